@@ -1,0 +1,152 @@
+import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from './actor.ts';
+import { type Envelope, encodeEnvelope, INGRESS } from './envelope.ts';
+import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
+import { uuidFrom } from './internal/random.ts';
+import { type Clock, type Outcome, type Queue, type Store, systemClock } from './ports.ts';
+import { Registry } from './registry.ts';
+
+export interface ClientOptions {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly store: Store;
+  readonly queue: Queue;
+  /** @default the system clock */
+  readonly clock?: Clock;
+  /** How long `ask` waits for the reply. @default 30 s */
+  readonly askTimeoutMs?: number;
+}
+
+export interface SendOptions {
+  /**
+   * Makes the send idempotent: a message with a key already accepted (within 14 days) is not
+   * processed again. Pass the same key when retrying. @default a fresh random key
+   */
+  readonly idempotencyKey?: string;
+}
+
+export interface AskOptions extends SendOptions {
+  /** @default the client's askTimeoutMs */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Ingress from outside: sends messages to actors and asks for their replies.
+ * Payloads are validated before anything is enqueued, so a bad call fails at once.
+ *
+ * @example
+ * const client = new Client({ actors: [Account], store, queue });
+ * await client.send(Account.ref('alice'), 'deposit', { amount: 5 }, { idempotencyKey: 'dep-1' });
+ * const balance = await client.ask(Account.ref('alice'), 'balance', {});
+ */
+export class Client {
+  readonly #registry: Registry;
+  readonly #store: Store;
+  readonly #queue: Queue;
+  readonly #clock: Clock;
+  readonly #askTimeoutMs: number;
+
+  constructor(options: ClientOptions) {
+    this.#registry = new Registry(options.actors);
+    this.#store = options.store;
+    this.#queue = options.queue;
+    this.#clock = options.clock ?? systemClock;
+    this.#askTimeoutMs = options.askTimeoutMs ?? 30_000;
+  }
+
+  /** Enqueues a message; resolves with its id once it is accepted (not yet processed). */
+  async send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+    to: ActorRef<Def>,
+    name: Name,
+    payload: PayloadOf<Def, Name>,
+    options: SendOptions = {},
+  ): Promise<{ messageId: string }> {
+    const envelope = this.#envelope(to, name, payload, options.idempotencyKey);
+    await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) }]);
+    return { messageId: envelope.id };
+  }
+
+  /**
+   * Sends a message and resolves with the handler's reply, or rejects with its error (a
+   * BatonError: REJECTED for a TerminalError, INVALID_PAYLOAD, …). Asking again with the same
+   * idempotency key returns the first outcome without running the handler again.
+   */
+  async ask<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+    to: ActorRef<Def>,
+    name: Name,
+    payload: PayloadOf<Def, Name>,
+    options: AskOptions = {},
+  ): Promise<ReplyOf<Def, Name>> {
+    const envelope = this.#envelope(to, name, payload, options.idempotencyKey);
+    const timeoutMs = options.timeoutMs ?? this.#askTimeoutMs;
+    const known = await this.#store.readIdempotency(envelope.id);
+    if (known) return settle(known.outcome) as ReplyOf<Def, Name>;
+    const outcome = this.#waitForOutcome(envelope.id, timeoutMs);
+    await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) }]);
+    return settle(await outcome) as ReplyOf<Def, Name>;
+  }
+
+  /** The stored outcome of an ingress message, if it has been processed. */
+  async outcome(messageId: string): Promise<Outcome | undefined> {
+    return (await this.#store.readIdempotency(messageId))?.outcome;
+  }
+
+  #envelope(to: ActorRef, name: string, payload: unknown, key: string | undefined): Envelope {
+    if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 200)) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        'idempotencyKey must be a non-empty string of at most 200 characters',
+      );
+    }
+    this.#registry.resolve(to.id, name, payload);
+    return {
+      id: key ?? uuidFrom(Math.random),
+      from: INGRESS,
+      seq: 0,
+      to: to.id,
+      name,
+      payload,
+      sentAt: this.#clock.now(),
+    };
+  }
+
+  /** Resolves when the message's idempotency record appears: pushed if the store can, else polled. */
+  #waitForOutcome(key: string, timeoutMs: number): Promise<Outcome> {
+    return new Promise((resolve, reject) => {
+      let pollDelay = 20;
+      let poll: ReturnType<typeof setTimeout> | undefined;
+      const finish = (outcome: Outcome) => {
+        cleanup();
+        resolve(outcome);
+      };
+      const unwatch = this.#store.watchOutcomes?.((record) => {
+        if (record.key === key) finish(record.outcome);
+      });
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(
+          new BatonError(
+            ErrorCode.ASK_TIMEOUT,
+            `no reply to ${key} within ${timeoutMs} ms; it may still be processed: ask again with the same idempotencyKey to get its outcome`,
+            { details: { messageId: key, timeoutMs } },
+          ),
+        );
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        if (poll) clearTimeout(poll);
+        unwatch?.();
+      };
+      const tick = async () => {
+        const record = await this.#store.readIdempotency(key).catch(() => undefined);
+        if (record) return finish(record.outcome);
+        pollDelay = Math.min(pollDelay * 2, 1000);
+        poll = setTimeout(tick, pollDelay);
+      };
+      if (!unwatch) poll = setTimeout(tick, pollDelay);
+    });
+  }
+}
+
+function settle(outcome: Outcome): unknown {
+  if (outcome.ok) return outcome.value;
+  throw errorFromJSON(outcome.error);
+}

@@ -1,0 +1,126 @@
+/**
+ * `actor()`: an actor type is a name, a zod schema for its state, the state of a new actor, and
+ * one handler per message name, each with a zod schema for its payload. The definition carries
+ * every type, so refs, sends and asks type-check against it.
+ */
+import type { z } from 'zod';
+import type { ActorContext } from './context.ts';
+import { actorId } from './envelope.ts';
+import { BatonError, ErrorCode } from './errors.ts';
+
+/** A handler: the schema of its payload and the function that applies it. */
+export interface HandlerSpec<State, Payload extends z.ZodType, Reply> {
+  readonly payload: Payload;
+  /** Changes `ctx.state` in place; what it returns is the reply an asker receives. */
+  readonly handle: (ctx: ActorContext<State>, payload: z.output<Payload>) => Reply | Promise<Reply>;
+}
+
+
+export interface ActorOptions<Name extends string, StateSchema extends z.ZodType, Handlers> {
+  /** The actor type: the `type` in every id `type/key`. Letters, digits, `-` and `_`. */
+  readonly name: Name;
+  readonly state: StateSchema;
+  /** The state of an actor that has never committed. */
+  readonly initial: (key: string) => z.output<StateSchema>;
+  readonly handlers: Handlers;
+}
+
+/** A reference to one actor: its type and key. Build it with `Definition.ref(key)`. */
+export interface ActorRef<Def extends AnyActorDefinition = AnyActorDefinition> {
+  readonly type: Def['name'];
+  readonly key: string;
+  /** `type/key` */
+  readonly id: string;
+  /** Type-only marker; never set. */
+  readonly __def?: Def;
+}
+
+export interface ActorDefinition<Name extends string, StateSchema extends z.ZodType, Handlers> extends ActorOptions<Name, StateSchema, Handlers> {
+  readonly kind: 'actor';
+  /**
+   * @example
+   * ctx.send(Account.ref('alice'), 'deposit', { amount: 5 });
+   */
+  ref(key: string): ActorRef<ActorDefinition<Name, StateSchema, Handlers>>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any definition
+export type AnyActorDefinition = ActorDefinition<string, z.ZodType, any>;
+
+/** The message names of an actor definition. */
+export type MessageName<Def extends AnyActorDefinition> = keyof Def['handlers'] & string;
+
+/** The payload type (the schema's input) of a message. */
+export type PayloadOf<
+  Def extends AnyActorDefinition,
+  Name extends MessageName<Def>,
+> = Def['handlers'][Name] extends { payload: infer P extends z.ZodType } ? z.input<P> : never;
+
+/** What an ask of that message resolves with: the handler's return value. */
+export type ReplyOf<
+  Def extends AnyActorDefinition,
+  Name extends MessageName<Def>,
+> = Def['handlers'][Name] extends { handle: (...args: never[]) => infer R } ? Awaited<R> : never;
+
+export type StateOf<Def extends AnyActorDefinition> = z.output<Def['state']>;
+
+const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+/**
+ * Defines an actor type.
+ *
+ * @example
+ * const Account = actor({
+ *   name: 'account',
+ *   state: z.object({ balance: z.number() }),
+ *   initial: () => ({ balance: 0 }),
+ *   handlers: {
+ *     deposit: {
+ *       payload: z.object({ amount: z.number().positive() }),
+ *       handle: (ctx, { amount }) => {
+ *         ctx.state.balance += amount;
+ *         return ctx.state.balance;
+ *       },
+ *     },
+ *   },
+ * });
+ */
+export function actor<
+  const Name extends string,
+  StateSchema extends z.ZodType,
+  Payloads extends Record<string, z.ZodType>,
+  Handlers,
+>(options: {
+  readonly name: Name;
+  readonly state: StateSchema;
+  readonly initial: (key: string) => z.output<StateSchema>;
+  // Inference: `Payloads` types each handler's payload parameter, while `Handlers` keeps the
+  // handlers exactly as written so that their replies stay typed.
+  readonly handlers: Handlers & {
+    [K in keyof Payloads]: {
+      payload: Payloads[K];
+      handle: (ctx: ActorContext<z.output<StateSchema>>, payload: z.output<Payloads[K]>) => unknown;
+    };
+  };
+}): ActorDefinition<Name, StateSchema, Handlers> {
+  if (!NAME.test(options.name)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `actor name "${options.name}" is not valid: use a letter followed by letters, digits, "-" or "_"`,
+    );
+  }
+  const definition: ActorDefinition<Name, StateSchema, Handlers> = {
+    ...(options as ActorOptions<Name, StateSchema, Handlers>),
+    kind: 'actor',
+    ref(key) {
+      if (typeof key !== 'string' || key.length === 0) {
+        throw new BatonError(
+          ErrorCode.INVALID_REF,
+          `${options.name}.ref(key) needs a non-empty string key, got ${JSON.stringify(key)}`,
+        );
+      }
+      return { type: options.name, key, id: actorId(options.name, key) };
+    },
+  };
+  return definition;
+}

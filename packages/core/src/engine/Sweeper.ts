@@ -1,0 +1,67 @@
+import { toBatonError } from '../errors.ts';
+import { drainOutbox } from './drainOutbox.ts';
+import { createEngine, type Engine, type EngineOptions } from './EngineConfig.ts';
+
+export interface SweepResult {
+  /** Actors whose outbox was drained. */
+  readonly drained: number;
+  /** Envelopes sent. */
+  readonly sent: number;
+  /** Actors whose outbox could not be drained this time. */
+  readonly failed: number;
+}
+
+export interface SweeperOptions {
+  /** Only outbox items older than this are swept, leaving fresh ones to their worker. @default 60 s */
+  readonly minAgeMs?: number;
+  /** Outbox items older than this raise an error log: something keeps failing. @default 1 day */
+  readonly alarmAgeMs?: number;
+}
+
+/**
+ * Drains outboxes that no worker will revisit — e.g. after a crash whose inbox message went to
+ * the dead-letter queue. Run it periodically (a schedule on AWS, a timer locally).
+ *
+ * @example
+ * const sweeper = new Sweeper({ actors, store, queue });
+ * setInterval(() => sweeper.sweep(), 60_000);
+ */
+export class Sweeper {
+  readonly engine: Engine;
+  readonly #minAgeMs: number;
+  readonly #alarmAgeMs: number;
+
+  constructor(engine: EngineOptions | Engine, options: SweeperOptions = {}) {
+    this.engine = 'registry' in engine ? engine : createEngine(engine);
+    this.#minAgeMs = options.minAgeMs ?? 60_000;
+    this.#alarmAgeMs = options.alarmAgeMs ?? 24 * 60 * 60 * 1000;
+  }
+
+  async sweep(): Promise<SweepResult> {
+    const { store, queue, clock, logger } = this.engine;
+    const now = clock.now();
+    const stale = await store.listOutboxActors(now - this.#alarmAgeMs);
+    for (const actorId of stale) {
+      logger.error('outbox item older than the alarm age: its drain keeps failing', {
+        actor: actorId,
+        alarmAgeMs: this.#alarmAgeMs,
+      });
+    }
+    let drained = 0;
+    let sent = 0;
+    let failed = 0;
+    for (const actorId of await store.listOutboxActors(now - this.#minAgeMs)) {
+      try {
+        sent += await drainOutbox(store, queue, actorId);
+        drained++;
+      } catch (error) {
+        failed++;
+        logger.warn('sweep could not drain an outbox', {
+          actor: actorId,
+          error: toBatonError(error).message,
+        });
+      }
+    }
+    return { drained, sent, failed };
+  }
+}

@@ -1,0 +1,112 @@
+import { decodeEnvelope } from '../envelope.ts';
+import { type BatonError, toBatonError } from '../errors.ts';
+import type { ReceivedMessage } from '../ports.ts';
+import { drainOutbox } from './drainOutbox.ts';
+import { createEngine, type Engine, type EngineOptions } from './EngineConfig.ts';
+import { type Inbound, runTurn } from './runTurn.ts';
+
+/** The outcome of processing one received batch. */
+export interface ProcessResult {
+  /** Processed and drained: delete them from the queue. */
+  readonly done: ReceivedMessage[];
+  /** Not processed: they must come back, each after the earlier messages of its group. */
+  readonly failed: ReceivedMessage[];
+  /** For failed messages stopped by a RetryableError: when to retry. */
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * Runs turns for inbox messages. `process` serves push-style hosts (Lambda's SQS event source
+ * acks what it returns as done); `poll` serves pull-style hosts (receive, process, ack).
+ *
+ * @example
+ * const worker = new Worker({ actors: [Account], store, queue });
+ * while (running) await worker.poll();
+ */
+export class Worker {
+  readonly engine: Engine;
+
+  constructor(options: EngineOptions | Engine) {
+    this.engine = 'registry' in options ? options : createEngine(options);
+  }
+
+  /** Receives one batch, processes it, acks what is done and releases what must be retried. */
+  async poll(): Promise<number> {
+    const { queue, batchSize, visibilityTimeoutMs } = this.engine;
+    const received = await queue.receive({ max: batchSize, visibilityTimeoutMs });
+    if (received.length === 0) return 0;
+    const result = await this.process(received);
+    if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
+    const { failed } = result;
+    if (failed.length > 0) {
+      const delay = result.retryAfterMs ?? backoff(Math.max(...failed.map((m) => m.receiveCount)));
+      await queue.release(
+        failed.map((m) => m.receipt),
+        delay,
+      );
+    }
+    return received.length;
+  }
+
+  /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
+  async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
+    const groups = new Map<string, ReceivedMessage[]>();
+    for (const message of received) {
+      const group = groups.get(message.group) ?? [];
+      group.push(message);
+      groups.set(message.group, group);
+    }
+    const done: ReceivedMessage[] = [];
+    const failed: ReceivedMessage[] = [];
+    let retryAfterMs: number | undefined;
+    await Promise.all(
+      [...groups].map(async ([actorId, messages]) => {
+        try {
+          const result = await this.#processGroup(actorId, messages);
+          done.push(...messages.slice(0, result.done));
+          failed.push(...messages.slice(result.done));
+          if (result.retry?.retryAfterMs !== undefined) {
+            retryAfterMs = Math.max(retryAfterMs ?? 0, result.retry.retryAfterMs);
+          }
+        } catch (error) {
+          this.engine.logger.error('turn failed; its messages will be redelivered', {
+            actor: actorId,
+            error: toBatonError(error).message,
+          });
+          failed.push(...messages);
+        }
+      }),
+    );
+    return { done, failed, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
+
+  async #processGroup(
+    actorId: string,
+    messages: readonly ReceivedMessage[],
+  ): Promise<{ done: number; retry?: BatonError }> {
+    const batch: Inbound[] = [];
+    for (const message of messages) {
+      const envelope = decodeEnvelope(message.body);
+      if (!envelope || envelope.to !== actorId) {
+        // Undecodable: stop here; it is redelivered until the queue dead-letters it.
+        this.engine.logger.error('inbox message is not a Baton envelope for this actor', {
+          actor: actorId,
+          dedupeId: message.dedupeId,
+        });
+        break;
+      }
+      batch.push({ envelope, queueSeq: message.seq });
+    }
+    const result = await runTurn(this.engine, actorId, batch);
+    const redelivered = messages.some((m) => m.receiveCount > 1);
+    if (result.sent > 0 || result.sawDuplicate || redelivered) {
+      await drainOutbox(this.engine.store, this.engine.queue, actorId);
+    }
+    return { done: result.done, ...(result.retry ? { retry: result.retry } : {}) };
+  }
+}
+
+/** Retry delay by delivery count: 1 s, 2 s, 4 s … up to 60 s. */
+function backoff(receiveCount: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, receiveCount - 1));
+}

@@ -1,0 +1,59 @@
+import type { ActorContext } from '../context.ts';
+import { type Envelope, parseActorId } from '../envelope.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
+import { jsonSize } from '../conflicts.ts';
+import { uuidFrom } from '../internal/random.ts';
+import { childLogger } from '../logger.ts';
+import type { Engine } from './EngineConfig.ts';
+
+/** What one handler run produced, collected by its context. */
+export interface HandlerEffects {
+  readonly ctx: ActorContext<unknown>;
+  /** Sends in call order, before sequence numbers are given. */
+  readonly sends: Array<{ to: string; name: string; payload: unknown }>;
+  reply: { set: boolean; value: unknown };
+}
+
+/**
+ * Builds the context for one message: a draft of the state, and sends held until commit.
+ * Sends are validated here, so a bad send fails the handler that made it, not its target.
+ */
+export function createHandlerContext(
+  engine: Engine,
+  actorId: string,
+  draft: unknown,
+  envelope: Envelope,
+): HandlerEffects {
+  const self = parseActorId(actorId)!;
+  const now = engine.clock.now();
+  const effects: HandlerEffects = {
+    sends: [],
+    reply: { set: false, value: undefined },
+    ctx: {
+      state: draft,
+      self: { type: self.type, key: self.key, id: actorId },
+      message: { id: envelope.id, from: envelope.from, name: envelope.name, sentAt: envelope.sentAt },
+      send(to, name, payload) {
+        const resolved = engine.registry.resolve(to.id, name, payload);
+        const size = jsonSize(resolved.payload);
+        const limit = engine.store.limits.maxItemBytes / 2;
+        if (size > limit) {
+          throw new BatonError(
+            ErrorCode.MESSAGE_TOO_LARGE,
+            `payload of "${name}" to ${to.id} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
+            { details: { to: to.id, name, size, limit } },
+          );
+        }
+        effects.sends.push({ to: to.id, name, payload });
+      },
+      reply(value) {
+        effects.reply = { set: true, value };
+      },
+      now: () => now,
+      random: () => engine.random(),
+      uuid: () => uuidFrom(engine.random),
+      log: childLogger(engine.logger, { actor: actorId, messageId: envelope.id }),
+    },
+  };
+  return effects;
+}

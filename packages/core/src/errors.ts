@@ -1,0 +1,139 @@
+/**
+ * Baton's one error model. Every error Baton raises is a {@link BatonError} with a stable
+ * `code` from {@link ErrorCode}, and its retry semantics are part of its type:
+ * a terminal error is never retried, a retryable one is (after `retryAfterMs` if given).
+ */
+
+/** Stable error codes. Match on these, never on messages. */
+export const ErrorCode = {
+  /** A message payload failed its zod schema. Terminal. */
+  INVALID_PAYLOAD: 'INVALID_PAYLOAD',
+  /** No actor type with that name is registered. Terminal. */
+  UNKNOWN_ACTOR: 'UNKNOWN_ACTOR',
+  /** The actor type has no handler with that message name. Terminal. */
+  UNKNOWN_MESSAGE: 'UNKNOWN_MESSAGE',
+  /** An actor key or ref is malformed. Terminal. */
+  INVALID_REF: 'INVALID_REF',
+  /** A handler grew the state past the backend's record limit. Terminal; the state is unchanged. */
+  STATE_TOO_LARGE: 'STATE_TOO_LARGE',
+  /** A message (or a turn's sends) passed the backend's item limit. Terminal. */
+  MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
+  /** A handler threw a TerminalError: the message is rejected, the state unchanged. */
+  REJECTED: 'REJECTED',
+  /** A handler threw a RetryableError or an unexpected error: the message is retried later. */
+  RETRYABLE: 'RETRYABLE',
+  /** A commit lost a race: the record's version moved. The engine reloads and redoes the batch. */
+  VERSION_CONFLICT: 'VERSION_CONFLICT',
+  /** A commit held an idempotency key that was already used. The engine skips that message. */
+  DUPLICATE: 'DUPLICATE',
+  /** A commit passed a backend transaction limit (items or bytes). */
+  TRANSACTION_TOO_LARGE: 'TRANSACTION_TOO_LARGE',
+  /** An ask got no answer within its timeout. The message may still be processed later. */
+  ASK_TIMEOUT: 'ASK_TIMEOUT',
+  /** Something called Baton wrongly (bad option, bad argument). */
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  /** The backend went away mid-operation (a crash, a closed store). Retryable. */
+  UNAVAILABLE: 'UNAVAILABLE',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.INVALID_PAYLOAD,
+  ErrorCode.UNKNOWN_ACTOR,
+  ErrorCode.UNKNOWN_MESSAGE,
+  ErrorCode.INVALID_REF,
+  ErrorCode.STATE_TOO_LARGE,
+  ErrorCode.MESSAGE_TOO_LARGE,
+  ErrorCode.REJECTED,
+  ErrorCode.INVALID_ARGUMENT,
+]);
+
+const MARK = Symbol.for('baton.error');
+
+export interface BatonErrorOptions {
+  /** Extra machine-readable facts (field paths, limits, the actor id). */
+  readonly details?: Readonly<Record<string, unknown>>;
+  /** For retryable errors: the earliest time to retry, in milliseconds from now. */
+  readonly retryAfterMs?: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * The base of every error Baton raises. Recognise it with {@link isBatonError}, which works
+ * across bundles holding two copies of this package.
+ */
+export class BatonError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: BatonErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'BatonError';
+    this.code = code;
+    this.details = options.details ?? {};
+    this.retryAfterMs = options.retryAfterMs;
+    Object.defineProperty(this, MARK, { value: true });
+  }
+
+  /** Terminal errors reject one message for good; others are retried. */
+  get terminal(): boolean {
+    return TERMINAL_CODES.has(this.code);
+  }
+
+  toJSON(): SerializedError {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/**
+ * Throw from a handler to reject the message for good: the state is unchanged, the sends are
+ * dropped, and an asker receives this error.
+ *
+ * @example
+ * if (ctx.state.balance < amount) throw new TerminalError('insufficient funds', { details: { balance } });
+ */
+export class TerminalError extends BatonError {
+  constructor(message: string, options: Omit<BatonErrorOptions, 'retryAfterMs'> = {}) {
+    super(ErrorCode.REJECTED, message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+/**
+ * Throw from a handler to retry the message later. The batch stops before this message; the
+ * messages before it commit. Any other unexpected error is retried the same way.
+ *
+ * @example
+ * throw new RetryableError('rate limited', { retryAfterMs: 5_000 });
+ */
+export class RetryableError extends BatonError {
+  constructor(message: string, options: BatonErrorOptions = {}) {
+    super(ErrorCode.RETRYABLE, message, options);
+    this.name = 'RetryableError';
+  }
+}
+
+/** The wire and storage form of an error. */
+export interface SerializedError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+export function isBatonError(value: unknown): value is BatonError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARK] === true;
+}
+
+/** Rebuilds an error from its serialized form (e.g. an ask's stored outcome). */
+export function errorFromJSON(error: SerializedError): BatonError {
+  return new BatonError(error.code, error.message, { details: error.details });
+}
+
+/** Wraps anything thrown into a BatonError, keeping Baton errors as they are. */
+export function toBatonError(error: unknown): BatonError {
+  if (isBatonError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new BatonError(ErrorCode.RETRYABLE, `unexpected error: ${message}`, { cause: error });
+}

@@ -1,0 +1,68 @@
+export {
+  type ActorDefinition,
+  type ActorOptions,
+  type ActorRef,
+  type AnyActorDefinition,
+  actor,
+  type HandlerSpec,
+  type MessageName,
+  type PayloadOf,
+  type ReplyOf,
+  type StateOf,
+} from './actor.ts';
+export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
+export {
+  type Conflict,
+  duplicateKeys,
+  jsonSize,
+  readConflict,
+  transactionTooLarge,
+  versionConflict,
+} from './conflicts.ts';
+export type { ActorContext, Logger } from './context.ts';
+export { drainOutbox } from './engine/drainOutbox.ts';
+export { createEngine, type Engine, type EngineOptions } from './engine/EngineConfig.ts';
+export { type Inbound, runTurn, type TurnResult } from './engine/runTurn.ts';
+export { type SweepResult, Sweeper, type SweeperOptions } from './engine/Sweeper.ts';
+export { type ProcessResult, Worker } from './engine/Worker.ts';
+export {
+  actorId,
+  decodeEnvelope,
+  type Envelope,
+  encodeEnvelope,
+  INGRESS,
+  isActorSender,
+  parseActorId,
+} from './envelope.ts';
+export {
+  BatonError,
+  type BatonErrorOptions,
+  ErrorCode,
+  errorFromJSON,
+  isBatonError,
+  RetryableError,
+  type SerializedError,
+  TerminalError,
+  toBatonError,
+} from './errors.ts';
+export { type Random, seededRandom, uuidFrom } from './internal/random.ts';
+export { childLogger, jsonLogger, type LogLevel, silentLogger } from './logger.ts';
+export {
+  type ActorRecord,
+  type ChangeFeed,
+  type Clock,
+  type Commit,
+  compareSeq,
+  type IdempotencyRecord,
+  type Outcome,
+  type OutboxItem,
+  type Queue,
+  type QueueMessage,
+  type ReceivedMessage,
+  type ReceiveOptions,
+  type SenderMark,
+  type Store,
+  type StoreLimits,
+  systemClock,
+} from './ports.ts';
+export { Registry } from './registry.ts';

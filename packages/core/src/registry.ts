@@ -1,0 +1,82 @@
+/**
+ * The registry of an app's actor types: looks definitions up by name and validates messages
+ * against them, for the client (before anything is enqueued) and the engine (before a handler).
+ */
+import type { z } from 'zod';
+import type { AnyActorDefinition, HandlerSpec } from './actor.ts';
+import { parseActorId } from './envelope.ts';
+import { BatonError, ErrorCode } from './errors.ts';
+
+export type AnyHandler = HandlerSpec<unknown, z.ZodType, unknown>;
+
+export interface ResolvedMessage {
+  readonly definition: AnyActorDefinition;
+  readonly key: string;
+  readonly handler: AnyHandler;
+  /** The payload as the schema parsed it (defaults applied, transforms run). */
+  readonly payload: unknown;
+}
+
+export class Registry {
+  readonly #types = new Map<string, AnyActorDefinition>();
+
+  constructor(definitions: readonly AnyActorDefinition[]) {
+    for (const definition of definitions) {
+      if (this.#types.has(definition.name)) {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          `two actor types are named "${definition.name}": give each a unique name`,
+        );
+      }
+      this.#types.set(definition.name, definition);
+    }
+  }
+
+  get types(): string[] {
+    return [...this.#types.keys()];
+  }
+
+  definition(type: string): AnyActorDefinition {
+    const definition = this.#types.get(type);
+    if (!definition) {
+      throw new BatonError(
+        ErrorCode.UNKNOWN_ACTOR,
+        `unknown actor type "${type}": register it with the app (known: ${this.types.join(', ') || 'none'})`,
+        { details: { type } },
+      );
+    }
+    return definition;
+  }
+
+  /** Finds the handler for `name` on actor `to` and parses the payload; throws a terminal error. */
+  resolve(to: string, name: string, payload: unknown): ResolvedMessage {
+    const parsed = parseActorId(to);
+    if (!parsed) {
+      throw new BatonError(ErrorCode.INVALID_REF, `"${to}" is not an actor id of the form type/key`);
+    }
+    const definition = this.definition(parsed.type);
+    const handlers = definition.handlers as Record<string, AnyHandler>;
+    const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
+    if (!handler) {
+      throw new BatonError(
+        ErrorCode.UNKNOWN_MESSAGE,
+        `actor type "${parsed.type}" has no handler "${name}" (it has: ${Object.keys(handlers).join(', ')})`,
+        { details: { type: parsed.type, name } },
+      );
+    }
+    return { definition, key: parsed.key, handler, payload: parsePayload(handler, to, name, payload) };
+  }
+}
+
+function parsePayload(handler: AnyHandler, to: string, name: string, payload: unknown): unknown {
+  const result = handler.payload.safeParse(payload);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: ['payload', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  throw new BatonError(ErrorCode.INVALID_PAYLOAD, `invalid payload for ${to} "${name}": ${summary}`, {
+    details: { to, name, issues },
+  });
+}

@@ -1,0 +1,198 @@
+import type { QueueMessage } from '@baton/core';
+import { compareSeq } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { EmbeddedQueue, type EmbeddedQueueOptions } from './embedded-queue.ts';
+
+function setup(options: EmbeddedQueueOptions = {}) {
+  const clock = { t: 1_000_000, now: () => clock.t };
+  return { clock, queue: new EmbeddedQueue({ clock, ...options }) };
+}
+
+function msg(group: string, body: string, dedupeId = `${group}:${body}`): QueueMessage {
+  return { group, dedupeId, body };
+}
+
+const VT = { visibilityTimeoutMs: 1_000 };
+
+describe('EmbeddedQueue', () => {
+  it('delivers the messages of a group in send order', async () => {
+    const { queue } = setup();
+    await queue.send([msg('g', '1'), msg('g', '2')]);
+    await queue.send([msg('g', '3')]);
+    const got = await queue.receive({ max: 10, ...VT });
+    expect(got.map((m) => m.body)).toEqual(['1', '2', '3']);
+    expect(got.every((m) => m.receiveCount === 1 && m.group === 'g')).toBe(true);
+  });
+
+  it('blocks a whole group while one of its messages is in flight', async () => {
+    const { queue } = setup();
+    await queue.send([msg('a', '1'), msg('a', '2'), msg('b', '1')]);
+    const first = await queue.receive({ max: 1, ...VT });
+    expect(first.map((m) => `${m.group}${m.body}`)).toEqual(['a1']);
+    expect(queue.counts()).toMatchObject({ total: 3, visible: 2, receivable: 1, inFlight: 1 });
+    const second = await queue.receive({ max: 10, ...VT });
+    expect(second.map((m) => `${m.group}${m.body}`)).toEqual(['b1']);
+    expect(await queue.receive({ max: 10, ...VT })).toEqual([]);
+    await queue.ack([first[0]!.receipt]);
+    expect((await queue.receive({ max: 10, ...VT })).map((m) => `${m.group}${m.body}`)).toEqual([
+      'a2',
+    ]);
+  });
+
+  it('serves groups round-robin, oldest first', async () => {
+    const { queue } = setup();
+    await queue.send([msg('a', '1'), msg('a', '2'), msg('a', '3'), msg('b', '1'), msg('c', '1')]);
+    const got = await queue.receive({ max: 4, ...VT });
+    expect(got.map((m) => `${m.group}${m.body}`)).toEqual(['a1', 'b1', 'c1', 'a2']);
+  });
+
+  it('redelivers an unacknowledged message after its visibility timeout', async () => {
+    const { queue, clock } = setup();
+    await queue.send([msg('g', '1')]);
+    const [first] = await queue.receive({ max: 1, ...VT });
+    clock.t += 999;
+    expect(await queue.receive({ max: 1, ...VT })).toEqual([]);
+    expect(queue.nextVisibleAt()).toBe(clock.t + 1);
+    clock.t += 1;
+    const [again] = await queue.receive({ max: 1, ...VT });
+    expect(again).toMatchObject({ body: '1', receiveCount: 2, seq: first!.seq });
+    expect(again!.receipt).not.toBe(first!.receipt);
+  });
+
+  it('ignores a stale receipt from an earlier delivery', async () => {
+    const { queue, clock } = setup();
+    await queue.send([msg('g', '1')]);
+    const [first] = await queue.receive({ max: 1, ...VT });
+    clock.t += 1_000;
+    const [second] = await queue.receive({ max: 1, ...VT });
+    await queue.ack([first!.receipt]);
+    await queue.release([first!.receipt], 0);
+    expect(queue.counts()).toEqual({
+      total: 1,
+      visible: 0,
+      receivable: 0,
+      inFlight: 1,
+      deadLetters: 0,
+    });
+    await queue.ack([second!.receipt]);
+    expect(queue.counts().total).toBe(0);
+  });
+
+  it('makes released messages visible again after the delay', async () => {
+    const { queue, clock } = setup();
+    await queue.send([msg('g', '1'), msg('g', '2')]);
+    const got = await queue.receive({ max: 10, visibilityTimeoutMs: 60_000 });
+    await queue.release(
+      got.map((m) => m.receipt),
+      500,
+    );
+    expect(queue.nextVisibleAt()).toBe(clock.t + 500);
+    clock.t += 499;
+    expect(await queue.receive({ max: 10, ...VT })).toEqual([]);
+    clock.t += 1;
+    const again = await queue.receive({ max: 10, ...VT });
+    expect(again.map((m) => [m.body, m.receiveCount])).toEqual([
+      ['1', 2],
+      ['2', 2],
+    ]);
+  });
+
+  it('makes released messages visible at once with delay 0', async () => {
+    const { queue } = setup();
+    await queue.send([msg('g', '1')]);
+    const [m] = await queue.receive({ max: 1, visibilityTimeoutMs: 60_000 });
+    await queue.release([m!.receipt], 0);
+    expect(await queue.receive({ max: 1, ...VT })).toHaveLength(1);
+  });
+
+  it('drops a duplicate within the dedupe window and accepts it after', async () => {
+    const { queue, clock } = setup();
+    await queue.send([msg('g', 'first', 'd1')]);
+    const [m] = await queue.receive({ max: 1, ...VT });
+    await queue.ack([m!.receipt]);
+    clock.t += 5 * 60_000 - 1;
+    await queue.send([msg('g', 'within', 'd1'), msg('g', 'same batch', 'd2'), msg('g', 'x', 'd2')]);
+    expect(queue.messages().map((q) => q.body)).toEqual(['same batch']);
+    clock.t += 1;
+    await queue.send([msg('g', 'after', 'd1')]);
+    expect(queue.messages().map((q) => q.body)).toEqual(['same batch', 'after']);
+  });
+
+  it('gives every accepted message a strictly increasing sequence number', async () => {
+    const { queue } = setup();
+    for (let i = 0; i < 12; i++) await queue.send([msg(`g${i % 3}`, String(i))]);
+    const seqs = queue.messages().map((m) => m.seq);
+    expect(seqs).toHaveLength(12);
+    for (let i = 1; i < seqs.length; i++)
+      expect(compareSeq(seqs[i - 1]!, seqs[i]!)).toBeLessThan(0);
+    const received = await queue.receive({ max: 12, ...VT });
+    expect(new Set(received.map((m) => m.seq))).toEqual(new Set(seqs));
+  });
+
+  it('moves a message to the dead-letter queue instead of its maxReceives+1-th receive', async () => {
+    const { queue, clock } = setup({ maxReceives: 3 });
+    await queue.send([msg('g', 'poison'), msg('g', 'next')]);
+    for (let i = 1; i <= 3; i++) {
+      const got = await queue.receive({ max: 1, ...VT });
+      expect(got.map((m) => [m.body, m.receiveCount])).toEqual([['poison', i]]);
+      clock.t += 1_000;
+    }
+    const got = await queue.receive({ max: 1, ...VT });
+    expect(got.map((m) => m.body)).toEqual(['next']);
+    expect(queue.deadLetters()).toMatchObject([
+      { group: 'g', body: 'poison', receiveCount: 3, deadAt: clock.t },
+    ]);
+    expect(queue.counts()).toEqual({
+      total: 1,
+      visible: 0,
+      receivable: 0,
+      inFlight: 1,
+      deadLetters: 1,
+    });
+  });
+
+  it('redrives dead letters as new messages at the end of their group', async () => {
+    const { queue, clock } = setup({ maxReceives: 1 });
+    await queue.send([msg('g', 'poison')]);
+    await queue.receive({ max: 1, ...VT });
+    clock.t += 1_000;
+    expect(await queue.receive({ max: 1, ...VT })).toEqual([]);
+    const [letter] = queue.deadLetters();
+    await queue.send([msg('g', 'later')]);
+    expect(queue.redrive([letter!.seq])).toBe(1);
+    expect(queue.redrive()).toBe(0);
+    const got = await queue.receive({ max: 10, ...VT });
+    expect(got.map((m) => [m.body, m.receiveCount])).toEqual([
+      ['later', 1],
+      ['poison', 1],
+    ]);
+    expect(compareSeq(got[1]!.seq, letter!.seq)).toBeGreaterThan(0);
+    expect(queue.deadLetters()).toEqual([]);
+  });
+
+  it('tells a host loop when messages arrive or come back', async () => {
+    const { queue } = setup();
+    let wakes = 0;
+    const stop = queue.onAvailable(() => wakes++);
+    expect(queue.nextVisibleAt()).toBeUndefined();
+    await queue.send([msg('g', '1')]);
+    expect(wakes).toBe(1);
+    const [m] = await queue.receive({ max: 1, ...VT });
+    await queue.release([m!.receipt], 0);
+    expect(wakes).toBe(2);
+    stop();
+    await queue.send([msg('g', '2')]);
+    expect(wakes).toBe(2);
+  });
+
+  it('rejects malformed messages and options with INVALID_ARGUMENT', async () => {
+    const { queue } = setup();
+    await expect(queue.send([{ group: '', dedupeId: 'd', body: 'x' }])).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    await expect(queue.receive({ max: 0, ...VT })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    expect(() => new EmbeddedQueue({ maxReceives: 0 })).toThrow(/maxReceives/);
+  });
+});

@@ -1,0 +1,276 @@
+import type { Clock, Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core';
+import { BatonError, ErrorCode, systemClock } from '@baton/core';
+import { checkDuration, checkInteger, invalidArgument } from './invalid-argument.ts';
+import type { Journal, JournalEntry } from './journal.ts';
+import type { StoredMessage } from './queue-state.ts';
+import {
+  checkMessage,
+  type DeadLetter,
+  ownsQueueEntry,
+  pickMessages,
+  type QueueEntry,
+  QueueState,
+  toLetter,
+} from './queue-state.ts';
+
+/** Options of an {@link EmbeddedQueue}. */
+export interface EmbeddedQueueOptions {
+  /** Drives visibility timeouts and the dedupe window. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Where sends, acks and dead-letter moves are made durable. Default: none (memory only). */
+  readonly journal?: Journal;
+  /** Tells apart queues sharing one journal. Default: `'inbox'`. */
+  readonly name?: string;
+  /** Used when `receive` is given no `visibilityTimeoutMs`. Default: 30 s (SQS's default). */
+  readonly visibilityTimeoutMs?: number;
+  /** Receives before a message moves to the dead-letter queue. Default: 5. */
+  readonly maxReceives?: number;
+  /** A send whose `dedupeId` was accepted this recently is dropped. Default: 5 min (SQS). */
+  readonly dedupeWindowMs?: number;
+}
+
+/** Counts for tests and tools. `inFlight` counts every message not visible now. */
+export interface QueueCounts {
+  readonly total: number;
+  readonly visible: number;
+  /** Visible messages whose group has nothing in flight: what a receive can return now. */
+  readonly receivable: number;
+  readonly inFlight: number;
+  readonly deadLetters: number;
+}
+
+let instances = 0;
+
+/**
+ * The in-process {@link Queue} with SQS FIFO semantics: message groups handed out in order,
+ * one receiver per group at a time (a received, unacknowledged message blocks its group until
+ * it is acked or its visibility timeout passes); redelivery with a new receipt and
+ * `receiveCount + 1`; a dedupe window on `dedupeId`; increasing sequence numbers; a
+ * dead-letter queue after `maxReceives` receives. With a journal, messages, dead letters,
+ * dedupe ids and the sequence counter survive a restart; delivery state does not — after a
+ * restart every unacknowledged message is visible again and its `receiveCount` starts over.
+ *
+ * @example
+ * const queue = new EmbeddedQueue();
+ * await queue.send([{ group: 'counter/a', dedupeId: 'm1', body: 'hello' }]);
+ * const [message] = await queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
+ * await queue.ack([message!.receipt]);
+ */
+export class EmbeddedQueue implements Queue {
+  readonly name: string;
+  readonly visibilityTimeoutMs: number;
+  readonly maxReceives: number;
+  readonly dedupeWindowMs: number;
+  readonly #clock: Clock;
+  readonly #journal: Journal | undefined;
+  readonly #state = new QueueState();
+  readonly #receipts = new Map<string, StoredMessage>();
+  readonly #listeners = new Set<() => void>();
+  readonly #instance = ++instances;
+  #deliveries = 0;
+  #closed = false;
+
+  constructor(options: EmbeddedQueueOptions = {}) {
+    checkDuration('queue.visibilityTimeoutMs', options.visibilityTimeoutMs);
+    checkInteger('queue.maxReceives', options.maxReceives, 1);
+    checkDuration('queue.dedupeWindowMs', options.dedupeWindowMs);
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
+      throw invalidArgument('queue name must be a non-empty string');
+    }
+    this.name = options.name ?? 'inbox';
+    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? 30_000;
+    this.maxReceives = options.maxReceives ?? 5;
+    this.dedupeWindowMs = options.dedupeWindowMs ?? 5 * 60_000;
+    this.#clock = options.clock ?? systemClock;
+    this.#journal = options.journal;
+    for (const entry of this.#journal?.replay() ?? []) {
+      if (ownsQueueEntry(entry, this.name)) this.#state.apply(entry as unknown as QueueEntry);
+    }
+  }
+
+  /**
+   * Enqueues in order; each accepted message gets the next sequence number. A message whose
+   * `dedupeId` was accepted within the dedupe window (or earlier in this batch) is dropped.
+   */
+  async send(messages: readonly QueueMessage[]): Promise<void> {
+    this.#checkOpen();
+    for (const m of messages) checkMessage(m);
+    const now = this.#clock.now();
+    const cutoff = now - this.dedupeWindowMs;
+    this.#state.forgetDedupe(cutoff);
+    const seen = new Set<string>();
+    const msgs = [];
+    for (const { group, dedupeId, body } of messages) {
+      const at = this.#state.dedupe.get(dedupeId);
+      if ((at !== undefined && at > cutoff) || seen.has(dedupeId)) continue;
+      seen.add(dedupeId);
+      msgs.push({ n: this.#state.lastSeq + msgs.length + 1, group, dedupeId, body });
+    }
+    if (msgs.length === 0) return;
+    this.#write({ t: 'queue.send', q: this.name, at: now, msgs });
+    this.#notify();
+  }
+
+  /**
+   * Up to `max` (default 10) messages. Groups are served oldest head first and round-robin, and
+   * a group with a message in flight is skipped; within a group, messages come in order.
+   * A message due for its `maxReceives + 1`-th receive moves to the dead-letter queue instead.
+   */
+  async receive(options: Partial<ReceiveOptions> = {}): Promise<ReceivedMessage[]> {
+    this.#checkOpen();
+    const max = options.max ?? 10;
+    const visibilityTimeoutMs = options.visibilityTimeoutMs ?? this.visibilityTimeoutMs;
+    checkInteger('receive max', max, 1);
+    checkDuration('receive visibilityTimeoutMs', visibilityTimeoutMs);
+    const now = this.#clock.now();
+    const { picks, dead } = pickMessages(this.#state.groups, now, max, this.maxReceives);
+    if (dead.length > 0) {
+      const letters = dead.map((m) => toLetter(m, now));
+      this.#write({ t: 'queue.dead', q: this.name, letters });
+      for (const m of dead) if (m.receipt) this.#receipts.delete(m.receipt);
+    }
+    return picks.map((m) => {
+      if (m.receipt) this.#receipts.delete(m.receipt);
+      m.receipt = `${this.#instance}.${m.n}.${++this.#deliveries}`;
+      m.receiveCount++;
+      m.visibleAt = now + visibilityTimeoutMs;
+      this.#receipts.set(m.receipt, m);
+      const { group, dedupeId, body, receipt, receiveCount } = m;
+      return { group, dedupeId, body, receipt, receiveCount, seq: String(m.n) };
+    });
+  }
+
+  /** Deletes messages by their latest receipt; unknown or stale receipts are ignored. */
+  async ack(receipts: readonly string[]): Promise<void> {
+    this.#checkOpen();
+    const seqs = new Set<number>();
+    for (const receipt of receipts) {
+      const message = this.#receipts.get(receipt);
+      if (message?.receipt === receipt) seqs.add(message.n);
+    }
+    if (seqs.size === 0) return;
+    this.#write({ t: 'queue.ack', q: this.name, seqs: [...seqs] });
+    for (const receipt of receipts) this.#receipts.delete(receipt);
+    this.#notify();
+  }
+
+  /** Makes messages visible again at now + `delayMs`; stale receipts are ignored. */
+  async release(receipts: readonly string[], delayMs: number): Promise<void> {
+    this.#checkOpen();
+    checkDuration('release delayMs', delayMs);
+    const visibleAt = this.#clock.now() + delayMs;
+    for (const receipt of receipts) {
+      const message = this.#receipts.get(receipt);
+      if (message?.receipt === receipt) message.visibleAt = visibleAt;
+    }
+    this.#notify();
+  }
+
+  /**
+   * Calls `listener` after every send, ack, release and redrive: a host loop can then call
+   * `receive` or re-read {@link nextVisibleAt} instead of polling. Returns unsubscribe.
+   */
+  onAvailable(listener: () => void): () => void {
+    const entry = () => listener();
+    this.#listeners.add(entry);
+    return () => {
+      this.#listeners.delete(entry);
+    };
+  }
+
+  /** `now` if a message is receivable, else when the next one will be; undefined if empty. */
+  nextVisibleAt(): number | undefined {
+    const now = this.#clock.now();
+    let earliest: number | undefined;
+    for (const messages of this.#state.groups.values()) {
+      let at = 0; // the group is receivable once its last message in flight is visible
+      for (const m of messages) if (m.visibleAt > at) at = m.visibleAt;
+      if (at <= now) return now;
+      if (earliest === undefined || at < earliest) earliest = at;
+    }
+    return earliest;
+  }
+
+  counts(): QueueCounts {
+    const now = this.#clock.now();
+    let visible = 0;
+    for (const m of this.#state.bySeq.values()) if (m.visibleAt <= now) visible++;
+    let receivable = 0;
+    for (const messages of this.#state.groups.values()) {
+      if (messages.every((m) => m.visibleAt <= now)) receivable += messages.length;
+    }
+    const total = this.#state.bySeq.size;
+    return {
+      total,
+      visible,
+      receivable,
+      inFlight: total - visible,
+      deadLetters: this.#state.dead.size,
+    };
+  }
+
+  /** The messages in the queue, in sequence order (copies, without receipts). */
+  messages(): Omit<ReceivedMessage, 'receipt'>[] {
+    return [...this.#state.bySeq.values()]
+      .sort((a, b) => a.n - b.n)
+      .map(({ n, group, dedupeId, body, receiveCount }) => {
+        return { seq: String(n), group, dedupeId, body, receiveCount };
+      });
+  }
+
+  /** The dead-letter queue, oldest first. */
+  deadLetters(): DeadLetter[] {
+    return [...this.#state.dead.values()].map(({ n, ...letter }) => ({
+      seq: String(n),
+      ...letter,
+    }));
+  }
+
+  /**
+   * Moves dead letters (the given `seqs`, or all) back into the queue as new messages: new
+   * sequence numbers, at the end of their groups, `receiveCount` 0, not subject to dedupe.
+   * Returns how many moved.
+   */
+  redrive(seqs?: readonly string[]): number {
+    this.#checkOpen();
+    const chosen = seqs
+      ? seqs.map(Number).filter((n) => this.#state.dead.has(n))
+      : [...this.#state.dead.keys()];
+    const unique = [...new Set(chosen)];
+    if (unique.length === 0) return 0;
+    const moves = unique.map((from, i): [number, number] => [from, this.#state.lastSeq + i + 1]);
+    this.#write({ t: 'queue.redrive', q: this.name, at: this.#clock.now(), moves });
+    this.#notify();
+    return moves.length;
+  }
+
+  /** The durable state as journal entries, to compact a journal. */
+  snapshot(): JournalEntry[] {
+    return this.#state.snapshot(this.name, this.#clock.now() - this.dedupeWindowMs);
+  }
+
+  /** Rejects every later call with UNAVAILABLE. Does not close the journal. */
+  close(): void {
+    this.#closed = true;
+    this.#listeners.clear();
+  }
+
+  #write(entry: QueueEntry): void {
+    this.#journal?.append([entry]);
+    this.#state.apply(entry);
+  }
+
+  #notify(): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        console.error('@baton/embedded: an onAvailable listener threw', error);
+      }
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new BatonError(ErrorCode.UNAVAILABLE, 'the embedded queue is closed');
+  }
+}

@@ -1,0 +1,239 @@
+import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core';
+import { ErrorCode, isBatonError, readConflict } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { EmbeddedStore } from './embedded-store.ts';
+
+function record(id: string, ver: number, state: unknown = { n: ver }): ActorRecord {
+  return { id, ver, state, inboxOffset: String(ver), marks: {}, sentSeq: 0 };
+}
+
+function commitOf(id: string, ver: number, parts: Partial<Commit> = {}): Commit {
+  return { expectedVer: ver - 1, record: record(id, ver), outbox: [], idempotency: [], ...parts };
+}
+
+function outbox(actorId: string, seq: number, createdAt = 0): OutboxItem {
+  return { actorId, seq, createdAt, envelopes: [] };
+}
+
+function outcome(key: string, actorId: string, expiresAt: number): IdempotencyRecord {
+  return { key, actorId, outcome: { ok: true, value: key }, expiresAt };
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+describe('EmbeddedStore', () => {
+  it('loads what was committed, and undefined for an actor never committed', async () => {
+    const store = new EmbeddedStore();
+    await store.commit(commitOf('a/1', 1));
+    expect(await store.load('a/1')).toEqual(record('a/1', 1));
+    expect(await store.load('a/2')).toBeUndefined();
+  });
+
+  it('keeps committed state safe from mutation by callers, in and out', async () => {
+    const store = new EmbeddedStore();
+    const commit = commitOf('a/1', 1);
+    await store.commit(commit);
+    (commit.record.state as { n: number }).n = 99;
+    const loaded = await store.load('a/1');
+    (loaded!.state as { n: number }).n = 42;
+    expect((await store.load('a/1'))!.state).toEqual({ n: 1 });
+  });
+
+  it('writes nothing when an idempotency key is already used', async () => {
+    const store = new EmbeddedStore({ clock: { now: () => 0 } });
+    await store.commit(commitOf('a/1', 1, { idempotency: [outcome('k1', 'a/1', 1000)] }));
+    const error = await failure(
+      store.commit(
+        commitOf('a/1', 2, {
+          outbox: [outbox('a/1', 1)],
+          idempotency: [outcome('k2', 'a/1', 1000), outcome('k1', 'a/1', 1000)],
+        }),
+      ),
+    );
+    expect(readConflict(error)).toEqual({ kind: 'duplicate', keys: ['k1'] });
+    expect((await store.load('a/1'))!.ver).toBe(1);
+    expect(await store.readOutbox('a/1')).toEqual([]);
+    expect(await store.readIdempotency('k2')).toBeUndefined();
+  });
+
+  it('names every used key in a duplicate error', async () => {
+    const store = new EmbeddedStore({ clock: { now: () => 0 } });
+    const keys = ['k1', 'k2', 'k3'].map((k) => outcome(k, 'a/1', 1000));
+    await store.commit(commitOf('a/1', 1, { idempotency: keys.slice(0, 2) }));
+    const error = await failure(store.commit(commitOf('a/1', 2, { idempotency: keys })));
+    expect(readConflict(error)).toEqual({ kind: 'duplicate', keys: ['k1', 'k2'] });
+  });
+
+  it('rejects a stale version with a conflict that carries the current record', async () => {
+    const store = new EmbeddedStore();
+    await store.commit(commitOf('a/1', 1));
+    await store.commit(commitOf('a/1', 2));
+    const error = await failure(store.commit(commitOf('a/1', 2)));
+    expect(readConflict(error)).toEqual({ kind: 'version', current: record('a/1', 2) });
+    expect((await store.load('a/1'))!.ver).toBe(2);
+  });
+
+  it('treats an absent record as version 0', async () => {
+    const store = new EmbeddedStore();
+    const error = await failure(store.commit(commitOf('a/1', 3)));
+    expect(readConflict(error)).toEqual({ kind: 'version', current: undefined });
+  });
+
+  it('checks the version before the idempotency keys', async () => {
+    const store = new EmbeddedStore({ clock: { now: () => 0 } });
+    await store.commit(commitOf('a/1', 1, { idempotency: [outcome('k1', 'a/1', 1000)] }));
+    const error = await failure(
+      store.commit(commitOf('a/1', 1, { idempotency: [outcome('k1', 'a/1', 1000)] })),
+    );
+    expect(readConflict(error)?.kind).toBe('version');
+  });
+
+  it('throws TRANSACTION_TOO_LARGE naming maxTransactionItems past the item count', async () => {
+    const store = new EmbeddedStore({ limits: { maxTransactionItems: 3 } });
+    const items = [outbox('a/1', 1), outbox('a/1', 2), outbox('a/1', 3)];
+    const error = await failure(store.commit(commitOf('a/1', 1, { outbox: items })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxTransactionItems', limit: 3, actual: 4 },
+    });
+    await store.commit(commitOf('a/1', 1, { outbox: items.slice(0, 2) }));
+    expect(store.outboxSize()).toBe(2);
+  });
+
+  it('uses DynamoDB limits by default', () => {
+    expect(new EmbeddedStore().limits).toEqual({
+      maxTransactionItems: 100,
+      maxTransactionBytes: 4_000_000,
+      maxItemBytes: 400_000,
+    });
+  });
+
+  it('throws TRANSACTION_TOO_LARGE naming maxItemBytes for one item too large', async () => {
+    const store = new EmbeddedStore();
+    const big = { ...record('a/1', 1), state: 'x'.repeat(400_000) };
+    const error = await failure(store.commit(commitOf('a/1', 1, { record: big })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxItemBytes', limit: 400_000 },
+    });
+    expect(await store.load('a/1')).toBeUndefined();
+  });
+
+  it('throws TRANSACTION_TOO_LARGE naming maxTransactionBytes for a commit too large', async () => {
+    const store = new EmbeddedStore({ limits: { maxTransactionBytes: 1_000 } });
+    const items = [1, 2, 3].map((seq) => ({
+      ...outbox('a/1', seq),
+      envelopes: [],
+      pad: 'x'.repeat(300),
+    }));
+    const error = await failure(store.commit(commitOf('a/1', 1, { outbox: items })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxTransactionBytes', limit: 1_000 },
+    });
+    expect(store.outboxSize()).toBe(0);
+  });
+
+  it('rejects a record whose ver is not expectedVer + 1 as an invalid argument', async () => {
+    const store = new EmbeddedStore();
+    const error = await failure(store.commit({ ...commitOf('a/1', 1), expectedVer: 1 }));
+    expect(isBatonError(error) && error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+  });
+
+  it('reads the outbox in seq order and ignores deletes of missing items', async () => {
+    const store = new EmbeddedStore();
+    await store.commit(commitOf('a/1', 1, { outbox: [outbox('a/1', 5), outbox('a/1', 2)] }));
+    await store.commit(commitOf('a/1', 2, { outbox: [outbox('a/1', 3)] }));
+    expect((await store.readOutbox('a/1')).map((item) => item.seq)).toEqual([2, 3, 5]);
+    await store.deleteOutbox('a/1', [3, 7]);
+    await store.deleteOutbox('b/1', [1]);
+    expect((await store.readOutbox('a/1')).map((item) => item.seq)).toEqual([2, 5]);
+  });
+
+  it('lists the actors with outbox items older than a time', async () => {
+    const store = new EmbeddedStore();
+    await store.commit(commitOf('a/1', 1, { outbox: [outbox('a/1', 1, 100)] }));
+    await store.commit(commitOf('b/1', 1, { outbox: [outbox('b/1', 1, 500)] }));
+    await store.commit(commitOf('c/1', 1));
+    expect(await store.listOutboxActors(100)).toEqual([]);
+    expect(await store.listOutboxActors(101)).toEqual(['a/1']);
+    expect((await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).sort()).toEqual(['a/1', 'b/1']);
+    await store.deleteOutbox('a/1', [1]);
+    expect(await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).toEqual(['b/1']);
+  });
+
+  it('treats an idempotency record as absent once it expires', async () => {
+    let now = 0;
+    const store = new EmbeddedStore({ clock: { now: () => now } });
+    await store.commit(commitOf('a/1', 1, { idempotency: [outcome('k1', 'a/1', 1000)] }));
+    now = 999;
+    expect(await store.readIdempotency('k1')).toMatchObject({ key: 'k1' });
+    now = 1000;
+    expect(await store.readIdempotency('k1')).toBeUndefined();
+    await store.commit(commitOf('a/1', 2, { idempotency: [outcome('k1', 'a/1', 5000)] }));
+    expect(await store.readIdempotency('k1')).toMatchObject({ expiresAt: 5000 });
+  });
+
+  it('feeds committed records to subscribers in commit order, before commit returns', async () => {
+    const store = new EmbeddedStore();
+    const seen: string[] = [];
+    const stop = store.subscribe((r) => seen.push(`${r.id}@${r.ver}`));
+    store.subscribe((r) => {
+      // A listener that commits: its record must still reach every listener after this one.
+      if (r.id === 'a/1' && r.ver === 1) void store.commit(commitOf('b/1', 1));
+    });
+    const late: string[] = [];
+    store.subscribe((r) => late.push(`${r.id}@${r.ver}`));
+    const pending = store.commit(commitOf('a/1', 1));
+    expect(seen).toEqual(['a/1@1', 'b/1@1']);
+    expect(late).toEqual(['a/1@1', 'b/1@1']);
+    await pending;
+    stop();
+    await store.commit(commitOf('a/1', 2));
+    expect(seen).toEqual(['a/1@1', 'b/1@1']);
+    expect(late).toEqual(['a/1@1', 'b/1@1', 'a/1@2']);
+  });
+
+  it('does not feed failed commits', async () => {
+    const store = new EmbeddedStore();
+    const seen: number[] = [];
+    store.subscribe((r) => seen.push(r.ver));
+    await failure(store.commit(commitOf('a/1', 2)));
+    expect(seen).toEqual([]);
+  });
+
+  it('pushes committed idempotency records to outcome watchers', async () => {
+    const store = new EmbeddedStore({ clock: { now: () => 0 } });
+    const keys: string[] = [];
+    store.watchOutcomes((r) => keys.push(r.key));
+    await store.commit(
+      commitOf('a/1', 1, { idempotency: [outcome('k1', 'a/1', 9), outcome('k2', 'a/1', 9)] }),
+    );
+    expect(keys).toEqual(['k1', 'k2']);
+  });
+
+  it('keeps a commit done when a listener throws', async () => {
+    const errors: unknown[] = [];
+    const store = new EmbeddedStore({ onListenerError: (error) => errors.push(error) });
+    store.subscribe(() => {
+      throw new Error('boom');
+    });
+    await store.commit(commitOf('a/1', 1));
+    expect(errors).toHaveLength(1);
+    expect((await store.load('a/1'))!.ver).toBe(1);
+  });
+
+  it('rejects every call with UNAVAILABLE once closed', async () => {
+    const store = new EmbeddedStore();
+    store.close();
+    const error = await failure(store.load('a/1'));
+    expect(isBatonError(error) && error.code).toBe(ErrorCode.UNAVAILABLE);
+  });
+});

@@ -1,0 +1,265 @@
+import type {
+  ActorRecord,
+  ChangeFeed,
+  Clock,
+  Commit,
+  IdempotencyRecord,
+  OutboxItem,
+  Store,
+  StoreLimits,
+} from '@baton/core';
+import { BatonError, duplicateKeys, ErrorCode, systemClock, versionConflict } from '@baton/core';
+import { checkCommit, resolveLimits } from './check-commit.ts';
+import type { Journal, JournalEntry } from './journal.ts';
+import { Notifier } from './notifier.ts';
+
+/** Options of an {@link EmbeddedStore}. */
+export interface EmbeddedStoreOptions {
+  /** Transaction limits; the ones not given are DynamoDB's (100 items, 4 MB, 400 KB per item). */
+  readonly limits?: Partial<StoreLimits>;
+  /** Decides when idempotency records expire. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Where commits are made durable and replayed from on start. Default: none (memory only). */
+  readonly journal?: Journal;
+  /** Called when a change or outcome listener throws (the commit stays done). Default: console.error. */
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+/** A store entry of the journal: a commit applied blindly on replay. */
+interface CommitEntry extends JournalEntry {
+  readonly t: 'store.commit';
+  readonly record?: ActorRecord;
+  readonly outbox: readonly OutboxItem[];
+  readonly idempotency: readonly IdempotencyRecord[];
+}
+
+interface DeleteOutboxEntry extends JournalEntry {
+  readonly t: 'store.deleteOutbox';
+  readonly actorId: string;
+  readonly seqs: readonly number[];
+}
+
+const PURGE_EVERY = 1_000;
+
+/**
+ * The in-process {@link Store} and {@link ChangeFeed}, with DynamoDB's transaction semantics:
+ * a commit applies whole or not at all, after checking, in this order, the limits
+ * (TRANSACTION_TOO_LARGE), the version condition (VERSION_CONFLICT, carrying the stored record)
+ * and the idempotency keys (DUPLICATE, naming every used key). Values are deep-copied in and
+ * out, so no caller can change committed state. Change and outcome listeners are called
+ * synchronously, in commit order, before `commit` returns.
+ *
+ * @example
+ * const store = new EmbeddedStore();
+ * store.subscribe((record) => console.log(record.id, record.ver));
+ * await store.commit({
+ *   expectedVer: 0,
+ *   record: { id: 'counter/a', ver: 1, state: { n: 1 }, inboxOffset: '0', marks: {}, sentSeq: 0 },
+ *   outbox: [],
+ *   idempotency: [],
+ * }); // logs "counter/a 1"
+ */
+export class EmbeddedStore implements Store, ChangeFeed {
+  readonly limits: StoreLimits;
+  readonly #clock: Clock;
+  readonly #journal: Journal | undefined;
+  readonly #records = new Map<string, ActorRecord>();
+  readonly #outbox = new Map<string, Map<number, OutboxItem>>();
+  readonly #idempotency = new Map<string, IdempotencyRecord>();
+  readonly #changes: Notifier<ActorRecord>;
+  readonly #outcomes: Notifier<IdempotencyRecord>;
+  #commitsSincePurge = 0;
+  #closed = false;
+
+  constructor(options: EmbeddedStoreOptions = {}) {
+    this.limits = resolveLimits(options.limits);
+    this.#clock = options.clock ?? systemClock;
+    this.#journal = options.journal;
+    const onError =
+      options.onListenerError ??
+      ((error: unknown) => console.error('@baton/embedded: a store listener threw', error));
+    this.#changes = new Notifier((record) => structuredClone(record), onError);
+    this.#outcomes = new Notifier((record) => structuredClone(record), onError);
+    for (const entry of this.#journal?.replay() ?? []) {
+      if (EmbeddedStore.owns(entry)) this.#apply(entry as CommitEntry | DeleteOutboxEntry);
+    }
+  }
+
+  /**
+   * Whether a journal entry belongs to a store (`store.*`); the others belong to queues.
+   *
+   * @example
+   * EmbeddedStore.owns({ t: 'store.commit' }); // true
+   */
+  static owns(entry: JournalEntry): boolean {
+    return entry.t.startsWith('store.');
+  }
+
+  async load(actorId: string): Promise<ActorRecord | undefined> {
+    this.#checkOpen();
+    const record = this.#records.get(actorId);
+    return record && structuredClone(record);
+  }
+
+  async commit(commit: Commit): Promise<void> {
+    this.#checkOpen();
+    checkCommit(commit, this.limits);
+    const { record, expectedVer } = commit;
+    const current = this.#records.get(record.id);
+    if ((current?.ver ?? 0) !== expectedVer) {
+      throw versionConflict(record.id, current && structuredClone(current));
+    }
+    const used = commit.idempotency.filter((r) => this.#liveIdempotency(r.key)).map((r) => r.key);
+    if (used.length > 0) throw duplicateKeys(used);
+
+    const entry: CommitEntry = structuredClone({
+      t: 'store.commit',
+      record,
+      outbox: commit.outbox,
+      idempotency: commit.idempotency,
+    });
+    this.#journal?.append([entry]);
+    this.#apply(entry);
+    if (++this.#commitsSincePurge >= PURGE_EVERY) this.purgeExpired();
+    this.#changes.emit(entry.record!);
+    for (const outcome of entry.idempotency) this.#outcomes.emit(outcome);
+  }
+
+  async readOutbox(actorId: string): Promise<OutboxItem[]> {
+    this.#checkOpen();
+    const items = [...(this.#outbox.get(actorId)?.values() ?? [])];
+    return items.sort((a, b) => a.seq - b.seq).map((item) => structuredClone(item));
+  }
+
+  async deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void> {
+    this.#checkOpen();
+    const items = this.#outbox.get(actorId);
+    const present = [...new Set(seqs)].filter((seq) => items?.has(seq));
+    if (present.length === 0) return;
+    const entry: DeleteOutboxEntry = { t: 'store.deleteOutbox', actorId, seqs: present };
+    this.#journal?.append([entry]);
+    this.#apply(entry);
+  }
+
+  async listOutboxActors(olderThan: number): Promise<string[]> {
+    this.#checkOpen();
+    const actors: string[] = [];
+    for (const [actorId, items] of this.#outbox) {
+      for (const item of items.values()) {
+        if (item.createdAt < olderThan) {
+          actors.push(actorId);
+          break;
+        }
+      }
+    }
+    return actors;
+  }
+
+  async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
+    this.#checkOpen();
+    const record = this.#liveIdempotency(key);
+    return record && structuredClone(record);
+  }
+
+  /** Calls `listener` with every committed actor record, in commit order. Returns unsubscribe. */
+  subscribe(listener: (record: ActorRecord) => void): () => void {
+    return this.#changes.subscribe(listener);
+  }
+
+  /** Calls `listener` with every committed idempotency record. Returns unsubscribe. */
+  watchOutcomes(listener: (record: IdempotencyRecord) => void): () => void {
+    return this.#outcomes.subscribe(listener);
+  }
+
+  /** Every actor record (copies), for tests and tools. */
+  records(): ActorRecord[] {
+    return [...this.#records.values()].map((record) => structuredClone(record));
+  }
+
+  /** The number of outbox items waiting to be drained, over all actors. */
+  outboxSize(): number {
+    let size = 0;
+    for (const items of this.#outbox.values()) size += items.size;
+    return size;
+  }
+
+  /** Every unexpired idempotency record (copies). */
+  idempotencyRecords(): IdempotencyRecord[] {
+    const now = this.#clock.now();
+    return [...this.#idempotency.values()]
+      .filter((record) => record.expiresAt > now)
+      .map((record) => structuredClone(record));
+  }
+
+  /** Drops expired idempotency records from memory (they already read as absent). */
+  purgeExpired(): void {
+    this.#commitsSincePurge = 0;
+    const now = this.#clock.now();
+    for (const [key, record] of this.#idempotency) {
+      if (record.expiresAt <= now) this.#idempotency.delete(key);
+    }
+  }
+
+  /** The live state as journal entries, to compact a journal. */
+  snapshot(): JournalEntry[] {
+    this.purgeExpired();
+    const outbox = new Map([...this.#outbox].map(([id, items]) => [id, [...items.values()]]));
+    const idempotency = new Map<string, IdempotencyRecord[]>();
+    for (const record of this.#idempotency.values()) {
+      const list = idempotency.get(record.actorId);
+      if (list) list.push(record);
+      else idempotency.set(record.actorId, [record]);
+    }
+    const entries: CommitEntry[] = [];
+    for (const record of this.#records.values()) {
+      entries.push({
+        t: 'store.commit',
+        record,
+        outbox: outbox.get(record.id) ?? [],
+        idempotency: idempotency.get(record.id) ?? [],
+      });
+      outbox.delete(record.id);
+      idempotency.delete(record.id);
+    }
+    const rest = {
+      outbox: [...outbox.values()].flat(),
+      idempotency: [...idempotency.values()].flat(),
+    };
+    if (rest.outbox.length + rest.idempotency.length > 0) {
+      entries.push({ t: 'store.commit', ...rest });
+    }
+    return entries;
+  }
+
+  /** Rejects every later call with UNAVAILABLE. Does not close the journal. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  #liveIdempotency(key: string): IdempotencyRecord | undefined {
+    const record = this.#idempotency.get(key);
+    return record && record.expiresAt > this.#clock.now() ? record : undefined;
+  }
+
+  #apply(entry: CommitEntry | DeleteOutboxEntry): void {
+    if (entry.t === 'store.deleteOutbox') {
+      const items = this.#outbox.get(entry.actorId);
+      for (const seq of entry.seqs) items?.delete(seq);
+      if (items?.size === 0) this.#outbox.delete(entry.actorId);
+      return;
+    }
+    if (entry.record) this.#records.set(entry.record.id, entry.record);
+    for (const item of entry.outbox) {
+      const items = this.#outbox.get(item.actorId) ?? new Map<number, OutboxItem>();
+      items.set(item.seq, item);
+      this.#outbox.set(item.actorId, items);
+    }
+    for (const record of entry.idempotency) this.#idempotency.set(record.key, record);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) {
+      throw new BatonError(ErrorCode.UNAVAILABLE, 'the embedded store is closed');
+    }
+  }
+}

@@ -1,0 +1,234 @@
+import type { QueueMessage } from '@baton/core';
+import { invalidArgument } from './invalid-argument.ts';
+import type { JournalEntry } from './journal.ts';
+
+/** A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile. */
+export interface StoredMessage {
+  readonly n: number;
+  readonly group: string;
+  readonly dedupeId: string;
+  readonly body: string;
+  readonly sentAt: number;
+  /** Receivable from this time on (0: never received). */
+  visibleAt: number;
+  receiveCount: number;
+  /** The receipt of the latest delivery. */
+  receipt: string | undefined;
+}
+
+/** A message moved to the dead-letter queue after too many receives. */
+export interface DeadLetter {
+  /** The sequence number it had in the queue. */
+  readonly seq: string;
+  readonly group: string;
+  readonly dedupeId: string;
+  readonly body: string;
+  readonly sentAt: number;
+  readonly receiveCount: number;
+  /** When it was moved (epoch ms). */
+  readonly deadAt: number;
+}
+
+interface Sent {
+  readonly n: number;
+  readonly group: string;
+  readonly dedupeId: string;
+  readonly body: string;
+}
+
+export interface Letter extends Sent {
+  readonly sentAt: number;
+  readonly receiveCount: number;
+  readonly deadAt: number;
+}
+
+/** The queue's journal entries; `q` is the queue's name. */
+export type QueueEntry =
+  | {
+      readonly t: 'queue.send';
+      readonly q: string;
+      readonly at: number;
+      readonly msgs: Sent[];
+      /** `false` in snapshots: the dedupe ids come from `queue.meta` instead. */
+      readonly dedupe?: false;
+    }
+  | { readonly t: 'queue.ack'; readonly q: string; readonly seqs: number[] }
+  | { readonly t: 'queue.dead'; readonly q: string; readonly letters: Letter[] }
+  | {
+      readonly t: 'queue.redrive';
+      readonly q: string;
+      readonly at: number;
+      readonly moves: [from: number, to: number][];
+    }
+  | {
+      readonly t: 'queue.meta';
+      readonly q: string;
+      readonly lastSeq: number;
+      readonly dedupe: [id: string, at: number][];
+    };
+
+/**
+ * The durable part of a queue: its messages in groups, the dead letters, the dedupe ids and the
+ * sequence counter, changed only by applying {@link QueueEntry}s (live or replayed).
+ */
+export class QueueState {
+  /** Messages per group, in sequence order. A group with no messages is removed. */
+  readonly groups = new Map<string, StoredMessage[]>();
+  readonly bySeq = new Map<number, StoredMessage>();
+  readonly dead = new Map<number, Letter>();
+  /** Dedupe id → time of the accepted send, oldest first. */
+  readonly dedupe = new Map<string, number>();
+  lastSeq = 0;
+
+  apply(entry: QueueEntry): void {
+    switch (entry.t) {
+      case 'queue.send':
+        for (const sent of entry.msgs) this.#add(sent, entry.at, entry.dedupe !== false);
+        break;
+      case 'queue.ack':
+        for (const n of entry.seqs) this.#remove(n);
+        break;
+      case 'queue.dead':
+        for (const letter of entry.letters) {
+          this.#remove(letter.n);
+          this.dead.set(letter.n, letter);
+        }
+        break;
+      case 'queue.redrive':
+        for (const [from, to] of entry.moves) {
+          const letter = this.dead.get(from);
+          if (!letter) continue;
+          this.dead.delete(from);
+          this.#add(
+            { n: to, group: letter.group, dedupeId: letter.dedupeId, body: letter.body },
+            entry.at,
+            false,
+          );
+        }
+        break;
+      case 'queue.meta':
+        this.lastSeq = Math.max(this.lastSeq, entry.lastSeq);
+        for (const [id, at] of entry.dedupe) this.#remember(id, at);
+        break;
+    }
+  }
+
+  /** Entries that rebuild this state; dedupe ids recorded at or before `cutoff` are left out. */
+  snapshot(q: string, cutoff: number): QueueEntry[] {
+    const dedupe = [...this.dedupe].filter(([, at]) => at > cutoff);
+    const entries: QueueEntry[] = [{ t: 'queue.meta', q, lastSeq: this.lastSeq, dedupe }];
+    const live = [...this.bySeq.values()].sort((a, b) => a.n - b.n);
+    for (const m of live) {
+      // One entry per message keeps its original send time.
+      entries.push({ t: 'queue.send', q, at: m.sentAt, msgs: [sent(m)], dedupe: false });
+    }
+    if (this.dead.size > 0) entries.push({ t: 'queue.dead', q, letters: [...this.dead.values()] });
+    return entries;
+  }
+
+  /** Forgets dedupe ids recorded at or before `cutoff` (in time order, so it stops early). */
+  forgetDedupe(cutoff: number): void {
+    for (const [id, at] of this.dedupe) {
+      if (at > cutoff) break;
+      this.dedupe.delete(id);
+    }
+  }
+
+  #add(sent: Sent, at: number, remember = true): void {
+    const message: StoredMessage = {
+      ...sent,
+      sentAt: at,
+      visibleAt: 0,
+      receiveCount: 0,
+      receipt: undefined,
+    };
+    const group = this.groups.get(sent.group);
+    if (group) group.push(message);
+    else this.groups.set(sent.group, [message]);
+    this.bySeq.set(sent.n, message);
+    this.lastSeq = Math.max(this.lastSeq, sent.n);
+    if (remember) this.#remember(sent.dedupeId, at);
+  }
+
+  #remove(n: number): StoredMessage | undefined {
+    const message = this.bySeq.get(n);
+    if (!message) return undefined;
+    this.bySeq.delete(n);
+    const group = this.groups.get(message.group);
+    if (group) {
+      const index = group.indexOf(message);
+      if (index >= 0) group.splice(index, 1);
+      if (group.length === 0) this.groups.delete(message.group);
+    }
+    return message;
+  }
+
+  #remember(id: string, at: number): void {
+    const known = this.dedupe.get(id);
+    if (known !== undefined && known >= at) return;
+    this.dedupe.delete(id); // re-insert at the end: the map stays ordered by time
+    this.dedupe.set(id, at);
+  }
+}
+
+function sent(m: StoredMessage): Sent {
+  return { n: m.n, group: m.group, dedupeId: m.dedupeId, body: m.body };
+}
+
+/** Whether a journal entry belongs to the queue named `q`. */
+export function ownsQueueEntry(entry: JournalEntry, q: string): boolean {
+  return entry.t.startsWith('queue.') && entry.q === q;
+}
+
+/** The dead-letter form of a message. */
+export function toLetter(m: StoredMessage, deadAt: number): Letter {
+  const { n, group, dedupeId, body, sentAt, receiveCount } = m;
+  return { n, group, dedupeId, body, sentAt, receiveCount, deadAt };
+}
+
+/** Throws INVALID_ARGUMENT unless `m` is a queue message SQS FIFO would take. */
+export function checkMessage(m: QueueMessage): void {
+  for (const field of ['group', 'dedupeId'] as const) {
+    if (typeof m?.[field] !== 'string' || m[field] === '') {
+      throw invalidArgument(`every queue message needs a non-empty string ${field}`);
+    }
+  }
+  if (typeof m.body !== 'string') throw invalidArgument('a queue message body must be a string');
+}
+
+/**
+ * Plans a receive: up to `max` messages from groups with nothing in flight, oldest head first,
+ * round-robin, in order within a group. Messages already received `maxReceives` times are
+ * returned as `dead` instead (they go to the dead-letter queue). Changes nothing.
+ */
+export function pickMessages(
+  groups: ReadonlyMap<string, readonly StoredMessage[]>,
+  now: number,
+  max: number,
+  maxReceives: number,
+): { picks: StoredMessage[]; dead: StoredMessage[] } {
+  const cursors = [...groups.values()]
+    .filter((messages) => messages.every((m) => m.visibleAt <= now))
+    .sort((a, b) => a[0]!.n - b[0]!.n)
+    .map((messages) => ({ messages, next: 0 }));
+  const picks: StoredMessage[] = [];
+  const dead: StoredMessage[] = [];
+  while (picks.length < max && cursors.length > 0) {
+    for (let c = 0; c < cursors.length && picks.length < max; ) {
+      const cursor = cursors[c]!;
+      let message = cursor.messages[cursor.next];
+      while (message && message.receiveCount >= maxReceives) {
+        dead.push(message);
+        message = cursor.messages[++cursor.next];
+      }
+      if (!message) {
+        cursors.splice(c, 1);
+        continue;
+      }
+      picks.push(message);
+      cursor.next++;
+      c++;
+    }
+  }
+  return { picks, dead };
+}

@@ -1,0 +1,6 @@
+export { defaultFaults, type Faults, noFaults } from './faults.ts';
+export { SimulatedCrash } from './Gates.ts';
+export { SimProcess, type SimProcessOptions } from './SimProcess.ts';
+export { Simulation, SimulationError, type SimulationOptions } from './Simulation.ts';
+export type { SimulationStats } from './SimulationStats.ts';
+export { VirtualClock } from './VirtualClock.ts';
