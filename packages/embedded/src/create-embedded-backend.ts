@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import type { ChangeFeed, Clock, StoreLimits } from '@baton/core';
 import { systemClock } from '@baton/core';
+import { resolveLimits } from './check-commit.ts';
 import { compactJournal } from './compact-journal.ts';
 import { EmbeddedQueue } from './embedded-queue.ts';
 import { EmbeddedStore } from './embedded-store.ts';
 import { FileJournal } from './file-journal.ts';
-import { checkInteger, invalidArgument } from './invalid-argument.ts';
+import { checkDuration, checkInteger, invalidArgument } from './invalid-argument.ts';
 import type { Journal, JournalEntry } from './journal.ts';
 
 /** Queue settings of {@link createEmbeddedBackend}. */
@@ -141,4 +142,8 @@ function checkOptions(options: EmbeddedBackendOptions): void {
     throw invalidArgument('clock must be an object with a now() method returning epoch ms');
   }
   checkInteger('compactAfterEntries', options.compactAfterEntries, 0);
+  resolveLimits(options.limits);
+  checkDuration('queue.visibilityTimeoutMs', options.queue?.visibilityTimeoutMs);
+  checkInteger('queue.maxReceives', options.queue?.maxReceives, 1);
+  checkDuration('queue.dedupeWindowMs', options.queue?.dedupeWindowMs);
 }

@@ -29,13 +29,17 @@ export interface EmbeddedQueueOptions {
   readonly dedupeWindowMs?: number;
 }
 
-/** Counts for tests and tools. `inFlight` counts every message not visible now. */
+/** Counts for tests and tools. */
 export interface QueueCounts {
+  /** Messages in the queue: `visible + inFlight`. Dead letters are not counted here. */
   readonly total: number;
+  /** Messages visible now (some may wait behind a message in flight in their group). */
   readonly visible: number;
   /** Visible messages whose group has nothing in flight: what a receive can return now. */
   readonly receivable: number;
+  /** Messages not visible now: received and not yet timed out, or released with a delay. */
   readonly inFlight: number;
+  /** Messages in the dead-letter queue. */
   readonly deadLetters: number;
 }
 

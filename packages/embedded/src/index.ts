@@ -10,6 +10,11 @@ export {
   type EmbeddedQueueSettings,
 } from './create-embedded-backend.ts';
 export { EmbeddedQueue, type EmbeddedQueueOptions, type QueueCounts } from './embedded-queue.ts';
+export {
+  type EmbeddedRuntime,
+  type EmbeddedRuntimeOptions,
+  startEmbedded,
+} from './embedded-runtime.ts';
 export { EmbeddedStore, type EmbeddedStoreOptions } from './embedded-store.ts';
 export { FileJournal } from './file-journal.ts';
 export { type Journal, type JournalEntry, MemoryJournal } from './journal.ts';

@@ -218,7 +218,7 @@ export class Simulation {
     if (actions.length > 0) return actions[Math.floor(this.#rng() * actions.length)];
     if (this.#processes.some((p) => p.active > 0)) return undefined;
     const visibleAt = this.#backend.queue.nextVisibleAt();
-    if (counts.total - counts.deadLetters > 0 && visibleAt !== undefined) {
+    if (counts.total > 0 && visibleAt !== undefined) {
       return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
     }
     if (this.#backend.store.outboxSize() > 0) {

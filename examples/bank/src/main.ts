@@ -1,0 +1,56 @@
+/**
+ * The bank on the embedded backend: a few deposits and transfers, a rejected withdrawal, an
+ * invalid payload, a refund from a closed account — then the balances, with the total checked.
+ *
+ * Run: pnpm start (from the repository root). Set BATON_DATA_DIR to keep the data on disk.
+ */
+import { isBatonError, jsonLogger } from '@baton/core';
+import { startEmbedded } from '@baton/embedded';
+import { Account } from './bank.ts';
+
+const dataDir = process.env.BATON_DATA_DIR;
+const app = startEmbedded({
+  actors: [Account],
+  ...(dataDir ? { dataDir } : {}),
+  logger: jsonLogger({ level: 'warn', write: () => {} }),
+});
+const { client } = app;
+const alice = Account.ref('alice');
+const bob = Account.ref('bob');
+const carol = Account.ref('carol');
+
+console.log(`Baton bank on the embedded backend (${dataDir ? `data in ${dataDir}` : 'in memory'})\n`);
+
+async function step(label: string, run: () => Promise<unknown>): Promise<void> {
+  try {
+    const result = await run();
+    console.log(`  ✓ ${label}${result === undefined ? '' : ` → ${JSON.stringify(result)}`}`);
+  } catch (error) {
+    if (!isBatonError(error)) throw error;
+    console.log(`  ✗ ${label} → ${error.code}: ${error.message}`);
+  }
+}
+
+// A run id keeps the idempotency keys of this run apart from those of an earlier run on disk.
+const run = Date.now().toString(36);
+await step('deposit 100 to alice', () => client.ask(alice, 'deposit', { amount: 100 }, { idempotencyKey: `${run}-dep-alice` }));
+await step('deposit 100 to alice again, same idempotency key (applied once)', () =>
+  client.ask(alice, 'deposit', { amount: 100 }, { idempotencyKey: `${run}-dep-alice` }),
+);
+await step('deposit 50 to bob', () => client.ask(bob, 'deposit', { amount: 50 }));
+await step('transfer 30 alice → bob', () => client.ask(alice, 'transfer', { to: 'bob', amount: 30 }));
+await step('withdraw 500 from bob', () => client.ask(bob, 'withdraw', { amount: 500 }));
+await step('deposit -5 to bob', () => client.ask(bob, 'deposit', { amount: -5 }));
+await step('close carol', () => client.ask(carol, 'close', {}));
+await step('transfer 20 bob → carol (closed: refunded)', () => client.ask(bob, 'transfer', { to: 'carol', amount: 20 }));
+
+await app.idle();
+console.log('\nBalances:');
+let total = 0;
+for (const account of [alice, bob, carol]) {
+  const balance = await client.ask(account, 'balance', {});
+  total += balance;
+  console.log(`  ${account.key.padEnd(6)} ${String(balance).padStart(5)}`);
+}
+console.log(`  ${'total'.padEnd(6)} ${String(total).padStart(5)}`);
+await app.stop();
