@@ -22,12 +22,18 @@ const State = z.object({
 });
 type State = z.infer<typeof State>;
 
-const Movement = z.object({ id: z.string(), from: z.string(), amount: z.number().int().positive(), n: z.number().int() });
+const Movement = z.object({
+  id: z.string(),
+  from: z.string(),
+  amount: z.number().int().positive(),
+  n: z.number().int(),
+});
 
 /** Checks that the message is the next on its channel, then moves the channel on. */
 function checkChannel(ctx: ActorContext<State>, from: string, n: number): void {
   const expected = (ctx.state.received[from] ?? 0) + 1;
-  if (n !== expected) ctx.state.fifoBreaks.push(`${from}→${ctx.self.key}: got ${n}, expected ${expected}`);
+  if (n !== expected)
+    ctx.state.fifoBreaks.push(`${from}→${ctx.self.key}: got ${n}, expected ${expected}`);
   ctx.state.received[from] = n;
 }
 
@@ -40,7 +46,13 @@ function nextOnChannel(ctx: ActorContext<State>, to: string): number {
 export const Account = actor({
   name: 'account',
   state: State,
-  initial: (): State => ({ balance: INITIAL_BALANCE, log: [], sent: {}, received: {}, fifoBreaks: [] }),
+  initial: (): State => ({
+    balance: INITIAL_BALANCE,
+    log: [],
+    sent: {},
+    received: {},
+    fifoBreaks: [],
+  }),
   handlers: {
     transfer: {
       payload: z.object({ id: z.string(), to: z.string(), amount: z.number().int().positive() }),
@@ -57,7 +69,8 @@ export const Account = actor({
     deposit: {
       payload: Movement,
       handle: (ctx, { id, from, amount, n }) => {
-        if (ctx.random() < 0.05) throw new RetryableError('a transient failure, to exercise retries');
+        if (ctx.random() < 0.05)
+          throw new RetryableError('a transient failure, to exercise retries');
         checkChannel(ctx, from, n);
         if (ctx.state.balance + amount > DEPOSIT_LIMIT) {
           ctx.state.log.push(`${id}:refuse`);

@@ -24,7 +24,15 @@ const workload = fc.record({
   restart: fc.constantFrom(0, 0.002, 0.01),
 });
 
-const totals = { runs: 0, crashes: 0, restarts: 0, timeouts: 0, redeliveries: 0, duplicates: 0, transfers: 0 };
+const totals = {
+  runs: 0,
+  crashes: 0,
+  restarts: 0,
+  timeouts: 0,
+  redeliveries: 0,
+  duplicates: 0,
+  transfers: 0,
+};
 
 describe('the bank under crash-injection simulation', () => {
   it(`conserves money and applies every transfer exactly once, in FIFO order, over ${RUNS} schedules`, async () => {
@@ -45,7 +53,12 @@ describe('the bank under crash-injection simulation', () => {
           amount: t.amount,
         }));
         for (const t of transfers) {
-          sim.send(Account.ref(t.from), 'transfer', { id: t.id, to: t.to, amount: t.amount }, { idempotencyKey: t.id });
+          sim.send(
+            Account.ref(t.from),
+            'transfer',
+            { id: t.id, to: t.to, amount: t.amount },
+            { idempotencyKey: t.id },
+          );
         }
         const stats = await sim.run();
 
@@ -67,7 +80,9 @@ describe('the bank under crash-injection simulation', () => {
             expect(count('refund')).toBe(count('refuse'));
           } else {
             expect(outcome?.error.code).toBe(ErrorCode.REJECTED);
-            expect(count('withdraw') + count('deposit') + count('refuse') + count('refund')).toBe(0);
+            expect(count('withdraw') + count('deposit') + count('refuse') + count('refund')).toBe(
+              0,
+            );
           }
         }
         expect([...effects.values()].every((n) => n === 1)).toBe(true);

@@ -25,7 +25,9 @@ export const Account = actor({
       payload: z.object({ amount: Amount }),
       handle: (ctx, { amount }) => {
         if (ctx.state.balance < amount) {
-          throw new TerminalError(`insufficient funds: balance ${ctx.state.balance}, asked ${amount}`);
+          throw new TerminalError(
+            `insufficient funds: balance ${ctx.state.balance}, asked ${amount}`,
+          );
         }
         ctx.state.balance -= amount;
         return ctx.state.balance;
@@ -35,7 +37,9 @@ export const Account = actor({
       payload: z.object({ to: z.string().min(1), amount: Amount }),
       handle: (ctx, { to, amount }) => {
         if (ctx.state.balance < amount) {
-          throw new TerminalError(`insufficient funds: balance ${ctx.state.balance}, asked ${amount}`);
+          throw new TerminalError(
+            `insufficient funds: balance ${ctx.state.balance}, asked ${amount}`,
+          );
         }
         ctx.state.balance -= amount;
         ctx.send(Account.ref(to), 'credit', { from: ctx.self.key, amount });

@@ -19,7 +19,9 @@ const alice = Account.ref('alice');
 const bob = Account.ref('bob');
 const carol = Account.ref('carol');
 
-console.log(`Baton bank on the embedded backend (${dataDir ? `data in ${dataDir}` : 'in memory'})\n`);
+console.log(
+  `Baton bank on the embedded backend (${dataDir ? `data in ${dataDir}` : 'in memory'})\n`,
+);
 
 async function step(label: string, run: () => Promise<unknown>): Promise<void> {
   try {
@@ -33,16 +35,22 @@ async function step(label: string, run: () => Promise<unknown>): Promise<void> {
 
 // A run id keeps the idempotency keys of this run apart from those of an earlier run on disk.
 const run = Date.now().toString(36);
-await step('deposit 100 to alice', () => client.ask(alice, 'deposit', { amount: 100 }, { idempotencyKey: `${run}-dep-alice` }));
+await step('deposit 100 to alice', () =>
+  client.ask(alice, 'deposit', { amount: 100 }, { idempotencyKey: `${run}-dep-alice` }),
+);
 await step('deposit 100 to alice again, same idempotency key (applied once)', () =>
   client.ask(alice, 'deposit', { amount: 100 }, { idempotencyKey: `${run}-dep-alice` }),
 );
 await step('deposit 50 to bob', () => client.ask(bob, 'deposit', { amount: 50 }));
-await step('transfer 30 alice → bob', () => client.ask(alice, 'transfer', { to: 'bob', amount: 30 }));
+await step('transfer 30 alice → bob', () =>
+  client.ask(alice, 'transfer', { to: 'bob', amount: 30 }),
+);
 await step('withdraw 500 from bob', () => client.ask(bob, 'withdraw', { amount: 500 }));
 await step('deposit -5 to bob', () => client.ask(bob, 'deposit', { amount: -5 }));
 await step('close carol', () => client.ask(carol, 'close', {}));
-await step('transfer 20 bob → carol (closed: refunded)', () => client.ask(bob, 'transfer', { to: 'carol', amount: 20 }));
+await step('transfer 20 bob → carol (closed: refunded)', () =>
+  client.ask(bob, 'transfer', { to: 'carol', amount: 20 }),
+);
 
 await app.idle();
 console.log('\nBalances:');

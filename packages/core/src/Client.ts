@@ -60,7 +60,9 @@ export class Client {
     options: SendOptions = {},
   ): Promise<{ messageId: string }> {
     const envelope = this.#envelope(to, name, payload, options.idempotencyKey);
-    await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) }]);
+    await this.#queue.send([
+      { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
+    ]);
     return { messageId: envelope.id };
   }
 
@@ -76,12 +78,19 @@ export class Client {
     options: AskOptions = {},
   ): Promise<ReplyOf<Def, Name>> {
     const envelope = this.#envelope(to, name, payload, options.idempotencyKey);
+    // Encoded now: the payload as validated, whatever the caller changes while we wait.
+    const body = encodeEnvelope(envelope);
     const timeoutMs = options.timeoutMs ?? this.#askTimeoutMs;
-    const known = await this.#store.readIdempotency(envelope.id);
-    if (known) return settle(known.outcome) as ReplyOf<Def, Name>;
-    const outcome = this.#waitForOutcome(envelope.id, timeoutMs);
-    await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) }]);
-    return settle(await outcome) as ReplyOf<Def, Name>;
+    // Watch before reading, so an outcome committed between the read and the watch is not missed.
+    const waiting = this.#waitForOutcome(envelope.id, timeoutMs);
+    try {
+      const known = await this.#store.readIdempotency(envelope.id);
+      if (known) return settle(known.outcome) as ReplyOf<Def, Name>;
+      await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body }]);
+      return settle(await waiting.outcome) as ReplyOf<Def, Name>;
+    } finally {
+      waiting.cancel();
+    }
   }
 
   /** The stored outcome of an ingress message, if it has been processed. */
@@ -109,10 +118,15 @@ export class Client {
   }
 
   /** Resolves when the message's idempotency record appears: pushed if the store can, else polled. */
-  #waitForOutcome(key: string, timeoutMs: number): Promise<Outcome> {
-    return new Promise((resolve, reject) => {
+  #waitForOutcome(
+    key: string,
+    timeoutMs: number,
+  ): { outcome: Promise<Outcome>; cancel: () => void } {
+    let cancel = () => {};
+    const outcome = new Promise<Outcome>((resolve, reject) => {
       let pollDelay = 20;
       let poll: ReturnType<typeof setTimeout> | undefined;
+      let stopped = false;
       const finish = (outcome: Outcome) => {
         cleanup();
         resolve(outcome);
@@ -131,18 +145,24 @@ export class Client {
         );
       }, timeoutMs);
       const cleanup = () => {
+        stopped = true;
         clearTimeout(timer);
         if (poll) clearTimeout(poll);
         unwatch?.();
       };
       const tick = async () => {
         const record = await this.#store.readIdempotency(key).catch(() => undefined);
+        if (stopped) return;
         if (record) return finish(record.outcome);
         pollDelay = Math.min(pollDelay * 2, 1000);
         poll = setTimeout(tick, pollDelay);
       };
       if (!unwatch) poll = setTimeout(tick, pollDelay);
+      cancel = cleanup;
     });
+    // `ask` awaits it only after its own awaits; a timeout meanwhile is not an unhandled rejection.
+    outcome.catch(() => {});
+    return { outcome, cancel };
   }
 }
 

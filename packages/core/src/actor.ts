@@ -15,7 +15,6 @@ export interface HandlerSpec<State, Payload extends z.ZodType, Reply> {
   readonly handle: (ctx: ActorContext<State>, payload: z.output<Payload>) => Reply | Promise<Reply>;
 }
 
-
 export interface ActorOptions<Name extends string, StateSchema extends z.ZodType, Handlers> {
   /** The actor type: the `type` in every id `type/key`. Letters, digits, `-` and `_`. */
   readonly name: Name;
@@ -35,7 +34,8 @@ export interface ActorRef<Def extends AnyActorDefinition = AnyActorDefinition> {
   readonly __def?: Def;
 }
 
-export interface ActorDefinition<Name extends string, StateSchema extends z.ZodType, Handlers> extends ActorOptions<Name, StateSchema, Handlers> {
+export interface ActorDefinition<Name extends string, StateSchema extends z.ZodType, Handlers>
+  extends ActorOptions<Name, StateSchema, Handlers> {
   readonly kind: 'actor';
   /**
    * @example
@@ -44,7 +44,6 @@ export interface ActorDefinition<Name extends string, StateSchema extends z.ZodT
   ref(key: string): ActorRef<ActorDefinition<Name, StateSchema, Handlers>>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: any definition
 export type AnyActorDefinition = ActorDefinition<string, z.ZodType, any>;
 
 /** The message names of an actor definition. */

@@ -17,11 +17,9 @@ export function versionConflict(actorId: string, current?: ActorRecord): BatonEr
 
 /** Idempotency records with these keys already exist. */
 export function duplicateKeys(keys: readonly string[]): BatonError {
-  return new BatonError(
-    ErrorCode.DUPLICATE,
-    `idempotency keys already used: ${keys.join(', ')}`,
-    { details: { keys: [...keys] } },
-  );
+  return new BatonError(ErrorCode.DUPLICATE, `idempotency keys already used: ${keys.join(', ')}`, {
+    details: { keys: [...keys] },
+  });
 }
 
 export function transactionTooLarge(what: string, limit: number, actual: number): BatonError {

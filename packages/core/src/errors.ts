@@ -123,7 +123,9 @@ export interface SerializedError {
 }
 
 export function isBatonError(value: unknown): value is BatonError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARK] === true;
+  return (
+    typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARK] === true
+  );
 }
 
 /** Rebuilds an error from its serialized form (e.g. an ask's stored outcome). */

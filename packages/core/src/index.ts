@@ -23,7 +23,7 @@ export type { ActorContext, Logger } from './context.ts';
 export { drainOutbox } from './engine/drainOutbox.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine/EngineConfig.ts';
 export { type Inbound, runTurn, type TurnResult } from './engine/runTurn.ts';
-export { type SweepResult, Sweeper, type SweeperOptions } from './engine/Sweeper.ts';
+export { Sweeper, type SweeperOptions, type SweepResult } from './engine/Sweeper.ts';
 export { type ProcessResult, Worker } from './engine/Worker.ts';
 export {
   actorId,
@@ -54,8 +54,8 @@ export {
   type Commit,
   compareSeq,
   type IdempotencyRecord,
-  type Outcome,
   type OutboxItem,
+  type Outcome,
   type Queue,
   type QueueMessage,
   type ReceivedMessage,

@@ -102,9 +102,7 @@ describe('Registry', () => {
     expect(error.code).toBe(ErrorCode.INVALID_PAYLOAD);
     expect(error.terminal).toBe(true);
     expect(error.message).toContain('payload.amount');
-    expect(error.details.issues).toEqual([
-      { path: 'payload.amount', message: expect.any(String) },
-    ]);
+    expect(error.details.issues).toEqual([{ path: 'payload.amount', message: expect.any(String) }]);
     expect(error.details).toMatchObject({ to: 'account/alice', name: 'deposit' });
   });
 

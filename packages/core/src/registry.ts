@@ -52,7 +52,10 @@ export class Registry {
   resolve(to: string, name: string, payload: unknown): ResolvedMessage {
     const parsed = parseActorId(to);
     if (!parsed) {
-      throw new BatonError(ErrorCode.INVALID_REF, `"${to}" is not an actor id of the form type/key`);
+      throw new BatonError(
+        ErrorCode.INVALID_REF,
+        `"${to}" is not an actor id of the form type/key`,
+      );
     }
     const definition = this.definition(parsed.type);
     const handlers = definition.handlers as Record<string, AnyHandler>;
@@ -64,7 +67,12 @@ export class Registry {
         { details: { type: parsed.type, name } },
       );
     }
-    return { definition, key: parsed.key, handler, payload: parsePayload(handler, to, name, payload) };
+    return {
+      definition,
+      key: parsed.key,
+      handler,
+      payload: parsePayload(handler, to, name, payload),
+    };
   }
 }
 
@@ -76,7 +84,11 @@ function parsePayload(handler: AnyHandler, to: string, name: string, payload: un
     message: issue.message,
   }));
   const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-  throw new BatonError(ErrorCode.INVALID_PAYLOAD, `invalid payload for ${to} "${name}": ${summary}`, {
-    details: { to, name, issues },
-  });
+  throw new BatonError(
+    ErrorCode.INVALID_PAYLOAD,
+    `invalid payload for ${to} "${name}": ${summary}`,
+    {
+      details: { to, name, issues },
+    },
+  );
 }

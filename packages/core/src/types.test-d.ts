@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { actor } from './actor.ts';
+import { actor, type MessageName, type PayloadOf, type ReplyOf } from './actor.ts';
+import type { Client } from './Client.ts';
 import type { ActorContext } from './context.ts';
 
 const Account = actor({
@@ -37,6 +38,76 @@ describe('types', () => {
     type H = typeof Account.handlers;
     expectTypeOf<Awaited<ReturnType<H['close']['handle']>>>().toEqualTypeOf<'closed'>();
     expectTypeOf<Awaited<ReturnType<H['deposit']['handle']>>>().toEqualTypeOf<number>();
-    expectTypeOf<Parameters<H['deposit']['handle']>[0]>().toEqualTypeOf<ActorContext<{ balance: number }>>();
+    expectTypeOf<Parameters<H['deposit']['handle']>[0]>().toEqualTypeOf<
+      ActorContext<{ balance: number }>
+    >();
+  });
+});
+
+describe('Client types', () => {
+  const Counter = actor({
+    name: 'counter',
+    state: z.object({ n: z.number() }),
+    initial: () => ({ n: 0 }),
+    handlers: {
+      add: {
+        payload: z.object({ by: z.number().default(1) }),
+        handle: (ctx, { by }) => {
+          ctx.state.n += by;
+          return { n: ctx.state.n };
+        },
+      },
+      reset: {
+        payload: z.object({}),
+        handle: async (ctx) => {
+          ctx.state.n = 0;
+        },
+      },
+    },
+  });
+  const client = {} as Client;
+
+  it('type-checks a send payload against the message schema', () => {
+    expectTypeOf(client.send(Account.ref('a'), 'deposit', { amount: 1 })).toEqualTypeOf<
+      Promise<{ messageId: string }>
+    >();
+    // The payload is the schema's input: a defaulted field may be left out.
+    void client.send(Counter.ref('c'), 'add', {});
+    void client.send(Counter.ref('c'), 'add', { by: 2 }, { idempotencyKey: 'k' });
+    // @ts-expect-error amount must be a number
+    void client.send(Account.ref('a'), 'deposit', { amount: '1' });
+    // @ts-expect-error amount is required
+    void client.send(Account.ref('a'), 'deposit', {});
+    // @ts-expect-error by must be a number
+    void client.send(Counter.ref('c'), 'add', { by: 'two' });
+  });
+
+  it('rejects message names the actor has no handler for', () => {
+    // @ts-expect-error unknown message
+    void client.send(Account.ref('a'), 'withdraw', { amount: 1 });
+    // @ts-expect-error unknown message
+    void client.ask(Counter.ref('c'), 'deposit', { amount: 1 });
+    // @ts-expect-error a message of another actor type
+    void client.send(Counter.ref('c'), 'close', {});
+  });
+
+  it("resolves an ask with the handler's return type", () => {
+    expectTypeOf(client.ask(Account.ref('a'), 'deposit', { amount: 1 })).toEqualTypeOf<
+      Promise<number>
+    >();
+    expectTypeOf(client.ask(Account.ref('a'), 'close', {})).toEqualTypeOf<Promise<'closed'>>();
+    expectTypeOf(client.ask(Counter.ref('c'), 'add', { by: 1 })).toEqualTypeOf<
+      Promise<{ n: number }>
+    >();
+    expectTypeOf(client.ask(Counter.ref('c'), 'reset', {})).toEqualTypeOf<Promise<void>>();
+    // @ts-expect-error amount must be a number
+    void client.ask(Account.ref('a'), 'deposit', { amount: 'x' });
+  });
+
+  it('gives refs the type of their definition', () => {
+    expectTypeOf(Counter.ref('c').type).toEqualTypeOf<'counter'>();
+    expectTypeOf<PayloadOf<typeof Counter, 'add'>>().toEqualTypeOf<{ by?: number | undefined }>();
+    expectTypeOf<ReplyOf<typeof Counter, 'add'>>().toEqualTypeOf<{ n: number }>();
+    expectTypeOf<MessageName<typeof Counter>>().toEqualTypeOf<'add' | 'reset'>();
   });
 });

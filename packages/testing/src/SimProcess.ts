@@ -1,13 +1,13 @@
 import {
   type AnyActorDefinition,
   type Clock,
+  jsonLogger,
   type Queue,
   type QueueMessage,
   type Random,
   type Store,
   Sweeper,
   silentLogger,
-  jsonLogger,
   Worker,
 } from '@baton/core';
 import { type Gates, SimulatedCrash } from './Gates.ts';
@@ -48,7 +48,7 @@ export class SimProcess {
       store: this.#gatedStore(options.store),
       queue: this.#gatedQueue(options.queue, options.onReceive),
       clock: options.clock,
-      logger: process.env.BATON_SIM_LOG ? jsonLogger({ level: "debug" }) : silentLogger,
+      logger: process.env.BATON_SIM_LOG ? jsonLogger({ level: 'debug' }) : silentLogger,
       random: options.random,
       batchSize: options.batchSize,
       visibilityTimeoutMs: options.visibilityTimeoutMs,
@@ -125,7 +125,9 @@ export class SimProcess {
         return received;
       },
       ack: this.#around('queue.ack', (receipts) => queue.ack(receipts)),
-      release: this.#around('queue.release', (receipts, delayMs) => queue.release(receipts, delayMs)),
+      release: this.#around('queue.release', (receipts, delayMs) =>
+        queue.release(receipts, delayMs),
+      ),
     };
   }
 }

@@ -20,7 +20,11 @@ const Counter = actor({
     },
     forward: {
       payload: z.object({ to: z.string() }),
-      handle: (ctx, { to }) => ctx.send(Counter.ref(to), 'add', { by: 1 }),
+      // A block body: an expression body returning ctx.send(Counter…) would make Counter's
+      // type depend on itself.
+      handle: (ctx, { to }) => {
+        ctx.send(Counter.ref(to), 'add', { by: 1 });
+      },
     },
     stuck: {
       payload: z.object({}),
@@ -54,7 +58,9 @@ describe('Simulation', () => {
     for (let seed = 1; seed <= 30; seed++) {
       sideEffects = 0;
       const sim = await runCounters(seed, { crash: 0.2, crashBudget: 50 });
-      const counts = await Promise.all(['c0', 'c1', 'c2', 'total'].map((k) => sim.state(Counter.ref(k))));
+      const counts = await Promise.all(
+        ['c0', 'c1', 'c2', 'total'].map((k) => sim.state(Counter.ref(k))),
+      );
       expect(counts.map((s) => s.count)).toEqual([7, 7, 6, 10]);
       expect(sideEffects).toBeGreaterThanOrEqual(30);
       if (sideEffects > 30 && sim.stats.crashes > 0) rerun = true;

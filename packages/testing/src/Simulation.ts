@@ -48,7 +48,9 @@ export class SimulationError extends Error {
     readonly seed: number,
     readonly trace: readonly string[],
   ) {
-    super(`${message}\n  replay with seed ${seed}\n  last steps:\n    ${trace.slice(-40).join('\n    ')}`);
+    super(
+      `${message}\n  replay with seed ${seed}\n  last steps:\n    ${trace.slice(-40).join('\n    ')}`,
+    );
     this.name = 'SimulationError';
   }
 }
@@ -128,7 +130,9 @@ export class Simulation {
     for (;;) {
       if (this.#violations.length > 0) throw this.#fail(this.#violations.join('; '));
       if (this.stats.steps >= maxSteps) {
-        throw this.#fail(`not quiet after ${maxSteps} steps: ${JSON.stringify(this.#backend.queue.counts())}, outbox ${this.#backend.store.outboxSize()}`);
+        throw this.#fail(
+          `not quiet after ${maxSteps} steps: ${JSON.stringify(this.#backend.queue.counts())}, outbox ${this.#backend.store.outboxSize()}`,
+        );
       }
       const action = this.#choose();
       if (!action) break;
@@ -139,7 +143,8 @@ export class Simulation {
       await settle();
       this.clock.advance(Math.floor(this.#rng() * 20));
     }
-    if (this.#processes.some((p) => p.active > 0)) throw this.#fail('a task is stuck outside the gates');
+    if (this.#processes.some((p) => p.active > 0))
+      throw this.#fail('a task is stuck outside the gates');
     if (this.#violations.length > 0) throw this.#fail(this.#violations.join('; '));
     return this.stats;
   }
@@ -182,7 +187,11 @@ export class Simulation {
       [f.restart, s.restarts < f.restartBudget && busy, () => this.#restart()],
       [f.timeout, s.timeouts < 10 && busy, () => this.#jump('timeout', this.#visibilityMs() + 1)],
       [f.longPause, s.longPauses < 3 && busy, () => this.#jump('longPause', 6 * 60_000)],
-      [f.duplicateIngress, s.duplicateIngress < 10 && this.#submitted.length > 0, () => this.#duplicate()],
+      [
+        f.duplicateIngress,
+        s.duplicateIngress < 10 && this.#submitted.length > 0,
+        () => this.#duplicate(),
+      ],
       [f.redeliver, s.redeliveries < 10 && this.#history.length > 0, () => this.#redeliver()],
     ];
     for (const [chance, allowed, make] of options) {
@@ -212,7 +221,10 @@ export class Simulation {
     const counts = this.#backend.queue.counts();
     for (const process of this.#processes) {
       if (counts.receivable > 0 && process.active === 0) {
-        actions.push({ label: `p${process.id} poll`, run: () => this.#task(process, () => process.worker.poll()) });
+        actions.push({
+          label: `p${process.id} poll`,
+          run: () => this.#task(process, () => process.worker.poll()),
+        });
       }
     }
     if (actions.length > 0) return actions[Math.floor(this.#rng() * actions.length)];
@@ -223,14 +235,19 @@ export class Simulation {
     }
     if (this.#backend.store.outboxSize() > 0) {
       const process = this.#processes[0]!;
-      return { label: `p${process.id} sweep`, run: () => this.#task(process, () => process.sweeper.sweep()) };
+      return {
+        label: `p${process.id} sweep`,
+        run: () => this.#task(process, () => process.sweeper.sweep()),
+      };
     }
     return undefined;
   }
 
   #task(process: SimProcess, task: () => Promise<unknown>): void {
     process.run(task).catch((error: unknown) => {
-      this.#violations.push(`p${process.id} task failed: ${error instanceof Error ? error.stack : String(error)}`);
+      this.#violations.push(
+        `p${process.id} task failed: ${error instanceof Error ? error.stack : String(error)}`,
+      );
     });
   }
 
@@ -287,7 +304,9 @@ export class Simulation {
       label: `redeliver ${message.dedupeId} under a fresh dedupe id`,
       run: async () => {
         this.stats.redeliveries++;
-        await this.#backend.queue.send([{ ...message, dedupeId: `${message.dedupeId}~${this.stats.redeliveries}` }]);
+        await this.#backend.queue.send([
+          { ...message, dedupeId: `${message.dedupeId}~${this.stats.redeliveries}` },
+        ]);
       },
     };
   }
@@ -310,7 +329,12 @@ export class Simulation {
     });
     this.#backend.feed.subscribe((record) => this.#checkVersion(record));
     this.#queue = this.#recording(this.#backend.queue);
-    this.#client = new Client({ actors: this.#options.actors, store: this.#backend.store, queue: this.#queue, clock: this.clock });
+    this.#client = new Client({
+      actors: this.#options.actors,
+      store: this.#backend.store,
+      queue: this.#queue,
+      clock: this.clock,
+    });
     this.#processes = Array.from({ length: this.#options.processes ?? 2 }, () => this.#spawn());
   }
 
@@ -347,7 +371,9 @@ export class Simulation {
     this.stats.commits++;
     const last = this.#lastVer.get(record.id) ?? 0;
     if (record.ver !== last + 1) {
-      this.#violations.push(`I5 violated: ${record.id} committed version ${record.ver} after ${last}`);
+      this.#violations.push(
+        `I5 violated: ${record.id} committed version ${record.ver} after ${last}`,
+      );
     }
     this.#lastVer.set(record.id, record.ver);
   }
@@ -359,7 +385,9 @@ export class Simulation {
     if (!envelope || envelope.seq === 0) return;
     const sender = await this.#backend.store.load(envelope.from);
     if (!sender || sender.sentSeq < envelope.seq) {
-      this.#violations.push(`I2 violated: ${envelope.id} reached ${envelope.to} before its sender committed it`);
+      this.#violations.push(
+        `I2 violated: ${envelope.id} reached ${envelope.to} before its sender committed it`,
+      );
     }
   }
 

@@ -55,7 +55,8 @@ export class CommitBuilder {
   fits(effects: MessageEffects): boolean {
     const plan = this.#plan(effects);
     return (
-      plan.items <= this.#limits.maxTransactionItems && plan.bytes <= this.#limits.maxTransactionBytes
+      plan.items <= this.#limits.maxTransactionItems &&
+      plan.bytes <= this.#limits.maxTransactionBytes
     );
   }
 
@@ -67,7 +68,11 @@ export class CommitBuilder {
         last.envelopes.push(envelope);
         last.bytes += bytes;
       } else {
-        this.#outbox.push({ seq: envelope.seq, envelopes: [envelope], bytes: ITEM_OVERHEAD + bytes });
+        this.#outbox.push({
+          seq: envelope.seq,
+          envelopes: [envelope],
+          bytes: ITEM_OVERHEAD + bytes,
+        });
       }
     }
     if (effects.idempotency) this.#idempotency.push(effects.idempotency);

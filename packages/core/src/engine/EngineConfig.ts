@@ -76,7 +76,10 @@ export function createEngine(options: EngineOptions): Engine {
   };
   if (!options.store || !options.queue) problems.push('store and queue are required');
   if (problems.length > 0) {
-    throw new BatonError(ErrorCode.INVALID_ARGUMENT, `invalid engine options: ${problems.join('; ')}`);
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `invalid engine options: ${problems.join('; ')}`,
+    );
   }
   return engine;
 }

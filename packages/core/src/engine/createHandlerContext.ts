@@ -1,7 +1,7 @@
+import { jsonSize } from '../conflicts.ts';
 import type { ActorContext } from '../context.ts';
 import { type Envelope, parseActorId } from '../envelope.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import { jsonSize } from '../conflicts.ts';
 import { uuidFrom } from '../internal/random.ts';
 import { childLogger } from '../logger.ts';
 import type { Engine } from './EngineConfig.ts';
@@ -32,7 +32,12 @@ export function createHandlerContext(
     ctx: {
       state: draft,
       self: { type: self.type, key: self.key, id: actorId },
-      message: { id: envelope.id, from: envelope.from, name: envelope.name, sentAt: envelope.sentAt },
+      message: {
+        id: envelope.id,
+        from: envelope.from,
+        name: envelope.name,
+        sentAt: envelope.sentAt,
+      },
       send(to, name, payload) {
         const resolved = engine.registry.resolve(to.id, name, payload);
         const size = jsonSize(resolved.payload);
@@ -44,7 +49,8 @@ export function createHandlerContext(
             { details: { to: to.id, name, size, limit } },
           );
         }
-        effects.sends.push({ to: to.id, name, payload });
+        // A copy: the message is what was sent, whatever the handler changes afterwards.
+        effects.sends.push({ to: to.id, name, payload: structuredClone(payload) });
       },
       reply(value) {
         effects.reply = { set: true, value };

@@ -1,10 +1,10 @@
-import { readConflict } from '../conflicts.ts';
+import { jsonSize, readConflict } from '../conflicts.ts';
 import { type Envelope, isActorSender } from '../envelope.ts';
 import { BatonError, ErrorCode, type SerializedError, toBatonError } from '../errors.ts';
 import { type ActorRecord, compareSeq, type IdempotencyRecord, type Outcome } from '../ports.ts';
 import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
-import type { Engine } from './EngineConfig.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
+import type { Engine } from './EngineConfig.ts';
 
 /** One inbox message as the engine sees it. */
 export interface Inbound {
@@ -169,29 +169,56 @@ async function applyMessage(
   let sentSeq = current.sentSeq;
   const envelopes = effects.sends.map(({ to, name, payload }): Envelope => {
     sentSeq++;
-    return { id: `${current.id}:${sentSeq}`, from: current.id, seq: sentSeq, to, name, payload, sentAt: now };
+    return {
+      id: `${current.id}:${sentSeq}`,
+      from: current.id,
+      seq: sentSeq,
+      to,
+      name,
+      payload,
+      sentAt: now,
+    };
   });
-  const record: ActorRecord = { ...advance(engine, current, inbound), state: effects.ctx.state, sentSeq };
+  const record: ActorRecord = {
+    ...advance(engine, current, inbound),
+    state: effects.ctx.state,
+    sentSeq,
+  };
   if (!builder.recordFits(record)) {
     return reject(engine, current, inbound, stateTooLarge(engine, record));
   }
-  return { record, envelopes, idempotency: idempotencyFor(engine, inbound, { ok: true, value: reply }) };
+  const idempotency = idempotencyFor(engine, inbound, { ok: true, value: reply });
+  // A reply too large to store would fail every commit of the batch and block the actor.
+  if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
+    return reject(engine, current, inbound, replyTooLarge(engine, inbound));
+  }
+  return { record, envelopes, idempotency };
 }
 
 /** A terminal rejection: the state stays, the message counts as processed, an asker is told. */
-function reject(engine: Engine, current: ActorRecord, inbound: Inbound, error: BatonError): MessageEffects {
+function reject(
+  engine: Engine,
+  current: ActorRecord,
+  inbound: Inbound,
+  error: BatonError,
+): MessageEffects {
   engine.logger.warn('message rejected', {
     actor: current.id,
     messageId: inbound.envelope.id,
     code: error.code,
     error: error.message,
   });
-  const serialized: SerializedError = error.toJSON();
-  return {
-    record: advance(engine, current, inbound),
-    envelopes: [],
-    idempotency: idempotencyFor(engine, inbound, { ok: false, error: serialized }),
-  };
+  let idempotency = idempotencyFor(engine, inbound, { ok: false, error: error.toJSON() });
+  // Error details too large to store would fail every commit of the batch: keep the gist.
+  if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
+    const gist: SerializedError = {
+      code: error.code,
+      message: error.message.slice(0, 1000),
+      details: { truncated: true },
+    };
+    idempotency = { ...idempotency, outcome: { ok: false, error: gist } };
+  }
+  return { record: advance(engine, current, inbound), envelopes: [], idempotency };
 }
 
 /** The record with the inbox offset and the sender's mark moved past `inbound`. */
@@ -203,7 +230,11 @@ function advance(engine: Engine, current: ActorRecord, inbound: Inbound): ActorR
   return { ...current, inboxOffset: inbound.queueSeq, marks };
 }
 
-function idempotencyFor(engine: Engine, inbound: Inbound, outcome: Outcome): IdempotencyRecord | undefined {
+function idempotencyFor(
+  engine: Engine,
+  inbound: Inbound,
+  outcome: Outcome,
+): IdempotencyRecord | undefined {
   const { envelope } = inbound;
   if (isActorSender(envelope)) return undefined;
   return {
@@ -220,6 +251,15 @@ function stateTooLarge(engine: Engine, record: ActorRecord): BatonError {
     ErrorCode.STATE_TOO_LARGE,
     `the state of ${record.id} would grow past the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: keep large data elsewhere or split the actor`,
     { details: { actorId: record.id, limit } },
+  );
+}
+
+function replyTooLarge(engine: Engine, inbound: Inbound): BatonError {
+  const limit = engine.store.limits.maxItemBytes;
+  return new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `the reply to ${inbound.envelope.id} is larger than the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: reply with less and keep large data elsewhere`,
+    { details: { message: inbound.envelope.id, limit } },
   );
 }
 

@@ -1,0 +1,241 @@
+import fc from 'fast-check';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { jsonSize } from '../conflicts.ts';
+import type { Envelope } from '../envelope.ts';
+import type { ActorRecord, IdempotencyRecord, StoreLimits } from '../ports.ts';
+import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
+
+const ACTOR = 'sender/a';
+
+const base: ActorRecord = {
+  id: ACTOR,
+  ver: 3,
+  state: { n: 0 },
+  inboxOffset: '10',
+  marks: {},
+  sentSeq: 0,
+};
+
+const roomy: StoreLimits = {
+  maxTransactionItems: 100,
+  maxTransactionBytes: 4_000_000,
+  maxItemBytes: 400_000,
+};
+
+let seq = 100;
+// Three-digit sequence numbers keep envelopes of one payload size the same size within a test.
+beforeEach(() => {
+  seq = 100;
+});
+
+function envelope(payloadBytes = 10): Envelope {
+  seq++;
+  return {
+    id: `${ACTOR}:${seq}`,
+    from: ACTOR,
+    seq,
+    to: 'target/b',
+    name: 'note',
+    payload: { text: 'x'.repeat(payloadBytes) },
+    sentAt: 0,
+  };
+}
+
+function effects(
+  envelopes: readonly Envelope[],
+  options: { idempotency?: boolean; state?: unknown } = {},
+): MessageEffects {
+  const idempotency: IdempotencyRecord | undefined = options.idempotency
+    ? {
+        key: `key-${envelopes[0]?.seq ?? Math.random()}`,
+        actorId: ACTOR,
+        outcome: { ok: true, value: null },
+        expiresAt: 1,
+      }
+    : undefined;
+  return {
+    record: { ...base, state: options.state ?? base.state },
+    envelopes,
+    idempotency,
+  };
+}
+
+/** The size an envelope takes in an item, as the builder counts it. */
+const sizeOf = (e: Envelope) => jsonSize(e) + 1;
+
+describe('CommitBuilder', () => {
+  it('starts empty with the base record', () => {
+    const builder = new CommitBuilder(base, roomy);
+    expect(builder.size).toBe(0);
+    expect(builder.record).toBe(base);
+    expect(builder.take(ACTOR, 5)).toEqual({ outbox: [], idempotency: [] });
+  });
+
+  it('puts the sends of several messages into one outbox item while they fit the item limit', () => {
+    const builder = new CommitBuilder(base, roomy);
+    const first = [envelope(), envelope()];
+    const second = [envelope()];
+    builder.add(effects(first));
+    builder.add(effects(second));
+    expect(builder.size).toBe(2);
+    const { outbox } = builder.take(ACTOR, 1234);
+    expect(outbox).toEqual([
+      { actorId: ACTOR, seq: first[0]!.seq, envelopes: [...first, ...second], createdAt: 1234 },
+    ]);
+  });
+
+  it('starts a new outbox item when the next send would pass the item limit', () => {
+    const one = envelope(50);
+    // Room for exactly three envelopes of this size after the item overhead of 200 bytes.
+    const limits = { ...roomy, maxItemBytes: 200 + 3 * sizeOf(one) };
+    const builder = new CommitBuilder(base, limits);
+    const sends = [one, envelope(50), envelope(50), envelope(50), envelope(50)];
+    builder.add(effects(sends.slice(0, 2)));
+    builder.add(effects(sends.slice(2)));
+    const { outbox } = builder.take(ACTOR, 0);
+    expect(outbox.map((item) => item.envelopes.map((e) => e.seq))).toEqual([
+      sends.slice(0, 3).map((e) => e.seq),
+      sends.slice(3).map((e) => e.seq),
+    ]);
+    expect(outbox.map((item) => item.seq)).toEqual([sends[0]!.seq, sends[3]!.seq]);
+  });
+
+  it('says a message does not fit once the record, outbox and idempotency items pass the item limit', () => {
+    const limits = { ...roomy, maxTransactionItems: 4 };
+    const builder = new CommitBuilder(base, limits);
+    // record + 2 idempotency records = 3 items
+    builder.add(effects([], { idempotency: true }));
+    builder.add(effects([], { idempotency: true }));
+    expect(builder.fits(effects([], { idempotency: true }))).toBe(true); // 4 items
+    builder.add(effects([], { idempotency: true }));
+    expect(builder.fits(effects([], { idempotency: true }))).toBe(false); // 5 items
+    expect(builder.fits(effects([]))).toBe(true); // a message without a key adds no item
+    expect(builder.fits(effects([envelope()]))).toBe(false); // its send would open an outbox item
+  });
+
+  it('says a message does not fit when its sends need more outbox items than are left', () => {
+    const e = envelope(50);
+    const limits = { ...roomy, maxTransactionItems: 3, maxItemBytes: 200 + 2 * sizeOf(e) };
+    const builder = new CommitBuilder(base, limits);
+    expect(builder.fits(effects([e, envelope(50)]))).toBe(true); // record + 1 item
+    expect(builder.fits(effects([e, envelope(50), envelope(50), envelope(50)]))).toBe(true); // + 2
+    expect(builder.fits(effects([e, ...Array.from({ length: 4 }, () => envelope(50))]))).toBe(
+      false,
+    ); // record + 3 items
+  });
+
+  it('counts sends that still fit the open outbox item as no new item', () => {
+    const e = envelope(50);
+    const limits = { ...roomy, maxTransactionItems: 2, maxItemBytes: 200 + 3 * sizeOf(e) };
+    const builder = new CommitBuilder(base, limits);
+    builder.add(effects([e]));
+    expect(builder.fits(effects([envelope(50), envelope(50)]))).toBe(true);
+    expect(builder.fits(effects([envelope(50), envelope(50), envelope(50)]))).toBe(false);
+  });
+
+  it('says a message does not fit when the commit would pass the byte limit', () => {
+    const state = { text: 'y'.repeat(1000) };
+    const recordBytes = jsonSize({ ...base, state });
+    const limits = { ...roomy, maxTransactionBytes: recordBytes + 100 };
+    const builder = new CommitBuilder(base, limits);
+    expect(builder.fits(effects([], { state }))).toBe(true);
+    expect(builder.fits(effects([envelope(200)], { state }))).toBe(false);
+    expect(builder.fits(effects([], { state: { text: 'y'.repeat(1200) } }))).toBe(false);
+  });
+
+  it('counts the bytes of messages already added against the byte limit', () => {
+    const limits = { ...roomy, maxTransactionBytes: jsonSize(base) + 200 + 3 * sizeOf(envelope()) };
+    const builder = new CommitBuilder(base, limits);
+    builder.add(effects([envelope(), envelope()]));
+    expect(builder.fits(effects([envelope()]))).toBe(true);
+    builder.add(effects([envelope()]));
+    expect(builder.fits(effects([envelope()]))).toBe(false);
+  });
+
+  it('checks a record against the item limit', () => {
+    const limits = { ...roomy, maxItemBytes: 300 };
+    const builder = new CommitBuilder(base, limits);
+    expect(builder.recordFits(base)).toBe(true);
+    expect(builder.recordFits({ ...base, state: { text: 'z'.repeat(300) } })).toBe(false);
+  });
+
+  it('takes the pending outbox and idempotency records and is empty afterwards', () => {
+    const builder = new CommitBuilder(base, roomy);
+    const added = effects([envelope()], { idempotency: true });
+    builder.add(added);
+    const taken = builder.take(ACTOR, 7);
+    expect(taken.idempotency).toEqual([added.idempotency]);
+    expect(taken.outbox).toHaveLength(1);
+    expect(builder.size).toBe(0);
+    expect(builder.take(ACTOR, 8)).toEqual({ outbox: [], idempotency: [] });
+    // The next send opens a new item rather than joining a taken one.
+    builder.add(effects([envelope()]));
+    expect(builder.take(ACTOR, 9).outbox).toHaveLength(1);
+  });
+
+  it('keeps the record of the last message added, and the committed one after reset', () => {
+    const builder = new CommitBuilder(base, roomy);
+    const added = effects([], { state: { n: 1 } });
+    builder.add(added);
+    expect(builder.record).toBe(added.record);
+    const committed = { ...added.record, ver: 4 };
+    builder.reset(committed);
+    expect(builder.record).toBe(committed);
+  });
+
+  it('never builds a commit past its limits when every message it took was said to fit', () => {
+    const message = fc.record({
+      sends: fc.array(fc.integer({ min: 0, max: 300 }), { maxLength: 8 }),
+      idempotency: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(message, { maxLength: 30 }),
+        fc.integer({ min: 2, max: 12 }),
+        fc.integer({ min: 900, max: 3000 }),
+        fc.integer({ min: 2000, max: 20_000 }),
+        (messages, maxTransactionItems, maxItemBytes, maxTransactionBytes) => {
+          const limits = { maxTransactionItems, maxItemBytes, maxTransactionBytes };
+          const builder = new CommitBuilder(base, limits);
+          for (const m of messages) {
+            const e = effects(
+              m.sends.map((bytes) => envelope(bytes)),
+              { idempotency: m.idempotency },
+            );
+            if (builder.fits(e)) builder.add(e);
+          }
+          const { outbox, idempotency } = builder.take(ACTOR, 0);
+          const items = [builder.record, ...outbox, ...idempotency];
+          expect(items.length).toBeLessThanOrEqual(maxTransactionItems);
+          const sizes = items.map((item) => jsonSize(item));
+          for (const size of sizes) expect(size).toBeLessThanOrEqual(maxItemBytes);
+          expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(maxTransactionBytes);
+        },
+      ),
+      { seed: 42, numRuns: 200 },
+    );
+  });
+});
+
+describe('pruneMarks', () => {
+  it('drops marks untouched since the cutoff and keeps the rest', () => {
+    const marks = {
+      'account/old': { seq: 4, at: 99 },
+      'account/edge': { seq: 2, at: 100 },
+      'account/new': { seq: 9, at: 150 },
+    };
+    expect(pruneMarks(marks, 100)).toEqual({
+      'account/edge': { seq: 2, at: 100 },
+      'account/new': { seq: 9, at: 150 },
+    });
+  });
+
+  it('returns a new object, leaving the input as it was', () => {
+    const marks = Object.freeze({ 'account/a': Object.freeze({ seq: 1, at: 0 }) });
+    const pruned = pruneMarks(marks, 10);
+    expect(pruned).toEqual({});
+    expect(marks).toEqual({ 'account/a': { seq: 1, at: 0 } });
+    pruned['account/b'] = { seq: 1, at: 10 };
+    expect(Object.keys(marks)).toEqual(['account/a']);
+  });
+});

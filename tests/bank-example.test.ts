@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+const run = (env: Record<string, string> = {}) =>
+  promisify(execFile)(join(root, 'node_modules', '.bin', 'tsx'), ['src/main.ts'], {
+    cwd: join(root, 'examples', 'bank'),
+    env: { ...process.env, ...env },
+  });
+
+const balances = (stdout: string) =>
+  Object.fromEntries(
+    [...stdout.matchAll(/^ {2}(alice|bob|carol|total)\s+(-?\d+)$/gm)].map((m) => [
+      m[1],
+      Number(m[2]),
+    ]),
+  );
+
+describe('the bank example (the main job)', () => {
+  it('prints each step and balances whose total matches the money deposited', async () => {
+    const { stdout } = await run();
+    expect(stdout).toContain('✗ withdraw 500 from bob → REJECTED');
+    expect(stdout).toContain('✗ deposit -5 to bob → INVALID_PAYLOAD');
+    expect(balances(stdout)).toEqual({ alice: 70, bob: 80, carol: 0, total: 150 });
+  });
+
+  it('keeps its accounts across runs with a data directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'baton-bank-'));
+    try {
+      await run({ BATON_DATA_DIR: dataDir });
+      const { stdout } = await run({ BATON_DATA_DIR: dataDir });
+      expect(balances(stdout)).toEqual({ alice: 140, bob: 160, carol: 0, total: 300 });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

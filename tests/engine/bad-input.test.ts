@@ -1,0 +1,172 @@
+import {
+  actor,
+  type BatonError,
+  type Envelope,
+  ErrorCode,
+  encodeEnvelope,
+  INGRESS,
+  isBatonError,
+} from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { bank } from './bank.ts';
+import { type Harness, settled, setup } from './helpers.ts';
+
+/** Awaits `promise` and returns the BatonError it rejects with. */
+async function rejection(promise: Promise<unknown>): Promise<BatonError> {
+  const result = await settled(promise);
+  if (result.ok) throw new Error('expected a rejection, got a value');
+  if (!isBatonError(result.error)) throw result.error;
+  return result.error;
+}
+
+function rawEnvelope(id: string, to: string, name: string, payload: unknown): Envelope {
+  return { id, from: INGRESS, seq: 0, to, name, payload, sentAt: 0 };
+}
+
+async function enqueueRaw(h: Harness, envelope: Envelope): Promise<void> {
+  await h.backend.queue.send([
+    { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
+  ]);
+}
+
+describe('bad input at the client', () => {
+  it('throws INVALID_PAYLOAD naming the field for an invalid payload, and enqueues nothing', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const error = await rejection(h.client.send(Account.ref('a'), 'deposit', { amount: -1 }));
+
+    expect(error.code).toBe(ErrorCode.INVALID_PAYLOAD);
+    expect(error.message).toContain('payload.amount');
+    expect(error.details.issues).toEqual([{ path: 'payload.amount', message: expect.any(String) }]);
+    expect(h.backend.queue.counts().total).toBe(0);
+  });
+
+  it('rejects an ask with an invalid payload before enqueueing anything', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const error = await rejection(
+      h.client.ask(Account.ref('a'), 'deposit', { amount: 'ten' as unknown as number }),
+    );
+
+    expect(error.code).toBe(ErrorCode.INVALID_PAYLOAD);
+    expect(error.message).toContain('payload.amount');
+    expect(h.backend.queue.counts().total).toBe(0);
+  });
+
+  it('throws UNKNOWN_ACTOR for an actor type the client was not given, and enqueues nothing', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account] });
+    const error = await rejection(h.client.send(Audit.ref('log'), 'record', { entry: 'x' }));
+
+    expect(error.code).toBe(ErrorCode.UNKNOWN_ACTOR);
+    expect(h.backend.queue.counts().total).toBe(0);
+  });
+
+  it('throws UNKNOWN_MESSAGE for a message name the actor has no handler for, and enqueues nothing', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const error = await rejection(
+      h.client.send(Account.ref('a'), 'close' as 'deposit', { amount: 1 }),
+    );
+
+    expect(error.code).toBe(ErrorCode.UNKNOWN_MESSAGE);
+    expect(error.details).toEqual({ type: 'account', name: 'close' });
+    expect(h.backend.queue.counts().total).toBe(0);
+  });
+
+  it.each(['', 'x'.repeat(201)])(
+    'throws INVALID_ARGUMENT for the idempotency key %j, and enqueues nothing',
+    async (idempotencyKey) => {
+      const { Account, Audit } = bank();
+      const h = setup({ actors: [Account, Audit] });
+      const error = await rejection(
+        h.client.send(Account.ref('a'), 'deposit', { amount: 1 }, { idempotencyKey }),
+      );
+
+      expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+      expect(h.backend.queue.counts().total).toBe(0);
+    },
+  );
+});
+
+describe('bad input that reached the inbox', () => {
+  it('rejects an envelope with an invalid payload as INVALID_PAYLOAD without blocking later messages', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
+    await enqueueRaw(h, rawEnvelope('raw-1', 'account/a', 'deposit', { amount: 'lots' }));
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 2 });
+    await h.run();
+
+    expect(await h.state('account/a')).toEqual({ balance: 3, history: ['+1', '+2'] });
+    expect(runs.deposit).toBe(2);
+    expect(await h.client.outcome('raw-1')).toMatchObject({
+      ok: false,
+      error: {
+        code: ErrorCode.INVALID_PAYLOAD,
+        details: { issues: [{ path: 'payload.amount' }] },
+      },
+    });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+
+  it('rejects an envelope with an unknown message name as UNKNOWN_MESSAGE without blocking later messages', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await enqueueRaw(h, rawEnvelope('raw-2', 'account/a', 'close', {}));
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 2 });
+    await h.run();
+
+    expect(await h.state('account/a')).toEqual({ balance: 2, history: ['+2'] });
+    expect(await h.client.outcome('raw-2')).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.UNKNOWN_MESSAGE },
+    });
+  });
+
+  it('applies the messages before a body that is not an envelope and dead-letters that body after its retries', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 2 });
+    await h.backend.queue.send([{ group: 'account/a', dedupeId: 'junk', body: 'not json' }]);
+    await h.run();
+
+    expect(await h.state('account/a')).toEqual({ balance: 3, history: ['+1', '+2'] });
+    expect(h.backend.queue.deadLetters()).toMatchObject([
+      { dedupeId: 'junk', body: 'not json', receiveCount: 5 },
+    ]);
+    expect(h.backend.queue.counts().total).toBe(0);
+  });
+
+  it('rejects a message whose handler sends an invalid payload, and sends nothing', async () => {
+    const { Audit } = bank();
+    const Forwarder = actor({
+      name: 'forwarder',
+      state: z.object({ forwarded: z.number() }),
+      initial: () => ({ forwarded: 0 }),
+      handlers: {
+        forward: {
+          payload: z.object({ entry: z.unknown() }),
+          handle: (ctx, { entry }) => {
+            ctx.state.forwarded++;
+            ctx.send(Audit.ref('log'), 'record', { entry: 'before' });
+            ctx.send(Audit.ref('log'), 'record', { entry: entry as string });
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Forwarder, Audit] });
+    const { messageId } = await h.client.send(Forwarder.ref('f'), 'forward', { entry: 42 });
+    await h.client.send(Forwarder.ref('f'), 'forward', { entry: 'ok' });
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.INVALID_PAYLOAD, details: { to: 'audit/log', name: 'record' } },
+    });
+    expect(await h.state('forwarder/f')).toEqual({ forwarded: 1 });
+    expect(await h.state('audit/log')).toEqual({ entries: ['before', 'ok'] });
+  });
+});

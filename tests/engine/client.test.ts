@@ -1,0 +1,257 @@
+import { Client, ErrorCode, isBatonError, type Store } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { bank } from './bank.ts';
+import { settled, setup } from './helpers.ts';
+
+const FIVE_MINUTES = 5 * 60_000;
+
+describe('Client.send', () => {
+  it('resolves with the idempotency key as the message id, and the outcome once processed', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const sent = await h.client.send(
+      Account.ref('a'),
+      'deposit',
+      { amount: 3 },
+      { idempotencyKey: 'dep-1' },
+    );
+
+    expect(sent).toEqual({ messageId: 'dep-1' });
+    expect(await h.client.outcome('dep-1')).toBeUndefined();
+    await h.run();
+    expect(await h.client.outcome('dep-1')).toEqual({ ok: true, value: 3 });
+  });
+
+  it('gives each send without a key a fresh message id', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const first = await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
+    const second = await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
+    expect(first.messageId).not.toBe(second.messageId);
+    await h.run();
+    expect(await h.state('account/a')).toMatchObject({ balance: 2 });
+  });
+
+  it('applies a message sent twice with the same idempotency key once', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    await h.run();
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    await h.run();
+
+    expect(await h.state('account/a')).toEqual({ balance: 7, history: ['+7'] });
+    expect(runs.deposit).toBe(1);
+  });
+
+  it("applies a message sent again after the queue's 5-minute dedupe window once", async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    await h.run();
+    h.clock.advance(FIVE_MINUTES + 1);
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    // The queue took the copy: only the engine's idempotency record stops it.
+    expect(h.backend.queue.counts().total).toBe(1);
+    await h.run();
+
+    expect(await h.state('account/a')).toEqual({ balance: 7, history: ['+7'] });
+    expect(await h.client.outcome('k')).toEqual({ ok: true, value: 7 });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+
+  it('applies a message once when both copies wait in the inbox, sent more than 5 minutes apart', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    h.clock.advance(FIVE_MINUTES + 1);
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 1 }, { idempotencyKey: 'other' });
+    expect(h.backend.queue.counts().total).toBe(3);
+    await h.run();
+
+    expect(await h.state('account/a')).toEqual({ balance: 8, history: ['+7', '+1'] });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+
+  it('applies a key once when the first copy was committed in an earlier commit of the same turn', async () => {
+    const { Account, Audit } = bank();
+    // Two items per commit: the record and one idempotency record, so one message per commit.
+    const h = setup({ actors: [Account, Audit], limits: { maxTransactionItems: 2 } });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    h.clock.advance(FIVE_MINUTES + 1);
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
+    await h.run();
+
+    expect(await h.state('account/a')).toEqual({ balance: 8, history: ['+7', '+1'] });
+  });
+});
+
+describe('Client.ask', () => {
+  it("resolves with the handler's return value", async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 10 });
+    const asked = h.client.ask(Account.ref('a'), 'deposit', { amount: 5 });
+    await h.run();
+    expect(await asked).toBe(15);
+  });
+
+  it('resolves with the value given to ctx.reply over the return value', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 4 });
+    const asked = h.client.ask(Account.ref('a'), 'balance', {});
+    await h.run();
+    expect(await asked).toEqual({ balance: 4 });
+  });
+
+  it('returns the stored outcome for a second ask with the same key without running the handler again', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const first = h.client.ask(
+      Account.ref('a'),
+      'deposit',
+      { amount: 5 },
+      { idempotencyKey: 'ask-1' },
+    );
+    await h.run();
+    expect(await first).toBe(5);
+
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 100 });
+    await h.run();
+    h.clock.advance(FIVE_MINUTES + 1);
+    const again = await h.client.ask(
+      Account.ref('a'),
+      'deposit',
+      { amount: 5 },
+      {
+        idempotencyKey: 'ask-1',
+      },
+    );
+
+    expect(again).toBe(5);
+    expect(runs.deposit).toBe(2);
+    expect(h.backend.queue.counts().total).toBe(0);
+    expect(await h.state('account/a')).toMatchObject({ balance: 105 });
+  });
+
+  it('rejects a second ask with the same key with the stored error, without running the handler again', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const first = settled(
+      h.client.ask(Account.ref('a'), 'withdraw', { amount: 5 }, { idempotencyKey: 'w-1' }),
+    );
+    await h.run();
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 100 });
+    await h.run();
+    const again = await settled(
+      h.client.ask(Account.ref('a'), 'withdraw', { amount: 5 }, { idempotencyKey: 'w-1' }),
+    );
+
+    expect(await first).toMatchObject({ ok: false, error: { code: ErrorCode.REJECTED } });
+    expect(again).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.REJECTED, details: { missing: 5 } },
+    });
+    expect(runs.withdraw).toBe(1);
+    expect(await h.state('account/a')).toMatchObject({ balance: 100 });
+  });
+
+  it('rejects with ASK_TIMEOUT when no worker answers in time', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const result = await settled(
+      h.client.ask(
+        Account.ref('a'),
+        'deposit',
+        { amount: 1 },
+        { idempotencyKey: 'slow', timeoutMs: 1 },
+      ),
+    );
+
+    expect(result.ok).toBe(false);
+    const error = result.ok ? undefined : result.error;
+    expect(isBatonError(error) && error.code).toBe(ErrorCode.ASK_TIMEOUT);
+    // The message stays accepted: asking again after it was processed gets its outcome.
+    await h.run();
+    expect(
+      await h.client.ask(Account.ref('a'), 'deposit', { amount: 1 }, { idempotencyKey: 'slow' }),
+    ).toBe(1);
+  });
+
+  it('resolves when the outcome is committed between its first read and its watch', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 1 }, { idempotencyKey: 'k' });
+    // A store whose read answers "not yet" after the worker has committed the message meanwhile.
+    const store = h.backend.store;
+    const slow: Store = {
+      limits: store.limits,
+      load: (id) => store.load(id),
+      commit: (commit) => store.commit(commit),
+      readOutbox: (id) => store.readOutbox(id),
+      deleteOutbox: (id, seqs) => store.deleteOutbox(id, seqs),
+      listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
+      readIdempotency: async (key) => {
+        const record = await store.readIdempotency(key);
+        await h.run();
+        return record;
+      },
+      watchOutcomes: (listener) => store.watchOutcomes(listener),
+    };
+    const client = new Client({
+      actors: [Account, Audit],
+      store: slow,
+      queue: h.backend.queue,
+      clock: h.clock,
+      askTimeoutMs: 2_000,
+    });
+    const asked = await settled(
+      client.ask(Account.ref('a'), 'deposit', { amount: 1 }, { idempotencyKey: 'k' }),
+    );
+
+    expect(asked).toEqual({ ok: true, value: 1 });
+    expect(runs.deposit).toBe(1);
+  });
+
+  it('enqueues the payload it validated, even if the caller changes it while the ask waits', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const payload = { amount: 5 };
+    const asked = settled(h.client.ask(Account.ref('a'), 'deposit', payload));
+    payload.amount = -5;
+    await h.run();
+
+    expect(await asked).toEqual({ ok: true, value: 5 });
+    expect(await h.state('account/a')).toMatchObject({ balance: 5 });
+  });
+
+  it('resolves by polling when the store cannot push outcomes', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const store = h.backend.store;
+    const client = new Client({
+      actors: [Account, Audit],
+      // The store's own methods, without watchOutcomes.
+      store: {
+        limits: store.limits,
+        load: (id) => store.load(id),
+        commit: (commit) => store.commit(commit),
+        readOutbox: (id) => store.readOutbox(id),
+        deleteOutbox: (id, seqs) => store.deleteOutbox(id, seqs),
+        listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
+        readIdempotency: (key) => store.readIdempotency(key),
+      },
+      queue: h.backend.queue,
+      clock: h.clock,
+      askTimeoutMs: 5_000,
+    });
+    const asked = settled(client.ask(Account.ref('a'), 'deposit', { amount: 2 }));
+    await h.run();
+
+    expect(await asked).toEqual({ ok: true, value: 2 });
+  });
+});

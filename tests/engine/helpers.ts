@@ -1,0 +1,150 @@
+/**
+ * A small harness for driving the turn engine on the embedded backend: a virtual clock, a
+ * worker, a client, and `run()`, which polls until the inbox is empty, moving the virtual
+ * clock to the next message when everything left is hidden (released for a retry).
+ */
+import {
+  type ActorRecord,
+  type AnyActorDefinition,
+  Client,
+  type Clock,
+  createEngine,
+  type Engine,
+  type Random,
+  type StoreLimits,
+  silentLogger,
+  Worker,
+} from '@baton/core';
+import { createEmbeddedBackend, type EmbeddedBackend } from '@baton/embedded';
+
+export interface VirtualClock extends Clock {
+  /** Moves time forward by `ms`. */
+  advance(ms: number): void;
+  /** Sets the time; never backwards. */
+  set(at: number): void;
+}
+
+export const START = Date.UTC(2025, 0, 1);
+
+export function virtualClock(start = START): VirtualClock {
+  let t = start;
+  return {
+    now: () => t,
+    advance(ms) {
+      t += ms;
+    },
+    set(at) {
+      t = Math.max(t, at);
+    },
+  };
+}
+
+/** Lets pending promise continuations run (the embedded backend settles everything at once). */
+export function flush(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+export interface SetupOptions {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly limits?: Partial<StoreLimits>;
+  readonly random?: Random;
+  readonly batchSize?: number;
+  readonly cacheSize?: number;
+}
+
+export interface Harness {
+  readonly clock: VirtualClock;
+  readonly backend: EmbeddedBackend;
+  readonly engine: Engine;
+  readonly worker: Worker;
+  readonly client: Client;
+  /** Polls until the inbox is empty; returns the number of polls that received something. */
+  run(): Promise<number>;
+  /** The committed state of an actor, or undefined if it never committed. */
+  state(actorId: string): Promise<unknown>;
+  record(actorId: string): Promise<ActorRecord | undefined>;
+}
+
+export function setup(options: SetupOptions): Harness {
+  const clock = virtualClock();
+  const backend = createEmbeddedBackend({
+    clock,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  const engine = createEngine({
+    actors: options.actors,
+    store: backend.store,
+    queue: backend.queue,
+    clock,
+    logger: silentLogger,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+    ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
+  });
+  const worker = new Worker(engine);
+  const client = new Client({
+    actors: options.actors,
+    store: backend.store,
+    queue: backend.queue,
+    clock,
+    askTimeoutMs: 5_000,
+  });
+  return {
+    clock,
+    backend,
+    engine,
+    worker,
+    client,
+    run: () => runUntilIdle(worker, backend, clock),
+    state: async (actorId) => (await backend.store.load(actorId))?.state,
+    record: (actorId) => backend.store.load(actorId),
+  };
+}
+
+/**
+ * Polls `worker` until the inbox is empty. When nothing is receivable but messages wait (a
+ * release for a retry, a visibility timeout), moves the virtual clock to the next one.
+ */
+export async function runUntilIdle(
+  worker: Worker,
+  backend: EmbeddedBackend,
+  clock: VirtualClock,
+  maxPolls = 1_000,
+): Promise<number> {
+  await flush();
+  let polls = 0;
+  for (let i = 0; i < maxPolls; i++) {
+    const received = await worker.poll();
+    if (received > 0) {
+      polls++;
+      continue;
+    }
+    await flush();
+    const next = backend.queue.nextVisibleAt();
+    if (next === undefined) return polls;
+    clock.set(next);
+  }
+  throw new Error(`the inbox was not empty after ${maxPolls} polls`);
+}
+
+/** Collects the committed records of one actor from the change feed. */
+export function commitsOf(backend: EmbeddedBackend, actorId: string): ActorRecord[] {
+  const commits: ActorRecord[] = [];
+  backend.feed.subscribe((record) => {
+    if (record.id === actorId) commits.push(record);
+  });
+  return commits;
+}
+
+/**
+ * Settles a promise into a value, attaching the handlers at once so that a rejection that
+ * happens while the test drives the worker is not reported as unhandled.
+ */
+export function settled<T>(
+  promise: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}

@@ -1,0 +1,195 @@
+import { actor, ErrorCode, TerminalError } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { commitsOf, setup } from './helpers.ts';
+
+const Notes = actor({
+  name: 'notes',
+  state: z.object({ items: z.array(z.string()) }),
+  initial: () => ({ items: [] as string[] }),
+  handlers: {
+    append: {
+      payload: z.object({ text: z.string() }),
+      handle: (ctx, { text }) => {
+        ctx.state.items.push(text);
+        return ctx.state.items.length;
+      },
+    },
+    /** Grows the state by `bytes` characters. */
+    pad: {
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (ctx, { bytes }) => {
+        ctx.state.items.push('x'.repeat(bytes));
+      },
+    },
+    /** Rejects with `bytes` characters of details. */
+    refuse: {
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (_ctx, { bytes }) => {
+        throw new TerminalError('refused', { details: { reason: 'r'.repeat(bytes) } });
+      },
+    },
+    /** Answers with `bytes` characters, leaving the state as it is. */
+    echo: {
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (_ctx, { bytes }) => 'y'.repeat(bytes),
+    },
+  },
+});
+
+const Sink = actor({
+  name: 'sink',
+  state: z.object({ got: z.array(z.string()) }),
+  initial: () => ({ got: [] as string[] }),
+  handlers: {
+    note: {
+      payload: z.object({ batch: z.number(), i: z.number() }),
+      handle: (ctx, { batch, i }) => {
+        ctx.state.got.push(`${batch}.${i}`);
+      },
+    },
+  },
+});
+
+const Fan = actor({
+  name: 'fan',
+  state: z.object({ batches: z.number() }),
+  initial: () => ({ batches: 0 }),
+  handlers: {
+    fanout: {
+      payload: z.object({ batch: z.number(), count: z.number().int() }),
+      handle: (ctx, { batch, count }) => {
+        ctx.state.batches++;
+        for (let i = 0; i < count; i++) ctx.send(Sink.ref('s'), 'note', { batch, i });
+      },
+    },
+  },
+});
+
+describe('limits', () => {
+  it('rejects a message that grows the state past the record limit with STATE_TOO_LARGE and keeps the actor going', async () => {
+    const h = setup({ actors: [Notes], limits: { maxItemBytes: 2000 } });
+    const notes = Notes.ref('n');
+    const commits = commitsOf(h.backend, notes.id);
+    await h.client.send(notes, 'append', { text: 'a' });
+    const { messageId } = await h.client.send(notes, 'pad', { bytes: 3000 });
+    await h.client.send(notes, 'append', { text: 'b' });
+    await h.run();
+
+    expect(await h.state(notes.id)).toEqual({ items: ['a', 'b'] });
+    const outcome = await h.client.outcome(messageId);
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.STATE_TOO_LARGE, details: { actorId: notes.id, limit: 2000 } },
+    });
+    expect(commits).toHaveLength(1);
+
+    // The actor keeps processing later messages.
+    await h.client.send(notes, 'append', { text: 'c' });
+    await h.run();
+    expect(await h.state(notes.id)).toEqual({ items: ['a', 'b', 'c'] });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+
+  it('splits a batch whose sends pass the transaction item limit into several commits and delivers every send in order', async () => {
+    const h = setup({
+      actors: [Fan, Sink],
+      limits: { maxTransactionItems: 5, maxItemBytes: 1000 },
+    });
+    const commits = commitsOf(h.backend, 'fan/f');
+    for (let batch = 0; batch < 10; batch++) {
+      await h.client.send(Fan.ref('f'), 'fanout', { batch, count: 3 });
+    }
+    const lastSeq = h.backend.queue.messages().at(-1)!.seq;
+
+    // One receive takes all ten messages into one turn …
+    expect(await h.worker.poll()).toBe(10);
+    // … which needed several commits, the last one past the tenth message.
+    expect(commits.length).toBeGreaterThan(1);
+    expect(commits.map((c) => c.ver)).toEqual(commits.map((_, i) => i + 1));
+    expect(commits.at(-1)).toMatchObject({ inboxOffset: lastSeq, state: { batches: 10 } });
+
+    await h.run();
+    const expected = Array.from({ length: 10 }, (_, b) => [0, 1, 2].map((i) => `${b}.${i}`)).flat();
+    expect(await h.state('sink/s')).toEqual({ got: expected });
+    expect(h.backend.store.outboxSize()).toBe(0);
+  });
+
+  it('rejects a message whose sends cannot fit in one commit with MESSAGE_TOO_LARGE, sending none of them', async () => {
+    const h = setup({
+      actors: [Fan, Sink],
+      limits: { maxTransactionItems: 5, maxItemBytes: 1000 },
+    });
+    const fan = Fan.ref('f');
+    await h.client.send(fan, 'fanout', { batch: 0, count: 2 });
+    const { messageId } = await h.client.send(fan, 'fanout', { batch: 1, count: 40 });
+    await h.client.send(fan, 'fanout', { batch: 2, count: 2 });
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.MESSAGE_TOO_LARGE },
+    });
+    expect(await h.state(fan.id)).toEqual({ batches: 2 });
+    expect(await h.state('sink/s')).toEqual({ got: ['0.0', '0.1', '2.0', '2.1'] });
+  });
+
+  it('rejects a send whose payload passes half the item limit, failing the handler that made it', async () => {
+    const Big = actor({
+      name: 'big',
+      state: z.object({ sent: z.number() }),
+      initial: () => ({ sent: 0 }),
+      handlers: {
+        send: {
+          payload: z.object({ bytes: z.number() }),
+          handle: (ctx, { bytes }) => {
+            ctx.state.sent++;
+            ctx.send(Notes.ref('n'), 'append', { text: 'z'.repeat(bytes) });
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Big, Notes], limits: { maxItemBytes: 2000 } });
+    const { messageId } = await h.client.send(Big.ref('b'), 'send', { bytes: 1200 });
+    await h.client.send(Big.ref('b'), 'send', { bytes: 10 });
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.MESSAGE_TOO_LARGE, details: { to: 'notes/n', name: 'append' } },
+    });
+    expect(await h.state('big/b')).toEqual({ sent: 1 });
+    expect(await h.state('notes/n')).toEqual({ items: ['z'.repeat(10)] });
+  });
+
+  it('rejects a message whose reply passes the record limit, rather than blocking the actor', async () => {
+    const h = setup({ actors: [Notes], limits: { maxItemBytes: 2000 } });
+    const notes = Notes.ref('n');
+    await h.client.send(notes, 'append', { text: 'a' });
+    const { messageId } = await h.client.send(notes, 'echo', { bytes: 3000 });
+    await h.client.send(notes, 'append', { text: 'b' });
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.MESSAGE_TOO_LARGE },
+    });
+    expect(await h.state(notes.id)).toEqual({ items: ['a', 'b'] });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+
+  it('keeps the gist of a rejection whose details pass the record limit, rather than blocking the actor', async () => {
+    const h = setup({ actors: [Notes], limits: { maxItemBytes: 2000 } });
+    const notes = Notes.ref('n');
+    const { messageId } = await h.client.send(notes, 'refuse', { bytes: 3000 });
+    await h.client.send(notes, 'append', { text: 'after' });
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toEqual({
+      ok: false,
+      error: { code: ErrorCode.REJECTED, message: 'refused', details: { truncated: true } },
+    });
+    expect(await h.state(notes.id)).toEqual({ items: ['after'] });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+});

@@ -1,0 +1,243 @@
+import {
+  actor,
+  ErrorCode,
+  isBatonError,
+  RetryableError,
+  seededRandom,
+  TerminalError,
+} from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { bank } from './bank.ts';
+import { commitsOf, settled, setup } from './helpers.ts';
+
+describe('a turn', () => {
+  it('applies deposits and withdrawals once each', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const alice = Account.ref('alice');
+    await h.client.send(alice, 'deposit', { amount: 50 });
+    await h.client.send(alice, 'withdraw', { amount: 20 });
+    await h.client.send(alice, 'deposit', { amount: 5 });
+    await h.run();
+
+    expect(await h.state(alice.id)).toEqual({ balance: 35, history: ['+50', '-20', '+5'] });
+    expect(runs).toEqual({ deposit: 2, withdraw: 1, record: 1 });
+    expect(await h.state('audit/log')).toEqual({ entries: ['alice -20'] });
+    expect(h.backend.queue.counts().total).toBe(0);
+    expect(h.backend.store.outboxSize()).toBe(0);
+  });
+
+  it('commits a batch of one actor in one commit and moves the inbox offset to its last message', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const commits = commitsOf(h.backend, 'account/alice');
+    for (let i = 1; i <= 5; i++)
+      await h.client.send(Account.ref('alice'), 'deposit', { amount: i });
+    const lastSeq = h.backend.queue.messages().at(-1)!.seq;
+    await h.run();
+
+    expect(commits).toHaveLength(1);
+    expect(commits[0]).toMatchObject({ ver: 1, inboxOffset: lastSeq, state: { balance: 15 } });
+  });
+
+  it('rejects a message whose handler throws a TerminalError and applies the rest of its batch', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const alice = Account.ref('alice');
+    const commits = commitsOf(h.backend, alice.id);
+    await h.client.send(alice, 'deposit', { amount: 10 });
+    await h.client.send(alice, 'withdraw', { amount: 30 }, { idempotencyKey: 'too-much' });
+    await h.client.send(alice, 'withdraw', { amount: 4 });
+    await h.run();
+
+    // One batch, one commit: the rejection did not stop the messages after it.
+    expect(commits).toHaveLength(1);
+    expect(runs.withdraw).toBe(2);
+    // The rejected handler's changes to the draft are gone, and so is its send.
+    expect(await h.state(alice.id)).toEqual({ balance: 6, history: ['+10', '-4'] });
+    expect(await h.state('audit/log')).toEqual({ entries: ['alice -4'] });
+    expect(await h.client.outcome('too-much')).toEqual({
+      ok: false,
+      error: { code: 'REJECTED', message: 'insufficient funds', details: { missing: 20 } },
+    });
+  });
+
+  it('rejects an asker with code REJECTED and the error details when the handler throws a TerminalError', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const asked = settled(h.client.ask(Account.ref('bob'), 'withdraw', { amount: 3 }));
+    await h.run();
+
+    const result = await asked;
+    expect(result.ok).toBe(false);
+    const error = result.ok ? undefined : result.error;
+    expect(isBatonError(error)).toBe(true);
+    expect(error).toMatchObject({
+      code: ErrorCode.REJECTED,
+      message: 'insufficient funds',
+      details: { missing: 3 },
+    });
+    // The rejection was recorded: the record moved past the message, the state did not change.
+    expect(await h.record('account/bob')).toMatchObject({
+      ver: 1,
+      state: { balance: 0, history: [] },
+    });
+  });
+
+  describe('with a handler that fails before it succeeds', () => {
+    function flaky(failures: number, fail: () => Error) {
+      const calls: string[] = [];
+      let left = failures;
+      const Job = actor({
+        name: 'job',
+        state: z.object({ done: z.array(z.number()) }),
+        initial: () => ({ done: [] as number[] }),
+        handlers: {
+          step: {
+            payload: z.object({ n: z.number() }),
+            handle: (ctx, { n }) => {
+              ctx.state.done.push(n);
+              if (n === 2 && left > 0) {
+                left--;
+                calls.push(`${n}!`);
+                throw fail();
+              }
+              calls.push(String(n));
+            },
+          },
+        },
+      });
+      return { Job, calls };
+    }
+
+    it('stops the batch before a message that throws a RetryableError and commits the messages before it', async () => {
+      const { Job, calls } = flaky(1, () => new RetryableError('try later'));
+      const h = setup({ actors: [Job] });
+      const commits = commitsOf(h.backend, 'job/a');
+      for (const n of [1, 2, 3]) await h.client.send(Job.ref('a'), 'step', { n });
+
+      expect(await h.worker.poll()).toBe(3);
+      expect(calls).toEqual(['1', '2!']);
+      expect(commits.map((c) => c.state)).toEqual([{ done: [1] }]);
+      // Messages 2 and 3 wait in the queue, in order, for a later try.
+      expect(h.backend.queue.counts()).toMatchObject({ total: 2, inFlight: 2 });
+    });
+
+    it('retries a message stopped by a RetryableError until it succeeds, applying each message once', async () => {
+      const { Job, calls } = flaky(3, () => new RetryableError('try later'));
+      const h = setup({ actors: [Job] });
+      for (const n of [1, 2, 3]) await h.client.send(Job.ref('a'), 'step', { n });
+      await h.run();
+
+      expect(calls).toEqual(['1', '2!', '2!', '2!', '2', '3']);
+      expect(await h.state('job/a')).toEqual({ done: [1, 2, 3] });
+      expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+    });
+
+    it('hides a message stopped by a RetryableError for its retryAfterMs', async () => {
+      const { Job } = flaky(1, () => new RetryableError('rate limited', { retryAfterMs: 42_000 }));
+      const h = setup({ actors: [Job] });
+      await h.client.send(Job.ref('a'), 'step', { n: 2 });
+      const start = h.clock.now();
+      await h.worker.poll();
+
+      expect(h.backend.queue.nextVisibleAt()).toBe(start + 42_000);
+      h.clock.advance(41_999);
+      expect(await h.worker.poll()).toBe(0);
+      h.clock.advance(1);
+      expect(await h.worker.poll()).toBe(1);
+      expect(await h.state('job/a')).toEqual({ done: [2] });
+    });
+
+    it('retries a message whose handler throws a plain Error', async () => {
+      const { Job, calls } = flaky(2, () => new Error('connection reset'));
+      const h = setup({ actors: [Job] });
+      for (const n of [1, 2, 3]) await h.client.send(Job.ref('a'), 'step', { n });
+      await h.run();
+
+      expect(calls).toEqual(['1', '2!', '2!', '2', '3']);
+      expect(await h.state('job/a')).toEqual({ done: [1, 2, 3] });
+    });
+
+    it('rejects rather than retries a message whose handler throws a terminal BatonError', async () => {
+      const { Job, calls } = flaky(5, () => new TerminalError('never'));
+      const h = setup({ actors: [Job] });
+      for (const n of [1, 2, 3]) await h.client.send(Job.ref('a'), 'step', { n });
+      await h.run();
+
+      expect(calls).toEqual(['1', '2!', '3']);
+      expect(await h.state('job/a')).toEqual({ done: [1, 3] });
+    });
+  });
+
+  it('redoes a batch on a version conflict, on top of the record committed behind its back', async () => {
+    const { Account, Audit, runs } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const alice = Account.ref('alice');
+    await h.client.send(alice, 'deposit', { amount: 10 });
+    await h.run();
+    // The worker's cache now holds version 1. Someone else commits version 2.
+    const stale = (await h.record(alice.id))!;
+    expect(h.engine.cache.get(alice.id)).toEqual(stale);
+    await h.backend.store.commit({
+      expectedVer: 1,
+      record: { ...stale, ver: 2, state: { balance: 100, history: ['reset'] } },
+      outbox: [],
+      idempotency: [],
+    });
+
+    await h.client.send(alice, 'deposit', { amount: 5 });
+    await h.run();
+
+    expect(await h.record(alice.id)).toMatchObject({
+      ver: 3,
+      state: { balance: 105, history: ['reset', '+5'] },
+    });
+    // The handler ran on the stale cached state, lost the commit race, and ran again.
+    expect(runs.deposit).toBe(3);
+  });
+
+  it('gives handlers a fixed time per message and the same random values for the same seed', async () => {
+    let advance = () => {};
+    const Dice = actor({
+      name: 'dice',
+      state: z.object({ rolls: z.array(z.number()) }),
+      initial: () => ({ rolls: [] as number[] }),
+      handlers: {
+        roll: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            const before = ctx.now();
+            advance();
+            const r = ctx.random();
+            ctx.state.rolls.push(r);
+            return { before, after: ctx.now(), r, uuid: ctx.uuid(), uuid2: ctx.uuid() };
+          },
+        },
+      },
+    });
+    const rollTwice = async (seed: number) => {
+      const h = setup({ actors: [Dice], random: seededRandom(seed) });
+      advance = () => h.clock.advance(1_000);
+      const at = h.clock.now();
+      const first = h.client.ask(Dice.ref('d'), 'roll', {});
+      await h.run();
+      const second = h.client.ask(Dice.ref('d'), 'roll', {});
+      await h.run();
+      return { at, replies: [await first, await second] };
+    };
+
+    const a = await rollTwice(7);
+    const b = await rollTwice(7);
+    const c = await rollTwice(8);
+    expect(a.replies[0]).toMatchObject({ before: a.at, after: a.at });
+    expect(a.replies[0]!.uuid).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    expect(a.replies[0]!.uuid).not.toBe(a.replies[0]!.uuid2);
+    expect(a.replies[0]!.r).not.toBe(a.replies[1]!.r);
+    expect(b.replies).toEqual(a.replies);
+    expect(c.replies.map((r) => r.r)).not.toEqual(a.replies.map((r) => r.r));
+  });
+});
