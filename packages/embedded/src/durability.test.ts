@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareSeq } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEmbeddedBackend } from './create-embedded-backend.ts';
+import { createEmbeddedBackend } from './createEmbeddedBackend.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/commit-loop.ts', import.meta.url));
 const dirs: string[] = [];

@@ -1,10 +1,12 @@
 import {
   type AnyActorDefinition,
   type Clock,
+  type Commit,
   jsonLogger,
   type Queue,
   type QueueMessage,
   type Random,
+  readConflict,
   type Store,
   Sweeper,
   silentLogger,
@@ -24,6 +26,8 @@ export interface SimProcessOptions {
   readonly visibilityTimeoutMs: number;
   /** Called for every message the process receives, before its turn (invariant checks). */
   readonly onReceive?: (body: string) => Promise<void>;
+  /** Called when a commit fails on its version condition. */
+  readonly onVersionConflict?: () => void;
 }
 
 /**
@@ -45,7 +49,7 @@ export class SimProcess {
     this.#gates = options.gates;
     const engine = {
       actors: options.actors,
-      store: this.#gatedStore(options.store),
+      store: this.#gatedStore(options.store, options.onVersionConflict),
       queue: this.#gatedQueue(options.queue, options.onReceive),
       clock: options.clock,
       logger: process.env.BATON_SIM_LOG ? jsonLogger({ level: 'debug' }) : silentLogger,
@@ -95,11 +99,19 @@ export class SimProcess {
     };
   }
 
-  #gatedStore(store: Store): Store {
+  #gatedStore(store: Store, onVersionConflict: (() => void) | undefined): Store {
+    const commit = async (c: Commit) => {
+      try {
+        await store.commit(c);
+      } catch (error) {
+        if (readConflict(error)?.kind === 'version') onVersionConflict?.();
+        throw error;
+      }
+    };
     return {
       limits: store.limits,
       load: this.#around('store.load', (id) => store.load(id)),
-      commit: this.#around('store.commit', (commit) => store.commit(commit)),
+      commit: this.#around('store.commit', commit),
       readOutbox: this.#around('store.readOutbox', (id) => store.readOutbox(id)),
       deleteOutbox: this.#around('store.deleteOutbox', (id, seqs) => store.deleteOutbox(id, seqs)),
       listOutboxActors: this.#around('store.listOutboxActors', (t) => store.listOutboxActors(t)),

@@ -257,6 +257,7 @@ export class Simulation {
       label: `crash p${call.processId} at ${call.label}`,
       run: () => {
         this.stats.crashes++;
+        this.stats.crashesAt[call.label] = (this.stats.crashesAt[call.label] ?? 0) + 1;
         const index = this.#processes.findIndex((p) => p.id === call.processId);
         this.#processes[index]!.crash();
         this.#processes[index] = this.#spawn();
@@ -350,6 +351,9 @@ export class Simulation {
       batchSize: this.#options.batchSize ?? 10,
       visibilityTimeoutMs: this.#visibilityMs(),
       onReceive: (body) => this.#checkReceived(body),
+      onVersionConflict: () => {
+        this.stats.versionConflicts++;
+      },
     });
   }
 

@@ -11,6 +11,10 @@ export interface SimulationStats {
   commits: number;
   /** Inbox messages received by workers (redeliveries included). */
   deliveries: number;
+  /** Commits refused because another worker committed the actor first (fencing, I5). */
+  versionConflicts: number;
+  /** Crashes by the I/O boundary they struck, e.g. `store.commit:done` (after the commit). */
+  crashesAt: Record<string, number>;
 }
 
 export function emptyStats(): SimulationStats {
@@ -24,5 +28,7 @@ export function emptyStats(): SimulationStats {
     redeliveries: 0,
     commits: 0,
     deliveries: 0,
+    versionConflicts: 0,
+    crashesAt: {},
   };
 }

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { invalidArgument } from './invalid-argument.ts';
+import { invalidArgument } from './invalidArgument.ts';
 
 /** Lock files held by journals open in this process. */
 const heldLocks = new Set<string>();

@@ -1,7 +1,7 @@
 import type { Clock } from '@baton/core';
-import { EmbeddedQueue } from './embedded-queue.ts';
-import { EmbeddedStore } from './embedded-store.ts';
-import type { Journal, JournalEntry } from './journal.ts';
+import { EmbeddedQueue } from './EmbeddedQueue.ts';
+import { EmbeddedStore } from './EmbeddedStore.ts';
+import type { Journal, JournalEntry } from './Journal.ts';
 
 /**
  * The live state of `entries` as fewer entries: the store's records, outbox and unexpired

@@ -1,6 +1,6 @@
 import type { Commit, StoreLimits } from '@baton/core';
 import { jsonSize, transactionTooLarge } from '@baton/core';
-import { checkInteger, invalidArgument } from './invalid-argument.ts';
+import { checkInteger, invalidArgument } from './invalidArgument.ts';
 
 /**
  * DynamoDB's TransactWriteItems limits: 100 items, 4 MB in all, 400 KB per item. The

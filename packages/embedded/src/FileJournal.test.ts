@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileJournal } from './file-journal.ts';
+import { FileJournal } from './FileJournal.ts';
 
 const dirs: string[] = [];
 const open: FileJournal[] = [];

@@ -1,8 +1,8 @@
 import type { Clock, Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core';
 import { BatonError, ErrorCode, systemClock } from '@baton/core';
-import { checkDuration, checkInteger, invalidArgument } from './invalid-argument.ts';
-import type { Journal, JournalEntry } from './journal.ts';
-import type { StoredMessage } from './queue-state.ts';
+import { checkDuration, checkInteger, invalidArgument } from './invalidArgument.ts';
+import type { Journal, JournalEntry } from './Journal.ts';
+import type { StoredMessage } from './QueueState.ts';
 import {
   checkMessage,
   type DeadLetter,
@@ -11,7 +11,7 @@ import {
   type QueueEntry,
   QueueState,
   toLetter,
-} from './queue-state.ts';
+} from './QueueState.ts';
 
 /** Options of an {@link EmbeddedQueue}. */
 export interface EmbeddedQueueOptions {

@@ -9,9 +9,9 @@ import type {
   StoreLimits,
 } from '@baton/core';
 import { BatonError, duplicateKeys, ErrorCode, systemClock, versionConflict } from '@baton/core';
-import { checkCommit, resolveLimits } from './check-commit.ts';
-import type { Journal, JournalEntry } from './journal.ts';
-import { Notifier } from './notifier.ts';
+import { checkCommit, resolveLimits } from './checkCommit.ts';
+import type { Journal, JournalEntry } from './Journal.ts';
+import { Notifier } from './Notifier.ts';
 
 /** Options of an {@link EmbeddedStore}. */
 export interface EmbeddedStoreOptions {

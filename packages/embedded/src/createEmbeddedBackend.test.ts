@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Commit } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEmbeddedBackend, type EmbeddedBackend } from './create-embedded-backend.ts';
-import { MemoryJournal } from './journal.ts';
+import { createEmbeddedBackend, type EmbeddedBackend } from './createEmbeddedBackend.ts';
+import { MemoryJournal } from './Journal.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

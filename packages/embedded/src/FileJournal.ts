@@ -13,9 +13,9 @@ import {
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { BatonError, ErrorCode } from '@baton/core';
-import { acquireLock, releaseLock } from './file-lock.ts';
-import { invalidArgument } from './invalid-argument.ts';
-import type { Journal, JournalEntry } from './journal.ts';
+import { acquireLock, releaseLock } from './fileLock.ts';
+import { invalidArgument } from './invalidArgument.ts';
+import type { Journal, JournalEntry } from './Journal.ts';
 
 const NEWLINE = 0x0a;
 

@@ -12,7 +12,7 @@ import {
   createEmbeddedBackend,
   type EmbeddedBackend,
   type EmbeddedBackendOptions,
-} from './create-embedded-backend.ts';
+} from './createEmbeddedBackend.ts';
 
 /** Options of {@link startEmbedded}. */
 export interface EmbeddedRuntimeOptions extends EmbeddedBackendOptions {

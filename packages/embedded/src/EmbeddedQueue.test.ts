@@ -1,7 +1,7 @@
 import type { QueueMessage } from '@baton/core';
 import { compareSeq } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedQueue, type EmbeddedQueueOptions } from './embedded-queue.ts';
+import { EmbeddedQueue, type EmbeddedQueueOptions } from './EmbeddedQueue.ts';
 
 function setup(options: EmbeddedQueueOptions = {}) {
   const clock = { t: 1_000_000, now: () => clock.t };

@@ -1,6 +1,6 @@
 import type { QueueMessage } from '@baton/core';
-import { invalidArgument } from './invalid-argument.ts';
-import type { JournalEntry } from './journal.ts';
+import { invalidArgument } from './invalidArgument.ts';
+import type { JournalEntry } from './Journal.ts';
 
 /** A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile. */
 export interface StoredMessage {

@@ -1,7 +1,7 @@
 import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core';
 import { ErrorCode, isBatonError, readConflict } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedStore } from './embedded-store.ts';
+import { EmbeddedStore } from './EmbeddedStore.ts';
 
 function record(id: string, ver: number, state: unknown = { n: ver }): ActorRecord {
   return { id, ver, state, inboxOffset: String(ver), marks: {}, sentSeq: 0 };
