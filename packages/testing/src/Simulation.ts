@@ -3,7 +3,6 @@ import {
   type ActorRef,
   type AnyActorDefinition,
   Client,
-  decodeEnvelope,
   type MessageName,
   type Outcome,
   type PayloadOf,
@@ -17,6 +16,7 @@ import {
 import { createEmbeddedBackend, type EmbeddedBackend, MemoryJournal } from '@baton/embedded';
 import { defaultFaults, type Faults } from './faults.ts';
 import { Gates, settle } from './Gates.ts';
+import { InvariantMonitor } from './InvariantMonitor.ts';
 import { SimProcess } from './SimProcess.ts';
 import { emptyStats, type SimulationStats } from './SimulationStats.ts';
 import { VirtualClock } from './VirtualClock.ts';
@@ -86,8 +86,7 @@ export class Simulation {
   get trace(): readonly string[] {
     return this.#trace;
   }
-  readonly #violations: string[] = [];
-  readonly #lastVer = new Map<string, number>();
+  readonly #monitor = new InvariantMonitor();
   readonly #pending: Array<{ label: string; send: (client: Client) => Promise<unknown> }> = [];
   readonly #submitted: Array<(client: Client) => Promise<unknown>> = [];
   readonly #history: QueueMessage[] = [];
@@ -128,7 +127,8 @@ export class Simulation {
   async run(): Promise<SimulationStats> {
     const maxSteps = this.#options.maxSteps ?? 200_000;
     for (;;) {
-      if (this.#violations.length > 0) throw this.#fail(this.#violations.join('; '));
+      if (this.#monitor.violations.length > 0)
+        throw this.#fail(this.#monitor.violations.join('; '));
       if (this.stats.steps >= maxSteps) {
         throw this.#fail(
           `not quiet after ${maxSteps} steps: ${JSON.stringify(this.#backend.queue.counts())}, outbox ${this.#backend.store.outboxSize()}`,
@@ -145,7 +145,7 @@ export class Simulation {
     }
     if (this.#processes.some((p) => p.active > 0))
       throw this.#fail('a task is stuck outside the gates');
-    if (this.#violations.length > 0) throw this.#fail(this.#violations.join('; '));
+    if (this.#monitor.violations.length > 0) throw this.#fail(this.#monitor.violations.join('; '));
     return this.stats;
   }
 
@@ -245,7 +245,7 @@ export class Simulation {
 
   #task(process: SimProcess, task: () => Promise<unknown>): void {
     process.run(task).catch((error: unknown) => {
-      this.#violations.push(
+      this.#monitor.violations.push(
         `p${process.id} task failed: ${error instanceof Error ? error.stack : String(error)}`,
       );
     });
@@ -328,7 +328,10 @@ export class Simulation {
       },
       compactAfterEntries: Number.MAX_SAFE_INTEGER,
     });
-    this.#backend.feed.subscribe((record) => this.#checkVersion(record));
+    this.#backend.feed.subscribe((record) => {
+      this.stats.commits++;
+      this.#monitor.committed(record);
+    });
     this.#queue = this.#recording(this.#backend.queue);
     this.#client = new Client({
       actors: this.#options.actors,
@@ -350,7 +353,10 @@ export class Simulation {
       random: seededRandom(Math.floor(this.#rng() * 2 ** 32)),
       batchSize: this.#options.batchSize ?? 10,
       visibilityTimeoutMs: this.#visibilityMs(),
-      onReceive: (body) => this.#checkReceived(body),
+      onReceive: (body) => {
+        this.stats.deliveries++;
+        return this.#monitor.received(this.#backend.store, body);
+      },
       onVersionConflict: () => {
         this.stats.versionConflicts++;
       },
@@ -368,31 +374,6 @@ export class Simulation {
       ack: (receipts) => queue.ack(receipts),
       release: (receipts, delayMs) => queue.release(receipts, delayMs),
     };
-  }
-
-  /** I5: each actor's versions go 1, 2, 3 … — no two commits from the same version. */
-  #checkVersion(record: ActorRecord): void {
-    this.stats.commits++;
-    const last = this.#lastVer.get(record.id) ?? 0;
-    if (record.ver !== last + 1) {
-      this.#violations.push(
-        `I5 violated: ${record.id} committed version ${record.ver} after ${last}`,
-      );
-    }
-    this.#lastVer.set(record.id, record.ver);
-  }
-
-  /** I2: a received actor message was committed by its sender. */
-  async #checkReceived(body: string): Promise<void> {
-    this.stats.deliveries++;
-    const envelope = decodeEnvelope(body);
-    if (!envelope || envelope.seq === 0) return;
-    const sender = await this.#backend.store.load(envelope.from);
-    if (!sender || sender.sentSeq < envelope.seq) {
-      this.#violations.push(
-        `I2 violated: ${envelope.id} reached ${envelope.to} before its sender committed it`,
-      );
-    }
   }
 
   #fail(message: string): SimulationError {

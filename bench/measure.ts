@@ -1,0 +1,119 @@
+/**
+ * Timing helpers: interleaved baseline/candidate rounds, medians and paired ratios.
+ *
+ * The machine is shared and noisy, so a benchmark never measures its baseline in one block and
+ * its candidate in another: rounds alternate (ABBA order, so neither side always runs second),
+ * each round starts from a collected heap, and the figures are medians over rounds.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** Elapsed time of `ops` operations, measured inside a round (setup excluded). */
+export interface Sample {
+  readonly ns: number;
+  readonly ops: number;
+}
+
+/** One round of a side: sets itself up, times its work and returns the sample. */
+export type Round = () => Promise<Sample>;
+
+export interface Comparison {
+  /** Nanoseconds per operation, one per measured round. */
+  readonly baseline: number[];
+  readonly candidate: number[];
+  /** candidate / baseline per op, per pair of adjacent rounds. */
+  readonly paired: number[];
+}
+
+export interface InterleaveOptions {
+  readonly baseline: Round;
+  readonly candidate: Round;
+  /** Measured rounds per side. */
+  readonly rounds: number;
+  /** Discarded rounds per side, run first (JIT, caches, heap growth). */
+  readonly warmup: number;
+}
+
+/** Times `fn` with the monotonic high-resolution clock; returns nanoseconds. */
+export async function timeNs(fn: () => Promise<void>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start);
+}
+
+const gc = exposeGc();
+
+/** A full collection when the runtime lets us ask for one (see {@link exposeGc}). */
+export function collect(): void {
+  gc?.();
+}
+
+/** Runs baseline and candidate rounds alternately and returns per-op times. */
+export async function interleave(options: InterleaveOptions): Promise<Comparison> {
+  const { baseline, candidate, rounds, warmup } = options;
+  const result: Comparison = { baseline: [], candidate: [], paired: [] };
+  for (let i = 0; i < warmup + rounds; i++) {
+    const order: Array<['baseline' | 'candidate', Round]> = [
+      ['baseline', baseline],
+      ['candidate', candidate],
+    ];
+    if (i % 2 === 1) order.reverse();
+    const perOp = { baseline: 0, candidate: 0 };
+    for (const [side, round] of order) {
+      collect();
+      const sample = await round();
+      perOp[side] = sample.ns / sample.ops;
+    }
+    if (i < warmup) continue;
+    result.baseline.push(perOp.baseline);
+    result.candidate.push(perOp.candidate);
+    result.paired.push(perOp.candidate / perOp.baseline);
+  }
+  return result;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function min(values: readonly number[]): number {
+  return Math.min(...values);
+}
+
+export function max(values: readonly number[]): number {
+  return Math.max(...values);
+}
+
+/** `12.3 µs`, `845 ns`, `1.20 ms` */
+export function formatNs(ns: number): string {
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
+  if (ns >= 1e4) return `${(ns / 1e3).toFixed(1)} µs`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;
+  return `${ns.toFixed(0)} ns`;
+}
+
+/** Messages per second from nanoseconds per message: `41,200 msg/s`. */
+export function formatRate(nsPerOp: number): string {
+  return `${Math.round(1e9 / nsPerOp).toLocaleString('en-US')} msg/s`;
+}
+
+export function formatRatio(ratio: number): string {
+  return `${ratio.toFixed(2)}x`;
+}
+
+/**
+ * `gc()` without `--expose-gc` on the command line (`pnpm bench` runs plain `tsx`): set the flag
+ * at run time and fetch the function from a fresh context. Undefined if the runtime refuses.
+ */
+function exposeGc(): (() => void) | undefined {
+  try {
+    setFlagsFromString('--expose-gc');
+    const fn: unknown = runInNewContext('gc');
+    return typeof fn === 'function' ? (fn as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
+}
