@@ -43,6 +43,9 @@ export async function timeNs(fn: () => Promise<void>): Promise<number> {
 
 const gc = exposeGc();
 
+/** BENCH_VERBOSE=1 prints every round. */
+const verbose = process.env.BENCH_VERBOSE === '1';
+
 /** A full collection when the runtime lets us ask for one (see {@link exposeGc}). */
 export function collect(): void {
   gc?.();
@@ -64,6 +67,13 @@ export async function interleave(options: InterleaveOptions): Promise<Comparison
       const sample = await round();
       perOp[side] = sample.ns / sample.ops;
     }
+    if (verbose) {
+      const tag = i < warmup ? 'warmup' : `round ${i - warmup + 1}`;
+      console.log(
+        `    ${tag}: baseline ${formatNs(perOp.baseline)}, candidate ${formatNs(perOp.candidate)}, ` +
+          `ratio ${formatRatio(perOp.candidate / perOp.baseline)}`,
+      );
+    }
     if (i < warmup) continue;
     result.baseline.push(perOp.baseline);
     result.candidate.push(perOp.candidate);
@@ -73,18 +83,22 @@ export async function interleave(options: InterleaveOptions): Promise<Comparison
 }
 
 export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** The `q`-quantile (0…1) by linear interpolation between the sorted values. */
+export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.ceil(at);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low);
 }
 
-export function min(values: readonly number[]): number {
-  return Math.min(...values);
-}
-
-export function max(values: readonly number[]): number {
-  return Math.max(...values);
+/** 25th and 75th percentile. */
+export function quartiles(values: readonly number[]): [number, number] {
+  return [quantile(values, 0.25), quantile(values, 0.75)];
 }
 
 /** `12.3 µs`, `845 ns`, `1.20 ms` */

@@ -19,6 +19,7 @@ const TERMINAL: readonly ErrorCode[] = [
   'MESSAGE_TOO_LARGE',
   'REJECTED',
   'INVALID_ARGUMENT',
+  'NOT_FOUND',
 ];
 const RETRIED: readonly ErrorCode[] = [
   'RETRYABLE',

@@ -30,6 +30,8 @@ export const ErrorCode = {
   TRANSACTION_TOO_LARGE: 'TRANSACTION_TOO_LARGE',
   /** An ask got no answer within its timeout. The message may still be processed later. */
   ASK_TIMEOUT: 'ASK_TIMEOUT',
+  /** A thing asked for by id does not exist (yet), e.g. the outcome of an unprocessed message. */
+  NOT_FOUND: 'NOT_FOUND',
   /** Something called Baton wrongly (bad option, bad argument). */
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
   /** The backend went away mid-operation (a crash, a closed store). Retryable. */
@@ -47,6 +49,7 @@ const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.MESSAGE_TOO_LARGE,
   ErrorCode.REJECTED,
   ErrorCode.INVALID_ARGUMENT,
+  ErrorCode.NOT_FOUND,
 ]);
 
 const MARK = Symbol.for('baton.error');

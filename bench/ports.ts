@@ -1,0 +1,109 @@
+/**
+ * Store and queue wrappers for the benchmarks: count every call, and optionally add a modelled
+ * network latency to each one so the embedded backend behaves a little more like DynamoDB + SQS.
+ */
+import type { Queue, Store } from '@baton/core';
+
+/** Calls made through an {@link instrument}ed store and queue, by port and method. */
+export type CallCounts = Record<string, number>;
+
+export interface Instrumented {
+  readonly store: Store;
+  readonly queue: Queue;
+  readonly calls: CallCounts;
+}
+
+/**
+ * Waits about `ns` nanoseconds without blocking the event loop. `setTimeout` rounds to whole
+ * milliseconds (and usually overshoots by more), far too coarse for a sub-millisecond round
+ * trip; re-checking the clock on every `setImmediate` turn is accurate to a few microseconds.
+ */
+export function spinDelay(ns: number): Promise<void> {
+  const end = process.hrtime.bigint() + BigInt(Math.round(ns));
+  return new Promise((resolve) => {
+    const tick = () => {
+      if (process.hrtime.bigint() >= end) resolve();
+      else setImmediate(tick);
+    };
+    setImmediate(tick);
+  });
+}
+
+/**
+ * Wraps `store` and `queue` so that every call is counted and, when `latencyNs > 0`, waits
+ * `latencyNs` before reaching the real port (one round trip per call, as over a network).
+ */
+export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumented {
+  const calls: CallCounts = {};
+  const hop = async (name: string): Promise<void> => {
+    calls[name] = (calls[name] ?? 0) + 1;
+    if (latencyNs > 0) await spinDelay(latencyNs);
+  };
+  const wrappedStore: Store = {
+    limits: store.limits,
+    load: async (actorId) => {
+      await hop('store.load');
+      return store.load(actorId);
+    },
+    commit: async (commit) => {
+      await hop('store.commit');
+      return store.commit(commit);
+    },
+    readOutbox: async (actorId) => {
+      await hop('store.readOutbox');
+      return store.readOutbox(actorId);
+    },
+    deleteOutbox: async (actorId, seqs) => {
+      await hop('store.deleteOutbox');
+      return store.deleteOutbox(actorId, seqs);
+    },
+    listOutboxActors: async (olderThan) => {
+      await hop('store.listOutboxActors');
+      return store.listOutboxActors(olderThan);
+    },
+    readIdempotency: async (key) => {
+      await hop('store.readIdempotency');
+      return store.readIdempotency(key);
+    },
+    watchOutcomes: store.watchOutcomes?.bind(store),
+  };
+  const wrappedQueue: Queue = {
+    send: async (messages) => {
+      await hop('queue.send');
+      return queue.send(messages);
+    },
+    receive: async (options) => {
+      await hop('queue.receive');
+      return queue.receive(options);
+    },
+    ack: async (receipts) => {
+      await hop('queue.ack');
+      return queue.ack(receipts);
+    },
+    release: async (receipts, delayMs) => {
+      await hop('queue.release');
+      return queue.release(receipts, delayMs);
+    },
+  };
+  return { store: wrappedStore, queue: wrappedQueue, calls };
+}
+
+/** `store.commit 1, queue.receive 1.1` — calls per `per` operations, sorted by name. */
+export function formatCalls(calls: CallCounts, per: number): string {
+  return Object.keys(calls)
+    .sort()
+    .map((name) => `${name} ${formatCount(calls[name]! / per)}`)
+    .join(', ');
+}
+
+/** Total calls per `per` operations. */
+export function callsPer(calls: CallCounts, per: number): number {
+  let total = 0;
+  for (const count of Object.values(calls)) total += count;
+  return total / per;
+}
+
+function formatCount(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return value >= 0.1 ? value.toFixed(2) : value.toPrecision(1);
+}

@@ -1,0 +1,55 @@
+/** The result rows every benchmark returns, and the table `run.ts` prints at the end. */
+import { formatRatio } from './measure.ts';
+
+/** `max`: the ratio must stay at or below `value` (an overhead); `min`: at or above (a gain). */
+export interface Budget {
+  readonly kind: 'max' | 'min';
+  readonly value: number;
+}
+
+export interface Row {
+  readonly bench: string;
+  readonly baseline: string;
+  readonly candidate: string;
+  /**
+   * As the budget reads it (candidate cost / baseline cost, or candidate rate / baseline rate):
+   * the median of the ratios of adjacent rounds, so it can differ a little from the quotient of
+   * the two medians shown beside it.
+   */
+  readonly ratio: number;
+  /** Quartiles (25th, 75th percentile) of the per-round paired ratios, to show the noise. */
+  readonly spread: readonly [number, number];
+  readonly budget: Budget;
+}
+
+export function verdict(row: Row): string {
+  const { kind, value } = row.budget;
+  if (!Number.isFinite(row.ratio)) return 'ERROR';
+  if (kind === 'max') return row.ratio <= value ? 'PASS' : 'OVER';
+  return row.ratio >= value ? 'PASS' : 'UNDER';
+}
+
+export function formatBudget(budget: Budget): string {
+  return `${budget.kind === 'max' ? '≤' : '≥'} ${formatRatio(budget.value)}`;
+}
+
+/** A fixed-width table, one row per benchmark. */
+export function formatTable(rows: readonly Row[]): string {
+  const header = ['bench', 'baseline', 'candidate', 'ratio', 'paired IQR', 'budget', 'verdict'];
+  const cells = rows.map((row) => [
+    row.bench,
+    row.baseline,
+    row.candidate,
+    formatRatio(row.ratio),
+    `${formatRatio(row.spread[0])}–${formatRatio(row.spread[1])}`,
+    formatBudget(row.budget),
+    verdict(row),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (values: readonly string[]) =>
+    values
+      .map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}

@@ -1,0 +1,244 @@
+/**
+ * Turn commit overhead (DESIGN "Budgets": ≤ 1.10x).
+ *
+ * Candidate: `runTurn` committing a turn of one ingress message whose handler changes the state
+ * and sends one message — one commit of the actor record, one outbox item and one idempotency
+ * record. The engine's record cache is warm (a busy worker's steady state), so no load.
+ *
+ * Baseline: `store.commit` of the same three items, built by hand from a record kept in a
+ * local variable: what the commit costs with no engine around it.
+ */
+import {
+  type ActorRecord,
+  actor,
+  type Commit,
+  createEngine,
+  type Envelope,
+  INGRESS,
+  type Inbound,
+  jsonSize,
+  runTurn,
+  type Store,
+  silentLogger,
+} from '@baton/core';
+import { createEmbeddedBackend } from '@baton/embedded';
+import { z } from 'zod';
+import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
+import { instrument } from './ports.ts';
+import type { Row } from './report.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+const Ledger = actor({
+  name: 'ledger',
+  state: z.object({ entries: z.number().int() }),
+  initial: () => ({ entries: 0 }),
+  handlers: {
+    record: {
+      payload: z.object({ from: z.string(), amount: z.number().int() }),
+      handle: (ctx) => {
+        ctx.state.entries++;
+      },
+    },
+  },
+});
+
+const Account = actor({
+  name: 'account',
+  state: z.object({ balance: z.number().int(), deposits: z.number().int() }),
+  initial: () => ({ balance: 0, deposits: 0 }),
+  handlers: {
+    deposit: {
+      payload: z.object({ amount: z.number().int().positive() }),
+      handle: (ctx, { amount }) => {
+        ctx.state.balance += amount;
+        ctx.state.deposits++;
+        ctx.send(Ledger.ref('main'), 'record', { from: ctx.self.key, amount });
+        return ctx.state.balance;
+      },
+    },
+  },
+});
+
+const ACTOR = Account.ref('alice').id;
+const LEDGER = Ledger.ref('main').id;
+
+export interface TurnCommitOptions {
+  /** Turns per round. */
+  readonly ops: number;
+  readonly rounds: number;
+  readonly warmup: number;
+  /** Modelled round trip per store call; 0 for the plain embedded backend. */
+  readonly latencyNs: number;
+  readonly log: (line: string) => void;
+}
+
+export async function turnCommit(options: TurnCommitOptions): Promise<Row> {
+  const { ops, latencyNs, log } = options;
+  if (latencyNs === 0) await checkSameItems(log);
+  const result = await interleave({
+    baseline: () => baselineRound(ops, latencyNs),
+    candidate: () => candidateRound(ops, latencyNs),
+    rounds: options.rounds,
+    warmup: options.warmup,
+  });
+  const baseline = median(result.baseline);
+  const candidate = median(result.candidate);
+  log(
+    `  raw store.commit ${formatNs(baseline)}/op, runTurn ${formatNs(candidate)}/op ` +
+      `(${ops} turns × ${options.rounds} rounds per side); engine adds ${formatNs(candidate - baseline)}/turn`,
+  );
+  return {
+    bench:
+      latencyNs > 0
+        ? `turn commit overhead (modelled ${formatNs(latencyNs)}/call)`
+        : 'turn commit overhead',
+    baseline: `${baseline.toFixed(0)} ns/op`,
+    candidate: `${candidate.toFixed(0)} ns/op`,
+    ratio: median(result.paired),
+    spread: quartiles(result.paired),
+    budget: { kind: 'max', value: 1.1 },
+  };
+}
+
+function inbound(i: number, now: number): Inbound {
+  const envelope: Envelope = {
+    id: `deposit-${i}`,
+    from: INGRESS,
+    seq: 0,
+    to: ACTOR,
+    name: 'deposit',
+    payload: { amount: 1 },
+    sentAt: now,
+  };
+  return { envelope, queueSeq: String(i) };
+}
+
+async function candidateRound(ops: number, latencyNs: number): Promise<Sample> {
+  const backend = createEmbeddedBackend();
+  const ports = instrument(backend.store, backend.queue, latencyNs);
+  const engine = createEngine({
+    actors: [Account, Ledger],
+    store: latencyNs > 0 ? ports.store : backend.store,
+    queue: backend.queue,
+    logger: silentLogger,
+  });
+  // Inputs are built before the clock starts: in a worker they come decoded from the queue.
+  const now = Date.now();
+  const batches = Array.from({ length: ops }, (_, i) => [inbound(i + 1, now)]);
+  const ns = await timeNs(async () => {
+    for (const batch of batches) await runTurn(engine, ACTOR, batch);
+  });
+  const record = await backend.store.load(ACTOR);
+  const state = record?.state as { deposits: number } | undefined;
+  if (state?.deposits !== ops || backend.store.outboxSize() !== ops) {
+    throw new Error(
+      `turn commit: expected ${ops} deposits and outbox items, got ${state?.deposits}`,
+    );
+  }
+  backend.close();
+  return { ns, ops };
+}
+
+async function baselineRound(ops: number, latencyNs: number): Promise<Sample> {
+  const backend = createEmbeddedBackend();
+  const store =
+    latencyNs > 0 ? instrument(backend.store, backend.queue, latencyNs).store : backend.store;
+  const ns = await timeNs(async () => {
+    let record: ActorRecord = initialRecord();
+    for (let i = 1; i <= ops; i++) {
+      const commit = handBuilt(record, i, Date.now());
+      await store.commit(commit);
+      record = commit.record;
+    }
+  });
+  if (backend.store.outboxSize() !== ops) throw new Error('turn commit baseline lost commits');
+  backend.close();
+  return { ns, ops };
+}
+
+function initialRecord(): ActorRecord {
+  return {
+    id: ACTOR,
+    ver: 0,
+    state: { balance: 0, deposits: 0 },
+    inboxOffset: '0',
+    marks: {},
+    sentSeq: 0,
+  };
+}
+
+/** What the engine commits for deposit `i`, written out by hand. */
+function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
+  const state = previous.state as { balance: number; deposits: number };
+  const seq = previous.sentSeq + 1;
+  const record: ActorRecord = {
+    id: ACTOR,
+    ver: previous.ver + 1,
+    state: { balance: state.balance + 1, deposits: state.deposits + 1 },
+    inboxOffset: String(i),
+    marks: {},
+    sentSeq: seq,
+  };
+  const envelope: Envelope = {
+    id: `${ACTOR}:${seq}`,
+    from: ACTOR,
+    seq,
+    to: LEDGER,
+    name: 'record',
+    payload: { from: 'alice', amount: 1 },
+    sentAt: now,
+  };
+  return {
+    expectedVer: previous.ver,
+    record,
+    outbox: [{ actorId: ACTOR, seq, envelopes: [envelope], createdAt: now }],
+    idempotency: [
+      {
+        key: `deposit-${i}`,
+        actorId: ACTOR,
+        outcome: { ok: true, value: state.balance + 1 },
+        expiresAt: now + 14 * DAY,
+      },
+    ],
+  };
+}
+
+/** Makes sure the baseline commits what the engine commits: same items, about the same bytes. */
+async function checkSameItems(log: (line: string) => void): Promise<void> {
+  const seen: Commit[] = [];
+  const backend = createEmbeddedBackend();
+  const store = backend.store;
+  const recording: Store = {
+    limits: store.limits,
+    load: (id) => store.load(id),
+    commit: (commit) => {
+      seen.push(commit);
+      return store.commit(commit);
+    },
+    readOutbox: (id) => store.readOutbox(id),
+    deleteOutbox: (id, seqs) => store.deleteOutbox(id, seqs),
+    listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
+    readIdempotency: (key) => store.readIdempotency(key),
+  };
+  const engine = createEngine({
+    actors: [Account, Ledger],
+    store: recording,
+    queue: backend.queue,
+    logger: silentLogger,
+  });
+  const now = Date.now();
+  await runTurn(engine, ACTOR, [inbound(1, now)]);
+  backend.close();
+  const engineCommit = seen[0];
+  if (!engineCommit || seen.length !== 1) throw new Error('turn commit: expected one commit');
+  const a = shape(engineCommit);
+  const b = shape(handBuilt(initialRecord(), 1, now));
+  log(`  commit shape: engine ${a}; hand-built ${b}${a === b ? '' : '  (MISMATCH)'}`);
+}
+
+function shape(commit: Commit): string {
+  const items = [commit.record, ...commit.outbox, ...commit.idempotency];
+  const bytes = items.reduce((n, item) => n + jsonSize(item), 0);
+  return `${items.length} items, ${bytes} bytes`;
+}

@@ -1,0 +1,150 @@
+/**
+ * The single-table layout of {@link DynamoStore}: key shapes, attribute names, the sweeper's
+ * index, and the item-size budget that keeps every item the engine accepts inside DynamoDB's
+ * 400 KB limit. The package README documents the same layout for operators.
+ */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { StoreLimits } from '@baton/core';
+
+/** Attribute names, short and fixed: each one counts against the item size. */
+export const Attr = {
+  pk: 'pk',
+  sk: 'sk',
+  ver: 'ver',
+  state: 'state',
+  inboxOffset: 'inboxOffset',
+  marks: 'marks',
+  sentSeq: 'sentSeq',
+  envelopes: 'envelopes',
+  createdAt: 'createdAt',
+  obPk: 'obPk',
+  obAt: 'obAt',
+  actorId: 'actorId',
+  outcome: 'outcome',
+  expiresAt: 'expiresAt',
+  ttl: 'ttl',
+} as const;
+
+/** The sparse global secondary index over outbox items: `obPk` (shard) + `obAt` (createdAt). */
+export const OUTBOX_INDEX = 'outbox';
+
+/** The sort key of an actor record. */
+export const RECORD_SK = 'R';
+/** The sort key prefix of outbox items. */
+export const OUTBOX_SK_PREFIX = 'O#';
+/** The sort key of an idempotency record. */
+export const IDEMPOTENCY_SK = 'I';
+/** Outbox seqs are padded to this many digits so sort keys order like numbers (2^53 has 16). */
+const SEQ_DIGITS = 16;
+/** At most this many outbox index shards (`OUTBOX#0` … `OUTBOX#99`). */
+export const MAX_OUTBOX_SHARDS = 100;
+
+export const actorPk = (actorId: string): string => `A#${actorId}`;
+export const idempotencyPk = (key: string): string => `I#${key}`;
+export const outboxSk = (seq: number): string =>
+  `${OUTBOX_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+export const outboxShardKey = (shard: number): string => `OUTBOX#${shard}`;
+
+/** The actor id of an `A#…` partition key. */
+export function actorIdOf(pk: string): string {
+  return pk.slice(2);
+}
+
+/** Which outbox index shard an actor's items go to: a stable hash (FNV-1a) of its id. */
+export function outboxShard(actorId: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < actorId.length; i++) {
+    hash ^= actorId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** DynamoDB's item size limit: 400 KB, attribute names included. */
+export const DYNAMODB_ITEM_BYTES = 400 * 1024;
+/** DynamoDB stores a number in at most 21 bytes (38 significant digits). */
+const MAX_NUMBER_BYTES = 21;
+
+/**
+ * The most an item can take in DynamoDB beyond `jsonSize` of the port object it stores. The
+ * port object's JSON holds every variable string of the item (the actor id, the state and
+ * marks as JSON, the envelopes as JSON, the outcome as JSON) at least as long as the item
+ * does; what the item adds is its attribute names, fixed key parts and numbers.
+ */
+function overhead(names: readonly string[], fixed: readonly string[], numbers: number): number {
+  const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+  return (
+    names.reduce((n, s) => n + bytes(s), 0) +
+    fixed.reduce((n, s) => n + bytes(s), 0) +
+    numbers * MAX_NUMBER_BYTES
+  );
+}
+
+/** Worst-case overhead per item type (see {@link overhead}). */
+export const ITEM_OVERHEAD = {
+  record: overhead(
+    [Attr.pk, Attr.sk, Attr.ver, Attr.state, Attr.inboxOffset, Attr.marks, Attr.sentSeq],
+    [actorPk(''), RECORD_SK],
+    2,
+  ),
+  outbox: overhead(
+    [Attr.pk, Attr.sk, Attr.envelopes, Attr.createdAt, Attr.obPk, Attr.obAt],
+    [actorPk(''), outboxSk(Number.MAX_SAFE_INTEGER), outboxShardKey(MAX_OUTBOX_SHARDS - 1)],
+    2,
+  ),
+  idempotency: overhead(
+    [Attr.pk, Attr.sk, Attr.actorId, Attr.outcome, Attr.expiresAt, Attr.ttl],
+    [idempotencyPk(''), IDEMPOTENCY_SK],
+    2,
+  ),
+} as const;
+
+/**
+ * The limits {@link DynamoStore} announces to the engine: DynamoDB's 100 items and 4 MB per
+ * transaction (4,000,000 bytes leaves room for 100 items' overhead under 4 MiB), and an item
+ * limit of 400 KB less the largest {@link ITEM_OVERHEAD}, so an item whose `jsonSize` passes
+ * the engine's check always fits DynamoDB.
+ *
+ * @example
+ * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_502
+ */
+export const DYNAMO_STORE_LIMITS: StoreLimits = Object.freeze({
+  maxTransactionItems: 100,
+  maxTransactionBytes: 4_000_000,
+  maxItemBytes: DYNAMODB_ITEM_BYTES - Math.max(...Object.values(ITEM_OVERHEAD)),
+});
+
+/**
+ * The table {@link DynamoStore} expects: on-demand, string keys `pk` + `sk`, and the sparse
+ * `outbox` index (`obPk` + `obAt`, keys only) the sweeper queries. Enable TTL on `ttl`
+ * as well ({@link createTable} does both).
+ *
+ * @example
+ * await client.send(new CreateTableCommand(tableDefinition('baton')));
+ */
+export function tableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: Attr.pk, AttributeType: 'S' },
+      { AttributeName: Attr.sk, AttributeType: 'S' },
+      { AttributeName: Attr.obPk, AttributeType: 'S' },
+      { AttributeName: Attr.obAt, AttributeType: 'N' },
+    ],
+    KeySchema: [
+      { AttributeName: Attr.pk, KeyType: 'HASH' },
+      { AttributeName: Attr.sk, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: OUTBOX_INDEX,
+        KeySchema: [
+          { AttributeName: Attr.obPk, KeyType: 'HASH' },
+          { AttributeName: Attr.obAt, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ],
+  };
+}

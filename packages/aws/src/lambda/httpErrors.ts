@@ -1,0 +1,44 @@
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+
+/** HTTP status per error code: 4xx for what the caller must change, 5xx for what may pass. */
+const STATUS: Record<ErrorCode, number> = {
+  INVALID_PAYLOAD: 400,
+  INVALID_ARGUMENT: 400,
+  INVALID_REF: 400,
+  UNKNOWN_ACTOR: 404,
+  UNKNOWN_MESSAGE: 404,
+  NOT_FOUND: 404,
+  MESSAGE_TOO_LARGE: 413,
+  STATE_TOO_LARGE: 422,
+  REJECTED: 422,
+  RETRYABLE: 503,
+  UNAVAILABLE: 503,
+  VERSION_CONFLICT: 503,
+  DUPLICATE: 409,
+  TRANSACTION_TOO_LARGE: 413,
+  ASK_TIMEOUT: 504,
+};
+
+export interface HttpResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+export function json(statusCode: number, value: unknown): HttpResponse {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(value),
+  };
+}
+
+/** `{ error: { code, message, details } }` with the code's status. */
+export function errorResponse(error: unknown): HttpResponse {
+  const baton = toBatonError(error);
+  return json(STATUS[baton.code], { error: baton.toJSON() });
+}
+
+export function badRequest(message: string, details: Record<string, unknown> = {}): BatonError {
+  return new BatonError(ErrorCode.INVALID_ARGUMENT, message, { details });
+}

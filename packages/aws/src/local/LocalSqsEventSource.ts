@@ -1,0 +1,128 @@
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export interface LocalSqsEventSourceOptions {
+  readonly client: SQSClient;
+  readonly queueUrl: string;
+  /** The Lambda handler to feed. */
+  readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+  /** Messages per event (Lambda: up to 10 for FIFO). @default 10 */
+  readonly batchSize?: number;
+  /** @default 30 s */
+  readonly visibilityTimeoutMs?: number;
+  /** Long-poll wait per receive. @default 1 s */
+  readonly waitSeconds?: number;
+  /** Called when a receive or a handler call fails; the loop goes on. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Lambda's SQS event source mapping, run locally: long-polls the queue, calls the handler with
+ * an `SQSEvent`, deletes the records not listed in `batchItemFailures`, and leaves those to come
+ * back after their visibility timeout. For the local AWS emulators and tests; in AWS the real
+ * event source mapping does this.
+ *
+ * @example
+ * const source = new LocalSqsEventSource({ client: sqs, queueUrl, handler });
+ * source.start();
+ * // …
+ * await source.stop();
+ */
+export class LocalSqsEventSource {
+  readonly #options: LocalSqsEventSourceOptions;
+  #running: Promise<void> | undefined;
+  #stopping = false;
+
+  constructor(options: LocalSqsEventSourceOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    this.#stopping = false;
+    this.#running ??= this.#loop();
+  }
+
+  /** Stops after the batch in hand. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    await this.#running;
+    this.#running = undefined;
+  }
+
+  /** Receives one batch and hands it to the handler; returns how many messages it got. */
+  async pollOnce(): Promise<number> {
+    const { client, queueUrl, handler } = this.#options;
+    const visibilitySeconds = Math.ceil((this.#options.visibilityTimeoutMs ?? 30_000) / 1000);
+    const received = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: this.#options.batchSize ?? 10,
+        VisibilityTimeout: visibilitySeconds,
+        WaitTimeSeconds: this.#options.waitSeconds ?? 1,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) return 0;
+    const records = messages.map((m) => toRecord(m, queueUrl));
+    let failed = new Set<string>(records.map((r) => r.messageId));
+    try {
+      const response = await handler({ Records: records });
+      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      this.#options.onError?.(error);
+    }
+    const done = records.filter((r) => !failed.has(r.messageId));
+    for (let i = 0; i < done.length; i += 10) {
+      await client.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: done
+            .slice(i, i + 10)
+            .map((r, j) => ({ Id: String(j), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+    }
+    // Failed records stay hidden until their visibility timeout, as with Lambda.
+    return messages.length;
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#stopping) {
+      try {
+        await this.pollOnce();
+      } catch (error) {
+        this.#options.onError?.(error);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+}
+
+function toRecord(message: Message, queueUrl: string): SQSRecord {
+  const a = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+      SentTimestamp: a.SentTimestamp ?? '0',
+      SenderId: a.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? '0',
+      ...(a.SequenceNumber ? { SequenceNumber: a.SequenceNumber } : {}),
+      ...(a.MessageGroupId ? { MessageGroupId: a.MessageGroupId } : {}),
+      ...(a.MessageDeduplicationId ? { MessageDeduplicationId: a.MessageDeduplicationId } : {}),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueUrl,
+    awsRegion: 'local',
+  };
+}

@@ -1,0 +1,13 @@
+import type { Clock, Queue, Store } from '@baton/core';
+
+/** A backend under test: its ports, and what the suite needs to drive it without knowing it. */
+export interface ConformanceBackend {
+  readonly store: Store;
+  readonly queue: Queue;
+  readonly clock: Clock;
+  /** Messages in the inbox, visible or in flight. */
+  pending(): Promise<number>;
+  /** Lets `ms` of backend time pass (virtual time advances; real time sleeps). */
+  pass(ms: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,216 @@
+/**
+ * The conformance suite: the same scenarios of the turn protocol on any backend. Each backend's
+ * test file calls `conformanceSuite` with a way to open a fresh backend.
+ */
+import {
+  type AnyActorDefinition,
+  Client,
+  createEngine,
+  ErrorCode,
+  encodeEnvelope,
+  runTurn,
+  Sweeper,
+  silentLogger,
+  Worker,
+} from '@baton/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConformanceBackend } from './ConformanceBackend.ts';
+import { Ledger, ledgerRuns } from './ledger.ts';
+
+export function conformanceSuite(name: string, open: () => Promise<ConformanceBackend>): void {
+  describe(`the turn protocol on ${name}`, () => {
+    let backend: ConformanceBackend | undefined;
+    afterEach(async () => {
+      await backend?.close();
+      backend = undefined;
+    });
+
+    async function start(actors: readonly AnyActorDefinition[] = [Ledger]) {
+      backend = await open();
+      const b = backend;
+      const engineOptions = {
+        actors,
+        store: b.store,
+        queue: b.queue,
+        clock: b.clock,
+        logger: silentLogger,
+        visibilityTimeoutMs: 2_000,
+      };
+      const worker = new Worker(engineOptions);
+      const client = new Client({ actors, store: b.store, queue: b.queue, clock: b.clock });
+      /** Polls until the inbox is empty, letting time pass while only hidden messages wait. */
+      const run = async (w = worker) => {
+        for (let i = 0; i < 500; i++) {
+          if ((await w.poll()) > 0) continue;
+          if ((await b.pending()) === 0) return;
+          await b.pass(250);
+        }
+        throw new Error('the inbox did not empty');
+      };
+      const state = async (id: string) =>
+        (await b.store.load(id))?.state as { entries: string[]; total: number } | undefined;
+      return { b, worker, client, run, state, engineOptions };
+    }
+
+    it('applies a message sent twice with one idempotency key once', async () => {
+      const { client, run, state } = await start();
+      const ref = Ledger.ref('a');
+      await client.send(ref, 'add', { entry: 'x', amount: 5 }, { idempotencyKey: 'k1' });
+      await client.send(ref, 'add', { entry: 'x', amount: 5 }, { idempotencyKey: 'k1' });
+      await run();
+      expect(await state(ref.id)).toEqual({ entries: ['x'], total: 5 });
+    });
+
+    it('skips an ingress copy that arrives after the dedupe window, by its idempotency record', async () => {
+      const { b, client, run, state } = await start();
+      const ref = Ledger.ref('a');
+      const { messageId } = await client.send(
+        ref,
+        'add',
+        { entry: 'x', amount: 5 },
+        { idempotencyKey: 'k2' },
+      );
+      await run();
+      // The same envelope again under a fresh queue dedupe id: what a retry after 5 minutes is.
+      const envelope = {
+        id: messageId,
+        from: 'ingress',
+        seq: 0,
+        to: ref.id,
+        name: 'add',
+        payload: { entry: 'x', amount: 5 },
+        sentAt: 0,
+      };
+      await b.queue.send([
+        { group: ref.id, dedupeId: `${messageId}-later`, body: encodeEnvelope(envelope) },
+      ]);
+      await run();
+      expect(await state(ref.id)).toEqual({ entries: ['x'], total: 5 });
+    });
+
+    it('delivers actor-to-actor messages exactly once and in send order', async () => {
+      const { client, run, state } = await start();
+      await client.send(Ledger.ref('src'), 'fanOut', { to: 'dst', count: 25 });
+      await client.send(Ledger.ref('src'), 'fanOut', { to: 'dst', count: 5 });
+      await run();
+      const entries = (await state('ledger/dst'))?.entries ?? [];
+      const expected = [
+        ...Array.from({ length: 25 }, (_, i) => `n${i}`),
+        ...Array.from({ length: 5 }, (_, i) => `n${i}`),
+      ];
+      expect(entries).toEqual(expected);
+    });
+
+    it('skips a re-sent actor message by its sender mark', async () => {
+      const { b, client, run, state } = await start();
+      await client.send(Ledger.ref('src'), 'fanOut', { to: 'dst', count: 1 });
+      await run();
+      const resent = {
+        id: 'ledger/src:1',
+        from: 'ledger/src',
+        seq: 1,
+        to: 'ledger/dst',
+        name: 'add',
+        payload: { entry: 'n0', amount: 1 },
+        sentAt: 0,
+      };
+      await b.queue.send([
+        { group: 'ledger/dst', dedupeId: 'ledger-src-1-again', body: encodeEnvelope(resent) },
+      ]);
+      await run();
+      expect(await state('ledger/dst')).toEqual({ entries: ['n0'], total: 1 });
+    });
+
+    it('rejects a terminal error alone, leaving the state unchanged and telling the asker', async () => {
+      const { client, run, state } = await start();
+      const ref = Ledger.ref('a');
+      await client.send(ref, 'add', { entry: 'one', amount: 1 });
+      const { messageId } = await client.send(ref, 'refuse', { entry: 'bad' });
+      await client.send(ref, 'add', { entry: 'two', amount: 2 });
+      await run();
+      expect(await state(ref.id)).toEqual({ entries: ['one', 'two'], total: 3 });
+      expect(await client.outcome(messageId)).toMatchObject({
+        ok: false,
+        error: { code: ErrorCode.REJECTED },
+      });
+    });
+
+    it('retries a retryable error and then applies the message once', async () => {
+      const { client, run, state } = await start();
+      const ref = Ledger.ref('flaky');
+      const before = ledgerRuns.flaky;
+      await client.send(ref, 'flaky', { entry: 'f', failures: 2 });
+      await run();
+      expect(await state(ref.id)).toEqual({ entries: ['f'], total: 0 });
+      expect(ledgerRuns.flaky - before).toBe(3);
+    });
+
+    it('fences a worker with a stale cache: its commit is refused and the batch redone', async () => {
+      const { client, run, state, engineOptions } = await start();
+      const ref = Ledger.ref('a');
+      const other = new Worker(engineOptions);
+      await client.send(ref, 'add', { entry: 'one', amount: 1 });
+      await run(); // the first worker caches version 1
+      await client.send(ref, 'add', { entry: 'two', amount: 2 });
+      await run(other); // the other worker commits version 2
+      await client.send(ref, 'add', { entry: 'three', amount: 3 });
+      await run(); // the first worker's cache is stale
+      expect(await state(ref.id)).toEqual({ entries: ['one', 'two', 'three'], total: 6 });
+      expect((await backend!.store.load(ref.id))?.ver).toBe(3);
+    });
+
+    it('drains with the sweeper an outbox that a crash left behind', async () => {
+      const { b, run, state, engineOptions } = await start();
+      const engine = createEngine(engineOptions);
+      const envelope = {
+        id: 'k-crash',
+        from: 'ingress',
+        seq: 0,
+        to: 'ledger/src',
+        name: 'fanOut',
+        payload: { to: 'dst', count: 3 },
+        sentAt: 0,
+      };
+      // The turn commits, then the process dies before its drain and ack.
+      await runTurn(engine, 'ledger/src', [{ envelope, queueSeq: '1' }]);
+      expect((await b.store.readOutbox('ledger/src')).length).toBeGreaterThan(0);
+      await b.pass(1);
+      const swept = await new Sweeper(engine, { minAgeMs: 0 }).sweep();
+      expect(swept.sent).toBe(3);
+      await run();
+      expect(await b.store.readOutbox('ledger/src')).toEqual([]);
+      expect((await state('ledger/dst'))?.entries).toEqual(['n0', 'n1', 'n2']);
+    });
+
+    it('rejects a message that grows the state past the record limit, and keeps going', async () => {
+      const { b, client, run, state } = await start();
+      const ref = Ledger.ref('big');
+      const { messageId } = await client.send(ref, 'pad', {
+        bytes: b.store.limits.maxItemBytes + 1,
+      });
+      await client.send(ref, 'add', { entry: 'after', amount: 1 });
+      await run();
+      expect(await client.outcome(messageId)).toMatchObject({
+        ok: false,
+        error: { code: ErrorCode.STATE_TOO_LARGE },
+      });
+      expect(await state(ref.id)).toEqual({ entries: ['after'], total: 1 });
+    });
+
+    it('splits a batch whose sends pass the transaction size into several commits', async () => {
+      const { b, client, run, state } = await start();
+      // Ten messages each sending three large payloads: more than one transaction can carry.
+      const bytes = Math.floor(b.store.limits.maxTransactionBytes / 25);
+      for (let i = 0; i < 10; i++)
+        await client.send(Ledger.ref('src'), 'bulk', { to: 'dst', count: 3, bytes, tag: `m${i}` });
+      await run();
+      const src = await b.store.load('ledger/src');
+      expect(src?.ver).toBeGreaterThan(1);
+      expect(src?.sentSeq).toBe(30);
+      const entries = (await state('ledger/dst'))?.entries ?? [];
+      expect(entries).toEqual(
+        Array.from({ length: 10 }, (_, i) => [0, 1, 2].map((j) => `m${i}.${j}`)).flat(),
+      );
+    });
+  });
+}
