@@ -1,0 +1,78 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+/** Options of {@link createAwsClients}. */
+export interface AwsClientsOptions {
+  /** @default `AWS_REGION`, else the SDK's default chain; `us-east-1` with a local endpoint */
+  readonly region?: string;
+  /** DynamoDB endpoint override, e.g. DynamoDB Local. @default env `BATON_DYNAMODB_ENDPOINT` */
+  readonly dynamodbEndpoint?: string;
+  /** SQS endpoint override, e.g. ElasticMQ. @default env `BATON_SQS_ENDPOINT` */
+  readonly sqsEndpoint?: string;
+}
+
+/** The SDK clients Baton uses. */
+export interface AwsClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+}
+
+/** One set of clients per configuration, for the life of the process (a Lambda container). */
+const cache = new Map<string, AwsClients>();
+
+/**
+ * AWS SDK v3 clients for DynamoDB and SQS, created once per process and configuration, so a
+ * Lambda container reuses their connections across invocations. Endpoints come from the
+ * options or from `BATON_DYNAMODB_ENDPOINT` / `BATON_SQS_ENDPOINT` (the local emulators). With
+ * a loopback endpoint and no AWS credentials in the environment, placeholder credentials are
+ * used: the emulators accept any.
+ *
+ * @example
+ * // In a Lambda handler module: created on cold start, reused after.
+ * const { dynamodb, sqs } = createAwsClients();
+ * const store = new DynamoStore({ client: dynamodb, tableName: process.env.TABLE_NAME! });
+ *
+ * @example
+ * // Against DynamoDB Local and ElasticMQ:
+ * const clients = createAwsClients({
+ *   dynamodbEndpoint: 'http://127.0.0.1:8000',
+ *   sqsEndpoint: 'http://127.0.0.1:9324',
+ * });
+ */
+export function createAwsClients(options: AwsClientsOptions = {}): AwsClients {
+  const dynamodbEndpoint = options.dynamodbEndpoint ?? env('BATON_DYNAMODB_ENDPOINT');
+  const sqsEndpoint = options.sqsEndpoint ?? env('BATON_SQS_ENDPOINT');
+  const local = [dynamodbEndpoint, sqsEndpoint].some((e) => e !== undefined);
+  const region = options.region ?? env('AWS_REGION') ?? (local ? 'us-east-1' : undefined);
+  const key = JSON.stringify([region, dynamodbEndpoint, sqsEndpoint]);
+  const cached = cache.get(key);
+  if (cached) return cached;
+
+  const config = (endpoint: string | undefined) => ({
+    ...(region ? { region } : {}),
+    ...(endpoint ? { endpoint } : {}),
+    ...(endpoint && isLoopback(endpoint) && !env('AWS_ACCESS_KEY_ID')
+      ? { credentials: { accessKeyId: 'baton-local', secretAccessKey: 'baton-local' } }
+      : {}),
+  });
+  const clients: AwsClients = {
+    dynamodb: new DynamoDBClient(config(dynamodbEndpoint)),
+    sqs: new SQSClient(config(sqsEndpoint)),
+  };
+  cache.set(key, clients);
+  return clients;
+}
+
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function isLoopback(endpoint: string): boolean {
+  try {
+    const host = new URL(endpoint).hostname;
+    return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,359 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core';
+import { ErrorCode, isBatonError, readConflict } from '@baton/core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createAwsClients } from '../createAwsClients.ts';
+import { createTable } from './createTable.ts';
+import { DynamoStore, type DynamoStoreOptions } from './DynamoStore.ts';
+import { recordToItem } from './itemCodec.ts';
+import { mapTransactionError } from './mapTransactionError.ts';
+import { DYNAMO_STORE_LIMITS } from './tableLayout.ts';
+
+const { dynamodb } = createAwsClients({ dynamodbEndpoint: inject('dynamodbEndpoint') });
+const tableName = `baton-store-${randomUUID().slice(0, 8)}`;
+
+beforeAll(() => createTable(dynamodb, tableName));
+afterAll(() => dynamodb.send(new DeleteTableCommand({ TableName: tableName })));
+
+let actors = 0;
+/** A fresh actor id: the tests share one table. */
+const fresh = () => `t${++actors}-${randomUUID().slice(0, 6)}/a`;
+
+function storeWith(options: Partial<DynamoStoreOptions> = {}) {
+  return new DynamoStore({ client: dynamodb, tableName, ...options });
+}
+
+function record(id: string, ver: number, state: unknown = { n: ver }): ActorRecord {
+  return { id, ver, state, inboxOffset: String(ver), marks: {}, sentSeq: 0 };
+}
+
+function commitOf(id: string, ver: number, parts: Partial<Commit> = {}): Commit {
+  return { expectedVer: ver - 1, record: record(id, ver), outbox: [], idempotency: [], ...parts };
+}
+
+function outbox(actorId: string, seq: number, createdAt = 0): OutboxItem {
+  return { actorId, seq, createdAt, envelopes: [] };
+}
+
+function outcome(key: string, actorId: string, expiresAt: number): IdempotencyRecord {
+  return { key, actorId, outcome: { ok: true, value: key }, expiresAt };
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+describe('DynamoStore', () => {
+  it('loads what was committed, and undefined for an actor never committed', async () => {
+    const store = storeWith();
+    const a = fresh();
+    const committed = {
+      ...record(a, 1, { nested: { list: [1, 'two', null] }, text: 'ünïcödé ✓' }),
+      marks: { 'b/1': { seq: 3, at: 17 } },
+      sentSeq: 4,
+    };
+    await store.commit({ expectedVer: 0, record: committed, outbox: [], idempotency: [] });
+    expect(await store.load(a)).toEqual(committed);
+    expect(await store.load(fresh())).toBeUndefined();
+  });
+
+  it('writes nothing when an idempotency key is already used', async () => {
+    const store = storeWith({ clock: { now: () => 0 } });
+    const a = fresh();
+    const [k1, k2] = [randomUUID(), randomUUID()];
+    await store.commit(commitOf(a, 1, { idempotency: [outcome(k1, a, 1000)] }));
+    const error = await failure(
+      store.commit(
+        commitOf(a, 2, {
+          outbox: [outbox(a, 1)],
+          idempotency: [outcome(k2, a, 1000), outcome(k1, a, 1000)],
+        }),
+      ),
+    );
+    expect(readConflict(error)).toEqual({ kind: 'duplicate', keys: [k1] });
+    expect((await store.load(a))!.ver).toBe(1);
+    expect(await store.readOutbox(a)).toEqual([]);
+    expect(await store.readIdempotency(k2)).toBeUndefined();
+  });
+
+  it('names every used key in a duplicate error', async () => {
+    const store = storeWith({ clock: { now: () => 0 } });
+    const a = fresh();
+    const keys = [1, 2, 3].map(() => outcome(randomUUID(), a, 1000));
+    await store.commit(commitOf(a, 1, { idempotency: keys.slice(0, 2) }));
+    const error = await failure(store.commit(commitOf(a, 2, { idempotency: keys })));
+    expect(readConflict(error)).toEqual({ kind: 'duplicate', keys: [keys[0]!.key, keys[1]!.key] });
+  });
+
+  it('rejects a stale version with a conflict that carries the current record', async () => {
+    const store = storeWith();
+    const a = fresh();
+    await store.commit(commitOf(a, 1));
+    await store.commit(commitOf(a, 2));
+    const error = await failure(store.commit(commitOf(a, 2)));
+    expect(readConflict(error)).toEqual({ kind: 'version', current: record(a, 2) });
+    expect((await store.load(a))!.ver).toBe(2);
+  });
+
+  it('rejects a first commit of an actor that exists, carrying the current record', async () => {
+    const store = storeWith();
+    const a = fresh();
+    await store.commit(commitOf(a, 1));
+    const error = await failure(store.commit(commitOf(a, 1, { record: record(a, 1, 'other') })));
+    expect(readConflict(error)).toEqual({ kind: 'version', current: record(a, 1) });
+  });
+
+  it('treats an absent record as version 0', async () => {
+    const store = storeWith();
+    const error = await failure(store.commit(commitOf(fresh(), 3)));
+    expect(readConflict(error)).toEqual({ kind: 'version', current: undefined });
+  });
+
+  it('checks the version before the idempotency keys', async () => {
+    const store = storeWith({ clock: { now: () => 0 } });
+    const a = fresh();
+    const key = randomUUID();
+    await store.commit(commitOf(a, 1, { idempotency: [outcome(key, a, 1000)] }));
+    const error = await failure(
+      store.commit(commitOf(a, 1, { idempotency: [outcome(key, a, 1000)] })),
+    );
+    expect(readConflict(error)?.kind).toBe('version');
+  });
+
+  it('lets exactly one of many concurrent commits from one version win', async () => {
+    const store = storeWith();
+    const a = fresh();
+    await store.commit(commitOf(a, 1));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        store.commit(commitOf(a, 2, { record: record(a, 2, { writer: i }) })),
+      ),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === 'rejected') expect(readConflict(r.reason)?.kind).toBe('version');
+    }
+    expect((await store.load(a))!.ver).toBe(2);
+  });
+
+  it('applies a commit resent with its client request token once, without a conflict', async () => {
+    const store = storeWith();
+    const a = fresh();
+    const commit = commitOf(a, 1, { outbox: [outbox(a, 1)] });
+    await store.commit(commit);
+    // What an SDK retry does after a lost answer: the same request again.
+    await store.commit(commit);
+    expect((await store.load(a))!.ver).toBe(1);
+    expect(await store.readOutbox(a)).toHaveLength(1);
+  });
+
+  it('uses DynamoDB limits less the layout overhead by default', () => {
+    expect(storeWith().limits).toEqual({
+      maxTransactionItems: 100,
+      maxTransactionBytes: 4_000_000,
+      maxItemBytes: DYNAMO_STORE_LIMITS.maxItemBytes,
+    });
+    expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeGreaterThan(409_400);
+    expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeLessThan(409_600);
+  });
+
+  it('throws TRANSACTION_TOO_LARGE naming maxTransactionItems for 101 items', async () => {
+    const store = storeWith();
+    const a = fresh();
+    const items = Array.from({ length: 100 }, (_, i) => outbox(a, i + 1));
+    const error = await failure(store.commit(commitOf(a, 1, { outbox: items })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxTransactionItems', limit: 100, actual: 101 },
+    });
+    await store.commit(commitOf(a, 1, { outbox: items.slice(0, 99) }));
+    expect(await store.readOutbox(a)).toHaveLength(99);
+  });
+
+  it('maps DynamoDB refusing 101 items to TRANSACTION_TOO_LARGE too', async () => {
+    const store = storeWith({ limits: { maxTransactionItems: 1_000 } });
+    const a = fresh();
+    const items = Array.from({ length: 100 }, (_, i) => outbox(a, i + 1));
+    const error = await failure(store.commit(commitOf(a, 1, { outbox: items })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxTransactionItems', actual: 101 },
+    });
+    expect(await store.load(a)).toBeUndefined();
+  });
+
+  it('throws TRANSACTION_TOO_LARGE naming maxItemBytes for an item over 400 KB', async () => {
+    const store = storeWith();
+    const a = fresh();
+    const big = { ...record(a, 1), state: 'x'.repeat(400 * 1024) };
+    const error = await failure(store.commit(commitOf(a, 1, { record: big })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxItemBytes', limit: DYNAMO_STORE_LIMITS.maxItemBytes },
+    });
+    expect(await store.load(a)).toBeUndefined();
+  });
+
+  it('maps DynamoDB refusing an item over 400 KB to TRANSACTION_TOO_LARGE too', async () => {
+    const store = storeWith({ limits: { maxItemBytes: 1_000_000 } });
+    const a = fresh();
+    const big = { ...record(a, 1), state: 'x'.repeat(400 * 1024) };
+    const error = await failure(store.commit(commitOf(a, 1, { record: big })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxItemBytes' },
+    });
+    expect(await store.load(a)).toBeUndefined();
+  });
+
+  it('stores items of exactly maxItemBytes in their largest shapes', async () => {
+    const store = storeWith();
+    const { maxItemBytes } = store.limits;
+    const max = Number.MAX_SAFE_INTEGER;
+    const a = fresh();
+    const fill = (base: unknown, set: (pad: string) => unknown) => {
+      const pad = 'x'.repeat(maxItemBytes - JSON.stringify(base).length);
+      const value = set(pad);
+      expect(JSON.stringify(value).length).toBe(maxItemBytes);
+      return value;
+    };
+    const rec = fill({ ...record(a, 1, ''), sentSeq: max }, (pad) => ({
+      ...record(a, 1, pad),
+      sentSeq: max,
+    })) as ActorRecord;
+    const item = fill({ ...outbox(a, max, max), envelopes: [''] }, (pad) => ({
+      ...outbox(a, max, max),
+      envelopes: [pad],
+    })) as unknown as OutboxItem;
+    const key = `k${randomUUID()}`;
+    const idem = fill({ ...outcome(key, a, max), outcome: { ok: true, value: '' } }, (pad) => ({
+      ...outcome(key, a, max),
+      outcome: { ok: true, value: pad },
+    })) as IdempotencyRecord;
+    await store.commit({ expectedVer: 0, record: rec, outbox: [item], idempotency: [idem] });
+    expect(await store.load(a)).toEqual(rec);
+    expect(await store.readOutbox(a)).toEqual([item]);
+    expect(await store.readIdempotency(key)).toEqual(idem);
+  });
+
+  it('throws TRANSACTION_TOO_LARGE naming maxTransactionBytes for a commit too large', async () => {
+    const store = storeWith({ limits: { maxTransactionBytes: 1_000 } });
+    const a = fresh();
+    const items = [1, 2, 3].map((seq) => ({ ...outbox(a, seq), pad: 'x'.repeat(300) }));
+    const error = await failure(store.commit(commitOf(a, 1, { outbox: items })));
+    expect(error).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxTransactionBytes', limit: 1_000 },
+    });
+    expect(await store.readOutbox(a)).toEqual([]);
+  });
+
+  it('rejects a record whose ver is not expectedVer + 1 as an invalid argument', async () => {
+    const store = storeWith();
+    const error = await failure(store.commit({ ...commitOf(fresh(), 1), expectedVer: 1 }));
+    expect(isBatonError(error) && error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+  });
+
+  it('reads the outbox in seq order and ignores deletes of missing items', async () => {
+    const store = storeWith();
+    const [a, b] = [fresh(), fresh()];
+    await store.commit(commitOf(a, 1, { outbox: [outbox(a, 5), outbox(a, 12), outbox(a, 2)] }));
+    await store.commit(commitOf(a, 2, { outbox: [outbox(a, 3)] }));
+    expect((await store.readOutbox(a)).map((item) => item.seq)).toEqual([2, 3, 5, 12]);
+    await store.deleteOutbox(a, [3, 7, 3]);
+    await store.deleteOutbox(b, [1]);
+    expect((await store.readOutbox(a)).map((item) => item.seq)).toEqual([2, 5, 12]);
+  });
+
+  it('reads and deletes an outbox larger than one query page and one batch', async () => {
+    const store = storeWith();
+    const a = fresh();
+    const envelope = (seq: number) => ({
+      id: `${a}:${seq}`,
+      from: a,
+      seq,
+      to: 'b/1',
+      name: 'note',
+      payload: 'p'.repeat(40_000),
+      sentAt: 1,
+    });
+    const items = Array.from({ length: 60 }, (_, i) => ({
+      ...outbox(a, i + 1),
+      envelopes: [envelope(i + 1)],
+    }));
+    await store.commit(commitOf(a, 1, { outbox: items.slice(0, 30) }));
+    await store.commit(commitOf(a, 2, { outbox: items.slice(30) }));
+    const read = await store.readOutbox(a);
+    expect(read.map((item) => item.seq)).toEqual(items.map((item) => item.seq));
+    expect(read[59]).toEqual(items[59]);
+    await store.deleteOutbox(
+      a,
+      read.map((item) => item.seq),
+    );
+    expect(await store.readOutbox(a)).toEqual([]);
+  });
+
+  it('lists the actors with outbox items older than a time', async () => {
+    const store = storeWith();
+    const [a, b, c] = [fresh(), fresh(), fresh()];
+    const mine = (ids: string[]) => ids.filter((id) => [a, b, c].includes(id)).sort();
+    await store.commit(commitOf(a, 1, { outbox: [outbox(a, 1, 100), outbox(a, 2, 100)] }));
+    await store.commit(commitOf(b, 1, { outbox: [outbox(b, 1, 500)] }));
+    await store.commit(commitOf(c, 1));
+    expect(mine(await store.listOutboxActors(100))).toEqual([]);
+    expect(mine(await store.listOutboxActors(101))).toEqual([a]);
+    expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([a, b].sort());
+    await store.deleteOutbox(a, [1, 2]);
+    expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([b]);
+  });
+
+  it('treats an idempotency record as absent once it expires', async () => {
+    let now = 0;
+    const store = storeWith({ clock: { now: () => now } });
+    const a = fresh();
+    const key = randomUUID();
+    await store.commit(commitOf(a, 1, { idempotency: [outcome(key, a, 1000)] }));
+    now = 999;
+    expect(await store.readIdempotency(key)).toMatchObject({ key, actorId: a });
+    now = 1000;
+    expect(await store.readIdempotency(key)).toBeUndefined();
+    await store.commit(commitOf(a, 2, { idempotency: [outcome(key, a, 5000)] }));
+    expect(await store.readIdempotency(key)).toMatchObject({ expiresAt: 5000 });
+  });
+
+  it('maps a reused client request token with other content to a version conflict', async () => {
+    const a = fresh();
+    const put = (state: string) =>
+      new TransactWriteItemsCommand({
+        TransactItems: [{ Put: { TableName: tableName, Item: recordToItem(record(a, 1, state)) } }],
+        ClientRequestToken: `token-${a}`.slice(0, 36),
+      });
+    await dynamodb.send(put('first'));
+    const error = await failure(dynamodb.send(put('second')));
+    const mapped = mapTransactionError(error, commitOf(a, 1), DYNAMO_STORE_LIMITS);
+    expect(readConflict(mapped)).toEqual({ kind: 'version', current: undefined });
+  });
+
+  it('reports a missing table as UNAVAILABLE, keeping the cause', async () => {
+    const store = new DynamoStore({ client: dynamodb, tableName: `missing-${randomUUID()}` });
+    const error = await failure(store.load('a/1'));
+    expect(error).toMatchObject({
+      code: ErrorCode.UNAVAILABLE,
+      details: { awsError: 'ResourceNotFoundException' },
+    });
+    expect((error as Error).cause).toBeDefined();
+  });
+
+  it('refuses bad options all at once', () => {
+    expect(() => new DynamoStore({ client: dynamodb, tableName: '', outboxShards: 0 })).toThrow(
+      /tableName.*outboxShards/,
+    );
+  });
+});

@@ -1,0 +1,298 @@
+import {
+  BatchWriteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import type {
+  ActorRecord,
+  Clock,
+  Commit,
+  IdempotencyRecord,
+  OutboxItem,
+  Store,
+  StoreLimits,
+} from '@baton/core';
+import { systemClock } from '@baton/core';
+import { invalidArgument, unavailable } from '../internal/unavailable.ts';
+import { checkCommit } from './checkCommit.ts';
+import { clientRequestToken } from './clientRequestToken.ts';
+import {
+  type Item,
+  idempotencyToItem,
+  itemToIdempotency,
+  itemToOutbox,
+  itemToRecord,
+  outboxToItem,
+  recordToItem,
+} from './itemCodec.ts';
+import { mapTransactionError } from './mapTransactionError.ts';
+import {
+  Attr,
+  actorIdOf,
+  actorPk,
+  DYNAMO_STORE_LIMITS,
+  IDEMPOTENCY_SK,
+  idempotencyPk,
+  MAX_OUTBOX_SHARDS,
+  OUTBOX_INDEX,
+  OUTBOX_SK_PREFIX,
+  outboxShardKey,
+  outboxSk,
+  RECORD_SK,
+} from './tableLayout.ts';
+
+/** Options of a {@link DynamoStore}. */
+export interface DynamoStoreOptions {
+  /** A DynamoDB client, e.g. `createAwsClients().dynamodb`. */
+  readonly client: DynamoDBClient;
+  /** A table laid out as {@link tableDefinition} says. */
+  readonly tableName: string;
+  /** Decides when idempotency records expire. @default the system clock */
+  readonly clock?: Clock;
+  /**
+   * Lower limits than DynamoDB's (e.g. to test splitting). Raising them only moves the failure
+   * from this store's check to DynamoDB's. @default {@link DYNAMO_STORE_LIMITS}
+   */
+  readonly limits?: Partial<StoreLimits>;
+  /**
+   * How many partition-key values the outbox index spreads its writes over, so the index is
+   * not one hot partition (about 1,000 writes/s each). Only ever raise it on a live table:
+   * items in shards beyond the new count would be missed by the sweeper. @default 8
+   */
+  readonly outboxShards?: number;
+}
+
+/** Deletes per BatchWriteItem call (DynamoDB's limit). */
+const BATCH_WRITE_MAX = 25;
+const BATCH_RETRIES = 8;
+
+/**
+ * The {@link Store} on one DynamoDB table (layout: {@link tableDefinition}, the package
+ * README). A commit is one `TransactWriteItems`: the actor record on a version condition, the
+ * outbox items, and the idempotency records on "absent or expired" — all or nothing, with a
+ * `ClientRequestToken` so the SDK's retries cannot apply it twice. Failures come back as the
+ * core's errors ({@link mapTransactionError}). Reads the engine relies on are consistent.
+ * Outcomes are not pushed (`watchOutcomes` is absent): clients poll `readIdempotency`.
+ *
+ * @example
+ * const { dynamodb } = createAwsClients();
+ * const store = new DynamoStore({ client: dynamodb, tableName: 'baton' });
+ * const worker = new Worker({ actors: [Account], store, queue });
+ */
+export class DynamoStore implements Store {
+  readonly limits: StoreLimits;
+  readonly tableName: string;
+  readonly #client: DynamoDBClient;
+  readonly #clock: Clock;
+  readonly #shards: number;
+
+  constructor(options: DynamoStoreOptions) {
+    const shards = options.outboxShards ?? 8;
+    const problems: string[] = [];
+    if (!options.client) problems.push('client is required');
+    if (typeof options.tableName !== 'string' || options.tableName === '') {
+      problems.push('tableName must be a non-empty string');
+    }
+    if (!Number.isInteger(shards) || shards < 1 || shards > MAX_OUTBOX_SHARDS) {
+      problems.push(
+        `outboxShards must be an integer from 1 to ${MAX_OUTBOX_SHARDS}, got ${shards}`,
+      );
+    }
+    const limits = { ...DYNAMO_STORE_LIMITS, ...definedOnly(options.limits ?? {}) };
+    for (const [name, value] of Object.entries(limits)) {
+      if (!Number.isInteger(value) || value < 1) {
+        problems.push(`limits.${name} must be an integer ≥ 1, got ${value}`);
+      }
+    }
+    if (problems.length > 0) {
+      throw invalidArgument(`invalid DynamoStore options: ${problems.join('; ')}`);
+    }
+    this.#client = options.client;
+    this.tableName = options.tableName;
+    this.#clock = options.clock ?? systemClock;
+    this.#shards = shards;
+    this.limits = Object.freeze(limits);
+  }
+
+  async load(actorId: string): Promise<ActorRecord | undefined> {
+    const item = await this.#get(actorPk(actorId), RECORD_SK, 'GetItem (load)');
+    return item && itemToRecord(item);
+  }
+
+  async commit(commit: Commit): Promise<void> {
+    checkCommit(commit, this.limits);
+    const { record, expectedVer } = commit;
+    const TableName = this.tableName;
+    const items: TransactWriteItem[] = [
+      {
+        Put: {
+          TableName,
+          Item: recordToItem(record),
+          ...(expectedVer === 0
+            ? {
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': Attr.pk },
+              }
+            : {
+                ConditionExpression: '#ver = :expected',
+                ExpressionAttributeNames: { '#ver': Attr.ver },
+                ExpressionAttributeValues: { ':expected': { N: String(expectedVer) } },
+              }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      ...commit.outbox.map(
+        (item): TransactWriteItem => ({
+          Put: { TableName, Item: outboxToItem(item, this.#shards) },
+        }),
+      ),
+      ...commit.idempotency.map(
+        (outcome): TransactWriteItem => ({
+          Put: {
+            TableName,
+            Item: idempotencyToItem(outcome),
+            ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
+            ExpressionAttributeNames: { '#pk': Attr.pk, '#expiresAt': Attr.expiresAt },
+            ExpressionAttributeValues: { ':now': { N: String(this.#clock.now()) } },
+          },
+        }),
+      ),
+    ];
+    try {
+      await this.#client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: items,
+          ClientRequestToken: clientRequestToken(commit),
+        }),
+      );
+    } catch (error) {
+      throw mapTransactionError(error, commit, this.limits);
+    }
+  }
+
+  async readOutbox(actorId: string): Promise<OutboxItem[]> {
+    const items = await this.#query('Query (readOutbox)', {
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
+      ExpressionAttributeValues: {
+        ':pk': { S: actorPk(actorId) },
+        ':prefix': { S: OUTBOX_SK_PREFIX },
+      },
+      ConsistentRead: true,
+    });
+    return items.map(itemToOutbox);
+  }
+
+  async deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void> {
+    const keys = [...new Set(seqs)].map((seq) => ({
+      [Attr.pk]: { S: actorPk(actorId) },
+      [Attr.sk]: { S: outboxSk(seq) },
+    }));
+    for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
+      let requests: { DeleteRequest: { Key: Item } }[] = keys
+        .slice(i, i + BATCH_WRITE_MAX)
+        .map((Key) => ({ DeleteRequest: { Key } }));
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt > BATCH_RETRIES) {
+          throw unavailable(
+            'DynamoDB',
+            'BatchWriteItem (deleteOutbox)',
+            new Error(
+              `${requests.length} deletes stayed unprocessed after ${BATCH_RETRIES} retries`,
+            ),
+            true,
+          );
+        }
+        if (attempt > 0) await sleep(Math.min(2_000, 25 * 2 ** attempt));
+        try {
+          const result = await this.#client.send(
+            new BatchWriteItemCommand({ RequestItems: { [this.tableName]: requests } }),
+          );
+          requests = (result.UnprocessedItems?.[this.tableName] ?? []).flatMap((r) =>
+            r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key } }] : [],
+          );
+        } catch (error) {
+          throw unavailable('DynamoDB', 'BatchWriteItem (deleteOutbox)', error);
+        }
+      }
+    }
+  }
+
+  async listOutboxActors(olderThan: number): Promise<string[]> {
+    const shards = Array.from({ length: this.#shards }, (_, shard) =>
+      this.#query('Query (listOutboxActors)', {
+        TableName: this.tableName,
+        IndexName: OUTBOX_INDEX,
+        KeyConditionExpression: '#shard = :shard AND #at < :before',
+        ExpressionAttributeNames: { '#shard': Attr.obPk, '#at': Attr.obAt, '#pk': Attr.pk },
+        ExpressionAttributeValues: {
+          ':shard': { S: outboxShardKey(shard) },
+          ':before': { N: String(olderThan) },
+        },
+        ProjectionExpression: '#pk',
+      }),
+    );
+    const actors = new Set<string>();
+    for (const items of await Promise.all(shards)) {
+      for (const item of items) {
+        const pk = item[Attr.pk]?.S;
+        if (pk) actors.add(actorIdOf(pk));
+      }
+    }
+    return [...actors];
+  }
+
+  async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
+    const item = await this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)');
+    if (!item) return undefined;
+    const record = itemToIdempotency(item);
+    // DynamoDB's TTL deletes an expired item only eventually: an expired record reads as absent.
+    return record.expiresAt > this.#clock.now() ? record : undefined;
+  }
+
+  async #get(pk: string, sk: string, operation: string): Promise<Item | undefined> {
+    try {
+      const result = await this.#client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { [Attr.pk]: { S: pk }, [Attr.sk]: { S: sk } },
+          ConsistentRead: true,
+        }),
+      );
+      return result.Item;
+    } catch (error) {
+      throw unavailable('DynamoDB', operation, error);
+    }
+  }
+
+  /** Every page of a query. */
+  async #query(operation: string, input: QueryCommandInput): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      try {
+        const page = await this.#client.send(
+          new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } catch (error) {
+        throw unavailable('DynamoDB', operation, error);
+      }
+    } while (start);
+    return items;
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,91 @@
+/**
+ * Converts the core's records to DynamoDB items and back (see tableLayout.ts). JSON values
+ * (state, marks, envelopes, outcomes) are stored as JSON strings: their size is then exactly
+ * what the engine measures, and no DynamoDB type rule (empty sets, number precision) applies.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { ActorRecord, IdempotencyRecord, OutboxItem } from '@baton/core';
+import {
+  Attr,
+  actorIdOf,
+  actorPk,
+  IDEMPOTENCY_SK,
+  idempotencyPk,
+  OUTBOX_SK_PREFIX,
+  outboxShard,
+  outboxShardKey,
+  outboxSk,
+  RECORD_SK,
+} from './tableLayout.ts';
+
+export type Item = Record<string, AttributeValue>;
+
+const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
+
+export function recordToItem(record: ActorRecord): Item {
+  return marshall({
+    [Attr.pk]: actorPk(record.id),
+    [Attr.sk]: RECORD_SK,
+    [Attr.ver]: record.ver,
+    [Attr.state]: json(record.state),
+    [Attr.inboxOffset]: record.inboxOffset,
+    [Attr.marks]: json(record.marks),
+    [Attr.sentSeq]: record.sentSeq,
+  });
+}
+
+export function itemToRecord(item: Item): ActorRecord {
+  const raw = unmarshall(item);
+  return {
+    id: actorIdOf(raw[Attr.pk] as string),
+    ver: raw[Attr.ver] as number,
+    state: JSON.parse(raw[Attr.state] as string),
+    inboxOffset: raw[Attr.inboxOffset] as string,
+    marks: JSON.parse(raw[Attr.marks] as string),
+    sentSeq: raw[Attr.sentSeq] as number,
+  };
+}
+
+export function outboxToItem(item: OutboxItem, shards: number): Item {
+  return marshall({
+    [Attr.pk]: actorPk(item.actorId),
+    [Attr.sk]: outboxSk(item.seq),
+    [Attr.envelopes]: json(item.envelopes),
+    [Attr.createdAt]: item.createdAt,
+    [Attr.obPk]: outboxShardKey(outboxShard(item.actorId, shards)),
+    [Attr.obAt]: item.createdAt,
+  });
+}
+
+export function itemToOutbox(item: Item): OutboxItem {
+  const raw = unmarshall(item);
+  return {
+    actorId: actorIdOf(raw[Attr.pk] as string),
+    seq: Number((raw[Attr.sk] as string).slice(OUTBOX_SK_PREFIX.length)),
+    envelopes: JSON.parse(raw[Attr.envelopes] as string),
+    createdAt: raw[Attr.createdAt] as number,
+  };
+}
+
+export function idempotencyToItem(record: IdempotencyRecord): Item {
+  return marshall({
+    [Attr.pk]: idempotencyPk(record.key),
+    [Attr.sk]: IDEMPOTENCY_SK,
+    [Attr.actorId]: record.actorId,
+    [Attr.outcome]: json(record.outcome),
+    [Attr.expiresAt]: record.expiresAt,
+    // DynamoDB TTL reads epoch seconds; it deletes within days, so reads check expiresAt too.
+    [Attr.ttl]: Math.ceil(record.expiresAt / 1000),
+  });
+}
+
+export function itemToIdempotency(item: Item): IdempotencyRecord {
+  const raw = unmarshall(item);
+  return {
+    key: (raw[Attr.pk] as string).slice(2),
+    actorId: raw[Attr.actorId] as string,
+    outcome: JSON.parse(raw[Attr.outcome] as string),
+    expiresAt: raw[Attr.expiresAt] as number,
+  };
+}

@@ -1,0 +1,103 @@
+import type { CancellationReason } from '@aws-sdk/client-dynamodb';
+import type { BatonError, Commit, StoreLimits } from '@baton/core';
+import { duplicateKeys, jsonSize, transactionTooLarge, versionConflict } from '@baton/core';
+import { awsErrorName, unavailable } from '../internal/unavailable.ts';
+import { itemToRecord } from './itemCodec.ts';
+
+/**
+ * Maps a failed commit's `TransactWriteItems` error into the core's error model. The
+ * transaction's items are, in order: the actor record, the outbox items, the idempotency
+ * records — so `CancellationReasons[i]` speaks of item `i`.
+ *
+ * | DynamoDB says                                   | Baton error                              |
+ * | ----------------------------------------------- | ---------------------------------------- |
+ * | record: ConditionalCheckFailed                  | VERSION_CONFLICT with the stored record  |
+ * | idempotency record: ConditionalCheckFailed      | DUPLICATE naming those keys              |
+ * | any item: TransactionConflict                   | VERSION_CONFLICT (the engine reloads)    |
+ * | IdempotentParameterMismatch, TransactionInProgress | VERSION_CONFLICT (the engine reloads) |
+ * | ValidationException about size or item count    | TRANSACTION_TOO_LARGE naming the limit   |
+ * | anything else (throttling, network, no table)   | UNAVAILABLE (retryable), with the cause  |
+ *
+ * @example
+ * try {
+ *   await client.send(new TransactWriteItemsCommand(input));
+ * } catch (error) {
+ *   throw mapTransactionError(error, commit, store.limits);
+ * }
+ */
+export function mapTransactionError(
+  error: unknown,
+  commit: Commit,
+  limits: StoreLimits,
+): BatonError {
+  const actorId = commit.record.id;
+  const name = awsErrorName(error);
+  if (name === 'TransactionCanceledException') {
+    const reasons: readonly CancellationReason[] =
+      (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    const record = reasons[0];
+    if (record?.Code === 'ConditionalCheckFailed') {
+      return versionConflict(actorId, record.Item ? itemToRecord(record.Item) : undefined);
+    }
+    const firstKey = 1 + commit.outbox.length;
+    const used = commit.idempotency
+      .filter((_, i) => reasons[firstKey + i]?.Code === 'ConditionalCheckFailed')
+      .map((r) => r.key);
+    if (used.length > 0) return duplicateKeys(used);
+    if (reasons.some((r) => r.Code === 'TransactionConflict')) return versionConflict(actorId);
+    const invalid = reasons.find((r) => r.Code === 'ValidationError');
+    const mapped = invalid && tooLarge(invalid.Message ?? '', commit, limits);
+    if (mapped) return mapped;
+    const throttled = reasons.some((r) => THROTTLED.has(r.Code ?? ''));
+    return unavailable('DynamoDB', 'TransactWriteItems', error, throttled);
+  }
+  if (
+    name === 'IdempotentParameterMismatchException' ||
+    name === 'TransactionInProgressException'
+  ) {
+    return versionConflict(actorId);
+  }
+  if (name === 'ValidationException') {
+    const message = error instanceof Error ? error.message : '';
+    const mapped = tooLarge(message, commit, limits);
+    if (mapped) return mapped;
+  }
+  return unavailable('DynamoDB', 'TransactWriteItems', error);
+}
+
+const THROTTLED = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+]);
+
+/** A size or count complaint from DynamoDB, as the limit it names; else undefined. */
+function tooLarge(message: string, commit: Commit, limits: StoreLimits): BatonError | undefined {
+  const items = 1 + commit.outbox.length + commit.idempotency.length;
+  if (/item size/i.test(message)) {
+    return transactionTooLarge('maxItemBytes', limits.maxItemBytes, largestItem(commit));
+  }
+  if (/transaction.*size|size.*transaction|request size/i.test(message)) {
+    return transactionTooLarge(
+      'maxTransactionBytes',
+      limits.maxTransactionBytes,
+      totalBytes(commit),
+    );
+  }
+  if (/length less than or equal to|too many items|item count/i.test(message)) {
+    return transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
+  }
+  return undefined;
+}
+
+function sizes(commit: Commit): number[] {
+  return [commit.record, ...commit.outbox, ...commit.idempotency].map((item) => jsonSize(item));
+}
+
+function largestItem(commit: Commit): number {
+  return Math.max(...sizes(commit));
+}
+
+function totalBytes(commit: Commit): number {
+  return sizes(commit).reduce((a, b) => a + b, 0);
+}

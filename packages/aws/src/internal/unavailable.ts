@@ -1,0 +1,47 @@
+import { BatonError, ErrorCode, isBatonError } from '@baton/core';
+
+/** AWS error names that mean "slow down": retry after a pause rather than at once. */
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+]);
+
+/** The name AWS SDK v3 gives a service error (`error.name`), or `Error`. */
+export function awsErrorName(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'name' in error) {
+    return String((error as { name: unknown }).name);
+  }
+  return 'Error';
+}
+
+/**
+ * Wraps a vendor failure the engine cannot act on (throttling after the SDK's own retries, a
+ * network error, a missing table) into a retryable UNAVAILABLE BatonError, keeping the cause.
+ * A BatonError passes through unchanged.
+ */
+export function unavailable(
+  service: string,
+  operation: string,
+  error: unknown,
+  throttled = false,
+): BatonError {
+  if (isBatonError(error)) return error;
+  const name = awsErrorName(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new BatonError(
+    ErrorCode.UNAVAILABLE,
+    `${service} ${operation} failed: ${name}: ${message}`,
+    {
+      cause: error,
+      details: { service, operation, awsError: name },
+      ...(throttled || THROTTLING.has(name) ? { retryAfterMs: 1_000 } : {}),
+    },
+  );
+}
+
+/** A BatonError for a wrong option or argument. */
+export function invalidArgument(message: string, details?: Record<string, unknown>): BatonError {
+  return new BatonError(ErrorCode.INVALID_ARGUMENT, message, details ? { details } : {});
+}

@@ -1,0 +1,337 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+  type ReceiveMessageCommandOutput,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core';
+import { BatonError, ErrorCode } from '@baton/core';
+import { invalidArgument, unavailable } from '../internal/unavailable.ts';
+import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE, toSqsBody, toSqsId } from './sqsIds.ts';
+
+/** Options of an {@link SqsQueue}. */
+export interface SqsQueueOptions {
+  /** An SQS client, e.g. `createAwsClients().sqs`. */
+  readonly client: SQSClient;
+  /** The URL of a FIFO queue (its name ends in `.fifo`), e.g. from {@link createFifoQueue}. */
+  readonly queueUrl: string;
+  /**
+   * Long polling: how long `receive` waits for a message when none is there (0–20 s). Use 20
+   * in a poller, 0 in tests. @default 0
+   */
+  readonly waitTimeSeconds?: number;
+  /**
+   * The largest message, and the largest `SendMessageBatch`, in bytes (body and attributes).
+   * @default 262_144 (256 KiB)
+   */
+  readonly maxMessageBytes?: number;
+}
+
+/** Entries per SQS batch call. */
+const BATCH_MAX = 10;
+/** SQS's longest visibility timeout: 12 hours. */
+const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
+/** Per-entry failures that mean the receipt is stale: the message was redelivered or deleted. */
+const STALE_RECEIPT = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight']);
+
+interface Prepared {
+  readonly entry: SendMessageBatchRequestEntry;
+  readonly bytes: number;
+}
+
+/**
+ * The {@link Queue} on an SQS FIFO queue. `group` becomes the MessageGroupId, `dedupeId` the
+ * MessageDeduplicationId (either one hashed when it breaks SQS's id rule, the original kept in
+ * a message attribute), and `receive` maps SQS's SequenceNumber and ApproximateReceiveCount to
+ * `seq` and `receiveCount`. Sends go out in order in batches of 10; acks and releases ignore
+ * stale receipts. Failures come back as retryable UNAVAILABLE errors, an oversized message as a
+ * terminal MESSAGE_TOO_LARGE.
+ *
+ * @example
+ * const { sqs } = createAwsClients();
+ * const queue = new SqsQueue({ client: sqs, queueUrl: process.env.INBOX_URL!, waitTimeSeconds: 20 });
+ * const worker = new Worker({ actors: [Account], store, queue });
+ * while (running) await worker.poll();
+ */
+export class SqsQueue implements Queue {
+  readonly queueUrl: string;
+  readonly waitTimeSeconds: number;
+  readonly maxMessageBytes: number;
+  readonly #client: SQSClient;
+
+  constructor(options: SqsQueueOptions) {
+    const wait = options.waitTimeSeconds ?? 0;
+    const max = options.maxMessageBytes ?? 262_144;
+    const problems: string[] = [];
+    if (!options.client) problems.push('client is required');
+    if (typeof options.queueUrl !== 'string' || !options.queueUrl.endsWith('.fifo')) {
+      problems.push(
+        `queueUrl must be the URL of a FIFO queue (ending in .fifo), got ${String(options.queueUrl)}`,
+      );
+    }
+    if (!Number.isInteger(wait) || wait < 0 || wait > 20) {
+      problems.push(`waitTimeSeconds must be an integer from 0 to 20, got ${wait}`);
+    }
+    if (!Number.isInteger(max) || max < 1) {
+      problems.push(`maxMessageBytes must be an integer ≥ 1, got ${max}`);
+    }
+    if (problems.length > 0) {
+      throw invalidArgument(`invalid SqsQueue options: ${problems.join('; ')}`);
+    }
+    this.#client = options.client;
+    this.queueUrl = options.queueUrl;
+    this.waitTimeSeconds = wait;
+    this.maxMessageBytes = max;
+  }
+
+  /**
+   * Enqueues in order, in `SendMessageBatch` calls of up to 10 messages (and at most
+   * `maxMessageBytes` together). Every message is checked before the first call; after a call
+   * with a failed entry no later call is made, so a retry of the whole send keeps the order
+   * (SQS drops the copies of the messages that did go out by their dedupe ids).
+   */
+  async send(messages: readonly QueueMessage[]): Promise<void> {
+    const prepared = messages.map((message, i) => this.#prepare(message, i));
+    for (const chunk of this.#chunks(prepared)) {
+      let failed: { Id?: string; Code?: string; Message?: string; SenderFault?: boolean }[];
+      try {
+        const result = await this.#client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: chunk.map((p) => p.entry),
+          }),
+        );
+        failed = result.Failed ?? [];
+      } catch (error) {
+        throw unavailable('SQS', 'SendMessageBatch', error);
+      }
+      if (failed.length > 0) {
+        const first = failed[0]!;
+        throw new BatonError(
+          ErrorCode.UNAVAILABLE,
+          `SQS SendMessageBatch failed for ${failed.length} of ${chunk.length} messages (first: ${first.Code}: ${first.Message}); later messages were not sent`,
+          {
+            details: {
+              service: 'SQS',
+              operation: 'SendMessageBatch',
+              failed: failed.map((f) => ({
+                dedupeId: messages[Number(f.Id)]?.dedupeId,
+                code: f.Code,
+                message: f.Message,
+                senderFault: f.SenderFault,
+              })),
+            },
+          },
+        );
+      }
+    }
+  }
+
+  async receive(options: ReceiveOptions): Promise<ReceivedMessage[]> {
+    const max = Math.min(BATCH_MAX, Math.max(1, Math.floor(options.max)));
+    let result: ReceiveMessageCommandOutput;
+    try {
+      result = await this.#client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.queueUrl,
+          MaxNumberOfMessages: max,
+          VisibilityTimeout: toSeconds(options.visibilityTimeoutMs),
+          WaitTimeSeconds: this.waitTimeSeconds,
+          MessageSystemAttributeNames: [
+            'SequenceNumber',
+            'ApproximateReceiveCount',
+            'MessageGroupId',
+            'MessageDeduplicationId',
+          ],
+          MessageAttributeNames: [GROUP_ATTRIBUTE, DEDUPE_ATTRIBUTE],
+          // A retried receive (lost answer) returns the same messages instead of hiding them.
+          ReceiveRequestAttemptId: randomUUID(),
+        }),
+      );
+    } catch (error) {
+      throw unavailable('SQS', 'ReceiveMessage', error);
+    }
+    return (result.Messages ?? []).map((m): ReceivedMessage => {
+      const attributes = m.Attributes ?? {};
+      return {
+        group:
+          m.MessageAttributes?.[GROUP_ATTRIBUTE]?.StringValue ?? attributes.MessageGroupId ?? '',
+        dedupeId:
+          m.MessageAttributes?.[DEDUPE_ATTRIBUTE]?.StringValue ??
+          attributes.MessageDeduplicationId ??
+          '',
+        body: m.Body ?? '',
+        receipt: m.ReceiptHandle ?? '',
+        seq: attributes.SequenceNumber ?? '0',
+        receiveCount: Number(attributes.ApproximateReceiveCount ?? 1),
+      };
+    });
+  }
+
+  /** Deletes messages; a stale receipt (the message came back or is gone) is ignored. */
+  async ack(receipts: readonly string[]): Promise<void> {
+    const unique = [...new Set(receipts)];
+    for (let i = 0; i < unique.length; i += BATCH_MAX) {
+      const chunk = unique.slice(i, i + BATCH_MAX);
+      let failed: { Code?: string; Message?: string }[];
+      try {
+        const result = await this.#client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: chunk.map((ReceiptHandle, n) => ({ Id: String(n), ReceiptHandle })),
+          }),
+        );
+        failed = result.Failed ?? [];
+      } catch (error) {
+        throw unavailable('SQS', 'DeleteMessageBatch', error);
+      }
+      throwUnlessStale('DeleteMessageBatch', failed);
+    }
+  }
+
+  /** Makes messages visible again after `delayMs` (rounded up to seconds, at most 12 h). */
+  async release(receipts: readonly string[], delayMs: number): Promise<void> {
+    const VisibilityTimeout = Math.min(MAX_VISIBILITY_SECONDS, toSeconds(delayMs));
+    const unique = [...new Set(receipts)];
+    for (let i = 0; i < unique.length; i += BATCH_MAX) {
+      const chunk = unique.slice(i, i + BATCH_MAX);
+      let failed: { Code?: string; Message?: string }[];
+      try {
+        const result = await this.#client.send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: chunk.map((ReceiptHandle, n) => ({
+              Id: String(n),
+              ReceiptHandle,
+              VisibilityTimeout,
+            })),
+          }),
+        );
+        failed = result.Failed ?? [];
+      } catch (error) {
+        throw unavailable('SQS', 'ChangeMessageVisibilityBatch', error);
+      }
+      throwUnlessStale('ChangeMessageVisibilityBatch', failed);
+    }
+  }
+
+  /**
+   * SQS's approximate counts (exact on ElasticMQ): messages visible and in flight. For tests
+   * and tools.
+   *
+   * @example
+   * expect(await queue.approximateCounts()).toEqual({ visible: 0, inFlight: 0 });
+   */
+  async approximateCounts(): Promise<{ visible: number; inFlight: number }> {
+    try {
+      const result = await this.#client.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: this.queueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      return {
+        visible: Number(result.Attributes?.ApproximateNumberOfMessages ?? 0),
+        inFlight: Number(result.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+      };
+    } catch (error) {
+      throw unavailable('SQS', 'GetQueueAttributes', error);
+    }
+  }
+
+  #prepare(message: QueueMessage, index: number): Prepared {
+    const group = toSqsId(message.group);
+    const dedupe = toSqsId(message.dedupeId);
+    const attributes: Record<string, MessageAttributeValue> = {};
+    if (group.hashed)
+      attributes[GROUP_ATTRIBUTE] = { DataType: 'String', StringValue: message.group };
+    if (dedupe.hashed) {
+      attributes[DEDUPE_ATTRIBUTE] = { DataType: 'String', StringValue: message.dedupeId };
+    }
+    const body = toSqsBody(message.body);
+    let bytes = utf8(body);
+    for (const [name, value] of Object.entries(attributes)) {
+      bytes += utf8(name) + utf8(value.DataType!) + utf8(value.StringValue!);
+    }
+    if (bytes > this.maxMessageBytes) {
+      throw new BatonError(
+        ErrorCode.MESSAGE_TOO_LARGE,
+        `message ${message.dedupeId} to ${message.group} is ${bytes} bytes, more than SQS's ${this.maxMessageBytes}-byte limit; nothing was sent`,
+        {
+          details: {
+            dedupeId: message.dedupeId,
+            group: message.group,
+            limit: this.maxMessageBytes,
+            actual: bytes,
+          },
+        },
+      );
+    }
+    return {
+      bytes,
+      entry: {
+        Id: String(index),
+        MessageBody: body,
+        MessageGroupId: group.id,
+        MessageDeduplicationId: dedupe.id,
+        ...(Object.keys(attributes).length > 0 ? { MessageAttributes: attributes } : {}),
+      },
+    };
+  }
+
+  /** Consecutive runs of at most 10 messages and `maxMessageBytes` bytes, in order. */
+  *#chunks(prepared: readonly Prepared[]): Generator<Prepared[]> {
+    let chunk: Prepared[] = [];
+    let bytes = 0;
+    for (const p of prepared) {
+      if (
+        chunk.length === BATCH_MAX ||
+        (chunk.length > 0 && bytes + p.bytes > this.maxMessageBytes)
+      ) {
+        yield chunk;
+        chunk = [];
+        bytes = 0;
+      }
+      chunk.push(p);
+      bytes += p.bytes;
+    }
+    if (chunk.length > 0) yield chunk;
+  }
+}
+
+/** Milliseconds as whole seconds, rounded up. */
+function toSeconds(ms: number): number {
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw invalidArgument(`a duration must be a finite number of milliseconds ≥ 0, got ${ms}`);
+  }
+  return Math.ceil(ms / 1000);
+}
+
+function utf8(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+function throwUnlessStale(
+  operation: string,
+  failed: readonly { Code?: string; Message?: string }[],
+) {
+  const real = failed.filter(
+    (f) =>
+      !STALE_RECEIPT.has(f.Code ?? '') &&
+      !(f.Code === 'InvalidParameterValue' && /receipt handle/i.test(f.Message ?? '')),
+  );
+  if (real.length > 0) {
+    const first = real[0]!;
+    throw new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `SQS ${operation} failed for ${real.length} receipts (first: ${first.Code}: ${first.Message})`,
+      { details: { service: 'SQS', operation, failed: real } },
+    );
+  }
+}

@@ -1,0 +1,125 @@
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EmulatorError, EmulatorErrorCode } from './EmulatorError.ts';
+import { EMULATOR_VERSIONS, type EmulatorOptions, type RunningEmulator } from './EmulatorOptions.ts';
+import { defaultEmulatorCacheDir } from './defaultEmulatorCacheDir.ts';
+import { findJava } from './internal/findJava.ts';
+import { launchEmulator } from './internal/launchEmulator.ts';
+import { killOrphans } from './internal/processRegistry.ts';
+import { type ArtifactSet, resolveArtifacts } from './internal/resolveArtifacts.ts';
+
+export interface DynamoDbLocalOptions extends EmulatorOptions {
+  /**
+   * A fixed port on 127.0.0.1.
+   * @default a free port
+   */
+  readonly port?: number;
+  /**
+   * The `com.amazonaws:DynamoDBLocal` version.
+   * @default EMULATOR_VERSIONS.dynamodbLocal
+   */
+  readonly version?: string;
+}
+
+/**
+ * Starts DynamoDB Local in memory (`-inMemory -sharedDb -disableTelemetry`) and resolves once it
+ * answers. One shared database for every credential and region, so a test's clients all see the
+ * same tables. The first call resolves the jars and the sqlite4java native library with Maven
+ * into the cache; later calls start offline.
+ *
+ * @example
+ * import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+ *
+ * const dynamodb = await startDynamoDbLocal();
+ * const client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: 'us-east-1' });
+ * await client.send(new ListTablesCommand({}));
+ * await dynamodb.stop();
+ */
+export async function startDynamoDbLocal(
+  options: DynamoDbLocalOptions = {},
+): Promise<RunningEmulator> {
+  const env = options.env ?? process.env;
+  const cacheDir = options.cacheDir ?? defaultEmulatorCacheDir(env);
+  const log = options.log ?? (() => undefined);
+  const java = await findJava(env);
+  await killOrphans(cacheDir);
+  const set = dynamoDbLocalArtifacts(options.version ?? EMULATOR_VERSIONS.dynamodbLocal);
+  const dir = await resolveArtifacts(set, { cacheDir, env, log });
+  const running = await launchEmulator({
+    name: 'dynamodb-local',
+    title: set.title,
+    java: java.command,
+    cacheDir,
+    cwd: dir,
+    env,
+    port: options.port,
+    startTimeoutMs: options.startTimeoutMs ?? 60_000,
+    log,
+    // Any HTTP answer means up; this one is a 400 (no X-Amz-Target).
+    probe: { method: 'POST', path: '/', body: '{}' },
+    argsFor: async (port) => ({
+      args: [
+        `-Djava.library.path=${join(dir, 'native')}`,
+        ...(options.javaOptions ?? []),
+        '-cp',
+        join(dir, 'lib', '*'),
+        'com.amazonaws.services.dynamodbv2.local.main.ServerRunner',
+        '-inMemory',
+        '-sharedDb',
+        '-disableTelemetry',
+        '-port',
+        String(port),
+      ],
+    }),
+  });
+  return { ...running, endpoint: `http://127.0.0.1:${running.port}` };
+}
+
+/** sqlite4java's native library per platform: Maven artifact, type, and the name it loads. */
+function nativeLibrary(): { artifactId: string; type: string; file: string } {
+  const key = `${process.platform}-${process.arch}`;
+  switch (key) {
+    case 'linux-x64':
+      return { artifactId: 'libsqlite4java-linux-amd64', type: 'so', file: 'libsqlite4java-linux-amd64.so' };
+    case 'linux-ia32':
+      return { artifactId: 'libsqlite4java-linux-i386', type: 'so', file: 'libsqlite4java-linux-i386.so' };
+    case 'darwin-x64':
+    case 'darwin-arm64':
+      return { artifactId: 'libsqlite4java-osx', type: 'dylib', file: 'libsqlite4java-osx.dylib' };
+    case 'win32-x64':
+      return { artifactId: 'sqlite4java-win32-x64', type: 'dll', file: 'sqlite4java-win32-x64.dll' };
+    default:
+      throw new EmulatorError(
+        EmulatorErrorCode.UNSUPPORTED_PLATFORM,
+        `DynamoDB Local needs sqlite4java's native library, which has no build for ${key}.`,
+        { details: { platform: key } },
+      );
+  }
+}
+
+function dynamoDbLocalArtifacts(version: string): ArtifactSet {
+  const native = nativeLibrary();
+  const sqlite = EMULATOR_VERSIONS.sqlite4java;
+  return {
+    name: `dynamodb-local-${version}-${native.artifactId}`,
+    title: `DynamoDB Local ${version}`,
+    mainJar: `DynamoDBLocal-${version}.jar`,
+    dependencies: [
+      { groupId: 'com.amazonaws', artifactId: 'DynamoDBLocal', version },
+      {
+        groupId: 'com.almworks.sqlite4java',
+        artifactId: native.artifactId,
+        version: sqlite,
+        type: native.type,
+      },
+    ],
+    // sqlite4java loads `<file>` from java.library.path; Maven names it with the version.
+    prepare: async (dir) => {
+      await mkdir(join(dir, 'native'), { recursive: true });
+      await copyFile(
+        join(dir, 'lib', `${native.artifactId}-${sqlite}.${native.type}`),
+        join(dir, 'native', native.file),
+      );
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * @baton/cli — the developer tooling around Baton. Today: the local AWS emulator launcher
+ * (DynamoDB Local and ElasticMQ as real processes) used by the test setup and, later, by
+ * `baton dev --backend local-aws`.
+ */
+export {
+  EMULATOR_REQUIREMENTS,
+  EmulatorError,
+  EmulatorErrorCode,
+  isEmulatorError,
+} from './emulators/EmulatorError.ts';
+export {
+  EMULATOR_VERSIONS,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from './emulators/EmulatorOptions.ts';
+export { defaultEmulatorCacheDir } from './emulators/defaultEmulatorCacheDir.ts';
+export { type DynamoDbLocalOptions, startDynamoDbLocal } from './emulators/startDynamoDbLocal.ts';
+export { type Emulators, type StartEmulatorsOptions, startEmulators } from './emulators/startEmulators.ts';
+export { type ElasticMqOptions, startElasticMq } from './emulators/startElasticMq.ts';
