@@ -52,7 +52,7 @@ export function createAwsClients(options: AwsClientsOptions = {}): AwsClients {
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),
     ...(endpoint && isLoopback(endpoint) && !env('AWS_ACCESS_KEY_ID')
-      ? { credentials: { accessKeyId: 'baton-local', secretAccessKey: 'baton-local' } }
+      ? { credentials: { accessKeyId: 'batonlocal', secretAccessKey: 'batonlocal' } }
       : {}),
   });
   const clients: AwsClients = {

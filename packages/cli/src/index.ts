@@ -3,6 +3,8 @@
  * (DynamoDB Local and ElasticMQ as real processes) used by the test setup and, later, by
  * `baton dev --backend local-aws`.
  */
+
+export { defaultEmulatorCacheDir } from './emulators/defaultEmulatorCacheDir.ts';
 export {
   EMULATOR_REQUIREMENTS,
   EmulatorError,
@@ -14,7 +16,10 @@ export {
   type EmulatorOptions,
   type RunningEmulator,
 } from './emulators/EmulatorOptions.ts';
-export { defaultEmulatorCacheDir } from './emulators/defaultEmulatorCacheDir.ts';
 export { type DynamoDbLocalOptions, startDynamoDbLocal } from './emulators/startDynamoDbLocal.ts';
-export { type Emulators, type StartEmulatorsOptions, startEmulators } from './emulators/startEmulators.ts';
 export { type ElasticMqOptions, startElasticMq } from './emulators/startElasticMq.ts';
+export {
+  type Emulators,
+  type StartEmulatorsOptions,
+  startEmulators,
+} from './emulators/startEmulators.ts';

@@ -25,7 +25,12 @@ export const Attr = {
   ttl: 'ttl',
 } as const;
 
-/** The sparse global secondary index over outbox items: `obPk` (shard) + `obAt` (createdAt). */
+/**
+ * The sparse global secondary index over outbox items: `obPk` (shard) + `obAt` (createdAt).
+ *
+ * @example
+ * // IAM for the sweeper: Query on `${tableArn}/index/${OUTBOX_INDEX}`
+ */
 export const OUTBOX_INDEX = 'outbox';
 
 /** The sort key of an actor record. */
@@ -106,7 +111,7 @@ export const ITEM_OVERHEAD = {
  * the engine's check always fits DynamoDB.
  *
  * @example
- * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_502
+ * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_499 (409,600 less the outbox item's 101)
  */
 export const DYNAMO_STORE_LIMITS: StoreLimits = Object.freeze({
   maxTransactionItems: 100,

@@ -1,5 +1,6 @@
-import { createEngine, type EngineOptions, type ReceivedMessage, Worker } from '@baton/core';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createEngine, type EngineOptions, Worker } from '@baton/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { fromSqsRecord } from '../sqs/fromSqsRecord.ts';
 
 /**
  * The worker Lambda: an SQS FIFO event source hands it inbox messages; it runs one turn per
@@ -9,7 +10,9 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
  *
  * @example
  * // worker.ts, the Lambda entry point
- * const { store, queue } = awsBackend();
+ * const { dynamodb, sqs } = createAwsClients();
+ * const store = new DynamoStore({ client: dynamodb, tableName: process.env.TABLE_NAME! });
+ * const queue = new SqsQueue({ client: sqs, queueUrl: process.env.QUEUE_URL! });
  * export const handler = workerHandler({ actors: [Account], store, queue });
  */
 export function workerHandler(
@@ -17,24 +20,7 @@ export function workerHandler(
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const worker = new Worker(createEngine(options));
   return async (event) => {
-    const result = await worker.process(event.Records.map(toReceived));
+    const result = await worker.process(event.Records.map(fromSqsRecord));
     return { batchItemFailures: result.failed.map((m) => ({ itemIdentifier: m.receipt })) };
-  };
-}
-
-/** An SQS record as the engine sees it; the receipt is the message id Lambda reports back. */
-export function toReceived(record: SQSRecord): ReceivedMessage {
-  const attributes = record.attributes as SQSRecord['attributes'] & {
-    SequenceNumber?: string;
-    MessageGroupId?: string;
-    MessageDeduplicationId?: string;
-  };
-  return {
-    receipt: record.messageId,
-    group: attributes.MessageGroupId ?? '',
-    dedupeId: attributes.MessageDeduplicationId ?? record.messageId,
-    body: record.body,
-    seq: attributes.SequenceNumber ?? '0',
-    receiveCount: Number(attributes.ApproximateReceiveCount ?? 1),
   };
 }

@@ -65,6 +65,7 @@ export class LocalSqsEventSource {
         VisibilityTimeout: visibilitySeconds,
         WaitTimeSeconds: this.#options.waitSeconds ?? 1,
         MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
       }),
     );
     const messages = received.Messages ?? [];
@@ -119,7 +120,17 @@ function toRecord(message: Message, queueUrl: string): SQSRecord {
       ...(a.MessageGroupId ? { MessageGroupId: a.MessageGroupId } : {}),
       ...(a.MessageDeduplicationId ? { MessageDeduplicationId: a.MessageDeduplicationId } : {}),
     },
-    messageAttributes: {},
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        {
+          stringValue: value.StringValue,
+          dataType: value.DataType ?? 'String',
+          stringListValues: [],
+          binaryListValues: [],
+        },
+      ]),
+    ),
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: queueUrl,

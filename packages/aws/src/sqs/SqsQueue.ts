@@ -14,6 +14,7 @@ import type { Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@bato
 import { BatonError, ErrorCode } from '@baton/core';
 import { invalidArgument, unavailable } from '../internal/unavailable.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE, toSqsBody, toSqsId } from './sqsIds.ts';
+import { toReceivedMessage } from './toReceivedMessage.ts';
 
 /** Options of an {@link SqsQueue}. */
 export interface SqsQueueOptions {
@@ -48,10 +49,11 @@ interface Prepared {
 /**
  * The {@link Queue} on an SQS FIFO queue. `group` becomes the MessageGroupId, `dedupeId` the
  * MessageDeduplicationId (either one hashed when it breaks SQS's id rule, the original kept in
- * a message attribute), and `receive` maps SQS's SequenceNumber and ApproximateReceiveCount to
- * `seq` and `receiveCount`. Sends go out in order in batches of 10; acks and releases ignore
- * stale receipts. Failures come back as retryable UNAVAILABLE errors, an oversized message as a
- * terminal MESSAGE_TOO_LARGE.
+ * a message attribute); `receive` maps SQS's SequenceNumber and ApproximateReceiveCount to `seq`
+ * (plus one: ElasticMQ counts from 0, the offset an actor starts from) and `receiveCount`.
+ * Sends go out in order in batches of 10; acks and releases ignore stale receipts. Failures
+ * come back as retryable UNAVAILABLE errors, an oversized message as a terminal
+ * MESSAGE_TOO_LARGE.
  *
  * @example
  * const { sqs } = createAwsClients();
@@ -157,21 +159,17 @@ export class SqsQueue implements Queue {
     } catch (error) {
       throw unavailable('SQS', 'ReceiveMessage', error);
     }
-    return (result.Messages ?? []).map((m): ReceivedMessage => {
-      const attributes = m.Attributes ?? {};
-      return {
-        group:
-          m.MessageAttributes?.[GROUP_ATTRIBUTE]?.StringValue ?? attributes.MessageGroupId ?? '',
-        dedupeId:
-          m.MessageAttributes?.[DEDUPE_ATTRIBUTE]?.StringValue ??
-          attributes.MessageDeduplicationId ??
-          '',
+    return (result.Messages ?? []).map((m) =>
+      toReceivedMessage({
         body: m.Body ?? '',
         receipt: m.ReceiptHandle ?? '',
-        seq: attributes.SequenceNumber ?? '0',
-        receiveCount: Number(attributes.ApproximateReceiveCount ?? 1),
-      };
-    });
+        sequenceNumber: m.Attributes?.SequenceNumber,
+        messageGroupId: m.Attributes?.MessageGroupId,
+        messageDeduplicationId: m.Attributes?.MessageDeduplicationId,
+        approximateReceiveCount: m.Attributes?.ApproximateReceiveCount,
+        attribute: (name) => m.MessageAttributes?.[name]?.StringValue,
+      }),
+    );
   }
 
   /** Deletes messages; a stale receipt (the message came back or is gone) is ignored. */
@@ -249,10 +247,16 @@ export class SqsQueue implements Queue {
     const group = toSqsId(message.group);
     const dedupe = toSqsId(message.dedupeId);
     const attributes: Record<string, MessageAttributeValue> = {};
-    if (group.hashed)
-      attributes[GROUP_ATTRIBUTE] = { DataType: 'String', StringValue: message.group };
+    // The originals go as JSON strings, with the characters SQS refuses escaped.
+    const original = (value: string) => toSqsBody(JSON.stringify(value));
+    if (group.hashed) {
+      attributes[GROUP_ATTRIBUTE] = { DataType: 'String', StringValue: original(message.group) };
+    }
     if (dedupe.hashed) {
-      attributes[DEDUPE_ATTRIBUTE] = { DataType: 'String', StringValue: message.dedupeId };
+      attributes[DEDUPE_ATTRIBUTE] = {
+        DataType: 'String',
+        StringValue: original(message.dedupeId),
+      };
     }
     const body = toSqsBody(message.body);
     let bytes = utf8(body);

@@ -1,8 +1,12 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EmulatorError, EmulatorErrorCode } from './EmulatorError.ts';
-import { EMULATOR_VERSIONS, type EmulatorOptions, type RunningEmulator } from './EmulatorOptions.ts';
 import { defaultEmulatorCacheDir } from './defaultEmulatorCacheDir.ts';
+import { EmulatorError, EmulatorErrorCode } from './EmulatorError.ts';
+import {
+  EMULATOR_VERSIONS,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from './EmulatorOptions.ts';
 import { findJava } from './internal/findJava.ts';
 import { launchEmulator } from './internal/launchEmulator.ts';
 import { killOrphans } from './internal/processRegistry.ts';
@@ -75,26 +79,27 @@ export async function startDynamoDbLocal(
   return { ...running, endpoint: `http://127.0.0.1:${running.port}` };
 }
 
-/** sqlite4java's native library per platform: Maven artifact, type, and the name it loads. */
+/** sqlite4java's native library per `platform-arch`: its Maven artifact and packaging type. */
+const NATIVE_LIBRARIES: Readonly<Record<string, { artifactId: string; type: string }>> = {
+  'linux-x64': { artifactId: 'libsqlite4java-linux-amd64', type: 'so' },
+  'linux-ia32': { artifactId: 'libsqlite4java-linux-i386', type: 'so' },
+  'darwin-x64': { artifactId: 'libsqlite4java-osx', type: 'dylib' },
+  'darwin-arm64': { artifactId: 'libsqlite4java-osx', type: 'dylib' },
+  'win32-x64': { artifactId: 'sqlite4java-win32-x64', type: 'dll' },
+};
+
+/** The native library for this machine, and the file name sqlite4java loads it by. */
 function nativeLibrary(): { artifactId: string; type: string; file: string } {
   const key = `${process.platform}-${process.arch}`;
-  switch (key) {
-    case 'linux-x64':
-      return { artifactId: 'libsqlite4java-linux-amd64', type: 'so', file: 'libsqlite4java-linux-amd64.so' };
-    case 'linux-ia32':
-      return { artifactId: 'libsqlite4java-linux-i386', type: 'so', file: 'libsqlite4java-linux-i386.so' };
-    case 'darwin-x64':
-    case 'darwin-arm64':
-      return { artifactId: 'libsqlite4java-osx', type: 'dylib', file: 'libsqlite4java-osx.dylib' };
-    case 'win32-x64':
-      return { artifactId: 'sqlite4java-win32-x64', type: 'dll', file: 'sqlite4java-win32-x64.dll' };
-    default:
-      throw new EmulatorError(
-        EmulatorErrorCode.UNSUPPORTED_PLATFORM,
-        `DynamoDB Local needs sqlite4java's native library, which has no build for ${key}.`,
-        { details: { platform: key } },
-      );
+  const native = NATIVE_LIBRARIES[key];
+  if (native === undefined) {
+    throw new EmulatorError(
+      EmulatorErrorCode.UNSUPPORTED_PLATFORM,
+      `DynamoDB Local needs sqlite4java's native library, which has no build for ${key}.`,
+      { details: { platform: key } },
+    );
   }
+  return { ...native, file: `${native.artifactId}.${native.type}` };
 }
 
 function dynamoDbLocalArtifacts(version: string): ArtifactSet {

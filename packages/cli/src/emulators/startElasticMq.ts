@@ -1,7 +1,11 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EMULATOR_VERSIONS, type EmulatorOptions, type RunningEmulator } from './EmulatorOptions.ts';
 import { defaultEmulatorCacheDir } from './defaultEmulatorCacheDir.ts';
+import {
+  EMULATOR_VERSIONS,
+  type EmulatorOptions,
+  type RunningEmulator,
+} from './EmulatorOptions.ts';
 import { findJava } from './internal/findJava.ts';
 import { launchEmulator } from './internal/launchEmulator.ts';
 import { killOrphans } from './internal/processRegistry.ts';

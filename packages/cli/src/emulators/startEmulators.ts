@@ -57,7 +57,9 @@ export async function startEmulators(options: StartEmulatorsOptions = {}): Promi
     await Promise.all(
       [dynamodb, elasticmq].map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)),
     );
-    throw dynamodb.status === 'rejected' ? dynamodb.reason : (elasticmq as PromiseRejectedResult).reason;
+    throw dynamodb.status === 'rejected'
+      ? dynamodb.reason
+      : (elasticmq as PromiseRejectedResult).reason;
   }
   return {
     dynamodbEndpoint: dynamodb.value.endpoint,

@@ -20,7 +20,9 @@ const found = new Map<string, Promise<JavaRuntime>>();
  */
 export function findJava(env: NodeJS.ProcessEnv): Promise<JavaRuntime> {
   const home = env.JAVA_HOME;
-  const candidate = home ? join(home, 'bin', process.platform === 'win32' ? 'java.exe' : 'java') : '';
+  const candidate = home
+    ? join(home, 'bin', process.platform === 'win32' ? 'java.exe' : 'java')
+    : '';
   const command = candidate !== '' && existsSync(candidate) ? candidate : 'java';
   const key = `${command}\0${env.PATH ?? ''}`;
   let runtime = found.get(key);

@@ -67,7 +67,10 @@ export async function killOrphans(cacheDir: string): Promise<number[]> {
     }
     if (isAlive(record.owner)) continue;
     // The pid may have been reused since: kill only a process that carries the owner's marker.
-    if (isAlive(record.pid) && (await commandLine(record.pid)).includes(ownerMarker(record.owner))) {
+    if (
+      isAlive(record.pid) &&
+      (await commandLine(record.pid)).includes(ownerMarker(record.owner))
+    ) {
       try {
         process.kill(record.pid, 'SIGKILL');
         killed.push(record.pid);

@@ -1,0 +1,84 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, killOrphans, ownerMarker } from './processRegistry.ts';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A pid that belonged to a process that has exited. */
+function deadPid(): number {
+  const { pid } = spawnSync(process.execPath, ['-e', '']);
+  if (pid === undefined || isAlive(pid)) throw new Error('no dead pid');
+  return pid;
+}
+
+/** A long-running process whose command line carries the emulator marker of `owner`. */
+async function fakeEmulator(owner: number) {
+  const child = spawn(
+    process.execPath,
+    ['-e', 'setInterval(() => {}, 1000)', '--', ownerMarker(owner)],
+    { stdio: 'ignore' },
+  );
+  cleanups.push(() => child.kill('SIGKILL'));
+  await once(child, 'spawn');
+  // 'spawn' may come before exec has replaced the forked command line.
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null || tries > 500) throw new Error('the fake emulator did not start');
+    const args = spawnSync('ps', ['-ww', '-o', 'args=', '-p', String(child.pid)], {
+      encoding: 'utf8',
+    }).stdout;
+    if (args.includes(ownerMarker(owner))) return child;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function cacheWithPidFile(record: { pid: number; owner: number }): string {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'baton-registry-'));
+  cleanups.push(() => rmSync(cacheDir, { recursive: true, force: true }));
+  mkdirSync(join(cacheDir, 'pids'));
+  writeFileSync(
+    join(cacheDir, 'pids', `${record.pid}.json`),
+    JSON.stringify({ ...record, name: 'dynamodb-local' }),
+  );
+  return cacheDir;
+}
+
+describe('killOrphans', () => {
+  it('kills an emulator whose owner died without stopping it', async () => {
+    const owner = deadPid();
+    const orphan = await fakeEmulator(owner);
+    const cacheDir = cacheWithPidFile({ pid: orphan.pid!, owner });
+
+    const exited = once(orphan, 'exit');
+    expect(await killOrphans(cacheDir)).toEqual([orphan.pid]);
+    await exited;
+    expect(isAlive(orphan.pid!)).toBe(false);
+    expect(existsSync(join(cacheDir, 'pids', `${orphan.pid}.json`))).toBe(false);
+  });
+
+  it('leaves alone emulators whose owner is alive', async () => {
+    const child = await fakeEmulator(process.pid);
+    const cacheDir = cacheWithPidFile({ pid: child.pid!, owner: process.pid });
+
+    expect(await killOrphans(cacheDir)).toEqual([]);
+    expect(isAlive(child.pid!)).toBe(true);
+  });
+
+  it('never kills a reused pid that does not carry the marker', async () => {
+    const stranger = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: 'ignore',
+    });
+    cleanups.push(() => stranger.kill('SIGKILL'));
+    await once(stranger, 'spawn');
+    const cacheDir = cacheWithPidFile({ pid: stranger.pid!, owner: deadPid() });
+
+    expect(await killOrphans(cacheDir)).toEqual([]);
+    expect(isAlive(stranger.pid!)).toBe(true);
+  });
+});

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  createAwsClients,
+  createFifoQueue,
+  createTable,
+  DynamoStore,
+  ingressHandler,
+  LocalSqsEventSource,
+  SqsQueue,
+  workerHandler,
+} from '@baton/aws';
+import { silentLogger } from '@baton/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { Account } from '../../examples/bank/src/bank.ts';
+
+function request(path: string, body: unknown, method = 'POST'): APIGatewayProxyEventV2 {
+  return {
+    rawPath: path,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { http: { method } },
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
+  const { dynamodb, sqs } = createAwsClients({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  });
+  const tableName = `ingress-${randomUUID().slice(0, 8)}`;
+  let queue: SqsQueue;
+  let queueUrl: string;
+  let handle: ReturnType<typeof ingressHandler>;
+  let store: DynamoStore;
+
+  beforeAll(async () => {
+    await createTable(dynamodb, tableName);
+    ({ queueUrl } = await createFifoQueue(sqs, tableName, { visibilityTimeoutMs: 2000 }));
+    store = new DynamoStore({ client: dynamodb, tableName });
+    queue = new SqsQueue({ client: sqs, queueUrl });
+    handle = ingressHandler({ actors: [Account], store, queue, askTimeoutMs: 10_000 });
+  });
+
+  /** Nothing in the queue and nothing in the table. */
+  async function expectNothingWritten() {
+    expect(await queue.receive({ max: 10, visibilityTimeoutMs: 1000 })).toEqual([]);
+    const { Count } = await dynamodb.send(
+      new ScanCommand({ TableName: tableName, Select: 'COUNT' }),
+    );
+    expect(Count).toBe(0);
+  }
+
+  it.each([
+    [
+      'malformed JSON',
+      '/send',
+      '{"to": "account/alice", ',
+      400,
+      'INVALID_ARGUMENT',
+      /not valid JSON/,
+    ],
+    ['a body that is not an object', '/send', '[1, 2]', 400, 'INVALID_ARGUMENT', /JSON object/],
+    [
+      'a missing "to"',
+      '/send',
+      { name: 'deposit', payload: { amount: 1 }, idempotencyKey: 'k' },
+      400,
+      'INVALID_ARGUMENT',
+      /"to" must be an actor id/,
+    ],
+    [
+      'a wrong payload',
+      '/send',
+      { to: 'account/alice', name: 'deposit', payload: { amount: 'ten' }, idempotencyKey: 'k' },
+      400,
+      'INVALID_PAYLOAD',
+      /payload\.amount/,
+    ],
+    [
+      'an unknown actor type',
+      '/send',
+      { to: 'wallet/alice', name: 'deposit', payload: {}, idempotencyKey: 'k' },
+      404,
+      'UNKNOWN_ACTOR',
+      /unknown actor type "wallet"/,
+    ],
+    [
+      'an unknown message',
+      '/send',
+      { to: 'account/alice', name: 'steal', payload: {}, idempotencyKey: 'k' },
+      404,
+      'UNKNOWN_MESSAGE',
+      /no handler "steal"/,
+    ],
+    [
+      'a send without an idempotency key',
+      '/send',
+      { to: 'account/alice', name: 'deposit', payload: { amount: 1 } },
+      400,
+      'INVALID_ARGUMENT',
+      /idempotencyKey/,
+    ],
+    [
+      'an oversized body',
+      '/send',
+      {
+        to: 'account/alice',
+        name: 'deposit',
+        payload: { amount: 1, pad: 'x'.repeat(300_000) },
+        idempotencyKey: 'k',
+      },
+      413,
+      'MESSAGE_TOO_LARGE',
+      /limit is 256000/,
+    ],
+    ['an unknown route', '/steal', {}, 404, 'NOT_FOUND', /no route/],
+  ])(
+    'answers %s with %i %s and writes nothing',
+    async (_what, path, body, status, code, message) => {
+      const response = await handle(request(path, body));
+      expect(response.statusCode).toBe(status);
+      const { error } = JSON.parse(response.body);
+      expect(error.code).toBe(code);
+      expect(error.message).toMatch(message);
+      await expectNothingWritten();
+    },
+  );
+
+  it('accepts a send, answers an ask with the reply, and reports a rejection as 422', async () => {
+    const worker = workerHandler({ actors: [Account], store, queue, logger: silentLogger });
+    const send = await handle(
+      request('/send', {
+        to: 'account/bob',
+        name: 'deposit',
+        payload: { amount: 7 },
+        idempotencyKey: 'dep-bob',
+      }),
+    );
+    expect(send.statusCode).toBe(202);
+    expect(JSON.parse(send.body)).toEqual({ messageId: 'dep-bob' });
+
+    // A worker turn runs while the ask waits.
+    const ask = handle(
+      request('/ask', { to: 'account/bob', name: 'withdraw', payload: { amount: 100 } }),
+    );
+    const source = new LocalSqsEventSource({
+      client: sqs,
+      queueUrl,
+      handler: worker,
+      waitSeconds: 0,
+    });
+    const pump = async () => {
+      for (let i = 0; i < 20; i++) {
+        await source.pollOnce();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const [answer] = await Promise.all([ask, pump()]);
+    expect(answer.statusCode).toBe(422);
+    expect(JSON.parse(answer.body).error).toMatchObject({
+      code: 'REJECTED',
+      message: expect.stringMatching(/insufficient funds/),
+    });
+
+    const outcome = await handle(request('/outcome/dep-bob', undefined, 'GET'));
+    expect(outcome.statusCode).toBe(200);
+    expect(JSON.parse(outcome.body)).toEqual({ outcome: { ok: true, value: 7 } });
+  });
+});
