@@ -135,10 +135,9 @@ async function launchOnPort(spec: LaunchSpec, port: number): Promise<LaunchedEmu
 
   const deadline = started + spec.startTimeoutMs;
   for (;;) {
-    if (exitReason === undefined && (await answers(port, spec.probe))) {
-      // The port answered; make sure it was our JVM and not a process that took the port.
-      await sleep(0);
-      if (exitReason === undefined) break;
+    // An answer counts only while our JVM lives: else another process may hold the port.
+    if (exitReason === undefined && (await answers(port, spec.probe)) && exitReason === undefined) {
+      break;
     }
     if (exitReason !== undefined) {
       await stop();

@@ -81,4 +81,17 @@ describe('killOrphans', () => {
     expect(await killOrphans(cacheDir)).toEqual([]);
     expect(isAlive(stranger.pid!)).toBe(true);
   });
+
+  it('deletes the run files that dead owners left behind', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'baton-registry-'));
+    cleanups.push(() => rmSync(cacheDir, { recursive: true, force: true }));
+    mkdirSync(join(cacheDir, 'run'));
+    const orphaned = join(cacheDir, 'run', `elasticmq-${deadPid()}-4000.conf`);
+    const mine = join(cacheDir, 'run', `elasticmq-${process.pid}-4001.conf`);
+    writeFileSync(orphaned, '');
+    writeFileSync(mine, '');
+
+    await killOrphans(cacheDir);
+    expect([existsSync(orphaned), existsSync(mine)]).toEqual([false, true]);
+  });
 });

@@ -46,8 +46,12 @@ export function untrack(pid: number): void {
   if (live.size === 0) removeHandlers();
 }
 
-/** Kills emulators recorded in the cache whose owner process is gone. */
+/**
+ * Kills emulators recorded in the cache whose owner process is gone, and deletes the files such
+ * owners left in `<cacheDir>/run/` (named `<name>-<owner pid>-<port>.<ext>`).
+ */
 export async function killOrphans(cacheDir: string): Promise<number[]> {
+  removeOrphanRunFiles(join(cacheDir, 'run'));
   const dir = join(cacheDir, 'pids');
   let files: string[];
   try {
@@ -81,6 +85,20 @@ export async function killOrphans(cacheDir: string): Promise<number[]> {
     rmSync(path, { force: true });
   }
   return killed;
+}
+
+function removeOrphanRunFiles(dir: string): void {
+  let files: string[];
+  try {
+    files = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const file of files) {
+    const owner = Number(/-(\d+)-\d+\.\w+$/.exec(file)?.[1]);
+    if (Number.isInteger(owner) && owner > 0 && !isAlive(owner))
+      rmSync(join(dir, file), { force: true });
+  }
 }
 
 /** Whether a process with this pid exists. */

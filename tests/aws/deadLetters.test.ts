@@ -1,0 +1,124 @@
+/**
+ * What ends in the dead-letter queue on the real AWS parts, and what the actor does after:
+ * a poison message goes there after its receives run out and the actor goes on; an outbox whose
+ * drain kept failing until its inbox message was dead-lettered is drained by the sweeper.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createAwsClients,
+  createFifoQueue,
+  createTable,
+  DynamoStore,
+  LocalSqsEventSource,
+  SqsQueue,
+  workerHandler,
+} from '@baton/aws';
+import { BatonError, Client, ErrorCode, type Queue, Sweeper, silentLogger } from '@baton/core';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { Ledger } from '../conformance/ledger.ts';
+
+const MAX_RECEIVES = 3;
+
+describe('dead letters on DynamoDB Local and ElasticMQ', () => {
+  const { dynamodb, sqs } = createAwsClients({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  });
+  let store: DynamoStore;
+  let queue: SqsQueue;
+  let client: Client;
+  let queueUrl: string;
+  let deadLetters: SqsQueue;
+
+  beforeEach(async () => {
+    const name = `dlq-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const queues = await createFifoQueue(sqs, name, {
+      maxReceives: MAX_RECEIVES,
+      visibilityTimeoutMs: 1000,
+    });
+    queueUrl = queues.queueUrl;
+    store = new DynamoStore({ client: dynamodb, tableName: name });
+    queue = new SqsQueue({ client: sqs, queueUrl });
+    deadLetters = new SqsQueue({ client: sqs, queueUrl: queues.deadLetterQueueUrl });
+    client = new Client({ actors: [Ledger], store, queue });
+  });
+
+  /** The Lambda worker behind the local event source, draining through `drainQueue`. */
+  function eventSource(drainQueue: Queue = queue) {
+    const handler = workerHandler({
+      actors: [Ledger],
+      store,
+      queue: drainQueue,
+      logger: silentLogger,
+    });
+    return new LocalSqsEventSource({
+      client: sqs,
+      queueUrl,
+      handler,
+      visibilityTimeoutMs: 1000,
+      waitSeconds: 0,
+    });
+  }
+
+  /** Polls until `done()` holds, letting visibility timeouts pass. */
+  async function pumpUntil(source: LocalSqsEventSource, done: () => Promise<boolean>) {
+    for (let i = 0; i < 80; i++) {
+      if (await done()) return;
+      if ((await source.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error('condition not reached');
+  }
+
+  const depth = async (q: SqsQueue) => {
+    const { visible, inFlight } = await q.approximateCounts();
+    return visible + inFlight;
+  };
+  const entries = async (id: string) =>
+    ((await store.load(id))?.state as { entries: string[] } | undefined)?.entries;
+
+  it(`moves a poison message to the dead-letter queue after ${MAX_RECEIVES} receives, and the actor goes on`, async () => {
+    const source = eventSource();
+    await client.send(Ledger.ref('p'), 'add', { entry: 'before', amount: 1 });
+    await client.send(Ledger.ref('p'), 'flaky', { entry: 'poison', failures: 1_000_000 });
+    await pumpUntil(source, async () => (await depth(deadLetters)) === 1);
+
+    await client.send(Ledger.ref('p'), 'add', { entry: 'after', amount: 1 });
+    await pumpUntil(
+      source,
+      async () => (await depth(queue)) === 0 && (await entries('ledger/p'))?.length === 2,
+    );
+    expect(await entries('ledger/p')).toEqual(['before', 'after']);
+    const [dead] = await deadLetters.receive({ max: 10, visibilityTimeoutMs: 1000 });
+    expect(JSON.parse(dead!.body)).toMatchObject({ to: 'ledger/p', name: 'flaky' });
+  });
+
+  it('drains with the sweeper an outbox whose inbox message was dead-lettered while SQS refused the drain', async () => {
+    let sqsDown = true;
+    const failingDrains: Queue = {
+      send: async (messages) => {
+        if (sqsDown) throw new BatonError(ErrorCode.UNAVAILABLE, 'SQS is refusing sends');
+        await queue.send(messages);
+      },
+      receive: (options) => queue.receive(options),
+      ack: (receipts) => queue.ack(receipts),
+      release: (receipts, delayMs) => queue.release(receipts, delayMs),
+    };
+    await client.send(Ledger.ref('src'), 'fanOut', { to: 'dst', count: 2 });
+    // The turn commits its sends; every drain fails; the message runs out of receives.
+    await pumpUntil(eventSource(failingDrains), async () => (await depth(deadLetters)) === 1);
+    expect((await store.readOutbox('ledger/src')).flatMap((item) => item.envelopes)).toHaveLength(
+      2,
+    );
+
+    sqsDown = false;
+    const swept = await new Sweeper(
+      { actors: [Ledger], store, queue, logger: silentLogger },
+      { minAgeMs: 0 },
+    ).sweep();
+    expect(swept).toMatchObject({ drained: 1, sent: 2, failed: 0 });
+    await pumpUntil(eventSource(), async () => (await entries('ledger/dst'))?.length === 2);
+    expect(await entries('ledger/dst')).toEqual(['n0', 'n1']);
+    expect(await store.readOutbox('ledger/src')).toEqual([]);
+  });
+});
