@@ -1,4 +1,11 @@
-/** Stable codes of {@link EmulatorError}. Match on these, never on messages. */
+import { BatonError, ErrorCode, isBatonError } from '@baton/core';
+
+/**
+ * Stable reasons of an {@link EmulatorError}. Match on these, never on messages.
+ *
+ * @example
+ * if (isEmulatorError(error) && error.reason === EmulatorErrorCode.MAVEN_NOT_FOUND) console.error(error.message);
+ */
 export const EmulatorErrorCode = {
   /** No `java` on PATH (nor under `JAVA_HOME`). */
   JAVA_NOT_FOUND: 'JAVA_NOT_FOUND',
@@ -18,39 +25,41 @@ export const EmulatorErrorCode = {
 
 export type EmulatorErrorCode = (typeof EmulatorErrorCode)[keyof typeof EmulatorErrorCode];
 
-/** What a newcomer has to install; every "missing tool" error ends with it. */
+/**
+ * What a newcomer has to install; every "missing tool" error ends with it.
+ *
+ * @example
+ * expect(error.message).toContain(EMULATOR_REQUIREMENTS);
+ */
 export const EMULATOR_REQUIREMENTS =
   "Baton's AWS tests need Java 17+ and Maven on PATH: install them (e.g. apt-get install openjdk-17-jre-headless maven)";
 
-const MARK = Symbol.for('baton.cli.emulatorError');
-
 /**
- * Raised when the local AWS emulators cannot be resolved or started. Recognise it with
- * {@link isEmulatorError}, which works across bundles holding two copies of this package.
+ * Raised when the local AWS emulators cannot be resolved or started: a {@link BatonError} with
+ * code `UNAVAILABLE`, and the precise cause in `reason`.
  *
  * @example
  * try {
  *   await startEmulators();
  * } catch (error) {
- *   if (isEmulatorError(error) && error.code === 'JAVA_NOT_FOUND') console.error(error.message);
+ *   if (isEmulatorError(error) && error.reason === 'JAVA_NOT_FOUND') console.error(error.message);
  *   else throw error;
  * }
  */
-export class EmulatorError extends Error {
-  readonly code: EmulatorErrorCode;
-  /** Machine-readable facts: the emulator, the command, the output tail. */
-  readonly details: Readonly<Record<string, unknown>>;
+export class EmulatorError extends BatonError {
+  readonly reason: EmulatorErrorCode;
 
   constructor(
-    code: EmulatorErrorCode,
+    reason: EmulatorErrorCode,
     message: string,
     options: { details?: Readonly<Record<string, unknown>>; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(ErrorCode.UNAVAILABLE, message, {
+      details: { reason, ...options.details },
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
     this.name = 'EmulatorError';
-    this.code = code;
-    this.details = options.details ?? {};
-    Object.defineProperty(this, MARK, { value: true });
+    this.reason = reason;
   }
 }
 
@@ -58,8 +67,8 @@ export class EmulatorError extends Error {
  * Whether `error` is an {@link EmulatorError} (from any copy of this package).
  *
  * @example
- * if (isEmulatorError(error)) console.error(error.code, error.message);
+ * if (isEmulatorError(error)) console.error(error.reason, error.message);
  */
 export function isEmulatorError(error: unknown): error is EmulatorError {
-  return typeof error === 'object' && error !== null && MARK in error;
+  return isBatonError(error) && typeof (error as { reason?: unknown }).reason === 'string';
 }

@@ -1,4 +1,9 @@
-/** Options every emulator launcher takes. */
+/**
+ * Options every emulator launcher takes.
+ *
+ * @example
+ * await startEmulators({ cacheDir: '/var/cache/baton', javaOptions: ['-Xmx512m'], log: console.log });
+ */
 export interface EmulatorOptions {
   /**
    * Where resolved jars live.
@@ -27,7 +32,14 @@ export interface EmulatorOptions {
   readonly log?: (message: string) => void;
 }
 
-/** A started emulator. */
+/**
+ * A started emulator.
+ *
+ * @example
+ * const sqs = await startElasticMq();
+ * new SQSClient({ endpoint: sqs.endpoint });
+ * await sqs.stop();
+ */
 export interface RunningEmulator {
   /** `http://127.0.0.1:<port>`, for an AWS SDK client's `endpoint`. */
   readonly endpoint: string;
@@ -38,7 +50,12 @@ export interface RunningEmulator {
   stop(): Promise<void>;
 }
 
-/** The versions resolved from Maven Central. */
+/**
+ * The versions resolved from Maven Central.
+ *
+ * @example
+ * await startDynamoDbLocal({ version: EMULATOR_VERSIONS.dynamodbLocal });
+ */
 export const EMULATOR_VERSIONS = {
   /** `com.amazonaws:DynamoDBLocal` */
   dynamodbLocal: '2.6.1',

@@ -37,7 +37,7 @@ describe('startDynamoDbLocal', () => {
   it('says that Java 17+ and Maven are needed when there is no java', async () => {
     const error = await failure(startDynamoDbLocal({ env: noTools }));
     expect(isEmulatorError(error)).toBe(true);
-    expect(error).toMatchObject({ code: EmulatorErrorCode.JAVA_NOT_FOUND });
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', reason: EmulatorErrorCode.JAVA_NOT_FOUND });
     expect((error as Error).message).toContain(EMULATOR_REQUIREMENTS);
   });
 
@@ -47,7 +47,7 @@ describe('startDynamoDbLocal', () => {
     const error = await failure(
       startDynamoDbLocal({ cacheDir, env: { ...noTools, JAVA_HOME: javaHome() } }),
     );
-    expect(error).toMatchObject({ code: EmulatorErrorCode.MAVEN_NOT_FOUND });
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', reason: EmulatorErrorCode.MAVEN_NOT_FOUND });
     expect((error as Error).message).toContain(EMULATOR_REQUIREMENTS);
   });
 
@@ -78,13 +78,13 @@ describe('startDynamoDbLocal', () => {
 
   it('reports the JVM output when the emulator exits before it answers', async () => {
     const error = await failure(startDynamoDbLocal({ javaOptions: ['-Xmx1k'] }));
-    expect(error).toMatchObject({ code: EmulatorErrorCode.START_FAILED });
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', reason: EmulatorErrorCode.START_FAILED });
     expect((error as Error).message).toMatch(/heap/i);
   });
 
   it('gives up after the start timeout and leaves no process behind', async () => {
     const error = await failure(startDynamoDbLocal({ startTimeoutMs: 1 }));
-    expect(error).toMatchObject({ code: EmulatorErrorCode.START_TIMEOUT });
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', reason: EmulatorErrorCode.START_TIMEOUT });
     const port = (error as { details: { port: number } }).details.port;
     const ps = execFileSync('ps', ['-eww', '-o', 'args='], { encoding: 'utf8' });
     expect(ps.split('\n').filter((line) => line.includes(`-port ${port}`))).toEqual([]);

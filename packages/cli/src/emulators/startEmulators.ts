@@ -11,7 +11,12 @@ export interface StartEmulatorsOptions extends EmulatorOptions {
     Pick<EmulatorOptions, 'javaOptions'>;
 }
 
-/** DynamoDB Local and ElasticMQ, started together. */
+/**
+ * DynamoDB Local and ElasticMQ, started together.
+ *
+ * @example
+ * const { dynamodbEndpoint, sqsEndpoint, stop } = await startEmulators();
+ */
 export interface Emulators {
   /** DynamoDB Local, e.g. `http://127.0.0.1:41234`. */
   readonly dynamodbEndpoint: string;
