@@ -9,6 +9,7 @@ import {
   createFifoQueue,
   createTable,
   DynamoStore,
+  drainHandler,
   LocalSqsEventSource,
   SqsQueue,
   workerHandler,
@@ -96,13 +97,11 @@ describe('dead letters on DynamoDB Local and ElasticMQ', () => {
   it('drains with the sweeper an outbox whose inbox message was dead-lettered while SQS refused the drain', async () => {
     let sqsDown = true;
     const failingDrains: Queue = {
+      ...queueMethods(queue),
       send: async (messages) => {
         if (sqsDown) throw new BatonError(ErrorCode.UNAVAILABLE, 'SQS is refusing sends');
         await queue.send(messages);
       },
-      receive: (options) => queue.receive(options),
-      ack: (receipts) => queue.ack(receipts),
-      release: (receipts, delayMs) => queue.release(receipts, delayMs),
     };
     await client.send(Ledger.ref('src'), 'fanOut', { to: 'dst', count: 2 });
     // The turn commits its sends; every drain fails; the message runs out of receives.
@@ -121,4 +120,38 @@ describe('dead letters on DynamoDB Local and ElasticMQ', () => {
     expect(await entries('ledger/dst')).toEqual(['n0', 'n1']);
     expect(await store.readOutbox('ledger/src')).toEqual([]);
   });
+
+  it('drains the outboxes named by drain requests, and drops a malformed request', async () => {
+    await client.send(Ledger.ref('src'), 'fanOut', { to: 'dst', count: 3 });
+    // The turn commits; its drain fails, so the outbox stays.
+    const failingDrains: Queue = {
+      ...queueMethods(queue),
+      send: async () => {
+        throw new BatonError(ErrorCode.UNAVAILABLE, 'down');
+      },
+    };
+    await pumpUntil(
+      eventSource(failingDrains),
+      async () => (await store.readOutbox('ledger/src')).length > 0,
+    );
+
+    const drain = drainHandler({ actors: [Ledger], store, queue, logger: silentLogger });
+    const records = [
+      { messageId: 'r1', body: JSON.stringify({ actorId: 'ledger/src' }) },
+      { messageId: 'r2', body: 'not json' },
+    ];
+    expect(await drain({ Records: records } as never)).toEqual({ batchItemFailures: [] });
+    expect(await store.readOutbox('ledger/src')).toEqual([]);
+    await pumpUntil(eventSource(), async () => (await entries('ledger/dst'))?.length === 3);
+    expect(await entries('ledger/dst')).toEqual(['n0', 'n1', 'n2']);
+  });
 });
+
+function queueMethods(queue: Queue): Queue {
+  return {
+    send: (messages) => queue.send(messages),
+    receive: (options) => queue.receive(options),
+    ack: (receipts) => queue.ack(receipts),
+    release: (receipts, delayMs) => queue.release(receipts, delayMs),
+  };
+}

@@ -7,6 +7,7 @@ export { createTable } from './dynamodb/createTable.ts';
 export { DynamoStore, type DynamoStoreOptions } from './dynamodb/DynamoStore.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export { DYNAMO_STORE_LIMITS, OUTBOX_INDEX, tableDefinition } from './dynamodb/tableLayout.ts';
+export { drainHandler } from './lambda/drainHandler.ts';
 export { type IngressOptions, ingressHandler } from './lambda/ingressHandler.ts';
 export { sweeperHandler } from './lambda/sweeperHandler.ts';
 export { workerHandler } from './lambda/workerHandler.ts';
