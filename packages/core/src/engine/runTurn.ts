@@ -1,6 +1,12 @@
 import { jsonSize, readConflict } from '../conflicts.ts';
 import { type Envelope, isActorSender } from '../envelope.ts';
-import { BatonError, ErrorCode, type SerializedError, toBatonError } from '../errors.ts';
+import {
+  BatonError,
+  ErrorCode,
+  isBatonError,
+  type SerializedError,
+  toBatonError,
+} from '../errors.ts';
 import { type ActorRecord, compareSeq, type IdempotencyRecord, type Outcome } from '../ports.ts';
 import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
@@ -111,7 +117,7 @@ async function applyBatch(
     }
     if (!isActorSender(inbound.envelope)) seenKeys.add(inbound.envelope.id);
     const effects = await applyMessage(engine, builder, inbound);
-    if (effects instanceof BatonError) {
+    if (isBatonError(effects)) {
       retry = effects;
       break;
     }
