@@ -11,6 +11,7 @@ export {
   type StateOf,
 } from './actor.ts';
 export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
+export { checkCommit } from './checkCommit.ts';
 export {
   type Conflict,
   duplicateKeys,
@@ -20,6 +21,7 @@ export {
   versionConflict,
 } from './conflicts.ts';
 export type { ActorContext, Logger } from './context.ts';
+export { createQueryContext, type QueryContextOptions } from './createQueryContext.ts';
 export { drainOutbox } from './engine/drainOutbox.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine/EngineConfig.ts';
 export { type Inbound, runTurn, type TurnResult } from './engine/runTurn.ts';
@@ -65,4 +67,15 @@ export {
   type StoreLimits,
   systemClock,
 } from './ports.ts';
+export {
+  type AnyQueryDefinition,
+  type ArgsOf,
+  type IdentityOf,
+  type QueryContext,
+  type QueryDefinition,
+  type QueryHandler,
+  type QueryOptions,
+  query,
+  type ResultOf,
+} from './query.ts';
 export { Registry } from './registry.ts';

@@ -8,10 +8,17 @@ import type {
   Store,
   StoreLimits,
 } from '@baton/core';
-import { BatonError, duplicateKeys, ErrorCode, systemClock, versionConflict } from '@baton/core';
-import { checkCommit, resolveLimits } from './checkCommit.ts';
+import {
+  BatonError,
+  checkCommit,
+  duplicateKeys,
+  ErrorCode,
+  systemClock,
+  versionConflict,
+} from '@baton/core';
 import type { Journal, JournalEntry } from './Journal.ts';
 import { Notifier } from './Notifier.ts';
+import { resolveLimits } from './storeLimits.ts';
 
 /** Options of an {@link EmbeddedStore}. */
 export interface EmbeddedStoreOptions {

@@ -2,7 +2,7 @@
  * @baton/embedded — the in-process backend: a store with DynamoDB's transaction semantics and
  * change feed, a queue with SQS FIFO semantics, and an optional journal for durability.
  */
-export { DYNAMODB_LIMITS } from './checkCommit.ts';
+
 export {
   createEmbeddedBackend,
   type EmbeddedBackend,
@@ -19,3 +19,4 @@ export {
   type EmbeddedRuntimeOptions,
   startEmbedded,
 } from './startEmbedded.ts';
+export { DYNAMODB_LIMITS } from './storeLimits.ts';

@@ -16,9 +16,8 @@ import type {
   Store,
   StoreLimits,
 } from '@baton/core';
-import { systemClock } from '@baton/core';
+import { checkCommit, systemClock } from '@baton/core';
 import { invalidArgument, unavailable } from '../internal/unavailable.ts';
-import { checkCommit } from './checkCommit.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
 import {
   type Item,

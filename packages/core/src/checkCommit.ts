@@ -1,35 +1,11 @@
-import type { Commit, StoreLimits } from '@baton/core';
-import { jsonSize, transactionTooLarge } from '@baton/core';
-import { checkInteger, invalidArgument } from './invalidArgument.ts';
-
-/**
- * DynamoDB's TransactWriteItems limits: 100 items, 4 MB in all, 400 KB per item. The
- * {@link EmbeddedStore}'s defaults.
- *
- * @example
- * const store = new EmbeddedStore({ limits: { ...DYNAMODB_LIMITS, maxTransactionItems: 25 } });
- */
-export const DYNAMODB_LIMITS: StoreLimits = Object.freeze({
-  maxTransactionItems: 100,
-  maxTransactionBytes: 4_000_000,
-  maxItemBytes: 400_000,
-});
-
-/** Fills in DynamoDB's limits for the ones not given, and checks the given ones. */
-export function resolveLimits(limits: Partial<StoreLimits> = {}): StoreLimits {
-  checkInteger('limits.maxTransactionItems', limits.maxTransactionItems, 1);
-  checkInteger('limits.maxTransactionBytes', limits.maxTransactionBytes, 1);
-  checkInteger('limits.maxItemBytes', limits.maxItemBytes, 1);
-  return Object.freeze({ ...DYNAMODB_LIMITS, ...definedOnly(limits) });
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
+import { jsonSize, transactionTooLarge } from './conflicts.ts';
+import { BatonError, ErrorCode } from './errors.ts';
+import type { Commit, StoreLimits } from './ports.ts';
 
 /**
  * Checks a commit's shape and its size against `limits`, the way DynamoDB validates a
- * TransactWriteItems before it looks at any condition. Throws TRANSACTION_TOO_LARGE with
+ * TransactWriteItems before it looks at any condition. Every `Store` runs it first, so all
+ * backends refuse the same commits with the same errors. Throws TRANSACTION_TOO_LARGE with
  * `details.what` naming the limit (`maxTransactionItems`, `maxItemBytes`, `maxTransactionBytes`).
  */
 export function checkCommit(commit: Commit, limits: StoreLimits): void {
@@ -58,9 +34,9 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   const outboxKeys = new Set<string>();
   for (const item of commit.outbox) {
     const key = `${item.actorId}#${item.seq}`;
-    if (outboxKeys.has(key)) {
+    if (!Number.isSafeInteger(item.seq) || item.seq < 0 || outboxKeys.has(key)) {
       throw invalidArgument(
-        `commit for ${record.id} holds outbox item ${item.seq} of ${item.actorId} twice: ` +
+        `commit for ${record.id} holds outbox item ${item.seq} of ${item.actorId} twice or with a bad seq: ` +
           'put each outbox item once per commit (DynamoDB rejects two writes to one item)',
         { actorId: item.actorId, seq: item.seq },
       );
@@ -83,4 +59,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   if (total > limits.maxTransactionBytes) {
     throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
   }
+}
+
+function invalidArgument(message: string, details: Record<string, unknown> = {}): BatonError {
+  return new BatonError(ErrorCode.INVALID_ARGUMENT, message, { details });
 }

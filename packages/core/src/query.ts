@@ -1,0 +1,109 @@
+/**
+ * `query()`: a named, read-only function over committed actor state. A server runs it, records
+ * every actor it reads as a dependency, and re-runs it when one of them commits a new version, so
+ * subscribers always hold its newest result. Clocks, randomness and sends are unavailable inside a
+ * query: its result must depend on the state it read and on nothing else.
+ */
+import type { z } from 'zod';
+import type { ActorRef, AnyActorDefinition, StateOf } from './actor.ts';
+import { BatonError, ErrorCode } from './errors.ts';
+
+/** What a query handler sees: committed actor state, and who is asking. */
+export interface QueryContext<Identity = unknown> {
+  /**
+   * The actor's committed state (its initial state if it never committed). Every read is a
+   * dependency: the query runs again when that actor commits a newer version.
+   * @example const { balance } = await ctx.get(Account.ref('alice'));
+   */
+  get<Def extends AnyActorDefinition>(ref: ActorRef<Def>): Promise<StateOf<Def>>;
+  /** What the server's auth hook produced for the subscriber (`undefined` if none). */
+  readonly identity: Identity;
+  /** @deprecated Not available in a query (results must depend on state only): throws. */
+  readonly now: () => never;
+  /** @deprecated Not available in a query (results must be deterministic): throws. */
+  readonly random: () => never;
+  /** @deprecated Not available in a query (results must be deterministic): throws. */
+  readonly uuid: () => never;
+  /** @deprecated Not available in a query (queries are read-only): throws. */
+  readonly send: (...args: readonly unknown[]) => never;
+}
+
+/** A query handler: reads through `ctx`, returns a JSON value. */
+export type QueryHandler<ArgsSchema extends z.ZodType, Result, Identity> = (
+  ctx: QueryContext<Identity>,
+  args: z.output<ArgsSchema>,
+) => Result | Promise<Result>;
+
+export interface QueryOptions<Name extends string, ArgsSchema extends z.ZodType, Result, Identity> {
+  /** Unique among an app's queries. Letters, digits, `-`, `_` and `.`; starts with a letter. */
+  readonly name: Name;
+  /** The schema of the arguments a subscriber passes. */
+  readonly args: ArgsSchema;
+  readonly handler: QueryHandler<ArgsSchema, Result, Identity>;
+}
+
+export interface QueryDefinition<
+  Name extends string,
+  ArgsSchema extends z.ZodType,
+  Result,
+  Identity = unknown,
+> extends QueryOptions<Name, ArgsSchema, Result, Identity> {
+  readonly kind: 'query';
+}
+
+export type AnyQueryDefinition = QueryDefinition<string, z.ZodType, any, any>;
+
+/** The arguments a subscriber passes (the schema's input: defaulted fields may be left out). */
+export type ArgsOf<Q extends AnyQueryDefinition> = z.input<Q['args']>;
+
+/** What the query resolves with. */
+export type ResultOf<Q extends AnyQueryDefinition> =
+  Q extends QueryDefinition<string, z.ZodType, infer R, any> ? Awaited<R> : never;
+
+/** The identity type a query expects in `ctx.identity`. */
+export type IdentityOf<Q extends AnyQueryDefinition> =
+  Q extends QueryDefinition<string, z.ZodType, any, infer I> ? I : never;
+
+const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+/**
+ * Defines a query. Annotate `ctx` as `QueryContext<YourIdentity>` to type `ctx.identity`.
+ *
+ * @example
+ * const totalBalance = query({
+ *   name: 'totalBalance',
+ *   args: z.object({ accounts: z.array(z.string()) }),
+ *   handler: async (ctx, { accounts }) => {
+ *     const states = await Promise.all(accounts.map((key) => ctx.get(Account.ref(key))));
+ *     return states.reduce((sum, s) => sum + s.balance, 0);
+ *   },
+ * });
+ */
+export function query<
+  const Name extends string,
+  ArgsSchema extends z.ZodType,
+  Result,
+  Identity = unknown,
+>(
+  options: QueryOptions<Name, ArgsSchema, Result, Identity>,
+): QueryDefinition<Name, ArgsSchema, Result, Identity> {
+  if (typeof options?.name !== 'string' || !NAME.test(options.name)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `query name ${JSON.stringify(options?.name)} is not valid: use a letter followed by letters, digits, "-", "_" or "."`,
+    );
+  }
+  if (typeof options.args?.safeParse !== 'function') {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `query "${options.name}" needs a zod schema as args, e.g. z.object({})`,
+    );
+  }
+  if (typeof options.handler !== 'function') {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `query "${options.name}" needs a handler: async (ctx, args) => result`,
+    );
+  }
+  return { ...options, kind: 'query' };
+}
