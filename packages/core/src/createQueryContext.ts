@@ -2,7 +2,12 @@ import type { ActorRef } from './actor.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { QueryContext } from './query.ts';
 
-/** What a server supplies to build a {@link QueryContext}. */
+/**
+ * What a server supplies to build a {@link QueryContext}.
+ *
+ * @example
+ * const options: QueryContextOptions<undefined> = { identity: undefined, get: (ref) => load(ref) };
+ */
 export interface QueryContextOptions<Identity> {
   readonly identity: Identity;
   /** Reads an actor's committed state, recording the read as a dependency. */

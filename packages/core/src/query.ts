@@ -8,7 +8,12 @@ import type { z } from 'zod';
 import type { ActorRef, AnyActorDefinition, StateOf } from './actor.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 
-/** What a query handler sees: committed actor state, and who is asking. */
+/**
+ * What a query handler sees: committed actor state, and who is asking.
+ *
+ * @example
+ * handler: async (ctx: QueryContext<{ userId: string }>) => ctx.get(Account.ref(ctx.identity.userId))
+ */
 export interface QueryContext<Identity = unknown> {
   /**
    * The actor's committed state (its initial state if it never committed). Every read is a
@@ -28,12 +33,24 @@ export interface QueryContext<Identity = unknown> {
   readonly send: (...args: readonly unknown[]) => never;
 }
 
-/** A query handler: reads through `ctx`, returns a JSON value. */
+/**
+ * A query handler: reads through `ctx`, returns a JSON value.
+ *
+ * @example
+ * const handler: QueryHandler<typeof args, number, unknown> = async (ctx, { key }) =>
+ *   (await ctx.get(Account.ref(key))).balance;
+ */
 export type QueryHandler<ArgsSchema extends z.ZodType, Result, Identity> = (
   ctx: QueryContext<Identity>,
   args: z.output<ArgsSchema>,
 ) => Result | Promise<Result>;
 
+/**
+ * What `query()` takes.
+ *
+ * @example
+ * const options = { name: 'balance', args: z.object({ key: z.string() }), handler } as const;
+ */
 export interface QueryOptions<Name extends string, ArgsSchema extends z.ZodType, Result, Identity> {
   /** Unique among an app's queries. Letters, digits, `-`, `_` and `.`; starts with a letter. */
   readonly name: Name;
@@ -42,6 +59,12 @@ export interface QueryOptions<Name extends string, ArgsSchema extends z.ZodType,
   readonly handler: QueryHandler<ArgsSchema, Result, Identity>;
 }
 
+/**
+ * A query as `query()` returns it: its options, marked `kind: 'query'`.
+ *
+ * @example
+ * const engine = new QueryEngine({ queries: [totalBalance], actors: [Account], store, feed });
+ */
 export interface QueryDefinition<
   Name extends string,
   ArgsSchema extends z.ZodType,
@@ -51,16 +74,37 @@ export interface QueryDefinition<
   readonly kind: 'query';
 }
 
+/**
+ * Any query, e.g. in a list of an app's queries.
+ *
+ * @example
+ * const queries: readonly AnyQueryDefinition[] = [totalBalance, myBalance];
+ */
 export type AnyQueryDefinition = QueryDefinition<string, z.ZodType, any, any>;
 
-/** The arguments a subscriber passes (the schema's input: defaulted fields may be left out). */
+/**
+ * The arguments a subscriber passes (the schema's input: defaulted fields may be left out).
+ *
+ * @example
+ * const args: ArgsOf<typeof totalBalance> = { accounts: ['alice', 'bob'] };
+ */
 export type ArgsOf<Q extends AnyQueryDefinition> = z.input<Q['args']>;
 
-/** What the query resolves with. */
+/**
+ * What the query resolves with.
+ *
+ * @example
+ * let total: ResultOf<typeof totalBalance>; // number
+ */
 export type ResultOf<Q extends AnyQueryDefinition> =
   Q extends QueryDefinition<string, z.ZodType, infer R, any> ? Awaited<R> : never;
 
-/** The identity type a query expects in `ctx.identity`. */
+/**
+ * The identity type a query expects in `ctx.identity`.
+ *
+ * @example
+ * const identity: IdentityOf<typeof myBalance> = { userId: 'alice' };
+ */
 export type IdentityOf<Q extends AnyQueryDefinition> =
   Q extends QueryDefinition<string, z.ZodType, any, infer I> ? I : never;
 
