@@ -150,6 +150,41 @@ describe('a turn', () => {
       expect(await h.state('job/a')).toEqual({ done: [2] });
     });
 
+    it('gives each actor of a batch its own retry delay', async () => {
+      const tried = new Set<string>();
+      const Job = actor({
+        name: 'job',
+        state: z.object({ ok: z.boolean() }),
+        initial: () => ({ ok: false }),
+        handlers: {
+          run: {
+            payload: z.object({}),
+            handle: (ctx) => {
+              if (!tried.has(ctx.self.key)) {
+                tried.add(ctx.self.key);
+                if (ctx.self.key === 'slow')
+                  throw new RetryableError('later', { retryAfterMs: 42_000 });
+                throw new Error('blip'); // retried after the first backoff step, 1 s
+              }
+              ctx.state.ok = true;
+            },
+          },
+        },
+      });
+      const h = setup({ actors: [Job] });
+      await h.client.send(Job.ref('slow'), 'run', {});
+      await h.client.send(Job.ref('fast'), 'run', {});
+      expect(await h.worker.poll()).toBe(2);
+
+      h.clock.advance(1_000);
+      expect(await h.worker.poll()).toBe(1);
+      expect(await h.state('job/fast')).toEqual({ ok: true });
+      expect(await h.state('job/slow')).toBeUndefined();
+      h.clock.advance(41_000);
+      expect(await h.worker.poll()).toBe(1);
+      expect(await h.state('job/slow')).toEqual({ ok: true });
+    });
+
     it('retries a message whose handler throws a plain Error', async () => {
       const { Job, calls } = flaky(2, () => new Error('connection reset'));
       const h = setup({ actors: [Job] });

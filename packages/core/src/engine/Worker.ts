@@ -11,8 +11,8 @@ export interface ProcessResult {
   readonly done: ReceivedMessage[];
   /** Not processed: they must come back, each after the earlier messages of its group. */
   readonly failed: ReceivedMessage[];
-  /** For failed messages stopped by a RetryableError: when to retry. */
-  readonly retryAfterMs?: number;
+  /** When to retry, by receipt, for failed messages whose RetryableError said so. */
+  readonly retryAfterMs: ReadonlyMap<string, number>;
 }
 
 /**
@@ -37,14 +37,13 @@ export class Worker {
     if (received.length === 0) return 0;
     const result = await this.process(received);
     if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
-    const { failed } = result;
-    if (failed.length > 0) {
-      const delay = result.retryAfterMs ?? backoff(Math.max(...failed.map((m) => m.receiveCount)));
-      await queue.release(
-        failed.map((m) => m.receipt),
-        delay,
-      );
+    // Each failed message comes back after its own delay: the handler's, or a backoff.
+    const byDelay = new Map<number, string[]>();
+    for (const m of result.failed) {
+      const delay = result.retryAfterMs.get(m.receipt) ?? backoff(m.receiveCount);
+      byDelay.set(delay, [...(byDelay.get(delay) ?? []), m.receipt]);
     }
+    for (const [delay, receipts] of byDelay) await queue.release(receipts, delay);
     return received.length;
   }
 
@@ -58,16 +57,16 @@ export class Worker {
     }
     const done: ReceivedMessage[] = [];
     const failed: ReceivedMessage[] = [];
-    let retryAfterMs: number | undefined;
+    const retryAfterMs = new Map<string, number>();
     await Promise.all(
       [...groups].map(async ([actorId, messages]) => {
         try {
           const result = await this.#processGroup(actorId, messages);
           done.push(...messages.slice(0, result.done));
-          failed.push(...messages.slice(result.done));
-          if (result.retry?.retryAfterMs !== undefined) {
-            retryAfterMs = Math.max(retryAfterMs ?? 0, result.retry.retryAfterMs);
-          }
+          const stopped = messages.slice(result.done);
+          failed.push(...stopped);
+          const after = result.retry?.retryAfterMs;
+          if (after !== undefined) for (const m of stopped) retryAfterMs.set(m.receipt, after);
         } catch (error) {
           this.engine.logger.error('turn failed; its messages will be redelivered', {
             actor: actorId,
@@ -77,7 +76,7 @@ export class Worker {
         }
       }),
     );
-    return { done, failed, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    return { done, failed, retryAfterMs };
   }
 
   async #processGroup(
