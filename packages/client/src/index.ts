@@ -1,7 +1,16 @@
 /**
- * `@baton/client`: the framework-free Baton client. For now, the wire protocol it speaks, also
- * importable alone from `@baton/client/protocol`.
+ * `@baton/client`: the framework-free Baton client — live queries and sends over one WebSocket
+ * that reconnects and resumes by itself — and the wire protocol it speaks, also importable alone
+ * from `@baton/client/protocol`.
  */
+export { BatonClient, type ClientAskOptions, type ClientSendOptions } from './BatonClient.ts';
+export type {
+  BatonClientOptions,
+  Timers,
+  WebSocketConstructor,
+  WebSocketLike,
+} from './BatonClientOptions.ts';
+export type { ConnectionState } from './ConnectionState.ts';
 export {
   type AcceptedMessage,
   type AckMessage,
@@ -46,3 +55,12 @@ export {
   type VersionedValue,
   type VisibleMessage,
 } from './protocol/index.ts';
+export type { QueryListener, QueryObserver, QueryRef } from './QueryObserver.ts';
+export {
+  PENDING_STATE,
+  type QueryFailure,
+  type QueryPending,
+  type QueryState,
+  type QueryStatus,
+  type QuerySuccess,
+} from './QueryState.ts';

@@ -99,6 +99,7 @@ export class QueryEngine {
         return subscriber.active;
       },
       unsubscribe: () => this.#unsubscribe(subscriber),
+      dependsOn: (actorId) => subscriber.active && instance.deps.has(actorId),
     };
   }
 

@@ -39,6 +39,8 @@ export interface QuerySubscription {
   current(): QueryUpdate | undefined;
   /** Extends the lease by `leaseMs` from now; false if the subscription is gone (resubscribe). */
   renew(): boolean;
+  /** Whether the instance's last completed run read this actor (read-your-writes in hosts). */
+  dependsOn(actorId: string): boolean;
   /** Stops the updates; the last subscriber of an instance drops it. Idempotent. */
   unsubscribe(): void;
 }

@@ -1,0 +1,224 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { BatonClient } from './BatonClient.ts';
+import type { Timers } from './BatonClientOptions.ts';
+import type { ConnectionState } from './ConnectionState.ts';
+import { FakeServer } from './fixtures/FakeServer.ts';
+import { recorder, testClient } from './fixtures/testClient.ts';
+
+let server: FakeServer;
+let client: BatonClient;
+
+beforeEach(async () => {
+  server = await FakeServer.start();
+});
+
+afterEach(async () => {
+  client?.close();
+  await server.close();
+});
+
+/** Real timers that remember every delay asked for. */
+function recordingTimers(): Timers & { delays: number[] } {
+  const delays: number[] = [];
+  return {
+    delays,
+    setTimeout: (callback, ms) => {
+      delays.push(ms);
+      return setTimeout(callback, ms);
+    },
+    clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
+}
+
+describe('BatonClient reconnects', () => {
+  it('backs off exponentially with jitter, up to the maximum, and resets once connected', async () => {
+    server.accepting = false;
+    const timers = recordingTimers();
+    const states: ConnectionState[] = [];
+    client = testClient(server.url, {
+      timers,
+      random: () => 1, // the top of each jitter range
+      reconnect: { minMs: 10, maxMs: 80 },
+    });
+    client.subscribeConnectionState((state) => states.push(state));
+    // Each wait is asked for once a refused attempt has closed on the client's side.
+    await vi.waitFor(() => expect(timers.delays.length).toBeGreaterThanOrEqual(6));
+    expect(client.connectionState).toBe('connecting');
+    expect(timers.delays.slice(0, 6)).toEqual([10, 20, 40, 80, 80, 80]);
+
+    server.accepting = true;
+    await server.connection(0);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    server.connections[0]!.terminate();
+    await vi.waitFor(() => expect(server.connections).toHaveLength(2));
+    // After a successful open the backoff starts again from minMs.
+    expect(timers.delays.filter((ms) => ms <= 80).at(-1)).toBe(10);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    expect(states).toEqual(['open', 'reconnecting', 'open']);
+  });
+
+  it('draws each wait between half and all of the ceiling', async () => {
+    server.accepting = false;
+    const timers = recordingTimers();
+    client = testClient(server.url, { timers, random: () => 0 });
+    await vi.waitFor(() => expect(timers.delays.length).toBeGreaterThanOrEqual(3));
+    expect(timers.delays.slice(0, 3)).toEqual([5, 10, 20]);
+  });
+
+  it('resumes its subscriptions with the version and hash it holds after the server drops it', async () => {
+    client = testClient(server.url, { reconnect: { minMs: 200 } });
+    const seen = recorder<{ balance: number }>();
+    client.subscribe('balance', { account: 'alice' }, seen.listener);
+    const first = await server.connection(0);
+    const subscribe = await first.take('subscribe');
+    first.send({
+      v: 1,
+      type: 'result',
+      id: subscribe.id,
+      version: 4,
+      hash: 'h4',
+      value: { balance: 5 },
+    });
+    await first.take('ack');
+    const held = seen.last()!;
+
+    first.terminate();
+    await vi.waitFor(() => expect(client.connectionState).toBe('reconnecting'));
+    expect(client.getQueryState('balance', { account: 'alice' })).toBe(held); // data stays
+
+    const second = await server.connection(1);
+    const resumed = await second.take('subscribe');
+    expect(resumed).toMatchObject({
+      query: 'balance',
+      args: { account: 'alice' },
+      resume: { version: 4, hash: 'h4' },
+    });
+    second.send({ v: 1, type: 'unchanged', id: resumed.id, version: 6, hash: 'h4' });
+    expect(await second.take('ack')).toMatchObject({ id: resumed.id, version: 6 });
+    expect(seen.last()!.data).toBe(held.data);
+
+    second.send({
+      v: 1,
+      type: 'patch',
+      id: resumed.id,
+      version: 7,
+      hash: 'h7',
+      baseVersion: 6,
+      ops: [{ op: 'replace', path: '/balance', value: 12 }],
+    });
+    await vi.waitFor(() =>
+      expect(seen.last()).toMatchObject({ data: { balance: 12 }, version: 7 }),
+    );
+  });
+
+  it('ignores pushes for the subscription id of a dropped socket', async () => {
+    client = testClient(server.url);
+    const seen = recorder<number>();
+    client.subscribe('count', {}, seen.listener);
+    const first = await server.connection(0);
+    const old = await first.take('subscribe');
+    first.terminate();
+    const second = await server.connection(1);
+    const now = await second.take('subscribe');
+    second.send({ v: 1, type: 'result', id: old.id, version: 9, hash: 'x', value: 9 });
+    second.send({ v: 1, type: 'result', id: now.id, version: 1, hash: 'h', value: 1 });
+    await second.take('ack');
+    expect(seen.states.map((s) => s.data)).toEqual([1]);
+  });
+
+  it('pings, and drops a connection that stops answering', async () => {
+    client = testClient(server.url, { pingMs: 30, pongTimeoutMs: 200 });
+    const first = await server.connection(0);
+    const ping = await first.take('ping');
+    first.send({ v: 1, type: 'pong', t: ping.t });
+    await first.take('ping'); // not answered this time
+    const second = await server.connection(1);
+    expect(second.protocols).toContain('baton.v1');
+    await vi.waitFor(() => expect(first.closed).toBe(true));
+  });
+
+  it('renews the connection ahead of its maximum age, resuming at once', async () => {
+    client = testClient(server.url, { maxConnectionMs: 100, reconnect: { minMs: 5_000 } });
+    const seen = recorder<number>();
+    client.subscribe('count', {}, seen.listener);
+    const first = await server.connection(0);
+    const { id } = await first.take('subscribe');
+    first.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value: 1 });
+    await first.take('ack');
+    const second = await server.connection(1); // well before the 5 s backoff
+    expect(await second.take('subscribe')).toMatchObject({ resume: { version: 1, hash: 'h1' } });
+    await vi.waitFor(() => expect(first.closed).toBe(true));
+  });
+
+  it('reconnects at once when asked to, instead of waiting for its backoff', async () => {
+    client = testClient(server.url, { reconnect: { minMs: 60_000 } });
+    const first = await server.connection(0);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    first.terminate();
+    await vi.waitFor(() => expect(client.connectionState).toBe('reconnecting'));
+    client.reconnect(); // what `online` and `visibilitychange` do in a browser
+    await server.connection(1);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+  });
+
+  it('reconnects at once when the browser comes back online or the tab becomes visible', async () => {
+    const win = new EventTarget();
+    const doc = Object.assign(new EventTarget(), { visibilityState: 'hidden' });
+    vi.stubGlobal('window', win);
+    vi.stubGlobal('document', doc);
+    try {
+      client = testClient(server.url, { reconnect: { minMs: 60_000 } });
+      const first = await server.connection(0);
+      await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+      first.terminate();
+      await vi.waitFor(() => expect(client.connectionState).toBe('reconnecting'));
+      win.dispatchEvent(new Event('online'));
+      const second = await server.connection(1);
+      await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+
+      second.terminate();
+      await vi.waitFor(() => expect(client.connectionState).toBe('reconnecting'));
+      doc.dispatchEvent(new Event('visibilitychange')); // still hidden: keeps waiting
+      doc.visibilityState = 'visible';
+      doc.dispatchEvent(new Event('visibilitychange'));
+      await server.connection(2);
+      expect(server.connections).toHaveLength(3);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('reports a close by the server with its own code, and reconnects', async () => {
+    const errors: unknown[] = [];
+    client = testClient(server.url, { onError: (error) => errors.push(error) });
+    const first = await server.connection(0);
+    first.close(4401, 'unauthorized: token expired');
+    await server.connection(1);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'UNAVAILABLE',
+        details: { closeCode: 4401, reason: 'unauthorized: token expired' },
+      }),
+    ]);
+  });
+
+  it('refuses a URL it could never connect to, and a missing WebSocket', () => {
+    expect(() => testClient('localhost:8787')).toThrow(/ws:\/\/ or wss:\/\//);
+    vi.stubGlobal('WebSocket', undefined);
+    try {
+      expect(() => testClient(server.url, { WebSocket: undefined })).toThrow(/no WebSocket here/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('stops for good on close', async () => {
+    client = testClient(server.url);
+    await server.connection(0);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    client.close();
+    expect(client.connectionState).toBe('closed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.connections).toHaveLength(1);
+  });
+});

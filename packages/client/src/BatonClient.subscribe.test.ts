@@ -1,0 +1,237 @@
+import { query } from '@baton/core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { BatonClient } from './BatonClient.ts';
+import { FakeServer } from './fixtures/FakeServer.ts';
+import { recorder, testClient } from './fixtures/testClient.ts';
+import { encodeMessage } from './protocol/decodeFrame.ts';
+import { splitFrame } from './protocol/splitFrame.ts';
+
+const history = query({
+  name: 'history',
+  args: z.object({ account: z.string(), limit: z.number().default(10) }),
+  handler: async () => ({ balance: 0, entries: [] as { amount: number }[] }),
+});
+
+let server: FakeServer;
+let client: BatonClient;
+
+beforeEach(async () => {
+  server = await FakeServer.start();
+});
+
+afterEach(async () => {
+  client?.close();
+  await server.close();
+});
+
+describe('BatonClient subscriptions', () => {
+  it('subscribes over the baton.v1 subprotocol with the token, and acks each result', async () => {
+    client = testClient(server.url, { token: 'secret-1' });
+    const seen = recorder<{ balance: number }>();
+    client.subscribe('balance', { account: 'alice' }, seen.listener);
+    const connection = await server.connection(0);
+    expect(connection.protocols).toEqual(['baton.v1', 'token.secret-1']);
+    const subscribe = await connection.take('subscribe');
+    expect(subscribe).toMatchObject({ query: 'balance', args: { account: 'alice' } });
+    expect(subscribe.resume).toBeUndefined();
+
+    connection.send({
+      v: 1,
+      type: 'result',
+      id: subscribe.id,
+      version: 1,
+      hash: 'h1',
+      value: { balance: 5 },
+    });
+    expect(await connection.take('ack')).toEqual({
+      v: 1,
+      type: 'ack',
+      id: subscribe.id,
+      version: 1,
+    });
+    expect(seen.last()).toEqual({
+      status: 'success',
+      data: { balance: 5 },
+      error: undefined,
+      version: 1,
+    });
+  });
+
+  it('sends a token that is not a subprotocol name as ?token=, asking the token function each time', async () => {
+    const token = vi.fn(async () => 'a b/c');
+    client = testClient(server.url, { token });
+    const connection = await server.connection(0);
+    expect(connection.protocols).toEqual(['baton.v1']);
+    expect(new URL(connection.url, 'ws://x').searchParams.get('token')).toBe('a b/c');
+    expect(token).toHaveBeenCalledTimes(1);
+  });
+
+  it('shares one subscription between listeners of the same query and args, in any key order', async () => {
+    client = testClient(server.url);
+    const a = recorder();
+    const b = recorder();
+    const stopA = client.subscribe(history, { account: 'alice', limit: 5 }, a.listener);
+    const connection = await server.connection(0);
+    const subscribe = await connection.take('subscribe');
+    client.subscribe('history', { limit: 5, account: 'alice' }, b.listener);
+    connection.send({ v: 1, type: 'result', id: subscribe.id, version: 1, hash: 'h', value: 1 });
+    await vi.waitFor(() => expect(b.last()?.status).toBe('success'));
+    expect(a.last()).toBe(b.last()); // the same object
+    expect(connection.received.filter((m) => m.type === 'subscribe')).toHaveLength(1);
+
+    // A late listener gets the current state at once.
+    const c = recorder();
+    client.subscribe(history, { account: 'alice', limit: 5 }, c.listener);
+    expect(c.states).toEqual([a.last()]);
+
+    stopA();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(connection.received.some((m) => m.type === 'unsubscribe')).toBe(false);
+  });
+
+  it('unsubscribes after the last listener leaves', async () => {
+    client = testClient(server.url);
+    const stop = client.subscribe('balance', {}, () => {});
+    const connection = await server.connection(0);
+    const subscribe = await connection.take('subscribe');
+    stop();
+    expect(await connection.take('unsubscribe')).toMatchObject({ id: subscribe.id });
+    expect(client.getQueryState('balance', {}).status).toBe('pending');
+  });
+
+  it('keeps the same data object for a result with the same hash, and shares unpatched parts', async () => {
+    client = testClient(server.url);
+    const seen = recorder<{
+      balance: number;
+      entries: { amount: number }[];
+      owner: { name: string };
+    }>();
+    client.subscribe('history', { account: 'alice' }, seen.listener);
+    const connection = await server.connection(0);
+    const { id } = await connection.take('subscribe');
+    const value = { balance: 5, entries: [{ amount: 5 }], owner: { name: 'Alice' } };
+    connection.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value });
+    await connection.take('ack');
+    const first = seen.last()!;
+
+    // Same hash again: same data object.
+    connection.send({ v: 1, type: 'result', id, version: 2, hash: 'h1', value });
+    await connection.take('ack');
+    expect(seen.last()!.version).toBe(2);
+    expect(seen.last()!.data).toBe(first.data);
+
+    // A patch: the parts it does not touch are the same objects.
+    connection.send({
+      v: 1,
+      type: 'patch',
+      id,
+      version: 3,
+      hash: 'h3',
+      baseVersion: 2,
+      ops: [
+        { op: 'replace', path: '/balance', value: 8 },
+        { op: 'add', path: '/entries/-', value: { amount: 3 } },
+      ],
+    });
+    expect(await connection.take('ack')).toMatchObject({ version: 3 });
+    const patched = seen.last()!;
+    expect(patched.data).toEqual({
+      balance: 8,
+      entries: [{ amount: 5 }, { amount: 3 }],
+      owner: { name: 'Alice' },
+    });
+    expect(patched.data!.owner).toBe(first.data!.owner);
+    expect(patched.data!.entries[0]).toBe(first.data!.entries[0]);
+    expect(first.data).toEqual(value); // untouched
+
+    // `unchanged` keeps the data.
+    connection.send({ v: 1, type: 'unchanged', id, version: 4, hash: 'h3' });
+    expect(await connection.take('ack')).toMatchObject({ version: 4 });
+    expect(seen.last()!.data).toBe(patched.data);
+    expect(seen.last()!.version).toBe(4);
+  });
+
+  it('subscribes afresh when a patch does not fit the value it holds', async () => {
+    client = testClient(server.url);
+    const seen = recorder<number>();
+    client.subscribe('count', {}, seen.listener);
+    const connection = await server.connection(0);
+    const first = await connection.take('subscribe');
+    connection.send({ v: 1, type: 'result', id: first.id, version: 1, hash: 'h1', value: 1 });
+    await connection.take('ack');
+    connection.send({
+      v: 1,
+      type: 'patch',
+      id: first.id,
+      version: 3,
+      hash: 'h3',
+      baseVersion: 2, // the client holds 1
+      ops: [{ op: 'replace', path: '', value: 3 }],
+    });
+    expect(await connection.take('unsubscribe')).toMatchObject({ id: first.id });
+    const again = await connection.take('subscribe');
+    expect(again.id).not.toBe(first.id);
+    expect(again.resume).toBeUndefined();
+    expect(seen.last()).toMatchObject({ status: 'success', data: 1, version: 1 });
+    connection.send({ v: 1, type: 'result', id: again.id, version: 3, hash: 'h3', value: 3 });
+    await vi.waitFor(() => expect(seen.last()).toMatchObject({ data: 3, version: 3 }));
+  });
+
+  it('keeps the last good data on an error, and recovers on the next result', async () => {
+    client = testClient(server.url);
+    const seen = recorder<number>();
+    client.subscribe('mine', {}, seen.listener);
+    const connection = await server.connection(0);
+    const { id } = await connection.take('subscribe');
+    connection.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value: 7 });
+    await connection.take('ack');
+    connection.send({
+      v: 1,
+      type: 'error',
+      id,
+      error: { code: 'REJECTED', message: 'sign in again', details: {} },
+    });
+    await vi.waitFor(() => expect(seen.last()?.status).toBe('error'));
+    const failed = seen.last()!;
+    expect(failed.data).toBe(7);
+    expect(failed.version).toBe(1);
+    expect(failed.error).toMatchObject({ code: 'REJECTED', message: 'sign in again' });
+    connection.send({ v: 1, type: 'result', id, version: 2, hash: 'h2', value: 9 });
+    await vi.waitFor(() =>
+      expect(seen.last()).toEqual({ status: 'success', data: 9, error: undefined, version: 2 }),
+    );
+  });
+
+  it('reassembles a result sent in chunks', async () => {
+    client = testClient(server.url);
+    const seen = recorder<{ rows: string[] }>();
+    client.subscribe('big', {}, seen.listener);
+    const connection = await server.connection(0);
+    const { id } = await connection.take('subscribe');
+    const value = { rows: Array.from({ length: 3000 }, (_, i) => `row ${i} ${'é'.repeat(40)}`) };
+    const frames = splitFrame(
+      encodeMessage({ v: 1, type: 'result', id, version: 1, hash: 'big', value }),
+    );
+    expect(frames.length).toBeGreaterThan(1);
+    for (const frame of frames.reverse()) connection.sendRaw(frame); // any order
+    expect(await connection.take('ack')).toMatchObject({ version: 1 });
+    expect(seen.last()!.data).toEqual(value);
+  });
+
+  it('reports a malformed frame and keeps serving', async () => {
+    const errors: unknown[] = [];
+    client = testClient(server.url, { onError: (error) => errors.push(error) });
+    const seen = recorder<number>();
+    client.subscribe('count', {}, seen.listener);
+    const connection = await server.connection(0);
+    const { id } = await connection.take('subscribe');
+    connection.sendRaw('{not json');
+    connection.sendRaw('{"v":1,"type":"result","id":"x"}');
+    connection.send({ v: 1, type: 'result', id, version: 1, hash: 'h', value: 1 });
+    await vi.waitFor(() => expect(seen.last()?.status).toBe('success'));
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatchObject({ code: 'INVALID_PAYLOAD', details: { reason: 'NOT_JSON' } });
+    expect(client.connectionState).toBe('open');
+  });
+});

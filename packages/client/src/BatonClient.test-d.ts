@@ -1,0 +1,67 @@
+import { actor, query } from '@baton/core';
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import type { BatonClient } from './BatonClient.ts';
+import type { QueryState } from './QueryState.ts';
+
+const Account = actor({
+  name: 'account',
+  state: z.object({ balance: z.number() }),
+  initial: () => ({ balance: 0 }),
+  handlers: {
+    deposit: {
+      payload: z.object({ amount: z.number() }),
+      handle: (ctx, { amount }) => {
+        ctx.state.balance += amount;
+        return ctx.state.balance;
+      },
+    },
+  },
+});
+
+const balance = query({
+  name: 'balance',
+  args: z.object({ account: z.string(), currency: z.string().default('EUR') }),
+  handler: async (ctx, { account, currency }) => ({
+    amount: (await ctx.get(Account.ref(account))).balance,
+    currency,
+  }),
+});
+
+declare const client: BatonClient;
+
+describe('BatonClient types', () => {
+  it('checks a query definition’s args and yields its result', () => {
+    client.subscribe(balance, { account: 'alice' }, (state) => {
+      expectTypeOf(state).toEqualTypeOf<QueryState<{ amount: number; currency: string }>>();
+      if (state.status === 'success') expectTypeOf(state.data.amount).toBeNumber();
+      if (state.status === 'error') {
+        expectTypeOf(state.data).toEqualTypeOf<{ amount: number; currency: string } | undefined>();
+        expectTypeOf(state.error.code).toBeString();
+      }
+    });
+    // @ts-expect-error missing account
+    client.subscribe(balance, {}, () => {});
+    // @ts-expect-error account is a string
+    client.subscribe(balance, { account: 1 }, () => {});
+    client.subscribe('balance', { anything: true }, (state) => {
+      expectTypeOf(state.data).toEqualTypeOf<unknown>();
+    });
+    expectTypeOf(client.getQueryState(balance, { account: 'a' }).data).toEqualTypeOf<
+      { amount: number; currency: string } | undefined
+    >();
+  });
+
+  it('checks message names and payloads like core’s Client', () => {
+    expectTypeOf(client.send(Account.ref('alice'), 'deposit', { amount: 5 })).toEqualTypeOf<
+      Promise<{ messageId: string }>
+    >();
+    // @ts-expect-error unknown message
+    void client.send(Account.ref('alice'), 'withdraw', { amount: 5 });
+    // @ts-expect-error wrong payload
+    void client.send(Account.ref('alice'), 'deposit', { amount: '5' });
+    expectTypeOf(client.ask(Account.ref('alice'), 'deposit', { amount: 5 })).toEqualTypeOf<
+      Promise<number>
+    >();
+  });
+});

@@ -1,0 +1,373 @@
+import {
+  type ActorRef,
+  type AnyActorDefinition,
+  type AnyQueryDefinition,
+  type ArgsOf,
+  BatonError,
+  ErrorCode,
+  errorFromJSON,
+  type MessageName,
+  type PayloadOf,
+  type ReplyOf,
+  type ResultOf,
+} from '@baton/core';
+import type { BatonClientOptions } from './BatonClientOptions.ts';
+import type { ConnectionState } from './ConnectionState.ts';
+import { Connection } from './internal/Connection.ts';
+import { browserPageEvents } from './internal/PageEvents.ts';
+import { QueryTable } from './internal/QueryTable.ts';
+import { RequestTable } from './internal/RequestTable.ts';
+import { randomId } from './internal/randomId.ts';
+import { PROTOCOL_VERSION } from './protocol/messages.ts';
+import type { ServerMessage } from './protocol/serverMessages.ts';
+import type { QueryListener, QueryObserver, QueryRef } from './QueryObserver.ts';
+import { PENDING_STATE, type QueryState } from './QueryState.ts';
+
+/**
+ * Options of {@link BatonClient.send}.
+ *
+ * @example
+ * await client.send(Account.ref('alice'), 'deposit', { amount: 5 }, { visible: true });
+ */
+export interface ClientSendOptions {
+  /** Pass the same key when retrying, so the message is accepted once. @default a random UUID */
+  readonly idempotencyKey?: string;
+  /**
+   * Resolve only once the send's commit shows in this client's subscribed queries
+   * (read-your-writes), rather than once it is accepted. @default false
+   */
+  readonly visible?: boolean;
+}
+
+/**
+ * Options of {@link BatonClient.ask}.
+ *
+ * @example
+ * const balance = await client.ask(Account.ref('alice'), 'balance', {}, { timeoutMs: 5_000 });
+ */
+export interface ClientAskOptions {
+  /** @default a random UUID */
+  readonly idempotencyKey?: string;
+  /** @default the client's `askTimeoutMs` (30 s) */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The framework-free Baton client: live queries and sends over one WebSocket that reconnects
+ * by itself. Each (query, args) is one shared subscription however many listeners it has; its
+ * state keeps stable references while the result does not change, and resumes after a
+ * reconnect with the version and hash it holds (answered `unchanged`, a patch, or the full
+ * value). Sends and asks in flight go out again after a reconnect with the same request id and
+ * idempotency key, so each is accepted once.
+ *
+ * @example
+ * const client = new BatonClient({ url: 'ws://127.0.0.1:8787', token: 'alice' });
+ * const stop = client.subscribe(balance, { account: 'alice' }, (state) => {
+ *   if (state.status === 'success') console.log('balance', state.data);
+ * });
+ * await client.send(Account.ref('alice'), 'deposit', { amount: 5 }, { visible: true });
+ * stop();
+ * client.close();
+ */
+export class BatonClient {
+  readonly #connection: Connection;
+  readonly #requests: RequestTable;
+  readonly #queries: QueryTable;
+  readonly #stateListeners = new Set<(state: ConnectionState) => void>();
+  readonly #options: BatonClientOptions;
+  readonly #setTimeout: (callback: () => void, ms: number) => unknown;
+  readonly #clearTimeout: (handle: unknown) => void;
+  readonly #prefix: string;
+  #counter = 0;
+
+  constructor(options: BatonClientOptions) {
+    const WebSocket =
+      options.WebSocket ??
+      (globalThis as { WebSocket?: BatonClientOptions['WebSocket'] }).WebSocket;
+    if (WebSocket === undefined) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        'no WebSocket here: pass one as options.WebSocket (e.g. `import { WebSocket } from "ws"`)',
+      );
+    }
+    if (!/^(wss?|https?):\/\/[^/]/i.test(String(options.url))) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `url must be a ws:// or wss:// URL, got ${JSON.stringify(options.url)}`,
+      );
+    }
+    this.#options = options;
+    const timers = options.timers;
+    this.#setTimeout = timers
+      ? (callback, ms) => timers.setTimeout(callback, ms)
+      : (callback, ms) => setTimeout(callback, ms);
+    this.#clearTimeout = timers
+      ? (handle) => timers.clearTimeout(handle)
+      : (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>);
+    const random = options.random ?? Math.random;
+    this.#prefix = random().toString(36).slice(2, 10);
+    this.#requests = new RequestTable(this.#clearTimeout);
+    this.#queries = new QueryTable({
+      send: (message) => this.#connection.send(message),
+      isOpen: () => this.#connection.state === 'open',
+      nextId: () => this.#nextId('s'),
+      keepAliveMs: options.keepAliveMs ?? 1_000,
+      setTimeout: this.#setTimeout,
+      clearTimeout: this.#clearTimeout,
+    });
+    this.#connection = new Connection(
+      {
+        url: options.url,
+        token: options.token,
+        WebSocket,
+        minMs: options.reconnect?.minMs ?? 1_000,
+        maxMs: options.reconnect?.maxMs ?? 16_000,
+        pingMs: options.pingMs ?? 5 * 60_000,
+        pongTimeoutMs: options.pongTimeoutMs ?? 30_000,
+        maxConnectionMs: options.maxConnectionMs ?? 110 * 60_000,
+        random,
+        setTimeout: this.#setTimeout,
+        clearTimeout: this.#clearTimeout,
+        page: browserPageEvents(),
+      },
+      {
+        onOpen: () => this.#onOpen(),
+        onMessage: (message) => this.#onMessage(message),
+        onState: (state) => {
+          for (const listener of [...this.#stateListeners]) listener(state);
+        },
+        onError: (error) => this.#options.onError?.(error),
+      },
+    );
+  }
+
+  /**
+   * Where the connection stands: `connecting`, `open`, `reconnecting` or `closed`.
+   *
+   * @example
+   * if (client.connectionState !== 'open') showOfflineBadge();
+   */
+  get connectionState(): ConnectionState {
+    return this.#connection.state;
+  }
+
+  /**
+   * Calls `listener` with each new connection state; returns a function that stops it.
+   *
+   * @example
+   * const stop = client.subscribeConnectionState((state) => console.log('connection', state));
+   */
+  subscribeConnectionState(listener: (state: ConnectionState) => void): () => void {
+    this.#stateListeners.add(listener);
+    return () => {
+      this.#stateListeners.delete(listener);
+    };
+  }
+
+  /**
+   * Subscribes `listener` to a live query. Listeners of the same query and args (compared as
+   * canonical JSON) share one subscription; a listener joining one that already has a state is
+   * called with it at once. Returns a function that removes the listener; the subscription ends
+   * `keepAliveMs` after its last listener left.
+   *
+   * @example
+   * const stop = client.subscribe(balance, { account: 'alice' }, (state) => {
+   *   if (state.status === 'error') console.warn(state.error.code, state.data); // last good data
+   * });
+   */
+  subscribe<Q extends AnyQueryDefinition>(
+    query: Q,
+    args: ArgsOf<Q>,
+    listener: QueryListener<ResultOf<Q>>,
+  ): () => void;
+  /** By name: `T` is what you know the query yields. */
+  subscribe<T = unknown>(query: string, args: unknown, listener: QueryListener<T>): () => void;
+  subscribe(query: QueryRef, args: unknown, listener: QueryListener<unknown>): () => void {
+    // A wrapper per call: the same function subscribed twice is two listeners.
+    return this.#queries.listen(nameOf(query), args, (state) => listener(state));
+  }
+
+  /**
+   * A live query's current state, without subscribing (pending if nobody subscribes to it).
+   *
+   * @example
+   * const { data } = client.getQueryState(balance, { account: 'alice' });
+   */
+  getQueryState<Q extends AnyQueryDefinition>(query: Q, args: ArgsOf<Q>): QueryState<ResultOf<Q>>;
+  getQueryState<T = unknown>(query: string, args: unknown): QueryState<T>;
+  getQueryState(query: QueryRef, args: unknown): QueryState<unknown> {
+    return this.#queries.state(nameOf(query), args);
+  }
+
+  /**
+   * A handle on one live query for `useSyncExternalStore`-style consumers; `'skip'` gives one
+   * that stays pending and subscribes to nothing.
+   *
+   * @example
+   * const observer = client.observe(balance, { account: 'alice' });
+   * const stop = observer.subscribe(() => render(observer.getSnapshot()));
+   */
+  observe<Q extends AnyQueryDefinition>(
+    query: Q,
+    args: ArgsOf<Q> | 'skip',
+  ): QueryObserver<ResultOf<Q>>;
+  observe<T = unknown>(query: string, args: unknown): QueryObserver<T>;
+  observe(query: QueryRef, args: unknown): QueryObserver<unknown> {
+    if (args === 'skip') return SKIPPED;
+    const name = nameOf(query);
+    return {
+      subscribe: (onChange) => this.#queries.listen(name, args, () => onChange()),
+      getSnapshot: () => this.#queries.state(name, args),
+    };
+  }
+
+  /**
+   * Sends a message to an actor. Resolves with its message id once the server accepted it, or
+   * with `visible: true` once its commit shows in this client's subscribed queries; rejects
+   * with a BatonError carrying the server's `code` (e.g. INVALID_PAYLOAD). While disconnected
+   * it waits, and goes out with the same request id and idempotency key after a reconnect.
+   *
+   * @example
+   * const { messageId } = await client.send(Account.ref('alice'), 'deposit', { amount: 5 });
+   */
+  send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+    to: ActorRef<Def>,
+    name: Name,
+    payload: PayloadOf<Def, Name>,
+    options: ClientSendOptions = {},
+  ): Promise<{ messageId: string }> {
+    const frame = {
+      v: PROTOCOL_VERSION,
+      type: 'send',
+      requestId: this.#nextId('r'),
+      to: to.id,
+      name,
+      payload,
+      idempotencyKey: options.idempotencyKey ?? this.#newKey(),
+      ...(options.visible ? { visible: true } : {}),
+    } as const;
+    return this.#request(frame, undefined) as Promise<{ messageId: string }>;
+  }
+
+  /**
+   * Sends a message and resolves with the handler's reply; rejects with a BatonError carrying
+   * `code` (REJECTED for a TerminalError, ASK_TIMEOUT after `timeoutMs`, …). Asking again with
+   * the same idempotency key returns the first outcome.
+   *
+   * @example
+   * const balance = await client.ask(Account.ref('alice'), 'balance', {});
+   */
+  ask<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+    to: ActorRef<Def>,
+    name: Name,
+    payload: PayloadOf<Def, Name>,
+    options: ClientAskOptions = {},
+  ): Promise<ReplyOf<Def, Name>> {
+    const frame = {
+      v: PROTOCOL_VERSION,
+      type: 'ask',
+      requestId: this.#nextId('r'),
+      to: to.id,
+      name,
+      payload,
+      idempotencyKey: options.idempotencyKey ?? this.#newKey(),
+    } as const;
+    const timeoutMs = options.timeoutMs ?? this.#options.askTimeoutMs ?? 30_000;
+    return this.#request(frame, timeoutMs) as Promise<ReplyOf<Def, Name>>;
+  }
+
+  /**
+   * Reconnects at once if the client is waiting to (the browser's `online` and
+   * `visibilitychange` events do this by themselves); checks an open connection with a ping.
+   *
+   * @example
+   * retryButton.onclick = () => client.reconnect();
+   */
+  reconnect(): void {
+    this.#connection.wake();
+  }
+
+  /**
+   * Closes the connection for good; sends and asks in flight reject with UNAVAILABLE. Query
+   * states stay readable.
+   *
+   * @example
+   * window.addEventListener('pagehide', () => client.close());
+   */
+  close(): void {
+    if (this.#connection.state === 'closed') return;
+    this.#connection.close();
+    this.#requests.failAll('the client was closed');
+    this.#queries.clearTimers();
+  }
+
+  #request(frame: Parameters<RequestTable['add']>[0], timeoutMs: number | undefined) {
+    if (this.#connection.state === 'closed') {
+      return Promise.reject(new BatonError(ErrorCode.UNAVAILABLE, 'the client was closed'));
+    }
+    const settled = this.#requests.add(frame);
+    if (timeoutMs !== undefined) {
+      const timer = this.#setTimeout(() => {
+        this.#requests.fail(
+          frame.requestId,
+          new BatonError(
+            ErrorCode.ASK_TIMEOUT,
+            `no reply to ${frame.idempotencyKey} within ${timeoutMs} ms; it may still be processed: ask again with the same idempotencyKey to get its outcome`,
+            { details: { messageId: frame.idempotencyKey, timeoutMs } },
+          ),
+        );
+      }, timeoutMs);
+      this.#requests.setTimer(frame.requestId, timer);
+    }
+    this.#connection.send(frame);
+    return settled;
+  }
+
+  #onOpen(): void {
+    this.#queries.resubscribeAll();
+    for (const frame of this.#requests.frames()) this.#connection.send(frame);
+  }
+
+  #onMessage(message: ServerMessage): void {
+    switch (message.type) {
+      case 'result':
+      case 'patch':
+      case 'unchanged':
+        this.#queries.push(message);
+        return;
+      case 'error': {
+        const error = errorFromJSON(message.error);
+        if (message.id !== undefined) this.#queries.fail(message.id, error);
+        else if (message.requestId === undefined || !this.#requests.answer(message)) {
+          this.#options.onError?.(error);
+        }
+        return;
+      }
+      case 'accepted':
+      case 'reply':
+      case 'visible':
+        this.#requests.answer(message);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #nextId(kind: 's' | 'r'): string {
+    this.#counter += 1;
+    return `${kind}${this.#counter.toString(36)}-${this.#prefix}`;
+  }
+
+  #newKey(): string {
+    return randomId(this.#options.random ?? Math.random);
+  }
+}
+
+function nameOf(query: QueryRef): string {
+  return typeof query === 'string' ? query : query.name;
+}
+
+const SKIPPED: QueryObserver<unknown> = Object.freeze({
+  subscribe: () => () => {},
+  getSnapshot: () => PENDING_STATE,
+});

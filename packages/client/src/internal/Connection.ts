@@ -1,0 +1,269 @@
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import type { WebSocketConstructor, WebSocketLike } from '../BatonClientOptions.ts';
+import type { ConnectionState } from '../ConnectionState.ts';
+import { ChunkAssembler } from '../protocol/ChunkAssembler.ts';
+import type { ClientMessage } from '../protocol/clientMessages.ts';
+import { decodeServerMessage, encodeMessage } from '../protocol/decodeFrame.ts';
+import { PROTOCOL_VERSION } from '../protocol/messages.ts';
+import { ProtocolErrorReason, protocolError } from '../protocol/ProtocolErrorReason.ts';
+import type { ServerMessage } from '../protocol/serverMessages.ts';
+import { splitFrame } from '../protocol/splitFrame.ts';
+import { backoffDelay } from './backoffDelay.ts';
+import { connectTarget } from './connectTarget.ts';
+import type { PageEvents } from './PageEvents.ts';
+
+const OPEN = 1;
+
+/** Everything a {@link Connection} needs, defaults filled in. */
+export interface ConnectionSettings {
+  readonly url: string;
+  readonly token: string | (() => string | Promise<string>) | undefined;
+  readonly WebSocket: WebSocketConstructor;
+  readonly minMs: number;
+  readonly maxMs: number;
+  readonly pingMs: number;
+  readonly pongTimeoutMs: number;
+  readonly maxConnectionMs: number;
+  readonly random: () => number;
+  readonly setTimeout: (callback: () => void, ms: number) => unknown;
+  readonly clearTimeout: (handle: unknown) => void;
+  readonly page: PageEvents | undefined;
+}
+
+/** What a {@link Connection} tells its owner. */
+export interface ConnectionHooks {
+  /** A socket opened: subscribe and re-send what is in flight. */
+  onOpen(): void;
+  onMessage(message: ServerMessage): void;
+  onState(state: ConnectionState): void;
+  onError(error: BatonError): void;
+}
+
+/**
+ * One logical connection over a succession of WebSockets: opens one, reassembles chunked
+ * frames, pings within the idle limit, drops a socket that stops answering, renews it before
+ * the maximum connection age, and reconnects after a drop with jittered exponential backoff
+ * (at once when the page comes back online or into view).
+ */
+export class Connection {
+  readonly #settings: ConnectionSettings;
+  readonly #hooks: ConnectionHooks;
+  readonly #assembler = new ChunkAssembler();
+  #state: ConnectionState = 'connecting';
+  #socket: WebSocketLike | undefined;
+  /** Failed attempts since the last open: the backoff exponent. */
+  #attempt = 0;
+  /** Bumped by every connect and drop, so late events of an old socket are ignored. */
+  #generation = 0;
+  #retryTimer: unknown;
+  #pingTimer: unknown;
+  #pongTimer: unknown;
+  #renewTimer: unknown;
+  readonly #stopPage: () => void;
+
+  constructor(settings: ConnectionSettings, hooks: ConnectionHooks) {
+    this.#settings = settings;
+    this.#hooks = hooks;
+    this.#stopPage = settings.page?.listen(() => this.wake()) ?? (() => {});
+    void this.#connect();
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** Sends a frame (split into chunks past 128 KiB); false when no socket is open. */
+  send(message: ClientMessage): boolean {
+    const socket = this.#socket;
+    if (socket === undefined || socket.readyState !== OPEN) return false;
+    for (const frame of splitFrame(encodeMessage(message))) socket.send(frame);
+    return true;
+  }
+
+  /**
+   * Reconnects now if the connection is waiting for its backoff; checks an open one with a
+   * ping (a dead socket is then dropped after `pongTimeoutMs`).
+   */
+  wake(): void {
+    if (this.#state === 'closed') return;
+    if (this.#state === 'open') {
+      this.#ping();
+      return;
+    }
+    if (this.#retryTimer !== undefined) {
+      this.#settings.clearTimeout(this.#retryTimer);
+      this.#retryTimer = undefined;
+      this.#attempt = 0;
+      void this.#connect();
+    }
+  }
+
+  /** Closes the socket for good. */
+  close(): void {
+    if (this.#state === 'closed') return;
+    this.#stopPage();
+    this.#detach(1000, 'client closed');
+    if (this.#retryTimer !== undefined) this.#settings.clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#setState('closed');
+  }
+
+  async #connect(): Promise<void> {
+    const generation = ++this.#generation;
+    const { token } = this.#settings;
+    let resolved: string | undefined;
+    try {
+      resolved = typeof token === 'function' ? await token() : token;
+    } catch (error) {
+      if (generation !== this.#generation || this.#state === 'closed') return;
+      this.#hooks.onError(toBatonError(error));
+      this.#scheduleRetry();
+      return;
+    }
+    if (generation !== this.#generation || this.#state === 'closed') return;
+    const target = connectTarget(this.#settings.url, resolved);
+    let socket: WebSocketLike;
+    try {
+      socket = new this.#settings.WebSocket(target.url, target.protocols);
+    } catch (error) {
+      this.#hooks.onError(toBatonError(error));
+      this.#scheduleRetry();
+      return;
+    }
+    this.#socket = socket;
+    socket.onopen = () => {
+      if (socket !== this.#socket) return;
+      this.#attempt = 0;
+      this.#schedulePing();
+      this.#renewTimer = this.#settings.setTimeout(
+        () => this.#renew(),
+        this.#settings.maxConnectionMs,
+      );
+      this.#setState('open');
+      this.#hooks.onOpen();
+    };
+    socket.onmessage = (event: { data: unknown }) => {
+      if (socket === this.#socket) this.#receive(event.data);
+    };
+    socket.onclose = (event: { code?: number; reason?: string }) => {
+      if (socket !== this.#socket) return;
+      // 4000-4999: the server's own reasons (e.g. 4401 unauthorized): worth telling.
+      const code = event?.code ?? 1006;
+      if (code >= 4000 && code < 5000) {
+        const reason = event.reason || 'no reason given';
+        this.#hooks.onError(
+          new BatonError(ErrorCode.UNAVAILABLE, `the server closed the connection: ${reason}`, {
+            details: { closeCode: code, reason },
+          }),
+        );
+      }
+      this.#dropped();
+    };
+    socket.onerror = () => {}; // a close event follows
+  }
+
+  #receive(data: unknown): void {
+    this.#clearPongTimer();
+    let message: ServerMessage;
+    try {
+      if (typeof data !== 'string') {
+        throw protocolError(
+          ErrorCode.INVALID_PAYLOAD,
+          ProtocolErrorReason.NOT_JSON,
+          'binary frame: Baton frames are JSON text',
+        );
+      }
+      message = decodeServerMessage(data);
+      if (message.type === 'chunk') {
+        const whole = this.#assembler.add(message);
+        if (whole === undefined) return;
+        message = decodeServerMessage(whole, { maxFrameBytes: this.#assembler.maxMessageBytes });
+        if (message.type === 'chunk') {
+          throw protocolError(
+            ErrorCode.INVALID_PAYLOAD,
+            ProtocolErrorReason.INVALID_CHUNK,
+            'a chunked message may not hold a chunk',
+          );
+        }
+      }
+    } catch (error) {
+      this.#hooks.onError(toBatonError(error));
+      return;
+    }
+    if (message.type !== 'pong') this.#hooks.onMessage(message);
+  }
+
+  /** The socket closed (or stopped answering): reconnect after the backoff. */
+  #dropped(): void {
+    this.#detach(4000, 'dropped');
+    if (this.#state === 'open') this.#setState('reconnecting');
+    this.#scheduleRetry();
+  }
+
+  /** Renews the connection ahead of the gateway's maximum age: no backoff. */
+  #renew(): void {
+    this.#detach(1000, 'renewing the connection');
+    this.#setState('reconnecting');
+    this.#attempt = 0;
+    void this.#connect();
+  }
+
+  /** Forgets the current socket (closing it if it is still up) and its timers. */
+  #detach(code: number, reason: string): void {
+    this.#generation += 1;
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#assembler.clear();
+    for (const timer of [this.#pingTimer, this.#pongTimer, this.#renewTimer]) {
+      if (timer !== undefined) this.#settings.clearTimeout(timer);
+    }
+    this.#pingTimer = this.#pongTimer = this.#renewTimer = undefined;
+    if (socket === undefined) return;
+    socket.onopen = socket.onmessage = socket.onclose = null;
+    socket.onerror = () => {}; // closing a socket still connecting reports an error
+    try {
+      socket.close(code, reason);
+    } catch {
+      // already closing
+    }
+  }
+
+  #scheduleRetry(): void {
+    if (this.#state === 'closed') return;
+    const { minMs, maxMs, random } = this.#settings;
+    const delay = backoffDelay(this.#attempt, minMs, maxMs, random);
+    this.#attempt += 1;
+    this.#retryTimer = this.#settings.setTimeout(() => {
+      this.#retryTimer = undefined;
+      void this.#connect();
+    }, delay);
+  }
+
+  #schedulePing(): void {
+    this.#pingTimer = this.#settings.setTimeout(() => {
+      this.#ping();
+      this.#schedulePing();
+    }, this.#settings.pingMs);
+  }
+
+  #ping(): void {
+    if (!this.send({ v: PROTOCOL_VERSION, type: 'ping', t: Date.now() })) return;
+    if (this.#pongTimer !== undefined) return;
+    this.#pongTimer = this.#settings.setTimeout(() => {
+      this.#pongTimer = undefined;
+      this.#dropped();
+    }, this.#settings.pongTimeoutMs);
+  }
+
+  #clearPongTimer(): void {
+    if (this.#pongTimer === undefined) return;
+    this.#settings.clearTimeout(this.#pongTimer);
+    this.#pongTimer = undefined;
+  }
+
+  #setState(state: ConnectionState): void {
+    if (state === this.#state) return;
+    this.#state = state;
+    this.#hooks.onState(state);
+  }
+}

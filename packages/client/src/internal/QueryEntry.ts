@@ -1,0 +1,109 @@
+import type { BatonError } from '@baton/core';
+import { applyPatch } from '../protocol/applyPatch.ts';
+import type { SubscribeMessage } from '../protocol/clientMessages.ts';
+import type { JsonValue } from '../protocol/JsonPatchOp.ts';
+import { PROTOCOL_VERSION } from '../protocol/messages.ts';
+import type { PatchMessage, ResultMessage, UnchangedMessage } from '../protocol/serverMessages.ts';
+import { PENDING_STATE, type QueryState } from '../QueryState.ts';
+
+/** A push for one subscription. */
+export type Push = ResultMessage | PatchMessage | UnchangedMessage;
+
+/**
+ * One shared subscription, for one (query, canonical args): its listeners, the state they see,
+ * and the hash of the value it holds (what a resume sends).
+ */
+export class QueryEntry {
+  readonly key: string;
+  readonly query: string;
+  readonly args: unknown;
+  readonly listeners = new Set<(state: QueryState<unknown>) => void>();
+  /** The id of its subscription on the current socket, if subscribed there. */
+  wireId: string | undefined;
+  /** Pending unsubscribe after the last listener left. */
+  dropTimer: unknown;
+  #state: QueryState<unknown> = PENDING_STATE;
+  /** The hash of `#state.data` as the server named it; `undefined` when no value is held. */
+  #hash: string | undefined;
+
+  constructor(key: string, query: string, args: unknown) {
+    this.key = key;
+    this.query = query;
+    this.args = args;
+  }
+
+  get state(): QueryState<unknown> {
+    return this.#state;
+  }
+
+  /** The subscribe frame for a new socket: with `resume` when a value is held. */
+  subscribeFrame(id: string): SubscribeMessage {
+    const { version } = this.#state;
+    const resume =
+      this.#hash !== undefined && version !== undefined ? { version, hash: this.#hash } : undefined;
+    return {
+      v: PROTOCOL_VERSION,
+      type: 'subscribe',
+      id,
+      query: this.query,
+      args: this.args,
+      resume,
+    };
+  }
+
+  /**
+   * Applies a push. Returns false when it does not fit the value held (a patch from another
+   * base, an `unchanged` for another hash): then subscribe again without `resume`.
+   */
+  apply(push: Push): boolean {
+    const held = this.#state;
+    let data: unknown;
+    if (push.type === 'result') {
+      data = push.hash === this.#hash ? held.data : push.value;
+    } else if (push.type === 'unchanged') {
+      if (push.hash !== this.#hash) return false;
+      data = held.data;
+    } else {
+      if (this.#hash === undefined || push.baseVersion !== held.version) return false;
+      if (push.hash === this.#hash) data = held.data;
+      else {
+        try {
+          data = applyPatch(held.data as JsonValue, push.ops);
+        } catch {
+          return false;
+        }
+      }
+    }
+    this.#hash = push.hash;
+    if (held.status === 'success' && held.data === data && held.version === push.version) {
+      return true;
+    }
+    this.#set({ status: 'success', data, error: undefined, version: push.version });
+    return true;
+  }
+
+  /** The server refused or failed the query: keep the last good data. */
+  fail(error: BatonError): void {
+    const { data, version } = this.#state;
+    this.#set({ status: 'error', data, error, version });
+  }
+
+  /** Forget the value held, so the next subscribe asks for a full result. */
+  forgetHash(): void {
+    this.#hash = undefined;
+  }
+
+  #set(state: QueryState<unknown>): void {
+    this.#state = state;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(state);
+      } catch (error) {
+        // One listener's bug must not starve the others: report it like an uncaught error.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+}

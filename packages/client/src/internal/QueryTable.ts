@@ -1,0 +1,130 @@
+import type { BatonError } from '@baton/core';
+import type { ClientMessage } from '../protocol/clientMessages.ts';
+import { PROTOCOL_VERSION } from '../protocol/messages.ts';
+import { PENDING_STATE, type QueryState } from '../QueryState.ts';
+import { canonicalKey } from './canonicalKey.ts';
+import { type Push, QueryEntry } from './QueryEntry.ts';
+
+/** What the table needs from the client around it. */
+export interface QueryTableSettings {
+  /** Sends a frame on the open socket; false (and nothing sent) otherwise. */
+  readonly send: (message: ClientMessage) => boolean;
+  readonly isOpen: () => boolean;
+  /** A new wire id for a subscription. */
+  readonly nextId: () => string;
+  readonly keepAliveMs: number;
+  readonly setTimeout: (callback: () => void, ms: number) => unknown;
+  readonly clearTimeout: (handle: unknown) => void;
+}
+
+/**
+ * The client's shared subscriptions, by (query, canonical args), and their ids on the current
+ * socket. A subscription gets a new wire id on every socket (and whenever it starts over), so
+ * a push for an id of an old socket finds nothing and is ignored.
+ */
+export class QueryTable {
+  readonly #settings: QueryTableSettings;
+  readonly #entries = new Map<string, QueryEntry>();
+  readonly #byWireId = new Map<string, QueryEntry>();
+
+  constructor(settings: QueryTableSettings) {
+    this.#settings = settings;
+  }
+
+  /** The current state of (query, args); pending if nobody subscribes to it. */
+  state(query: string, args: unknown): QueryState<unknown> {
+    return this.#entries.get(canonicalKey(query, args))?.state ?? PENDING_STATE;
+  }
+
+  /** Adds a listener to the shared subscription of (query, args); returns its removal. */
+  listen(query: string, args: unknown, listener: (state: QueryState<unknown>) => void): () => void {
+    const key = canonicalKey(query, args);
+    let entry = this.#entries.get(key);
+    if (entry === undefined) {
+      entry = new QueryEntry(key, query, args);
+      this.#entries.set(key, entry);
+      this.#subscribe(entry);
+    } else if (entry.dropTimer !== undefined) {
+      this.#settings.clearTimeout(entry.dropTimer);
+      entry.dropTimer = undefined;
+    }
+    const joined = entry;
+    joined.listeners.add(listener);
+    if (joined.state !== PENDING_STATE) listener(joined.state);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      joined.listeners.delete(listener);
+      this.#release(joined);
+    };
+  }
+
+  /** A socket opened: subscribe everything again, resuming from what each holds. */
+  resubscribeAll(): void {
+    this.#byWireId.clear();
+    for (const entry of this.#entries.values()) this.#subscribe(entry);
+  }
+
+  /** Applies a push and acks it; starts the subscription over if the push does not fit. */
+  push(message: Push): void {
+    const entry = this.#byWireId.get(message.id);
+    if (entry === undefined) return; // for a subscription since ended, or of an old socket
+    if (entry.apply(message)) {
+      const { id, version } = message;
+      this.#settings.send({ v: PROTOCOL_VERSION, type: 'ack', id, version });
+      return;
+    }
+    this.#unsubscribe(entry);
+    entry.forgetHash();
+    this.#subscribe(entry);
+  }
+
+  /** The server refused or failed subscription `id`. */
+  fail(id: string, error: BatonError): void {
+    this.#byWireId.get(id)?.fail(error);
+  }
+
+  /** Cancels pending unsubscribes (the client is closing). */
+  clearTimers(): void {
+    for (const entry of this.#entries.values()) {
+      if (entry.dropTimer !== undefined) this.#settings.clearTimeout(entry.dropTimer);
+      entry.dropTimer = undefined;
+    }
+  }
+
+  /** The last listener left: unsubscribe after `keepAliveMs`. */
+  #release(entry: QueryEntry): void {
+    if (entry.listeners.size > 0 || this.#entries.get(entry.key) !== entry) return;
+    const { keepAliveMs } = this.#settings;
+    if (keepAliveMs <= 0) {
+      this.#drop(entry);
+      return;
+    }
+    if (entry.dropTimer !== undefined) this.#settings.clearTimeout(entry.dropTimer);
+    entry.dropTimer = this.#settings.setTimeout(() => this.#drop(entry), keepAliveMs);
+  }
+
+  #drop(entry: QueryEntry): void {
+    entry.dropTimer = undefined;
+    if (entry.listeners.size > 0) return;
+    this.#entries.delete(entry.key);
+    this.#unsubscribe(entry);
+  }
+
+  /** Subscribes on the current socket under a new wire id (nothing while disconnected). */
+  #subscribe(entry: QueryEntry): void {
+    if (!this.#settings.isOpen()) return;
+    const id = this.#settings.nextId();
+    entry.wireId = id;
+    this.#byWireId.set(id, entry);
+    this.#settings.send(entry.subscribeFrame(id));
+  }
+
+  #unsubscribe(entry: QueryEntry): void {
+    if (entry.wireId === undefined) return;
+    this.#byWireId.delete(entry.wireId);
+    this.#settings.send({ v: PROTOCOL_VERSION, type: 'unsubscribe', id: entry.wireId });
+    entry.wireId = undefined;
+  }
+}

@@ -1,0 +1,100 @@
+import { BatonError, ErrorCode, errorFromJSON } from '@baton/core';
+import type { AskMessage, SendMessage } from '../protocol/clientMessages.ts';
+import type {
+  AcceptedMessage,
+  ErrorMessage,
+  ReplyMessage,
+  VisibleMessage,
+} from '../protocol/serverMessages.ts';
+
+/** A `send` or `ask` waiting for its answer. */
+interface InFlight {
+  readonly frame: SendMessage | AskMessage;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: BatonError) => void;
+  timer: unknown;
+}
+
+/** An answer to a request. */
+export type RequestAnswer = AcceptedMessage | ReplyMessage | VisibleMessage | ErrorMessage;
+
+/**
+ * The sends and asks in flight, by request id. Each keeps its frame, so after a reconnect it
+ * goes out again unchanged — same `requestId`, same `idempotencyKey` — and the server
+ * recognises it. A request settles on:
+ * - `send`: `accepted` (or `visible`, when it asked for `visible: true`) → `{ messageId }`;
+ * - `ask`: `reply` → the value;
+ * - either: `error` → a BatonError carrying the server's `code`.
+ */
+export class RequestTable {
+  readonly #inFlight = new Map<string, InFlight>();
+  readonly #clearTimeout: (handle: unknown) => void;
+
+  constructor(clearTimeout: (handle: unknown) => void) {
+    this.#clearTimeout = clearTimeout;
+  }
+
+  /** Every frame in flight, in the order they were first sent. */
+  frames(): (SendMessage | AskMessage)[] {
+    return [...this.#inFlight.values()].map((entry) => entry.frame);
+  }
+
+  /** Registers a request; `settled` resolves or rejects with its answer. */
+  add(frame: SendMessage | AskMessage): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.#inFlight.set(frame.requestId, { frame, resolve, reject, timer: undefined });
+    });
+  }
+
+  /** Attaches a timer to a request, cleared when it settles. */
+  setTimer(requestId: string, timer: unknown): void {
+    const entry = this.#inFlight.get(requestId);
+    if (entry) entry.timer = timer;
+  }
+
+  /** Applies an answer; false if no request in flight has that id. */
+  answer(message: RequestAnswer): boolean {
+    const requestId = message.requestId;
+    const entry = requestId === undefined ? undefined : this.#inFlight.get(requestId);
+    if (entry === undefined) return false;
+    const { frame } = entry;
+    switch (message.type) {
+      case 'error':
+        this.#settle(frame.requestId, undefined, errorFromJSON(message.error));
+        break;
+      case 'accepted':
+        if (frame.type === 'send' && frame.visible !== true) {
+          this.#settle(frame.requestId, { messageId: message.messageId });
+        }
+        break;
+      case 'visible':
+        if (frame.type === 'send') this.#settle(frame.requestId, { messageId: message.messageId });
+        break;
+      case 'reply':
+        if (frame.type === 'ask') this.#settle(frame.requestId, message.value);
+        break;
+    }
+    return true;
+  }
+
+  /** Rejects one request (e.g. its timeout). */
+  fail(requestId: string, error: BatonError): void {
+    this.#settle(requestId, undefined, error);
+  }
+
+  /** Rejects everything in flight (the client is closing). */
+  failAll(message: string): void {
+    for (const requestId of [...this.#inFlight.keys()]) {
+      this.fail(requestId, new BatonError(ErrorCode.UNAVAILABLE, message));
+    }
+  }
+
+  #settle(requestId: string, value: unknown, error?: BatonError): void {
+    const entry = this.#inFlight.get(requestId);
+    if (entry === undefined) return;
+    this.#inFlight.delete(requestId);
+    if (entry.timer !== undefined) this.#clearTimeout(entry.timer);
+    if (error) entry.reject(error);
+    else entry.resolve(value);
+  }
+}

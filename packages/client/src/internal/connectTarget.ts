@@ -1,0 +1,20 @@
+/** The subprotocol every Baton connection asks for. */
+export const SUBPROTOCOL = 'baton.v1';
+
+/** RFC 7230 `token` characters: what a subprotocol may be made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Where to connect and with which subprotocols: `baton.v1`, plus `token.<token>` when the token
+ * is a valid subprotocol name, else the token travels as `?token=` in the URL.
+ */
+export function connectTarget(
+  url: string,
+  token: string | undefined,
+): { url: string; protocols: string[] } {
+  if (token === undefined || token === '') return { url, protocols: [SUBPROTOCOL] };
+  if (TOKEN.test(token)) return { url, protocols: [SUBPROTOCOL, `token.${token}`] };
+  const withToken = new URL(url);
+  withToken.searchParams.set('token', token);
+  return { url: withToken.toString(), protocols: [SUBPROTOCOL] };
+}

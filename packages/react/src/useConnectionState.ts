@@ -1,0 +1,23 @@
+import type { ConnectionState } from '@baton/client';
+import { useCallback, useSyncExternalStore } from 'react';
+import { useBatonClient } from './useBatonClient.ts';
+
+/**
+ * The client's connection state — `connecting`, `open`, `reconnecting` or `closed` —
+ * re-rendering when it changes.
+ *
+ * @example
+ * function OfflineBanner() {
+ *   const state = useConnectionState();
+ *   return state === 'reconnecting' ? <p role="status">Reconnecting…</p> : null;
+ * }
+ */
+export function useConnectionState(): ConnectionState {
+  const client = useBatonClient();
+  const subscribe = useCallback(
+    (onChange: () => void) => client.subscribeConnectionState(onChange),
+    [client],
+  );
+  const get = () => client.connectionState;
+  return useSyncExternalStore(subscribe, get, get);
+}

@@ -1,0 +1,74 @@
+import type { BatonError } from '@baton/core';
+import { actor, query } from '@baton/core';
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { useAsk } from './useAsk.ts';
+import { useConnectionState } from './useConnectionState.ts';
+import { useQuery } from './useQuery.ts';
+import { useSend } from './useSend.ts';
+
+const Account = actor({
+  name: 'account',
+  state: z.object({ balance: z.number() }),
+  initial: () => ({ balance: 0 }),
+  handlers: {
+    deposit: {
+      payload: z.object({ amount: z.number() }),
+      handle: (ctx, { amount }) => {
+        ctx.state.balance += amount;
+        return ctx.state.balance;
+      },
+    },
+  },
+});
+
+const balance = query({
+  name: 'balance',
+  args: z.object({ account: z.string() }),
+  handler: async (ctx, { account }) => ({
+    account,
+    balance: (await ctx.get(Account.ref(account))).balance,
+  }),
+});
+
+describe('useQuery types', () => {
+  it('infers data from the query definition', () => {
+    const state = useQuery(balance, { account: 'alice' });
+    expectTypeOf(state.status).toEqualTypeOf<'pending' | 'success' | 'error'>();
+    expectTypeOf(state.data).toEqualTypeOf<{ account: string; balance: number } | undefined>();
+    expectTypeOf(state.error).toEqualTypeOf<BatonError | undefined>();
+    expectTypeOf(state.version).toEqualTypeOf<number | undefined>();
+    if (state.status === 'success') {
+      expectTypeOf(state.data).toEqualTypeOf<{ account: string; balance: number }>();
+      expectTypeOf(state.version).toBeNumber();
+    }
+    if (state.status === 'error') expectTypeOf(state.error).toEqualTypeOf<BatonError>();
+  });
+
+  it('checks args, and takes skip', () => {
+    useQuery(balance, 'skip');
+    // @ts-expect-error account must be a string
+    useQuery(balance, { account: 5 });
+    // @ts-expect-error account is required
+    useQuery(balance, {});
+  });
+
+  it('types a query by name with an explicit data type', () => {
+    expectTypeOf(useQuery<number>('total', {}).data).toEqualTypeOf<number | undefined>();
+    expectTypeOf(useQuery('total', {}).data).toEqualTypeOf<unknown>();
+  });
+
+  it('types sends, asks and the connection state', () => {
+    const send = useSend({ visible: true });
+    expectTypeOf(send(Account.ref('a'), 'deposit', { amount: 1 })).toEqualTypeOf<
+      Promise<{ messageId: string }>
+    >();
+    // @ts-expect-error wrong payload
+    void send(Account.ref('a'), 'deposit', { amount: '1' });
+    const ask = useAsk();
+    expectTypeOf(ask(Account.ref('a'), 'deposit', { amount: 1 })).toEqualTypeOf<Promise<number>>();
+    expectTypeOf(useConnectionState()).toEqualTypeOf<
+      'connecting' | 'open' | 'reconnecting' | 'closed'
+    >();
+  });
+});

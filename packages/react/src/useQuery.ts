@@ -1,0 +1,37 @@
+import type { QueryObserver, QueryRef, QueryState } from '@baton/client';
+import type { AnyQueryDefinition, ArgsOf, ResultOf } from '@baton/core';
+import { useMemo, useSyncExternalStore } from 'react';
+import { useBatonClient } from './useBatonClient.ts';
+
+/**
+ * Subscribes the component to a live query: `{ status, data, error, version }`, re-rendering
+ * when the result changes. Components using the same query and args share one subscription;
+ * `data` keeps its reference while the result is unchanged (and unchanged parts of a patched
+ * result keep theirs); an error keeps the last good `data`. Pass `'skip'` to subscribe to
+ * nothing (the state stays `pending`), e.g. until an id is known.
+ *
+ * @example
+ * function Balance({ account }: { account: string }) {
+ *   const { status, data, error } = useQuery(balance, { account });
+ *   if (status === 'pending') return <span>…</span>;
+ *   return <span title={error?.message}>{data ?? '—'}</span>;
+ * }
+ */
+export function useQuery<Q extends AnyQueryDefinition>(
+  query: Q,
+  args: ArgsOf<Q> | 'skip',
+): QueryState<ResultOf<Q>>;
+/** By name: `T` is what you know the query yields. */
+export function useQuery<T = unknown>(query: string, args: unknown): QueryState<T>;
+export function useQuery(query: QueryRef, args: unknown): QueryState<unknown> {
+  const client = useBatonClient();
+  const name = typeof query === 'string' ? query : query.name;
+  const argsKey = args === 'skip' ? undefined : JSON.stringify(args);
+  // A new observer only when the query or the args' value changes, not their identity.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the args' JSON on purpose
+  const observer: QueryObserver<unknown> = useMemo(
+    () => client.observe(name, args),
+    [client, name, argsKey],
+  );
+  return useSyncExternalStore(observer.subscribe, observer.getSnapshot, observer.getSnapshot);
+}

@@ -1,0 +1,185 @@
+import {
+  type ActorRecord,
+  BatonError,
+  type ChangeFeed,
+  ErrorCode,
+  type IdempotencyRecord,
+  type Outcome,
+  type Store,
+} from '@baton/core';
+
+/**
+ * A wait for one ingress message, started before the message is enqueued.
+ *
+ * @example
+ * const wait: CommitWait = tracker.wait('dep-1', 'account/alice', { onFeed: false });
+ * connection.on('close', () => wait.cancel());
+ */
+export interface CommitWait {
+  /** The message's outcome once it is committed (and, if asked, delivered by the change feed). */
+  readonly outcome: Promise<Outcome>;
+  /** Stops waiting; `outcome` then never settles. */
+  cancel(): void;
+}
+
+interface Watch {
+  readonly messageId: string;
+  readonly actorId: string;
+  readonly onFeed: boolean;
+  readonly resolve: (outcome: Outcome) => void;
+  readonly reject: (error: BatonError) => void;
+  /** The outcome, once known, waiting for the feed to deliver version `ver`. */
+  awaiting?: { readonly outcome: Outcome; readonly ver: number };
+  timers: ReturnType<typeof setTimeout>[];
+  done: boolean;
+}
+
+/**
+ * Tells when ingress messages are committed: by the store's outcome push (`watchOutcomes`) or,
+ * for stores without one, by polling their idempotency record. With `onFeed`, it also waits
+ * until the change feed has delivered the actor's record at (at least) the committed version,
+ * so the query engine has seen the commit — even on a feed that lags the store (DynamoDB
+ * Streams). An outcome already stored when the wait starts (a re-sent message) is taken as
+ * delivered. Waits end with ASK_TIMEOUT after `timeoutMs`.
+ *
+ * @example
+ * const wait = tracker.wait('dep-1', 'account/alice', { onFeed: true }); // before enqueueing
+ * await client.send(Account.ref('alice'), 'deposit', { amount: 5 }, { idempotencyKey: 'dep-1' });
+ * const outcome = await wait.outcome; // committed, and seen by the engine
+ */
+export class CommitTracker {
+  readonly #watches = new Map<string, Set<Watch>>();
+  /** Actors with a wait on the feed → their waits. */
+  readonly #byActor = new Map<string, Set<Watch>>();
+  /** The newest version the feed delivered, for actors with a wait on it. */
+  readonly #seen = new Map<string, number>();
+  readonly #unsubscribe: Array<() => void> = [];
+  readonly #polls: boolean;
+
+  constructor(
+    private readonly store: Store,
+    feed: ChangeFeed,
+    private readonly timeoutMs = 30_000,
+  ) {
+    this.#unsubscribe.push(feed.subscribe((record) => this.#onRecord(record)));
+    const unwatch = store.watchOutcomes?.((record) => this.#onOutcome(record));
+    if (unwatch) this.#unsubscribe.push(unwatch);
+    this.#polls = unwatch === undefined;
+  }
+
+  wait(messageId: string, actorId: string, options: { onFeed: boolean }): CommitWait {
+    let watch!: Watch;
+    const outcome = new Promise<Outcome>((resolve, reject) => {
+      watch = {
+        messageId,
+        actorId,
+        onFeed: options.onFeed,
+        resolve,
+        reject,
+        timers: [],
+        done: false,
+      };
+    });
+    outcome.catch(() => {});
+    add(this.#watches, messageId, watch);
+    if (options.onFeed) {
+      add(this.#byActor, actorId, watch);
+      if (!this.#seen.has(actorId)) this.#seen.set(actorId, 0);
+    }
+    const timeout = setTimeout(() => {
+      const message = `${messageId} was not committed within ${this.timeoutMs} ms; it may still be processed: send it again with the same idempotencyKey`;
+      const details = { messageId, timeoutMs: this.timeoutMs };
+      this.#finish(watch, () =>
+        watch.reject(new BatonError(ErrorCode.ASK_TIMEOUT, message, { details })),
+      );
+    }, this.timeoutMs);
+    watch.timers.push(timeout);
+    // Already processed (a message sent again): no feed record will come for it.
+    this.store
+      .readIdempotency(messageId)
+      .then((record) => {
+        if (record && !watch.awaiting) this.#finish(watch, () => watch.resolve(record.outcome));
+      })
+      .catch(() => {})
+      .finally(() => this.#polls && this.#poll(watch, 20));
+    return { outcome, cancel: () => this.#finish(watch, () => {}) };
+  }
+
+  /** Stops listening and ends every wait (they never settle). */
+  close(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+    for (const watches of [...this.#watches.values()]) {
+      for (const watch of watches) this.#finish(watch, () => {});
+    }
+  }
+
+  #poll(watch: Watch, delayMs: number): void {
+    if (watch.done || watch.awaiting) return;
+    const timer = setTimeout(async () => {
+      const record = await this.store.readIdempotency(watch.messageId).catch(() => undefined);
+      if (record) this.#committed(watch, record.outcome);
+      else this.#poll(watch, Math.min(delayMs * 2, 1_000));
+    }, delayMs);
+    watch.timers.push(timer);
+  }
+
+  #onOutcome(record: IdempotencyRecord): void {
+    for (const watch of this.#watches.get(record.key) ?? []) this.#committed(watch, record.outcome);
+  }
+
+  /** The outcome is committed: done, or wait for the feed to deliver the actor's record. */
+  #committed(watch: Watch, outcome: Outcome): void {
+    if (watch.done || watch.awaiting) return;
+    if (!watch.onFeed) {
+      this.#finish(watch, () => watch.resolve(outcome));
+      return;
+    }
+    watch.awaiting = { outcome, ver: Number.POSITIVE_INFINITY };
+    this.store.load(watch.actorId).then(
+      (record) => {
+        watch.awaiting = { outcome, ver: record?.ver ?? 0 };
+        this.#check(watch);
+      },
+      () => this.#finish(watch, () => watch.resolve(outcome)),
+    );
+  }
+
+  #onRecord(record: ActorRecord): void {
+    const seen = this.#seen.get(record.id);
+    if (seen === undefined) return;
+    this.#seen.set(record.id, Math.max(record.ver, seen));
+    for (const watch of [...(this.#byActor.get(record.id) ?? [])]) this.#check(watch);
+  }
+
+  #check(watch: Watch): void {
+    const awaiting = watch.awaiting;
+    if (!awaiting || watch.done) return;
+    if ((this.#seen.get(watch.actorId) ?? 0) >= awaiting.ver) {
+      this.#finish(watch, () => watch.resolve(awaiting.outcome));
+    }
+  }
+
+  #finish(watch: Watch, settle: () => void): void {
+    if (watch.done) return;
+    watch.done = true;
+    for (const timer of watch.timers) clearTimeout(timer);
+    remove(this.#watches, watch.messageId, watch);
+    if (watch.onFeed && remove(this.#byActor, watch.actorId, watch))
+      this.#seen.delete(watch.actorId);
+    settle();
+  }
+}
+
+function add<T>(map: Map<string, Set<T>>, key: string, value: T): void {
+  const set = map.get(key) ?? new Set<T>();
+  set.add(value);
+  map.set(key, set);
+}
+
+/** Removes `value`; true if it was the key's last. */
+function remove<T>(map: Map<string, Set<T>>, key: string, value: T): boolean {
+  const set = map.get(key);
+  if (!set?.delete(value) || set.size > 0) return false;
+  map.delete(key);
+  return true;
+}

@@ -1,0 +1,239 @@
+import {
+  ChunkAssembler,
+  encodeMessage,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  type ServerMessage,
+  type SubscribeMessage,
+  splitFrame,
+} from '@baton/client/protocol';
+import {
+  BatonError,
+  type Client,
+  type Clock,
+  ErrorCode,
+  type Logger,
+  toBatonError,
+} from '@baton/core';
+import type { WebSocket } from 'ws';
+import type { QueryEngine } from '../QueryEngine.ts';
+import type { CommitTracker, CommitWait } from './CommitTracker.ts';
+import { handleRequest, type RequestContext } from './handleRequest.ts';
+import type { ResultCache } from './ResultCache.ts';
+import { type ErrorTarget, readClientFrame } from './readClientFrame.ts';
+import { SubscriptionStream } from './SubscriptionStream.ts';
+
+/** Engine leases last this much longer than a connection's (renewals are throttled to a tenth). */
+const LEASE_MARGIN = 1.2;
+
+/**
+ * What every connection of a server shares.
+ *
+ * @example
+ * const context: ConnectionContext = { engine, client, tracker, cache, clock, logger, leaseMs, maxFrameBytes };
+ */
+export interface ConnectionContext {
+  readonly engine: QueryEngine;
+  readonly client: Client;
+  readonly tracker: CommitTracker;
+  readonly cache: ResultCache;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly leaseMs: number;
+  readonly maxFrameBytes: number;
+}
+
+/**
+ * A snapshot of one open connection.
+ *
+ * @example
+ * for (const c of server.connections()) console.log(c.id, c.subscriptions, c.identity);
+ */
+export interface ConnectionInfo {
+  /** Unique within the server, in connection order. */
+  readonly id: number;
+  /** What the auth hook returned. */
+  readonly identity: unknown;
+  /** Live subscriptions. */
+  readonly subscriptions: number;
+  /** When the last frame arrived (epoch ms, on the engine's clock). */
+  readonly lastFrameAt: number;
+}
+
+/**
+ * One client's WebSocket: decodes every frame (a bad one is answered with an `error` to this
+ * client only), keeps its subscriptions as engine leases renewed by every frame, answers
+ * pings, routes sends and asks, and drops everything when the socket closes.
+ *
+ * @example
+ * const connection = new Connection(socket, 1, identity, context);
+ * connection.expired(clock.now()); // true once no frame came for leaseMs
+ */
+export class Connection {
+  readonly #streams = new Map<string, SubscriptionStream>();
+  readonly #waits = new Set<CommitWait>();
+  readonly #assembler: ChunkAssembler;
+  readonly #requests: RequestContext;
+  #lastFrameAt: number;
+  #lastRenewAt: number;
+  #closed = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly id: number,
+    readonly identity: unknown,
+    private readonly context: ConnectionContext,
+  ) {
+    this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
+    this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
+    this.#requests = {
+      client: context.client,
+      engine: context.engine,
+      tracker: context.tracker,
+      reply: (frame) => this.send(frame),
+      streams: () => this.#streams.values(),
+      hold: (wait) => {
+        if (this.#closed) wait.cancel();
+        else this.#waits.add(wait);
+        return () => this.#waits.delete(wait);
+      },
+    };
+    socket.on('message', (data, isBinary) => this.#onFrame(data as Buffer, isBinary));
+    socket.on('close', () => this.#cleanUp());
+    socket.on('error', (error) => {
+      context.logger.debug('websocket error', { connection: id, error: error.message });
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  info(): ConnectionInfo {
+    const { id, identity } = this;
+    return { id, identity, subscriptions: this.#streams.size, lastFrameAt: this.#lastFrameAt };
+  }
+
+  /** Whether the lease lapsed: no frame for `leaseMs` by `now`. */
+  expired(now: number): boolean {
+    return now - this.#lastFrameAt >= this.context.leaseMs;
+  }
+
+  /** Drops pending chunked messages that timed out, telling the client. */
+  evictChunks(): void {
+    for (const error of this.#assembler.evictExpired()) this.#error(error, {});
+  }
+
+  /** Closes the socket; subscriptions and waits are dropped at once. */
+  close(code: number, reason: string): void {
+    this.#cleanUp();
+    this.socket.close(code, reason);
+  }
+
+  #onFrame(data: Buffer, isBinary: boolean): void {
+    if (this.#closed) return;
+    this.#touch();
+    const { maxFrameBytes } = this.context;
+    const reading = readClientFrame(data, isBinary, this.#assembler, maxFrameBytes);
+    if (reading.kind === 'pending') return;
+    if (reading.kind === 'error') {
+      this.#error(reading.error, reading.target);
+      return;
+    }
+    const message = reading.message;
+    try {
+      switch (message.type) {
+        case 'subscribe':
+          this.#subscribe(message);
+          break;
+        case 'unsubscribe':
+          this.#streams.get(message.id)?.close();
+          this.#streams.delete(message.id);
+          break;
+        case 'ack':
+          this.#streams.get(message.id)?.ack(message.version);
+          break;
+        case 'ping':
+          this.send({ v: PROTOCOL_VERSION, type: 'pong', t: message.t });
+          break;
+        case 'send':
+        case 'ask':
+          void handleRequest(this.#requests, message);
+          break;
+      }
+    } catch (error) {
+      const target = message.type === 'subscribe' ? { id: message.id } : {};
+      this.#error(toBatonError(error), target);
+    }
+  }
+
+  #subscribe(message: SubscribeMessage): void {
+    const { id, query, args, resume } = message;
+    this.#streams.get(id)?.close();
+    this.#streams.delete(id);
+    const stream = new SubscriptionStream(id, (frame) => this.send(frame), this.context.cache);
+    const { engine, leaseMs } = this.context;
+    const request = { query, args, identity: this.identity };
+    // The engine lease outlives the connection's by a margin: the connection closes first, and
+    // the engine's collect() only catches subscriptions a lost close event left behind.
+    const lease = { ...request, leaseMs: Math.ceil(leaseMs * LEASE_MARGIN) };
+    // Throws NOT_FOUND / INVALID_PAYLOAD synchronously: an error for this subscription only.
+    stream.attach(engine.subscribe(lease, (update) => stream.onUpdate(update)));
+    this.#streams.set(id, stream);
+    if (!resume) return;
+    stream.beginResume();
+    engine.resume({ ...request, lastVersion: resume.version, hash: resume.hash }).then(
+      (answer) => stream.resumed(resume, answer),
+      (error: unknown) => stream.fail(error),
+    );
+  }
+
+  /** Sends a frame, in chunks when it is over 128 KiB; nothing once the socket is closing. */
+  send(frame: ServerMessage): void {
+    if (this.#closed || this.socket.readyState !== this.socket.OPEN) return;
+    let text: string;
+    try {
+      text = encodeMessage(frame);
+    } catch (error) {
+      // Query results and stored outcomes are JSON already: this is a bug, not the client's.
+      const reason = toBatonError(error).message;
+      this.context.logger.error('a frame could not be encoded', { type: frame.type, reason });
+      return;
+    }
+    for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.socket.send(piece);
+  }
+
+  #error(error: BatonError, target: ErrorTarget): void {
+    this.send({ v: PROTOCOL_VERSION, type: 'error', ...target, error: error.toJSON() });
+  }
+
+  /** A frame arrived: the connection is alive; renew its leases (at most every tenth of one). */
+  #touch(): void {
+    const now = this.context.clock.now();
+    this.#lastFrameAt = now;
+    if (now - this.#lastRenewAt < this.context.leaseMs / 10) return;
+    this.#lastRenewAt = now;
+    for (const [id, stream] of this.#streams) {
+      if (stream.subscription?.renew() === false) {
+        // The engine collected it (it should not, see LEASE_MARGIN): the client resubscribes.
+        this.#streams.delete(id);
+        stream.close();
+        const error = new BatonError(
+          ErrorCode.UNAVAILABLE,
+          'the subscription lapsed; subscribe again',
+        );
+        this.#error(error, { id });
+      }
+    }
+  }
+
+  #cleanUp(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stream of this.#streams.values()) stream.close();
+    this.#streams.clear();
+    for (const wait of this.#waits) wait.cancel();
+    this.#waits.clear();
+    this.#assembler.clear();
+  }
+}

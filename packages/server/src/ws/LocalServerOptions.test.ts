@@ -1,0 +1,85 @@
+import { request } from 'node:http';
+import { type Store, silentLogger } from '@baton/core';
+import { startEmbedded } from '@baton/embedded';
+import { describe, expect, it } from 'vitest';
+import { createLocalServer } from './createLocalServer.ts';
+import { actors, queries } from './fixtures/startTestServer.ts';
+import { TestSocket } from './fixtures/TestSocket.ts';
+
+/** Subscribes, deposits with `visible`, and checks the order: the new result, then visible. */
+async function readYourWrite(url: string) {
+  const a = await TestSocket.open(url, { autoAck: true });
+  a.send({ v: 1, type: 'subscribe', id: 's', query: 'totalBalance', args: { accounts: ['o'] } });
+  await a.push('s');
+  a.send({
+    v: 1,
+    type: 'send',
+    requestId: 'r',
+    to: 'account/o',
+    name: 'deposit',
+    payload: { amount: 2 },
+    idempotencyKey: 'o-2',
+    visible: true,
+  });
+  await a.next('visible');
+  expect(a.values.get('s')).toMatchObject({ total: 2 });
+  a.close();
+}
+
+describe('local server options', () => {
+  it('starts (and stops) an in-memory embedded app when given no backend', async () => {
+    const server = await createLocalServer({ actors, queries, logger: silentLogger });
+    await readYourWrite(server.url);
+    await server.close();
+  });
+
+  it('runs on the bare ports of a backend, polling outcomes when the store cannot push them', async () => {
+    const app = startEmbedded({ actors, logger: silentLogger });
+    const { store, queue, feed } = app.backend;
+    const pollingStore = {
+      limits: store.limits,
+      load: (id: string) => store.load(id),
+      readIdempotency: (key: string) => store.readIdempotency(key),
+    } as unknown as Store;
+    const server = await createLocalServer({
+      actors,
+      queries,
+      backend: { store: pollingStore, queue, feed },
+      logger: silentLogger,
+    });
+    await readYourWrite(server.url);
+    await server.close();
+    await app.stop();
+  });
+
+  it('collects every problem with the options into one INVALID_ARGUMENT error', async () => {
+    const bad = createLocalServer({
+      actors: 'Account' as never,
+      queries,
+      leaseMs: -1,
+      maxFrameBytes: 10,
+      auth: 'yes' as never,
+      backend: { store: {}, queue: {}, feed: {} } as never,
+    });
+    await expect(bad).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(
+        /actors must be .*auth must be .*leaseMs must be .*maxFrameBytes must be .*backend.store .*backend.queue .*backend.feed/,
+      ),
+    });
+  });
+
+  it('answers a plain HTTP request with 426 Upgrade Required', async () => {
+    const server = await createLocalServer({ actors, queries, logger: silentLogger });
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      request(`http://127.0.0.1:${server.port}/`, (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(426);
+    await server.close();
+  });
+});

@@ -1,0 +1,171 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  type AnyActorDefinition,
+  type AnyQueryDefinition,
+  BatonError,
+  type ChangeFeed,
+  Client,
+  ErrorCode,
+  type Logger,
+  type Queue,
+  type Store,
+} from '@baton/core';
+import type { EmbeddedRuntime } from '@baton/embedded';
+import type { QueryEngineOptions } from '../QueryEngineOptions.ts';
+
+/**
+ * What the auth hook is given for each connection attempt: the token from `?token=` in the URL
+ * or from the `token.<token>` subprotocol, and the upgrade request's headers.
+ *
+ * @example
+ * const auth = ({ token }: AuthRequest) => (token === 'secret' ? { userId: 'alice' } : undefined);
+ */
+export interface AuthRequest {
+  readonly token?: string;
+  readonly headers: IncomingHttpHeaders;
+}
+
+/**
+ * The backend ports a local server needs when it is not given an embedded runtime: committed
+ * reads and outcomes (`store`), ingress (`queue`) and committed records (`feed`).
+ *
+ * @example
+ * const backend = createEmbeddedBackend();
+ * const ports: LocalServerPorts = { store: backend.store, queue: backend.queue, feed: backend.feed };
+ */
+export interface LocalServerPorts {
+  readonly store: Store;
+  readonly queue: Queue;
+  readonly feed: ChangeFeed;
+}
+
+/**
+ * Options of {@link createLocalServer}.
+ *
+ * @example
+ * const options: LocalServerOptions = {
+ *   actors: [Account],
+ *   queries: [balance],
+ *   backend: startEmbedded({ actors: [Account] }),
+ *   auth: ({ token }) => verify(token), // throw to refuse (close code 4401)
+ * };
+ */
+export interface LocalServerOptions {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly queries: readonly AnyQueryDefinition[];
+  /**
+   * An app started with `startEmbedded`, or the ports of any backend. The server does not stop
+   * what it is given. @default an in-memory `startEmbedded({ actors })`, stopped by `close()`
+   */
+  readonly backend?: EmbeddedRuntime | LocalServerPorts;
+  /** @default 0: any free port */
+  readonly port?: number;
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /**
+   * Turns a connection attempt into the identity queries see as `ctx.identity`. Throw (or
+   * reject) to refuse: the socket is closed with code 4401 and the error's message as reason.
+   * @default every connection is accepted, with identity `undefined`
+   */
+  readonly auth?: (request: AuthRequest) => unknown;
+  /** How often leases are checked and lapsed subscriptions collected. @default min(leaseMs / 3, 30 s) */
+  readonly heartbeatMs?: number;
+  /** A connection that sends no frame for this long is closed (4408) and its subscriptions dropped. @default 90 s */
+  readonly leaseMs?: number;
+  /** The largest frame accepted from a client, in UTF-8 bytes. @default 131,072 (128 KiB) */
+  readonly maxFrameBytes?: number;
+  /** @default JSON lines on stdout */
+  readonly logger?: Logger;
+  /** Passed to the {@link QueryEngine} (e.g. `batchMs`, `scope`, `clock`). */
+  readonly engine?: Partial<Omit<QueryEngineOptions, 'queries' | 'actors' | 'store' | 'feed'>>;
+}
+
+/**
+ * The options with defaults filled in and the backend reduced to its ports and a client.
+ *
+ * @example
+ * const { ports, client, leaseMs } = resolveLocalServerOptions(options, startDefault);
+ */
+export interface ResolvedLocalServerOptions {
+  readonly ports: LocalServerPorts;
+  readonly client: Client;
+  /** The runtime started because none was given: the server stops it on close. */
+  readonly owned: EmbeddedRuntime | undefined;
+  readonly port: number;
+  readonly host: string;
+  readonly heartbeatMs: number;
+  readonly leaseMs: number;
+  readonly maxFrameBytes: number;
+}
+
+/**
+ * Checks the options, collecting every problem into one INVALID_ARGUMENT error, and fills in
+ * the defaults. A given embedded runtime lends its store, queue, feed and client; without a
+ * backend, `startDefault` is called (once the rest is valid) and its runtime is owned.
+ *
+ * @example
+ * resolveLocalServerOptions({ actors, queries }, () => startEmbedded({ actors })).leaseMs; // 90_000
+ */
+export function resolveLocalServerOptions(
+  options: LocalServerOptions,
+  startDefault: () => EmbeddedRuntime,
+): ResolvedLocalServerOptions {
+  const problems: string[] = [];
+  if (!Array.isArray(options?.actors)) problems.push('actors must be an array of actor()s');
+  if (!Array.isArray(options?.queries)) problems.push('queries must be an array of query()s');
+  if (options?.auth !== undefined && typeof options.auth !== 'function') {
+    problems.push('auth must be a function ({ token, headers }) => identity');
+  }
+  const number = (name: string, value: number | undefined, fallback: number, min: number) => {
+    const v = value ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
+      problems.push(`${name} must be a number ≥ ${min}, got ${String(v)}`);
+    }
+    return v;
+  };
+  const port = number('port', options?.port, 0, 0);
+  const leaseMs = number('leaseMs', options?.leaseMs, 90_000, 1);
+  const heartbeatMs = number(
+    'heartbeatMs',
+    options?.heartbeatMs,
+    Math.min(Math.max(leaseMs / 3, 1), 30_000),
+    1,
+  );
+  const maxFrameBytes = number('maxFrameBytes', options?.maxFrameBytes, 128 * 1024, 1024);
+  const host = options?.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') problems.push('host must be a host name or address');
+  const given = options?.backend;
+  const ports = isRuntime(given) ? runtimePorts(given) : given;
+  if (ports !== undefined) {
+    if (typeof ports?.store?.load !== 'function') problems.push('backend.store must be a Store');
+    if (typeof ports?.queue?.send !== 'function') problems.push('backend.queue must be a Queue');
+    if (typeof ports?.feed?.subscribe !== 'function') {
+      problems.push('backend.feed must be a ChangeFeed');
+    }
+  }
+  if (problems.length > 0) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `invalid local server options: ${problems.join('; ')}`,
+    );
+  }
+  const owned = given === undefined ? startDefault() : undefined;
+  const runtime = owned ?? (isRuntime(given) ? given : undefined);
+  const resolvedPorts = owned ? runtimePorts(owned) : ports!;
+  const client =
+    runtime?.client ??
+    new Client({ actors: options.actors, store: resolvedPorts.store, queue: resolvedPorts.queue });
+  const settings = { port, host, heartbeatMs, leaseMs, maxFrameBytes };
+  return { ports: resolvedPorts, client, owned, ...settings };
+}
+
+function isRuntime(backend: unknown): backend is EmbeddedRuntime {
+  return (
+    typeof backend === 'object' && backend !== null && 'client' in backend && 'backend' in backend
+  );
+}
+
+function runtimePorts(runtime: EmbeddedRuntime): LocalServerPorts {
+  const { store, queue, feed } = runtime.backend;
+  return { store, queue, feed };
+}

@@ -1,0 +1,223 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { jsonLogger, systemClock, toBatonError } from '@baton/core';
+import { startEmbedded } from '@baton/embedded';
+import { WebSocketServer } from 'ws';
+import { QueryEngine } from '../QueryEngine.ts';
+import { CommitTracker } from './CommitTracker.ts';
+import { Connection, type ConnectionInfo } from './Connection.ts';
+import { type LocalServerOptions, resolveLocalServerOptions } from './LocalServerOptions.ts';
+import { ResultCache } from './ResultCache.ts';
+import { readToken, SUBPROTOCOL } from './readToken.ts';
+
+/**
+ * A running local server.
+ *
+ * @example
+ * const server = await createLocalServer({ actors, queries });
+ * console.log(server.url); // ws://127.0.0.1:53127
+ * await server.close();
+ */
+export interface LocalServer {
+  /** `ws://host:port`, to give to a client. */
+  readonly url: string;
+  /** The port listened on (the one picked when `port` was 0). */
+  readonly port: number;
+  /** The reactive engine behind the sockets (`stats()`, `flush()`). */
+  readonly engine: QueryEngine;
+  /** The open connections, as snapshots. */
+  connections(): ConnectionInfo[];
+  /**
+   * Closes every socket (code 1001), stops listening, closes the engine, and stops the embedded
+   * runtime if the server started it. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** How long `close()` waits for clients to answer the closing handshake. */
+const CLOSE_GRACE_MS = 1_000;
+
+/**
+ * Close codes the server uses, beside the standard ones (1001 when the server closes, 1009 for a
+ * frame past 8 × `maxFrameBytes`).
+ *
+ * @example
+ * socket.onclose = (event) => {
+ *   if (event.code === CloseCode.UNAUTHORIZED) showSignIn(event.reason);
+ * };
+ */
+export const CloseCode = {
+  /** The auth hook refused the connection; the reason is the error's message. */
+  UNAUTHORIZED: 4401,
+  /** No frame arrived within `leaseMs`: the connection's lease lapsed. */
+  LEASE_EXPIRED: 4408,
+} as const;
+
+/**
+ * Serves Baton's WebSocket protocol (see `@baton/client`'s README) on one local port, over the
+ * same {@link QueryEngine} the AWS handlers use: live query subscriptions with acks, resume and
+ * patches; sends and asks into the backend, with read-your-writes; pings and leases. The token
+ * comes from `?token=` or the `token.<token>` subprotocol (`baton.v1` is echoed). Every bad frame
+ * is answered with an `error` to its own client; nothing one client sends affects another.
+ *
+ * @example
+ * import { startEmbedded } from '@baton/embedded';
+ * import { createLocalServer } from '@baton/server/ws';
+ *
+ * const app = startEmbedded({ actors: [Account] });
+ * const server = await createLocalServer({
+ *   actors: [Account],
+ *   queries: [balance],
+ *   backend: app,
+ *   port: 8787,
+ *   auth: ({ token }) => {
+ *     if (token !== 'dev') throw new Error('unknown token');
+ *     return { userId: 'alice' };
+ *   },
+ * });
+ * // browsers connect to server.url with new BatonClient({ url: server.url, token: 'dev' })
+ */
+export async function createLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  const logger = options.logger ?? jsonLogger();
+  const settings = resolveLocalServerOptions(options, () =>
+    startEmbedded({ actors: options.actors, logger }),
+  );
+  const { ports, owned, leaseMs, heartbeatMs, maxFrameBytes } = settings;
+  const clock = options.engine?.clock ?? systemClock;
+  let engine: QueryEngine;
+  try {
+    engine = new QueryEngine({
+      logger,
+      ...options.engine,
+      queries: options.queries,
+      actors: options.actors,
+      store: ports.store,
+      feed: ports.feed,
+    });
+  } catch (error) {
+    await owned?.stop();
+    throw error;
+  }
+  // Subscribed after the engine: when the tracker sees a commit on the feed, so has the engine.
+  const tracker = new CommitTracker(ports.store, ports.feed);
+  const context = {
+    engine,
+    client: settings.client,
+    tracker,
+    cache: new ResultCache(),
+    clock,
+    logger,
+    leaseMs,
+    maxFrameBytes,
+  };
+  const connections = new Set<Connection>();
+  /** Sockets whose auth hook is still running. */
+  const upgrading = new Set<Duplex>();
+  let nextId = 1;
+  let closing: Promise<void> | undefined;
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    // Frames up to 8x the limit are read and refused with an error; larger ones close the socket.
+    maxPayload: maxFrameBytes * 8,
+    handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
+  const http = createServer((_request, response) => {
+    response.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
+    response.end('This is a Baton WebSocket endpoint: connect with a WebSocket client.\n');
+  });
+  http.on('clientError', (_error, socket) => socket.destroy());
+
+  const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    let identity: unknown;
+    let refusal: string | undefined;
+    upgrading.add(socket);
+    try {
+      identity = await options.auth?.({ token: readToken(request), headers: request.headers });
+    } catch (error) {
+      refusal = `unauthorized: ${toBatonError(error).message.replace(/^unexpected error: /, '')}`;
+    } finally {
+      upgrading.delete(socket);
+    }
+    if (closing || socket.destroyed) return socket.destroy();
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      if (refusal !== undefined) return ws.close(CloseCode.UNAUTHORIZED, truncate(refusal));
+      const connection = new Connection(ws, nextId++, identity, context);
+      connections.add(connection);
+      ws.on('close', () => connections.delete(connection));
+    });
+  };
+  http.on('upgrade', (request, socket, head) => {
+    upgrade(request, socket, head).catch((error: unknown) => {
+      logger.error('websocket upgrade failed', { error: toBatonError(error).message });
+      socket.destroy();
+    });
+  });
+
+  const heartbeat = setInterval(() => {
+    const now = clock.now();
+    for (const connection of connections) {
+      if (connection.expired(now)) {
+        connection.close(CloseCode.LEASE_EXPIRED, `no frame within ${leaseMs} ms: lease expired`);
+        connections.delete(connection);
+      } else connection.evictChunks();
+    }
+    engine.collect(now);
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(settings.port, settings.host, () => resolve());
+    });
+  } catch (error) {
+    clearInterval(heartbeat);
+    tracker.close();
+    engine.close();
+    await owned?.stop();
+    throw error;
+  }
+  const { port } = http.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+
+  const close = async () => {
+    clearInterval(heartbeat);
+    for (const connection of connections) connection.close(1001, 'server closing');
+    connections.clear();
+    for (const socket of upgrading) socket.destroy();
+    // Sockets that do not finish the closing handshake in time are cut.
+    const grace = setTimeout(() => {
+      for (const socket of wss.clients) socket.terminate();
+    }, CLOSE_GRACE_MS);
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+    clearTimeout(grace);
+    await new Promise<void>((resolve) => {
+      http.close(() => resolve());
+      http.closeAllConnections();
+    });
+    tracker.close();
+    engine.close();
+    await owned?.stop();
+  };
+
+  return {
+    url: `ws://${host}:${port}`,
+    port,
+    engine,
+    connections: () => [...connections].map((connection) => connection.info()),
+    close: () => {
+      closing ??= close();
+      return closing;
+    },
+  };
+}
+
+/** A close reason is at most 123 bytes of UTF-8. */
+function truncate(reason: string): string {
+  let out = reason;
+  while (Buffer.byteLength(out) > 123) out = `${out.slice(0, out.length - 2)}…`;
+  return out;
+}

@@ -1,0 +1,86 @@
+import type { JsonValue } from '@baton/client/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer } from './fixtures/startTestServer.ts';
+import type { TestSocket } from './fixtures/TestSocket.ts';
+
+let t: Awaited<ReturnType<typeof startTestServer>>;
+beforeEach(async () => {
+  t = await startTestServer();
+});
+afterEach(() => t.close());
+
+const args = { account: 'r1', size: 300 };
+
+interface Held {
+  readonly version: number;
+  readonly hash: string;
+  readonly value?: JsonValue;
+}
+
+/** Connects and subscribes to `padded`, resuming from `from` if given; returns the answer. */
+async function connect(from?: Held) {
+  const socket = await t.open({ autoAck: true });
+  if (from?.value !== undefined) socket.values.set('s1', from.value);
+  const resume = from && { resume: { version: from.version, hash: from.hash } };
+  socket.send({ v: 1, type: 'subscribe', id: 's1', query: 'padded', args, ...resume });
+  const answer = await socket.answer('s1');
+  const { version, hash } = answer;
+  return { socket, answer, held: { version, hash, value: socket.values.get('s1') } };
+}
+
+async function leave(socket: TestSocket) {
+  socket.close();
+  await socket.closed;
+  await expect.poll(() => t.server.engine.stats().subscriptions).toBe(0);
+}
+
+describe('resume after a reconnect', () => {
+  it('answers unchanged when the value the client holds is still current', async () => {
+    const first = await connect();
+    const { version, hash } = first.held;
+    await leave(first.socket);
+    const second = await connect(first.held);
+    expect(second.answer).toEqual({ v: 1, type: 'unchanged', id: 's1', version, hash });
+    // It keeps streaming: the next change comes as a patch against the value it holds.
+    const b = await t.open();
+    await t.deposit(b, 'r1', 5);
+    expect(await second.socket.push('s1')).toMatchObject({ type: 'patch', baseVersion: version });
+    expect(second.socket.values.get('s1')).toEqual({ balance: 5, padding: 'x'.repeat(300) });
+  });
+
+  it('answers a patch against the value the client holds when the value moved on', async () => {
+    const first = await connect();
+    const held = first.held;
+    await leave(first.socket);
+    const b = await t.open();
+    await t.deposit(b, 'r1', 3);
+    const second = await connect(held);
+    expect(second.socket.values.get('s1')).toEqual({ balance: 3, padding: 'x'.repeat(300) });
+    expect(second.answer).toMatchObject({ type: 'patch', baseVersion: held.version });
+    expect(second.answer.version).toBeGreaterThan(held.version);
+    expect(second.answer.hash).not.toBe(held.hash);
+    if (second.answer.type === 'patch') {
+      expect(second.answer.ops).toEqual([{ op: 'replace', path: '/balance', value: 3 }]);
+    }
+  });
+
+  it('answers with the full value when the server does not know what the client holds', async () => {
+    const { socket, answer } = await connect({ version: 41, hash: 'not-a-hash-we-sent' });
+    expect(answer).toMatchObject({ type: 'result', value: { balance: 0 } });
+    // Versions keep growing for the client, even though the instance started afresh.
+    expect(answer.version).toBe(42);
+    const b = await t.open();
+    await t.deposit(b, 'r1', 1);
+    expect((await socket.push('s1')).version).toBe(43);
+  });
+
+  it('resumes against a live instance shared with another connection', async () => {
+    const other = await connect();
+    const first = await connect();
+    await t.deposit(other.socket, 'r1', 2);
+    await other.socket.push('s1');
+    const second = await connect(first.held);
+    expect(second.answer).toMatchObject({ type: 'patch', version: 2, baseVersion: 1 });
+    expect(t.server.engine.stats().instances).toBe(1);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * The browser test's app: accounts, a public balance query and a private one that only the
+ * account's owner may see. Shared by the page (bundled) and the server (in Node).
+ */
+import { actor, type QueryContext, query, TerminalError } from '@baton/core';
+import { z } from 'zod';
+
+export const Account = actor({
+  name: 'account',
+  state: z.object({ balance: z.number() }),
+  initial: () => ({ balance: 0 }),
+  handlers: {
+    deposit: {
+      payload: z.object({ amount: z.number() }),
+      handle: (ctx, { amount }) => {
+        ctx.state.balance += amount;
+        return ctx.state.balance;
+      },
+    },
+    balance: {
+      payload: z.object({}),
+      handle: (ctx) => ctx.state.balance,
+    },
+  },
+});
+
+/** Who a connection is: what the server's auth hook makes of its token. */
+export interface User {
+  readonly user: string;
+}
+
+/** Anyone's balance. */
+export const balance = query({
+  name: 'balance',
+  args: z.object({ account: z.string() }),
+  handler: async (ctx, { account }) => (await ctx.get(Account.ref(account))).balance,
+});
+
+/** The balance of the subscriber's own account; anyone else is refused. */
+export const privateBalance = query({
+  name: 'privateBalance',
+  args: z.object({ account: z.string() }),
+  handler: async (ctx: QueryContext<User | undefined>, { account }) => {
+    if (ctx.identity?.user !== account) {
+      throw new TerminalError(`${ctx.identity?.user ?? 'nobody'} may not see ${account}'s balance`);
+    }
+    return (await ctx.get(Account.ref(account))).balance;
+  },
+});
