@@ -6,10 +6,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BatonClient } from '@baton/client';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { CHROMIUM } from '../setup/ensureChromium.ts';
+import { launchChromium } from './launchChromium.ts';
 import { Account } from './page/model.ts';
 import { type BrowserApp, startBrowserApp } from './startBrowserApp.ts';
 
@@ -33,10 +33,7 @@ beforeAll(async () => {
       commitTimes.set((record.state as { balance: number }).balance, now());
     }
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('websocket', (socket) => {
     const log: SocketLog = { sent: [], received: [] };

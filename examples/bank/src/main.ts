@@ -1,12 +1,16 @@
 /**
  * The bank on the embedded backend: a few deposits and transfers, a rejected withdrawal, an
  * invalid payload, a refund from a closed account — then the balances, with the total checked.
+ * With `--serve`, the app then stays up with its live page (balances that update as money
+ * moves, from this or any other window) until Ctrl-C.
  *
- * Run: pnpm start (from the repository root). Set BATON_DATA_DIR to keep the data on disk.
+ * Run: pnpm start (from the repository root: the steps, then the page on PORT, default 3000).
+ * Set BATON_DATA_DIR to keep the data on disk.
  */
 import { isBatonError, jsonLogger } from '@baton/core';
 import { startEmbedded } from '@baton/embedded';
 import { Account } from './bank.ts';
+import { servePage } from './web/servePage.ts';
 
 const dataDir = process.env.BATON_DATA_DIR;
 const app = startEmbedded({
@@ -61,4 +65,14 @@ for (const account of [alice, bob, carol]) {
   console.log(`  ${account.key.padEnd(6)} ${String(balance).padStart(5)}`);
 }
 console.log(`  ${'total'.padEnd(6)} ${String(total).padStart(5)}`);
-await app.stop();
+
+if (process.argv.includes('--serve')) {
+  const page = await servePage({ runtime: app, port: Number(process.env.PORT ?? 3000) });
+  console.log(`\nLive page: ${page.url} (open it in two windows; Ctrl-C stops)`);
+  process.once('SIGINT', async () => {
+    await page.close();
+    await app.stop();
+  });
+} else {
+  await app.stop();
+}

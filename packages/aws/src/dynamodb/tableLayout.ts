@@ -120,9 +120,10 @@ export const DYNAMO_STORE_LIMITS: StoreLimits = Object.freeze({
 });
 
 /**
- * The table {@link DynamoStore} expects: on-demand, string keys `pk` + `sk`, and the sparse
- * `outbox` index (`obPk` + `obAt`, keys only) the sweeper queries. Enable TTL on `ttl`
- * as well ({@link createTable} does both).
+ * The table {@link DynamoStore} expects: on-demand, string keys `pk` + `sk`, the sparse
+ * `outbox` index (`obPk` + `obAt`, keys only) the sweeper queries, and a stream of new images
+ * (the reactive queries' change source). Enable TTL on `ttl` as well ({@link createTable} does
+ * both).
  *
  * @example
  * await client.send(new CreateTableCommand(tableDefinition('baton')));
@@ -131,6 +132,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
     AttributeDefinitions: [
       { AttributeName: Attr.pk, AttributeType: 'S' },
       { AttributeName: Attr.sk, AttributeType: 'S' },

@@ -1,0 +1,97 @@
+/**
+ * Serves the bank's live page: Baton's local WebSocket server over a running app, and an HTTP
+ * server for the page (bundled from page.tsx with esbuild at start) that tells the page where
+ * the WebSocket server is.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Logger } from '@baton/core';
+import type { EmbeddedRuntime } from '@baton/embedded';
+import { createLocalServer } from '@baton/server/ws';
+import { build } from 'esbuild';
+import { Account } from '../bank.ts';
+import { balances } from '../queries.ts';
+
+export interface ServePageOptions {
+  readonly runtime: EmbeddedRuntime;
+  /** The page's HTTP port. @default 0: any free port */
+  readonly port?: number;
+  readonly logger?: Logger;
+}
+
+export interface LivePage {
+  /** The page, e.g. `http://127.0.0.1:3000/`. */
+  readonly url: string;
+  /** Stops both servers (not the app). */
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+
+/**
+ * @example
+ * const page = await servePage({ runtime: startEmbedded({ actors: [Account] }), port: 3000 });
+ * console.log(`open ${page.url}`);
+ */
+export async function servePage(options: ServePageOptions): Promise<LivePage> {
+  const script = await bundle();
+  const live = await createLocalServer({
+    actors: [Account],
+    queries: [balances],
+    backend: options.runtime,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const index = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="baton-url" content="${live.url}">
+    <title>Baton bank</title>
+  </head>
+  <body><div id="root"></div><script type="module" src="/page.js"></script></body>
+</html>`;
+  const http = createServer((request, response) => {
+    if (request.url === '/page.js') {
+      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
+    } else if (request.url === '/' || request.url?.startsWith('/?')) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(index);
+    } else {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject).listen(options.port ?? 0, HOST, resolve);
+    });
+  } catch (error) {
+    await live.close();
+    throw error;
+  }
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://${HOST}:${port}/`,
+    async close() {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await live.close();
+    },
+  };
+}
+
+/** The page with React, `@baton/react` and `@baton/client`, as one ES module in memory. */
+async function bundle(): Promise<string> {
+  const result = await build({
+    entryPoints: [join(import.meta.dirname, 'page.tsx')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    jsx: 'automatic',
+    minify: true,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
