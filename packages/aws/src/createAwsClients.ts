@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 /** Options of {@link createAwsClients}. */
@@ -14,6 +15,8 @@ export interface AwsClientsOptions {
 /** The SDK clients Baton uses. */
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
+  /** DynamoDB Streams, on the DynamoDB endpoint (DynamoDB Local serves both). */
+  readonly streams: DynamoDBStreamsClient;
   readonly sqs: SQSClient;
 }
 
@@ -21,8 +24,9 @@ export interface AwsClients {
 const cache = new Map<string, AwsClients>();
 
 /**
- * AWS SDK v3 clients for DynamoDB and SQS, created once per process and configuration, so a
- * Lambda container reuses their connections across invocations. Endpoints come from the
+ * AWS SDK v3 clients for DynamoDB, DynamoDB Streams and SQS, created once per process and
+ * configuration, so a Lambda container reuses their connections across invocations (the
+ * streams client shares DynamoDB's endpoint). Endpoints come from the
  * options or from `BATON_DYNAMODB_ENDPOINT` / `BATON_SQS_ENDPOINT` (the local emulators). With
  * a loopback endpoint and no AWS credentials in the environment, placeholder credentials are
  * used: the emulators accept any.
@@ -57,6 +61,7 @@ export function createAwsClients(options: AwsClientsOptions = {}): AwsClients {
   });
   const clients: AwsClients = {
     dynamodb: new DynamoDBClient(config(dynamodbEndpoint)),
+    streams: new DynamoDBStreamsClient(config(dynamodbEndpoint)),
     sqs: new SQSClient(config(sqsEndpoint)),
   };
   cache.set(key, clients);

@@ -1,10 +1,5 @@
-import {
-  CreateTableCommand,
-  type DynamoDBClient,
-  UpdateTimeToLiveCommand,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
-import { awsErrorName, unavailable } from '../internal/unavailable.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createTableWithTtl } from './createTableWithTtl.ts';
 import { Attr, tableDefinition } from './tableLayout.ts';
 
 /**
@@ -18,30 +13,9 @@ import { Attr, tableDefinition } from './tableLayout.ts';
  * await createTable(dynamodb, 'baton');
  */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  try {
-    await client.send(new CreateTableCommand(tableDefinition(tableName)));
-  } catch (error) {
-    if (awsErrorName(error) !== 'ResourceInUseException') {
-      throw unavailable('DynamoDB', 'CreateTable', error);
-    }
-  }
-  try {
-    await waitUntilTableExists({ client, maxWaitTime: 300, minDelay: 1 }, { TableName: tableName });
-  } catch (error) {
-    throw unavailable('DynamoDB', 'DescribeTable', error);
-  }
-  try {
-    await client.send(
-      new UpdateTimeToLiveCommand({
-        TableName: tableName,
-        TimeToLiveSpecification: { Enabled: true, AttributeName: Attr.ttl },
-      }),
-    );
-  } catch (error) {
-    // A second call finds TTL already enabled, which DynamoDB reports as a ValidationException.
-    const message = error instanceof Error ? error.message : '';
-    if (!(awsErrorName(error) === 'ValidationException' && /already enabled/i.test(message))) {
-      throw unavailable('DynamoDB', 'UpdateTimeToLive', error);
-    }
-  }
+  await createTableWithTtl(
+    client,
+    { ...tableDefinition(tableName), TableName: tableName },
+    Attr.ttl,
+  );
 }

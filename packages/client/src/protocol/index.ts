@@ -32,7 +32,7 @@ export {
   SERVER_MESSAGE_TYPES,
   SUPPORTED_VERSIONS,
 } from './messages.ts';
-export { ProtocolErrorReason } from './ProtocolErrorReason.ts';
+export { ProtocolErrorReason, protocolError } from './ProtocolErrorReason.ts';
 export {
   type PreviousValue,
   type ResumeAnswer,

@@ -17,10 +17,10 @@ import {
 } from '@baton/core';
 import type { WebSocket } from 'ws';
 import type { QueryEngine } from '../QueryEngine.ts';
+import { type ErrorTarget, readClientFrame } from '../readClientFrame.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import { handleRequest, type RequestContext } from './handleRequest.ts';
 import type { ResultCache } from './ResultCache.ts';
-import { type ErrorTarget, readClientFrame } from './readClientFrame.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
 
 /** Engine leases last this much longer than a connection's (renewals are throttled to a tenth). */

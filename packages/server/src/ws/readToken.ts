@@ -1,15 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { tokenFromHandshake } from '../handshakeToken.ts';
 
-/**
- * The subprotocol of Baton's protocol version 1: a client offers it (with `token.<token>` when
- * it has a token) and the server echoes it.
- *
- * @example
- * new WebSocket(url, [SUBPROTOCOL, `token.${token}`]);
- */
-export const SUBPROTOCOL = 'baton.v1';
-
-const TOKEN_PREFIX = 'token.';
+export { SUBPROTOCOL } from '../handshakeToken.ts';
 
 /**
  * The token of a WebSocket upgrade request: the `token` query parameter, else the
@@ -20,13 +12,5 @@ const TOKEN_PREFIX = 'token.';
  */
 export function readToken(request: Pick<IncomingMessage, 'url' | 'headers'>): string | undefined {
   const query = new URL(request.url ?? '/', 'http://localhost').searchParams.get('token');
-  if (query) return query;
-  const offered = request.headers['sec-websocket-protocol'] ?? '';
-  for (const protocol of offered.split(',')) {
-    const name = protocol.trim();
-    if (name.startsWith(TOKEN_PREFIX) && name.length > TOKEN_PREFIX.length) {
-      return name.slice(TOKEN_PREFIX.length);
-    }
-  }
-  return undefined;
+  return tokenFromHandshake(query, request.headers['sec-websocket-protocol']);
 }

@@ -3,8 +3,9 @@ import {
   type ClientMessage,
   decodeClientMessage,
   ProtocolErrorReason,
+  protocolError,
 } from '@baton/client/protocol';
-import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { type BatonError, ErrorCode, toBatonError } from '@baton/core';
 
 /**
  * Who an error frame is about: one subscription (`id`), one request (`requestId`), or neither.
@@ -47,11 +48,14 @@ export function readClientFrame(
 ): FrameReading {
   if (isBinary) {
     const message = 'frames must be JSON text, got a binary frame';
-    return failure(refusal(ErrorCode.INVALID_PAYLOAD, ProtocolErrorReason.NOT_JSON, message), {});
+    return failure(
+      protocolError(ErrorCode.INVALID_PAYLOAD, ProtocolErrorReason.NOT_JSON, message),
+      {},
+    );
   }
   if (data.length > maxFrameBytes) {
     const message = `frame is ${data.length} bytes, over the ${maxFrameBytes}-byte limit; split it with splitFrame`;
-    const error = refusal(
+    const error = protocolError(
       ErrorCode.MESSAGE_TOO_LARGE,
       ProtocolErrorReason.FRAME_TOO_LARGE,
       message,
@@ -85,9 +89,14 @@ export function readClientFrame(
   }
   if (inner.type === 'chunk') {
     const problem = `chunked message ${JSON.stringify(message.chunkId)} holds a chunk; chunks do not nest`;
-    const error = refusal(ErrorCode.INVALID_PAYLOAD, ProtocolErrorReason.INVALID_CHUNK, problem, {
-      chunkId: message.chunkId,
-    });
+    const error = protocolError(
+      ErrorCode.INVALID_PAYLOAD,
+      ProtocolErrorReason.INVALID_CHUNK,
+      problem,
+      {
+        chunkId: message.chunkId,
+      },
+    );
     return failure(error, {});
   }
   return { kind: 'message', message: inner };
@@ -114,15 +123,6 @@ function targetOf(text: string): ErrorTarget {
 
 function isName(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= 256;
-}
-
-function refusal(
-  code: ErrorCode,
-  reason: ProtocolErrorReason,
-  message: string,
-  details: Record<string, unknown> = {},
-): BatonError {
-  return new BatonError(code, message, { details: { reason, ...details } });
 }
 
 function failure(error: unknown, target: ErrorTarget): FrameReading {

@@ -1,0 +1,330 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { MAX_FRAME_BYTES } from '@baton/client/protocol';
+import { toBatonError } from '@baton/core';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocketEvent, WebSocketResponse } from '../websocket/websocketHandler.ts';
+
+/**
+ * Options of {@link LocalWebSocketGateway}.
+ *
+ * @example
+ * const options: LocalWebSocketGatewayOptions = { handler: (event) => handle(event), stage: 'dev' };
+ */
+export interface LocalWebSocketGatewayOptions {
+  /** The WebSocket Lambda: called with `$connect`, `$default` and `$disconnect` events. */
+  readonly handler: (event: WebSocketEvent) => Promise<WebSocketResponse | undefined>;
+  /** @default 0: a free port */
+  readonly port?: number;
+  /** @default 'local' */
+  readonly stage?: string;
+  /** A connection without a message either way for this long is closed. @default 10 min (API Gateway's) */
+  readonly idleTimeoutMs?: number;
+  /** Every connection is closed after this long. @default 2 h (API Gateway's) */
+  readonly maxConnectionMs?: number;
+  /** Called when a handler call fails (it is otherwise ignored, as API Gateway does). */
+  readonly onError?: (error: unknown) => void;
+}
+
+interface Socket {
+  readonly ws: WebSocket;
+  readonly connectedAt: Date;
+  readonly sourceIp: string;
+  readonly userAgent: string;
+  lastActiveAt: Date;
+  idle: ReturnType<typeof setTimeout> | undefined;
+  readonly lifetime: ReturnType<typeof setTimeout>;
+  /** The handler calls of this connection, one after the other. */
+  queue: Promise<unknown>;
+  /** Whether `$disconnect` is still owed when the socket closes. */
+  announce: boolean;
+}
+
+/**
+ * API Gateway's WebSocket API emulated on loopback, for tests and local runs: a WebSocket
+ * endpoint that calls the handler with `$connect` (a non-2xx `statusCode` rejects the upgrade
+ * with that status; a `Sec-WebSocket-Protocol` response header picks the subprotocol),
+ * `$default` for every message (one at a time per connection) and `$disconnect` on close; and,
+ * on the same port, the management API the real `ApiGatewayManagementApiClient` talks to:
+ * `POST /{stage}/@connections/{id}` (the body as one text frame; 410 `GoneException` for an
+ * unknown connection, 413 past 128 KB), `GET` (connection info) and `DELETE` (close).
+ *
+ * @example
+ * const gateway = await LocalWebSocketGateway.start({ handler: (event) => handler(event) });
+ * const client = new BatonClient({ url: gateway.url, WebSocket });
+ * // handlers push with new ApiGatewayManagementApiClient({ endpoint: gateway.managementEndpoint })
+ * await gateway.close();
+ */
+export class LocalWebSocketGateway {
+  readonly #options: LocalWebSocketGatewayOptions;
+  readonly #http: Server;
+  readonly #wss: WebSocketServer;
+  readonly #sockets = new Map<string, Socket>();
+  /** The subprotocol each accepted upgrade request answers with. */
+  readonly #protocols = new WeakMap<IncomingMessage, string>();
+  /** Handler calls not yet settled, awaited by `close()`. */
+  readonly #calls = new Set<Promise<unknown>>();
+  readonly stage: string;
+  #port = 0;
+
+  private constructor(options: LocalWebSocketGatewayOptions) {
+    this.#options = options;
+    this.stage = options.stage ?? 'local';
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: MAX_FRAME_BYTES,
+      handleProtocols: (_offered, request) => this.#protocols.get(request) ?? false,
+    });
+    this.#http = createServer((request, response) => {
+      this.#manage(request, response).catch((error: unknown) => {
+        this.#options.onError?.(error);
+        reply(response, 500, 'InternalServerErrorException', toBatonError(error).message);
+      });
+    });
+    this.#http.on('upgrade', (request, socket, head) => {
+      socket.on('error', () => {});
+      this.#upgrade(request, socket, head).catch((error: unknown) => {
+        this.#options.onError?.(error);
+        socket.destroy();
+      });
+    });
+  }
+
+  /**
+   * Starts the gateway on `127.0.0.1`.
+   *
+   * @example
+   * const gateway = await LocalWebSocketGateway.start({ handler, port: 0 });
+   */
+  static async start(options: LocalWebSocketGatewayOptions): Promise<LocalWebSocketGateway> {
+    const gateway = new LocalWebSocketGateway(options);
+    await new Promise<void>((resolve, reject) => {
+      gateway.#http.once('error', reject);
+      gateway.#http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    gateway.#port = (gateway.#http.address() as AddressInfo).port;
+    return gateway;
+  }
+
+  /** `ws://127.0.0.1:{port}/{stage}`: where clients connect. */
+  get url(): string {
+    return `ws://127.0.0.1:${this.#port}/${this.stage}`;
+  }
+
+  /** `http://127.0.0.1:{port}/{stage}`: the `endpoint` of an `ApiGatewayManagementApiClient`. */
+  get managementEndpoint(): string {
+    return `http://127.0.0.1:${this.#port}/${this.stage}`;
+  }
+
+  /** The ids of the open connections. */
+  connectionIds(): string[] {
+    return [...this.#sockets.keys()];
+  }
+
+  /**
+   * Cuts a connection without calling `$disconnect`, as when API Gateway's disconnect event is
+   * lost: the registry still holds it until a push finds it gone.
+   */
+  lose(connectionId: string): void {
+    const socket = this.#sockets.get(connectionId);
+    if (!socket) return;
+    socket.announce = false;
+    this.#forget(connectionId);
+    socket.ws.terminate();
+  }
+
+  /** Closes every connection (each with `$disconnect`) and stops listening. */
+  async close(): Promise<void> {
+    const pending = [...this.#sockets.values()].map((socket) => {
+      socket.ws.close(1001, 'going away');
+      return socket.queue;
+    });
+    const grace = setTimeout(() => {
+      for (const ws of this.#wss.clients) ws.terminate();
+    }, 1_000);
+    await Promise.all(pending);
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+    clearTimeout(grace);
+    await new Promise<void>((resolve) => {
+      this.#http.close(() => resolve());
+      this.#http.closeAllConnections();
+    });
+    // $disconnect calls started by the closes above.
+    while (this.#calls.size > 0) await Promise.all(this.#calls);
+  }
+
+  #event(connectionId: string, routeKey: string, eventType: string, extra: object): WebSocketEvent {
+    const now = Date.now();
+    return {
+      requestContext: {
+        routeKey,
+        eventType,
+        connectionId,
+        domainName: `127.0.0.1:${this.#port}`,
+        stage: this.stage,
+        apiId: 'local',
+        requestId: randomUUID(),
+        messageId: randomUUID(),
+        extendedRequestId: randomUUID(),
+        requestTime: new Date(now).toISOString(),
+        requestTimeEpoch: now,
+        messageDirection: 'IN',
+        connectedAt: this.#sockets.get(connectionId)?.connectedAt.getTime() ?? now,
+      },
+      isBase64Encoded: false,
+      ...extra,
+    } as unknown as WebSocketEvent;
+  }
+
+  async #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const connectionId = randomBytes(12).toString('base64');
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const query = Object.fromEntries(url.searchParams);
+    const response = await this.#options.handler(
+      this.#event(connectionId, '$connect', 'CONNECT', {
+        headers,
+        queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
+      }),
+    );
+    const status = response?.statusCode ?? 200;
+    if (status < 200 || status > 299) {
+      const body = response?.body ?? '';
+      socket.end(
+        `HTTP/1.1 ${status} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
+    const protocol = Object.entries(response?.headers ?? {}).find(
+      ([name]) => name.toLowerCase() === 'sec-websocket-protocol',
+    )?.[1];
+    if (protocol !== undefined) this.#protocols.set(request, protocol);
+    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(connectionId, ws, request));
+  }
+
+  #accept(connectionId: string, ws: WebSocket, request: IncomingMessage): void {
+    const maxConnectionMs = this.#options.maxConnectionMs ?? 2 * 60 * 60_000;
+    const state: Socket = {
+      ws,
+      connectedAt: new Date(),
+      lastActiveAt: new Date(),
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      userAgent: String(request.headers['user-agent'] ?? ''),
+      idle: undefined,
+      lifetime: setTimeout(() => ws.close(1001, 'Going away'), maxConnectionMs),
+      queue: Promise.resolve(),
+      announce: true,
+    };
+    state.lifetime.unref();
+    this.#sockets.set(connectionId, state);
+    this.#touch(state);
+    ws.on('message', (data, isBinary) => {
+      this.#touch(state);
+      const body = isBinary
+        ? (data as Buffer).toString('base64')
+        : (data as Buffer).toString('utf8');
+      const event = this.#event(connectionId, '$default', 'MESSAGE', {
+        body,
+        isBase64Encoded: isBinary,
+      });
+      this.#call(state, event);
+    });
+    ws.on('error', () => {});
+    ws.on('close', () => {
+      const announce = state.announce;
+      this.#forget(connectionId);
+      if (announce) this.#call(state, this.#event(connectionId, '$disconnect', 'DISCONNECT', {}));
+    });
+  }
+
+  /** Calls the handler after the connection's earlier calls. */
+  #call(state: Socket, event: WebSocketEvent): void {
+    const call = state.queue.then(() =>
+      this.#options.handler(event).catch((error: unknown) => this.#options.onError?.(error)),
+    );
+    state.queue = call;
+    this.#calls.add(call);
+    void call.finally(() => this.#calls.delete(call));
+  }
+
+  #touch(state: Socket): void {
+    state.lastActiveAt = new Date();
+    if (state.idle) clearTimeout(state.idle);
+    const idleMs = this.#options.idleTimeoutMs ?? 10 * 60_000;
+    state.idle = setTimeout(() => state.ws.close(1001, 'Going away'), idleMs);
+    state.idle.unref();
+  }
+
+  #forget(connectionId: string): void {
+    const state = this.#sockets.get(connectionId);
+    if (!state) return;
+    clearTimeout(state.idle);
+    clearTimeout(state.lifetime);
+    state.announce = false;
+    this.#sockets.delete(connectionId);
+  }
+
+  /** The management API: `/{stage}/@connections/{id}`. */
+  async #manage(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const match = /^\/([^/]+)\/@connections\/([^/]+)$/.exec(path);
+    if (!match || match[1] !== this.stage) {
+      const message = `no route ${request.method} ${path}: use /${this.stage}/@connections/{connectionId}`;
+      return reply(response, 403, 'ForbiddenException', message);
+    }
+    const connectionId = decodeURIComponent(match[2]!);
+    const body = await readBody(request);
+    const state = this.#sockets.get(connectionId);
+    if (!state || state.ws.readyState !== state.ws.OPEN) {
+      return reply(response, 410, 'GoneException', `connection ${connectionId} is gone`);
+    }
+    switch (request.method) {
+      case 'POST': {
+        if (body.length > MAX_FRAME_BYTES) {
+          const message = `message is ${body.length} bytes, over the ${MAX_FRAME_BYTES}-byte limit`;
+          return reply(response, 413, 'PayloadTooLargeException', message);
+        }
+        this.#touch(state);
+        await new Promise<void>((resolve, reject) =>
+          state.ws.send(body.toString('utf8'), (error) => (error ? reject(error) : resolve())),
+        );
+        response.writeHead(200, { 'content-type': 'application/json' }).end();
+        return;
+      }
+      case 'GET': {
+        // The management API's JSON names, as the SDK reads them.
+        const info = {
+          connectedAt: state.connectedAt.toISOString(),
+          lastActiveAt: state.lastActiveAt.toISOString(),
+          identity: { sourceIp: state.sourceIp, userAgent: state.userAgent },
+        };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(info));
+        return;
+      }
+      case 'DELETE':
+        state.ws.close(1000, 'closed by the server');
+        response.writeHead(204).end();
+        return;
+      default:
+        return reply(response, 403, 'ForbiddenException', `method ${request.method} not allowed`);
+    }
+  }
+}
+
+function reply(response: ServerResponse, status: number, type: string, message: string): void {
+  if (response.headersSent) return;
+  response
+    .writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type })
+    .end(JSON.stringify({ message }));
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,160 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AnyActorDefinition,
+  type AnyQueryDefinition,
+  type Clock,
+  jsonLogger,
+  type Logger,
+  type Queue,
+  Registry,
+  type Store,
+  systemClock,
+} from '@baton/core';
+import { type EvaluateEnvironment, identityScope } from '@baton/server';
+import { invalidArgument } from '../internal/unavailable.ts';
+import { ConnectionRegistry } from './ConnectionRegistry.ts';
+import { type ManagementClientFactory, managementClients, type PusherContext } from './Pusher.ts';
+
+/**
+ * What the `$connect` auth hook is given: the token (from `?token=` or the `token.<token>`
+ * subprotocol) and the request's headers (names in lower case).
+ *
+ * @example
+ * const auth = ({ token }: ConnectAuthRequest) => verifyJwt(token); // throw to refuse (401)
+ */
+export interface ConnectAuthRequest {
+  readonly token?: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Options shared by {@link streamHandler} and {@link sweepConnections}.
+ *
+ * @example
+ * const options: ReactiveOptions = {
+ *   actors: [Account], queries: [balance], store, dynamodb, connectionsTable: 'baton-connections',
+ * };
+ */
+export interface ReactiveOptions {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly queries: readonly AnyQueryDefinition[];
+  /** The store's table: committed reads (`load`) and outcomes. */
+  readonly store: Store;
+  readonly dynamodb: DynamoDBClient;
+  /** The connections table ({@link createConnectionsTable}). */
+  readonly connectionsTable: string;
+  /**
+   * The management API endpoint, `https://{api-id}.execute-api.{region}.amazonaws.com/{stage}`
+   * (or a custom domain). @default the one each connection's `$connect` event named
+   */
+  readonly endpoint?: string;
+  /** Makes the management API client. @default `new ApiGatewayManagementApiClient({ endpoint })` */
+  readonly managementClient?: ManagementClientFactory;
+  /** Subscribers with equal scopes share an instance. @default one per distinct identity */
+  readonly scope?: (identity: unknown) => string;
+  /** A connection's lease: pushes skip it and the sweeper removes it unless a `ping` renews it. @default 10 min */
+  readonly leaseMs?: number;
+  /** The longest a connection lives (API Gateway: 2 h); registry items get a TTL past it. @default 2 h */
+  readonly maxConnectionMs?: number;
+  /** @default the system clock */
+  readonly clock?: Clock;
+  /** @default JSON lines on stdout */
+  readonly logger?: Logger;
+}
+
+/**
+ * Options of {@link websocketHandler}: the shared ones, the ingress queue and the auth hook.
+ *
+ * @example
+ * const options: WebSocketHandlerOptions = { ...reactive, queue, auth: ({ token }) => verify(token) };
+ */
+export interface WebSocketHandlerOptions extends ReactiveOptions {
+  /** Where `send` and `ask` are enqueued (the inbox queue). */
+  readonly queue: Queue;
+  /**
+   * Turns a connection attempt into the identity queries see as `ctx.identity`; throw (or
+   * reject) to refuse with 401. @default every connection is accepted, identity `undefined`
+   */
+  readonly auth?: (request: ConnectAuthRequest) => unknown;
+}
+
+/**
+ * The resolved options: what the handlers share for the life of the container.
+ *
+ * @example
+ * const { registry, queries, leaseMs } = resolveReactiveOptions(options);
+ */
+export interface ReactiveContext {
+  readonly registry: ConnectionRegistry;
+  readonly queries: ReadonlyMap<string, AnyQueryDefinition>;
+  readonly env: EvaluateEnvironment;
+  readonly store: Store;
+  readonly pushes: PusherContext;
+  readonly scope: (identity: unknown) => string;
+  readonly leaseMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Checks the options (every problem in one INVALID_ARGUMENT error) and builds the context.
+ *
+ * @example
+ * const context = resolveReactiveOptions(options);
+ */
+export function resolveReactiveOptions(options: ReactiveOptions): ReactiveContext {
+  const problems: string[] = [];
+  const queries = new Map<string, AnyQueryDefinition>();
+  if (!Array.isArray(options?.queries)) problems.push('queries must be an array of query()s');
+  for (const query of options?.queries ?? []) {
+    if (query?.kind !== 'query') problems.push('queries must be made with query()');
+    else if (queries.has(query.name)) problems.push(`two queries are named "${query.name}"`);
+    else queries.set(query.name, query);
+  }
+  if (!Array.isArray(options?.actors)) problems.push('actors must be an array of actor()s');
+  if (typeof options?.store?.load !== 'function') problems.push('store must be a Store');
+  if (typeof options?.dynamodb?.send !== 'function')
+    problems.push('dynamodb must be a DynamoDBClient');
+  if (typeof options?.connectionsTable !== 'string' || options.connectionsTable === '') {
+    problems.push('connectionsTable must name the connections table');
+  }
+  const duration = (name: string, value: number | undefined, fallback: number) => {
+    const v = value ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+      problems.push(`${name} must be a number > 0, got ${String(v)}`);
+    }
+    return v;
+  };
+  const leaseMs = duration('leaseMs', options?.leaseMs, 10 * 60_000);
+  const maxConnectionMs = duration('maxConnectionMs', options?.maxConnectionMs, 2 * 60 * 60_000);
+  if (problems.length > 0) {
+    throw invalidArgument(`invalid WebSocket handler options: ${problems.join('; ')}`, {
+      problems,
+    });
+  }
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? jsonLogger();
+  const registry = new ConnectionRegistry({
+    client: options.dynamodb,
+    tableName: options.connectionsTable,
+    clock,
+    maxConnectionMs,
+  });
+  return {
+    registry,
+    queries,
+    env: { registry: new Registry(options.actors), store: options.store },
+    store: options.store,
+    pushes: {
+      registry,
+      clock,
+      logger,
+      endpoint: options.endpoint,
+      clientFor: managementClients(options.managementClient),
+    },
+    scope: options.scope ?? identityScope,
+    leaseMs,
+    clock,
+    logger,
+  };
+}

@@ -1,0 +1,73 @@
+import { PROTOCOL_VERSION } from '@baton/client/protocol';
+import type { IdempotencyRecord } from '@baton/core';
+import type { Pusher } from './Pusher.ts';
+import { fanOut, refreshInstance } from './refreshInstance.ts';
+import type { ReactiveContext } from './WebSocketOptions.ts';
+
+/**
+ * Answers the requests waiting for an ingress message's outcome (each taken from the registry
+ * once, so two handlers never both answer): an `ask` gets `reply` or `error`; a `send` with
+ * `visible: true` gets `error` if the actor rejected it, else — once every subscription of its
+ * connection that reads the actor has been sent a result computed after the commit (re-run
+ * here unless `fresh` lists the instance as re-run after it) — `visible`.
+ *
+ * @example
+ * const change = decodeStreamRecord(record);
+ * if (change?.kind === 'outcome') await answerPending(context, pusher, change.record);
+ */
+export async function answerPending(
+  context: ReactiveContext,
+  pusher: Pusher,
+  record: IdempotencyRecord,
+  fresh: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  const pending = await context.registry.takePending(record.key);
+  await Promise.all(
+    pending.map(async ({ connectionId, requestId, kind, actorId }) => {
+      const { outcome } = record;
+      if (!outcome.ok) {
+        await pusher.send(connectionId, {
+          v: PROTOCOL_VERSION,
+          type: 'error',
+          requestId,
+          error: outcome.error,
+        });
+      } else if (kind === 'ask') {
+        await pusher.send(connectionId, {
+          v: PROTOCOL_VERSION,
+          type: 'reply',
+          requestId,
+          value: outcome.value,
+        });
+      } else {
+        await showIn(context, pusher, connectionId, actorId, fresh);
+        await pusher.send(connectionId, {
+          v: PROTOCOL_VERSION,
+          type: 'visible',
+          requestId,
+          messageId: record.key,
+        });
+      }
+    }),
+  );
+}
+
+/** Re-runs the connection's instances that read `actorId` and pushes what changed. */
+async function showIn(
+  context: ReactiveContext,
+  pusher: Pusher,
+  connectionId: string,
+  actorId: string,
+  fresh: ReadonlySet<string>,
+): Promise<void> {
+  const subscriptions = await context.registry.subscriptionsOf(connectionId);
+  const instances = new Set(subscriptions.map((s) => s.instanceId).filter((id) => !fresh.has(id)));
+  await Promise.all(
+    [...instances].map(async (instanceId) => {
+      const instance = await context.registry.getInstance(instanceId);
+      if (!instance || !(actorId in instance.deps)) return;
+      const refreshed = await refreshInstance(context, instance);
+      if (refreshed?.changed) await fanOut(context, pusher, refreshed);
+    }),
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * The connections table of the WebSocket handlers: one DynamoDB table (string keys `pk` + `sk`,
+ * TTL on `ttl`) holding the connection registry. Item shapes:
+ *
+ * | pk                | sk                   | what                                                  |
+ * | ----------------- | -------------------- | ----------------------------------------------------- |
+ * | `C#<connection>`  | `C`                  | a connection: identity, lease `expiresAt`, endpoint   |
+ * | `C#<connection>`  | `S#<subscription>`   | a subscription, by connection (for $disconnect)       |
+ * | `Q#<instance>`    | `Q`                  | a shared query instance: query, args, identity, version, hash, deps |
+ * | `Q#<instance>`    | `S#<conn>#<sub>`     | a subscriber of the instance                          |
+ * | `D#<actor id>`    | `<instance>`         | the instance read that actor (its dependency)         |
+ * | `R#<idem. key>`   | `<conn>#<request>`   | a pending `ask` or visible `send`                     |
+ *
+ * `<instance>` is the hash of the instance key `[query, canonical args, identity scope]`, so keys
+ * stay short whatever the args.
+ */
+import type { CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createTableWithTtl } from '../dynamodb/createTableWithTtl.ts';
+
+/** Attribute names of the connections table (each counts against the item size). */
+export const RegistryAttr = {
+  pk: 'pk',
+  sk: 'sk',
+  ttl: 'ttl',
+  identity: 'identity',
+  expiresAt: 'expiresAt',
+  endpoint: 'endpoint',
+  instance: 'instance',
+  connectionId: 'connectionId',
+  subscriptionId: 'subscriptionId',
+  key: 'key',
+  query: 'query',
+  args: 'args',
+  version: 'version',
+  hash: 'hash',
+  failed: 'failed',
+  deps: 'deps',
+  rev: 'rev',
+  gen: 'gen',
+  requestId: 'requestId',
+  kind: 'kind',
+  actorId: 'actorId',
+} as const;
+
+/** Sort keys and prefixes of the layout above. */
+export const CONNECTION_SK = 'C';
+export const INSTANCE_SK = 'Q';
+export const SUBSCRIPTION_PREFIX = 'S#';
+
+export const connectionPk = (connectionId: string): string => `C#${connectionId}`;
+export const instancePk = (instanceId: string): string => `Q#${instanceId}`;
+export const dependencyPk = (actorId: string): string => `D#${actorId}`;
+export const pendingPk = (idempotencyKey: string): string => `R#${idempotencyKey}`;
+export const subscriptionSk = (subscriptionId: string): string =>
+  `${SUBSCRIPTION_PREFIX}${subscriptionId}`;
+export const subscriberSk = (connectionId: string, subscriptionId: string): string =>
+  `${SUBSCRIPTION_PREFIX}${connectionId}#${subscriptionId}`;
+export const pendingSk = (connectionId: string, requestId: string): string =>
+  `${connectionId}#${requestId}`;
+
+/**
+ * The connections table: on-demand, string keys `pk` + `sk`, no index and no stream. Enable TTL
+ * on `ttl` too ({@link createConnectionsTable} does both); TTL collects what a crashed handler
+ * left behind.
+ *
+ * @example
+ * await dynamodb.send(new CreateTableCommand(connectionsTableDefinition('baton-connections')));
+ */
+export function connectionsTableDefinition(
+  tableName: string,
+): CreateTableCommandInput & { readonly TableName: string } {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: RegistryAttr.pk, AttributeType: 'S' },
+      { AttributeName: RegistryAttr.sk, AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: RegistryAttr.pk, KeyType: 'HASH' },
+      { AttributeName: RegistryAttr.sk, KeyType: 'RANGE' },
+    ],
+  };
+}
+
+/**
+ * Creates the connections table ({@link connectionsTableDefinition}), waits until it is active
+ * and enables TTL on `ttl`. Safe to call again. For production prefer infrastructure as code.
+ *
+ * @example
+ * await createConnectionsTable(dynamodb, 'baton-connections');
+ */
+export async function createConnectionsTable(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<void> {
+  await createTableWithTtl(client, connectionsTableDefinition(tableName), RegistryAttr.ttl);
+}

@@ -1,0 +1,166 @@
+import { PROTOCOL_VERSION, type ServerMessage } from '@baton/client/protocol';
+import { BatonError, ErrorCode, type SerializedError } from '@baton/core';
+import { evaluateQuery, hashText, type QueryUpdate } from '@baton/server';
+import type { InstanceChange, InstanceItem } from './ConnectionRegistry.ts';
+import type { Pusher } from './Pusher.ts';
+import type { ReactiveContext } from './WebSocketOptions.ts';
+
+/**
+ * An instance after a run: what its subscribers should hold, and whether that changed (so that
+ * every subscriber must be sent it).
+ *
+ * @example
+ * const refreshed: Refreshed = { instance, update: { kind: 'result', version: 2, hash, value }, changed: true };
+ */
+export interface Refreshed {
+  readonly instance: InstanceItem;
+  readonly update: QueryUpdate;
+  readonly changed: boolean;
+}
+
+/** Attempts before a run gives up on a contended instance (another handler keeps winning). */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Runs an instance's query once against committed state and stores the outcome: a result whose
+ * hash differs bumps the version (at least to `floor(hash)`, so a resuming client never sees its
+ * version go back), the reads replace the dependencies. The write is conditional on the
+ * instance's `rev`; when another handler wrote first, the instance is reloaded and run again.
+ * Returns `undefined` if the instance is gone. A retryable failure (a store outage) throws.
+ *
+ * @example
+ * const refreshed = await refreshInstance(context, instance);
+ * if (refreshed?.changed) await fanOut(context, pusher, refreshed);
+ */
+export async function refreshInstance(
+  context: ReactiveContext,
+  start: InstanceItem,
+  floor: (hash: string | undefined) => number = () => 0,
+): Promise<Refreshed | undefined> {
+  let instance: InstanceItem | undefined = start;
+  let changedBefore = false;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS && instance; attempt++) {
+    const { update, hash, failed, deps } = await run(context, instance);
+    const version =
+      update.kind === 'result' && hash !== instance.hash
+        ? Math.max(instance.version + 1, floor(hash))
+        : Math.max(instance.version, floor(hash));
+    const changed: boolean = changedBefore || hash !== instance.hash || failed !== instance.failed;
+    const stored = update.kind === 'result' ? { ...update, version } : update;
+    const next = { version, hash, failed, deps };
+    if (sameRun(instance, next)) return { instance, update: stored, changed };
+    if (!(await context.registry.saveRun(instance, next))) {
+      instance = await context.registry.getInstance(instance.id);
+      continue;
+    }
+    const saved = { ...instance, ...next, rev: instance.rev + 1 };
+    // A commit between a new dependency's read and its dependency item went unseen: run again.
+    if (!(await movedSince(context, deps, instance.deps))) {
+      return { instance: saved, update: stored, changed };
+    }
+    instance = saved;
+    changedBefore = changed;
+  }
+  if (!instance) return undefined;
+  throw new BatonError(
+    ErrorCode.UNAVAILABLE,
+    `query instance ${instance.id} kept changing under ${MAX_ATTEMPTS} runs; retry`,
+    { retryAfterMs: 100 },
+  );
+}
+
+function sameRun(instance: InstanceItem, next: InstanceChange): boolean {
+  const keys = Object.keys(next.deps);
+  return (
+    next.version === instance.version &&
+    next.hash === instance.hash &&
+    next.failed === instance.failed &&
+    keys.length === Object.keys(instance.deps).length &&
+    keys.every((key) => next.deps[key] === instance.deps[key])
+  );
+}
+
+/** Whether an actor read for the first time (not in `before`) has committed past its read. */
+async function movedSince(
+  context: ReactiveContext,
+  deps: Readonly<Record<string, number>>,
+  before: Readonly<Record<string, number>>,
+): Promise<boolean> {
+  const added = Object.entries(deps).filter(([actorId]) => !(actorId in before));
+  const moved = await Promise.all(
+    added.map(async ([actorId, ver]) => ((await context.env.store.load(actorId))?.ver ?? 0) > ver),
+  );
+  return moved.some(Boolean);
+}
+
+async function run(context: ReactiveContext, instance: InstanceItem) {
+  const definition = context.queries.get(instance.query);
+  if (!definition) {
+    const error = new BatonError(ErrorCode.NOT_FOUND, `unknown query "${instance.query}"`);
+    return failure(error.toJSON(), instance);
+  }
+  const args = JSON.parse(instance.args);
+  const { outcome, reads } = await evaluateQuery(definition, args, instance.identity, context.env);
+  const deps = Object.fromEntries(reads);
+  if (!outcome.ok) {
+    if (outcome.error.code === ErrorCode.UNAVAILABLE) throw outcome.error;
+    if (outcome.unexpected) {
+      context.logger.error('a query threw', {
+        query: instance.query,
+        error: outcome.error.message,
+      });
+    }
+    return { ...failure(outcome.error.toJSON(), instance), deps };
+  }
+  const hash = hashText(outcome.text);
+  const value: unknown = JSON.parse(outcome.text);
+  const update: QueryUpdate = { kind: 'result', version: instance.version, hash, value };
+  return { update, hash, failed: undefined, deps };
+}
+
+function failure(error: SerializedError, instance: InstanceItem) {
+  const update: QueryUpdate = { kind: 'error', error };
+  const failed = hashText(JSON.stringify([error.code, error.message]));
+  return { update, hash: instance.hash, failed, deps: {} as Record<string, number> };
+}
+
+/**
+ * The frame that gives `update` to subscription `id`.
+ *
+ * @example
+ * await pusher.send(connectionId, updateFrame('s1', refreshed.update));
+ */
+export function updateFrame(id: string, update: QueryUpdate): ServerMessage {
+  return update.kind === 'result'
+    ? { v: PROTOCOL_VERSION, type: 'result', id, ...pick(update) }
+    : { v: PROTOCOL_VERSION, type: 'error', id, error: update.error };
+}
+
+function pick({ version, hash, value }: { version: number; hash: string; value: unknown }) {
+  return { version, hash, value };
+}
+
+/**
+ * Pushes an instance's update to every subscriber (those in `except` aside); returns how many
+ * pushes succeeded.
+ *
+ * @example
+ * await fanOut(context, pusher, refreshed);
+ */
+export async function fanOut(
+  context: ReactiveContext,
+  pusher: Pusher,
+  refreshed: Refreshed,
+  except?: { readonly connectionId: string; readonly subscriptionId: string },
+): Promise<number> {
+  const subscribers = await context.registry.subscribers(refreshed.instance.id);
+  const sent = await Promise.all(
+    subscribers
+      .filter(
+        (s) =>
+          s.connectionId !== except?.connectionId || s.subscriptionId !== except.subscriptionId,
+      )
+      .map((s) => pusher.send(s.connectionId, updateFrame(s.subscriptionId, refreshed.update))),
+  );
+  return sent.filter(Boolean).length;
+}

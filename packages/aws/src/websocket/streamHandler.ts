@@ -1,0 +1,94 @@
+import { type IdempotencyRecord, toBatonError } from '@baton/core';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { decodeStreamRecord, type StreamRecordLike } from '../streams/decodeStreamRecord.ts';
+import { answerPending } from './answerPending.ts';
+import { Pusher } from './Pusher.ts';
+import { fanOut, refreshInstance } from './refreshInstance.ts';
+import {
+  type ReactiveContext,
+  type ReactiveOptions,
+  resolveReactiveOptions,
+} from './WebSocketOptions.ts';
+
+/**
+ * The Lambda on the store table's DynamoDB stream: the reactive side of the WebSocket API.
+ * Per batch it gathers the newest `ver` of every changed actor, finds the instances that read
+ * an older one (`D#<actor id>` items), re-runs each dirty instance once, and pushes a changed
+ * result (a new version) to all its subscribers. Then it answers requests waiting for the
+ * batch's outcomes: `reply`/`error` for an `ask`, `visible` for a `send` once the connection's
+ * subscriptions show the commit. A failing push never fails the batch; a registry or store
+ * outage does (`batchItemFailures` from the batch's first record), and the batch is retried.
+ * Enable `ReportBatchItemFailures` on the event source mapping.
+ *
+ * @example
+ * export const handler = streamHandler({
+ *   actors: [Account],
+ *   queries: [balance],
+ *   store,
+ *   dynamodb,
+ *   connectionsTable: process.env.CONNECTIONS_TABLE!,
+ *   endpoint: process.env.WEBSOCKET_ENDPOINT, // optional: else each connection's own
+ * });
+ */
+export function streamHandler(
+  options: ReactiveOptions,
+): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+  const context = resolveReactiveOptions(options);
+  return async (event) => {
+    const records = event.Records ?? [];
+    try {
+      await processBatch(context, records);
+      return { batchItemFailures: [] };
+    } catch (error) {
+      context.logger.warn('stream batch failed; it will be retried', {
+        error: toBatonError(error).message,
+      });
+      const first = records[0]?.dynamodb?.SequenceNumber;
+      return { batchItemFailures: first ? [{ itemIdentifier: first }] : [] };
+    }
+  };
+}
+
+async function processBatch(
+  context: ReactiveContext,
+  records: readonly StreamRecordLike[],
+): Promise<void> {
+  const changed = new Map<string, number>();
+  const outcomes: IdempotencyRecord[] = [];
+  for (const record of records) {
+    const change = decodeStreamRecord(record);
+    if (change?.kind === 'record') {
+      const { id, ver } = change.record;
+      changed.set(id, Math.max(ver, changed.get(id) ?? 0));
+    } else if (change?.kind === 'outcome') {
+      outcomes.push(change.record);
+    }
+  }
+  const pusher = new Pusher(context.pushes);
+  // Instance id → the changed actors it depends on.
+  const dirty = new Map<string, string[]>();
+  await Promise.all(
+    [...changed.keys()].map(async (actorId) => {
+      for (const instanceId of await context.registry.dependents(actorId)) {
+        dirty.set(instanceId, [...(dirty.get(instanceId) ?? []), actorId]);
+      }
+    }),
+  );
+  const fresh = new Set<string>();
+  await Promise.all(
+    [...dirty].map(async ([instanceId, actorIds]) => {
+      const instance = await context.registry.getInstance(instanceId);
+      if (!instance) {
+        // Left behind by a crash: the instance is gone.
+        await Promise.all(actorIds.map((a) => context.registry.removeDependency(a, instanceId)));
+        return;
+      }
+      const stale = actorIds.some((a) => (instance.deps[a] ?? -1) < changed.get(a)!);
+      if (!stale) return;
+      const refreshed = await refreshInstance(context, instance);
+      fresh.add(instanceId);
+      if (refreshed?.changed) await fanOut(context, pusher, refreshed);
+    }),
+  );
+  await Promise.all(outcomes.map((outcome) => answerPending(context, pusher, outcome, fresh)));
+}

@@ -1,0 +1,146 @@
+import { BatonError, Client, ErrorCode, toBatonError } from '@baton/core';
+import { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from '@baton/server';
+import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
+import { handleFrame } from './handleFrame.ts';
+import { Pusher } from './Pusher.ts';
+import {
+  type ConnectAuthRequest,
+  resolveReactiveOptions,
+  type WebSocketHandlerOptions,
+} from './WebSocketOptions.ts';
+
+/**
+ * The event API Gateway gives a WebSocket Lambda: `APIGatewayProxyWebsocketEventV2`, plus the
+ * query string and headers it adds on `$connect`.
+ *
+ * @example
+ * const event: WebSocketEvent = { requestContext: { routeKey: '$default', connectionId: 'abc=' }, body: '…' };
+ */
+export type WebSocketEvent = APIGatewayProxyWebsocketEventV2 & {
+  readonly queryStringParameters?: Readonly<Record<string, string | undefined>> | null;
+  readonly headers?: Readonly<Record<string, string | undefined>> | null;
+};
+
+/**
+ * What the handler answers API Gateway: on `$connect` a non-2xx status refuses the connection,
+ * and `Sec-WebSocket-Protocol` echoes the `baton.v1` subprotocol when the client offered it.
+ *
+ * @example
+ * const response: WebSocketResponse = { statusCode: 200 };
+ */
+export interface WebSocketResponse {
+  readonly statusCode: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+/**
+ * The WebSocket Lambda of an API Gateway WebSocket API, for the routes `$connect`,
+ * `$disconnect` and `$default`, speaking Baton's protocol (see `@baton/client`'s README):
+ * - `$connect`: the token (`?token=` or the `token.<token>` subprotocol) goes to `auth`; a
+ *   throw refuses with 401. The connection is stored with a lease of `leaseMs`.
+ * - `$disconnect`: removes the connection, its subscriptions and instances left unused.
+ * - `$default`: one client frame — `subscribe` runs the query against committed state, records
+ *   its reads and pushes the result; `send`/`ask` enqueue through the core client and answer
+ *   `accepted` (the reply or `visible` comes from {@link streamHandler}); `ping` renews the
+ *   lease. Bad input gets an `error` frame to that connection only; the handler never throws
+ *   for it.
+ *
+ * @example
+ * const { dynamodb, sqs } = createAwsClients();
+ * const store = new DynamoStore({ client: dynamodb, tableName: process.env.TABLE_NAME! });
+ * const queue = new SqsQueue({ client: sqs, queueUrl: process.env.QUEUE_URL! });
+ * export const handler = websocketHandler({
+ *   actors: [Account],
+ *   queries: [balance],
+ *   store,
+ *   queue,
+ *   dynamodb,
+ *   connectionsTable: process.env.CONNECTIONS_TABLE!,
+ *   auth: ({ token }) => verify(token),
+ * });
+ */
+export function websocketHandler(
+  options: WebSocketHandlerOptions,
+): (event: WebSocketEvent) => Promise<WebSocketResponse> {
+  const context = resolveReactiveOptions(options);
+  if (typeof options.queue?.send !== 'function') {
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, 'queue must be a Queue (the inbox queue)');
+  }
+  const client = new Client({
+    actors: options.actors,
+    store: options.store,
+    queue: options.queue,
+    clock: context.clock,
+  });
+  const frames = { ...context, client };
+  const { registry, logger, clock } = context;
+
+  const connect = async (event: WebSocketEvent): Promise<WebSocketResponse> => {
+    const headers = lowerCase(event.headers);
+    const protocols = headers['sec-websocket-protocol'];
+    const request: ConnectAuthRequest = {
+      headers,
+      ...optional('token', tokenFromHandshake(event.queryStringParameters?.token, protocols)),
+    };
+    let identity: unknown;
+    try {
+      identity = await options.auth?.(request);
+    } catch (error) {
+      const reason = toBatonError(error).message.replace(/^unexpected error: /, '');
+      return { statusCode: 401, body: `unauthorized: ${reason}` };
+    }
+    const { domainName, stage, connectionId } = event.requestContext;
+    await registry.putConnection({
+      connectionId,
+      identity,
+      expiresAt: clock.now() + context.leaseMs,
+      endpoint: `https://${domainName}/${stage}`,
+    });
+    return offeredProtocols(protocols).includes(SUBPROTOCOL)
+      ? { statusCode: 200, headers: { 'Sec-WebSocket-Protocol': SUBPROTOCOL } }
+      : { statusCode: 200 };
+  };
+
+  return async (event) => {
+    const { routeKey, connectionId } = event.requestContext;
+    try {
+      switch (routeKey) {
+        case '$connect':
+          return await connect(event);
+        case '$disconnect':
+          await registry.removeConnection(connectionId);
+          return { statusCode: 200 };
+        default: {
+          const pusher = new Pusher(context.pushes);
+          const connection = await pusher.connection(connectionId);
+          // Not registered: swept after its lease lapsed, or $connect failed. It reconnects.
+          if (!connection) await pusher.disconnect(connectionId);
+          else
+            await handleFrame(frames, pusher, connection, event.body ?? '', event.isBase64Encoded);
+          return { statusCode: 200 };
+        }
+      }
+    } catch (error) {
+      // Only the registry failing gets here (client input never throws): let API Gateway see it.
+      logger.error('websocket route failed', {
+        routeKey,
+        connectionId,
+        error: toBatonError(error).message,
+      });
+      return { statusCode: 500, body: 'internal error' };
+    }
+  };
+}
+
+function lowerCase(
+  headers: Readonly<Record<string, string | undefined>> | null | undefined,
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

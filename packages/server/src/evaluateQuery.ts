@@ -1,0 +1,117 @@
+import {
+  type ActorRef,
+  type AnyActorDefinition,
+  type AnyQueryDefinition,
+  BatonError,
+  createQueryContext,
+  ErrorCode,
+  isBatonError,
+  type Registry,
+  type Store,
+  toBatonError,
+} from '@baton/core';
+import { canonicalJson } from './canonicalJson.ts';
+import type { RunOutcome } from './QueryInstance.ts';
+
+/**
+ * What a query run reads with: the actor types (for their initial state) and committed state.
+ *
+ * @example
+ * const env: EvaluateEnvironment = { registry: new Registry([Account]), store };
+ */
+export interface EvaluateEnvironment {
+  readonly registry: Registry;
+  readonly store: Pick<Store, 'load'>;
+}
+
+/**
+ * Told of each actor a run reads: before its record is loaded (once per actor per run) and
+ * after, with the version read (0 for an actor never committed).
+ *
+ * @example
+ * const observer: ReadObserver = { beforeLoad: (id) => index.add(id, instance) };
+ */
+export interface ReadObserver {
+  beforeLoad?(actorId: string): void;
+  afterLoad?(actorId: string, ver: number): void;
+}
+
+/**
+ * A finished run: its outcome and the version of every actor it read (its dependencies).
+ *
+ * @example
+ * const { outcome, reads } = await evaluateQuery(balance, { account: 'alice' }, undefined, env);
+ * reads.get('account/alice'); // 3
+ */
+export interface Evaluation {
+  readonly outcome: RunOutcome;
+  /** Actor id → the `ver` read; reads still in flight when the handler ended are left out. */
+  readonly reads: ReadonlyMap<string, number>;
+}
+
+/**
+ * Runs a query once against committed state, stateless: each `ctx.get` loads the actor's
+ * record (once per run: later reads of it share the first) and records `(actor id, ver)`. The
+ * result comes back as canonical JSON; a throwing handler gives its error (never rejects). The
+ * local engine and the AWS WebSocket handlers share this one implementation.
+ *
+ * @example
+ * const { outcome, reads } = await evaluateQuery(totalBalance, { accounts: ['a'] }, identity, {
+ *   registry,
+ *   store,
+ * });
+ * if (outcome.ok) console.log(outcome.text, [...reads]); // '{"currency":"EUR","total":5}'
+ */
+export async function evaluateQuery(
+  definition: AnyQueryDefinition,
+  args: unknown,
+  identity: unknown,
+  env: EvaluateEnvironment,
+  observer: ReadObserver = {},
+): Promise<Evaluation> {
+  const loads = new Map<string, Promise<unknown>>();
+  const reads = new Map<string, number>();
+  const ctx = createQueryContext({
+    identity,
+    get: async (ref) => {
+      checkRef(ref);
+      const known = loads.get(ref.id);
+      if (known) return known;
+      const load = readActor(env, ref, observer, reads);
+      loads.set(ref.id, load);
+      return load;
+    },
+  });
+  let outcome: RunOutcome;
+  try {
+    const result = await definition.handler(ctx, args);
+    outcome = { ok: true, text: canonicalJson(result, `the result of query "${definition.name}"`) };
+  } catch (error) {
+    outcome = { ok: false, error: toBatonError(error), unexpected: !isBatonError(error) };
+  }
+  return { outcome, reads: new Map(reads) };
+}
+
+async function readActor(
+  env: EvaluateEnvironment,
+  ref: ActorRef,
+  observer: ReadObserver,
+  reads: Map<string, number>,
+): Promise<unknown> {
+  const definition: AnyActorDefinition = env.registry.definition(ref.type);
+  observer.beforeLoad?.(ref.id);
+  const record = await env.store.load(ref.id);
+  const ver = record?.ver ?? 0;
+  reads.set(ref.id, ver);
+  observer.afterLoad?.(ref.id, ver);
+  return record ? record.state : definition.initial(ref.key);
+}
+
+function checkRef(ref: ActorRef): void {
+  if (typeof ref?.id !== 'string' || typeof ref.type !== 'string' || typeof ref.key !== 'string') {
+    throw new BatonError(
+      ErrorCode.INVALID_REF,
+      'ctx.get(ref) needs an actor ref, e.g. ctx.get(Account.ref(key))',
+    );
+  }
+}

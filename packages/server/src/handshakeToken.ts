@@ -1,0 +1,45 @@
+/**
+ * The subprotocol of Baton's protocol version 1: a client offers it (with `token.<token>` when
+ * it has a token) and the server echoes it.
+ *
+ * @example
+ * new WebSocket(url, [SUBPROTOCOL, `token.${token}`]);
+ */
+export const SUBPROTOCOL = 'baton.v1';
+
+const TOKEN_PREFIX = 'token.';
+
+/**
+ * The names in a `Sec-WebSocket-Protocol` header, trimmed.
+ *
+ * @example
+ * offeredProtocols('baton.v1, token.abc'); // ['baton.v1', 'token.abc']
+ */
+export function offeredProtocols(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+/**
+ * The token of a WebSocket handshake, from its parts: the `token` query parameter, else the
+ * `token.<token>` entry of `Sec-WebSocket-Protocol` (browsers cannot set other headers). Pure,
+ * so hosts without `ws` (the API Gateway `$connect` route) share it.
+ *
+ * @example
+ * tokenFromHandshake(undefined, 'baton.v1, token.abc'); // 'abc'
+ * tokenFromHandshake('xyz', 'baton.v1'); // 'xyz'
+ */
+export function tokenFromHandshake(
+  queryToken: string | null | undefined,
+  protocolHeader: string | undefined,
+): string | undefined {
+  if (queryToken) return queryToken;
+  for (const name of offeredProtocols(protocolHeader)) {
+    if (name.startsWith(TOKEN_PREFIX) && name.length > TOKEN_PREFIX.length) {
+      return name.slice(TOKEN_PREFIX.length);
+    }
+  }
+  return undefined;
+}

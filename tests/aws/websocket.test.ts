@@ -1,0 +1,199 @@
+/**
+ * The reactive side on AWS end to end: BatonClient → LocalWebSocketGateway → the WebSocket
+ * handler, sends processed by the worker, and the stream handler pushing new results through
+ * the real ApiGatewayManagementApiClient — on DynamoDB Local and ElasticMQ.
+ */
+import { BatonClient } from '@baton/client';
+import { isBatonError } from '@baton/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { Account } from '../../examples/bank/src/bank.ts';
+import {
+  balance,
+  privateBalance,
+  runs,
+  startWebSocketStack,
+  statement,
+  until,
+  type WebSocketStack,
+} from './fixtures/webSocketStack.ts';
+
+let skewMs = 0;
+let stack: WebSocketStack;
+const clients: BatonClient[] = [];
+
+function connect(token?: string): BatonClient {
+  const client = new BatonClient({
+    url: stack.gateway.url,
+    WebSocket: WebSocket as never,
+    ...(token === undefined ? {} : { token }),
+  });
+  clients.push(client);
+  return client;
+}
+
+/** A fresh account key per test, so tests do not see each other's deposits. */
+const account = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** Waits until the client's query state satisfies `check`. */
+function seen<T>(
+  client: BatonClient,
+  query: typeof balance | typeof privateBalance | typeof statement,
+  args: { account: string },
+  check: (state: ReturnType<BatonClient['getQueryState']>) => T,
+) {
+  return until(() => check(client.getQueryState(query, args)), `${query.name}(${args.account})`);
+}
+
+beforeAll(async () => {
+  stack = await startWebSocketStack({ now: () => Date.now() + skewMs });
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  // Every test leaves the registry empty: closing a client is a $disconnect.
+  await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  expect(stack?.errors ?? []).toEqual([]);
+});
+
+describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and ElasticMQ', () => {
+  it('pushes the result of another client’s send to both subscribers of one shared instance, with one run', async () => {
+    const key = account('shared');
+    const [a, b, sender] = [connect(), connect(), connect()];
+    a.subscribe(balance, { account: key }, () => {});
+    b.subscribe(balance, { account: key }, () => {});
+    for (const client of [a, b]) await seen(client, balance, { account: key }, (s) => s.data === 0);
+    const items = await stack.registryItems();
+    const instances = items.filter((i) => i.pk.startsWith('Q#') && i.sk === 'Q');
+    expect(instances).toHaveLength(1);
+    expect(items.filter((i) => i.pk === instances[0]!.pk && i.sk.startsWith('S#'))).toHaveLength(2);
+    expect(items.filter((i) => i.pk === `D#account/${key}`)).toHaveLength(1);
+
+    const runKey = `balance:${JSON.stringify({ account: key })}`;
+    const before = runs.get(runKey) ?? 0;
+    await sender.send(Account.ref(key), 'deposit', { amount: 5 });
+    for (const client of [a, b]) await seen(client, balance, { account: key }, (s) => s.data === 5);
+    expect(runs.get(runKey)! - before).toBe(1);
+    expect(a.getQueryState(balance, { account: key }).version).toBe(2);
+  });
+
+  it('answers an ask with the handler’s reply, and a rejected one with its error', async () => {
+    const key = account('ask');
+    const client = connect();
+    expect(await client.ask(Account.ref(key), 'deposit', { amount: 9 })).toBe(9);
+    expect(await client.ask(Account.ref(key), 'balance', {})).toBe(9);
+    const refused = await client.ask(Account.ref(key), 'withdraw', { amount: 100 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isBatonError(refused) && refused.code).toBe('REJECTED');
+  });
+
+  it('resolves a visible send only once the subscribed view shows the write', async () => {
+    const key = account('visible');
+    const client = connect();
+    client.subscribe(balance, { account: key }, () => {});
+    await seen(client, balance, { account: key }, (s) => s.status === 'success');
+    for (const amount of [3, 4]) {
+      const before = client.getQueryState(balance, { account: key }).data as number;
+      await client.send(Account.ref(key), 'deposit', { amount }, { visible: true });
+      expect(client.getQueryState(balance, { account: key }).data).toBe(before + amount);
+    }
+  });
+
+  it('refuses a query the identity may not see on that subscription alone', async () => {
+    const key = account('private');
+    const mallory = connect('mallory');
+    mallory.subscribe(privateBalance, { account: key }, () => {});
+    mallory.subscribe(balance, { account: key }, () => {});
+    const refused = await seen(mallory, privateBalance, { account: key }, (s) =>
+      s.status === 'error' ? s.error : undefined,
+    );
+    expect(refused.code).toBe('REJECTED');
+    expect(refused.message).toMatch(/mallory may not see/);
+    await seen(mallory, balance, { account: key }, (s) => s.status === 'success');
+    const owner = connect(key);
+    owner.subscribe(privateBalance, { account: key }, () => {});
+    await seen(owner, privateBalance, { account: key }, (s) => s.data === 0);
+  });
+
+  it('refuses a connection the auth hook throws for with 401, and echoes the baton.v1 subprotocol', async () => {
+    const status = await new Promise<number | undefined>((resolve) => {
+      const socket = new WebSocket(`${stack.gateway.url}?token=intruder`, ['baton.v1']);
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode));
+      socket.on('open', () => resolve(undefined));
+      socket.on('error', () => {});
+    });
+    expect(status).toBe(401);
+    const socket = new WebSocket(stack.gateway.url, ['baton.v1', 'token.alice']);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    expect(socket.protocol).toBe('baton.v1');
+    socket.close();
+  });
+
+  it('sends a result over 128 KB in chunks', async () => {
+    const key = account('big');
+    const client = connect();
+    client.subscribe(statement, { account: key }, () => {});
+    const value = (await seen(client, statement, { account: key }, (s) => s.data)) as {
+      lines: string[];
+    };
+    expect(value.lines).toHaveLength(3000);
+    expect(JSON.stringify(value).length).toBeGreaterThan(128 * 1024);
+  });
+
+  it('cleans the registry on disconnect', async () => {
+    const key = account('bye');
+    const client = connect('bye');
+    client.subscribe(balance, { account: key }, () => {});
+    client.subscribe(privateBalance, { account: 'bye' }, () => {});
+    await seen(client, privateBalance, { account: 'bye' }, (s) => s.status === 'success');
+    const kinds = new Set(
+      (await stack.registryItems()).map(
+        (i) => `${i.pk.slice(0, 2)}${i.sk === 'Q' || i.sk === 'C' ? i.sk : 'S'}`,
+      ),
+    );
+    expect([...kinds].sort()).toEqual(['C#C', 'C#S', 'D#S', 'Q#Q', 'Q#S']);
+    for (const c of clients.splice(0)) c.close();
+    await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
+  });
+
+  it('removes a connection that went without $disconnect on the next push to it', async () => {
+    const key = account('gone');
+    const watcher = connect();
+    watcher.subscribe(balance, { account: key }, () => {});
+    await seen(watcher, balance, { account: key }, (s) => s.data === 0);
+    const [lost] = stack.gateway.connectionIds();
+    stack.gateway.lose(lost!);
+    watcher.close();
+    expect((await stack.registryItems()).some((i) => i.pk === `C#${lost}`)).toBe(true);
+    const sender = connect();
+    await sender.send(Account.ref(key), 'deposit', { amount: 1 });
+    await until(
+      async () =>
+        !(await stack.registryItems()).some((i) => i.pk === `C#${lost}` || i.sk.includes(lost!)),
+      'the gone connection to be removed',
+    );
+  });
+
+  it('collects a connection whose lease lapsed', async () => {
+    const key = account('lapsed');
+    const client = connect();
+    client.subscribe(balance, { account: key }, () => {});
+    await seen(client, balance, { account: key }, (s) => s.data === 0);
+    const [id] = stack.gateway.connectionIds();
+    expect(await stack.sweep()).toEqual({ removed: 0 });
+    skewMs = 11 * 60_000;
+    try {
+      expect((await stack.sweep()).removed).toBeGreaterThanOrEqual(1);
+    } finally {
+      skewMs = 0;
+    }
+    expect((await stack.registryItems()).some((i) => i.pk === `C#${id}`)).toBe(false);
+    await until(() => !stack.gateway.connectionIds().includes(id!), 'the socket to be closed');
+  });
+});
