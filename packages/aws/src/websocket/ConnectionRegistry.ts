@@ -3,15 +3,11 @@ import {
   type AttributeValue,
   DeleteItemCommand,
   type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
   ScanCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Clock } from '@baton/core';
-import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import {
   RegistryAttr as A,
   CONNECTION_SK,
@@ -25,6 +21,7 @@ import {
   subscriberSk,
   subscriptionSk,
 } from './connectionsTable.ts';
+import { RegistryTable } from './RegistryTable.ts';
 
 /**
  * A connection as the registry holds it.
@@ -135,14 +132,12 @@ const TTL_GRACE_MS = 60 * 60_000;
  * await registry.putConnection({ connectionId, identity, expiresAt, endpoint });
  */
 export class ConnectionRegistry {
-  readonly #client: DynamoDBClient;
-  readonly #table: string;
+  readonly #items: RegistryTable;
   readonly #now: () => number;
   readonly #maxConnectionMs: number;
 
   constructor(options: ConnectionRegistryOptions) {
-    this.#client = options.client;
-    this.#table = options.tableName;
+    this.#items = new RegistryTable(options.client, options.tableName);
     this.#now = () => (options.clock ? options.clock.now() : Date.now());
     this.#maxConnectionMs = options.maxConnectionMs ?? 2 * 60 * 60_000;
   }
@@ -154,7 +149,7 @@ export class ConnectionRegistry {
 
   async putConnection(connection: ConnectionItem): Promise<void> {
     const { connectionId, identity, expiresAt, endpoint } = connection;
-    await this.#put({
+    await this.#items.put({
       [A.pk]: connectionPk(connectionId),
       [A.sk]: CONNECTION_SK,
       [A.identity]: identity === undefined ? undefined : JSON.stringify(identity),
@@ -165,7 +160,7 @@ export class ConnectionRegistry {
   }
 
   async getConnection(connectionId: string): Promise<ConnectionItem | undefined> {
-    const item = await this.#get(connectionPk(connectionId), CONNECTION_SK);
+    const item = await this.#items.get(connectionPk(connectionId), CONNECTION_SK);
     if (!item) return undefined;
     return {
       connectionId,
@@ -177,10 +172,10 @@ export class ConnectionRegistry {
 
   /** Moves the lease to `expiresAt`; false if the connection is not registered (any more). */
   async renewConnection(connectionId: string, expiresAt: number): Promise<boolean> {
-    return this.#write(
+    return this.#items.write(
       'UpdateItem',
       new UpdateItemCommand({
-        TableName: this.#table,
+        TableName: this.#items.name,
         Key: marshall({ [A.pk]: connectionPk(connectionId), [A.sk]: CONNECTION_SK }),
         UpdateExpression: 'SET #e = :e',
         ConditionExpression: 'attribute_exists(#pk)',
@@ -195,10 +190,10 @@ export class ConnectionRegistry {
     const ids: string[] = [];
     let start: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.#call('Scan', () =>
-        this.#client.send(
+      const page = await this.#items.call('Scan', () =>
+        this.#items.client.send(
           new ScanCommand({
-            TableName: this.#table,
+            TableName: this.#items.name,
             FilterExpression: '#sk = :c AND #e < :now',
             ExpressionAttributeNames: { '#sk': A.sk, '#e': A.expiresAt, '#pk': A.pk },
             ExpressionAttributeValues: marshall({ ':c': CONNECTION_SK, ':now': now }),
@@ -218,7 +213,7 @@ export class ConnectionRegistry {
    * without subscribers. Idempotent.
    */
   async removeConnection(connectionId: string): Promise<void> {
-    const items = await this.#query(connectionPk(connectionId));
+    const items = await this.#items.query(connectionPk(connectionId));
     const instances = new Set<string>();
     await Promise.all(
       items.map(async (item) => {
@@ -227,12 +222,15 @@ export class ConnectionRegistry {
           const instanceId = item[A.instance] as string;
           instances.add(instanceId);
           const subscriptionId = item[A.subscriptionId] as string;
-          await this.#delete(instancePk(instanceId), subscriberSk(connectionId, subscriptionId));
+          await this.#items.delete(
+            instancePk(instanceId),
+            subscriberSk(connectionId, subscriptionId),
+          );
         }
       }),
     );
     await Promise.all(
-      items.map((item) => this.#delete(item[A.pk] as string, item[A.sk] as string)),
+      items.map((item) => this.#items.delete(item[A.pk] as string, item[A.sk] as string)),
     );
     await Promise.all([...instances].map((id) => this.dropIfUnused(id)));
   }
@@ -245,10 +243,10 @@ export class ConnectionRegistry {
     id: string,
     fields: Pick<InstanceItem, 'key' | 'query' | 'args' | 'identity'>,
   ): Promise<InstanceItem> {
-    const output = await this.#call('UpdateItem', () =>
-      this.#client.send(
+    const output = await this.#items.call('UpdateItem', () =>
+      this.#items.client.send(
         new UpdateItemCommand({
-          TableName: this.#table,
+          TableName: this.#items.name,
           Key: marshall({ [A.pk]: instancePk(id), [A.sk]: INSTANCE_SK }),
           UpdateExpression:
             'SET #key = :key, #query = :query, #args = :args, #identity = :identity, #ttl = :ttl, ' +
@@ -284,7 +282,7 @@ export class ConnectionRegistry {
   }
 
   async getInstance(id: string): Promise<InstanceItem | undefined> {
-    const item = await this.#get(instancePk(id), INSTANCE_SK);
+    const item = await this.#items.get(instancePk(id), INSTANCE_SK);
     return item ? toInstance(item) : undefined;
   }
 
@@ -319,10 +317,10 @@ export class ConnectionRegistry {
         values[`:${name}`] = value;
       }
     }
-    const saved = await this.#write(
+    const saved = await this.#items.write(
       'UpdateItem',
       new UpdateItemCommand({
-        TableName: this.#table,
+        TableName: this.#items.name,
         Key: marshall({ [A.pk]: instancePk(instance.id), [A.sk]: INSTANCE_SK }),
         UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
         ConditionExpression: '#rev = :rev',
@@ -335,7 +333,11 @@ export class ConnectionRegistry {
     const dropped = Object.keys(instance.deps).filter((id) => !(id in change.deps));
     await Promise.all([
       ...added.map((actorId) =>
-        this.#put({ [A.pk]: dependencyPk(actorId), [A.sk]: instance.id, [A.gen]: instance.gen }),
+        this.#items.put({
+          [A.pk]: dependencyPk(actorId),
+          [A.sk]: instance.id,
+          [A.gen]: instance.gen,
+        }),
       ),
       ...dropped.map((actorId) => this.removeDependency(actorId, instance.id, instance.gen)),
     ]);
@@ -344,13 +346,13 @@ export class ConnectionRegistry {
 
   /** Ids of the instances that depend on `actorId`. */
   async dependents(actorId: string): Promise<string[]> {
-    const items = await this.#query(dependencyPk(actorId));
+    const items = await this.#items.query(dependencyPk(actorId));
     return items.map((item) => item[A.sk] as string);
   }
 
   /** Deletes a dependency item (only the one of incarnation `gen`, when given). */
   async removeDependency(actorId: string, instanceId: string, gen?: string): Promise<void> {
-    await this.#delete(dependencyPk(actorId), instanceId, gen);
+    await this.#items.delete(dependencyPk(actorId), instanceId, gen);
   }
 
   /** Records a subscription under its connection and under its instance. */
@@ -363,12 +365,12 @@ export class ConnectionRegistry {
       [A.ttl]: this.#ttl(),
     };
     await Promise.all([
-      this.#put({
+      this.#items.put({
         [A.pk]: connectionPk(connectionId),
         [A.sk]: subscriptionSk(subscriptionId),
         ...common,
       }),
-      this.#put({
+      this.#items.put({
         [A.pk]: instancePk(instanceId),
         [A.sk]: subscriberSk(connectionId, subscriptionId),
         ...common,
@@ -381,7 +383,7 @@ export class ConnectionRegistry {
     connectionId: string,
     subscriptionId: string,
   ): Promise<SubscriptionRef | undefined> {
-    const item = await this.#get(connectionPk(connectionId), subscriptionSk(subscriptionId));
+    const item = await this.#items.get(connectionPk(connectionId), subscriptionSk(subscriptionId));
     return item ? toSubscription(item) : undefined;
   }
 
@@ -390,18 +392,22 @@ export class ConnectionRegistry {
     const found = await this.getSubscription(connectionId, subscriptionId);
     if (!found) return;
     await Promise.all([
-      this.#delete(instancePk(found.instanceId), subscriberSk(connectionId, subscriptionId)),
-      this.#delete(connectionPk(connectionId), subscriptionSk(subscriptionId)),
+      this.#items.delete(instancePk(found.instanceId), subscriberSk(connectionId, subscriptionId)),
+      this.#items.delete(connectionPk(connectionId), subscriptionSk(subscriptionId)),
     ]);
     await this.dropIfUnused(found.instanceId);
   }
 
   async subscribers(instanceId: string): Promise<SubscriptionRef[]> {
-    return (await this.#query(instancePk(instanceId), SUBSCRIPTION_PREFIX)).map(toSubscription);
+    return (await this.#items.query(instancePk(instanceId), SUBSCRIPTION_PREFIX)).map(
+      toSubscription,
+    );
   }
 
   async subscriptionsOf(connectionId: string): Promise<SubscriptionRef[]> {
-    return (await this.#query(connectionPk(connectionId), SUBSCRIPTION_PREFIX)).map(toSubscription);
+    return (await this.#items.query(connectionPk(connectionId), SUBSCRIPTION_PREFIX)).map(
+      toSubscription,
+    );
   }
 
   /**
@@ -411,11 +417,12 @@ export class ConnectionRegistry {
   async dropIfUnused(instanceId: string): Promise<void> {
     const instance = await this.getInstance(instanceId);
     if (!instance) return;
-    if ((await this.#query(instancePk(instanceId), SUBSCRIPTION_PREFIX, 1)).length > 0) return;
-    const deleted = await this.#write(
+    if ((await this.#items.query(instancePk(instanceId), SUBSCRIPTION_PREFIX, 1)).length > 0)
+      return;
+    const deleted = await this.#items.write(
       'DeleteItem',
       new DeleteItemCommand({
-        TableName: this.#table,
+        TableName: this.#items.name,
         Key: marshall({ [A.pk]: instancePk(instanceId), [A.sk]: INSTANCE_SK }),
         ConditionExpression: '#rev = :rev',
         ExpressionAttributeNames: { '#rev': A.rev },
@@ -432,7 +439,7 @@ export class ConnectionRegistry {
 
   /** Records a request that waits for the outcome of message `idempotencyKey`. */
   async putPending(idempotencyKey: string, pending: PendingItem): Promise<void> {
-    await this.#put({
+    await this.#items.put({
       [A.pk]: pendingPk(idempotencyKey),
       [A.sk]: pendingSk(pending.connectionId, pending.requestId),
       [A.connectionId]: pending.connectionId,
@@ -444,7 +451,7 @@ export class ConnectionRegistry {
   }
 
   async deletePending(idempotencyKey: string, connectionId: string, requestId: string) {
-    await this.#delete(pendingPk(idempotencyKey), pendingSk(connectionId, requestId));
+    await this.#items.delete(pendingPk(idempotencyKey), pendingSk(connectionId, requestId));
   }
 
   /**
@@ -452,13 +459,13 @@ export class ConnectionRegistry {
    * that it still exists, so of two handlers taking it at once only one answers it.
    */
   async takePending(idempotencyKey: string): Promise<PendingItem[]> {
-    const items = await this.#query(pendingPk(idempotencyKey));
+    const items = await this.#items.query(pendingPk(idempotencyKey));
     const taken = await Promise.all(
       items.map(async (item) => {
-        const taken = await this.#write(
+        const taken = await this.#items.write(
           'DeleteItem',
           new DeleteItemCommand({
-            TableName: this.#table,
+            TableName: this.#items.name,
             Key: marshall({ [A.pk]: item[A.pk], [A.sk]: item[A.sk] }),
             ConditionExpression: 'attribute_exists(#pk)',
             ExpressionAttributeNames: { '#pk': A.pk },
@@ -475,105 +482,6 @@ export class ConnectionRegistry {
     );
     return taken.filter((pending) => pending !== undefined);
   }
-
-  async #put(item: Record<string, unknown>): Promise<void> {
-    await this.#call('PutItem', () =>
-      this.#client.send(
-        new PutItemCommand({
-          TableName: this.#table,
-          Item: marshall(item, { removeUndefinedValues: true }),
-        }),
-      ),
-    );
-  }
-
-  async #get(pk: string, sk: string): Promise<Record<string, unknown> | undefined> {
-    const output = await this.#call('GetItem', () =>
-      this.#client.send(
-        new GetItemCommand({
-          TableName: this.#table,
-          Key: marshall({ [A.pk]: pk, [A.sk]: sk }),
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    return output.Item ? unmarshall(output.Item) : undefined;
-  }
-
-  /** Deletes an item; with `gen`, only if its `gen` is that one. Missing items are fine. */
-  async #delete(pk: string, sk: string, gen?: string): Promise<void> {
-    await this.#write(
-      'DeleteItem',
-      new DeleteItemCommand({
-        TableName: this.#table,
-        Key: marshall({ [A.pk]: pk, [A.sk]: sk }),
-        ...(gen === undefined
-          ? {}
-          : {
-              ConditionExpression: 'attribute_not_exists(#gen) OR #gen = :gen',
-              ExpressionAttributeNames: { '#gen': A.gen },
-              ExpressionAttributeValues: marshall({ ':gen': gen }),
-            }),
-      }),
-    );
-  }
-
-  /** Sends a conditional write; false if its condition failed. */
-  async #write(
-    operation: string,
-    command: UpdateItemCommand | DeleteItemCommand,
-  ): Promise<boolean> {
-    try {
-      await this.#call(operation, () => this.#client.send(command as UpdateItemCommand));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
-
-  async #query(pk: string, skPrefix?: string, limit?: number): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await this.#call('Query', () =>
-        this.#client.send(
-          new QueryCommand({
-            TableName: this.#table,
-            KeyConditionExpression:
-              skPrefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
-            ExpressionAttributeNames: {
-              '#pk': A.pk,
-              ...(skPrefix === undefined ? {} : { '#sk': A.sk }),
-            },
-            ExpressionAttributeValues: marshall({
-              ':pk': pk,
-              ...(skPrefix === undefined ? {} : { ':prefix': skPrefix }),
-            }),
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-            ...(limit === undefined ? {} : { Limit: limit }),
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) items.push(unmarshall(item));
-      start = limit !== undefined && items.length >= limit ? undefined : page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  }
-
-  async #call<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (isConditionFailure(error)) throw error;
-      throw unavailable('DynamoDB', operation, error);
-    }
-  }
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return awsErrorName(error) === 'ConditionalCheckFailedException';
 }
 
 function parseJson(value: unknown): unknown {
