@@ -57,6 +57,11 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.deleteOutbox');
       return store.deleteOutbox(actorId, seqs);
     },
+    readDeadLetter: async (actorId, messageId) => {
+      await hop('store.readDeadLetter');
+      return store.readDeadLetter(actorId, messageId);
+    },
+    listDeadLetters: (actorId) => store.listDeadLetters(actorId),
     listOutboxActors: async (olderThan) => {
       await hop('store.listOutboxActors');
       return store.listOutboxActors(olderThan);

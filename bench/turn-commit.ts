@@ -220,6 +220,8 @@ async function checkSameItems(log: (line: string) => void): Promise<void> {
     deleteOutbox: (id, seqs) => store.deleteOutbox(id, seqs),
     listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
     readIdempotency: (key) => store.readIdempotency(key),
+    readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
+    listDeadLetters: (id) => store.listDeadLetters(id),
   };
   const engine = createEngine({
     actors: [Account, Ledger],

@@ -1,4 +1,4 @@
-import { Client, ErrorCode, isBatonError, type Store } from '@baton/core';
+import { Client, ErrorCode, ingressMessageId, isBatonError, type Store } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { bank } from './bank.ts';
 import { settled, setup } from './helpers.ts';
@@ -6,7 +6,7 @@ import { settled, setup } from './helpers.ts';
 const FIVE_MINUTES = 5 * 60_000;
 
 describe('Client.send', () => {
-  it('resolves with the idempotency key as the message id, and the outcome once processed', async () => {
+  it('resolves with the idempotency key scoped by its target as the message id, and the outcome once processed', async () => {
     const { Account, Audit } = bank();
     const h = setup({ actors: [Account, Audit] });
     const sent = await h.client.send(
@@ -16,10 +16,11 @@ describe('Client.send', () => {
       { idempotencyKey: 'dep-1' },
     );
 
-    expect(sent).toEqual({ messageId: 'dep-1' });
-    expect(await h.client.outcome('dep-1')).toBeUndefined();
+    expect(sent).toEqual({ messageId: 'ingress:["account/a","dep-1"]' });
+    expect(sent.messageId).toBe(ingressMessageId('account/a', 'dep-1'));
+    expect(await h.client.outcome(sent.messageId)).toBeUndefined();
     await h.run();
-    expect(await h.client.outcome('dep-1')).toEqual({ ok: true, value: 3 });
+    expect(await h.client.outcome(sent.messageId)).toEqual({ ok: true, value: 3 });
   });
 
   it('gives each send without a key a fresh message id', async () => {
@@ -45,19 +46,30 @@ describe('Client.send', () => {
     expect(runs.deposit).toBe(1);
   });
 
-  it("applies a message sent again after the queue's 5-minute dedupe window once", async () => {
+  it("answers a send repeated after the queue's 5-minute dedupe window from its stored outcome", async () => {
     const { Account, Audit } = bank();
     const h = setup({ actors: [Account, Audit] });
-    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
+    const { messageId } = await h.client.send(
+      Account.ref('a'),
+      'deposit',
+      { amount: 7 },
+      { idempotencyKey: 'k' },
+    );
     await h.run();
     h.clock.advance(FIVE_MINUTES + 1);
-    await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
-    // The queue took the copy: only the engine's idempotency record stops it.
-    expect(h.backend.queue.counts().total).toBe(1);
+    const again = await h.client.send(
+      Account.ref('a'),
+      'deposit',
+      { amount: 7 },
+      { idempotencyKey: 'k' },
+    );
+    // The outcome is stored: nothing is enqueued again.
+    expect(again.messageId).toBe(messageId);
+    expect(h.backend.queue.counts().total).toBe(0);
     await h.run();
 
     expect(await h.state('account/a')).toEqual({ balance: 7, history: ['+7'] });
-    expect(await h.client.outcome('k')).toEqual({ ok: true, value: 7 });
+    expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: 7 });
     expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
   });
 
@@ -195,6 +207,8 @@ describe('Client.ask', () => {
       readOutbox: (id) => store.readOutbox(id),
       deleteOutbox: (id, seqs) => store.deleteOutbox(id, seqs),
       listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
+      readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
+      listDeadLetters: (id) => store.listDeadLetters(id),
       readIdempotency: async (key) => {
         const record = await store.readIdempotency(key);
         await h.run();
@@ -243,6 +257,8 @@ describe('Client.ask', () => {
         readOutbox: (id) => store.readOutbox(id),
         deleteOutbox: (id, seqs) => store.deleteOutbox(id, seqs),
         listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
+        readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
+        listDeadLetters: (id) => store.listDeadLetters(id),
         readIdempotency: (key) => store.readIdempotency(key),
       },
       queue: h.backend.queue,

@@ -50,6 +50,7 @@ export interface SetupOptions {
   readonly random?: Random;
   readonly batchSize?: number;
   readonly cacheSize?: number;
+  readonly maxAttempts?: number;
 }
 
 export interface Harness {
@@ -80,6 +81,7 @@ export function setup(options: SetupOptions): Harness {
     ...(options.random ? { random: options.random } : {}),
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
   });
   const worker = new Worker(engine);
   const client = new Client({

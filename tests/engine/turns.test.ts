@@ -1,6 +1,7 @@
 import {
   actor,
   ErrorCode,
+  ingressMessageId,
   isBatonError,
   RetryableError,
   seededRandom,
@@ -57,7 +58,7 @@ describe('a turn', () => {
     // The rejected handler's changes to the draft are gone, and so is its send.
     expect(await h.state(alice.id)).toEqual({ balance: 6, history: ['+10', '-4'] });
     expect(await h.state('audit/log')).toEqual({ entries: ['alice -4'] });
-    expect(await h.client.outcome('too-much')).toEqual({
+    expect(await h.client.outcome(ingressMessageId(alice.id, 'too-much'))).toEqual({
       ok: false,
       error: { code: 'REJECTED', message: 'insufficient funds', details: { missing: 20 } },
     });
@@ -126,7 +127,7 @@ describe('a turn', () => {
 
     it('retries a message stopped by a RetryableError until it succeeds, applying each message once', async () => {
       const { Job, calls } = flaky(3, () => new RetryableError('try later'));
-      const h = setup({ actors: [Job] });
+      const h = setup({ actors: [Job], maxAttempts: 4 });
       for (const n of [1, 2, 3]) await h.client.send(Job.ref('a'), 'step', { n });
       await h.run();
 

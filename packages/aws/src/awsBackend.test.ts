@@ -5,7 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
-import { actor, Client, createEngine, silentLogger, TerminalError, Worker } from '@baton/core';
+import {
+  actor,
+  Client,
+  createEngine,
+  ingressMessageId,
+  silentLogger,
+  TerminalError,
+  Worker,
+} from '@baton/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createAwsClients } from './createAwsClients.ts';
@@ -159,7 +167,10 @@ describe('the engine on DynamoDB Local and ElasticMQ', () => {
       expect([[], [`${id}:in`, `${id}:out`]]).toContainEqual(sides);
     }
     expect(applied.some((a) => a.endsWith(':out'))).toBe(true);
-    expect(await client.outcome('dep-bob')).toEqual({ ok: true, value: expect.any(Number) });
+    expect(await client.outcome(ingressMessageId('account/bob', 'dep-bob'))).toEqual({
+      ok: true,
+      value: expect.any(Number),
+    });
     expect(await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).toEqual([]);
     for (const key of KEYS) expect(await store.readOutbox(`account/${key}`)).toEqual([]);
     expect(await queue.approximateCounts()).toEqual({ visible: 0, inFlight: 0 });

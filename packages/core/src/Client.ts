@@ -1,8 +1,16 @@
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from './actor.ts';
-import { type Envelope, encodeEnvelope, INGRESS } from './envelope.ts';
+import { type Envelope, encodeEnvelope, INGRESS, ingressMessageId } from './envelope.ts';
 import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
+import { messageFingerprint } from './fingerprint.ts';
 import { uuidFrom } from './internal/random.ts';
-import { type Clock, type Outcome, type Queue, type Store, systemClock } from './ports.ts';
+import {
+  type Clock,
+  type IdempotencyRecord,
+  type Outcome,
+  type Queue,
+  type Store,
+  systemClock,
+} from './ports.ts';
 import { Registry } from './registry.ts';
 
 export interface ClientOptions {
@@ -18,9 +26,17 @@ export interface ClientOptions {
 export interface SendOptions {
   /**
    * Makes the send idempotent: a message with a key already accepted (within 14 days) is not
-   * processed again. Pass the same key when retrying. @default a fresh random key
+   * processed again. Pass the same key when retrying. A key is scoped by its target actor (and
+   * `caller`); used again for another message it is refused with IDEMPOTENCY_KEY_REUSED.
+   * @default a fresh random key
    */
   readonly idempotencyKey?: string;
+  /**
+   * Who is calling, for hosts that authenticate callers (any JSON value, e.g. `{ userId }`):
+   * keys are scoped by it, so one caller can neither shadow nor read another's messages.
+   * @default none: keys are scoped by target actor only
+   */
+  readonly caller?: unknown;
 }
 
 export interface AskOptions extends SendOptions {
@@ -59,10 +75,18 @@ export class Client {
     payload: PayloadOf<Def, Name>,
     options: SendOptions = {},
   ): Promise<{ messageId: string }> {
-    const envelope = this.#envelope(to, name, payload, options.idempotencyKey);
-    await this.#queue.send([
-      { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
-    ]);
+    const envelope = this.#envelope(to, name, payload, options);
+    // A retried send of a message already processed is answered without enqueuing it again.
+    const known =
+      options.idempotencyKey === undefined
+        ? undefined
+        : await this.#store.readIdempotency(envelope.id);
+    if (known && !sameMessage(known, envelope)) throw keyReused(envelope);
+    if (!known) {
+      await this.#queue.send([
+        { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
+      ]);
+    }
     return { messageId: envelope.id };
   }
 
@@ -77,7 +101,7 @@ export class Client {
     payload: PayloadOf<Def, Name>,
     options: AskOptions = {},
   ): Promise<ReplyOf<Def, Name>> {
-    const envelope = this.#envelope(to, name, payload, options.idempotencyKey);
+    const envelope = this.#envelope(to, name, payload, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     const body = encodeEnvelope(envelope);
     const timeoutMs = options.timeoutMs ?? this.#askTimeoutMs;
@@ -85,20 +109,21 @@ export class Client {
     const waiting = this.#waitForOutcome(envelope.id, timeoutMs);
     try {
       const known = await this.#store.readIdempotency(envelope.id);
-      if (known) return settle(known.outcome) as ReplyOf<Def, Name>;
+      if (known) return settle(known, envelope) as ReplyOf<Def, Name>;
       await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body }]);
-      return settle(await waiting.outcome) as ReplyOf<Def, Name>;
+      return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
     } finally {
       waiting.cancel();
     }
   }
 
-  /** The stored outcome of an ingress message, if it has been processed. */
+  /** The stored outcome of an ingress message (by the `messageId` a send returned), if processed. */
   async outcome(messageId: string): Promise<Outcome | undefined> {
     return (await this.#store.readIdempotency(messageId))?.outcome;
   }
 
-  #envelope(to: ActorRef, name: string, payload: unknown, key: string | undefined): Envelope {
+  #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {
+    const key = options.idempotencyKey;
     if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 200)) {
       throw new BatonError(
         ErrorCode.INVALID_ARGUMENT,
@@ -107,13 +132,14 @@ export class Client {
     }
     this.#registry.resolve(to.id, name, payload);
     return {
-      id: key ?? uuidFrom(Math.random),
+      id: ingressMessageId(to.id, key ?? uuidFrom(Math.random), options.caller),
       from: INGRESS,
       seq: 0,
       to: to.id,
       name,
       payload,
       sentAt: this.#clock.now(),
+      fingerprint: messageFingerprint(name, payload),
     };
   }
 
@@ -121,18 +147,18 @@ export class Client {
   #waitForOutcome(
     key: string,
     timeoutMs: number,
-  ): { outcome: Promise<Outcome>; cancel: () => void } {
+  ): { record: Promise<IdempotencyRecord>; cancel: () => void } {
     let cancel = () => {};
-    const outcome = new Promise<Outcome>((resolve, reject) => {
+    const outcome = new Promise<IdempotencyRecord>((resolve, reject) => {
       let pollDelay = 20;
       let poll: ReturnType<typeof setTimeout> | undefined;
       let stopped = false;
-      const finish = (outcome: Outcome) => {
+      const finish = (record: IdempotencyRecord) => {
         cleanup();
-        resolve(outcome);
+        resolve(record);
       };
       const unwatch = this.#store.watchOutcomes?.((record) => {
-        if (record.key === key) finish(record.outcome);
+        if (record.key === key) finish(record);
       });
       const timer = setTimeout(() => {
         cleanup();
@@ -153,7 +179,7 @@ export class Client {
       const tick = async () => {
         const record = await this.#store.readIdempotency(key).catch(() => undefined);
         if (stopped) return;
-        if (record) return finish(record.outcome);
+        if (record) return finish(record);
         pollDelay = Math.min(pollDelay * 2, 1000);
         poll = setTimeout(tick, pollDelay);
       };
@@ -162,11 +188,26 @@ export class Client {
     });
     // `ask` awaits it only after its own awaits; a timeout meanwhile is not an unhandled rejection.
     outcome.catch(() => {});
-    return { outcome, cancel };
+    return { record: outcome, cancel };
   }
 }
 
-function settle(outcome: Outcome): unknown {
-  if (outcome.ok) return outcome.value;
-  throw errorFromJSON(outcome.error);
+/** Whether a stored outcome answers this message (records from before fingerprints do). */
+function sameMessage(record: IdempotencyRecord, envelope: Envelope): boolean {
+  return record.fingerprint === undefined || record.fingerprint === envelope.fingerprint;
+}
+
+/** The reply or error an outcome holds, unless it answers another message under the same key. */
+function settle(record: IdempotencyRecord, envelope: Envelope): unknown {
+  if (!sameMessage(record, envelope)) throw keyReused(envelope);
+  if (record.outcome.ok) return record.outcome.value;
+  throw errorFromJSON(record.outcome.error);
+}
+
+function keyReused(envelope: Envelope): BatonError {
+  return new BatonError(
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    `the idempotency key of ${envelope.id} was already used for another message (another name or payload) to ${envelope.to}; its outcome is not returned: use a fresh key for a new message`,
+    { details: { messageId: envelope.id, to: envelope.to, name: envelope.name } },
+  );
 }

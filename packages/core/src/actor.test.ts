@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { actor } from './actor.ts';
 import { parseActorId } from './envelope.ts';
-import { ErrorCode, isBatonError } from './errors.ts';
+import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
+import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 
 const options = {
   state: z.object({ n: z.number() }),
@@ -70,5 +71,48 @@ describe('actor', () => {
     it.each([undefined, null, 42, { key: 'a' }])('rejects the non-string key %j', (key) => {
       expect(codeOf(() => Counter.ref(key as unknown as string))).toBe(ErrorCode.INVALID_REF);
     });
+
+    it('accepts a key of exactly MAX_ACTOR_KEY_BYTES UTF-8 bytes, in one- to four-byte characters', () => {
+      expect(MAX_ACTOR_KEY_BYTES).toBe(1024);
+      for (const char of ['a', 'é', '€', '😀']) {
+        const key = char.repeat(MAX_ACTOR_KEY_BYTES / Buffer.byteLength(char, 'utf8'));
+        expect(Counter.ref(key).key).toBe(key);
+      }
+    });
+
+    it.each([
+      ['one byte more in ASCII', 'a'.repeat(MAX_ACTOR_KEY_BYTES + 1), MAX_ACTOR_KEY_BYTES + 1],
+      ['342 three-byte characters (1026 bytes)', '€'.repeat(342), 1026],
+      ['257 emoji (1028 bytes)', '😀'.repeat(257), 1028],
+      ['600,000 characters', 'k'.repeat(600_000), 600_000],
+    ])(
+      'rejects a key over the limit (%s) with INVALID_REF naming its size and the limit',
+      (_, key, bytes) => {
+        let error: BatonError | undefined;
+        try {
+          Counter.ref(key);
+        } catch (caught) {
+          if (isBatonError(caught)) error = caught;
+        }
+        expect(error?.code).toBe(ErrorCode.INVALID_REF);
+        expect(error?.terminal).toBe(true);
+        expect(error?.details).toEqual({
+          type: 'counter',
+          limit: MAX_ACTOR_KEY_BYTES,
+          actual: bytes,
+        });
+        expect(error?.message).toContain(`counter.ref(key)`);
+        expect(error?.message).toContain(`${bytes} UTF-8 bytes`);
+        expect(error?.message).toContain('use a shorter key');
+      },
+    );
+
+    it.each(['a\ud800', '\udc00b', 'x\ud800\ud800y'])(
+      'rejects the key %j with an unpaired surrogate, which has no UTF-8 form',
+      (escaped) => {
+        const key = JSON.parse(`"${escaped}"`) as string;
+        expect(codeOf(() => Counter.ref(key))).toBe(ErrorCode.INVALID_REF);
+      },
+    );
   });
 });

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { ActorContext } from './context.ts';
 import { actorId } from './envelope.ts';
 import { BatonError, ErrorCode } from './errors.ts';
+import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 
 /** A handler: the schema of its payload and the function that applies it. */
 export interface HandlerSpec<State, Payload extends z.ZodType, Reply> {
@@ -118,8 +119,56 @@ export function actor<
           `${options.name}.ref(key) needs a non-empty string key, got ${JSON.stringify(key)}`,
         );
       }
+      checkActorKey(options.name, key, `${options.name}.ref(key)`);
       return { type: options.name, key, id: actorId(options.name, key) };
     },
   };
   return definition;
+}
+
+/**
+ * Throws INVALID_REF unless `key` fits DynamoDB's key limits: at most {@link MAX_ACTOR_KEY_BYTES}
+ * UTF-8 bytes, and well-formed Unicode (an unpaired surrogate has no UTF-8 form, so two such
+ * keys could name one stored actor). `where` names the call in the message.
+ *
+ * @example
+ * checkActorKey('account', key, 'Account.ref(key)');
+ */
+export function checkActorKey(type: string, key: string, where: string): void {
+  const bytes = utf8Bytes(key);
+  if (bytes === undefined) {
+    throw new BatonError(
+      ErrorCode.INVALID_REF,
+      `${where}: the key of a ${type} actor holds an unpaired UTF-16 surrogate, which has no ` +
+        'UTF-8 form: use a key of well-formed text',
+      { details: { type } },
+    );
+  }
+  if (bytes > MAX_ACTOR_KEY_BYTES) {
+    throw new BatonError(
+      ErrorCode.INVALID_REF,
+      `${where}: the key of a ${type} actor is ${bytes} UTF-8 bytes, more than the ` +
+        `${MAX_ACTOR_KEY_BYTES} an actor key may have (DynamoDB key limits): use a shorter key, ` +
+        'e.g. a hash of a long one',
+      { details: { type, limit: MAX_ACTOR_KEY_BYTES, actual: bytes } },
+    );
+  }
+}
+
+/** UTF-8 length of `s`, or `undefined` if it holds an unpaired surrogate. */
+function utf8Bytes(s: string): number | undefined {
+  let bytes = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return undefined;
+      bytes += 4;
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return undefined;
+    else bytes += 3;
+  }
+  return bytes;
 }

@@ -21,7 +21,10 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     );
   }
   const keys = new Set<string>();
-  for (const idempotency of commit.idempotency) {
+  const replaced = commit.replaceIdempotency ?? [];
+  const deadLetters = [...(commit.deadLetters?.put ?? [])];
+  const removed = commit.deadLetters?.remove ?? [];
+  for (const idempotency of [...commit.idempotency, ...replaced]) {
     if (keys.has(idempotency.key)) {
       throw invalidArgument(
         `commit for ${record.id} holds the idempotency key ${idempotency.key} twice: ` +
@@ -44,12 +47,43 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     outboxKeys.add(key);
   }
 
-  const items = 1 + commit.outbox.length + commit.idempotency.length;
+  const letters = new Set<string>();
+  for (const id of [...deadLetters.map((d) => d.messageId), ...removed]) {
+    if (letters.has(id)) {
+      throw invalidArgument(
+        `commit for ${record.id} writes dead letter ${id} twice: put or remove each once per commit`,
+        { actorId: record.id, messageId: id },
+      );
+    }
+    letters.add(id);
+  }
+  for (const letter of deadLetters) {
+    if (letter.actorId !== record.id) {
+      throw invalidArgument(
+        `commit for ${record.id} holds a dead letter of ${letter.actorId}: an actor keeps only its own`,
+        { actorId: record.id },
+      );
+    }
+  }
+
+  const items =
+    1 +
+    commit.outbox.length +
+    commit.idempotency.length +
+    replaced.length +
+    deadLetters.length +
+    removed.length;
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
   let total = 0;
-  for (const item of [record, ...commit.outbox, ...commit.idempotency]) {
+  for (const item of [
+    record,
+    ...commit.outbox,
+    ...commit.idempotency,
+    ...replaced,
+    ...deadLetters,
+  ]) {
     const size = jsonSize(item);
     if (size > limits.maxItemBytes) {
       throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, size);

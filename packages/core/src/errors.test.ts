@@ -16,10 +16,13 @@ const TERMINAL: readonly ErrorCode[] = [
   'UNKNOWN_MESSAGE',
   'INVALID_REF',
   'STATE_TOO_LARGE',
+  'INVALID_STATE',
   'MESSAGE_TOO_LARGE',
   'REJECTED',
   'INVALID_ARGUMENT',
   'NOT_FOUND',
+  'IDEMPOTENCY_KEY_REUSED',
+  'DEAD_LETTERED',
 ];
 const RETRIED: readonly ErrorCode[] = [
   'RETRYABLE',

@@ -16,6 +16,8 @@ export const ErrorCode = {
   INVALID_REF: 'INVALID_REF',
   /** A handler grew the state past the backend's record limit. Terminal; the state is unchanged. */
   STATE_TOO_LARGE: 'STATE_TOO_LARGE',
+  /** A handler left state that is not plain JSON (a BigInt, a cycle). Terminal; state unchanged. */
+  INVALID_STATE: 'INVALID_STATE',
   /** A message (or a turn's sends) passed the backend's item limit. Terminal. */
   MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
   /** A handler threw a TerminalError: the message is rejected, the state unchanged. */
@@ -24,6 +26,16 @@ export const ErrorCode = {
   RETRYABLE: 'RETRYABLE',
   /** A commit lost a race: the record's version moved. The engine reloads and redoes the batch. */
   VERSION_CONFLICT: 'VERSION_CONFLICT',
+  /**
+   * An idempotency key was used again for another message (another name or payload) to the same
+   * actor. Terminal: the first message's outcome is not handed out; pick a fresh key.
+   */
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  /**
+   * A message kept failing and the engine ended it: state unchanged, kept as a dead letter to
+   * inspect and redrive. Terminal.
+   */
+  DEAD_LETTERED: 'DEAD_LETTERED',
   /** A commit held an idempotency key that was already used. The engine skips that message. */
   DUPLICATE: 'DUPLICATE',
   /** A commit passed a backend transaction limit (items or bytes). */
@@ -46,10 +58,13 @@ const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.UNKNOWN_MESSAGE,
   ErrorCode.INVALID_REF,
   ErrorCode.STATE_TOO_LARGE,
+  ErrorCode.INVALID_STATE,
   ErrorCode.MESSAGE_TOO_LARGE,
   ErrorCode.REJECTED,
   ErrorCode.INVALID_ARGUMENT,
   ErrorCode.NOT_FOUND,
+  ErrorCode.IDEMPOTENCY_KEY_REUSED,
+  ErrorCode.DEAD_LETTERED,
 ]);
 
 const MARK = Symbol.for('baton.error');

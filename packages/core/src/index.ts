@@ -11,6 +11,7 @@ export {
   type StateOf,
 } from './actor.ts';
 export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
+export { canonicalJson } from './canonicalJson.ts';
 export { checkCommit } from './checkCommit.ts';
 export {
   type Conflict,
@@ -22,17 +23,21 @@ export {
 } from './conflicts.ts';
 export type { ActorContext, Logger } from './context.ts';
 export { createQueryContext, type QueryContextOptions } from './createQueryContext.ts';
+export { type Arrival, classify, MAX_GAPS, markAfter } from './engine/channels.ts';
 export { drainOutbox } from './engine/drainOutbox.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine/EngineConfig.ts';
+export { redriveDeadLetter } from './engine/redriveDeadLetter.ts';
 export { type Inbound, runTurn, type TurnResult } from './engine/runTurn.ts';
 export { Sweeper, type SweeperOptions, type SweepResult } from './engine/Sweeper.ts';
 export { type ProcessResult, Worker } from './engine/Worker.ts';
 export {
   actorId,
+  actorMessageId,
   decodeEnvelope,
   type Envelope,
   encodeEnvelope,
   INGRESS,
+  ingressMessageId,
   isActorSender,
   parseActorId,
 } from './envelope.ts';
@@ -47,14 +52,18 @@ export {
   TerminalError,
   toBatonError,
 } from './errors.ts';
+export { messageFingerprint } from './fingerprint.ts';
 export { type Random, seededRandom, uuidFrom } from './internal/random.ts';
+export { MAX_ACTOR_KEY_BYTES, MAX_MESSAGE_BYTES } from './limits.ts';
 export { childLogger, jsonLogger, type LogLevel, silentLogger } from './logger.ts';
 export {
   type ActorRecord,
   type ChangeFeed,
+  type ChannelMark,
   type Clock,
   type Commit,
   compareSeq,
+  type DeadLetter,
   type IdempotencyRecord,
   type OutboxItem,
   type Outcome,

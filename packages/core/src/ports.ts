@@ -6,8 +6,23 @@
 import type { Envelope } from './envelope.ts';
 import type { SerializedError } from './errors.ts';
 
-/** What the engine knows about a sender: its highest processed `seq`, and when it last moved. */
+/**
+ * What a receiver knows about one actor sender: the highest `seq` it applied from it, when that
+ * moved, and the messages announced missing by a gap on the channel, not applied yet.
+ */
 export interface SenderMark {
+  readonly seq: number;
+  readonly at: number;
+  /**
+   * Ranges `[lo, hi]` (exclusive of `lo`, inclusive of `hi`) of the sender's seqs that may be
+   * messages to this actor which never arrived in order (e.g. they went to a dead-letter queue).
+   * One arriving later is applied, not skipped as a duplicate. Absent when there is no gap.
+   */
+  readonly missing?: ReadonlyArray<readonly [number, number]>;
+}
+
+/** What a sender knows about one target: the last `seq` it sent there (the next one's `prev`). */
+export interface ChannelMark {
   readonly seq: number;
   readonly at: number;
 }
@@ -26,6 +41,8 @@ export interface ActorRecord {
   readonly marks: Readonly<Record<string, SenderMark>>;
   /** The last `seq` this actor gave to a message it sent. */
   readonly sentSeq: number;
+  /** Per target actor: the last message sent to it, so the next one carries its `prev`. */
+  readonly channels?: Readonly<Record<string, ChannelMark>>;
 }
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
@@ -44,11 +61,31 @@ export type Outcome =
 
 /** Proof that an ingress message was processed, kept for the retention window (I7). */
 export interface IdempotencyRecord {
-  /** The envelope id: the client's idempotency key. */
+  /** The envelope id: the client's idempotency key scoped by target and caller (`ingress:[…]`). */
   readonly key: string;
   readonly actorId: string;
   readonly outcome: Outcome;
   readonly expiresAt: number;
+  /** The message's digest of name and payload, to refuse a key reused for another message. */
+  readonly fingerprint?: string;
+}
+
+/**
+ * A message the engine ended after it kept failing (DEAD_LETTERED), kept with the actor for
+ * inspection and redrive. Written and removed only in the actor's own commits.
+ */
+export interface DeadLetter {
+  readonly actorId: string;
+  /** The envelope id. */
+  readonly messageId: string;
+  /** The message as received; its payload is dropped when it would not fit a record. */
+  readonly envelope: Envelope;
+  /** Whether the envelope is whole, so a redrive can apply it. */
+  readonly redrivable: boolean;
+  readonly error: SerializedError;
+  /** Deliveries before the engine gave up. */
+  readonly attempts: number;
+  readonly at: number;
 }
 
 /** One atomic write: the new record on a version condition, its outbox, its idempotency records. */
@@ -60,6 +97,13 @@ export interface Commit {
   readonly outbox: readonly OutboxItem[];
   /** Put only if absent; the commit fails as a duplicate otherwise. */
   readonly idempotency: readonly IdempotencyRecord[];
+  /** Put whatever is stored: the new outcome of a redriven message. */
+  readonly replaceIdempotency?: readonly IdempotencyRecord[];
+  /** Dead letters to keep (put) and redriven ones to forget (message ids of this actor). */
+  readonly deadLetters?: {
+    readonly put: readonly DeadLetter[];
+    readonly remove: readonly string[];
+  };
 }
 
 /** A backend's transaction limits (DynamoDB: 100 items, 4 MB, 400 KB per item). */
@@ -85,6 +129,10 @@ export interface Store {
   /** Actors that have outbox items older than `olderThan` (epoch ms): the sweeper's work list. */
   listOutboxActors(olderThan: number): Promise<string[]>;
   readIdempotency(key: string): Promise<IdempotencyRecord | undefined>;
+  /** One dead letter of an actor, by message id. */
+  readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
+  /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
+  listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
   /** Optional push of committed idempotency records, so askers need not poll. */
   watchOutcomes?(listener: (record: IdempotencyRecord) => void): () => void;
 }

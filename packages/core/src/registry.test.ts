@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { actor } from './actor.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
+import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import { Registry } from './registry.ts';
 
 const Account = actor({
@@ -92,6 +93,33 @@ describe('Registry', () => {
   it('throws INVALID_REF for an id that is not type/key', () => {
     for (const id of ['account', '/alice', 'account/', '']) {
       expect(thrown(() => registry.resolve(id, 'deposit', { amount: 1 })).code).toBe(
+        ErrorCode.INVALID_REF,
+      );
+    }
+  });
+
+  it('throws INVALID_REF for an id whose key passes MAX_ACTOR_KEY_BYTES, before any handler', () => {
+    const long = `account/${'k'.repeat(600_000)}`;
+    const error = thrown(() => registry.resolve(long, 'deposit', { amount: 1 }));
+    expect(error.code).toBe(ErrorCode.INVALID_REF);
+    expect(error.details).toEqual({ type: 'account', limit: MAX_ACTOR_KEY_BYTES, actual: 600_000 });
+    expect(error.message).toContain('600000 UTF-8 bytes');
+    // The message names the actor type, not the 600,000-character key.
+    expect(error.message.length).toBeLessThan(500);
+    const justOver = `account/${'é'.repeat(MAX_ACTOR_KEY_BYTES / 2)}x`;
+    expect(thrown(() => registry.resolve(justOver, 'deposit', { amount: 1 })).code).toBe(
+      ErrorCode.INVALID_REF,
+    );
+  });
+
+  it('resolves an id whose key is exactly MAX_ACTOR_KEY_BYTES long', () => {
+    const key = 'é'.repeat(MAX_ACTOR_KEY_BYTES / 2);
+    expect(registry.resolve(`account/${key}`, 'deposit', { amount: 1 }).key).toBe(key);
+  });
+
+  it('throws INVALID_REF for an id that is not a string', () => {
+    for (const id of [undefined, 42, { id: 'account/alice' }]) {
+      expect(thrown(() => registry.resolve(id as unknown as string, 'deposit', {})).code).toBe(
         ErrorCode.INVALID_REF,
       );
     }

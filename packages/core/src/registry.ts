@@ -3,7 +3,7 @@
  * against them, for the client (before anything is enqueued) and the engine (before a handler).
  */
 import type { z } from 'zod';
-import type { AnyActorDefinition, HandlerSpec } from './actor.ts';
+import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './actor.ts';
 import { parseActorId } from './envelope.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 
@@ -48,15 +48,20 @@ export class Registry {
     return definition;
   }
 
-  /** Finds the handler for `name` on actor `to` and parses the payload; throws a terminal error. */
+  /**
+   * Finds the handler for `name` on actor `to` and parses the payload; throws a terminal error
+   * (INVALID_REF for an id that is not `type/key` or whose key breaks the key limits, see
+   * {@link checkActorKey}).
+   */
   resolve(to: string, name: string, payload: unknown): ResolvedMessage {
-    const parsed = parseActorId(to);
+    const parsed = typeof to === 'string' ? parseActorId(to) : undefined;
     if (!parsed) {
       throw new BatonError(
         ErrorCode.INVALID_REF,
-        `"${to}" is not an actor id of the form type/key`,
+        `"${String(to)}" is not an actor id of the form type/key`,
       );
     }
+    checkActorKey(parsed.type, parsed.key, `the actor id "${parsed.type}/…"`);
     const definition = this.definition(parsed.type);
     const handlers = definition.handlers as Record<string, AnyHandler>;
     const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;

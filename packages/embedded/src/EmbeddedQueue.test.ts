@@ -1,5 +1,5 @@
 import type { QueueMessage } from '@baton/core';
-import { compareSeq } from '@baton/core';
+import { compareSeq, ErrorCode, isBatonError, MAX_MESSAGE_BYTES } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedQueue, type EmbeddedQueueOptions } from './EmbeddedQueue.ts';
 
@@ -194,5 +194,57 @@ describe('EmbeddedQueue', () => {
       code: 'INVALID_ARGUMENT',
     });
     expect(() => new EmbeddedQueue({ maxReceives: 0 })).toThrow(/maxReceives/);
+  });
+});
+
+describe('EmbeddedQueue message size', () => {
+  it('refuses a send holding a message over MAX_MESSAGE_BYTES as SQS does, and enqueues nothing of it', async () => {
+    const { queue } = setup();
+    expect(queue.maxMessageBytes).toBe(MAX_MESSAGE_BYTES);
+    expect(MAX_MESSAGE_BYTES).toBe(1_048_576); // SQS's limit since 2025: 1 MiB
+    const big = 'x'.repeat(MAX_MESSAGE_BYTES + 1);
+    const error = await queue.send([msg('g', 'small'), msg('g', big, 'big')]).catch((e) => e);
+    expect(isBatonError(error)).toBe(true);
+    expect(error).toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+      terminal: true,
+      details: {
+        dedupeId: 'big',
+        group: 'g',
+        limit: MAX_MESSAGE_BYTES,
+        actual: MAX_MESSAGE_BYTES + 1,
+      },
+    });
+    // The SQS adapter's wording, word for word.
+    expect(error.message).toBe(
+      `message big to g is ${MAX_MESSAGE_BYTES + 1} bytes, more than SQS's ${MAX_MESSAGE_BYTES}-byte limit; nothing was sent`,
+    );
+    expect(queue.counts().total).toBe(0);
+    expect(queue.messages()).toEqual([]);
+    // Neither the sequence counter nor the dedupe window saw the refused send.
+    await queue.send([msg('g', 'small')]);
+    expect(queue.messages()).toMatchObject([{ seq: '1', body: 'small' }]);
+  });
+
+  it('counts UTF-8 bytes, not characters, and takes a message of exactly the limit', async () => {
+    const { queue } = setup();
+    const twoByte = 'é'.repeat(MAX_MESSAGE_BYTES / 2);
+    await queue.send([msg('g', twoByte, 'fits')]);
+    await expect(queue.send([msg('g', `${twoByte}x`, 'over')])).rejects.toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+      details: { actual: MAX_MESSAGE_BYTES + 1 },
+    });
+    expect(queue.messages().map((m) => m.dedupeId)).toEqual(['fits']);
+  });
+
+  it('applies a smaller maxMessageBytes when given one, and refuses a bad one', async () => {
+    const { queue } = setup({ maxMessageBytes: 10 });
+    await queue.send([msg('g', '0123456789')]);
+    await expect(queue.send([msg('g', '0123456789a', 'eleven')])).rejects.toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+      details: { limit: 10, actual: 11 },
+    });
+    expect(queue.counts().total).toBe(1);
+    expect(() => new EmbeddedQueue({ maxMessageBytes: 0 })).toThrow(/maxMessageBytes/);
   });
 });

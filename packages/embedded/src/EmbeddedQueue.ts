@@ -1,10 +1,11 @@
 import type { Clock, Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core';
-import { BatonError, ErrorCode, systemClock } from '@baton/core';
+import { BatonError, ErrorCode, MAX_MESSAGE_BYTES, systemClock } from '@baton/core';
 import { checkDuration, checkInteger, invalidArgument } from './invalidArgument.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import type { StoredMessage } from './QueueState.ts';
 import {
   checkMessage,
+  checkMessageSize,
   type DeadLetter,
   ownsQueueEntry,
   pickMessages,
@@ -27,6 +28,11 @@ export interface EmbeddedQueueOptions {
   readonly maxReceives?: number;
   /** A send whose `dedupeId` was accepted this recently is dropped. Default: 5 min (SQS). */
   readonly dedupeWindowMs?: number;
+  /**
+   * The largest message body in UTF-8 bytes; a send holding a larger one is refused whole with
+   * a terminal MESSAGE_TOO_LARGE, as SQS refuses it. Default: `MAX_MESSAGE_BYTES` (SQS's 1 MiB).
+   */
+  readonly maxMessageBytes?: number;
 }
 
 /** Counts for tests and tools. */
@@ -65,6 +71,7 @@ export class EmbeddedQueue implements Queue {
   readonly visibilityTimeoutMs: number;
   readonly maxReceives: number;
   readonly dedupeWindowMs: number;
+  readonly maxMessageBytes: number;
   readonly #clock: Clock;
   readonly #journal: Journal | undefined;
   readonly #state = new QueueState();
@@ -78,6 +85,7 @@ export class EmbeddedQueue implements Queue {
     checkDuration('queue.visibilityTimeoutMs', options.visibilityTimeoutMs);
     checkInteger('queue.maxReceives', options.maxReceives, 1);
     checkDuration('queue.dedupeWindowMs', options.dedupeWindowMs);
+    checkInteger('queue.maxMessageBytes', options.maxMessageBytes, 1);
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
       throw invalidArgument('queue name must be a non-empty string');
     }
@@ -85,6 +93,7 @@ export class EmbeddedQueue implements Queue {
     this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? 30_000;
     this.maxReceives = options.maxReceives ?? 5;
     this.dedupeWindowMs = options.dedupeWindowMs ?? 5 * 60_000;
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.#clock = options.clock ?? systemClock;
     this.#journal = options.journal;
     for (const entry of this.#journal?.replay() ?? []) {
@@ -95,10 +104,13 @@ export class EmbeddedQueue implements Queue {
   /**
    * Enqueues in order; each accepted message gets the next sequence number. A message whose
    * `dedupeId` was accepted within the dedupe window (or earlier in this batch) is dropped.
+   * A body over `maxMessageBytes` fails the whole send with a terminal MESSAGE_TOO_LARGE
+   * before anything is enqueued, as on SQS.
    */
   async send(messages: readonly QueueMessage[]): Promise<void> {
     this.#checkOpen();
     for (const m of messages) checkMessage(m);
+    for (const m of messages) checkMessageSize(m, this.maxMessageBytes);
     const now = this.#clock.now();
     const cutoff = now - this.dedupeWindowMs;
     this.#state.forgetDedupe(cutoff);

@@ -3,6 +3,7 @@ import type {
   ChangeFeed,
   Clock,
   Commit,
+  DeadLetter,
   IdempotencyRecord,
   OutboxItem,
   Store,
@@ -38,6 +39,7 @@ interface CommitEntry extends JournalEntry {
   readonly record?: ActorRecord;
   readonly outbox: readonly OutboxItem[];
   readonly idempotency: readonly IdempotencyRecord[];
+  readonly deadLetters?: Commit['deadLetters'];
 }
 
 interface DeleteOutboxEntry extends JournalEntry {
@@ -73,6 +75,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #records = new Map<string, ActorRecord>();
   readonly #outbox = new Map<string, Map<number, OutboxItem>>();
   readonly #idempotency = new Map<string, IdempotencyRecord>();
+  /** Dead letters by actor, then by message id, in the order they were kept. */
+  readonly #deadLetters = new Map<string, Map<string, DeadLetter>>();
   readonly #changes: Notifier<ActorRecord>;
   readonly #outcomes: Notifier<IdempotencyRecord>;
   #commitsSincePurge = 0;
@@ -116,6 +120,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     if ((current?.ver ?? 0) !== expectedVer) {
       throw versionConflict(record.id, current && structuredClone(current));
     }
+    // Only `idempotency` is put-if-absent; `replaceIdempotency` overwrites (a redrive's outcome).
     const used = commit.idempotency.filter((r) => this.#liveIdempotency(r.key)).map((r) => r.key);
     if (used.length > 0) throw duplicateKeys(used);
 
@@ -123,7 +128,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
       t: 'store.commit',
       record,
       outbox: commit.outbox,
-      idempotency: commit.idempotency,
+      idempotency: [...commit.idempotency, ...(commit.replaceIdempotency ?? [])],
+      ...(commit.deadLetters ? { deadLetters: commit.deadLetters } : {}),
     });
     this.#journal?.append([entry]);
     this.#apply(entry);
@@ -166,6 +172,22 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#checkOpen();
     const record = this.#liveIdempotency(key);
     return record && structuredClone(record);
+  }
+
+  async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
+    this.#checkOpen();
+    const letter = this.#deadLetters.get(actorId)?.get(messageId);
+    return letter && structuredClone(letter);
+  }
+
+  async listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
+    this.#checkOpen();
+    const lists =
+      actorId === undefined ? [...this.#deadLetters.values()] : [this.#deadLetters.get(actorId)];
+    return lists
+      .flatMap((letters) => [...(letters?.values() ?? [])])
+      .sort((a, b) => a.at - b.at)
+      .map((letter) => structuredClone(letter));
   }
 
   /** Calls `listener` with every committed actor record, in commit order. Returns unsubscribe. */
@@ -219,11 +241,13 @@ export class EmbeddedStore implements Store, ChangeFeed {
     }
     const entries: CommitEntry[] = [];
     for (const record of this.#records.values()) {
+      const deadLetters = [...(this.#deadLetters.get(record.id)?.values() ?? [])];
       entries.push({
         t: 'store.commit',
         record,
         outbox: outbox.get(record.id) ?? [],
         idempotency: idempotency.get(record.id) ?? [],
+        ...(deadLetters.length > 0 ? { deadLetters: { put: deadLetters, remove: [] } } : {}),
       });
       outbox.delete(record.id);
       idempotency.delete(record.id);
@@ -262,6 +286,16 @@ export class EmbeddedStore implements Store, ChangeFeed {
       this.#outbox.set(item.actorId, items);
     }
     for (const record of entry.idempotency) this.#idempotency.set(record.key, record);
+    if (entry.record && entry.deadLetters) {
+      const letters = this.#deadLetters.get(entry.record.id) ?? new Map<string, DeadLetter>();
+      for (const id of entry.deadLetters.remove) letters.delete(id);
+      for (const letter of entry.deadLetters.put) {
+        letters.delete(letter.messageId);
+        letters.set(letter.messageId, letter);
+      }
+      if (letters.size > 0) this.#deadLetters.set(entry.record.id, letters);
+      else this.#deadLetters.delete(entry.record.id);
+    }
   }
 
   #checkOpen(): void {

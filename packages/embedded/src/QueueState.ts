@@ -1,4 +1,4 @@
-import type { QueueMessage } from '@baton/core';
+import { BatonError, ErrorCode, type QueueMessage } from '@baton/core';
 import { invalidArgument } from './invalidArgument.ts';
 import type { JournalEntry } from './Journal.ts';
 
@@ -194,6 +194,20 @@ export function checkMessage(m: QueueMessage): void {
     }
   }
   if (typeof m.body !== 'string') throw invalidArgument('a queue message body must be a string');
+}
+
+/**
+ * Throws a terminal MESSAGE_TOO_LARGE, worded as the SQS adapter words it, when the body of `m`
+ * is over `maxBytes` UTF-8 bytes (`MAX_MESSAGE_BYTES` by default: SQS's limit).
+ */
+export function checkMessageSize(m: QueueMessage, maxBytes: number): void {
+  const bytes = Buffer.byteLength(m.body, 'utf8');
+  if (bytes <= maxBytes) return;
+  throw new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `message ${m.dedupeId} to ${m.group} is ${bytes} bytes, more than SQS's ${maxBytes}-byte limit; nothing was sent`,
+    { details: { dedupeId: m.dedupeId, group: m.group, limit: maxBytes, actual: bytes } },
+  );
 }
 
 /**

@@ -4,13 +4,13 @@ import {
   BatonError,
   type ChangeFeed,
   type Clock,
+  canonicalJson,
   ErrorCode,
   jsonLogger,
   type Logger,
   type Store,
   systemClock,
 } from '@baton/core';
-import { canonicalJson } from './canonicalJson.ts';
 
 /**
  * Options of a {@link QueryEngine}.

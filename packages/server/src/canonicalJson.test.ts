@@ -1,6 +1,5 @@
-import { ErrorCode } from '@baton/core';
+import { canonicalJson, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonicalJson.ts';
 import { hashText } from './hashText.ts';
 
 describe('canonicalJson', () => {

@@ -3,6 +3,7 @@ import {
   type AnyActorDefinition,
   type AnyQueryDefinition,
   BatonError,
+  canonicalJson,
   createQueryContext,
   ErrorCode,
   isBatonError,
@@ -10,7 +11,6 @@ import {
   type Store,
   toBatonError,
 } from '@baton/core';
-import { canonicalJson } from './canonicalJson.ts';
 import type { RunOutcome } from './QueryInstance.ts';
 
 /**

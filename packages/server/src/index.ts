@@ -3,7 +3,7 @@
  * actor versions, batched re-runs, latest-only pushes and leased subscriptions. Transports build
  * on it (the local host in `@baton/server/ws`, the API Gateway handlers in `@baton/aws`).
  */
-export { canonicalJson } from './canonicalJson.ts';
+export { canonicalJson } from '@baton/core';
 export { DependencyIndex } from './DependencyIndex.ts';
 export {
   type EvaluateEnvironment,

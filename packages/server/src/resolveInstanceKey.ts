@@ -1,5 +1,4 @@
-import { type AnyQueryDefinition, BatonError, ErrorCode } from '@baton/core';
-import { canonicalJson } from './canonicalJson.ts';
+import { type AnyQueryDefinition, BatonError, canonicalJson, ErrorCode } from '@baton/core';
 import { parseQueryArgs } from './parseQueryArgs.ts';
 import type { SubscribeRequest } from './SubscribeRequest.ts';
 

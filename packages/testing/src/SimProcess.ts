@@ -3,6 +3,7 @@ import {
   type Clock,
   type Commit,
   jsonLogger,
+  type OutboxItem,
   type Queue,
   type QueueMessage,
   type Random,
@@ -14,6 +15,12 @@ import {
 } from '@baton/core';
 import { type Gates, SimulatedCrash } from './Gates.ts';
 
+/** The store and queue a process's worker and sweeper use. */
+export interface SimPorts {
+  readonly store: Store;
+  readonly queue: Queue;
+}
+
 export interface SimProcessOptions {
   readonly id: number;
   readonly gates: Gates;
@@ -24,16 +31,45 @@ export interface SimProcessOptions {
   readonly random: Random;
   readonly batchSize: number;
   readonly visibilityTimeoutMs: number;
+  /** How long an idle sender's mark is kept (the engine's `markRetentionMs`). @default the engine's */
+  readonly markRetentionMs?: number;
+  /** Deliveries of a failing message before the engine dead-letters it (engines that have it). */
+  readonly maxAttempts?: number;
+  /**
+   * How many messages the next `SendMessageBatch` call of a send takes (1–10); each call is
+   * an I/O boundary of its own. @default 1: one message per call
+   */
+  readonly sendBatchSize?: () => number;
+  /**
+   * Wraps the gated ports before the worker and sweeper get them: to add behaviour of your own,
+   * or to check that a broken engine is caught (a mutant). Calls the wrapper makes are gated.
+   */
+  readonly wrapPorts?: (ports: SimPorts, processId: number) => SimPorts;
   /** Called for every message the process receives, before its turn (invariant checks). */
   readonly onReceive?: (body: string) => Promise<void>;
   /** Called when a commit fails on its version condition. */
   readonly onVersionConflict?: () => void;
+  /**
+   * Called after each successful commit, with the queue sequence numbers of the inbox messages
+   * of the committing actor that the process holds (its current batch): until one of them is
+   * deleted from the queue, a redelivery will drain the commit's outbox.
+   */
+  readonly onCommit?: (commit: Commit, batch: readonly string[]) => void;
+  /** Called with what each `store.readOutbox` returned. */
+  readonly onOutboxRead?: (actorId: string, items: readonly OutboxItem[]) => void;
+  /** Called when one task committed two or more times for one actor (a split batch). */
+  readonly onBatchSplit?: (actorId: string) => void;
+  /** Called when a task ended while the process still held commits it had not drained or acked. */
+  readonly onAbandoned?: (actorIds: readonly string[]) => void;
 }
 
 /**
  * One simulated worker process: a real {@link Worker} and {@link Sweeper} whose every store and
  * queue call parks at a gate before and after it runs. Crashing it fails its parked calls and
  * every later one, the way a killed Lambda container stops mid-turn; its warm cache dies with it.
+ *
+ * The process also knows which actors it has committed outbox items for and not yet drained
+ * ({@link undrained}): a crash while that set is not empty struck between a commit and its drain.
  */
 export class SimProcess {
   readonly id: number;
@@ -43,19 +79,36 @@ export class SimProcess {
   active = 0;
   #alive = true;
   readonly #gates: Gates;
+  readonly #options: SimProcessOptions;
+  readonly #undrained = new Set<string>();
+  /** The current batch: group → the queue sequence numbers received. */
+  #batch = new Map<string, string[]>();
+  readonly #receiptGroups = new Map<string, string>();
+  /** Successful commits per actor in the current task. */
+  readonly #commits = new Map<string, number>();
 
   constructor(options: SimProcessOptions) {
     this.id = options.id;
     this.#gates = options.gates;
+    this.#options = options;
+    const gated: SimPorts = {
+      store: this.#gatedStore(options.store),
+      queue: this.#gatedQueue(options.queue),
+    };
+    const ports = options.wrapPorts ? options.wrapPorts(gated, options.id) : gated;
     const engine = {
       actors: options.actors,
-      store: this.#gatedStore(options.store, options.onVersionConflict),
-      queue: this.#gatedQueue(options.queue, options.onReceive),
+      store: ports.store,
+      queue: ports.queue,
       clock: options.clock,
       logger: process.env.BATON_SIM_LOG ? jsonLogger({ level: 'debug' }) : silentLogger,
       random: options.random,
       batchSize: options.batchSize,
       visibilityTimeoutMs: options.visibilityTimeoutMs,
+      ...(options.markRetentionMs === undefined
+        ? {}
+        : { markRetentionMs: options.markRetentionMs }),
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     };
     this.worker = new Worker(engine);
     this.sweeper = new Sweeper(this.worker.engine, { minAgeMs: 0 });
@@ -63,6 +116,11 @@ export class SimProcess {
 
   get alive(): boolean {
     return this.#alive;
+  }
+
+  /** Actors this process committed outbox items for and has neither drained nor acked. */
+  get undrained(): ReadonlySet<string> {
+    return this.#undrained;
   }
 
   /** Kills the process: its parked calls fail now, every later call fails at once. */
@@ -80,6 +138,16 @@ export class SimProcess {
       if (this.#alive || !(error instanceof SimulatedCrash)) throw error;
     } finally {
       this.active--;
+      if (this.active === 0) this.#endTask();
+    }
+  }
+
+  #endTask(): void {
+    for (const [actorId, n] of this.#commits) if (n > 1) this.#options.onBatchSplit?.(actorId);
+    this.#commits.clear();
+    if (this.#alive && this.#undrained.size > 0) {
+      this.#options.onAbandoned?.([...this.#undrained]);
+      this.#undrained.clear();
     }
   }
 
@@ -99,47 +167,123 @@ export class SimProcess {
     };
   }
 
-  #gatedStore(store: Store, onVersionConflict: (() => void) | undefined): Store {
-    const commit = async (c: Commit) => {
-      try {
-        await store.commit(c);
-      } catch (error) {
-        if (readConflict(error)?.kind === 'version') onVersionConflict?.();
-        throw error;
-      }
+  /**
+   * The store with every call gated (whatever methods the port has), and commits, outbox reads
+   * and outbox deletes observed.
+   */
+  #gatedStore(store: Store): Store {
+    const options = this.#options;
+    const observed: Record<string, (...args: never[]) => Promise<unknown>> = {
+      commit: async (c: Commit) => {
+        try {
+          await store.commit(c);
+        } catch (error) {
+          if (readConflict(error)?.kind === 'version') options.onVersionConflict?.();
+          throw error;
+        }
+        const actorId = c.record.id;
+        this.#commits.set(actorId, (this.#commits.get(actorId) ?? 0) + 1);
+        if (c.outbox.length > 0) this.#undrained.add(actorId);
+        options.onCommit?.(c, this.#batch.get(actorId) ?? []);
+      },
+      readOutbox: async (actorId: string) => {
+        const items = await store.readOutbox(actorId);
+        options.onOutboxRead?.(actorId, items);
+        return items;
+      },
+      deleteOutbox: async (actorId: string, seqs: readonly number[]) => {
+        await store.deleteOutbox(actorId, seqs);
+        this.#undrained.delete(actorId);
+      },
     };
-    return {
-      limits: store.limits,
-      load: this.#around('store.load', (id) => store.load(id)),
-      commit: this.#around('store.commit', commit),
-      readOutbox: this.#around('store.readOutbox', (id) => store.readOutbox(id)),
-      deleteOutbox: this.#around('store.deleteOutbox', (id, seqs) => store.deleteOutbox(id, seqs)),
-      listOutboxActors: this.#around('store.listOutboxActors', (t) => store.listOutboxActors(t)),
-      readIdempotency: this.#around('store.readIdempotency', (key) => store.readIdempotency(key)),
-    };
+    return gatedObject(store, 'store', (label, fn) => this.#around(label, fn), observed, [
+      'watchOutcomes',
+    ]);
   }
 
-  /** The queue, gated; `send` goes one message at a time so a crash can split a drain. */
-  #gatedQueue(queue: Queue, onReceive: SimProcessOptions['onReceive']): Queue {
-    return {
-      send: async (messages: readonly QueueMessage[]) => {
-        for (const message of messages) {
-          await this.#gate('queue.send');
-          await queue.send([message]);
+  /**
+   * The queue, gated. A send goes out in `SendMessageBatch`-sized calls, each an I/O boundary,
+   * so a crash can split a drain; after a failed call no later call is made (as on SQS).
+   */
+  #gatedQueue(queue: Queue): Queue {
+    const options = this.#options;
+    const observed: Record<string, (...args: never[]) => Promise<unknown>> = {
+      receive: async (o: Parameters<Queue['receive']>[0]) => {
+        const received = await queue.receive(o);
+        this.#batch = new Map();
+        for (const m of received) {
+          this.#batch.set(m.group, [...(this.#batch.get(m.group) ?? []), m.seq]);
+          this.#receiptGroups.set(m.receipt, m.group);
         }
-        await this.#gate('queue.send:done');
-      },
-      receive: async (options) => {
-        const received = await this.#around('queue.receive', (o: typeof options) =>
-          queue.receive(o),
-        )(options);
-        if (onReceive) for (const message of received) await onReceive(message.body);
         return received;
       },
-      ack: this.#around('queue.ack', (receipts) => queue.ack(receipts)),
-      release: this.#around('queue.release', (receipts, delayMs) =>
-        queue.release(receipts, delayMs),
-      ),
+      ack: async (receipts: readonly string[]) => {
+        // An ack declares the turn done: what the process has not drained by now, it never will.
+        for (const receipt of receipts) {
+          const group = this.#receiptGroups.get(receipt);
+          if (group !== undefined) this.#undrained.delete(group);
+        }
+        await queue.ack(receipts);
+      },
     };
+    const gated = gatedObject(queue, 'queue', (label, fn) => this.#around(label, fn), observed);
+    return new Proxy(gated, {
+      get: (target, prop, receiver) => {
+        if (prop === 'send')
+          return (messages: readonly QueueMessage[]) => this.#send(queue, messages);
+        if (prop === 'receive') {
+          return async (o: Parameters<Queue['receive']>[0]) => {
+            const received = await target.receive(o);
+            if (options.onReceive) for (const m of received) await options.onReceive(m.body);
+            return received;
+          };
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
   }
+
+  async #send(queue: Queue, messages: readonly QueueMessage[]): Promise<void> {
+    for (let i = 0; i < messages.length; ) {
+      const size = Math.min(10, Math.max(1, this.#options.sendBatchSize?.() ?? 1));
+      const chunk = messages.slice(i, i + size);
+      i += size;
+      await this.#gate('queue.send');
+      await queue.send(chunk);
+    }
+    await this.#gate('queue.send:done');
+  }
+}
+
+/**
+ * A view of `target` whose methods are gated by `around` under `<prefix>.<name>`, running the
+ * `observed` replacement where one is given. Methods in `ungated` pass through as they are.
+ */
+function gatedObject<T extends object>(
+  target: T,
+  prefix: string,
+  around: (
+    label: string,
+    fn: (...args: never[]) => Promise<unknown>,
+  ) => (...args: never[]) => Promise<unknown>,
+  observed: Record<string, (...args: never[]) => Promise<unknown>>,
+  ungated: readonly string[] = [],
+): T {
+  const wrapped = new Map<string, unknown>();
+  return new Proxy(target, {
+    get: (t, prop) => {
+      const value: unknown = Reflect.get(t, prop, t);
+      if (typeof prop !== 'string' || typeof value !== 'function') return value;
+      if (ungated.includes(prop)) return value.bind(t);
+      let fn = wrapped.get(prop);
+      if (!fn) {
+        const call =
+          observed[prop] ??
+          ((...args: never[]) => (value as (...a: never[]) => Promise<unknown>).apply(t, args));
+        fn = around(`${prefix}.${prop}`, call);
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
 }

@@ -4,6 +4,7 @@ import {
   type AnyActorDefinition,
   Client,
   type MessageName,
+  type OutboxItem,
   type Outcome,
   type PayloadOf,
   type Queue,
@@ -14,18 +15,21 @@ import {
   seededRandom,
 } from '@baton/core';
 import { createEmbeddedBackend, type EmbeddedBackend, MemoryJournal } from '@baton/embedded';
+import { FaultyQueue } from './FaultyQueue.ts';
 import { defaultFaults, type Faults } from './faults.ts';
 import { Gates, settle } from './Gates.ts';
 import { InvariantMonitor } from './InvariantMonitor.ts';
-import { SimProcess } from './SimProcess.ts';
+import { type SimPorts, SimProcess } from './SimProcess.ts';
 import { emptyStats, type SimulationStats } from './SimulationStats.ts';
 import { VirtualClock } from './VirtualClock.ts';
+
+const HOUR = 60 * 60 * 1000;
 
 export interface SimulationOptions {
   readonly actors: readonly AnyActorDefinition[];
   /** The seed: the same seed and the same sends give the same run, step for step. */
   readonly seed: number;
-  /** Worker processes polling the inbox. @default 2 */
+  /** Worker processes polling the inbox (the sweeper runs in a process of its own). @default 2 */
   readonly processes?: number;
   /** Fault rates and budgets; the ones not given are {@link defaultFaults}. */
   readonly faults?: Partial<Faults>;
@@ -37,8 +41,24 @@ export interface SimulationOptions {
   readonly visibilityTimeoutMs?: number;
   /** Receives before the dead-letter queue. @default 1,000 (crashes alone never dead-letter) */
   readonly maxReceives?: number;
-  /** Backend limits; DynamoDB's by default. */
+  /**
+   * Deliveries of a failing message before the engine ends it as dead-lettered (the engine's
+   * `maxAttempts`; crash redeliveries count too). @default 1,000 (crashes alone never dead-letter)
+   */
+  readonly maxAttempts?: number;
+  /** Backend limits; DynamoDB's by default. Small ones make turns split their batches. */
   readonly limits?: Partial<StoreLimits>;
+  /**
+   * How long an idle sender's mark is kept (the engine's `markRetentionMs`). Short, so that a
+   * retention jump is cheap, and far longer than the time any duplicate lives in a run.
+   * @default 1 hour
+   */
+  readonly markRetentionMs?: number;
+  /**
+   * Wraps each worker's gated store and queue: to add behaviour of your own, or to check that
+   * the simulation catches a broken engine (a mutant). See `SimProcessOptions.wrapPorts`.
+   */
+  readonly wrapPorts?: (ports: SimPorts, processId: number) => SimPorts;
 }
 
 /** A failed run: what went wrong, the seed to replay it, and the last steps taken. */
@@ -61,10 +81,16 @@ interface Action {
 }
 
 /**
- * A deterministic simulation of Baton on the embedded backend: real worker processes whose I/O
- * calls interleave in an order chosen by a seed, on virtual time, with crashes at every I/O
- * boundary, restarts from the journal, expired visibility timeouts, duplicate ingress and
- * redelivered messages. `run()` drives it until nothing is left to do.
+ * A deterministic simulation of Baton on the embedded backend: real worker processes and a
+ * sweeper whose I/O calls interleave in an order chosen by a seed, on virtual time, with crashes
+ * at every I/O boundary, restarts from the journal (some compacted first), expired visibility
+ * timeouts, duplicate ingress, redelivered messages, partial and reordered queue sends, and
+ * time jumps past the mark retention. `run()` drives it until nothing is left to do.
+ *
+ * Besides the invariants checked in flight ({@link InvariantMonitor}), it checks that the
+ * sweeper never finds an orphan: an outbox item whose inbox messages were all deleted from the
+ * queue, so that nothing but the sweeper would ever send it (e.g. a worker that acks before it
+ * drains).
  *
  * @example
  * const sim = new Simulation({ actors: [Account], seed: 7 });
@@ -90,10 +116,16 @@ export class Simulation {
   readonly #pending: Array<{ label: string; send: (client: Client) => Promise<unknown> }> = [];
   readonly #submitted: Array<(client: Client) => Promise<unknown>> = [];
   readonly #history: QueueMessage[] = [];
+  /** Idempotency key → the message id the client gave it. */
+  readonly #messageIds = new Map<string, string>();
+  /** `actorId#seq` of each committed outbox item → queue seqs of the inbox messages holding it. */
+  readonly #holders = new Map<string, readonly string[]>();
   #backend!: EmbeddedBackend;
   #queue!: Queue;
+  #workerQueue!: Queue;
   #client!: Client;
   #processes: SimProcess[] = [];
+  #sweeper!: SimProcess;
   #nextProcess = 1;
   #nextKey = 1;
 
@@ -103,12 +135,12 @@ export class Simulation {
     this.#faults = { ...defaultFaults, ...options.faults };
     this.#registry = new Registry(options.actors);
     this.#rng = seededRandom(options.seed);
-    this.#open();
+    this.#open(false);
   }
 
   /**
    * Schedules an ingress send; the run decides when it reaches the queue. Validates at once.
-   * @returns the message id (its idempotency key)
+   * @returns the idempotency key, by which {@link outcome} finds the message's outcome
    */
   send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
     to: ActorRef<Def>,
@@ -118,7 +150,10 @@ export class Simulation {
   ): string {
     this.#registry.resolve(to.id, name, payload);
     const idempotencyKey = options.idempotencyKey ?? `sim-${this.seed}-${this.#nextKey++}`;
-    const send = (client: Client) => client.send(to, name, payload, { idempotencyKey });
+    const send = async (client: Client) => {
+      const { messageId } = await client.send(to, name, payload, { idempotencyKey });
+      this.#messageIds.set(idempotencyKey, messageId);
+    };
     this.#pending.push({ label: `ingress ${name} → ${to.id} (${idempotencyKey})`, send });
     return idempotencyKey;
   }
@@ -143,7 +178,7 @@ export class Simulation {
       await settle();
       this.clock.advance(Math.floor(this.#rng() * 20));
     }
-    if (this.#processes.some((p) => p.active > 0))
+    if (this.#allProcesses().some((p) => p.active > 0))
       throw this.#fail('a task is stuck outside the gates');
     if (this.#monitor.violations.length > 0) throw this.#fail(this.#monitor.violations.join('; '));
     return this.stats;
@@ -161,14 +196,18 @@ export class Simulation {
     return this.#backend.store.records();
   }
 
-  /** The stored outcome of an ingress message. */
-  async outcome(messageId: string): Promise<Outcome | undefined> {
-    return this.#client.outcome(messageId);
+  /** The stored outcome of an ingress message, by the idempotency key {@link send} returned. */
+  async outcome(idempotencyKey: string): Promise<Outcome | undefined> {
+    return this.#client.outcome(this.#messageIds.get(idempotencyKey) ?? idempotencyKey);
   }
 
   /** The backend as it is now (it is replaced on a simulated restart). */
   get backend(): EmbeddedBackend {
     return this.#backend;
+  }
+
+  #allProcesses(): SimProcess[] {
+    return [...this.#processes, this.#sweeper];
   }
 
   #choose(): Action | undefined {
@@ -182,21 +221,44 @@ export class Simulation {
     const busy = this.#gates.parked.length > 0 || this.#pending.length > 0;
     const roll = this.#rng();
     let threshold = 0;
-    const options: Array<[number, boolean, () => Action]> = [
-      [f.crash, s.crashes < f.crashBudget && this.#gates.parked.length > 0, () => this.#crash()],
-      [f.restart, s.restarts < f.restartBudget && busy, () => this.#restart()],
-      [f.timeout, s.timeouts < 10 && busy, () => this.#jump('timeout', this.#visibilityMs() + 1)],
-      [f.longPause, s.longPauses < 3 && busy, () => this.#jump('longPause', 6 * 60_000)],
+    const options: Array<[number, () => boolean, () => Action]> = [
+      [
+        f.crash,
+        () => s.crashes < f.crashBudget && this.#gates.parked.length > 0,
+        () => this.#crash(),
+      ],
+      [f.restart, () => s.restarts < f.restartBudget && busy, () => this.#restart(false)],
+      [
+        f.timeout,
+        () => s.timeouts < 10 && busy,
+        () => this.#jump('timeout', this.#visibilityMs() + 1),
+      ],
+      [f.longPause, () => s.longPauses < 3 && busy, () => this.#jump('longPause', 6 * 60_000)],
       [
         f.duplicateIngress,
-        s.duplicateIngress < 10 && this.#submitted.length > 0,
+        () => s.duplicateIngress < 10 && this.#submitted.length > 0,
         () => this.#duplicate(),
       ],
-      [f.redeliver, s.redeliveries < 10 && this.#history.length > 0, () => this.#redeliver()],
+      [f.redeliver, () => s.redeliveries < 10 && this.#history.length > 0, () => this.#redeliver()],
+      [
+        f.sweep,
+        () => s.sweeps < f.sweepBudget && busy && this.#sweeper.active === 0,
+        () => this.#sweep(),
+      ],
+      [
+        f.compaction,
+        () => s.compactionRestarts < f.compactionBudget && busy,
+        () => this.#restart(true),
+      ],
+      [
+        f.retentionJump,
+        () => s.retentionJumps < f.retentionJumpBudget && this.#idle() && this.#pending.length > 0,
+        () => this.#retentionJump(),
+      ],
     ];
     for (const [chance, allowed, make] of options) {
       threshold += chance;
-      if (roll < threshold) return allowed ? make() : undefined;
+      if (roll < threshold) return allowed() ? make() : undefined;
     }
     return undefined;
   }
@@ -228,19 +290,23 @@ export class Simulation {
       }
     }
     if (actions.length > 0) return actions[Math.floor(this.#rng() * actions.length)];
-    if (this.#processes.some((p) => p.active > 0)) return undefined;
+    if (this.#allProcesses().some((p) => p.active > 0)) return undefined;
     const visibleAt = this.#backend.queue.nextVisibleAt();
     if (counts.total > 0 && visibleAt !== undefined) {
       return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
     }
-    if (this.#backend.store.outboxSize() > 0) {
-      const process = this.#processes[0]!;
-      return {
-        label: `p${process.id} sweep`,
-        run: () => this.#task(process, () => process.sweeper.sweep()),
-      };
-    }
+    if (this.#backend.store.outboxSize() > 0) return this.#sweep();
     return undefined;
+  }
+
+  /** Nothing in flight: no call parked, no task running, queue and outboxes empty. */
+  #idle(): boolean {
+    return (
+      this.#gates.parked.length === 0 &&
+      this.#allProcesses().every((p) => p.active === 0) &&
+      this.#backend.queue.counts().total === 0 &&
+      this.#backend.store.outboxSize() === 0
+    );
   }
 
   #task(process: SimProcess, task: () => Promise<unknown>): void {
@@ -251,29 +317,88 @@ export class Simulation {
     });
   }
 
+  #sweep(): Action {
+    const sweeper = this.#sweeper;
+    return {
+      label: `p${sweeper.id} sweep`,
+      run: () => {
+        this.stats.sweeps++;
+        this.#task(sweeper, async () => {
+          const result = await sweeper.sweeper.sweep();
+          this.stats.sweeperSent += result.sent;
+        });
+      },
+    };
+  }
+
+  /**
+   * The sweeper read an outbox: every item must still be held by an inbox message in the queue
+   * (whose redelivery drains it anyway). An item whose inbox messages are all gone is an orphan.
+   */
+  #checkSweep(actorId: string, items: readonly OutboxItem[]): void {
+    if (items.length === 0) return;
+    const envelopes = items.reduce((n, item) => n + item.envelopes.length, 0);
+    const queue = this.#backend.queue;
+    const present = new Set([...queue.messages(), ...queue.deadLetters()].map((m) => m.seq));
+    for (const item of items) {
+      const holders = this.#holders.get(`${item.actorId}#${item.seq}`) ?? [];
+      if (!holders.some((seq) => present.has(seq))) {
+        this.#monitor.violations.push(
+          `orphaned outbox: the sweeper found item ${item.seq} of ${actorId}, whose inbox messages (queue seqs ${holders.join(', ') || 'unknown'}) were all deleted from the queue: no worker will ever drain it (was the inbox acked before the drain?)`,
+        );
+      }
+    }
+    const raced = this.#processes.some((p) => p.alive && p.undrained.has(actorId));
+    if (raced) this.stats.sweeperRaced += envelopes;
+    else this.stats.sweeperRepairs += envelopes;
+  }
+
+  /**
+   * Kills the process of a parked call. The boundary is chosen first, uniformly among those
+   * with a parked call, so rare ones (an ack, an outbox delete) are struck as often as polls.
+   */
   #crash(): Action {
-    const call = this.#gates.parked[Math.floor(this.#rng() * this.#gates.parked.length)]!;
+    const parked = this.#gates.parked;
+    const labels = [...new Set(parked.map((call) => call.label))];
+    const label = labels[Math.floor(this.#rng() * labels.length)]!;
+    const at = parked.filter((call) => call.label === label);
+    const call = at[Math.floor(this.#rng() * at.length)]!;
     return {
       label: `crash p${call.processId} at ${call.label}`,
       run: () => {
         this.stats.crashes++;
         this.stats.crashesAt[call.label] = (this.stats.crashesAt[call.label] ?? 0) + 1;
+        if (this.#sweeper.id === call.processId) {
+          this.#sweeper.crash();
+          this.#sweeper = this.#spawn('sweeper');
+          return;
+        }
         const index = this.#processes.findIndex((p) => p.id === call.processId);
-        this.#processes[index]!.crash();
+        const process = this.#processes[index]!;
+        if (process.undrained.size > 0) this.stats.drainWindowCrashes++;
+        process.crash();
         this.#processes[index] = this.#spawn();
       },
     };
   }
 
-  #restart(): Action {
+  #restart(compact: boolean): Action {
     return {
-      label: 'restart: every process dies, the backend reopens from its journal',
+      label: compact
+        ? 'restart: every process dies, the journal is compacted, the backend reopens from it'
+        : 'restart: every process dies, the backend reopens from its journal',
       run: async () => {
-        this.stats.restarts++;
-        for (const process of this.#processes) process.crash();
+        if (compact) this.stats.compactionRestarts++;
+        else this.stats.restarts++;
+        for (const process of this.#allProcesses()) {
+          if (process.undrained.size > 0) this.stats.drainWindowCrashes++;
+          process.crash();
+        }
         await settle();
         this.#backend.close();
-        this.#open();
+        const before = this.#journal.length;
+        this.#open(compact);
+        if (this.#journal.length < before) this.stats.compactions++;
       },
     };
   }
@@ -284,6 +409,22 @@ export class Simulation {
       run: () => {
         this.stats[kind === 'timeout' ? 'timeouts' : 'longPauses']++;
         this.clock.advance(ms);
+      },
+    };
+  }
+
+  /**
+   * While idle, time jumps past the mark retention. Messages sent before it are forgotten as
+   * redelivery candidates: SQS keeps a message no longer than the retention the marks follow.
+   */
+  #retentionJump(): Action {
+    const ms = this.#markRetentionMs() + 1;
+    return {
+      label: `retention: time jumps ${ms} ms, past the mark retention`,
+      run: () => {
+        this.stats.retentionJumps++;
+        this.clock.advance(ms);
+        this.#history.length = 0;
       },
     };
   }
@@ -316,8 +457,12 @@ export class Simulation {
     return this.#options.visibilityTimeoutMs ?? 30_000;
   }
 
-  /** Opens the backend on the journal, with a fresh client and fresh processes. */
-  #open(): void {
+  #markRetentionMs(): number {
+    return this.#options.markRetentionMs ?? HOUR;
+  }
+
+  /** Opens the backend on the journal (compacted first if asked), with a fresh client and processes. */
+  #open(compact: boolean): void {
     this.#backend = createEmbeddedBackend({
       journal: this.#journal,
       clock: this.clock,
@@ -326,13 +471,21 @@ export class Simulation {
         visibilityTimeoutMs: this.#visibilityMs(),
         maxReceives: this.#options.maxReceives ?? 1000,
       },
-      compactAfterEntries: Number.MAX_SAFE_INTEGER,
+      compactAfterEntries: compact ? 0 : Number.MAX_SAFE_INTEGER,
     });
     this.#backend.feed.subscribe((record) => {
       this.stats.commits++;
       this.#monitor.committed(record);
     });
     this.#queue = this.#recording(this.#backend.queue);
+    this.#workerQueue = new FaultyQueue(this.#queue, {
+      partialSend: this.#faults.partialSend,
+      reorder: this.#faults.reorder,
+      random: this.#rng,
+      onFault: (fault) => {
+        this.stats[fault === 'partialSend' ? 'partialSends' : 'reorders']++;
+      },
+    });
     this.#client = new Client({
       actors: this.#options.actors,
       store: this.#backend.store,
@@ -340,25 +493,47 @@ export class Simulation {
       clock: this.clock,
     });
     this.#processes = Array.from({ length: this.#options.processes ?? 2 }, () => this.#spawn());
+    this.#sweeper = this.#spawn('sweeper');
   }
 
-  #spawn(): SimProcess {
+  #spawn(role: 'worker' | 'sweeper' = 'worker'): SimProcess {
     return new SimProcess({
       id: this.#nextProcess++,
       gates: this.#gates,
       store: this.#backend.store,
-      queue: this.#queue,
+      queue: this.#workerQueue,
       actors: this.#options.actors,
       clock: this.clock,
       random: seededRandom(Math.floor(this.#rng() * 2 ** 32)),
       batchSize: this.#options.batchSize ?? 10,
       visibilityTimeoutMs: this.#visibilityMs(),
+      markRetentionMs: this.#markRetentionMs(),
+      maxAttempts: this.#options.maxAttempts ?? 1000,
+      sendBatchSize: () => 1 + Math.floor(this.#rng() * 10),
+      ...(this.#options.wrapPorts && role === 'worker'
+        ? { wrapPorts: this.#options.wrapPorts }
+        : {}),
       onReceive: (body) => {
         this.stats.deliveries++;
         return this.#monitor.received(this.#backend.store, body);
       },
       onVersionConflict: () => {
         this.stats.versionConflicts++;
+      },
+      onCommit: (commit, batch) => {
+        for (const item of commit.outbox) this.#holders.set(`${item.actorId}#${item.seq}`, batch);
+      },
+      ...(role === 'sweeper'
+        ? {
+            onOutboxRead: (actorId: string, items: readonly OutboxItem[]) =>
+              this.#checkSweep(actorId, items),
+          }
+        : {}),
+      onBatchSplit: () => {
+        this.stats.batchSplits++;
+      },
+      onAbandoned: () => {
+        this.stats.abandonedDrains++;
       },
     });
   }

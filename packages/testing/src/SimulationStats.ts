@@ -1,34 +1,78 @@
-/** What happened in one simulation run. */
+/** What happened in one simulation run: each fault injected, and what the system did. */
 export interface SimulationStats {
   steps: number;
+  /** Processes killed at an I/O boundary (see {@link crashesAt}). */
   crashes: number;
+  /** Crashes by the I/O boundary they struck, e.g. `store.commit:done` (after the commit). */
+  crashesAt: Record<string, number>;
+  /**
+   * Crashes and restarts that killed a worker between a commit with outbox items and its drain
+   * (before the drain's outbox delete, and before the process acked its inbox messages).
+   */
+  drainWindowCrashes: number;
+  /** Restarts from the journal as it was. */
   restarts: number;
+  /** Restarts from the journal compacted first. */
+  compactionRestarts: number;
+  /** Compacting restarts after which the journal was shorter. */
+  compactions: number;
+  /** Time jumps past the visibility timeout. */
   timeouts: number;
+  /** Time jumps past the queue's dedupe window. */
   longPauses: number;
+  /** Time jumps past the per-sender mark retention. */
+  retentionJumps: number;
   duplicateIngress: number;
+  /** Envelopes delivered again under a fresh dedupe id. */
   redeliveries: number;
+  /** Queue sends that failed one entry while later ones were accepted. */
+  partialSends: number;
+  /** Queue sends whose entries went in in another order across groups. */
+  reorders: number;
+  /** Sweeper runs started. */
+  sweeps: number;
+  /** Envelopes the sweeper sent (the sum of its `SweepResult.sent`). */
+  sweeperSent: number;
+  /** Envelopes the sweeper found while a live worker held them, committed and not yet drained. */
+  sweeperRaced: number;
+  /** Envelopes the sweeper found that no live worker held: left by a crash or a failed drain. */
+  sweeperRepairs: number;
+  /** Tasks that ended holding commits they had not drained (a failed drain; redelivery repairs). */
+  abandonedDrains: number;
+  /** Turns that committed their batch in two or more commits (store limits). */
+  batchSplits: number;
   /** Commits seen on the change feed. */
   commits: number;
   /** Inbox messages received by workers (redeliveries included). */
   deliveries: number;
   /** Commits refused because another worker committed the actor first (fencing, I5). */
   versionConflicts: number;
-  /** Crashes by the I/O boundary they struck, e.g. `store.commit:done` (after the commit). */
-  crashesAt: Record<string, number>;
 }
 
 export function emptyStats(): SimulationStats {
   return {
     steps: 0,
     crashes: 0,
+    crashesAt: {},
+    drainWindowCrashes: 0,
     restarts: 0,
+    compactionRestarts: 0,
+    compactions: 0,
     timeouts: 0,
     longPauses: 0,
+    retentionJumps: 0,
     duplicateIngress: 0,
     redeliveries: 0,
+    partialSends: 0,
+    reorders: 0,
+    sweeps: 0,
+    sweeperSent: 0,
+    sweeperRaced: 0,
+    sweeperRepairs: 0,
+    abandonedDrains: 0,
+    batchSplits: 0,
     commits: 0,
     deliveries: 0,
     versionConflicts: 0,
-    crashesAt: {},
   };
 }

@@ -1,6 +1,7 @@
 /**
- * How often each fault strikes. Each is the chance, per scheduling step, that the fault is
- * chosen instead of normal progress; budgets cap the total so every schedule reaches quiet.
+ * How often each fault strikes. Most are the chance, per scheduling step, that the fault is
+ * chosen instead of normal progress; `partialSend` and `reorder` are chances per queue send.
+ * Budgets cap the total so every schedule reaches quiet. Set a rate to 0 to switch a fault off.
  */
 export interface Faults {
   /** Kill a process that has a call parked at an I/O boundary. @default 0.03 */
@@ -9,7 +10,7 @@ export interface Faults {
   readonly crashBudget: number;
   /** Kill every process and reopen the backend from its journal. @default 0.002 */
   readonly restart: number;
-  /** Most restarts in one run. @default 2 */
+  /** Most restarts in one run (compacting restarts not included). @default 2 */
   readonly restartBudget: number;
   /** Jump time past the visibility timeout, so in-flight messages go to another worker. @default 0.01 */
   readonly timeout: number;
@@ -19,6 +20,36 @@ export interface Faults {
   readonly duplicateIngress: number;
   /** Deliver an earlier envelope again under a fresh dedupe id (SQS at-least-once). @default 0.01 */
   readonly redeliver: number;
+  /**
+   * Start the sweeper while workers run, so it races their drains (it also runs whenever
+   * everything else is quiet and an outbox is not empty). @default 0.03
+   */
+  readonly sweep: number;
+  /** Most sweeper runs started by `sweep` in one run. @default 30 */
+  readonly sweepBudget: number;
+  /**
+   * Per queue send (one `SendMessageBatch` call) of two or more entries: one entry fails while
+   * the others, a later one among them, are accepted, and the call throws UNAVAILABLE — SQS
+   * reports a batch per entry. @default 0.05
+   */
+  readonly partialSend: number;
+  /**
+   * Per queue send with entries for two or more groups: the queue takes the entries in another
+   * order across groups (each group's own order kept), as SQS FIFO may. @default 0.1
+   */
+  readonly reorder: number;
+  /** Kill every process and reopen the backend from its journal, compacted first. @default 0.002 */
+  readonly compaction: number;
+  /** Most compacting restarts in one run. @default 1 */
+  readonly compactionBudget: number;
+  /**
+   * While nothing is in flight (queue and outboxes empty, no task running) and ingress is still
+   * to come, jump time past the per-sender mark retention, so the next turns prune every mark.
+   * @default 0.05
+   */
+  readonly retentionJump: number;
+  /** Most retention jumps in one run. @default 2 */
+  readonly retentionJumpBudget: number;
 }
 
 export const defaultFaults: Faults = {
@@ -30,9 +61,17 @@ export const defaultFaults: Faults = {
   longPause: 0.002,
   duplicateIngress: 0.01,
   redeliver: 0.01,
+  sweep: 0.03,
+  sweepBudget: 30,
+  partialSend: 0.05,
+  reorder: 0.1,
+  compaction: 0.002,
+  compactionBudget: 1,
+  retentionJump: 0.05,
+  retentionJumpBudget: 2,
 };
 
-/** No faults at all: a plain deterministic run. */
+/** No faults at all: a plain deterministic run (the sweeper still runs when all else is quiet). */
 export const noFaults: Faults = {
   crash: 0,
   crashBudget: 0,
@@ -42,4 +81,12 @@ export const noFaults: Faults = {
   longPause: 0,
   duplicateIngress: 0,
   redeliver: 0,
+  sweep: 0,
+  sweepBudget: 0,
+  partialSend: 0,
+  reorder: 0,
+  compaction: 0,
+  compactionBudget: 0,
+  retentionJump: 0,
+  retentionJumpBudget: 0,
 };

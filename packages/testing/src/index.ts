@@ -1,6 +1,7 @@
+export { FaultyQueue, type FaultyQueueOptions, type QueueFault } from './FaultyQueue.ts';
 export { defaultFaults, type Faults, noFaults } from './faults.ts';
 export { SimulatedCrash } from './Gates.ts';
-export { SimProcess, type SimProcessOptions } from './SimProcess.ts';
+export { type SimPorts, SimProcess, type SimProcessOptions } from './SimProcess.ts';
 export { Simulation, SimulationError, type SimulationOptions } from './Simulation.ts';
 export type { SimulationStats } from './SimulationStats.ts';
 export { VirtualClock } from './VirtualClock.ts';

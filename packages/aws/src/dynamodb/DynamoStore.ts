@@ -11,6 +11,7 @@ import type {
   ActorRecord,
   Clock,
   Commit,
+  DeadLetter,
   IdempotencyRecord,
   OutboxItem,
   Store,
@@ -20,8 +21,10 @@ import { checkCommit, systemClock } from '@baton/core';
 import { invalidArgument, unavailable } from '../internal/unavailable.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
 import {
+  deadLetterToItem,
   type Item,
   idempotencyToItem,
+  itemToDeadLetter,
   itemToIdempotency,
   itemToOutbox,
   itemToRecord,
@@ -33,7 +36,10 @@ import {
   Attr,
   actorIdOf,
   actorPk,
+  DEAD_LETTER_SK_PREFIX,
   DYNAMO_STORE_LIMITS,
+  deadLetterShardKey,
+  deadLetterSk,
   IDEMPOTENCY_SK,
   idempotencyPk,
   MAX_OUTBOX_SHARDS,
@@ -160,6 +166,25 @@ export class DynamoStore implements Store {
           },
         }),
       ),
+      ...(commit.replaceIdempotency ?? []).map(
+        (outcome): TransactWriteItem => ({ Put: { TableName, Item: idempotencyToItem(outcome) } }),
+      ),
+      ...(commit.deadLetters?.put ?? []).map(
+        (letter): TransactWriteItem => ({
+          Put: { TableName, Item: deadLetterToItem(letter, this.#shards) },
+        }),
+      ),
+      ...(commit.deadLetters?.remove ?? []).map(
+        (messageId): TransactWriteItem => ({
+          Delete: {
+            TableName,
+            Key: {
+              [Attr.pk]: { S: actorPk(record.id) },
+              [Attr.sk]: { S: deadLetterSk(messageId) },
+            },
+          },
+        }),
+      ),
     ];
     try {
       await this.#client.send(
@@ -252,6 +277,50 @@ export class DynamoStore implements Store {
     const record = itemToIdempotency(item);
     // DynamoDB's TTL deletes an expired item only eventually: an expired record reads as absent.
     return record.expiresAt > this.#clock.now() ? record : undefined;
+  }
+
+  async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
+    const item = await this.#get(
+      actorPk(actorId),
+      deadLetterSk(messageId),
+      'GetItem (readDeadLetter)',
+    );
+    return item && itemToDeadLetter(item);
+  }
+
+  async listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
+    let items: Item[];
+    if (actorId !== undefined) {
+      items = await this.#query('Query (listDeadLetters)', {
+        TableName: this.tableName,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
+        ExpressionAttributeValues: {
+          ':pk': { S: actorPk(actorId) },
+          ':prefix': { S: DEAD_LETTER_SK_PREFIX },
+        },
+        ConsistentRead: true,
+      });
+    } else {
+      // The sparse index holds keys only: find every dead letter there, then read each.
+      const shards = Array.from({ length: this.#shards }, (_, shard) =>
+        this.#query('Query (listDeadLetters)', {
+          TableName: this.tableName,
+          IndexName: OUTBOX_INDEX,
+          KeyConditionExpression: '#shard = :shard',
+          ExpressionAttributeNames: { '#shard': Attr.obPk },
+          ExpressionAttributeValues: { ':shard': { S: deadLetterShardKey(shard) } },
+        }),
+      );
+      const keys = (await Promise.all(shards)).flat();
+      const found = await Promise.all(
+        keys.map((key) =>
+          this.#get(key[Attr.pk]?.S ?? '', key[Attr.sk]?.S ?? '', 'GetItem (listDeadLetters)'),
+        ),
+      );
+      items = found.filter((item): item is Item => item !== undefined);
+    }
+    return items.map(itemToDeadLetter).sort((a, b) => a.at - b.at);
   }
 
   async #get(pk: string, sk: string, operation: string): Promise<Item | undefined> {

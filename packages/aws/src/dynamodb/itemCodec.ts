@@ -5,13 +5,16 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type { ActorRecord, IdempotencyRecord, OutboxItem } from '@baton/core';
+import type { ActorRecord, DeadLetter, IdempotencyRecord, OutboxItem } from '@baton/core';
 import {
   Attr,
   actorIdOf,
   actorPk,
+  deadLetterShardKey,
+  deadLetterSk,
   IDEMPOTENCY_SK,
   idempotencyPk,
+  isShortId,
   OUTBOX_SK_PREFIX,
   outboxShard,
   outboxShardKey,
@@ -32,6 +35,7 @@ export function recordToItem(record: ActorRecord): Item {
     [Attr.inboxOffset]: record.inboxOffset,
     [Attr.marks]: json(record.marks),
     [Attr.sentSeq]: record.sentSeq,
+    ...(record.channels ? { [Attr.channels]: json(record.channels) } : {}),
   });
 }
 
@@ -44,6 +48,9 @@ export function itemToRecord(item: Item): ActorRecord {
     inboxOffset: raw[Attr.inboxOffset] as string,
     marks: JSON.parse(raw[Attr.marks] as string),
     sentSeq: raw[Attr.sentSeq] as number,
+    ...(raw[Attr.channels] === undefined
+      ? {}
+      : { channels: JSON.parse(raw[Attr.channels] as string) }),
   };
 }
 
@@ -72,8 +79,10 @@ export function idempotencyToItem(record: IdempotencyRecord): Item {
   return marshall({
     [Attr.pk]: idempotencyPk(record.key),
     [Attr.sk]: IDEMPOTENCY_SK,
+    ...(isShortId(record.key) ? {} : { [Attr.key]: record.key }),
     [Attr.actorId]: record.actorId,
     [Attr.outcome]: json(record.outcome),
+    ...(record.fingerprint === undefined ? {} : { [Attr.fingerprint]: record.fingerprint }),
     [Attr.expiresAt]: record.expiresAt,
     // DynamoDB TTL reads epoch seconds; it deletes within days, so reads check expiresAt too.
     [Attr.ttl]: Math.ceil(record.expiresAt / 1000),
@@ -83,9 +92,27 @@ export function idempotencyToItem(record: IdempotencyRecord): Item {
 export function itemToIdempotency(item: Item): IdempotencyRecord {
   const raw = unmarshall(item);
   return {
-    key: (raw[Attr.pk] as string).slice(2),
+    key: (raw[Attr.key] as string | undefined) ?? (raw[Attr.pk] as string).slice(2),
     actorId: raw[Attr.actorId] as string,
     outcome: JSON.parse(raw[Attr.outcome] as string),
     expiresAt: raw[Attr.expiresAt] as number,
+    ...(raw[Attr.fingerprint] === undefined
+      ? {}
+      : { fingerprint: raw[Attr.fingerprint] as string }),
   };
+}
+
+/** Dead letters share the sparse outbox index (by `at`), so a tool can list them all. */
+export function deadLetterToItem(letter: DeadLetter, shards: number): Item {
+  return marshall({
+    [Attr.pk]: actorPk(letter.actorId),
+    [Attr.sk]: deadLetterSk(letter.messageId),
+    [Attr.letter]: json(letter),
+    [Attr.obPk]: deadLetterShardKey(outboxShard(letter.actorId, shards)),
+    [Attr.obAt]: letter.at,
+  });
+}
+
+export function itemToDeadLetter(item: Item): DeadLetter {
+  return JSON.parse(unmarshall(item)[Attr.letter] as string);
 }

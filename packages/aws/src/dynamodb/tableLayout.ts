@@ -3,6 +3,7 @@
  * index, and the item-size budget that keeps every item the engine accepts inside DynamoDB's
  * 400 KB limit. The package README documents the same layout for operators.
  */
+import { createHash } from 'node:crypto';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import type { StoreLimits } from '@baton/core';
 
@@ -15,12 +16,16 @@ export const Attr = {
   inboxOffset: 'inboxOffset',
   marks: 'marks',
   sentSeq: 'sentSeq',
+  channels: 'channels',
   envelopes: 'envelopes',
   createdAt: 'createdAt',
   obPk: 'obPk',
   obAt: 'obAt',
   actorId: 'actorId',
   outcome: 'outcome',
+  fingerprint: 'fingerprint',
+  key: 'ikey',
+  letter: 'letter',
   expiresAt: 'expiresAt',
   ttl: 'ttl',
 } as const;
@@ -39,13 +44,38 @@ export const RECORD_SK = 'R';
 export const OUTBOX_SK_PREFIX = 'O#';
 /** The sort key of an idempotency record. */
 export const IDEMPOTENCY_SK = 'I';
+/** The sort key prefix of dead letters. */
+export const DEAD_LETTER_SK_PREFIX = 'D#';
 /** Outbox seqs are padded to this many digits so sort keys order like numbers (2^53 has 16). */
 const SEQ_DIGITS = 16;
 /** At most this many outbox index shards (`OUTBOX#0` … `OUTBOX#99`). */
 export const MAX_OUTBOX_SHARDS = 100;
 
 export const actorPk = (actorId: string): string => `A#${actorId}`;
-export const idempotencyPk = (key: string): string => `I#${key}`;
+export const idempotencyPk = (key: string): string => `I#${boundedKey(key)}`;
+/** A dead letter's sort key: the digest of its message id (the id itself is in the item). */
+export const deadLetterSk = (messageId: string): string =>
+  `${DEAD_LETTER_SK_PREFIX}${digest(messageId)}`;
+/** The index shard key of dead letters: they share the sparse outbox index, apart by prefix. */
+export const deadLetterShardKey = (shard: number): string => `DEAD#${shard}`;
+
+/** Longest id kept as it is in a key; longer ones (scoped ingress ids) are hashed. */
+const MAX_KEY_ID_BYTES = 900;
+
+/**
+ * An id as a key part: itself when short, else `#sha256:` and its digest, so every key stays
+ * inside DynamoDB's limits (2,048 bytes for a partition key, 1,024 for a sort key).
+ */
+export function boundedKey(id: string): string {
+  return isShortId(id) ? id : `#sha256:${digest(id)}`;
+}
+
+/** Whether {@link boundedKey} keeps `id` as it is (else the item stores the id whole besides). */
+export function isShortId(id: string): boolean {
+  return Buffer.byteLength(id, 'utf8') <= MAX_KEY_ID_BYTES;
+}
+
+const digest = (id: string): string => createHash('sha256').update(id).digest('base64url');
 export const outboxSk = (seq: number): string =>
   `${OUTBOX_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
 export const outboxShardKey = (shard: number): string => `OUTBOX#${shard}`;
@@ -88,7 +118,16 @@ function overhead(names: readonly string[], fixed: readonly string[], numbers: n
 /** Worst-case overhead per item type (see {@link overhead}). */
 export const ITEM_OVERHEAD = {
   record: overhead(
-    [Attr.pk, Attr.sk, Attr.ver, Attr.state, Attr.inboxOffset, Attr.marks, Attr.sentSeq],
+    [
+      Attr.pk,
+      Attr.sk,
+      Attr.ver,
+      Attr.state,
+      Attr.inboxOffset,
+      Attr.marks,
+      Attr.sentSeq,
+      Attr.channels,
+    ],
     [actorPk(''), RECORD_SK],
     2,
   ),
@@ -98,9 +137,24 @@ export const ITEM_OVERHEAD = {
     2,
   ),
   idempotency: overhead(
-    [Attr.pk, Attr.sk, Attr.actorId, Attr.outcome, Attr.expiresAt, Attr.ttl],
-    [idempotencyPk(''), IDEMPOTENCY_SK],
+    [
+      Attr.pk,
+      Attr.sk,
+      Attr.key,
+      Attr.actorId,
+      Attr.outcome,
+      Attr.fingerprint,
+      Attr.expiresAt,
+      Attr.ttl,
+    ],
+    // A long key is stored whole besides its digest in the partition key.
+    [idempotencyPk('x'.repeat(MAX_KEY_ID_BYTES + 1)), IDEMPOTENCY_SK],
     2,
+  ),
+  deadLetter: overhead(
+    [Attr.pk, Attr.sk, Attr.letter, Attr.obPk, Attr.obAt],
+    [actorPk(''), deadLetterSk(''), deadLetterShardKey(MAX_OUTBOX_SHARDS - 1)],
+    1,
   ),
 } as const;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { QueueMessage, ReceivedMessage } from '@baton/core';
-import { compareSeq, ErrorCode } from '@baton/core';
+import { compareSeq, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createFifoQueue, type FifoQueueOptions } from './createFifoQueue.ts';
@@ -225,14 +225,14 @@ describe('SqsQueue', () => {
     expect(JSON.parse(got!.body)).toEqual(value);
   });
 
-  it('refuses a message over 256 KB as MESSAGE_TOO_LARGE and sends nothing', async () => {
+  it('refuses a message over MAX_MESSAGE_BYTES (1 MiB) as MESSAGE_TOO_LARGE and sends nothing', async () => {
     const { queue } = await fresh();
     const error = await failure(
-      queue.send([msg('g', 'small'), msg('g', 'x'.repeat(256 * 1024 + 1), 'big')]),
+      queue.send([msg('g', 'small'), msg('g', 'x'.repeat(MAX_MESSAGE_BYTES + 1), 'big')]),
     );
     expect(error).toMatchObject({
       code: ErrorCode.MESSAGE_TOO_LARGE,
-      details: { dedupeId: 'big', limit: 262_144 },
+      details: { dedupeId: 'big', limit: MAX_MESSAGE_BYTES },
     });
     expect(await queue.approximateCounts()).toEqual({ visible: 0, inFlight: 0 });
   });

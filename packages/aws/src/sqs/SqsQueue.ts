@@ -11,7 +11,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core';
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
 import { invalidArgument, unavailable } from '../internal/unavailable.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE, toSqsBody, toSqsId } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
@@ -29,7 +29,7 @@ export interface SqsQueueOptions {
   readonly waitTimeSeconds?: number;
   /**
    * The largest message, and the largest `SendMessageBatch`, in bytes (body and attributes).
-   * @default 262_144 (256 KiB)
+   * @default MAX_MESSAGE_BYTES (SQS's 1 MiB)
    */
   readonly maxMessageBytes?: number;
 }
@@ -69,7 +69,7 @@ export class SqsQueue implements Queue {
 
   constructor(options: SqsQueueOptions) {
     const wait = options.waitTimeSeconds ?? 0;
-    const max = options.maxMessageBytes ?? 262_144;
+    const max = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     const problems: string[] = [];
     if (!options.client) problems.push('client is required');
     if (typeof options.queueUrl !== 'string' || !options.queueUrl.endsWith('.fifo')) {

@@ -12,6 +12,7 @@ import {
   BatonError,
   type Client,
   ErrorCode,
+  ingressMessageId,
   parseActorId,
   type SerializedError,
   toBatonError,
@@ -86,7 +87,7 @@ export async function handleFrame(
         break;
       case 'send':
       case 'ask':
-        await request(context, pusher, connectionId, message);
+        await request(context, pusher, connection, message);
         break;
     }
   } catch (error) {
@@ -151,33 +152,36 @@ async function subscribe(
 async function request(
   context: FrameContext,
   pusher: Pusher,
-  connectionId: string,
+  connection: ConnectionItem,
   message: SendMessage | AskMessage,
 ): Promise<void> {
+  const { connectionId, identity } = connection;
   const { requestId, to, name, payload, idempotencyKey } = message;
+  // The key is scoped by target and caller: one user can neither shadow nor read another's.
+  const messageId = ingressMessageId(to, idempotencyKey, identity);
   const kind = message.type === 'ask' ? 'ask' : message.visible === true ? 'visible' : undefined;
   if (kind) {
-    await context.registry.putPending(idempotencyKey, {
+    await context.registry.putPending(messageId, {
       connectionId,
       requestId,
       kind,
       actorId: to,
     });
   }
-  let messageId: string;
   try {
     const parsed = parseActorId(to);
     const ref = { id: to, type: parsed?.type ?? '', key: parsed?.key ?? '' };
-    ({ messageId } = await context.client.send(ref, name as never, payload as never, {
+    await context.client.send(ref, name as never, payload as never, {
       idempotencyKey,
-    }));
+      caller: identity,
+    });
   } catch (error) {
-    if (kind) await context.registry.deletePending(idempotencyKey, connectionId, requestId);
+    if (kind) await context.registry.deletePending(messageId, connectionId, requestId);
     throw error;
   }
   await pusher.send(connectionId, { v: PROTOCOL_VERSION, type: 'accepted', requestId, messageId });
   if (!kind) return;
-  const outcome = await context.store.readIdempotency(idempotencyKey);
+  const outcome = await context.store.readIdempotency(messageId);
   if (outcome) await answerPending(context, pusher, outcome);
 }
 

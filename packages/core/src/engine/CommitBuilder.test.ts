@@ -1,9 +1,15 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { checkCommit } from '../checkCommit.ts';
 import { jsonSize } from '../conflicts.ts';
 import type { Envelope } from '../envelope.ts';
 import type { ActorRecord, IdempotencyRecord, StoreLimits } from '../ports.ts';
-import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
+import {
+  CommitBuilder,
+  type MessageEffects,
+  outboxItemOverhead,
+  pruneMarks,
+} from './CommitBuilder.ts';
 
 const ACTOR = 'sender/a';
 
@@ -62,6 +68,8 @@ function effects(
 
 /** The size an envelope takes in an item, as the builder counts it. */
 const sizeOf = (e: Envelope) => jsonSize(e) + 1;
+/** The bytes of an outbox item of ACTOR besides its envelopes, when `first` opens it. */
+const overheadOf = (first: Envelope) => outboxItemOverhead(ACTOR, first.seq);
 
 describe('CommitBuilder', () => {
   it('starts empty with the base record', () => {
@@ -86,8 +94,8 @@ describe('CommitBuilder', () => {
 
   it('starts a new outbox item when the next send would pass the item limit', () => {
     const one = envelope(50);
-    // Room for exactly three envelopes of this size after the item overhead of 200 bytes.
-    const limits = { ...roomy, maxItemBytes: 200 + 3 * sizeOf(one) };
+    // Room for exactly three envelopes of this size after the item's overhead.
+    const limits = { ...roomy, maxItemBytes: overheadOf(one) + 3 * sizeOf(one) };
     const builder = new CommitBuilder(base, limits);
     const sends = [one, envelope(50), envelope(50), envelope(50), envelope(50)];
     builder.add(effects(sends.slice(0, 2)));
@@ -115,7 +123,11 @@ describe('CommitBuilder', () => {
 
   it('says a message does not fit when its sends need more outbox items than are left', () => {
     const e = envelope(50);
-    const limits = { ...roomy, maxTransactionItems: 3, maxItemBytes: 200 + 2 * sizeOf(e) };
+    const limits = {
+      ...roomy,
+      maxTransactionItems: 3,
+      maxItemBytes: overheadOf(e) + 2 * sizeOf(e),
+    };
     const builder = new CommitBuilder(base, limits);
     expect(builder.fits(effects([e, envelope(50)]))).toBe(true); // record + 1 item
     expect(builder.fits(effects([e, envelope(50), envelope(50), envelope(50)]))).toBe(true); // + 2
@@ -126,7 +138,11 @@ describe('CommitBuilder', () => {
 
   it('counts sends that still fit the open outbox item as no new item', () => {
     const e = envelope(50);
-    const limits = { ...roomy, maxTransactionItems: 2, maxItemBytes: 200 + 3 * sizeOf(e) };
+    const limits = {
+      ...roomy,
+      maxTransactionItems: 2,
+      maxItemBytes: overheadOf(e) + 3 * sizeOf(e),
+    };
     const builder = new CommitBuilder(base, limits);
     builder.add(effects([e]));
     expect(builder.fits(effects([envelope(50), envelope(50)]))).toBe(true);
@@ -144,7 +160,11 @@ describe('CommitBuilder', () => {
   });
 
   it('counts the bytes of messages already added against the byte limit', () => {
-    const limits = { ...roomy, maxTransactionBytes: jsonSize(base) + 200 + 3 * sizeOf(envelope()) };
+    const one = envelope();
+    const limits = {
+      ...roomy,
+      maxTransactionBytes: jsonSize(base) + overheadOf(one) + 3 * sizeOf(one),
+    };
     const builder = new CommitBuilder(base, limits);
     builder.add(effects([envelope(), envelope()]));
     expect(builder.fits(effects([envelope()]))).toBe(true);
@@ -181,6 +201,67 @@ describe('CommitBuilder', () => {
     const committed = { ...added.record, ver: 4 };
     builder.reset(committed);
     expect(builder.record).toBe(committed);
+  });
+
+  it('fills the outbox items of a very long actor id right up to the item limit, and every one passes checkCommit', () => {
+    // Multi-byte characters and characters JSON escapes count as checkCommit measures them.
+    const longId = `sender/${'é'.repeat(300)}"\\\u0001${'k'.repeat(700)}`;
+    const longBase: ActorRecord = { ...base, id: longId };
+    const send = (n: number): Envelope => ({
+      id: `${longId}:${n}`,
+      from: longId,
+      seq: n,
+      to: 'target/b',
+      name: 'note',
+      payload: { n },
+      sentAt: 0,
+    });
+    // Seven messages of two sends each, seqs 101–114 (envelopes of one size).
+    const messages = Array.from({ length: 7 }, (_, m) => ({
+      record: { ...longBase, sentSeq: 102 + 2 * m },
+      envelopes: [send(101 + 2 * m), send(102 + 2 * m)],
+      idempotency: undefined,
+    }));
+    const per = sizeOf(send(101));
+    const overhead = outboxItemOverhead(longId, 101);
+    expect(overhead).toBeGreaterThan(200); // the old fixed estimate fell short for such ids
+    // The widest createdAt a clock can give (25 bytes of JSON): items measured at their largest.
+    const widest = -0.0000012345678901234567;
+    expect(JSON.stringify(widest)).toHaveLength(25);
+
+    // Item limits around one to five envelopes, the exact fill of three, and the old estimate's.
+    const itemLimits = [overhead + 3 * per, overhead + 3 * per - 1, 200 + 3 * per];
+    for (let bytes = overhead + per; bytes <= overhead + 5 * per; bytes += 97) {
+      itemLimits.push(bytes);
+    }
+    for (const maxItemBytes of itemLimits) {
+      const limits = { ...roomy, maxItemBytes };
+      for (const createdAt of [widest, Date.now(), 0]) {
+        const builder = new CommitBuilder(longBase, limits);
+        for (const message of messages) {
+          expect(builder.fits(message)).toBe(true);
+          builder.add(message);
+        }
+        const { outbox, idempotency } = builder.take(longId, createdAt);
+        expect(outbox.flatMap((item) => item.envelopes)).toHaveLength(14);
+        const commit = {
+          record: { ...builder.record, ver: longBase.ver + 1 },
+          expectedVer: longBase.ver,
+          outbox,
+          idempotency,
+        };
+        expect(() => checkCommit(commit, limits), `maxItemBytes ${maxItemBytes}`).not.toThrow();
+        if (createdAt !== widest) continue;
+        // Exact: every item but the last is full, one more envelope would pass the limit.
+        for (const item of outbox.slice(0, -1)) {
+          expect(jsonSize(item) + per).toBeGreaterThan(maxItemBytes);
+        }
+        if (maxItemBytes === overhead + 3 * per) {
+          const full = maxItemBytes;
+          expect(outbox.map(jsonSize)).toEqual([full, full, full, full, overhead + 2 * per]);
+        }
+      }
+    }
   });
 
   it('never builds a commit past its limits when every message it took was said to fit', () => {

@@ -2,6 +2,8 @@ import { jsonSize } from '../conflicts.ts';
 import type { Envelope } from '../envelope.ts';
 import type {
   ActorRecord,
+  Commit,
+  DeadLetter,
   IdempotencyRecord,
   OutboxItem,
   SenderMark,
@@ -14,10 +16,41 @@ export interface MessageEffects {
   readonly record: ActorRecord;
   readonly envelopes: readonly Envelope[];
   readonly idempotency: IdempotencyRecord | undefined;
+  /** Whether `idempotency` replaces a stored outcome (a redrive) instead of being put once. */
+  readonly replacesOutcome?: boolean;
+  /** A message ended as DEAD_LETTERED: keep it. */
+  readonly deadLetter?: DeadLetter;
+  /** A redriven message applied: forget its dead letter. */
+  readonly redriven?: string;
 }
 
-/** Bytes an outbox item takes besides its envelopes (keys, timestamps, list framing). */
-const ITEM_OVERHEAD = 200;
+/** The parts of a commit besides the record. */
+export type PendingWrites = Pick<
+  Commit,
+  'outbox' | 'idempotency' | 'replaceIdempotency' | 'deadLetters'
+>;
+
+/**
+ * The widest JSON number (`-0.0000012345678901234567`): the room kept for an item's
+ * `createdAt`, which is known only when the commit is taken.
+ */
+const MAX_JSON_NUMBER_BYTES = 25;
+
+/**
+ * Bytes an outbox item of `actorId` starting at `seq` takes besides its envelopes, as
+ * `checkCommit` measures it: `jsonSize` of `{ actorId, seq, envelopes: [], createdAt }` with
+ * `createdAt` at its widest, less the one byte that each envelope's share (`jsonSize + 1`)
+ * counts for the comma before it and the first envelope has none of. The builder sizes items
+ * for its record's id, the `actorId` that `take` is given.
+ *
+ * @example
+ * outboxItemOverhead('account/alice', 7); // 87
+ */
+export function outboxItemOverhead(actorId: string, seq: number): number {
+  const empty = { actorId, seq, envelopes: [], createdAt: 0 } satisfies OutboxItem;
+  // `createdAt: 0` is 1 byte of JSON; the first envelope has no comma before it.
+  return jsonSize(empty) - 1 + MAX_JSON_NUMBER_BYTES - 1;
+}
 
 /**
  * Accumulates the effects of a batch's messages into one commit, and says when the next
@@ -29,6 +62,9 @@ export class CommitBuilder {
   #record: ActorRecord;
   #outbox: Array<{ seq: number; envelopes: Envelope[]; bytes: number }> = [];
   #idempotency: IdempotencyRecord[] = [];
+  #replaced: IdempotencyRecord[] = [];
+  #deadLetters = new Map<string, DeadLetter>();
+  #redriven = new Set<string>();
   #count = 0;
 
   constructor(base: ActorRecord, limits: StoreLimits) {
@@ -71,28 +107,50 @@ export class CommitBuilder {
         this.#outbox.push({
           seq: envelope.seq,
           envelopes: [envelope],
-          bytes: ITEM_OVERHEAD + bytes,
+          bytes: outboxItemOverhead(this.#record.id, envelope.seq) + bytes,
         });
       }
     }
-    if (effects.idempotency) this.#idempotency.push(effects.idempotency);
+    if (effects.idempotency) {
+      (effects.replacesOutcome ? this.#replaced : this.#idempotency).push(effects.idempotency);
+    }
+    if (effects.redriven !== undefined) {
+      this.#redriven.add(effects.redriven);
+      this.#deadLetters.delete(effects.redriven);
+    }
+    if (effects.deadLetter) this.#deadLetters.set(effects.deadLetter.messageId, effects.deadLetter);
     this.#record = effects.record;
     this.#count++;
   }
 
-  /** Takes the pending commit's outbox and idempotency records, leaving the builder empty. */
-  take(actorId: string, now: number): { outbox: OutboxItem[]; idempotency: IdempotencyRecord[] } {
+  /** Whether a message added since the last commit redrove the dead letter `messageId`. */
+  redrives(messageId: string): boolean {
+    return this.#redriven.has(messageId);
+  }
+
+  /** Takes the pending commit's writes besides the record, leaving the builder empty. */
+  take(actorId: string, now: number): PendingWrites {
     const outbox = this.#outbox.map((item) => ({
       actorId,
       seq: item.seq,
       envelopes: item.envelopes,
       createdAt: now,
     }));
-    const idempotency = this.#idempotency;
+    const put = [...this.#deadLetters.values()];
+    const remove = [...this.#redriven].filter((id) => !this.#deadLetters.has(id));
+    const writes: PendingWrites = {
+      outbox,
+      idempotency: this.#idempotency,
+      ...(this.#replaced.length > 0 ? { replaceIdempotency: this.#replaced } : {}),
+      ...(put.length + remove.length > 0 ? { deadLetters: { put, remove } } : {}),
+    };
     this.#outbox = [];
     this.#idempotency = [];
+    this.#replaced = [];
+    this.#deadLetters = new Map();
+    this.#redriven = new Set();
     this.#count = 0;
-    return { outbox, idempotency };
+    return writes;
   }
 
   /** Sets the committed record (after a commit, the base of the next one). */
@@ -102,19 +160,32 @@ export class CommitBuilder {
 
   /** Items and bytes the pending commit would have with `effects` added. */
   #plan(effects: MessageEffects): { items: number; bytes: number } {
-    let items = 1 + this.#outbox.length + this.#idempotency.length;
+    let items =
+      1 +
+      this.#outbox.length +
+      this.#idempotency.length +
+      this.#replaced.length +
+      this.#deadLetters.size +
+      this.#redriven.size;
     let bytes = jsonSize(effects.record);
     for (const item of this.#outbox) bytes += item.bytes;
-    for (const record of this.#idempotency) bytes += jsonSize(record);
+    for (const record of [...this.#idempotency, ...this.#replaced]) bytes += jsonSize(record);
+    for (const letter of this.#deadLetters.values()) bytes += jsonSize(letter);
+    if (effects.deadLetter) {
+      items++;
+      bytes += jsonSize(effects.deadLetter);
+    }
+    if (effects.redriven !== undefined) items++;
     let open = this.#outbox.at(-1)?.bytes ?? Number.POSITIVE_INFINITY;
     for (const envelope of effects.envelopes) {
       const size = jsonSize(envelope) + 1;
       if (open + size <= this.#limits.maxItemBytes) {
         open += size;
       } else {
+        const overhead = outboxItemOverhead(this.#record.id, envelope.seq);
         items++;
-        open = ITEM_OVERHEAD + size;
-        bytes += ITEM_OVERHEAD;
+        open = overhead + size;
+        bytes += overhead;
       }
       bytes += size;
     }

@@ -29,8 +29,17 @@ export interface EngineOptions {
   readonly cacheSize?: number;
   /** How long an ingress idempotency key is remembered (I7). @default 14 days */
   readonly idempotencyRetentionMs?: number;
-  /** How long an idle sender's mark is kept. @default 14 days */
+  /**
+   * How long a receiver keeps an idle sender's mark. A sender forgets an idle channel after half
+   * of it, so keep it over twice the queue's message retention. @default 28 days
+   */
   readonly markRetentionMs?: number;
+  /**
+   * Deliveries of a message whose handler keeps failing before the engine ends it as
+   * DEAD_LETTERED (kept for redrive). Keep it below the queue's own maxReceives, the backstop
+   * for failures outside handlers. @default 3
+   */
+  readonly maxAttempts?: number;
 }
 
 /** The resolved options: what every engine function takes. */
@@ -46,6 +55,7 @@ export interface Engine {
   readonly visibilityTimeoutMs: number;
   readonly idempotencyRetentionMs: number;
   readonly markRetentionMs: number;
+  readonly maxAttempts: number;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -72,8 +82,10 @@ export function createEngine(options: EngineOptions): Engine {
       options.idempotencyRetentionMs,
       14 * DAY,
     ),
-    markRetentionMs: positive('markRetentionMs', options.markRetentionMs, 14 * DAY),
+    markRetentionMs: positive('markRetentionMs', options.markRetentionMs, 28 * DAY),
+    maxAttempts: positive('maxAttempts', options.maxAttempts, 3),
   };
+  if (engine.maxAttempts < 1) problems.push('maxAttempts must be at least 1');
   if (!options.store || !options.queue) problems.push('store and queue are required');
   if (problems.length > 0) {
     throw new BatonError(

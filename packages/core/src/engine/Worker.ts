@@ -94,7 +94,7 @@ export class Worker {
         });
         break;
       }
-      batch.push({ envelope, queueSeq: message.seq });
+      batch.push({ envelope, queueSeq: message.seq, receiveCount: message.receiveCount });
     }
     const result = await runTurn(this.engine, actorId, batch);
     const redelivered = messages.some((m) => m.receiveCount > 1);

@@ -1,22 +1,32 @@
 import { jsonSize, readConflict } from '../conflicts.ts';
-import { type Envelope, isActorSender } from '../envelope.ts';
+import { actorMessageId, type Envelope, isActorSender } from '../envelope.ts';
+import { type BatonError, isBatonError, type SerializedError, toBatonError } from '../errors.ts';
 import {
-  BatonError,
-  ErrorCode,
-  isBatonError,
-  type SerializedError,
-  toBatonError,
-} from '../errors.ts';
-import { type ActorRecord, compareSeq, type IdempotencyRecord, type Outcome } from '../ports.ts';
+  type ActorRecord,
+  compareSeq,
+  type DeadLetter,
+  type IdempotencyRecord,
+  type Outcome,
+} from '../ports.ts';
 import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
+import { type Arrival, classify, markAfter, pruneChannels } from './channels.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Engine } from './EngineConfig.ts';
+import {
+  commitTooLarge,
+  deadLettered,
+  replyTooLarge,
+  stateNotJson,
+  stateTooLarge,
+} from './turnErrors.ts';
 
 /** One inbox message as the engine sees it. */
 export interface Inbound {
   readonly envelope: Envelope;
   /** The queue's sequence number: compared with the record's inbox offset. */
   readonly queueSeq: string;
+  /** Deliveries of this message so far (the queue's receive count). @default 1 */
+  readonly receiveCount?: number;
 }
 
 export interface TurnResult {
@@ -83,6 +93,12 @@ function initialState(engine: Engine, actorId: string): unknown {
   return definition.initial(actorId.slice(slash + 1));
 }
 
+/** Why a message is applied: where it stands on its channel, or the dead letter it redrives. */
+interface Admission {
+  readonly arrival?: Arrival;
+  readonly redrives?: DeadLetter;
+}
+
 async function applyBatch(
   engine: Engine,
   base: ActorRecord,
@@ -97,34 +113,39 @@ async function applyBatch(
   let retry: BatonError | undefined;
 
   const commit = async () => {
-    const { outbox, idempotency } = builder.take(base.id, engine.clock.now());
+    const pending = builder.take(base.id, engine.clock.now());
     const record = { ...builder.record, ver: committed.ver + 1 };
-    await engine.store.commit({ expectedVer: committed.ver, record, outbox, idempotency });
+    await engine.store.commit({ expectedVer: committed.ver, record, ...pending });
     committed = record;
     builder.reset(record);
     engine.cache.set(record);
-    for (const item of outbox) sent += item.envelopes.length;
+    for (const item of pending.outbox) sent += item.envelopes.length;
   };
 
   const seenKeys = new Set<string>();
   for (const inbound of batch) {
     // A queue may hand over two copies of one ingress message (SQS is at-least-once).
     const copy = !isActorSender(inbound.envelope) && seenKeys.has(inbound.envelope.id);
-    if (copy || isDuplicate(builder.record, inbound, duplicateKeys)) {
+    const admission = copy ? undefined : await admit(engine, builder, inbound, duplicateKeys);
+    if (!admission) {
       sawDuplicate = true;
       done++;
       continue;
     }
     if (!isActorSender(inbound.envelope)) seenKeys.add(inbound.envelope.id);
-    const effects = await applyMessage(engine, builder, inbound);
+    let effects = await applyMessage(engine, builder.record, inbound, admission);
     if (isBatonError(effects)) {
-      retry = effects;
-      break;
+      if ((inbound.receiveCount ?? 1) < engine.maxAttempts) {
+        retry = effects;
+        break;
+      }
+      effects = deadLetter(engine, builder.record, inbound, admission, effects);
     }
     if (!builder.fits(effects)) {
       if (builder.size > 0) await commit();
       if (!builder.fits(effects)) {
-        builder.add(reject(engine, builder.record, inbound, tooLarge(engine, inbound)));
+        const error = commitTooLarge(inbound.envelope, engine.store.limits);
+        builder.add(reject(engine, builder.record, inbound, admission, error));
         done++;
         continue;
       }
@@ -136,20 +157,38 @@ async function applyBatch(
   return { done, sent, sawDuplicate, ...(retry ? { retry } : {}) };
 }
 
-function isDuplicate(record: ActorRecord, inbound: Inbound, duplicateKeys: ReadonlySet<string>) {
+/**
+ * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
+ * per-channel mark, idempotency key, or a redrive whose dead letter is gone).
+ */
+async function admit(
+  engine: Engine,
+  builder: CommitBuilder,
+  inbound: Inbound,
+  duplicateKeys: ReadonlySet<string>,
+): Promise<Admission | undefined> {
   const { envelope } = inbound;
-  if (compareSeq(inbound.queueSeq, record.inboxOffset) <= 0) return true;
-  if (isActorSender(envelope)) return envelope.seq <= (record.marks[envelope.from]?.seq ?? 0);
-  return duplicateKeys.has(envelope.id);
+  const record = builder.record;
+  if (compareSeq(inbound.queueSeq, record.inboxOffset) <= 0) return undefined;
+  if (envelope.redrive !== undefined) {
+    if (builder.redrives(envelope.id)) return undefined;
+    const kept = await engine.store.readDeadLetter(record.id, envelope.id);
+    return kept?.at === envelope.redrive ? { redrives: kept } : undefined;
+  }
+  if (isActorSender(envelope)) {
+    const arrival = classify(record.marks[envelope.from], envelope);
+    return arrival.kind === 'duplicate' ? undefined : { arrival };
+  }
+  return duplicateKeys.has(envelope.id) ? undefined : {};
 }
 
 /** Runs the handler on a draft; returns its effects, a rejection, or the error that stops the batch. */
 async function applyMessage(
   engine: Engine,
-  builder: CommitBuilder,
+  current: ActorRecord,
   inbound: Inbound,
+  admission: Admission,
 ): Promise<MessageEffects | BatonError> {
-  const current = builder.record;
   const { envelope } = inbound;
   let reply: unknown;
   let effects: ReturnType<typeof createHandlerContext>;
@@ -164,41 +203,55 @@ async function applyMessage(
       engine.logger.warn('message will be retried', {
         actor: current.id,
         messageId: envelope.id,
+        attempt: inbound.receiveCount ?? 1,
         error: error.message,
       });
       return error;
     }
-    return reject(engine, current, inbound, error);
+    return reject(engine, current, inbound, admission, error);
   }
 
+  // State and reply as JSON: what a warm worker keeps is exactly what a reload returns.
+  let state: unknown;
+  try {
+    state = asJson(effects.ctx.state);
+    reply = asJson(reply);
+  } catch (error) {
+    return reject(engine, current, inbound, admission, stateNotJson(current.id, error));
+  }
   const now = engine.clock.now();
+  const advanced = advance(engine, current, inbound, admission);
+  const channels = { ...advanced.channels };
   let sentSeq = current.sentSeq;
   const envelopes = effects.sends.map(({ to, name, payload }): Envelope => {
     sentSeq++;
-    return {
-      id: `${current.id}:${sentSeq}`,
-      from: current.id,
-      seq: sentSeq,
-      to,
-      name,
-      payload,
-      sentAt: now,
-    };
+    const prev = channels[to]?.seq ?? 0;
+    channels[to] = { seq: sentSeq, at: now };
+    const id = actorMessageId(current.id, sentSeq);
+    return { id, from: current.id, seq: sentSeq, prev, to, name, payload, sentAt: now };
   });
-  const record: ActorRecord = {
-    ...advance(engine, current, inbound),
-    state: effects.ctx.state,
-    sentSeq,
-  };
-  if (!builder.recordFits(record)) {
-    return reject(engine, current, inbound, stateTooLarge(engine, record));
+  const record: ActorRecord = { ...advanced, state, sentSeq, channels };
+  if (jsonSize(record) > engine.store.limits.maxItemBytes) {
+    return reject(
+      engine,
+      current,
+      inbound,
+      admission,
+      stateTooLarge(current.id, engine.store.limits),
+    );
   }
-  const idempotency = idempotencyFor(engine, inbound, { ok: true, value: reply });
+  const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply });
   // A reply too large to store would fail every commit of the batch and block the actor.
   if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
-    return reject(engine, current, inbound, replyTooLarge(engine, inbound));
+    return reject(
+      engine,
+      current,
+      inbound,
+      admission,
+      replyTooLarge(envelope, engine.store.limits),
+    );
   }
-  return { record, envelopes, idempotency };
+  return { record, envelopes, idempotency, ...redriveEffects(admission) };
 }
 
 /** A terminal rejection: the state stays, the message counts as processed, an asker is told. */
@@ -206,6 +259,7 @@ function reject(
   engine: Engine,
   current: ActorRecord,
   inbound: Inbound,
+  admission: Admission,
   error: BatonError,
 ): MessageEffects {
   engine.logger.warn('message rejected', {
@@ -214,7 +268,105 @@ function reject(
     code: error.code,
     error: error.message,
   });
-  let idempotency = idempotencyFor(engine, inbound, { ok: false, error: error.toJSON() });
+  return {
+    record: advance(engine, current, inbound, admission),
+    envelopes: [],
+    idempotency: failedOutcome(engine, inbound.envelope, error),
+    ...redriveEffects(admission),
+  };
+}
+
+/**
+ * Ends a message that kept failing (DEAD_LETTERED) in the actor's own turn: the state stays, the
+ * actor goes on with its next message, an asker is told, and the message is kept to redrive.
+ */
+function deadLetter(
+  engine: Engine,
+  current: ActorRecord,
+  inbound: Inbound,
+  admission: Admission,
+  last: BatonError,
+): MessageEffects {
+  const { envelope } = inbound;
+  const attempts = inbound.receiveCount ?? 1;
+  const error = deadLettered(envelope, attempts, last);
+  engine.logger.error('message dead-lettered after repeated failures', {
+    actor: current.id,
+    messageId: envelope.id,
+    attempts,
+    error: last.message,
+  });
+  const { redrive: _, ...original } = envelope;
+  const kept: DeadLetter = {
+    actorId: current.id,
+    messageId: envelope.id,
+    envelope: original,
+    redrivable: true,
+    error: error.toJSON(),
+    attempts,
+    at: engine.clock.now(),
+  };
+  // A dead letter too large for a record keeps everything but the payload.
+  const fits = jsonSize(kept) <= engine.store.limits.maxItemBytes;
+  return {
+    record: advance(engine, current, inbound, admission),
+    envelopes: [],
+    idempotency: failedOutcome(engine, envelope, error),
+    deadLetter: fits
+      ? kept
+      : { ...kept, envelope: { ...original, payload: null }, redrivable: false },
+    ...(admission.redrives ? { replacesOutcome: true } : {}),
+  };
+}
+
+/** A redriven message, once applied or rejected, leaves the dead letters and replaces its outcome. */
+function redriveEffects(admission: Admission): Partial<MessageEffects> {
+  return admission.redrives
+    ? { redriven: admission.redrives.messageId, replacesOutcome: true }
+    : {};
+}
+
+/** The record with the inbox offset and the sender's mark moved past `inbound`. */
+function advance(
+  engine: Engine,
+  current: ActorRecord,
+  inbound: Inbound,
+  admission: Admission,
+): ActorRecord {
+  const { envelope } = inbound;
+  const now = engine.clock.now();
+  const marks = pruneMarks(current.marks, now - engine.markRetentionMs);
+  const { arrival } = admission;
+  if (arrival && isActorSender(envelope)) {
+    const mark = current.marks[envelope.from];
+    if (arrival.kind === 'gap') {
+      engine.logger.error('gap on a channel: messages from the sender never arrived in order', {
+        actor: current.id,
+        from: envelope.from,
+        messageId: envelope.id,
+        missingAfter: arrival.missing[0],
+        missingUpTo: arrival.missing[1],
+      });
+    } else if (arrival.kind === 'late') {
+      engine.logger.warn('applying a message that was missing from its channel', {
+        actor: current.id,
+        messageId: envelope.id,
+      });
+    }
+    marks[envelope.from] = markAfter(mark, envelope, arrival, now);
+  }
+  // Channels are forgotten well before the receivers' marks (half the retention), so a message
+  // that opens a channel anew can never meet a receiver that still expects the old one.
+  const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
+  return { ...current, inboxOffset: inbound.queueSeq, marks, channels };
+}
+
+function failedOutcome(
+  engine: Engine,
+  envelope: Envelope,
+  error: BatonError,
+): IdempotencyRecord | undefined {
+  const idempotency = idempotencyFor(engine, envelope, { ok: false, error: error.toJSON() });
   // Error details too large to store would fail every commit of the batch: keep the gist.
   if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
     const gist: SerializedError = {
@@ -222,58 +374,28 @@ function reject(
       message: error.message.slice(0, 1000),
       details: { truncated: true },
     };
-    idempotency = { ...idempotency, outcome: { ok: false, error: gist } };
+    return { ...idempotency, outcome: { ok: false, error: gist } };
   }
-  return { record: advance(engine, current, inbound), envelopes: [], idempotency };
-}
-
-/** The record with the inbox offset and the sender's mark moved past `inbound`. */
-function advance(engine: Engine, current: ActorRecord, inbound: Inbound): ActorRecord {
-  const { envelope } = inbound;
-  const now = engine.clock.now();
-  const marks = pruneMarks(current.marks, now - engine.markRetentionMs);
-  if (isActorSender(envelope)) marks[envelope.from] = { seq: envelope.seq, at: now };
-  return { ...current, inboxOffset: inbound.queueSeq, marks };
+  return idempotency;
 }
 
 function idempotencyFor(
   engine: Engine,
-  inbound: Inbound,
+  envelope: Envelope,
   outcome: Outcome,
 ): IdempotencyRecord | undefined {
-  const { envelope } = inbound;
   if (isActorSender(envelope)) return undefined;
   return {
     key: envelope.id,
     actorId: envelope.to,
     outcome,
     expiresAt: engine.clock.now() + engine.idempotencyRetentionMs,
+    ...(envelope.fingerprint === undefined ? {} : { fingerprint: envelope.fingerprint }),
   };
 }
 
-function stateTooLarge(engine: Engine, record: ActorRecord): BatonError {
-  const limit = engine.store.limits.maxItemBytes;
-  return new BatonError(
-    ErrorCode.STATE_TOO_LARGE,
-    `the state of ${record.id} would grow past the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: keep large data elsewhere or split the actor`,
-    { details: { actorId: record.id, limit } },
-  );
-}
-
-function replyTooLarge(engine: Engine, inbound: Inbound): BatonError {
-  const limit = engine.store.limits.maxItemBytes;
-  return new BatonError(
-    ErrorCode.MESSAGE_TOO_LARGE,
-    `the reply to ${inbound.envelope.id} is larger than the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: reply with less and keep large data elsewhere`,
-    { details: { message: inbound.envelope.id, limit } },
-  );
-}
-
-function tooLarge(engine: Engine, inbound: Inbound): BatonError {
-  const limits = engine.store.limits;
-  return new BatonError(
-    ErrorCode.MESSAGE_TOO_LARGE,
-    `message ${inbound.envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes): send fewer or smaller messages per handler`,
-    { details: { message: inbound.envelope.id, ...limits } },
-  );
+/** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */
+function asJson(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : JSON.parse(text);
 }

@@ -88,6 +88,7 @@ export class Connection {
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
     this.#requests = {
       client: context.client,
+      identity,
       engine: context.engine,
       tracker: context.tracker,
       reply: (frame) => this.send(frame),

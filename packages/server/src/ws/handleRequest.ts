@@ -4,7 +4,13 @@ import {
   type SendMessage,
   type ServerMessage,
 } from '@baton/client/protocol';
-import { type ActorRef, type Client, parseActorId, toBatonError } from '@baton/core';
+import {
+  type ActorRef,
+  type Client,
+  ingressMessageId,
+  parseActorId,
+  toBatonError,
+} from '@baton/core';
 import type { QueryEngine } from '../QueryEngine.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import type { SubscriptionStream } from './SubscriptionStream.ts';
@@ -13,10 +19,12 @@ import type { SubscriptionStream } from './SubscriptionStream.ts';
  * What a request handler needs from its connection.
  *
  * @example
- * const context: RequestContext = { client, engine, tracker, reply: send, streams, hold };
+ * const context: RequestContext = { client, identity, engine, tracker, reply: send, streams, hold };
  */
 export interface RequestContext {
   readonly client: Client;
+  /** The connection's authenticated identity: idempotency keys are scoped by it. */
+  readonly identity: unknown;
   readonly engine: QueryEngine;
   readonly tracker: CommitTracker;
   /** Sends a frame, unless the connection closed. */
@@ -47,12 +55,15 @@ export async function handleRequest(
   const { requestId, to, name, payload, idempotencyKey } = message;
   const waitsForCommit = message.type === 'ask' || message.visible === true;
   const wait = waitsForCommit
-    ? context.tracker.wait(idempotencyKey, to, { onFeed: message.type === 'send' })
+    ? context.tracker.wait(ingressMessageId(to, idempotencyKey, context.identity), to, {
+        onFeed: message.type === 'send',
+      })
     : undefined;
   const forget = wait ? context.hold(wait) : () => {};
   try {
     const { messageId } = await context.client.send(refOf(to), name as never, payload as never, {
       idempotencyKey,
+      caller: context.identity,
     });
     context.reply({ v: PROTOCOL_VERSION, type: 'accepted', requestId, messageId });
     if (!wait) return;

@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, ErrorCode } from './errors.ts';
 
 /**
  * JSON with object keys sorted at every depth, so equal values give equal text whatever order

@@ -1,0 +1,76 @@
+/**
+ * Per-channel bookkeeping (sender → target): how a receiver tells a message it already applied
+ * from one that is missing. Every actor message carries its sender's `seq` (unique, increasing)
+ * and `prev`, the `seq` of the sender's previous message to the same target. A receiver keeps
+ * per sender the last `seq` it applied; a message whose `prev` is past that mark reveals a gap:
+ * the messages in between left the inbox unapplied (a dead-letter queue, an expiry). The gap is
+ * reported and remembered, so a missing message that arrives later (a redrive) is applied once,
+ * never skipped as a duplicate.
+ */
+import type { Envelope } from '../envelope.ts';
+import type { ChannelMark, SenderMark } from '../ports.ts';
+
+/** How many gaps one sender's mark remembers; past it the oldest is forgotten, loudly. */
+export const MAX_GAPS = 32;
+
+export type Arrival =
+  /** Next on its channel (or the first one): apply it. */
+  | { readonly kind: 'next' }
+  /** Applied already: skip it. */
+  | { readonly kind: 'duplicate' }
+  /** Later than a message that never arrived: apply it and remember `(lo, hi]` as missing. */
+  | { readonly kind: 'gap'; readonly missing: readonly [number, number] }
+  /** A message that was missing: apply it now. */
+  | { readonly kind: 'late' };
+
+/** Classifies an actor message against the receiver's mark for its sender. */
+export function classify(mark: SenderMark | undefined, envelope: Envelope): Arrival {
+  const last = mark?.seq ?? 0;
+  if (envelope.seq <= last) {
+    const missing = mark?.missing?.some(([lo, hi]) => envelope.seq > lo && envelope.seq <= hi);
+    return missing ? { kind: 'late' } : { kind: 'duplicate' };
+  }
+  const prev = envelope.prev ?? 0;
+  // prev 0 opens the channel (a first message, or the sender forgot an idle channel).
+  if (prev > last) return { kind: 'gap', missing: [last, prev] };
+  return { kind: 'next' };
+}
+
+/** The receiver's mark after applying (or rejecting) `envelope`, classified as `arrival`. */
+export function markAfter(
+  mark: SenderMark | undefined,
+  envelope: Envelope,
+  arrival: Arrival,
+  now: number,
+): SenderMark {
+  let missing = [...(mark?.missing ?? [])];
+  let seq = mark?.seq ?? 0;
+  if (arrival.kind === 'late') {
+    // The late message's own `prev` says nothing else of this channel lies in (prev, seq).
+    const prev = envelope.prev ?? envelope.seq - 1;
+    missing = missing.flatMap(([lo, hi]): Array<[number, number]> => {
+      if (envelope.seq <= lo || envelope.seq > hi) return [[lo, hi]];
+      const parts: Array<[number, number]> = [];
+      if (prev > lo) parts.push([lo, prev]);
+      if (hi > envelope.seq) parts.push([envelope.seq, hi]);
+      return parts;
+    });
+  } else {
+    if (arrival.kind === 'gap') missing.push([...arrival.missing]);
+    seq = envelope.seq;
+  }
+  if (missing.length > MAX_GAPS) missing = missing.slice(-MAX_GAPS);
+  return missing.length > 0 ? { seq, at: now, missing } : { seq, at: now };
+}
+
+/** Channels to targets, with those idle since `before` forgotten (their next message opens anew). */
+export function pruneChannels(
+  channels: Readonly<Record<string, ChannelMark>> | undefined,
+  before: number,
+): Record<string, ChannelMark> {
+  const kept: Record<string, ChannelMark> = {};
+  for (const [target, channel] of Object.entries(channels ?? {})) {
+    if (channel.at >= before) kept[target] = channel;
+  }
+  return kept;
+}

@@ -1,0 +1,47 @@
+/** The terminal errors the turn engine gives a message it cannot apply. */
+import type { Envelope } from '../envelope.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
+import type { StoreLimits } from '../ports.ts';
+
+export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError {
+  const limit = limits.maxItemBytes;
+  return new BatonError(
+    ErrorCode.STATE_TOO_LARGE,
+    `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: keep large data elsewhere or split the actor`,
+    { details: { actorId, limit } },
+  );
+}
+
+export function stateNotJson(actorId: string, cause: unknown): BatonError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `a handler of ${actorId} left state that is not JSON (${reason}); the message was rejected and the state is unchanged: keep state to plain JSON values (no BigInt, no cycles)`,
+    { details: { actorId }, cause },
+  );
+}
+
+export function replyTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
+  const limit = limits.maxItemBytes;
+  return new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `the reply to ${envelope.id} is larger than the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: reply with less and keep large data elsewhere`,
+    { details: { message: envelope.id, limit } },
+  );
+}
+
+export function commitTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
+  return new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes): send fewer or smaller messages per handler`,
+    { details: { message: envelope.id, ...limits } },
+  );
+}
+
+export function deadLettered(envelope: Envelope, attempts: number, last: BatonError): BatonError {
+  return new BatonError(
+    ErrorCode.DEAD_LETTERED,
+    `message ${envelope.id} to ${envelope.to} failed ${attempts} times (last: ${last.message}); it was ended without changing the actor and kept as a dead letter: fix the cause, then redrive it`,
+    { details: { messageId: envelope.id, actorId: envelope.to, attempts, cause: last.toJSON() } },
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * Size limits every backend enforces alike, so that what AWS would refuse is refused the same
+ * way on the embedded backend, in tests, before anything is stored or sent.
+ */
+
+/**
+ * The largest queue message, in bytes (UTF-8 body plus message attributes): SQS's maximum
+ * message size, 1 MiB since 2025 (256 KiB before). The SQS adapter and the embedded queue both
+ * refuse a larger message with a terminal MESSAGE_TOO_LARGE and send nothing.
+ *
+ * @example
+ * if (Buffer.byteLength(body, 'utf8') > MAX_MESSAGE_BYTES) throw new Error('too large for a queue');
+ */
+export const MAX_MESSAGE_BYTES = 1_048_576;
+
+/**
+ * The longest actor key, in UTF-8 bytes. DynamoDB allows 2,048 bytes in a partition key, and
+ * Baton's keys hold more than the actor key: a type and a prefix (`A#type/key`), and for ingress
+ * ids the actor id plus an idempotency key of up to 200 characters. Half the partition-key
+ * limit leaves room for all of them. `Definition.ref(key)` and `Registry.resolve` refuse a
+ * longer key with INVALID_REF.
+ *
+ * @example
+ * Account.ref('x'.repeat(MAX_ACTOR_KEY_BYTES)); // fine
+ * Account.ref('x'.repeat(MAX_ACTOR_KEY_BYTES + 1)); // throws INVALID_REF
+ */
+export const MAX_ACTOR_KEY_BYTES = 1024;

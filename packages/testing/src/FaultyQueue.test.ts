@@ -1,0 +1,83 @@
+import { ErrorCode, isBatonError, type QueueMessage, seededRandom } from '@baton/core';
+import { EmbeddedQueue } from '@baton/embedded';
+import { describe, expect, it } from 'vitest';
+import { FaultyQueue, type QueueFault } from './FaultyQueue.ts';
+
+function msg(group: string, body: string): QueueMessage {
+  return { group, dedupeId: `${group}:${body}`, body };
+}
+
+function setup(rates: { partialSend: number; reorder: number }, seed = 1) {
+  const inner = new EmbeddedQueue();
+  const faults: QueueFault[] = [];
+  const queue = new FaultyQueue(inner, {
+    ...rates,
+    random: seededRandom(seed),
+    onFault: (f) => faults.push(f),
+  });
+  const bodies = () => inner.messages().map((m) => `${m.group}${m.body}`);
+  return { inner, queue, faults, bodies };
+}
+
+describe('FaultyQueue', () => {
+  it('accepts a later entry of a send while an earlier one fails, and names the failed one', async () => {
+    let laterAccepted = false;
+    for (let seed = 1; seed <= 20; seed++) {
+      const { queue, faults, bodies } = setup({ partialSend: 1, reorder: 0 }, seed);
+      const error = await queue.send([msg('a', '1'), msg('a', '2'), msg('a', '3')]).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isBatonError(error) && error.code).toBe(ErrorCode.UNAVAILABLE);
+      const failed = (error as { details: { failed: string[] } }).details.failed;
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).not.toBe('a:3'); // the failed entry is never the last one
+      const sent = bodies();
+      expect(sent).toHaveLength(2);
+      expect(sent).not.toContain(failed[0]!.replace(':', ''));
+      expect(faults).toEqual(['partialSend']);
+      if (failed[0] === 'a:1') laterAccepted = sent[0] === 'a2';
+      if (laterAccepted) break;
+    }
+    expect(laterAccepted).toBe(true);
+  });
+
+  it('sends an entry the partial send failed when the send is retried, and drops the copies', async () => {
+    const { inner, queue } = setup({ partialSend: 1, reorder: 0 });
+    const batch = [msg('a', '1'), msg('a', '2')];
+    await queue.send(batch).catch(() => {});
+    await inner.send(batch); // the retry: the queue's dedupe drops what went in the first time
+    expect(
+      inner
+        .messages()
+        .map((m) => m.body)
+        .sort(),
+    ).toEqual(['1', '2']);
+  });
+
+  it('reorders entries across groups but never within a group', async () => {
+    const { queue, faults, bodies } = setup({ partialSend: 0, reorder: 1 });
+    const batch = [msg('a', '1'), msg('b', '1'), msg('a', '2'), msg('b', '2'), msg('c', '1')];
+    for (let round = 0; round < 10; round++) {
+      await queue.send(batch.map((m) => ({ ...m, dedupeId: `${m.dedupeId}#${round}` })));
+    }
+    const sent = bodies();
+    for (let round = 0; round < 10; round++) {
+      const one = sent.slice(round * 5, round * 5 + 5);
+      expect(one.filter((b) => b.startsWith('a'))).toEqual(['a1', 'a2']);
+      expect(one.filter((b) => b.startsWith('b'))).toEqual(['b1', 'b2']);
+    }
+    expect(faults.length).toBeGreaterThan(0);
+    expect(faults.every((f) => f === 'reorder')).toBe(true);
+    expect(sent.slice(0, 50)).not.toEqual(
+      Array.from({ length: 10 }, () => ['a1', 'b1', 'a2', 'b2', 'c1']).flat(),
+    );
+  });
+
+  it('passes every send through untouched when its faults are off', async () => {
+    const { queue, faults, bodies } = setup({ partialSend: 0, reorder: 0 });
+    await queue.send([msg('a', '1'), msg('b', '1'), msg('a', '2')]);
+    expect(bodies()).toEqual(['a1', 'b1', 'a2']);
+    expect(faults).toEqual([]);
+  });
+});

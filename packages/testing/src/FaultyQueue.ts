@@ -1,0 +1,85 @@
+import { BatonError, ErrorCode, type Queue, type QueueMessage } from '@baton/core';
+
+/** What a {@link FaultyQueue} did to a send. */
+export type QueueFault = 'partialSend' | 'reorder';
+
+/** Options of a {@link FaultyQueue}. */
+export interface FaultyQueueOptions {
+  /** Chance per send of two or more entries that one entry fails and the others go in. */
+  readonly partialSend: number;
+  /** Chance per send with entries for two or more groups that they go in another order. */
+  readonly reorder: number;
+  /** The dice: a number in [0, 1) per call. Seeded in a simulation, so a run replays. */
+  readonly random: () => number;
+  /** Told of every fault that changed a send. */
+  readonly onFault?: (fault: QueueFault) => void;
+}
+
+/**
+ * A {@link Queue} that treats each `send` as one SQS `SendMessageBatch` call and misbehaves the
+ * way SQS may: it reports per entry, so an earlier entry can fail while a later one is accepted
+ * (the call then throws UNAVAILABLE naming the failed entry, as the SQS adapter does); and it
+ * orders entries of different message groups as it likes, keeping each group's own order.
+ * Receives, acks and releases pass through.
+ *
+ * @example
+ * const queue = new FaultyQueue(backend.queue, { partialSend: 1, reorder: 0, random: Math.random });
+ * await queue.send([a, b]).catch(() => {}); // one of a and b is in the queue, the other not
+ */
+export class FaultyQueue implements Queue {
+  readonly #queue: Queue;
+  readonly #options: FaultyQueueOptions;
+
+  constructor(queue: Queue, options: FaultyQueueOptions) {
+    this.#queue = queue;
+    this.#options = options;
+  }
+
+  async send(messages: readonly QueueMessage[]): Promise<void> {
+    const { random, onFault } = this.#options;
+    let entries = messages;
+    if (new Set(messages.map((m) => m.group)).size > 1 && random() < this.#options.reorder) {
+      entries = interleave(messages, random);
+      if (entries.some((m, i) => m !== messages[i])) onFault?.('reorder');
+    }
+    if (entries.length < 2 || !(random() < this.#options.partialSend)) {
+      return this.#queue.send(entries);
+    }
+    // One entry fails; at least one later entry is accepted.
+    const failed = entries[Math.floor(random() * (entries.length - 1))]!;
+    await this.#queue.send(entries.filter((m) => m !== failed));
+    onFault?.('partialSend');
+    throw new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `simulated SendMessageBatch: 1 of ${entries.length} messages failed (${failed.dedupeId}); the others were accepted`,
+      { details: { service: 'SQS', operation: 'SendMessageBatch', failed: [failed.dedupeId] } },
+    );
+  }
+
+  receive(...args: Parameters<Queue['receive']>): ReturnType<Queue['receive']> {
+    return this.#queue.receive(...args);
+  }
+
+  ack(receipts: readonly string[]): Promise<void> {
+    return this.#queue.ack(receipts);
+  }
+
+  release(receipts: readonly string[], delayMs: number): Promise<void> {
+    return this.#queue.release(receipts, delayMs);
+  }
+}
+
+/** A random interleaving of `messages` that keeps the order within each group. */
+function interleave(messages: readonly QueueMessage[], random: () => number): QueueMessage[] {
+  const groups = new Map<string, QueueMessage[]>();
+  for (const m of messages) groups.set(m.group, [...(groups.get(m.group) ?? []), m]);
+  const queues = [...groups.values()];
+  const out: QueueMessage[] = [];
+  while (queues.length > 0) {
+    const index = Math.floor(random() * queues.length);
+    const next = queues[index]!;
+    out.push(next.shift()!);
+    if (next.length === 0) queues.splice(index, 1);
+  }
+  return out;
+}
