@@ -28,7 +28,6 @@ export default {
   mutate: [
     'packages/core/src/engine/**/*.ts',
     '!packages/core/src/engine/**/*.test.ts',
-    '!packages/core/src/engine/**/*.test-d.ts',
     'packages/embedded/src/EmbeddedStore.ts',
     'packages/embedded/src/EmbeddedQueue.ts',
     'packages/embedded/src/QueueState.ts',
@@ -38,7 +37,7 @@ export default {
   incrementalFile: 'reports/mutation/incremental.json',
   reporters: ['clear-text', 'progress', 'html'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
-  clearTextReporter: { allowColor: false, logTests: false },
+  clearTextReporter: { reportTests: false },
   tempDirName: '.stryker-tmp',
   // `test` below is vitest's, not Stryker's.
   warnings: { unknownOptions: false },
