@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { ActorContext } from './context.ts';
 import { actorId } from './envelope.ts';
 import { BatonError, ErrorCode } from './errors.ts';
+import { utf8Bytes } from './internal/utf8Bytes.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 
 /** A handler: the schema of its payload and the function that applies it. */
@@ -153,22 +154,4 @@ export function checkActorKey(type: string, key: string, where: string): void {
       { details: { type, limit: MAX_ACTOR_KEY_BYTES, actual: bytes } },
     );
   }
-}
-
-/** UTF-8 length of `s`, or `undefined` if it holds an unpaired surrogate. */
-function utf8Bytes(s: string): number | undefined {
-  let bytes = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      const next = s.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return undefined;
-      bytes += 4;
-      i++;
-    } else if (c >= 0xdc00 && c <= 0xdfff) return undefined;
-    else bytes += 3;
-  }
-  return bytes;
 }

@@ -4,6 +4,7 @@
  * the engine reads them back with {@link readConflict}.
  */
 import { BatonError, ErrorCode, isBatonError } from './errors.ts';
+import { utf8Bytes } from './internal/utf8Bytes.ts';
 import type { ActorRecord } from './ports.ts';
 
 /** The record's version moved. `current` is the stored record when the backend returned it. */
@@ -48,16 +49,6 @@ export function readConflict(error: unknown): Conflict | undefined {
 
 /** UTF-8 byte size of a value as JSON: how the engine measures items against `Store.limits`. */
 export function jsonSize(value: unknown): number {
-  const json = JSON.stringify(value) ?? '';
-  let bytes = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
+  // JSON.stringify escapes lone surrogates, so its text always has a UTF-8 length.
+  return utf8Bytes(JSON.stringify(value) ?? '') ?? 0;
 }

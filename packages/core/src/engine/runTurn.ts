@@ -1,17 +1,12 @@
 import { jsonSize, readConflict } from '../conflicts.ts';
 import { actorMessageId, type Envelope, isActorSender } from '../envelope.ts';
-import { type BatonError, isBatonError, type SerializedError, toBatonError } from '../errors.ts';
-import {
-  type ActorRecord,
-  compareSeq,
-  type DeadLetter,
-  type IdempotencyRecord,
-  type Outcome,
-} from '../ports.ts';
+import { type BatonError, isBatonError, toBatonError } from '../errors.ts';
+import { type ActorRecord, compareSeq, type DeadLetter } from '../ports.ts';
 import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, classify, markAfter, pruneChannels } from './channels.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Engine } from './EngineConfig.ts';
+import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import {
   commitTooLarge,
   deadLettered,
@@ -359,39 +354,6 @@ function advance(
   // that opens a channel anew can never meet a receiver that still expects the old one.
   const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
   return { ...current, inboxOffset: inbound.queueSeq, marks, channels };
-}
-
-function failedOutcome(
-  engine: Engine,
-  envelope: Envelope,
-  error: BatonError,
-): IdempotencyRecord | undefined {
-  const idempotency = idempotencyFor(engine, envelope, { ok: false, error: error.toJSON() });
-  // Error details too large to store would fail every commit of the batch: keep the gist.
-  if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
-    const gist: SerializedError = {
-      code: error.code,
-      message: error.message.slice(0, 1000),
-      details: { truncated: true },
-    };
-    return { ...idempotency, outcome: { ok: false, error: gist } };
-  }
-  return idempotency;
-}
-
-function idempotencyFor(
-  engine: Engine,
-  envelope: Envelope,
-  outcome: Outcome,
-): IdempotencyRecord | undefined {
-  if (isActorSender(envelope)) return undefined;
-  return {
-    key: envelope.id,
-    actorId: envelope.to,
-    outcome,
-    expiresAt: engine.clock.now() + engine.idempotencyRetentionMs,
-    ...(envelope.fingerprint === undefined ? {} : { fingerprint: envelope.fingerprint }),
-  };
 }
 
 /** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */

@@ -1,0 +1,41 @@
+/** The idempotency records a turn commits for ingress messages: each one's outcome (I7). */
+import { jsonSize } from '../conflicts.ts';
+import { type Envelope, isActorSender } from '../envelope.ts';
+import type { BatonError, SerializedError } from '../errors.ts';
+import type { IdempotencyRecord, Outcome } from '../ports.ts';
+import type { Engine } from './EngineConfig.ts';
+
+/** A failed outcome; its details cut to the gist when they would not fit a record. */
+export function failedOutcome(
+  engine: Engine,
+  envelope: Envelope,
+  error: BatonError,
+): IdempotencyRecord | undefined {
+  const idempotency = idempotencyFor(engine, envelope, { ok: false, error: error.toJSON() });
+  // Error details too large to store would fail every commit of the batch: keep the gist.
+  if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
+    const gist: SerializedError = {
+      code: error.code,
+      message: error.message.slice(0, 1000),
+      details: { truncated: true },
+    };
+    return { ...idempotency, outcome: { ok: false, error: gist } };
+  }
+  return idempotency;
+}
+
+/** The outcome record of an ingress message (none for actor messages). */
+export function idempotencyFor(
+  engine: Engine,
+  envelope: Envelope,
+  outcome: Outcome,
+): IdempotencyRecord | undefined {
+  if (isActorSender(envelope)) return undefined;
+  return {
+    key: envelope.id,
+    actorId: envelope.to,
+    outcome,
+    expiresAt: engine.clock.now() + engine.idempotencyRetentionMs,
+    ...(envelope.fingerprint === undefined ? {} : { fingerprint: envelope.fingerprint }),
+  };
+}
