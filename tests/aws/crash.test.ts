@@ -236,6 +236,7 @@ describe('worker processes killed mid-turn and at random on DynamoDB Local and E
     }
     expect([...effects.values()].every((n) => n === 1)).toBe(true);
     expect(await queueDepth(sqs, deadLetterQueueUrl)).toBe(0);
+    expect(await store.listDeadLetters()).toEqual([]);
     console.log(
       `crash test: ${kills} kills of running workers survived; ${TRANSFERS} transfers (${applied} applied, ${TRANSFERS - applied} rejected), ${effects.size} effects counted once each`,
     );

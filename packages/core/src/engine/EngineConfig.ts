@@ -36,8 +36,10 @@ export interface EngineOptions {
   readonly markRetentionMs?: number;
   /**
    * Deliveries of a message whose handler keeps failing before the engine ends it as
-   * DEAD_LETTERED (kept for redrive). Keep it below the queue's own maxReceives, the backstop
-   * for failures outside handlers. @default 3
+   * DEAD_LETTERED (kept for redrive). Attempts are the queue's receive count, so redeliveries
+   * after a crash or a visibility timeout count too: on a host that often crashes or times out,
+   * raise it. Keep it below the queue's own maxReceives, the backstop for failures outside
+   * handlers. @default 3
    */
   readonly maxAttempts?: number;
 }
