@@ -1,6 +1,6 @@
 /**
- * What ends in the dead-letter queue on the real AWS parts, and what the actor does after:
- * a poison message goes there after its receives run out and the actor goes on; an outbox whose
+ * Dead letters on the real AWS parts: a poison message is ended by the engine in the actor's
+ * turn, kept in DynamoDB and redriven once, while the actor goes on; an outbox whose
  * drain kept failing until its inbox message was dead-lettered is drained by the sweeper.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,15 @@ import {
   SqsQueue,
   workerHandler,
 } from '@baton/aws';
-import { BatonError, Client, ErrorCode, type Queue, Sweeper, silentLogger } from '@baton/core';
+import {
+  BatonError,
+  Client,
+  ErrorCode,
+  type Queue,
+  redriveDeadLetter,
+  Sweeper,
+  silentLogger,
+} from '@baton/core';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { Ledger } from '../conformance/ledger.ts';
 
@@ -78,20 +86,34 @@ describe('dead letters on DynamoDB Local and ElasticMQ', () => {
   const entries = async (id: string) =>
     ((await store.load(id))?.state as { entries: string[] } | undefined)?.entries;
 
-  it(`moves a poison message to the dead-letter queue after ${MAX_RECEIVES} receives, and the actor goes on`, async () => {
+  it(`ends a poison message as DEAD_LETTERED in the actor's turn by its ${MAX_RECEIVES}th receive, keeps it in DynamoDB, and redrives it once`, async () => {
     const source = eventSource();
     await client.send(Ledger.ref('p'), 'add', { entry: 'before', amount: 1 });
-    await client.send(Ledger.ref('p'), 'flaky', { entry: 'poison', failures: 1_000_000 });
-    await pumpUntil(source, async () => (await depth(deadLetters)) === 1);
-
+    // Fails on its first three deliveries, the engine's maxAttempts: the engine ends it before
+    // the queue's own dead-letter queue (maxReceives 3) would take it.
+    const { messageId } = await client.send(Ledger.ref('p'), 'flaky', {
+      entry: 'poison',
+      failures: 3,
+    });
     await client.send(Ledger.ref('p'), 'add', { entry: 'after', amount: 1 });
     await pumpUntil(
       source,
       async () => (await depth(queue)) === 0 && (await entries('ledger/p'))?.length === 2,
     );
     expect(await entries('ledger/p')).toEqual(['before', 'after']);
-    const [dead] = await deadLetters.receive({ max: 10, visibilityTimeoutMs: 1000 });
-    expect(JSON.parse(dead!.body)).toMatchObject({ to: 'ledger/p', name: 'flaky' });
+    expect(await depth(deadLetters)).toBe(0);
+    expect((await client.outcome(messageId))?.ok).toBe(false);
+    const [letter, ...others] = await store.listDeadLetters();
+    expect(others).toEqual([]);
+    expect(letter).toMatchObject({ actorId: 'ledger/p', messageId, attempts: 3, redrivable: true });
+    expect(await store.listDeadLetters('ledger/p')).toEqual([letter]);
+
+    await redriveDeadLetter(store, queue, 'ledger/p', messageId);
+    await redriveDeadLetter(store, queue, 'ledger/p', messageId);
+    await pumpUntil(source, async () => (await depth(queue)) === 0);
+    expect(await entries('ledger/p')).toEqual(['before', 'after', 'poison']);
+    expect(await store.listDeadLetters()).toEqual([]);
+    expect(await client.outcome(messageId)).toEqual({ ok: true, value: undefined });
   });
 
   it('drains with the sweeper an outbox whose inbox message was dead-lettered while SQS refused the drain', async () => {

@@ -10,7 +10,7 @@ import {
   SqsQueue,
   workerHandler,
 } from '@baton/aws';
-import { silentLogger } from '@baton/core';
+import { ingressMessageId, silentLogger } from '@baton/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { Account } from '../../examples/bank/src/bank.ts';
@@ -139,7 +139,9 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
       }),
     );
     expect(send.statusCode).toBe(202);
-    expect(JSON.parse(send.body)).toEqual({ messageId: 'dep-bob' });
+    expect(JSON.parse(send.body)).toEqual({
+      messageId: ingressMessageId('account/bob', 'dep-bob'),
+    });
 
     // A worker turn runs while the ask waits.
     const ask = handle(
@@ -164,7 +166,13 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
       message: expect.stringMatching(/insufficient funds/),
     });
 
-    const outcome = await handle(request('/outcome/dep-bob', undefined, 'GET'));
+    const outcome = await handle(
+      request(
+        `/outcome/${encodeURIComponent(ingressMessageId('account/bob', 'dep-bob'))}`,
+        undefined,
+        'GET',
+      ),
+    );
     expect(outcome.statusCode).toBe(200);
     expect(JSON.parse(outcome.body)).toEqual({ outcome: { ok: true, value: 7 } });
   });

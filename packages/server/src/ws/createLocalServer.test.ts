@@ -1,3 +1,4 @@
+import { ingressMessageId } from '@baton/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 
@@ -41,7 +42,10 @@ describe('createLocalServer', () => {
       payload: { amount: 7 },
       idempotencyKey: 'k-r1',
     });
-    expect(await b.next('accepted')).toMatchObject({ requestId: 'r1', messageId: 'k-r1' });
+    expect(await b.next('accepted')).toMatchObject({
+      requestId: 'r1',
+      messageId: ingressMessageId('account/bob', 'k-r1'),
+    });
     expect(await a.push('s1')).toMatchObject({ version: 2 });
     expect(a.values.get('s1')).toEqual({ total: 7, currency: 'EUR' });
     expect(b.unread().filter((f) => f.type === 'result' || f.type === 'patch')).toEqual([]);
@@ -68,7 +72,10 @@ describe('createLocalServer', () => {
     const a = await t.open();
     const ask = { v: 1, type: 'ask', to: 'counter/c1', name: 'increment' } as const;
     a.send({ ...ask, requestId: 'q1', payload: { by: 2 }, idempotencyKey: 'inc-1' });
-    expect(await a.next('accepted')).toMatchObject({ requestId: 'q1', messageId: 'inc-1' });
+    expect(await a.next('accepted')).toMatchObject({
+      requestId: 'q1',
+      messageId: ingressMessageId('counter/c1', 'inc-1'),
+    });
     expect(await a.next('reply')).toEqual({ v: 1, type: 'reply', requestId: 'q1', value: 2 });
     a.send({ ...ask, requestId: 'q1-again', payload: { by: 2 }, idempotencyKey: 'inc-1' });
     expect((await a.next('reply')).value).toBe(2); // the same message: processed once

@@ -1,3 +1,4 @@
+import { ingressMessageId } from '@baton/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 
@@ -35,9 +36,12 @@ describe('read-your-writes', () => {
       v: 1,
       type: 'accepted',
       requestId: 'r1',
-      messageId: 'key-r1',
+      messageId: ingressMessageId('account/v1', 'key-r1'),
     });
-    expect(await a.next('visible')).toMatchObject({ requestId: 'r1', messageId: 'key-r1' });
+    expect(await a.next('visible')).toMatchObject({
+      requestId: 'r1',
+      messageId: ingressMessageId('account/v1', 'key-r1'),
+    });
     const visibleAt = a.frames.findIndex((f) => f.type === 'visible');
     const resultAt = a.frames.findIndex(
       (f) => (f.type === 'result' || f.type === 'patch') && f.version === 2,
@@ -111,8 +115,9 @@ describe('read-your-writes', () => {
     });
     await again.push('s1');
     again.send(deposit('r1', 'v4', 5));
-    expect(await again.next('accepted')).toMatchObject({ requestId: 'r1', messageId: 'key-r1' });
-    expect(await again.next('visible')).toMatchObject({ requestId: 'r1', messageId: 'key-r1' });
+    const messageId = ingressMessageId('account/v4', 'key-r1');
+    expect(await again.next('accepted')).toMatchObject({ requestId: 'r1', messageId });
+    expect(await again.next('visible')).toMatchObject({ requestId: 'r1', messageId });
     await t.app.idle();
     await t.server.engine.flush();
     await again.roundTrip();
