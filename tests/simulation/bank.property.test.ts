@@ -24,9 +24,10 @@ const workload = fc.record({
   ),
   processes: fc.integer({ min: 1, max: 3 }),
   batchSize: fc.integer({ min: 1, max: 10 }),
-  // Rates spread evenly (fast-check's doubles crowd near 0): from fault-free runs to stormy ones.
-  crash: fc.integer({ min: 0, max: 30 }).map((n) => n / 100),
-  timeout: fc.integer({ min: 0, max: 30 }).map((n) => n / 1000),
+  // Rates spread evenly around the defaults (fast-check's doubles crowd near 0, so late
+  // boundaries such as the ack were struck only a handful of times in 2,000 schedules).
+  crash: fc.integer({ min: 0, max: 6 }).map((n) => n / 100),
+  timeout: fc.integer({ min: 0, max: 20 }).map((n) => n / 1000),
   restart: fc.constantFrom(0, 0.002, 0.01),
   compaction: fc.constantFrom(0, 0.002, 0.01),
   sweep: fc.constantFrom(0.01, 0.03, 0.1),
@@ -173,7 +174,7 @@ describe('the bank under crash-injection simulation', () => {
         'sweeperRepairs',
         'batchSplits',
         'versionConflicts',
-        ...(FAULTS.partialSend === 0 ? [] : ['partialSends']),
+        ...(FAULTS.partialSend === 0 ? [] : ['partialSends', 'abandonedDrains']),
         ...(FAULTS.reorder === 0 ? [] : ['reorders']),
       ];
       for (const name of struck) expect(totals.counts[name], name).toBeGreaterThan(0);

@@ -23,7 +23,7 @@ import { type SimPorts, SimProcess } from './SimProcess.ts';
 import { emptyStats, type SimulationStats } from './SimulationStats.ts';
 import { VirtualClock } from './VirtualClock.ts';
 
-const HOUR = 60 * 60 * 1000;
+const DAY = 24 * 60 * 60 * 1000;
 
 export interface SimulationOptions {
   readonly actors: readonly AnyActorDefinition[];
@@ -49,9 +49,10 @@ export interface SimulationOptions {
   /** Backend limits; DynamoDB's by default. Small ones make turns split their batches. */
   readonly limits?: Partial<StoreLimits>;
   /**
-   * How long an idle sender's mark is kept (the engine's `markRetentionMs`). Short, so that a
-   * retention jump is cheap, and far longer than the time any duplicate lives in a run.
-   * @default 1 hour
+   * How long an idle sender's mark is kept (the engine's `markRetentionMs`): far longer than any
+   * message or duplicate stays in flight in a run (a sender forgets an idle channel after half of
+   * it), and far shorter than the 14 days of idempotency records, so that a retention jump
+   * prunes marks and nothing else. @default 1 day
    */
   readonly markRetentionMs?: number;
   /**
@@ -458,7 +459,7 @@ export class Simulation {
   }
 
   #markRetentionMs(): number {
-    return this.#options.markRetentionMs ?? HOUR;
+    return this.#options.markRetentionMs ?? DAY;
   }
 
   /** Opens the backend on the journal (compacted first if asked), with a fresh client and processes. */
