@@ -281,6 +281,27 @@ describe('messages that keep failing', () => {
       redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId),
     ).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND });
   });
+
+  it('applies once a dead letter from another actor redriven twice in one batch', async () => {
+    const { Box, applied, cure } = ledger();
+    const h = setup({ actors: [Box], maxAttempts: 2 });
+    await h.client.send(Box.ref('s'), 'forward', { to: 't', items: ['poison'] });
+    await h.run();
+    const [letter] = await h.backend.store.listDeadLetters('box/t');
+    expect(letter?.envelope.from).toBe('box/s');
+
+    cure();
+    // Two copies under different dedupe ids wait in one group: one batch takes both.
+    const body = encodeEnvelope({ ...letter!.envelope, redrive: letter!.at });
+    await h.backend.queue.send([
+      { group: 'box/t', dedupeId: 'copy-1', body },
+      { group: 'box/t', dedupeId: 'copy-2', body },
+    ]);
+    await h.run();
+
+    expect(applied).toEqual(['poison']);
+    expect(await h.backend.store.listDeadLetters()).toEqual([]);
+  });
 });
 
 describe('the warm cache', () => {

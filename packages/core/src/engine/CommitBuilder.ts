@@ -123,11 +123,6 @@ export class CommitBuilder {
     this.#count++;
   }
 
-  /** Whether a message added since the last commit redrove the dead letter `messageId`. */
-  redrives(messageId: string): boolean {
-    return this.#redriven.has(messageId);
-  }
-
   /** Takes the pending commit's writes besides the record, leaving the builder empty. */
   take(actorId: string, now: number): PendingWrites {
     const outbox = this.#outbox.map((item) => ({

@@ -119,15 +119,18 @@ async function applyBatch(
 
   const seenKeys = new Set<string>();
   for (const inbound of batch) {
-    // A queue may hand over two copies of one ingress message (SQS is at-least-once).
-    const copy = !isActorSender(inbound.envelope) && seenKeys.has(inbound.envelope.id);
+    // A queue may hand over two copies of an ingress message or of a redrive (SQS is
+    // at-least-once); neither has a channel mark, so a second copy is known by its id.
+    const { envelope } = inbound;
+    const byId = !isActorSender(envelope) || envelope.redrive !== undefined;
+    const copy = byId && seenKeys.has(envelope.id);
     const admission = copy ? undefined : await admit(engine, builder, inbound, duplicateKeys);
     if (!admission) {
       sawDuplicate = true;
       done++;
       continue;
     }
-    if (!isActorSender(inbound.envelope)) seenKeys.add(inbound.envelope.id);
+    if (byId) seenKeys.add(envelope.id);
     let effects = await applyMessage(engine, builder.record, inbound, admission);
     if (isBatonError(effects)) {
       if ((inbound.receiveCount ?? 1) < engine.maxAttempts) {
@@ -166,7 +169,6 @@ async function admit(
   const record = builder.record;
   if (compareSeq(inbound.queueSeq, record.inboxOffset) <= 0) return undefined;
   if (envelope.redrive !== undefined) {
-    if (builder.redrives(envelope.id)) return undefined;
     const kept = await engine.store.readDeadLetter(record.id, envelope.id);
     return kept?.at === envelope.redrive ? { redrives: kept } : undefined;
   }

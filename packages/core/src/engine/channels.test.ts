@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import type { Envelope } from '../envelope.ts';
+import type { SenderMark } from '../ports.ts';
+import { type Arrival, classify, MAX_GAPS, markAfter, pruneChannels } from './channels.ts';
+
+/** A message from actor s with its sender seq and the seq of its previous message to us. */
+const msg = (seq: number, prev?: number): Envelope => ({
+  id: `box/s:${seq}`,
+  from: 'box/s',
+  seq,
+  ...(prev === undefined ? {} : { prev }),
+  to: 'box/t',
+  name: 'put',
+  payload: {},
+  sentAt: 0,
+});
+
+/** Applies messages in arrival order; returns what each was classified as and the final mark. */
+function receive(envelopes: readonly Envelope[], start?: SenderMark) {
+  let mark = start;
+  const kinds: Arrival['kind'][] = [];
+  for (const envelope of envelopes) {
+    const arrival = classify(mark, envelope);
+    kinds.push(arrival.kind);
+    if (arrival.kind !== 'duplicate') mark = markAfter(mark, envelope, arrival, 1);
+  }
+  return { kinds, mark };
+}
+
+describe('classify', () => {
+  it('takes the first message of a channel, and each next one, in order', () => {
+    // Seqs 2 and 4 went to other targets: prev links the channel's own messages.
+    expect(receive([msg(1, 0), msg(3, 1), msg(5, 3)]).kinds).toEqual(['next', 'next', 'next']);
+  });
+
+  it('skips a message at or below the mark that no gap announced', () => {
+    const mark: SenderMark = { seq: 5, at: 0 };
+    expect(classify(mark, msg(5, 3)).kind).toBe('duplicate');
+    expect(classify(mark, msg(1, 0)).kind).toBe('duplicate');
+    expect(classify(mark, msg(6, 5)).kind).toBe('next');
+  });
+
+  it('reports a gap from the mark up to the prev of a message that overtook others', () => {
+    expect(classify({ seq: 2, at: 0 }, msg(9, 7))).toEqual({ kind: 'gap', missing: [2, 7] });
+    expect(classify(undefined, msg(9, 7))).toEqual({ kind: 'gap', missing: [0, 7] });
+  });
+
+  it('opens a channel anew for prev 0 whatever the mark (the sender forgot an idle channel)', () => {
+    expect(classify({ seq: 4, at: 0 }, msg(8, 0)).kind).toBe('next');
+  });
+
+  it('takes a message without prev (sent before channels existed) as the next one', () => {
+    expect(classify({ seq: 4, at: 0 }, msg(8)).kind).toBe('next');
+  });
+
+  it('tells a late message inside a gap from a duplicate just outside it, at both ends', () => {
+    const mark: SenderMark = { seq: 10, at: 0, missing: [[3, 6]] };
+    expect(classify(mark, msg(3)).kind).toBe('duplicate');
+    expect(classify(mark, msg(4)).kind).toBe('late');
+    expect(classify(mark, msg(6)).kind).toBe('late');
+    expect(classify(mark, msg(7)).kind).toBe('duplicate');
+  });
+
+  it('finds a late message in any of several gaps, not only when it is in all of them', () => {
+    const mark: SenderMark = {
+      seq: 20,
+      at: 0,
+      missing: [
+        [1, 3],
+        [10, 12],
+      ],
+    };
+    expect(classify(mark, msg(2)).kind).toBe('late');
+    expect(classify(mark, msg(11)).kind).toBe('late');
+    expect(classify(mark, msg(5)).kind).toBe('duplicate');
+  });
+});
+
+describe('markAfter', () => {
+  it('moves the mark to an applied message and keeps no gap list when there is none', () => {
+    expect(markAfter({ seq: 1, at: 0 }, msg(3, 1), { kind: 'next' }, 7)).toEqual({ seq: 3, at: 7 });
+  });
+
+  it('remembers a gap, and a later message still finds it', () => {
+    const { kinds, mark } = receive([msg(1, 0), msg(9, 7), msg(12, 9)]);
+    expect(kinds).toEqual(['next', 'gap', 'next']);
+    expect(mark).toEqual({ seq: 12, at: 1, missing: [[1, 7]] });
+  });
+
+  it('closes a gap message by message, using each late message’s own prev', () => {
+    // Channel: 1, 4, 7, 9. Messages 4 and 7 were lost, 9 arrived first.
+    const { kinds, mark } = receive([msg(1, 0), msg(9, 7), msg(7, 4), msg(4, 1)]);
+    expect(kinds).toEqual(['next', 'gap', 'late', 'late']);
+    expect(mark).toEqual({ seq: 9, at: 1 });
+  });
+
+  it('keeps the part of a gap below a late message whose prev says more is missing', () => {
+    const { mark } = receive([msg(1, 0), msg(9, 7), msg(7, 4)]);
+    expect(mark?.missing).toEqual([[1, 4]]);
+  });
+
+  it('keeps the part of a gap above a late message that is not the gap’s last', () => {
+    const start: SenderMark = { seq: 20, at: 0, missing: [[2, 10]] };
+    const mark = markAfter(start, msg(5, 2), { kind: 'late' }, 1);
+    expect(mark).toEqual({ seq: 20, at: 1, missing: [[5, 10]] });
+  });
+
+  it('leaves the other gaps alone when one closes', () => {
+    const start: SenderMark = {
+      seq: 30,
+      at: 0,
+      missing: [
+        [1, 3],
+        [10, 12],
+      ],
+    };
+    const mark = markAfter(start, msg(12, 10), { kind: 'late' }, 1);
+    expect(mark.missing).toEqual([[1, 3]]);
+  });
+
+  it('splits a gap with a late message that has no prev as if its prev were seq - 1', () => {
+    const start: SenderMark = { seq: 30, at: 0, missing: [[1, 9]] };
+    expect(markAfter(start, msg(5), { kind: 'late' }, 1).missing).toEqual([
+      [1, 4],
+      [5, 9],
+    ]);
+  });
+
+  it('applies each message once whatever copies arrive around a closed gap', () => {
+    const { kinds } = receive([msg(1, 0), msg(9, 7), msg(7, 1), msg(7, 1), msg(9, 7), msg(1, 0)]);
+    expect(kinds).toEqual(['next', 'gap', 'late', 'duplicate', 'duplicate', 'duplicate']);
+  });
+
+  it(`remembers at most ${MAX_GAPS} gaps, forgetting the oldest`, () => {
+    let mark: SenderMark | undefined;
+    for (let i = 0; i <= MAX_GAPS; i++) {
+      const seq = 10 * (i + 1);
+      mark = markAfter(mark, msg(seq, seq - 1), classify(mark, msg(seq, seq - 1)), 1);
+    }
+    expect(mark?.missing).toHaveLength(MAX_GAPS);
+    expect(mark?.missing?.[0]).toEqual([10, 19]);
+    expect(mark?.missing?.at(-1)).toEqual([MAX_GAPS * 10, (MAX_GAPS + 1) * 10 - 1]);
+  });
+
+  it(`keeps exactly ${MAX_GAPS} gaps as they are`, () => {
+    const missing = Array.from({ length: MAX_GAPS }, (_, i): [number, number] => [
+      i * 3,
+      i * 3 + 1,
+    ]);
+    const start: SenderMark = { seq: 1000, at: 0, missing };
+    expect(markAfter(start, msg(1001, 1000), { kind: 'next' }, 1).missing).toEqual(missing);
+  });
+});
+
+describe('pruneChannels', () => {
+  it('keeps channels used since `before`, forgets older ones', () => {
+    const channels = {
+      'box/a': { seq: 1, at: 10 },
+      'box/b': { seq: 2, at: 20 },
+      'box/c': { seq: 3, at: 30 },
+    };
+    expect(pruneChannels(channels, 20)).toEqual({
+      'box/b': { seq: 2, at: 20 },
+      'box/c': { seq: 3, at: 30 },
+    });
+    expect(pruneChannels(undefined, 20)).toEqual({});
+  });
+});
