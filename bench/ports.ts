@@ -57,6 +57,10 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.deleteOutbox');
       return store.deleteOutbox(actorId, seqs);
     },
+    readOverflow: async (actorId, keys) => {
+      await hop('store.readOverflow');
+      return store.readOverflow(actorId, keys);
+    },
     readDeadLetter: async (actorId, messageId) => {
       await hop('store.readDeadLetter');
       return store.readDeadLetter(actorId, messageId);

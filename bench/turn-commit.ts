@@ -222,6 +222,7 @@ async function checkSameItems(log: (line: string) => void): Promise<void> {
     readIdempotency: (key) => store.readIdempotency(key),
     readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
     listDeadLetters: (id) => store.listDeadLetters(id),
+    readOverflow: (id, keys) => store.readOverflow(id, keys),
   };
   const engine = createEngine({
     actors: [Account, Ledger],

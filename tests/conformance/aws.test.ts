@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { type RunningEmulator, startDynamoDbLocal } from '@baton/cli';
 import { systemClock } from '@baton/core';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
+import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
+import { manyPeersSuite } from './manyPeers.ts';
 
-conformanceSuite('DynamoDB Local and ElasticMQ', async () => {
+async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<ConformanceBackend> {
   const { dynamodb, sqs } = createAwsClients({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    dynamodbEndpoint,
     sqsEndpoint: inject('sqsEndpoint'),
   });
   const name = `conformance-${randomUUID().slice(0, 8)}`;
@@ -32,4 +35,16 @@ conformanceSuite('DynamoDB Local and ElasticMQ', async () => {
       await sqs.send(new DeleteQueueCommand({ QueueUrl: deadLetterQueueUrl }));
     },
   };
+}
+
+conformanceSuite('DynamoDB Local and ElasticMQ', () => open());
+
+// Its own DynamoDB Local: after 100,000 senders' items the shared one slows every other test.
+describe('with a DynamoDB Local of its own', () => {
+  let dynamodb: RunningEmulator | undefined;
+  beforeAll(async () => {
+    dynamodb = await startDynamoDbLocal();
+  }, 120_000);
+  afterAll(() => dynamodb?.stop());
+  manyPeersSuite('DynamoDB Local and ElasticMQ', () => open(dynamodb?.endpoint), 100_000);
 });

@@ -1,8 +1,10 @@
 import { createEmbeddedBackend } from '@baton/embedded';
 import { VirtualClock } from '@baton/testing';
+import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
+import { manyPeersSuite } from './manyPeers.ts';
 
-conformanceSuite('the embedded backend', async () => {
+async function open(): Promise<ConformanceBackend> {
   const clock = new VirtualClock();
   const backend = createEmbeddedBackend({ clock });
   return {
@@ -13,4 +15,7 @@ conformanceSuite('the embedded backend', async () => {
     pass: async (ms) => clock.advance(ms),
     close: async () => backend.close(),
   };
-});
+}
+
+conformanceSuite('the embedded backend', open);
+manyPeersSuite('the embedded backend', open, 100_000);

@@ -209,6 +209,7 @@ describe('Client.ask', () => {
       listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
       readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
       listDeadLetters: (id) => store.listDeadLetters(id),
+      readOverflow: (id, keys) => store.readOverflow(id, keys),
       readIdempotency: async (key) => {
         const record = await store.readIdempotency(key);
         await h.run();
@@ -259,6 +260,7 @@ describe('Client.ask', () => {
         listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
         readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
         listDeadLetters: (id) => store.listDeadLetters(id),
+        readOverflow: (id, keys) => store.readOverflow(id, keys),
         readIdempotency: (key) => store.readIdempotency(key),
       },
       queue: h.backend.queue,

@@ -2,6 +2,7 @@ import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } fr
 import { type Envelope, encodeEnvelope, INGRESS, ingressMessageId } from './envelope.ts';
 import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
 import { messageFingerprint } from './fingerprint.ts';
+import { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
 import { uuidFrom } from './internal/random.ts';
 import {
   type Clock,
@@ -81,7 +82,7 @@ export class Client {
       options.idempotencyKey === undefined
         ? undefined
         : await this.#store.readIdempotency(envelope.id);
-    if (known && !sameMessage(known, envelope)) throw keyReused(envelope);
+    if (known && !answersMessage(known, envelope.fingerprint)) throw idempotencyKeyReused(envelope);
     if (!known) {
       await this.#queue.send([
         { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
@@ -192,22 +193,9 @@ export class Client {
   }
 }
 
-/** Whether a stored outcome answers this message (records from before fingerprints do). */
-function sameMessage(record: IdempotencyRecord, envelope: Envelope): boolean {
-  return record.fingerprint === undefined || record.fingerprint === envelope.fingerprint;
-}
-
 /** The reply or error an outcome holds, unless it answers another message under the same key. */
 function settle(record: IdempotencyRecord, envelope: Envelope): unknown {
-  if (!sameMessage(record, envelope)) throw keyReused(envelope);
+  if (!answersMessage(record, envelope.fingerprint)) throw idempotencyKeyReused(envelope);
   if (record.outcome.ok) return record.outcome.value;
   throw errorFromJSON(record.outcome.error);
-}
-
-function keyReused(envelope: Envelope): BatonError {
-  return new BatonError(
-    ErrorCode.IDEMPOTENCY_KEY_REUSED,
-    `the idempotency key of ${envelope.id} was already used for another message (another name or payload) to ${envelope.to}; its outcome is not returned: use a fresh key for a new message`,
-    { details: { messageId: envelope.id, to: envelope.to, name: envelope.name } },
-  );
 }

@@ -57,6 +57,18 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     }
     letters.add(id);
   }
+  const overflow = commit.overflow ?? [];
+  const peers = new Set<string>();
+  for (const mark of overflow) {
+    const key = `${mark.kind}:${mark.peer}`;
+    if (peers.has(key)) {
+      throw invalidArgument(
+        `commit for ${record.id} moves the ${mark.kind} mark of ${mark.peer} out twice: put each once per commit`,
+        { actorId: record.id, peer: mark.peer },
+      );
+    }
+    peers.add(key);
+  }
   for (const letter of deadLetters) {
     if (letter.actorId !== record.id) {
       throw invalidArgument(
@@ -72,7 +84,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     commit.idempotency.length +
     replaced.length +
     deadLetters.length +
-    removed.length;
+    removed.length +
+    overflow.length;
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
@@ -83,6 +96,7 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     ...commit.idempotency,
     ...replaced,
     ...deadLetters,
+    ...overflow,
   ]) {
     const size = jsonSize(item);
     if (size > limits.maxItemBytes) {

@@ -26,6 +26,7 @@ export { createQueryContext, type QueryContextOptions } from './createQueryConte
 export { type Arrival, classify, MAX_GAPS, markAfter } from './engine/channels.ts';
 export { drainOutbox } from './engine/drainOutbox.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine/EngineConfig.ts';
+export { MOVES_PER_MESSAGE, RECORD_PEERS } from './engine/overflow.ts';
 export { redriveDeadLetter } from './engine/redriveDeadLetter.ts';
 export { type Inbound, runTurn, type TurnResult } from './engine/runTurn.ts';
 export { Sweeper, type SweeperOptions, type SweepResult } from './engine/Sweeper.ts';
@@ -53,6 +54,7 @@ export {
   toBatonError,
 } from './errors.ts';
 export { messageFingerprint } from './fingerprint.ts';
+export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
 export { type Random, seededRandom, uuidFrom } from './internal/random.ts';
 export { MAX_ACTOR_KEY_BYTES, MAX_MESSAGE_BYTES } from './limits.ts';
 export { childLogger, jsonLogger, type LogLevel, silentLogger } from './logger.ts';
@@ -67,6 +69,8 @@ export {
   type IdempotencyRecord,
   type OutboxItem,
   type Outcome,
+  type OverflowKey,
+  type OverflowMark,
   type Queue,
   type QueueMessage,
   type ReceivedMessage,

@@ -27,6 +27,27 @@ export interface ChannelMark {
   readonly at: number;
 }
 
+/**
+ * A peer's mark moved out of a record that lists too many peers, into an item of its own: a
+ * receiver's {@link SenderMark} or a sender's {@link ChannelMark}. The engine reads one back only
+ * for a peer its record does not list, so marks never make a record too large to write.
+ */
+export type OverflowMark = (
+  | { readonly kind: 'sender'; readonly mark: SenderMark }
+  | { readonly kind: 'channel'; readonly mark: ChannelMark }
+) & {
+  /** The sender (for `sender`) or target (for `channel`) actor id. */
+  readonly peer: string;
+  /** When a store may forget it (the engine ignores one past the mark retention anyway). */
+  readonly expiresAt: number;
+};
+
+/** Which overflow mark to read. */
+export interface OverflowKey {
+  readonly kind: OverflowMark['kind'];
+  readonly peer: string;
+}
+
 /** One actor's durable record. Everything a turn changes, changed in one commit. */
 export interface ActorRecord {
   /** `type/key` */
@@ -43,6 +64,11 @@ export interface ActorRecord {
   readonly sentSeq: number;
   /** Per target actor: the last message sent to it, so the next one carries its `prev`. */
   readonly channels?: Readonly<Record<string, ChannelMark>>;
+  /**
+   * When marks last moved out of this record into {@link OverflowMark}s. Absent, or older than
+   * the mark retention, means none is live, and no peer needs looking up.
+   */
+  readonly overflowedAt?: number;
 }
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
@@ -104,6 +130,8 @@ export interface Commit {
     readonly put: readonly DeadLetter[];
     readonly remove: readonly string[];
   };
+  /** Marks moved out of the record by this commit (put whatever is stored). */
+  readonly overflow?: readonly OverflowMark[];
 }
 
 /** A backend's transaction limits (DynamoDB: 100 items, 4 MB, 400 KB per item). */
@@ -133,6 +161,8 @@ export interface Store {
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
   /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
   listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
+  /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */
+  readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]>;
   /** Optional push of committed idempotency records, so askers need not poll. */
   watchOutcomes?(listener: (record: IdempotencyRecord) => void): () => void;
 }

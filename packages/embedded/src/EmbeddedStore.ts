@@ -6,6 +6,8 @@ import type {
   DeadLetter,
   IdempotencyRecord,
   OutboxItem,
+  OverflowKey,
+  OverflowMark,
   Store,
   StoreLimits,
 } from '@baton/core';
@@ -40,6 +42,7 @@ interface CommitEntry extends JournalEntry {
   readonly outbox: readonly OutboxItem[];
   readonly idempotency: readonly IdempotencyRecord[];
   readonly deadLetters?: Commit['deadLetters'];
+  readonly overflow?: readonly OverflowMark[];
 }
 
 interface DeleteOutboxEntry extends JournalEntry {
@@ -77,6 +80,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #idempotency = new Map<string, IdempotencyRecord>();
   /** Dead letters by actor, then by message id, in the order they were kept. */
   readonly #deadLetters = new Map<string, Map<string, DeadLetter>>();
+  /** Overflow marks by actor, then by kind and peer. */
+  readonly #overflow = new Map<string, Map<string, OverflowMark>>();
   readonly #changes: Notifier<ActorRecord>;
   readonly #outcomes: Notifier<IdempotencyRecord>;
   #commitsSincePurge = 0;
@@ -130,6 +135,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
       outbox: commit.outbox,
       idempotency: [...commit.idempotency, ...(commit.replaceIdempotency ?? [])],
       ...(commit.deadLetters ? { deadLetters: commit.deadLetters } : {}),
+      ...(commit.overflow?.length ? { overflow: commit.overflow } : {}),
     });
     this.#journal?.append([entry]);
     this.#apply(entry);
@@ -190,6 +196,16 @@ export class EmbeddedStore implements Store, ChangeFeed {
       .map((letter) => structuredClone(letter));
   }
 
+  async readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]> {
+    this.#checkOpen();
+    const marks = this.#overflow.get(actorId);
+    const now = this.#clock.now();
+    return keys.flatMap((key) => {
+      const mark = marks?.get(overflowKey(key));
+      return mark && mark.expiresAt > now ? [structuredClone(mark)] : [];
+    });
+  }
+
   /** Calls `listener` with every committed actor record, in commit order. Returns unsubscribe. */
   subscribe(listener: (record: ActorRecord) => void): () => void {
     return this.#changes.subscribe(listener);
@@ -227,6 +243,10 @@ export class EmbeddedStore implements Store, ChangeFeed {
     for (const [key, record] of this.#idempotency) {
       if (record.expiresAt <= now) this.#idempotency.delete(key);
     }
+    for (const [actorId, marks] of this.#overflow) {
+      for (const [key, mark] of marks) if (mark.expiresAt <= now) marks.delete(key);
+      if (marks.size === 0) this.#overflow.delete(actorId);
+    }
   }
 
   /** The live state as journal entries, to compact a journal. */
@@ -242,12 +262,14 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const entries: CommitEntry[] = [];
     for (const record of this.#records.values()) {
       const deadLetters = [...(this.#deadLetters.get(record.id)?.values() ?? [])];
+      const overflow = [...(this.#overflow.get(record.id)?.values() ?? [])];
       entries.push({
         t: 'store.commit',
         record,
         outbox: outbox.get(record.id) ?? [],
         idempotency: idempotency.get(record.id) ?? [],
         ...(deadLetters.length > 0 ? { deadLetters: { put: deadLetters, remove: [] } } : {}),
+        ...(overflow.length > 0 ? { overflow } : {}),
       });
       outbox.delete(record.id);
       idempotency.delete(record.id);
@@ -296,6 +318,11 @@ export class EmbeddedStore implements Store, ChangeFeed {
       if (letters.size > 0) this.#deadLetters.set(entry.record.id, letters);
       else this.#deadLetters.delete(entry.record.id);
     }
+    if (entry.record && entry.overflow) {
+      const marks = this.#overflow.get(entry.record.id) ?? new Map<string, OverflowMark>();
+      for (const mark of entry.overflow) marks.set(overflowKey(mark), mark);
+      this.#overflow.set(entry.record.id, marks);
+    }
   }
 
   #checkOpen(): void {
@@ -304,3 +331,5 @@ export class EmbeddedStore implements Store, ChangeFeed {
     }
   }
 }
+
+const overflowKey = (key: OverflowKey) => `${key.kind}\u0000${key.peer}`;

@@ -35,6 +35,8 @@ export interface SimProcessOptions {
   readonly markRetentionMs?: number;
   /** Deliveries of a failing message before the engine dead-letters it (engines that have it). */
   readonly maxAttempts?: number;
+  /** Peers a record lists before marks move out (the engine's `recordPeers`). */
+  readonly recordPeers?: number;
   /**
    * How many messages the next `SendMessageBatch` call of a send takes (1–10); each call is
    * an I/O boundary of its own. @default 1: one message per call
@@ -109,6 +111,7 @@ export class SimProcess {
         ? {}
         : { markRetentionMs: options.markRetentionMs }),
       ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+      ...(options.recordPeers === undefined ? {} : { recordPeers: options.recordPeers }),
     };
     this.worker = new Worker(engine);
     this.sweeper = new Sweeper(this.worker.engine, { minAgeMs: 0 });

@@ -46,6 +46,11 @@ export interface SimulationOptions {
    * `maxAttempts`; crash redeliveries count too). @default 1,000 (crashes alone never dead-letter)
    */
   readonly maxAttempts?: number;
+  /**
+   * Peers an actor's record lists before marks move out into items of their own (the engine's
+   * `recordPeers`). @default 1, so that marks move out and are read back in most runs
+   */
+  readonly recordPeers?: number;
   /** Backend limits; DynamoDB's by default. Small ones make turns split their batches. */
   readonly limits?: Partial<StoreLimits>;
   /**
@@ -510,6 +515,7 @@ export class Simulation {
       visibilityTimeoutMs: this.#visibilityMs(),
       markRetentionMs: this.#markRetentionMs(),
       maxAttempts: this.#options.maxAttempts ?? 1000,
+      recordPeers: this.#options.recordPeers ?? 1,
       sendBatchSize: () => 1 + Math.floor(this.#rng() * 10),
       ...(this.#options.wrapPorts && role === 'worker'
         ? { wrapPorts: this.#options.wrapPorts }
@@ -522,6 +528,7 @@ export class Simulation {
         this.stats.versionConflicts++;
       },
       onCommit: (commit, batch) => {
+        this.stats.marksMovedOut += commit.overflow?.length ?? 0;
         for (const item of commit.outbox) this.#holders.set(`${item.actorId}#${item.seq}`, batch);
       },
       ...(role === 'sweeper'

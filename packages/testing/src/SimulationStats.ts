@@ -41,6 +41,8 @@ export interface SimulationStats {
   abandonedDrains: number;
   /** Turns that committed their batch in two or more commits (store limits). */
   batchSplits: number;
+  /** Sender marks and channels moved out of records into items of their own (`recordPeers`). */
+  marksMovedOut: number;
   /** Commits seen on the change feed. */
   commits: number;
   /** Inbox messages received by workers (redeliveries included). */
@@ -71,6 +73,7 @@ export function emptyStats(): SimulationStats {
     sweeperRepairs: 0,
     abandonedDrains: 0,
     batchSplits: 0,
+    marksMovedOut: 0,
     commits: 0,
     deliveries: 0,
     versionConflicts: 0,

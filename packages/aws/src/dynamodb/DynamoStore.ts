@@ -1,4 +1,5 @@
 import {
+  BatchGetItemCommand,
   BatchWriteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
@@ -14,6 +15,8 @@ import type {
   DeadLetter,
   IdempotencyRecord,
   OutboxItem,
+  OverflowKey,
+  OverflowMark,
   Store,
   StoreLimits,
 } from '@baton/core';
@@ -27,8 +30,10 @@ import {
   itemToDeadLetter,
   itemToIdempotency,
   itemToOutbox,
+  itemToOverflow,
   itemToRecord,
   outboxToItem,
+  overflowToItem,
   recordToItem,
 } from './itemCodec.ts';
 import { mapTransactionError } from './mapTransactionError.ts';
@@ -47,6 +52,7 @@ import {
   OUTBOX_SK_PREFIX,
   outboxShardKey,
   outboxSk,
+  overflowSk,
   RECORD_SK,
 } from './tableLayout.ts';
 
@@ -73,6 +79,8 @@ export interface DynamoStoreOptions {
 
 /** Deletes per BatchWriteItem call (DynamoDB's limit). */
 const BATCH_WRITE_MAX = 25;
+/** Keys per BatchGetItem call (DynamoDB's limit). */
+const BATCH_GET_MAX = 100;
 const BATCH_RETRIES = 8;
 
 /**
@@ -174,6 +182,11 @@ export class DynamoStore implements Store {
           Put: { TableName, Item: deadLetterToItem(letter, this.#shards) },
         }),
       ),
+      ...(commit.overflow ?? []).map(
+        (mark): TransactWriteItem => ({
+          Put: { TableName, Item: overflowToItem(record.id, mark) },
+        }),
+      ),
       ...(commit.deadLetters?.remove ?? []).map(
         (messageId): TransactWriteItem => ({
           Delete: {
@@ -213,37 +226,24 @@ export class DynamoStore implements Store {
   }
 
   async deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void> {
-    const keys = [...new Set(seqs)].map((seq) => ({
-      [Attr.pk]: { S: actorPk(actorId) },
-      [Attr.sk]: { S: outboxSk(seq) },
-    }));
+    const keys = [...new Set(seqs)].map(
+      (seq): Item => ({
+        [Attr.pk]: { S: actorPk(actorId) },
+        [Attr.sk]: { S: outboxSk(seq) },
+      }),
+    );
     for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
-      let requests: { DeleteRequest: { Key: Item } }[] = keys
+      const requests = keys
         .slice(i, i + BATCH_WRITE_MAX)
         .map((Key) => ({ DeleteRequest: { Key } }));
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > BATCH_RETRIES) {
-          throw unavailable(
-            'DynamoDB',
-            'BatchWriteItem (deleteOutbox)',
-            new Error(
-              `${requests.length} deletes stayed unprocessed after ${BATCH_RETRIES} retries`,
-            ),
-            true,
-          );
-        }
-        if (attempt > 0) await sleep(Math.min(2_000, 25 * 2 ** attempt));
-        try {
-          const result = await this.#client.send(
-            new BatchWriteItemCommand({ RequestItems: { [this.tableName]: requests } }),
-          );
-          requests = (result.UnprocessedItems?.[this.tableName] ?? []).flatMap((r) =>
-            r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key } }] : [],
-          );
-        } catch (error) {
-          throw unavailable('DynamoDB', 'BatchWriteItem (deleteOutbox)', error);
-        }
-      }
+      await untilProcessed('BatchWriteItem (deleteOutbox)', requests, async (pending) => {
+        const result = await this.#client.send(
+          new BatchWriteItemCommand({ RequestItems: { [this.tableName]: pending } }),
+        );
+        return (result.UnprocessedItems?.[this.tableName] ?? []).flatMap((r) =>
+          r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key } }] : [],
+        );
+      });
     }
   }
 
@@ -323,6 +323,34 @@ export class DynamoStore implements Store {
     return items.map(itemToDeadLetter).sort((a, b) => a.at - b.at);
   }
 
+  async readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]> {
+    const wanted = new Map<string, Item>();
+    for (const { kind, peer } of keys) {
+      const sk = overflowSk(kind, peer);
+      wanted.set(sk, { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: sk } });
+    }
+    const all = [...wanted.values()];
+    const found: Item[] = [];
+    for (let i = 0; i < all.length; i += BATCH_GET_MAX) {
+      await untilProcessed(
+        'BatchGetItem (readOverflow)',
+        all.slice(i, i + BATCH_GET_MAX),
+        async (Keys) => {
+          const result = await this.#client.send(
+            new BatchGetItemCommand({
+              RequestItems: { [this.tableName]: { Keys, ConsistentRead: true } },
+            }),
+          );
+          found.push(...(result.Responses?.[this.tableName] ?? []));
+          return result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+        },
+      );
+    }
+    const now = this.#clock.now();
+    // DynamoDB's TTL deletes an expired item only eventually: an expired mark reads as absent.
+    return found.map(itemToOverflow).filter((mark) => mark.expiresAt > now);
+  }
+
   async #get(pk: string, sk: string, operation: string): Promise<Item | undefined> {
     try {
       const result = await this.#client.send(
@@ -359,6 +387,32 @@ export class DynamoStore implements Store {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Calls `call` with `requests`, then again with what it returns as unprocessed (a batch call's
+ * partial answer under throttling), backing off, until nothing is left.
+ */
+async function untilProcessed<T>(
+  operation: string,
+  requests: readonly T[],
+  call: (requests: T[]) => Promise<T[]>,
+): Promise<void> {
+  let pending = [...requests];
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > BATCH_RETRIES) {
+      const stuck = new Error(
+        `${pending.length} requests stayed unprocessed after ${BATCH_RETRIES} retries`,
+      );
+      throw unavailable('DynamoDB', operation, stuck, true);
+    }
+    if (attempt > 0) await sleep(Math.min(2_000, 25 * 2 ** attempt));
+    try {
+      pending = await call(pending);
+    } catch (error) {
+      throw unavailable('DynamoDB', operation, error);
+    }
+  }
 }
 
 function sleep(ms: number): Promise<void> {

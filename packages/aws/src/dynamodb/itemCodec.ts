@@ -5,7 +5,13 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type { ActorRecord, DeadLetter, IdempotencyRecord, OutboxItem } from '@baton/core';
+import type {
+  ActorRecord,
+  DeadLetter,
+  IdempotencyRecord,
+  OutboxItem,
+  OverflowMark,
+} from '@baton/core';
 import {
   Attr,
   actorIdOf,
@@ -16,9 +22,11 @@ import {
   idempotencyPk,
   isShortId,
   OUTBOX_SK_PREFIX,
+  OVERFLOW_SK_PREFIX,
   outboxShard,
   outboxShardKey,
   outboxSk,
+  overflowSk,
   RECORD_SK,
 } from './tableLayout.ts';
 
@@ -36,6 +44,7 @@ export function recordToItem(record: ActorRecord): Item {
     [Attr.marks]: json(record.marks),
     [Attr.sentSeq]: record.sentSeq,
     ...(record.channels ? { [Attr.channels]: json(record.channels) } : {}),
+    ...(record.overflowedAt === undefined ? {} : { [Attr.overflowedAt]: record.overflowedAt }),
   });
 }
 
@@ -51,6 +60,9 @@ export function itemToRecord(item: Item): ActorRecord {
     ...(raw[Attr.channels] === undefined
       ? {}
       : { channels: JSON.parse(raw[Attr.channels] as string) }),
+    ...(raw[Attr.overflowedAt] === undefined
+      ? {}
+      : { overflowedAt: raw[Attr.overflowedAt] as number }),
   };
 }
 
@@ -115,4 +127,28 @@ export function deadLetterToItem(letter: DeadLetter, shards: number): Item {
 
 export function itemToDeadLetter(item: Item): DeadLetter {
   return JSON.parse(unmarshall(item)[Attr.letter] as string);
+}
+
+export function overflowToItem(actorId: string, mark: OverflowMark): Item {
+  return marshall({
+    [Attr.pk]: actorPk(actorId),
+    [Attr.sk]: overflowSk(mark.kind, mark.peer),
+    [Attr.peer]: mark.peer,
+    [Attr.mark]: json(mark.mark),
+    [Attr.expiresAt]: mark.expiresAt,
+    [Attr.ttl]: Math.ceil(mark.expiresAt / 1000),
+  });
+}
+
+export function itemToOverflow(item: Item): OverflowMark {
+  const raw = unmarshall(item);
+  const kind = (raw[Attr.sk] as string).startsWith(OVERFLOW_SK_PREFIX.sender)
+    ? 'sender'
+    : 'channel';
+  return {
+    kind,
+    peer: raw[Attr.peer] as string,
+    mark: JSON.parse(raw[Attr.mark] as string),
+    expiresAt: raw[Attr.expiresAt] as number,
+  };
 }

@@ -17,6 +17,9 @@ export const Attr = {
   marks: 'marks',
   sentSeq: 'sentSeq',
   channels: 'channels',
+  overflowedAt: 'overflowedAt',
+  peer: 'peer',
+  mark: 'mark',
   envelopes: 'envelopes',
   createdAt: 'createdAt',
   obPk: 'obPk',
@@ -46,6 +49,8 @@ export const OUTBOX_SK_PREFIX = 'O#';
 export const IDEMPOTENCY_SK = 'I';
 /** The sort key prefix of dead letters. */
 export const DEAD_LETTER_SK_PREFIX = 'D#';
+/** The sort key prefixes of overflow marks: a receiver's sender marks, a sender's channels. */
+export const OVERFLOW_SK_PREFIX = { sender: 'M#', channel: 'C#' } as const;
 /** Outbox seqs are padded to this many digits so sort keys order like numbers (2^53 has 16). */
 const SEQ_DIGITS = 16;
 /** At most this many outbox index shards (`OUTBOX#0` … `OUTBOX#99`). */
@@ -56,6 +61,9 @@ export const idempotencyPk = (key: string): string => `I#${boundedKey(key)}`;
 /** A dead letter's sort key: the digest of its message id (the id itself is in the item). */
 export const deadLetterSk = (messageId: string): string =>
   `${DEAD_LETTER_SK_PREFIX}${digest(messageId)}`;
+/** An overflow mark's sort key: its kind and the digest of the peer (the id is in the item). */
+export const overflowSk = (kind: keyof typeof OVERFLOW_SK_PREFIX, peer: string): string =>
+  `${OVERFLOW_SK_PREFIX[kind]}${digest(peer)}`;
 /** The index shard key of dead letters: they share the sparse outbox index, apart by prefix. */
 export const deadLetterShardKey = (shard: number): string => `DEAD#${shard}`;
 
@@ -127,9 +135,10 @@ export const ITEM_OVERHEAD = {
       Attr.marks,
       Attr.sentSeq,
       Attr.channels,
+      Attr.overflowedAt,
     ],
     [actorPk(''), RECORD_SK],
-    2,
+    3,
   ),
   outbox: overhead(
     [Attr.pk, Attr.sk, Attr.envelopes, Attr.createdAt, Attr.obPk, Attr.obAt],
@@ -149,6 +158,11 @@ export const ITEM_OVERHEAD = {
     ],
     // A long key is stored whole besides its digest in the partition key.
     [idempotencyPk('x'.repeat(MAX_KEY_ID_BYTES + 1)), IDEMPOTENCY_SK],
+    2,
+  ),
+  overflow: overhead(
+    [Attr.pk, Attr.sk, Attr.peer, Attr.mark, Attr.expiresAt, Attr.ttl],
+    [actorPk(''), overflowSk('sender', '')],
     2,
   ),
   deadLetter: overhead(

@@ -70,13 +70,24 @@ export interface InstanceItem {
  * A request waiting for its message's outcome.
  *
  * @example
- * const pending: PendingItem = { connectionId: 'abc=', requestId: 'r1', kind: 'ask', actorId: 'account/alice' };
+ * const pending: PendingItem = {
+ *   connectionId: 'abc=', requestId: 'r1', kind: 'ask', actorId: 'account/alice',
+ *   name: 'deposit', fingerprint: messageFingerprint('deposit', { amount: 5 }),
+ * };
  */
 export interface PendingItem {
   readonly connectionId: string;
   readonly requestId: string;
   readonly kind: 'ask' | 'visible';
   readonly actorId: string;
+  /** The request's message name, for the error when its key was reused. */
+  readonly name?: string | undefined;
+  /**
+   * The request's `messageFingerprint`: two requests may wait under one key with different
+   * messages (the queue keeps only the first), and only the one matching the outcome's gets it.
+   * Absent on items written without it, which are answered with the outcome as before.
+   */
+  readonly fingerprint?: string | undefined;
 }
 
 /**
@@ -446,6 +457,8 @@ export class ConnectionRegistry {
       [A.requestId]: pending.requestId,
       [A.kind]: pending.kind,
       [A.actorId]: pending.actorId,
+      [A.name]: pending.name,
+      [A.fingerprint]: pending.fingerprint,
       [A.ttl]: this.#ttl(),
     });
   }
@@ -477,6 +490,8 @@ export class ConnectionRegistry {
           requestId: item[A.requestId] as string,
           kind: item[A.kind] as PendingItem['kind'],
           actorId: item[A.actorId] as string,
+          name: item[A.name] as string | undefined,
+          fingerprint: item[A.fingerprint] as string | undefined,
         };
       }),
     );

@@ -1,5 +1,5 @@
 import { PROTOCOL_VERSION } from '@baton/client/protocol';
-import type { IdempotencyRecord } from '@baton/core';
+import { answersMessage, type IdempotencyRecord, idempotencyKeyReused } from '@baton/core';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance } from './refreshInstance.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
@@ -9,7 +9,9 @@ import type { ReactiveContext } from './WebSocketOptions.ts';
  * once, so two handlers never both answer): an `ask` gets `reply` or `error`; a `send` with
  * `visible: true` gets `error` if the actor rejected it, else — once every subscription of its
  * connection that reads the actor has been sent a result computed after the commit (re-run
- * here unless `fresh` lists the instance as re-run after it) — `visible`.
+ * here unless `fresh` lists the instance as re-run after it) — `visible`. A request made with the
+ * same key for another message (its fingerprint differs) gets IDEMPOTENCY_KEY_REUSED instead:
+ * the queue dropped its message as a duplicate, and the outcome is not its.
  *
  * @example
  * const change = decodeStreamRecord(record);
@@ -23,9 +25,17 @@ export async function answerPending(
 ): Promise<void> {
   const pending = await context.registry.takePending(record.key);
   await Promise.all(
-    pending.map(async ({ connectionId, requestId, kind, actorId }) => {
+    pending.map(async ({ connectionId, requestId, kind, actorId, name, fingerprint }) => {
       const { outcome } = record;
-      if (!outcome.ok) {
+      if (!answersMessage(record, fingerprint)) {
+        const error = idempotencyKeyReused({ id: record.key, to: actorId, name });
+        await pusher.send(connectionId, {
+          v: PROTOCOL_VERSION,
+          type: 'error',
+          requestId,
+          error: error.toJSON(),
+        });
+      } else if (!outcome.ok) {
         await pusher.send(connectionId, {
           v: PROTOCOL_VERSION,
           type: 'error',

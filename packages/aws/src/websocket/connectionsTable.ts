@@ -40,6 +40,8 @@ export const RegistryAttr = {
   requestId: 'requestId',
   kind: 'kind',
   actorId: 'actorId',
+  name: 'name',
+  fingerprint: 'fingerprint',
 } as const;
 
 /** Sort keys and prefixes of the layout above. */

@@ -13,6 +13,7 @@ import {
   type Client,
   ErrorCode,
   ingressMessageId,
+  messageFingerprint,
   parseActorId,
   type SerializedError,
   toBatonError,
@@ -147,7 +148,9 @@ async function subscribe(
  * Enqueues a `send` or `ask` through the core client with the frame's idempotency key and
  * answers `accepted`. An `ask`, or a `send` with `visible`, is recorded as pending first (so an
  * outcome seen by the stream handler right after finds it) and answered by the stream handler
- * — or here, when the outcome exists already (a re-sent key).
+ * — or here, when the outcome exists already (a re-sent key). A request whose key is pending
+ * for another message (not yet processed: the queue drops this copy) is refused by the answer,
+ * not here; one whose key already holds another message's outcome is refused by `send`.
  */
 async function request(
   context: FrameContext,
@@ -161,11 +164,14 @@ async function request(
   const messageId = ingressMessageId(to, idempotencyKey, identity);
   const kind = message.type === 'ask' ? 'ask' : message.visible === true ? 'visible' : undefined;
   if (kind) {
+    // With the fingerprint: another request may wait under the same key for another message.
     await context.registry.putPending(messageId, {
       connectionId,
       requestId,
       kind,
       actorId: to,
+      name,
+      fingerprint: messageFingerprint(name, payload),
     });
   }
   try {

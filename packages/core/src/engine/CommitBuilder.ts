@@ -6,6 +6,7 @@ import type {
   DeadLetter,
   IdempotencyRecord,
   OutboxItem,
+  OverflowMark,
   SenderMark,
   StoreLimits,
 } from '../ports.ts';
@@ -14,6 +15,10 @@ import type {
 export interface MessageEffects {
   /** The record after the message (state, offset, marks, sentSeq); `ver` is set on commit. */
   readonly record: ActorRecord;
+  /** `jsonSize(record)` when the caller measured it already. */
+  readonly recordBytes?: number;
+  /** The record before its peers were bounded, to bound it again with fewer moves. */
+  readonly unbounded?: ActorRecord;
   readonly envelopes: readonly Envelope[];
   readonly idempotency: IdempotencyRecord | undefined;
   /** Whether `idempotency` replaces a stored outcome (a redrive) instead of being put once. */
@@ -22,12 +27,14 @@ export interface MessageEffects {
   readonly deadLetter?: DeadLetter;
   /** A redriven message applied: forget its dead letter. */
   readonly redriven?: string;
+  /** Marks the record moved out to stay small (see overflow.ts). */
+  readonly overflow?: readonly OverflowMark[];
 }
 
 /** The parts of a commit besides the record. */
 export type PendingWrites = Pick<
   Commit,
-  'outbox' | 'idempotency' | 'replaceIdempotency' | 'deadLetters'
+  'outbox' | 'idempotency' | 'replaceIdempotency' | 'deadLetters' | 'overflow'
 >;
 
 /**
@@ -65,6 +72,10 @@ export class CommitBuilder {
   #replaced: IdempotencyRecord[] = [];
   #deadLetters = new Map<string, DeadLetter>();
   #redriven = new Set<string>();
+  /** By kind and peer: a mark moved out twice in one commit is written once, the later value. */
+  #overflow = new Map<string, OverflowMark>();
+  /** The summed `jsonSize` of `#overflow`: kept as it goes, since a batch may move out many. */
+  #overflowBytes = 0;
   #count = 0;
 
   constructor(base: ActorRecord, limits: StoreLimits) {
@@ -119,6 +130,11 @@ export class CommitBuilder {
       this.#deadLetters.delete(effects.redriven);
     }
     if (effects.deadLetter) this.#deadLetters.set(effects.deadLetter.messageId, effects.deadLetter);
+    for (const mark of effects.overflow ?? []) {
+      const replaced = this.#overflow.get(overflowKey(mark));
+      this.#overflowBytes += jsonSize(mark) - (replaced ? jsonSize(replaced) : 0);
+      this.#overflow.set(overflowKey(mark), mark);
+    }
     this.#record = effects.record;
     this.#count++;
   }
@@ -133,17 +149,21 @@ export class CommitBuilder {
     }));
     const put = [...this.#deadLetters.values()];
     const remove = [...this.#redriven].filter((id) => !this.#deadLetters.has(id));
+    const overflow = [...this.#overflow.values()];
     const writes: PendingWrites = {
       outbox,
       idempotency: this.#idempotency,
       ...(this.#replaced.length > 0 ? { replaceIdempotency: this.#replaced } : {}),
       ...(put.length + remove.length > 0 ? { deadLetters: { put, remove } } : {}),
+      ...(overflow.length > 0 ? { overflow } : {}),
     };
     this.#outbox = [];
     this.#idempotency = [];
     this.#replaced = [];
     this.#deadLetters = new Map();
     this.#redriven = new Set();
+    this.#overflow = new Map();
+    this.#overflowBytes = 0;
     this.#count = 0;
     return writes;
   }
@@ -161,9 +181,17 @@ export class CommitBuilder {
       this.#idempotency.length +
       this.#replaced.length +
       this.#deadLetters.size +
-      this.#redriven.size;
-    let bytes = jsonSize(effects.record);
+      this.#redriven.size +
+      this.#overflow.size;
+    let bytes = effects.recordBytes ?? jsonSize(effects.record);
     for (const item of this.#outbox) bytes += item.bytes;
+    bytes += this.#overflowBytes;
+    for (const mark of effects.overflow ?? []) {
+      // A mark this commit moves out already is overwritten, not added; its bytes are counted
+      // twice, which errs on the safe side.
+      if (!this.#overflow.has(overflowKey(mark))) items++;
+      bytes += jsonSize(mark);
+    }
     for (const record of [...this.#idempotency, ...this.#replaced]) bytes += jsonSize(record);
     for (const letter of this.#deadLetters.values()) bytes += jsonSize(letter);
     if (effects.deadLetter) {
@@ -191,6 +219,8 @@ export class CommitBuilder {
     return { items, bytes };
   }
 }
+
+const overflowKey = (mark: OverflowMark) => `${mark.kind}\u0000${mark.peer}`;
 
 /** Drops marks untouched since `before` (DESIGN: marks stay bounded). */
 export function pruneMarks(

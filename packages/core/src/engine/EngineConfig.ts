@@ -5,6 +5,7 @@ import type { Random } from '../internal/random.ts';
 import { jsonLogger } from '../logger.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../ports.ts';
 import { Registry } from '../registry.ts';
+import { RECORD_PEERS } from './overflow.ts';
 import { RecordCache } from './RecordCache.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -42,6 +43,13 @@ export interface EngineOptions {
    * handlers. @default 3
    */
   readonly maxAttempts?: number;
+  /**
+   * Sender marks and channels (each) an actor's record lists before the least recently used
+   * move out into items of their own, read back only when that peer shows up again. More
+   * makes records larger (every commit writes the whole record); fewer makes more reads.
+   * @default 64 ({@link RECORD_PEERS})
+   */
+  readonly recordPeers?: number;
 }
 
 /** The resolved options: what every engine function takes. */
@@ -58,6 +66,7 @@ export interface Engine {
   readonly idempotencyRetentionMs: number;
   readonly markRetentionMs: number;
   readonly maxAttempts: number;
+  readonly recordPeers: number;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -86,8 +95,10 @@ export function createEngine(options: EngineOptions): Engine {
     ),
     markRetentionMs: positive('markRetentionMs', options.markRetentionMs, 28 * DAY),
     maxAttempts: positive('maxAttempts', options.maxAttempts, 3),
+    recordPeers: positive('recordPeers', options.recordPeers, RECORD_PEERS),
   };
   if (engine.maxAttempts < 1) problems.push('maxAttempts must be at least 1');
+  if (engine.recordPeers < 1) problems.push('recordPeers must be at least 1');
   if (!options.store || !options.queue) problems.push('store and queue are required');
   if (problems.length > 0) {
     throw new BatonError(

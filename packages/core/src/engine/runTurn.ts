@@ -1,12 +1,13 @@
 import { jsonSize, readConflict } from '../conflicts.ts';
 import { actorMessageId, type Envelope, isActorSender } from '../envelope.ts';
 import { type BatonError, isBatonError, toBatonError } from '../errors.ts';
-import { type ActorRecord, compareSeq, type DeadLetter } from '../ports.ts';
+import { type ActorRecord, compareSeq, type DeadLetter, type SenderMark } from '../ports.ts';
 import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, classify, markAfter, pruneChannels } from './channels.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Engine } from './EngineConfig.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
+import { boundPeers, OverflowLookup } from './overflow.ts';
 import {
   commitTooLarge,
   deadLettered,
@@ -91,7 +92,15 @@ function initialState(engine: Engine, actorId: string): unknown {
 /** Why a message is applied: where it stands on its channel, or the dead letter it redrives. */
 interface Admission {
   readonly arrival?: Arrival;
+  /** The receiver's mark for the sender that `arrival` was classified against. */
+  readonly mark?: SenderMark;
   readonly redrives?: DeadLetter;
+}
+
+/** What a message's effects are computed with besides the record. */
+interface Turn {
+  readonly engine: Engine;
+  readonly overflow: OverflowLookup;
 }
 
 async function applyBatch(
@@ -101,6 +110,19 @@ async function applyBatch(
   duplicateKeys: ReadonlySet<string>,
 ): Promise<TurnResult> {
   const builder = new CommitBuilder(base, engine.store.limits);
+  const overflow = new OverflowLookup(
+    engine.store,
+    base,
+    engine.clock.now(),
+    engine.markRetentionMs,
+  );
+  const turn: Turn = { engine, overflow };
+  // The batch's senders the record does not list, read in one call rather than one each.
+  const senders = batch.map(({ envelope }) => envelope).filter(isActorSender);
+  await overflow.load(
+    base,
+    senders.map(({ from }) => ({ kind: 'sender', peer: from })),
+  );
   let committed = base;
   let done = 0;
   let sent = 0;
@@ -124,14 +146,14 @@ async function applyBatch(
     const { envelope } = inbound;
     const byId = !isActorSender(envelope) || envelope.redrive !== undefined;
     const copy = byId && seenKeys.has(envelope.id);
-    const admission = copy ? undefined : await admit(engine, builder, inbound, duplicateKeys);
+    const admission = copy ? undefined : await admit(turn, builder, inbound, duplicateKeys);
     if (!admission) {
       sawDuplicate = true;
       done++;
       continue;
     }
     if (byId) seenKeys.add(envelope.id);
-    let effects = await applyMessage(engine, builder.record, inbound, admission);
+    let effects = await applyMessage(turn, builder.record, inbound, admission);
     if (isBatonError(effects)) {
       if ((inbound.receiveCount ?? 1) < engine.maxAttempts) {
         retry = effects;
@@ -141,14 +163,14 @@ async function applyBatch(
     }
     if (!builder.fits(effects)) {
       if (builder.size > 0) await commit();
+      if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
       if (!builder.fits(effects)) {
         const error = commitTooLarge(inbound.envelope, engine.store.limits);
-        builder.add(reject(engine, builder.record, inbound, admission, error));
-        done++;
-        continue;
+        effects = withFewerMoves(engine, reject(engine, builder.record, inbound, admission, error));
       }
     }
     builder.add(effects);
+    overflow.moved(effects.overflow ?? []);
     done++;
   }
   if (builder.size > 0) await commit();
@@ -160,7 +182,7 @@ async function applyBatch(
  * per-channel mark, idempotency key, or a redrive whose dead letter is gone).
  */
 async function admit(
-  engine: Engine,
+  { engine, overflow }: Turn,
   builder: CommitBuilder,
   inbound: Inbound,
   duplicateKeys: ReadonlySet<string>,
@@ -173,15 +195,16 @@ async function admit(
     return kept?.at === envelope.redrive ? { redrives: kept } : undefined;
   }
   if (isActorSender(envelope)) {
-    const arrival = classify(record.marks[envelope.from], envelope);
-    return arrival.kind === 'duplicate' ? undefined : { arrival };
+    const mark = await overflow.sender(record, envelope.from);
+    const arrival = classify(mark, envelope);
+    return arrival.kind === 'duplicate' ? undefined : { arrival, ...(mark ? { mark } : {}) };
   }
   return duplicateKeys.has(envelope.id) ? undefined : {};
 }
 
 /** Runs the handler on a draft; returns its effects, a rejection, or the error that stops the batch. */
 async function applyMessage(
-  engine: Engine,
+  { engine, overflow }: Turn,
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
@@ -218,17 +241,21 @@ async function applyMessage(
   }
   const now = engine.clock.now();
   const advanced = advance(engine, current, inbound, admission);
+  const targets = effects.sends.map(({ to }) => ({ kind: 'channel', peer: to }) as const);
+  await overflow.load(advanced, targets);
   const channels = { ...advanced.channels };
   let sentSeq = current.sentSeq;
-  const envelopes = effects.sends.map(({ to, name, payload }): Envelope => {
+  const envelopes: Envelope[] = [];
+  for (const { to, name, payload } of effects.sends) {
     sentSeq++;
-    const prev = channels[to]?.seq ?? 0;
+    const prev = (channels[to] ?? (await overflow.channel(advanced, to)))?.seq ?? 0;
     channels[to] = { seq: sentSeq, at: now };
     const id = actorMessageId(current.id, sentSeq);
-    return { id, from: current.id, seq: sentSeq, prev, to, name, payload, sentAt: now };
-  });
-  const record: ActorRecord = { ...advanced, state, sentSeq, channels };
-  if (jsonSize(record) > engine.store.limits.maxItemBytes) {
+    envelopes.push({ id, from: current.id, seq: sentSeq, prev, to, name, payload, sentAt: now });
+  }
+  const unbounded = { ...advanced, state, sentSeq, channels };
+  const { record, moved, bytes } = bound(engine, unbounded);
+  if (bytes > engine.store.limits.maxItemBytes) {
     return reject(
       engine,
       current,
@@ -248,7 +275,15 @@ async function applyMessage(
       replyTooLarge(envelope, engine.store.limits),
     );
   }
-  return { record, envelopes, idempotency, ...redriveEffects(admission) };
+  return {
+    record,
+    recordBytes: bytes,
+    unbounded,
+    overflow: moved,
+    envelopes,
+    idempotency,
+    ...redriveEffects(admission),
+  };
 }
 
 /** A terminal rejection: the state stays, the message counts as processed, an asker is told. */
@@ -265,8 +300,13 @@ function reject(
     code: error.code,
     error: error.message,
   });
+  const unbounded = advance(engine, current, inbound, admission);
+  const { record, moved, bytes } = bound(engine, unbounded);
   return {
-    record: advance(engine, current, inbound, admission),
+    record,
+    recordBytes: bytes,
+    unbounded,
+    overflow: moved,
     envelopes: [],
     idempotency: failedOutcome(engine, inbound.envelope, error),
     ...redriveEffects(admission),
@@ -305,8 +345,13 @@ function deadLetter(
   };
   // A dead letter too large for a record keeps everything but the payload.
   const fits = jsonSize(kept) <= engine.store.limits.maxItemBytes;
+  const unbounded = advance(engine, current, inbound, admission);
+  const { record, moved, bytes } = bound(engine, unbounded);
   return {
-    record: advance(engine, current, inbound, admission),
+    record,
+    recordBytes: bytes,
+    unbounded,
+    overflow: moved,
     envelopes: [],
     idempotency: failedOutcome(engine, envelope, error),
     deadLetter: fits
@@ -333,9 +378,8 @@ function advance(
   const { envelope } = inbound;
   const now = engine.clock.now();
   const marks = pruneMarks(current.marks, now - engine.markRetentionMs);
-  const { arrival } = admission;
+  const { arrival, mark } = admission;
   if (arrival && isActorSender(envelope)) {
-    const mark = current.marks[envelope.from];
     if (arrival.kind === 'gap') {
       engine.logger.error('gap on a channel: messages from the sender never arrived in order', {
         actor: current.id,
@@ -356,6 +400,27 @@ function advance(
   // that opens a channel anew can never meet a receiver that still expects the old one.
   const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
   return { ...current, inboxOffset: inbound.queueSeq, marks, channels };
+}
+
+/** `record` with the marks of its least recent peers moved out (see overflow.ts). */
+function bound(engine: Engine, record: ActorRecord, moves?: number) {
+  return boundPeers(record, {
+    now: engine.clock.now(),
+    retentionMs: engine.markRetentionMs,
+    maxItemBytes: engine.store.limits.maxItemBytes,
+    recordPeers: engine.recordPeers,
+    ...(moves === undefined ? {} : { moves }),
+  });
+}
+
+/**
+ * `effects` with only the moves the item limit forces, for a message too large for a commit
+ * with them: the record lists more peers than it should until a later message moves them.
+ */
+function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
+  if (!effects.unbounded || !effects.overflow?.length) return effects;
+  const { record, moved, bytes } = bound(engine, effects.unbounded, 0);
+  return { ...effects, record, recordBytes: bytes, overflow: moved };
 }
 
 /** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */

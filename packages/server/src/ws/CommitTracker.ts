@@ -4,7 +4,6 @@ import {
   type ChangeFeed,
   ErrorCode,
   type IdempotencyRecord,
-  type Outcome,
   type Store,
 } from '@baton/core';
 
@@ -16,9 +15,12 @@ import {
  * connection.on('close', () => wait.cancel());
  */
 export interface CommitWait {
-  /** The message's outcome once it is committed (and, if asked, delivered by the change feed). */
-  readonly outcome: Promise<Outcome>;
-  /** Stops waiting; `outcome` then never settles. */
+  /**
+   * The message's idempotency record once it is committed (and, if asked, delivered by the
+   * change feed): its outcome, and the fingerprint telling whether it answers the waiter's message.
+   */
+  readonly record: Promise<IdempotencyRecord>;
+  /** Stops waiting; `record` then never settles. */
   cancel(): void;
 }
 
@@ -26,10 +28,10 @@ interface Watch {
   readonly messageId: string;
   readonly actorId: string;
   readonly onFeed: boolean;
-  readonly resolve: (outcome: Outcome) => void;
+  readonly resolve: (record: IdempotencyRecord) => void;
   readonly reject: (error: BatonError) => void;
-  /** The outcome, once known, waiting for the feed to deliver version `ver`. */
-  awaiting?: { readonly outcome: Outcome; readonly ver: number };
+  /** The record, once known, waiting for the feed to deliver version `ver`. */
+  awaiting?: { readonly record: IdempotencyRecord; readonly ver: number };
   timers: ReturnType<typeof setTimeout>[];
   done: boolean;
 }
@@ -45,7 +47,7 @@ interface Watch {
  * @example
  * const wait = tracker.wait('dep-1', 'account/alice', { onFeed: true }); // before enqueueing
  * await client.send(Account.ref('alice'), 'deposit', { amount: 5 }, { idempotencyKey: 'dep-1' });
- * const outcome = await wait.outcome; // committed, and seen by the engine
+ * const { outcome } = await wait.record; // committed, and seen by the engine
  */
 export class CommitTracker {
   readonly #watches = new Map<string, Set<Watch>>();
@@ -69,7 +71,7 @@ export class CommitTracker {
 
   wait(messageId: string, actorId: string, options: { onFeed: boolean }): CommitWait {
     let watch!: Watch;
-    const outcome = new Promise<Outcome>((resolve, reject) => {
+    const committed = new Promise<IdempotencyRecord>((resolve, reject) => {
       watch = {
         messageId,
         actorId,
@@ -80,7 +82,7 @@ export class CommitTracker {
         done: false,
       };
     });
-    outcome.catch(() => {});
+    committed.catch(() => {});
     add(this.#watches, messageId, watch);
     if (options.onFeed) {
       add(this.#byActor, actorId, watch);
@@ -98,11 +100,11 @@ export class CommitTracker {
     this.store
       .readIdempotency(messageId)
       .then((record) => {
-        if (record && !watch.awaiting) this.#finish(watch, () => watch.resolve(record.outcome));
+        if (record && !watch.awaiting) this.#finish(watch, () => watch.resolve(record));
       })
       .catch(() => {})
       .finally(() => this.#polls && this.#poll(watch, 20));
-    return { outcome, cancel: () => this.#finish(watch, () => {}) };
+    return { record: committed, cancel: () => this.#finish(watch, () => {}) };
   }
 
   /** Stops listening and ends every wait (they never settle). */
@@ -117,30 +119,30 @@ export class CommitTracker {
     if (watch.done || watch.awaiting) return;
     const timer = setTimeout(async () => {
       const record = await this.store.readIdempotency(watch.messageId).catch(() => undefined);
-      if (record) this.#committed(watch, record.outcome);
+      if (record) this.#committed(watch, record);
       else this.#poll(watch, Math.min(delayMs * 2, 1_000));
     }, delayMs);
     watch.timers.push(timer);
   }
 
   #onOutcome(record: IdempotencyRecord): void {
-    for (const watch of this.#watches.get(record.key) ?? []) this.#committed(watch, record.outcome);
+    for (const watch of this.#watches.get(record.key) ?? []) this.#committed(watch, record);
   }
 
   /** The outcome is committed: done, or wait for the feed to deliver the actor's record. */
-  #committed(watch: Watch, outcome: Outcome): void {
+  #committed(watch: Watch, committed: IdempotencyRecord): void {
     if (watch.done || watch.awaiting) return;
     if (!watch.onFeed) {
-      this.#finish(watch, () => watch.resolve(outcome));
+      this.#finish(watch, () => watch.resolve(committed));
       return;
     }
-    watch.awaiting = { outcome, ver: Number.POSITIVE_INFINITY };
+    watch.awaiting = { record: committed, ver: Number.POSITIVE_INFINITY };
     this.store.load(watch.actorId).then(
       (record) => {
-        watch.awaiting = { outcome, ver: record?.ver ?? 0 };
+        watch.awaiting = { record: committed, ver: record?.ver ?? 0 };
         this.#check(watch);
       },
-      () => this.#finish(watch, () => watch.resolve(outcome)),
+      () => this.#finish(watch, () => watch.resolve(committed)),
     );
   }
 
@@ -155,7 +157,7 @@ export class CommitTracker {
     const awaiting = watch.awaiting;
     if (!awaiting || watch.done) return;
     if ((this.#seen.get(watch.actorId) ?? 0) >= awaiting.ver) {
-      this.#finish(watch, () => watch.resolve(awaiting.outcome));
+      this.#finish(watch, () => watch.resolve(awaiting.record));
     }
   }
 

@@ -6,8 +6,11 @@ import {
 } from '@baton/client/protocol';
 import {
   type ActorRef,
+  answersMessage,
   type Client,
+  idempotencyKeyReused,
   ingressMessageId,
+  messageFingerprint,
   parseActorId,
   toBatonError,
 } from '@baton/core';
@@ -42,7 +45,9 @@ export interface RequestContext {
  * value, or `error` with its error. A `send` with `visible: true` is answered by `visible` once
  * its commit is seen by the query engine and every subscription of this connection that reads
  * the target actor has been sent a result at least as new (read-your-writes); a send the actor
- * rejected gets its `error` instead. Never throws: problems become `error { requestId }`.
+ * rejected gets its `error` instead. A request whose key another message of this caller holds —
+ * even one still waiting, whose outcome the wait sees — gets IDEMPOTENCY_KEY_REUSED, never that
+ * message's outcome. Never throws: problems become `error { requestId }`.
  *
  * @example
  * void handleRequest(context, { v: 1, type: 'send', requestId: 'r1', to: 'account/alice',
@@ -67,7 +72,12 @@ export async function handleRequest(
     });
     context.reply({ v: PROTOCOL_VERSION, type: 'accepted', requestId, messageId });
     if (!wait) return;
-    const outcome = await wait.outcome;
+    const record = await wait.record;
+    // Two requests may wait on one key with different messages (the queue keeps the first).
+    if (!answersMessage(record, messageFingerprint(name, payload))) {
+      throw idempotencyKeyReused({ id: messageId, to, name });
+    }
+    const { outcome } = record;
     if (!outcome.ok) {
       context.reply({ v: PROTOCOL_VERSION, type: 'error', requestId, error: outcome.error });
     } else if (message.type === 'ask') {

@@ -1,0 +1,75 @@
+import { createEngine, ErrorCode, silentLogger, Worker } from '@baton/core';
+import { createEmbeddedBackend } from '@baton/embedded';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLocalServer, type LocalServer } from './createLocalServer.ts';
+import { actors, Counter, queries } from './fixtures/startTestServer.ts';
+import { TestSocket } from './fixtures/TestSocket.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A server on an embedded backend with no worker running: the test processes the queue. */
+async function start() {
+  const backend = createEmbeddedBackend();
+  cleanups.push(() => backend.close());
+  const server: LocalServer = await createLocalServer({
+    actors,
+    queries,
+    backend: { store: backend.store, queue: backend.queue, feed: backend.feed },
+    logger: silentLogger,
+  });
+  cleanups.push(() => server.close());
+  const worker = new Worker(
+    createEngine({ actors, store: backend.store, queue: backend.queue, logger: silentLogger }),
+  );
+  const socket = await TestSocket.open(server.url);
+  cleanups.push(() => socket.close());
+  return { socket, worker, backend };
+}
+
+const increment = (requestId: string, by: number, type: 'ask' | 'send' = 'ask') =>
+  ({
+    v: 1,
+    type,
+    requestId,
+    to: Counter.ref('reuse').id,
+    name: 'increment',
+    payload: { by },
+    idempotencyKey: 'same-key',
+    ...(type === 'send' ? { visible: true } : {}),
+  }) as never;
+
+describe('an idempotency key reused while its first message waits in the queue', () => {
+  it('answers the first ask with its reply and the other message’s ask and visible send with IDEMPOTENCY_KEY_REUSED', async () => {
+    const { socket, worker, backend } = await start();
+    socket.send(increment('r1', 5));
+    await socket.next('accepted', (f) => f.requestId === 'r1');
+    socket.send(increment('r2', 7));
+    await socket.next('accepted', (f) => f.requestId === 'r2');
+    socket.send(increment('r3', 9, 'send'));
+    await socket.next('accepted', (f) => f.requestId === 'r3');
+    expect(backend.queue.counts().total).toBe(1); // the copies were dropped as duplicates
+
+    while ((await worker.poll()) > 0) {}
+    // All three answers, whatever they are: a wrong one fails the checks below, not a timeout.
+    const answers = await vi.waitFor(() => {
+      const found = socket.frames.filter(
+        (f) => f.type === 'reply' || f.type === 'visible' || f.type === 'error',
+      );
+      expect(found).toHaveLength(3);
+      return found;
+    });
+    expect(answers.find((f) => f.requestId === 'r1')).toMatchObject({ type: 'reply', value: 5 });
+    for (const requestId of ['r2', 'r3']) {
+      expect(answers.find((f) => f.requestId === requestId)).toMatchObject({
+        type: 'error',
+        error: {
+          code: ErrorCode.IDEMPOTENCY_KEY_REUSED,
+          message: expect.stringMatching(/use a fresh key for a new message/),
+        },
+      });
+    }
+  });
+});
