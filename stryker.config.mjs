@@ -51,7 +51,7 @@ export default {
       'tests/conformance/embedded.test.ts',
       'tests/simulation/**/*.test.ts',
     ],
-    env: { BATON_SIM_RUNS: '200' },
+    env: { BATON_SIM_RUNS: '200', BATON_FAN_IN_SENDERS: '2000' },
     testTimeout: 60_000,
     alias: [
       { find: /^@baton\/([\w-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
