@@ -4,11 +4,14 @@
  */
 import {
   actor,
+  Client,
   createEngine,
   type Envelope,
   ErrorCode,
   encodeEnvelope,
+  INGRESS,
   ingressMessageId,
+  jsonLogger,
   type Queue,
   type QueueMessage,
   redriveDeadLetter,
@@ -16,6 +19,7 @@ import {
   silentLogger,
   Worker,
 } from '@baton/core';
+import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { settled, setup } from './helpers.ts';
@@ -319,5 +323,54 @@ describe('the warm cache', () => {
 
     expect(await cached).toEqual({ ok: true, value: 'string' });
     expect(await reloaded).toEqual({ ok: true, value: 'string' });
+  });
+});
+
+describe('a replaced inbox queue', () => {
+  it('applies the messages of a new queue whose sequence numbers start over, and says so', async () => {
+    const { Box } = ledger();
+    const store = new EmbeddedStore();
+    const errors: string[] = [];
+    const logger = jsonLogger({ level: 'error', write: (line) => errors.push(line) });
+    /** A worker and a client on a queue of its own identity, over the one store. */
+    const on = (identity: string) => {
+      const queue = new EmbeddedQueue({ identity });
+      const options = { actors: [Box], store, queue, logger };
+      return { queue, worker: new Worker(options), client: new Client(options) };
+    };
+    const old = on('old');
+    for (const item of ['a', 'b', 'c'])
+      await old.client.send(Box.ref('x'), 'put', { item }, { idempotencyKey: item });
+    while ((await old.worker.poll()) > 0);
+    expect((await store.load('box/x'))?.inboxOffset).toBe('3');
+
+    // The new queue numbers from 1 again; a copy of `c` moved over from the old one comes too.
+    const fresh = on('new');
+    for (const item of ['d', 'e'])
+      await fresh.client.send(Box.ref('x'), 'put', { item }, { idempotencyKey: item });
+    const copy: Envelope = {
+      id: ingressMessageId('box/x', 'c'),
+      from: INGRESS,
+      seq: 0,
+      to: 'box/x',
+      name: 'put',
+      payload: { item: 'c' },
+      sentAt: 0,
+    };
+    await fresh.queue.send([{ group: 'box/x', dedupeId: 'moved-c', body: encodeEnvelope(copy) }]);
+    while ((await fresh.worker.poll()) > 0);
+
+    // Handlers may run again when a commit is redone; the state shows what was committed.
+    expect(await store.load('box/x')).toMatchObject({
+      state: { items: ['a', 'b', 'c', 'd', 'e'] },
+      inboxOffset: '2', // e's: the copy of c was skipped by its idempotency record
+      inboxQueue: 'new',
+    });
+    expect(errors).toHaveLength(1);
+    expect(JSON.parse(errors[0]!)).toMatchObject({
+      message: expect.stringMatching(/inbox queue was replaced/),
+      oldQueue: 'old',
+      newQueue: 'new',
+    });
   });
 });

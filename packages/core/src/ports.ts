@@ -58,6 +58,11 @@ export interface ActorRecord {
   readonly state: unknown;
   /** The queue sequence number of the last inbox message processed ("0" before any). */
   readonly inboxOffset: string;
+  /**
+   * The {@link Queue.identity} of the queue `inboxOffset` was read from: an offset from a queue
+   * since replaced means nothing in the new one. Absent when the queue has no identity.
+   */
+  readonly inboxQueue?: string;
   /** Highest `seq` processed per actor sender, to skip re-sent outbox messages. */
   readonly marks: Readonly<Record<string, SenderMark>>;
   /** The last `seq` this actor gave to a message it sent. */
@@ -201,6 +206,12 @@ export interface Queue {
   ack(receipts: readonly string[]): Promise<void>;
   /** Makes messages visible again after `delayMs` (0: at once). */
   release(receipts: readonly string[], delayMs: number): Promise<void>;
+  /**
+   * What tells this queue from one created later under the same name (SQS: its creation time),
+   * so an actor notices that its inbox was replaced: sequence numbers start over in a new queue,
+   * and an old inbox offset would skip every message as processed. Absent: not checked.
+   */
+  identity?(): Promise<string>;
 }
 
 /** Committed actor records, in commit order per actor. */

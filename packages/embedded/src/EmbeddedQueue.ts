@@ -22,6 +22,12 @@ export interface EmbeddedQueueOptions {
   readonly journal?: Journal;
   /** Tells apart queues sharing one journal. Default: `'inbox'`. */
   readonly name?: string;
+  /**
+   * What tells this queue from one that replaced it (`Queue.identity`), e.g. in a test of a
+   * replaced inbox. Default: none, not checked (the store and queue share one journal and are
+   * never replaced apart).
+   */
+  readonly identity?: string;
   /** Used when `receive` is given no `visibilityTimeoutMs`. Default: 30 s (SQS's default). */
   readonly visibilityTimeoutMs?: number;
   /** Receives before a message moves to the dead-letter queue. Default: 5. */
@@ -68,6 +74,8 @@ let instances = 0;
  */
 export class EmbeddedQueue implements Queue {
   readonly name: string;
+  /** Present when the options give an identity. */
+  readonly identity?: () => Promise<string>;
   readonly visibilityTimeoutMs: number;
   readonly maxReceives: number;
   readonly dedupeWindowMs: number;
@@ -90,6 +98,8 @@ export class EmbeddedQueue implements Queue {
       throw invalidArgument('queue name must be a non-empty string');
     }
     this.name = options.name ?? 'inbox';
+    const { identity } = options;
+    if (identity !== undefined) this.identity = async () => identity;
     this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? 30_000;
     this.maxReceives = options.maxReceives ?? 5;
     this.dedupeWindowMs = options.dedupeWindowMs ?? 5 * 60_000;

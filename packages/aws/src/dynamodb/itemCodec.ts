@@ -41,6 +41,7 @@ export function recordToItem(record: ActorRecord): Item {
     [Attr.ver]: record.ver,
     [Attr.state]: json(record.state),
     [Attr.inboxOffset]: record.inboxOffset,
+    ...(record.inboxQueue === undefined ? {} : { [Attr.inboxQueue]: record.inboxQueue }),
     [Attr.marks]: json(record.marks),
     [Attr.sentSeq]: record.sentSeq,
     ...(record.channels ? { [Attr.channels]: json(record.channels) } : {}),
@@ -55,6 +56,7 @@ export function itemToRecord(item: Item): ActorRecord {
     ver: raw[Attr.ver] as number,
     state: JSON.parse(raw[Attr.state] as string),
     inboxOffset: raw[Attr.inboxOffset] as string,
+    ...(raw[Attr.inboxQueue] === undefined ? {} : { inboxQueue: raw[Attr.inboxQueue] as string }),
     marks: JSON.parse(raw[Attr.marks] as string),
     sentSeq: raw[Attr.sentSeq] as number,
     ...(raw[Attr.channels] === undefined

@@ -54,6 +54,21 @@ async function receiveAll(queue: SqsQueue, count: number): Promise<ReceivedMessa
 }
 
 describe('SqsQueue', () => {
+  it('has an identity that a queue deleted and created again under its name does not share', async () => {
+    const { queue, queueUrl, deadLetterQueueUrl } = await fresh();
+    const first = await queue.identity();
+    expect(await queue.identity()).toBe(first);
+    const name = queueUrl.slice(queueUrl.lastIndexOf('/') + 1, -'.fifo'.length);
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: deadLetterQueueUrl }));
+    await sleep(1_100); // creation times are in whole seconds (SQS makes one wait 60 s)
+    const again = await createFifoQueue(sqs, name);
+    expect(again.queueUrl).toBe(queueUrl);
+    const second = await new SqsQueue({ client: sqs, queueUrl }).identity();
+    expect(second).toMatch(/^[\w-]{16}$/);
+    expect(second).not.toBe(first);
+  });
+
   it('delivers the messages of a group in send order, over several batches', async () => {
     const { queue } = await fresh();
     const bodies = Array.from({ length: 23 }, (_, i) => String(i));

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -66,6 +66,7 @@ export class SqsQueue implements Queue {
   readonly waitTimeSeconds: number;
   readonly maxMessageBytes: number;
   readonly #client: SQSClient;
+  #identity: Promise<string> | undefined;
 
   constructor(options: SqsQueueOptions) {
     const wait = options.waitTimeSeconds ?? 0;
@@ -240,6 +241,37 @@ export class SqsQueue implements Queue {
       };
     } catch (error) {
       throw unavailable('SQS', 'GetQueueAttributes', error);
+    }
+  }
+
+  /**
+   * The queue's URL and creation time, digested: a queue deleted and created again under the
+   * same name (same URL) has another. Asked of SQS once per instance.
+   *
+   * @example
+   * await queue.identity(); // 'q1w2e3r4t5y6u7i8'
+   */
+  identity(): Promise<string> {
+    this.#identity ??= this.#readIdentity();
+    return this.#identity;
+  }
+
+  async #readIdentity(): Promise<string> {
+    try {
+      const result = await this.#client.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: this.queueUrl,
+          AttributeNames: ['CreatedTimestamp'],
+        }),
+      );
+      const created = result.Attributes?.CreatedTimestamp ?? '';
+      return createHash('sha256')
+        .update(`${this.queueUrl}@${created}`)
+        .digest('base64url')
+        .slice(0, 16);
+    } catch (error) {
+      this.#identity = undefined; // asked again next time
+      throw unavailable('SQS', 'GetQueueAttributes (identity)', error);
     }
   }
 

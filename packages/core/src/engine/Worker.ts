@@ -25,6 +25,8 @@ export interface ProcessResult {
  */
 export class Worker {
   readonly engine: Engine;
+  /** The queue's identity, asked once (again after a failure). */
+  #queueIdentity: Promise<string | undefined> | undefined;
 
   constructor(options: EngineOptions | Engine) {
     this.engine = 'registry' in options ? options : createEngine(options);
@@ -49,6 +51,7 @@ export class Worker {
 
   /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
   async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
+    const queue = await this.#identity();
     const groups = new Map<string, ReceivedMessage[]>();
     for (const message of received) {
       const group = groups.get(message.group) ?? [];
@@ -61,7 +64,7 @@ export class Worker {
     await Promise.all(
       [...groups].map(async ([actorId, messages]) => {
         try {
-          const result = await this.#processGroup(actorId, messages);
+          const result = await this.#processGroup(actorId, messages, queue);
           done.push(...messages.slice(0, result.done));
           const stopped = messages.slice(result.done);
           failed.push(...stopped);
@@ -79,9 +82,21 @@ export class Worker {
     return { done, failed, retryAfterMs };
   }
 
+  #identity(): Promise<string | undefined> {
+    const { queue } = this.engine;
+    if (!this.#queueIdentity) {
+      this.#queueIdentity = queue.identity ? queue.identity() : Promise.resolve(undefined);
+      this.#queueIdentity.catch(() => {
+        this.#queueIdentity = undefined;
+      });
+    }
+    return this.#queueIdentity;
+  }
+
   async #processGroup(
     actorId: string,
     messages: readonly ReceivedMessage[],
+    queue: string | undefined,
   ): Promise<{ done: number; retry?: BatonError }> {
     const batch: Inbound[] = [];
     for (const message of messages) {
@@ -94,7 +109,12 @@ export class Worker {
         });
         break;
       }
-      batch.push({ envelope, queueSeq: message.seq, receiveCount: message.receiveCount });
+      batch.push({
+        envelope,
+        queueSeq: message.seq,
+        receiveCount: message.receiveCount,
+        ...(queue === undefined ? {} : { queue }),
+      });
     }
     const result = await runTurn(this.engine, actorId, batch);
     const redelivered = messages.some((m) => m.receiveCount > 1);

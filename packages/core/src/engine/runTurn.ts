@@ -23,6 +23,8 @@ export interface Inbound {
   readonly queueSeq: string;
   /** Deliveries of this message so far (the queue's receive count). @default 1 */
   readonly receiveCount?: number;
+  /** The identity of the queue it came from (`Queue.identity`), when the queue has one. */
+  readonly queue?: string;
 }
 
 export interface TurnResult {
@@ -51,6 +53,7 @@ export async function runTurn(
   const duplicateKeys = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     const base = engine.cache.get(actorId) ?? (await load(engine, actorId));
+    if (attempt === 1) reportReplacedQueue(engine, base, batch);
     try {
       return await applyBatch(engine, base, batch, duplicateKeys);
     } catch (error) {
@@ -189,7 +192,8 @@ async function admit(
 ): Promise<Admission | undefined> {
   const { envelope } = inbound;
   const record = builder.record;
-  if (compareSeq(inbound.queueSeq, record.inboxOffset) <= 0) return undefined;
+  const offset = isReplacedQueue(record, inbound) ? '0' : record.inboxOffset;
+  if (compareSeq(inbound.queueSeq, offset) <= 0) return undefined;
   if (envelope.redrive !== undefined) {
     const kept = await engine.store.readDeadLetter(record.id, envelope.id);
     return kept?.at === envelope.redrive ? { redrives: kept } : undefined;
@@ -399,7 +403,33 @@ function advance(
   // Channels are forgotten well before the receivers' marks (half the retention), so a message
   // that opens a channel anew can never meet a receiver that still expects the old one.
   const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
-  return { ...current, inboxOffset: inbound.queueSeq, marks, channels };
+  const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
+  return { ...current, inboxOffset: inbound.queueSeq, ...queue, marks, channels };
+}
+
+/** Logs, once per turn, an inbox message from another queue than the record's offset's. */
+function reportReplacedQueue(engine: Engine, base: ActorRecord, batch: readonly Inbound[]): void {
+  const replaced = batch.find((m) => isReplacedQueue(base, m));
+  if (replaced) {
+    engine.logger.error(
+      'the inbox queue was replaced: its sequence numbers start over, so the inbox offset of the old queue is set aside; duplicates are still skipped by sender marks and idempotency keys',
+      {
+        actor: base.id,
+        oldQueue: base.inboxQueue,
+        newQueue: replaced.queue,
+        oldOffset: base.inboxOffset,
+      },
+    );
+  }
+}
+
+/** Whether `inbound` came from another queue than the one `record`'s inbox offset belongs to. */
+function isReplacedQueue(record: ActorRecord, inbound: Inbound): boolean {
+  return (
+    record.inboxQueue !== undefined &&
+    inbound.queue !== undefined &&
+    record.inboxQueue !== inbound.queue
+  );
 }
 
 /** `record` with the marks of its least recent peers moved out (see overflow.ts). */
