@@ -33,6 +33,13 @@ const workload = fc.record({
   sweep: fc.constantFrom(0.01, 0.03, 0.1),
   partialSend: fc.constantFrom(0.05, 0.2),
   reorder: fc.constantFrom(0.1, 0.5),
+  // Few attempts in some schedules, so crashes and timeouts run messages out of them: the engine
+  // dead-letters them (or, past `maxReceives`, the queue does) and the run redrives them.
+  attempts: fc.constantFrom(
+    { maxAttempts: 1000, maxReceives: 1000 },
+    { maxAttempts: 2, maxReceives: 1000 },
+    { maxAttempts: 3, maxReceives: 4 },
+  ),
   // Small store limits in some schedules, so turns split their batches into several commits;
   // the bank's records and messages still fit an item.
   limits: fc.option(
@@ -70,6 +77,7 @@ describe('the bank under crash-injection simulation', () => {
           seed: w.seed,
           processes: w.processes,
           batchSize: w.batchSize,
+          ...w.attempts,
           ...(w.limits ? { limits: w.limits } : {}),
           faults: {
             crash: w.crash,
@@ -102,8 +110,11 @@ describe('the bank under crash-injection simulation', () => {
         const states = await Promise.all(names.map((name) => sim.state(Account.ref(name))));
         // Money is conserved: nothing created, nothing lost.
         expect(states.reduce((sum, s) => sum + s.balance, 0)).toBe(INITIAL_BALANCE * w.accounts);
-        // Per-channel FIFO (I3).
-        expect(states.flatMap((s) => s.fifoBreaks)).toEqual([]);
+        // Per-channel FIFO (I3), but for the documented exception: a message that left the inbox
+        // unapplied (a dead letter) and was redriven is applied after those that followed it.
+        if (stats.deadLettered + stats.queueRedrives === 0) {
+          expect(states.flatMap((s) => s.fifoBreaks)).toEqual([]);
+        }
         // Every transfer applied exactly once (I1): count each effect.
         const effects = new Map<string, number>();
         for (const s of states) for (const e of s.log) effects.set(e, (effects.get(e) ?? 0) + 1);
@@ -127,6 +138,7 @@ describe('the bank under crash-injection simulation', () => {
         expect(sim.backend.store.outboxSize()).toBe(0);
         expect(sim.backend.queue.counts().total).toBe(0);
         expect(sim.backend.queue.counts().deadLetters).toBe(0);
+        expect(await sim.backend.store.listDeadLetters()).toEqual([]);
         // The sweeper has nothing to repair when no worker died or gave up between a commit and
         // its drain: redelivery alone drains every outbox, and ack comes only after the drain.
         // (Outboxes it found while a live worker was about to drain them are races, not repairs;
@@ -167,6 +179,10 @@ describe('the bank under crash-injection simulation', () => {
         'timeouts',
         'longPauses',
         'retentionJumps',
+        'queueReplacements',
+        'deadLettered',
+        'redrives',
+        'queueRedrives',
         'duplicateIngress',
         'redeliveries',
         'sweeps',

@@ -17,6 +17,10 @@ export interface EmbeddedQueueSettings {
   readonly maxReceives?: number;
   /** Dedupe window on `dedupeId`. Default: 5 min. */
   readonly dedupeWindowMs?: number;
+  /** The inbox's name in the journal, e.g. for a queue that replaced another. Default: `'inbox'`. */
+  readonly name?: string;
+  /** The inbox's `Queue.identity`, e.g. to simulate a replaced queue. Default: none. */
+  readonly identity?: string;
 }
 
 /** Options of {@link createEmbeddedBackend}. */
@@ -39,7 +43,7 @@ export interface EmbeddedBackendOptions {
 /** The in-process backend: the ports the turn engine needs, plus inspection helpers. */
 export interface EmbeddedBackend {
   readonly store: EmbeddedStore;
-  /** The inbox queue (named `'inbox'` in the journal). */
+  /** The inbox queue (named `'inbox'` in the journal unless `queue.name` says otherwise). */
   readonly queue: EmbeddedQueue;
   /** Committed actor records: the store itself. */
   readonly feed: ChangeFeed;
@@ -104,7 +108,7 @@ export function createEmbeddedBackend(options: EmbeddedBackendOptions = {}): Emb
       queues.set(name, queue);
       return queue;
     };
-    const queue = createQueue('inbox', settings);
+    const queue = createQueue(settings.name ?? 'inbox', settings);
     cached = undefined;
     return {
       store,

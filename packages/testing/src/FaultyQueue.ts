@@ -67,6 +67,12 @@ export class FaultyQueue implements Queue {
   release(receipts: readonly string[], delayMs: number): Promise<void> {
     return this.#queue.release(receipts, delayMs);
   }
+
+  /** The wrapped queue's identity (none if it has none). */
+  get identity(): Queue['identity'] {
+    const queue = this.#queue;
+    return queue.identity && (() => queue.identity!());
+  }
 }
 
 /** A random interleaving of `messages` that keeps the order within each group. */

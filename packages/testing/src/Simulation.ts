@@ -10,6 +10,7 @@ import {
   type Queue,
   type QueueMessage,
   Registry,
+  redriveDeadLetter,
   type StateOf,
   type StoreLimits,
   seededRandom,
@@ -126,6 +127,12 @@ export class Simulation {
   readonly #messageIds = new Map<string, string>();
   /** `actorId#seq` of each committed outbox item → queue seqs of the inbox messages holding it. */
   readonly #holders = new Map<string, readonly string[]>();
+  /**
+   * Where inbox messages moved (a dead-letter redrive, a replaced queue): `<generation>:<seq>`
+   * to its new place. Holders are kept as they were received and followed through it, since a
+   * stale worker may commit for messages that have moved meanwhile.
+   */
+  readonly #movedTo = new Map<string, string>();
   #backend!: EmbeddedBackend;
   #queue!: Queue;
   #workerQueue!: Queue;
@@ -134,6 +141,13 @@ export class Simulation {
   #sweeper!: SimProcess;
   #nextProcess = 1;
   #nextKey = 1;
+  /** The engine's dead letters now kept (`actorId` and message id), from the commits seen. */
+  readonly #deadLetters = new Map<
+    string,
+    { actorId: string; messageId: string; redriven: boolean }
+  >();
+  /** Inbox queues replaced so far: the current one is `inbox` or `inbox-<n>`. */
+  #queueGeneration = 0;
 
   constructor(options: SimulationOptions) {
     this.seed = options.seed;
@@ -257,6 +271,11 @@ export class Simulation {
         () => this.#restart(true),
       ],
       [
+        f.replaceQueue,
+        () => s.queueReplacements < f.replaceQueueBudget && busy,
+        () => this.#replaceQueue(),
+      ],
+      [
         f.retentionJump,
         () => s.retentionJumps < f.retentionJumpBudget && this.#idle() && this.#pending.length > 0,
         () => this.#retentionJump(),
@@ -283,6 +302,18 @@ export class Simulation {
           this.#pending.shift();
           this.#submitted.push(next.send);
           await next.send(this.#client);
+        },
+      });
+    }
+    // Dead letters are redriven as an operator would once the cause is fixed (here: the
+    // crashes and timeouts that ran a message out of attempts).
+    const letter = [...this.#deadLetters.values()].find((l) => !l.redriven);
+    if (letter) actions.push(this.#redrive(letter));
+    if (this.#backend.queue.deadLetters().length > 0) {
+      actions.push({
+        label: "redrive the queue's dead-letter queue",
+        run: () => {
+          this.stats.queueRedrives += this.#redriveQueueDeadLetters();
         },
       });
     }
@@ -345,10 +376,13 @@ export class Simulation {
     if (items.length === 0) return;
     const envelopes = items.reduce((n, item) => n + item.envelopes.length, 0);
     const queue = this.#backend.queue;
-    const present = new Set([...queue.messages(), ...queue.deadLetters()].map((m) => m.seq));
+    const generation = this.#queueGeneration;
+    const present = new Set(
+      [...queue.messages(), ...queue.deadLetters()].map((m) => `${generation}:${m.seq}`),
+    );
     for (const item of items) {
       const holders = this.#holders.get(`${item.actorId}#${item.seq}`) ?? [];
-      if (!holders.some((seq) => present.has(seq))) {
+      if (!holders.some((place) => present.has(this.#whereNow(place)))) {
         this.#monitor.violations.push(
           `orphaned outbox: the sweeper found item ${item.seq} of ${actorId}, whose inbox messages (queue seqs ${holders.join(', ') || 'unknown'}) were all deleted from the queue: no worker will ever drain it (was the inbox acked before the drain?)`,
         );
@@ -409,6 +443,82 @@ export class Simulation {
     };
   }
 
+  /**
+   * Every process dies; a new inbox queue takes the old one's messages in order (new sequence
+   * numbers, from 1), and the backend reopens on it. The outbox items they held are held by
+   * their copies now.
+   */
+  #replaceQueue(): Action {
+    return {
+      label: 'replace queue: every process dies, a new queue takes the messages of the old one',
+      run: async () => {
+        this.stats.queueReplacements++;
+        for (const process of this.#allProcesses()) {
+          if (process.undrained.size > 0) this.stats.drainWindowCrashes++;
+          process.crash();
+        }
+        await settle();
+        // The old queue's dead letters move over too, as its other messages.
+        this.#redriveQueueDeadLetters();
+        const moved = this.#backend.queue.messages();
+        const from = this.#queueGeneration;
+        this.#backend.close();
+        this.#queueGeneration++;
+        this.#open(false);
+        const queue = this.#backend.queue;
+        // Fresh dedupe ids: the old queue may hold two copies under one (past its window).
+        const generation = this.#queueGeneration;
+        await queue.send(
+          moved.map(({ group, dedupeId, body }, i) => ({
+            group,
+            dedupeId: `${dedupeId}~moved${generation}.${i}`,
+            body,
+          })),
+        );
+        const copies = queue.messages();
+        moved.forEach((m, i) => {
+          this.#movedTo.set(`${from}:${m.seq}`, `${generation}:${copies[i]!.seq}`);
+        });
+      },
+    };
+  }
+
+  /** Moves the queue's dead letters back into it (last, in order, under new seqs). */
+  #redriveQueueDeadLetters(): number {
+    const queue = this.#backend.queue;
+    const letters = queue.deadLetters();
+    if (letters.length === 0) return 0;
+    queue.redrive();
+    const back = queue.messages().slice(-letters.length);
+    const generation = this.#queueGeneration;
+    letters.forEach((m, i) => {
+      this.#movedTo.set(`${generation}:${m.seq}`, `${generation}:${back[i]!.seq}`);
+    });
+    return letters.length;
+  }
+
+  /** Where an inbox message (`<generation>:<seq>`) is now, after every move. */
+  #whereNow(place: string): string {
+    let now = place;
+    for (let next = this.#movedTo.get(now); next !== undefined; next = this.#movedTo.get(now)) {
+      now = next;
+    }
+    return now;
+  }
+
+  /** Redrives a dead letter once (again only if it is dead-lettered again). */
+  #redrive(letter: { actorId: string; messageId: string; redriven: boolean }): Action {
+    const { actorId, messageId } = letter;
+    return {
+      label: `redrive dead letter ${messageId} of ${actorId}`,
+      run: async () => {
+        this.stats.redrives++;
+        letter.redriven = true;
+        await redriveDeadLetter(this.#backend.store, this.#queue, actorId, messageId);
+      },
+    };
+  }
+
   #jump(kind: 'timeout' | 'longPause', ms: number): Action {
     return {
       label: `${kind}: time jumps ${ms} ms`,
@@ -459,6 +569,10 @@ export class Simulation {
     };
   }
 
+  #inboxName(): string {
+    return this.#queueGeneration === 0 ? 'inbox' : `inbox-${this.#queueGeneration}`;
+  }
+
   #visibilityMs(): number {
     return this.#options.visibilityTimeoutMs ?? 30_000;
   }
@@ -476,6 +590,8 @@ export class Simulation {
       queue: {
         visibilityTimeoutMs: this.#visibilityMs(),
         maxReceives: this.#options.maxReceives ?? 1000,
+        name: this.#inboxName(),
+        identity: this.#inboxName(),
       },
       compactAfterEntries: compact ? 0 : Number.MAX_SAFE_INTEGER,
     });
@@ -528,8 +644,18 @@ export class Simulation {
         this.stats.versionConflicts++;
       },
       onCommit: (commit, batch) => {
+        const id = commit.record.id;
+        for (const removed of commit.deadLetters?.remove ?? []) {
+          this.#deadLetters.delete(`${id}\u0000${removed}`);
+        }
+        for (const { messageId } of commit.deadLetters?.put ?? []) {
+          this.stats.deadLettered++;
+          const letter = { actorId: id, messageId, redriven: false };
+          this.#deadLetters.set(`${id}\u0000${messageId}`, letter);
+        }
         this.stats.marksMovedOut += commit.overflow?.length ?? 0;
-        for (const item of commit.outbox) this.#holders.set(`${item.actorId}#${item.seq}`, batch);
+        const places = batch.map((seq) => `${this.#queueGeneration}:${seq}`);
+        for (const item of commit.outbox) this.#holders.set(`${item.actorId}#${item.seq}`, places);
       },
       ...(role === 'sweeper'
         ? {
@@ -556,6 +682,7 @@ export class Simulation {
       receive: (options) => queue.receive(options),
       ack: (receipts) => queue.ack(receipts),
       release: (receipts, delayMs) => queue.release(receipts, delayMs),
+      ...(queue.identity ? { identity: () => queue.identity!() } : {}),
     };
   }
 

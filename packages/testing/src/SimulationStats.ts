@@ -39,6 +39,14 @@ export interface SimulationStats {
   sweeperRepairs: number;
   /** Tasks that ended holding commits they had not drained (a failed drain; redelivery repairs). */
   abandonedDrains: number;
+  /** Messages the engine ended as DEAD_LETTERED after `maxAttempts` deliveries. */
+  deadLettered: number;
+  /** Engine dead letters redriven (`redriveDeadLetter`), each applied once. */
+  redrives: number;
+  /** Messages moved back from the queue's own dead-letter queue (past `maxReceives`). */
+  queueRedrives: number;
+  /** Inbox queues replaced by a new one that took their messages. */
+  queueReplacements: number;
   /** Turns that committed their batch in two or more commits (store limits). */
   batchSplits: number;
   /** Sender marks and channels moved out of records into items of their own (`recordPeers`). */
@@ -72,6 +80,10 @@ export function emptyStats(): SimulationStats {
     sweeperRaced: 0,
     sweeperRepairs: 0,
     abandonedDrains: 0,
+    deadLettered: 0,
+    redrives: 0,
+    queueRedrives: 0,
+    queueReplacements: 0,
     batchSplits: 0,
     marksMovedOut: 0,
     commits: 0,

@@ -50,6 +50,14 @@ export interface Faults {
   readonly retentionJump: number;
   /** Most retention jumps in one run. @default 2 */
   readonly retentionJumpBudget: number;
+  /**
+   * Replace the inbox queue: every process dies, a new queue (another identity, sequence
+   * numbers from 1 again) takes the old one's messages in order, and the backend reopens on it
+   * — as an operator who recreates a queue and moves its messages over. @default 0.002
+   */
+  readonly replaceQueue: number;
+  /** Most queue replacements in one run. @default 1 */
+  readonly replaceQueueBudget: number;
 }
 
 export const defaultFaults: Faults = {
@@ -69,6 +77,8 @@ export const defaultFaults: Faults = {
   compactionBudget: 1,
   retentionJump: 0.05,
   retentionJumpBudget: 2,
+  replaceQueue: 0.002,
+  replaceQueueBudget: 1,
 };
 
 /** No faults at all: a plain deterministic run (the sweeper still runs when all else is quiet). */
@@ -89,4 +99,6 @@ export const noFaults: Faults = {
   compactionBudget: 0,
   retentionJump: 0,
   retentionJumpBudget: 0,
+  replaceQueue: 0,
+  replaceQueueBudget: 0,
 };
