@@ -125,6 +125,21 @@ describe('bad input that reached the inbox', () => {
     });
   });
 
+  it('never applies an envelope to an actor other than the group it came in, and dead-letters it', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    // An envelope for account/b in account/a's group: applying it would give a's money to b.
+    const stray = rawEnvelope('stray', 'account/b', 'deposit', { amount: 7 });
+    await h.backend.queue.send([
+      { group: 'account/a', dedupeId: 'stray', body: encodeEnvelope(stray) },
+    ]);
+    await h.run();
+
+    expect(await h.backend.store.load('account/a')).toBeUndefined();
+    expect(await h.backend.store.load('account/b')).toBeUndefined();
+    expect(h.backend.queue.deadLetters()).toMatchObject([{ dedupeId: 'stray' }]);
+  });
+
   it('applies the messages before a body that is not an envelope and dead-letters that body after its retries', async () => {
     const { Account, Audit } = bank();
     const h = setup({ actors: [Account, Audit] });

@@ -1,12 +1,20 @@
 import {
   actor,
+  type Commit,
+  createEngine,
   ErrorCode,
+  INGRESS,
   ingressMessageId,
   isBatonError,
   RetryableError,
+  runTurn,
+  type Store,
   seededRandom,
+  silentLogger,
   TerminalError,
+  versionConflict,
 } from '@baton/core';
+import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { bank } from './bank.ts';
@@ -275,5 +283,48 @@ describe('a turn', () => {
     expect(a.replies[0]!.r).not.toBe(a.replies[1]!.r);
     expect(b.replies).toEqual(a.replies);
     expect(c.replies.map((r) => r.r)).not.toEqual(a.replies.map((r) => r.r));
+  });
+});
+
+describe('a turn that keeps losing the race', () => {
+  it('gives up with VERSION_CONFLICT after 16 conflicts instead of retrying for ever (the worker then leaves the messages to be redelivered)', async () => {
+    const { Account, Audit } = bank();
+    const store = new EmbeddedStore();
+    let commits = 0;
+    // Another worker wins every commit: each attempt reloads and loses again.
+    const losing: Store = new Proxy(store, {
+      get: (target, prop) => {
+        if (prop === 'commit') {
+          return async (commit: Commit) => {
+            commits++;
+            throw versionConflict(commit.record.id);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const engine = createEngine({
+      actors: [Account, Audit],
+      store: losing,
+      queue: new EmbeddedQueue(),
+      logger: silentLogger,
+    });
+    const envelope = {
+      id: ingressMessageId('account/a', 'k'),
+      from: INGRESS,
+      seq: 0,
+      to: 'account/a',
+      name: 'deposit',
+      payload: { amount: 1 },
+      sentAt: 0,
+    };
+    const failure = await runTurn(engine, 'account/a', [{ envelope, queueSeq: '1' }]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(failure).toMatchObject({ code: ErrorCode.VERSION_CONFLICT });
+    expect(commits).toBe(16);
   });
 });
