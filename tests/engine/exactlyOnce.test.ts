@@ -179,6 +179,33 @@ describe('per-channel sequences', () => {
     sentAt: 0,
   });
 
+  it("gives each message the seq of its sender's previous message to the same target, until the channel idles past half the mark retention", async () => {
+    const { Box } = ledger();
+    const h = setup({ actors: [Box] });
+    const forward = async (to: string, item: string) => {
+      await h.client.send(Box.ref('s'), 'forward', { to, items: [item] });
+      await h.run();
+    };
+    const sent: Envelope[] = [];
+    const recording = h.backend.queue.send.bind(h.backend.queue);
+    h.backend.queue.send = async (messages) => {
+      for (const m of messages) if (m.group !== 'box/s') sent.push(JSON.parse(m.body));
+      return recording(messages);
+    };
+    await forward('t', 'x');
+    await forward('u', 'y');
+    await forward('t', 'z');
+    h.clock.advance(15 * 24 * 3_600_000); // past 14 days, half of the default 28
+    await forward('t', 'w');
+
+    expect(sent.map((e) => [e.to, e.seq, e.prev])).toEqual([
+      ['box/t', 1, 0],
+      ['box/u', 2, 0],
+      ['box/t', 3, 1],
+      ['box/t', 4, 0], // a fresh channel: the receiver's mark (28 days) still knows seq 3
+    ]);
+  });
+
   it('applies a message that arrives after a later one on its channel, once, and reports the gap', async () => {
     const { Box, applied } = ledger();
     const errors: string[] = [];
@@ -281,6 +308,16 @@ describe('messages that keep failing', () => {
     expect(applied).toEqual(['poison']);
     expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: 1 });
     expect(await h.backend.store.listDeadLetters()).toEqual([]);
+    // A copy that comes once the redrive was applied, its dead letter gone, is skipped too.
+    await h.backend.queue.send([
+      {
+        group: 'box/a',
+        dedupeId: 'late copy',
+        body: encodeEnvelope({ ...letter!.envelope, redrive: letter!.at }),
+      },
+    ]);
+    await h.run();
+    expect(applied).toEqual(['poison']);
     await expect(
       redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId),
     ).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND });

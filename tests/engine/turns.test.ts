@@ -328,3 +328,19 @@ describe('a turn that keeps losing the race', () => {
     expect(commits).toBe(16);
   });
 });
+
+describe('a new actor', () => {
+  it("starts from its definition's initial state for its own key", async () => {
+    const Named = actor({
+      name: 'named',
+      state: z.object({ owner: z.string() }),
+      initial: (key) => ({ owner: key }),
+      handlers: { owner: { payload: z.object({}), handle: (ctx) => ctx.state.owner } },
+    });
+    const h = setup({ actors: [Named] });
+    const asked = settled(h.client.ask(Named.ref('alice/1'), 'owner', {}));
+    await h.run();
+
+    expect(await asked).toEqual({ ok: true, value: 'alice/1' });
+  });
+});
