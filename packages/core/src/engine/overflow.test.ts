@@ -54,6 +54,20 @@ describe('boundPeers', () => {
     );
   });
 
+  it('picks the least recently used by time, whatever the order the record lists them in', () => {
+    for (const extra of [1, 10]) {
+      const n = RECORD_PEERS + extra;
+      // Listed newest first: s/0 was used last, s/<n-1> first.
+      const marks = Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [`s/${i}`, { seq: 1, at: n - i }]),
+      );
+      const bounded = boundPeers({ ...recordWith(0), marks }, options);
+      expect(bounded.moved.map((m) => m.peer).sort()).toEqual(
+        Array.from({ length: extra }, (_, i) => `s/${n - 1 - i}`).sort(),
+      );
+    }
+  });
+
   it('moves as many as it takes to fit the item limit', () => {
     const record = recordWith(40, 40, { state: { text: 'x'.repeat(2_000) } });
     const maxItemBytes = jsonSize(record) - 1_000;
