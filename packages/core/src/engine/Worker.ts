@@ -3,7 +3,10 @@ import { type BatonError, toBatonError } from '../errors.ts';
 import type { ReceivedMessage } from '../ports.ts';
 import { drainOutbox } from './drainOutbox.ts';
 import { createEngine, type Engine, type EngineOptions } from './EngineConfig.ts';
-import { type Inbound, runTurn } from './runTurn.ts';
+import { type Inbound, runTurn, type TurnResult } from './runTurn.ts';
+
+/** Actors whose drained-through point a worker remembers; the least recent are forgotten. */
+const DRAINED_ACTORS = 10_000;
 
 /** The outcome of processing one received batch. */
 export interface ProcessResult {
@@ -25,6 +28,8 @@ export interface ProcessResult {
  */
 export class Worker {
   readonly engine: Engine;
+  /** Per actor, the `sentSeq` through which this worker drained its outbox (most recent last). */
+  readonly #drainedThrough = new Map<string, number>();
   /** The queue's identity, asked once (again after a failure). */
   #queueIdentity: Promise<string | undefined> | undefined;
 
@@ -82,6 +87,28 @@ export class Worker {
     return { done, failed, retryAfterMs };
   }
 
+  /**
+   * Drains what the turn committed. The outbox is read back unless this worker drained every
+   * earlier send of the actor itself (its `sentSeq` before the turn is where this worker's last
+   * drain ended) and the batch was fresh: then it holds just this turn's items, and they go
+   * out as committed. Anything else (a cold worker, a redelivery, a duplicate, another worker's
+   * commit in between) reads the whole outbox, from its oldest item.
+   */
+  async #drain(actorId: string, result: TurnResult, redelivered: boolean): Promise<void> {
+    const { store, queue } = this.engine;
+    // A duplicate or a redelivery: an earlier turn may have committed and not drained.
+    const suspect = result.sawDuplicate || redelivered;
+    if (!suspect && result.sent === 0) return;
+    const inHand = !suspect && this.#drainedThrough.get(actorId) === result.sentSeq.before;
+    this.#drainedThrough.delete(actorId);
+    await drainOutbox(store, queue, actorId, inHand ? result.outbox : undefined);
+    this.#drainedThrough.set(actorId, result.sentSeq.after);
+    if (this.#drainedThrough.size > DRAINED_ACTORS) {
+      const oldest = this.#drainedThrough.keys().next().value;
+      if (oldest !== undefined) this.#drainedThrough.delete(oldest);
+    }
+  }
+
   #identity(): Promise<string | undefined> {
     const { queue } = this.engine;
     if (!this.#queueIdentity) {
@@ -117,10 +144,11 @@ export class Worker {
       });
     }
     const result = await runTurn(this.engine, actorId, batch);
-    const redelivered = messages.some((m) => m.receiveCount > 1);
-    if (result.sent > 0 || result.sawDuplicate || redelivered) {
-      await drainOutbox(this.engine.store, this.engine.queue, actorId);
-    }
+    await this.#drain(
+      actorId,
+      result,
+      messages.some((m) => m.receiveCount > 1),
+    );
     return { done: result.done, ...(result.retry ? { retry: result.retry } : {}) };
   }
 }

@@ -1,5 +1,5 @@
 import { encodeEnvelope } from '../envelope.ts';
-import type { Queue, QueueMessage, Store } from '../ports.ts';
+import type { OutboxItem, Queue, QueueMessage, Store } from '../ports.ts';
 
 /**
  * Moves an actor's committed outbox into its targets' inboxes (DESIGN step 5): every item, in
@@ -11,10 +11,18 @@ import type { Queue, QueueMessage, Store } from '../ports.ts';
  * message per target: a later message to a target goes out only once every earlier one was
  * accepted, and a failed send leaves each target's accepted messages a prefix of its channel.
  *
+ * `inHand`: the items a turn just committed, when the caller knows the outbox holds nothing
+ * older (see `Worker`): they are drained without reading the outbox back.
+ *
  * @returns how many envelopes were sent
  */
-export async function drainOutbox(store: Store, queue: Queue, actorId: string): Promise<number> {
-  const items = await store.readOutbox(actorId);
+export async function drainOutbox(
+  store: Store,
+  queue: Queue,
+  actorId: string,
+  inHand?: readonly OutboxItem[],
+): Promise<number> {
+  const items = inHand ?? (await store.readOutbox(actorId));
   if (items.length === 0) return 0;
   const messages = items.flatMap((item) =>
     item.envelopes.map((envelope) => ({

@@ -1,7 +1,13 @@
 import { jsonSize, readConflict } from '../conflicts.ts';
 import { actorMessageId, type Envelope, isActorSender } from '../envelope.ts';
 import { type BatonError, isBatonError, toBatonError } from '../errors.ts';
-import { type ActorRecord, compareSeq, type DeadLetter, type SenderMark } from '../ports.ts';
+import {
+  type ActorRecord,
+  compareSeq,
+  type DeadLetter,
+  type OutboxItem,
+  type SenderMark,
+} from '../ports.ts';
 import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, classify, markAfter, pruneChannels } from './channels.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
@@ -32,6 +38,10 @@ export interface TurnResult {
   readonly done: number;
   /** How many messages the commits put in the outbox (0: nothing to drain from this turn). */
   readonly sent: number;
+  /** The outbox items the commits wrote, in order: what a drain of this turn sends. */
+  readonly outbox: readonly OutboxItem[];
+  /** The actor's `sentSeq` before the turn's first commit, and after its last. */
+  readonly sentSeq: { readonly before: number; readonly after: number };
   /** Whether a message was a duplicate: an earlier turn may have left its outbox undrained. */
   readonly sawDuplicate: boolean;
   /** Set when a retryable error stopped the batch at message `done`. */
@@ -129,6 +139,7 @@ async function applyBatch(
   let committed = base;
   let done = 0;
   let sent = 0;
+  const outbox: OutboxItem[] = [];
   let sawDuplicate = false;
   let retry: BatonError | undefined;
 
@@ -140,6 +151,7 @@ async function applyBatch(
     builder.reset(record);
     engine.cache.set(record);
     for (const item of pending.outbox) sent += item.envelopes.length;
+    outbox.push(...pending.outbox);
   };
 
   const seenKeys = new Set<string>();
@@ -177,7 +189,8 @@ async function applyBatch(
     done++;
   }
   if (builder.size > 0) await commit();
-  return { done, sent, sawDuplicate, ...(retry ? { retry } : {}) };
+  const sentSeq = { before: base.sentSeq, after: committed.sentSeq };
+  return { done, sent, outbox, sentSeq, sawDuplicate, ...(retry ? { retry } : {}) };
 }
 
 /**
