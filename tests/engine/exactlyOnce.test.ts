@@ -345,6 +345,61 @@ describe('messages that keep failing', () => {
   });
 });
 
+describe('what cannot be kept', () => {
+  const Fragile = actor({
+    name: 'fragile',
+    state: z.object({ n: z.number(), big: z.unknown().optional() }),
+    initial: () => ({ n: 0 }),
+    handlers: {
+      fail: {
+        payload: z.object({ blob: z.string() }),
+        handle: () => {
+          throw new Error('always fails');
+        },
+      },
+      bigint: {
+        payload: z.object({}),
+        handle: (ctx) => {
+          ctx.state.big = 10n;
+        },
+      },
+      bump: {
+        payload: z.object({}),
+        handle: (ctx) => ++ctx.state.n,
+      },
+    },
+  });
+
+  it('keeps a dead letter too large for a record without its payload, and refuses to redrive it', async () => {
+    const h = setup({ actors: [Fragile], maxAttempts: 1, limits: { maxItemBytes: 3_000 } });
+    const { messageId } = await h.client.send(Fragile.ref('a'), 'fail', {
+      blob: 'x'.repeat(2_500),
+    });
+    await h.run();
+
+    const [letter] = await h.backend.store.listDeadLetters('fragile/a');
+    expect(letter).toMatchObject({ redrivable: false, envelope: { id: messageId, payload: null } });
+    await expect(
+      redriveDeadLetter(h.backend.store, h.backend.queue, 'fragile/a', messageId),
+    ).rejects.toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    expect(await h.client.outcome(messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.DEAD_LETTERED },
+    });
+  });
+
+  it('rejects a handler that leaves state JSON cannot hold as INVALID_STATE, and keeps the state', async () => {
+    const h = setup({ actors: [Fragile] });
+    const bigint = settled(h.client.ask(Fragile.ref('a'), 'bigint', {}));
+    const bump = settled(h.client.ask(Fragile.ref('a'), 'bump', {}));
+    await h.run();
+
+    expect(await bigint).toMatchObject({ ok: false, error: { code: ErrorCode.INVALID_STATE } });
+    expect(await bump).toEqual({ ok: true, value: 1 });
+    expect(await h.state('fragile/a')).toEqual({ n: 1 });
+  });
+});
+
 describe('the warm cache', () => {
   it('holds exactly what a reload returns: a Date in state is a string in both', async () => {
     const { Box } = ledger();
