@@ -56,7 +56,7 @@ export class Worker {
 
   /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
   async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
-    const queue = await this.#identity();
+    const inbox = await this.#identity();
     const groups = new Map<string, ReceivedMessage[]>();
     for (const message of received) {
       const group = groups.get(message.group) ?? [];
@@ -69,7 +69,7 @@ export class Worker {
     await Promise.all(
       [...groups].map(async ([actorId, messages]) => {
         try {
-          const result = await this.#processGroup(actorId, messages, queue);
+          const result = await this.#processGroup(actorId, messages, inbox);
           done.push(...messages.slice(0, result.done));
           const stopped = messages.slice(result.done);
           failed.push(...stopped);
@@ -123,7 +123,7 @@ export class Worker {
   async #processGroup(
     actorId: string,
     messages: readonly ReceivedMessage[],
-    queue: string | undefined,
+    inbox: string | undefined,
   ): Promise<{ done: number; retry?: BatonError }> {
     const batch: Inbound[] = [];
     for (const message of messages) {
@@ -140,7 +140,7 @@ export class Worker {
         envelope,
         queueSeq: message.seq,
         receiveCount: message.receiveCount,
-        ...(queue === undefined ? {} : { queue }),
+        ...(inbox === undefined ? {} : { queue: inbox }),
       });
     }
     const result = await runTurn(this.engine, actorId, batch);
