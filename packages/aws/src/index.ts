@@ -10,6 +10,7 @@ export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';
 export { DynamoStore, type DynamoStoreOptions } from './dynamodb/DynamoStore.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export { DYNAMO_STORE_LIMITS, OUTBOX_INDEX, tableDefinition } from './dynamodb/tableLayout.ts';
+export { BATON_IAM, type IamResource, type IamStatement } from './iam.ts';
 export { drainHandler } from './lambda/drainHandler.ts';
 export { type IngressOptions, ingressHandler } from './lambda/ingressHandler.ts';
 export { sweeperHandler } from './lambda/sweeperHandler.ts';
