@@ -430,11 +430,7 @@ export class Simulation {
       run: async () => {
         if (compact) this.stats.compactionRestarts++;
         else this.stats.restarts++;
-        for (const process of this.#allProcesses()) {
-          if (process.undrained.size > 0) this.stats.drainWindowCrashes++;
-          process.crash();
-        }
-        await settle();
+        await this.#killAll();
         this.#backend.close();
         const before = this.#journal.length;
         this.#open(compact);
@@ -453,11 +449,7 @@ export class Simulation {
       label: 'replace queue: every process dies, a new queue takes the messages of the old one',
       run: async () => {
         this.stats.queueReplacements++;
-        for (const process of this.#allProcesses()) {
-          if (process.undrained.size > 0) this.stats.drainWindowCrashes++;
-          process.crash();
-        }
-        await settle();
+        await this.#killAll();
         // The old queue's dead letters move over too, as its other messages.
         this.#redriveQueueDeadLetters();
         const moved = this.#backend.queue.messages();
@@ -517,6 +509,15 @@ export class Simulation {
         await redriveDeadLetter(this.#backend.store, this.#queue, actorId, messageId);
       },
     };
+  }
+
+  /** Every process dies at once, wherever its calls stand. */
+  async #killAll(): Promise<void> {
+    for (const process of this.#allProcesses()) {
+      if (process.undrained.size > 0) this.stats.drainWindowCrashes++;
+      process.crash();
+    }
+    await settle();
   }
 
   #jump(kind: 'timeout' | 'longPause', ms: number): Action {
