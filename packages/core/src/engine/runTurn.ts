@@ -12,6 +12,7 @@ import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.
 import { type Arrival, classify, markAfter, pruneChannels } from './channels.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Engine } from './EngineConfig.ts';
+import { isReplacedQueue, reportReplacedQueue } from './inboxQueue.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { boundPeers, OverflowLookup } from './overflow.ts';
 import {
@@ -270,9 +271,8 @@ async function applyMessage(
     const id = actorMessageId(current.id, sentSeq);
     envelopes.push({ id, from: current.id, seq: sentSeq, prev, to, name, payload, sentAt: now });
   }
-  const unbounded = { ...advanced, state, sentSeq, channels };
-  const { record, moved, bytes } = bound(engine, unbounded);
-  if (bytes > engine.store.limits.maxItemBytes) {
+  const bounded = withRecord(engine, { ...advanced, state, sentSeq, channels });
+  if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
     return reject(
       engine,
       current,
@@ -293,10 +293,7 @@ async function applyMessage(
     );
   }
   return {
-    record,
-    recordBytes: bytes,
-    unbounded,
-    overflow: moved,
+    ...bounded,
     envelopes,
     idempotency,
     ...redriveEffects(admission),
@@ -317,13 +314,8 @@ function reject(
     code: error.code,
     error: error.message,
   });
-  const unbounded = advance(engine, current, inbound, admission);
-  const { record, moved, bytes } = bound(engine, unbounded);
   return {
-    record,
-    recordBytes: bytes,
-    unbounded,
-    overflow: moved,
+    ...withRecord(engine, advance(engine, current, inbound, admission)),
     envelopes: [],
     idempotency: failedOutcome(engine, inbound.envelope, error),
     ...redriveEffects(admission),
@@ -362,13 +354,8 @@ function deadLetter(
   };
   // A dead letter too large for a record keeps everything but the payload.
   const fits = jsonSize(kept) <= engine.store.limits.maxItemBytes;
-  const unbounded = advance(engine, current, inbound, admission);
-  const { record, moved, bytes } = bound(engine, unbounded);
   return {
-    record,
-    recordBytes: bytes,
-    unbounded,
-    overflow: moved,
+    ...withRecord(engine, advance(engine, current, inbound, admission)),
     envelopes: [],
     idempotency: failedOutcome(engine, envelope, error),
     deadLetter: fits
@@ -420,40 +407,20 @@ function advance(
   return { ...current, inboxOffset: inbound.queueSeq, ...queue, marks, channels };
 }
 
-/** Logs, once per turn, an inbox message from another queue than the record's offset's. */
-function reportReplacedQueue(engine: Engine, base: ActorRecord, batch: readonly Inbound[]): void {
-  const replaced = batch.find((m) => isReplacedQueue(base, m));
-  if (replaced) {
-    engine.logger.error(
-      'the inbox queue was replaced: its sequence numbers start over, so the inbox offset of the old queue is set aside; duplicates are still skipped by sender marks and idempotency keys',
-      {
-        actor: base.id,
-        oldQueue: base.inboxQueue,
-        newQueue: replaced.queue,
-        oldOffset: base.inboxOffset,
-      },
-    );
-  }
-}
-
-/** Whether `inbound` came from another queue than the one `record`'s inbox offset belongs to. */
-function isReplacedQueue(record: ActorRecord, inbound: Inbound): boolean {
-  return (
-    record.inboxQueue !== undefined &&
-    inbound.queue !== undefined &&
-    record.inboxQueue !== inbound.queue
-  );
-}
-
-/** `record` with the marks of its least recent peers moved out (see overflow.ts). */
-function bound(engine: Engine, record: ActorRecord, moves?: number) {
-  return boundPeers(record, {
+/**
+ * The record part of a message's effects: `unbounded` with the marks of its least recent peers
+ * moved out (see overflow.ts), its size, and what moved. `moves` caps the moves the count
+ * limit asks for.
+ */
+function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
+  const { record, moved, bytes } = boundPeers(unbounded, {
     now: engine.clock.now(),
     retentionMs: engine.markRetentionMs,
     maxItemBytes: engine.store.limits.maxItemBytes,
     recordPeers: engine.recordPeers,
     ...(moves === undefined ? {} : { moves }),
   });
+  return { record, recordBytes: bytes, unbounded, overflow: moved };
 }
 
 /**
@@ -462,8 +429,7 @@ function bound(engine: Engine, record: ActorRecord, moves?: number) {
  */
 function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
   if (!effects.unbounded || !effects.overflow?.length) return effects;
-  const { record, moved, bytes } = bound(engine, effects.unbounded, 0);
-  return { ...effects, record, recordBytes: bytes, overflow: moved };
+  return { ...effects, ...withRecord(engine, effects.unbounded, 0) };
 }
 
 /** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */
