@@ -9,16 +9,15 @@
  * variant adds a modelled round-trip latency to every store and queue call, which is where
  * batching pays on DynamoDB + SQS.
  */
+import { actor, silentLogger } from '@baton/core';
 import {
   type ActorRecord,
-  actor,
   type Envelope,
   encodeEnvelope,
   INGRESS,
   type Queue,
-  silentLogger,
-  Worker,
-} from '@baton/core';
+} from '@baton/core/adapter';
+import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';
 import {

@@ -8,17 +8,16 @@
  * receive, a `store.commit` of the new state record (no outbox, no idempotency, no engine),
  * a `queue.send` of the next message, and the ack.
  */
+import { actor, silentLogger } from '@baton/core';
 import {
   type ActorRecord,
-  actor,
   type Envelope,
   encodeEnvelope,
   INGRESS,
   type Queue,
   type Store,
-  silentLogger,
-  Worker,
-} from '@baton/core';
+} from '@baton/core/adapter';
+import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';

@@ -2,7 +2,7 @@
  * Store and queue wrappers for the benchmarks: count every call, and optionally add a modelled
  * network latency to each one so the embedded backend behaves a little more like DynamoDB + SQS.
  */
-import type { Queue, Store } from '@baton/core';
+import type { Queue, Store } from '@baton/core/adapter';
 
 /** Calls made through an {@link instrument}ed store and queue, by port and method. */
 export type CallCounts = Record<string, number>;

@@ -8,19 +8,16 @@
  * Baseline: `store.commit` of the same three items, built by hand from a record kept in a
  * local variable: what the commit costs with no engine around it.
  */
+import { actor, silentLogger } from '@baton/core';
 import {
   type ActorRecord,
-  actor,
   type Commit,
-  createEngine,
   type Envelope,
   INGRESS,
-  type Inbound,
   jsonSize,
-  runTurn,
   type Store,
-  silentLogger,
-} from '@baton/core';
+} from '@baton/core/adapter';
+import { createEngine, type Inbound, runTurn } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';

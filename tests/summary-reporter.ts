@@ -14,7 +14,11 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
     }
-    const tail = skipped > 0 ? `, ${skipped} skipped` : '';
+    // A file that failed before its tests ran (an error at import or in a hook) counts too.
+    const broken = modules.filter((module) => module.errors().length > 0).length;
+    const tail =
+      (skipped > 0 ? `, ${skipped} skipped` : '') +
+      (broken > 0 ? `, ${broken} file${broken === 1 ? '' : 's'} with errors` : '');
     // Printed at exit, so it stands after vitest's own summary as the run's last line.
     process.once('exit', () => console.log(`tests: ${passed} passed, ${failed} failed${tail}`));
   }

@@ -4,25 +4,12 @@
  * drain kept failing until its inbox message was dead-lettered is drained by the sweeper.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  createAwsClients,
-  createFifoQueue,
-  createTable,
-  DynamoStore,
-  drainHandler,
-  LocalSqsEventSource,
-  SqsQueue,
-  workerHandler,
-} from '@baton/aws';
-import {
-  BatonError,
-  Client,
-  ErrorCode,
-  type Queue,
-  redriveDeadLetter,
-  Sweeper,
-  silentLogger,
-} from '@baton/core';
+import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { drainHandler, workerHandler } from '@baton/aws/lambda';
+import { LocalSqsEventSource } from '@baton/aws/local';
+import { BatonError, Client, ErrorCode, silentLogger } from '@baton/core';
+import type { Queue } from '@baton/core/adapter';
+import { redriveDeadLetter, Sweeper } from '@baton/core/engine';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { Ledger } from '../conformance/ledger.ts';
 

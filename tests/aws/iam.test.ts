@@ -1,34 +1,25 @@
 /**
- * The IAM actions each part declares (`BATON_IAM`) are exactly the ones it calls: every part
- * runs against DynamoDB Local and ElasticMQ through SDK clients that record each call as the
- * IAM action and resource it needs (a transaction: the action of each item it writes).
+ * The IAM actions the turn pipeline's parts declare (`BATON_IAM.worker`, `.drain`, `.sweeper`,
+ * `.ingress`) are exactly the ones they call: every part runs against DynamoDB Local and ElasticMQ
+ * through SDK clients of its own that record each call as the IAM action and resource it needs.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { actor, Client, RetryableError, silentLogger } from '@baton/core';
+import { INGRESS } from '@baton/core/adapter';
 import {
-  BATON_IAM,
-  createAwsClients,
-  createFifoQueue,
-  createTable,
-  DynamoStore,
-  SqsQueue,
-} from '@baton/aws';
-import {
-  actor,
-  Client,
   createEngine,
   drainOutbox,
-  INGRESS,
-  RetryableError,
   redriveDeadLetter,
   runTurn,
   Sweeper,
-  silentLogger,
   Worker,
-} from '@baton/core';
+} from '@baton/core/engine';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
+import { declared, record, sorted } from './fixtures/iamRecording.ts';
 
 const attempts = new Map<string, number>();
 let cured = false;
@@ -64,54 +55,6 @@ const Node = actor({
     },
   },
 });
-
-/** `<resource> <action>` for each IAM action a command needs. */
-function actionsOf(command: string, input: Record<string, unknown>): string[] {
-  const table = input.IndexName === 'outbox' ? 'outboxIndex' : 'table';
-  if (command === 'TransactWriteItemsCommand') {
-    const items = input.TransactItems as Record<string, unknown>[];
-    const verbs = { Put: 'PutItem', Delete: 'DeleteItem', Update: 'UpdateItem' } as const;
-    return items.flatMap((item) =>
-      Object.entries(verbs).flatMap(([key, verb]) =>
-        key in item ? [`table dynamodb:${verb}`] : [],
-      ),
-    );
-  }
-  const dynamodb = /^(GetItem|Query|BatchGetItem|BatchWriteItem|PutItem|DeleteItem|Scan)Command$/;
-  const sqs: Record<string, string> = {
-    SendMessageCommand: 'SendMessage',
-    SendMessageBatchCommand: 'SendMessage',
-    ReceiveMessageCommand: 'ReceiveMessage',
-    DeleteMessageBatchCommand: 'DeleteMessage',
-    ChangeMessageVisibilityBatchCommand: 'ChangeMessageVisibility',
-    GetQueueAttributesCommand: 'GetQueueAttributes',
-  };
-  const match = dynamodb.exec(command);
-  if (match) return [`${table} dynamodb:${match[1]}`];
-  if (sqs[command]) return [`inbox sqs:${sqs[command]}`];
-  throw new Error(`no IAM action known for ${command}: add it to this test`);
-}
-
-/** Every call `client` makes, recorded into `calls` as the IAM actions it needs. */
-function record(client: DynamoDBClient | SQSClient, calls: Set<string>): void {
-  (client as DynamoDBClient).middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as Record<string, unknown>;
-      for (const action of actionsOf(context.commandName ?? '', input)) calls.add(action);
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordIamActions' },
-  );
-}
-
-/** What `BATON_IAM[part]` declares, as `<resource> <action>`. */
-function declared(part: keyof typeof BATON_IAM): Set<string> {
-  return new Set(
-    BATON_IAM[part].flatMap(({ actions, resources }) =>
-      resources.flatMap((resource) => actions.map((action) => `${resource} ${action}`)),
-    ),
-  );
-}
 
 describe('the IAM actions each part declares', () => {
   it('are exactly those the worker, the ingress, the drain and the sweeper call', async () => {
@@ -199,9 +142,9 @@ describe('the IAM actions each part declares', () => {
     await runWorker();
     expect((await operator.store.load('node/a'))?.state).toEqual({ n: 5 });
 
-    expect([...worker.calls].sort()).toEqual([...declared('worker')].sort());
-    expect([...ingress.calls].sort()).toEqual([...declared('ingress')].sort());
-    expect([...drain.calls].sort()).toEqual([...declared('drain')].sort());
-    expect([...sweeper.calls].sort()).toEqual([...declared('sweeper')].sort());
+    expect(sorted(worker.calls)).toEqual(sorted(declared('worker')));
+    expect(sorted(ingress.calls)).toEqual(sorted(declared('ingress')));
+    expect(sorted(drain.calls)).toEqual(sorted(declared('drain')));
+    expect(sorted(sweeper.calls)).toEqual(sorted(declared('sweeper')));
   }, 120_000);
 });

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import {
-  createAwsClients,
-  createFifoQueue,
-  createTable,
-  DynamoStore,
-  ingressHandler,
-  LocalSqsEventSource,
-  SqsQueue,
-  workerHandler,
-} from '@baton/aws';
-import { ingressMessageId, silentLogger } from '@baton/core';
+import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { ingressHandler, workerHandler } from '@baton/aws/lambda';
+import { LocalSqsEventSource } from '@baton/aws/local';
+import { silentLogger } from '@baton/core';
+import { ingressMessageId } from '@baton/core/adapter';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { Account } from '../../examples/bank/src/bank.ts';

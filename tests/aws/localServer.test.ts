@@ -6,16 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
-import {
-  createAwsClients,
-  createFifoQueue,
-  createTable,
-  DynamoStore,
-  DynamoStreamFeed,
-  LocalSqsEventSource,
-  SqsQueue,
-  workerHandler,
-} from '@baton/aws';
+import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { workerHandler } from '@baton/aws/lambda';
+import { LocalSqsEventSource } from '@baton/aws/local';
+import { createStreamClients, DynamoStreamFeed } from '@baton/aws/websocket';
 import { BatonClient, type QueryState } from '@baton/client';
 import { query, silentLogger } from '@baton/core';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
@@ -50,7 +44,11 @@ describe('the local WebSocket host on DynamoDB Local and ElasticMQ', () => {
     queueUrls = [made.queueUrl, made.deadLetterQueueUrl];
     const store = new DynamoStore({ client: clients.dynamodb, tableName: name });
     const queue = new SqsQueue({ client: clients.sqs, queueUrl: made.queueUrl });
-    feed = new DynamoStreamFeed({ clients, tableName: name, pollMs: 50 });
+    feed = new DynamoStreamFeed({
+      clients: createStreamClients({ dynamodbEndpoint: inject('dynamodbEndpoint') }),
+      tableName: name,
+      pollMs: 50,
+    });
     await feed.start();
     worker = new LocalSqsEventSource({
       client: clients.sqs,

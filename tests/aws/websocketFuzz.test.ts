@@ -3,9 +3,9 @@
  * what it cannot read with an `error` frame to that connection only, and another connection's
  * subscription keeps working.
  */
-import type { WebSocketEvent } from '@baton/aws';
+import type { WebSocketEvent } from '@baton/aws/websocket';
 import { BatonClient } from '@baton/client';
-import { CLIENT_MESSAGE_TYPES, decodeClientMessage } from '@baton/client/protocol';
+import { CLIENT_MESSAGE_TYPES, decodeClientMessage } from '@baton/protocol';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

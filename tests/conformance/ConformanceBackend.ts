@@ -1,4 +1,4 @@
-import type { Clock, Queue, Store } from '@baton/core';
+import type { Clock, Queue, Store } from '@baton/core/adapter';
 
 /** A backend under test: its ports, and what the suite needs to drive it without knowing it. */
 export interface ConformanceBackend {

@@ -3,7 +3,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
 import { type RunningEmulator, startDynamoDbLocal } from '@baton/cli';
-import { systemClock } from '@baton/core';
+import { systemClock } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';

@@ -2,17 +2,9 @@
  * The conformance suite: the same scenarios of the turn protocol on any backend. Each backend's
  * test file calls `conformanceSuite` with a way to open a fresh backend.
  */
-import {
-  type AnyActorDefinition,
-  Client,
-  createEngine,
-  ErrorCode,
-  encodeEnvelope,
-  runTurn,
-  Sweeper,
-  silentLogger,
-  Worker,
-} from '@baton/core';
+import { type AnyActorDefinition, Client, ErrorCode, silentLogger } from '@baton/core';
+import { encodeEnvelope } from '@baton/core/adapter';
+import { createEngine, runTurn, Sweeper, Worker } from '@baton/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger, ledgerRuns } from './ledger.ts';

@@ -3,16 +3,9 @@
  * keeps the marks of its recent senders in its record and moves the others out; a copy from a
  * sender whose mark moved out is still skipped, and its next message is still in order.
  */
-import {
-  actor,
-  createEngine,
-  type Envelope,
-  INGRESS,
-  type Inbound,
-  jsonLogger,
-  RECORD_PEERS,
-  runTurn,
-} from '@baton/core';
+import { actor, jsonLogger } from '@baton/core';
+import { type Envelope, INGRESS } from '@baton/core/adapter';
+import { createEngine, type Inbound, RECORD_PEERS, runTurn } from '@baton/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ConformanceBackend } from './ConformanceBackend.ts';

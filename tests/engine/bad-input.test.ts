@@ -1,12 +1,5 @@
-import {
-  actor,
-  type BatonError,
-  type Envelope,
-  ErrorCode,
-  encodeEnvelope,
-  INGRESS,
-  isBatonError,
-} from '@baton/core';
+import { actor, type BatonError, ErrorCode, isBatonError } from '@baton/core';
+import { type Envelope, encodeEnvelope, INGRESS } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { bank } from './bank.ts';

@@ -1,4 +1,5 @@
-import { Client, ErrorCode, ingressMessageId, isBatonError, type Store } from '@baton/core';
+import { Client, ErrorCode, isBatonError } from '@baton/core';
+import { ingressMessageId, type Store } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { bank } from './bank.ts';
 import { settled, setup } from './helpers.ts';

@@ -1,4 +1,6 @@
-import { actor, Client, type OutboxItem, type Store, silentLogger, Worker } from '@baton/core';
+import { actor, Client, silentLogger } from '@baton/core';
+import type { OutboxItem, Store } from '@baton/core/adapter';
+import { Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -2,23 +2,16 @@
  * Regression tests for the holes an outside review found in the exactly-once guarantee. Each
  * fails on the engine as it was before its fix.
  */
+import { actor, Client, ErrorCode, jsonLogger, silentLogger } from '@baton/core';
 import {
-  actor,
-  Client,
-  createEngine,
   type Envelope,
-  ErrorCode,
   encodeEnvelope,
   INGRESS,
   ingressMessageId,
-  jsonLogger,
   type Queue,
   type QueueMessage,
-  redriveDeadLetter,
-  runTurn,
-  silentLogger,
-  Worker,
-} from '@baton/core';
+} from '@baton/core/adapter';
+import { createEngine, redriveDeadLetter, runTurn, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -3,18 +3,9 @@
  * worker, a client, and `run()`, which polls until the inbox is empty, moving the virtual
  * clock to the next message when everything left is hidden (released for a retry).
  */
-import {
-  type ActorRecord,
-  type AnyActorDefinition,
-  Client,
-  type Clock,
-  createEngine,
-  type Engine,
-  type Random,
-  type StoreLimits,
-  silentLogger,
-  Worker,
-} from '@baton/core';
+import { type AnyActorDefinition, Client, silentLogger } from '@baton/core';
+import type { ActorRecord, Clock, Random, StoreLimits } from '@baton/core/adapter';
+import { createEngine, type Engine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend } from '@baton/embedded';
 
 export interface VirtualClock extends Clock {

@@ -1,11 +1,6 @@
-import {
-  actor,
-  decodeEnvelope,
-  type Envelope,
-  encodeEnvelope,
-  RetryableError,
-  runTurn,
-} from '@baton/core';
+import { actor, RetryableError } from '@baton/core';
+import { decodeEnvelope, type Envelope, encodeEnvelope } from '@baton/core/adapter';
+import { runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { setup } from './helpers.ts';

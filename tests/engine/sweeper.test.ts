@@ -1,12 +1,6 @@
-import {
-  actor,
-  createEngine,
-  decodeEnvelope,
-  type Logger,
-  runTurn,
-  Sweeper,
-  silentLogger,
-} from '@baton/core';
+import { actor, type Logger, silentLogger } from '@baton/core';
+import { decodeEnvelope } from '@baton/core/adapter';
+import { createEngine, runTurn, Sweeper } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Harness, setup } from './helpers.ts';

@@ -1,19 +1,20 @@
 import {
   actor,
-  type Commit,
-  createEngine,
   ErrorCode,
-  INGRESS,
-  ingressMessageId,
   isBatonError,
   RetryableError,
-  runTurn,
-  type Store,
-  seededRandom,
   silentLogger,
   TerminalError,
-  versionConflict,
 } from '@baton/core';
+import {
+  type Commit,
+  INGRESS,
+  ingressMessageId,
+  type Store,
+  seededRandom,
+  versionConflict,
+} from '@baton/core/adapter';
+import { createEngine, runTurn } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

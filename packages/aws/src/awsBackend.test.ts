@@ -5,15 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
-import {
-  actor,
-  Client,
-  createEngine,
-  ingressMessageId,
-  silentLogger,
-  TerminalError,
-  Worker,
-} from '@baton/core';
+import { actor, Client, silentLogger, TerminalError } from '@baton/core';
+import { ingressMessageId } from '@baton/core/adapter';
+import { createEngine, Worker } from '@baton/core/engine';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createAwsClients } from './createAwsClients.ts';

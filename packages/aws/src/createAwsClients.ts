@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 /** Options of {@link createAwsClients}. */
@@ -12,11 +11,9 @@ export interface AwsClientsOptions {
   readonly sqsEndpoint?: string;
 }
 
-/** The SDK clients Baton uses. */
+/** The SDK clients a worker, drain, sweeper or ingress function uses. */
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
-  /** DynamoDB Streams, on the DynamoDB endpoint (DynamoDB Local serves both). */
-  readonly streams: DynamoDBStreamsClient;
   readonly sqs: SQSClient;
 }
 
@@ -24,12 +21,12 @@ export interface AwsClients {
 const cache = new Map<string, AwsClients>();
 
 /**
- * AWS SDK v3 clients for DynamoDB, DynamoDB Streams and SQS, created once per process and
- * configuration, so a Lambda container reuses their connections across invocations (the
- * streams client shares DynamoDB's endpoint). Endpoints come from the
- * options or from `BATON_DYNAMODB_ENDPOINT` / `BATON_SQS_ENDPOINT` (the local emulators). With
- * a loopback endpoint and no AWS credentials in the environment, placeholder credentials are
- * used: the emulators accept any.
+ * AWS SDK v3 clients for DynamoDB and SQS, created once per process and configuration, so a
+ * Lambda container reuses their connections across invocations. Endpoints come from the options
+ * or from `BATON_DYNAMODB_ENDPOINT` / `BATON_SQS_ENDPOINT` (the local emulators). With a
+ * loopback endpoint and no AWS credentials in the environment, placeholder credentials are
+ * used: the emulators accept any. (The reactive layer's DynamoDB Streams client is
+ * `createStreamClients` in `@baton/aws/websocket`, so a worker's bundle does not carry it.)
  *
  * @example
  * // In a Lambda handler module: created on cold start, reused after.
@@ -44,14 +41,26 @@ const cache = new Map<string, AwsClients>();
  * });
  */
 export function createAwsClients(options: AwsClientsOptions = {}): AwsClients {
+  const settings = clientSettings(options);
+  const cached = cache.get(settings.key);
+  if (cached) return cached;
+  const clients: AwsClients = {
+    dynamodb: new DynamoDBClient(settings.config(settings.dynamodbEndpoint)),
+    sqs: new SQSClient(settings.config(settings.sqsEndpoint)),
+  };
+  cache.set(settings.key, clients);
+  return clients;
+}
+
+/**
+ * The endpoints, region and credentials of one configuration, and a key naming it: what every
+ * client factory of the package shares.
+ */
+export function clientSettings(options: AwsClientsOptions) {
   const dynamodbEndpoint = options.dynamodbEndpoint ?? env('BATON_DYNAMODB_ENDPOINT');
   const sqsEndpoint = options.sqsEndpoint ?? env('BATON_SQS_ENDPOINT');
   const local = [dynamodbEndpoint, sqsEndpoint].some((e) => e !== undefined);
   const region = options.region ?? env('AWS_REGION') ?? (local ? 'us-east-1' : undefined);
-  const key = JSON.stringify([region, dynamodbEndpoint, sqsEndpoint]);
-  const cached = cache.get(key);
-  if (cached) return cached;
-
   const config = (endpoint: string | undefined) => ({
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),
@@ -59,13 +68,8 @@ export function createAwsClients(options: AwsClientsOptions = {}): AwsClients {
       ? { credentials: { accessKeyId: 'batonlocal', secretAccessKey: 'batonlocal' } }
       : {}),
   });
-  const clients: AwsClients = {
-    dynamodb: new DynamoDBClient(config(dynamodbEndpoint)),
-    streams: new DynamoDBStreamsClient(config(dynamodbEndpoint)),
-    sqs: new SQSClient(config(sqsEndpoint)),
-  };
-  cache.set(key, clients);
-  return clients;
+  const key = JSON.stringify([region, dynamodbEndpoint, sqsEndpoint]);
+  return { key, dynamodbEndpoint, sqsEndpoint, config };
 }
 
 function env(name: string): string | undefined {

@@ -1,15 +1,30 @@
 /**
  * The IAM actions each part of Baton on AWS calls, declared beside the code that calls them, for
  * infrastructure code (a CDK construct, a policy document) and the README to read. A test runs
- * each part against DynamoDB Local and ElasticMQ, records every AWS call it makes, and checks
- * that the actions declared here cover them.
+ * each part against DynamoDB Local, ElasticMQ and the local WebSocket gateway, records every AWS
+ * call it makes, and checks that the actions declared here are exactly those.
  *
- * Resources are named by role, not ARN: `table` (the actor table), `outboxIndex` (its sparse
- * `outbox` index, `<table ARN>/index/outbox`) and `inbox` (the FIFO inbox queue).
+ * Resources are named by role, not ARN:
+ * - `table`: the actor table (`createTable`).
+ * - `outboxIndex`: its sparse `outbox` index, `<table ARN>/index/outbox`.
+ * - `inbox`: the FIFO inbox queue.
+ * - `connections`: the WebSocket handlers' connections table (`createConnectionsTable`).
+ * - `tableStream`: the actor table's DynamoDB stream, `<table ARN>/stream/*`. `ListStreams`
+ *   takes no resource: grant it on `*` (as CDK's `grantStreamRead` does).
+ * - `webSocketApi`: the WebSocket API's management (`@connections`) API, whose ARNs are
+ *   `arn:aws:execute-api:<region>:<account>:<api id>/<stage>/<method>/@connections/<id>`. Grant
+ *   it with both `<method>` and `<id>` as `*`: the method is the call's (`POST` pushes, `DELETE`
+ *   closes, `GET` reads), so a resource naming `POST` alone refuses `DeleteConnection`.
  */
 
 /** A resource of Baton's stack, by its role. */
-export type IamResource = 'table' | 'outboxIndex' | 'inbox';
+export type IamResource =
+  | 'table'
+  | 'outboxIndex'
+  | 'inbox'
+  | 'connections'
+  | 'tableStream'
+  | 'webSocketApi';
 
 /** Actions on resources: one statement of a policy. */
 export interface IamStatement {
@@ -50,6 +65,45 @@ const drainTable: IamStatement = {
   resources: ['table'],
 };
 
+/** Committed reads: outcomes (`readIdempotency`) and the records queries read (`load`). */
+const readTable: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['table'] };
+
+/**
+ * The connection registry as the WebSocket and stream handlers use it: connections,
+ * subscriptions, query instances with their dependencies, pending requests.
+ */
+const registry: IamStatement = {
+  actions: [
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:Query',
+  ],
+  resources: ['connections'],
+};
+
+/** `PostToConnection` (pushes), `DeleteConnection` (closing a connection). */
+const manageConnections: IamStatement = {
+  actions: ['execute-api:ManageConnections'],
+  resources: ['webSocketApi'],
+};
+
+/**
+ * Reading the actor table's stream. The Lambda event source mapping calls these with the
+ * function's role, not the handler's code: the test cannot record them, and compares the
+ * stream handler's other statements only.
+ */
+const streamEventSource: IamStatement = {
+  actions: [
+    'dynamodb:DescribeStream',
+    'dynamodb:GetRecords',
+    'dynamodb:GetShardIterator',
+    'dynamodb:ListStreams',
+  ],
+  resources: ['tableStream'],
+};
+
 /**
  * The policy each part needs, by the Lambda handler that runs it: no more than it calls.
  *
@@ -66,5 +120,27 @@ export const BATON_IAM = {
   /** `sweeperHandler`: finds old outbox items through the index, then drains them. */
   sweeper: [drainTable, { actions: ['dynamodb:Query'], resources: ['outboxIndex'] }, send],
   /** `ingressHandler` and `Client`: reads outcomes, sends. */
-  ingress: [{ actions: ['dynamodb:GetItem'], resources: ['table'] }, send],
+  ingress: [readTable, send],
+  /**
+   * `websocketHandler` (`@baton/aws/websocket`; `$connect`, `$disconnect`, `$default`): the
+   * registry; queries' reads and outcomes; `send`/`ask` into the inbox; pushes, and closing a
+   * connection that is not registered.
+   */
+  websocket: [registry, readTable, send, manageConnections],
+  /**
+   * `streamHandler` (on the table's stream): re-runs the queries a commit touched, pushes their
+   * results and answers pending requests; plus what its event source mapping reads.
+   */
+  stream: [registry, readTable, manageConnections, streamEventSource],
+  /**
+   * `connectionSweeper` (scheduled): scans for lapsed leases, closes those connections and
+   * removes them with what they held. It writes nothing but deletes.
+   */
+  connectionSweeper: [
+    {
+      actions: ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:Query'],
+      resources: ['connections'],
+    },
+    manageConnections,
+  ],
 } as const satisfies Record<string, readonly IamStatement[]>;

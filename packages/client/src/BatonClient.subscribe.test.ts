@@ -1,11 +1,10 @@
 import { query } from '@baton/core';
+import { encodeMessage, splitFrame } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { BatonClient } from './BatonClient.ts';
 import { FakeServer } from './fixtures/FakeServer.ts';
 import { recorder, testClient } from './fixtures/testClient.ts';
-import { encodeMessage } from './protocol/decodeFrame.ts';
-import { splitFrame } from './protocol/splitFrame.ts';
 
 const history = query({
   name: 'history',

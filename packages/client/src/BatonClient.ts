@@ -11,6 +11,8 @@ import {
   type ReplyOf,
   type ResultOf,
 } from '@baton/core';
+import type { ServerMessage } from '@baton/protocol';
+import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { BatonClientOptions } from './BatonClientOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
 import { Connection } from './internal/Connection.ts';
@@ -18,8 +20,6 @@ import { browserPageEvents } from './internal/PageEvents.ts';
 import { QueryTable } from './internal/QueryTable.ts';
 import { RequestTable } from './internal/RequestTable.ts';
 import { randomId } from './internal/randomId.ts';
-import { PROTOCOL_VERSION } from './protocol/messages.ts';
-import type { ServerMessage } from './protocol/serverMessages.ts';
 import type { QueryListener, QueryObserver, QueryRef } from './QueryObserver.ts';
 import { PENDING_STATE, type QueryState } from './QueryState.ts';
 

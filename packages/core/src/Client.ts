@@ -1,9 +1,7 @@
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from './actor.ts';
-import { type Envelope, encodeEnvelope, INGRESS, ingressMessageId } from './envelope.ts';
-import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
-import { messageFingerprint } from './fingerprint.ts';
-import { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
-import { uuidFrom } from './internal/random.ts';
+import { type Envelope, encodeEnvelope, INGRESS, ingressMessageId } from './adapter/envelope.ts';
+import { messageFingerprint } from './adapter/fingerprint.ts';
+import { answersMessage, idempotencyKeyReused } from './adapter/idempotencyKeyReused.ts';
 import {
   type Clock,
   type IdempotencyRecord,
@@ -11,7 +9,9 @@ import {
   type Queue,
   type Store,
   systemClock,
-} from './ports.ts';
+} from './adapter/ports.ts';
+import { uuidFrom } from './adapter/random.ts';
+import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
 import { Registry } from './registry.ts';
 
 export interface ClientOptions {

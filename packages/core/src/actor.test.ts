@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { actor } from './actor.ts';
-import { parseActorId } from './envelope.ts';
+import { parseActorId } from './adapter/envelope.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 

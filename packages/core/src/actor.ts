@@ -4,10 +4,10 @@
  * every type, so refs, sends and asks type-check against it.
  */
 import type { z } from 'zod';
-import type { ActorContext } from './context.ts';
-import { actorId } from './envelope.ts';
+import type { ActorContext } from './ActorContext.ts';
+import { actorId } from './adapter/envelope.ts';
+import { utf8Bytes } from './adapter/utf8.ts';
 import { BatonError, ErrorCode } from './errors.ts';
-import { utf8Bytes } from './internal/utf8Bytes.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 
 /** A handler: the schema of its payload and the function that applies it. */

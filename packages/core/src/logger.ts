@@ -1,4 +1,12 @@
-import type { Logger } from './context.ts';
+/**
+ * What Baton logs through: a message with structured fields, at four levels.
+ */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 

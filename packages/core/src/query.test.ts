@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { actor } from './actor.ts';
-import { createQueryContext } from './createQueryContext.ts';
+import { createQueryContext } from './adapter/createQueryContext.ts';
 import { ErrorCode, isBatonError } from './errors.ts';
 import { query } from './query.ts';
 

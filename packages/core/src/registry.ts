@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './actor.ts';
-import { parseActorId } from './envelope.ts';
+import { parseActorId } from './adapter/envelope.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 
 export type AnyHandler = HandlerSpec<unknown, z.ZodType, unknown>;

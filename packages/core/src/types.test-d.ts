@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import type { ActorContext } from './ActorContext.ts';
 import { actor, type MessageName, type PayloadOf, type ReplyOf } from './actor.ts';
 import type { Client } from './Client.ts';
-import type { ActorContext } from './context.ts';
 
 const Account = actor({
   name: 'account',

@@ -1,5 +1,6 @@
-import type { QueueMessage } from '@baton/core';
-import { compareSeq, ErrorCode, isBatonError, MAX_MESSAGE_BYTES } from '@baton/core';
+import { ErrorCode, isBatonError, MAX_MESSAGE_BYTES } from '@baton/core';
+import type { QueueMessage } from '@baton/core/adapter';
+import { compareSeq } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedQueue, type EmbeddedQueueOptions } from './EmbeddedQueue.ts';
 

@@ -1,6 +1,13 @@
-import type { Clock, Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core';
-import { BatonError, ErrorCode, MAX_MESSAGE_BYTES, systemClock } from '@baton/core';
-import { checkDuration, checkInteger, invalidArgument } from './invalidArgument.ts';
+import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
+import type {
+  Clock,
+  Queue,
+  QueueMessage,
+  ReceivedMessage,
+  ReceiveOptions,
+} from '@baton/core/adapter';
+import { invalidArgument, systemClock } from '@baton/core/adapter';
+import { checkDuration, checkInteger } from './checkOptions.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import type { StoredMessage } from './QueueState.ts';
 import {

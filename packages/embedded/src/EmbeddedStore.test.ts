@@ -1,5 +1,6 @@
-import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core';
-import { ErrorCode, isBatonError, readConflict } from '@baton/core';
+import { ErrorCode, isBatonError } from '@baton/core';
+import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core/adapter';
+import { readConflict } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedStore } from './EmbeddedStore.ts';
 

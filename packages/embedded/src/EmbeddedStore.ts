@@ -1,3 +1,4 @@
+import { BatonError, ErrorCode } from '@baton/core';
 import type {
   ActorRecord,
   ChangeFeed,
@@ -10,15 +11,8 @@ import type {
   OverflowMark,
   Store,
   StoreLimits,
-} from '@baton/core';
-import {
-  BatonError,
-  checkCommit,
-  duplicateKeys,
-  ErrorCode,
-  systemClock,
-  versionConflict,
-} from '@baton/core';
+} from '@baton/core/adapter';
+import { checkCommit, duplicateKeys, systemClock, versionConflict } from '@baton/core/adapter';
 import type { Journal, JournalEntry } from './Journal.ts';
 import { Notifier } from './Notifier.ts';
 import { resolveLimits } from './storeLimits.ts';

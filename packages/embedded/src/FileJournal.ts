@@ -13,8 +13,8 @@ import {
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { BatonError, ErrorCode } from '@baton/core';
+import { invalidArgument } from '@baton/core/adapter';
 import { acquireLock, releaseLock } from './fileLock.ts';
-import { invalidArgument } from './invalidArgument.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 
 const NEWLINE = 0x0a;

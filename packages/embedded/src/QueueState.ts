@@ -1,5 +1,5 @@
-import { BatonError, ErrorCode, type QueueMessage } from '@baton/core';
-import { invalidArgument } from './invalidArgument.ts';
+import { BatonError, ErrorCode } from '@baton/core';
+import { invalidArgument, type QueueMessage } from '@baton/core/adapter';
 import type { JournalEntry } from './Journal.ts';
 
 /** A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile. */

@@ -1,4 +1,4 @@
-import type { Clock } from '@baton/core';
+import type { Clock } from '@baton/core/adapter';
 import { EmbeddedQueue } from './EmbeddedQueue.ts';
 import { EmbeddedStore } from './EmbeddedStore.ts';
 import type { Journal, JournalEntry } from './Journal.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Commit } from '@baton/core';
+import type { Commit } from '@baton/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmbeddedBackend, type EmbeddedBackend } from './createEmbeddedBackend.ts';
 import { MemoryJournal } from './Journal.ts';

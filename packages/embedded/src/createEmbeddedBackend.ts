@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import type { ChangeFeed, Clock, StoreLimits } from '@baton/core';
-import { systemClock } from '@baton/core';
+import type { ChangeFeed, Clock, StoreLimits } from '@baton/core/adapter';
+import { invalidArgument, systemClock } from '@baton/core/adapter';
+import { checkDuration, checkInteger } from './checkOptions.ts';
 import { compactJournal } from './compactJournal.ts';
 import { EmbeddedQueue } from './EmbeddedQueue.ts';
 import { EmbeddedStore } from './EmbeddedStore.ts';
 import { FileJournal } from './FileJournal.ts';
-import { checkDuration, checkInteger, invalidArgument } from './invalidArgument.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import { resolveLimits } from './storeLimits.ts';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compareSeq } from '@baton/core';
+import { compareSeq } from '@baton/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmbeddedBackend } from './createEmbeddedBackend.ts';
 

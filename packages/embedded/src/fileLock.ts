@@ -9,7 +9,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { invalidArgument } from './invalidArgument.ts';
+import { invalidArgument } from '@baton/core/adapter';
 
 /**
  * A lock file holds the pid of its owner and appears only whole: it is written under a

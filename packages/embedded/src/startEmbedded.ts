@@ -1,13 +1,5 @@
-import {
-  type AnyActorDefinition,
-  Client,
-  createEngine,
-  type Engine,
-  type Logger,
-  Sweeper,
-  toBatonError,
-  Worker,
-} from '@baton/core';
+import { type AnyActorDefinition, Client, type Logger, toBatonError } from '@baton/core';
+import { createEngine, type Engine, Sweeper, Worker } from '@baton/core/engine';
 import {
   createEmbeddedBackend,
   type EmbeddedBackend,

@@ -1,5 +1,5 @@
-import type { StoreLimits } from '@baton/core';
-import { checkInteger } from './invalidArgument.ts';
+import type { StoreLimits } from '@baton/core/adapter';
+import { checkInteger } from './checkOptions.ts';
 
 /**
  * DynamoDB's TransactWriteItems limits: 100 items, 4 MB in all, 400 KB per item. The

@@ -1,4 +1,5 @@
-import { type ActorRecord, BatonError, type Clock, ErrorCode, Registry } from '@baton/core';
+import { BatonError, ErrorCode } from '@baton/core';
+import { type ActorRecord, type Clock, Registry } from '@baton/core/adapter';
 import { DependencyIndex } from './DependencyIndex.ts';
 import { type QueryEngineOptions, resolveEngineOptions } from './QueryEngineOptions.ts';
 import { QueryInstance, type Subscriber } from './QueryInstance.ts';

@@ -2,15 +2,17 @@ import {
   type AnyActorDefinition,
   type AnyQueryDefinition,
   BatonError,
-  type ChangeFeed,
-  type Clock,
-  canonicalJson,
   ErrorCode,
   jsonLogger,
   type Logger,
+} from '@baton/core';
+import {
+  type ChangeFeed,
+  type Clock,
+  canonicalJson,
   type Store,
   systemClock,
-} from '@baton/core';
+} from '@baton/core/adapter';
 
 /**
  * Options of a {@link QueryEngine}.

@@ -1,4 +1,5 @@
-import { canonicalJson, ErrorCode } from '@baton/core';
+import { ErrorCode } from '@baton/core';
+import { canonicalJson } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { hashText } from './hashText.ts';
 

@@ -3,14 +3,11 @@ import {
   type AnyActorDefinition,
   type AnyQueryDefinition,
   BatonError,
-  canonicalJson,
-  createQueryContext,
   ErrorCode,
   isBatonError,
-  type Registry,
-  type Store,
   toBatonError,
 } from '@baton/core';
+import { canonicalJson, createQueryContext, type Registry, type Store } from '@baton/core/adapter';
 import type { RunOutcome } from './QueryInstance.ts';
 
 /**

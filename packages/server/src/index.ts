@@ -3,7 +3,6 @@
  * actor versions, batched re-runs, latest-only pushes and leased subscriptions. Transports build
  * on it (the local host in `@baton/server/ws`, the API Gateway handlers in `@baton/aws`).
  */
-export { canonicalJson } from '@baton/core';
 export { DependencyIndex } from './DependencyIndex.ts';
 export {
   type EvaluateEnvironment,
@@ -11,7 +10,6 @@ export {
   evaluateQuery,
   type ReadObserver,
 } from './evaluateQuery.ts';
-export { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from './handshakeToken.ts';
 export { hashText } from './hashText.ts';
 export { QueryEngine } from './QueryEngine.ts';
 export { identityScope, type QueryEngineOptions } from './QueryEngineOptions.ts';
@@ -22,7 +20,6 @@ export type {
   QueryUpdate,
   ResumeAnswer,
 } from './QueryUpdate.ts';
-export { type ErrorTarget, type FrameReading, readClientFrame } from './readClientFrame.ts';
 export { type ResolvedRequest, resolveInstanceKey } from './resolveInstanceKey.ts';
 export type {
   QueryEngineStats,

@@ -1,4 +1,5 @@
-import { type ActorRecord, query } from '@baton/core';
+import { query } from '@baton/core';
+import type { ActorRecord } from '@baton/core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Account } from './fixtures/bank.ts';

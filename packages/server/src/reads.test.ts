@@ -1,4 +1,5 @@
-import { Client, createEngine, RetryableError, silentLogger, Worker } from '@baton/core';
+import { Client, RetryableError, silentLogger } from '@baton/core';
+import { createEngine, Worker } from '@baton/core/engine';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Account, Pointer } from './fixtures/bank.ts';
 import { createHarness } from './fixtures/createHarness.ts';

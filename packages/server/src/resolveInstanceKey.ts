@@ -1,4 +1,5 @@
-import { type AnyQueryDefinition, BatonError, canonicalJson, ErrorCode } from '@baton/core';
+import { type AnyQueryDefinition, BatonError, ErrorCode } from '@baton/core';
+import { canonicalJson } from '@baton/core/adapter';
 import { parseQueryArgs } from './parseQueryArgs.ts';
 import type { SubscribeRequest } from './SubscribeRequest.ts';
 

@@ -1,4 +1,5 @@
-import { canonicalJson, ErrorCode } from '@baton/core';
+import { ErrorCode } from '@baton/core';
+import { canonicalJson } from '@baton/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness } from './fixtures/createHarness.ts';
 import { hashText } from './hashText.ts';

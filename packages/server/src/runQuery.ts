@@ -1,4 +1,4 @@
-import type { Registry, Store } from '@baton/core';
+import type { Registry, Store } from '@baton/core/adapter';
 import type { DependencyIndex } from './DependencyIndex.ts';
 import { evaluateQuery } from './evaluateQuery.ts';
 import type { QueryInstance, RunOutcome } from './QueryInstance.ts';

@@ -1,4 +1,5 @@
-import { ErrorCode, isBatonError, type QueueMessage, seededRandom } from '@baton/core';
+import { ErrorCode, isBatonError } from '@baton/core';
+import { type QueueMessage, seededRandom } from '@baton/core/adapter';
 import { EmbeddedQueue } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { FaultyQueue, type QueueFault } from './FaultyQueue.ts';

@@ -1,4 +1,5 @@
-import { BatonError, ErrorCode, type Queue, type QueueMessage } from '@baton/core';
+import { BatonError, ErrorCode } from '@baton/core';
+import type { Queue, QueueMessage } from '@baton/core/adapter';
 
 /** What a {@link FaultyQueue} did to a send. */
 export type QueueFault = 'partialSend' | 'reorder';

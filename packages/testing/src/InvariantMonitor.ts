@@ -1,4 +1,4 @@
-import { type ActorRecord, decodeEnvelope, type Store } from '@baton/core';
+import { type ActorRecord, decodeEnvelope, type Store } from '@baton/core/adapter';
 
 /**
  * Checks, while a simulation runs, the invariants that are visible only in flight:

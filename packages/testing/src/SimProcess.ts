@@ -1,18 +1,15 @@
+import { type AnyActorDefinition, jsonLogger, silentLogger } from '@baton/core';
 import {
-  type AnyActorDefinition,
   type Clock,
   type Commit,
-  jsonLogger,
   type OutboxItem,
   type Queue,
   type QueueMessage,
   type Random,
   readConflict,
   type Store,
-  Sweeper,
-  silentLogger,
-  Worker,
-} from '@baton/core';
+} from '@baton/core/adapter';
+import { Sweeper, Worker } from '@baton/core/engine';
 import { type Gates, SimulatedCrash } from './Gates.ts';
 
 /** The store and queue a process's worker and sweeper use. */

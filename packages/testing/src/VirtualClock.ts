@@ -1,4 +1,4 @@
-import type { Clock } from '@baton/core';
+import type { Clock } from '@baton/core/adapter';
 
 /**
  * Time that moves only when told to: the simulation's clock, shared by the engine and the

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core';
-import { ErrorCode, isBatonError, readConflict } from '@baton/core';
+import { ErrorCode, isBatonError } from '@baton/core';
+import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core/adapter';
+import { readConflict } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from './createTable.ts';

@@ -1,11 +1,8 @@
 import {
-  BatchGetItemCommand,
-  BatchWriteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   QueryCommand,
   type QueryCommandInput,
-  type TransactWriteItem,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import type {
@@ -19,22 +16,19 @@ import type {
   OverflowMark,
   Store,
   StoreLimits,
-} from '@baton/core';
-import { checkCommit, systemClock } from '@baton/core';
-import { invalidArgument, unavailable } from '../internal/unavailable.ts';
+} from '@baton/core/adapter';
+import { checkCommit, invalidArgument, systemClock } from '@baton/core/adapter';
+import { unavailable } from '../internal/unavailable.ts';
+import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
+import { commitItems } from './commitItems.ts';
 import {
-  deadLetterToItem,
   type Item,
-  idempotencyToItem,
   itemToDeadLetter,
   itemToIdempotency,
   itemToOutbox,
   itemToOverflow,
   itemToRecord,
-  outboxToItem,
-  overflowToItem,
-  recordToItem,
 } from './itemCodec.ts';
 import { mapTransactionError } from './mapTransactionError.ts';
 import {
@@ -76,12 +70,6 @@ export interface DynamoStoreOptions {
    */
   readonly outboxShards?: number;
 }
-
-/** Deletes per BatchWriteItem call (DynamoDB's limit). */
-const BATCH_WRITE_MAX = 25;
-/** Keys per BatchGetItem call (DynamoDB's limit). */
-const BATCH_GET_MAX = 100;
-const BATCH_RETRIES = 8;
 
 /**
  * The {@link Store} on one DynamoDB table (layout: {@link tableDefinition}, the package
@@ -138,67 +126,11 @@ export class DynamoStore implements Store {
 
   async commit(commit: Commit): Promise<void> {
     checkCommit(commit, this.limits);
-    const { record, expectedVer } = commit;
-    const TableName = this.tableName;
-    const items: TransactWriteItem[] = [
-      {
-        Put: {
-          TableName,
-          Item: recordToItem(record),
-          ...(expectedVer === 0
-            ? {
-                ConditionExpression: 'attribute_not_exists(#pk)',
-                ExpressionAttributeNames: { '#pk': Attr.pk },
-              }
-            : {
-                ConditionExpression: '#ver = :expected',
-                ExpressionAttributeNames: { '#ver': Attr.ver },
-                ExpressionAttributeValues: { ':expected': { N: String(expectedVer) } },
-              }),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      ...commit.outbox.map(
-        (item): TransactWriteItem => ({
-          Put: { TableName, Item: outboxToItem(item, this.#shards) },
-        }),
-      ),
-      ...commit.idempotency.map(
-        (outcome): TransactWriteItem => ({
-          Put: {
-            TableName,
-            Item: idempotencyToItem(outcome),
-            ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
-            ExpressionAttributeNames: { '#pk': Attr.pk, '#expiresAt': Attr.expiresAt },
-            ExpressionAttributeValues: { ':now': { N: String(this.#clock.now()) } },
-          },
-        }),
-      ),
-      ...(commit.replaceIdempotency ?? []).map(
-        (outcome): TransactWriteItem => ({ Put: { TableName, Item: idempotencyToItem(outcome) } }),
-      ),
-      ...(commit.deadLetters?.put ?? []).map(
-        (letter): TransactWriteItem => ({
-          Put: { TableName, Item: deadLetterToItem(letter, this.#shards) },
-        }),
-      ),
-      ...(commit.overflow ?? []).map(
-        (mark): TransactWriteItem => ({
-          Put: { TableName, Item: overflowToItem(record.id, mark) },
-        }),
-      ),
-      ...(commit.deadLetters?.remove ?? []).map(
-        (messageId): TransactWriteItem => ({
-          Delete: {
-            TableName,
-            Key: {
-              [Attr.pk]: { S: actorPk(record.id) },
-              [Attr.sk]: { S: deadLetterSk(messageId) },
-            },
-          },
-        }),
-      ),
-    ];
+    const items = commitItems(commit, {
+      tableName: this.tableName,
+      shards: this.#shards,
+      clock: this.#clock,
+    });
     try {
       await this.#client.send(
         new TransactWriteItemsCommand({
@@ -232,19 +164,7 @@ export class DynamoStore implements Store {
         [Attr.sk]: { S: outboxSk(seq) },
       }),
     );
-    for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
-      const requests = keys
-        .slice(i, i + BATCH_WRITE_MAX)
-        .map((Key) => ({ DeleteRequest: { Key } }));
-      await untilProcessed('BatchWriteItem (deleteOutbox)', requests, async (pending) => {
-        const result = await this.#client.send(
-          new BatchWriteItemCommand({ RequestItems: { [this.tableName]: pending } }),
-        );
-        return (result.UnprocessedItems?.[this.tableName] ?? []).flatMap((r) =>
-          r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key } }] : [],
-        );
-      });
-    }
+    await batchDeleteItems(this.#client, this.tableName, 'BatchWriteItem (deleteOutbox)', keys);
   }
 
   async listOutboxActors(olderThan: number): Promise<string[]> {
@@ -330,22 +250,12 @@ export class DynamoStore implements Store {
       wanted.set(sk, { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: sk } });
     }
     const all = [...wanted.values()];
-    const found: Item[] = [];
-    for (let i = 0; i < all.length; i += BATCH_GET_MAX) {
-      await untilProcessed(
-        'BatchGetItem (readOverflow)',
-        all.slice(i, i + BATCH_GET_MAX),
-        async (Keys) => {
-          const result = await this.#client.send(
-            new BatchGetItemCommand({
-              RequestItems: { [this.tableName]: { Keys, ConsistentRead: true } },
-            }),
-          );
-          found.push(...(result.Responses?.[this.tableName] ?? []));
-          return result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-        },
-      );
-    }
+    const found = await batchGetItems(
+      this.#client,
+      this.tableName,
+      'BatchGetItem (readOverflow)',
+      all,
+    );
     const now = this.#clock.now();
     // DynamoDB's TTL deletes an expired item only eventually: an expired mark reads as absent.
     return found.map(itemToOverflow).filter((mark) => mark.expiresAt > now);
@@ -387,34 +297,4 @@ export class DynamoStore implements Store {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * Calls `call` with `requests`, then again with what it returns as unprocessed (a batch call's
- * partial answer under throttling), backing off, until nothing is left.
- */
-async function untilProcessed<T>(
-  operation: string,
-  requests: readonly T[],
-  call: (requests: T[]) => Promise<T[]>,
-): Promise<void> {
-  let pending = [...requests];
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > BATCH_RETRIES) {
-      const stuck = new Error(
-        `${pending.length} requests stayed unprocessed after ${BATCH_RETRIES} retries`,
-      );
-      throw unavailable('DynamoDB', operation, stuck, true);
-    }
-    if (attempt > 0) await sleep(Math.min(2_000, 25 * 2 ** attempt));
-    try {
-      pending = await call(pending);
-    } catch (error) {
-      throw unavailable('DynamoDB', operation, error);
-    }
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Commit } from '@baton/core';
+import type { Commit } from '@baton/core/adapter';
 
 /**
  * The `ClientRequestToken` of a commit's `TransactWriteItems`: 36 characters derived from the

@@ -11,7 +11,7 @@ import type {
   IdempotencyRecord,
   OutboxItem,
   OverflowMark,
-} from '@baton/core';
+} from '@baton/core/adapter';
 import {
   Attr,
   actorIdOf,

@@ -1,6 +1,7 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
-import type { BatonError, Commit, StoreLimits } from '@baton/core';
-import { duplicateKeys, jsonSize, transactionTooLarge, versionConflict } from '@baton/core';
+import type { BatonError } from '@baton/core';
+import type { Commit, StoreLimits } from '@baton/core/adapter';
+import { duplicateKeys, jsonSize, transactionTooLarge, versionConflict } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { itemToRecord } from './itemCodec.ts';
 

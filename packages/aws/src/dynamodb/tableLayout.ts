@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import type { StoreLimits } from '@baton/core';
+import type { StoreLimits } from '@baton/core/adapter';
 
 /** Attribute names, short and fixed: each one counts against the item size. */
 export const Attr = {

@@ -40,8 +40,3 @@ export function unavailable(
     },
   );
 }
-
-/** A BatonError for a wrong option or argument. */
-export function invalidArgument(message: string, details?: Record<string, unknown>): BatonError {
-  return new BatonError(ErrorCode.INVALID_ARGUMENT, message, details ? { details } : {});
-}

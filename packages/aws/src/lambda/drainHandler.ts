@@ -1,4 +1,5 @@
-import { createEngine, drainOutbox, type EngineOptions, toBatonError } from '@baton/core';
+import { toBatonError } from '@baton/core';
+import { createEngine, drainOutbox, type EngineOptions } from '@baton/core/engine';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
 /**

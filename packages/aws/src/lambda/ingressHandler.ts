@@ -1,14 +1,5 @@
-import {
-  type ActorRef,
-  type AnyActorDefinition,
-  BatonError,
-  Client,
-  type Clock,
-  ErrorCode,
-  parseActorId,
-  type Queue,
-  type Store,
-} from '@baton/core';
+import { type ActorRef, type AnyActorDefinition, BatonError, Client, ErrorCode } from '@baton/core';
+import { type Clock, parseActorId, type Queue, type Store } from '@baton/core/adapter';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
 

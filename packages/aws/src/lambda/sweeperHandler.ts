@@ -4,7 +4,7 @@ import {
   Sweeper,
   type SweeperOptions,
   type SweepResult,
-} from '@baton/core';
+} from '@baton/core/engine';
 
 /**
  * The sweeper Lambda, run on a schedule: drains outboxes that no worker will revisit and logs an

@@ -1,4 +1,4 @@
-import { createEngine, type EngineOptions, Worker } from '@baton/core';
+import { createEngine, type EngineOptions, Worker } from '@baton/core/engine';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { fromSqsRecord } from '../sqs/fromSqsRecord.ts';
 

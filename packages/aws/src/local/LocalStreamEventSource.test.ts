@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from '../dynamodb/createTable.ts';
+import { createStreamClients } from '../streams/createStreamClients.ts';
 import { LocalStreamEventSource } from './LocalStreamEventSource.ts';
 
-const { dynamodb, streams } = createAwsClients({ dynamodbEndpoint: inject('dynamodbEndpoint') });
+const { dynamodb, streams } = createStreamClients({ dynamodbEndpoint: inject('dynamodbEndpoint') });
 let sources: LocalStreamEventSource[] = [];
 const tables: string[] = [];
 

@@ -38,7 +38,7 @@ export interface LocalStreamEventSourceOptions {
  * local emulators and tests; in AWS the real event source mapping does this.
  *
  * @example
- * const { dynamodb, streams } = createAwsClients();
+ * const { dynamodb, streams } = createStreamClients();
  * const source = new LocalStreamEventSource({ dynamodb, streams, tableName: 'baton', handler });
  * await source.start(); // records committed from now on reach the handler
  * // …

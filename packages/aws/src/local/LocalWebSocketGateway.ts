@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { MAX_FRAME_BYTES } from '@baton/client/protocol';
 import { toBatonError } from '@baton/core';
+import { MAX_FRAME_BYTES } from '@baton/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { WebSocketEvent, WebSocketResponse } from '../websocket/websocketHandler.ts';
 

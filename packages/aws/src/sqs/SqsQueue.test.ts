@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import type { QueueMessage, ReceivedMessage } from '@baton/core';
-import { compareSeq, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
+import { ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
+import type { QueueMessage, ReceivedMessage } from '@baton/core/adapter';
+import { compareSeq } from '@baton/core/adapter';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createFifoQueue, type FifoQueueOptions } from './createFifoQueue.ts';

@@ -10,9 +10,10 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core';
 import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
-import { invalidArgument, unavailable } from '../internal/unavailable.ts';
+import type { Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core/adapter';
+import { invalidArgument } from '@baton/core/adapter';
+import { unavailable } from '../internal/unavailable.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE, toSqsBody, toSqsId } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
 

@@ -1,5 +1,6 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { invalidArgument, unavailable } from '../internal/unavailable.ts';
+import { invalidArgument } from '@baton/core/adapter';
+import { unavailable } from '../internal/unavailable.ts';
 
 /** Options of {@link createFifoQueue}. */
 export interface FifoQueueOptions {

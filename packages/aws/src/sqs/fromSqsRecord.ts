@@ -1,4 +1,4 @@
-import type { ReceivedMessage } from '@baton/core';
+import type { ReceivedMessage } from '@baton/core/adapter';
 import { toReceivedMessage } from './toReceivedMessage.ts';
 
 /** The parts of a Lambda SQS event record (`SQSRecord` of `aws-lambda`) Baton reads. */

@@ -1,5 +1,5 @@
-import type { ReceivedMessage } from '@baton/core';
 import { BatonError, ErrorCode } from '@baton/core';
+import type { ReceivedMessage } from '@baton/core/adapter';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 
 /** What SQS says about one received message, whichever API delivered it. */

@@ -4,15 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import type { ActorRecord, IdempotencyRecord } from '@baton/core';
+import type { ActorRecord, IdempotencyRecord } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from '../dynamodb/createTable.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
 import { tableDefinition } from '../dynamodb/tableLayout.ts';
+import { createStreamClients } from './createStreamClients.ts';
 import { DynamoStreamFeed } from './DynamoStreamFeed.ts';
 
-const clients = createAwsClients({ dynamodbEndpoint: inject('dynamodbEndpoint') });
+const clients = createStreamClients({ dynamodbEndpoint: inject('dynamodbEndpoint') });
 const tableName = `feed-${randomUUID().slice(0, 8)}`;
 const store = new DynamoStore({ client: clients.dynamodb, tableName });
 const feeds: DynamoStreamFeed[] = [];

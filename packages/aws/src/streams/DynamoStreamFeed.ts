@@ -1,13 +1,11 @@
+import { type Logger, silentLogger, toBatonError } from '@baton/core';
 import {
   type ActorRecord,
   type ChangeFeed,
   type IdempotencyRecord,
-  type Logger,
-  silentLogger,
-  toBatonError,
-} from '@baton/core';
-import type { AwsClients } from '../createAwsClients.ts';
-import { invalidArgument } from '../internal/unavailable.ts';
+  invalidArgument,
+} from '@baton/core/adapter';
+import type { StreamClients } from './createStreamClients.ts';
 import { decodeStreamRecord } from './decodeStreamRecord.ts';
 import { LatestVersions } from './LatestVersions.ts';
 import { type StreamBatch, StreamReader } from './StreamReader.ts';
@@ -16,11 +14,11 @@ import { type StreamBatch, StreamReader } from './StreamReader.ts';
  * Options of a {@link DynamoStreamFeed}.
  *
  * @example
- * const options: DynamoStreamFeedOptions = { clients: createAwsClients(), tableName: 'baton' };
+ * const options: DynamoStreamFeedOptions = { clients: createStreamClients(), tableName: 'baton' };
  */
 export interface DynamoStreamFeedOptions {
-  /** The DynamoDB and DynamoDB Streams clients, e.g. `createAwsClients()`. */
-  readonly clients: Pick<AwsClients, 'dynamodb' | 'streams'>;
+  /** The DynamoDB and DynamoDB Streams clients, e.g. `createStreamClients()`. */
+  readonly clients: StreamClients;
   /** The store's table; it needs its stream of new images ({@link tableDefinition}). */
   readonly tableName: string;
   /** The pause after a read that found nothing, per shard. @default 250 ms */
@@ -39,7 +37,7 @@ export interface DynamoStreamFeedOptions {
  * before relying on it, `stop()` when done.
  *
  * @example
- * const clients = createAwsClients();
+ * const clients = createStreamClients();
  * const feed = new DynamoStreamFeed({ clients, tableName: 'baton' });
  * await feed.start();
  * const engine = new QueryEngine({ queries, actors, store, feed });
@@ -56,7 +54,7 @@ export class DynamoStreamFeed implements ChangeFeed {
 
   constructor(options: DynamoStreamFeedOptions) {
     const maxTracked = options.maxTrackedActors ?? 100_000;
-    if (!options.clients) throw invalidArgument('clients is required: createAwsClients()');
+    if (!options.clients) throw invalidArgument('clients is required: createStreamClients()');
     if (!Number.isInteger(maxTracked) || maxTracked < 1) {
       throw invalidArgument(`maxTrackedActors must be an integer ≥ 1, got ${maxTracked}`);
     }

@@ -9,7 +9,8 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import { isBatonError } from '@baton/core';
-import { awsErrorName, invalidArgument, unavailable } from '../internal/unavailable.ts';
+import { invalidArgument } from '@baton/core/adapter';
+import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { findStreamArn } from './findStreamArn.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ActorRecord, IdempotencyRecord } from '@baton/core';
+import type { ActorRecord, IdempotencyRecord } from '@baton/core/adapter';
 import { type Item, itemToIdempotency, itemToRecord } from '../dynamodb/itemCodec.ts';
 import { Attr, IDEMPOTENCY_SK, RECORD_SK } from '../dynamodb/tableLayout.ts';
 

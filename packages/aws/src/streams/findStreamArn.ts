@@ -3,7 +3,8 @@ import {
   type DynamoDBClient,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { invalidArgument, unavailable } from '../internal/unavailable.ts';
+import { invalidArgument } from '@baton/core/adapter';
+import { unavailable } from '../internal/unavailable.ts';
 
 /** Stream view types that carry the new image, which {@link decodeStreamRecord} reads. */
 const NEW_IMAGE_VIEWS = new Set(['NEW_IMAGE', 'NEW_AND_OLD_IMAGES']);

@@ -3,15 +3,12 @@ import {
   DeleteConnectionCommand,
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
-import {
-  encodeMessage,
-  MAX_FRAME_BYTES,
-  type ServerMessage,
-  splitFrame,
-} from '@baton/client/protocol';
-import { type Clock, type Logger, toBatonError } from '@baton/core';
+import { type Logger, toBatonError } from '@baton/core';
+import type { Clock } from '@baton/core/adapter';
+import { encodeMessage, MAX_FRAME_BYTES, type ServerMessage, splitFrame } from '@baton/protocol';
 import { awsErrorName } from '../internal/unavailable.ts';
-import type { ConnectionItem, ConnectionRegistry } from './ConnectionRegistry.ts';
+import type { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
+import type { ConnectionItem } from './registry/Connections.ts';
 
 /**
  * Makes the management API client for an endpoint `https://{domain}/{stage}`.

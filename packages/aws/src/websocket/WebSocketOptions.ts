@@ -2,18 +2,20 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   type AnyActorDefinition,
   type AnyQueryDefinition,
-  type Clock,
   jsonLogger,
   type Logger,
+} from '@baton/core';
+import {
+  type Clock,
+  invalidArgument,
   type Queue,
   Registry,
   type Store,
   systemClock,
-} from '@baton/core';
+} from '@baton/core/adapter';
 import { type EvaluateEnvironment, identityScope } from '@baton/server';
-import { invalidArgument } from '../internal/unavailable.ts';
-import { ConnectionRegistry } from './ConnectionRegistry.ts';
 import { type ManagementClientFactory, managementClients, type PusherContext } from './Pusher.ts';
+import { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
 
 /**
  * What the `$connect` auth hook is given: the token (from `?token=` or the `token.<token>`

@@ -1,9 +1,10 @@
-import type { ServerMessage } from '@baton/client/protocol';
-import { ErrorCode, type IdempotencyRecord, messageFingerprint } from '@baton/core';
+import { ErrorCode } from '@baton/core';
+import { type IdempotencyRecord, messageFingerprint } from '@baton/core/adapter';
+import type { ServerMessage } from '@baton/protocol';
 import { describe, expect, it } from 'vitest';
 import { answerPending } from './answerPending.ts';
-import type { PendingItem } from './ConnectionRegistry.ts';
 import type { Pusher } from './Pusher.ts';
+import type { PendingItem } from './registry/PendingRequests.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
 
 const key = 'ingress:["account/alice","k1"]';

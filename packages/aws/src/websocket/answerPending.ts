@@ -1,5 +1,5 @@
-import { PROTOCOL_VERSION } from '@baton/client/protocol';
-import { answersMessage, type IdempotencyRecord, idempotencyKeyReused } from '@baton/core';
+import { answersMessage, type IdempotencyRecord, idempotencyKeyReused } from '@baton/core/adapter';
+import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance } from './refreshInstance.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';

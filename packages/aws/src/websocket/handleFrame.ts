@@ -1,28 +1,28 @@
 import {
-  type AskMessage,
-  ChunkAssembler,
-  type ClientMessage,
-  MAX_FRAME_BYTES,
-  PROTOCOL_VERSION,
-  ProtocolErrorReason,
-  type SendMessage,
-  type SubscribeMessage,
-} from '@baton/client/protocol';
-import {
   BatonError,
   type Client,
   ErrorCode,
-  ingressMessageId,
-  messageFingerprint,
-  parseActorId,
   type SerializedError,
   toBatonError,
 } from '@baton/core';
-import { type ErrorTarget, hashText, readClientFrame, resolveInstanceKey } from '@baton/server';
+import { ingressMessageId, messageFingerprint, parseActorId } from '@baton/core/adapter';
+import {
+  type AskMessage,
+  ChunkAssembler,
+  type ClientMessage,
+  type ErrorTarget,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  ProtocolErrorReason,
+  readClientFrame,
+  type SendMessage,
+  type SubscribeMessage,
+} from '@baton/protocol';
+import { hashText, resolveInstanceKey } from '@baton/server';
 import { answerPending } from './answerPending.ts';
-import type { ConnectionItem } from './ConnectionRegistry.ts';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';
+import type { ConnectionItem } from './registry/Connections.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
 
 /**

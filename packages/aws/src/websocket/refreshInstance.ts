@@ -1,8 +1,8 @@
-import { PROTOCOL_VERSION, type ServerMessage } from '@baton/client/protocol';
 import { BatonError, ErrorCode, type SerializedError } from '@baton/core';
+import { PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
 import { evaluateQuery, hashText, type QueryUpdate } from '@baton/server';
-import type { InstanceChange, InstanceItem } from './ConnectionRegistry.ts';
 import type { Pusher } from './Pusher.ts';
+import type { InstanceChange, InstanceItem } from './registry/Instances.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
 
 /**

@@ -1,4 +1,5 @@
-import { type IdempotencyRecord, toBatonError } from '@baton/core';
+import { toBatonError } from '@baton/core';
+import type { IdempotencyRecord } from '@baton/core/adapter';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeStreamRecord, type StreamRecordLike } from '../streams/decodeStreamRecord.ts';
 import { answerPending } from './answerPending.ts';

@@ -1,5 +1,5 @@
 import { BatonError, Client, ErrorCode, toBatonError } from '@baton/core';
-import { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from '@baton/server';
+import { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from '@baton/protocol';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { handleFrame } from './handleFrame.ts';
 import { Pusher } from './Pusher.ts';
@@ -36,7 +36,7 @@ export interface WebSocketResponse {
 
 /**
  * The WebSocket Lambda of an API Gateway WebSocket API, for the routes `$connect`,
- * `$disconnect` and `$default`, speaking Baton's protocol (see `@baton/client`'s README):
+ * `$disconnect` and `$default`, speaking Baton's protocol (see `@baton/protocol`'s README):
  * - `$connect`: the token (`?token=` or the `token.<token>` subprotocol) goes to `auth`; a
  *   throw refuses with 401. The connection is stored with a lease of `leaseMs`.
  * - `$disconnect`: removes the connection, its subscriptions and instances left unused.

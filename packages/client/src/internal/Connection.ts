@@ -1,13 +1,16 @@
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import type { ClientMessage, ServerMessage } from '@baton/protocol';
+import {
+  ChunkAssembler,
+  decodeServerMessage,
+  encodeMessage,
+  PROTOCOL_VERSION,
+  ProtocolErrorReason,
+  protocolError,
+  splitFrame,
+} from '@baton/protocol';
 import type { WebSocketConstructor, WebSocketLike } from '../BatonClientOptions.ts';
 import type { ConnectionState } from '../ConnectionState.ts';
-import { ChunkAssembler } from '../protocol/ChunkAssembler.ts';
-import type { ClientMessage } from '../protocol/clientMessages.ts';
-import { decodeServerMessage, encodeMessage } from '../protocol/decodeFrame.ts';
-import { PROTOCOL_VERSION } from '../protocol/messages.ts';
-import { ProtocolErrorReason, protocolError } from '../protocol/ProtocolErrorReason.ts';
-import type { ServerMessage } from '../protocol/serverMessages.ts';
-import { splitFrame } from '../protocol/splitFrame.ts';
 import { backoffDelay } from './backoffDelay.ts';
 import { connectTarget } from './connectTarget.ts';
 import type { PageEvents } from './PageEvents.ts';

@@ -1,9 +1,12 @@
 import type { BatonError } from '@baton/core';
-import { applyPatch } from '../protocol/applyPatch.ts';
-import type { SubscribeMessage } from '../protocol/clientMessages.ts';
-import type { JsonValue } from '../protocol/JsonPatchOp.ts';
-import { PROTOCOL_VERSION } from '../protocol/messages.ts';
-import type { PatchMessage, ResultMessage, UnchangedMessage } from '../protocol/serverMessages.ts';
+import type {
+  JsonValue,
+  PatchMessage,
+  ResultMessage,
+  SubscribeMessage,
+  UnchangedMessage,
+} from '@baton/protocol';
+import { applyPatch, PROTOCOL_VERSION } from '@baton/protocol';
 import { PENDING_STATE, type QueryState } from '../QueryState.ts';
 
 /** A push for one subscription. */

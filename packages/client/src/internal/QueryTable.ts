@@ -1,6 +1,6 @@
 import type { BatonError } from '@baton/core';
-import type { ClientMessage } from '../protocol/clientMessages.ts';
-import { PROTOCOL_VERSION } from '../protocol/messages.ts';
+import type { ClientMessage } from '@baton/protocol';
+import { PROTOCOL_VERSION } from '@baton/protocol';
 import { PENDING_STATE, type QueryState } from '../QueryState.ts';
 import { canonicalKey } from './canonicalKey.ts';
 import { type Push, QueryEntry } from './QueryEntry.ts';

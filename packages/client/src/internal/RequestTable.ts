@@ -1,11 +1,12 @@
 import { BatonError, ErrorCode, errorFromJSON } from '@baton/core';
-import type { AskMessage, SendMessage } from '../protocol/clientMessages.ts';
 import type {
   AcceptedMessage,
+  AskMessage,
   ErrorMessage,
   ReplyMessage,
+  SendMessage,
   VisibleMessage,
-} from '../protocol/serverMessages.ts';
+} from '@baton/protocol';
 
 /** A `send` or `ask` waiting for its answer. */
 interface InFlight {

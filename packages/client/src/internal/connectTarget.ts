@@ -1,5 +1,4 @@
-/** The subprotocol every Baton connection asks for. */
-export const SUBPROTOCOL = 'baton.v1';
+import { SUBPROTOCOL } from '@baton/protocol';
 
 /** RFC 7230 `token` characters: what a subprotocol may be made of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { checkCommit } from '../checkCommit.ts';
-import { jsonSize } from '../conflicts.ts';
-import type { Envelope } from '../envelope.ts';
-import type { ActorRecord, IdempotencyRecord, StoreLimits } from '../ports.ts';
+import { checkCommit } from '../adapter/checkCommit.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
+import type { Envelope } from '../adapter/envelope.ts';
+import type { ActorRecord, IdempotencyRecord, StoreLimits } from '../adapter/ports.ts';
 import {
   CommitBuilder,
   type MessageEffects,

@@ -1,5 +1,5 @@
-import { jsonSize } from '../conflicts.ts';
-import type { Envelope } from '../envelope.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
+import type { Envelope } from '../adapter/envelope.ts';
 import type {
   ActorRecord,
   Commit,
@@ -9,7 +9,7 @@ import type {
   OverflowMark,
   SenderMark,
   StoreLimits,
-} from '../ports.ts';
+} from '../adapter/ports.ts';
 
 /** What one processed message adds to a commit. */
 export interface MessageEffects {

@@ -1,4 +1,4 @@
-import type { ActorRecord } from '../ports.ts';
+import type { ActorRecord } from '../adapter/ports.ts';
 
 /**
  * The warm worker's cache of actor records (GEO): a hit saves the load, and the commit's version

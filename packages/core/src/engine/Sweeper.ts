@@ -1,6 +1,6 @@
 import { toBatonError } from '../errors.ts';
+import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
-import { createEngine, type Engine, type EngineOptions } from './EngineConfig.ts';
 
 export interface SweepResult {
   /** Actors whose outbox was drained. */

@@ -1,8 +1,8 @@
-import { decodeEnvelope } from '../envelope.ts';
+import { decodeEnvelope } from '../adapter/envelope.ts';
+import type { ReceivedMessage } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
-import type { ReceivedMessage } from '../ports.ts';
+import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
-import { createEngine, type Engine, type EngineOptions } from './EngineConfig.ts';
 import { type Inbound, runTurn, type TurnResult } from './runTurn.ts';
 
 /** Actors whose drained-through point a worker remembers; the least recent are forgotten. */

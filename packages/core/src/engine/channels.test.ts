@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Envelope } from '../envelope.ts';
-import type { SenderMark } from '../ports.ts';
+import type { Envelope } from '../adapter/envelope.ts';
+import type { SenderMark } from '../adapter/ports.ts';
 import { type Arrival, classify, MAX_GAPS, markAfter, pruneChannels } from './channels.ts';
 
 /** A message from actor s with its sender seq and the seq of its previous message to us. */

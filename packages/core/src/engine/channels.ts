@@ -7,8 +7,8 @@
  * reported and remembered, so a missing message that arrives later (a redrive) is applied once,
  * never skipped as a duplicate.
  */
-import type { Envelope } from '../envelope.ts';
-import type { ChannelMark, SenderMark } from '../ports.ts';
+import type { Envelope } from '../adapter/envelope.ts';
+import type { ChannelMark, SenderMark } from '../adapter/ports.ts';
 
 /** How many gaps one sender's mark remembers; past it the oldest is forgotten, loudly. */
 export const MAX_GAPS = 32;

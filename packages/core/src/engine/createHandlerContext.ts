@@ -1,10 +1,10 @@
-import { jsonSize } from '../conflicts.ts';
-import type { ActorContext } from '../context.ts';
-import { type Envelope, parseActorId } from '../envelope.ts';
+import type { ActorContext } from '../ActorContext.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
+import { type Envelope, parseActorId } from '../adapter/envelope.ts';
+import { uuidFrom } from '../adapter/random.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import { uuidFrom } from '../internal/random.ts';
 import { childLogger } from '../logger.ts';
-import type { Engine } from './EngineConfig.ts';
+import type { Engine } from './createEngine.ts';
 
 /** What one handler run produced, collected by its context. */
 export interface HandlerEffects {

@@ -1,5 +1,5 @@
-import { encodeEnvelope } from '../envelope.ts';
-import type { OutboxItem, Queue, QueueMessage, Store } from '../ports.ts';
+import { encodeEnvelope } from '../adapter/envelope.ts';
+import type { OutboxItem, Queue, QueueMessage, Store } from '../adapter/ports.ts';
 
 /**
  * Moves an actor's committed outbox into its targets' inboxes (DESIGN step 5): every item, in

@@ -4,8 +4,8 @@
  * the identity of its offset's queue (`inboxQueue`), and a message from another queue is
  * compared from offset 0 — sender marks and idempotency keys still skip its duplicates.
  */
-import type { ActorRecord } from '../ports.ts';
-import type { Engine } from './EngineConfig.ts';
+import type { ActorRecord } from '../adapter/ports.ts';
+import type { Engine } from './createEngine.ts';
 import type { Inbound } from './runTurn.ts';
 
 /** Logs, once per turn, an inbox message from another queue than the record's offset's. */

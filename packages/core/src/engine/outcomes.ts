@@ -1,9 +1,9 @@
 /** The idempotency records a turn commits for ingress messages: each one's outcome (I7). */
-import { jsonSize } from '../conflicts.ts';
-import { type Envelope, isActorSender } from '../envelope.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
+import { type Envelope, isActorSender } from '../adapter/envelope.ts';
+import type { IdempotencyRecord, Outcome } from '../adapter/ports.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
-import type { IdempotencyRecord, Outcome } from '../ports.ts';
-import type { Engine } from './EngineConfig.ts';
+import type { Engine } from './createEngine.ts';
 
 /** A failed outcome; its details cut to the gist when they would not fit a record. */
 export function failedOutcome(

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { jsonSize } from '../conflicts.ts';
-import type { ActorRecord, OverflowKey, OverflowMark, SenderMark, Store } from '../ports.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
+import type {
+  ActorRecord,
+  OverflowKey,
+  OverflowMark,
+  SenderMark,
+  Store,
+} from '../adapter/ports.ts';
 import { boundPeers, MOVES_PER_MESSAGE, OverflowLookup, RECORD_PEERS } from './overflow.ts';
 
 const DAY = 86_400_000;

@@ -6,7 +6,7 @@
  * no longer lists. A fan-in actor with 100,000 senders costs one small item per sender, not a
  * record that can no longer be written.
  */
-import { jsonSize } from '../conflicts.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
 import type {
   ActorRecord,
   ChannelMark,
@@ -14,7 +14,7 @@ import type {
   OverflowMark,
   SenderMark,
   Store,
-} from '../ports.ts';
+} from '../adapter/ports.ts';
 
 /** Peers of each kind (senders, targets) a record lists by default (`recordPeers`). */
 export const RECORD_PEERS = 64;

@@ -1,6 +1,6 @@
-import { encodeEnvelope } from '../envelope.ts';
+import { encodeEnvelope } from '../adapter/envelope.ts';
+import type { Queue, Store } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import type { Queue, Store } from '../ports.ts';
 
 /**
  * Sends a dead letter back to its actor's inbox, once its cause is fixed. The actor applies it

@@ -1,17 +1,17 @@
-import { jsonSize, readConflict } from '../conflicts.ts';
-import { actorMessageId, type Envelope, isActorSender } from '../envelope.ts';
-import { type BatonError, isBatonError, toBatonError } from '../errors.ts';
+import { jsonSize, readConflict } from '../adapter/conflicts.ts';
+import { actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import {
   type ActorRecord,
   compareSeq,
   type DeadLetter,
   type OutboxItem,
   type SenderMark,
-} from '../ports.ts';
+} from '../adapter/ports.ts';
+import { type BatonError, isBatonError, toBatonError } from '../errors.ts';
 import { CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, classify, markAfter, pruneChannels } from './channels.ts';
+import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
-import type { Engine } from './EngineConfig.ts';
 import { isReplacedQueue, reportReplacedQueue } from './inboxQueue.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { boundPeers, OverflowLookup } from './overflow.ts';

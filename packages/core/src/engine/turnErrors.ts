@@ -1,7 +1,7 @@
 /** The terminal errors the turn engine gives a message it cannot apply. */
-import type { Envelope } from '../envelope.ts';
+import type { Envelope } from '../adapter/envelope.ts';
+import type { StoreLimits } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import type { StoreLimits } from '../ports.ts';
 
 export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError {
   const limit = limits.maxItemBytes;

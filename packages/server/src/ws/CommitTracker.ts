@@ -1,11 +1,5 @@
-import {
-  type ActorRecord,
-  BatonError,
-  type ChangeFeed,
-  ErrorCode,
-  type IdempotencyRecord,
-  type Store,
-} from '@baton/core';
+import { BatonError, ErrorCode } from '@baton/core';
+import type { ActorRecord, ChangeFeed, IdempotencyRecord, Store } from '@baton/core/adapter';
 
 /**
  * A wait for one ingress message, started before the message is enqueued.

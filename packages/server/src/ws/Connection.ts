@@ -1,24 +1,20 @@
+import { BatonError, type Client, ErrorCode, type Logger, toBatonError } from '@baton/core';
+import type { Clock } from '@baton/core/adapter';
 import {
   ChunkAssembler,
+  type ErrorTarget,
   encodeMessage,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
+  readClientFrame,
   type ServerMessage,
   type SubscribeMessage,
   splitFrame,
-} from '@baton/client/protocol';
-import {
-  BatonError,
-  type Client,
-  type Clock,
-  ErrorCode,
-  type Logger,
-  toBatonError,
-} from '@baton/core';
+} from '@baton/protocol';
 import type { WebSocket } from 'ws';
 import type { QueryEngine } from '../QueryEngine.ts';
-import { type ErrorTarget, readClientFrame } from '../readClientFrame.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
+import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { handleRequest, type RequestContext } from './handleRequest.ts';
 import type { ResultCache } from './ResultCache.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
@@ -41,23 +37,6 @@ export interface ConnectionContext {
   readonly logger: Logger;
   readonly leaseMs: number;
   readonly maxFrameBytes: number;
-}
-
-/**
- * A snapshot of one open connection.
- *
- * @example
- * for (const c of server.connections()) console.log(c.id, c.subscriptions, c.identity);
- */
-export interface ConnectionInfo {
-  /** Unique within the server, in connection order. */
-  readonly id: number;
-  /** What the auth hook returned. */
-  readonly identity: unknown;
-  /** Live subscriptions. */
-  readonly subscriptions: number;
-  /** When the last frame arrived (epoch ms, on the engine's clock). */
-  readonly lastFrameAt: number;
 }
 
 /**

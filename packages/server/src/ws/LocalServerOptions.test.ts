@@ -1,7 +1,9 @@
 import { request } from 'node:http';
-import { type Store, silentLogger } from '@baton/core';
+import { silentLogger } from '@baton/core';
+import type { Store } from '@baton/core/adapter';
 import { startEmbedded } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
+import { Account } from '../fixtures/bank.ts';
 import { createLocalServer } from './createLocalServer.ts';
 import { actors, queries } from './fixtures/startTestServer.ts';
 import { TestSocket } from './fixtures/TestSocket.ts';
@@ -27,10 +29,24 @@ async function readYourWrite(url: string) {
 }
 
 describe('local server options', () => {
-  it('starts (and stops) an in-memory embedded app when given no backend', async () => {
-    const server = await createLocalServer({ actors, queries, logger: silentLogger });
+  it('serves an embedded app it is given, and leaves it running on close', async () => {
+    const app = startEmbedded({ actors, logger: silentLogger });
+    const server = await createLocalServer({ actors, queries, backend: app, logger: silentLogger });
     await readYourWrite(server.url);
     await server.close();
+    await app.client.send(Account.ref('o'), 'deposit', { amount: 1 }, { idempotencyKey: 'after' });
+    await app.idle();
+    expect((await app.backend.store.load('account/o'))?.state).toMatchObject({ balance: 3 });
+    await app.stop();
+  });
+
+  it('refuses to start without a backend, saying how to pass one', async () => {
+    await expect(
+      createLocalServer({ actors, queries, logger: silentLogger } as never),
+    ).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('backend is required: pass startEmbedded({ actors })'),
+    });
   });
 
   it('runs on the bare ports of a backend, polling outcomes when the store cannot push them', async () => {
@@ -70,7 +86,8 @@ describe('local server options', () => {
   });
 
   it('answers a plain HTTP request with 426 Upgrade Required', async () => {
-    const server = await createLocalServer({ actors, queries, logger: silentLogger });
+    const app = startEmbedded({ actors, logger: silentLogger });
+    const server = await createLocalServer({ actors, queries, backend: app, logger: silentLogger });
     const status = await new Promise<number | undefined>((resolve, reject) => {
       request(`http://127.0.0.1:${server.port}/`, (response) => {
         response.resume();
@@ -81,5 +98,6 @@ describe('local server options', () => {
     });
     expect(status).toBe(426);
     await server.close();
+    await app.stop();
   });
 });

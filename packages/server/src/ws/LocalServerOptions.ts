@@ -3,14 +3,11 @@ import {
   type AnyActorDefinition,
   type AnyQueryDefinition,
   BatonError,
-  type ChangeFeed,
   Client,
   ErrorCode,
   type Logger,
-  type Queue,
-  type Store,
 } from '@baton/core';
-import type { EmbeddedRuntime } from '@baton/embedded';
+import type { ChangeFeed, Queue, Store } from '@baton/core/adapter';
 import type { QueryEngineOptions } from '../QueryEngineOptions.ts';
 
 /**
@@ -26,8 +23,8 @@ export interface AuthRequest {
 }
 
 /**
- * The backend ports a local server needs when it is not given an embedded runtime: committed
- * reads and outcomes (`store`), ingress (`queue`) and committed records (`feed`).
+ * The backend ports a local server needs: committed reads and outcomes (`store`), ingress
+ * (`queue`) and committed records (`feed`).
  *
  * @example
  * const backend = createEmbeddedBackend();
@@ -37,6 +34,17 @@ export interface LocalServerPorts {
   readonly store: Store;
   readonly queue: Queue;
   readonly feed: ChangeFeed;
+}
+
+/**
+ * A running app that lends its ports and its client: what `startEmbedded` returns.
+ *
+ * @example
+ * const app: LocalServerApp = startEmbedded({ actors: [Account] });
+ */
+export interface LocalServerApp {
+  readonly backend: LocalServerPorts;
+  readonly client: Client;
 }
 
 /**
@@ -54,10 +62,10 @@ export interface LocalServerOptions {
   readonly actors: readonly AnyActorDefinition[];
   readonly queries: readonly AnyQueryDefinition[];
   /**
-   * An app started with `startEmbedded`, or the ports of any backend. The server does not stop
-   * what it is given. @default an in-memory `startEmbedded({ actors })`, stopped by `close()`
+   * What the server serves: an app started with `startEmbedded` (or anything shaped like it),
+   * or the ports of any backend. The server does not stop what it is given.
    */
-  readonly backend?: EmbeddedRuntime | LocalServerPorts;
+  readonly backend: LocalServerApp | LocalServerPorts;
   /** @default 0: any free port */
   readonly port?: number;
   /** @default '127.0.0.1' */
@@ -89,8 +97,6 @@ export interface LocalServerOptions {
 export interface ResolvedLocalServerOptions {
   readonly ports: LocalServerPorts;
   readonly client: Client;
-  /** The runtime started because none was given: the server stops it on close. */
-  readonly owned: EmbeddedRuntime | undefined;
   readonly port: number;
   readonly host: string;
   readonly heartbeatMs: number;
@@ -100,16 +106,12 @@ export interface ResolvedLocalServerOptions {
 
 /**
  * Checks the options, collecting every problem into one INVALID_ARGUMENT error, and fills in
- * the defaults. A given embedded runtime lends its store, queue, feed and client; without a
- * backend, `startDefault` is called (once the rest is valid) and its runtime is owned.
+ * the defaults. A running app lends its store, queue, feed and client.
  *
  * @example
- * resolveLocalServerOptions({ actors, queries }, () => startEmbedded({ actors })).leaseMs; // 90_000
+ * resolveLocalServerOptions({ actors, queries, backend: startEmbedded({ actors }) }).leaseMs; // 90_000
  */
-export function resolveLocalServerOptions(
-  options: LocalServerOptions,
-  startDefault: () => EmbeddedRuntime,
-): ResolvedLocalServerOptions {
+export function resolveLocalServerOptions(options: LocalServerOptions): ResolvedLocalServerOptions {
   const problems: string[] = [];
   if (!Array.isArray(options?.actors)) problems.push('actors must be an array of actor()s');
   if (!Array.isArray(options?.queries)) problems.push('queries must be an array of query()s');
@@ -135,8 +137,12 @@ export function resolveLocalServerOptions(
   const host = options?.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') problems.push('host must be a host name or address');
   const given = options?.backend;
-  const ports = isRuntime(given) ? runtimePorts(given) : given;
-  if (ports !== undefined) {
+  const ports = isApp(given) ? given.backend : given;
+  if (ports === undefined) {
+    problems.push(
+      "backend is required: pass startEmbedded({ actors }) from '@baton/embedded', or { store, queue, feed }",
+    );
+  } else {
     if (typeof ports?.store?.load !== 'function') problems.push('backend.store must be a Store');
     if (typeof ports?.queue?.send !== 'function') problems.push('backend.queue must be a Queue');
     if (typeof ports?.feed?.subscribe !== 'function') {
@@ -149,23 +155,14 @@ export function resolveLocalServerOptions(
       `invalid local server options: ${problems.join('; ')}`,
     );
   }
-  const owned = given === undefined ? startDefault() : undefined;
-  const runtime = owned ?? (isRuntime(given) ? given : undefined);
-  const resolvedPorts = owned ? runtimePorts(owned) : ports!;
-  const client =
-    runtime?.client ??
-    new Client({ actors: options.actors, store: resolvedPorts.store, queue: resolvedPorts.queue });
+  const { store, queue, feed } = ports!;
+  const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
   const settings = { port, host, heartbeatMs, leaseMs, maxFrameBytes };
-  return { ports: resolvedPorts, client, owned, ...settings };
+  return { ports: { store, queue, feed }, client, ...settings };
 }
 
-function isRuntime(backend: unknown): backend is EmbeddedRuntime {
+function isApp(backend: unknown): backend is LocalServerApp {
   return (
     typeof backend === 'object' && backend !== null && 'client' in backend && 'backend' in backend
   );
-}
-
-function runtimePorts(runtime: EmbeddedRuntime): LocalServerPorts {
-  const { store, queue, feed } = runtime.backend;
-  return { store, queue, feed };
 }

@@ -1,4 +1,4 @@
-import type { JsonValue } from '@baton/client/protocol';
+import type { JsonValue } from '@baton/protocol';
 
 /**
  * Recent query results by instance and content hash, so that a client resuming with the hash of

@@ -1,3 +1,4 @@
+import { type SerializedError, toBatonError } from '@baton/core';
 import {
   type JsonValue,
   PROTOCOL_VERSION,
@@ -5,8 +6,7 @@ import {
   resumeAnswer,
   type ServerMessage,
   type VersionedValue,
-} from '@baton/client/protocol';
-import { type SerializedError, toBatonError } from '@baton/core';
+} from '@baton/protocol';
 import type { QueryResult, QueryUpdate, ResumeAnswer } from '../QueryUpdate.ts';
 import type { QuerySubscription } from '../SubscribeRequest.ts';
 import type { ResultCache } from './ResultCache.ts';

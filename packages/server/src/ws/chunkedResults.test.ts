@@ -1,4 +1,4 @@
-import { MAX_FRAME_BYTES } from '@baton/client/protocol';
+import { MAX_FRAME_BYTES } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 

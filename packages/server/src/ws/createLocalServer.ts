@@ -1,21 +1,23 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { jsonLogger, systemClock, toBatonError } from '@baton/core';
-import { startEmbedded } from '@baton/embedded';
+import { jsonLogger, toBatonError } from '@baton/core';
+import { systemClock } from '@baton/core/adapter';
+import { SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
 import { CommitTracker } from './CommitTracker.ts';
-import { Connection, type ConnectionInfo } from './Connection.ts';
+import { Connection } from './Connection.ts';
+import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { type LocalServerOptions, resolveLocalServerOptions } from './LocalServerOptions.ts';
 import { ResultCache } from './ResultCache.ts';
-import { readToken, SUBPROTOCOL } from './readToken.ts';
+import { readToken } from './readToken.ts';
 
 /**
  * A running local server.
  *
  * @example
- * const server = await createLocalServer({ actors, queries });
+ * const server = await createLocalServer({ actors, queries, backend: startEmbedded({ actors }) });
  * console.log(server.url); // ws://127.0.0.1:53127
  * await server.close();
  */
@@ -55,15 +57,14 @@ export const CloseCode = {
 } as const;
 
 /**
- * Serves Baton's WebSocket protocol (see `@baton/client`'s README) on one local port, over the
+ * Serves Baton's WebSocket protocol (see `@baton/protocol`'s README) on one local port, over the
  * same {@link QueryEngine} the AWS handlers use: live query subscriptions with acks, resume and
  * patches; sends and asks into the backend, with read-your-writes; pings and leases. The token
  * comes from `?token=` or the `token.<token>` subprotocol (`baton.v1` is echoed). Every bad frame
  * is answered with an `error` to its own client; nothing one client sends affects another.
  *
  * @example
- * import { startEmbedded } from '@baton/embedded';
- * import { createLocalServer } from '@baton/server/ws';
+ *  * import { createLocalServer } from '@baton/server/ws';
  *
  * const app = startEmbedded({ actors: [Account] });
  * const server = await createLocalServer({
@@ -80,25 +81,17 @@ export const CloseCode = {
  */
 export async function createLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const logger = options.logger ?? jsonLogger();
-  const settings = resolveLocalServerOptions(options, () =>
-    startEmbedded({ actors: options.actors, logger }),
-  );
-  const { ports, owned, leaseMs, heartbeatMs, maxFrameBytes } = settings;
+  const settings = resolveLocalServerOptions(options);
+  const { ports, leaseMs, heartbeatMs, maxFrameBytes } = settings;
   const clock = options.engine?.clock ?? systemClock;
-  let engine: QueryEngine;
-  try {
-    engine = new QueryEngine({
-      logger,
-      ...options.engine,
-      queries: options.queries,
-      actors: options.actors,
-      store: ports.store,
-      feed: ports.feed,
-    });
-  } catch (error) {
-    await owned?.stop();
-    throw error;
-  }
+  const engine = new QueryEngine({
+    logger,
+    ...options.engine,
+    queries: options.queries,
+    actors: options.actors,
+    store: ports.store,
+    feed: ports.feed,
+  });
   // Subscribed after the engine: when the tracker sees a commit on the feed, so has the engine.
   const tracker = new CommitTracker(ports.store, ports.feed);
   const context = {
@@ -177,7 +170,6 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     clearInterval(heartbeat);
     tracker.close();
     engine.close();
-    await owned?.stop();
     throw error;
   }
   const { port } = http.address() as AddressInfo;
@@ -200,7 +192,6 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     });
     tracker.close();
     engine.close();
-    await owned?.stop();
   };
 
   return {

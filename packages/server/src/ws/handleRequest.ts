@@ -1,19 +1,17 @@
+import { type ActorRef, type Client, toBatonError } from '@baton/core';
+import {
+  answersMessage,
+  idempotencyKeyReused,
+  ingressMessageId,
+  messageFingerprint,
+  parseActorId,
+} from '@baton/core/adapter';
 import {
   type AskMessage,
   PROTOCOL_VERSION,
   type SendMessage,
   type ServerMessage,
-} from '@baton/client/protocol';
-import {
-  type ActorRef,
-  answersMessage,
-  type Client,
-  idempotencyKeyReused,
-  ingressMessageId,
-  messageFingerprint,
-  parseActorId,
-  toBatonError,
-} from '@baton/core';
+} from '@baton/protocol';
 import type { QueryEngine } from '../QueryEngine.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import type { SubscriptionStream } from './SubscriptionStream.ts';

@@ -1,4 +1,5 @@
-import { createEngine, ErrorCode, silentLogger, Worker } from '@baton/core';
+import { ErrorCode, silentLogger } from '@baton/core';
+import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLocalServer, type LocalServer } from './createLocalServer.ts';

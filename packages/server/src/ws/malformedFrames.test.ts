@@ -1,4 +1,4 @@
-import { splitFrame } from '@baton/client/protocol';
+import { splitFrame } from '@baton/protocol';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';

@@ -1,7 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { tokenFromHandshake } from '../handshakeToken.ts';
-
-export { SUBPROTOCOL } from '../handshakeToken.ts';
+import { tokenFromHandshake } from '@baton/protocol';
 
 /**
  * The token of a WebSocket upgrade request: the `token` query parameter, else the

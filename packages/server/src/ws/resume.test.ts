@@ -1,4 +1,4 @@
-import type { JsonValue } from '@baton/client/protocol';
+import type { JsonValue } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 import type { TestSocket } from './fixtures/TestSocket.ts';

@@ -1,4 +1,4 @@
-import { ingressMessageId } from '@baton/core';
+import { ingressMessageId } from '@baton/core/adapter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 

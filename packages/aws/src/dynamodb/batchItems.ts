@@ -1,0 +1,90 @@
+/**
+ * Batch reads and deletes by key on one table: split into DynamoDB's per-call limits, with what
+ * a call leaves unprocessed (its partial answer under throttling) sent again, backing off.
+ * Failures come back as UNAVAILABLE, named after the caller's `operation`.
+ */
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { unavailable } from '../internal/unavailable.ts';
+import type { Item } from './itemCodec.ts';
+
+/** Deletes per BatchWriteItem call (DynamoDB's limit). */
+export const BATCH_WRITE_MAX = 25;
+/** Keys per BatchGetItem call (DynamoDB's limit). */
+export const BATCH_GET_MAX = 100;
+export const BATCH_RETRIES = 8;
+
+/** Deletes the items with these keys (`BatchWriteItem`); absent ones are no error. */
+export async function batchDeleteItems(
+  client: DynamoDBClient,
+  tableName: string,
+  operation: string,
+  keys: readonly Item[],
+): Promise<void> {
+  for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
+    const requests = keys.slice(i, i + BATCH_WRITE_MAX).map((Key) => ({ DeleteRequest: { Key } }));
+    await untilProcessed(operation, requests, async (pending) => {
+      const result = await client.send(
+        new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }),
+      );
+      return (result.UnprocessedItems?.[tableName] ?? []).flatMap((r) =>
+        r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key } }] : [],
+      );
+    });
+  }
+}
+
+/** The items found under these keys (`BatchGetItem`, consistent), in no particular order. */
+export async function batchGetItems(
+  client: DynamoDBClient,
+  tableName: string,
+  operation: string,
+  keys: readonly Item[],
+): Promise<Item[]> {
+  const found: Item[] = [];
+  for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
+    await untilProcessed(operation, keys.slice(i, i + BATCH_GET_MAX), async (Keys) => {
+      const result = await client.send(
+        new BatchGetItemCommand({
+          RequestItems: { [tableName]: { Keys, ConsistentRead: true } },
+        }),
+      );
+      found.push(...(result.Responses?.[tableName] ?? []));
+      return result.UnprocessedKeys?.[tableName]?.Keys ?? [];
+    });
+  }
+  return found;
+}
+
+/**
+ * Calls `call` with `requests`, then again with what it returns as unprocessed, backing off,
+ * until nothing is left.
+ */
+async function untilProcessed<T>(
+  operation: string,
+  requests: readonly T[],
+  call: (requests: T[]) => Promise<T[]>,
+): Promise<void> {
+  let pending = [...requests];
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > BATCH_RETRIES) {
+      const stuck = new Error(
+        `${pending.length} requests stayed unprocessed after ${BATCH_RETRIES} retries`,
+      );
+      throw unavailable('DynamoDB', operation, stuck, true);
+    }
+    if (attempt > 0) await sleep(Math.min(2_000, 25 * 2 ** attempt));
+    try {
+      pending = await call(pending);
+    } catch (error) {
+      throw unavailable('DynamoDB', operation, error);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,92 @@
+/**
+ * The `TransactItems` of one commit: the actor record on its version condition, the outbox
+ * items, the idempotency records on "absent or expired", then replaced outcomes, dead letters,
+ * overflow marks and dead-letter deletes.
+ */
+import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import type { Clock, Commit } from '@baton/core/adapter';
+import {
+  deadLetterToItem,
+  idempotencyToItem,
+  outboxToItem,
+  overflowToItem,
+  recordToItem,
+} from './itemCodec.ts';
+import { Attr, actorPk, deadLetterSk } from './tableLayout.ts';
+
+/** Where a commit's items go and how they are laid out (a {@link DynamoStore}'s settings). */
+export interface CommitTarget {
+  readonly tableName: string;
+  /** The outbox index shard count. */
+  readonly shards: number;
+  /** Decides whether a stored idempotency record has expired. */
+  readonly clock: Clock;
+}
+
+/**
+ * Keep the record first, then the outbox, then the conditional idempotency records:
+ * {@link mapTransactionError} reads `CancellationReasons` by that order.
+ */
+export function commitItems(commit: Commit, target: CommitTarget): TransactWriteItem[] {
+  const { record, expectedVer } = commit;
+  const { tableName: TableName, shards, clock } = target;
+  return [
+    {
+      Put: {
+        TableName,
+        Item: recordToItem(record),
+        ...(expectedVer === 0
+          ? {
+              ConditionExpression: 'attribute_not_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': Attr.pk },
+            }
+          : {
+              ConditionExpression: '#ver = :expected',
+              ExpressionAttributeNames: { '#ver': Attr.ver },
+              ExpressionAttributeValues: { ':expected': { N: String(expectedVer) } },
+            }),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    ...commit.outbox.map(
+      (item): TransactWriteItem => ({
+        Put: { TableName, Item: outboxToItem(item, shards) },
+      }),
+    ),
+    ...commit.idempotency.map(
+      (outcome): TransactWriteItem => ({
+        Put: {
+          TableName,
+          Item: idempotencyToItem(outcome),
+          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
+          ExpressionAttributeNames: { '#pk': Attr.pk, '#expiresAt': Attr.expiresAt },
+          ExpressionAttributeValues: { ':now': { N: String(clock.now()) } },
+        },
+      }),
+    ),
+    ...(commit.replaceIdempotency ?? []).map(
+      (outcome): TransactWriteItem => ({ Put: { TableName, Item: idempotencyToItem(outcome) } }),
+    ),
+    ...(commit.deadLetters?.put ?? []).map(
+      (letter): TransactWriteItem => ({
+        Put: { TableName, Item: deadLetterToItem(letter, shards) },
+      }),
+    ),
+    ...(commit.overflow ?? []).map(
+      (mark): TransactWriteItem => ({
+        Put: { TableName, Item: overflowToItem(record.id, mark) },
+      }),
+    ),
+    ...(commit.deadLetters?.remove ?? []).map(
+      (messageId): TransactWriteItem => ({
+        Delete: {
+          TableName,
+          Key: {
+            [Attr.pk]: { S: actorPk(record.id) },
+            [Attr.sk]: { S: deadLetterSk(messageId) },
+          },
+        },
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,10 @@
+/**
+ * `@baton/aws/lambda`: the Lambda handlers of the turn pipeline — the worker (SQS FIFO inbox,
+ * partial batch responses), the outbox drain, the sweeper and the HTTP ingress. Their import
+ * graph reaches DynamoDB and SQS only.
+ */
+export { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
+export { drainHandler } from './drainHandler.ts';
+export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
+export { sweeperHandler } from './sweeperHandler.ts';
+export { workerHandler } from './workerHandler.ts';

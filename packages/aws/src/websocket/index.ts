@@ -1,0 +1,26 @@
+/**
+ * `@baton/aws/websocket`: live queries on AWS — the API Gateway WebSocket routes (`$connect`,
+ * `$disconnect`, `$default`), the DynamoDB Streams handler that re-runs the queries a commit
+ * touched and pushes their results, the connection sweeper, the connections table, and a
+ * change feed over the table's stream.
+ */
+export {
+  createStreamClients,
+  type StreamClients,
+} from '../streams/createStreamClients.ts';
+export { DynamoStreamFeed, type DynamoStreamFeedOptions } from '../streams/DynamoStreamFeed.ts';
+export { decodeStreamRecord, type StoreChange } from '../streams/decodeStreamRecord.ts';
+export { connectionSweeper } from './connectionSweeper.ts';
+export { connectionsTableDefinition, createConnectionsTable } from './connectionsTable.ts';
+export type { ManagementClientFactory } from './Pusher.ts';
+export { streamHandler } from './streamHandler.ts';
+export type {
+  ConnectAuthRequest,
+  ReactiveOptions,
+  WebSocketHandlerOptions,
+} from './WebSocketOptions.ts';
+export {
+  type WebSocketEvent,
+  type WebSocketResponse,
+  websocketHandler,
+} from './websocketHandler.ts';

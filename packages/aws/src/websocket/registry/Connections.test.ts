@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { CONNECTION_SK, connectionPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
+import { type ConnectionItem, Connections } from './Connections.ts';
+import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
+
+const { table, ttl } = useConnectionsTable();
+const connections = new Connections(table, ttl);
+
+const connection = (expiresAt: number, more: Partial<ConnectionItem> = {}): ConnectionItem => ({
+  connectionId: fresh('conn'),
+  identity: { user: 'alice' },
+  expiresAt,
+  endpoint: 'https://example.test/prod',
+  ...more,
+});
+
+describe('Connections', () => {
+  it('stores a connection with its identity as JSON and a TTL, and reads it back', async () => {
+    const alice = connection(1_000);
+    await connections.put(alice);
+    expect(await connections.get(alice.connectionId)).toEqual(alice);
+    expect(await table.get(connectionPk(alice.connectionId), CONNECTION_SK)).toMatchObject({
+      identity: '{"user":"alice"}',
+      ttl: TEST_TTL,
+    });
+  });
+
+  it('stores an anonymous connection without identity', async () => {
+    const anonymous = connection(1_000, { identity: undefined });
+    await connections.put(anonymous);
+    const item = await table.get(connectionPk(anonymous.connectionId), CONNECTION_SK);
+    expect(item).not.toHaveProperty('identity');
+    expect(await connections.get(anonymous.connectionId)).toEqual(anonymous);
+  });
+
+  it('moves the lease of a registered connection', async () => {
+    const alice = connection(1_000);
+    await connections.put(alice);
+    expect(await connections.renew(alice.connectionId, 5_000)).toBe(true);
+    expect((await connections.get(alice.connectionId))?.expiresAt).toBe(5_000);
+  });
+
+  it('renews a lapsed lease while the connection is still registered: only the sweeper ends it', async () => {
+    const lapsed = connection(1_000);
+    await connections.put(lapsed);
+    expect(await connections.renew(lapsed.connectionId, 9_000)).toBe(true);
+    expect((await connections.get(lapsed.connectionId))?.expiresAt).toBe(9_000);
+  });
+
+  it('refuses to renew a removed connection, and does not bring it back', async () => {
+    const gone = connection(1_000);
+    await connections.put(gone);
+    await connections.remove(gone.connectionId);
+    expect(await connections.renew(gone.connectionId, 5_000)).toBe(false);
+    expect(await connections.get(gone.connectionId)).toBeUndefined();
+    expect(await connections.renew(fresh('never'), 5_000)).toBe(false);
+    expect(await connections.get(gone.connectionId)).toBeUndefined();
+  });
+
+  it('lists the connections whose lease lapsed before now, and only connections', async () => {
+    // The table is shared by the file's tests: far-future leases keep the others out.
+    const now = 1_000_000_000_000;
+    const lapsed = connection(now - 1);
+    const live = connection(now);
+    await Promise.all([connections.put(lapsed), connections.put(live)]);
+    // Another kind of item with a lapsed `expiresAt` is not a connection.
+    const instanceId = fresh('inst');
+    await table.put({ pk: instancePk(instanceId), sk: INSTANCE_SK, expiresAt: 0 });
+    const expired = await connections.expired(now);
+    expect(expired).toContain(lapsed.connectionId);
+    expect(expired).not.toContain(live.connectionId);
+    expect(expired).not.toContain(instanceId);
+  });
+
+  it('removes a connection item, idempotently', async () => {
+    const alice = connection(1_000);
+    await connections.put(alice);
+    await connections.remove(alice.connectionId);
+    await connections.remove(alice.connectionId);
+    expect(await connections.get(alice.connectionId)).toBeUndefined();
+  });
+});

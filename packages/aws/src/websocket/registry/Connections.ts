@@ -1,0 +1,87 @@
+import { RegistryAttr as A, CONNECTION_SK, connectionPk } from '../connectionsTable.ts';
+import { parseJson, type RegistryTable } from './RegistryTable.ts';
+
+/**
+ * A connection as the registry holds it.
+ *
+ * @example
+ * const connection: ConnectionItem = { connectionId: 'abc=', identity: { user: 'alice' }, expiresAt, endpoint };
+ */
+export interface ConnectionItem {
+  readonly connectionId: string;
+  readonly identity: unknown;
+  /** The lease: the connection counts as gone after this (epoch ms) unless renewed. */
+  readonly expiresAt: number;
+  /** The management API endpoint to push to, `https://{domain}/{stage}`. */
+  readonly endpoint: string;
+}
+
+/**
+ * The connection items (`C#<connection>` / `C`): who is connected, until when, and where to
+ * push to. Their subscriptions are {@link Subscriptions}'.
+ *
+ * @example
+ * const connections = new Connections(table, ttl);
+ * await connections.put({ connectionId, identity, expiresAt, endpoint });
+ */
+export class Connections {
+  /**
+   * @param ttl the `ttl` (epoch seconds) to give an item written now
+   */
+  constructor(
+    private readonly table: RegistryTable,
+    private readonly ttl: () => number,
+  ) {}
+
+  async put(connection: ConnectionItem): Promise<void> {
+    const { connectionId, identity, expiresAt, endpoint } = connection;
+    await this.table.put({
+      [A.pk]: connectionPk(connectionId),
+      [A.sk]: CONNECTION_SK,
+      [A.identity]: identity === undefined ? undefined : JSON.stringify(identity),
+      [A.expiresAt]: expiresAt,
+      [A.endpoint]: endpoint,
+      [A.ttl]: this.ttl(),
+    });
+  }
+
+  async get(connectionId: string): Promise<ConnectionItem | undefined> {
+    const item = await this.table.get(connectionPk(connectionId), CONNECTION_SK);
+    if (!item) return undefined;
+    return {
+      connectionId,
+      identity: parseJson(item[A.identity]),
+      expiresAt: item[A.expiresAt] as number,
+      endpoint: item[A.endpoint] as string,
+    };
+  }
+
+  /** Moves the lease to `expiresAt`; false if the connection is not registered (any more). */
+  async renew(connectionId: string, expiresAt: number): Promise<boolean> {
+    return this.table.update(
+      connectionPk(connectionId),
+      CONNECTION_SK,
+      { expression: 'SET #e = :e', names: { '#e': A.expiresAt }, values: { ':e': expiresAt } },
+      // Without it the update would create a lease-only item for a connection already gone.
+      { expression: 'attribute_exists(#pk)', names: { '#pk': A.pk } },
+    );
+  }
+
+  /** Connections whose lease lapsed before `now` (a scan: for the periodic sweeper). */
+  async expired(now: number): Promise<string[]> {
+    const items = await this.table.scan(
+      {
+        expression: '#sk = :c AND #e < :now',
+        names: { '#sk': A.sk, '#e': A.expiresAt, '#pk': A.pk },
+        values: { ':c': CONNECTION_SK, ':now': now },
+      },
+      '#pk',
+    );
+    return items.map((item) => String(item[A.pk]).slice(2));
+  }
+
+  /** Deletes the connection item only. Idempotent. */
+  async remove(connectionId: string): Promise<void> {
+    await this.table.delete(connectionPk(connectionId), CONNECTION_SK);
+  }
+}

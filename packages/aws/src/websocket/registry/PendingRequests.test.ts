@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { pendingPk } from '../connectionsTable.ts';
+import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
+import { type PendingItem, PendingRequests } from './PendingRequests.ts';
+
+const { table, ttl } = useConnectionsTable();
+const pending = new PendingRequests(table, ttl);
+
+const request = (requestId: string, more: Partial<PendingItem> = {}): PendingItem => ({
+  connectionId: 'c1',
+  requestId,
+  kind: 'ask',
+  actorId: 'account/alice',
+  name: undefined,
+  fingerprint: undefined,
+  ...more,
+});
+
+describe('PendingRequests', () => {
+  it('takes every request waiting under a key, and deletes them', async () => {
+    const key = fresh('ingress');
+    const other = fresh('ingress');
+    const waiting = [
+      request('r1', { name: 'deposit', fingerprint: 'f1' }),
+      request('r2', { kind: 'visible', connectionId: 'c2' }),
+    ];
+    await Promise.all([
+      ...waiting.map((p) => pending.put(key, p)),
+      pending.put(other, request('r3')),
+    ]);
+    const items = await table.query(pendingPk(key));
+    expect(items.map((item) => item.ttl)).toEqual([TEST_TTL, TEST_TTL]);
+    const taken = await pending.take(key);
+    expect(taken).toHaveLength(2);
+    expect(taken).toEqual(expect.arrayContaining(waiting));
+    expect(await table.query(pendingPk(key))).toEqual([]);
+    expect(await pending.take(key)).toEqual([]);
+    expect(await pending.take(other)).toEqual([request('r3')]);
+  });
+
+  it('gives each request to one of two handlers taking at once', async () => {
+    const key = fresh('ingress');
+    const ids = Array.from({ length: 8 }, (_, i) => `r${i}`);
+    await Promise.all(ids.map((id) => pending.put(key, request(id))));
+    const [a, b] = await Promise.all([pending.take(key), pending.take(key)]);
+    const answered = [...a, ...b].map((p) => p.requestId).sort();
+    expect(answered).toEqual(ids);
+  });
+
+  it('deletes one request', async () => {
+    const key = fresh('ingress');
+    await Promise.all([pending.put(key, request('r1')), pending.put(key, request('r2'))]);
+    await pending.delete(key, 'c1', 'r1');
+    expect(await pending.take(key)).toEqual([request('r2')]);
+  });
+});

@@ -1,0 +1,110 @@
+import { jsonSize, transactionTooLarge } from './conflicts.ts';
+import { invalidArgument } from './invalidArgument.ts';
+import type { Commit, StoreLimits } from './ports.ts';
+
+/**
+ * Checks a commit's shape and its size against `limits`, the way DynamoDB validates a
+ * TransactWriteItems before it looks at any condition. Every `Store` runs it first, so all
+ * backends refuse the same commits with the same errors. Throws TRANSACTION_TOO_LARGE with
+ * `details.what` naming the limit (`maxTransactionItems`, `maxItemBytes`, `maxTransactionBytes`).
+ */
+export function checkCommit(commit: Commit, limits: StoreLimits): void {
+  const { record, expectedVer } = commit;
+  if (typeof record?.id !== 'string' || record.id === '') {
+    throw invalidArgument('commit.record.id must be a non-empty actor id (`type/key`)');
+  }
+  if (!Number.isInteger(expectedVer) || expectedVer < 0 || record.ver !== expectedVer + 1) {
+    throw invalidArgument(
+      `commit.record.ver must be commit.expectedVer + 1 (a non-negative integer): ` +
+        `got ver ${String(record.ver)} on expectedVer ${String(expectedVer)} for ${record.id}`,
+      { actorId: record.id },
+    );
+  }
+  const keys = new Set<string>();
+  const replaced = commit.replaceIdempotency ?? [];
+  const deadLetters = [...(commit.deadLetters?.put ?? [])];
+  const removed = commit.deadLetters?.remove ?? [];
+  for (const idempotency of [...commit.idempotency, ...replaced]) {
+    if (keys.has(idempotency.key)) {
+      throw invalidArgument(
+        `commit for ${record.id} holds the idempotency key ${idempotency.key} twice: ` +
+          'put each key once per commit (DynamoDB rejects two writes to one item)',
+        { actorId: record.id, key: idempotency.key },
+      );
+    }
+    keys.add(idempotency.key);
+  }
+  const outboxKeys = new Set<string>();
+  for (const item of commit.outbox) {
+    const key = `${item.actorId}#${item.seq}`;
+    if (!Number.isSafeInteger(item.seq) || item.seq < 0 || outboxKeys.has(key)) {
+      throw invalidArgument(
+        `commit for ${record.id} holds outbox item ${item.seq} of ${item.actorId} twice or with a bad seq: ` +
+          'put each outbox item once per commit (DynamoDB rejects two writes to one item)',
+        { actorId: item.actorId, seq: item.seq },
+      );
+    }
+    outboxKeys.add(key);
+  }
+
+  const letters = new Set<string>();
+  for (const id of [...deadLetters.map((d) => d.messageId), ...removed]) {
+    if (letters.has(id)) {
+      throw invalidArgument(
+        `commit for ${record.id} writes dead letter ${id} twice: put or remove each once per commit`,
+        { actorId: record.id, messageId: id },
+      );
+    }
+    letters.add(id);
+  }
+  const overflow = commit.overflow ?? [];
+  const peers = new Set<string>();
+  for (const mark of overflow) {
+    const key = `${mark.kind}:${mark.peer}`;
+    if (peers.has(key)) {
+      throw invalidArgument(
+        `commit for ${record.id} moves the ${mark.kind} mark of ${mark.peer} out twice: put each once per commit`,
+        { actorId: record.id, peer: mark.peer },
+      );
+    }
+    peers.add(key);
+  }
+  for (const letter of deadLetters) {
+    if (letter.actorId !== record.id) {
+      throw invalidArgument(
+        `commit for ${record.id} holds a dead letter of ${letter.actorId}: an actor keeps only its own`,
+        { actorId: record.id },
+      );
+    }
+  }
+
+  const items =
+    1 +
+    commit.outbox.length +
+    commit.idempotency.length +
+    replaced.length +
+    deadLetters.length +
+    removed.length +
+    overflow.length;
+  if (items > limits.maxTransactionItems) {
+    throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
+  }
+  let total = 0;
+  for (const item of [
+    record,
+    ...commit.outbox,
+    ...commit.idempotency,
+    ...replaced,
+    ...deadLetters,
+    ...overflow,
+  ]) {
+    const size = jsonSize(item);
+    if (size > limits.maxItemBytes) {
+      throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, size);
+    }
+    total += size;
+  }
+  if (total > limits.maxTransactionBytes) {
+    throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
+  }
+}

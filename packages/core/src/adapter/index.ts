@@ -1,0 +1,57 @@
+/**
+ * `@baton/core/adapter`: what a backend or a transport builds on — the ports a store, a queue and
+ * a change feed implement, the conflicts and commit checks they report, the envelope codec, the
+ * registry of an app's definitions, and the helpers every adapter shares (canonical JSON, one
+ * UTF-8 byte count, fingerprints, seeded randomness, the invalid-argument error). Apps do not
+ * need it; they import `@baton/core`.
+ */
+export { Registry } from '../registry.ts';
+export { canonicalJson } from './canonicalJson.ts';
+export { checkCommit } from './checkCommit.ts';
+export {
+  type Conflict,
+  duplicateKeys,
+  jsonSize,
+  readConflict,
+  transactionTooLarge,
+  versionConflict,
+} from './conflicts.ts';
+export { createQueryContext, type QueryContextOptions } from './createQueryContext.ts';
+export {
+  actorId,
+  actorMessageId,
+  decodeEnvelope,
+  type Envelope,
+  encodeEnvelope,
+  INGRESS,
+  ingressMessageId,
+  isActorSender,
+  parseActorId,
+} from './envelope.ts';
+export { messageFingerprint } from './fingerprint.ts';
+export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
+export { invalidArgument } from './invalidArgument.ts';
+export {
+  type ActorRecord,
+  type ChangeFeed,
+  type ChannelMark,
+  type Clock,
+  type Commit,
+  compareSeq,
+  type DeadLetter,
+  type IdempotencyRecord,
+  type OutboxItem,
+  type Outcome,
+  type OverflowKey,
+  type OverflowMark,
+  type Queue,
+  type QueueMessage,
+  type ReceivedMessage,
+  type ReceiveOptions,
+  type SenderMark,
+  type Store,
+  type StoreLimits,
+  systemClock,
+} from './ports.ts';
+export { type Random, seededRandom, uuidFrom } from './random.ts';
+export { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength, utf8Bytes } from './utf8.ts';

@@ -1,0 +1,234 @@
+/**
+ * Ports: everything the turn engine needs from a backend. The embedded backend implements them
+ * in-process; the AWS backend with DynamoDB and SQS. Adapters map vendor errors into
+ * {@link BatonError}s — most importantly a failed commit into a {@link CommitConflict}.
+ */
+
+import type { SerializedError } from '../errors.ts';
+import type { Envelope } from './envelope.ts';
+
+/**
+ * What a receiver knows about one actor sender: the highest `seq` it applied from it, when that
+ * moved, and the messages announced missing by a gap on the channel, not applied yet.
+ */
+export interface SenderMark {
+  readonly seq: number;
+  readonly at: number;
+  /**
+   * Ranges `[lo, hi]` (exclusive of `lo`, inclusive of `hi`) of the sender's seqs that may be
+   * messages to this actor which never arrived in order (e.g. they went to a dead-letter queue).
+   * One arriving later is applied, not skipped as a duplicate. Absent when there is no gap.
+   */
+  readonly missing?: ReadonlyArray<readonly [number, number]>;
+}
+
+/** What a sender knows about one target: the last `seq` it sent there (the next one's `prev`). */
+export interface ChannelMark {
+  readonly seq: number;
+  readonly at: number;
+}
+
+/**
+ * A peer's mark moved out of a record that lists too many peers, into an item of its own: a
+ * receiver's {@link SenderMark} or a sender's {@link ChannelMark}. The engine reads one back only
+ * for a peer its record does not list, so marks never make a record too large to write.
+ */
+export type OverflowMark = (
+  | { readonly kind: 'sender'; readonly mark: SenderMark }
+  | { readonly kind: 'channel'; readonly mark: ChannelMark }
+) & {
+  /** The sender (for `sender`) or target (for `channel`) actor id. */
+  readonly peer: string;
+  /** When a store may forget it (the engine ignores one past the mark retention anyway). */
+  readonly expiresAt: number;
+};
+
+/** Which overflow mark to read. */
+export interface OverflowKey {
+  readonly kind: OverflowMark['kind'];
+  readonly peer: string;
+}
+
+/** One actor's durable record. Everything a turn changes, changed in one commit. */
+export interface ActorRecord {
+  /** `type/key` */
+  readonly id: string;
+  /** Commit counter: 0 for an actor never committed, then 1, 2, … */
+  readonly ver: number;
+  /** The application state, a JSON value. */
+  readonly state: unknown;
+  /** The queue sequence number of the last inbox message processed ("0" before any). */
+  readonly inboxOffset: string;
+  /**
+   * The {@link Queue.identity} of the queue `inboxOffset` was read from: an offset from a queue
+   * since replaced means nothing in the new one. Absent when the queue has no identity.
+   */
+  readonly inboxQueue?: string;
+  /** Highest `seq` processed per actor sender, to skip re-sent outbox messages. */
+  readonly marks: Readonly<Record<string, SenderMark>>;
+  /** The last `seq` this actor gave to a message it sent. */
+  readonly sentSeq: number;
+  /** Per target actor: the last message sent to it, so the next one carries its `prev`. */
+  readonly channels?: Readonly<Record<string, ChannelMark>>;
+  /**
+   * When marks last moved out of this record into {@link OverflowMark}s. Absent, or older than
+   * the mark retention, means none is live, and no peer needs looking up.
+   */
+  readonly overflowedAt?: number;
+}
+
+/** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
+export interface OutboxItem {
+  readonly actorId: string;
+  /** The `seq` of the first envelope: the drain order. */
+  readonly seq: number;
+  readonly envelopes: readonly Envelope[];
+  readonly createdAt: number;
+}
+
+/** The result of a handler as an asker sees it. */
+export type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: SerializedError };
+
+/** Proof that an ingress message was processed, kept for the retention window (I7). */
+export interface IdempotencyRecord {
+  /** The envelope id: the client's idempotency key scoped by target and caller (`ingress:[…]`). */
+  readonly key: string;
+  readonly actorId: string;
+  readonly outcome: Outcome;
+  readonly expiresAt: number;
+  /** The message's digest of name and payload, to refuse a key reused for another message. */
+  readonly fingerprint?: string;
+}
+
+/**
+ * A message the engine ended after it kept failing (DEAD_LETTERED), kept with the actor for
+ * inspection and redrive. Written and removed only in the actor's own commits.
+ */
+export interface DeadLetter {
+  readonly actorId: string;
+  /** The envelope id. */
+  readonly messageId: string;
+  /** The message as received; its payload is dropped when it would not fit a record. */
+  readonly envelope: Envelope;
+  /** Whether the envelope is whole, so a redrive can apply it. */
+  readonly redrivable: boolean;
+  readonly error: SerializedError;
+  /** Deliveries before the engine gave up. */
+  readonly attempts: number;
+  readonly at: number;
+}
+
+/** One atomic write: the new record on a version condition, its outbox, its idempotency records. */
+export interface Commit {
+  /** The version the turn read; the commit fails if the stored record moved past it. */
+  readonly expectedVer: number;
+  /** The new record, `ver = expectedVer + 1`. */
+  readonly record: ActorRecord;
+  readonly outbox: readonly OutboxItem[];
+  /** Put only if absent; the commit fails as a duplicate otherwise. */
+  readonly idempotency: readonly IdempotencyRecord[];
+  /** Put whatever is stored: the new outcome of a redriven message. */
+  readonly replaceIdempotency?: readonly IdempotencyRecord[];
+  /** Dead letters to keep (put) and redriven ones to forget (message ids of this actor). */
+  readonly deadLetters?: {
+    readonly put: readonly DeadLetter[];
+    readonly remove: readonly string[];
+  };
+  /** Marks moved out of the record by this commit (put whatever is stored). */
+  readonly overflow?: readonly OverflowMark[];
+}
+
+/** A backend's transaction limits (DynamoDB: 100 items, 4 MB, 400 KB per item). */
+export interface StoreLimits {
+  readonly maxTransactionItems: number;
+  readonly maxTransactionBytes: number;
+  readonly maxItemBytes: number;
+}
+
+export interface Store {
+  readonly limits: StoreLimits;
+  /** A strongly consistent read of an actor record; `undefined` if it was never committed. */
+  load(actorId: string): Promise<ActorRecord | undefined>;
+  /**
+   * Applies the whole commit or nothing. Throws {@link CommitConflict} (a BatonError with code
+   * VERSION_CONFLICT, DUPLICATE or TRANSACTION_TOO_LARGE) when a condition or limit fails.
+   */
+  commit(commit: Commit): Promise<void>;
+  /** The actor's outbox items, oldest first. */
+  readOutbox(actorId: string): Promise<OutboxItem[]>;
+  /** Deletes drained outbox items; deleting a missing item is not an error. */
+  deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void>;
+  /** Actors that have outbox items older than `olderThan` (epoch ms): the sweeper's work list. */
+  listOutboxActors(olderThan: number): Promise<string[]>;
+  readIdempotency(key: string): Promise<IdempotencyRecord | undefined>;
+  /** One dead letter of an actor, by message id. */
+  readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
+  /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
+  listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
+  /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */
+  readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]>;
+  /** Optional push of committed idempotency records, so askers need not poll. */
+  watchOutcomes?(listener: (record: IdempotencyRecord) => void): () => void;
+}
+
+/** A message to enqueue: SQS FIFO's group and deduplication id. */
+export interface QueueMessage {
+  readonly group: string;
+  readonly dedupeId: string;
+  readonly body: string;
+}
+
+export interface ReceivedMessage extends QueueMessage {
+  /** Handle for ack/release; a stale one (after redelivery) is ignored. */
+  readonly receipt: string;
+  /** Increasing within a group (SQS FIFO's SequenceNumber), a decimal string. */
+  readonly seq: string;
+  /** 1 on the first delivery. */
+  readonly receiveCount: number;
+}
+
+export interface ReceiveOptions {
+  readonly max: number;
+  readonly visibilityTimeoutMs: number;
+}
+
+/**
+ * A FIFO queue with message groups: one group is handed to one receiver at a time, in order;
+ * an unacknowledged message comes back after its visibility timeout; duplicates by `dedupeId`
+ * within the dedupe window are dropped.
+ */
+export interface Queue {
+  /** Enqueues in order. */
+  send(messages: readonly QueueMessage[]): Promise<void>;
+  receive(options: ReceiveOptions): Promise<ReceivedMessage[]>;
+  /** Deletes processed messages. */
+  ack(receipts: readonly string[]): Promise<void>;
+  /** Makes messages visible again after `delayMs` (0: at once). */
+  release(receipts: readonly string[], delayMs: number): Promise<void>;
+  /**
+   * What tells this queue from one created later under the same name (SQS: its creation time),
+   * so an actor notices that its inbox was replaced: sequence numbers start over in a new queue,
+   * and an old inbox offset would skip every message as processed. Absent: not checked.
+   */
+  identity?(): Promise<string>;
+}
+
+/** Committed actor records, in commit order per actor. */
+export interface ChangeFeed {
+  subscribe(listener: (record: ActorRecord) => void): () => void;
+}
+
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Compares two queue sequence numbers (non-negative decimal strings). */
+export function compareSeq(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

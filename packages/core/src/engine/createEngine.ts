@@ -1,0 +1,110 @@
+import type { AnyActorDefinition } from '../actor.ts';
+import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
+import type { Random } from '../adapter/random.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { jsonLogger } from '../logger.ts';
+import { Registry } from '../registry.ts';
+import { RECORD_PEERS } from './overflow.ts';
+import { RecordCache } from './RecordCache.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Options shared by the worker, the sweeper and the client. */
+export interface EngineOptions {
+  /** The app's actor types. */
+  readonly actors: readonly AnyActorDefinition[];
+  readonly store: Store;
+  readonly queue: Queue;
+  /** @default the system clock */
+  readonly clock?: Clock;
+  /** @default JSON lines on stdout at level info */
+  readonly logger?: Logger;
+  /** Randomness for `ctx.random()` and `ctx.uuid()`. @default Math.random */
+  readonly random?: Random;
+  /** Inbox messages taken per receive (SQS: at most 10). @default 10 */
+  readonly batchSize?: number;
+  /** How long a received message stays hidden from other workers. @default 30 s */
+  readonly visibilityTimeoutMs?: number;
+  /** Actor records kept warm in memory; 0 disables the cache. @default 1000 */
+  readonly cacheSize?: number;
+  /** How long an ingress idempotency key is remembered (I7). @default 14 days */
+  readonly idempotencyRetentionMs?: number;
+  /**
+   * How long a receiver keeps an idle sender's mark. A sender forgets an idle channel after half
+   * of it, so keep it over twice the queue's message retention. @default 28 days
+   */
+  readonly markRetentionMs?: number;
+  /**
+   * Deliveries of a message whose handler keeps failing before the engine ends it as
+   * DEAD_LETTERED (kept for redrive). Attempts are the queue's receive count, so redeliveries
+   * after a crash or a visibility timeout count too: on a host that often crashes or times out,
+   * raise it. Keep it below the queue's own maxReceives, the backstop for failures outside
+   * handlers. @default 3
+   */
+  readonly maxAttempts?: number;
+  /**
+   * Sender marks and channels (each) an actor's record lists before the least recently used
+   * move out into items of their own, read back only when that peer shows up again. More
+   * makes records larger (every commit writes the whole record); fewer makes more reads.
+   * @default 64 ({@link RECORD_PEERS})
+   */
+  readonly recordPeers?: number;
+}
+
+/** The resolved options: what every engine function takes. */
+export interface Engine {
+  readonly registry: Registry;
+  readonly store: Store;
+  readonly queue: Queue;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly random: Random;
+  readonly cache: RecordCache;
+  readonly batchSize: number;
+  readonly visibilityTimeoutMs: number;
+  readonly idempotencyRetentionMs: number;
+  readonly markRetentionMs: number;
+  readonly maxAttempts: number;
+  readonly recordPeers: number;
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  const problems: string[] = [];
+  const positive = (name: keyof EngineOptions, value: number | undefined, fallback: number) => {
+    const v = value ?? fallback;
+    if (!Number.isFinite(v) || v < 0) problems.push(`${name} must be a number ≥ 0, got ${v}`);
+    return v;
+  };
+  const batchSize = positive('batchSize', options.batchSize, 10);
+  if (batchSize < 1) problems.push('batchSize must be at least 1');
+  const engine: Engine = {
+    registry: new Registry(options.actors),
+    store: options.store,
+    queue: options.queue,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? jsonLogger(),
+    random: options.random ?? Math.random,
+    cache: new RecordCache(positive('cacheSize', options.cacheSize, 1000)),
+    batchSize,
+    visibilityTimeoutMs: positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000),
+    idempotencyRetentionMs: positive(
+      'idempotencyRetentionMs',
+      options.idempotencyRetentionMs,
+      14 * DAY,
+    ),
+    markRetentionMs: positive('markRetentionMs', options.markRetentionMs, 28 * DAY),
+    maxAttempts: positive('maxAttempts', options.maxAttempts, 3),
+    recordPeers: positive('recordPeers', options.recordPeers, RECORD_PEERS),
+  };
+  if (engine.maxAttempts < 1) problems.push('maxAttempts must be at least 1');
+  if (engine.recordPeers < 1) problems.push('recordPeers must be at least 1');
+  if (!options.store || !options.queue) problems.push('store and queue are required');
+  if (problems.length > 0) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `invalid engine options: ${problems.join('; ')}`,
+    );
+  }
+  return engine;
+}

@@ -1,0 +1,13 @@
+/**
+ * `@baton/core/engine`: the turn engine that backends run — `createEngine`, the turn itself
+ * (`runTurn`), the `Worker` that feeds it from a queue, the outbox drain and the `Sweeper` that
+ * catches what a crash left undrained, and dead-letter redrive.
+ */
+export { type Arrival, classify, MAX_GAPS, markAfter } from './channels.ts';
+export { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
+export { drainOutbox } from './drainOutbox.ts';
+export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
+export { redriveDeadLetter } from './redriveDeadLetter.ts';
+export { type Inbound, runTurn, type TurnResult } from './runTurn.ts';
+export { Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
+export { type ProcessResult, Worker } from './Worker.ts';

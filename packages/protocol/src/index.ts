@@ -1,0 +1,57 @@
+/**
+ * `@baton/protocol`: Baton's WebSocket wire protocol as pure functions, shared by the client and
+ * every host — the frame types and their strict codec, chunking past API Gateway's 128 KB frame
+ * limit, JSON Patch for results, resume answers, the handshake (subprotocol and token) and the
+ * reader of client frames that hosts answer with. No I/O; runs in browsers and Node.
+ */
+export { applyPatch } from './applyPatch.ts';
+export { ChunkAssembler, type ChunkAssemblerOptions } from './ChunkAssembler.ts';
+export type {
+  AckMessage,
+  AskMessage,
+  ClientMessage,
+  PingMessage,
+  SendMessage,
+  SubscribeMessage,
+  UnsubscribeMessage,
+} from './clientMessages.ts';
+export {
+  type DecodeOptions,
+  decodeClientMessage,
+  decodeServerMessage,
+  encodeMessage,
+} from './decodeFrame.ts';
+export { diff } from './diff.ts';
+export { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from './handshake.ts';
+export type { JsonPatchOp, JsonValue } from './JsonPatchOp.ts';
+export {
+  type ChunkMessage,
+  CLIENT_MESSAGE_TYPES,
+  MAX_FRAME_BYTES,
+  type Message,
+  PROTOCOL_VERSION,
+  type ResumePoint,
+  SERVER_MESSAGE_TYPES,
+  SUPPORTED_VERSIONS,
+} from './messages.ts';
+export { ProtocolErrorReason, protocolError } from './ProtocolErrorReason.ts';
+export { type ErrorTarget, type FrameReading, readClientFrame } from './readClientFrame.ts';
+export {
+  type PreviousValue,
+  type ResumeAnswer,
+  type ResumeState,
+  resumeAnswer,
+  type VersionedValue,
+} from './resumeAnswer.ts';
+export type {
+  AcceptedMessage,
+  ErrorMessage,
+  PatchMessage,
+  PongMessage,
+  ReplyMessage,
+  ResultMessage,
+  ServerMessage,
+  UnchangedMessage,
+  VisibleMessage,
+} from './serverMessages.ts';
+export { type SplitFrameOptions, splitFrame } from './splitFrame.ts';

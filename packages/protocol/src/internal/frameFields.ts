@@ -1,0 +1,186 @@
+/**
+ * The fields of every frame type and their hand-written checks (frames are decoded one per
+ * WebSocket message, so no schema library on this path).
+ */
+import { ErrorCode } from '@baton/core';
+import { ProtocolErrorReason, protocolError } from '../ProtocolErrorReason.ts';
+
+type Kind =
+  | 'id'
+  | 'string'
+  | 'version'
+  | 'index'
+  | 'count'
+  | 'number'
+  | 'boolean'
+  | 'json'
+  | 'resume'
+  | 'ops'
+  | 'error';
+
+interface Field {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly optional: boolean;
+}
+
+export type FrameSpec = readonly Field[];
+
+const f = (name: string, kind: Kind, optional = false): Field => ({ name, kind, optional });
+
+const chunk: FrameSpec = [
+  f('chunkId', 'id'),
+  f('index', 'index'),
+  f('count', 'count'),
+  f('data', 'string'),
+];
+const sendFields = [f('requestId', 'id'), f('to', 'id'), f('name', 'id'), f('payload', 'json')];
+
+export const CLIENT_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
+  ['subscribe', [f('id', 'id'), f('query', 'id'), f('args', 'json'), f('resume', 'resume', true)]],
+  ['unsubscribe', [f('id', 'id')]],
+  ['send', [...sendFields, f('idempotencyKey', 'id'), f('visible', 'boolean', true)]],
+  ['ask', [...sendFields, f('idempotencyKey', 'id')]],
+  ['ack', [f('id', 'id'), f('version', 'version')]],
+  ['ping', [f('t', 'number')]],
+  ['chunk', chunk],
+]);
+
+const pushed = [f('id', 'id'), f('version', 'version'), f('hash', 'string')];
+
+export const SERVER_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
+  ['result', [...pushed, f('value', 'json')]],
+  ['patch', [...pushed, f('baseVersion', 'version'), f('ops', 'ops')]],
+  ['unchanged', pushed],
+  ['error', [f('id', 'id', true), f('requestId', 'id', true), f('error', 'error')]],
+  ['accepted', [f('requestId', 'id'), f('messageId', 'id')]],
+  ['reply', [f('requestId', 'id'), f('value', 'json')]],
+  ['visible', [f('requestId', 'id'), f('messageId', 'id')]],
+  ['pong', [f('t', 'number')]],
+  ['chunk', chunk],
+]);
+
+const EXPECTED: Record<Kind, string> = {
+  id: 'a non-empty string',
+  string: 'a string',
+  version: 'a non-negative integer',
+  index: 'a non-negative integer',
+  count: 'a positive integer',
+  number: 'a finite number',
+  boolean: 'a boolean',
+  json: 'a JSON value',
+  resume: 'an object { version, hash }',
+  ops: 'an array of patch operations',
+  error: 'an object { code, message, details }',
+};
+
+/** Copies the known fields of `raw` into `out`, checking each; throws INVALID_FIELD naming one. */
+export function readFields(
+  type: string,
+  spec: FrameSpec,
+  raw: Record<string, unknown>,
+  out: Record<string, unknown>,
+): void {
+  for (const field of spec) {
+    const value = raw[field.name];
+    if (value === undefined) {
+      if (field.optional || field.kind === 'json') continue;
+      throw invalidField(type, field.name, EXPECTED[field.kind], value);
+    }
+    out[field.name] = readValue(type, field.name, field.kind, value);
+  }
+}
+
+function readValue(type: string, path: string, kind: Kind, value: unknown): unknown {
+  switch (kind) {
+    case 'json':
+      return value;
+    case 'id':
+      if (typeof value === 'string' && value.length > 0) return value;
+      break;
+    case 'string':
+      if (typeof value === 'string') return value;
+      break;
+    case 'version':
+    case 'index':
+      if (Number.isSafeInteger(value) && (value as number) >= 0) return value;
+      break;
+    case 'count':
+      if (Number.isSafeInteger(value) && (value as number) >= 1) return value;
+      break;
+    case 'number':
+      if (typeof value === 'number' && Number.isFinite(value)) return value;
+      break;
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      break;
+    case 'resume':
+      if (isRecord(value)) {
+        return {
+          version: readValue(type, `${path}.version`, 'version', value.version),
+          hash: readValue(type, `${path}.hash`, 'string', value.hash),
+        };
+      }
+      break;
+    case 'error':
+      if (isRecord(value)) return readError(type, path, value);
+      break;
+    case 'ops':
+      if (Array.isArray(value)) return value.map((op, i) => readOp(type, `${path}[${i}]`, op));
+      break;
+  }
+  throw invalidField(type, path, EXPECTED[kind], value);
+}
+
+function readError(type: string, path: string, value: Record<string, unknown>): unknown {
+  const details = value.details;
+  if (details !== undefined && !isRecord(details)) {
+    throw invalidField(type, `${path}.details`, 'an object', details);
+  }
+  return {
+    code: readValue(type, `${path}.code`, 'id', value.code),
+    message: readValue(type, `${path}.message`, 'string', value.message),
+    details: details ?? {},
+  };
+}
+
+function readOp(type: string, path: string, op: unknown): unknown {
+  if (!isRecord(op)) throw invalidField(type, path, 'a patch operation object', op);
+  const name = op.op;
+  if (name !== 'add' && name !== 'remove' && name !== 'replace') {
+    throw invalidField(type, `${path}.op`, '"add", "remove" or "replace"', name);
+  }
+  const pointer = op.path;
+  if (typeof pointer !== 'string' || (pointer !== '' && pointer[0] !== '/')) {
+    throw invalidField(type, `${path}.path`, 'a JSON Pointer ("" or starting with "/")', pointer);
+  }
+  if (name === 'remove') return { op: name, path: pointer };
+  if (!Object.hasOwn(op, 'value'))
+    throw invalidField(type, `${path}.value`, 'a JSON value', undefined);
+  return { op: name, path: pointer, value: op.value };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function invalidField(type: string, field: string, expected: string, got: unknown) {
+  return protocolError(
+    ErrorCode.INVALID_PAYLOAD,
+    ProtocolErrorReason.INVALID_FIELD,
+    `"${type}" frame: field "${field}" must be ${expected}, got ${describe(got)}`,
+    { type, field, expected },
+  );
+}
+
+/** A short description of a bad value, never echoing more than a few characters of it. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') {
+    return value.length <= 40 ? JSON.stringify(value) : `a string of ${value.length} characters`;
+  }
+  return `${typeof value} ${String(value).slice(0, 40)}`;
+}

@@ -1,0 +1,204 @@
+import { Client } from '@baton/core';
+import { type Queue, type QueueMessage, seededRandom } from '@baton/core/adapter';
+import { createEmbeddedBackend, type EmbeddedBackend, MemoryJournal } from '@baton/embedded';
+import { FaultyQueue } from './FaultyQueue.ts';
+import { type Gates, settle } from './Gates.ts';
+import type { InvariantMonitor } from './InvariantMonitor.ts';
+import type { OutboxHolders } from './OutboxHolders.ts';
+import type { DeadLetterBook } from './operatorActions.ts';
+import { processHooks } from './processHooks.ts';
+import { SimProcess } from './SimProcess.ts';
+import type { SimSettings } from './SimulationOptions.ts';
+import type { SimulationStats } from './SimulationStats.ts';
+import type { VirtualClock } from './VirtualClock.ts';
+
+/** What every part of a run shares: its settings, time and dice, the gates, and its books. */
+export interface SimContext {
+  readonly settings: SimSettings;
+  readonly clock: VirtualClock;
+  /** The run's seeded dice: every draw, in order, is part of the schedule. */
+  readonly rng: () => number;
+  readonly gates: Gates;
+  readonly stats: SimulationStats;
+  readonly monitor: InvariantMonitor;
+  readonly holders: OutboxHolders;
+  readonly deadLetters: DeadLetterBook;
+}
+
+/**
+ * The simulated deployment: the embedded backend on its journal, the ingress client, and the
+ * worker processes and sweeper process on them — all replaced when the backend reopens (a
+ * restart, a new inbox queue). It also remembers every message sent, for redeliveries.
+ */
+export class SimCluster {
+  readonly context: SimContext;
+  readonly journal = new MemoryJournal();
+  /** Every message sent to the queue (ingress and drains), so a fault can deliver it again. */
+  readonly history: QueueMessage[] = [];
+  #backend!: EmbeddedBackend;
+  #queue!: Queue;
+  #workerQueue!: Queue;
+  #client!: Client;
+  #processes: SimProcess[] = [];
+  #sweeper!: SimProcess;
+  #nextProcess = 1;
+  /** Inbox queues replaced so far: the current one is `inbox` or `inbox-<n>`. */
+  #generation = 0;
+
+  constructor(context: SimContext) {
+    this.context = context;
+  }
+
+  /** The backend as it is now. */
+  get backend(): EmbeddedBackend {
+    return this.#backend;
+  }
+
+  /** The backend's queue, recording into {@link history}: what ingress and redrives send to. */
+  get queue(): Queue {
+    return this.#queue;
+  }
+
+  get client(): Client {
+    return this.#client;
+  }
+
+  /** The worker processes (the sweeper's aside). */
+  get processes(): readonly SimProcess[] {
+    return this.#processes;
+  }
+
+  get sweeper(): SimProcess {
+    return this.#sweeper;
+  }
+
+  /** The current inbox queue's generation: how many queues were replaced before it. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** The workers and the sweeper. */
+  all(): SimProcess[] {
+    return [...this.#processes, this.#sweeper];
+  }
+
+  /**
+   * Opens the backend on the journal (compacted first if asked), on a new inbox queue if asked,
+   * with a fresh client and processes.
+   */
+  open(compact: boolean, newQueue = false): void {
+    const { settings, clock, stats, monitor, rng } = this.context;
+    if (newQueue) this.#generation++;
+    const inbox = this.#generation === 0 ? 'inbox' : `inbox-${this.#generation}`;
+    this.#backend = createEmbeddedBackend({
+      journal: this.journal,
+      clock,
+      ...(settings.limits ? { limits: settings.limits } : {}),
+      queue: {
+        visibilityTimeoutMs: settings.visibilityTimeoutMs,
+        maxReceives: settings.maxReceives,
+        name: inbox,
+        identity: inbox,
+      },
+      compactAfterEntries: compact ? 0 : Number.MAX_SAFE_INTEGER,
+    });
+    this.#backend.feed.subscribe((record) => {
+      stats.commits++;
+      monitor.committed(record);
+    });
+    this.#queue = this.#recording(this.#backend.queue);
+    this.#workerQueue = new FaultyQueue(this.#queue, {
+      partialSend: settings.faults.partialSend,
+      reorder: settings.faults.reorder,
+      random: rng,
+      onFault: (fault) => {
+        stats[fault === 'partialSend' ? 'partialSends' : 'reorders']++;
+      },
+    });
+    this.#client = new Client({
+      actors: settings.actors,
+      store: this.#backend.store,
+      queue: this.#queue,
+      clock,
+    });
+    this.#processes = Array.from({ length: settings.processes }, () => this.#spawn());
+    this.#sweeper = this.#spawn('sweeper');
+  }
+
+  /** Kills one process; a fresh one takes its place. */
+  crash(processId: number): void {
+    if (this.#sweeper.id === processId) {
+      this.#sweeper.crash();
+      this.#sweeper = this.#spawn('sweeper');
+      return;
+    }
+    const index = this.#processes.findIndex((p) => p.id === processId);
+    const process = this.#processes[index]!;
+    if (process.undrained.size > 0) this.context.stats.drainWindowCrashes++;
+    process.crash();
+    this.#processes[index] = this.#spawn();
+  }
+
+  /** Every process dies at once, wherever its calls stand. */
+  async killAll(): Promise<void> {
+    for (const process of this.all()) {
+      if (process.undrained.size > 0) this.context.stats.drainWindowCrashes++;
+      process.crash();
+    }
+    await settle();
+  }
+
+  /** Starts a task (a poll, a sweep) in `process`; its failure fails the run. */
+  task(process: SimProcess, task: () => Promise<unknown>): void {
+    process.run(task).catch((error: unknown) => {
+      this.context.monitor.violations.push(
+        `p${process.id} task failed: ${error instanceof Error ? error.stack : String(error)}`,
+      );
+    });
+  }
+
+  /** Nothing in flight: no call parked, no task running, queue and outboxes empty. */
+  idle(): boolean {
+    return (
+      this.context.gates.parked.length === 0 &&
+      this.all().every((p) => p.active === 0) &&
+      this.#backend.queue.counts().total === 0 &&
+      this.#backend.store.outboxSize() === 0
+    );
+  }
+
+  #spawn(role: 'worker' | 'sweeper' = 'worker'): SimProcess {
+    const { settings, clock, rng, gates } = this.context;
+    return new SimProcess({
+      id: this.#nextProcess++,
+      gates,
+      store: this.#backend.store,
+      queue: this.#workerQueue,
+      actors: settings.actors,
+      clock,
+      random: seededRandom(Math.floor(rng() * 2 ** 32)),
+      batchSize: settings.batchSize,
+      visibilityTimeoutMs: settings.visibilityTimeoutMs,
+      markRetentionMs: settings.markRetentionMs,
+      maxAttempts: settings.maxAttempts,
+      recordPeers: settings.recordPeers,
+      sendBatchSize: () => 1 + Math.floor(rng() * 10),
+      ...(settings.wrapPorts && role === 'worker' ? { wrapPorts: settings.wrapPorts } : {}),
+      ...processHooks(this, role),
+    });
+  }
+
+  /** The queue, remembering every message sent so a fault can deliver it again. */
+  #recording(queue: Queue): Queue {
+    return {
+      send: async (messages) => {
+        this.history.push(...messages);
+        await queue.send(messages);
+      },
+      receive: (options) => queue.receive(options),
+      ack: (receipts) => queue.ack(receipts),
+      release: (receipts, delayMs) => queue.release(receipts, delayMs),
+      ...(queue.identity ? { identity: () => queue.identity!() } : {}),
+    };
+  }
+}

@@ -1,0 +1,82 @@
+/** The options of a simulation run, and their defaults. */
+import type { AnyActorDefinition } from '@baton/core';
+import type { StoreLimits } from '@baton/core/adapter';
+import { defaultFaults, type Faults } from './faults.ts';
+import type { SimPorts } from './SimProcess.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export interface SimulationOptions {
+  readonly actors: readonly AnyActorDefinition[];
+  /** The seed: the same seed and the same sends give the same run, step for step. */
+  readonly seed: number;
+  /** Worker processes polling the inbox (the sweeper runs in a process of its own). @default 2 */
+  readonly processes?: number;
+  /** Fault rates and budgets; the ones not given are {@link defaultFaults}. */
+  readonly faults?: Partial<Faults>;
+  /** A run not quiet after this many steps fails (liveness). @default 200,000 */
+  readonly maxSteps?: number;
+  /** @default 10 */
+  readonly batchSize?: number;
+  /** @default 30 s */
+  readonly visibilityTimeoutMs?: number;
+  /** Receives before the dead-letter queue. @default 1,000 (crashes alone never dead-letter) */
+  readonly maxReceives?: number;
+  /**
+   * Deliveries of a failing message before the engine ends it as dead-lettered (the engine's
+   * `maxAttempts`; crash redeliveries count too). @default 1,000 (crashes alone never dead-letter)
+   */
+  readonly maxAttempts?: number;
+  /**
+   * Peers an actor's record lists before marks move out into items of their own (the engine's
+   * `recordPeers`). @default 1, so that marks move out and are read back in most runs
+   */
+  readonly recordPeers?: number;
+  /** Backend limits; DynamoDB's by default. Small ones make turns split their batches. */
+  readonly limits?: Partial<StoreLimits>;
+  /**
+   * How long an idle sender's mark is kept (the engine's `markRetentionMs`): far longer than any
+   * message or duplicate stays in flight in a run (a sender forgets an idle channel after half of
+   * it), and far shorter than the 14 days of idempotency records, so that a retention jump
+   * prunes marks and nothing else. @default 1 day
+   */
+  readonly markRetentionMs?: number;
+  /**
+   * Wraps each worker's gated store and queue: to add behaviour of your own, or to check that
+   * the simulation catches a broken engine (a mutant). See `SimProcessOptions.wrapPorts`.
+   */
+  readonly wrapPorts?: (ports: SimPorts, processId: number) => SimPorts;
+}
+
+/** {@link SimulationOptions} with every default filled in (the seed aside). */
+export interface SimSettings {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly processes: number;
+  readonly faults: Faults;
+  readonly maxSteps: number;
+  readonly batchSize: number;
+  readonly visibilityTimeoutMs: number;
+  readonly maxReceives: number;
+  readonly maxAttempts: number;
+  readonly recordPeers: number;
+  readonly limits: Partial<StoreLimits> | undefined;
+  readonly markRetentionMs: number;
+  readonly wrapPorts: SimulationOptions['wrapPorts'];
+}
+
+export function resolveOptions(options: SimulationOptions): SimSettings {
+  return {
+    actors: options.actors,
+    processes: options.processes ?? 2,
+    faults: { ...defaultFaults, ...options.faults },
+    maxSteps: options.maxSteps ?? 200_000,
+    batchSize: options.batchSize ?? 10,
+    visibilityTimeoutMs: options.visibilityTimeoutMs ?? 30_000,
+    maxReceives: options.maxReceives ?? 1000,
+    maxAttempts: options.maxAttempts ?? 1000,
+    recordPeers: options.recordPeers ?? 1,
+    limits: options.limits,
+    markRetentionMs: options.markRetentionMs ?? DAY,
+    wrapPorts: options.wrapPorts,
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The faults a run injects between steps of progress: each chosen by the dice at its rate and
+ * within its budget (see `Faults`), and the actions that inject them.
+ */
+import type { Client } from '@baton/core';
+import type { Action } from './Action.ts';
+import { replaceQueueAction } from './operatorActions.ts';
+import type { SimCluster } from './SimCluster.ts';
+
+/** An ingress send, as the run replays it (a duplicate keeps the idempotency key). */
+export type IngressSend = (client: Client) => Promise<unknown>;
+
+/** The ingress a fault may act on: how many sends are still to come, and those made. */
+export interface IngressState {
+  readonly pending: number;
+  readonly submitted: readonly IngressSend[];
+}
+
+/** A fault, when the dice say so and its budget allows. */
+export function chooseFault(cluster: SimCluster, ingress: IngressState): Action | undefined {
+  const { settings, stats: s, gates, rng } = cluster.context;
+  const f = settings.faults;
+  const busy = gates.parked.length > 0 || ingress.pending > 0;
+  const roll = rng();
+  let threshold = 0;
+  const options: Array<[number, () => boolean, () => Action]> = [
+    [f.crash, () => s.crashes < f.crashBudget && gates.parked.length > 0, () => crash(cluster)],
+    [f.restart, () => s.restarts < f.restartBudget && busy, () => restart(cluster, false)],
+    [
+      f.timeout,
+      () => s.timeouts < 10 && busy,
+      () => jump(cluster, 'timeout', settings.visibilityTimeoutMs + 1),
+    ],
+    [f.longPause, () => s.longPauses < 3 && busy, () => jump(cluster, 'longPause', 6 * 60_000)],
+    [
+      f.duplicateIngress,
+      () => s.duplicateIngress < 10 && ingress.submitted.length > 0,
+      () => duplicate(cluster, ingress.submitted),
+    ],
+    [
+      f.redeliver,
+      () => s.redeliveries < 10 && cluster.history.length > 0,
+      () => redeliver(cluster),
+    ],
+    [
+      f.sweep,
+      () => s.sweeps < f.sweepBudget && busy && cluster.sweeper.active === 0,
+      () => sweepAction(cluster),
+    ],
+    [
+      f.compaction,
+      () => s.compactionRestarts < f.compactionBudget && busy,
+      () => restart(cluster, true),
+    ],
+    [
+      f.replaceQueue,
+      () => s.queueReplacements < f.replaceQueueBudget && busy,
+      () => replaceQueueAction(cluster),
+    ],
+    [
+      f.retentionJump,
+      () => s.retentionJumps < f.retentionJumpBudget && cluster.idle() && ingress.pending > 0,
+      () => retentionJump(cluster),
+    ],
+  ];
+  for (const [chance, allowed, make] of options) {
+    threshold += chance;
+    if (roll < threshold) return allowed() ? make() : undefined;
+  }
+  return undefined;
+}
+
+/** Starts the sweeper: a fault while workers run, and progress once all else is quiet. */
+export function sweepAction(cluster: SimCluster): Action {
+  const { sweeper } = cluster;
+  const { stats } = cluster.context;
+  return {
+    label: `p${sweeper.id} sweep`,
+    run: () => {
+      stats.sweeps++;
+      cluster.task(sweeper, async () => {
+        const result = await sweeper.sweeper.sweep();
+        stats.sweeperSent += result.sent;
+      });
+    },
+  };
+}
+
+/**
+ * Kills the process of a parked call. The boundary is chosen first, uniformly among those
+ * with a parked call, so rare ones (an ack, an outbox delete) are struck as often as polls.
+ */
+function crash(cluster: SimCluster): Action {
+  const { gates, rng, stats } = cluster.context;
+  const parked = gates.parked;
+  const labels = [...new Set(parked.map((call) => call.label))];
+  const label = labels[Math.floor(rng() * labels.length)]!;
+  const at = parked.filter((call) => call.label === label);
+  const call = at[Math.floor(rng() * at.length)]!;
+  return {
+    label: `crash p${call.processId} at ${call.label}`,
+    run: () => {
+      stats.crashes++;
+      stats.crashesAt[call.label] = (stats.crashesAt[call.label] ?? 0) + 1;
+      cluster.crash(call.processId);
+    },
+  };
+}
+
+function restart(cluster: SimCluster, compact: boolean): Action {
+  const { stats } = cluster.context;
+  return {
+    label: compact
+      ? 'restart: every process dies, the journal is compacted, the backend reopens from it'
+      : 'restart: every process dies, the backend reopens from its journal',
+    run: async () => {
+      if (compact) stats.compactionRestarts++;
+      else stats.restarts++;
+      await cluster.killAll();
+      cluster.backend.close();
+      const before = cluster.journal.length;
+      cluster.open(compact);
+      if (cluster.journal.length < before) stats.compactions++;
+    },
+  };
+}
+
+function jump(cluster: SimCluster, kind: 'timeout' | 'longPause', ms: number): Action {
+  return {
+    label: `${kind}: time jumps ${ms} ms`,
+    run: () => {
+      cluster.context.stats[kind === 'timeout' ? 'timeouts' : 'longPauses']++;
+      cluster.context.clock.advance(ms);
+    },
+  };
+}
+
+/**
+ * While idle, time jumps past the mark retention. Messages sent before it are forgotten as
+ * redelivery candidates: SQS keeps a message no longer than the retention the marks follow.
+ */
+function retentionJump(cluster: SimCluster): Action {
+  const ms = cluster.context.settings.markRetentionMs + 1;
+  return {
+    label: `retention: time jumps ${ms} ms, past the mark retention`,
+    run: () => {
+      cluster.context.stats.retentionJumps++;
+      cluster.context.clock.advance(ms);
+      cluster.history.length = 0;
+    },
+  };
+}
+
+function duplicate(cluster: SimCluster, submitted: readonly IngressSend[]): Action {
+  const send = submitted[Math.floor(cluster.context.rng() * submitted.length)]!;
+  return {
+    label: 'duplicate ingress (same idempotency key)',
+    run: async () => {
+      cluster.context.stats.duplicateIngress++;
+      await send(cluster.client);
+    },
+  };
+}
+
+function redeliver(cluster: SimCluster): Action {
+  const { history } = cluster;
+  const { rng, stats } = cluster.context;
+  const message = history[Math.floor(rng() * history.length)]!;
+  return {
+    label: `redeliver ${message.dedupeId} under a fresh dedupe id`,
+    run: async () => {
+      stats.redeliveries++;
+      await cluster.backend.queue.send([
+        { ...message, dedupeId: `${message.dedupeId}~${stats.redeliveries}` },
+      ]);
+    },
+  };
+}

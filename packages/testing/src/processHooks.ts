@@ -1,0 +1,66 @@
+import type { OutboxItem } from '@baton/core/adapter';
+import { place } from './OutboxHolders.ts';
+import type { SimCluster } from './SimCluster.ts';
+import type { SimProcessOptions } from './SimProcess.ts';
+
+type ProcessHooks = Pick<
+  SimProcessOptions,
+  'onReceive' | 'onVersionConflict' | 'onCommit' | 'onOutboxRead' | 'onBatchSplit' | 'onAbandoned'
+>;
+
+/**
+ * The callbacks of a simulated process, and what the run keeps of them: counts in its stats,
+ * in-flight invariant checks (I2 on each receive; on each sweep, that no outbox is orphaned),
+ * and the dead letters and outbox holders each commit leaves, for redrives and the orphan check.
+ */
+export function processHooks(cluster: SimCluster, role: 'worker' | 'sweeper'): ProcessHooks {
+  const { stats, monitor, holders, deadLetters } = cluster.context;
+  return {
+    onReceive: (body) => {
+      stats.deliveries++;
+      return monitor.received(cluster.backend.store, body);
+    },
+    onVersionConflict: () => {
+      stats.versionConflicts++;
+    },
+    onCommit: (commit, batch) => {
+      stats.deadLettered += deadLetters.committed(commit.record.id, commit.deadLetters);
+      stats.marksMovedOut += commit.overflow?.length ?? 0;
+      holders.held(
+        commit.outbox,
+        batch.map((seq) => place(cluster.generation, seq)),
+      );
+    },
+    ...(role === 'sweeper'
+      ? {
+          onOutboxRead: (actorId: string, items: readonly OutboxItem[]) =>
+            checkSweep(cluster, actorId, items),
+        }
+      : {}),
+    onBatchSplit: () => {
+      stats.batchSplits++;
+    },
+    onAbandoned: () => {
+      stats.abandonedDrains++;
+    },
+  };
+}
+
+/**
+ * The sweeper read an outbox: every item must still be held by an inbox message in the queue
+ * (whose redelivery drains it anyway). An item whose inbox messages are all gone is an orphan.
+ */
+function checkSweep(cluster: SimCluster, actorId: string, items: readonly OutboxItem[]): void {
+  if (items.length === 0) return;
+  const { stats, monitor, holders } = cluster.context;
+  const envelopes = items.reduce((n, item) => n + item.envelopes.length, 0);
+  const queue = cluster.backend.queue;
+  const generation = cluster.generation;
+  const present = new Set(
+    [...queue.messages(), ...queue.deadLetters()].map((m) => place(generation, m.seq)),
+  );
+  monitor.violations.push(...holders.orphans(actorId, items, present));
+  const raced = cluster.processes.some((p) => p.alive && p.undrained.has(actorId));
+  if (raced) stats.sweeperRaced += envelopes;
+  else stats.sweeperRepairs += envelopes;
+}
