@@ -19,17 +19,20 @@ export interface Row {
   readonly ratio: number;
   /** Quartiles (25th, 75th percentile) of the per-round paired ratios, to show the noise. */
   readonly spread: readonly [number, number];
-  readonly budget: Budget;
+  /** DESIGN's budget for this figure; none where DESIGN sets none (the row is for reading). */
+  readonly budget?: Budget;
 }
 
 export function verdict(row: Row): string {
-  const { kind, value } = row.budget;
   if (!Number.isFinite(row.ratio)) return 'ERROR';
+  if (!row.budget) return '—';
+  const { kind, value } = row.budget;
   if (kind === 'max') return row.ratio <= value ? 'PASS' : 'OVER';
   return row.ratio >= value ? 'PASS' : 'UNDER';
 }
 
-export function formatBudget(budget: Budget): string {
+export function formatBudget(budget: Budget | undefined): string {
+  if (!budget) return '—';
   return `${budget.kind === 'max' ? '≤' : '≥'} ${formatRatio(budget.value)}`;
 }
 

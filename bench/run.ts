@@ -12,6 +12,7 @@ import { formatNs, timeNs } from './measure.ts';
 import { pingPong } from './ping-pong.ts';
 import { formatTable, type Row } from './report.ts';
 import { turnCommit } from './turn-commit.ts';
+import { workerBundle } from './worker-bundle.ts';
 
 /** Modelled network round trip per store/queue call (DynamoDB and SQS are slower still). */
 const LATENCY_NS = 500_000;
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   );
   log('baseline and candidate rounds are interleaved; every ratio comes from this run\n');
   const rows: Row[] = [];
-  const steps: Array<[string, () => Promise<Row>]> = [
+  const steps: Array<[string, () => Promise<Row | Row[]>]> = [
     [
       '1a. turn commit overhead — runTurn vs raw store.commit of the same items',
       () => turnCommit({ ops: 2_000, rounds: rounds(21), warmup: 2, latencyNs: 0, log }),
@@ -53,17 +54,19 @@ async function main(): Promise<void> {
       `3b. actor→actor ping-pong — same, modelled ${formatNs(LATENCY_NS)} per store/queue call`,
       () => pingPong({ roundTrips: 60, rounds: rounds(3), warmup: 1, latencyNs: LATENCY_NS, log }),
     ],
+    [
+      '7. worker Lambda bundle — size against the budget, load time against the SDK alone',
+      () => workerBundle({ rounds: rounds(15), log }),
+    ],
   ];
   const total = await timeNs(async () => {
     for (const [title, step] of steps) {
       const id = title.slice(0, title.indexOf('.'));
       if (only && !only.some((o) => o === id || o === id.replace(/[a-z]$/, ''))) continue;
       log(title);
-      let row: Row | undefined;
       const ns = await timeNs(async () => {
-        row = await step();
+        rows.push(...[await step()].flat());
       });
-      if (row) rows.push(row);
       log(`  (${(ns / 1e9).toFixed(1)} s)\n`);
     }
   });

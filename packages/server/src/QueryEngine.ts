@@ -5,7 +5,6 @@ import { type QueryEngineOptions, resolveEngineOptions } from './QueryEngineOpti
 import { QueryInstance, type Subscriber } from './QueryInstance.ts';
 import type { QueryUpdate, ResumeAnswer } from './QueryUpdate.ts';
 import { RerunScheduler } from './RerunScheduler.ts';
-import { resolveInstanceKey } from './resolveInstanceKey.ts';
 import { type RunEnvironment, runQuery } from './runQuery.ts';
 import {
   checkResume,
@@ -15,6 +14,7 @@ import {
   type ResumeRequest,
   type SubscribeRequest,
 } from './SubscribeRequest.ts';
+import { resolveInstanceKey } from './transport/resolveInstanceKey.ts';
 
 /** Stale results skipped in a row before the newest one is pushed anyway (a hot actor). */
 const MAX_SKIPS = 3;

@@ -1,6 +1,6 @@
 import type { AnyQueryDefinition, BatonError } from '@baton/core';
-import { hashText } from './hashText.ts';
 import type { QueryError, QueryResult, QueryUpdate, ResumeAnswer } from './QueryUpdate.ts';
+import { hashText } from './transport/hashText.ts';
 
 /** One subscriber of an instance. */
 export interface Subscriber {

@@ -1,18 +1,11 @@
 /**
- * @baton/server — the reactive query engine: shared query instances, a dependency index over
- * actor versions, batched re-runs, latest-only pushes and leased subscriptions. Transports build
- * on it (the local host in `@baton/server/ws`, the API Gateway handlers in `@baton/aws`).
+ * `@baton/server`: the reactive query engine — shared query instances, a dependency index over
+ * actor versions, batched re-runs, latest-only pushes and leased subscriptions. The local
+ * WebSocket host is `@baton/server/ws`; what hosts without an engine in memory share (the API
+ * Gateway handlers) is `@baton/server/transport`.
  */
-export { DependencyIndex } from './DependencyIndex.ts';
-export {
-  type EvaluateEnvironment,
-  type Evaluation,
-  evaluateQuery,
-  type ReadObserver,
-} from './evaluateQuery.ts';
-export { hashText } from './hashText.ts';
 export { QueryEngine } from './QueryEngine.ts';
-export { identityScope, type QueryEngineOptions } from './QueryEngineOptions.ts';
+export type { QueryEngineOptions } from './QueryEngineOptions.ts';
 export type { RunOutcome } from './QueryInstance.ts';
 export type {
   QueryError,
@@ -20,7 +13,6 @@ export type {
   QueryUpdate,
   ResumeAnswer,
 } from './QueryUpdate.ts';
-export { type ResolvedRequest, resolveInstanceKey } from './resolveInstanceKey.ts';
 export type {
   QueryEngineStats,
   QuerySubscription,

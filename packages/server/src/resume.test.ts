@@ -2,7 +2,7 @@ import { ErrorCode } from '@baton/core';
 import { canonicalJson } from '@baton/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness } from './fixtures/createHarness.ts';
-import { hashText } from './hashText.ts';
+import { hashText } from './transport/hashText.ts';
 
 let harness: ReturnType<typeof createHarness>;
 afterEach(() => harness?.close());

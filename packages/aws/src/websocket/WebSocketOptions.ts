@@ -13,7 +13,7 @@ import {
   type Store,
   systemClock,
 } from '@baton/core/adapter';
-import { type EvaluateEnvironment, identityScope } from '@baton/server';
+import { type EvaluateEnvironment, identityScope } from '@baton/server/transport';
 import { type ManagementClientFactory, managementClients, type PusherContext } from './Pusher.ts';
 import { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
 

@@ -18,7 +18,7 @@ import {
   type SendMessage,
   type SubscribeMessage,
 } from '@baton/protocol';
-import { hashText, resolveInstanceKey } from '@baton/server';
+import { hashText, resolveInstanceKey } from '@baton/server/transport';
 import { answerPending } from './answerPending.ts';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';

@@ -1,6 +1,7 @@
 import { BatonError, ErrorCode, type SerializedError } from '@baton/core';
 import { PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
-import { evaluateQuery, hashText, type QueryUpdate } from '@baton/server';
+import type { QueryUpdate } from '@baton/server';
+import { evaluateQuery, hashText } from '@baton/server/transport';
 import type { Pusher } from './Pusher.ts';
 import type { InstanceChange, InstanceItem } from './registry/Instances.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';

@@ -3,7 +3,8 @@ import type { ReceivedMessage } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
-import { type Inbound, runTurn, type TurnResult } from './runTurn.ts';
+import type { Inbound } from './Inbound.ts';
+import { runTurn, type TurnResult } from './runTurn.ts';
 
 /** Actors whose drained-through point a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;

@@ -6,7 +6,7 @@
  */
 import type { ActorRecord } from '../adapter/ports.ts';
 import type { Engine } from './createEngine.ts';
-import type { Inbound } from './runTurn.ts';
+import type { Inbound } from './Inbound.ts';
 
 /** Logs, once per turn, an inbox message from another queue than the record's offset's. */
 export function reportReplacedQueue(

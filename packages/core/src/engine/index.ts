@@ -6,8 +6,9 @@
 export { type Arrival, classify, MAX_GAPS, markAfter } from './channels.ts';
 export { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 export { drainOutbox } from './drainOutbox.ts';
+export type { Inbound } from './Inbound.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
-export { type Inbound, runTurn, type TurnResult } from './runTurn.ts';
+export { runTurn, type TurnResult } from './runTurn.ts';
 export { Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
 export { type ProcessResult, Worker } from './Worker.ts';

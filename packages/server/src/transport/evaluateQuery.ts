@@ -8,7 +8,7 @@ import {
   toBatonError,
 } from '@baton/core';
 import { canonicalJson, createQueryContext, type Registry, type Store } from '@baton/core/adapter';
-import type { RunOutcome } from './QueryInstance.ts';
+import type { RunOutcome } from '../QueryInstance.ts';
 
 /**
  * What a query run reads with: the actor types (for their initial state) and committed state.

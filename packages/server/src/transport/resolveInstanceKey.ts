@@ -1,7 +1,7 @@
 import { type AnyQueryDefinition, BatonError, ErrorCode } from '@baton/core';
 import { canonicalJson } from '@baton/core/adapter';
-import { parseQueryArgs } from './parseQueryArgs.ts';
-import type { SubscribeRequest } from './SubscribeRequest.ts';
+import { parseQueryArgs } from '../parseQueryArgs.ts';
+import type { SubscribeRequest } from '../SubscribeRequest.ts';
 
 /** A subscription request resolved to its query, parsed args and instance key. */
 export interface ResolvedRequest {

@@ -1,0 +1,15 @@
+/**
+ * `@baton/server/transport`: the parts of the query engine that a host without one in memory
+ * builds on — the API Gateway handlers of `@baton/aws/websocket`, where each event is its own
+ * Lambda invocation and the instances live in DynamoDB: run a query once recording its reads,
+ * key an instance by (query, canonical args, identity scope), and hash a result.
+ */
+export { identityScope } from '../QueryEngineOptions.ts';
+export {
+  type EvaluateEnvironment,
+  type Evaluation,
+  evaluateQuery,
+  type ReadObserver,
+} from './evaluateQuery.ts';
+export { hashText } from './hashText.ts';
+export { type ResolvedRequest, resolveInstanceKey } from './resolveInstanceKey.ts';
