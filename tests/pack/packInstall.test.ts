@@ -2,8 +2,9 @@
  * The packages as a user gets them: built, packed with `pnpm pack`, and installed from the
  * tarballs into an app outside the workspace (no workspace links) with each package README's
  * install line as written. The app (`tests/pack/app`) is type-checked with `tsc --strict`
- * against the installed types, run with plain `node`, and its worker Lambda entry is bundled
- * with esbuild the way the CDK bundles it (the AWS SDK left to the runtime).
+ * against the installed types, run with plain `node`, synthesized with the CDK construct (which
+ * bundles every function from the installed packages), and its worker Lambda entry is bundled
+ * with esbuild alone to check what it carries (the AWS SDK left to the runtime).
  */
 import { execFile } from 'node:child_process';
 import {
@@ -100,6 +101,9 @@ beforeAll(async () => {
     '--prefer-offline',
     ...tools.map((tool) => `${tool}@${workspaceVersion(tool)}`),
   ]);
+  // Type-checks the app under tsc --strict (skipLibCheck off: the installed types are checked
+  // too) and compiles it to build/.
+  await sh(app, join(app, 'node_modules/.bin/tsc'), ['-p', '.']);
 }, 600_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -127,8 +131,7 @@ describe('the packed packages, installed outside the workspace', () => {
     }
   });
 
-  it('type-check an app under tsc --strict, and run it with plain node', async () => {
-    await sh(app, join(app, 'node_modules/.bin/tsc'), ['-p', '.']);
+  it('type-check under tsc --strict, and run an app on the embedded backend with plain node', async () => {
     const output = await sh(app, process.execPath, ['build/main.js']);
     expect(JSON.parse(output.trim())).toEqual({
       left: 70,
@@ -138,8 +141,16 @@ describe('the packed packages, installed outside the workspace', () => {
     });
   });
 
+  it('synthesize a stack with the CDK construct, bundling every function from the installed packages', async () => {
+    const bundles: string[] = JSON.parse(await sh(app, process.execPath, ['build/infra.js']));
+    expect(bundles).toHaveLength(7);
+    for (const bundle of bundles) {
+      const code = readFileSync(join(app, 'cdk.out', bundle, 'index.mjs'), 'utf8');
+      expect(code).toContain('account'); // the app's actor type, aliased in at bundling
+    }
+  });
+
   it("bundle the worker's Lambda entry without ws, Streams or the WebSocket management API", async () => {
-    await sh(app, join(app, 'node_modules/.bin/tsc'), ['-p', '.']);
     await sh(app, join(app, 'node_modules/.bin/esbuild'), [
       'build/worker.js',
       '--bundle',

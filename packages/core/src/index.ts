@@ -18,6 +18,7 @@ export {
   type StateOf,
 } from './actor.ts';
 export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
+export { type BatonApp, type ConnectRequest, defineApp } from './defineApp.ts';
 export {
   BatonError,
   type BatonErrorOptions,

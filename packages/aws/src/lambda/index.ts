@@ -5,6 +5,13 @@
  */
 export { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
 export { drainHandler } from './drainHandler.ts';
+export {
+  drainFromEnvironment,
+  ingressFromEnvironment,
+  portsFromEnvironment,
+  sweeperFromEnvironment,
+  workerFromEnvironment,
+} from './fromEnvironment.ts';
 export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
 export { sweeperHandler } from './sweeperHandler.ts';
 export { workerHandler } from './workerHandler.ts';

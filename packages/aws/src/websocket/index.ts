@@ -12,6 +12,11 @@ export { DynamoStreamFeed, type DynamoStreamFeedOptions } from '../streams/Dynam
 export { decodeStreamRecord, type StoreChange } from '../streams/decodeStreamRecord.ts';
 export { connectionSweeper } from './connectionSweeper.ts';
 export { connectionsTableDefinition, createConnectionsTable } from './connectionsTable.ts';
+export {
+  connectionSweeperFromEnvironment,
+  streamFromEnvironment,
+  websocketFromEnvironment,
+} from './fromEnvironment.ts';
 export type { ManagementClientFactory } from './Pusher.ts';
 export { streamHandler } from './streamHandler.ts';
 export type {

@@ -2,6 +2,9 @@ import { toBatonError } from '../errors.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
 
+/** The message the sweeper logs (as an error) per outbox item older than the alarm age. */
+export const STALE_OUTBOX_LOG = 'outbox item older than the alarm age: its drain keeps failing';
+
 export interface SweepResult {
   /** Actors whose outbox was drained. */
   readonly drained: number;
@@ -42,7 +45,7 @@ export class Sweeper {
     const now = clock.now();
     const stale = await store.listOutboxActors(now - this.#alarmAgeMs);
     for (const actorId of stale) {
-      logger.error('outbox item older than the alarm age: its drain keeps failing', {
+      logger.error(STALE_OUTBOX_LOG, {
         actor: actorId,
         alarmAgeMs: this.#alarmAgeMs,
       });

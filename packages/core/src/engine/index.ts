@@ -10,5 +10,5 @@ export type { Inbound } from './Inbound.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnResult } from './runTurn.ts';
-export { Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
+export { STALE_OUTBOX_LOG, Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
 export { type ProcessResult, Worker } from './Worker.ts';

@@ -1,0 +1,101 @@
+/**
+ * `readEnvironment`: the variables a deployed function reads its resources from, all checked
+ * at once so a function deployed without them fails at cold start naming every one to set.
+ */
+import { BatonError, ErrorCode } from '@baton/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BATON_ENV, readEnvironment } from './environment.ts';
+
+const FULL = {
+  BATON_TABLE: 'app-table',
+  BATON_INBOX_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/app-inbox.fifo',
+  BATON_CONNECTIONS_TABLE: 'app-connections',
+  BATON_WEBSOCKET_ENDPOINT: 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod',
+};
+
+/** The error `read()` throws; fails the test if it throws none or another kind. */
+function thrown(read: () => unknown): BatonError {
+  try {
+    read();
+  } catch (error) {
+    expect(error).toBeInstanceOf(BatonError);
+    return error as BatonError;
+  }
+  throw new Error('expected readEnvironment to throw');
+}
+
+describe('readEnvironment', () => {
+  it('names the variables the CDK construct sets', () => {
+    expect(BATON_ENV).toEqual({
+      table: 'BATON_TABLE',
+      inboxUrl: 'BATON_INBOX_URL',
+      connectionsTable: 'BATON_CONNECTIONS_TABLE',
+      webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
+    });
+  });
+
+  it('returns the value of each variable asked for, by what it holds', () => {
+    expect(
+      readEnvironment(['table', 'inboxUrl', 'connectionsTable', 'webSocketEndpoint'], FULL),
+    ).toEqual({
+      table: 'app-table',
+      inboxUrl: FULL.BATON_INBOX_URL,
+      connectionsTable: 'app-connections',
+      webSocketEndpoint: FULL.BATON_WEBSOCKET_ENDPOINT,
+    });
+  });
+
+  it('throws one INVALID_ARGUMENT naming every missing or empty variable, in the order asked', () => {
+    const error = thrown(() =>
+      readEnvironment(['table', 'inboxUrl', 'connectionsTable', 'webSocketEndpoint'], {
+        BATON_TABLE: 'app-table',
+        BATON_INBOX_URL: '',
+        BATON_WEBSOCKET_ENDPOINT: undefined,
+      }),
+    );
+    expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(error.message).toMatch(
+      /^missing environment: BATON_INBOX_URL, BATON_CONNECTIONS_TABLE, BATON_WEBSOCKET_ENDPOINT;/,
+    );
+    expect(error.details.missing).toEqual([
+      'BATON_INBOX_URL',
+      'BATON_CONNECTIONS_TABLE',
+      'BATON_WEBSOCKET_ENDPOINT',
+    ]);
+  });
+
+  it('treats a variable set to the empty string as missing', () => {
+    const error = thrown(() => readEnvironment(['table'], { BATON_TABLE: '' }));
+    expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(error.details.missing).toEqual(['BATON_TABLE']);
+  });
+
+  it('reads only the variables asked for: others may be missing, and are not looked at', () => {
+    const looked: PropertyKey[] = [];
+    const env = new Proxy({ BATON_TABLE: 'app-table' } as Record<string, string | undefined>, {
+      get(target, name) {
+        looked.push(name);
+        return Reflect.get(target, name);
+      },
+    });
+    const values = readEnvironment(['table'], env);
+    expect(values).toEqual({ table: 'app-table' });
+    expect(Object.keys(values)).toEqual(['table']);
+    expect(looked).toEqual(['BATON_TABLE']);
+  });
+
+  describe('without an env argument', () => {
+    const saved = process.env.BATON_TABLE;
+    afterEach(() => {
+      if (saved === undefined) delete process.env.BATON_TABLE;
+      else process.env.BATON_TABLE = saved;
+    });
+
+    it('reads process.env, at each call', () => {
+      process.env.BATON_TABLE = 'from-process-env';
+      expect(readEnvironment(['table'])).toEqual({ table: 'from-process-env' });
+      delete process.env.BATON_TABLE;
+      expect(thrown(() => readEnvironment(['table'])).details.missing).toEqual(['BATON_TABLE']);
+    });
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The environment a deployed Baton function reads its resources from: what the CDK construct
+ * sets on each function, and what the `…FromEnvironment` handlers of `@baton/aws/lambda` and
+ * `@baton/aws/websocket` read. Endpoint overrides for the local emulators stay
+ * `BATON_DYNAMODB_ENDPOINT` / `BATON_SQS_ENDPOINT` (see `createAwsClients`).
+ */
+import { invalidArgument } from '@baton/core/adapter';
+
+/** The variable names, by what they hold. */
+export const BATON_ENV = {
+  /** The actor table's name. */
+  table: 'BATON_TABLE',
+  /** The FIFO inbox queue's URL. */
+  inboxUrl: 'BATON_INBOX_URL',
+  /** The connections table's name (live queries). */
+  connectionsTable: 'BATON_CONNECTIONS_TABLE',
+  /** The WebSocket API's management endpoint, `https://{api}.execute-api.{region}.amazonaws.com/{stage}`. */
+  webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
+} as const;
+
+type Variable = keyof typeof BATON_ENV;
+
+/**
+ * The values of `variables`, read once; throws one INVALID_ARGUMENT naming every one missing,
+ * so a function deployed without them fails at cold start saying what to set.
+ *
+ * @example
+ * const { table, inboxUrl } = readEnvironment(['table', 'inboxUrl']);
+ */
+export function readEnvironment<const V extends Variable>(
+  variables: readonly V[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Record<V, string> {
+  const values = {} as Record<V, string>;
+  const missing: string[] = [];
+  for (const variable of variables) {
+    const value = env[BATON_ENV[variable]];
+    if (value === undefined || value === '') missing.push(BATON_ENV[variable]);
+    else values[variable] = value;
+  }
+  if (missing.length > 0) {
+    throw invalidArgument(
+      `missing environment: ${missing.join(', ')}; the BatonApp construct sets them, or set them yourself`,
+      { missing },
+    );
+  }
+  return values;
+}

@@ -1,0 +1,278 @@
+/**
+ * The turn pipeline's handlers built from the environment, as a deployed app's functions build
+ * them at cold start, run on DynamoDB Local + ElasticMQ: the table and the inbox come from
+ * `BATON_TABLE` / `BATON_INBOX_URL`, the clients' endpoints from `BATON_DYNAMODB_ENDPOINT` /
+ * `BATON_SQS_ENDPOINT`.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
+import { actor, BatonError, defineApp, ErrorCode } from '@baton/core';
+import { ingressMessageId } from '@baton/core/adapter';
+import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+import { createAwsClients } from '../createAwsClients.ts';
+import { createTable } from '../dynamodb/createTable.ts';
+import { DynamoStore } from '../dynamodb/DynamoStore.ts';
+import { LocalSqsEventSource } from '../local/LocalSqsEventSource.ts';
+import { createFifoQueue } from '../sqs/createFifoQueue.ts';
+import { SqsQueue } from '../sqs/SqsQueue.ts';
+import {
+  drainFromEnvironment,
+  ingressFromEnvironment,
+  portsFromEnvironment,
+  sweeperFromEnvironment,
+  workerFromEnvironment,
+} from './fromEnvironment.ts';
+
+const Counter = actor({
+  name: 'counter',
+  state: z.object({ count: z.number(), seen: z.array(z.number()) }),
+  initial: () => ({ count: 0, seen: [] as number[] }),
+  handlers: {
+    add: {
+      payload: z.object({ by: z.number().int() }),
+      handle: (ctx, { by }) => {
+        ctx.state.count += by;
+        ctx.state.seen.push(by);
+        return ctx.state.count;
+      },
+    },
+  },
+});
+
+const app = defineApp({ actors: [Counter] });
+
+/** Every variable a test here sets, saved before and put back after each test. */
+const VARIABLES = [
+  'BATON_TABLE',
+  'BATON_INBOX_URL',
+  'BATON_CONNECTIONS_TABLE',
+  'BATON_WEBSOCKET_ENDPOINT',
+  'BATON_DYNAMODB_ENDPOINT',
+  'BATON_SQS_ENDPOINT',
+] as const;
+const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
+
+function restoreEnvironment() {
+  for (const name of VARIABLES) {
+    const value = saved[name];
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
+
+function post(path: string, body: unknown): APIGatewayProxyEventV2 {
+  return {
+    rawPath: path,
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { http: { method: 'POST' } },
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+describe('the Lambda handlers built from the environment, on DynamoDB Local and ElasticMQ', () => {
+  const dynamodbEndpoint = inject('dynamodbEndpoint');
+  const sqsEndpoint = inject('sqsEndpoint');
+  const { dynamodb, sqs } = createAwsClients({ dynamodbEndpoint, sqsEndpoint });
+  const tableName = `from-env-${randomUUID().slice(0, 8)}`;
+  let queueUrl: string;
+  let urls: string[] = [];
+  /** The table and the inbox, seen from the test's side. */
+  let store: DynamoStore;
+  let queue: SqsQueue;
+
+  beforeAll(async () => {
+    const [, made] = await Promise.all([
+      createTable(dynamodb, tableName),
+      createFifoQueue(sqs, tableName, { visibilityTimeoutMs: 2000 }),
+    ]);
+    queueUrl = made.queueUrl;
+    urls = [made.queueUrl, made.deadLetterQueueUrl];
+    store = new DynamoStore({ client: dynamodb, tableName });
+    queue = new SqsQueue({ client: sqs, queueUrl });
+  });
+
+  beforeEach(() => {
+    process.env.BATON_TABLE = tableName;
+    process.env.BATON_INBOX_URL = queueUrl;
+    process.env.BATON_DYNAMODB_ENDPOINT = dynamodbEndpoint;
+    process.env.BATON_SQS_ENDPOINT = sqsEndpoint;
+  });
+
+  afterEach(restoreEnvironment);
+
+  afterAll(async () => {
+    restoreEnvironment();
+    await Promise.all([
+      dynamodb.send(new DeleteTableCommand({ TableName: tableName })),
+      ...urls.map((QueueUrl) => sqs.send(new DeleteQueueCommand({ QueueUrl }))),
+    ]);
+  });
+
+  const counter = async (key: string) => (await store.load(`counter/${key}`))?.state;
+
+  /** The worker from the environment behind Lambda's SQS event source, run until `done()`. */
+  async function runWorkerUntil(done: () => Promise<boolean>) {
+    const source = new LocalSqsEventSource({
+      client: sqs,
+      queueUrl,
+      handler: workerFromEnvironment(app),
+      visibilityTimeoutMs: 2000,
+      waitSeconds: 0,
+    });
+    for (let i = 0; i < 60; i++) {
+      if (await done()) return;
+      if ((await source.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the worker did not get there in time');
+  }
+
+  const inboxDepth = async () => {
+    const { visible, inFlight } = await queue.approximateCounts();
+    return visible + inFlight;
+  };
+
+  it('portsFromEnvironment builds the store and the inbox the environment names', async () => {
+    const ports = portsFromEnvironment();
+    await ports.queue.send([{ group: 'ports', dedupeId: randomUUID(), body: 'through the env' }]);
+    const [message, ...others] = await queue.receive({ max: 10, visibilityTimeoutMs: 1000 });
+    expect(others).toEqual([]);
+    expect(message?.body).toBe('through the env');
+    await queue.ack([message!.receipt]);
+
+    const record = { id: 'counter/ports', ver: 1, state: { count: 1, seen: [1] } };
+    await ports.store.commit({
+      expectedVer: 0,
+      record: { ...record, inboxOffset: '0', marks: {}, sentSeq: 0 },
+      outbox: [],
+      idempotency: [],
+    });
+    expect(await store.load('counter/ports')).toMatchObject(record);
+  });
+
+  it('accepts sends through the ingress (202) and commits them with the worker', async () => {
+    const ingress = ingressFromEnvironment(app);
+    const first = await ingress(
+      post('/send', { to: 'counter/c1', name: 'add', payload: { by: 2 }, idempotencyKey: 'a' }),
+    );
+    expect(first.statusCode).toBe(202);
+    expect(JSON.parse(first.body)).toEqual({ messageId: ingressMessageId('counter/c1', 'a') });
+    const second = await ingress(
+      post('/send', { to: 'counter/c1', name: 'add', payload: { by: 3 }, idempotencyKey: 'b' }),
+    );
+    expect(second.statusCode).toBe(202);
+    // Nothing is committed before a worker runs.
+    expect(await counter('c1')).toBeUndefined();
+
+    await runWorkerUntil(async () => (await inboxDepth()) === 0);
+    expect(await counter('c1')).toEqual({ count: 5, seen: [2, 3] });
+  });
+
+  it('refuses, through the ingress, a send the app has no handler for', async () => {
+    const response = await ingressFromEnvironment(app)(
+      post('/send', { to: 'counter/c1', name: 'steal', payload: {}, idempotencyKey: 'x' }),
+    );
+    expect(response.statusCode).toBe(404);
+    expect(JSON.parse(response.body).error.code).toBe('UNKNOWN_MESSAGE');
+  });
+
+  /** Commits, as a turn of `counter/<from>` would, one send to `counter/<to>` left in its outbox. */
+  async function commitOutbox(from: string, to: string, by: number, createdAt: number) {
+    await store.commit({
+      expectedVer: 0,
+      record: {
+        id: `counter/${from}`,
+        ver: 1,
+        state: { count: 0, seen: [] },
+        inboxOffset: '0',
+        marks: {},
+        sentSeq: 1,
+        channels: { [`counter/${to}`]: { seq: 1, at: createdAt } },
+      },
+      outbox: [
+        {
+          actorId: `counter/${from}`,
+          seq: 1,
+          createdAt,
+          envelopes: [
+            {
+              id: `counter/${from}:1`,
+              from: `counter/${from}`,
+              seq: 1,
+              prev: 0,
+              to: `counter/${to}`,
+              name: 'add',
+              payload: { by },
+              sentAt: createdAt,
+            },
+          ],
+        },
+      ],
+      idempotency: [],
+    });
+  }
+
+  it('sweeperFromEnvironment sweeps the table into the inbox and resolves with a result', async () => {
+    const sweep = sweeperFromEnvironment(app);
+    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0 });
+
+    // An outbox left behind two minutes ago (past the sweeper's default minimum age).
+    await commitOutbox('src1', 'swept', 4, Date.now() - 120_000);
+    expect(await sweep()).toEqual({ drained: 1, sent: 1, failed: 0 });
+    expect(await store.readOutbox('counter/src1')).toEqual([]);
+    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0 });
+
+    await runWorkerUntil(async () => (await inboxDepth()) === 0);
+    expect(await counter('swept')).toEqual({ count: 4, seen: [4] });
+  });
+
+  it('drainFromEnvironment drains the outbox a drain request names', async () => {
+    // A fresh outbox: too young for the sweeper, drained on request.
+    await commitOutbox('src2', 'drained', 6, Date.now());
+    expect(await store.readOutbox('counter/src2')).toHaveLength(1);
+    const drain = drainFromEnvironment(app);
+    const event = {
+      Records: [{ messageId: 'm-1', body: JSON.stringify({ actorId: 'counter/src2' }) }],
+    } as unknown as SQSEvent;
+    expect(await drain(event)).toEqual({ batchItemFailures: [] });
+    expect(await store.readOutbox('counter/src2')).toEqual([]);
+
+    await runWorkerUntil(async () => (await inboxDepth()) === 0);
+    expect(await counter('drained')).toEqual({ count: 6, seen: [6] });
+  });
+
+  it.each([
+    ['workerFromEnvironment', workerFromEnvironment],
+    ['ingressFromEnvironment', ingressFromEnvironment],
+    ['sweeperFromEnvironment', sweeperFromEnvironment],
+    ['drainFromEnvironment', drainFromEnvironment],
+  ])(
+    '%s throws INVALID_ARGUMENT naming BATON_INBOX_URL at build time when it is not set',
+    (_name, build) => {
+      delete process.env.BATON_INBOX_URL;
+      let error: unknown;
+      try {
+        build(app);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(BatonError);
+      expect((error as BatonError).code).toBe(ErrorCode.INVALID_ARGUMENT);
+      expect((error as BatonError).message).toMatch(/^missing environment: BATON_INBOX_URL;/);
+      expect((error as BatonError).details.missing).toEqual(['BATON_INBOX_URL']);
+    },
+  );
+
+  it('names both the table and the inbox when neither is set', () => {
+    delete process.env.BATON_INBOX_URL;
+    process.env.BATON_TABLE = '';
+    expect(() => workerFromEnvironment(app)).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_ARGUMENT,
+        details: { missing: ['BATON_TABLE', 'BATON_INBOX_URL'] },
+      }),
+    );
+  });
+});

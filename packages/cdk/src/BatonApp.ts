@@ -1,0 +1,398 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BATON_ENV, BATON_IAM, type IamResource } from '@baton/aws';
+import { STALE_OUTBOX_LOG } from '@baton/core/engine';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { BatonAppProps } from './BatonAppProps.ts';
+import { validateProps } from './validateProps.ts';
+
+/** The functions of a Baton app, by the part of `BATON_IAM` each runs. */
+export type BatonFunctionName = keyof typeof BATON_IAM;
+
+const LOCK_FILES = ['pnpm-lock.yaml', 'package-lock.json', 'yarn.lock', 'bun.lockb'];
+
+/**
+ * A Baton app on AWS: the actor table, the FIFO inbox with its dead-letter queue, the Lambda
+ * functions of the turn pipeline (worker, drain, sweeper, HTTP ingress) and of live queries
+ * (WebSocket routes, stream, connection sweeper), the WebSocket API, least-privilege IAM read
+ * from `@baton/aws`'s declared actions, and alarms.
+ *
+ * @example
+ * const bank = new BatonApp(this, 'Bank', { entry: 'src/app.ts' });
+ * new CfnOutput(this, 'WebSocketUrl', { value: bank.webSocketUrl });
+ * bank.grantSend(myOtherFunction);
+ */
+export class BatonApp extends Construct {
+  /** The actor table: records, outboxes, idempotency records, dead letters. */
+  readonly table: dynamodb.Table;
+  /** The live queries' connections, subscriptions and query instances. */
+  readonly connectionsTable: dynamodb.Table;
+  /** The FIFO inbox: one message group per actor. */
+  readonly inbox: sqs.Queue;
+  /** Where the inbox moves a message received `maxReceiveCount` times. */
+  readonly deadLetterQueue: sqs.Queue;
+  /** Drain requests `{ "actorId": "type/key" }`, for fanning out drains. */
+  readonly drainQueue: sqs.Queue;
+  /** Every function, by the part it runs. */
+  readonly functions: Readonly<Record<BatonFunctionName, NodejsFunction>>;
+  /** The HTTP ingress's function URL. */
+  readonly ingressUrl: lambda.FunctionUrl;
+  readonly webSocketApi: apigwv2.WebSocketApi;
+  readonly webSocketStage: apigwv2.WebSocketStage;
+  /** The alarms, by what they watch. */
+  readonly alarms: Readonly<Record<string, cloudwatch.Alarm>>;
+
+  constructor(scope: Construct, id: string, props: BatonAppProps) {
+    super(scope, id);
+    const settings = validateProps(props);
+    const entry = resolve(props.entry);
+    const projectRoot = props.projectRoot ? resolve(props.projectRoot) : findProjectRoot(entry);
+
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      stream: dynamodb.StreamViewType.NEW_IMAGE,
+      timeToLiveAttribute: 'ttl',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: 'outbox',
+      partitionKey: { name: 'obPk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'obAt', type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+    });
+    this.connectionsTable = new dynamodb.Table(this, 'Connections', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: 'ttl',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Soft state: leases and subscriptions that clients re-create on reconnect.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const queueDefaults = {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    };
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', { ...queueDefaults, fifo: true });
+    this.inbox = new sqs.Queue(this, 'Inbox', {
+      ...queueDefaults,
+      fifo: true,
+      contentBasedDeduplication: false,
+      visibilityTimeout: Duration.seconds(settings.workerTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+    });
+    const drainDeadLetters = new sqs.Queue(this, 'DrainDeadLetters', queueDefaults);
+    this.drainQueue = new sqs.Queue(this, 'DrainRequests', {
+      ...queueDefaults,
+      visibilityTimeout: Duration.minutes(3),
+      deadLetterQueue: { queue: drainDeadLetters, maxReceiveCount: 5 },
+    });
+
+    this.webSocketApi = new apigwv2.WebSocketApi(this, 'WebSocketApi', {
+      description: `Baton live queries (${id})`,
+    });
+    const accessLogs = new logs.LogGroup(this, 'WebSocketAccessLogs', {
+      retention: settings.logRetention,
+    });
+    this.webSocketStage = new apigwv2.WebSocketStage(this, 'WebSocketStage', {
+      webSocketApi: this.webSocketApi,
+      stageName: settings.stageName,
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            connectionId: '$context.connectionId',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+
+    const environment: Record<string, string> = {
+      [BATON_ENV.table]: this.table.tableName,
+      [BATON_ENV.inboxUrl]: this.inbox.queueUrl,
+      [BATON_ENV.connectionsTable]: this.connectionsTable.tableName,
+      [BATON_ENV.webSocketEndpoint]: this.webSocketStage.callbackUrl,
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    const entries = entriesDir();
+    const make = (name: BatonFunctionName, timeout: Duration) => {
+      const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+      const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: settings.logRetention });
+      // A role of its own that writes only its own log group (no AWS managed policy).
+      const role = new iam.Role(this, `${id}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `The ${name} function of Baton app ${this.node.path}`,
+      });
+      logGroup.grantWrite(role);
+      return new NodejsFunction(this, `${id}Function`, {
+        entry: join(entries.dir, `${name}${entries.ext}`),
+        role,
+        logGroup,
+        projectRoot,
+        depsLockFilePath: lockFile(projectRoot),
+        runtime: lambda.Runtime.NODEJS_24_X,
+        architecture: lambda.Architecture.ARM_64,
+        memorySize: 1024,
+        timeout,
+        environment,
+        bundling: {
+          format: OutputFormat.ESM,
+          target: 'node24',
+          minify: true,
+          sourceMap: true,
+          externalModules: ['@aws-sdk/*'],
+          mainFields: ['module', 'main'],
+          // CommonJS dependencies inside an ES module bundle still call require().
+          banner:
+            "import { createRequire as __batonRequire } from 'node:module'; const require = __batonRequire(import.meta.url);",
+          esbuildArgs: { '--alias:baton-app': entry },
+        },
+      });
+    };
+    const functions = {
+      worker: make('worker', settings.workerTimeout),
+      drain: make('drain', Duration.minutes(1)),
+      sweeper: make('sweeper', Duration.minutes(5)),
+      ingress: make('ingress', Duration.seconds(30)),
+      websocket: make('websocket', Duration.seconds(29)),
+      stream: make('stream', Duration.minutes(1)),
+      connectionSweeper: make('connectionSweeper', Duration.minutes(5)),
+    };
+    this.functions = functions;
+    for (const [name, fn] of Object.entries(functions) as [BatonFunctionName, NodejsFunction][]) {
+      this.#grant(name, fn);
+    }
+
+    functions.worker.addEventSource(
+      new SqsEventSource(this.inbox, {
+        batchSize: settings.batchSize,
+        maxConcurrency: settings.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    functions.drain.addEventSource(
+      new SqsEventSource(this.drainQueue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+    functions.stream.addEventSource(
+      new DynamoEventSource(this.table, {
+        startingPosition: lambda.StartingPosition.LATEST,
+        batchSize: 100,
+        reportBatchItemFailures: true,
+        retryAttempts: 10,
+      }),
+    );
+    const everyMinute = events.Schedule.rate(Duration.minutes(1));
+    for (const name of ['sweeper', 'connectionSweeper'] as const) {
+      new events.Rule(this, `${name}Schedule`, {
+        schedule: everyMinute,
+        targets: [new targets.LambdaFunction(functions[name])],
+      });
+    }
+
+    const integration = new WebSocketLambdaIntegration('Routes', functions.websocket);
+    for (const route of ['$connect', '$disconnect', '$default']) {
+      this.webSocketApi.addRoute(route, { integration });
+    }
+    this.ingressUrl = functions.ingress.addFunctionUrl({
+      authType:
+        settings.ingressAuth === 'iam'
+          ? lambda.FunctionUrlAuthType.AWS_IAM
+          : lambda.FunctionUrlAuthType.NONE,
+    });
+    this.alarms = this.#alarms(functions);
+    this.#acknowledge();
+  }
+
+  /** The cdk-nag findings this design accepts, each with its reason. */
+  #acknowledge(): void {
+    Validations.of(this.webSocketApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'API Gateway takes an authorizer on $connect only; the WebSocket function authorizes each ' +
+        "$connect with the app's auth hook and refuses it with 401, and $default and $disconnect " +
+        'act only for a connection that was accepted.',
+    });
+    const stack = Stack.of(this);
+    const api = stack.getLogicalId(this.webSocketApi.node.defaultChild as CfnElement);
+    const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+    const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+    const connections = `arn:<AWS::Partition>:execute-api:${region}:${account}:<${api}>/${this.webSocketStage.stageName}/*/@connections/*`;
+    for (const name of ['websocket', 'stream', 'connectionSweeper'] as const) {
+      Validations.of(this.functions[name].role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${connections}]`,
+        reason:
+          'Pushing to, reading and closing connections of this API and stage: connection ids ' +
+          'are made per connection, and the method (POST, GET, DELETE) is the call’s.',
+      });
+    }
+    Validations.of(this.functions.stream.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams, which the stream event source mapping calls, takes no resource; ' +
+        'every other stream action is on this table’s stream.',
+    });
+  }
+
+  /** `wss://…/<stage>`: what a page's `BatonClient` connects to. */
+  get webSocketUrl(): string {
+    return this.webSocketStage.url;
+  }
+
+  /** Lets `grantee` send messages to actors: enqueue into the inbox and read outcomes. */
+  grantSend(grantee: iam.IGrantable): iam.Grant {
+    this.table.grant(grantee, 'dynamodb:GetItem');
+    return this.inbox.grantSendMessages(grantee);
+  }
+
+  /** Lets `grantee` call the HTTP ingress when it requires IAM. */
+  grantIngress(grantee: iam.IGrantable): iam.Grant {
+    return this.functions.ingress.grantInvokeUrl(grantee);
+  }
+
+  /** Messages the inbox moved to the dead-letter queue, waiting. */
+  metricDeadLetters(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.deadLetterQueue.metricApproximateNumberOfMessagesVisible(options);
+  }
+
+  /** The age of the inbox's oldest message: how far the workers are behind. */
+  metricInboxAge(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.inbox.metricApproximateAgeOfOldestMessage(options);
+  }
+
+  /** The IAM statements `BATON_IAM` declares for `part`, on this app's resources. */
+  #grant(part: BatonFunctionName, fn: NodejsFunction): void {
+    for (const { actions, resources } of BATON_IAM[part]) {
+      const arns = resources.flatMap((resource) => this.#arns(resource));
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: arns }));
+    }
+  }
+
+  #arns(resource: IamResource): string[] {
+    switch (resource) {
+      case 'table':
+        return [this.table.tableArn];
+      case 'outboxIndex':
+        return [`${this.table.tableArn}/index/outbox`];
+      case 'inbox':
+        return [this.inbox.queueArn];
+      case 'connections':
+        return [this.connectionsTable.tableArn];
+      case 'tableStream':
+        return [this.table.tableStreamArn!];
+      case 'webSocketApi':
+        return [
+          Stack.of(this).formatArn({
+            service: 'execute-api',
+            resource: this.webSocketApi.apiId,
+            resourceName: `${this.webSocketStage.stageName}/*/@connections/*`,
+          }),
+        ];
+    }
+  }
+
+  #alarms(functions: Record<BatonFunctionName, NodejsFunction>): Record<string, cloudwatch.Alarm> {
+    const alarm = (
+      id: string,
+      metric: cloudwatch.IMetric,
+      threshold: number,
+      description: string,
+    ) =>
+      new cloudwatch.Alarm(this, id, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+    const alarms: Record<string, cloudwatch.Alarm> = {
+      deadLetters: alarm(
+        'DeadLettersAlarm',
+        this.metricDeadLetters({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        1,
+        'A message left the inbox for the dead-letter queue: a worker died on it repeatedly.',
+      ),
+      inboxAge: alarm(
+        'InboxAgeAlarm',
+        this.metricInboxAge({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        300,
+        'The oldest inbox message waited 5 minutes or more: workers are behind or failing.',
+      ),
+      staleOutbox: alarm(
+        'StaleOutboxAlarm',
+        this.#staleOutboxMetric(functions.sweeper),
+        1,
+        'The sweeper found outbox entries older than a day: their drains keep failing.',
+      ),
+    };
+    for (const [name, fn] of Object.entries(functions)) {
+      alarms[`${name}Errors`] = alarm(
+        `${name}ErrorsAlarm`,
+        fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        1,
+        `The ${name} function failed.`,
+      );
+    }
+    return alarms;
+  }
+
+  /** Counts the sweeper's log entries about outbox items older than a day. */
+  #staleOutboxMetric(sweeper: NodejsFunction): cloudwatch.IMetric {
+    const filter = new logs.MetricFilter(this, 'StaleOutboxFilter', {
+      logGroup: sweeper.logGroup,
+      metricNamespace: 'Baton',
+      metricName: `StaleOutbox-${this.node.addr}`,
+      filterPattern: logs.FilterPattern.stringValue('$.message', '=', STALE_OUTBOX_LOG),
+      metricValue: '1',
+    });
+    return filter.metric({ period: Duration.minutes(5), statistic: 'Sum' });
+  }
+}
+
+/** Where the function entries are: beside this module, as sources or as built JavaScript. */
+function entriesDir(): { dir: string; ext: string } {
+  const here = fileURLToPath(import.meta.url);
+  return { dir: join(dirname(here), 'entries'), ext: here.endsWith('.ts') ? '.ts' : '.js' };
+}
+
+function findProjectRoot(entry: string): string {
+  for (let dir = dirname(entry); ; dir = dirname(dir)) {
+    if (LOCK_FILES.some((file) => existsSync(join(dir, file)))) return dir;
+    if (dirname(dir) === dir) {
+      throw new Error(
+        `no lock file (${LOCK_FILES.join(', ')}) above ${entry}: set projectRoot to the directory that holds it`,
+      );
+    }
+  }
+}
+
+function lockFile(projectRoot: string): string {
+  const found = LOCK_FILES.map((file) => join(projectRoot, file)).find((path) => existsSync(path));
+  if (!found) throw new Error(`no lock file in ${projectRoot}: BatonApp bundles from it`);
+  return found;
+}

@@ -1,0 +1,5 @@
+/**
+ * `@baton/cdk`: deploy a Baton app with one construct, `BatonApp`.
+ */
+export { BatonApp, type BatonFunctionName } from './BatonApp.ts';
+export type { BatonAppProps, IngressAuth } from './BatonAppProps.ts';

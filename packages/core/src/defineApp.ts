@@ -1,0 +1,89 @@
+/**
+ * `defineApp()`: an app in one value — its actor types, its live queries and the auth hook of its
+ * WebSocket connections — in the shape that deployments and hosts take (the CDK construct's
+ * `entry` module exports it; the Lambda handlers built from the environment take it).
+ */
+import type { AnyActorDefinition } from './actor.ts';
+import { BatonError, ErrorCode } from './errors.ts';
+import type { AnyQueryDefinition } from './query.ts';
+
+/**
+ * What a WebSocket connection attempt offers the auth hook: the token from `?token=` or the
+ * `token.<token>` subprotocol, and the handshake's headers.
+ */
+export interface ConnectRequest {
+  readonly token?: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/**
+ * An app as {@link defineApp} returns it.
+ *
+ * @example
+ * const app: BatonApp = defineApp({ actors: [Account], queries: [balances] });
+ */
+export interface BatonApp<Identity = unknown> {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly queries: readonly AnyQueryDefinition[];
+  /**
+   * Turns a WebSocket connection attempt into the identity queries see as `ctx.identity`; throw
+   * (or reject) to refuse it. Without one every connection is accepted, with identity `undefined`.
+   */
+  readonly auth?: (request: ConnectRequest) => Identity | Promise<Identity>;
+}
+
+/**
+ * Checks an app's parts once, collecting every problem into one INVALID_ARGUMENT error, and
+ * returns it unchanged: actor type names and query names must each be unique.
+ *
+ * @example
+ * // app.ts — the module a deployment's `entry` names
+ * export default defineApp({
+ *   actors: [Account],
+ *   queries: [balances],
+ *   auth: async ({ token }) => ({ userId: (await sessions.verify(token)).userId }),
+ * });
+ */
+export function defineApp<Identity = unknown>(app: {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly queries?: readonly AnyQueryDefinition[];
+  readonly auth?: (request: ConnectRequest) => Identity | Promise<Identity>;
+}): BatonApp<Identity> {
+  const problems: string[] = [];
+  if (!Array.isArray(app?.actors) || app.actors.length === 0) {
+    problems.push('actors must be a non-empty array of actor()s');
+  }
+  if (app?.queries !== undefined && !Array.isArray(app.queries)) {
+    problems.push('queries must be an array of query()s');
+  }
+  if (app?.auth !== undefined && typeof app.auth !== 'function') {
+    problems.push('auth must be a function ({ token, headers }) => identity');
+  }
+  const duplicates = (kind: string, names: readonly string[]) => {
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (seen.has(name)) problems.push(`two ${kind} are named ${JSON.stringify(name)}`);
+      seen.add(name);
+    }
+  };
+  if (Array.isArray(app?.actors))
+    duplicates(
+      'actor types',
+      app.actors.map((a) => a?.name),
+    );
+  if (Array.isArray(app?.queries))
+    duplicates(
+      'queries',
+      app.queries.map((q) => q?.name),
+    );
+  if (problems.length > 0) {
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, `invalid app: ${problems.join('; ')}`, {
+      details: { problems },
+    });
+  }
+  return {
+    actors: app.actors,
+    queries: app.queries ?? [],
+    ...(app.auth ? { auth: app.auth } : {}),
+  };
+}
