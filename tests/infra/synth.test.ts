@@ -1,6 +1,7 @@
 /**
  * `cdk synth` of infra/ works offline: the CDK CLI runs the app, the construct bundles every
- * function with esbuild, and cdk-nag's AwsSolutions checks pass (a finding fails the synth).
+ * function with esbuild, the page is bundled for S3 and CloudFront, and cdk-nag's AwsSolutions
+ * checks pass (a finding fails the synth).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -21,9 +22,14 @@ describe('infra', () => {
       maxBuffer: 64 * 1024 * 1024,
     });
     const template = JSON.parse(readFileSync(join(out, 'BatonBank.template.json'), 'utf8'));
+    // The app's functions (the page's upload adds one of the CDK's own).
     const functions = Object.values<{ Type: string; Metadata?: Record<string, string> }>(
       template.Resources,
-    ).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    ).filter(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::Function' &&
+        resource.Metadata?.['aws:cdk:path']?.startsWith('BatonBank/Bank/'),
+    );
     expect(functions).toHaveLength(7);
     for (const fn of functions) {
       const asset = fn.Metadata?.['aws:asset:path'];
@@ -34,6 +40,15 @@ describe('infra', () => {
       expect(bundle).not.toMatch(/from\s*"@aws-sdk\/client-dynamodb\/dist/);
       expect(existsSync(join(out, asset!, 'index.mjs.map'))).toBe(true);
     }
-    expect(Object.keys(template.Outputs).sort()).toEqual(['IngressUrl', 'WebSocketUrl']);
+    expect(Object.keys(template.Outputs).sort()).toEqual([
+      'IngressUrl',
+      expect.stringMatching(/^PagePageUrl/),
+      'WebSocketUrl',
+    ]);
+    // The page is uploaded with the deployed WebSocket URL in it.
+    const distributions = Object.values<{ Type: string }>(template.Resources).filter(
+      (resource) => resource.Type === 'AWS::CloudFront::Distribution',
+    );
+    expect(distributions).toHaveLength(1);
   }, 180_000);
 });

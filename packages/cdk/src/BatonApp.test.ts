@@ -235,6 +235,11 @@ describe('BatonApp', () => {
     expect(() => app.synth()).not.toThrow();
   });
 
+  it('synthesizes the template in the snapshot (asset hashes aside)', () => {
+    const json = JSON.stringify(template.toJSON(), null, 2).replace(/[0-9a-f]{64}/g, '<asset>');
+    expect(JSON.parse(json)).toMatchSnapshot();
+  });
+
   it('refuses bad props with one error that lists every problem', () => {
     expect(() =>
       synth({

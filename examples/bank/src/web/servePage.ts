@@ -1,17 +1,15 @@
 /**
  * Serves the bank's live page: Baton's local WebSocket server over a running app, and an HTTP
- * server for the page (bundled from page.tsx with esbuild at start) that tells the page where
- * the WebSocket server is.
+ * server for the page's files (pageFiles.ts), which tell the page where the WebSocket server is.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Logger } from '@baton/core';
 import type { EmbeddedRuntime } from '@baton/embedded';
 import { createLocalServer } from '@baton/server/ws';
-import { build } from 'esbuild';
 import { Account } from '../bank.ts';
 import { balances } from '../queries.ts';
+import { pageHtml, pageScript } from './pageFiles.ts';
 
 export interface ServePageOptions {
   readonly runtime: EmbeddedRuntime;
@@ -35,22 +33,14 @@ const HOST = '127.0.0.1';
  * console.log(`open ${page.url}`);
  */
 export async function servePage(options: ServePageOptions): Promise<LivePage> {
-  const script = await bundle();
+  const script = pageScript();
   const live = await createLocalServer({
     actors: [Account],
     queries: [balances],
     backend: options.runtime,
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  const index = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="baton-url" content="${live.url}">
-    <title>Baton bank</title>
-  </head>
-  <body><div id="root"></div><script type="module" src="/page.js"></script></body>
-</html>`;
+  const index = pageHtml(live.url);
   const http = createServer((request, response) => {
     if (request.url === '/page.js') {
       response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
@@ -77,21 +67,4 @@ export async function servePage(options: ServePageOptions): Promise<LivePage> {
       await live.close();
     },
   };
-}
-
-/** The page with React, `@baton/react` and `@baton/client`, as one ES module in memory. */
-async function bundle(): Promise<string> {
-  const result = await build({
-    entryPoints: [join(import.meta.dirname, 'page.tsx')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    jsx: 'automatic',
-    minify: true,
-    define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0]!.text;
 }

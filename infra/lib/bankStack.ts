@@ -1,0 +1,28 @@
+/**
+ * The bank example's stack: its app module deployed with `BatonApp`, its page on S3 and
+ * CloudFront, and the outputs a page and a caller need. Environment-agnostic: `cdk deploy` takes the account and region in use.
+ */
+import { fileURLToPath } from 'node:url';
+import { BatonApp } from '@baton/cdk';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { BankPage } from './bankPage.ts';
+
+export function bankStack(scope: Construct, id = 'BatonBank'): { stack: Stack; bank: BatonApp } {
+  const stack = new Stack(scope, id, {
+    description: 'Baton bank example: exactly-once actors with live queries',
+  });
+  const bank = new BatonApp(stack, 'Bank', {
+    entry: fileURLToPath(new URL('../../examples/bank/src/app.ts', import.meta.url)),
+  });
+  new CfnOutput(stack, 'WebSocketUrl', {
+    value: bank.webSocketUrl,
+    description: 'What a page passes to new BatonClient({ url })',
+  });
+  new CfnOutput(stack, 'IngressUrl', {
+    value: bank.ingressUrl.url,
+    description: 'HTTP ingress: POST /send, POST /ask, GET /outcome/<id> (SigV4-signed)',
+  });
+  new BankPage(stack, 'Page', { webSocketUrl: bank.webSocketUrl });
+  return { stack, bank };
+}
