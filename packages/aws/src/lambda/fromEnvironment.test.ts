@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from '../dynamodb/createTable.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
+import { restoreEnvironment } from '../fixtures/environment.ts';
 import { LocalSqsEventSource } from '../local/LocalSqsEventSource.ts';
 import { createFifoQueue } from '../sqs/createFifoQueue.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
@@ -43,25 +44,6 @@ const Counter = actor({
 });
 
 const app = defineApp({ actors: [Counter] });
-
-/** Every variable a test here sets, saved before and put back after each test. */
-const VARIABLES = [
-  'BATON_TABLE',
-  'BATON_INBOX_URL',
-  'BATON_CONNECTIONS_TABLE',
-  'BATON_WEBSOCKET_ENDPOINT',
-  'BATON_DYNAMODB_ENDPOINT',
-  'BATON_SQS_ENDPOINT',
-] as const;
-const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
-
-function restoreEnvironment() {
-  for (const name of VARIABLES) {
-    const value = saved[name];
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-}
 
 function post(path: string, body: unknown): APIGatewayProxyEventV2 {
   return {

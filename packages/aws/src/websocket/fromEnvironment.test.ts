@@ -9,6 +9,7 @@ import { actor, BatonError, type ConnectRequest, defineApp, ErrorCode } from '@b
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
+import { restoreEnvironment } from '../fixtures/environment.ts';
 import { createConnectionsTable } from './connectionsTable.ts';
 import {
   connectionSweeperFromEnvironment,
@@ -31,24 +32,6 @@ const Counter = actor({
     },
   },
 });
-
-const VARIABLES = [
-  'BATON_TABLE',
-  'BATON_INBOX_URL',
-  'BATON_CONNECTIONS_TABLE',
-  'BATON_WEBSOCKET_ENDPOINT',
-  'BATON_DYNAMODB_ENDPOINT',
-  'BATON_SQS_ENDPOINT',
-] as const;
-const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
-
-function restoreEnvironment() {
-  for (const name of VARIABLES) {
-    const value = saved[name];
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-}
 
 /** A `$connect` event as API Gateway sends it. */
 function connectEvent(
