@@ -9,15 +9,16 @@ import { actorId } from './adapter/envelope.ts';
 import { utf8Bytes } from './adapter/utf8.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
+import type { Schema } from './schema.ts';
 
 /** A handler: the schema of its payload and the function that applies it. */
-export interface HandlerSpec<State, Payload extends z.ZodType, Reply> {
+export interface HandlerSpec<State, Payload extends Schema, Reply> {
   readonly payload: Payload;
   /** Changes `ctx.state` in place; what it returns is the reply an asker receives. */
   readonly handle: (ctx: ActorContext<State>, payload: z.output<Payload>) => Reply | Promise<Reply>;
 }
 
-export interface ActorOptions<Name extends string, StateSchema extends z.ZodType, Handlers> {
+export interface ActorOptions<Name extends string, StateSchema extends Schema, Handlers> {
   /** The actor type: the `type` in every id `type/key`. Letters, digits, `-` and `_`. */
   readonly name: Name;
   readonly state: StateSchema;
@@ -36,7 +37,7 @@ export interface ActorRef<Def extends AnyActorDefinition = AnyActorDefinition> {
   readonly __def?: Def;
 }
 
-export interface ActorDefinition<Name extends string, StateSchema extends z.ZodType, Handlers>
+export interface ActorDefinition<Name extends string, StateSchema extends Schema, Handlers>
   extends ActorOptions<Name, StateSchema, Handlers> {
   readonly kind: 'actor';
   /**
@@ -46,7 +47,7 @@ export interface ActorDefinition<Name extends string, StateSchema extends z.ZodT
   ref(key: string): ActorRef<ActorDefinition<Name, StateSchema, Handlers>>;
 }
 
-export type AnyActorDefinition = ActorDefinition<string, z.ZodType, any>;
+export type AnyActorDefinition = ActorDefinition<string, Schema, any>;
 
 /** The message names of an actor definition. */
 export type MessageName<Def extends AnyActorDefinition> = keyof Def['handlers'] & string;
@@ -55,7 +56,7 @@ export type MessageName<Def extends AnyActorDefinition> = keyof Def['handlers'] 
 export type PayloadOf<
   Def extends AnyActorDefinition,
   Name extends MessageName<Def>,
-> = Def['handlers'][Name] extends { payload: infer P extends z.ZodType } ? z.input<P> : never;
+> = Def['handlers'][Name] extends { payload: infer P extends Schema } ? z.input<P> : never;
 
 /** What an ask of that message resolves with: the handler's return value. */
 export type ReplyOf<
@@ -88,8 +89,8 @@ const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
  */
 export function actor<
   const Name extends string,
-  StateSchema extends z.ZodType,
-  Payloads extends Record<string, z.ZodType>,
+  StateSchema extends Schema,
+  Payloads extends Record<string, Schema>,
   Handlers,
 >(options: {
   readonly name: Name;

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { ActorRef, AnyActorDefinition, StateOf } from './actor.ts';
 import { BatonError, ErrorCode } from './errors.ts';
+import type { Schema } from './schema.ts';
 
 /**
  * What a query handler sees: committed actor state, and who is asking.
@@ -40,7 +41,7 @@ export interface QueryContext<Identity = unknown> {
  * const handler: QueryHandler<typeof args, number, unknown> = async (ctx, { key }) =>
  *   (await ctx.get(Account.ref(key))).balance;
  */
-export type QueryHandler<ArgsSchema extends z.ZodType, Result, Identity> = (
+export type QueryHandler<ArgsSchema extends Schema, Result, Identity> = (
   ctx: QueryContext<Identity>,
   args: z.output<ArgsSchema>,
 ) => Result | Promise<Result>;
@@ -51,7 +52,7 @@ export type QueryHandler<ArgsSchema extends z.ZodType, Result, Identity> = (
  * @example
  * const options = { name: 'balance', args: z.object({ key: z.string() }), handler } as const;
  */
-export interface QueryOptions<Name extends string, ArgsSchema extends z.ZodType, Result, Identity> {
+export interface QueryOptions<Name extends string, ArgsSchema extends Schema, Result, Identity> {
   /** Unique among an app's queries. Letters, digits, `-`, `_` and `.`; starts with a letter. */
   readonly name: Name;
   /** The schema of the arguments a subscriber passes. */
@@ -67,7 +68,7 @@ export interface QueryOptions<Name extends string, ArgsSchema extends z.ZodType,
  */
 export interface QueryDefinition<
   Name extends string,
-  ArgsSchema extends z.ZodType,
+  ArgsSchema extends Schema,
   Result,
   Identity = unknown,
 > extends QueryOptions<Name, ArgsSchema, Result, Identity> {
@@ -80,7 +81,7 @@ export interface QueryDefinition<
  * @example
  * const queries: readonly AnyQueryDefinition[] = [totalBalance, myBalance];
  */
-export type AnyQueryDefinition = QueryDefinition<string, z.ZodType, any, any>;
+export type AnyQueryDefinition = QueryDefinition<string, Schema, any, any>;
 
 /**
  * The arguments a subscriber passes (the schema's input: defaulted fields may be left out).
@@ -97,7 +98,7 @@ export type ArgsOf<Q extends AnyQueryDefinition> = z.input<Q['args']>;
  * let total: ResultOf<typeof totalBalance>; // number
  */
 export type ResultOf<Q extends AnyQueryDefinition> =
-  Q extends QueryDefinition<string, z.ZodType, infer R, any> ? Awaited<R> : never;
+  Q extends QueryDefinition<string, Schema, infer R, any> ? Awaited<R> : never;
 
 /**
  * The identity type a query expects in `ctx.identity`.
@@ -106,7 +107,7 @@ export type ResultOf<Q extends AnyQueryDefinition> =
  * const identity: IdentityOf<typeof myBalance> = { userId: 'alice' };
  */
 export type IdentityOf<Q extends AnyQueryDefinition> =
-  Q extends QueryDefinition<string, z.ZodType, any, infer I> ? I : never;
+  Q extends QueryDefinition<string, Schema, any, infer I> ? I : never;
 
 const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
@@ -125,7 +126,7 @@ const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
  */
 export function query<
   const Name extends string,
-  ArgsSchema extends z.ZodType,
+  ArgsSchema extends Schema,
   Result,
   Identity = unknown,
 >(

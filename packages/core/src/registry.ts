@@ -2,12 +2,12 @@
  * The registry of an app's actor types: looks definitions up by name and validates messages
  * against them, for the client (before anything is enqueued) and the engine (before a handler).
  */
-import type { z } from 'zod';
 import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './actor.ts';
 import { parseActorId } from './adapter/envelope.ts';
 import { BatonError, ErrorCode } from './errors.ts';
+import type { Schema } from './schema.ts';
 
-export type AnyHandler = HandlerSpec<unknown, z.ZodType, unknown>;
+export type AnyHandler = HandlerSpec<unknown, Schema, unknown>;
 
 export interface ResolvedMessage {
   readonly definition: AnyActorDefinition;
