@@ -4,7 +4,7 @@
  */
 import { actor, type PayloadOf, query, type StateOf } from '@baton/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { settled, setup } from './helpers.ts';
 
 const Counter = actor({
