@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BATON_ENV, BATON_IAM, type IamResource } from '@baton/aws';
-import { STALE_OUTBOX_LOG } from '@baton/core/engine';
 import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -18,13 +16,13 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { createAlarms } from './alarms.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
+import { findProjectRoot, lockFile } from './projectRoot.ts';
 import { validateProps } from './validateProps.ts';
 
 /** The functions of a Baton app, by the part of `BATON_IAM` each runs. */
 export type BatonFunctionName = keyof typeof BATON_IAM;
-
-const LOCK_FILES = ['pnpm-lock.yaml', 'package-lock.json', 'yarn.lock', 'bun.lockb'];
 
 /**
  * A Baton app on AWS: the actor table, the FIFO inbox with its dead-letter queue, the Lambda
@@ -224,7 +222,7 @@ export class BatonApp extends Construct {
           ? lambda.FunctionUrlAuthType.AWS_IAM
           : lambda.FunctionUrlAuthType.NONE,
     });
-    this.alarms = this.#alarms(functions);
+    this.alarms = createAlarms(this, functions);
     this.#acknowledge();
   }
 
@@ -314,85 +312,10 @@ export class BatonApp extends Construct {
         ];
     }
   }
-
-  #alarms(functions: Record<BatonFunctionName, NodejsFunction>): Record<string, cloudwatch.Alarm> {
-    const alarm = (
-      id: string,
-      metric: cloudwatch.IMetric,
-      threshold: number,
-      description: string,
-    ) =>
-      new cloudwatch.Alarm(this, id, {
-        metric,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
-      });
-    const alarms: Record<string, cloudwatch.Alarm> = {
-      deadLetters: alarm(
-        'DeadLettersAlarm',
-        this.metricDeadLetters({ period: Duration.minutes(1), statistic: 'Maximum' }),
-        1,
-        'A message left the inbox for the dead-letter queue: a worker died on it repeatedly.',
-      ),
-      inboxAge: alarm(
-        'InboxAgeAlarm',
-        this.metricInboxAge({ period: Duration.minutes(1), statistic: 'Maximum' }),
-        300,
-        'The oldest inbox message waited 5 minutes or more: workers are behind or failing.',
-      ),
-      staleOutbox: alarm(
-        'StaleOutboxAlarm',
-        this.#staleOutboxMetric(functions.sweeper),
-        1,
-        'The sweeper found outbox entries older than a day: their drains keep failing.',
-      ),
-    };
-    for (const [name, fn] of Object.entries(functions)) {
-      alarms[`${name}Errors`] = alarm(
-        `${name}ErrorsAlarm`,
-        fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
-        1,
-        `The ${name} function failed.`,
-      );
-    }
-    return alarms;
-  }
-
-  /** Counts the sweeper's log entries about outbox items older than a day. */
-  #staleOutboxMetric(sweeper: NodejsFunction): cloudwatch.IMetric {
-    const filter = new logs.MetricFilter(this, 'StaleOutboxFilter', {
-      logGroup: sweeper.logGroup,
-      metricNamespace: 'Baton',
-      metricName: `StaleOutbox-${this.node.addr}`,
-      filterPattern: logs.FilterPattern.stringValue('$.message', '=', STALE_OUTBOX_LOG),
-      metricValue: '1',
-    });
-    return filter.metric({ period: Duration.minutes(5), statistic: 'Sum' });
-  }
 }
 
 /** Where the function entries are: beside this module, as sources or as built JavaScript. */
 function entriesDir(): { dir: string; ext: string } {
   const here = fileURLToPath(import.meta.url);
   return { dir: join(dirname(here), 'entries'), ext: here.endsWith('.ts') ? '.ts' : '.js' };
-}
-
-function findProjectRoot(entry: string): string {
-  for (let dir = dirname(entry); ; dir = dirname(dir)) {
-    if (LOCK_FILES.some((file) => existsSync(join(dir, file)))) return dir;
-    if (dirname(dir) === dir) {
-      throw new Error(
-        `no lock file (${LOCK_FILES.join(', ')}) above ${entry}: set projectRoot to the directory that holds it`,
-      );
-    }
-  }
-}
-
-function lockFile(projectRoot: string): string {
-  const found = LOCK_FILES.map((file) => join(projectRoot, file)).find((path) => existsSync(path));
-  if (!found) throw new Error(`no lock file in ${projectRoot}: BatonApp bundles from it`);
-  return found;
 }
