@@ -8,6 +8,7 @@ import { createEngine, runTurn, Sweeper, Worker } from '@baton/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger, ledgerRuns } from './ledger.ts';
+import { ProfileV1, ProfileV2 } from './profile.ts';
 
 export function conformanceSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`the turn protocol on ${name}`, () => {
@@ -187,6 +188,35 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         error: { code: ErrorCode.STATE_TOO_LARGE },
       });
       expect(await state(ref.id)).toEqual({ entries: ['after'], total: 1 });
+    });
+
+    it('migrates a record written by an earlier version of its definition when it is next loaded', async () => {
+      const { b, client, run, engineOptions } = await start([ProfileV1]);
+      await client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada King Lovelace' });
+      await run();
+      expect(await b.store.load('profile/ada')).toMatchObject({
+        state: { name: 'Ada King Lovelace' },
+        stateVersion: 1,
+      });
+
+      // The same store, now served by version 2 of the definition.
+      const actors = [ProfileV2];
+      const worker = new Worker({ ...engineOptions, actors });
+      const v2 = new Client({ actors, store: b.store, queue: b.queue, clock: b.clock });
+      const got = v2.ask(ProfileV2.ref('ada'), 'get', {}, { timeoutMs: 30_000 });
+      const fresh = v2.ask(ProfileV2.ref('grace'), 'get', {}, { timeoutMs: 30_000 });
+      await run(worker);
+      expect(await got).toEqual({ first: 'Ada', last: 'King Lovelace', renames: 0 });
+      expect(await fresh).toEqual({ first: '', last: '', renames: 0 });
+      expect(await b.store.load('profile/ada')).toMatchObject({
+        state: { first: 'Ada', last: 'King Lovelace', renames: 0 },
+        stateVersion: 2,
+      });
+      // A new actor starts at the definition's version, with nothing to migrate.
+      expect((await b.store.load('profile/grace'))?.stateVersion).toBe(2);
+      const renamed = v2.ask(ProfileV2.ref('ada'), 'rename', { first: 'Ada', last: 'Lovelace' });
+      await run(worker);
+      expect(await renamed).toEqual({ first: 'Ada', last: 'Lovelace', renames: 1 });
     });
 
     it('splits a batch whose sends pass the transaction size into several commits', async () => {

@@ -10,6 +10,7 @@ import { utf8Bytes } from './adapter/utf8.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
+import { checkStateVersions, type Migration } from './stateVersions.ts';
 
 /** A handler: the schema of its payload and the function that applies it. */
 export interface HandlerSpec<State, Payload extends Schema, Reply> {
@@ -25,6 +26,14 @@ export interface ActorOptions<Name extends string, StateSchema extends Schema, H
   /** The state of an actor that has never committed. */
   readonly initial: (key: string) => z.output<StateSchema>;
   readonly handlers: Handlers;
+  /**
+   * The version of the state's shape. Raise it when the state schema changes, with a `migrate`
+   * step from each earlier version: a record written by an earlier version is migrated when it
+   * is next loaded. @default 1
+   */
+  readonly version?: number;
+  /** Per earlier version `v`: turns a state written by version `v` into version `v + 1`'s. */
+  readonly migrate?: Readonly<Record<number, Migration>>;
 }
 
 /** A reference to one actor: its type and key. Build it with `Definition.ref(key)`. */
@@ -40,6 +49,7 @@ export interface ActorRef<Def extends AnyActorDefinition = AnyActorDefinition> {
 export interface ActorDefinition<Name extends string, StateSchema extends Schema, Handlers>
   extends ActorOptions<Name, StateSchema, Handlers> {
   readonly kind: 'actor';
+  readonly version: number;
   /**
    * @example
    * ctx.send(Account.ref('alice'), 'deposit', { amount: 5 });
@@ -96,6 +106,8 @@ export function actor<
   readonly name: Name;
   readonly state: StateSchema;
   readonly initial: (key: string) => z.output<StateSchema>;
+  readonly version?: number;
+  readonly migrate?: Readonly<Record<number, Migration>>;
   // Inference: `Payloads` types each handler's payload parameter, while `Handlers` keeps the
   // handlers exactly as written so that their replies stay typed.
   readonly handlers: Handlers & {
@@ -111,9 +123,12 @@ export function actor<
       `actor name "${options.name}" is not valid: use a letter followed by letters, digits, "-" or "_"`,
     );
   }
+  const version = options.version ?? 1;
+  checkStateVersions(options.name, version, options.migrate);
   const definition: ActorDefinition<Name, StateSchema, Handlers> = {
     ...(options as ActorOptions<Name, StateSchema, Handlers>),
     kind: 'actor',
+    version,
     ref(key) {
       if (typeof key !== 'string' || key.length === 0) {
         throw new BatonError(

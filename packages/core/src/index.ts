@@ -43,3 +43,4 @@ export {
   query,
   type ResultOf,
 } from './query.ts';
+export type { Migration } from './stateVersions.ts';

@@ -40,6 +40,7 @@ export function recordToItem(record: ActorRecord): Item {
     [Attr.sk]: RECORD_SK,
     [Attr.ver]: record.ver,
     [Attr.state]: json(record.state),
+    ...(record.stateVersion === undefined ? {} : { [Attr.stateVersion]: record.stateVersion }),
     [Attr.inboxOffset]: record.inboxOffset,
     ...(record.inboxQueue === undefined ? {} : { [Attr.inboxQueue]: record.inboxQueue }),
     [Attr.marks]: json(record.marks),
@@ -55,6 +56,9 @@ export function itemToRecord(item: Item): ActorRecord {
     id: actorIdOf(raw[Attr.pk] as string),
     ver: raw[Attr.ver] as number,
     state: JSON.parse(raw[Attr.state] as string),
+    ...(raw[Attr.stateVersion] === undefined
+      ? {}
+      : { stateVersion: raw[Attr.stateVersion] as number }),
     inboxOffset: raw[Attr.inboxOffset] as string,
     ...(raw[Attr.inboxQueue] === undefined ? {} : { inboxQueue: raw[Attr.inboxQueue] as string }),
     marks: JSON.parse(raw[Attr.marks] as string),

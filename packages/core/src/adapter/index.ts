@@ -6,6 +6,7 @@
  * need it; they import `@baton/core`.
  */
 export { Registry } from '../registry.ts';
+export { upgradeState } from '../stateVersions.ts';
 export { canonicalJson } from './canonicalJson.ts';
 export { checkCommit } from './checkCommit.ts';
 export {

@@ -57,6 +57,8 @@ export interface ActorRecord {
   readonly ver: number;
   /** The application state, a JSON value. */
   readonly state: unknown;
+  /** The version of the actor's definition that wrote `state` (`actor({ version })`). @default 1 */
+  readonly stateVersion?: number;
   /** The queue sequence number of the last inbox message processed ("0" before any). */
   readonly inboxOffset: string;
   /**

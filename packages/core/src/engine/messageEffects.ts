@@ -7,6 +7,7 @@ import { jsonSize } from '../adapter/conflicts.ts';
 import { actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter, SenderMark } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
+import { upgradeState } from '../stateVersions.ts';
 import { type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, markAfter, pruneChannels } from './channels.ts';
 import type { Engine } from './createEngine.ts';
@@ -40,9 +41,18 @@ export async function applyMessage(
   const { envelope } = inbound;
   let reply: unknown;
   let effects: ReturnType<typeof createHandlerContext>;
+  let stateVersion: number;
   try {
     const message = engine.registry.resolve(envelope.to, envelope.name, envelope.payload);
-    effects = createHandlerContext(engine, current.id, structuredClone(current.state), envelope);
+    stateVersion = message.definition.version;
+    // A state written by an earlier version of the definition is migrated first.
+    const draft = upgradeState(
+      message.definition,
+      structuredClone(current.state),
+      current.stateVersion ?? 1,
+      current.id,
+    );
+    effects = createHandlerContext(engine, current.id, draft, envelope);
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
   } catch (thrown) {
@@ -81,7 +91,7 @@ export async function applyMessage(
     const id = actorMessageId(current.id, sentSeq);
     envelopes.push({ id, from: current.id, seq: sentSeq, prev, to, name, payload, sentAt: now });
   }
-  const bounded = withRecord(engine, { ...advanced, state, sentSeq, channels });
+  const bounded = withRecord(engine, { ...advanced, state, stateVersion, sentSeq, channels });
   if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
     return reject(
       engine,

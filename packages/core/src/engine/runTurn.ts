@@ -69,22 +69,19 @@ export async function runTurn(
 }
 
 async function load(engine: Engine, actorId: string): Promise<ActorRecord> {
-  return (
-    (await engine.store.load(actorId)) ?? {
-      id: actorId,
-      ver: 0,
-      state: initialState(engine, actorId),
-      inboxOffset: '0',
-      marks: {},
-      sentSeq: 0,
-    }
-  );
-}
-
-function initialState(engine: Engine, actorId: string): unknown {
+  const stored = await engine.store.load(actorId);
+  if (stored) return stored;
   const slash = actorId.indexOf('/');
   const definition = engine.registry.definition(actorId.slice(0, slash));
-  return definition.initial(actorId.slice(slash + 1));
+  return {
+    id: actorId,
+    ver: 0,
+    state: definition.initial(actorId.slice(slash + 1)),
+    stateVersion: definition.version,
+    inboxOffset: '0',
+    marks: {},
+    sentSeq: 0,
+  };
 }
 
 async function applyBatch(

@@ -7,7 +7,13 @@ import {
   isBatonError,
   toBatonError,
 } from '@baton/core';
-import { canonicalJson, createQueryContext, type Registry, type Store } from '@baton/core/adapter';
+import {
+  canonicalJson,
+  createQueryContext,
+  type Registry,
+  type Store,
+  upgradeState,
+} from '@baton/core/adapter';
 import type { RunOutcome } from '../QueryInstance.ts';
 
 /**
@@ -101,7 +107,8 @@ async function readActor(
   const ver = record?.ver ?? 0;
   reads.set(ref.id, ver);
   observer.afterLoad?.(ref.id, ver);
-  return record ? record.state : definition.initial(ref.key);
+  if (!record) return definition.initial(ref.key);
+  return upgradeState(definition, record.state, record.stateVersion ?? 1, ref.id);
 }
 
 function checkRef(ref: ActorRef): void {

@@ -1,0 +1,70 @@
+/**
+ * Versions of an actor's state: a definition with `version: n` migrates a record written by an
+ * earlier version on load, one `migrate` step at a time, before its handler (or a query) sees it.
+ * The turn that handles the message commits the migrated state with the new version; a message
+ * that is rejected leaves the record as it was.
+ */
+import type { AnyActorDefinition } from './actor.ts';
+import { BatonError, ErrorCode, RetryableError } from './errors.ts';
+
+/** A migration step: a state written by version `v`, as version `v + 1` has it. */
+export type Migration = (state: any) => unknown;
+
+/**
+ * Throws INVALID_ARGUMENT unless `version` is an integer ≥ 1 with a `migrate` step from each
+ * earlier version.
+ */
+export function checkStateVersions(
+  name: string,
+  version: unknown,
+  migrate: Readonly<Record<number, Migration>> | undefined,
+): void {
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `actor "${name}": version must be an integer ≥ 1, got ${String(version)}`,
+    );
+  }
+  const missing: number[] = [];
+  for (let from = 1; from < version; from++) {
+    if (typeof migrate?.[from] !== 'function') missing.push(from);
+  }
+  if (missing.length > 0) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `actor "${name}" is at version ${version} but has no migrate step from version ` +
+        `${missing.join(', ')}: give migrate: { ${missing.map((v) => `${v}: (state) => …`).join(', ')} }`,
+      { details: { version, missing } },
+    );
+  }
+}
+
+/**
+ * `state`, written by version `from` of `definition`, as the definition's own version has it.
+ * A state from a newer version than the definition's is refused with a retryable error: the
+ * code that reads it has not been deployed here yet.
+ *
+ * @example
+ * const state = upgradeState(Account, record.state, record.stateVersion ?? 1, record.id);
+ */
+export function upgradeState(
+  definition: AnyActorDefinition,
+  state: unknown,
+  from: number,
+  actorId: string,
+): unknown {
+  if (from === definition.version) return state;
+  if (from > definition.version) {
+    throw new RetryableError(
+      `the state of ${actorId} was written by version ${from} of the "${definition.name}" ` +
+        `definition, and this code has version ${definition.version}: deploy the newer code ` +
+        'everywhere; the message waits (and is dead-lettered, to redrive, if it waits too long)',
+      { details: { actorId, stateVersion: from, version: definition.version } },
+    );
+  }
+  let current = state;
+  for (let version = from; version < definition.version; version++) {
+    current = definition.migrate![version]!(current);
+  }
+  return current;
+}
