@@ -11,6 +11,7 @@ import {
   systemClock,
 } from './adapter/ports.ts';
 import { uuidFrom } from './adapter/random.ts';
+import { parseTraceparent } from './adapter/traceContext.ts';
 import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
 import { Registry } from './registry.ts';
 
@@ -38,6 +39,12 @@ export interface SendOptions {
    * @default none: keys are scoped by target actor only
    */
   readonly caller?: unknown;
+  /**
+   * A W3C `traceparent` (`00-<trace id>-<parent id>-<flags>`): the message, and every message
+   * sent in consequence, carries the trace, and handlers log its ids.
+   * @default none
+   */
+  readonly traceparent?: string;
 }
 
 export interface AskOptions extends SendOptions {
@@ -131,6 +138,12 @@ export class Client {
         'idempotencyKey must be a non-empty string of at most 200 characters',
       );
     }
+    if (options.traceparent !== undefined && !parseTraceparent(options.traceparent)) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `traceparent must be a W3C trace context, 00-<32 hex>-<16 hex>-<2 hex> with non-zero ids, got ${JSON.stringify(options.traceparent)}`,
+      );
+    }
     this.#registry.resolve(to.id, name, payload);
     return {
       id: ingressMessageId(to.id, key ?? uuidFrom(Math.random), options.caller),
@@ -141,6 +154,7 @@ export class Client {
       payload,
       sentAt: this.#clock.now(),
       fingerprint: messageFingerprint(name, payload),
+      ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     };
   }
 

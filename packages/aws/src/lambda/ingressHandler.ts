@@ -1,5 +1,11 @@
 import { type ActorRef, type AnyActorDefinition, BatonError, Client, ErrorCode } from '@baton/core';
-import { type Clock, parseActorId, type Queue, type Store } from '@baton/core/adapter';
+import {
+  type Clock,
+  parseActorId,
+  parseTraceparent,
+  type Queue,
+  type Store,
+} from '@baton/core/adapter';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
 
@@ -74,8 +80,12 @@ export function ingressHandler(
         );
       }
       const ref = toRef(request.to);
-      const sendOptions =
-        request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey };
+      // A caller's W3C trace context travels with the message; a malformed one is dropped.
+      const traceparent = event.headers?.traceparent;
+      const sendOptions = {
+        ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+        ...(parseTraceparent(traceparent) ? { traceparent } : {}),
+      };
       if (action === 'send') {
         return json(
           202,

@@ -38,6 +38,12 @@ export interface Envelope {
    * message only while that dead letter is still kept, so a redrive applies it once.
    */
   readonly redrive?: number;
+  /**
+   * W3C trace context: given at ingress (`SendOptions.traceparent`, or the ingress's
+   * `traceparent` header) and carried by every message sent in consequence, each naming the
+   * span of the handling that sent it (see traceContext.ts).
+   */
+  readonly traceparent?: string;
 }
 
 /** The id of the `seq`-th message an actor sent. */
@@ -90,7 +96,8 @@ export function decodeEnvelope(body: string): Envelope | undefined {
       typeof value.sentAt === 'number' &&
       (value.prev === undefined || typeof value.prev === 'number') &&
       (value.fingerprint === undefined || typeof value.fingerprint === 'string') &&
-      (value.redrive === undefined || typeof value.redrive === 'number')
+      (value.redrive === undefined || typeof value.redrive === 'number') &&
+      (value.traceparent === undefined || typeof value.traceparent === 'string')
     ) {
       return value as Envelope;
     }

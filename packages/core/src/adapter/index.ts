@@ -55,4 +55,5 @@ export {
   systemClock,
 } from './ports.ts';
 export { type Random, seededRandom, uuidFrom } from './random.ts';
+export { handlingTrace, parseTraceparent, spanIdOf } from './traceContext.ts';
 export { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength, utf8Bytes } from './utf8.ts';

@@ -2,6 +2,7 @@ import type { ActorContext } from '../ActorContext.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, parseActorId } from '../adapter/envelope.ts';
 import { uuidFrom } from '../adapter/random.ts';
+import { handlingTrace } from '../adapter/traceContext.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
 import type { Engine } from './createEngine.ts';
@@ -23,7 +24,9 @@ export function createHandlerContext(
   actorId: string,
   draft: unknown,
   envelope: Envelope,
+  inboxPosition?: string,
 ): HandlerEffects {
+  const trace = handlingTrace(envelope.traceparent, envelope.id);
   const self = parseActorId(actorId)!;
   const now = engine.clock.now();
   const effects: HandlerEffects = {
@@ -58,7 +61,14 @@ export function createHandlerContext(
       now: () => now,
       random: () => engine.random(),
       uuid: () => uuidFrom(engine.random),
-      log: childLogger(engine.logger, { actor: actorId, messageId: envelope.id }),
+      log: childLogger(engine.logger, {
+        actor: actorId,
+        messageId: envelope.id,
+        ...(inboxPosition === undefined ? {} : { inboxPosition }),
+        ...(trace
+          ? { traceId: trace.traceId, spanId: trace.spanId, parentSpanId: trace.parentId }
+          : {}),
+      }),
     },
   };
   return effects;

@@ -6,6 +6,7 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import { actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter, SenderMark } from '../adapter/ports.ts';
+import { handlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { upgradeState } from '../stateVersions.ts';
 import { type MessageEffects, pruneMarks } from './CommitBuilder.ts';
@@ -52,7 +53,7 @@ export async function applyMessage(
       current.stateVersion ?? 1,
       current.id,
     );
-    effects = createHandlerContext(engine, current.id, draft, envelope);
+    effects = createHandlerContext(engine, current.id, draft, envelope, inbound.queueSeq);
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
   } catch (thrown) {
@@ -84,12 +85,23 @@ export async function applyMessage(
   const channels = { ...advanced.channels };
   let sentSeq = current.sentSeq;
   const envelopes: Envelope[] = [];
+  const trace = handlingTrace(envelope.traceparent, envelope.id);
   for (const { to, name, payload } of effects.sends) {
     sentSeq++;
     const prev = (channels[to] ?? (await overflow.channel(advanced, to)))?.seq ?? 0;
     channels[to] = { seq: sentSeq, at: now };
     const id = actorMessageId(current.id, sentSeq);
-    envelopes.push({ id, from: current.id, seq: sentSeq, prev, to, name, payload, sentAt: now });
+    envelopes.push({
+      id,
+      from: current.id,
+      seq: sentSeq,
+      prev,
+      to,
+      name,
+      payload,
+      sentAt: now,
+      ...(trace ? { traceparent: trace.child } : {}),
+    });
   }
   const bounded = withRecord(engine, { ...advanced, state, stateVersion, sentSeq, channels });
   if (bounded.recordBytes > engine.store.limits.maxItemBytes) {

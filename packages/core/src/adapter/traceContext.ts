@@ -1,0 +1,51 @@
+/**
+ * W3C trace context (`traceparent`) carried in envelopes from ingress through every hop: each
+ * message a handler sends names, as its parent, the span of the handling of the message that
+ * caused it. Span ids are derived from message ids, so a retried or replayed turn logs and
+ * propagates the same ids — deterministic, like everything else in a turn.
+ */
+import { messageFingerprint } from './fingerprint.ts';
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The parts of a valid `traceparent` (version 00), or `undefined`. */
+export function parseTraceparent(
+  value: unknown,
+): { traceId: string; parentId: string; flags: string } | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = TRACEPARENT.exec(value);
+  if (!match) return undefined;
+  const [, traceId, parentId, flags] = match as unknown as [string, string, string, string];
+  // All-zero ids are invalid (W3C trace context, 3.2.2.3–3.2.2.4).
+  if (/^0+$/.test(traceId) || /^0+$/.test(parentId)) return undefined;
+  return { traceId, parentId, flags };
+}
+
+/** The span id of the handling of message `messageId`: 16 hex digits, never all zero. */
+export function spanIdOf(messageId: string): string {
+  const id = messageFingerprint('span', messageId).slice(0, 16);
+  return /^0+$/.test(id) ? '0000000000000001' : id;
+}
+
+/**
+ * The trace fields of handling a message that carries `traceparent`: its trace, its own span,
+ * and the `traceparent` the messages it sends carry. `undefined` without a valid trace.
+ *
+ * @example
+ * const trace = handlingTrace(envelope.traceparent, envelope.id);
+ * if (trace) outgoing.traceparent = trace.child;
+ */
+export function handlingTrace(
+  traceparent: string | undefined,
+  messageId: string,
+): { traceId: string; spanId: string; parentId: string; child: string } | undefined {
+  const parsed = parseTraceparent(traceparent);
+  if (!parsed) return undefined;
+  const spanId = spanIdOf(messageId);
+  return {
+    traceId: parsed.traceId,
+    spanId,
+    parentId: parsed.parentId,
+    child: `00-${parsed.traceId}-${spanId}-${parsed.flags}`,
+  };
+}
