@@ -203,20 +203,33 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       const actors = [ProfileV2];
       const worker = new Worker({ ...engineOptions, actors });
       const v2 = new Client({ actors, store: b.store, queue: b.queue, clock: b.clock });
-      const got = v2.ask(ProfileV2.ref('ada'), 'get', {}, { timeoutMs: 30_000 });
-      const fresh = v2.ask(ProfileV2.ref('grace'), 'get', {}, { timeoutMs: 30_000 });
+      // Sent (enqueued) before the worker runs; the replies are read from their outcomes.
+      const got = await v2.send(ProfileV2.ref('ada'), 'get', {});
+      const fresh = await v2.send(ProfileV2.ref('grace'), 'get', {});
       await run(worker);
-      expect(await got).toEqual({ first: 'Ada', last: 'King Lovelace', renames: 0 });
-      expect(await fresh).toEqual({ first: '', last: '', renames: 0 });
+      expect(await v2.outcome(got.messageId)).toEqual({
+        ok: true,
+        value: { first: 'Ada', last: 'King Lovelace', renames: 0 },
+      });
+      expect(await v2.outcome(fresh.messageId)).toEqual({
+        ok: true,
+        value: { first: '', last: '', renames: 0 },
+      });
       expect(await b.store.load('profile/ada')).toMatchObject({
         state: { first: 'Ada', last: 'King Lovelace', renames: 0 },
         stateVersion: 2,
       });
       // A new actor starts at the definition's version, with nothing to migrate.
       expect((await b.store.load('profile/grace'))?.stateVersion).toBe(2);
-      const renamed = v2.ask(ProfileV2.ref('ada'), 'rename', { first: 'Ada', last: 'Lovelace' });
+      const renamed = await v2.send(ProfileV2.ref('ada'), 'rename', {
+        first: 'Ada',
+        last: 'Lovelace',
+      });
       await run(worker);
-      expect(await renamed).toEqual({ first: 'Ada', last: 'Lovelace', renames: 1 });
+      expect(await v2.outcome(renamed.messageId)).toEqual({
+        ok: true,
+        value: { first: 'Ada', last: 'Lovelace', renames: 1 },
+      });
     });
 
     it('splits a batch whose sends pass the transaction size into several commits', async () => {
