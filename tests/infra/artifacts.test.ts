@@ -10,13 +10,13 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createAwsClients, createFifoQueue, createTable } from '@baton/aws';
+import { createAwsClients, createConnectionsTable, createFifoQueue, createTable } from '@baton/aws';
 import {
   LocalSqsEventSource,
   LocalStreamEventSource,
   LocalWebSocketGateway,
 } from '@baton/aws/local';
-import { createConnectionsTable, createStreamClients } from '@baton/aws/websocket';
+import { createStreamClients } from '@baton/aws/websocket';
 import { BatonClient, type QueryState } from '@baton/client';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

@@ -10,8 +10,17 @@ export { createTable } from './dynamodb/createTable.ts';
 export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';
 export { DynamoStore, type DynamoStoreOptions } from './dynamodb/DynamoStore.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
-export { DYNAMO_STORE_LIMITS, OUTBOX_INDEX, tableDefinition } from './dynamodb/tableLayout.ts';
+export {
+  DYNAMO_STORE_LIMITS,
+  OUTBOX_INDEX,
+  TTL_ATTRIBUTE,
+  tableDefinition,
+} from './dynamodb/tableLayout.ts';
 export { BATON_ENV, readEnvironment } from './environment.ts';
 export { BATON_IAM, type IamResource, type IamStatement } from './iam.ts';
 export { createFifoQueue, type FifoQueue, type FifoQueueOptions } from './sqs/createFifoQueue.ts';
 export { SqsQueue, type SqsQueueOptions } from './sqs/SqsQueue.ts';
+export {
+  connectionsTableDefinition,
+  createConnectionsTable,
+} from './websocket/connectionsTable.ts';

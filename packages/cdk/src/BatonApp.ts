@@ -1,6 +1,14 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BATON_ENV, BATON_IAM, type IamResource } from '@baton/aws';
+import {
+  BATON_ENV,
+  BATON_IAM,
+  connectionsTableDefinition,
+  type IamResource,
+  OUTBOX_INDEX,
+  TTL_ATTRIBUTE,
+  tableDefinition,
+} from '@baton/aws';
 import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
@@ -19,6 +27,7 @@ import { Construct } from 'constructs';
 import { createAlarms } from './alarms.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
 import { findProjectRoot, lockFile } from './projectRoot.ts';
+import { tableSchema } from './tableSchema.ts';
 import { validateProps } from './validateProps.ts';
 
 /** The functions of a Baton app, by the part of `BATON_IAM` each runs. */
@@ -61,26 +70,24 @@ export class BatonApp extends Construct {
     const entry = resolve(props.entry);
     const projectRoot = props.projectRoot ? resolve(props.projectRoot) : findProjectRoot(entry);
 
+    // The layouts the store and the registry read and write, from `@baton/aws`.
+    const actors = tableSchema(tableDefinition('actors'));
     this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      partitionKey: actors.partitionKey,
+      ...(actors.sortKey ? { sortKey: actors.sortKey } : {}),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       stream: dynamodb.StreamViewType.NEW_IMAGE,
-      timeToLiveAttribute: 'ttl',
+      timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: 'outbox',
-      partitionKey: { name: 'obPk', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'obAt', type: dynamodb.AttributeType.NUMBER },
-      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
-    });
+    for (const index of actors.indexes) this.table.addGlobalSecondaryIndex(index);
+    const connections = tableSchema(connectionsTableDefinition('connections'));
     this.connectionsTable = new dynamodb.Table(this, 'Connections', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      partitionKey: connections.partitionKey,
+      ...(connections.sortKey ? { sortKey: connections.sortKey } : {}),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: 'ttl',
+      timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // Soft state: leases and subscriptions that clients re-create on reconnect.
       removalPolicy: RemovalPolicy.DESTROY,
@@ -295,7 +302,7 @@ export class BatonApp extends Construct {
       case 'table':
         return [this.table.tableArn];
       case 'outboxIndex':
-        return [`${this.table.tableArn}/index/outbox`];
+        return [`${this.table.tableArn}/index/${OUTBOX_INDEX}`];
       case 'inbox':
         return [this.inbox.queueArn];
       case 'connections':

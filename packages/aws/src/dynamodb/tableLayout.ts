@@ -43,6 +43,9 @@ export const Attr = {
  */
 export const OUTBOX_INDEX = 'outbox';
 
+/** The attribute DynamoDB's TTL deletes expired items by, in both of Baton's tables. */
+export const TTL_ATTRIBUTE = Attr.ttl;
+
 /** The sort key of an actor record. */
 export const RECORD_SK = 'R';
 /** The sort key prefix of outbox items. */

@@ -11,7 +11,6 @@ export {
 export { DynamoStreamFeed, type DynamoStreamFeedOptions } from '../streams/DynamoStreamFeed.ts';
 export { decodeStreamRecord, type StoreChange } from '../streams/decodeStreamRecord.ts';
 export { connectionSweeper } from './connectionSweeper.ts';
-export { connectionsTableDefinition, createConnectionsTable } from './connectionsTable.ts';
 export {
   connectionSweeperFromEnvironment,
   streamFromEnvironment,
