@@ -37,6 +37,8 @@ export interface ClientSendOptions {
    * (read-your-writes), rather than once it is accepted. @default false
    */
   readonly visible?: boolean;
+  /** A W3C `traceparent` the message, and every message it causes, carries. @default none */
+  readonly traceparent?: string;
 }
 
 /**
@@ -50,6 +52,8 @@ export interface ClientAskOptions {
   readonly idempotencyKey?: string;
   /** @default the client's `askTimeoutMs` (30 s) */
   readonly timeoutMs?: number;
+  /** A W3C `traceparent` the message, and every message it causes, carries. @default none */
+  readonly traceparent?: string;
 }
 
 /**
@@ -245,6 +249,7 @@ export class BatonClient {
       payload,
       idempotencyKey: options.idempotencyKey ?? this.#newKey(),
       ...(options.visible ? { visible: true } : {}),
+      ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     } as const;
     return this.#request(frame, undefined) as Promise<{ messageId: string }>;
   }
@@ -271,6 +276,7 @@ export class BatonClient {
       name,
       payload,
       idempotencyKey: options.idempotencyKey ?? this.#newKey(),
+      ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     } as const;
     const timeoutMs = options.timeoutMs ?? this.#options.askTimeoutMs ?? 30_000;
     return this.#request(frame, timeoutMs) as Promise<ReplyOf<Def, Name>>;

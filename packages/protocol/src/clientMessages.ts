@@ -50,6 +50,8 @@ export interface SendMessage {
   readonly payload: unknown;
   readonly idempotencyKey: string;
   readonly visible?: boolean;
+  /** A W3C trace context the message (and what it causes) carries. */
+  readonly traceparent?: string;
 }
 
 /**
@@ -68,6 +70,8 @@ export interface AskMessage {
   readonly name: string;
   readonly payload: unknown;
   readonly idempotencyKey: string;
+  /** A W3C trace context the message (and what it causes) carries. */
+  readonly traceparent?: string;
 }
 
 /**

@@ -104,6 +104,13 @@ describe('the decoders refuse', () => {
       /field "visible" must be a boolean/,
     ],
     [
+      'a traceparent that is not a string',
+      '{"v":1,"type":"ask","requestId":"r","to":"a/b","name":"n","idempotencyKey":"k","traceparent":7}',
+      'INVALID_PAYLOAD',
+      'INVALID_FIELD',
+      /field "traceparent" must be a string/,
+    ],
+    [
       'a chunk index past its count',
       '{"v":1,"type":"chunk","chunkId":"c","index":2,"count":2,"data":"x"}',
       'INVALID_PAYLOAD',

@@ -28,6 +28,7 @@ const clientFrames: ClientMessage[] = [
     payload: { amount: 5 },
     idempotencyKey: 'dep-1',
     visible: true,
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
   },
   { v: 1, type: 'ask', requestId: 'r2', to: 'a/b', name: 'get', payload: [], idempotencyKey: 'k' },
   { v: 1, type: 'ack', id: 's1', version: 8 },

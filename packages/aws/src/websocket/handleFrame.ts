@@ -180,6 +180,7 @@ async function request(
     await context.client.send(ref, name as never, payload as never, {
       idempotencyKey,
       caller: identity,
+      ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
     });
   } catch (error) {
     if (kind) await context.registry.deletePending(messageId, connectionId, requestId);

@@ -34,7 +34,13 @@ const chunk: FrameSpec = [
   f('count', 'count'),
   f('data', 'string'),
 ];
-const sendFields = [f('requestId', 'id'), f('to', 'id'), f('name', 'id'), f('payload', 'json')];
+const sendFields = [
+  f('requestId', 'id'),
+  f('to', 'id'),
+  f('name', 'id'),
+  f('payload', 'json'),
+  f('traceparent', 'string', true),
+];
 
 export const CLIENT_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
   ['subscribe', [f('id', 'id'), f('query', 'id'), f('args', 'json'), f('resume', 'resume', true)]],

@@ -67,6 +67,7 @@ export async function handleRequest(
     const { messageId } = await context.client.send(refOf(to), name as never, payload as never, {
       idempotencyKey,
       caller: context.identity,
+      ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
     });
     context.reply({ v: PROTOCOL_VERSION, type: 'accepted', requestId, messageId });
     if (!wait) return;
