@@ -27,6 +27,14 @@ export function spanIdOf(messageId: string): string {
   return /^0+$/.test(id) ? '0000000000000001' : id;
 }
 
+/** The trace of handling one message, and the `traceparent` of the messages it sends. */
+export interface HandlingTrace {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentId: string;
+  readonly child: string;
+}
+
 /**
  * The trace fields of handling a message that carries `traceparent`: its trace, its own span,
  * and the `traceparent` the messages it sends carry. `undefined` without a valid trace.
@@ -38,7 +46,7 @@ export function spanIdOf(messageId: string): string {
 export function handlingTrace(
   traceparent: string | undefined,
   messageId: string,
-): { traceId: string; spanId: string; parentId: string; child: string } | undefined {
+): HandlingTrace | undefined {
   const parsed = parseTraceparent(traceparent);
   if (!parsed) return undefined;
   const spanId = spanIdOf(messageId);

@@ -2,7 +2,7 @@ import type { ActorContext } from '../ActorContext.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, parseActorId } from '../adapter/envelope.ts';
 import { uuidFrom } from '../adapter/random.ts';
-import { handlingTrace } from '../adapter/traceContext.ts';
+import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
 import type { Engine } from './createEngine.ts';
@@ -24,9 +24,8 @@ export function createHandlerContext(
   actorId: string,
   draft: unknown,
   envelope: Envelope,
-  inboxPosition?: string,
+  { inboxPosition, trace }: { inboxPosition?: string; trace?: HandlingTrace } = {},
 ): HandlerEffects {
-  const trace = handlingTrace(envelope.traceparent, envelope.id);
   const self = parseActorId(actorId)!;
   const now = engine.clock.now();
   const effects: HandlerEffects = {

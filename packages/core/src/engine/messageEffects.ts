@@ -40,6 +40,8 @@ export async function applyMessage(
   admission: Admission,
 ): Promise<MessageEffects | BatonError> {
   const { envelope } = inbound;
+  // The trace of handling this message: its logs carry it, and so do the messages it sends.
+  const trace = handlingTrace(envelope.traceparent, envelope.id);
   let reply: unknown;
   let effects: ReturnType<typeof createHandlerContext>;
   let stateVersion: number;
@@ -53,7 +55,10 @@ export async function applyMessage(
       current.stateVersion ?? 1,
       current.id,
     );
-    effects = createHandlerContext(engine, current.id, draft, envelope, inbound.queueSeq);
+    effects = createHandlerContext(engine, current.id, draft, envelope, {
+      inboxPosition: inbound.queueSeq,
+      trace,
+    });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
   } catch (thrown) {
@@ -85,7 +90,6 @@ export async function applyMessage(
   const channels = { ...advanced.channels };
   let sentSeq = current.sentSeq;
   const envelopes: Envelope[] = [];
-  const trace = handlingTrace(envelope.traceparent, envelope.id);
   for (const { to, name, payload } of effects.sends) {
     sentSeq++;
     const prev = (channels[to] ?? (await overflow.channel(advanced, to)))?.seq ?? 0;
