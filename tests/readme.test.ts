@@ -26,4 +26,33 @@ describe('the README', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('has a timers example that type-checks against the API as written', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const example = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((block) => block.includes('ctx.schedule('));
+    expect(example).toContain('ctx.cancel(');
+    const dir = mkdtempSync(join(root, 'examples', 'bank', '.readme-'));
+    try {
+      const file = join(dir, 'timers.ts');
+      const imports = "import { actor } from '@baton/core';\nimport { z } from 'zod';\n";
+      writeFileSync(file, `${imports}${example!}\nexport { Order };\n`);
+      const tsc = join(root, 'node_modules', '.bin', 'tsc');
+      const options = ['--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions'];
+      const module = [
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+      ];
+      await promisify(execFile)(tsc, [...options, ...module, '--types', 'node', file], {
+        cwd: join(root, 'examples', 'bank'),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

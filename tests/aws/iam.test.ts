@@ -5,8 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  createAwsClients,
+  createFifoQueue,
+  createTable,
+  createTimerQueue,
+  DynamoStore,
+  SqsQueue,
+  SqsTimerQueue,
+} from '@baton/aws';
+import { relayHandler } from '@baton/aws/lambda';
 import { actor, Client, RetryableError, silentLogger } from '@baton/core';
 import { INGRESS } from '@baton/core/adapter';
 import {
@@ -17,6 +26,7 @@ import {
   Sweeper,
   Worker,
 } from '@baton/core/engine';
+import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { declared, record, sorted } from './fixtures/iamRecording.ts';
@@ -39,6 +49,12 @@ const Node = actor({
       payload: z.object({}),
       handle: (ctx) => ++ctx.state.n,
     },
+    later: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.schedule(0, 'bump', {});
+      },
+    },
     flaky: {
       payload: z.object({}),
       handle: (ctx) => {
@@ -57,7 +73,7 @@ const Node = actor({
 });
 
 describe('the IAM actions each part declares', () => {
-  it('are exactly those the worker, the ingress, the drain and the sweeper call', async () => {
+  it('are exactly those the worker, the ingress, the drain, the sweeper and the relay call', async () => {
     const endpoints = {
       dynamodbEndpoint: inject('dynamodbEndpoint'),
       sqsEndpoint: inject('sqsEndpoint'),
@@ -66,22 +82,25 @@ describe('the IAM actions each part declares', () => {
     const name = `iam-${randomUUID().slice(0, 8)}`;
     await createTable(setup.dynamodb, name);
     const { queueUrl } = await createFifoQueue(setup.sqs, name, { visibilityTimeoutMs: 1_000 });
+    const timerQueueUrl = (await createTimerQueue(setup.sqs, name)).queueUrl;
+    const roles = new Map([[timerQueueUrl, 'timerQueue' as const]]);
     const ports = (dynamodb: DynamoDBClient, sqs: SQSClient) => ({
       store: new DynamoStore({ client: dynamodb, tableName: name }),
       queue: new SqsQueue({ client: sqs, queueUrl }),
+      timers: new SqsTimerQueue({ client: sqs, queueUrl: timerQueueUrl }),
     });
     const part = () => {
       const calls = new Set<string>();
       // Clients of its own (createAwsClients shares one pair per endpoint).
       const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodbEndpoint });
       const sqs = new SQSClient({ endpoint: endpoints.sqsEndpoint });
-      record(dynamodb, calls);
-      record(sqs, calls);
+      record(dynamodb, calls, roles);
+      record(sqs, calls, roles);
       return { calls, ...ports(dynamodb, sqs) };
     };
     const operator = ports(setup.dynamodb, setup.sqs);
     const actors = [Node];
-    const [ingress, worker, drain, sweeper] = [part(), part(), part(), part()];
+    const [ingress, worker, drain, sweeper, relay] = [part(), part(), part(), part(), part()];
     const workerEngine = createEngine({
       actors,
       ...worker,
@@ -108,6 +127,7 @@ describe('the IAM actions each part declares', () => {
     await client.send(Node.ref('x'), 'relay', { to: ['a'] });
     await client.send(Node.ref('f'), 'flaky', {});
     const { messageId } = await client.send(Node.ref('p'), 'poison', {});
+    await client.send(Node.ref('t'), 'later', {}); // the worker arms its timer
     const asked = client.ask(Node.ref('hub'), 'relay', { to: ['a'] }, { timeoutMs: 20_000 });
     await runWorker();
     await asked;
@@ -120,7 +140,7 @@ describe('the IAM actions each part declares', () => {
 
     // Outboxes left undrained, for the drain handler's and the sweeper's code.
     const committing = createEngine({ actors, ...operator, logger: silentLogger });
-    const relay = (key: string) => ({
+    const relayed = (key: string) => ({
       envelope: {
         id: `ingress:${key}`,
         from: INGRESS,
@@ -132,19 +152,41 @@ describe('the IAM actions each part declares', () => {
       },
       queueSeq: '1',
     });
-    await runTurn(committing, 'node/y', [relay('y')]);
-    await runTurn(committing, 'node/z', [relay('z')]);
+    await runTurn(committing, 'node/y', [relayed('y')]);
+    await runTurn(committing, 'node/z', [relayed('z')]);
+    // A timer committed and never armed, for the sweeper to fire.
+    await runTurn(committing, 'node/u', [
+      { ...relayed('u'), envelope: { ...relayed('u').envelope, name: 'later', payload: {} } },
+    ]);
     expect(await drainOutbox(drain.store, drain.queue, 'node/y')).toBe(1);
     const swept = await new Sweeper(createEngine({ actors, ...sweeper, logger: silentLogger }), {
       minAgeMs: 0,
+      timerGraceMs: 0,
     }).sweep();
-    expect(swept.sent).toBe(1);
+    // Both due timers: node/u's, never armed, and node/t's, armed and not relayed yet.
+    expect(swept).toMatchObject({ sent: 1, timersFired: 2 });
+
+    // The relay: the worker's armed timer is due (fired into the inbox), a later one re-armed.
+    const armed = await setup.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: timerQueueUrl, MaxNumberOfMessages: 10 }),
+    );
+    expect(armed.Messages).toHaveLength(1);
+    const body = armed.Messages![0]!.Body!;
+    const late = JSON.stringify({ ...JSON.parse(body), at: Date.now() + 3_600_000 });
+    const records = [body, late].map((b, i) => ({ messageId: `m${i}`, body: b }));
+    const relayResult = await relayHandler({ ...relay, logger: silentLogger })({
+      Records: records,
+    } as unknown as SQSEvent);
+    expect(relayResult.batchItemFailures).toEqual([]);
     await runWorker();
+    expect((await operator.store.load('node/t'))?.state).toEqual({ n: 1 });
+    expect((await operator.store.load('node/u'))?.state).toEqual({ n: 1 });
     expect((await operator.store.load('node/a'))?.state).toEqual({ n: 5 });
 
     expect(sorted(worker.calls)).toEqual(sorted(declared('worker')));
     expect(sorted(ingress.calls)).toEqual(sorted(declared('ingress')));
     expect(sorted(drain.calls)).toEqual(sorted(declared('drain')));
     expect(sorted(sweeper.calls)).toEqual(sorted(declared('sweeper')));
+    expect(sorted(relay.calls)).toEqual(sorted(declared('relay')));
   }, 120_000);
 });

@@ -4,7 +4,14 @@
  */
 import { type AnyActorDefinition, Client, ErrorCode, silentLogger } from '@baton/core';
 import { encodeEnvelope } from '@baton/core/adapter';
-import { createEngine, runTurn, Sweeper, Worker } from '@baton/core/engine';
+import {
+  createEngine,
+  fireDueTimers,
+  runTurn,
+  Sweeper,
+  timerFire,
+  Worker,
+} from '@baton/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger, ledgerRuns } from './ledger.ts';
@@ -173,6 +180,50 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       await run();
       expect(await b.store.readOutbox('ledger/src')).toEqual([]);
       expect((await state('ledger/dst'))?.entries).toEqual(['n0', 'n1', 'n2']);
+    });
+
+    it('fires each durable timer once when due, and never a cancelled one', async () => {
+      const { b, client, run, state, engineOptions } = await start();
+      const engine = createEngine(engineOptions);
+      const ref = Ledger.ref('timers');
+      await client.send(ref, 'remind', { entry: 'a', delay: 0, id: 'a' });
+      await client.send(ref, 'remind', { entry: 'b', delay: 0, id: 'b' });
+      await client.send(ref, 'remind', { entry: 'later', delay: 3_600_000, id: 'later' });
+      await run();
+      // Soonest first: `a` and `b` may be due in the same millisecond, in either order.
+      const timers = (await b.store.listTimers(ref.id)).sort((x, y) => x.id.localeCompare(y.id));
+      expect(timers.map((t) => t.id)).toEqual(['a', 'b', 'later']);
+      await client.send(ref, 'remind', { entry: 'c', delay: 0, id: 'c', cancel: 'b' });
+      await run();
+      // Fired twice (the armed path and the sweeper), plus the cancelled one's fire.
+      await b.pass(1);
+      expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
+      expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
+      const cancelled = timerFire(timers[1]!);
+      await b.queue.send([{ ...cancelled, dedupeId: 'late-copy' }]);
+      await run();
+      expect((await state(ref.id))?.entries.sort()).toEqual(['a', 'c']);
+      expect((await b.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['later']);
+      expect(await b.store.listDueTimers(b.clock.now(), 10)).toEqual([]);
+    });
+
+    it('halts an actor: timers cancelled, state reset, record set to expire; a later message revives it', async () => {
+      const { b, client, run, state } = await start();
+      const ref = Ledger.ref('closing');
+      await client.send(ref, 'add', { entry: 'x', amount: 5 });
+      await client.send(ref, 'remind', { entry: 'never', delay: 3_600_000 });
+      await run();
+      expect(await b.store.listTimers(ref.id)).toHaveLength(1);
+      await client.send(ref, 'close', {});
+      await run();
+      const halted = await b.store.load(ref.id);
+      expect(halted?.state).toEqual({ entries: [], total: 0 });
+      expect(halted?.expiresAt).toBeGreaterThan(b.clock.now() + 28 * 24 * 3_600_000);
+      expect(await b.store.listTimers(ref.id)).toEqual([]);
+      await client.send(ref, 'add', { entry: 'y', amount: 1 });
+      await run();
+      expect(await state(ref.id)).toEqual({ entries: ['y'], total: 1 });
+      expect((await b.store.load(ref.id))?.expiresAt).toBeUndefined();
     });
 
     it('rejects a message that grows the state past the record limit, and keeps going', async () => {

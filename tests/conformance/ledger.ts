@@ -61,6 +61,26 @@ export const Ledger = actor({
         ctx.state.entries.push(entry);
       },
     },
+    /** Schedules an `add` of `entry` to itself after `delay` ms, and may cancel another timer. */
+    remind: {
+      payload: z.object({
+        entry: z.string().optional(),
+        delay: z.number(),
+        id: z.string().optional(),
+        cancel: z.string().optional(),
+      }),
+      handle: (ctx, { entry, delay, id, cancel }) => {
+        if (cancel) ctx.cancel(cancel);
+        if (entry) ctx.schedule(delay, 'add', { entry, amount: 1 }, id ? { id } : {});
+      },
+    },
+    /** Ends the ledger: its timers cancelled, its record set to expire. */
+    close: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.halt();
+      },
+    },
     pad: {
       payload: z.object({ bytes: z.number().int() }),
       handle: (ctx, { bytes }) => {

@@ -211,6 +211,9 @@ describe('Client.ask', () => {
       readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
       listDeadLetters: (id) => store.listDeadLetters(id),
       readOverflow: (id, keys) => store.readOverflow(id, keys),
+      readTimer: (id, timerId) => store.readTimer(id, timerId),
+      listTimers: (id) => store.listTimers(id),
+      listDueTimers: (before, limit) => store.listDueTimers(before, limit),
       readIdempotency: async (key) => {
         const record = await store.readIdempotency(key);
         await h.run();
@@ -262,6 +265,9 @@ describe('Client.ask', () => {
         readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
         listDeadLetters: (id) => store.listDeadLetters(id),
         readOverflow: (id, keys) => store.readOverflow(id, keys),
+        readTimer: (id, timerId) => store.readTimer(id, timerId),
+        listTimers: (id) => store.listTimers(id),
+        listDueTimers: (before, limit) => store.listDueTimers(before, limit),
         readIdempotency: (key) => store.readIdempotency(key),
       },
       queue: h.backend.queue,

@@ -52,13 +52,13 @@ describe('Sweeper', () => {
     const sweeper = new Sweeper(h.engine, { minAgeMs: 60_000 });
 
     h.clock.advance(59_999);
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 0 });
+    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0 });
     expect(h.backend.queue.counts().total).toBe(0);
 
     h.clock.advance(2);
-    expect(await sweeper.sweep()).toEqual({ drained: 1, sent: 3, failed: 0 });
+    expect(await sweeper.sweep()).toEqual({ drained: 1, sent: 3, failed: 0, timersFired: 0 });
     expect(h.backend.store.outboxSize()).toBe(0);
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 0 });
+    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0 });
 
     await h.run();
     expect(await h.state('sink/s')).toEqual({ got: [1, 2, 3] });
@@ -75,7 +75,12 @@ describe('Sweeper', () => {
     expect(h.backend.store.outboxSize()).toBe(3);
 
     h.clock.advance(120_000);
-    expect(await new Sweeper(h.engine).sweep()).toEqual({ drained: 2, sent: 5, failed: 0 });
+    expect(await new Sweeper(h.engine).sweep()).toEqual({
+      drained: 2,
+      sent: 5,
+      failed: 0,
+      timersFired: 0,
+    });
     await h.run();
     const got = ((await h.state('sink/s')) as { got: number[] }).got;
     expect(got.filter((n) => n < 100)).toEqual([1, 2, 3, 4]);
@@ -123,11 +128,11 @@ describe('Sweeper', () => {
     const sweeper = new Sweeper(engine, { minAgeMs: 1_000, alarmAgeMs: 10_000 });
 
     h.clock.advance(5_000);
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 1 });
+    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 1, timersFired: 0 });
     expect(errors).toEqual([]);
 
     h.clock.advance(5_001);
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 1 });
+    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 1, timersFired: 0 });
     expect(errors).toEqual([{ actor: 'sender/a', alarmAgeMs: 10_000 }]);
     expect(h.backend.store.outboxSize()).toBe(1);
   });

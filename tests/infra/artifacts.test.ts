@@ -10,7 +10,13 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createAwsClients, createConnectionsTable, createFifoQueue, createTable } from '@baton/aws';
+import {
+  createAwsClients,
+  createConnectionsTable,
+  createFifoQueue,
+  createTable,
+  createTimerQueue,
+} from '@baton/aws';
 import {
   LocalSqsEventSource,
   LocalStreamEventSource,
@@ -79,10 +85,11 @@ beforeAll(async () => {
   const sqsEndpoint = inject('sqsEndpoint');
   const { dynamodb, sqs } = createAwsClients({ dynamodbEndpoint, sqsEndpoint });
   const name = `artifacts-${randomUUID().slice(0, 8)}`;
-  const [, inbox] = await Promise.all([
+  const [, inbox, , timerQueue] = await Promise.all([
     createTable(dynamodb, name),
     createFifoQueue(sqs, name, { visibilityTimeoutMs: 10_000 }),
     createConnectionsTable(dynamodb, `${name}-connections`),
+    createTimerQueue(sqs, name),
   ]);
   const byType = (type: string, where: (r: any) => boolean = () => true) =>
     Object.entries(template.Resources).find(([, r]) => r.Type === type && where(r))![0];
@@ -92,6 +99,8 @@ beforeAll(async () => {
       `${name}-connections`,
     [byType('AWS::SQS::Queue', (r) => r.Properties.FifoQueue && r.Properties.RedrivePolicy)]:
       inbox.queueUrl,
+    [Object.keys(template.Resources).find((id) => id.startsWith('BankTimers'))!]:
+      timerQueue.queueUrl,
   };
   let handleWebSocket: (event: any) => Promise<any> = async () => undefined;
   gateway = await LocalWebSocketGateway.start({ handler: (event) => handleWebSocket(event) });
@@ -153,6 +162,7 @@ describe('the functions the construct deploys', () => {
       'ConnectionSweeper',
       'Drain',
       'Ingress',
+      'Relay',
       'Stream',
       'Sweeper',
       'Websocket',
@@ -161,7 +171,18 @@ describe('the functions the construct deploys', () => {
     for (const variables of Object.values(environments)) {
       expect(variables.BATON_WEBSOCKET_ENDPOINT).toBe(gateway.managementEndpoint);
       expect(variables.BATON_INBOX_URL).toMatch(/\.fifo$/);
+      expect(variables.BATON_TIMER_QUEUE_URL).toMatch(/-timers$/);
     }
+  });
+
+  it('relay a due timer into the inbox and re-arm a later one, from the deployed relay bundle', async () => {
+    const due = { actorId: 'account/alice', id: 'artifact', gen: 'g', at: 0, name: 'deposit' };
+    const later = { ...due, at: Date.now() + 3_600_000 };
+    const records = [due, later].map((ref, i) => ({
+      messageId: `m${i}`,
+      body: JSON.stringify(ref),
+    }));
+    expect(await handlers.Relay!({ Records: records })).toEqual({ batchItemFailures: [] });
   });
 
   it('move money through the ingress and the worker, and push it to a subscriber', async () => {

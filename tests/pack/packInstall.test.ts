@@ -143,11 +143,12 @@ describe('the packed packages, installed outside the workspace', () => {
 
   it('synthesize a stack with the CDK construct, bundling every function from the installed packages', async () => {
     const bundles: string[] = JSON.parse(await sh(app, process.execPath, ['build/infra.js']));
-    expect(bundles).toHaveLength(7);
-    for (const bundle of bundles) {
-      const code = readFileSync(join(app, 'cdk.out', bundle, 'index.mjs'), 'utf8');
-      expect(code).toContain('account'); // the app's actor type, aliased in at bundling
-    }
+    expect(bundles).toHaveLength(8);
+    // The app's actor type, aliased in at bundling: in every bundle but the timer relay's.
+    const withApp = bundles.filter((bundle) =>
+      readFileSync(join(app, 'cdk.out', bundle, 'index.mjs'), 'utf8').includes('account'),
+    );
+    expect(withApp).toHaveLength(7);
   });
 
   it("bundle the worker's Lambda entry without ws, Streams or the WebSocket management API", async () => {

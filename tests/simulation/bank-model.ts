@@ -3,6 +3,11 @@
  * a deposit past the receiver's limit is refused and refunded. Every account logs each effect
  * it applies and checks that messages on each channel arrive numbered 1, 2, 3 … — so after a
  * run the test can count every effect (I1) and see every FIFO break (I3).
+ *
+ * Scheduled transfers go through a durable timer: `schedule` sets one, `cancelScheduled` may
+ * cancel it before it fires, and the fire runs `scheduledTransfer`, which bounces instead of
+ * rejecting so that every scheduled transfer leaves exactly one of `withdraw`, `bounce` or
+ * `cancel` in the log.
  */
 import { type ActorContext, actor, RetryableError, TerminalError } from '@baton/core';
 import { z } from 'zod';
@@ -19,6 +24,8 @@ const State = z.object({
   /** The last channel number received per sender. */
   received: z.record(z.string(), z.number()),
   fifoBreaks: z.array(z.string()),
+  /** Scheduled transfers whose timer has neither fired nor been cancelled. */
+  scheduled: z.array(z.string()),
 });
 type State = z.infer<typeof State>;
 
@@ -37,6 +44,15 @@ function checkChannel(ctx: ActorContext<State>, from: string, n: number): void {
   ctx.state.received[from] = n;
 }
 
+const Transfer = z.object({ id: z.string(), to: z.string(), amount: z.number().int().positive() });
+
+/** Logs the withdrawal of `amount` (already taken from the balance) and sends it on. */
+function withdraw(ctx: ActorContext<State>, { id, to, amount }: z.infer<typeof Transfer>): void {
+  ctx.state.log.push(`${id}:withdraw`);
+  const n = nextOnChannel(ctx, to);
+  ctx.send(Account.ref(to), 'deposit', { id, from: ctx.self.key, amount, n });
+}
+
 function nextOnChannel(ctx: ActorContext<State>, to: string): number {
   const n = (ctx.state.sent[to] ?? 0) + 1;
   ctx.state.sent[to] = n;
@@ -52,18 +68,47 @@ export const Account = actor({
     sent: {},
     received: {},
     fifoBreaks: [],
+    scheduled: [],
   }),
   handlers: {
     transfer: {
-      payload: z.object({ id: z.string(), to: z.string(), amount: z.number().int().positive() }),
+      payload: Transfer,
       handle: (ctx, { id, to, amount }) => {
         // Change the draft before deciding, so a rejection must discard it (I6).
         ctx.state.balance -= amount;
         if (ctx.state.balance < 0) throw new TerminalError(`insufficient funds for ${id}`);
-        ctx.state.log.push(`${id}:withdraw`);
-        const n = nextOnChannel(ctx, to);
-        ctx.send(Account.ref(to), 'deposit', { id, from: ctx.self.key, amount, n });
+        withdraw(ctx, { id, to, amount });
         return { balance: ctx.state.balance };
+      },
+    },
+    schedule: {
+      payload: Transfer.extend({ delay: z.number().int().nonnegative() }),
+      handle: (ctx, { delay, ...transfer }) => {
+        ctx.schedule(delay, 'scheduledTransfer', transfer, { id: transfer.id });
+        ctx.state.scheduled.push(transfer.id);
+      },
+    },
+    cancelScheduled: {
+      payload: z.object({ id: z.string() }),
+      handle: (ctx, { id }) => {
+        if (!ctx.state.scheduled.includes(id)) return false;
+        ctx.cancel(id);
+        ctx.state.scheduled = ctx.state.scheduled.filter((s) => s !== id);
+        ctx.state.log.push(`${id}:cancel`);
+        return true;
+      },
+    },
+    scheduledTransfer: {
+      payload: Transfer,
+      handle: (ctx, { id, to, amount }) => {
+        if (ctx.message.from !== 'timer') throw new TerminalError('only a timer runs this');
+        ctx.state.scheduled = ctx.state.scheduled.filter((s) => s !== id);
+        if (ctx.state.balance < amount) {
+          ctx.state.log.push(`${id}:bounce`);
+          return;
+        }
+        ctx.state.balance -= amount;
+        withdraw(ctx, { id, to, amount });
       },
     },
     deposit: {

@@ -22,6 +22,18 @@ const workload = fc.record({
     fc.record({ from: fc.nat(3), to: fc.nat(3), amount: fc.integer({ min: 1, max: 90 }) }),
     { minLength: 1, maxLength: 8 },
   ),
+  // Transfers through durable timers, some cancelled by a later message (before or after the
+  // timer fired: the run decides).
+  scheduled: fc.array(
+    fc.record({
+      from: fc.nat(3),
+      to: fc.nat(3),
+      amount: fc.integer({ min: 1, max: 90 }),
+      delay: fc.integer({ min: 0, max: 400 }),
+      cancel: fc.boolean(),
+    }),
+    { maxLength: 3 },
+  ),
   processes: fc.integer({ min: 1, max: 3 }),
   batchSize: fc.integer({ min: 1, max: 10 }),
   // Rates spread evenly around the defaults (fast-check's doubles crowd near 0, so late
@@ -105,6 +117,26 @@ describe('the bank under crash-injection simulation', () => {
             { idempotencyKey: t.id },
           );
         }
+        const scheduled = w.scheduled.map((t, i) => ({
+          id: `s${i}`,
+          from: names[t.from % w.accounts]!,
+          to: names[t.to % w.accounts]!,
+          amount: t.amount,
+          delay: t.delay,
+          cancel: t.cancel,
+        }));
+        for (const t of scheduled) {
+          const { from, cancel: _, ...payload } = t;
+          sim.send(Account.ref(from), 'schedule', payload, { idempotencyKey: t.id });
+          if (t.cancel) {
+            sim.send(
+              Account.ref(from),
+              'cancelScheduled',
+              { id: t.id },
+              { idempotencyKey: `${t.id}-cancel` },
+            );
+          }
+        }
         const stats = await sim.run();
 
         const states = await Promise.all(names.map((name) => sim.state(Account.ref(name))));
@@ -133,12 +165,26 @@ describe('the bank under crash-injection simulation', () => {
             );
           }
         }
+        // Every scheduled transfer fired once or was cancelled, never both (timers are exactly-once).
+        for (const t of scheduled) {
+          const count = (effect: string) => effects.get(`${t.id}:${effect}`) ?? 0;
+          expect((await sim.outcome(t.id))?.ok, `${t.id} was scheduled`).toBe(true);
+          expect(count('withdraw') + count('bounce') + count('cancel'), t.id).toBe(1);
+          if (!t.cancel) expect(count('cancel')).toBe(0);
+          expect(count('deposit') + count('refuse')).toBe(count('withdraw'));
+          if (t.cancel) {
+            const cancelled = await sim.outcome(`${t.id}-cancel`);
+            expect(cancelled).toEqual({ ok: true, value: count('cancel') === 1 });
+          }
+        }
+        for (const s of states) expect(s.scheduled).toEqual([]);
         expect([...effects.values()].every((n) => n === 1)).toBe(true);
         // Nothing left behind.
         expect(sim.backend.store.outboxSize()).toBe(0);
         expect(sim.backend.queue.counts().total).toBe(0);
         expect(sim.backend.queue.counts().deadLetters).toBe(0);
         expect(await sim.backend.store.listDeadLetters()).toEqual([]);
+        expect(await sim.backend.store.listDueTimers(Number.POSITIVE_INFINITY, 10)).toEqual([]);
         // The sweeper has nothing to repair when no worker died or gave up between a commit and
         // its drain: redelivery alone drains every outbox, and ack comes only after the drain.
         // (Outboxes it found while a live worker was about to drain them are races, not repairs;
@@ -168,6 +214,8 @@ describe('the bank under crash-injection simulation', () => {
         'store.deleteOutbox',
         'queue.ack',
         'store.listOutboxActors',
+        'store.listDueTimers',
+        'store.readTimer',
       ]) {
         expect(totals.crashesAt[boundary], `crashes at ${boundary}`).toBeGreaterThan(0);
       }
@@ -189,6 +237,7 @@ describe('the bank under crash-injection simulation', () => {
         'sweeperSent',
         'sweeperRaced',
         'sweeperRepairs',
+        'timersFired',
         'batchSplits',
         'marksMovedOut',
         'versionConflicts',

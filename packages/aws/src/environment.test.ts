@@ -29,6 +29,7 @@ describe('readEnvironment', () => {
     expect(BATON_ENV).toEqual({
       table: 'BATON_TABLE',
       inboxUrl: 'BATON_INBOX_URL',
+      timerQueueUrl: 'BATON_TIMER_QUEUE_URL',
       connectionsTable: 'BATON_CONNECTIONS_TABLE',
       webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
     });

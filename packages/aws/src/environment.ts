@@ -12,6 +12,8 @@ export const BATON_ENV = {
   table: 'BATON_TABLE',
   /** The FIFO inbox queue's URL. */
   inboxUrl: 'BATON_INBOX_URL',
+  /** The standard queue durable timers are armed on (`SqsTimerQueue`, the relay). */
+  timerQueueUrl: 'BATON_TIMER_QUEUE_URL',
   /** The connections table's name (live queries). */
   connectionsTable: 'BATON_CONNECTIONS_TABLE',
   /** The WebSocket API's management endpoint, `https://{api}.execute-api.{region}.amazonaws.com/{stage}`. */

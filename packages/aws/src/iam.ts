@@ -8,6 +8,7 @@
  * - `table`: the actor table (`createTable`).
  * - `outboxIndex`: its sparse `outbox` index, `<table ARN>/index/outbox`.
  * - `inbox`: the FIFO inbox queue.
+ * - `timerQueue`: the standard queue durable timers are armed on (`createTimerQueue`).
  * - `connections`: the WebSocket handlers' connections table (`createConnectionsTable`).
  * - `tableStream`: the actor table's DynamoDB stream, `<table ARN>/stream/*`. `ListStreams`
  *   takes no resource: grant it on `*` (as CDK's `grantStreamRead` does).
@@ -22,6 +23,7 @@ export type IamResource =
   | 'table'
   | 'outboxIndex'
   | 'inbox'
+  | 'timerQueue'
   | 'connections'
   | 'tableStream'
   | 'webSocketApi';
@@ -113,12 +115,28 @@ const streamEventSource: IamStatement = {
  * }
  */
 export const BATON_IAM = {
-  /** `workerHandler` (and `Worker.poll`): turns, drains, acks and releases. */
-  worker: [store, send, receive],
+  /** `workerHandler` (and `Worker.poll`): turns, drains, acks and releases; arms timers. */
+  worker: [store, send, receive, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
   /** `drainHandler`: reads, sends and deletes outbox items. */
   drain: [drainTable, send],
-  /** `sweeperHandler`: finds old outbox items through the index, then drains them. */
-  sweeper: [drainTable, { actions: ['dynamodb:Query'], resources: ['outboxIndex'] }, send],
+  /**
+   * `sweeperHandler`: finds old outbox items and overdue timers through the index, then drains
+   * the outboxes and fires the timers (read whole in a batch).
+   */
+  sweeper: [
+    {
+      actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem'],
+      resources: ['table'],
+    },
+    { actions: ['dynamodb:Query'], resources: ['outboxIndex'] },
+    send,
+  ],
+  /**
+   * `relayHandler` (on the timer queue): fires due timers into the inbox, re-arms later ones.
+   * Its event source mapping receives and deletes with the function's role: grant
+   * `sqs:ReceiveMessage`, `sqs:DeleteMessage` and `sqs:GetQueueAttributes` on `timerQueue` too.
+   */
+  relay: [send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
   /** `ingressHandler` and `Client`: reads outcomes, sends. */
   ingress: [readTable, send],
   /**

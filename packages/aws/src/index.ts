@@ -19,7 +19,14 @@ export {
 export { BATON_ENV, readEnvironment } from './environment.ts';
 export { BATON_IAM, type IamResource, type IamStatement } from './iam.ts';
 export { createFifoQueue, type FifoQueue, type FifoQueueOptions } from './sqs/createFifoQueue.ts';
+export { createTimerQueue, type TimerQueueUrls } from './sqs/createTimerQueue.ts';
 export { SqsQueue, type SqsQueueOptions } from './sqs/SqsQueue.ts';
+export {
+  armDelaySeconds,
+  MAX_DELAY_SECONDS,
+  SqsTimerQueue,
+  type SqsTimerQueueOptions,
+} from './sqs/SqsTimerQueue.ts';
 export {
   connectionsTableDefinition,
   createConnectionsTable,

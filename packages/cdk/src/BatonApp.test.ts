@@ -108,7 +108,7 @@ describe('BatonApp', () => {
 
   it('runs every function on Node 24 with the resources in its environment', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(7);
+    expect(Object.keys(functions)).toHaveLength(8);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
@@ -165,6 +165,18 @@ describe('BatonApp', () => {
     });
   });
 
+  it('relays durable timers from the timer queue, which has a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: idOf(baton.functions.relay) },
+      EventSourceArn: { 'Fn::GetAtt': [idOf(baton.timerQueue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 10 }),
+      VisibilityTimeout: 180,
+    });
+  });
+
   it("gives each function's role exactly the actions BATON_IAM declares for its part", () => {
     const policies = template.findResources('AWS::IAM::Policy');
     for (const name of Object.keys(BATON_IAM) as BatonFunctionName[]) {
@@ -180,7 +192,7 @@ describe('BatonApp', () => {
       const declared = BATON_IAM[name].flatMap((statement) => statement.actions);
       for (const action of declared) expect(granted, `${name} ${action}`).toContain(action);
       // Beyond the declaration: writing its own logs, and what an SQS event source grants.
-      const fed = name === 'worker' || name === 'drain';
+      const fed = name === 'worker' || name === 'drain' || name === 'relay';
       const allowed = ['logs:CreateLogStream', 'logs:PutLogEvents', ...(fed ? CONSUME : [])];
       const extra = [...granted].filter((action) => !declared.includes(action as never));
       expect(

@@ -34,8 +34,9 @@ import { validateProps } from './validateProps.ts';
 export type BatonFunctionName = keyof typeof BATON_IAM;
 
 /**
- * A Baton app on AWS: the actor table, the FIFO inbox with its dead-letter queue, the Lambda
- * functions of the turn pipeline (worker, drain, sweeper, HTTP ingress) and of live queries
+ * A Baton app on AWS: the actor table, the FIFO inbox with its dead-letter queue, the timer
+ * queue, the Lambda functions of the turn pipeline (worker, drain, sweeper, timer relay, HTTP
+ * ingress) and of live queries
  * (WebSocket routes, stream, connection sweeper), the WebSocket API, least-privilege IAM read
  * from `@baton/aws`'s declared actions, and alarms.
  *
@@ -55,6 +56,8 @@ export class BatonApp extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   /** Drain requests `{ "actorId": "type/key" }`, for fanning out drains. */
   readonly drainQueue: sqs.Queue;
+  /** Durable timers, armed with a delay until due; the relay fires them into the inbox. */
+  readonly timerQueue: sqs.Queue;
   /** Every function, by the part it runs. */
   readonly functions: Readonly<Record<BatonFunctionName, NodejsFunction>>;
   /** The HTTP ingress's function URL. */
@@ -113,6 +116,13 @@ export class BatonApp extends Construct {
       deadLetterQueue: { queue: drainDeadLetters, maxReceiveCount: 5 },
     });
 
+    const timerDeadLetters = new sqs.Queue(this, 'TimerDeadLetters', queueDefaults);
+    this.timerQueue = new sqs.Queue(this, 'Timers', {
+      ...queueDefaults,
+      visibilityTimeout: Duration.minutes(3),
+      deadLetterQueue: { queue: timerDeadLetters, maxReceiveCount: 10 },
+    });
+
     this.webSocketApi = new apigwv2.WebSocketApi(this, 'WebSocketApi', {
       description: `Baton live queries (${id})`,
     });
@@ -140,6 +150,7 @@ export class BatonApp extends Construct {
     const environment: Record<string, string> = {
       [BATON_ENV.table]: this.table.tableName,
       [BATON_ENV.inboxUrl]: this.inbox.queueUrl,
+      [BATON_ENV.timerQueueUrl]: this.timerQueue.queueUrl,
       [BATON_ENV.connectionsTable]: this.connectionsTable.tableName,
       [BATON_ENV.webSocketEndpoint]: this.webSocketStage.callbackUrl,
       NODE_OPTIONS: '--enable-source-maps',
@@ -183,6 +194,7 @@ export class BatonApp extends Construct {
       worker: make('worker', settings.workerTimeout),
       drain: make('drain', Duration.minutes(1)),
       sweeper: make('sweeper', Duration.minutes(5)),
+      relay: make('relay', Duration.seconds(30)),
       ingress: make('ingress', Duration.seconds(30)),
       websocket: make('websocket', Duration.seconds(29)),
       stream: make('stream', Duration.minutes(1)),
@@ -199,6 +211,9 @@ export class BatonApp extends Construct {
         maxConcurrency: settings.maxConcurrency,
         reportBatchItemFailures: true,
       }),
+    );
+    functions.relay.addEventSource(
+      new SqsEventSource(this.timerQueue, { batchSize: 10, reportBatchItemFailures: true }),
     );
     functions.drain.addEventSource(
       new SqsEventSource(this.drainQueue, { batchSize: 10, reportBatchItemFailures: true }),
@@ -305,6 +320,8 @@ export class BatonApp extends Construct {
         return [`${this.table.tableArn}/index/${OUTBOX_INDEX}`];
       case 'inbox':
         return [this.inbox.queueArn];
+      case 'timerQueue':
+        return [this.timerQueue.queueArn];
       case 'connections':
         return [this.connectionsTable.tableArn];
       case 'tableStream':

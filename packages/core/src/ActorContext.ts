@@ -3,9 +3,53 @@
  */
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf } from './actor.ts';
 import type { Envelope } from './adapter/envelope.ts';
+import type { SerializedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
-export interface ActorContext<State> {
+/** A scheduled timer, as `ctx.schedule` returns it: pass it (or its id) to `ctx.cancel`. */
+export interface TimerHandle {
+  /** Unique within the actor: the id given to `schedule`, or one made for this scheduling. */
+  readonly id: string;
+  /** When it is due, epoch ms. */
+  readonly at: number;
+}
+
+/**
+ * What an ask's continuation handler receives: the reply (the asked handler's return value, or
+ * the error that rejected it, or ASK_TIMEOUT) and the `context` the asker gave. Declare the
+ * continuation's payload as `z.custom<AskReply<Reply, Context>>()`: the engine builds it.
+ */
+export type AskReply<Value = unknown, Context = unknown> =
+  | { readonly ok: true; readonly value: Value; readonly context: Context }
+  | { readonly ok: false; readonly error: SerializedError; readonly context: Context };
+
+/** Options of `ctx.ask`. */
+export interface ActorAskOptions<Then extends string> {
+  /** This actor's handler that receives the {@link AskReply}. */
+  readonly then: Then;
+  /** Kept with this actor until the reply comes, and handed to `then` with it (JSON). */
+  readonly context?: unknown;
+  /** When `then` receives ASK_TIMEOUT instead, if no reply came. @default 1 day */
+  readonly timeoutMs?: number;
+}
+
+/** Options of `ctx.schedule`. */
+export interface ScheduleOptions {
+  /**
+   * A stable id: scheduling an id again replaces its timer (a fire of the earlier one is
+   * skipped), which suits "remind me once, at the latest time asked". @default a fresh id
+   */
+  readonly id?: string;
+}
+
+/**
+ * The handler context. `Messages` maps this actor's message names to their payloads, so that
+ * `ctx.schedule` type-checks against the actor's own handlers.
+ */
+export interface ActorContext<
+  State,
+  Messages extends Record<string, unknown> = Record<string, unknown>,
+> {
   /** A draft of the state: read and change it in place. It commits only if the handler returns. */
   state: State;
   /** This actor. */
@@ -21,6 +65,47 @@ export interface ActorContext<State> {
     name: Name,
     payload: PayloadOf<Def, Name>,
   ): void;
+  /**
+   * Asks another actor without waiting: sends `name` with `payload` to `to` with this turn, and
+   * later delivers its reply — the asked handler's return value, or its rejection, or
+   * ASK_TIMEOUT after `timeoutMs` — to this actor's handler `then`, exactly once, with the
+   * `context` given here. The reply is kept with `to`'s turn, so it survives crashes like any
+   * message. Asks never block a turn, so a cycle of asks cannot deadlock.
+   * @example
+   * ctx.ask(Stock.ref(sku), 'reserve', { qty }, { then: 'reserved', context: { orderId } });
+   */
+  ask<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+    to: ActorRef<Def>,
+    name: Name,
+    payload: PayloadOf<Def, Name>,
+    options: ActorAskOptions<keyof Messages & string>,
+  ): { readonly id: string };
+  /**
+   * Schedules a message to this actor: `name` with `payload`, after `delay` ms or at a `Date`.
+   * It is kept with the actor from this turn's commit and delivered through the inbox exactly
+   * once, unless cancelled first. Timers survive crashes and restarts.
+   * @example
+   * const reminder = ctx.schedule(24 * 3600_000, 'expire', { order: 'o-1' });
+   * ctx.state.reminder = reminder.id;
+   */
+  schedule<Name extends keyof Messages & string>(
+    when: number | Date,
+    name: Name,
+    payload: Messages[Name],
+    options?: ScheduleOptions,
+  ): TimerHandle;
+  /**
+   * Cancels a timer of this actor, by handle or id, with this turn's commit: it will not fire,
+   * even if its fire is already on the way. Cancelling a timer that fired or never was is a no-op.
+   */
+  cancel(timer: TimerHandle | string): void;
+  /**
+   * Ends this actor with this turn: its timers are cancelled, its state goes back to the
+   * initial one (changes to `ctx.state` in this handler are discarded), and its record is
+   * deleted after twice the engine's mark retention (56 days by default). Messages it sends in this turn still
+   * go out. A later message finds a new actor, as if it had never existed.
+   */
+  halt(): void;
   /** Sets the reply an asker receives (the handler's return value does the same). */
   reply(value: unknown): void;
   /** The turn's time, epoch ms: fixed for the message, committed with its effects. */

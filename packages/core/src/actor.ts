@@ -113,7 +113,10 @@ export function actor<
   readonly handlers: Handlers & {
     [K in keyof Payloads]: {
       payload: Payloads[K];
-      handle: (ctx: ActorContext<z.output<StateSchema>>, payload: z.output<Payloads[K]>) => unknown;
+      handle: (
+        ctx: ActorContext<z.output<StateSchema>, { [M in keyof Payloads]: z.input<Payloads[M]> }>,
+        payload: z.output<Payloads[K]>,
+      ) => unknown;
     };
   };
 }): ActorDefinition<Name, StateSchema, Handlers> {

@@ -4,7 +4,13 @@
  * `@baton/core/adapter`; the turn engine is `@baton/core/engine`.
  */
 
-export type { ActorContext } from './ActorContext.ts';
+export type {
+  ActorAskOptions,
+  ActorContext,
+  AskReply,
+  ScheduleOptions,
+  TimerHandle,
+} from './ActorContext.ts';
 export {
   type ActorDefinition,
   type ActorOptions,

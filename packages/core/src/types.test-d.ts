@@ -38,9 +38,11 @@ describe('types', () => {
     type H = typeof Account.handlers;
     expectTypeOf<Awaited<ReturnType<H['close']['handle']>>>().toEqualTypeOf<'closed'>();
     expectTypeOf<Awaited<ReturnType<H['deposit']['handle']>>>().toEqualTypeOf<number>();
-    expectTypeOf<Parameters<H['deposit']['handle']>[0]>().toEqualTypeOf<
-      ActorContext<{ balance: number }>
-    >();
+    type Ctx = Parameters<H['deposit']['handle']>[0];
+    expectTypeOf<Ctx>().toMatchTypeOf<ActorContext<{ balance: number }>>();
+    expectTypeOf<Ctx['state']>().toEqualTypeOf<{ balance: number }>();
+    // `schedule` takes this actor's own message names, each with its payload.
+    expectTypeOf<Parameters<Ctx['schedule']>[1]>().toEqualTypeOf<'deposit' | 'close'>();
   });
 });
 

@@ -11,6 +11,7 @@ import type {
   OverflowMark,
   Store,
   StoreLimits,
+  Timer,
 } from '@baton/core/adapter';
 import { checkCommit, duplicateKeys, systemClock, versionConflict } from '@baton/core/adapter';
 import type { Journal, JournalEntry } from './Journal.ts';
@@ -37,6 +38,7 @@ interface CommitEntry extends JournalEntry {
   readonly idempotency: readonly IdempotencyRecord[];
   readonly deadLetters?: Commit['deadLetters'];
   readonly overflow?: readonly OverflowMark[];
+  readonly timers?: Commit['timers'];
 }
 
 interface DeleteOutboxEntry extends JournalEntry {
@@ -76,8 +78,11 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #deadLetters = new Map<string, Map<string, DeadLetter>>();
   /** Overflow marks by actor, then by kind and peer. */
   readonly #overflow = new Map<string, Map<string, OverflowMark>>();
+  /** Timers by actor, then by timer id. */
+  readonly #timers = new Map<string, Map<string, Timer>>();
   readonly #changes: Notifier<ActorRecord>;
   readonly #outcomes: Notifier<IdempotencyRecord>;
+  readonly #timersPut: Notifier<Timer>;
   #commitsSincePurge = 0;
   #closed = false;
 
@@ -90,6 +95,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
       ((error: unknown) => console.error('@baton/embedded: a store listener threw', error));
     this.#changes = new Notifier((record) => structuredClone(record), onError);
     this.#outcomes = new Notifier((record) => structuredClone(record), onError);
+    this.#timersPut = new Notifier((timer) => structuredClone(timer), onError);
     for (const entry of this.#journal?.replay() ?? []) {
       if (EmbeddedStore.owns(entry)) this.#apply(entry as CommitEntry | DeleteOutboxEntry);
     }
@@ -130,12 +136,14 @@ export class EmbeddedStore implements Store, ChangeFeed {
       idempotency: [...commit.idempotency, ...(commit.replaceIdempotency ?? [])],
       ...(commit.deadLetters ? { deadLetters: commit.deadLetters } : {}),
       ...(commit.overflow?.length ? { overflow: commit.overflow } : {}),
+      ...(commit.timers ? { timers: commit.timers } : {}),
     });
     this.#journal?.append([entry]);
     this.#apply(entry);
     if (++this.#commitsSincePurge >= PURGE_EVERY) this.purgeExpired();
     this.#changes.emit(entry.record!);
     for (const outcome of entry.idempotency) this.#outcomes.emit(outcome);
+    for (const timer of entry.timers?.put ?? []) this.#timersPut.emit(timer);
   }
 
   async readOutbox(actorId: string): Promise<OutboxItem[]> {
@@ -200,9 +208,42 @@ export class EmbeddedStore implements Store, ChangeFeed {
     });
   }
 
+  async readTimer(actorId: string, id: string): Promise<Timer | undefined> {
+    this.#checkOpen();
+    const timer = this.#timers.get(actorId)?.get(id);
+    return timer && structuredClone(timer);
+  }
+
+  async listTimers(actorId: string): Promise<Timer[]> {
+    this.#checkOpen();
+    return soonestFirst([...(this.#timers.get(actorId)?.values() ?? [])]);
+  }
+
+  async listDueTimers(before: number, limit: number): Promise<Timer[]> {
+    this.#checkOpen();
+    const due = [...this.#timers.values()].flatMap((timers) =>
+      [...timers.values()].filter((timer) => timer.at <= before),
+    );
+    return soonestFirst(due).slice(0, limit);
+  }
+
+  /** When the soonest timer of any actor is due, epoch ms; `undefined` when there is none. */
+  nextTimerAt(): number | undefined {
+    let next: number | undefined;
+    for (const timers of this.#timers.values()) {
+      for (const { at } of timers.values()) if (next === undefined || at < next) next = at;
+    }
+    return next;
+  }
+
   /** Calls `listener` with every committed actor record, in commit order. Returns unsubscribe. */
   subscribe(listener: (record: ActorRecord) => void): () => void {
     return this.#changes.subscribe(listener);
+  }
+
+  /** Calls `listener` with every timer a commit schedules. Returns unsubscribe. */
+  watchTimers(listener: (timer: Timer) => void): () => void {
+    return this.#timersPut.subscribe(listener);
   }
 
   /** Calls `listener` with every committed idempotency record. Returns unsubscribe. */
@@ -230,10 +271,16 @@ export class EmbeddedStore implements Store, ChangeFeed {
       .map((record) => structuredClone(record));
   }
 
-  /** Drops expired idempotency records from memory (they already read as absent). */
+  /**
+   * Drops expired idempotency records and marks from memory (they already read as absent), and
+   * the records of halted actors past their `expiresAt`, as DynamoDB's TTL deletes them.
+   */
   purgeExpired(): void {
     this.#commitsSincePurge = 0;
     const now = this.#clock.now();
+    for (const [id, record] of this.#records) {
+      if (record.expiresAt !== undefined && record.expiresAt <= now) this.#records.delete(id);
+    }
     for (const [key, record] of this.#idempotency) {
       if (record.expiresAt <= now) this.#idempotency.delete(key);
     }
@@ -257,6 +304,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     for (const record of this.#records.values()) {
       const deadLetters = [...(this.#deadLetters.get(record.id)?.values() ?? [])];
       const overflow = [...(this.#overflow.get(record.id)?.values() ?? [])];
+      const timers = [...(this.#timers.get(record.id)?.values() ?? [])];
       entries.push({
         t: 'store.commit',
         record,
@@ -264,6 +312,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
         idempotency: idempotency.get(record.id) ?? [],
         ...(deadLetters.length > 0 ? { deadLetters: { put: deadLetters, remove: [] } } : {}),
         ...(overflow.length > 0 ? { overflow } : {}),
+        ...(timers.length > 0 ? { timers: { put: timers, remove: [] } } : {}),
       });
       outbox.delete(record.id);
       idempotency.delete(record.id);
@@ -317,6 +366,13 @@ export class EmbeddedStore implements Store, ChangeFeed {
       for (const mark of entry.overflow) marks.set(overflowKey(mark), mark);
       this.#overflow.set(entry.record.id, marks);
     }
+    if (entry.record && entry.timers) {
+      const timers = this.#timers.get(entry.record.id) ?? new Map<string, Timer>();
+      for (const id of entry.timers.remove) timers.delete(id);
+      for (const timer of entry.timers.put) timers.set(timer.id, timer);
+      if (timers.size > 0) this.#timers.set(entry.record.id, timers);
+      else this.#timers.delete(entry.record.id);
+    }
   }
 
   #checkOpen(): void {
@@ -325,5 +381,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
     }
   }
 }
+
+const soonestFirst = (timers: Timer[]): Timer[] =>
+  timers.sort((a, b) => a.at - b.at).map((timer) => structuredClone(timer));
 
 const overflowKey = (key: OverflowKey) => `${key.kind}\u0000${key.peer}`;

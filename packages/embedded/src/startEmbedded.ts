@@ -5,6 +5,7 @@ import {
   type EmbeddedBackend,
   type EmbeddedBackendOptions,
 } from './createEmbeddedBackend.ts';
+import { TimerPump } from './TimerPump.ts';
 
 /** Options of {@link startEmbedded}. */
 export interface EmbeddedRuntimeOptions extends EmbeddedBackendOptions {
@@ -28,8 +29,8 @@ export interface EmbeddedRuntime {
 }
 
 /**
- * Runs an app in this process: worker loops that wake when messages arrive, a periodic
- * sweeper, and a client for ingress. With `dataDir`, everything committed survives a restart.
+ * Runs an app in this process: worker loops that wake when messages arrive, durable timers
+ * fired when due, a periodic sweeper, and a client for ingress. With `dataDir`, everything committed survives a restart.
  *
  * @example
  * const app = startEmbedded({ actors: [Account], dataDir: '.baton/data' });
@@ -86,6 +87,7 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     }
   };
   const loops = Array.from({ length: options.concurrency ?? 4 }, loop);
+  const timers = new TimerPump(engine, backend.store);
   const sweeps = setInterval(() => {
     sweeper.sweep().catch((error: unknown) => {
       engine.logger.error('sweep failed', { error: toBatonError(error).message });
@@ -106,6 +108,7 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     async stop() {
       running = false;
       clearInterval(sweeps);
+      await timers.stop();
       unsubscribe();
       wakeAll();
       await Promise.all(loops);

@@ -184,6 +184,18 @@ export class Simulation {
       return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
     }
     if (this.backend.store.outboxSize() > 0) return sweepAction(cluster);
+    // Durable timers still stored: wait until the soonest is due, and let a sweep fire it.
+    const timerAt = this.backend.store.nextTimerAt();
+    if (timerAt !== undefined) {
+      const sweep = sweepAction(cluster);
+      return {
+        label: `wait until a timer is due at ${timerAt}, then ${sweep.label}`,
+        run: () => {
+          this.clock.advanceTo(timerAt);
+          return sweep.run();
+        },
+      };
+    }
     return undefined;
   }
 

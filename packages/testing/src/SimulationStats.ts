@@ -33,6 +33,8 @@ export interface SimulationStats {
   sweeps: number;
   /** Envelopes the sweeper sent (the sum of its `SweepResult.sent`). */
   sweeperSent: number;
+  /** Due timers the sweepers fired into the inbox. */
+  timersFired: number;
   /** Envelopes the sweeper found while a live worker held them, committed and not yet drained. */
   sweeperRaced: number;
   /** Envelopes the sweeper found that no live worker held: left by a crash or a failed drain. */
@@ -77,6 +79,7 @@ export function emptyStats(): SimulationStats {
     reorders: 0,
     sweeps: 0,
     sweeperSent: 0,
+    timersFired: 0,
     sweeperRaced: 0,
     sweeperRepairs: 0,
     abandonedDrains: 0,

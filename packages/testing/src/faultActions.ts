@@ -81,6 +81,7 @@ export function sweepAction(cluster: SimCluster): Action {
       cluster.task(sweeper, async () => {
         const result = await sweeper.sweeper.sweep();
         stats.sweeperSent += result.sent;
+        stats.timersFired += result.timersFired;
       });
     },
   };

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteTableCommand,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import { ErrorCode, isBatonError } from '@baton/core';
 import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core/adapter';
 import { readConflict } from '@baton/core/adapter';
@@ -27,6 +31,11 @@ function storeWith(options: Partial<DynamoStoreOptions> = {}) {
 
 function record(id: string, ver: number, state: unknown = { n: ver }): ActorRecord {
   return { id, ver, state, inboxOffset: String(ver), marks: {}, sentSeq: 0 };
+}
+
+function recordKey(id: string) {
+  const { pk, sk } = recordToItem(record(id, 1));
+  return { pk: pk!, sk: sk! };
 }
 
 function commitOf(id: string, ver: number, parts: Partial<Commit> = {}): Commit {
@@ -156,13 +165,31 @@ describe('DynamoStore', () => {
     expect(await store.readOutbox(a)).toHaveLength(1);
   });
 
+  it("gives a halted actor's record a TTL in epoch seconds, and reads its expiry back", async () => {
+    const store = storeWith();
+    const a = fresh();
+    const expiresAt = 1_900_000_000_123;
+    await store.commit(commitOf(a, 1, { record: { ...record(a, 1), expiresAt } }));
+    expect(await store.load(a)).toEqual({ ...record(a, 1), expiresAt });
+    const { Item } = await dynamodb.send(
+      new GetItemCommand({ TableName: tableName, Key: recordKey(a) }),
+    );
+    expect(Item?.ttl).toEqual({ N: '1900000001' });
+    // Its next commit revives it: no TTL any more.
+    await store.commit(commitOf(a, 2));
+    const revived = await dynamodb.send(
+      new GetItemCommand({ TableName: tableName, Key: recordKey(a) }),
+    );
+    expect(revived.Item?.ttl).toBeUndefined();
+  });
+
   it('uses DynamoDB limits less the layout overhead by default', () => {
     expect(storeWith().limits).toEqual({
       maxTransactionItems: 100,
       maxTransactionBytes: 4_000_000,
       maxItemBytes: DYNAMO_STORE_LIMITS.maxItemBytes,
     });
-    expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeGreaterThan(409_400);
+    expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeGreaterThan(409_300);
     expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeLessThan(409_600);
   });
 

@@ -16,6 +16,7 @@ import type {
   OverflowMark,
   Store,
   StoreLimits,
+  Timer,
 } from '@baton/core/adapter';
 import { checkCommit, invalidArgument, systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
@@ -29,6 +30,7 @@ import {
   itemToOutbox,
   itemToOverflow,
   itemToRecord,
+  itemToTimer,
 } from './itemCodec.ts';
 import { mapTransactionError } from './mapTransactionError.ts';
 import {
@@ -48,6 +50,9 @@ import {
   outboxSk,
   overflowSk,
   RECORD_SK,
+  TIMER_SK_PREFIX,
+  timerShardKey,
+  timerSk,
 } from './tableLayout.ts';
 
 /** Options of a {@link DynamoStore}. */
@@ -243,6 +248,60 @@ export class DynamoStore implements Store {
     return items.map(itemToDeadLetter).sort((a, b) => a.at - b.at);
   }
 
+  async readTimer(actorId: string, id: string): Promise<Timer | undefined> {
+    const item = await this.#get(actorPk(actorId), timerSk(id), 'GetItem (readTimer)');
+    return item && itemToTimer(item);
+  }
+
+  async listTimers(actorId: string): Promise<Timer[]> {
+    const items = await this.#query('Query (listTimers)', {
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
+      ExpressionAttributeValues: {
+        ':pk': { S: actorPk(actorId) },
+        ':prefix': { S: TIMER_SK_PREFIX },
+      },
+      ConsistentRead: true,
+    });
+    return items.map(itemToTimer).sort((a, b) => a.at - b.at);
+  }
+
+  async listDueTimers(before: number, limit: number): Promise<Timer[]> {
+    // The sparse index holds keys only, sorted by due time per shard: the soonest `limit` of
+    // each shard, then the soonest `limit` of those, read whole in one batch.
+    const shards = Array.from({ length: this.#shards }, (_, shard) =>
+      this.#query(
+        'Query (listDueTimers)',
+        {
+          TableName: this.tableName,
+          IndexName: OUTBOX_INDEX,
+          KeyConditionExpression: '#shard = :shard AND #at <= :before',
+          ExpressionAttributeNames: { '#shard': Attr.obPk, '#at': Attr.obAt },
+          ExpressionAttributeValues: {
+            ':shard': { S: timerShardKey(shard) },
+            ':before': { N: String(before) },
+          },
+          Limit: limit,
+        },
+        limit,
+      ),
+    );
+    const keys = (await Promise.all(shards))
+      .flat()
+      .sort((a, b) => Number(a[Attr.obAt]?.N) - Number(b[Attr.obAt]?.N))
+      .slice(0, limit)
+      .map((key): Item => ({ [Attr.pk]: key[Attr.pk]!, [Attr.sk]: key[Attr.sk]! }));
+    const found = await batchGetItems(
+      this.#client,
+      this.tableName,
+      'BatchGetItem (listDueTimers)',
+      keys,
+    );
+    // The index is eventually consistent: a timer removed since reads as absent here.
+    return found.map(itemToTimer).sort((a, b) => a.at - b.at);
+  }
+
   async readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]> {
     const wanted = new Map<string, Item>();
     for (const { kind, peer } of keys) {
@@ -276,8 +335,12 @@ export class DynamoStore implements Store {
     }
   }
 
-  /** Every page of a query. */
-  async #query(operation: string, input: QueryCommandInput): Promise<Item[]> {
+  /** Every page of a query, or pages until `max` items. */
+  async #query(
+    operation: string,
+    input: QueryCommandInput,
+    max = Number.POSITIVE_INFINITY,
+  ): Promise<Item[]> {
     const items: Item[] = [];
     let start: Item | undefined;
     do {
@@ -290,7 +353,7 @@ export class DynamoStore implements Store {
       } catch (error) {
         throw unavailable('DynamoDB', operation, error);
       }
-    } while (start);
+    } while (start && items.length < max);
     return items;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The `TransactItems` of one commit: the actor record on its version condition, the outbox
  * items, the idempotency records on "absent or expired", then replaced outcomes, dead letters,
- * overflow marks and dead-letter deletes.
+ * overflow marks, timers, dead-letter deletes and timer deletes.
  */
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { Clock, Commit } from '@baton/core/adapter';
@@ -11,8 +11,9 @@ import {
   outboxToItem,
   overflowToItem,
   recordToItem,
+  timerToItem,
 } from './itemCodec.ts';
-import { Attr, actorPk, deadLetterSk } from './tableLayout.ts';
+import { Attr, actorPk, deadLetterSk, timerSk } from './tableLayout.ts';
 
 /** Where a commit's items go and how they are laid out (a {@link DynamoStore}'s settings). */
 export interface CommitTarget {
@@ -77,16 +78,19 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
         Put: { TableName, Item: overflowToItem(record.id, mark) },
       }),
     ),
-    ...(commit.deadLetters?.remove ?? []).map(
-      (messageId): TransactWriteItem => ({
-        Delete: {
-          TableName,
-          Key: {
-            [Attr.pk]: { S: actorPk(record.id) },
-            [Attr.sk]: { S: deadLetterSk(messageId) },
-          },
-        },
-      }),
+    ...(commit.timers?.put ?? []).map(
+      (timer): TransactWriteItem => ({ Put: { TableName, Item: timerToItem(timer, shards) } }),
     ),
+    ...(commit.deadLetters?.remove ?? []).map((messageId) =>
+      deleteOf(TableName, record.id, deadLetterSk(messageId)),
+    ),
+    ...(commit.timers?.remove ?? []).map((id) => deleteOf(TableName, record.id, timerSk(id))),
   ];
+}
+
+/** Deletes one of the actor's own items; deleting an absent one is not an error. */
+function deleteOf(TableName: string, actorId: string, sk: string): TransactWriteItem {
+  return {
+    Delete: { TableName, Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: sk } } },
+  };
 }

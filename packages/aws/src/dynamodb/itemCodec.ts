@@ -11,6 +11,7 @@ import type {
   IdempotencyRecord,
   OutboxItem,
   OverflowMark,
+  Timer,
 } from '@baton/core/adapter';
 import {
   Attr,
@@ -28,6 +29,8 @@ import {
   outboxSk,
   overflowSk,
   RECORD_SK,
+  timerShardKey,
+  timerSk,
 } from './tableLayout.ts';
 
 export type Item = Record<string, AttributeValue>;
@@ -47,6 +50,10 @@ export function recordToItem(record: ActorRecord): Item {
     [Attr.sentSeq]: record.sentSeq,
     ...(record.channels ? { [Attr.channels]: json(record.channels) } : {}),
     ...(record.overflowedAt === undefined ? {} : { [Attr.overflowedAt]: record.overflowedAt }),
+    // A halted actor's record: DynamoDB's TTL deletes it once it expires.
+    ...(record.expiresAt === undefined
+      ? {}
+      : { [Attr.expiresAt]: record.expiresAt, [Attr.ttl]: Math.ceil(record.expiresAt / 1000) }),
   });
 }
 
@@ -69,6 +76,7 @@ export function itemToRecord(item: Item): ActorRecord {
     ...(raw[Attr.overflowedAt] === undefined
       ? {}
       : { overflowedAt: raw[Attr.overflowedAt] as number }),
+    ...(raw[Attr.expiresAt] === undefined ? {} : { expiresAt: raw[Attr.expiresAt] as number }),
   };
 }
 
@@ -133,6 +141,21 @@ export function deadLetterToItem(letter: DeadLetter, shards: number): Item {
 
 export function itemToDeadLetter(item: Item): DeadLetter {
   return JSON.parse(unmarshall(item)[Attr.letter] as string);
+}
+
+/** A timer, indexed by when it is due so the sweeper finds the ones overdue. */
+export function timerToItem(timer: Timer, shards: number): Item {
+  return marshall({
+    [Attr.pk]: actorPk(timer.actorId),
+    [Attr.sk]: timerSk(timer.id),
+    [Attr.timer]: json(timer),
+    [Attr.obPk]: timerShardKey(outboxShard(timer.actorId, shards)),
+    [Attr.obAt]: timer.at,
+  });
+}
+
+export function itemToTimer(item: Item): Timer {
+  return JSON.parse(unmarshall(item)[Attr.timer] as string);
 }
 
 export function overflowToItem(actorId: string, mark: OverflowMark): Item {

@@ -31,6 +31,7 @@ export const Attr = {
   fingerprint: 'fingerprint',
   key: 'ikey',
   letter: 'letter',
+  timer: 'timer',
   expiresAt: 'expiresAt',
   ttl: 'ttl',
 } as const;
@@ -54,6 +55,8 @@ export const OUTBOX_SK_PREFIX = 'O#';
 export const IDEMPOTENCY_SK = 'I';
 /** The sort key prefix of dead letters. */
 export const DEAD_LETTER_SK_PREFIX = 'D#';
+/** The sort key prefix of timers. */
+export const TIMER_SK_PREFIX = 'T#';
 /** The sort key prefixes of overflow marks: a receiver's sender marks, a sender's channels. */
 export const OVERFLOW_SK_PREFIX = { sender: 'M#', channel: 'C#' } as const;
 /** Outbox seqs are padded to this many digits so sort keys order like numbers (2^53 has 16). */
@@ -71,6 +74,10 @@ export const overflowSk = (kind: keyof typeof OVERFLOW_SK_PREFIX, peer: string):
   `${OVERFLOW_SK_PREFIX[kind]}${digest(peer)}`;
 /** The index shard key of dead letters: they share the sparse outbox index, apart by prefix. */
 export const deadLetterShardKey = (shard: number): string => `DEAD#${shard}`;
+/** A timer's sort key: the digest of its id (the id is in the item). */
+export const timerSk = (id: string): string => `${TIMER_SK_PREFIX}${digest(id)}`;
+/** The index shard key of timers, sorted there by when they are due. */
+export const timerShardKey = (shard: number): string => `TIMER#${shard}`;
 
 /** Longest id kept as it is in a key; longer ones (scoped ingress ids) are hashed. */
 const MAX_KEY_ID_BYTES = 900;
@@ -143,9 +150,11 @@ export const ITEM_OVERHEAD = {
       Attr.sentSeq,
       Attr.channels,
       Attr.overflowedAt,
+      Attr.expiresAt,
+      Attr.ttl,
     ],
     [actorPk(''), RECORD_SK],
-    4,
+    6,
   ),
   outbox: overhead(
     [Attr.pk, Attr.sk, Attr.envelopes, Attr.createdAt, Attr.obPk, Attr.obAt],
@@ -177,6 +186,11 @@ export const ITEM_OVERHEAD = {
     [actorPk(''), deadLetterSk(''), deadLetterShardKey(MAX_OUTBOX_SHARDS - 1)],
     1,
   ),
+  timer: overhead(
+    [Attr.pk, Attr.sk, Attr.timer, Attr.obPk, Attr.obAt],
+    [actorPk(''), timerSk(''), timerShardKey(MAX_OUTBOX_SHARDS - 1)],
+    1,
+  ),
 } as const;
 
 /**
@@ -186,7 +200,7 @@ export const ITEM_OVERHEAD = {
  * the engine's check always fits DynamoDB.
  *
  * @example
- * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_499 (409,600 less the outbox item's 101)
+ * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_392 (409,600 less the actor record's 208)
  */
 export const DYNAMO_STORE_LIMITS: StoreLimits = Object.freeze({
   maxTransactionItems: 100,

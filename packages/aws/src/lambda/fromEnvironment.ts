@@ -11,10 +11,12 @@
 import type { BatonApp } from '@baton/core';
 import { createAwsClients } from '../createAwsClients.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
-import { readEnvironment } from '../environment.ts';
+import { BATON_ENV, readEnvironment } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
+import { SqsTimerQueue } from '../sqs/SqsTimerQueue.ts';
 import { drainHandler } from './drainHandler.ts';
 import { ingressHandler } from './ingressHandler.ts';
+import { relayHandler } from './relayHandler.ts';
 import { sweeperHandler } from './sweeperHandler.ts';
 import { workerHandler } from './workerHandler.ts';
 
@@ -28,16 +30,38 @@ export function portsFromEnvironment(): { store: DynamoStore; queue: SqsQueue } 
   };
 }
 
+/** The timer queue the environment names (`SqsTimerQueue`). */
+export function timerQueueFromEnvironment(): SqsTimerQueue {
+  const { timerQueueUrl } = readEnvironment(['timerQueueUrl']);
+  return new SqsTimerQueue({ client: createAwsClients().sqs, queueUrl: timerQueueUrl });
+}
+
+/** The worker; it arms the timers turns schedule when the environment names a timer queue. */
 export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHandler> {
-  return workerHandler({ actors: app.actors, ...portsFromEnvironment() });
+  const timers = process.env[BATON_ENV.timerQueueUrl] ? timerQueueFromEnvironment() : undefined;
+  return workerHandler({
+    actors: app.actors,
+    ...portsFromEnvironment(),
+    ...(timers ? { timers } : {}),
+  });
+}
+
+/** The timer relay: from the timer queue into the inbox. */
+export function relayFromEnvironment(): ReturnType<typeof relayHandler> {
+  return relayHandler({ queue: portsFromEnvironment().queue, timers: timerQueueFromEnvironment() });
 }
 
 export function drainFromEnvironment(app: BatonApp): ReturnType<typeof drainHandler> {
   return drainHandler({ actors: app.actors, ...portsFromEnvironment() });
 }
 
+/** The sweeper; with a timer queue it leaves timers to the relay for a minute past due. */
 export function sweeperFromEnvironment(app: BatonApp): ReturnType<typeof sweeperHandler> {
-  return sweeperHandler({ actors: app.actors, ...portsFromEnvironment() });
+  const armed = Boolean(process.env[BATON_ENV.timerQueueUrl]);
+  return sweeperHandler(
+    { actors: app.actors, ...portsFromEnvironment() },
+    armed ? { timerGraceMs: 60_000 } : {},
+  );
 }
 
 export function ingressFromEnvironment(app: BatonApp): ReturnType<typeof ingressHandler> {

@@ -1,6 +1,6 @@
 /**
  * `@baton/aws/lambda`: the Lambda handlers of the turn pipeline — the worker (SQS FIFO inbox,
- * partial batch responses), the outbox drain, the sweeper and the HTTP ingress. Their import
+ * partial batch responses), the outbox drain, the sweeper, the timer relay and the HTTP ingress. Their import
  * graph reaches DynamoDB and SQS only.
  */
 export { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
@@ -9,9 +9,12 @@ export {
   drainFromEnvironment,
   ingressFromEnvironment,
   portsFromEnvironment,
+  relayFromEnvironment,
   sweeperFromEnvironment,
+  timerQueueFromEnvironment,
   workerFromEnvironment,
 } from './fromEnvironment.ts';
 export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
+export { type RelayOptions, relayHandler } from './relayHandler.ts';
 export { sweeperHandler } from './sweeperHandler.ts';
 export { workerHandler } from './workerHandler.ts';

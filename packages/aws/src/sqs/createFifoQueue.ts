@@ -1,6 +1,6 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { invalidArgument } from '@baton/core/adapter';
-import { unavailable } from '../internal/unavailable.ts';
+import { createQueue, queueArn } from './createQueue.ts';
 
 /** Options of {@link createFifoQueue}. */
 export interface FifoQueueOptions {
@@ -61,9 +61,9 @@ export async function createFifoQueue(
     throw invalidArgument(`invalid FIFO queue options: ${problems.join('; ')}`);
 
   const fifo = { FifoQueue: 'true', MessageRetentionPeriod: String(retention) };
-  const deadLetterQueueUrl = await create(client, `${base}-dlq.fifo`, fifo);
-  const deadLetterQueueArn = await arnOf(client, deadLetterQueueUrl);
-  const queueUrl = await create(client, `${base}.fifo`, {
+  const deadLetterQueueUrl = await createQueue(client, `${base}-dlq.fifo`, fifo);
+  const deadLetterQueueArn = await queueArn(client, deadLetterQueueUrl);
+  const queueUrl = await createQueue(client, `${base}.fifo`, {
     ...fifo,
     VisibilityTimeout: String(visibility),
     RedrivePolicy: JSON.stringify({
@@ -71,33 +71,10 @@ export async function createFifoQueue(
       maxReceiveCount: maxReceives,
     }),
   });
-  const queueArn = await arnOf(client, queueUrl);
-  return { queueUrl, queueArn, deadLetterQueueUrl, deadLetterQueueArn };
-}
-
-async function create(
-  client: SQSClient,
-  QueueName: string,
-  Attributes: Record<string, string>,
-): Promise<string> {
-  try {
-    const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName, Attributes }));
-    if (!QueueUrl) throw new Error(`CreateQueue returned no URL for ${QueueName}`);
-    return QueueUrl;
-  } catch (error) {
-    throw unavailable('SQS', `CreateQueue (${QueueName})`, error);
-  }
-}
-
-async function arnOf(client: SQSClient, QueueUrl: string): Promise<string> {
-  try {
-    const { Attributes } = await client.send(
-      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
-    );
-    const arn = Attributes?.QueueArn;
-    if (!arn) throw new Error(`GetQueueAttributes returned no QueueArn for ${QueueUrl}`);
-    return arn;
-  } catch (error) {
-    throw unavailable('SQS', 'GetQueueAttributes', error);
-  }
+  return {
+    queueUrl,
+    queueArn: await queueArn(client, queueUrl),
+    deadLetterQueueUrl,
+    deadLetterQueueArn,
+  };
 }

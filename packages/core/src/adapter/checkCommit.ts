@@ -69,10 +69,21 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     }
     peers.add(key);
   }
-  for (const letter of deadLetters) {
+  const timers = commit.timers?.put ?? [];
+  const timerIds = new Set<string>();
+  for (const id of [...timers.map((t) => t.id), ...(commit.timers?.remove ?? [])]) {
+    if (timerIds.has(id)) {
+      throw invalidArgument(
+        `commit for ${record.id} writes timer ${id} twice: put or remove each once per commit`,
+        { actorId: record.id, timer: id },
+      );
+    }
+    timerIds.add(id);
+  }
+  for (const letter of [...deadLetters, ...timers]) {
     if (letter.actorId !== record.id) {
       throw invalidArgument(
-        `commit for ${record.id} holds a dead letter of ${letter.actorId}: an actor keeps only its own`,
+        `commit for ${record.id} holds a dead letter or timer of ${letter.actorId}: an actor keeps only its own`,
         { actorId: record.id },
       );
     }
@@ -85,7 +96,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     replaced.length +
     deadLetters.length +
     removed.length +
-    overflow.length;
+    overflow.length +
+    timerIds.size;
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
@@ -97,6 +109,7 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     ...replaced,
     ...deadLetters,
     ...overflow,
+    ...timers,
   ]) {
     const size = jsonSize(item);
     if (size > limits.maxItemBytes) {

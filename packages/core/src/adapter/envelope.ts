@@ -3,18 +3,20 @@
  *
  * An actor id is `type/key`. An envelope's `id` is unique, in one of two namespaces that can
  * never meet: `<from>:<seq>` for actor senders (an actor type holds no `:` or `/`, so the id
- * has a `/` before its first `:`), and `ingress:[…]` for client ingress, scoped by target actor
- * and caller (see {@link ingressMessageId}). A client's idempotency key therefore can never
- * name, or shadow, a message an actor sent.
+ * has a `/` before its first `:`), `ingress:[…]` for client ingress, scoped by target actor
+ * and caller (see {@link ingressMessageId}), and `timer:[…]` for the fire of a durable timer. A
+ * client's idempotency key therefore can never name, or shadow, a message an actor sent.
  */
 import { canonicalJson } from './canonicalJson.ts';
 
 /** The `from` of messages that enter through a client rather than from an actor. */
 export const INGRESS = 'ingress';
+/** The `from` of a durable timer's fire: a message the actor scheduled to itself. */
+export const TIMER = 'timer';
 
 export interface Envelope {
   readonly id: string;
-  /** The sender: an actor id, or {@link INGRESS}. */
+  /** The sender: an actor id, {@link INGRESS} or {@link TIMER}. */
   readonly from: string;
   /** The sender's sequence number (1, 2, …) for actor senders; 0 for ingress. */
   readonly seq: number;
@@ -44,6 +46,18 @@ export interface Envelope {
    * span of the handling that sent it (see traceContext.ts).
    */
   readonly traceparent?: string;
+  /**
+   * Set on a timer's fire: which timer, and which scheduling of it. The engine applies it only
+   * while that timer is stored (its name, payload and trace come from there), then removes it.
+   */
+  readonly timer?: { readonly id: string; readonly gen: string };
+  /** Set on an actor's `ctx.ask`: the ask's id, which the reply names. */
+  readonly ask?: string;
+  /**
+   * Set on the reply to an ask (its payload is the outcome): the ask's id. The asker applies it
+   * to its continuation only while the ask's timeout timer is stored, and removes that timer.
+   */
+  readonly replyTo?: string;
 }
 
 /** The id of the `seq`-th message an actor sent. */
@@ -65,6 +79,19 @@ export function ingressMessageId(to: string, key: string, caller?: unknown): str
   return `ingress:${canonicalJson(scope, 'the caller identity')}`;
 }
 
+/** The message name of an ask's reply until the asker gives it its continuation's. */
+export const ASK_REPLY = '$reply';
+
+/** The id of the timer that holds an ask's continuation and fires its timeout. */
+export function askTimerId(askId: string): string {
+  return `ask:${askId}`;
+}
+
+/** The id of the fire of one scheduling (`gen`) of an actor's timer `id`. */
+export function timerMessageId(actorId: string, id: string, gen: string): string {
+  return `${TIMER}:${canonicalJson([actorId, id, gen], 'a timer id')}`;
+}
+
 export function actorId(type: string, key: string): string {
   return `${type}/${key}`;
 }
@@ -76,8 +103,9 @@ export function parseActorId(id: string): { type: string; key: string } | undefi
   return { type: id.slice(0, slash), key: id.slice(slash + 1) };
 }
 
+/** Whether an actor sent it (not a client, not a timer): it travels on a channel with `seq`/`prev`. */
 export function isActorSender(envelope: Envelope): boolean {
-  return envelope.from !== INGRESS;
+  return envelope.from !== INGRESS && envelope.from !== TIMER;
 }
 
 export function encodeEnvelope(envelope: Envelope): string {
@@ -97,7 +125,10 @@ export function decodeEnvelope(body: string): Envelope | undefined {
       (value.prev === undefined || typeof value.prev === 'number') &&
       (value.fingerprint === undefined || typeof value.fingerprint === 'string') &&
       (value.redrive === undefined || typeof value.redrive === 'number') &&
-      (value.traceparent === undefined || typeof value.traceparent === 'string')
+      (value.traceparent === undefined || typeof value.traceparent === 'string') &&
+      (value.timer === undefined || isTimerRef(value.timer)) &&
+      (value.ask === undefined || typeof value.ask === 'string') &&
+      (value.replyTo === undefined || typeof value.replyTo === 'string')
     ) {
       return value as Envelope;
     }
@@ -105,4 +136,14 @@ export function decodeEnvelope(body: string): Envelope | undefined {
     // fall through: not an envelope
   }
   return undefined;
+}
+
+function isTimerRef(value: unknown): boolean {
+  const ref = value as { id?: unknown; gen?: unknown } | null;
+  return (
+    typeof ref === 'object' &&
+    ref !== null &&
+    typeof ref.id === 'string' &&
+    typeof ref.gen === 'string'
+  );
 }

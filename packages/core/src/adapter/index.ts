@@ -28,6 +28,8 @@ export {
   ingressMessageId,
   isActorSender,
   parseActorId,
+  TIMER,
+  timerMessageId,
 } from './envelope.ts';
 export { messageFingerprint } from './fingerprint.ts';
 export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
@@ -53,6 +55,9 @@ export {
   type Store,
   type StoreLimits,
   systemClock,
+  type Timer,
+  type TimerQueue,
+  type TimerRef,
 } from './ports.ts';
 export { type Random, seededRandom, uuidFrom } from './random.ts';
 export { handlingTrace, parseTraceparent, spanIdOf } from './traceContext.ts';

@@ -77,6 +77,13 @@ export interface ActorRecord {
    * the mark retention, means none is live, and no peer needs looking up.
    */
   readonly overflowedAt?: number;
+  /**
+   * Set when the actor halted (`ctx.halt()`): its state is the initial one again, and a store
+   * may delete the record once this passes (DynamoDB: TTL). It is twice the mark retention
+   * after the halt, so every receiver has forgotten this actor's sequence numbers, which a new
+   * actor of the same id starts over. Its next commit, if any, clears it: the actor lives again.
+   */
+  readonly expiresAt?: number;
 }
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
@@ -122,6 +129,31 @@ export interface DeadLetter {
   readonly at: number;
 }
 
+/** What firing a timer needs: which actor, which timer and scheduling, when. */
+export interface TimerRef {
+  readonly actorId: string;
+  /** The handle's id, unique per actor: scheduling the same id again replaces the timer. */
+  readonly id: string;
+  /** Which scheduling of `id` this is: a fire of an earlier one is skipped. */
+  readonly gen: string;
+  /** When it is due, epoch ms. */
+  readonly at: number;
+  /** The message the actor receives. */
+  readonly name: string;
+}
+
+/**
+ * A durable timer: a message an actor scheduled to itself (`ctx.schedule`), kept with the actor
+ * until it is handled or cancelled. Written and removed only in the actor's own commits, so a
+ * fire the actor has handled, or a cancelled timer, can never be applied again.
+ */
+export interface Timer extends TimerRef {
+  readonly payload: unknown;
+  /** The trace context of the handling that scheduled it. */
+  readonly traceparent?: string;
+  readonly createdAt: number;
+}
+
 /** One atomic write: the new record on a version condition, its outbox, its idempotency records. */
 export interface Commit {
   /** The version the turn read; the commit fails if the stored record moved past it. */
@@ -140,6 +172,11 @@ export interface Commit {
   };
   /** Marks moved out of the record by this commit (put whatever is stored). */
   readonly overflow?: readonly OverflowMark[];
+  /** Timers scheduled (put, replacing one of the same id) and fired or cancelled (ids removed). */
+  readonly timers?: {
+    readonly put: readonly Timer[];
+    readonly remove: readonly string[];
+  };
 }
 
 /** A backend's transaction limits (DynamoDB: 100 items, 4 MB, 400 KB per item). */
@@ -171,6 +208,12 @@ export interface Store {
   listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
   /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */
   readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]>;
+  /** One timer of an actor, by id. */
+  readTimer(actorId: string, id: string): Promise<Timer | undefined>;
+  /** The timers of one actor, soonest first. */
+  listTimers(actorId: string): Promise<Timer[]>;
+  /** Timers of every actor due at or before `before` (epoch ms), soonest first, at most `limit`. */
+  listDueTimers(before: number, limit: number): Promise<Timer[]>;
   /** Optional push of committed idempotency records, so askers need not poll. */
   watchOutcomes?(listener: (record: IdempotencyRecord) => void): () => void;
 }
@@ -215,6 +258,16 @@ export interface Queue {
    * and an old inbox offset would skip every message as processed. Absent: not checked.
    */
   identity?(): Promise<string>;
+}
+
+/**
+ * Arms committed timers so each fires into the inbox when due (AWS: a delay queue and a relay).
+ * Optional: without one, timers fire when the sweeper finds them due (`fireDueTimers`).
+ * Arming twice, or arming a timer since cancelled, is harmless: a fire is applied only while
+ * its timer is stored.
+ */
+export interface TimerQueue {
+  arm(timers: readonly TimerRef[]): Promise<void>;
 }
 
 /** Committed actor records, in commit order per actor. */

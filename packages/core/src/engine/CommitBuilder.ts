@@ -9,6 +9,7 @@ import type {
   OverflowMark,
   SenderMark,
   StoreLimits,
+  Timer,
 } from '../adapter/ports.ts';
 
 /** What one processed message adds to a commit. */
@@ -29,12 +30,14 @@ export interface MessageEffects {
   readonly redriven?: string;
   /** Marks the record moved out to stay small (see overflow.ts). */
   readonly overflow?: readonly OverflowMark[];
+  /** Timers by id: scheduled (put) or fired and cancelled (`null`: removed). */
+  readonly timers?: ReadonlyMap<string, Timer | null>;
 }
 
 /** The parts of a commit besides the record. */
 export type PendingWrites = Pick<
   Commit,
-  'outbox' | 'idempotency' | 'replaceIdempotency' | 'deadLetters' | 'overflow'
+  'outbox' | 'idempotency' | 'replaceIdempotency' | 'deadLetters' | 'overflow' | 'timers'
 >;
 
 /**
@@ -76,6 +79,8 @@ export class CommitBuilder {
   #overflow = new Map<string, OverflowMark>();
   /** The summed `jsonSize` of `#overflow`: kept as it goes, since a batch may move out many. */
   #overflowBytes = 0;
+  /** By id, the last word of the pending messages on each timer: put, or removed (`null`). */
+  #timers = new Map<string, Timer | null>();
   #count = 0;
 
   constructor(base: ActorRecord, limits: StoreLimits) {
@@ -91,6 +96,19 @@ export class CommitBuilder {
   /** Messages whose effects are waiting for commit. */
   get size(): number {
     return this.#count;
+  }
+
+  /**
+   * What the pending commit does to timer `id`: puts it, removes it (`null`), or leaves it to
+   * the store (`undefined`).
+   */
+  pendingTimer(id: string): Timer | null | undefined {
+    return this.#timers.get(id);
+  }
+
+  /** The ids of the timers the pending commit puts. */
+  pendingTimerIds(): string[] {
+    return [...this.#timers].flatMap(([id, timer]) => (timer ? [id] : []));
   }
 
   /** Whether the record alone fits an item. */
@@ -135,6 +153,7 @@ export class CommitBuilder {
       this.#overflowBytes += jsonSize(mark) - (replaced ? jsonSize(replaced) : 0);
       this.#overflow.set(overflowKey(mark), mark);
     }
+    for (const [id, timer] of effects.timers ?? []) this.#timers.set(id, timer);
     this.#record = effects.record;
     this.#count++;
   }
@@ -150,12 +169,21 @@ export class CommitBuilder {
     const put = [...this.#deadLetters.values()];
     const remove = [...this.#redriven].filter((id) => !this.#deadLetters.has(id));
     const overflow = [...this.#overflow.values()];
+    const timers = [...this.#timers];
     const writes: PendingWrites = {
       outbox,
       idempotency: this.#idempotency,
       ...(this.#replaced.length > 0 ? { replaceIdempotency: this.#replaced } : {}),
       ...(put.length + remove.length > 0 ? { deadLetters: { put, remove } } : {}),
       ...(overflow.length > 0 ? { overflow } : {}),
+      ...(timers.length > 0
+        ? {
+            timers: {
+              put: timers.flatMap(([, timer]) => (timer ? [timer] : [])),
+              remove: timers.flatMap(([id, timer]) => (timer ? [] : [id])),
+            },
+          }
+        : {}),
     };
     this.#outbox = [];
     this.#idempotency = [];
@@ -164,6 +192,7 @@ export class CommitBuilder {
     this.#redriven = new Set();
     this.#overflow = new Map();
     this.#overflowBytes = 0;
+    this.#timers = new Map();
     this.#count = 0;
     return writes;
   }
@@ -182,7 +211,8 @@ export class CommitBuilder {
       this.#replaced.length +
       this.#deadLetters.size +
       this.#redriven.size +
-      this.#overflow.size;
+      this.#overflow.size +
+      this.#timers.size;
     let bytes = effects.recordBytes ?? jsonSize(effects.record);
     for (const item of this.#outbox) bytes += item.bytes;
     bytes += this.#overflowBytes;
@@ -199,6 +229,10 @@ export class CommitBuilder {
       bytes += jsonSize(effects.deadLetter);
     }
     if (effects.redriven !== undefined) items++;
+    const timers = new Map([...this.#timers, ...(effects.timers ?? [])]);
+    items += timers.size - this.#timers.size;
+    // Removals count as items, not bytes, as `checkCommit` counts deletes.
+    for (const timer of timers.values()) if (timer) bytes += jsonSize(timer);
     let open = this.#outbox.at(-1)?.bytes ?? Number.POSITIVE_INFINITY;
     for (const envelope of effects.envelopes) {
       const size = jsonSize(envelope) + 1;

@@ -1,6 +1,7 @@
 import { toBatonError } from '../errors.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
+import { fireDueTimers } from './timers.ts';
 
 /** The message the sweeper logs (as an error) per outbox item older than the alarm age. */
 export const STALE_OUTBOX_LOG = 'outbox item older than the alarm age: its drain keeps failing';
@@ -12,6 +13,8 @@ export interface SweepResult {
   readonly sent: number;
   /** Actors whose outbox could not be drained this time. */
   readonly failed: number;
+  /** Due timers fired into the inbox. */
+  readonly timersFired: number;
 }
 
 export interface SweeperOptions {
@@ -19,11 +22,18 @@ export interface SweeperOptions {
   readonly minAgeMs?: number;
   /** Outbox items older than this raise an error log: something keeps failing. @default 1 day */
   readonly alarmAgeMs?: number;
+  /**
+   * How long past due a timer must be before the sweeper fires it. With a `TimerQueue` armed
+   * timers fire on their own, and the sweeper only catches those whose arming was lost.
+   * @default 60 s with a TimerQueue, 0 without
+   */
+  readonly timerGraceMs?: number;
 }
 
 /**
  * Drains outboxes that no worker will revisit — e.g. after a crash whose inbox message went to
- * the dead-letter queue. Run it periodically (a schedule on AWS, a timer locally).
+ * the dead-letter queue — and fires due timers that no one armed. Run it periodically (a
+ * schedule on AWS, a timer locally).
  *
  * @example
  * const sweeper = new Sweeper({ actors, store, queue });
@@ -33,11 +43,13 @@ export class Sweeper {
   readonly engine: Engine;
   readonly #minAgeMs: number;
   readonly #alarmAgeMs: number;
+  readonly #timerGraceMs: number;
 
   constructor(engine: EngineOptions | Engine, options: SweeperOptions = {}) {
     this.engine = 'registry' in engine ? engine : createEngine(engine);
     this.#minAgeMs = options.minAgeMs ?? 60_000;
     this.#alarmAgeMs = options.alarmAgeMs ?? 24 * 60 * 60 * 1000;
+    this.#timerGraceMs = options.timerGraceMs ?? (this.engine.timers ? 60_000 : 0);
   }
 
   async sweep(): Promise<SweepResult> {
@@ -65,6 +77,12 @@ export class Sweeper {
         });
       }
     }
-    return { drained, sent, failed };
+    let timersFired = 0;
+    try {
+      timersFired = await fireDueTimers(this.engine, now - this.#timerGraceMs);
+    } catch (error) {
+      logger.warn('sweep could not fire due timers', { error: toBatonError(error).message });
+    }
+    return { drained, sent, failed, timersFired };
   }
 }

@@ -110,6 +110,24 @@ export class Worker {
     }
   }
 
+  /**
+   * Arms the timers the turn scheduled. They are committed already: if arming fails, the
+   * sweeper fires them once overdue, so the batch is not failed for it.
+   */
+  async #arm(actorId: string, result: TurnResult): Promise<void> {
+    const { timers, logger } = this.engine;
+    if (!timers || result.timers.length === 0) return;
+    try {
+      await timers.arm(result.timers);
+    } catch (error) {
+      logger.warn('timers committed but not armed: the sweeper will fire them', {
+        actor: actorId,
+        timers: result.timers.length,
+        error: toBatonError(error).message,
+      });
+    }
+  }
+
   #identity(): Promise<string | undefined> {
     const { queue } = this.engine;
     if (!this.#queueIdentity) {
@@ -150,6 +168,7 @@ export class Worker {
       result,
       messages.some((m) => m.receiveCount > 1),
     );
+    await this.#arm(actorId, result);
     return { done: result.done, ...(result.retry ? { retry: result.retry } : {}) };
   }
 }

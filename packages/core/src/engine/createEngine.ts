@@ -1,5 +1,11 @@
 import type { AnyActorDefinition } from '../actor.ts';
-import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
+import {
+  type Clock,
+  type Queue,
+  type Store,
+  systemClock,
+  type TimerQueue,
+} from '../adapter/ports.ts';
 import type { Random } from '../adapter/random.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -16,6 +22,11 @@ export interface EngineOptions {
   readonly actors: readonly AnyActorDefinition[];
   readonly store: Store;
   readonly queue: Queue;
+  /**
+   * Arms timers as turns schedule them (AWS: `SqsTimerQueue`). Without one, the sweeper fires
+   * them once due, as the embedded runtime does.
+   */
+  readonly timers?: TimerQueue;
   /** @default the system clock */
   readonly clock?: Clock;
   /** @default JSON lines on stdout at level info */
@@ -57,6 +68,7 @@ export interface Engine {
   readonly registry: Registry;
   readonly store: Store;
   readonly queue: Queue;
+  readonly timers: TimerQueue | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly random: Random;
@@ -82,6 +94,7 @@ export function createEngine(options: EngineOptions): Engine {
     registry: new Registry(options.actors),
     store: options.store,
     queue: options.queue,
+    timers: options.timers,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? jsonLogger(),
     random: options.random ?? Math.random,

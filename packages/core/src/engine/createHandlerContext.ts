@@ -1,6 +1,8 @@
 import type { ActorContext } from '../ActorContext.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
-import { type Envelope, parseActorId } from '../adapter/envelope.ts';
+import { askTimerId, type Envelope, parseActorId } from '../adapter/envelope.ts';
+import { messageFingerprint } from '../adapter/fingerprint.ts';
+import type { Timer } from '../adapter/ports.ts';
 import { uuidFrom } from '../adapter/random.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
@@ -10,9 +12,13 @@ import type { Engine } from './createEngine.ts';
 /** What one handler run produced, collected by its context. */
 export interface HandlerEffects {
   readonly ctx: ActorContext<unknown>;
-  /** Sends in call order, before sequence numbers are given. */
-  readonly sends: Array<{ to: string; name: string; payload: unknown }>;
+  /** Sends in call order, before sequence numbers are given; an ask carries its id. */
+  readonly sends: Array<{ to: string; name: string; payload: unknown; ask?: string }>;
   reply: { set: boolean; value: unknown };
+  /** Timers by id as the handler left them: scheduled (put) or cancelled (`null`). */
+  readonly timers: Map<string, Timer | null>;
+  /** Whether the handler called `ctx.halt()`. */
+  halted: boolean;
 }
 
 /**
@@ -28,7 +34,25 @@ export function createHandlerContext(
 ): HandlerEffects {
   const self = parseActorId(actorId)!;
   const now = engine.clock.now();
+  const payloadLimit = engine.store.limits.maxItemBytes / 2;
+  const checkSize = (what: string, name: string, payload: unknown, to?: string) => {
+    const size = jsonSize(payload);
+    if (size > payloadLimit) {
+      throw new BatonError(
+        ErrorCode.MESSAGE_TOO_LARGE,
+        `payload of "${name}" ${what} is ${size} bytes; the limit is ${payloadLimit}: store large data elsewhere and send a reference`,
+        { details: { ...(to === undefined ? {} : { to }), name, size, limit: payloadLimit } },
+      );
+    }
+  };
+  let scheduled = 0;
+  let asked = 0;
+  // Derived from the message, so a retried turn makes the very same timers and asks.
+  const derivedId = (kind: string, n: number) =>
+    messageFingerprint(kind, [envelope.id, n]).slice(0, 16);
   const effects: HandlerEffects = {
+    timers: new Map(),
+    halted: false,
     sends: [],
     reply: { set: false, value: undefined },
     ctx: {
@@ -42,20 +66,71 @@ export function createHandlerContext(
       },
       send(to, name, payload) {
         const resolved = engine.registry.resolve(to.id, name, payload);
-        const size = jsonSize(resolved.payload);
-        const limit = engine.store.limits.maxItemBytes / 2;
-        if (size > limit) {
-          throw new BatonError(
-            ErrorCode.MESSAGE_TOO_LARGE,
-            `payload of "${name}" to ${to.id} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
-            { details: { to: to.id, name, size, limit } },
-          );
-        }
+        checkSize(`to ${to.id}`, name, resolved.payload, to.id);
         // A copy: the message is what was sent, whatever the handler changes afterwards.
         effects.sends.push({ to: to.id, name, payload: structuredClone(payload) });
       },
+      ask(to, name, payload, options) {
+        const resolved = engine.registry.resolve(to.id, name, payload);
+        checkSize(`to ${to.id}`, name, resolved.payload, to.id);
+        const then = options?.then;
+        const own = engine.registry.definition(self.type).handlers as Record<string, unknown>;
+        if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
+          throw new BatonError(
+            ErrorCode.INVALID_ARGUMENT,
+            `ctx.ask(…, { then }) must name a handler of ${self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
+          );
+        }
+        const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+        const id = derivedId('ask', asked++);
+        const timeout = new BatonError(
+          ErrorCode.ASK_TIMEOUT,
+          `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
+          { details: { to: to.id, name, timeoutMs } },
+        );
+        const reply = { ok: false, error: timeout.toJSON(), context: options.context ?? null };
+        checkSize('as the context of an ask', then, reply);
+        // The timeout timer holds the continuation: the reply replaces its payload and removes it.
+        effects.timers.set(askTimerId(id), {
+          actorId,
+          id: askTimerId(id),
+          gen: id,
+          at: dueAt(timeoutMs, now),
+          name: then,
+          payload: structuredClone(reply),
+          ...(trace ? { traceparent: trace.child } : {}),
+          createdAt: now,
+        });
+        effects.sends.push({ to: to.id, name, payload: structuredClone(payload), ask: id });
+        return { id };
+      },
+      schedule(when, name, payload, options = {}) {
+        const at = dueAt(when, now);
+        engine.registry.resolve(actorId, name, payload);
+        checkSize('scheduled', name, payload);
+        const gen = derivedId('timer', scheduled++);
+        const id = options.id === undefined ? gen : checkTimerId(options.id);
+        effects.timers.set(id, {
+          actorId,
+          id,
+          gen,
+          at,
+          name,
+          payload: structuredClone(payload),
+          ...(trace ? { traceparent: trace.child } : {}),
+          createdAt: now,
+        });
+        return { id, at };
+      },
+      cancel(timer) {
+        const id = typeof timer === 'string' ? timer : timer?.id;
+        effects.timers.set(checkTimerId(id), null);
+      },
       reply(value) {
         effects.reply = { set: true, value };
+      },
+      halt() {
+        effects.halted = true;
       },
       now: () => now,
       random: () => engine.random(),
@@ -71,4 +146,38 @@ export function createHandlerContext(
     },
   };
   return effects;
+}
+
+/** How long an ask waits for its reply by default: a day. */
+const DEFAULT_ASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+/** Timer ids are keys in the store: short, non-empty text. */
+const MAX_TIMER_ID_LENGTH = 256;
+
+function checkTimerId(id: unknown): string {
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_TIMER_ID_LENGTH) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `a timer id must be a non-empty string of at most ${MAX_TIMER_ID_LENGTH} characters, got ${JSON.stringify(id)}`,
+    );
+  }
+  return id;
+}
+
+/** When `schedule(when)` is due: `when` ms after `now`, or at the `Date`. */
+function dueAt(when: number | Date, now: number): number {
+  if (typeof when !== 'number' && !(when instanceof Date)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `ctx.schedule(when, …) takes a delay in ms or a Date, got ${JSON.stringify(when)}`,
+    );
+  }
+  const at = when instanceof Date ? when.getTime() : now + when;
+  if (!Number.isFinite(at) || (typeof when === 'number' && when < 0)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${String(when)}`,
+    );
+  }
+  return at;
 }

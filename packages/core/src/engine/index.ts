@@ -1,7 +1,7 @@
 /**
  * `@baton/core/engine`: the turn engine that backends run — `createEngine`, the turn itself
  * (`runTurn`), the `Worker` that feeds it from a queue, the outbox drain and the `Sweeper` that
- * catches what a crash left undrained, and dead-letter redrive.
+ * catches what a crash left undrained, dead-letter redrive, and firing due timers.
  */
 export { type Arrival, classify, MAX_GAPS, markAfter } from './channels.ts';
 export { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
@@ -11,4 +11,5 @@ export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnResult } from './runTurn.ts';
 export { STALE_OUTBOX_LOG, Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
+export { fireDueTimers, fireTimers, timerFire } from './timers.ts';
 export { type ProcessResult, Worker } from './Worker.ts';

@@ -4,12 +4,18 @@
  * inbox offset and the sender's mark moved past the message.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import { actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
-import type { ActorRecord, DeadLetter, SenderMark } from '../adapter/ports.ts';
-import { handlingTrace } from '../adapter/traceContext.ts';
+import {
+  ASK_REPLY,
+  actorMessageId,
+  type Envelope,
+  isActorSender,
+  parseActorId,
+} from '../adapter/envelope.ts';
+import type { ActorRecord, DeadLetter, Outcome, SenderMark, Timer } from '../adapter/ports.ts';
+import { type HandlingTrace, handlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { upgradeState } from '../stateVersions.ts';
-import { type MessageEffects, pruneMarks } from './CommitBuilder.ts';
+import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, markAfter, pruneChannels } from './channels.ts';
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
@@ -18,36 +24,48 @@ import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { boundPeers, type OverflowLookup } from './overflow.ts';
 import { deadLettered, replyTooLarge, stateNotJson, stateTooLarge } from './turnErrors.ts';
 
-/** Why a message is applied: where it stands on its channel, or the dead letter it redrives. */
+/**
+ * Why a message is applied: where it stands on its channel, the dead letter it redrives, or
+ * the stored timer it fires.
+ */
 export interface Admission {
   readonly arrival?: Arrival;
   /** The receiver's mark for the sender that `arrival` was classified against. */
   readonly mark?: SenderMark;
   readonly redrives?: DeadLetter;
+  /** The stored timer this message fires: a timer's own, or an ask's (the reply). */
+  readonly fires?: Timer;
+  /** The reply to an ask whose continuation ran already: only its channel moves on. */
+  readonly lateReply?: boolean;
 }
 
 /** What a message's effects are computed with besides the record. */
 export interface Turn {
   readonly engine: Engine;
   readonly overflow: OverflowLookup;
+  /** The pending commit: what earlier messages of the batch did to timers. */
+  readonly builder: CommitBuilder;
 }
 
 /** Runs the handler on a draft; returns its effects, a rejection, or the error that stops the batch. */
 export async function applyMessage(
-  { engine, overflow }: Turn,
+  turn: Turn,
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
 ): Promise<MessageEffects | BatonError> {
+  const { engine, builder } = turn;
   const { envelope } = inbound;
   // The trace of handling this message: its logs carry it, and so do the messages it sends.
   const trace = handlingTrace(envelope.traceparent, envelope.id);
   let reply: unknown;
   let effects: ReturnType<typeof createHandlerContext>;
   let stateVersion: number;
+  let definition: ReturnType<typeof engine.registry.resolve>['definition'];
   try {
     const message = engine.registry.resolve(envelope.to, envelope.name, envelope.payload);
-    stateVersion = message.definition.version;
+    definition = message.definition;
+    stateVersion = definition.version;
     // A state written by an earlier version of the definition is migrated first.
     const draft = upgradeState(
       message.definition,
@@ -72,45 +90,36 @@ export async function applyMessage(
       });
       return error;
     }
-    return reject(engine, current, inbound, admission, error);
+    return reject(turn, current, inbound, admission, error);
   }
 
   // State and reply as JSON: what a warm worker keeps is exactly what a reload returns.
   let state: unknown;
   try {
-    state = asJson(effects.ctx.state);
+    // A halted actor starts over: what a later message finds is a new one.
+    state = asJson(
+      effects.halted ? definition.initial(parseActorId(current.id)!.key) : effects.ctx.state,
+    );
     reply = asJson(reply);
   } catch (error) {
-    return reject(engine, current, inbound, admission, stateNotJson(current.id, error));
+    return reject(turn, current, inbound, admission, stateNotJson(current.id, error));
   }
   const now = engine.clock.now();
-  const advanced = advance(engine, current, inbound, admission);
-  const targets = effects.sends.map(({ to }) => ({ kind: 'channel', peer: to }) as const);
-  await overflow.load(advanced, targets);
-  const channels = { ...advanced.channels };
-  let sentSeq = current.sentSeq;
-  const envelopes: Envelope[] = [];
-  for (const { to, name, payload } of effects.sends) {
-    sentSeq++;
-    const prev = (channels[to] ?? (await overflow.channel(advanced, to)))?.seq ?? 0;
-    channels[to] = { seq: sentSeq, at: now };
-    const id = actorMessageId(current.id, sentSeq);
-    envelopes.push({
-      id,
-      from: current.id,
-      seq: sentSeq,
-      prev,
-      to,
-      name,
-      payload,
-      sentAt: now,
-      ...(trace ? { traceparent: trace.child } : {}),
-    });
-  }
-  const bounded = withRecord(engine, { ...advanced, state, stateVersion, sentSeq, channels });
+  const replied = askReply(envelope, { ok: true, value: reply });
+  const out = await outgoing(
+    turn,
+    advance(engine, current, inbound, admission),
+    [...effects.sends, ...replied],
+    trace,
+  );
+  // The record must outlive every receiver's mark of this actor's messages: a new actor starts
+  // its sequence numbers over. A mark is at most the retention old when the last message of
+  // this life is applied, and that is within the queue's retention — under half of it.
+  const halted = effects.halted ? { expiresAt: now + 2 * engine.markRetentionMs } : {};
+  const bounded = withRecord(engine, { ...out.record, state, stateVersion, ...halted });
   if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
     return reject(
-      engine,
+      turn,
       current,
       inbound,
       admission,
@@ -120,41 +129,75 @@ export async function applyMessage(
   const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply });
   // A reply too large to store would fail every commit of the batch and block the actor.
   if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
-    return reject(
-      engine,
-      current,
-      inbound,
-      admission,
-      replyTooLarge(envelope, engine.store.limits),
-    );
+    return reject(turn, current, inbound, admission, replyTooLarge(envelope, engine.store.limits));
   }
+  const done = admissionEffects(admission);
   return {
     ...bounded,
-    envelopes,
+    envelopes: out.envelopes,
     idempotency,
-    ...redriveEffects(admission),
+    ...done,
+    // The fired timer is removed unless the handler scheduled its id again; halting removes all.
+    timers: effects.halted
+      ? await everyTimer(engine, current.id, builder)
+      : new Map([...(done.timers ?? []), ...effects.timers]),
   };
 }
 
-/** A terminal rejection: the state stays, the message counts as processed, an asker is told. */
-export function reject(
+/** Removals of every timer of the actor: those stored and those the pending commit puts. */
+async function everyTimer(
   engine: Engine,
+  actorId: string,
+  builder: CommitBuilder,
+): Promise<Map<string, null>> {
+  const stored = (await engine.store.listTimers(actorId)).map((timer) => timer.id);
+  return new Map([...stored, ...builder.pendingTimerIds()].map((id) => [id, null]));
+}
+
+/** A terminal rejection: the state stays, the message counts as processed, an asker is told. */
+export async function reject(
+  turn: Turn,
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
   error: BatonError,
-): MessageEffects {
+): Promise<MessageEffects> {
+  const { engine } = turn;
   engine.logger.warn('message rejected', {
     actor: current.id,
     messageId: inbound.envelope.id,
     code: error.code,
     error: error.message,
   });
+  const failed = { ok: false, error: error.toJSON() } as const;
+  const out = await outgoing(
+    turn,
+    advance(engine, current, inbound, admission),
+    askReply(inbound.envelope, failed),
+    handlingTrace(inbound.envelope.traceparent, inbound.envelope.id),
+  );
+  return {
+    ...withRecord(engine, out.record),
+    envelopes: out.envelopes,
+    idempotency: failedOutcome(engine, inbound.envelope, error),
+    ...admissionEffects(admission),
+  };
+}
+
+/**
+ * A message with nothing left to do: the reply to an ask whose continuation ran already (on a
+ * timeout). It only moves the inbox offset and its channel on.
+ */
+export function ignore(
+  engine: Engine,
+  current: ActorRecord,
+  inbound: Inbound,
+  admission: Admission,
+): MessageEffects {
   return {
     ...withRecord(engine, advance(engine, current, inbound, admission)),
     envelopes: [],
-    idempotency: failedOutcome(engine, inbound.envelope, error),
-    ...redriveEffects(admission),
+    idempotency: undefined,
   };
 }
 
@@ -162,13 +205,14 @@ export function reject(
  * Ends a message that kept failing (DEAD_LETTERED) in the actor's own turn: the state stays, the
  * actor goes on with its next message, an asker is told, and the message is kept to redrive.
  */
-export function deadLetter(
-  engine: Engine,
+export async function deadLetter(
+  turn: Turn,
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
   last: BatonError,
-): MessageEffects {
+): Promise<MessageEffects> {
+  const { engine } = turn;
   const { envelope } = inbound;
   const attempts = inbound.receiveCount ?? 1;
   const error = deadLettered(envelope, attempts, last);
@@ -178,7 +222,13 @@ export function deadLetter(
     attempts,
     error: last.message,
   });
-  const { redrive: _, ...original } = envelope;
+  const { redrive: _, timer: __, ...original } = envelope;
+  const out = await outgoing(
+    turn,
+    advance(engine, current, inbound, admission),
+    askReply(envelope, { ok: false, error: error.toJSON() }),
+    handlingTrace(envelope.traceparent, envelope.id),
+  );
   const kept: DeadLetter = {
     actorId: current.id,
     messageId: envelope.id,
@@ -191,22 +241,31 @@ export function deadLetter(
   // A dead letter too large for a record keeps everything but the payload.
   const fits = jsonSize(kept) <= engine.store.limits.maxItemBytes;
   return {
-    ...withRecord(engine, advance(engine, current, inbound, admission)),
-    envelopes: [],
+    ...withRecord(engine, out.record),
+    envelopes: out.envelopes,
     idempotency: failedOutcome(engine, envelope, error),
     deadLetter: fits
       ? kept
       : { ...kept, envelope: { ...original, payload: null }, redrivable: false },
     ...(admission.redrives ? { replacesOutcome: true } : {}),
+    ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
   };
 }
 
-/** A redriven message, once applied or rejected, leaves the dead letters and replaces its outcome. */
-function redriveEffects(admission: Admission): Partial<MessageEffects> {
-  return admission.redrives
-    ? { redriven: admission.redrives.messageId, replacesOutcome: true }
-    : {};
+/**
+ * What applying or rejecting a message ends besides the message: a redriven one leaves the
+ * dead letters and replaces its outcome; a timer's fire removes the timer.
+ */
+function admissionEffects(admission: Admission): Partial<MessageEffects> {
+  return {
+    ...(admission.redrives
+      ? { redriven: admission.redrives.messageId, replacesOutcome: true }
+      : {}),
+    ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
+  };
 }
+
+const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
 
 /** The record with the inbox offset and the sender's mark moved past `inbound`. */
 function advance(
@@ -240,7 +299,9 @@ function advance(
   // that opens a channel anew can never meet a receiver that still expects the old one.
   const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
   const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
-  return { ...current, inboxOffset: inbound.queueSeq, ...queue, marks, channels };
+  // Any commit revives a halted actor: the record must outlive the marks it now holds.
+  const { expiresAt: _, ...alive } = current;
+  return { ...alive, inboxOffset: inbound.queueSeq, ...queue, marks, channels };
 }
 
 /**
@@ -266,6 +327,61 @@ function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
 export function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
   if (!effects.unbounded || !effects.overflow?.length) return effects;
   return { ...effects, ...withRecord(engine, effects.unbounded, 0) };
+}
+
+/** A send a turn makes: a handler's, or the reply to an ask. */
+interface Send {
+  readonly to: string;
+  readonly name: string;
+  readonly payload: unknown;
+  readonly ask?: string;
+  readonly replyTo?: string;
+}
+
+/** The reply an actor's ask gets with this message's outcome; none for other messages. */
+function askReply(envelope: Envelope, outcome: Outcome): Send[] {
+  if (envelope.ask === undefined || !isActorSender(envelope)) return [];
+  return [{ to: envelope.from, name: ASK_REPLY, payload: outcome, replyTo: envelope.ask }];
+}
+
+/**
+ * `sends` as envelopes, numbered on from the record's `sentSeq`, each naming the previous
+ * message on its channel; and the record with `sentSeq` and its channels moved on.
+ */
+async function outgoing(
+  { engine, overflow }: Turn,
+  record: ActorRecord,
+  sends: readonly Send[],
+  trace: HandlingTrace | undefined,
+): Promise<{ record: ActorRecord; envelopes: Envelope[] }> {
+  if (sends.length === 0) return { record, envelopes: [] };
+  const now = engine.clock.now();
+  await overflow.load(
+    record,
+    sends.map(({ to }) => ({ kind: 'channel', peer: to }) as const),
+  );
+  const channels = { ...record.channels };
+  let sentSeq = record.sentSeq;
+  const envelopes: Envelope[] = [];
+  for (const { to, name, payload, ask, replyTo } of sends) {
+    sentSeq++;
+    const prev = (channels[to] ?? (await overflow.channel(record, to)))?.seq ?? 0;
+    channels[to] = { seq: sentSeq, at: now };
+    envelopes.push({
+      id: actorMessageId(record.id, sentSeq),
+      from: record.id,
+      seq: sentSeq,
+      prev,
+      to,
+      name,
+      payload,
+      sentAt: now,
+      ...(trace ? { traceparent: trace.child } : {}),
+      ...(ask === undefined ? {} : { ask }),
+      ...(replyTo === undefined ? {} : { replyTo }),
+    });
+  }
+  return { record: { ...record, sentSeq, channels }, envelopes };
 }
 
 /** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */

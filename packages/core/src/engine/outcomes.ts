@@ -1,6 +1,6 @@
 /** The idempotency records a turn commits for ingress messages: each one's outcome (I7). */
 import { jsonSize } from '../adapter/conflicts.ts';
-import { type Envelope, isActorSender } from '../adapter/envelope.ts';
+import { type Envelope, INGRESS } from '../adapter/envelope.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/ports.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
 import type { Engine } from './createEngine.ts';
@@ -24,13 +24,13 @@ export function failedOutcome(
   return idempotency;
 }
 
-/** The outcome record of an ingress message (none for actor messages). */
+/** The outcome record of an ingress message (none for actor messages and timer fires). */
 export function idempotencyFor(
   engine: Engine,
   envelope: Envelope,
   outcome: Outcome,
 ): IdempotencyRecord | undefined {
-  if (isActorSender(envelope)) return undefined;
+  if (envelope.from !== INGRESS) return undefined;
   return {
     key: envelope.id,
     actorId: envelope.to,

@@ -145,7 +145,7 @@ describe('OverflowLookup', () => {
   it('finds a moved-out mark, reading each peer once, and the listed ones without a read', async () => {
     const moved: OverflowMark = { kind: 'sender', peer: 's/9', mark: mark(now), expiresAt: now };
     const { store, reads } = storeOf([moved]);
-    const base = recordWith(1, 0, { overflowedAt: now });
+    const base = recordWith(0, 0, { overflowedAt: now, marks: { 's/0': { seq: 1, at: now } } });
     const lookup = new OverflowLookup(store, base, now, 28 * DAY);
     await lookup.load(base, [
       { kind: 'sender', peer: 's/9' },
@@ -154,13 +154,27 @@ describe('OverflowLookup', () => {
     ]);
     expect(await lookup.sender(base, 's/9')).toEqual(mark(now));
     expect(await lookup.sender(base, 's/8')).toBeUndefined();
-    expect(await lookup.sender(base, 's/0')).toEqual({ seq: 1, at: 0 });
+    expect(await lookup.sender(base, 's/0')).toEqual({ seq: 1, at: now });
     expect(reads).toEqual([
       [
         { kind: 'sender', peer: 's/9' },
         { kind: 'sender', peer: 's/8' },
       ],
     ]);
+  });
+
+  it('forgets a sender mark idle past the retention, listed or moved out', async () => {
+    const old = mark(now - 28 * DAY - 1);
+    const moved: OverflowMark = { kind: 'sender', peer: 's/9', mark: old, expiresAt: now + DAY };
+    const { store } = storeOf([moved]);
+    const base = recordWith(0, 0, {
+      overflowedAt: now,
+      marks: { 's/1': old, 's/2': mark(now - 28 * DAY) },
+    });
+    const lookup = new OverflowLookup(store, base, now, 28 * DAY);
+    expect(await lookup.sender(base, 's/1')).toBeUndefined();
+    expect(await lookup.sender(base, 's/9')).toBeUndefined();
+    expect(await lookup.sender(base, 's/2')).toEqual(mark(now - 28 * DAY));
   });
 
   it('finds the marks this turn moved out without the store', async () => {

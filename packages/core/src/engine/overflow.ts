@@ -153,12 +153,14 @@ export class OverflowLookup {
   /** Whether the store may hold live overflow marks of this actor: else nothing is read. */
   readonly #live: boolean;
   readonly #channelSince: number;
+  readonly #markSince: number;
 
   /** `base` is the record the turn read; `retentionMs` the engine's mark retention. */
   constructor(store: Store, base: ActorRecord, now: number, retentionMs: number) {
     this.#store = store;
     this.#actorId = base.id;
     this.#channelSince = now - retentionMs / 2;
+    this.#markSince = now - retentionMs;
     // Marks that moved out longer than the retention ago are older still: past use.
     this.#live = (base.overflowedAt ?? Number.NEGATIVE_INFINITY) >= now - retentionMs;
   }
@@ -180,10 +182,15 @@ export class OverflowLookup {
     for (const mark of found) this.#known.set(keyOf(mark.kind, mark.peer), mark);
   }
 
-  /** The receiver's mark for `sender`: the record's, else its overflow mark. */
+  /**
+   * The receiver's mark for `sender`: the record's, else its overflow mark — unless idle past the
+   * retention, when it is forgotten (the next commit prunes it, see `pruneMarks`): a sender
+   * whose record expired after `ctx.halt()` starts its sequence numbers over.
+   */
   async sender(record: ActorRecord, sender: string): Promise<SenderMark | undefined> {
     const key = { kind: 'sender', peer: sender } as const;
-    return listed(record, key) ?? (await this.#find(record, key));
+    const found = listed(record, key) ?? (await this.#find(record, key));
+    return found && found.at >= this.#markSince ? found : undefined;
   }
 
   /**

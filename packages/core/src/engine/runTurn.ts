@@ -1,6 +1,6 @@
 import { readConflict } from '../adapter/conflicts.ts';
-import { isActorSender } from '../adapter/envelope.ts';
-import { type ActorRecord, compareSeq, type OutboxItem } from '../adapter/ports.ts';
+import { askTimerId, isActorSender } from '../adapter/envelope.ts';
+import { type ActorRecord, compareSeq, type OutboxItem, type Timer } from '../adapter/ports.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import { CommitBuilder } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
@@ -11,6 +11,7 @@ import {
   type Admission,
   applyMessage,
   deadLetter,
+  ignore,
   reject,
   type Turn,
   withFewerMoves,
@@ -25,6 +26,8 @@ export interface TurnResult {
   readonly sent: number;
   /** The outbox items the commits wrote, in order: what a drain of this turn sends. */
   readonly outbox: readonly OutboxItem[];
+  /** The timers the commits scheduled: what to arm. */
+  readonly timers: readonly Timer[];
   /** The actor's `sentSeq` before the turn's first commit, and after its last. */
   readonly sentSeq: { readonly before: number; readonly after: number };
   /** Whether a message was a duplicate: an earlier turn may have left its outbox undrained. */
@@ -97,7 +100,7 @@ async function applyBatch(
     engine.clock.now(),
     engine.markRetentionMs,
   );
-  const turn: Turn = { engine, overflow };
+  const turn: Turn = { engine, overflow, builder };
   // The batch's senders the record does not list, read in one call rather than one each.
   const senders = batch.map(({ envelope }) => envelope).filter(isActorSender);
   await overflow.load(
@@ -108,6 +111,7 @@ async function applyBatch(
   let done = 0;
   let sent = 0;
   const outbox: OutboxItem[] = [];
+  const timers: Timer[] = [];
   let sawDuplicate = false;
   let retry: BatonError | undefined;
 
@@ -120,36 +124,41 @@ async function applyBatch(
     engine.cache.set(record);
     for (const item of pending.outbox) sent += item.envelopes.length;
     outbox.push(...pending.outbox);
+    timers.push(...(pending.timers?.put ?? []));
   };
 
   const seenKeys = new Set<string>();
-  for (const inbound of batch) {
+  for (const received of batch) {
     // A queue may hand over two copies of an ingress message or of a redrive (SQS is
     // at-least-once); neither has a channel mark, so a second copy is known by its id.
-    const { envelope } = inbound;
+    const { envelope } = received;
     const byId = !isActorSender(envelope) || envelope.redrive !== undefined;
     const copy = byId && seenKeys.has(envelope.id);
-    const admission = copy ? undefined : await admit(turn, builder, inbound, duplicateKeys);
+    const admission = copy ? undefined : await admit(turn, received, duplicateKeys);
     if (!admission) {
       sawDuplicate = true;
       done++;
       continue;
     }
     if (byId) seenKeys.add(envelope.id);
-    let effects = await applyMessage(turn, builder.record, inbound, admission);
+    const inbound = admission.fires ? fired(received, admission.fires) : received;
+    let effects = admission.lateReply
+      ? ignore(engine, builder.record, inbound, admission)
+      : await applyMessage(turn, builder.record, inbound, admission);
     if (isBatonError(effects)) {
       if ((inbound.receiveCount ?? 1) < engine.maxAttempts) {
         retry = effects;
         break;
       }
-      effects = deadLetter(engine, builder.record, inbound, admission, effects);
+      effects = await deadLetter(turn, builder.record, inbound, admission, effects);
     }
     if (!builder.fits(effects)) {
       if (builder.size > 0) await commit();
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
       if (!builder.fits(effects)) {
         const error = commitTooLarge(inbound.envelope, engine.store.limits);
-        effects = withFewerMoves(engine, reject(engine, builder.record, inbound, admission, error));
+        const rejected = await reject(turn, builder.record, inbound, admission, error);
+        effects = withFewerMoves(engine, rejected);
       }
     }
     builder.add(effects);
@@ -158,16 +167,16 @@ async function applyBatch(
   }
   if (builder.size > 0) await commit();
   const sentSeq = { before: base.sentSeq, after: committed.sentSeq };
-  return { done, sent, outbox, sentSeq, sawDuplicate, ...(retry ? { retry } : {}) };
+  return { done, sent, outbox, timers, sentSeq, sawDuplicate, ...(retry ? { retry } : {}) };
 }
 
 /**
  * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
- * per-channel mark, idempotency key, or a redrive whose dead letter is gone).
+ * per-channel mark, idempotency key, a redrive whose dead letter is gone, or the fire of a timer
+ * that fired, was cancelled or was scheduled anew).
  */
 async function admit(
-  { engine, overflow }: Turn,
-  builder: CommitBuilder,
+  { engine, overflow, builder }: Turn,
   inbound: Inbound,
   duplicateKeys: ReadonlySet<string>,
 ): Promise<Admission | undefined> {
@@ -179,10 +188,56 @@ async function admit(
     const kept = await engine.store.readDeadLetter(record.id, envelope.id);
     return kept?.at === envelope.redrive ? { redrives: kept } : undefined;
   }
+  if (envelope.timer) {
+    const { id, gen } = envelope.timer;
+    const timer = await storedTimer(engine, builder, record.id, id);
+    return timer?.gen === gen ? { fires: timer } : undefined;
+  }
   if (isActorSender(envelope)) {
     const mark = await overflow.sender(record, envelope.from);
     const arrival = classify(mark, envelope);
-    return arrival.kind === 'duplicate' ? undefined : { arrival, ...(mark ? { mark } : {}) };
+    if (arrival.kind === 'duplicate') return undefined;
+    const onChannel = { arrival, ...(mark ? { mark } : {}) };
+    if (envelope.replyTo === undefined) return onChannel;
+    // A reply goes to the ask's continuation while its timeout timer is stored.
+    const timer = await storedTimer(engine, builder, record.id, askTimerId(envelope.replyTo));
+    return timer?.gen === envelope.replyTo
+      ? { ...onChannel, fires: timer }
+      : { ...onChannel, lateReply: true };
   }
   return duplicateKeys.has(envelope.id) ? undefined : {};
+}
+
+/** Timer `id` as the pending commit leaves it (an earlier message of the batch may have changed it). */
+async function storedTimer(
+  engine: Engine,
+  builder: CommitBuilder,
+  actorId: string,
+  id: string,
+): Promise<Timer | null | undefined> {
+  const pending = builder.pendingTimer(id);
+  return pending === undefined ? engine.store.readTimer(actorId, id) : pending;
+}
+
+/**
+ * The message as the handler sees it. A timer's fire: the name, payload and trace the timer was
+ * scheduled with. An ask's reply: the continuation's name, and the reply with the ask's context.
+ */
+function fired(inbound: Inbound, timer: Timer): Inbound {
+  const { envelope } = inbound;
+  if (envelope.replyTo !== undefined) {
+    const { context } = timer.payload as { context: unknown };
+    const payload = { ...(envelope.payload as object), context };
+    return { ...inbound, envelope: { ...envelope, name: timer.name, payload } };
+  }
+  const { traceparent: _, ...rest } = envelope;
+  return {
+    ...inbound,
+    envelope: {
+      ...rest,
+      name: timer.name,
+      payload: timer.payload,
+      ...(timer.traceparent ? { traceparent: timer.traceparent } : {}),
+    },
+  };
 }

@@ -1,0 +1,44 @@
+/**
+ * Firing durable timers: a due timer enters its actor's inbox as a small message naming the
+ * timer and its scheduling (`gen`). The turn that handles it reads the timer back and removes
+ * it in the same commit, so a fire sent twice — by the armed path and the sweeper, or after a
+ * crash — or the fire of a cancelled timer is skipped, never applied.
+ */
+import { encodeEnvelope, TIMER, timerMessageId } from '../adapter/envelope.ts';
+import type { Queue, QueueMessage, TimerRef } from '../adapter/ports.ts';
+import type { Engine } from './createEngine.ts';
+
+/** The inbox message that fires one scheduling of a timer (its payload is read from the store). */
+export function timerFire(timer: TimerRef): QueueMessage {
+  const id = timerMessageId(timer.actorId, timer.id, timer.gen);
+  const body = encodeEnvelope({
+    id,
+    from: TIMER,
+    seq: 0,
+    to: timer.actorId,
+    name: timer.name,
+    payload: null,
+    sentAt: timer.at,
+    timer: { id: timer.id, gen: timer.gen },
+  });
+  return { group: timer.actorId, dedupeId: id, body };
+}
+
+/** Sends the fires of `timers` into the inbox. */
+export async function fireTimers(queue: Queue, timers: readonly TimerRef[]): Promise<void> {
+  if (timers.length > 0) await queue.send(timers.map(timerFire));
+}
+
+/** How many due timers one call fires at most (the rest wait for the next call). */
+const FIRE_BATCH = 500;
+
+/**
+ * Fires every stored timer due at or before `before` (epoch ms), up to a batch: what the
+ * sweeper does for timers whose arming was lost, and the embedded runtime for all of them.
+ * @returns how many it fired
+ */
+export async function fireDueTimers(engine: Engine, before: number): Promise<number> {
+  const due = await engine.store.listDueTimers(before, FIRE_BATCH);
+  await fireTimers(engine.queue, due);
+  return due.length;
+}

@@ -1,0 +1,165 @@
+/**
+ * Durable timers on DynamoDB Local and ElasticMQ: the worker arms each timer its turns commit on
+ * the standard timer queue, delayed until due; the relay (behind a local SQS event source) fires
+ * it into the FIFO inbox; the handling turn removes it. A cancelled timer's fire is skipped, a
+ * timer due past SQS's 15-minute delay is re-armed, and the sweeper fires one whose arming was
+ * lost.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  createAwsClients,
+  createFifoQueue,
+  createTable,
+  createTimerQueue,
+  DynamoStore,
+  SqsQueue,
+  SqsTimerQueue,
+} from '@baton/aws';
+import { relayHandler } from '@baton/aws/lambda';
+import { LocalSqsEventSource } from '@baton/aws/local';
+import { actor, Client, silentLogger } from '@baton/core';
+import { createEngine, Sweeper, Worker } from '@baton/core/engine';
+import type { SQSEvent } from 'aws-lambda';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
+
+const Alarm = actor({
+  name: 'alarm',
+  state: z.object({ rang: z.array(z.string()) }),
+  initial: () => ({ rang: [] as string[] }),
+  handlers: {
+    set: {
+      payload: z.object({ note: z.string(), delayMs: z.number() }),
+      handle: (ctx, { note, delayMs }) => ctx.schedule(delayMs, 'ring', { note }, { id: note }).id,
+    },
+    cancel: {
+      payload: z.object({ note: z.string() }),
+      handle: (ctx, { note }) => ctx.cancel(note),
+    },
+    ring: {
+      payload: z.object({ note: z.string() }),
+      handle: (ctx, { note }) => {
+        ctx.state.rang.push(note);
+      },
+    },
+  },
+});
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+async function backend() {
+  const { dynamodb, sqs } = createAwsClients({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  });
+  const name = `timers-${randomUUID().slice(0, 8)}`;
+  await createTable(dynamodb, name);
+  const inbox = await createFifoQueue(sqs, name, { visibilityTimeoutMs: 2_000 });
+  const timerQueue = await createTimerQueue(sqs, name);
+  const store = new DynamoStore({ client: dynamodb, tableName: name });
+  const queue = new SqsQueue({ client: sqs, queueUrl: inbox.queueUrl });
+  const timers = new SqsTimerQueue({ client: sqs, queueUrl: timerQueue.queueUrl });
+  const engine = createEngine({
+    actors: [Alarm],
+    store,
+    queue,
+    timers,
+    logger: silentLogger,
+    visibilityTimeoutMs: 2_000,
+  });
+  const worker = new Worker(engine);
+  const rang = async () =>
+    ((await store.load('alarm/a'))?.state as { rang: string[] } | undefined)?.rang ?? [];
+  /** Polls the inbox with `by` until `done()` holds. */
+  const workUntil = async (done: () => Promise<boolean>, by = worker) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await done())) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the worker');
+      if ((await by.poll()) === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const delayedOnTimerQueue = async () => {
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: timerQueue.queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
+    return Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+  };
+  return {
+    sqs,
+    store,
+    queue,
+    timers,
+    timerQueue,
+    engine,
+    worker,
+    rang,
+    workUntil,
+    delayedOnTimerQueue,
+  };
+}
+
+describe('durable timers on DynamoDB Local and ElasticMQ', () => {
+  it('are armed on the timer queue, relayed into the inbox when due and applied once; a cancelled one never', async () => {
+    const b = await backend();
+    const relay = new LocalSqsEventSource({
+      client: b.sqs,
+      queueUrl: b.timerQueue.queueUrl,
+      handler: relayHandler({ queue: b.queue, timers: b.timers, logger: silentLogger }),
+      waitSeconds: 1,
+    });
+    relay.start();
+    stops.push(() => relay.stop());
+    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue });
+    const ref = Alarm.ref('a');
+    await client.send(ref, 'set', { note: 'soon', delayMs: 1_000 });
+    await client.send(ref, 'set', { note: 'cancelled', delayMs: 1_000 });
+    await client.send(ref, 'set', { note: 'also soon', delayMs: 2_000 });
+    await client.send(ref, 'cancel', { note: 'cancelled' });
+    await b.workUntil(async () => (await b.rang()).length === 2);
+    expect((await b.rang()).sort()).toEqual(['also soon', 'soon']);
+    // The cancelled timer's fire came through the relay as well, and was skipped.
+    await b.workUntil(async () => (await b.delayedOnTimerQueue()) === 0);
+    await new Promise((r) => setTimeout(r, 1_500));
+    while ((await b.worker.poll()) > 0);
+    expect((await b.rang()).sort()).toEqual(['also soon', 'soon']);
+    expect(await b.store.listTimers(ref.id)).toEqual([]);
+  }, 60_000);
+
+  it('re-arms a timer due past the longest SQS delay, for the next hop', async () => {
+    const b = await backend();
+    const relay = relayHandler({ queue: b.queue, timers: b.timers, logger: silentLogger });
+    const at = Date.now() + 3 * 3_600_000;
+    const ref = { actorId: 'alarm/a', id: 'late', gen: 'g1', at, name: 'ring' };
+    const event = {
+      Records: [{ messageId: 'm1', body: JSON.stringify(ref) }],
+    } as unknown as SQSEvent;
+    expect(await relay(event)).toEqual({ batchItemFailures: [] });
+    expect(await b.delayedOnTimerQueue()).toBe(1);
+    // Nothing went into the inbox.
+    const { Messages } = await b.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: b.queue.queueUrl, WaitTimeSeconds: 0 }),
+    );
+    expect(Messages ?? []).toEqual([]);
+  });
+
+  it('fires with the sweeper a timer whose arming was lost, once it is overdue', async () => {
+    const b = await backend();
+    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue });
+    await client.send(Alarm.ref('a'), 'set', { note: 'lost', delayMs: 0 });
+    // A worker that commits the timer and dies before arming it.
+    const unarmed = new Worker({ ...b.engine, timers: undefined });
+    await b.workUntil(async () => (await b.store.listTimers('alarm/a')).length === 1, unarmed);
+    expect(await b.delayedOnTimerQueue()).toBe(0);
+    const sweeper = new Sweeper(b.engine, { timerGraceMs: 0 });
+    expect((await sweeper.sweep()).timersFired).toBe(1);
+    await b.workUntil(async () => (await b.rang()).length === 1);
+    expect(await b.rang()).toEqual(['lost']);
+  });
+});

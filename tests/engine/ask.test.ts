@@ -1,0 +1,130 @@
+/**
+ * Asks between actors: `ctx.ask` sends a request with the turn; the reply — the asked handler's
+ * return value, its rejection, or ASK_TIMEOUT — reaches the asker's continuation exactly once,
+ * with the context the asker kept. Nothing blocks, so a reply that comes after the timeout is
+ * dropped, and a request delivered twice is answered once.
+ */
+import { type AskReply, actor, ErrorCode, TerminalError } from '@baton/core';
+import { fireDueTimers } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { settled, setup } from './helpers.ts';
+
+const Stock = actor({
+  name: 'stock',
+  state: z.object({ left: z.number(), asked: z.number() }),
+  initial: () => ({ left: 3, asked: 0 }),
+  handlers: {
+    reserve: {
+      payload: z.object({ qty: z.number().int().positive() }),
+      handle: (ctx, { qty }) => {
+        ctx.state.asked++;
+        if (qty > ctx.state.left) throw new TerminalError(`only ${ctx.state.left} left`);
+        ctx.state.left -= qty;
+        return ctx.state.left;
+      },
+    },
+  },
+});
+
+type Reserved = AskReply<number, { order: string }>;
+
+const Shop = actor({
+  name: 'shop',
+  state: z.object({ log: z.array(z.string()) }),
+  initial: () => ({ log: [] as string[] }),
+  handlers: {
+    order: {
+      payload: z.object({ order: z.string(), qty: z.number(), timeoutMs: z.number().optional() }),
+      handle: (ctx, { order, qty, timeoutMs }) =>
+        ctx.ask(
+          Stock.ref('widgets'),
+          'reserve',
+          { qty },
+          { then: 'reserved', context: { order }, ...(timeoutMs ? { timeoutMs } : {}) },
+        ).id,
+    },
+    badThen: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        const ask = ctx.ask as (...args: unknown[]) => unknown;
+        ask(Stock.ref('widgets'), 'reserve', { qty: 1 }, { then: 'nope' });
+      },
+    },
+    reserved: {
+      payload: z.custom<Reserved>(),
+      handle: (ctx, reply) => {
+        const from = ctx.message.from;
+        ctx.state.log.push(
+          reply.ok
+            ? `${reply.context.order}: ${reply.value} left (${from})`
+            : `${reply.context.order}: ${reply.error.code}`,
+        );
+      },
+    },
+  },
+});
+
+const shop = Shop.ref('main');
+
+async function answer<T>(h: ReturnType<typeof setup>, call: Promise<T>): Promise<T> {
+  const result = settled(call);
+  await h.run();
+  const outcome = await result;
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+const log = async (h: ReturnType<typeof setup>) =>
+  ((await h.state(shop.id)) as { log: string[] } | undefined)?.log ?? [];
+
+describe('ctx.ask between actors', () => {
+  it("delivers the reply to the continuation with the asker's context, once", async () => {
+    const h = setup({ actors: [Shop, Stock] });
+    await answer(h, h.client.ask(shop, 'order', { order: 'o1', qty: 2 }));
+    expect(await log(h)).toEqual(['o1: 1 left (stock/widgets)']);
+    // The timeout timer that held the continuation is gone with the reply.
+    expect(await h.backend.store.listTimers(shop.id)).toEqual([]);
+    h.clock.advance(2 * 24 * 3_600_000);
+    expect(await fireDueTimers(h.engine, h.clock.now())).toBe(0);
+  });
+
+  it('delivers a rejection as a failed reply', async () => {
+    const h = setup({ actors: [Shop, Stock] });
+    await answer(h, h.client.ask(shop, 'order', { order: 'o1', qty: 9 }));
+    expect(await log(h)).toEqual([`o1: ${ErrorCode.REJECTED}`]);
+    expect((await h.state('stock/widgets')) as object).toEqual({ left: 3, asked: 0 });
+  });
+
+  it('delivers ASK_TIMEOUT when the reply is late, and drops the late reply', async () => {
+    const h = setup({ actors: [Shop, Stock] });
+    await h.client.send(shop, 'order', { order: 'o1', qty: 1, timeoutMs: 1_000 });
+    // Run the shop's turn alone: the request waits in the inbox, unanswered.
+    await h.worker.poll();
+    h.clock.advance(1_000);
+    expect(await fireDueTimers(h.engine, h.clock.now())).toBe(1);
+    await h.run();
+    // The stock did reserve (its reply came after the timeout): the shop heard of the timeout only.
+    expect(await h.state('stock/widgets')).toEqual({ left: 2, asked: 1 });
+    expect(await log(h)).toEqual([`o1: ${ErrorCode.ASK_TIMEOUT}`]);
+  });
+
+  it('answers a request delivered twice once', async () => {
+    const h = setup({ actors: [Shop, Stock], batchSize: 1 });
+    await h.client.send(shop, 'order', { order: 'o1', qty: 1 });
+    await h.worker.poll(); // the shop's turn: the request is drained into the inbox
+    const [request] = h.backend.queue.messages();
+    await h.backend.queue.send([{ ...request!, dedupeId: 'resent' }]);
+    await h.run();
+    expect(await h.state('stock/widgets')).toEqual({ left: 2, asked: 1 });
+    expect(await log(h)).toEqual(['o1: 2 left (stock/widgets)']);
+  });
+
+  it('refuses an ask whose continuation is not a handler of the asker', async () => {
+    const h = setup({ actors: [Shop, Stock] });
+    const error = await answer(h, h.client.ask(shop, 'badThen', {})).catch((e) => e);
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    expect(error.message).toMatch(/then.*must name a handler of shop.*"nope"/);
+    expect(await h.state('stock/widgets')).toBeUndefined();
+  });
+});

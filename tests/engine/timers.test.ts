@@ -1,0 +1,244 @@
+/**
+ * Durable timers on the embedded backend, with a virtual clock: each scheduling fires once when
+ * due, a cancelled or replaced one never, whatever copies of its fire reach the inbox.
+ */
+import { actor, type BatonError, ErrorCode, TerminalError } from '@baton/core';
+import type { TimerQueue, TimerRef } from '@baton/core/adapter';
+import { fireDueTimers, Sweeper, timerFire } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { settled, setup } from './helpers.ts';
+
+const Reminder = actor({
+  name: 'reminder',
+  state: z.object({ rang: z.array(z.string()) }),
+  initial: () => ({ rang: [] as string[] }),
+  handlers: {
+    set: {
+      payload: z.object({ note: z.string(), delay: z.number(), id: z.string().optional() }),
+      handle: (ctx, { note, delay, id }) => ctx.schedule(delay, 'ring', { note }, id ? { id } : {}),
+    },
+    setAt: {
+      payload: z.object({ note: z.string(), at: z.number() }),
+      handle: (ctx, { note, at }) => ctx.schedule(new Date(at), 'ring', { note }),
+    },
+    cancel: {
+      payload: z.object({ id: z.string() }),
+      handle: (ctx, { id }) => ctx.cancel(id),
+    },
+    ring: {
+      payload: z.object({ note: z.string() }),
+      handle: (ctx, { note }) => {
+        if (note === 'refuse') throw new TerminalError('this reminder refuses to ring');
+        ctx.state.rang.push(note);
+      },
+    },
+    /** Rings every second, `times` times: a timer that schedules its own id again. */
+    repeat: {
+      payload: z.object({ times: z.number() }),
+      handle: (ctx, { times }) => {
+        ctx.state.rang.push(`tick ${times}`);
+        if (times > 1) ctx.schedule(1_000, 'repeat', { times: times - 1 }, { id: 'ticker' });
+      },
+    },
+    misuse: {
+      payload: z.object({ how: z.enum(['negative', 'unknown', 'payload', 'id', 'when']) }),
+      handle: (ctx, { how }) => {
+        const schedule = ctx.schedule as (...args: unknown[]) => unknown;
+        if (how === 'negative') ctx.schedule(-1, 'ring', { note: 'x' });
+        if (how === 'unknown') schedule(1, 'nope', {});
+        if (how === 'payload') schedule(1, 'ring', { note: 5 });
+        if (how === 'id') ctx.schedule(1, 'ring', { note: 'x' }, { id: '' });
+        if (how === 'when') schedule('soon', 'ring', { note: 'x' });
+      },
+    },
+  },
+});
+
+const alice = Reminder.ref('alice');
+const rang = async (h: ReturnType<typeof setup>) =>
+  ((await h.state(alice.id)) as { rang: string[] } | undefined)?.rang ?? [];
+
+/** Runs the worker until `call` (an ask) has its answer. */
+async function answer<T>(h: ReturnType<typeof setup>, call: Promise<T>): Promise<T> {
+  const result = settled(call);
+  await h.run();
+  const outcome = await result;
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+/** Fires what is due now and runs the worker until the inbox is empty. */
+async function fireAndRun(h: ReturnType<typeof setup>): Promise<number> {
+  const fired = await fireDueTimers(h.engine, h.clock.now());
+  await h.run();
+  return fired;
+}
+
+describe('durable timers', () => {
+  it('fire once when due, with the payload they were scheduled with, and are then gone', async () => {
+    const h = setup({ actors: [Reminder] });
+    const handle = await answer(h, h.client.ask(alice, 'set', { note: 'tea', delay: 60_000 }));
+    expect(handle.at).toBe(h.clock.now() + 60_000);
+    expect(await h.backend.store.listTimers(alice.id)).toMatchObject([
+      { id: handle.id, at: handle.at, name: 'ring', payload: { note: 'tea' } },
+    ]);
+
+    h.clock.advance(59_999);
+    expect(await fireAndRun(h)).toBe(0);
+    expect(await rang(h)).toEqual([]);
+
+    h.clock.advance(1);
+    expect(await fireAndRun(h)).toBe(1);
+    expect(await rang(h)).toEqual(['tea']);
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    // Fired again (the sweeper, a redelivery): nothing left to fire, nothing applied twice.
+    expect(await fireAndRun(h)).toBe(0);
+    expect(await rang(h)).toEqual(['tea']);
+  });
+
+  it('skip a copy of a fire that arrives after the timer was handled', async () => {
+    const h = setup({ actors: [Reminder] });
+    await answer(h, h.client.ask(alice, 'set', { note: 'tea', delay: 10 }));
+    const [timer] = await h.backend.store.listTimers(alice.id);
+    h.clock.advance(10);
+    await fireAndRun(h);
+    // The same fire under another dedupe id, as after the queue's dedupe window.
+    const copy = timerFire(timer!);
+    await h.backend.queue.send([{ ...copy, dedupeId: `${copy.dedupeId}-late` }]);
+    await h.run();
+    expect(await rang(h)).toEqual(['tea']);
+  });
+
+  it('apply two copies of one fire in one batch once', async () => {
+    const h = setup({ actors: [Reminder] });
+    await answer(h, h.client.ask(alice, 'set', { note: 'tea', delay: 10 }));
+    const [timer] = await h.backend.store.listTimers(alice.id);
+    const fire = timerFire(timer!);
+    await h.backend.queue.send([fire, { ...fire, dedupeId: 'other' }]);
+    await h.run();
+    expect(await rang(h)).toEqual(['tea']);
+  });
+
+  it('take an absolute time as a Date', async () => {
+    const h = setup({ actors: [Reminder] });
+    const at = h.clock.now() + 3_600_000;
+    expect((await answer(h, h.client.ask(alice, 'setAt', { note: 'lunch', at }))).at).toBe(at);
+    h.clock.set(at);
+    await fireAndRun(h);
+    expect(await rang(h)).toEqual(['lunch']);
+  });
+
+  it('never fire once cancelled, even with the fire already in the inbox', async () => {
+    const h = setup({ actors: [Reminder] });
+    const early = await answer(h, h.client.ask(alice, 'set', { note: 'early', delay: 10 }));
+    const late = await answer(h, h.client.ask(alice, 'set', { note: 'late', delay: 20 }));
+    const [timer] = await h.backend.store.listTimers(alice.id);
+    // The early fire is queued behind the cancel; the late timer is cancelled before it is due.
+    await h.client.send(alice, 'cancel', { id: early.id });
+    await h.backend.queue.send([timerFire(timer!)]);
+    await h.client.send(alice, 'cancel', { id: late.id });
+    await h.run();
+    h.clock.advance(20);
+    await fireAndRun(h);
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    // Cancelling what is gone is a no-op.
+    await expect(
+      answer(h, h.client.ask(alice, 'cancel', { id: early.id })),
+    ).resolves.toBeUndefined();
+  });
+
+  it('replace a timer scheduled again under the same id: only the last scheduling fires', async () => {
+    const h = setup({ actors: [Reminder] });
+    await answer(h, h.client.ask(alice, 'set', { note: 'first', delay: 10, id: 'nudge' }));
+    const [first] = await h.backend.store.listTimers(alice.id);
+    await answer(h, h.client.ask(alice, 'set', { note: 'second', delay: 50, id: 'nudge' }));
+    const timers = await h.backend.store.listTimers(alice.id);
+    expect(timers).toHaveLength(1);
+    expect(timers[0]).toMatchObject({ id: 'nudge', payload: { note: 'second' } });
+    expect(timers[0]!.gen).not.toBe(first!.gen);
+    // The first scheduling's fire arrives anyway: skipped, and the second stays scheduled.
+    await h.backend.queue.send([timerFire(first!)]);
+    await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listTimers(alice.id)).toEqual(timers);
+    h.clock.advance(50);
+    await fireAndRun(h);
+    expect(await rang(h)).toEqual(['second']);
+  });
+
+  it('let a fired timer schedule its own id again (a repeating timer)', async () => {
+    const h = setup({ actors: [Reminder] });
+    await answer(h, h.client.ask(alice, 'repeat', { times: 3 }));
+    for (let i = 0; i < 5; i++) {
+      h.clock.advance(1_000);
+      await fireAndRun(h);
+    }
+    expect(await rang(h)).toEqual(['tick 3', 'tick 2', 'tick 1']);
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+  });
+
+  it('keep many timers per actor, each firing once, soonest first', async () => {
+    const h = setup({ actors: [Reminder] });
+    for (let i = 30; i > 0; i--) await h.client.send(alice, 'set', { note: `n${i}`, delay: i });
+    await h.run();
+    expect(await h.backend.store.listTimers(alice.id)).toHaveLength(30);
+    h.clock.advance(30);
+    expect(await fireAndRun(h)).toBe(30);
+    expect(await rang(h)).toEqual(Array.from({ length: 30 }, (_, i) => `n${i + 1}`));
+  });
+
+  it('remove a timer whose handler rejects the fire: it is not fired again', async () => {
+    const h = setup({ actors: [Reminder] });
+    await answer(h, h.client.ask(alice, 'set', { note: 'refuse', delay: 10 }));
+    h.clock.advance(10);
+    await fireAndRun(h);
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    expect(await fireAndRun(h)).toBe(0);
+  });
+
+  it('are armed after commit; one whose arming failed is fired by the sweeper', async () => {
+    const armed: TimerRef[] = [];
+    const failing: TimerQueue = {
+      arm: async (timers) => {
+        armed.push(...timers);
+        throw new Error('arming is down');
+      },
+    };
+    const h = setup({ actors: [Reminder] });
+    const engine = { ...h.engine, timers: failing };
+    const { Worker } = await import('@baton/core/engine');
+    const worker = new Worker(engine);
+    await h.client.send(alice, 'set', { note: 'tea', delay: 10 });
+    await worker.poll();
+    expect(armed).toMatchObject([{ actorId: alice.id, name: 'ring', at: h.clock.now() + 10 }]);
+    // Committed all the same; the sweeper leaves it alone inside its grace, then fires it.
+    const sweeper = new Sweeper(engine, { timerGraceMs: 60_000 });
+    h.clock.advance(10);
+    expect((await sweeper.sweep()).timersFired).toBe(0);
+    h.clock.advance(60_000);
+    expect((await sweeper.sweep()).timersFired).toBe(1);
+    await h.run();
+    expect(await rang(h)).toEqual(['tea']);
+  });
+
+  it('refuse a bad schedule in the handler that made it, with a clear error', async () => {
+    const h = setup({ actors: [Reminder] });
+    const cases = [
+      ['negative', ErrorCode.INVALID_ARGUMENT, /delay ≥ 0 ms/],
+      ['unknown', ErrorCode.UNKNOWN_MESSAGE, /no handler "nope"/],
+      ['payload', ErrorCode.INVALID_PAYLOAD, /note/],
+      ['id', ErrorCode.INVALID_ARGUMENT, /timer id must be a non-empty string/],
+      ['when', ErrorCode.INVALID_ARGUMENT, /a delay in ms or a Date/],
+    ] as const;
+    for (const [how, code, message] of cases) {
+      const error = (await answer(h, h.client.ask(alice, 'misuse', { how })).catch(
+        (e) => e,
+      )) as BatonError;
+      expect(error.code, how).toBe(code);
+      expect(error.message, how).toMatch(message);
+    }
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+  });
+});
