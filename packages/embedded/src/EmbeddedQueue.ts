@@ -15,7 +15,6 @@ import {
   checkMessageSize,
   type DeadLetter,
   ownsQueueEntry,
-  pickMessages,
   type QueueEntry,
   QueueState,
   toLetter,
@@ -156,21 +155,26 @@ export class EmbeddedQueue implements Queue {
     checkInteger('receive max', max, 1);
     checkDuration('receive visibilityTimeoutMs', visibilityTimeoutMs);
     const now = this.#clock.now();
-    const { picks, dead } = pickMessages(this.#state.groups, now, max, this.maxReceives);
-    if (dead.length > 0) {
-      const letters = dead.map((m) => toLetter(m, now));
-      this.#write({ t: 'queue.dead', q: this.name, letters });
-      for (const m of dead) if (m.receipt) this.#receipts.delete(m.receipt);
+    const { picks, dead, taken } = this.#state.plan(now, max, this.maxReceives);
+    try {
+      if (dead.length > 0) {
+        const letters = dead.map((m) => toLetter(m, now));
+        this.#write({ t: 'queue.dead', q: this.name, letters });
+        for (const m of dead) if (m.receipt) this.#receipts.delete(m.receipt);
+      }
+      const received = picks.map((m) => {
+        if (m.receipt) this.#receipts.delete(m.receipt);
+        m.receipt = `${this.#instance}.${m.n}.${++this.#deliveries}`;
+        m.receiveCount++;
+        this.#receipts.set(m.receipt, m);
+        const { group, dedupeId, body, receipt, receiveCount } = m;
+        return { group, dedupeId, body, receipt, receiveCount, seq: String(m.n) };
+      });
+      this.#state.setVisibleAt(picks, now + visibilityTimeoutMs);
+      return received;
+    } finally {
+      this.#state.refile(taken); // also when the journal refused the dead letters
     }
-    return picks.map((m) => {
-      if (m.receipt) this.#receipts.delete(m.receipt);
-      m.receipt = `${this.#instance}.${m.n}.${++this.#deliveries}`;
-      m.receiveCount++;
-      m.visibleAt = now + visibilityTimeoutMs;
-      this.#receipts.set(m.receipt, m);
-      const { group, dedupeId, body, receipt, receiveCount } = m;
-      return { group, dedupeId, body, receipt, receiveCount, seq: String(m.n) };
-    });
   }
 
   /** Deletes messages by their latest receipt; unknown or stale receipts are ignored. */
@@ -192,10 +196,12 @@ export class EmbeddedQueue implements Queue {
     this.#checkOpen();
     checkDuration('release delayMs', delayMs);
     const visibleAt = this.#clock.now() + delayMs;
+    const released: StoredMessage[] = [];
     for (const receipt of receipts) {
       const message = this.#receipts.get(receipt);
-      if (message?.receipt === receipt) message.visibleAt = visibleAt;
+      if (message?.receipt === receipt) released.push(message);
     }
+    this.#state.setVisibleAt(released, visibleAt);
     this.#notify();
   }
 
@@ -213,31 +219,17 @@ export class EmbeddedQueue implements Queue {
 
   /** `now` if a message is receivable, else when the next one will be; undefined if empty. */
   nextVisibleAt(): number | undefined {
-    const now = this.#clock.now();
-    let earliest: number | undefined;
-    for (const messages of this.#state.groups.values()) {
-      let at = 0; // the group is receivable once its last message in flight is visible
-      for (const m of messages) if (m.visibleAt > at) at = m.visibleAt;
-      if (at <= now) return now;
-      if (earliest === undefined || at < earliest) earliest = at;
-    }
-    return earliest;
+    return this.#state.nextVisibleAt(this.#clock.now());
   }
 
   counts(): QueueCounts {
-    const now = this.#clock.now();
-    let visible = 0;
-    for (const m of this.#state.bySeq.values()) if (m.visibleAt <= now) visible++;
-    let receivable = 0;
-    for (const messages of this.#state.groups.values()) {
-      if (messages.every((m) => m.visibleAt <= now)) receivable += messages.length;
-    }
+    const { inFlight, blocked } = this.#state.inFlight(this.#clock.now());
     const total = this.#state.bySeq.size;
     return {
       total,
-      visible,
-      receivable,
-      inFlight: total - visible,
+      visible: total - inFlight,
+      receivable: total - blocked,
+      inFlight,
       deadLetters: this.#state.dead.size,
     };
   }

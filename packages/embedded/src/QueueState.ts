@@ -1,6 +1,8 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import { invalidArgument, type QueueMessage } from '@baton/core/adapter';
+import { GroupSchedule } from './GroupSchedule.ts';
 import type { JournalEntry } from './Journal.ts';
+import { MessageGroup } from './MessageGroup.ts';
 
 /** A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile. */
 export interface StoredMessage {
@@ -67,18 +69,33 @@ export type QueueEntry =
       readonly dedupe: [id: string, at: number][];
     };
 
+/** What a receive takes from the queue (see {@link QueueState.plan}). */
+export interface ReceivePlan {
+  readonly picks: StoredMessage[];
+  readonly dead: StoredMessage[];
+  /** The groups taken out of the schedule: give them back with {@link QueueState.refile}. */
+  readonly taken: readonly MessageGroup[];
+}
+
 /**
  * The durable part of a queue: its messages in groups, the dead letters, the dedupe ids and the
- * sequence counter, changed only by applying {@link QueueEntry}s (live or replayed).
+ * sequence counter, changed only by applying {@link QueueEntry}s (live or replayed). It also
+ * keeps the volatile {@link GroupSchedule}, so that a receive costs the messages it returns,
+ * not the depth of the queue or its number of groups.
  */
 export class QueueState {
   /** Messages per group, in sequence order. A group with no messages is removed. */
-  readonly groups = new Map<string, StoredMessage[]>();
+  readonly groups = new Map<string, MessageGroup>();
   readonly bySeq = new Map<number, StoredMessage>();
   readonly dead = new Map<number, Letter>();
   /** Dedupe id → time of the accepted send, oldest first. */
   readonly dedupe = new Map<string, number>();
   lastSeq = 0;
+  readonly #schedule = new GroupSchedule();
+  /** Groups with a received or released message: the only ones that can be in flight. */
+  readonly #touched = new Set<MessageGroup>();
+  /** Groups changed by the entry being applied, filed again once it is. */
+  readonly #changed = new Set<MessageGroup>();
 
   apply(entry: QueueEntry): void {
     switch (entry.t) {
@@ -111,6 +128,62 @@ export class QueueState {
         for (const [id, at] of entry.dedupe) this.#remember(id, at);
         break;
     }
+    this.#fileChanged();
+  }
+
+  /**
+   * Plans a receive at `now`: up to `max` messages from groups with nothing in flight, oldest
+   * head first, round-robin, in order within a group; messages already received `maxReceives`
+   * times come back as `dead` instead. The groups looked at are taken out of the schedule and
+   * must be given back with {@link refile} once the picks are marked (also on failure).
+   */
+  plan(now: number, max: number, maxReceives: number): ReceivePlan {
+    // The first round-robin pass takes one message from each group, so `max` groups with a live
+    // message are all a receive can reach; all-dead groups before them are taken too.
+    const taken: MessageGroup[] = [];
+    for (let live = 0; live < max; ) {
+      const group = this.#schedule.take(now);
+      if (!group) break;
+      taken.push(group);
+      if (hasLive(group, maxReceives)) live++;
+    }
+    return { ...pickMessages(taken, max, maxReceives), taken };
+  }
+
+  /** Sets when `messages` (in the queue) become visible again, e.g. on receive or release. */
+  setVisibleAt(messages: Iterable<StoredMessage>, at: number): void {
+    for (const m of messages) {
+      const group = this.groups.get(m.group);
+      if (!group) continue;
+      m.visibleAt = at;
+      group.touched.add(m);
+      this.#changed.add(group);
+    }
+    this.#fileChanged();
+  }
+
+  /** Gives back the groups a {@link plan} took that are still in the queue. */
+  refile(groups: Iterable<MessageGroup>): void {
+    for (const group of groups) if (this.groups.get(group.key) === group) this.#changed.add(group);
+    this.#fileChanged();
+  }
+
+  /** `now` if a message is receivable, else when the next one will be; undefined if empty. */
+  nextVisibleAt(now: number): number | undefined {
+    return this.#schedule.nextVisibleAt(now);
+  }
+
+  /** Messages not visible at `now`, and those in groups blocked by one of them. */
+  inFlight(now: number): { inFlight: number; blocked: number } {
+    let inFlight = 0;
+    let blocked = 0;
+    for (const group of this.#touched) {
+      let pending = 0;
+      for (const m of group.touched) if (m.visibleAt > now) pending++;
+      inFlight += pending;
+      if (pending > 0) blocked += group.size;
+    }
+    return { inFlight, blocked };
   }
 
   /** Entries that rebuild this state; dedupe ids recorded at or before `cutoff` are left out. */
@@ -142,9 +215,13 @@ export class QueueState {
       receiveCount: 0,
       receipt: undefined,
     };
-    const group = this.groups.get(sent.group);
-    if (group) group.push(message);
-    else this.groups.set(sent.group, [message]);
+    let group = this.groups.get(sent.group);
+    if (!group) {
+      group = new MessageGroup(sent.group);
+      this.groups.set(sent.group, group);
+      this.#changed.add(group); // a new group is filed; a longer one keeps its place
+    }
+    group.push(message);
     this.bySeq.set(sent.n, message);
     this.lastSeq = Math.max(this.lastSeq, sent.n);
     if (remember) this.#remember(sent.dedupeId, at);
@@ -155,12 +232,25 @@ export class QueueState {
     if (!message) return undefined;
     this.bySeq.delete(n);
     const group = this.groups.get(message.group);
-    if (group) {
-      const index = group.indexOf(message);
-      if (index >= 0) group.splice(index, 1);
-      if (group.length === 0) this.groups.delete(message.group);
+    if (group?.remove(message)) {
+      if (group.size === 0) this.groups.delete(message.group);
+      this.#changed.add(group);
     }
     return message;
+  }
+
+  #fileChanged(): void {
+    for (const group of this.#changed) {
+      if (this.groups.get(group.key) !== group) {
+        this.#schedule.drop(group);
+        this.#touched.delete(group);
+        continue;
+      }
+      this.#schedule.file(group);
+      if (group.touched.size > 0) this.#touched.add(group);
+      else this.#touched.delete(group);
+    }
+    this.#changed.clear();
   }
 
   #remember(id: string, at: number): void {
@@ -210,30 +300,32 @@ export function checkMessageSize(m: QueueMessage, maxBytes: number): void {
   );
 }
 
+/** Whether `group` holds a message not yet received `maxReceives` times. */
+function hasLive(group: MessageGroup, maxReceives: number): boolean {
+  for (let i = 0; i < group.size; i++) if (group.at(i)!.receiveCount < maxReceives) return true;
+  return false;
+}
+
 /**
- * Plans a receive: up to `max` messages from groups with nothing in flight, oldest head first,
- * round-robin, in order within a group. Messages already received `maxReceives` times are
- * returned as `dead` instead (they go to the dead-letter queue). Changes nothing.
+ * Picks up to `max` messages from `groups` (receivable, oldest head first): round-robin, in
+ * order within a group. Messages already received `maxReceives` times are returned as `dead`
+ * instead (they go to the dead-letter queue). Changes nothing.
  */
 export function pickMessages(
-  groups: ReadonlyMap<string, readonly StoredMessage[]>,
-  now: number,
+  groups: readonly MessageGroup[],
   max: number,
   maxReceives: number,
 ): { picks: StoredMessage[]; dead: StoredMessage[] } {
-  const cursors = [...groups.values()]
-    .filter((messages) => messages.every((m) => m.visibleAt <= now))
-    .sort((a, b) => a[0]!.n - b[0]!.n)
-    .map((messages) => ({ messages, next: 0 }));
+  const cursors = groups.map((group) => ({ group, next: 0 }));
   const picks: StoredMessage[] = [];
   const dead: StoredMessage[] = [];
   while (picks.length < max && cursors.length > 0) {
     for (let c = 0; c < cursors.length && picks.length < max; ) {
       const cursor = cursors[c]!;
-      let message = cursor.messages[cursor.next];
+      let message = cursor.group.at(cursor.next);
       while (message && message.receiveCount >= maxReceives) {
         dead.push(message);
-        message = cursor.messages[++cursor.next];
+        message = cursor.group.at(++cursor.next);
       }
       if (!message) {
         cursors.splice(c, 1);

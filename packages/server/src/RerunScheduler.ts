@@ -4,7 +4,9 @@ const MAX_RETRY_MS = 30_000;
 
 /**
  * Batches re-runs: the first instance marked dirty arms one timer, and every instance marked
- * before it fires re-runs once, together. Instances are marked once however many changes arrive;
+ * before it fires re-runs once, together. A `batchMs` of 0 arms `setImmediate` instead, since
+ * `setTimeout(0)` waits at least 1 ms in Node: the batch is then what was marked in the current
+ * turn of the event loop. Instances are marked once however many changes arrive;
  * one marked while it runs has its run made stale instead (the engine then runs it again).
  *
  * @example
@@ -18,7 +20,8 @@ export class RerunScheduler {
   readonly #batchMs: number;
   readonly #retryMs: number;
   readonly #run: (instance: QueryInstance) => Promise<void>;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the armed drain; undefined when none is armed. */
+  #timer: (() => void) | undefined;
   #stopped = false;
 
   constructor(
@@ -39,10 +42,7 @@ export class RerunScheduler {
     }
     instance.state = 'pending';
     this.#pending.add(instance);
-    if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => this.#drain(), this.#batchMs);
-      this.#timer.unref?.();
-    }
+    this.#timer ??= this.#arm();
   }
 
   /** Runs an instance now (its first run). */
@@ -79,13 +79,24 @@ export class RerunScheduler {
 
   stop(): void {
     this.#stopped = true;
-    clearTimeout(this.#timer);
+    this.#timer?.();
     this.#timer = undefined;
     this.#pending.clear();
   }
 
+  #arm(): () => void {
+    if (this.#batchMs === 0) {
+      const immediate = setImmediate(() => this.#drain());
+      immediate.unref?.();
+      return () => clearImmediate(immediate);
+    }
+    const timer = setTimeout(() => this.#drain(), this.#batchMs);
+    timer.unref?.();
+    return () => clearTimeout(timer);
+  }
+
   #drain(): void {
-    clearTimeout(this.#timer);
+    this.#timer?.();
     this.#timer = undefined;
     const batch = [...this.#pending];
     this.#pending.clear();
