@@ -1,9 +1,11 @@
 /**
- * @baton/cli — the developer tooling around Baton. Today: the local AWS emulator launcher
- * (DynamoDB Local and ElasticMQ as real processes) used by the test setup and, later, by
- * `baton dev --backend local-aws`.
+ * @baton/cli — the developer tooling around Baton: `baton dev` (the `baton` bin; `startDev` from
+ * code) and the local AWS emulator launcher (DynamoDB Local and ElasticMQ as real processes)
+ * used by the test setup and by `baton dev --backend local-aws`.
  */
 
+export { type DevOptions, defaultDataDir, parseDevArgs } from './dev/DevOptions.ts';
+export { type DevServer, startDev } from './dev/startDev.ts';
 export { defaultEmulatorCacheDir } from './emulators/defaultEmulatorCacheDir.ts';
 export {
   EMULATOR_REQUIREMENTS,

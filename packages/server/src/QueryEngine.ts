@@ -16,6 +16,13 @@ import {
 } from './SubscribeRequest.ts';
 import { resolveInstanceKey } from './transport/resolveInstanceKey.ts';
 
+/** One live query instance, as {@link QueryEngine.instances} lists it. */
+export interface QueryInstanceInfo {
+  readonly query: string;
+  readonly args: unknown;
+  readonly subscribers: number;
+}
+
 /** Stale results skipped in a row before the newest one is pushed anyway (a hot actor). */
 const MAX_SKIPS = 3;
 
@@ -161,6 +168,15 @@ export class QueryEngine {
       dependencies: index.size,
       ...this.#stats,
     };
+  }
+
+  /** The live instances, for tools such as `baton dev`'s inspector: each query with its subscribers. */
+  instances(): QueryInstanceInfo[] {
+    return [...this.#instances.values()].map((instance) => ({
+      query: instance.definition.name,
+      args: instance.args,
+      subscribers: instance.subscribers.size,
+    }));
   }
 
   /** Stops listening to the feed and drops every instance; later subscribes throw UNAVAILABLE. */

@@ -4,7 +4,7 @@
  * WebSocket host is `@baton/server/ws`; what hosts without an engine in memory share (the API
  * Gateway handlers) is `@baton/server/transport`.
  */
-export { QueryEngine } from './QueryEngine.ts';
+export { QueryEngine, type QueryInstanceInfo } from './QueryEngine.ts';
 export type { QueryEngineOptions } from './QueryEngineOptions.ts';
 export type { RunOutcome } from './QueryInstance.ts';
 export type {

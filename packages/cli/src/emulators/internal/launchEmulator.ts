@@ -94,6 +94,9 @@ async function launchOnPort(spec: LaunchSpec, port: number): Promise<LaunchedEmu
       : spawn('/bin/sh', ['-c', WATCHDOG, 'baton-emulator', spec.java, ...jvmArgs], {
           cwd: spec.cwd,
           env: spec.env,
+          // A process group of its own: a terminal's Ctrl-C reaches only Node.js, which decides
+          // when the emulator stops (e.g. after the app that uses it), not the JVM directly.
+          detached: true,
         });
   const tail = new OutputTail();
   child.stdout.on('data', (chunk: Buffer) => tail.push(chunk));
@@ -161,6 +164,10 @@ async function launchOnPort(spec: LaunchSpec, port: number): Promise<LaunchedEmu
   spec.log(
     `${spec.title} answers on http://127.0.0.1:${port} (pid ${pid}, ${Date.now() - started} ms).`,
   );
+  void exited.then((reason) => {
+    if (stopping === undefined)
+      spec.log(`${spec.title} (pid ${pid}) ended (${reason}) while in use.`);
+  });
   return { port, pid: pid ?? -1, stop };
 }
 

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, killOrphans, ownerMarker } from './processRegistry.ts';
 
@@ -93,5 +94,66 @@ describe('killOrphans', () => {
 
     await killOrphans(cacheDir);
     expect([existsSync(orphaned), existsSync(mine)]).toEqual([false, true]);
+  });
+});
+
+/**
+ * A process that tracks a stand-in emulator (a sleeping node) and, with `own`, handles SIGINT
+ * itself: it reports whether the emulator still runs 200 ms later, then exits 0.
+ */
+async function owner(own: boolean) {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-registry-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const script = join(dir, 'owner.mts');
+  const registry = pathToFileURL(join(import.meta.dirname, 'processRegistry.ts')).href;
+  writeFileSync(
+    script,
+    `import { spawn } from 'node:child_process';
+import { track } from ${JSON.stringify(registry)};
+const fake = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+track(${JSON.stringify(dir)}, 'fake', fake.pid, () => fake.kill('SIGKILL'));
+if (${own}) {
+  process.on('SIGINT', () => setTimeout(() => {
+    console.log('emulator alive after SIGINT: ' + (fake.exitCode === null && fake.signalCode === null));
+    process.exit(0);
+  }, 200));
+}
+console.log('emulator ' + fake.pid);
+setInterval(() => {}, 1000);
+`,
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  cleanups.push(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  await expect.poll(() => output, { timeout: 10_000 }).toMatch(/emulator \d+/);
+  const emulator = Number(/emulator (\d+)/.exec(output)![1]);
+  cleanups.push(() => isAlive(emulator) && process.kill(emulator, 'SIGKILL'));
+  return { child, emulator, exited, output: () => output };
+}
+
+/** Running, not merely a zombie that nobody reaped yet (a container's pid 1 may not). */
+function running(pid: number): boolean {
+  const state = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout;
+  return isAlive(pid) && state.trim() !== '' && !state.trim().startsWith('Z');
+}
+
+describe('the signal hooks', () => {
+  it('kill the emulators and end the process on a signal it does not handle itself', async () => {
+    const { child, emulator, exited } = await owner(false);
+    child.kill('SIGINT');
+    expect(await exited).toEqual([null, 'SIGINT']);
+    await expect.poll(() => running(emulator)).toBe(false);
+  });
+
+  it("leave the emulators to the process's own handler, and kill them when it exits", async () => {
+    const { child, emulator, exited, output } = await owner(true);
+    child.kill('SIGINT');
+    expect(await exited).toEqual([0, null]);
+    expect(output()).toContain('emulator alive after SIGINT: true');
+    await expect.poll(() => running(emulator)).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * Keeps emulator processes from outliving their owner: kills the live ones when this process
- * exits or is interrupted, and records each one in `<cacheDir>/pids/<pid>.json` so that the next
+ * exits or is interrupted (unless its own signal handlers take care of that), and records each one in `<cacheDir>/pids/<pid>.json` so that the next
  * start can kill those whose owner died without cleaning up (e.g. by SIGKILL).
  */
 
@@ -134,10 +134,16 @@ function onExit(): void {
   killAll();
 }
 
+/**
+ * Alone with this signal, keeps its default meaning: kills the emulators and ends the process.
+ * When the process has handlers of its own for it (a dev server that stops its app first), it
+ * will not die of the signal: those handlers decide when the emulators stop, and the `exit`
+ * hook (or the watchdog) still makes sure they do not outlive the process.
+ */
 function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
   killAll();
-  // Alone with this signal, keep its default meaning: end the process.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  process.kill(process.pid, signal);
 }
 
 function installHandlers(): void {

@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+
+/** A bundle and the source files it was made of (absolute paths), to watch. */
+export interface Bundle {
+  readonly code: string;
+  readonly inputs: ReadonlySet<string>;
+}
+
+/** This package's own module `name` (`.ts` in the repository, `.js` once built). */
+export function ownModule(...path: string[]): string {
+  const ts = join(import.meta.dirname, ...path);
+  return existsSync(`${ts}.ts`) ? `${ts}.ts` : `${ts}.js`;
+}
+
+/**
+ * The app process as one ES module for Node: the app's entry together with `child/runApp`, so
+ * that one copy of each package serves both, TypeScript needs no loader, and a change shows as
+ * a new bundle.
+ */
+export async function bundleApp(entry: string): Promise<Bundle> {
+  const result = await build({
+    stdin: {
+      contents: [
+        `import app from ${JSON.stringify(entry)};`,
+        `import { runApp } from ${JSON.stringify(ownModule('child', 'runApp'))};`,
+        'await runApp(app);',
+      ].join('\n'),
+      resolveDir: process.cwd(),
+      sourcefile: 'baton-dev-app.js',
+      loader: 'js',
+    },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'inline',
+    metafile: true,
+    logLevel: 'silent',
+    // ws's optional native helpers; it works without them.
+    external: ['bufferutil', 'utf-8-validate'],
+    // CommonJS dependencies (ws) require Node's built-ins.
+    banner: {
+      js: "import { createRequire as __batonRequire } from 'node:module'; const require = __batonRequire(import.meta.url);",
+    },
+  });
+  return { code: result.outputFiles[0]!.text, inputs: inputsOf(result.metafile) };
+}
+
+/** A browser page (React's automatic JSX) as one ES module. */
+export async function bundlePage(entry: string): Promise<Bundle> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    jsx: 'automatic',
+    sourcemap: 'inline',
+    metafile: true,
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"development"' },
+  });
+  return { code: result.outputFiles[0]!.text, inputs: inputsOf(result.metafile) };
+}
+
+function inputsOf(metafile: Metafile): Set<string> {
+  return new Set(
+    Object.keys(metafile.inputs)
+      .filter((input) => !input.includes('node_modules') && !input.startsWith('<'))
+      .map((input) => resolve(process.cwd(), input)),
+  );
+}
+
+/** An esbuild failure as a few readable lines. */
+export function buildErrorText(error: unknown): string {
+  const errors = (
+    error as { errors?: { text: string; location?: { file: string; line: number } }[] }
+  ).errors;
+  if (!errors?.length) return String(error);
+  return errors
+    .map((e) => (e.location ? `${e.location.file}:${e.location.line}: ${e.text}` : e.text))
+    .join('\n');
+}

@@ -1,0 +1,64 @@
+import type { BatonApp } from '@baton/core';
+import type { QueryEngine } from '@baton/server';
+import { type InspectorSnapshot, MAX_ACTORS } from '../inspector/InspectorSnapshot.ts';
+import type { DevBackend } from './DevBackend.ts';
+import type { TurnLog } from './TurnLog.ts';
+
+/** What a snapshot is made of. */
+export interface SnapshotSources {
+  readonly app: BatonApp;
+  readonly backend: DevBackend;
+  readonly turns: TurnLog;
+  readonly startedAt: number;
+  /** The WebSocket host, once it runs. */
+  readonly server: () => { engine: QueryEngine; connections(): unknown[] } | undefined;
+}
+
+/** The app as the inspector shows it, read afresh. */
+export async function inspectorSnapshot(sources: SnapshotSources): Promise<InspectorSnapshot> {
+  const { app, backend, turns } = sources;
+  const [records, depths, letters] = await Promise.all([
+    backend.listActors(),
+    backend.depths(),
+    backend.store.listDeadLetters(),
+  ]);
+  records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const server = sources.server();
+  return {
+    backend: backend.label,
+    pid: process.pid,
+    startedAt: sources.startedAt,
+    actorTypes: app.actors.map((definition) => ({
+      name: definition.name,
+      messages: Object.keys(definition.handlers as object),
+      instances: records.filter((r) => r.id.startsWith(`${definition.name}/`)).length,
+    })),
+    actors: records.slice(0, MAX_ACTORS).map(({ id, ver, inboxOffset, state }) => ({
+      id,
+      ver,
+      inboxOffset,
+      state,
+    })),
+    actorCount: records.length,
+    actorsListed: backend.actorsListed,
+    depths: { ...depths, deadLetters: letters.length },
+    turns: turns.recent().map((turn) => ({ ...turn, messages: [...turn.messages] })),
+    turnCount: turns.count,
+    deadLetters: letters.map((letter) => ({
+      actorId: letter.actorId,
+      messageId: letter.messageId,
+      name: letter.envelope.name,
+      payload: letter.envelope.payload ?? null,
+      error: letter.error.message,
+      attempts: letter.attempts,
+      at: letter.at,
+      redrivable: letter.redrivable,
+    })),
+    queries: (server?.engine.instances() ?? []).map(({ query, args, subscribers }) => ({
+      query,
+      args: args ?? null,
+      subscribers,
+    })),
+    connections: server?.connections().length ?? 0,
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The app process of `baton dev`: the user's app (bundled together with this file) on its
+ * backend, with worker loops, Baton's WebSocket host, and an HTTP server for the ingress and the
+ * inspector's actions. The supervisor starts it, forwards its one port to the two servers here,
+ * and restarts it on a code change or a crash; everything committed is in the backend's data.
+ */
+import type { Server } from 'node:http';
+import { type BatonApp, BatonError, ErrorCode, jsonLogger, toBatonError } from '@baton/core';
+import { createEngine } from '@baton/core/engine';
+import { createLocalServer, type LocalServer } from '@baton/server/ws';
+import { CHILD_CONFIG_ENV, type ChildConfig, type ChildMessage } from '../protocol.ts';
+import type { DevBackend } from './DevBackend.ts';
+import { embeddedBackend } from './embeddedBackend.ts';
+import { inspectorChannel } from './inspectorChannel.ts';
+import { inspectorSnapshot } from './inspectorSnapshot.ts';
+import { observeCommits } from './observeCommits.ts';
+import { RecordingWorker } from './RecordingWorker.ts';
+import { runWorkers } from './runWorkers.ts';
+import { serveHttp } from './serveHttp.ts';
+import { TurnLog } from './TurnLog.ts';
+
+export async function runApp(app: BatonApp): Promise<void> {
+  // Ctrl-C reaches the whole process group: the supervisor decides when this process stops.
+  process.on('SIGINT', () => {});
+  const config = JSON.parse(process.env[CHILD_CONFIG_ENV] ?? '{}') as ChildConfig;
+  let stopping = false;
+  let stop = async () => {};
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    stop().finally(() => process.exit(0));
+  };
+  process.on('message', (message: { type?: string }) => {
+    if (message?.type === 'stop') shutdown();
+  });
+  process.on('SIGTERM', shutdown);
+  // The supervisor is gone (even SIGKILLed): nothing would forward to this process any more.
+  process.on('disconnect', shutdown);
+  try {
+    stop = await start(app, config);
+    tell({ type: 'ready', ...ports });
+  } catch (error) {
+    tell({ type: 'failed', message: toBatonError(error).message });
+    process.exit(1);
+  }
+}
+
+const ports = { httpPort: 0, wsPort: 0 };
+
+function tell(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<void>> {
+  const logger = jsonLogger({ level: 'warn' });
+  const backend = await openBackend(config);
+  const turns = new TurnLog();
+  let server: LocalServer | undefined;
+  const startedAt = Date.now();
+  const channel = inspectorChannel(backend, () =>
+    inspectorSnapshot({ app, backend, turns, startedAt, server: () => server }),
+  );
+  let worker: RecordingWorker | undefined;
+  let crash: { message: string | undefined } | undefined;
+  const store = observeCommits(backend.store, (commit) => {
+    const actorId = commit.record.id;
+    worker?.onCommit(actorId, (outcomes) => outcomes.add(commit));
+    const names = worker?.namesInTurn(actorId) ?? [];
+    if (crash && (crash.message === undefined || names.includes(crash.message))) {
+      // Committed (and journaled), not yet drained nor acknowledged: the worst moment to die.
+      process.kill(process.pid, 'SIGKILL');
+    }
+    channel.pulse();
+  });
+  const engine = createEngine({ actors: app.actors, store, queue: backend.queue, logger });
+  worker = new RecordingWorker(engine, turns);
+  const workers = runWorkers(engine, worker, backend);
+  const unsubscribe = backend.feed.subscribe(() => channel.pulse());
+  // Depths, connections and subscriptions change without a commit: look every second.
+  const poll = setInterval(() => channel.pulse(), 1000);
+  let http: Server | undefined;
+  try {
+    server = await createLocalServer({
+      actors: [...app.actors, channel.actor],
+      queries: [...app.queries, channel.query],
+      backend: { store: channel.store, queue: backend.queue, feed: channel.feed },
+      ...(app.auth ? { auth: app.auth } : {}),
+      logger,
+    });
+    http = await serveHttp(app.actors, backend, {
+      armCrash(message) {
+        if (config.backend === 'embedded' && config.dataDir === undefined) {
+          throw new BatonError(
+            ErrorCode.INVALID_STATE,
+            'the app runs in memory (--in-memory): a crash would lose its state; restart without it',
+          );
+        }
+        crash = { message };
+      },
+    });
+  } catch (error) {
+    await workers.stop();
+    await backend.close();
+    throw error;
+  }
+  ports.httpPort = (http.address() as { port: number }).port;
+  ports.wsPort = server.port;
+  return async () => {
+    clearInterval(poll);
+    unsubscribe();
+    channel.close();
+    http?.closeAllConnections();
+    await new Promise<void>((resolve) => http?.close(() => resolve()));
+    await server?.close();
+    await workers.stop();
+    await backend.close();
+  };
+}
+
+async function openBackend(config: ChildConfig): Promise<DevBackend> {
+  if (config.backend === 'local-aws') {
+    const { awsBackend } = await import('./awsBackend.ts');
+    return awsBackend(config);
+  }
+  return embeddedBackend(config.dataDir);
+}

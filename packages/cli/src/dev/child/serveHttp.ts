@@ -1,0 +1,102 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { ingressHandler } from '@baton/aws/lambda';
+import type { AnyActorDefinition } from '@baton/core';
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { redriveDeadLetter } from '@baton/core/engine';
+import type { DevBackend } from './DevBackend.ts';
+import { toApiGatewayEvent } from './toApiGatewayEvent.ts';
+
+/** What the app process's HTTP server does beside the ingress. */
+export interface HttpHooks {
+  /** Arms the crash switch; refused (INVALID_STATE) when nothing would survive a crash. */
+  armCrash(message: string | undefined): void;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+/**
+ * The app process's HTTP server (loopback, any port; the supervisor forwards to it): the Lambda
+ * ingress's routes, and the inspector's two actions.
+ * - `POST /send`, `POST /ask`, `GET /outcome/<id>`: `@baton/aws/lambda`'s `ingressHandler`.
+ * - `POST /_baton/redrive` `{ actorId, messageId }`: the engine's `redriveDeadLetter`.
+ * - `POST /_baton/crash` `{ message? }`: SIGKILL this process right after the next commit of
+ *   a turn (handling `message`, if named) — before its outbox is drained or its inbox acked.
+ */
+export async function serveHttp(
+  actors: readonly AnyActorDefinition[],
+  backend: DevBackend,
+  hooks: HttpHooks,
+): Promise<Server> {
+  const ingress = ingressHandler({ actors, store: backend.store, queue: backend.queue });
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const body = await readBody(request);
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path.startsWith('/_baton/')) {
+      try {
+        if (request.method !== 'POST') throw notFound(request.method, path);
+        const input = parseJson(body);
+        if (path === '/_baton/redrive') {
+          const { actorId, messageId } = input;
+          if (typeof actorId !== 'string' || typeof messageId !== 'string') {
+            throw new BatonError(
+              ErrorCode.INVALID_ARGUMENT,
+              'redrive takes {"actorId": "type/key", "messageId": "…"}',
+            );
+          }
+          await redriveDeadLetter(backend.store, backend.queue, actorId, messageId);
+          return send(response, 202, { redriven: messageId });
+        }
+        if (path === '/_baton/crash') {
+          hooks.armCrash(typeof input.message === 'string' ? input.message : undefined);
+          return send(response, 202, { armed: true });
+        }
+        throw notFound(request.method, path);
+      } catch (error) {
+        const baton = toBatonError(error);
+        const status = baton.code === ErrorCode.NOT_FOUND ? 404 : baton.terminal ? 400 : 503;
+        return send(response, status, { error: baton.toJSON() });
+      }
+    }
+    const result = await ingress(toApiGatewayEvent(request, body));
+    response.writeHead(result.statusCode, result.headers).end(result.body);
+  };
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) send(response, 500, { error: toBatonError(error).toJSON() });
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject).listen(0, '127.0.0.1', resolve);
+  });
+  return server;
+}
+
+function send(response: ServerResponse, status: number, value: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+}
+
+function notFound(method: string | undefined, path: string): BatonError {
+  return new BatonError(ErrorCode.NOT_FOUND, `no route ${method} ${path}`);
+}
+
+function parseJson(body: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(body || '{}');
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {}
+  throw new BatonError(ErrorCode.INVALID_ARGUMENT, 'the body must be a JSON object');
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    // Past the limit the rest is dropped; the ingress answers 413 on the size it is told.
+    if (size <= MAX_BODY * 2) chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,53 @@
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+const LOOPBACK = '127.0.0.1';
+
+/** Passes an HTTP request on to `port` and its answer back. */
+export function forwardRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  port: number,
+): void {
+  const upstream = httpRequest(
+    { host: LOOPBACK, port, method: request.method, path: request.url, headers: request.headers },
+    (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    },
+  );
+  upstream.on('error', () => {
+    if (response.headersSent) response.destroy();
+    else
+      response.writeHead(503, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { code: 'UNAVAILABLE', message: 'the app process went away: try again' },
+        }),
+      );
+  });
+  request.pipe(upstream);
+}
+
+/** Passes a WebSocket upgrade on to `port`, byte for byte, until either side closes. */
+export function forwardUpgrade(
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  port: number,
+): void {
+  const upstream = connect(port, LOOPBACK, () => {
+    const lines = [`${request.method} ${request.url} HTTP/${request.httpVersion}`];
+    for (let i = 0; i < request.rawHeaders.length; i += 2) {
+      lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
+    }
+    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+  upstream.on('error', () => socket.destroy());
+  socket.on('error', () => upstream.destroy());
+  upstream.on('close', () => socket.destroy());
+  socket.on('close', () => upstream.destroy());
+}

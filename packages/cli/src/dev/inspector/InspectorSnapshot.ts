@@ -1,0 +1,67 @@
+/** What the inspector's live query returns: a running app, seen from inside. */
+
+/** The live query the inspector page subscribes to (args `{}`). */
+export const INSPECTOR_QUERY = 'baton.inspector';
+
+export interface InspectorSnapshot {
+  /** e.g. `embedded, data in …/.baton`. */
+  readonly backend: string;
+  /** The app process's pid (it changes when the app reloads or is restarted). */
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly actorTypes: readonly {
+    readonly name: string;
+    readonly messages: readonly string[];
+    readonly instances: number;
+  }[];
+  /** The first {@link MAX_ACTORS} actors by id. */
+  readonly actors: readonly {
+    readonly id: string;
+    readonly ver: number;
+    readonly inboxOffset: string;
+    readonly state: unknown;
+  }[];
+  readonly actorCount: number;
+  /**
+   * `since-start`: only the actors committed since the app process started are listed
+   * (local-aws, whose inspector follows the change feed); the others are in DynamoDB all the same.
+   */
+  readonly actorsListed: 'all' | 'since-start';
+  readonly depths: {
+    readonly inbox: number;
+    readonly inFlight: number;
+    readonly outbox: number;
+    readonly deadLetters: number;
+  };
+  readonly turns: readonly {
+    readonly at: number;
+    readonly actorId: string;
+    readonly durationMs: number;
+    readonly messages: readonly {
+      readonly id: string;
+      readonly name: string;
+      readonly from: string;
+      readonly outcome: string;
+      readonly error?: string;
+    }[];
+  }[];
+  readonly turnCount: number;
+  readonly deadLetters: readonly {
+    readonly actorId: string;
+    readonly messageId: string;
+    readonly name: string;
+    readonly payload: unknown;
+    readonly error: string;
+    readonly attempts: number;
+    readonly at: number;
+    readonly redrivable: boolean;
+  }[];
+  readonly queries: readonly {
+    readonly query: string;
+    readonly args: unknown;
+    readonly subscribers: number;
+  }[];
+  readonly connections: number;
+}
+
+export const MAX_ACTORS = 200;

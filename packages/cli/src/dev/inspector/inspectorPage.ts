@@ -1,0 +1,176 @@
+/**
+ * The inspector (`/_baton`), in the browser: one live query, `baton.inspector`, over the app's
+ * own WebSocket, rendered as tables; a form that sends or asks through the same connection; and
+ * redrive buttons that POST to the dev server.
+ */
+import { BatonClient } from '@baton/client';
+import type { ActorRef } from '@baton/core';
+import { INSPECTOR_QUERY, type InspectorSnapshot } from './InspectorSnapshot.ts';
+import { INSPECTOR_CSS } from './inspectorStyle.ts';
+
+const url = document.querySelector<HTMLMetaElement>('meta[name="baton-url"]')!.content;
+const client = new BatonClient({ url, reconnect: { minMs: 250, maxMs: 2_000 } });
+
+const esc = (value: unknown) =>
+  String(value).replace(
+    /[&<>"]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!,
+  );
+const json = (value: unknown) => esc(JSON.stringify(value));
+const time = (at: number) => new Date(at).toLocaleTimeString();
+const table = (head: string[], rows: string[], empty: string) =>
+  rows.length === 0
+    ? `<p class="empty">${empty}</p>`
+    : `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+
+document.head.insertAdjacentHTML('beforeend', `<style>${INSPECTOR_CSS}</style>`);
+document.getElementById('root')!.innerHTML = `
+<header><h1>Baton inspector</h1><span id="backend"></span>
+  <output id="connection" data-testid="connection">connecting</output></header>
+<main>
+  <section class="wide"><h2>Depths</h2><div id="depths" class="cards"></div></section>
+  <section><h2>Actor types</h2><div id="types"></div></section>
+  <section><h2>Live queries</h2><div id="queries"></div></section>
+  <section class="wide"><h2>Actors</h2><p id="actors-note" class="note" data-testid="actors-note" hidden></p><div id="actors"></div></section>
+  <section class="wide"><h2>Recent turns</h2><div id="turns"></div></section>
+  <section class="wide"><h2>Dead letters</h2><div id="dead-letters"></div></section>
+  <section class="wide"><h2>Send a message</h2>
+    <form id="send">
+      <label for="to">actor</label><input id="to" name="to" placeholder="type/key, e.g. account/alice" required list="actor-ids">
+      <label for="name">message</label><input id="name" name="name" placeholder="e.g. deposit" required list="message-names">
+      <label for="payload">payload</label><textarea id="payload" name="payload">{}</textarea>
+      <div class="buttons"><button type="submit" name="kind" value="ask">ask</button>
+        <button type="submit" name="kind" value="send" class="secondary">send</button>
+        <output id="send-result" data-testid="send-result"></output></div>
+    </form>
+    <datalist id="actor-ids"></datalist><datalist id="message-names"></datalist>
+  </section>
+</main>`;
+
+const $ = (id: string) => document.getElementById(id)!;
+
+client.subscribeConnectionState((state) => {
+  $('connection').textContent = state;
+  $('connection').dataset.state = state;
+});
+
+client.subscribe<InspectorSnapshot>(INSPECTOR_QUERY, {}, (state) => {
+  if (state.status === 'error') $('backend').textContent = state.error.message;
+  if (state.data) render(state.data);
+});
+
+function render(s: InspectorSnapshot): void {
+  $('backend').textContent = `${s.backend} · app pid ${s.pid} · up since ${time(s.startedAt)}`;
+  const card = (label: string, value: number, id: string) =>
+    `<div class="card"><b data-testid="${id}">${value}</b><span>${label}</span></div>`;
+  $('depths').innerHTML = [
+    card('inbox (waiting + in flight)', s.depths.inbox, 'depth-inbox'),
+    card('in flight', s.depths.inFlight, 'depth-in-flight'),
+    card('outbox (undrained)', s.depths.outbox, 'depth-outbox'),
+    card('dead letters', s.depths.deadLetters, 'depth-dead-letters'),
+    card('actors', s.actorCount, 'actor-count'),
+    card('turns since start', s.turnCount, 'turn-count'),
+    card('connections', s.connections, 'connections'),
+  ].join('');
+  $('types').innerHTML = table(
+    ['type', 'messages', 'instances'],
+    s.actorTypes.map(
+      (t) =>
+        `<tr><td><code>${esc(t.name)}</code></td><td>${t.messages.map(esc).join(', ')}</td><td class="num">${t.instances}</td></tr>`,
+    ),
+    'no actor types',
+  );
+  $('queries').innerHTML = table(
+    ['query', 'args', 'subscribers'],
+    s.queries.map(
+      (q) =>
+        `<tr><td><code>${esc(q.query)}</code></td><td><code>${json(q.args)}</code></td><td class="num">${q.subscribers}</td></tr>`,
+    ),
+    'no live query',
+  );
+  $('actors-note').hidden = s.actorsListed === 'all';
+  $('actors-note').textContent =
+    s.actorsListed === 'all'
+      ? ''
+      : 'Only the actors committed since the app process started are listed (local-aws follows the change feed); the others are still in DynamoDB.';
+  $('actors').innerHTML = table(
+    ['actor', 'version', 'inbox position', 'state'],
+    s.actors.map(
+      (a) =>
+        `<tr data-testid="actor-${esc(a.id)}"><td><code>${esc(a.id)}</code></td><td class="num">${a.ver}</td><td class="num">${esc(a.inboxOffset)}</td><td><pre>${json(a.state)}</pre></td></tr>`,
+    ),
+    'no actor has committed yet: send one a message below',
+  );
+  $('turns').innerHTML = table(
+    ['time', 'actor', 'messages', 'duration'],
+    s.turns.map(
+      (t) =>
+        `<tr><td>${time(t.at)}</td><td><code>${esc(t.actorId)}</code></td><td>${t.messages
+          .map(
+            (m) =>
+              `<code>${esc(m.name)}</code> from <code>${esc(m.from)}</code> <span class="${esc(m.outcome)}">${esc(m.outcome)}</span>${m.error ? `: ${esc(m.error)}` : ''}`,
+          )
+          .join('<br>')}</td><td class="num">${t.durationMs} ms</td></tr>`,
+    ),
+    'no turn since the app (re)started',
+  );
+  $('dead-letters').innerHTML = table(
+    ['time', 'actor', 'message', 'error', 'attempts', ''],
+    s.deadLetters.map(
+      (d) =>
+        `<tr><td>${time(d.at)}</td><td><code>${esc(d.actorId)}</code></td><td><code>${esc(d.name)}</code> <code>${json(d.payload)}</code></td><td class="dead-lettered">${esc(d.error)}</td><td class="num">${d.attempts}</td><td>${
+          d.redrivable
+            ? `<button data-redrive="${esc(d.messageId)}" data-actor="${esc(d.actorId)}">redrive</button>`
+            : 'too large to redrive'
+        }</td></tr>`,
+    ),
+    'no dead letter',
+  );
+  $('actor-ids').innerHTML = s.actors.map((a) => `<option value="${esc(a.id)}">`).join('');
+  $('message-names').innerHTML = [...new Set(s.actorTypes.flatMap((t) => t.messages))]
+    .map((m) => `<option value="${esc(m)}">`)
+    .join('');
+}
+
+$('dead-letters').addEventListener('click', async (event) => {
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');
+  if (!button) return;
+  button.disabled = true;
+  button.textContent = 'redriving…';
+  const response = await fetch('/_baton/redrive', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ actorId: button.dataset.actor, messageId: button.dataset.redrive }),
+  });
+  if (!response.ok) button.textContent = `failed: ${(await response.json()).error?.message}`;
+});
+
+$('send').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.target as HTMLFormElement;
+  const kind = ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value ?? 'ask';
+  const data = new FormData(form);
+  const result = $('send-result');
+  const to = String(data.get('to')).trim();
+  const slash = to.indexOf('/');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(String(data.get('payload') || '{}'));
+  } catch {
+    result.textContent = 'the payload is not JSON';
+    return;
+  }
+  const ref = { type: to.slice(0, slash), key: to.slice(slash + 1), id: to } as ActorRef;
+  const name = String(data.get('name')).trim() as never;
+  result.textContent = `${kind}ing…`;
+  try {
+    const reply =
+      kind === 'send'
+        ? await client.send(ref, name, payload as never)
+        : await client.ask(ref, name, payload as never);
+    result.textContent = `${kind === 'send' ? 'accepted' : 'reply'}: ${JSON.stringify(reply ?? null)}`;
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    result.textContent = `${code ?? 'error'}: ${message}`;
+  }
+});

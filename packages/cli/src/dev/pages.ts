@@ -1,0 +1,49 @@
+/** The HTML the dev server serves itself: an app page's shell, a landing page, the inspector's. */
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+/** `index.html` for the app's page: the WebSocket URL in `<meta name="baton-url">`. */
+export function appPageHtml(title: string, webSocketUrl: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
+    <title>${escapeHtml(title)}</title>
+  </head>
+  <body><div id="root"></div><script type="module" src="/page.js"></script></body>
+</html>`;
+}
+
+/** What `/` shows when the app has no `web/page.tsx`. */
+export function landingHtml(title: string, origin: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+  <style>body{font:15px/1.5 system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem}
+  code,pre{background:#f2f2f5;border-radius:4px;padding:.1rem .3rem}pre{padding:.8rem;overflow:auto}</style></head>
+  <body>
+    <h1>${escapeHtml(title)}</h1>
+    <p>This app has no page (<code>web/page.tsx</code> beside its entry). Look inside it with the
+    <a href="/_baton">inspector</a>, or send it a message:</p>
+    <pre>curl -X POST ${escapeHtml(origin)}/ask -H 'content-type: application/json' \\
+  -d '{"to": "type/key", "name": "message", "payload": {}}'</pre>
+  </body>
+</html>`;
+}
+
+/** The inspector's shell; `/_baton/inspector.js` fills it. */
+export function inspectorHtml(webSocketUrl: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
+    <title>Baton inspector</title>
+  </head>
+  <body><div id="root"></div><script type="module" src="/_baton/inspector.js"></script></body>
+</html>`;
+}

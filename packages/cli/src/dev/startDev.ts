@@ -1,0 +1,246 @@
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { BatonError, ErrorCode } from '@baton/core';
+import { AppSupervisor } from './AppSupervisor.ts';
+import { type Bundle, buildErrorText, bundlePage, ownModule } from './bundle.ts';
+import type { DevOptions } from './DevOptions.ts';
+import { FolderWatcher } from './FolderWatcher.ts';
+import { forwardRequest, forwardUpgrade } from './forward.ts';
+import { appPageHtml, inspectorHtml, landingHtml } from './pages.ts';
+import type { ChildConfig } from './protocol.ts';
+
+/** A running `baton dev`. */
+export interface DevServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  /** The app process's pid now (it changes on reload and restart). */
+  appPid(): number | undefined;
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+
+/**
+ * Serves an app on one port: its page, the WebSocket, the HTTP ingress and the inspector. The
+ * app itself runs in a child process (see {@link AppSupervisor}) that is replaced on a code
+ * change and restarted after a crash; this process keeps the port, so pages reconnect to the
+ * same URL and resume.
+ */
+export async function startDev(
+  options: DevOptions,
+  log: (line: string) => void = (line) => console.log(line),
+): Promise<DevServer> {
+  const appDir = dirname(options.entry);
+  const pageEntry = join(appDir, 'web', 'page.tsx');
+  const title = `${basename(dirname(appDir))} · baton dev`;
+  let config: ChildConfig = {
+    backend: options.backend,
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+  };
+  let stopEmulators = async () => {};
+  if (options.backend === 'local-aws') {
+    const { startLocalAws } = await import('./startLocalAws.ts');
+    const aws = await startLocalAws(options.entry, log);
+    config = { ...config, aws: aws.config };
+    stopEmulators = aws.stop;
+  }
+  const supervisor = new AppSupervisor(options.entry, config, log);
+  const pages = new Map<string, Bundle | { error: string }>();
+  /** The inputs of each page's last good build: kept through a failed one, to watch them. */
+  const pageInputs = new Map<string, ReadonlySet<string>>();
+  const build = async (path: string, entry: string) => {
+    try {
+      const bundle = await bundlePage(entry);
+      pages.set(path, bundle);
+      pageInputs.set(path, bundle.inputs);
+    } catch (error) {
+      const text = buildErrorText(error);
+      pages.set(path, { error: text });
+      log(`${shortPath(entry)} does not build; fix it and save:\n${text}`);
+    }
+  };
+  const hasPage = existsSync(pageEntry);
+  const inspectorEntry = ownModule('inspector', 'inspectorPage');
+  await Promise.all([
+    hasPage ? build('/page.js', pageEntry) : undefined,
+    build('/_baton/inspector.js', inspectorEntry),
+  ]);
+  try {
+    await supervisor.start();
+  } catch {
+    // The app process first, then what it runs on.
+    await supervisor.close();
+    await stopEmulators();
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      'the app did not start (see above): fix it and run baton dev again',
+    );
+  }
+
+  const upgraded = new Set<Duplex>();
+  let origin = '';
+  const webSocketUrl = () => origin.replace(/^http/, 'ws');
+  const http = createServer((request, response) => {
+    route(request, response).catch(() => response.destroy());
+  });
+  const route = async (request: IncomingMessage, response: ServerResponse) => {
+    const path = new URL(request.url ?? '/', origin).pathname;
+    const html = (body: string) =>
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+    if (request.method === 'GET' && path === '/') {
+      return html(hasPage ? appPageHtml(title, webSocketUrl()) : landingHtml(title, origin));
+    }
+    if (request.method === 'GET' && (path === '/_baton' || path === '/_baton/')) {
+      return html(inspectorHtml(webSocketUrl()));
+    }
+    const page = request.method === 'GET' ? pages.get(path) : undefined;
+    if (page) {
+      if ('error' in page) {
+        return response.writeHead(500, { 'content-type': 'text/plain' }).end(page.error);
+      }
+      return response
+        .writeHead(200, {
+          'content-type': 'text/javascript; charset=utf-8',
+          'cache-control': 'no-store',
+        })
+        .end(page.code);
+    }
+    const toApp =
+      path === '/send' ||
+      path === '/ask' ||
+      path.startsWith('/outcome/') ||
+      path.startsWith('/_baton/');
+    if (!toApp) {
+      return response
+        .writeHead(404, { 'content-type': 'text/plain' })
+        .end(`no page ${path}: the app is at /, the inspector at /_baton\n`);
+    }
+    const ports = await supervisor.ports();
+    if (!ports) {
+      return response.writeHead(503, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: {
+            code: 'UNAVAILABLE',
+            message:
+              'the app is not running (it did not build or start): see the output of baton dev, fix the app and save',
+          },
+        }),
+      );
+    }
+    forwardRequest(request, response, ports.httpPort);
+  };
+  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    supervisor.ports().then((ports) => {
+      if (!ports || socket.destroyed) return socket.destroy();
+      forwardUpgrade(request, socket, head, ports.wsPort);
+    });
+  });
+  try {
+    await new Promise<void>((done, reject) => {
+      http.once('error', reject).listen(options.port, HOST, done);
+    });
+  } catch (error) {
+    await supervisor.close();
+    await stopEmulators();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      code === 'EADDRINUSE'
+        ? `port ${options.port} is in use: stop what uses it, or pass --port <another>`
+        : `cannot listen on ${HOST}:${options.port}: ${(error as Error).message}`,
+    );
+  }
+  origin = `http://${HOST}:${(http.address() as AddressInfo).port}`;
+
+  // Reload: a saved source file of the app restarts the app process; one of a page rebuilds it.
+  // Every folder holding a local file of a bundle is watched (after each build, afresh), so a
+  // module shared from outside the entry's folder counts too.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const changed = new Set<string>();
+  const watcher = new FolderWatcher((file) => {
+    changed.add(file);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      changes = changes
+        .then(onChange)
+        .catch((error: unknown) => log(`baton dev: could not reload: ${String(error)}`));
+    }, 100);
+  });
+  const watchInputs = () =>
+    watcher.watch([
+      options.entry,
+      ...(hasPage ? [pageEntry] : []),
+      ...supervisor.inputs,
+      ...[...pageInputs.values()].flatMap((inputs) => [...inputs]),
+    ]);
+  // One round of changes at a time: a save during a reload waits for it.
+  let changes = Promise.resolve();
+  const onChange = async () => {
+    const files = [...changed];
+    changed.clear();
+    if (files.length === 0) return;
+    const touches = (inputs: ReadonlySet<string>) => files.some((file) => inputs.has(file));
+    for (const [path, page] of pages) {
+      const entry = path === '/page.js' ? pageEntry : inspectorEntry;
+      if (!('inputs' in page) || touches(page.inputs)) await build(path, entry);
+    }
+    // After a failed build its inputs are unknown: any change may be the fix.
+    const cause = files.find((file) => supervisor.inputs.has(file));
+    if (cause !== undefined || supervisor.buildFailed) {
+      await supervisor.reload(`${shortPath(cause ?? files[0]!)} changed`);
+    }
+    watchInputs();
+  };
+  watchInputs();
+  const outside = watcher.folders.filter(
+    (folder) => folder !== appDir && !folder.startsWith(appDir + sep),
+  ).length;
+
+  const dataLine =
+    options.backend === 'local-aws'
+      ? 'DynamoDB Local + ElasticMQ (in memory: state lasts until baton dev stops)'
+      : options.dataDir === undefined
+        ? 'in memory (--in-memory): state ends with this process'
+        : `${shortPath(options.dataDir)} (embedded backend; state survives restarts)`;
+  log(
+    [
+      `baton dev: ready at ${origin}/`,
+      `  app        ${origin}/${hasPage ? '' : '  (no web/page.tsx: a landing page)'}`,
+      `  inspector  ${origin}/_baton`,
+      `  websocket  ${webSocketUrl()}`,
+      `  ingress    POST ${origin}/send, POST ${origin}/ask, GET ${origin}/outcome/<id>`,
+      `  data       ${dataLine}`,
+      `Watching ${shortPath(appDir)}${outside === 0 ? '' : ` and ${outside} more folder${outside === 1 ? '' : 's'} the app is built from`} for changes. Ctrl-C stops.`,
+    ].join('\n'),
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    origin,
+    appPid: () => supervisor.pid,
+    close() {
+      closing ??= (async () => {
+        watcher.close();
+        clearTimeout(timer);
+        for (const socket of upgraded) socket.destroy();
+        http.closeAllConnections();
+        await new Promise<void>((done) => http.close(() => done()));
+        await supervisor.close();
+        await stopEmulators();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A path relative to the working directory when it is inside it, else absolute. */
+function shortPath(path: string): string {
+  const relativePath = relative(process.cwd(), path);
+  return relativePath.startsWith('..') ? path : relativePath || '.';
+}

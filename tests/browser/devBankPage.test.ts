@@ -1,0 +1,85 @@
+/**
+ * The bank example under `baton dev`, in headless Chromium: money moved with curl-style HTTP
+ * shows in the open page and its activity log; a refund from a closed account; the "crash the
+ * worker" button SIGKILLs the app process mid-transfer, and nothing is lost: the transfer is
+ * applied once and the total holds.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DevProcess, freePort, postJson, ROOT, startDevProcess } from '../dev/devProcess.ts';
+import { launchChromium } from './launchChromium.ts';
+
+let dataDir: string;
+let dev: DevProcess;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'baton-bank-'));
+  const entry = join(ROOT, 'examples/bank/src/app.ts');
+  dev = await startDevProcess([entry, '--port', String(await freePort()), '--data-dir', dataDir]);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${dev.origin}/`);
+}, 40_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.stop('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const cell = (id: string) => page.getByTestId(id).textContent();
+const activity = () => page.getByTestId('activity').textContent();
+const ask = (to: string, name: string, payload: unknown) =>
+  postJson(`${dev.origin}/ask`, { to: `account/${to}`, name, payload });
+
+describe('the bank page under baton dev, in Chromium', () => {
+  it('shows money moved with HTTP, live, in its table and its activity log', async () => {
+    await expect.poll(() => cell('connection')).toBe('open');
+    await expect.poll(() => cell('total')).toBe('0');
+    expect(await ask('alice', 'deposit', { amount: 100 })).toEqual({
+      status: 200,
+      body: { value: 100 },
+    });
+    expect((await ask('alice', 'transfer', { to: 'bob', amount: 30 })).status).toBe(200);
+    await expect.poll(() => cell('balance-bob')).toBe('30');
+    expect(await cell('balance-alice')).toBe('70');
+    expect(await cell('total')).toBe('100');
+    await expect.poll(activity).toContain('bob: 0 → 30 (+30)');
+  });
+
+  it('refunds a transfer to a closed account', async () => {
+    await page.getByRole('button', { name: 'close carol' }).click();
+    await expect.poll(activity).toContain('carol closed');
+    await page.getByLabel('from').selectOption('alice');
+    await page.getByLabel('to').selectOption('carol');
+    await page.getByLabel('amount').fill('20');
+    await page.getByRole('button', { name: 'send', exact: true }).click();
+    await expect.poll(() => cell('outcome')).toBe('done');
+    // Alice's 20 leaves, carol refuses it, and it comes back.
+    await expect.poll(activity).toContain('alice: 70 → 50 (-20)');
+    await expect.poll(() => cell('balance-alice')).toBe('70');
+    expect(await cell('balance-carol')).toBe('0');
+    expect(await cell('total')).toBe('100');
+  });
+
+  it('crashes the worker mid-transfer: nothing is lost and the total holds', async () => {
+    await page.getByRole('button', { name: 'crash the worker mid-transfer' }).click();
+    await expect
+      .poll(activity, { timeout: 20_000 })
+      .toContain('the worker died mid-turn and came back: the transfer applied once');
+    expect(dev.output()).toMatch(/ended \(SIGKILL\); restarting it/);
+    await expect.poll(() => cell('connection')).toBe('open');
+    await expect.poll(() => cell('balance-bob')).toBe('40');
+    expect(await cell('balance-alice')).toBe('60');
+    expect(await cell('total')).toBe('100');
+    // The server agrees: the transfer was applied once, its credit delivered once.
+    expect((await ask('bob', 'balance', {})).body).toEqual({ value: 40 });
+    expect((await ask('alice', 'balance', {})).body).toEqual({ value: 60 });
+    await page.screenshot({ path: join(tmpdir(), 'baton-dev-bank.png'), fullPage: true });
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * `baton dev`'s inspector (`/_baton`) in headless Chromium, kept live by its own query over the
+ * app's WebSocket: actors with state, version and inbox position; turns; live queries; a form
+ * that asks an actor; a dead letter that is redriven once its bug is fixed (a code reload).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  copyFixtureApp,
+  type DevProcess,
+  freePort,
+  postJson,
+  startDevProcess,
+} from '../dev/devProcess.ts';
+import { launchChromium } from './launchChromium.ts';
+
+let app: string;
+let dataDir: string;
+let dev: DevProcess;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  app = copyFixtureApp();
+  dataDir = mkdtempSync(join(tmpdir(), 'baton-inspector-'));
+  const port = await freePort();
+  dev = await startDevProcess([
+    join(app, 'src/app.ts'),
+    '--port',
+    String(port),
+    '--data-dir',
+    dataDir,
+  ]);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
+  await page.goto(`${dev.origin}/_baton`);
+}, 40_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.stop('SIGKILL');
+  rmSync(app, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const text = (testId: string) => page.getByTestId(testId).textContent();
+
+describe("baton dev's inspector in Chromium", () => {
+  it('connects and lists its own live query with its subscriber', async () => {
+    await expect.poll(() => text('connection')).toBe('open');
+    await expect.poll(() => page.locator('#types').textContent()).toContain('counter');
+    await expect
+      .poll(() => page.locator('#queries').textContent())
+      .toMatch(/baton\.inspector\{\}1/);
+  });
+
+  it('asks an actor from its form and shows the actor, its state and the turn', async () => {
+    await page.getByLabel('actor').fill('counter/a');
+    await page.getByLabel('message').fill('add');
+    await page.getByLabel('payload').fill('{"n": 2}');
+    await page.getByRole('button', { name: 'ask', exact: true }).click();
+    await expect.poll(() => text('send-result')).toBe('reply: 2');
+    const row = page.getByTestId('actor-counter/a');
+    await expect.poll(() => row.textContent()).toBe('counter/a11{"count":2}');
+    await expect
+      .poll(() => page.locator('#turns').textContent())
+      .toMatch(/counter\/aadd from ingress ok/);
+  });
+
+  it('shows a message sent with HTTP that keeps failing as a dead letter', async () => {
+    const sent = await postJson(`${dev.origin}/send`, {
+      to: 'counter/a',
+      name: 'boom',
+      payload: {},
+      idempotencyKey: 'boom-1',
+    });
+    expect(sent.status).toBe(202);
+    await expect.poll(() => text('depth-dead-letters'), { timeout: 20_000 }).toBe('1');
+    const letters = page.locator('#dead-letters');
+    expect(await letters.textContent()).toContain('boom: fixed in v2');
+    await expect
+      .poll(() => page.locator('#turns').textContent())
+      .toMatch(/boom from ingress (retry|dead-lettered)/);
+  });
+
+  it('redrives the dead letter once the code is fixed, after the app reloads', async () => {
+    const before = await page.locator('#backend').textContent();
+    writeFileSync(join(app, 'src/version.ts'), "export const VERSION = 'v2';\n");
+    // The app process is replaced; the page reconnects to the same URL and resumes.
+    await expect
+      .poll(() => page.locator('#backend').textContent(), { timeout: 20_000 })
+      .not.toBe(before);
+    await expect.poll(() => text('connection')).toBe('open');
+    await expect.poll(() => text('depth-dead-letters')).toBe('1');
+    await page.screenshot({ path: join(tmpdir(), 'baton-dev-inspector.png'), fullPage: true });
+    await page.getByRole('button', { name: 'redrive' }).click();
+    await expect.poll(() => text('depth-dead-letters'), { timeout: 10_000 }).toBe('0');
+    await expect
+      .poll(() => page.getByTestId('actor-counter/a').textContent())
+      .toMatch(/\{"count":102\}$/);
+    await page.screenshot({
+      path: join(tmpdir(), 'baton-dev-inspector-redriven.png'),
+      fullPage: true,
+    });
+  });
+});

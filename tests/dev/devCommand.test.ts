@@ -1,0 +1,118 @@
+/**
+ * `baton dev` as a real process: one port for the page, the HTTP ingress and the app; state in
+ * its data directory across reloads, crashes and restarts; a saved source file reloads the app;
+ * Ctrl-C (SIGINT) exits 0.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  copyFixtureApp,
+  type DevProcess,
+  freePort,
+  postJson,
+  startDevProcess,
+} from './devProcess.ts';
+
+let app: string;
+let dataDir: string;
+let port: number;
+let dev: DevProcess | undefined;
+
+const args = () => [join(app, 'src/app.ts'), '--port', String(port), '--data-dir', dataDir];
+const ask = (name: string, payload: unknown) =>
+  postJson(`${dev!.origin}/ask`, { to: 'counter/c', name, payload });
+
+beforeAll(async () => {
+  app = copyFixtureApp();
+  dataDir = mkdtempSync(join(tmpdir(), 'baton-dev-data-'));
+  port = await freePort();
+  dev = await startDevProcess(args());
+});
+
+afterAll(async () => {
+  await dev?.stop('SIGKILL');
+  rmSync(app, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('baton dev', () => {
+  it('says where everything is in its readiness lines', () => {
+    expect(dev!.origin).toBe(`http://127.0.0.1:${port}`);
+    const out = dev!.output();
+    expect(out).toContain(`inspector  http://127.0.0.1:${port}/_baton`);
+    expect(out).toContain(`websocket  ws://127.0.0.1:${port}`);
+    expect(out).toMatch(
+      /data +\S*baton-dev-data-\S* \(embedded backend; state survives restarts\)/,
+    );
+  });
+
+  it("serves the app's page with the WebSocket URL of the same port", async () => {
+    const html = await (await fetch(`${dev!.origin}/`)).text();
+    expect(html).toContain(`<meta name="baton-url" content="ws://127.0.0.1:${port}">`);
+    const script = await fetch(`${dev!.origin}/page.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toContain('counter page, socket');
+  });
+
+  it("answers the Lambda ingress's routes and shapes", async () => {
+    expect(await ask('add', { n: 2 })).toEqual({ status: 200, body: { value: 2 } });
+    const sent = await postJson(`${dev!.origin}/send`, {
+      to: 'counter/c',
+      name: 'add',
+      payload: { n: 3 },
+      idempotencyKey: 'add-3',
+    });
+    expect(sent.status).toBe(202);
+    const outcomeUrl = `${dev!.origin}/outcome/${encodeURIComponent(sent.body.messageId)}`;
+    await expect.poll(async () => (await fetch(outcomeUrl)).status, { timeout: 5_000 }).toBe(200);
+    expect(await (await fetch(outcomeUrl)).json()).toEqual({ outcome: { ok: true, value: 5 } });
+    // The same refusals as on Lambda.
+    const noKey = await postJson(`${dev!.origin}/send`, {
+      to: 'counter/c',
+      name: 'add',
+      payload: { n: 1 },
+    });
+    expect(noKey.status).toBe(400);
+    expect((await ask('add', { n: -1 })).body.error.code).toBe('REJECTED');
+    expect((await ask('add', { n: 'x' })).status).toBe(400);
+  });
+
+  it('reloads the app when a source file changes, keeping its state', async () => {
+    expect((await ask('version', {})).body).toEqual({ value: 'v1' });
+    writeFileSync(join(app, 'src/version.ts'), "export const VERSION = 'v2';\n");
+    await expect
+      .poll(async () => (await ask('version', {})).body.value, { timeout: 15_000 })
+      .toBe('v2');
+    expect(dev!.output()).toContain('version.ts changed: reloading the app');
+    expect((await ask('add', { n: 0 })).body).toEqual({ value: 5 });
+  });
+
+  it('restarts a killed app process, losing nothing that was committed', async () => {
+    expect((await postJson(`${dev!.origin}/_baton/crash`, { message: 'add' })).status).toBe(202);
+    // The app dies right after committing this turn, before acknowledging it.
+    const sent = await postJson(`${dev!.origin}/send`, {
+      to: 'counter/c',
+      name: 'add',
+      payload: { n: 10 },
+      idempotencyKey: 'crash-10',
+    });
+    expect(sent.status).toBe(202);
+    await expect
+      .poll(() => dev!.output(), { timeout: 10_000 })
+      .toMatch(/ended \(SIGKILL\); restarting it/);
+    const outcomeUrl = `${dev!.origin}/outcome/${encodeURIComponent(sent.body.messageId)}`;
+    await expect.poll(async () => (await fetch(outcomeUrl)).status, { timeout: 10_000 }).toBe(200);
+    // Applied once: 5 + 10.
+    expect((await ask('add', { n: 0 })).body).toEqual({ value: 15 });
+  });
+
+  it('exits 0 on Ctrl-C, and a new run finds the state in the data directory', async () => {
+    expect(await dev!.stop('SIGINT')).toBe(0);
+    expect(dev!.output()).not.toMatch(/Error|ELIFECYCLE/);
+    dev = await startDevProcess(args());
+    expect((await ask('add', { n: 1 })).body).toEqual({ value: 16 });
+    expect(await dev.stop('SIGINT')).toBe(0);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * `baton dev` as a user runs it: a real child process (the CLI's source through tsx) on a free
+ * loopback port, and what the tests need around it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+const BIN = join(ROOT, 'packages/cli/src/bin.ts');
+
+export interface DevProcess {
+  readonly child: ChildProcess;
+  /** `http://127.0.0.1:<port>` from the readiness line. */
+  readonly origin: string;
+  /** Everything printed so far (stdout and stderr). */
+  output(): string;
+  /** What it printed to stderr so far. */
+  stderr(): string;
+  /**
+   * Sends `signal` (to its whole process group with `ownProcessGroup`, as a terminal's Ctrl-C
+   * does) and resolves with the exit code (null if it died by a signal).
+   */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface DevProcessOptions {
+  /** How long to wait for the readiness line. @default 30_000 */
+  readonly timeoutMs?: number;
+  /** Added to the inherited environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Runs it in a process group of its own, which `stop()` signals as a whole: what a terminal
+   * does on Ctrl-C, reaching the app process (and anything else in the group) too.
+   */
+  readonly ownProcessGroup?: boolean;
+}
+
+/** A free port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `baton dev <args>` and waits for its readiness line. */
+export async function startDevProcess(
+  args: readonly string[],
+  options: DevProcessOptions = {},
+): Promise<DevProcess> {
+  const { timeoutMs = 30_000, ownProcessGroup = false } = options;
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownProcessGroup,
+  });
+  let output = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no readiness line in ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
+    const check = () => {
+      const match = /baton dev: ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`baton dev exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+  return {
+    child,
+    origin,
+    output: () => output,
+    stderr: () => stderr,
+    stop(signal = 'SIGINT') {
+      if (child.exitCode === null && child.signalCode === null) {
+        if (ownProcessGroup) process.kill(-child.pid!, signal);
+        else child.kill(signal);
+      }
+      return exited;
+    },
+  };
+}
+
+/**
+ * A copy of a fixture app (`fixtures/<name>`) inside the repository, so that its imports of
+ * `@baton/core` and `zod` resolve, in a folder of its own that a test may edit.
+ */
+export function copyFixtureApp(name = 'counter'): string {
+  const dir = mkdtempSync(join(ROOT, 'tests/dev/.work-'));
+  cpSync(join(ROOT, 'tests/dev/fixtures', name), dir, { recursive: true });
+  return dir;
+}
+
+/** POSTs JSON and returns the status and the parsed body. */
+export async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
