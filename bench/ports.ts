@@ -39,8 +39,8 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
     calls[name] = (calls[name] ?? 0) + 1;
     if (latencyNs > 0) await spinDelay(latencyNs);
   };
-  const wrappedStore: Store = {
-    limits: store.limits,
+  // Every other method (the port grows) passes straight through.
+  const wrappedStore = overlay<Store>(store, {
     load: async (actorId) => {
       await hop('store.load');
       return store.load(actorId);
@@ -65,7 +65,6 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.readDeadLetter');
       return store.readDeadLetter(actorId, messageId);
     },
-    listDeadLetters: (actorId) => store.listDeadLetters(actorId),
     listOutboxActors: async (olderThan) => {
       await hop('store.listOutboxActors');
       return store.listOutboxActors(olderThan);
@@ -74,8 +73,7 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.readIdempotency');
       return store.readIdempotency(key);
     },
-    watchOutcomes: store.watchOutcomes?.bind(store),
-  };
+  });
   const wrappedQueue: Queue = {
     send: async (messages) => {
       await hop('queue.send');
@@ -95,6 +93,20 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
     },
   };
   return { store: wrappedStore, queue: wrappedQueue, calls };
+}
+
+/**
+ * `port` with some of its methods replaced: the others are the port's own, bound to it, so a
+ * wrapper keeps working when the port gains methods.
+ */
+export function overlay<T extends object>(port: T, methods: Partial<T>): T {
+  return new Proxy(port, {
+    get(target, name) {
+      if (Object.hasOwn(methods, name)) return methods[name as keyof T];
+      const value = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** `store.commit 1, queue.receive 1.1` — calls per `per` operations, sorted by name. */

@@ -21,6 +21,19 @@ export interface Row {
   readonly spread: readonly [number, number];
   /** DESIGN's budget for this figure; none where DESIGN sets none (the row is for reading). */
   readonly budget?: Budget;
+  /** The two medians as numbers, in `unit` (for latest.json). */
+  readonly values?: {
+    readonly baseline: number;
+    readonly candidate: number;
+    readonly unit: string;
+  };
+  /** Calls per operation by side and call name, counted in the runs (for latest.json). */
+  readonly calls?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Per-operation latencies in ns of both sides, for the chart. */
+  readonly latencies?: {
+    readonly baseline: readonly number[];
+    readonly candidate: readonly number[];
+  };
 }
 
 export function verdict(row: Row): string {

@@ -1,83 +1,57 @@
 /**
- * `pnpm bench`: measures the DESIGN budgets on the embedded backend (in memory, no journal) and
- * prints ratios against a baseline measured in the same run, interleaved round by round.
- * Never fails on a budget: an OVER or UNDER verdict is reported, not thrown.
+ * `pnpm bench`: measures DESIGN's budgets on DynamoDB Local + ElasticMQ (started for the run) and
+ * on the embedded backend, each against a baseline measured in the same run, rounds interleaved.
+ * Prints a table, writes `bench/results/latest.json` and `bench/results/latency.svg`. Never fails
+ * on a budget: an OVER or UNDER verdict is reported; it exits 1 only if a benchmark broke.
  *
- * Environment: BENCH_QUICK=1 runs fewer rounds (a smoke test, figures are rougher);
- * BENCH_ONLY=1,3a runs only the listed steps (by the number that starts their title).
+ * Environment (see README): BENCH_QUICK=1, BENCH_ONLY=1,3a, BENCH_VERBOSE=1, BENCH_TARGET=aws,
+ * BENCH_DYNAMODB_ENDPOINT + BENCH_SQS_ENDPOINT, BENCH_OUT (results folder).
  */
-import { cpus } from 'node:os';
-import { hotActor } from './hot-actor.ts';
-import { formatNs, timeNs } from './measure.ts';
-import { pingPong } from './ping-pong.ts';
-import { formatTable, type Row } from './report.ts';
-import { turnCommit } from './turn-commit.ts';
-import { workerBundle } from './worker-bundle.ts';
-
-/** Modelled network round trip per store/queue call (DynamoDB and SQS are slower still). */
-const LATENCY_NS = 500_000;
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { timeNs } from './measure.ts';
+import { toJson, writeJson } from './output/json.ts';
+import { latencySvg, writeSvg } from './output/svg.ts';
+import { formatTable } from './report.ts';
+import { runSuite } from './suite.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim().toLowerCase());
-const rounds = (n: number) => (quick ? Math.min(n, 3) : n);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((s) => s.trim().toLowerCase())
+  .filter((s) => s !== '');
+const out = process.env.BENCH_OUT ?? new URL('./results/', import.meta.url).pathname;
 const log = (line: string) => console.log(line);
 
 async function main(): Promise<void> {
   log(
-    `baton bench — node ${process.version}, ${cpus().length} cpus, embedded backend in memory` +
-      (quick ? ' (BENCH_QUICK: fewer rounds)' : ''),
+    `baton bench — node ${process.version}, ${cpus().length} cpus, ${(totalmem() / 2 ** 30).toFixed(0)} GB` +
+      (quick ? ' (BENCH_QUICK: smaller sizes, fewer rounds)' : ''),
   );
   log('baseline and candidate rounds are interleaved; every ratio comes from this run\n');
-  const rows: Row[] = [];
-  const steps: Array<[string, () => Promise<Row | Row[]>]> = [
-    [
-      '1a. turn commit overhead — runTurn vs raw store.commit of the same items',
-      () => turnCommit({ ops: 2_000, rounds: rounds(21), warmup: 2, latencyNs: 0, log }),
-    ],
-    [
-      `1b. turn commit overhead — same, modelled ${formatNs(LATENCY_NS)} per store call`,
-      () => turnCommit({ ops: 300, rounds: rounds(3), warmup: 1, latencyNs: LATENCY_NS, log }),
-    ],
-    [
-      '2a. hot actor batching — Worker batchSize 10 vs 1, one actor',
-      () => hotActor({ messages: 2_000, rounds: rounds(15), warmup: 1, latencyNs: 0, log }),
-    ],
-    [
-      `2b. hot actor batching — same, modelled ${formatNs(LATENCY_NS)} per store/queue call`,
-      () => hotActor({ messages: 400, rounds: rounds(3), warmup: 1, latencyNs: LATENCY_NS, log }),
-    ],
-    [
-      '3a. actor→actor ping-pong — engine vs hand-written at-least-once pipeline',
-      () => pingPong({ roundTrips: 500, rounds: rounds(21), warmup: 2, latencyNs: 0, log }),
-    ],
-    [
-      `3b. actor→actor ping-pong — same, modelled ${formatNs(LATENCY_NS)} per store/queue call`,
-      () => pingPong({ roundTrips: 60, rounds: rounds(3), warmup: 1, latencyNs: LATENCY_NS, log }),
-    ],
-    [
-      '7. worker Lambda bundle — size against the budget, load time against the SDK alone',
-      () => workerBundle({ rounds: rounds(15), log }),
-    ],
-  ];
+  let result: Awaited<ReturnType<typeof runSuite>> | undefined;
   const total = await timeNs(async () => {
-    for (const [title, step] of steps) {
-      const id = title.slice(0, title.indexOf('.'));
-      if (only && !only.some((o) => o === id || o === id.replace(/[a-z]$/, ''))) continue;
-      log(title);
-      const ns = await timeNs(async () => {
-        rows.push(...[await step()].flat());
-      });
-      log(`  (${(ns / 1e9).toFixed(1)} s)\n`);
-    }
+    result = await runSuite({ quick, ...(only ? { only } : {}), log });
   });
+  const { rows, errors, target } = result!;
+  const totalSeconds = Math.round(total / 1e8) / 10;
   log(formatTable(rows));
   log(
     '\nfigures are from this one run on a shared machine: baseline and candidate are medians over' +
       ' rounds; ratio is the median, "paired IQR" the middle half, of the ratios of adjacent' +
-      ' baseline/candidate rounds.\nmodelled rows wait ' +
-      `${formatNs(LATENCY_NS)} per store/queue call to imitate a networked store; they are a model, not DynamoDB.`,
+      ' baseline/candidate rounds.',
   );
-  log(`total ${(total / 1e9).toFixed(1)} s`);
+  const subtitle = `${target ?? 'embedded only'} · ${cpus().length} cpus · node ${process.version} · ${new Date().toISOString().slice(0, 16)}Z${quick ? ' · BENCH_QUICK' : ''}`;
+  writeJson(
+    join(out, 'latest.json'),
+    toJson(rows, { target: target ?? 'embedded', quick, totalSeconds }),
+  );
+  writeSvg(join(out, 'latency.svg'), latencySvg(rows, subtitle));
+  log(`wrote ${join(out, 'latest.json')} and latency.svg`);
+  log(`total ${totalSeconds.toFixed(1)} s`);
+  if (errors.length > 0) {
+    console.error(`${errors.length} benchmark(s) failed:\n${errors.join('\n')}`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -21,7 +21,7 @@ import { createEngine, type Inbound, runTurn } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
-import { instrument } from './ports.ts';
+import { instrument, overlay } from './ports.ts';
 import type { Row } from './report.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -173,14 +173,17 @@ function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
     id: ACTOR,
     ver: previous.ver + 1,
     state: { balance: state.balance + 1, deposits: state.deposits + 1 },
+    stateVersion: 1,
     inboxOffset: String(i),
     marks: {},
     sentSeq: seq,
+    channels: { [LEDGER]: { seq, at: now } },
   };
   const envelope: Envelope = {
     id: `${ACTOR}:${seq}`,
     from: ACTOR,
     seq,
+    prev: seq - 1,
     to: LEDGER,
     name: 'record',
     payload: { from: 'alice', amount: 1 },
@@ -206,21 +209,12 @@ async function checkSameItems(log: (line: string) => void): Promise<void> {
   const seen: Commit[] = [];
   const backend = createEmbeddedBackend();
   const store = backend.store;
-  const recording: Store = {
-    limits: store.limits,
-    load: (id) => store.load(id),
+  const recording = overlay<Store>(store, {
     commit: (commit) => {
       seen.push(commit);
       return store.commit(commit);
     },
-    readOutbox: (id) => store.readOutbox(id),
-    deleteOutbox: (id, seqs) => store.deleteOutbox(id, seqs),
-    listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
-    readIdempotency: (key) => store.readIdempotency(key),
-    readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
-    listDeadLetters: (id) => store.listDeadLetters(id),
-    readOverflow: (id, keys) => store.readOverflow(id, keys),
-  };
+  });
   const engine = createEngine({
     actors: [Account, Ledger],
     store: recording,

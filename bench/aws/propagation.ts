@@ -1,0 +1,379 @@
+/**
+ * 4. Reactive propagation (DESIGN "Budgets": ≤ 1.2x a hand-written push in the same process;
+ * fan-out to 10,000 subscribers of one instance in one re-run).
+ *
+ * One writer commits deposits to one wallet (`runTurn`, the same for both sides); both sides
+ * learn of the commit from the same change feed (DynamoDB Streams on the emulators, read by
+ * `DynamoStreamFeed`; in-process on the embedded backend) and push the wallet's new balance
+ * over a loopback WebSocket. Latency: from the commit's acknowledgement to the subscriber
+ * seeing the new value.
+ * - Candidate: Baton's local WebSocket host (`createLocalServer`, its QueryEngine with default
+ *   options) and a `BatonClient` subscribed to a query reading the wallet.
+ * - Baseline: a hand-written push — on the feed's record for the wallet, read the record
+ *   (`GetItem` with the AWS SDK; the embedded store's `load`), send `{ balance }` as JSON over
+ *   a `ws` socket to a plain `ws` client.
+ * Fan-out: one query instance with N subscriptions over 100 sockets (N / 100 subscriptions on
+ * each: the socket count is not what is measured), speaking the wire protocol directly and
+ * acking every push; the baseline sends one JSON frame per subscription over the same layout.
+ * Figure: time from the commit until every subscription has the new value.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { BatonClient } from '@baton/client';
+import { query, silentLogger } from '@baton/core';
+import type { ChangeFeed, Queue, Store } from '@baton/core/adapter';
+import { createEngine, type Engine, runTurn } from '@baton/core/engine';
+import { applyPatch, type JsonValue } from '@baton/protocol';
+import { createLocalServer } from '@baton/server/ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import { z } from 'zod';
+import { formatNs, interleave, median, quantile, quartiles, type Sample } from '../measure.ts';
+import type { Row } from '../report.ts';
+import { ingress, Wallet } from './actors.ts';
+
+export const walletBalance = query({
+  name: 'walletBalance',
+  args: z.object({ wallet: z.string() }),
+  handler: async (ctx, { wallet }) => (await ctx.get(Wallet.ref(wallet))).balance,
+});
+
+/** What both sides run on. */
+export interface PropagationBackend {
+  /** `DynamoDB Local + ElasticMQ`, `embedded`. */
+  readonly label: string;
+  /** The stores Baton's server reads and the writer commits through. */
+  readonly store: Store;
+  readonly writerStore: Store;
+  readonly queue: Queue;
+  readonly feed: ChangeFeed;
+  /** The hand-written push's read: the wallet's balance, straight from the backend. */
+  readBalance(walletId: string): Promise<number>;
+}
+
+export interface PropagationOptions {
+  readonly backend: PropagationBackend;
+  /** Changes per round. */
+  readonly changes: number;
+  readonly rounds: number;
+  readonly warmup: number;
+  /** Subscriptions of the one instance; 1: one BatonClient against one plain socket. */
+  readonly subscribers: number;
+  /** The QueryEngine's gathering window; its default (10 ms) when undefined. */
+  readonly batchMs?: number;
+  readonly log: (line: string) => void;
+}
+
+const SOCKETS = 100;
+
+export async function propagation(options: PropagationOptions): Promise<Row> {
+  const { backend, changes, subscribers, log } = options;
+  const runsPerChange: number[] = [];
+  const round = (side: 'baton' | 'push') => () =>
+    subscribers === 1
+      ? side === 'baton'
+        ? batonLatency(backend, changes, options.batchMs)
+        : pushLatency(backend, changes, 1)
+      : side === 'baton'
+        ? batonFanOut(backend, changes, subscribers, runsPerChange)
+        : pushLatency(backend, changes, subscribers);
+  const result = await interleave({
+    baseline: round('push'),
+    candidate: round('baton'),
+    rounds: options.rounds,
+    warmup: options.warmup,
+  });
+  const baseline = median(result.baseline);
+  const candidate = median(result.candidate);
+  const p99 = (values: number[]) => formatNs(quantile(values, 0.99));
+  log(
+    `  hand-written push ${formatNs(baseline)} (p99 ${p99(result.latencies.baseline)}), ` +
+      `Baton ${formatNs(candidate)} (p99 ${p99(result.latencies.candidate)}) from commit to ` +
+      `${subscribers === 1 ? 'the subscriber' : `all ${subscribers.toLocaleString('en-US')} subscriptions`}` +
+      ` (${changes} changes × ${options.rounds} rounds per side)`,
+  );
+  if (runsPerChange.length > 0) {
+    const most = Math.max(...runsPerChange);
+    log(`  query re-runs per change: at most ${most} (DESIGN: one re-run for all subscribers)`);
+  }
+  const what =
+    subscribers === 1
+      ? 'query propagation'
+      : `fan-out to ${subscribers.toLocaleString('en-US')} subscribers`;
+  const window = options.batchMs === undefined ? '' : `, batchMs ${options.batchMs}`;
+  return {
+    bench: `${what} (${backend.label}${window})`,
+    baseline: formatNs(baseline),
+    candidate: formatNs(candidate),
+    ratio: median(result.paired),
+    spread: quartiles(result.paired),
+    ...(subscribers === 1 ? { budget: { kind: 'max' as const, value: 1.2 } } : {}),
+    values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms' },
+    ...(runsPerChange.length > 0
+      ? { calls: { baton: { queryRunsPerChange: Math.max(...runsPerChange) } } }
+      : {}),
+    latencies: result.latencies,
+  };
+}
+
+/** A wallet with its first deposit committed, and a writer that deposits more. */
+async function wallet(backend: PropagationBackend) {
+  const key = `w-${randomUUID().slice(0, 8)}`;
+  const id = Wallet.ref(key).id;
+  const engine: Engine = createEngine({
+    actors: [Wallet],
+    store: backend.writerStore,
+    queue: backend.queue,
+    logger: silentLogger,
+  });
+  let n = 0;
+  const deposit = async () => {
+    n++;
+    await runTurn(engine, id, [
+      { envelope: ingress(`dep-${key}-${n}`, id, 'deposit', { amount: 1 }), queueSeq: String(n) },
+    ]);
+    return n;
+  };
+  return { key, id, deposit };
+}
+
+/** Waits for `value`; `seen` is called by the subscriber side with each value it sees. */
+function waiter() {
+  let want = -1;
+  let resolve: ((at: number) => void) | undefined;
+  return {
+    expect(value: number): Promise<number> {
+      want = value;
+      return new Promise<number>((r) => {
+        resolve = r;
+      });
+    },
+    seen(value: unknown) {
+      if (value === want && resolve) {
+        const r = resolve;
+        resolve = undefined;
+        r(performance.now());
+      }
+    },
+  };
+}
+
+/** Commits `changes` deposits, each after the last was seen; latency from commit to seen. */
+async function measureChanges(
+  deposit: () => Promise<number>,
+  wait: ReturnType<typeof waiter>,
+  changes: number,
+  setupValue: number,
+): Promise<Sample> {
+  const latencies: number[] = [];
+  let total = 0;
+  for (let i = 0; i < changes; i++) {
+    const seen = wait.expect(setupValue + i + 1);
+    await deposit();
+    const committed = performance.now();
+    const at = await withTimeout(seen, 30_000, 'a pushed value');
+    // The feed may be quicker than the commit's answer: never below zero.
+    const ns = Math.max(0, (at - committed) * 1e6);
+    latencies.push(ns);
+    total += ns;
+  }
+  return { ns: total, ops: changes, latencies };
+}
+
+async function batonLatency(
+  backend: PropagationBackend,
+  changes: number,
+  batchMs: number | undefined,
+): Promise<Sample> {
+  const { key, deposit } = await wallet(backend);
+  const server = await createLocalServer({
+    actors: [Wallet],
+    queries: [walletBalance],
+    backend: { store: backend.store, queue: backend.queue, feed: backend.feed },
+    logger: silentLogger,
+    ...(batchMs === undefined ? {} : { engine: { batchMs } }),
+  });
+  const client = new BatonClient({ url: server.url, WebSocket });
+  const wait = waiter();
+  const stop = client.subscribe(walletBalance, { wallet: key }, (state) => {
+    if (state.status === 'success') wait.seen(state.data);
+  });
+  try {
+    const first = wait.expect(1);
+    await deposit();
+    await withTimeout(first, 30_000, 'the first value');
+    return await measureChanges(deposit, wait, changes, 1);
+  } finally {
+    stop();
+    client.close();
+    await server.close();
+  }
+}
+
+/** The hand-written push: on the wallet's record, read it, send `{ id, balance }` per subscription. */
+async function pushLatency(
+  backend: PropagationBackend,
+  changes: number,
+  subscribers: number,
+): Promise<Sample> {
+  const { id, deposit } = await wallet(backend);
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+  const sockets = Math.min(SOCKETS, subscribers);
+  const perSocket = subscribers / sockets;
+  const server: WebSocket[] = [];
+  wss.on('connection', (socket) => server.push(socket));
+  const unsubscribe = backend.feed.subscribe((record) => {
+    if (record.id !== id) return;
+    void backend.readBalance(id).then((balance) => {
+      for (const socket of server) {
+        for (let s = 0; s < perSocket; s++) socket.send(JSON.stringify({ id: `s${s}`, balance }));
+      }
+    });
+  });
+  const wait = waiter();
+  const fan = fanIn(subscribers, wait);
+  const clients: WebSocket[] = [];
+  try {
+    for (let c = 0; c < sockets; c++) {
+      const client = await open(url);
+      client.on('message', (data) => {
+        const frame = JSON.parse(String(data)) as { id: string; balance: number };
+        fan.seen(`${c}:${frame.id}`, frame.balance);
+      });
+      clients.push(client);
+    }
+    while (server.length < sockets) await new Promise((r) => setTimeout(r, 1));
+    const first = wait.expect(1);
+    fan.expect(1);
+    await deposit();
+    await withTimeout(first, 30_000, 'the first value');
+    return await measureChanges(deposit, fanWaiter(fan, wait), changes, 1);
+  } finally {
+    unsubscribe();
+    for (const client of clients) client.close();
+    await new Promise((resolve) => wss.close(resolve));
+  }
+}
+
+/** Baton's fan-out: `subscribers` subscriptions of one instance, spoken in the wire protocol. */
+async function batonFanOut(
+  backend: PropagationBackend,
+  changes: number,
+  subscribers: number,
+  runsPerChange: number[],
+): Promise<Sample> {
+  const { key, deposit } = await wallet(backend);
+  const server = await createLocalServer({
+    actors: [Wallet],
+    queries: [walletBalance],
+    backend: { store: backend.store, queue: backend.queue, feed: backend.feed },
+    logger: silentLogger,
+  });
+  const sockets = Math.min(SOCKETS, subscribers);
+  const perSocket = subscribers / sockets;
+  const wait = waiter();
+  const fan = fanIn(subscribers, wait);
+  const clients: WebSocket[] = [];
+  try {
+    // The first deposit before subscribing: every subscription starts from balance 1.
+    await deposit();
+    fan.expect(1);
+    const first = wait.expect(1);
+    for (let c = 0; c < sockets; c++) {
+      const client = await open(server.url, ['baton.v1']);
+      const values = new Map<string, JsonValue>();
+      client.on('message', (data) => {
+        const frame = JSON.parse(String(data)) as {
+          type: string;
+          id: string;
+          version: number;
+          value?: JsonValue;
+          ops?: Parameters<typeof applyPatch>[1];
+        };
+        if (frame.type === 'result') values.set(frame.id, frame.value ?? null);
+        else if (frame.type === 'patch')
+          values.set(frame.id, applyPatch(values.get(frame.id) ?? null, frame.ops ?? []));
+        else return;
+        client.send(JSON.stringify({ v: 1, type: 'ack', id: frame.id, version: frame.version }));
+        fan.seen(`${c}:${frame.id}`, values.get(frame.id));
+      });
+      for (let s = 0; s < perSocket; s++) {
+        client.send(
+          JSON.stringify({
+            v: 1,
+            type: 'subscribe',
+            id: `s${s}`,
+            query: 'walletBalance',
+            args: { wallet: key },
+          }),
+        );
+      }
+      clients.push(client);
+    }
+    await withTimeout(first, 60_000, 'every first value');
+    const counting = {
+      expect: (value: number) => {
+        const before = server.engine.stats().runs;
+        const seen = fanWaiter(fan, wait).expect(value);
+        return seen.then((at) => {
+          runsPerChange.push(server.engine.stats().runs - before);
+          return at;
+        });
+      },
+      seen: wait.seen,
+    };
+    return await measureChanges(deposit, counting, changes, 1);
+  } finally {
+    for (const client of clients) client.close();
+    await server.close();
+  }
+}
+
+/** Counts subscriptions that reached the expected value; tells `wait` when all have. */
+function fanIn(total: number, wait: ReturnType<typeof waiter>) {
+  let want = -1;
+  let reached = new Set<string>();
+  return {
+    expect(value: number) {
+      want = value;
+      reached = new Set();
+    },
+    seen(subscription: string, value: unknown) {
+      if (value !== want || reached.has(subscription)) return;
+      reached.add(subscription);
+      if (reached.size === total) wait.seen(want);
+    },
+  };
+}
+
+function fanWaiter(fan: ReturnType<typeof fanIn>, wait: ReturnType<typeof waiter>) {
+  return {
+    expect(value: number) {
+      const seen = wait.expect(value);
+      fan.expect(value);
+      return seen;
+    },
+    seen: wait.seen,
+  };
+}
+
+function open(url: string, protocols: string[] = []): Promise<WebSocket> {
+  const socket = new WebSocket(url, protocols);
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`propagation: no ${what} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Where the AWS benchmarks run: DynamoDB Local + ElasticMQ started for this run (the default),
+ * emulators already running (`BENCH_DYNAMODB_ENDPOINT` + `BENCH_SQS_ENDPOINT`), or real AWS
+ * (`BENCH_TARGET=aws`: the SDK's own endpoint, region and credentials chain). Every table and
+ * queue is named with a run-unique prefix and deleted by `close()`.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createFifoQueue, createTable, type FifoQueue } from '@baton/aws';
+import { createStreamClients, type StreamClients } from '@baton/aws/websocket';
+import { type CallCounter, countDynamoDb, countSqs, newCounter } from './counting.ts';
+
+/** A side's own SDK clients, counted. */
+export interface Clients {
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+  readonly counter: CallCounter;
+}
+
+export interface Target {
+  /** `DynamoDB Local + ElasticMQ` or `AWS`. */
+  readonly label: string;
+  readonly kind: 'emulators' | 'aws';
+  /** Fresh, counted clients: one set per side, so each side's calls are its own. */
+  clients(): Clients;
+  /** Clients for a DynamoDB stream (the change feed). */
+  streamClients(): StreamClients;
+  /** Creates a table named `<prefix>-<name>`; deleted on close. */
+  table(name: string): Promise<string>;
+  /** Creates a FIFO queue (and its DLQ) named `<prefix>-<name>`; deleted on close. */
+  queue(name: string): Promise<FifoQueue>;
+  /** Deletes what was created and stops emulators this run started. */
+  close(): Promise<void>;
+}
+
+export interface TargetOptions {
+  readonly log: (line: string) => void;
+  /** Endpoints of running emulators (the smoke test's); else from the environment. */
+  readonly endpoints?: { readonly dynamodb: string; readonly sqs: string };
+}
+
+/** Opens the target the environment names (see the module comment). */
+export async function openTarget(options: TargetOptions): Promise<Target> {
+  const prefix = `baton-bench-${Date.now().toString(36)}-${randomUUID().slice(0, 4)}`;
+  if (process.env.BENCH_TARGET === 'aws') return target('AWS', 'aws', prefix, undefined);
+  const given =
+    options.endpoints ??
+    (process.env.BENCH_DYNAMODB_ENDPOINT && process.env.BENCH_SQS_ENDPOINT
+      ? { dynamodb: process.env.BENCH_DYNAMODB_ENDPOINT, sqs: process.env.BENCH_SQS_ENDPOINT }
+      : undefined);
+  if (given) return target('DynamoDB Local + ElasticMQ', 'emulators', prefix, given);
+  const { startEmulators } = await import('@baton/cli');
+  const emulators = await startEmulators({ log: (m) => options.log(`  [emulators] ${m}`) });
+  const endpoints = { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqsEndpoint };
+  return target('DynamoDB Local + ElasticMQ', 'emulators', prefix, endpoints, () =>
+    emulators.stop(),
+  );
+}
+
+function target(
+  label: string,
+  kind: Target['kind'],
+  prefix: string,
+  endpoints: { dynamodb: string; sqs: string } | undefined,
+  stop?: () => Promise<void>,
+): Target {
+  // Emulators take any credentials: fixed ones, so a developer's own never leave the machine.
+  const local = endpoints
+    ? {
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }
+    : {};
+  const admin = {
+    dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb }),
+    sqs: new SQSClient({ ...local, endpoint: endpoints?.sqs }),
+  };
+  const tables: string[] = [];
+  const queues: string[] = [];
+  return {
+    label,
+    kind,
+    clients() {
+      const counter = newCounter();
+      const dynamodb = new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb });
+      const sqs = new SQSClient({ ...local, endpoint: endpoints?.sqs });
+      countDynamoDb(dynamodb, counter);
+      countSqs(sqs, counter);
+      return { dynamodb, sqs, counter };
+    },
+    streamClients() {
+      return createStreamClients(
+        endpoints ? { dynamodbEndpoint: endpoints.dynamodb, region: 'us-east-1' } : {},
+      );
+    },
+    async table(name) {
+      const tableName = `${prefix}-${name}`;
+      await createTable(admin.dynamodb, tableName);
+      tables.push(tableName);
+      return tableName;
+    },
+    async queue(name) {
+      const made = await createFifoQueue(admin.sqs, `${prefix}-${name}`, {
+        visibilityTimeoutMs: 30_000,
+      });
+      queues.push(made.queueUrl, made.deadLetterQueueUrl);
+      return made;
+    },
+    async close() {
+      const deletes = [
+        ...tables.map((TableName) => admin.dynamodb.send(new DeleteTableCommand({ TableName }))),
+        ...queues.map((QueueUrl) => admin.sqs.send(new DeleteQueueCommand({ QueueUrl }))),
+      ];
+      await Promise.allSettled(deletes);
+      admin.dynamodb.destroy();
+      admin.sqs.destroy();
+      await stop?.();
+    },
+  };
+}

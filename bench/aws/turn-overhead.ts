@@ -1,0 +1,307 @@
+/**
+ * 1. Turn overhead on DynamoDB (DESIGN "Budgets": ≤ 1.10x).
+ *
+ * Candidate: `runTurn` on a `DynamoStore`, warm (the record is cached, as in a busy worker):
+ * a deposit that changes the state and sends one message, so one `TransactWriteItems` of the
+ * actor record (on its version), one outbox item and one idempotency record (on "absent or
+ * expired"), with its `ClientRequestToken`.
+ *
+ * Baseline: the same `TransactWriteItems`, written with the AWS SDK directly — the three items
+ * built by hand as plain attribute values (same keys, attributes and conditions), a random
+ * `ClientRequestToken`, the record kept in a local variable. A check before the rounds
+ * compares the items each side sends.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type AttributeValue,
+  GetItemCommand,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoStore } from '@baton/aws';
+import { silentLogger } from '@baton/core';
+import type { Queue } from '@baton/core/adapter';
+import { createEngine, runTurn } from '@baton/core/engine';
+import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
+import type { Row } from '../report.ts';
+import { Account, ingress, Ledger } from './actors.ts';
+import { formatCallTimes, formatPerOp, perOp, resetCounter } from './counting.ts';
+import type { Clients, Target } from './target.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+/** Reads the results back: its calls count on neither side. */
+let checker: Clients | undefined;
+type Item = Record<string, AttributeValue>;
+
+export interface TurnOverheadOptions {
+  readonly target: Target;
+  /** Turns per round. */
+  readonly ops: number;
+  readonly rounds: number;
+  readonly warmup: number;
+  readonly log: (line: string) => void;
+}
+
+/** runTurn never touches the queue. */
+const noQueue: Queue = {
+  send: () => Promise.reject(new Error('unused')),
+  receive: () => Promise.reject(new Error('unused')),
+  ack: () => Promise.reject(new Error('unused')),
+  release: () => Promise.reject(new Error('unused')),
+};
+
+export async function turnOverhead(options: TurnOverheadOptions): Promise<Row> {
+  const { target, ops, log } = options;
+  const tableName = await target.table('turn');
+  const engineSide = target.clients();
+  const rawSide = target.clients();
+  checker = target.clients();
+  let round = 0;
+  const tag = () => `r${++round}`;
+  await checkSameItems(engineSide, rawSide, tableName, log);
+  resetCounter(engineSide.counter);
+  resetCounter(rawSide.counter);
+  const result = await interleave({
+    baseline: () => rawRound(rawSide, tableName, tag(), ops),
+    candidate: () => engineRound(engineSide, tableName, tag(), ops),
+    rounds: options.rounds,
+    warmup: options.warmup,
+  });
+  const turns = (options.rounds + options.warmup) * (ops + 1);
+  const calls = {
+    baton: perOp(engineSide.counter, turns),
+    baseline: perOp(rawSide.counter, turns),
+  };
+  const baseline = median(result.baseline);
+  const candidate = median(result.candidate);
+  log(
+    `  raw TransactWriteItems ${formatNs(baseline)}/turn, runTurn ${formatNs(candidate)}/turn ` +
+      `(${ops} turns × ${options.rounds} rounds per side); engine adds ${formatNs(candidate - baseline)}/turn`,
+  );
+  log(`  calls per turn: baton ${formatPerOp(calls.baton)}; raw ${formatPerOp(calls.baseline)}`);
+  log(
+    `  time per call: baton ${formatCallTimes(engineSide.counter)}; raw ${formatCallTimes(rawSide.counter)}`,
+  );
+  return {
+    bench: `turn overhead (${target.label})`,
+    baseline: `${formatNs(baseline)}/turn`,
+    candidate: `${formatNs(candidate)}/turn`,
+    ratio: median(result.paired),
+    spread: quartiles(result.paired),
+    budget: { kind: 'max', value: 1.1 },
+    values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/turn' },
+    calls,
+    latencies: result.latencies,
+  };
+}
+
+function deposit(key: string, i: number) {
+  const id = Account.ref(key).id;
+  return {
+    envelope: ingress(`dep-${key}-${i}`, id, 'deposit', { amount: 1 }),
+    queueSeq: String(i),
+  };
+}
+
+async function engineRound(
+  side: Clients,
+  tableName: string,
+  key: string,
+  ops: number,
+): Promise<Sample> {
+  const store = new DynamoStore({ client: side.dynamodb, tableName });
+  const engine = createEngine({
+    actors: [Account, Ledger],
+    store,
+    queue: noQueue,
+    logger: silentLogger,
+  });
+  const id = Account.ref(key).id;
+  await runTurn(engine, id, [deposit(key, 1)]); // creates the record and warms the cache
+  const latencies: number[] = [];
+  const start = process.hrtime.bigint();
+  for (let i = 2; i <= ops + 1; i++) {
+    const t = process.hrtime.bigint();
+    await runTurn(engine, id, [deposit(key, i)]);
+    latencies.push(Number(process.hrtime.bigint() - t));
+  }
+  const ns = Number(process.hrtime.bigint() - start);
+  await check(tableName, id, ops + 1);
+  return { ns, ops, latencies };
+}
+
+async function rawRound(
+  side: Clients,
+  tableName: string,
+  key: string,
+  ops: number,
+): Promise<Sample> {
+  const id = Account.ref(key).id;
+  let record = { ver: 0, balance: 0, deposits: 0, sentSeq: 0 };
+  const write = async (i: number) => {
+    const now = Date.now();
+    const next = {
+      ver: record.ver + 1,
+      balance: record.balance + 1,
+      deposits: record.deposits + 1,
+      sentSeq: record.sentSeq + 1,
+    };
+    await side.dynamodb.send(
+      new TransactWriteItemsCommand({
+        TransactItems: handBuilt(tableName, key, i, record.ver, next, now),
+        ClientRequestToken: randomUUID(),
+      }),
+    );
+    record = next;
+  };
+  await write(1);
+  const latencies: number[] = [];
+  const start = process.hrtime.bigint();
+  for (let i = 2; i <= ops + 1; i++) {
+    const t = process.hrtime.bigint();
+    await write(i);
+    latencies.push(Number(process.hrtime.bigint() - t));
+  }
+  const ns = Number(process.hrtime.bigint() - start);
+  await check(tableName, id, ops + 1);
+  return { ns, ops, latencies };
+}
+
+/** What the engine writes for deposit `i` of `account/<key>`, as plain attribute values. */
+function handBuilt(
+  TableName: string,
+  key: string,
+  i: number,
+  expectedVer: number,
+  next: { ver: number; balance: number; deposits: number; sentSeq: number },
+  now: number,
+): TransactWriteItem[] {
+  const id = `account/${key}`;
+  const n = (value: number): AttributeValue => ({ N: String(value) });
+  const s = (value: string): AttributeValue => ({ S: value });
+  const record: Item = {
+    pk: s(`A#${id}`),
+    sk: s('R'),
+    ver: n(next.ver),
+    state: s(JSON.stringify({ balance: next.balance, deposits: next.deposits })),
+    sv: n(1),
+    inboxOffset: s(String(i)),
+    marks: s('{}'),
+    sentSeq: n(next.sentSeq),
+    channels: s(JSON.stringify({ 'ledger/main': { seq: next.sentSeq, at: now } })),
+  };
+  const envelope = {
+    id: `${id}:${next.sentSeq}`,
+    from: id,
+    seq: next.sentSeq,
+    prev: next.sentSeq - 1,
+    to: 'ledger/main',
+    name: 'record',
+    payload: { from: key, amount: 1 },
+    sentAt: now,
+  };
+  const outbox: Item = {
+    pk: s(`A#${id}`),
+    sk: s(`O#${String(next.sentSeq).padStart(16, '0')}`),
+    envelopes: s(JSON.stringify([envelope])),
+    createdAt: n(now),
+    obPk: s('OUTBOX#0'),
+    obAt: n(now),
+  };
+  const expiresAt = now + 14 * DAY;
+  const idempotency: Item = {
+    pk: s(`I#dep-${key}-${i}`),
+    sk: s('I'),
+    actorId: s(id),
+    outcome: s(JSON.stringify({ ok: true, value: next.balance })),
+    expiresAt: n(expiresAt),
+    ttl: n(Math.ceil(expiresAt / 1000)),
+  };
+  return [
+    {
+      Put: {
+        TableName,
+        Item: record,
+        ...(expectedVer === 0
+          ? {
+              ConditionExpression: 'attribute_not_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': 'pk' },
+            }
+          : {
+              ConditionExpression: '#ver = :expected',
+              ExpressionAttributeNames: { '#ver': 'ver' },
+              ExpressionAttributeValues: { ':expected': n(expectedVer) },
+            }),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { Put: { TableName, Item: outbox } },
+    {
+      Put: {
+        TableName,
+        Item: idempotency,
+        ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
+        ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
+        ExpressionAttributeValues: { ':now': n(now) },
+      },
+    },
+  ];
+}
+
+/** Every deposit applied once: the record's count and version say so. */
+async function check(TableName: string, id: string, turns: number): Promise<void> {
+  const { Item } = await checker!.dynamodb.send(
+    new GetItemCommand({
+      TableName,
+      Key: { pk: { S: `A#${id}` }, sk: { S: 'R' } },
+      ConsistentRead: true,
+    }),
+  );
+  const state = JSON.parse(Item?.state?.S ?? '{}') as { deposits?: number };
+  if (state.deposits !== turns || Item?.ver?.N !== String(turns)) {
+    throw new Error(`turn overhead: expected ${turns} deposits in ${id}, got ${state.deposits}`);
+  }
+}
+
+/** Both sides' second transaction: same items, attributes and (within digits) bytes. */
+async function checkSameItems(
+  engineSide: Clients,
+  rawSide: Clients,
+  tableName: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const seen: { engine: TransactWriteItem[]; raw: TransactWriteItem[] } = { engine: [], raw: [] };
+  const capture = (side: Clients, into: TransactWriteItem[]) =>
+    side.dynamodb.middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: TransactWriteItem[] }).TransactItems;
+        if (items) into.splice(0, into.length, ...items);
+        return next(args);
+      },
+      { step: 'initialize', name: 'benchCapture' },
+    );
+  capture(engineSide, seen.engine);
+  capture(rawSide, seen.raw);
+  await engineRound(engineSide, tableName, 'shape-e', 1);
+  await rawRound(rawSide, tableName, 'shape-r', 1);
+  engineSide.dynamodb.middlewareStack.remove('benchCapture');
+  rawSide.dynamodb.middlewareStack.remove('benchCapture');
+  const a = shape(seen.engine);
+  const b = shape(seen.raw);
+  const same = a.names === b.names && Math.abs(a.bytes - b.bytes) <= 16;
+  log(`  items: engine ${a.text}; hand-built ${b.text}${same ? '' : '  (MISMATCH)'}`);
+  if (!same)
+    throw new Error(`turn overhead: the baseline writes other items (${a.names} vs ${b.names})`);
+}
+
+function shape(items: readonly TransactWriteItem[]) {
+  const puts = items.map((t) => t.Put?.Item ?? {});
+  const names = puts.map((item) => Object.keys(item).sort().join(',')).join(' | ');
+  const bytes = puts.reduce((sum, item) => sum + JSON.stringify(item).length, 0);
+  const conditions = items.filter((t) => t.Put?.ConditionExpression).length;
+  return {
+    names,
+    bytes,
+    text: `${items.length} items (${conditions} conditional), ${bytes} bytes`,
+  };
+}

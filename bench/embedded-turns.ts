@@ -1,0 +1,109 @@
+/**
+ * 6. Embedded turns per second (DESIGN "Budgets": ≥ 20,000 turns/s).
+ *
+ * A stream of ingress messages spread over many actors waits in the embedded inbox (in memory,
+ * no journal); one `Worker` (batchSize 10) polls until every message is applied. With many
+ * actors most turns carry one message, so a turn is a commit: the figure is commits per second
+ * (the sum of the actors' versions, each commit adds one), checked against the messages applied.
+ */
+import { actor, silentLogger } from '@baton/core';
+import { encodeEnvelope, INGRESS } from '@baton/core/adapter';
+import { Worker } from '@baton/core/engine';
+import { createEmbeddedBackend } from '@baton/embedded';
+import { z } from 'zod';
+import { median, quartiles, timeNs } from './measure.ts';
+import { roundDone } from './output/progress.ts';
+import type { Row } from './report.ts';
+
+const Tally = actor({
+  name: 'tally',
+  state: z.object({ n: z.number().int() }),
+  initial: () => ({ n: 0 }),
+  handlers: {
+    add: {
+      payload: z.object({ by: z.number().int() }),
+      handle: (ctx, { by }) => {
+        ctx.state.n += by;
+      },
+    },
+  },
+});
+
+const BUDGET = 20_000;
+
+export interface EmbeddedTurnsOptions {
+  readonly messages: number;
+  readonly actors: number;
+  readonly rounds: number;
+  readonly warmup: number;
+  readonly log: (line: string) => void;
+}
+
+export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row> {
+  const { messages, actors, rounds, warmup, log } = options;
+  const rates: number[] = [];
+  const latencies: number[] = [];
+  for (let i = 0; i < warmup + rounds; i++) {
+    const { turns, ns } = await round(messages, actors);
+    if (i >= warmup) {
+      rates.push((turns * 1e9) / ns);
+      latencies.push(ns / turns);
+    }
+    roundDone(i + 1, warmup + rounds);
+  }
+  const rate = median(rates);
+  log(
+    `  ${Math.round(rate).toLocaleString('en-US')} turns/s (${messages.toLocaleString('en-US')} messages over ` +
+      `${actors.toLocaleString('en-US')} actors × ${rounds} rounds)`,
+  );
+  const ratios = rates.map((r) => r / BUDGET);
+  return {
+    bench: 'embedded turns/s vs the 20,000 budget (value / budget)',
+    baseline: `budget ${BUDGET.toLocaleString('en-US')}/s`,
+    candidate: `${Math.round(rate).toLocaleString('en-US')} turns/s`,
+    ratio: median(ratios),
+    spread: quartiles(ratios),
+    budget: { kind: 'min', value: 1 },
+    values: { baseline: BUDGET, candidate: rate, unit: 'turns/s' },
+  };
+}
+
+async function round(messages: number, actors: number): Promise<{ turns: number; ns: number }> {
+  const backend = createEmbeddedBackend();
+  const now = Date.now();
+  const batch = [];
+  for (let i = 0; i < messages; i++) {
+    const to = Tally.ref(`t${i % actors}`).id;
+    const envelope = {
+      id: `m-${i}`,
+      from: INGRESS,
+      seq: 0,
+      to,
+      name: 'add',
+      payload: { by: 1 },
+      sentAt: now,
+    };
+    batch.push({ group: to, dedupeId: envelope.id, body: encodeEnvelope(envelope) });
+  }
+  await backend.queue.send(batch);
+  const worker = new Worker({
+    actors: [Tally],
+    store: backend.store,
+    queue: backend.queue,
+    batchSize: 10,
+    logger: silentLogger,
+  });
+  const ns = await timeNs(async () => {
+    while ((await worker.poll()) > 0) {}
+  });
+  let turns = 0;
+  let applied = 0;
+  for (let a = 0; a < actors; a++) {
+    const record = await backend.store.load(Tally.ref(`t${a}`).id);
+    turns += record?.ver ?? 0;
+    applied += (record?.state as { n: number } | undefined)?.n ?? 0;
+  }
+  backend.close();
+  if (applied !== messages) throw new Error(`embedded turns: ${applied} of ${messages} applied`);
+  return { turns, ns };
+}

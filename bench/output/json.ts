@@ -1,0 +1,81 @@
+/** `bench/results/latest.json`: the rows of one run, the machine it ran on, and when. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+import { quantile } from '../measure.ts';
+import { type Row, verdict } from '../report.ts';
+
+export interface LatestJson {
+  readonly results: readonly unknown[];
+  readonly machine: {
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly memoryGb: number;
+    readonly os: string;
+    readonly node: string;
+  };
+  readonly date: string;
+  readonly target: string;
+  readonly quick: boolean;
+  readonly totalSeconds: number;
+}
+
+/** One result per row: `name`, `baton`, `baseline`, `ratio`, `budget`, `met`, and details. */
+export function toJson(
+  rows: readonly Row[],
+  extra: { target: string; quick: boolean; totalSeconds: number },
+): LatestJson {
+  const round = (n: number, digits = 4) => Number(n.toPrecision(digits));
+  const percentiles = (values: readonly number[]) =>
+    values.length === 0
+      ? undefined
+      : {
+          n: values.length,
+          p50: round(quantile(values, 0.5) / 1e6),
+          p90: round(quantile(values, 0.9) / 1e6),
+          p99: round(quantile(values, 0.99) / 1e6),
+        };
+  return {
+    results: rows.map((row) => {
+      const v = verdict(row);
+      return {
+        name: row.bench,
+        baton: row.values ? round(row.values.candidate) : row.candidate,
+        baseline: row.values ? round(row.values.baseline) : row.baseline,
+        unit: row.values?.unit,
+        ratio: round(row.ratio),
+        budget: row.budget ? { kind: row.budget.kind, value: row.budget.value } : null,
+        met: row.budget ? v === 'PASS' : null,
+        iqr: [round(row.spread[0]), round(row.spread[1])],
+        ...(row.calls ? { calls: row.calls } : {}),
+        ...(row.latencies
+          ? {
+              latencyMs: {
+                baton: percentiles(row.latencies.candidate),
+                baseline: percentiles(row.latencies.baseline),
+              },
+            }
+          : {}),
+      };
+    }),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      memoryGb: round(totalmem() / 2 ** 30, 3),
+      os: `${platform()} ${release()} ${arch()}`,
+      node: process.version,
+    },
+    date: new Date().toISOString(),
+    ...extra,
+  };
+}
+
+export function writeJson(path: string, json: LatestJson): void {
+  mkdirSync(dirname(path), { recursive: true });
+  // Short arrays of numbers on one line, as Biome formats JSON (the file is checked in).
+  const text = JSON.stringify(json, null, 2).replace(
+    /\[\n\s*([^[\]{}]*?)\n\s*\]/g,
+    (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`,
+  );
+  writeFileSync(path, `${text}\n`);
+}

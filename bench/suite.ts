@@ -1,0 +1,340 @@
+/**
+ * The benchmark suite: its steps and their sizes, the AWS target opened once for the steps that
+ * need it, and the rows they return. `run.ts` is the command line around it; the smoke test
+ * calls it in-process against the test setup's emulators.
+ */
+import { awsBackend, embeddedBackend, type OpenBackend, STREAM_POLL_MS } from './aws/backends.ts';
+import { costPerMessage } from './aws/cost.ts';
+import { hotActorAws } from './aws/hot-actor.ts';
+import { pingPongAws } from './aws/ping-pong.ts';
+import { propagation } from './aws/propagation.ts';
+import { openTarget, type Target } from './aws/target.ts';
+import { turnOverhead } from './aws/turn-overhead.ts';
+import { embeddedTurns } from './embedded-turns.ts';
+import { hotActor } from './hot-actor.ts';
+import { timeNs } from './measure.ts';
+import { endStep, startStep } from './output/progress.ts';
+import { pingPong } from './ping-pong.ts';
+import type { Row } from './report.ts';
+import { turnCommit } from './turn-commit.ts';
+import { workerBundle } from './worker-bundle.ts';
+
+export interface SuiteOptions {
+  /** Fewer rounds and smaller sizes: a smoke run (under a minute). */
+  readonly quick: boolean;
+  /** Only the steps listed, by id (`1` selects 1a, 1b…). */
+  readonly only?: readonly string[];
+  /** Running emulators to use instead of starting them (or the environment's target). */
+  readonly endpoints?: { readonly dynamodb: string; readonly sqs: string };
+  readonly log: (line: string) => void;
+}
+
+export interface SuiteResult {
+  readonly rows: Row[];
+  /** What the AWS steps ran on, e.g. `DynamoDB Local + ElasticMQ`; undefined if none ran. */
+  readonly target?: string;
+  /** Steps that threw: their error messages. */
+  readonly errors: string[];
+}
+
+interface Context {
+  target(): Promise<Target>;
+  log: (line: string) => void;
+  /** Full size, or the quick one. */
+  size(full: number, quick: number): number;
+}
+
+interface Step {
+  readonly id: string;
+  readonly title: string;
+  readonly run: (c: Context) => Promise<Row | Row[]>;
+}
+
+/** A propagation step on a backend opened for it and closed after. */
+async function onBackend(open: () => Promise<OpenBackend>, run: (b: OpenBackend) => Promise<Row>) {
+  const backend = await open();
+  try {
+    return await run(backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+const STEPS: readonly Step[] = [
+  {
+    id: '1a',
+    title: 'turn overhead — runTurn on DynamoStore vs a raw TransactWriteItems of the same items',
+    run: (c) =>
+      c.target().then((target) =>
+        turnOverhead({
+          target,
+          ops: c.size(40, 10),
+          rounds: c.size(11, 3),
+          warmup: 1,
+          log: c.log,
+        }),
+      ),
+  },
+  {
+    id: '1b',
+    title: 'turn overhead — embedded backend: runTurn vs raw store.commit of the same items',
+    run: (c) =>
+      turnCommit({
+        ops: c.size(2_000, 300),
+        rounds: c.size(21, 3),
+        warmup: 2,
+        latencyNs: 0,
+        log: c.log,
+      }),
+  },
+  {
+    id: '2a',
+    title: 'hot actor — Worker batch 10 vs a raw SDK loop, one message per transaction',
+    run: (c) =>
+      c.target().then((target) =>
+        hotActorAws({
+          target,
+          messages: c.size(100, 20),
+          rounds: c.size(7, 2),
+          warmup: 1,
+          baseline: 'raw',
+          log: c.log,
+        }),
+      ),
+  },
+  {
+    id: '2b',
+    title: 'hot actor — Worker batch 10 vs Worker batch 1 (batching alone)',
+    run: (c) =>
+      c.target().then((target) =>
+        hotActorAws({
+          target,
+          messages: c.size(100, 20),
+          rounds: c.size(5, 1),
+          warmup: 1,
+          baseline: 'engine',
+          log: c.log,
+        }),
+      ),
+  },
+  {
+    id: '2c',
+    title: 'hot actor — embedded backend: Worker batch 10 vs 1',
+    run: (c) =>
+      hotActor({
+        messages: c.size(2_000, 300),
+        rounds: c.size(15, 3),
+        warmup: 1,
+        latencyNs: 0,
+        log: c.log,
+      }),
+  },
+  {
+    id: '3a',
+    title: 'actor→actor ping-pong — engine vs hand-written PutItem + SQS send/receive/delete',
+    run: (c) =>
+      c.target().then((target) =>
+        pingPongAws({
+          target,
+          roundTrips: c.size(20, 5),
+          rounds: c.size(9, 2),
+          warmup: 1,
+          log: c.log,
+        }),
+      ),
+  },
+  {
+    id: '3b',
+    title: 'actor→actor ping-pong — embedded backend: engine vs hand-written pipeline',
+    run: (c) =>
+      pingPong({
+        roundTrips: c.size(500, 100),
+        rounds: c.size(21, 3),
+        warmup: 2,
+        latencyNs: 0,
+        log: c.log,
+      }),
+  },
+  {
+    id: '4a',
+    title: `query propagation — Baton's WebSocket host vs a hand-written push (stream feed, ${STREAM_POLL_MS} ms poll)`,
+    run: async (c) => {
+      const target = await c.target();
+      return onBackend(
+        () => awsBackend(target, 'prop'),
+        (backend) =>
+          propagation({
+            backend,
+            changes: c.size(15, 5),
+            rounds: c.size(9, 2),
+            warmup: 1,
+            subscribers: 1,
+            log: c.log,
+          }),
+      );
+    },
+  },
+  {
+    id: '4b',
+    title:
+      "query propagation — embedded backend (in-process feed): Baton's host vs a hand-written push",
+    run: (c) =>
+      onBackend(
+        async () => embeddedBackend(),
+        (backend) =>
+          propagation({
+            backend,
+            changes: c.size(40, 10),
+            rounds: c.size(9, 2),
+            warmup: 1,
+            subscribers: 1,
+            log: c.log,
+          }),
+      ),
+  },
+  {
+    id: '4e',
+    title:
+      "query propagation — embedded backend, the QueryEngine's batchMs set to 0 (no gathering window)",
+    run: (c) =>
+      onBackend(
+        async () => embeddedBackend(),
+        (backend) =>
+          propagation({
+            backend,
+            changes: c.size(40, 10),
+            rounds: c.size(9, 2),
+            warmup: 1,
+            subscribers: 1,
+            batchMs: 0,
+            log: c.log,
+          }),
+      ),
+  },
+  {
+    id: '4c',
+    title: 'fan-out — one instance, 1,000 subscriptions over 100 sockets',
+    run: async (c) => {
+      const target = await c.target();
+      return onBackend(
+        () => awsBackend(target, 'fan1k'),
+        (backend) =>
+          propagation({
+            backend,
+            changes: c.size(5, 2),
+            rounds: c.size(5, 1),
+            warmup: 1,
+            subscribers: 1_000,
+            log: c.log,
+          }),
+      );
+    },
+  },
+  {
+    id: '4d',
+    title: 'fan-out — one instance, 10,000 subscriptions over 100 sockets',
+    run: async (c) => {
+      const target = await c.target();
+      return onBackend(
+        () => awsBackend(target, 'fan10k'),
+        (backend) =>
+          propagation({
+            backend,
+            changes: c.size(3, 1),
+            rounds: c.size(3, 1),
+            warmup: 1,
+            subscribers: 10_000,
+            log: c.log,
+          }),
+      );
+    },
+  },
+  {
+    id: '5',
+    title: 'cost per message — item writes (WCU) and SQS requests, counted on the SDK clients',
+    run: (c) =>
+      c.target().then((target) =>
+        costPerMessage({
+          target,
+          messages: c.size(100, 20),
+          roundTrips: c.size(20, 5),
+          log: c.log,
+        }),
+      ),
+  },
+  {
+    id: '6',
+    title: 'embedded turns/s — one Worker, messages spread over many actors',
+    run: (c) =>
+      embeddedTurns({
+        messages: c.size(20_000, 5_000),
+        actors: c.size(1_000, 500),
+        rounds: c.size(5, 2),
+        warmup: 1,
+        log: c.log,
+      }),
+  },
+  {
+    id: '7',
+    title: 'worker Lambda bundle — size against the budget, load time against the SDK alone',
+    run: (c) => workerBundle({ rounds: c.size(15, 3), log: c.log }),
+  },
+];
+
+export const STEP_IDS = STEPS.map((s) => s.id);
+
+/** Runs the selected steps in order; a step that throws is reported and the rest go on. */
+export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
+  const { log, quick, only } = options;
+  const selected = STEPS.filter(
+    (s) => !only || only.some((o) => o === s.id || o === s.id.replace(/[a-z]$/, '')),
+  );
+  let target: Promise<Target> | undefined;
+  const context: Context = {
+    log,
+    size: (full, small) => (quick ? small : full),
+    target: () => {
+      target ??= openTarget({
+        log,
+        ...(options.endpoints ? { endpoints: options.endpoints } : {}),
+      });
+      return target;
+    },
+  };
+  const rows: Row[] = [];
+  const errors: string[] = [];
+  try {
+    for (const [i, step] of selected.entries()) {
+      log(`${step.id}. ${step.title}`);
+      startStep(i + 1, selected.length, `${step.id}. ${step.title}`);
+      const ns = await timeNs(async () => {
+        try {
+          const made = [await step.run(context)].flat();
+          for (const [n, row] of made.entries()) {
+            // Several rows of one step are told apart by a letter: 5a, 5b…
+            const id =
+              made.length > 1 && /^\d+$/.test(step.id) ? `${step.id}${'abcdefgh'[n]}` : step.id;
+            rows.push(/^\d/.test(row.bench) ? row : { ...row, bench: `${id}. ${row.bench}` });
+          }
+        } catch (error) {
+          const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+          errors.push(`${step.id}: ${message}`);
+          log(`  FAILED: ${message}`);
+          rows.push({
+            bench: `${step.id}. ${step.title.split(' — ')[0]} (failed)`,
+            baseline: '—',
+            candidate: '—',
+            ratio: Number.NaN,
+            spread: [Number.NaN, Number.NaN],
+          });
+        }
+      });
+      endStep();
+      log(`  (${(ns / 1e9).toFixed(1)} s)\n`);
+    }
+  } finally {
+    if (target) await (await target.catch(() => undefined))?.close();
+  }
+  const label = target ? (await target.catch(() => undefined))?.label : undefined;
+  return { rows, errors, ...(label ? { target: label } : {}) };
+}

@@ -1,0 +1,60 @@
+/**
+ * The benchmarks' smoke mode, in-process against the emulators the test setup started: every
+ * selected benchmark runs small, each round checks that all its messages were applied exactly
+ * once, and every row comes back well-formed. Speed is not checked here.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import { toJson } from '../../bench/output/json.ts';
+import { latencySvg } from '../../bench/output/svg.ts';
+import { verdict } from '../../bench/report.ts';
+import { runSuite } from '../../bench/suite.ts';
+
+describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
+  it('runs turn overhead, hot actor, ping-pong, propagation, fan-out, cost and embedded turns', async () => {
+    const lines: string[] = [];
+    const { rows, errors, target } = await runSuite({
+      quick: true,
+      only: ['1a', '2a', '3a', '4a', '4c', '5', '6'],
+      endpoints: { dynamodb: inject('dynamodbEndpoint'), sqs: inject('sqsEndpoint') },
+      log: (line) => lines.push(line),
+    });
+    expect(errors, lines.join('\n')).toEqual([]);
+    expect(target).toBe('DynamoDB Local + ElasticMQ');
+    const ids = rows.map((row) => row.bench.slice(0, row.bench.indexOf('.')));
+    expect(ids).toEqual(['1a', '2a', '3a', '4a', '4c', '5a', '5b', '5c', '5d', '6']);
+    for (const row of rows) {
+      expect(Number.isFinite(row.ratio) && row.ratio > 0, row.bench).toBe(true);
+      expect(
+        row.values && Number.isFinite(row.values.baseline + row.values.candidate),
+        row.bench,
+      ).toBe(true);
+      expect(['PASS', 'OVER', 'UNDER', '—']).toContain(verdict(row));
+    }
+    // Steps 1–4 keep their latency samples for the chart; AWS rows their counted calls.
+    for (const row of rows.filter((r) => /^[1-4]/.test(r.bench))) {
+      expect(row.latencies?.baseline.length, row.bench).toBeGreaterThan(0);
+      expect(row.latencies?.candidate.length, row.bench).toBeGreaterThan(0);
+    }
+    const hot = rows.find((r) => r.bench.startsWith('2a'))!;
+    expect(hot.calls?.baton?.TransactWriteItems).toBeGreaterThan(0);
+    // Batch 10: a record write plus one idempotency record per ingress message.
+    const writes = rows.find((r) => r.bench.startsWith('5a'))!;
+    expect(writes.values?.candidate).toBeCloseTo(1.1, 5);
+
+    const json = toJson(rows, { target: target!, quick: true, totalSeconds: 1 });
+    for (const result of json.results) {
+      expect(result).toEqual(
+        expect.objectContaining({
+          name: expect.any(String),
+          baton: expect.any(Number),
+          baseline: expect.any(Number),
+          ratio: expect.any(Number),
+        }),
+      );
+      expect(result).toHaveProperty('budget');
+      expect(result).toHaveProperty('met');
+    }
+    expect(json.machine.cpus).toBeGreaterThan(0);
+    expect(latencySvg(rows, 'smoke')).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
+  }, 240_000);
+});
