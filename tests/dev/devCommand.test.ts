@@ -79,6 +79,15 @@ describe('baton dev', () => {
     expect((await ask('add', { n: 'x' })).status).toBe(400);
   });
 
+  it('fires durable timers when they are due', async () => {
+    const timed = (name: string, payload: unknown) =>
+      postJson(`${dev!.origin}/ask`, { to: 'counter/timed', name, payload });
+    expect((await timed('later', { n: 7, inMs: 100 })).status).toBe(200);
+    await expect
+      .poll(async () => (await timed('add', { n: 0 })).body.value, { timeout: 5_000 })
+      .toBe(7);
+  });
+
   it('reloads the app when a source file changes, keeping its state', async () => {
     expect((await ask('version', {})).body).toEqual({ value: 'v1' });
     writeFileSync(join(app, 'src/version.ts'), "export const VERSION = 'v2';\n");

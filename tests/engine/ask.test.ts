@@ -41,14 +41,14 @@ const Shop = actor({
           Stock.ref('widgets'),
           'reserve',
           { qty },
-          { then: 'reserved', context: { order }, ...(timeoutMs ? { timeoutMs } : {}) },
+          { onReply: 'reserved', context: { order }, ...(timeoutMs ? { timeoutMs } : {}) },
         ).id,
     },
     badThen: {
       payload: z.object({}),
       handle: (ctx) => {
         const ask = ctx.ask as (...args: unknown[]) => unknown;
-        ask(Stock.ref('widgets'), 'reserve', { qty: 1 }, { then: 'nope' });
+        ask(Stock.ref('widgets'), 'reserve', { qty: 1 }, { onReply: 'nope' });
       },
     },
     reserved: {
@@ -124,7 +124,7 @@ describe('ctx.ask between actors', () => {
     const h = setup({ actors: [Shop, Stock] });
     const error = await answer(h, h.client.ask(shop, 'badThen', {})).catch((e) => e);
     expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
-    expect(error.message).toMatch(/then.*must name a handler of shop.*"nope"/);
+    expect(error.message).toMatch(/onReply.*must name a handler of shop.*"nope"/);
     expect(await h.state('stock/widgets')).toBeUndefined();
   });
 });

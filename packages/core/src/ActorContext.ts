@@ -24,12 +24,15 @@ export type AskReply<Value = unknown, Context = unknown> =
   | { readonly ok: false; readonly error: SerializedError; readonly context: Context };
 
 /** Options of `ctx.ask`. */
-export interface ActorAskOptions<Then extends string> {
-  /** This actor's handler that receives the {@link AskReply}. */
-  readonly then: Then;
-  /** Kept with this actor until the reply comes, and handed to `then` with it (JSON). */
+export interface ActorAskOptions<Handler extends string> {
+  /**
+   * This actor's handler that receives the {@link AskReply}. (Not `then`: an options object
+   * with a `then` would pass for a promise.)
+   */
+  readonly onReply: Handler;
+  /** Kept with this actor until the reply comes, and handed to `onReply` with it (JSON). */
   readonly context?: unknown;
-  /** When `then` receives ASK_TIMEOUT instead, if no reply came. @default 1 day */
+  /** When `onReply` receives ASK_TIMEOUT instead, if no reply came. @default 1 day */
   readonly timeoutMs?: number;
 }
 
@@ -68,11 +71,11 @@ export interface ActorContext<
   /**
    * Asks another actor without waiting: sends `name` with `payload` to `to` with this turn, and
    * later delivers its reply — the asked handler's return value, or its rejection, or
-   * ASK_TIMEOUT after `timeoutMs` — to this actor's handler `then`, exactly once, with the
+   * ASK_TIMEOUT after `timeoutMs` — to this actor's handler `onReply`, exactly once, with the
    * `context` given here. The reply is kept with `to`'s turn, so it survives crashes like any
    * message. Asks never block a turn, so a cycle of asks cannot deadlock.
    * @example
-   * ctx.ask(Stock.ref(sku), 'reserve', { qty }, { then: 'reserved', context: { orderId } });
+   * ctx.ask(Stock.ref(sku), 'reserve', { qty }, { onReply: 'reserved', context: { orderId } });
    */
   ask<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
     to: ActorRef<Def>,

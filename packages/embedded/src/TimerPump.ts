@@ -14,6 +14,11 @@ const MAX_WAIT_MS = 2 ** 31 - 1;
 /** Timers looked at per pass, soonest first. */
 const PASS = 1_000;
 
+/**
+ * @example
+ * const pump = new TimerPump(engine, backend.store); // what startEmbedded runs
+ * await pump.stop();
+ */
 export class TimerPump {
   readonly #engine: Engine;
   readonly #store: EmbeddedStore;

@@ -20,3 +20,4 @@ export {
   startEmbedded,
 } from './startEmbedded.ts';
 export { DYNAMODB_LIMITS } from './storeLimits.ts';
+export { TimerPump } from './TimerPump.ts';

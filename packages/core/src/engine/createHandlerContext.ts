@@ -73,12 +73,12 @@ export function createHandlerContext(
       ask(to, name, payload, options) {
         const resolved = engine.registry.resolve(to.id, name, payload);
         checkSize(`to ${to.id}`, name, resolved.payload, to.id);
-        const then = options?.then;
+        const then = options?.onReply;
         const own = engine.registry.definition(self.type).handlers as Record<string, unknown>;
         if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
           throw new BatonError(
             ErrorCode.INVALID_ARGUMENT,
-            `ctx.ask(…, { then }) must name a handler of ${self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
+            `ctx.ask(…, { onReply }) must name a handler of ${self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
           );
         }
         const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;

@@ -1,4 +1,5 @@
 import type { ActorRecord, ChangeFeed, Queue, Store } from '@baton/core/adapter';
+import type { Engine } from '@baton/core/engine';
 
 /** Queue and outbox depths, as the inspector shows them. */
 export interface Depths {
@@ -29,5 +30,10 @@ export interface DevBackend {
   waitForWork(): Promise<void>;
   /** Ends every pending `waitForWork`. */
   wake(): void;
+  /**
+   * Fires durable timers when due, if the backend can watch them (embedded); otherwise the
+   * worker loops' sweeper fires them within its interval.
+   */
+  fireTimers?(engine: Engine): { stop(): Promise<void> };
   close(): Promise<void>;
 }

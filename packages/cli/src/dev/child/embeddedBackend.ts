@@ -1,4 +1,4 @@
-import { createEmbeddedBackend } from '@baton/embedded';
+import { createEmbeddedBackend, TimerPump } from '@baton/embedded';
 import type { DevBackend } from './DevBackend.ts';
 
 /**
@@ -37,6 +37,7 @@ export function embeddedBackend(dataDir: string | undefined): DevBackend {
         }
       }),
     wake,
+    fireTimers: (engine) => new TimerPump(engine, store),
     close: async () => {
       unsubscribe();
       wake();

@@ -3,7 +3,10 @@ import { type Engine, Sweeper } from '@baton/core/engine';
 import type { DevBackend } from './DevBackend.ts';
 import type { RecordingWorker } from './RecordingWorker.ts';
 
-/** Worker loops and a periodic sweeper over `backend`, as `startEmbedded` runs them. */
+/**
+ * Worker loops, durable timers and a periodic sweeper over `backend`, as `startEmbedded` runs
+ * them. Without a timer pump (local-aws) the sweeper fires due timers, so sweeps are frequent.
+ */
 export function runWorkers(
   engine: Engine,
   worker: RecordingWorker,
@@ -21,16 +24,21 @@ export function runWorkers(
     }
   };
   const loops = Array.from({ length: concurrency }, loop);
+  const timers = backend.fireTimers?.(engine);
   const sweeper = new Sweeper(engine);
-  const sweeps = setInterval(() => {
-    sweeper.sweep().catch((error: unknown) => {
-      engine.logger.error('sweep failed', { error: toBatonError(error).message });
-    });
-  }, 10_000);
+  const sweeps = setInterval(
+    () => {
+      sweeper.sweep().catch((error: unknown) => {
+        engine.logger.error('sweep failed', { error: toBatonError(error).message });
+      });
+    },
+    timers ? 10_000 : 1_000,
+  );
   return {
     async stop() {
       running = false;
       clearInterval(sweeps);
+      await timers?.stop();
       backend.wake();
       await Promise.all(loops);
     },
