@@ -14,7 +14,7 @@ import {
 } from '@baton/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
-import { Ledger, ledgerRuns } from './ledger.ts';
+import { Ledger, ledgerRuns, Noted, notes } from './ledger.ts';
 import { ProfileV1, ProfileV2 } from './profile.ts';
 
 export function conformanceSuite(name: string, open: () => Promise<ConformanceBackend>): void {
@@ -30,6 +30,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       const b = backend;
       const engineOptions = {
         actors,
+        effects: [Noted],
         store: b.store,
         queue: b.queue,
         clock: b.clock,
@@ -205,6 +206,30 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect((await state(ref.id))?.entries.sort()).toEqual(['a', 'c']);
       expect((await b.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['later']);
       expect(await b.store.listDueTimers(b.clock.now(), 10)).toEqual([]);
+    });
+
+    it('answers an ask between actors once, to the continuation, with its context', async () => {
+      const { b, client, run, state } = await start();
+      await client.send(Ledger.ref('x'), 'add', { entry: 'e', amount: 7 });
+      await client.send(Ledger.ref('asker'), 'askTotal', { of: 'x' });
+      await client.send(Ledger.ref('asker'), 'askTotal', { of: 'y' });
+      await run();
+      expect((await state('ledger/asker'))?.entries.sort()).toEqual(['x=7', 'y=0']);
+      expect(await b.store.listTimers('ledger/asker')).toEqual([]);
+    });
+
+    it('runs an effect after the commit, again with the same key after a failure', async () => {
+      const { client, run, state } = await start();
+      notes.length = 0;
+      await client.send(Ledger.ref('fx'), 'note', { entry: 'plain' });
+      await client.send(Ledger.ref('fx'), 'note', { entry: 'flaky one' });
+      await run();
+      expect((await state('ledger/fx'))?.entries).toEqual(['plain', 'flaky one']);
+      expect(notes).toEqual([
+        { entry: 'plain', key: 'ledger/fx:1' },
+        { entry: 'flaky one', key: 'ledger/fx:2' },
+        { entry: 'flaky one', key: 'ledger/fx:2' },
+      ]);
     });
 
     it('halts an actor: timers cancelled, state reset, record set to expire; a later message revives it', async () => {

@@ -1,10 +1,23 @@
 /** The actor the conformance suite drives: a ledger of entries that can fan out to another. */
-import { actor, RetryableError, TerminalError } from '@baton/core';
+import { type AskReply, actor, effect, RetryableError, TerminalError } from '@baton/core';
 import { z } from 'zod';
 
 /** Handler runs, to tell a retried run from an applied one. */
 export const ledgerRuns = { flaky: 0 };
 const flakyAttempts = new Map<string, number>();
+
+/** The runs of the `noted` effect: entry and idempotency key, in order. */
+export const notes: Array<{ entry: string; key: string }> = [];
+
+/** An effect outside Baton: fails its first run of an entry starting with `flaky`. */
+export const Noted = effect({
+  name: 'noted',
+  payload: z.object({ entry: z.string() }),
+  run: async ({ entry }, { idempotencyKey, attempt }) => {
+    notes.push({ entry, key: idempotencyKey });
+    if (entry.startsWith('flaky') && attempt === 1) throw new Error('first run fails');
+  },
+});
 
 export const Ledger = actor({
   name: 'ledger',
@@ -72,6 +85,40 @@ export const Ledger = actor({
       handle: (ctx, { entry, delay, id, cancel }) => {
         if (cancel) ctx.cancel(cancel);
         if (entry) ctx.schedule(delay, 'add', { entry, amount: 1 }, id ? { id } : {});
+      },
+    },
+    /** Asks another ledger for its total; the reply lands in `replied`. */
+    askTotal: {
+      payload: z.object({ of: z.string(), timeoutMs: z.number().optional() }),
+      handle: (ctx, { of, timeoutMs }) => {
+        const options = {
+          onReply: 'replied' as const,
+          context: { of },
+          ...(timeoutMs ? { timeoutMs } : {}),
+        };
+        ctx.ask(Ledger.ref(of), 'total', {}, options);
+      },
+    },
+    total: {
+      payload: z.object({}),
+      handle: (ctx) => ctx.state.total,
+    },
+    replied: {
+      payload: z.custom<AskReply<number, { of: string }>>(),
+      handle: (ctx, reply) => {
+        ctx.state.entries.push(
+          reply.ok
+            ? `${reply.context.of}=${reply.value}`
+            : `${reply.context.of}:${reply.error.code}`,
+        );
+      },
+    },
+    /** Adds `entry` and asks for a `noted` effect of it. */
+    note: {
+      payload: z.object({ entry: z.string() }),
+      handle: (ctx, { entry }) => {
+        ctx.state.entries.push(entry);
+        ctx.effect(Noted, { entry });
       },
     },
     /** Ends the ledger: its timers cancelled, its record set to expire. */

@@ -7,9 +7,9 @@
  * Scheduled transfers go through a durable timer: `schedule` sets one, `cancelScheduled` may
  * cancel it before it fires, and the fire runs `scheduledTransfer`, which bounces instead of
  * rejecting so that every scheduled transfer leaves exactly one of `withdraw`, `bounce` or
- * `cancel` in the log.
+ * `cancel` in the log. Every withdrawal asks for a `Receipt` effect, run at least once.
  */
-import { type ActorContext, actor, RetryableError, TerminalError } from '@baton/core';
+import { type ActorContext, actor, effect, RetryableError, TerminalError } from '@baton/core';
 import { z } from 'zod';
 
 export const INITIAL_BALANCE = 100;
@@ -44,11 +44,28 @@ function checkChannel(ctx: ActorContext<State>, from: string, n: number): void {
   ctx.state.received[from] = n;
 }
 
+/** Per transfer id, the idempotency keys its receipt effect ran with (at least once each). */
+export const receipts = new Map<string, string[]>();
+
+/**
+ * The receipt of a withdrawal, an effect outside Baton: it fails on its first run for every
+ * third transfer, to be retried.
+ */
+export const Receipt = effect({
+  name: 'receipt',
+  payload: z.object({ id: z.string() }),
+  run: async ({ id }, { idempotencyKey, attempt }) => {
+    receipts.set(id, [...(receipts.get(id) ?? []), idempotencyKey]);
+    if (attempt === 1 && Number(id.slice(1)) % 3 === 0) throw new Error('receipt service down');
+  },
+});
+
 const Transfer = z.object({ id: z.string(), to: z.string(), amount: z.number().int().positive() });
 
 /** Logs the withdrawal of `amount` (already taken from the balance) and sends it on. */
 function withdraw(ctx: ActorContext<State>, { id, to, amount }: z.infer<typeof Transfer>): void {
   ctx.state.log.push(`${id}:withdraw`);
+  ctx.effect(Receipt, { id });
   const n = nextOnChannel(ctx, to);
   ctx.send(Account.ref(to), 'deposit', { id, from: ctx.self.key, amount, n });
 }

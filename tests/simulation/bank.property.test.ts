@@ -2,7 +2,7 @@ import { ErrorCode } from '@baton/core';
 import { type Faults, Simulation, type SimulationStats } from '@baton/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Account, INITIAL_BALANCE } from './bank-model.ts';
+import { Account, INITIAL_BALANCE, Receipt, receipts } from './bank-model.ts';
 
 const RUNS = Number(process.env.BATON_SIM_RUNS ?? 2000);
 /** Replays a failure: set both to the values fast-check printed. */
@@ -84,8 +84,10 @@ describe('the bank under crash-injection simulation', () => {
   it(`conserves money and applies every transfer exactly once, in FIFO order, over ${RUNS} schedules`, async () => {
     await fc.assert(
       fc.asyncProperty(workload, async (w) => {
+        receipts.clear();
         const sim = new Simulation({
           actors: [Account],
+          effects: [Receipt],
           seed: w.seed,
           processes: w.processes,
           batchSize: w.batchSize,
@@ -178,6 +180,15 @@ describe('the bank under crash-injection simulation', () => {
           }
         }
         for (const s of states) expect(s.scheduled).toEqual([]);
+        // Every withdrawal's receipt ran at least once, every run with the same key; none other.
+        for (const t of [...transfers, ...scheduled]) {
+          const keys = receipts.get(t.id) ?? [];
+          const withdrawn = effects.get(`${t.id}:withdraw`) ?? 0;
+          expect(keys.length > 0, `${t.id} receipt`).toBe(withdrawn === 1);
+          expect(new Set(keys).size, `${t.id} receipt key`).toBe(withdrawn);
+        }
+        totals.counts.receiptRuns =
+          (totals.counts.receiptRuns ?? 0) + [...receipts.values()].flat().length;
         expect([...effects.values()].every((n) => n === 1)).toBe(true);
         // Nothing left behind.
         expect(sim.backend.store.outboxSize()).toBe(0);
@@ -238,6 +249,7 @@ describe('the bank under crash-injection simulation', () => {
         'sweeperRaced',
         'sweeperRepairs',
         'timersFired',
+        'receiptRuns',
         'batchSplits',
         'marksMovedOut',
         'versionConflicts',

@@ -1,8 +1,11 @@
 /**
  * The handler context: what a handler sees of its actor and the world during one message.
  */
+
+import type { z } from 'zod';
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf } from './actor.ts';
 import type { Envelope } from './adapter/envelope.ts';
+import type { AnyEffectDefinition } from './effect.ts';
 import type { SerializedError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -45,6 +48,9 @@ export interface ScheduleOptions {
   readonly id?: string;
 }
 
+/** What an effect's `payload` schema takes. */
+type PayloadInput<E extends AnyEffectDefinition> = z.input<E['payload']>;
+
 /**
  * The handler context. `Messages` maps this actor's message names to their payloads, so that
  * `ctx.schedule` type-checks against the actor's own handlers.
@@ -68,6 +74,14 @@ export interface ActorContext<
     name: Name,
     payload: PayloadOf<Def, Name>,
   ): void;
+  /**
+   * Asks for an effect outside Baton (an `effect()` the app registers, e.g. a `webhook()`): it
+   * leaves with this turn's commit and runs at least once, in order per actor, retried until it
+   * succeeds or the queue dead-letters it, always with the same idempotency key.
+   * @example
+   * ctx.effect(Receipt, { email: ctx.state.email, amount });
+   */
+  effect<E extends AnyEffectDefinition>(effect: E, payload: PayloadInput<E>): void;
   /**
    * Asks another actor without waiting: sends `name` with `payload` to `to` with this turn, and
    * later delivers its reply — the asked handler's return value, or its rejection, or

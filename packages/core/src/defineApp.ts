@@ -4,6 +4,7 @@
  * `entry` module exports it; the Lambda handlers built from the environment take it).
  */
 import type { AnyActorDefinition } from './actor.ts';
+import type { AnyEffectDefinition } from './effect.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
 
@@ -25,6 +26,8 @@ export interface ConnectRequest {
 export interface BatonApp<Identity = unknown> {
   readonly actors: readonly AnyActorDefinition[];
   readonly queries: readonly AnyQueryDefinition[];
+  /** The effects handlers may ask for (`ctx.effect`), run by the workers. */
+  readonly effects: readonly AnyEffectDefinition[];
   /**
    * Turns a WebSocket connection attempt into the identity queries see as `ctx.identity`; throw
    * (or reject) to refuse it. Without one every connection is accepted, with identity `undefined`.
@@ -47,6 +50,7 @@ export interface BatonApp<Identity = unknown> {
 export function defineApp<Identity = unknown>(app: {
   readonly actors: readonly AnyActorDefinition[];
   readonly queries?: readonly AnyQueryDefinition[];
+  readonly effects?: readonly AnyEffectDefinition[];
   readonly auth?: (request: ConnectRequest) => Identity | Promise<Identity>;
 }): BatonApp<Identity> {
   const problems: string[] = [];
@@ -55,6 +59,9 @@ export function defineApp<Identity = unknown>(app: {
   }
   if (app?.queries !== undefined && !Array.isArray(app.queries)) {
     problems.push('queries must be an array of query()s');
+  }
+  if (app?.effects !== undefined && !Array.isArray(app.effects)) {
+    problems.push('effects must be an array of effect()s');
   }
   if (app?.auth !== undefined && typeof app.auth !== 'function') {
     problems.push('auth must be a function ({ token, headers }) => identity');
@@ -76,6 +83,11 @@ export function defineApp<Identity = unknown>(app: {
       'queries',
       app.queries.map((q) => q?.name),
     );
+  if (Array.isArray(app?.effects))
+    duplicates(
+      'effects',
+      app.effects.map((e) => e?.name),
+    );
   if (problems.length > 0) {
     throw new BatonError(ErrorCode.INVALID_ARGUMENT, `invalid app: ${problems.join('; ')}`, {
       details: { problems },
@@ -84,6 +96,7 @@ export function defineApp<Identity = unknown>(app: {
   return {
     actors: app.actors,
     queries: app.queries ?? [],
+    effects: app.effects ?? [],
     ...(app.auth ? { auth: app.auth } : {}),
   };
 }

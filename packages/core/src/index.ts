@@ -26,6 +26,13 @@ export {
 export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
 export { type BatonApp, type ConnectRequest, defineApp } from './defineApp.ts';
 export {
+  type AnyEffectDefinition,
+  type EffectContext,
+  type EffectDefinition,
+  effect,
+  webhook,
+} from './effect.ts';
+export {
   BatonError,
   type BatonErrorOptions,
   ErrorCode,

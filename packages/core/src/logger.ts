@@ -1,11 +1,12 @@
 /**
- * What Baton logs through: a message with structured fields, at four levels.
+ * What Baton logs through: a message with structured fields, at four levels. Baton passes one
+ * object of fields; the rest parameter lets a Powertools for AWS Lambda `Logger` be one as it is.
  */
 export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
+  debug(message: string, ...fields: Array<Record<string, unknown>>): void;
+  info(message: string, ...fields: Array<Record<string, unknown>>): void;
+  warn(message: string, ...fields: Array<Record<string, unknown>>): void;
+  error(message: string, ...fields: Array<Record<string, unknown>>): void;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -29,9 +30,10 @@ export function jsonLogger(
   const min = ORDER[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => console.log(line));
   const entry =
-    (level: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Record<string, unknown>) => {
+    (level: Exclude<LogLevel, 'silent'>) =>
+    (message: string, ...fields: Array<Record<string, unknown>>) => {
       if (ORDER[level] < min) return;
-      write(JSON.stringify({ level, message, ...options.fields, ...fields }));
+      write(JSON.stringify(Object.assign({ level, message }, options.fields, ...fields)));
     };
   return { debug: entry('debug'), info: entry('info'), warn: entry('warn'), error: entry('error') };
 }
@@ -41,12 +43,10 @@ export const silentLogger: Logger = jsonLogger({ level: 'silent' });
 
 /** A logger that adds `fields` to every entry of `logger`. */
 export function childLogger(logger: Logger, fields: Record<string, unknown>): Logger {
-  const wrap = (fn: Logger['info']) => (message: string, extra?: Record<string, unknown>) =>
-    fn(message, { ...fields, ...extra });
-  return {
-    debug: wrap(logger.debug),
-    info: wrap(logger.info),
-    warn: wrap(logger.warn),
-    error: wrap(logger.error),
-  };
+  // Called as methods: a class-based logger (a Powertools `Logger`) needs its `this`.
+  const wrap =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (message: string, ...extra: Array<Record<string, unknown>>) =>
+      logger[level](message, Object.assign({}, fields, ...extra));
+  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
 }

@@ -4,6 +4,7 @@
  */
 import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './actor.ts';
 import { parseActorId } from './adapter/envelope.ts';
+import type { AnyEffectDefinition } from './effect.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { Schema } from './schema.ts';
 
@@ -19,8 +20,21 @@ export interface ResolvedMessage {
 
 export class Registry {
   readonly #types = new Map<string, AnyActorDefinition>();
+  readonly #effects = new Map<string, AnyEffectDefinition>();
 
-  constructor(definitions: readonly AnyActorDefinition[]) {
+  constructor(
+    definitions: readonly AnyActorDefinition[],
+    effects: readonly AnyEffectDefinition[] = [],
+  ) {
+    for (const effect of effects) {
+      if (this.#effects.has(effect.name)) {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          `two effects are named "${effect.name}": give each a unique name`,
+        );
+      }
+      this.#effects.set(effect.name, effect);
+    }
     for (const definition of definitions) {
       if (this.#types.has(definition.name)) {
         throw new BatonError(
@@ -30,6 +44,25 @@ export class Registry {
       }
       this.#types.set(definition.name, definition);
     }
+  }
+
+  /** The effect named `name`; throws UNKNOWN_MESSAGE for one the app does not register. */
+  effect(name: string): AnyEffectDefinition {
+    const effect = this.#effects.get(name);
+    if (!effect) {
+      throw new BatonError(
+        ErrorCode.UNKNOWN_MESSAGE,
+        `unknown effect "${name}": register it with the app's effects (known: ${[...this.#effects.keys()].join(', ') || 'none'})`,
+        { details: { effect: name } },
+      );
+    }
+    return effect;
+  }
+
+  /** `payload` parsed by effect `name`'s schema; throws INVALID_PAYLOAD naming the fields. */
+  effectPayload(name: string, payload: unknown): unknown {
+    const effect = this.effect(name);
+    return parseWith(effect.payload, `effect "${name}"`, payload, { effect: name });
   }
 
   get types(): string[] {
@@ -82,18 +115,24 @@ export class Registry {
 }
 
 function parsePayload(handler: AnyHandler, to: string, name: string, payload: unknown): unknown {
-  const result = handler.payload.safeParse(payload);
+  return parseWith(handler.payload, `${to} "${name}"`, payload, { to, name });
+}
+
+/** `payload` parsed by `schema`, or INVALID_PAYLOAD naming each field (`what`: for what). */
+function parseWith(
+  schema: Schema,
+  what: string,
+  payload: unknown,
+  details: Record<string, unknown>,
+): unknown {
+  const result = schema.safeParse(payload);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
     path: ['payload', ...issue.path.map(String)].join('.'),
     message: issue.message,
   }));
   const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-  throw new BatonError(
-    ErrorCode.INVALID_PAYLOAD,
-    `invalid payload for ${to} "${name}": ${summary}`,
-    {
-      details: { to, name, issues },
-    },
-  );
+  throw new BatonError(ErrorCode.INVALID_PAYLOAD, `invalid payload for ${what}: ${summary}`, {
+    details: { ...details, issues },
+  });
 }

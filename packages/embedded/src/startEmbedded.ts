@@ -1,4 +1,10 @@
-import { type AnyActorDefinition, Client, type Logger, toBatonError } from '@baton/core';
+import {
+  type AnyActorDefinition,
+  type AnyEffectDefinition,
+  Client,
+  type Logger,
+  toBatonError,
+} from '@baton/core';
 import { createEngine, type Engine, Sweeper, Worker } from '@baton/core/engine';
 import {
   createEmbeddedBackend,
@@ -10,6 +16,8 @@ import { TimerPump } from './TimerPump.ts';
 /** Options of {@link startEmbedded}. */
 export interface EmbeddedRuntimeOptions extends EmbeddedBackendOptions {
   readonly actors: readonly AnyActorDefinition[];
+  /** The effects handlers may ask for (`ctx.effect`), run by the worker loops. */
+  readonly effects?: readonly AnyEffectDefinition[];
   /** Worker loops running at once (each handles one batch at a time). Default: 4. */
   readonly concurrency?: number;
   /** How often the sweeper looks for undrained outboxes. Default: 30 s. */
@@ -43,6 +51,7 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
   const clock = options.clock;
   const engine = createEngine({
     actors: options.actors,
+    ...(options.effects ? { effects: options.effects } : {}),
     store: backend.store,
     queue: backend.queue,
     ...(clock ? { clock } : {}),

@@ -175,6 +175,7 @@ export class SimCluster {
       store: this.#backend.store,
       queue: this.#workerQueue,
       actors: settings.actors,
+      effects: settings.effects,
       clock,
       random: seededRandom(Math.floor(rng() * 2 ** 32)),
       batchSize: settings.batchSize,

@@ -1,4 +1,9 @@
-import { type AnyActorDefinition, jsonLogger, silentLogger } from '@baton/core';
+import {
+  type AnyActorDefinition,
+  type AnyEffectDefinition,
+  jsonLogger,
+  silentLogger,
+} from '@baton/core';
 import {
   type Clock,
   type Commit,
@@ -24,6 +29,7 @@ export interface SimProcessOptions {
   readonly store: Store;
   readonly queue: Queue;
   readonly actors: readonly AnyActorDefinition[];
+  readonly effects?: readonly AnyEffectDefinition[];
   readonly clock: Clock;
   readonly random: Random;
   readonly batchSize: number;
@@ -97,6 +103,7 @@ export class SimProcess {
     const ports = options.wrapPorts ? options.wrapPorts(gated, options.id) : gated;
     const engine = {
       actors: options.actors,
+      ...(options.effects ? { effects: options.effects } : {}),
       store: ports.store,
       queue: ports.queue,
       clock: options.clock,

@@ -1,5 +1,5 @@
 /** The options of a simulation run, and their defaults. */
-import type { AnyActorDefinition } from '@baton/core';
+import type { AnyActorDefinition, AnyEffectDefinition } from '@baton/core';
 import type { StoreLimits } from '@baton/core/adapter';
 import { defaultFaults, type Faults } from './faults.ts';
 import type { SimPorts } from './SimProcess.ts';
@@ -8,6 +8,8 @@ const DAY = 24 * 60 * 60 * 1000;
 
 export interface SimulationOptions {
   readonly actors: readonly AnyActorDefinition[];
+  /** The effects handlers ask for; the simulated workers run them. */
+  readonly effects?: readonly AnyEffectDefinition[];
   /** The seed: the same seed and the same sends give the same run, step for step. */
   readonly seed: number;
   /** Worker processes polling the inbox (the sweeper runs in a process of its own). @default 2 */
@@ -51,6 +53,7 @@ export interface SimulationOptions {
 /** {@link SimulationOptions} with every default filled in (the seed aside). */
 export interface SimSettings {
   readonly actors: readonly AnyActorDefinition[];
+  readonly effects: readonly AnyEffectDefinition[];
   readonly processes: number;
   readonly faults: Faults;
   readonly maxSteps: number;
@@ -67,6 +70,7 @@ export interface SimSettings {
 export function resolveOptions(options: SimulationOptions): SimSettings {
   return {
     actors: options.actors,
+    effects: options.effects ?? [],
     processes: options.processes ?? 2,
     faults: { ...defaultFaults, ...options.faults },
     maxSteps: options.maxSteps ?? 200_000,

@@ -41,6 +41,7 @@ export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHa
   const timers = process.env[BATON_ENV.timerQueueUrl] ? timerQueueFromEnvironment() : undefined;
   return workerHandler({
     actors: app.actors,
+    effects: app.effects,
     ...portsFromEnvironment(),
     ...(timers ? { timers } : {}),
   });

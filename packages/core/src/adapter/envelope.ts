@@ -79,6 +79,24 @@ export function ingressMessageId(to: string, key: string, caller?: unknown): str
   return `ingress:${canonicalJson(scope, 'the caller identity')}`;
 }
 
+/** The `to` of an effect's runs: `$effect/<name>` (an actor type never starts with `$`). */
+export function effectTarget(name: string): string {
+  return `$effect/${name}`;
+}
+
+/** The effect name of a `to` made by {@link effectTarget}, else `undefined`. */
+export function effectOf(to: string): string | undefined {
+  return to.startsWith('$effect/') ? to.slice('$effect/'.length) : undefined;
+}
+
+/**
+ * The inbox message group of an envelope: its target actor; for an effect, the effect and the
+ * actor that asked for it, so each actor's effects run in order without holding up others'.
+ */
+export function messageGroup(envelope: Envelope): string {
+  return effectOf(envelope.to) === undefined ? envelope.to : `${envelope.to}/${envelope.from}`;
+}
+
 /** The message name of an ask's reply until the asker gives it its continuation's. */
 export const ASK_REPLY = '$reply';
 

@@ -32,6 +32,8 @@ export interface MessageEffects {
   readonly overflow?: readonly OverflowMark[];
   /** Timers by id: scheduled (put) or fired and cancelled (`null`: removed). */
   readonly timers?: ReadonlyMap<string, Timer | null>;
+  /** Why the message was rejected or dead-lettered, when it was. */
+  readonly failure?: { readonly code: string; readonly message: string };
 }
 
 /** The parts of a commit besides the record. */

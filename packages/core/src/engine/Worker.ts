@@ -1,9 +1,10 @@
-import { decodeEnvelope } from '../adapter/envelope.ts';
+import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
 import type { ReceivedMessage } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
 import type { Inbound } from './Inbound.ts';
+import { runEffects } from './runEffects.ts';
 import { runTurn, type TurnResult } from './runTurn.ts';
 
 /** Actors whose drained-through point a worker remembers; the least recent are forgotten. */
@@ -144,6 +145,7 @@ export class Worker {
     messages: readonly ReceivedMessage[],
     inbox: string | undefined,
   ): Promise<{ done: number; retry?: BatonError }> {
+    if (effectOf(actorId) !== undefined) return runEffects(this.engine, messages);
     const batch: Inbound[] = [];
     for (const message of messages) {
       const envelope = decodeEnvelope(message.body);

@@ -7,12 +7,14 @@ import {
   type TimerQueue,
 } from '../adapter/ports.ts';
 import type { Random } from '../adapter/random.ts';
+import type { AnyEffectDefinition } from '../effect.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
 import { RECORD_PEERS } from './overflow.ts';
 import { RecordCache } from './RecordCache.ts';
+import type { OpenTelemetryApi } from './spans.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -20,6 +22,8 @@ const DAY = 24 * 60 * 60 * 1000;
 export interface EngineOptions {
   /** The app's actor types. */
   readonly actors: readonly AnyActorDefinition[];
+  /** The app's effects (`effect()`, `webhook()`): what `ctx.effect` may ask for, run by workers. */
+  readonly effects?: readonly AnyEffectDefinition[];
   readonly store: Store;
   readonly queue: Queue;
   /**
@@ -27,6 +31,13 @@ export interface EngineOptions {
    * them once due, as the embedded runtime does.
    */
   readonly timers?: TimerQueue;
+  /**
+   * Your `@opentelemetry/api` module, to record a span per message handling (a child of the
+   * span that sent the message) and propagate it: `import * as openTelemetry from
+   * '@opentelemetry/api'`. Without it, traces are still propagated, with span ids derived from
+   * message ids.
+   */
+  readonly openTelemetry?: OpenTelemetryApi;
   /** @default the system clock */
   readonly clock?: Clock;
   /** @default JSON lines on stdout at level info */
@@ -69,6 +80,7 @@ export interface Engine {
   readonly store: Store;
   readonly queue: Queue;
   readonly timers: TimerQueue | undefined;
+  readonly openTelemetry: OpenTelemetryApi | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly random: Random;
@@ -91,10 +103,11 @@ export function createEngine(options: EngineOptions): Engine {
   const batchSize = positive('batchSize', options.batchSize, 10);
   if (batchSize < 1) problems.push('batchSize must be at least 1');
   const engine: Engine = {
-    registry: new Registry(options.actors),
+    registry: new Registry(options.actors, options.effects),
     store: options.store,
     queue: options.queue,
     timers: options.timers,
+    openTelemetry: options.openTelemetry,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? jsonLogger(),
     random: options.random ?? Math.random,

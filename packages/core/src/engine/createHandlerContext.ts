@@ -1,6 +1,6 @@
 import type { ActorContext } from '../ActorContext.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
-import { askTimerId, type Envelope, parseActorId } from '../adapter/envelope.ts';
+import { askTimerId, type Envelope, effectTarget, parseActorId } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
 import type { Timer } from '../adapter/ports.ts';
 import { uuidFrom } from '../adapter/random.ts';
@@ -69,6 +69,12 @@ export function createHandlerContext(
         checkSize(`to ${to.id}`, name, resolved.payload, to.id);
         // A copy: the message is what was sent, whatever the handler changes afterwards.
         effects.sends.push({ to: to.id, name, payload: structuredClone(payload) });
+      },
+      effect(effect, payload) {
+        const name = typeof effect?.name === 'string' ? effect.name : String(effect);
+        const parsed = engine.registry.effectPayload(name, payload);
+        checkSize(`for effect ${name}`, name, parsed);
+        effects.sends.push({ to: effectTarget(name), name, payload: structuredClone(payload) });
       },
       ask(to, name, payload, options) {
         const resolved = engine.registry.resolve(to.id, name, payload);

@@ -1,4 +1,4 @@
-import { encodeEnvelope } from '../adapter/envelope.ts';
+import { encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
 import type { OutboxItem, Queue, QueueMessage, Store } from '../adapter/ports.ts';
 
 /**
@@ -26,7 +26,7 @@ export async function drainOutbox(
   if (items.length === 0) return 0;
   const messages = items.flatMap((item) =>
     item.envelopes.map((envelope) => ({
-      group: envelope.to,
+      group: messageGroup(envelope),
       dedupeId: envelope.id,
       body: encodeEnvelope(envelope),
     })),

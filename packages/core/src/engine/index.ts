@@ -11,5 +11,6 @@ export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnResult } from './runTurn.ts';
 export { STALE_OUTBOX_LOG, Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
+export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
 export { fireDueTimers, fireTimers, timerFire } from './timers.ts';
 export { type ProcessResult, Worker } from './Worker.ts';

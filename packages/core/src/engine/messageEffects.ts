@@ -12,7 +12,7 @@ import {
   parseActorId,
 } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter, Outcome, SenderMark, Timer } from '../adapter/ports.ts';
-import { type HandlingTrace, handlingTrace } from '../adapter/traceContext.ts';
+import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { upgradeState } from '../stateVersions.ts';
 import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
@@ -53,11 +53,10 @@ export async function applyMessage(
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
+  trace: HandlingTrace | undefined,
 ): Promise<MessageEffects | BatonError> {
   const { engine, builder } = turn;
   const { envelope } = inbound;
-  // The trace of handling this message: its logs carry it, and so do the messages it sends.
-  const trace = handlingTrace(envelope.traceparent, envelope.id);
   let reply: unknown;
   let effects: ReturnType<typeof createHandlerContext>;
   let stateVersion: number;
@@ -90,7 +89,7 @@ export async function applyMessage(
       });
       return error;
     }
-    return reject(turn, current, inbound, admission, error);
+    return reject(turn, current, inbound, admission, error, trace);
   }
 
   // State and reply as JSON: what a warm worker keeps is exactly what a reload returns.
@@ -102,7 +101,7 @@ export async function applyMessage(
     );
     reply = asJson(reply);
   } catch (error) {
-    return reject(turn, current, inbound, admission, stateNotJson(current.id, error));
+    return reject(turn, current, inbound, admission, stateNotJson(current.id, error), trace);
   }
   const now = engine.clock.now();
   const replied = askReply(envelope, { ok: true, value: reply });
@@ -124,12 +123,20 @@ export async function applyMessage(
       inbound,
       admission,
       stateTooLarge(current.id, engine.store.limits),
+      trace,
     );
   }
   const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply });
   // A reply too large to store would fail every commit of the batch and block the actor.
   if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
-    return reject(turn, current, inbound, admission, replyTooLarge(envelope, engine.store.limits));
+    return reject(
+      turn,
+      current,
+      inbound,
+      admission,
+      replyTooLarge(envelope, engine.store.limits),
+      trace,
+    );
   }
   const done = admissionEffects(admission);
   return {
@@ -161,6 +168,7 @@ export async function reject(
   inbound: Inbound,
   admission: Admission,
   error: BatonError,
+  trace: HandlingTrace | undefined,
 ): Promise<MessageEffects> {
   const { engine } = turn;
   engine.logger.warn('message rejected', {
@@ -174,12 +182,13 @@ export async function reject(
     turn,
     advance(engine, current, inbound, admission),
     askReply(inbound.envelope, failed),
-    handlingTrace(inbound.envelope.traceparent, inbound.envelope.id),
+    trace,
   );
   return {
     ...withRecord(engine, out.record),
     envelopes: out.envelopes,
     idempotency: failedOutcome(engine, inbound.envelope, error),
+    failure: error,
     ...admissionEffects(admission),
   };
 }
@@ -211,6 +220,7 @@ export async function deadLetter(
   inbound: Inbound,
   admission: Admission,
   last: BatonError,
+  trace: HandlingTrace | undefined,
 ): Promise<MessageEffects> {
   const { engine } = turn;
   const { envelope } = inbound;
@@ -227,7 +237,7 @@ export async function deadLetter(
     turn,
     advance(engine, current, inbound, admission),
     askReply(envelope, { ok: false, error: error.toJSON() }),
-    handlingTrace(envelope.traceparent, envelope.id),
+    trace,
   );
   const kept: DeadLetter = {
     actorId: current.id,
@@ -244,6 +254,7 @@ export async function deadLetter(
     ...withRecord(engine, out.record),
     envelopes: out.envelopes,
     idempotency: failedOutcome(engine, envelope, error),
+    failure: error,
     deadLetter: fits
       ? kept
       : { ...kept, envelope: { ...original, payload: null }, redrivable: false },

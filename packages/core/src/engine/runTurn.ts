@@ -2,7 +2,7 @@ import { readConflict } from '../adapter/conflicts.ts';
 import { askTimerId, isActorSender } from '../adapter/envelope.ts';
 import { type ActorRecord, compareSeq, type OutboxItem, type Timer } from '../adapter/ports.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
-import { CommitBuilder } from './CommitBuilder.ts';
+import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
@@ -17,6 +17,7 @@ import {
   withFewerMoves,
 } from './messageEffects.ts';
 import { OverflowLookup } from './overflow.ts';
+import { startHandlingSpan } from './spans.ts';
 import { commitTooLarge } from './turnErrors.ts';
 
 export interface TurnResult {
@@ -142,22 +143,37 @@ async function applyBatch(
     }
     if (byId) seenKeys.add(envelope.id);
     const inbound = admission.fires ? fired(received, admission.fires) : received;
-    let effects = admission.lateReply
-      ? ignore(engine, builder.record, inbound, admission)
-      : await applyMessage(turn, builder.record, inbound, admission);
-    if (isBatonError(effects)) {
-      if ((inbound.receiveCount ?? 1) < engine.maxAttempts) {
-        retry = effects;
-        break;
+    if (admission.lateReply) {
+      builder.add(ignore(engine, builder.record, inbound, admission));
+      done++;
+      continue;
+    }
+    const span = startHandlingSpan(engine.openTelemetry, inbound.envelope, {
+      actor: base.id,
+      inboxPosition: inbound.queueSeq,
+    });
+    const { trace } = span;
+    let effects: MessageEffects | BatonError;
+    try {
+      effects = await applyMessage(turn, builder.record, inbound, admission, trace);
+      if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
+        effects = await deadLetter(turn, builder.record, inbound, admission, effects, trace);
       }
-      effects = await deadLetter(turn, builder.record, inbound, admission, effects);
+    } catch (error) {
+      span.end({ code: 'UNEXPECTED', message: String(error) });
+      throw error;
+    }
+    span.end(isBatonError(effects) ? effects : effects.failure);
+    if (isBatonError(effects)) {
+      retry = effects;
+      break;
     }
     if (!builder.fits(effects)) {
       if (builder.size > 0) await commit();
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
       if (!builder.fits(effects)) {
         const error = commitTooLarge(inbound.envelope, engine.store.limits);
-        const rejected = await reject(turn, builder.record, inbound, admission, error);
+        const rejected = await reject(turn, builder.record, inbound, admission, error, trace);
         effects = withFewerMoves(engine, rejected);
       }
     }

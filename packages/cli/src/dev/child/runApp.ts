@@ -72,7 +72,13 @@ async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<
     }
     channel.pulse();
   });
-  const engine = createEngine({ actors: app.actors, store, queue: backend.queue, logger });
+  const engine = createEngine({
+    actors: app.actors,
+    effects: app.effects,
+    store,
+    queue: backend.queue,
+    logger,
+  });
   worker = new RecordingWorker(engine, turns);
   const workers = runWorkers(engine, worker, backend);
   const unsubscribe = backend.feed.subscribe(() => channel.pulse());
