@@ -8,7 +8,7 @@ import { type AskReply, actor, ErrorCode, TerminalError } from '@baton/core';
 import { fireDueTimers } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { settled, setup } from './helpers.ts';
+import { answered, setup } from './helpers.ts';
 
 const Stock = actor({
   name: 'stock',
@@ -67,21 +67,13 @@ const Shop = actor({
 
 const shop = Shop.ref('main');
 
-async function answer<T>(h: ReturnType<typeof setup>, call: Promise<T>): Promise<T> {
-  const result = settled(call);
-  await h.run();
-  const outcome = await result;
-  if (!outcome.ok) throw outcome.error;
-  return outcome.value;
-}
-
 const log = async (h: ReturnType<typeof setup>) =>
   ((await h.state(shop.id)) as { log: string[] } | undefined)?.log ?? [];
 
 describe('ctx.ask between actors', () => {
   it("delivers the reply to the continuation with the asker's context, once", async () => {
     const h = setup({ actors: [Shop, Stock] });
-    await answer(h, h.client.ask(shop, 'order', { order: 'o1', qty: 2 }));
+    await answered(h, h.client.ask(shop, 'order', { order: 'o1', qty: 2 }));
     expect(await log(h)).toEqual(['o1: 1 left (stock/widgets)']);
     // The timeout timer that held the continuation is gone with the reply.
     expect(await h.backend.store.listTimers(shop.id)).toEqual([]);
@@ -91,7 +83,7 @@ describe('ctx.ask between actors', () => {
 
   it('delivers a rejection as a failed reply', async () => {
     const h = setup({ actors: [Shop, Stock] });
-    await answer(h, h.client.ask(shop, 'order', { order: 'o1', qty: 9 }));
+    await answered(h, h.client.ask(shop, 'order', { order: 'o1', qty: 9 }));
     expect(await log(h)).toEqual([`o1: ${ErrorCode.REJECTED}`]);
     expect((await h.state('stock/widgets')) as object).toEqual({ left: 3, asked: 0 });
   });
@@ -122,7 +114,7 @@ describe('ctx.ask between actors', () => {
 
   it('refuses an ask whose continuation is not a handler of the asker', async () => {
     const h = setup({ actors: [Shop, Stock] });
-    const error = await answer(h, h.client.ask(shop, 'badThen', {})).catch((e) => e);
+    const error = await answered(h, h.client.ask(shop, 'badThen', {})).catch((e) => e);
     expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
     expect(error.message).toMatch(/onReply.*must name a handler of shop.*"nope"/);
     expect(await h.state('stock/widgets')).toBeUndefined();

@@ -141,3 +141,12 @@ export function settled<T>(
     (error: unknown) => ({ ok: false as const, error }),
   );
 }
+
+/** Runs `h`'s worker until `call` (an ask) has its answer, and returns it (or throws its error). */
+export async function answered<T>(h: Pick<Harness, 'run'>, call: Promise<T>): Promise<T> {
+  const result = settled(call);
+  await h.run();
+  const outcome = await result;
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}

@@ -7,7 +7,7 @@ import { actor } from '@baton/core';
 import { fireDueTimers } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { settled, setup } from './helpers.ts';
+import { answered, setup } from './helpers.ts';
 
 const Log = actor({
   name: 'log',
@@ -64,26 +64,18 @@ function harness() {
   return { ...h, engine };
 }
 
-async function ask<T>(h: ReturnType<typeof harness>, call: Promise<T>): Promise<T> {
-  const result = settled(call);
-  await h.run();
-  const outcome = await result;
-  if (!outcome.ok) throw outcome.error;
-  return outcome.value;
-}
-
 const lines = async (h: ReturnType<typeof harness>) =>
   ((await h.state('log/audit')) as { lines: string[] } | undefined)?.lines ?? [];
 
 describe('ctx.halt()', () => {
   it('resets the state, cancels every timer, keeps the sends, and sets the record to expire', async () => {
     const h = setup({ actors: [Session, Log] });
-    await ask(h, h.client.ask(s1, 'add', { item: 'a' }));
-    await ask(h, h.client.ask(s1, 'remind', { inMs: 1_000 }));
-    await ask(h, h.client.ask(s1, 'remind', { inMs: 2_000 }));
+    await answered(h, h.client.ask(s1, 'add', { item: 'a' }));
+    await answered(h, h.client.ask(s1, 'remind', { inMs: 1_000 }));
+    await answered(h, h.client.ask(s1, 'remind', { inMs: 2_000 }));
     expect(await h.backend.store.listTimers(s1.id)).toHaveLength(2);
 
-    expect(await ask(h, h.client.ask(s1, 'end', {}))).toBe('bye');
+    expect(await answered(h, h.client.ask(s1, 'end', {}))).toBe('bye');
     const record = await h.record(s1.id);
     expect(record?.state).toEqual({ items: [] });
     expect(record?.expiresAt).toBe(h.clock.now() + 2 * h.engine.markRetentionMs);
@@ -107,10 +99,10 @@ describe('ctx.halt()', () => {
 
   it('lets a later message find a new actor, whose sends are not mistaken for old ones', async () => {
     const h = setup({ actors: [Session, Log] });
-    await ask(h, h.client.ask(s1, 'add', { item: 'a' }));
-    await ask(h, h.client.ask(s1, 'end', {}));
+    await answered(h, h.client.ask(s1, 'add', { item: 'a' }));
+    await answered(h, h.client.ask(s1, 'end', {}));
     const halted = await h.record(s1.id);
-    expect(await ask(h, h.client.ask(s1, 'add', { item: 'b' }))).toBe(1);
+    expect(await answered(h, h.client.ask(s1, 'add', { item: 'b' }))).toBe(1);
     const revived = await h.record(s1.id);
     expect(revived?.state).toEqual({ items: ['b'] });
     expect(revived?.expiresAt).toBeUndefined();

@@ -7,7 +7,7 @@ import type { TimerQueue, TimerRef } from '@baton/core/adapter';
 import { fireDueTimers, Sweeper, timerFire } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { settled, setup } from './helpers.ts';
+import { answered, setup } from './helpers.ts';
 
 const Reminder = actor({
   name: 'reminder',
@@ -59,15 +59,6 @@ const alice = Reminder.ref('alice');
 const rang = async (h: ReturnType<typeof setup>) =>
   ((await h.state(alice.id)) as { rang: string[] } | undefined)?.rang ?? [];
 
-/** Runs the worker until `call` (an ask) has its answer. */
-async function answer<T>(h: ReturnType<typeof setup>, call: Promise<T>): Promise<T> {
-  const result = settled(call);
-  await h.run();
-  const outcome = await result;
-  if (!outcome.ok) throw outcome.error;
-  return outcome.value;
-}
-
 /** Fires what is due now and runs the worker until the inbox is empty. */
 async function fireAndRun(h: ReturnType<typeof setup>): Promise<number> {
   const fired = await fireDueTimers(h.engine, h.clock.now());
@@ -78,7 +69,7 @@ async function fireAndRun(h: ReturnType<typeof setup>): Promise<number> {
 describe('durable timers', () => {
   it('fire once when due, with the payload they were scheduled with, and are then gone', async () => {
     const h = setup({ actors: [Reminder] });
-    const handle = await answer(h, h.client.ask(alice, 'set', { note: 'tea', delay: 60_000 }));
+    const handle = await answered(h, h.client.ask(alice, 'set', { note: 'tea', delay: 60_000 }));
     expect(handle.at).toBe(h.clock.now() + 60_000);
     expect(await h.backend.store.listTimers(alice.id)).toMatchObject([
       { id: handle.id, at: handle.at, name: 'ring', payload: { note: 'tea' } },
@@ -99,7 +90,7 @@ describe('durable timers', () => {
 
   it('skip a copy of a fire that arrives after the timer was handled', async () => {
     const h = setup({ actors: [Reminder] });
-    await answer(h, h.client.ask(alice, 'set', { note: 'tea', delay: 10 }));
+    await answered(h, h.client.ask(alice, 'set', { note: 'tea', delay: 10 }));
     const [timer] = await h.backend.store.listTimers(alice.id);
     h.clock.advance(10);
     await fireAndRun(h);
@@ -112,7 +103,7 @@ describe('durable timers', () => {
 
   it('apply two copies of one fire in one batch once', async () => {
     const h = setup({ actors: [Reminder] });
-    await answer(h, h.client.ask(alice, 'set', { note: 'tea', delay: 10 }));
+    await answered(h, h.client.ask(alice, 'set', { note: 'tea', delay: 10 }));
     const [timer] = await h.backend.store.listTimers(alice.id);
     const fire = timerFire(timer!);
     await h.backend.queue.send([fire, { ...fire, dedupeId: 'other' }]);
@@ -123,7 +114,7 @@ describe('durable timers', () => {
   it('take an absolute time as a Date', async () => {
     const h = setup({ actors: [Reminder] });
     const at = h.clock.now() + 3_600_000;
-    expect((await answer(h, h.client.ask(alice, 'setAt', { note: 'lunch', at }))).at).toBe(at);
+    expect((await answered(h, h.client.ask(alice, 'setAt', { note: 'lunch', at }))).at).toBe(at);
     h.clock.set(at);
     await fireAndRun(h);
     expect(await rang(h)).toEqual(['lunch']);
@@ -131,8 +122,8 @@ describe('durable timers', () => {
 
   it('never fire once cancelled, even with the fire already in the inbox', async () => {
     const h = setup({ actors: [Reminder] });
-    const early = await answer(h, h.client.ask(alice, 'set', { note: 'early', delay: 10 }));
-    const late = await answer(h, h.client.ask(alice, 'set', { note: 'late', delay: 20 }));
+    const early = await answered(h, h.client.ask(alice, 'set', { note: 'early', delay: 10 }));
+    const late = await answered(h, h.client.ask(alice, 'set', { note: 'late', delay: 20 }));
     const [timer] = await h.backend.store.listTimers(alice.id);
     // The early fire is queued behind the cancel; the late timer is cancelled before it is due.
     await h.client.send(alice, 'cancel', { id: early.id });
@@ -145,15 +136,15 @@ describe('durable timers', () => {
     expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
     // Cancelling what is gone is a no-op.
     await expect(
-      answer(h, h.client.ask(alice, 'cancel', { id: early.id })),
+      answered(h, h.client.ask(alice, 'cancel', { id: early.id })),
     ).resolves.toBeUndefined();
   });
 
   it('replace a timer scheduled again under the same id: only the last scheduling fires', async () => {
     const h = setup({ actors: [Reminder] });
-    await answer(h, h.client.ask(alice, 'set', { note: 'first', delay: 10, id: 'nudge' }));
+    await answered(h, h.client.ask(alice, 'set', { note: 'first', delay: 10, id: 'nudge' }));
     const [first] = await h.backend.store.listTimers(alice.id);
-    await answer(h, h.client.ask(alice, 'set', { note: 'second', delay: 50, id: 'nudge' }));
+    await answered(h, h.client.ask(alice, 'set', { note: 'second', delay: 50, id: 'nudge' }));
     const timers = await h.backend.store.listTimers(alice.id);
     expect(timers).toHaveLength(1);
     expect(timers[0]).toMatchObject({ id: 'nudge', payload: { note: 'second' } });
@@ -170,7 +161,7 @@ describe('durable timers', () => {
 
   it('let a fired timer schedule its own id again (a repeating timer)', async () => {
     const h = setup({ actors: [Reminder] });
-    await answer(h, h.client.ask(alice, 'repeat', { times: 3 }));
+    await answered(h, h.client.ask(alice, 'repeat', { times: 3 }));
     for (let i = 0; i < 5; i++) {
       h.clock.advance(1_000);
       await fireAndRun(h);
@@ -191,7 +182,7 @@ describe('durable timers', () => {
 
   it('remove a timer whose handler rejects the fire: it is not fired again', async () => {
     const h = setup({ actors: [Reminder] });
-    await answer(h, h.client.ask(alice, 'set', { note: 'refuse', delay: 10 }));
+    await answered(h, h.client.ask(alice, 'set', { note: 'refuse', delay: 10 }));
     h.clock.advance(10);
     await fireAndRun(h);
     expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
@@ -233,7 +224,7 @@ describe('durable timers', () => {
       ['when', ErrorCode.INVALID_ARGUMENT, /a delay in ms or a Date/],
     ] as const;
     for (const [how, code, message] of cases) {
-      const error = (await answer(h, h.client.ask(alice, 'misuse', { how })).catch(
+      const error = (await answered(h, h.client.ask(alice, 'misuse', { how })).catch(
         (e) => e,
       )) as BatonError;
       expect(error.code, how).toBe(code);

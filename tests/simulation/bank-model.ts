@@ -154,3 +154,16 @@ export const Account = actor({
     },
   },
 });
+
+/**
+ * The account after an upgrade (the `deploy` fault): version 2 of the state adds `migrated`, the
+ * number of log entries when the record was first loaded by the new code. Same handlers.
+ */
+export const AccountV2 = actor({
+  name: 'account',
+  version: 2,
+  state: State.extend({ migrated: z.number() }),
+  initial: () => ({ ...Account.initial(''), migrated: 0 }),
+  migrate: { 1: (state) => ({ ...(state as State), migrated: (state as State).log.length }) },
+  handlers: Account.handlers,
+});

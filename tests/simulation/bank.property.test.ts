@@ -2,7 +2,7 @@ import { ErrorCode } from '@baton/core';
 import { type Faults, Simulation, type SimulationStats } from '@baton/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Account, INITIAL_BALANCE, Receipt, receipts } from './bank-model.ts';
+import { Account, AccountV2, INITIAL_BALANCE, Receipt, receipts } from './bank-model.ts';
 
 const RUNS = Number(process.env.BATON_SIM_RUNS ?? 2000);
 /** Replays a failure: set both to the values fast-check printed. */
@@ -35,6 +35,7 @@ const workload = fc.record({
     { maxLength: 3 },
   ),
   processes: fc.integer({ min: 1, max: 3 }),
+  upgrade: fc.boolean(),
   batchSize: fc.integer({ min: 1, max: 10 }),
   // Rates spread evenly around the defaults (fast-check's doubles crowd near 0, so late
   // boundaries such as the ack were struck only a handful of times in 2,000 schedules).
@@ -88,6 +89,8 @@ describe('the bank under crash-injection simulation', () => {
         const sim = new Simulation({
           actors: [Account],
           effects: [Receipt],
+          // Some runs deploy a new version of the account mid-run, with a state migration.
+          ...(w.upgrade ? { upgrades: [[AccountV2]] } : {}),
           seed: w.seed,
           processes: w.processes,
           batchSize: w.batchSize,
@@ -180,6 +183,13 @@ describe('the bank under crash-injection simulation', () => {
           }
         }
         for (const s of states) expect(s.scheduled).toEqual([]);
+        // A record the new code wrote was migrated once, from what the old code left.
+        for (const record of sim.records().filter((r) => r.id.startsWith('account/'))) {
+          if ((record.stateVersion ?? 1) < 2) continue;
+          const state = record.state as { migrated: number; log: string[] };
+          expect(state.migrated).toBeLessThanOrEqual(state.log.length);
+          totals.counts.migrated = (totals.counts.migrated ?? 0) + 1;
+        }
         // Every withdrawal's receipt ran at least once, every run with the same key; none other.
         for (const t of [...transfers, ...scheduled]) {
           const keys = receipts.get(t.id) ?? [];
@@ -250,6 +260,8 @@ describe('the bank under crash-injection simulation', () => {
         'sweeperRepairs',
         'timersFired',
         'receiptRuns',
+        'deploys',
+        'migrated',
         'batchSplits',
         'marksMovedOut',
         'versionConflicts',

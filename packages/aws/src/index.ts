@@ -27,6 +27,7 @@ export {
   SqsTimerQueue,
   type SqsTimerQueueOptions,
 } from './sqs/SqsTimerQueue.ts';
+export { sqsEffect } from './sqs/sqsEffect.ts';
 export {
   connectionsTableDefinition,
   createConnectionsTable,

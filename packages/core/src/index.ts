@@ -56,4 +56,5 @@ export {
   query,
   type ResultOf,
 } from './query.ts';
+export type { Schema } from './schema.ts';
 export type { Migration } from './stateVersions.ts';

@@ -1,4 +1,4 @@
-import { Client } from '@baton/core';
+import { type AnyActorDefinition, Client } from '@baton/core';
 import { type Queue, type QueueMessage, seededRandom } from '@baton/core/adapter';
 import { createEmbeddedBackend, type EmbeddedBackend, MemoryJournal } from '@baton/embedded';
 import { FaultyQueue } from './FaultyQueue.ts';
@@ -44,6 +44,7 @@ export class SimCluster {
   #nextProcess = 1;
   /** Inbox queues replaced so far: the current one is `inbox` or `inbox-<n>`. */
   #generation = 0;
+  #deployed = 0;
 
   constructor(context: SimContext) {
     this.context = context;
@@ -116,7 +117,7 @@ export class SimCluster {
       },
     });
     this.#client = new Client({
-      actors: settings.actors,
+      actors: this.actors,
       store: this.#backend.store,
       queue: this.#queue,
       clock,
@@ -137,6 +138,31 @@ export class SimCluster {
     if (process.undrained.size > 0) this.context.stats.drainWindowCrashes++;
     process.crash();
     this.#processes[index] = this.#spawn();
+  }
+
+  /** The actor definitions new processes and the client run: the last version deployed. */
+  get actors(): readonly AnyActorDefinition[] {
+    const { settings } = this.context;
+    return this.#deployed === 0 ? settings.actors : settings.upgrades[this.#deployed - 1]!;
+  }
+
+  /** Upgrades deployed so far. */
+  get deployed(): number {
+    return this.#deployed;
+  }
+
+  /** Deploys the next upgrade: every process dies; new ones, and the client, run it. */
+  async deploy(): Promise<void> {
+    await this.killAll();
+    this.#deployed++;
+    this.#client = new Client({
+      actors: this.actors,
+      store: this.#backend.store,
+      queue: this.#queue,
+      clock: this.context.clock,
+    });
+    this.#processes = this.#processes.map(() => this.#spawn());
+    this.#sweeper = this.#spawn('sweeper');
   }
 
   /** Every process dies at once, wherever its calls stand. */
@@ -174,7 +200,7 @@ export class SimCluster {
       gates,
       store: this.#backend.store,
       queue: this.#workerQueue,
-      actors: settings.actors,
+      actors: this.actors,
       effects: settings.effects,
       clock,
       random: seededRandom(Math.floor(rng() * 2 ** 32)),

@@ -10,6 +10,11 @@ export interface SimulationOptions {
   readonly actors: readonly AnyActorDefinition[];
   /** The effects handlers ask for; the simulated workers run them. */
   readonly effects?: readonly AnyEffectDefinition[];
+  /**
+   * Later versions of `actors` (e.g. with a raised `version` and its `migrate`), deployed in this
+   * order by the `deploy` fault: every process dies and new ones run the next version.
+   */
+  readonly upgrades?: ReadonlyArray<readonly AnyActorDefinition[]>;
   /** The seed: the same seed and the same sends give the same run, step for step. */
   readonly seed: number;
   /** Worker processes polling the inbox (the sweeper runs in a process of its own). @default 2 */
@@ -54,6 +59,7 @@ export interface SimulationOptions {
 export interface SimSettings {
   readonly actors: readonly AnyActorDefinition[];
   readonly effects: readonly AnyEffectDefinition[];
+  readonly upgrades: ReadonlyArray<readonly AnyActorDefinition[]>;
   readonly processes: number;
   readonly faults: Faults;
   readonly maxSteps: number;
@@ -71,6 +77,7 @@ export function resolveOptions(options: SimulationOptions): SimSettings {
   return {
     actors: options.actors,
     effects: options.effects ?? [],
+    upgrades: options.upgrades ?? [],
     processes: options.processes ?? 2,
     faults: { ...defaultFaults, ...options.faults },
     maxSteps: options.maxSteps ?? 200_000,

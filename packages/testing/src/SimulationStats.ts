@@ -33,6 +33,8 @@ export interface SimulationStats {
   sweeps: number;
   /** Envelopes the sweeper sent (the sum of its `SweepResult.sent`). */
   sweeperSent: number;
+  /** Upgrades deployed (the `deploy` fault). */
+  deploys: number;
   /** Due timers the sweepers fired into the inbox. */
   timersFired: number;
   /** Envelopes the sweeper found while a live worker held them, committed and not yet drained. */
@@ -80,6 +82,7 @@ export function emptyStats(): SimulationStats {
     sweeps: 0,
     sweeperSent: 0,
     timersFired: 0,
+    deploys: 0,
     sweeperRaced: 0,
     sweeperRepairs: 0,
     abandonedDrains: 0,

@@ -57,6 +57,7 @@ export function chooseFault(cluster: SimCluster, ingress: IngressState): Action 
       () => s.queueReplacements < f.replaceQueueBudget && busy,
       () => replaceQueueAction(cluster),
     ],
+    [f.deploy, () => cluster.deployed < settings.upgrades.length && busy, () => deploy(cluster)],
     [
       f.retentionJump,
       () => s.retentionJumps < f.retentionJumpBudget && cluster.idle() && ingress.pending > 0,
@@ -104,6 +105,17 @@ function crash(cluster: SimCluster): Action {
       stats.crashes++;
       stats.crashesAt[call.label] = (stats.crashesAt[call.label] ?? 0) + 1;
       cluster.crash(call.processId);
+    },
+  };
+}
+
+/** Deploys the next upgrade while work is under way. */
+function deploy(cluster: SimCluster): Action {
+  return {
+    label: `deploy upgrade ${cluster.deployed + 1}: every process dies, new ones run the new code`,
+    run: async () => {
+      cluster.context.stats.deploys++;
+      await cluster.deploy();
     },
   };
 }

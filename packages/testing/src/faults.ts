@@ -58,6 +58,12 @@ export interface Faults {
   readonly replaceQueue: number;
   /** Most queue replacements in one run. @default 1 */
   readonly replaceQueueBudget: number;
+  /**
+   * Deploy the next of the simulation's `upgrades` (new versions of the actor definitions):
+   * every process dies mid-call and new ones run the new code on the records the old wrote.
+   * @default 0.005
+   */
+  readonly deploy: number;
 }
 
 export const defaultFaults: Faults = {
@@ -79,6 +85,7 @@ export const defaultFaults: Faults = {
   retentionJumpBudget: 2,
   replaceQueue: 0.002,
   replaceQueueBudget: 1,
+  deploy: 0.005,
 };
 
 /** No faults at all: a plain deterministic run (the sweeper still runs when all else is quiet). */
@@ -101,4 +108,5 @@ export const noFaults: Faults = {
   retentionJumpBudget: 0,
   replaceQueue: 0,
   replaceQueueBudget: 0,
+  deploy: 0,
 };
