@@ -9,7 +9,6 @@ import type {
 import { invalidArgument, systemClock } from '@baton/core/adapter';
 import { checkDuration, checkInteger } from './checkOptions.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
-import type { StoredMessage } from './QueueState.ts';
 import {
   checkMessage,
   checkMessageSize,
@@ -19,6 +18,7 @@ import {
   QueueState,
   toLetter,
 } from './QueueState.ts';
+import type { StoredMessage } from './StoredMessage.ts';
 
 /** Options of an {@link EmbeddedQueue}. */
 export interface EmbeddedQueueOptions {

@@ -1,4 +1,4 @@
-import type { StoredMessage } from './QueueState.ts';
+import type { StoredMessage } from './StoredMessage.ts';
 
 /** Removed slots at the front that are reclaimed once they outnumber the live messages. */
 const RECLAIM_AFTER = 1_024;

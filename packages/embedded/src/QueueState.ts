@@ -3,20 +3,7 @@ import { invalidArgument, type QueueMessage } from '@baton/core/adapter';
 import { GroupSchedule } from './GroupSchedule.ts';
 import type { JournalEntry } from './Journal.ts';
 import { MessageGroup } from './MessageGroup.ts';
-
-/** A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile. */
-export interface StoredMessage {
-  readonly n: number;
-  readonly group: string;
-  readonly dedupeId: string;
-  readonly body: string;
-  readonly sentAt: number;
-  /** Receivable from this time on (0: never received). */
-  visibleAt: number;
-  receiveCount: number;
-  /** The receipt of the latest delivery. */
-  receipt: string | undefined;
-}
+import type { StoredMessage } from './StoredMessage.ts';
 
 /** A message moved to the dead-letter queue after too many receives. */
 export interface DeadLetter {
