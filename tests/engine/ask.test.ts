@@ -51,6 +51,17 @@ const Shop = actor({
         ask(Stock.ref('widgets'), 'reserve', { qty: 1 }, { onReply: 'nope' });
       },
     },
+    badTimeout: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.ask(
+          Stock.ref('widgets'),
+          'reserve',
+          { qty: 1 },
+          { onReply: 'reserved', timeoutMs: -5 },
+        );
+      },
+    },
     reserved: {
       payload: z.custom<Reserved>(),
       handle: (ctx, reply) => {
@@ -117,6 +128,9 @@ describe('ctx.ask between actors', () => {
     const error = await answered(h, h.client.ask(shop, 'badThen', {})).catch((e) => e);
     expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
     expect(error.message).toMatch(/onReply.*must name a handler of shop.*"nope"/);
+    const late = await answered(h, h.client.ask(shop, 'badTimeout', {})).catch((e) => e);
+    expect(late).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    expect(late.message).toMatch(/timeoutMs.*> 0, got -5/);
     expect(await h.state('stock/widgets')).toBeUndefined();
   });
 });

@@ -49,11 +49,13 @@ const User = actor({
       },
     },
     misuse: {
-      payload: z.object({ how: z.enum(['payload', 'unknown']) }),
+      payload: z.object({ how: z.enum(['payload', 'unknown', 'not an effect']) }),
       handle: (ctx, { how }) => {
         const ask = ctx.effect as (...args: unknown[]) => void;
         if (how === 'payload') ask(Notify, { note: 5 });
-        else ask(effect({ name: 'unregistered', payload: z.object({}), run: async () => {} }), {});
+        else if (how === 'unknown')
+          ask(effect({ name: 'unregistered', payload: z.object({}), run: async () => {} }), {});
+        else ask('notify', { note: 'x' });
       },
     },
   },
@@ -122,6 +124,7 @@ describe('effects', () => {
     const cases = [
       ['payload', ErrorCode.INVALID_PAYLOAD],
       ['unknown', ErrorCode.UNKNOWN_MESSAGE],
+      ['not an effect', ErrorCode.INVALID_ARGUMENT],
     ] as const;
     for (const [how, code] of cases) {
       const asked = settled(h.client.ask(User.ref('ada'), 'misuse', { how }));

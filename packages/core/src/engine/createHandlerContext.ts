@@ -71,7 +71,13 @@ export function createHandlerContext(
         effects.sends.push({ to: to.id, name, payload: structuredClone(payload) });
       },
       effect(effect, payload) {
-        const name = typeof effect?.name === 'string' ? effect.name : String(effect);
+        if (effect?.kind !== 'effect') {
+          throw new BatonError(
+            ErrorCode.INVALID_ARGUMENT,
+            'ctx.effect(effect, payload) takes an effect() or webhook() definition the app registers',
+          );
+        }
+        const { name } = effect;
         const parsed = engine.registry.effectPayload(name, payload);
         checkSize(`for effect ${name}`, name, parsed);
         effects.sends.push({ to: effectTarget(name), name, payload: structuredClone(payload) });
@@ -88,6 +94,12 @@ export function createHandlerContext(
           );
         }
         const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+        if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+          throw new BatonError(
+            ErrorCode.INVALID_ARGUMENT,
+            `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${String(timeoutMs)}`,
+          );
+        }
         const id = derivedId('ask', asked++);
         const timeout = new BatonError(
           ErrorCode.ASK_TIMEOUT,
