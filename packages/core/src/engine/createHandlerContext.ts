@@ -8,12 +8,13 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
 import type { Engine } from './createEngine.ts';
+import type { Send } from './outgoing.ts';
 
 /** What one handler run produced, collected by its context. */
 export interface HandlerEffects {
   readonly ctx: ActorContext<unknown>;
   /** Sends in call order, before sequence numbers are given; an ask carries its id. */
-  readonly sends: Array<{ to: string; name: string; payload: unknown; ask?: string }>;
+  readonly sends: Send[];
   reply: { set: boolean; value: unknown };
   /** Timers by id as the handler left them: scheduled (put) or cancelled (`null`). */
   readonly timers: Map<string, Timer | null>;

@@ -4,14 +4,8 @@
  * inbox offset and the sender's mark moved past the message.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import {
-  ASK_REPLY,
-  actorMessageId,
-  type Envelope,
-  isActorSender,
-  parseActorId,
-} from '../adapter/envelope.ts';
-import type { ActorRecord, DeadLetter, Outcome, SenderMark, Timer } from '../adapter/ports.ts';
+import { isActorSender, parseActorId } from '../adapter/envelope.ts';
+import type { ActorRecord, DeadLetter, SenderMark, Timer } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { upgradeState } from '../stateVersions.ts';
@@ -21,6 +15,7 @@ import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
+import { askReply, outgoing } from './outgoing.ts';
 import { boundPeers, type OverflowLookup } from './overflow.ts';
 import { deadLettered, replyTooLarge, stateNotJson, stateTooLarge } from './turnErrors.ts';
 
@@ -338,61 +333,6 @@ function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
 export function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
   if (!effects.unbounded || !effects.overflow?.length) return effects;
   return { ...effects, ...withRecord(engine, effects.unbounded, 0) };
-}
-
-/** A send a turn makes: a handler's, or the reply to an ask. */
-interface Send {
-  readonly to: string;
-  readonly name: string;
-  readonly payload: unknown;
-  readonly ask?: string;
-  readonly replyTo?: string;
-}
-
-/** The reply an actor's ask gets with this message's outcome; none for other messages. */
-function askReply(envelope: Envelope, outcome: Outcome): Send[] {
-  if (envelope.ask === undefined || !isActorSender(envelope)) return [];
-  return [{ to: envelope.from, name: ASK_REPLY, payload: outcome, replyTo: envelope.ask }];
-}
-
-/**
- * `sends` as envelopes, numbered on from the record's `sentSeq`, each naming the previous
- * message on its channel; and the record with `sentSeq` and its channels moved on.
- */
-async function outgoing(
-  { engine, overflow }: Turn,
-  record: ActorRecord,
-  sends: readonly Send[],
-  trace: HandlingTrace | undefined,
-): Promise<{ record: ActorRecord; envelopes: Envelope[] }> {
-  if (sends.length === 0) return { record, envelopes: [] };
-  const now = engine.clock.now();
-  await overflow.load(
-    record,
-    sends.map(({ to }) => ({ kind: 'channel', peer: to }) as const),
-  );
-  const channels = { ...record.channels };
-  let sentSeq = record.sentSeq;
-  const envelopes: Envelope[] = [];
-  for (const { to, name, payload, ask, replyTo } of sends) {
-    sentSeq++;
-    const prev = (channels[to] ?? (await overflow.channel(record, to)))?.seq ?? 0;
-    channels[to] = { seq: sentSeq, at: now };
-    envelopes.push({
-      id: actorMessageId(record.id, sentSeq),
-      from: record.id,
-      seq: sentSeq,
-      prev,
-      to,
-      name,
-      payload,
-      sentAt: now,
-      ...(trace ? { traceparent: trace.child } : {}),
-      ...(ask === undefined ? {} : { ask }),
-      ...(replyTo === undefined ? {} : { replyTo }),
-    });
-  }
-  return { record: { ...record, sentSeq, channels }, envelopes };
 }
 
 /** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */

@@ -1,0 +1,65 @@
+/**
+ * What a message sends, as envelopes: numbered on from the actor's `sentSeq`, each naming the
+ * previous message on its channel (`prev`), carrying the handling's trace — the handler's sends
+ * and asks, and the reply an actor's ask gets with the message's outcome.
+ */
+import { ASK_REPLY, actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
+import type { ActorRecord, Outcome } from '../adapter/ports.ts';
+import type { HandlingTrace } from '../adapter/traceContext.ts';
+import type { Engine } from './createEngine.ts';
+import type { OverflowLookup } from './overflow.ts';
+
+/** A send a turn makes: a handler's, or the reply to an ask. */
+export interface Send {
+  readonly to: string;
+  readonly name: string;
+  readonly payload: unknown;
+  readonly ask?: string;
+  readonly replyTo?: string;
+}
+
+/** The reply an actor's ask gets with this message's outcome; none for other messages. */
+export function askReply(envelope: Envelope, outcome: Outcome): Send[] {
+  if (envelope.ask === undefined || !isActorSender(envelope)) return [];
+  return [{ to: envelope.from, name: ASK_REPLY, payload: outcome, replyTo: envelope.ask }];
+}
+
+/**
+ * `sends` as envelopes, numbered on from the record's `sentSeq`, each naming the previous
+ * message on its channel; and the record with `sentSeq` and its channels moved on.
+ */
+export async function outgoing(
+  { engine, overflow }: { readonly engine: Engine; readonly overflow: OverflowLookup },
+  record: ActorRecord,
+  sends: readonly Send[],
+  trace: HandlingTrace | undefined,
+): Promise<{ record: ActorRecord; envelopes: Envelope[] }> {
+  if (sends.length === 0) return { record, envelopes: [] };
+  const now = engine.clock.now();
+  await overflow.load(
+    record,
+    sends.map(({ to }) => ({ kind: 'channel', peer: to }) as const),
+  );
+  const channels = { ...record.channels };
+  let sentSeq = record.sentSeq;
+  const envelopes: Envelope[] = [];
+  for (const { to, name, payload, ask, replyTo } of sends) {
+    sentSeq++;
+    const prev = (channels[to] ?? (await overflow.channel(record, to)))?.seq ?? 0;
+    channels[to] = { seq: sentSeq, at: now };
+    envelopes.push({
+      id: actorMessageId(record.id, sentSeq),
+      from: record.id,
+      seq: sentSeq,
+      prev,
+      to,
+      name,
+      payload,
+      sentAt: now,
+      ...(trace ? { traceparent: trace.child } : {}),
+      ...(ask === undefined ? {} : { ask }),
+      ...(replyTo === undefined ? {} : { replyTo }),
+    });
+  }
+  return { record: { ...record, sentSeq, channels }, envelopes };
+}
