@@ -1,6 +1,7 @@
 import { readConflict } from '../adapter/conflicts.ts';
 import { askTimerId, isActorSender } from '../adapter/envelope.ts';
 import { type ActorRecord, compareSeq, type OutboxItem, type Timer } from '../adapter/ports.ts';
+import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
@@ -143,27 +144,13 @@ async function applyBatch(
     }
     if (byId) seenKeys.add(envelope.id);
     const inbound = admission.fires ? fired(received, admission.fires) : received;
-    if (admission.lateReply) {
-      builder.add(ignore(engine, builder.record, inbound, admission));
-      done++;
-      continue;
-    }
-    const span = startHandlingSpan(engine.openTelemetry, inbound.envelope, {
-      actor: base.id,
-      inboxPosition: inbound.queueSeq,
-    });
-    const { trace } = span;
     let effects: MessageEffects | BatonError;
-    try {
-      effects = await applyMessage(turn, builder.record, inbound, admission, trace);
-      if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
-        effects = await deadLetter(turn, builder.record, inbound, admission, effects, trace);
-      }
-    } catch (error) {
-      span.end({ code: 'UNEXPECTED', message: String(error) });
-      throw error;
+    let trace: HandlingTrace | undefined;
+    if (admission.lateReply) {
+      effects = ignore(engine, builder.record, inbound, admission);
+    } else {
+      ({ effects, trace } = await handle(turn, builder.record, inbound, admission));
     }
-    span.end(isBatonError(effects) ? effects : effects.failure);
     if (isBatonError(effects)) {
       retry = effects;
       break;
@@ -184,6 +171,32 @@ async function applyBatch(
   if (builder.size > 0) await commit();
   const sentSeq = { before: base.sentSeq, after: committed.sentSeq };
   return { done, sent, outbox, timers, sentSeq, sawDuplicate, ...(retry ? { retry } : {}) };
+}
+
+/** Runs the handler — or dead-letters a message out of attempts — inside its handling's span. */
+async function handle(
+  turn: Turn,
+  record: ActorRecord,
+  inbound: Inbound,
+  admission: Admission,
+): Promise<{ effects: MessageEffects | BatonError; trace: HandlingTrace | undefined }> {
+  const { engine } = turn;
+  const span = startHandlingSpan(engine.openTelemetry, inbound.envelope, {
+    actor: record.id,
+    inboxPosition: inbound.queueSeq,
+  });
+  let effects: MessageEffects | BatonError;
+  try {
+    effects = await applyMessage(turn, record, inbound, admission, span.trace);
+    if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
+      effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
+    }
+  } catch (error) {
+    span.end({ code: 'UNEXPECTED', message: String(error) });
+    throw error;
+  }
+  span.end(isBatonError(effects) ? effects : effects.failure);
+  return { effects, trace: span.trace };
 }
 
 /**
