@@ -6,9 +6,9 @@
  */
 import type { Row } from '../report.ts';
 import { type CallCounter, formatPerOp, perOp } from './counting.ts';
-import { hotActorSetup, rawRound, workerRound } from './hot-actor.ts';
-import { engineRound, handRound, pingPongSetup } from './ping-pong.ts';
-import type { Target } from './target.ts';
+import { rawRound, workerRound } from './hot-actor.ts';
+import { engineRound, handRound } from './ping-pong.ts';
+import { benchResources, type Target } from './target.ts';
 
 export interface CostOptions {
   readonly target: Target;
@@ -21,8 +21,8 @@ export interface CostOptions {
 
 export async function costPerMessage(options: CostOptions): Promise<Row[]> {
   const { target, messages, roundTrips, log } = options;
-  const hot = await hotActorSetup(target, 'cost-hot');
-  const ping = await pingPongSetup(target, 'cost-ping');
+  const hot = await benchResources(target, 'cost-hot');
+  const ping = await benchResources(target, 'cost-ping');
   const hops = 2 * roundTrips + 1;
   const count = async (
     run: (side: ReturnType<Target['clients']>) => Promise<unknown>,

@@ -25,7 +25,7 @@ import { formatNs, formatRate, interleave, median, quartiles, type Sample } from
 import type { Row } from '../report.ts';
 import { applied, Counter, inboxMessage, ingress } from './actors.ts';
 import { formatCallTimes, formatPerOp, perOp } from './counting.ts';
-import type { Clients, Target } from './target.ts';
+import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Empty receives in a row before a round gives up (the inbox should never run dry early). */
@@ -42,21 +42,9 @@ export interface HotActorAwsOptions {
   readonly log: (line: string) => void;
 }
 
-export interface HotActorSetup {
-  readonly tableName: string;
-  readonly queueUrl: string;
-  /** Enqueues and checks: its calls count on neither side. */
-  readonly helper: Clients;
-}
-
-export async function hotActorSetup(target: Target, name: string): Promise<HotActorSetup> {
-  const [tableName, { queueUrl }] = await Promise.all([target.table(name), target.queue(name)]);
-  return { tableName, queueUrl, helper: target.clients() };
-}
-
 export async function hotActorAws(options: HotActorAwsOptions): Promise<Row> {
   const { target, messages, log } = options;
-  const setup = await hotActorSetup(target, `hot-${options.baseline}`);
+  const setup = await benchResources(target, `hot-${options.baseline}`);
   const batonSide = target.clients();
   const baseSide = target.clients();
   const result = await interleave({
@@ -105,7 +93,7 @@ export async function hotActorAws(options: HotActorAwsOptions): Promise<Row> {
 }
 
 /** Enqueues `messages` ingress messages for a fresh actor (setup, untimed); returns its id. */
-async function enqueue(setup: HotActorSetup, messages: number): Promise<string> {
+async function enqueue(setup: BenchResources, messages: number): Promise<string> {
   const key = `hot-${randomUUID().slice(0, 8)}`;
   const id = Counter.ref(key).id;
   for (let i = 0; i < messages; i += 10) {
@@ -127,7 +115,7 @@ async function enqueue(setup: HotActorSetup, messages: number): Promise<string> 
 /** One warm Worker per side, kept across rounds (as a busy Lambda container keeps it). */
 const workers = new WeakMap<Clients, Worker>();
 
-function workerOf(side: Clients, setup: HotActorSetup, batchSize: number): Worker {
+function workerOf(side: Clients, setup: BenchResources, batchSize: number): Worker {
   let worker = workers.get(side);
   if (!worker) {
     worker = new Worker({
@@ -144,7 +132,7 @@ function workerOf(side: Clients, setup: HotActorSetup, batchSize: number): Worke
 
 export async function workerRound(
   side: Clients,
-  setup: HotActorSetup,
+  setup: BenchResources,
   messages: number,
   batchSize: number,
 ): Promise<Sample> {
@@ -168,7 +156,7 @@ export async function workerRound(
 /** One message per receive, per transaction, per delete: the AWS SDK alone. */
 export async function rawRound(
   side: Clients,
-  setup: HotActorSetup,
+  setup: BenchResources,
   messages: number,
 ): Promise<Sample> {
   const id = await enqueue(setup, messages);
@@ -262,7 +250,7 @@ export async function rawRound(
 }
 
 /** Every message applied exactly once: the count and the sum of amounts 1…N. */
-async function check(setup: HotActorSetup, id: string, messages: number): Promise<void> {
+async function check(setup: BenchResources, id: string, messages: number): Promise<void> {
   const { Item } = await setup.helper.dynamodb.send(
     new GetItemCommand({
       TableName: setup.tableName,

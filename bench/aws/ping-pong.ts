@@ -25,7 +25,7 @@ import { formatNs, interleave, median, quartiles, type Sample } from '../measure
 import type { Row } from '../report.ts';
 import { hits, inboxMessage, ingress, Player } from './actors.ts';
 import { formatCallTimes, formatPerOp, perOp } from './counting.ts';
-import type { Clients, Target } from './target.ts';
+import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
 
 const MAX_EMPTY = 50;
 
@@ -37,22 +37,10 @@ export interface PingPongAwsOptions {
   readonly log: (line: string) => void;
 }
 
-export interface PingPongSetup {
-  readonly tableName: string;
-  readonly queueUrl: string;
-  /** Checks: its calls count on neither side. */
-  readonly helper: Clients;
-}
-
-export async function pingPongSetup(target: Target, name: string): Promise<PingPongSetup> {
-  const [tableName, { queueUrl }] = await Promise.all([target.table(name), target.queue(name)]);
-  return { tableName, queueUrl, helper: target.clients() };
-}
-
 export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
   const { target, roundTrips, log } = options;
   const hops = 2 * roundTrips + 1;
-  const setup = await pingPongSetup(target, 'ping');
+  const setup = await benchResources(target, 'ping');
   const batonSide = target.clients();
   const handSide = target.clients();
   const result = await interleave({
@@ -99,7 +87,7 @@ function hopLatencies(start: number, times: readonly number[]): number[] {
 /** One warm Worker per side, kept across rounds (as a busy Lambda container keeps it). */
 const workers = new WeakMap<Clients, Worker>();
 
-function workerOf(side: Clients, setup: PingPongSetup): Worker {
+function workerOf(side: Clients, setup: BenchResources): Worker {
   let worker = workers.get(side);
   if (!worker) {
     const queue = new SqsQueue({ client: side.sqs, queueUrl: setup.queueUrl });
@@ -112,7 +100,7 @@ function workerOf(side: Clients, setup: PingPongSetup): Worker {
 
 export async function engineRound(
   side: Clients,
-  setup: PingPongSetup,
+  setup: BenchResources,
   roundTrips: number,
 ): Promise<Sample> {
   const pair = randomUUID().slice(0, 8);
@@ -148,7 +136,7 @@ interface Ball {
 /** Receive → put state → send the next ball → delete: at-least-once, the AWS SDK alone. */
 export async function handRound(
   side: Clients,
-  setup: PingPongSetup,
+  setup: BenchResources,
   roundTrips: number,
 ): Promise<Sample> {
   const pair = randomUUID().slice(0, 8);
@@ -214,7 +202,7 @@ export async function handRound(
 
 /** Every hop applied exactly once: the two players' hits add up to the hops. */
 async function check(
-  setup: PingPongSetup,
+  setup: BenchResources,
   pair: string,
   hops: number,
   hitsOf: (item: Record<string, { S?: string }>) => number,

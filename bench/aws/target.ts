@@ -34,6 +34,20 @@ export interface Target {
   close(): Promise<void>;
 }
 
+/** A table and a FIFO queue of one benchmark, and clients whose calls count on neither side. */
+export interface BenchResources {
+  readonly tableName: string;
+  readonly queueUrl: string;
+  /** Enqueues and checks: its calls count on neither side. */
+  readonly helper: Clients;
+}
+
+/** Creates the table and the queue named `name` on `target`. */
+export async function benchResources(target: Target, name: string): Promise<BenchResources> {
+  const [tableName, { queueUrl }] = await Promise.all([target.table(name), target.queue(name)]);
+  return { tableName, queueUrl, helper: target.clients() };
+}
+
 export interface TargetOptions {
   readonly log: (line: string) => void;
   /** Endpoints of running emulators (the smoke test's); else from the environment. */
