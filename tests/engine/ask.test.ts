@@ -82,6 +82,22 @@ const log = async (h: ReturnType<typeof setup>) =>
   ((await h.state(shop.id)) as { log: string[] } | undefined)?.log ?? [];
 
 describe('ctx.ask between actors', () => {
+  it('keeps the continuation as a timer named after the ask, due a day later by default', async () => {
+    const h = setup({ actors: [Shop, Stock] });
+    await h.client.send(shop, 'order', { order: 'o1', qty: 2 });
+    await h.client.send(shop, 'order', { order: 'o2', qty: 1 });
+    await h.worker.poll(); // the shop's turn only: the requests wait unanswered
+    const timers = await h.backend.store.listTimers(shop.id);
+    expect(timers.map((t) => t.id)).toEqual([
+      expect.stringMatching(/^ask:[0-9a-f]{16}$/),
+      expect.stringMatching(/^ask:[0-9a-f]{16}$/),
+    ]);
+    for (const timer of timers) {
+      expect(timer.at).toBe(h.clock.now() + 24 * 3_600_000);
+      expect(timer.id).toBe(`ask:${timer.gen}`);
+    }
+  });
+
   it("delivers the reply to the continuation with the asker's context, once", async () => {
     const h = setup({ actors: [Shop, Stock] });
     await answered(h, h.client.ask(shop, 'order', { order: 'o1', qty: 2 }));

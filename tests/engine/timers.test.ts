@@ -42,13 +42,18 @@ const Reminder = actor({
       },
     },
     misuse: {
-      payload: z.object({ how: z.enum(['negative', 'unknown', 'payload', 'id', 'when']) }),
+      payload: z.object({
+        how: z.enum(['negative', 'unknown', 'payload', 'id', 'long id', 'when', 'longest id']),
+      }),
       handle: (ctx, { how }) => {
         const schedule = ctx.schedule as (...args: unknown[]) => unknown;
         if (how === 'negative') ctx.schedule(-1, 'ring', { note: 'x' });
         if (how === 'unknown') schedule(1, 'nope', {});
         if (how === 'payload') schedule(1, 'ring', { note: 5 });
         if (how === 'id') ctx.schedule(1, 'ring', { note: 'x' }, { id: '' });
+        if (how === 'long id') ctx.schedule(1, 'ring', { note: 'x' }, { id: 'x'.repeat(257) });
+        if (how === 'longest id')
+          return ctx.schedule(1, 'ring', { note: 'x' }, { id: 'x'.repeat(256) }).id;
         if (how === 'when') schedule('soon', 'ring', { note: 'x' });
       },
     },
@@ -221,6 +226,7 @@ describe('durable timers', () => {
       ['unknown', ErrorCode.UNKNOWN_MESSAGE, /no handler "nope"/],
       ['payload', ErrorCode.INVALID_PAYLOAD, /note/],
       ['id', ErrorCode.INVALID_ARGUMENT, /timer id must be a non-empty string/],
+      ['long id', ErrorCode.INVALID_ARGUMENT, /at most 256 characters/],
       ['when', ErrorCode.INVALID_ARGUMENT, /a delay in ms or a Date/],
     ] as const;
     for (const [how, code, message] of cases) {
@@ -231,5 +237,7 @@ describe('durable timers', () => {
       expect(error.message, how).toMatch(message);
     }
     expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    const longest = await answered(h, h.client.ask(alice, 'misuse', { how: 'longest id' }));
+    expect(longest).toBe('x'.repeat(256));
   });
 });
