@@ -65,6 +65,10 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.readDeadLetter');
       return store.readDeadLetter(actorId, messageId);
     },
+    retireHeldOutbox: async (actorId, ver) => {
+      await hop('store.retireHeldOutbox');
+      return store.retireHeldOutbox(actorId, ver);
+    },
     listOutboxActors: async (olderThan) => {
       await hop('store.listOutboxActors');
       return store.listOutboxActors(olderThan);

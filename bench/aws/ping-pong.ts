@@ -4,8 +4,9 @@
  *
  * Two actors bounce a ball K round trips (2K + 1 hops, counting the serve from ingress).
  * Candidate: one `Worker` on `DynamoStore` + `SqsQueue`; per hop a receive, a turn (handler,
- * `TransactWriteItems` of record + outbox), the drain (`SendMessageBatch` into the other actor's
- * group, the outbox delete) and the ack.
+ * one conditional `PutItem` of the record holding its send), the drain (`SendMessageBatch` into
+ * the other actor's group; nothing to delete: the next turn's record leaves the send out) and
+ * the ack.
  * Baseline: a hand-written at-least-once pipeline with the AWS SDK directly; per hop
  * `ReceiveMessage`, `PutItem` of the new state (on its version), `SendMessage` of the next
  * ball, `DeleteMessage`. No outbox, no dedupe: a crash between put and send loses the ball or,

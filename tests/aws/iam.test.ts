@@ -20,10 +20,11 @@ import { actor, Client, RetryableError, silentLogger } from '@baton/core';
 import { INGRESS } from '@baton/core/adapter';
 import {
   createEngine,
-  drainOutbox,
   redriveDeadLetter,
   runTurn,
   Sweeper,
+  storedOutbox,
+  sweepOutbox,
   Worker,
 } from '@baton/core/engine';
 import type { SQSEvent } from 'aws-lambda';
@@ -84,23 +85,28 @@ describe('the IAM actions each part declares', () => {
     const { queueUrl } = await createFifoQueue(setup.sqs, name, { visibilityTimeoutMs: 1_000 });
     const timerQueueUrl = (await createTimerQueue(setup.sqs, name)).queueUrl;
     const roles = new Map([[timerQueueUrl, 'timerQueue' as const]]);
-    const ports = (dynamodb: DynamoDBClient, sqs: SQSClient) => ({
-      store: new DynamoStore({ client: dynamodb, tableName: name }),
+    const ports = (dynamodb: DynamoDBClient, sqs: SQSClient, maxItemBytes?: number) => ({
+      store: new DynamoStore({
+        client: dynamodb,
+        tableName: name,
+        ...(maxItemBytes ? { limits: { maxItemBytes } } : {}),
+      }),
       queue: new SqsQueue({ client: sqs, queueUrl }),
       timers: new SqsTimerQueue({ client: sqs, queueUrl: timerQueueUrl }),
     });
-    const part = () => {
+    const part = (maxItemBytes?: number) => {
       const calls = new Set<string>();
       // Clients of its own (createAwsClients shares one pair per endpoint).
       const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodbEndpoint });
       const sqs = new SQSClient({ endpoint: endpoints.sqsEndpoint });
       record(dynamodb, calls, roles);
       record(sqs, calls, roles);
-      return { calls, ...ports(dynamodb, sqs) };
+      return { calls, ...ports(dynamodb, sqs, maxItemBytes) };
     };
     const operator = ports(setup.dynamodb, setup.sqs);
     const actors = [Node];
-    const [ingress, worker, drain, sweeper, relay] = [part(), part(), part(), part(), part()];
+    // The worker's items are small, so sends that do not fit in their record go apart.
+    const [ingress, worker, drain, sweeper, relay] = [part(), part(1_500), part(), part(), part()];
     const workerEngine = createEngine({
       actors,
       ...worker,
@@ -110,9 +116,9 @@ describe('the IAM actions each part declares', () => {
       recordPeers: 1, // so marks move out and are read back
     });
     const work = new Worker(workerEngine);
-    const runWorker = async () => {
+    const runWorker = async (worker = work) => {
       for (let idle = 0; idle < 3; ) {
-        if ((await work.poll()) > 0) idle = 0;
+        if ((await worker.poll()) > 0) idle = 0;
         else {
           const { visible, inFlight } = await operator.queue.approximateCounts();
           if (visible + inFlight === 0) idle++;
@@ -125,12 +131,17 @@ describe('the IAM actions each part declares', () => {
     const client = new Client({ actors, ...ingress });
     await client.send(Node.ref('hub'), 'relay', { to: ['a', 'b'] }, { idempotencyKey: 'r1' });
     await client.send(Node.ref('x'), 'relay', { to: ['a'] });
+    const many = Array.from({ length: 12 }, (_, i) => `w${i}`);
+    await client.send(Node.ref('w'), 'relay', { to: many }); // too many to fit in its record
     await client.send(Node.ref('f'), 'flaky', {});
     const { messageId } = await client.send(Node.ref('p'), 'poison', {});
     await client.send(Node.ref('t'), 'later', {}); // the worker arms its timer
     const asked = client.ask(Node.ref('hub'), 'relay', { to: ['a'] }, { timeoutMs: 20_000 });
     await runWorker();
     await asked;
+    // Another worker, which did not drain node/w's last turn, reads its items apart back.
+    await client.send(Node.ref('w'), 'bump', {});
+    await runWorker(new Worker(workerEngine));
     expect(await client.outcome(messageId)).toMatchObject({ ok: false });
 
     // The operator redrives the dead letter once it is cured; the worker applies it.
@@ -139,32 +150,45 @@ describe('the IAM actions each part declares', () => {
     await runWorker();
 
     // Outboxes left undrained, for the drain handler's and the sweeper's code.
-    const committing = createEngine({ actors, ...operator, logger: silentLogger });
-    const relayed = (key: string) => ({
+    // Small items again, so a relay to many goes apart, and one to a few is held.
+    const committing = createEngine({
+      actors,
+      ...ports(setup.dynamodb, setup.sqs, 1_500),
+      logger: silentLogger,
+    });
+    const relayed = (key: string, to = ['a']) => ({
       envelope: {
         id: `ingress:${key}`,
         from: INGRESS,
         seq: 0,
         to: `node/${key}`,
         name: 'relay',
-        payload: { to: ['a'] },
+        payload: { to },
         sentAt: 0,
       },
       queueSeq: '1',
     });
-    await runTurn(committing, 'node/y', [relayed('y')]);
-    await runTurn(committing, 'node/z', [relayed('z')]);
+    await runTurn(committing, 'node/y', [relayed('y', many)]);
+    await runTurn(committing, 'node/v', [relayed('v')]);
+    await runTurn(committing, 'node/z', [relayed('z', [...many, 'a'])]);
     // A timer committed and never armed, for the sweeper to fire.
     await runTurn(committing, 'node/u', [
       { ...relayed('u'), envelope: { ...relayed('u').envelope, name: 'later', payload: {} } },
     ]);
-    expect(await drainOutbox(drain.store, drain.queue, 'node/y')).toBe(1);
+    expect(await sweepOutbox(drain.store, drain.queue, 'node/y')).toBe(many.length);
+    expect(await sweepOutbox(drain.store, drain.queue, 'node/v')).toBe(1);
+    // node/z's send, left behind, and the sends node/hub's and node/x's records still hold from
+    // their last turns: drained then, to be sent again and retired.
+    const listed = await operator.store.listOutboxActors(Number.MAX_SAFE_INTEGER);
+    expect(listed.sort()).toEqual(['node/hub', 'node/x', 'node/z']);
+    const stored = await Promise.all(listed.map((id) => storedOutbox(operator.store, id)));
+    const sends = stored.flat().reduce((n, item) => n + item.envelopes.length, 0);
     const swept = await new Sweeper(createEngine({ actors, ...sweeper, logger: silentLogger }), {
       minAgeMs: 0,
       timerGraceMs: 0,
     }).sweep();
     // Both due timers: node/u's, never armed, and node/t's, armed and not relayed yet.
-    expect(swept).toMatchObject({ sent: 1, timersFired: 2 });
+    expect(swept).toMatchObject({ drained: 3, sent: sends, timersFired: 2 });
 
     // The relay: the worker's armed timer is due (fired into the inbox), a later one re-armed.
     const armed = await setup.sqs.send(

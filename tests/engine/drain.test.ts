@@ -1,5 +1,5 @@
 import { actor, Client, silentLogger } from '@baton/core';
-import type { OutboxItem, Store } from '@baton/core/adapter';
+import type { Queue, QueueMessage, Store } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
@@ -34,41 +34,85 @@ const Relay = actor({
   },
 });
 
+/** A store and a queue that count outbox reads and deletes, and the messages sent. */
+function counted(store: EmbeddedStore, queue: EmbeddedQueue) {
+  const calls = { readOutbox: 0, deleteOutbox: 0, sent: 0 };
+  const countCalls = <T extends object>(
+    target: T,
+    count: (prop: string, args: unknown[]) => void,
+  ) =>
+    new Proxy(target, {
+      get: (t, prop) => {
+        const value = Reflect.get(t, prop, t);
+        if (typeof value !== 'function' || typeof prop !== 'string') return value;
+        return (...args: unknown[]) => {
+          count(prop, args);
+          return value.apply(t, args);
+        };
+      },
+    });
+  return {
+    calls,
+    store: countCalls<Store>(store, (prop) => {
+      if (prop === 'readOutbox' || prop === 'deleteOutbox') calls[prop]++;
+    }),
+    queue: countCalls<Queue>(queue, (prop, [messages]) => {
+      if (prop === 'send') calls.sent += (messages as QueueMessage[]).length;
+    }),
+  };
+}
+
 describe('the drain', () => {
-  it('sends a warm actor’s commit as it is in hand, and reads the outbox back unless it drained every earlier send itself', async () => {
+  it('holds a commit’s sends in its record, and sends them again only from a worker that did not drain them itself', async () => {
     const store = new EmbeddedStore();
     const queue = new EmbeddedQueue();
-    const reads: string[] = [];
-    const counting = new Proxy(store, {
-      get: (target, prop) => {
-        if (prop === 'readOutbox') {
-          return async (actorId: string): Promise<OutboxItem[]> => {
-            reads.push(actorId);
-            return target.readOutbox(actorId);
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as Store;
+    const { calls, ...ports } = counted(store, queue);
     const actors = [Relay, Sink];
-    const options = { actors, store: counting, queue, logger: silentLogger };
+    const options = { actors, ...ports, logger: silentLogger };
+    const client = new Client({ actors, store, queue });
+    const forward = async (worker: Worker) => {
+      calls.sent = 0;
+      await client.send(Relay.ref('r'), 'forward', {});
+      while ((await worker.poll()) > 0);
+      // The relay's send, and the ones a worker sent again before its commit replaced them.
+      return calls.sent;
+    };
+    const first = new Worker(options);
+
+    expect(await forward(first)).toBe(1); // the actor's first commit: nothing before it
+    expect((await store.load('relay/r'))?.outbox).toHaveLength(1);
+    expect(await forward(first)).toBe(1); // warm: it drained the record it commits over
+    expect(await forward(new Worker(options))).toBe(2); // another worker: it cannot know
+    expect(await forward(first)).toBe(2); // that worker committed in between
+    expect(calls).toMatchObject({ readOutbox: 0, deleteOutbox: 0 });
+
+    expect((await store.load('sink/s'))?.state).toEqual({ notes: [1, 2, 3, 4] });
+    expect(store.outboxSize()).toBe(0);
+  });
+
+  it('writes sends that do not fit in the record apart, and reads them back before the next commit', async () => {
+    // Room for the relay's record (about 150 bytes) or its send (about 200), not both.
+    const store = new EmbeddedStore({ limits: { maxItemBytes: 300 } });
+    const queue = new EmbeddedQueue();
+    const { calls, ...ports } = counted(store, queue);
+    const actors = [Relay, Sink];
     const client = new Client({ actors, store, queue });
     const forward = async (worker: Worker) => {
       await client.send(Relay.ref('r'), 'forward', {});
       while ((await worker.poll()) > 0);
     };
-    const first = new Worker(options);
+    const options = { actors, ...ports, logger: silentLogger };
+    for (const worker of [new Worker(options), new Worker(options)]) {
+      await forward(worker);
+      await forward(worker);
+    }
+    const record = await store.load('relay/r');
 
-    await forward(first); // cold: it cannot know what earlier turns left
-    expect(reads).toEqual(['relay/r']);
-    await forward(first); // warm, and it drained every earlier send itself
-    expect(reads).toEqual(['relay/r']);
-    await forward(new Worker(options)); // another worker
-    expect(reads).toEqual(['relay/r', 'relay/r']);
-    await forward(first); // that worker sent in between: read back
-    expect(reads).toEqual(['relay/r', 'relay/r', 'relay/r']);
-
+    expect(record?.outbox).toBeUndefined();
+    expect(record?.outboxApart).toBe(true);
+    // Each worker deleted its items after each commit. The second one could not know that of
+    // the first one's last commit, and read its items back before its first commit.
+    expect(calls).toMatchObject({ readOutbox: 1, deleteOutbox: 4 });
     expect((await store.load('sink/s'))?.state).toEqual({ notes: [1, 2, 3, 4] });
     expect(store.outboxSize()).toBe(0);
   });

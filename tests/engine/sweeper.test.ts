@@ -1,6 +1,7 @@
 import { actor, type Logger, silentLogger } from '@baton/core';
-import { decodeEnvelope } from '@baton/core/adapter';
+import { decodeEnvelope, type Store } from '@baton/core/adapter';
 import { createEngine, runTurn, Sweeper } from '@baton/core/engine';
+import type { EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Harness, setup } from './helpers.ts';
@@ -43,6 +44,27 @@ async function commitWithoutDrain(h: Harness): Promise<void> {
   await h.backend.queue.ack([message!.receipt]);
 }
 
+/** The store as one that cannot remember drained held sends without a write would be. */
+function withoutDrainedHint(store: Store): Store {
+  return new Proxy(store, {
+    get: (target, prop) => {
+      if (prop === 'heldDrained') return undefined;
+      if (prop === 'listOutboxActors') {
+        // Every record holding sends, drained or not, as DynamoDB's index lists them.
+        return async (olderThan: number) => {
+          const listed = new Set(await target.listOutboxActors(olderThan));
+          for (const record of (target as EmbeddedStore).records()) {
+            if (record.outbox?.some((item) => item.createdAt < olderThan)) listed.add(record.id);
+          }
+          return [...listed];
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 describe('Sweeper', () => {
   it('drains an outbox left behind once it is older than minAgeMs, and delivers it once', async () => {
     const h = setup({ actors: [Sink, Sender] });
@@ -58,26 +80,53 @@ describe('Sweeper', () => {
     h.clock.advance(2);
     expect(await sweeper.sweep()).toEqual({ drained: 1, sent: 3, failed: 0, timersFired: 0 });
     expect(h.backend.store.outboxSize()).toBe(0);
+    // The record held the sends; the sweeper wrote it again without them.
+    expect(await h.record('sender/a')).toMatchObject({ ver: 2, state: {} });
+    expect((await h.record('sender/a'))?.outbox).toBeUndefined();
     expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0 });
 
     await h.run();
     expect(await h.state('sink/s')).toEqual({ got: [1, 2, 3] });
+    // The worker's warm record is stale now: its next turn reloads, and sends nothing twice.
+    await h.client.send(Sender.ref('a'), 'burst', { from: 4, count: 1 });
+    await h.run();
+    expect(await h.state('sink/s')).toEqual({ got: [1, 2, 3, 4] });
   });
 
-  it('drains several left-behind turns of one actor in send order', async () => {
+  it('retires the sends an idle actor’s record still holds after its turn drained them', async () => {
+    const h = setup({ actors: [Sink, Sender] });
+    await h.client.send(Sender.ref('a'), 'burst', { from: 1, count: 2 });
+    await h.run();
+    expect((await h.record('sender/a'))?.outbox).toHaveLength(1);
+    // The embedded store knows they were drained; a store that does not (DynamoDB) lists them.
+    expect(h.backend.store.outboxSize()).toBe(0);
+    const forgetful = { ...h.engine, store: withoutDrainedHint(h.backend.store) };
+    await h.backend.store.retireHeldOutbox('sender/a', 0); // not at that version: nothing
+    expect((await h.record('sender/a'))?.ver).toBe(1);
+
+    h.clock.advance(60_001);
+    expect(await new Sweeper(forgetful).sweep()).toMatchObject({ drained: 1, sent: 2 });
+    expect(await h.record('sender/a')).not.toHaveProperty('outbox');
+    // The copies it sent again are dropped as duplicates.
+    await h.run();
+    expect(await h.state('sink/s')).toEqual({ got: [1, 2] });
+  });
+
+  it('drains the left-behind turns of several actors, each actor in send order', async () => {
     const h = setup({ actors: [Sink, Sender] });
     await h.client.send(Sender.ref('a'), 'burst', { from: 1, count: 2 });
     await commitWithoutDrain(h);
-    await h.client.send(Sender.ref('a'), 'burst', { from: 3, count: 2 });
-    await commitWithoutDrain(h);
     await h.client.send(Sender.ref('b'), 'burst', { from: 100, count: 1 });
     await commitWithoutDrain(h);
-    expect(h.backend.store.outboxSize()).toBe(3);
+    await h.client.send(Sender.ref('a'), 'burst', { from: 3, count: 2 });
+    await commitWithoutDrain(h);
+    // The second turn of sender/a sent the first one's before it committed over its record.
+    expect(h.backend.store.outboxSize()).toBe(2);
 
     h.clock.advance(120_000);
     expect(await new Sweeper(h.engine).sweep()).toEqual({
       drained: 2,
-      sent: 5,
+      sent: 3,
       failed: 0,
       timersFired: 0,
     });

@@ -61,9 +61,12 @@ const receive: IamStatement = {
   resources: ['inbox'],
 };
 
-/** Reading and retiring outbox items: what a drain does to the table. */
-const drainTable: IamStatement = {
-  actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'],
+/**
+ * What a sweep of one outbox does to the table: reads the record (its held sends) and the items
+ * apart, deletes the items, and writes the record again without its held sends.
+ */
+const sweepTable: IamStatement = {
+  actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'],
   resources: ['table'],
 };
 
@@ -117,15 +120,21 @@ const streamEventSource: IamStatement = {
 export const BATON_IAM = {
   /** `workerHandler` (and `Worker.poll`): turns, drains, acks and releases; arms timers. */
   worker: [store, send, receive, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
-  /** `drainHandler`: reads, sends and deletes outbox items. */
-  drain: [drainTable, send],
+  /** `drainHandler`: sweeps the outboxes it is asked to: reads, sends and retires them. */
+  drain: [sweepTable, send],
   /**
    * `sweeperHandler`: finds old outbox items and overdue timers through the index, then drains
    * the outboxes and fires the timers (read whole in a batch).
    */
   sweeper: [
     {
-      actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem'],
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:UpdateItem',
+      ],
       resources: ['table'],
     },
     { actions: ['dynamodb:Query'], resources: ['outboxIndex'] },

@@ -80,6 +80,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #overflow = new Map<string, Map<string, OverflowMark>>();
   /** Timers by actor, then by timer id. */
   readonly #timers = new Map<string, Map<string, Timer>>();
+  /** Per actor, the record version whose held sends were drained (memory only). */
+  readonly #drainedHeld = new Map<string, number>();
   readonly #changes: Notifier<ActorRecord>;
   readonly #outcomes: Notifier<IdempotencyRecord>;
   readonly #timersPut: Notifier<Timer>;
@@ -164,16 +166,40 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   async listOutboxActors(olderThan: number): Promise<string[]> {
     this.#checkOpen();
-    const actors: string[] = [];
+    const actors = new Set<string>();
+    for (const record of this.#undrainedHolders()) {
+      if (record.outbox?.some((item) => item.createdAt < olderThan)) actors.add(record.id);
+    }
     for (const [actorId, items] of this.#outbox) {
       for (const item of items.values()) {
         if (item.createdAt < olderThan) {
-          actors.push(actorId);
+          actors.add(actorId);
           break;
         }
       }
     }
-    return actors;
+    return [...actors];
+  }
+
+  async retireHeldOutbox(actorId: string, ver: number): Promise<void> {
+    this.#checkOpen();
+    const current = this.#records.get(actorId);
+    if (current?.ver !== ver || !current.outbox) return;
+    const { outbox: _held, outboxApart: _apart, ...rest } = current;
+    const entry: CommitEntry = {
+      t: 'store.commit',
+      record: { ...rest, ver: ver + 1 },
+      outbox: [],
+      idempotency: [],
+    };
+    this.#journal?.append([entry]);
+    this.#apply(entry);
+    this.#changes.emit(entry.record!);
+  }
+
+  async heldDrained(actorId: string, ver: number): Promise<void> {
+    this.#checkOpen();
+    if (this.#records.get(actorId)?.ver === ver) this.#drainedHeld.set(actorId, ver);
   }
 
   async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
@@ -256,9 +282,10 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return [...this.#records.values()].map((record) => structuredClone(record));
   }
 
-  /** The number of outbox items waiting to be drained, over all actors. */
+  /** The number of outbox items waiting to be drained, over all actors, held or apart. */
   outboxSize(): number {
     let size = 0;
+    for (const record of this.#undrainedHolders()) size += record.outbox?.length ?? 0;
     for (const items of this.#outbox.values()) size += items.size;
     return size;
   }
@@ -330,6 +357,13 @@ export class EmbeddedStore implements Store, ChangeFeed {
   /** Rejects every later call with UNAVAILABLE. Does not close the journal. */
   close(): void {
     this.#closed = true;
+  }
+
+  /** Records holding sends not known drained (a restart forgets what was: they are swept again). */
+  *#undrainedHolders(): Iterable<ActorRecord> {
+    for (const record of this.#records.values()) {
+      if (record.outbox && this.#drainedHeld.get(record.id) !== record.ver) yield record;
+    }
   }
 
   #liveIdempotency(key: string): IdempotencyRecord | undefined {

@@ -35,6 +35,8 @@ export class SimCluster {
   readonly journal = new MemoryJournal();
   /** Every message sent to the queue (ingress and drains), so a fault can deliver it again. */
   readonly history: QueueMessage[] = [];
+  /** The dedupe ids the inbox queue accepted (a replaced queue's messages move to the new one). */
+  readonly accepted = new Set<string>();
   #backend!: EmbeddedBackend;
   #queue!: Queue;
   #workerQueue!: Queue;
@@ -221,6 +223,7 @@ export class SimCluster {
       send: async (messages) => {
         this.history.push(...messages);
         await queue.send(messages);
+        for (const m of messages) this.accepted.add(m.dedupeId);
       },
       receive: (options) => queue.receive(options),
       ack: (receipts) => queue.ack(receipts),

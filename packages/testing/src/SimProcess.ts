@@ -60,7 +60,7 @@ export interface SimProcessOptions {
    * deleted from the queue, a redelivery will drain the commit's outbox.
    */
   readonly onCommit?: (commit: Commit, batch: readonly string[]) => void;
-  /** Called with what each `store.readOutbox` returned. */
+  /** Called with the outbox items each `store.readOutbox` returned, and the sends each loaded record holds. */
   readonly onOutboxRead?: (actorId: string, items: readonly OutboxItem[]) => void;
   /** Called when one task committed two or more times for one actor (a split batch). */
   readonly onBatchSplit?: (actorId: string) => void;
@@ -190,7 +190,7 @@ export class SimProcess {
         }
         const actorId = c.record.id;
         this.#commits.set(actorId, (this.#commits.get(actorId) ?? 0) + 1);
-        if (c.outbox.length > 0) this.#undrained.add(actorId);
+        if (c.outbox.length > 0 || c.record.outbox) this.#undrained.add(actorId);
         options.onCommit?.(c, this.#batch.get(actorId) ?? []);
       },
       readOutbox: async (actorId: string) => {
@@ -198,8 +198,18 @@ export class SimProcess {
         options.onOutboxRead?.(actorId, items);
         return items;
       },
+      // The sends a record holds are part of its actor's outbox as well.
+      load: async (actorId: string) => {
+        const record = await store.load(actorId);
+        if (record?.outbox) options.onOutboxRead?.(actorId, record.outbox);
+        return record;
+      },
       deleteOutbox: async (actorId: string, seqs: readonly number[]) => {
         await store.deleteOutbox(actorId, seqs);
+        this.#undrained.delete(actorId);
+      },
+      heldDrained: async (actorId: string, ver: number) => {
+        await store.heldDrained?.(actorId, ver);
         this.#undrained.delete(actorId);
       },
     };

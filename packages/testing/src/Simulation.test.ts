@@ -1,4 +1,5 @@
 import { actor } from '@baton/core';
+import { decodeEnvelope, type QueueMessage } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Faults, noFaults } from './faults.ts';
@@ -65,28 +66,31 @@ function ackBeforeDrain(ports: SimPorts): SimPorts {
   const receipts = new Map<string, string[]>();
   const queue = new Proxy(ports.queue, {
     get: (target, prop) => {
-      if (prop !== 'receive') return Reflect.get(target, prop);
-      return async (...args: Parameters<SimPorts['queue']['receive']>) => {
-        const received = await target.receive(...args);
-        receipts.clear();
-        for (const m of received)
-          receipts.set(m.group, [...(receipts.get(m.group) ?? []), m.receipt]);
-        return received;
-      };
+      if (prop === 'receive') {
+        return async (...args: Parameters<SimPorts['queue']['receive']>) => {
+          const received = await target.receive(...args);
+          receipts.clear();
+          for (const m of received)
+            receipts.set(m.group, [...(receipts.get(m.group) ?? []), m.receipt]);
+          return received;
+        };
+      }
+      if (prop === 'send') {
+        // A drain sends what its actor committed: ack that actor's messages first.
+        return async (messages: readonly QueueMessage[]) => {
+          for (const message of messages) {
+            const sender = decodeEnvelope(message.body)?.from ?? '';
+            const mine = receipts.get(sender);
+            receipts.delete(sender);
+            if (mine) await target.ack(mine);
+          }
+          return target.send(messages);
+        };
+      }
+      return Reflect.get(target, prop);
     },
   });
-  const store = new Proxy(ports.store, {
-    get: (target, prop) => {
-      if (prop !== 'readOutbox') return Reflect.get(target, prop);
-      return async (actorId: string) => {
-        const mine = receipts.get(actorId);
-        receipts.delete(actorId);
-        if (mine) await ports.queue.ack(mine);
-        return target.readOutbox(actorId);
-      };
-    },
-  });
-  return { store, queue };
+  return { store: ports.store, queue };
 }
 
 describe('Simulation', () => {

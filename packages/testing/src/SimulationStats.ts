@@ -57,6 +57,8 @@ export interface SimulationStats {
   marksMovedOut: number;
   /** Commits seen on the change feed. */
   commits: number;
+  /** Commits whose sends did not fit in their record, written as outbox items apart. */
+  commitsApart: number;
   /** Inbox messages received by workers (redeliveries included). */
   deliveries: number;
   /** Commits refused because another worker committed the actor first (fencing, I5). */
@@ -92,6 +94,7 @@ export function emptyStats(): SimulationStats {
     queueReplacements: 0,
     batchSplits: 0,
     marksMovedOut: 0,
+    commitsApart: 0,
     commits: 0,
     deliveries: 0,
     versionConflicts: 0,

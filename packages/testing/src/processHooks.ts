@@ -26,8 +26,9 @@ export function processHooks(cluster: SimCluster, role: 'worker' | 'sweeper'): P
     onCommit: (commit, batch) => {
       stats.deadLettered += deadLetters.committed(commit.record.id, commit.deadLetters);
       stats.marksMovedOut += commit.overflow?.length ?? 0;
+      if (commit.outbox.length > 0) stats.commitsApart++;
       holders.held(
-        commit.outbox,
+        [...(commit.record.outbox ?? []), ...commit.outbox],
         batch.map((seq) => place(cluster.generation, seq)),
       );
     },
@@ -47,10 +48,15 @@ export function processHooks(cluster: SimCluster, role: 'worker' | 'sweeper'): P
 }
 
 /**
- * The sweeper read an outbox: every item must still be held by an inbox message in the queue
- * (whose redelivery drains it anyway). An item whose inbox messages are all gone is an orphan.
+ * The sweeper read an outbox: every item not wholly in the queue yet must still be held by an
+ * inbox message in the queue (whose redelivery drains it anyway). An item whose inbox messages
+ * are all gone is an orphan. (A record keeps the sends it holds after they were drained, until
+ * its next commit or the sweeper retires them.)
  */
-function checkSweep(cluster: SimCluster, actorId: string, items: readonly OutboxItem[]): void {
+function checkSweep(cluster: SimCluster, actorId: string, all: readonly OutboxItem[]): void {
+  const items = all.filter((item) =>
+    item.envelopes.some((envelope) => !cluster.accepted.has(envelope.id)),
+  );
   if (items.length === 0) return;
   const { stats, monitor, holders } = cluster.context;
   const envelopes = items.reduce((n, item) => n + item.envelopes.length, 0);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   DeleteTableCommand,
+  DynamoDBClient,
   GetItemCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -34,7 +35,7 @@ function record(id: string, ver: number, state: unknown = { n: ver }): ActorReco
 }
 
 function recordKey(id: string) {
-  const { pk, sk } = recordToItem(record(id, 1));
+  const { pk, sk } = recordToItem(record(id, 1), 8);
   return { pk: pk!, sk: sk! };
 }
 
@@ -270,6 +271,65 @@ describe('DynamoStore', () => {
     expect(await store.load(a)).toEqual(rec);
     expect(await store.readOutbox(a)).toEqual([item]);
     expect(await store.readIdempotency(key)).toEqual(idem);
+    // A record holding sends is in the outbox index besides: one write of that shape.
+    const b = fresh();
+    const holding = { ...record(b, 1, ''), sentSeq: max, outbox: [outbox(b, max, max)] };
+    const full = fill({ ...holding, outboxApart: true }, (pad) => ({
+      ...holding,
+      state: pad,
+      outboxApart: true,
+    })) as ActorRecord;
+    await store.commit({ expectedVer: 0, record: full, outbox: [], idempotency: [] });
+    expect(await store.load(b)).toEqual(full);
+  });
+
+  it('commits a record holding its sends as one conditional write, listed for the sweeper', async () => {
+    const commands: string[] = [];
+    const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint') });
+    client.middlewareStack.add(
+      (next, context) => (args) => {
+        commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const counting = new DynamoStore({ client, tableName });
+    const a = fresh();
+    const held = [outbox(a, 1, 100)];
+    await counting.commit(commitOf(a, 1, { record: { ...record(a, 1), outbox: held } }));
+    expect(commands).toEqual(['PutItemCommand']);
+    expect((await counting.load(a))?.outbox).toEqual(held);
+    expect(await counting.listOutboxActors(101)).toContain(a);
+    expect(await counting.listOutboxActors(100)).not.toContain(a);
+
+    // A stale write fails on its condition, carrying the stored record, as a transaction would.
+    const error = await failure(counting.commit(commitOf(a, 1, { record: record(a, 1, 'late') })));
+    expect(readConflict(error)).toMatchObject({
+      kind: 'version',
+      current: { ver: 1, outbox: held },
+    });
+    // A commit with more than its record is a transaction.
+    await counting.commit(commitOf(a, 2, { outbox: [outbox(a, 2)] }));
+    expect(commands.at(-1)).toBe('TransactWriteItemsCommand');
+    expect(await counting.load(a)).not.toHaveProperty('outbox');
+  });
+
+  it('retires the sends a record holds at a version, and nothing once a commit replaced it', async () => {
+    const store = storeWith();
+    const [a, b] = [fresh(), fresh()];
+    for (const id of [a, b]) {
+      await store.commit(
+        commitOf(id, 1, { record: { ...record(id, 1), outbox: [outbox(id, 1)] } }),
+      );
+    }
+    await store.retireHeldOutbox(a, 1);
+    expect(await store.load(a)).toEqual({ ...record(a, 1), ver: 2 });
+    expect(await store.listOutboxActors(1)).not.toContain(a);
+
+    await store.retireHeldOutbox(b, 0); // not at that version: nothing
+    expect((await store.load(b))?.outbox).toHaveLength(1);
+    expect(await store.listOutboxActors(1)).toContain(b);
+    await store.retireHeldOutbox(fresh(), 1); // no record: nothing either
   });
 
   it('throws TRANSACTION_TOO_LARGE naming maxTransactionBytes for a commit too large', async () => {
@@ -376,7 +436,9 @@ describe('DynamoStore', () => {
     const a = fresh();
     const put = (state: string) =>
       new TransactWriteItemsCommand({
-        TransactItems: [{ Put: { TableName: tableName, Item: recordToItem(record(a, 1, state)) } }],
+        TransactItems: [
+          { Put: { TableName: tableName, Item: recordToItem(record(a, 1, state), 8) } },
+        ],
         ClientRequestToken: `token-${a}`.slice(0, 36),
       });
     await dynamodb.send(put('first'));

@@ -35,7 +35,7 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
     {
       Put: {
         TableName,
-        Item: recordToItem(record),
+        Item: recordToItem(record, shards),
         ...(expectedVer === 0
           ? {
               ConditionExpression: 'attribute_not_exists(#pk)',

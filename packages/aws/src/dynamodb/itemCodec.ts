@@ -37,7 +37,12 @@ export type Item = Record<string, AttributeValue>;
 
 const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
 
-export function recordToItem(record: ActorRecord): Item {
+/**
+ * An actor record. One that holds its commit's sends is in the outbox index, by its oldest
+ * send, so the sweeper finds it.
+ */
+export function recordToItem(record: ActorRecord, shards: number): Item {
+  const held = record.outbox && record.outbox.length > 0 ? record.outbox : undefined;
   return marshall({
     [Attr.pk]: actorPk(record.id),
     [Attr.sk]: RECORD_SK,
@@ -54,6 +59,14 @@ export function recordToItem(record: ActorRecord): Item {
     ...(record.expiresAt === undefined
       ? {}
       : { [Attr.expiresAt]: record.expiresAt, [Attr.ttl]: Math.ceil(record.expiresAt / 1000) }),
+    ...(held
+      ? {
+          [Attr.outbox]: json(held),
+          [Attr.obPk]: outboxShardKey(outboxShard(record.id, shards)),
+          [Attr.obAt]: Math.min(...held.map((item) => item.createdAt)),
+        }
+      : {}),
+    ...(record.outboxApart ? { [Attr.outboxApart]: true } : {}),
   });
 }
 
@@ -77,6 +90,8 @@ export function itemToRecord(item: Item): ActorRecord {
       ? {}
       : { overflowedAt: raw[Attr.overflowedAt] as number }),
     ...(raw[Attr.expiresAt] === undefined ? {} : { expiresAt: raw[Attr.expiresAt] as number }),
+    ...(raw[Attr.outbox] === undefined ? {} : { outbox: JSON.parse(raw[Attr.outbox] as string) }),
+    ...(raw[Attr.outboxApart] === true ? { outboxApart: true } : {}),
   };
 }
 

@@ -3,16 +3,17 @@ import type { BatonError } from '@baton/core';
 import type { Commit, StoreLimits } from '@baton/core/adapter';
 import { duplicateKeys, jsonSize, transactionTooLarge, versionConflict } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
-import { itemToRecord } from './itemCodec.ts';
+import { type Item, itemToRecord } from './itemCodec.ts';
 
 /**
- * Maps a failed commit's `TransactWriteItems` error into the core's error model. The
- * transaction's items are, in order: the actor record, the outbox items, the idempotency
- * records — so `CancellationReasons[i]` speaks of item `i`.
+ * Maps a failed commit's `TransactWriteItems` (or single-item `PutItem`) error into the core's
+ * error model. The transaction's items are, in order: the actor record, the outbox items, the
+ * idempotency records — so `CancellationReasons[i]` speaks of item `i`.
  *
  * | DynamoDB says                                   | Baton error                              |
  * | ----------------------------------------------- | ---------------------------------------- |
  * | record: ConditionalCheckFailed                  | VERSION_CONFLICT with the stored record  |
+ * | PutItem: ConditionalCheckFailedException        | VERSION_CONFLICT with the stored record  |
  * | idempotency record: ConditionalCheckFailed      | DUPLICATE naming those keys              |
  * | any item: TransactionConflict                   | VERSION_CONFLICT (the engine reloads)    |
  * | IdempotentParameterMismatch, TransactionInProgress | VERSION_CONFLICT (the engine reloads) |
@@ -51,6 +52,11 @@ export function mapTransactionError(
     if (mapped) return mapped;
     const throttled = reasons.some((r) => THROTTLED.has(r.Code ?? ''));
     return unavailable('DynamoDB', 'TransactWriteItems', error, throttled);
+  }
+  if (name === 'ConditionalCheckFailedException') {
+    // A single-item commit (PutItem): only the record has a condition.
+    const item = (error as { Item?: Item }).Item;
+    return versionConflict(actorId, item ? itemToRecord(item) : undefined);
   }
   if (
     name === 'IdempotentParameterMismatchException' ||

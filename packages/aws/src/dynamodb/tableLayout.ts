@@ -34,6 +34,8 @@ export const Attr = {
   timer: 'timer',
   expiresAt: 'expiresAt',
   ttl: 'ttl',
+  outbox: 'outbox',
+  outboxApart: 'apart',
 } as const;
 
 /**
@@ -152,9 +154,14 @@ export const ITEM_OVERHEAD = {
       Attr.overflowedAt,
       Attr.expiresAt,
       Attr.ttl,
+      Attr.outbox,
+      Attr.outboxApart,
+      Attr.obPk,
+      Attr.obAt,
     ],
-    [actorPk(''), RECORD_SK],
-    6,
+    // A record holding sends is in the outbox index (its shard key); `apart` is a boolean.
+    [actorPk(''), RECORD_SK, outboxShardKey(MAX_OUTBOX_SHARDS - 1)],
+    8,
   ),
   outbox: overhead(
     [Attr.pk, Attr.sk, Attr.envelopes, Attr.createdAt, Attr.obPk, Attr.obAt],
@@ -200,7 +207,7 @@ export const ITEM_OVERHEAD = {
  * the engine's check always fits DynamoDB.
  *
  * @example
- * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_392 (409,600 less the actor record's 208)
+ * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_322 (409,600 less the actor record's 278)
  */
 export const DYNAMO_STORE_LIMITS: StoreLimits = Object.freeze({
   maxTransactionItems: 100,

@@ -1,5 +1,5 @@
 import { toBatonError } from '@baton/core';
-import { createEngine, drainOutbox, type EngineOptions } from '@baton/core/engine';
+import { createEngine, type EngineOptions, sweepOutbox } from '@baton/core/engine';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
 /**
@@ -26,7 +26,7 @@ export function drainHandler(
         continue;
       }
       try {
-        await drainOutbox(engine.store, engine.queue, actorId);
+        await sweepOutbox(engine.store, engine.queue, actorId);
       } catch (error) {
         engine.logger.warn('drain failed; the request comes back', {
           error: toBatonError(error).message,

@@ -34,8 +34,16 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     }
     keys.add(idempotency.key);
   }
+  for (const item of record.outbox ?? []) {
+    if (item.actorId !== record.id) {
+      throw invalidArgument(
+        `the record of ${record.id} holds an outbox item of ${item.actorId}: a record holds only its own sends`,
+        { actorId: record.id },
+      );
+    }
+  }
   const outboxKeys = new Set<string>();
-  for (const item of commit.outbox) {
+  for (const item of [...(record.outbox ?? []), ...commit.outbox]) {
     const key = `${item.actorId}#${item.seq}`;
     if (!Number.isSafeInteger(item.seq) || item.seq < 0 || outboxKeys.has(key)) {
       throw invalidArgument(

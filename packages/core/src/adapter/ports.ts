@@ -84,6 +84,19 @@ export interface ActorRecord {
    * actor of the same id starts over. Its next commit, if any, clears it: the actor lives again.
    */
   readonly expiresAt?: number;
+  /**
+   * The sends of the commit that wrote this record, held in the record itself when they fit:
+   * that commit is then one conditional write of one item. They are drained like outbox items
+   * stored apart, and no one deletes them: the actor's next commit leaves them out (the engine
+   * drains a record's held sends before it commits over them), or the sweeper retires them
+   * ({@link Store.retireHeldOutbox}) once the actor is idle. Absent when none are held.
+   */
+  readonly outbox?: readonly OutboxItem[];
+  /**
+   * Set when the commit that wrote this record put its sends in outbox items apart, as they did
+   * not fit in the record: a drain before the next commit must read them.
+   */
+  readonly outboxApart?: boolean;
 }
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
@@ -154,7 +167,10 @@ export interface Timer extends TimerRef {
   readonly createdAt: number;
 }
 
-/** One atomic write: the new record on a version condition, its outbox, its idempotency records. */
+/**
+ * One atomic write: the new record on a version condition, its outbox (held in the record, or
+ * items apart), its idempotency records.
+ */
 export interface Commit {
   /** The version the turn read; the commit fails if the stored record moved past it. */
   readonly expectedVer: number;
@@ -195,12 +211,31 @@ export interface Store {
    * VERSION_CONFLICT, DUPLICATE or TRANSACTION_TOO_LARGE) when a condition or limit fails.
    */
   commit(commit: Commit): Promise<void>;
-  /** The actor's outbox items, oldest first. */
+  /**
+   * The actor's outbox items stored apart from its record, oldest first (the record holds the
+   * rest: {@link ActorRecord.outbox}).
+   */
   readOutbox(actorId: string): Promise<OutboxItem[]>;
-  /** Deletes drained outbox items; deleting a missing item is not an error. */
+  /** Deletes drained outbox items stored apart; deleting a missing item is not an error. */
   deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void>;
-  /** Actors that have outbox items older than `olderThan` (epoch ms): the sweeper's work list. */
+  /**
+   * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart:
+   * the sweeper's work list.
+   */
   listOutboxActors(olderThan: number): Promise<string[]>;
+  /**
+   * Writes the actor's record again without its held sends, at version `ver + 1`, if it is
+   * still at `ver`; does nothing otherwise (a later commit replaced them). For the sweeper, after
+   * it drained them.
+   */
+  retireHeldOutbox(actorId: string, ver: number): Promise<void>;
+  /**
+   * Told that the sends the record at `ver` holds are in the queue. Optional: a store that can
+   * remember it without a write (the embedded one) leaves them out of `listOutboxActors`, so the
+   * sweeper need not send them again. DynamoDB's store leaves it out: remembering would cost the
+   * write that holding the sends saves.
+   */
+  heldDrained?(actorId: string, ver: number): Promise<void>;
   readIdempotency(key: string): Promise<IdempotencyRecord | undefined>;
   /** One dead letter of an actor, by message id. */
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;

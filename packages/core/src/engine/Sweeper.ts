@@ -1,6 +1,6 @@
 import { toBatonError } from '../errors.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
-import { drainOutbox } from './drainOutbox.ts';
+import { sweepOutbox } from './drainOutbox.ts';
 import { fireDueTimers } from './timers.ts';
 
 /** The message the sweeper logs (as an error) per outbox item older than the alarm age. */
@@ -32,7 +32,10 @@ export interface SweeperOptions {
 
 /**
  * Drains outboxes that no worker will revisit — e.g. after a crash whose inbox message went to
- * the dead-letter queue — and fires due timers that no one armed. Run it periodically (a
+ * the dead-letter queue — and fires due timers that no one armed. It also retires the sends an
+ * idle actor's record still holds: drained by its last turn, they stay until its next commit,
+ * and the sweeper sends them again (the queue drops the copies within its dedupe window, the
+ * receivers' marks after it) before it writes the record without them. Run it periodically (a
  * schedule on AWS, a timer locally).
  *
  * @example
@@ -67,7 +70,7 @@ export class Sweeper {
     let failed = 0;
     for (const actorId of await store.listOutboxActors(now - this.#minAgeMs)) {
       try {
-        sent += await drainOutbox(store, queue, actorId);
+        sent += await sweepOutbox(store, queue, actorId);
         drained++;
       } catch (error) {
         failed++;

@@ -7,7 +7,7 @@ import type { Inbound } from './Inbound.ts';
 import { runEffects } from './runEffects.ts';
 import { runTurn, type TurnResult } from './runTurn.ts';
 
-/** Actors whose drained-through point a worker remembers; the least recent are forgotten. */
+/** Actors whose drained record version a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;
 
 /** The outcome of processing one received batch. */
@@ -30,8 +30,12 @@ export interface ProcessResult {
  */
 export class Worker {
   readonly engine: Engine;
-  /** Per actor, the `sentSeq` through which this worker drained its outbox (most recent last). */
-  readonly #drainedThrough = new Map<string, number>();
+  /**
+   * Per actor (most recent last): the record version whose sends this worker drained itself,
+   * and when. Trusted for the mark retention only, far less than a halted actor's record
+   * outlives its last commit, so it never speaks of an earlier life of the actor.
+   */
+  readonly #drained = new Map<string, { readonly ver: number; readonly at: number }>();
   /** The queue's identity, asked once (again after a failure). */
   #queueIdentity: Promise<string | undefined> | undefined;
 
@@ -89,25 +93,21 @@ export class Worker {
     return { done, failed, retryAfterMs };
   }
 
-  /**
-   * Drains what the turn committed. The outbox is read back unless this worker drained every
-   * earlier send of the actor itself (its `sentSeq` before the turn is where this worker's last
-   * drain ended) and the batch was fresh: then it holds just this turn's items, and they go
-   * out as committed. Anything else (a cold worker, a redelivery, a duplicate, another worker's
-   * commit in between) reads the whole outbox, from its oldest item.
-   */
-  async #drain(actorId: string, result: TurnResult, redelivered: boolean): Promise<void> {
-    const { store, queue } = this.engine;
-    // A duplicate or a redelivery: an earlier turn may have committed and not drained.
-    const suspect = result.sawDuplicate || redelivered;
-    if (!suspect && result.sent === 0) return;
-    const inHand = !suspect && this.#drainedThrough.get(actorId) === result.sentSeq.before;
-    this.#drainedThrough.delete(actorId);
-    await drainOutbox(store, queue, actorId, inHand ? result.outbox : undefined);
-    this.#drainedThrough.set(actorId, result.sentSeq.after);
-    if (this.#drainedThrough.size > DRAINED_ACTORS) {
-      const oldest = this.#drainedThrough.keys().next().value;
-      if (oldest !== undefined) this.#drainedThrough.delete(oldest);
+  /** The version of `actorId`'s record whose sends this worker drained, forgetting it. */
+  #takeDrained(actorId: string): number | undefined {
+    const drained = this.#drained.get(actorId);
+    this.#drained.delete(actorId);
+    if (!drained || this.engine.clock.now() - drained.at >= this.engine.markRetentionMs) {
+      return undefined;
+    }
+    return drained.ver;
+  }
+
+  #rememberDrained(actorId: string, ver: number): void {
+    this.#drained.set(actorId, { ver, at: this.engine.clock.now() });
+    if (this.#drained.size > DRAINED_ACTORS) {
+      const oldest = this.#drained.keys().next().value;
+      if (oldest !== undefined) this.#drained.delete(oldest);
     }
   }
 
@@ -164,12 +164,13 @@ export class Worker {
         ...(inbox === undefined ? {} : { queue: inbox }),
       });
     }
-    const result = await runTurn(this.engine, actorId, batch);
-    await this.#drain(
-      actorId,
-      result,
-      messages.some((m) => m.receiveCount > 1),
-    );
+    const drainedAt = this.#takeDrained(actorId);
+    const result = await runTurn(this.engine, actorId, batch, {
+      ...(drainedAt === undefined ? {} : { drainedAt }),
+    });
+    const { store, queue } = this.engine;
+    if (result.undrained) await drainOutbox(store, queue, result.undrained);
+    this.#rememberDrained(actorId, result.ver);
     await this.#arm(actorId, result);
     return { done: result.done, ...(result.retry ? { retry: result.retry } : {}) };
   }

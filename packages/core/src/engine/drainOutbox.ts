@@ -1,29 +1,38 @@
 import { encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
-import type { OutboxItem, Queue, QueueMessage, Store } from '../adapter/ports.ts';
+import type { ActorRecord, OutboxItem, Queue, QueueMessage, Store } from '../adapter/ports.ts';
+
+/** One actor's committed sends to drain: the ones its record holds, and the items apart. */
+export interface OutboxToDrain {
+  readonly actorId: string;
+  /** The sends held in the actor's record ({@link ActorRecord.outbox}). */
+  readonly held: readonly OutboxItem[];
+  /** The version of the record that holds them. */
+  readonly ver: number;
+  /** The items stored apart; read from the store when absent. */
+  readonly apart?: readonly OutboxItem[];
+}
 
 /**
- * Moves an actor's committed outbox into its targets' inboxes (DESIGN step 5): every item, in
- * sequence order, then deletes them. Always the whole outbox from its oldest item, so a message
- * can never overtake an earlier one to the same target (I3). Re-sending after a crash is safe:
- * the queue drops the copy within its dedupe window, the target's sender mark after it.
+ * Moves an actor's committed sends into their targets' inboxes (DESIGN step 5): every item, in
+ * sequence order, then deletes the items stored apart. The held ones are not deleted: the
+ * actor's next commit leaves them out, or the sweeper retires them. Always the whole outbox
+ * from its oldest item, so a message can never overtake an earlier one to the same target
+ * (I3). Re-sending after a crash is safe: the queue drops the copy within its dedupe window,
+ * the target's sender mark after it.
  *
  * A queue may accept part of a send (SQS answers per entry), so each `send` holds at most one
  * message per target: a later message to a target goes out only once every earlier one was
  * accepted, and a failed send leaves each target's accepted messages a prefix of its channel.
- *
- * `inHand`: the items a turn just committed, when the caller knows the outbox holds nothing
- * older (see `Worker`): they are drained without reading the outbox back.
  *
  * @returns how many envelopes were sent
  */
 export async function drainOutbox(
   store: Store,
   queue: Queue,
-  actorId: string,
-  inHand?: readonly OutboxItem[],
+  outbox: OutboxToDrain,
 ): Promise<number> {
-  const items = inHand ?? (await store.readOutbox(actorId));
-  if (items.length === 0) return 0;
+  const apart = outbox.apart ?? (await store.readOutbox(outbox.actorId));
+  const items = [...outbox.held, ...apart].sort((a, b) => a.seq - b.seq);
   const messages = items.flatMap((item) =>
     item.envelopes.map((envelope) => ({
       group: messageGroup(envelope),
@@ -32,11 +41,51 @@ export async function drainOutbox(
     })),
   );
   for (const round of rounds(messages)) await queue.send(round);
-  await store.deleteOutbox(
-    actorId,
-    items.map((item) => item.seq),
-  );
+  if (outbox.held.length > 0) await store.heldDrained?.(outbox.actorId, outbox.ver);
+  if (apart.length > 0) {
+    await store.deleteOutbox(
+      outbox.actorId,
+      apart.map((item) => item.seq),
+    );
+  }
   return messages.length;
+}
+
+/**
+ * What a record leaves to drain before a commit replaces it: its held sends, and the items apart
+ * when its commit wrote some.
+ */
+export function outboxOf(record: ActorRecord): OutboxToDrain | undefined {
+  if (!record.outbox && !record.outboxApart) return undefined;
+  return {
+    actorId: record.id,
+    held: record.outbox ?? [],
+    ver: record.ver,
+    ...(record.outboxApart ? {} : { apart: [] }),
+  };
+}
+
+/**
+ * Drains an actor's whole outbox for a caller that runs no turn of it (the sweeper, the drain
+ * handler), then retires the sends its record holds, unless a commit replaced the record since.
+ *
+ * @returns how many envelopes were sent
+ */
+export async function sweepOutbox(store: Store, queue: Queue, actorId: string): Promise<number> {
+  const record = await store.load(actorId);
+  const held = record?.outbox ?? [];
+  const sent = await drainOutbox(store, queue, { actorId, held, ver: record?.ver ?? 0 });
+  if (record && held.length > 0) await store.retireHeldOutbox(actorId, record.ver);
+  return sent;
+}
+
+/**
+ * Every outbox item an actor has stored, oldest first: the sends its record holds (drained or
+ * not) and the items apart. For tools and tests; a drain takes them as {@link OutboxToDrain}.
+ */
+export async function storedOutbox(store: Store, actorId: string): Promise<OutboxItem[]> {
+  const [record, apart] = await Promise.all([store.load(actorId), store.readOutbox(actorId)]);
+  return [...(record?.outbox ?? []), ...apart].sort((a, b) => a.seq - b.seq);
 }
 
 /** Splits messages into sends of at most one message per group, keeping each group's order. */

@@ -5,11 +5,17 @@
  */
 export { type Arrival, classify, MAX_GAPS, markAfter } from './channels.ts';
 export { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
-export { drainOutbox } from './drainOutbox.ts';
+export {
+  drainOutbox,
+  type OutboxToDrain,
+  outboxOf,
+  storedOutbox,
+  sweepOutbox,
+} from './drainOutbox.ts';
 export type { Inbound } from './Inbound.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
-export { runTurn, type TurnResult } from './runTurn.ts';
+export { runTurn, type TurnOptions, type TurnResult } from './runTurn.ts';
 export { STALE_OUTBOX_LOG, Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
 export { fireDueTimers, fireTimers, timerFire } from './timers.ts';

@@ -1,11 +1,18 @@
-import { readConflict } from '../adapter/conflicts.ts';
+import { jsonSize, readConflict } from '../adapter/conflicts.ts';
 import { askTimerId, isActorSender } from '../adapter/envelope.ts';
-import { type ActorRecord, compareSeq, type OutboxItem, type Timer } from '../adapter/ports.ts';
+import {
+  type ActorRecord,
+  compareSeq,
+  type OutboxItem,
+  type StoreLimits,
+  type Timer,
+} from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
+import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue, reportReplacedQueue } from './inboxQueue.ts';
 import {
@@ -24,18 +31,29 @@ import { commitTooLarge } from './turnErrors.ts';
 export interface TurnResult {
   /** Messages finished with: applied, rejected or skipped as duplicates. Ack them after drain. */
   readonly done: number;
-  /** How many messages the commits put in the outbox (0: nothing to drain from this turn). */
+  /**
+   * The sends of the turn's last commit: drain them before acking (the sends of its earlier
+   * commits were drained before the next one). Absent when that commit sent nothing, or the
+   * turn committed nothing.
+   */
+  readonly undrained?: OutboxToDrain;
+  /** How many messages the turn's commits sent. */
   readonly sent: number;
-  /** The outbox items the commits wrote, in order: what a drain of this turn sends. */
-  readonly outbox: readonly OutboxItem[];
+  /** The actor's record version when the turn ended: its last commit's, or the one it read. */
+  readonly ver: number;
   /** The timers the commits scheduled: what to arm. */
   readonly timers: readonly Timer[];
-  /** The actor's `sentSeq` before the turn's first commit, and after its last. */
-  readonly sentSeq: { readonly before: number; readonly after: number };
-  /** Whether a message was a duplicate: an earlier turn may have left its outbox undrained. */
-  readonly sawDuplicate: boolean;
   /** Set when a retryable error stopped the batch at message `done`. */
   readonly retry?: BatonError;
+}
+
+export interface TurnOptions {
+  /**
+   * The record version through which the caller drained the actor's outbox itself (its last
+   * turn's commit, drained). A turn that reads another version drains that record's sends
+   * first, since its commit replaces the record that holds them.
+   */
+  readonly drainedAt?: number;
 }
 
 /** Redo limit for version conflicts: each redo means another worker made progress. */
@@ -43,19 +61,29 @@ const MAX_ATTEMPTS = 16;
 
 /**
  * Runs one turn: applies a batch of one actor's inbox messages and commits the new record with
- * its outbox and idempotency records (DESIGN steps 1–4). Does not drain or ack.
+ * its outbox and idempotency records (DESIGN steps 1–4). Before a commit replaces a record, the
+ * sends that record holds are in the queue: drained by the caller (`drainedAt`), by this turn
+ * before its first commit, or by this turn between its commits. The last commit's sends are the
+ * caller's to drain (`undrained`) before it acks.
  */
 export async function runTurn(
   engine: Engine,
   actorId: string,
   batch: readonly Inbound[],
+  options: TurnOptions = {},
 ): Promise<TurnResult> {
   const duplicateKeys = new Set<string>();
   for (let attempt = 1; ; attempt++) {
-    const base = engine.cache.get(actorId) ?? (await load(engine, actorId));
+    const base = cached(engine, actorId) ?? (await load(engine, actorId));
     if (attempt === 1) reportReplacedQueue(engine, base, batch);
     try {
-      return await applyBatch(engine, base, batch, duplicateKeys);
+      // A record this caller did not drain may hold sends a crash left undrained; its
+      // inbox messages may be this very batch, acked once the turn ends.
+      const left = base.ver === options.drainedAt ? undefined : outboxOf(base);
+      if (left) await drainOutbox(engine.store, engine.queue, left);
+      const result = await applyBatch(engine, withoutOutbox(base), batch, duplicateKeys);
+      const committed = result.ver !== base.ver;
+      return committed || result.done === 0 ? result : await drainSince(engine, base, result);
     } catch (error) {
       const conflict = readConflict(error);
       if (!conflict || attempt >= MAX_ATTEMPTS) {
@@ -71,6 +99,41 @@ export async function runTurn(
       engine.logger.debug('turn redone after a conflict', { actor: actorId, kind: conflict.kind });
     }
   }
+}
+
+/**
+ * The warm record of `actorId`, unless it belongs to a halted actor past its expiry: its store
+ * may have deleted it, and a new actor of the same id can reach the same version.
+ */
+function cached(engine: Engine, actorId: string): ActorRecord | undefined {
+  const record = engine.cache.get(actorId);
+  if (record?.expiresAt !== undefined && record.expiresAt <= engine.clock.now()) return undefined;
+  return record;
+}
+
+/**
+ * A turn that committed nothing never checked its record against the store: the messages it
+ * skipped as done may be those of a commit made since it read the record (or before, if the
+ * record was warm), whose sends must be in the queue before those messages are acked.
+ */
+async function drainSince(
+  engine: Engine,
+  base: ActorRecord,
+  result: TurnResult,
+): Promise<TurnResult> {
+  const stored = await engine.store.load(base.id);
+  if (!stored || stored.ver === base.ver) return result;
+  engine.cache.set(stored);
+  const left = outboxOf(stored);
+  if (left) await drainOutbox(engine.store, engine.queue, left);
+  return { ...result, ver: stored.ver };
+}
+
+/** The record as a turn builds on it: the sends it holds are drained already. */
+function withoutOutbox(record: ActorRecord): ActorRecord {
+  if (!record.outbox && !record.outboxApart) return record;
+  const { outbox: _held, outboxApart: _apart, ...rest } = record;
+  return rest;
 }
 
 async function load(engine: Engine, actorId: string): Promise<ActorRecord> {
@@ -112,20 +175,28 @@ async function applyBatch(
   let committed = base;
   let done = 0;
   let sent = 0;
-  const outbox: OutboxItem[] = [];
+  let undrained: OutboxToDrain | undefined;
   const timers: Timer[] = [];
-  let sawDuplicate = false;
   let retry: BatonError | undefined;
 
   const commit = async () => {
+    // This commit replaces the record holding the previous commit's sends: drain them first.
+    if (undrained) await drainOutbox(engine.store, engine.queue, undrained);
+    undrained = undefined;
     const pending = builder.take(base.id, engine.clock.now());
-    const record = { ...builder.record, ver: committed.ver + 1 };
-    await engine.store.commit({ expectedVer: committed.ver, record, ...pending });
+    const { record, apart } = placeSends(
+      { ...builder.record, ver: committed.ver + 1 },
+      pending.outbox,
+      engine.store.limits,
+    );
+    await engine.store.commit({ expectedVer: committed.ver, record, ...pending, outbox: apart });
     committed = record;
-    builder.reset(record);
+    builder.reset(withoutOutbox(record));
     engine.cache.set(record);
     for (const item of pending.outbox) sent += item.envelopes.length;
-    outbox.push(...pending.outbox);
+    if (pending.outbox.length > 0) {
+      undrained = { actorId: base.id, held: record.outbox ?? [], apart, ver: record.ver };
+    }
     timers.push(...(pending.timers?.put ?? []));
   };
 
@@ -138,7 +209,6 @@ async function applyBatch(
     const copy = byId && seenKeys.has(envelope.id);
     const admission = copy ? undefined : await admit(turn, received, duplicateKeys);
     if (!admission) {
-      sawDuplicate = true;
       done++;
       continue;
     }
@@ -169,8 +239,29 @@ async function applyBatch(
     done++;
   }
   if (builder.size > 0) await commit();
-  const sentSeq = { before: base.sentSeq, after: committed.sentSeq };
-  return { done, sent, outbox, timers, sentSeq, sawDuplicate, ...(retry ? { retry } : {}) };
+  return {
+    done,
+    sent,
+    ver: committed.ver,
+    timers,
+    ...(undrained ? { undrained } : {}),
+    ...(retry ? { retry } : {}),
+  };
+}
+
+/**
+ * Where a commit's sends go: held in the record when they fit there, so the commit can be one
+ * write of one item, else in outbox items apart (and the record says so).
+ */
+function placeSends(
+  record: ActorRecord,
+  outbox: readonly OutboxItem[],
+  limits: StoreLimits,
+): { record: ActorRecord; apart: readonly OutboxItem[] } {
+  if (outbox.length === 0) return { record, apart: [] };
+  const holding = { ...record, outbox };
+  if (jsonSize(holding) <= limits.maxItemBytes) return { record: holding, apart: [] };
+  return { record: { ...record, outboxApart: true }, apart: outbox };
 }
 
 /** Runs the handler — or dead-letters a message out of attempts — inside its handling's span. */
