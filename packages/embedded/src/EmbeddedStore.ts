@@ -47,6 +47,15 @@ interface DeleteOutboxEntry extends JournalEntry {
   readonly seqs: readonly number[];
 }
 
+/** The sends a record holds at `ver` were drained: the record keeps them no longer. */
+interface HeldDrainedEntry extends JournalEntry {
+  readonly t: 'store.heldDrained';
+  readonly actorId: string;
+  readonly ver: number;
+}
+
+type StoreEntry = CommitEntry | DeleteOutboxEntry | HeldDrainedEntry;
+
 const PURGE_EVERY = 1_000;
 
 /**
@@ -80,8 +89,6 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #overflow = new Map<string, Map<string, OverflowMark>>();
   /** Timers by actor, then by timer id. */
   readonly #timers = new Map<string, Map<string, Timer>>();
-  /** Per actor, the record version whose held sends were drained (memory only). */
-  readonly #drainedHeld = new Map<string, number>();
   readonly #changes: Notifier<ActorRecord>;
   readonly #outcomes: Notifier<IdempotencyRecord>;
   readonly #timersPut: Notifier<Timer>;
@@ -99,7 +106,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#outcomes = new Notifier((record) => structuredClone(record), onError);
     this.#timersPut = new Notifier((timer) => structuredClone(timer), onError);
     for (const entry of this.#journal?.replay() ?? []) {
-      if (EmbeddedStore.owns(entry)) this.#apply(entry as CommitEntry | DeleteOutboxEntry);
+      if (EmbeddedStore.owns(entry)) this.#apply(entry as StoreEntry);
     }
   }
 
@@ -167,7 +174,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async listOutboxActors(olderThan: number): Promise<string[]> {
     this.#checkOpen();
     const actors = new Set<string>();
-    for (const record of this.#undrainedHolders()) {
+    for (const record of this.#records.values()) {
       if (record.outbox?.some((item) => item.createdAt < olderThan)) actors.add(record.id);
     }
     for (const [actorId, items] of this.#outbox) {
@@ -197,9 +204,18 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#changes.emit(entry.record!);
   }
 
+  /**
+   * Drops the sends the record at `ver` holds, as they were drained: in-process the write is
+   * cheap, and a record never keeps sent messages that a later drain would send again. The
+   * version stays, so no turn conflicts with it; the change is not a commit, and not pushed.
+   */
   async heldDrained(actorId: string, ver: number): Promise<void> {
     this.#checkOpen();
-    if (this.#records.get(actorId)?.ver === ver) this.#drainedHeld.set(actorId, ver);
+    const record = this.#records.get(actorId);
+    if (record?.ver !== ver || !record.outbox) return;
+    const entry: HeldDrainedEntry = { t: 'store.heldDrained', actorId, ver };
+    this.#journal?.append([entry]);
+    this.#apply(entry);
   }
 
   async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
@@ -285,7 +301,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   /** The number of outbox items waiting to be drained, over all actors, held or apart. */
   outboxSize(): number {
     let size = 0;
-    for (const record of this.#undrainedHolders()) size += record.outbox?.length ?? 0;
+    for (const record of this.#records.values()) size += record.outbox?.length ?? 0;
     for (const items of this.#outbox.values()) size += items.size;
     return size;
   }
@@ -359,19 +375,20 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#closed = true;
   }
 
-  /** Records holding sends not known drained (a restart forgets what was: they are swept again). */
-  *#undrainedHolders(): Iterable<ActorRecord> {
-    for (const record of this.#records.values()) {
-      if (record.outbox && this.#drainedHeld.get(record.id) !== record.ver) yield record;
-    }
-  }
-
   #liveIdempotency(key: string): IdempotencyRecord | undefined {
     const record = this.#idempotency.get(key);
     return record && record.expiresAt > this.#clock.now() ? record : undefined;
   }
 
-  #apply(entry: CommitEntry | DeleteOutboxEntry): void {
+  #apply(entry: StoreEntry): void {
+    if (entry.t === 'store.heldDrained') {
+      const record = this.#records.get(entry.actorId);
+      if (record?.ver === entry.ver && record.outbox) {
+        const { outbox: _drained, ...rest } = record;
+        this.#records.set(entry.actorId, rest);
+      }
+      return;
+    }
     if (entry.t === 'store.deleteOutbox') {
       const items = this.#outbox.get(entry.actorId);
       for (const seq of entry.seqs) items?.delete(seq);

@@ -230,10 +230,10 @@ export interface Store {
    */
   retireHeldOutbox(actorId: string, ver: number): Promise<void>;
   /**
-   * Told that the sends the record at `ver` holds are in the queue. Optional: a store that can
-   * remember it without a write (the embedded one) leaves them out of `listOutboxActors`, so the
-   * sweeper need not send them again. DynamoDB's store leaves it out: remembering would cost the
-   * write that holding the sends saves.
+   * Told that the sends the record at `ver` holds are in the queue. Optional: a store whose
+   * writes are cheap (the embedded one) drops them from the record, keeping its version, so no
+   * drain or sweep sends them again. DynamoDB's store leaves it out: it would cost the write
+   * that holding the sends saves; the sweeper retires them instead.
    */
   heldDrained?(actorId: string, ver: number): Promise<void>;
   readIdempotency(key: string): Promise<IdempotencyRecord | undefined>;
