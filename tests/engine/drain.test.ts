@@ -10,6 +10,7 @@ import { createEngine, fireDueTimers, runTurn, Worker } from '@baton/core/engine
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { keepingDrainedSends } from './helpers.ts';
 
 const Sink = actor({
   name: 'sink',
@@ -81,17 +82,6 @@ function counted(store: EmbeddedStore, queue: EmbeddedQueue) {
   };
 }
 
-/** The store without `heldDrained`, as DynamoDB's is: a record keeps its drained sends. */
-function keepsDrained(store: Store): Store {
-  return new Proxy(store, {
-    get: (target, prop) => {
-      if (prop === 'heldDrained') return undefined;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 describe('the drain', () => {
   it('holds a commit’s sends in its record, and sends them again only from a worker that did not drain them itself', async () => {
     const store = new EmbeddedStore();
@@ -143,7 +133,7 @@ describe('the drain', () => {
     const actors = [Relay, Sink];
     const client = new Client({ actors, store, queue });
     const engine = () =>
-      createEngine({ actors, store: keepsDrained(store), queue, logger: silentLogger });
+      createEngine({ actors, store: keepingDrainedSends(store), queue, logger: silentLogger });
     const [warm, other] = [engine(), engine()];
     const next = async () => {
       const [m] = await queue.receive({ max: 1, visibilityTimeoutMs: 30_000 });

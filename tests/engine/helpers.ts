@@ -4,7 +4,7 @@
  * clock to the next message when everything left is hidden (released for a retry).
  */
 import { type AnyActorDefinition, Client, silentLogger } from '@baton/core';
-import type { ActorRecord, Clock, Random, StoreLimits } from '@baton/core/adapter';
+import type { ActorRecord, Clock, Random, Store, StoreLimits } from '@baton/core/adapter';
 import { createEngine, type Engine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend } from '@baton/embedded';
 
@@ -149,4 +149,18 @@ export async function answered<T>(h: Pick<Harness, 'run'>, call: Promise<T>): Pr
   const outcome = await result;
   if (!outcome.ok) throw outcome.error;
   return outcome.value;
+}
+
+/**
+ * `store` without `heldDrained`, as DynamoDB's store is: a record keeps the sends it holds after
+ * they were drained, until its next commit or the sweeper retires them.
+ */
+export function keepingDrainedSends(store: Store): Store {
+  return new Proxy(store, {
+    get: (target, prop) => {
+      if (prop === 'heldDrained') return undefined;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

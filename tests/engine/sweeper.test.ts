@@ -1,9 +1,9 @@
 import { actor, type Logger, silentLogger } from '@baton/core';
-import { decodeEnvelope, type Store } from '@baton/core/adapter';
+import { decodeEnvelope } from '@baton/core/adapter';
 import { createEngine, runTurn, Sweeper, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Harness, setup } from './helpers.ts';
+import { type Harness, keepingDrainedSends, setup } from './helpers.ts';
 
 const Sink = actor({
   name: 'sink',
@@ -43,17 +43,6 @@ async function commitWithoutDrain(h: Harness): Promise<void> {
   await h.backend.queue.ack([message!.receipt]);
 }
 
-/** The store without `heldDrained`, as DynamoDB's is: a record keeps its drained sends. */
-function withoutDrainedHint(store: Store): Store {
-  return new Proxy(store, {
-    get: (target, prop) => {
-      if (prop === 'heldDrained') return undefined;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 describe('Sweeper', () => {
   it('drains an outbox left behind once it is older than minAgeMs, and delivers it once', async () => {
     const h = setup({ actors: [Sink, Sender] });
@@ -84,7 +73,7 @@ describe('Sweeper', () => {
   it('retires the sends an idle actor’s record still holds after its turn drained them', async () => {
     const h = setup({ actors: [Sink, Sender] });
     // A worker on a store that keeps drained sends in the record (as DynamoDB's does).
-    const forgetful = { ...h.engine, store: withoutDrainedHint(h.backend.store) };
+    const forgetful = { ...h.engine, store: keepingDrainedSends(h.backend.store) };
     const worker = new Worker(forgetful);
     await h.client.send(Sender.ref('a'), 'burst', { from: 1, count: 2 });
     while ((await worker.poll()) > 0);
