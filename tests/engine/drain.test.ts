@@ -60,7 +60,6 @@ function counted(store: EmbeddedStore, queue: EmbeddedQueue) {
   ) =>
     new Proxy(target, {
       get: (t, prop) => {
-        if (prop === 'heldDrained') return undefined;
         const value = Reflect.get(t, prop, t);
         if (typeof value !== 'function' || typeof prop !== 'string') return value;
         return (...args: unknown[]) => {
@@ -71,7 +70,7 @@ function counted(store: EmbeddedStore, queue: EmbeddedQueue) {
     });
   return {
     calls,
-    store: countCalls<Store>(store, (prop, [arg]) => {
+    store: countCalls<Store>(keepingDrainedSends(store), (prop, [arg]) => {
       if (prop === 'readOutbox' || prop === 'deleteOutbox') calls[prop]++;
       if (prop === 'commit' && (arg as Commit).record.outbox) calls.held++;
       if (prop === 'commit' && (arg as Commit).outbox.length > 0) calls.apart++;

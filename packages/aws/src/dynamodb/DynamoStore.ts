@@ -1,8 +1,6 @@
 import {
   type DynamoDBClient,
-  GetItemCommand,
   PutItemCommand,
-  QueryCommand,
   type QueryCommandInput,
   TransactWriteItemsCommand,
   UpdateItemCommand,
@@ -35,6 +33,7 @@ import {
   itemToTimer,
 } from './itemCodec.ts';
 import { mapTransactionError } from './mapTransactionError.ts';
+import { getItem, queryItems } from './readItems.ts';
 import {
   Attr,
   actorIdOf,
@@ -360,41 +359,12 @@ export class DynamoStore implements Store {
     return found.map(itemToOverflow).filter((mark) => mark.expiresAt > now);
   }
 
-  async #get(pk: string, sk: string, operation: string): Promise<Item | undefined> {
-    try {
-      const result = await this.#client.send(
-        new GetItemCommand({
-          TableName: this.tableName,
-          Key: { [Attr.pk]: { S: pk }, [Attr.sk]: { S: sk } },
-          ConsistentRead: true,
-        }),
-      );
-      return result.Item;
-    } catch (error) {
-      throw unavailable('DynamoDB', operation, error);
-    }
+  #get(pk: string, sk: string, operation: string): Promise<Item | undefined> {
+    return getItem(this.#client, this.tableName, { pk, sk }, operation);
   }
 
-  /** Every page of a query, or pages until `max` items. */
-  async #query(
-    operation: string,
-    input: QueryCommandInput,
-    max = Number.POSITIVE_INFINITY,
-  ): Promise<Item[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      try {
-        const page = await this.#client.send(
-          new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } catch (error) {
-        throw unavailable('DynamoDB', operation, error);
-      }
-    } while (start && items.length < max);
-    return items;
+  #query(operation: string, input: QueryCommandInput, max?: number): Promise<Item[]> {
+    return queryItems(this.#client, input, operation, max);
   }
 }
 

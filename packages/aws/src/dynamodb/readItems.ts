@@ -1,0 +1,57 @@
+/**
+ * Consistent reads on one table: one item by key, and every page of a query. Failures come back
+ * as UNAVAILABLE, named after the caller's `operation`.
+ */
+import {
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { unavailable } from '../internal/unavailable.ts';
+import type { Item } from './itemCodec.ts';
+import { Attr } from './tableLayout.ts';
+
+/** The item with key `pk` + `sk` (`GetItem`, consistent), or `undefined`. */
+export async function getItem(
+  client: DynamoDBClient,
+  tableName: string,
+  key: { readonly pk: string; readonly sk: string },
+  operation: string,
+): Promise<Item | undefined> {
+  try {
+    const result = await client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { [Attr.pk]: { S: key.pk }, [Attr.sk]: { S: key.sk } },
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item;
+  } catch (error) {
+    throw unavailable('DynamoDB', operation, error);
+  }
+}
+
+/** Every page of a query, or pages until `max` items. */
+export async function queryItems(
+  client: DynamoDBClient,
+  input: QueryCommandInput,
+  operation: string,
+  max = Number.POSITIVE_INFINITY,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    try {
+      const page = await client.send(
+        new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } catch (error) {
+      throw unavailable('DynamoDB', operation, error);
+    }
+  } while (start && items.length < max);
+  return items;
+}
