@@ -14,6 +14,11 @@ export const ErrorCode = {
   UNKNOWN_MESSAGE: 'UNKNOWN_MESSAGE',
   /** An actor key or ref is malformed. Terminal. */
   INVALID_REF: 'INVALID_REF',
+  /**
+   * A request carried no valid credentials (no token, an expired, forged or foreign one). Terminal;
+   * the caller learns only "unauthorized", the reason stays in the server's logs.
+   */
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
   /** A handler grew the state past the backend's record limit. Terminal; the state is unchanged. */
   STATE_TOO_LARGE: 'STATE_TOO_LARGE',
   /** A handler left state that is not plain JSON (a BigInt, a cycle). Terminal; state unchanged. */
@@ -57,6 +62,7 @@ const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.UNKNOWN_ACTOR,
   ErrorCode.UNKNOWN_MESSAGE,
   ErrorCode.INVALID_REF,
+  ErrorCode.UNAUTHENTICATED,
   ErrorCode.STATE_TOO_LARGE,
   ErrorCode.INVALID_STATE,
   ErrorCode.MESSAGE_TOO_LARGE,
