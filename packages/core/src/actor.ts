@@ -34,6 +34,12 @@ export interface ActorOptions<Name extends string, StateSchema extends Schema, H
   readonly version?: number;
   /** Per earlier version `v`: turns a state written by version `v` into version `v + 1`'s. */
   readonly migrate?: Readonly<Record<number, Migration>>;
+  /**
+   * Whether each turn checks the state it commits against `state` (a handler that breaks the
+   * schema fails its message with INVALID_STATE). Turn it off only for an actor whose turns
+   * are measured too hot to pay for the check. @default true
+   */
+  readonly validateState?: boolean;
 }
 
 /** A reference to one actor: its type and key. Build it with `Definition.ref(key)`. */
@@ -108,6 +114,7 @@ export function actor<
   readonly initial: (key: string) => z.output<StateSchema>;
   readonly version?: number;
   readonly migrate?: Readonly<Record<number, Migration>>;
+  readonly validateState?: boolean;
   // Inference: `Payloads` types each handler's payload parameter, while `Handlers` keeps the
   // handlers exactly as written so that their replies stay typed.
   readonly handlers: Handlers & {

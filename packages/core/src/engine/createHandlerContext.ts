@@ -7,6 +7,7 @@ import { uuidFrom } from '../adapter/random.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
+import { asJson } from './asJson.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
 
@@ -107,7 +108,8 @@ export function createHandlerContext(
           `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
           { details: { to: to.id, name, timeoutMs } },
         );
-        const reply = { ok: false, error: timeout.toJSON(), context: options.context ?? null };
+        const context = storable(`the context of an ask answered by "${then}"`, options.context);
+        const reply = { ok: false, error: timeout.toJSON(), context: context ?? null };
         checkSize('as the context of an ask', then, reply);
         // The timeout timer holds the continuation: the reply replaces its payload and removes it.
         effects.timers.set(askTimerId(id), {
@@ -116,7 +118,7 @@ export function createHandlerContext(
           gen: id,
           at: dueAt(timeoutMs, now),
           name: then,
-          payload: structuredClone(reply),
+          payload: reply,
           ...(trace ? { traceparent: trace.child } : {}),
           createdAt: now,
         });
@@ -126,7 +128,18 @@ export function createHandlerContext(
       schedule(when, name, payload, options = {}) {
         const at = dueAt(when, now);
         engine.registry.resolve(actorId, name, payload);
-        checkSize('scheduled', name, payload);
+        // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
+        const stored = storable(`the payload of timer "${name}"`, payload);
+        try {
+          engine.registry.resolve(actorId, name, stored);
+        } catch (error) {
+          throw new BatonError(
+            ErrorCode.INVALID_PAYLOAD,
+            `the payload of timer "${name}" passes its schema but not once stored as JSON, as it fires (a Date becomes an ISO string, undefined fields vanish): declare what JSON gives back (e.g. z.coerce.date()) or schedule JSON values. ${(error as Error).message}`,
+            { details: { name }, cause: error },
+          );
+        }
+        checkSize('scheduled', name, stored);
         const gen = derivedId('timer', scheduled++);
         const id = options.id === undefined ? gen : checkTimerId(options.id);
         effects.timers.set(id, {
@@ -135,7 +148,7 @@ export function createHandlerContext(
           gen,
           at,
           name,
-          payload: structuredClone(payload),
+          payload: stored,
           ...(trace ? { traceparent: trace.child } : {}),
           createdAt: now,
         });
@@ -165,6 +178,19 @@ export function createHandlerContext(
     },
   };
   return effects;
+}
+
+/** `value` as storage keeps it (JSON), or INVALID_PAYLOAD when JSON cannot hold it. */
+function storable(what: string, value: unknown): unknown {
+  try {
+    return asJson(value);
+  } catch (error) {
+    throw new BatonError(
+      ErrorCode.INVALID_PAYLOAD,
+      `${what} must be JSON, as it is stored: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 }
 
 /** How long an ask waits for its reply by default: a day. */

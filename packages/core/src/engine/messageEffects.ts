@@ -9,6 +9,7 @@ import type { ActorRecord, DeadLetter, SenderMark, Timer } from '../adapter/port
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { upgradeState } from '../stateVersions.ts';
+import { asJson } from './asJson.ts';
 import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, markAfter, pruneChannels } from './channels.ts';
 import type { Engine } from './createEngine.ts';
@@ -17,7 +18,13 @@ import type { Inbound } from './Inbound.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { boundPeers, type OverflowLookup } from './overflow.ts';
-import { deadLettered, replyTooLarge, stateNotJson, stateTooLarge } from './turnErrors.ts';
+import {
+  deadLettered,
+  replyTooLarge,
+  stateBreaksSchema,
+  stateNotJson,
+  stateTooLarge,
+} from './turnErrors.ts';
 
 /**
  * Why a message is applied: where it stands on its channel, the dead letter it redrives, or
@@ -97,6 +104,13 @@ export async function applyMessage(
     reply = asJson(reply);
   } catch (error) {
     return reject(turn, current, inbound, admission, stateNotJson(current.id, error), trace);
+  }
+  if (definition.validateState !== false) {
+    const checked = definition.state.safeParse(state);
+    if (!checked.success) {
+      const error = stateBreaksSchema(current.id, envelope.name, checked.error.issues);
+      return reject(turn, current, inbound, admission, error, trace);
+    }
   }
   const now = engine.clock.now();
   const replied = askReply(envelope, { ok: true, value: reply });
@@ -333,10 +347,4 @@ function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
 export function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
   if (!effects.unbounded || !effects.overflow?.length) return effects;
   return { ...effects, ...withRecord(engine, effects.unbounded, 0) };
-}
-
-/** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */
-function asJson(value: unknown): unknown {
-  const text = JSON.stringify(value);
-  return text === undefined ? undefined : JSON.parse(text);
 }

@@ -21,6 +21,24 @@ export function stateNotJson(actorId: string, cause: unknown): BatonError {
   );
 }
 
+/** A committed state its actor's `state` schema refuses: the issues as `state.<path>: message`. */
+export function stateBreaksSchema(
+  actorId: string,
+  handler: string,
+  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+): BatonError {
+  const found = issues.map((issue) => ({
+    path: ['state', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  const summary = found.map((i) => `${i.path}: ${i.message}`).join('; ');
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the message was rejected and the state is unchanged: fix the handler, or the schema`,
+    { details: { actorId, handler, issues: found } },
+  );
+}
+
 export function replyTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
   const limit = limits.maxItemBytes;
   return new BatonError(
