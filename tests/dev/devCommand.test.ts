@@ -11,6 +11,7 @@ import {
   copyFixtureApp,
   type DevProcess,
   freePort,
+  inspectorAction,
   postJson,
   startDevProcess,
 } from './devProcess.ts';
@@ -99,7 +100,7 @@ describe('baton dev', () => {
   });
 
   it('restarts a killed app process, losing nothing that was committed', async () => {
-    expect((await postJson(`${dev!.origin}/_baton/crash`, { message: 'add' })).status).toBe(202);
+    expect((await inspectorAction(dev!.origin, 'crash', { message: 'add' })).status).toBe(202);
     // The app dies right after committing this turn, before acknowledging it.
     const sent = await postJson(`${dev!.origin}/send`, {
       to: 'counter/c',

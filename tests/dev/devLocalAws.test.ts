@@ -16,6 +16,7 @@ import {
   copyFixtureApp,
   type DevProcess,
   freePort,
+  inspectorToken,
   postJson,
   startDevProcess,
 } from './devProcess.ts';
@@ -89,7 +90,8 @@ describe('baton dev --backend local-aws', () => {
       const counts: QueryState<number>[] = [];
       client.subscribe<number>('count', { key: 'c' }, (state) => counts.push(state));
       let inspector: InspectorSnapshot | undefined;
-      client.subscribe<InspectorSnapshot>('baton.inspector', {}, (state) => {
+      const token = await inspectorToken(dev!.origin);
+      client.subscribe<InspectorSnapshot>('baton.inspector', { token }, (state) => {
         inspector = state.data;
       });
       await expect.poll(() => counts.at(-1)?.data, { timeout: 10_000 }).toBe(5);

@@ -113,12 +113,34 @@ export function copyFixtureApp(name = 'counter'): string {
   return dir;
 }
 
-/** POSTs JSON and returns the status and the parsed body. */
-export async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
+/** POSTs JSON (with `headers` besides its content type) and returns the status and the parsed body. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<{ status: number; body: any }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
+}
+
+/** This run's inspector token, read where the inspector's page has it. */
+export async function inspectorToken(origin: string): Promise<string> {
+  const html = await (await fetch(`${origin}/_baton`)).text();
+  const token = /<meta name="baton-token" content="([^"]+)">/.exec(html)?.[1];
+  if (token === undefined) throw new Error(`no token in the inspector's page:\n${html}`);
+  return token;
+}
+
+/** POSTs one of the inspector's actions (`/_baton/<action>`) with this run's token. */
+export async function inspectorAction(
+  origin: string,
+  action: string,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
+  const token = await inspectorToken(origin);
+  return postJson(`${origin}/_baton/${action}`, body, { 'x-baton-token': token });
 }

@@ -129,9 +129,11 @@ function Actions({ log }: { log: Log }) {
   const crash = async () => {
     setBusy(true);
     try {
+      // `baton dev` puts its token for such actions in the page it serves.
+      const token = document.querySelector<HTMLMetaElement>('meta[name="baton-token"]')?.content;
       const armed = await fetch('/_baton/crash', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-baton-token': token ?? '' },
         body: JSON.stringify({ message: 'transfer' }),
       }).catch(() => undefined);
       if (!armed?.ok) {

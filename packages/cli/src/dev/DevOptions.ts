@@ -11,6 +11,12 @@ export interface DevOptions {
   /** The embedded backend's journal directory; `undefined` with `--in-memory`. */
   readonly dataDir: string | undefined;
   readonly backend: 'embedded' | 'local-aws';
+  /**
+   * Origins besides its own (`http://127.0.0.1:<port>`, `localhost`, `[::1]`) whose pages may
+   * call it, e.g. a page served by another dev server; each as `URL.origin`.
+   * @default [] (its own pages, and clients that send no Origin, such as curl)
+   */
+  readonly allowOrigins?: readonly string[];
 }
 
 export const USAGE = `Usage: baton dev <app entry> [options]
@@ -25,6 +31,9 @@ Options:
                       (default: .baton in the folder above the entry's)
   --in-memory         keep nothing on disk: state ends with the process
   --backend <name>    embedded (default) or local-aws (DynamoDB Local + ElasticMQ; needs Java)
+  --allow-origin <o>  also let pages on origin <o> (e.g. http://localhost:5173) call the app;
+                      repeat for more. By default only pages baton dev serves itself may,
+                      and clients that send no Origin (curl, scripts)
   -h, --help          this text
 
 Example: baton dev src/app.ts --port 3000`;
@@ -49,6 +58,7 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
   let dataDir: string | undefined;
   let inMemory = false;
   let backend: DevOptions['backend'] = 'embedded';
+  const allowOrigins: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -80,6 +90,17 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
         backend = name;
         break;
       }
+      case '--allow-origin': {
+        const text = value();
+        const origin = parseOrigin(text);
+        if (origin === undefined) {
+          throw usage(
+            `--allow-origin takes an origin such as http://localhost:5173 (scheme, host, port; no path), got "${text}"`,
+          );
+        }
+        allowOrigins.push(origin);
+        break;
+      }
       default:
         if (arg.startsWith('-')) throw usage(`unknown option ${arg}`);
         if (entry !== undefined) throw usage(`one app entry only, got "${entry}" and "${arg}"`);
@@ -102,5 +123,14 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
     port,
     dataDir: inMemory || backend === 'local-aws' ? undefined : (dataDir ?? defaultDataDir(entry)),
     backend,
+    allowOrigins,
   };
+}
+
+/** `URL.origin` of an http(s) origin written alone (a trailing `/` allowed), else undefined. */
+function parseOrigin(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return (url.protocol === 'http:' || url.protocol === 'https:') && bare ? url.origin : undefined;
 }

@@ -1,17 +1,20 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { FORWARD_HEADER } from './protocol.ts';
 
 const LOOPBACK = '127.0.0.1';
 
-/** Passes an HTTP request on to `port` and its answer back. */
+/** Passes an HTTP request on to `port` (with `secret` in {@link FORWARD_HEADER}) and its answer back. */
 export function forwardRequest(
   request: IncomingMessage,
   response: ServerResponse,
   port: number,
+  secret: string,
 ): void {
+  const headers = { ...request.headers, [FORWARD_HEADER]: secret };
   const upstream = httpRequest(
-    { host: LOOPBACK, port, method: request.method, path: request.url, headers: request.headers },
+    { host: LOOPBACK, port, method: request.method, path: request.url, headers },
     (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
@@ -29,18 +32,25 @@ export function forwardRequest(
   request.pipe(upstream);
 }
 
-/** Passes a WebSocket upgrade on to `port`, byte for byte, until either side closes. */
+/**
+ * Passes a WebSocket upgrade on to `port` (with `secret` in {@link FORWARD_HEADER}), then its
+ * bytes both ways until either side closes.
+ */
 export function forwardUpgrade(
   request: IncomingMessage,
   socket: Duplex,
   head: Buffer,
   port: number,
+  secret: string,
 ): void {
   const upstream = connect(port, LOOPBACK, () => {
     const lines = [`${request.method} ${request.url} HTTP/${request.httpVersion}`];
     for (let i = 0; i < request.rawHeaders.length; i += 2) {
-      lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
+      const name = request.rawHeaders[i]!;
+      if (name.toLowerCase() !== FORWARD_HEADER)
+        lines.push(`${name}: ${request.rawHeaders[i + 1]}`);
     }
+    lines.push(`${FORWARD_HEADER}: ${secret}`);
     upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (head.length > 0) upstream.write(head);
     upstream.pipe(socket);

@@ -3,14 +3,18 @@
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-/** `index.html` for the app's page: the WebSocket URL in `<meta name="baton-url">`. */
-export function appPageHtml(title: string, webSocketUrl: string): string {
+/**
+ * `index.html` for the app's page: the WebSocket URL in `<meta name="baton-url">`, and this
+ * run's token (for the inspector's actions, e.g. a crash button) in `<meta name="baton-token">`.
+ */
+export function appPageHtml(title: string, webSocketUrl: string, token: string): string {
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
+    <meta name="baton-token" content="${escapeHtml(token)}">
     <title>${escapeHtml(title)}</title>
   </head>
   <body><div id="root"></div><script type="module" src="/page.js"></script></body>
@@ -34,14 +38,18 @@ export function landingHtml(title: string, origin: string): string {
 </html>`;
 }
 
-/** The inspector's shell; `/_baton/inspector.js` fills it. */
-export function inspectorHtml(webSocketUrl: string): string {
+/**
+ * The inspector's shell; `/_baton/inspector.js` fills it. `<meta name="baton-token">` holds this
+ * run's token, which the inspector's actions and its live query carry.
+ */
+export function inspectorHtml(webSocketUrl: string, token: string): string {
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
+    <meta name="baton-token" content="${escapeHtml(token)}">
     <title>Baton inspector</title>
   </head>
   <body><div id="root"></div><script type="module" src="/_baton/inspector.js"></script></body>

@@ -6,9 +6,20 @@
 /** The environment variable that carries the {@link ChildConfig} as JSON. */
 export const CHILD_CONFIG_ENV = 'BATON_DEV_CHILD';
 
+/**
+ * The header the supervisor adds to every request it forwards to the app process, holding
+ * {@link ChildConfig.forwardSecret}: the app process answers nothing else, so a page that finds
+ * its loopback ports cannot go round the supervisor's checks.
+ */
+export const FORWARD_HEADER = 'x-baton-dev-forwarded';
+
 /** What the app process runs on. */
 export interface ChildConfig {
   readonly backend: 'embedded' | 'local-aws';
+  /** A random secret of this run that forwarded requests carry in {@link FORWARD_HEADER}. */
+  readonly forwardSecret: string;
+  /** This run's inspector token: the inspector's live query takes it as its `token` argument. */
+  readonly inspectorToken: string;
   /** The embedded backend's journal directory; absent: in memory. */
   readonly dataDir?: string;
   /** DynamoDB Local and ElasticMQ, for `local-aws` (the supervisor starts them). */

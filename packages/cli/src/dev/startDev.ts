@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { BatonError, ErrorCode } from '@baton/core';
 import { AppSupervisor } from './AppSupervisor.ts';
 import { type Bundle, buildErrorText, bundlePage, ownModule } from './bundle.ts';
+import { DevDoor } from './DevDoor.ts';
 import type { DevOptions } from './DevOptions.ts';
 import { FolderWatcher } from './FolderWatcher.ts';
 import { forwardRequest, forwardUpgrade } from './forward.ts';
@@ -22,6 +24,8 @@ export interface DevServer {
 }
 
 const HOST = '127.0.0.1';
+/** The error code of a request the door refuses (415: not JSON; 403: not allowed). */
+const refusedCode = (status: number) => (status === 415 ? ErrorCode.INVALID_ARGUMENT : 'FORBIDDEN');
 
 /**
  * Serves an app on one port: its page, the WebSocket, the HTTP ingress and the inspector. The
@@ -36,8 +40,14 @@ export async function startDev(
   const appDir = dirname(options.entry);
   const pageEntry = join(appDir, 'web', 'page.tsx');
   const title = `${basename(dirname(appDir))} · baton dev`;
+  // This run's secrets: the inspector's token (in its page only), and the proof that a request
+  // reaching the app process came through this one (never leaves the two processes).
+  const inspectorToken = randomBytes(32).toString('base64url');
+  const forwardSecret = randomBytes(32).toString('base64url');
   let config: ChildConfig = {
     backend: options.backend,
+    forwardSecret,
+    inspectorToken,
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
   };
   let stopEmulators = async () => {};
@@ -82,19 +92,39 @@ export async function startDev(
 
   const upgraded = new Set<Duplex>();
   let origin = '';
+  let door: DevDoor | undefined;
   const webSocketUrl = () => origin.replace(/^http/, 'ws');
   const http = createServer((request, response) => {
     route(request, response).catch(() => response.destroy());
   });
   const route = async (request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? '/', origin).pathname;
-    const html = (body: string) =>
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+    const answer = door!.check({ method: request.method ?? 'GET', path, headers: request.headers });
+    if (answer.kind === 'refuse') {
+      return response
+        .writeHead(answer.status, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ error: { code: refusedCode(answer.status), message: answer.message } }),
+        );
+    }
+    if (answer.kind === 'preflight') return response.writeHead(204, answer.headers).end();
+    for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
+    const html = (body: string, headers: Record<string, string> = {}) =>
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
+    // Both pages hold the token: not cached, not framed by another page (no clickjacking).
+    const tokenPage = {
+      'cache-control': 'no-store',
+      'content-security-policy': "frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+    };
     if (request.method === 'GET' && path === '/') {
-      return html(hasPage ? appPageHtml(title, webSocketUrl()) : landingHtml(title, origin));
+      return html(
+        hasPage ? appPageHtml(title, webSocketUrl(), inspectorToken) : landingHtml(title, origin),
+        tokenPage,
+      );
     }
     if (request.method === 'GET' && (path === '/_baton' || path === '/_baton/')) {
-      return html(inspectorHtml(webSocketUrl()));
+      return html(inspectorHtml(webSocketUrl(), inspectorToken), tokenPage);
     }
     const page = request.method === 'GET' ? pages.get(path) : undefined;
     if (page) {
@@ -130,15 +160,24 @@ export async function startDev(
         }),
       );
     }
-    forwardRequest(request, response, ports.httpPort);
+    forwardRequest(request, response, ports.httpPort, forwardSecret);
   };
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
+    const answer = door!.checkUpgrade(request.headers);
+    if (answer.kind === 'refuse') {
+      const body = `${answer.message}\n`;
+      socket.end(
+        `HTTP/1.1 ${answer.status} Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
     supervisor.ports().then((ports) => {
       if (!ports || socket.destroyed) return socket.destroy();
-      forwardUpgrade(request, socket, head, ports.wsPort);
+      forwardUpgrade(request, socket, head, ports.wsPort, forwardSecret);
     });
   });
   try {
@@ -156,7 +195,9 @@ export async function startDev(
         : `cannot listen on ${HOST}:${options.port}: ${(error as Error).message}`,
     );
   }
-  origin = `http://${HOST}:${(http.address() as AddressInfo).port}`;
+  const { port } = http.address() as AddressInfo;
+  origin = `http://${HOST}:${port}`;
+  door = new DevDoor({ port, allowOrigins: options.allowOrigins ?? [], token: inspectorToken });
 
   // Reload: a saved source file of the app restarts the app process; one of a page rebuilds it.
   // Every folder holding a local file of a bundle is watched (after each build, afresh), so a
@@ -216,6 +257,9 @@ export async function startDev(
       `  websocket  ${webSocketUrl()}`,
       `  ingress    POST ${origin}/send, POST ${origin}/ask, GET ${origin}/outcome/<id>`,
       `  data       ${dataLine}`,
+      ...(options.allowOrigins?.length
+        ? [`  trusts     pages on ${options.allowOrigins.join(', ')} (--allow-origin)`]
+        : []),
       `Watching ${shortPath(appDir)}${outside === 0 ? '' : ` and ${outside} more folder${outside === 1 ? '' : 's'} the app is built from`} for changes. Ctrl-C stops.`,
     ].join('\n'),
   );

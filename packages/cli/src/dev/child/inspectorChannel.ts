@@ -1,4 +1,5 @@
-import { type AnyQueryDefinition, actor, query } from '@baton/core';
+import { timingSafeEqual } from 'node:crypto';
+import { type AnyQueryDefinition, actor, BatonError, ErrorCode, query } from '@baton/core';
 import type { ActorRecord, ChangeFeed, Store } from '@baton/core/adapter';
 import { z } from 'zod';
 import { INSPECTOR_QUERY, type InspectorSnapshot } from '../inspector/InspectorSnapshot.ts';
@@ -9,7 +10,9 @@ import { INSPECTOR_QUERY, type InspectorSnapshot } from '../inspector/InspectorS
  * `baton-inspector/live`, which exists only for the WebSocket host: its record is made up here
  * and its version moves (`pulse()`) whenever the app did something worth showing, so the query
  * engine re-runs the query and pushes the new snapshot (an unchanged snapshot pushes nothing).
- * The app's own client never learns of this actor: messages to it are refused.
+ * The app's own client never learns of this actor: messages to it are refused. The query takes
+ * this run's inspector token as its argument (`{ token }`), which only the inspector's page has:
+ * any other subscriber gets an error and nothing of the app.
  */
 const Live = actor({
   name: 'baton-inspector',
@@ -34,8 +37,10 @@ export interface InspectorChannel {
 
 export function inspectorChannel(
   ports: { readonly store: Store; readonly feed: ChangeFeed },
+  token: string,
   snapshot: () => Promise<InspectorSnapshot>,
 ): InspectorChannel {
+  const expected = Buffer.from(token);
   let ver = 1;
   const listeners = new Set<(record: ActorRecord) => void>();
   const record = (): ActorRecord => ({
@@ -60,8 +65,15 @@ export function inspectorChannel(
     actor: Live,
     query: query({
       name: INSPECTOR_QUERY,
-      args: z.object({}),
-      handler: async (ctx) => {
+      args: z.object({ token: z.string() }),
+      handler: async (ctx, args) => {
+        const given = Buffer.from(args.token);
+        if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+          throw new BatonError(
+            ErrorCode.INVALID_ARGUMENT,
+            "the inspector's live view needs this run's token: open the inspector at baton dev's /_baton",
+          );
+        }
         await ctx.get(Live.ref('live'));
         return snapshot();
       },

@@ -1,6 +1,10 @@
 import type { BatonApp } from '@baton/core';
 import type { QueryEngine } from '@baton/server';
-import { type InspectorSnapshot, MAX_ACTORS } from '../inspector/InspectorSnapshot.ts';
+import {
+  INSPECTOR_QUERY,
+  type InspectorSnapshot,
+  MAX_ACTORS,
+} from '../inspector/InspectorSnapshot.ts';
 import type { DevBackend } from './DevBackend.ts';
 import type { TurnLog } from './TurnLog.ts';
 
@@ -56,7 +60,8 @@ export async function inspectorSnapshot(sources: SnapshotSources): Promise<Inspe
     })),
     queries: (server?.engine.instances() ?? []).map(({ query, args, subscribers }) => ({
       query,
-      args: args ?? null,
+      // The inspector's own query: its argument is the token.
+      args: query === INSPECTOR_QUERY ? {} : (args ?? null),
       subscribers,
     })),
     connections: server?.connections().length ?? 0,

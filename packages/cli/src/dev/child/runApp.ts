@@ -8,7 +8,12 @@ import type { Server } from 'node:http';
 import { type BatonApp, BatonError, ErrorCode, jsonLogger, toBatonError } from '@baton/core';
 import { createEngine } from '@baton/core/engine';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
-import { CHILD_CONFIG_ENV, type ChildConfig, type ChildMessage } from '../protocol.ts';
+import {
+  CHILD_CONFIG_ENV,
+  type ChildConfig,
+  type ChildMessage,
+  FORWARD_HEADER,
+} from '../protocol.ts';
 import type { DevBackend } from './DevBackend.ts';
 import { embeddedBackend } from './embeddedBackend.ts';
 import { inspectorChannel } from './inspectorChannel.ts';
@@ -23,6 +28,8 @@ export async function runApp(app: BatonApp): Promise<void> {
   // Ctrl-C reaches the whole process group: the supervisor decides when this process stops.
   process.on('SIGINT', () => {});
   const config = JSON.parse(process.env[CHILD_CONFIG_ENV] ?? '{}') as ChildConfig;
+  // It holds this run's secrets: not for the processes the app may start.
+  delete process.env[CHILD_CONFIG_ENV];
   let stopping = false;
   let stop = async () => {};
   const shutdown = () => {
@@ -57,7 +64,7 @@ async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<
   const turns = new TurnLog();
   let server: LocalServer | undefined;
   const startedAt = Date.now();
-  const channel = inspectorChannel(backend, () =>
+  const channel = inspectorChannel(backend, config.inspectorToken, () =>
     inspectorSnapshot({ app, backend, turns, startedAt, server: () => server }),
   );
   let worker: RecordingWorker | undefined;
@@ -90,10 +97,18 @@ async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<
       actors: [...app.actors, channel.actor],
       queries: [...app.queries, channel.query],
       backend: { store: channel.store, queue: backend.queue, feed: channel.feed },
-      ...(app.auth ? { auth: app.auth } : {}),
+      // Only upgrades that the supervisor checked and forwarded; the app's auth sees the rest.
+      auth: (request) => {
+        const { [FORWARD_HEADER]: secret, ...headers } = request.headers;
+        if (secret !== config.forwardSecret) {
+          throw new Error("connect through the port baton dev printed, not the app process's");
+        }
+        return app.auth?.({ ...request, headers });
+      },
       logger,
     });
     http = await serveHttp(app.actors, backend, {
+      forwardSecret: config.forwardSecret,
       armCrash(message) {
         if (config.backend === 'embedded' && config.dataDir === undefined) {
           throw new BatonError(

@@ -3,11 +3,14 @@ import { ingressHandler } from '@baton/aws/lambda';
 import type { AnyActorDefinition } from '@baton/core';
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { redriveDeadLetter } from '@baton/core/engine';
+import { FORWARD_HEADER } from '../protocol.ts';
 import type { DevBackend } from './DevBackend.ts';
 import { toApiGatewayEvent } from './toApiGatewayEvent.ts';
 
 /** What the app process's HTTP server does beside the ingress. */
 export interface HttpHooks {
+  /** What the supervisor puts in {@link FORWARD_HEADER}: requests without it are refused. */
+  readonly forwardSecret: string;
   /** Arms the crash switch; refused (INVALID_STATE) when nothing would survive a crash. */
   armCrash(message: string | undefined): void;
 }
@@ -15,9 +18,11 @@ export interface HttpHooks {
 const MAX_BODY = 1024 * 1024;
 
 /**
- * The app process's HTTP server (loopback, any port; the supervisor forwards to it): the Lambda
- * ingress's routes, and the inspector's two actions.
+ * The app process's HTTP server (loopback, any port; the supervisor forwards to it, after its
+ * checks, and only what it forwards is answered): the Lambda ingress's routes, and the
+ * inspector's actions (the supervisor asked them for the inspector's token).
  * - `POST /send`, `POST /ask`, `GET /outcome/<id>`: `@baton/aws/lambda`'s `ingressHandler`.
+ * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form.
  * - `POST /_baton/redrive` `{ actorId, messageId }`: the engine's `redriveDeadLetter`.
  * - `POST /_baton/crash` `{ message? }`: SIGKILL this process right after the next commit of
  *   a turn (handling `message`, if named) — before its outbox is drained or its inbox acked.
@@ -29,8 +34,23 @@ export async function serveHttp(
 ): Promise<Server> {
   const ingress = ingressHandler({ actors, store: backend.store, queue: backend.queue });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.headers[FORWARD_HEADER] !== hooks.forwardSecret) {
+      request.resume();
+      return send(response, 403, {
+        error: {
+          code: 'FORBIDDEN',
+          message: "this is baton dev's app process: call the port baton dev printed instead",
+        },
+      });
+    }
+    delete request.headers[FORWARD_HEADER];
     const body = await readBody(request);
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (request.method === 'POST' && (path === '/_baton/send' || path === '/_baton/ask')) {
+      const rawPath = path.slice('/_baton'.length);
+      const result = await ingress({ ...toApiGatewayEvent(request, body), rawPath });
+      return response.writeHead(result.statusCode, result.headers).end(result.body);
+    }
     if (path.startsWith('/_baton/')) {
       try {
         if (request.method !== 'POST') throw notFound(request.method, path);

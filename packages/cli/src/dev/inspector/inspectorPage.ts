@@ -1,15 +1,25 @@
 /**
  * The inspector (`/_baton`), in the browser: one live query, `baton.inspector`, over the app's
- * own WebSocket, rendered as tables; a form that sends or asks through the same connection; and
- * redrive buttons that POST to the dev server.
+ * own WebSocket, rendered as tables; a form that sends or asks, and redrive buttons, that POST
+ * to the dev server. The query and the actions carry this run's token, from the page.
  */
 import { BatonClient } from '@baton/client';
-import type { ActorRef } from '@baton/core';
 import { INSPECTOR_QUERY, type InspectorSnapshot } from './InspectorSnapshot.ts';
 import { INSPECTOR_CSS } from './inspectorStyle.ts';
 
-const url = document.querySelector<HTMLMetaElement>('meta[name="baton-url"]')!.content;
+const meta = (name: string) =>
+  document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)!.content;
+const url = meta('baton-url');
+const token = meta('baton-token');
 const client = new BatonClient({ url, reconnect: { minMs: 250, maxMs: 2_000 } });
+
+/** POSTs one of the inspector's actions (`/_baton/<action>`) with the token. */
+const act = (action: string, body: unknown) =>
+  fetch(`/_baton/${action}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-baton-token': token },
+    body: JSON.stringify(body),
+  });
 
 const esc = (value: unknown) =>
   String(value).replace(
@@ -54,7 +64,7 @@ client.subscribeConnectionState((state) => {
   $('connection').dataset.state = state;
 });
 
-client.subscribe<InspectorSnapshot>(INSPECTOR_QUERY, {}, (state) => {
+client.subscribe<InspectorSnapshot>(INSPECTOR_QUERY, { token }, (state) => {
   if (state.status === 'error') $('backend').textContent = state.error.message;
   if (state.data) render(state.data);
 });
@@ -137,10 +147,9 @@ $('dead-letters').addEventListener('click', async (event) => {
   if (!button) return;
   button.disabled = true;
   button.textContent = 'redriving…';
-  const response = await fetch('/_baton/redrive', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ actorId: button.dataset.actor, messageId: button.dataset.redrive }),
+  const response = await act('redrive', {
+    actorId: button.dataset.actor,
+    messageId: button.dataset.redrive,
   });
   if (!response.ok) button.textContent = `failed: ${(await response.json()).error?.message}`;
 });
@@ -152,7 +161,6 @@ $('send').addEventListener('submit', async (event) => {
   const data = new FormData(form);
   const result = $('send-result');
   const to = String(data.get('to')).trim();
-  const slash = to.indexOf('/');
   let payload: unknown;
   try {
     payload = JSON.parse(String(data.get('payload') || '{}'));
@@ -160,15 +168,21 @@ $('send').addEventListener('submit', async (event) => {
     result.textContent = 'the payload is not JSON';
     return;
   }
-  const ref = { type: to.slice(0, slash), key: to.slice(slash + 1), id: to } as ActorRef;
-  const name = String(data.get('name')).trim() as never;
+  const name = String(data.get('name')).trim();
   result.textContent = `${kind}ing…`;
   try {
-    const reply =
+    const response = await act(kind, {
+      to,
+      name,
+      payload,
+      ...(kind === 'send' ? { idempotencyKey: crypto.randomUUID() } : {}),
+    });
+    const answer = await response.json();
+    if (answer.error) throw answer.error;
+    result.textContent =
       kind === 'send'
-        ? await client.send(ref, name, payload as never)
-        : await client.ask(ref, name, payload as never);
-    result.textContent = `${kind === 'send' ? 'accepted' : 'reply'}: ${JSON.stringify(reply ?? null)}`;
+        ? `accepted: ${JSON.stringify(answer.messageId ?? null)}`
+        : `reply: ${JSON.stringify(answer.value ?? null)}`;
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     result.textContent = `${code ?? 'error'}: ${message}`;

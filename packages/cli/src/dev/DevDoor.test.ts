@@ -1,0 +1,124 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { DevDoor, type DoorAnswer } from './DevDoor.ts';
+
+const token = 'run-token-0123456789';
+const door = new DevDoor({ port: 3000, token });
+const json = { 'content-type': 'application/json' };
+const own = { host: '127.0.0.1:3000' };
+
+const check = (method: string, path: string, headers: IncomingHttpHeaders) =>
+  door.check({ method, path, headers });
+const refused = (answer: DoorAnswer) => (answer.kind === 'refuse' ? answer : undefined);
+
+describe('DevDoor', () => {
+  it('lets its own pages and clients without an Origin (curl) call the ingress', () => {
+    for (const host of ['127.0.0.1:3000', 'localhost:3000', '[::1]:3000', 'LOCALHOST:3000']) {
+      expect(check('POST', '/send', { host, ...json }).kind).toBe('pass');
+    }
+    for (const origin of door.origins) {
+      expect(check('POST', '/ask', { ...own, origin, ...json })).toEqual({
+        kind: 'pass',
+        headers: {},
+      });
+    }
+    expect(door.checkUpgrade({ ...own, origin: 'http://localhost:3000' }).kind).toBe('pass');
+    expect(door.checkUpgrade(own).kind).toBe('pass');
+  });
+
+  it('refuses a Host that is not its own, which is what DNS rebinding sends', () => {
+    const answer = refused(check('POST', '/send', { host: 'attacker.example:3000', ...json }));
+    expect(answer?.status).toBe(403);
+    expect(answer?.message).toContain('DNS rebinding');
+    expect(answer?.message).toContain('--allow-origin http://attacker.example:3000');
+    // The right name on another port, and no Host at all, are foreign too.
+    expect(check('GET', '/', { host: '127.0.0.1:3001' }).kind).toBe('refuse');
+    expect(check('GET', '/', {}).kind).toBe('refuse');
+    expect(door.checkUpgrade({ host: 'attacker.example:3000' }).kind).toBe('refuse');
+  });
+
+  it("refuses pages on other origins, another loopback port's included", () => {
+    for (const origin of ['http://127.0.0.1:5555', 'https://attacker.example', 'null']) {
+      const answer = refused(check('POST', '/ask', { ...own, origin, ...json }));
+      expect(answer?.status).toBe(403);
+      expect(refused(door.checkUpgrade({ ...own, origin }))?.status).toBe(403);
+      expect(check('GET', `/outcome/x`, { ...own, origin }).kind).toBe('refuse');
+    }
+    expect(
+      refused(check('POST', '/ask', { ...own, origin: 'http://127.0.0.1:5555', ...json }))?.message,
+    ).toContain('pass --allow-origin http://127.0.0.1:5555');
+  });
+
+  it('takes bodies only as application/json: text/plain skips the CORS preflight', () => {
+    const answer = refused(check('POST', '/send', { ...own, 'content-type': 'text/plain' }));
+    expect(answer?.status).toBe(415);
+    expect(answer?.message).toContain('content-type: application/json');
+    expect(check('POST', '/send', own).kind).toBe('refuse');
+    const form = { ...own, 'content-type': 'application/x-www-form-urlencoded' };
+    expect(check('POST', '/_baton/crash', { ...form, 'x-baton-token': token }).kind).toBe('refuse');
+    expect(
+      check('POST', '/send', { ...own, 'content-type': 'Application/JSON; charset=utf-8' }).kind,
+    ).toBe('pass');
+  });
+
+  it("refuses the inspector's actions without this run's token", () => {
+    for (const action of ['redrive', 'crash', 'send', 'ask']) {
+      const path = `/_baton/${action}`;
+      const missing = refused(check('POST', path, { ...own, ...json }));
+      expect(missing?.status).toBe(403);
+      expect(missing?.message).toContain('x-baton-token');
+      expect(check('POST', path, { ...own, ...json, 'x-baton-token': 'guess' }).kind).toBe(
+        'refuse',
+      );
+      expect(check('POST', path, { ...own, ...json, 'x-baton-token': `${token}x` }).kind).toBe(
+        'refuse',
+      );
+      expect(check('POST', path, { ...own, ...json, 'x-baton-token': token }).kind).toBe('pass');
+    }
+  });
+
+  it('serves the pages that hold the token (the inspector, the app) to their own origin only', () => {
+    for (const path of ['/_baton', '/']) {
+      for (const site of [undefined, 'none', 'same-origin']) {
+        const headers = site === undefined ? own : { ...own, 'sec-fetch-site': site };
+        expect(check('GET', path, headers).kind).toBe('pass');
+      }
+      for (const site of ['same-site', 'cross-site']) {
+        const answer = refused(check('GET', path, { ...own, 'sec-fetch-site': site }));
+        expect(answer?.status).toBe(403);
+      }
+    }
+    // The page's script holds nothing secret.
+    expect(check('GET', '/page.js', { ...own, 'sec-fetch-site': 'cross-site' }).kind).toBe('pass');
+  });
+
+  it('lets an allowed other origin call the app with CORS, but not the inspector', () => {
+    const vite = 'http://localhost:5173';
+    const trusting = new DevDoor({ port: 3000, token, allowOrigins: [vite] });
+    expect(
+      trusting.check({ method: 'POST', path: '/ask', headers: { ...own, origin: vite, ...json } }),
+    ).toEqual({ kind: 'pass', headers: { 'access-control-allow-origin': vite, vary: 'origin' } });
+    const preflight = trusting.check({
+      method: 'OPTIONS',
+      path: '/ask',
+      headers: { ...own, origin: vite },
+    });
+    expect(preflight.kind).toBe('preflight');
+    expect(
+      preflight.kind === 'preflight' && preflight.headers['access-control-allow-headers'],
+    ).toBe('content-type');
+    expect(trusting.checkUpgrade({ ...own, origin: vite }).kind).toBe('pass');
+    // Its host is a name of this server now (a proxy in front of it keeps it).
+    expect(
+      trusting.check({ method: 'GET', path: '/', headers: { host: 'localhost:5173' } }).kind,
+    ).toBe('pass');
+    for (const path of ['/', '/_baton', '/_baton/redrive']) {
+      const method = path === '/_baton/redrive' ? 'POST' : 'GET';
+      const headers = { ...own, origin: vite, ...json, 'x-baton-token': token };
+      expect(trusting.check({ method, path, headers }).kind).toBe('refuse');
+    }
+    expect(
+      door.check({ method: 'OPTIONS', path: '/ask', headers: { ...own, origin: vite } }).kind,
+    ).toBe('refuse');
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * `baton dev`'s door as a real process: a foreign `Host` (DNS rebinding) and a `text/plain` body
+ * are refused before anything runs; the inspector's live query answers only with this run's
+ * token; and the app process behind it answers nothing that did not come through its port.
+ */
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { BatonClient, type QueryState } from '@baton/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { InspectorSnapshot } from '../../packages/cli/src/dev/inspector/InspectorSnapshot.ts';
+import {
+  copyFixtureApp,
+  type DevProcess,
+  freePort,
+  inspectorToken,
+  postJson,
+  startDevProcess,
+} from './devProcess.ts';
+
+let app: string;
+let dev: DevProcess;
+let port: number;
+
+const count = async () =>
+  (await postJson(`${dev.origin}/ask`, { to: 'counter/c', name: 'add', payload: { n: 0 } })).body
+    .value;
+const add1000 = JSON.stringify({ to: 'counter/c', name: 'add', payload: { n: 1000 } });
+
+/** A raw HTTP request (fetch cannot set `Host`): its status and body. */
+function raw(
+  targetPort: number,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: targetPort, path, method: body ? 'POST' : 'GET', headers },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Subscribes to the inspector's query with `args` and waits for its first answer. */
+async function inspectorWith(args: object): Promise<QueryState<InspectorSnapshot>> {
+  const client = new BatonClient({ url: dev.origin.replace(/^http/, 'ws'), WebSocket });
+  try {
+    return await new Promise((resolve) => {
+      client.subscribe<InspectorSnapshot>('baton.inspector', args, (state) => {
+        if (state.status !== 'pending') resolve(state);
+      });
+    });
+  } finally {
+    client.close();
+  }
+}
+
+beforeAll(async () => {
+  app = copyFixtureApp();
+  port = await freePort();
+  dev = await startDevProcess([join(app, 'src/app.ts'), '--port', String(port), '--in-memory']);
+  expect(
+    await postJson(`${dev.origin}/ask`, { to: 'counter/c', name: 'add', payload: { n: 5 } }),
+  ).toEqual({ status: 200, body: { value: 5 } });
+});
+
+afterAll(async () => {
+  await dev?.stop('SIGKILL');
+  rmSync(app, { recursive: true, force: true });
+});
+
+describe("baton dev's door", () => {
+  it('refuses a request naming another host, as DNS rebinding does, and applies nothing', async () => {
+    const rebound = await raw(
+      port,
+      '/ask',
+      { host: `rebound.example:${port}`, 'content-type': 'application/json' },
+      add1000,
+    );
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body).error.message).toContain(
+      `pass --allow-origin http://rebound.example:${port}`,
+    );
+    const page = await raw(port, '/_baton', { host: `rebound.example:${port}` });
+    expect(page.status).toBe(403);
+    expect(page.body).not.toContain('baton-token');
+    expect(await count()).toBe(5);
+  });
+
+  it('refuses a text/plain body with 415 and applies nothing', async () => {
+    const response = await fetch(`${dev.origin}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: add1000,
+    });
+    expect(response.status).toBe(415);
+    expect((await response.json()).error.message).toContain('content-type: application/json');
+    expect(await count()).toBe(5);
+  });
+
+  it("answers the inspector's live query only with this run's token", async () => {
+    for (const args of [{}, { token: 'a guess' }]) {
+      const refused = await inspectorWith(args);
+      expect(refused.status).toBe('error');
+      expect(refused.data).toBeUndefined();
+    }
+    const token = await inspectorToken(dev.origin);
+    const answered = await inspectorWith({ token });
+    expect(answered.data?.actors.map((actor) => actor.id)).toEqual(['counter/c']);
+    // Its own entry in the list of live queries does not show the token.
+    expect(JSON.stringify(answered.data)).not.toContain(token);
+  });
+
+  it('has an app process that answers nothing that did not come through the port', async () => {
+    // The app process's own loopback ports (its HTTP server and its WebSocket host): those
+    // that the children of baton dev listen on.
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(dev.child.pid)], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
+    const ports = execFileSync('ss', ['-Htlnp'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => children.some((pid) => line.includes(`pid=${pid},`)))
+      .map((line) => Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]));
+    expect(ports).toHaveLength(2);
+    const answers = await Promise.all(
+      ports.map((p) =>
+        raw(p, '/ask', { host: `127.0.0.1:${p}`, 'content-type': 'application/json' }, add1000),
+      ),
+    );
+    // The HTTP server refuses; the WebSocket host takes upgrades only (426).
+    expect(answers.map((answer) => answer.status).sort()).toEqual([403, 426]);
+    const wsPort = ports[answers.findIndex((answer) => answer.status === 426)]!;
+    const closed = await new Promise<{ code: number; frames: number }>((resolve) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${wsPort}`, ['baton.v1']);
+      let frames = 0;
+      socket.on('open', () =>
+        socket.send(
+          JSON.stringify({ v: 1, type: 'subscribe', id: 's', query: 'count', args: { key: 'c' } }),
+        ),
+      );
+      socket.on('message', () => frames++);
+      socket.on('close', (code) => resolve({ code, frames }));
+    });
+    expect(closed).toEqual({ code: 4401, frames: 0 });
+    expect(await count()).toBe(5);
+  });
+});
