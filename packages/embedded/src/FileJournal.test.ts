@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,32 @@ afterEach(() => {
 });
 
 describe('FileJournal', () => {
+  it('keeps the state readable by its owner only: the folders it makes 0700, its files 0600', () => {
+    const root = mkdtempSync(join(tmpdir(), 'baton-journal-'));
+    dirs.push(root);
+    // Permissive defaults, as a shared machine may have: the modes must not come from them.
+    const umask = process.umask(0o002);
+    try {
+      const path = join(root, 'data', 'baton', 'journal.jsonl');
+      const journal = openJournal(path);
+      journal.append([{ t: 'a', n: 1 }]);
+      const mode = (file: string) => statSync(file).mode & 0o777;
+      expect(mode(join(root, 'data'))).toBe(0o700);
+      expect(mode(join(root, 'data', 'baton'))).toBe(0o700);
+      expect(mode(path)).toBe(0o600);
+      expect(mode(`${path}.lock`)).toBe(0o600);
+      journal.replace([{ t: 'b', n: 2 }]); // compaction writes a new file
+      expect(mode(path)).toBe(0o600);
+      journal.close();
+      // A journal left readable by an older version is narrowed when opened.
+      writeFileSync(join(root, 'old.jsonl'), '', { mode: 0o644 });
+      openJournal(join(root, 'old.jsonl'));
+      expect(mode(join(root, 'old.jsonl'))).toBe(0o600);
+    } finally {
+      process.umask(umask);
+    }
+  });
+
   it('replays what was appended, in order, after a reopen', () => {
     const path = journalPath();
     const journal = openJournal(path);

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  fchmodSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -18,6 +19,9 @@ import { acquireLock, releaseLock } from './fileLock.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 
 const NEWLINE = 0x0a;
+/** The journal holds the app's state: its folder and files are for their owner only. */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 /**
  * A {@link Journal} in one file, one JSON line per entry. Every `append` is one `write` followed
@@ -25,6 +29,8 @@ const NEWLINE = 0x0a;
  * mid-write) is ignored and cut off when the file is opened. `replace` writes a temporary file,
  * syncs it and renames it over the journal, so a crash leaves either the old or the new content.
  * A `<path>.lock` file holding the process id keeps a second process from opening the journal.
+ * The folders it creates are `0700` and its files `0600` (a journal of an older version is
+ * narrowed to `0600` when opened): only their owner can read the app's state.
  *
  * @example
  * const journal = new FileJournal('/var/lib/app/baton/journal.jsonl');
@@ -42,11 +48,12 @@ export class FileJournal implements Journal {
   constructor(path: string) {
     this.path = resolve(path);
     this.#lockPath = `${this.path}.lock`;
-    mkdirSync(dirname(this.path), { recursive: true });
+    mkdirSync(dirname(this.path), { recursive: true, mode: DIR_MODE });
     acquireLock(this.#lockPath);
     try {
       rmSync(`${this.path}.tmp`, { force: true });
-      this.#fd = openSync(this.path, 'a+');
+      this.#fd = openSync(this.path, 'a+', FILE_MODE);
+      fchmodSync(this.#fd, FILE_MODE);
       this.#size = cutTornTail(this.#fd);
       syncDirectory(dirname(this.path));
     } catch (error) {
@@ -100,7 +107,7 @@ export class FileJournal implements Journal {
     this.#open();
     const tmp = `${this.path}.tmp`;
     const data = Buffer.from(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
-    const tmpFd = openSync(tmp, 'w');
+    const tmpFd = openSync(tmp, 'w', FILE_MODE);
     try {
       writeAll(tmpFd, data);
       fsyncSync(tmpFd);

@@ -156,7 +156,7 @@ function takeOver(lockPath: string, identity: string): { won?: string; busy?: tr
 /** Writes our pid to a file of a name of its own beside `lockPath`. */
 function writeFresh(lockPath: string): { path: string; identity: string } {
   const path = `${lockPath}.${process.pid}-${randomBytes(6).toString('hex')}.new`;
-  writeFileSync(path, String(process.pid), { flag: 'wx' });
+  writeFileSync(path, String(process.pid), { flag: 'wx', mode: 0o600 });
   return { path, identity: readLock(path)!.identity };
 }
 

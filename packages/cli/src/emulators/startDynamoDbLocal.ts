@@ -9,6 +9,7 @@ import {
 } from './EmulatorOptions.ts';
 import { findJava } from './internal/findJava.ts';
 import { launchEmulator } from './internal/launchEmulator.ts';
+import { writeLoopbackRunner } from './internal/loopbackRunner.ts';
 import { killOrphans } from './internal/processRegistry.ts';
 import { type ArtifactSet, resolveArtifacts } from './internal/resolveArtifacts.ts';
 
@@ -26,9 +27,11 @@ export interface DynamoDbLocalOptions extends EmulatorOptions {
 }
 
 /**
- * Starts DynamoDB Local in memory (`-inMemory -sharedDb -disableTelemetry`) and resolves once it
- * answers. One shared database for every credential and region, so a test's clients all see the
- * same tables. The first call resolves the jars and the sqlite4java native library with Maven
+ * Starts DynamoDB Local in memory (`-inMemory -sharedDb -disableTelemetry`) on 127.0.0.1 only
+ * and resolves once it answers. One shared database for every credential and region, so a
+ * test's clients all see the same tables. (DynamoDB Local has no flag for its address and
+ * listens on every interface; a small runner, compiled by Java from source when it starts,
+ * binds it to loopback.) The first call resolves the jars and the sqlite4java native library with Maven
  * into the cache; later calls start offline.
  *
  * @example
@@ -49,6 +52,7 @@ export async function startDynamoDbLocal(
   await killOrphans(cacheDir);
   const set = dynamoDbLocalArtifacts(options.version ?? EMULATOR_VERSIONS.dynamodbLocal);
   const dir = await resolveArtifacts(set, { cacheDir, env, log });
+  const runner = await writeLoopbackRunner(dir);
   const running = await launchEmulator({
     name: 'dynamodb-local',
     title: set.title,
@@ -67,7 +71,8 @@ export async function startDynamoDbLocal(
         ...(options.javaOptions ?? []),
         '-cp',
         join(dir, 'lib', '*'),
-        'com.amazonaws.services.dynamodbv2.local.main.ServerRunner',
+        runner,
+        '127.0.0.1',
         '-inMemory',
         '-sharedDb',
         '-disableTelemetry',

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import {
   ConditionalCheckFailedException,
   CreateTableCommand,
@@ -30,6 +32,18 @@ const clientConfig = {
 function processesWith(token: string): string[] {
   const out = execFileSync('ps', ['-eww', '-o', 'pid=,args='], { encoding: 'utf8' });
   return out.split('\n').filter((line) => line.includes(token));
+}
+
+/** How a TCP connection to `host:port` ends: `connected`, or the error's code. */
+function tryConnect(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
 }
 
 function isAlive(pid: number): boolean {
@@ -63,6 +77,22 @@ describe('startEmulators', () => {
     expect(emulators.sqsEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(emulators.dynamodbEndpoint).toBe(emulators.dynamodb.endpoint);
     expect(emulators.sqsEndpoint).toBe(emulators.elasticmq.endpoint);
+  });
+
+  it("listens on loopback only: the machine's other addresses are refused", async () => {
+    const addresses = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .filter((address) => !address.internal && !address.address.startsWith('fe80:'))
+      .map((address) => address.address);
+    // Without a network interface beside loopback there would be nothing to try.
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const endpoint of [emulators.dynamodbEndpoint, emulators.sqsEndpoint]) {
+      const port = Number(new URL(endpoint).port);
+      expect(await tryConnect('127.0.0.1', port)).toBe('connected');
+      for (const address of addresses) {
+        expect(await tryConnect(address, port), `${endpoint} on ${address}`).toBe('ECONNREFUSED');
+      }
+    }
   });
 
   it('cancels a DynamoDB transaction on a failing condition and gives the reason per item', async () => {
