@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { sameSecret } from './secrets.ts';
 
 /** The header that carries this run's inspector token on the inspector's actions. */
 export const TOKEN_HEADER = 'x-baton-token';
@@ -51,14 +51,14 @@ export class DevDoor {
   readonly origins: readonly string[];
   readonly #hosts: ReadonlySet<string>;
   readonly #others: ReadonlySet<string>;
-  readonly #token: Buffer;
+  readonly #token: string;
 
   constructor(options: DevDoorOptions) {
     const own = ['127.0.0.1', 'localhost', '[::1]'].map((name) => `${name}:${options.port}`);
     this.origins = own.map((host) => `http://${host}`);
     this.#others = new Set(options.allowOrigins ?? []);
     this.#hosts = new Set([...own, ...[...this.#others].map((origin) => new URL(origin).host)]);
-    this.#token = Buffer.from(options.token);
+    this.#token = options.token;
   }
 
   /** The answer to an HTTP request. */
@@ -102,7 +102,7 @@ export class DevDoor {
           `a ${method} body must be JSON sent with content-type: application/json (this one came ${type === undefined ? 'without a content type' : `as ${type}`}), e.g. curl -X POST ${this.#home}/ask -H 'content-type: application/json' -d '{"to": "type/key", "name": "message", "payload": {}}'`,
         );
       }
-      if (inspector && !this.#hasToken(header(headers, TOKEN_HEADER))) {
+      if (inspector && !sameSecret(header(headers, TOKEN_HEADER), this.#token)) {
         return refuse(
           403,
           `the inspector's actions need this run's token in the ${TOKEN_HEADER} header: use them from the inspector (${this.#home}/_baton), whose page carries it in <meta name="baton-token">`,
@@ -144,12 +144,6 @@ export class DevDoor {
         ? `baton dev refuses pages without an origin (a sandboxed frame, a file://): open the page from ${this.#home}/`
         : `baton dev refuses requests from pages on ${origin}: only its own pages (${this.#home}) may call it. If that page is yours, pass --allow-origin ${origin}.`,
     );
-  }
-
-  #hasToken(value: string | undefined): boolean {
-    if (value === undefined) return false;
-    const given = Buffer.from(value);
-    return given.length === this.#token.length && timingSafeEqual(given, this.#token);
   }
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +12,7 @@ import { FolderWatcher } from './FolderWatcher.ts';
 import { forwardRequest, forwardUpgrade } from './forward.ts';
 import { appPageHtml, inspectorHtml, landingHtml } from './pages.ts';
 import type { ChildConfig } from './protocol.ts';
+import { newSecret } from './secrets.ts';
 
 /** A running `baton dev`. */
 export interface DevServer {
@@ -42,8 +42,8 @@ export async function startDev(
   const title = `${basename(dirname(appDir))} · baton dev`;
   // This run's secrets: the inspector's token (in its page only), and the proof that a request
   // reaching the app process came through this one (never leaves the two processes).
-  const inspectorToken = randomBytes(32).toString('base64url');
-  const forwardSecret = randomBytes(32).toString('base64url');
+  const inspectorToken = newSecret();
+  const forwardSecret = newSecret();
   let config: ChildConfig = {
     backend: options.backend,
     forwardSecret,

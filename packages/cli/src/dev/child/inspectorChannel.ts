@@ -1,8 +1,8 @@
-import { timingSafeEqual } from 'node:crypto';
 import { type AnyQueryDefinition, actor, BatonError, ErrorCode, query } from '@baton/core';
 import type { ActorRecord, ChangeFeed, Store } from '@baton/core/adapter';
 import { z } from 'zod';
 import { INSPECTOR_QUERY, type InspectorSnapshot } from '../inspector/InspectorSnapshot.ts';
+import { sameSecret } from '../secrets.ts';
 
 /**
  * Keeps the inspector live with Baton's own machinery: the inspector page subscribes to the
@@ -40,7 +40,6 @@ export function inspectorChannel(
   token: string,
   snapshot: () => Promise<InspectorSnapshot>,
 ): InspectorChannel {
-  const expected = Buffer.from(token);
   let ver = 1;
   const listeners = new Set<(record: ActorRecord) => void>();
   const record = (): ActorRecord => ({
@@ -67,8 +66,7 @@ export function inspectorChannel(
       name: INSPECTOR_QUERY,
       args: z.object({ token: z.string() }),
       handler: async (ctx, args) => {
-        const given = Buffer.from(args.token);
-        if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        if (!sameSecret(args.token, token)) {
           throw new BatonError(
             ErrorCode.INVALID_ARGUMENT,
             "the inspector's live view needs this run's token: open the inspector at baton dev's /_baton",

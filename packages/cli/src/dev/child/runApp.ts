@@ -14,6 +14,7 @@ import {
   type ChildMessage,
   FORWARD_HEADER,
 } from '../protocol.ts';
+import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
 import { embeddedBackend } from './embeddedBackend.ts';
 import { inspectorChannel } from './inspectorChannel.ts';
@@ -100,7 +101,7 @@ async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<
       // Only upgrades that the supervisor checked and forwarded; the app's auth sees the rest.
       auth: (request) => {
         const { [FORWARD_HEADER]: secret, ...headers } = request.headers;
-        if (secret !== config.forwardSecret) {
+        if (!sameSecret(secret, config.forwardSecret)) {
           throw new Error("connect through the port baton dev printed, not the app process's");
         }
         return app.auth?.({ ...request, headers });

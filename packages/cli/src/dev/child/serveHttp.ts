@@ -4,6 +4,7 @@ import type { AnyActorDefinition } from '@baton/core';
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { FORWARD_HEADER } from '../protocol.ts';
+import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
 import { toApiGatewayEvent } from './toApiGatewayEvent.ts';
 
@@ -34,7 +35,7 @@ export async function serveHttp(
 ): Promise<Server> {
   const ingress = ingressHandler({ actors, store: backend.store, queue: backend.queue });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    if (request.headers[FORWARD_HEADER] !== hooks.forwardSecret) {
+    if (!sameSecret(request.headers[FORWARD_HEADER], hooks.forwardSecret)) {
       request.resume();
       return send(response, 403, {
         error: {
