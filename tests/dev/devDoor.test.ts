@@ -20,6 +20,9 @@ import {
   startDevProcess,
 } from './devProcess.ts';
 
+/** The one other origin this run trusts. */
+const TRUSTED = 'http://localhost:5173';
+
 let app: string;
 let dev: DevProcess;
 let port: number;
@@ -67,7 +70,14 @@ async function inspectorWith(args: object): Promise<QueryState<InspectorSnapshot
 beforeAll(async () => {
   app = copyFixtureApp();
   port = await freePort();
-  dev = await startDevProcess([join(app, 'src/app.ts'), '--port', String(port), '--in-memory']);
+  dev = await startDevProcess([
+    join(app, 'src/app.ts'),
+    '--port',
+    String(port),
+    '--in-memory',
+    '--allow-origin',
+    TRUSTED,
+  ]);
   expect(
     await postJson(`${dev.origin}/ask`, { to: 'counter/c', name: 'add', payload: { n: 5 } }),
   ).toEqual({ status: 200, body: { value: 5 } });
@@ -104,6 +114,35 @@ describe("baton dev's door", () => {
     });
     expect(response.status).toBe(415);
     expect((await response.json()).error.message).toContain('content-type: application/json');
+    expect(await count()).toBe(5);
+  });
+
+  it('lets pages on an origin given with --allow-origin call the app with CORS, not the inspector', async () => {
+    expect(dev.output()).toContain(`trusts     pages on ${TRUSTED} (--allow-origin)`);
+    const preflight = await fetch(`${dev.origin}/ask`, {
+      method: 'OPTIONS',
+      headers: { origin: TRUSTED, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(TRUSTED);
+    const asked = await fetch(`${dev.origin}/ask`, {
+      method: 'POST',
+      headers: { origin: TRUSTED, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'counter/c', name: 'add', payload: { n: 0 } }),
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.headers.get('access-control-allow-origin')).toBe(TRUSTED);
+    expect(await asked.json()).toEqual({ value: 5 });
+    const inspector = await fetch(`${dev.origin}/_baton`, { headers: { origin: TRUSTED } });
+    expect(inspector.status).toBe(403);
+    expect(await inspector.text()).not.toContain('baton-token');
+    // Another origin still is refused.
+    const other = await fetch(`${dev.origin}/ask`, {
+      method: 'POST',
+      headers: { origin: 'http://localhost:5174', 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'counter/c', name: 'add', payload: { n: 1000 } }),
+    });
+    expect(other.status).toBe(403);
     expect(await count()).toBe(5);
   });
 
