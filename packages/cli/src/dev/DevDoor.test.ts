@@ -26,6 +26,18 @@ describe('DevDoor', () => {
     expect(door.checkUpgrade(own).kind).toBe('pass');
   });
 
+  it('knows its names without a port on port 80, where browsers leave it out', () => {
+    const on80 = new DevDoor({ port: 80, token });
+    const headers = { host: 'localhost', origin: 'http://localhost', ...json };
+    expect(on80.check({ method: 'POST', path: '/ask', headers }).kind).toBe('pass');
+    expect(on80.checkUpgrade({ host: '127.0.0.1:80', origin: 'http://127.0.0.1' }).kind).toBe(
+      'pass',
+    );
+    expect(on80.checkUpgrade({ host: 'localhost', origin: 'http://localhost:8080' }).kind).toBe(
+      'refuse',
+    );
+  });
+
   it('refuses a Host that is not its own, which is what DNS rebinding sends', () => {
     const answer = refused(check('POST', '/send', { host: 'attacker.example:3000', ...json }));
     expect(answer?.status).toBe(403);

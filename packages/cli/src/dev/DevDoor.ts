@@ -54,10 +54,16 @@ export class DevDoor {
   readonly #token: string;
 
   constructor(options: DevDoorOptions) {
-    const own = ['127.0.0.1', 'localhost', '[::1]'].map((name) => `${name}:${options.port}`);
+    const names = ['127.0.0.1', 'localhost', '[::1]'];
+    // On port 80 a browser leaves the port out of both headers.
+    const own = names.map((name) => (options.port === 80 ? name : `${name}:${options.port}`));
     this.origins = own.map((host) => `http://${host}`);
     this.#others = new Set(options.allowOrigins ?? []);
-    this.#hosts = new Set([...own, ...[...this.#others].map((origin) => new URL(origin).host)]);
+    this.#hosts = new Set([
+      ...own,
+      ...(options.port === 80 ? names.map((name) => `${name}:80`) : []),
+      ...[...this.#others].map((origin) => new URL(origin).host),
+    ]);
     this.#token = options.token;
   }
 
