@@ -65,9 +65,9 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.readDeadLetter');
       return store.readDeadLetter(actorId, messageId);
     },
-    retireHeldOutbox: async (actorId, ver) => {
+    retireHeldOutbox: async (actorId, ver, life) => {
       await hop('store.retireHeldOutbox');
-      return store.retireHeldOutbox(actorId, ver);
+      return store.retireHeldOutbox(actorId, ver, life);
     },
     listOutboxActors: async (olderThan) => {
       await hop('store.listOutboxActors');

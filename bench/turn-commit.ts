@@ -18,7 +18,7 @@ import {
   jsonSize,
   type Store,
 } from '@baton/core/adapter';
-import { createEngine, type Inbound, runTurn } from '@baton/core/engine';
+import { createEngine, type Inbound, runTurn, type TurnResult } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
@@ -125,9 +125,9 @@ async function candidateRound(ops: number, latencyNs: number): Promise<Sample> {
   const now = Date.now();
   const batches = Array.from({ length: ops }, (_, i) => [inbound(i + 1, now)]);
   const ns = await timeNs(async () => {
-    let drainedAt: number | undefined;
+    let drainedAt: TurnResult | undefined;
     for (const batch of batches) {
-      ({ ver: drainedAt } = await runTurn(engine, ACTOR, batch, drainedAt ? { drainedAt } : {}));
+      drainedAt = await runTurn(engine, ACTOR, batch, drainedAt ? { drainedAt } : {});
     }
   });
   const record = await backend.store.load(ACTOR);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, sqsEffect } from '@baton/aws';
 import { actor, Client, silentLogger } from '@baton/core';
+import { actorMessageId } from '@baton/core/adapter';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, inject, it } from 'vitest';
@@ -51,10 +52,9 @@ describe('sqsEffect', () => {
     const worker = new Worker(engine);
     while ((await worker.poll()) > 0);
     // A retry of the same run (as after a crash before its message was acknowledged).
-    await Shipped.run(
-      { order: 'o-1' },
-      { idempotencyKey: 'order/o-1:1', actor: 'order/o-1', attempt: 2 },
-    );
+    const { life } = (await backend.store.load('order/o-1'))!;
+    const idempotencyKey = actorMessageId('order/o-1', 1, life);
+    await Shipped.run({ order: 'o-1' }, { idempotencyKey, actor: 'order/o-1', attempt: 2 });
 
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
@@ -65,7 +65,7 @@ describe('sqsEffect', () => {
     );
     expect(Messages).toHaveLength(1);
     expect(JSON.parse(Messages[0]!.Body!)).toEqual({ order: 'o-1' });
-    expect(Messages[0]!.MessageAttributes?.idempotencyKey?.StringValue).toBe('order/o-1:1');
+    expect(Messages[0]!.MessageAttributes?.idempotencyKey?.StringValue).toBe(idempotencyKey);
     backend.close();
   });
 });

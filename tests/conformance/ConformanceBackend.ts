@@ -9,5 +9,7 @@ export interface ConformanceBackend {
   pending(): Promise<number>;
   /** Lets `ms` of backend time pass (virtual time advances; real time sleeps). */
   pass(ms: number): Promise<void>;
+  /** Deletes the record of `actorId` if it is a halted one past its expiry, as a TTL would. */
+  expire(actorId: string): Promise<void>;
   close(): Promise<void>;
 }

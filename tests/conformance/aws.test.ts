@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
 import { type RunningEmulator, startDynamoDbLocal } from '@baton/cli';
@@ -29,6 +29,23 @@ async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<Conf
       return visible + inFlight;
     },
     pass: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    expire: async (actorId) => {
+      // What DynamoDB's TTL does, at once: delete the record once past its `expiresAt`.
+      // The record's key, as the package README lays out the table.
+      const Key = { pk: { S: `A#${actorId}` }, sk: { S: 'R' } };
+      await dynamodb
+        .send(
+          new DeleteItemCommand({
+            TableName: name,
+            Key,
+            ConditionExpression: 'expiresAt <= :now',
+            ExpressionAttributeValues: { ':now': { N: String(Date.now()) } },
+          }),
+        )
+        .catch((error: { name?: string }) => {
+          if (error.name !== 'ConditionalCheckFailedException') throw error;
+        });
+    },
     close: async () => {
       await dynamodb.send(new DeleteTableCommand({ TableName: name }));
       await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));

@@ -3,7 +3,7 @@
  * test file calls `conformanceSuite` with a way to open a fresh backend.
  */
 import { type AnyActorDefinition, Client, ErrorCode, silentLogger } from '@baton/core';
-import { encodeEnvelope } from '@baton/core/adapter';
+import { actorMessageId, encodeEnvelope } from '@baton/core/adapter';
 import {
   createEngine,
   fireDueTimers,
@@ -227,10 +227,12 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       await client.send(Ledger.ref('fx'), 'note', { entry: 'flaky one' });
       await run();
       expect((await state('ledger/fx'))?.entries).toEqual(['plain', 'flaky one']);
+      const { life } = (await backend!.store.load('ledger/fx'))!;
+      const key = (seq: number) => actorMessageId('ledger/fx', seq, life);
       expect(notes).toEqual([
-        { entry: 'plain', key: 'ledger/fx:1' },
-        { entry: 'flaky one', key: 'ledger/fx:2' },
-        { entry: 'flaky one', key: 'ledger/fx:2' },
+        { entry: 'plain', key: key(1) },
+        { entry: 'flaky one', key: key(2) },
+        { entry: 'flaky one', key: key(2) },
       ]);
     });
 
@@ -251,6 +253,27 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       await run();
       expect(await state(ref.id)).toEqual({ entries: ['y'], total: 1 });
       expect((await b.store.load(ref.id))?.expiresAt).toBeUndefined();
+    });
+
+    it('refuses the commit of a worker whose warm record is of an earlier life of the actor', async () => {
+      const { b, client, run, state, engineOptions } = await start();
+      // The halted record expires 2 s after the halt: twice this mark retention.
+      const options = { ...engineOptions, markRetentionMs: 1_000 };
+      const [warm, other] = [new Worker(options), new Worker(options)];
+      const ref = Ledger.ref('lives');
+      await client.send(ref, 'add', { entry: 'old-life', amount: 1 });
+      await run(warm); // warm keeps version 1 of the first life
+      await client.send(ref, 'close', {});
+      await run(other); // the first life ends at version 2
+      await b.pass(2_001);
+      await b.expire(ref.id);
+      expect(await b.store.load(ref.id)).toBeUndefined();
+      await client.send(ref, 'add', { entry: 'new-1', amount: 1 });
+      await run(other); // version 1 of the second life
+      await client.send(ref, 'add', { entry: 'new-2', amount: 1 });
+      await run(warm); // its warm version 1 is the first life's: its commit must be refused
+      expect(await state(ref.id)).toEqual({ entries: ['new-1', 'new-2'], total: 2 });
+      expect((await b.store.load(ref.id))?.ver).toBe(2);
     });
 
     it('rejects a message that grows the state past the record limit, and keeps going', async () => {

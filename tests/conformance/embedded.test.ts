@@ -13,6 +13,7 @@ async function open(): Promise<ConformanceBackend> {
     clock,
     pending: async () => backend.queue.counts().total,
     pass: async (ms) => clock.advance(ms),
+    expire: async () => backend.store.purgeExpired(),
     close: async () => backend.close(),
   };
 }

@@ -141,14 +141,15 @@ describe('the drain', () => {
     // `warm` runs the turn that schedules a timer (it sends nothing: nothing to drain).
     await client.send(Relay.ref('r'), 'later', {});
     const scheduling = await next();
-    const { ver } = await runTurn(warm, 'relay/r', [scheduling.inbound]);
+    const scheduled = await runTurn(warm, 'relay/r', [scheduling.inbound]);
+    const { ver } = scheduled;
     await queue.ack([scheduling.message.receipt]);
     // The timer fires. Another worker commits the fire's turn (it sends a note) and dies
     // before its drain; the fire comes back to `warm`, whose record is one version behind.
     await fireDueTimers(warm, Date.now() + 1);
     const fire = await next();
     await runTurn(other, 'relay/r', [fire.inbound]);
-    const again = await runTurn(warm, 'relay/r', [fire.inbound], { drainedAt: ver });
+    const again = await runTurn(warm, 'relay/r', [fire.inbound], { drainedAt: scheduled });
 
     // The timer is gone, so the fire was skipped and nothing committed; but the record that
     // commit wrote was read back and its send drained: acking the fire is safe now.

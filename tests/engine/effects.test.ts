@@ -18,7 +18,7 @@ import {
 import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runUntilIdle, settled, setup } from './helpers.ts';
+import { runUntilIdle, sentId, settled, setup } from './helpers.ts';
 
 /** What each run of the `notify` effect saw, in order. */
 const runs: Array<{ note: string; key: string; attempt: number }> = [];
@@ -87,7 +87,9 @@ describe('effects', () => {
     await h.client.send(User.ref('ada'), 'note', { note: 'hello' });
     await h.client.send(User.ref('ada'), 'note', { note: 'refused', refuse: true });
     await h.run();
-    expect(runs).toEqual([{ note: 'hello', key: 'user/ada:1', attempt: 1 }]);
+    const key = await sentId(h, 'user/ada', 1);
+    expect(key).toMatch(/^user\/ada:[0-9a-z]{12}\.1$/);
+    expect(runs).toEqual([{ note: 'hello', key, attempt: 1 }]);
   });
 
   it('are retried with the same key until they succeed, in order per actor, not holding up others', async () => {
@@ -99,9 +101,10 @@ describe('effects', () => {
     await h.run();
     const of = (note: string) => runs.filter((r) => r.note === note);
     expect(of('first').map((r) => r.attempt)).toEqual([1, 2, 3]);
-    expect(new Set(of('first').map((r) => r.key))).toEqual(new Set(['user/ada:1']));
+    const key = (seq: number) => sentId(h, 'user/ada', seq);
+    expect(new Set(of('first').map((r) => r.key))).toEqual(new Set([await key(1)]));
     // Run once, after the first succeeded (its attempt counts the deliveries it waited through).
-    expect(of('second').map((r) => r.key)).toEqual(['user/ada:2']);
+    expect(of('second').map((r) => r.key)).toEqual([await key(2)]);
     const order = runs.map((r) => `${r.note}#${r.attempt}`);
     expect(order.indexOf('second#3')).toBeGreaterThan(order.indexOf('first#3'));
     // bob's effect did not wait for ada's.
@@ -115,7 +118,10 @@ describe('effects', () => {
     await h.run();
     const dead = h.backend.queue.deadLetters();
     expect(dead).toHaveLength(1);
-    expect(JSON.parse(dead[0]!.body)).toMatchObject({ to: '$effect/notify', id: 'user/ada:1' });
+    expect(JSON.parse(dead[0]!.body)).toMatchObject({
+      to: '$effect/notify',
+      id: await sentId(h, 'user/ada', 1),
+    });
     expect(runs.length).toBeGreaterThan(1);
   });
 
@@ -170,9 +176,10 @@ describe('effects', () => {
       const h = await start([Shop], [Hook]);
       await h.client.send(Shop.ref('s'), 'pay', { order: 'o-7' });
       await h.run();
+      const key = await sentId(h, 'shop/s', 1);
       expect(seen).toEqual([
-        { key: 'shop/s:1', body: '{"order":"o-7"}' },
-        { key: 'shop/s:1', body: '{"order":"o-7"}' },
+        { key, body: '{"order":"o-7"}' },
+        { key, body: '{"order":"o-7"}' },
       ]);
     } finally {
       server.close();

@@ -4,7 +4,14 @@
  * clock to the next message when everything left is hidden (released for a retry).
  */
 import { type AnyActorDefinition, Client, silentLogger } from '@baton/core';
-import type { ActorRecord, Clock, Random, Store, StoreLimits } from '@baton/core/adapter';
+import {
+  type ActorRecord,
+  actorMessageId,
+  type Clock,
+  type Random,
+  type Store,
+  type StoreLimits,
+} from '@baton/core/adapter';
 import { createEngine, type Engine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend } from '@baton/embedded';
 
@@ -163,4 +170,10 @@ export function keepingDrainedSends(store: Store): Store {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/** The id of the `seq`-th message `actorId` sent in its current life (as stored now). */
+export async function sentId(h: Pick<Harness, 'record'>, actorId: string, seq: number) {
+  const record = await h.record(actorId);
+  return actorMessageId(actorId, seq, record?.life);
 }

@@ -3,7 +3,7 @@ import { decodeEnvelope, type Envelope, encodeEnvelope } from '@baton/core/adapt
 import { runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { setup } from './helpers.ts';
+import { sentId, setup } from './helpers.ts';
 
 function model() {
   const runs = { burst: 0 };
@@ -143,7 +143,8 @@ describe('actor-to-actor messages', () => {
     await h.run();
 
     // The redelivered message drained the outbox again: the sink was sent both notes twice.
-    expect(sendsToSink).toEqual(['sender/a:1', 'sender/a:2']);
+    const id = (seq: number) => sentId(h, 'sender/a', seq);
+    expect(sendsToSink).toEqual([await id(1), await id(2)]);
 
     expect(await h.state('sink/s')).toEqual({ got: { a: [1, 2] } });
     expect(sinkCommits).toEqual([{ got: { a: [1, 2] } }]);

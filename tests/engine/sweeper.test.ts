@@ -80,7 +80,8 @@ describe('Sweeper', () => {
     await h.run();
     expect(await h.state('sink/s')).toEqual({ got: [1, 2] });
     expect((await h.record('sender/a'))?.outbox).toHaveLength(1);
-    await h.backend.store.retireHeldOutbox('sender/a', 0); // not at that version: nothing
+    const { life } = (await h.record('sender/a'))!;
+    await h.backend.store.retireHeldOutbox('sender/a', 0, life); // not at that version: nothing
     expect((await h.record('sender/a'))?.ver).toBe(1);
 
     h.clock.advance(60_001);

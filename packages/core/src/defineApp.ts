@@ -29,6 +29,12 @@ export interface BatonApp<Identity = unknown> {
   /** The effects handlers may ask for (`ctx.effect`), run by the workers. */
   readonly effects: readonly AnyEffectDefinition[];
   /**
+   * Put before every effect's idempotency key, so that apps or stages sharing an outside
+   * service never send it the same key (the engine's `effectKeyNamespace`), e.g.
+   * `process.env.STAGE`.
+   */
+  readonly effectKeyNamespace?: string;
+  /**
    * Turns a WebSocket connection attempt into the identity queries see as `ctx.identity`; throw
    * (or reject) to refuse it. Without one every connection is accepted, with identity `undefined`.
    */
@@ -51,6 +57,7 @@ export function defineApp<Identity = unknown>(app: {
   readonly actors: readonly AnyActorDefinition[];
   readonly queries?: readonly AnyQueryDefinition[];
   readonly effects?: readonly AnyEffectDefinition[];
+  readonly effectKeyNamespace?: string;
   readonly auth?: (request: ConnectRequest) => Identity | Promise<Identity>;
 }): BatonApp<Identity> {
   const problems: string[] = [];
@@ -62,6 +69,10 @@ export function defineApp<Identity = unknown>(app: {
   }
   if (app?.effects !== undefined && !Array.isArray(app.effects)) {
     problems.push('effects must be an array of effect()s');
+  }
+  const namespace = app?.effectKeyNamespace;
+  if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
+    problems.push('effectKeyNamespace must be a non-empty string, e.g. the stage');
   }
   if (app?.auth !== undefined && typeof app.auth !== 'function') {
     problems.push('auth must be a function ({ token, headers }) => identity');
@@ -97,6 +108,7 @@ export function defineApp<Identity = unknown>(app: {
     actors: app.actors,
     queries: app.queries ?? [],
     effects: app.effects ?? [],
+    ...(namespace === undefined ? {} : { effectKeyNamespace: namespace }),
     ...(app.auth ? { auth: app.auth } : {}),
   };
 }

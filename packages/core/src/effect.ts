@@ -3,8 +3,8 @@
  * event — that a handler asks for with `ctx.effect(Effect, payload)`. It leaves with the turn's
  * commit, through the outbox and the inbox, and runs at least once, in order per sending actor:
  * a failure is retried with backoff until the queue's dead-letter queue takes it. Each run gets
- * the same idempotency key (the sending actor and its sequence number), for the target to
- * recognise a retry.
+ * the same idempotency key (the sending actor, its life and its sequence number), for the
+ * target to recognise a retry.
  */
 import type { z } from 'zod';
 import { BatonError, ErrorCode } from './errors.ts';
@@ -12,7 +12,11 @@ import type { Schema } from './schema.ts';
 
 /** What an effect's `run` gets besides the payload. */
 export interface EffectContext {
-  /** Stable across every run of this effect: `<actor id>:<seq>`. Send it as the target's idempotency key. */
+  /**
+   * Stable across every run of this effect, and never given to another effect, whatever the
+   * actor's lives: `<actor id>:<life>.<seq>`, after the engine's `effectKeyNamespace` and a `:`
+   * when it has one. Send it as the target's idempotency key.
+   */
   readonly idempotencyKey: string;
   /** The actor that asked for it. */
   readonly actor: string;

@@ -81,6 +81,29 @@ describe('EmbeddedStore', () => {
     expect((await store.load('a/1'))!.ver).toBe(2);
   });
 
+  it('tells lives apart: a commit, a retire or a drained note for another life at the same version does nothing', async () => {
+    const store = new EmbeddedStore();
+    const life = (ver: number, id: string | undefined, parts: Partial<ActorRecord> = {}) => ({
+      ...record('a/1', ver),
+      ...(id === undefined ? {} : { life: id }),
+      ...parts,
+    });
+    await store.commit(
+      commitOf('a/1', 1, { record: life(1, 'new', { outbox: [outbox('a/1', 1)] }) }),
+    );
+    for (const other of ['old', undefined]) {
+      const error = await failure(store.commit(commitOf('a/1', 2, { record: life(2, other) })));
+      expect(readConflict(error)).toMatchObject({ kind: 'version', current: { life: 'new' } });
+      await store.retireHeldOutbox('a/1', 1, other);
+      await store.heldDrained('a/1', 1, other);
+      expect(await store.load('a/1')).toMatchObject({ ver: 1, outbox: [{ seq: 1 }] });
+    }
+    await store.heldDrained('a/1', 1, 'new');
+    expect(await store.load('a/1')).not.toHaveProperty('outbox');
+    await store.commit(commitOf('a/1', 2, { record: life(2, 'new') }));
+    expect(await store.load('a/1')).toMatchObject({ ver: 2, life: 'new' });
+  });
+
   it('treats an absent record as version 0', async () => {
     const store = new EmbeddedStore();
     const error = await failure(store.commit(commitOf('a/1', 3)));

@@ -47,11 +47,13 @@ interface DeleteOutboxEntry extends JournalEntry {
   readonly seqs: readonly number[];
 }
 
-/** The sends a record holds at `ver` were drained: the record keeps them no longer. */
+/** The sends a record holds at `ver` of `life` were drained: the record keeps them no longer. */
 interface HeldDrainedEntry extends JournalEntry {
   readonly t: 'store.heldDrained';
   readonly actorId: string;
   readonly ver: number;
+  /** Absent for a record without a life (and in entries written before lives existed). */
+  readonly life?: string;
 }
 
 type StoreEntry = CommitEntry | DeleteOutboxEntry | HeldDrainedEntry;
@@ -61,9 +63,9 @@ const PURGE_EVERY = 1_000;
 /**
  * The in-process {@link Store} and {@link ChangeFeed}, with DynamoDB's transaction semantics:
  * a commit applies whole or not at all, after checking, in this order, the limits
- * (TRANSACTION_TOO_LARGE), the version condition (VERSION_CONFLICT, carrying the stored record)
- * and the idempotency keys (DUPLICATE, naming every used key). Values are deep-copied in and
- * out, so no caller can change committed state. Change and outcome listeners are called
+ * (TRANSACTION_TOO_LARGE), the version condition on version and life (VERSION_CONFLICT,
+ * carrying the stored record) and the idempotency keys (DUPLICATE, naming every used key).
+ * Values are deep-copied in and out, so no caller can change committed state. Change and outcome listeners are called
  * synchronously, in commit order, before `commit` returns.
  *
  * @example
@@ -131,7 +133,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
     checkCommit(commit, this.limits);
     const { record, expectedVer } = commit;
     const current = this.#records.get(record.id);
-    if ((current?.ver ?? 0) !== expectedVer) {
+    // A record of another life at the same version is not the one the turn read.
+    if ((current?.ver ?? 0) !== expectedVer || (current && current.life !== record.life)) {
       throw versionConflict(record.id, current && structuredClone(current));
     }
     // Only `idempotency` is put-if-absent; `replaceIdempotency` overwrites (a redrive's outcome).
@@ -188,10 +191,10 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return [...actors];
   }
 
-  async retireHeldOutbox(actorId: string, ver: number): Promise<void> {
+  async retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void> {
     this.#checkOpen();
     const current = this.#records.get(actorId);
-    if (current?.ver !== ver || !current.outbox) return;
+    if (current?.ver !== ver || current.life !== life || !current.outbox) return;
     const { outbox: _held, outboxApart: _apart, ...rest } = current;
     const entry: CommitEntry = {
       t: 'store.commit',
@@ -209,11 +212,16 @@ export class EmbeddedStore implements Store, ChangeFeed {
    * cheap, and a record never keeps sent messages that a later drain would send again. The
    * version stays, so no turn conflicts with it; the change is not a commit, and not pushed.
    */
-  async heldDrained(actorId: string, ver: number): Promise<void> {
+  async heldDrained(actorId: string, ver: number, life: string | undefined): Promise<void> {
     this.#checkOpen();
     const record = this.#records.get(actorId);
-    if (record?.ver !== ver || !record.outbox) return;
-    const entry: HeldDrainedEntry = { t: 'store.heldDrained', actorId, ver };
+    if (record?.ver !== ver || record.life !== life || !record.outbox) return;
+    const entry: HeldDrainedEntry = {
+      t: 'store.heldDrained',
+      actorId,
+      ver,
+      ...(life === undefined ? {} : { life }),
+    };
     this.#journal?.append([entry]);
     this.#apply(entry);
   }
@@ -383,7 +391,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   #apply(entry: StoreEntry): void {
     if (entry.t === 'store.heldDrained') {
       const record = this.#records.get(entry.actorId);
-      if (record?.ver === entry.ver && record.outbox) {
+      if (record?.ver === entry.ver && record.life === entry.life && record.outbox) {
         const { outbox: _drained, ...rest } = record;
         this.#records.set(entry.actorId, rest);
       }

@@ -208,8 +208,8 @@ export class SimProcess {
         await store.deleteOutbox(actorId, seqs);
         this.#undrained.delete(actorId);
       },
-      heldDrained: async (actorId: string, ver: number) => {
-        await store.heldDrained?.(actorId, ver);
+      heldDrained: async (actorId: string, ver: number, life: string | undefined) => {
+        await store.heldDrained?.(actorId, ver, life);
         this.#undrained.delete(actorId);
       },
     };

@@ -314,6 +314,32 @@ describe('DynamoStore', () => {
     expect(await counting.load(a)).not.toHaveProperty('outbox');
   });
 
+  it('tells lives apart: a commit or a retire for another life at the same version does nothing', async () => {
+    const store = storeWith({ clock: { now: () => 0 } });
+    const a = fresh();
+    const life = (ver: number, id: string | undefined, parts: Partial<ActorRecord> = {}) => ({
+      ...record(a, ver),
+      ...(id === undefined ? {} : { life: id }),
+      ...parts,
+    });
+    await store.commit(commitOf(a, 1, { record: life(1, 'new', { outbox: [outbox(a, 1)] }) }));
+    for (const other of ['old', undefined]) {
+      // One conditional PutItem, and a transaction (it puts an idempotency record too).
+      const single = commitOf(a, 2, { record: life(2, other) });
+      const transaction = { ...single, idempotency: [outcome(randomUUID(), a, 1000)] };
+      for (const commit of [single, transaction]) {
+        const error = await failure(store.commit(commit));
+        expect(readConflict(error)).toMatchObject({ kind: 'version', current: { life: 'new' } });
+      }
+      await store.retireHeldOutbox(a, 1, other);
+      expect(await store.load(a)).toMatchObject({ ver: 1, outbox: [{ seq: 1 }] });
+    }
+    await store.retireHeldOutbox(a, 1, 'new');
+    expect(await store.load(a)).toEqual({ ...life(1, 'new'), ver: 2 });
+    await store.commit(commitOf(a, 3, { record: life(3, 'new') }));
+    expect(await store.load(a)).toMatchObject({ ver: 3, life: 'new' });
+  });
+
   it('retires the sends a record holds at a version, and nothing once a commit replaced it', async () => {
     const store = storeWith();
     const [a, b] = [fresh(), fresh()];
@@ -322,14 +348,14 @@ describe('DynamoStore', () => {
         commitOf(id, 1, { record: { ...record(id, 1), outbox: [outbox(id, 1)] } }),
       );
     }
-    await store.retireHeldOutbox(a, 1);
+    await store.retireHeldOutbox(a, 1, undefined);
     expect(await store.load(a)).toEqual({ ...record(a, 1), ver: 2 });
     expect(await store.listOutboxActors(1)).not.toContain(a);
 
-    await store.retireHeldOutbox(b, 0); // not at that version: nothing
+    await store.retireHeldOutbox(b, 0, undefined); // not at that version: nothing
     expect((await store.load(b))?.outbox).toHaveLength(1);
     expect(await store.listOutboxActors(1)).toContain(b);
-    await store.retireHeldOutbox(fresh(), 1); // no record: nothing either
+    await store.retireHeldOutbox(fresh(), 1, undefined); // no record: nothing either
   });
 
   it('throws TRANSACTION_TOO_LARGE naming maxTransactionBytes for a commit too large', async () => {

@@ -22,7 +22,7 @@ import { checkCommit, invalidArgument, systemClock } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
-import { commitItems } from './commitItems.ts';
+import { atVersion, commitItems } from './commitItems.ts';
 import {
   type Item,
   itemToDeadLetter,
@@ -159,23 +159,24 @@ export class DynamoStore implements Store {
     }
   }
 
-  async retireHeldOutbox(actorId: string, ver: number): Promise<void> {
+  async retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void> {
+    const at = atVersion(ver, life);
     try {
       await this.#client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: RECORD_SK } },
           UpdateExpression: 'SET #ver = :next REMOVE #outbox, #apart, #obPk, #obAt',
-          ConditionExpression: '#ver = :ver',
+          ConditionExpression: at.ConditionExpression,
           ExpressionAttributeNames: {
-            '#ver': Attr.ver,
+            ...at.ExpressionAttributeNames,
             '#outbox': Attr.outbox,
             '#apart': Attr.outboxApart,
             '#obPk': Attr.obPk,
             '#obAt': Attr.obAt,
           },
           ExpressionAttributeValues: {
-            ':ver': { N: String(ver) },
+            ...at.ExpressionAttributeValues,
             ':next': { N: String(ver + 1) },
           },
         }),

@@ -1,9 +1,10 @@
 /**
- * The `TransactItems` of one commit: the actor record on its version condition, the outbox
+ * The `TransactItems` of one commit: the actor record on its version condition (version and
+ * life), the outbox
  * items, the idempotency records on "absent or expired", then replaced outcomes, dead letters,
  * overflow marks, timers, dead-letter deletes and timer deletes.
  */
-import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import type { Put, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { Clock, Commit } from '@baton/core/adapter';
 import {
   deadLetterToItem,
@@ -41,11 +42,7 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
               ConditionExpression: 'attribute_not_exists(#pk)',
               ExpressionAttributeNames: { '#pk': Attr.pk },
             }
-          : {
-              ConditionExpression: '#ver = :expected',
-              ExpressionAttributeNames: { '#ver': Attr.ver },
-              ExpressionAttributeValues: { ':expected': { N: String(expectedVer) } },
-            }),
+          : atVersion(expectedVer, record.life)),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
@@ -86,6 +83,31 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
     ),
     ...(commit.timers?.remove ?? []).map((id) => deleteOf(TableName, record.id, timerSk(id))),
   ];
+}
+
+/**
+ * The condition that the stored record is at `ver` of life `life` (`undefined`: a record
+ * written without one): a new life of the actor counts its versions from 0 again, and a
+ * worker's warm record of an earlier life must not commit over it.
+ */
+export function atVersion(
+  ver: number,
+  life: string | undefined,
+): Required<
+  Pick<Put, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
+> {
+  const expected = { ':expected': { N: String(ver) } };
+  return life === undefined
+    ? {
+        ConditionExpression: '#ver = :expected AND attribute_not_exists(#life)',
+        ExpressionAttributeNames: { '#ver': Attr.ver, '#life': Attr.life },
+        ExpressionAttributeValues: expected,
+      }
+    : {
+        ConditionExpression: '#ver = :expected AND #life = :life',
+        ExpressionAttributeNames: { '#ver': Attr.ver, '#life': Attr.life },
+        ExpressionAttributeValues: { ...expected, ':life': { S: life } },
+      };
 }
 
 /** Deletes one of the actor's own items; deleting an absent one is not an error. */

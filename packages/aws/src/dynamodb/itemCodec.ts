@@ -47,6 +47,7 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
     [Attr.pk]: actorPk(record.id),
     [Attr.sk]: RECORD_SK,
     [Attr.ver]: record.ver,
+    ...(record.life === undefined ? {} : { [Attr.life]: record.life }),
     [Attr.state]: json(record.state),
     ...(record.stateVersion === undefined ? {} : { [Attr.stateVersion]: record.stateVersion }),
     [Attr.inboxOffset]: record.inboxOffset,
@@ -75,6 +76,7 @@ export function itemToRecord(item: Item): ActorRecord {
   return {
     id: actorIdOf(raw[Attr.pk] as string),
     ver: raw[Attr.ver] as number,
+    ...(raw[Attr.life] === undefined ? {} : { life: raw[Attr.life] as string }),
     state: JSON.parse(raw[Attr.state] as string),
     ...(raw[Attr.stateVersion] === undefined
       ? {}

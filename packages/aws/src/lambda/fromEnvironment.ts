@@ -42,6 +42,7 @@ export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHa
   return workerHandler({
     actors: app.actors,
     effects: app.effects,
+    ...(app.effectKeyNamespace === undefined ? {} : { effectKeyNamespace: app.effectKeyNamespace }),
     ...portsFromEnvironment(),
     ...(timers ? { timers } : {}),
   });

@@ -1,9 +1,9 @@
 /**
  * Envelopes and actor ids: the names every part of Baton shares.
  *
- * An actor id is `type/key`. An envelope's `id` is unique, in one of two namespaces that can
- * never meet: `<from>:<seq>` for actor senders (an actor type holds no `:` or `/`, so the id
- * has a `/` before its first `:`), `ingress:[…]` for client ingress, scoped by target actor
+ * An actor id is `type/key`. An envelope's `id` is unique over time, in namespaces that can
+ * never meet: `<from>:<life>.<seq>` for actor senders (see {@link actorMessageId}; an actor
+ * type holds no `:` or `/`, so the id has a `/` before its first `:`), `ingress:[…]` for client ingress, scoped by target actor
  * and caller (see {@link ingressMessageId}), and `timer:[…]` for the fire of a durable timer. A
  * client's idempotency key therefore can never name, or shadow, a message an actor sent.
  */
@@ -60,9 +60,16 @@ export interface Envelope {
   readonly replyTo?: string;
 }
 
-/** The id of the `seq`-th message an actor sent. */
-export function actorMessageId(from: string, seq: number): string {
-  return `${from}:${seq}`;
+/**
+ * The id of the `seq`-th message an actor sent in its life `life`: unique over every life of
+ * the actor, since a new life counts `seq` from 1 again. A record written before lives existed
+ * has none, and its messages keep the `<from>:<seq>` they had.
+ *
+ * @example
+ * actorMessageId('order/o-1', 3, 'k3j9x2m1qa0z'); // 'order/o-1:k3j9x2m1qa0z.3'
+ */
+export function actorMessageId(from: string, seq: number, life?: string): string {
+  return life === undefined ? `${from}:${seq}` : `${from}:${life}.${seq}`;
 }
 
 /**

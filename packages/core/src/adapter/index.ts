@@ -59,6 +59,6 @@ export {
   type TimerQueue,
   type TimerRef,
 } from './ports.ts';
-export { type Random, seededRandom, uuidFrom } from './random.ts';
+export { lifeId, type Random, seededRandom, uuidFrom } from './random.ts';
 export { handlingTrace, parseTraceparent, spanIdOf } from './traceContext.ts';
 export { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength, utf8Bytes } from './utf8.ts';

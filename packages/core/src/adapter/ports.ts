@@ -55,6 +55,14 @@ export interface ActorRecord {
   readonly id: string;
   /** Commit counter: 0 for an actor never committed, then 1, 2, … */
   readonly ver: number;
+  /**
+   * Which life of the actor this record belongs to: a random id drawn at the life's first
+   * commit and kept until a store deletes the record (after `ctx.halt()`). A new life counts
+   * `ver` and `sentSeq` from 0 again, so the life tells its versions, message ids, ask ids and
+   * timer generations from an earlier life's, and every commit condition compares it. Absent on
+   * records written before lives existed (their next life has one).
+   */
+  readonly life?: string;
   /** The application state, a JSON value. */
   readonly state: unknown;
   /** The version of the actor's definition that wrote `state` (`actor({ version })`). @default 1 */
@@ -80,8 +88,10 @@ export interface ActorRecord {
   /**
    * Set when the actor halted (`ctx.halt()`): its state is the initial one again, and a store
    * may delete the record once this passes (DynamoDB: TTL). It is twice the mark retention
-   * after the halt, so every receiver has forgotten this actor's sequence numbers, which a new
-   * actor of the same id starts over. Its next commit, if any, clears it: the actor lives again.
+   * after the halt (or after a later message the halted actor only skipped, rejected or
+   * dead-lettered), so every receiver has forgotten this actor's sequence numbers, which a new
+   * life of the same id starts over. A message the actor applies clears it: the actor lives
+   * again, the same life.
    */
   readonly expiresAt?: number;
   /**
@@ -172,9 +182,12 @@ export interface Timer extends TimerRef {
  * items apart), its idempotency records.
  */
 export interface Commit {
-  /** The version the turn read; the commit fails if the stored record moved past it. */
+  /**
+   * The version the turn read; the commit fails if the stored record moved past it, or is of
+   * another life than `record.life` (expectedVer 0: if any record is stored).
+   */
   readonly expectedVer: number;
-  /** The new record, `ver = expectedVer + 1`. */
+  /** The new record, `ver = expectedVer + 1`, of the life the turn read. */
   readonly record: ActorRecord;
   readonly outbox: readonly OutboxItem[];
   /** Put only if absent; the commit fails as a duplicate otherwise. */
@@ -225,17 +238,17 @@ export interface Store {
   listOutboxActors(olderThan: number): Promise<string[]>;
   /**
    * Writes the actor's record again without its held sends, at version `ver + 1`, if it is
-   * still at `ver`; does nothing otherwise (a later commit replaced them). For the sweeper, after
-   * it drained them.
+   * still at `ver` of life `life` (`undefined`: a record without a life); does nothing otherwise
+   * (a later commit replaced them). For the sweeper, after it drained them.
    */
-  retireHeldOutbox(actorId: string, ver: number): Promise<void>;
+  retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void>;
   /**
-   * Told that the sends the record at `ver` holds are in the queue. Optional: a store whose
-   * writes are cheap (the embedded one) drops them from the record, keeping its version, so no
-   * drain or sweep sends them again. DynamoDB's store leaves it out: it would cost the write
-   * that holding the sends saves; the sweeper retires them instead.
+   * Told that the sends the record at `ver` of life `life` holds are in the queue. Optional: a
+   * store whose writes are cheap (the embedded one) drops them from the record, keeping its
+   * version, so no drain or sweep sends them again. DynamoDB's store leaves it out: it would
+   * cost the write that holding the sends saves; the sweeper retires them instead.
    */
-  heldDrained?(actorId: string, ver: number): Promise<void>;
+  heldDrained?(actorId: string, ver: number, life: string | undefined): Promise<void>;
   readIdempotency(key: string): Promise<IdempotencyRecord | undefined>;
   /** One dead letter of an actor, by message id. */
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;

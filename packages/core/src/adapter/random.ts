@@ -25,3 +25,24 @@ export function uuidFrom(random: Random): string {
   const h = hex.join('');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
+
+const LIFE_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+/** Characters of a life id: 36^12, about 62 bits. */
+const LIFE_LENGTH = 12;
+
+/**
+ * A new id for an actor's life (`ActorRecord.life`): 12 characters of `[0-9a-z]`, drawn
+ * from `random` when given (a simulation's seeded one), else from the platform's
+ * cryptographic source, so two lives of one actor never share one.
+ *
+ * @example
+ * lifeId(); // e.g. 'k3j9x2m1qa0z'
+ */
+export function lifeId(random?: Random): string {
+  const bytes = new Uint8Array(LIFE_LENGTH);
+  if (random) for (let i = 0; i < LIFE_LENGTH; i++) bytes[i] = Math.floor(random() * 256);
+  else globalThis.crypto.getRandomValues(bytes);
+  let id = '';
+  for (const byte of bytes) id += LIFE_ALPHABET[byte % LIFE_ALPHABET.length];
+  return id;
+}

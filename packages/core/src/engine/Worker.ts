@@ -10,6 +10,13 @@ import { runTurn, type TurnResult } from './runTurn.ts';
 /** Actors whose drained record version a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;
 
+/** A record version whose sends a worker drained: which life, which version, when. */
+interface Drained {
+  readonly ver: number;
+  readonly life: string | undefined;
+  readonly at: number;
+}
+
 /** The outcome of processing one received batch. */
 export interface ProcessResult {
   /** Processed and drained: delete them from the queue. */
@@ -31,11 +38,12 @@ export interface ProcessResult {
 export class Worker {
   readonly engine: Engine;
   /**
-   * Per actor (most recent last): the record version whose sends this worker drained itself,
-   * and when. Trusted for the mark retention only, far less than a halted actor's record
-   * outlives its last commit, so it never speaks of an earlier life of the actor.
+   * Per actor (most recent last): the record version, and its life, whose sends this worker
+   * drained itself, and when. The life matters: a new life of the actor (after `ctx.halt()`)
+   * counts its versions from 0 again, and a turn of this worker that committed nothing may
+   * have read the old life's record from its cache. Trusted for the mark retention only.
    */
-  readonly #drained = new Map<string, { readonly ver: number; readonly at: number }>();
+  readonly #drained = new Map<string, Drained>();
   /** The queue's identity, asked once (again after a failure). */
   #queueIdentity: Promise<string | undefined> | undefined;
 
@@ -94,17 +102,17 @@ export class Worker {
   }
 
   /** The version of `actorId`'s record whose sends this worker drained, forgetting it. */
-  #takeDrained(actorId: string): number | undefined {
+  #takeDrained(actorId: string): Drained | undefined {
     const drained = this.#drained.get(actorId);
     this.#drained.delete(actorId);
     if (!drained || this.engine.clock.now() - drained.at >= this.engine.markRetentionMs) {
       return undefined;
     }
-    return drained.ver;
+    return drained;
   }
 
-  #rememberDrained(actorId: string, ver: number): void {
-    this.#drained.set(actorId, { ver, at: this.engine.clock.now() });
+  #rememberDrained(actorId: string, { ver, life }: TurnResult): void {
+    this.#drained.set(actorId, { ver, life, at: this.engine.clock.now() });
     if (this.#drained.size > DRAINED_ACTORS) {
       const oldest = this.#drained.keys().next().value;
       if (oldest !== undefined) this.#drained.delete(oldest);
@@ -170,7 +178,7 @@ export class Worker {
     });
     const { store, queue } = this.engine;
     if (result.undrained) await drainOutbox(store, queue, result.undrained);
-    this.#rememberDrained(actorId, result.ver);
+    this.#rememberDrained(actorId, result);
     await this.#arm(actorId, result);
     return { done: result.done, ...(result.retry ? { retry: result.retry } : {}) };
   }

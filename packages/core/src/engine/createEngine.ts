@@ -6,7 +6,7 @@ import {
   systemClock,
   type TimerQueue,
 } from '../adapter/ports.ts';
-import type { Random } from '../adapter/random.ts';
+import { lifeId, type Random } from '../adapter/random.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -42,8 +42,18 @@ export interface EngineOptions {
   readonly clock?: Clock;
   /** @default JSON lines on stdout at level info */
   readonly logger?: Logger;
-  /** Randomness for `ctx.random()` and `ctx.uuid()`. @default Math.random */
+  /**
+   * Randomness for `ctx.random()` and `ctx.uuid()`, and for the ids of actors' lives when
+   * given (a simulation's seeded one). @default Math.random, and the platform's cryptographic
+   * source for life ids
+   */
   readonly random?: Random;
+  /**
+   * Put before every effect's idempotency key (`<namespace>:<actor id>:<life>.<seq>`), so that
+   * two apps or stages (staging, production) calling one outside service never send the same
+   * key. @example 'shop-prod'
+   */
+  readonly effectKeyNamespace?: string;
   /** Inbox messages taken per receive (SQS: at most 10). @default 10 */
   readonly batchSize?: number;
   /** How long a received message stays hidden from other workers. @default 30 s */
@@ -84,6 +94,9 @@ export interface Engine {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly random: Random;
+  /** Draws the id of an actor's new life (`ActorRecord.life`). */
+  readonly newLife: () => string;
+  readonly effectKeyNamespace: string | undefined;
   readonly cache: RecordCache;
   readonly batchSize: number;
   readonly visibilityTimeoutMs: number;
@@ -111,6 +124,8 @@ export function createEngine(options: EngineOptions): Engine {
     clock: options.clock ?? systemClock,
     logger: options.logger ?? jsonLogger(),
     random: options.random ?? Math.random,
+    newLife: options.random ? () => lifeId(options.random) : () => lifeId(),
+    effectKeyNamespace: options.effectKeyNamespace,
     cache: new RecordCache(positive('cacheSize', options.cacheSize, 1000)),
     batchSize,
     visibilityTimeoutMs: positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000),
@@ -126,6 +141,12 @@ export function createEngine(options: EngineOptions): Engine {
   if (engine.maxAttempts < 1) problems.push('maxAttempts must be at least 1');
   if (engine.recordPeers < 1) problems.push('recordPeers must be at least 1');
   if (!options.store || !options.queue) problems.push('store and queue are required');
+  const namespace = options.effectKeyNamespace;
+  if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {
+    problems.push(
+      `effectKeyNamespace must be a non-empty string, got ${JSON.stringify(namespace)}`,
+    );
+  }
   if (problems.length > 0) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,

@@ -32,7 +32,21 @@ export function createHandlerContext(
   actorId: string,
   draft: unknown,
   envelope: Envelope,
-  { inboxPosition, trace }: { inboxPosition?: string; trace?: HandlingTrace } = {},
+  {
+    inboxPosition,
+    trace,
+    handling,
+  }: {
+    inboxPosition?: string;
+    trace?: HandlingTrace;
+    /**
+     * What tells this handling from every other of the actor, in any of its lives: the ids of
+     * its asks and timer schedulings derive from it. The turn gives the record's life, the
+     * version its commit builds on and the message's place in that commit. Default: the message
+     * id (unique only while the message is, e.g. not for a client key reused after retention).
+     */
+    handling?: readonly unknown[];
+  } = {},
 ): HandlerEffects {
   const self = parseActorId(actorId)!;
   const now = engine.clock.now();
@@ -49,9 +63,11 @@ export function createHandlerContext(
   };
   let scheduled = 0;
   let asked = 0;
-  // Derived from the message, so a retried turn makes the very same timers and asks.
+  // Unique over the actor's lives: a reply or a fire meant for an earlier ask or scheduling
+  // (a late one, a redriven one) can never match a later one.
+  const basis = handling ?? [envelope.id];
   const derivedId = (kind: string, n: number) =>
-    messageFingerprint(kind, [envelope.id, n]).slice(0, 16);
+    messageFingerprint(kind, [...basis, n]).slice(0, 16);
   const effects: HandlerEffects = {
     timers: new Map(),
     halted: false,

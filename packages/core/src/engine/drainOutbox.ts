@@ -8,6 +8,8 @@ export interface OutboxToDrain {
   readonly held: readonly OutboxItem[];
   /** The version of the record that holds them. */
   readonly ver: number;
+  /** The life of the record that holds them (a new life counts its versions from 0 again). */
+  readonly life: string | undefined;
   /** The items stored apart; read from the store when absent. */
   readonly apart?: readonly OutboxItem[];
 }
@@ -41,7 +43,7 @@ export async function drainOutbox(
     })),
   );
   for (const round of rounds(messages)) await queue.send(round);
-  if (outbox.held.length > 0) await store.heldDrained?.(outbox.actorId, outbox.ver);
+  if (outbox.held.length > 0) await store.heldDrained?.(outbox.actorId, outbox.ver, outbox.life);
   if (apart.length > 0) {
     await store.deleteOutbox(
       outbox.actorId,
@@ -61,6 +63,7 @@ export function outboxOf(record: ActorRecord): OutboxToDrain | undefined {
     actorId: record.id,
     held: record.outbox ?? [],
     ver: record.ver,
+    life: record.life,
     ...(record.outboxApart ? {} : { apart: [] }),
   };
 }
@@ -74,8 +77,9 @@ export function outboxOf(record: ActorRecord): OutboxToDrain | undefined {
 export async function sweepOutbox(store: Store, queue: Queue, actorId: string): Promise<number> {
   const record = await store.load(actorId);
   const held = record?.outbox ?? [];
-  const sent = await drainOutbox(store, queue, { actorId, held, ver: record?.ver ?? 0 });
-  if (record && held.length > 0) await store.retireHeldOutbox(actorId, record.ver);
+  const at = { ver: record?.ver ?? 0, life: record?.life };
+  const sent = await drainOutbox(store, queue, { actorId, held, ...at });
+  if (record && held.length > 0) await store.retireHeldOutbox(actorId, record.ver, record.life);
   return sent;
 }
 

@@ -77,6 +77,7 @@ export async function applyMessage(
     effects = createHandlerContext(engine, current.id, draft, envelope, {
       inboxPosition: inbound.queueSeq,
       trace,
+      handling: [current.life ?? null, current.ver, builder.size],
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
@@ -120,11 +121,11 @@ export async function applyMessage(
     [...effects.sends, ...replied],
     trace,
   );
-  // The record must outlive every receiver's mark of this actor's messages: a new actor starts
-  // its sequence numbers over. A mark is at most the retention old when the last message of
-  // this life is applied, and that is within the queue's retention — under half of it.
-  const halted = effects.halted ? { expiresAt: now + 2 * engine.markRetentionMs } : {};
-  const bounded = withRecord(engine, { ...out.record, state, stateVersion, ...halted });
+  // A message the actor applies revives a halted actor, in the same life. Halting sets the
+  // record to expire (see `halted`).
+  const { expiresAt: _, ...alive } = out.record;
+  const halt = effects.halted ? { expiresAt: halted(engine, now) } : {};
+  const bounded = withRecord(engine, { ...alive, state, stateVersion, ...halt });
   if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
     return reject(
       turn,
@@ -319,9 +320,25 @@ function advance(
   // that opens a channel anew can never meet a receiver that still expects the old one.
   const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
   const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
-  // Any commit revives a halted actor: the record must outlive the marks it now holds.
-  const { expiresAt: _, ...alive } = current;
-  return { ...alive, inboxOffset: inbound.queueSeq, ...queue, marks, channels };
+  // A halted actor stays halted through a message it does not apply (a late reply to an ask
+  // of before the halt, a rejection, a dead letter), and its record outlives the marks and
+  // sends this commit makes. Only `applyMessage` revives it.
+  const expiry =
+    current.expiresAt === undefined
+      ? {}
+      : { expiresAt: Math.max(current.expiresAt, halted(engine, now)) };
+  return { ...current, ...expiry, inboxOffset: inbound.queueSeq, ...queue, marks, channels };
+}
+
+/**
+ * When the record of an actor halted (or kept halted) at `now` may be deleted: once every
+ * receiver has forgotten its marks of this life's messages, and this life's of theirs. A mark
+ * is at most the retention old when the last message of the life is applied, and that is
+ * within the queue's retention — under half of it. A new life then meets no mark of this
+ * one, and its ids carry its own life id.
+ */
+function halted(engine: Engine, now: number): number {
+  return now + 2 * engine.markRetentionMs;
 }
 
 /**

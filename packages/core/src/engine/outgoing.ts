@@ -48,7 +48,7 @@ export async function outgoing(
     const prev = (channels[to] ?? (await overflow.channel(record, to)))?.seq ?? 0;
     channels[to] = { seq: sentSeq, at: now };
     envelopes.push({
-      id: actorMessageId(record.id, sentSeq),
+      id: actorMessageId(record.id, sentSeq, record.life),
       from: record.id,
       seq: sentSeq,
       prev,

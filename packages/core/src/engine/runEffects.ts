@@ -2,7 +2,9 @@
  * Running effects: the inbox messages of one effect group (one effect, one asking actor) run in
  * order, at least once. A run that throws stops the group: it and the messages after it come
  * back (with backoff) until it succeeds or the queue's dead-letter queue takes it. The
- * idempotency key of a run is its envelope id, `<actor id>:<seq>`, the same on every attempt.
+ * idempotency key of a run is its envelope id, `<actor id>:<life>.<seq>`, the same on every
+ * attempt and never used by another effect, in any life of the actor; an engine's
+ * `effectKeyNamespace` goes before it.
  */
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
 import type { ReceivedMessage } from '../adapter/ports.ts';
@@ -22,7 +24,7 @@ export async function runEffects(
       const effect = engine.registry.effect(name);
       const payload = engine.registry.effectPayload(name, envelope.payload);
       await effect.run(payload as never, {
-        idempotencyKey: envelope.id,
+        idempotencyKey: effectKey(engine, envelope.id),
         actor: envelope.from,
         attempt: message.receiveCount,
       });
@@ -41,4 +43,10 @@ export async function runEffects(
     }
   }
   return { done };
+}
+
+/** The idempotency key of an effect's runs: its message id, in the engine's namespace if any. */
+function effectKey(engine: Engine, messageId: string): string {
+  const namespace = engine.effectKeyNamespace;
+  return namespace === undefined ? messageId : `${namespace}:${messageId}`;
 }

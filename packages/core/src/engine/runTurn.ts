@@ -41,6 +41,8 @@ export interface TurnResult {
   readonly sent: number;
   /** The actor's record version when the turn ended: its last commit's, or the one it read. */
   readonly ver: number;
+  /** The life of that record (`ActorRecord.life`). */
+  readonly life: string | undefined;
   /** The timers the commits scheduled: what to arm. */
   readonly timers: readonly Timer[];
   /** Set when a retryable error stopped the batch at message `done`. */
@@ -49,11 +51,12 @@ export interface TurnResult {
 
 export interface TurnOptions {
   /**
-   * The record version through which the caller drained the actor's outbox itself (its last
-   * turn's commit, drained). A turn that reads another version drains that record's sends
-   * first, since its commit replaces the record that holds them.
+   * The record version, and its life, through which the caller drained the actor's outbox
+   * itself (its last turn's commit, drained). A turn that reads another version — or the same
+   * version of another life — drains that record's sends first, since its commit replaces the
+   * record that holds them.
    */
-  readonly drainedAt?: number;
+  readonly drainedAt?: { readonly ver: number; readonly life: string | undefined };
 }
 
 /** Redo limit for version conflicts: each redo means another worker made progress. */
@@ -79,7 +82,9 @@ export async function runTurn(
     try {
       // A record this caller did not drain may hold sends a crash left undrained; its
       // inbox messages may be this very batch, acked once the turn ends.
-      const left = base.ver === options.drainedAt ? undefined : outboxOf(base);
+      const drained = options.drainedAt;
+      const mine = drained?.ver === base.ver && drained.life === base.life;
+      const left = mine ? undefined : outboxOf(base);
       if (left) await drainOutbox(engine.store, engine.queue, left);
       const result = await applyBatch(engine, withoutOutbox(base), batch, duplicateKeys);
       const committed = result.ver !== base.ver;
@@ -122,11 +127,11 @@ async function drainSince(
   result: TurnResult,
 ): Promise<TurnResult> {
   const stored = await engine.store.load(base.id);
-  if (!stored || stored.ver === base.ver) return result;
+  if (!stored || (stored.ver === base.ver && stored.life === base.life)) return result;
   engine.cache.set(stored);
   const left = outboxOf(stored);
   if (left) await drainOutbox(engine.store, engine.queue, left);
-  return { ...result, ver: stored.ver };
+  return { ...result, ver: stored.ver, life: stored.life };
 }
 
 /** The record as a turn builds on it: the sends it holds are drained already. */
@@ -141,9 +146,11 @@ async function load(engine: Engine, actorId: string): Promise<ActorRecord> {
   if (stored) return stored;
   const slash = actorId.indexOf('/');
   const definition = engine.registry.definition(actorId.slice(0, slash));
+  // A new life: its versions, message ids, ask ids and timers are told apart by this id.
   return {
     id: actorId,
     ver: 0,
+    life: engine.newLife(),
     state: definition.initial(actorId.slice(slash + 1)),
     stateVersion: definition.version,
     inboxOffset: '0',
@@ -195,7 +202,8 @@ async function applyBatch(
     engine.cache.set(record);
     for (const item of pending.outbox) sent += item.envelopes.length;
     if (pending.outbox.length > 0) {
-      undrained = { actorId: base.id, held: record.outbox ?? [], apart, ver: record.ver };
+      const { ver, life } = record;
+      undrained = { actorId: base.id, held: record.outbox ?? [], apart, ver, life };
     }
     timers.push(...(pending.timers?.put ?? []));
   };
@@ -243,6 +251,7 @@ async function applyBatch(
     done,
     sent,
     ver: committed.ver,
+    life: committed.life,
     timers,
     ...(undrained ? { undrained } : {}),
     ...(retry ? { retry } : {}),

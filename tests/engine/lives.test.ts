@@ -1,0 +1,253 @@
+/**
+ * An actor's lives: after `ctx.halt()` and the deletion of its record, a new life numbers its
+ * versions and sends from the start again. Everything Baton makes — message ids, effect keys,
+ * ask ids, timer generations — must still be new, and nothing a worker remembers of the old
+ * life (a warm record, the version it drained) may be taken for the new one.
+ */
+import { type AskReply, actor, effect, RetryableError, silentLogger } from '@baton/core';
+import { decodeEnvelope, type Queue, type QueueMessage } from '@baton/core/adapter';
+import { type EngineOptions, redriveDeadLetter, timerFire, Worker } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runUntilIdle, setup } from './helpers.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+// Longer than the queue's 5-minute dedupe window, which a new life's ids must outlast too.
+const RETENTION = 10 * 60_000;
+
+const charges: Array<{ amount: number; key: string }> = [];
+const Charge = effect({
+  name: 'charge',
+  payload: z.object({ amount: z.number() }),
+  run: async ({ amount }, { idempotencyKey }) => {
+    charges.push({ amount, key: idempotencyKey });
+  },
+});
+
+const Log = actor({
+  name: 'log',
+  state: z.object({ lines: z.array(z.string()) }),
+  initial: () => ({ lines: [] as string[] }),
+  handlers: {
+    write: {
+      payload: z.object({ line: z.string() }),
+      handle: (ctx, { line }) => {
+        ctx.state.lines.push(line);
+      },
+    },
+  },
+});
+
+/** Reserves an item: refuses (retryably) while `stock.down`, so its messages dead-letter. */
+const stock = { down: false };
+const Stock = actor({
+  name: 'stock',
+  state: z.object({}),
+  initial: () => ({}),
+  handlers: {
+    reserve: {
+      payload: z.object({ item: z.string() }),
+      handle: (_ctx, { item }) => {
+        if (stock.down) throw new RetryableError('the stock is down');
+        return `reserved ${item}`;
+      },
+    },
+  },
+});
+
+type Reserved = AskReply<string, { item: string }>;
+
+const Order = actor({
+  name: 'order',
+  state: z.object({ log: z.array(z.string()) }),
+  initial: () => ({ log: [] as string[] }),
+  handlers: {
+    pay: {
+      payload: z.object({ amount: z.number() }),
+      handle: (ctx, { amount }) => {
+        ctx.effect(Charge, { amount });
+        ctx.send(Log.ref('audit'), 'write', { line: `paid ${amount}` });
+        ctx.ask(Stock.ref('x'), 'reserve', { item: `for ${amount}` }, { onReply: 'reserved' });
+      },
+    },
+    buy: {
+      payload: z.object({ item: z.string() }),
+      handle: (ctx, { item }) => {
+        ctx.ask(Stock.ref('x'), 'reserve', { item }, { onReply: 'reserved', context: { item } });
+      },
+    },
+    reserved: {
+      payload: z.custom<Reserved>(),
+      handle: (ctx, reply) => {
+        const answer = reply.ok ? reply.value : reply.error.code;
+        ctx.state.log.push(`${reply.context?.item ?? '-'} => ${answer}`);
+      },
+    },
+    remind: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.log.push('reminded');
+        ctx.schedule(1_000, 'note', { line: 'timer' });
+      },
+    },
+    note: {
+      payload: z.object({ line: z.string() }),
+      handle: (ctx, { line }) => {
+        ctx.send(Log.ref('audit'), 'write', { line });
+      },
+    },
+    end: {
+      payload: z.object({}),
+      handle: (ctx) => ctx.halt(),
+    },
+  },
+});
+
+const o1 = Order.ref('o-1');
+
+/** A harness whose queue records every message sent into it. */
+function harness(options: { batchSize?: number; maxAttempts?: number } = {}) {
+  charges.length = 0;
+  stock.down = false;
+  const h = setup({ actors: [Order, Log, Stock], ...options });
+  const engineOptions = {
+    ...options,
+    actors: [Order, Log, Stock],
+    effects: [Charge],
+    store: h.backend.store,
+    queue: h.backend.queue,
+    clock: h.clock,
+    logger: silentLogger,
+    markRetentionMs: RETENTION,
+  } satisfies EngineOptions;
+  const sent: QueueMessage[] = [];
+  const send = h.backend.queue.send.bind(h.backend.queue);
+  h.backend.queue.send = (messages) => {
+    sent.push(...messages);
+    return send(messages);
+  };
+  const worker = new Worker(engineOptions);
+  const run = (w = worker) => runUntilIdle(w, h.backend, h.clock);
+  /** Lets the halted record of `id` expire and the store delete it. */
+  const expire = async (id: string) => {
+    const expiresAt = (await h.record(id))?.expiresAt;
+    expect(expiresAt).toBeDefined();
+    h.clock.set(expiresAt!);
+    h.backend.store.purgeExpired();
+    expect(await h.record(id)).toBeUndefined();
+  };
+  return { ...h, engineOptions, worker, run, sent, expire };
+}
+
+describe("an actor's lives", () => {
+  it('never repeat a message id, an effect key or an ask id, and effect keys take a namespace', async () => {
+    const h = harness();
+    await h.client.send(o1, 'pay', { amount: 10 });
+    await h.client.send(o1, 'end', {});
+    await h.run();
+    const first = (await h.record(o1.id))!.life;
+    await h.expire(o1.id);
+    await h.client.send(o1, 'pay', { amount: 99 });
+    await h.run();
+
+    const second = (await h.record(o1.id))!.life;
+    expect(second).toMatch(/^[0-9a-z]{12}$/);
+    expect(second).not.toBe(first);
+    // Two different charges: a payment API that keeps keys for years must see two keys.
+    expect(charges.map(({ amount }) => amount)).toEqual([10, 99]);
+    expect(new Set(charges.map(({ key }) => key)).size).toBe(2);
+    expect(charges[1]!.key).toBe(`order/o-1:${second}.1`);
+    // A drain may send a message again (the same envelope); one id never names two messages.
+    const bodies = new Map<string, Set<string>>();
+    for (const { dedupeId, body } of h.sent) {
+      bodies.set(dedupeId, (bodies.get(dedupeId) ?? new Set()).add(body));
+    }
+    expect([...bodies.values()].filter((named) => named.size > 1)).toEqual([]);
+    const envelopes = [...new Set(h.sent.map((m) => m.body))].map((b) => decodeEnvelope(b)!);
+    const asks = envelopes.flatMap((e) => (e.ask === undefined ? [] : [e.ask]));
+    expect(asks).toHaveLength(2);
+    expect(new Set(asks).size).toBe(2);
+    expect((await h.state('log/audit')) as unknown).toEqual({ lines: ['paid 10', 'paid 99'] });
+
+    // An app that shares an outside service between stages namespaces its keys.
+    await h.client.send(Order.ref('o-2'), 'pay', { amount: 5 });
+    await h.run(new Worker({ ...h.engineOptions, effectKeyNamespace: 'shop-prod' }));
+    expect(charges[2]!.key).toMatch(/^shop-prod:order\/o-2:[0-9a-z]{12}\.1$/);
+  });
+
+  it('do not let a worker that drained a version of the old life skip the held sends of the same version of the new one', async () => {
+    // `warm` takes one message per turn, so the turn that skips the cancelled timer's fire
+    // commits nothing.
+    const h = harness({ batchSize: 1 });
+    const warm = h.worker;
+    await h.client.send(o1, 'remind', {});
+    await h.run(warm); // warm drained version 1 of the first life, and keeps it warm
+    const [timer] = await h.backend.store.listTimers(o1.id);
+    await h.client.send(o1, 'end', {});
+    await h.run(new Worker(h.engineOptions)); // halted at version 2: the timer is cancelled
+    await h.expire(o1.id);
+
+    // The cancelled timer's fire, armed before the halt, waits in the inbox. The new life's
+    // first commit holds a send; the worker that made it dies before its drain.
+    await h.backend.queue.send([timerFire(timer!)]);
+    await h.client.send(o1, 'note', { line: 'a' });
+    const received = await h.backend.queue.receive({ max: 2, visibilityTimeoutMs: 60_000 });
+    const q = h.backend.queue;
+    const failing: Queue = {
+      send: async () => Promise.reject(new Error('crash')),
+      receive: (o) => q.receive(o),
+      ack: (receipts) => q.ack(receipts),
+      release: (receipts, delayMs) => q.release(receipts, delayMs),
+    };
+    const crashed = await new Worker({ ...h.engineOptions, queue: failing }).process(received);
+    expect(crashed.failed).toHaveLength(2);
+    expect(await h.record(o1.id)).toMatchObject({ ver: 1, outbox: [{ seq: 1 }] });
+    await q.release(
+      received.map((m) => m.receipt),
+      0,
+    );
+
+    // `warm` gets the fire first: it commits nothing, and reads the new life's version 1.
+    await h.client.send(o1, 'note', { line: 'b' });
+    await h.run(warm);
+
+    expect((await h.state('log/audit')) as unknown).toEqual({ lines: ['a', 'b'] });
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([]);
+  });
+
+  it('give a later request an ask id of its own, so a late reply to an earlier one is dropped', async () => {
+    const h = harness({ maxAttempts: 1 });
+    // The stock is down: the request for A is dead-lettered and the asker told so.
+    stock.down = true;
+    await h.client.send(o1, 'buy', { item: 'A' }, { idempotencyKey: 'k' });
+    await h.run();
+    stock.down = false;
+    const [letter] = await h.backend.store.listDeadLetters('stock/x');
+    expect(letter).toBeDefined();
+
+    // Past the idempotency retention the client's key is free again: B reuses it. The stock's
+    // dead letter for A is redriven before B's request reaches the stock.
+    h.clock.advance(15 * DAY);
+    await h.client.send(o1, 'buy', { item: 'B' }, { idempotencyKey: 'k' });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'stock/x', letter!.messageId);
+    await h.run();
+
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([
+      'A => DEAD_LETTERED',
+      'B => reserved B',
+    ]);
+  });
+
+  it('keep a halted actor halted when a late reply to an ask of before the halt arrives', async () => {
+    const h = harness();
+    await h.client.send(o1, 'buy', { item: 'A' });
+    await h.client.send(o1, 'end', {});
+    await h.run();
+    // The reply arrived after the halt, which cancelled the ask: it is late, and only moves the
+    // channel on. The record still expires, a retention after that reply at the earliest.
+    const record = await h.record(o1.id);
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([]);
+    expect(record?.expiresAt).toBeGreaterThanOrEqual(h.clock.now() + 2 * RETENTION);
+    await h.expire(o1.id);
+  });
+});
