@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { defaultEmulatorCacheDir } from '@baton/cli';
 import { BatonClient, type QueryState } from '@baton/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,21 @@ describe('baton dev --backend local-aws', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('names its inbox per run, so a page elsewhere cannot send into it with a plain GET', async () => {
+    // ElasticMQ's port, from its configuration file's name on its command line.
+    const line = emulatorsOwnedBy(dev!.child.pid!).find((l) => l.includes('elasticmq-'))!;
+    const sqs = `http://127.0.0.1:${/elasticmq-\d+-(\d+)\.conf/.exec(line)![1]}`;
+    // What a page could guess: the app's folder. A GET is a request any page may send.
+    const guess = `baton-dev-${basename(app).replace(/[^A-Za-z0-9_-]/g, '-')}.fifo`;
+    const queueUrl = `${sqs}/000000000000/${guess}`;
+    const sent = await fetch(
+      `${sqs}/?Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=x&MessageGroupId=counter%2Fc&MessageDeduplicationId=guess`,
+    );
+    expect(sent.status).toBe(400);
+    expect(await sent.text()).toContain('NonExistentQueue');
+    expect((await ask('add', { n: 0 })).body).toEqual({ value: 6 });
   });
 
   it('stops the app, then the emulators, on Ctrl-C: exit 0, no error, no emulator left', async () => {

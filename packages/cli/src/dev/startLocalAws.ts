@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { createAwsClients, createFifoQueue, createTable } from '@baton/aws';
 import { BatonError } from '@baton/core';
@@ -34,7 +35,13 @@ export async function startLocalAws(
     delete process.env.AWS_PROFILE;
     const { dynamodbEndpoint, sqsEndpoint } = emulators;
     const clients = createAwsClients({ dynamodbEndpoint, sqsEndpoint });
-    const name = `baton-dev-${basename(dirname(dirname(entry))).replace(/[^A-Za-z0-9_-]/g, '-')}`;
+    // A name of this run's own: ElasticMQ takes SQS's query protocol as a plain GET from any
+    // page, without credentials, so a page elsewhere that found its port could send into a queue
+    // whose name it can guess. It cannot read the answers (no CORS), so it cannot list them.
+    const app = basename(dirname(dirname(entry)))
+      .replace(/[^A-Za-z0-9_-]/g, '-')
+      .slice(0, 40);
+    const name = `baton-dev-${app}-${randomBytes(8).toString('hex')}`;
     const [, queue] = await Promise.all([
       createTable(clients.dynamodb, name),
       createFifoQueue(clients.sqs, name, { visibilityTimeoutMs: 5_000 }),
