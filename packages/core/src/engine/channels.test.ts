@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../adapter/envelope.ts';
 import type { SenderMark } from '../adapter/ports.ts';
-import { type Arrival, classify, MAX_GAPS, markAfter, pruneChannels } from './channels.ts';
+import {
+  type Arrival,
+  classify,
+  forgetOldestGaps,
+  markAfter,
+  maxGaps,
+  pruneChannels,
+  RECORD_GAPS,
+} from './channels.ts';
 
 /** A message from actor s with its sender seq and the seq of its previous message to us. */
 const msg = (seq: number, prev?: number): Envelope => ({
@@ -131,24 +139,29 @@ describe('markAfter', () => {
     expect(kinds).toEqual(['next', 'gap', 'late', 'duplicate', 'duplicate', 'duplicate']);
   });
 
-  it(`remembers at most ${MAX_GAPS} gaps, forgetting the oldest`, () => {
+  it('remembers every gap, however many', () => {
     let mark: SenderMark | undefined;
-    for (let i = 0; i <= MAX_GAPS; i++) {
+    for (let i = 0; i <= 2 * RECORD_GAPS; i++) {
       const seq = 10 * (i + 1);
       mark = markAfter(mark, msg(seq, seq - 1), classify(mark, msg(seq, seq - 1)), 1);
     }
-    expect(mark?.missing).toHaveLength(MAX_GAPS);
-    expect(mark?.missing?.[0]).toEqual([10, 19]);
-    expect(mark?.missing?.at(-1)).toEqual([MAX_GAPS * 10, (MAX_GAPS + 1) * 10 - 1]);
+    expect(mark?.missing).toHaveLength(2 * RECORD_GAPS + 1);
+    expect(mark?.missing?.[0]).toEqual([0, 9]);
   });
 
-  it(`keeps exactly ${MAX_GAPS} gaps as they are`, () => {
-    const missing = Array.from({ length: MAX_GAPS }, (_, i): [number, number] => [
-      i * 3,
-      i * 3 + 1,
-    ]);
-    const start: SenderMark = { seq: 1000, at: 0, missing };
-    expect(markAfter(start, msg(1001, 1000), { kind: 'next' }, 1).missing).toEqual(missing);
+  it('forgets the oldest gaps past a limit, and says which', () => {
+    const missing = Array.from({ length: 5 }, (_, i): [number, number] => [i * 3, i * 3 + 1]);
+    const mark: SenderMark = { seq: 1000, at: 0, missing };
+    expect(forgetOldestGaps(mark, 5)).toEqual({ mark, forgotten: [] });
+    expect(forgetOldestGaps(mark, 3)).toEqual({
+      mark: { ...mark, missing: missing.slice(2) },
+      forgotten: missing.slice(0, 2),
+    });
+  });
+
+  it('keeps as many gaps as fill half an item, at least one', () => {
+    expect(maxGaps(400 * 1024)).toBeGreaterThan(5_000);
+    expect(maxGaps(10)).toBe(1);
   });
 });
 

@@ -10,8 +10,23 @@
 import type { Envelope } from '../adapter/envelope.ts';
 import type { ChannelMark, SenderMark } from '../adapter/ports.ts';
 
-/** How many gaps one sender's mark remembers; past it the oldest is forgotten, loudly. */
-export const MAX_GAPS = 32;
+/**
+ * How many gaps a sender's mark may list while the actor's record lists the mark: one with more
+ * moves out to an overflow mark, an item of its own (see overflow.ts), so gaps never crowd the
+ * record.
+ */
+export const RECORD_GAPS = 32;
+
+/** Bytes one gap `[lo,hi],` takes at most in JSON (two safe integers). */
+const GAP_BYTES = 36;
+
+/**
+ * How many gaps one sender's mark remembers: as many as fill half an item (about 5,500 with
+ * DynamoDB's 400 KB). Past it the oldest is forgotten, and the engine logs an error.
+ */
+export function maxGaps(maxItemBytes: number): number {
+  return Math.max(1, Math.floor(maxItemBytes / 2 / GAP_BYTES));
+}
 
 export type Arrival =
   /** Next on its channel (or the first one): apply it. */
@@ -59,8 +74,18 @@ export function markAfter(
     if (arrival.kind === 'gap') missing.push([...arrival.missing]);
     seq = envelope.seq;
   }
-  if (missing.length > MAX_GAPS) missing = missing.slice(-MAX_GAPS);
   return missing.length > 0 ? { seq, at: now, missing } : { seq, at: now };
+}
+
+/** `mark` with at most `limit` gaps, and the oldest ones it had to forget to get there. */
+export function forgetOldestGaps(
+  mark: SenderMark,
+  limit: number,
+): { readonly mark: SenderMark; readonly forgotten: ReadonlyArray<readonly [number, number]> } {
+  const missing = mark.missing ?? [];
+  if (missing.length <= limit) return { mark, forgotten: [] };
+  const cut = missing.length - limit;
+  return { mark: { ...mark, missing: missing.slice(cut) }, forgotten: missing.slice(0, cut) };
 }
 
 /** Channels to targets, with those idle since `before` forgotten (their next message opens anew). */

@@ -3,7 +3,14 @@
  * (`runTurn`), the `Worker` that feeds it from a queue, the outbox drain and the `Sweeper` that
  * catches what a crash left undrained, dead-letter redrive, and firing due timers.
  */
-export { type Arrival, classify, MAX_GAPS, markAfter } from './channels.ts';
+export {
+  type Arrival,
+  classify,
+  forgetOldestGaps,
+  markAfter,
+  maxGaps,
+  RECORD_GAPS,
+} from './channels.ts';
 export { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 export {
   drainOutbox,

@@ -11,7 +11,7 @@ import { type BatonError, toBatonError } from '../errors.ts';
 import { upgradeState } from '../stateVersions.ts';
 import { asJson } from './asJson.ts';
 import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
-import { type Arrival, markAfter, pruneChannels } from './channels.ts';
+import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
@@ -314,7 +314,18 @@ function advance(
         messageId: envelope.id,
       });
     }
-    marks[envelope.from] = markAfter(mark, envelope, arrival, now);
+    const bounded = forgetOldestGaps(
+      markAfter(mark, envelope, arrival, now),
+      maxGaps(engine.store.limits.maxItemBytes),
+    );
+    if (bounded.forgotten.length > 0) {
+      engine.logger.error('gaps on a channel forgotten: a message missing there is skipped', {
+        actor: current.id,
+        from: envelope.from,
+        forgotten: bounded.forgotten,
+      });
+    }
+    marks[envelope.from] = bounded.mark;
   }
   // Channels are forgotten well before the receivers' marks (half the retention), so a message
   // that opens a channel anew can never meet a receiver that still expects the old one.

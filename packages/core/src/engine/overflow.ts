@@ -15,6 +15,7 @@ import type {
   SenderMark,
   Store,
 } from '../adapter/ports.ts';
+import { RECORD_GAPS } from './channels.ts';
 
 /** Peers of each kind (senders, targets) a record lists by default (`recordPeers`). */
 export const RECORD_PEERS = 64;
@@ -67,6 +68,14 @@ export function boundPeers(
     let excess = -recordPeers;
     for (const _ in of) excess++;
     if (excess > 0) moving.push(...leastRecent(entries(kind, of), Math.min(excess, moves)));
+  }
+  // A mark with a long list of gaps lives in an item of its own: gaps never crowd the record.
+  for (const peer in record.marks) {
+    const mark = record.marks[peer]!;
+    if ((mark.missing?.length ?? 0) <= RECORD_GAPS) continue;
+    if (!moving.some((entry) => entry.kind === 'sender' && entry.peer === peer)) {
+      moving.push({ kind: 'sender', peer, mark });
+    }
   }
   let bounded = withMoved(record, moving, now, retentionMs);
   let bytes = jsonSize(bounded);

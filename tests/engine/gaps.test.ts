@@ -1,0 +1,102 @@
+/**
+ * Gaps on a channel are never bounded by the actor's record: a receiver remembers every message
+ * missing from a sender (a long list moves out of the record into an item of its own), so each
+ * one that arrives later — a redrive — is applied once, never skipped as a duplicate. Only past
+ * what one item holds is the oldest gap forgotten, and that is an error log.
+ */
+import { actor, silentLogger } from '@baton/core';
+import type { Envelope } from '@baton/core/adapter';
+import { createEngine, RECORD_GAPS, runTurn } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { setup } from './helpers.ts';
+
+function box() {
+  const applied: number[] = [];
+  const Box = actor({
+    name: 'box',
+    state: z.object({ n: z.number() }),
+    initial: () => ({ n: 0 }),
+    handlers: {
+      put: {
+        payload: z.object({ seq: z.number() }),
+        handle: (ctx, { seq }) => {
+          applied.push(seq);
+          ctx.state.n++;
+        },
+      },
+    },
+  });
+  return { Box, applied };
+}
+
+/** Message `seq` from box/s to box/t, its previous one on the channel `seq - 1`. */
+const fromS = (seq: number): Envelope => ({
+  id: `box/s:${seq}`,
+  from: 'box/s',
+  seq,
+  prev: seq - 1,
+  to: 'box/t',
+  name: 'put',
+  payload: { seq },
+  sentAt: 0,
+});
+
+/** Delivers the even messages 2, 4, … of `gaps` gaps, then the odd ones, then copies of all. */
+async function evenThenOdd(
+  engine: ReturnType<typeof createEngine>,
+  gaps: number,
+): Promise<{ evens: number[]; odds: number[] }> {
+  const evens = Array.from({ length: gaps }, (_, i) => 2 * (i + 1));
+  const odds = evens.map((seq) => seq - 1);
+  let queueSeq = 0;
+  const deliver = async (seqs: readonly number[]) => {
+    for (const seq of seqs) {
+      queueSeq++;
+      await runTurn(engine, 'box/t', [{ envelope: fromS(seq), queueSeq: String(queueSeq) }]);
+    }
+  };
+  await deliver(evens);
+  await deliver(odds);
+  await deliver([...odds, ...evens]);
+  return { evens, odds };
+}
+
+describe('gaps on a channel', () => {
+  it(`applies each of more than ${RECORD_GAPS} missing messages once when they arrive late`, async () => {
+    const { Box, applied } = box();
+    const errors: string[] = [];
+    const engine = createEngine({
+      ...setup({ actors: [Box] }).engine,
+      actors: [Box],
+      logger: { ...silentLogger, error: (message) => errors.push(message) },
+    });
+    const { evens, odds } = await evenThenOdd(engine, 3 * RECORD_GAPS);
+
+    expect(applied.filter((seq) => seq % 2 === 1)).toEqual(odds);
+    expect(applied.filter((seq) => seq % 2 === 0)).toEqual(evens);
+    expect(errors.filter((e) => e.includes('forgotten'))).toEqual([]);
+    // The record itself never lists a long gap list.
+    const record = await engine.store.load('box/t');
+    expect(record?.marks['box/s']?.missing?.length ?? 0).toBeLessThanOrEqual(RECORD_GAPS);
+  });
+
+  it('logs an error naming the gaps it forgets once a mark holds more than fit an item', async () => {
+    const { Box, applied } = box();
+    const errors: { message: string; fields: unknown }[] = [];
+    const h = setup({ actors: [Box], limits: { maxItemBytes: 2_000 } });
+    const engine = createEngine({
+      ...h.engine,
+      actors: [Box],
+      logger: { ...silentLogger, error: (message, fields) => errors.push({ message, fields }) },
+    });
+    await evenThenOdd(engine, 40); // a 2 KB item holds 27 gaps
+
+    const forgotten = errors.filter((e) => e.message.includes('forgotten'));
+    expect(forgotten.length).toBeGreaterThan(0);
+    expect(forgotten[0]?.fields).toMatchObject({ actor: 'box/t', from: 'box/s' });
+    // The forgotten ones were skipped; every other message applied once.
+    expect(new Set(applied).size).toBe(applied.length);
+    expect(applied.length).toBe(80 - 13);
+  });
+});
