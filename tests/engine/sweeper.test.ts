@@ -52,15 +52,33 @@ describe('Sweeper', () => {
     const sweeper = new Sweeper(h.engine, { minAgeMs: 60_000 });
 
     h.clock.advance(59_999);
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0 });
+    expect(await sweeper.sweep()).toEqual({
+      drained: 0,
+      sent: 0,
+      failed: 0,
+      timersFired: 0,
+      lagMs: 0,
+    });
     expect(h.backend.queue.counts().total).toBe(0);
 
     h.clock.advance(2);
-    expect(await sweeper.sweep()).toEqual({ drained: 1, sent: 3, failed: 0, timersFired: 0 });
+    expect(await sweeper.sweep()).toEqual({
+      drained: 1,
+      sent: 3,
+      failed: 0,
+      timersFired: 0,
+      lagMs: 60_001,
+    });
     expect(h.backend.store.outboxSize()).toBe(0);
     // The record held the sends; it holds them no longer.
     expect(await h.record('sender/a')).not.toHaveProperty('outbox');
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0 });
+    expect(await sweeper.sweep()).toEqual({
+      drained: 0,
+      sent: 0,
+      failed: 0,
+      timersFired: 0,
+      lagMs: 0,
+    });
 
     await h.run();
     expect(await h.state('sink/s')).toEqual({ got: [1, 2, 3] });
@@ -84,8 +102,13 @@ describe('Sweeper', () => {
     await h.backend.store.retireHeldOutbox('sender/a', 0, life); // not at that version: nothing
     expect((await h.record('sender/a'))?.ver).toBe(1);
 
-    h.clock.advance(60_001);
-    expect(await new Sweeper(forgetful).sweep()).toMatchObject({ drained: 1, sent: 2 });
+    // A sweep 6 minutes after the drain: its lag says so, past the queue's 5-minute dedupe window.
+    h.clock.advance(6 * 60_000);
+    expect(await new Sweeper(forgetful).sweep()).toMatchObject({
+      drained: 1,
+      sent: 2,
+      lagMs: 6 * 60_000,
+    });
     expect(await h.record('sender/a')).toMatchObject({ ver: 2 });
     expect(await h.record('sender/a')).not.toHaveProperty('outbox');
     // The copies it sent again are dropped as duplicates.
@@ -110,6 +133,7 @@ describe('Sweeper', () => {
       sent: 3,
       failed: 0,
       timersFired: 0,
+      lagMs: 120_000,
     });
     await h.run();
     const got = ((await h.state('sink/s')) as { got: number[] }).got;
@@ -158,11 +182,23 @@ describe('Sweeper', () => {
     const sweeper = new Sweeper(engine, { minAgeMs: 1_000, alarmAgeMs: 10_000 });
 
     h.clock.advance(5_000);
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 1, timersFired: 0 });
+    expect(await sweeper.sweep()).toEqual({
+      drained: 0,
+      sent: 0,
+      failed: 1,
+      timersFired: 0,
+      lagMs: 0,
+    });
     expect(errors).toEqual([]);
 
     h.clock.advance(5_001);
-    expect(await sweeper.sweep()).toEqual({ drained: 0, sent: 0, failed: 1, timersFired: 0 });
+    expect(await sweeper.sweep()).toEqual({
+      drained: 0,
+      sent: 0,
+      failed: 1,
+      timersFired: 0,
+      lagMs: 0,
+    });
     expect(errors).toEqual([{ actor: 'sender/a', alarmAgeMs: 10_000 }]);
     expect(h.backend.store.outboxSize()).toBe(1);
   });

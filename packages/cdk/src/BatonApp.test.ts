@@ -212,18 +212,29 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters, the inbox age, stale outboxes and every function’s errors', () => {
+  it('alarms on dead letters, the inbox age, stale outboxes, a late or absent sweeper and every function’s errors', () => {
     expect(Object.keys(baton.alarms).sort()).toEqual(
       [
         'deadLetters',
         'inboxAge',
         'staleOutbox',
+        'sweeperLag',
         ...Object.keys(BATON_IAM).map((name) => `${name}Errors`),
       ].sort(),
     );
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 + Object.keys(BATON_IAM).length);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 4 + Object.keys(BATON_IAM).length);
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('outbox item older than the alarm age'),
+    });
+    // The sweeper's lag nears SQS's 5-minute dedupe window, or no sweep logged at all.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: Match.stringLikeRegexp('sweep done'),
+      MetricTransformations: [Match.objectLike({ MetricValue: '$.lagMs' })],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 240_000,
+      Statistic: 'Maximum',
+      TreatMissingData: 'breaching',
     });
   });
 

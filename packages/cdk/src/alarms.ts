@@ -1,4 +1,4 @@
-import { STALE_OUTBOX_LOG } from '@baton/core/engine';
+import { STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -7,7 +7,8 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 
 /**
  * The app's alarms, by what they watch: a dead letter, the inbox's oldest message, outbox items
- * older than a day (the sweeper logs one line each), and every function's errors.
+ * older than a day (the sweeper logs one line each), a sweeper that runs late or not at all, and
+ * every function's errors.
  */
 export function createAlarms(
   app: BatonApp,
@@ -41,6 +42,18 @@ export function createAlarms(
       1,
       'The sweeper found outbox entries older than a day: their drains keep failing.',
     ),
+    sweeperLag: new cloudwatch.Alarm(app, 'SweeperLagAlarm', {
+      metric: sweeperLagMetric(app, functions.sweeper),
+      threshold: SWEEPER_LAG_ALARM_MS,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No sweep in the period is the worst lag of all: drained sends would never be retired.
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      alarmDescription:
+        'The sweeper ran late (a send it drained had waited 4 minutes or more) or did not run ' +
+        'for 5 minutes: past SQS’s 5-minute dedupe window a held effect request it sends again ' +
+        'runs again, and without sweeps held sends are never retired.',
+    }),
   };
   for (const [name, fn] of Object.entries(functions)) {
     alarms[`${name}Errors`] = alarm(
@@ -63,4 +76,19 @@ function staleOutboxMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.I
     metricValue: '1',
   });
   return filter.metric({ period: Duration.minutes(5), statistic: 'Sum' });
+}
+
+/** A minute under SQS's 5-minute dedupe window: a sweep this late is about to cost a copy. */
+const SWEEPER_LAG_ALARM_MS = 4 * 60_000;
+
+/** The `lagMs` of each sweep, from the line the sweeper logs after it (Maximum per 5 minutes). */
+function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
+  const filter = new logs.MetricFilter(app, 'SweeperLagFilter', {
+    logGroup: sweeper.logGroup,
+    metricNamespace: 'Baton',
+    metricName: `SweeperLag-${app.node.addr}`,
+    filterPattern: logs.FilterPattern.stringValue('$.message', '=', SWEEP_LOG),
+    metricValue: '$.lagMs',
+  });
+  return filter.metric({ period: Duration.minutes(5), statistic: 'Maximum' });
 }

@@ -1,10 +1,17 @@
 import { toBatonError } from '../errors.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
-import { sweepOutbox } from './drainOutbox.ts';
+import { sweepOutboxOf } from './drainOutbox.ts';
 import { fireDueTimers } from './timers.ts';
 
 /** The message the sweeper logs (as an error) per outbox item older than the alarm age. */
 export const STALE_OUTBOX_LOG = 'outbox item older than the alarm age: its drain keeps failing';
+
+/**
+ * The line a scheduled sweeper logs (info) after each sweep, with the {@link SweepResult} as
+ * fields: an alarm on its `lagMs`, and on its absence, catches a sweeper that runs late or not
+ * at all.
+ */
+export const SWEEP_LOG = 'sweep done';
 
 export interface SweepResult {
   /** Actors whose outbox was drained. */
@@ -15,6 +22,12 @@ export interface SweepResult {
   readonly failed: number;
   /** Due timers fired into the inbox. */
   readonly timersFired: number;
+  /**
+   * How long the oldest send this sweep drained had waited since its commit (0 when there was
+   * none): the sweeper's lag. Past the queue's dedupe window (SQS: 5 minutes), a held effect
+   * request the sweep sends again is not dropped as a copy, and its effect runs again.
+   */
+  readonly lagMs: number;
 }
 
 export interface SweeperOptions {
@@ -68,9 +81,12 @@ export class Sweeper {
     let drained = 0;
     let sent = 0;
     let failed = 0;
+    let lagMs = 0;
     for (const actorId of await store.listOutboxActors(now - this.#minAgeMs)) {
       try {
-        sent += await sweepOutbox(store, queue, actorId);
+        const swept = await sweepOutboxOf(store, queue, actorId);
+        sent += swept.sent;
+        if (swept.oldestAt !== undefined) lagMs = Math.max(lagMs, now - swept.oldestAt);
         drained++;
       } catch (error) {
         failed++;
@@ -86,6 +102,6 @@ export class Sweeper {
     } catch (error) {
       logger.warn('sweep could not fire due timers', { error: toBatonError(error).message });
     }
-    return { drained, sent, failed, timersFired };
+    return { drained, sent, failed, timersFired, lagMs };
   }
 }

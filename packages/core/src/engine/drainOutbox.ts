@@ -75,12 +75,26 @@ export function outboxOf(record: ActorRecord): OutboxToDrain | undefined {
  * @returns how many envelopes were sent
  */
 export async function sweepOutbox(store: Store, queue: Queue, actorId: string): Promise<number> {
+  return (await sweepOutboxOf(store, queue, actorId)).sent;
+}
+
+/**
+ * {@link sweepOutbox}, also saying when the oldest send it drained was committed (`oldestAt`,
+ * epoch ms; absent when there was none): the sweeper's lag is how long that one waited.
+ */
+export async function sweepOutboxOf(
+  store: Store,
+  queue: Queue,
+  actorId: string,
+): Promise<{ readonly sent: number; readonly oldestAt?: number }> {
   const record = await store.load(actorId);
   const held = record?.outbox ?? [];
+  const apart = await store.readOutbox(actorId);
   const at = { ver: record?.ver ?? 0, life: record?.life };
-  const sent = await drainOutbox(store, queue, { actorId, held, ...at });
+  const sent = await drainOutbox(store, queue, { actorId, held, ...at, apart });
   if (record && held.length > 0) await store.retireHeldOutbox(actorId, record.ver, record.life);
-  return sent;
+  const oldestAt = Math.min(...[...held, ...apart].map((item) => item.createdAt));
+  return Number.isFinite(oldestAt) ? { sent, oldestAt } : { sent };
 }
 
 /**

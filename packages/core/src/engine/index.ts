@@ -18,12 +18,19 @@ export {
   outboxOf,
   storedOutbox,
   sweepOutbox,
+  sweepOutboxOf,
 } from './drainOutbox.ts';
 export type { Inbound } from './Inbound.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnOptions, type TurnResult } from './runTurn.ts';
-export { STALE_OUTBOX_LOG, Sweeper, type SweeperOptions, type SweepResult } from './Sweeper.ts';
+export {
+  STALE_OUTBOX_LOG,
+  SWEEP_LOG,
+  Sweeper,
+  type SweeperOptions,
+  type SweepResult,
+} from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
 export { fireDueTimers, fireTimers, timerFire } from './timers.ts';
 export { type ProcessResult, Worker } from './Worker.ts';
