@@ -1,28 +1,40 @@
 /**
  * The bank's page on S3 behind CloudFront: `index.html` names the deployed WebSocket URL (a
  * deploy-time value), `page.js` is the page bundled at synth. The bucket is private; CloudFront
- * reads it through origin access control.
+ * reads it through origin access control, and answers with security headers: a content security
+ * policy that lets the page run only its own script and talk only to its WebSocket API, HSTS,
+ * no framing, no sniffing, no referrer.
  */
 import {
   type CfnElement,
   CfnOutput,
   DefaultStackSynthesizer,
+  Duration,
   RemovalPolicy,
   Stack,
   Validations,
 } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { pageHtml, pageScript } from '../../examples/bank/src/web/pageFiles.ts';
 
+export interface BankPageProps {
+  /** What the page connects to: `wss://<api>.execute-api.<region>.amazonaws.com/<stage>`. */
+  readonly webSocketUrl: string;
+  /** That URL's origin, `wss://<api>.execute-api.<region>.amazonaws.com`: all the page may reach. */
+  readonly webSocketOrigin: string;
+}
+
 export class BankPage extends Construct {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
+  readonly headers: cloudfront.ResponseHeadersPolicy;
 
-  constructor(scope: Construct, id: string, props: { readonly webSocketUrl: string }) {
+  constructor(scope: Construct, id: string, props: BankPageProps) {
     super(scope, id);
     this.bucket = new s3.Bucket(this, 'Files', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -30,15 +42,38 @@ export class BankPage extends Construct {
       enforceSSL: true,
       removalPolicy: RemovalPolicy.DESTROY, // emptied by the deployment below when it goes
     });
+    this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'Baton bank page: CSP, HSTS, no framing, no sniffing, no referrer',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: pagePolicy(props), override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: {
+          referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER,
+          override: true,
+        },
+      },
+    });
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Baton bank page',
       defaultRootObject: 'index.html',
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        responseHeadersPolicy: this.headers,
       },
     });
     new BucketDeployment(this, 'Upload', {
+      // The upload function's own logs, kept as long as the app's.
+      logGroup: new logs.LogGroup(this, 'UploadLogs', {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
       destinationBucket: this.bucket,
       sources: [
         Source.data('index.html', pageHtml(props.webSocketUrl)),
@@ -105,4 +140,23 @@ export class BankPage extends Construct {
       }
     }
   }
+}
+
+/**
+ * The page's content security policy: its own script only (no inline script, no eval), inline
+ * styles (the page sets its CSS from its script), its WebSocket API and its own origin to talk
+ * to, nothing to frame it, no plugins, no base or form target elsewhere.
+ */
+export function pagePolicy(props: BankPageProps): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${props.webSocketOrigin}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ');
 }

@@ -14,15 +14,20 @@ export function bankStack(scope: Construct, id = 'BatonBank'): { stack: Stack; b
   });
   const bank = new BatonApp(stack, 'Bank', {
     entry: fileURLToPath(new URL('../../examples/bank/src/app.ts', import.meta.url)),
+    // The bank signs its users in: its own auth hook checks every $connect.
+    webSocketAuth: 'app',
   });
   new CfnOutput(stack, 'WebSocketUrl', {
     value: bank.webSocketUrl,
     description: 'What a page passes to new BatonClient({ url })',
   });
   new CfnOutput(stack, 'IngressUrl', {
-    value: bank.ingressUrl.url,
+    value: bank.ingressUrl,
     description: 'HTTP ingress: POST /send, POST /ask, GET /outcome/<id> (SigV4-signed)',
   });
-  new BankPage(stack, 'Page', { webSocketUrl: bank.webSocketUrl });
+  new BankPage(stack, 'Page', {
+    webSocketUrl: bank.webSocketUrl,
+    webSocketOrigin: bank.webSocketApi.apiEndpoint,
+  });
   return { stack, bank };
 }

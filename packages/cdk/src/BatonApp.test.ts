@@ -1,7 +1,12 @@
 import { BATON_ENV, BATON_IAM } from '@baton/aws';
 import { App, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import {
+  HttpLambdaAuthorizer,
+  HttpLambdaResponseType,
+} from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { BatonApp, type BatonFunctionName } from './BatonApp.ts';
@@ -10,10 +15,17 @@ import type { BatonAppProps } from './BatonAppProps.ts';
 const entry = new URL('../../../examples/bank/src/app.ts', import.meta.url).pathname;
 
 /** A stack holding one BatonApp; bundling is skipped (the artifact test bundles for real). */
-function synth(props: Partial<BatonAppProps> = {}, more?: (stack: Stack, baton: BatonApp) => void) {
+function synth(
+  props: Partial<BatonAppProps> | ((stack: Stack) => Partial<BatonAppProps>) = {},
+  more?: (stack: Stack, baton: BatonApp) => void,
+) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Bank', { env: { account: '123456789012', region: 'eu-west-1' } });
-  const baton = new BatonApp(stack, 'Baton', { entry, ...props });
+  const baton = new BatonApp(stack, 'Baton', {
+    entry,
+    webSocketAuth: 'app',
+    ...(typeof props === 'function' ? props(stack) : props),
+  } as BatonAppProps);
   more?.(stack, baton);
   // Synthesized on first use: the cdk-nag test adds its checks to the app before synthesis.
   return {
@@ -24,6 +36,25 @@ function synth(props: Partial<BatonAppProps> = {}, more?: (stack: Stack, baton: 
       return Template.fromStack(stack);
     },
   };
+}
+
+/** Props that put the ingress behind a Lambda authorizer made in `stack`. */
+function withAuthorizer(stack: Stack): Partial<BatonAppProps> {
+  const fn = new LambdaFunction(stack, 'Authorizer', {
+    runtime: Runtime.NODEJS_24_X,
+    handler: 'index.handler',
+    code: Code.fromInline('exports.handler = async () => ({ isAuthorized: false });'),
+  });
+  // The test's own function, not the construct's: cdk-nag's findings on it are not ours.
+  const basic =
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]';
+  for (const id of [basic, 'AwsSolutions-L1']) {
+    Validations.of(fn).acknowledge({ id, reason: 'a test stand-in for the app’s authorizer' });
+  }
+  const authorizer = new HttpLambdaAuthorizer('Jwt', fn, {
+    responseTypes: [HttpLambdaResponseType.SIMPLE],
+  });
+  return { ingressAuth: { authorizer } };
 }
 
 /** What an SQS event source grants the function it feeds, on that queue. */
@@ -160,9 +191,117 @@ describe('BatonApp', () => {
 
   it('serves the HTTP ingress on a function URL that requires IAM unless told otherwise', () => {
     template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM' });
-    synth({ ingressAuth: 'none' }).template.hasResourceProperties('AWS::Lambda::Url', {
-      AuthType: 'NONE',
+    synth({ ingressAuth: 'none', allowAnonymous: true }).template.hasResourceProperties(
+      'AWS::Lambda::Url',
+      { AuthType: 'NONE' },
+    );
+  });
+
+  it('serves the HTTP ingress behind an HTTP API whose every route runs the authorizer, throttled and logged', () => {
+    const { template: behind, baton: app } = synth(withAuthorizer);
+    behind.resourceCountIs('AWS::Lambda::Url', 0);
+    const routes = Object.values(behind.findResources('AWS::ApiGatewayV2::Route')).filter(
+      (route) => !route.Properties.RouteKey.startsWith('$'),
+    );
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'GET /outcome/{id}',
+      'POST /ask',
+      'POST /send',
+    ]);
+    for (const route of routes) {
+      expect(route.Properties).toMatchObject({
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: expect.any(String) },
+      });
+    }
+    behind.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST',
+      EnableSimpleResponses: true,
+      IdentitySource: ['$request.header.Authorization'],
     });
+    behind.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+    expect(app.ingressApi).toBeDefined();
+    expect(app.ingressFunctionUrl).toBeUndefined();
+    expect(() =>
+      app.grantIngress(
+        new Role(app, 'Caller', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }),
+      ),
+    ).toThrow(/grantIngress grants IAM callers.*ingressAuth: 'iam'/);
+  });
+
+  it('passes cdk-nag’s AwsSolutions checks with the ingress behind an authorizer', () => {
+    const { app } = synth(withAuthorizer);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('refuses to deploy an app anyone may call unless allowAnonymous is set, saying what to do', () => {
+    const refused =
+      /this app would be open to anyone \(webSocketAuth: 'none' lets anyone connect\): give the app an auth hook and set webSocketAuth: 'app'.*or set allowAnonymous: true/;
+    expect(() => synth({ webSocketAuth: 'none' })).toThrow(refused);
+    expect(() => synth({ ingressAuth: 'none' })).toThrow(
+      /ingressAuth: 'none' lets anyone call the HTTP ingress/,
+    );
+    expect(() => synth({ webSocketAuth: undefined as never })).toThrow(
+      /webSocketAuth must say who may open a WebSocket: 'app'.* or 'none' \(anyone\), got undefined/,
+    );
+    expect(() =>
+      synth({ webSocketAuth: 'none', ingressAuth: 'none', allowAnonymous: true }),
+    ).not.toThrow();
+  });
+
+  it('leaves the missing WebSocket authorizer to cdk-nag when the app’s own auth does not run on $connect', () => {
+    const { app } = synth({ webSocketAuth: 'none', allowAnonymous: true });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow(/AwsSolutions-APIG4/);
+  });
+
+  it('throttles the WebSocket stage and reserves (and caps) the concurrency of the functions callers reach', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: 'live',
+      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+    });
+    const reserved = (t: Template) =>
+      Object.fromEntries(
+        Object.entries(t.findResources('AWS::Lambda::Function'))
+          .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
+          .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]),
+      );
+    expect(reserved(template)).toEqual({
+      [idOf(baton.functions.websocket)]: 100,
+      [idOf(baton.functions.ingress)]: 50,
+    });
+    const { template: custom, baton: tuned } = synth({
+      throttle: { rateLimit: 20, burstLimit: 40 },
+      reservedConcurrency: { websocket: 7 },
+    });
+    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+    });
+    expect(Object.values(reserved(custom)).sort()).toEqual([50, 7]);
+    void tuned;
+    expect(reserved(synth({ reservedConcurrency: false }).template)).toEqual({});
+  });
+
+  it('sends what the stream function gives up on to a queue, bisecting failing batches and giving up after an hour', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: idOf(baton.functions.stream) },
+      BisectBatchOnFunctionError: true,
+      MaximumRecordAgeInSeconds: 3600,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [idOf(baton.streamFailureQueue), 'Arn'] } },
+      },
+    });
+    template.hasResourceProperties(
+      'AWS::SQS::Queue',
+      Match.objectLike({ SqsManagedSseEnabled: true }),
+    );
   });
 
   it('relays durable timers from the timer queue, which has a dead-letter queue', () => {
@@ -193,7 +332,15 @@ describe('BatonApp', () => {
       for (const action of declared) expect(granted, `${name} ${action}`).toContain(action);
       // Beyond the declaration: writing its own logs, and what an SQS event source grants.
       const fed = name === 'worker' || name === 'drain' || name === 'relay';
-      const allowed = ['logs:CreateLogStream', 'logs:PutLogEvents', ...(fed ? CONSUME : [])];
+      // The stream's mapping sends what it gives up on to its failure queue, with its role.
+      const onFailure =
+        name === 'stream' ? ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'] : [];
+      const allowed = [
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        ...(fed ? CONSUME : []),
+        ...onFailure,
+      ];
       const extra = [...granted].filter((action) => !declared.includes(action as never));
       expect(
         extra.filter((action) => !allowed.includes(action)),
@@ -212,17 +359,18 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters, the inbox age, stale outboxes, a late or absent sweeper and every function’s errors', () => {
+  it('alarms on dead letters, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper and every function’s errors', () => {
     expect(Object.keys(baton.alarms).sort()).toEqual(
       [
         'deadLetters',
         'inboxAge',
         'staleOutbox',
         'sweeperLag',
+        'streamFailures',
         ...Object.keys(BATON_IAM).map((name) => `${name}Errors`),
       ].sort(),
     );
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 4 + Object.keys(BATON_IAM).length);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5 + Object.keys(BATON_IAM).length);
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('outbox item older than the alarm age'),
     });

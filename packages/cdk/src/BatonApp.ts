@@ -19,13 +19,14 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createAlarms } from './alarms.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
+import { ingressEndpoint } from './ingressEndpoint.ts';
 import { findProjectRoot, lockFile } from './projectRoot.ts';
 import { tableSchema } from './tableSchema.ts';
 import { validateProps } from './validateProps.ts';
@@ -40,8 +41,12 @@ export type BatonFunctionName = keyof typeof BATON_IAM;
  * (WebSocket routes, stream, connection sweeper), the WebSocket API, least-privilege IAM read
  * from `@baton/aws`'s declared actions, and alarms.
  *
+ * It refuses to deploy an app anyone may call unless told to (`allowAnonymous`): the WebSocket
+ * is protected by the app's own `auth` (`webSocketAuth: 'app'`), the HTTP ingress by IAM or an
+ * authorizer (`ingressAuth`). Both doors are throttled and their functions' concurrency capped.
+ *
  * @example
- * const bank = new BatonApp(this, 'Bank', { entry: 'src/app.ts' });
+ * const bank = new BatonApp(this, 'Bank', { entry: 'src/app.ts', webSocketAuth: 'app' });
  * new CfnOutput(this, 'WebSocketUrl', { value: bank.webSocketUrl });
  * bank.grantSend(myOtherFunction);
  */
@@ -60,8 +65,17 @@ export class BatonApp extends Construct {
   readonly timerQueue: sqs.Queue;
   /** Every function, by the part it runs. */
   readonly functions: Readonly<Record<BatonFunctionName, NodejsFunction>>;
-  /** The HTTP ingress's function URL. */
-  readonly ingressUrl: lambda.FunctionUrl;
+  /** Where the HTTP ingress is served: its function URL, or its HTTP API's stage URL. */
+  readonly ingressUrl: string;
+  /** The ingress's function URL, with `ingressAuth` `'iam'` or `'none'`. */
+  readonly ingressFunctionUrl: lambda.FunctionUrl | undefined;
+  /** The HTTP API in front of the ingress, with `ingressAuth: { authorizer }`. */
+  readonly ingressApi: apigwv2.HttpApi | undefined;
+  /**
+   * Where the table's stream mapping sends what it could not process (the batch's shard and
+   * sequence numbers, after its retries, bisections or maximum age), instead of dropping it.
+   */
+  readonly streamFailureQueue: sqs.Queue;
   readonly webSocketApi: apigwv2.WebSocketApi;
   readonly webSocketStage: apigwv2.WebSocketStage;
   /** The alarms, by what they watch. */
@@ -133,6 +147,7 @@ export class BatonApp extends Construct {
       webSocketApi: this.webSocketApi,
       stageName: settings.stageName,
       autoDeploy: true,
+      throttle: settings.throttle,
       accessLogSettings: {
         destination: new apigwv2.LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(
@@ -157,6 +172,9 @@ export class BatonApp extends Construct {
     };
     const entries = entriesDir();
     const make = (name: BatonFunctionName, timeout: Duration) => {
+      const caps = settings.reservedConcurrency;
+      const reserved =
+        caps && (name === 'websocket' || name === 'ingress') ? caps[name] : undefined;
       const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
       const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: settings.logRetention });
       // A role of its own that writes only its own log group (no AWS managed policy).
@@ -176,6 +194,7 @@ export class BatonApp extends Construct {
         memorySize: 1024,
         timeout,
         environment,
+        ...(reserved ? { reservedConcurrentExecutions: reserved } : {}),
         bundling: {
           format: OutputFormat.ESM,
           target: 'node24',
@@ -218,12 +237,19 @@ export class BatonApp extends Construct {
     functions.drain.addEventSource(
       new SqsEventSource(this.drainQueue, { batchSize: 10, reportBatchItemFailures: true }),
     );
+    this.streamFailureQueue = new sqs.Queue(this, 'StreamFailures', queueDefaults);
     functions.stream.addEventSource(
       new DynamoEventSource(this.table, {
         startingPosition: lambda.StartingPosition.LATEST,
         batchSize: 100,
         reportBatchItemFailures: true,
         retryAttempts: 10,
+        // A failing record is split off from the good ones, and given up on after an hour
+        // (a push that late is worthless; clients re-sync on reconnect) into the queue, where
+        // an alarm fires: never dropped unseen.
+        bisectBatchOnError: true,
+        maxRecordAge: Duration.hours(1),
+        onFailure: new SqsDlq(this.streamFailureQueue),
       }),
     );
     const everyMinute = events.Schedule.rate(Duration.minutes(1));
@@ -238,24 +264,43 @@ export class BatonApp extends Construct {
     for (const route of ['$connect', '$disconnect', '$default']) {
       this.webSocketApi.addRoute(route, { integration });
     }
-    this.ingressUrl = functions.ingress.addFunctionUrl({
-      authType:
-        settings.ingressAuth === 'iam'
-          ? lambda.FunctionUrlAuthType.AWS_IAM
-          : lambda.FunctionUrlAuthType.NONE,
-    });
+    const ingress = ingressEndpoint(
+      this,
+      functions.ingress,
+      settings.ingressAuth,
+      settings.throttle,
+      settings.logRetention,
+    );
+    this.ingressUrl = ingress.url;
+    this.ingressFunctionUrl = ingress.functionUrl;
+    this.ingressApi = ingress.httpApi;
+    this.#ingressAuth = settings.ingressAuth;
     this.alarms = createAlarms(this, functions);
-    this.#acknowledge();
+    this.#acknowledge(settings.webSocketAuth === 'app');
   }
 
-  /** The cdk-nag findings this design accepts, each with its reason. */
-  #acknowledge(): void {
-    Validations.of(this.webSocketApi).acknowledge({
-      id: 'AwsSolutions-APIG4',
+  readonly #ingressAuth: BatonAppProps['ingressAuth'];
+
+  /**
+   * The cdk-nag findings this design accepts, each with its reason. The WebSocket routes' missing
+   * authorizer is accepted only when the app's own `auth` runs on `$connect`: an anonymous app's
+   * finding stays for its owner to see.
+   */
+  #acknowledge(appAuth: boolean): void {
+    if (appAuth) {
+      Validations.of(this.webSocketApi).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'API Gateway takes an authorizer on $connect only; the WebSocket function authorizes ' +
+          "each $connect with the app's auth hook (webSocketAuth: 'app') and refuses it with " +
+          '401, and $default and $disconnect act only for a connection that was accepted.',
+      });
+    }
+    Validations.of(this.streamFailureQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
       reason:
-        'API Gateway takes an authorizer on $connect only; the WebSocket function authorizes each ' +
-        "$connect with the app's auth hook and refuses it with 401, and $default and $disconnect " +
-        'act only for a connection that was accepted.',
+        'It is a dead-letter queue: the on-failure destination of the stream function’s event ' +
+        'source mapping, which cdk-nag does not recognise as one.',
     });
     const stack = Stack.of(this);
     const api = stack.getLogicalId(this.webSocketApi.node.defaultChild as CfnElement);
@@ -289,8 +334,14 @@ export class BatonApp extends Construct {
     return this.inbox.grantSendMessages(grantee);
   }
 
-  /** Lets `grantee` call the HTTP ingress when it requires IAM. */
+  /** Lets `grantee` call the HTTP ingress; only with `ingressAuth: 'iam'`. */
   grantIngress(grantee: iam.IGrantable): iam.Grant {
+    if (this.#ingressAuth !== undefined && this.#ingressAuth !== 'iam') {
+      throw new Error(
+        "grantIngress grants IAM callers, but this app's ingress is not behind IAM: set " +
+          "ingressAuth: 'iam', or let the authorizer decide who may call",
+      );
+    }
     return this.functions.ingress.grantInvokeUrl(grantee);
   }
 

@@ -1,11 +1,40 @@
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 
 /**
- * Who may call the HTTP ingress (`POST /send`, `POST /ask`, `GET /outcome/<id>`), served on a
- * Lambda function URL: `'iam'` requires SigV4-signed requests (grant callers with
- * `grantIngress`), `'none'` leaves it open (put your own auth in front of it).
+ * Who may call the HTTP ingress (`POST /send`, `POST /ask`, `GET /outcome/<id>`):
+ * - `'iam'`: SigV4-signed requests only, on a Lambda function URL (grant callers with
+ *   `grantIngress`).
+ * - `{ authorizer }`: an API Gateway HTTP API in front of the ingress, each route behind this
+ *   authorizer (e.g. an `HttpLambdaAuthorizer` running `jwtAuthorizer` from `@baton/aws/auth`,
+ *   or an `HttpJwtAuthorizer`), with the stage's throttling and access logs.
+ * - `'none'`: anyone, on a function URL — an anonymous ingress, deployed only with
+ *   `allowAnonymous: true`.
  */
-export type IngressAuth = 'iam' | 'none';
+export type IngressAuth = 'iam' | 'none' | { readonly authorizer: IHttpRouteAuthorizer };
+
+/**
+ * Who may open a WebSocket connection. API Gateway takes no authorizer on a WebSocket's other
+ * routes, so Baton authenticates in the WebSocket function:
+ * - `'app'`: the app's own `auth` (`defineApp({ auth })`, e.g. `jwtAuth` from
+ *   `@baton/aws/auth`) runs on every `$connect` and refuses what it throws on.
+ * - `'none'`: anyone — an anonymous app, deployed only with `allowAnonymous: true`.
+ */
+export type WebSocketAuth = 'app' | 'none';
+
+/** A stage's steady request rate and its burst, per second, over all callers. */
+export interface StageThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+/** Concurrent executions kept for (and capped at) the functions callers from outside reach. */
+export interface ReservedConcurrency {
+  /** @default 100 */
+  readonly websocket?: number;
+  /** @default 50 */
+  readonly ingress?: number;
+}
 
 /**
  * Options of the {@link BatonApp} construct.
@@ -20,6 +49,17 @@ export interface BatonAppProps {
    * the runtime). A path relative to the working directory, or absolute.
    */
   readonly entry: string;
+  /**
+   * Who may open a WebSocket connection: `'app'` (the app's `auth` hook) or `'none'` (anyone,
+   * with `allowAnonymous: true`). Required: a deployment says how it is protected.
+   */
+  readonly webSocketAuth: WebSocketAuth;
+  /**
+   * Deploys an app that anyone may call (`webSocketAuth: 'none'` or `ingressAuth: 'none'`).
+   * Without it such an app is refused at synth.
+   * @default false
+   */
+  readonly allowAnonymous?: boolean;
   /**
    * The directory bundling resolves packages from: it must hold the `node_modules` with
    * `@baton/aws` and the lock file.
@@ -55,6 +95,19 @@ export interface BatonAppProps {
   readonly workerTimeout?: Duration;
   /** @default 'iam' */
   readonly ingressAuth?: IngressAuth;
+  /**
+   * The throttling of the WebSocket stage and of the ingress's HTTP API stage (with an
+   * `authorizer`): requests per second, steady and burst, over all callers.
+   * @default { rateLimit: 500, burstLimit: 1000 }
+   */
+  readonly throttle?: StageThrottle;
+  /**
+   * Concurrency reserved for the WebSocket and ingress functions, which is also their cap: a
+   * flood of calls cannot take the account's whole concurrency from the workers and the rest.
+   * `false` reserves none (an account whose concurrency quota is too small to reserve any).
+   * @default { websocket: 100, ingress: 50 }
+   */
+  readonly reservedConcurrency?: ReservedConcurrency | false;
   /**
    * The WebSocket API's stage name.
    * @default 'live'

@@ -6,9 +6,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 
 /**
- * The app's alarms, by what they watch: a dead letter, the inbox's oldest message, outbox items
- * older than a day (the sweeper logs one line each), a sweeper that runs late or not at all, and
- * every function's errors.
+ * The app's alarms, by what they watch: a dead letter, the inbox's oldest message, stream
+ * records the stream function gave up on, outbox items older than a day (the sweeper logs one
+ * line each), a sweeper that runs late or not at all, and every function's errors.
  */
 export function createAlarms(
   app: BatonApp,
@@ -35,6 +35,15 @@ export function createAlarms(
       app.metricInboxAge({ period: Duration.minutes(1), statistic: 'Maximum' }),
       300,
       'The oldest inbox message waited 5 minutes or more: workers are behind or failing.',
+    ),
+    streamFailures: alarm(
+      'StreamFailuresAlarm',
+      app.streamFailureQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      1,
+      'The stream function gave up on table changes (after its retries or an hour): live queries may have missed pushes.',
     ),
     staleOutbox: alarm(
       'StaleOutboxAlarm',

@@ -1,6 +1,12 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type { BatonAppProps, IngressAuth } from './BatonAppProps.ts';
+import type {
+  BatonAppProps,
+  IngressAuth,
+  ReservedConcurrency,
+  StageThrottle,
+  WebSocketAuth,
+} from './BatonAppProps.ts';
 
 /** The props with defaults filled in. */
 export interface BatonAppSettings {
@@ -9,6 +15,9 @@ export interface BatonAppSettings {
   readonly maxReceiveCount: number;
   readonly workerTimeout: Duration;
   readonly ingressAuth: IngressAuth;
+  readonly webSocketAuth: WebSocketAuth;
+  readonly throttle: StageThrottle;
+  readonly reservedConcurrency: Required<ReservedConcurrency> | false;
   readonly stageName: string;
   readonly logRetention: logs.RetentionDays;
 }
@@ -46,9 +55,44 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     );
   }
   const ingressAuth = props?.ingressAuth ?? 'iam';
-  if (ingressAuth !== 'iam' && ingressAuth !== 'none') {
-    problems.push(`ingressAuth must be 'iam' or 'none', got ${JSON.stringify(ingressAuth)}`);
+  const authorizer = typeof ingressAuth === 'object' && ingressAuth !== null;
+  if (ingressAuth !== 'iam' && ingressAuth !== 'none' && !authorizer) {
+    problems.push(
+      `ingressAuth must be 'iam', { authorizer } or 'none', got ${JSON.stringify(ingressAuth)}`,
+    );
+  } else if (authorizer && typeof ingressAuth.authorizer?.bind !== 'function') {
+    problems.push('ingressAuth.authorizer must be an HTTP route authorizer (IHttpRouteAuthorizer)');
   }
+  const webSocketAuth = props?.webSocketAuth;
+  if (webSocketAuth !== 'app' && webSocketAuth !== 'none') {
+    problems.push(
+      "webSocketAuth must say who may open a WebSocket: 'app' (the app's defineApp({ auth }) " +
+        `checks every $connect) or 'none' (anyone), got ${JSON.stringify(webSocketAuth)}`,
+    );
+  }
+  const open = [
+    ...(webSocketAuth === 'none' ? ["webSocketAuth: 'none' lets anyone connect"] : []),
+    ...(ingressAuth === 'none' ? ["ingressAuth: 'none' lets anyone call the HTTP ingress"] : []),
+  ];
+  if (open.length > 0 && props?.allowAnonymous !== true) {
+    problems.push(
+      `this app would be open to anyone (${open.join('; ')}): give the app an auth hook and set ` +
+        "webSocketAuth: 'app', keep ingressAuth 'iam' or give it an authorizer — or set " +
+        'allowAnonymous: true to deploy it open on purpose',
+    );
+  }
+  const throttle = {
+    rateLimit: integer('throttle.rateLimit', props?.throttle?.rateLimit, 500, 1, 10_000),
+    burstLimit: integer('throttle.burstLimit', props?.throttle?.burstLimit, 1000, 1, 5_000),
+  };
+  const reserved = props?.reservedConcurrency;
+  const reservedConcurrency =
+    reserved === false
+      ? false
+      : {
+          websocket: integer('reservedConcurrency.websocket', reserved?.websocket, 100, 1, 1000),
+          ingress: integer('reservedConcurrency.ingress', reserved?.ingress, 50, 1, 1000),
+        };
   const stageName = props?.stageName ?? 'live';
   if (!/^[A-Za-z0-9_]{1,128}$/.test(stageName)) {
     problems.push(
@@ -73,6 +117,9 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     maxReceiveCount,
     workerTimeout,
     ingressAuth,
+    webSocketAuth: webSocketAuth as WebSocketAuth,
+    throttle,
+    reservedConcurrency,
     stageName,
     logRetention: logRetention!,
   };
