@@ -56,6 +56,7 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
     [Attr.sentSeq]: record.sentSeq,
     ...(record.channels ? { [Attr.channels]: json(record.channels) } : {}),
     ...(record.overflowedAt === undefined ? {} : { [Attr.overflowedAt]: record.overflowedAt }),
+    ...(record.timerEpoch === undefined ? {} : { [Attr.timerEpoch]: record.timerEpoch }),
     // A halted actor's record: DynamoDB's TTL deletes it once it expires.
     ...(record.expiresAt === undefined
       ? {}
@@ -92,6 +93,7 @@ export function itemToRecord(item: Item): ActorRecord {
       ? {}
       : { overflowedAt: raw[Attr.overflowedAt] as number }),
     ...(raw[Attr.expiresAt] === undefined ? {} : { expiresAt: raw[Attr.expiresAt] as number }),
+    ...(raw[Attr.timerEpoch] === undefined ? {} : { timerEpoch: raw[Attr.timerEpoch] as number }),
     ...(raw[Attr.outbox] === undefined ? {} : { outbox: JSON.parse(raw[Attr.outbox] as string) }),
     ...(raw[Attr.outboxApart] === true ? { outboxApart: true } : {}),
   };

@@ -21,6 +21,7 @@ export const Attr = {
   sentSeq: 'sentSeq',
   channels: 'channels',
   overflowedAt: 'overflowedAt',
+  timerEpoch: 'te',
   peer: 'peer',
   mark: 'mark',
   envelopes: 'envelopes',

@@ -95,6 +95,12 @@ export interface ActorRecord {
    */
   readonly expiresAt?: number;
   /**
+   * How many times the actor halted in this life: a halt counts it up, and the timers (and ask
+   * continuations) scheduled before it never fire — their fires are skipped and the timers
+   * removed then, so halting costs a commit no item per pending timer. @default 0
+   */
+  readonly timerEpoch?: number;
+  /**
    * The sends of the commit that wrote this record, held in the record itself when they fit:
    * that commit is then one conditional write of one item. They are drained like outbox items
    * stored apart, and no one deletes them: the actor's next commit leaves them out (the engine
@@ -175,6 +181,10 @@ export interface Timer extends TimerRef {
   /** The trace context of the handling that scheduled it. */
   readonly traceparent?: string;
   readonly createdAt: number;
+  /** The life of the actor that scheduled it ({@link ActorRecord.life}). */
+  readonly life?: string;
+  /** The actor's {@link ActorRecord.timerEpoch} when it was scheduled. @default 0 */
+  readonly epoch?: number;
 }
 
 /**

@@ -32,5 +32,5 @@ export {
   type SweepResult,
 } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
-export { fireDueTimers, fireTimers, timerFire } from './timers.ts';
+export { fireDueTimers, fireTimers, HALT_TIMER_REMOVALS, timerFire } from './timers.ts';
 export { type ProcessResult, Worker } from './Worker.ts';

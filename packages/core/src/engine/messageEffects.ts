@@ -18,6 +18,7 @@ import type { Inbound } from './Inbound.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { boundPeers, type OverflowLookup } from './overflow.ts';
+import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
   deadLettered,
   replyTooLarge,
@@ -39,6 +40,8 @@ export interface Admission {
   readonly fires?: Timer;
   /** The reply to an ask whose continuation ran already: only its channel moves on. */
   readonly lateReply?: boolean;
+  /** A timer of an earlier life or from before a halt: its fire is skipped, the timer removed. */
+  readonly voids?: Timer;
 }
 
 /** What a message's effects are computed with besides the record. */
@@ -124,7 +127,10 @@ export async function applyMessage(
   // A message the actor applies revives a halted actor, in the same life. Halting sets the
   // record to expire (see `halted`).
   const { expiresAt: _, ...alive } = out.record;
-  const halt = effects.halted ? { expiresAt: halted(engine, now) } : {};
+  // Halting counts the record's epoch up: every timer scheduled before never fires.
+  const halt = effects.halted
+    ? { expiresAt: halted(engine, now), timerEpoch: (current.timerEpoch ?? 0) + 1 }
+    : {};
   const bounded = withRecord(engine, { ...alive, state, stateVersion, ...halt });
   if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
     return reject(
@@ -154,21 +160,23 @@ export async function applyMessage(
     envelopes: out.envelopes,
     idempotency,
     ...done,
-    // The fired timer is removed unless the handler scheduled its id again; halting removes all.
+    // The fired timer is removed unless the handler scheduled its id again; halting removes
+    // what fits a commit, and the rest never fire (see `isVoid`).
     timers: effects.halted
-      ? await everyTimer(engine, current.id, builder)
-      : new Map([...(done.timers ?? []), ...effects.timers]),
+      ? await haltTimers(engine, current.id, builder)
+      : stamped(current, new Map([...(done.timers ?? []), ...effects.timers])),
   };
 }
 
-/** Removals of every timer of the actor: those stored and those the pending commit puts. */
-async function everyTimer(
+/** Removals of the actor's soonest stored timers, and of those the pending commit puts. */
+async function haltTimers(
   engine: Engine,
   actorId: string,
   builder: CommitBuilder,
 ): Promise<Map<string, null>> {
   const stored = (await engine.store.listTimers(actorId)).map((timer) => timer.id);
-  return new Map([...stored, ...builder.pendingTimerIds()].map((id) => [id, null]));
+  const removed = [...stored.slice(0, HALT_TIMER_REMOVALS), ...builder.pendingTimerIds()];
+  return new Map(removed.map((id) => [id, null]));
 }
 
 /** A terminal rejection: the state stays, the message counts as processed, an asker is told. */
@@ -217,6 +225,7 @@ export function ignore(
     ...withRecord(engine, advance(engine, current, inbound, admission)),
     envelopes: [],
     idempotency: undefined,
+    ...(admission.voids ? { timers: firedTimer(admission.voids) } : {}),
   };
 }
 

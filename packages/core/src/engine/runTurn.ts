@@ -26,6 +26,7 @@ import {
 } from './messageEffects.ts';
 import { OverflowLookup } from './overflow.ts';
 import { startHandlingSpan } from './spans.ts';
+import { isVoid } from './timers.ts';
 import { commitTooLarge } from './turnErrors.ts';
 
 export interface TurnResult {
@@ -224,7 +225,7 @@ async function applyBatch(
     const inbound = admission.fires ? fired(received, admission.fires) : received;
     let effects: MessageEffects | BatonError;
     let trace: HandlingTrace | undefined;
-    if (admission.lateReply) {
+    if (admission.lateReply || admission.voids) {
       effects = ignore(engine, builder.record, inbound, admission);
     } else {
       ({ effects, trace } = await handle(turn, builder.record, inbound, admission));
@@ -320,7 +321,8 @@ async function admit(
   if (envelope.timer) {
     const { id, gen } = envelope.timer;
     const timer = await storedTimer(engine, builder, record.id, id);
-    return timer?.gen === gen ? { fires: timer } : undefined;
+    if (timer?.gen !== gen) return undefined;
+    return isVoid(record, timer) ? { voids: timer } : { fires: timer };
   }
   if (isActorSender(envelope)) {
     const mark = await overflow.sender(record, envelope.from);
@@ -330,9 +332,10 @@ async function admit(
     if (envelope.replyTo === undefined) return onChannel;
     // A reply goes to the ask's continuation while its timeout timer is stored.
     const timer = await storedTimer(engine, builder, record.id, askTimerId(envelope.replyTo));
-    return timer?.gen === envelope.replyTo
-      ? { ...onChannel, fires: timer }
-      : { ...onChannel, lateReply: true };
+    if (timer?.gen !== envelope.replyTo) return { ...onChannel, lateReply: true };
+    return isVoid(record, timer)
+      ? { ...onChannel, lateReply: true, voids: timer }
+      : { ...onChannel, fires: timer };
   }
   return duplicateKeys.has(envelope.id) ? undefined : {};
 }

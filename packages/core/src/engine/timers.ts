@@ -5,7 +5,7 @@
  * crash — or the fire of a cancelled timer is skipped, never applied.
  */
 import { encodeEnvelope, TIMER, timerMessageId } from '../adapter/envelope.ts';
-import type { Queue, QueueMessage, TimerRef } from '../adapter/ports.ts';
+import type { ActorRecord, Queue, QueueMessage, Timer, TimerRef } from '../adapter/ports.ts';
 import type { Engine } from './createEngine.ts';
 
 /** The inbox message that fires one scheduling of a timer (its payload is read from the store). */
@@ -41,4 +41,32 @@ export async function fireDueTimers(engine: Engine, before: number): Promise<num
   const due = await engine.store.listDueTimers(before, FIRE_BATCH);
   await fireTimers(engine.queue, due);
   return due.length;
+}
+
+/**
+ * Stored timers a halting commit removes at most; the others are left to be skipped when they
+ * fire ({@link isVoid}), so a halt fits one commit whatever the number of pending timers.
+ */
+export const HALT_TIMER_REMOVALS = 25;
+
+/**
+ * Whether `timer` belongs to an earlier life of the actor, or was scheduled before it last
+ * halted: its fire is skipped, and the timer removed.
+ */
+export function isVoid(record: ActorRecord, timer: Timer): boolean {
+  return timer.life !== record.life || (timer.epoch ?? 0) !== (record.timerEpoch ?? 0);
+}
+
+/** `timers` as a handling of `record` schedules them: stamped with its life and halts. */
+export function stamped(
+  record: ActorRecord,
+  timers: ReadonlyMap<string, Timer | null>,
+): Map<string, Timer | null> {
+  const stamp = {
+    ...(record.life === undefined ? {} : { life: record.life }),
+    ...(record.timerEpoch ? { epoch: record.timerEpoch } : {}),
+  };
+  const out = new Map<string, Timer | null>();
+  for (const [id, timer] of timers) out.set(id, timer && { ...timer, ...stamp });
+  return out;
 }

@@ -1,0 +1,81 @@
+/**
+ * Halting an actor costs one commit whatever the number of its pending timers and asks: the
+ * halt removes the soonest few, and every timer scheduled before it is skipped when it fires
+ * (and removed then) — in a later message of the same life as in a new life.
+ */
+import { actor } from '@baton/core';
+import { fireDueTimers, HALT_TIMER_REMOVALS } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { answered, setup } from './helpers.ts';
+
+const Pager = actor({
+  name: 'pager',
+  state: z.object({ rang: z.array(z.string()) }),
+  initial: () => ({ rang: [] as string[] }),
+  handlers: {
+    /** Schedules `count` timers, the first due in `inMs`, one a millisecond after another. */
+    plan: {
+      payload: z.object({ from: z.number(), count: z.number(), inMs: z.number() }),
+      handle: (ctx, { from, count, inMs }) => {
+        for (let n = from; n < from + count; n++) ctx.schedule(inMs + n, 'ring', { n });
+      },
+    },
+    ring: {
+      payload: z.object({ n: z.number() }),
+      handle: (ctx, { n }) => {
+        ctx.state.rang.push(`ring ${n}`);
+      },
+    },
+    end: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.halt();
+        return 'halted';
+      },
+    },
+  },
+});
+
+const pager = Pager.ref('p');
+const rang = async (h: ReturnType<typeof setup>) =>
+  ((await h.state(pager.id)) as { rang: string[] } | undefined)?.rang ?? [];
+
+describe('halting with many pending timers', () => {
+  it('halts in one commit, and none of the timers scheduled before the halt ever fires', async () => {
+    const h = setup({ actors: [Pager] });
+    for (let from = 0; from < 150; from += 50) {
+      await answered(h, h.client.ask(pager, 'plan', { from, count: 50, inMs: 60_000 }));
+    }
+    expect(await h.backend.store.listTimers(pager.id)).toHaveLength(150);
+
+    expect(await answered(h, h.client.ask(pager, 'end', {}))).toBe('halted');
+    expect(await h.backend.store.listTimers(pager.id)).toHaveLength(150 - HALT_TIMER_REMOVALS);
+
+    // The actor lives again (the same life) and schedules one timer of its own.
+    await answered(h, h.client.ask(pager, 'plan', { from: 1000, count: 1, inMs: 60_000 }));
+    h.clock.advance(120_000);
+    while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
+
+    expect(await rang(h)).toEqual(['ring 1000']);
+    expect(await h.backend.store.listTimers(pager.id)).toEqual([]);
+  });
+
+  it('skips the fire of a timer of an earlier life once the halted record is gone', async () => {
+    const h = setup({ actors: [Pager] });
+    for (let from = 0; from < 150; from += 50) {
+      await answered(h, h.client.ask(pager, 'plan', { from, count: 50, inMs: 30 * 86_400_000 }));
+    }
+    await answered(h, h.client.ask(pager, 'end', {}));
+    const expiresAt = (await h.record(pager.id))?.expiresAt;
+    h.clock.set(expiresAt!);
+    h.backend.store.purgeExpired();
+    expect(await h.record(pager.id)).toBeUndefined();
+
+    // A new life, whose first message is the fire of the old life's timers.
+    h.clock.advance(30 * 86_400_000);
+    while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listTimers(pager.id)).toEqual([]);
+  });
+});
