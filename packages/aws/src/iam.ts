@@ -7,6 +7,10 @@
  * Resources are named by role, not ARN:
  * - `table`: the actor table (`createTable`).
  * - `outboxIndex`: its sparse `outbox` index, `<table ARN>/index/outbox`.
+ * - `outcomes`: the table's idempotency records only — the outcomes of client messages, never an
+ *   actor's record: the table's ARN on condition that every partition key the call names begins
+ *   with `I#` ({@link OUTCOME_LEADING_KEYS} as `dynamodb:LeadingKeys`). A statement on it names
+ *   no other resource.
  * - `inbox`: the FIFO inbox queue.
  * - `timerQueue`: the standard queue durable timers are armed on (`createTimerQueue`).
  * - `connections`: the WebSocket handlers' connections table (`createConnectionsTable`).
@@ -18,9 +22,25 @@
  *   closes, `GET` reads), so a resource naming `POST` alone refuses `DeleteConnection`.
  */
 
+import { IDEMPOTENCY_PK_PREFIX } from './dynamodb/tableLayout.ts';
+
+/**
+ * The partition keys the `outcomes` resource covers, as an IAM condition on the table:
+ * `{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [OUTCOME_LEADING_KEYS] } }`.
+ *
+ * @example
+ * new PolicyStatement({
+ *   actions: ['dynamodb:GetItem'],
+ *   resources: [table.tableArn],
+ *   conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [OUTCOME_LEADING_KEYS] } },
+ * });
+ */
+export const OUTCOME_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
+
 /** A resource of Baton's stack, by its role. */
 export type IamResource =
   | 'table'
+  | 'outcomes'
   | 'outboxIndex'
   | 'inbox'
   | 'timerQueue'
@@ -72,6 +92,9 @@ const sweepTable: IamStatement = {
 
 /** Committed reads: outcomes (`readIdempotency`) and the records queries read (`load`). */
 const readTable: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['table'] };
+
+/** Reading outcomes (`readIdempotency`) and nothing else of the table. */
+const readOutcomes: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['outcomes'] };
 
 /**
  * The connection registry as the WebSocket and stream handlers use it: connections,
@@ -146,8 +169,8 @@ export const BATON_IAM = {
    * `sqs:ReceiveMessage`, `sqs:DeleteMessage` and `sqs:GetQueueAttributes` on `timerQueue` too.
    */
   relay: [send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
-  /** `ingressHandler` and `Client`: reads outcomes, sends. */
-  ingress: [readTable, send],
+  /** `ingressHandler` and `Client`: reads outcomes (and no actor record), sends. */
+  ingress: [readOutcomes, send],
   /**
    * `websocketHandler` (`@baton/aws/websocket`; `$connect`, `$disconnect`, `$default`): the
    * registry; queries' reads and outcomes; `send`/`ask` into the inbox; pushes, and closing a

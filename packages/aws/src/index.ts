@@ -17,7 +17,12 @@ export {
   tableDefinition,
 } from './dynamodb/tableLayout.ts';
 export { BATON_ENV, readEnvironment } from './environment.ts';
-export { BATON_IAM, type IamResource, type IamStatement } from './iam.ts';
+export {
+  BATON_IAM,
+  type IamResource,
+  type IamStatement,
+  OUTCOME_LEADING_KEYS,
+} from './iam.ts';
 export { createFifoQueue, type FifoQueue, type FifoQueueOptions } from './sqs/createFifoQueue.ts';
 export { createTimerQueue, type TimerQueueUrls } from './sqs/createTimerQueue.ts';
 export { SqsQueue, type SqsQueueOptions } from './sqs/SqsQueue.ts';

@@ -57,6 +57,9 @@ function withAuthorizer(stack: Stack): Partial<BatonAppProps> {
   return { ingressAuth: { authorizer } };
 }
 
+/** The condition that narrows a grant on the table to its idempotency records. */
+const OUTCOMES_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['I#*'] } };
+
 /** What an SQS event source grants the function it feeds, on that queue. */
 const CONSUME = [
   'sqs:ReceiveMessage',
@@ -397,7 +400,34 @@ describe('BatonApp', () => {
       p.Properties.Roles.some((r: { Ref: string }) => r.Ref === idIn(other, role!)),
     );
     expect(JSON.stringify(caller)).toContain('sqs:SendMessage');
-    expect(JSON.stringify(caller)).toContain('dynamodb:GetItem');
+    expect(caller!.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Action: 'dynamodb:GetItem', Condition: OUTCOMES_ONLY }),
+    );
+  });
+
+  it('lets the ingress and grantSend read outcomes only, never an actor record', () => {
+    let role: Role | undefined;
+    const {
+      stack: other,
+      template: granted,
+      baton: app,
+    } = synth({}, (scope, baton) => {
+      role = new Role(scope, 'Caller', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      baton.grantSend(role);
+    });
+    const policies = Object.values(granted.findResources('AWS::IAM::Policy'));
+    for (const roleId of [idIn(other, role!), idIn(other, app.functions.ingress.role as never)]) {
+      const policy = policies.find((p) =>
+        p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId),
+      );
+      const onTable = policy!.Properties.PolicyDocument.Statement.filter(
+        (statement: { Resource: unknown }) =>
+          JSON.stringify(statement.Resource).includes(idIn(other, app.table)),
+      );
+      expect(onTable, roleId).toEqual([
+        expect.objectContaining({ Action: 'dynamodb:GetItem', Condition: OUTCOMES_ONLY }),
+      ]);
+    }
   });
 
   it('passes cdk-nag’s AwsSolutions checks, with each accepted finding acknowledged in code', () => {

@@ -6,6 +6,7 @@ import {
   connectionsTableDefinition,
   type IamResource,
   OUTBOX_INDEX,
+  OUTCOME_LEADING_KEYS,
   TTL_ATTRIBUTE,
   tableDefinition,
 } from '@baton/aws';
@@ -328,10 +329,18 @@ export class BatonApp extends Construct {
     return this.webSocketStage.url;
   }
 
-  /** Lets `grantee` send messages to actors: enqueue into the inbox and read outcomes. */
+  /**
+   * Lets `grantee` send messages to actors: enqueue into the inbox and read outcomes — the
+   * table's idempotency records only, never an actor's record.
+   */
   grantSend(grantee: iam.IGrantable): iam.Grant {
-    this.table.grant(grantee, 'dynamodb:GetItem');
-    return this.inbox.grantSendMessages(grantee);
+    const outcomes = iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:GetItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: OUTCOMES_ONLY,
+    });
+    return outcomes.combine(this.inbox.grantSendMessages(grantee));
   }
 
   /** Lets `grantee` call the HTTP ingress; only with `ingressAuth: 'iam'`. */
@@ -359,13 +368,20 @@ export class BatonApp extends Construct {
   #grant(part: BatonFunctionName, fn: NodejsFunction): void {
     for (const { actions, resources } of BATON_IAM[part]) {
       const arns = resources.flatMap((resource) => this.#arns(resource));
-      fn.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: arns }));
+      // `outcomes` is the table on a condition, so it is a statement of its own.
+      const conditions = (resources as readonly IamResource[]).includes('outcomes')
+        ? OUTCOMES_ONLY
+        : undefined;
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: [...actions], resources: arns, conditions }),
+      );
     }
   }
 
   #arns(resource: IamResource): string[] {
     switch (resource) {
       case 'table':
+      case 'outcomes':
         return [this.table.tableArn];
       case 'outboxIndex':
         return [`${this.table.tableArn}/index/${OUTBOX_INDEX}`];
@@ -388,6 +404,11 @@ export class BatonApp extends Construct {
     }
   }
 }
+
+/** The condition that narrows the table to its idempotency records (`outcomes`). */
+const OUTCOMES_ONLY = {
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [OUTCOME_LEADING_KEYS] },
+};
 
 /** Where the function entries are: beside this module, as sources or as built JavaScript. */
 function entriesDir(): { dir: string; ext: string } {

@@ -69,7 +69,9 @@ const SEQ_DIGITS = 16;
 export const MAX_OUTBOX_SHARDS = 100;
 
 export const actorPk = (actorId: string): string => `A#${actorId}`;
-export const idempotencyPk = (key: string): string => `I#${boundedKey(key)}`;
+/** The partition key prefix of idempotency records (the outcomes of client messages). */
+export const IDEMPOTENCY_PK_PREFIX = 'I#';
+export const idempotencyPk = (key: string): string => `${IDEMPOTENCY_PK_PREFIX}${boundedKey(key)}`;
 /** A dead letter's sort key: the digest of its message id (the id itself is in the item). */
 export const deadLetterSk = (messageId: string): string =>
   `${DEAD_LETTER_SK_PREFIX}${digest(messageId)}`;
