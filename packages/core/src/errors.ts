@@ -6,11 +6,14 @@
 
 /** Stable error codes. Match on these, never on messages. */
 export const ErrorCode = {
-  /** A message payload failed its zod schema. Terminal. */
+  /**
+   * A message payload failed its zod schema. Terminal at the doors (client, `ctx.send`); in the
+   * inbox, where newer code may have sent it, the message waits (see `docs/deploys.md`).
+   */
   INVALID_PAYLOAD: 'INVALID_PAYLOAD',
-  /** No actor type with that name is registered. Terminal. */
+  /** No actor type with that name is registered. Terminal at the doors; waits in the inbox. */
   UNKNOWN_ACTOR: 'UNKNOWN_ACTOR',
-  /** The actor type has no handler with that message name. Terminal. */
+  /** The actor type has no handler with that message name. Terminal at the doors; waits in the inbox. */
   UNKNOWN_MESSAGE: 'UNKNOWN_MESSAGE',
   /** An actor key or ref is malformed. Terminal. */
   INVALID_REF: 'INVALID_REF',

@@ -69,6 +69,11 @@ export class Registry {
     return [...this.#types.keys()];
   }
 
+  /** Whether the app registers actor type `type`. */
+  has(type: string): boolean {
+    return this.#types.has(type);
+  }
+
   definition(type: string): AnyActorDefinition {
     const definition = this.#types.get(type);
     if (!definition) {

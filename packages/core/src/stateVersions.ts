@@ -5,7 +5,14 @@
  * that is rejected leaves the record as it was.
  */
 import type { AnyActorDefinition } from './actor.ts';
+import { parseActorId } from './adapter/envelope.ts';
 import { BatonError, ErrorCode, RetryableError } from './errors.ts';
+
+/**
+ * The state version of a record written by code that did not know its actor type: a dead letter
+ * kept while a deploy rolled out. It holds no state; a definition reads it as its initial state.
+ */
+export const NO_STATE_VERSION = 0;
 
 /** A migration step: a state written by version `v`, as version `v + 1` has it. */
 export type Migration = (state: any) => unknown;
@@ -54,6 +61,7 @@ export function upgradeState(
   actorId: string,
 ): unknown {
   if (from === definition.version) return state;
+  if (from === NO_STATE_VERSION) return definition.initial(parseActorId(actorId)?.key ?? '');
   if (from > definition.version) {
     throw new RetryableError(
       `the state of ${actorId} was written by version ${from} of the "${definition.name}" ` +

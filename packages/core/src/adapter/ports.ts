@@ -65,7 +65,11 @@ export interface ActorRecord {
   readonly life?: string;
   /** The application state, a JSON value. */
   readonly state: unknown;
-  /** The version of the actor's definition that wrote `state` (`actor({ version })`). @default 1 */
+  /**
+   * The version of the actor's definition that wrote `state` (`actor({ version })`); 0 when code
+   * that did not know the actor's type wrote the record (to keep a dead letter), with no state.
+   * @default 1
+   */
   readonly stateVersion?: number;
   /** The queue sequence number of the last inbox message processed ("0" before any). */
   readonly inboxOffset: string;

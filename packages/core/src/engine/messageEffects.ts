@@ -4,7 +4,7 @@
  * inbox offset and the sender's mark moved past the message.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import { isActorSender, parseActorId } from '../adapter/envelope.ts';
+import { type Envelope, isActorSender, parseActorId } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter, SenderMark, Timer } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
@@ -25,6 +25,7 @@ import {
   stateBreaksSchema,
   stateNotJson,
   stateTooLarge,
+  waitsForNewerCode,
 } from './turnErrors.ts';
 
 /**
@@ -67,7 +68,7 @@ export async function applyMessage(
   let stateVersion: number;
   let definition: ReturnType<typeof engine.registry.resolve>['definition'];
   try {
-    const message = engine.registry.resolve(envelope.to, envelope.name, envelope.payload);
+    const message = resolveInbound(engine, envelope);
     definition = message.definition;
     stateVersion = definition.version;
     // A state written by an earlier version of the definition is migrated first.
@@ -166,6 +167,18 @@ export async function applyMessage(
       ? await haltTimers(engine, current.id, builder)
       : stamped(current, new Map([...(done.timers ?? []), ...effects.timers])),
   };
+}
+
+/**
+ * The handler and parsed payload of an inbox message. What this code cannot resolve waits for
+ * newer code (see {@link waitsForNewerCode}): the doors validated it against the code there.
+ */
+function resolveInbound(engine: Engine, envelope: Envelope) {
+  try {
+    return engine.registry.resolve(envelope.to, envelope.name, envelope.payload);
+  } catch (error) {
+    throw waitsForNewerCode(envelope, toBatonError(error));
+  }
 }
 
 /** Removals of the actor's soonest stored timers, and of those the pending commit puts. */

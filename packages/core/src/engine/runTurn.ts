@@ -1,5 +1,5 @@
 import { jsonSize, readConflict } from '../adapter/conflicts.ts';
-import { askTimerId, isActorSender } from '../adapter/envelope.ts';
+import { askTimerId, isActorSender, parseActorId } from '../adapter/envelope.ts';
 import {
   type ActorRecord,
   compareSeq,
@@ -9,6 +9,7 @@ import {
 } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
+import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
@@ -145,18 +146,27 @@ function withoutOutbox(record: ActorRecord): ActorRecord {
 async function load(engine: Engine, actorId: string): Promise<ActorRecord> {
   const stored = await engine.store.load(actorId);
   if (stored) return stored;
-  const slash = actorId.indexOf('/');
-  const definition = engine.registry.definition(actorId.slice(0, slash));
+  const parsed = parseActorId(actorId);
   // A new life: its versions, message ids, ask ids and timers are told apart by this id.
-  return {
+  const fresh = {
     id: actorId,
     ver: 0,
     life: engine.newLife(),
-    state: definition.initial(actorId.slice(slash + 1)),
-    stateVersion: definition.version,
     inboxOffset: '0',
     marks: {},
     sentSeq: 0,
+  };
+  // A type this code does not know yet has no state here: its messages wait for newer code,
+  // and a dead letter kept meanwhile commits a record without state (NO_STATE_VERSION).
+  if (parsed && !engine.registry.has(parsed.type)) {
+    return { ...fresh, state: null, stateVersion: NO_STATE_VERSION };
+  }
+  // A malformed id throws here: no door lets one in.
+  const definition = engine.registry.definition(parsed?.type ?? actorId);
+  return {
+    ...fresh,
+    state: definition.initial(parsed?.key ?? ''),
+    stateVersion: definition.version,
   };
 }
 

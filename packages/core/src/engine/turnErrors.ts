@@ -63,3 +63,29 @@ export function deadLettered(envelope: Envelope, attempts: number, last: BatonEr
     { details: { messageId: envelope.id, actorId: envelope.to, attempts, cause: last.toJSON() } },
   );
 }
+
+/** What the running code's registry says of a message that another code version may know. */
+const UNKNOWN_TO_THIS_CODE: ReadonlySet<string> = new Set([
+  ErrorCode.UNKNOWN_ACTOR,
+  ErrorCode.UNKNOWN_MESSAGE,
+  ErrorCode.INVALID_PAYLOAD,
+]);
+
+/**
+ * A message in the inbox that this code cannot resolve — an actor type or message name it does
+ * not have, a payload its schema refuses — passed a door (the client, `ctx.send`,
+ * `ctx.schedule`) that validated it against the code running there: during a rolling deploy,
+ * newer code. So it waits, as a retryable error (and is then kept as a dead letter to redrive
+ * once the newer code runs here), rather than being rejected for good. Other errors as they are.
+ */
+export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonError {
+  if (!UNKNOWN_TO_THIS_CODE.has(error.code)) return error;
+  return new BatonError(
+    ErrorCode.RETRYABLE,
+    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); the doors accepted it, so newer code knows it: it waits, and is kept as a dead letter if it waits too long — finish deploying that code, then redrive it`,
+    {
+      details: { messageId: envelope.id, actorId: envelope.to, cause: error.toJSON() },
+      cause: error,
+    },
+  );
+}
