@@ -458,4 +458,32 @@ describe('a replaced inbox queue', () => {
       newQueue: 'new',
     });
   });
+
+  it('applies the messages of a new queue that replaced the old one under a warm worker', async () => {
+    const { Box } = ledger();
+    const store = new EmbeddedStore();
+    let inbox = new EmbeddedQueue({ identity: 'old' });
+    // One queue URL, whose queue is deleted and created anew while the worker runs.
+    const queue: Queue = {
+      send: (messages) => inbox.send(messages),
+      receive: (options) => inbox.receive(options),
+      ack: (receipts) => inbox.ack(receipts),
+      release: (receipts, delayMs) => inbox.release(receipts, delayMs),
+      identity: () => inbox.identity!(),
+    };
+    const options = { actors: [Box], store, queue, logger: silentLogger };
+    const worker = new Worker(options);
+    const client = new Client(options);
+    for (const item of ['a', 'b', 'c']) await client.send(Box.ref('x'), 'put', { item });
+    while ((await worker.poll()) > 0);
+
+    inbox = new EmbeddedQueue({ identity: 'new' }); // numbers from 1 again
+    for (const item of ['d', 'e']) await client.send(Box.ref('x'), 'put', { item });
+    while ((await worker.poll()) > 0);
+
+    expect(await store.load('box/x')).toMatchObject({
+      state: { items: ['a', 'b', 'c', 'd', 'e'] },
+      inboxQueue: 'new',
+    });
+  });
 });

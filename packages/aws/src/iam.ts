@@ -70,7 +70,7 @@ const store: IamStatement = {
 /** Sends into the inbox: ingress, drains and redrives. `SendMessageBatch` is `SendMessage`. */
 const send: IamStatement = { actions: ['sqs:SendMessage'], resources: ['inbox'] };
 
-/** Receiving from the inbox; `GetQueueAttributes` also reads its identity (creation time). */
+/** Receiving from the inbox; `GetQueueAttributes` also reads its identity and redrive policy. */
 const receive: IamStatement = {
   actions: [
     'sqs:ReceiveMessage',

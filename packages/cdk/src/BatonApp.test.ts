@@ -441,6 +441,15 @@ describe('BatonApp', () => {
     expect(JSON.parse(json)).toMatchSnapshot();
   });
 
+  it.each([1, 3])(
+    "refuses maxReceiveCount %i, at or below the workers' maxAttempts, at synth",
+    (maxReceiveCount) => {
+      expect(() => synth({ maxReceiveCount })).toThrow(
+        /maxReceiveCount must be above the workers' maxAttempts \(3\).*set 5 or more/,
+      );
+    },
+  );
+
   it('refuses bad props with one error that lists every problem', () => {
     expect(() =>
       synth({

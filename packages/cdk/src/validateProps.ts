@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_ATTEMPTS } from '@baton/core/engine';
 import { Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type {
@@ -47,6 +48,17 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
   const batchSize = integer('batchSize', props?.batchSize, 10, 1, 10);
   const maxConcurrency = integer('maxConcurrency', props?.maxConcurrency, 10, 2, 1000);
   const maxReceiveCount = integer('maxReceiveCount', props?.maxReceiveCount, 10, 1, 1000);
+  // The workers run the engine's default maxAttempts; the queue must leave it a receive more.
+  if (
+    !Token.isUnresolved(maxReceiveCount) &&
+    Number.isInteger(maxReceiveCount) &&
+    maxReceiveCount >= 1 &&
+    maxReceiveCount <= DEFAULT_MAX_ATTEMPTS
+  ) {
+    problems.push(
+      `maxReceiveCount must be above the workers' maxAttempts (${DEFAULT_MAX_ATTEMPTS}), got ${maxReceiveCount}: the inbox's dead-letter queue would take a failing message, and the messages behind it, before the engine ends it in the actor's turn and keeps it to redrive; set ${DEFAULT_MAX_ATTEMPTS + 2} or more`,
+    );
+  }
   const workerTimeout = props?.workerTimeout ?? Duration.seconds(30);
   // The inbox's visibility timeout is six times the worker's, and at most 12 hours.
   if (workerTimeout.toSeconds() < 1 || workerTimeout.toSeconds() * 6 > 12 * 3600) {

@@ -5,6 +5,7 @@ import type {
   QueueMessage,
   ReceivedMessage,
   ReceiveOptions,
+  RedrivePolicy,
 } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
 import { checkDuration, checkInteger } from './checkOptions.ts';
@@ -115,6 +116,17 @@ export class EmbeddedQueue implements Queue {
     for (const entry of this.#journal?.replay() ?? []) {
       if (ownsQueueEntry(entry, this.name)) this.#state.apply(entry as unknown as QueueEntry);
     }
+  }
+
+  /**
+   * Its own dead-lettering: after `maxReceives` receives (a worker checks it against its
+   * `maxAttempts`).
+   *
+   * @example
+   * await new EmbeddedQueue({ maxReceives: 5 }).redrivePolicy(); // { maxReceives: 5 }
+   */
+  async redrivePolicy(): Promise<RedrivePolicy> {
+    return { maxReceives: this.maxReceives };
   }
 
   /**

@@ -27,7 +27,10 @@ export interface SimulationOptions {
   readonly batchSize?: number;
   /** @default 30 s */
   readonly visibilityTimeoutMs?: number;
-  /** Receives before the dead-letter queue. @default 1,000 (crashes alone never dead-letter) */
+  /**
+   * Receives before the dead-letter queue; above `maxAttempts` (a worker refuses a queue that
+   * would dead-letter first). @default 1,001 (crashes alone never dead-letter)
+   */
   readonly maxReceives?: number;
   /**
    * Deliveries of a failing message before the engine ends it as dead-lettered (the engine's
@@ -83,7 +86,7 @@ export function resolveOptions(options: SimulationOptions): SimSettings {
     maxSteps: options.maxSteps ?? 200_000,
     batchSize: options.batchSize ?? 10,
     visibilityTimeoutMs: options.visibilityTimeoutMs ?? 30_000,
-    maxReceives: options.maxReceives ?? 1000,
+    maxReceives: options.maxReceives ?? 1001,
     maxAttempts: options.maxAttempts ?? 1000,
     recordPeers: options.recordPeers ?? 1,
     limits: options.limits,

@@ -6,6 +6,7 @@ import { compareSeq } from '@baton/core/adapter';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createFifoQueue, type FifoQueueOptions } from './createFifoQueue.ts';
+import { createQueue } from './createQueue.ts';
 import { fromSqsRecord } from './fromSqsRecord.ts';
 import { SqsQueue } from './SqsQueue.ts';
 
@@ -68,6 +69,32 @@ describe('SqsQueue', () => {
     const second = await new SqsQueue({ client: sqs, queueUrl }).identity();
     expect(second).toMatch(/^[\w-]{16}$/);
     expect(second).not.toBe(first);
+  });
+
+  it('asks for its identity again 30 s after it last did, so a warm queue sees the queue created anew', async () => {
+    const { queueUrl, deadLetterQueueUrl } = await fresh();
+    let now = 0;
+    const queue = new SqsQueue({ client: sqs, queueUrl, clock: { now: () => now } });
+    const first = await queue.identity();
+    const name = queueUrl.slice(queueUrl.lastIndexOf('/') + 1, -'.fifo'.length);
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: deadLetterQueueUrl }));
+    await sleep(1_100); // creation times are in whole seconds
+    await createFifoQueue(sqs, name);
+    // SQS makes one wait 60 s before creating a deleted queue's name again: half of it is
+    // always past between an identity read before the deletion and the new queue's messages.
+    now += 29_999;
+    expect(await queue.identity()).toBe(first);
+    now += 1;
+    expect(await queue.identity()).not.toBe(first);
+  });
+
+  it('reads the queue redrive policy: its maxReceiveCount, or none', async () => {
+    const { queue } = await fresh({ maxReceives: 7 });
+    expect(await queue.redrivePolicy()).toEqual({ maxReceives: 7 });
+    const plain = await createQueue(sqs, `${prefix}-plain.fifo`, { FifoQueue: 'true' });
+    created.push(plain);
+    expect(await new SqsQueue({ client: sqs, queueUrl: plain }).redrivePolicy()).toBeUndefined();
   });
 
   it('delivers the messages of a group in send order, over several batches', async () => {

@@ -11,8 +11,15 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
-import type { Queue, QueueMessage, ReceivedMessage, ReceiveOptions } from '@baton/core/adapter';
-import { invalidArgument } from '@baton/core/adapter';
+import type {
+  Clock,
+  Queue,
+  QueueMessage,
+  ReceivedMessage,
+  ReceiveOptions,
+  RedrivePolicy,
+} from '@baton/core/adapter';
+import { invalidArgument, systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE, toSqsBody, toSqsId } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
@@ -33,12 +40,27 @@ export interface SqsQueueOptions {
    * @default MAX_MESSAGE_BYTES (SQS's 1 MiB)
    */
   readonly maxMessageBytes?: number;
+  /** Times the cache of the queue's attributes ({@link SqsQueue.identity}). @default the system clock */
+  readonly clock?: Clock;
+}
+
+/** What {@link SqsQueue} reads of the queue's attributes. */
+interface QueueAttributes {
+  readonly identity: string;
+  readonly redrivePolicy?: RedrivePolicy;
 }
 
 /** Entries per SQS batch call. */
 const BATCH_MAX = 10;
 /** SQS's longest visibility timeout: 12 hours. */
 const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
+/**
+ * How long the queue's attributes (its identity, its redrive policy) are trusted once read. SQS
+ * makes one wait 60 s after deleting a queue before creating one of the same name, so an
+ * identity read before a deletion is always asked again before a message of the new queue can
+ * be received: a warm worker never takes the new queue's messages for the old queue's.
+ */
+const ATTRIBUTES_TTL_MS = 30_000;
 /** Per-entry failures that mean the receipt is stale: the message was redelivered or deleted. */
 const STALE_RECEIPT = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight']);
 
@@ -67,7 +89,8 @@ export class SqsQueue implements Queue {
   readonly waitTimeSeconds: number;
   readonly maxMessageBytes: number;
   readonly #client: SQSClient;
-  #identity: Promise<string> | undefined;
+  readonly #clock: Clock;
+  #attributes: { readonly at: number; readonly read: Promise<QueueAttributes> } | undefined;
 
   constructor(options: SqsQueueOptions) {
     const wait = options.waitTimeSeconds ?? 0;
@@ -89,6 +112,7 @@ export class SqsQueue implements Queue {
       throw invalidArgument(`invalid SqsQueue options: ${problems.join('; ')}`);
     }
     this.#client = options.client;
+    this.#clock = options.clock ?? systemClock;
     this.queueUrl = options.queueUrl;
     this.waitTimeSeconds = wait;
     this.maxMessageBytes = max;
@@ -247,33 +271,67 @@ export class SqsQueue implements Queue {
 
   /**
    * The queue's URL and creation time, digested: a queue deleted and created again under the
-   * same name (same URL) has another. Asked of SQS once per instance.
+   * same name (same URL) has another. Asked of SQS at most every 30 s, less than the 60 s SQS
+   * makes one wait before creating a deleted queue's name again.
    *
    * @example
    * await queue.identity(); // 'q1w2e3r4t5y6u7i8'
    */
-  identity(): Promise<string> {
-    this.#identity ??= this.#readIdentity();
-    return this.#identity;
+  async identity(): Promise<string> {
+    return (await this.#readAttributes()).identity;
   }
 
-  async #readIdentity(): Promise<string> {
+  /**
+   * The queue's own dead-lettering, from its `RedrivePolicy` (`maxReceiveCount`); `undefined`
+   * without one. A worker checks it against its `maxAttempts`.
+   *
+   * @example
+   * await queue.redrivePolicy(); // { maxReceives: 5 }
+   */
+  async redrivePolicy(): Promise<RedrivePolicy | undefined> {
+    return (await this.#readAttributes()).redrivePolicy;
+  }
+
+  #readAttributes(): Promise<QueueAttributes> {
+    const now = this.#clock.now();
+    if (this.#attributes && now - this.#attributes.at < ATTRIBUTES_TTL_MS) {
+      return this.#attributes.read;
+    }
+    const read = this.#askAttributes();
+    const cached = { at: now, read };
+    this.#attributes = cached;
+    read.catch(() => {
+      if (this.#attributes === cached) this.#attributes = undefined; // asked again next time
+    });
+    return read;
+  }
+
+  async #askAttributes(): Promise<QueueAttributes> {
+    let attributes: Record<string, string> | undefined;
     try {
       const result = await this.#client.send(
         new GetQueueAttributesCommand({
           QueueUrl: this.queueUrl,
-          AttributeNames: ['CreatedTimestamp'],
+          AttributeNames: ['CreatedTimestamp', 'RedrivePolicy'],
         }),
       );
-      const created = result.Attributes?.CreatedTimestamp ?? '';
-      return createHash('sha256')
-        .update(`${this.queueUrl}@${created}`)
-        .digest('base64url')
-        .slice(0, 16);
+      attributes = result.Attributes;
     } catch (error) {
-      this.#identity = undefined; // asked again next time
-      throw unavailable('SQS', 'GetQueueAttributes (identity)', error);
+      throw unavailable('SQS', 'GetQueueAttributes', error);
     }
+    const created = attributes?.CreatedTimestamp ?? '';
+    const identity = createHash('sha256')
+      .update(`${this.queueUrl}@${created}`)
+      .digest('base64url')
+      .slice(0, 16);
+    const policy = attributes?.RedrivePolicy;
+    if (!policy) return { identity };
+    const maxReceives = Number(
+      (JSON.parse(policy) as { maxReceiveCount?: unknown }).maxReceiveCount,
+    );
+    return Number.isFinite(maxReceives)
+      ? { identity, redrivePolicy: { maxReceives } }
+      : { identity };
   }
 
   #prepare(message: QueueMessage, index: number): Prepared {

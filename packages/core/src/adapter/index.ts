@@ -51,6 +51,7 @@ export {
   type QueueMessage,
   type ReceivedMessage,
   type ReceiveOptions,
+  type RedrivePolicy,
   type SenderMark,
   type Store,
   type StoreLimits,

@@ -320,6 +320,18 @@ export interface Queue {
    * and an old inbox offset would skip every message as processed. Absent: not checked.
    */
   identity?(): Promise<string>;
+  /**
+   * When the queue itself moves a message to its dead-letter queue (SQS: the `RedrivePolicy`'s
+   * `maxReceiveCount`); `undefined` when it never does. A worker checks it against its
+   * `maxAttempts` before its first batch. Absent: not checked.
+   */
+  redrivePolicy?(): Promise<RedrivePolicy | undefined>;
+}
+
+/** A queue's own dead-lettering: see {@link Queue.redrivePolicy}. */
+export interface RedrivePolicy {
+  /** Receives of a message after which the queue moves it to its dead-letter queue. */
+  readonly maxReceives: number;
 }
 
 /**

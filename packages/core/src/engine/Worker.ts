@@ -1,6 +1,7 @@
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
 import type { ReceivedMessage } from '../adapter/ports.ts';
-import { type BatonError, toBatonError } from '../errors.ts';
+import { type BatonError, ErrorCode, isBatonError, toBatonError } from '../errors.ts';
+import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
 import type { Inbound } from './Inbound.ts';
@@ -44,8 +45,8 @@ export class Worker {
    * have read the old life's record from its cache. Trusted for the mark retention only.
    */
   readonly #drained = new Map<string, Drained>();
-  /** The queue's identity, asked once (again after a failure). */
-  #queueIdentity: Promise<string | undefined> | undefined;
+  /** The check of the queue's redrive setting, made once (again after a failure to ask). */
+  #checked: Promise<void> | undefined;
 
   constructor(options: EngineOptions | Engine) {
     this.engine = 'registry' in options ? options : createEngine(options);
@@ -53,6 +54,7 @@ export class Worker {
 
   /** Receives one batch, processes it, acks what is done and releases what must be retried. */
   async poll(): Promise<number> {
+    await this.check();
     const { queue, batchSize, visibilityTimeoutMs } = this.engine;
     const received = await queue.receive({ max: batchSize, visibilityTimeoutMs });
     if (received.length === 0) return 0;
@@ -70,7 +72,10 @@ export class Worker {
 
   /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
   async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
-    const inbox = await this.#identity();
+    await this.check();
+    // Asked per batch (the queue caches it): a queue replaced while this worker runs is seen.
+    const { queue } = this.engine;
+    const inbox = queue.identity ? await queue.identity() : undefined;
     const groups = new Map<string, ReceivedMessage[]>();
     for (const message of received) {
       const group = groups.get(message.group) ?? [];
@@ -137,15 +142,28 @@ export class Worker {
     }
   }
 
-  #identity(): Promise<string | undefined> {
-    const { queue } = this.engine;
-    if (!this.#queueIdentity) {
-      this.#queueIdentity = queue.identity ? queue.identity() : Promise.resolve(undefined);
-      this.#queueIdentity.catch(() => {
-        this.#queueIdentity = undefined;
+  /**
+   * Refuses a queue that would dead-letter a message itself before the engine could: its
+   * `maxReceives` must be above `maxAttempts`, or a message failing in its handler (and the
+   * messages behind it in its group) would leave for the queue's dead-letter queue instead of
+   * being ended in the actor's turn and kept to redrive. `process` runs it before its first
+   * batch; call it at start to fail early.
+   *
+   * @example
+   * await worker.check(); // throws INVALID_ARGUMENT for maxReceives 3 with maxAttempts 3
+   */
+  check(): Promise<void> {
+    if (!this.#checked) {
+      const checked = checkRedrivePolicy(this.engine);
+      this.#checked = checked;
+      checked.catch((error: unknown) => {
+        // A configuration error stays; a failure to ask is asked again next time.
+        if (!isBatonError(error) || error.code !== ErrorCode.INVALID_ARGUMENT) {
+          this.#checked = undefined;
+        }
       });
     }
-    return this.#queueIdentity;
+    return this.#checked;
   }
 
   async #processGroup(

@@ -18,6 +18,12 @@ import type { OpenTelemetryApi } from './spans.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
+/**
+ * The engine's `maxAttempts` unless given: the inbox queue's own `maxReceives` must be above it
+ * (a worker checks).
+ */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
 /** Options shared by the worker, the sweeper and the client. */
 export interface EngineOptions {
   /** The app's actor types. */
@@ -72,7 +78,7 @@ export interface EngineOptions {
    * DEAD_LETTERED (kept for redrive). Attempts are the queue's receive count, so redeliveries
    * after a crash or a visibility timeout count too: on a host that often crashes or times out,
    * raise it. Keep it below the queue's own maxReceives, the backstop for failures outside
-   * handlers. @default 3
+   * handlers: a worker refuses a queue whose maxReceives is not above it. @default 3
    */
   readonly maxAttempts?: number;
   /**
@@ -135,7 +141,7 @@ export function createEngine(options: EngineOptions): Engine {
       14 * DAY,
     ),
     markRetentionMs: positive('markRetentionMs', options.markRetentionMs, 28 * DAY),
-    maxAttempts: positive('maxAttempts', options.maxAttempts, 3),
+    maxAttempts: positive('maxAttempts', options.maxAttempts, DEFAULT_MAX_ATTEMPTS),
     recordPeers: positive('recordPeers', options.recordPeers, RECORD_PEERS),
   };
   if (engine.maxAttempts < 1) problems.push('maxAttempts must be at least 1');

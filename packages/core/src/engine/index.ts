@@ -11,7 +11,12 @@ export {
   maxGaps,
   RECORD_GAPS,
 } from './channels.ts';
-export { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
+export {
+  createEngine,
+  DEFAULT_MAX_ATTEMPTS,
+  type Engine,
+  type EngineOptions,
+} from './createEngine.ts';
 export {
   drainOutbox,
   type OutboxToDrain,

@@ -1,0 +1,24 @@
+import { BatonError, ErrorCode } from '../errors.ts';
+import type { Engine } from './createEngine.ts';
+
+/**
+ * Throws INVALID_ARGUMENT when the inbox queue dead-letters a message itself (its redrive
+ * policy's `maxReceives`) at or before the engine's `maxAttempts`: the queue's dead-letter queue
+ * would take a message whose handler keeps failing — and the messages behind it in its group —
+ * before the engine ends it in the actor's turn and keeps it to redrive. The queue's limit is the
+ * backstop for failures outside handlers, so it must leave the engine at least one receive more.
+ *
+ * @example
+ * await checkRedrivePolicy(engine); // before a worker's first batch
+ */
+export async function checkRedrivePolicy(engine: Engine): Promise<void> {
+  const policy = await engine.queue.redrivePolicy?.();
+  if (!policy || policy.maxReceives > engine.maxAttempts) return;
+  const { maxReceives } = policy;
+  const { maxAttempts } = engine;
+  throw new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `the inbox queue moves a message to its dead-letter queue after ${maxReceives} receives, and the engine ends a failing message only after maxAttempts = ${maxAttempts} deliveries: the queue would take it (and the messages behind it) first. Set the queue's maxReceives (SQS: the RedrivePolicy's maxReceiveCount; BatonApp: maxReceiveCount) to ${maxAttempts + 2} or more, or the worker's maxAttempts below ${maxReceives}`,
+    { details: { maxReceives, maxAttempts } },
+  );
+}
