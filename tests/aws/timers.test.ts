@@ -149,6 +149,33 @@ describe('durable timers on DynamoDB Local and ElasticMQ', () => {
     expect(Messages ?? []).toEqual([]);
   });
 
+  it('stops re-arming a timer once it is cancelled', async () => {
+    const b = await backend();
+    const relay = relayHandler({
+      queue: b.queue,
+      timers: b.timers,
+      store: b.store,
+      logger: silentLogger,
+    });
+    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue });
+    const ref = Alarm.ref('a');
+    await client.send(ref, 'set', { note: 'later', delayMs: 3 * 3_600_000 });
+    await b.workUntil(async () => (await b.store.listTimers(ref.id)).length === 1);
+    const [timer] = await b.store.listTimers(ref.id);
+    const hop = (stored: typeof timer) => ({
+      Records: [{ messageId: 'm1', body: JSON.stringify(stored) }],
+    });
+    // Still stored: its next hop is armed.
+    const armed = await b.delayedOnTimerQueue();
+    await relay(hop(timer) as unknown as SQSEvent);
+    expect(await b.delayedOnTimerQueue()).toBe(armed + 1);
+
+    await client.send(ref, 'cancel', { note: 'later' });
+    await b.workUntil(async () => (await b.store.listTimers(ref.id)).length === 0);
+    expect(await relay(hop(timer) as unknown as SQSEvent)).toEqual({ batchItemFailures: [] });
+    expect(await b.delayedOnTimerQueue()).toBe(armed + 1);
+  });
+
   it('fires with the sweeper a timer whose arming was lost, once it is overdue', async () => {
     const b = await backend();
     const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue });

@@ -164,11 +164,12 @@ export const BATON_IAM = {
     send,
   ],
   /**
-   * `relayHandler` (on the timer queue): fires due timers into the inbox, re-arms later ones.
-   * Its event source mapping receives and deletes with the function's role: grant
-   * `sqs:ReceiveMessage`, `sqs:DeleteMessage` and `sqs:GetQueueAttributes` on `timerQueue` too.
+   * `relayHandler` (on the timer queue): fires due timers into the inbox, re-arms later ones
+   * that are still stored (`GetItem`). Its event source mapping receives and deletes with the
+   * function's role: grant `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
+   * `sqs:GetQueueAttributes` on `timerQueue` too.
    */
-  relay: [send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
+  relay: [readTable, send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
   /** `ingressHandler` and `Client`: reads outcomes (and no actor record), sends. */
   ingress: [readOutcomes, send],
   /**

@@ -198,13 +198,16 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
 
   it('sweeperFromEnvironment sweeps the table into the inbox and resolves with a result', async () => {
     const sweep = sweeperFromEnvironment(app);
-    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0 });
+    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0, lagMs: 0 });
 
     // An outbox left behind two minutes ago (past the sweeper's default minimum age).
     await commitOutbox('src1', 'swept', 4, Date.now() - 120_000);
-    expect(await sweep()).toEqual({ drained: 1, sent: 1, failed: 0, timersFired: 0 });
+    const swept = await sweep();
+    expect(swept).toMatchObject({ drained: 1, sent: 1, failed: 0, timersFired: 0 });
+    // Its lag: the send waited at least the two minutes since its commit.
+    expect(swept.lagMs).toBeGreaterThanOrEqual(120_000);
     expect(await store.readOutbox('counter/src1')).toEqual([]);
-    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0 });
+    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0, lagMs: 0 });
 
     await runWorkerUntil(async () => (await inboxDepth()) === 0);
     expect(await counter('swept')).toEqual({ count: 4, seen: [4] });

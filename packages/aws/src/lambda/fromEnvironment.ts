@@ -48,9 +48,10 @@ export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHa
   });
 }
 
-/** The timer relay: from the timer queue into the inbox. */
+/** The timer relay: from the timer queue into the inbox; it re-arms only timers still stored. */
 export function relayFromEnvironment(): ReturnType<typeof relayHandler> {
-  return relayHandler({ queue: portsFromEnvironment().queue, timers: timerQueueFromEnvironment() });
+  const { queue, store } = portsFromEnvironment();
+  return relayHandler({ queue, store, timers: timerQueueFromEnvironment() });
 }
 
 export function drainFromEnvironment(app: BatonApp): ReturnType<typeof drainHandler> {
