@@ -106,7 +106,13 @@ const Order = actor({
 const o1 = Order.ref('o-1');
 
 /** A harness whose queue records every message sent into it. */
-function harness(options: { batchSize?: number; maxAttempts?: number } = {}) {
+function harness(
+  options: {
+    batchSize?: number;
+    maxAttempts?: number;
+    limits?: { maxTransactionItems: number };
+  } = {},
+) {
   charges.length = 0;
   stock.down = false;
   const h = setup({ actors: [Order, Log, Stock], ...options });
@@ -236,6 +242,34 @@ describe("an actor's lives", () => {
       'A => DEAD_LETTERED',
       'B => reserved B',
     ]);
+  });
+
+  it('give every ask of a batch split over several commits an id of its own', async () => {
+    // One message a commit: the record, its sends, its outcome and its ask's timer.
+    const h = harness({ limits: { maxTransactionItems: 4 } });
+    for (const item of ['A', 'B', 'C']) await h.client.send(o1, 'buy', { item });
+    await h.run();
+    const asks = h.sent.flatMap((m) => decodeEnvelope(m.body)?.ask ?? []);
+    expect(new Set(asks).size).toBe(3);
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([
+      'A => reserved A',
+      'B => reserved B',
+      'C => reserved C',
+    ]);
+  });
+
+  it('never drain again the sends a long-stale warm record holds, once receivers may have forgotten them', async () => {
+    const h = harness();
+    const warm = h.worker;
+    await h.client.send(o1, 'note', { line: 'a' });
+    await h.run(warm); // warm keeps version 1, holding the send of 'a', which it drained
+    await h.client.send(o1, 'note', { line: 'b' });
+    await h.run(new Worker(h.engineOptions)); // version 2, by another worker
+    // Past the mark retention: the log has forgotten o-1's messages, warm what it drained.
+    h.clock.advance(RETENTION + 1);
+    await h.client.send(o1, 'note', { line: 'c' });
+    await h.run(warm);
+    expect((await h.state('log/audit')) as unknown).toEqual({ lines: ['a', 'b', 'c'] });
   });
 
   it('keep a halted actor halted when a late reply to an ask of before the halt arrives', async () => {

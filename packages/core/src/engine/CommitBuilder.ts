@@ -84,10 +84,21 @@ export class CommitBuilder {
   /** By id, the last word of the pending messages on each timer: put, or removed (`null`). */
   #timers = new Map<string, Timer | null>();
   #count = 0;
+  #baseVer: number;
 
   constructor(base: ActorRecord, limits: StoreLimits) {
     this.#record = base;
+    this.#baseVer = base.ver;
     this.#limits = limits;
+  }
+
+  /**
+   * The version the pending commit builds on. Not the working record's `ver`: a message whose
+   * effects were computed before a commit (they did not fit with the pending ones) carries the
+   * version it was computed on.
+   */
+  get baseVer(): number {
+    return this.#baseVer;
   }
 
   /** The working record: the base plus every message added so far. */
@@ -202,6 +213,7 @@ export class CommitBuilder {
   /** Sets the committed record (after a commit, the base of the next one). */
   reset(record: ActorRecord): void {
     this.#record = record;
+    this.#baseVer = record.ver;
   }
 
   /** Items and bytes the pending commit would have with `effects` added. */

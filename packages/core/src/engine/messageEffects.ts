@@ -81,7 +81,9 @@ export async function applyMessage(
     effects = createHandlerContext(engine, current.id, draft, envelope, {
       inboxPosition: inbound.queueSeq,
       trace,
-      handling: [current.life ?? null, current.ver, builder.size],
+      // Each handling of a turn sits at its own place: the pending commit's base version and
+      // the messages it holds. A message at that place in another turn never commits with it.
+      handling: [current.life ?? null, builder.baseVer, builder.size],
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;

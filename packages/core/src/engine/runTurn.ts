@@ -109,12 +109,18 @@ export async function runTurn(
 }
 
 /**
- * The warm record of `actorId`, unless it belongs to a halted actor past its expiry: its store
- * may have deleted it, and a new actor of the same id can reach the same version.
+ * The warm record of `actorId`, unless it belongs to a halted actor past its expiry (its store
+ * may have deleted it, and a new life begun), or it holds sends older than half the mark
+ * retention: the turn drains a record's held sends before it commits over it, and sends that
+ * old, taken from a warm record another worker replaced long ago (or of a life since ended),
+ * may reach receivers that have forgotten them. The store's record is read instead.
  */
 function cached(engine: Engine, actorId: string): ActorRecord | undefined {
   const record = engine.cache.get(actorId);
-  if (record?.expiresAt !== undefined && record.expiresAt <= engine.clock.now()) return undefined;
+  const now = engine.clock.now();
+  if (record?.expiresAt !== undefined && record.expiresAt <= now) return undefined;
+  const stale = now - engine.markRetentionMs / 2;
+  if (record?.outbox?.some((item) => item.createdAt < stale)) return undefined;
   return record;
 }
 
