@@ -264,6 +264,7 @@ describe('the bank under crash-injection simulation', () => {
         'timersFired',
         'receiptRuns',
         'deploys',
+        'rolls',
         'migrated',
         'batchSplits',
         'marksMovedOut',

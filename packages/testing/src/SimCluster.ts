@@ -47,6 +47,8 @@ export class SimCluster {
   /** Inbox queues replaced so far: the current one is `inbox` or `inbox-<n>`. */
   #generation = 0;
   #deployed = 0;
+  /** The upgrade each process runs (0: the first code). */
+  readonly #versions = new WeakMap<SimProcess, number>();
 
   constructor(context: SimContext) {
     this.context = context;
@@ -153,9 +155,12 @@ export class SimCluster {
     return this.#deployed;
   }
 
-  /** Deploys the next upgrade: every process dies; new ones, and the client, run it. */
-  async deploy(): Promise<void> {
-    await this.killAll();
+  /**
+   * Deploys the next upgrade as a rolling deploy: the client (the door) and one worker run it at
+   * once; the other processes keep the old code until {@link rollOne} replaces them one by one,
+   * so old and new code run side by side meanwhile.
+   */
+  deploy(): void {
     this.#deployed++;
     this.#client = new Client({
       actors: this.actors,
@@ -163,8 +168,26 @@ export class SimCluster {
       queue: this.#queue,
       clock: this.context.clock,
     });
-    this.#processes = this.#processes.map(() => this.#spawn());
-    this.#sweeper = this.#spawn('sweeper');
+    this.rollOne();
+  }
+
+  /** Whether a process still runs older code than the last deployed. */
+  get rolling(): boolean {
+    return this.all().some((p) => this.#versions.get(p) !== this.#deployed);
+  }
+
+  /** Replaces the next process still on older code (it dies) by one on the new code. */
+  rollOne(): void {
+    const index = this.#processes.findIndex((p) => this.#versions.get(p) !== this.#deployed);
+    if (index >= 0) {
+      const old = this.#processes[index]!;
+      if (old.undrained.size > 0) this.context.stats.drainWindowCrashes++;
+      old.crash();
+      this.#processes[index] = this.#spawn();
+    } else if (this.#versions.get(this.#sweeper) !== this.#deployed) {
+      this.#sweeper.crash();
+      this.#sweeper = this.#spawn('sweeper');
+    }
   }
 
   /** Every process dies at once, wherever its calls stand. */
@@ -197,7 +220,7 @@ export class SimCluster {
 
   #spawn(role: 'worker' | 'sweeper' = 'worker'): SimProcess {
     const { settings, clock, rng, gates } = this.context;
-    return new SimProcess({
+    const process = new SimProcess({
       id: this.#nextProcess++,
       gates,
       store: this.#backend.store,
@@ -215,6 +238,8 @@ export class SimCluster {
       ...(settings.wrapPorts && role === 'worker' ? { wrapPorts: settings.wrapPorts } : {}),
       ...processHooks(this, role),
     });
+    this.#versions.set(process, this.#deployed);
+    return process;
   }
 
   /** The queue, remembering every message sent so a fault can deliver it again. */

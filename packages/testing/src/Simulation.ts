@@ -164,6 +164,16 @@ export class Simulation {
         },
       });
     }
+    // A rolling deploy goes on: the next process on old code is replaced by one on the new.
+    if (cluster.rolling) {
+      actions.push({
+        label: 'roll the deploy on: one more process runs the new code',
+        run: () => {
+          this.stats.rolls++;
+          cluster.rollOne();
+        },
+      });
+    }
     // Dead letters are redriven as an operator would once the cause is fixed.
     const letter = this.#deadLetters.next();
     if (letter) actions.push(redriveAction(cluster, letter));

@@ -12,7 +12,8 @@ export interface SimulationOptions {
   readonly effects?: readonly AnyEffectDefinition[];
   /**
    * Later versions of `actors` (e.g. with a raised `version` and its `migrate`), deployed in this
-   * order by the `deploy` fault: every process dies and new ones run the next version.
+   * order by the `deploy` fault, each as a rolling deploy: old and new code side by side until
+   * every process runs the next version.
    */
   readonly upgrades?: ReadonlyArray<readonly AnyActorDefinition[]>;
   /** The seed: the same seed and the same sends give the same run, step for step. */

@@ -33,8 +33,10 @@ export interface SimulationStats {
   sweeps: number;
   /** Envelopes the sweeper sent (the sum of its `SweepResult.sent`). */
   sweeperSent: number;
-  /** Upgrades deployed (the `deploy` fault). */
+  /** Upgrades deployed (the `deploy` fault), each a rolling deploy. */
   deploys: number;
+  /** Processes a rolling deploy replaced after the first, while old and new code ran side by side. */
+  rolls: number;
   /** Due timers the sweepers fired into the inbox. */
   timersFired: number;
   /** Envelopes the sweeper found while a live worker held them, committed and not yet drained. */
@@ -85,6 +87,7 @@ export function emptyStats(): SimulationStats {
     sweeperSent: 0,
     timersFired: 0,
     deploys: 0,
+    rolls: 0,
     sweeperRaced: 0,
     sweeperRepairs: 0,
     abandonedDrains: 0,

@@ -112,10 +112,10 @@ function crash(cluster: SimCluster): Action {
 /** Deploys the next upgrade while work is under way. */
 function deploy(cluster: SimCluster): Action {
   return {
-    label: `deploy upgrade ${cluster.deployed + 1}: every process dies, new ones run the new code`,
-    run: async () => {
+    label: `deploy upgrade ${cluster.deployed + 1}: the client and one worker run the new code, the others roll over one by one`,
+    run: () => {
       cluster.context.stats.deploys++;
-      await cluster.deploy();
+      cluster.deploy();
     },
   };
 }

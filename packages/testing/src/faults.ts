@@ -59,8 +59,10 @@ export interface Faults {
   /** Most queue replacements in one run. @default 1 */
   readonly replaceQueueBudget: number;
   /**
-   * Deploy the next of the simulation's `upgrades` (new versions of the actor definitions):
-   * every process dies mid-call and new ones run the new code on the records the old wrote.
+   * Deploy the next of the simulation's `upgrades` (new versions of the actor definitions) as a
+   * rolling deploy: the client and one worker run the new code at once, the other processes die
+   * mid-call one by one and are replaced, so old and new code run side by side meanwhile (what
+   * the old code cannot read waits, is dead-lettered and redriven).
    * @default 0.005
    */
   readonly deploy: number;
