@@ -3,8 +3,11 @@ import { type Faults, Simulation, type SimulationStats } from '@baton/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Account, AccountV2, INITIAL_BALANCE, Receipt, receipts } from './bank-model.ts';
+import { Guestbook, Session, Visited, visitedKeys } from './lives-model.ts';
 
 const RUNS = Number(process.env.BATON_SIM_RUNS ?? 2000);
+/** The simulation's mark retention: a halted record expires twice it after the halt. */
+const DAY = 24 * 60 * 60 * 1000;
 /** Replays a failure: set both to the values fast-check printed. */
 const REPLAY = process.env.BATON_FC_SEED
   ? { seed: Number(process.env.BATON_FC_SEED), path: process.env.BATON_FC_PATH }
@@ -34,6 +37,19 @@ const workload = fc.record({
     }),
     { maxLength: 3 },
   ),
+  // In an eighth of the runs (to keep the run's time), visits to sessions, some followed by a
+  // `leave` that halts the session: once its record expires and is deleted, its next visit
+  // starts a new life, while long-lived workers still hold the old one warm.
+  visits: fc.oneof(
+    { weight: 7, arbitrary: fc.constant([] as Array<{ session: number; leave: boolean }>) },
+    {
+      weight: 1,
+      arbitrary: fc.array(fc.record({ session: fc.nat(1), leave: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+    },
+  ),
   processes: fc.integer({ min: 1, max: 3 }),
   upgrade: fc.boolean(),
   batchSize: fc.integer({ min: 1, max: 10 }),
@@ -59,11 +75,44 @@ const workload = fc.record({
   limits: fc.option(
     fc.record({
       maxTransactionItems: fc.integer({ min: 3, max: 5 }),
-      maxItemBytes: fc.integer({ min: 700, max: 1200 }),
+      maxItemBytes: fc.integer({ min: 760, max: 1260 }),
     }),
     { nil: undefined },
   ),
 });
+
+/**
+ * Every id unique over the run, across the sessions' lives: each visit signed the guestbook
+ * once, with a message id no other visit's message had; its effect ran with one key no other
+ * visit's effect had; the answer its continuation got (if it was not halted first) was to its
+ * own ask. Counts the sessions' lives after the first.
+ */
+async function checkLives(sim: Simulation, visits: readonly string[]): Promise<void> {
+  const book = await sim.state(Guestbook.ref('main'));
+  const signed = (book?.signed ?? []).map((entry) => entry.split('@') as [string, string]);
+  expect(signed.map(([visit]) => visit).sort(), 'every visit signed once').toEqual(
+    [...visits].sort(),
+  );
+  const messageIds = signed.map(([, id]) => id);
+  expect(new Set(messageIds).size, 'message ids unique over lives').toBe(messageIds.length);
+  const keyOwners = new Map<string, string>();
+  for (const visit of visits) {
+    const keys = new Set(visitedKeys.get(visit) ?? []);
+    expect(keys.size, `${visit} effect key`).toBe(1);
+    for (const key of keys) {
+      expect(keyOwners.get(key) ?? visit, `effect key ${key} unique over lives`).toBe(visit);
+      keyOwners.set(key, visit);
+    }
+  }
+  for (const entry of book?.answered ?? []) {
+    const [visit, answer] = entry.split('=');
+    expect([visit, ErrorCode.ASK_TIMEOUT], `the answer to ${visit}`).toContain(answer);
+  }
+  // A life id is the part of a message id between the sender and the sequence number.
+  const lives = new Set(messageIds.map((id) => id.slice(0, id.lastIndexOf('.'))));
+  const sessions = new Set(messageIds.map((id) => id.slice(0, id.indexOf(':'))));
+  totals.counts.newLives = (totals.counts.newLives ?? 0) + lives.size - sessions.size;
+}
 
 /** Sums over all schedules of every counter in {@link SimulationStats}. */
 const totals = {
@@ -87,11 +136,12 @@ describe('the bank under crash-injection simulation', () => {
     await fc.assert(
       fc.asyncProperty(workload, async (w) => {
         receipts.clear();
+        visitedKeys.clear();
         const sim = new Simulation({
-          actors: [Account],
-          effects: [Receipt],
+          actors: [Account, Session, Guestbook],
+          effects: [Receipt, Visited],
           // Some runs deploy a new version of the account mid-run, with a state migration.
-          ...(w.upgrade ? { upgrades: [[AccountV2]] } : {}),
+          ...(w.upgrade ? { upgrades: [[AccountV2, Session, Guestbook]] } : {}),
           seed: w.seed,
           processes: w.processes,
           batchSize: w.batchSize,
@@ -143,7 +193,31 @@ describe('the bank under crash-injection simulation', () => {
             );
           }
         }
-        const stats = await sim.run();
+        const visits = w.visits.map((v, i) => ({
+          id: `v${i}`,
+          session: `s${v.session}`,
+          leave: v.leave,
+        }));
+        for (const v of visits) {
+          sim.send(Session.ref(v.session), 'visit', { id: v.id }, { idempotencyKey: v.id });
+          if (v.leave) {
+            sim.send(Session.ref(v.session), 'leave', {}, { idempotencyKey: `${v.id}-leave` });
+          }
+        }
+        let stats = await sim.run();
+        // Sessions that left start new lives: time passes their records' expiry, the store
+        // deletes them (as DynamoDB's TTL does), and the long-lived workers still hold the old
+        // lives in their warm caches.
+        const left = [...new Set(visits.filter((v) => v.leave).map((v) => v.session))];
+        if (left.length > 0) {
+          sim.idle(2 * DAY + 1);
+          for (const session of left) {
+            const id = `${session}-again`;
+            visits.push({ id, session, leave: false });
+            sim.send(Session.ref(session), 'visit', { id }, { idempotencyKey: id });
+          }
+          stats = await sim.run();
+        }
 
         const states = await Promise.all(names.map((name) => sim.state(Account.ref(name))));
         // Money is conserved: nothing created, nothing lost.
@@ -201,6 +275,15 @@ describe('the bank under crash-injection simulation', () => {
         totals.counts.receiptRuns =
           (totals.counts.receiptRuns ?? 0) + [...receipts.values()].flat().length;
         expect([...effects.values()].every((n) => n === 1)).toBe(true);
+        // A visit is refused only when the run's small limits leave its commit no room.
+        const applied: string[] = [];
+        for (const v of visits) {
+          const outcome = await sim.outcome(v.id);
+          if (outcome?.ok) applied.push(v.id);
+          else if (w.limits) expect(outcome?.error.code).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+          else expect(outcome, `${v.id} applied`).toMatchObject({ ok: true });
+        }
+        await checkLives(sim, applied);
         // Nothing left behind.
         expect(sim.backend.store.outboxSize()).toBe(0);
         expect(sim.backend.queue.counts().total).toBe(0);
@@ -270,6 +353,7 @@ describe('the bank under crash-injection simulation', () => {
         'marksMovedOut',
         'commitsApart',
         'versionConflicts',
+        'newLives',
         ...(FAULTS.partialSend === 0 ? [] : ['partialSends', 'abandonedDrains']),
         ...(FAULTS.reorder === 0 ? [] : ['reorders']),
       ];

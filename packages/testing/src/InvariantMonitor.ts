@@ -1,4 +1,4 @@
-import { type ActorRecord, decodeEnvelope, type Store } from '@baton/core/adapter';
+import { type ActorRecord, actorMessageId, decodeEnvelope, type Store } from '@baton/core/adapter';
 
 /**
  * Checks, while a simulation runs, the invariants that are visible only in flight:
@@ -6,17 +6,22 @@ import { type ActorRecord, decodeEnvelope, type Store } from '@baton/core/adapte
  */
 export class InvariantMonitor {
   readonly violations: string[] = [];
-  readonly #lastVer = new Map<string, number>();
+  readonly #last = new Map<string, { readonly ver: number; readonly life?: string }>();
 
-  /** I5: each actor's versions go 1, 2, 3 … — no two commits from the same version. */
+  /**
+   * I5: each life of an actor goes 1, 2, 3 … — no two commits from the same version. A new life
+   * (after `ctx.halt()` and the record's deletion) starts at 1 again, under a new life id.
+   */
   committed(record: ActorRecord): void {
-    const last = this.#lastVer.get(record.id) ?? 0;
-    if (record.ver !== last + 1) {
+    const last = this.#last.get(record.id);
+    const sameLife = last !== undefined && last.life === record.life;
+    const expected = sameLife ? last.ver + 1 : 1;
+    if (record.ver !== expected) {
       this.violations.push(
-        `I5 violated: ${record.id} committed version ${record.ver} after ${last}`,
+        `I5 violated: ${record.id} committed version ${record.ver} of life ${record.life} after ${last?.ver ?? 0} of ${last?.life}`,
       );
     }
-    this.#lastVer.set(record.id, record.ver);
+    this.#last.set(record.id, { ver: record.ver, ...(record.life ? { life: record.life } : {}) });
   }
 
   /** I2: an actor message reaching a worker was committed by its sender. */
@@ -24,6 +29,8 @@ export class InvariantMonitor {
     const envelope = decodeEnvelope(body);
     if (!envelope || envelope.seq === 0) return;
     const sender = await store.load(envelope.from);
+    // A message of an earlier life of its sender: that life's record is gone.
+    if (sender && envelope.id !== actorMessageId(envelope.from, envelope.seq, sender.life)) return;
     if (!sender || sender.sentSeq < envelope.seq) {
       this.violations.push(
         `I2 violated: ${envelope.id} reached ${envelope.to} before its sender committed it`,

@@ -119,6 +119,23 @@ export class Simulation {
     return this.stats;
   }
 
+  /**
+   * Lets `ms` pass between two `run()`s, as a long quiet time does: messages sent before are
+   * past the queue's retention (never redelivered), and the store deletes what expired — such
+   * as the records of actors halted long enough ago, whose next message starts a new life.
+   *
+   * @example
+   * await sim.run();
+   * sim.idle(3 * 24 * 60 * 60 * 1000);
+   * sim.send(Session.ref('s1'), 'visit', { id: 'v9' });
+   * await sim.run();
+   */
+  idle(ms: number): void {
+    this.clock.advance(ms);
+    this.#cluster.history.length = 0;
+    this.backend.store.purgeExpired();
+  }
+
   /** The committed state of an actor (its initial state if it never committed). */
   async state<Def extends AnyActorDefinition>(ref: ActorRef<Def>): Promise<StateOf<Def>> {
     const record = await this.backend.store.load(ref.id);

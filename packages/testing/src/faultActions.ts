@@ -149,16 +149,19 @@ function jump(cluster: SimCluster, kind: 'timeout' | 'longPause', ms: number): A
 }
 
 /**
- * While idle, time jumps past the mark retention. Messages sent before it are forgotten as
- * redelivery candidates: SQS keeps a message no longer than the retention the marks follow.
+ * While idle, time jumps past twice the mark retention: past every mark, and past the expiry of
+ * the records of actors halted before it, which the store then deletes (as DynamoDB's TTL does),
+ * so their next message starts a new life. Messages sent before it are forgotten as redelivery
+ * candidates: SQS keeps a message no longer than the retention the marks follow.
  */
 function retentionJump(cluster: SimCluster): Action {
-  const ms = cluster.context.settings.markRetentionMs + 1;
+  const ms = 2 * cluster.context.settings.markRetentionMs + 1;
   return {
-    label: `retention: time jumps ${ms} ms, past the mark retention`,
+    label: `retention: time jumps ${ms} ms, past the mark retention and halted records' expiry`,
     run: () => {
       cluster.context.stats.retentionJumps++;
       cluster.context.clock.advance(ms);
+      cluster.backend.store.purgeExpired();
       cluster.history.length = 0;
     },
   };

@@ -44,7 +44,9 @@ export interface Faults {
   readonly compactionBudget: number;
   /**
    * While nothing is in flight (queue and outboxes empty, no task running) and ingress is still
-   * to come, jump time past the per-sender mark retention, so the next turns prune every mark.
+   * to come, jump time past twice the per-sender mark retention, so the next turns prune every
+   * mark, and the records of actors halted before it expire and are deleted: their next message
+   * starts a new life.
    * @default 0.05
    */
   readonly retentionJump: number;
