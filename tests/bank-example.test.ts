@@ -25,6 +25,10 @@ describe('the bank example (the main job)', () => {
     const { stdout } = await run();
     expect(stdout).toContain('✗ withdraw 500 from bob → REJECTED');
     expect(stdout).toContain('✗ deposit -5 to bob → INVALID_PAYLOAD');
+    // credit is internal: no client mints money with it.
+    expect(stdout).toMatch(
+      /✗ an anonymous client sends credit .* → FORBIDDEN: actor type "account" has no public handler "credit"/,
+    );
     expect(balances(stdout)).toEqual({ alice: 70, bob: 80, carol: 0, total: 150 });
   });
 

@@ -12,6 +12,7 @@ export const Ledger = actor({
   initial: () => ({ entries: 0 }),
   handlers: {
     record: {
+      public: true,
       payload: z.object({ from: z.string(), amount: z.number().int() }),
       handle: (ctx) => {
         ctx.state.entries++;
@@ -27,6 +28,7 @@ export const Account = actor({
   initial: () => ({ balance: 0, deposits: 0 }),
   handlers: {
     deposit: {
+      public: true,
       payload: z.object({ amount: z.number().int().positive() }),
       handle: (ctx, { amount }) => {
         ctx.state.balance += amount;
@@ -45,6 +47,7 @@ export const Wallet = actor({
   initial: () => ({ balance: 0 }),
   handlers: {
     deposit: {
+      public: true,
       payload: z.object({ amount: z.number().int().positive() }),
       handle: (ctx, { amount }) => {
         ctx.state.balance += amount;
@@ -64,6 +67,7 @@ export const Counter = actor({
   initial: () => ({ count: 0, total: 0 }),
   handlers: {
     add: {
+      public: true,
       payload: z.object({ amount: z.number().int() }),
       handle: (ctx, { amount }) => {
         ctx.state.count++;
@@ -81,6 +85,7 @@ export const Player = actor({
   initial: () => ({ hits: 0 }),
   handlers: {
     ball: {
+      public: true,
       payload: z.object({ n: z.number().int(), last: z.number().int(), pair: z.string() }),
       handle: (ctx, { n, last, pair }) => {
         ctx.state.hits++;

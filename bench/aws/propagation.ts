@@ -33,6 +33,7 @@ import { ingress, Wallet } from './actors.ts';
 
 export const walletBalance = query({
   name: 'walletBalance',
+  public: true,
   args: z.object({ wallet: z.string() }),
   handler: async (ctx, { wallet }) => (await ctx.get(Wallet.ref(wallet))).balance,
 });

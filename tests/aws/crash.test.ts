@@ -64,7 +64,7 @@ describe('worker processes killed mid-turn and at random on DynamoDB Local and E
     });
     const store = new DynamoStore({ client: dynamodb, tableName });
     const queue = new SqsQueue({ client: sqs, queueUrl });
-    const client = new Client({ actors: [Account], store, queue });
+    const client = new Client({ actors: [Account], store, queue }).asSystem();
 
     const env = {
       ...process.env,

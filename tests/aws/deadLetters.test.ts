@@ -38,7 +38,7 @@ describe('dead letters on DynamoDB Local and ElasticMQ', () => {
     store = new DynamoStore({ client: dynamodb, tableName: name });
     queue = new SqsQueue({ client: sqs, queueUrl });
     deadLetters = new SqsQueue({ client: sqs, queueUrl: queues.deadLetterQueueUrl });
-    client = new Client({ actors: [Ledger], store, queue });
+    client = new Client({ actors: [Ledger], store, queue }).asSystem();
   });
 
   /** The Lambda worker behind the local event source, draining through `drainQueue`. */

@@ -41,22 +41,26 @@ const Node = actor({
   initial: () => ({ n: 0 }),
   handlers: {
     relay: {
+      public: true,
       payload: z.object({ to: z.array(z.string()) }),
       handle: (ctx, { to }) => {
         for (const key of to) ctx.send(Node.ref(key), 'bump', {});
       },
     },
     bump: {
+      public: true,
       payload: z.object({}),
       handle: (ctx) => ++ctx.state.n,
     },
     later: {
+      public: true,
       payload: z.object({}),
       handle: (ctx) => {
         ctx.schedule(0, 'bump', {});
       },
     },
     flaky: {
+      public: true,
       payload: z.object({}),
       handle: (ctx) => {
         const attempt = (attempts.get(ctx.message.id) ?? 0) + 1;
@@ -65,6 +69,7 @@ const Node = actor({
       },
     },
     poison: {
+      public: true,
       payload: z.object({}),
       handle: () => {
         if (!cured) throw new Error('fails until cured');
@@ -128,7 +133,7 @@ describe('the IAM actions each part declares', () => {
     };
 
     // Ingress: sends, an ask, an outcome.
-    const client = new Client({ actors, ...ingress });
+    const client = new Client({ actors, ...ingress }).asSystem();
     await client.send(Node.ref('hub'), 'relay', { to: ['a', 'b'] }, { idempotencyKey: 'r1' });
     await client.send(Node.ref('x'), 'relay', { to: ['a'] });
     const many = Array.from({ length: 12 }, (_, i) => `w${i}`);

@@ -11,14 +11,15 @@ import { BATON_IAM, type IamResource } from '@baton/aws';
 import { query } from '@baton/core';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { Account } from '../../examples/bank/src/bank.ts';
 import { TestSocket } from '../../packages/server/src/ws/fixtures/TestSocket.ts';
 import { declared, record, sorted } from './fixtures/iamRecording.ts';
+import { Account } from './fixtures/openAccount.ts';
 import { startWebSocketStack, until } from './fixtures/webSocketStack.ts';
 
 /** Account `account`'s balance and, once it is positive, `also`'s: its reads grow. */
 const watch = query({
   name: 'watch',
+  public: true,
   args: z.object({ account: z.string(), also: z.string() }),
   handler: async (ctx, { account, also }) => {
     const { balance } = await ctx.get(Account.ref(account));

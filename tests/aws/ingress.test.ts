@@ -7,7 +7,7 @@ import { silentLogger } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { Account } from '../../examples/bank/src/bank.ts';
+import { Account } from './fixtures/openAccount.ts';
 
 function request(path: string, body: unknown, method = 'POST'): APIGatewayProxyEventV2 {
   return {
@@ -76,17 +76,17 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
       'an unknown actor type',
       '/send',
       { to: 'wallet/alice', name: 'deposit', payload: {}, idempotencyKey: 'k' },
-      404,
-      'UNKNOWN_ACTOR',
-      /unknown actor type "wallet"/,
+      403,
+      'FORBIDDEN',
+      /actor type "wallet" has no public handler "deposit"/,
     ],
     [
       'an unknown message',
       '/send',
       { to: 'account/alice', name: 'steal', payload: {}, idempotencyKey: 'k' },
-      404,
-      'UNKNOWN_MESSAGE',
-      /no handler "steal"/,
+      403,
+      'FORBIDDEN',
+      /no public handler "steal"/,
     ],
     [
       'a send without an idempotency key',

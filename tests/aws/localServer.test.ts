@@ -16,10 +16,11 @@ import { createLocalServer, type LocalServer } from '@baton/server/ws';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
-import { Account } from '../../examples/bank/src/bank.ts';
+import { Account } from './fixtures/openAccount.ts';
 
 const balance = query({
   name: 'balance',
+  public: true,
   args: z.object({ account: z.string() }),
   handler: async (ctx, { account }) => (await ctx.get(Account.ref(account))).balance,
 });

@@ -44,11 +44,9 @@ describe('sqsEffect', () => {
       queue: backend.queue,
       logger: silentLogger,
     });
-    await new Client({ actors: [Order], store: backend.store, queue: backend.queue }).send(
-      Order.ref('o-1'),
-      'ship',
-      {},
-    );
+    await new Client({ actors: [Order], store: backend.store, queue: backend.queue })
+      .asSystem()
+      .send(Order.ref('o-1'), 'ship', {});
     const worker = new Worker(engine);
     while ((await worker.poll()) > 0);
     // A retry of the same run (as after a crash before its message was acknowledged).

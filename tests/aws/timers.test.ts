@@ -116,7 +116,7 @@ describe('durable timers on DynamoDB Local and ElasticMQ', () => {
     });
     relay.start();
     stops.push(() => relay.stop());
-    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue });
+    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue }).asSystem();
     const ref = Alarm.ref('a');
     await client.send(ref, 'set', { note: 'soon', delayMs: 1_000 });
     await client.send(ref, 'set', { note: 'cancelled', delayMs: 1_000 });
@@ -178,7 +178,7 @@ describe('durable timers on DynamoDB Local and ElasticMQ', () => {
 
   it('fires with the sweeper a timer whose arming was lost, once it is overdue', async () => {
     const b = await backend();
-    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue });
+    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue }).asSystem();
     await client.send(Alarm.ref('a'), 'set', { note: 'lost', delayMs: 0 });
     // A worker that commits the timer and dies before arming it.
     const unarmed = new Worker({ ...b.engine, timers: undefined });

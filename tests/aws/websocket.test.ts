@@ -7,7 +7,7 @@ import { BatonClient } from '@baton/client';
 import { isBatonError } from '@baton/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { Account } from '../../examples/bank/src/bank.ts';
+import { Account } from './fixtures/openAccount.ts';
 import {
   balance,
   privateBalance,

@@ -9,7 +9,7 @@ import { CLIENT_MESSAGE_TYPES, decodeClientMessage } from '@baton/protocol';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { Account } from '../../examples/bank/src/bank.ts';
+import { Account } from './fixtures/openAccount.ts';
 import {
   balance,
   startWebSocketStack,

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account } from '../../examples/bank/src/bank.ts';
 import { TestSocket } from '../../packages/server/src/ws/fixtures/TestSocket.ts';
+import { Account } from './fixtures/openAccount.ts';
 import { startWebSocketStack, until, type WebSocketStack } from './fixtures/webSocketStack.ts';
 
 let stack: WebSocketStack;

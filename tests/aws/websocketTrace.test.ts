@@ -7,7 +7,7 @@ import { ErrorCode } from '@baton/core';
 import { decodeEnvelope } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { Account } from '../../examples/bank/src/bank.ts';
+import { Account } from './fixtures/openAccount.ts';
 import { startWebSocketStack, type WebSocketStack } from './fixtures/webSocketStack.ts';
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';

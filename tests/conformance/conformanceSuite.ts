@@ -39,7 +39,12 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         visibilityTimeoutMs: 2_000,
       };
       const worker = new Worker(engineOptions);
-      const client = new Client({ actors, store: b.store, queue: b.queue, clock: b.clock });
+      const client = new Client({
+        actors,
+        store: b.store,
+        queue: b.queue,
+        clock: b.clock,
+      }).asSystem();
       /** Polls until the inbox is empty, letting time pass while only hidden messages wait. */
       const run = async (w = worker) => {
         for (let i = 0; i < 500; i++) {
@@ -303,7 +308,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       // The same store, now served by version 2 of the definition.
       const actors = [ProfileV2];
       const worker = new Worker({ ...engineOptions, actors });
-      const v2 = new Client({ actors, store: b.store, queue: b.queue, clock: b.clock });
+      const v2 = new Client({ actors, store: b.store, queue: b.queue, clock: b.clock }).asSystem();
       // Sent (enqueued) before the worker runs; the replies are read from their outcomes.
       const got = await v2.send(ProfileV2.ref('ada'), 'get', {});
       const fresh = await v2.send(ProfileV2.ref('grace'), 'get', {});

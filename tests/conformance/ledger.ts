@@ -25,6 +25,7 @@ export const Ledger = actor({
   initial: () => ({ entries: [] as string[], total: 0 }),
   handlers: {
     add: {
+      public: true,
       payload: z.object({ entry: z.string(), amount: z.number(), blob: z.string().optional() }),
       handle: (ctx, { entry, amount }) => {
         ctx.state.entries.push(entry);
@@ -32,6 +33,7 @@ export const Ledger = actor({
       },
     },
     fanOut: {
+      public: true,
       payload: z.object({ to: z.string(), count: z.number().int() }),
       handle: (ctx, { to, count }) => {
         for (let i = 0; i < count; i++)
@@ -40,6 +42,7 @@ export const Ledger = actor({
       },
     },
     bulk: {
+      public: true,
       payload: z.object({
         to: z.string(),
         count: z.number().int(),
@@ -57,6 +60,7 @@ export const Ledger = actor({
       },
     },
     refuse: {
+      public: true,
       payload: z.object({ entry: z.string() }),
       handle: (ctx, { entry }) => {
         ctx.state.entries.push(entry); // discarded with the rejection
@@ -64,6 +68,7 @@ export const Ledger = actor({
       },
     },
     flaky: {
+      public: true,
       payload: z.object({ entry: z.string(), failures: z.number().int() }),
       handle: (ctx, { entry, failures }) => {
         ledgerRuns.flaky++;
@@ -76,6 +81,7 @@ export const Ledger = actor({
     },
     /** Schedules an `add` of `entry` to itself after `delay` ms, and may cancel another timer. */
     remind: {
+      public: true,
       payload: z.object({
         entry: z.string().optional(),
         delay: z.number(),
@@ -89,6 +95,7 @@ export const Ledger = actor({
     },
     /** Asks another ledger for its total; the reply lands in `replied`. */
     askTotal: {
+      public: true,
       payload: z.object({ of: z.string(), timeoutMs: z.number().optional() }),
       handle: (ctx, { of, timeoutMs }) => {
         const options = {
@@ -100,10 +107,12 @@ export const Ledger = actor({
       },
     },
     total: {
+      public: true,
       payload: z.object({}),
       handle: (ctx) => ctx.state.total,
     },
     replied: {
+      public: true,
       payload: z.custom<AskReply<number, { of: string }>>(),
       handle: (ctx, reply) => {
         ctx.state.entries.push(
@@ -115,6 +124,7 @@ export const Ledger = actor({
     },
     /** Adds `entry` and asks for a `noted` effect of it. */
     note: {
+      public: true,
       payload: z.object({ entry: z.string() }),
       handle: (ctx, { entry }) => {
         ctx.state.entries.push(entry);
@@ -123,12 +133,14 @@ export const Ledger = actor({
     },
     /** Ends the ledger: its timers cancelled, its record set to expire. */
     close: {
+      public: true,
       payload: z.object({}),
       handle: (ctx) => {
         ctx.halt();
       },
     },
     pad: {
+      public: true,
       payload: z.object({ bytes: z.number().int() }),
       handle: (ctx, { bytes }) => {
         ctx.state.entries.push('p'.repeat(bytes));

@@ -14,6 +14,7 @@ export function bank() {
     initial: () => ({ entries: [] as string[] }),
     handlers: {
       record: {
+        public: true,
         payload: z.object({ entry: z.string() }),
         handle: (ctx, { entry }) => {
           runs.record++;
@@ -29,6 +30,7 @@ export function bank() {
     initial: () => ({ balance: 0, history: [] as string[] }),
     handlers: {
       deposit: {
+        public: true,
         payload: z.object({ amount: z.number().int().positive() }),
         handle: (ctx, { amount }) => {
           runs.deposit++;
@@ -38,6 +40,7 @@ export function bank() {
         },
       },
       withdraw: {
+        public: true,
         payload: z.object({ amount: z.number().int().positive() }),
         handle: (ctx, { amount }) => {
           runs.withdraw++;
@@ -55,6 +58,7 @@ export function bank() {
       },
       /** Replies through ctx.reply rather than the return value. */
       balance: {
+        public: true,
         payload: z.object({}),
         handle: (ctx) => {
           ctx.reply({ balance: ctx.state.balance });

@@ -1,4 +1,4 @@
-import { Client, ErrorCode, isBatonError } from '@baton/core';
+import { Client, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
 import { ingressMessageId, type Store } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { bank } from './bank.ts';
@@ -17,8 +17,9 @@ describe('Client.send', () => {
       { idempotencyKey: 'dep-1' },
     );
 
-    expect(sent).toEqual({ messageId: 'ingress:["account/a","dep-1"]' });
-    expect(sent.messageId).toBe(ingressMessageId('account/a', 'dep-1'));
+    // The system's keys are its own: a digest of the caller, never the caller in clear.
+    expect(sent.messageId).toMatch(/^ingress:\["account\/a","dep-1","[A-Za-z0-9_-]{22}"\]$/);
+    expect(sent.messageId).toBe(ingressMessageId('account/a', 'dep-1', SYSTEM));
     expect(await h.client.outcome(sent.messageId)).toBeUndefined();
     await h.run();
     expect(await h.client.outcome(sent.messageId)).toEqual({ ok: true, value: 3 });
@@ -228,7 +229,7 @@ describe('Client.ask', () => {
       queue: h.backend.queue,
       clock: h.clock,
       askTimeoutMs: 2_000,
-    });
+    }).asSystem();
     const asked = await settled(
       client.ask(Account.ref('a'), 'deposit', { amount: 1 }, { idempotencyKey: 'k' }),
     );
@@ -275,7 +276,7 @@ describe('Client.ask', () => {
       queue: h.backend.queue,
       clock: h.clock,
       askTimeoutMs: 5_000,
-    });
+    }).asSystem();
     const asked = settled(client.ask(Account.ref('a'), 'deposit', { amount: 2 }));
     await h.run();
 

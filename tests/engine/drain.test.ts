@@ -88,7 +88,7 @@ describe('the drain', () => {
     const { calls, ...ports } = counted(store, queue);
     const actors = [Relay, Sink];
     const options = { actors, ...ports, logger: silentLogger };
-    const client = new Client({ actors, store, queue });
+    const client = new Client({ actors, store, queue }).asSystem();
     const forward = async (worker: Worker) => {
       calls.sent = 0;
       await client.send(Relay.ref('r'), 'forward', {});
@@ -113,7 +113,7 @@ describe('the drain', () => {
     const store = new EmbeddedStore();
     const queue = new EmbeddedQueue();
     const actors = [Relay, Sink];
-    const client = new Client({ actors, store, queue });
+    const client = new Client({ actors, store, queue }).asSystem();
     const options = { actors, store, queue, logger: silentLogger };
     for (const worker of [new Worker(options), new Worker(options)]) {
       await client.send(Relay.ref('r'), 'forward', {});
@@ -130,7 +130,7 @@ describe('the drain', () => {
     const store = new EmbeddedStore();
     const queue = new EmbeddedQueue();
     const actors = [Relay, Sink];
-    const client = new Client({ actors, store, queue });
+    const client = new Client({ actors, store, queue }).asSystem();
     const engine = () =>
       createEngine({ actors, store: keepingDrainedSends(store), queue, logger: silentLogger });
     const [warm, other] = [engine(), engine()];
@@ -166,7 +166,7 @@ describe('the drain', () => {
     const queue = new EmbeddedQueue();
     const { calls, ...ports } = counted(store, queue);
     const actors = [Relay, Sink];
-    const client = new Client({ actors, store, queue });
+    const client = new Client({ actors, store, queue }).asSystem();
     const forward = async (worker: Worker) => {
       await client.send(Relay.ref('r'), 'forward', {});
       while ((await worker.poll()) > 0);

@@ -2,7 +2,7 @@
  * Regression tests for the holes an outside review found in the exactly-once guarantee. Each
  * fails on the engine as it was before its fix.
  */
-import { actor, Client, ErrorCode, jsonLogger, silentLogger } from '@baton/core';
+import { actor, Client, callerOf, ErrorCode, jsonLogger, silentLogger } from '@baton/core';
 import {
   type Envelope,
   encodeEnvelope,
@@ -27,6 +27,7 @@ function ledger() {
     initial: () => ({ items: [] }),
     handlers: {
       put: {
+        public: true,
         payload: z.object({ item: z.string() }),
         handle: (ctx, { item }) => {
           if (item === 'poison' && poisoned) throw new Error('cannot digest poison');
@@ -137,25 +138,35 @@ describe('ingress ids and idempotency keys', () => {
 
   it('scopes a key by caller: two callers with one key send two messages, each reading its own outcome', async () => {
     const { Box } = ledger();
+    const alice_ = callerOf({ user: 'alice' });
+    const mallory_ = callerOf({ user: 'mallory' });
     const h = setup({ actors: [Box] });
     const alice = await h.client.send(
       Box.ref('a'),
       'put',
       { item: 'alice' },
-      { idempotencyKey: 'k', caller: { user: 'alice' } },
+      { idempotencyKey: 'k', caller: alice_ },
     );
     const mallory = await h.client.send(
       Box.ref('a'),
       'put',
       { item: 'mallory' },
-      { idempotencyKey: 'k', caller: { user: 'mallory' } },
+      { idempotencyKey: 'k', caller: mallory_ },
     );
     await h.run();
 
-    expect(alice.messageId).toBe(ingressMessageId('box/a', 'k', { user: 'alice' }));
+    expect(alice.messageId).toBe(ingressMessageId('box/a', 'k', alice_));
     expect(alice.messageId).not.toBe(mallory.messageId);
-    expect(await h.client.outcome(alice.messageId)).toEqual({ ok: true, value: 1 });
-    expect(await h.client.outcome(mallory.messageId)).toEqual({ ok: true, value: 2 });
+    expect(await h.client.outcome(alice.messageId, { caller: alice_ })).toEqual({
+      ok: true,
+      value: 1,
+    });
+    expect(await h.client.outcome(mallory.messageId, { caller: mallory_ })).toEqual({
+      ok: true,
+      value: 2,
+    });
+    // Neither reads the other's outcome.
+    expect(await h.client.outcome(alice.messageId, { caller: mallory_ })).toBeUndefined();
   });
 });
 

@@ -88,7 +88,8 @@ export function setup(options: SetupOptions): Harness {
     queue: backend.queue,
     clock,
     askTimeoutMs: 5_000,
-  });
+    // The engine's tests send as trusted code: any message, internal ones included.
+  }).asSystem();
   return {
     clock,
     backend,

@@ -26,7 +26,12 @@ function deployment() {
       maxAttempts,
     });
     const worker = new Worker(engine);
-    const client = new Client({ actors, store: backend.store, queue: backend.queue, clock });
+    const client = new Client({
+      actors,
+      store: backend.store,
+      queue: backend.queue,
+      clock,
+    }).asSystem();
     return { client, run: () => runUntilIdle(worker, backend, clock) };
   };
   return { backend, deploy };

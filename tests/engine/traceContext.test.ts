@@ -21,6 +21,7 @@ const Relay = actor({
   initial: () => ({ seen: 0 }),
   handlers: {
     pass: {
+      public: true,
       payload: z.object({ rest: z.array(z.string()) }),
       handle: (ctx, { rest }) => {
         ctx.state.seen++;
@@ -57,7 +58,7 @@ function deployment() {
   const actors = [Relay];
   const engine = createEngine({ actors, store: backend.store, queue, clock, logger });
   const worker = new Worker(engine);
-  const client = new Client({ actors, store: backend.store, queue, clock });
+  const client = new Client({ actors, store: backend.store, queue, clock }).asSystem();
   return {
     store: backend.store,
     queue,

@@ -3,6 +3,7 @@ import {
   ErrorCode,
   isBatonError,
   RetryableError,
+  SYSTEM,
   silentLogger,
   TerminalError,
 } from '@baton/core';
@@ -67,7 +68,7 @@ describe('a turn', () => {
     // The rejected handler's changes to the draft are gone, and so is its send.
     expect(await h.state(alice.id)).toEqual({ balance: 6, history: ['+10', '-4'] });
     expect(await h.state('audit/log')).toEqual({ entries: ['alice -4'] });
-    expect(await h.client.outcome(ingressMessageId(alice.id, 'too-much'))).toEqual({
+    expect(await h.client.outcome(ingressMessageId(alice.id, 'too-much', SYSTEM))).toEqual({
       ok: false,
       error: { code: 'REJECTED', message: 'insufficient funds', details: { missing: 20 } },
     });

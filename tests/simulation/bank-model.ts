@@ -89,6 +89,7 @@ export const Account = actor({
   }),
   handlers: {
     transfer: {
+      public: true,
       payload: Transfer,
       handle: (ctx, { id, to, amount }) => {
         // Change the draft before deciding, so a rejection must discard it (I6).
@@ -99,6 +100,7 @@ export const Account = actor({
       },
     },
     schedule: {
+      public: true,
       payload: Transfer.extend({ delay: z.number().int().nonnegative() }),
       handle: (ctx, { delay, ...transfer }) => {
         ctx.schedule(delay, 'scheduledTransfer', transfer, { id: transfer.id });
@@ -106,6 +108,7 @@ export const Account = actor({
       },
     },
     cancelScheduled: {
+      public: true,
       payload: z.object({ id: z.string() }),
       handle: (ctx, { id }) => {
         if (!ctx.state.scheduled.includes(id)) return false;
@@ -116,6 +119,7 @@ export const Account = actor({
       },
     },
     scheduledTransfer: {
+      public: true,
       payload: Transfer,
       handle: (ctx, { id, to, amount }) => {
         if (ctx.message.from !== 'timer') throw new TerminalError('only a timer runs this');
@@ -129,6 +133,7 @@ export const Account = actor({
       },
     },
     deposit: {
+      public: true,
       payload: Movement,
       handle: (ctx, { id, from, amount, n }) => {
         if (ctx.random() < 0.05)
@@ -145,6 +150,7 @@ export const Account = actor({
       },
     },
     refund: {
+      public: true,
       payload: Movement,
       handle: (ctx, { id, from, amount, n }) => {
         checkChannel(ctx, from, n);

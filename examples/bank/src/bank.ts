@@ -2,11 +2,28 @@
  * The bank: accounts that move money between each other exactly once. A transfer withdraws
  * here and sends a credit to the other account; a closed account refuses the credit and sends
  * the money back.
+ *
+ * Who may do what: a signed-in user moves money only out of their own account (`withdraw`,
+ * `transfer`); deposits, closing and reading a balance are for the owner or an admin; `credit`
+ * and `refund` are internal — only accounts send them, no client can.
  */
-import { actor, TerminalError } from '@baton/core';
+import { actor, type Caller, type Target, TerminalError } from '@baton/core';
 import { z } from 'zod';
+import { BankUser } from './users.ts';
 
 const Amount = z.number().int().positive();
+
+/** The signed-in bank user calling, if any. */
+export function bankUser(caller: Caller): BankUser | undefined {
+  return caller.kind === 'user' ? BankUser.safeParse(caller.identity).data : undefined;
+}
+
+/** The account's owner. */
+const owner = (caller: Caller, target: Target) => bankUser(caller)?.userId === target.key;
+
+/** The account's owner, or an admin. */
+const ownerOrAdmin = (caller: Caller, target: Target) =>
+  owner(caller, target) || bankUser(caller)?.role === 'admin';
 
 export const Account = actor({
   name: 'account',
@@ -14,6 +31,8 @@ export const Account = actor({
   initial: () => ({ balance: 0, closed: false }),
   handlers: {
     deposit: {
+      public: true,
+      authorize: ownerOrAdmin,
       payload: z.object({ amount: Amount }),
       handle: (ctx, { amount }) => {
         if (ctx.state.closed) throw new TerminalError(`account ${ctx.self.key} is closed`);
@@ -22,6 +41,8 @@ export const Account = actor({
       },
     },
     withdraw: {
+      public: true,
+      authorize: owner,
       payload: z.object({ amount: Amount }),
       handle: (ctx, { amount }) => {
         if (ctx.state.balance < amount) {
@@ -34,6 +55,8 @@ export const Account = actor({
       },
     },
     transfer: {
+      public: true,
+      authorize: owner,
       payload: z.object({ to: z.string().min(1), amount: Amount }),
       handle: (ctx, { to, amount }) => {
         if (ctx.state.balance < amount) {
@@ -46,9 +69,13 @@ export const Account = actor({
         return ctx.state.balance;
       },
     },
+    // Internal: only an account's transfer sends it.
     credit: {
       payload: z.object({ from: z.string(), amount: Amount }),
       handle: (ctx, { from, amount }) => {
+        if (ctx.caller.kind !== 'actor' && ctx.caller.kind !== 'system') {
+          throw new TerminalError('credit is sent by accounts only');
+        }
         if (ctx.state.closed) {
           ctx.log.info('credit refused: account closed', { from, amount });
           ctx.send(Account.ref(from), 'refund', { amount });
@@ -57,6 +84,7 @@ export const Account = actor({
         ctx.state.balance += amount;
       },
     },
+    // Internal: only an account that refused a credit sends it.
     refund: {
       payload: z.object({ amount: Amount }),
       handle: (ctx, { amount }) => {
@@ -64,12 +92,16 @@ export const Account = actor({
       },
     },
     close: {
+      public: true,
+      authorize: ownerOrAdmin,
       payload: z.object({}),
       handle: (ctx) => {
         ctx.state.closed = true;
       },
     },
     balance: {
+      public: true,
+      authorize: ownerOrAdmin,
       payload: z.object({}),
       handle: (ctx) => ctx.state.balance,
     },

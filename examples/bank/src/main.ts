@@ -1,8 +1,9 @@
 /**
  * The bank on the embedded backend: a few deposits and transfers, a rejected withdrawal, an
  * invalid payload, a refund from a closed account — then the balances, with the total checked.
- * With `--serve`, the app then stays up with its live page (balances that update as money
- * moves, from this or any other window) until Ctrl-C.
+ * The steps run as the bank's own trusted code (`client.asSystem()`); a client signed in as
+ * a user could not, e.g., send `credit` at all. With `--serve`, the app then stays up with its
+ * live page (balances that update as money moves, from this or any other window) until Ctrl-C.
  *
  * Run: pnpm start (from the repository root: the steps, then the page on PORT, default 3000).
  * Set BATON_DATA_DIR to keep the data on disk.
@@ -10,6 +11,7 @@
 import { isBatonError, jsonLogger } from '@baton/core';
 import { startEmbedded } from '@baton/embedded';
 import { Account } from './bank.ts';
+import { demoToken } from './demoAuth.ts';
 import { servePage } from './web/servePage.ts';
 
 const dataDir = process.env.BATON_DATA_DIR;
@@ -18,7 +20,8 @@ const app = startEmbedded({
   ...(dataDir ? { dataDir } : {}),
   logger: jsonLogger({ level: 'warn', write: () => {} }),
 });
-const { client } = app;
+// The operator's script: trusted code, which says so.
+const client = app.client.asSystem();
 const alice = Account.ref('alice');
 const bob = Account.ref('bob');
 const carol = Account.ref('carol');
@@ -56,6 +59,10 @@ await step('transfer 20 bob → carol (closed: refunded)', () =>
   client.ask(bob, 'transfer', { to: 'carol', amount: 20 }),
 );
 
+await step('an anonymous client sends credit to mint money (refused: credit is internal)', () =>
+  app.client.send(bob, 'credit', { from: 'nobody', amount: 1_000_000 }),
+);
+
 await app.idle();
 console.log('\nBalances:');
 let total = 0;
@@ -68,7 +75,15 @@ console.log(`  ${'total'.padEnd(6)} ${String(total).padStart(5)}`);
 
 if (process.argv.includes('--serve')) {
   const page = await servePage({ runtime: app, port: Number(process.env.PORT ?? 3000) });
-  console.log(`\nLive page: ${page.url} (open it in two windows; Ctrl-C stops)`);
+  console.log(`\nLive page: ${page.url} (open it in two windows; Ctrl-C stops). Sign in as`);
+  for (const [userId, role] of [
+    ['alice', 'customer'],
+    ['bob', 'customer'],
+    ['carol', 'customer'],
+    ['teller', 'admin'],
+  ] as const) {
+    console.log(`  ${userId.padEnd(6)} ${page.url}#token=${demoToken({ userId, role })}`);
+  }
   process.once('SIGINT', async () => {
     await page.close();
     await app.stop();

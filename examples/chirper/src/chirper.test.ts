@@ -151,7 +151,14 @@ describe('bad input', () => {
   });
 
   it('refuses a follower change sent by a client instead of the follower’s actor', async () => {
+    // Internal: no client may send it at all.
     await expect(ask(user('alice'), 'addFollower', { follower: 'mallory' })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    // Trusted code that sends it anyway is refused by the handler: only the follower's actor may.
+    await expect(
+      runtime.client.asSystem().ask(user('alice'), 'addFollower', { follower: 'mallory' }),
+    ).rejects.toMatchObject({
       code: ErrorCode.REJECTED,
       message: expect.stringContaining("only mallory's own actor"),
     });

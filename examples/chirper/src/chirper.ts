@@ -51,6 +51,7 @@ export const User = actor({
   initial: () => ({ posts: [], nextPostId: 1, following: [], followers: [] }),
   handlers: {
     post: {
+      public: true,
       payload: z.object({
         text: z
           .string()
@@ -67,6 +68,7 @@ export const User = actor({
       },
     },
     unpost: {
+      public: true,
       payload: z.object({ id: z.number().int().positive() }),
       handle: (ctx, { id }) => {
         const at = ctx.state.posts.findIndex((post) => post.id === id);
@@ -76,6 +78,7 @@ export const User = actor({
     },
     /** Replies whether anything changed: following someone already followed is a no-op. */
     follow: {
+      public: true,
       payload: z.object({ user: UserName }),
       handle: (ctx, { user }) => {
         if (user === ctx.self.key) throw new TerminalError('a user cannot follow themselves');
@@ -92,6 +95,7 @@ export const User = actor({
     },
     /** Replies whether anything changed. */
     unfollow: {
+      public: true,
       payload: z.object({ user: UserName }),
       handle: (ctx, { user }) => {
         if (!ctx.state.following.includes(user)) return false;

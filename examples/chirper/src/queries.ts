@@ -23,6 +23,7 @@ function newestFirst(a: TimelinePost, b: TimelinePost): number {
 
 export const timeline = query({
   name: 'timeline',
+  public: true,
   args: z.object({ user: UserName, limit: z.number().int().min(1).max(100).default(30) }),
   handler: async (ctx, { user, limit }) => {
     const me = await ctx.get(User.ref(user));
@@ -39,6 +40,7 @@ export const timeline = query({
 /** One user at a glance: whom they follow, who follows them, how many posts they keep. */
 export const profile = query({
   name: 'profile',
+  public: true,
   args: z.object({ user: UserName }),
   handler: async (ctx, { user }) => {
     const { following, followers, posts } = await ctx.get(User.ref(user));

@@ -123,7 +123,7 @@ async function state(key: string) {
 
 describe('the engine on DynamoDB Local and ElasticMQ', () => {
   it('runs deposits and transfers exactly once, leaving no outbox and an empty queue', async () => {
-    const client = new Client({ actors: [Account], store, queue, askTimeoutMs: 30_000 });
+    const client = new Client({ actors: [Account], store, queue, askTimeoutMs: 30_000 }).asSystem();
     const workers = [new Worker(engine()), new Worker(engine())];
     for (const key of KEYS) {
       const id = `dep-${key}`;
@@ -178,7 +178,7 @@ describe('the engine on DynamoDB Local and ElasticMQ', () => {
   });
 
   it('answers an ask through the stored outcome while workers poll', async () => {
-    const client = new Client({ actors: [Account], store, queue, askTimeoutMs: 30_000 });
+    const client = new Client({ actors: [Account], store, queue, askTimeoutMs: 30_000 }).asSystem();
     const worker = new Worker(engine());
     const before = (await state('carol')).balance;
     const asked = client.ask(Account.ref('carol'), 'balance', {}, { idempotencyKey: randomUUID() });
@@ -187,7 +187,7 @@ describe('the engine on DynamoDB Local and ElasticMQ', () => {
   });
 
   it('skips a message redelivered after its turn committed, as after a crash before the ack', async () => {
-    const client = new Client({ actors: [Account], store, queue });
+    const client = new Client({ actors: [Account], store, queue }).asSystem();
     const crashing = new Worker(engine(1_000));
     await client.send(Account.ref('bob'), 'deposit', { id: 'dep-crash', amount: 7 });
     const before = await state('bob');

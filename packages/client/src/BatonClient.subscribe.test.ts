@@ -8,6 +8,7 @@ import { recorder, testClient } from './fixtures/testClient.ts';
 
 const history = query({
   name: 'history',
+  public: true,
   args: z.object({ account: z.string(), limit: z.number().default(10) }),
   handler: async () => ({ balance: 0, entries: [] as { amount: number }[] }),
 });

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf } from './actor.ts';
 import type { Envelope } from './adapter/envelope.ts';
+import type { Caller } from './caller.ts';
 import type { AnyEffectDefinition } from './effect.ts';
 import type { SerializedError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -65,6 +66,13 @@ export interface ActorContext<
   readonly self: { readonly type: string; readonly key: string; readonly id: string };
   /** The message being handled. */
   readonly message: Pick<Envelope, 'id' | 'from' | 'name' | 'sentAt'>;
+  /**
+   * Who sent the message: the user (the identity the app's `auth` returned), an IAM principal,
+   * an anonymous client, another actor, this actor's timer, or trusted server code.
+   * @example
+   * if (ctx.caller.kind === 'actor') ctx.log.info('from a peer', { peer: ctx.caller.actor });
+   */
+  readonly caller: Caller;
   /**
    * Sends a message to another actor. It leaves only after this turn commits, exactly once.
    * @example ctx.send(Account.ref('bob'), 'deposit', { amount: 5 });

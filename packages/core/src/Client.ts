@@ -1,5 +1,12 @@
+import { authorizeMessage } from './access.ts';
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from './actor.ts';
-import { type Envelope, encodeEnvelope, INGRESS, ingressMessageId } from './adapter/envelope.ts';
+import {
+  type Envelope,
+  encodeEnvelope,
+  INGRESS,
+  ingressIdBelongsTo,
+  ingressMessageId,
+} from './adapter/envelope.ts';
 import { messageFingerprint } from './adapter/fingerprint.ts';
 import { answersMessage, idempotencyKeyReused } from './adapter/idempotencyKeyReused.ts';
 import {
@@ -10,8 +17,8 @@ import {
   type Store,
   systemClock,
 } from './adapter/ports.ts';
-import { uuidFrom } from './adapter/random.ts';
 import { parseTraceparent } from './adapter/traceContext.ts';
+import { ANONYMOUS, type Caller, SYSTEM } from './caller.ts';
 import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
 import { Registry } from './registry.ts';
 
@@ -25,20 +32,27 @@ export interface ClientOptions {
   readonly askTimeoutMs?: number;
 }
 
+/** What an implicit (anonymous) Client is told when it sends an internal message. */
+const IMPLICIT_HINT =
+  'this Client speaks for an anonymous caller: trusted server code sends internal messages with ' +
+  'client.asSystem().send(…), and a host passes the caller it authenticated as { caller }';
+
 export interface SendOptions {
   /**
    * Makes the send idempotent: a message with a key already accepted (within 14 days) is not
    * processed again. Pass the same key when retrying. A key is scoped by its target actor (and
    * `caller`); used again for another message it is refused with IDEMPOTENCY_KEY_REUSED.
-   * @default a fresh random key
+   * @default a fresh random key (`crypto.randomUUID`)
    */
   readonly idempotencyKey?: string;
   /**
-   * Who is calling, for hosts that authenticate callers (any JSON value, e.g. `{ userId }`):
-   * keys are scoped by it, so one caller can neither shadow nor read another's messages.
-   * @default none: keys are scoped by target actor only
+   * Who is calling, as the host authenticated them (e.g. `callerOf(identity)`): the message is
+   * refused (FORBIDDEN) unless this caller may send it — a public handler whose `authorize` lets
+   * it through — and the handler sees it as `ctx.caller`. Keys are scoped by it, so one caller
+   * can neither shadow nor read another's messages.
+   * @default the client's own: anonymous, or the system for `client.asSystem()`
    */
-  readonly caller?: unknown;
+  readonly caller?: Caller;
   /**
    * A W3C `traceparent` (`00-<trace id>-<parent id>-<flags>`): the message, and every message
    * sent in consequence, carries the trace, and handlers log its ids.
@@ -56,10 +70,15 @@ export interface AskOptions extends SendOptions {
  * Ingress from outside: sends messages to actors and asks for their replies.
  * Payloads are validated before anything is enqueued, so a bad call fails at once.
  *
+ * A Client speaks for an anonymous caller unless told otherwise: it may send only public
+ * handlers. Hosts pass the caller they authenticated (`{ caller }`); trusted server code that
+ * holds the queue's rights (a Lambda of the app, an operator's script) says so with
+ * {@link Client.asSystem}, which may also send internal messages.
+ *
  * @example
  * const client = new Client({ actors: [Account], store, queue });
  * await client.send(Account.ref('alice'), 'deposit', { amount: 5 }, { idempotencyKey: 'dep-1' });
- * const balance = await client.ask(Account.ref('alice'), 'balance', {});
+ * const balance = await client.asSystem().ask(Account.ref('alice'), 'balance', {});
  */
 export class Client {
   readonly #registry: Registry;
@@ -67,6 +86,8 @@ export class Client {
   readonly #queue: Queue;
   readonly #clock: Clock;
   readonly #askTimeoutMs: number;
+  #caller: Caller = ANONYMOUS;
+  readonly #options: ClientOptions;
 
   constructor(options: ClientOptions) {
     this.#registry = new Registry(options.actors);
@@ -74,6 +95,21 @@ export class Client {
     this.#queue = options.queue;
     this.#clock = options.clock ?? systemClock;
     this.#askTimeoutMs = options.askTimeoutMs ?? 30_000;
+    this.#options = options;
+  }
+
+  /**
+   * This client as trusted server code (caller `{ kind: 'system' }`): it may send internal
+   * messages too, and no `authorize` check runs. Use it only where the code, not a user,
+   * decides what to send.
+   *
+   * @example
+   * await client.asSystem().send(Account.ref('bob'), 'credit', { from: 'bank', amount: 5 });
+   */
+  asSystem(): Client {
+    const system = new Client(this.#options);
+    system.#caller = SYSTEM;
+    return system;
   }
 
   /** Enqueues a message; resolves with its id once it is accepted (not yet processed). */
@@ -125,8 +161,17 @@ export class Client {
     }
   }
 
-  /** The stored outcome of an ingress message (by the `messageId` a send returned), if processed. */
-  async outcome(messageId: string): Promise<Outcome | undefined> {
+  /**
+   * The stored outcome of an ingress message (by the `messageId` a send returned), if processed
+   * — only to the caller that sent it (`options.caller`, else this client's): another caller's
+   * id reads as unknown.
+   */
+  async outcome(
+    messageId: string,
+    options: { readonly caller?: Caller } = {},
+  ): Promise<Outcome | undefined> {
+    const caller = options.caller ?? this.#caller;
+    if (caller.kind !== 'system' && !ingressIdBelongsTo(messageId, caller)) return undefined;
     return (await this.#store.readIdempotency(messageId))?.outcome;
   }
 
@@ -144,9 +189,12 @@ export class Client {
         `traceparent must be a W3C trace context, 00-<32 hex>-<16 hex>-<2 hex> with non-zero ids, got ${JSON.stringify(options.traceparent)}`,
       );
     }
-    this.#registry.resolve(to.id, name, payload);
+    const caller = options.caller ?? this.#caller;
+    const hint =
+      options.caller === undefined && caller.kind === 'anonymous' ? IMPLICIT_HINT : undefined;
+    authorizeMessage(this.#registry, caller, to.id, name, payload, hint);
     return {
-      id: ingressMessageId(to.id, key ?? uuidFrom(Math.random), options.caller),
+      id: ingressMessageId(to.id, key ?? globalThis.crypto.randomUUID(), caller),
       from: INGRESS,
       seq: 0,
       to: to.id,
@@ -154,6 +202,7 @@ export class Client {
       payload,
       sentAt: this.#clock.now(),
       fingerprint: messageFingerprint(name, payload),
+      caller,
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     };
   }

@@ -7,16 +7,44 @@ import type { z } from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import { actorId } from './adapter/envelope.ts';
 import { utf8Bytes } from './adapter/utf8.ts';
+import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
 import { checkStateVersions, type Migration } from './stateVersions.ts';
+
+/** The actor a message goes to, as an `authorize` check sees it. */
+export interface Target {
+  readonly type: string;
+  readonly key: string;
+  /** `type/key` */
+  readonly id: string;
+}
+
+/**
+ * Decides whether `caller` may send this message to `target` (after its payload parsed): return
+ * `true` to let it through. Runs at the door, before anything is enqueued; a refusal is
+ * FORBIDDEN. Synchronous: checks that need state belong in the handler, which sees `ctx.caller`.
+ *
+ * @example
+ * const ownAccount: Authorize<{ amount: number }> = (caller, target) =>
+ *   caller.kind === 'user' && (caller.identity as { userId: string }).userId === target.key;
+ */
+export type Authorize<Payload> = (caller: Caller, target: Target, payload: Payload) => boolean;
 
 /** A handler: the schema of its payload and the function that applies it. */
 export interface HandlerSpec<State, Payload extends Schema, Reply> {
   readonly payload: Payload;
   /** Changes `ctx.state` in place; what it returns is the reply an asker receives. */
   readonly handle: (ctx: ActorContext<State>, payload: z.output<Payload>) => Reply | Promise<Reply>;
+  /**
+   * Whether clients may send it (the WebSocket hosts, the HTTP ingress, a `Client` speaking for
+   * a caller). A handler that is not public is internal: only actors, timers and trusted server
+   * code (`client.asSystem()`) send it, and every door refuses it (FORBIDDEN). @default false
+   */
+  readonly public?: boolean;
+  /** For a public handler: who may send it, to which actor, with which payload. @default anyone */
+  readonly authorize?: Authorize<z.output<Payload>>;
 }
 
 export interface ActorOptions<Name extends string, StateSchema extends Schema, Handlers> {
@@ -94,6 +122,7 @@ const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
  *   initial: () => ({ balance: 0 }),
  *   handlers: {
  *     deposit: {
+ *       public: true, // clients may send it; handlers without it only actors send
  *       payload: z.object({ amount: z.number().positive() }),
  *       handle: (ctx, { amount }) => {
  *         ctx.state.balance += amount;
@@ -120,6 +149,8 @@ export function actor<
   readonly handlers: Handlers & {
     [K in keyof Payloads]: {
       payload: Payloads[K];
+      public?: boolean;
+      authorize?: Authorize<z.output<Payloads[K]>>;
       handle: (
         ctx: ActorContext<z.output<StateSchema>, { [M in keyof Payloads]: z.input<Payloads[M]> }>,
         payload: z.output<Payloads[K]>,
@@ -133,6 +164,7 @@ export function actor<
       `actor name "${options.name}" is not valid: use a letter followed by letters, digits, "-" or "_"`,
     );
   }
+  checkAccess(options.name, options.handlers as Record<string, Partial<AnyHandlerSpec>>);
   const version = options.version ?? 1;
   checkStateVersions(options.name, version, options.migrate);
   const definition: ActorDefinition<Name, StateSchema, Handlers> = {
@@ -151,6 +183,36 @@ export function actor<
     },
   };
   return definition;
+}
+
+type AnyHandlerSpec = HandlerSpec<unknown, Schema, unknown>;
+
+/** `public` is a boolean; `authorize` a function, only on a public handler. */
+function checkAccess(type: string, handlers: Record<string, Partial<AnyHandlerSpec>>): void {
+  const problems: string[] = [];
+  for (const [name, spec] of Object.entries(handlers ?? {})) {
+    if (spec?.public !== undefined && typeof spec.public !== 'boolean') {
+      problems.push(`"${name}": public must be true or false`);
+    }
+    if (spec?.authorize !== undefined) {
+      if (typeof spec.authorize !== 'function') {
+        problems.push(
+          `"${name}": authorize must be a function (caller, target, payload) => boolean`,
+        );
+      } else if (spec.public !== true) {
+        problems.push(
+          `"${name}": authorize applies to public handlers only: add public: true, or drop authorize`,
+        );
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `actor "${type}" has invalid handlers: ${problems.join('; ')}`,
+      { details: { problems } },
+    );
+  }
 }
 
 /**

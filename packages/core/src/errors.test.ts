@@ -24,6 +24,9 @@ const TERMINAL: readonly ErrorCode[] = [
   'NOT_FOUND',
   'IDEMPOTENCY_KEY_REUSED',
   'DEAD_LETTERED',
+  'FORBIDDEN',
+  'UNAUTHORIZED',
+  'LIMIT_EXCEEDED',
 ];
 const RETRIED: readonly ErrorCode[] = [
   'RETRYABLE',
@@ -32,6 +35,7 @@ const RETRIED: readonly ErrorCode[] = [
   'TRANSACTION_TOO_LARGE',
   'ASK_TIMEOUT',
   'UNAVAILABLE',
+  'RATE_LIMITED',
 ];
 
 describe('ErrorCode', () => {

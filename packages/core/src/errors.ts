@@ -56,6 +56,17 @@ export const ErrorCode = {
   INVALID_ARGUMENT: 'INVALID_ARGUMENT',
   /** The backend went away mid-operation (a crash, a closed store). Retryable. */
   UNAVAILABLE: 'UNAVAILABLE',
+  /**
+   * The caller may not do that: a message or query that is not public (or unknown), or one whose
+   * `authorize` check refused this caller. Terminal; nothing was enqueued or subscribed.
+   */
+  FORBIDDEN: 'FORBIDDEN',
+  /** A request from outside whose credentials the app's `auth` refused. Terminal (HTTP 401). */
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  /** A connection sent more frames per second than its host allows. Retryable, after `retryAfterMs`. */
+  RATE_LIMITED: 'RATE_LIMITED',
+  /** A per-connection cap was reached (e.g. its number of subscriptions). Terminal for that request. */
+  LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -74,6 +85,9 @@ const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.NOT_FOUND,
   ErrorCode.IDEMPOTENCY_KEY_REUSED,
   ErrorCode.DEAD_LETTERED,
+  ErrorCode.FORBIDDEN,
+  ErrorCode.UNAUTHORIZED,
+  ErrorCode.LIMIT_EXCEEDED,
 ]);
 
 const MARK = Symbol.for('baton.error');

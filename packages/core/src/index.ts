@@ -16,14 +16,24 @@ export {
   type ActorOptions,
   type ActorRef,
   type AnyActorDefinition,
+  type Authorize,
   actor,
   type HandlerSpec,
   type MessageName,
   type PayloadOf,
   type ReplyOf,
   type StateOf,
+  type Target,
 } from './actor.ts';
 export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
+export {
+  ANONYMOUS,
+  type Caller,
+  callerDigest,
+  callerOf,
+  isTrusted,
+  SYSTEM,
+} from './caller.ts';
 export { type BatonApp, type ConnectRequest, defineApp } from './defineApp.ts';
 export {
   type AnyEffectDefinition,

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { ActorRef, AnyActorDefinition, StateOf } from './actor.ts';
+import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { Schema } from './schema.ts';
 
@@ -24,6 +25,13 @@ export interface QueryContext<Identity = unknown> {
   get<Def extends AnyActorDefinition>(ref: ActorRef<Def>): Promise<StateOf<Def>>;
   /** What the server's auth hook produced for the subscriber (`undefined` if none). */
   readonly identity: Identity;
+  /**
+   * Who subscribed: `{ kind: 'user', identity }` for a connection the app's `auth` accepted,
+   * `{ kind: 'anonymous' }` without one. Check it before reading what only some may see.
+   * @example
+   * if (ctx.caller.kind !== 'user') throw new TerminalError('sign in first');
+   */
+  readonly caller: Caller<Identity>;
   /** @deprecated Not available in a query (results must depend on state only): throws. */
   readonly now: () => never;
   /** @deprecated Not available in a query (results must be deterministic): throws. */
@@ -58,6 +66,18 @@ export interface QueryOptions<Name extends string, ArgsSchema extends Schema, Re
   /** The schema of the arguments a subscriber passes. */
   readonly args: ArgsSchema;
   readonly handler: QueryHandler<ArgsSchema, Result, Identity>;
+  /**
+   * Whether clients may subscribe to it over a WebSocket. A query that is not public is refused
+   * at every door (FORBIDDEN); in-process code may still run it. @default false
+   */
+  readonly public?: boolean;
+  /**
+   * For a public query: whether `caller` may subscribe with these (parsed) args; a refusal is
+   * FORBIDDEN. Queries can also check `ctx.caller` themselves. @default anyone
+   * @example
+   * authorize: (caller) => caller.kind === 'user' && caller.identity.role === 'admin'
+   */
+  readonly authorize?: (caller: Caller<Identity>, args: z.output<ArgsSchema>) => boolean;
 }
 
 /**
@@ -117,6 +137,7 @@ const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
  * @example
  * const totalBalance = query({
  *   name: 'totalBalance',
+ *   public: true, // clients may subscribe
  *   args: z.object({ accounts: z.array(z.string()) }),
  *   handler: async (ctx, { accounts }) => {
  *     const states = await Promise.all(accounts.map((key) => ctx.get(Account.ref(key))));
@@ -148,6 +169,21 @@ export function query<
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `query "${options.name}" needs a handler: async (ctx, args) => result`,
+    );
+  }
+  if (options.public !== undefined && typeof options.public !== 'boolean') {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `query "${options.name}": public must be true or false`,
+    );
+  }
+  if (
+    options.authorize !== undefined &&
+    (typeof options.authorize !== 'function' || options.public !== true)
+  ) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `query "${options.name}": authorize must be a function (caller, args) => boolean, on a public query (add public: true)`,
     );
   }
   return { ...options, kind: 'query' };

@@ -57,9 +57,9 @@ async function rang(app: EmbeddedRuntime, count: number): Promise<string[]> {
 describe('the embedded runtime fires durable timers', () => {
   it('when they are due, soonest first, a sooner one scheduled later included', async () => {
     const app = start();
-    await app.client.send(Alarm.ref('a'), 'set', { note: 'later', inMs: 300 });
+    await app.client.asSystem().send(Alarm.ref('a'), 'set', { note: 'later', inMs: 300 });
     await app.idle();
-    await app.client.send(Alarm.ref('a'), 'set', { note: 'sooner', inMs: 50 });
+    await app.client.asSystem().send(Alarm.ref('a'), 'set', { note: 'sooner', inMs: 50 });
     // The sooner one rings on its own, well before the later one is due.
     expect(await rang(app, 1)).toEqual(['sooner']);
     expect(await rang(app, 2)).toEqual(['sooner', 'later']);
@@ -70,7 +70,7 @@ describe('the embedded runtime fires durable timers', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'baton-timers-'));
     dirs.push(dataDir);
     const first = start(dataDir);
-    await first.client.send(Alarm.ref('a'), 'set', { note: 'after restart', inMs: 200 });
+    await first.client.asSystem().send(Alarm.ref('a'), 'set', { note: 'after restart', inMs: 200 });
     await first.idle();
     expect(await first.backend.store.listTimers('alarm/a')).toHaveLength(1);
     await first.stop();

@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, type Caller, ErrorCode } from '@baton/core';
 import type { QueryUpdate } from './QueryUpdate.ts';
 
 /**
@@ -19,6 +19,12 @@ export interface SubscribeRequest {
   readonly args: unknown;
   /** What the host's auth hook produced; the query sees it as `ctx.identity`. */
   readonly identity?: unknown;
+  /**
+   * Who subscribes, when a host subscribes for a client: the query must then be public and its
+   * `authorize` must let this caller through (FORBIDDEN otherwise). Hosts always pass it.
+   * @default none: trusted in-process code, which may run any query
+   */
+  readonly caller?: Caller;
   /** The identity scope of this subscription. @default the engine's `scope` */
   readonly scope?: (identity: unknown) => string;
   /** Makes the subscription a lease: `collect()` drops it unless renewed within this time. */

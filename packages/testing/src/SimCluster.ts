@@ -125,7 +125,8 @@ export class SimCluster {
       store: this.#backend.store,
       queue: this.#queue,
       clock,
-    });
+      // The workload is the test's own code: it may send any message, internal ones included.
+    }).asSystem();
     this.#processes = Array.from({ length: settings.processes }, () => this.#spawn());
     this.#sweeper = this.#spawn('sweeper');
   }
@@ -167,7 +168,7 @@ export class SimCluster {
       store: this.#backend.store,
       queue: this.#queue,
       clock: this.context.clock,
-    });
+    }).asSystem();
     this.rollOne();
   }
 

@@ -11,6 +11,7 @@ export const Account = actor({
   initial: () => ({ balance: 0 }),
   handlers: {
     deposit: {
+      public: true,
       payload: z.object({ amount: z.number() }),
       handle: (ctx, { amount }) => {
         ctx.state.balance += amount;
@@ -18,6 +19,7 @@ export const Account = actor({
       },
     },
     balance: {
+      public: true,
       payload: z.object({}),
       handle: (ctx) => ctx.state.balance,
     },
@@ -32,6 +34,7 @@ export interface User {
 /** Anyone's balance. */
 export const balance = query({
   name: 'balance',
+  public: true,
   args: z.object({ account: z.string() }),
   handler: async (ctx, { account }) => (await ctx.get(Account.ref(account))).balance,
 });
@@ -39,6 +42,7 @@ export const balance = query({
 /** The balance of the subscriber's own account; anyone else is refused. */
 export const privateBalance = query({
   name: 'privateBalance',
+  public: true,
   args: z.object({ account: z.string() }),
   handler: async (ctx: QueryContext<User | undefined>, { account }) => {
     if (ctx.identity?.user !== account) {

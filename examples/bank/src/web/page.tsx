@@ -1,9 +1,9 @@
 /**
- * The bank's live page: what to try, the balances of three accounts as one live query, forms
- * that deposit and transfer with read-your-writes (a form's "done" appears once the table shows
- * it), a refund from a closed account, a button that kills the worker mid-transfer (under
- * `baton dev`), and a live activity log. Open two windows: a transfer in one shows at once in
- * the other, and so does one sent with curl.
+ * The bank's live page: sign in with a demo token, then your balance as a live query (an admin
+ * sees every account), forms that deposit and transfer with read-your-writes (a form's "done"
+ * appears once the table shows it), a refund from a closed account, a button that kills the
+ * worker mid-transfer (under `baton dev`), and a live activity log. Open two windows: a transfer
+ * in one shows at once in the other, and so does one sent with curl.
  */
 import { BatonClient } from '@baton/client';
 import type { ResultOf } from '@baton/core';
@@ -15,7 +15,33 @@ import { balances } from '../queries.ts';
 import { BANK_CSS } from './style.ts';
 
 const ACCOUNTS = ['alice', 'bob', 'carol'];
-const CURL = `curl -X POST ${location.origin}/ask -H 'content-type: application/json' -d '{"to":"account/bob","name":"deposit","payload":{"amount":5}}'`;
+const TOKEN_KEY = 'baton-bank-token';
+
+/** The demo token: from the sign-in link's `#token=…` (then kept for this tab), or none. */
+function readToken(): string | undefined {
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromLink) {
+    sessionStorage.setItem(TOKEN_KEY, fromLink);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+}
+
+/** Who the token says the user is, for display only: the server checks its signature. */
+function userOf(token: string): { userId: string; role: string } | undefined {
+  try {
+    const body = token.split('.')[0]!.replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(atob(body));
+  } catch {
+    return undefined;
+  }
+}
+
+interface Me {
+  readonly userId: string;
+  readonly admin: boolean;
+  readonly token: string;
+}
 
 type Rows = ResultOf<typeof balances>['rows'];
 interface Entry {
@@ -26,8 +52,10 @@ interface Entry {
 }
 type Log = (text: string, tone?: Entry['tone']) => void;
 
-function Balances({ log }: { log: Log }) {
-  const { status, data, error } = useQuery(balances, { accounts: ACCOUNTS });
+function Balances({ log, me }: { log: Log; me: Me }) {
+  // A customer may read only their own account; an admin, every one.
+  const accounts = me.admin ? ACCOUNTS : [me.userId];
+  const { status, data, error } = useQuery(balances, { accounts });
   const previous = useRef<Rows | undefined>(undefined);
   // The activity log hears of every committed change, whoever made it (this page, another
   // window, curl): the live query pushes the new balances.
@@ -74,7 +102,7 @@ function Balances({ log }: { log: Log }) {
   );
 }
 
-function Transfer({ log }: { log: Log }) {
+function Transfer({ log, me }: { log: Log; me: Me }) {
   const send = useSend({ visible: true });
   const [outcome, setOutcome] = useState('');
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
@@ -97,14 +125,16 @@ function Transfer({ log }: { log: Log }) {
     }
   };
   const options = ACCOUNTS.map((a) => <option key={a}>{a}</option>);
+  // Money moves out of one's own account only (the server refuses anything else).
+  const sources = (me.admin ? ACCOUNTS : [me.userId]).map((a) => <option key={a}>{a}</option>);
   return (
     <form onSubmit={onSubmit}>
       <select name="from" aria-label="from" defaultValue="deposit">
         <option value="deposit">deposit into</option>
-        {options}
+        {sources}
       </select>
       →
-      <select name="to" aria-label="to" defaultValue="alice">
+      <select name="to" aria-label="to" defaultValue={me.userId}>
         {options}
       </select>
       <input name="amount" aria-label="amount" type="number" min="1" defaultValue="100" />
@@ -113,15 +143,16 @@ function Transfer({ log }: { log: Log }) {
   );
 }
 
-function Actions({ log }: { log: Log }) {
+function Actions({ log, me }: { log: Log; me: Me }) {
   const send = useSend({ visible: true });
   const [busy, setBusy] = useState(false);
-  const closeCarol = async () => {
+  const other = me.userId === 'bob' ? 'alice' : 'bob';
+  const closeMine = async () => {
     try {
-      await send(Account.ref('carol'), 'close', {});
-      log('carol closed: money sent to carol now comes back as a refund', 'good');
+      await send(Account.ref(me.userId), 'close', {});
+      log(`${me.userId} closed: money sent to ${me.userId} now comes back as a refund`, 'good');
     } catch (error) {
-      log(`close carol: ${(error as Error).message}`, 'bad');
+      log(`close ${me.userId}: ${(error as Error).message}`, 'bad');
     }
   };
   // Asks `baton dev` to SIGKILL the app process right after it commits the next transfer —
@@ -141,8 +172,10 @@ function Actions({ log }: { log: Log }) {
         log(`crash the worker: only under baton dev with a data directory (${reason})`, 'bad');
         return;
       }
-      log('worker armed: it will be SIGKILLed right after committing a transfer of 10 alice → bob');
-      await send(Account.ref('alice'), 'transfer', { to: 'bob', amount: 10 });
+      log(
+        `worker armed: it will be SIGKILLed right after committing a transfer of 10 ${me.userId} → ${other}`,
+      );
+      await send(Account.ref(me.userId), 'transfer', { to: other, amount: 10 });
       log(
         'the worker died mid-turn and came back: the transfer applied once, nothing lost',
         'good',
@@ -155,8 +188,8 @@ function Actions({ log }: { log: Log }) {
   };
   return (
     <div className="actions">
-      <button type="button" className="quiet" onClick={closeCarol}>
-        close carol
+      <button type="button" className="quiet" onClick={closeMine}>
+        close my account
       </button>
       <button type="button" className="danger" onClick={crash} disabled={busy}>
         {busy ? 'crashing…' : 'crash the worker mid-transfer'}
@@ -165,8 +198,41 @@ function Actions({ log }: { log: Log }) {
   );
 }
 
-function App() {
+function SignIn() {
+  const [token, setToken] = useState('');
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    location.hash = `token=${encodeURIComponent(token.trim())}`;
+    location.reload();
+  };
+  return (
+    <main>
+      <section>
+        <h2>Sign in</h2>
+        <p>
+          Sign in with a demo token, signed with the bank's secret. Make one with{' '}
+          <code>pnpm --filter @baton/example-bank token alice</code> (or <code>bob</code>,{' '}
+          <code>carol</code>, <code>teller admin</code>) and open the link it prints, or paste the
+          token here.
+        </p>
+        <form onSubmit={onSubmit}>
+          <input
+            name="token"
+            aria-label="token"
+            style={{ width: '100%' }}
+            value={token}
+            onChange={(event) => setToken(event.target.value)}
+          />
+          <button type="submit">sign in</button>
+        </form>
+      </section>
+    </main>
+  );
+}
+
+function App({ me }: { me: Me }) {
   const connection = useConnectionState();
+  const curl = `curl -X POST ${location.origin}/ask -H 'content-type: application/json' -H 'authorization: Bearer ${me.token}' -d '{"to":"account/${me.userId}","name":"deposit","payload":{"amount":5}}'`;
   const [entries, setEntries] = useState<Entry[]>([]);
   const nextId = useRef(0);
   const log = useRef<Log>((text, tone) => {
@@ -186,6 +252,20 @@ function App() {
         <a href="/_baton" target="_blank" rel="noreferrer">
           inspector
         </a>
+        <span data-testid="me">
+          {me.userId}
+          {me.admin ? ' (admin)' : ''}
+        </span>
+        <button
+          type="button"
+          className="quiet"
+          onClick={() => {
+            sessionStorage.removeItem(TOKEN_KEY);
+            location.reload();
+          }}
+        >
+          sign out
+        </button>
         <output className="pill" data-state={connection} data-testid="connection">
           {connection}
         </output>
@@ -194,20 +274,21 @@ function App() {
         <div>
           <section>
             <h2>Balances, live</h2>
-            <Balances log={log} />
-            <Transfer log={log} />
-            <Actions log={log} />
+            <Balances log={log} me={me} />
+            <Transfer log={log} me={me} />
+            <Actions log={log} me={me} />
           </section>
           <section style={{ marginTop: '1.2rem' }}>
             <h2>What to try</h2>
             <ol>
               <li>
-                <b>Deposit</b> 100 into alice, then <b>transfer</b> from alice to bob. Open this
-                page in a second window: both follow. The total only changes with deposits.
+                <b>Deposit</b> 100 into your account, then <b>transfer</b> to bob. Sign in as bob in
+                a second window (or as <code>teller</code>, an admin who sees every account): both
+                follow. Try to move someone else’s money: the server refuses.
               </li>
               <li>
-                <b>Refund from a closed account</b>: close carol, then transfer to her. Carol
-                refuses the credit and sends it back — alice’s balance dips and returns.
+                <b>Refund from a closed account</b>: as carol, close your account; then transfer to
+                her. Carol refuses the credit and sends it back — your balance dips and returns.
               </li>
               <li>
                 <b>Crash the worker</b>: the app process is SIGKILLed right after it commits a
@@ -215,7 +296,7 @@ function App() {
                 transfer is applied once, the credit arrives once, the total holds.
               </li>
               <li>
-                From a terminal: <code>{CURL}</code>
+                From a terminal: <code>{curl}</code>
               </li>
             </ol>
           </section>
@@ -238,8 +319,26 @@ function App() {
 }
 
 const url = document.querySelector<HTMLMetaElement>('meta[name="baton-url"]')!.content;
-createRoot(document.getElementById('root')!).render(
-  <BatonProvider client={new BatonClient({ url, reconnect: { minMs: 250, maxMs: 4_000 } })}>
-    <App />
-  </BatonProvider>,
-);
+const token = readToken();
+const user = token ? userOf(token) : undefined;
+const root = createRoot(document.getElementById('root')!);
+if (!token || !user) {
+  root.render(
+    <>
+      <style>{BANK_CSS}</style>
+      <header>
+        <h1>Baton bank</h1>
+      </header>
+      <SignIn />
+    </>,
+  );
+} else {
+  const me = { userId: user.userId, admin: user.role === 'admin', token };
+  root.render(
+    <BatonProvider
+      client={new BatonClient({ url, token, reconnect: { minMs: 250, maxMs: 4_000 } })}
+    >
+      <App me={me} />
+    </BatonProvider>,
+  );
+}

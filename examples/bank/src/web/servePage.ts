@@ -8,6 +8,7 @@ import type { Logger } from '@baton/core';
 import type { EmbeddedRuntime } from '@baton/embedded';
 import { createLocalServer } from '@baton/server/ws';
 import { Account } from '../bank.ts';
+import { demoAuth } from '../demoAuth.ts';
 import { balances } from '../queries.ts';
 import { pageHtml, pageScript } from './pageFiles.ts';
 
@@ -38,6 +39,7 @@ export async function servePage(options: ServePageOptions): Promise<LivePage> {
     actors: [Account],
     queries: [balances],
     backend: options.runtime,
+    auth: demoAuth,
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const index = pageHtml(live.url);

@@ -33,6 +33,7 @@ const Counter = actor({
   initial: () => ({ count: 0, seen: [] as number[] }),
   handlers: {
     add: {
+      public: true,
       payload: z.object({ by: z.number().int() }),
       handle: (ctx, { by }) => {
         ctx.state.count += by;
@@ -152,12 +153,12 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
     expect(await counter('c1')).toEqual({ count: 5, seen: [2, 3] });
   });
 
-  it('refuses, through the ingress, a send the app has no handler for', async () => {
+  it('refuses, through the ingress, a send the app has no public handler for', async () => {
     const response = await ingressFromEnvironment(app)(
       post('/send', { to: 'counter/c1', name: 'steal', payload: {}, idempotencyKey: 'x' }),
     );
-    expect(response.statusCode).toBe(404);
-    expect(JSON.parse(response.body).error.code).toBe('UNKNOWN_MESSAGE');
+    expect(response.statusCode).toBe(403);
+    expect(JSON.parse(response.body).error.code).toBe('FORBIDDEN');
   });
 
   /** Commits, as a turn of `counter/<from>` would, one send to `counter/<to>` left in its outbox. */

@@ -15,6 +15,7 @@ import { BATON_ENV, readEnvironment } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { SqsTimerQueue } from '../sqs/SqsTimerQueue.ts';
 import { drainHandler } from './drainHandler.ts';
+import { authCaller } from './iamCaller.ts';
 import { ingressHandler } from './ingressHandler.ts';
 import { relayHandler } from './relayHandler.ts';
 import { sweeperHandler } from './sweeperHandler.ts';
@@ -67,6 +68,14 @@ export function sweeperFromEnvironment(app: BatonApp): ReturnType<typeof sweeper
   );
 }
 
+/**
+ * The HTTP ingress; with the app's `auth`, a request's bearer token signs it in as on the
+ * WebSocket (a SigV4 principal stays an IAM caller).
+ */
 export function ingressFromEnvironment(app: BatonApp): ReturnType<typeof ingressHandler> {
-  return ingressHandler({ actors: app.actors, ...portsFromEnvironment() });
+  return ingressHandler({
+    actors: app.actors,
+    ...portsFromEnvironment(),
+    ...(app.auth ? { caller: authCaller(app.auth) } : {}),
+  });
 }

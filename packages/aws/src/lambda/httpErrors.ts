@@ -21,6 +21,10 @@ const STATUS: Record<ErrorCode, number> = {
   DUPLICATE: 409,
   TRANSACTION_TOO_LARGE: 413,
   ASK_TIMEOUT: 504,
+  FORBIDDEN: 403,
+  UNAUTHORIZED: 401,
+  RATE_LIMITED: 429,
+  LIMIT_EXCEEDED: 429,
 };
 
 export interface HttpResponse {

@@ -14,6 +14,7 @@ export {
   timerQueueFromEnvironment,
   workerFromEnvironment,
 } from './fromEnvironment.ts';
+export { authCaller, iamCaller } from './iamCaller.ts';
 export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
 export { type RelayOptions, relayHandler } from './relayHandler.ts';
 export { sweeperHandler } from './sweeperHandler.ts';

@@ -1,4 +1,11 @@
-import { type ActorRef, type AnyActorDefinition, BatonError, Client, ErrorCode } from '@baton/core';
+import {
+  type ActorRef,
+  type AnyActorDefinition,
+  BatonError,
+  type Caller,
+  Client,
+  ErrorCode,
+} from '@baton/core';
 import {
   type Clock,
   parseActorId,
@@ -8,6 +15,7 @@ import {
 } from '@baton/core/adapter';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
+import { iamCaller } from './iamCaller.ts';
 
 export interface IngressOptions {
   readonly actors: readonly AnyActorDefinition[];
@@ -20,6 +28,15 @@ export interface IngressOptions {
   readonly requireIdempotencyKey?: boolean;
   /** How long `/ask` waits; keep it under API Gateway's 30 s. @default 25 s */
   readonly askTimeoutMs?: number;
+  /**
+   * Who sent a request: what handlers see as `ctx.caller`, what access is checked against
+   * (only public handlers whose `authorize` lets the caller through), and what idempotency keys
+   * and outcome reads are scoped by. Throw to refuse the request (401 UNAUTHORIZED; the
+   * client is told only "unauthorized").
+   * @default {@link iamCaller}: the SigV4 principal when the route uses IAM authorization, else
+   * anonymous
+   */
+  readonly caller?: (event: APIGatewayProxyEventV2) => Caller | Promise<Caller>;
 }
 
 /** What `/send` and `/ask` take. */
@@ -36,9 +53,15 @@ interface IngressRequest {
  * - `POST …/ask` (same body) → 200 `{ value }` with the handler's reply
  * - `GET …/outcome/<messageId>` → 200 `{ outcome }` or 404
  *
+ * Every request has a caller (`options.caller`, by default the SigV4 principal): only public
+ * handlers whose `authorize` lets it through are sent (403 FORBIDDEN otherwise, naming only the
+ * public handlers), idempotency keys are scoped by it (two principals sharing a key send two
+ * messages), and an outcome is read only by the caller that sent its message (404 to others).
+ *
  * Errors are JSON `{ error: { code, message, details } }`: 400 for malformed JSON or a wrong
- * payload, 404 for an unknown actor or message, 413 for an oversized body, 422 for a rejection,
- * 503/504 for what may pass. Nothing is enqueued unless the request is valid.
+ * payload, 403 for what the caller may not do, 404 for an unknown route or outcome, 413 for an
+ * oversized body, 422 for a rejection, 503/504 for what may pass. Nothing is enqueued unless the
+ * request is valid and allowed.
  *
  * @example
  * export const handler = ingressHandler({ actors: [Account], store, queue });
@@ -55,6 +78,7 @@ export function ingressHandler(
   });
   const maxBodyBytes = options.maxBodyBytes ?? 256_000;
   const requireKey = options.requireIdempotencyKey ?? true;
+  const callerOfEvent = options.caller ?? iamCaller;
 
   return async (event) => {
     try {
@@ -62,7 +86,10 @@ export function ingressHandler(
       const path = event.rawPath ?? '/';
       const outcome = /\/outcome\/([^/]+)$/.exec(path);
       if (method === 'GET' && outcome) {
-        const found = await client.outcome(decodeURIComponent(outcome[1]!));
+        const messageId = decodePathSegment(outcome[1]!);
+        const caller = await identify(callerOfEvent, event);
+        // Another caller's message id reads as unknown: its outcome is not theirs to see.
+        const found = await client.outcome(messageId, { caller });
         if (!found)
           throw notFound('no outcome for that message id yet: it is unknown or not yet processed');
         return json(200, { outcome: found });
@@ -80,9 +107,11 @@ export function ingressHandler(
         );
       }
       const ref = toRef(request.to);
+      const caller = await identify(callerOfEvent, event);
       // A caller's W3C trace context travels with the message; a malformed one is dropped.
       const traceparent = event.headers?.traceparent;
       const sendOptions = {
+        caller,
         ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
         ...(parseTraceparent(traceparent) ? { traceparent } : {}),
       };
@@ -145,6 +174,30 @@ function toRef(id: string): ActorRef {
   const parsed = parseActorId(id);
   if (!parsed) throw badRequest(`"${id}" is not an actor id of the form type/key`);
   return { type: parsed.type, key: parsed.key, id };
+}
+
+/** A `%`-escaped path segment; a malformed escape is the client's mistake (400), not ours. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(
+      'the message id in /outcome/<id> is not validly %-escaped: encode it with encodeURIComponent',
+    );
+  }
+}
+
+/** The caller of the event; a hook that throws refuses the request as UNAUTHORIZED. */
+async function identify(
+  callerOf: (event: APIGatewayProxyEventV2) => Caller | Promise<Caller>,
+  event: APIGatewayProxyEventV2,
+): Promise<Caller> {
+  try {
+    return await callerOf(event);
+  } catch {
+    // The hook's reason stays in the server: the client learns only that it may not.
+    throw new BatonError(ErrorCode.UNAUTHORIZED, 'unauthorized');
+  }
 }
 
 function notFound(message: string): BatonError {

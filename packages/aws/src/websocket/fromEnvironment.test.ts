@@ -25,6 +25,7 @@ const Counter = actor({
   initial: () => ({ count: 0 }),
   handlers: {
     add: {
+      public: true,
       payload: z.object({ by: z.number().int() }),
       handle: (ctx, { by }) => {
         ctx.state.count += by;

@@ -1,6 +1,7 @@
 import {
   BatonError,
   type Client,
+  callerOf,
   ErrorCode,
   type SerializedError,
   toBatonError,
@@ -111,7 +112,14 @@ async function subscribe(
   const { connectionId, identity } = connection;
   const { id, query, args, resume } = message;
   // Throws NOT_FOUND / INVALID_PAYLOAD: an error for this subscription only.
-  const resolved = resolveInstanceKey(context.queries, context.scope, { query, args, identity });
+  const caller = callerOf(identity);
+  // With the caller: the access rule every door shares refuses an internal or unknown query.
+  const resolved = resolveInstanceKey(context.queries, context.scope, {
+    query,
+    args,
+    identity,
+    caller,
+  });
   const instanceId = hashText(resolved.key);
   const previous = await context.registry.getSubscription(connectionId, id);
   if (previous && previous.instanceId !== instanceId) {
@@ -161,7 +169,8 @@ async function request(
   const { connectionId, identity } = connection;
   const { requestId, to, name, payload, idempotencyKey } = message;
   // The key is scoped by target and caller: one user can neither shadow nor read another's.
-  const messageId = ingressMessageId(to, idempotencyKey, identity);
+  const caller = callerOf(identity);
+  const messageId = ingressMessageId(to, idempotencyKey, caller);
   const kind = message.type === 'ask' ? 'ask' : message.visible === true ? 'visible' : undefined;
   if (kind) {
     // With the fingerprint: another request may wait under the same key for another message.
@@ -179,7 +188,7 @@ async function request(
     const ref = { id: to, type: parsed?.type ?? '', key: parsed?.key ?? '' };
     await context.client.send(ref, name as never, payload as never, {
       idempotencyKey,
-      caller: identity,
+      caller,
       ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { ActorRef } from '../actor.ts';
+import { type Caller, callerOf } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { QueryContext } from '../query.ts';
 
@@ -10,6 +11,8 @@ import type { QueryContext } from '../query.ts';
  */
 export interface QueryContextOptions<Identity> {
   readonly identity: Identity;
+  /** Who subscribed. @default derived from `identity`: a user, or anonymous without one */
+  readonly caller?: Caller<Identity>;
   /** Reads an actor's committed state, recording the read as a dependency. */
   readonly get: (ref: ActorRef) => Promise<unknown>;
 }
@@ -58,6 +61,7 @@ export function createQueryContext<Identity>(
   return {
     get: (ref) => get(ref) as Promise<never>,
     identity,
+    caller: options.caller ?? callerOf(identity),
     now: NOW,
     random: RANDOM,
     uuid: UUID,

@@ -7,6 +7,7 @@
  * and caller (see {@link ingressMessageId}), and `timer:[…]` for the fire of a durable timer. A
  * client's idempotency key therefore can never name, or shadow, a message an actor sent.
  */
+import { type Caller, callerDigest, isCaller } from '../caller.ts';
 import { canonicalJson } from './canonicalJson.ts';
 
 /** The `from` of messages that enter through a client rather than from an actor. */
@@ -51,6 +52,11 @@ export interface Envelope {
    * while that timer is stored (its name, payload and trace come from there), then removes it.
    */
   readonly timer?: { readonly id: string; readonly gen: string };
+  /**
+   * Ingress only: who sent it, as the door (or `Client`) named them — what the handler sees as
+   * `ctx.caller`. Actors and timers are named by `from`.
+   */
+  readonly caller?: Caller;
   /** Set on an actor's `ctx.ask`: the ask's id, which the reply names. */
   readonly ask?: string;
   /**
@@ -74,16 +80,44 @@ export function actorMessageId(from: string, seq: number, life?: string): string
 
 /**
  * The id of an ingress message: the client's idempotency key scoped by its target actor and,
- * where there is one, the caller's identity — so one key used for two actors, or by two users,
- * names two messages.
+ * unless anonymous, a digest of the caller ({@link callerDigest}: the caller never appears in
+ * clear) — so one key used for two actors, or by two callers, names two messages, and the same
+ * caller retrying with the same key names the same one.
  *
  * @example
  * ingressMessageId('account/alice', 'dep-1'); // 'ingress:["account/alice","dep-1"]'
- * ingressMessageId('account/alice', 'dep-1', { user: 'u1' }); // 'ingress:["account/alice","dep-1",{"user":"u1"}]'
+ * ingressMessageId('account/alice', 'dep-1', { kind: 'user', identity: { userId: 'u1' } });
+ * // 'ingress:["account/alice","dep-1","<22 characters>"]'
  */
-export function ingressMessageId(to: string, key: string, caller?: unknown): string {
-  const scope = caller === undefined ? [to, key] : [to, key, caller];
-  return `ingress:${canonicalJson(scope, 'the caller identity')}`;
+export function ingressMessageId(to: string, key: string, caller?: Caller): string {
+  const scope =
+    caller === undefined || caller.kind === 'anonymous'
+      ? [to, key]
+      : [to, key, callerDigest(caller)];
+  return `ingress:${canonicalJson(scope, 'an ingress id')}`;
+}
+
+/**
+ * The target and key of an id made by {@link ingressMessageId}, if it is one, and whether it
+ * was made for `caller`: a host hands an outcome only to the caller whose message it answers.
+ *
+ * @example
+ * const id = ingressMessageId('account/alice', 'dep-1', caller);
+ * ingressIdBelongsTo(id, caller); // true
+ * ingressIdBelongsTo(id, { kind: 'anonymous' }); // false
+ */
+export function ingressIdBelongsTo(id: string, caller: Caller): boolean {
+  if (!id.startsWith('ingress:')) return false;
+  let scope: unknown;
+  try {
+    scope = JSON.parse(id.slice('ingress:'.length));
+  } catch {
+    return false;
+  }
+  if (!Array.isArray(scope) || typeof scope[0] !== 'string' || typeof scope[1] !== 'string') {
+    return false;
+  }
+  return ingressMessageId(scope[0], scope[1], caller) === id;
 }
 
 /** The `to` of an effect's runs: `$effect/<name>` (an actor type never starts with `$`). */
@@ -153,6 +187,7 @@ export function decodeEnvelope(body: string): Envelope | undefined {
       (value.traceparent === undefined || typeof value.traceparent === 'string') &&
       (value.timer === undefined || isTimerRef(value.timer)) &&
       (value.ask === undefined || typeof value.ask === 'string') &&
+      (value.caller === undefined || isCaller(value.caller)) &&
       (value.replyTo === undefined || typeof value.replyTo === 'string')
     ) {
       return value as Envelope;

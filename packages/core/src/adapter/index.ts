@@ -5,6 +5,7 @@
  * UTF-8 byte count, fingerprints, seeded randomness, the invalid-argument error). Apps do not
  * need it; they import `@baton/core`.
  */
+export { authorizeMessage, authorizeQuery, unknownQuery } from '../access.ts';
 export { Registry } from '../registry.ts';
 export { upgradeState } from '../stateVersions.ts';
 export { canonicalJson } from './canonicalJson.ts';
@@ -25,6 +26,7 @@ export {
   type Envelope,
   encodeEnvelope,
   INGRESS,
+  ingressIdBelongsTo,
   ingressMessageId,
   isActorSender,
   parseActorId,
@@ -61,5 +63,6 @@ export {
   type TimerRef,
 } from './ports.ts';
 export { lifeId, type Random, seededRandom, uuidFrom } from './random.ts';
+export { digest128, sha256 } from './sha256.ts';
 export { handlingTrace, parseTraceparent, spanIdOf } from './traceContext.ts';
 export { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength, utf8Bytes } from './utf8.ts';

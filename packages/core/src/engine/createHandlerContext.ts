@@ -1,10 +1,18 @@
 import type { ActorContext } from '../ActorContext.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
-import { askTimerId, type Envelope, effectTarget, parseActorId } from '../adapter/envelope.ts';
+import {
+  askTimerId,
+  type Envelope,
+  effectTarget,
+  INGRESS,
+  isActorSender,
+  parseActorId,
+} from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
 import type { Timer } from '../adapter/ports.ts';
 import { uuidFrom } from '../adapter/random.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
+import { ANONYMOUS, type Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
 import { asJson } from './asJson.ts';
@@ -82,6 +90,7 @@ export function createHandlerContext(
         name: envelope.name,
         sentAt: envelope.sentAt,
       },
+      caller: callerOfEnvelope(envelope),
       send(to, name, payload) {
         const resolved = engine.registry.resolve(to.id, name, payload);
         checkSize(`to ${to.id}`, name, resolved.payload, to.id);
@@ -241,4 +250,14 @@ function dueAt(when: number | Date, now: number): number {
     );
   }
   return at;
+}
+
+/**
+ * Who sent an envelope: the actor that sent it, the actor's own timer, or the caller the door
+ * named (an ingress message of older code, which named none, counts as anonymous).
+ */
+function callerOfEnvelope(envelope: Envelope): Caller {
+  if (isActorSender(envelope)) return { kind: 'actor', actor: envelope.from };
+  if (envelope.from === INGRESS) return envelope.caller ?? ANONYMOUS;
+  return { kind: 'timer' };
 }

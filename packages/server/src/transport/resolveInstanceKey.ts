@@ -1,5 +1,5 @@
-import { type AnyQueryDefinition, BatonError, ErrorCode } from '@baton/core';
-import { canonicalJson } from '@baton/core/adapter';
+import { type AnyQueryDefinition, BatonError, ErrorCode, isTrusted } from '@baton/core';
+import { authorizeQuery, canonicalJson, unknownQuery } from '@baton/core/adapter';
 import { parseQueryArgs } from '../parseQueryArgs.ts';
 import type { SubscribeRequest } from '../SubscribeRequest.ts';
 
@@ -14,6 +14,9 @@ export interface ResolvedRequest {
 /**
  * Finds the query (NOT_FOUND, listing the known ones), parses the args (INVALID_PAYLOAD naming
  * the field) and computes the instance key from the canonical parsed args and the identity scope.
+ * A request with a `caller` (a host subscribing for a client) is checked by the one access rule
+ * every door shares: an unknown or internal query, or one whose `authorize` refuses, is
+ * FORBIDDEN, naming only the public queries.
  *
  * @example
  * resolveInstanceKey(queries, identityScope, { query: 'totalBalance', args: { accounts: ['a'] } })
@@ -25,6 +28,11 @@ export function resolveInstanceKey(
   request: SubscribeRequest,
 ): ResolvedRequest {
   const definition = queries.get(request.query);
+  const outside = request.caller !== undefined && !isTrusted(request.caller);
+  if (outside && definition?.public !== true) {
+    const open = [...queries.values()].filter((q) => q.public === true).map((q) => q.name);
+    throw unknownQuery(request.query, open);
+  }
   if (!definition) {
     const known = [...queries.keys()].join(', ') || 'none';
     throw new BatonError(
@@ -34,6 +42,7 @@ export function resolveInstanceKey(
     );
   }
   const args = parseQueryArgs(definition, request.args);
+  if (request.caller !== undefined) authorizeQuery(definition, request.caller, args);
   const scope = (request.scope ?? defaultScope)(request.identity);
   if (typeof scope !== 'string') {
     throw new BatonError(

@@ -1,4 +1,12 @@
-import { BatonError, type Client, ErrorCode, type Logger, toBatonError } from '@baton/core';
+import {
+  BatonError,
+  type Caller,
+  type Client,
+  callerOf,
+  ErrorCode,
+  type Logger,
+  toBatonError,
+} from '@baton/core';
 import type { Clock } from '@baton/core/adapter';
 import {
   ChunkAssembler,
@@ -53,6 +61,7 @@ export class Connection {
   readonly #waits = new Set<CommitWait>();
   readonly #assembler: ChunkAssembler;
   readonly #requests: RequestContext;
+  readonly #caller: Caller;
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
@@ -65,9 +74,10 @@ export class Connection {
   ) {
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
+    this.#caller = callerOf(identity);
     this.#requests = {
       client: context.client,
-      identity,
+      caller: this.#caller,
       engine: context.engine,
       tracker: context.tracker,
       reply: (frame) => this.send(frame),
@@ -153,7 +163,7 @@ export class Connection {
     this.#streams.delete(id);
     const stream = new SubscriptionStream(id, (frame) => this.send(frame), this.context.cache);
     const { engine, leaseMs } = this.context;
-    const request = { query, args, identity: this.identity };
+    const request = { query, args, identity: this.identity, caller: this.#caller };
     // The engine lease outlives the connection's by a margin: the connection closes first, and
     // the engine's collect() only catches subscriptions a lost close event left behind.
     const lease = { ...request, leaseMs: Math.ceil(leaseMs * LEASE_MARGIN) };

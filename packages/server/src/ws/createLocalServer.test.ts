@@ -57,11 +57,11 @@ describe('createLocalServer', () => {
     expect(await a.next('pong')).toEqual({ v: 1, type: 'pong', t: 1234.5 });
   });
 
-  it('errors a subscribe to an unknown query or with bad args, naming the subscription', async () => {
+  it('errors a subscribe to an unknown query (FORBIDDEN, like an internal one) or with bad args, naming the subscription', async () => {
     const a = await t.open();
     a.send({ v: 1, type: 'subscribe', id: 'nope', query: 'noSuchQuery', args: {} });
     a.send({ v: 1, type: 'subscribe', id: 'bad', query: 'totalBalance', args: { accounts: 3 } });
-    expect((await a.next('error', (f) => f.id === 'nope')).error.code).toBe('NOT_FOUND');
+    expect((await a.next('error', (f) => f.id === 'nope')).error.code).toBe('FORBIDDEN');
     const bad = await a.next('error', (f) => f.id === 'bad');
     expect(bad.error.code).toBe('INVALID_PAYLOAD');
     expect(bad.error.message).toContain('accounts');
@@ -92,7 +92,7 @@ describe('createLocalServer', () => {
     expect(error.error).toMatchObject({ code: 'REJECTED', message: expect.stringMatching(/mind/) });
   });
 
-  it('errors a send to an unknown actor or message, or with a bad payload, by request id', async () => {
+  it('errors a send to an unknown actor or message (FORBIDDEN, like an internal one), or with a bad payload, by request id', async () => {
     const a = await t.open();
     const send = { v: 1, type: 'send', payload: { amount: 1 } } as const;
     a.send({ ...send, requestId: 'u1', to: 'ghost/x', name: 'deposit', idempotencyKey: 'u1' });
@@ -108,8 +108,8 @@ describe('createLocalServer', () => {
     });
     const code = async (requestId: string) =>
       (await a.next('error', (f) => f.requestId === requestId)).error.code;
-    expect(await code('u1')).toBe('UNKNOWN_ACTOR');
-    expect(await code('u2')).toBe('UNKNOWN_MESSAGE');
+    expect(await code('u1')).toBe('FORBIDDEN');
+    expect(await code('u2')).toBe('FORBIDDEN');
     expect(await code('u3')).toBe('INVALID_REF');
     expect(await code('u4')).toBe('INVALID_PAYLOAD');
   });

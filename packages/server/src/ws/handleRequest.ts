@@ -1,4 +1,4 @@
-import { type ActorRef, type Client, toBatonError } from '@baton/core';
+import { type ActorRef, type Caller, type Client, toBatonError } from '@baton/core';
 import {
   answersMessage,
   idempotencyKeyReused,
@@ -20,12 +20,12 @@ import type { SubscriptionStream } from './SubscriptionStream.ts';
  * What a request handler needs from its connection.
  *
  * @example
- * const context: RequestContext = { client, identity, engine, tracker, reply: send, streams, hold };
+ * const context: RequestContext = { client, caller, engine, tracker, reply: send, streams, hold };
  */
 export interface RequestContext {
   readonly client: Client;
-  /** The connection's authenticated identity: idempotency keys are scoped by it. */
-  readonly identity: unknown;
+  /** Who the connection's `auth` said it is: access is checked and idempotency keys scoped by it. */
+  readonly caller: Caller;
   readonly engine: QueryEngine;
   readonly tracker: CommitTracker;
   /** Sends a frame, unless the connection closed. */
@@ -58,7 +58,7 @@ export async function handleRequest(
   const { requestId, to, name, payload, idempotencyKey } = message;
   const waitsForCommit = message.type === 'ask' || message.visible === true;
   const wait = waitsForCommit
-    ? context.tracker.wait(ingressMessageId(to, idempotencyKey, context.identity), to, {
+    ? context.tracker.wait(ingressMessageId(to, idempotencyKey, context.caller), to, {
         onFeed: message.type === 'send',
       })
     : undefined;
@@ -66,7 +66,7 @@ export async function handleRequest(
   try {
     const { messageId } = await context.client.send(refOf(to), name as never, payload as never, {
       idempotencyKey,
-      caller: context.identity,
+      caller: context.caller,
       ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
     });
     context.reply({ v: PROTOCOL_VERSION, type: 'accepted', requestId, messageId });

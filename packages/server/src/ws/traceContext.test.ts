@@ -18,6 +18,7 @@ const Echo = actor({
   initial: () => ({}),
   handlers: {
     say: {
+      public: true,
       payload: z.object({ text: z.string() }),
       handle: (ctx, { text }) => {
         ctx.log.info('said', { text });

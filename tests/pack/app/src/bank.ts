@@ -8,6 +8,7 @@ export const Account = actor({
   initial: () => ({ balance: 0 }),
   handlers: {
     deposit: {
+      public: true,
       payload: z.object({ amount: z.number().int().positive() }),
       handle: (ctx, { amount }) => {
         ctx.state.balance += amount;
@@ -15,6 +16,7 @@ export const Account = actor({
       },
     },
     transfer: {
+      public: true,
       payload: z.object({ to: z.string().min(1), amount: z.number().int().positive() }),
       handle: (ctx, { to, amount }) => {
         if (ctx.state.balance < amount) throw new TerminalError('insufficient funds');
@@ -28,6 +30,7 @@ export const Account = actor({
 
 export const total = query({
   name: 'total',
+  public: true,
   args: z.object({ accounts: z.array(z.string()) }),
   handler: async (ctx, { accounts }) => {
     const states = await Promise.all(accounts.map((key) => ctx.get(Account.ref(key))));

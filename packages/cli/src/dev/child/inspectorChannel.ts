@@ -64,6 +64,8 @@ export function inspectorChannel(
     actor: Live,
     query: query({
       name: INSPECTOR_QUERY,
+      // The inspector page subscribes over the app's WebSocket like any page (with this run's token).
+      public: true,
       args: z.object({ token: z.string() }),
       handler: async (ctx, args) => {
         if (!sameSecret(args.token, token)) {

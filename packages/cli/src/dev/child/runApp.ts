@@ -108,7 +108,7 @@ async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<
       },
       logger,
     });
-    http = await serveHttp(app.actors, backend, {
+    http = await serveHttp(app, backend, {
       forwardSecret: config.forwardSecret,
       armCrash(message) {
         if (config.backend === 'embedded' && config.dataDir === undefined) {

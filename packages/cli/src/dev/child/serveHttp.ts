@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ingressHandler } from '@baton/aws/lambda';
-import type { AnyActorDefinition } from '@baton/core';
+import { authCaller, ingressHandler } from '@baton/aws/lambda';
+import type { BatonApp } from '@baton/core';
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { FORWARD_HEADER } from '../protocol.ts';
@@ -29,11 +29,17 @@ const MAX_BODY = 1024 * 1024;
  *   a turn (handling `message`, if named) — before its outbox is drained or its inbox acked.
  */
 export async function serveHttp(
-  actors: readonly AnyActorDefinition[],
+  app: BatonApp,
   backend: DevBackend,
   hooks: HttpHooks,
 ): Promise<Server> {
-  const ingress = ingressHandler({ actors, store: backend.store, queue: backend.queue });
+  // The very ingress a deployment runs, signing requests in with the app's own `auth`.
+  const ingress = ingressHandler({
+    actors: app.actors,
+    store: backend.store,
+    queue: backend.queue,
+    ...(app.auth ? { caller: authCaller(app.auth) } : {}),
+  });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (!sameSecret(request.headers[FORWARD_HEADER], hooks.forwardSecret)) {
       request.resume();

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { demoAuth, demoToken } from './demoAuth.ts';
+
+const headers = {};
+
+describe('the bank’s demo identity provider', () => {
+  it('signs a user in with a token signed by the bank’s secret, from the subprotocol or a bearer header', () => {
+    const token = demoToken({ userId: 'alice', role: 'customer' });
+    expect(demoAuth({ token, headers })).toEqual({ userId: 'alice', role: 'customer' });
+    expect(demoAuth({ headers: { authorization: `Bearer ${token}` } })).toEqual({
+      userId: 'alice',
+      role: 'customer',
+    });
+  });
+
+  it('refuses a missing token, one signed with another secret, and one whose body was changed', () => {
+    const forged = demoToken({ userId: 'alice', role: 'admin' }, 'not the bank’s secret');
+    const [, signature] = demoToken({ userId: 'mallory', role: 'customer' }).split('.');
+    const raised = `${Buffer.from('{"userId":"mallory","role":"admin"}').toString('base64url')}.${signature}`;
+    for (const token of [undefined, '', 'x.y', forged, raised]) {
+      expect(() => demoAuth({ ...(token === undefined ? {} : { token }), headers })).toThrow(
+        'unauthorized',
+      );
+    }
+  });
+});

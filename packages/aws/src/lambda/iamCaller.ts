@@ -1,0 +1,54 @@
+import { ANONYMOUS, type Caller, type ConnectRequest, callerOf } from '@baton/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
+/** The parts of an event's request context that name a SigV4-signed caller. */
+interface IamContext {
+  /** HTTP API (payload 2.0) and function URLs with IAM authorization. */
+  readonly authorizer?: {
+    readonly iam?: { readonly userArn?: string; readonly callerId?: string };
+  };
+  /** REST APIs (payload 1.0) with IAM authorization. */
+  readonly identity?: { readonly userArn?: string | null; readonly caller?: string | null };
+}
+
+/**
+ * The caller of an HTTP ingress event: the IAM principal that signed it (SigV4), from
+ * `requestContext.authorizer.iam` (HTTP API, function URL) or `requestContext.identity` (REST
+ * API) — its `userArn`, else its caller id — or anonymous when the route has no IAM
+ * authorization. The ingress's default `caller`.
+ *
+ * @example
+ * iamCaller(event); // { kind: 'iam', principal: 'arn:aws:iam::123456789012:user/ops' }
+ */
+export function iamCaller(event: APIGatewayProxyEventV2): Caller {
+  const context = event.requestContext as unknown as IamContext | undefined;
+  const iam = context?.authorizer?.iam;
+  const principal =
+    iam?.userArn || iam?.callerId || context?.identity?.userArn || context?.identity?.caller;
+  return typeof principal === 'string' && principal !== '' ? { kind: 'iam', principal } : ANONYMOUS;
+}
+
+/**
+ * A `caller` for the HTTP ingress that signs requests in as the WebSocket hosts do: a SigV4
+ * principal stays an IAM caller; otherwise the app's `auth` is given the bearer token of the
+ * `authorization` header (and the headers, names in lower case), and what it returns is the
+ * user (`callerOf(identity)`). An `auth` that throws refuses the request (401).
+ *
+ * @example
+ * export const handler = ingressHandler({ actors, store, queue, caller: authCaller(app.auth) });
+ */
+export function authCaller(
+  auth: (request: ConnectRequest) => unknown,
+): (event: APIGatewayProxyEventV2) => Promise<Caller> {
+  return async (event) => {
+    const iam = iamCaller(event);
+    if (iam.kind === 'iam') return iam;
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(event.headers ?? {})) {
+      headers[name.toLowerCase()] = value;
+    }
+    const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+    const request: ConnectRequest = match ? { token: match[1]!, headers } : { headers };
+    return callerOf(await auth(request));
+  };
+}

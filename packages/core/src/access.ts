@@ -1,0 +1,115 @@
+/**
+ * Who may call what: the one rule every door applies (the WebSocket hosts, the HTTP ingress,
+ * a `Client` speaking for a caller). Trusted callers (actors, timers, the system) may send any
+ * message; every other caller only a public handler whose `authorize` lets it, and subscribe
+ * only to a public query whose `authorize` lets it. A refusal is FORBIDDEN and names only what
+ * the caller may use, so an outsider learns nothing of internal handlers.
+ */
+
+import { parseActorId } from './adapter/envelope.ts';
+import { type Caller, isTrusted } from './caller.ts';
+import { BatonError, ErrorCode, isBatonError } from './errors.ts';
+import type { AnyQueryDefinition } from './query.ts';
+import type { AnyHandler, Registry, ResolvedMessage } from './registry.ts';
+
+/**
+ * Resolves a message as {@link Registry.resolve} does, for `caller`: throws FORBIDDEN unless
+ * the caller is trusted or the handler is public and its `authorize` (given the parsed payload)
+ * lets the caller through. `hint` ends the refusal's message (what to do instead).
+ *
+ * @example
+ * const resolved = authorizeMessage(registry, callerOf(identity), 'account/alice', 'deposit', { amount: 5 });
+ */
+export function authorizeMessage(
+  registry: Registry,
+  caller: Caller,
+  to: string,
+  name: string,
+  payload: unknown,
+  hint?: string,
+): ResolvedMessage {
+  if (isTrusted(caller)) return registry.resolve(to, name, payload);
+  const parsed = typeof to === 'string' ? parseActorId(to) : undefined;
+  // A malformed id says nothing of the app: the registry's INVALID_REF is fine.
+  if (!parsed) return registry.resolve(to, name, payload);
+  const handlers = registry.types.includes(parsed.type)
+    ? (registry.definition(parsed.type).handlers as Record<string, AnyHandler>)
+    : {};
+  const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
+  if (handler?.public !== true) {
+    const open = Object.keys(handlers).filter((n) => handlers[n]?.public === true);
+    throw forbidden(
+      `actor type "${parsed.type}" has no public handler "${name}"` +
+        (open.length > 0 ? ` (clients may send: ${open.join(', ')})` : '') +
+        (hint ? `; ${hint}` : ''),
+      { type: parsed.type, name },
+    );
+  }
+  const resolved = registry.resolve(to, name, payload);
+  if (handler.authorize && !allows(() => handler.authorize!(caller, refOf(to), resolved.payload))) {
+    throw forbidden(`not allowed: this caller may not send "${name}" to ${to}`, {
+      to,
+      name,
+    });
+  }
+  return resolved;
+}
+
+/**
+ * Throws FORBIDDEN unless `query` may be subscribed by `caller` with these (parsed) args: it is
+ * public and its `authorize` lets the caller through. Trusted callers may use any query.
+ *
+ * @example
+ * authorizeQuery(balances, callerOf(identity), { accounts: ['alice'] });
+ */
+export function authorizeQuery(
+  definition: AnyQueryDefinition,
+  caller: Caller,
+  args: unknown,
+): void {
+  if (isTrusted(caller)) return;
+  if (definition.public !== true) throw unknownQuery(definition.name, []);
+  if (definition.authorize && !allows(() => definition.authorize!(caller, args))) {
+    throw forbidden(
+      `not allowed: this caller may not subscribe to "${definition.name}" with these args`,
+      {
+        query: definition.name,
+      },
+    );
+  }
+}
+
+/**
+ * The FORBIDDEN error for a query an outside caller asked for that is unknown or not public,
+ * naming only the public ones.
+ *
+ * @example
+ * throw unknownQuery('adminView', ['balances']);
+ */
+export function unknownQuery(name: string, publicNames: readonly string[]): BatonError {
+  return forbidden(
+    `no public query "${name}"` +
+      (publicNames.length > 0 ? ` (clients may subscribe to: ${publicNames.join(', ')})` : ''),
+    { query: name },
+  );
+}
+
+/** An `authorize` that throws refuses, as one that returns anything but `true`. */
+function allows(check: () => unknown): boolean {
+  try {
+    return check() === true;
+  } catch (error) {
+    // A BatonError an app throws on purpose (e.g. INVALID_ARGUMENT) is the client's to see.
+    if (isBatonError(error) && error.code !== ErrorCode.RETRYABLE) throw error;
+    return false;
+  }
+}
+
+function forbidden(message: string, details: Record<string, unknown>): BatonError {
+  return new BatonError(ErrorCode.FORBIDDEN, message, { details });
+}
+
+function refOf(id: string): { type: string; key: string; id: string } {
+  const { type, key } = parseActorId(id)!;
+  return { type, key, id };
+}
