@@ -13,7 +13,12 @@ import {
   type Store,
   systemClock,
 } from '@baton/core/adapter';
-import { type EvaluateEnvironment, identityScope } from '@baton/server/transport';
+import {
+  type ConnectionLimits,
+  type EvaluateEnvironment,
+  identityScope,
+  resolveConnectionLimits,
+} from '@baton/server/transport';
 import { type ManagementClientFactory, managementClients, type PusherContext } from './Pusher.ts';
 import { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
 
@@ -37,7 +42,7 @@ export interface ConnectAuthRequest {
  *   actors: [Account], queries: [balance], store, dynamodb, connectionsTable: 'baton-connections',
  * };
  */
-export interface ReactiveOptions {
+export interface ReactiveOptions extends ConnectionLimits {
   readonly actors: readonly AnyActorDefinition[];
   readonly queries: readonly AnyQueryDefinition[];
   /** The store's table: committed reads (`load`) and outcomes. */
@@ -96,6 +101,8 @@ export interface ReactiveContext {
   readonly leaseMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Per-connection caps on subscriptions and frames per second. */
+  readonly limits: Required<ConnectionLimits>;
 }
 
 /**
@@ -129,6 +136,7 @@ export function resolveReactiveOptions(options: ReactiveOptions): ReactiveContex
   };
   const leaseMs = duration('leaseMs', options?.leaseMs, 10 * 60_000);
   const maxConnectionMs = duration('maxConnectionMs', options?.maxConnectionMs, 2 * 60 * 60_000);
+  const limits = resolveConnectionLimits(options ?? {}, problems);
   if (problems.length > 0) {
     throw invalidArgument(`invalid WebSocket handler options: ${problems.join('; ')}`, {
       problems,
@@ -155,6 +163,7 @@ export function resolveReactiveOptions(options: ReactiveOptions): ReactiveContex
       clientFor: managementClients(options.managementClient),
     },
     scope: options.scope ?? identityScope,
+    limits,
     leaseMs,
     clock,
     logger,

@@ -42,6 +42,8 @@ export const RegistryAttr = {
   actorId: 'actorId',
   name: 'name',
   fingerprint: 'fingerprint',
+  frameSecond: 'frameSecond',
+  frames: 'frames',
 } as const;
 
 /** Sort keys and prefixes of the layout above. */

@@ -19,7 +19,12 @@ import {
   type SendMessage,
   type SubscribeMessage,
 } from '@baton/protocol';
-import { hashText, resolveInstanceKey } from '@baton/server/transport';
+import {
+  hashText,
+  rateLimited,
+  resolveInstanceKey,
+  tooManySubscriptions,
+} from '@baton/server/transport';
 import { answerPending } from './answerPending.ts';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';
@@ -72,6 +77,27 @@ export async function handleFrame(
     return;
   }
   const message: ClientMessage = reading.message;
+  const target =
+    message.type === 'subscribe'
+      ? { id: message.id }
+      : message.type === 'send' || message.type === 'ask'
+        ? { requestId: message.requestId }
+        : {};
+  // The frame counts against the connection's rate in its registry item (Lambdas share no memory).
+  const now = context.clock.now();
+  const { maxFramesPerSecond } = context.limits;
+  if (
+    !(await context.registry.countFrame(connectionId, Math.floor(now / 1000), maxFramesPerSecond))
+  ) {
+    const retryAfterMs = 1000 - (now % 1000);
+    await sendError(
+      pusher,
+      connectionId,
+      rateLimited(maxFramesPerSecond, retryAfterMs).toJSON(),
+      target,
+    );
+    return;
+  }
   try {
     switch (message.type) {
       case 'subscribe':
@@ -93,12 +119,6 @@ export async function handleFrame(
         break;
     }
   } catch (error) {
-    const target =
-      message.type === 'subscribe'
-        ? { id: message.id }
-        : message.type === 'send' || message.type === 'ask'
-          ? { requestId: message.requestId }
-          : {};
     await sendError(pusher, connectionId, toBatonError(error).toJSON(), target);
   }
 }
@@ -122,6 +142,13 @@ async function subscribe(
   });
   const instanceId = hashText(resolved.key);
   const previous = await context.registry.getSubscription(connectionId, id);
+  const { maxSubscriptions } = context.limits;
+  if (
+    !previous &&
+    (await context.registry.subscriptionsOf(connectionId)).length >= maxSubscriptions
+  ) {
+    throw tooManySubscriptions(maxSubscriptions);
+  }
   if (previous && previous.instanceId !== instanceId) {
     await context.registry.removeSubscription(connectionId, id);
   }

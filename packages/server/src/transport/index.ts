@@ -6,6 +6,13 @@
  */
 export { identityScope } from '../QueryEngineOptions.ts';
 export {
+  type ConnectionLimits,
+  FrameWindow,
+  rateLimited,
+  resolveConnectionLimits,
+  tooManySubscriptions,
+} from './connectionLimits.ts';
+export {
   type EvaluateEnvironment,
   type Evaluation,
   evaluateQuery,

@@ -21,6 +21,11 @@ import {
 } from '@baton/protocol';
 import type { WebSocket } from 'ws';
 import type { QueryEngine } from '../QueryEngine.ts';
+import {
+  type ConnectionLimits,
+  FrameWindow,
+  tooManySubscriptions,
+} from '../transport/connectionLimits.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { handleRequest, type RequestContext } from './handleRequest.ts';
@@ -45,6 +50,7 @@ export interface ConnectionContext {
   readonly logger: Logger;
   readonly leaseMs: number;
   readonly maxFrameBytes: number;
+  readonly limits: Required<ConnectionLimits>;
 }
 
 /**
@@ -62,6 +68,7 @@ export class Connection {
   readonly #assembler: ChunkAssembler;
   readonly #requests: RequestContext;
   readonly #caller: Caller;
+  readonly #frames: FrameWindow;
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
@@ -75,6 +82,7 @@ export class Connection {
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
     this.#caller = callerOf(identity);
+    this.#frames = new FrameWindow(context.limits.maxFramesPerSecond);
     this.#requests = {
       client: context.client,
       caller: this.#caller,
@@ -131,6 +139,17 @@ export class Connection {
       return;
     }
     const message = reading.message;
+    const refusal = this.#frames.admit(this.context.clock.now());
+    if (refusal) {
+      const target =
+        message.type === 'subscribe'
+          ? { id: message.id }
+          : message.type === 'send' || message.type === 'ask'
+            ? { requestId: message.requestId }
+            : {};
+      this.#error(refusal, target);
+      return;
+    }
     try {
       switch (message.type) {
         case 'subscribe':
@@ -159,6 +178,10 @@ export class Connection {
 
   #subscribe(message: SubscribeMessage): void {
     const { id, query, args, resume } = message;
+    const { maxSubscriptions } = this.context.limits;
+    if (!this.#streams.has(id) && this.#streams.size >= maxSubscriptions) {
+      throw tooManySubscriptions(maxSubscriptions);
+    }
     this.#streams.get(id)?.close();
     this.#streams.delete(id);
     const stream = new SubscriptionStream(id, (frame) => this.send(frame), this.context.cache);

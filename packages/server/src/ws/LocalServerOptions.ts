@@ -9,6 +9,7 @@ import {
 } from '@baton/core';
 import type { ChangeFeed, Queue, Store } from '@baton/core/adapter';
 import type { QueryEngineOptions } from '../QueryEngineOptions.ts';
+import { type ConnectionLimits, resolveConnectionLimits } from '../transport/connectionLimits.ts';
 
 /**
  * What the auth hook is given for each connection attempt: the token from `?token=` in the URL
@@ -58,7 +59,7 @@ export interface LocalServerApp {
  *   auth: ({ token }) => verify(token), // throw to refuse (close code 4401)
  * };
  */
-export interface LocalServerOptions {
+export interface LocalServerOptions extends ConnectionLimits {
   readonly actors: readonly AnyActorDefinition[];
   readonly queries: readonly AnyQueryDefinition[];
   /**
@@ -102,6 +103,7 @@ export interface ResolvedLocalServerOptions {
   readonly heartbeatMs: number;
   readonly leaseMs: number;
   readonly maxFrameBytes: number;
+  readonly limits: Required<ConnectionLimits>;
 }
 
 /**
@@ -134,6 +136,7 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
     1,
   );
   const maxFrameBytes = number('maxFrameBytes', options?.maxFrameBytes, 128 * 1024, 1024);
+  const limits = resolveConnectionLimits(options ?? {}, problems);
   const host = options?.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') problems.push('host must be a host name or address');
   const given = options?.backend;
@@ -157,7 +160,7 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   }
   const { store, queue, feed } = ports!;
   const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
-  const settings = { port, host, heartbeatMs, leaseMs, maxFrameBytes };
+  const settings = { port, host, heartbeatMs, leaseMs, maxFrameBytes, limits };
   return { ports: { store, queue, feed }, client, ...settings };
 }
 

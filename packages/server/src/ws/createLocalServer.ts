@@ -82,7 +82,7 @@ export const CloseCode = {
 export async function createLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const logger = options.logger ?? jsonLogger();
   const settings = resolveLocalServerOptions(options);
-  const { ports, leaseMs, heartbeatMs, maxFrameBytes } = settings;
+  const { ports, leaseMs, heartbeatMs, maxFrameBytes, limits } = settings;
   const clock = options.engine?.clock ?? systemClock;
   const engine = new QueryEngine({
     logger,
@@ -103,6 +103,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     logger,
     leaseMs,
     maxFrameBytes,
+    limits,
   };
   const connections = new Set<Connection>();
   /** Sockets whose auth hook is still running. */

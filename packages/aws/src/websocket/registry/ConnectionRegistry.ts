@@ -148,6 +148,11 @@ export class ConnectionRegistry {
     return this.#subscriptions.subscribers(instanceId);
   }
 
+  /** Counts a frame of the connection in second `second`; false once past `max` in it. */
+  countFrame(connectionId: string, second: number, max: number): Promise<boolean> {
+    return this.#connections.countFrame(connectionId, second, max);
+  }
+
   subscriptionsOf(connectionId: string): Promise<SubscriptionRef[]> {
     return this.#subscriptions.of(connectionId);
   }

@@ -67,6 +67,41 @@ export class Connections {
     );
   }
 
+  /**
+   * Counts a frame of the connection in the one-second window `second` (epoch seconds): true
+   * while the window holds at most `max`, false past it (or for a connection gone). A new
+   * window starts the count over; at most two conditional writes.
+   */
+  async countFrame(connectionId: string, second: number, max: number): Promise<boolean> {
+    const pk = connectionPk(connectionId);
+    const names = { '#pk': A.pk, '#s': A.frameSecond, '#n': A.frames };
+    const counted = await this.table.update(
+      pk,
+      CONNECTION_SK,
+      { expression: 'ADD #n :one', names: { '#n': A.frames }, values: { ':one': 1 } },
+      {
+        expression: 'attribute_exists(#pk) AND #s = :s AND #n < :max',
+        names,
+        values: { ':s': second, ':max': max },
+      },
+    );
+    if (counted) return true;
+    return this.table.update(
+      pk,
+      CONNECTION_SK,
+      {
+        expression: 'SET #s = :s, #n = :one',
+        names: { '#s': A.frameSecond, '#n': A.frames },
+        values: { ':s': second, ':one': 1 },
+      },
+      {
+        expression: 'attribute_exists(#pk) AND (attribute_not_exists(#s) OR #s < :s)',
+        names: { '#pk': A.pk, '#s': A.frameSecond },
+        values: { ':s': second },
+      },
+    );
+  }
+
   /** Connections whose lease lapsed before `now` (a scan: for the periodic sweeper). */
   async expired(now: number): Promise<string[]> {
     const items = await this.table.scan(

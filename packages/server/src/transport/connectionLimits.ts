@@ -1,0 +1,91 @@
+import { BatonError, ErrorCode } from '@baton/core';
+
+/**
+ * Per-connection abuse limits both WebSocket hosts apply, so that one client cannot exhaust a
+ * host: how many subscriptions it may hold, and how many frames it may send per second.
+ *
+ * @example
+ * const limits: ConnectionLimits = { maxSubscriptions: 100, maxFramesPerSecond: 50 };
+ */
+export interface ConnectionLimits {
+  /** Subscriptions one connection may hold at once; one more is LIMIT_EXCEEDED. @default 100 */
+  readonly maxSubscriptions?: number;
+  /**
+   * Frames one connection may send per second (every frame counts, pings included); a frame
+   * past it is dropped and answered RATE_LIMITED, retryable after the second ends. @default 50
+   */
+  readonly maxFramesPerSecond?: number;
+}
+
+/** The limits with their defaults, checked: a problem per bad option in `problems`. */
+export function resolveConnectionLimits(
+  limits: ConnectionLimits,
+  problems: string[],
+): Required<ConnectionLimits> {
+  const count = (name: keyof ConnectionLimits, fallback: number) => {
+    const value = limits[name] ?? fallback;
+    if (!Number.isSafeInteger(value) || value < 1) {
+      problems.push(`${name} must be an integer ≥ 1, got ${String(value)}`);
+    }
+    return value;
+  };
+  return {
+    maxSubscriptions: count('maxSubscriptions', 100),
+    maxFramesPerSecond: count('maxFramesPerSecond', 50),
+  };
+}
+
+/**
+ * The LIMIT_EXCEEDED error for a subscribe past `max`.
+ *
+ * @example
+ * if (held >= max) throw tooManySubscriptions(max);
+ */
+export function tooManySubscriptions(max: number): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `this connection holds ${max} subscriptions, the most it may: unsubscribe from one first`,
+    { details: { limit: max } },
+  );
+}
+
+/**
+ * The RATE_LIMITED error for a frame past `max` in the current second.
+ *
+ * @example
+ * throw rateLimited(50, 300);
+ */
+export function rateLimited(max: number, retryAfterMs: number): BatonError {
+  return new BatonError(
+    ErrorCode.RATE_LIMITED,
+    `this connection sent more than ${max} frames in one second; the frame was dropped: send it again after ${retryAfterMs} ms, and fewer at once`,
+    { details: { limit: max }, retryAfterMs },
+  );
+}
+
+/**
+ * Counts one connection's frames in fixed one-second windows (the local host keeps one per
+ * connection in memory; the API Gateway host keeps the same count in its registry).
+ *
+ * @example
+ * const window = new FrameWindow(50);
+ * const refusal = window.admit(clock.now()); // a RATE_LIMITED error, or undefined
+ */
+export class FrameWindow {
+  #second = -1;
+  #count = 0;
+
+  constructor(private readonly max: number) {}
+
+  /** Counts a frame at `now`; the error to answer when it is one too many. */
+  admit(now: number): BatonError | undefined {
+    const second = Math.floor(now / 1000);
+    if (second !== this.#second) {
+      this.#second = second;
+      this.#count = 0;
+    }
+    this.#count++;
+    if (this.#count <= this.max) return undefined;
+    return rateLimited(this.max, (second + 1) * 1000 - now);
+  }
+}

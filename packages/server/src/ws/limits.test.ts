@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer } from './fixtures/startTestServer.ts';
+
+/** A clock that stands still: every frame falls in the same second, whatever the machine's speed. */
+const frozen = { now: () => 1_700_000_000_250 };
+
+describe('per-connection limits of the local WebSocket host', () => {
+  let t: Awaited<ReturnType<typeof startTestServer>> | undefined;
+  afterEach(() => t?.close());
+
+  it('answers frames past maxFramesPerSecond with RATE_LIMITED, dropping them, and leaves other connections alone', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
+    const a = await t.open();
+    const b = await t.open();
+    for (let i = 0; i < 5; i++) a.send({ v: 1, type: 'ping', t: i });
+    const refusals = [await a.next('error'), await a.next('error')];
+    const pongs = [await a.next('pong'), await a.next('pong'), await a.next('pong')];
+
+    expect(pongs.map((p) => p.t)).toEqual([0, 1, 2]);
+    expect(refusals.map((r) => r.error.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+    // Retry after the second ends: 750 ms from the frozen clock's time.
+    expect(refusals[0]!.error.message).toContain('after 750 ms');
+    expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
+    b.send({ v: 1, type: 'ping', t: 9 });
+    expect((await b.next('pong')).t).toBe(9);
+  });
+
+  it('refuses a subscription past maxSubscriptions with LIMIT_EXCEEDED, naming it, and keeps the others', async () => {
+    t = await startTestServer({ maxSubscriptions: 2 });
+    const a = await t.open({ autoAck: true });
+    const subscribe = (id: string) =>
+      a.send({ v: 1, type: 'subscribe', id, query: 'totalBalance', args: { accounts: [id] } });
+    subscribe('s1');
+    subscribe('s2');
+    subscribe('s3');
+    const refused = await a.next('error', (f) => f.id === 's3');
+    expect(refused.error.code).toBe('LIMIT_EXCEEDED');
+    await Promise.all([a.push('s1'), a.push('s2')]);
+    expect(t.server.connections()).toEqual([expect.objectContaining({ subscriptions: 2 })]);
+    // Subscribing an id it holds again replaces it; after an unsubscribe there is room.
+    subscribe('s1');
+    a.send({ v: 1, type: 'unsubscribe', id: 's2' });
+    subscribe('s3');
+    await a.push('s3');
+    expect(t.server.connections()).toEqual([expect.objectContaining({ subscriptions: 2 })]);
+  });
+});
