@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
-import { actor, Client, silentLogger, TerminalError } from '@baton/core';
+import { actor, Client, SYSTEM, silentLogger, TerminalError } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import { createEngine, Sweeper, storedOutbox, Worker } from '@baton/core/engine';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -163,7 +163,7 @@ describe('the engine on DynamoDB Local and ElasticMQ', () => {
       expect([[], [`${id}:in`, `${id}:out`]]).toContainEqual(sides);
     }
     expect(applied.some((a) => a.endsWith(':out'))).toBe(true);
-    expect(await client.outcome(ingressMessageId('account/bob', 'dep-bob'))).toEqual({
+    expect(await client.outcome(ingressMessageId('account/bob', 'dep-bob', SYSTEM))).toEqual({
       ok: true,
       value: expect.any(Number),
     });

@@ -6,22 +6,27 @@ interface IamContext {
   /** HTTP API (payload 2.0) and function URLs with IAM authorization. */
   readonly authorizer?: {
     readonly iam?: { readonly userArn?: string; readonly callerId?: string };
+    /** A Lambda authorizer's context, e.g. `jwtAuthorizer`'s `{ identity }`. */
+    readonly lambda?: { readonly identity?: unknown };
   };
   /** REST APIs (payload 1.0) with IAM authorization. */
   readonly identity?: { readonly userArn?: string | null; readonly caller?: string | null };
 }
 
 /**
- * The caller of an HTTP ingress event: the IAM principal that signed it (SigV4), from
- * `requestContext.authorizer.iam` (HTTP API, function URL) or `requestContext.identity` (REST
- * API) — its `userArn`, else its caller id — or anonymous when the route has no IAM
- * authorization. The ingress's default `caller`.
+ * The caller of an HTTP ingress event: the user a Lambda authorizer passed on as
+ * `requestContext.authorizer.lambda.identity` (`@baton/aws/auth`'s `jwtAuthorizer`); else the
+ * IAM principal that signed it (SigV4), from `requestContext.authorizer.iam` (HTTP API, function
+ * URL) or `requestContext.identity` (REST API) — its `userArn`, else its caller id; else
+ * anonymous. The ingress's default `caller`.
  *
  * @example
  * iamCaller(event); // { kind: 'iam', principal: 'arn:aws:iam::123456789012:user/ops' }
  */
 export function iamCaller(event: APIGatewayProxyEventV2): Caller {
   const context = event.requestContext as unknown as IamContext | undefined;
+  const identity = context?.authorizer?.lambda?.identity;
+  if (identity !== undefined && identity !== null) return { kind: 'user', identity };
   const iam = context?.authorizer?.iam;
   const principal =
     iam?.userArn || iam?.callerId || context?.identity?.userArn || context?.identity?.caller;
@@ -29,8 +34,8 @@ export function iamCaller(event: APIGatewayProxyEventV2): Caller {
 }
 
 /**
- * A `caller` for the HTTP ingress that signs requests in as the WebSocket hosts do: a SigV4
- * principal stays an IAM caller; otherwise the app's `auth` is given the bearer token of the
+ * A `caller` for the HTTP ingress that signs requests in as the WebSocket hosts do: a request an
+ * authorizer or SigV4 signed keeps that caller ({@link iamCaller}); otherwise the app's `auth` is given the bearer token of the
  * `authorization` header (and the headers, names in lower case), and what it returns is the
  * user (`callerOf(identity)`). An `auth` that throws refuses the request (401).
  *
@@ -41,8 +46,8 @@ export function authCaller(
   auth: (request: ConnectRequest) => unknown,
 ): (event: APIGatewayProxyEventV2) => Promise<Caller> {
   return async (event) => {
-    const iam = iamCaller(event);
-    if (iam.kind === 'iam') return iam;
+    const signed = iamCaller(event);
+    if (signed.kind !== 'anonymous') return signed;
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(event.headers ?? {})) {
       headers[name.toLowerCase()] = value;

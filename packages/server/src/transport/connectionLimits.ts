@@ -5,14 +5,15 @@ import { BatonError, ErrorCode } from '@baton/core';
  * host: how many subscriptions it may hold, and how many frames it may send per second.
  *
  * @example
- * const limits: ConnectionLimits = { maxSubscriptions: 100, maxFramesPerSecond: 50 };
+ * const limits: ConnectionLimits = { maxSubscriptions: 100, maxFramesPerSecond: 200 };
  */
 export interface ConnectionLimits {
   /** Subscriptions one connection may hold at once; one more is LIMIT_EXCEEDED. @default 100 */
   readonly maxSubscriptions?: number;
   /**
    * Frames one connection may send per second (every frame counts, pings included); a frame
-   * past it is dropped and answered RATE_LIMITED, retryable after the second ends. @default 50
+   * past it is dropped and answered RATE_LIMITED, retryable after the second ends. A live page
+   * acks every push, so leave room for its pushes too. @default 200
    */
   readonly maxFramesPerSecond?: number;
 }
@@ -31,7 +32,7 @@ export function resolveConnectionLimits(
   };
   return {
     maxSubscriptions: count('maxSubscriptions', 100),
-    maxFramesPerSecond: count('maxFramesPerSecond', 50),
+    maxFramesPerSecond: count('maxFramesPerSecond', 200),
   };
 }
 
@@ -68,7 +69,7 @@ export function rateLimited(max: number, retryAfterMs: number): BatonError {
  * connection in memory; the API Gateway host keeps the same count in its registry).
  *
  * @example
- * const window = new FrameWindow(50);
+ * const window = new FrameWindow(200);
  * const refusal = window.admit(clock.now()); // a RATE_LIMITED error, or undefined
  */
 export class FrameWindow {

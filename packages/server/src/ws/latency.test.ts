@@ -19,7 +19,7 @@ function summary(label: string, samples: number[]): string {
 
 /** A send on connection B, then the result frame on connection A, over loopback. */
 async function measure(batchMs: number): Promise<string[]> {
-  t = await startTestServer({ engine: { batchMs } });
+  t = await startTestServer({ engine: { batchMs }, maxFramesPerSecond: 1_000_000 });
   const a = await t.open({ autoAck: true });
   const b = await t.open();
   a.send({ v: 1, type: 'subscribe', id: 's', query: 'totalBalance', args: { accounts: ['lat'] } });

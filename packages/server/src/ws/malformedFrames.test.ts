@@ -6,7 +6,8 @@ import type { TestSocket } from './fixtures/TestSocket.ts';
 
 let t: Awaited<ReturnType<typeof startTestServer>>;
 beforeEach(async () => {
-  t = await startTestServer();
+  // Floods of frames are the point here, not the rate limit (limits.test.ts covers it).
+  t = await startTestServer({ maxFramesPerSecond: 1_000_000 });
 });
 afterEach(() => t.close());
 

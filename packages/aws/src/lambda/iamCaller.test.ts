@@ -1,0 +1,40 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { authCaller, iamCaller } from './iamCaller.ts';
+
+const event = (requestContext: object, headers: Record<string, string> = {}) =>
+  ({ requestContext, headers }) as unknown as APIGatewayProxyEventV2;
+
+describe('the HTTP ingress’s callers', () => {
+  it('names a Lambda authorizer’s user, a SigV4 principal of an HTTP or a REST API, or nobody', () => {
+    const arn = 'arn:aws:iam::123456789012:role/ops';
+    expect(iamCaller(event({ authorizer: { lambda: { identity: { sub: 'u1' } } } }))).toEqual({
+      kind: 'user',
+      identity: { sub: 'u1' },
+    });
+    expect(iamCaller(event({ authorizer: { iam: { userArn: arn } } }))).toEqual({
+      kind: 'iam',
+      principal: arn,
+    });
+    expect(iamCaller(event({ identity: { userArn: arn } }))).toEqual({
+      kind: 'iam',
+      principal: arn,
+    });
+    expect(iamCaller(event({ http: { method: 'POST' } }))).toEqual({ kind: 'anonymous' });
+  });
+
+  it('signs a bearer token in with the app’s auth, and refuses what auth refuses', async () => {
+    const caller = authCaller(({ token }) => {
+      if (token !== 'good') throw new Error('unauthorized');
+      return { userId: 'alice' };
+    });
+    await expect(caller(event({}, { Authorization: 'Bearer good' }))).resolves.toEqual({
+      kind: 'user',
+      identity: { userId: 'alice' },
+    });
+    await expect(caller(event({}, { authorization: 'Bearer bad' }))).rejects.toThrow(
+      'unauthorized',
+    );
+    await expect(caller(event({}))).rejects.toThrow('unauthorized');
+  });
+});
