@@ -23,7 +23,12 @@ function deployment() {
       logger: silentLogger,
     });
     const worker = new Worker(engine);
-    const client = new Client({ actors, store: backend.store, queue: backend.queue, clock });
+    const client = new Client({
+      actors,
+      store: backend.store,
+      queue: backend.queue,
+      clock,
+    }).asSystem();
     return { client, engine, run: () => runUntilIdle(worker, backend, clock) };
   };
   /** Redrives every dead letter `actorId` keeps. */

@@ -27,6 +27,7 @@ import { BatonClient, type QueryState } from '@baton/client';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { demoToken } from '../../examples/bank/src/demoAuth.ts';
 import { bankStack } from '../../infra/lib/bankStack.ts';
 import { until } from '../aws/fixtures/webSocketStack.ts';
 
@@ -146,12 +147,18 @@ afterAll(async () => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
-/** An API Gateway HTTP API event for the ingress. */
+/** The bank's demo tokens, signed with this test's secret (the deployed app reads it). */
+const SECRET = 'artifacts-test-secret';
+const token = (userId: string, role: 'customer' | 'admin' = 'customer') =>
+  demoToken({ userId, role }, SECRET);
+
+/** An API Gateway HTTP API event for the ingress, signed in as alice. */
 function http(method: string, path: string, body?: unknown) {
   return {
     rawPath: path,
     body: body === undefined ? undefined : JSON.stringify(body),
     isBase64Encoded: false,
+    headers: { authorization: `Bearer ${token('alice')}` },
     requestContext: { http: { method } },
   };
 }
@@ -186,6 +193,7 @@ describe('the functions the construct deploys', () => {
   });
 
   it('move money through the ingress and the worker, and push it to a subscriber', async () => {
+    process.env.BANK_DEMO_SECRET = SECRET;
     const deposit = await handlers.Ingress!(
       http('POST', '/send', {
         to: 'account/alice',
@@ -196,7 +204,12 @@ describe('the functions the construct deploys', () => {
     );
     expect(deposit.statusCode).toBe(202);
 
-    const browser = new BatonClient({ url: gateway.url, WebSocket });
+    // An admin sees both accounts.
+    const browser = new BatonClient({
+      url: gateway.url,
+      WebSocket,
+      token: token('teller', 'admin'),
+    });
     const seen: QueryState<{ total: number; rows: { account: string; balance: number }[] }>[] = [];
     const stop = browser.subscribe('balances', { accounts: ['alice', 'bob'] }, (state) =>
       seen.push(state as never),
