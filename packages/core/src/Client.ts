@@ -202,7 +202,8 @@ export class Client {
       payload,
       sentAt: this.#clock.now(),
       fingerprint: messageFingerprint(name, payload),
-      caller,
+      // An envelope without one is anonymous: the common case costs no bytes.
+      ...(caller.kind === 'anonymous' ? {} : { caller }),
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     };
   }
