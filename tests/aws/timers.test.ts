@@ -157,7 +157,7 @@ describe('durable timers on DynamoDB Local and ElasticMQ', () => {
       store: b.store,
       logger: silentLogger,
     });
-    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue });
+    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue }).asSystem();
     const ref = Alarm.ref('a');
     await client.send(ref, 'set', { note: 'later', delayMs: 3 * 3_600_000 });
     await b.workUntil(async () => (await b.store.listTimers(ref.id)).length === 1);
