@@ -88,4 +88,15 @@ describe('the bank page under baton dev, in Chromium', () => {
     expect((await ask('alice', 'balance', {})).body).toEqual({ value: 60 });
     await page.screenshot({ path: join(tmpdir(), 'baton-dev-bank.png'), fullPage: true });
   });
+
+  it('opens the inspector of an app that signs its users in, and shows every account', async () => {
+    // The inspector signs in with the run's token, not the bank's: the bank's auth would refuse it.
+    const inspector = await browser.newPage();
+    await inspector.goto(`${dev.origin}/_baton`);
+    await expect.poll(() => inspector.getByTestId('connection').textContent()).toBe('open');
+    await expect
+      .poll(() => inspector.getByTestId('actor-account/bob').textContent())
+      .toContain('{"balance":40');
+    await inspector.close();
+  });
 });

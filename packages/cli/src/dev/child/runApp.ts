@@ -54,6 +54,8 @@ export async function runApp(app: BatonApp): Promise<void> {
 }
 
 const ports = { httpPort: 0, wsPort: 0 };
+/** The identity of the inspector's own connection: no user's, so the app's handlers grant it nothing. */
+const INSPECTOR_IDENTITY = { inspector: true } as const;
 
 function tell(message: ChildMessage): void {
   process.send?.(message);
@@ -103,6 +105,10 @@ async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<
         const { [FORWARD_HEADER]: secret, ...headers } = request.headers;
         if (!sameSecret(secret, config.forwardSecret)) {
           throw new Error("connect through the port baton dev printed, not the app process's");
+        }
+        // The inspector's page, which alone has this run's token, whatever the app's auth asks.
+        if (request.token !== undefined && sameSecret(request.token, config.inspectorToken)) {
+          return INSPECTOR_IDENTITY;
         }
         return app.auth?.({ ...request, headers });
       },

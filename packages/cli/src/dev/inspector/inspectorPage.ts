@@ -11,7 +11,8 @@ const meta = (name: string) =>
   document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)!.content;
 const url = meta('baton-url');
 const token = meta('baton-token');
-const client = new BatonClient({ url, reconnect: { minMs: 250, maxMs: 2_000 } });
+// Signs in with the run's token: the dev app lets the inspector in without the app's own auth.
+const client = new BatonClient({ url, token, reconnect: { minMs: 250, maxMs: 2_000 } });
 
 /** POSTs one of the inspector's actions (`/_baton/<action>`) with the token. */
 const act = (action: string, body: unknown) =>
