@@ -45,7 +45,7 @@ export async function serveHttp(
       request.resume();
       return send(response, 403, {
         error: {
-          code: 'FORBIDDEN',
+          code: ErrorCode.FORBIDDEN,
           message: "this is baton dev's app process: call the port baton dev printed instead",
         },
       });
