@@ -143,11 +143,18 @@ describe('BatonApp', () => {
   it('runs every function on Node 24 with the resources in its environment', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(8);
-    for (const fn of Object.values(functions)) {
+    for (const [id, fn] of Object.entries(functions)) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
+      // The WebSocket function also learns the declared webSocketAuth, to check the app against.
+      const websocket = id === idOf(baton.functions.websocket);
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
-        [...Object.values(BATON_ENV), 'NODE_OPTIONS'].sort(),
+        [
+          ...Object.values(BATON_ENV),
+          'NODE_OPTIONS',
+          ...(websocket ? ['BATON_WEBSOCKET_AUTH'] : []),
+        ].sort(),
       );
+      if (websocket) expect(fn.Properties.Environment.Variables.BATON_WEBSOCKET_AUTH).toBe('app');
     }
   });
 

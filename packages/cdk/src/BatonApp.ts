@@ -29,6 +29,7 @@ import { createAlarms } from './alarms.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
 import { ingressEndpoint } from './ingressEndpoint.ts';
 import { findProjectRoot, lockFile } from './projectRoot.ts';
+import { WEBSOCKET_AUTH_ENV } from './requireConnectAuth.ts';
 import { tableSchema } from './tableSchema.ts';
 import { validateProps } from './validateProps.ts';
 
@@ -221,6 +222,8 @@ export class BatonApp extends Construct {
       connectionSweeper: make('connectionSweeper', Duration.minutes(5)),
     };
     this.functions = functions;
+    // What the WebSocket function checks at cold start against the app it bundles.
+    functions.websocket.addEnvironment(WEBSOCKET_AUTH_ENV, settings.webSocketAuth);
     for (const [name, fn] of Object.entries(functions) as [BatonFunctionName, NodejsFunction][]) {
       this.#grant(name, fn);
     }
@@ -293,8 +296,9 @@ export class BatonApp extends Construct {
         id: 'AwsSolutions-APIG4',
         reason:
           'API Gateway takes an authorizer on $connect only; the WebSocket function authorizes ' +
-          "each $connect with the app's auth hook (webSocketAuth: 'app') and refuses it with " +
-          '401, and $default and $disconnect act only for a connection that was accepted.',
+          "each $connect with the app's auth hook (webSocketAuth: 'app', checked when the " +
+          'function starts) and refuses it with 401, and $default and $disconnect act only ' +
+          'for a connection that was accepted.',
       });
     }
     Validations.of(this.streamFailureQueue).acknowledge({

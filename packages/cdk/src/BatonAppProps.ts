@@ -17,7 +17,8 @@ export type IngressAuth = 'iam' | 'none' | { readonly authorizer: IHttpRouteAuth
  * Who may open a WebSocket connection. API Gateway takes no authorizer on a WebSocket's other
  * routes, so Baton authenticates in the WebSocket function:
  * - `'app'`: the app's own `auth` (`defineApp({ auth })`, e.g. `jwtAuth` from
- *   `@baton/aws/auth`) runs on every `$connect` and refuses what it throws on.
+ *   `@baton/aws/auth`) runs on every `$connect` and refuses what it throws on. The deployed
+ *   function refuses to start if the app has no `auth`.
  * - `'none'`: anyone — an anonymous app, deployed only with `allowAnonymous: true`.
  */
 export type WebSocketAuth = 'app' | 'none';
