@@ -77,14 +77,7 @@ export function createAlarms(
 
 /** Counts the sweeper's log entries about outbox items older than a day. */
 function staleOutboxMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
-  const filter = new logs.MetricFilter(app, 'StaleOutboxFilter', {
-    logGroup: sweeper.logGroup,
-    metricNamespace: 'Baton',
-    metricName: `StaleOutbox-${app.node.addr}`,
-    filterPattern: logs.FilterPattern.stringValue('$.message', '=', STALE_OUTBOX_LOG),
-    metricValue: '1',
-  });
-  return filter.metric({ period: Duration.minutes(5), statistic: 'Sum' });
+  return sweeperLogMetric(app, sweeper, 'StaleOutbox', STALE_OUTBOX_LOG, '1', 'Sum');
 }
 
 /** A minute under SQS's 5-minute dedupe window: a sweep this late is about to cost a copy. */
@@ -92,12 +85,24 @@ const SWEEPER_LAG_ALARM_MS = 4 * 60_000;
 
 /** The `lagMs` of each sweep, from the line the sweeper logs after it (Maximum per 5 minutes). */
 function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
-  const filter = new logs.MetricFilter(app, 'SweeperLagFilter', {
+  return sweeperLogMetric(app, sweeper, 'SweeperLag', SWEEP_LOG, '$.lagMs', 'Maximum');
+}
+
+/** A metric of the sweeper's JSON log lines whose `message` is `message`, per 5 minutes. */
+function sweeperLogMetric(
+  app: BatonApp,
+  sweeper: NodejsFunction,
+  name: string,
+  message: string,
+  metricValue: string,
+  statistic: 'Sum' | 'Maximum',
+): cloudwatch.IMetric {
+  const filter = new logs.MetricFilter(app, `${name}Filter`, {
     logGroup: sweeper.logGroup,
     metricNamespace: 'Baton',
-    metricName: `SweeperLag-${app.node.addr}`,
-    filterPattern: logs.FilterPattern.stringValue('$.message', '=', SWEEP_LOG),
-    metricValue: '$.lagMs',
+    metricName: `${name}-${app.node.addr}`,
+    filterPattern: logs.FilterPattern.stringValue('$.message', '=', message),
+    metricValue,
   });
-  return filter.metric({ period: Duration.minutes(5), statistic: 'Maximum' });
+  return filter.metric({ period: Duration.minutes(5), statistic });
 }
