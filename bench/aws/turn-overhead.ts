@@ -169,6 +169,9 @@ async function rawRound(
   return { ns, ops, latencies };
 }
 
+/** The baseline actor's life id: the engine draws one at an actor's first commit. */
+const LIFE = 'k3j9x2m1qa0z';
+
 /** What the engine writes for deposit `i` of `account/<key>`, as plain attribute values. */
 function handBuilt(
   TableName: string,
@@ -182,7 +185,7 @@ function handBuilt(
   const n = (value: number): AttributeValue => ({ N: String(value) });
   const s = (value: string): AttributeValue => ({ S: value });
   const envelope = {
-    id: `${id}:${next.sentSeq}`,
+    id: `${id}:${LIFE}.${next.sentSeq}`,
     from: id,
     seq: next.sentSeq,
     prev: next.sentSeq - 1,
@@ -196,6 +199,7 @@ function handBuilt(
     pk: s(`A#${id}`),
     sk: s('R'),
     ver: n(next.ver),
+    life: s(LIFE),
     state: s(JSON.stringify({ balance: next.balance, deposits: next.deposits })),
     sv: n(1),
     inboxOffset: s(String(i)),
@@ -227,9 +231,9 @@ function handBuilt(
               ExpressionAttributeNames: { '#pk': 'pk' },
             }
           : {
-              ConditionExpression: '#ver = :expected',
-              ExpressionAttributeNames: { '#ver': 'ver' },
-              ExpressionAttributeValues: { ':expected': n(expectedVer) },
+              ConditionExpression: '#ver = :expected AND #life = :life',
+              ExpressionAttributeNames: { '#ver': 'ver', '#life': 'life' },
+              ExpressionAttributeValues: { ':expected': n(expectedVer), ':life': s(LIFE) },
             }),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
