@@ -270,6 +270,10 @@ async function batonFanOut(
     queries: [walletBalance],
     backend: { store: backend.store, queue: backend.queue, feed: backend.feed },
     logger: silentLogger,
+    // Each of the bench's sockets holds subscribers / SOCKETS subscriptions and acks every push:
+    // far past the per-connection abuse limits, which are not what this measures.
+    maxSubscriptions: subscribers,
+    maxFramesPerSecond: 1_000_000,
   });
   const sockets = Math.min(SOCKETS, subscribers);
   const perSocket = subscribers / sockets;
