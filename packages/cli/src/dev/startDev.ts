@@ -25,7 +25,8 @@ export interface DevServer {
 
 const HOST = '127.0.0.1';
 /** The error code of a request the door refuses (415: not JSON; 403: not allowed). */
-const refusedCode = (status: number) => (status === 415 ? ErrorCode.INVALID_ARGUMENT : ErrorCode.FORBIDDEN);
+const refusedCode = (status: number) =>
+  status === 415 ? ErrorCode.INVALID_ARGUMENT : ErrorCode.FORBIDDEN;
 
 /**
  * Serves an app on one port: its page, the WebSocket, the HTTP ingress and the inspector. The
