@@ -14,6 +14,7 @@ import {
   type ResumeRequest,
   type SubscribeRequest,
 } from './SubscribeRequest.ts';
+import { positionOf } from './transport/ReadPosition.ts';
 import { resolveInstanceKey } from './transport/resolveInstanceKey.ts';
 
 /** One live query instance, as {@link QueryEngine.instances} lists it. */
@@ -193,7 +194,7 @@ export class QueryEngine {
     const dependents = this.#env.index.dependents(record.id);
     if (!dependents) return;
     for (const instance of dependents) {
-      if (instance.onChange(record.id, record.ver)) this.#scheduler.mark(instance);
+      if (instance.onChange(record.id, positionOf(record))) this.#scheduler.mark(instance);
     }
   }
 

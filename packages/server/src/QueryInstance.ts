@@ -1,6 +1,7 @@
 import type { AnyQueryDefinition, BatonError } from '@baton/core';
 import type { QueryError, QueryResult, QueryUpdate, ResumeAnswer } from './QueryUpdate.ts';
 import { hashText } from './transport/hashText.ts';
+import { movedPast, type ReadPosition, withNewest } from './transport/ReadPosition.ts';
 
 /** One subscriber of an instance. */
 export interface Subscriber {
@@ -27,12 +28,12 @@ export type RunOutcome =
 /** Called when a listener throws; the other listeners still get the update. */
 export type ListenerErrorHandler = (error: unknown, instance: QueryInstance) => void;
 
-/** A version of a read still in flight: any newer commit on the feed may have been missed. */
-const IN_FLIGHT = -1;
+/** A read still in flight: any commit on the feed meanwhile may have been missed. */
+const IN_FLIGHT = 'in flight';
 
 /**
  * One shared computation: a query with canonical args in one identity scope, its subscribers,
- * the versions of the actors its last run read, and its newest result.
+ * the versions (and lives) of the actors its last run read, and its newest result.
  *
  * Lifecycle: `idle` → (a dependency changed) `pending` → `running` → `idle`. A change during a
  * run marks the run `dirty`: its result is already stale, so the engine runs it again.
@@ -41,13 +42,13 @@ const IN_FLIGHT = -1;
  * const instance = new QueryInstance('key', totalBalance, { accounts: ['a'] }, undefined);
  * const run = instance.beginRun();
  * instance.beginRead(run, 'account/a');
- * instance.endRead(run, 'account/a', 3);
+ * instance.endRead(run, 'account/a', { ver: 3, life: 'k3x9q0m2a7bz' });
  * instance.endRun(); // { dropped: [], dirty: false }
  */
 export class QueryInstance {
   readonly subscribers = new Set<Subscriber>();
-  /** Actor id → the version the last completed run read. */
-  deps = new Map<string, number>();
+  /** Actor id → the version and life the last completed run read. */
+  deps = new Map<string, ReadPosition>();
   state: 'idle' | 'pending' | 'running' = 'idle';
   closed = false;
   /** Stale results skipped in a row (bounded, so a hot actor cannot starve subscribers). */
@@ -56,8 +57,9 @@ export class QueryInstance {
   retryDelayMs = 0;
   retryTimer: ReturnType<typeof setTimeout> | undefined;
   #run = 0;
-  #reads: Map<string, number> | undefined;
-  #seen = new Map<string, number>();
+  #reads: Map<string, ReadPosition | typeof IN_FLIGHT> | undefined;
+  /** Commits the feed delivered while a read was in flight, by actor id. */
+  #seen = new Map<string, ReadPosition[]>();
   #dirty = false;
   #version = 0;
   #lastResult: QueryResult | undefined;
@@ -95,15 +97,17 @@ export class QueryInstance {
     return true;
   }
 
-  endRead(run: number, actorId: string, ver: number): void {
+  endRead(run: number, actorId: string, at: ReadPosition): void {
     if (run !== this.#run || !this.#reads) return;
-    this.#reads.set(actorId, ver);
-    if ((this.#seen.get(actorId) ?? -1) > ver) this.#dirty = true;
+    this.#reads.set(actorId, at);
+    if (this.#seen.get(actorId)?.some((seen) => movedPast(seen, at))) this.#dirty = true;
   }
 
   /** Replaces the dependencies with the run's reads; returns the actor ids no longer read. */
   endRun(): { dropped: string[]; dirty: boolean } {
-    const reads = this.#reads ?? new Map<string, number>();
+    const reads = new Map<string, ReadPosition>();
+    // A read still in flight when the run ended: any commit of its actor runs the query again.
+    for (const [id, at] of this.#reads ?? []) reads.set(id, at === IN_FLIGHT ? { ver: -1 } : at);
     const dropped = [...this.deps.keys()].filter((id) => !reads.has(id));
     this.deps = reads;
     this.#reads = undefined;
@@ -113,22 +117,24 @@ export class QueryInstance {
   }
 
   /**
-   * A commit of `actorId` at `ver` was seen. Returns true if the instance must be scheduled (it
-   * was idle and read an older version); while running, it remembers that the run is stale.
+   * A commit of `actorId` at `at` was seen. Returns true if the instance must be scheduled (it
+   * was idle and read an older version, or another life); while running, it remembers that the
+   * run is stale.
    */
-  onChange(actorId: string, ver: number): boolean {
+  onChange(actorId: string, at: ReadPosition): boolean {
     if (this.closed) return false;
     if (this.state === 'running') {
       const read = this.#reads?.get(actorId);
       // Not read yet in this run: when it is, the read sees this commit or a newer one.
       if (read === undefined) return false;
-      if (read === IN_FLIGHT) this.#seen.set(actorId, Math.max(ver, this.#seen.get(actorId) ?? 0));
-      else if (ver > read) this.#dirty = true;
+      if (read === IN_FLIGHT)
+        this.#seen.set(actorId, withNewest(this.#seen.get(actorId) ?? [], at));
+      else if (movedPast(at, read)) this.#dirty = true;
       return false;
     }
     if (this.state === 'pending') return false;
     const read = this.deps.get(actorId);
-    return read !== undefined && ver > read;
+    return read !== undefined && movedPast(at, read);
   }
 
   /** Marks the run in progress stale: its result will not be pushed. */

@@ -12,7 +12,7 @@ export interface RunEnvironment {
 
 /**
  * Runs an instance's query once against committed state ({@link evaluateQuery}). Each read
- * records `(actor id, ver)` as a dependency of the instance and adds the instance to the index
+ * records `(actor id, ver, life)` as a dependency of the instance and adds the instance to the index
  * before the load, so a commit racing the run is noticed. The caller ends the run with
  * `instance.endRun()`.
  *
@@ -27,7 +27,7 @@ export async function runQuery(instance: QueryInstance, env: RunEnvironment): Pr
     beforeLoad: (actorId) => {
       if (instance.beginRead(run, actorId) && !instance.closed) env.index.add(actorId, instance);
     },
-    afterLoad: (actorId, ver) => instance.endRead(run, actorId, ver),
+    afterLoad: (actorId, at) => instance.endRead(run, actorId, at),
   });
   return outcome;
 }

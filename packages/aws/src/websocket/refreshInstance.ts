@@ -1,7 +1,14 @@
 import { BatonError, ErrorCode, type SerializedError } from '@baton/core';
 import { PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
 import type { QueryUpdate } from '@baton/server';
-import { evaluateQuery, hashText } from '@baton/server/transport';
+import {
+  evaluateQuery,
+  hashText,
+  movedPast,
+  positionOf,
+  type ReadPosition,
+  samePosition,
+} from '@baton/server/transport';
 import type { Pusher } from './Pusher.ts';
 import type { InstanceChange, InstanceItem } from './registry/Instances.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
@@ -77,19 +84,21 @@ function sameRun(instance: InstanceItem, next: InstanceChange): boolean {
     next.hash === instance.hash &&
     next.failed === instance.failed &&
     keys.length === Object.keys(instance.deps).length &&
-    keys.every((key) => next.deps[key] === instance.deps[key])
+    keys.every((key) => samePosition(next.deps[key], instance.deps[key]))
   );
 }
 
 /** Whether an actor read for the first time (not in `before`) has committed past its read. */
 async function movedSince(
   context: ReactiveContext,
-  deps: Readonly<Record<string, number>>,
-  before: Readonly<Record<string, number>>,
+  deps: Readonly<Record<string, ReadPosition>>,
+  before: Readonly<Record<string, ReadPosition>>,
 ): Promise<boolean> {
   const added = Object.entries(deps).filter(([actorId]) => !(actorId in before));
   const moved = await Promise.all(
-    added.map(async ([actorId, ver]) => ((await context.env.store.load(actorId))?.ver ?? 0) > ver),
+    added.map(async ([actorId, read]) =>
+      movedPast(positionOf(await context.env.store.load(actorId)), read),
+    ),
   );
   return moved.some(Boolean);
 }
@@ -122,7 +131,7 @@ async function run(context: ReactiveContext, instance: InstanceItem) {
 function failure(error: SerializedError, instance: InstanceItem) {
   const update: QueryUpdate = { kind: 'error', error };
   const failed = hashText(JSON.stringify([error.code, error.message]));
-  return { update, hash: instance.hash, failed, deps: {} as Record<string, number> };
+  return { update, hash: instance.hash, failed, deps: {} as Record<string, ReadPosition> };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { toBatonError } from '@baton/core';
 import type { IdempotencyRecord } from '@baton/core/adapter';
+import { movedPast, positionOf, type ReadPosition, withNewest } from '@baton/server/transport';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeStreamRecord, type StreamRecordLike } from '../streams/decodeStreamRecord.ts';
 import { answerPending } from './answerPending.ts';
@@ -13,8 +14,9 @@ import {
 
 /**
  * The Lambda on the store table's DynamoDB stream: the reactive side of the WebSocket API.
- * Per batch it gathers the newest `ver` of every changed actor, finds the instances that read
- * an older one (`D#<actor id>` items), re-runs each dirty instance once, and pushes a changed
+ * Per batch it gathers the newest `ver` of every changed actor (per life: a new life after
+ * `ctx.halt()` counts from 1 again), finds the instances that read an older one or another
+ * life (`D#<actor id>` items), re-runs each dirty instance once, and pushes a changed
  * result (a new version) to all its subscribers. Then it answers requests waiting for the
  * batch's outcomes: `reply`/`error` for an `ask`, `visible` for a `send` once the connection's
  * subscriptions show the commit. A failing push never fails the batch; a registry or store
@@ -54,13 +56,14 @@ async function processBatch(
   context: ReactiveContext,
   records: readonly StreamRecordLike[],
 ): Promise<void> {
-  const changed = new Map<string, number>();
+  /** Actor id → the commits of the batch: the newest of each life. */
+  const changed = new Map<string, ReadPosition[]>();
   const outcomes: IdempotencyRecord[] = [];
   for (const record of records) {
     const change = decodeStreamRecord(record);
     if (change?.kind === 'record') {
-      const { id, ver } = change.record;
-      changed.set(id, Math.max(ver, changed.get(id) ?? 0));
+      const { id } = change.record;
+      changed.set(id, withNewest(changed.get(id) ?? [], positionOf(change.record)));
     } else if (change?.kind === 'outcome') {
       outcomes.push(change.record);
     }
@@ -84,7 +87,9 @@ async function processBatch(
         await Promise.all(actorIds.map((a) => context.registry.removeDependency(a, instanceId)));
         return;
       }
-      const stale = actorIds.some((a) => (instance.deps[a] ?? -1) < changed.get(a)!);
+      const stale = actorIds.some((a) =>
+        changed.get(a)!.some((at) => movedPast(at, instance.deps[a] ?? { ver: -1 })),
+      );
       if (!stale) return;
       const refreshed = await refreshInstance(context, instance);
       fresh.add(instanceId);

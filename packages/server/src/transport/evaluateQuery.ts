@@ -15,6 +15,7 @@ import {
   upgradeState,
 } from '@baton/core/adapter';
 import type { RunOutcome } from '../QueryInstance.ts';
+import { positionOf, type ReadPosition } from './ReadPosition.ts';
 
 /**
  * What a query run reads with: the actor types (for their initial state) and committed state.
@@ -29,14 +30,14 @@ export interface EvaluateEnvironment {
 
 /**
  * Told of each actor a run reads: before its record is loaded (once per actor per run) and
- * after, with the version read (0 for an actor never committed).
+ * after, with the position read (version 0 for an actor never committed).
  *
  * @example
  * const observer: ReadObserver = { beforeLoad: (id) => index.add(id, instance) };
  */
 export interface ReadObserver {
   beforeLoad?(actorId: string): void;
-  afterLoad?(actorId: string, ver: number): void;
+  afterLoad?(actorId: string, at: ReadPosition): void;
 }
 
 /**
@@ -44,17 +45,20 @@ export interface ReadObserver {
  *
  * @example
  * const { outcome, reads } = await evaluateQuery(balance, { account: 'alice' }, undefined, env);
- * reads.get('account/alice'); // 3
+ * reads.get('account/alice'); // { ver: 3, life: 'k3x9q0m2a7bz' }
  */
 export interface Evaluation {
   readonly outcome: RunOutcome;
-  /** Actor id → the `ver` read; reads still in flight when the handler ended are left out. */
-  readonly reads: ReadonlyMap<string, number>;
+  /**
+   * Actor id → the version and life read; reads still in flight when the handler ended are
+   * left out.
+   */
+  readonly reads: ReadonlyMap<string, ReadPosition>;
 }
 
 /**
  * Runs a query once against committed state, stateless: each `ctx.get` loads the actor's
- * record (once per run: later reads of it share the first) and records `(actor id, ver)`. The
+ * record (once per run: later reads of it share the first) and records `(actor id, ver, life)`. The
  * result comes back as canonical JSON; a throwing handler gives its error (never rejects). The
  * local engine and the AWS WebSocket handlers share this one implementation.
  *
@@ -73,7 +77,7 @@ export async function evaluateQuery(
   observer: ReadObserver = {},
 ): Promise<Evaluation> {
   const loads = new Map<string, Promise<unknown>>();
-  const reads = new Map<string, number>();
+  const reads = new Map<string, ReadPosition>();
   const ctx = createQueryContext({
     identity,
     get: async (ref) => {
@@ -99,14 +103,14 @@ async function readActor(
   env: EvaluateEnvironment,
   ref: ActorRef,
   observer: ReadObserver,
-  reads: Map<string, number>,
+  reads: Map<string, ReadPosition>,
 ): Promise<unknown> {
   const definition: AnyActorDefinition = env.registry.definition(ref.type);
   observer.beforeLoad?.(ref.id);
   const record = await env.store.load(ref.id);
-  const ver = record?.ver ?? 0;
-  reads.set(ref.id, ver);
-  observer.afterLoad?.(ref.id, ver);
+  const at = positionOf(record);
+  reads.set(ref.id, at);
+  observer.afterLoad?.(ref.id, at);
   if (!record) return definition.initial(ref.key);
   return upgradeState(definition, record.state, record.stateVersion ?? 1, ref.id);
 }

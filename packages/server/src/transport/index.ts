@@ -19,4 +19,11 @@ export {
   type ReadObserver,
 } from './evaluateQuery.ts';
 export { hashText } from './hashText.ts';
+export {
+  movedPast,
+  positionOf,
+  type ReadPosition,
+  samePosition,
+  withNewest,
+} from './ReadPosition.ts';
 export { type ResolvedRequest, resolveInstanceKey } from './resolveInstanceKey.ts';

@@ -1,5 +1,6 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import type { ActorRecord, ChangeFeed, IdempotencyRecord, Store } from '@baton/core/adapter';
+import { positionOf, type ReadPosition, withNewest } from '../transport/ReadPosition.ts';
 
 /**
  * A wait for one ingress message, started before the message is enqueued.
@@ -24,8 +25,8 @@ interface Watch {
   readonly onFeed: boolean;
   readonly resolve: (record: IdempotencyRecord) => void;
   readonly reject: (error: BatonError) => void;
-  /** The record, once known, waiting for the feed to deliver version `ver`. */
-  awaiting?: { readonly record: IdempotencyRecord; readonly ver: number };
+  /** The record, once known, waiting for the feed to deliver version `at.ver` of life `at.life`. */
+  awaiting?: { readonly record: IdempotencyRecord; readonly at: ReadPosition };
   timers: ReturnType<typeof setTimeout>[];
   done: boolean;
 }
@@ -47,8 +48,11 @@ export class CommitTracker {
   readonly #watches = new Map<string, Set<Watch>>();
   /** Actors with a wait on the feed → their waits. */
   readonly #byActor = new Map<string, Set<Watch>>();
-  /** The newest version the feed delivered, for actors with a wait on it. */
-  readonly #seen = new Map<string, number>();
+  /**
+   * The newest version of each life the feed delivered, for actors with a wait on it: a new
+   * life after `ctx.halt()` counts its versions from 1 again.
+   */
+  readonly #seen = new Map<string, ReadPosition[]>();
   readonly #unsubscribe: Array<() => void> = [];
   readonly #polls: boolean;
 
@@ -80,7 +84,7 @@ export class CommitTracker {
     add(this.#watches, messageId, watch);
     if (options.onFeed) {
       add(this.#byActor, actorId, watch);
-      if (!this.#seen.has(actorId)) this.#seen.set(actorId, 0);
+      if (!this.#seen.has(actorId)) this.#seen.set(actorId, []);
     }
     const timeout = setTimeout(() => {
       const message = `${messageId} was not committed within ${this.timeoutMs} ms; it may still be processed: send it again with the same idempotencyKey`;
@@ -130,10 +134,10 @@ export class CommitTracker {
       this.#finish(watch, () => watch.resolve(committed));
       return;
     }
-    watch.awaiting = { record: committed, ver: Number.POSITIVE_INFINITY };
+    watch.awaiting = { record: committed, at: { ver: Number.POSITIVE_INFINITY } };
     this.store.load(watch.actorId).then(
       (record) => {
-        watch.awaiting = { record: committed, ver: record?.ver ?? 0 };
+        watch.awaiting = { record: committed, at: positionOf(record) };
         this.#check(watch);
       },
       () => this.#finish(watch, () => watch.resolve(committed)),
@@ -143,14 +147,16 @@ export class CommitTracker {
   #onRecord(record: ActorRecord): void {
     const seen = this.#seen.get(record.id);
     if (seen === undefined) return;
-    this.#seen.set(record.id, Math.max(record.ver, seen));
+    this.#seen.set(record.id, withNewest(seen, positionOf(record)));
     for (const watch of [...(this.#byActor.get(record.id) ?? [])]) this.#check(watch);
   }
 
   #check(watch: Watch): void {
     const awaiting = watch.awaiting;
     if (!awaiting || watch.done) return;
-    if ((this.#seen.get(watch.actorId) ?? 0) >= awaiting.ver) {
+    const { at } = awaiting;
+    const seen = this.#seen.get(watch.actorId) ?? [];
+    if (at.ver === 0 || seen.some((p) => p.life === at.life && p.ver >= at.ver)) {
       this.#finish(watch, () => watch.resolve(awaiting.record));
     }
   }

@@ -39,7 +39,7 @@ async function subscribe(connectionId: string, instanceId: string, actorId: stri
 }
 
 async function saveRun(instance: InstanceItem, actorId: string) {
-  const change = { version: 1, hash: 'h', failed: undefined, deps: { [actorId]: 1 } };
+  const change = { version: 1, hash: 'h', failed: undefined, deps: { [actorId]: { ver: 1 } } };
   expect(await registry.saveRun(instance, change)).toBe(true);
 }
 

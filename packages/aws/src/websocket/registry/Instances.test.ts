@@ -1,3 +1,4 @@
+import type { ReadPosition } from '@baton/server/transport';
 import { describe, expect, it } from 'vitest';
 import { dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
@@ -16,11 +17,14 @@ function create(identity: unknown = { user: 'alice' }): Promise<InstanceItem> {
   });
 }
 
-const change = (deps: Record<string, number>, hash = 'h1'): InstanceChange => ({
+/** A run's change; a dependency given as a number was read of a record without a life. */
+const change = (reads: Record<string, number | ReadPosition>, hash = 'h1'): InstanceChange => ({
   version: 1,
   hash,
   failed: undefined,
-  deps,
+  deps: Object.fromEntries(
+    Object.entries(reads).map(([id, at]) => [id, typeof at === 'number' ? { ver: at } : at]),
+  ),
 });
 
 /** The gen of the dependency item of `actorId` on `instanceId`, if there is one. */
@@ -50,8 +54,18 @@ describe('Instances', () => {
     const first = await create();
     expect(await instances.saveRun(first, change({ 'account/alice': 1 }))).toBe(true);
     const again = await instances.upsert(first.id, { ...first, identity: null });
-    expect(again).toMatchObject({ version: 1, deps: { 'account/alice': 1 }, rev: 3 });
+    expect(again).toMatchObject({ version: 1, deps: { 'account/alice': { ver: 1 } }, rev: 3 });
     expect(again.gen).toBe(first.gen);
+  });
+
+  it('keeps the life of each dependency beside its version', async () => {
+    const instance = await create();
+    const at = { ver: 2, life: 'k3x9q0m2a7bz' };
+    expect(
+      await instances.saveRun(instance, change({ 'account/alice': at, 'account/bob': 0 })),
+    ).toBe(true);
+    const saved = await instances.get(instance.id);
+    expect(saved?.deps).toEqual({ 'account/alice': at, 'account/bob': { ver: 0 } });
   });
 
   it('saves a run at the rev it read: result, deps and the next rev', async () => {
@@ -61,7 +75,7 @@ describe('Instances', () => {
       ...instance,
       version: 1,
       hash: 'h1',
-      deps: { 'account/alice': 4 },
+      deps: { 'account/alice': { ver: 4 } },
       rev: 2,
     });
   });

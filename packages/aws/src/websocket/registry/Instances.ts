@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ReadPosition } from '@baton/server/transport';
 import { RegistryAttr as A, dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { type Expression, type Item, parseJson, type RegistryTable } from './RegistryTable.ts';
 
@@ -22,8 +23,8 @@ export interface InstanceItem {
   readonly hash: string | undefined;
   /** The fingerprint of the error the last run gave, if it failed. */
   readonly failed: string | undefined;
-  /** Actor id → the `ver` the last run read. */
-  readonly deps: Readonly<Record<string, number>>;
+  /** Actor id → the version and life the last run read. */
+  readonly deps: Readonly<Record<string, ReadPosition>>;
   /** Write counter: updates are conditional on it, so concurrent handlers never go backwards. */
   readonly rev: number;
   /** Set when the item is created: tells dependency items of an older incarnation apart. */
@@ -34,13 +35,14 @@ export interface InstanceItem {
  * What a run changes on an instance.
  *
  * @example
- * const change: InstanceChange = { version: 2, hash, failed: undefined, deps: { 'account/alice': 3 } };
+ * const deps = { 'account/alice': { ver: 3, life: 'k3x9q0m2a7bz' } };
+ * const change: InstanceChange = { version: 2, hash, failed: undefined, deps };
  */
 export interface InstanceChange {
   readonly version: number;
   readonly hash: string | undefined;
   readonly failed: string | undefined;
-  readonly deps: Readonly<Record<string, number>>;
+  readonly deps: Readonly<Record<string, ReadPosition>>;
 }
 
 /**
@@ -118,7 +120,7 @@ export class Instances {
     const remove: string[] = [];
     const values: Record<string, unknown> = {
       ':version': change.version,
-      ':deps': JSON.stringify(change.deps),
+      ':deps': encodeDeps(change.deps),
       ':next': instance.rev + 1,
     };
     for (const [name, value] of [
@@ -209,8 +211,32 @@ function toInstance(item: Item): InstanceItem {
     version: Number(item[A.version] ?? 0),
     hash: item[A.hash] as string | undefined,
     failed: item[A.failed] as string | undefined,
-    deps: (parseJson(item[A.deps]) ?? {}) as Record<string, number>,
+    deps: decodeDeps(parseJson(item[A.deps])),
     rev: Number(item[A.rev] ?? 0),
     gen: item[A.gen] as string,
   };
+}
+
+/**
+ * Dependencies as stored: actor id → `ver`, or `[ver, life]` for a record with a life (a plain
+ * number is also how items written before lives hold them).
+ */
+function encodeDeps(deps: Readonly<Record<string, ReadPosition>>): string {
+  const stored = Object.entries(deps).map(([id, at]) => [
+    id,
+    at.life === undefined ? at.ver : [at.ver, at.life],
+  ]);
+  return JSON.stringify(Object.fromEntries(stored));
+}
+
+function decodeDeps(stored: unknown): Record<string, ReadPosition> {
+  const deps: Record<string, ReadPosition> = {};
+  if (typeof stored !== 'object' || stored === null) return deps;
+  for (const [id, at] of Object.entries(stored)) {
+    if (typeof at === 'number') deps[id] = { ver: at };
+    else if (Array.isArray(at) && typeof at[0] === 'number' && typeof at[1] === 'string') {
+      deps[id] = { ver: at[0], life: at[1] };
+    }
+  }
+  return deps;
 }

@@ -1,0 +1,76 @@
+import type { ActorRecord, ChangeFeed } from '@baton/core/adapter';
+import { EmbeddedStore } from '@baton/embedded';
+import { describe, expect, it } from 'vitest';
+import { CommitTracker } from './CommitTracker.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** A change feed that delivers what the test hands it, when it does: a lagging stream. */
+function laggingFeed() {
+  const listeners = new Set<(record: ActorRecord) => void>();
+  const feed: ChangeFeed = {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return { feed, deliver: (record: ActorRecord) => listeners.forEach((l) => l(record)) };
+}
+
+function record(ver: number, life: string, extra: Partial<ActorRecord> = {}): ActorRecord {
+  return {
+    id: 'account/a',
+    ver,
+    life,
+    state: {},
+    inboxOffset: '0',
+    marks: {},
+    sentSeq: 0,
+    ...extra,
+  };
+}
+
+describe('CommitTracker', () => {
+  it('waits for the feed to deliver the new life’s commit, not an old life’s higher version', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const store = new EmbeddedStore({ clock: { now: () => now } });
+    const { feed, deliver } = laggingFeed();
+    const tracker = new CommitTracker(store, feed);
+    const oldLife: ActorRecord[] = [];
+    for (let ver = 1; ver <= 6; ver++) {
+      const halt = ver === 6 ? { expiresAt: now + DAY } : {};
+      oldLife.push(record(ver, 'oldlife00001', halt));
+      await store.commit({
+        expectedVer: ver - 1,
+        record: oldLife.at(-1)!,
+        outbox: [],
+        idempotency: [],
+      });
+    }
+    const wait = tracker.wait('m-1', 'account/a', { onFeed: true });
+    let settled = false;
+    void wait.record.then(() => {
+      settled = true;
+    });
+    // The feed lags: the old life's halt arrives while the message waits.
+    deliver(oldLife.at(-1)!);
+
+    // The halted record expires and is deleted; the message is the new life's first commit.
+    now += 2 * DAY;
+    store.purgeExpired();
+    const outcome = {
+      key: 'm-1',
+      actorId: 'account/a',
+      outcome: { ok: true as const },
+      expiresAt: now + DAY,
+    };
+    const first = record(1, 'newlife00001');
+    await store.commit({ expectedVer: 0, record: first, outbox: [], idempotency: [outcome] });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+
+    deliver(first);
+    await expect(wait.record).resolves.toMatchObject({ key: 'm-1' });
+    tracker.close();
+  });
+});
