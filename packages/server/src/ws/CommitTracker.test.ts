@@ -14,7 +14,10 @@ function laggingFeed() {
       return () => listeners.delete(listener);
     },
   };
-  return { feed, deliver: (record: ActorRecord) => listeners.forEach((l) => l(record)) };
+  const deliver = (record: ActorRecord) => {
+    for (const listener of listeners) listener(record);
+  };
+  return { feed, deliver };
 }
 
 function record(ver: number, life: string, extra: Partial<ActorRecord> = {}): ActorRecord {
