@@ -64,7 +64,7 @@ describe('CommitTracker', () => {
     const outcome = {
       key: 'm-1',
       actorId: 'account/a',
-      outcome: { ok: true as const },
+      outcome: { ok: true as const, value: null },
       expiresAt: now + DAY,
     };
     const first = record(1, 'newlife00001');
