@@ -21,6 +21,10 @@ import { parseTraceparent } from './adapter/traceContext.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from './caller.ts';
 import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
 import { Registry } from './registry.ts';
+import { callbackToken } from './workflow/callbackToken.ts';
+import { summarize, type WorkflowSummary } from './workflow/journal.ts';
+import { awaitWorkflow, readWorkflow } from './workflow/readWorkflow.ts';
+import type { AnyWorkflowDefinition, InputOf, OutputOf, WorkflowRef } from './workflow/workflow.ts';
 
 export interface ClientOptions {
   readonly actors: readonly AnyActorDefinition[];
@@ -173,6 +177,118 @@ export class Client {
     const caller = options.caller ?? this.#caller;
     if (caller.kind !== 'system' && !ingressIdBelongsTo(messageId, caller)) return undefined;
     return (await this.#store.readIdempotency(messageId))?.outcome;
+  }
+
+  /**
+   * Starts workflow instance `id` with `input`. Idempotent per id: starting an instance that
+   * exists does nothing and returns the same ref (its outcome is the first start's). A public
+   * workflow may be started by any caller its `authorize` allows; others only by trusted code.
+   *
+   * @example
+   * const order = await client.asSystem().start(Checkout, 'order-17', { amount: 30 });
+   * const output = await client.asSystem().result(order);
+   */
+  async start<W extends AnyWorkflowDefinition>(
+    definition: W,
+    id: string,
+    input: InputOf<W>,
+    options: SendOptions = {},
+  ): Promise<WorkflowRef<InputOf<W>, OutputOf<W>>> {
+    const ref = definition.ref(id);
+    await this.send(ref as ActorRef, 'start' as never, { input } as never, options);
+    return ref as WorkflowRef<InputOf<W>, OutputOf<W>>;
+  }
+
+  /**
+   * Waits for a workflow instance to end: its output, or the error that ended it (STEP_FAILED,
+   * CANCELLED, …), or TIMED_OUT after `timeoutMs` (default: the client's askTimeoutMs).
+   */
+  async result<Output>(
+    ref: WorkflowRef<unknown, Output>,
+    options: { readonly caller?: Caller; readonly timeoutMs?: number } = {},
+  ): Promise<Output> {
+    const caller = options.caller ?? this.#caller;
+    const read = () => readWorkflow(this.#store, this.#registry, caller, ref as ActorRef);
+    return (await awaitWorkflow(
+      read,
+      ref as ActorRef,
+      options.timeoutMs ?? this.#askTimeoutMs,
+    )) as Output;
+  }
+
+  /** A workflow instance's status, output or error, and the number of commands it issued. */
+  async workflowStatus(
+    ref: WorkflowRef,
+    options: { readonly caller?: Caller } = {},
+  ): Promise<WorkflowSummary> {
+    const caller = options.caller ?? this.#caller;
+    return summarize(
+      ref.key,
+      await readWorkflow(this.#store, this.#registry, caller, ref as ActorRef),
+    );
+  }
+
+  /**
+   * Sends event `name` to a workflow instance: the first `ctx.waitForEvent(name)` consumes it,
+   * also one that starts waiting later.
+   */
+  async signal(
+    ref: WorkflowRef,
+    name: string,
+    payload?: unknown,
+    options: SendOptions = {},
+  ): Promise<{ messageId: string }> {
+    return this.send(ref as ActorRef, 'signal' as never, { name, payload } as never, options);
+  }
+
+  /** Cancels a workflow instance: its compensations run, then it ends as `cancelled`. */
+  async cancel(
+    ref: WorkflowRef,
+    options: SendOptions & { readonly reason?: string } = {},
+  ): Promise<{ messageId: string }> {
+    const { reason, ...send } = options;
+    return this.send(ref as ActorRef, 'cancel' as never, (reason ? { reason } : {}) as never, send);
+  }
+
+  /** Ends a workflow instance at once, without compensations (trusted code only). */
+  async terminate(
+    ref: WorkflowRef,
+    options: SendOptions & { readonly reason?: string } = {},
+  ): Promise<{ messageId: string }> {
+    const { reason, ...send } = options;
+    return this.send(
+      ref as ActorRef,
+      'terminate' as never,
+      (reason ? { reason } : {}) as never,
+      send,
+    );
+  }
+
+  /** Replays a paused instance with the code running now: it goes on if the code replays it. */
+  async resumeWorkflow(
+    ref: WorkflowRef,
+    options: SendOptions = {},
+  ): Promise<{ messageId: string }> {
+    return this.send(ref as ActorRef, 'resume' as never, {} as never, options);
+  }
+
+  /**
+   * Completes a workflow's callback (`ctx.createCallback`) with `value`, or fails it with
+   * `{ error }`: the token is all that is needed, and it completes the callback once.
+   */
+  async completeCallback(
+    token: string,
+    result: { readonly value?: unknown } | { readonly error: string },
+    options: SendOptions = {},
+  ): Promise<{ messageId: string }> {
+    const { actorId: id } = callbackToken.decode(token);
+    const slash = id.indexOf('/');
+    const to = { type: id.slice(0, slash), key: id.slice(slash + 1), id };
+    const body =
+      'error' in result
+        ? { token, ok: false, error: result.error }
+        : { token, ok: true, value: result.value };
+    return this.send(to as ActorRef, 'callback' as never, body as never, options);
   }
 
   #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {

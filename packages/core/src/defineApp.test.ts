@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { actor } from './actor.ts';
 import { defineApp } from './defineApp.ts';
 import { query } from './query.ts';
+import { workflow } from './workflow/workflow.ts';
 
 const Counter = actor({
   name: 'counter',
@@ -41,5 +42,18 @@ describe('defineApp', () => {
       }),
     );
     expect(() => defineApp({ actors: [] })).toThrow(/actors must be a non-empty array/);
+  });
+
+  it('registers each workflow as an actor type of its own, with the workflow queries', () => {
+    const Flow = workflow({
+      name: 'flow',
+      input: { safeParse: (data: unknown) => ({ success: true, data }) } as never,
+      run: async () => 1,
+    });
+    const app = defineApp({ actors: [Counter], workflows: [Flow] });
+    expect(app.actors.map((a) => a.name)).toEqual(['counter', 'wf-flow']);
+    expect(app.workflows).toEqual([Flow]);
+    expect(app.queries.map((q) => q.name)).toEqual(['workflowStatus', 'workflowHistory']);
+    expect(defineApp({ workflows: [Flow] }).actors).toEqual([Flow.actor]);
   });
 });

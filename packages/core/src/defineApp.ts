@@ -7,6 +7,8 @@ import type { AnyActorDefinition } from './actor.ts';
 import type { AnyEffectDefinition } from './effect.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
+import type { AnyWorkflowDefinition } from './workflow/workflow.ts';
+import { workflowQueries } from './workflow/workflowQueries.ts';
 
 /**
  * What a WebSocket connection attempt offers the auth hook: the token from `?token=` or the
@@ -24,7 +26,10 @@ export interface ConnectRequest {
  * const app: BatonApp = defineApp({ actors: [Account], queries: [balances] });
  */
 export interface BatonApp<Identity = unknown> {
+  /** The app's actor types, and its workflows' (one reserved type each, `wf-<name>`). */
   readonly actors: readonly AnyActorDefinition[];
+  /** The app's workflows. */
+  readonly workflows: readonly AnyWorkflowDefinition[];
   readonly queries: readonly AnyQueryDefinition[];
   /** The effects handlers may ask for (`ctx.effect`), run by the workers. */
   readonly effects: readonly AnyEffectDefinition[];
@@ -54,16 +59,35 @@ export interface BatonApp<Identity = unknown> {
  * });
  */
 export function defineApp<Identity = unknown>(app: {
-  readonly actors: readonly AnyActorDefinition[];
+  readonly actors?: readonly AnyActorDefinition[];
+  /**
+   * Durable workflows (`workflow()`): their actor types join `actors`, and the built-in
+   * queries `workflowStatus` and `workflowHistory` join `queries`.
+   */
+  readonly workflows?: readonly AnyWorkflowDefinition[];
   readonly queries?: readonly AnyQueryDefinition[];
   readonly effects?: readonly AnyEffectDefinition[];
   readonly effectKeyNamespace?: string;
   readonly auth?: (request: ConnectRequest) => Identity | Promise<Identity>;
 }): BatonApp<Identity> {
   const problems: string[] = [];
-  if (!Array.isArray(app?.actors) || app.actors.length === 0) {
-    problems.push('actors must be a non-empty array of actor()s');
+  const workflows = app?.workflows ?? [];
+  if (!Array.isArray(workflows) || workflows.some((w) => w?.kind !== 'workflow')) {
+    problems.push('workflows must be an array of workflow()s');
   }
+  const actors = [
+    ...(Array.isArray(app?.actors) ? app.actors : []),
+    ...(Array.isArray(workflows) ? workflows.map((w) => w?.actor) : []),
+  ];
+  if (app?.actors !== undefined && !Array.isArray(app.actors)) {
+    problems.push('actors must be an array of actor()s');
+  } else if (actors.length === 0) {
+    problems.push('actors must be a non-empty array of actor()s (or pass workflows)');
+  }
+  const queries = [
+    ...(Array.isArray(app?.queries) ? app.queries : []),
+    ...(Array.isArray(workflows) && workflows.length > 0 ? workflowQueries(workflows) : []),
+  ];
   if (app?.queries !== undefined && !Array.isArray(app.queries)) {
     problems.push('queries must be an array of query()s');
   }
@@ -84,16 +108,14 @@ export function defineApp<Identity = unknown>(app: {
       seen.add(name);
     }
   };
-  if (Array.isArray(app?.actors))
-    duplicates(
-      'actor types',
-      app.actors.map((a) => a?.name),
-    );
-  if (Array.isArray(app?.queries))
-    duplicates(
-      'queries',
-      app.queries.map((q) => q?.name),
-    );
+  duplicates(
+    'actor types',
+    actors.map((a) => a?.name),
+  );
+  duplicates(
+    'queries',
+    queries.map((q) => q?.name),
+  );
   if (Array.isArray(app?.effects))
     duplicates(
       'effects',
@@ -105,8 +127,9 @@ export function defineApp<Identity = unknown>(app: {
     });
   }
   return {
-    actors: app.actors,
-    queries: app.queries ?? [],
+    actors,
+    workflows,
+    queries,
     effects: app.effects ?? [],
     ...(namespace === undefined ? {} : { effectKeyNamespace: namespace }),
     ...(app.auth ? { auth: app.auth } : {}),

@@ -27,6 +27,10 @@ const TERMINAL: readonly ErrorCode[] = [
   'FORBIDDEN',
   'UNAUTHORIZED',
   'LIMIT_EXCEEDED',
+  'NON_DETERMINISTIC',
+  'STEP_FAILED',
+  'TIMED_OUT',
+  'CANCELLED',
 ];
 const RETRIED: readonly ErrorCode[] = [
   'RETRYABLE',

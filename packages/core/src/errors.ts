@@ -67,6 +67,18 @@ export const ErrorCode = {
   RATE_LIMITED: 'RATE_LIMITED',
   /** A per-connection cap was reached (e.g. its number of subscriptions). Terminal for that request. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
+  /**
+   * A workflow's code no longer replays its recorded history (a step renamed, reordered or
+   * removed): the instance is paused, its history intact; deploy code that replays it (keep the
+   * old path behind `ctx.patched`) and it resumes on its next message or `client.resumeWorkflow`.
+   */
+  NON_DETERMINISTIC: 'NON_DETERMINISTIC',
+  /** A workflow step kept failing past its retry policy: what the run sees. Terminal. */
+  STEP_FAILED: 'STEP_FAILED',
+  /** A workflow's wait (an event, a callback) or a result awaited passed its timeout. Terminal. */
+  TIMED_OUT: 'TIMED_OUT',
+  /** A workflow was cancelled or terminated before it completed. Terminal. */
+  CANCELLED: 'CANCELLED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -88,6 +100,10 @@ const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.FORBIDDEN,
   ErrorCode.UNAUTHORIZED,
   ErrorCode.LIMIT_EXCEEDED,
+  ErrorCode.NON_DETERMINISTIC,
+  ErrorCode.STEP_FAILED,
+  ErrorCode.TIMED_OUT,
+  ErrorCode.CANCELLED,
 ]);
 
 const MARK = Symbol.for('baton.error');

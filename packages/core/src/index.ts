@@ -68,3 +68,35 @@ export {
 } from './query.ts';
 export type { Schema } from './schema.ts';
 export type { Migration } from './stateVersions.ts';
+export type {
+  CommandKind,
+  JournalEntry,
+  WorkflowState,
+  WorkflowStatus,
+  WorkflowSummary,
+} from './workflow/journal.ts';
+export { replayWorkflow } from './workflow/replayWorkflow.ts';
+export type {
+  RetryPolicy,
+  StepInfo,
+  StepOptions,
+  WaitOptions,
+  WorkflowCallback,
+  WorkflowContext,
+} from './workflow/WorkflowContext.ts';
+export {
+  type AnyWorkflowDefinition,
+  type InputOf,
+  type OutputOf,
+  type WorkflowActor,
+  type WorkflowDefinition,
+  type WorkflowOptions,
+  type WorkflowRef,
+  type WorkflowRequest,
+  workflow,
+} from './workflow/workflow.ts';
+export {
+  type WorkflowHistoryEntry,
+  type WorkflowQueryArgs,
+  workflowQueries,
+} from './workflow/workflowQueries.ts';

@@ -25,6 +25,10 @@ const STATUS: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   RATE_LIMITED: 429,
   LIMIT_EXCEEDED: 429,
+  NON_DETERMINISTIC: 409,
+  STEP_FAILED: 422,
+  TIMED_OUT: 504,
+  CANCELLED: 409,
 };
 
 export interface HttpResponse {

@@ -1,0 +1,308 @@
+/**
+ * The `ctx` a run gets: each method issues one command through the {@link Replayer}, which
+ * answers from the journal or issues it anew.
+ */
+import type { ActorRef } from '../actor.ts';
+import { ANONYMOUS, type Caller } from '../caller.ts';
+import { BatonError, ErrorCode, errorFromJSON, toBatonError } from '../errors.ts';
+import { silentLogger } from '../logger.ts';
+import { callbackToken } from './callbackToken.ts';
+import type { CommandKind } from './journal.ts';
+import { NEVER, type Replayer, type Slot } from './Replayer.ts';
+import { checkRetryPolicy } from './retry.ts';
+import type {
+  RetryPolicy,
+  StepInfo,
+  StepOptions,
+  WaitOptions,
+  WorkflowCallback,
+  WorkflowContext,
+} from './WorkflowContext.ts';
+import type { AnyWorkflowDefinition } from './workflow.ts';
+
+export class ReplayContext implements WorkflowContext {
+  readonly #replayer: Replayer;
+  readonly #origin: 'run' | 'runner';
+
+  constructor(replayer: Replayer, origin: 'run' | 'runner') {
+    this.#replayer = replayer;
+    this.#origin = origin;
+  }
+
+  get workflow(): string {
+    return this.#replayer.definition.name;
+  }
+  get id(): string {
+    return this.#replayer.host?.self.key ?? '';
+  }
+  get caller(): Caller {
+    return this.#replayer.state.caller ?? ANONYMOUS;
+  }
+  get log() {
+    return this.#replayer.host?.log ?? silentLogger;
+  }
+
+  #issue(kind: CommandKind, name: string): Slot | undefined {
+    return this.#replayer.issue(kind, name, this.#origin);
+  }
+
+  /** `promise`, marked as command `slot`'s for `race`. */
+  #tagged<T>(slot: Slot | undefined, promise: Promise<T>): Promise<T> {
+    if (slot) this.#replayer.slotOf.set(promise, slot.seq);
+    return promise;
+  }
+
+  step<T>(
+    name: string,
+    fn: (info: StepInfo) => T | Promise<T>,
+    options: StepOptions<T> = {},
+  ): Promise<T> {
+    checkName('ctx.step', name);
+    if (typeof fn !== 'function') {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `ctx.step("${name}", fn): fn must be a function`,
+      );
+    }
+    checkRetryPolicy(`ctx.step("${name}")`, options.retry);
+    return this.#step('step', name, fn, options);
+  }
+
+  /** A compensation: a step of its own kind, run by the saga runner. */
+  compensate(name: string, fn: () => unknown, retry: RetryPolicy | undefined): Promise<unknown> {
+    return this.#step('compensate', name, fn, retry ? { retry } : {});
+  }
+
+  #step<T>(
+    kind: 'step' | 'compensate',
+    name: string,
+    fn: (info: StepInfo) => T | Promise<T>,
+    options: StepOptions<T>,
+  ): Promise<T> {
+    const slot = this.#issue(kind, name);
+    if (!slot) return NEVER;
+    slot.step = { fn, options: options as StepOptions<unknown> };
+    const { compensate } = options;
+    const done = slot.promise.then((value) => {
+      if (compensate) {
+        this.#replayer.compensations.push({ name, fn: () => compensate(value as T) });
+      }
+      return value as T;
+    });
+    return this.#tagged(slot, done);
+  }
+
+  call(
+    to: ActorRef,
+    name: string,
+    payload: unknown,
+    options: { readonly timeoutMs?: number } = {},
+  ): Promise<never> {
+    const slot = this.#issue('call', `${to?.type}.${name}`);
+    if (!slot) return NEVER;
+    if (slot.fresh) {
+      try {
+        this.#replayer.host!.ask(slot.seq, to, name, payload, options.timeoutMs);
+      } catch (error) {
+        this.#replayer.complete(slot, { ok: false, error: toBatonError(error).toJSON() }, true);
+      }
+    }
+    return this.#tagged(slot, slot.promise as Promise<never>);
+  }
+
+  send(to: ActorRef, name: string, payload: unknown): void {
+    const slot = this.#issue('send', `${to?.type}.${name}`);
+    if (!slot) return;
+    const { entry } = slot;
+    if (!slot.fresh) {
+      if (entry.state === 'failed' && entry.error) throw errorFromJSON(entry.error);
+      return;
+    }
+    try {
+      this.#replayer.host!.send(to, name, payload);
+      entry.state = 'done';
+    } catch (error) {
+      entry.state = 'failed';
+      entry.error = toBatonError(error).toJSON();
+      throw error;
+    }
+  }
+
+  sleep(duration: number | Date): Promise<void> {
+    const slot = this.#issue('sleep', 'sleep');
+    if (!slot) return NEVER;
+    if (slot.fresh) {
+      const host = this.#replayer.host!;
+      const at = dueAt(duration, host.now());
+      slot.entry.until = at;
+      host.schedule(slot.seq, at, 'sleep');
+    }
+    return this.#tagged(
+      slot,
+      slot.promise.then(() => undefined),
+    );
+  }
+
+  waitForEvent<T = unknown>(name: string, options: WaitOptions = {}): Promise<T> {
+    checkName('ctx.waitForEvent', name);
+    const slot = this.#issue('event', name);
+    if (!slot) return NEVER;
+    if (slot.fresh) {
+      const { signals } = this.#replayer.state;
+      const index = signals.findIndex((signal) => signal.name === name);
+      if (index >= 0) {
+        const [signal] = signals.splice(index, 1);
+        this.#replayer.complete(slot, { ok: true, value: signal?.payload }, true);
+      } else this.#timeout(slot, options);
+    }
+    return this.#tagged(slot, slot.promise as Promise<T>);
+  }
+
+  #timeout(slot: Slot, options: WaitOptions): void {
+    const { timeoutMs } = options;
+    if (timeoutMs === undefined) return;
+    const host = this.#replayer.host!;
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `{ timeoutMs } must be a number of ms > 0, got ${String(timeoutMs)}`,
+      );
+    }
+    slot.entry.until = host.now() + timeoutMs;
+    host.schedule(slot.seq, slot.entry.until, 'timeout');
+  }
+
+  createCallback<T = unknown>(name: string, options: WaitOptions = {}): WorkflowCallback<T> {
+    checkName('ctx.createCallback', name);
+    const slot = this.#issue('callback', name);
+    if (!slot) return { token: '', result: NEVER };
+    const host = this.#replayer.host;
+    if (slot.fresh && host) {
+      slot.entry.secret = host.secret();
+      this.#timeout(slot, options);
+    }
+    const self = host?.self.id ?? '';
+    return {
+      token: callbackToken.encode(self, slot.seq, slot.entry.secret ?? ''),
+      result: this.#tagged(slot, slot.promise as Promise<T>),
+    };
+  }
+
+  race<const T extends readonly Promise<unknown>[]>(
+    commands: T,
+  ): Promise<{ readonly index: number; readonly value: Awaited<T[number]> }> {
+    const seqs = commands.map((command) => this.#replayer.slotOf.get(command));
+    const raced = Promise.race(
+      commands.map((command, index) => command.then((value) => ({ index, value }))),
+    );
+    return raced.then(
+      (won) => {
+        this.#replayer.cancel(seqs.filter((_, i) => i !== won.index));
+        return won as { index: number; value: Awaited<T[number]> };
+      },
+      (error) => {
+        this.#replayer.cancel(seqs);
+        throw error;
+      },
+    );
+  }
+
+  child(definition: AnyWorkflowDefinition, id: string, input: unknown): Promise<never> {
+    const slot = this.#issue('child', definition?.name);
+    if (!slot) return NEVER;
+    if (slot.fresh) {
+      try {
+        this.#replayer.host!.send(definition.ref(id), '_child', { input, seq: slot.seq });
+      } catch (error) {
+        this.#replayer.complete(slot, { ok: false, error: toBatonError(error).toJSON() }, true);
+      }
+    }
+    return this.#tagged(slot, slot.promise as Promise<never>);
+  }
+
+  parallel<T>(
+    branches: readonly (() => Promise<T>)[],
+    options: { readonly maxConcurrency?: number } = {},
+  ): Promise<T[]> {
+    return this.map(branches, (branch) => branch(), options);
+  }
+
+  map<I, T>(
+    items: readonly I[],
+    fn: (item: I, index: number) => Promise<T>,
+    options: { readonly maxConcurrency?: number } = {},
+  ): Promise<T[]> {
+    const limit = options.maxConcurrency ?? items.length;
+    if (!Number.isInteger(limit) || limit < 1) {
+      if (items.length === 0) return Promise.resolve([]);
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `ctx.map(…, { maxConcurrency }) must be an integer ≥ 1, got ${String(options.maxConcurrency)}`,
+      );
+    }
+    const results: T[] = new Array(items.length);
+    let next = 0;
+    // Each lane takes the next item when its last one is done: the order is deterministic.
+    const lane = async (): Promise<void> => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await fn(items[index] as I, index);
+      }
+    };
+    const lanes = Array.from({ length: Math.min(limit, items.length) }, lane);
+    return Promise.all(lanes).then(() => results);
+  }
+
+  now(): number {
+    return this.#recorded('now', () => this.#replayer.host!.now(), Date.now) as number;
+  }
+  random(): number {
+    return this.#recorded('random', () => this.#replayer.host!.random(), Math.random) as number;
+  }
+  uuid(): string {
+    return this.#recorded(
+      'uuid',
+      () => this.#replayer.host!.uuid(),
+      () => globalThis.crypto.randomUUID(),
+    ) as string;
+  }
+
+  #recorded(kind: 'now' | 'random' | 'uuid', make: () => unknown, unrecorded: () => unknown) {
+    const slot = this.#issue(kind, kind);
+    if (!slot) return unrecorded();
+    if (slot.fresh) {
+      slot.entry.value = make();
+      slot.entry.state = 'done';
+    }
+    return slot.entry.value;
+  }
+
+  patched(id: string): boolean {
+    checkName('ctx.patched', id);
+    return this.#replayer.patched(id, this.#origin);
+  }
+}
+
+function checkName(where: string, name: unknown): void {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${where}(name, …) needs a name of 1 to 200 characters, got ${JSON.stringify(name)}`,
+    );
+  }
+}
+
+function dueAt(when: number | Date, now: number): number {
+  const at = when instanceof Date ? when.getTime() : now + when;
+  if (
+    (typeof when !== 'number' && !(when instanceof Date)) ||
+    !Number.isFinite(at) ||
+    (typeof when === 'number' && when < 0)
+  ) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `ctx.sleep(duration) takes ms ≥ 0 or a valid Date, got ${String(when)}`,
+    );
+  }
+  return at;
+}

@@ -1,0 +1,355 @@
+/**
+ * Replays a workflow's run against its journal and carries it on until it can go no further in
+ * this turn. Commands are numbered in issue order; a journaled command resolves with its result,
+ * in the order the results first came (so interleaved branches issue the same commands in the
+ * same order again); the first command past the journal is issued. Steps run here, in the turn,
+ * one at a time once the run is quiescent, and their results commit with the turn.
+ *
+ * A run whose commands differ from its journal has diverged: the replayer stops before issuing
+ * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched.
+ */
+import type { ActorRef } from '../actor.ts';
+import type { Caller } from '../caller.ts';
+import { asJson } from '../engine/asJson.ts';
+import {
+  BatonError,
+  ErrorCode,
+  errorFromJSON,
+  type SerializedError,
+  toBatonError,
+} from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import {
+  type CommandKind,
+  type JournalEntry,
+  type Outcome,
+  recordCompletion,
+  type WorkflowState,
+} from './journal.ts';
+import { ReplayContext } from './ReplayContext.ts';
+import { retryDelay, stepFailed } from './retry.ts';
+import type { StepOptions } from './WorkflowContext.ts';
+import type { AnyWorkflowDefinition } from './workflow.ts';
+
+/** What a live turn does to the world; a check replay (`replayWorkflow`) has none. */
+export interface ReplayHost {
+  readonly self: { readonly type: string; readonly key: string; readonly id: string };
+  readonly caller: Caller;
+  readonly log: Logger;
+  now(): number;
+  random(): number;
+  uuid(): string;
+  /** A fresh unguessable secret (a callback's). */
+  secret(): string;
+  ask(seq: number, to: ActorRef, name: string, payload: unknown, timeoutMs?: number): void;
+  send(to: ActorRef, name: string, payload: unknown): void;
+  /** Arms the timer of command `seq` (a sleep, a timeout, a retry). */
+  schedule(seq: number, at: number, kind: 'sleep' | 'timeout' | 'retry'): void;
+  cancelTimer(seq: number): void;
+}
+
+/** How a drive ended. */
+export type DriveResult =
+  | { readonly kind: 'completed'; readonly value: unknown }
+  | { readonly kind: 'failed'; readonly error: BatonError }
+  | { readonly kind: 'compensated'; readonly errors: readonly SerializedError[] }
+  | { readonly kind: 'suspended'; readonly more: boolean }
+  | { readonly kind: 'diverged'; readonly error: BatonError };
+
+/** One issued command of this replay. */
+export interface Slot {
+  readonly seq: number;
+  readonly entry: JournalEntry;
+  readonly promise: Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  /** Issued now, past the journal. */
+  readonly fresh: boolean;
+  step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
+}
+
+/** Never settles: a command that waits, or one a check replay does not issue. */
+export const NEVER: Promise<never> = new Promise(() => {});
+
+const macrotask: (fn: () => void) => void =
+  typeof globalThis.setImmediate === 'function'
+    ? (fn) => globalThis.setImmediate(fn)
+    : (fn) => setTimeout(fn, 0);
+/** Resolves once every microtask the run queued has run (the run awaits only commands). */
+const drain = () => new Promise<void>((resolve) => macrotask(resolve));
+
+export class Replayer {
+  readonly definition: AnyWorkflowDefinition;
+  readonly state: WorkflowState;
+  readonly host: ReplayHost | undefined;
+  readonly #maxSteps: number;
+  #seq = 0;
+  readonly #slots = new Map<number, Slot>();
+  /** Journaled completions in completion order, and how many this replay resolved. */
+  readonly #byOrder: JournalEntry[];
+  #next = 0;
+  #divergence: BatonError | undefined;
+  readonly compensations: { name: string; fn: () => unknown }[] = [];
+  #runner: 'idle' | 'running' | { errors: SerializedError[] } = 'idle';
+  #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+
+  constructor(
+    definition: AnyWorkflowDefinition,
+    state: WorkflowState,
+    host: ReplayHost | undefined,
+    options: { maxStepsPerTurn?: number } = {},
+  ) {
+    this.definition = definition;
+    this.state = state;
+    this.host = host;
+    this.#maxSteps = options.maxStepsPerTurn ?? 10;
+    this.#byOrder = state.journal
+      .filter((entry) => entry.order !== undefined)
+      .sort((a, b) => (a.order as number) - (b.order as number));
+  }
+
+  /** Whether the main run may issue new commands: not while compensations run, nor in a check. */
+  get #frozen(): boolean {
+    return this.host === undefined || this.state.ending !== undefined;
+  }
+
+  /**
+   * Issues command number `seq`: the journaled one (checked against `kind` and `name`), or a
+   * new one past the journal. `undefined` when it must not be issued (it waits forever).
+   */
+  issue(kind: CommandKind, name: string, origin: 'run' | 'runner'): Slot | undefined {
+    if (this.#divergence) return undefined;
+    const seq = this.#seq;
+    const existing = this.state.journal[seq];
+    if (existing) {
+      if (existing.kind !== kind || existing.name !== name) {
+        this.diverge(
+          `command ${seq} of the history is ${existing.kind} "${existing.name}", but the code now issues ${kind} "${name}" there`,
+          existing,
+        );
+        return undefined;
+      }
+      this.#seq++;
+      const slot = this.#slot(existing, false);
+      // A result that came as the command was issued resolves as it did then.
+      if (existing.inline && existing.order === this.#byOrder[this.#next]?.order) {
+        this.#next++;
+        this.#settle(slot);
+      }
+      return slot;
+    }
+    if (this.#next < this.#byOrder.length) {
+      const expected = this.#byOrder[this.#next] as JournalEntry;
+      this.diverge(
+        `the code issues ${kind} "${name}" (command ${seq}) where the history has none before ${expected.kind} "${expected.name}" (command ${expected.seq}) completes`,
+        expected,
+      );
+      return undefined;
+    }
+    if (origin === 'run' && this.#frozen) return undefined;
+    if (!this.host) return undefined;
+    this.#seq++;
+    const entry: JournalEntry = { seq, kind, name, state: 'pending', at: this.host.now() };
+    this.state.journal.push(entry);
+    return this.#slot(entry, true);
+  }
+
+  #slot(entry: JournalEntry, fresh: boolean): Slot {
+    let resolve!: (value: unknown) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<unknown>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // A failed command nobody awaits (a race's loser) is no unhandled rejection.
+    promise.catch(() => {});
+    const slot: Slot = { seq: entry.seq, entry, promise, resolve, reject, fresh };
+    this.#slots.set(entry.seq, slot);
+    return slot;
+  }
+
+  /** Resolves or rejects a slot with its journaled result. */
+  #settle(slot: Slot): void {
+    const { entry } = slot;
+    if (entry.state === 'done') slot.resolve(entry.value);
+    else if (entry.state === 'failed' && entry.error) slot.reject(errorFromJSON(entry.error));
+  }
+
+  /** Records a result that comes now, in this turn, and resolves the slot with it. */
+  complete(slot: Slot, outcome: Outcome, inline = false): void {
+    if (slot.entry.state !== 'pending') return;
+    recordCompletion(this.state, slot.entry, outcome, this.host?.now());
+    if (inline) slot.entry.inline = true;
+    this.#settle(slot);
+  }
+
+  /** The slot of the command a promise `ctx` returned stands for (for `race`). */
+  readonly slotOf = new WeakMap<Promise<unknown>, number>();
+
+  /** Cancels the pending commands of `seqs`: they never resolve, their timers never fire. */
+  cancel(seqs: readonly (number | undefined)[]): void {
+    for (const seq of seqs) {
+      const entry = seq === undefined ? undefined : this.state.journal[seq];
+      if (entry?.state !== 'pending' || !this.host) continue;
+      entry.state = 'cancelled';
+      if (entry.until !== undefined || entry.retryAt !== undefined)
+        this.host.cancelTimer(entry.seq);
+    }
+  }
+
+  /**
+   * `ctx.patched(id)`: true where the history holds this patch's marker or ends (a run reaching
+   * here on the new code records the marker); false where it holds an older command instead.
+   */
+  patched(id: string, origin: 'run' | 'runner'): boolean {
+    if (this.#divergence) return true;
+    const seq = this.#seq;
+    const existing = this.state.journal[seq];
+    if (existing) {
+      if (existing.kind !== 'patch' || existing.name !== id) return false;
+      this.#seq++;
+      return true;
+    }
+    if (this.#next < this.#byOrder.length) return false;
+    if ((origin === 'run' && this.#frozen) || !this.host) return true;
+    this.#seq++;
+    this.state.journal.push({ seq, kind: 'patch', name: id, state: 'done', at: this.host.now() });
+    return true;
+  }
+
+  /** Stops the replay: the code no longer matches the history. */
+  diverge(what: string, entry: JournalEntry | undefined): void {
+    if (this.#divergence) return;
+    const version = this.definition.version;
+    this.#divergence = new BatonError(
+      ErrorCode.NON_DETERMINISTIC,
+      `workflow "${this.definition.name}" (code version ${version}) does not replay its history: ${what}. ` +
+        'The instance is paused with its history intact: deploy code that issues the same commands ' +
+        '(keep the old path behind ctx.patched(id)) and resume it',
+      {
+        details: {
+          workflow: this.definition.name,
+          version,
+          ...(entry ? { seq: entry.seq, step: entry.name, kind: entry.kind } : {}),
+        },
+      },
+    );
+  }
+
+  /** Replays the run and carries it on; resolves once nothing more can happen in this turn. */
+  async drive(): Promise<DriveResult> {
+    const ctx = new ReplayContext(this, 'run');
+    Promise.resolve()
+      .then(() => this.definition.run(ctx, this.state.input))
+      .then(
+        (value) => {
+          this.#run = { ok: true, value };
+        },
+        (error) => {
+          this.#run = { ok: false, error };
+        },
+      );
+    let executed = 0;
+    for (;;) {
+      await drain();
+      if (this.#divergence) return { kind: 'diverged', error: this.#divergence };
+      const expected = this.#byOrder[this.#next];
+      if (expected) {
+        const slot = this.#slots.get(expected.seq);
+        if (slot) {
+          this.#next++;
+          this.#settle(slot);
+          continue;
+        }
+        if (expected.kind === 'compensate' && this.#startRunner()) continue;
+        this.diverge(
+          `the history's ${expected.kind} "${expected.name}" (command ${expected.seq}) is never reached: the code removed or moved it`,
+          expected,
+        );
+        continue;
+      }
+      if (this.state.ending && this.#startRunner()) continue;
+      const lost = this.state.journal.find((e) => e.state === 'pending' && !this.#slots.has(e.seq));
+      if (lost) {
+        this.diverge(
+          `the history's pending ${lost.kind} "${lost.name}" (command ${lost.seq}) is never reached: the code removed or moved it`,
+          lost,
+        );
+        continue;
+      }
+      if (typeof this.#runner === 'object')
+        return { kind: 'compensated', errors: this.#runner.errors };
+      if (this.#runner === 'idle' && this.#run && !this.state.ending) {
+        if (this.#run.ok) return { kind: 'completed', value: this.#run.value };
+        const error = toBatonError(this.#run.error);
+        if (this.compensations.length === 0 || !this.host) return { kind: 'failed', error };
+        this.state.ending = { status: 'failed', error: error.toJSON() };
+        this.#startRunner();
+        continue;
+      }
+      const runnable = this.#runnable();
+      if (!runnable || !this.host) return { kind: 'suspended', more: false };
+      if (executed >= this.#maxSteps) return { kind: 'suspended', more: true };
+      executed++;
+      await this.#execute(runnable, this.host);
+    }
+  }
+
+  /** The first issued step that may run now: new, or due for its next attempt. */
+  #runnable(): Slot | undefined {
+    let first: Slot | undefined;
+    for (const slot of this.#slots.values()) {
+      const { entry } = slot;
+      if (!slot.step || entry.state !== 'pending' || entry.retryAt !== undefined) continue;
+      if (!first || slot.seq < first.seq) first = slot;
+    }
+    return first;
+  }
+
+  async #execute(slot: Slot, host: ReplayHost): Promise<void> {
+    const { entry } = slot;
+    const { fn, options } = slot.step!;
+    const attempt = (entry.attempts ?? 0) + 1;
+    entry.attempts = attempt;
+    const key = `${host.self.id}:${this.state.runId}:${entry.seq}`;
+    try {
+      const value = asJson(await fn({ key, attempt }));
+      this.complete(slot, { ok: true, value });
+    } catch (thrown) {
+      const error = toBatonError(thrown);
+      const delay = retryDelay(options.retry, attempt);
+      if (delay === undefined) {
+        this.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, error).toJSON() });
+        return;
+      }
+      host.log.warn('workflow step failed; it will be retried', {
+        step: entry.name,
+        attempt,
+        error: error.message,
+      });
+      entry.retryAt = host.now() + delay;
+      host.schedule(entry.seq, entry.retryAt, 'retry');
+    }
+  }
+
+  /** Starts the compensations (once): each completed step's, in reverse, as steps. */
+  #startRunner(): boolean {
+    if (this.#runner !== 'idle' || !this.state.ending) return false;
+    this.#runner = 'running';
+    const ctx = new ReplayContext(this, 'runner');
+    const list = [...this.compensations].reverse();
+    const errors: SerializedError[] = [];
+    (async () => {
+      for (const { name, fn } of list) {
+        try {
+          await ctx.compensate(name, fn, this.definition.compensationRetry);
+        } catch (error) {
+          errors.push(toBatonError(error).toJSON());
+        }
+      }
+    })().then(() => {
+      this.#runner = { errors };
+    });
+    return true;
+  }
+}

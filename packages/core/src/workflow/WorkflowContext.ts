@@ -1,0 +1,153 @@
+/**
+ * What a workflow's `run` sees: durable commands. Each is journaled; when the run is replayed,
+ * a command already journaled resolves with its recorded result, so the code between commands
+ * must be deterministic — read time, randomness and ids through `ctx`, and do I/O in steps.
+ */
+import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
+import type { Caller } from '../caller.ts';
+import type { Logger } from '../logger.ts';
+import type { AnyWorkflowDefinition, InputOf, OutputOf } from './workflow.ts';
+
+/** How a failing step is retried: `maxAttempts` in all, with exponential backoff between. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included. @default 3 */
+  readonly maxAttempts?: number;
+  /** The wait before the second attempt. @default 1000 ms */
+  readonly initialDelayMs?: number;
+  /** Each later wait is this many times the one before. @default 2 */
+  readonly backoffFactor?: number;
+  /** The longest wait. @default 1 hour */
+  readonly maxDelayMs?: number;
+}
+
+/** Options of `ctx.step`. */
+export interface StepOptions<T> {
+  readonly retry?: RetryPolicy;
+  /**
+   * Undoes the step (a saga): when the run fails or is cancelled, the compensations of the
+   * steps that completed run in reverse order, each as a step of its own (retried the same way).
+   */
+  readonly compensate?: (result: T) => unknown;
+}
+
+/** What a step's function receives. */
+export interface StepInfo {
+  /**
+   * Stable across the attempts of this step and unique to it (instance, start and step): pass
+   * it as the idempotency key of the outside call, so a repeated attempt is applied once there.
+   */
+  readonly key: string;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+}
+
+/** Options of a wait that may end without its event. */
+export interface WaitOptions {
+  /** The wait fails with TIMED_OUT after this long. @default no timeout */
+  readonly timeoutMs?: number;
+}
+
+/** A callback an outside system completes with its token (`client.completeCallback`). */
+export interface WorkflowCallback<T> {
+  /** Unguessable: whoever holds it can complete the callback, once. */
+  readonly token: string;
+  /** Resolves with the value the outside system completes it with. */
+  readonly result: Promise<T>;
+}
+
+/**
+ * The context of a workflow's run.
+ *
+ * @example
+ * run: async (ctx, { orderId, amount }) => {
+ *   const charge = await ctx.step('charge', ({ key }) => payments.charge(amount, key), {
+ *     retry: { maxAttempts: 5 },
+ *     compensate: (c) => payments.refund(c.id),
+ *   });
+ *   await ctx.call(Stock.ref(orderId), 'reserve', { qty: 1 });
+ *   const shipped = await ctx.race([ctx.waitForEvent('shipped'), ctx.sleep(3 * DAY)]);
+ *   return { charge: charge.id, shipped: shipped.index === 0 };
+ * }
+ */
+export interface WorkflowContext {
+  /** The workflow's name. */
+  readonly workflow: string;
+  /** This instance's id (the key it was started with). */
+  readonly id: string;
+  /** Who started it. */
+  readonly caller: Caller;
+  readonly log: Logger;
+  /**
+   * Runs `fn` — work outside Baton — at least once (again after a crash before its result
+   * commits), retried on failure per `retry`; the run sees its result, or STEP_FAILED after the
+   * last attempt. The result must be JSON.
+   */
+  step<T>(
+    name: string,
+    fn: (info: StepInfo) => T | Promise<T>,
+    options?: StepOptions<T>,
+  ): Promise<T>;
+  /**
+   * Asks an actor: the message is applied exactly once, and its reply (or the error that
+   * rejected it, or ASK_TIMEOUT) is journaled with the workflow's progress.
+   */
+  call<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+    to: ActorRef<Def>,
+    name: Name,
+    payload: PayloadOf<Def, Name>,
+    options?: { readonly timeoutMs?: number },
+  ): Promise<ReplyOf<Def, Name>>;
+  /** Sends an actor a message, exactly once, without waiting. */
+  send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+    to: ActorRef<Def>,
+    name: Name,
+    payload: PayloadOf<Def, Name>,
+  ): void;
+  /** Sleeps `ms`, or until the `Date`, on a durable timer (days or months are fine). */
+  sleep(duration: number | Date): Promise<void>;
+  /**
+   * Waits for the event `name` (`client.signal`). An event that arrived before the wait is kept
+   * and consumed by the first wait for it; each event is consumed once.
+   */
+  waitForEvent<T = unknown>(name: string, options?: WaitOptions): Promise<T>;
+  /** A callback whose token an outside system completes (`client.completeCallback`). */
+  createCallback<T = unknown>(name: string, options?: WaitOptions): WorkflowCallback<T>;
+  /**
+   * Whichever of these commands (`sleep`, `waitForEvent`, callbacks' results, `call`, `step`,
+   * `child`) settles first: its index and value. The others are cancelled: a losing wait
+   * consumes no later event, a losing timer never fires.
+   */
+  race<const T extends readonly Promise<unknown>[]>(
+    commands: T,
+  ): Promise<{ readonly index: number; readonly value: Awaited<T[number]> }>;
+  /** Starts workflow `definition` as a child with id `id`, and resolves with its output. */
+  child<W extends AnyWorkflowDefinition>(
+    definition: W,
+    id: string,
+    input: InputOf<W>,
+  ): Promise<OutputOf<W>>;
+  /** Runs the branches concurrently; resolves with their results in order (fails on the first failure). */
+  parallel<T>(
+    branches: readonly (() => Promise<T>)[],
+    options?: { readonly maxConcurrency?: number },
+  ): Promise<T[]>;
+  /** `fn` over each item, at most `maxConcurrency` at once; results in the items' order. */
+  map<I, T>(
+    items: readonly I[],
+    fn: (item: I, index: number) => Promise<T>,
+    options?: { readonly maxConcurrency?: number },
+  ): Promise<T[]>;
+  /** The time, recorded: a replay sees the same. */
+  now(): number;
+  /** A random number in [0, 1), recorded. */
+  random(): number;
+  /** A random UUID, recorded. */
+  uuid(): string;
+  /**
+   * Whether this run takes the new path of change `id`: true for runs that reach this point on
+   * code with the patch, false for a run replaying a history recorded before it.
+   * @example
+   * if (ctx.patched('send-receipt')) await ctx.step('receipt', sendReceipt);
+   */
+  patched(id: string): boolean;
+}

@@ -1,0 +1,177 @@
+/**
+ * Drives an instance in its actor's turn: replays and carries on its run, then records where it
+ * stands — suspended, finished, or paused on a history its code no longer replays.
+ */
+import type { ActorContext } from '../ActorContext.ts';
+import { parseActorId } from '../adapter/envelope.ts';
+import { ANONYMOUS } from '../caller.ts';
+import { asJson } from '../engine/asJson.ts';
+import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { callbackToken } from './callbackToken.ts';
+import {
+  FINAL_STATUSES,
+  type Outcome,
+  type WorkflowState,
+  type WorkflowStatus,
+} from './journal.ts';
+import { Replayer, type ReplayHost } from './Replayer.ts';
+import type { AnyWorkflowDefinition } from './workflow.ts';
+
+type Ctx = ActorContext<WorkflowState>;
+
+/** Replays the run and carries it on as far as this turn goes. */
+export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Promise<void> {
+  const { state } = ctx;
+  if (state.status === 'new' || FINAL_STATUSES.has(state.status)) return;
+  state.version = definition.version;
+  const replayer = new Replayer(definition, state, actorHost(ctx), {
+    ...(definition.maxStepsPerTurn === undefined
+      ? {}
+      : { maxStepsPerTurn: definition.maxStepsPerTurn }),
+  });
+  const result = await replayer.drive();
+  if (result.kind === 'diverged') {
+    if (state.status !== 'paused') {
+      ctx.log.error('workflow paused: its code does not replay its history', {
+        workflow: definition.name,
+        version: definition.version,
+        error: result.error.message,
+      });
+    }
+    state.status = 'paused';
+    state.paused = { error: result.error.toJSON(), version: definition.version };
+    return;
+  }
+  delete state.paused;
+  switch (result.kind) {
+    case 'completed': {
+      const output = checkOutput(definition, result.value);
+      finish(definition, ctx, output.ok ? 'completed' : 'failed', output);
+      return;
+    }
+    case 'failed':
+      finish(definition, ctx, 'failed', { error: result.error.toJSON() });
+      return;
+    case 'compensated': {
+      const { status, error } = state.ending!;
+      const failed = result.errors;
+      finish(definition, ctx, status, {
+        error:
+          failed.length === 0
+            ? error
+            : { ...error, details: { ...error.details, compensationErrors: failed } },
+      });
+      return;
+    }
+    case 'suspended':
+      state.status = busy(state) ? 'running' : 'waiting';
+      // More steps are due than a turn runs: the next turn goes on.
+      if (result.more) ctx.send(ctx.self as never, '_wake' as never, {} as never);
+  }
+}
+
+/** Ends the instance: its outcome, its parents told, its pending timers cancelled, its expiry set. */
+export function finish(
+  definition: AnyWorkflowDefinition,
+  ctx: Ctx,
+  status: WorkflowStatus,
+  outcome: { output?: unknown; error?: SerializedError },
+): void {
+  const { state } = ctx;
+  cancelPending(ctx);
+  state.status = status;
+  state.endedAt = ctx.now();
+  if (outcome.output !== undefined) state.output = outcome.output;
+  if (outcome.error !== undefined) state.error = outcome.error;
+  delete state.ending;
+  notifyParents(ctx);
+  ctx.schedule(definition.retentionMs, '_expire' as never, {} as never, { id: 'wf:expire' });
+}
+
+/** Cancels every pending command: waits end, timers never fire. */
+export function cancelPending(ctx: Ctx): void {
+  for (const entry of ctx.state.journal) {
+    if (entry.state !== 'pending') continue;
+    entry.state = 'cancelled';
+    if (entry.until !== undefined || entry.retryAt !== undefined) ctx.cancel(`wf:${entry.seq}`);
+  }
+}
+
+/** Whether the run waits on work (a step, a call, a child) rather than on time or the outside. */
+function busy(state: WorkflowState): boolean {
+  return state.journal.some(
+    (e) =>
+      e.state === 'pending' &&
+      (e.kind === 'step' || e.kind === 'call' || e.kind === 'child' || e.kind === 'compensate'),
+  );
+}
+
+function checkOutput(
+  definition: AnyWorkflowDefinition,
+  value: unknown,
+): { ok: true; output: unknown } | { ok: false; error: SerializedError } {
+  try {
+    const output = asJson(value);
+    if (!definition.output) return { ok: true, output };
+    const parsed = definition.output.safeParse(output);
+    if (parsed.success) return { ok: true, output };
+    const summary = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new BatonError(
+      ErrorCode.INVALID_STATE,
+      `workflow "${definition.name}" returned an output its output schema refuses: ${summary}`,
+    );
+  } catch (error) {
+    const baton =
+      error instanceof BatonError
+        ? error
+        : new BatonError(
+            ErrorCode.INVALID_STATE,
+            `workflow "${definition.name}" returned an output that is not JSON: ${(error as Error).message}`,
+          );
+    return { ok: false, error: baton.toJSON() };
+  }
+}
+
+/** What the replayer does to the world, through the actor's context. */
+function actorHost(ctx: Ctx): ReplayHost {
+  const send = ctx.send as (to: unknown, name: string, payload: unknown) => void;
+  return {
+    self: ctx.self,
+    caller: ctx.state.caller ?? ANONYMOUS,
+    log: ctx.log,
+    now: () => ctx.now(),
+    random: () => ctx.random(),
+    uuid: () => ctx.uuid(),
+    secret: callbackToken.secret,
+    ask: (seq, to, name, payload, timeoutMs) =>
+      (ctx.ask as (...args: unknown[]) => unknown)(to, name, payload, {
+        onReply: '_reply',
+        context: { seq },
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      }),
+    send: (to, name, payload) => send(to, name, payload),
+    schedule: (seq, at, kind) =>
+      ctx.schedule(new Date(at), '_timer' as never, { seq, kind } as never, { id: `wf:${seq}` }),
+    cancelTimer: (seq) => ctx.cancel(`wf:${seq}`),
+  };
+}
+
+/** Tells every parent awaiting this instance its outcome. */
+export function notifyParents(ctx: Ctx): void {
+  const { state } = ctx;
+  const outcome: Outcome =
+    state.status === 'completed'
+      ? { ok: true, value: state.output }
+      : {
+          ok: false,
+          error:
+            state.error ??
+            new BatonError(ErrorCode.CANCELLED, `workflow instance ${ctx.self.key} ended`).toJSON(),
+        };
+  for (const { actor, seq } of state.notify) {
+    const parent = parseActorId(actor);
+    if (!parent) continue;
+    ctx.send({ ...parent, id: actor } as never, '_childDone' as never, { seq, outcome } as never);
+  }
+  state.notify = [];
+}

@@ -1,0 +1,49 @@
+/**
+ * A callback's token: the instance, the command and a secret, so whoever completes it needs
+ * nothing else, and nobody can guess one. base64url of JSON, opaque to its holder.
+ */
+import { BatonError, ErrorCode } from '../errors.ts';
+
+export interface CallbackAddress {
+  /** The workflow instance's actor id. */
+  readonly actorId: string;
+  readonly seq: number;
+  readonly secret: string;
+}
+
+const toBase64Url = (text: string) =>
+  btoa(String.fromCodePoint(...new TextEncoder().encode(text)))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
+
+const fromBase64Url = (text: string) => {
+  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.codePointAt(0) ?? 0));
+};
+
+export const callbackToken = {
+  encode(actorId: string, seq: number, secret: string): string {
+    return toBase64Url(JSON.stringify([actorId, seq, secret]));
+  },
+  /** The token's parts; INVALID_ARGUMENT for anything that is not a token. */
+  decode(token: unknown): CallbackAddress {
+    try {
+      const [actorId, seq, secret] = JSON.parse(fromBase64Url(String(token))) as unknown[];
+      if (typeof actorId === 'string' && Number.isInteger(seq) && typeof secret === 'string') {
+        return { actorId, seq: seq as number, secret };
+      }
+    } catch {
+      // Not a token: answered below.
+    }
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      'not a workflow callback token: pass the token ctx.createCallback() gave, unchanged',
+    );
+  },
+  /** 128 random bits, hex. */
+  secret(): string {
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  },
+};

@@ -1,0 +1,232 @@
+/**
+ * The handlers of a workflow's actor. Each journals what its message brings (a start, an event,
+ * a reply, a timer's fire) and then drives the run (see `advance.ts`).
+ */
+import type { ActorContext } from '../ActorContext.ts';
+import type { Authorize } from '../actor.ts';
+import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { advance, cancelPending, finish, notifyParents } from './advance.ts';
+import { callbackToken } from './callbackToken.ts';
+import {
+  FINAL_STATUSES,
+  type JournalEntry,
+  type Outcome,
+  recordCompletion,
+  summarize,
+  type WorkflowState,
+} from './journal.ts';
+import {
+  callbackPayload,
+  childPayload,
+  internalPayload,
+  reasonPayload,
+  signalPayload,
+  startPayload,
+} from './schemas.ts';
+import type { AnyWorkflowDefinition, WorkflowRequest } from './workflow.ts';
+
+type Ctx = ActorContext<WorkflowState>;
+
+/** The generated actor's handlers for `definition`. */
+export function workflowHandlers(definition: AnyWorkflowDefinition): Record<string, unknown> {
+  const open = definition.public === true;
+  /** `public` and, for a public workflow with `authorize`, the check for `action`. */
+  const access = (request: (key: string, payload: never) => WorkflowRequest) => {
+    if (!open) return {};
+    const check = definition.authorize;
+    const authorize: Authorize<never> = (caller, target, payload) =>
+      check ? check(caller, request(target.key, payload) as never) : true;
+    return { public: true, authorize };
+  };
+  const summary = (ctx: Ctx) => summarize(ctx.self.key, ctx.state);
+  const settle = async (ctx: Ctx, entry: JournalEntry | undefined, outcome: Outcome) => {
+    if (entry?.state !== 'pending') return;
+    recordCompletion(ctx.state, entry, outcome, ctx.now());
+    if (entry.until !== undefined) ctx.cancel(`wf:${entry.seq}`);
+    await advance(definition, ctx);
+  };
+
+  return {
+    start: {
+      payload: startPayload(definition.input),
+      ...access((id, { input }: { input: unknown }) => ({ action: 'start', id, input })),
+      handle: async (ctx: Ctx, { input }: { input: unknown }) => {
+        if (ctx.state.status === 'new') {
+          begin(ctx, input);
+          await advance(definition, ctx);
+        }
+        return summary(ctx);
+      },
+    },
+    signal: {
+      payload: signalPayload(definition.events),
+      ...access((id, { name }: { name: string }) => ({ action: 'signal', id, event: name })),
+      handle: async (ctx: Ctx, { name, payload }: { name: string; payload: unknown }) => {
+        const { state } = ctx;
+        if (FINAL_STATUSES.has(state.status)) return summary(ctx);
+        const waiting = state.journal.find(
+          (e) => e.kind === 'event' && e.name === name && e.state === 'pending',
+        );
+        if (waiting) await settle(ctx, waiting, { ok: true, value: payload });
+        else state.signals.push({ name, payload, at: ctx.now() });
+        return summary(ctx);
+      },
+    },
+    cancel: {
+      payload: reasonPayload,
+      ...access((id) => ({ action: 'cancel', id })),
+      handle: async (ctx: Ctx, { reason }: { reason?: string }) => {
+        const { state } = ctx;
+        if (state.status === 'new' || FINAL_STATUSES.has(state.status) || state.ending) {
+          return summary(ctx);
+        }
+        const error = cancelled(ctx, 'cancelled', reason);
+        cancelPending(ctx);
+        // A paused run cannot be replayed to find its compensations: it ends as it stands.
+        if (state.status === 'paused') finish(definition, ctx, 'cancelled', { error });
+        else {
+          state.ending = { status: 'cancelled', error };
+          await advance(definition, ctx);
+        }
+        return summary(ctx);
+      },
+    },
+    terminate: {
+      payload: reasonPayload,
+      handle: (ctx: Ctx, { reason }: { reason?: string }) => {
+        const { state } = ctx;
+        if (state.status !== 'new' && !FINAL_STATUSES.has(state.status)) {
+          cancelPending(ctx);
+          finish(definition, ctx, 'terminated', { error: cancelled(ctx, 'terminated', reason) });
+        }
+        return summary(ctx);
+      },
+    },
+    resume: {
+      payload: internalPayload,
+      handle: async (ctx: Ctx) => {
+        if (ctx.state.status === 'paused') await advance(definition, ctx);
+        return summary(ctx);
+      },
+    },
+    callback: {
+      payload: callbackPayload,
+      // The token is the authorization: whoever holds it may complete this callback, once.
+      public: true,
+      handle: async (
+        ctx: Ctx,
+        body: { token: string; ok: boolean; value?: unknown; error?: string },
+      ) => {
+        const address = callbackToken.decode(body.token);
+        const entry = ctx.state.journal[address.seq];
+        if (
+          address.actorId !== ctx.self.id ||
+          entry?.kind !== 'callback' ||
+          entry.secret === undefined ||
+          entry.secret !== address.secret
+        ) {
+          throw new BatonError(
+            ErrorCode.FORBIDDEN,
+            'not a callback of this workflow instance: pass the token its ctx.createCallback() gave, unchanged',
+          );
+        }
+        if (entry.state !== 'pending') return { accepted: false };
+        const outcome: Outcome = body.ok
+          ? { ok: true, value: body.value }
+          : {
+              ok: false,
+              error: new BatonError(
+                ErrorCode.REJECTED,
+                body.error ?? `callback "${entry.name}" failed`,
+                { details: { callback: entry.name } },
+              ).toJSON(),
+            };
+        await settle(ctx, entry, outcome);
+        return { accepted: true };
+      },
+    },
+    _child: {
+      payload: childPayload(definition.input),
+      handle: async (ctx: Ctx, { input, seq }: { input: unknown; seq: number }) => {
+        const { state } = ctx;
+        const parent = ctx.caller.kind === 'actor' ? ctx.caller.actor : undefined;
+        if (!parent) return summary(ctx);
+        state.notify.push({ actor: parent, seq });
+        if (state.status === 'new') {
+          begin(ctx, input);
+          await advance(definition, ctx);
+        } else if (FINAL_STATUSES.has(state.status)) notifyParents(ctx);
+        return summary(ctx);
+      },
+    },
+    _childDone: {
+      payload: internalPayload,
+      handle: async (ctx: Ctx, { seq, outcome }: { seq: number; outcome: Outcome }) => {
+        const entry = ctx.state.journal[seq];
+        if (entry?.kind === 'child') await settle(ctx, entry, outcome);
+      },
+    },
+    _reply: {
+      payload: internalPayload,
+      handle: async (
+        ctx: Ctx,
+        reply: { ok: boolean; value?: unknown; error?: SerializedError; context: { seq: number } },
+      ) => {
+        const entry = ctx.state.journal[reply.context?.seq];
+        if (entry?.kind !== 'call') return;
+        await settle(
+          ctx,
+          entry,
+          reply.ok ? { ok: true, value: reply.value } : { ok: false, error: reply.error! },
+        );
+      },
+    },
+    _timer: {
+      payload: internalPayload,
+      handle: async (ctx: Ctx, { seq, kind }: { seq: number; kind: string }) => {
+        const entry = ctx.state.journal[seq];
+        if (entry?.state !== 'pending') return;
+        if (kind === 'sleep') await settle(ctx, entry, { ok: true, value: undefined });
+        else if (kind === 'timeout') {
+          const error = new BatonError(
+            ErrorCode.TIMED_OUT,
+            `${entry.kind === 'event' ? 'event' : 'callback'} "${entry.name}" did not come within its timeout`,
+            { details: { [entry.kind]: entry.name, seq } },
+          );
+          await settle(ctx, entry, { ok: false, error: error.toJSON() });
+        } else if (kind === 'retry') {
+          delete entry.retryAt;
+          await advance(definition, ctx);
+        }
+      },
+    },
+    _wake: {
+      payload: internalPayload,
+      handle: (ctx: Ctx) => advance(definition, ctx),
+    },
+    _expire: {
+      payload: internalPayload,
+      handle: (ctx: Ctx) => {
+        if (FINAL_STATUSES.has(ctx.state.status)) ctx.halt();
+      },
+    },
+  };
+}
+
+/** A new instance: its input, its caller, and a run id no other start of this id shares. */
+function begin(ctx: Ctx, input: unknown): void {
+  const { state } = ctx;
+  state.status = 'running';
+  state.runId = ctx.uuid();
+  state.input = input;
+  state.caller = ctx.caller;
+  state.startedAt = ctx.now();
+}
+
+function cancelled(ctx: Ctx, how: string, reason: string | undefined): SerializedError {
+  return new BatonError(
+    ErrorCode.CANCELLED,
+    `workflow instance ${ctx.self.key} was ${how}${reason ? `: ${reason}` : ''}`,
+    { details: { id: ctx.self.key, ...(reason ? { reason } : {}) } },
+  ).toJSON();
+}

@@ -1,0 +1,161 @@
+/**
+ * A workflow instance's record: its status, its input, and the journal of the commands its run
+ * issued (one entry per `ctx` command, by issue number `seq`), with each result. It is the state
+ * of the instance's actor, so every change commits with the turn that made it.
+ */
+import type { Caller } from '../caller.ts';
+import type { SerializedError } from '../errors.ts';
+
+/**
+ * Where an instance stands. `new`: never started. `running`: working (a step, a call, a child).
+ * `waiting`: suspended on time or on the outside (a sleep, an event, a callback). `paused`: its
+ * code no longer replays its history (NON_DETERMINISTIC). The rest are final.
+ */
+export type WorkflowStatus =
+  | 'new'
+  | 'running'
+  | 'waiting'
+  | 'paused'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'terminated';
+
+/** The statuses an instance never leaves (until its retention ends and it halts). */
+export const FINAL_STATUSES: ReadonlySet<WorkflowStatus> = new Set([
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+]);
+
+/** What a `ctx` command is. `now`, `random`, `uuid`, `send` and `patch` complete as issued. */
+export type CommandKind =
+  | 'step'
+  | 'call'
+  | 'send'
+  | 'sleep'
+  | 'event'
+  | 'callback'
+  | 'child'
+  | 'compensate'
+  | 'now'
+  | 'random'
+  | 'uuid'
+  | 'patch';
+
+/** One command of a run, as journaled. */
+export interface JournalEntry {
+  /** Its issue number: the n-th command the run issued. */
+  readonly seq: number;
+  readonly kind: CommandKind;
+  /** The step, event or callback name; the target type and message of a call or send. */
+  readonly name: string;
+  /** `cancelled`: a loser of `ctx.race`, or a wait a cancel ended; it never resolves. */
+  state: 'pending' | 'done' | 'failed' | 'cancelled';
+  value?: unknown;
+  error?: SerializedError;
+  /**
+   * The completion number: replay resolves entries in this order, so a run whose branches
+   * interleave (`Promise.all`, `ctx.parallel`) issues its commands in the same order again.
+   */
+  order?: number;
+  /** Completed at issue (an event already buffered, a call refused at once). */
+  inline?: true;
+  /** A step's attempts so far. */
+  attempts?: number;
+  /** A step waiting for its next attempt (backoff): when it is due. */
+  retryAt?: number;
+  /** A sleep's end, or a wait's timeout. */
+  until?: number;
+  /** A callback's secret: the token carries it. */
+  secret?: string;
+  /** Issued at, epoch ms (the turn's time). */
+  at: number;
+  endedAt?: number;
+}
+
+/** The record of one instance. */
+export interface WorkflowState {
+  status: WorkflowStatus;
+  /** Unique per start of this id: step keys carry it, so a new life never repeats a key. */
+  runId?: string;
+  input?: unknown;
+  caller?: Caller;
+  startedAt?: number;
+  endedAt?: number;
+  journal: JournalEntry[];
+  /** Completions so far: the next entry's `order`. */
+  completed: number;
+  /** Events that arrived before a wait for them, oldest first: each is consumed once. */
+  signals: { name: string; payload: unknown; at: number }[];
+  output?: unknown;
+  error?: SerializedError;
+  /** Set while compensations run: how the instance ends once they are done. */
+  ending?: { status: 'failed' | 'cancelled'; error: SerializedError };
+  /** Why the instance is paused, and the code version that could not replay it. */
+  paused?: { error: SerializedError; version: string };
+  /** The code version of the last turn. */
+  version?: string;
+  /** Parent workflows awaiting this one (`ctx.child`): told its outcome when it ends. */
+  notify: { actor: string; seq: number }[];
+}
+
+/** A command's result: a value, or the error the run sees. */
+export type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: SerializedError };
+
+/**
+ * Journals a pending command's result: it gets the next completion number, the order replay
+ * resolves it in. `now` is the turn's time.
+ */
+export function recordCompletion(
+  state: WorkflowState,
+  entry: JournalEntry,
+  outcome: Outcome,
+  now: number | undefined,
+): void {
+  entry.state = outcome.ok ? 'done' : 'failed';
+  if (outcome.ok) {
+    if (outcome.value !== undefined) entry.value = outcome.value;
+  } else entry.error = outcome.error;
+  entry.order = state.completed++;
+  if (now !== undefined) entry.endedAt = now;
+  delete entry.retryAt;
+}
+
+/** The record of an instance never started. */
+export function newWorkflowState(): WorkflowState {
+  return { status: 'new', journal: [], completed: 0, signals: [], notify: [] };
+}
+
+/**
+ * An instance as `client.workflowStatus`, the `workflowStatus` query and `start`'s reply show
+ * it: no journal.
+ */
+export interface WorkflowSummary {
+  readonly id: string;
+  readonly status: WorkflowStatus;
+  readonly startedAt?: number;
+  readonly endedAt?: number;
+  readonly output?: unknown;
+  readonly error?: SerializedError;
+  /** Commands issued so far. */
+  readonly steps: number;
+  readonly paused?: { error: SerializedError; version: string };
+}
+
+/** `state` as a {@link WorkflowSummary}. */
+export function summarize(id: string, state: WorkflowState): WorkflowSummary {
+  return {
+    id,
+    status: state.status,
+    steps: state.journal.length,
+    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
+    ...(state.endedAt === undefined ? {} : { endedAt: state.endedAt }),
+    ...(state.output === undefined ? {} : { output: state.output }),
+    ...(state.error === undefined ? {} : { error: state.error }),
+    ...(state.paused === undefined ? {} : { paused: state.paused }),
+  };
+}

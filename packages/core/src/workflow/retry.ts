@@ -1,0 +1,53 @@
+/** A step's retry policy: how long to wait before the next attempt, or that none is left. */
+import { BatonError, ErrorCode } from '../errors.ts';
+import type { RetryPolicy } from './WorkflowContext.ts';
+
+const HOUR = 60 * 60 * 1000;
+
+/**
+ * The wait before attempt `attempt + 1` under `policy`, or `undefined` when `attempt` was the
+ * last. Defaults: 3 attempts, 1 s, doubling, at most an hour.
+ *
+ * @example
+ * retryDelay({ maxAttempts: 4, initialDelayMs: 100 }, 2); // 200
+ */
+export function retryDelay(policy: RetryPolicy | undefined, attempt: number): number | undefined {
+  const maxAttempts = policy?.maxAttempts ?? 3;
+  if (attempt >= maxAttempts) return undefined;
+  const initial = policy?.initialDelayMs ?? 1000;
+  const factor = policy?.backoffFactor ?? 2;
+  return Math.min(initial * factor ** (attempt - 1), policy?.maxDelayMs ?? HOUR);
+}
+
+/** Throws INVALID_ARGUMENT for a policy that is not one. */
+export function checkRetryPolicy(where: string, policy: RetryPolicy | undefined): void {
+  if (policy === undefined) return;
+  const problems: string[] = [];
+  const { maxAttempts, initialDelayMs, backoffFactor, maxDelayMs } = policy;
+  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
+    problems.push('maxAttempts must be an integer ≥ 1');
+  }
+  for (const [name, value] of Object.entries({ initialDelayMs, backoffFactor, maxDelayMs })) {
+    if (
+      value !== undefined &&
+      !(typeof value === 'number' && Number.isFinite(value) && value >= 0)
+    ) {
+      problems.push(`${name} must be a number ≥ 0`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${where}: invalid retry policy: ${problems.join('; ')}`,
+    );
+  }
+}
+
+/** What the run sees of a step that failed its last attempt. */
+export function stepFailed(name: string, attempts: number, last: BatonError): BatonError {
+  return new BatonError(
+    ErrorCode.STEP_FAILED,
+    `step "${name}" failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${last.message}`,
+    { details: { step: name, attempts, cause: last.toJSON() } },
+  );
+}

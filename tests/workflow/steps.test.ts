@@ -1,0 +1,209 @@
+/**
+ * Workflows on the embedded backend: a start runs the steps, calls and sends of the run once
+ * each, its result is the output, and a step that fails is retried on durable backoff.
+ */
+import { actor, type BatonError, defineApp, ErrorCode, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+const Stock = actor({
+  name: 'stock',
+  state: z.object({ reserved: z.number(), notes: z.array(z.string()) }),
+  initial: () => ({ reserved: 0, notes: [] as string[] }),
+  handlers: {
+    reserve: {
+      payload: z.object({ qty: z.number() }),
+      handle: (ctx, { qty }) => {
+        ctx.state.reserved += qty;
+        return { reserved: ctx.state.reserved };
+      },
+    },
+    note: {
+      payload: z.object({ text: z.string() }),
+      handle: (ctx, { text }) => {
+        ctx.state.notes.push(text);
+      },
+    },
+  },
+});
+
+/** Counts every run of every step, by step name, with the keys each saw. */
+function stepLog() {
+  const runs: { name: string; key: string; attempt: number }[] = [];
+  return {
+    runs,
+    count: (name: string) => runs.filter((r) => r.name === name).length,
+    record: (name: string, info: { key: string; attempt: number }) => runs.push({ name, ...info }),
+  };
+}
+
+describe('a workflow', () => {
+  it('runs each step and each actor call once, and its result is the output', async () => {
+    const log = stepLog();
+    const Order = workflow({
+      name: 'order',
+      input: z.object({ sku: z.string(), qty: z.number() }),
+      run: async (ctx, { sku, qty }) => {
+        const price = await ctx.step('price', (info) => {
+          log.record('price', info);
+          return 7;
+        });
+        const reply = await ctx.call(Stock.ref(sku), 'reserve', { qty });
+        ctx.send(Stock.ref(sku), 'note', { text: `ordered ${qty}` });
+        const receipt = await ctx.step('receipt', (info) => {
+          log.record('receipt', info);
+          return `paid ${price * qty}`;
+        });
+        return { receipt, reserved: (reply as { reserved: number }).reserved };
+      },
+    });
+    const app = defineApp({ actors: [Stock], workflows: [Order] });
+    const h = workflowHarness(app.actors);
+
+    const ref = await h.client.start(Order, 'o-1', { sku: 'apple', qty: 3 });
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toEqual({ receipt: 'paid 21', reserved: 3 });
+    expect(log.count('price')).toBe(1);
+    expect(log.count('receipt')).toBe(1);
+    expect(await h.state(Stock.ref('apple').id)).toEqual({ reserved: 3, notes: ['ordered 3'] });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'completed', steps: 4 });
+  });
+
+  it('is started once per id: starting it again neither reruns it nor changes its outcome', async () => {
+    const log = stepLog();
+    const Once = workflow({
+      name: 'once',
+      input: z.object({ n: z.number() }),
+      run: async (ctx, { n }) => {
+        await ctx.call(Stock.ref('pear'), 'reserve', { qty: n });
+        return ctx.step('work', (info) => {
+          log.record('work', info);
+          return n;
+        });
+      },
+    });
+    const h = workflowHarness(defineApp({ actors: [Stock], workflows: [Once] }).actors);
+    const ref = await h.client.start(Once, 'x', { n: 1 });
+    await h.client.start(Once, 'x', { n: 1 });
+    await h.runAll();
+    await h.client.start(Once, 'x', { n: 2 });
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toBe(1);
+    expect(log.count('work')).toBe(1);
+    expect(await h.state(Stock.ref('pear').id)).toMatchObject({ reserved: 1 });
+  });
+
+  it('retries a failing step on durable backoff with one key, and goes on with its result', async () => {
+    const log = stepLog();
+    const Flaky = workflow({
+      name: 'flaky',
+      input: z.object({}),
+      run: async (ctx) =>
+        ctx.step(
+          'charge',
+          (info) => {
+            log.record('charge', info);
+            if (info.attempt < 3) throw new Error('payment service unavailable');
+            return 'charged';
+          },
+          { retry: { maxAttempts: 5, initialDelayMs: 60_000 } },
+        ),
+    });
+    const h = workflowHarness([Flaky.actor]);
+    const started = h.clock.now();
+    const ref = await h.client.start(Flaky, 'f', {});
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toBe('charged');
+    expect(log.runs.map((r) => r.attempt)).toEqual([1, 2, 3]);
+    expect(new Set(log.runs.map((r) => r.key)).size).toBe(1);
+    // 1 min, then 2 min: the waits passed on the clock, as timers.
+    expect(h.clock.now() - started).toBe(180_000);
+  });
+
+  it('throws STEP_FAILED into the run after the last attempt, which may catch it', async () => {
+    let attempts = 0;
+    const Doomed = workflow({
+      name: 'doomed',
+      input: z.object({ catchIt: z.boolean() }),
+      run: async (ctx, { catchIt }) => {
+        try {
+          await ctx.step(
+            'never',
+            () => {
+              attempts++;
+              throw new Error('always down');
+            },
+            { retry: { maxAttempts: 2, initialDelayMs: 10 } },
+          );
+          return 'unreachable';
+        } catch (error) {
+          if (!catchIt) throw error;
+          return `caught ${(error as BatonError).code}`;
+        }
+      },
+    });
+    const h = workflowHarness([Doomed.actor]);
+    const caught = await h.client.start(Doomed, 'a', { catchIt: true });
+    const failed = await h.client.start(Doomed, 'b', { catchIt: false });
+    await h.runAll();
+
+    expect(await h.client.result(caught)).toBe('caught STEP_FAILED');
+    await expect(h.client.result(failed)).rejects.toMatchObject({
+      code: ErrorCode.STEP_FAILED,
+      message: expect.stringContaining(
+        'step "never" failed after 2 attempts: unexpected error: always down',
+      ),
+    });
+    expect(attempts).toBe(4);
+    expect(await h.client.workflowStatus(failed)).toMatchObject({ status: 'failed' });
+  });
+
+  it('refuses an input its schema refuses at the door, before anything is enqueued', async () => {
+    const Typed = workflow({
+      name: 'typed',
+      input: z.object({ n: z.number() }),
+      run: async (_ctx, { n }) => n,
+    });
+    const h = workflowHarness([Typed.actor]);
+    await expect(h.client.start(Typed, 'a', { n: 'one' } as never)).rejects.toMatchObject({
+      code: ErrorCode.INVALID_PAYLOAD,
+      details: { issues: [expect.objectContaining({ path: 'payload.input.n' })] },
+    });
+    expect(h.backend.queue.counts()).toMatchObject({ visible: 0 });
+  });
+
+  it('commits at most maxStepsPerTurn steps per turn and goes on in the next turn', async () => {
+    let ran = 0;
+    const Long = workflow({
+      name: 'long',
+      input: z.object({}),
+      maxStepsPerTurn: 2,
+      run: async (ctx) => {
+        for (let i = 0; i < 5; i++) await ctx.step(`s${i}`, () => ++ran);
+        return ran;
+      },
+    });
+    const h = workflowHarness([Long.actor]);
+    const ref = await h.client.start(Long, 'l', {});
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe(5);
+    // start + two wakes, each committing at most two steps: 3 commits of the instance.
+    expect((await h.record(ref.id))?.ver).toBe(3);
+  });
+});
+
+it('rejects a workflow definition that is not one, naming every problem', () => {
+  expect(() =>
+    workflow({ name: '9x', input: {} as never, run: 'no' as never, retentionMs: -1 }),
+  ).toThrow(
+    expect.objectContaining({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message:
+        'workflow "9x" is not valid: name must be a letter followed by letters, digits, "-" or "_"; input must be a zod schema; run must be an async function (ctx, input); retentionMs must be a number > 0',
+    }),
+  );
+});

@@ -1,0 +1,143 @@
+/**
+ * Workflows that wait: durable sleeps on virtual time, events that arrive before or after the
+ * wait for them (each consumed once), timeouts, races, and callbacks completed from outside.
+ */
+import { ErrorCode, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { settled } from '../engine/helpers.ts';
+import { workflowHarness } from './harness.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('waiting in a workflow', () => {
+  it('sleeps 30 days on a durable timer that fires once, in virtual time', async () => {
+    let woke = 0;
+    const Sleeper = workflow({
+      name: 'sleeper',
+      input: z.object({}),
+      run: async (ctx) => {
+        const before = ctx.now();
+        await ctx.sleep(30 * DAY);
+        await ctx.step('wake', () => ++woke);
+        return ctx.now() - before;
+      },
+    });
+    const h = workflowHarness([Sleeper.actor]);
+    const ref = await h.client.start(Sleeper, 's', {});
+    await h.runAll({ until: h.clock.now() + DAY });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe(30 * DAY);
+    expect(woke).toBe(1);
+  });
+
+  it('keeps an event that arrives before its wait and consumes each event once', async () => {
+    const Inbox = workflow({
+      name: 'inbox',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.sleep(DAY);
+        const first = await ctx.waitForEvent<number>('item');
+        const second = await ctx.waitForEvent<number>('item');
+        const third = await ctx.waitForEvent<number>('item');
+        return [first, second, third];
+      },
+    });
+    const h = workflowHarness([Inbox.actor]);
+    const ref = await h.client.start(Inbox, 'i', {});
+    await h.runAll({ until: h.clock.now() });
+    // Both arrive while the run sleeps: kept, in order.
+    await h.client.signal(ref, 'item', 1);
+    await h.client.signal(ref, 'item', 2);
+    await h.runAll();
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+    await h.client.signal(ref, 'item', 3);
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toEqual([1, 2, 3]);
+    expect(((await h.state(ref.id)) as { signals: unknown[] }).signals).toEqual([]);
+  });
+
+  it('fails a wait past its timeout with TIMED_OUT, which the run may catch', async () => {
+    const Approval = workflow({
+      name: 'approval',
+      input: z.object({}),
+      run: async (ctx) => {
+        try {
+          return await ctx.waitForEvent('approved', { timeoutMs: 3 * DAY });
+        } catch (error) {
+          return (error as { code: string }).code;
+        }
+      },
+    });
+    const h = workflowHarness([Approval.actor]);
+    const late = await h.client.start(Approval, 'late', {});
+    const early = await h.client.start(Approval, 'early', {});
+    await h.runAll({ until: h.clock.now() });
+    await h.client.signal(early, 'approved', 'yes');
+    await h.runAll();
+
+    expect(await h.client.result(early)).toBe('yes');
+    expect(await h.client.result(late)).toBe(ErrorCode.TIMED_OUT);
+    // The early one's timeout was cancelled with the event: no timer of it is left.
+    expect(await h.backend.store.listTimers(early.id)).toEqual([
+      expect.objectContaining({ id: 'wf:expire' }),
+    ]);
+  });
+
+  it('races an event against a sleep: the loser is cancelled and consumes nothing later', async () => {
+    const Race = workflow({
+      name: 'race',
+      input: z.object({}),
+      run: async (ctx) => {
+        const first = await ctx.race([ctx.waitForEvent('go'), ctx.sleep(DAY)]);
+        const second = await ctx.race([ctx.waitForEvent('go'), ctx.sleep(DAY)]);
+        const after = await ctx.waitForEvent('go');
+        return [first.index, second.index, after];
+      },
+    });
+    const h = workflowHarness([Race.actor]);
+    const ref = await h.client.start(Race, 'r', {});
+    await h.runAll({ until: h.clock.now() });
+    await h.client.signal(ref, 'go', 'a'); // wins the first race
+    await h.runAll({ until: h.clock.now() + 2 * DAY }); // the second race's sleep wins
+    await h.client.signal(ref, 'go', 'b'); // for the last wait, not the second race's loser
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toEqual([0, 1, 'b']);
+  });
+
+  it('completes a callback from outside with its token, once', async () => {
+    const tokens: string[] = [];
+    const Hook = workflow({
+      name: 'hook',
+      input: z.object({}),
+      run: async (ctx) => {
+        const callback = ctx.createCallback<{ tracking: string }>('shipped', { timeoutMs: DAY });
+        await ctx.step('tell warehouse', () => {
+          tokens.push(callback.token);
+        });
+        return (await callback.result).tracking;
+      },
+    });
+    const h = workflowHarness([Hook.actor]);
+    const ref = await h.client.start(Hook, 'h', {});
+    await h.runAll({ until: h.clock.now() });
+    expect(tokens).toHaveLength(1);
+    const [token] = tokens as [string];
+    await h.client.completeCallback(token, { value: { tracking: 'T-1' } });
+    await h.client.completeCallback(token, { value: { tracking: 'T-2' } });
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toBe('T-1');
+    // A forged token (another secret) is refused.
+    const forged = Buffer.from(JSON.stringify([ref.id, 0, 'guess'])).toString('base64url');
+    const answer = settled(
+      h.client.ask(ref, 'callback' as never, { token: forged, ok: true } as never),
+    );
+    await h.runAll();
+    expect(await answer).toMatchObject({ ok: false, error: { code: ErrorCode.FORBIDDEN } });
+  });
+});
