@@ -92,5 +92,10 @@ export default defineApp({
  */
 export const LIMITS = { maxSubscriptions: 2, maxFramesPerSecond: 25 } as const;
 
-/** A clock that stands still, 400 ms into a second: a refused frame may retry after 600 ms. */
-export const frozenClock = { now: () => 1_700_000_000_400 };
+/**
+ * A clock that stands still, 400 ms into a second: a refused frame may retry after 600 ms. It
+ * stands at today's date: registry items get a TTL from it, and DynamoDB Local deletes items
+ * whose TTL has passed.
+ */
+const FROZEN_AT = Math.floor(Date.now() / 1000) * 1000 + 400;
+export const frozenClock = { now: () => FROZEN_AT };

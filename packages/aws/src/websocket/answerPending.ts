@@ -1,5 +1,5 @@
-import { answersMessage, type IdempotencyRecord, idempotencyKeyReused } from '@baton/core/adapter';
-import { PROTOCOL_VERSION } from '@baton/protocol';
+import type { IdempotencyRecord } from '@baton/core/adapter';
+import { answerOutcome, visibleFrame } from '@baton/server/session';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance } from './refreshInstance.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
@@ -26,38 +26,13 @@ export async function answerPending(
   const pending = await context.registry.takePending(record.key);
   await Promise.all(
     pending.map(async ({ connectionId, requestId, kind, actorId, name, fingerprint }) => {
-      const { outcome } = record;
-      if (!answersMessage(record, fingerprint)) {
-        const error = idempotencyKeyReused({ id: record.key, to: actorId, name });
-        await pusher.send(connectionId, {
-          v: PROTOCOL_VERSION,
-          type: 'error',
-          requestId,
-          error: error.toJSON(),
-        });
-      } else if (!outcome.ok) {
-        await pusher.send(connectionId, {
-          v: PROTOCOL_VERSION,
-          type: 'error',
-          requestId,
-          error: outcome.error,
-        });
-      } else if (kind === 'ask') {
-        await pusher.send(connectionId, {
-          v: PROTOCOL_VERSION,
-          type: 'reply',
-          requestId,
-          value: outcome.value,
-        });
-      } else {
-        await showIn(context, pusher, connectionId, actorId, fresh);
-        await pusher.send(connectionId, {
-          v: PROTOCOL_VERSION,
-          type: 'visible',
-          requestId,
-          messageId: record.key,
-        });
+      const answer = answerOutcome(record, { kind, requestId, to: actorId, name, fingerprint });
+      if (answer !== 'visible') {
+        await pusher.send(connectionId, answer);
+        return;
       }
+      await showIn(context, pusher, connectionId, actorId, fresh);
+      await pusher.send(connectionId, visibleFrame(requestId, record.key));
     }),
   );
 }

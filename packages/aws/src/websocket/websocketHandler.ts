@@ -1,5 +1,6 @@
 import { BatonError, Client, ErrorCode, toBatonError } from '@baton/core';
 import { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from '@baton/protocol';
+import { ProtocolSession } from '@baton/server/session';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { handleFrame } from './handleFrame.ts';
 import { Pusher } from './Pusher.ts';
@@ -73,7 +74,14 @@ export function websocketHandler(
     queue: options.queue,
     clock: context.clock,
   });
-  const frames = { ...context, client };
+  const session = new ProtocolSession({
+    queries: options.queries,
+    client,
+    clock: context.clock,
+    limits: context.limits,
+    scope: context.scope,
+  });
+  const frames = { ...context, session };
   const { registry, logger, clock } = context;
 
   const connect = async (event: WebSocketEvent): Promise<WebSocketResponse> => {

@@ -7,11 +7,10 @@
 export { identityScope } from '../QueryEngineOptions.ts';
 export {
   type ConnectionLimits,
-  FrameWindow,
   rateLimited,
   resolveConnectionLimits,
   tooManySubscriptions,
-} from './connectionLimits.ts';
+} from '../session/connectionLimits.ts';
 export {
   type EvaluateEnvironment,
   type Evaluation,

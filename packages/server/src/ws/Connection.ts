@@ -1,12 +1,4 @@
-import {
-  BatonError,
-  type Caller,
-  type Client,
-  callerOf,
-  ErrorCode,
-  type Logger,
-  toBatonError,
-} from '@baton/core';
+import { BatonError, callerOf, ErrorCode, type Logger, toBatonError } from '@baton/core';
 import type { Clock } from '@baton/core/adapter';
 import {
   ChunkAssembler,
@@ -14,21 +6,17 @@ import {
   encodeMessage,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
-  readClientFrame,
   type ServerMessage,
-  type SubscribeMessage,
   splitFrame,
 } from '@baton/protocol';
 import type { WebSocket } from 'ws';
 import type { QueryEngine } from '../QueryEngine.ts';
-import {
-  type ConnectionLimits,
-  FrameWindow,
-  tooManySubscriptions,
-} from '../transport/connectionLimits.ts';
+import { MemoryFrameCounter } from '../session/connectionLimits.ts';
+import type { ProtocolSession } from '../session/ProtocolSession.ts';
+import type { SessionCaller, SessionPorts, SubscriptionOpening } from '../session/SessionPorts.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
-import { handleRequest, type RequestContext } from './handleRequest.ts';
+import { commitOutcomes } from './commitOutcomes.ts';
 import type { ResultCache } from './ResultCache.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
 
@@ -39,24 +27,24 @@ const LEASE_MARGIN = 1.2;
  * What every connection of a server shares.
  *
  * @example
- * const context: ConnectionContext = { engine, client, tracker, cache, clock, logger, leaseMs, maxFrameBytes };
+ * const context: ConnectionContext = { engine, session, tracker, cache, clock, logger, leaseMs };
  */
 export interface ConnectionContext {
   readonly engine: QueryEngine;
-  readonly client: Client;
+  /** The protocol: frames, access, caps and replies, shared with the API Gateway host. */
+  readonly session: ProtocolSession;
   readonly tracker: CommitTracker;
   readonly cache: ResultCache;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly leaseMs: number;
-  readonly maxFrameBytes: number;
-  readonly limits: Required<ConnectionLimits>;
 }
 
 /**
- * One client's WebSocket: decodes every frame (a bad one is answered with an `error` to this
- * client only), keeps its subscriptions as engine leases renewed by every frame, answers
- * pings, routes sends and asks, and drops everything when the socket closes.
+ * One client's WebSocket: hands every frame, in order, to the protocol session with this
+ * connection's ports (its subscriptions as streams over engine leases renewed by every frame,
+ * its frame count and pending chunks in memory, outcome waits on the commit tracker), and drops
+ * everything when the socket closes.
  *
  * @example
  * const connection = new Connection(socket, 1, identity, context);
@@ -66,9 +54,10 @@ export class Connection {
   readonly #streams = new Map<string, SubscriptionStream>();
   readonly #waits = new Set<CommitWait>();
   readonly #assembler: ChunkAssembler;
-  readonly #requests: RequestContext;
-  readonly #caller: Caller;
-  readonly #frames: FrameWindow;
+  readonly #who: SessionCaller;
+  readonly #ports: SessionPorts;
+  /** The frames handled so far: the next waits for them, so frames are handled in order. */
+  #handled: Promise<void> = Promise.resolve();
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
@@ -81,20 +70,31 @@ export class Connection {
   ) {
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
-    this.#caller = callerOf(identity);
-    this.#frames = new FrameWindow(context.limits.maxFramesPerSecond);
-    this.#requests = {
-      client: context.client,
-      caller: this.#caller,
-      engine: context.engine,
-      tracker: context.tracker,
+    this.#who = { identity, caller: callerOf(identity) };
+    this.#ports = {
       reply: (frame) => this.send(frame),
-      streams: () => this.#streams.values(),
-      hold: (wait) => {
-        if (this.#closed) wait.cancel();
-        else this.#waits.add(wait);
-        return () => this.#waits.delete(wait);
+      frames: new MemoryFrameCounter(),
+      chunks: this.#assembler,
+      subscriptions: {
+        countBeside: (id) => this.#streams.size - (this.#streams.has(id) ? 1 : 0),
+        open: (opening) => this.#subscribe(opening),
+        close: (id) => {
+          this.#streams.get(id)?.close();
+          this.#streams.delete(id);
+        },
+        ack: (id, version) => this.#streams.get(id)?.ack(version),
       },
+      outcomes: commitOutcomes({
+        engine: context.engine,
+        tracker: context.tracker,
+        reply: (frame) => this.send(frame),
+        streams: () => this.#streams.values(),
+        hold: (wait) => {
+          if (this.#closed) wait.cancel();
+          else this.#waits.add(wait);
+          return () => this.#waits.delete(wait);
+        },
+      }),
     };
     socket.on('message', (data, isBinary) => this.#onFrame(data as Buffer, isBinary));
     socket.on('close', () => this.#cleanUp());
@@ -131,66 +131,29 @@ export class Connection {
   #onFrame(data: Buffer, isBinary: boolean): void {
     if (this.#closed) return;
     this.#touch();
-    const { maxFrameBytes } = this.context;
-    const reading = readClientFrame(data, isBinary, this.#assembler, maxFrameBytes);
-    if (reading.kind === 'pending') return;
-    if (reading.kind === 'error') {
-      this.#error(reading.error, reading.target);
-      return;
-    }
-    const message = reading.message;
-    const refusal = this.#frames.admit(this.context.clock.now());
-    if (refusal) {
-      const target =
-        message.type === 'subscribe'
-          ? { id: message.id }
-          : message.type === 'send' || message.type === 'ask'
-            ? { requestId: message.requestId }
-            : {};
-      this.#error(refusal, target);
-      return;
-    }
-    try {
-      switch (message.type) {
-        case 'subscribe':
-          this.#subscribe(message);
-          break;
-        case 'unsubscribe':
-          this.#streams.get(message.id)?.close();
-          this.#streams.delete(message.id);
-          break;
-        case 'ack':
-          this.#streams.get(message.id)?.ack(message.version);
-          break;
-        case 'ping':
-          this.send({ v: PROTOCOL_VERSION, type: 'pong', t: message.t });
-          break;
-        case 'send':
-        case 'ask':
-          void handleRequest(this.#requests, message);
-          break;
+    this.#handled = this.#handled.then(async () => {
+      if (this.#closed) return;
+      try {
+        await this.context.session.handle(this.#who, this.#ports, data, isBinary);
+      } catch (error) {
+        // The session answers every problem of the client's; this is a bug of the host's.
+        const reason = toBatonError(error).message;
+        this.context.logger.error('a frame could not be handled', { connection: this.id, reason });
       }
-    } catch (error) {
-      const target = message.type === 'subscribe' ? { id: message.id } : {};
-      this.#error(toBatonError(error), target);
-    }
+    });
   }
 
-  #subscribe(message: SubscribeMessage): void {
-    const { id, query, args, resume } = message;
-    const { maxSubscriptions } = this.context.limits;
-    if (!this.#streams.has(id) && this.#streams.size >= maxSubscriptions) {
-      throw tooManySubscriptions(maxSubscriptions);
-    }
+  #subscribe({ id, query, args, resume }: SubscriptionOpening): void {
+    if (this.#closed) return;
     this.#streams.get(id)?.close();
     this.#streams.delete(id);
     const stream = new SubscriptionStream(id, (frame) => this.send(frame), this.context.cache);
     const { engine, leaseMs } = this.context;
-    const request = { query, args, identity: this.identity, caller: this.#caller };
+    const request = { query, args, identity: this.identity, caller: this.#who.caller };
     // The engine lease outlives the connection's by a margin: the connection closes first, and
     // the engine's collect() only catches subscriptions a lost close event left behind.
     const lease = { ...request, leaseMs: Math.ceil(leaseMs * LEASE_MARGIN) };
-    // Throws NOT_FOUND / INVALID_PAYLOAD synchronously: an error for this subscription only.
+    // Throws for this subscription only (the session checked access and args already).
     stream.attach(engine.subscribe(lease, (update) => stream.onUpdate(update)));
     this.#streams.set(id, stream);
     if (!resume) return;

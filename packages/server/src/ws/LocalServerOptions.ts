@@ -9,7 +9,7 @@ import {
 } from '@baton/core';
 import type { ChangeFeed, Queue, Store } from '@baton/core/adapter';
 import type { QueryEngineOptions } from '../QueryEngineOptions.ts';
-import { type ConnectionLimits, resolveConnectionLimits } from '../transport/connectionLimits.ts';
+import { type ConnectionLimits, resolveConnectionLimits } from '../session/connectionLimits.ts';
 
 /**
  * What the auth hook is given for each connection attempt: the token from `?token=` in the URL

@@ -6,6 +6,7 @@ import { systemClock } from '@baton/core/adapter';
 import { SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
+import { ProtocolSession } from '../session/ProtocolSession.ts';
 import { CommitTracker } from './CommitTracker.ts';
 import { Connection } from './Connection.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
@@ -94,17 +95,15 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   });
   // Subscribed after the engine: when the tracker sees a commit on the feed, so has the engine.
   const tracker = new CommitTracker(ports.store, ports.feed);
-  const context = {
-    engine,
+  const session = new ProtocolSession({
+    queries: options.queries,
     client: settings.client,
-    tracker,
-    cache: new ResultCache(),
     clock,
-    logger,
-    leaseMs,
-    maxFrameBytes,
     limits,
-  };
+    scope: options.engine?.scope,
+    maxFrameBytes,
+  });
+  const context = { engine, session, tracker, cache: new ResultCache(), clock, logger, leaseMs };
   const connections = new Set<Connection>();
   /** Sockets whose auth hook is still running. */
   const upgrading = new Set<Duplex>();

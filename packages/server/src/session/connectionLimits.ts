@@ -65,28 +65,35 @@ export function rateLimited(max: number, retryAfterMs: number): BatonError {
 }
 
 /**
- * Counts one connection's frames in fixed one-second windows (the local host keeps one per
- * connection in memory; the API Gateway host keeps the same count in its registry).
+ * Counts a connection's frames in one-second windows: the port through which a protocol session
+ * applies `maxFramesPerSecond`. The local host keeps the count in memory ({@link MemoryFrameCounter});
+ * the API Gateway host in the connection's registry item, as Lambdas share no memory.
  *
  * @example
- * const window = new FrameWindow(200);
- * const refusal = window.admit(clock.now()); // a RATE_LIMITED error, or undefined
+ * const frames: FrameCounter = { count: (second, max) => registry.countFrame(id, second, max) };
  */
-export class FrameWindow {
+export interface FrameCounter {
+  /** Counts a frame in second `second` (epoch seconds); false once past `max` in it. */
+  count(second: number, max: number): boolean | Promise<boolean>;
+}
+
+/**
+ * A {@link FrameCounter} in memory, for one connection of a host that holds its connections.
+ *
+ * @example
+ * const frames = new MemoryFrameCounter();
+ * frames.count(Math.floor(clock.now() / 1000), 200); // true: the frame may pass
+ */
+export class MemoryFrameCounter implements FrameCounter {
   #second = -1;
   #count = 0;
 
-  constructor(private readonly max: number) {}
-
-  /** Counts a frame at `now`; the error to answer when it is one too many. */
-  admit(now: number): BatonError | undefined {
-    const second = Math.floor(now / 1000);
+  count(second: number, max: number): boolean {
     if (second !== this.#second) {
       this.#second = second;
       this.#count = 0;
     }
     this.#count++;
-    if (this.#count <= this.max) return undefined;
-    return rateLimited(this.max, (second + 1) * 1000 - now);
+    return this.#count <= max;
   }
 }

@@ -1,0 +1,193 @@
+import {
+  type AnyQueryDefinition,
+  BatonError,
+  type Client,
+  ErrorCode,
+  toBatonError,
+} from '@baton/core';
+import {
+  type Clock,
+  ingressMessageId,
+  messageFingerprint,
+  parseActorId,
+} from '@baton/core/adapter';
+import {
+  type AskMessage,
+  ChunkAssembler,
+  type ClientMessage,
+  type ErrorTarget,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  ProtocolErrorReason,
+  readClientFrame,
+  type SendMessage,
+  type SubscribeMessage,
+} from '@baton/protocol';
+import { identityScope } from '../QueryEngineOptions.ts';
+import { resolveInstanceKey } from '../transport/resolveInstanceKey.ts';
+import { type ConnectionLimits, rateLimited, tooManySubscriptions } from './connectionLimits.ts';
+import type { OutcomeWait, SessionCaller, SessionPorts } from './SessionPorts.ts';
+
+/**
+ * What a {@link ProtocolSession} serves: the app's queries and its `Client`, and the
+ * per-connection caps.
+ *
+ * @example
+ * const options: ProtocolSessionOptions = { queries: [balance], client, clock, limits };
+ */
+export interface ProtocolSessionOptions {
+  readonly queries: readonly AnyQueryDefinition[];
+  /** Enqueues sends and asks; every one carries the connection's caller. */
+  readonly client: Client;
+  readonly clock: Clock;
+  readonly limits: Required<ConnectionLimits>;
+  /** Subscribers with equal scopes share an instance. @default one scope per identity */
+  readonly scope?: ((identity: unknown) => string) | undefined;
+  /** A frame past this is MESSAGE_TOO_LARGE. @default 128 KiB */
+  readonly maxFrameBytes?: number;
+}
+
+/**
+ * Baton's WebSocket protocol for one host, whatever carries its frames: reads a client frame
+ * (a malformed one is INVALID_PAYLOAD, an oversized one MESSAGE_TOO_LARGE), counts it against
+ * the connection's rate (RATE_LIMITED), checks access by the one rule every door shares
+ * (`resolveInstanceKey` for queries, the `Client` for messages: unknown or internal names are
+ * FORBIDDEN), caps the connection's subscriptions (LIMIT_EXCEEDED), and dispatches to the
+ * host's ports: subscriptions, sends and asks through the `Client` with the frame's idempotency
+ * key, pings. Every problem is answered with an `error` frame naming the subscription or
+ * request when the frame does; nothing a client sends throws out of {@link handle}.
+ *
+ * @example
+ * const session = new ProtocolSession({ queries, client, clock, limits });
+ * await session.handle({ identity, caller: callerOf(identity) }, ports, data, isBinary);
+ */
+export class ProtocolSession {
+  readonly #queries: ReadonlyMap<string, AnyQueryDefinition>;
+  readonly #scope: (identity: unknown) => string;
+  readonly #maxFrameBytes: number;
+
+  constructor(private readonly options: ProtocolSessionOptions) {
+    this.#queries = new Map(options.queries.map((query) => [query.name, query]));
+    this.#scope = options.scope ?? identityScope;
+    this.#maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
+  }
+
+  /** Handles one frame a client sent; resolves once it is answered (an outcome may come later). */
+  async handle(
+    who: SessionCaller,
+    ports: SessionPorts,
+    data: Buffer,
+    isBinary: boolean,
+  ): Promise<void> {
+    const chunks = ports.chunks ?? new ChunkAssembler();
+    const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
+    if (reading.kind === 'pending') {
+      if (!ports.chunks) await error(ports, chunkedRefused(), {});
+      return;
+    }
+    if (reading.kind === 'error') {
+      await error(ports, reading.error, reading.target);
+      return;
+    }
+    const message = reading.message;
+    const target = targetOf(message);
+    const now = this.options.clock.now();
+    const { maxFramesPerSecond } = this.options.limits;
+    if (!(await ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond))) {
+      await error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
+      return;
+    }
+    try {
+      switch (message.type) {
+        case 'subscribe':
+          await this.#subscribe(who, ports, message);
+          break;
+        case 'unsubscribe':
+          await ports.subscriptions.close(message.id);
+          break;
+        case 'ack':
+          ports.subscriptions.ack?.(message.id, message.version);
+          break;
+        case 'ping':
+          await ports.renew?.();
+          await ports.reply({ v: PROTOCOL_VERSION, type: 'pong', t: message.t });
+          break;
+        case 'send':
+        case 'ask':
+          await this.#request(who, ports, message);
+          break;
+      }
+    } catch (caught) {
+      await error(ports, toBatonError(caught), target);
+    }
+  }
+
+  async #subscribe(who: SessionCaller, ports: SessionPorts, message: SubscribeMessage) {
+    const { id, query, args, resume } = message;
+    // The access rule every door shares: an unknown or internal query, or one whose `authorize`
+    // refuses this caller, is FORBIDDEN; bad args are INVALID_PAYLOAD.
+    const resolved = resolveInstanceKey(this.#queries, this.#scope, {
+      query,
+      args,
+      identity: who.identity,
+      caller: who.caller,
+    });
+    const { maxSubscriptions } = this.options.limits;
+    if ((await ports.subscriptions.countBeside(id)) >= maxSubscriptions) {
+      throw tooManySubscriptions(maxSubscriptions);
+    }
+    await ports.subscriptions.open({ id, query, args, resolved, resume });
+  }
+
+  /**
+   * Enqueues a `send` or `ask` through the core client with the frame's idempotency key (scoped
+   * by target and caller: one user can neither shadow nor read another's) and answers
+   * `accepted`. An `ask`, or a `send` with `visible`, waits for its outcome through the host,
+   * the wait prepared before the message is enqueued.
+   */
+  async #request(who: SessionCaller, ports: SessionPorts, message: SendMessage | AskMessage) {
+    const { requestId, to, name, payload, idempotencyKey } = message;
+    const messageId = ingressMessageId(to, idempotencyKey, who.caller);
+    const kind = message.type === 'ask' ? 'ask' : message.visible === true ? 'visible' : undefined;
+    let wait: OutcomeWait | undefined;
+    if (kind) {
+      const fingerprint = messageFingerprint(name, payload);
+      wait = await ports.outcomes.expect({ kind, requestId, messageId, to, name, fingerprint });
+    }
+    try {
+      // The client's registry refuses a malformed id (INVALID_REF), its access rule an unknown
+      // or internal message (FORBIDDEN).
+      const parsed = parseActorId(to);
+      const ref = { id: to, type: parsed?.type ?? '', key: parsed?.key ?? '' };
+      await this.options.client.send(ref, name as never, payload as never, {
+        idempotencyKey,
+        caller: who.caller,
+        ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
+      });
+    } catch (caught) {
+      await wait?.cancel();
+      throw caught;
+    }
+    await ports.reply({ v: PROTOCOL_VERSION, type: 'accepted', requestId, messageId });
+    await wait?.accepted();
+  }
+}
+
+/** Where an error about `message` goes: its subscription or request, when it names one. */
+function targetOf(message: Exclude<ClientMessage, { type: 'chunk' }>): ErrorTarget {
+  if (message.type === 'subscribe') return { id: message.id };
+  if (message.type === 'send' || message.type === 'ask') return { requestId: message.requestId };
+  return {};
+}
+
+async function error(ports: SessionPorts, problem: BatonError, target: ErrorTarget) {
+  await ports.reply({ v: PROTOCOL_VERSION, type: 'error', ...target, error: problem.toJSON() });
+}
+
+function chunkedRefused(): BatonError {
+  return new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    'chunked client messages are not supported over API Gateway, which takes messages up to 128 KB: send a smaller message, or large data by reference',
+    { details: { reason: ProtocolErrorReason.CHUNKED_MESSAGE_TOO_LARGE, limit: MAX_FRAME_BYTES } },
+  );
+}

@@ -1,0 +1,96 @@
+import { toBatonError } from '@baton/core';
+import { PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
+import type { QueryEngine } from '../QueryEngine.ts';
+import { answerOutcome, visibleFrame } from '../session/answerOutcome.ts';
+import type { OutcomeWaits, WaitingRequest } from '../session/SessionPorts.ts';
+import type { CommitTracker, CommitWait } from './CommitTracker.ts';
+import type { SubscriptionStream } from './SubscriptionStream.ts';
+
+/**
+ * What the local host's outcome waits need from their connection.
+ *
+ * @example
+ * const context: CommitOutcomesContext = { engine, tracker, reply: send, streams, hold };
+ */
+export interface CommitOutcomesContext {
+  readonly engine: QueryEngine;
+  readonly tracker: CommitTracker;
+  /** Sends a frame, unless the connection closed. */
+  reply(frame: ServerMessage): void;
+  /** The connection's live subscriptions. */
+  streams(): Iterable<SubscriptionStream>;
+  /** Keeps a wait so that closing the connection cancels it; returns a function forgetting it. */
+  hold(wait: CommitWait): () => void;
+}
+
+/**
+ * The local host's outcome waits: each request waits on the commit tracker for its message's
+ * outcome record and is answered by `answerOutcome` — an `ask` with `reply` or `error`; a send
+ * with `visible: true` with `visible` once its commit is seen by the query engine and every
+ * subscription of this connection that reads the target actor has been sent a result at least
+ * as new (read-your-writes). A request whose key another message of this caller holds — even
+ * one still waiting — gets IDEMPOTENCY_KEY_REUSED, never that message's outcome. The answer
+ * comes in the background: the connection's next frames are not held up by it.
+ *
+ * @example
+ * const outcomes = commitOutcomes(context);
+ * const wait = outcomes.expect({ kind: 'ask', requestId: 'r1', messageId, to, name, fingerprint });
+ */
+export function commitOutcomes(context: CommitOutcomesContext): OutcomeWaits {
+  return {
+    expect(request) {
+      const wait = context.tracker.wait(request.messageId, request.to, {
+        onFeed: request.kind === 'visible',
+      });
+      const forget = context.hold(wait);
+      return {
+        cancel: () => {
+          wait.cancel();
+          forget();
+        },
+        accepted: () => {
+          void answer(context, request, wait).finally(forget);
+        },
+      };
+    },
+  };
+}
+
+async function answer(
+  context: CommitOutcomesContext,
+  request: WaitingRequest,
+  wait: CommitWait,
+): Promise<void> {
+  try {
+    const answer = answerOutcome(await wait.record, request);
+    if (answer !== 'visible') return context.reply(answer);
+    await visibleIn(context, request.to);
+    context.reply(visibleFrame(request.requestId, request.messageId));
+  } catch (error) {
+    wait.cancel();
+    const serialized = toBatonError(error).toJSON();
+    context.reply({
+      v: PROTOCOL_VERSION,
+      type: 'error',
+      requestId: request.requestId,
+      error: serialized,
+    });
+  }
+}
+
+/**
+ * Waits until every subscription of the connection whose query read `actorId` has been sent the
+ * result the engine computed after the commit (flushing the engine's pending re-runs first).
+ */
+async function visibleIn(context: CommitOutcomesContext, actorId: string): Promise<void> {
+  await context.engine.flush();
+  const waits: Promise<void>[] = [];
+  for (const stream of context.streams()) {
+    const subscription = stream.subscription;
+    const current = subscription?.current();
+    if (current?.kind === 'result' && subscription!.dependsOn(actorId)) {
+      waits.push(stream.whenSent(current.version));
+    }
+  }
+  await Promise.all(waits);
+}
