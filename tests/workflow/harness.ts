@@ -1,10 +1,10 @@
 /**
- * Drives workflows on the embedded backend with a virtual clock: `run()` polls until the inbox
- * is empty, then moves the clock to the soonest stored timer and fires it, until nothing is
- * left — so a month of sleeps passes in milliseconds.
+ * Drives workflows on the embedded backend with a virtual clock: `runAll()` polls until the
+ * inbox is empty, then moves the clock to the soonest stored timer and fires it, until nothing
+ * is left — so a month of sleeps passes in milliseconds. `deploy()` swaps in new code.
  */
-import type { AnyActorDefinition } from '@baton/core';
-import { fireDueTimers } from '@baton/core/engine';
+import { type AnyActorDefinition, Client, silentLogger } from '@baton/core';
+import { createEngine, type Engine, fireDueTimers, Worker } from '@baton/core/engine';
 import { type Harness, runUntilIdle, type SetupOptions, setup } from '../engine/helpers.ts';
 
 export interface WorkflowHarness extends Harness {
@@ -13,6 +13,8 @@ export interface WorkflowHarness extends Harness {
    * `expire`), or only timers past `until`.
    */
   runAll(options?: { until?: number; expire?: boolean }): Promise<void>;
+  /** Runs `actors` (new code) from now on: a new worker, engine and client on the same backend. */
+  deploy(actors: readonly AnyActorDefinition[]): void;
 }
 
 export function workflowHarness(
@@ -20,18 +22,27 @@ export function workflowHarness(
   options: Omit<SetupOptions, 'actors'> = {},
 ): WorkflowHarness {
   const h = setup({ actors, ...options });
-  return {
+  let worker = h.worker;
+  let engine: Engine = h.engine;
+  const harness: WorkflowHarness = {
     ...h,
     async runAll({ until = Number.POSITIVE_INFINITY, expire = false } = {}) {
       for (let round = 0; round < 10_000; round++) {
-        await runUntilIdle(h.worker, h.backend, h.clock);
+        await runUntilIdle(worker, h.backend, h.clock);
         const timers = await h.backend.store.listDueTimers(Number.MAX_SAFE_INTEGER, 1_000);
         const soonest = timers.find((t) => expire || t.id !== 'wf:expire');
         if (!soonest || soonest.at > until) return;
         h.clock.set(soonest.at);
-        await fireDueTimers(h.engine, h.clock.now());
+        await fireDueTimers(engine, h.clock.now());
       }
       throw new Error('timers kept firing after 10,000 rounds');
     },
+    deploy(next) {
+      const ports = { store: h.backend.store, queue: h.backend.queue, clock: h.clock };
+      engine = createEngine({ actors: next, ...ports, logger: silentLogger });
+      worker = new Worker(engine);
+      (harness as { client: Client }).client = new Client({ actors: next, ...ports }).asSystem();
+    },
   };
+  return harness;
 }

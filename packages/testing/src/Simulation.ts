@@ -34,6 +34,9 @@ export type { SimulationOptions } from './SimulationOptions.ts';
  * await sim.run();
  * expect(await sim.state(Account.ref('alice'))).toEqual({ balance: 5 });
  */
+/** Event-loop turns a run waits for a task between gates before calling it stuck. */
+const MAX_SETTLES = 1_000;
+
 export class Simulation {
   readonly seed: number;
   readonly clock = new VirtualClock();
@@ -96,6 +99,7 @@ export class Simulation {
   /** Runs until quiet: everything sent, processed and drained. Throws a {@link SimulationError}. */
   async run(): Promise<SimulationStats> {
     const maxSteps = this.#settings.maxSteps;
+    let settling = 0;
     for (;;) {
       if (this.#monitor.violations.length > 0)
         throw this.#fail(this.#monitor.violations.join('; '));
@@ -105,7 +109,16 @@ export class Simulation {
         );
       }
       const action = this.#choose();
-      if (!action) break;
+      if (!action) {
+        // A task between gates that waits on the event loop (a workflow's run settling over
+        // a few macrotasks) gets its turns before the run counts as stuck.
+        if (this.#cluster.all().some((p) => p.active > 0) && settling++ < MAX_SETTLES) {
+          await settle();
+          continue;
+        }
+        break;
+      }
+      settling = 0;
       this.stats.steps++;
       this.#trace.push(`${this.stats.steps} @${this.clock.now()} ${action.label}`);
       if (this.#trace.length > 200) this.#trace.shift();

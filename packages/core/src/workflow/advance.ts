@@ -85,7 +85,9 @@ export function finish(
   if (outcome.error !== undefined) state.error = outcome.error;
   delete state.ending;
   notifyParents(ctx);
-  ctx.schedule(definition.retentionMs, '_expire' as never, {} as never, { id: 'wf:expire' });
+  if (Number.isFinite(definition.retentionMs)) {
+    ctx.schedule(definition.retentionMs, '_expire' as never, {} as never, { id: 'wf:expire' });
+  }
 }
 
 /** Cancels every pending command: waits end, timers never fire. */

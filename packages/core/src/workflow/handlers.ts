@@ -4,6 +4,7 @@
  */
 import type { ActorContext } from '../ActorContext.ts';
 import type { Authorize } from '../actor.ts';
+import { digest128 } from '../adapter/sha256.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { advance, cancelPending, finish, notifyParents } from './advance.ts';
 import { callbackToken } from './callbackToken.ts';
@@ -217,7 +218,9 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
 function begin(ctx: Ctx, input: unknown): void {
   const { state } = ctx;
   state.status = 'running';
-  state.runId = ctx.uuid();
+  // From the starting message: the same when a crashed start is redelivered, so step keys
+  // are too; another message (a start after the instance halted) gives another.
+  state.runId = digest128(ctx.message.id).slice(0, 16);
   state.input = input;
   state.caller = ctx.caller;
   state.startedAt = ctx.now();

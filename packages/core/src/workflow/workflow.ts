@@ -38,7 +38,10 @@ export interface WorkflowOptions<Name extends string, InputSchema extends Schema
   readonly public?: boolean;
   /** For a public workflow: whether `caller` may do `request`. @default anyone */
   readonly authorize?: (caller: Caller, request: WorkflowRequest<z.output<InputSchema>>) => boolean;
-  /** How long a finished instance is kept before it halts (its id may then start anew). @default 7 days */
+  /**
+   * How long a finished instance is kept before it halts (its id may then start anew);
+   * `Infinity` keeps it. @default 7 days
+   */
   readonly retentionMs?: number;
   /** Steps run in one turn at most before the turn commits and the run goes on in the next. @default 10 */
   readonly maxStepsPerTurn?: number;
@@ -178,7 +181,8 @@ function checkOptions(options: WorkflowOptions<string, Schema, unknown>): void {
       problems.push(`${what} must be a number > 0`);
     }
   };
-  positive('retentionMs', options?.retentionMs);
+  if (options?.retentionMs !== Number.POSITIVE_INFINITY)
+    positive('retentionMs', options?.retentionMs);
   positive('maxStepsPerTurn', options?.maxStepsPerTurn);
   if (options?.version !== undefined && (typeof options.version !== 'string' || !options.version)) {
     problems.push('version must be a non-empty string');

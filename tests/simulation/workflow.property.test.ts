@@ -1,0 +1,119 @@
+/**
+ * Workflows under every fault the simulation has (crashes at each I/O boundary, redeliveries,
+ * timeouts, concurrent workers), some runs with a compatible deploy of the workflow mid-run:
+ * each outside step ran at least once and always with one key, each actor call applied once,
+ * each sleep fired once, each event consumed once, each instance completed once, rightly.
+ */
+import { actor, type WorkflowState, workflow } from '@baton/core';
+import { Simulation } from '@baton/testing';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+const DAY = 24 * 60 * 60 * 1000;
+const SEEDS = Number(process.env.BATON_SIM_WORKFLOW_RUNS ?? 24);
+
+const Inventory = actor({
+  name: 'inventory',
+  state: z.object({ reserved: z.array(z.string()) }),
+  initial: () => ({ reserved: [] as string[] }),
+  handlers: {
+    reserve: {
+      payload: z.object({ order: z.string() }),
+      handle: (ctx, { order }) => {
+        ctx.state.reserved.push(order);
+        return ctx.state.reserved.length;
+      },
+    },
+  },
+});
+
+/** Per order and step, the keys each run of the step saw. */
+const stepKeys = new Map<string, string[]>();
+const record = (order: string, step: string, key: string) => {
+  const at = `${order}:${step}`;
+  stepKeys.set(at, [...(stepKeys.get(at) ?? []), key]);
+};
+
+function fulfil(version: string) {
+  return workflow({
+    name: 'fulfil',
+    version,
+    // Kept: the simulation jumps time to every stored timer, an expiry's included.
+    retentionMs: Number.POSITIVE_INFINITY,
+    input: z.object({ order: z.string() }),
+    run: async (ctx, { order }) => {
+      const charge = await ctx.step(
+        'charge',
+        ({ key, attempt }) => {
+          record(order, 'charge', key);
+          // Odd orders' payment service fails once: a durable retry.
+          if (attempt === 1 && Number(order.slice(1)) % 2 === 1) throw new Error('busy');
+          return `ch-${order}`;
+        },
+        { retry: { maxAttempts: 5, initialDelayMs: 1000 } },
+      );
+      await ctx.call(Inventory.ref('main'), 'reserve', { order });
+      await ctx.sleep(3 * DAY);
+      const tracking = await ctx.waitForEvent<string>('shipped');
+      // The deploy's compatible change: an audit step for runs that reach here on new code.
+      if (version === '2' && ctx.patched('audit')) {
+        await ctx.step('audit', ({ key }) => record(order, 'audit', key));
+      }
+      await ctx.step('ship', ({ key }) => record(order, 'ship', key));
+      return { charge, tracking };
+    },
+  });
+}
+
+const V1 = fulfil('1');
+const V2 = fulfil('2');
+
+describe('workflows in the simulation', () => {
+  it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
+    'completes every order exactly once whatever the faults (seed %i)',
+    async (seed) => {
+      stepKeys.clear();
+      const orders = ['o1', 'o2', 'o3'];
+      const sim = new Simulation({
+        actors: [Inventory, V1.actor],
+        seed,
+        processes: 1 + (seed % 3),
+        // Marks outlive the sleeps: a duplicate still in flight after a 3-day time jump is
+        // recognised (the queue's retention, which marks match, is 14 days).
+        markRetentionMs: 14 * DAY,
+        ...(seed % 2 === 0 ? { upgrades: [[Inventory, V2.actor]] } : {}),
+      });
+      for (const order of orders) {
+        const ref = V1.ref(order);
+        sim.send(ref, 'start', { input: { order } }, { idempotencyKey: `start-${order}` });
+        // The event may come before the run waits for it: it is kept.
+        sim.send(ref, 'signal', { name: 'shipped', payload: `T-${order}` });
+        // Starting again is idempotent.
+        sim.send(ref, 'start', { input: { order } });
+      }
+      await sim.run();
+
+      const inventory = await sim.state(Inventory.ref('main'));
+      expect([...inventory.reserved].sort()).toEqual(orders);
+      for (const order of orders) {
+        const state = (await sim.state(V1.ref(order))) as unknown as WorkflowState;
+        expect(state.status, `${order} in seed ${seed}`).toBe('completed');
+        expect(state.output).toEqual({ charge: `ch-${order}`, tracking: `T-${order}` });
+        expect(state.signals).toEqual([]);
+        const byName = (name: string) => state.journal.filter((e) => e.name === name);
+        expect(byName('sleep')).toMatchObject([{ state: 'done' }]);
+        const [sleep] = byName('sleep');
+        expect((sleep?.endedAt ?? 0) - (sleep?.at ?? 0)).toBeGreaterThanOrEqual(3 * DAY);
+        expect(byName('shipped')).toMatchObject([{ state: 'done', value: `T-${order}` }]);
+        for (const step of ['charge', 'ship']) {
+          const keys = stepKeys.get(`${order}:${step}`) ?? [];
+          expect(keys.length, `${order} ${step} ran at least once`).toBeGreaterThanOrEqual(1);
+          expect(new Set(keys).size, `${order} ${step} always with one key`).toBe(1);
+        }
+        if (Number(order.slice(1)) % 2 === 1) {
+          expect(byName('charge')).toMatchObject([{ attempts: 2 }]);
+        }
+      }
+    },
+  );
+});

@@ -1,0 +1,200 @@
+/**
+ * Composing workflows: concurrent branches whose results come in any order, map with a
+ * concurrency limit, child workflows, sagas whose compensations run in reverse on failure or
+ * cancel, and terminate.
+ */
+import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('composition', () => {
+  it('replays branches in the order their results came, so either order completes', async () => {
+    const Both = workflow({
+      name: 'both',
+      input: z.object({}),
+      run: async (ctx) =>
+        ctx.parallel([
+          async () => {
+            const a = await ctx.waitForEvent<string>('a');
+            return ctx.step('after a', () => `${a}!`);
+          },
+          async () => {
+            const b = await ctx.waitForEvent<string>('b');
+            return ctx.step('after b', () => `${b}!`);
+          },
+        ]),
+    });
+    const h = workflowHarness([Both.actor]);
+    const ab = await h.client.start(Both, 'ab', {});
+    const ba = await h.client.start(Both, 'ba', {});
+    await h.runAll();
+    await h.client.signal(ab, 'a', 'x');
+    await h.client.signal(ba, 'b', 'y');
+    await h.runAll();
+    await h.client.signal(ab, 'b', 'y');
+    await h.client.signal(ba, 'a', 'x');
+    await h.runAll();
+
+    expect(await h.client.result(ab)).toEqual(['x!', 'y!']);
+    expect(await h.client.result(ba)).toEqual(['x!', 'y!']);
+    const names = async (id: string) =>
+      ((await h.state(id)) as WorkflowState).journal.map((e) => e.name);
+    expect(await names(ab.id)).toEqual(['a', 'b', 'after a', 'after b']);
+    expect(await names(ba.id)).toEqual(['a', 'b', 'after b', 'after a']);
+  });
+
+  it('maps over items with at most maxConcurrency waiting at once, results in order', async () => {
+    const Batch = workflow({
+      name: 'batch',
+      input: z.object({ items: z.array(z.number()) }),
+      run: async (ctx, { items }) =>
+        ctx.map(items, async (item) => (await ctx.waitForEvent<number>(`item-${item}`)) * 10, {
+          maxConcurrency: 2,
+        }),
+    });
+    const h = workflowHarness([Batch.actor]);
+    const ref = await h.client.start(Batch, 'm', { items: [1, 2, 3, 4] });
+    const waiting = async () =>
+      ((await h.state(ref.id)) as WorkflowState).journal
+        .filter((e) => e.state === 'pending')
+        .map((e) => e.name);
+    await h.runAll();
+    expect(await waiting()).toEqual(['item-1', 'item-2']);
+    await h.client.signal(ref, 'item-2', 2);
+    await h.runAll();
+    expect(await waiting()).toEqual(['item-1', 'item-3']);
+    for (const item of [3, 1, 4]) await h.client.signal(ref, `item-${item}`, item);
+    await h.runAll();
+    expect(await h.client.result(ref)).toEqual([10, 20, 30, 40]);
+  });
+
+  it('runs a child workflow and resumes the parent with its output or its error', async () => {
+    let childSteps = 0;
+    const Child = workflow({
+      name: 'child',
+      input: z.object({ n: z.number() }),
+      run: async (ctx, { n }) => {
+        await ctx.sleep(DAY);
+        return ctx.step(
+          'square',
+          () => {
+            childSteps++;
+            if (n < 0) throw new Error('negative');
+            return n * n;
+          },
+          { retry: { maxAttempts: 1 } },
+        );
+      },
+    });
+    const Parent = workflow({
+      name: 'parent',
+      input: z.object({ n: z.number() }),
+      run: async (ctx, { n }) => {
+        try {
+          return await ctx.child(Child, `sq-${n}`, { n });
+        } catch (error) {
+          return (error as { code: string }).code;
+        }
+      },
+    });
+    const h = workflowHarness([Parent.actor, Child.actor]);
+    const ok = await h.client.start(Parent, 'p3', { n: 3 });
+    const bad = await h.client.start(Parent, 'p-1', { n: -1 });
+    await h.runAll();
+
+    expect(await h.client.result(ok)).toBe(9);
+    expect(await h.client.result(bad)).toBe(ErrorCode.STEP_FAILED);
+    expect(await h.client.result(Child.ref('sq-3'))).toBe(9);
+    expect(childSteps).toBe(2);
+  });
+});
+
+describe('sagas and ending early', () => {
+  /** Books three things, undoing each booked one on failure or cancel; logs every call. */
+  function trip(log: string[]) {
+    return workflow({
+      name: 'trip',
+      input: z.object({ failHotel: z.boolean() }),
+      run: async (ctx, { failHotel }) => {
+        const undo = (what: string) => () => void log.push(`undo ${what}`);
+        await ctx.step('flight', () => void log.push('flight'), { compensate: undo('flight') });
+        await ctx.step('car', () => void log.push('car'), { compensate: undo('car') });
+        await ctx.waitForEvent('confirm');
+        await ctx.step(
+          'hotel',
+          () => {
+            log.push('hotel');
+            if (failHotel) throw new Error('no rooms');
+          },
+          { retry: { maxAttempts: 1 }, compensate: undo('hotel') },
+        );
+        return 'booked';
+      },
+    });
+  }
+
+  it('runs the compensations of completed steps in reverse when the run fails', async () => {
+    const log: string[] = [];
+    const Trip = trip(log);
+    const h = workflowHarness([Trip.actor]);
+    const ref = await h.client.start(Trip, 't', { failHotel: true });
+    await h.client.signal(ref, 'confirm');
+    await h.runAll();
+
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.STEP_FAILED });
+    expect(log).toEqual(['flight', 'car', 'hotel', 'undo car', 'undo flight']);
+  });
+
+  it('cancels a waiting instance: compensations run once, in reverse, and it ends cancelled', async () => {
+    const log: string[] = [];
+    const Trip = trip(log);
+    const h = workflowHarness([Trip.actor]);
+    const ref = await h.client.start(Trip, 't', { failHotel: false });
+    await h.runAll();
+    await h.client.cancel(ref, { reason: 'changed plans' });
+    await h.client.cancel(ref);
+    await h.client.signal(ref, 'confirm');
+    await h.runAll();
+
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.CANCELLED,
+      message: 'workflow instance t was cancelled: changed plans',
+    });
+    expect(log).toEqual(['flight', 'car', 'undo car', 'undo flight']);
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('terminates an instance at once, without compensations', async () => {
+    const log: string[] = [];
+    const Trip = trip(log);
+    const h = workflowHarness([Trip.actor]);
+    const ref = await h.client.start(Trip, 't', { failHotel: false });
+    await h.runAll();
+    await h.client.terminate(ref, { reason: 'operator' });
+    await h.runAll();
+
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.CANCELLED });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'terminated' });
+    expect(log).toEqual(['flight', 'car']);
+  });
+
+  it('halts a finished instance after its retention, so its id starts anew', async () => {
+    let runs = 0;
+    const Short = workflow({
+      name: 'short',
+      input: z.object({}),
+      retentionMs: DAY,
+      run: async (ctx) => ctx.step('once', () => ++runs),
+    });
+    const h = workflowHarness([Short.actor]);
+    const ref = await h.client.start(Short, 's', {});
+    await h.runAll({ expire: true });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'new' });
+    await h.client.start(Short, 's', {});
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe(2);
+  });
+});

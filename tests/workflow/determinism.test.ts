@@ -1,0 +1,147 @@
+/**
+ * Deploys of changed workflow code: a run that no longer replays its history pauses with
+ * NON_DETERMINISTIC (never fails, never corrupts), fixed code resumes it, `ctx.patched` lets
+ * old and new runs take their own paths, and `replayWorkflow` finds the break before a deploy.
+ */
+import {
+  type AnyWorkflowDefinition,
+  ErrorCode,
+  replayWorkflow,
+  type WorkflowContext,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+/** Counts step runs by name across every version of the code. */
+const runs = new Map<string, number>();
+const ran = (name: string) => () => {
+  runs.set(name, (runs.get(name) ?? 0) + 1);
+  return name;
+};
+
+/** A version of workflow "ship": same name, other code. */
+function ship(version: string, run: (ctx: WorkflowContext) => Promise<unknown>) {
+  return workflow({ name: 'ship', version, input: z.object({}), run: (ctx) => run(ctx) });
+}
+
+const V1 = ship('1', async (ctx) => {
+  await ctx.step('pack', ran('pack'));
+  await ctx.waitForEvent('go');
+  return ctx.step('send', ran('send'));
+});
+/** Renames the first step: an incompatible change. */
+const V2 = ship('2', async (ctx) => {
+  await ctx.step('box', ran('box'));
+  await ctx.waitForEvent('go');
+  return ctx.step('send', ran('send'));
+});
+/** V1 with a new step behind a patch: a compatible change. */
+const V3 = ship('3', async (ctx) => {
+  await ctx.step('pack', ran('pack'));
+  if (ctx.patched('label')) await ctx.step('label', ran('label'));
+  await ctx.waitForEvent('go');
+  return ctx.step('send', ran('send'));
+});
+
+describe('a deploy of changed workflow code', () => {
+  it('pauses an instance its code no longer replays, and resumes it once fixed code runs', async () => {
+    runs.clear();
+    const h = workflowHarness([V1.actor]);
+    const ref = await h.client.start(V1, 'p', {});
+    await h.runAll();
+
+    h.deploy([V2.actor]);
+    await h.client.signal(ref, 'go');
+    await h.runAll();
+    const paused = await h.client.workflowStatus(ref);
+    expect(paused.status).toBe('paused');
+    expect(paused.paused).toMatchObject({
+      version: '2',
+      error: {
+        code: ErrorCode.NON_DETERMINISTIC,
+        details: { workflow: 'ship', version: '2', seq: 0, step: 'pack', kind: 'step' },
+      },
+    });
+    expect(paused.paused?.error.message).toContain(
+      'command 0 of the history is step "pack", but the code now issues step "box" there',
+    );
+    // Nothing of the new code ran, and the history (with the event) is intact.
+    expect(runs.get('box')).toBeUndefined();
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.journal.map((e) => [e.kind, e.name, e.state])).toEqual([
+      ['step', 'pack', 'done'],
+      ['event', 'go', 'done'],
+    ]);
+
+    h.deploy([V1.actor]);
+    await h.client.resumeWorkflow(ref);
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('send');
+    expect(Object.fromEntries(runs)).toEqual({ pack: 1, send: 1 });
+  });
+
+  it('lets a run recorded before a patch keep its path, and new runs take the patched one', async () => {
+    runs.clear();
+    const h = workflowHarness([V1.actor]);
+    const old = await h.client.start(V1, 'old', {});
+    await h.runAll();
+    h.deploy([V3.actor]);
+    const fresh = await h.client.start(V3, 'new', {});
+    await h.runAll();
+    await h.client.signal(old, 'go');
+    await h.client.signal(fresh, 'go');
+    await h.runAll();
+
+    expect(await h.client.result(old)).toBe('send');
+    expect(await h.client.result(fresh)).toBe('send');
+    expect(Object.fromEntries(runs)).toEqual({ pack: 2, label: 1, send: 2 });
+  });
+});
+
+describe('replayWorkflow', () => {
+  /** The recorded history of a finished V1 instance. */
+  async function history(definition: AnyWorkflowDefinition): Promise<WorkflowState> {
+    const h = workflowHarness([definition.actor]);
+    const ref = await h.client.start(definition, 'h', {});
+    await h.client.signal(ref, 'go');
+    await h.runAll();
+    return (await h.state(ref.id)) as WorkflowState;
+  }
+
+  it('passes code that replays a recorded history, patched code included', async () => {
+    const recorded = await history(V1);
+    await expect(replayWorkflow(V1, recorded)).resolves.toEqual({
+      outcome: 'completed',
+      commands: 3,
+    });
+    await expect(replayWorkflow(V3, recorded)).resolves.toMatchObject({ outcome: 'completed' });
+  });
+
+  it('rejects code that renamed, removed or reordered a command, naming it', async () => {
+    const recorded = await history(V1);
+    await expect(replayWorkflow(V2, recorded)).rejects.toMatchObject({
+      code: ErrorCode.NON_DETERMINISTIC,
+      details: { step: 'pack', version: '2' },
+    });
+    const removed = ship('4', async (ctx) => {
+      await ctx.step('pack', ran('pack'));
+      return ctx.step('send', ran('send'));
+    });
+    await expect(replayWorkflow(removed, recorded)).rejects.toMatchObject({
+      code: ErrorCode.NON_DETERMINISTIC,
+      details: { seq: 1, step: 'go', kind: 'event' },
+    });
+    const reordered = ship('5', async (ctx) => {
+      await ctx.waitForEvent('go');
+      await ctx.step('pack', ran('pack'));
+      return ctx.step('send', ran('send'));
+    });
+    await expect(replayWorkflow(reordered, recorded)).rejects.toMatchObject({
+      code: ErrorCode.NON_DETERMINISTIC,
+      details: { seq: 0, step: 'pack' },
+    });
+  });
+});
