@@ -1,3 +1,5 @@
+/** Checks a workflow's code against recorded histories (see `@baton/core`'s `replayWorkflow`). */
+export { replayWorkflow } from '@baton/core';
 export { FaultyQueue, type FaultyQueueOptions, type QueueFault } from './FaultyQueue.ts';
 export { defaultFaults, type Faults, noFaults } from './faults.ts';
 export { SimulatedCrash } from './Gates.ts';

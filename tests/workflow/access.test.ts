@@ -1,0 +1,134 @@
+/**
+ * Who may start, signal, cancel and read a workflow: an internal workflow only trusted code;
+ * a public one whoever its `authorize` lets through, at every door. The run sees its starter as
+ * `ctx.caller`; a callback needs only its token. The built-in queries read status and history.
+ */
+import {
+  ANONYMOUS,
+  type Caller,
+  Client,
+  defineApp,
+  ErrorCode,
+  type QueryContext,
+  workflow,
+} from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+const alice: Caller = { kind: 'user', identity: { userId: 'alice' } };
+const bob: Caller = { kind: 'user', identity: { userId: 'bob' } };
+const userOf = (caller: Caller) =>
+  caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
+
+const Internal = workflow({
+  name: 'internal',
+  input: z.object({}),
+  run: async () => 'done',
+});
+
+/** Each user runs their own instances (id `<user>-…`); the run greets its starter. */
+const Greeter = workflow({
+  name: 'greeter',
+  input: z.object({ greeting: z.string() }),
+  public: true,
+  authorize: (caller, request) => {
+    const user = userOf(caller);
+    return user !== undefined && request.id.startsWith(`${user}-`);
+  },
+  run: async (ctx, { greeting }) => {
+    await ctx.waitForEvent('go');
+    return `${greeting}, ${userOf(ctx.caller)}`;
+  },
+});
+
+function clients() {
+  const { actors } = defineApp({ workflows: [Internal, Greeter] });
+  const h = workflowHarness(actors);
+  const { store, queue } = h.backend;
+  // A client as a host holds it: it speaks for the caller each call names.
+  const outside = new Client({ actors, store, queue, clock: h.clock });
+  return { h, outside };
+}
+
+describe('who may call a workflow', () => {
+  it('refuses every outside caller an internal workflow, and lets trusted code through', async () => {
+    const { h, outside } = clients();
+    await expect(outside.start(Internal, 'i', {})).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    await expect(outside.start(Internal, 'i', {}, { caller: alice })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    await expect(outside.result(Internal.ref('i'), { caller: alice })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    const ref = await h.client.start(Internal, 'i', {});
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('done');
+  });
+
+  it('lets a public workflow authorize each caller per instance, and the run sees its starter', async () => {
+    const { h, outside } = clients();
+    const ref = await outside.start(Greeter, 'alice-1', { greeting: 'hi' }, { caller: alice });
+    await expect(
+      outside.start(Greeter, 'alice-2', { greeting: 'hi' }, { caller: bob }),
+    ).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
+    await expect(outside.signal(ref, 'go', null, { caller: bob })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    await expect(outside.cancel(ref, { caller: ANONYMOUS })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    await expect(outside.workflowStatus(ref, { caller: bob })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    // Terminate and resume are for trusted code only.
+    await expect(outside.terminate(ref, { caller: alice })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    await outside.signal(ref, 'go', null, { caller: alice });
+    await h.runAll();
+    expect(await outside.result(ref, { caller: alice })).toBe('hi, alice');
+  });
+});
+
+describe('the workflow queries', () => {
+  it('show an instance’s status and its history of commands, without callback secrets', async () => {
+    const Steps = workflow({
+      name: 'steps',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('one', () => 1);
+        const callback = ctx.createCallback('hook');
+        await callback.result;
+      },
+    });
+    const app = defineApp({ workflows: [Steps] });
+    const h = workflowHarness(app.actors);
+    const ref = await h.client.start(Steps, 's', {});
+    await h.runAll();
+    const [status, history] = app.queries;
+    const ctx = {
+      get: async (r: { id: string }) => (await h.state(r.id)) ?? { status: 'new', journal: [] },
+    } as unknown as QueryContext;
+
+    expect(await status?.handler(ctx, { workflow: 'steps', id: 's' })).toMatchObject({
+      id: 's',
+      status: 'waiting',
+      steps: 2,
+    });
+    const shown = (await history?.handler(ctx, { workflow: 'steps', id: 's' })) as {
+      history: Record<string, unknown>[];
+    };
+    expect(shown.history.map((e) => [e.kind, e.name, e.state])).toEqual([
+      ['step', 'one', 'done'],
+      ['callback', 'hook', 'pending'],
+    ]);
+    expect(shown.history[1]).not.toHaveProperty('secret');
+    expect(await status?.handler(ctx, { workflow: 'steps', id: 'never' })).toMatchObject({
+      status: 'new',
+    });
+    expect(ref.workflow).toBe('steps');
+  });
+});
