@@ -1,8 +1,9 @@
 import { ErrorCode, isBatonError, MAX_MESSAGE_BYTES } from '@baton/core';
 import type { QueueMessage } from '@baton/core/adapter';
 import { compareSeq } from '@baton/core/adapter';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EmbeddedQueue, type EmbeddedQueueOptions } from './EmbeddedQueue.ts';
+import { MemoryJournal } from './Journal.ts';
 
 function setup(options: EmbeddedQueueOptions = {}) {
   const clock = { t: 1_000_000, now: () => clock.t };
@@ -195,6 +196,100 @@ describe('EmbeddedQueue', () => {
       code: 'INVALID_ARGUMENT',
     });
     expect(() => new EmbeddedQueue({ maxReceives: 0 })).toThrow(/maxReceives/);
+  });
+});
+
+describe('EmbeddedQueue options and listeners', () => {
+  it("uses SQS's defaults: 30 s visibility, 5 receives, a 5-minute dedupe window, the inbox name", async () => {
+    const { queue, clock } = setup();
+    expect(queue.name).toBe('inbox');
+    expect(queue.identity).toBeUndefined();
+    expect(await queue.redrivePolicy()).toEqual({ maxReceives: 5 });
+    await queue.send([msg('g', '1', 'd')]);
+    for (let i = 1; i <= 5; i++) {
+      const got = await queue.receive();
+      expect(got.map((m) => m.receiveCount)).toEqual([i]);
+      clock.t += 29_999;
+      expect(await queue.receive()).toEqual([]);
+      clock.t += 1;
+    }
+    expect(await queue.receive()).toEqual([]);
+    expect(queue.deadLetters()).toHaveLength(1);
+    await queue.send([msg('g', 'again', 'd')]); // 5 × 30 s after the first: within 5 minutes
+    expect(queue.counts().total).toBe(0);
+    clock.t += 150_000;
+    await queue.send([msg('g', 'again', 'd')]);
+    expect(queue.counts().total).toBe(1);
+  });
+
+  it('receives at most 10 messages when given no max', async () => {
+    const { queue } = setup();
+    await queue.send(Array.from({ length: 12 }, (_, i) => msg(`g${i}`, String(i))));
+    expect(await queue.receive()).toHaveLength(10);
+  });
+
+  it('takes its name and identity from the options, and refuses an empty name', async () => {
+    const queue = new EmbeddedQueue({ name: 'timers', identity: 'q-2' });
+    expect(queue.name).toBe('timers');
+    expect(await queue.identity?.()).toBe('q-2');
+    expect(() => new EmbeddedQueue({ name: '' })).toThrow(/queue name must be a non-empty string/);
+    expect(() => new EmbeddedQueue({ name: 7 as never })).toThrow(/non-empty string/);
+    for (const bad of [
+      { visibilityTimeoutMs: -1 },
+      { dedupeWindowMs: Number.POSITIVE_INFINITY },
+      { maxReceives: 1.5 },
+    ]) {
+      expect(() => new EmbeddedQueue(bad)).toThrow(/INVALID_ARGUMENT|must be/);
+    }
+    await expect(new EmbeddedQueue().receive({ visibilityTimeoutMs: -1 })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    await expect(new EmbeddedQueue().release([], -1)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+
+  it('wakes its listeners only when something changed, past a listener that throws', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const journal = new MemoryJournal();
+      const { queue } = setup({ journal });
+      queue.onAvailable(() => {
+        throw new Error('boom');
+      });
+      let wakes = 0;
+      queue.onAvailable(() => wakes++);
+      await queue.send([msg('g', '1', 'd1')]);
+      expect(wakes).toBe(1);
+      expect(error).toHaveBeenCalledWith(
+        expect.stringMatching(/an onAvailable listener threw/),
+        expect.objectContaining({ message: 'boom' }),
+      );
+      const written = journal.length;
+      await queue.send([msg('g', 'dup', 'd1')]); // dropped whole: a duplicate
+      await queue.ack(['no-such-receipt']);
+      expect(queue.redrive(['1', 'x'])).toBe(0);
+      expect(wakes).toBe(1);
+      expect(journal.length).toBe(written);
+      queue.close();
+      await expect(queue.send([msg('g', '2')])).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      expect(() => queue.redrive()).toThrow(/closed/);
+      expect(wakes).toBe(1);
+    } finally {
+      error.mockRestore();
+    }
+  });
+
+  it('redrives each dead letter once when its seq is named twice', async () => {
+    const { queue, clock } = setup({ maxReceives: 1 });
+    await queue.send([msg('a', '1'), msg('b', '1')]);
+    await queue.receive({ max: 2, ...VT });
+    clock.t += 1_000;
+    await queue.receive({ max: 2, ...VT });
+    expect(queue.counts().deadLetters).toBe(2);
+    expect(queue.redrive(['1', '1'])).toBe(1);
+    expect(queue.messages()).toMatchObject([{ seq: '3', group: 'a', receiveCount: 0 }]);
+    expect(queue.deadLetters()).toMatchObject([{ seq: '2', group: 'b' }]);
   });
 });
 

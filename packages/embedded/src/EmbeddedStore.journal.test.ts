@@ -190,11 +190,36 @@ describe('EmbeddedStore with a journal', () => {
     expect(rebuilt.snapshot()).toEqual(journalOf(snapshot).replay());
   });
 
-  it('snapshots one entry per record when no outbox item or outcome is left without one', async () => {
-    const store = new EmbeddedStore({ clock: { now: () => 0 } });
-    await store.commit(commitOf('a/1', 1, { idempotency: [outcome('k', 'a/1', 10)] }));
-    await store.commit(commitOf('b/1', 1, { outbox: [item('b/1', 1)] }));
-    expect(store.snapshot()).toHaveLength(2);
+  it('snapshots one entry per record, with no empty lists, when no outbox item or outcome is left without one', async () => {
+    let now = 0;
+    const store = new EmbeddedStore({ clock: { now: () => now } });
+    await store.commit(
+      commitOf('a/1', 1, { idempotency: [outcome('k', 'a/1', 10), outcome('k-due', 'a/1', 5)] }),
+    );
+    await store.commit(
+      commitOf('b/1', 1, {
+        outbox: [item('b/1', 1)],
+        deadLetters: { put: [letter('b/1', 'm', 1)], remove: [] },
+        timers: { put: [timer('b/1', 't', 9)], remove: [] },
+      }),
+    );
+    await store.commit(
+      commitOf('b/1', 2, {
+        deadLetters: { put: [], remove: ['m'] },
+        timers: { put: [], remove: ['t'] },
+        overflow: [mark('sender', 'c/1', 1, 5)],
+      }),
+    );
+    now = 5; // k-due and the mark expire now
+    expect(store.snapshot()).toEqual([
+      {
+        t: 'store.commit',
+        record: record('a/1', 1),
+        outbox: [],
+        idempotency: [outcome('k', 'a/1', 10)],
+      },
+      { t: 'store.commit', record: record('b/1', 2), outbox: [item('b/1', 1)], idempotency: [] },
+    ]);
     expect(new EmbeddedStore().snapshot()).toEqual([]);
   });
 

@@ -1,8 +1,15 @@
 import { ErrorCode, isBatonError } from '@baton/core';
-import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core/adapter';
+import type {
+  ActorRecord,
+  Commit,
+  DeadLetter,
+  IdempotencyRecord,
+  OutboxItem,
+} from '@baton/core/adapter';
 import { readConflict } from '@baton/core/adapter';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EmbeddedStore } from './EmbeddedStore.ts';
+import { MemoryJournal } from './Journal.ts';
 
 function record(id: string, ver: number, state: unknown = { n: ver }): ActorRecord {
   return { id, ver, state, inboxOffset: String(ver), marks: {}, sentSeq: 0 };
@@ -252,6 +259,116 @@ describe('EmbeddedStore', () => {
     await store.commit(commitOf('a/1', 1));
     expect(errors).toHaveLength(1);
     expect((await store.load('a/1'))!.ver).toBe(1);
+  });
+
+  it('lists due timers soonest first, up to a limit, and tells when the soonest of all is due', async () => {
+    const store = new EmbeddedStore();
+    const timer = (actorId: string, id: string, at: number) => ({
+      ...{ actorId, id, gen: `${id}@${at}`, at, name: 'tick' },
+      ...{ payload: null, createdAt: 0 },
+    });
+    expect(store.nextTimerAt()).toBeUndefined();
+    const put = [timer('a/1', 't1', 300), timer('a/1', 't2', 100), timer('a/1', 't3', 500)];
+    await store.commit(commitOf('a/1', 1, { timers: { put, remove: [] } }));
+    await store.commit(
+      commitOf('b/1', 1, { timers: { put: [timer('b/1', 'u', 200)], remove: [] } }),
+    );
+    const due = async (before: number, limit: number) =>
+      (await store.listDueTimers(before, limit)).map((t) => `${t.actorId}:${t.id}`);
+    expect(await due(300, 10)).toEqual(['a/1:t2', 'b/1:u', 'a/1:t1']);
+    expect(await due(299, 10)).toEqual(['a/1:t2', 'b/1:u']);
+    expect(await due(1_000, 2)).toEqual(['a/1:t2', 'b/1:u']);
+    expect((await store.listTimers('a/1')).map((t) => t.id)).toEqual(['t2', 't1', 't3']);
+    expect(store.nextTimerAt()).toBe(100);
+    await store.commit(commitOf('a/1', 2, { timers: { put: [], remove: ['t2'] } }));
+    expect(store.nextTimerAt()).toBe(200);
+  });
+
+  it('lists dead letters oldest first, of one actor or of all', async () => {
+    const store = new EmbeddedStore();
+    const letter = (actorId: string, messageId: string, at: number) =>
+      ({ actorId, messageId, at, attempts: 3, redrivable: true }) as unknown as DeadLetter;
+    const put = [letter('a/1', 'late', 30), letter('a/1', 'early', 10)];
+    await store.commit(commitOf('a/1', 1, { deadLetters: { put, remove: [] } }));
+    await store.commit(
+      commitOf('b/1', 1, { deadLetters: { put: [letter('b/1', 'mid', 20)], remove: [] } }),
+    );
+    const ids = (letters: DeadLetter[]) => letters.map((l) => l.messageId);
+    expect(ids(await store.listDeadLetters())).toEqual(['early', 'mid', 'late']);
+    expect(ids(await store.listDeadLetters('a/1'))).toEqual(['early', 'late']);
+    expect(await store.listDeadLetters('c/1')).toEqual([]);
+    expect(await store.readDeadLetter('a/1', 'late')).toMatchObject({ at: 30 });
+    expect(await store.readDeadLetter('b/1', 'late')).toBeUndefined();
+  });
+
+  it('reads an overflow mark until it expires', async () => {
+    let now = 0;
+    const store = new EmbeddedStore({ clock: { now: () => now } });
+    const overflow = [
+      { kind: 'sender', peer: 'b/1', mark: { seq: 4, at: 0 }, expiresAt: 100 },
+      { kind: 'channel', peer: 'b/1', mark: { seq: 9, at: 0 }, expiresAt: 200 },
+    ] as const;
+    await store.commit(commitOf('a/1', 1, { overflow }));
+    const keys = [
+      { kind: 'sender', peer: 'b/1' },
+      { kind: 'channel', peer: 'b/1' },
+      { kind: 'sender', peer: 'c/1' },
+    ] as const;
+    expect(await store.readOverflow('a/1', keys)).toEqual(overflow);
+    now = 100;
+    expect(await store.readOverflow('a/1', keys)).toEqual([overflow[1]]);
+    expect(await store.readOverflow('z/1', keys)).toEqual([]);
+  });
+
+  it('retires held sends as a new version that feeds subscribers, only at the version and life that hold them', async () => {
+    const store = new EmbeddedStore();
+    const seen: string[] = [];
+    store.subscribe((r) => seen.push(`${r.ver}:${r.outbox ? 'held' : 'none'}`));
+    const held = { ...record('a/1', 1), life: 'L', outbox: [outbox('a/1', 1, 5)] };
+    await store.commit(commitOf('a/1', 1, { record: held }));
+    expect(store.outboxSize()).toBe(1);
+    expect(await store.listOutboxActors(5)).toEqual([]);
+    expect(await store.listOutboxActors(6)).toEqual(['a/1']);
+    await store.retireHeldOutbox('a/1', 2, 'L');
+    await store.retireHeldOutbox('b/1', 1, 'L');
+    expect(await store.load('a/1')).toMatchObject({ ver: 1, outbox: [{ seq: 1 }] });
+    await store.retireHeldOutbox('a/1', 1, 'L');
+    expect(await store.load('a/1')).toEqual({ ...record('a/1', 1), life: 'L', ver: 2 });
+    expect(store.outboxSize()).toBe(0);
+    await store.retireHeldOutbox('a/1', 2, 'L'); // nothing held: no new version
+    expect(await store.load('a/1')).toMatchObject({ ver: 2 });
+    expect(seen).toEqual(['1:held', '2:none']);
+  });
+
+  it('writes nothing to its journal for a delete or a drained note that changes nothing', async () => {
+    const journal = new MemoryJournal();
+    const store = new EmbeddedStore({ journal });
+    await store.commit(commitOf('a/1', 1, { outbox: [outbox('a/1', 1)] }));
+    const written = journal.length;
+    await store.deleteOutbox('a/1', [2]);
+    await store.deleteOutbox('b/1', [1]);
+    await store.heldDrained('a/1', 1, undefined); // the record holds no sends
+    await store.heldDrained('a/1', 2, undefined);
+    expect(journal.length).toBe(written);
+    await store.deleteOutbox('a/1', [1, 1]);
+    expect(journal.length).toBe(written + 1);
+  });
+
+  it('reports a throwing listener on the console when no onListenerError is given', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const store = new EmbeddedStore();
+      store.subscribe(() => {
+        throw new Error('boom');
+      });
+      await store.commit(commitOf('a/1', 1));
+      expect(error).toHaveBeenCalledWith(
+        expect.stringMatching(/a store listener threw/),
+        expect.objectContaining({ message: 'boom' }),
+      );
+    } finally {
+      error.mockRestore();
+    }
   });
 
   it('rejects every call with UNAVAILABLE once closed', async () => {
