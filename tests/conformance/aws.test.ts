@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
 import { manyPeersSuite } from './manyPeers.ts';
+import { workflowSuite } from './workflowSuite.ts';
 
 async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<ConformanceBackend> {
   const { dynamodb, sqs } = createAwsClients({
@@ -55,6 +56,7 @@ async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<Conf
 }
 
 conformanceSuite('DynamoDB Local and ElasticMQ', () => open());
+workflowSuite('DynamoDB Local and ElasticMQ', () => open());
 
 // Its own DynamoDB Local: after 100,000 senders' items the shared one slows every other test.
 describe('with a DynamoDB Local of its own', () => {

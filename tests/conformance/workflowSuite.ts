@@ -1,0 +1,144 @@
+/**
+ * Workflows on any backend: the same scenario on the embedded backend and on DynamoDB Local +
+ * ElasticMQ — a step retried on a durable timer, an actor call, a sleep, an event sent before
+ * its wait, a callback and a child workflow, each applied once, and a saga on cancel.
+ */
+import {
+  Client,
+  defineApp,
+  ErrorCode,
+  silentLogger,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
+import { createEngine, fireDueTimers, Worker } from '@baton/core/engine';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { ConformanceBackend } from './ConformanceBackend.ts';
+import { Ledger } from './ledger.ts';
+
+/** Per step name, the keys of its runs. */
+const stepRuns = new Map<string, string[]>();
+const ran = (name: string, key: string) => stepRuns.set(name, [...(stepRuns.get(name) ?? []), key]);
+
+const Label = workflow({
+  name: 'label',
+  input: z.object({ order: z.string() }),
+  run: async (ctx, { order }) => ctx.step('print', ({ key }) => (ran('print', key), `L-${order}`)),
+});
+
+const Order = workflow({
+  name: 'order',
+  input: z.object({ order: z.string() }),
+  run: async (ctx, { order }) => {
+    const charged = await ctx.step(
+      'charge',
+      ({ key, attempt }) => {
+        ran('charge', key);
+        if (attempt === 1) throw new Error('payment service busy');
+        return 30;
+      },
+      { retry: { initialDelayMs: 200 }, compensate: () => ran('refund', 'refund') },
+    );
+    await ctx.call(Ledger.ref(order), 'add', { entry: 'charged', amount: charged });
+    await ctx.sleep(300);
+    const tracking = await ctx.waitForEvent<string>('shipped');
+    const label = await ctx.child(Label, `label-${order}`, { order });
+    const callback = ctx.createCallback<string>('delivered');
+    await ctx.step('notify', ({ key }) => ran(`notify ${callback.token}`, key));
+    const delivered = await callback.result;
+    return { tracking, label, delivered };
+  },
+});
+
+export function workflowSuite(name: string, open: () => Promise<ConformanceBackend>): void {
+  describe(`workflows on ${name}`, () => {
+    let backend: ConformanceBackend | undefined;
+    afterEach(async () => {
+      await backend?.close();
+      backend = undefined;
+    });
+
+    async function start() {
+      backend = await open();
+      const b = backend;
+      const { actors } = defineApp({ actors: [Ledger], workflows: [Order, Label] });
+      const options = {
+        actors,
+        store: b.store,
+        queue: b.queue,
+        clock: b.clock,
+        logger: silentLogger,
+      };
+      const engine = createEngine({ ...options, visibilityTimeoutMs: 2_000 });
+      const worker = new Worker(engine);
+      const client = new Client(options).asSystem();
+      /** Polls until the inbox is empty, then fires due timers, until neither is left. */
+      const run = async () => {
+        for (let i = 0; i < 500; i++) {
+          if ((await worker.poll()) > 0) continue;
+          if ((await b.pending()) > 0) {
+            await b.pass(250);
+            continue;
+          }
+          const [soonest] = (await b.store.listDueTimers(Number.MAX_SAFE_INTEGER, 100)).filter(
+            (t) => t.id !== 'wf:expire',
+          );
+          if (!soonest) return;
+          await b.pass(Math.max(0, soonest.at - b.clock.now()) + 1);
+          await fireDueTimers(engine, b.clock.now());
+        }
+        throw new Error('the workflow did not settle');
+      };
+      return { b, client, run };
+    }
+
+    it('runs each step, call, sleep, event, child and callback once, to its output', async () => {
+      stepRuns.clear();
+      const { b, client, run } = await start();
+      const ref = await client.start(Order, 'o1', { order: 'o1' });
+      await client.signal(ref, 'shipped', 'T-1'); // before the wait: kept
+      await run();
+      const [token] = [...stepRuns.keys()]
+        .filter((k) => k.startsWith('notify '))
+        .map((k) => k.slice('notify '.length));
+      expect(token).toBeDefined();
+      await client.completeCallback(token!, { value: 'at the door' });
+      await run();
+
+      expect(await client.result(ref)).toEqual({
+        tracking: 'T-1',
+        label: 'L-o1',
+        delivered: 'at the door',
+      });
+      expect(stepRuns.get('charge')).toHaveLength(2);
+      expect(new Set(stepRuns.get('charge')).size).toBe(1);
+      expect(stepRuns.get('print')).toHaveLength(1);
+      expect((await b.store.load(Ledger.ref('o1').id))?.state).toEqual({
+        entries: ['charged'],
+        total: 30,
+      });
+      const state = (await b.store.load(ref.id))?.state as WorkflowState;
+      expect(state.journal.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
+        'step charge done',
+        'call ledger.add done',
+        'sleep sleep done',
+        'event shipped done',
+        'child label done',
+        'callback delivered done',
+        'step notify done',
+      ]);
+    });
+
+    it('cancels an instance: its compensations run once and it ends cancelled', async () => {
+      stepRuns.clear();
+      const { client, run } = await start();
+      const ref = await client.start(Order, 'o2', { order: 'o2' });
+      await run();
+      await client.cancel(ref, { reason: 'customer' });
+      await run();
+      await expect(client.result(ref)).rejects.toMatchObject({ code: ErrorCode.CANCELLED });
+      expect(stepRuns.get('refund')).toHaveLength(1);
+    });
+  });
+}
