@@ -2,7 +2,8 @@
  * The React hooks in a real browser: headless Debian Chromium (driven by playwright-core) opens
  * a page bundled from tests/browser/page, connected to Baton's local WebSocket server over the
  * embedded backend. Another client writes; the page's live views must follow — also after its
- * socket is cut — while a view the server refuses shows its error alone.
+ * socket is cut — while a view the server refuses shows its error alone — and a workflow view
+ * shows each step of an instance as it commits.
  */
 import { performance } from 'node:perf_hooks';
 import { BatonClient } from '@baton/client';
@@ -10,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { launchChromium } from './launchChromium.ts';
-import { Account } from './page/model.ts';
+import { Account, Laundry } from './page/model.ts';
 import { type BrowserApp, startBrowserApp } from './startBrowserApp.ts';
 
 interface SocketLog {
@@ -163,5 +164,15 @@ describe('React hooks in Chromium', () => {
     );
     expect(sendToDom).toHaveLength(50);
     await see('alice-1', `success:${expected}`);
+  });
+
+  it('useWorkflow shows an instance step by step as each commits, then its output', async () => {
+    await page.getByTestId('follow-laundry').click();
+    await see('laundry', 'new||');
+    const ref = await app.runtime.client.start(Laundry, 'monday', { basket: 'shirts' });
+    // The wash commits with the wait for the event: the instance waits, the page shows both.
+    await see('laundry', 'waiting|wash:done,dried:pending|');
+    await app.runtime.client.signal(ref, 'dried', {});
+    await see('laundry', 'completed|wash:done,dried:done,fold:done|shirts');
   });
 });

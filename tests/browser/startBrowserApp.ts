@@ -7,11 +7,11 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { silentLogger } from '@baton/core';
+import { defineApp, silentLogger } from '@baton/core';
 import { type EmbeddedRuntime, startEmbedded } from '@baton/embedded';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
 import { build } from 'esbuild';
-import { Account, balance, privateBalance, type User } from './page/model.ts';
+import { Account, balance, Laundry, privateBalance, type User } from './page/model.ts';
 
 export interface BrowserApp {
   readonly runtime: EmbeddedRuntime;
@@ -47,10 +47,15 @@ async function bundlePage(): Promise<string> {
 
 export async function startBrowserApp(): Promise<BrowserApp> {
   const script = await bundlePage();
-  const runtime = startEmbedded({ actors: [Account], logger: silentLogger });
-  const server = await createLocalServer({
+  const app = defineApp({
     actors: [Account],
+    workflows: [Laundry],
     queries: [balance, privateBalance],
+  });
+  const runtime = startEmbedded({ actors: app.actors, logger: silentLogger });
+  const server = await createLocalServer({
+    actors: app.actors,
+    queries: app.queries,
     backend: runtime,
     logger: silentLogger,
     auth: ({ token }): User | undefined => (token ? { user: token } : undefined),

@@ -1,13 +1,21 @@
 /**
  * The page the browser test opens: live balances through `useQuery`, a view the server refuses,
- * read-your-writes through `useSend({ visible: true })`, an ask, and the connection state.
+ * read-your-writes through `useSend({ visible: true })`, an ask, the connection state, and (once
+ * its button is clicked, so the views above keep their subscription count) a workflow's progress.
  * The WebSocket URL and token come from the page's query string (`?ws=…&token=…`).
  */
 import { BatonClient, type QueryState } from '@baton/client';
-import { BatonProvider, useAsk, useConnectionState, useQuery, useSend } from '@baton/react';
+import {
+  BatonProvider,
+  useAsk,
+  useConnectionState,
+  useQuery,
+  useSend,
+  useWorkflow,
+} from '@baton/react';
 import { useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { Account, balance, privateBalance } from './model.ts';
+import { Account, balance, Laundry, privateBalance } from './model.ts';
 
 const params = new URLSearchParams(location.search);
 const client = new BatonClient({
@@ -85,6 +93,28 @@ function AskBalance() {
   );
 }
 
+/** `<status>|<command>:<state>,…|<output>`: the laundry instance as `useWorkflow` shows it. */
+function LaundryProgress() {
+  const { data, error } = useWorkflow(Laundry.ref('monday'));
+  if (!data)
+    return <output data-testid="laundry">{error ? `error:${error.code}` : 'pending'}</output>;
+  const steps = data.history.map((entry) => `${entry.name}:${entry.state}`).join(',');
+  const output = data.output ? data.output.folded : '';
+  return <output data-testid="laundry">{`${data.status}|${steps}|${output}`}</output>;
+}
+
+function FollowLaundry() {
+  const [shown, setShown] = useState(false);
+  return (
+    <p>
+      <button type="button" data-testid="follow-laundry" onClick={() => setShown(true)}>
+        follow the laundry
+      </button>
+      {shown && <LaundryProgress />}
+    </p>
+  );
+}
+
 function Connection() {
   return <output data-testid="connection">{useConnectionState()}</output>;
 }
@@ -101,6 +131,7 @@ function App() {
       <Skipped />
       <DepositVisible />
       <AskBalance />
+      <FollowLaundry />
     </main>
   );
 }

@@ -1,8 +1,8 @@
 /**
  * The browser test's app: accounts, a public balance query and a private one that only the
- * account's owner may see. Shared by the page (bundled) and the server (in Node).
+ * account's owner may see, and a public workflow whose progress the page follows. Shared by the page (bundled) and the server (in Node).
  */
-import { actor, type QueryContext, query, TerminalError } from '@baton/core';
+import { actor, type QueryContext, query, TerminalError, workflow } from '@baton/core';
 import { z } from 'zod';
 
 export const Account = actor({
@@ -49,5 +49,19 @@ export const privateBalance = query({
       throw new TerminalError(`${ctx.identity?.user ?? 'nobody'} may not see ${account}'s balance`);
     }
     return (await ctx.get(Account.ref(account))).balance;
+  },
+});
+
+/** Washes, waits for the `dried` event, folds: its progress is what the page's workflow view shows. */
+export const Laundry = workflow({
+  name: 'laundry',
+  public: true,
+  input: z.object({ basket: z.string() }),
+  events: { dried: z.object({}) },
+  run: async (ctx, { basket }) => {
+    await ctx.step('wash', () => `washed ${basket}`);
+    await ctx.waitForEvent('dried');
+    await ctx.step('fold', () => `folded ${basket}`);
+    return { folded: basket };
   },
 });

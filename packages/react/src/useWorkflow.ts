@@ -1,0 +1,73 @@
+import type { QueryState } from '@baton/client';
+import {
+  BatonError,
+  ErrorCode,
+  type SerializedError,
+  type WorkflowHistoryEntry,
+  type WorkflowQueryArgs,
+  type WorkflowRef,
+  type WorkflowStatus,
+} from '@baton/core';
+import { useMemo } from 'react';
+import { useQuery } from './useQuery.ts';
+
+/**
+ * A workflow instance as `useWorkflow` shows it: its status, its output or error once it ends,
+ * and each command of its run (steps, actor calls, sleeps, waits) with its state and times.
+ */
+export interface WorkflowProgress<Output> {
+  readonly id: string;
+  /** `new` until it starts; `running`, `waiting` or `paused` while it goes on; then final. */
+  readonly status: WorkflowStatus;
+  readonly startedAt?: number;
+  readonly endedAt?: number;
+  /** The run's result, once `completed`. */
+  readonly output?: Output;
+  /** What ended it, once `failed`, `cancelled` or `terminated`. */
+  readonly error?: SerializedError;
+  /** Why it is `paused` (NON_DETERMINISTIC) and the code version that could not replay it. */
+  readonly paused?: { readonly error: SerializedError; readonly version: string };
+  /** Commands issued so far. */
+  readonly steps: number;
+  /** Each command in issue order: `pending` until its result commits, then `done` or `failed`. */
+  readonly history: readonly WorkflowHistoryEntry[];
+}
+
+/**
+ * Follows a workflow instance live: `{ status, data, error, version }` as `useQuery` gives,
+ * where `data` is the instance's {@link WorkflowProgress} — re-rendered as each step commits,
+ * pushed over the client's WebSocket (the built-in `workflowHistory` query; the workflow must
+ * be `public` and its `authorize` allow `{ action: 'read' }` for this client's caller). Pass
+ * `'skip'` to follow nothing (the state stays `pending`).
+ *
+ * @example
+ * function Order({ id }: { id: string }) {
+ *   const { data, error } = useWorkflow(Fulfil.ref(id));
+ *   if (!data) return <span>{error?.message ?? '…'}</span>;
+ *   return (
+ *     <ol title={data.status}>
+ *       {data.history.map((entry) => <li key={entry.seq}>{entry.name}: {entry.state}</li>)}
+ *     </ol>
+ *   );
+ * }
+ */
+export function useWorkflow<Output>(
+  ref: WorkflowRef<any, Output> | 'skip',
+): QueryState<WorkflowProgress<Output>> {
+  const args: WorkflowQueryArgs | 'skip' =
+    ref === 'skip' ? 'skip' : { workflow: ref.workflow, id: ref.key };
+  const state = useQuery<WorkflowProgress<Output> | null>('workflowHistory', args);
+  const workflow = ref === 'skip' ? undefined : ref.workflow;
+  // The query yields null only for a workflow the app does not register: show that as an error.
+  return useMemo(() => {
+    if (state.status !== 'success' || state.data !== null) {
+      return state as QueryState<WorkflowProgress<Output>>;
+    }
+    const error = new BatonError(
+      ErrorCode.NOT_FOUND,
+      `the app has no workflow "${workflow}": pass a ref of a workflow its defineApp({ workflows }) registers`,
+      { details: { workflow } },
+    );
+    return { status: 'error', data: undefined, error, version: state.version };
+  }, [state, workflow]);
+}
