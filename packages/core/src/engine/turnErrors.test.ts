@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { Envelope } from '../adapter/envelope.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
+import {
+  commitTooLarge,
+  deadLettered,
+  replyTooLarge,
+  stateBreaksSchema,
+  stateNotJson,
+  stateTooLarge,
+  waitsForNewerCode,
+} from './turnErrors.ts';
+
+const LIMITS = { maxTransactionItems: 100, maxTransactionBytes: 4_000_000, maxItemBytes: 400_000 };
+const envelope: Envelope = {
+  id: 'ingress:k1',
+  from: 'ingress',
+  seq: 0,
+  to: 'account/alice',
+  name: 'deposit',
+  payload: { amount: 1 },
+  sentAt: 0,
+};
+
+describe('the errors a turn gives a message it cannot apply', () => {
+  it('say what was wrong, with the numbers, and what to do', () => {
+    const cases: [BatonError, string, RegExp[], Record<string, unknown>][] = [
+      [
+        stateTooLarge('account/alice', LIMITS),
+        ErrorCode.STATE_TOO_LARGE,
+        [/state of account\/alice would grow past the backend's 400000-byte/, /split the actor/],
+        { actorId: 'account/alice', limit: 400_000 },
+      ],
+      [
+        stateNotJson('account/alice', new Error('cycle')),
+        ErrorCode.INVALID_STATE,
+        [/handler of account\/alice left state that is not JSON \(cycle\)/, /plain JSON values/],
+        { actorId: 'account/alice' },
+      ],
+      [
+        stateNotJson('account/alice', 'a BigInt'),
+        ErrorCode.INVALID_STATE,
+        [/not JSON \(a BigInt\)/],
+        { actorId: 'account/alice' },
+      ],
+      [
+        stateBreaksSchema('account/alice', 'deposit', [
+          { path: ['balance'], message: 'expected an integer' },
+          { path: ['owners', 0], message: 'too short' },
+        ]),
+        ErrorCode.INVALID_STATE,
+        [
+          /handler "deposit" of account\/alice left state its schema refuses/,
+          /\(state\.balance: expected an integer; state\.owners\.0: too short\)/,
+          /fix the handler, or the schema/,
+        ],
+        {
+          actorId: 'account/alice',
+          handler: 'deposit',
+          issues: [
+            { path: 'state.balance', message: 'expected an integer' },
+            { path: 'state.owners.0', message: 'too short' },
+          ],
+        },
+      ],
+      [
+        replyTooLarge(envelope, LIMITS),
+        ErrorCode.MESSAGE_TOO_LARGE,
+        [/reply to ingress:k1 is larger than the backend's 400000-byte/, /reply with less/],
+        { message: 'ingress:k1', limit: 400_000 },
+      ],
+      [
+        commitTooLarge(envelope, LIMITS),
+        ErrorCode.MESSAGE_TOO_LARGE,
+        [
+          /ingress:k1 produces more than one commit can hold \(100 items, 4000000 bytes\)/,
+          /send fewer/,
+        ],
+        { message: 'ingress:k1', ...LIMITS },
+      ],
+    ];
+    for (const [error, code, messages, details] of cases) {
+      expect(error.code).toBe(code);
+      for (const message of messages) expect(error.message).toMatch(message);
+      expect(error.details).toEqual(details);
+    }
+  });
+
+  it('dead-letter a message naming its attempts and its last error', () => {
+    const last = new BatonError(ErrorCode.RETRYABLE, 'boom');
+    const error = deadLettered(envelope, 3, last);
+    expect(error.code).toBe(ErrorCode.DEAD_LETTERED);
+    expect(error.message).toMatch(/ingress:k1 to account\/alice failed 3 times \(last: boom\)/);
+    expect(error.message).toMatch(/fix the cause, then redrive it/);
+    expect(error.details).toEqual({
+      messageId: 'ingress:k1',
+      actorId: 'account/alice',
+      attempts: 3,
+      cause: last.toJSON(),
+    });
+  });
+
+  it('make a message unknown to this code wait for newer code, and leave other errors as they are', () => {
+    for (const code of [
+      ErrorCode.UNKNOWN_ACTOR,
+      ErrorCode.UNKNOWN_MESSAGE,
+      ErrorCode.INVALID_PAYLOAD,
+    ]) {
+      const cause = new BatonError(code, 'no such thing');
+      const error = waitsForNewerCode(envelope, cause);
+      expect(error.code).toBe(ErrorCode.RETRYABLE);
+      expect(error.message).toMatch(
+        /ingress:k1 to account\/alice is unknown to the code running here \(no such thing\)/,
+      );
+      expect(error.message).toMatch(/finish deploying that code, then redrive it/);
+      expect(error.details).toEqual({
+        messageId: 'ingress:k1',
+        actorId: 'account/alice',
+        cause: cause.toJSON(),
+      });
+      expect(error.cause).toBe(cause);
+    }
+    const rejected = new BatonError(ErrorCode.REJECTED, 'no');
+    expect(waitsForNewerCode(envelope, rejected)).toBe(rejected);
+  });
+});

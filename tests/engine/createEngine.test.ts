@@ -1,0 +1,120 @@
+/**
+ * The engine's options: the defaults it resolves, and every bad value named in one error.
+ */
+import { ErrorCode } from '@baton/core';
+import type { Queue, Store } from '@baton/core/adapter';
+import { createEngine } from '@baton/core/engine';
+import { createEmbeddedBackend } from '@baton/embedded';
+import { describe, expect, it } from 'vitest';
+import { checkRedrivePolicy } from '../../packages/core/src/engine/checkRedrivePolicy.ts';
+import { bank } from './bank.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function options(more: Record<string, unknown> = {}) {
+  const { Account } = bank();
+  const backend = createEmbeddedBackend();
+  return { actors: [Account], store: backend.store, queue: backend.queue, ...more };
+}
+
+describe('createEngine', () => {
+  it('resolves the documented defaults', () => {
+    const engine = createEngine(options());
+    expect(engine).toMatchObject({
+      batchSize: 10,
+      visibilityTimeoutMs: 30_000,
+      idempotencyRetentionMs: 14 * DAY,
+      markRetentionMs: 28 * DAY,
+      maxAttempts: 3,
+      recordPeers: 64,
+      effectKeyNamespace: undefined,
+    });
+    expect(engine.newLife()).toMatch(/^[0-9a-z]{8,}$/);
+    expect(engine.newLife()).not.toBe(engine.newLife());
+  });
+
+  it('draws life ids from the random source it is given, so a simulation replays them', () => {
+    const draw = (seed: number) => {
+      let x = seed;
+      return () => {
+        x = (x * 16807) % 2147483647;
+        return x / 2147483647;
+      };
+    };
+    const a = createEngine(options({ random: draw(7) }));
+    const b = createEngine(options({ random: draw(7) }));
+    expect(a.newLife()).toBe(b.newLife());
+  });
+
+  it('takes 0 for a cache size or a retention, and refuses every bad option in one error naming each', () => {
+    expect(createEngine(options({ cacheSize: 0, markRetentionMs: 0 })).markRetentionMs).toBe(0);
+    const bad = {
+      batchSize: 0,
+      cacheSize: -1,
+      visibilityTimeoutMs: Number.NaN,
+      idempotencyRetentionMs: Number.POSITIVE_INFINITY,
+      markRetentionMs: -5,
+      maxAttempts: 0,
+      recordPeers: 0,
+      effectKeyNamespace: '',
+    };
+    let error: unknown;
+    try {
+      createEngine(options(bad));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    const message = (error as Error).message;
+    expect(message).toMatch(/^invalid engine options: /);
+    for (const part of [
+      'batchSize must be at least 1',
+      'cacheSize must be a number ≥ 0, got -1',
+      'visibilityTimeoutMs must be a number ≥ 0, got NaN',
+      'idempotencyRetentionMs must be a number ≥ 0, got Infinity',
+      'markRetentionMs must be a number ≥ 0, got -5',
+      'maxAttempts must be at least 1',
+      'recordPeers must be at least 1',
+      'effectKeyNamespace must be a non-empty string, got ""',
+    ]) {
+      expect(message).toContain(part);
+    }
+    expect(message.split('; ')).toHaveLength(8);
+    expect(() => createEngine(options({ effectKeyNamespace: 7 }))).toThrow(/got 7/);
+    expect(() =>
+      createEngine(options({ batchSize: 1, maxAttempts: 1, recordPeers: 1 })),
+    ).not.toThrow();
+  });
+
+  it('requires a store and a queue', () => {
+    const { store, queue } = options();
+    for (const missing of [
+      { store: undefined as unknown as Store },
+      { queue: undefined as unknown as Queue },
+    ]) {
+      expect(() => createEngine(options(missing))).toThrow(/store and queue are required/);
+    }
+    expect(() => createEngine(options({ store, queue }))).not.toThrow();
+  });
+
+  it('accepts a queue that leaves the engine one receive more than its attempts, and names both numbers and the fix otherwise', async () => {
+    const engine = (maxReceives: number | undefined) =>
+      createEngine(
+        options({
+          maxAttempts: 3,
+          queue: {
+            redrivePolicy: maxReceives === undefined ? undefined : async () => ({ maxReceives }),
+          } as unknown as Queue,
+        }),
+      );
+    await expect(checkRedrivePolicy(engine(4))).resolves.toBeUndefined();
+    await expect(checkRedrivePolicy(engine(undefined))).resolves.toBeUndefined();
+    await expect(checkRedrivePolicy(engine(3))).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: expect.stringMatching(
+        /after 3 receives, .*maxAttempts = 3 deliveries.*to 5 or more, or the worker's maxAttempts below 3$/,
+      ),
+      details: { maxReceives: 3, maxAttempts: 3 },
+    });
+  });
+});
