@@ -162,6 +162,24 @@ describe('a workflow', () => {
     expect(await h.client.workflowStatus(failed)).toMatchObject({ status: 'failed' });
   });
 
+  it('fails with REJECTED and the message when the run itself throws', async () => {
+    const Broken = workflow({
+      name: 'broken',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('fine', () => 1);
+        throw new Error('the order has no lines');
+      },
+    });
+    const h = workflowHarness([Broken.actor]);
+    const ref = await h.client.start(Broken, 'b', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message: 'the order has no lines',
+    });
+  });
+
   it('refuses an input its schema refuses at the door, before anything is enqueued', async () => {
     const Typed = workflow({
       name: 'typed',

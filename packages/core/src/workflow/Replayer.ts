@@ -15,6 +15,7 @@ import {
   BatonError,
   ErrorCode,
   errorFromJSON,
+  isBatonError,
   type SerializedError,
   toBatonError,
 } from '../errors.ts';
@@ -281,7 +282,7 @@ export class Replayer {
         return { kind: 'compensated', errors: this.#runner.errors };
       if (this.#runner === 'idle' && this.#run && !this.state.ending) {
         if (this.#run.ok) return { kind: 'completed', value: this.#run.value };
-        const error = toBatonError(this.#run.error);
+        const error = runFailure(this.#run.error);
         if (this.compensations.length === 0 || !this.host) return { kind: 'failed', error };
         this.state.ending = { status: 'failed', error: error.toJSON() };
         this.#startRunner();
@@ -352,4 +353,14 @@ export class Replayer {
     });
     return true;
   }
+}
+
+/**
+ * What a run that threw failed with: a Baton error as it is, anything else as REJECTED (a run's
+ * own error is final, not a retryable turn).
+ */
+function runFailure(thrown: unknown): BatonError {
+  if (isBatonError(thrown)) return thrown;
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
 }

@@ -1,0 +1,60 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { actor } from '../actor.ts';
+import type { Client } from '../Client.ts';
+import { type WorkflowRef, workflow } from './workflow.ts';
+
+const Stock = actor({
+  name: 'stock',
+  state: z.object({ n: z.number() }),
+  initial: () => ({ n: 0 }),
+  handlers: {
+    reserve: {
+      payload: z.object({ qty: z.number() }),
+      handle: (ctx, { qty }) => (ctx.state.n += qty),
+    },
+  },
+});
+
+const Order = workflow({
+  name: 'order',
+  input: z.object({ sku: z.string(), qty: z.number() }),
+  run: async (ctx, input) => {
+    expectTypeOf(input).toEqualTypeOf<{ sku: string; qty: number }>();
+    const reserved = await ctx.call(Stock.ref(input.sku), 'reserve', { qty: input.qty });
+    expectTypeOf(reserved).toEqualTypeOf<number>();
+    const price = await ctx.step('price', () => 7);
+    expectTypeOf(price).toEqualTypeOf<number>();
+    return { total: price * input.qty };
+  },
+});
+
+describe('workflow types', () => {
+  it('types refs, starts and results from the definition', () => {
+    const client = {} as Client;
+    expectTypeOf(client.start(Order, 'o', { sku: 'a', qty: 1 })).resolves.toEqualTypeOf<
+      WorkflowRef<{ sku: string; qty: number }, { total: number }>
+    >();
+    expectTypeOf(client.result(Order.ref('o'))).resolves.toEqualTypeOf<{ total: number }>();
+    // @ts-expect-error: the input must match the workflow's schema
+    client.start(Order, 'o', { sku: 1 });
+  });
+
+  it('types an actor sending the workflow its start', () => {
+    actor({
+      name: 'shop',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        buy: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.send(Order.ref('o'), 'start', { input: { sku: 'a', qty: 1 } });
+            // @ts-expect-error: a start carries the workflow's input
+            ctx.send(Order.ref('o'), 'start', { input: { sku: 2 } });
+          },
+        },
+      },
+    });
+  });
+});
