@@ -24,7 +24,11 @@ const ran = (name: string, key: string) => stepRuns.set(name, [...(stepRuns.get(
 const Label = workflow({
   name: 'label',
   input: z.object({ order: z.string() }),
-  run: async (ctx, { order }) => ctx.step('print', ({ key }) => (ran('print', key), `L-${order}`)),
+  run: async (ctx, { order }) =>
+    ctx.step('print', ({ key }) => {
+      ran('print', key);
+      return `L-${order}`;
+    }),
 });
 
 const Order = workflow({
