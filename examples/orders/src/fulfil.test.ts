@@ -1,0 +1,108 @@
+/**
+ * Order fulfilment on virtual time (`@baton/testing`'s Simulation): the three-day wait for the
+ * warehouse passes in milliseconds. Every call to the payment service is counted, and each
+ * order must be charged once (one idempotency key across its retries) and refunded at most once.
+ */
+import { ErrorCode, type WorkflowState } from '@baton/core';
+import { noFaults, Simulation } from '@baton/testing';
+import { describe, expect, it } from 'vitest';
+import app from './app.ts';
+import { Fulfil, SHIP_WITHIN_MS } from './fulfil.ts';
+import { Inventory } from './inventory.ts';
+import { type FakePayments, fakePayments, setPayments } from './payments.ts';
+
+/** A simulation of the app whose payment service fails the calls `fails` picks. */
+async function shop(options: { fails: (n: number) => boolean; faults?: boolean; seed?: number }) {
+  const service = fakePayments({ fails: options.fails });
+  setPayments(service);
+  const sim = new Simulation({
+    actors: app.actors,
+    seed: options.seed ?? 1,
+    ...(options.faults ? {} : { faults: noFaults }),
+  });
+  sim.send(Inventory.ref('kettle'), 'restock', { qty: 10 });
+  await sim.run();
+  return { sim, service };
+}
+
+const order = async (sim: Simulation, id: string) =>
+  (await sim.state(Fulfil.ref(id))) as unknown as WorkflowState;
+const chargesOf = (service: FakePayments, orderId: string) =>
+  [...service.charges.values()].filter((c) => c.orderId === orderId);
+
+describe('order fulfilment', () => {
+  it('holds the stock, charges once through the payment service’s failures, and ships', async () => {
+    // The first two calls fail: the charge is retried on durable backoff with one key.
+    const { sim, service } = await shop({ fails: (n) => n <= 2 });
+    sim.send(Fulfil.ref('o-1'), 'start', { input: { sku: 'kettle', qty: 2, amount: 40 } });
+    sim.send(Fulfil.ref('o-1'), 'signal', { name: 'shipped', payload: { tracking: 'T-1' } });
+    await sim.run();
+
+    const state = await order(sim, 'o-1');
+    expect(state.status).toBe('completed');
+    expect(state.output).toEqual({ charge: 'ch-1', tracking: 'T-1' });
+    // At least once per attempt (a turn that loses a race runs its step again), charged once.
+    expect(service.calls).toBeGreaterThanOrEqual(3);
+    expect(service.charges.size).toBe(1);
+    expect(state.journal.find((e) => e.name === 'charge')?.attempts).toBe(3);
+    expect(service.refunds.size).toBe(0);
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 8, held: { 'o-1': 2 } });
+  });
+
+  it('refunds the charge and gives the stock back when the warehouse does not ship within three days', async () => {
+    const { sim, service } = await shop({ fails: () => false });
+    const startedAt = sim.clock.now();
+    sim.send(Fulfil.ref('o-2'), 'start', { input: { sku: 'kettle', qty: 3, amount: 60 } });
+    await sim.run();
+
+    const state = await order(sim, 'o-2');
+    expect(state.status).toBe('failed');
+    expect(state.error?.code).toBe(ErrorCode.TIMED_OUT);
+    expect(sim.clock.now() - startedAt).toBeGreaterThanOrEqual(SHIP_WITHIN_MS);
+    expect(chargesOf(service, 'o-2')).toHaveLength(1);
+    expect([...service.refunds.entries()]).toEqual([['refund-ch-1', 'ch-1']]);
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
+    // A shipment after the deadline changes nothing.
+    sim.send(Fulfil.ref('o-2'), 'signal', { name: 'shipped', payload: { tracking: 'late' } });
+    await sim.run();
+    expect((await order(sim, 'o-2')).status).toBe('failed');
+  });
+
+  it('charges nothing for an order the stock cannot cover', async () => {
+    const { sim, service } = await shop({ fails: () => false });
+    sim.send(Fulfil.ref('o-3'), 'start', { input: { sku: 'kettle', qty: 11, amount: 220 } });
+    await sim.run();
+
+    const state = await order(sim, 'o-3');
+    expect(state.status).toBe('failed');
+    expect(state.error?.message).toContain('only 10 of kettle left');
+    expect(service.calls).toBe(0);
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
+  });
+
+  it('under crashes, redeliveries and a flaky payment service, charges each order once and keeps the stock whole', async () => {
+    let calls = 0;
+    const { sim, service } = await shop({ fails: () => ++calls % 3 === 0, faults: true, seed: 7 });
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const id of ids) {
+      sim.send(Fulfil.ref(id), 'start', { input: { sku: 'kettle', qty: 2, amount: 10 } });
+    }
+    // a and c ship; b and d time out and are refunded.
+    sim.send(Fulfil.ref('a'), 'signal', { name: 'shipped', payload: { tracking: 'T-a' } });
+    sim.send(Fulfil.ref('c'), 'signal', { name: 'shipped', payload: { tracking: 'T-c' } });
+    await sim.run();
+
+    for (const id of ids) {
+      const state = await order(sim, id);
+      expect(state.status).toBe(id === 'a' || id === 'c' ? 'completed' : 'failed');
+      expect(chargesOf(service, id)).toHaveLength(1);
+    }
+    const refunded = [...service.refunds.values()].sort();
+    const chargeOf = (id: string) => chargesOf(service, id)[0]!.id;
+    expect(refunded).toEqual([chargeOf('b'), chargeOf('d')].sort());
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({
+      stock: 6,
+      held: { a: 2, c: 2 },
+    });
+  });
+});

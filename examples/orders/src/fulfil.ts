@@ -1,0 +1,50 @@
+/**
+ * Order fulfilment as a workflow: hold the stock, charge the card (retried while the payment
+ * service fails, one idempotency key for every attempt), then wait up to three days for the
+ * warehouse to say it shipped. If it does not, the stock goes back and the charge is refunded —
+ * the charge step's compensation, which the saga runs when the run fails.
+ */
+import { workflow } from '@baton/core';
+import { z } from 'zod';
+import { Inventory, OrderBook } from './inventory.ts';
+import { payments } from './payments.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+/** How long the warehouse has to ship an order before it is refunded. */
+export const SHIP_WITHIN_MS = 3 * DAY;
+
+export const Fulfil = workflow({
+  name: 'fulfil',
+  input: z.object({ sku: z.string(), qty: z.number().int().positive(), amount: z.number() }),
+  events: { shipped: z.object({ tracking: z.string() }) },
+  // A demo shop without sign-in: anyone may place, follow and ship orders. A real one would
+  // check `caller` here (e.g. only the warehouse's service may send `shipped`).
+  public: true,
+  // Orders stay on the books (the page lists every one); the default halts them after 7 days.
+  retentionMs: Number.POSITIVE_INFINITY,
+  run: async (ctx, { sku, qty, amount }) => {
+    const orderId = ctx.id;
+    ctx.send(OrderBook.ref('all'), 'placed', { orderId });
+    // Exactly once, committed with this step of the workflow: refused when out of stock.
+    await ctx.call(Inventory.ref(sku), 'reserve', { orderId, qty });
+    try {
+      const charge = await ctx.step(
+        'charge',
+        ({ key }) => payments().charge({ key, orderId, amount }),
+        {
+          retry: { maxAttempts: 6, initialDelayMs: 500, maxDelayMs: 10_000 },
+          compensate: (c) => payments().refund({ key: `refund-${c.id}`, chargeId: c.id }),
+        },
+      );
+      const { tracking } = await ctx.waitForEvent<{ tracking: string }>('shipped', {
+        timeoutMs: SHIP_WITHIN_MS,
+      });
+      return { charge: charge.id, tracking };
+    } catch (error) {
+      // Not charged, or not shipped in time: the stock goes back (the refund follows as the
+      // charge's compensation once the run fails).
+      await ctx.call(Inventory.ref(sku), 'release', { orderId });
+      throw error;
+    }
+  },
+});

@@ -1,0 +1,87 @@
+/**
+ * The shop's actors: an inventory per product (stock, and what each order holds of it) and the
+ * order book (which orders were placed, for the page's list). Reserving and releasing are keyed
+ * by the order, so an order holds stock once however often it asks.
+ */
+import { actor, query, TerminalError } from '@baton/core';
+import { z } from 'zod';
+
+export const Inventory = actor({
+  name: 'inventory',
+  state: z.object({ stock: z.number(), held: z.record(z.string(), z.number()) }),
+  initial: () => ({ stock: 0, held: {} as Record<string, number> }),
+  handlers: {
+    /** Adds stock (the shop's own code, or anyone on this demo's page). */
+    restock: {
+      public: true,
+      payload: z.object({ qty: z.number().int().positive() }),
+      handle: (ctx, { qty }) => {
+        ctx.state.stock += qty;
+        return ctx.state.stock;
+      },
+    },
+    /** Holds `qty` for `orderId`; refused when too little is left. Again for the same order: a no-op. */
+    reserve: {
+      payload: z.object({ orderId: z.string(), qty: z.number().int().positive() }),
+      handle: (ctx, { orderId, qty }) => {
+        if (ctx.state.held[orderId] !== undefined) return { left: ctx.state.stock };
+        if (ctx.state.stock < qty) {
+          throw new TerminalError(
+            `only ${ctx.state.stock} of ${ctx.self.key} left, ${qty} asked: restock it and order again`,
+          );
+        }
+        ctx.state.stock -= qty;
+        ctx.state.held[orderId] = qty;
+        return { left: ctx.state.stock };
+      },
+    },
+    /** Gives back what `orderId` holds (an order that will not ship). */
+    release: {
+      payload: z.object({ orderId: z.string() }),
+      handle: (ctx, { orderId }) => {
+        const qty = ctx.state.held[orderId];
+        if (qty === undefined) return { left: ctx.state.stock };
+        ctx.state.stock += qty;
+        delete ctx.state.held[orderId];
+        return { left: ctx.state.stock };
+      },
+    },
+  },
+});
+
+export const OrderBook = actor({
+  name: 'orderBook',
+  state: z.object({ orders: z.array(z.string()) }),
+  initial: () => ({ orders: [] as string[] }),
+  handlers: {
+    placed: {
+      payload: z.object({ orderId: z.string() }),
+      handle: (ctx, { orderId }) => {
+        if (!ctx.state.orders.includes(orderId)) ctx.state.orders.push(orderId);
+      },
+    },
+  },
+});
+
+/** The products the shop sells. */
+export const PRODUCTS = ['kettle', 'teapot'] as const;
+
+/** Each product's stock left, live. */
+export const stockLevels = query({
+  name: 'stockLevels',
+  public: true,
+  args: z.object({}),
+  handler: async (ctx) => {
+    const levels: Record<string, number> = {};
+    for (const sku of PRODUCTS) levels[sku] = (await ctx.get(Inventory.ref(sku))).stock;
+    return levels;
+  },
+});
+
+/** The ids of the orders placed, oldest first, live. */
+export const orderList = query({
+  name: 'orderList',
+  public: true,
+  args: z.object({}),
+  handler: async (ctx) => (await ctx.get(OrderBook.ref('all'))).orders,
+});
