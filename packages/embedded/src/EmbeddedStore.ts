@@ -141,14 +141,15 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const used = commit.idempotency.filter((r) => this.#liveIdempotency(r.key)).map((r) => r.key);
     if (used.length > 0) throw duplicateKeys(used);
 
+    // An absent part is an undefined field, which the journal's JSON leaves out.
     const entry: CommitEntry = structuredClone({
       t: 'store.commit',
       record,
       outbox: commit.outbox,
       idempotency: [...commit.idempotency, ...(commit.replaceIdempotency ?? [])],
-      ...(commit.deadLetters ? { deadLetters: commit.deadLetters } : {}),
+      deadLetters: commit.deadLetters,
       ...(commit.overflow?.length ? { overflow: commit.overflow } : {}),
-      ...(commit.timers ? { timers: commit.timers } : {}),
+      timers: commit.timers,
     });
     this.#journal?.append([entry]);
     this.#apply(entry);
@@ -216,12 +217,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#checkOpen();
     const record = this.#records.get(actorId);
     if (record?.ver !== ver || record.life !== life || !record.outbox) return;
-    const entry: HeldDrainedEntry = {
-      t: 'store.heldDrained',
-      actorId,
-      ver,
-      ...(life === undefined ? {} : { life }),
-    };
+    const entry: HeldDrainedEntry = { t: 'store.heldDrained', actorId, ver, life };
     this.#journal?.append([entry]);
     this.#apply(entry);
   }
