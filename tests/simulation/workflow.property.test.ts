@@ -2,11 +2,12 @@
  * Workflows under every fault the simulation has (crashes at each I/O boundary, redeliveries,
  * timeouts, concurrent workers), some runs with a compatible deploy of the workflow mid-run:
  * each outside step ran at least once and always with one key, each actor call applied once,
- * each sleep fired once, each event consumed once, each instance completed once, rightly.
+ * each sleep fired once, each event consumed once, each instance completed once, rightly; and
+ * an incompatible deploy pauses the instances it cannot replay, never corrupting them.
  */
 import { actor, type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -42,8 +43,9 @@ function fulfil(version: string) {
     retentionMs: Number.POSITIVE_INFINITY,
     input: z.object({ order: z.string() }),
     run: async (ctx, { order }) => {
+      // Version 3's incompatible change: the first step renamed.
       const charge = await ctx.step(
-        'charge',
+        version === '3' ? 'pay' : 'charge',
         ({ key, attempt }) => {
           record(order, 'charge', key);
           // Odd orders' payment service fails once: a durable retry.
@@ -67,6 +69,7 @@ function fulfil(version: string) {
 
 const V1 = fulfil('1');
 const V2 = fulfil('2');
+const V3 = fulfil('3');
 
 describe('workflows in the simulation', () => {
   it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
@@ -113,6 +116,54 @@ describe('workflows in the simulation', () => {
         if (Number(order.slice(1)) % 2 === 1) {
           expect(byName('charge')).toMatchObject([{ attempts: 2 }]);
         }
+      }
+    },
+  );
+
+  /** Instances the incompatible deploy paused, over all seeds: the pause is exercised. */
+  let pausedSeen = 0;
+  afterAll(() => {
+    if (SEEDS >= 24) expect(pausedSeen).toBeGreaterThan(0);
+  });
+
+  it.each(Array.from({ length: Math.ceil(SEEDS / 2) }, (_, i) => i + 1))(
+    'pauses, never corrupts, the instances an incompatible deploy cannot replay (seed %i)',
+    async (seed) => {
+      stepKeys.clear();
+      const orders = ['o1', 'o2', 'o3', 'o4'];
+      const sim = new Simulation({
+        actors: [Inventory, V1.actor],
+        seed,
+        processes: 2,
+        upgrades: [[Inventory, V3.actor]],
+        faults: { deploy: 0.05 },
+        markRetentionMs: 14 * DAY,
+      });
+      for (const order of orders) {
+        sim.send(V1.ref(order), 'start', { input: { order } });
+        sim.send(V1.ref(order), 'signal', { name: 'shipped', payload: `T-${order}` });
+      }
+      await sim.run();
+
+      const reserved = (await sim.state(Inventory.ref('main'))).reserved;
+      for (const order of orders) {
+        const state = (await sim.state(V1.ref(order))) as unknown as WorkflowState;
+        const names = state.journal.map((e) => e.name);
+        if (state.status === 'paused') {
+          pausedSeen++;
+          expect(state.paused?.error).toMatchObject({
+            code: 'NON_DETERMINISTIC',
+            details: { step: 'charge', version: '3' },
+          });
+          // The history is the old code's, untouched by the new.
+          expect(names[0]).toBe('charge');
+          expect(names).not.toContain('pay');
+        } else {
+          expect(state.status, `${order} in seed ${seed}`).toBe('completed');
+          expect(state.output).toMatchObject({ tracking: `T-${order}` });
+        }
+        const called = state.journal.some((e) => e.kind === 'call' && e.state === 'done');
+        expect(reserved.filter((o) => o === order)).toHaveLength(called ? 1 : 0);
       }
     },
   );
