@@ -180,6 +180,31 @@ describe('a workflow', () => {
     });
   });
 
+  it('fails a step whose result is too large to journal, at once, and the instance goes on', async () => {
+    let runs = 0;
+    const Big = workflow({
+      name: 'big',
+      input: z.object({}),
+      run: async (ctx) => {
+        try {
+          await ctx.step('export', () => {
+            runs++;
+            return 'x'.repeat(100_000);
+          });
+        } catch (error) {
+          return (error as BatonError).message;
+        }
+      },
+    });
+    const h = workflowHarness([Big.actor]);
+    const ref = await h.client.start(Big, 'b', {});
+    await h.runAll();
+    expect(await h.client.result(ref)).toMatch(
+      /^step "export" failed after 1 attempt: the result of step "export" is 100002 bytes, more than the 65536/,
+    );
+    expect(runs).toBe(1);
+  });
+
   it('refuses an input its schema refuses at the door, before anything is enqueued', async () => {
     const Typed = workflow({
       name: 'typed',

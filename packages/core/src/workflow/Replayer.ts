@@ -23,6 +23,7 @@ import type { Logger } from '../logger.ts';
 import {
   type CommandKind,
   type JournalEntry,
+  journalValueTooLarge,
   type Outcome,
   recordCompletion,
   type WorkflowState,
@@ -315,7 +316,14 @@ export class Replayer {
     const key = `${host.self.id}:${this.state.runId}:${entry.seq}`;
     try {
       const value = asJson(await fn({ key, attempt }));
-      this.complete(slot, { ok: true, value });
+      const tooLarge = journalValueTooLarge(`the result of step "${entry.name}"`, value);
+      // Running it again gives as large a result: it fails for good.
+      if (tooLarge) {
+        this.complete(slot, {
+          ok: false,
+          error: stepFailed(entry.name, attempt, tooLarge).toJSON(),
+        });
+      } else this.complete(slot, { ok: true, value });
     } catch (thrown) {
       const error = toBatonError(thrown);
       const delay = retryDelay(options.retry, attempt);

@@ -11,6 +11,7 @@ import { callbackToken } from './callbackToken.ts';
 import {
   FINAL_STATUSES,
   type JournalEntry,
+  journalValueTooLarge,
   type Outcome,
   recordCompletion,
   summarize,
@@ -65,6 +66,8 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       handle: async (ctx: Ctx, { name, payload }: { name: string; payload: unknown }) => {
         const { state } = ctx;
         if (FINAL_STATUSES.has(state.status)) return summary(ctx);
+        const tooLarge = journalValueTooLarge(`the payload of event "${name}"`, payload);
+        if (tooLarge) throw tooLarge;
         const waiting = state.journal.find(
           (e) => e.kind === 'event' && e.name === name && e.state === 'pending',
         );
@@ -132,6 +135,8 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           );
         }
         if (entry.state !== 'pending') return { accepted: false };
+        const tooLarge = journalValueTooLarge(`the value of callback "${entry.name}"`, body.value);
+        if (tooLarge) throw tooLarge;
         const outcome: Outcome = body.ok
           ? { ok: true, value: body.value }
           : {
@@ -175,10 +180,17 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       ) => {
         const entry = ctx.state.journal[reply.context?.seq];
         if (entry?.kind !== 'call') return;
+        const tooLarge = reply.ok
+          ? journalValueTooLarge(`the reply to call "${entry.name}"`, reply.value)
+          : undefined;
         await settle(
           ctx,
           entry,
-          reply.ok ? { ok: true, value: reply.value } : { ok: false, error: reply.error! },
+          tooLarge
+            ? { ok: false, error: tooLarge.toJSON() }
+            : reply.ok
+              ? { ok: true, value: reply.value }
+              : { ok: false, error: reply.error! },
         );
       },
     },

@@ -3,8 +3,9 @@
  * issued (one entry per `ctx` command, by issue number `seq`), with each result. It is the state
  * of the instance's actor, so every change commits with the turn that made it.
  */
+import { jsonSize } from '../adapter/conflicts.ts';
 import type { Caller } from '../caller.ts';
-import type { SerializedError } from '../errors.ts';
+import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 
 /**
  * Where an instance stands. `new`: never started. `running`: working (a step, a call, a child).
@@ -123,6 +124,29 @@ export function recordCompletion(
   entry.order = state.completed++;
   if (now !== undefined) entry.endedAt = now;
   delete entry.retryAt;
+}
+
+/**
+ * The largest value one journal entry keeps (a step's result, a reply, an event's payload):
+ * the journal lives in the instance's record (400 KB on DynamoDB), so one value may not take
+ * most of it.
+ */
+export const MAX_JOURNAL_VALUE_BYTES = 64 * 1024;
+
+/**
+ * MESSAGE_TOO_LARGE when `value` passes {@link MAX_JOURNAL_VALUE_BYTES}, else `undefined`.
+ *
+ * @example
+ * const tooLarge = journalValueTooLarge('the result of step "export"', result);
+ */
+export function journalValueTooLarge(what: string, value: unknown): BatonError | undefined {
+  const size = jsonSize(value);
+  if (size <= MAX_JOURNAL_VALUE_BYTES) return undefined;
+  return new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `${what} is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value: store large data elsewhere and pass a reference`,
+    { details: { size, limit: MAX_JOURNAL_VALUE_BYTES } },
+  );
 }
 
 /** The record of an instance never started. */
