@@ -1,7 +1,6 @@
 /**
  * The shop's actors: an inventory per product (stock, and what each order holds of it) and the
- * order book (which orders were placed, for the page's list). Reserving and releasing are keyed
- * by the order, so an order holds stock once however often it asks.
+ * order book (which orders were placed, for the page's list).
  */
 import { actor, query, TerminalError } from '@baton/core';
 import { z } from 'zod';
@@ -20,18 +19,20 @@ export const Inventory = actor({
         return ctx.state.stock;
       },
     },
-    /** Holds `qty` for `orderId`; refused when too little is left. Again for the same order: a no-op. */
+    /**
+     * Holds `qty` for `orderId`; refused when too little is left. No check for a repeat: the
+     * workflow's `ctx.call` is applied exactly once, crashes and redeliveries included.
+     */
     reserve: {
       payload: z.object({ orderId: z.string(), qty: z.number().int().positive() }),
       handle: (ctx, { orderId, qty }) => {
-        if (ctx.state.held[orderId] !== undefined) return { left: ctx.state.stock };
         if (ctx.state.stock < qty) {
           throw new TerminalError(
             `only ${ctx.state.stock} of ${ctx.self.key} left, ${qty} asked: restock it and order again`,
           );
         }
         ctx.state.stock -= qty;
-        ctx.state.held[orderId] = qty;
+        ctx.state.held[orderId] = (ctx.state.held[orderId] ?? 0) + qty;
         return { left: ctx.state.stock };
       },
     },
