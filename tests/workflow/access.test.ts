@@ -5,6 +5,7 @@
  */
 import {
   ANONYMOUS,
+  actor,
   type Caller,
   Client,
   defineApp,
@@ -90,6 +91,37 @@ describe('who may call a workflow', () => {
     await outside.signal(ref, 'go', null, { caller: alice });
     await h.runAll();
     expect(await outside.result(ref, { caller: alice })).toBe('hi, alice');
+  });
+});
+
+describe('an actor starting a workflow', () => {
+  it('starts it with a message, and the run sees the actor as its caller', async () => {
+    const Audit = workflow({
+      name: 'audit',
+      input: z.object({ amount: z.number() }),
+      run: async (ctx, { amount }) => ({ amount, by: ctx.caller }),
+    });
+    const Shop = actor({
+      name: 'shop',
+      state: z.object({ sold: z.number() }),
+      initial: () => ({ sold: 0 }),
+      handlers: {
+        sell: {
+          payload: z.object({ amount: z.number() }),
+          handle: (ctx, { amount }) => {
+            ctx.state.sold += amount;
+            ctx.send(Audit.ref(`sale-${ctx.state.sold}`), 'start', { input: { amount } });
+          },
+        },
+      },
+    });
+    const h = workflowHarness(defineApp({ actors: [Shop], workflows: [Audit] }).actors);
+    await h.client.send(Shop.ref('s'), 'sell', { amount: 5 });
+    await h.runAll();
+    expect(await h.client.result(Audit.ref('sale-5'))).toEqual({
+      amount: 5,
+      by: { kind: 'actor', actor: 'shop/s' },
+    });
   });
 });
 
