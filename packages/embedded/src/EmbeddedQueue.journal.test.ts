@@ -109,6 +109,18 @@ describe('EmbeddedQueue with a journal', () => {
       const got = await live.receive({ max: 1, ...VT });
       await live.ack(got.map((m) => m.receipt));
     }
+    // No dead letters: the counter alone, and no empty list of them.
+    expect(live.snapshot()).toEqual([
+      {
+        t: 'queue.meta',
+        q: 'inbox',
+        lastSeq: 2,
+        dedupe: [
+          ['g:1', 0],
+          ['g:2', 0],
+        ],
+      },
+    ]);
     const rebuilt = new EmbeddedQueue({ clock, journal: journalOf(live.snapshot()) });
     expect(rebuilt.messages()).toEqual([]);
     await rebuilt.send([msg('g', '3')]);

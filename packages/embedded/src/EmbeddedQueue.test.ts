@@ -3,7 +3,7 @@ import type { QueueMessage } from '@baton/core/adapter';
 import { compareSeq } from '@baton/core/adapter';
 import { describe, expect, it, vi } from 'vitest';
 import { EmbeddedQueue, type EmbeddedQueueOptions } from './EmbeddedQueue.ts';
-import { MemoryJournal } from './Journal.ts';
+import { type JournalEntry, MemoryJournal } from './Journal.ts';
 
 function setup(options: EmbeddedQueueOptions = {}) {
   const clock = { t: 1_000_000, now: () => clock.t };
@@ -234,19 +234,24 @@ describe('EmbeddedQueue options and listeners', () => {
     expect(await queue.identity?.()).toBe('q-2');
     expect(() => new EmbeddedQueue({ name: '' })).toThrow(/queue name must be a non-empty string/);
     expect(() => new EmbeddedQueue({ name: 7 as never })).toThrow(/non-empty string/);
-    for (const bad of [
-      { visibilityTimeoutMs: -1 },
-      { dedupeWindowMs: Number.POSITIVE_INFINITY },
-      { maxReceives: 1.5 },
-    ]) {
-      expect(() => new EmbeddedQueue(bad)).toThrow(/INVALID_ARGUMENT|must be/);
+    for (const [bad, name] of [
+      [{ visibilityTimeoutMs: -1 }, 'queue.visibilityTimeoutMs'],
+      [{ dedupeWindowMs: Number.POSITIVE_INFINITY }, 'queue.dedupeWindowMs'],
+      [{ maxReceives: 1.5 }, 'queue.maxReceives'],
+    ] as const) {
+      expect(() => new EmbeddedQueue(bad)).toThrow(`${name} must be`);
     }
-    await expect(new EmbeddedQueue().receive({ visibilityTimeoutMs: -1 })).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENT',
-    });
-    await expect(new EmbeddedQueue().release([], -1)).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENT',
-    });
+    const fresh = new EmbeddedQueue();
+    for (const [refused, name] of [
+      [fresh.receive({ visibilityTimeoutMs: -1 }), 'receive visibilityTimeoutMs'],
+      [fresh.receive({ max: 0 }), 'receive max'],
+      [fresh.release([], -1), 'release delayMs'],
+    ] as const) {
+      await expect(refused).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining(`${name} must be`),
+      });
+    }
   });
 
   it('wakes its listeners only when something changed, past a listener that throws', async () => {
@@ -273,7 +278,7 @@ describe('EmbeddedQueue options and listeners', () => {
       expect(journal.length).toBe(written);
       queue.close();
       await expect(queue.send([msg('g', '2')])).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-      expect(() => queue.redrive()).toThrow(/closed/);
+      expect(() => queue.redrive()).toThrow('the embedded queue is closed');
       expect(wakes).toBe(1);
     } finally {
       error.mockRestore();
@@ -290,6 +295,64 @@ describe('EmbeddedQueue options and listeners', () => {
     expect(queue.redrive(['1', '1'])).toBe(1);
     expect(queue.messages()).toMatchObject([{ seq: '3', group: 'a', receiveCount: 0 }]);
     expect(queue.deadLetters()).toMatchObject([{ seq: '2', group: 'b' }]);
+  });
+});
+
+describe('EmbeddedQueue with a journal that fails', () => {
+  it('keeps a group receivable when the journal refused its dead letter, and journals no delivery', async () => {
+    const journal = new MemoryJournal();
+    let refuse = false;
+    const failing = {
+      append: (entries: readonly JournalEntry[]) => {
+        if (refuse) throw new Error('disk full');
+        journal.append(entries);
+      },
+      replay: () => journal.replay(),
+      replace: () => {},
+      close: () => {},
+    };
+    const { queue, clock } = setup({ journal: failing, maxReceives: 1 });
+    await queue.send([msg('g', 'poison'), msg('g', 'next')]);
+    const written = journal.length;
+    const [m] = await queue.receive({ max: 1, ...VT });
+    await queue.release([m!.receipt], 0);
+    expect(journal.length).toBe(written); // receives and releases are not durable
+    refuse = true;
+    await expect(queue.receive({ max: 1, ...VT })).rejects.toThrow(/disk full/);
+    refuse = false;
+    clock.t += 1_000;
+    const got = await queue.receive({ max: 1, ...VT });
+    expect(got.map((x) => x.body)).toEqual(['next']);
+    expect(queue.deadLetters().map((x) => x.body)).toEqual(['poison']);
+  });
+});
+
+describe('EmbeddedQueue message checks', () => {
+  it('refuses a message without a string group, dedupe id or body, naming the field', async () => {
+    const { queue } = setup();
+    const bad: [unknown, RegExp][] = [
+      [undefined, /needs a non-empty string group/],
+      [{ group: 7, dedupeId: 'd', body: 'x' }, /needs a non-empty string group/],
+      [{ group: 'g', dedupeId: '', body: 'x' }, /needs a non-empty string dedupeId/],
+      [{ group: 'g', dedupeId: 'd', body: 7 }, /a queue message body must be a string/],
+    ];
+    for (const [message, error] of bad) {
+      await expect(queue.send([message as QueueMessage])).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringMatching(error),
+      });
+    }
+    expect(queue.counts().total).toBe(0);
+  });
+
+  it('accepts an id again once its window passed, even when the clock stepped back meanwhile', async () => {
+    const { queue, clock } = setup({ dedupeWindowMs: 1_000 });
+    await queue.send([msg('g', '1', 'later')]);
+    clock.t -= 500; // the clock steps back: 'earlier' is remembered after 'later', at an older time
+    await queue.send([msg('g', '2', 'earlier')]);
+    clock.t += 1_000; // past the window of 'earlier', within that of 'later'
+    await queue.send([msg('g', '3', 'earlier'), msg('g', '4', 'later')]);
+    expect(queue.messages().map((m) => m.body)).toEqual(['1', '2', '3']);
   });
 });
 

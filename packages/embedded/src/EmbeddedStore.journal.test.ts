@@ -183,6 +183,12 @@ describe('EmbeddedStore with a journal', () => {
     ]);
     expect(expected.records.map((r) => r.id)).toEqual(['a/1', 'b/1', 'c/1']);
     expect(expected.idempotency.map((r) => r.key)).toEqual(['ka1', 'kb1', 'kg1']);
+    expect(expected.overflow['a/1']).toEqual([
+      mark('sender', 'b/1', 7, 6_000),
+      mark('channel', 'b/1', 2, 5_000),
+    ]);
+    expect(expected.deadLetters).toHaveLength(2);
+    expect(expected.timers['a/1']).toHaveLength(1);
     expect(expected.outbox['gone/1']).toMatchObject([{ seq: 1 }]);
 
     const rebuilt = new EmbeddedStore({ journal: journalOf(snapshot), clock });
@@ -190,7 +196,7 @@ describe('EmbeddedStore with a journal', () => {
     expect(rebuilt.snapshot()).toEqual(journalOf(snapshot).replay());
   });
 
-  it('snapshots one entry per record, with no empty lists, when no outbox item or outcome is left without one', async () => {
+  it('snapshots one entry per record, with no empty lists nor anything expired, when no outbox item or outcome is left without one', async () => {
     let now = 0;
     const store = new EmbeddedStore({ clock: { now: () => now } });
     await store.commit(
@@ -210,7 +216,14 @@ describe('EmbeddedStore with a journal', () => {
         overflow: [mark('sender', 'c/1', 1, 5)],
       }),
     );
-    now = 5; // k-due and the mark expire now
+    await store.commit(
+      commitOf('c/1', 1, {
+        deadLetters: { put: [letter('c/1', 'n', 2)], remove: [] },
+        timers: { put: [timer('c/1', 'u', 7)], remove: [] },
+        overflow: [mark('channel', 'd/1', 1, 50)],
+      }),
+    );
+    now = 5; // k-due and the mark on c/1 expire now
     expect(store.snapshot()).toEqual([
       {
         t: 'store.commit',
@@ -219,7 +232,17 @@ describe('EmbeddedStore with a journal', () => {
         idempotency: [outcome('k', 'a/1', 10)],
       },
       { t: 'store.commit', record: record('b/1', 2), outbox: [item('b/1', 1)], idempotency: [] },
+      {
+        t: 'store.commit',
+        record: record('c/1', 1),
+        outbox: [],
+        idempotency: [],
+        deadLetters: { put: [letter('c/1', 'n', 2)], remove: [] },
+        overflow: [mark('channel', 'd/1', 1, 50)],
+        timers: { put: [timer('c/1', 'u', 7)], remove: [] },
+      },
     ]);
+    expect(store.idempotencyRecords().map((r) => r.key)).toEqual(['k']);
     expect(new EmbeddedStore().snapshot()).toEqual([]);
   });
 

@@ -320,24 +320,113 @@ describe('EmbeddedStore', () => {
     expect(await store.readOverflow('z/1', keys)).toEqual([]);
   });
 
-  it('retires held sends as a new version that feeds subscribers, only at the version and life that hold them', async () => {
-    const store = new EmbeddedStore();
+  it('retires held sends as a new version that feeds subscribers and outlives a restart, only at the version and life that hold them', async () => {
+    const journal = new MemoryJournal();
+    const store = new EmbeddedStore({ journal });
     const seen: string[] = [];
     store.subscribe((r) => seen.push(`${r.ver}:${r.outbox ? 'held' : 'none'}`));
-    const held = { ...record('a/1', 1), life: 'L', outbox: [outbox('a/1', 1, 5)] };
+    const items = [outbox('a/1', 1, 5), outbox('a/1', 2, 50)];
+    const held = { ...record('a/1', 1), life: 'L', outbox: items };
     await store.commit(commitOf('a/1', 1, { record: held }));
-    expect(store.outboxSize()).toBe(1);
+    expect(store.outboxSize()).toBe(2);
     expect(await store.listOutboxActors(5)).toEqual([]);
     expect(await store.listOutboxActors(6)).toEqual(['a/1']);
     await store.retireHeldOutbox('a/1', 2, 'L');
+    await store.retireHeldOutbox('a/1', 1, 'M');
     await store.retireHeldOutbox('b/1', 1, 'L');
-    expect(await store.load('a/1')).toMatchObject({ ver: 1, outbox: [{ seq: 1 }] });
+    expect(await store.load('a/1')).toMatchObject({ ver: 1, outbox: [{ seq: 1 }, { seq: 2 }] });
     await store.retireHeldOutbox('a/1', 1, 'L');
-    expect(await store.load('a/1')).toEqual({ ...record('a/1', 1), life: 'L', ver: 2 });
+    const retired = { ...record('a/1', 1), life: 'L', ver: 2 };
+    expect(await store.load('a/1')).toEqual(retired);
     expect(store.outboxSize()).toBe(0);
+    expect(store.idempotencyRecords()).toEqual([]);
     await store.retireHeldOutbox('a/1', 2, 'L'); // nothing held: no new version
     expect(await store.load('a/1')).toMatchObject({ ver: 2 });
     expect(seen).toEqual(['1:held', '2:none']);
+    const restarted = new EmbeddedStore({ journal });
+    expect(await restarted.load('a/1')).toEqual(retired);
+    expect(restarted.outboxSize()).toBe(0);
+  });
+
+  it('writes nothing to its journal for a retire, a delete or a drained note that changes nothing', async () => {
+    const journal = new MemoryJournal();
+    const store = new EmbeddedStore({ journal });
+    const held = { ...record('a/1', 1), life: 'L', outbox: [outbox('a/1', 1)] };
+    await store.commit(commitOf('a/1', 1, { record: held, outbox: [outbox('a/1', 2)] }));
+    await store.commit(commitOf('c/1', 1));
+    const written = journal.length;
+    await store.deleteOutbox('a/1', [3]);
+    await store.deleteOutbox('b/1', [1]);
+    for (const [actorId, ver, life] of [
+      ['a/1', 1, 'M'],
+      ['a/1', 1, undefined],
+      ['a/1', 2, 'L'],
+      ['b/1', 1, 'L'],
+      ['c/1', 1, undefined], // holds no sends
+    ] as const) {
+      await store.heldDrained(actorId, ver, life);
+      await store.retireHeldOutbox(actorId, ver, life);
+    }
+    expect(journal.length).toBe(written);
+    expect(await store.load('a/1')).toEqual(held);
+    await store.deleteOutbox('a/1', [2, 2]);
+    expect(journal.length).toBe(written + 1);
+  });
+
+  it('hands out copies: changing what a read returned changes nothing stored', async () => {
+    const store = new EmbeddedStore({ clock: { now: () => 0 } });
+    const timer = { actorId: 'a/1', id: 't', gen: 'g', at: 5, name: 'tick', payload: { n: 1 } };
+    const letter = { actorId: 'a/1', messageId: 'm', at: 1, attempts: 3, redrivable: true };
+    await store.commit(
+      commitOf('a/1', 1, {
+        idempotency: [outcome('k', 'a/1', 10)],
+        timers: { put: [{ ...timer, createdAt: 0 }], remove: [] },
+        deadLetters: { put: [letter as unknown as DeadLetter], remove: [] },
+        overflow: [{ kind: 'sender', peer: 'b/1', mark: { seq: 1, at: 0 }, expiresAt: 10 }],
+      }),
+    );
+    const spoil = (value: unknown) => Object.assign(value as object, { spoiled: true });
+    spoil(await store.readIdempotency('k'));
+    spoil(await store.readTimer('a/1', 't'));
+    spoil((await store.listTimers('a/1'))[0]);
+    spoil((await store.listDueTimers(10, 10))[0]);
+    spoil(await store.readDeadLetter('a/1', 'm'));
+    spoil((await store.listDeadLetters())[0]);
+    spoil((await store.readOverflow('a/1', [{ kind: 'sender', peer: 'b/1' }]))[0]);
+    const conflict = readConflict(await failure(store.commit(commitOf('a/1', 1))));
+    if (conflict?.kind === 'version') spoil(conflict.current);
+    expect(JSON.stringify(await store.readIdempotency('k'))).not.toMatch(/spoiled/);
+    expect(JSON.stringify(await store.listTimers('a/1'))).not.toMatch(/spoiled/);
+    expect(JSON.stringify(await store.listDeadLetters())).not.toMatch(/spoiled/);
+    expect(
+      JSON.stringify(await store.readOverflow('a/1', [{ kind: 'sender', peer: 'b/1' }])),
+    ).not.toMatch(/spoiled/);
+    expect(JSON.stringify(await store.load('a/1'))).not.toMatch(/spoiled/);
+    expect(await store.readTimer('a/1', 'x')).toBeUndefined();
+    expect(await store.readTimer('z/1', 't')).toBeUndefined();
+  });
+
+  it('tells timer watchers of exactly the timers a commit puts', async () => {
+    const store = new EmbeddedStore();
+    const seen: unknown[] = [];
+    store.watchTimers((timer) => seen.push(timer.id));
+    await store.commit(commitOf('a/1', 1));
+    const timer = { actorId: 'a/1', id: 't', gen: 'g', at: 5, name: 'tick', payload: null };
+    await store.commit(
+      commitOf('a/1', 2, { timers: { put: [{ ...timer, createdAt: 0 }], remove: ['u'] } }),
+    );
+    await store.commit(commitOf('a/1', 3, { timers: { put: [], remove: ['t'] } }));
+    expect(seen).toEqual(['t']);
+  });
+
+  it('lists only the unexpired outcomes', async () => {
+    let now = 0;
+    const store = new EmbeddedStore({ clock: { now: () => now } });
+    await store.commit(
+      commitOf('a/1', 1, { idempotency: [outcome('k1', 'a/1', 10), outcome('k2', 'a/1', 11)] }),
+    );
+    now = 10;
+    expect(store.idempotencyRecords().map((r) => r.key)).toEqual(['k2']);
   });
 
   it('writes nothing to its journal for a delete or a drained note that changes nothing', async () => {
@@ -376,5 +465,6 @@ describe('EmbeddedStore', () => {
     store.close();
     const error = await failure(store.load('a/1'));
     expect(isBatonError(error) && error.code).toBe(ErrorCode.UNAVAILABLE);
+    expect(error).toMatchObject({ message: 'the embedded store is closed' });
   });
 });

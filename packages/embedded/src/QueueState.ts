@@ -194,7 +194,7 @@ export class QueueState {
     }
   }
 
-  #add(sent: Sent, at: number, remember = true): void {
+  #add(sent: Sent, at: number, remember: boolean): void {
     const message: StoredMessage = {
       ...sent,
       sentAt: at,
@@ -240,9 +240,8 @@ export class QueueState {
     this.#changed.clear();
   }
 
+  /** A send is accepted only once its id's window passed, so `at` is never older than the id's. */
   #remember(id: string, at: number): void {
-    const known = this.dedupe.get(id);
-    if (known !== undefined && known >= at) return;
     this.dedupe.delete(id); // re-insert at the end: the map stays ordered by time
     this.dedupe.set(id, at);
   }
