@@ -73,7 +73,7 @@ describe('jwtAuth on a deployed $connect', () => {
     const handler = websocketFromEnvironment(app);
     const response = await handler(connect('conn-ok=', keys.sign({ groups: ['tellers'] })));
     expect(response.statusCode).toBe(200);
-    expect(await registry.getConnection('conn-ok=')).toMatchObject({
+    expect(await registry.connections.get('conn-ok=')).toMatchObject({
       identity: { sub: 'user-alice', groups: ['tellers'] },
     });
   });
@@ -88,6 +88,6 @@ describe('jwtAuth on a deployed $connect', () => {
     expect(response.statusCode).toBe(401);
     expect(response.body).toMatch(/^unauthorized/);
     expect(response.body).not.toMatch(/expired|signature|alg|issuer|audience/i);
-    expect(await registry.getConnection(id)).toBeUndefined();
+    expect(await registry.connections.get(id)).toBeUndefined();
   });
 });

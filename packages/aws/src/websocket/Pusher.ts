@@ -73,7 +73,7 @@ export class Pusher {
   connection(connectionId: string): Promise<ConnectionItem | undefined> {
     let found = this.#connections.get(connectionId);
     if (!found) {
-      found = this.context.registry.getConnection(connectionId);
+      found = this.context.registry.connections.get(connectionId);
       this.#connections.set(connectionId, found);
     }
     return found;

@@ -15,7 +15,7 @@ const second = messageFingerprint('deposit', { amount: 7 });
 async function answer(record: IdempotencyRecord, pending: PendingItem[]) {
   const sent: { connectionId: string; frame: ServerMessage }[] = [];
   const context = {
-    registry: { takePending: async (k: string) => (k === key ? pending : []) },
+    registry: { pending: { take: async (k: string) => (k === key ? pending : []) } },
   } as unknown as ReactiveContext;
   const pusher = {
     send: async (connectionId: string, frame: ServerMessage) => {

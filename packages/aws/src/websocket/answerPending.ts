@@ -23,7 +23,7 @@ export async function answerPending(
   record: IdempotencyRecord,
   fresh: ReadonlySet<string> = new Set(),
 ): Promise<void> {
-  const pending = await context.registry.takePending(record.key);
+  const pending = await context.registry.pending.take(record.key);
   await Promise.all(
     pending.map(async ({ connectionId, requestId, kind, actorId, name, fingerprint }) => {
       const answer = answerOutcome(record, { kind, requestId, to: actorId, name, fingerprint });
@@ -45,11 +45,11 @@ async function showIn(
   actorId: string,
   fresh: ReadonlySet<string>,
 ): Promise<void> {
-  const subscriptions = await context.registry.subscriptionsOf(connectionId);
+  const subscriptions = await context.registry.subscriptions.of(connectionId);
   const instances = new Set(subscriptions.map((s) => s.instanceId).filter((id) => !fresh.has(id)));
   await Promise.all(
     [...instances].map(async (instanceId) => {
-      const instance = await context.registry.getInstance(instanceId);
+      const instance = await context.registry.instances.get(instanceId);
       if (!instance || !(actorId in instance.deps)) return;
       const refreshed = await refreshInstance(context, instance);
       if (refreshed?.changed) await fanOut(context, pusher, refreshed);

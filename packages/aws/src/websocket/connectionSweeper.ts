@@ -21,7 +21,7 @@ export function connectionSweeper(
 ): (event?: unknown) => Promise<{ removed: number }> {
   const context = resolveReactiveOptions(options);
   return async () => {
-    const expired = await context.registry.expiredConnections(context.clock.now());
+    const expired = await context.registry.connections.expired(context.clock.now());
     const pusher = new Pusher(context.pushes);
     for (const connectionId of expired) await pusher.disconnect(connectionId);
     if (expired.length > 0) {

@@ -157,14 +157,14 @@ describe('the WebSocket handlers built from the environment', () => {
     expect(response.statusCode).toBe(401);
     expect(response.body).toMatch(/^unauthorized: .*bad token/);
     expect(offered).toEqual([{ token: 'bad-token', headers: { 'x-client': 'test' } }]);
-    expect(await registry.getConnection('conn-bad=')).toBeUndefined();
+    expect(await registry.connections.get('conn-bad=')).toBeUndefined();
   });
 
   it('refuses a $connect without a token with 401', async () => {
     const response = await websocketFromEnvironment(app)(connectEvent('conn-none=', undefined));
     expect(response.statusCode).toBe(401);
     expect(offered).toEqual([{ headers: {} }]);
-    expect(await registry.getConnection('conn-none=')).toBeUndefined();
+    expect(await registry.connections.get('conn-none=')).toBeUndefined();
   });
 
   it("accepts a $connect with 200 when the app's auth accepts the token, and registers the connection with its identity", async () => {
@@ -174,7 +174,7 @@ describe('the WebSocket handlers built from the environment', () => {
     );
     expect(response.statusCode).toBe(200);
     expect(offered).toEqual([{ token: 'good-token', headers: { 'x-client': 'test' } }]);
-    expect(await registry.getConnection('conn-good=')).toMatchObject({
+    expect(await registry.connections.get('conn-good=')).toMatchObject({
       connectionId: 'conn-good=',
       identity: { user: 'u1' },
     });
@@ -189,6 +189,6 @@ describe('the WebSocket handlers built from the environment', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers).toEqual({ 'Sec-WebSocket-Protocol': 'baton.v1' });
     expect(offered[0]?.token).toBe('good-token');
-    expect((await registry.getConnection('conn-proto='))?.identity).toEqual({ user: 'u1' });
+    expect((await registry.connections.get('conn-proto='))?.identity).toEqual({ user: 'u1' });
   });
 });

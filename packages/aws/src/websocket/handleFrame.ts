@@ -49,10 +49,10 @@ export async function handleFrame(
       await pusher.send(connectionId, frame);
     },
     // Counted in the connection's registry item: Lambdas share no memory.
-    frames: { count: (second, max) => registry.countFrame(connectionId, second, max) },
+    frames: { count: (second, max) => registry.connections.countFrame(connectionId, second, max) },
     subscriptions: {
       countBeside: async (id) =>
-        (await registry.subscriptionsOf(connectionId)).filter((s) => s.subscriptionId !== id)
+        (await registry.subscriptions.of(connectionId)).filter((s) => s.subscriptionId !== id)
           .length,
       open: (opening) => subscribe(context, pusher, connection, opening),
       close: (id) => registry.removeSubscription(connectionId, id),
@@ -60,7 +60,7 @@ export async function handleFrame(
     },
     outcomes: pendingOutcomes(context, pusher, connectionId),
     renew: async () => {
-      await registry.renewConnection(connectionId, context.clock.now() + context.leaseMs);
+      await registry.connections.renew(connectionId, context.clock.now() + context.leaseMs);
     },
   };
   const data = Buffer.from(body, isBinary ? 'base64' : 'utf8');
@@ -80,14 +80,14 @@ async function subscribe(
 ): Promise<void> {
   const { registry } = context;
   const instanceId = hashText(resolved.key);
-  const previous = await registry.getSubscription(connectionId, id);
+  const previous = await registry.subscriptions.get(connectionId, id);
   if (previous && previous.instanceId !== instanceId) {
     await registry.removeSubscription(connectionId, id);
   }
   // The subscriber first, then the instance: a concurrent drop of the instance then either sees
   // the subscriber or fails on the instance's new rev.
-  await registry.addSubscription({ connectionId, subscriptionId: id, instanceId });
-  const instance = await registry.upsertInstance(instanceId, {
+  await registry.subscriptions.add({ connectionId, subscriptionId: id, instanceId });
+  const instance = await registry.instances.upsert(instanceId, {
     key: resolved.key,
     query,
     args: JSON.stringify(resolved.args),
@@ -125,7 +125,7 @@ function pendingOutcomes(
   return {
     async expect({ kind, requestId, messageId, to, name, fingerprint }) {
       const { registry } = context;
-      await registry.putPending(messageId, {
+      await registry.pending.put(messageId, {
         connectionId,
         requestId,
         kind,
@@ -134,7 +134,7 @@ function pendingOutcomes(
         fingerprint,
       });
       return {
-        cancel: () => registry.deletePending(messageId, connectionId, requestId),
+        cancel: () => registry.pending.delete(messageId, connectionId, requestId),
         accepted: async () => {
           const outcome = await context.store.readIdempotency(messageId);
           if (outcome) await answerPending(context, pusher, outcome);

@@ -57,8 +57,8 @@ export async function refreshInstance(
     const stored = update.kind === 'result' ? { ...update, version } : update;
     const next = { version, hash, failed, deps };
     if (sameRun(instance, next)) return { instance, update: stored, changed };
-    if (!(await context.registry.saveRun(instance, next))) {
-      instance = await context.registry.getInstance(instance.id);
+    if (!(await context.registry.instances.saveRun(instance, next))) {
+      instance = await context.registry.instances.get(instance.id);
       continue;
     }
     const saved = { ...instance, ...next, rev: instance.rev + 1 };
@@ -163,7 +163,7 @@ export async function fanOut(
   refreshed: Refreshed,
   except?: { readonly connectionId: string; readonly subscriptionId: string },
 ): Promise<number> {
-  const subscribers = await context.registry.subscribers(refreshed.instance.id);
+  const subscribers = await context.registry.subscriptions.subscribers(refreshed.instance.id);
   const sent = await Promise.all(
     subscribers
       .filter(

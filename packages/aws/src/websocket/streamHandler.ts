@@ -73,7 +73,7 @@ async function processBatch(
   const dirty = new Map<string, string[]>();
   await Promise.all(
     [...changed.keys()].map(async (actorId) => {
-      for (const instanceId of await context.registry.dependents(actorId)) {
+      for (const instanceId of await context.registry.instances.dependents(actorId)) {
         dirty.set(instanceId, [...(dirty.get(instanceId) ?? []), actorId]);
       }
     }),
@@ -81,10 +81,12 @@ async function processBatch(
   const fresh = new Set<string>();
   await Promise.all(
     [...dirty].map(async ([instanceId, actorIds]) => {
-      const instance = await context.registry.getInstance(instanceId);
+      const instance = await context.registry.instances.get(instanceId);
       if (!instance) {
         // Left behind by a crash: the instance is gone.
-        await Promise.all(actorIds.map((a) => context.registry.removeDependency(a, instanceId)));
+        await Promise.all(
+          actorIds.map((a) => context.registry.instances.removeDependency(a, instanceId)),
+        );
         return;
       }
       const stale = actorIds.some((a) =>

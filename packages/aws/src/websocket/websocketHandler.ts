@@ -99,7 +99,7 @@ export function websocketHandler(
       return { statusCode: 401, body: `unauthorized: ${reason}` };
     }
     const { domainName, stage, connectionId } = event.requestContext;
-    await registry.putConnection({
+    await registry.connections.put({
       connectionId,
       identity,
       expiresAt: clock.now() + context.leaseMs,

@@ -5,7 +5,8 @@ import { fresh, useConnectionsTable } from './fixtures/connectionsTableFixture.t
 import type { InstanceItem } from './Instances.ts';
 
 const { dynamodb, tableName, table } = useConnectionsTable();
-const NOW = 1_700_000_000_000;
+// Today, not a fixed date: items get a TTL from it, and DynamoDB Local deletes expired items.
+const NOW = Math.floor(Date.now() / 1000) * 1000;
 const registry = new ConnectionRegistry({
   client: dynamodb,
   tableName,
@@ -15,7 +16,7 @@ const registry = new ConnectionRegistry({
 
 async function connect(): Promise<string> {
   const connectionId = fresh('conn');
-  await registry.putConnection({
+  await registry.connections.put({
     connectionId,
     identity: undefined,
     expiresAt: NOW + 60_000,
@@ -27,8 +28,8 @@ async function connect(): Promise<string> {
 /** Subscribes as the `subscribe` frame does, and saves a run that read `actorId`. */
 async function subscribe(connectionId: string, instanceId: string, actorId: string) {
   const subscriptionId = fresh('s');
-  await registry.addSubscription({ connectionId, subscriptionId, instanceId });
-  const instance = await registry.upsertInstance(instanceId, {
+  await registry.subscriptions.add({ connectionId, subscriptionId, instanceId });
+  const instance = await registry.instances.upsert(instanceId, {
     key: `["balance",${JSON.stringify(instanceId)}]`,
     query: 'balance',
     args: '{}',
@@ -40,7 +41,7 @@ async function subscribe(connectionId: string, instanceId: string, actorId: stri
 
 async function saveRun(instance: InstanceItem, actorId: string) {
   const change = { version: 1, hash: 'h', failed: undefined, deps: { [actorId]: { ver: 1 } } };
-  expect(await registry.saveRun(instance, change)).toBe(true);
+  expect(await registry.instances.saveRun(instance, change)).toBe(true);
 }
 
 describe('ConnectionRegistry', () => {
@@ -60,15 +61,15 @@ describe('ConnectionRegistry', () => {
 
     await registry.removeConnection(connectionId);
 
-    expect(await registry.getConnection(connectionId)).toBeUndefined();
+    expect(await registry.connections.get(connectionId)).toBeUndefined();
     expect(await table.query(connectionPk(connectionId))).toEqual([]);
     expect(await table.query(instancePk(own))).toEqual([]);
-    expect(await registry.dependents(ownActor)).toEqual([]);
-    expect(await registry.getInstance(shared)).toBeDefined();
-    expect(await registry.subscribers(shared)).toEqual([
+    expect(await registry.instances.dependents(ownActor)).toEqual([]);
+    expect(await registry.instances.get(shared)).toBeDefined();
+    expect(await registry.subscriptions.subscribers(shared)).toEqual([
       { connectionId: other, subscriptionId: theirs, instanceId: shared },
     ]);
-    expect(await registry.dependents(sharedActor)).toEqual([shared]);
+    expect(await registry.instances.dependents(sharedActor)).toEqual([shared]);
     await registry.removeConnection(connectionId);
   });
 
@@ -80,13 +81,13 @@ describe('ConnectionRegistry', () => {
     const second = await subscribe(b, instanceId, actorId);
 
     await registry.removeSubscription(a, first);
-    expect(await registry.getSubscription(a, first)).toBeUndefined();
-    expect(await registry.getInstance(instanceId)).toBeDefined();
+    expect(await registry.subscriptions.get(a, first)).toBeUndefined();
+    expect(await registry.instances.get(instanceId)).toBeDefined();
 
     await registry.removeSubscription(b, second);
-    expect(await registry.getInstance(instanceId)).toBeUndefined();
-    expect(await registry.dependents(actorId)).toEqual([]);
-    expect(await registry.subscriptionsOf(b)).toEqual([]);
+    expect(await registry.instances.get(instanceId)).toBeUndefined();
+    expect(await registry.instances.dependents(actorId)).toEqual([]);
+    expect(await registry.subscriptions.of(b)).toEqual([]);
   });
 
   it('drops an instance without subscribers, and keeps one with subscribers', async () => {
@@ -94,7 +95,7 @@ describe('ConnectionRegistry', () => {
     const [unused, used] = [fresh('inst'), fresh('inst')];
     const actorId = fresh('account');
     await subscribe(connectionId, used, actorId);
-    const orphan = await registry.upsertInstance(unused, {
+    const orphan = await registry.instances.upsert(unused, {
       key: '[]',
       query: 'balance',
       args: '{}',
@@ -105,18 +106,18 @@ describe('ConnectionRegistry', () => {
     await registry.dropIfUnused(unused);
     await registry.dropIfUnused(used);
 
-    expect(await registry.getInstance(unused)).toBeUndefined();
-    expect(await registry.getInstance(used)).toBeDefined();
-    expect(await registry.dependents(actorId)).toEqual([used]);
+    expect(await registry.instances.get(unused)).toBeUndefined();
+    expect(await registry.instances.get(used)).toBeDefined();
+    expect(await registry.instances.dependents(actorId)).toEqual([used]);
     await registry.dropIfUnused(fresh('never'));
   });
 
   it('answers requests through the pending part', async () => {
     const key = fresh('ingress');
     const waiting = { connectionId: 'c1', requestId: 'r1', kind: 'ask', actorId: 'a/b' } as const;
-    await registry.putPending(key, waiting);
-    await registry.putPending(key, { ...waiting, requestId: 'r2' });
-    await registry.deletePending(key, 'c1', 'r2');
-    expect(await registry.takePending(key)).toEqual([waiting]);
+    await registry.pending.put(key, waiting);
+    await registry.pending.put(key, { ...waiting, requestId: 'r2' });
+    await registry.pending.delete(key, 'c1', 'r2');
+    expect(await registry.pending.take(key)).toEqual([waiting]);
   });
 });

@@ -7,7 +7,7 @@ import { type Expression, type Item, parseJson, type RegistryTable } from './Reg
  * A shared query instance as the registry holds it.
  *
  * @example
- * const instance = await registry.getInstance(hashText(key)); // instance?.version, instance?.deps
+ * const instance = await registry.instances.get(hashText(key)); // instance?.version, instance?.deps
  */
 export interface InstanceItem {
   readonly id: string;
