@@ -6,7 +6,7 @@ import { actor, Client, ErrorCode, query, silentLogger, TerminalError } from '@b
 import { Registry } from '@baton/core/adapter';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
-import { evaluateQuery } from '@baton/server/transport';
+import { evaluateQuery } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ProfileV1, ProfileV2 } from '../conformance/profile.ts';

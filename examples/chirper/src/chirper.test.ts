@@ -12,7 +12,7 @@ import {
 import { Registry } from '@baton/core/adapter';
 import { type EmbeddedRuntime, startEmbedded } from '@baton/embedded';
 import { QueryEngine, type QueryUpdate } from '@baton/server';
-import { evaluateQuery } from '@baton/server/transport';
+import { evaluateQuery } from '@baton/server/evaluation';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import app from './app.ts';
 import { MAX_FOLLOWING, MAX_POST_LENGTH, MAX_POSTS, User } from './chirper.ts';

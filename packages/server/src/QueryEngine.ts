@@ -1,6 +1,8 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import { type ActorRecord, type Clock, Registry } from '@baton/core/adapter';
 import { DependencyIndex } from './DependencyIndex.ts';
+import { positionOf } from './evaluation/ReadPosition.ts';
+import { resolveInstanceKey } from './evaluation/resolveInstanceKey.ts';
 import { type QueryEngineOptions, resolveEngineOptions } from './QueryEngineOptions.ts';
 import { QueryInstance, type Subscriber } from './QueryInstance.ts';
 import type { QueryUpdate, ResumeAnswer } from './QueryUpdate.ts';
@@ -14,8 +16,6 @@ import {
   type ResumeRequest,
   type SubscribeRequest,
 } from './SubscribeRequest.ts';
-import { positionOf } from './transport/ReadPosition.ts';
-import { resolveInstanceKey } from './transport/resolveInstanceKey.ts';
 
 /** One live query instance, as {@link QueryEngine.instances} lists it. */
 export interface QueryInstanceInfo {

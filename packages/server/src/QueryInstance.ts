@@ -1,7 +1,7 @@
 import type { AnyQueryDefinition, BatonError } from '@baton/core';
+import { hashText } from './evaluation/hashText.ts';
+import { movedPast, type ReadPosition, withNewest } from './evaluation/ReadPosition.ts';
 import type { QueryError, QueryResult, QueryUpdate, ResumeAnswer } from './QueryUpdate.ts';
-import { hashText } from './transport/hashText.ts';
-import { movedPast, type ReadPosition, withNewest } from './transport/ReadPosition.ts';
 
 /** One subscriber of an instance. */
 export interface Subscriber {

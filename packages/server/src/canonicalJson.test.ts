@@ -1,7 +1,7 @@
 import { ErrorCode } from '@baton/core';
 import { canonicalJson } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { hashText } from './transport/hashText.ts';
+import { hashText } from './evaluation/hashText.ts';
 
 describe('canonicalJson', () => {
   it('sorts object keys at every depth and keeps array order', () => {

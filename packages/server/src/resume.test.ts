@@ -1,8 +1,8 @@
 import { ErrorCode } from '@baton/core';
 import { canonicalJson } from '@baton/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashText } from './evaluation/hashText.ts';
 import { createHarness } from './fixtures/createHarness.ts';
-import { hashText } from './transport/hashText.ts';
 
 let harness: ReturnType<typeof createHarness>;
 afterEach(() => harness?.close());

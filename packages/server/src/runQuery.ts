@@ -1,7 +1,7 @@
 import type { Registry, Store } from '@baton/core/adapter';
 import type { DependencyIndex } from './DependencyIndex.ts';
+import { evaluateQuery } from './evaluation/evaluateQuery.ts';
 import type { QueryInstance, RunOutcome } from './QueryInstance.ts';
-import { evaluateQuery } from './transport/evaluateQuery.ts';
 
 /** What a run reads with and records into. */
 export interface RunEnvironment {

@@ -13,12 +13,8 @@ import {
   type Store,
   systemClock,
 } from '@baton/core/adapter';
-import {
-  type ConnectionLimits,
-  type EvaluateEnvironment,
-  identityScope,
-  resolveConnectionLimits,
-} from '@baton/server/transport';
+import { type EvaluateEnvironment, identityScope } from '@baton/server/evaluation';
+import { type ConnectionLimits, resolveConnectionLimits } from '@baton/server/session';
 import { type ManagementClientFactory, managementClients, type PusherContext } from './Pusher.ts';
 import { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
 

@@ -1,12 +1,12 @@
 import { BatonError, callerOf, ErrorCode } from '@baton/core';
 import { PROTOCOL_VERSION } from '@baton/protocol';
+import { hashText } from '@baton/server/evaluation';
 import type {
   OutcomeWaits,
   ProtocolSession,
   SessionPorts,
   SubscriptionOpening,
 } from '@baton/server/session';
-import { hashText } from '@baton/server/transport';
 import { answerPending } from './answerPending.ts';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';

@@ -8,7 +8,7 @@ import {
   positionOf,
   type ReadPosition,
   samePosition,
-} from '@baton/server/transport';
+} from '@baton/server/evaluation';
 import type { Pusher } from './Pusher.ts';
 import type { InstanceChange, InstanceItem } from './registry/Instances.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';

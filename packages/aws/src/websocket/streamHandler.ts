@@ -1,6 +1,6 @@
 import { toBatonError } from '@baton/core';
 import type { IdempotencyRecord } from '@baton/core/adapter';
-import { movedPast, positionOf, type ReadPosition, withNewest } from '@baton/server/transport';
+import { movedPast, positionOf, type ReadPosition, withNewest } from '@baton/server/evaluation';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeStreamRecord, type StreamRecordLike } from '../streams/decodeStreamRecord.ts';
 import { answerPending } from './answerPending.ts';

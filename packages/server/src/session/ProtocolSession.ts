@@ -23,8 +23,8 @@ import {
   type SendMessage,
   type SubscribeMessage,
 } from '@baton/protocol';
+import { resolveInstanceKey } from '../evaluation/resolveInstanceKey.ts';
 import { identityScope } from '../QueryEngineOptions.ts';
-import { resolveInstanceKey } from '../transport/resolveInstanceKey.ts';
 import { type ConnectionLimits, rateLimited, tooManySubscriptions } from './connectionLimits.ts';
 import type { OutcomeWait, SessionCaller, SessionPorts } from './SessionPorts.ts';
 

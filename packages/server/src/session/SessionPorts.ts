@@ -1,6 +1,6 @@
 import type { Caller } from '@baton/core';
 import type { ChunkAssembler, ResumePoint, ServerMessage } from '@baton/protocol';
-import type { ResolvedRequest } from '../transport/resolveInstanceKey.ts';
+import type { ResolvedRequest } from '../evaluation/resolveInstanceKey.ts';
 import type { FrameCounter } from './connectionLimits.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import type { ActorRecord, ChangeFeed, IdempotencyRecord, Store } from '@baton/core/adapter';
-import { positionOf, type ReadPosition, withNewest } from '../transport/ReadPosition.ts';
+import { positionOf, type ReadPosition, withNewest } from '../evaluation/ReadPosition.ts';
 
 /**
  * A wait for one ingress message, started before the message is enqueued.

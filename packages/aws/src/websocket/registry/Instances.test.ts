@@ -1,4 +1,4 @@
-import type { ReadPosition } from '@baton/server/transport';
+import type { ReadPosition } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
 import { dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ReadPosition } from '@baton/server/transport';
+import type { ReadPosition } from '@baton/server/evaluation';
 import { RegistryAttr as A, dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { type Expression, type Item, parseJson, type RegistryTable } from './RegistryTable.ts';
 
