@@ -10,6 +10,7 @@ import { pingPongAws } from './aws/ping-pong.ts';
 import { propagation } from './aws/propagation.ts';
 import { openTarget, type Target } from './aws/target.ts';
 import { turnOverhead } from './aws/turn-overhead.ts';
+import { workflowBench } from './aws/workflow.ts';
 import { embeddedTurns } from './embedded-turns.ts';
 import { hotActor } from './hot-actor.ts';
 import { timeNs } from './measure.ts';
@@ -278,6 +279,22 @@ const STEPS: readonly Step[] = [
     id: '7',
     title: 'worker Lambda bundle — size against the budget, load time against the SDK alone',
     run: (c) => workerBundle({ rounds: c.size(15, 3), log: c.log }),
+  },
+  {
+    id: '8',
+    title:
+      'workflows — steps of one instance and of many vs a hand-written actor state machine, item writes per step',
+    run: (c) =>
+      c.target().then((target) =>
+        workflowBench({
+          target,
+          steps: c.size(20, 5),
+          instances: c.size(10, 4),
+          rounds: c.size(5, 2),
+          warmup: 1,
+          log: c.log,
+        }),
+      ),
   },
 ];
 

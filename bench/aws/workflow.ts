@@ -1,0 +1,287 @@
+/**
+ * 8. Workflows on DynamoDB + SQS FIFO (issue: ≤ 1.2x a hand-written actor state machine's
+ * latency, ≤ 1.1 item writes of the workflow per step).
+ *
+ * The work: an instance makes K steps, each an exactly-once call to a `tally` actor whose reply
+ * it awaits before the next. Candidate: a `workflow()` whose run is a loop of `ctx.call`.
+ * Baseline: what a user writes without workflows — a `machine` actor that asks with
+ * `ctx.ask(…, { onReply })` and counts its steps in its state. Both run on one warm `Worker`
+ * (each side its own, on its own counted SDK clients); a step is timed from one `tally` turn of
+ * an instance to its next. Rows: per-step latency of one instance, the time per step of many
+ * instances at once (steps per second), and the item writes per step, counted on the SDK.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoStore, SqsQueue } from '@baton/aws';
+import { type ActorRef, actor, defineApp, silentLogger, workflow } from '@baton/core';
+import { Worker } from '@baton/core/engine';
+import { z } from 'zod';
+import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
+import type { Row } from '../report.ts';
+import { inboxMessage, ingress } from './actors.ts';
+import { formatPerOp, perOp, resetCounter } from './counting.ts';
+import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
+
+const MAX_EMPTY = 50;
+/** When each instance's steps reached the tally (`performance.now()`), by instance key. */
+const stepTimes = new Map<string, number[]>();
+/** Instances whose last step's reply was handled. */
+const finished = new Set<string>();
+
+const Tally = actor({
+  name: 'tally',
+  state: z.object({ count: z.number().int() }),
+  initial: () => ({ count: 0 }),
+  handlers: {
+    add: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.count++;
+        const times = stepTimes.get(ctx.self.key) ?? [];
+        times.push(performance.now());
+        stepTimes.set(ctx.self.key, times);
+        return ctx.state.count;
+      },
+    },
+  },
+});
+
+const Chain = workflow({
+  name: 'chain',
+  input: z.object({ steps: z.number().int() }),
+  public: true,
+  run: async (ctx, { steps }) => {
+    for (let i = 0; i < steps; i++) await ctx.call(Tally.ref(ctx.id), 'add', {});
+    finished.add(ctx.id); // a set: a replay of the last turn adds nothing
+    return steps;
+  },
+});
+
+/** The hand-written state machine: ask, and on the reply ask again until `steps`. */
+const Machine = actor({
+  name: 'machine',
+  state: z.object({ step: z.number().int(), steps: z.number().int() }),
+  initial: () => ({ step: 0, steps: 0 }),
+  handlers: {
+    go: {
+      public: true,
+      payload: z.object({ steps: z.number().int() }),
+      handle: (ctx, { steps }) => {
+        if (ctx.state.steps > 0) return;
+        ctx.state.steps = steps;
+        ctx.ask(Tally.ref(ctx.self.key), 'add', {}, { onReply: 'added' });
+      },
+    },
+    added: {
+      payload: z.object({ ok: z.boolean() }).passthrough(),
+      handle: (ctx, reply) => {
+        if (!reply.ok) throw new Error('a tally refused a step');
+        ctx.state.step++;
+        if (ctx.state.step < ctx.state.steps) {
+          ctx.ask(Tally.ref(ctx.self.key), 'add', {}, { onReply: 'added' });
+        } else finished.add(ctx.self.key);
+      },
+    },
+  },
+});
+
+const app = defineApp({ actors: [Tally, Machine], workflows: [Chain] });
+
+export interface WorkflowBenchOptions {
+  readonly target: Target;
+  /** Steps per instance. */
+  readonly steps: number;
+  /** Instances at once in the "many" row. */
+  readonly instances: number;
+  readonly rounds: number;
+  readonly warmup: number;
+  readonly log: (line: string) => void;
+}
+
+type Kind = 'workflow' | 'machine';
+
+export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[]> {
+  const { target, steps, instances, log } = options;
+  const setup = await benchResources(target, 'workflow');
+  const sides = { machine: target.clients(), workflow: target.clients() };
+  const writes = {
+    machine: countOwnWrites(sides.machine),
+    workflow: countOwnWrites(sides.workflow),
+  };
+  const compare = async (count: number, label: string): Promise<Row> => {
+    resetCounter(sides.machine.counter);
+    resetCounter(sides.workflow.counter);
+    writes.machine.reset();
+    writes.workflow.reset();
+    const result = await interleave({
+      baseline: () => round(sides.machine, setup, 'machine', count, steps),
+      candidate: () => round(sides.workflow, setup, 'workflow', count, steps),
+      rounds: options.rounds,
+      warmup: options.warmup,
+    });
+    const baseline = median(result.baseline);
+    const candidate = median(result.candidate);
+    const total = (options.rounds + options.warmup) * count * steps;
+    const own = { baton: writes.workflow.per(total), baseline: writes.machine.per(total) };
+    const calls = {
+      baton: {
+        ...perOp(sides.workflow.counter, total),
+        ownItemWrites: own.baton.items,
+        ownRecordWrites: own.baton.record,
+      },
+      baseline: {
+        ...perOp(sides.machine.counter, total),
+        ownItemWrites: own.baseline.items,
+        ownRecordWrites: own.baseline.record,
+      },
+    };
+    log(
+      `  ${label}: state machine ${formatNs(baseline)}/step (${rate(baseline)}), workflow ${formatNs(candidate)}/step (${rate(candidate)})`,
+    );
+    log(`    calls per step: workflow ${formatPerOp(calls.baton)}`);
+    log(`                    state machine ${formatPerOp(calls.baseline)}`);
+    log(
+      `    the instance's own item writes per step (record + outbox + timers): workflow ${own.baton.items} (record ${own.baton.record}), state machine ${own.baseline.items} (record ${own.baseline.record})`,
+    );
+    return {
+      bench: `workflow, ${label} — vs a hand-written state machine (${target.label})`,
+      baseline: `${formatNs(baseline)}/step`,
+      candidate: `${formatNs(candidate)}/step`,
+      ratio: median(result.paired),
+      spread: quartiles(result.paired),
+      budget: { kind: 'max', value: 1.2 },
+      values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/step' },
+      calls,
+      ...(count === 1 ? { latencies: result.latencies } : {}),
+    };
+  };
+  const one = await compare(1, `one instance × ${steps} steps`);
+  const many = await compare(instances, `${instances} instances × ${steps} steps`);
+  const own = (row: Row, side: 'baton' | 'baseline', what: 'ownRecordWrites' | 'ownItemWrites') =>
+    row.calls![side]![what]!;
+  // The budget is absolute (writes of the instance's record per step): ratio holds that figure.
+  const writesRow: Row = {
+    bench: `workflow — writes of the instance's record per step, one instance (many) (${target.label})`,
+    baseline: `${own(one, 'baseline', 'ownRecordWrites')} (state machine)`,
+    candidate: `${own(one, 'baton', 'ownRecordWrites')} (${own(many, 'baton', 'ownRecordWrites')}); all own items ${own(one, 'baton', 'ownItemWrites')} vs ${own(one, 'baseline', 'ownItemWrites')}`,
+    ratio: own(one, 'baton', 'ownRecordWrites'),
+    spread: [own(one, 'baton', 'ownRecordWrites'), own(many, 'baton', 'ownRecordWrites')],
+    budget: { kind: 'max', value: 1.1 },
+  };
+  return [one, many, writesRow];
+}
+
+const rate = (nsPerStep: number) => `${Math.round(1e9 / nsPerStep)} steps/s`;
+
+/** One warm Worker per side, kept across rounds (as a busy Lambda container keeps it). */
+const workers = new WeakMap<Clients, Worker>();
+
+function workerOf(side: Clients, setup: BenchResources): Worker {
+  let worker = workers.get(side);
+  if (!worker) {
+    const queue = new SqsQueue({ client: side.sqs, queueUrl: setup.queueUrl });
+    const store = new DynamoStore({ client: side.dynamodb, tableName: setup.tableName });
+    worker = new Worker({ actors: app.actors, store, queue, logger: silentLogger });
+    workers.set(side, worker);
+  }
+  return worker;
+}
+
+/** `count` instances of `kind`, `steps` each, started together and run to their end. */
+async function round(
+  side: Clients,
+  setup: BenchResources,
+  kind: Kind,
+  count: number,
+  steps: number,
+): Promise<Sample> {
+  const worker = workerOf(side, setup);
+  const run = randomUUID().slice(0, 8);
+  const keys = Array.from({ length: count }, (_, i) => `${kind}-${run}-${i}`);
+  const start = (key: string) => {
+    const to: ActorRef = kind === 'workflow' ? Chain.ref(key) : Machine.ref(key);
+    const [name, payload] =
+      kind === 'workflow' ? ['start', { input: { steps } }] : ['go', { steps }];
+    return inboxMessage(ingress(`go-${key}`, to.id, name, payload));
+  };
+  let empty = 0;
+  const t0 = performance.now();
+  const ns0 = process.hrtime.bigint();
+  for (let i = 0; i < keys.length; i += 10) {
+    await worker.engine.queue.send(keys.slice(i, i + 10).map(start));
+  }
+  while (!keys.every((k) => finished.has(k))) {
+    if ((await worker.poll()) === 0 && ++empty > MAX_EMPTY) {
+      const done = keys.filter((k) => finished.has(k)).length;
+      throw new Error(`workflow bench (${kind}): ${done} of ${count} instances finished`);
+    }
+  }
+  const ns = Number(process.hrtime.bigint() - ns0);
+  // Every step applied exactly once: each tally counted `steps`, in memory and in the table.
+  const latencies: number[] = [];
+  for (const key of keys) {
+    const times = stepTimes.get(key) ?? [];
+    if (times.length !== steps) {
+      throw new Error(`workflow bench (${kind}): ${key} made ${times.length} of ${steps} steps`);
+    }
+    latencies.push(...times.map((t, i) => (t - (i === 0 ? t0 : times[i - 1]!)) * 1e6));
+    const stored = await new DynamoStore({
+      client: setup.helper.dynamodb,
+      tableName: setup.tableName,
+    }).load(Tally.ref(key).id);
+    if ((stored?.state as { count?: number } | undefined)?.count !== steps) {
+      throw new Error(`workflow bench (${kind}): ${key}'s tally stored a wrong count`);
+    }
+    stepTimes.delete(key);
+    finished.delete(key);
+  }
+  return { ns, ops: count * steps, latencies };
+}
+
+/**
+ * Counts the item writes of the driving instances alone (the workflow's or the machine's
+ * partition: its record, outbox items and timers), not the tally's, and of those its record's:
+ * what "writes per step" of a workflow means.
+ */
+function countOwnWrites(side: Clients): {
+  reset(): void;
+  per(steps: number): { items: number; record: number };
+} {
+  let items = 0;
+  let record = 0;
+  const keyOf = (item: any): { pk: string; sk: string } | undefined =>
+    item ? { pk: item.pk?.S ?? '', sk: item.sk?.S ?? '' } : undefined;
+  (side.dynamodb as DynamoDBClient).middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as Record<string, any>;
+      const keys: { pk: string; sk: string }[] = [];
+      const add = (key: { pk: string; sk: string } | undefined) => key && keys.push(key);
+      for (const t of input.TransactItems ?? []) {
+        add(keyOf(t.Put?.Item ?? t.Update?.Key ?? t.Delete?.Key));
+      }
+      if (!input.TransactItems && !input.RequestItems) {
+        if (input.Item) add(keyOf(input.Item));
+        else if (input.UpdateExpression !== undefined || input.ConditionExpression !== undefined)
+          add(keyOf(input.Key));
+      }
+      for (const requests of Object.values(input.RequestItems ?? {}) as any[][]) {
+        for (const r of requests) add(keyOf(r.PutRequest?.Item ?? r.DeleteRequest?.Key));
+      }
+      for (const { pk, sk } of keys) {
+        if (!pk.startsWith('A#wf-chain/') && !pk.startsWith('A#machine/')) continue;
+        items++;
+        if (sk === 'R') record++;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchOwnWrites' },
+  );
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  return {
+    reset: () => {
+      items = 0;
+      record = 0;
+    },
+    per: (steps) => ({ items: round(items / steps), record: round(record / steps) }),
+  };
+}
