@@ -170,4 +170,45 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
     expect(outcome.statusCode).toBe(200);
     expect(JSON.parse(outcome.body)).toEqual({ outcome: { ok: true, value: 7 } });
   });
+
+  it('answers 409 IDEMPOTENCY_KEY_REUSED to the second of two concurrent sends with one key and different payloads, and GET /outcome reads only the first', async () => {
+    const deposit = (amount: number) =>
+      request('/send', {
+        to: 'account/carol',
+        name: 'deposit',
+        payload: { amount },
+        idempotencyKey: 'dep-carol',
+      });
+    const answers = await Promise.all([handle(deposit(5)), handle(deposit(9))]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([202, 409]);
+    const accepted = answers.findIndex((answer) => answer.statusCode === 202);
+    const amount = [5, 9][accepted]!;
+    expect(JSON.parse(answers[1 - accepted]!.body).error).toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      message: expect.stringMatching(/use a fresh key for a new message/),
+    });
+    // The accepted one again is a retry.
+    expect((await handle(deposit(amount))).statusCode).toBe(202);
+
+    const worker = workerHandler({ actors: [Account], store, queue, logger: silentLogger });
+    const source = new LocalSqsEventSource({
+      client: sqs,
+      queueUrl,
+      handler: worker,
+      waitSeconds: 0,
+    });
+    const messageId = ingressMessageId('account/carol', 'dep-carol');
+    let outcome = await handle(
+      request(`/outcome/${encodeURIComponent(messageId)}`, undefined, 'GET'),
+    );
+    for (let i = 0; i < 50 && outcome.statusCode === 404; i++) {
+      await source.pollOnce();
+      outcome = await handle(
+        request(`/outcome/${encodeURIComponent(messageId)}`, undefined, 'GET'),
+      );
+    }
+    expect(JSON.parse(outcome.body)).toEqual({ outcome: { ok: true, value: amount } });
+    expect((await store.load('account/carol'))?.state).toMatchObject({ balance: amount });
+    expect((await handle(deposit(14 - amount))).statusCode).toBe(409);
+  });
 });

@@ -7,6 +7,7 @@ import { systemClock } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
+import { keyClaimSuite } from './keyClaims.ts';
 import { manyPeersSuite } from './manyPeers.ts';
 import { workflowSuite } from './workflowSuite.ts';
 
@@ -57,6 +58,7 @@ async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<Conf
 
 conformanceSuite('DynamoDB Local and ElasticMQ', () => open());
 workflowSuite('DynamoDB Local and ElasticMQ', () => open());
+keyClaimSuite('DynamoDB Local and ElasticMQ', () => open());
 
 // Its own DynamoDB Local: after 100,000 senders' items the shared one slows every other test.
 describe('with a DynamoDB Local of its own', () => {

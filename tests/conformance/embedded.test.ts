@@ -2,6 +2,7 @@ import { createEmbeddedBackend } from '@baton/embedded';
 import { VirtualClock } from '@baton/testing';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
+import { keyClaimSuite } from './keyClaims.ts';
 import { manyPeersSuite } from './manyPeers.ts';
 import { workflowSuite } from './workflowSuite.ts';
 
@@ -21,5 +22,6 @@ async function open(): Promise<ConformanceBackend> {
 
 conformanceSuite('the embedded backend', open);
 workflowSuite('the embedded backend', open);
+keyClaimSuite('the embedded backend', open);
 // Mutation testing runs each mutant's tests: it sets fewer senders (see stryker.config.mjs).
 manyPeersSuite('the embedded backend', open, Number(process.env.BATON_FAN_IN_SENDERS ?? 100_000));

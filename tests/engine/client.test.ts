@@ -221,6 +221,7 @@ describe('Client.ask', () => {
         await h.run();
         return record;
       },
+      claimKey: (claim) => store.claimKey(claim),
       watchOutcomes: (listener) => store.watchOutcomes(listener),
     };
     const client = new Client({
@@ -272,6 +273,7 @@ describe('Client.ask', () => {
         listTimers: (id) => store.listTimers(id),
         listDueTimers: (before, limit) => store.listDueTimers(before, limit),
         readIdempotency: (key) => store.readIdempotency(key),
+        claimKey: (claim) => store.claimKey(claim),
       },
       queue: h.backend.queue,
       clock: h.clock,

@@ -136,6 +136,22 @@ describe('ingress ids and idempotency keys', () => {
     expect(await h.state('box/a')).toEqual({ items: ['x'] });
   });
 
+  it('refuses a send of another payload under a key whose first message still waits, so no outcome ever answers it with the first reply', async () => {
+    const { Box, applied } = ledger();
+    const h = setup({ actors: [Box] });
+    const first = await h.client.send(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' });
+    const second = await settled(
+      h.client.send(Box.ref('a'), 'put', { item: 'y' }, { idempotencyKey: 'k' }),
+    );
+    expect(!second.ok && (second.error as { code: string }).code).toBe(
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    );
+    await h.run();
+
+    expect(applied).toEqual(['x']);
+    expect(await h.client.outcome(first.messageId)).toEqual({ ok: true, value: 1 });
+  });
+
   it('scopes a key by caller: two callers with one key send two messages, each reading its own outcome', async () => {
     const { Box } = ledger();
     const alice_ = callerOf({ user: 'alice' });

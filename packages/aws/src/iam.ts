@@ -11,6 +11,9 @@
  *   actor's record: the table's ARN on condition that every partition key the call names begins
  *   with `I#` ({@link OUTCOME_LEADING_KEYS} as `dynamodb:LeadingKeys`). A statement on it names
  *   no other resource.
+ * - `claims`: the table's key claims only (`Store.claimKey`): the table's ARN on condition that
+ *   every partition key the call names begins with `K#` ({@link CLAIM_LEADING_KEYS}). Writing a
+ *   claim lets no one write an outcome or an actor's record.
  * - `inbox`: the FIFO inbox queue.
  * - `timerQueue`: the standard queue durable timers are armed on (`createTimerQueue`).
  * - `connections`: the WebSocket handlers' connections table (`createConnectionsTable`).
@@ -22,7 +25,7 @@
  *   closes, `GET` reads), so a resource naming `POST` alone refuses `DeleteConnection`.
  */
 
-import { IDEMPOTENCY_PK_PREFIX } from './dynamodb/tableLayout.ts';
+import { CLAIM_PK_PREFIX, IDEMPOTENCY_PK_PREFIX } from './dynamodb/tableLayout.ts';
 
 /**
  * The partition keys the `outcomes` resource covers, as an IAM condition on the table:
@@ -37,10 +40,24 @@ import { IDEMPOTENCY_PK_PREFIX } from './dynamodb/tableLayout.ts';
  */
 export const OUTCOME_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
 
+/**
+ * The partition keys the `claims` resource covers, as an IAM condition on the table:
+ * `{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [CLAIM_LEADING_KEYS] } }`.
+ *
+ * @example
+ * new PolicyStatement({
+ *   actions: ['dynamodb:PutItem'],
+ *   resources: [table.tableArn],
+ *   conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CLAIM_LEADING_KEYS] } },
+ * });
+ */
+export const CLAIM_LEADING_KEYS = `${CLAIM_PK_PREFIX}*`;
+
 /** A resource of Baton's stack, by its role. */
 export type IamResource =
   | 'table'
   | 'outcomes'
+  | 'claims'
   | 'outboxIndex'
   | 'inbox'
   | 'timerQueue'
@@ -95,6 +112,9 @@ const readTable: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['ta
 
 /** Reading outcomes (`readIdempotency`) and nothing else of the table. */
 const readOutcomes: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['outcomes'] };
+
+/** Binding a keyed message's idempotency key to it when it is sent (`claimKey`): one PutItem. */
+const claimKeys: IamStatement = { actions: ['dynamodb:PutItem'], resources: ['claims'] };
 
 /**
  * The connection registry as the WebSocket and stream handlers use it: connections,
@@ -170,14 +190,17 @@ export const BATON_IAM = {
    * `sqs:GetQueueAttributes` on `timerQueue` too.
    */
   relay: [readTable, send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
-  /** `ingressHandler` and `Client`: reads outcomes (and no actor record), sends. */
-  ingress: [readOutcomes, send],
+  /**
+   * `ingressHandler` and `Client`: reads outcomes (and no actor record), claims the keys of
+   * keyed messages, sends.
+   */
+  ingress: [readOutcomes, claimKeys, send],
   /**
    * `websocketHandler` (`@baton/aws/websocket`; `$connect`, `$disconnect`, `$default`): the
-   * registry; queries' reads and outcomes; `send`/`ask` into the inbox; pushes, and closing a
-   * connection that is not registered.
+   * registry; queries' reads and outcomes; `send`/`ask` into the inbox with their keys'
+   * claims; pushes, and closing a connection that is not registered.
    */
-  websocket: [registry, readTable, send, manageConnections],
+  websocket: [registry, readTable, claimKeys, send, manageConnections],
   /**
    * `streamHandler` (on the table's stream): re-runs the queries a commit touched, pushes their
    * results and answers pending requests; plus what its event source mapping reads.

@@ -19,6 +19,7 @@ export {
 export { BATON_ENV, readEnvironment } from './environment.ts';
 export {
   BATON_IAM,
+  CLAIM_LEADING_KEYS,
   type IamResource,
   type IamStatement,
   OUTCOME_LEADING_KEYS,

@@ -59,6 +59,7 @@ function withAuthorizer(stack: Stack): Partial<BatonAppProps> {
 
 /** The condition that narrows a grant on the table to its idempotency records. */
 const OUTCOMES_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['I#*'] } };
+const CLAIMS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['K#*'] } };
 
 /** What an SQS event source grants the function it feeds, on that queue. */
 const CONSUME = [
@@ -412,7 +413,7 @@ describe('BatonApp', () => {
     );
   });
 
-  it('lets the ingress and grantSend read outcomes only, never an actor record', () => {
+  it('lets the ingress and grantSend read outcomes and write key claims only, never an actor record', () => {
     let role: Role | undefined;
     const {
       stack: other,
@@ -433,6 +434,7 @@ describe('BatonApp', () => {
       );
       expect(onTable, roleId).toEqual([
         expect.objectContaining({ Action: 'dynamodb:GetItem', Condition: OUTCOMES_ONLY }),
+        expect.objectContaining({ Action: 'dynamodb:PutItem', Condition: CLAIMS_ONLY }),
       ]);
     }
   });

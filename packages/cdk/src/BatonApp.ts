@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import {
   BATON_ENV,
   BATON_IAM,
+  CLAIM_LEADING_KEYS,
   connectionsTableDefinition,
   type IamResource,
   OUTBOX_INDEX,
@@ -334,8 +335,9 @@ export class BatonApp extends Construct {
   }
 
   /**
-   * Lets `grantee` send messages to actors: enqueue into the inbox and read outcomes — the
-   * table's idempotency records only, never an actor's record.
+   * Lets `grantee` send messages to actors: enqueue into the inbox, claim the idempotency keys
+   * of keyed messages and read outcomes — the table's key claims and idempotency records only,
+   * never an actor's record.
    */
   grantSend(grantee: iam.IGrantable): iam.Grant {
     const outcomes = iam.Grant.addToPrincipal({
@@ -344,7 +346,13 @@ export class BatonApp extends Construct {
       resourceArns: [this.table.tableArn],
       conditions: OUTCOMES_ONLY,
     });
-    return outcomes.combine(this.inbox.grantSendMessages(grantee));
+    const claims = iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:PutItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: CLAIMS_ONLY,
+    });
+    return outcomes.combine(claims).combine(this.inbox.grantSendMessages(grantee));
   }
 
   /** Lets `grantee` call the HTTP ingress; only with `ingressAuth: 'iam'`. */
@@ -372,10 +380,13 @@ export class BatonApp extends Construct {
   #grant(part: BatonFunctionName, fn: NodejsFunction): void {
     for (const { actions, resources } of BATON_IAM[part]) {
       const arns = resources.flatMap((resource) => this.#arns(resource));
-      // `outcomes` is the table on a condition, so it is a statement of its own.
-      const conditions = (resources as readonly IamResource[]).includes('outcomes')
+      // `outcomes` and `claims` are the table on a condition, each a statement of its own.
+      const named = resources as readonly IamResource[];
+      const conditions = named.includes('outcomes')
         ? OUTCOMES_ONLY
-        : undefined;
+        : named.includes('claims')
+          ? CLAIMS_ONLY
+          : undefined;
       fn.addToRolePolicy(
         new iam.PolicyStatement({ actions: [...actions], resources: arns, conditions }),
       );
@@ -386,6 +397,7 @@ export class BatonApp extends Construct {
     switch (resource) {
       case 'table':
       case 'outcomes':
+      case 'claims':
         return [this.table.tableArn];
       case 'outboxIndex':
         return [`${this.table.tableArn}/index/${OUTBOX_INDEX}`];
@@ -412,6 +424,11 @@ export class BatonApp extends Construct {
 /** The condition that narrows the table to its idempotency records (`outcomes`). */
 const OUTCOMES_ONLY = {
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [OUTCOME_LEADING_KEYS] },
+};
+
+/** The condition that narrows the table to its key claims (`claims`). */
+const CLAIMS_ONLY = {
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CLAIM_LEADING_KEYS] },
 };
 
 /** Where the function entries are: beside this module, as sources or as built JavaScript. */

@@ -34,7 +34,15 @@ export interface ClientOptions {
   readonly clock?: Clock;
   /** How long `ask` waits for the reply. @default 30 s */
   readonly askTimeoutMs?: number;
+  /**
+   * The engine's `idempotencyRetentionMs`: a key stays bound to its message (claimed) for twice
+   * as long, so that no outcome of it, committed at most one retention after the send, outlives
+   * the claim. @default 14 days
+   */
+  readonly idempotencyRetentionMs?: number;
 }
+
+const DAY = 24 * 60 * 60 * 1000;
 
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
@@ -45,7 +53,9 @@ export interface SendOptions {
   /**
    * Makes the send idempotent: a message with a key already accepted (within 14 days) is not
    * processed again. Pass the same key when retrying. A key is scoped by its target actor (and
-   * `caller`); used again for another message it is refused with IDEMPOTENCY_KEY_REUSED.
+   * `caller`) and bound to its message when first sent: used again for another message (another
+   * name or payload) it is refused with IDEMPOTENCY_KEY_REUSED, also while the first message
+   * still waits to be processed.
    * @default a fresh random key (`crypto.randomUUID`)
    */
   readonly idempotencyKey?: string;
@@ -90,6 +100,7 @@ export class Client {
   readonly #queue: Queue;
   readonly #clock: Clock;
   readonly #askTimeoutMs: number;
+  readonly #claimRetentionMs: number;
   #caller: Caller = ANONYMOUS;
   readonly #options: ClientOptions;
 
@@ -99,6 +110,7 @@ export class Client {
     this.#queue = options.queue;
     this.#clock = options.clock ?? systemClock;
     this.#askTimeoutMs = options.askTimeoutMs ?? 30_000;
+    this.#claimRetentionMs = 2 * (options.idempotencyRetentionMs ?? 14 * DAY);
     this.#options = options;
   }
 
@@ -124,17 +136,18 @@ export class Client {
     options: SendOptions = {},
   ): Promise<{ messageId: string }> {
     const envelope = this.#envelope(to, name, payload, options);
-    // A retried send of a message already processed is answered without enqueuing it again.
-    const known =
-      options.idempotencyKey === undefined
-        ? undefined
-        : await this.#store.readIdempotency(envelope.id);
-    if (known && !answersMessage(known, envelope.fingerprint)) throw idempotencyKeyReused(envelope);
-    if (!known) {
-      await this.#queue.send([
-        { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
-      ]);
+    // A keyed send binds its key to this message before anything is enqueued. A retry of a
+    // message already processed is answered without enqueuing it again.
+    if (options.idempotencyKey !== undefined && (await this.#claim(envelope))) {
+      const known = await this.#store.readIdempotency(envelope.id);
+      if (known && !answersMessage(known, envelope.fingerprint)) {
+        throw idempotencyKeyReused(envelope);
+      }
+      if (known) return { messageId: envelope.id };
     }
+    await this.#queue.send([
+      { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
+    ]);
     return { messageId: envelope.id };
   }
 
@@ -156,8 +169,11 @@ export class Client {
     // Watch before reading, so an outcome committed between the read and the watch is not missed.
     const waiting = this.#waitForOutcome(envelope.id, timeoutMs);
     try {
-      const known = await this.#store.readIdempotency(envelope.id);
-      if (known) return settle(known, envelope) as ReplyOf<Def, Name>;
+      // A fresh random key has no outcome yet: only a key claimed before may have one.
+      if (options.idempotencyKey !== undefined && (await this.#claim(envelope))) {
+        const known = await this.#store.readIdempotency(envelope.id);
+        if (known) return settle(known, envelope) as ReplyOf<Def, Name>;
+      }
       await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body }]);
       return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
     } finally {
@@ -289,6 +305,21 @@ export class Client {
         ? { token, ok: false, error: result.error }
         : { token, ok: true, value: result.value };
     return this.send(to as ActorRef, 'callback' as never, body as never, options);
+  }
+
+  /**
+   * Binds the envelope's key to its message: whether this message held it already (a retry);
+   * IDEMPOTENCY_KEY_REUSED when another message holds it.
+   */
+  async #claim(envelope: Envelope): Promise<boolean> {
+    const fingerprint = envelope.fingerprint!;
+    const held = await this.#store.claimKey({
+      key: envelope.id,
+      fingerprint,
+      expiresAt: this.#clock.now() + this.#claimRetentionMs,
+    });
+    if (held && held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
+    return held !== undefined;
   }
 
   #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {

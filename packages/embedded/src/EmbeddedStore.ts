@@ -6,6 +6,7 @@ import type {
   Commit,
   DeadLetter,
   IdempotencyRecord,
+  KeyClaim,
   OutboxItem,
   OverflowKey,
   OverflowMark,
@@ -15,6 +16,7 @@ import type {
 } from '@baton/core/adapter';
 import { checkCommit, duplicateKeys, systemClock, versionConflict } from '@baton/core/adapter';
 import type { Journal, JournalEntry } from './Journal.ts';
+import { type ClaimEntry, KeyClaims } from './KeyClaims.ts';
 import { Notifier } from './Notifier.ts';
 import { resolveLimits } from './storeLimits.ts';
 
@@ -56,7 +58,7 @@ interface HeldDrainedEntry extends JournalEntry {
   readonly life?: string;
 }
 
-type StoreEntry = CommitEntry | DeleteOutboxEntry | HeldDrainedEntry;
+type StoreEntry = CommitEntry | DeleteOutboxEntry | HeldDrainedEntry | ClaimEntry;
 
 const PURGE_EVERY = 1_000;
 
@@ -85,6 +87,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #records = new Map<string, ActorRecord>();
   readonly #outbox = new Map<string, Map<number, OutboxItem>>();
   readonly #idempotency = new Map<string, IdempotencyRecord>();
+  readonly #claims = new KeyClaims();
   /** Dead letters by actor, then by message id, in the order they were kept. */
   readonly #deadLetters = new Map<string, Map<string, DeadLetter>>();
   /** Overflow marks by actor, then by kind and peer. */
@@ -228,6 +231,16 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return record && structuredClone(record);
   }
 
+  async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {
+    this.#checkOpen();
+    const held = this.#claims.live(claim.key, this.#clock.now());
+    if (held) return structuredClone(held);
+    const entry: ClaimEntry = structuredClone({ t: 'store.claim', claim });
+    this.#journal?.append([entry]);
+    this.#apply(entry);
+    return undefined;
+  }
+
   async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
     this.#checkOpen();
     const letter = this.#deadLetters.get(actorId)?.get(messageId);
@@ -319,7 +332,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   }
 
   /**
-   * Drops expired idempotency records and marks from memory (they already read as absent), and
+   * Drops expired idempotency records, key claims and marks from memory (they already read as absent), and
    * the records of halted actors past their `expiresAt`, as DynamoDB's TTL deletes them.
    */
   purgeExpired(): void {
@@ -331,6 +344,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     for (const [key, record] of this.#idempotency) {
       if (record.expiresAt <= now) this.#idempotency.delete(key);
     }
+    this.#claims.purge(now);
     for (const [actorId, marks] of this.#overflow) {
       for (const [key, mark] of marks) if (mark.expiresAt <= now) marks.delete(key);
       if (marks.size === 0) this.#overflow.delete(actorId);
@@ -371,7 +385,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     if (rest.outbox.length + rest.idempotency.length > 0) {
       entries.push({ t: 'store.commit', ...rest });
     }
-    return entries;
+    return [...entries, ...this.#claims.entries()];
   }
 
   /** Rejects every later call with UNAVAILABLE. Does not close the journal. */
@@ -385,6 +399,10 @@ export class EmbeddedStore implements Store, ChangeFeed {
   }
 
   #apply(entry: StoreEntry): void {
+    if (entry.t === 'store.claim') {
+      this.#claims.apply(entry);
+      return;
+    }
     if (entry.t === 'store.heldDrained') {
       const record = this.#records.get(entry.actorId);
       if (record?.ver === entry.ver && record.life === entry.life && record.outbox) {

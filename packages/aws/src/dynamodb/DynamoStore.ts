@@ -11,6 +11,7 @@ import type {
   Commit,
   DeadLetter,
   IdempotencyRecord,
+  KeyClaim,
   OutboxItem,
   OverflowKey,
   OverflowMark,
@@ -24,7 +25,9 @@ import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
 import { atVersion, commitItems } from './commitItems.ts';
 import {
+  claimToItem,
   type Item,
+  itemToClaim,
   itemToDeadLetter,
   itemToIdempotency,
   itemToOutbox,
@@ -85,7 +88,8 @@ export interface DynamoStoreOptions {
  * idempotency records on "absent or expired" — all or nothing, with a `ClientRequestToken` so
  * the SDK's retries cannot apply it twice. Failures come back as the
  * core's errors ({@link mapTransactionError}). Reads the engine relies on are consistent.
- * Outcomes are not pushed (`watchOutcomes` is absent): clients poll `readIdempotency`.
+ * Outcomes are not pushed (`watchOutcomes` is absent): clients poll `readIdempotency`. A key
+ * claim (`claimKey`) is one conditional `PutItem` of a `K#` item, apart from the outcomes.
  *
  * @example
  * const { dynamodb } = createAwsClients();
@@ -242,6 +246,29 @@ export class DynamoStore implements Store {
     const record = itemToIdempotency(item);
     // DynamoDB's TTL deletes an expired item only eventually: an expired record reads as absent.
     return record.expiresAt > this.#clock.now() ? record : undefined;
+  }
+
+  async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {
+    try {
+      await this.#client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: claimToItem(claim),
+          // An expired claim may linger until TTL deletes it: it is taken over.
+          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
+          ExpressionAttributeNames: { '#pk': Attr.pk, '#expiresAt': Attr.expiresAt },
+          ExpressionAttributeValues: { ':now': { N: String(this.#clock.now()) } },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return undefined;
+    } catch (error) {
+      const held = (error as { Item?: Item }).Item;
+      if (awsErrorName(error) === 'ConditionalCheckFailedException' && held) {
+        return itemToClaim(held);
+      }
+      throw unavailable('DynamoDB', 'PutItem (claimKey)', error);
+    }
   }
 
   async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {

@@ -9,6 +9,7 @@ import type {
   ActorRecord,
   DeadLetter,
   IdempotencyRecord,
+  KeyClaim,
   OutboxItem,
   OverflowMark,
   Timer,
@@ -17,6 +18,8 @@ import {
   Attr,
   actorIdOf,
   actorPk,
+  CLAIM_SK,
+  claimPk,
   deadLetterShardKey,
   deadLetterSk,
   IDEMPOTENCY_SK,
@@ -144,6 +147,26 @@ export function itemToIdempotency(item: Item): IdempotencyRecord {
     ...(raw[Attr.fingerprint] === undefined
       ? {}
       : { fingerprint: raw[Attr.fingerprint] as string }),
+  };
+}
+
+export function claimToItem(claim: KeyClaim): Item {
+  return marshall({
+    [Attr.pk]: claimPk(claim.key),
+    [Attr.sk]: CLAIM_SK,
+    ...(isShortId(claim.key) ? {} : { [Attr.key]: claim.key }),
+    [Attr.fingerprint]: claim.fingerprint,
+    [Attr.expiresAt]: claim.expiresAt,
+    [Attr.ttl]: Math.ceil(claim.expiresAt / 1000),
+  });
+}
+
+export function itemToClaim(item: Item): KeyClaim {
+  const raw = unmarshall(item);
+  return {
+    key: (raw[Attr.key] as string | undefined) ?? (raw[Attr.pk] as string).slice(2),
+    fingerprint: raw[Attr.fingerprint] as string,
+    expiresAt: raw[Attr.expiresAt] as number,
   };
 }
 

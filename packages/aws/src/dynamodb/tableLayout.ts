@@ -72,6 +72,14 @@ export const actorPk = (actorId: string): string => `A#${actorId}`;
 /** The partition key prefix of idempotency records (the outcomes of client messages). */
 export const IDEMPOTENCY_PK_PREFIX = 'I#';
 export const idempotencyPk = (key: string): string => `${IDEMPOTENCY_PK_PREFIX}${boundedKey(key)}`;
+/**
+ * The partition key prefix of key claims (`Store.claimKey`): apart from the outcomes, so that
+ * the ingress may create claims without being able to write an outcome.
+ */
+export const CLAIM_PK_PREFIX = 'K#';
+/** The sort key of a key claim. */
+export const CLAIM_SK = 'K';
+export const claimPk = (key: string): string => `${CLAIM_PK_PREFIX}${boundedKey(key)}`;
 /** A dead letter's sort key: the digest of its message id (the id itself is in the item). */
 export const deadLetterSk = (messageId: string): string =>
   `${DEAD_LETTER_SK_PREFIX}${digest(messageId)}`;

@@ -45,6 +45,7 @@ export {
   compareSeq,
   type DeadLetter,
   type IdempotencyRecord,
+  type KeyClaim,
   type OutboxItem,
   type Outcome,
   type OverflowKey,

@@ -145,6 +145,20 @@ export interface IdempotencyRecord {
 }
 
 /**
+ * A keyed ingress message's hold on its idempotency key, written when the message is sent,
+ * before it is enqueued: the key is bound to one message (its `fingerprint`) from then on, so
+ * another message sent with the same key is refused at once (IDEMPOTENCY_KEY_REUSED), even while
+ * the first waits in the queue. Kept longer than the message's outcome can be.
+ */
+export interface KeyClaim {
+  /** The envelope id: the client's idempotency key scoped by target and caller (`ingress:[…]`). */
+  readonly key: string;
+  /** The message's digest of name and payload ({@link IdempotencyRecord.fingerprint}). */
+  readonly fingerprint: string;
+  readonly expiresAt: number;
+}
+
+/**
  * A message the engine ended after it kept failing (DEAD_LETTERED), kept with the actor for
  * inspection and redrive. Written and removed only in the actor's own commits.
  */
@@ -264,6 +278,13 @@ export interface Store {
    */
   heldDrained?(actorId: string, ver: number, life: string | undefined): Promise<void>;
   readIdempotency(key: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Binds `claim.key` to the message with `claim.fingerprint` unless an unexpired claim holds
+   * the key already (one conditional write). Resolves `undefined` when this call claimed it,
+   * else with the claim that holds it: of this very message when the fingerprints are equal (a
+   * retried send), of another message otherwise.
+   */
+  claimKey(claim: KeyClaim): Promise<KeyClaim | undefined>;
   /** One dead letter of an actor, by message id. */
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
   /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */

@@ -43,34 +43,33 @@ const increment = (requestId: string, by: number, type: 'ask' | 'send' = 'ask') 
   }) as never;
 
 describe('an idempotency key reused while its first message waits in the queue', () => {
-  it('answers the first ask with its reply and the other message’s ask and visible send with IDEMPOTENCY_KEY_REUSED', async () => {
+  it('refuses another message under the key at once with IDEMPOTENCY_KEY_REUSED, for an ask, a visible send and a send alike, and answers the first ask with its reply', async () => {
     const { socket, worker, backend } = await start();
     socket.send(increment('r1', 5));
     await socket.next('accepted', (f) => f.requestId === 'r1');
-    socket.send(increment('r2', 7));
-    await socket.next('accepted', (f) => f.requestId === 'r2');
-    socket.send(increment('r3', 9, 'send'));
-    await socket.next('accepted', (f) => f.requestId === 'r3');
-    expect(backend.queue.counts().total).toBe(1); // the copies were dropped as duplicates
-
-    while ((await worker.poll()) > 0) {}
-    // All three answers, whatever they are: a wrong one fails the checks below, not a timeout.
-    const answers = await vi.waitFor(() => {
-      const found = socket.frames.filter(
-        (f) => f.type === 'reply' || f.type === 'visible' || f.type === 'error',
-      );
+    const plain = { ...(increment('r4', 11, 'send') as object), visible: false } as never;
+    for (const frame of [increment('r2', 7), increment('r3', 9, 'send'), plain]) {
+      socket.send(frame);
+    }
+    const refusals = await vi.waitFor(() => {
+      const found = socket.frames.filter((f) => f.type === 'error');
       expect(found).toHaveLength(3);
       return found;
     });
-    expect(answers.find((f) => f.requestId === 'r1')).toMatchObject({ type: 'reply', value: 5 });
-    for (const requestId of ['r2', 'r3']) {
-      expect(answers.find((f) => f.requestId === requestId)).toMatchObject({
-        type: 'error',
+    for (const requestId of ['r2', 'r3', 'r4']) {
+      expect(refusals.find((f) => f.requestId === requestId)).toMatchObject({
         error: {
           code: ErrorCode.IDEMPOTENCY_KEY_REUSED,
           message: expect.stringMatching(/use a fresh key for a new message/),
         },
       });
     }
+    // Refused before anything was enqueued: none of them was ever accepted.
+    expect(socket.frames.filter((f) => f.type === 'accepted')).toHaveLength(1);
+    expect(backend.queue.counts().total).toBe(1);
+
+    while ((await worker.poll()) > 0) {}
+    const reply = await socket.next('reply', (f) => f.requestId === 'r1');
+    expect(reply.value).toBe(5);
   });
 });
