@@ -299,6 +299,7 @@ describe('EmbeddedStore', () => {
     expect(await store.listDeadLetters('c/1')).toEqual([]);
     expect(await store.readDeadLetter('a/1', 'late')).toMatchObject({ at: 30 });
     expect(await store.readDeadLetter('b/1', 'late')).toBeUndefined();
+    expect(await store.readDeadLetter('z/1', 'late')).toBeUndefined();
   });
 
   it('reads an overflow mark until it expires', async () => {
@@ -340,6 +341,9 @@ describe('EmbeddedStore', () => {
     expect(await store.load('a/1')).toEqual(retired);
     expect(store.outboxSize()).toBe(0);
     expect(store.idempotencyRecords()).toEqual([]);
+    expect(store.snapshot()).toEqual([
+      { t: 'store.commit', record: retired, outbox: [], idempotency: [] },
+    ]);
     await store.retireHeldOutbox('a/1', 2, 'L'); // nothing held: no new version
     expect(await store.load('a/1')).toMatchObject({ ver: 2 });
     expect(seen).toEqual(['1:held', '2:none']);
