@@ -40,6 +40,7 @@ const RETRIED: readonly ErrorCode[] = [
   'ASK_TIMEOUT',
   'UNAVAILABLE',
   'RATE_LIMITED',
+  'ACTOR_PAUSED',
 ];
 
 describe('ErrorCode', () => {

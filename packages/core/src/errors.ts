@@ -44,6 +44,11 @@ export const ErrorCode = {
    * inspect and redrive. Terminal.
    */
   DEAD_LETTERED: 'DEAD_LETTERED',
+  /**
+   * The actor is paused by an operator: its messages are held, in order, and applied when it is
+   * resumed (`baton actors resume`). Not a failure of the message.
+   */
+  ACTOR_PAUSED: 'ACTOR_PAUSED',
   /** A commit held an idempotency key that was already used. The engine skips that message. */
   DUPLICATE: 'DUPLICATE',
   /** A commit passed a backend transaction limit (items or bytes). */

@@ -190,7 +190,7 @@ describe('DynamoStore', () => {
       maxTransactionBytes: 4_000_000,
       maxItemBytes: DYNAMO_STORE_LIMITS.maxItemBytes,
     });
-    expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeGreaterThan(409_300);
+    expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeGreaterThan(409_250);
     expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeLessThan(409_600);
   });
 

@@ -72,6 +72,8 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
         }
       : {}),
     ...(record.outboxApart ? { [Attr.outboxApart]: true } : {}),
+    ...(record.paused ? { [Attr.paused]: json(record.paused) } : {}),
+    ...(record.parked === undefined ? {} : { [Attr.parked]: record.parked }),
   });
 }
 
@@ -99,6 +101,8 @@ export function itemToRecord(item: Item): ActorRecord {
     ...(raw[Attr.timerEpoch] === undefined ? {} : { timerEpoch: raw[Attr.timerEpoch] as number }),
     ...(raw[Attr.outbox] === undefined ? {} : { outbox: JSON.parse(raw[Attr.outbox] as string) }),
     ...(raw[Attr.outboxApart] === true ? { outboxApart: true } : {}),
+    ...(raw[Attr.paused] === undefined ? {} : { paused: JSON.parse(raw[Attr.paused] as string) }),
+    ...(raw[Attr.parked] === undefined ? {} : { parked: raw[Attr.parked] as number }),
   };
 }
 

@@ -38,6 +38,8 @@ export const Attr = {
   ttl: 'ttl',
   outbox: 'outbox',
   outboxApart: 'apart',
+  paused: 'ps',
+  parked: 'pn',
 } as const;
 
 /**
@@ -171,10 +173,12 @@ export const ITEM_OVERHEAD = {
       Attr.outboxApart,
       Attr.obPk,
       Attr.obAt,
+      Attr.paused,
+      Attr.parked,
     ],
     // A record holding sends is in the outbox index (its shard key); `apart` is a boolean.
     [actorPk(''), RECORD_SK, outboxShardKey(MAX_OUTBOX_SHARDS - 1)],
-    8,
+    9,
   ),
   outbox: overhead(
     [Attr.pk, Attr.sk, Attr.envelopes, Attr.createdAt, Attr.obPk, Attr.obAt],

@@ -117,6 +117,16 @@ export interface ActorRecord {
    * not fit in the record: a drain before the next commit must read them.
    */
   readonly outboxApart?: boolean;
+  /**
+   * Set while an operator holds the actor (`pauseActor`): its turns apply nothing, and each
+   * message that arrives is parked ({@link DeadLetter.parked}), in order, until it is resumed.
+   */
+  readonly paused?: { readonly at: number; readonly by: string };
+  /**
+   * The place of the last message parked while the actor was paused, as long as any parked
+   * message is not applied yet: the actor's next turn applies them first, in order.
+   */
+  readonly parked?: number;
 }
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
@@ -174,6 +184,12 @@ export interface DeadLetter {
   /** Deliveries before the engine gave up. */
   readonly attempts: number;
   readonly at: number;
+  /**
+   * Set on a message held while its actor was paused, not a failure: its place among the
+   * actor's parked messages (1, 2, …). The actor applies them in that order when resumed;
+   * they are not dead letters to list, redrive or purge.
+   */
+  readonly parked?: number;
 }
 
 /** What firing a timer needs: which actor, which timer and scheduling, when. */

@@ -26,6 +26,13 @@ export {
   sweepOutboxOf,
 } from './drainOutbox.ts';
 export type { Inbound } from './Inbound.ts';
+export {
+  cancelTimer,
+  type OperatorOptions,
+  pauseActor,
+  purgeDeadLetter,
+  resumeActor,
+} from './operatorActions.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnOptions, type TurnResult } from './runTurn.ts';

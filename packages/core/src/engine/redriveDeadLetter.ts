@@ -21,7 +21,7 @@ export async function redriveDeadLetter(
   messageId: string,
 ): Promise<void> {
   const letter = await store.readDeadLetter(actorId, messageId);
-  if (!letter) {
+  if (!letter || letter.parked !== undefined) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
       `${actorId} keeps no dead letter ${messageId}: it was redriven already, or never dead-lettered; list them with store.listDeadLetters()`,

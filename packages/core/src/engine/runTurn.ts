@@ -1,4 +1,4 @@
-import { jsonSize, readConflict } from '../adapter/conflicts.ts';
+import { jsonSize, readConflict, versionConflict } from '../adapter/conflicts.ts';
 import { askTimerId, isActorSender, parseActorId } from '../adapter/envelope.ts';
 import {
   type ActorRecord,
@@ -26,6 +26,7 @@ import {
   withFewerMoves,
 } from './messageEffects.ts';
 import { OverflowLookup } from './overflow.ts';
+import { actorPaused, isParkedCopy, park, parkedInbounds, withoutParked } from './parking.ts';
 import { startHandlingSpan } from './spans.ts';
 import { isVoid } from './timers.ts';
 import { commitTooLarge } from './turnErrors.ts';
@@ -79,7 +80,8 @@ export async function runTurn(
 ): Promise<TurnResult> {
   const duplicateKeys = new Set<string>();
   for (let attempt = 1; ; attempt++) {
-    const base = cached(engine, actorId) ?? (await load(engine, actorId));
+    const warm = cached(engine, actorId);
+    const base = warm ?? (await load(engine, actorId));
     if (attempt === 1) reportReplacedQueue(engine, base, batch);
     try {
       // A record this caller did not drain may hold sends a crash left undrained; its
@@ -88,7 +90,10 @@ export async function runTurn(
       const mine = drained?.ver === base.ver && drained.life === base.life;
       const left = mine ? undefined : outboxOf(base);
       if (left) await drainOutbox(engine.store, engine.queue, left);
-      const result = await applyBatch(engine, withoutOutbox(base), batch, duplicateKeys);
+      const result = await applyBatch(engine, withoutOutbox(base), batch, {
+        duplicateKeys,
+        warm: warm !== undefined,
+      });
       const committed = result.ver !== base.ver;
       return committed || result.done === 0 ? result : await drainSince(engine, base, result);
     } catch (error) {
@@ -178,10 +183,13 @@ async function load(engine: Engine, actorId: string): Promise<ActorRecord> {
 
 async function applyBatch(
   engine: Engine,
-  base: ActorRecord,
+  loaded: ActorRecord,
   batch: readonly Inbound[],
-  duplicateKeys: ReadonlySet<string>,
+  { duplicateKeys, warm }: { duplicateKeys: ReadonlySet<string>; warm: boolean },
 ): Promise<TurnResult> {
+  // A resumed actor applies the messages parked while it was paused first, in order.
+  const replays = await parkedInbounds(engine, loaded, batch[0]);
+  const base = loaded.paused || replays.length > 0 ? loaded : withoutParked(loaded);
   const builder = new CommitBuilder(base, engine.store.limits);
   const overflow = new OverflowLookup(
     engine.store,
@@ -226,29 +234,50 @@ async function applyBatch(
   };
 
   const seenKeys = new Set<string>();
-  for (const received of batch) {
+  // The parked messages of a resumed actor first (they count in no batch), then the batch.
+  const steps = [...replays, ...batch.map((received) => ({ received }))];
+  for (const [i, step] of steps.entries()) {
+    const replay = 'letter' in step ? step : undefined;
+    const received = 'letter' in step ? step.inbound : step.received;
     // A queue may hand over two copies of an ingress message or of a redrive (SQS is
     // at-least-once); neither has a channel mark, so a second copy is known by its id.
     const { envelope } = received;
+    // An operator's redrive — or resume, which wakes the actor with one — may follow a change
+    // made outside the actor's turns (a pause lifted) that a warm record does not show.
+    if (warm && !replay && envelope.redrive !== undefined) throw versionConflict(loaded.id);
     const byId = !isActorSender(envelope) || envelope.redrive !== undefined;
     const copy = byId && seenKeys.has(envelope.id);
-    const admission = copy ? undefined : await admit(turn, received, duplicateKeys);
-    if (!admission) {
+    const admission: Admission | undefined = replay
+      ? { redrives: replay.letter }
+      : copy
+        ? undefined
+        : await admit(turn, received, duplicateKeys);
+    if (
+      !admission ||
+      (builder.record.paused && (await isParkedCopy(engine, builder.record, received)))
+    ) {
       done++;
       continue;
     }
     if (byId) seenKeys.add(envelope.id);
     const inbound = admission.fires ? fired(received, admission.fires) : received;
-    let effects: MessageEffects | BatonError;
+    let effects: MessageEffects | BatonError | undefined;
     let trace: HandlingTrace | undefined;
     if (admission.lateReply || admission.voids) {
       effects = ignore(engine, builder.record, inbound, admission);
+    } else if (builder.record.paused) {
+      // A message too large to park whole waits in the inbox until the actor is resumed.
+      effects = park(engine, builder.record, inbound, admission) ?? actorPaused(builder.record);
     } else {
       ({ effects, trace } = await handle(turn, builder.record, inbound, admission));
     }
     if (isBatonError(effects)) {
       retry = effects;
       break;
+    }
+    // The last parked message applied: the record counts none any more.
+    if (replay && i === replays.length - 1) {
+      effects = { ...effects, record: withoutParked(effects.record) };
     }
     if (!builder.fits(effects)) {
       if (builder.size > 0) await commit();
@@ -257,11 +286,14 @@ async function applyBatch(
         const error = commitTooLarge(inbound.envelope, engine.store.limits);
         const rejected = await reject(turn, builder.record, inbound, admission, error, trace);
         effects = withFewerMoves(engine, rejected);
+        if (replay && i === replays.length - 1) {
+          effects = { ...effects, record: withoutParked(effects.record) };
+        }
       }
     }
     builder.add(effects);
     overflow.moved(effects.overflow ?? []);
-    done++;
+    if (!replay) done++;
   }
   if (builder.size > 0) await commit();
   return {
@@ -332,7 +364,11 @@ async function admit(
   if (compareSeq(inbound.queueSeq, offset) <= 0) return undefined;
   if (envelope.redrive !== undefined) {
     const kept = await engine.store.readDeadLetter(record.id, envelope.id);
-    return kept?.at === envelope.redrive ? { redrives: kept } : undefined;
+    // A parked message is applied from the record's count, never by a redrive (a resume's
+    // wake-up is one).
+    return kept?.at === envelope.redrive && kept.parked === undefined
+      ? { redrives: kept }
+      : undefined;
   }
   if (envelope.timer) {
     const { id, gen } = envelope.timer;

@@ -1,0 +1,182 @@
+/**
+ * What an operator does to one actor outside its turns — pause, resume, forget a dead letter,
+ * cancel a timer — each as one commit of the actor's record on its version, like a turn's: a
+ * turn in flight meanwhile loses its commit, reloads and sees the change. Used by `baton`.
+ */
+import { readConflict } from '../adapter/conflicts.ts';
+import type { Envelope } from '../adapter/envelope.ts';
+import { encodeEnvelope } from '../adapter/envelope.ts';
+import type { ActorRecord, Commit, Queue, Store } from '../adapter/ports.ts';
+import { lifeId } from '../adapter/random.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
+import { NO_STATE_VERSION } from '../stateVersions.ts';
+
+/** Who acts, and when (epoch ms; default now). */
+export interface OperatorOptions {
+  /** Recorded with the change, e.g. the caller's IAM ARN. */
+  readonly by: string;
+  readonly now?: number;
+}
+
+/** The change to make to a record, or `undefined` when there is nothing to do. */
+type Change = (
+  record: ActorRecord,
+) => Omit<Commit, 'expectedVer' | 'outbox' | 'idempotency'> | undefined;
+
+const ATTEMPTS = 16;
+
+/** Commits `change` on the actor's current record, again on each version conflict. */
+async function changeRecord(store: Store, actorId: string, change: Change): Promise<ActorRecord> {
+  for (let attempt = 1; ; attempt++) {
+    const stored = await store.load(actorId);
+    // An actor never committed: a record without state, read as the initial one.
+    const record: ActorRecord = stored ?? {
+      id: actorId,
+      ver: 0,
+      life: lifeId(),
+      state: null,
+      stateVersion: NO_STATE_VERSION,
+      inboxOffset: '0',
+      marks: {},
+      sentSeq: 0,
+    };
+    const next = change(record);
+    if (!next) return record;
+    const written = { ...next.record, ver: record.ver + 1 };
+    try {
+      await store.commit({
+        ...next,
+        record: written,
+        expectedVer: record.ver,
+        outbox: [],
+        idempotency: [],
+      });
+      return written;
+    } catch (error) {
+      if (readConflict(error)?.kind !== 'version' || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * Pauses an actor: from its next turn on it applies nothing, and its messages are parked in
+ * the order they arrive (never retried, never dead-lettered) until {@link resumeActor}. Other
+ * actors go on. A wake-up sent to its inbox makes the worker holding it warm read the paused
+ * record; another worker's warm record may still run the handlers of one batch, whose commit
+ * the pause then refuses (nothing of it is applied). Pausing a paused actor changes nothing.
+ *
+ * @example
+ * await pauseActor(store, queue, 'account/alice', { by: 'arn:aws:iam::123456789012:user/ops' });
+ */
+export async function pauseActor(
+  store: Store,
+  queue: Queue,
+  actorId: string,
+  { by, now = Date.now() }: OperatorOptions,
+): Promise<ActorRecord> {
+  const record = await changeRecord(store, actorId, (current) =>
+    current.paused ? undefined : { record: { ...current, paused: { at: now, by } } },
+  );
+  await wake(queue, record, now);
+  return record;
+}
+
+/**
+ * Sends the actor a wake-up: a message that only makes its next turn read the record from the
+ * store, not from a worker's warm cache, so it sees what an operator changed. It is a redrive
+ * of no dead letter, so it applies nothing.
+ */
+async function wake(queue: Queue, record: ActorRecord, now: number): Promise<void> {
+  const id = `operator:${record.life ?? ''}:${record.ver}`;
+  const envelope: Envelope = {
+    id,
+    from: 'ingress',
+    seq: 0,
+    to: record.id,
+    name: '$wake',
+    payload: null,
+    sentAt: now,
+    redrive: now,
+  };
+  await queue.send([{ group: record.id, dedupeId: id, body: encodeEnvelope(envelope) }]);
+}
+
+/**
+ * Resumes a paused actor: its next turn applies the messages parked meanwhile, in order, each
+ * exactly once, before any other. A wake-up is sent to its inbox so that turn runs even if
+ * nothing else arrives. Resuming an actor not paused changes nothing.
+ *
+ * @example
+ * await resumeActor(store, queue, 'account/alice', { by: 'ops' });
+ */
+export async function resumeActor(
+  store: Store,
+  queue: Queue,
+  actorId: string,
+  { now = Date.now() }: OperatorOptions,
+): Promise<ActorRecord> {
+  let resumed = false;
+  const record = await changeRecord(store, actorId, (current) => {
+    if (!current.paused) return undefined;
+    resumed = true;
+    const { paused: _, ...rest } = current;
+    return { record: rest };
+  });
+  if (resumed) await wake(queue, record, now);
+  return record;
+}
+
+/**
+ * Forgets a dead letter without applying it (`baton dead-letters purge`). A parked message is
+ * not a dead letter: it is refused.
+ *
+ * @example
+ * await purgeDeadLetter(store, 'account/alice', 'ingress:["account/alice","dep-1"]', { by: 'ops' });
+ */
+export async function purgeDeadLetter(
+  store: Store,
+  actorId: string,
+  messageId: string,
+  _options: OperatorOptions,
+): Promise<void> {
+  const letter = await store.readDeadLetter(actorId, messageId);
+  if (!letter || letter.parked !== undefined) throw noDeadLetter(actorId, messageId);
+  await changeRecord(store, actorId, (record) => ({
+    record,
+    deadLetters: { put: [], remove: [messageId] },
+  }));
+}
+
+/**
+ * Cancels a pending timer of an actor (`baton timers cancel`): it never fires. Cancelling a
+ * timer that fired or was cancelled meanwhile is refused with NOT_FOUND.
+ *
+ * @example
+ * await cancelTimer(store, 'order/42', 'reminder', { by: 'ops' });
+ */
+export async function cancelTimer(
+  store: Store,
+  actorId: string,
+  timerId: string,
+  _options: OperatorOptions,
+): Promise<void> {
+  if (!(await store.readTimer(actorId, timerId))) {
+    throw new BatonError(
+      ErrorCode.NOT_FOUND,
+      `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`baton timers list ${actorId}\``,
+      { details: { actorId, timerId } },
+    );
+  }
+  await changeRecord(store, actorId, (record) => ({
+    record,
+    timers: { put: [], remove: [timerId] },
+  }));
+}
+
+function noDeadLetter(actorId: string, messageId: string): BatonError {
+  return new BatonError(
+    ErrorCode.NOT_FOUND,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`baton dead-letters list\``,
+    { details: { actorId, messageId } },
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * Pausing an actor: while its record is paused, each message a turn admits is parked — kept
+ * with the actor as a {@link DeadLetter} marked `parked`, its inbox offset and channel moved on
+ * as for any message the actor is done with — so the inbox moves on and nothing is retried or
+ * dead-lettered. Once resumed, the actor's next turn applies the parked messages first, in the
+ * order they arrived, each exactly once (as a redrive of its parked letter), then its batch.
+ */
+import { jsonSize } from '../adapter/conflicts.ts';
+import { isActorSender } from '../adapter/envelope.ts';
+import type { ActorRecord, DeadLetter } from '../adapter/ports.ts';
+import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import type { MessageEffects } from './CommitBuilder.ts';
+import type { Engine } from './createEngine.ts';
+import type { Inbound } from './Inbound.ts';
+import { type Admission, ignore } from './messageEffects.ts';
+
+/**
+ * The effects of parking `inbound` at the next place: the record moves past it (offset,
+ * channel) and counts it, and the message is kept to apply on resume. `undefined` when the
+ * message would not fit a record whole: it then waits in the inbox like a retried one.
+ */
+export function park(
+  engine: Engine,
+  current: ActorRecord,
+  inbound: Inbound,
+  admission: Admission,
+): MessageEffects | undefined {
+  const { redrive: _, timer: __, ...original } = inbound.envelope;
+  const place = (current.parked ?? 0) + 1;
+  const letter: DeadLetter = {
+    actorId: current.id,
+    messageId: original.id,
+    envelope: original,
+    redrivable: true,
+    error: pausedError(current),
+    attempts: inbound.receiveCount ?? 1,
+    at: engine.clock.now(),
+    parked: place,
+  };
+  if (jsonSize(letter) > engine.store.limits.maxItemBytes) return undefined;
+  // Moves the offset and the channel on, as for a message ignored; a timer's fire (or an ask's
+  // reply) is parked as the handler would see it, and the timer removed as fired.
+  const moved = ignore(engine, { ...current, parked: place }, inbound, admission);
+  const fires = admission.fires ? { timers: new Map([[admission.fires.id, null]]) } : {};
+  return { ...moved, ...fires, deadLetter: letter };
+}
+
+/**
+ * Whether a paused actor's `inbound` is a copy of an ingress message parked already: one with
+ * no channel mark to tell it by, so the turn asks for its parked letter.
+ */
+export async function isParkedCopy(
+  engine: Engine,
+  record: ActorRecord,
+  inbound: Inbound,
+): Promise<boolean> {
+  const { envelope } = inbound;
+  if (isActorSender(envelope) || envelope.redrive !== undefined || envelope.timer) return false;
+  const kept = await engine.store.readDeadLetter(record.id, envelope.id);
+  return kept?.parked !== undefined;
+}
+
+/**
+ * The parked messages of a resumed actor, in the order they arrived, as a turn applies them:
+ * redrives of their parked letters, at the record's inbox offset, on the delivery of the
+ * batch that carries them (its attempts count for them).
+ */
+export async function parkedInbounds(
+  engine: Engine,
+  record: ActorRecord,
+  carrier: Inbound | undefined,
+): Promise<Array<{ inbound: Inbound; letter: DeadLetter }>> {
+  if (record.parked === undefined || record.paused) return [];
+  const letters = (await engine.store.listDeadLetters(record.id))
+    .filter((letter) => letter.parked !== undefined)
+    .sort((a, b) => (a.parked ?? 0) - (b.parked ?? 0));
+  return letters.map((letter) => ({
+    letter,
+    inbound: {
+      envelope: { ...letter.envelope, redrive: letter.at },
+      queueSeq: record.inboxOffset,
+      ...(carrier?.receiveCount === undefined ? {} : { receiveCount: carrier.receiveCount }),
+    },
+  }));
+}
+
+/**
+ * Why a paused actor's message waits in the inbox: it is too large to park whole. Retried
+ * after a minute, until the actor is resumed.
+ */
+export function actorPaused(record: ActorRecord): BatonError {
+  return new BatonError(
+    ErrorCode.ACTOR_PAUSED,
+    `${record.id} is paused: a message too large to park waits in its inbox until the actor is resumed`,
+    { details: { actorId: record.id }, retryAfterMs: 60_000 },
+  );
+}
+
+/** `record` without its count of parked messages: the last one was applied. */
+export function withoutParked(record: ActorRecord): ActorRecord {
+  if (record.parked === undefined) return record;
+  const { parked: _, ...rest } = record;
+  return rest;
+}
+
+function pausedError(record: ActorRecord): SerializedError {
+  const since = new Date(record.paused?.at ?? 0).toISOString();
+  const by = record.paused?.by ?? 'an operator';
+  return {
+    code: ErrorCode.ACTOR_PAUSED,
+    message: `${record.id} is paused (since ${since}, by ${by}): this message is held and applied, in order, when the actor is resumed`,
+    details: { actorId: record.id },
+  };
+}
