@@ -44,6 +44,10 @@ describe('infra', () => {
       expect(existsSync(join(out, asset!, 'index.mjs.map'))).toBe(true);
     }
     expect(Object.keys(template.Outputs).sort()).toEqual([
+      // What `baton --stack` reads (see packages/cli's target.ts).
+      ...['DeadLetters', 'Inbox', 'Ingress', 'Table', 'Timers', 'WebSocket'].map((what) =>
+        expect.stringMatching(new RegExp(`^BankOperator${what}`)),
+      ),
       'IngressUrl',
       expect.stringMatching(/^PagePageUrl/),
       'WebSocketUrl',

@@ -9,6 +9,7 @@ export { type AwsClients, type AwsClientsOptions, createAwsClients } from './cre
 export { createTable } from './dynamodb/createTable.ts';
 export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';
 export { DynamoStore, type DynamoStoreOptions } from './dynamodb/DynamoStore.ts';
+export { type ActorPage, listActors } from './dynamodb/listActors.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export {
   DYNAMO_STORE_LIMITS,

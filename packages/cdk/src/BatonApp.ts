@@ -29,6 +29,7 @@ import { Construct } from 'constructs';
 import { createAlarms } from './alarms.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
 import { ingressEndpoint } from './ingressEndpoint.ts';
+import { operatorOutputs } from './operatorOutputs.ts';
 import { findProjectRoot, lockFile } from './projectRoot.ts';
 import { WEBSOCKET_AUTH_ENV } from './requireConnectAuth.ts';
 import { tableSchema } from './tableSchema.ts';
@@ -281,6 +282,14 @@ export class BatonApp extends Construct {
     this.ingressApi = ingress.httpApi;
     this.#ingressAuth = settings.ingressAuth;
     this.alarms = createAlarms(this, functions);
+    operatorOutputs(this, {
+      table: this.table.tableName,
+      inbox: this.inbox.queueUrl,
+      deadLetters: this.deadLetterQueue.queueUrl,
+      timers: this.timerQueue.queueUrl,
+      ingress: this.ingressUrl,
+      webSocket: this.webSocketStage.url,
+    });
     this.#acknowledge(settings.webSocketAuth === 'app');
   }
 

@@ -1,16 +1,24 @@
 #!/usr/bin/env node
 /**
- * The `baton` command. Today: `baton dev <app entry>` (see `baton dev --help`).
+ * The `baton` command: `baton dev <app entry>` (see `baton dev --help`), and the commands that
+ * operate a deployed app (`baton status`, `baton actors …`, `baton dead-letters …`; see
+ * `baton --help`).
  */
 import { isBatonError } from '@baton/core';
 import { parseDevArgs, USAGE } from './dev/DevOptions.ts';
 import { startDev } from './dev/startDev.ts';
+import { processIo } from './ops/OpsIo.ts';
+import { isOpsCommand, OPS_USAGE, runOps } from './ops/runOps.ts';
 
 const [command, ...args] = process.argv.slice(2);
 
 async function main(): Promise<void> {
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    console.log(`baton — Baton's command line\n\n${USAGE}`);
+    console.log(`baton — Baton's command line\n\n${USAGE}\n\n${OPS_USAGE}`);
+    return;
+  }
+  if (isOpsCommand(command)) {
+    process.exitCode = await runOps([command, ...args], processIo());
     return;
   }
   if (command !== 'dev') {

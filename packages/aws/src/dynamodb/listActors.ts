@@ -1,0 +1,64 @@
+import { type DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import type { ActorRecord } from '@baton/core/adapter';
+import { unavailable } from '../internal/unavailable.ts';
+import { type Item, itemToRecord } from './itemCodec.ts';
+import { Attr, actorPk, RECORD_SK } from './tableLayout.ts';
+
+/** A page of {@link listActors}: the records, and where the next page starts (if any). */
+export interface ActorPage {
+  readonly records: readonly ActorRecord[];
+  /** Pass it as `cursor` for the next page; absent on the last one. */
+  readonly cursor?: string;
+}
+
+/**
+ * The records of one actor type, a page at a time, for operators (`baton actors list`). It
+ * scans the table — every item, not only the type's — so it is a tool's call, never a
+ * handler's.
+ *
+ * @example
+ * let page = await listActors(dynamodb, 'bank-actors', 'account', { limit: 50 });
+ * while (page.cursor) page = await listActors(dynamodb, 'bank-actors', 'account', { cursor: page.cursor });
+ */
+export async function listActors(
+  client: DynamoDBClient,
+  tableName: string,
+  type: string,
+  options: { readonly limit?: number; readonly cursor?: string } = {},
+): Promise<ActorPage> {
+  const limit = options.limit ?? 50;
+  const records: ActorRecord[] = [];
+  let start: Item | undefined = options.cursor
+    ? (JSON.parse(Buffer.from(options.cursor, 'base64url').toString('utf8')) as Item)
+    : undefined;
+  do {
+    let page: ScanCommandOutput;
+    try {
+      page = await client.send(
+        new ScanCommand({
+          TableName: tableName,
+          FilterExpression: 'begins_with(#pk, :prefix) AND #sk = :record',
+          ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
+          ExpressionAttributeValues: {
+            ':prefix': { S: actorPk(`${type}/`) },
+            ':record': { S: RECORD_SK },
+          },
+          Limit: Math.max(limit - records.length, 1) * 4,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+    } catch (error) {
+      throw unavailable('DynamoDB', 'Scan (listActors)', error);
+    }
+    for (const item of page.Items ?? []) {
+      records.push(itemToRecord(item));
+      // A page ends on a record, so the next one starts right after it.
+      if (records.length === limit) {
+        const last = { [Attr.pk]: item[Attr.pk]!, [Attr.sk]: item[Attr.sk]! };
+        return { records, cursor: Buffer.from(JSON.stringify(last)).toString('base64url') };
+      }
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return { records };
+}

@@ -1,0 +1,113 @@
+import { userInfo } from 'node:os';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { type BatonApp, BatonError, ErrorCode } from '@baton/core';
+import { loadApp } from './loadApp.ts';
+import type { OpsIo } from './OpsIo.ts';
+import { resolveTarget, type Target, type TargetOptions } from './target.ts';
+
+/** The parsed options of one `baton` operating command (see `USAGE`). */
+export interface OpsValues extends TargetOptions {
+  readonly json?: boolean;
+  readonly yes?: boolean;
+  readonly 'dry-run'?: boolean;
+  readonly all?: boolean;
+  readonly app?: string;
+  readonly type?: string;
+  readonly code?: string;
+  readonly since?: string;
+  readonly limit?: string;
+  readonly cursor?: string;
+  readonly key?: string;
+  readonly timeout?: string;
+  readonly operator?: string;
+}
+
+/**
+ * What a command runs with: its options and arguments, the deployment (resolved once, when
+ * first asked for), who the operator is, and how to print, confirm and audit.
+ */
+export class OpsContext {
+  readonly io: OpsIo;
+  readonly values: OpsValues;
+  readonly args: readonly string[];
+  #target: Promise<Target> | undefined;
+  #operator: Promise<string> | undefined;
+  #app: Promise<BatonApp> | undefined;
+
+  constructor(io: OpsIo, values: OpsValues, args: readonly string[]) {
+    this.io = io;
+    this.values = values;
+    this.args = args;
+  }
+
+  get json(): boolean {
+    return this.values.json === true;
+  }
+
+  target(): Promise<Target> {
+    this.#target ??= resolveTarget(this.values, this.io.env);
+    return this.#target;
+  }
+
+  /** The app `--app` names; refused when it is not given. */
+  app(why: string): Promise<BatonApp> {
+    const entry = this.values.app;
+    if (!entry) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `${why}: pass --app <entry>, the module whose default export is defineApp({ actors })`,
+      );
+    }
+    this.#app ??= loadApp(entry);
+    return this.#app;
+  }
+
+  /**
+   * Who acts: `--operator`, else the caller's identity from STS on AWS, else a local name
+   * (`local:<user>`) on the emulators.
+   */
+  operator(): Promise<string> {
+    this.#operator ??= (async () => {
+      if (this.values.operator) return this.values.operator;
+      const target = await this.target();
+      if (target.local) return `local:${this.io.env.USER ?? userInfo().username}`;
+      const sts = new STSClient(target.region ? { region: target.region } : {});
+      const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
+      return Arn ?? 'unknown';
+    })();
+    return this.#operator;
+  }
+
+  /** The argument at `index`, or a usage error naming it. */
+  arg(index: number, name: string): string {
+    const value = this.args[index];
+    if (value === undefined || value === '') {
+      throw new BatonError(ErrorCode.INVALID_ARGUMENT, `missing <${name}>: see baton --help`);
+    }
+    return value;
+  }
+
+  /** Prints `value` as JSON with `--json`, else what `human` makes of it. */
+  print<T>(value: T, human: (value: T) => string): void {
+    this.io.out(this.json ? JSON.stringify(value, null, 2) : human(value));
+  }
+
+  /** Records who did what, on stderr, as one JSON line (it reaches the shell's or CI's log). */
+  async audit(action: string, details: Record<string, unknown>): Promise<void> {
+    const by = await this.operator();
+    const at = new Date(this.io.now()).toISOString();
+    this.io.err(`baton audit ${JSON.stringify({ at, by, action, ...details })}`);
+  }
+
+  /** Goes on only with `--yes` or a "yes" on the terminal; refuses otherwise. */
+  async confirm(question: string): Promise<void> {
+    if (this.values.yes) return;
+    if (this.io.confirm && (await this.io.confirm(question))) return;
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      this.io.confirm
+        ? 'not confirmed: nothing was changed'
+        : `${question} — refused without a terminal to ask: pass --yes to confirm`,
+    );
+  }
+}

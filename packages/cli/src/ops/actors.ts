@@ -1,0 +1,151 @@
+import { listActors } from '@baton/aws';
+import { BatonError, ErrorCode } from '@baton/core';
+import { type ActorRecord, parseActorId } from '@baton/core/adapter';
+import { pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
+import { fields, table } from './format.ts';
+import type { OpsContext } from './OpsContext.ts';
+
+/** An actor id argument (`type/key`), checked. */
+export function actorArg(ctx: OpsContext, index: number): string {
+  const id = ctx.arg(index, 'type/key');
+  if (!parseActorId(id)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `"${id}" is not an actor id: write <type>/<key>, e.g. account/alice`,
+    );
+  }
+  return id;
+}
+
+/** `baton actors get <type/key>`: the record and what waits on it. */
+export async function actorsGet(ctx: OpsContext): Promise<void> {
+  const id = actorArg(ctx, 0);
+  const { store } = await ctx.target();
+  const record = await store.load(id);
+  if (!record) {
+    throw new BatonError(
+      ErrorCode.NOT_FOUND,
+      `${id} has no record: it never committed a turn (or was halted and deleted); list the type's actors with baton actors list ${parseActorId(id)?.type}`,
+    );
+  }
+  const [timers, letters, held] = await Promise.all([
+    store.listTimers(id),
+    store.listDeadLetters(id),
+    storedOutbox(store, id),
+  ]);
+  const schema = ctx.values.app ? await stateCheck(ctx, record) : undefined;
+  const asks = timers.filter((t) => t.id.startsWith('ask:'));
+  const result = {
+    id,
+    version: record.ver,
+    life: record.life ?? null,
+    stateVersion: record.stateVersion ?? 1,
+    inboxPosition: record.inboxOffset,
+    paused: record.paused ?? null,
+    parkedMessages: letters.filter((l) => l.parked !== undefined).length,
+    deadLetters: letters.filter((l) => l.parked === undefined).length,
+    heldSends: held.reduce((n, item) => n + item.envelopes.length, 0),
+    pendingTimers: timers
+      .filter((t) => !t.id.startsWith('ask:'))
+      .map(({ id, name, at }) => ({
+        id,
+        name,
+        at: new Date(at).toISOString(),
+      })),
+    pendingAsks: asks.length,
+    halted: record.expiresAt === undefined ? null : new Date(record.expiresAt).toISOString(),
+    ...(schema === undefined ? {} : { stateValid: schema }),
+    state: record.state,
+  };
+  ctx.print(result, (r) =>
+    fields([
+      ['actor', r.id],
+      ['version', r.version],
+      ['life', r.life],
+      ['state version', r.stateVersion],
+      ['inbox position', r.inboxPosition],
+      [
+        'paused',
+        r.paused ? `since ${new Date(r.paused.at).toISOString()} by ${r.paused.by}` : 'no',
+      ],
+      ['parked messages', r.parkedMessages],
+      ['dead letters', r.deadLetters],
+      ['held sends', r.heldSends],
+      ['pending timers', r.pendingTimers.map((t) => `${t.id}@${t.at}`).join(', ') || 0],
+      ['pending asks', r.pendingAsks],
+      ...(r.halted ? ([['halted, expires', r.halted]] as const) : []),
+      ...(schema === undefined
+        ? []
+        : ([['state valid', schema === true ? 'yes' : schema]] as const)),
+      ['state', JSON.stringify(r.state)],
+    ]),
+  );
+}
+
+/** `true`, or what the app's state schema says is wrong with the stored state. */
+async function stateCheck(ctx: OpsContext, record: ActorRecord): Promise<true | string> {
+  const app = await ctx.app('checking the state against its schema needs the app');
+  const type = parseActorId(record.id)?.type;
+  const definition = app.actors.find((a) => a.name === type);
+  if (!definition) return `the app defines no actor type ${type}`;
+  if ((record.stateVersion ?? 1) !== definition.version) {
+    return `written by version ${record.stateVersion ?? 1} of ${type}; the app has ${definition.version} (migrated on the next turn)`;
+  }
+  const checked = definition.state.safeParse(record.state);
+  return checked.success ? true : checked.error.issues.map((i) => i.message).join('; ');
+}
+
+/** `baton actors list <type>`: the type's actors, a page at a time. */
+export async function actorsList(ctx: OpsContext): Promise<void> {
+  const type = ctx.arg(0, 'type');
+  const { dynamodb, names } = await ctx.target();
+  const limit = ctx.values.limit === undefined ? 50 : Number(ctx.values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, '--limit takes a whole number from 1 to 1000');
+  }
+  const page = await listActors(dynamodb, names.table, type, {
+    limit,
+    ...(ctx.values.cursor ? { cursor: ctx.values.cursor } : {}),
+  });
+  const result = {
+    actors: page.records.map((r) => ({
+      id: r.id,
+      version: r.ver,
+      inboxPosition: r.inboxOffset,
+      paused: r.paused !== undefined,
+      parked: r.parked ?? 0,
+    })),
+    ...(page.cursor ? { cursor: page.cursor } : {}),
+  };
+  ctx.print(result, (r) =>
+    [
+      table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),
+      ...(r.cursor ? [`more: baton actors list ${type} --cursor ${r.cursor}`] : []),
+    ].join('\n'),
+  );
+}
+
+/** `baton actors pause <type/key>`: it processes nothing until resumed; its messages wait. */
+export async function actorsPause(ctx: OpsContext): Promise<void> {
+  const id = actorArg(ctx, 0);
+  const { store, queue } = await ctx.target();
+  await ctx.confirm(`pause ${id}? Its messages wait until it is resumed`);
+  const by = await ctx.operator();
+  const record = await pauseActor(store, queue, id, { by, now: ctx.io.now() });
+  await ctx.audit('actors pause', { actor: id });
+  ctx.print({ actor: id, paused: record.paused }, () => `${id} paused by ${record.paused?.by}`);
+}
+
+/** `baton actors resume <type/key>`: applies what waited, in order, then goes on. */
+export async function actorsResume(ctx: OpsContext): Promise<void> {
+  const id = actorArg(ctx, 0);
+  const { store, queue } = await ctx.target();
+  const by = await ctx.operator();
+  const parked = (await store.listDeadLetters(id)).filter((l) => l.parked !== undefined).length;
+  await resumeActor(store, queue, id, { by, now: ctx.io.now() });
+  await ctx.audit('actors resume', { actor: id, parked });
+  ctx.print(
+    { actor: id, resumed: true, parkedToApply: parked },
+    () => `${id} resumed; it applies the ${parked} message(s) parked meanwhile first, in order`,
+  );
+}

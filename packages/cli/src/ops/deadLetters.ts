@@ -1,0 +1,164 @@
+import { BatonError, ErrorCode } from '@baton/core';
+import type { DeadLetter } from '@baton/core/adapter';
+import { purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import { actorArg } from './actors.ts';
+import { duration, since, table } from './format.ts';
+import type { OpsContext } from './OpsContext.ts';
+
+/** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
+async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
+  const { store } = await ctx.target();
+  const { type, code, since: from } = ctx.values;
+  const after = from === undefined ? undefined : since(from, ctx.io.now());
+  if (from !== undefined && after === undefined) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--since takes an ISO 8601 time or a duration back from now (30m, 2h, 7d), not "${from}"`,
+    );
+  }
+  const letters = await store.listDeadLetters();
+  return letters.filter(
+    (l) =>
+      l.parked === undefined &&
+      (type === undefined || l.actorId.startsWith(`${type}/`)) &&
+      (code === undefined || causeOf(l).code === code || l.error.code === code) &&
+      (after === undefined || l.at >= after),
+  );
+}
+
+/** What made the message fail: the last error before the engine ended it. */
+function causeOf(letter: DeadLetter): { code: string; message: string } {
+  const last = letter.error.details?.cause as { code?: string; message?: string } | undefined;
+  return { code: last?.code ?? letter.error.code, message: last?.message ?? letter.error.message };
+}
+
+function summary(ctx: OpsContext, l: DeadLetter) {
+  const cause = causeOf(l);
+  return {
+    actor: l.actorId,
+    messageId: l.messageId,
+    name: l.envelope.name,
+    code: cause.code,
+    attempts: l.attempts,
+    at: new Date(l.at).toISOString(),
+    age: duration(ctx.io.now() - l.at),
+    redrivable: l.redrivable,
+    error: cause.message,
+  };
+}
+
+/** `baton dead-letters list [--type t] [--code c] [--since 2h]`. */
+export async function deadLettersList(ctx: OpsContext): Promise<void> {
+  const letters = (await matching(ctx)).map((l) => summary(ctx, l));
+  ctx.print({ deadLetters: letters }, ({ deadLetters }) =>
+    deadLetters.length === 0
+      ? 'no dead letters'
+      : table(deadLetters, ['actor', 'name', 'code', 'attempts', 'age', 'messageId']),
+  );
+}
+
+/** The one dead letter `<type/key> <message id>` names. */
+async function named(ctx: OpsContext): Promise<DeadLetter> {
+  const actorId = actorArg(ctx, 0);
+  const messageId = ctx.arg(1, 'message id');
+  const { store } = await ctx.target();
+  const letter = await store.readDeadLetter(actorId, messageId);
+  if (!letter || letter.parked !== undefined) {
+    throw new BatonError(
+      ErrorCode.NOT_FOUND,
+      `${actorId} keeps no dead letter ${messageId}: it was redriven or purged, or never dead-lettered; see baton dead-letters list`,
+      { details: { actorId, messageId } },
+    );
+  }
+  return letter;
+}
+
+/** `baton dead-letters show <type/key> <message id>`: the message, its error, its attempts. */
+export async function deadLettersShow(ctx: OpsContext): Promise<void> {
+  const letter = await named(ctx);
+  ctx.print({ ...summary(ctx, letter), envelope: letter.envelope, failure: letter.error }, (s) =>
+    [
+      `actor      ${s.actor}`,
+      `message    ${s.messageId}`,
+      `name       ${s.name}`,
+      `payload    ${JSON.stringify(s.envelope.payload)}`,
+      `from       ${s.envelope.from}`,
+      `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
+      `cause      ${s.code}: ${s.error}`,
+      `redrivable ${s.redrivable ? 'yes' : 'no (kept without its payload: send it again from its source)'}`,
+    ].join('\n'),
+  );
+}
+
+/** The dead letters a bulk action works on: one named, or `--all` matching the filters. */
+async function targets(ctx: OpsContext, verb: string): Promise<DeadLetter[]> {
+  if (ctx.values.all) {
+    if (ctx.args.length > 0) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `${verb} takes <type/key> <message id>, or --all with filters, not both`,
+      );
+    }
+    return matching(ctx);
+  }
+  return [await named(ctx)];
+}
+
+/**
+ * `baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run]`: each
+ * goes back to its actor's inbox and is applied exactly once, however often it is redriven.
+ */
+export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
+  await bulk(ctx, 'redrive', async (letter) => {
+    const { store, queue } = await ctx.target();
+    await redriveDeadLetter(store, queue, letter.actorId, letter.messageId);
+  });
+}
+
+/** `baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run] --yes`. */
+export async function deadLettersPurge(ctx: OpsContext): Promise<void> {
+  await bulk(ctx, 'purge', async (letter) => {
+    const { store } = await ctx.target();
+    const by = await ctx.operator();
+    await purgeDeadLetter(store, letter.actorId, letter.messageId, { by });
+  });
+}
+
+async function bulk(
+  ctx: OpsContext,
+  verb: 'redrive' | 'purge',
+  act: (letter: DeadLetter) => Promise<void>,
+): Promise<void> {
+  const letters = await targets(ctx, verb);
+  const listed = letters.map((l) => ({ actor: l.actorId, messageId: l.messageId }));
+  if (ctx.values['dry-run']) {
+    ctx.print({ dryRun: true, [verb]: listed }, () =>
+      letters.length === 0
+        ? `would ${verb} nothing: no dead letter matches`
+        : `would ${verb} ${letters.length} dead letter(s):\n${table(listed, ['actor', 'messageId'])}`,
+    );
+    return;
+  }
+  if (letters.length === 0) {
+    ctx.print({ [verb]: [] }, () => `no dead letter matches: nothing to ${verb}`);
+    return;
+  }
+  const what =
+    letters.length === 1
+      ? `dead letter ${letters[0]!.messageId}`
+      : `${letters.length} dead letters`;
+  await ctx.confirm(
+    verb === 'purge' ? `purge ${what}? They are forgotten, never applied` : `redrive ${what}?`,
+  );
+  const done: typeof listed = [];
+  for (const letter of letters) {
+    await act(letter);
+    done.push({ actor: letter.actorId, messageId: letter.messageId });
+    await ctx.audit(`dead-letters ${verb}`, { actor: letter.actorId, messageId: letter.messageId });
+  }
+  ctx.print({ [verb]: done }, () =>
+    verb === 'redrive'
+      ? `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn`
+      : `purged ${done.length} dead letter(s)`,
+  );
+}

@@ -1,0 +1,58 @@
+/** Human output of the operating commands: aligned tables and durations. */
+
+/**
+ * An aligned text table of `rows` under `columns` (each cell as a string; `—` when absent).
+ *
+ * @example
+ * table([{ actor: 'ledger/p', code: 'DEAD_LETTERED' }], ['actor', 'code']);
+ */
+export function table(rows: ReadonlyArray<Record<string, unknown>>, columns: readonly string[]) {
+  const cells = rows.map((row) => columns.map((c) => cell(row[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const line = (values: readonly string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
+}
+
+/** `key  value` lines, aligned. */
+export function fields(entries: ReadonlyArray<readonly [string, unknown]>): string {
+  const width = Math.max(...entries.map(([k]) => k.length));
+  return entries.map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n');
+}
+
+function cell(value: unknown): string {
+  if (value === undefined || value === null || value === '') return '—';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** A duration in ms as people read it: `850ms`, `12s`, `3m 4s`, `2h 5m`, `3d 1h`. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${m % 60}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+/**
+ * An instant given as ISO 8601 or as a duration back from `now` (`30m`, `2h`, `7d`).
+ *
+ * @example
+ * since('2h', Date.now()); // two hours ago, epoch ms
+ */
+export function since(value: string, now: number): number | undefined {
+  const relative = /^(\d+)(s|m|h|d)$/.exec(value);
+  if (relative) {
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's'];
+    return now - Number(relative[1]) * unit;
+  }
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : at;
+}

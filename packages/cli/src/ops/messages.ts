@@ -1,0 +1,84 @@
+import { BatonError, Client, ErrorCode, SYSTEM } from '@baton/core';
+import { ingressMessageId } from '@baton/core/adapter';
+import { actorArg } from './actors.ts';
+import type { OpsContext } from './OpsContext.ts';
+
+/** The payload argument: JSON. */
+function payloadArg(ctx: OpsContext): unknown {
+  const text = ctx.args[2] ?? '{}';
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the payload must be JSON, e.g. '{"amount": 5}', not ${text}`,
+    );
+  }
+}
+
+/** A client as trusted code, on the app's definitions: it validates what it sends. */
+async function clientFor(ctx: OpsContext): Promise<Client> {
+  const app = await ctx.app('sending needs the app, to check the message against its schema');
+  const { store, queue } = await ctx.target();
+  return new Client({ actors: app.actors, store, queue }).asSystem();
+}
+
+function refOf(id: string) {
+  return { id } as Parameters<Client['send']>[0];
+}
+
+/** `baton send <type/key> <name> [json] --app <entry> [--key k]`: enqueues, prints the id. */
+export async function send(ctx: OpsContext): Promise<void> {
+  const to = actorArg(ctx, 0);
+  const name = ctx.arg(1, 'message name');
+  const payload = payloadArg(ctx);
+  const client = await clientFor(ctx);
+  const key = ctx.values.key;
+  const { messageId } = await client.send(refOf(to), name as never, payload as never, {
+    ...(key ? { idempotencyKey: key } : {}),
+  });
+  await ctx.audit('send', { actor: to, name, messageId });
+  ctx.print({ messageId }, () => `sent ${name} to ${to}\nmessage id ${messageId}`);
+}
+
+/** `baton ask <type/key> <name> [json] --app <entry> [--key k] [--timeout 30s]`: the reply. */
+export async function ask(ctx: OpsContext): Promise<void> {
+  const to = actorArg(ctx, 0);
+  const name = ctx.arg(1, 'message name');
+  const payload = payloadArg(ctx);
+  const client = await clientFor(ctx);
+  const timeoutMs = ctx.values.timeout === undefined ? 30_000 : Number(ctx.values.timeout) * 1000;
+  const key = ctx.values.key ?? globalThis.crypto.randomUUID();
+  await ctx.audit('ask', { actor: to, name, key });
+  const value = await client.ask(refOf(to), name as never, payload as never, {
+    idempotencyKey: key,
+    timeoutMs,
+  });
+  ctx.print({ value }, (r) => JSON.stringify(r.value ?? null));
+}
+
+/**
+ * `baton outcome <message id>` or `baton outcome <type/key> <idempotency key>` (a key the
+ * CLI sent with): the stored outcome of a client message, once processed.
+ */
+export async function outcome(ctx: OpsContext): Promise<void> {
+  const first = ctx.arg(0, 'message id');
+  const messageId =
+    ctx.args.length >= 2
+      ? ingressMessageId(actorArg(ctx, 0), ctx.arg(1, 'idempotency key'), SYSTEM)
+      : first;
+  const { store } = await ctx.target();
+  const record = await store.readIdempotency(messageId);
+  if (!record || record.expiresAt <= ctx.io.now()) {
+    throw new BatonError(
+      ErrorCode.NOT_FOUND,
+      `no outcome of ${messageId}: it is not processed yet (or the actor is paused), or it is older than the retention window`,
+      { details: { messageId } },
+    );
+  }
+  ctx.print({ messageId, actor: record.actorId, outcome: record.outcome }, (r) =>
+    r.outcome.ok
+      ? `ok ${JSON.stringify(r.outcome.value ?? null)}`
+      : `failed ${r.outcome.error.code}: ${r.outcome.error.message}`,
+  );
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { runOps } from './runOps.ts';
+
+/** Runs `baton <argv>` with no terminal to ask; returns its exit code and output. */
+async function baton(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runOps(argv, {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    env: {},
+    now: () => 0,
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const LOCAL = [
+  '--table',
+  't',
+  '--queue-url',
+  'http://127.0.0.1:1/000000000000/q.fifo',
+  '--dynamodb-endpoint',
+  'http://127.0.0.1:1',
+  '--sqs-endpoint',
+  'http://127.0.0.1:1',
+];
+
+describe('baton operating commands', () => {
+  it('exits 2 on an unknown command, listing the commands there are', async () => {
+    const { code, err } = await baton('dead-letters', 'explode');
+    expect(code).toBe(2);
+    expect(err).toMatch(/unknown command "dead-letters explode"[\s\S]*baton dead-letters redrive/);
+  });
+
+  it('refuses to run without a deployment to act on, saying how to name one', async () => {
+    const { code, err } = await baton('status', '--json');
+    expect(code).toBe(2);
+    expect(err).toMatch(/pass --stack <name>.*or --table <name> and --queue-url/);
+  });
+
+  it('refuses a destructive action without --yes when there is no terminal to ask', async () => {
+    const { code, err } = await baton('actors', 'pause', 'account/alice', ...LOCAL);
+    expect(code).toBe(2);
+    expect(err).toMatch(/refused without a terminal to ask: pass --yes/);
+  });
+
+  it('refuses an actor id that is not <type>/<key>, with --json printing the error too', async () => {
+    const { code, out, err } = await baton('actors', 'get', 'alice', '--json', ...LOCAL);
+    expect(code).toBe(2);
+    expect(JSON.parse(out)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+    expect(err).toMatch(/"alice" is not an actor id: write <type>\/<key>/);
+  });
+});

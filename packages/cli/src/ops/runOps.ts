@@ -1,0 +1,132 @@
+/**
+ * `baton`'s operating commands: look into a deployed app and act on it (see `OPS_USAGE`).
+ * `runOps` is the whole command as a function — arguments in, an exit code out — so tests run
+ * it in-process against DynamoDB Local and ElasticMQ.
+ */
+import { parseArgs } from 'node:util';
+import { isBatonError } from '@baton/core';
+import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
+import {
+  deadLettersList,
+  deadLettersPurge,
+  deadLettersRedrive,
+  deadLettersShow,
+} from './deadLetters.ts';
+import { ask, outcome, send } from './messages.ts';
+import { OpsContext, type OpsValues } from './OpsContext.ts';
+import type { OpsIo } from './OpsIo.ts';
+import { status } from './status.ts';
+import { timersCancel, timersList } from './timers.ts';
+
+type Command = (ctx: OpsContext) => Promise<void>;
+
+/** The commands, by their words. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  status,
+  'actors get': actorsGet,
+  'actors list': actorsList,
+  'actors pause': actorsPause,
+  'actors resume': actorsResume,
+  'dead-letters list': deadLettersList,
+  'dead-letters show': deadLettersShow,
+  'dead-letters redrive': deadLettersRedrive,
+  'dead-letters purge': deadLettersPurge,
+  'timers list': timersList,
+  'timers cancel': timersCancel,
+  send,
+  ask,
+  outcome,
+};
+
+/** Whether `word` starts an operating command (`baton <word> …`). */
+export function isOpsCommand(word: string): boolean {
+  return Object.keys(COMMANDS).some((c) => c.split(' ')[0] === word);
+}
+
+export const OPS_USAGE = `Operating a deployed app:
+  baton status                                       queue depths, dead letters, parked messages, timers due, sweeper lag
+  baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
+  baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
+  baton actors pause <type/key>                      it processes nothing; its messages wait, in order
+  baton actors resume <type/key>                     it applies what waited, in order, then goes on
+  baton dead-letters list [--type t] [--code c] [--since 2h]
+  baton dead-letters show <type/key> <message id>
+  baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run]
+  baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
+  baton timers list <type/key>
+  baton timers cancel <type/key> <timer id>
+  baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
+  baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout <seconds>]
+  baton outcome <message id> | <type/key> <idempotency key>
+
+Which deployment:
+  --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
+  --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL)
+  [--dead-letter-queue-url <url>] [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
+  Credentials and region: the AWS SDK's default chain.
+
+Every command: --json (for scripts), --yes (confirm a destructive action without asking),
+--operator <name> (who acts, for the audit line; default: your STS identity, or local:<user>).
+Exit codes: 0 done, 1 failed, 2 usage error.`;
+
+const OPTIONS = {
+  stack: { type: 'string' },
+  table: { type: 'string' },
+  'queue-url': { type: 'string' },
+  'dead-letter-queue-url': { type: 'string' },
+  'dynamodb-endpoint': { type: 'string' },
+  'sqs-endpoint': { type: 'string' },
+  region: { type: 'string' },
+  json: { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
+  'dry-run': { type: 'boolean' },
+  all: { type: 'boolean' },
+  app: { type: 'string' },
+  type: { type: 'string' },
+  code: { type: 'string' },
+  since: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  key: { type: 'string' },
+  timeout: { type: 'string' },
+  operator: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * Runs one operating command; resolves with its exit code (0 done, 1 failed, 2 usage error).
+ *
+ * @example
+ * const code = await runOps(['status', '--stack', 'bank', '--json'], processIo());
+ */
+export async function runOps(argv: readonly string[], io: OpsIo): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`baton: ${(error as Error).message}\n\n${OPS_USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(OPS_USAGE);
+    return 0;
+  }
+  const [first = '', second = ''] = positionals;
+  const two = `${first} ${second}`;
+  const name = COMMANDS[two] ? two : COMMANDS[first] ? first : undefined;
+  if (!name) {
+    io.err(`baton: unknown command "${positionals.join(' ')}"\n\n${OPS_USAGE}`);
+    return 2;
+  }
+  const args = positionals.slice(name.split(' ').length);
+  const ctx = new OpsContext(io, values as OpsValues, args);
+  try {
+    await COMMANDS[name]!(ctx);
+    return 0;
+  } catch (error) {
+    if (ctx.json && isBatonError(error)) io.out(JSON.stringify({ error: error.toJSON() }, null, 2));
+    io.err(`baton ${name}: ${isBatonError(error) ? error.message : String(error)}`);
+    return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
+  }
+}

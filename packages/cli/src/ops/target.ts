@@ -1,0 +1,163 @@
+/**
+ * Which deployment a `baton` operating command acts on: a CloudFormation stack that holds a
+ * `BatonApp` (its outputs name the table and the queues), or the resources named outright —
+ * what tests use against DynamoDB Local and ElasticMQ. Credentials and region come from the
+ * AWS SDK's default chain.
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { BATON_ENV, createAwsClients, DynamoStore, SqsQueue } from '@baton/aws';
+import { BatonError, ErrorCode } from '@baton/core';
+
+/** The resources of one deployed app, as its stack outputs (or the options) name them. */
+export interface TargetNames {
+  readonly table: string;
+  readonly inboxUrl: string;
+  readonly deadLetterQueueUrl?: string;
+  readonly timerQueueUrl?: string;
+  readonly ingressUrl?: string;
+  readonly webSocketUrl?: string;
+}
+
+/** A deployment to operate: its names, and the store and inbox on the SDK's clients. */
+export interface Target {
+  readonly names: TargetNames;
+  readonly store: DynamoStore;
+  readonly queue: SqsQueue;
+  readonly deadLetterQueue: SqsQueue | undefined;
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+  /** Whether it runs on local emulators (no STS to ask who the caller is). */
+  readonly local: boolean;
+  readonly region: string | undefined;
+}
+
+/** The target options every operating command takes (see `USAGE`). */
+export interface TargetOptions {
+  readonly stack?: string;
+  readonly table?: string;
+  readonly 'queue-url'?: string;
+  readonly 'dead-letter-queue-url'?: string;
+  readonly 'dynamodb-endpoint'?: string;
+  readonly 'sqs-endpoint'?: string;
+  readonly region?: string;
+}
+
+/** The description each of `BatonApp`'s outputs starts with, then what it names. */
+export const OUTPUT_PREFIX = 'baton:';
+
+/** Output names (after {@link OUTPUT_PREFIX}) → the names a target reads. */
+const OUTPUTS: Record<string, keyof TargetNames> = {
+  table: 'table',
+  inbox: 'inboxUrl',
+  deadLetters: 'deadLetterQueueUrl',
+  timers: 'timerQueueUrl',
+  ingress: 'ingressUrl',
+  webSocket: 'webSocketUrl',
+};
+
+/**
+ * Resolves the target: `--stack` reads the stack's outputs; otherwise `--table` and
+ * `--queue-url` (or `BATON_TABLE` / `BATON_INBOX_URL`) name the resources outright.
+ */
+export async function resolveTarget(
+  options: TargetOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Target> {
+  const dynamodbEndpoint = options['dynamodb-endpoint'] ?? env.BATON_DYNAMODB_ENDPOINT;
+  const sqsEndpoint = options['sqs-endpoint'] ?? env.BATON_SQS_ENDPOINT;
+  const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  const names = options.stack
+    ? await stackNames(options.stack, region)
+    : explicitNames(options, env);
+  const { dynamodb, sqs } = createAwsClients({
+    ...(region ? { region } : {}),
+    ...(dynamodbEndpoint ? { dynamodbEndpoint } : {}),
+    ...(sqsEndpoint ? { sqsEndpoint } : {}),
+  });
+  return {
+    names,
+    store: new DynamoStore({ client: dynamodb, tableName: names.table }),
+    queue: new SqsQueue({ client: sqs, queueUrl: names.inboxUrl }),
+    deadLetterQueue: names.deadLetterQueueUrl
+      ? new SqsQueue({ client: sqs, queueUrl: names.deadLetterQueueUrl })
+      : undefined,
+    dynamodb,
+    sqs,
+    local: dynamodbEndpoint !== undefined || sqsEndpoint !== undefined,
+    region,
+  };
+}
+
+function explicitNames(
+  options: TargetOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): TargetNames {
+  const table = options.table ?? env[BATON_ENV.table];
+  const inboxUrl = options['queue-url'] ?? env[BATON_ENV.inboxUrl];
+  if (!table || !inboxUrl) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      'no deployment to act on: pass --stack <name> (a stack with a BatonApp), or --table <name> and --queue-url <inbox url> (with --dynamodb-endpoint/--sqs-endpoint for local emulators)',
+    );
+  }
+  const deadLetters = options['dead-letter-queue-url'];
+  return { table, inboxUrl, ...(deadLetters ? { deadLetterQueueUrl: deadLetters } : {}) };
+}
+
+/** The names a stack's `BatonApp` outputs carry (`baton:<what> <construct path>`). */
+async function stackNames(stack: string, region: string | undefined): Promise<TargetNames> {
+  const client = new CloudFormationClient(region ? { region } : {});
+  let outputs: Array<{ OutputValue?: string; Description?: string }>;
+  try {
+    const described = await client.send(new DescribeStacksCommand({ StackName: stack }));
+    outputs = described.Stacks?.[0]?.Outputs ?? [];
+  } catch (error) {
+    throw new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `could not read stack ${stack}: ${(error as Error).message}; check its name, the region (--region or AWS_REGION) and your credentials`,
+      { cause: error },
+    );
+  }
+  return namesFromOutputs(stack, outputs);
+}
+
+/**
+ * The target names in a stack's outputs. A stack with more than one `BatonApp` is refused:
+ * name the resources with `--table` and `--queue-url` instead.
+ *
+ * @example
+ * namesFromOutputs('bank', [{ Description: 'baton:table Bank/App', OutputValue: 'bank-table' }, …]);
+ */
+export function namesFromOutputs(
+  stack: string,
+  outputs: ReadonlyArray<{ OutputValue?: string; Description?: string }>,
+): TargetNames {
+  const apps = new Map<string, Record<string, string>>();
+  for (const { Description, OutputValue } of outputs) {
+    if (!Description?.startsWith(OUTPUT_PREFIX) || OutputValue === undefined) continue;
+    const [what = '', path = ''] = Description.slice(OUTPUT_PREFIX.length).split(' ');
+    const name = OUTPUTS[what];
+    if (!name) continue;
+    const app = apps.get(path) ?? {};
+    app[name] = OutputValue;
+    apps.set(path, app);
+  }
+  if (apps.size !== 1) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      apps.size === 0
+        ? `stack ${stack} has no BatonApp outputs: deploy it with a @baton/cdk version that writes them, or pass --table and --queue-url`
+        : `stack ${stack} holds ${apps.size} BatonApps (${[...apps.keys()].join(', ')}): pass --table and --queue-url of the one to act on`,
+    );
+  }
+  const [names] = [...apps.values()];
+  if (!names?.table || !names.inboxUrl) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `stack ${stack}'s BatonApp outputs name no table or inbox: redeploy it with the current @baton/cdk`,
+    );
+  }
+  return names as unknown as TargetNames;
+}

@@ -1,0 +1,36 @@
+import { cancelTimer } from '@baton/core/engine';
+import { actorArg } from './actors.ts';
+import { duration, table } from './format.ts';
+import type { OpsContext } from './OpsContext.ts';
+
+/** `baton timers list <type/key>`: its pending timers and asks, soonest first. */
+export async function timersList(ctx: OpsContext): Promise<void> {
+  const id = actorArg(ctx, 0);
+  const { store } = await ctx.target();
+  const now = ctx.io.now();
+  const timers = (await store.listTimers(id)).map((t) => ({
+    id: t.id,
+    kind: t.id.startsWith('ask:') ? 'ask timeout' : 'timer',
+    name: t.name,
+    due: new Date(t.at).toISOString(),
+    in: t.at >= now ? duration(t.at - now) : `overdue ${duration(now - t.at)}`,
+    payload: t.payload,
+  }));
+  ctx.print({ actor: id, timers }, (r) =>
+    r.timers.length === 0
+      ? `${id} has no pending timers`
+      : table(r.timers, ['id', 'kind', 'name', 'due', 'in']),
+  );
+}
+
+/** `baton timers cancel <type/key> <timer id> --yes`: the timer never fires. */
+export async function timersCancel(ctx: OpsContext): Promise<void> {
+  const id = actorArg(ctx, 0);
+  const timerId = ctx.arg(1, 'timer id');
+  const { store } = await ctx.target();
+  await ctx.confirm(`cancel timer ${timerId} of ${id}? It never fires`);
+  const by = await ctx.operator();
+  await cancelTimer(store, id, timerId, { by });
+  await ctx.audit('timers cancel', { actor: id, timer: timerId });
+  ctx.print({ actor: id, cancelled: timerId }, () => `timer ${timerId} of ${id} cancelled`);
+}
