@@ -370,10 +370,11 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper and every function’s errors', () => {
+  it('alarms on dead letters (the queue’s and the engine’s), the inbox age, stream records given up on, stale outboxes, a late or absent sweeper and every function’s errors', () => {
     expect(Object.keys(baton.alarms).sort()).toEqual(
       [
         'deadLetters',
+        'engineDeadLetters',
         'inboxAge',
         'staleOutbox',
         'sweeperLag',
@@ -381,7 +382,11 @@ describe('BatonApp', () => {
         ...Object.keys(BATON_IAM).map((name) => `${name}Errors`),
       ].sort(),
     );
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 5 + Object.keys(BATON_IAM).length);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6 + Object.keys(BATON_IAM).length);
+    // The worker's log line for each message the engine dead-letters in an actor's turn.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: Match.stringLikeRegexp('message dead-lettered after repeated failures'),
+    });
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('outbox item older than the alarm age'),
     });
@@ -395,6 +400,63 @@ describe('BatonApp', () => {
       Statistic: 'Maximum',
       TreatMissingData: 'breaching',
     });
+  });
+
+  it('adds one dashboard showing every alarm, the inbox, dead letters, sweeper lag and errors', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard!.Properties.DashboardBody);
+    for (const title of ['Alarms', 'Inbox', 'Dead letters', 'Sweeper lag', 'Function errors']) {
+      expect(body).toContain(title);
+    }
+  });
+
+  /** The actions a role's policies allow, by resource (as JSON). */
+  function grantedTo(grant: (app: BatonApp, role: Role) => void) {
+    let role: Role | undefined;
+    const {
+      stack: other,
+      template: granted,
+      app,
+    } = synth({}, (scope, baton) => {
+      role = new Role(scope, 'Cli', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      grant(baton, role);
+    });
+    const policies = Object.values(granted.findResources('AWS::IAM::Policy')).filter((p) =>
+      p.Properties.Roles.some((r: { Ref: string }) => r.Ref === idIn(other, role!)),
+    );
+    const actions = policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .flatMap((st: { Action: string | string[] }) => [st.Action].flat());
+    return { actions: [...new Set(actions)].sort(), policies, app };
+  }
+
+  it('grants the CLI’s read-only role reads and queue depths only, on its own resources', () => {
+    const { actions, policies } = grantedTo((app, role) => app.grantReadOnly(role));
+    expect(actions).toEqual([
+      'cloudformation:DescribeStacks',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:Scan',
+      'sqs:GetQueueAttributes',
+    ]);
+    expect(JSON.stringify(policies)).not.toMatch(/"Resource":"\*"/);
+  });
+
+  it('grants the CLI’s operator conditional writes and inbox sends besides, nothing that deletes a table or a queue, cdk-nag clean', () => {
+    const { actions, app } = grantedTo((baton, role) => baton.grantOperator(role));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'sqs:SendMessage',
+      ]),
+    );
+    expect(actions.filter((a) => /Delete(Table|Queue)|PurgeQueue|\*/.test(a))).toEqual([]);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
   });
 
   it('lets other functions send to actors with grantSend', () => {

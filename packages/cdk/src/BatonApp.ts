@@ -28,7 +28,9 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createAlarms } from './alarms.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
+import { createDashboard } from './dashboard.ts';
 import { ingressEndpoint } from './ingressEndpoint.ts';
+import { grantOperator, grantReadOnly } from './operatorGrants.ts';
 import { operatorOutputs } from './operatorOutputs.ts';
 import { findProjectRoot, lockFile } from './projectRoot.ts';
 import { WEBSOCKET_AUTH_ENV } from './requireConnectAuth.ts';
@@ -84,6 +86,8 @@ export class BatonApp extends Construct {
   readonly webSocketStage: apigwv2.WebSocketStage;
   /** The alarms, by what they watch. */
   readonly alarms: Readonly<Record<string, cloudwatch.Alarm>>;
+  /** The app's CloudWatch dashboard: alarms, inbox, dead letters, sweeper lag, errors. */
+  readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: BatonAppProps) {
     super(scope, id);
@@ -282,6 +286,7 @@ export class BatonApp extends Construct {
     this.ingressApi = ingress.httpApi;
     this.#ingressAuth = settings.ingressAuth;
     this.alarms = createAlarms(this, functions);
+    this.dashboard = createDashboard(this, functions, this.alarms);
     operatorOutputs(this, {
       table: this.table.tableName,
       inbox: this.inbox.queueUrl,
@@ -362,6 +367,31 @@ export class BatonApp extends Construct {
       conditions: CLAIMS_ONLY,
     });
     return outcomes.combine(claims).combine(this.inbox.grantSendMessages(grantee));
+  }
+
+  /**
+   * Lets `grantee` run the `baton` CLI's looking commands against this app (`status`,
+   * `actors get | list`, `dead-letters list | show`, `timers list`, `outcome`, with `--stack`):
+   * reads of the table and its outbox index, the queues' depths, the stack's outputs. Nothing
+   * it can change.
+   *
+   * @example
+   * bank.grantReadOnly(new iam.Role(this, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() }));
+   */
+  grantReadOnly(grantee: iam.IGrantable): iam.Grant {
+    return grantReadOnly(this, grantee);
+  }
+
+  /**
+   * Lets `grantee` run every `baton` CLI command against this app: what `grantReadOnly` allows,
+   * and conditional writes of actor records and their items (pause, resume, purge, cancel a
+   * timer) and sends to the inbox (redrive, send, ask). Nothing deletes a table or a queue.
+   *
+   * @example
+   * bank.grantOperator(new iam.Role(this, 'Operator', { assumedBy: new iam.AccountRootPrincipal() }));
+   */
+  grantOperator(grantee: iam.IGrantable): iam.Grant {
+    return grantOperator(this, grantee);
   }
 
   /** Lets `grantee` call the HTTP ingress; only with `ingressAuth: 'iam'`. */

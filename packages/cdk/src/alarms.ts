@@ -1,4 +1,4 @@
-import { STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
+import { DEAD_LETTER_LOG, STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -29,6 +29,12 @@ export function createAlarms(
       app.metricDeadLetters({ period: Duration.minutes(1), statistic: 'Maximum' }),
       1,
       'A message left the inbox for the dead-letter queue: a worker died on it repeatedly.',
+    ),
+    engineDeadLetters: alarm(
+      'EngineDeadLettersAlarm',
+      engineDeadLettersMetric(app, functions.worker),
+      1,
+      'The engine ended a message as DEAD_LETTERED after repeated failures: see `baton dead-letters list`, fix the cause, then `baton dead-letters redrive`.',
     ),
     inboxAge: alarm(
       'InboxAgeAlarm',
@@ -75,9 +81,14 @@ export function createAlarms(
   return alarms;
 }
 
+/** Counts the messages the engine dead-lettered in actors' turns (the worker logs each). */
+export function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
+  return logMetric(app, worker, 'EngineDeadLetters', DEAD_LETTER_LOG, '1', 'Sum');
+}
+
 /** Counts the sweeper's log entries about outbox items older than a day. */
 function staleOutboxMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
-  return sweeperLogMetric(app, sweeper, 'StaleOutbox', STALE_OUTBOX_LOG, '1', 'Sum');
+  return logMetric(app, sweeper, 'StaleOutbox', STALE_OUTBOX_LOG, '1', 'Sum');
 }
 
 /** A minute under SQS's 5-minute dedupe window: a sweep this late is about to cost a copy. */
@@ -85,20 +96,20 @@ const SWEEPER_LAG_ALARM_MS = 4 * 60_000;
 
 /** The `lagMs` of each sweep, from the line the sweeper logs after it (Maximum per 5 minutes). */
 function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
-  return sweeperLogMetric(app, sweeper, 'SweeperLag', SWEEP_LOG, '$.lagMs', 'Maximum');
+  return logMetric(app, sweeper, 'SweeperLag', SWEEP_LOG, '$.lagMs', 'Maximum');
 }
 
-/** A metric of the sweeper's JSON log lines whose `message` is `message`, per 5 minutes. */
-function sweeperLogMetric(
+/** A metric of a function's JSON log lines whose `message` is `message`, per 5 minutes. */
+function logMetric(
   app: BatonApp,
-  sweeper: NodejsFunction,
+  fn: NodejsFunction,
   name: string,
   message: string,
   metricValue: string,
   statistic: 'Sum' | 'Maximum',
 ): cloudwatch.IMetric {
   const filter = new logs.MetricFilter(app, `${name}Filter`, {
-    logGroup: sweeper.logGroup,
+    logGroup: fn.logGroup,
     metricNamespace: 'Baton',
     metricName: `${name}-${app.node.addr}`,
     filterPattern: logs.FilterPattern.stringValue('$.message', '=', message),

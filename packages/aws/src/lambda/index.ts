@@ -18,4 +18,4 @@ export { authCaller, iamCaller } from './iamCaller.ts';
 export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
 export { type RelayOptions, relayHandler } from './relayHandler.ts';
 export { sweeperHandler } from './sweeperHandler.ts';
-export { workerHandler } from './workerHandler.ts';
+export { type WorkerHandlerOptions, workerHandler } from './workerHandler.ts';

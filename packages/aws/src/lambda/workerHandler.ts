@@ -1,4 +1,10 @@
-import { createEngine, type EngineOptions, Worker } from '@baton/core/engine';
+import {
+  createEngine,
+  type EngineOptions,
+  type MetricsRecorder,
+  turnMetrics,
+  Worker,
+} from '@baton/core/engine';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { fromSqsRecord } from '../sqs/fromSqsRecord.ts';
 
@@ -14,13 +20,33 @@ import { fromSqsRecord } from '../sqs/fromSqsRecord.ts';
  * const store = new DynamoStore({ client: dynamodb, tableName: process.env.TABLE_NAME! });
  * const queue = new SqsQueue({ client: sqs, queueUrl: process.env.QUEUE_URL! });
  * export const handler = workerHandler({ actors: [Account], store, queue });
+ * // with metrics: workerHandler({ …, metrics: new Metrics({ namespace: 'bank', serviceName: 'worker' }) })
  */
 export function workerHandler(
-  options: EngineOptions,
+  options: WorkerHandlerOptions,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  const worker = new Worker(createEngine(options));
+  const { metrics, ...engine } = options;
+  const worker = new Worker(
+    createEngine(metrics && !engine.onTurn ? { ...engine, onTurn: turnMetrics(metrics) } : engine),
+  );
   return async (event) => {
-    const result = await worker.process(event.Records.map(fromSqsRecord));
-    return { batchItemFailures: result.failed.map((m) => ({ itemIdentifier: m.receipt })) };
+    try {
+      const result = await worker.process(event.Records.map(fromSqsRecord));
+      return { batchItemFailures: result.failed.map((m) => ({ itemIdentifier: m.receipt })) };
+    } finally {
+      // Written as CloudWatch EMF log lines: no call to CloudWatch.
+      metrics?.publishStoredMetrics();
+    }
   };
+}
+
+/** The worker's options: the engine's, and where its turns' metrics go. */
+export interface WorkerHandlerOptions extends EngineOptions {
+  /**
+   * Powertools Metrics (`new Metrics({ namespace, serviceName })` from
+   * `@aws-lambda-powertools/metrics`), or anything alike: each turn is recorded
+   * (`turnMetrics`: duration, batch size, applied, rejected, dead-lettered, parked, retried,
+   * version conflicts, errors) and published as EMF at the end of every invocation.
+   */
+  readonly metrics?: MetricsRecorder & { publishStoredMetrics(): void };
 }

@@ -6,7 +6,7 @@ import { createEngine, type Engine, type EngineOptions } from './createEngine.ts
 import { drainOutbox } from './drainOutbox.ts';
 import type { Inbound } from './Inbound.ts';
 import { runEffects } from './runEffects.ts';
-import { runTurn, type TurnResult } from './runTurn.ts';
+import { runTurn, type TurnCounts, type TurnResult } from './runTurn.ts';
 
 /** Actors whose drained record version a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;
@@ -87,6 +87,7 @@ export class Worker {
     const retryAfterMs = new Map<string, number>();
     await Promise.all(
       [...groups].map(async ([actorId, messages]) => {
+        const started = this.engine.onTurn ? performance.now() : 0;
         try {
           const result = await this.#processGroup(actorId, messages, inbox);
           done.push(...messages.slice(0, result.done));
@@ -94,7 +95,14 @@ export class Worker {
           failed.push(...stopped);
           const after = result.retry?.retryAfterMs;
           if (after !== undefined) for (const m of stopped) retryAfterMs.set(m.receipt, after);
+          if (result.counts) {
+            this.#report(actorId, messages.length, started, stopped.length, result.counts);
+          }
         } catch (error) {
+          // An effect's group is not a turn: only actors' turns are reported.
+          if (effectOf(actorId) === undefined) {
+            this.#report(actorId, messages.length, started, messages.length, undefined);
+          }
           this.engine.logger.error('turn failed; its messages will be redelivered', {
             actor: actorId,
             error: toBatonError(error).message,
@@ -104,6 +112,39 @@ export class Worker {
       }),
     );
     return { done, failed, retryAfterMs };
+  }
+
+  /** Tells the engine's `onTurn` listener what the turn did (`counts` absent: it failed). */
+  #report(
+    actorId: string,
+    batchSize: number,
+    started: number,
+    retried: number,
+    counts: TurnCounts | undefined,
+  ): void {
+    const { onTurn, logger } = this.engine;
+    if (!onTurn) return;
+    try {
+      onTurn({
+        actorId,
+        actorType: actorId.slice(0, Math.max(0, actorId.indexOf('/'))) || actorId,
+        durationMs: performance.now() - started,
+        batchSize,
+        applied: counts?.applied ?? 0,
+        rejected: counts?.rejected ?? 0,
+        deadLettered: counts?.deadLettered ?? 0,
+        parked: counts?.parked ?? 0,
+        skipped: counts?.skipped ?? 0,
+        retried,
+        versionConflicts: counts?.versionConflicts ?? 0,
+        failed: counts === undefined,
+      });
+    } catch (error) {
+      logger.warn('the onTurn listener threw; the turn is unaffected', {
+        actor: actorId,
+        error: toBatonError(error).message,
+      });
+    }
   }
 
   /** The version of `actorId`'s record whose sends this worker drained, forgetting it. */
@@ -170,7 +211,7 @@ export class Worker {
     actorId: string,
     messages: readonly ReceivedMessage[],
     inbox: string | undefined,
-  ): Promise<{ done: number; retry?: BatonError }> {
+  ): Promise<{ done: number; retry?: BatonError; counts?: TurnCounts }> {
     if (effectOf(actorId) !== undefined) return runEffects(this.engine, messages);
     const batch: Inbound[] = [];
     for (const message of messages) {
@@ -198,7 +239,11 @@ export class Worker {
     if (result.undrained) await drainOutbox(store, queue, result.undrained);
     this.#rememberDrained(actorId, result);
     await this.#arm(actorId, result);
-    return { done: result.done, ...(result.retry ? { retry: result.retry } : {}) };
+    return {
+      done: result.done,
+      counts: result.counts,
+      ...(result.retry ? { retry: result.retry } : {}),
+    };
   }
 }
 

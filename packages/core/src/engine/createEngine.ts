@@ -15,6 +15,7 @@ import { Registry } from '../registry.ts';
 import { RECORD_PEERS } from './overflow.ts';
 import { RecordCache } from './RecordCache.ts';
 import type { OpenTelemetryApi } from './spans.ts';
+import type { TurnListener } from './turnMetrics.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -88,6 +89,12 @@ export interface EngineOptions {
    * @default 64 ({@link RECORD_PEERS})
    */
   readonly recordPeers?: number;
+  /**
+   * Told what each turn a worker runs did (duration, batch size, messages applied, rejected,
+   * dead-lettered, parked, retried, version conflicts): `turnMetrics(metrics)` records them as
+   * Powertools Metrics. Called on the hot path: keep it cheap.
+   */
+  readonly onTurn?: TurnListener;
 }
 
 /** The resolved options: what every engine function takes. */
@@ -110,6 +117,7 @@ export interface Engine {
   readonly markRetentionMs: number;
   readonly maxAttempts: number;
   readonly recordPeers: number;
+  readonly onTurn: TurnListener | undefined;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -132,6 +140,7 @@ export function createEngine(options: EngineOptions): Engine {
     random: options.random ?? Math.random,
     newLife: options.random ? () => lifeId(options.random) : () => lifeId(),
     effectKeyNamespace: options.effectKeyNamespace,
+    onTurn: options.onTurn,
     cache: new RecordCache(positive('cacheSize', options.cacheSize, 1000)),
     batchSize,
     visibilityTimeoutMs: positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000),

@@ -26,6 +26,7 @@ export {
   sweepOutboxOf,
 } from './drainOutbox.ts';
 export type { Inbound } from './Inbound.ts';
+export { DEAD_LETTER_LOG } from './messageEffects.ts';
 export {
   cancelTimer,
   type OperatorOptions,
@@ -35,7 +36,7 @@ export {
 } from './operatorActions.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
-export { runTurn, type TurnOptions, type TurnResult } from './runTurn.ts';
+export { runTurn, type TurnCounts, type TurnOptions, type TurnResult } from './runTurn.ts';
 export {
   STALE_OUTBOX_LOG,
   SWEEP_LOG,
@@ -45,4 +46,10 @@ export {
 } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
 export { fireDueTimers, fireTimers, HALT_TIMER_REMOVALS, timerFire } from './timers.ts';
+export {
+  type MetricsRecorder,
+  type TurnListener,
+  type TurnStats,
+  turnMetrics,
+} from './turnMetrics.ts';
 export { type ProcessResult, Worker } from './Worker.ts';

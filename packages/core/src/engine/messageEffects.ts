@@ -28,6 +28,9 @@ import {
   waitsForNewerCode,
 } from './turnErrors.ts';
 
+/** What the engine logs (at error) when it ends a message as DEAD_LETTERED: alarms count it. */
+export const DEAD_LETTER_LOG = 'message dead-lettered after repeated failures';
+
 /**
  * Why a message is applied: where it stands on its channel, the dead letter it redrives, or
  * the stored timer it fires.
@@ -260,7 +263,7 @@ export async function deadLetter(
   const { envelope } = inbound;
   const attempts = inbound.receiveCount ?? 1;
   const error = deadLettered(envelope, attempts, last);
-  engine.logger.error('message dead-lettered after repeated failures', {
+  engine.logger.error(DEAD_LETTER_LOG, {
     actor: current.id,
     messageId: envelope.id,
     attempts,

@@ -8,7 +8,7 @@ import {
   type Timer,
 } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import { type BatonError, isBatonError } from '../errors.ts';
+import { type BatonError, ErrorCode, isBatonError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
@@ -50,6 +50,18 @@ export interface TurnResult {
   readonly timers: readonly Timer[];
   /** Set when a retryable error stopped the batch at message `done`. */
   readonly retry?: BatonError;
+  /** What became of the messages (parked ones applied on resume count too), for metrics. */
+  readonly counts: TurnCounts;
+}
+
+/** The turn's messages by what became of them, and the commits it redid. */
+export interface TurnCounts {
+  applied: number;
+  rejected: number;
+  deadLettered: number;
+  parked: number;
+  skipped: number;
+  versionConflicts: number;
 }
 
 export interface TurnOptions {
@@ -94,6 +106,7 @@ export async function runTurn(
         duplicateKeys,
         warm: warm !== undefined,
       });
+      result.counts.versionConflicts = attempt - 1;
       const committed = result.ver !== base.ver;
       return committed || result.done === 0 ? result : await drainSince(engine, base, result);
     } catch (error) {
@@ -210,6 +223,14 @@ async function applyBatch(
   let undrained: OutboxToDrain | undefined;
   const timers: Timer[] = [];
   let retry: BatonError | undefined;
+  const counts: TurnCounts = {
+    applied: 0,
+    rejected: 0,
+    deadLettered: 0,
+    parked: 0,
+    skipped: 0,
+    versionConflicts: 0,
+  };
 
   const commit = async () => {
     // This commit replaces the record holding the previous commit's sends: drain them first.
@@ -257,6 +278,7 @@ async function applyBatch(
       (builder.record.paused && (await isParkedCopy(engine, builder.record, received)))
     ) {
       done++;
+      counts.skipped++;
       continue;
     }
     if (byId) seenKeys.add(envelope.id);
@@ -293,6 +315,7 @@ async function applyBatch(
     }
     builder.add(effects);
     overflow.moved(effects.overflow ?? []);
+    count(counts, effects, admission);
     if (!replay) done++;
   }
   if (builder.size > 0) await commit();
@@ -304,7 +327,17 @@ async function applyBatch(
     timers,
     ...(undrained ? { undrained } : {}),
     ...(retry ? { retry } : {}),
+    counts,
   };
+}
+
+/** Counts what a message's effects did. */
+function count(counts: TurnCounts, effects: MessageEffects, admission: Admission): void {
+  if (effects.deadLetter?.parked !== undefined) counts.parked++;
+  else if (effects.failure?.code === ErrorCode.DEAD_LETTERED) counts.deadLettered++;
+  else if (effects.failure) counts.rejected++;
+  else if (admission.lateReply || admission.voids) counts.skipped++;
+  else counts.applied++;
 }
 
 /**

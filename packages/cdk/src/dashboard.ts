@@ -1,0 +1,55 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
+
+/**
+ * One CloudWatch dashboard for the app: the alarms' states, the inbox (depth, in flight, age of
+ * its oldest message), dead letters (the queue's and the engine's), the sweeper's lag, and each
+ * function's errors and the worker's duration — what `baton status` says, over time.
+ */
+export function createDashboard(
+  app: BatonApp,
+  functions: Record<BatonFunctionName, NodejsFunction>,
+  alarms: Readonly<Record<string, cloudwatch.Alarm>>,
+): cloudwatch.Dashboard {
+  const minute = { period: Duration.minutes(1) };
+  const graph = (title: string, left: cloudwatch.IMetric[]) =>
+    new cloudwatch.GraphWidget({ title, left, width: 12, height: 6 });
+  return new cloudwatch.Dashboard(app, 'Dashboard', {
+    widgets: [
+      [
+        new cloudwatch.AlarmStatusWidget({
+          title: 'Alarms',
+          alarms: Object.values(alarms),
+          width: 24,
+          height: 4,
+        }),
+      ],
+      [
+        graph('Inbox', [
+          app.inbox.metricApproximateNumberOfMessagesVisible(minute),
+          app.inbox.metricApproximateNumberOfMessagesNotVisible(minute),
+        ]),
+        graph('Oldest inbox message (s)', [app.metricInboxAge(minute)]),
+      ],
+      [
+        graph('Dead letters', [
+          app.metricDeadLetters(minute),
+          ...(alarms.engineDeadLetters ? [alarms.engineDeadLetters.metric] : []),
+        ]),
+        graph('Sweeper lag (ms)', alarms.sweeperLag ? [alarms.sweeperLag.metric] : []),
+      ],
+      [
+        graph(
+          'Function errors',
+          Object.values(functions).map((fn) => fn.metricErrors({ period: Duration.minutes(5) })),
+        ),
+        graph('Worker duration (ms)', [
+          functions.worker.metricDuration({ period: Duration.minutes(5), statistic: 'p99' }),
+          functions.worker.metricDuration({ period: Duration.minutes(5), statistic: 'Average' }),
+        ]),
+      ],
+    ],
+  });
+}

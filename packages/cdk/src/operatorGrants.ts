@@ -1,0 +1,55 @@
+import { OUTBOX_INDEX } from '@baton/aws';
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { BatonApp } from './BatonApp.ts';
+
+/**
+ * What the `baton` CLI reads: the table (records, dead letters, timers, outcomes, and a scan
+ * for `actors list`) and its outbox index (dead letters, due timers, undrained sends), the
+ * inbox's and its dead-letter queue's depths, and the stack's outputs (`--stack`).
+ */
+export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant {
+  const stack = Stack.of(app);
+  const table = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'],
+    resourceArns: [app.table.tableArn, `${app.table.tableArn}/index/${OUTBOX_INDEX}`],
+  });
+  const queues = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['sqs:GetQueueAttributes'],
+    resourceArns: [app.inbox.queueArn, app.deadLetterQueue.queueArn],
+  });
+  const outputs = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['cloudformation:DescribeStacks'],
+    resourceArns: [
+      stack.formatArn({
+        service: 'cloudformation',
+        resource: 'stack',
+        resourceName: `${stack.stackName}/*`,
+      }),
+    ],
+  });
+  return table.combine(queues).combine(outputs);
+}
+
+/**
+ * What the CLI's operator does besides reading: commits on actor records (pause, resume, purge,
+ * cancel a timer: a conditional write of the record and its items, in one transaction), and
+ * sends to the inbox (redrive, send, ask, the wake-up of a pause or resume). No delete of a
+ * table or queue, no purge of a queue, no change of the app's functions.
+ */
+export function grantOperator(app: BatonApp, grantee: iam.IGrantable): iam.Grant {
+  const writes = iam.Grant.addToPrincipal({
+    grantee,
+    actions: [
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+    resourceArns: [app.table.tableArn],
+  });
+  return grantReadOnly(app, grantee).combine(writes).combine(app.inbox.grantSendMessages(grantee));
+}

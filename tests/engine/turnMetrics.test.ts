@@ -1,0 +1,90 @@
+/**
+ * The engine's per-turn hook (`onTurn`) and its Powertools Metrics adapter (`turnMetrics`):
+ * every turn is counted — applied, rejected, dead-lettered, parked, retried — and published as
+ * CloudWatch EMF log lines, with no call to CloudWatch.
+ */
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { silentLogger } from '@baton/core';
+import { pauseActor, type TurnStats, turnMetrics, Worker } from '@baton/core/engine';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Ledger } from '../conformance/ledger.ts';
+import { runUntilIdle, setup } from './helpers.ts';
+
+/** A harness whose worker tells `onTurn` of each turn. */
+function withListener(onTurn: (stats: TurnStats) => void) {
+  const h = setup({ actors: [Ledger], batchSize: 10 });
+  const worker = new Worker({
+    actors: [Ledger],
+    store: h.backend.store,
+    queue: h.backend.queue,
+    clock: h.clock,
+    logger: silentLogger,
+    onTurn,
+  });
+  return { ...h, run: () => runUntilIdle(worker, h.backend, h.clock) };
+}
+
+const sum = (turns: readonly TurnStats[], key: keyof TurnStats) =>
+  turns.reduce((n, t) => n + Number(t[key]), 0);
+
+describe('turn metrics', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('counts every message of every turn by what became of it', async () => {
+    const turns: TurnStats[] = [];
+    const h = withListener((stats) => turns.push(stats));
+    await h.client.send(Ledger.ref('m'), 'add', { entry: 'a', amount: 1 });
+    await h.client.send(Ledger.ref('m'), 'refuse', { entry: 'r' });
+    await h.client.send(Ledger.ref('m'), 'flaky', { entry: 'f', failures: 9 });
+    await h.client.send(Ledger.ref('m'), 'add', { entry: 'b', amount: 1 });
+    await pauseActor(h.backend.store, h.backend.queue, 'ledger/p', { by: 'test' });
+    await h.client.send(Ledger.ref('p'), 'add', { entry: 'held', amount: 1 });
+    await h.run();
+
+    expect(turns.every((t) => t.durationMs >= 0 && !t.failed)).toBe(true);
+    expect(turns.every((t) => t.actorType === 'ledger')).toBe(true);
+    expect(sum(turns, 'applied')).toBe(2);
+    expect(sum(turns, 'rejected')).toBe(1);
+    expect(sum(turns, 'deadLettered')).toBe(1);
+    expect(sum(turns, 'parked')).toBe(1);
+    // The flaky message was left twice for the queue (and 'b' behind it), then dead-lettered.
+    expect(sum(turns, 'retried')).toBe(4);
+    expect(sum(turns, 'batchSize')).toBe(
+      sum(turns, 'applied') +
+        sum(turns, 'rejected') +
+        sum(turns, 'deadLettered') +
+        sum(turns, 'parked') +
+        sum(turns, 'skipped') +
+        sum(turns, 'retried'),
+    );
+  });
+
+  it('publishes the turns as CloudWatch EMF through Powertools Metrics', async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const metrics = new Metrics({ namespace: 'baton-test', serviceName: 'worker' });
+    const h = withListener(turnMetrics(metrics));
+    await h.client.send(Ledger.ref('e'), 'add', { entry: 'a', amount: 1 });
+    await h.client.send(Ledger.ref('e'), 'refuse', { entry: 'r' });
+    await h.run();
+    metrics.publishStoredMetrics();
+    vi.restoreAllMocks();
+
+    const emf = lines.map((l) => JSON.parse(l)).find((l) => l._aws?.CloudWatchMetrics);
+    expect(emf._aws.CloudWatchMetrics[0].Namespace).toBe('baton-test');
+    const names = emf._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'TurnDuration',
+        'MessagesApplied',
+        'MessagesRejected',
+        'VersionConflicts',
+      ]),
+    );
+    expect(emf.MessagesApplied).toBe(1);
+    expect(emf.MessagesRejected).toBe(1);
+  });
+});
