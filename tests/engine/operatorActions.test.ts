@@ -1,0 +1,73 @@
+/**
+ * What an operator does outside an actor's turns (`baton timers cancel`, `baton dead-letters
+ * purge`): one commit on the record's version each, so a cancelled timer never fires and a
+ * purged dead letter is never applied — and neither touches what else the actor holds.
+ */
+import { actor, RetryableError } from '@baton/core';
+import { cancelTimer, fireDueTimers, purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { setup } from './helpers.ts';
+
+const faults = { failing: true };
+
+const Alarm = actor({
+  name: 'alarm',
+  state: z.object({ rang: z.array(z.string()) }),
+  initial: () => ({ rang: [] as string[] }),
+  handlers: {
+    set: {
+      payload: z.object({ id: z.string(), delay: z.number() }),
+      handle: (ctx, { id, delay }) => {
+        ctx.schedule(delay, 'ring', { note: id }, { id });
+      },
+    },
+    ring: {
+      payload: z.object({ note: z.string() }),
+      handle: (ctx, { note }) => {
+        if (note === 'broken' && faults.failing) throw new RetryableError('broken bell');
+        ctx.state.rang.push(note);
+      },
+    },
+  },
+});
+
+const rang = async (h: ReturnType<typeof setup>) =>
+  ((await h.state('alarm/a')) as { rang: string[] } | undefined)?.rang ?? [];
+
+describe('operator actions', () => {
+  it('cancels one pending timer: it never fires, and the actor’s other timer does', async () => {
+    const h = setup({ actors: [Alarm] });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'nap', delay: 60_000 });
+    await h.run();
+    await cancelTimer(h.backend.store, 'alarm/a', 'tea', { by: 'test' });
+    await expect(cancelTimer(h.backend.store, 'alarm/a', 'tea', { by: 'test' })).rejects.toThrow(
+      /has no pending timer tea: it fired or was cancelled/,
+    );
+    h.clock.advance(61_000);
+    await fireDueTimers(h.engine, h.clock.now());
+    await h.run();
+    expect(await rang(h)).toEqual(['nap']);
+    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+  });
+
+  it('purges one dead letter: it is never applied, not even by a redrive, and the other is kept', async () => {
+    faults.failing = true;
+    const h = setup({ actors: [Alarm], maxAttempts: 2 });
+    await h.client.send(Alarm.ref('a'), 'ring', { note: 'broken' });
+    await h.client.send(Alarm.ref('a'), 'ring', { note: 'broken' });
+    await h.run();
+    const [first, second, ...rest] = await h.backend.store.listDeadLetters('alarm/a');
+    expect(rest).toEqual([]);
+    await purgeDeadLetter(h.backend.store, 'alarm/a', first!.messageId, { by: 'test' });
+    await expect(
+      redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', first!.messageId),
+    ).rejects.toThrow(/keeps no dead letter/);
+    faults.failing = false;
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', second!.messageId);
+    await h.run();
+    expect(await rang(h)).toEqual(['broken']);
+    expect(await h.backend.store.listDeadLetters()).toEqual([]);
+  });
+});
