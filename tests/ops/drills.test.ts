@@ -247,5 +247,22 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
     // paused ran exactly once, after the resume.
     for (const entry of [...hot.slice(4), ...cold.slice(4)]) expect(runs.get(entry)).toBe(1);
     expect(runs.size).toBe(hot.length + 8);
+
+    // Both actors, a page of one at a time.
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const more = cursor ? ['--cursor', cursor] : [];
+      const page = (
+        await baton('actors', 'list', 'tally', '--limit', '1', ...more, '--json')
+      ).json();
+      expect(page.actors.length).toBeLessThanOrEqual(1);
+      listed.push(...page.actors.map((a: { id: string }) => a.id));
+      cursor = page.cursor;
+      pages++;
+    } while (cursor);
+    expect(listed.sort()).toEqual(['tally/cold', 'tally/hot']);
+    expect(pages).toBeGreaterThanOrEqual(2);
   });
 });
