@@ -3,7 +3,8 @@
  * order advance step by step (stock held, the charge retried after the payment service fails,
  * the wait for the warehouse, shipped), and a SIGKILL of the app process right after an order's
  * turn commits changes nothing in the end: each order holds its stock once and is charged once.
- * The payment service runs here, over HTTP on loopback, and counts every call it gets.
+ * The payment service runs here, over HTTP on loopback, and counts every call it gets. The
+ * inspector lists the orders by status, shows one order's timeline and cancels it (a refund).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -178,5 +179,36 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     expect(payments.refunds.size).toBe(0);
     // Every call to the payment service carried one of the two orders' charge keys.
     expect(new Set(payments.calls.map((c) => c.key)).size).toBe(2);
+  });
+
+  it('shows the orders in the inspector by status with one order’s step timeline, and cancels a waiting one there', async () => {
+    expect(
+      (await send('wf-fulfil/inspect-1', 'start', { input: { sku: 'kettle', qty: 1, amount: 25 } }))
+        .status,
+    ).toBe(202);
+    await expect.poll(() => text('status-inspect-1'), { timeout: 20_000 }).toBe('waiting');
+    const inspector = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    await inspector.goto(`${dev.origin}/_baton`);
+    const see = (testId: string) => inspector.getByTestId(testId).textContent();
+    await expect.poll(() => see('wf-counts')).toBe('waiting 1 · completed 2');
+    await inspector.getByTestId('wf-status').selectOption('waiting');
+    await expect.poll(() => inspector.locator('#workflows tbody tr').count()).toBe(1);
+    await inspector.getByTestId('wf-fulfil/inspect-1').click();
+    await expect.poll(() => see('wf-title')).toBe('fulfil/inspect-1 — waiting');
+    await expect.poll(() => see('wf-step-1')).toMatch(/^1call inventory\.reservedone/);
+    expect(await see('wf-step-2')).toMatch(/^2step chargedone2/);
+    expect(await see('wf-step-3')).toMatch(/^3event shippedpending/);
+
+    await inspector.getByRole('button', { name: 'cancel', exact: true }).click();
+    await expect.poll(() => see('wf-result')).toBe('cancel: accepted');
+    // The charge's compensation refunds it; the order ends cancelled, on the shop's page too.
+    await expect.poll(() => text('status-inspect-1'), { timeout: 20_000 }).toBe('cancelled');
+    await inspector.getByTestId('wf-status').selectOption('cancelled');
+    await expect
+      .poll(() => see('wf-title'))
+      .toMatch(/^fulfil\/inspect-1 — cancelled \(CANCELLED: /);
+    await expect.poll(() => see('wf-timeline')).toContain('compensate chargedone');
+    expect([...payments.refunds.values()]).toEqual([payments.chargesOf('inspect-1')[0]!.id]);
+    await inspector.close();
   });
 });

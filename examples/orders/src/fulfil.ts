@@ -2,7 +2,9 @@
  * Order fulfilment as a workflow: hold the stock, charge the card (retried while the payment
  * service fails, one idempotency key for every attempt), then wait up to three days for the
  * warehouse to say it shipped. If it does not, the stock goes back and the charge is refunded —
- * the charge step's compensation, which the saga runs when the run fails.
+ * the charge step's compensation, which the saga runs when the run fails. A cancel (e.g. from the
+ * inspector) refunds the charge the same way, but the pending wait never resumes, so the stock
+ * stays held: compensations are outside work and cannot call an actor (restock it by hand).
  */
 import { workflow } from '@baton/core';
 import { z } from 'zod';

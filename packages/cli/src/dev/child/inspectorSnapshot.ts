@@ -1,7 +1,8 @@
-import type { BatonApp } from '@baton/core';
+import type { BatonApp, WorkflowState } from '@baton/core';
 import type { QueryEngine } from '@baton/server';
 import {
   INSPECTOR_QUERY,
+  type InspectedWorkflow,
   type InspectorSnapshot,
   MAX_ACTORS,
 } from '../inspector/InspectorSnapshot.ts';
@@ -65,5 +66,41 @@ export async function inspectorSnapshot(sources: SnapshotSources): Promise<Inspe
       subscribers,
     })),
     connections: server?.connections().length ?? 0,
+    workflows: workflowsOf(app, records),
   };
+}
+
+/** The app's workflow instances among `records` (actors of type `wf-<name>`), newest first. */
+function workflowsOf(
+  app: BatonApp,
+  records: readonly { id: string; state: unknown }[],
+): InspectedWorkflow[] {
+  const names = new Set(app.workflows.map((w) => w.name));
+  const list: InspectedWorkflow[] = [];
+  for (const { id, state } of records) {
+    const slash = id.indexOf('/');
+    const workflow = id.slice(3, slash);
+    if (!id.startsWith('wf-') || slash < 0 || !names.has(workflow)) continue;
+    const s = state as WorkflowState;
+    list.push({
+      workflow,
+      id: id.slice(slash + 1),
+      status: s.status,
+      ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt }),
+      ...(s.endedAt === undefined ? {} : { endedAt: s.endedAt }),
+      ...(s.error ? { error: `${s.error.code}: ${s.error.message}` } : {}),
+      steps: s.journal.map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        name: e.name,
+        state: e.state,
+        at: e.at,
+        ...(e.attempts === undefined ? {} : { attempts: e.attempts }),
+        ...(e.endedAt === undefined ? {} : { endedAt: e.endedAt }),
+        ...(e.error ? { error: `${e.error.code}: ${e.error.message}` } : {}),
+      })),
+    });
+  }
+  list.sort((a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0));
+  return list.slice(0, MAX_ACTORS);
 }

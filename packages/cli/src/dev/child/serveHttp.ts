@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { authCaller, ingressHandler } from '@baton/aws/lambda';
 import type { BatonApp } from '@baton/core';
-import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { BatonError, Client, ErrorCode, toBatonError } from '@baton/core';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { FORWARD_HEADER } from '../protocol.ts';
 import { sameSecret } from '../secrets.ts';
@@ -25,6 +25,8 @@ const MAX_BODY = 1024 * 1024;
  * - `POST /send`, `POST /ask`, `GET /outcome/<id>`: `@baton/aws/lambda`'s `ingressHandler`.
  * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form.
  * - `POST /_baton/redrive` `{ actorId, messageId }`: the engine's `redriveDeadLetter`.
+ * - `POST /_baton/workflow` `{ action, workflow, id, event?, payload? }`: cancels, resumes,
+ *   terminates or signals a workflow instance, as trusted code (the inspector's buttons).
  * - `POST /_baton/crash` `{ message? }`: SIGKILL this process right after the next commit of
  *   a turn (handling `message`, if named) — before its outbox is drained or its inbox acked.
  */
@@ -73,6 +75,10 @@ export async function serveHttp(
           await redriveDeadLetter(backend.store, backend.queue, actorId, messageId);
           return send(response, 202, { redriven: messageId });
         }
+        if (path === '/_baton/workflow') {
+          const messageId = await workflowAction(app, backend, input);
+          return send(response, 202, { messageId });
+        }
         if (path === '/_baton/crash') {
           hooks.armCrash(typeof input.message === 'string' ? input.message : undefined);
           return send(response, 202, { armed: true });
@@ -97,6 +103,43 @@ export async function serveHttp(
     server.once('error', reject).listen(0, '127.0.0.1', resolve);
   });
   return server;
+}
+
+const WORKFLOW_ACTIONS = ['cancel', 'resume', 'terminate', 'signal'];
+
+/** The inspector's action on a workflow instance, sent as trusted code: its message id. */
+async function workflowAction(
+  app: BatonApp,
+  backend: DevBackend,
+  input: Record<string, unknown>,
+): Promise<string> {
+  const { action, workflow, id, event, payload } = input;
+  const definition = app.workflows.find((w) => w.name === workflow);
+  if (
+    !definition ||
+    typeof id !== 'string' ||
+    !WORKFLOW_ACTIONS.includes(String(action)) ||
+    (action === 'signal' && typeof event !== 'string')
+  ) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `workflow takes {"action": ${WORKFLOW_ACTIONS.map((a) => `"${a}"`).join(' | ')}, "workflow": one of the app's (${app.workflows.map((w) => w.name).join(', ') || 'none'}), "id": "…"} and, to signal, "event" and "payload"`,
+    );
+  }
+  const client = new Client({
+    actors: app.actors,
+    store: backend.store,
+    queue: backend.queue,
+  }).asSystem();
+  const ref = definition.ref(id);
+  const body =
+    action === 'signal'
+      ? { name: event, payload }
+      : action === 'resume'
+        ? {}
+        : { reason: 'from the inspector' };
+  const { messageId } = await client.send(ref as never, action as never, body as never);
+  return messageId;
 }
 
 function send(response: ServerResponse, status: number, value: unknown): void {

@@ -62,6 +62,29 @@ export interface InspectorSnapshot {
     readonly subscribers: number;
   }[];
   readonly connections: number;
+  /** The app's workflow instances (the first {@link MAX_ACTORS}), newest first, with their steps. */
+  readonly workflows: readonly InspectedWorkflow[];
+}
+
+/** One workflow instance as the inspector lists it, with its step timeline. */
+export interface InspectedWorkflow {
+  readonly workflow: string;
+  readonly id: string;
+  readonly status: string;
+  readonly startedAt?: number;
+  readonly endedAt?: number;
+  readonly error?: string;
+  /** Each command of its run: what `workflowHistory` shows, without results. */
+  readonly steps: readonly {
+    readonly seq: number;
+    readonly kind: string;
+    readonly name: string;
+    readonly state: string;
+    readonly attempts?: number;
+    readonly at: number;
+    readonly endedAt?: number;
+    readonly error?: string;
+  }[];
 }
 
 export const MAX_ACTORS = 200;

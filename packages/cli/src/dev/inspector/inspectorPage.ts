@@ -1,11 +1,13 @@
 /**
  * The inspector (`/_baton`), in the browser: one live query, `baton.inspector`, over the app's
- * own WebSocket, rendered as tables; a form that sends or asks, and redrive buttons, that POST
- * to the dev server. The query and the actions carry this run's token, from the page.
+ * own WebSocket, rendered as tables; a form that sends or asks, redrive buttons, and workflow
+ * views (instances by status, one instance's step timeline, cancel/resume/terminate/signal),
+ * that POST to the dev server. The query and the actions carry this run's token, from the page.
  */
 import { BatonClient } from '@baton/client';
 import { INSPECTOR_QUERY, type InspectorSnapshot } from './InspectorSnapshot.ts';
 import { INSPECTOR_CSS } from './inspectorStyle.ts';
+import { bindWorkflowViews, renderWorkflows, WORKFLOWS_HTML } from './workflowViews.ts';
 
 const meta = (name: string) =>
   document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)!.content;
@@ -43,6 +45,7 @@ document.getElementById('root')!.innerHTML = `
   <section><h2>Actor types</h2><div id="types"></div></section>
   <section><h2>Live queries</h2><div id="queries"></div></section>
   <section class="wide"><h2>Actors</h2><p id="actors-note" class="note" data-testid="actors-note" hidden></p><div id="actors"></div></section>
+  ${WORKFLOWS_HTML}
   <section class="wide"><h2>Recent turns</h2><div id="turns"></div></section>
   <section class="wide"><h2>Dead letters</h2><div id="dead-letters"></div></section>
   <section class="wide"><h2>Send a message</h2>
@@ -137,11 +140,14 @@ function render(s: InspectorSnapshot): void {
     ),
     'no dead letter',
   );
+  renderWorkflows(s.workflows);
   $('actor-ids').innerHTML = s.actors.map((a) => `<option value="${esc(a.id)}">`).join('');
   $('message-names').innerHTML = [...new Set(s.actorTypes.flatMap((t) => t.messages))]
     .map((m) => `<option value="${esc(m)}">`)
     .join('');
 }
+
+bindWorkflowViews(act);
 
 $('dead-letters').addEventListener('click', async (event) => {
   const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');
