@@ -1,0 +1,67 @@
+/**
+ * `ctx.now()`, `ctx.random()` and `ctx.uuid()` are recorded: a run that branches on them replays
+ * the values it saw first — on every later message, across a day's sleep, and on a cold worker
+ * (new code, engine and worker on the same backend) — so it issues the same commands again and
+ * ends with the values it started with.
+ */
+import { workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** What the first run saw, as its `seen` step reports it (steps run once here, no faults). */
+const seen = new Map<string, Array<{ at: number; coin: number; id: string }>>();
+
+const Draw = workflow({
+  name: 'draw',
+  input: z.object({}),
+  run: async (ctx) => {
+    const at = ctx.now();
+    const coin = ctx.random();
+    const id = ctx.uuid();
+    await ctx.step('seen', () => {
+      seen.set(ctx.id, [...(seen.get(ctx.id) ?? []), { at, coin, id }]);
+      return null;
+    });
+    // A branch on the coin: a replay that drew again could take the other one and pause.
+    const side = await ctx.step(coin < 0.5 ? 'heads' : 'tails', () => (coin < 0.5 ? 'H' : 'T'));
+    await ctx.sleep(DAY);
+    const go = await ctx.waitForEvent<string>('go');
+    return { at, coin, id, side, go, later: ctx.now() - at };
+  },
+});
+
+describe('recorded time, randomness and ids', () => {
+  it('replays the values a run saw first, across a sleep, later messages and a cold worker', async () => {
+    seen.clear();
+    const h = workflowHarness([Draw.actor]);
+    const refs = await Promise.all(['a', 'b', 'c', 'd'].map((id) => h.client.start(Draw, id, {})));
+    await h.runAll();
+    expect(seen.size).toBe(4);
+
+    // A cold worker replays each history from its journal; the clock has moved a day on.
+    h.deploy([Draw.actor]);
+    h.clock.set(h.clock.now() + DAY);
+    for (const ref of refs) await h.client.signal(ref, 'go', 'now');
+    await h.runAll();
+
+    for (const ref of refs) {
+      // Each \`seen\` step ran once: no replay re-ran it with other values.
+      expect(seen.get(ref.key), ref.key).toHaveLength(1);
+      const first = seen.get(ref.key)![0]!;
+      expect((await h.client.workflowStatus(ref)).status, ref.key).toBe('completed');
+      const output = await h.client.result(ref);
+      expect(output).toMatchObject({
+        at: first.at,
+        coin: first.coin,
+        id: first.id,
+        side: first.coin < 0.5 ? 'H' : 'T',
+        go: 'now',
+      });
+      expect((output as { later: number }).later).toBeGreaterThanOrEqual(2 * DAY);
+    }
+    expect(new Set([...seen.values()].map(([s]) => s!.id)).size).toBe(4);
+  });
+});
