@@ -134,7 +134,14 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
             'not a callback of this workflow instance: pass the token its ctx.createCallback() gave, unchanged',
           );
         }
-        if (entry.state !== 'pending') return { accepted: false };
+        if (entry.state !== 'pending') {
+          // A replayed token (or one whose wait timed out or lost a race) changes nothing.
+          throw new BatonError(
+            ErrorCode.REJECTED,
+            `callback "${entry.name}" is ${entry.state === 'done' ? 'completed' : entry.state} already: a callback completes once, and its token cannot be used again`,
+            { details: { callback: entry.name, state: entry.state } },
+          );
+        }
         const tooLarge = journalValueTooLarge(`the value of callback "${entry.name}"`, body.value);
         if (tooLarge) throw tooLarge;
         const outcome: Outcome = body.ok
