@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -55,4 +55,45 @@ describe('the README', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("names pnpm's built-in commands only where it means them, never for a package's script", () => {
+    // pnpm runs these itself, whatever script a package has of that name (`pnpm deploy` copies a
+    // workspace package; `pnpm run deploy` runs its deploy script).
+    const builtIns = new Set(
+      'add audit bin config create deploy dlx env exec fetch import init install licenses link list outdated pack patch prune publish rebuild remove root server setup store unlink update why'.split(
+        ' ',
+      ),
+    );
+    const manifests = new Map<string, { dir: string; scripts: Record<string, string> }>();
+    for (const dir of [
+      '.',
+      'infra',
+      ...['packages', 'examples'].flatMap((group) =>
+        readdirSync(join(root, group)).map((name) => join(group, name)),
+      ),
+    ]) {
+      const file = join(root, dir, 'package.json');
+      if (!existsSync(file)) continue;
+      const { name, scripts = {} } = JSON.parse(readFileSync(file, 'utf8'));
+      manifests.set(name, { dir, scripts });
+    }
+    const docs = [...manifests.values()]
+      .map(({ dir }) => join(dir, 'README.md'))
+      .concat(readdirSync(join(root, 'docs')).map((file) => join('docs', file)))
+      .filter((file) => existsSync(join(root, file)));
+    const wrong: string[] = [];
+    for (const doc of docs) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      const here = [...manifests.values()].find(({ dir }) => join(dir, 'README.md') === doc);
+      for (const [, filter, command] of text.matchAll(
+        /\bpnpm(?: --filter (\S+))? ([a-z][\w-]*)/g,
+      )) {
+        const target = filter ? manifests.get(filter) : here;
+        if (builtIns.has(command!) && target?.scripts[command!] !== undefined) {
+          wrong.push(`${doc}: pnpm ${filter ? `--filter ${filter} ` : ''}${command}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
 });

@@ -82,7 +82,8 @@ export class BankPage extends Construct {
       distribution: this.distribution,
       retainOnDelete: false,
     });
-    new CfnOutput(this, 'PageUrl', {
+    // On the stack, so that the output is named PageUrl rather than after this construct's path.
+    new CfnOutput(Stack.of(this), 'PageUrl', {
       value: `https://${this.distribution.distributionDomainName}/`,
       description: 'The bank page',
     });

@@ -23,7 +23,8 @@ export function bankStack(scope: Construct, id = 'BatonBank'): { stack: Stack; b
   });
   new CfnOutput(stack, 'IngressUrl', {
     value: bank.ingressUrl,
-    description: 'HTTP ingress: POST /send, POST /ask, GET /outcome/<id> (SigV4-signed)',
+    description:
+      'HTTP ingress: POST /send, POST /ask, GET /outcome?to=…&idempotencyKey=… (SigV4-signed)',
   });
   new BankPage(stack, 'Page', {
     webSocketUrl: bank.webSocketUrl,

@@ -1,7 +1,7 @@
 /**
  * `baton dev` as a real process: one port for the page, the HTTP ingress and the app; state in
  * its data directory across reloads, crashes and restarts; a saved source file reloads the app;
- * Ctrl-C (SIGINT) exits 0.
+ * Ctrl-C (SIGINT) exits 0, also when a package manager passes it on a second time.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,49 @@ describe('baton dev', () => {
     expect((await ask('add', { n: 'x' })).status).toBe(400);
   });
 
+  it("prints the app's ctx.log lines, and a failing handler's error with its stack", async () => {
+    expect((await ask('add', { n: 0 })).status).toBe(200);
+    expect(dev!.output()).toMatch(/\d\d:\d\d:\d\d info +counter\/c: added n=0\n/);
+    const failing = postJson(`${dev!.origin}/ask`, {
+      to: 'counter/failing',
+      name: 'boom',
+      payload: {},
+    });
+    failing.catch(() => {});
+    await expect
+      .poll(() => dev!.output(), { timeout: 10_000 })
+      .toMatch(
+        /warn +counter\/failing: message will be retried .*error="unexpected error: boom: fixed in v2"/,
+      );
+    // The stack, one frame a line, points into the app's source.
+    expect(dev!.output()).toMatch(/\n {4}Error: boom: fixed in v2\n {4}( {4})?at .*app\.ts:\d+/);
+  });
+
+  it('reads an outcome by the actor and idempotency key it was sent with', async () => {
+    const sent = await postJson(`${dev!.origin}/send`, {
+      to: 'counter/by-key',
+      name: 'add',
+      payload: { n: 4 },
+      idempotencyKey: 'add-4',
+    });
+    expect(sent.status).toBe(202);
+    const outcomeUrl = `${dev!.origin}/outcome?to=counter/by-key&idempotencyKey=add-4`;
+    await expect.poll(async () => (await fetch(outcomeUrl)).status, { timeout: 5_000 }).toBe(200);
+    expect(await (await fetch(outcomeUrl)).json()).toEqual({ outcome: { ok: true, value: 4 } });
+    const unknown = await fetch(`${dev!.origin}/outcome?to=counter/by-key&idempotencyKey=other`);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('refuses an oversized body with 413, telling its size as it was sent', async () => {
+    const pad = 'x'.repeat(3 * 1024 * 1024);
+    const body = { to: 'counter/c', name: 'add', payload: { n: 1, pad }, idempotencyKey: 'big' };
+    const refused = await postJson(`${dev!.origin}/send`, body);
+    expect(refused.status).toBe(413);
+    const size = Buffer.byteLength(JSON.stringify(body));
+    expect(refused.body.error.message).toContain(`the body is ${size} bytes`);
+    expect(refused.body.error.details).toEqual({ size, limit: 256_000 });
+  });
+
   it('fires durable timers when they are due', async () => {
     const timed = (name: string, payload: unknown) =>
       postJson(`${dev!.origin}/ask`, { to: 'counter/timed', name, payload });
@@ -119,10 +162,19 @@ describe('baton dev', () => {
   });
 
   it('exits 0 on Ctrl-C, and a new run finds the state in the data directory', async () => {
+    const before = dev!.output().length;
     expect(await dev!.stop('SIGINT')).toBe(0);
-    expect(dev!.output()).not.toMatch(/Error|ELIFECYCLE/);
+    expect(dev!.output().slice(before)).not.toMatch(/Error|ELIFECYCLE/);
     dev = await startDevProcess(args());
     expect((await ask('add', { n: 1 })).body).toEqual({ value: 16 });
     expect(await dev.stop('SIGINT')).toBe(0);
+  });
+
+  it('exits 0 when a package manager passes the Ctrl-C on, so that it arrives twice at once', async () => {
+    // `pnpm dev` in a terminal: the terminal's SIGINT, then the one pnpm forwards to its script.
+    dev = await startDevProcess(args());
+    dev.child.kill('SIGINT');
+    expect(await dev.stop('SIGINT')).toBe(0);
+    expect(dev.output()).not.toContain('stopping at once');
   });
 });

@@ -93,7 +93,8 @@ beforeAll(async () => {
   }
   // The tools; the optional peers of @baton/aws/websocket and /local that its README names; and
   // the SDK clients a worker calls, which a Lambda runtime provides to the bundle.
-  const tools = ['typescript', '@types/node', '@types/react', '@types/ws', 'esbuild', 'ws'];
+  // Not esbuild: the CDK README's install line brings it, as the construct's bundling needs.
+  const tools = ['typescript', '@types/node', '@types/react', '@types/ws', 'ws'];
   tools.push('@aws-sdk/client-apigatewaymanagementapi', '@aws-sdk/client-dynamodb-streams');
   tools.push('@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs', '@aws-sdk/util-dynamodb');
   await sh(app, 'pnpm', [

@@ -215,6 +215,7 @@ describe('BatonApp', () => {
       (route) => !route.Properties.RouteKey.startsWith('$'),
     );
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'GET /outcome',
       'GET /outcome/{id}',
       'POST /ask',
       'POST /send',

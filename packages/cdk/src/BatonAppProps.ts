@@ -2,7 +2,7 @@ import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 
 /**
- * Who may call the HTTP ingress (`POST /send`, `POST /ask`, `GET /outcome/<id>`):
+ * Who may call the HTTP ingress (`POST /send`, `POST /ask`, `GET /outcome?to=…&idempotencyKey=…`):
  * - `'iam'`: SigV4-signed requests only, on a Lambda function URL (grant callers with
  *   `grantIngress`).
  * - `{ authorizer }`: an API Gateway HTTP API in front of the ingress, each route behind this

@@ -20,6 +20,7 @@ export interface IngressEndpoint {
 const ROUTES = [
   [apigwv2.HttpMethod.POST, '/send'],
   [apigwv2.HttpMethod.POST, '/ask'],
+  [apigwv2.HttpMethod.GET, '/outcome'],
   [apigwv2.HttpMethod.GET, '/outcome/{id}'],
 ] as const;
 

@@ -5,8 +5,8 @@
  * `baton --help`).
  */
 import { isBatonError } from '@baton/core';
-import { parseDevArgs, USAGE } from './dev/DevOptions.ts';
-import { startDev } from './dev/startDev.ts';
+import { devCommand } from './dev/devCommand.ts';
+import { USAGE } from './dev/DevOptions.ts';
 import { processIo } from './ops/OpsIo.ts';
 import { isOpsCommand, OPS_USAGE, runOps } from './ops/runOps.ts';
 
@@ -26,31 +26,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  if (args.includes('-h') || args.includes('--help')) {
-    console.log(USAGE);
-    return;
-  }
-  const options = parseDevArgs(args, process.cwd());
-  const server = await startDev(options);
-  let stopping = false;
-  // The app process first, then the servers, then any emulators (see DevServer.close).
-  const stop = () => {
-    if (stopping) {
-      console.log('baton dev: stopping at once');
-      process.exit(130);
-    }
-    stopping = true;
-    console.log('\nbaton dev: stopping (Ctrl-C again to stop at once)');
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('baton dev: could not stop cleanly:', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  await devCommand(args);
 }
 
 main().catch((error: unknown) => {

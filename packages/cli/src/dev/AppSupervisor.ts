@@ -85,7 +85,7 @@ export class AppSupervisor {
 
   async #build(): Promise<string | undefined> {
     try {
-      const bundle = await bundleApp(this.#entry);
+      const bundle = await bundleApp(this.#entry, this.#config.backend);
       const path = join(this.#dir, `app-${++this.#generation}.mjs`);
       writeFileSync(path, bundle.code);
       this.inputs = bundle.inputs;

@@ -1,6 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, ErrorCode, type LogLevel } from '@baton/core';
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 /** What `baton dev` runs, as {@link parseDevArgs} reads it from the command line. */
 export interface DevOptions {
@@ -17,12 +19,14 @@ export interface DevOptions {
    * @default [] (its own pages, and clients that send no Origin, such as curl)
    */
   readonly allowOrigins?: readonly string[];
+  /** What the app's `ctx.log` and the engine print. @default 'info' */
+  readonly logLevel?: LogLevel;
 }
 
 export const USAGE = `Usage: baton dev <app entry> [options]
 
 Runs an app locally on one port: its page (web/page.tsx beside the entry), the WebSocket,
-the HTTP ingress (POST /send, POST /ask, GET /outcome/<id>) and the inspector (/_baton).
+the HTTP ingress (POST /send, POST /ask, GET /outcome?to=…&idempotencyKey=…) and the inspector (/_baton).
 The entry is a module whose default export is defineApp({ actors, queries }).
 
 Options:
@@ -34,6 +38,8 @@ Options:
   --allow-origin <o>  also let pages on origin <o> (e.g. http://localhost:5173) call the app;
                       repeat for more. By default only pages baton dev serves itself may,
                       and clients that send no Origin (curl, scripts)
+  --log-level <l>     what the app's ctx.log and Baton print: debug, info (default),
+                      warn, error or silent
   -h, --help          this text
 
 Example: baton dev src/app.ts --port 3000`;
@@ -59,6 +65,7 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
   let inMemory = false;
   let backend: DevOptions['backend'] = 'embedded';
   const allowOrigins: string[] = [];
+  let logLevel: LogLevel = 'info';
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -101,6 +108,14 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
         allowOrigins.push(origin);
         break;
       }
+      case '--log-level': {
+        const level = value();
+        if (!LOG_LEVELS.includes(level as LogLevel)) {
+          throw usage(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+        }
+        logLevel = level as LogLevel;
+        break;
+      }
       default:
         if (arg.startsWith('-')) throw usage(`unknown option ${arg}`);
         if (entry !== undefined) throw usage(`one app entry only, got "${entry}" and "${arg}"`);
@@ -124,6 +139,7 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
     dataDir: inMemory || backend === 'local-aws' ? undefined : (dataDir ?? defaultDataDir(entry)),
     backend,
     allowOrigins,
+    logLevel,
   };
 }
 

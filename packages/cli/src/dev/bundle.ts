@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 
 /** A bundle and the source files it was made of (absolute paths), to watch. */
@@ -14,18 +15,27 @@ export function ownModule(...path: string[]): string {
   return existsSync(`${ts}.ts`) ? `${ts}.ts` : `${ts}.js`;
 }
 
+/** The module of each backend the app process can run on, and its opening function. */
+const BACKENDS = {
+  embedded: ['embeddedBackend', 'embeddedBackend'],
+  'local-aws': ['awsBackend', 'awsBackend'],
+} as const;
+
 /**
- * The app process as one ES module for Node: the app's entry together with `child/runApp`, so
- * that one copy of each package serves both, TypeScript needs no loader, and a change shows as
- * a new bundle.
+ * The app process as one ES module for Node: the app's entry together with `child/runApp` and
+ * the one backend it runs on, so that one copy of each package serves both, TypeScript needs no
+ * loader, a change shows as a new bundle, and an embedded app carries nothing of AWS (the AWS
+ * SDK clients need not be installed).
  */
-export async function bundleApp(entry: string): Promise<Bundle> {
+export async function bundleApp(entry: string, backend: keyof typeof BACKENDS): Promise<Bundle> {
+  const [module, open] = BACKENDS[backend];
   const result = await build({
     stdin: {
       contents: [
         `import app from ${JSON.stringify(entry)};`,
         `import { runApp } from ${JSON.stringify(ownModule('child', 'runApp'))};`,
-        'await runApp(app);',
+        `import { ${open} } from ${JSON.stringify(ownModule('child', module))};`,
+        `await runApp(app, ${open});`,
       ].join('\n'),
       resolveDir: process.cwd(),
       sourcefile: 'baton-dev-app.js',
@@ -37,6 +47,8 @@ export async function bundleApp(entry: string): Promise<Bundle> {
     platform: 'node',
     target: 'node20',
     sourcemap: 'inline',
+    // The bundle runs from a temporary folder: stacks name the app's files where they are.
+    sourceRoot: `${pathToFileURL(process.cwd()).href}/`,
     metafile: true,
     logLevel: 'silent',
     // ws's optional native helpers; it works without them.

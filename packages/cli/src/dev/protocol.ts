@@ -2,6 +2,7 @@
  * What the `baton dev` supervisor and the app process it runs tell each other: the child's
  * settings (in an environment variable) and the messages on their IPC channel.
  */
+import type { LogLevel } from '@baton/core';
 
 /** The environment variable that carries the {@link ChildConfig} as JSON. */
 export const CHILD_CONFIG_ENV = 'BATON_DEV_CHILD';
@@ -20,6 +21,8 @@ export interface ChildConfig {
   readonly forwardSecret: string;
   /** This run's inspector token: the inspector's live query takes it as its `token` argument. */
   readonly inspectorToken: string;
+  /** What the app's `ctx.log` and the engine print (`--log-level`). @default 'info' */
+  readonly logLevel?: LogLevel;
   /** The embedded backend's journal directory; absent: in memory. */
   readonly dataDir?: string;
   /** DynamoDB Local and ElasticMQ, for `local-aws` (the supervisor starts them). */

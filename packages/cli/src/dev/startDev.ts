@@ -49,6 +49,7 @@ export async function startDev(
     backend: options.backend,
     forwardSecret,
     inspectorToken,
+    logLevel: options.logLevel ?? 'info',
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
   };
   let stopEmulators = async () => {};
@@ -142,6 +143,7 @@ export async function startDev(
     const toApp =
       path === '/send' ||
       path === '/ask' ||
+      path === '/outcome' ||
       path.startsWith('/outcome/') ||
       path.startsWith('/_baton/');
     if (!toApp) {
@@ -256,7 +258,7 @@ export async function startDev(
       `  app        ${origin}/${hasPage ? '' : '  (no web/page.tsx: a landing page)'}`,
       `  inspector  ${origin}/_baton`,
       `  websocket  ${webSocketUrl()}`,
-      `  ingress    POST ${origin}/send, POST ${origin}/ask, GET ${origin}/outcome/<id>`,
+      `  ingress    POST ${origin}/send, POST ${origin}/ask, GET ${origin}/outcome?to=<type/key>&idempotencyKey=<key>`,
       `  data       ${dataLine}`,
       ...(options.allowOrigins?.length
         ? [`  trusts     pages on ${options.allowOrigins.join(', ')} (--allow-origin)`]

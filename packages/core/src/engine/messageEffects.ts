@@ -98,6 +98,8 @@ export async function applyMessage(
         messageId: envelope.id,
         attempt: inbound.receiveCount ?? 1,
         error: error.message,
+        // Where an unexpected error came from: the handler's bug, most of the time.
+        ...(thrown instanceof Error && thrown.stack ? { stack: thrown.stack } : {}),
       });
       return error;
     }

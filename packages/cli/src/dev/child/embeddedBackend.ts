@@ -1,11 +1,12 @@
 import { createEmbeddedBackend, TimerPump } from '@baton/embedded';
+import type { ChildConfig } from '../protocol.ts';
 import type { DevBackend } from './DevBackend.ts';
 
 /**
  * The embedded backend, journaled to `dataDir` when one is given. The journal's lock names this
  * process; after a SIGKILL the next app process finds that process gone and takes the lock over.
  */
-export function embeddedBackend(dataDir: string | undefined): DevBackend {
+export function embeddedBackend({ dataDir }: Pick<ChildConfig, 'dataDir'>): DevBackend {
   const backend = createEmbeddedBackend(dataDir === undefined ? {} : { dataDir });
   const { store, queue } = backend;
   const sleepers = new Set<() => void>();

@@ -5,7 +5,7 @@
  * and restarts it on a code change or a crash; everything committed is in the backend's data.
  */
 import type { Server } from 'node:http';
-import { type BatonApp, BatonError, ErrorCode, jsonLogger, toBatonError } from '@baton/core';
+import { type BatonApp, BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { createEngine } from '@baton/core/engine';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
 import {
@@ -16,16 +16,23 @@ import {
 } from '../protocol.ts';
 import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
-import { embeddedBackend } from './embeddedBackend.ts';
 import { inspectorChannel } from './inspectorChannel.ts';
 import { inspectorSnapshot } from './inspectorSnapshot.ts';
 import { observeCommits } from './observeCommits.ts';
 import { RecordingWorker } from './RecordingWorker.ts';
+import { readableLogger } from './readableLogger.ts';
 import { runWorkers } from './runWorkers.ts';
 import { serveHttp } from './serveHttp.ts';
 import { TurnLog } from './TurnLog.ts';
 
-export async function runApp(app: BatonApp): Promise<void> {
+/**
+ * Runs the app on the backend `openBackend` opens (the bundle passes the one `--backend` names,
+ * so that an embedded app's bundle holds nothing of AWS).
+ */
+export async function runApp(
+  app: BatonApp,
+  openBackend: (config: ChildConfig) => DevBackend | Promise<DevBackend>,
+): Promise<void> {
   // Ctrl-C reaches the whole process group: the supervisor decides when this process stops.
   process.on('SIGINT', () => {});
   const config = JSON.parse(process.env[CHILD_CONFIG_ENV] ?? '{}') as ChildConfig;
@@ -45,7 +52,7 @@ export async function runApp(app: BatonApp): Promise<void> {
   // The supervisor is gone (even SIGKILLed): nothing would forward to this process any more.
   process.on('disconnect', shutdown);
   try {
-    stop = await start(app, config);
+    stop = await start(app, config, openBackend);
     tell({ type: 'ready', ...ports });
   } catch (error) {
     tell({ type: 'failed', message: toBatonError(error).message });
@@ -61,8 +68,12 @@ function tell(message: ChildMessage): void {
   process.send?.(message);
 }
 
-async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<void>> {
-  const logger = jsonLogger({ level: 'warn' });
+async function start(
+  app: BatonApp,
+  config: ChildConfig,
+  openBackend: (config: ChildConfig) => DevBackend | Promise<DevBackend>,
+): Promise<() => Promise<void>> {
+  const logger = readableLogger({ level: config.logLevel ?? 'info' });
   const backend = await openBackend(config);
   const turns = new TurnLog();
   let server: LocalServer | undefined;
@@ -143,12 +154,4 @@ async function start(app: BatonApp, config: ChildConfig): Promise<() => Promise<
     await workers.stop();
     await backend.close();
   };
-}
-
-async function openBackend(config: ChildConfig): Promise<DevBackend> {
-  if (config.backend === 'local-aws') {
-    const { awsBackend } = await import('./awsBackend.ts');
-    return awsBackend(config);
-  }
-  return embeddedBackend(config.dataDir);
 }

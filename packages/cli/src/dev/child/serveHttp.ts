@@ -1,12 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { authCaller, ingressHandler } from '@baton/aws/lambda';
 import type { BatonApp } from '@baton/core';
 import { BatonError, Client, ErrorCode, toBatonError } from '@baton/core';
 import { redriveDeadLetter } from '@baton/core/engine';
+import { bearerCaller, type HttpIngressRequest, httpIngress } from '@baton/server/http';
 import { FORWARD_HEADER } from '../protocol.ts';
 import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
-import { toApiGatewayEvent } from './toApiGatewayEvent.ts';
 
 /** What the app process's HTTP server does beside the ingress. */
 export interface HttpHooks {
@@ -22,7 +21,8 @@ const MAX_BODY = 1024 * 1024;
  * The app process's HTTP server (loopback, any port; the supervisor forwards to it, after its
  * checks, and only what it forwards is answered): the Lambda ingress's routes, and the
  * inspector's actions (the supervisor asked them for the inspector's token).
- * - `POST /send`, `POST /ask`, `GET /outcome/<id>`: `@baton/aws/lambda`'s `ingressHandler`.
+ * - `POST /send`, `POST /ask`, `GET /outcome…`: `@baton/server/http`'s `httpIngress`, the
+ *   ingress the Lambda deployment runs too.
  * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form.
  * - `POST /_baton/redrive` `{ actorId, messageId }`: the engine's `redriveDeadLetter`.
  * - `POST /_baton/workflow` `{ action, workflow, id, event?, payload? }`: cancels, resumes,
@@ -36,11 +36,11 @@ export async function serveHttp(
   hooks: HttpHooks,
 ): Promise<Server> {
   // The very ingress a deployment runs, signing requests in with the app's own `auth`.
-  const ingress = ingressHandler({
+  const ingress = httpIngress({
     actors: app.actors,
     store: backend.store,
     queue: backend.queue,
-    ...(app.auth ? { caller: authCaller(app.auth) } : {}),
+    ...(app.auth ? { caller: bearerCaller(app.auth) } : {}),
   });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (!sameSecret(request.headers[FORWARD_HEADER], hooks.forwardSecret)) {
@@ -53,11 +53,19 @@ export async function serveHttp(
       });
     }
     delete request.headers[FORWARD_HEADER];
-    const body = await readBody(request);
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const { body, bytes } = await readBody(request);
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const ingressRequest = (route: string): HttpIngressRequest => ({
+      method: request.method ?? 'GET',
+      path: route,
+      query: url.search.slice(1),
+      headers: headersOf(request),
+      body,
+      bodyBytes: bytes,
+    });
     if (request.method === 'POST' && (path === '/_baton/send' || path === '/_baton/ask')) {
-      const rawPath = path.slice('/_baton'.length);
-      const result = await ingress({ ...toApiGatewayEvent(request, body), rawPath });
+      const result = await ingress(ingressRequest(path.slice('/_baton'.length)));
       return response.writeHead(result.statusCode, result.headers).end(result.body);
     }
     if (path.startsWith('/_baton/')) {
@@ -90,7 +98,7 @@ export async function serveHttp(
         return send(response, status, { error: baton.toJSON() });
       }
     }
-    const result = await ingress(toApiGatewayEvent(request, body));
+    const result = await ingress(ingressRequest(path));
     response.writeHead(result.statusCode, result.headers).end(result.body);
   };
   const server = createServer((request, response) => {
@@ -160,13 +168,22 @@ function parseJson(body: string): Record<string, unknown> {
   throw new BatonError(ErrorCode.INVALID_ARGUMENT, 'the body must be a JSON object');
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+/** The body (up to {@link MAX_BODY} bytes; the rest is counted, not kept) and its whole size. */
+async function readBody(request: IncomingMessage): Promise<{ body: string; bytes: number }> {
   const chunks: Buffer[] = [];
-  let size = 0;
+  let bytes = 0;
   for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    // Past the limit the rest is dropped; the ingress answers 413 on the size it is told.
-    if (size <= MAX_BODY * 2) chunks.push(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+    if (bytes <= MAX_BODY) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return { body: Buffer.concat(chunks).toString('utf8'), bytes };
+}
+
+/** Node's headers (names already in lower case), repeated ones joined. */
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
 }

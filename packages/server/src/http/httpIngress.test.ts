@@ -1,0 +1,75 @@
+import { callerOf, silentLogger } from '@baton/core';
+import { createEngine, Worker } from '@baton/core/engine';
+import { createEmbeddedBackend } from '@baton/embedded';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Counter } from '../ws/fixtures/startTestServer.ts';
+import { type HttpIngressRequest, httpIngress } from './httpIngress.ts';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** The ingress on an embedded backend, signing callers in from an `x-user` header. */
+function start() {
+  const backend = createEmbeddedBackend();
+  cleanups.push(() => backend.close());
+  const actors = [Counter];
+  const ingress = httpIngress({
+    actors,
+    store: backend.store,
+    queue: backend.queue,
+    caller: ({ headers }) => (headers?.['x-user'] ? callerOf(headers['x-user']) : callerOf('anna')),
+  });
+  const worker = new Worker(
+    createEngine({ actors, store: backend.store, queue: backend.queue, logger: silentLogger }),
+  );
+  const call = async (request: HttpIngressRequest) => {
+    const response = await ingress(request);
+    return { status: response.statusCode, body: JSON.parse(response.body) };
+  };
+  return {
+    call,
+    processAll: async () => {
+      while ((await worker.poll()) > 0) {}
+    },
+  };
+}
+
+const sendBody = JSON.stringify({
+  to: 'counter/a',
+  name: 'increment',
+  payload: { by: 2 },
+  idempotencyKey: 'inc-2',
+});
+
+describe('the HTTP ingress', () => {
+  it('reads an outcome by the actor and idempotency key it was sent with, for its caller only', async () => {
+    const { call, processAll } = start();
+    expect((await call({ method: 'POST', path: '/send', body: sendBody })).status).toBe(202);
+    await processAll();
+    const byKey = { method: 'GET', path: '/outcome', body: '' } as const;
+    const query = 'to=counter/a&idempotencyKey=inc-2';
+    expect(await call({ ...byKey, query })).toEqual({
+      status: 200,
+      body: { outcome: { ok: true, value: 2 } },
+    });
+    // Another caller's key names another message: nothing to read.
+    expect((await call({ ...byKey, query, headers: { 'x-user': 'ben' } })).status).toBe(404);
+    const missing = await call({ ...byKey, query: 'to=counter/a' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain('idempotencyKey=<key>');
+  });
+
+  it('tells the size of an oversized body as it arrived, not as much of it as the host kept', async () => {
+    const { call } = start();
+    const refused = await call({
+      method: 'POST',
+      path: '/send',
+      body: sendBody,
+      bodyBytes: 3_000_000,
+    });
+    expect(refused.status).toBe(413);
+    expect(refused.body.error.details).toEqual({ size: 3_000_000, limit: 256_000 });
+  });
+});

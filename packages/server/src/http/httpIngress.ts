@@ -1,0 +1,251 @@
+import {
+  type ActorRef,
+  ANONYMOUS,
+  type AnyActorDefinition,
+  BatonError,
+  type Caller,
+  Client,
+  type ConnectRequest,
+  callerOf,
+  ErrorCode,
+} from '@baton/core';
+import {
+  type Clock,
+  ingressMessageId,
+  parseActorId,
+  parseTraceparent,
+  type Queue,
+  type Store,
+} from '@baton/core/adapter';
+import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
+
+/** An HTTP request as any host receives it: a Lambda event, a Node request, a test. */
+export interface HttpIngressRequest {
+  readonly method: string;
+  /** The path; anything before the route (a stage, a prefix) is allowed: `/prod/send`. */
+  readonly path: string;
+  /** The query string, without its `?`. */
+  readonly query?: string;
+  /** Header names in lower case. */
+  readonly headers?: Readonly<Record<string, string | undefined>>;
+  /** The body as text (UTF-8). */
+  readonly body: string;
+  /**
+   * The size of the body as it arrived, in bytes, when the host read only part of it (a host
+   * stops reading past a limit); otherwise the body's own size.
+   */
+  readonly bodyBytes?: number;
+}
+
+export interface HttpIngressOptions {
+  readonly actors: readonly AnyActorDefinition[];
+  readonly store: Store;
+  readonly queue: Queue;
+  readonly clock?: Clock;
+  /** Bodies larger than this are refused with 413. @default 256,000 bytes (SQS's message limit) */
+  readonly maxBodyBytes?: number;
+  /** Whether `/send` needs an `idempotencyKey` (retries are then safe). @default true */
+  readonly requireIdempotencyKey?: boolean;
+  /** How long `/ask` waits. @default 25 s (under API Gateway's 30 s) */
+  readonly askTimeoutMs?: number;
+  /**
+   * Who sent a request: what handlers see as `ctx.caller`, what access is checked against, and
+   * what idempotency keys and outcome reads are scoped by. Throw to refuse the request (401
+   * UNAUTHORIZED; the client is told only "unauthorized"). @default anonymous
+   */
+  readonly caller?: (request: HttpIngressRequest) => Caller | Promise<Caller>;
+}
+
+/** What `/send` and `/ask` take. */
+interface SendRequest {
+  readonly to: string;
+  readonly name: string;
+  readonly payload: unknown;
+  readonly idempotencyKey?: string;
+}
+
+/**
+ * The HTTP ingress, whatever carries the request:
+ * - `POST …/send` `{ to: "account/alice", name, payload, idempotencyKey }` → 202 `{ messageId }`
+ * - `POST …/ask` (same body) → 200 `{ value }` with the handler's reply
+ * - `GET …/outcome?to=account/alice&idempotencyKey=dep-1` → 200 `{ outcome }` or 404
+ * - `GET …/outcome/<messageId>` (the id a send returned, `%`-escaped) → the same
+ *
+ * Only public handlers whose `authorize` lets the caller through are sent (403 FORBIDDEN
+ * otherwise, naming only the public handlers); idempotency keys are scoped by the caller, and an
+ * outcome is read only by the caller that sent its message (404 to others).
+ *
+ * Errors are JSON `{ error: { code, message, details } }`: 400 for malformed JSON or a wrong
+ * payload, 403 for what the caller may not do, 404 for an unknown route or outcome, 413 for an
+ * oversized body, 422 for a rejection, 503/504 for what may pass. Nothing is enqueued unless the
+ * request is valid and allowed.
+ *
+ * @example
+ * const ingress = httpIngress({ actors: [Account], store, queue });
+ * const response = await ingress({ method: 'POST', path: '/send', body: '{"to":"account/alice",…}' });
+ * // { statusCode: 202, headers: { 'content-type': 'application/json' }, body: '{"messageId":…}' }
+ */
+export function httpIngress(
+  options: HttpIngressOptions,
+): (request: HttpIngressRequest) => Promise<HttpResponse> {
+  const client = new Client({
+    actors: options.actors,
+    store: options.store,
+    queue: options.queue,
+    askTimeoutMs: options.askTimeoutMs ?? 25_000,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const maxBodyBytes = options.maxBodyBytes ?? 256_000;
+  const requireKey = options.requireIdempotencyKey ?? true;
+  const callerOfRequest = options.caller ?? (() => ANONYMOUS);
+
+  return async (request) => {
+    try {
+      const { method, path } = request;
+      if (method === 'GET' && /\/outcome(\/[^/]*)?$/.test(path)) {
+        const messageId = outcomeId(path, new URLSearchParams(request.query ?? ''));
+        const caller = await identify(callerOfRequest, request);
+        const id =
+          typeof messageId === 'string' ? messageId : ingressMessageId(...messageId, caller);
+        // Another caller's message reads as unknown: its outcome is not theirs to see.
+        const found = await client.outcome(id, { caller });
+        if (!found)
+          throw notFound('no outcome for that message yet: it is unknown or not yet processed');
+        return json(200, { outcome: found });
+      }
+      const action = path.endsWith('/send') ? 'send' : path.endsWith('/ask') ? 'ask' : undefined;
+      if (method !== 'POST' || !action) {
+        throw notFound(
+          `no route ${method} ${path}: use POST /send, POST /ask or GET /outcome?to=<type/key>&idempotencyKey=<key>`,
+        );
+      }
+      const body = parseRequest(request, maxBodyBytes);
+      if (action === 'send' && requireKey && body.idempotencyKey === undefined) {
+        throw badRequest(
+          'send needs an "idempotencyKey" so that a retried request is applied once',
+        );
+      }
+      const ref = toRef(body.to);
+      const caller = await identify(callerOfRequest, request);
+      // A caller's W3C trace context travels with the message; a malformed one is dropped.
+      const traceparent = request.headers?.traceparent;
+      const sendOptions = {
+        caller,
+        ...(body.idempotencyKey === undefined ? {} : { idempotencyKey: body.idempotencyKey }),
+        ...(parseTraceparent(traceparent) ? { traceparent } : {}),
+      };
+      if (action === 'send') {
+        return json(202, await client.send(ref, body.name, body.payload as never, sendOptions));
+      }
+      return json(200, {
+        value: await client.ask(ref, body.name, body.payload as never, sendOptions),
+      });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/**
+ * A `caller` for {@link httpIngress} that signs requests in as the WebSocket hosts do: the app's
+ * `auth` is given the bearer token of the `authorization` header (and the headers), and what it
+ * returns is the user (`callerOf(identity)`). An `auth` that throws refuses the request (401).
+ *
+ * @example
+ * const ingress = httpIngress({ actors, store, queue, caller: bearerCaller(app.auth) });
+ */
+export function bearerCaller(
+  auth: (request: ConnectRequest) => unknown,
+): (request: HttpIngressRequest) => Promise<Caller> {
+  return async ({ headers = {} }) => {
+    const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+    const request: ConnectRequest = match ? { token: match[1]!, headers } : { headers };
+    return callerOf(await auth(request));
+  };
+}
+
+/** The message id an outcome route names, or the target and key to derive it from. */
+function outcomeId(path: string, query: URLSearchParams): string | [string, string] {
+  const segment = /\/outcome\/([^/]+)$/.exec(path)?.[1];
+  if (segment !== undefined) return decodePathSegment(segment);
+  const to = query.get('to');
+  const key = query.get('idempotencyKey');
+  if (!to || !key) {
+    throw badRequest(
+      'an outcome is read by GET /outcome?to=<type/key>&idempotencyKey=<key> (the target and key the message was sent with) or GET /outcome/<messageId>',
+    );
+  }
+  return [toRef(to).id, key];
+}
+
+function parseRequest(request: HttpIngressRequest, maxBodyBytes: number): SendRequest {
+  const raw = request.body;
+  const size = request.bodyBytes ?? Buffer.byteLength(raw);
+  if (size > maxBodyBytes) {
+    throw new BatonError(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      `the body is ${size} bytes; the limit is ${maxBodyBytes}: send large data by reference`,
+      { details: { size, limit: maxBodyBytes } },
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw badRequest(
+      'the body is not valid JSON: send {"to": "type/key", "name": "...", "payload": {...}}',
+    );
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('the body must be a JSON object {"to", "name", "payload", "idempotencyKey"}');
+  }
+  const { to, name, payload, idempotencyKey } = body as Record<string, unknown>;
+  const problems: string[] = [];
+  if (typeof to !== 'string') problems.push('"to" must be an actor id "type/key"');
+  if (typeof name !== 'string') problems.push('"name" must be a message name');
+  if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
+    problems.push('"idempotencyKey" must be a string');
+  }
+  if (problems.length > 0)
+    throw badRequest(`invalid request: ${problems.join('; ')}`, { problems });
+  return {
+    to: to as string,
+    name: name as string,
+    payload,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey: idempotencyKey as string }),
+  };
+}
+
+function toRef(id: string): ActorRef {
+  const parsed = parseActorId(id);
+  if (!parsed) throw badRequest(`"${id}" is not an actor id of the form type/key`);
+  return { type: parsed.type, key: parsed.key, id };
+}
+
+/** A `%`-escaped path segment; a malformed escape is the client's mistake (400), not ours. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(
+      'the message id in /outcome/<id> is not validly %-escaped: encode it with encodeURIComponent, or read the outcome by GET /outcome?to=<type/key>&idempotencyKey=<key>',
+    );
+  }
+}
+
+/** The caller of the request; a hook that throws refuses the request as UNAUTHORIZED. */
+async function identify(
+  callerOf: (request: HttpIngressRequest) => Caller | Promise<Caller>,
+  request: HttpIngressRequest,
+): Promise<Caller> {
+  try {
+    return await callerOf(request);
+  } catch {
+    // The hook's reason stays in the server: the client learns only that it may not.
+    throw new BatonError(ErrorCode.UNAUTHORIZED, 'unauthorized');
+  }
+}
+
+function notFound(message: string): BatonError {
+  return new BatonError(ErrorCode.NOT_FOUND, message);
+}
