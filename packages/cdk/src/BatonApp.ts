@@ -22,7 +22,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -214,6 +214,8 @@ export class BatonApp extends Construct {
           banner:
             "import { createRequire as __batonRequire } from 'node:module'; const require = __batonRequire(import.meta.url);",
           esbuildArgs: { '--alias:baton-app': entry },
+          // A synth prints what needs attention, not each bundle's size.
+          logLevel: LogLevel.WARNING,
         },
       });
     };

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `baton` command: `baton dev <app entry>` (see `baton dev --help`), and the commands that
- * operate a deployed app (`baton status`, `baton actors …`, `baton dead-letters …`; see
- * `baton --help`).
+ * The `baton` command: `baton init <folder>` (a new app), `baton dev <app entry>` (see
+ * `baton dev --help`), and the commands that operate a deployed app (`baton status`,
+ * `baton actors …`, `baton dead-letters …`; see `baton --help`).
  */
 import { isBatonError } from '@baton/core';
-import { devCommand } from './dev/devCommand.ts';
 import { USAGE } from './dev/DevOptions.ts';
+import { devCommand } from './dev/devCommand.ts';
+import { INIT_USAGE, initCommand } from './init/initCommand.ts';
 import { processIo } from './ops/OpsIo.ts';
 import { isOpsCommand, OPS_USAGE, runOps } from './ops/runOps.ts';
 
@@ -14,15 +15,16 @@ const [command, ...args] = process.argv.slice(2);
 
 async function main(): Promise<void> {
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    console.log(`baton — Baton's command line\n\n${USAGE}\n\n${OPS_USAGE}`);
+    console.log(`baton — Baton's command line\n\n${INIT_USAGE}\n\n${USAGE}\n\n${OPS_USAGE}`);
     return;
   }
   if (isOpsCommand(command)) {
     process.exitCode = await runOps([command, ...args], processIo());
     return;
   }
+  if (command === 'init') return initCommand(args);
   if (command !== 'dev') {
-    console.error(`baton: unknown command "${command}"\n\n${USAGE}`);
+    console.error(`baton: unknown command "${command}"\n\n${INIT_USAGE}\n\n${USAGE}`);
     process.exitCode = 2;
     return;
   }

@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { relative } from 'node:path';
+import { BatonError, ErrorCode } from '@baton/core';
+import { scaffold } from './scaffold.ts';
+
+export const INIT_USAGE = `Usage: baton init <folder> [options]
+
+Creates a Baton app in a new folder: an actor with a durable timer, a live query, a page
+(useQuery), a test (@baton/testing), a CDK stack (BatonApp), and the scripts dev, test,
+synth and deploy. Then installs it with npm.
+
+Options:
+  --from <folder>   take every @baton/* package from the tarballs in <folder> (what
+                    pnpm pack:all writes in Baton's repository) instead of the registry
+  --no-install      write the files only
+  -h, --help        this text
+
+Example: baton init my-app && cd my-app && npm run dev`;
+
+/**
+ * `baton init <folder> [--from <tarballs>] [--no-install]`: scaffolds an app, then runs
+ * `npm install` in it. `create-baton` (`npm create baton <folder>`) runs this too.
+ *
+ * @example
+ * await initCommand(['my-app', '--from', '../baton/packed']);
+ */
+export async function initCommand(args: readonly string[]): Promise<void> {
+  if (args.includes('-h') || args.includes('--help')) {
+    console.log(INIT_USAGE);
+    return;
+  }
+  const usage = (message: string) =>
+    new BatonError(ErrorCode.INVALID_ARGUMENT, `${message}\n\n${INIT_USAGE}`);
+  let dir: string | undefined;
+  let from: string | undefined;
+  let install = true;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--from' || arg.startsWith('--from=')) {
+      from = arg === '--from' ? args[++i] : arg.slice('--from='.length);
+      if (!from) throw usage('--from needs the folder of the tarballs');
+    } else if (arg === '--no-install') {
+      install = false;
+    } else if (arg.startsWith('-')) {
+      throw usage(`unknown option ${arg}`);
+    } else if (dir === undefined) {
+      dir = arg;
+    } else {
+      throw usage(`one folder only, got "${dir}" and "${arg}"`);
+    }
+  }
+  if (dir === undefined) throw usage('which folder? e.g. baton init my-app');
+  const name = scaffold({ dir, ...(from === undefined ? {} : { from }) });
+  console.log(`baton init: created ${name} in ${dir}`);
+  if (install) {
+    console.log('baton init: npm install…');
+    await run('npm', ['install', '--no-audit', '--no-fund'], dir);
+  }
+  const cd = relative(process.cwd(), dir) || '.';
+  console.log(
+    [
+      '',
+      'Next:',
+      `  cd ${cd}`,
+      ...(install ? [] : ['  npm install']),
+      '  npm run dev      # the page, the WebSocket, the ingress and the inspector on one port',
+      '  npm test         # the counter under simulated crashes',
+      '  npm run synth    # the CDK stack, checked with cdk-nag, offline',
+    ].join('\n'),
+  );
+}
+
+function run(command: string, args: readonly string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new BatonError(
+              ErrorCode.UNAVAILABLE,
+              `${command} ${args.join(' ')} failed (${code}) in ${cwd}: fix what it printed, then run it there again`,
+            ),
+          ),
+    );
+  });
+}

@@ -1,0 +1,90 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { scaffold } from './scaffold.ts';
+import { APP_DEPENDENCIES, APP_DEV_DEPENDENCIES } from './versions.ts';
+
+const root = join(import.meta.dirname, '../../../..');
+const scratch: string[] = [];
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-init-'));
+  scratch.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A folder with a tarball (empty: only its name is read) for each named package. */
+function tarballs(...names: string[]): string {
+  const dir = temp();
+  for (const name of names) writeFileSync(join(dir, `baton-${name}-0.1.0.tgz`), '');
+  writeFileSync(join(dir, 'create-baton-0.1.0.tgz'), '');
+  return dir;
+}
+
+describe('baton init', () => {
+  it('writes an app whose every @baton/* package comes from the tarballs, with its four scripts', () => {
+    const from = tarballs('aws', 'cdk', 'cli', 'client', 'core', 'embedded', 'react', 'testing');
+    const dir = join(temp(), 'My App');
+    expect(scaffold({ dir, from })).toBe('my-app');
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.scripts)).toEqual(['dev', 'test', 'synth', 'deploy']);
+    expect(manifest.dependencies['@baton/core']).toBe(`file:${join(from, 'baton-core-0.1.0.tgz')}`);
+    expect(manifest.devDependencies['@baton/cli']).toBe(
+      `file:${join(from, 'baton-cli-0.1.0.tgz')}`,
+    );
+    // The tarballs' own dependencies on each other too (@baton/cdk needs @baton/aws).
+    expect(manifest.overrides['@baton/aws']).toBe(`file:${join(from, 'baton-aws-0.1.0.tgz')}`);
+    expect(manifest.overrides['create-baton']).toBeUndefined();
+    for (const file of [
+      'src/app.ts',
+      'src/counter.ts',
+      'src/queries.ts',
+      'src/web/page.tsx',
+      'src/counter.test.ts',
+      'infra/app.ts',
+      'cdk.json',
+      'tsconfig.json',
+      '.gitignore',
+    ]) {
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    }
+    expect(readFileSync(join(dir, 'infra/app.ts'), 'utf8')).toContain("new Stack(app, 'MyApp')");
+  });
+
+  it('refuses a folder that is not empty, and tarballs that lack a package, saying what to do', () => {
+    const used = temp();
+    writeFileSync(join(used, 'notes.txt'), '');
+    expect(() => scaffold({ dir: used })).toThrow(/not an empty folder: name a new folder/);
+    const from = tarballs('core', 'client');
+    expect(() => scaffold({ dir: join(temp(), 'app'), from })).toThrow(
+      /lacks the tarballs of @baton\/react, @baton\/cli, @baton\/testing, @baton\/cdk: run pnpm pack:all/,
+    );
+  });
+
+  it('pins what an app uses besides Baton to the versions this repository tests with', () => {
+    const workspace = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
+    const infra = JSON.parse(
+      readFileSync(join(root, 'infra/package.json'), 'utf8'),
+    ).devDependencies;
+    for (const [name, version] of Object.entries({
+      ...APP_DEPENDENCIES,
+      ...APP_DEV_DEPENDENCIES,
+    })) {
+      expect(version, name).toBe(workspace[name] ?? infra[name]);
+    }
+  });
+
+  it('is what create-baton runs', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'packages/create-baton/bin/create-baton.js'), '--help'],
+      { cwd: root },
+    );
+    expect(stdout).toContain('Usage: baton init <folder> [options]');
+  });
+});

@@ -1,0 +1,15 @@
+/**
+ * The app: what `baton dev src/app.ts` runs (with web/page.tsx as its page) and what
+ * infra/app.ts deploys.
+ */
+import { defineApp } from '@baton/core';
+import { Counter } from './counter.ts';
+import { count } from './queries.ts';
+
+export default defineApp({
+  actors: [Counter],
+  queries: [count],
+  // Who a WebSocket connection is. Everyone is a guest here; a real app checks a token, e.g. with
+  // jwtAuth from @baton/aws/auth, and handlers see the user as ctx.caller.
+  auth: () => ({ guest: true }),
+});

@@ -1,0 +1,132 @@
+/**
+ * A new app's first hour, as a user outside this repository lives it: every package packed
+ * (`pnpm pack:all`), an app scaffolded in a temporary folder with `baton init --from <tarballs>`
+ * and installed by npm (third-party packages from the registry, through npm's cache), then its
+ * own scripts — `npm run dev` serves the page and Chromium sees a live update, Ctrl-C exits 0,
+ * `npm test` passes, `npm run synth` bundles every function and is cdk-nag clean and quiet.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../browser/launchChromium.ts';
+import { freePort, ROOT } from '../dev/devProcess.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'baton-first-hour-'));
+const packed = join(scratch, 'packed');
+const app = join(scratch, 'my-app');
+// npm as a user runs it, offline where its cache allows; nothing asks a question.
+const env = {
+  ...process.env,
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  CDK_DISABLE_CLI_TELEMETRY: 'true',
+};
+
+/** Runs a command to its end; fails with its output. */
+async function sh(cwd: string, command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(command, args, {
+      cwd,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout}\n${stderr}`);
+  }
+}
+
+let browser: Browser | undefined;
+let dev: ChildProcess | undefined;
+
+beforeAll(async () => {
+  await sh(ROOT, 'pnpm', ['run', '--silent', 'pack:all', packed]);
+  // The workspace's `baton`, as the README says to run it before the packages are published.
+  await sh(scratch, process.execPath, [
+    join(ROOT, 'packages/cli/bin/baton.js'),
+    'init',
+    'my-app',
+    '--from',
+    packed,
+  ]);
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (dev?.exitCode === null) process.kill(-dev.pid!, 'SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('the first hour of a new app, from the packed packages, with npm', () => {
+  it('installs every @baton/* package from the tarballs', () => {
+    const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8'));
+    const baton = Object.entries<{ resolved?: string }>(lock.packages).filter(([path]) =>
+      path.startsWith('node_modules/@baton/'),
+    );
+    expect(baton.length).toBeGreaterThanOrEqual(6);
+    for (const [path, { resolved }] of baton) expect(resolved, path).toMatch(/^file:/);
+  });
+
+  it('serves its page in dev, live, and stops on Ctrl-C with status 0', async () => {
+    const port = await freePort();
+    // In a process group of its own, which Ctrl-C signals as a whole, as a terminal does.
+    dev = spawn('npm', ['run', 'dev', '--', '--port', String(port), '--in-memory'], {
+      cwd: app,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    dev.stdout!.on('data', (chunk) => (output += chunk));
+    dev.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => dev!.once('exit', resolve));
+    await expect.poll(() => output, { timeout: 60_000 }).toContain('baton dev: ready at');
+    const origin = `http://127.0.0.1:${port}`;
+    browser = await launchChromium();
+    const page = await browser.newPage();
+    await page.goto(origin);
+    const count = () => page.locator('#count').textContent();
+    await expect.poll(count, { timeout: 15_000 }).toBe('0');
+    // A send from outside (curl, another service) shows up on the open page.
+    const sent = await fetch(`${origin}/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        to: 'counter/main',
+        name: 'add',
+        payload: { by: 5 },
+        idempotencyKey: 'first-hour',
+      }),
+    });
+    expect(sent.status).toBe(202);
+    await expect.poll(count, { timeout: 15_000 }).toBe('5');
+    // And one from the page itself.
+    await page.getByRole('button', { name: 'Add one' }).click();
+    await expect.poll(count, { timeout: 15_000 }).toBe('6');
+    expect(output).toMatch(/info +counter\/main: added by=5 count=5/);
+    process.kill(-dev.pid!, 'SIGINT');
+    expect(await exited).toBe(0);
+  }, 120_000);
+
+  it('passes its own test', async () => {
+    expect(await sh(app, 'npm', ['test'])).toMatch(/1 passed/);
+  }, 120_000);
+
+  it('synthesizes its stack, every function bundled, cdk-nag clean and without npm warnings', async () => {
+    const output = await sh(app, 'npm', ['run', 'synth']);
+    expect(output).not.toMatch(/npm warn/i);
+    const template = JSON.parse(readFileSync(join(app, 'cdk.out/MyApp.template.json'), 'utf8'));
+    expect(Object.keys(template.Outputs).sort()).toEqual(['IngressUrl', 'WebSocketUrl']);
+    const functions = Object.values<{ Type: string; Metadata?: Record<string, string> }>(
+      template.Resources,
+    ).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(8);
+  }, 300_000);
+});
