@@ -18,9 +18,10 @@ import { freePort, ROOT } from '../dev/devProcess.ts';
 const scratch = mkdtempSync(join(tmpdir(), 'baton-first-hour-'));
 const packed = join(scratch, 'packed');
 const app = join(scratch, 'my-app');
-// npm as a user runs it, offline where its cache allows; nothing asks a question.
+// npm as a user runs it in a terminal: without the npm_* settings pnpm gives the processes it
+// runs (npm warns of those it does not know), offline where its cache allows.
 const env = {
-  ...process.env,
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))),
   npm_config_prefer_offline: 'true',
   npm_config_audit: 'false',
   npm_config_fund: 'false',
@@ -62,7 +63,7 @@ afterAll(async () => {
   await browser?.close();
   if (dev?.exitCode === null) process.kill(-dev.pid!, 'SIGKILL');
   rmSync(scratch, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe('the first hour of a new app, from the packed packages, with npm', () => {
   it('installs every @baton/* package from the tarballs', () => {
