@@ -124,7 +124,9 @@ describe('the first hour of a new app, from the packed packages, with npm', () =
     const output = await sh(app, 'npm', ['run', 'synth']);
     expect(output).not.toMatch(/npm warn/i);
     const template = JSON.parse(readFileSync(join(app, 'cdk.out/MyApp.template.json'), 'utf8'));
-    expect(Object.keys(template.Outputs).sort()).toEqual(['IngressUrl', 'WebSocketUrl']);
+    expect(Object.keys(template.Outputs)).toEqual(
+      expect.arrayContaining(['IngressUrl', 'WebSocketUrl']),
+    );
     const functions = Object.values<{ Type: string; Metadata?: Record<string, string> }>(
       template.Resources,
     ).filter((resource) => resource.Type === 'AWS::Lambda::Function');
