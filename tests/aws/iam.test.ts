@@ -169,7 +169,7 @@ describe('the IAM actions each part declares', () => {
         to: `node/${key}`,
         name: 'relay',
         payload: { to },
-        sentAt: 0,
+        sentAt: Date.now(),
       },
       queueSeq: '1',
     });

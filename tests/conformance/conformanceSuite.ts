@@ -86,7 +86,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         to: ref.id,
         name: 'add',
         payload: { entry: 'x', amount: 5 },
-        sentAt: 0,
+        sentAt: Date.now(),
       };
       await b.queue.send([
         { group: ref.id, dedupeId: `${messageId}-later`, body: encodeEnvelope(envelope) },
@@ -176,7 +176,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         to: 'ledger/src',
         name: 'fanOut',
         payload: { to: 'dst', count: 3 },
-        sentAt: 0,
+        sentAt: Date.now(),
       };
       // The turn commits, then the process dies before its drain and ack.
       await runTurn(engine, 'ledger/src', [{ envelope, queueSeq: '1' }]);

@@ -89,7 +89,7 @@ export function manyPeersSuite(
         to: 'tally/hub',
         name: 'broadcast',
         payload: { from, to },
-        sentAt: 0,
+        sentAt: Date.now(),
       });
       // What each turn committed (left to its caller to drain).
       const committed: OutboxItem[] = [];

@@ -14,7 +14,7 @@ async function rejection(promise: Promise<unknown>): Promise<BatonError> {
 }
 
 function rawEnvelope(id: string, to: string, name: string, payload: unknown): Envelope {
-  return { id, from: INGRESS, seq: 0, to, name, payload, sentAt: 0 };
+  return { id, from: INGRESS, seq: 0, to, name, payload, sentAt: Date.now() };
 }
 
 async function enqueueRaw(h: Harness, envelope: Envelope): Promise<void> {

@@ -467,7 +467,7 @@ describe('a replaced inbox queue', () => {
       to: 'box/x',
       name: 'put',
       payload: { item: 'c' },
-      sentAt: 0,
+      sentAt: Date.now(),
     };
     await fresh.queue.send([{ group: 'box/x', dedupeId: 'moved-c', body: encodeEnvelope(copy) }]);
     while ((await fresh.worker.poll()) > 0);

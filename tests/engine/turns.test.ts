@@ -319,7 +319,7 @@ describe('a turn that keeps losing the race', () => {
       to: 'account/a',
       name: 'deposit',
       payload: { amount: 1 },
-      sentAt: 0,
+      sentAt: Date.now(),
     };
     const failure = await runTurn(engine, 'account/a', [{ envelope, queueSeq: '1' }]).then(
       () => undefined,

@@ -35,9 +35,8 @@ export interface ClientOptions {
   /** How long `ask` waits for the reply. @default 30 s */
   readonly askTimeoutMs?: number;
   /**
-   * The engine's `idempotencyRetentionMs`: a key stays bound to its message (claimed) for twice
-   * as long, so that no outcome of it, committed at most one retention after the send, outlives
-   * the claim. @default 14 days
+   * The engine's `idempotencyRetentionMs`: how long a key stays bound to its message (claimed)
+   * after a send, as long as its outcome is kept. @default 14 days
    */
   readonly idempotencyRetentionMs?: number;
 }
@@ -110,7 +109,7 @@ export class Client {
     this.#queue = options.queue;
     this.#clock = options.clock ?? systemClock;
     this.#askTimeoutMs = options.askTimeoutMs ?? 30_000;
-    this.#claimRetentionMs = 2 * (options.idempotencyRetentionMs ?? 14 * DAY);
+    this.#claimRetentionMs = options.idempotencyRetentionMs ?? 14 * DAY;
     this.#options = options;
   }
 

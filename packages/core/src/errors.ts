@@ -40,8 +40,9 @@ export const ErrorCode = {
    */
   IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
   /**
-   * A message kept failing and the engine ended it: state unchanged, kept as a dead letter to
-   * inspect and redrive. Terminal.
+   * A message kept failing and the engine ended it — or an ingress copy arrived older than its
+   * outcome's retention, so the engine could not tell whether it was applied (see
+   * `docs/deploys.md`): state unchanged, kept as a dead letter to inspect and redrive. Terminal.
    */
   DEAD_LETTERED: 'DEAD_LETTERED',
   /**

@@ -260,12 +260,16 @@ export async function deadLetter(
   admission: Admission,
   last: BatonError,
   trace: HandlingTrace | undefined,
+  /** The engine's own DEAD_LETTERED, for a message ended before any attempt. */
+  ended?: BatonError,
 ): Promise<MessageEffects> {
   const { engine } = turn;
   const { envelope } = inbound;
   const attempts = inbound.receiveCount ?? 1;
-  const error = deadLettered(envelope, attempts, last);
+  const error = ended ?? deadLettered(envelope, attempts, last);
+  // One log line for both, so the dead-letter alarm counts a copy too old to tell as well.
   engine.logger.error(DEAD_LETTER_LOG, {
+    ...(ended ? { reason: 'too old to tell whether it was applied' } : {}),
     actor: current.id,
     messageId: envelope.id,
     attempts,

@@ -29,7 +29,7 @@ import { OverflowLookup } from './overflow.ts';
 import { actorPaused, isParkedCopy, park, parkedInbounds, withoutParked } from './parking.ts';
 import { startHandlingSpan } from './spans.ts';
 import { isVoid } from './timers.ts';
-import { commitTooLarge } from './turnErrors.ts';
+import { commitTooLarge, outlivedItsOutcome } from './turnErrors.ts';
 
 export interface TurnResult {
   /** Messages finished with: applied, rejected or skipped as duplicates. Ack them after drain. */
@@ -368,10 +368,17 @@ async function handle(
     inboxPosition: inbound.queueSeq,
   });
   let effects: MessageEffects | BatonError;
+  // An ingress copy older than its outcome's retention may be of a message applied already.
+  const now = engine.clock.now();
+  const tooOld = outlivedItsOutcome(inbound.envelope, now, engine.idempotencyRetentionMs);
   try {
-    effects = await applyMessage(turn, record, inbound, admission, span.trace);
-    if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
-      effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
+    if (tooOld) {
+      effects = await deadLetter(turn, record, inbound, admission, tooOld, span.trace, tooOld);
+    } else {
+      effects = await applyMessage(turn, record, inbound, admission, span.trace);
+      if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
+        effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
+      }
     }
   } catch (error) {
     span.end({ code: 'UNEXPECTED', message: String(error) });

@@ -1,5 +1,5 @@
 /** The terminal errors the turn engine gives a message it cannot apply. */
-import type { Envelope } from '../adapter/envelope.ts';
+import { type Envelope, INGRESS } from '../adapter/envelope.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 
@@ -86,6 +86,38 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
     {
       details: { messageId: envelope.id, actorId: envelope.to, cause: error.toJSON() },
       cause: error,
+    },
+  );
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * An ingress message sent longer ago than its outcome is kept (less a margin for the sender's
+ * clock): DEAD_LETTERED, else `undefined`. An ingress message has no channel mark; its outcome
+ * (idempotency record) is the only proof that it was applied. A copy committed but never
+ * acknowledged, moved to the queue's dead-letter queue and redriven after that record expired
+ * would otherwise be applied again. (An engine dead letter's own redrive is never refused.)
+ */
+export function outlivedItsOutcome(
+  envelope: Envelope,
+  now: number,
+  retentionMs: number,
+): BatonError | undefined {
+  if (envelope.from !== INGRESS || envelope.redrive !== undefined) return undefined;
+  const age = now - envelope.sentAt;
+  if (age < retentionMs - Math.min(DAY, retentionMs / 2)) return undefined;
+  const days = (ms: number) => Math.round((ms / DAY) * 10) / 10;
+  return new BatonError(
+    ErrorCode.DEAD_LETTERED,
+    `ingress message ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as its outcome is kept (${days(retentionMs)} days): a copy that old (a queue's dead letter redriven late) may be of a message applied already whose outcome expired, so it was not applied and is kept as a dead letter: redrive it only if you know it was never applied`,
+    {
+      details: {
+        messageId: envelope.id,
+        actorId: envelope.to,
+        sentAt: envelope.sentAt,
+        retentionMs,
+      },
     },
   );
 }
