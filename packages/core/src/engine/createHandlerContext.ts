@@ -18,6 +18,7 @@ import { childLogger } from '../logger.ts';
 import { asJson } from './asJson.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
+import { INNER_SPAN, startInnerSpan } from './spans.ts';
 
 /** What one handler run produced, collected by its context. */
 export interface HandlerEffects {
@@ -202,6 +203,11 @@ export function createHandlerContext(
       }),
     },
   };
+  // Workflows give each step a span under this handling's (see startInnerSpan).
+  Object.defineProperty(effects.ctx, INNER_SPAN, {
+    value: (name: string, attributes: Record<string, string | number | boolean>) =>
+      startInnerSpan(engine.openTelemetry, trace, name, attributes),
+  });
   return effects;
 }
 

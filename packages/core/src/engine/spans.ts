@@ -110,3 +110,44 @@ export function startHandlingSpan(
     },
   };
 }
+
+/** OpenTelemetry's `SpanKind.INTERNAL`. */
+const INTERNAL = 0;
+
+/** A span of work inside a handling (a workflow's step), and what ends it. */
+export interface InnerSpan {
+  end(error?: { code: string; message: string }): void;
+}
+
+/**
+ * Where a handler context keeps {@link startInnerSpan} bound to its handling (not part of the
+ * public context: workflows read it to give each step a span).
+ */
+export const INNER_SPAN = Symbol.for('baton.innerSpan');
+
+/** Starts an INTERNAL span, child of the handling's span; a no-op without OpenTelemetry. */
+export function startInnerSpan(
+  otel: OpenTelemetryApi | undefined,
+  trace: HandlingTrace | undefined,
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+): InnerSpan {
+  if (!otel || !trace) return { end: () => {} };
+  const context = otel.trace.setSpanContext(otel.context.active() as never, {
+    traceId: trace.traceId,
+    spanId: trace.spanId,
+    traceFlags: Number.parseInt(trace.child.slice(-2), 16),
+  });
+  const span = otel.trace
+    .getTracer('baton')
+    .startSpan(name, { kind: INTERNAL, attributes }, context as never);
+  return {
+    end(error) {
+      if (error) {
+        span.setAttribute('baton.error_code', error.code);
+        span.setStatus({ code: ERROR, message: error.message });
+      }
+      span.end();
+    },
+  };
+}

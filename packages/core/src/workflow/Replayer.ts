@@ -11,6 +11,7 @@
 import type { ActorRef } from '../actor.ts';
 import type { Caller } from '../caller.ts';
 import { asJson } from '../engine/asJson.ts';
+import type { InnerSpan } from '../engine/spans.ts';
 import {
   BatonError,
   ErrorCode,
@@ -48,6 +49,8 @@ export interface ReplayHost {
   /** Arms the timer of command `seq` (a sleep, a timeout, a retry). */
   schedule(seq: number, at: number, kind: 'sleep' | 'timeout' | 'retry'): void;
   cancelTimer(seq: number): void;
+  /** Starts a span under the turn's span (a step's); absent without tracing. */
+  span?(name: string, attributes: Record<string, string | number>): InnerSpan;
 }
 
 /** How a drive ended. */
@@ -314,8 +317,16 @@ export class Replayer {
     const attempt = (entry.attempts ?? 0) + 1;
     entry.attempts = attempt;
     const key = `${host.self.id}:${this.state.runId}:${entry.seq}`;
+    const span = host.span?.(`${this.definition.name} ${entry.kind} ${entry.name}`, {
+      'baton.workflow': this.definition.name,
+      'baton.workflow_id': host.self.key,
+      'baton.step': entry.name,
+      'baton.step_seq': entry.seq,
+      'baton.step_attempt': attempt,
+    });
     try {
       const value = asJson(await fn({ key, attempt }));
+      span?.end();
       const tooLarge = journalValueTooLarge(`the result of step "${entry.name}"`, value);
       // Running it again gives as large a result: it fails for good.
       if (tooLarge) {
@@ -326,6 +337,7 @@ export class Replayer {
       } else this.complete(slot, { ok: true, value });
     } catch (thrown) {
       const error = toBatonError(thrown);
+      span?.end(error);
       const delay = retryDelay(options.retry, attempt);
       if (delay === undefined) {
         this.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, error).toJSON() });
