@@ -3,7 +3,7 @@
  * test file calls `conformanceSuite` with a way to open a fresh backend.
  */
 import { type AnyActorDefinition, Client, ErrorCode, silentLogger } from '@baton/core';
-import { actorMessageId, encodeEnvelope } from '@baton/core/adapter';
+import { actorMessageId, encodeEnvelope, type QueueMessage } from '@baton/core/adapter';
 import {
   createEngine,
   fireDueTimers,
@@ -239,6 +239,28 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         { entry: 'flaky one', key: key(2) },
         { entry: 'flaky one', key: key(2) },
       ]);
+    });
+
+    it('runs an effect once when a late sweep sends its request again after the dedupe window', async () => {
+      const { b, client, run, state } = await start();
+      notes.length = 0;
+      const sent: QueueMessage[] = [];
+      const send = b.queue.send.bind(b.queue);
+      b.queue.send = (messages) => {
+        sent.push(...messages);
+        return send(messages);
+      };
+      await client.send(Ledger.ref('fx-late'), 'note', { entry: 'once' });
+      await run();
+      const request = sent.find((message) => message.group.startsWith('$effect/'));
+      expect(request).toBeDefined();
+      // A sweep more than 5 minutes after the drain sends the held request again, and the queue
+      // no longer drops it as a copy: here, the same message under a dedupe id it has not seen.
+      await send([{ ...request!, dedupeId: `${request!.dedupeId}/late` }]);
+      await run();
+      expect((await state('ledger/fx-late'))?.entries).toEqual(['once']);
+      const { life } = (await b.store.load('ledger/fx-late'))!;
+      expect(notes).toEqual([{ entry: 'once', key: actorMessageId('ledger/fx-late', 1, life) }]);
     });
 
     it('halts an actor: timers cancelled, state reset, record set to expire; a later message revives it', async () => {

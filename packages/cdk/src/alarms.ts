@@ -66,8 +66,8 @@ export function createAlarms(
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
       alarmDescription:
         'The sweeper ran late (a send it drained had waited 4 minutes or more) or did not run ' +
-        'for 5 minutes: past SQS’s 5-minute dedupe window a held effect request it sends again ' +
-        'runs again, and without sweeps held sends are never retired.',
+        'for 5 minutes: past SQS’s 5-minute dedupe window only receivers’ marks and effects’ ' +
+        'done-marks catch the copies it sends, and without sweeps held sends are never retired.',
     }),
   };
   for (const [name, fn] of Object.entries(functions)) {

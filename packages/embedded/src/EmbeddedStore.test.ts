@@ -200,6 +200,26 @@ describe('EmbeddedStore', () => {
     expect(await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).toEqual(['b/1']);
   });
 
+  it('keeps effect done-marks through a replay and a compaction, until they expire', async () => {
+    let now = 0;
+    const clock = { now: () => now };
+    const journal = new MemoryJournal();
+    const store = new EmbeddedStore({ clock, journal });
+    await store.markEffectsDone(['order/o-1:l.1', 'order/o-1:l.2'], 1000);
+    await store.markEffectsDone(['order/o-2:l.1'], 2000);
+    expect(await store.readEffectsDone(['order/o-1:l.2', 'order/o-1:l.3'])).toEqual(
+      new Set(['order/o-1:l.2']),
+    );
+    const replayed = new EmbeddedStore({ clock, journal });
+    const compacted = new MemoryJournal();
+    compacted.append(replayed.snapshot());
+    const restarted = new EmbeddedStore({ clock, journal: compacted });
+    const keys = ['order/o-1:l.1', 'order/o-1:l.2', 'order/o-2:l.1'];
+    expect(await restarted.readEffectsDone(keys)).toEqual(new Set(keys));
+    now = 1000;
+    expect(await restarted.readEffectsDone(keys)).toEqual(new Set(['order/o-2:l.1']));
+  });
+
   it('treats an idempotency record as absent once it expires', async () => {
     let now = 0;
     const store = new EmbeddedStore({ clock: { now: () => now } });

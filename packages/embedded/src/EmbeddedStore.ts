@@ -58,7 +58,19 @@ interface HeldDrainedEntry extends JournalEntry {
   readonly life?: string;
 }
 
-type StoreEntry = CommitEntry | DeleteOutboxEntry | HeldDrainedEntry | ClaimEntry;
+/** Effect runs done, by idempotency key, until `expiresAt`. */
+interface EffectsDoneEntry extends JournalEntry {
+  readonly t: 'store.effectsDone';
+  readonly keys: readonly string[];
+  readonly expiresAt: number;
+}
+
+type StoreEntry =
+  | CommitEntry
+  | DeleteOutboxEntry
+  | HeldDrainedEntry
+  | ClaimEntry
+  | EffectsDoneEntry;
 
 const PURGE_EVERY = 1_000;
 
@@ -94,6 +106,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #overflow = new Map<string, Map<string, OverflowMark>>();
   /** Timers by actor, then by timer id. */
   readonly #timers = new Map<string, Map<string, Timer>>();
+  /** Effect runs done: idempotency key → when the mark expires. */
+  readonly #effectsDone = new Map<string, number>();
   readonly #changes: Notifier<ActorRecord>;
   readonly #outcomes: Notifier<IdempotencyRecord>;
   readonly #timersPut: Notifier<Timer>;
@@ -241,6 +255,19 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return undefined;
   }
 
+  async readEffectsDone(keys: readonly string[]): Promise<ReadonlySet<string>> {
+    this.#checkOpen();
+    const now = this.#clock.now();
+    return new Set(keys.filter((key) => (this.#effectsDone.get(key) ?? 0) > now));
+  }
+
+  async markEffectsDone(keys: readonly string[], expiresAt: number): Promise<void> {
+    this.#checkOpen();
+    const entry: EffectsDoneEntry = { t: 'store.effectsDone', keys: [...keys], expiresAt };
+    this.#journal?.append([entry]);
+    this.#apply(entry);
+  }
+
   async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
     this.#checkOpen();
     const letter = this.#deadLetters.get(actorId)?.get(messageId);
@@ -332,7 +359,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   }
 
   /**
-   * Drops expired idempotency records, key claims and marks from memory (they already read as absent), and
+   * Drops expired idempotency records, key claims, marks and effect done-marks from memory (they already read as absent), and
    * the records of halted actors past their `expiresAt`, as DynamoDB's TTL deletes them.
    */
   purgeExpired(): void {
@@ -345,6 +372,9 @@ export class EmbeddedStore implements Store, ChangeFeed {
       if (record.expiresAt <= now) this.#idempotency.delete(key);
     }
     this.#claims.purge(now);
+    for (const [key, expiresAt] of this.#effectsDone) {
+      if (expiresAt <= now) this.#effectsDone.delete(key);
+    }
     for (const [actorId, marks] of this.#overflow) {
       for (const [key, mark] of marks) if (mark.expiresAt <= now) marks.delete(key);
       if (marks.size === 0) this.#overflow.delete(actorId);
@@ -353,6 +383,21 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   /** The live state as journal entries, to compact a journal. */
   snapshot(): JournalEntry[] {
+    return [...this.#commitSnapshot(), ...this.#effectsDoneSnapshot()];
+  }
+
+  /** The effect done-marks, one entry per expiry. */
+  #effectsDoneSnapshot(): EffectsDoneEntry[] {
+    const byExpiry = new Map<number, string[]>();
+    for (const [key, expiresAt] of this.#effectsDone) {
+      const keys = byExpiry.get(expiresAt);
+      if (keys) keys.push(key);
+      else byExpiry.set(expiresAt, [key]);
+    }
+    return [...byExpiry].map(([expiresAt, keys]) => ({ t: 'store.effectsDone', keys, expiresAt }));
+  }
+
+  #commitSnapshot(): JournalEntry[] {
     this.purgeExpired();
     const outbox = new Map([...this.#outbox].map(([id, items]) => [id, [...items.values()]]));
     const idempotency = new Map<string, IdempotencyRecord[]>();
@@ -401,6 +446,10 @@ export class EmbeddedStore implements Store, ChangeFeed {
   #apply(entry: StoreEntry): void {
     if (entry.t === 'store.claim') {
       this.#claims.apply(entry);
+      return;
+    }
+    if (entry.t === 'store.effectsDone') {
+      for (const key of entry.keys) this.#effectsDone.set(key, entry.expiresAt);
       return;
     }
     if (entry.t === 'store.heldDrained') {

@@ -24,6 +24,7 @@ import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
 import { atVersion, commitItems } from './commitItems.ts';
+import { markEffectsDone, readEffectsDone } from './effectMarks.ts';
 import {
   claimToItem,
   type Item,
@@ -271,6 +272,14 @@ export class DynamoStore implements Store {
     }
   }
 
+  readEffectsDone(keys: readonly string[]): Promise<ReadonlySet<string>> {
+    return readEffectsDone(this.#marksTable(), keys);
+  }
+
+  markEffectsDone(keys: readonly string[], expiresAt: number): Promise<void> {
+    return markEffectsDone(this.#marksTable(), keys, expiresAt);
+  }
+
   async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
     const item = await this.#get(
       actorPk(actorId),
@@ -385,6 +394,10 @@ export class DynamoStore implements Store {
     const now = this.#clock.now();
     // DynamoDB's TTL deletes an expired item only eventually: an expired mark reads as absent.
     return found.map(itemToOverflow).filter((mark) => mark.expiresAt > now);
+  }
+
+  #marksTable() {
+    return { client: this.#client, tableName: this.tableName, clock: this.#clock };
   }
 
   #get(pk: string, sk: string, operation: string): Promise<Item | undefined> {

@@ -1,5 +1,5 @@
 /**
- * Batch reads and deletes by key on one table: split into DynamoDB's per-call limits, with what
+ * Batch reads, puts and deletes by key on one table: split into DynamoDB's per-call limits, with what
  * a call leaves unprocessed (its partial answer under throttling) sent again, backing off.
  * Failures come back as UNAVAILABLE, named after the caller's `operation`.
  */
@@ -32,6 +32,26 @@ export async function batchDeleteItems(
       );
       return (result.UnprocessedItems?.[tableName] ?? []).flatMap((r) =>
         r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key } }] : [],
+      );
+    });
+  }
+}
+
+/** Puts these items (`BatchWriteItem`), unconditionally. */
+export async function batchPutItems(
+  client: DynamoDBClient,
+  tableName: string,
+  operation: string,
+  items: readonly Item[],
+): Promise<void> {
+  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) {
+    const requests = items.slice(i, i + BATCH_WRITE_MAX).map((Item) => ({ PutRequest: { Item } }));
+    await untilProcessed(operation, requests, async (pending) => {
+      const result = await client.send(
+        new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }),
+      );
+      return (result.UnprocessedItems?.[tableName] ?? []).flatMap((r) =>
+        r.PutRequest?.Item ? [{ PutRequest: { Item: r.PutRequest.Item } }] : [],
       );
     });
   }

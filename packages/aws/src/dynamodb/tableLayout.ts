@@ -59,6 +59,8 @@ export const RECORD_SK = 'R';
 export const OUTBOX_SK_PREFIX = 'O#';
 /** The sort key of an idempotency record. */
 export const IDEMPOTENCY_SK = 'I';
+/** The sort key of an effect's done-mark. */
+export const EFFECT_DONE_SK = 'E';
 /** The sort key prefix of dead letters. */
 export const DEAD_LETTER_SK_PREFIX = 'D#';
 /** The sort key prefix of timers. */
@@ -82,6 +84,8 @@ export const CLAIM_PK_PREFIX = 'K#';
 /** The sort key of a key claim. */
 export const CLAIM_SK = 'K';
 export const claimPk = (key: string): string => `${CLAIM_PK_PREFIX}${boundedKey(key)}`;
+/** The partition key of an effect run's done-mark, by the run's idempotency key. */
+export const effectDonePk = (key: string): string => `E#${boundedKey(key)}`;
 /** A dead letter's sort key: the digest of its message id (the id itself is in the item). */
 export const deadLetterSk = (messageId: string): string =>
   `${DEAD_LETTER_SK_PREFIX}${digest(messageId)}`;

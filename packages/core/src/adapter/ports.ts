@@ -301,6 +301,15 @@ export interface Store {
    * retried send), of another message otherwise.
    */
   claimKey(claim: KeyClaim): Promise<KeyClaim | undefined>;
+  /**
+   * Which of `keys` name effect runs that are done, as {@link markEffectsDone} recorded them (a
+   * consistent read). Optional, with `markEffectsDone`: with both, the effect runner skips a
+   * copy of an effect request that arrives after the queue's dedupe window (a sweep that came
+   * late, a redelivery after the run); without them, such a copy runs the effect again.
+   */
+  readEffectsDone?(keys: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Records the effect runs of `keys` (their idempotency keys) as done until `expiresAt`. */
+  markEffectsDone?(keys: readonly string[], expiresAt: number): Promise<void>;
   /** One dead letter of an actor, by message id. */
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
   /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */

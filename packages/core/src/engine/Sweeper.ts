@@ -24,8 +24,8 @@ export interface SweepResult {
   readonly timersFired: number;
   /**
    * How long the oldest send this sweep drained had waited since its commit (0 when there was
-   * none): the sweeper's lag. Past the queue's dedupe window (SQS: 5 minutes), a held effect
-   * request the sweep sends again is not dropped as a copy, and its effect runs again.
+   * none): the sweeper's lag. Past the queue's dedupe window (SQS: 5 minutes), the copies a
+   * sweep sends are not dropped by the queue: receivers' marks and effects' done-marks skip them.
    */
   readonly lagMs: number;
 }

@@ -5,6 +5,11 @@
  * idempotency key of a run is its envelope id, `<actor id>:<life>.<seq>`, the same on every
  * attempt and never used by another effect, in any life of the actor; an engine's
  * `effectKeyNamespace` goes before it.
+ *
+ * A run that succeeded leaves a done-mark in the store (`markEffectsDone`), kept as long as
+ * receivers keep their marks of messages. A copy of its request arriving later — a held send
+ * that a sweep re-sends after the queue's dedupe window, or a redelivery after the run — finds
+ * the mark and is skipped. Only a crash between the run and its mark runs it again.
  */
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
 import type { ReceivedMessage } from '../adapter/ports.ts';
@@ -15,19 +20,51 @@ export async function runEffects(
   engine: Engine,
   messages: readonly ReceivedMessage[],
 ): Promise<{ done: number; retry?: BatonError }> {
+  const envelopes = messages.map((message) => decodeEnvelope(message.body));
+  const keys = envelopes.flatMap((envelope) => (envelope ? [effectKey(engine, envelope.id)] : []));
+  let ran: ReadonlySet<string>;
+  try {
+    ran = (await engine.store.readEffectsDone?.(keys)) ?? new Set();
+  } catch (error) {
+    return { done: 0, retry: toBatonError(error) };
+  }
+  const marks: string[] = [];
+  try {
+    return await runGroup(engine, messages, ran, marks);
+  } finally {
+    await markDone(engine, marks);
+  }
+}
+
+async function runGroup(
+  engine: Engine,
+  messages: readonly ReceivedMessage[],
+  ran: ReadonlySet<string>,
+  marks: string[],
+): Promise<{ done: number; retry?: BatonError }> {
   let done = 0;
   for (const message of messages) {
     const envelope = decodeEnvelope(message.body);
     const name = envelope && effectOf(envelope.to);
     try {
       if (!envelope || name === undefined) throw new Error('not a Baton effect envelope');
+      const idempotencyKey = effectKey(engine, envelope.id);
+      if (ran.has(idempotencyKey)) {
+        engine.logger.debug('effect already ran; a late copy of its request is skipped', {
+          effect: name,
+          messageId: envelope.id,
+        });
+        done++;
+        continue;
+      }
       const effect = engine.registry.effect(name);
       const payload = engine.registry.effectPayload(name, envelope.payload);
       await effect.run(payload as never, {
-        idempotencyKey: effectKey(engine, envelope.id),
+        idempotencyKey,
         actor: envelope.from,
         attempt: message.receiveCount,
       });
+      marks.push(idempotencyKey);
       done++;
     } catch (thrown) {
       const error = toBatonError(thrown);
@@ -43,6 +80,26 @@ export async function runEffects(
     }
   }
   return { done };
+}
+
+/**
+ * Marks the runs done. A failed write is logged, not thrown: the effects ran, and their
+ * messages are acked; only a late copy of one of them would run it again.
+ */
+async function markDone(engine: Engine, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0 || !engine.store.markEffectsDone) return;
+  const expiresAt = engine.clock.now() + engine.markRetentionMs;
+  try {
+    await engine.store.markEffectsDone(keys, expiresAt);
+  } catch (error) {
+    engine.logger.warn(
+      'could not mark effects done; a late copy of their request would run them again',
+      {
+        keys: keys.length,
+        error: toBatonError(error).message,
+      },
+    );
+  }
 }
 
 /** The idempotency key of an effect's runs: its message id, in the engine's namespace if any. */
