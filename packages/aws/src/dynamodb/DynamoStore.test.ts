@@ -3,6 +3,7 @@ import {
   DeleteTableCommand,
   DynamoDBClient,
   GetItemCommand,
+  PutItemCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ErrorCode, isBatonError } from '@baton/core';
@@ -72,6 +73,25 @@ describe('DynamoStore', () => {
     await store.commit({ expectedVer: 0, record: committed, outbox: [], idempotency: [] });
     expect(await store.load(a)).toEqual(committed);
     expect(await store.load(fresh())).toBeUndefined();
+  });
+
+  it('writes back the record attributes a newer Baton wrote and this one does not know', async () => {
+    const store = storeWith();
+    const a = fresh();
+    // A newer Baton's record: its own format number and an attribute unknown here.
+    const Item = {
+      ...recordToItem({ ...record(a, 1), life: 'newerbaton01', format: 2 }, 8),
+      future: { M: { kept: { BOOL: true } } },
+    };
+    await dynamodb.send(new PutItemCommand({ TableName: tableName, Item }));
+    const loaded = (await store.load(a))!;
+    expect(loaded).toMatchObject({ ver: 1, life: 'newerbaton01', format: 2 });
+    await store.commit(commitOf(a, 2, { record: { ...loaded, ver: 2, state: { n: 2 } } }));
+    const { Item: stored } = await dynamodb.send(
+      new GetItemCommand({ TableName: tableName, Key: recordKey(a), ConsistentRead: true }),
+    );
+    expect(stored).toMatchObject({ ver: { N: '2' }, fmt: { N: '2' }, future: Item.future });
+    expect(await store.load(a)).toEqual({ ...loaded, ver: 2, state: { n: 2 } });
   });
 
   it('writes nothing when an idempotency key is already used', async () => {

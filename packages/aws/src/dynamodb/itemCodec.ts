@@ -46,11 +46,14 @@ const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
  */
 export function recordToItem(record: ActorRecord, shards: number): Item {
   const held = record.outbox && record.outbox.length > 0 ? record.outbox : undefined;
-  return marshall({
+  // What a newer Baton wrote and this one does not know goes back as it came.
+  const unknown = (record.unknownFields ?? {}) as Item;
+  const known = marshall({
     [Attr.pk]: actorPk(record.id),
     [Attr.sk]: RECORD_SK,
     [Attr.ver]: record.ver,
     ...(record.life === undefined ? {} : { [Attr.life]: record.life }),
+    ...(record.format === undefined ? {} : { [Attr.format]: record.format }),
     [Attr.state]: json(record.state),
     ...(record.stateVersion === undefined ? {} : { [Attr.stateVersion]: record.stateVersion }),
     [Attr.inboxOffset]: record.inboxOffset,
@@ -75,10 +78,38 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
     ...(record.paused ? { [Attr.paused]: json(record.paused) } : {}),
     ...(record.parked === undefined ? {} : { [Attr.parked]: record.parked }),
   });
+  return { ...unknown, ...known };
 }
+
+/** The attributes of a record item this Baton knows; any other was written by a newer one. */
+const RECORD_ATTRIBUTES: ReadonlySet<string> = new Set([
+  Attr.pk,
+  Attr.sk,
+  Attr.ver,
+  Attr.life,
+  Attr.format,
+  Attr.state,
+  Attr.stateVersion,
+  Attr.inboxOffset,
+  Attr.inboxQueue,
+  Attr.marks,
+  Attr.sentSeq,
+  Attr.channels,
+  Attr.overflowedAt,
+  Attr.timerEpoch,
+  Attr.expiresAt,
+  Attr.ttl,
+  Attr.outbox,
+  Attr.obPk,
+  Attr.obAt,
+  Attr.outboxApart,
+  Attr.paused,
+  Attr.parked,
+]);
 
 export function itemToRecord(item: Item): ActorRecord {
   const raw = unmarshall(item);
+  const unknown = Object.entries(item).filter(([name]) => !RECORD_ATTRIBUTES.has(name));
   return {
     id: actorIdOf(raw[Attr.pk] as string),
     ver: raw[Attr.ver] as number,
@@ -103,6 +134,8 @@ export function itemToRecord(item: Item): ActorRecord {
     ...(raw[Attr.outboxApart] === true ? { outboxApart: true } : {}),
     ...(raw[Attr.paused] === undefined ? {} : { paused: JSON.parse(raw[Attr.paused] as string) }),
     ...(raw[Attr.parked] === undefined ? {} : { parked: raw[Attr.parked] as number }),
+    ...(raw[Attr.format] === undefined ? {} : { format: raw[Attr.format] as number }),
+    ...(unknown.length === 0 ? {} : { unknownFields: Object.fromEntries(unknown) }),
   };
 }
 

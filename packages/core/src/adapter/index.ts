@@ -52,6 +52,7 @@ export {
   type OverflowMark,
   type Queue,
   type QueueMessage,
+  RECORD_FORMAT,
   type ReceivedMessage,
   type ReceiveOptions,
   type RedrivePolicy,

@@ -49,6 +49,18 @@ export interface OverflowKey {
   readonly peer: string;
 }
 
+/**
+ * The actor record format this Baton writes and understands. A later Baton raises it when it
+ * changes what a field of the record means, or adds one that code unaware of it would break
+ * by writing the record back (as `life` would have been); an earlier Baton then refuses to
+ * write over such a record, and keeps the fields it does not know when it writes one of its
+ * own format. See docs/deploys.md, "Upgrading Baton".
+ *
+ * @example
+ * if ((record.format ?? 1) > RECORD_FORMAT) throw new RetryableError('written by a newer Baton');
+ */
+export const RECORD_FORMAT = 1;
+
 /** One actor's durable record. Everything a turn changes, changed in one commit. */
 export interface ActorRecord {
   /** `type/key` */
@@ -63,6 +75,18 @@ export interface ActorRecord {
    * records written before lives existed (their next life has one).
    */
   readonly life?: string;
+  /**
+   * The format of the record, as far as Baton's own fields go ({@link RECORD_FORMAT}); absent
+   * for format 1. A worker never writes over a record of a newer format than its own: the
+   * message waits until the newer Baton runs everywhere.
+   */
+  readonly format?: number;
+  /**
+   * Fields a newer Baton wrote that this one does not know, as the store read them, written back
+   * unchanged with the record. A store that keeps whole records (the embedded one) keeps them in
+   * place instead and leaves this out.
+   */
+  readonly unknownFields?: Readonly<Record<string, unknown>>;
   /** The application state, a JSON value. */
   readonly state: unknown;
   /**

@@ -4,11 +4,12 @@ import {
   type ActorRecord,
   compareSeq,
   type OutboxItem,
+  RECORD_FORMAT,
   type StoreLimits,
   type Timer,
 } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import { type BatonError, ErrorCode, isBatonError } from '../errors.ts';
+import { type BatonError, ErrorCode, isBatonError, RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
@@ -96,6 +97,7 @@ export async function runTurn(
     const base = warm ?? (await load(engine, actorId));
     if (attempt === 1) reportReplacedQueue(engine, base, batch);
     try {
+      checkFormat(base);
       // A record this caller did not drain may hold sends a crash left undrained; its
       // inbox messages may be this very batch, acked once the turn ends.
       const drained = options.drainedAt;
@@ -124,6 +126,21 @@ export async function runTurn(
       engine.logger.debug('turn redone after a conflict', { actor: actorId, kind: conflict.kind });
     }
   }
+}
+
+/**
+ * Refuses a record a newer Baton wrote: this code would write it back without what it does not
+ * understand. The messages wait, redelivered, until the newer Baton runs here too.
+ */
+function checkFormat(record: ActorRecord): void {
+  const format = record.format ?? 1;
+  if (format <= RECORD_FORMAT) return;
+  throw new RetryableError(
+    `the record of ${record.id} has format ${format}, written by a newer Baton, and this ` +
+      `worker's Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker; the ` +
+      'messages wait in the inbox meanwhile',
+    { details: { actorId: record.id, format, supported: RECORD_FORMAT } },
+  );
 }
 
 /**

@@ -1,0 +1,53 @@
+/**
+ * Upgrading Baton itself: a record written by a newer Baton (a newer record format) is never
+ * written over by this one, which would drop what it does not understand. Its messages wait.
+ */
+import { actor } from '@baton/core';
+import { type ActorRecord, RECORD_FORMAT } from '@baton/core/adapter';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { flush, setup } from './helpers.ts';
+
+const Counter = actor({
+  name: 'counter',
+  state: z.object({ n: z.number() }),
+  initial: () => ({ n: 0 }),
+  handlers: {
+    add: {
+      payload: z.object({ by: z.number() }),
+      handle: (ctx, { by }) => {
+        ctx.state.n += by;
+      },
+    },
+  },
+});
+
+describe('a record written by a newer Baton', () => {
+  it('is never written over: its messages wait in the inbox, and the record keeps every field', async () => {
+    const h = setup({ actors: [Counter], maxAttempts: 2 });
+    const ref = Counter.ref('c');
+    // What a newer Baton wrote: a newer format, and a field this Baton does not know.
+    const newer = {
+      id: ref.id,
+      ver: 1,
+      life: 'newerbaton01',
+      format: RECORD_FORMAT + 1,
+      future: { kept: true },
+      state: { n: 5 },
+      inboxOffset: '0',
+      marks: {},
+      sentSeq: 0,
+    } as ActorRecord;
+    await h.backend.store.commit({ expectedVer: 0, record: newer, outbox: [], idempotency: [] });
+    await h.client.send(ref, 'add', { by: 1 });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await h.worker.poll();
+      await flush();
+      const next = h.backend.queue.nextVisibleAt();
+      if (next !== undefined) h.clock.set(next);
+    }
+    expect(await h.record(ref.id)).toEqual(newer);
+    expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
+    expect(h.backend.queue.counts().total).toBe(1);
+  });
+});
