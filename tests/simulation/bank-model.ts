@@ -162,14 +162,58 @@ export const Account = actor({
 });
 
 /**
+ * An actor type only the upgrade has: every deposit the new code applies is audited here, once.
+ * Old code meets its messages during a rolling deploy: they wait (retried, then dead-lettered
+ * and redriven) until new code runs them.
+ */
+export const Audit = actor({
+  name: 'audit',
+  state: z.object({ ids: z.array(z.string()) }),
+  initial: () => ({ ids: [] as string[] }),
+  handlers: {
+    record: {
+      payload: z.object({ id: z.string() }),
+      handle: (ctx, { id }) => {
+        ctx.state.ids.push(id);
+      },
+    },
+  },
+});
+
+const StateV2 = State.extend({ migrated: z.number() });
+type StateV2 = z.infer<typeof StateV2>;
+
+/**
  * The account after an upgrade (the `deploy` fault): version 2 of the state adds `migrated`, the
- * number of log entries when the record was first loaded by the new code. Same handlers.
+ * number of log entries when the record was first loaded by the new code. A deposit it applies
+ * also thanks the payer with a message name only the new code knows (`thanks`, logged `<id>:ty`
+ * by the payer: short, so records stay within the simulation's small item limits) and audits it
+ * with the new actor type ({@link Audit}), in the same commit. The other handlers are the old
+ * ones.
  */
 export const AccountV2 = actor({
   name: 'account',
   version: 2,
-  state: State.extend({ migrated: z.number() }),
-  initial: () => ({ ...Account.initial(''), migrated: 0 }),
+  state: StateV2,
+  initial: (): StateV2 => ({ ...Account.initial(''), migrated: 0 }),
   migrate: { 1: (state) => ({ ...(state as State), migrated: (state as State).log.length }) },
-  handlers: Account.handlers,
+  handlers: {
+    ...(Account.handlers as unknown as Omit<typeof Account.handlers, 'deposit'>),
+    deposit: {
+      payload: Movement,
+      handle: (ctx: ActorContext<StateV2>, movement: z.infer<typeof Movement>) => {
+        Account.handlers.deposit.handle(ctx as never, movement as never);
+        const { id, from } = movement;
+        if (ctx.state.log.at(-1) !== `${id}:deposit`) return;
+        ctx.send(AccountV2.ref(from), 'thanks', { id });
+        ctx.send(Audit.ref('bank'), 'record', { id });
+      },
+    },
+    thanks: {
+      payload: z.object({ id: z.string() }),
+      handle: (ctx: ActorContext<StateV2>, { id }: { id: string }) => {
+        ctx.state.log.push(`${id}:ty`);
+      },
+    },
+  },
 });

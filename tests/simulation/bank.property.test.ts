@@ -2,7 +2,7 @@ import { ErrorCode } from '@baton/core';
 import { type Faults, Simulation, type SimulationStats } from '@baton/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Account, AccountV2, INITIAL_BALANCE, Receipt, receipts } from './bank-model.ts';
+import { Account, AccountV2, Audit, INITIAL_BALANCE, Receipt, receipts } from './bank-model.ts';
 import { Guestbook, Session, Visited, visitedKeys } from './lives-model.ts';
 
 const RUNS = Number(process.env.BATON_SIM_RUNS ?? 2000);
@@ -140,8 +140,9 @@ describe('the bank under crash-injection simulation', () => {
         const sim = new Simulation({
           actors: [Account, Session, Guestbook],
           effects: [Receipt, Visited],
-          // Some runs deploy a new version of the account mid-run, with a state migration.
-          ...(w.upgrade ? { upgrades: [[AccountV2, Session, Guestbook]] } : {}),
+          // Some runs deploy a new version of the account mid-run, with a state migration, a
+          // message name and an actor type that only the new code knows and sends.
+          ...(w.upgrade ? { upgrades: [[AccountV2, Session, Guestbook, Audit]] } : {}),
           seed: w.seed,
           processes: w.processes,
           batchSize: w.batchSize,
@@ -272,6 +273,19 @@ describe('the bank under crash-injection simulation', () => {
           expect(keys.length > 0, `${t.id} receipt`).toBe(withdrawn === 1);
           expect(new Set(keys).size, `${t.id} receipt key`).toBe(withdrawn);
         }
+        // What only the new code sends — `thanks`, a new message name, and `record` to the new
+        // actor type, both in the commit of a deposit — reached old code too while the deploy
+        // rolled: each is applied exactly once all the same (after waiting, or as a dead letter
+        // redriven; none is left), so each audited deposit thanked its payer once.
+        const audit = sim.records().find((r) => r.id === Audit.ref('bank').id);
+        const audited = (audit?.state as { ids: string[] } | undefined)?.ids ?? [];
+        expect(audited.length, 'each deposit audited once').toBe(new Set(audited).size);
+        for (const t of [...transfers, ...scheduled]) {
+          const thanked = effects.get(`${t.id}:ty`) ?? 0;
+          expect(audited.filter((id) => id === t.id).length, `${t.id} thanks`).toBe(thanked);
+          if (thanked > 0) expect(effects.get(`${t.id}:deposit`), `${t.id} deposit`).toBe(1);
+          totals.counts.thanks = (totals.counts.thanks ?? 0) + thanked;
+        }
         totals.counts.receiptRuns =
           (totals.counts.receiptRuns ?? 0) + [...receipts.values()].flat().length;
         expect([...effects.values()].every((n) => n === 1)).toBe(true);
@@ -348,6 +362,7 @@ describe('the bank under crash-injection simulation', () => {
         'receiptRuns',
         'deploys',
         'rolls',
+        'thanks',
         'migrated',
         'batchSplits',
         'marksMovedOut',

@@ -237,7 +237,7 @@ export class SimCluster {
       recordPeers: settings.recordPeers,
       sendBatchSize: () => 1 + Math.floor(rng() * 10),
       ...(settings.wrapPorts && role === 'worker' ? { wrapPorts: settings.wrapPorts } : {}),
-      ...processHooks(this, role),
+      ...processHooks(this, role, this.actors),
     });
     this.#versions.set(process, this.#deployed);
     return process;

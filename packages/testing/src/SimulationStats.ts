@@ -37,6 +37,13 @@ export interface SimulationStats {
   deploys: number;
   /** Processes a rolling deploy replaced after the first, while old and new code ran side by side. */
   rolls: number;
+  /**
+   * Deliveries to a process whose code does not register the message's actor type yet (new code
+   * sent it during a rolling deploy): the message waits until new code runs it.
+   */
+  unknownActorDeliveries: number;
+  /** Deliveries to a process whose code has no handler of the message's name yet: it waits. */
+  unknownMessageDeliveries: number;
   /** Due timers the sweepers fired into the inbox. */
   timersFired: number;
   /** Envelopes the sweeper found while a live worker held them, committed and not yet drained. */
@@ -101,5 +108,7 @@ export function emptyStats(): SimulationStats {
     commits: 0,
     deliveries: 0,
     versionConflicts: 0,
+    unknownActorDeliveries: 0,
+    unknownMessageDeliveries: 0,
   };
 }

@@ -1,4 +1,5 @@
-import type { OutboxItem } from '@baton/core/adapter';
+import type { AnyActorDefinition } from '@baton/core';
+import { decodeEnvelope, type OutboxItem, parseActorId } from '@baton/core/adapter';
 import { place } from './OutboxHolders.ts';
 import type { SimCluster } from './SimCluster.ts';
 import type { SimProcessOptions } from './SimProcess.ts';
@@ -13,11 +14,17 @@ type ProcessHooks = Pick<
  * in-flight invariant checks (I2 on each receive; on each sweep, that no outbox is orphaned),
  * and the dead letters and outbox holders each commit leaves, for redrives and the orphan check.
  */
-export function processHooks(cluster: SimCluster, role: 'worker' | 'sweeper'): ProcessHooks {
+export function processHooks(
+  cluster: SimCluster,
+  role: 'worker' | 'sweeper',
+  actors: readonly AnyActorDefinition[],
+): ProcessHooks {
   const { stats, monitor, holders, deadLetters } = cluster.context;
+  const known = new Map(actors.map((definition) => [definition.name, definition]));
   return {
     onReceive: (body) => {
       stats.deliveries++;
+      countUnknown(stats, known, body);
       return monitor.received(cluster.backend.store, body);
     },
     onVersionConflict: () => {
@@ -45,6 +52,23 @@ export function processHooks(cluster: SimCluster, role: 'worker' | 'sweeper'): P
       stats.abandonedDrains++;
     },
   };
+}
+
+/** Counts a delivery of a message that new code sent and this process's code does not know. */
+function countUnknown(
+  stats: SimCluster['context']['stats'],
+  known: ReadonlyMap<string, AnyActorDefinition>,
+  body: string,
+): void {
+  const envelope = decodeEnvelope(body);
+  const type = envelope && parseActorId(envelope.to)?.type;
+  if (!envelope || type === undefined || type.startsWith('$')) return;
+  const definition = known.get(type);
+  if (!definition) stats.unknownActorDeliveries++;
+  // Names starting with `$` are the engine's own (an ask's reply before its continuation).
+  else if (!envelope.name.startsWith('$') && !(envelope.name in definition.handlers)) {
+    stats.unknownMessageDeliveries++;
+  }
 }
 
 /**
