@@ -30,7 +30,8 @@ export function snapshotEntries(
 
 /**
  * Replaces the journal's content with a snapshot when it has more than `threshold` entries and
- * the snapshot is less than half as long. Returns the entries the journal holds afterwards.
+ * the snapshot is less than half as long; a `threshold` of 0 replaces it whatever the snapshot
+ * saves (simulations restart from snapshots so). Returns the entries the journal holds afterwards.
  */
 export function compactJournal(
   journal: Journal,
@@ -39,7 +40,7 @@ export function compactJournal(
 ): JournalEntry[] {
   if (entries.length <= options.threshold) return entries;
   const snapshot = snapshotEntries(entries, options.clock, options.dedupeWindowMs);
-  if (snapshot.length * 2 > entries.length) return entries;
+  if (options.threshold > 0 && snapshot.length * 2 > entries.length) return entries;
   journal.replace(snapshot);
   // Reread: the snapshot objects are shared with the throwaway store and queues above.
   return journal.replay();

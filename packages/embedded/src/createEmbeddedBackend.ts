@@ -34,7 +34,10 @@ export interface EmbeddedBackendOptions {
   /** Transaction limits; the ones not given are DynamoDB's. */
   readonly limits?: Partial<StoreLimits>;
   readonly queue?: EmbeddedQueueSettings;
-  /** Compact the journal on start when it has more entries than this. Default: 10,000. */
+  /**
+   * Compact the journal on start when it has more entries than this and the snapshot halves it;
+   * 0 compacts on every start. Default: 10,000.
+   */
   readonly compactAfterEntries?: number;
   /** Called when a change or outcome listener throws. Default: console.error. */
   readonly onListenerError?: (error: unknown) => void;
