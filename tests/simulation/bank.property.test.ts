@@ -374,5 +374,6 @@ describe('the bank under crash-injection simulation', () => {
       ];
       for (const name of struck) expect(totals.counts[name], name).toBeGreaterThan(0);
     }
-  });
+    // About 30 s alone on two cores; beside the rest of the suite it can take several times that.
+  }, 300_000);
 });
