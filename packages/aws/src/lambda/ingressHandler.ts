@@ -1,20 +1,15 @@
-import type { AnyActorDefinition, Caller } from '@baton/core';
-import type { Clock, Queue, Store } from '@baton/core/adapter';
-import { type HttpIngressRequest, type HttpResponse, httpIngress } from '@baton/server/http';
+import type { Caller } from '@baton/core';
+import {
+  type HttpIngressOptions,
+  type HttpIngressRequest,
+  type HttpResponse,
+  httpIngress,
+} from '@baton/server/http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { iamCaller } from './iamCaller.ts';
 
-export interface IngressOptions {
-  readonly actors: readonly AnyActorDefinition[];
-  readonly store: Store;
-  readonly queue: Queue;
-  readonly clock?: Clock;
-  /** Bodies larger than this are refused with 413. @default 256,000 bytes (SQS's message limit) */
-  readonly maxBodyBytes?: number;
-  /** Whether `/send` needs an `idempotencyKey` (retries are then safe). @default true */
-  readonly requireIdempotencyKey?: boolean;
-  /** How long `/ask` waits; keep it under API Gateway's 30 s. @default 25 s */
-  readonly askTimeoutMs?: number;
+/** `httpIngress`'s options, with a caller read from API Gateway's event. */
+export interface IngressOptions extends Omit<HttpIngressOptions, 'caller'> {
   /**
    * Who sent a request: what handlers see as `ctx.caller`, what access is checked against
    * (only public handlers whose `authorize` lets the caller through), and what idempotency keys
