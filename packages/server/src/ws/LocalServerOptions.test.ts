@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { silentLogger } from '@baton/core';
-import type { Store } from '@baton/core/adapter';
+import type { KeyClaim, Store } from '@baton/core/adapter';
 import { startEmbedded } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { Account } from '../fixtures/bank.ts';
@@ -56,6 +56,7 @@ describe('local server options', () => {
       limits: store.limits,
       load: (id: string) => store.load(id),
       readIdempotency: (key: string) => store.readIdempotency(key),
+      claimKey: (claim: KeyClaim) => store.claimKey(claim),
     } as unknown as Store;
     const server = await createLocalServer({
       actors,
