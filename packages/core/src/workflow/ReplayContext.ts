@@ -8,7 +8,7 @@ import { BatonError, ErrorCode, errorFromJSON, toBatonError } from '../errors.ts
 import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
 import type { CommandKind } from './journal.ts';
-import { NEVER, type Replayer, type Slot } from './Replayer.ts';
+import type { Replayer, Slot } from './Replayer.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type {
   RetryPolicy,
@@ -19,6 +19,9 @@ import type {
   WorkflowContext,
 } from './WorkflowContext.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
+
+/** Never settles: a command that waits, or one a check replay does not issue. */
+const NEVER: Promise<never> = new Promise(() => {});
 
 export class ReplayContext implements WorkflowContext {
   readonly #replayer: Replayer;

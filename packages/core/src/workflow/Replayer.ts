@@ -73,9 +73,6 @@ export interface Slot {
   step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
 }
 
-/** Never settles: a command that waits, or one a check replay does not issue. */
-export const NEVER: Promise<never> = new Promise(() => {});
-
 const macrotask: (fn: () => void) => void =
   typeof globalThis.setImmediate === 'function'
     ? (fn) => globalThis.setImmediate(fn)
