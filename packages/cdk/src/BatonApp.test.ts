@@ -432,16 +432,21 @@ describe('BatonApp', () => {
     return { actions: [...new Set(actions)].sort(), policies, app };
   }
 
-  it('grants the CLI’s read-only role reads and queue depths only, on its own resources', () => {
+  it('grants the CLI’s read-only role reads, queue depths and metrics only, on its own resources', () => {
     const { actions, policies } = grantedTo((app, role) => app.grantReadOnly(role));
     expect(actions).toEqual([
       'cloudformation:DescribeStacks',
+      'cloudwatch:GetMetricData',
       'dynamodb:GetItem',
       'dynamodb:Query',
       'dynamodb:Scan',
       'sqs:GetQueueAttributes',
     ]);
-    expect(JSON.stringify(policies)).not.toMatch(/"Resource":"\*"/);
+    // Only GetMetricData, which takes no resource, is on "*".
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    expect(
+      statements.filter((st: { Resource: unknown }) => st.Resource === '*').map((st) => st.Action),
+    ).toEqual(['cloudwatch:GetMetricData']);
   });
 
   it('grants the CLI’s operator conditional writes and inbox sends besides, nothing that deletes a table or a queue, cdk-nag clean', () => {

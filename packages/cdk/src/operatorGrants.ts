@@ -1,12 +1,15 @@
 import { OUTBOX_INDEX } from '@baton/aws';
-import { Stack } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
 import type { BatonApp } from './BatonApp.ts';
 
 /**
  * What the `baton` CLI reads: the table (records, dead letters, timers, outcomes, and a scan
  * for `actors list`) and its outbox index (dead letters, due timers, undrained sends), the
- * inbox's and its dead-letter queue's depths, and the stack's outputs (`--stack`).
+ * depths of the inbox, its dead-letter queue and the timer queue, the stack's outputs
+ * (`--stack`), and the queues' oldest message ages (CloudWatch's `GetMetricData`, which takes
+ * no resource: a read of metrics only).
  */
 export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant {
   const stack = Stack.of(app);
@@ -18,8 +21,21 @@ export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant
   const queues = iam.Grant.addToPrincipal({
     grantee,
     actions: ['sqs:GetQueueAttributes'],
-    resourceArns: [app.inbox.queueArn, app.deadLetterQueue.queueArn],
+    resourceArns: [app.inbox.queueArn, app.deadLetterQueue.queueArn, app.timerQueue.queueArn],
   });
+  const metrics = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['cloudwatch:GetMetricData'],
+    resourceArns: ['*'],
+  });
+  if (Construct.isConstruct(grantee)) {
+    Validations.of(grantee).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'cloudwatch:GetMetricData takes no resource: `baton status` reads the queues’ ' +
+        'ApproximateAgeOfOldestMessage with it, a read of metrics only.',
+    });
+  }
   const outputs = iam.Grant.addToPrincipal({
     grantee,
     actions: ['cloudformation:DescribeStacks'],
@@ -31,7 +47,7 @@ export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant
       }),
     ],
   });
-  return table.combine(queues).combine(outputs);
+  return table.combine(queues).combine(metrics).combine(outputs);
 }
 
 /**

@@ -44,7 +44,7 @@ export function isOpsCommand(word: string): boolean {
 }
 
 export const OPS_USAGE = `Operating a deployed app:
-  baton status                                       queue depths, dead letters, parked messages, timers due, sweeper lag
+  baton status                                       queue depths and oldest ages, dead letters, parked, timers due, sweeper lag
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
   baton actors pause <type/key>                      it processes nothing; its messages wait, in order
@@ -62,7 +62,8 @@ export const OPS_USAGE = `Operating a deployed app:
 Which deployment:
   --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
   --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL)
-  [--dead-letter-queue-url <url>] [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
+  [--dead-letter-queue-url <url>] [--timer-queue-url <url>]
+  [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
   Credentials and region: the AWS SDK's default chain.
 
 Every command: --json (for scripts), --yes (confirm a destructive action without asking),
@@ -74,6 +75,7 @@ const OPTIONS = {
   table: { type: 'string' },
   'queue-url': { type: 'string' },
   'dead-letter-queue-url': { type: 'string' },
+  'timer-queue-url': { type: 'string' },
   'dynamodb-endpoint': { type: 'string' },
   'sqs-endpoint': { type: 'string' },
   region: { type: 'string' },

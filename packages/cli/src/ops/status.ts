@@ -1,17 +1,29 @@
-import { duration, fields } from './format.ts';
+import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
 
 /** How long undrained sends may wait before the sweeper (every minute) counts as behind. */
 const SWEEPER_LAG_MS = 2 * 60_000;
 /** Timers overdue by this long mean the relay (or sweeper) is behind. */
 const TIMER_LAG_MS = 2 * 60_000;
+/** An inbox message this old means the workers are behind (or stopped). */
+const INBOX_AGE_MS = 5 * 60_000;
 /** At most this many due timers are counted. */
 const DUE_TIMERS = 1000;
 
 /** What `baton status` reports: whether the app is healthy, on one screen. */
 export interface Status {
   readonly table: string;
-  readonly inbox: { readonly url: string; readonly waiting: number; readonly inFlight: number };
+  readonly inbox: {
+    readonly url: string;
+    readonly waiting: number;
+    readonly inFlight: number;
+    readonly oldestAgeMs: number | null;
+  };
+  /** Every queue the target names (inbox, its dead-letter queue, timers): depth and oldest age. */
+  readonly queues: readonly QueueHealth[];
+  /** Where the oldest ages come from (CloudWatch), or why they are unknown. */
+  readonly oldestAges: AgeSource;
   /** The inbox queue's own dead-letter queue (a message received too often, undecodable). */
   readonly queueDeadLetters: number | null;
   /** The engine's dead letters (DEAD_LETTERED), to inspect and redrive. */
@@ -27,33 +39,45 @@ export interface Status {
   readonly problems: readonly string[];
 }
 
-/** `baton status`: queue depths, dead letters, parked messages, timers due, sweeper lag. */
+/** `baton status`: queue depths and ages, dead letters, parked messages, timers due, sweeper lag. */
 export async function status(ctx: OpsContext): Promise<void> {
-  const { store, queue, deadLetterQueue, names } = await ctx.target();
+  const target = await ctx.target();
+  const { store, names } = target;
   const now = ctx.io.now();
-  const [counts, queueDead, letters, due, lagging] = await Promise.all([
-    queue.approximateCounts(),
-    deadLetterQueue?.approximateCounts(),
+  const [{ queues, ages }, letters, due, lagging] = await Promise.all([
+    readQueues(target, now),
     store.listDeadLetters(),
     store.listDueTimers(now, DUE_TIMERS),
     store.listOutboxActors(now - SWEEPER_LAG_MS),
   ]);
+  const inbox = queues.find((q) => q.name === 'inbox')!;
+  const queueDead = queues.find((q) => q.name === 'inbox dead letters');
   const dead = letters.filter((l) => l.parked === undefined);
   const parked = letters.filter((l) => l.parked !== undefined);
   const oldestDead = dead.length > 0 ? now - Math.min(...dead.map((l) => l.at)) : null;
   const oldestDue = due.length > 0 ? now - Math.min(...due.map((t) => t.at)) : null;
+  const queueDeadLetters = queueDead ? queueDead.waiting + queueDead.inFlight : null;
   const problems: string[] = [];
   if (dead.length > 0) problems.push(`${dead.length} dead letter(s): baton dead-letters list`);
-  if (queueDead) {
-    const n = queueDead.visible + queueDead.inFlight;
-    if (n > 0) problems.push(`${n} message(s) in the inbox's dead-letter queue`);
+  if (queueDeadLetters) {
+    problems.push(`${queueDeadLetters} message(s) in the inbox's dead-letter queue`);
+  }
+  if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
+    problems.push(`inbox behind: its oldest message is ${duration(inbox.oldestAgeMs)} old`);
   }
   if (lagging.length > 0) problems.push(`${lagging.length} actor(s) with sends undrained`);
   if (oldestDue !== null && oldestDue > TIMER_LAG_MS) problems.push('timers fire late');
   const result: Status = {
     table: names.table,
-    inbox: { url: names.inboxUrl, waiting: counts.visible, inFlight: counts.inFlight },
-    queueDeadLetters: queueDead ? queueDead.visible + queueDead.inFlight : null,
+    inbox: {
+      url: inbox.url,
+      waiting: inbox.waiting,
+      inFlight: inbox.inFlight,
+      oldestAgeMs: inbox.oldestAgeMs,
+    },
+    queues,
+    oldestAges: ages,
+    queueDeadLetters,
     deadLetters: dead.length,
     oldestDeadLetterAgeMs: oldestDead,
     parked: { messages: parked.length, actors: new Set(parked.map((l) => l.actorId)).size },
@@ -63,7 +87,18 @@ export async function status(ctx: OpsContext): Promise<void> {
     healthy: problems.length === 0,
     problems,
   };
-  ctx.print(result, (s) =>
+  ctx.print(result, humanStatus);
+}
+
+function humanStatus(s: Status): string {
+  const rows = s.queues.map((q) => ({
+    queue: q.name,
+    waiting: String(q.waiting),
+    'in flight': String(q.inFlight),
+    delayed: String(q.delayed),
+    'oldest message': q.oldestAgeMs === null ? 'unknown' : duration(q.oldestAgeMs),
+  }));
+  return [
     fields([
       ['table', s.table],
       ['inbox', `${s.inbox.waiting} waiting, ${s.inbox.inFlight} in flight`],
@@ -83,5 +118,10 @@ export async function status(ctx: OpsContext): Promise<void> {
       ],
       ['health', s.healthy ? 'OK' : `ATTENTION — ${s.problems.join('; ')}`],
     ]),
-  );
+    '',
+    table(rows, ['queue', 'waiting', 'in flight', 'delayed', 'oldest message']),
+    ...(s.oldestAges === 'cloudwatch'
+      ? []
+      : [`oldest message age unknown: ${s.oldestAges.unknown}`]),
+  ].join('\n');
 }

@@ -39,6 +39,7 @@ export interface TargetOptions {
   readonly table?: string;
   readonly 'queue-url'?: string;
   readonly 'dead-letter-queue-url'?: string;
+  readonly 'timer-queue-url'?: string;
   readonly 'dynamodb-endpoint'?: string;
   readonly 'sqs-endpoint'?: string;
   readonly region?: string;
@@ -103,7 +104,13 @@ function explicitNames(
     );
   }
   const deadLetters = options['dead-letter-queue-url'];
-  return { table, inboxUrl, ...(deadLetters ? { deadLetterQueueUrl: deadLetters } : {}) };
+  const timers = options['timer-queue-url'] ?? env[BATON_ENV.timerQueueUrl];
+  return {
+    table,
+    inboxUrl,
+    ...(deadLetters ? { deadLetterQueueUrl: deadLetters } : {}),
+    ...(timers ? { timerQueueUrl: timers } : {}),
+  };
 }
 
 /** The names a stack's `BatonApp` outputs carry (`baton:<what> <construct path>`). */

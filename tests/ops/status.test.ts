@@ -1,0 +1,101 @@
+/**
+ * `baton status` on DynamoDB Local and ElasticMQ: every queue the deployment names, with its
+ * depth, in flight and delayed messages, and the oldest message's age said unknown (SQS's API
+ * and ElasticMQ give none; CloudWatch does, on AWS).
+ */
+import { randomUUID } from 'node:crypto';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { createAwsClients, createFifoQueue, createTable, createTimerQueue } from '@baton/aws';
+import { runOps } from '@baton/cli/ops';
+import { describe, expect, inject, it } from 'vitest';
+
+describe('baton status on the emulators', () => {
+  const endpoints = {
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  };
+  const { dynamodb, sqs } = createAwsClients(endpoints);
+
+  it('shows each queue’s depth, in flight and delayed messages, and says why the oldest age is unknown', async () => {
+    const name = `status-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const inbox = await createFifoQueue(sqs, name, { visibilityTimeoutMs: 60_000 });
+    const timers = await createTimerQueue(sqs, name);
+    for (const n of [1, 2, 3]) {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: inbox.queueUrl,
+          MessageBody: `m${n}`,
+          MessageGroupId: `g${n}`,
+          MessageDeduplicationId: `d${n}`,
+        }),
+      );
+    }
+    // One taken by a worker that has not finished: in flight.
+    await sqs.send(new ReceiveMessageCommand({ QueueUrl: inbox.queueUrl, MaxNumberOfMessages: 1 }));
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: timers.queueUrl, MessageBody: 't', DelaySeconds: 900 }),
+    );
+
+    const out: string[] = [];
+    const argv = [
+      ...['--table', name, '--queue-url', inbox.queueUrl],
+      ...[
+        '--dead-letter-queue-url',
+        inbox.deadLetterQueueUrl,
+        '--timer-queue-url',
+        timers.queueUrl,
+      ],
+      ...[
+        '--dynamodb-endpoint',
+        endpoints.dynamodbEndpoint,
+        '--sqs-endpoint',
+        endpoints.sqsEndpoint,
+      ],
+    ];
+    const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
+    expect(await runOps(['status', '--json', ...argv], io)).toBe(0);
+    const status = JSON.parse(out.join('\n'));
+    expect(status.queues).toEqual([
+      {
+        name: 'inbox',
+        url: inbox.queueUrl,
+        waiting: 2,
+        inFlight: 1,
+        delayed: 0,
+        oldestAgeMs: null,
+      },
+      {
+        name: 'inbox dead letters',
+        url: inbox.deadLetterQueueUrl,
+        waiting: 0,
+        inFlight: 0,
+        delayed: 0,
+        oldestAgeMs: null,
+      },
+      {
+        name: 'timers',
+        url: timers.queueUrl,
+        waiting: 0,
+        inFlight: 0,
+        delayed: 1,
+        oldestAgeMs: null,
+      },
+    ]);
+    expect(status.inbox).toEqual({
+      url: inbox.queueUrl,
+      waiting: 2,
+      inFlight: 1,
+      oldestAgeMs: null,
+    });
+    expect(status.oldestAges).toEqual({ unknown: expect.stringMatching(/CloudWatch only/) });
+    expect(status.healthy).toBe(true);
+
+    out.length = 0;
+    expect(await runOps(['status', ...argv], io)).toBe(0);
+    const human = out.join('\n');
+    expect(human).toMatch(/^inbox\s+2\s+1\s+0\s+unknown$/m);
+    expect(human).toMatch(/^timers\s+0\s+0\s+1\s+unknown$/m);
+    expect(human).toMatch(/oldest message age unknown: CloudWatch only/);
+  });
+});
