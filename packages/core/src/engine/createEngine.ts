@@ -16,6 +16,7 @@ import { RECORD_PEERS } from './overflow.ts';
 import { RecordCache } from './RecordCache.ts';
 import type { OpenTelemetryApi } from './spans.ts';
 import type { TurnListener } from './turnMetrics.ts';
+import { WarmCache } from './WarmCache.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -67,6 +68,12 @@ export interface EngineOptions {
   readonly visibilityTimeoutMs?: number;
   /** Actor records kept warm in memory; 0 disables the cache. @default 1000 */
   readonly cacheSize?: number;
+  /**
+   * Suspended workflow runs kept in memory, each continued by the instance's next turn on this
+   * worker instead of replayed from its journal (any other turn replays); 0 disables it.
+   * @default 200
+   */
+  readonly workflowCacheSize?: number;
   /** How long an ingress idempotency key is remembered (I7). @default 14 days */
   readonly idempotencyRetentionMs?: number;
   /**
@@ -111,6 +118,8 @@ export interface Engine {
   readonly newLife: () => string;
   readonly effectKeyNamespace: string | undefined;
   readonly cache: RecordCache;
+  /** Suspended workflow runs, by actor id. */
+  readonly warm: WarmCache;
   readonly batchSize: number;
   readonly visibilityTimeoutMs: number;
   readonly idempotencyRetentionMs: number;
@@ -142,6 +151,7 @@ export function createEngine(options: EngineOptions): Engine {
     effectKeyNamespace: options.effectKeyNamespace,
     onTurn: options.onTurn,
     cache: new RecordCache(positive('cacheSize', options.cacheSize, 1000)),
+    warm: new WarmCache(positive('workflowCacheSize', options.workflowCacheSize, 200)),
     batchSize,
     visibilityTimeoutMs: positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000),
     idempotencyRetentionMs: positive(

@@ -19,6 +19,7 @@ import { asJson } from './asJson.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
 import { INNER_SPAN, startInnerSpan } from './spans.ts';
+import { WARM_CACHE } from './WarmCache.ts';
 
 /** What one handler run produced, collected by its context. */
 export interface HandlerEffects {
@@ -208,6 +209,7 @@ export function createHandlerContext(
     value: (name: string, attributes: Record<string, string | number | boolean>) =>
       startInnerSpan(engine.openTelemetry, trace, name, attributes),
   });
+  Object.defineProperty(effects.ctx, WARM_CACHE, { value: engine.warm });
   return effects;
 }
 

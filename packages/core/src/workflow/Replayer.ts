@@ -64,7 +64,8 @@ export type DriveResult =
 /** One issued command of this replay. */
 export interface Slot {
   readonly seq: number;
-  readonly entry: JournalEntry;
+  /** Its journal entry, in the record of the turn now driving the run. */
+  entry: JournalEntry;
   readonly promise: Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
@@ -82,14 +83,15 @@ const drain = () => new Promise<void>((resolve) => macrotask(resolve));
 
 export class Replayer {
   readonly definition: AnyWorkflowDefinition;
-  readonly state: WorkflowState;
-  readonly host: ReplayHost | undefined;
+  state: WorkflowState;
+  host: ReplayHost | undefined;
   readonly #maxSteps: number;
   #seq = 0;
   readonly #slots = new Map<number, Slot>();
   /** Journaled completions in completion order, and how many this replay resolved. */
-  readonly #byOrder: JournalEntry[];
+  #byOrder: JournalEntry[];
   #next = 0;
+  #started = false;
   #divergence: BatonError | undefined;
   readonly compensations: { name: string; fn: () => unknown }[] = [];
   #runner: 'idle' | 'running' | { errors: SerializedError[] } = 'idle';
@@ -238,19 +240,50 @@ export class Replayer {
     );
   }
 
+  /**
+   * Whether the run, suspended, may go on in memory in a later turn ({@link continueWith}): it
+   * resolved every result its record holds and neither diverged nor ended.
+   */
+  get resumable(): boolean {
+    return (
+      this.#started &&
+      this.host !== undefined &&
+      !this.#divergence &&
+      this.#run === undefined &&
+      typeof this.#runner !== 'object' &&
+      this.#next >= this.#byOrder.length
+    );
+  }
+
+  /**
+   * Carries the suspended run on over a later turn's record, which must be the one the last
+   * drive left (then changed only by the handlers: results journaled, events kept, commands
+   * cancelled). The results journaled since resolve in their order at the next drive. False
+   * (and nothing changed) when the record is not one this run can go on with: replay it.
+   */
+  continueWith(state: WorkflowState, host: ReplayHost): boolean {
+    // Every result of the last drive's record is resolved in memory already.
+    const settled = this.state.completed;
+    if (!this.resumable || state.journal.length !== this.#seq || state.completed < settled) {
+      return false;
+    }
+    for (const slot of this.#slots.values()) {
+      const entry = state.journal[slot.seq];
+      if (!entry || entry.kind !== slot.entry.kind || entry.name !== slot.entry.name) return false;
+    }
+    for (const slot of this.#slots.values()) slot.entry = state.journal[slot.seq] as JournalEntry;
+    this.#byOrder = state.journal
+      .filter((entry) => entry.order !== undefined && entry.order >= settled)
+      .sort((a, b) => (a.order as number) - (b.order as number));
+    this.#next = 0;
+    this.state = state;
+    this.host = host;
+    return true;
+  }
+
   /** Replays the run and carries it on; resolves once nothing more can happen in this turn. */
   async drive(): Promise<DriveResult> {
-    const ctx = new ReplayContext(this, 'run');
-    Promise.resolve()
-      .then(() => this.definition.run(ctx, this.state.input))
-      .then(
-        (value) => {
-          this.#run = { ok: true, value };
-        },
-        (error) => {
-          this.#run = { ok: false, error };
-        },
-      );
+    if (!this.#started) this.#start();
     let executed = 0;
     for (;;) {
       await drain();
@@ -295,6 +328,22 @@ export class Replayer {
       executed++;
       await this.#execute(runnable, this.host);
     }
+  }
+
+  /** Starts the run, once: later drives go on with it. */
+  #start(): void {
+    this.#started = true;
+    const ctx = new ReplayContext(this, 'run');
+    Promise.resolve()
+      .then(() => this.definition.run(ctx, this.state.input))
+      .then(
+        (value) => {
+          this.#run = { ok: true, value };
+        },
+        (error) => {
+          this.#run = { ok: false, error };
+        },
+      );
   }
 
   /** The first issued step that may run now: new, or due for its next attempt. */

@@ -16,6 +16,7 @@ import {
   type WorkflowStatus,
 } from './journal.ts';
 import { Replayer, type ReplayHost } from './Replayer.ts';
+import { warmRuns } from './warmRuns.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 type Ctx = ActorContext<WorkflowState>;
@@ -25,12 +26,17 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
   const { state } = ctx;
   if (state.status === 'new' || FINAL_STATUSES.has(state.status)) return;
   state.version = definition.version;
-  const replayer = new Replayer(definition, state, actorHost(ctx), {
-    ...(definition.maxStepsPerTurn === undefined
-      ? {}
-      : { maxStepsPerTurn: definition.maxStepsPerTurn }),
-  });
+  const host = actorHost(ctx);
+  const warm = warmRuns(ctx);
+  const replayer =
+    warm?.resume(ctx.self.id, definition, state, host) ??
+    new Replayer(definition, state, host, {
+      ...(definition.maxStepsPerTurn === undefined
+        ? {}
+        : { maxStepsPerTurn: definition.maxStepsPerTurn }),
+    });
   const result = await replayer.drive();
+  if (result.kind === 'suspended') warm?.keep(ctx.self.id, replayer);
   if (result.kind === 'diverged') {
     if (state.status !== 'paused') {
       ctx.log.error('workflow paused: its code does not replay its history', {

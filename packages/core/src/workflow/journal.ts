@@ -98,6 +98,11 @@ export interface WorkflowState {
   paused?: { error: SerializedError; version: string };
   /** The code version of the last turn. */
   version?: string;
+  /**
+   * The token of the turn that left this run suspended in its worker's memory: that worker
+   * continues it only while the record still carries this token (see `warmRuns.ts`).
+   */
+  drivenBy?: string;
   /** Parent workflows awaiting this one (`ctx.child`): told its outcome when it ends. */
   notify: { actor: string; seq: number }[];
 }
