@@ -18,6 +18,7 @@ import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { commitOutcomes } from './commitOutcomes.ts';
 import type { ResultCache } from './ResultCache.ts';
+import type { SharedFrames } from './SharedFrames.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
 
 /** Engine leases last this much longer than a connection's (renewals are throttled to a tenth). */
@@ -27,7 +28,7 @@ const LEASE_MARGIN = 1.2;
  * What every connection of a server shares.
  *
  * @example
- * const context: ConnectionContext = { engine, session, tracker, cache, clock, logger, leaseMs };
+ * const context: ConnectionContext = { engine, session, tracker, cache, frames, clock, logger, leaseMs };
  */
 export interface ConnectionContext {
   readonly engine: QueryEngine;
@@ -35,19 +36,28 @@ export interface ConnectionContext {
   readonly session: ProtocolSession;
   readonly tracker: CommitTracker;
   readonly cache: ResultCache;
+  /** Result frames encoded once for all the server's subscriptions. */
+  readonly frames: SharedFrames;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly leaseMs: number;
+}
+
+/** The socket under a WebSocket, whose writes a fan-out gathers into one. */
+export interface Corkable {
+  cork(): void;
+  uncork(): void;
 }
 
 /**
  * One client's WebSocket: hands every frame, in order, to the protocol session with this
  * connection's ports (its subscriptions as streams over engine leases renewed by every frame,
  * its frame count and pending chunks in memory, outcome waits on the commit tracker), and drops
- * everything when the socket closes.
+ * everything when the socket closes. The frames sent in one turn of the event loop (a fan-out
+ * gives each connection one per subscription) leave in one write of the underlying socket.
  *
  * @example
- * const connection = new Connection(socket, 1, identity, context);
+ * const connection = new Connection(socket, 1, identity, context, rawSocket);
  * connection.expired(clock.now()); // true once no frame came for leaseMs
  */
 export class Connection {
@@ -61,12 +71,14 @@ export class Connection {
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
+  #corked = false;
 
   constructor(
     private readonly socket: WebSocket,
     readonly id: number,
     readonly identity: unknown,
     private readonly context: ConnectionContext,
+    private readonly transport?: Corkable,
   ) {
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
@@ -147,7 +159,12 @@ export class Connection {
     if (this.#closed) return;
     this.#streams.get(id)?.close();
     this.#streams.delete(id);
-    const stream = new SubscriptionStream(id, (frame) => this.send(frame), this.context.cache);
+    const stream = new SubscriptionStream(
+      id,
+      (frame, text) => this.send(frame, text),
+      this.context.cache,
+      this.context.frames,
+    );
     const { engine, leaseMs } = this.context;
     const request = { query, args, identity: this.identity, caller: this.#who.caller };
     // The engine lease outlives the connection's by a margin: the connection closes first, and
@@ -164,19 +181,36 @@ export class Connection {
     );
   }
 
-  /** Sends a frame, in chunks when it is over 128 KiB; nothing once the socket is closing. */
-  send(frame: ServerMessage): void {
+  /**
+   * Sends a frame (`text`, if given, is its encoding), in chunks when it is over 128 KiB;
+   * nothing once the socket is closing.
+   */
+  send(frame: ServerMessage, text?: string): void {
     if (this.#closed || this.socket.readyState !== this.socket.OPEN) return;
-    let text: string;
-    try {
-      text = encodeMessage(frame);
-    } catch (error) {
-      // Query results and stored outcomes are JSON already: this is a bug, not the client's.
-      const reason = toBatonError(error).message;
-      this.context.logger.error('a frame could not be encoded', { type: frame.type, reason });
-      return;
+    if (text === undefined) {
+      try {
+        text = encodeMessage(frame);
+      } catch (error) {
+        // Query results and stored outcomes are JSON already: this is a bug, not the client's.
+        const reason = toBatonError(error).message;
+        this.context.logger.error('a frame could not be encoded', { type: frame.type, reason });
+        return;
+      }
     }
+    this.#cork();
     for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.socket.send(piece);
+  }
+
+  /** Holds this turn's writes back until the next tick, then writes them at once. */
+  #cork(): void {
+    const transport = this.transport;
+    if (!transport || this.#corked) return;
+    this.#corked = true;
+    transport.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      transport.uncork();
+    });
   }
 
   #error(error: BatonError, target: ErrorTarget): void {

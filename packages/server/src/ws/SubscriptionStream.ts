@@ -10,6 +10,7 @@ import {
 import type { QueryResult, QueryUpdate, ResumeAnswer } from '../QueryUpdate.ts';
 import type { QuerySubscription } from '../SubscribeRequest.ts';
 import type { ResultCache } from './ResultCache.ts';
+import { SharedFrames, withId } from './SharedFrames.ts';
 
 interface Waiter {
   readonly version: number;
@@ -22,7 +23,9 @@ interface Waiter {
  * meanwhile are held, and only the newest goes out when the ack comes (intermediates are
  * skipped). Errors go out at once and replace what was held. A resumed subscription first sends
  * the resume answer — `unchanged`, `patch` (against the value the client holds, found by its
- * hash in the {@link ResultCache}) or `result` — and ignores updates until then.
+ * hash in the {@link ResultCache}) or `result` — and ignores updates until then. A result's
+ * frames come from {@link SharedFrames}, encoded once for every stream that shares `frames`;
+ * `push` is then given the frame's text with it.
  *
  * @example
  * const stream = new SubscriptionStream('s1', (frame) => connection.send(frame), cache);
@@ -40,11 +43,14 @@ export class SubscriptionStream {
   #sentVersion = 0;
   #waiters: Waiter[] = [];
   #closed = false;
+  /** The last result remembered in the cache (every subscriber of an instance gets the same). */
+  #remembered: QueryResult | undefined;
 
   constructor(
     readonly id: string,
-    private readonly push: (frame: ServerMessage) => void,
+    private readonly push: (frame: ServerMessage, text?: string) => void,
     private readonly cache: ResultCache,
+    private readonly frames: SharedFrames = new SharedFrames(),
   ) {}
 
   get subscription(): QuerySubscription | undefined {
@@ -119,7 +125,10 @@ export class SubscriptionStream {
       this.#error(update.error);
       return;
     }
-    this.cache.remember(this.#subscription!.instance, update.hash, update.value);
+    if (this.#remembered !== update) {
+      this.#remembered = update;
+      this.cache.remember(this.#subscription!.instance, update.hash, update.value);
+    }
     if (update.version <= this.#sentVersion) return;
     if (this.#inFlight) this.#held = update;
     else this.#deliver(update);
@@ -166,13 +175,16 @@ export class SubscriptionStream {
       hash: result.hash,
       value: result.value as JsonValue,
     };
-    const base = this.#base;
-    const frame = base
-      ? resumeAnswer({ lastVersion: base.version, hash: base.hash }, current, base)
-      : ({ v: PROTOCOL_VERSION, type: 'result', ...current } as const);
+    const shared = this.frames.of(result, this.#base);
+    const frame = shared?.frame ?? {
+      v: PROTOCOL_VERSION,
+      type: 'result' as const,
+      ...current,
+    };
     if (frame.type === 'unchanged') this.#base = current;
     else this.#inFlight = current;
-    this.push({ ...frame, id: this.id });
+    if (shared) this.push({ ...frame, id: this.id }, withId(shared, this.id));
+    else this.push({ ...frame, id: this.id });
     this.#sent(current.version);
   }
 

@@ -13,6 +13,7 @@ import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { type LocalServerOptions, resolveLocalServerOptions } from './LocalServerOptions.ts';
 import { ResultCache } from './ResultCache.ts';
 import { readToken } from './readToken.ts';
+import { SharedFrames } from './SharedFrames.ts';
 
 /**
  * A running local server.
@@ -103,7 +104,9 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     scope: options.engine?.scope,
     maxFrameBytes,
   });
-  const context = { engine, session, tracker, cache: new ResultCache(), clock, logger, leaseMs };
+  const cache = new ResultCache();
+  const frames = new SharedFrames();
+  const context = { engine, session, tracker, cache, frames, clock, logger, leaseMs };
   const connections = new Set<Connection>();
   /** Sockets whose auth hook is still running. */
   const upgrading = new Set<Duplex>();
@@ -137,7 +140,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     if (closing || socket.destroyed) return socket.destroy();
     wss.handleUpgrade(request, socket, head, (ws) => {
       if (refusal !== undefined) return ws.close(CloseCode.UNAUTHORIZED, truncate(refusal));
-      const connection = new Connection(ws, nextId++, identity, context);
+      const connection = new Connection(ws, nextId++, identity, context, socket);
       connections.add(connection);
       ws.on('close', () => connections.delete(connection));
     });
