@@ -1,7 +1,7 @@
 import type { IdempotencyRecord } from '@baton/core/adapter';
 import { answerOutcome, visibleFrame } from '@baton/server/session';
 import type { Pusher } from './Pusher.ts';
-import { fanOut, refreshInstance } from './refreshInstance.ts';
+import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { ReactiveContext } from './WebSocketOptions.ts';
  * once, so two handlers never both answer): an `ask` gets `reply` or `error`; a `send` with
  * `visible: true` gets `error` if the actor rejected it, else — once every subscription of its
  * connection that reads the actor has been sent a result computed after the commit (re-run
- * here unless `fresh` lists the instance as re-run after it) — `visible`. A request made with the
+ * here unless `fresh` lists the instance as re-run and pushed after it) — `visible`. A request made with the
  * same key for another message (its fingerprint differs) gets IDEMPOTENCY_KEY_REUSED instead:
  * the queue dropped its message as a duplicate, and the outcome is not its.
  *
@@ -37,7 +37,12 @@ export async function answerPending(
   );
 }
 
-/** Re-runs the connection's instances that read `actorId` and pushes what changed. */
+/**
+ * Re-runs the connection's instances that read `actorId` and pushes what changed. An instance
+ * another handler re-ran first is unchanged here, and that handler's push may still be on its
+ * way: the connection is sent the instance's result itself (a repeat of a version it may hold,
+ * which the client keeps as it is), so `visible` never overtakes it.
+ */
 async function showIn(
   context: ReactiveContext,
   pusher: Pusher,
@@ -52,7 +57,15 @@ async function showIn(
       const instance = await context.registry.instances.get(instanceId);
       if (!instance || !(actorId in instance.deps)) return;
       const refreshed = await refreshInstance(context, instance);
-      if (refreshed?.changed) await fanOut(context, pusher, refreshed);
+      if (!refreshed) return;
+      if (refreshed.changed) {
+        await fanOut(context, pusher, refreshed);
+        return;
+      }
+      const own = subscriptions.filter((s) => s.instanceId === instanceId);
+      await Promise.all(
+        own.map((s) => pusher.send(connectionId, updateFrame(s.subscriptionId, refreshed.update))),
+      );
     }),
   );
 }

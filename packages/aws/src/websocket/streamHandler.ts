@@ -94,8 +94,11 @@ async function processBatch(
       );
       if (!stale) return;
       const refreshed = await refreshInstance(context, instance);
-      fresh.add(instanceId);
-      if (refreshed?.changed) await fanOut(context, pusher, refreshed);
+      // Fresh only once pushed: unchanged, another handler's push may still be on its way.
+      if (refreshed?.changed) {
+        await fanOut(context, pusher, refreshed);
+        fresh.add(instanceId);
+      }
     }),
   );
   await Promise.all(outcomes.map((outcome) => answerPending(context, pusher, outcome, fresh)));
