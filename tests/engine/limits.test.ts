@@ -1,7 +1,8 @@
-import { actor, ErrorCode, TerminalError } from '@baton/core';
+import { actor, ErrorCode, silentLogger, TerminalError } from '@baton/core';
+import { createEngine, redriveDeadLetter, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { commitsOf, setup } from './helpers.ts';
+import { commitsOf, runUntilIdle, setup } from './helpers.ts';
 
 const Notes = actor({
   name: 'notes',
@@ -115,7 +116,7 @@ describe('limits', () => {
     expect(h.backend.store.outboxSize()).toBe(0);
   });
 
-  it('rejects a message whose sends cannot fit in one commit with MESSAGE_TOO_LARGE, sending none of them', async () => {
+  it('ends a message whose sends cannot fit in one commit with MESSAGE_TOO_LARGE, sending none of them and keeping it as a dead letter', async () => {
     const h = setup({
       actors: [Fan, Sink],
       limits: { maxTransactionItems: 5, maxItemBytes: 1000 },
@@ -132,6 +133,66 @@ describe('limits', () => {
     });
     expect(await h.state(fan.id)).toEqual({ batches: 2 });
     expect(await h.state('sink/s')).toEqual({ got: ['0.0', '0.1', '2.0', '2.1'] });
+    expect(await h.backend.store.listDeadLetters(fan.id)).toMatchObject([
+      { messageId, redrivable: true, error: { code: ErrorCode.MESSAGE_TOO_LARGE } },
+    ]);
+  });
+
+  it('keeps a message from another actor whose commit cannot fit, and applies it once when redriven to code that sends less', async () => {
+    const Relay = actor({
+      name: 'relay',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        go: {
+          payload: z.object({ count: z.number().int() }),
+          handle: (ctx, { count }) => ctx.send(Fan.ref('f'), 'fanout', { batch: 1, count }),
+        },
+      },
+    });
+    const h = setup({
+      actors: [Relay, Fan, Sink],
+      limits: { maxTransactionItems: 5, maxItemBytes: 1000 },
+    });
+    await h.client.send(Relay.ref('r'), 'go', { count: 40 });
+    await h.run();
+    // No one waits on the relayed message: a rejection would have lost it for good.
+    expect(await h.state('fan/f')).toEqual({ batches: 0 });
+    const [letter] = await h.backend.store.listDeadLetters('fan/f');
+    expect(letter).toMatchObject({
+      redrivable: true,
+      error: { code: ErrorCode.MESSAGE_TOO_LARGE },
+    });
+
+    // The fixed code sends at most three notes per fan-out.
+    const Fixed = actor({
+      ...Fan,
+      handlers: {
+        fanout: {
+          payload: z.object({ batch: z.number(), count: z.number().int() }),
+          handle: (ctx, { batch, count }) => {
+            ctx.state.batches++;
+            for (let i = 0; i < Math.min(count, 3); i++) {
+              ctx.send(Sink.ref('s'), 'note', { batch, i });
+            }
+          },
+        },
+      },
+    });
+    const fixed = new Worker(
+      createEngine({
+        actors: [Relay, Fixed, Sink],
+        store: h.backend.store,
+        queue: h.backend.queue,
+        clock: h.clock,
+        logger: silentLogger,
+      }),
+    );
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'fan/f', letter!.messageId);
+    await runUntilIdle(fixed, h.backend, h.clock);
+    expect(await h.state('fan/f')).toEqual({ batches: 1 });
+    expect(await h.state('sink/s')).toEqual({ got: ['1.0', '1.1', '1.2'] });
+    expect(await h.backend.store.listDeadLetters('fan/f')).toEqual([]);
   });
 
   it('rejects a send whose payload passes half the item limit, failing the handler that made it', async () => {

@@ -71,10 +71,13 @@ const workload = fc.record({
   ),
   // Small store limits in some schedules, so turns split their batches into several commits,
   // and a turn's sends often do not fit in its record (they go apart); the bank's records and
-  // messages still fit an item.
+  // messages still fit an item, and each message's commit fits a transaction: the upgrade's
+  // deposit writes its record, a mark moved out and its two sends apart, 4 items (a message
+  // whose commit cannot fit is kept as a dead letter until a fix is deployed, which a run does
+  // not do).
   limits: fc.option(
     fc.record({
-      maxTransactionItems: fc.integer({ min: 3, max: 5 }),
+      maxTransactionItems: fc.integer({ min: 4, max: 6 }),
       maxItemBytes: fc.integer({ min: 760, max: 1260 }),
     }),
     { nil: undefined },
@@ -302,7 +305,13 @@ describe('the bank under crash-injection simulation', () => {
         expect(sim.backend.store.outboxSize()).toBe(0);
         expect(sim.backend.queue.counts().total).toBe(0);
         expect(sim.backend.queue.counts().deadLetters).toBe(0);
-        expect(await sim.backend.store.listDeadLetters()).toEqual([]);
+        // But for messages too large for any commit under the small limits (visits only), kept.
+        const kept = await sim.backend.store.listDeadLetters();
+        if (!w.limits) expect(kept).toEqual([]);
+        for (const letter of kept) {
+          expect(letter.error.code, letter.messageId).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+          expect(letter.actorId).not.toMatch(/^account\//);
+        }
         expect(await sim.backend.store.listDueTimers(Number.POSITIVE_INFINITY, 10)).toEqual([]);
         // The sweeper has nothing to repair when no worker died or gave up between a commit and
         // its drain: redelivery alone drains every outbox, and ack comes only after the drain.

@@ -4,6 +4,7 @@
  * dead-letter queue, and replace the inbox queue with a new one that takes its messages. Every
  * inbox message moved is booked with the outbox holders, so the orphan check follows it.
  */
+import { ErrorCode } from '@baton/core';
 import type { Commit } from '@baton/core/adapter';
 import { redriveDeadLetter } from '@baton/core/engine';
 import type { Action } from './Action.ts';
@@ -27,8 +28,11 @@ export class DeadLetterBook {
       this.#letters.delete(`${actorId}\u0000${removed}`);
     }
     const put = deadLetters?.put ?? [];
-    for (const { messageId } of put) {
-      this.#letters.set(`${actorId}\u0000${messageId}`, { actorId, messageId, redriven: false });
+    for (const { messageId, error } of put) {
+      // A message too large for any commit fails again on the same code: an operator deploys a
+      // fix before redriving it, which a run does not.
+      const redriven = error.code === ErrorCode.MESSAGE_TOO_LARGE;
+      this.#letters.set(`${actorId}\u0000${messageId}`, { actorId, messageId, redriven });
     }
     return put.length;
   }

@@ -260,16 +260,19 @@ export async function deadLetter(
   admission: Admission,
   last: BatonError,
   trace: HandlingTrace | undefined,
-  /** The engine's own DEAD_LETTERED, for a message ended before any attempt. */
+  /**
+   * The engine's own error, for a message ended without retries: DEAD_LETTERED for a copy too
+   * old to tell, MESSAGE_TOO_LARGE for one whose commit no transaction can hold.
+   */
   ended?: BatonError,
 ): Promise<MessageEffects> {
   const { engine } = turn;
   const { envelope } = inbound;
   const attempts = inbound.receiveCount ?? 1;
   const error = ended ?? deadLettered(envelope, attempts, last);
-  // One log line for both, so the dead-letter alarm counts a copy too old to tell as well.
+  // One log line for all, so the dead-letter alarm counts the engine's own endings as well.
   engine.logger.error(DEAD_LETTER_LOG, {
-    ...(ended ? { reason: 'too old to tell whether it was applied' } : {}),
+    ...(ended ? { reason: ended.message } : {}),
     actor: current.id,
     messageId: envelope.id,
     attempts,

@@ -9,7 +9,7 @@ import {
   type Timer,
 } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import { type BatonError, ErrorCode, isBatonError, RetryableError } from '../errors.ts';
+import { type BatonError, isBatonError, RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
@@ -22,7 +22,6 @@ import {
   applyMessage,
   deadLetter,
   ignore,
-  reject,
   type Turn,
   withFewerMoves,
 } from './messageEffects.ts';
@@ -322,9 +321,19 @@ async function applyBatch(
       if (builder.size > 0) await commit();
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
       if (!builder.fits(effects)) {
+        // Kept as a dead letter, not rejected: nothing but a code change makes it fit, and a
+        // message from another actor has no one to hear a rejection (a transfer's money).
         const error = commitTooLarge(inbound.envelope, engine.store.limits);
-        const rejected = await reject(turn, builder.record, inbound, admission, error, trace);
-        effects = withFewerMoves(engine, rejected);
+        const kept = await deadLetter(
+          turn,
+          builder.record,
+          inbound,
+          admission,
+          error,
+          trace,
+          error,
+        );
+        effects = withFewerMoves(engine, kept);
         if (replay && i === replays.length - 1) {
           effects = { ...effects, record: withoutParked(effects.record) };
         }
@@ -351,7 +360,7 @@ async function applyBatch(
 /** Counts what a message's effects did. */
 function count(counts: TurnCounts, effects: MessageEffects, admission: Admission): void {
   if (effects.deadLetter?.parked !== undefined) counts.parked++;
-  else if (effects.failure?.code === ErrorCode.DEAD_LETTERED) counts.deadLettered++;
+  else if (effects.deadLetter) counts.deadLettered++;
   else if (effects.failure) counts.rejected++;
   else if (admission.lateReply || admission.voids) counts.skipped++;
   else counts.applied++;

@@ -51,7 +51,7 @@ export function replyTooLarge(envelope: Envelope, limits: StoreLimits): BatonErr
 export function commitTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
   return new BatonError(
     ErrorCode.MESSAGE_TOO_LARGE,
-    `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes): send fewer or smaller messages per handler`,
+    `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes); the state is unchanged and the message was kept as a dead letter: send fewer or smaller messages per handler, deploy, then redrive it`,
     { details: { message: envelope.id, ...limits } },
   );
 }
