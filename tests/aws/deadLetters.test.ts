@@ -10,8 +10,8 @@ import { LocalSqsEventSource } from '@baton/aws/local';
 import { BatonError, Client, ErrorCode, silentLogger } from '@baton/core';
 import type { Queue } from '@baton/core/adapter';
 import { redriveDeadLetter, Sweeper, storedOutbox } from '@baton/core/engine';
+import { Ledger } from '@baton/testing/conformance';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
-import { Ledger } from '../conformance/ledger.ts';
 
 /** The queue's own limit: one receive more than the engine's maxAttempts (3), as a worker demands. */
 const MAX_RECEIVES = 4;

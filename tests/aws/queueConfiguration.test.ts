@@ -9,8 +9,8 @@ import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue }
 import { workerHandler } from '@baton/aws/lambda';
 import { Client, ErrorCode, silentLogger } from '@baton/core';
 import { Worker } from '@baton/core/engine';
+import { Ledger } from '@baton/testing/conformance';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { Ledger } from '../conformance/ledger.ts';
 
 const { dynamodb, sqs } = createAwsClients({
   dynamodbEndpoint: inject('dynamodbEndpoint'),

@@ -4,12 +4,14 @@ import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
 import { type RunningEmulator, startDynamoDbLocal } from '@baton/cli';
 import { systemClock } from '@baton/core/adapter';
+import {
+  type ConformanceBackend,
+  conformanceSuite,
+  keyClaimSuite,
+  manyPeersSuite,
+  workflowSuite,
+} from '@baton/testing/conformance';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
-import type { ConformanceBackend } from './ConformanceBackend.ts';
-import { conformanceSuite } from './conformanceSuite.ts';
-import { keyClaimSuite } from './keyClaims.ts';
-import { manyPeersSuite } from './manyPeers.ts';
-import { workflowSuite } from './workflowSuite.ts';
 
 async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<ConformanceBackend> {
   const { dynamodb, sqs } = createAwsClients({

@@ -1,10 +1,6 @@
 import { createEmbeddedBackend } from '@baton/embedded';
 import { VirtualClock } from '@baton/testing';
-import type { ConformanceBackend } from './ConformanceBackend.ts';
-import { conformanceSuite } from './conformanceSuite.ts';
-import { keyClaimSuite } from './keyClaims.ts';
-import { manyPeersSuite } from './manyPeers.ts';
-import { workflowSuite } from './workflowSuite.ts';
+import { backendConformance, type ConformanceBackend } from '@baton/testing/conformance';
 
 async function open(): Promise<ConformanceBackend> {
   const clock = new VirtualClock();
@@ -20,8 +16,8 @@ async function open(): Promise<ConformanceBackend> {
   };
 }
 
-conformanceSuite('the embedded backend', open);
-workflowSuite('the embedded backend', open);
-keyClaimSuite('the embedded backend', open);
-// Mutation testing runs each mutant's tests: it sets fewer senders (see stryker.config.mjs).
-manyPeersSuite('the embedded backend', open, Number(process.env.BATON_FAN_IN_SENDERS ?? 100_000));
+// Through the kit's one entry, as a backend outside this repository runs it. Mutation testing
+// runs each mutant's tests: it sets fewer senders (see stryker.config.mjs).
+backendConformance('the embedded backend', open, {
+  senders: Number(process.env.BATON_FAN_IN_SENDERS ?? 100_000),
+});

@@ -4,8 +4,8 @@
  * it applies every parked message exactly once, in order, before anything that came later.
  */
 import { pauseActor, resumeActor } from '@baton/core/engine';
+import { Ledger, ledgerRuns } from '@baton/testing/conformance';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Ledger, ledgerRuns } from '../conformance/ledger.ts';
 import { setup } from './helpers.ts';
 
 const entries = (state: unknown) => (state as { entries: string[] } | undefined)?.entries ?? [];

@@ -7,9 +7,9 @@ import { Registry } from '@baton/core/adapter';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { evaluateQuery } from '@baton/server/evaluation';
+import { ProfileV1, ProfileV2 } from '@baton/testing/conformance';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ProfileV1, ProfileV2 } from '../conformance/profile.ts';
 import { runUntilIdle, settled, virtualClock } from './helpers.ts';
 
 /** One embedded backend, and a worker and client for any version of the definitions. */

@@ -6,8 +6,8 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { silentLogger } from '@baton/core';
 import { pauseActor, type TurnStats, turnMetrics, Worker } from '@baton/core/engine';
+import { Ledger } from '@baton/testing/conformance';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Ledger } from '../conformance/ledger.ts';
 import { runUntilIdle, setup } from './helpers.ts';
 
 /** A harness whose worker tells `onTurn` of each turn. */
