@@ -4,7 +4,8 @@
  * the wait for the warehouse, shipped), and a SIGKILL of the app process right after an order's
  * turn commits changes nothing in the end: each order holds its stock once and is charged once.
  * The payment service runs here, over HTTP on loopback, and counts every call it gets. The
- * inspector lists the orders by status, shows one order's timeline and cancels it (a refund).
+ * inspector lists the orders by status, shows one order's timeline and cancels it (a refund, and
+ * the stock back).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -208,6 +209,9 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
       .poll(() => see('wf-title'))
       .toMatch(/^fulfil\/inspect-1 — cancelled \(CANCELLED: /);
     await expect.poll(() => see('wf-timeline')).toContain('compensate chargedone');
+    // The reservation's compensation gives the stock back to the inventory, once.
+    expect(await see('wf-timeline')).toContain('call inventory.releasedone');
+    await expect.poll(() => text('stock-kettle')).toBe('5');
     expect([...payments.refunds.values()]).toEqual([payments.chargesOf('inspect-1')[0]!.id]);
     await inspector.close();
   });

@@ -68,6 +68,34 @@ describe('order fulfilment', () => {
     expect((await order(sim, 'o-2')).status).toBe('failed');
   });
 
+  it('refunds the charge and gives the stock back once when a waiting order is cancelled', async () => {
+    const { sim, service } = await shop({ fails: () => false });
+    // The customer cancels as the card is charged: the cancel comes after the charge commits,
+    // while the order waits for the warehouse (long before its three days are up).
+    let stockAtCharge: unknown;
+    setPayments({
+      ...service,
+      charge: async (request) => {
+        stockAtCharge = await sim.state(Inventory.ref('kettle'));
+        sim.send(Fulfil.ref('o-4'), 'cancel', { reason: 'changed my mind' });
+        return service.charge(request);
+      },
+    });
+    sim.send(Fulfil.ref('o-4'), 'start', { input: { sku: 'kettle', qty: 4, amount: 80 } });
+    await sim.run();
+    expect(stockAtCharge).toEqual({ stock: 6, held: { 'o-4': 4 } });
+
+    const state = await order(sim, 'o-4');
+    expect(state.status).toBe('cancelled');
+    expect(state.journal.find((e) => e.name === 'shipped')?.state).toBe('cancelled');
+    expect([...service.refunds.entries()]).toEqual([['refund-ch-1', 'ch-1']]);
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
+    // The release is the reservation's compensation: a journaled call, applied once.
+    expect(state.journal.filter((e) => e.name === 'inventory.release')).toMatchObject([
+      { kind: 'call', state: 'done', value: { left: 10 } },
+    ]);
+  });
+
   it('charges nothing for an order the stock cannot cover', async () => {
     const { sim, service } = await shop({ fails: () => false });
     sim.send(Fulfil.ref('o-3'), 'start', { input: { sku: 'kettle', qty: 11, amount: 220 } });

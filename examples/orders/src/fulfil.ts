@@ -1,10 +1,10 @@
 /**
  * Order fulfilment as a workflow: hold the stock, charge the card (retried while the payment
  * service fails, one idempotency key for every attempt), then wait up to three days for the
- * warehouse to say it shipped. If it does not, the stock goes back and the charge is refunded —
- * the charge step's compensation, which the saga runs when the run fails. A cancel (e.g. from the
- * inspector) refunds the charge the same way, but the pending wait never resumes, so the stock
- * stays held: compensations are outside work and cannot call an actor (restock it by hand).
+ * warehouse to say it shipped. An order that does not ship in time, or that is cancelled (e.g.
+ * from the inspector), is undone by the saga: the charge is refunded (the charge step's
+ * compensation, outside work) and the stock goes back to the inventory (the reservation's
+ * compensation, an actor call applied exactly once).
  */
 import { workflow } from '@baton/core';
 import { z } from 'zod';
@@ -27,26 +27,25 @@ export const Fulfil = workflow({
   run: async (ctx, { sku, qty, amount }) => {
     const orderId = ctx.id;
     ctx.send(OrderBook.ref('all'), 'placed', { orderId });
+    const stock = Inventory.ref(sku);
     // Exactly once, committed with this step of the workflow: refused when out of stock.
-    await ctx.call(Inventory.ref(sku), 'reserve', { orderId, qty });
-    try {
-      const charge = await ctx.step(
-        'charge',
-        ({ key }) => payments().charge({ key, orderId, amount }),
-        {
-          retry: { maxAttempts: 6, initialDelayMs: 500, maxDelayMs: 10_000 },
-          compensate: (c) => payments().refund({ key: `refund-${c.id}`, chargeId: c.id }),
-        },
-      );
-      const { tracking } = await ctx.waitForEvent<{ tracking: string }>('shipped', {
-        timeoutMs: SHIP_WITHIN_MS,
-      });
-      return { charge: charge.id, tracking };
-    } catch (error) {
-      // Not charged, or not shipped in time: the stock goes back (the refund follows as the
-      // charge's compensation once the run fails).
-      await ctx.call(Inventory.ref(sku), 'release', { orderId });
-      throw error;
-    }
+    await ctx.call(
+      stock,
+      'reserve',
+      { orderId, qty },
+      { compensate: (_, saga) => saga.call(stock, 'release', { orderId }) },
+    );
+    const charge = await ctx.step(
+      'charge',
+      ({ key }) => payments().charge({ key, orderId, amount }),
+      {
+        retry: { maxAttempts: 6, initialDelayMs: 500, maxDelayMs: 10_000 },
+        compensate: (c) => payments().refund({ key: `refund-${c.id}`, chargeId: c.id }),
+      },
+    );
+    const { tracking } = await ctx.waitForEvent<{ tracking: string }>('shipped', {
+      timeoutMs: SHIP_WITHIN_MS,
+    });
+    return { charge: charge.id, tracking };
   },
 });

@@ -77,6 +77,8 @@ export type {
 } from './workflow/journal.ts';
 export { replayWorkflow } from './workflow/replayWorkflow.ts';
 export type {
+  CallOptions,
+  CompensationContext,
   RetryPolicy,
   StepInfo,
   StepOptions,

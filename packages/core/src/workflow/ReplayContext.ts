@@ -11,6 +11,7 @@ import type { CommandKind } from './journal.ts';
 import type { Replayer, Slot } from './Replayer.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type {
+  CallOptions,
   RetryPolicy,
   StepInfo,
   StepOptions,
@@ -88,7 +89,7 @@ export class ReplayContext implements WorkflowContext {
     const { compensate } = options;
     const done = slot.promise.then((value) => {
       if (compensate) {
-        this.#replayer.compensations.push({ name, fn: () => compensate(value as T) });
+        this.#replayer.compensations.push({ name, step: true, fn: () => compensate(value as T) });
       }
       return value as T;
     });
@@ -99,8 +100,9 @@ export class ReplayContext implements WorkflowContext {
     to: ActorRef,
     name: string,
     payload: unknown,
-    options: { readonly timeoutMs?: number } = {},
+    options: CallOptions<unknown> = {},
   ): Promise<never> {
+    checkCompensate(`ctx.call(…, "${name}", …)`, options.compensate);
     const slot = this.#issue('call', `${to?.type}.${name}`);
     if (!slot) return NEVER;
     if (slot.fresh) {
@@ -110,25 +112,48 @@ export class ReplayContext implements WorkflowContext {
         this.#replayer.complete(slot, { ok: false, error: toBatonError(error).toJSON() }, true);
       }
     }
-    return this.#tagged(slot, slot.promise as Promise<never>);
+    const { compensate } = options;
+    const done = compensate
+      ? slot.promise.then((reply) => {
+          this.#keep(slot.entry.name, compensate, reply);
+          return reply;
+        })
+      : slot.promise;
+    return this.#tagged(slot, done as Promise<never>);
   }
 
-  send(to: ActorRef, name: string, payload: unknown): void {
+  send(
+    to: ActorRef,
+    name: string,
+    payload: unknown,
+    options: Pick<CallOptions<undefined>, 'compensate'> = {},
+  ): void {
+    checkCompensate(`ctx.send(…, "${name}", …)`, options.compensate);
     const slot = this.#issue('send', `${to?.type}.${name}`);
     if (!slot) return;
     const { entry } = slot;
     if (!slot.fresh) {
       if (entry.state === 'failed' && entry.error) throw errorFromJSON(entry.error);
-      return;
+    } else {
+      try {
+        this.#replayer.host!.send(to, name, payload);
+        entry.state = 'done';
+      } catch (error) {
+        entry.state = 'failed';
+        entry.error = toBatonError(error).toJSON();
+        throw error;
+      }
     }
-    try {
-      this.#replayer.host!.send(to, name, payload);
-      entry.state = 'done';
-    } catch (error) {
-      entry.state = 'failed';
-      entry.error = toBatonError(error).toJSON();
-      throw error;
-    }
+    if (options.compensate) this.#keep(entry.name, options.compensate, undefined);
+  }
+
+  /** Keeps a call's or send's compensation: workflow code the saga runner runs in its context. */
+  #keep<R>(name: string, compensate: NonNullable<CallOptions<R>['compensate']>, reply: R) {
+    this.#replayer.compensations.push({
+      name,
+      step: false,
+      fn: (saga: ReplayContext) => compensate(reply, saga),
+    });
   }
 
   sleep(duration: number | Date): Promise<void> {
@@ -283,6 +308,15 @@ export class ReplayContext implements WorkflowContext {
   patched(id: string): boolean {
     checkName('ctx.patched', id);
     return this.#replayer.patched(id, this.#origin);
+  }
+}
+
+function checkCompensate(where: string, compensate: unknown): void {
+  if (compensate !== undefined && typeof compensate !== 'function') {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${where}: { compensate } must be a function (reply, saga) => …, got ${typeof compensate}`,
+    );
   }
 }
 

@@ -93,7 +93,14 @@ export class Replayer {
   #next = 0;
   #started = false;
   #divergence: BatonError | undefined;
-  readonly compensations: { name: string; fn: () => unknown }[] = [];
+  /**
+   * The compensations kept so far, in order: a step's (`step`, outside work run as a step of
+   * its own) or a call's or send's (workflow code run in the saga runner's context).
+   */
+  readonly compensations: (
+    | { name: string; step: true; fn: () => unknown }
+    | { name: string; step: false; fn: (saga: ReplayContext) => unknown }
+  )[] = [];
   #runner: 'idle' | 'running' | { errors: SerializedError[] } = 'idle';
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
 
@@ -296,7 +303,9 @@ export class Replayer {
           this.#settle(slot);
           continue;
         }
-        if (expected.kind === 'compensate' && this.#startRunner()) continue;
+        // The history's next result is the saga runner's (a compensation step, or a command a
+        // call's compensation issued): the run is quiescent, so the runner starts here again.
+        if (this.state.ending && this.#startRunner()) continue;
         this.diverge(
           `the history's ${expected.kind} "${expected.name}" (command ${expected.seq}) is never reached: the code removed or moved it`,
           expected,
@@ -407,9 +416,15 @@ export class Replayer {
     const list = [...this.compensations].reverse();
     const errors: SerializedError[] = [];
     (async () => {
-      for (const { name, fn } of list) {
+      for (const compensation of list) {
         try {
-          await ctx.compensate(name, fn, this.definition.compensationRetry);
+          if (compensation.step) {
+            await ctx.compensate(
+              compensation.name,
+              compensation.fn,
+              this.definition.compensationRetry,
+            );
+          } else await compensation.fn(ctx);
         } catch (error) {
           errors.push(toBatonError(error).toJSON());
         }

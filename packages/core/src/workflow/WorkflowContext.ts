@@ -30,6 +30,31 @@ export interface StepOptions<T> {
   readonly compensate?: (result: T) => unknown;
 }
 
+/**
+ * What a call's or a send's compensation may do: workflow commands, run by the saga runner and
+ * journaled like the run's own — a `call` or `send` to an actor is applied exactly once, a
+ * `step` (outside work) at least once with one key. Use this context, not the run's `ctx`:
+ * once the run has failed or been cancelled, the run's `ctx` issues nothing more.
+ */
+export type CompensationContext = Pick<WorkflowContext, 'call' | 'send' | 'step' | 'log'>;
+
+/** Options of `ctx.call` and `ctx.send`. */
+export interface CallOptions<R> {
+  /** How long `call` waits for the reply before it fails with ASK_TIMEOUT. @default the engine's */
+  readonly timeoutMs?: number;
+  /**
+   * Undoes the message (a saga), e.g. releases the stock a `reserve` held: kept once the call
+   * succeeds (a send: once it is sent), and when the run fails or is cancelled it runs with the
+   * reply among the other compensations, in reverse order. Its `saga.call` / `saga.send` are
+   * applied exactly once.
+   * @example
+   * await ctx.call(Stock.ref(sku), 'reserve', { orderId, qty }, {
+   *   compensate: (_, saga) => saga.call(Stock.ref(sku), 'release', { orderId }),
+   * });
+   */
+  readonly compensate?: (reply: R, saga: CompensationContext) => unknown;
+}
+
 /** What a step's function receives. */
 export interface StepInfo {
   /**
@@ -89,19 +114,21 @@ export interface WorkflowContext {
   ): Promise<T>;
   /**
    * Asks an actor: the message is applied exactly once, and its reply (or the error that
-   * rejected it, or ASK_TIMEOUT) is journaled with the workflow's progress.
+   * rejected it, or ASK_TIMEOUT) is journaled with the workflow's progress. `compensate`
+   * undoes it when the run fails or is cancelled (see {@link CallOptions}).
    */
   call<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
     to: ActorRef<Def>,
     name: Name,
     payload: PayloadOf<Def, Name>,
-    options?: { readonly timeoutMs?: number },
+    options?: CallOptions<ReplyOf<Def, Name>>,
   ): Promise<ReplyOf<Def, Name>>;
-  /** Sends an actor a message, exactly once, without waiting. */
+  /** Sends an actor a message, exactly once, without waiting; `compensate` as for `call`. */
   send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
     to: ActorRef<Def>,
     name: Name,
     payload: PayloadOf<Def, Name>,
+    options?: Pick<CallOptions<undefined>, 'compensate'>,
   ): void;
   /** Sleeps `ms`, or until the `Date`, on a durable timer (days or months are fine). */
   sleep(duration: number | Date): Promise<void>;

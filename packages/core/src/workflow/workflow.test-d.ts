@@ -21,7 +21,17 @@ const Order = workflow({
   input: z.object({ sku: z.string(), qty: z.number() }),
   run: async (ctx, input) => {
     expectTypeOf(input).toEqualTypeOf<{ sku: string; qty: number }>();
-    const reserved = await ctx.call(Stock.ref(input.sku), 'reserve', { qty: input.qty });
+    const reserved = await ctx.call(
+      Stock.ref(input.sku),
+      'reserve',
+      { qty: input.qty },
+      {
+        compensate: (reply, saga) => {
+          expectTypeOf(reply).toEqualTypeOf<number>();
+          return saga.call(Stock.ref(input.sku), 'reserve', { qty: -input.qty });
+        },
+      },
+    );
     expectTypeOf(reserved).toEqualTypeOf<number>();
     const price = await ctx.step('price', () => 7);
     expectTypeOf(price).toEqualTypeOf<number>();

@@ -1,0 +1,178 @@
+/**
+ * Sagas whose compensations call actors: a call's or a send's `compensate` runs in the saga
+ * runner's context, and its `saga.call` / `saga.send` are journaled and applied exactly once —
+ * so a cancelled or failed order gives back the stock it held, counted on the actor itself.
+ */
+import { actor, ErrorCode, TerminalError, type WorkflowState, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+/** Stock of one product; counts every reserve and release it applied. */
+const Shelf = actor({
+  name: 'shelf',
+  state: z.object({
+    stock: z.number(),
+    held: z.record(z.string(), z.number()),
+    reserves: z.number(),
+    releases: z.number(),
+    notes: z.array(z.string()),
+  }),
+  initial: () => ({
+    stock: 10,
+    held: {} as Record<string, number>,
+    reserves: 0,
+    releases: 0,
+    notes: [] as string[],
+  }),
+  handlers: {
+    reserve: {
+      payload: z.object({ orderId: z.string(), qty: z.number() }),
+      handle: (ctx, { orderId, qty }) => {
+        ctx.state.reserves += 1;
+        ctx.state.stock -= qty;
+        ctx.state.held[orderId] = qty;
+        return { left: ctx.state.stock };
+      },
+    },
+    release: {
+      payload: z.object({ orderId: z.string(), refuse: z.boolean().optional() }),
+      handle: (ctx, { orderId, refuse }) => {
+        if (refuse) throw new TerminalError(`release of ${orderId} refused`);
+        ctx.state.releases += 1;
+        ctx.state.stock += ctx.state.held[orderId] ?? 0;
+        delete ctx.state.held[orderId];
+        return { left: ctx.state.stock };
+      },
+    },
+    note: {
+      payload: z.object({ text: z.string() }),
+      handle: (ctx, { text }) => void ctx.state.notes.push(text),
+    },
+  },
+});
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Reserves 3, notes it, charges once paid, and waits a day for `ship`; each undone in reverse. */
+function order(log: string[]) {
+  return workflow({
+    name: 'order',
+    input: z.object({ refuseRelease: z.boolean() }),
+    run: async (ctx, { refuseRelease }) => {
+      const shelf = Shelf.ref('kettle');
+      await ctx.call(
+        shelf,
+        'reserve',
+        { orderId: ctx.id, qty: 3 },
+        {
+          compensate: async (reply, saga) => {
+            // Workflow code, replayed with the run: only its commands act, once each.
+            saga.send(shelf, 'note', { text: `releasing (${reply.left} were left)` });
+            await saga.call(shelf, 'release', { orderId: ctx.id, refuse: refuseRelease });
+          },
+        },
+      );
+      ctx.send(
+        shelf,
+        'note',
+        { text: `held for ${ctx.id}` },
+        { compensate: (_, saga) => saga.send(shelf, 'note', { text: `freed for ${ctx.id}` }) },
+      );
+      await ctx.waitForEvent('pay');
+      await ctx.step('charge', () => void log.push('charge'), {
+        compensate: () => void log.push('refund'),
+      });
+      await ctx.waitForEvent('ship', { timeoutMs: DAY });
+      return 'shipped';
+    },
+  });
+}
+
+const shelfOf = async (h: ReturnType<typeof workflowHarness>) =>
+  (await h.state(Shelf.ref('kettle').id)) as {
+    stock: number;
+    held: Record<string, number>;
+    reserves: number;
+    releases: number;
+    notes: string[];
+  };
+
+describe('compensations that call actors', () => {
+  it('gives the reserved stock back exactly once when a waiting instance is cancelled', async () => {
+    const log: string[] = [];
+    const Order = order(log);
+    const h = workflowHarness([Order.actor, Shelf]);
+    const ref = await h.client.start(Order, 'o1', { refuseRelease: false });
+    await h.runAll();
+    expect(await shelfOf(h)).toMatchObject({ stock: 7, held: { o1: 3 }, reserves: 1 });
+
+    await h.client.cancel(ref, { reason: 'customer changed their mind' });
+    await h.client.cancel(ref);
+    await h.client.signal(ref, 'pay');
+    await h.runAll();
+
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.CANCELLED });
+    expect(await shelfOf(h)).toEqual({
+      stock: 10,
+      held: {},
+      reserves: 1,
+      releases: 1,
+      notes: ['held for o1', 'freed for o1', 'releasing (7 were left)'],
+    });
+    // Not charged, so nothing refunded; the release was applied once though its reply came in
+    // a later turn that replayed the run and the compensations.
+    expect(log).toEqual([]);
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.journal.map((e) => [e.kind, e.name, e.state])).toEqual([
+      ['call', 'shelf.reserve', 'done'],
+      ['send', 'shelf.note', 'done'],
+      ['event', 'pay', 'cancelled'],
+      ['send', 'shelf.note', 'done'],
+      ['send', 'shelf.note', 'done'],
+      ['call', 'shelf.release', 'done'],
+    ]);
+  });
+
+  it('runs step, send and call compensations in reverse when the run fails', async () => {
+    const log: string[] = [];
+    const Order = order(log);
+    const h = workflowHarness([Order.actor, Shelf]);
+    const ref = await h.client.start(Order, 'o2', { refuseRelease: false });
+    await h.client.signal(ref, 'pay');
+    await h.runAll();
+
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.TIMED_OUT });
+    expect(await shelfOf(h)).toEqual({
+      stock: 10,
+      held: {},
+      reserves: 1,
+      releases: 1,
+      notes: ['held for o2', 'freed for o2', 'releasing (7 were left)'],
+    });
+    expect(log).toEqual(['charge', 'refund']);
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.journal.slice(5).map((e) => [e.kind, e.name, e.state])).toEqual([
+      ['compensate', 'charge', 'done'],
+      ['send', 'shelf.note', 'done'],
+      ['send', 'shelf.note', 'done'],
+      ['call', 'shelf.release', 'done'],
+    ]);
+  });
+
+  it('ends the instance with compensationErrors naming a release the actor refused', async () => {
+    const Order = order([]);
+    const h = workflowHarness([Order.actor, Shelf]);
+    const ref = await h.client.start(Order, 'o3', { refuseRelease: true });
+    await h.runAll();
+    await h.client.cancel(ref);
+    await h.runAll();
+
+    const status = await h.client.workflowStatus(ref);
+    expect(status.status).toBe('cancelled');
+    expect(status.error?.details?.compensationErrors).toEqual([
+      expect.objectContaining({ message: 'release of o3 refused' }),
+    ]);
+    expect(await shelfOf(h)).toMatchObject({ stock: 7, held: { o3: 3 }, releases: 0 });
+  });
+});
