@@ -32,6 +32,7 @@ describe('readEnvironment', () => {
       timerQueueUrl: 'BATON_TIMER_QUEUE_URL',
       connectionsTable: 'BATON_CONNECTIONS_TABLE',
       webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
+      metrics: 'BATON_METRICS',
     });
   });
 

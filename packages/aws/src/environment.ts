@@ -18,7 +18,12 @@ export const BATON_ENV = {
   connectionsTable: 'BATON_CONNECTIONS_TABLE',
   /** The WebSocket API's management endpoint, `https://{api}.execute-api.{region}.amazonaws.com/{stage}`. */
   webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
+  /** `off` turns the worker's turn metrics (CloudWatch EMF) off; they are on otherwise. */
+  metrics: 'BATON_METRICS',
 } as const;
+
+/** The namespace of the worker's turn metrics when `POWERTOOLS_METRICS_NAMESPACE` names none. */
+export const DEFAULT_METRICS_NAMESPACE = 'Baton';
 
 type Variable = keyof typeof BATON_ENV;
 

@@ -17,7 +17,7 @@ export {
   TTL_ATTRIBUTE,
   tableDefinition,
 } from './dynamodb/tableLayout.ts';
-export { BATON_ENV, readEnvironment } from './environment.ts';
+export { BATON_ENV, DEFAULT_METRICS_NAMESPACE, readEnvironment } from './environment.ts';
 export {
   BATON_IAM,
   CLAIM_LEADING_KEYS,

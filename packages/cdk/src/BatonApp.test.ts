@@ -148,11 +148,14 @@ describe('BatonApp', () => {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       // The WebSocket function also learns the declared webSocketAuth, to check the app against.
       const websocket = id === idOf(baton.functions.websocket);
+      // The worker also names its turn metrics' namespace and service (on by default).
+      const worker = id === idOf(baton.functions.worker);
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
         [
-          ...Object.values(BATON_ENV),
+          ...Object.values(BATON_ENV).filter((name) => name !== BATON_ENV.metrics),
           'NODE_OPTIONS',
           ...(websocket ? ['BATON_WEBSOCKET_AUTH'] : []),
+          ...(worker ? ['POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME'] : []),
         ].sort(),
       );
       if (websocket) expect(fn.Properties.Environment.Variables.BATON_WEBSOCKET_AUTH).toBe('app');
@@ -410,6 +413,29 @@ describe('BatonApp', () => {
     for (const title of ['Alarms', 'Inbox', 'Dead letters', 'Sweeper lag', 'Function errors']) {
       expect(body).toContain(title);
     }
+  });
+
+  it('publishes the worker’s turn metrics by default and graphs them; metrics: false turns them off', () => {
+    const worker = (t: Template, b: BatonApp) =>
+      t.findResources('AWS::Lambda::Function')[idOf(b.functions.worker)]!.Properties.Environment
+        .Variables;
+    const body = (t: Template) =>
+      JSON.stringify(
+        Object.values(t.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody,
+      );
+    expect(worker(template, baton)).toMatchObject({
+      POWERTOOLS_METRICS_NAMESPACE: 'Baton',
+      POWERTOOLS_SERVICE_NAME: 'Bank/Baton',
+    });
+    expect(worker(template, baton)).not.toHaveProperty(BATON_ENV.metrics);
+    expect(body(template)).toContain('Messages by outcome');
+    expect(body(template)).toContain('MessagesDeadLettered');
+
+    const off = synth({ metrics: false });
+    const offWorker = worker(off.template, off.baton);
+    expect(offWorker[BATON_ENV.metrics]).toBe('off');
+    expect(offWorker).not.toHaveProperty('POWERTOOLS_METRICS_NAMESPACE');
+    expect(body(off.template)).not.toContain('Messages by outcome');
   });
 
   /** The actions a role's policies allow, by resource (as JSON). */

@@ -5,6 +5,7 @@ import {
   BATON_IAM,
   CLAIM_LEADING_KEYS,
   connectionsTableDefinition,
+  DEFAULT_METRICS_NAMESPACE,
   type IamResource,
   OUTBOX_INDEX,
   OUTCOME_LEADING_KEYS,
@@ -69,6 +70,11 @@ export class BatonApp extends Construct {
   readonly drainQueue: sqs.Queue;
   /** Durable timers, armed with a delay until due; the relay fires them into the inbox. */
   readonly timerQueue: sqs.Queue;
+  /**
+   * The `service` dimension of the worker's turn metrics (namespace `Baton`): the app's path;
+   * `undefined` with `metrics: false`.
+   */
+  readonly metricsService: string | undefined;
   /** Every function, by the part it runs. */
   readonly functions: Readonly<Record<BatonFunctionName, NodejsFunction>>;
   /** Where the HTTP ingress is served: its function URL, or its HTTP API's stage URL. */
@@ -232,6 +238,14 @@ export class BatonApp extends Construct {
     this.functions = functions;
     // What the WebSocket function checks at cold start against the app it bundles.
     functions.websocket.addEnvironment(WEBSOCKET_AUTH_ENV, settings.webSocketAuth);
+    // The worker's turn metrics (EMF log lines through Powertools), on unless turned off.
+    this.metricsService = props.metrics === false ? undefined : this.node.path;
+    if (this.metricsService === undefined)
+      functions.worker.addEnvironment(BATON_ENV.metrics, 'off');
+    else {
+      functions.worker.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', DEFAULT_METRICS_NAMESPACE);
+      functions.worker.addEnvironment('POWERTOOLS_SERVICE_NAME', this.metricsService);
+    }
     for (const [name, fn] of Object.entries(functions) as [BatonFunctionName, NodejsFunction][]) {
       this.#grant(name, fn);
     }
@@ -288,7 +302,7 @@ export class BatonApp extends Construct {
     this.ingressApi = ingress.httpApi;
     this.#ingressAuth = settings.ingressAuth;
     this.alarms = createAlarms(this, functions);
-    this.dashboard = createDashboard(this, functions, this.alarms);
+    this.dashboard = createDashboard(this, functions, this.alarms, this.metricsService);
     operatorOutputs(this, {
       table: this.table.tableName,
       inbox: this.inbox.queueUrl,

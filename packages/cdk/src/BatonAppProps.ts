@@ -120,4 +120,12 @@ export interface BatonAppProps {
    * @default 30 days
    */
   readonly logRetentionDays?: number;
+  /**
+   * Whether the worker publishes each turn's metrics (duration, batch size, messages applied,
+   * rejected, dead-lettered, parked, retried, version conflicts, errors) as CloudWatch EMF log
+   * lines, in the `Baton` namespace with the app's path as the `service` dimension; the
+   * dashboard graphs them. `false` turns them off (no EMF lines, no custom metrics billed).
+   * @default true
+   */
+  readonly metrics?: boolean;
 }

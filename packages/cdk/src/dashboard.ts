@@ -1,3 +1,4 @@
+import { DEFAULT_METRICS_NAMESPACE } from '@baton/aws';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -6,12 +7,14 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 /**
  * One CloudWatch dashboard for the app: the alarms' states, the inbox (depth, in flight, age of
  * its oldest message), dead letters (the queue's and the engine's), the sweeper's lag, and each
- * function's errors and the worker's duration — what `baton status` says, over time.
+ * function's errors and the worker's duration — what `baton status` says, over time — and, with
+ * the worker's turn metrics on (`metricsService`), messages by outcome and turn durations.
  */
 export function createDashboard(
   app: BatonApp,
   functions: Record<BatonFunctionName, NodejsFunction>,
   alarms: Readonly<Record<string, cloudwatch.Alarm>>,
+  metricsService: string | undefined,
 ): cloudwatch.Dashboard {
   const minute = { period: Duration.minutes(1) };
   const graph = (title: string, left: cloudwatch.IMetric[]) =>
@@ -50,6 +53,36 @@ export function createDashboard(
           functions.worker.metricDuration({ period: Duration.minutes(5), statistic: 'Average' }),
         ]),
       ],
+      ...(metricsService === undefined ? [] : [turnWidgets(metricsService, graph)]),
     ],
   });
+}
+
+/** The worker's turn metrics (EMF, namespace `Baton`, dimension `service`): outcomes and cost. */
+function turnWidgets(
+  service: string,
+  graph: (title: string, left: cloudwatch.IMetric[]) => cloudwatch.GraphWidget,
+): cloudwatch.GraphWidget[] {
+  const turn = (metricName: string, statistic: string) =>
+    new cloudwatch.Metric({
+      namespace: DEFAULT_METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service },
+      statistic,
+      period: Duration.minutes(1),
+    });
+  return [
+    graph(
+      'Messages by outcome',
+      [
+        'MessagesApplied',
+        'MessagesRejected',
+        'MessagesDeadLettered',
+        'MessagesParked',
+        'MessagesRetried',
+        'VersionConflicts',
+      ].map((name) => turn(name, 'Sum')),
+    ),
+    graph('Turn duration (ms)', [turn('TurnDuration', 'p99'), turn('TurnDuration', 'Average')]),
+  ];
 }

@@ -20,6 +20,7 @@ import { ingressHandler } from './ingressHandler.ts';
 import { relayHandler } from './relayHandler.ts';
 import { sweeperHandler } from './sweeperHandler.ts';
 import { workerHandler } from './workerHandler.ts';
+import { workerMetricsFromEnvironment } from './workerMetrics.ts';
 
 /** The store and the inbox the environment names, on the shared clients. */
 export function portsFromEnvironment(): { store: DynamoStore; queue: SqsQueue } {
@@ -37,10 +38,16 @@ export function timerQueueFromEnvironment(): SqsTimerQueue {
   return new SqsTimerQueue({ client: createAwsClients().sqs, queueUrl: timerQueueUrl });
 }
 
-/** The worker; it arms the timers turns schedule when the environment names a timer queue. */
+/**
+ * The worker; it arms the timers turns schedule when the environment names a timer queue, and
+ * publishes each turn's metrics as CloudWatch EMF unless `BATON_METRICS=off`
+ * (`workerMetricsFromEnvironment`).
+ */
 export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHandler> {
   const timers = process.env[BATON_ENV.timerQueueUrl] ? timerQueueFromEnvironment() : undefined;
+  const metrics = workerMetricsFromEnvironment();
   return workerHandler({
+    ...(metrics ? { metrics } : {}),
     actors: app.actors,
     effects: app.effects,
     ...(app.effectKeyNamespace === undefined ? {} : { effectKeyNamespace: app.effectKeyNamespace }),

@@ -1,7 +1,7 @@
 /**
  * `@baton/aws/lambda`: the Lambda handlers of the turn pipeline — the worker (SQS FIFO inbox,
  * partial batch responses), the outbox drain, the sweeper, the timer relay and the HTTP ingress. Their import
- * graph reaches DynamoDB and SQS only.
+ * graph reaches DynamoDB and SQS only (and Powertools Metrics, for the worker's EMF lines).
  */
 export { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
 export { drainHandler } from './drainHandler.ts';
@@ -19,3 +19,4 @@ export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
 export { type RelayOptions, relayHandler } from './relayHandler.ts';
 export { sweeperHandler } from './sweeperHandler.ts';
 export { type WorkerHandlerOptions, workerHandler } from './workerHandler.ts';
+export { workerMetricsFromEnvironment } from './workerMetrics.ts';
