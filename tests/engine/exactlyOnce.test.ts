@@ -15,7 +15,7 @@ import { createEngine, redriveDeadLetter, runTurn, Worker } from '@baton/core/en
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { settled, setup } from './helpers.ts';
+import { START, settled, setup } from './helpers.ts';
 
 /** Counts every message it applies, by id, so a test can check each applied exactly once. */
 function ledger() {
@@ -196,7 +196,7 @@ describe('per-channel sequences', () => {
     to: 'box/t',
     name: 'put',
     payload: { item },
-    sentAt: 0,
+    sentAt: START,
   });
 
   it("gives each message the seq of its sender's previous message to the same target, until the channel idles past half the mark retention", async () => {

@@ -9,7 +9,7 @@ import type { Envelope } from '@baton/core/adapter';
 import { createEngine, RECORD_GAPS, runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { setup } from './helpers.ts';
+import { START, setup } from './helpers.ts';
 
 function box() {
   const applied: number[] = [];
@@ -39,7 +39,7 @@ const fromS = (seq: number): Envelope => ({
   to: 'box/t',
   name: 'put',
   payload: { seq },
-  sentAt: 0,
+  sentAt: START,
 });
 
 /** Delivers the even messages 2, 4, … of `gaps` gaps, then the odd ones, then copies of all. */

@@ -1,8 +1,10 @@
 /**
- * An ingress message committed but never acknowledged, moved to the queue's dead-letter queue and
- * redriven after its outcome (its only proof of having been applied) expired: the engine must
- * not apply it again. Every message is counted in the committed state (a handler may run again
- * before its commit is refused as a duplicate; only what commits counts).
+ * A copy of a message that comes back after the proof of its having been applied expired — an
+ * ingress message's outcome, an actor message's sender mark on the receiver — such as one moved
+ * to the queue's dead-letter queue and redriven late, or a held send a sweeper re-sends after a
+ * long outage: the engine must not apply it again. Every message is counted in the committed
+ * state (a handler may run again before its commit is refused as a duplicate; only what commits
+ * counts).
  */
 import { actor, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
@@ -26,7 +28,18 @@ function counted() {
       },
     },
   });
-  return { Box };
+  const Relay = actor({
+    name: 'relay',
+    state: z.object({}),
+    initial: () => ({}),
+    handlers: {
+      pass: {
+        payload: z.object({ item: z.string() }),
+        handle: (ctx, { item }) => ctx.send(Box.ref('a'), 'put', { item }),
+      },
+    },
+  });
+  return { Box, Relay };
 }
 
 describe('an ingress message redriven from the queue’s dead-letter queue after its outcome expired', () => {
@@ -73,5 +86,39 @@ describe('an ingress message redriven from the queue’s dead-letter queue after
     await h.run();
     expect(await applied()).toEqual(['x', 'y', 'x']);
     expect(await h.backend.store.listDeadLetters('box/a')).toEqual([]);
+  });
+});
+
+describe('an actor’s message that comes back after the receiver forgot its sender’s mark', () => {
+  it('is kept as a dead letter, not applied a second time, while a fresh message on the channel is applied', async () => {
+    const { Box, Relay } = counted();
+    const h = setup({ actors: [Box, Relay] });
+    const applied = async () => ((await h.state('box/a')) as { items: string[] }).items;
+    await h.client.send(Relay.ref('r'), 'pass', { item: 'x' });
+    // The relay's message as it went to the box's inbox, to send again later.
+    await h.worker.poll();
+    const copy = h.backend.queue.messages().find((m) => m.group === 'box/a');
+    expect(copy).toBeDefined();
+    await h.run();
+    expect(await applied()).toEqual(['x']);
+
+    // 29 idle days: the box's next commit prunes the relay's mark (kept 28 days by default).
+    h.clock.advance(29 * DAY);
+    await h.client.send(Box.ref('a'), 'put', { item: 'y' }, { idempotencyKey: 'y' });
+    await h.run();
+    // A late copy of the relay's message (a sweeper's re-send after a long outage).
+    await h.backend.queue.send([{ ...copy!, dedupeId: 'late-copy' }]);
+    await h.run();
+    expect(await applied()).toEqual(['x', 'y']);
+    const [kept] = await h.backend.store.listDeadLetters('box/a');
+    expect(kept?.error).toMatchObject({
+      code: ErrorCode.DEAD_LETTERED,
+      message: expect.stringMatching(/as long as its sender's mark is kept/),
+    });
+
+    // The relay's channel goes on: its next message is applied.
+    await h.client.send(Relay.ref('r'), 'pass', { item: 'z' });
+    await h.run();
+    expect(await applied()).toEqual(['x', 'y', 'z']);
   });
 });

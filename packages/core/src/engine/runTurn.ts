@@ -29,7 +29,7 @@ import { OverflowLookup } from './overflow.ts';
 import { actorPaused, isParkedCopy, park, parkedInbounds, withoutParked } from './parking.ts';
 import { startHandlingSpan } from './spans.ts';
 import { isVoid } from './timers.ts';
-import { commitTooLarge, outlivedItsOutcome } from './turnErrors.ts';
+import { commitTooLarge, outlivedItsProof } from './turnErrors.ts';
 
 export interface TurnResult {
   /** Messages finished with: applied, rejected or skipped as duplicates. Ack them after drain. */
@@ -394,9 +394,10 @@ async function handle(
     inboxPosition: inbound.queueSeq,
   });
   let effects: MessageEffects | BatonError;
-  // An ingress copy older than its outcome's retention may be of a message applied already.
+  // A copy older than the proof that it was applied may be of a message applied already.
+  const retention = { outcomeMs: engine.idempotencyRetentionMs, markMs: engine.markRetentionMs };
   const now = engine.clock.now();
-  const tooOld = outlivedItsOutcome(inbound.envelope, now, engine.idempotencyRetentionMs);
+  const tooOld = outlivedItsProof(inbound.envelope, now, retention, admission.mark !== undefined);
   try {
     if (tooOld) {
       effects = await deadLetter(turn, record, inbound, admission, tooOld, span.trace, tooOld);

@@ -1,5 +1,5 @@
 /** The terminal errors the turn engine gives a message it cannot apply. */
-import { type Envelope, INGRESS } from '../adapter/envelope.ts';
+import { type Envelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 
@@ -93,24 +93,31 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
- * An ingress message sent longer ago than its outcome is kept (less a margin for the sender's
- * clock): DEAD_LETTERED, else `undefined`. An ingress message has no channel mark; its outcome
- * (idempotency record) is the only proof that it was applied. A copy committed but never
- * acknowledged, moved to the queue's dead-letter queue and redriven after that record expired
- * would otherwise be applied again. (An engine dead letter's own redrive is never refused.)
+ * A copy of a message sent longer ago than the proof that it was applied is kept (less a margin
+ * for the sender's clock): DEAD_LETTERED, else `undefined`. The proof of an ingress message is
+ * its outcome (idempotency record); of an actor's message, the receiver's mark for its sender,
+ * pruned once the channel is idle that long — so a message whose mark is there is told by it,
+ * whatever its age. A copy committed but never acknowledged, moved to the queue's dead-letter
+ * queue and redriven after its proof expired would otherwise be applied again. (An engine dead
+ * letter's own redrive is never refused; timers are told by their stored timer.)
  */
-export function outlivedItsOutcome(
+export function outlivedItsProof(
   envelope: Envelope,
   now: number,
-  retentionMs: number,
+  retention: { readonly outcomeMs: number; readonly markMs: number },
+  hasMark: boolean,
 ): BatonError | undefined {
-  if (envelope.from !== INGRESS || envelope.redrive !== undefined) return undefined;
+  if (envelope.redrive !== undefined) return undefined;
+  const ingress = envelope.from === INGRESS;
+  if (!ingress && (hasMark || !isActorSender(envelope))) return undefined;
+  const retentionMs = ingress ? retention.outcomeMs : retention.markMs;
   const age = now - envelope.sentAt;
   if (age < retentionMs - Math.min(DAY, retentionMs / 2)) return undefined;
   const days = (ms: number) => Math.round((ms / DAY) * 10) / 10;
+  const proof = ingress ? 'its outcome' : "its sender's mark";
   return new BatonError(
     ErrorCode.DEAD_LETTERED,
-    `ingress message ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as its outcome is kept (${days(retentionMs)} days): a copy that old (a queue's dead letter redriven late) may be of a message applied already whose outcome expired, so it was not applied and is kept as a dead letter: redrive it only if you know it was never applied`,
+    `${ingress ? 'ingress message' : 'message'} ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as ${proof} is kept (${days(retentionMs)} days): a copy that old (a queue's dead letter redriven late) may be of a message applied already whose proof expired, so it was not applied and is kept as a dead letter: redrive it only if you know it was never applied`,
     {
       details: {
         messageId: envelope.id,

@@ -41,7 +41,9 @@ function tick(i: number, seq: number, prev: number): Envelope {
     to: 'tally/fan',
     name: 'tick',
     payload: {},
-    sentAt: 0,
+    // Sent now: a message from a sender the receiver holds no mark for, sent longer ago than
+    // marks are kept, is too old to tell and kept as a dead letter.
+    sentAt: Date.now(),
   };
 }
 
