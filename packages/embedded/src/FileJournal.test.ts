@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileJournal } from './FileJournal.ts';
 
@@ -40,7 +41,9 @@ describe('FileJournal', () => {
     const root = mkdtempSync(join(tmpdir(), 'baton-journal-'));
     dirs.push(root);
     // Permissive defaults, as a shared machine may have: the modes must not come from them.
-    const umask = process.umask(0o002);
+    // (A worker thread — mutation testing runs the tests in one — may not set the umask; the
+    // usual 022 still leaves files 0644 and folders 0755 unless the journal narrows them.)
+    const umask = isMainThread ? process.umask(0o002) : undefined;
     try {
       const path = join(root, 'data', 'baton', 'journal.jsonl');
       const journal = openJournal(path);
@@ -58,7 +61,7 @@ describe('FileJournal', () => {
       openJournal(join(root, 'old.jsonl'));
       expect(mode(join(root, 'old.jsonl'))).toBe(0o600);
     } finally {
-      process.umask(umask);
+      if (umask !== undefined) process.umask(umask);
     }
   });
 
