@@ -14,6 +14,7 @@ export { EmbeddedStore, type EmbeddedStoreOptions } from './EmbeddedStore.ts';
 export { FileJournal } from './FileJournal.ts';
 export { type Journal, type JournalEntry, MemoryJournal } from './Journal.ts';
 export type { DeadLetter } from './QueueState.ts';
+export { type QueueWaiter, queueWaiter } from './queueWaiter.ts';
 export {
   type EmbeddedRuntime,
   type EmbeddedRuntimeOptions,

@@ -3,18 +3,26 @@ import {
   type AnyEffectDefinition,
   Client,
   type Logger,
-  toBatonError,
 } from '@baton/core';
-import { createEngine, type Engine, Sweeper, Worker } from '@baton/core/engine';
+import {
+  createEngine,
+  type Engine,
+  type EngineOptions,
+  startWorkerLoops,
+  Worker,
+} from '@baton/core/engine';
 import {
   createEmbeddedBackend,
   type EmbeddedBackend,
   type EmbeddedBackendOptions,
 } from './createEmbeddedBackend.ts';
+import { queueWaiter } from './queueWaiter.ts';
 import { TimerPump } from './TimerPump.ts';
 
 /** Options of {@link startEmbedded}. */
-export interface EmbeddedRuntimeOptions extends EmbeddedBackendOptions {
+export interface EmbeddedRuntimeOptions
+  extends EmbeddedBackendOptions,
+    Pick<EngineOptions, 'onTurnStart' | 'onCommit' | 'onTurn' | 'onDeadLetter'> {
   readonly actors: readonly AnyActorDefinition[];
   /** The effects handlers may ask for (`ctx.effect`), run by the worker loops. */
   readonly effects?: readonly AnyEffectDefinition[];
@@ -56,52 +64,25 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     queue: backend.queue,
     ...(clock ? { clock } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    onTurnStart: options.onTurnStart,
+    onCommit: options.onCommit,
+    onTurn: options.onTurn,
+    onDeadLetter: options.onDeadLetter,
   });
-  const worker = new Worker(engine);
-  const sweeper = new Sweeper(engine);
   const client = new Client({
     actors: options.actors,
     store: backend.store,
     queue: backend.queue,
     ...(clock ? { clock } : {}),
   });
-  let running = true;
-  const sleepers = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of [...sleepers]) wake();
-  };
-  const unsubscribe = backend.queue.onAvailable(wakeAll);
-
-  /** Sleeps until a message may be receivable: a send, a release, a timeout, or stop. */
-  const waitForWork = () =>
-    new Promise<void>((resolve) => {
-      const next = backend.queue.nextVisibleAt();
-      const delay = next === undefined ? 1000 : Math.max(0, next - engine.clock.now());
-      const timer = setTimeout(done, Math.min(delay, 1000));
-      sleepers.add(done);
-      function done() {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      }
-    });
-
-  const loop = async () => {
-    while (running) {
-      const received = await worker.poll().catch((error: unknown) => {
-        engine.logger.error('worker poll failed', { error: toBatonError(error).message });
-        return 0;
-      });
-      if (received === 0 && running) await waitForWork();
-    }
-  };
-  const loops = Array.from({ length: options.concurrency ?? 4 }, loop);
+  const waiter = queueWaiter(backend.queue, () => engine.clock.now());
+  const loops = startWorkerLoops(new Worker(engine), {
+    waitForWork: waiter.waitForWork,
+    wake: waiter.wake,
+    concurrency: options.concurrency,
+    sweepIntervalMs: options.sweepIntervalMs,
+  });
   const timers = new TimerPump(engine, backend.store);
-  const sweeps = setInterval(() => {
-    sweeper.sweep().catch((error: unknown) => {
-      engine.logger.error('sweep failed', { error: toBatonError(error).message });
-    });
-  }, options.sweepIntervalMs ?? 30_000);
 
   return {
     backend,
@@ -115,12 +96,9 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
       }
     },
     async stop() {
-      running = false;
-      clearInterval(sweeps);
       await timers.stop();
-      unsubscribe();
-      wakeAll();
-      await Promise.all(loops);
+      waiter.close();
+      await loops.stop();
       backend.close();
     },
   };

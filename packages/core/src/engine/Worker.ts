@@ -4,6 +4,7 @@ import { type BatonError, ErrorCode, isBatonError, toBatonError } from '../error
 import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
+import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { runEffects } from './runEffects.ts';
 import { runTurn, type TurnCounts, type TurnResult } from './runTurn.ts';
@@ -88,6 +89,10 @@ export class Worker {
     await Promise.all(
       [...groups].map(async ([actorId, messages]) => {
         const started = this.engine.onTurn ? performance.now() : 0;
+        // An effect's group is not a turn: only actors' turns are reported.
+        if (this.engine.onTurnStart && effectOf(actorId) === undefined) {
+          this.#reportStart(actorId, messages);
+        }
         try {
           const result = await this.#processGroup(actorId, messages, inbox);
           done.push(...messages.slice(0, result.done));
@@ -114,6 +119,16 @@ export class Worker {
     return { done, failed, retryAfterMs };
   }
 
+  /** Tells the engine's `onTurnStart` listener of the turn about to run. */
+  #reportStart(actorId: string, messages: readonly ReceivedMessage[]): void {
+    const decoded = messages.map((message) => {
+      const envelope = decodeEnvelope(message.body);
+      return envelope && { id: envelope.id, name: envelope.name, from: envelope.from };
+    });
+    const { logger, onTurnStart } = this.engine;
+    notify(logger, 'onTurnStart', onTurnStart, { actorId, messages: decoded }, actorId);
+  }
+
   /** Tells the engine's `onTurn` listener what the turn did (`counts` absent: it failed). */
   #report(
     actorId: string,
@@ -124,8 +139,11 @@ export class Worker {
   ): void {
     const { onTurn, logger } = this.engine;
     if (!onTurn) return;
-    try {
-      onTurn({
+    notify(
+      logger,
+      'onTurn',
+      onTurn,
+      {
         actorId,
         actorType: actorId.slice(0, Math.max(0, actorId.indexOf('/'))) || actorId,
         durationMs: performance.now() - started,
@@ -138,13 +156,9 @@ export class Worker {
         retried,
         versionConflicts: counts?.versionConflicts ?? 0,
         failed: counts === undefined,
-      });
-    } catch (error) {
-      logger.warn('the onTurn listener threw; the turn is unaffected', {
-        actor: actorId,
-        error: toBatonError(error).message,
-      });
-    }
+      },
+      actorId,
+    );
   }
 
   /** The version of `actorId`'s record whose sends this worker drained, forgetting it. */

@@ -12,6 +12,7 @@ import { BatonError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
+import type { CommitListener, DeadLetterListener, TurnStartListener } from './hooks.ts';
 import { RECORD_PEERS } from './overflow.ts';
 import { RecordCache } from './RecordCache.ts';
 import type { OpenTelemetryApi } from './spans.ts';
@@ -102,6 +103,12 @@ export interface EngineOptions {
    * Powertools Metrics. Called on the hot path: keep it cheap.
    */
   readonly onTurn?: TurnListener;
+  /** Told before each turn a worker runs: its actor and messages (see `hooks.ts`). */
+  readonly onTurnStart?: TurnStartListener;
+  /** Told of each commit of a turn once applied, before its drain and ack. */
+  readonly onCommit?: CommitListener;
+  /** Told of each message a turn ended as dead-lettered, once committed. */
+  readonly onDeadLetter?: DeadLetterListener;
 }
 
 /** The resolved options: what every engine function takes. */
@@ -127,6 +134,9 @@ export interface Engine {
   readonly maxAttempts: number;
   readonly recordPeers: number;
   readonly onTurn: TurnListener | undefined;
+  readonly onTurnStart: TurnStartListener | undefined;
+  readonly onCommit: CommitListener | undefined;
+  readonly onDeadLetter: DeadLetterListener | undefined;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -150,6 +160,9 @@ export function createEngine(options: EngineOptions): Engine {
     newLife: options.random ? () => lifeId(options.random) : () => lifeId(),
     effectKeyNamespace: options.effectKeyNamespace,
     onTurn: options.onTurn,
+    onTurnStart: options.onTurnStart,
+    onCommit: options.onCommit,
+    onDeadLetter: options.onDeadLetter,
     cache: new RecordCache(positive('cacheSize', options.cacheSize, 1000)),
     warm: new WarmCache(positive('workflowCacheSize', options.workflowCacheSize, 200)),
     batchSize,

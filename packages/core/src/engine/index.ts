@@ -25,6 +25,13 @@ export {
   sweepOutbox,
   sweepOutboxOf,
 } from './drainOutbox.ts';
+export type {
+  CommitListener,
+  DeadLetterListener,
+  TurnStart,
+  TurnStartListener,
+  TurnStartMessage,
+} from './hooks.ts';
 export type { Inbound } from './Inbound.ts';
 export { DEAD_LETTER_LOG } from './messageEffects.ts';
 export {
@@ -53,3 +60,4 @@ export {
   turnMetrics,
 } from './turnMetrics.ts';
 export { type ProcessResult, Worker } from './Worker.ts';
+export { startWorkerLoops, type WorkerLoops, type WorkerLoopsOptions } from './WorkerLoops.ts';

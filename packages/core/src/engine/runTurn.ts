@@ -15,6 +15,7 @@ import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
+import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue, reportReplacedQueue } from './inboxQueue.ts';
 import {
@@ -258,7 +259,16 @@ async function applyBatch(
       pending.outbox,
       engine.store.limits,
     );
-    await engine.store.commit({ expectedVer: committed.ver, record, ...pending, outbox: apart });
+    const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart };
+    await engine.store.commit(applied);
+    notify(engine.logger, 'onCommit', engine.onCommit, applied, base.id);
+    if (engine.onDeadLetter) {
+      for (const letter of pending.deadLetters?.put ?? []) {
+        if (letter.parked === undefined) {
+          notify(engine.logger, 'onDeadLetter', engine.onDeadLetter, letter, base.id);
+        }
+      }
+    }
     committed = record;
     builder.reset(withoutOutbox(record));
     engine.cache.set(record);

@@ -1,4 +1,4 @@
-import { createEmbeddedBackend, TimerPump } from '@baton/embedded';
+import { createEmbeddedBackend, queueWaiter, TimerPump } from '@baton/embedded';
 import type { ChildConfig } from '../protocol.ts';
 import type { DevBackend } from './DevBackend.ts';
 
@@ -9,11 +9,7 @@ import type { DevBackend } from './DevBackend.ts';
 export function embeddedBackend({ dataDir }: Pick<ChildConfig, 'dataDir'>): DevBackend {
   const backend = createEmbeddedBackend(dataDir === undefined ? {} : { dataDir });
   const { store, queue } = backend;
-  const sleepers = new Set<() => void>();
-  const wake = () => {
-    for (const done of [...sleepers]) done();
-  };
-  const unsubscribe = queue.onAvailable(wake);
+  const waiter = queueWaiter(queue);
   return {
     label: dataDir === undefined ? 'embedded, in memory' : `embedded, data in ${dataDir}`,
     store,
@@ -25,23 +21,11 @@ export function embeddedBackend({ dataDir }: Pick<ChildConfig, 'dataDir'>): DevB
       const counts = queue.counts();
       return { inbox: counts.total, inFlight: counts.inFlight, outbox: store.outboxSize() };
     },
-    waitForWork: () =>
-      new Promise<void>((resolve) => {
-        const next = queue.nextVisibleAt();
-        const delay = next === undefined ? 1000 : Math.max(0, next - Date.now());
-        const timer = setTimeout(done, Math.min(delay, 1000));
-        sleepers.add(done);
-        function done() {
-          clearTimeout(timer);
-          sleepers.delete(done);
-          resolve();
-        }
-      }),
-    wake,
+    waitForWork: waiter.waitForWork,
+    wake: waiter.wake,
     fireTimers: (engine) => new TimerPump(engine, store),
     close: async () => {
-      unsubscribe();
-      wake();
+      waiter.close();
       backend.close();
     },
   };

@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import { type BatonApp, BatonError, ErrorCode, toBatonError } from '@baton/core';
-import { createEngine } from '@baton/core/engine';
+import { createEngine, startWorkerLoops, Worker } from '@baton/core/engine';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
 import {
   CHILD_CONFIG_ENV,
@@ -18,12 +18,10 @@ import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
 import { inspectorChannel } from './inspectorChannel.ts';
 import { inspectorSnapshot } from './inspectorSnapshot.ts';
-import { observeCommits } from './observeCommits.ts';
-import { RecordingWorker } from './RecordingWorker.ts';
 import { readableLogger } from './readableLogger.ts';
-import { runWorkers } from './runWorkers.ts';
 import { serveHttp } from './serveHttp.ts';
 import { TurnLog } from './TurnLog.ts';
+import { TurnRecorder } from './TurnRecorder.ts';
 
 /**
  * Runs the app on the backend `openBackend` opens (the bundle passes the one `--backend` names,
@@ -81,12 +79,8 @@ async function start(
   const channel = inspectorChannel(backend, config.inspectorToken, () =>
     inspectorSnapshot({ app, backend, turns, startedAt, server: () => server }),
   );
-  let worker: RecordingWorker | undefined;
   let crash: { message: string | undefined } | undefined;
-  const store = observeCommits(backend.store, (commit) => {
-    const actorId = commit.record.id;
-    worker?.onCommit(actorId, (outcomes) => outcomes.add(commit));
-    const names = worker?.namesInTurn(actorId) ?? [];
+  const recorder = new TurnRecorder(turns, (_commit, names) => {
     if (crash && (crash.message === undefined || names.includes(crash.message))) {
       // Committed (and journaled), not yet drained nor acknowledged: the worst moment to die.
       process.kill(process.pid, 'SIGKILL');
@@ -96,12 +90,24 @@ async function start(
   const engine = createEngine({
     actors: app.actors,
     effects: app.effects,
-    store,
+    store: backend.store,
     queue: backend.queue,
     logger,
+    ...recorder.hooks,
   });
-  worker = new RecordingWorker(engine, turns);
-  const workers = runWorkers(engine, worker, backend);
+  const timers = backend.fireTimers?.(engine);
+  // Without a timer pump (local-aws) the sweeper fires due timers, so sweeps are frequent.
+  const loops = startWorkerLoops(new Worker(engine), {
+    waitForWork: () => backend.waitForWork(),
+    wake: () => backend.wake(),
+    sweepIntervalMs: timers ? 10_000 : 1_000,
+  });
+  const workers = {
+    async stop() {
+      await timers?.stop();
+      await loops.stop();
+    },
+  };
   const unsubscribe = backend.feed.subscribe(() => channel.pulse());
   // Depths, connections and subscriptions change without a commit: look every second.
   const poll = setInterval(() => channel.pulse(), 1000);
