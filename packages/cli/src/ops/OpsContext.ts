@@ -20,6 +20,8 @@ export interface OpsValues extends TargetOptions {
   readonly key?: string;
   readonly timeout?: string;
   readonly operator?: string;
+  readonly status?: string;
+  readonly reason?: string;
 }
 
 /**

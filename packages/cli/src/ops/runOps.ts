@@ -17,6 +17,14 @@ import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
 import { status } from './status.ts';
 import { timersCancel, timersList } from './timers.ts';
+import {
+  workflowsCancel,
+  workflowsList,
+  workflowsResume,
+  workflowsShow,
+  workflowsSignal,
+  workflowsTerminate,
+} from './workflows.ts';
 
 type Command = (ctx: OpsContext) => Promise<void>;
 
@@ -33,6 +41,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   'dead-letters purge': deadLettersPurge,
   'timers list': timersList,
   'timers cancel': timersCancel,
+  'workflows list': workflowsList,
+  'workflows show': workflowsShow,
+  'workflows cancel': workflowsCancel,
+  'workflows terminate': workflowsTerminate,
+  'workflows signal': workflowsSignal,
+  'workflows resume': workflowsResume,
   send,
   ask,
   outcome,
@@ -55,6 +69,12 @@ export const OPS_USAGE = `Operating a deployed app:
   baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
   baton timers list <type/key>
   baton timers cancel <type/key> <timer id>
+  baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)
+  baton workflows show <workflow> <id>               status, output or error, and each step
+  baton workflows cancel <workflow> <id> [--reason r] [--dry-run]      compensations run, then it ends
+  baton workflows terminate <workflow> <id> [--reason r] [--dry-run]   it ends, no compensations
+  baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run]
+  baton workflows resume <workflow> <id> [--dry-run] a paused instance replays on the code running now
   baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
   baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout <seconds>]
   baton outcome <message id> | <type/key> <idempotency key>
@@ -92,6 +112,8 @@ const OPTIONS = {
   key: { type: 'string' },
   timeout: { type: 'string' },
   operator: { type: 'string' },
+  status: { type: 'string' },
+  reason: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -1,0 +1,363 @@
+/**
+ * `baton workflows …`: a deployed app's workflow instances — listed by status, one shown with
+ * its step history, and cancelled, signalled, resumed or terminated. An instance is the actor
+ * `wf-<workflow>/<id>` whose state is its record; the actions are the messages `Client.cancel`,
+ * `signal`, `resumeWorkflow` and `terminate` send, as trusted code.
+ */
+import { listActors } from '@baton/aws';
+import {
+  type AnyWorkflowDefinition,
+  BatonError,
+  Client,
+  ErrorCode,
+  type JournalEntry,
+  type Schema,
+  type WorkflowState,
+  type WorkflowStatus,
+  type WorkflowSummary,
+  workflow,
+} from '@baton/core';
+import { duration, fields, table } from './format.ts';
+import type { OpsContext } from './OpsContext.ts';
+
+const STATUSES: readonly WorkflowStatus[] = [
+  'running',
+  'waiting',
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+];
+const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'terminated']);
+const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+/** The workflow name argument at `index`, checked. */
+function workflowArg(ctx: OpsContext, index: number): string {
+  const name = ctx.arg(index, 'workflow');
+  if (!NAME.test(name)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `"${name}" is not a workflow name: pass the name given to workflow({ name }), e.g. fulfil (not wf-fulfil/…)`,
+    );
+  }
+  return name;
+}
+
+/** The actor id of instance `id` of workflow `name`. */
+const instanceId = (name: string, id: string) => `wf-${name}/${id}`;
+
+/** The stored record of an instance; NOT_FOUND when it never started (or expired). */
+async function readInstance(ctx: OpsContext, name: string, id: string): Promise<WorkflowState> {
+  const { store } = await ctx.target();
+  const record = await store.load(instanceId(name, id));
+  const state = record?.state as WorkflowState | undefined;
+  if (!state || state.status === 'new') {
+    throw new BatonError(
+      ErrorCode.NOT_FOUND,
+      `workflow ${name} has no instance ${id}: it never started, or its retention ended; list them with baton workflows list ${name}`,
+      { details: { workflow: name, id } },
+    );
+  }
+  return state;
+}
+
+/** An instance's one-line summary, as `list` and `show` print it. */
+function summary(id: string, state: WorkflowState): WorkflowSummary {
+  return {
+    id,
+    status: state.status,
+    steps: state.journal.length,
+    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
+    ...(state.endedAt === undefined ? {} : { endedAt: state.endedAt }),
+    ...(state.output === undefined ? {} : { output: state.output }),
+    ...(state.error === undefined ? {} : { error: state.error }),
+    ...(state.paused === undefined ? {} : { paused: state.paused }),
+  };
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/**
+ * `baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]`: instances with
+ * their status; without a workflow, every workflow of `--app`.
+ */
+export async function workflowsList(ctx: OpsContext): Promise<void> {
+  const status = ctx.values.status;
+  if (status !== undefined && !STATUSES.includes(status as WorkflowStatus)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--status takes one of ${STATUSES.join(', ')}; got ${status}`,
+    );
+  }
+  const limit = ctx.values.limit === undefined ? 50 : Number(ctx.values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, '--limit takes a whole number from 1 to 1000');
+  }
+  const names =
+    ctx.args.length > 0
+      ? [workflowArg(ctx, 0)]
+      : (await ctx.app('listing every workflow needs their names')).workflows.map((w) => w.name);
+  if (names.length > 1 && ctx.values.cursor) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      '--cursor pages one workflow: pass its name, baton workflows list <workflow> --cursor …',
+    );
+  }
+  const { dynamodb, names: target } = await ctx.target();
+  const instances: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  for (const name of names) {
+    // Pages of the type until `limit` instances match the status (or the type ends).
+    let from = ctx.values.cursor;
+    do {
+      const page = await listActors(dynamodb, target.table, `wf-${name}`, {
+        limit: limit - instances.length,
+        ...(from ? { cursor: from } : {}),
+      });
+      for (const record of page.records) {
+        const state = record.state as WorkflowState;
+        if (state.status === 'new' || (status && state.status !== status)) continue;
+        const key = record.id.slice(record.id.indexOf('/') + 1);
+        instances.push({
+          workflow: name,
+          id: key,
+          status: state.status,
+          steps: state.journal.length,
+          startedAt: iso(state.startedAt),
+          endedAt: iso(state.endedAt),
+          ...(state.error ? { error: state.error.code } : {}),
+        });
+      }
+      from = page.cursor;
+    } while (from && instances.length < limit);
+    if (instances.length >= limit) {
+      cursor = from;
+      break;
+    }
+  }
+  const result = { instances, ...(cursor ? { cursor } : {}) };
+  const only = names.length === 1 ? names[0] : undefined;
+  ctx.print(result, (r) =>
+    [
+      r.instances.length === 0
+        ? `no ${status ?? ''} instances of ${names.join(', ') || 'any workflow'}`.replace('  ', ' ')
+        : table(r.instances, [
+            'workflow',
+            'id',
+            'status',
+            'steps',
+            'startedAt',
+            'endedAt',
+            'error',
+          ]),
+      ...(r.cursor && only
+        ? [
+            `more: baton workflows list ${only}${status ? ` --status ${status}` : ''} --cursor ${r.cursor}`,
+          ]
+        : []),
+    ].join('\n'),
+  );
+}
+
+/** One journal entry as `show` prints it: no callback secrets. */
+function step(entry: JournalEntry) {
+  return {
+    seq: entry.seq,
+    kind: entry.kind,
+    name: entry.name,
+    state: entry.state,
+    ...(entry.attempts === undefined ? {} : { attempts: entry.attempts }),
+    at: iso(entry.at),
+    ...(entry.endedAt === undefined ? {} : { endedAt: iso(entry.endedAt) }),
+    ...(entry.until === undefined ? {} : { until: iso(entry.until) }),
+    ...(entry.retryAt === undefined ? {} : { retryAt: iso(entry.retryAt) }),
+    ...(entry.value === undefined ? {} : { value: entry.value }),
+    ...(entry.error === undefined ? {} : { error: entry.error }),
+  };
+}
+
+/** `baton workflows show <workflow> <id>`: its status, outcome and each step. */
+export async function workflowsShow(ctx: OpsContext): Promise<void> {
+  const name = workflowArg(ctx, 0);
+  const id = ctx.arg(1, 'id');
+  const state = await readInstance(ctx, name, id);
+  const now = ctx.io.now();
+  const result = {
+    workflow: name,
+    ...summary(id, state),
+    startedAt: iso(state.startedAt),
+    endedAt: iso(state.endedAt),
+    version: state.version ?? null,
+    pendingEvents: state.signals.map((s) => s.name),
+    history: state.journal.map(step),
+  };
+  ctx.print(result, (r) => {
+    const took =
+      state.startedAt === undefined ? undefined : (state.endedAt ?? now) - state.startedAt;
+    return [
+      fields([
+        ['instance', `${name}/${id}`],
+        ['status', r.status],
+        ['code version', r.version],
+        ['started', r.startedAt],
+        [
+          r.endedAt === undefined ? 'running for' : 'took',
+          took === undefined ? undefined : duration(took),
+        ],
+        ...(r.output === undefined ? [] : ([['output', r.output]] as const)),
+        ...(r.error === undefined
+          ? []
+          : ([['error', `${r.error.code}: ${r.error.message}`]] as const)),
+        ...(r.paused === undefined
+          ? []
+          : ([
+              ['paused', `${r.paused.error.message} with: baton workflows resume ${name} ${id}`],
+            ] as const)),
+        ...(r.pendingEvents.length === 0
+          ? []
+          : ([['events kept', r.pendingEvents.join(', ')]] as const)),
+      ]),
+      '',
+      r.history.length === 0
+        ? 'no steps yet'
+        : table(
+            r.history.map((s) => ({
+              ...s,
+              result:
+                'error' in s && s.error
+                  ? `${s.error.code}: ${s.error.message}`
+                  : 'value' in s
+                    ? JSON.stringify(s.value).slice(0, 60)
+                    : 'until' in s
+                      ? `until ${s.until}`
+                      : undefined,
+            })),
+            ['seq', 'kind', 'name', 'state', 'attempts', 'at', 'endedAt', 'result'],
+          ),
+    ].join('\n');
+  });
+}
+
+/** Any JSON: the worker's own definition checks what the app's does not here. */
+const anything = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as Schema;
+
+/**
+ * A client as trusted code for workflow `name`: on the app's definition with `--app` (so a
+ * signal's payload is checked at the door), else on a stand-in of the same actor type.
+ */
+async function clientFor(
+  ctx: OpsContext,
+  name: string,
+): Promise<{ client: Client; definition: AnyWorkflowDefinition }> {
+  const { store, queue } = await ctx.target();
+  let definition: AnyWorkflowDefinition | undefined;
+  if (ctx.values.app) {
+    const app = await ctx.app('checking the message');
+    definition = app.workflows.find((w) => w.name === name);
+    if (!definition) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `the app has no workflow ${name}; it has ${app.workflows.map((w) => w.name).join(', ') || 'none'}`,
+      );
+    }
+  }
+  definition ??= workflow({ name, input: anything, run: async () => undefined });
+  const client = new Client({ actors: [definition.actor], store, queue }).asSystem();
+  return { client, definition };
+}
+
+type Action = 'cancel' | 'terminate' | 'signal' | 'resume';
+
+/**
+ * Checks that instance `id` can take `action` now (refusing with what to do instead), then,
+ * unless `--dry-run`, sends it and writes the audit line.
+ */
+async function act(
+  ctx: OpsContext,
+  action: Action,
+  details: Record<string, unknown>,
+  send: (client: Client, ref: Parameters<Client['cancel']>[0]) => Promise<{ messageId: string }>,
+): Promise<void> {
+  const name = workflowArg(ctx, 0);
+  const id = ctx.arg(1, 'id');
+  const state = await readInstance(ctx, name, id);
+  if (FINAL.has(state.status)) {
+    throw new BatonError(
+      ErrorCode.INVALID_STATE,
+      `${name}/${id} is ${state.status} already: a finished instance takes no ${action}`,
+      { details: { workflow: name, id, status: state.status } },
+    );
+  }
+  if (action === 'resume' && state.status !== 'paused') {
+    throw new BatonError(
+      ErrorCode.INVALID_STATE,
+      `${name}/${id} is ${state.status}, not paused: only an instance whose code did not replay its history resumes`,
+      { details: { workflow: name, id, status: state.status } },
+    );
+  }
+  const what = `${action} ${name}/${id} (${state.status}, ${state.journal.length} steps)`;
+  if (ctx.values['dry-run']) {
+    ctx.print(
+      { dryRun: true, action, workflow: name, id, status: state.status, ...details },
+      () => `would ${what}`,
+    );
+    return;
+  }
+  if (action === 'cancel' || action === 'terminate') {
+    await ctx.confirm(
+      action === 'cancel'
+        ? `cancel ${name}/${id}? Its compensations run, then it ends cancelled`
+        : `terminate ${name}/${id}? It ends at once, without compensations`,
+    );
+  }
+  const { client, definition } = await clientFor(ctx, name);
+  const { messageId } = await send(client, definition.ref(id));
+  await ctx.audit(`workflows ${action}`, { workflow: name, id, ...details, messageId });
+  ctx.print(
+    { action, workflow: name, id, messageId, ...details },
+    () =>
+      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${messageId}\nfollow it: baton workflows show ${name} ${id}`,
+  );
+}
+
+const sendOptions = (ctx: OpsContext) => (ctx.values.key ? { idempotencyKey: ctx.values.key } : {});
+
+/** `baton workflows cancel <workflow> <id> [--reason r]`: compensations run, then it ends. */
+export function workflowsCancel(ctx: OpsContext): Promise<void> {
+  const reason = ctx.values.reason;
+  return act(ctx, 'cancel', reason ? { reason } : {}, (client, ref) =>
+    client.cancel(ref, { ...sendOptions(ctx), ...(reason ? { reason } : {}) }),
+  );
+}
+
+/** `baton workflows terminate <workflow> <id> [--reason r]`: ends it without compensations. */
+export function workflowsTerminate(ctx: OpsContext): Promise<void> {
+  const reason = ctx.values.reason;
+  return act(ctx, 'terminate', reason ? { reason } : {}, (client, ref) =>
+    client.terminate(ref, { ...sendOptions(ctx), ...(reason ? { reason } : {}) }),
+  );
+}
+
+/** `baton workflows signal <workflow> <id> <event> [json payload]`: the event its wait takes. */
+export function workflowsSignal(ctx: OpsContext): Promise<void> {
+  const event = ctx.arg(2, 'event');
+  const text = ctx.args[3];
+  let payload: unknown;
+  try {
+    payload = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the event's payload must be JSON, e.g. '{"tracking": "T-1"}', not ${text}`,
+    );
+  }
+  return act(ctx, 'signal', { event }, (client, ref) =>
+    client.signal(ref, event, payload, sendOptions(ctx)),
+  );
+}
+
+/** `baton workflows resume <workflow> <id>`: a paused instance replays with the code running now. */
+export function workflowsResume(ctx: OpsContext): Promise<void> {
+  return act(ctx, 'resume', {}, (client, ref) => client.resumeWorkflow(ref, sendOptions(ctx)));
+}

@@ -1,0 +1,248 @@
+/**
+ * Workflow drills on DynamoDB Local and ElasticMQ, through the `baton` CLI (its entry function,
+ * in-process): instances listed by status and shown with their steps; one signalled on, one
+ * cancelled (its reservation released once, counted on the shelf), one paused by a deploy that
+ * no longer replays it and resumed after the fix; and each refusal says what to do instead.
+ * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
+ */
+import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { workerHandler } from '@baton/aws/lambda';
+import { LocalSqsEventSource } from '@baton/aws/local';
+import { runOps } from '@baton/cli/ops';
+import { Client, silentLogger } from '@baton/core';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { code, Shelf, Ship } from './fixtures/shipApp.ts';
+
+const APP = join(import.meta.dirname, 'fixtures', 'shipApp.ts');
+
+describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ', () => {
+  const endpoints = {
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  };
+  const { dynamodb, sqs } = createAwsClients(endpoints);
+  let target: string[];
+  let source: LocalSqsEventSource;
+  let queue: SqsQueue;
+  let store: DynamoStore;
+  /** A new worker, as a deploy starts: nothing of the old one's memory (its warm runs) is kept. */
+  let deploy: () => void;
+
+  beforeEach(async () => {
+    const name = `wfops-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const queues = await createFifoQueue(sqs, name, { maxReceives: 4, visibilityTimeoutMs: 1000 });
+    queue = new SqsQueue({ client: sqs, queueUrl: queues.queueUrl });
+    store = new DynamoStore({ client: dynamodb, tableName: name });
+    target = [
+      '--table',
+      name,
+      '--queue-url',
+      queues.queueUrl,
+      '--dynamodb-endpoint',
+      endpoints.dynamodbEndpoint,
+      '--sqs-endpoint',
+      endpoints.sqsEndpoint,
+      '--operator',
+      'drill',
+    ];
+    code.renamed = false;
+    deploy = () => {
+      const actors = [Shelf, Ship.actor];
+      const handler = workerHandler({ actors, store, queue, logger: silentLogger });
+      source = new LocalSqsEventSource({
+        client: sqs,
+        queueUrl: queues.queueUrl,
+        handler,
+        visibilityTimeoutMs: 1000,
+        waitSeconds: 0,
+      });
+    };
+    deploy();
+  });
+
+  async function baton(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const exit = await runOps([...argv, ...target], {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+      env: {},
+      now: () => Date.now(),
+    });
+    const file = process.env.BATON_DRILL_OUT;
+    if (file)
+      appendFileSync(file, `$ baton ${argv.join(' ')}\n${out.join('\n')}\n${err.join('\n')}\n\n`);
+    return {
+      code: exit,
+      out: out.join('\n'),
+      err: err.join('\n'),
+      json: () => JSON.parse(out.join('\n')),
+    };
+  }
+
+  /** Lets the worker run until the inbox is empty and `done()` holds. */
+  async function pumpUntil(done: () => Promise<boolean>) {
+    for (let i = 0; i < 120; i++) {
+      const { visible, inFlight } = await queue.approximateCounts();
+      if (visible + inFlight === 0 && (await done())) return;
+      if ((await source.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error('the drill did not settle');
+  }
+
+  const statusOf = async (id: string) => {
+    const shown = await baton('workflows', 'show', 'ship', id, '--json');
+    return shown.code === 0 ? (shown.json().status as string) : `exit ${shown.code}`;
+  };
+  const shelf = async () =>
+    ((await store.load(Shelf.ref('main').id))?.state ?? {}) as { stock: number; releases: number };
+
+  it('lists instances by status, shows their steps, signals one on, cancels one with its release, resumes one paused by a deploy', async () => {
+    const client = new Client({ actors: [Shelf, Ship.actor], store, queue }).asSystem();
+    for (const id of ['a', 'b', 'c']) await client.start(Ship, id, { qty: 2 });
+    await pumpUntil(async () => (await shelf()).stock === 4);
+    await pumpUntil(async () => (await statusOf('c')) === 'waiting');
+
+    const waiting = await baton('workflows', 'list', 'ship', '--status', 'waiting', '--json');
+    expect(waiting.code).toBe(0);
+    expect(
+      waiting
+        .json()
+        .instances.map((i: { id: string }) => i.id)
+        .sort(),
+    ).toEqual(['a', 'b', 'c']);
+    expect(
+      (await baton('workflows', 'list', 'ship', '--status', 'completed', '--json')).json(),
+    ).toEqual({ instances: [] });
+    // Every workflow of the app, in a table.
+    expect((await baton('workflows', 'list', '--app', APP)).out).toMatch(
+      /^WORKFLOW\s+ID\s+STATUS\s+STEPS[\s\S]*\nship\s+a\s+waiting\s+2\s/,
+    );
+
+    const shown = await baton('workflows', 'show', 'ship', 'a', '--json');
+    expect(shown.json()).toMatchObject({
+      workflow: 'ship',
+      id: 'a',
+      status: 'waiting',
+      history: [
+        {
+          seq: 0,
+          kind: 'call',
+          name: 'shelf.reserve',
+          state: 'done',
+          value: { left: expect.any(Number) },
+        },
+        { seq: 1, kind: 'event', name: 'packed', state: 'pending' },
+      ],
+    });
+    expect((await baton('workflows', 'show', 'ship', 'a')).out).toMatch(
+      /instance\s+ship\/a\nstatus\s+waiting[\s\S]*\n0\s+call\s+shelf\.reserve\s+done\s[\s\S]*\n1\s+event\s+packed\s+pending/,
+    );
+
+    // a: a dry run sends nothing; the signal completes it, with an audit line.
+    const dry = await baton(
+      'workflows',
+      'signal',
+      'ship',
+      'a',
+      'packed',
+      '{"box":"B-1"}',
+      '--dry-run',
+    );
+    expect(dry.out).toBe('would signal ship/a (waiting, 2 steps)');
+    expect((await queue.approximateCounts()).visible).toBe(0);
+    const signal = await baton(
+      'workflows',
+      'signal',
+      'ship',
+      'a',
+      'packed',
+      '{"box":"B-1"}',
+      '--app',
+      APP,
+    );
+    expect(signal.code).toBe(0);
+    expect(signal.err).toMatch(
+      /baton audit \{.*"by":"drill","action":"workflows signal","workflow":"ship","id":"a","event":"packed","messageId"/,
+    );
+    await pumpUntil(async () => (await statusOf('a')) === 'completed');
+    expect((await baton('workflows', 'show', 'ship', 'a', '--json')).json().output).toEqual({
+      box: 'B-1',
+    });
+    // The app's event schema checks the payload at the door.
+    const bad = await baton(
+      'workflows',
+      'signal',
+      'ship',
+      'b',
+      'packed',
+      '{"box":7}',
+      '--app',
+      APP,
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/payload\.box/);
+
+    // b: refused without --yes (no terminal to ask), then cancelled; its stock comes back once.
+    const unconfirmed = await baton('workflows', 'cancel', 'ship', 'b');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.err).toMatch(/pass --yes to confirm/);
+    const cancel = await baton('workflows', 'cancel', 'ship', 'b', '--reason', 'drill', '--yes');
+    expect(cancel.code).toBe(0);
+    expect(cancel.err).toMatch(
+      /"action":"workflows cancel","workflow":"ship","id":"b","reason":"drill"/,
+    );
+    await pumpUntil(async () => (await statusOf('b')) === 'cancelled');
+    await pumpUntil(async () => (await shelf()).releases === 1);
+    expect(await shelf()).toEqual({ stock: 6, releases: 1 });
+    const ended = (await baton('workflows', 'show', 'ship', 'b', '--json')).json();
+    expect(ended.error).toMatchObject({
+      code: 'CANCELLED',
+      message: 'workflow instance b was cancelled: drill',
+    });
+    expect(ended.history.at(-1)).toMatchObject({
+      kind: 'call',
+      name: 'shelf.release',
+      state: 'done',
+    });
+    const late = await baton('workflows', 'cancel', 'ship', 'b', '--yes');
+    expect(late.code).toBe(1);
+    expect(late.err).toMatch(/ship\/b is cancelled already/);
+
+    // c: a deploy that renamed the event pauses it on its next message; the fix resumes it.
+    expect((await baton('workflows', 'resume', 'ship', 'c')).err).toMatch(/is waiting, not paused/);
+    code.renamed = true;
+    deploy();
+    expect((await baton('workflows', 'signal', 'ship', 'c', 'packed', '{"box":"B-3"}')).code).toBe(
+      0,
+    );
+    await pumpUntil(async () => (await statusOf('c')) === 'paused');
+    expect(
+      (await baton('workflows', 'list', 'ship', '--status', 'paused', '--json')).json().instances,
+    ).toMatchObject([{ id: 'c', status: 'paused' }]);
+    expect((await baton('workflows', 'show', 'ship', 'c')).out).toMatch(
+      /status\s+paused[\s\S]*\npaused\s+workflow "ship" \(code version 1\) does not replay its history: .*and resume it with: baton workflows resume ship c\n/,
+    );
+    code.renamed = false;
+    deploy();
+    const resume = await baton('workflows', 'resume', 'ship', 'c', '--json');
+    expect(resume.code).toBe(0);
+    expect(resume.json()).toMatchObject({ action: 'resume', workflow: 'ship', id: 'c' });
+    await pumpUntil(async () => (await statusOf('c')) === 'completed');
+    expect((await baton('workflows', 'show', 'ship', 'c', '--json')).json().output).toEqual({
+      box: 'B-3',
+    });
+
+    // Unknown instances and names say what to do.
+    const missing = await baton('workflows', 'show', 'ship', 'zz');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/workflow ship has no instance zz: .*baton workflows list ship/);
+    expect((await baton('workflows', 'show', 'wf-ship/a', 'a')).code).toBe(2);
+    expect((await baton('workflows', 'list', 'ship', '--status', 'asleep')).code).toBe(2);
+    expect(await shelf()).toEqual({ stock: 6, releases: 1 });
+  });
+});
