@@ -17,6 +17,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { START, settled, setup } from './helpers.ts';
 
+const DAY = 24 * 60 * 60 * 1000;
+
 /** Counts every message it applies, by id, so a test can check each applied exactly once. */
 function ledger() {
   const applied: string[] = [];
@@ -148,6 +150,30 @@ describe('ingress ids and idempotency keys', () => {
     );
     await h.run();
 
+    expect(applied).toEqual(['x']);
+    expect(await h.client.outcome(first.messageId)).toEqual({ ok: true, value: 1 });
+  });
+
+  it('refuses a key whose claim expired while its outcome is kept (the outcome made at the commit outlives the claim made at the send), and answers its own retry', async () => {
+    const { Box, applied } = ledger();
+    const h = setup({ actors: [Box] });
+    const first = await h.client.send(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' });
+    // The message waits two days before it is processed (a paused actor, an outage).
+    h.clock.advance(2 * DAY);
+    await h.run();
+    // Past the claim's 14 days, within the outcome's.
+    h.clock.advance(13 * DAY);
+    h.backend.store.purgeExpired();
+    expect(await h.client.outcome(first.messageId)).toEqual({ ok: true, value: 1 });
+
+    const reused = await settled(
+      h.client.ask(Box.ref('a'), 'put', { item: 'y' }, { idempotencyKey: 'k' }),
+    );
+    expect(!reused.ok && (reused.error as { code: string }).code).toBe(
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    );
+    expect(await h.client.ask(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' })).toBe(1);
+    await h.run();
     expect(applied).toEqual(['x']);
     expect(await h.client.outcome(first.messageId)).toEqual({ ok: true, value: 1 });
   });

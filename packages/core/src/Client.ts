@@ -137,12 +137,8 @@ export class Client {
     const envelope = this.#envelope(to, name, payload, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
-    if (options.idempotencyKey !== undefined && (await this.#claim(envelope))) {
-      const known = await this.#store.readIdempotency(envelope.id);
-      if (known && !answersMessage(known, envelope.fingerprint)) {
-        throw idempotencyKeyReused(envelope);
-      }
-      if (known) return { messageId: envelope.id };
+    if (options.idempotencyKey !== undefined && (await this.#bindKey(envelope))) {
+      return { messageId: envelope.id };
     }
     await this.#queue.send([
       { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
@@ -168,9 +164,9 @@ export class Client {
     // Watch before reading, so an outcome committed between the read and the watch is not missed.
     const waiting = this.#waitForOutcome(envelope.id, timeoutMs);
     try {
-      // A fresh random key has no outcome yet: only a key claimed before may have one.
-      if (options.idempotencyKey !== undefined && (await this.#claim(envelope))) {
-        const known = await this.#store.readIdempotency(envelope.id);
+      // A fresh random key has no outcome yet: only a key given by the caller may have one.
+      if (options.idempotencyKey !== undefined) {
+        const known = await this.#bindKey(envelope);
         if (known) return settle(known, envelope) as ReplyOf<Def, Name>;
       }
       await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body }]);
@@ -307,18 +303,28 @@ export class Client {
   }
 
   /**
-   * Binds the envelope's key to its message: whether this message held it already (a retry);
-   * IDEMPOTENCY_KEY_REUSED when another message holds it.
+   * Binds the envelope's key to its message. Resolves with the message's outcome when it was
+   * processed already (a retry), `undefined` when it is to be enqueued; IDEMPOTENCY_KEY_REUSED
+   * when another message holds the key — by its claim, or by its outcome alone: a claim made
+   * at the send expires before the outcome made at the commit, and outcomes stored before key
+   * claims existed have none.
    */
-  async #claim(envelope: Envelope): Promise<boolean> {
+  async #bindKey(envelope: Envelope): Promise<IdempotencyRecord | undefined> {
     const fingerprint = envelope.fingerprint!;
+    const answered = await this.#store.readIdempotency(envelope.id);
+    if (answered) {
+      if (!answersMessage(answered, fingerprint)) throw idempotencyKeyReused(envelope);
+      return answered;
+    }
     const held = await this.#store.claimKey({
       key: envelope.id,
       fingerprint,
       expiresAt: this.#clock.now() + this.#claimRetentionMs,
     });
-    if (held && held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
-    return held !== undefined;
+    if (!held) return undefined;
+    if (held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
+    // A retry: its message may have been processed since the read.
+    return this.#store.readIdempotency(envelope.id);
   }
 
   #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {
