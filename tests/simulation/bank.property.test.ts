@@ -371,6 +371,8 @@ describe('the bank under crash-injection simulation', () => {
         'receiptRuns',
         'deploys',
         'rolls',
+        'unknownActorDeliveries',
+        'unknownMessageDeliveries',
         'thanks',
         'migrated',
         'batchSplits',

@@ -194,8 +194,9 @@ export class Simulation {
         },
       });
     }
-    // A rolling deploy goes on: the next process on old code is replaced by one on the new.
-    if (cluster.rolling) {
+    // A rolling deploy goes on, now and then: the next process on old code is replaced by one
+    // on the new.
+    if (cluster.rolling && this.#rng() < this.#settings.faults.roll) {
       actions.push({
         label: 'roll the deploy on: one more process runs the new code',
         run: () => {

@@ -68,6 +68,12 @@ export interface Faults {
    * @default 0.005
    */
   readonly deploy: number;
+  /**
+   * The chance, at each step of a rolling deploy, that one more process is replaced by one on
+   * the new code: low, so that old code meets what only new code knows (a message name, an
+   * actor type) for many turns before the deploy ends. @default 0.02
+   */
+  readonly roll: number;
 }
 
 export const defaultFaults: Faults = {
@@ -90,6 +96,7 @@ export const defaultFaults: Faults = {
   replaceQueue: 0.002,
   replaceQueueBudget: 1,
   deploy: 0.005,
+  roll: 0.02,
 };
 
 /** No faults at all: a plain deterministic run (the sweeper still runs when all else is quiet). */
@@ -113,4 +120,5 @@ export const noFaults: Faults = {
   replaceQueue: 0,
   replaceQueueBudget: 0,
   deploy: 0,
+  roll: 0,
 };
