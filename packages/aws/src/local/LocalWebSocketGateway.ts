@@ -26,6 +26,12 @@ export interface LocalWebSocketGatewayOptions {
   readonly maxConnectionMs?: number;
   /** Called when a handler call fails (it is otherwise ignored, as API Gateway does). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * `PostToConnection` calls allowed per second, from a bucket of `burst` (API Gateway's
+   * account limit: 10,000/s, 5,000 burst); a call past it is refused with 429
+   * `LimitExceededException`, as API Gateway does. @default no limit
+   */
+  readonly postLimit?: { readonly perSecond: number; readonly burst?: number };
 }
 
 interface Socket {
@@ -68,10 +74,16 @@ export class LocalWebSocketGateway {
   readonly #calls = new Set<Promise<unknown>>();
   readonly stage: string;
   #port = 0;
+  /** The post limit's bucket: tokens left, and when it was last filled. */
+  #tokens = 0;
+  #filledAt = 0;
+  #throttled = 0;
 
   private constructor(options: LocalWebSocketGatewayOptions) {
     this.#options = options;
     this.stage = options.stage ?? 'local';
+    this.#tokens = options.postLimit ? (options.postLimit.burst ?? options.postLimit.perSecond) : 0;
+    this.#filledAt = performance.now();
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: MAX_FRAME_BYTES,
@@ -116,6 +128,11 @@ export class LocalWebSocketGateway {
   /** `http://127.0.0.1:{port}/{stage}`: the `endpoint` of an `ApiGatewayManagementApiClient`. */
   get managementEndpoint(): string {
     return `http://127.0.0.1:${this.#port}/${this.stage}`;
+  }
+
+  /** How many posts the `postLimit` refused so far. */
+  get throttled(): number {
+    return this.#throttled;
   }
 
   /** The ids of the open connections. */
@@ -269,6 +286,22 @@ export class LocalWebSocketGateway {
     this.#sockets.delete(connectionId);
   }
 
+  /** Takes a token of the post limit's bucket; false if it is empty. */
+  #take(): boolean {
+    const limit = this.#options.postLimit;
+    if (!limit) return true;
+    const now = performance.now();
+    const burst = limit.burst ?? limit.perSecond;
+    this.#tokens = Math.min(
+      burst,
+      this.#tokens + ((now - this.#filledAt) / 1000) * limit.perSecond,
+    );
+    this.#filledAt = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens--;
+    return true;
+  }
+
   /** The management API: `/{stage}/@connections/{id}`. */
   async #manage(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -285,6 +318,10 @@ export class LocalWebSocketGateway {
     }
     switch (request.method) {
       case 'POST': {
+        if (!this.#take()) {
+          this.#throttled++;
+          return reply(response, 429, 'LimitExceededException', 'Rate exceeded');
+        }
         if (body.length > MAX_FRAME_BYTES) {
           const message = `message is ${body.length} bytes, over the ${MAX_FRAME_BYTES}-byte limit`;
           return reply(response, 413, 'PayloadTooLargeException', message);

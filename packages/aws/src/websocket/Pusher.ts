@@ -7,6 +7,7 @@ import { type Logger, toBatonError } from '@baton/core';
 import type { Clock } from '@baton/core/adapter';
 import { encodeMessage, MAX_FRAME_BYTES, type ServerMessage, splitFrame } from '@baton/protocol';
 import { awsErrorName } from '../internal/unavailable.ts';
+import { type PostOutcome, type PushOptions, PushQueue } from './PushQueue.ts';
 import type { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
 import type { ConnectionItem } from './registry/Connections.ts';
 
@@ -32,6 +33,8 @@ export interface PusherContext {
   /** Overrides the endpoint each connection recorded at `$connect`. */
   readonly endpoint: string | undefined;
   readonly clientFor: (endpoint: string) => ApiGatewayManagementApiClient;
+  /** Concurrency, pacing and backoff of `PostToConnection` calls. */
+  readonly options?: PushOptions;
 }
 
 /**
@@ -57,8 +60,11 @@ export function managementClients(
 /**
  * Pushes frames to connections through `PostToConnection`, for one handler invocation: a frame
  * over 128 KB goes out as chunk frames; a connection whose lease lapsed is skipped; a
- * `GoneException` removes the connection and everything it held; other failures are logged and
- * do not stop the other pushes. Connection items are read once per invocation.
+ * `GoneException` removes the connection and everything it held (its other pushes stop, the
+ * others go on); a throttled call is retried after a pause; other failures are logged and do
+ * not stop the other pushes. Calls go through a {@link PushQueue}: bounded in number, paced,
+ * and a subscription's updates coalesced so that its newest one arrives. Connection items are
+ * read once per invocation.
  *
  * @example
  * const pusher = new Pusher(context);
@@ -66,8 +72,21 @@ export function managementClients(
  */
 export class Pusher {
   readonly #connections = new Map<string, Promise<ConnectionItem | undefined>>();
+  /** Removals of gone connections, by id: a push to one waits for it, the others do not. */
+  readonly #removals = new Map<string, Promise<void>>();
+  readonly #queue: PushQueue;
 
-  constructor(private readonly context: PusherContext) {}
+  constructor(private readonly context: PusherContext) {
+    this.#queue = new PushQueue((id, piece) => this.#post(id, piece), context.options ?? {}, {
+      gone: (connectionId) => this.#removeGone(connectionId),
+      failed: (connectionId, error) => {
+        context.logger.warn('push failed', {
+          connectionId,
+          error: `${awsErrorName(error)}: ${toBatonError(error).message}`,
+        });
+      },
+    });
+  }
 
   /** The connection, if it is registered (cached for this invocation). */
   connection(connectionId: string): Promise<ConnectionItem | undefined> {
@@ -81,36 +100,64 @@ export class Pusher {
 
   /** Sends `frame`; true if every piece was posted. Never throws. */
   async send(connectionId: string, frame: ServerMessage): Promise<boolean> {
-    const { logger, clock } = this.context;
+    let text: string;
     try {
-      const connection = await this.connection(connectionId);
-      if (!connection || connection.expiresAt <= clock.now()) return false;
-      const client = this.context.clientFor(this.context.endpoint ?? connection.endpoint);
-      for (const piece of splitFrame(encodeMessage(frame), MAX_FRAME_BYTES)) {
-        await client.send(
-          new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(piece) }),
-        );
-      }
-      return true;
+      text = encodeMessage(frame);
     } catch (error) {
-      if (awsErrorName(error) === 'GoneException') {
-        logger.info('connection gone: removing it', { connectionId });
-        this.#connections.set(connectionId, Promise.resolve(undefined));
-        await this.context.registry.removeConnection(connectionId).catch((cause: unknown) => {
-          logger.warn('could not remove a gone connection', {
-            connectionId,
-            error: toBatonError(cause).message,
-          });
-        });
-      } else {
-        logger.warn('push failed', {
-          connectionId,
-          type: frame.type,
-          error: `${awsErrorName(error)}: ${toBatonError(error).message}`,
-        });
-      }
+      this.context.logger.warn('push failed', {
+        connectionId,
+        type: frame.type,
+        error: toBatonError(error).message,
+      });
       return false;
     }
+    return this.sendText(connectionId, undefined, text);
+  }
+
+  /**
+   * Sends an encoded frame; a newer one under the same `key` (e.g. a subscription's id) that
+   * comes before it went out replaces it. True if it, or the newer one, was posted. Never throws.
+   */
+  async sendText(connectionId: string, key: string | undefined, text: string): Promise<boolean> {
+    try {
+      const connection = await this.connection(connectionId);
+      if (!connection || connection.expiresAt <= this.context.clock.now()) return false;
+    } catch (error) {
+      this.context.logger.warn('push failed', {
+        connectionId,
+        error: `${awsErrorName(error)}: ${toBatonError(error).message}`,
+      });
+      return false;
+    }
+    const outcome: PostOutcome = await this.#queue.push(
+      connectionId,
+      key,
+      splitFrame(text, MAX_FRAME_BYTES),
+    );
+    if (outcome === 'gone') await this.#removals.get(connectionId);
+    return outcome === 'sent';
+  }
+
+  async #post(connectionId: string, piece: string): Promise<void> {
+    const connection = await this.connection(connectionId);
+    const endpoint = this.context.endpoint ?? connection?.endpoint;
+    if (!endpoint) return;
+    await this.context
+      .clientFor(endpoint)
+      .send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(piece) }));
+  }
+
+  #removeGone(connectionId: string): void {
+    const { logger, registry } = this.context;
+    logger.info('connection gone: removing it', { connectionId });
+    this.#connections.set(connectionId, Promise.resolve(undefined));
+    const removal = registry.removeConnection(connectionId).catch((cause: unknown) => {
+      logger.warn('could not remove a gone connection', {
+        connectionId,
+        error: toBatonError(cause).message,
+      });
+    });
+    this.#removals.set(connectionId, removal);
   }
 
   /**

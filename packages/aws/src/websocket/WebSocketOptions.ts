@@ -16,6 +16,7 @@ import {
 import { type EvaluateEnvironment, identityScope } from '@baton/server/evaluation';
 import { type ConnectionLimits, resolveConnectionLimits } from '@baton/server/session';
 import { type ManagementClientFactory, managementClients, type PusherContext } from './Pusher.ts';
+import type { PushOptions } from './PushQueue.ts';
 import { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
 
 /**
@@ -53,6 +54,12 @@ export interface ReactiveOptions extends ConnectionLimits {
   readonly endpoint?: string;
   /** Makes the management API client. @default `new ApiGatewayManagementApiClient({ endpoint })` */
   readonly managementClient?: ManagementClientFactory;
+  /**
+   * How pushes go out: `PostToConnection` calls in flight at once, calls per second (keep the
+   * containers that push at once × this under API Gateway's account limit), backoff on
+   * throttling. @default 32 at once, no pacing, backoff from 50 ms to 2 s
+   */
+  readonly push?: PushOptions;
   /** Subscribers with equal scopes share an instance. @default one per distinct identity */
   readonly scope?: (identity: unknown) => string;
   /** A connection's lease: pushes skip it and the sweeper removes it unless a `ping` renews it. @default 10 min */
@@ -133,6 +140,11 @@ export function resolveReactiveOptions(options: ReactiveOptions): ReactiveContex
   const leaseMs = duration('leaseMs', options?.leaseMs, 10 * 60_000);
   const maxConnectionMs = duration('maxConnectionMs', options?.maxConnectionMs, 2 * 60 * 60_000);
   const limits = resolveConnectionLimits(options ?? {}, problems);
+  for (const [name, value] of Object.entries(options?.push ?? {})) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      problems.push(`push.${name} must be a number > 0, got ${String(value)}`);
+    }
+  }
   if (problems.length > 0) {
     throw invalidArgument(`invalid WebSocket handler options: ${problems.join('; ')}`, {
       problems,
@@ -157,6 +169,7 @@ export function resolveReactiveOptions(options: ReactiveOptions): ReactiveContex
       logger,
       endpoint: options.endpoint,
       clientFor: managementClients(options.managementClient),
+      options: options.push ?? {},
     },
     scope: options.scope ?? identityScope,
     limits,

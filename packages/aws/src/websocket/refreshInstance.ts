@@ -1,5 +1,5 @@
 import { BatonError, ErrorCode, type SerializedError } from '@baton/core';
-import { PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
+import { encodeMessage, PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
 import type { QueryUpdate } from '@baton/server';
 import {
   evaluateQuery,
@@ -152,7 +152,8 @@ function pick({ version, hash, value }: { version: number; hash: string; value: 
 
 /**
  * Pushes an instance's update to every subscriber (those in `except` aside); returns how many
- * pushes succeeded.
+ * pushes succeeded. The frame is encoded once: subscribers differ only by their subscription
+ * id. Each push is keyed by its subscription, so a newer update of it replaces one not yet sent.
  *
  * @example
  * await fanOut(context, pusher, refreshed);
@@ -164,13 +165,33 @@ export async function fanOut(
   except?: { readonly connectionId: string; readonly subscriptionId: string },
 ): Promise<number> {
   const subscribers = await context.registry.subscriptions.subscribers(refreshed.instance.id);
+  const text = sharedFrame(refreshed.update);
   const sent = await Promise.all(
     subscribers
       .filter(
         (s) =>
           s.connectionId !== except?.connectionId || s.subscriptionId !== except.subscriptionId,
       )
-      .map((s) => pusher.send(s.connectionId, updateFrame(s.subscriptionId, refreshed.update))),
+      .map((s) =>
+        text
+          ? pusher.sendText(s.connectionId, `S#${s.subscriptionId}`, text(s.subscriptionId))
+          : pusher.send(s.connectionId, updateFrame(s.subscriptionId, refreshed.update)),
+      ),
   );
   return sent.filter(Boolean).length;
+}
+
+/**
+ * The update's frame, encoded once, for any subscription id (the id goes last); `undefined` if
+ * it cannot be encoded (each push then reports it).
+ */
+function sharedFrame(update: QueryUpdate): ((id: string) => string) | undefined {
+  const { id: _, ...frame } = updateFrame('', update) as ServerMessage & { id?: string };
+  let head: string;
+  try {
+    head = encodeMessage(frame as ServerMessage).slice(0, -1);
+  } catch {
+    return undefined;
+  }
+  return (id) => `${head},"id":${JSON.stringify(id)}}`;
 }

@@ -1,0 +1,99 @@
+/**
+ * Pushes at API Gateway's limit, end to end on the emulators: the local gateway refuses
+ * `PostToConnection` calls past a small rate with 429 `LimitExceededException`, as API Gateway
+ * does past the account's limit, and the handlers' management clients make one attempt each
+ * (the SDK's own retries off), so every retry seen here is Baton's.
+ */
+import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import { createAwsClients } from '@baton/aws';
+import { BatonClient } from '@baton/client';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import WebSocket from 'ws';
+import { Account } from './fixtures/openAccount.ts';
+import {
+  balance,
+  startWebSocketStack,
+  until,
+  type WebSocketStack,
+} from './fixtures/webSocketStack.ts';
+
+let stack: WebSocketStack;
+const clients: BatonClient[] = [];
+const WATCHERS = 8;
+
+function connect(): BatonClient {
+  const client = new BatonClient({ url: stack.gateway.url, WebSocket: WebSocket as never });
+  clients.push(client);
+  return client;
+}
+
+const account = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
+
+beforeAll(async () => {
+  const { dynamodb, sqs } = createAwsClients({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  });
+  stack = await startWebSocketStack(undefined, {
+    // Far under what a fan-out to the watchers asks for: most calls of a burst are refused.
+    postLimit: { perSecond: 20, burst: 3 },
+    push: { backoffMs: 20, maxBackoffMs: 200 },
+    clients: () => ({
+      dynamodb,
+      sqs,
+      managementClient: (endpoint) =>
+        new ApiGatewayManagementApiClient({ endpoint, maxAttempts: 1 }),
+    }),
+  });
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  expect(stack?.errors ?? []).toEqual([]);
+});
+
+describe('pushes past the PostToConnection limit', () => {
+  it('retries every throttled push, and each subscriber ends with the newest result', async () => {
+    const key = account('hot');
+    const watchers = Array.from({ length: WATCHERS }, () => connect());
+    for (const watcher of watchers) watcher.subscribe(balance, { account: key }, () => {});
+    const shows = (value: number) => () =>
+      watchers.every((w) => w.getQueryState(balance, { account: key }).data === value);
+    await until(shows(0), 'every watcher to see the first result');
+    const before = stack.gateway.throttled;
+    const sender = connect();
+    for (let i = 0; i < 5; i++) await sender.send(Account.ref(key), 'deposit', { amount: 1 });
+    await until(shows(5), 'every watcher to see the newest balance');
+    // The limit was hit, so the newest result arrived through Baton's retries.
+    expect(stack.gateway.throttled).toBeGreaterThan(before);
+  });
+
+  it('removes a gone connection while the others still get the update', async () => {
+    const key = account('gone');
+    const watchers = Array.from({ length: 4 }, () => connect());
+    for (const watcher of watchers) watcher.subscribe(balance, { account: key }, () => {});
+    await until(
+      () => watchers.every((w) => w.getQueryState(balance, { account: key }).data === 0),
+      'every watcher to see the first result',
+    );
+    const [lost] = stack.gateway.connectionIds();
+    stack.gateway.lose(lost!);
+    const sender = connect();
+    await sender.send(Account.ref(key), 'deposit', { amount: 2 });
+    await until(
+      async () =>
+        !(await stack.registryItems()).some((i) => i.pk === `C#${lost}` || i.sk.includes(lost!)),
+      'the gone connection to be removed',
+    );
+    // The others got the new balance (the lost one's client reconnects and resubscribes).
+    await until(
+      () => watchers.every((w) => w.getQueryState(balance, { account: key }).data === 2),
+      'every watcher to see the new balance',
+    );
+  });
+});
