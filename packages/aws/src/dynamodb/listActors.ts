@@ -24,7 +24,12 @@ export async function listActors(
   client: DynamoDBClient,
   tableName: string,
   type: string,
-  options: { readonly limit?: number; readonly cursor?: string } = {},
+  options: {
+    readonly limit?: number;
+    readonly cursor?: string;
+    /** Only the actors whose key starts with it (`baton inspect`'s search). */
+    readonly keyPrefix?: string;
+  } = {},
 ): Promise<ActorPage> {
   const limit = options.limit ?? 50;
   const records: ActorRecord[] = [];
@@ -40,7 +45,7 @@ export async function listActors(
           FilterExpression: 'begins_with(#pk, :prefix) AND #sk = :record',
           ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
           ExpressionAttributeValues: {
-            ':prefix': { S: actorPk(`${type}/`) },
+            ':prefix': { S: actorPk(`${type}/${options.keyPrefix ?? ''}`) },
             ':record': { S: RECORD_SK },
           },
           Limit: Math.max(limit - records.length, 1) * 4,

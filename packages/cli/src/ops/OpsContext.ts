@@ -22,6 +22,8 @@ export interface OpsValues extends TargetOptions {
   readonly operator?: string;
   readonly status?: string;
   readonly reason?: string;
+  readonly port?: string;
+  readonly 'allow-actions'?: boolean;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   deadLettersRedrive,
   deadLettersShow,
 } from './deadLetters.ts';
+import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
 import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
@@ -50,6 +51,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   send,
   ask,
   outcome,
+  inspect,
 };
 
 /** Whether `word` starts an operating command (`baton <word> …`). */
@@ -78,6 +80,7 @@ export const OPS_USAGE = `Operating a deployed app:
   baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
   baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout <seconds>]
   baton outcome <message id> | <type/key> <idempotency key>
+  baton inspect [--port 4390] [--allow-actions]     the inspector on 127.0.0.1, read-only unless allowed
 
 Which deployment:
   --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
@@ -114,6 +117,8 @@ const OPTIONS = {
   operator: { type: 'string' },
   status: { type: 'string' },
   reason: { type: 'string' },
+  port: { type: 'string' },
+  'allow-actions': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -1,6 +1,7 @@
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
+import type { Target } from './target.ts';
 
 /** How long undrained sends may wait before the sweeper (every minute) counts as behind. */
 const SWEEPER_LAG_MS = 2 * 60_000;
@@ -41,9 +42,12 @@ export interface Status {
 
 /** `baton status`: queue depths and ages, dead letters, parked messages, timers due, sweeper lag. */
 export async function status(ctx: OpsContext): Promise<void> {
-  const target = await ctx.target();
+  ctx.print(await readStatus(await ctx.target(), ctx.io.now()), humanStatus);
+}
+
+/** What `baton status` (and `baton inspect`'s overview) reports, read afresh. */
+export async function readStatus(target: Target, now: number): Promise<Status> {
   const { store, names } = target;
-  const now = ctx.io.now();
   const [{ queues, ages }, letters, due, lagging] = await Promise.all([
     readQueues(target, now),
     store.listDeadLetters(),
@@ -67,7 +71,7 @@ export async function status(ctx: OpsContext): Promise<void> {
   }
   if (lagging.length > 0) problems.push(`${lagging.length} actor(s) with sends undrained`);
   if (oldestDue !== null && oldestDue > TIMER_LAG_MS) problems.push('timers fire late');
-  const result: Status = {
+  return {
     table: names.table,
     inbox: {
       url: inbox.url,
@@ -87,7 +91,6 @@ export async function status(ctx: OpsContext): Promise<void> {
     healthy: problems.length === 0,
     problems,
   };
-  ctx.print(result, humanStatus);
 }
 
 function humanStatus(s: Status): string {

@@ -1,0 +1,166 @@
+/**
+ * What `baton inspect` shows, read from the deployment's table and queues on every request: it
+ * keeps nothing in memory, so what it shows outlives a worker's (or its own) restart.
+ */
+import { listActors } from '@baton/aws';
+import { BatonError, ErrorCode } from '@baton/core';
+import { type DeadLetter, parseActorId } from '@baton/core/adapter';
+import { storedOutbox } from '@baton/core/engine';
+import { readStatus, type Status } from '../status.ts';
+import type { Target } from '../target.ts';
+
+/** The front page: `baton status`'s health, and every dead letter. */
+export interface Overview {
+  readonly status: Status;
+  readonly deadLetters: readonly InspectedLetter[];
+}
+
+/** A dead letter, or a message parked for a paused actor, as the pages show it. */
+export interface InspectedLetter {
+  readonly actorId: string;
+  readonly messageId: string;
+  readonly name: string;
+  readonly from: string;
+  readonly payload: unknown;
+  readonly code: string;
+  readonly error: string;
+  readonly attempts: number;
+  readonly at: number;
+  readonly redrivable: boolean;
+  /** Its place among a paused actor's parked messages; absent for a dead letter. */
+  readonly parked?: number;
+}
+
+/** One actor, whole: its record, what waits in its inbox, what it holds, and its history. */
+export interface InspectedActor {
+  readonly id: string;
+  readonly version: number;
+  readonly stateVersion: number;
+  readonly inboxPosition: string;
+  readonly paused: { readonly at: number; readonly by: string } | null;
+  readonly state: unknown;
+  /** Messages held while it is paused, in the order it applies them when resumed. */
+  readonly inbox: readonly InspectedLetter[];
+  readonly deadLetters: readonly InspectedLetter[];
+  /** Sends it committed that wait to be drained into their receivers' inboxes. */
+  readonly heldSends: readonly {
+    readonly to: string;
+    readonly name: string;
+    readonly sentAt: number;
+  }[];
+  readonly timers: readonly {
+    readonly id: string;
+    readonly kind: 'timer' | 'ask timeout';
+    readonly name: string;
+    readonly at: number;
+    readonly payload: unknown;
+  }[];
+  /** A workflow instance's steps (its journal), stored with it: its history. */
+  readonly steps: readonly unknown[] | null;
+}
+
+export async function readOverview(target: Target, now: number): Promise<Overview> {
+  const [status, letters] = await Promise.all([
+    readStatus(target, now),
+    target.store.listDeadLetters(),
+  ]);
+  return {
+    status,
+    deadLetters: letters
+      .filter((l) => l.parked === undefined)
+      .sort((a, b) => a.at - b.at)
+      .map(inspectLetter),
+  };
+}
+
+/**
+ * The actors whose id starts with `prefix` (`type/` and the start of a key: `account/al`), a
+ * page at a time. A prefix with no `/` is a type.
+ */
+export async function searchActors(
+  target: Target,
+  prefix: string,
+  options: { limit?: number; cursor?: string } = {},
+) {
+  const slash = prefix.indexOf('/');
+  const type = slash < 0 ? prefix : prefix.slice(0, slash);
+  if (type === '') {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      'search by an actor type, or a type and the start of a key: account, account/al',
+    );
+  }
+  const page = await listActors(target.dynamodb, target.names.table, type, {
+    limit: options.limit ?? 50,
+    ...(options.cursor ? { cursor: options.cursor } : {}),
+    ...(slash < 0 ? {} : { keyPrefix: prefix.slice(slash + 1) }),
+  });
+  return {
+    actors: page.records.map((r) => ({
+      id: r.id,
+      version: r.ver,
+      inboxPosition: r.inboxOffset,
+      paused: r.paused !== undefined,
+      parked: r.parked ?? 0,
+    })),
+    ...(page.cursor ? { cursor: page.cursor } : {}),
+  };
+}
+
+export async function readActor(target: Target, id: string): Promise<InspectedActor> {
+  if (!parseActorId(id)) {
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, `"${id}" is not an actor id: <type>/<key>`);
+  }
+  const { store } = target;
+  const record = await store.load(id);
+  if (!record) throw new BatonError(ErrorCode.NOT_FOUND, `${id} has no record`);
+  const [timers, letters, held] = await Promise.all([
+    store.listTimers(id),
+    store.listDeadLetters(id),
+    storedOutbox(store, id),
+  ]);
+  const journal = (record.state as { journal?: unknown } | null)?.journal;
+  return {
+    id,
+    version: record.ver,
+    stateVersion: record.stateVersion ?? 1,
+    inboxPosition: record.inboxOffset,
+    paused: record.paused ? { at: record.paused.at, by: record.paused.by } : null,
+    state: record.state,
+    inbox: letters
+      .filter((l) => l.parked !== undefined)
+      .sort((a, b) => a.parked! - b.parked!)
+      .map(inspectLetter),
+    deadLetters: letters.filter((l) => l.parked === undefined).map(inspectLetter),
+    heldSends: held.flatMap((item) =>
+      item.envelopes.map((e) => ({ to: e.to, name: e.name, sentAt: e.sentAt })),
+    ),
+    timers: timers
+      .sort((a, b) => a.at - b.at)
+      .map((t) => ({
+        id: t.id,
+        kind: t.id.startsWith('ask:') ? ('ask timeout' as const) : ('timer' as const),
+        name: t.name,
+        at: t.at,
+        payload: t.payload ?? null,
+      })),
+    steps: id.startsWith('wf-') && Array.isArray(journal) ? journal : null,
+  };
+}
+
+function inspectLetter(l: DeadLetter): InspectedLetter {
+  const cause = l.error.details?.cause as { code?: string; message?: string } | undefined;
+  return {
+    actorId: l.actorId,
+    messageId: l.messageId,
+    name: l.envelope.name,
+    from: l.envelope.from,
+    payload: l.envelope.payload ?? null,
+    code: cause?.code ?? l.error.code,
+    error: cause?.message ?? l.error.message,
+    attempts: l.attempts,
+    at: l.at,
+    redrivable: l.redrivable,
+    ...(l.parked === undefined ? {} : { parked: l.parked }),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * `baton inspect`'s page: health and queues, dead letters, a search by actor id, and one actor
+ * whole (state, inbox, dead letters, held sends, timers, a workflow's steps). Plain script, no
+ * build: it reads `/_baton/api/…` and renders tables; ids of any length wrap, never widen the
+ * layout, and travel URL-encoded (`#actor=<id>`). Action buttons show only with actions allowed.
+ */
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+const STYLE = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d1d22;background:#f7f7f9}
+header{display:flex;gap:1rem;align-items:baseline;padding:.8rem 1.2rem;background:#23232b;color:#fff;flex-wrap:wrap}
+header h1{font-size:1.1rem;margin:0}#mode{padding:.1rem .5rem;border-radius:4px;background:#3a6}
+#mode.readonly{background:#666}main{max-width:80rem;margin:0 auto;padding:1rem;display:grid;gap:1rem}
+section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.8rem 1rem;min-width:0}
+h2{font-size:1rem;margin:.2rem 0 .6rem}table{border-collapse:collapse;width:100%;table-layout:fixed}
+th,td{text-align:left;border-bottom:1px solid #eee;padding:.3rem .4rem;vertical-align:top}
+code,pre,td{overflow-wrap:anywhere;word-break:break-word}pre{white-space:pre-wrap;margin:0;max-height:24rem;overflow:auto}
+code,pre{font:12px ui-monospace,monospace}.bad{color:#b00}.ok{color:#070}.empty{color:#777}
+button{font:inherit;padding:.15rem .6rem;margin:0 .2rem .2rem 0}input{font:inherit;padding:.3rem;width:min(40rem,100%)}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem;margin:0}dt{color:#555}dd{margin:0;min-width:0}`;
+
+/** The page's shell; `/_baton/inspect.js` fills it. */
+export function inspectHtml(page: { table: string; token: string; allowActions: boolean }): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="baton-token" content="${escapeHtml(page.token)}">
+    <meta name="baton-actions" content="${page.allowActions ? 'allowed' : 'read-only'}">
+    <title>Baton inspector · ${escapeHtml(page.table)}</title>
+    <style>${STYLE}</style>
+  </head>
+  <body>
+    <header><h1>Baton inspector</h1><span data-testid="table">${escapeHtml(page.table)}</span>
+      <span id="mode" data-testid="mode" class="${page.allowActions ? '' : 'readonly'}">${page.allowActions ? 'actions allowed' : 'read-only'}</span>
+      <span id="health" data-testid="health"></span></header>
+    <main>
+      <section><h2>Queues</h2><div id="queues"></div><dl id="counts"></dl></section>
+      <section><h2>Dead letters</h2><div id="dead-letters"></div></section>
+      <section><h2>Find an actor</h2>
+        <form id="search"><input id="prefix" name="prefix" data-testid="prefix" placeholder="type, or type/start of key: account/al" required>
+          <button type="submit">search</button></form><div id="results"></div></section>
+      <section id="actor-section" hidden><h2>Actor</h2><div id="actor" data-testid="actor"></div></section>
+      <p id="error" class="bad" data-testid="error"></p>
+    </main>
+    <script type="module" src="/_baton/inspect.js"></script>
+  </body>
+</html>`;
+}
+
+/** The page's script, served as it is. */
+export const INSPECT_SCRIPT = `
+const meta = (n) => document.querySelector('meta[name="' + n + '"]').content;
+const token = meta('baton-token');
+const actions = meta('baton-actions') === 'allowed';
+const $ = (id) => document.getElementById(id);
+const esc = (v) => String(v).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+const json = (v) => esc(JSON.stringify(v, null, 2));
+const time = (at) => new Date(at).toISOString();
+const ms = (v) => v === null || v === undefined ? 'unknown' : v < 1000 ? v + 'ms' : Math.round(v / 1000) + 's';
+const table = (head, rows, empty) => rows.length === 0 ? '<p class="empty">' + empty + '</p>'
+  : '<table><thead><tr>' + head.map((h) => '<th>' + h + '</th>').join('') + '</tr></thead><tbody>' + rows.join('') + '</tbody></table>';
+const button = (action, data, label) => actions
+  ? '<button data-action="' + action + '" data-body="' + esc(JSON.stringify(data)) + '">' + label + '</button>' : '';
+
+async function get(path) {
+  const response = await fetch(path);
+  const body = await response.json();
+  if (body.error) throw new Error(body.error.code + ': ' + body.error.message);
+  return body;
+}
+
+async function overview() {
+  const { status: s, deadLetters } = await get('/_baton/api/overview');
+  $('health').textContent = s.healthy ? 'healthy' : 'attention: ' + s.problems.join('; ');
+  $('health').className = s.healthy ? 'ok' : 'bad';
+  $('queues').innerHTML = table(['queue', 'waiting', 'in flight', 'delayed', 'oldest message'],
+    s.queues.map((q) => '<tr data-testid="queue-' + esc(q.name) + '"><td>' + esc(q.name) + '</td><td>' + q.waiting + '</td><td>' + q.inFlight
+      + '</td><td>' + q.delayed + '</td><td>' + ms(q.oldestAgeMs) + '</td></tr>'), 'no queue');
+  const unknown = s.oldestAges === 'cloudwatch' ? '' : ' (oldest ages unknown: ' + esc(s.oldestAges.unknown) + ')';
+  $('counts').innerHTML = [
+    ['dead letters', '<span data-testid="dead-letter-count">' + s.deadLetters + '</span>'],
+    ['parked', s.parked.messages + ' message(s) of ' + s.parked.actors + ' paused actor(s)'],
+    ['timers due', s.timersDue], ['sweeper lag', s.sweeperLag.actors + ' actor(s) behind'],
+  ].map(([k, v]) => '<dt>' + k + '</dt><dd>' + v + '</dd>').join('') + unknown;
+  $('dead-letters').innerHTML = letters(deadLetters, true, 'no dead letter');
+}
+
+function letters(list, withActor, empty) {
+  return table([...(withActor ? ['actor'] : []), 'message', 'error', 'attempts', 'at', ''],
+    list.map((l) => '<tr data-testid="letter"><td>' + (withActor ? actorLink(l.actorId) + '</td><td>' : '')
+      + '<code>' + esc(l.name) + '</code> <code>' + esc(JSON.stringify(l.payload)) + '</code><br><small>' + esc(l.messageId) + '</small></td><td class="bad">'
+      + esc(l.code) + ': ' + esc(l.error) + '</td><td>' + l.attempts + '</td><td>' + time(l.at) + '</td><td>'
+      + (l.parked === undefined && l.redrivable ? button('redrive', { actorId: l.actorId, messageId: l.messageId }, 'redrive') : '')
+      + (l.parked === undefined ? button('purge', { actorId: l.actorId, messageId: l.messageId }, 'purge') : '#' + l.parked)
+      + '</td></tr>'), empty);
+}
+
+const actorLink = (id) => '<a href="#actor=' + encodeURIComponent(id) + '" data-testid="actor-link"><code>' + esc(id) + '</code></a>';
+
+async function search(prefix, cursor) {
+  const query = '?prefix=' + encodeURIComponent(prefix) + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '');
+  const page = await get('/_baton/api/actors' + query);
+  const rows = page.actors.map((a) => '<tr><td>' + actorLink(a.id) + '</td><td>' + a.version + '</td><td>'
+    + (a.paused ? 'paused, ' + a.parked + ' parked' : 'running') + '</td></tr>');
+  $('results').innerHTML = table(['actor', 'version', ''], rows, 'no actor starts with ' + esc(prefix))
+    + (page.cursor ? '<button data-more="' + esc(page.cursor) + '" data-prefix="' + esc(prefix) + '">more</button>' : '');
+}
+
+async function showActor(id) {
+  const a = await get('/_baton/api/actor?id=' + encodeURIComponent(id));
+  $('actor-section').hidden = false;
+  $('actor').innerHTML = '<dl>'
+    + '<dt>actor</dt><dd><code data-testid="actor-id">' + esc(a.id) + '</code></dd>'
+    + '<dt>version</dt><dd data-testid="actor-version">' + a.version + '</dd>'
+    + '<dt>state version</dt><dd>' + a.stateVersion + '</dd>'
+    + '<dt>inbox position</dt><dd>' + esc(a.inboxPosition) + '</dd>'
+    + '<dt>paused</dt><dd data-testid="actor-paused">' + (a.paused ? 'since ' + time(a.paused.at) + ' by ' + esc(a.paused.by) + ' '
+      + button('resume', { actorId: a.id }, 'resume') : 'no ' + button('pause', { actorId: a.id }, 'pause')) + '</dd>'
+    + '<dt>state</dt><dd><pre data-testid="actor-state">' + json(a.state) + '</pre></dd></dl>'
+    + '<h2>Inbox (parked while paused, in order)</h2>' + letters(a.inbox, false, 'nothing parked')
+    + '<h2>Dead letters</h2>' + letters(a.deadLetters, false, 'none')
+    + '<h2>Held sends</h2>' + table(['to', 'message', 'sent'], a.heldSends.map((s) => '<tr><td><code>' + esc(s.to)
+      + '</code></td><td><code>' + esc(s.name) + '</code></td><td>' + time(s.sentAt) + '</td></tr>'), 'none')
+    + '<h2>Timers</h2>' + table(['id', 'kind', 'message', 'due', ''], a.timers.map((t) => '<tr data-testid="timer"><td><code>' + esc(t.id)
+      + '</code></td><td>' + t.kind + '</td><td><code>' + esc(t.name) + '</code></td><td>' + time(t.at) + '</td><td>'
+      + (t.kind === 'timer' ? button('cancel-timer', { actorId: a.id, timerId: t.id }, 'cancel') : '') + '</td></tr>'), 'none pending')
+    + (a.steps ? '<h2>Workflow steps</h2>' + table(['#', 'kind', 'name', 'state', 'at'], a.steps.map((s) => '<tr><td>' + s.seq
+      + '</td><td>' + esc(s.kind) + '</td><td><code>' + esc(s.name) + '</code></td><td>' + esc(s.state) + '</td><td>' + time(s.at) + '</td></tr>'), 'no step yet') : '');
+}
+
+async function run(task) {
+  try { $('error').textContent = ''; await task(); } catch (error) { $('error').textContent = String(error.message ?? error); }
+}
+
+function route() {
+  const match = /^#actor=(.*)$/.exec(location.hash);
+  if (match) run(() => showActor(decodeURIComponent(match[1])));
+}
+
+document.addEventListener('click', (event) => {
+  const more = event.target.closest('button[data-more]');
+  if (more) return run(() => search(more.dataset.prefix, more.dataset.more));
+  const act = event.target.closest('button[data-action]');
+  if (!act) return;
+  const body = JSON.parse(act.dataset.body);
+  if (act.dataset.action === 'purge' && !confirm('Purge this dead letter? It is never applied.')) return;
+  act.disabled = true;
+  run(async () => {
+    const response = await fetch('/_baton/api/' + act.dataset.action, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-baton-token': token }, body: JSON.stringify(body),
+    });
+    const answer = await response.json();
+    if (answer.error) throw new Error(answer.error.code + ': ' + answer.error.message);
+    await overview();
+    route();
+  });
+});
+$('search').addEventListener('submit', (event) => {
+  event.preventDefault();
+  run(() => search($('prefix').value.trim()));
+});
+window.addEventListener('hashchange', route);
+run(overview);
+route();
+setInterval(() => run(overview), 5000);
+`;

@@ -1,0 +1,226 @@
+/**
+ * `baton inspect` against DynamoDB Local and ElasticMQ, through HTTP as the page reads it: it
+ * shows what the CLI reads (health, dead letters, an actor whole, its timers and the messages
+ * parked in its inbox), finds actors by the start of their id, renders and round-trips a
+ * 1,000-character key, shows the same after a worker and an inspector restart, refuses every
+ * action unless started with --allow-actions, and then needs the page's token and audits each.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
+import { workerHandler } from '@baton/aws/lambda';
+import { LocalSqsEventSource } from '@baton/aws/local';
+import { type RunningInspector, resolveTarget, runOps, startInspector } from '@baton/cli/ops';
+import { silentLogger } from '@baton/core';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { faults, Note } from './fixtures/notesApp.ts';
+
+const APP = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
+const LONG = `note/${'k'.repeat(1000)}`;
+
+describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
+  const endpoints = {
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  };
+  const { dynamodb, sqs } = createAwsClients(endpoints);
+  let options: Record<string, string>;
+  let queue: SqsQueue;
+  let store: DynamoStore;
+  let queueUrl: string;
+  const running: RunningInspector[] = [];
+  const audits: string[] = [];
+
+  beforeEach(async () => {
+    const name = `inspect-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const queues = await createFifoQueue(sqs, name, { maxReceives: 4, visibilityTimeoutMs: 1000 });
+    queueUrl = queues.queueUrl;
+    queue = new SqsQueue({ client: sqs, queueUrl });
+    store = new DynamoStore({ client: dynamodb, tableName: name });
+    options = {
+      table: name,
+      'queue-url': queues.queueUrl,
+      'dead-letter-queue-url': queues.deadLetterQueueUrl,
+      'dynamodb-endpoint': endpoints.dynamodbEndpoint,
+      'sqs-endpoint': endpoints.sqsEndpoint,
+    };
+    faults.poisoned = true;
+    audits.length = 0;
+  });
+
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((r) => r.close()));
+  });
+
+  /** Runs `baton <argv> --json` against the deployment; its parsed output. */
+  async function baton(...argv: string[]) {
+    const out: string[] = [];
+    const target = Object.entries(options).flatMap(([k, v]) => [`--${k}`, v]);
+    const code = await runOps([...argv, ...target, '--json', '--yes', '--operator', 'test'], {
+      out: (line) => out.push(line),
+      err: () => {},
+      env: {},
+      now: () => Date.now(),
+    });
+    expect(code).toBe(0);
+    return JSON.parse(out.join('\n'));
+  }
+
+  /** A worker (a fresh engine: a restart) run until the inbox is empty. */
+  async function work() {
+    const handler = workerHandler({ actors: [Note], store, queue, logger: silentLogger });
+    const source = new LocalSqsEventSource({
+      client: sqs,
+      queueUrl,
+      handler,
+      visibilityTimeoutMs: 1000,
+      waitSeconds: 0,
+    });
+    for (let i = 0; i < 120; i++) {
+      const { visible, inFlight } = await queue.approximateCounts();
+      if (visible + inFlight === 0) return;
+      if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error('the worker did not empty the inbox');
+  }
+
+  async function inspector(allowActions = false) {
+    const started = await startInspector({
+      target: await resolveTarget(options, {}),
+      allowActions,
+      operator: async () => 'test',
+      audit: async (action, details) => void audits.push(JSON.stringify({ action, ...details })),
+    });
+    running.push(started);
+    const api = async (path: string, init?: RequestInit) => {
+      const response = await fetch(new URL(path, started.url), init);
+      return { status: response.status, body: await response.json() };
+    };
+    const get = async (path: string) => {
+      const { status, body } = await api(path);
+      expect(status, JSON.stringify(body)).toBe(200);
+      return body;
+    };
+    return { ...started, api, get };
+  }
+
+  it('shows what the CLI reads, finds actors by id prefix, and round-trips a 1,000-character key, across restarts', async () => {
+    await baton('send', LONG, 'add', '{"entry":"first"}', '--app', APP);
+    await baton('send', LONG, 'remind', '{"id":"later","inMs":3600000}', '--app', APP);
+    await baton('send', 'note/other', 'add', '{"entry":"poison"}', '--app', APP);
+    await baton('send', 'note/kept', 'add', '{"entry":"x"}', '--app', APP);
+    await work();
+
+    const page = await inspector();
+    const html = await (await fetch(page.url)).text();
+    expect(html).toContain('read-only');
+    expect(await (await fetch(new URL('/_baton/inspect.js', page.url))).text()).toContain(
+      "get('/_baton/api/actor?id=' + encodeURIComponent(id))",
+    );
+
+    // The overview is `baton status` and `baton dead-letters list`.
+    const overview = await page.get('/_baton/api/overview');
+    const status = await baton('status');
+    expect(overview.status.deadLetters).toBe(status.deadLetters);
+    expect(overview.status.queues).toEqual(status.queues);
+    const [letter] = (await baton('dead-letters', 'list')).deadLetters;
+    expect(overview.deadLetters).toEqual([
+      expect.objectContaining({ actorId: 'note/other', messageId: letter.messageId, name: 'add' }),
+    ]);
+
+    // Search by the start of an id: the type, or the type and the start of a key.
+    const byType = await page.get('/_baton/api/actors?prefix=note');
+    expect(byType.actors.map((a: { id: string }) => a.id).sort()).toEqual(
+      [LONG, 'note/kept', 'note/other'].sort(),
+    );
+    const byKey = await page.get(`/_baton/api/actors?prefix=${encodeURIComponent('note/kkkkk')}`);
+    expect(byKey.actors.map((a: { id: string }) => a.id)).toEqual([LONG]);
+    const paged = await page.get('/_baton/api/actors?prefix=note&limit=2');
+    const rest = await page.get(`/_baton/api/actors?prefix=note&cursor=${paged.cursor}`);
+    expect([...paged.actors, ...rest.actors]).toHaveLength(3);
+
+    // The 1,000-character key, whole: what `baton actors get` and `timers list` read.
+    const actor = await page.get(`/_baton/api/actor?id=${encodeURIComponent(LONG)}`);
+    const got = await baton('actors', 'get', LONG);
+    expect(actor).toMatchObject({ id: LONG, version: got.version, state: got.state });
+    expect(actor.state).toEqual({ entries: ['first'] });
+    const timers = (await baton('timers', 'list', LONG)).timers;
+    expect(actor.timers).toEqual([
+      expect.objectContaining({
+        id: 'later',
+        kind: 'timer',
+        name: 'ring',
+        at: Date.parse(timers[0].due),
+      }),
+    ]);
+
+    // A paused actor's inbox: what waits for it, in order.
+    await baton('actors', 'pause', 'note/kept');
+    await baton('send', 'note/kept', 'add', '{"entry":"held 1"}', '--app', APP);
+    await baton('send', 'note/kept', 'add', '{"entry":"held 2"}', '--app', APP);
+    await work();
+    const paused = await page.get('/_baton/api/actor?id=note%2Fkept');
+    expect(paused.paused).toMatchObject({ by: 'test' });
+    expect(paused.inbox.map((l: { payload: unknown }) => l.payload)).toEqual([
+      { entry: 'held 1' },
+      { entry: 'held 2' },
+    ]);
+
+    // Another worker and another inspector: the same, read from the table.
+    await page.close();
+    await work();
+    const again = await inspector();
+    expect(await again.get(`/_baton/api/actor?id=${encodeURIComponent(LONG)}`)).toEqual(actor);
+    expect((await again.get('/_baton/api/overview')).deadLetters).toEqual(overview.deadLetters);
+
+    // Asked for what is not there: a clear error, not a crash.
+    const missing = await again.api('/_baton/api/actor?id=note%2Fnobody');
+    expect(missing).toEqual({
+      status: 404,
+      body: { error: expect.objectContaining({ code: 'NOT_FOUND' }) },
+    });
+  });
+
+  it('refuses actions unless started with --allow-actions; then needs the page’s token, acts once and audits it', async () => {
+    await baton('send', 'note/other', 'add', '{"entry":"poison"}', '--app', APP);
+    await work();
+    const [letter] = (await baton('dead-letters', 'list')).deadLetters;
+    const redrive = (token?: string) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { 'x-baton-token': token } : {}) },
+      body: JSON.stringify({ actorId: 'note/other', messageId: letter.messageId }),
+    });
+
+    const readOnly = await inspector();
+    const refused = await readOnly.api('/_baton/api/redrive', redrive(readOnly.token));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(
+      /read-only: restart it with baton inspect --allow-actions/,
+    );
+    expect((await baton('dead-letters', 'list')).deadLetters).toHaveLength(1);
+
+    const acting = await inspector(true);
+    expect(await (await fetch(acting.url)).text()).toContain('actions allowed');
+    const tokenless = await acting.api('/_baton/api/redrive', redrive());
+    expect(tokenless.status).toBe(401);
+    const forged = await acting.api('/_baton/api/redrive', redrive(readOnly.token));
+    expect(forged.status).toBe(401);
+    expect(audits).toEqual([]);
+
+    faults.poisoned = false;
+    const done = await acting.api('/_baton/api/redrive', redrive(acting.token));
+    expect(done).toEqual({ status: 200, body: { done: 'redrive', actor: 'note/other' } });
+    await work();
+    expect((await baton('actors', 'get', 'note/other')).state).toEqual({ entries: ['poison'] });
+    expect((await baton('dead-letters', 'list')).deadLetters).toEqual([]);
+    expect(audits).toEqual([
+      JSON.stringify({
+        action: 'redrive',
+        actor: 'note/other',
+        messageId: letter.messageId,
+        from: 'inspect',
+      }),
+    ]);
+  });
+});
