@@ -245,6 +245,7 @@ const STEPS: readonly Step[] = [
             rounds: c.size(3, 1),
             warmup: 1,
             subscribers: 10_000,
+            budget: 1.2,
             log: c.log,
           }),
       );

@@ -59,6 +59,8 @@ export interface PropagationOptions {
   readonly warmup: number;
   /** Subscriptions of the one instance; 1: one BatonClient against one plain socket. */
   readonly subscribers: number;
+  /** A fan-out row's budget (Baton's time ≤ this × the baseline's); none when undefined. */
+  readonly budget?: number;
   /** The QueryEngine's gathering window; its default (10 ms) when undefined. */
   readonly batchMs?: number;
   readonly log: (line: string) => void;
@@ -107,7 +109,9 @@ export async function propagation(options: PropagationOptions): Promise<Row> {
     candidate: formatNs(candidate),
     ratio: median(result.paired),
     spread: quartiles(result.paired),
-    ...(subscribers === 1 ? { budget: { kind: 'max' as const, value: 1.2 } } : {}),
+    ...(subscribers === 1 || options.budget !== undefined
+      ? { budget: { kind: 'max' as const, value: options.budget ?? 1.2 } }
+      : {}),
     values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms' },
     ...(runsPerChange.length > 0
       ? { calls: { baton: { queryRunsPerChange: Math.max(...runsPerChange) } } }
