@@ -250,9 +250,12 @@ export function overflowToItem(actorId: string, mark: OverflowMark): Item {
 
 export function itemToOverflow(item: Item): OverflowMark {
   const raw = unmarshall(item);
-  const kind = (raw[Attr.sk] as string).startsWith(OVERFLOW_SK_PREFIX.sender)
+  const sk = raw[Attr.sk] as string;
+  const kind = sk.startsWith(OVERFLOW_SK_PREFIX.sender)
     ? 'sender'
-    : 'channel';
+    : sk.startsWith(OVERFLOW_SK_PREFIX.page)
+      ? 'page'
+      : 'channel';
   return {
     kind,
     peer: raw[Attr.peer] as string,

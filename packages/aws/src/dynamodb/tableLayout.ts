@@ -66,8 +66,11 @@ export const EFFECT_DONE_SK = 'E';
 export const DEAD_LETTER_SK_PREFIX = 'D#';
 /** The sort key prefix of timers. */
 export const TIMER_SK_PREFIX = 'T#';
-/** The sort key prefixes of overflow marks: a receiver's sender marks, a sender's channels. */
-export const OVERFLOW_SK_PREFIX = { sender: 'M#', channel: 'C#' } as const;
+/**
+ * The sort key prefixes of overflow marks: a receiver's sender marks, a sender's channels, the
+ * pages of state an actor moved out (a workflow's history).
+ */
+export const OVERFLOW_SK_PREFIX = { sender: 'M#', channel: 'C#', page: 'H#' } as const;
 /** Outbox seqs are padded to this many digits so sort keys order like numbers (2^53 has 16). */
 const SEQ_DIGITS = 16;
 /** At most this many outbox index shards (`OUTBOX#0` … `OUTBOX#99`). */

@@ -36,8 +36,10 @@ export interface ChannelMark {
 export type OverflowMark = (
   | { readonly kind: 'sender'; readonly mark: SenderMark }
   | { readonly kind: 'channel'; readonly mark: ChannelMark }
+  /** A page of the actor's state moved out for good (a workflow's older history), as JSON. */
+  | { readonly kind: 'page'; readonly mark: unknown }
 ) & {
-  /** The sender (for `sender`) or target (for `channel`) actor id. */
+  /** The sender (for `sender`) or target (for `channel`) actor id; the page's id. */
   readonly peer: string;
   /** When a store may forget it (the engine ignores one past the mark retention anyway). */
   readonly expiresAt: number;

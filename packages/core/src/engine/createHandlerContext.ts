@@ -9,7 +9,7 @@ import {
   parseActorId,
 } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
-import type { Timer } from '../adapter/ports.ts';
+import type { OverflowMark, Timer } from '../adapter/ports.ts';
 import { uuidFrom } from '../adapter/random.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
@@ -19,6 +19,7 @@ import { asJson } from './asJson.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
 import { INNER_SPAN, startInnerSpan } from './spans.ts';
+import { PAGE_EXPIRES_AT, STATE_PAGES, type StatePages } from './statePages.ts';
 import { WARM_CACHE } from './WarmCache.ts';
 
 /** What one handler run produced, collected by its context. */
@@ -31,6 +32,8 @@ export interface HandlerEffects {
   readonly timers: Map<string, Timer | null>;
   /** Whether the handler called `ctx.halt()`. */
   halted: boolean;
+  /** Pages of state the handler moved out (see statePages.ts). */
+  readonly pages: OverflowMark[];
 }
 
 /**
@@ -46,8 +49,11 @@ export function createHandlerContext(
     inboxPosition,
     trace,
     handling,
+    readPages,
   }: {
     inboxPosition?: string;
+    /** Reads pages of the actor's state (see statePages.ts); without it, from the store. */
+    readPages?: StatePages['read'];
     trace?: HandlingTrace;
     /**
      * What tells this handling from every other of the actor, in any of its lives: the ids of
@@ -81,6 +87,7 @@ export function createHandlerContext(
   const effects: HandlerEffects = {
     timers: new Map(),
     halted: false,
+    pages: [],
     sends: [],
     reply: { set: false, value: undefined },
     ctx: {
@@ -210,6 +217,19 @@ export function createHandlerContext(
       startInnerSpan(engine.openTelemetry, trace, name, attributes),
   });
   Object.defineProperty(effects.ctx, WARM_CACHE, { value: engine.warm });
+  const pages: StatePages = {
+    put(id, value) {
+      effects.pages.push({ kind: 'page', peer: id, mark: value, expiresAt: PAGE_EXPIRES_AT });
+    },
+    read:
+      readPages ??
+      (async (ids) => {
+        const keys = ids.map((peer) => ({ kind: 'page' as const, peer }));
+        const found = await engine.store.readOverflow(actorId, keys);
+        return new Map(found.map((page) => [page.peer, page.mark]));
+      }),
+  };
+  Object.defineProperty(effects.ctx, STATE_PAGES, { value: pages });
   return effects;
 }
 

@@ -87,6 +87,7 @@ export async function applyMessage(
       // Each handling of a turn sits at its own place: the pending commit's base version and
       // the messages it holds. A message at that place in another turn never commits with it.
       handling: [current.life ?? null, builder.baseVer, builder.size],
+      readPages: (ids) => turn.overflow.pages(ids),
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
@@ -165,6 +166,7 @@ export async function applyMessage(
   const done = admissionEffects(admission);
   return {
     ...bounded,
+    overflow: [...bounded.overflow, ...effects.pages],
     envelopes: out.envelopes,
     idempotency,
     ...done,
@@ -410,5 +412,8 @@ function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
  */
 export function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
   if (!effects.unbounded || !effects.overflow?.length) return effects;
-  return { ...effects, ...withRecord(engine, effects.unbounded, 0) };
+  // Pages of state are the handler's, not marks: they stay.
+  const pages = effects.overflow.filter((mark) => mark.kind === 'page');
+  const fewer = withRecord(engine, effects.unbounded, 0);
+  return { ...effects, ...fewer, overflow: [...fewer.overflow, ...pages] };
 }

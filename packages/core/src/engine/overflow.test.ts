@@ -55,7 +55,7 @@ describe('boundPeers', () => {
   it('moves at most a step per message for the count, the oldest first', () => {
     const bounded = boundPeers(recordWith(RECORD_PEERS + 3 * MOVES_PER_MESSAGE), options);
     expect(bounded.moved).toHaveLength(MOVES_PER_MESSAGE);
-    expect(bounded.moved.map((m) => m.mark.at)).toEqual(
+    expect(bounded.moved.map((m) => (m.mark as SenderMark).at)).toEqual(
       Array.from({ length: MOVES_PER_MESSAGE }, (_, i) => i),
     );
   });

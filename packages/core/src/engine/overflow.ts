@@ -212,6 +212,23 @@ export class OverflowLookup {
     return found && found.at >= this.#channelSince ? found : undefined;
   }
 
+  /** The state pages of `ids` (see statePages.ts): this turn's own, else the store's. */
+  async pages(ids: readonly string[]): Promise<Map<string, unknown>> {
+    const missing = ids.filter((id) => !this.#known.has(keyOf('page', id)));
+    if (missing.length > 0) {
+      const keys = missing.map((peer) => ({ kind: 'page' as const, peer }));
+      const found = await this.#store.readOverflow(this.#actorId, keys);
+      for (const id of missing) this.#known.set(keyOf('page', id), null);
+      for (const page of found) this.#known.set(keyOf('page', page.peer), page);
+    }
+    const pages = new Map<string, unknown>();
+    for (const id of ids) {
+      const page = this.#known.get(keyOf('page', id));
+      if (page) pages.set(id, page.mark);
+    }
+    return pages;
+  }
+
   /** Marks this turn moved out: found here from now on, committed or not. */
   moved(marks: readonly OverflowMark[]): void {
     for (const mark of marks) this.#known.set(keyOf(mark.kind, mark.peer), mark);
@@ -219,11 +236,13 @@ export class OverflowLookup {
 
   async #find(record: ActorRecord, key: OverflowKey): Promise<SenderMark | undefined> {
     await this.load(record, [key]);
-    return this.#known.get(keyOf(key.kind, key.peer))?.mark;
+    const found = this.#known.get(keyOf(key.kind, key.peer));
+    return found && found.kind !== 'page' ? found.mark : undefined;
   }
 }
 
 /** The mark `record` itself lists for a peer. */
 function listed(record: ActorRecord, key: OverflowKey): SenderMark | undefined {
+  if (key.kind === 'page') return undefined;
   return key.kind === 'sender' ? record.marks[key.peer] : record.channels?.[key.peer];
 }

@@ -23,10 +23,12 @@ import {
 import type { Logger } from '../logger.ts';
 import {
   type CommandKind,
+  entryAt,
   type JournalEntry,
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
+  sealedCount,
   type WorkflowState,
 } from './journal.ts';
 import { ReplayContext } from './ReplayContext.ts';
@@ -90,6 +92,8 @@ export class Replayer {
   readonly #slots = new Map<number, Slot>();
   /** Journaled completions in completion order, and how many this replay resolved. */
   #byOrder: JournalEntry[];
+  /** The entries before the record's journal, moved out into pages (all final). */
+  readonly #sealed: JournalEntry[];
   #next = 0;
   #started = false;
   #divergence: BatonError | undefined;
@@ -108,15 +112,43 @@ export class Replayer {
     definition: AnyWorkflowDefinition,
     state: WorkflowState,
     host: ReplayHost | undefined,
-    options: { maxStepsPerTurn?: number } = {},
+    options: {
+      maxStepsPerTurn?: number;
+      /** The entries moved out of the record (`state.sealed`), read back from their pages. */
+      sealed?: readonly JournalEntry[];
+    } = {},
   ) {
     this.definition = definition;
     this.state = state;
     this.host = host;
     this.#maxSteps = options.maxStepsPerTurn ?? 10;
-    this.#byOrder = state.journal
+    this.#sealed = [...(options.sealed ?? [])];
+    if (this.#sealed.length !== sealedCount(state)) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `workflow "${definition.name}": the history has ${sealedCount(state)} entries in pages of their own, but ${this.#sealed.length} were given: pass every page's entries, in order`,
+      );
+    }
+    this.#byOrder = [...this.#sealed, ...state.journal]
       .filter((entry) => entry.order !== undefined)
       .sort((a, b) => (a.order as number) - (b.order as number));
+  }
+
+  /** Entry number `seq`: a sealed one, or the record's. */
+  #entry(seq: number): JournalEntry | undefined {
+    return seq < this.#sealed.length ? this.#sealed[seq] : entryAt(this.state, seq);
+  }
+
+  /**
+   * Moves the oldest `count` entries of the record's journal (final ones) out of it: they are
+   * to be written as pages with this turn. Returns them.
+   */
+  seal(count: number): JournalEntry[] {
+    const moved = this.state.journal.splice(0, count);
+    this.#sealed.push(...moved);
+    const pages = (this.state.sealed?.pages ?? 0) + 1;
+    this.state.sealed = { entries: this.#sealed.length, pages };
+    return moved;
   }
 
   /** Whether the main run may issue new commands: not while compensations run, nor in a check. */
@@ -131,7 +163,7 @@ export class Replayer {
   issue(kind: CommandKind, name: string, origin: 'run' | 'runner'): Slot | undefined {
     if (this.#divergence) return undefined;
     const seq = this.#seq;
-    const existing = this.state.journal[seq];
+    const existing = this.#entry(seq);
     if (existing) {
       if (existing.kind !== kind || existing.name !== name) {
         this.diverge(
@@ -200,7 +232,7 @@ export class Replayer {
   /** Cancels the pending commands of `seqs`: they never resolve, their timers never fire. */
   cancel(seqs: readonly (number | undefined)[]): void {
     for (const seq of seqs) {
-      const entry = seq === undefined ? undefined : this.state.journal[seq];
+      const entry = seq === undefined ? undefined : this.#entry(seq);
       if (entry?.state !== 'pending' || !this.host) continue;
       entry.state = 'cancelled';
       if (entry.until !== undefined || entry.retryAt !== undefined)
@@ -215,7 +247,7 @@ export class Replayer {
   patched(id: string, origin: 'run' | 'runner'): boolean {
     if (this.#divergence) return true;
     const seq = this.#seq;
-    const existing = this.state.journal[seq];
+    const existing = this.#entry(seq);
     if (existing) {
       if (existing.kind !== 'patch' || existing.name !== id) return false;
       this.#seq++;
@@ -271,14 +303,22 @@ export class Replayer {
   continueWith(state: WorkflowState, host: ReplayHost): boolean {
     // Every result of the last drive's record is resolved in memory already.
     const settled = this.state.completed;
-    if (!this.resumable || state.journal.length !== this.#seq || state.completed < settled) {
+    const base = this.#sealed.length;
+    if (
+      !this.resumable ||
+      sealedCount(state) !== base ||
+      base + state.journal.length !== this.#seq ||
+      state.completed < settled
+    ) {
       return false;
     }
-    for (const slot of this.#slots.values()) {
-      const entry = state.journal[slot.seq];
+    // Sealed entries are final: their slots keep them.
+    const live = [...this.#slots.values()].filter((slot) => slot.seq >= base);
+    for (const slot of live) {
+      const entry = entryAt(state, slot.seq);
       if (!entry || entry.kind !== slot.entry.kind || entry.name !== slot.entry.name) return false;
     }
-    for (const slot of this.#slots.values()) slot.entry = state.journal[slot.seq] as JournalEntry;
+    for (const slot of live) slot.entry = entryAt(state, slot.seq) as JournalEntry;
     this.#byOrder = state.journal
       .filter((entry) => entry.order !== undefined && entry.order >= settled)
       .sort((a, b) => (a.order as number) - (b.order as number));

@@ -9,6 +9,7 @@ import { asJson } from '../engine/asJson.ts';
 import { INNER_SPAN } from '../engine/spans.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { callbackToken } from './callbackToken.ts';
+import { readSealed, sealHistory } from './history.ts';
 import {
   FINAL_STATUSES,
   type Outcome,
@@ -31,11 +32,13 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
   const replayer =
     warm?.resume(ctx.self.id, definition, state, host) ??
     new Replayer(definition, state, host, {
+      sealed: await readSealed(ctx),
       ...(definition.maxStepsPerTurn === undefined
         ? {}
         : { maxStepsPerTurn: definition.maxStepsPerTurn }),
     });
   const result = await replayer.drive();
+  if (result.kind !== 'diverged') sealHistory(ctx, replayer);
   if (result.kind === 'suspended') warm?.keep(ctx.self.id, replayer);
   if (result.kind === 'diverged') {
     if (state.status !== 'paused') {

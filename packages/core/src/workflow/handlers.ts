@@ -9,11 +9,13 @@ import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { advance, cancelPending, finish, notifyParents } from './advance.ts';
 import { callbackToken } from './callbackToken.ts';
 import {
+  entryAt,
   FINAL_STATUSES,
   type JournalEntry,
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
+  sealedCount,
   summarize,
   type WorkflowState,
 } from './journal.ts';
@@ -122,7 +124,15 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         body: { token: string; ok: boolean; value?: unknown; error?: string },
       ) => {
         const address = callbackToken.decode(body.token);
-        const entry = ctx.state.journal[address.seq];
+        if (address.actorId === ctx.self.id && address.seq < sealedCount(ctx.state)) {
+          // Moved out of the record into a page: final, so completed (or ended) already.
+          throw new BatonError(
+            ErrorCode.REJECTED,
+            `callback ${address.seq} ended long ago: a callback completes once, and its token cannot be used again`,
+            { details: { seq: address.seq } },
+          );
+        }
+        const entry = entryAt(ctx.state, address.seq);
         if (
           address.actorId !== ctx.self.id ||
           entry?.kind !== 'callback' ||
@@ -175,7 +185,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     _childDone: {
       payload: internalPayload,
       handle: async (ctx: Ctx, { seq, outcome }: { seq: number; outcome: Outcome }) => {
-        const entry = ctx.state.journal[seq];
+        const entry = entryAt(ctx.state, seq);
         if (entry?.kind === 'child') await settle(ctx, entry, outcome);
       },
     },
@@ -185,7 +195,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         ctx: Ctx,
         reply: { ok: boolean; value?: unknown; error?: SerializedError; context: { seq: number } },
       ) => {
-        const entry = ctx.state.journal[reply.context?.seq];
+        const entry = entryAt(ctx.state, reply.context?.seq);
         if (entry?.kind !== 'call') return;
         const tooLarge = reply.ok
           ? journalValueTooLarge(`the reply to call "${entry.name}"`, reply.value)
@@ -204,7 +214,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     _timer: {
       payload: internalPayload,
       handle: async (ctx: Ctx, { seq, kind }: { seq: number; kind: string }) => {
-        const entry = ctx.state.journal[seq];
+        const entry = entryAt(ctx.state, seq);
         if (entry?.state !== 'pending') return;
         if (kind === 'sleep') await settle(ctx, entry, { ok: true, value: undefined });
         else if (kind === 'timeout') {

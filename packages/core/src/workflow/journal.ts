@@ -86,6 +86,11 @@ export interface WorkflowState {
   startedAt?: number;
   endedAt?: number;
   journal: JournalEntry[];
+  /**
+   * The oldest entries, all final, moved out of the record into pages of their own (see
+   * `history.ts`): `journal` holds the entries from number `entries` on.
+   */
+  sealed?: { entries: number; pages: number };
   /** Completions so far: the next entry's `order`. */
   completed: number;
   /** Events that arrived before a wait for them, oldest first: each is consumed once. */
@@ -154,6 +159,21 @@ export function journalValueTooLarge(what: string, value: unknown): BatonError |
   );
 }
 
+/** Entries moved out of the record into pages (see `history.ts`). */
+export function sealedCount(state: WorkflowState): number {
+  return state.sealed?.entries ?? 0;
+}
+
+/**
+ * Journal entry number `seq` if the record holds it; an entry moved out into a page (final, so
+ * no message changes it) is `undefined` here.
+ */
+export function entryAt(state: WorkflowState, seq: unknown): JournalEntry | undefined {
+  if (typeof seq !== 'number') return undefined;
+  const index = seq - sealedCount(state);
+  return index >= 0 ? state.journal[index] : undefined;
+}
+
 /** The record of an instance never started. */
 export function newWorkflowState(): WorkflowState {
   return { status: 'new', journal: [], completed: 0, signals: [], notify: [] };
@@ -180,7 +200,7 @@ export function summarize(id: string, state: WorkflowState): WorkflowSummary {
   return {
     id,
     status: state.status,
-    steps: state.journal.length,
+    steps: sealedCount(state) + state.journal.length,
     ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
     ...(state.endedAt === undefined ? {} : { endedAt: state.endedAt }),
     ...(state.output === undefined ? {} : { output: state.output }),

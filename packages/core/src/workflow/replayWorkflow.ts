@@ -2,7 +2,7 @@
  * Checks a workflow's code against a recorded history, without running anything: the check an
  * app's CI runs over histories of its running instances before a deploy.
  */
-import type { WorkflowState } from './journal.ts';
+import { sealedCount, type WorkflowState } from './journal.ts';
 import { Replayer } from './Replayer.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
@@ -34,5 +34,5 @@ export async function replayWorkflow(
       : result.kind === 'suspended'
         ? 'suspended'
         : 'failed';
-  return { outcome, commands: state.journal.length };
+  return { outcome, commands: sealedCount(state) + state.journal.length };
 }

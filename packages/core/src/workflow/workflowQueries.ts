@@ -86,7 +86,12 @@ export function workflowQueries(
       const steps: WorkflowHistoryEntry[] = state.journal.map(
         ({ secret: _, inline: __, ...entry }) => entry,
       );
-      return { ...summarize(a.id, state), history: steps };
+      // Entries moved out into pages (`sealed.entries` of them) are not read back here.
+      return {
+        ...summarize(a.id, state),
+        ...(state.sealed ? { sealed: state.sealed } : {}),
+        history: steps,
+      };
     },
   });
   return [status as AnyQueryDefinition, history as AnyQueryDefinition];

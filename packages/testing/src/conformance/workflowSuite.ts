@@ -55,6 +55,20 @@ const Order = workflow({
   },
 });
 
+/** 300 steps of 2 KB each: a history half again as large as a DynamoDB item. */
+const Long = workflow({
+  name: 'long',
+  input: z.object({ steps: z.number() }),
+  run: async (ctx, { steps }) => {
+    const values: string[] = [];
+    for (let i = 0; i < steps; i++) {
+      values.push(await ctx.step(`s${i}`, () => `${i}:${'v'.repeat(2_000)}`));
+    }
+    const last = await ctx.waitForEvent<string>('last');
+    return { steps: values.filter((v, i) => v.startsWith(`${i}:`)).length, last };
+  },
+});
+
 export function workflowSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`workflows on ${name}`, () => {
     let backend: ConformanceBackend | undefined;
@@ -66,7 +80,7 @@ export function workflowSuite(name: string, open: () => Promise<ConformanceBacke
     async function start() {
       backend = await open();
       const b = backend;
-      const { actors } = defineApp({ actors: [Ledger], workflows: [Order, Label] });
+      const { actors } = defineApp({ actors: [Ledger], workflows: [Order, Label, Long] });
       const options = {
         actors,
         store: b.store,
@@ -94,7 +108,9 @@ export function workflowSuite(name: string, open: () => Promise<ConformanceBacke
         }
         throw new Error('the workflow did not settle');
       };
-      return { b, client, run };
+      /** The same app on another worker, which has no run in memory. */
+      const coldWorker = () => new Worker(createEngine({ ...options, visibilityTimeoutMs: 2_000 }));
+      return { b, client, run, coldWorker };
     }
 
     it('runs each step, call, sleep, event, child and callback once, to its output', async () => {
@@ -132,6 +148,20 @@ export function workflowSuite(name: string, open: () => Promise<ConformanceBacke
         'callback delivered done',
         'step notify done',
       ]);
+    });
+
+    it('moves a history larger than an item into pages, and a cold worker replays it whole', async () => {
+      const { b, client, run, coldWorker } = await start();
+      const ref = await client.start(Long, 'long', { steps: 300 });
+      await run();
+      const state = (await b.store.load(ref.id))?.state as WorkflowState;
+      expect(state.status).toBe('waiting');
+      expect(state.sealed?.pages).toBeGreaterThan(1);
+
+      await client.signal(ref, 'last', 'done');
+      const cold = coldWorker();
+      for (let i = 0; i < 50 && (await cold.poll()) === 0; i++) await b.pass(250);
+      expect(await client.result(ref)).toEqual({ steps: 300, last: 'done' });
     });
 
     it('cancels an instance: its compensations run once and it ends cancelled', async () => {

@@ -1,0 +1,84 @@
+/**
+ * Histories larger than a record: an instance of 1,500 steps with 1.5 MB of step results (the
+ * record's item holds 400 KB) completes, its record stays under the item limit with the oldest
+ * entries moved out into pages, and a cold worker reads the pages back and replays the whole
+ * history to the right output. (10,000 steps and 10 MB: `pnpm tsx bench/workflow-history.ts`.)
+ */
+import { defineApp, replayWorkflow, silentLogger, type WorkflowState, workflow } from '@baton/core';
+import { createEngine, Worker } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runUntilIdle, setup } from '../engine/helpers.ts';
+
+const STEPS = 1_500;
+/** About 1 KB per step's result, different for each step. */
+const result = (i: number) => `${i}:${'r'.repeat(1_000)}`;
+
+let runs = 0;
+let ranSteps = 0;
+const Long = workflow({
+  name: 'long',
+  input: z.object({ steps: z.number() }),
+  run: async (ctx, { steps }) => {
+    runs++;
+    let checked = 0;
+    for (let i = 0; i < steps; i++) {
+      const value = await ctx.step(`s${i}`, () => {
+        ranSteps++;
+        return result(i);
+      });
+      if (value === result(i)) checked++;
+    }
+    const last = await ctx.waitForEvent<string>('last');
+    return { checked, last };
+  },
+});
+
+describe('a workflow history larger than a record', () => {
+  it('moves into pages, so 1,500 steps of 1 KB complete, and a cold worker replays them all', async () => {
+    runs = 0;
+    ranSteps = 0;
+    const app = defineApp({ workflows: [Long] });
+    const h = setup({ actors: app.actors });
+
+    const ref = await h.client.start(Long, 'big', { steps: STEPS });
+    await h.run();
+    const record = await h.record(ref.id);
+    const state = record?.state as WorkflowState;
+    expect(state.status).toBe('waiting');
+    expect(JSON.stringify(record).length).toBeLessThan(h.backend.store.limits.maxItemBytes);
+    expect(state.sealed?.entries).toBeGreaterThan(STEPS - 100);
+    expect(state.sealed?.pages).toBeGreaterThan(5);
+    expect(runs).toBe(1); // one warm worker: never replayed
+
+    // Another worker, cold: the event's turn reads every page back and replays all 1,500.
+    const cold = new Worker(
+      createEngine({
+        actors: app.actors,
+        store: h.backend.store,
+        queue: h.backend.queue,
+        clock: h.clock,
+        logger: silentLogger,
+      }),
+    );
+    await h.client.signal(ref, 'last', 'done');
+    await runUntilIdle(cold, h.backend, h.clock);
+
+    expect(runs).toBe(2);
+    expect(ranSteps).toBe(STEPS); // the replay ran no step again
+    expect(await h.client.result(ref)).toEqual({ checked: STEPS, last: 'done' });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ steps: STEPS + 1 });
+  });
+
+  it('is refused by replayWorkflow without its pages, saying what to pass', async () => {
+    const state = {
+      status: 'waiting',
+      journal: [],
+      completed: 2,
+      signals: [],
+      notify: [],
+      sealed: { entries: 2, pages: 1 },
+    } satisfies WorkflowState;
+    await expect(replayWorkflow(Long, state)).rejects.toThrow(/2 entries in pages of their own/);
+  });
+});
