@@ -31,6 +31,7 @@ import {
   outboxShardKey,
   outboxSk,
   overflowSk,
+  RECORD_ATTRIBUTES,
   RECORD_SK,
   timerShardKey,
   timerSk,
@@ -82,34 +83,11 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
 }
 
 /** The attributes of a record item this Baton knows; any other was written by a newer one. */
-const RECORD_ATTRIBUTES: ReadonlySet<string> = new Set([
-  Attr.pk,
-  Attr.sk,
-  Attr.ver,
-  Attr.life,
-  Attr.format,
-  Attr.state,
-  Attr.stateVersion,
-  Attr.inboxOffset,
-  Attr.inboxQueue,
-  Attr.marks,
-  Attr.sentSeq,
-  Attr.channels,
-  Attr.overflowedAt,
-  Attr.timerEpoch,
-  Attr.expiresAt,
-  Attr.ttl,
-  Attr.outbox,
-  Attr.obPk,
-  Attr.obAt,
-  Attr.outboxApart,
-  Attr.paused,
-  Attr.parked,
-]);
+const KNOWN_RECORD_ATTRIBUTES: ReadonlySet<string> = new Set(RECORD_ATTRIBUTES);
 
 export function itemToRecord(item: Item): ActorRecord {
   const raw = unmarshall(item);
-  const unknown = Object.entries(item).filter(([name]) => !RECORD_ATTRIBUTES.has(name));
+  const unknown = Object.entries(item).filter(([name]) => !KNOWN_RECORD_ATTRIBUTES.has(name));
   return {
     id: actorIdOf(raw[Attr.pk] as string),
     ver: raw[Attr.ver] as number,

@@ -139,6 +139,35 @@ export function outboxShard(actorId: string, shards: number): number {
   return (hash >>> 0) % shards;
 }
 
+/**
+ * Every attribute of an actor record item this Baton writes: its size overhead counts their
+ * names, and a record read back keeps any other attribute as one a newer Baton wrote.
+ */
+export const RECORD_ATTRIBUTES: readonly string[] = [
+  Attr.pk,
+  Attr.sk,
+  Attr.ver,
+  Attr.life,
+  Attr.format,
+  Attr.state,
+  Attr.stateVersion,
+  Attr.inboxOffset,
+  Attr.inboxQueue,
+  Attr.marks,
+  Attr.sentSeq,
+  Attr.channels,
+  Attr.overflowedAt,
+  Attr.timerEpoch,
+  Attr.expiresAt,
+  Attr.ttl,
+  Attr.outbox,
+  Attr.obPk,
+  Attr.obAt,
+  Attr.outboxApart,
+  Attr.paused,
+  Attr.parked,
+];
+
 /** DynamoDB's item size limit: 400 KB, attribute names included. */
 export const DYNAMODB_ITEM_BYTES = 400 * 1024;
 /** DynamoDB stores a number in at most 21 bytes (38 significant digits). */
@@ -162,32 +191,11 @@ function overhead(names: readonly string[], fixed: readonly string[], numbers: n
 /** Worst-case overhead per item type (see {@link overhead}). */
 export const ITEM_OVERHEAD = {
   record: overhead(
-    [
-      Attr.pk,
-      Attr.sk,
-      Attr.ver,
-      Attr.life,
-      Attr.format,
-      Attr.state,
-      Attr.stateVersion,
-      Attr.inboxOffset,
-      Attr.inboxQueue,
-      Attr.marks,
-      Attr.sentSeq,
-      Attr.channels,
-      Attr.overflowedAt,
-      Attr.expiresAt,
-      Attr.ttl,
-      Attr.outbox,
-      Attr.outboxApart,
-      Attr.obPk,
-      Attr.obAt,
-      Attr.paused,
-      Attr.parked,
-    ],
+    RECORD_ATTRIBUTES,
     // A record holding sends is in the outbox index (its shard key); `apart` is a boolean.
     [actorPk(''), RECORD_SK, outboxShardKey(MAX_OUTBOX_SHARDS - 1)],
-    9,
+    // ver, format, stateVersion, sentSeq, overflowedAt, timerEpoch, expiresAt, ttl, obAt, parked
+    10,
   ),
   outbox: overhead(
     [Attr.pk, Attr.sk, Attr.envelopes, Attr.createdAt, Attr.obPk, Attr.obAt],
@@ -233,7 +241,7 @@ export const ITEM_OVERHEAD = {
  * the engine's check always fits DynamoDB.
  *
  * @example
- * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_322 (409,600 less the actor record's 278)
+ * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_267 (409,600 less the actor record's 333)
  */
 export const DYNAMO_STORE_LIMITS: StoreLimits = Object.freeze({
   maxTransactionItems: 100,
