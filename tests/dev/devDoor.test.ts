@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { runOps } from '@baton/cli/ops';
 import { BatonClient, type QueryState } from '@baton/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -89,6 +90,18 @@ afterAll(async () => {
 });
 
 describe("baton dev's door", () => {
+  it('tells baton --local that an embedded app is operated from its inspector, not the CLI', async () => {
+    const err: string[] = [];
+    const code = await runOps(['status', '--local', dev.origin], {
+      out: () => {},
+      err: (line) => err.push(line),
+      env: {},
+      now: () => Date.now(),
+    });
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(/embedded backend.*--backend local-aws/);
+  });
+
   it('refuses a request naming another host, as DNS rebinding does, and applies nothing', async () => {
     const rebound = await raw(
       port,

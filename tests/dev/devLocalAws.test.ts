@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { defaultEmulatorCacheDir } from '@baton/cli';
+import { runOps } from '@baton/cli/ops';
 import { BatonClient, type QueryState } from '@baton/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -128,6 +129,31 @@ describe('baton dev --backend local-aws', () => {
     expect(sent.status).toBe(400);
     expect(await sent.text()).toContain('NonExistentQueue');
     expect((await ask('add', { n: 0 })).body).toEqual({ value: 6 });
+  });
+
+  it('is operated by the baton commands with --local, as a deployment is', async () => {
+    const baton = async (...argv: string[]) => {
+      const out: string[] = [];
+      const code = await runOps([...argv, '--local', dev!.origin, '--json'], {
+        out: (line) => out.push(line),
+        err: () => {},
+        env: {},
+        now: () => Date.now(),
+      });
+      expect(code, out.join('\n')).toBe(0);
+      return JSON.parse(out.join('\n'));
+    };
+    const status = await baton('status');
+    expect(status.table).toMatch(/^baton-dev-/);
+    expect(status.queues.map((q: { name: string }) => q.name)).toEqual([
+      'inbox',
+      'inbox dead letters',
+    ]);
+    const count = (await ask('add', { n: 0 })).body.value;
+    expect((await baton('actors', 'get', 'counter/c')).state).toEqual({ count });
+    expect(
+      (await baton('actors', 'list', 'counter')).actors.map((a: { id: string }) => a.id),
+    ).toEqual(['counter/c']);
   });
 
   it('stops the app, then the emulators, on Ctrl-C: exit 0, no error, no emulator left', async () => {

@@ -33,6 +33,8 @@ export interface ChildConfig {
     readonly tableName: string;
     /** The app's inbox (a FIFO queue). */
     readonly queueUrl: string;
+    /** The inbox's dead-letter queue (for `baton status --local`). */
+    readonly deadLetterQueueUrl?: string;
   };
 }
 

@@ -10,6 +10,7 @@ import { DevDoor } from './DevDoor.ts';
 import type { DevOptions } from './DevOptions.ts';
 import { FolderWatcher } from './FolderWatcher.ts';
 import { forwardRequest, forwardUpgrade } from './forward.ts';
+import { LOCAL_TARGET_PATH, localTarget } from './localTarget.ts';
 import { appPageHtml, inspectorHtml, landingHtml } from './pages.ts';
 import type { ChildConfig } from './protocol.ts';
 import { newSecret } from './secrets.ts';
@@ -127,6 +128,15 @@ export async function startDev(
     }
     if (request.method === 'GET' && (path === '/_baton' || path === '/_baton/')) {
       return html(inspectorHtml(webSocketUrl(), inspectorToken), tokenPage);
+    }
+    if (request.method === 'GET' && path === LOCAL_TARGET_PATH) {
+      const target = localTarget(config);
+      return response
+        .writeHead(target.status, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+        })
+        .end(JSON.stringify(target.body));
     }
     const page = request.method === 'GET' ? pages.get(path) : undefined;
     if (page) {

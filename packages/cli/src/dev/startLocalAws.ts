@@ -50,7 +50,13 @@ export async function startLocalAws(
     // process need not repeat it each time it starts.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
     return {
-      config: { dynamodbEndpoint, sqsEndpoint, tableName: name, queueUrl: queue.queueUrl },
+      config: {
+        dynamodbEndpoint,
+        sqsEndpoint,
+        tableName: name,
+        queueUrl: queue.queueUrl,
+        deadLetterQueueUrl: queue.deadLetterQueueUrl,
+      },
       stop: () => emulators.stop(),
     };
   } catch (error) {

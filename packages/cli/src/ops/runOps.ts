@@ -84,6 +84,7 @@ export const OPS_USAGE = `Operating a deployed app:
 
 Which deployment:
   --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
+  --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
   --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL)
   [--dead-letter-queue-url <url>] [--timer-queue-url <url>]
   [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
@@ -95,6 +96,7 @@ Exit codes: 0 done, 1 failed, 2 usage error.`;
 
 const OPTIONS = {
   stack: { type: 'string' },
+  local: { type: 'string' },
   table: { type: 'string' },
   'queue-url': { type: 'string' },
   'dead-letter-queue-url': { type: 'string' },

@@ -36,6 +36,8 @@ export interface Target {
 /** The target options every operating command takes (see `USAGE`). */
 export interface TargetOptions {
   readonly stack?: string;
+  /** A running `baton dev --backend local-aws` (its URL): it names its table and queues. */
+  readonly local?: string;
   readonly table?: string;
   readonly 'queue-url'?: string;
   readonly 'dead-letter-queue-url'?: string;
@@ -66,12 +68,16 @@ export async function resolveTarget(
   options: TargetOptions,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Target> {
-  const dynamodbEndpoint = options['dynamodb-endpoint'] ?? env.BATON_DYNAMODB_ENDPOINT;
-  const sqsEndpoint = options['sqs-endpoint'] ?? env.BATON_SQS_ENDPOINT;
+  const dev = options.local ? await devNames(options.local) : undefined;
+  const dynamodbEndpoint =
+    dev?.dynamodbEndpoint ?? options['dynamodb-endpoint'] ?? env.BATON_DYNAMODB_ENDPOINT;
+  const sqsEndpoint = dev?.sqsEndpoint ?? options['sqs-endpoint'] ?? env.BATON_SQS_ENDPOINT;
   const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-  const names = options.stack
-    ? await stackNames(options.stack, region)
-    : explicitNames(options, env);
+  const names = dev
+    ? dev.names
+    : options.stack
+      ? await stackNames(options.stack, region)
+      : explicitNames(options, env);
   const { dynamodb, sqs } = createAwsClients({
     ...(region ? { region } : {}),
     ...(dynamodbEndpoint ? { dynamodbEndpoint } : {}),
@@ -88,6 +94,52 @@ export async function resolveTarget(
     sqs,
     local: dynamodbEndpoint !== undefined || sqsEndpoint !== undefined,
     region,
+  };
+}
+
+/** What `baton dev` at `url` answers on `/_baton/target` (it runs with `--backend local-aws`). */
+async function devNames(
+  url: string,
+): Promise<{ names: TargetNames; dynamodbEndpoint: string; sqsEndpoint: string }> {
+  let response: Response;
+  try {
+    response = await fetch(new URL('/_baton/target', url));
+  } catch (error) {
+    throw new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `no baton dev answers at ${url} (${(error as Error).message}): start it, or pass the URL it prints`,
+      { cause: error },
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    error?: { message?: string };
+    table?: string;
+    inboxUrl?: string;
+    deadLetterQueueUrl?: string;
+    dynamodbEndpoint?: string;
+    sqsEndpoint?: string;
+  };
+  if (
+    !response.ok ||
+    !body.table ||
+    !body.inboxUrl ||
+    !body.dynamodbEndpoint ||
+    !body.sqsEndpoint
+  ) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      body.error?.message ??
+        `${url} answered ${response.status} without a table and queue: is it a baton dev of this version?`,
+    );
+  }
+  return {
+    names: {
+      table: body.table,
+      inboxUrl: body.inboxUrl,
+      ...(body.deadLetterQueueUrl ? { deadLetterQueueUrl: body.deadLetterQueueUrl } : {}),
+    },
+    dynamodbEndpoint: body.dynamodbEndpoint,
+    sqsEndpoint: body.sqsEndpoint,
   };
 }
 
