@@ -18,7 +18,7 @@ import { childLogger } from '../logger.ts';
 import { asJson } from './asJson.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
-import { INNER_SPAN, startInnerSpan } from './spans.ts';
+import { INNER_SPAN, type InnerSpanOptions, startInnerSpan, TURN_TRACE } from './spans.ts';
 import { PAGE_EXPIRES_AT, STATE_PAGES, type StatePages } from './statePages.ts';
 import { WARM_CACHE } from './WarmCache.ts';
 
@@ -213,9 +213,13 @@ export function createHandlerContext(
   };
   // Workflows give each step a span under this handling's (see startInnerSpan).
   Object.defineProperty(effects.ctx, INNER_SPAN, {
-    value: (name: string, attributes: Record<string, string | number | boolean>) =>
-      startInnerSpan(engine.openTelemetry, trace, name, attributes),
+    value: (
+      name: string,
+      attributes: Record<string, string | number | boolean>,
+      options?: InnerSpanOptions,
+    ) => startInnerSpan(engine.openTelemetry, trace, name, attributes, options),
   });
+  Object.defineProperty(effects.ctx, TURN_TRACE, { value: trace?.child });
   Object.defineProperty(effects.ctx, WARM_CACHE, { value: engine.warm });
   const pages: StatePages = {
     put(id, value) {

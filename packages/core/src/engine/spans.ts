@@ -21,7 +21,7 @@ export interface OtelSpan {
   spanContext(): OtelSpanContext;
   setAttribute(key: string, value: string | number | boolean): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
-  end(): void;
+  end(endTime?: Date): void;
 }
 
 /**
@@ -39,7 +39,11 @@ export interface OpenTelemetryApi {
     ): {
       startSpan(
         name: string,
-        options?: { kind?: number; attributes?: Record<string, string | number | boolean> },
+        options?: {
+          kind?: number;
+          attributes?: Record<string, string | number | boolean>;
+          startTime?: Date;
+        },
         context?: never,
       ): OtelSpan;
     };
@@ -116,8 +120,23 @@ const INTERNAL = 0;
 
 /** A span of work inside a handling (a workflow's step), and what ends it. */
 export interface InnerSpan {
-  end(error?: { code: string; message: string }): void;
+  /** Ends it now, or at `endTime`; `error` marks it failed. */
+  end(error?: { code: string; message: string }, endTime?: Date): void;
 }
+
+/** Where a span of work goes: under another span than the turn's, and since when. */
+export interface InnerSpanOptions {
+  /** The parent as a W3C `traceparent` (e.g. a workflow's first turn). @default the turn's span */
+  readonly parent?: string;
+  /** When the work began (a wait issued in an earlier turn). @default now */
+  readonly startTime?: Date;
+}
+
+/**
+ * Where a handler context keeps the `traceparent` of its handling's span (what the messages it
+ * sends carry), for workflows to keep their first turn's as the parent of their commands' spans.
+ */
+export const TURN_TRACE = Symbol.for('baton.turnTrace');
 
 /**
  * Where a handler context keeps {@link startInnerSpan} bound to its handling (not part of the
@@ -125,29 +144,44 @@ export interface InnerSpan {
  */
 export const INNER_SPAN = Symbol.for('baton.innerSpan');
 
-/** Starts an INTERNAL span, child of the handling's span; a no-op without OpenTelemetry. */
+/**
+ * Starts an INTERNAL span, child of the handling's span (or of `options.parent`); a no-op
+ * without OpenTelemetry.
+ */
 export function startInnerSpan(
   otel: OpenTelemetryApi | undefined,
   trace: HandlingTrace | undefined,
   name: string,
   attributes: Record<string, string | number | boolean>,
+  options: InnerSpanOptions = {},
 ): InnerSpan {
   if (!otel || !trace) return { end: () => {} };
-  const context = otel.trace.setSpanContext(otel.context.active() as never, {
+  const parent = parseTraceparent(options.parent) ?? {
     traceId: trace.traceId,
-    spanId: trace.spanId,
-    traceFlags: Number.parseInt(trace.child.slice(-2), 16),
+    parentId: trace.spanId,
+    flags: trace.child.slice(-2),
+  };
+  const context = otel.trace.setSpanContext(otel.context.active() as never, {
+    traceId: parent.traceId,
+    spanId: parent.parentId,
+    traceFlags: Number.parseInt(parent.flags, 16),
   });
-  const span = otel.trace
-    .getTracer('baton')
-    .startSpan(name, { kind: INTERNAL, attributes }, context as never);
+  const span = otel.trace.getTracer('baton').startSpan(
+    name,
+    {
+      kind: INTERNAL,
+      attributes,
+      ...(options.startTime ? { startTime: options.startTime } : {}),
+    },
+    context as never,
+  );
   return {
-    end(error) {
+    end(error, endTime) {
       if (error) {
         span.setAttribute('baton.error_code', error.code);
         span.setStatus({ code: ERROR, message: error.message });
       }
-      span.end();
+      span.end(endTime);
     },
   };
 }

@@ -6,9 +6,9 @@ import type { ActorContext } from '../ActorContext.ts';
 import { parseActorId } from '../adapter/envelope.ts';
 import { ANONYMOUS } from '../caller.ts';
 import { asJson } from '../engine/asJson.ts';
-import { INNER_SPAN } from '../engine/spans.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { callbackToken } from './callbackToken.ts';
+import { workflowSpan } from './commandSpans.ts';
 import { readSealed, sealHistory } from './history.ts';
 import {
   FINAL_STATUSES,
@@ -165,7 +165,8 @@ function actorHost(ctx: Ctx): ReplayHost {
     schedule: (seq, at, kind) =>
       ctx.schedule(new Date(at), '_timer' as never, { seq, kind } as never, { id: `wf:${seq}` }),
     cancelTimer: (seq) => ctx.cancel(`wf:${seq}`),
-    span: (ctx as unknown as Record<symbol, ReplayHost['span']>)[INNER_SPAN],
+    // In the workflow's trace, also in a turn a client's signal began (see commandSpans.ts).
+    span: workflowSpan(ctx),
   };
 }
 

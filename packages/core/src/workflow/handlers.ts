@@ -8,6 +8,7 @@ import { digest128 } from '../adapter/sha256.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { advance, cancelPending, finish, notifyParents } from './advance.ts';
 import { callbackToken } from './callbackToken.ts';
+import { turnTrace } from './commandSpans.ts';
 import {
   entryAt,
   FINAL_STATUSES,
@@ -253,6 +254,8 @@ function begin(ctx: Ctx, input: unknown): void {
   state.input = input;
   state.caller = ctx.caller;
   state.startedAt = ctx.now();
+  const trace = turnTrace(ctx);
+  if (trace) state.trace = trace;
 }
 
 function cancelled(ctx: Ctx, how: string, reason: string | undefined): SerializedError {

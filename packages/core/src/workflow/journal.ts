@@ -83,6 +83,8 @@ export interface WorkflowState {
   runId?: string;
   input?: unknown;
   caller?: Caller;
+  /** The `traceparent` of the span of the turn that started it: its spans' trace. */
+  trace?: string;
   startedAt?: number;
   endedAt?: number;
   journal: JournalEntry[];

@@ -9,6 +9,7 @@ import { type ActorDefinition, type ActorRef, actor } from '../actor.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Schema } from '../schema.ts';
+import { traceCommands } from './commandSpans.ts';
 import { workflowHandlers } from './handlers.ts';
 import type { WorkflowSummary } from './journal.ts';
 import { checkRetryPolicy } from './retry.ts';
@@ -140,7 +141,7 @@ export function workflow<const Name extends string, InputSchema extends Schema, 
     name: type,
     state: anyState,
     initial: () => ({ status: 'new', journal: [], completed: 0, signals: [], notify: [] }),
-    handlers: workflowHandlers(definition) as never,
+    handlers: traceCommands(options.name, workflowHandlers(definition)) as never,
   }) as unknown as WorkflowActor;
   Object.defineProperty(generated, WORKFLOW, { value: definition });
   Object.assign(definition, {
