@@ -31,6 +31,14 @@ export interface SharedFrame {
  */
 export class SharedFrames {
   readonly #byResult = new WeakMap<QueryResult, Map<string, SharedFrame | null>>();
+  readonly #seen = new WeakSet<QueryResult>();
+
+  /** True the first time it is given `result`: what once per result needs doing (caching it). */
+  firstSight(result: QueryResult): boolean {
+    if (this.#seen.has(result)) return false;
+    this.#seen.add(result);
+    return true;
+  }
 
   /**
    * The frame from `base` (the value the client acknowledged) to `result`; `undefined` if it

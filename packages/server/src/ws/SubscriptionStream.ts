@@ -43,8 +43,6 @@ export class SubscriptionStream {
   #sentVersion = 0;
   #waiters: Waiter[] = [];
   #closed = false;
-  /** The last result remembered in the cache (every subscriber of an instance gets the same). */
-  #remembered: QueryResult | undefined;
 
   constructor(
     readonly id: string,
@@ -125,8 +123,8 @@ export class SubscriptionStream {
       this.#error(update.error);
       return;
     }
-    if (this.#remembered !== update) {
-      this.#remembered = update;
+    // Every subscriber of the instance gets the same result: it is cached once for all.
+    if (this.frames.firstSight(update)) {
       this.cache.remember(this.#subscription!.instance, update.hash, update.value);
     }
     if (update.version <= this.#sentVersion) return;
