@@ -1,6 +1,6 @@
-import type { ActorRecord } from '@baton/core/adapter';
+import type { ActorRecord, OverflowMark } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { itemToRecord, recordToItem } from './itemCodec.ts';
+import { itemToOverflow, itemToRecord, overflowToItem, recordToItem } from './itemCodec.ts';
 import { RECORD_ATTRIBUTES } from './tableLayout.ts';
 
 /** A record with every field set, holding one send. */
@@ -30,5 +30,16 @@ describe('the actor record item', () => {
     const item = recordToItem(full, 4);
     expect(Object.keys(item).sort()).toEqual([...RECORD_ATTRIBUTES].sort());
     expect(itemToRecord(item)).toEqual(full);
+  });
+});
+
+describe('the overflow mark item', () => {
+  it('reads each kind back as written: a sender mark, a channel, a page of state', () => {
+    const marks: OverflowMark[] = [
+      { kind: 'sender', peer: 'a/1', mark: { seq: 3, at: 10 }, expiresAt: 99 },
+      { kind: 'channel', peer: 'a/1', mark: { seq: 4, at: 11 }, expiresAt: 99 },
+      { kind: 'page', peer: 'wf:r1:0', mark: [{ seq: 0, kind: 'step' }], expiresAt: 99 },
+    ];
+    for (const mark of marks) expect(itemToOverflow(overflowToItem('x/1', mark))).toEqual(mark);
   });
 });
