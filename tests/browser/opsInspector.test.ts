@@ -4,83 +4,56 @@
  * key, its state and timer), the long key wraps inside the layout, and a dead letter redriven
  * from the page (actions allowed) is applied once.
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
-import { workerHandler } from '@baton/aws/lambda';
-import { LocalSqsEventSource } from '@baton/aws/local';
-import { type RunningInspector, resolveTarget, runOps, startInspector } from '@baton/cli/ops';
-import { silentLogger } from '@baton/core';
+import type { LocalSqsEventSource } from '@baton/aws/local';
+import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli/ops';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faults, Note } from '../ops/fixtures/notesApp.ts';
+import {
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil,
+  runBaton,
+} from '../ops/fixtures/opsDeployment.ts';
 import { launchChromium } from './launchChromium.ts';
 
 const APP = join(import.meta.dirname, '..', 'ops', 'fixtures', 'notesApp.ts');
 const LONG = `note/${'k'.repeat(1000)}`;
 
 describe('baton inspect in Chromium', () => {
-  const endpoints = {
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-  };
-  const { dynamodb, sqs } = createAwsClients(endpoints);
-  let options: Record<string, string>;
+  let deployment: OpsDeployment;
   let source: LocalSqsEventSource;
-  let queue: SqsQueue;
   let inspector: RunningInspector;
   let browser: Browser;
   let page: Page;
 
   async function baton(...argv: string[]) {
-    const out: string[] = [];
-    const target = Object.entries(options).flatMap(([k, v]) => [`--${k}`, v]);
-    const code = await runOps([...argv, ...target, '--json', '--yes', '--operator', 'test'], {
-      out: (line) => out.push(line),
-      err: () => {},
-      env: {},
-      now: () => Date.now(),
-    });
-    expect(code).toBe(0);
-    return JSON.parse(out.join('\n'));
+    const run = await runBaton([
+      ...argv,
+      ...flagsOf(deployment.options),
+      '--json',
+      '--yes',
+      '--operator',
+      'test',
+    ]);
+    expect(run.code).toBe(0);
+    return run.json();
   }
 
-  async function work() {
-    for (let i = 0; i < 120; i++) {
-      const { visible, inFlight } = await queue.approximateCounts();
-      if (visible + inFlight === 0) return;
-      if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error('the worker did not empty the inbox');
-  }
+  const work = () => pumpUntil(deployment.queue, source);
 
   beforeAll(async () => {
-    const name = `inspect-ui-${randomUUID().slice(0, 8)}`;
-    await createTable(dynamodb, name);
-    const queues = await createFifoQueue(sqs, name, { maxReceives: 4, visibilityTimeoutMs: 1000 });
-    queue = new SqsQueue({ client: sqs, queueUrl: queues.queueUrl });
-    const store = new DynamoStore({ client: dynamodb, tableName: name });
-    options = {
-      table: name,
-      'queue-url': queues.queueUrl,
-      'dead-letter-queue-url': queues.deadLetterQueueUrl,
-      'dynamodb-endpoint': endpoints.dynamodbEndpoint,
-      'sqs-endpoint': endpoints.sqsEndpoint,
-    };
-    source = new LocalSqsEventSource({
-      client: sqs,
-      queueUrl: queues.queueUrl,
-      handler: workerHandler({ actors: [Note], store, queue, logger: silentLogger }),
-      visibilityTimeoutMs: 1000,
-      waitSeconds: 0,
-    });
+    deployment = await createOpsDeployment('inspect-ui');
+    source = deployment.worker([Note]);
     faults.poisoned = true;
     await baton('send', LONG, 'add', '{"entry":"first"}', '--app', APP);
     await baton('send', LONG, 'remind', '{"id":"later","inMs":3600000}', '--app', APP);
     await baton('send', 'note/other', 'add', '{"entry":"poison"}', '--app', APP);
     await work();
     inspector = await startInspector({
-      target: await resolveTarget(options, {}),
+      target: await resolveTarget(deployment.options, {}),
       allowActions: true,
       operator: async () => 'test',
       audit: async () => {},
@@ -128,7 +101,7 @@ describe('baton inspect in Chromium', () => {
     faults.poisoned = false;
     await page.getByRole('button', { name: 'redrive' }).first().click();
     // Back in the actor's inbox: the worker applies it, and the page shows no dead letter.
-    await expect.poll(async () => (await queue.approximateCounts()).visible).toBe(1);
+    await expect.poll(async () => (await deployment.queue.approximateCounts()).visible).toBe(1);
     expect(await text('error')).toBe('');
     await work();
     await page.reload();

@@ -4,90 +4,43 @@
  * actor is paused under load and resumed. Every message is counted.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
-import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
-import { workerHandler } from '@baton/aws/lambda';
-import { LocalSqsEventSource } from '@baton/aws/local';
-import { runOps } from '@baton/cli/ops';
-import { silentLogger } from '@baton/core';
-import { beforeEach, describe, expect, inject, it } from 'vitest';
+import type { LocalSqsEventSource } from '@baton/aws/local';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil as pump,
+  runBaton,
+} from './fixtures/opsDeployment.ts';
 import { faults, runs, Tally } from './fixtures/tallyApp.ts';
 
 const APP = join(import.meta.dirname, 'fixtures', 'tallyApp.ts');
 
 describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ', () => {
-  const endpoints = {
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-  };
-  const { dynamodb, sqs } = createAwsClients(endpoints);
-  let target: string[];
+  let deployment: OpsDeployment;
   let source: LocalSqsEventSource;
-  let queue: SqsQueue;
 
   beforeEach(async () => {
-    const name = `ops-${randomUUID().slice(0, 8)}`;
-    await createTable(dynamodb, name);
-    const queues = await createFifoQueue(sqs, name, { maxReceives: 4, visibilityTimeoutMs: 1000 });
-    queue = new SqsQueue({ client: sqs, queueUrl: queues.queueUrl });
-    const store = new DynamoStore({ client: dynamodb, tableName: name });
-    target = [
-      '--table',
-      name,
-      '--queue-url',
-      queues.queueUrl,
-      '--dead-letter-queue-url',
-      queues.deadLetterQueueUrl,
-      '--dynamodb-endpoint',
-      endpoints.dynamodbEndpoint,
-      '--sqs-endpoint',
-      endpoints.sqsEndpoint,
-      '--operator',
-      'drill',
-    ];
-    const handler = workerHandler({ actors: [Tally], store, queue, logger: silentLogger });
-    source = new LocalSqsEventSource({
-      client: sqs,
-      queueUrl: queues.queueUrl,
-      handler,
-      visibilityTimeoutMs: 1000,
-      waitSeconds: 0,
-    });
+    deployment = await createOpsDeployment('ops');
+    source = deployment.worker([Tally]);
     runs.clear();
     faults.poisoned = true;
   });
 
   /** Runs `baton <argv>` against the drill's deployment; returns its exit code and output. */
   async function baton(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runOps([...argv, ...target], {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      env: {},
-      now: () => Date.now(),
-    });
+    const run = await runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'drill']);
     const file = process.env.BATON_DRILL_OUT;
-    if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${out.join('\n')}\n\n`);
-    return {
-      code,
-      out: out.join('\n'),
-      err: err.join('\n'),
-      json: () => JSON.parse(out.join('\n')),
-    };
+    if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${run.out}\n\n`);
+    return run;
   }
 
   /** Lets the worker run until the inbox is empty and `done()` holds. */
-  async function pumpUntil(done: () => Promise<boolean>) {
-    for (let i = 0; i < 120; i++) {
-      const { visible, inFlight } = await queue.approximateCounts();
-      if (visible + inFlight === 0 && (await done())) return;
-      if ((await source.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error('the drill did not settle');
-  }
+  const pumpUntil = (done: () => Promise<boolean>) =>
+    pump(deployment.queue, source, done, 'the drill did not settle');
 
   const entriesOf = async (id: string): Promise<string[]> => {
     const got = await baton('actors', 'get', id, '--json');

@@ -5,46 +5,28 @@
  * 1,000-character key, shows the same after a worker and an inspector restart, refuses every
  * action unless started with --allow-actions, and then needs the page's token and audits each.
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
-import { workerHandler } from '@baton/aws/lambda';
-import { LocalSqsEventSource } from '@baton/aws/local';
-import { type RunningInspector, resolveTarget, runOps, startInspector } from '@baton/cli/ops';
-import { silentLogger } from '@baton/core';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli/ops';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { faults, Note } from './fixtures/notesApp.ts';
+import {
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil,
+  runBaton,
+} from './fixtures/opsDeployment.ts';
 
 const APP = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
 const LONG = `note/${'k'.repeat(1000)}`;
 
 describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
-  const endpoints = {
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-  };
-  const { dynamodb, sqs } = createAwsClients(endpoints);
-  let options: Record<string, string>;
-  let queue: SqsQueue;
-  let store: DynamoStore;
-  let queueUrl: string;
+  let deployment: OpsDeployment;
   const running: RunningInspector[] = [];
   const audits: string[] = [];
 
   beforeEach(async () => {
-    const name = `inspect-${randomUUID().slice(0, 8)}`;
-    await createTable(dynamodb, name);
-    const queues = await createFifoQueue(sqs, name, { maxReceives: 4, visibilityTimeoutMs: 1000 });
-    queueUrl = queues.queueUrl;
-    queue = new SqsQueue({ client: sqs, queueUrl });
-    store = new DynamoStore({ client: dynamodb, tableName: name });
-    options = {
-      table: name,
-      'queue-url': queues.queueUrl,
-      'dead-letter-queue-url': queues.deadLetterQueueUrl,
-      'dynamodb-endpoint': endpoints.dynamodbEndpoint,
-      'sqs-endpoint': endpoints.sqsEndpoint,
-    };
+    deployment = await createOpsDeployment('inspect');
     faults.poisoned = true;
     audits.length = 0;
   });
@@ -55,39 +37,26 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
 
   /** Runs `baton <argv> --json` against the deployment; its parsed output. */
   async function baton(...argv: string[]) {
-    const out: string[] = [];
-    const target = Object.entries(options).flatMap(([k, v]) => [`--${k}`, v]);
-    const code = await runOps([...argv, ...target, '--json', '--yes', '--operator', 'test'], {
-      out: (line) => out.push(line),
-      err: () => {},
-      env: {},
-      now: () => Date.now(),
-    });
-    expect(code).toBe(0);
-    return JSON.parse(out.join('\n'));
+    const run = await runBaton([
+      ...argv,
+      ...flagsOf(deployment.options),
+      '--json',
+      '--yes',
+      '--operator',
+      'test',
+    ]);
+    expect(run.code).toBe(0);
+    return run.json();
   }
 
   /** A worker (a fresh engine: a restart) run until the inbox is empty. */
   async function work() {
-    const handler = workerHandler({ actors: [Note], store, queue, logger: silentLogger });
-    const source = new LocalSqsEventSource({
-      client: sqs,
-      queueUrl,
-      handler,
-      visibilityTimeoutMs: 1000,
-      waitSeconds: 0,
-    });
-    for (let i = 0; i < 120; i++) {
-      const { visible, inFlight } = await queue.approximateCounts();
-      if (visible + inFlight === 0) return;
-      if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error('the worker did not empty the inbox');
+    await pumpUntil(deployment.queue, deployment.worker([Note]));
   }
 
   async function inspector(allowActions = false) {
     const started = await startInspector({
-      target: await resolveTarget(options, {}),
+      target: await resolveTarget(deployment.options, {}),
       allowActions,
       operator: async () => 'test',
       audit: async (action, details) => void audits.push(JSON.stringify({ action, ...details })),

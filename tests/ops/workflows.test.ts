@@ -5,104 +5,65 @@
  * no longer replays it and resumed after the fix; and each refusal says what to do instead.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
-import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
-import { workerHandler } from '@baton/aws/lambda';
-import { LocalSqsEventSource } from '@baton/aws/local';
-import { runOps } from '@baton/cli/ops';
-import { Client, silentLogger } from '@baton/core';
-import { beforeEach, describe, expect, inject, it } from 'vitest';
+import type { LocalSqsEventSource } from '@baton/aws/local';
+import { Client } from '@baton/core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil as pump,
+  runBaton,
+} from './fixtures/opsDeployment.ts';
 import { code, Shelf, Ship } from './fixtures/shipApp.ts';
 
 const APP = join(import.meta.dirname, 'fixtures', 'shipApp.ts');
 
 describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ', () => {
-  const endpoints = {
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-  };
-  const { dynamodb, sqs } = createAwsClients(endpoints);
-  let target: string[];
+  let deployment: OpsDeployment;
   let source: LocalSqsEventSource;
-  let queue: SqsQueue;
-  let store: DynamoStore;
   /** A new worker, as a deploy starts: nothing of the old one's memory (its warm runs) is kept. */
-  let deploy: () => void;
+  const deploy = () => {
+    source = deployment.worker([Shelf, Ship.actor]);
+  };
 
   beforeEach(async () => {
-    const name = `wfops-${randomUUID().slice(0, 8)}`;
-    await createTable(dynamodb, name);
-    const queues = await createFifoQueue(sqs, name, { maxReceives: 4, visibilityTimeoutMs: 1000 });
-    queue = new SqsQueue({ client: sqs, queueUrl: queues.queueUrl });
-    store = new DynamoStore({ client: dynamodb, tableName: name });
-    target = [
-      '--table',
-      name,
-      '--queue-url',
-      queues.queueUrl,
-      '--dynamodb-endpoint',
-      endpoints.dynamodbEndpoint,
-      '--sqs-endpoint',
-      endpoints.sqsEndpoint,
-      '--operator',
-      'drill',
-    ];
+    deployment = await createOpsDeployment('wfops');
     code.renamed = false;
-    deploy = () => {
-      const actors = [Shelf, Ship.actor];
-      const handler = workerHandler({ actors, store, queue, logger: silentLogger });
-      source = new LocalSqsEventSource({
-        client: sqs,
-        queueUrl: queues.queueUrl,
-        handler,
-        visibilityTimeoutMs: 1000,
-        waitSeconds: 0,
-      });
-    };
     deploy();
   });
 
   async function baton(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const exit = await runOps([...argv, ...target], {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      env: {},
-      now: () => Date.now(),
-    });
+    // These drills name no dead-letter queue.
+    const { 'dead-letter-queue-url': _, ...target } = deployment.options;
+    const run = await runBaton([...argv, ...flagsOf(target), '--operator', 'drill']);
     const file = process.env.BATON_DRILL_OUT;
-    if (file)
-      appendFileSync(file, `$ baton ${argv.join(' ')}\n${out.join('\n')}\n${err.join('\n')}\n\n`);
-    return {
-      code: exit,
-      out: out.join('\n'),
-      err: err.join('\n'),
-      json: () => JSON.parse(out.join('\n')),
-    };
+    if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${run.out}\n${run.err}\n\n`);
+    return run;
   }
 
   /** Lets the worker run until the inbox is empty and `done()` holds. */
-  async function pumpUntil(done: () => Promise<boolean>) {
-    for (let i = 0; i < 120; i++) {
-      const { visible, inFlight } = await queue.approximateCounts();
-      if (visible + inFlight === 0 && (await done())) return;
-      if ((await source.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error('the drill did not settle');
-  }
+  const pumpUntil = (done: () => Promise<boolean>) =>
+    pump(deployment.queue, source, done, 'the drill did not settle');
 
   const statusOf = async (id: string) => {
     const shown = await baton('workflows', 'show', 'ship', id, '--json');
     return shown.code === 0 ? (shown.json().status as string) : `exit ${shown.code}`;
   };
   const shelf = async () =>
-    ((await store.load(Shelf.ref('main').id))?.state ?? {}) as { stock: number; releases: number };
+    ((await deployment.store.load(Shelf.ref('main').id))?.state ?? {}) as {
+      stock: number;
+      releases: number;
+    };
 
   it('lists instances by status, shows their steps, signals one on, cancels one with its release, resumes one paused by a deploy', async () => {
-    const client = new Client({ actors: [Shelf, Ship.actor], store, queue }).asSystem();
+    const client = new Client({
+      actors: [Shelf, Ship.actor],
+      store: deployment.store,
+      queue: deployment.queue,
+    }).asSystem();
     for (const id of ['a', 'b', 'c']) await client.start(Ship, id, { qty: 2 });
     await pumpUntil(async () => (await shelf()).stock === 4);
     await pumpUntil(async () => (await statusOf('c')) === 'waiting');
@@ -154,7 +115,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       '--dry-run',
     );
     expect(dry.out).toBe('would signal ship/a (waiting, 2 steps)');
-    expect((await queue.approximateCounts()).visible).toBe(0);
+    expect((await deployment.queue.approximateCounts()).visible).toBe(0);
     const signal = await baton(
       'workflows',
       'signal',
