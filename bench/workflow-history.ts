@@ -8,8 +8,9 @@
  * message, reads every page back and replays the whole history.
  */
 import { DynamoStore, SqsQueue } from '@baton/aws';
-import { Client, defineApp, silentLogger, type WorkflowState, workflow } from '@baton/core';
+import { defineApp, silentLogger, type WorkflowState, workflow } from '@baton/core';
 import type { Queue, Store } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';

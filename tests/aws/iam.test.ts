@@ -16,8 +16,9 @@ import {
   SqsTimerQueue,
 } from '@baton/aws';
 import { relayHandler } from '@baton/aws/lambda';
-import { actor, Client, RetryableError, silentLogger } from '@baton/core';
+import { actor, RetryableError, silentLogger } from '@baton/core';
 import { INGRESS } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import {
   createEngine,
   redriveDeadLetter,

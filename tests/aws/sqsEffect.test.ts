@@ -5,8 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, sqsEffect } from '@baton/aws';
-import { actor, Client, silentLogger } from '@baton/core';
+import { actor, silentLogger } from '@baton/core';
 import { actorMessageId } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, inject, it } from 'vitest';

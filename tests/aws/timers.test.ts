@@ -18,7 +18,8 @@ import {
 } from '@baton/aws';
 import { relayHandler } from '@baton/aws/lambda';
 import { LocalSqsEventSource } from '@baton/aws/local';
-import { actor, Client, silentLogger } from '@baton/core';
+import { actor, silentLogger } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { createEngine, Sweeper, Worker } from '@baton/core/engine';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it } from 'vitest';

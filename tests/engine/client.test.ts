@@ -1,5 +1,6 @@
-import { Client, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
+import { ErrorCode, isBatonError, SYSTEM } from '@baton/core';
 import { ingressMessageId, type Store } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import { bank } from './bank.ts';
 import { settled, setup } from './helpers.ts';

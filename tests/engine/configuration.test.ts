@@ -3,7 +3,8 @@
  * at or before the engine's `maxAttempts` would take a failing message — and the messages behind
  * it in its group — before the engine ends it in the actor's turn and keeps it to redrive.
  */
-import { Client, ErrorCode, silentLogger } from '@baton/core';
+import { ErrorCode, silentLogger } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,8 @@
  * code does not know yet — a message name, an actor type, a payload its schema refuses — waits
  * and is kept as a dead letter, which a redrive applies exactly once when the new code runs.
  */
-import { type AnyActorDefinition, actor, Client, ErrorCode, silentLogger } from '@baton/core';
+import { type AnyActorDefinition, actor, ErrorCode, silentLogger } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { createEngine, fireDueTimers, redriveDeadLetter, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { actor, Client, silentLogger } from '@baton/core';
+import { actor, silentLogger } from '@baton/core';
 import {
   type Commit,
   decodeEnvelope,
@@ -6,6 +6,7 @@ import {
   type QueueMessage,
   type Store,
 } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, fireDueTimers, runTurn, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';

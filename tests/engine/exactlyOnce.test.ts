@@ -2,7 +2,7 @@
  * Regression tests for the holes an outside review found in the exactly-once guarantee. Each
  * fails on the engine as it was before its fix.
  */
-import { actor, Client, callerOf, ErrorCode, jsonLogger, silentLogger } from '@baton/core';
+import { actor, callerOf, ErrorCode, jsonLogger, silentLogger } from '@baton/core';
 import {
   type Envelope,
   encodeEnvelope,
@@ -11,6 +11,7 @@ import {
   type Queue,
   type QueueMessage,
 } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, redriveDeadLetter, runTurn, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';

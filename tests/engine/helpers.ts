@@ -3,7 +3,7 @@
  * worker, a client, and `run()`, which polls until the inbox is empty, moving the virtual
  * clock to the next message when everything left is hidden (released for a retry).
  */
-import { type AnyActorDefinition, Client, silentLogger } from '@baton/core';
+import { type AnyActorDefinition, silentLogger } from '@baton/core';
 import {
   type ActorRecord,
   actorMessageId,
@@ -12,6 +12,7 @@ import {
   type Store,
   type StoreLimits,
 } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, type Engine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend } from '@baton/embedded';
 

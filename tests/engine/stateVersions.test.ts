@@ -2,8 +2,9 @@
  * State schema versions: a definition at `version: n` migrates records written by earlier
  * versions on load, step by step, for handlers and queries alike; what it cannot read yet waits.
  */
-import { actor, Client, ErrorCode, query, silentLogger, TerminalError } from '@baton/core';
+import { actor, ErrorCode, query, silentLogger, TerminalError } from '@baton/core';
 import { Registry } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { evaluateQuery } from '@baton/server/evaluation';

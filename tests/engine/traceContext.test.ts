@@ -3,8 +3,9 @@
  * trace, naming as parent the span of the handling that sent it; handlers log the ids.
  */
 import { ingressHandler } from '@baton/aws/lambda';
-import { actor, Client, ErrorCode, jsonLogger } from '@baton/core';
+import { actor, ErrorCode, jsonLogger } from '@baton/core';
 import { decodeEnvelope, type Envelope, type QueueMessage, spanIdOf } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';

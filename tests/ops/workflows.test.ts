@@ -8,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
-import { Client } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,

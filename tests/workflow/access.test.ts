@@ -7,12 +7,12 @@ import {
   ANONYMOUS,
   actor,
   type Caller,
-  Client,
   defineApp,
   ErrorCode,
   type QueryContext,
   workflow,
 } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { workflowHarness } from './harness.ts';

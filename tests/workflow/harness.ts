@@ -3,7 +3,8 @@
  * inbox is empty, then moves the clock to the soonest stored timer and fires it, until nothing
  * is left — so a month of sleeps passes in milliseconds. `deploy()` swaps in new code.
  */
-import { type AnyActorDefinition, Client, silentLogger } from '@baton/core';
+import { type AnyActorDefinition, silentLogger } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { createEngine, type Engine, fireDueTimers, Worker } from '@baton/core/engine';
 import { type Harness, runUntilIdle, type SetupOptions, setup } from '../engine/helpers.ts';
 

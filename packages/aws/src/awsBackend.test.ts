@@ -5,8 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
-import { actor, Client, SYSTEM, silentLogger, TerminalError } from '@baton/core';
+import { actor, SYSTEM, silentLogger, TerminalError } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, Sweeper, storedOutbox, Worker } from '@baton/core/engine';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';

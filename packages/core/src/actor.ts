@@ -6,11 +6,11 @@
 import type { z } from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import { actorId } from './adapter/envelope.ts';
-import { utf8Bytes } from './adapter/utf8.ts';
 import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
+import { utf8Bytes } from './shared/utf8.ts';
 import { checkStateVersions, type Migration } from './stateVersions.ts';
 
 /** The actor a message goes to, as an `authorize` check sees it. */

@@ -1,7 +1,9 @@
 /**
- * `@baton/core`: the app API — `actor()` and `query()` definitions with their types, the
- * `Client` that sends to actors, the error model, the logger and the limits. Backends build on
- * `@baton/core/adapter`; the turn engine is `@baton/core/engine`.
+ * `@baton/core`: the app API — `actor()`, `query()` and `workflow()` definitions with their
+ * types, the error model, the logger and the limits. The layers, each importing only those
+ * before it: `@baton/core/shared` (helpers) → this app API → `@baton/core/adapter` (the ports
+ * backends implement) → `@baton/core/engine` (the turn engine) and, beside it,
+ * `@baton/core/client` (the ingress `Client`).
  */
 
 export type {
@@ -25,7 +27,6 @@ export {
   type StateOf,
   type Target,
 } from './actor.ts';
-export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
 export {
   ANONYMOUS,
   type Caller,

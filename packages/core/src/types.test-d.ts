@@ -2,7 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import { actor, type MessageName, type PayloadOf, type ReplyOf } from './actor.ts';
-import type { Client } from './Client.ts';
+import type { Client } from './client/Client.ts';
 
 const Account = actor({
   name: 'account',

@@ -1,9 +1,5 @@
-import {
-  type AnyActorDefinition,
-  type AnyEffectDefinition,
-  Client,
-  type Logger,
-} from '@baton/core';
+import type { AnyActorDefinition, AnyEffectDefinition, Logger } from '@baton/core';
+import { Client } from '@baton/core/client';
 import {
   createEngine,
   type Engine,

@@ -1,5 +1,5 @@
 import { type BatonError, ErrorCode } from '@baton/core';
-import { utf8ByteLength } from '@baton/core/adapter';
+import { utf8ByteLength } from '@baton/core/shared';
 import type { ChunkMessage } from './messages.ts';
 import { ProtocolErrorReason, protocolError } from './ProtocolErrorReason.ts';
 

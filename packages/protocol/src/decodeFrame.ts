@@ -1,5 +1,5 @@
 import { ErrorCode } from '@baton/core';
-import { utf8ByteLength } from '@baton/core/adapter';
+import { utf8ByteLength } from '@baton/core/shared';
 import type { ClientMessage } from './clientMessages.ts';
 import {
   CLIENT_SPECS,

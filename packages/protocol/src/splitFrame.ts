@@ -1,5 +1,5 @@
 import { BatonError, ErrorCode } from '@baton/core';
-import { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength } from '@baton/core/adapter';
+import { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength } from '@baton/core/shared';
 import { type ChunkMessage, MAX_FRAME_BYTES, PROTOCOL_VERSION } from './messages.ts';
 
 export interface SplitFrameOptions {

@@ -1,4 +1,5 @@
-import { Client, RetryableError, silentLogger } from '@baton/core';
+import { RetryableError, silentLogger } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { createEngine, Worker } from '@baton/core/engine';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Account, Pointer } from './fixtures/bank.ts';

@@ -1,5 +1,6 @@
-import { type AnyActorDefinition, Client } from '@baton/core';
+import type { AnyActorDefinition } from '@baton/core';
 import { type Queue, type QueueMessage, seededRandom } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEmbeddedBackend, type EmbeddedBackend, MemoryJournal } from '@baton/embedded';
 import { FaultyQueue } from './FaultyQueue.ts';
 import { type Gates, settle } from './Gates.ts';

@@ -2,7 +2,7 @@
  * The faults a run injects between steps of progress: each chosen by the dice at its rate and
  * within its budget (see `Faults`), and the actions that inject them.
  */
-import type { Client } from '@baton/core';
+import type { Client } from '@baton/core/client';
 import type { Action } from './Action.ts';
 import { replaceQueueAction } from './operatorActions.ts';
 import type { SimCluster } from './SimCluster.ts';

@@ -5,7 +5,8 @@
  * names; `BATON_METRICS=off` writes none.
  */
 import { randomUUID } from 'node:crypto';
-import { actor, Client, defineApp } from '@baton/core';
+import { actor, defineApp } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';

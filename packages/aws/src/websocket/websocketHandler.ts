@@ -1,4 +1,5 @@
-import { BatonError, Client, ErrorCode, toBatonError } from '@baton/core';
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from '@baton/protocol';
 import { ProtocolSession } from '@baton/server/session';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';

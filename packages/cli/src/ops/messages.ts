@@ -1,5 +1,6 @@
-import { BatonError, Client, ErrorCode, SYSTEM } from '@baton/core';
+import { BatonError, ErrorCode, SYSTEM } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { actorArg } from './actors.ts';
 import type { OpsContext } from './OpsContext.ts';
 

@@ -8,7 +8,6 @@ import { listActors } from '@baton/aws';
 import {
   type AnyWorkflowDefinition,
   BatonError,
-  Client,
   ErrorCode,
   type JournalEntry,
   type Schema,
@@ -17,6 +16,7 @@ import {
   type WorkflowSummary,
   workflow,
 } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 

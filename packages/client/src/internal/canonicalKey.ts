@@ -1,4 +1,4 @@
-import { canonicalJson } from '@baton/core/adapter';
+import { canonicalJson } from '@baton/core/shared';
 
 /**
  * The key of a shared subscription: the query name and its args as canonical JSON (object keys

@@ -1,4 +1,4 @@
-import { uuidFrom } from '@baton/core/adapter';
+import { uuidFrom } from '@baton/core/shared';
 
 /** A random UUID: `crypto.randomUUID` where available (secure contexts), else from `random`. */
 export function randomId(random: () => number): string {

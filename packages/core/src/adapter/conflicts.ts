@@ -4,8 +4,8 @@
  * the engine reads them back with {@link readConflict}.
  */
 import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
+import { utf8ByteLength } from '../shared/utf8.ts';
 import type { ActorRecord } from './ports.ts';
-import { utf8ByteLength } from './utf8.ts';
 
 /** The record's version moved. `current` is the stored record when the backend returned it. */
 export function versionConflict(actorId: string, current?: ActorRecord): BatonError {

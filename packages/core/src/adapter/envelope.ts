@@ -8,7 +8,7 @@
  * client's idempotency key therefore can never name, or shadow, a message an actor sent.
  */
 import { type Caller, callerDigest, isCaller } from '../caller.ts';
-import { canonicalJson } from './canonicalJson.ts';
+import { canonicalJson } from '../shared/canonicalJson.ts';
 
 /** The `from` of messages that enter through a client rather than from an actor. */
 export const INGRESS = 'ingress';

@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonicalJson.ts';
+import { canonicalJson } from '../shared/canonicalJson.ts';
 
 /**
  * The digest of a message's name and payload: a 128-bit hash (cyrb128) of their canonical JSON,

@@ -7,8 +7,16 @@
  */
 export { authorizeMessage, authorizeQuery, unknownQuery } from '../access.ts';
 export { Registry } from '../registry.ts';
+export { canonicalJson } from '../shared/canonicalJson.ts';
+export { lifeId, type Random, seededRandom, uuidFrom } from '../shared/random.ts';
+export {
+  fitsUtf8,
+  isHighSurrogate,
+  isLowSurrogate,
+  utf8ByteLength,
+  utf8Bytes,
+} from '../shared/utf8.ts';
 export { upgradeState } from '../stateVersions.ts';
-export { canonicalJson } from './canonicalJson.ts';
 export { checkCommit } from './checkCommit.ts';
 export {
   type Conflict,
@@ -64,7 +72,5 @@ export {
   type TimerQueue,
   type TimerRef,
 } from './ports.ts';
-export { lifeId, type Random, seededRandom, uuidFrom } from './random.ts';
 export { digest128, sha256 } from './sha256.ts';
 export { handlingTrace, parseTraceparent, spanIdOf } from './traceContext.ts';
-export { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength, utf8Bytes } from './utf8.ts';

@@ -6,12 +6,12 @@ import {
   systemClock,
   type TimerQueue,
 } from '../adapter/ports.ts';
-import { lifeId, type Random } from '../adapter/random.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
+import { lifeId, type Random } from '../shared/random.ts';
 import type { CommitListener, DeadLetterListener, TurnStartListener } from './hooks.ts';
 import { RECORD_PEERS } from './overflow.ts';
 import { RecordCache } from './RecordCache.ts';

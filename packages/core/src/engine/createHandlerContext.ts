@@ -10,11 +10,11 @@ import {
 } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
 import type { OverflowMark, Timer } from '../adapter/ports.ts';
-import { uuidFrom } from '../adapter/random.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
+import { uuidFrom } from '../shared/random.ts';
 import { asJson } from './asJson.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';

@@ -7,8 +7,8 @@ import { readConflict } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import { encodeEnvelope } from '../adapter/envelope.ts';
 import type { ActorRecord, Commit, Queue, Store } from '../adapter/ports.ts';
-import { lifeId } from '../adapter/random.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
+import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 
 /** Who acts, and when (epoch ms; default now). */

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { actor } from '../actor.ts';
-import type { Client } from '../Client.ts';
+import type { Client } from '../client/Client.ts';
 import { type WorkflowRef, workflow } from './workflow.ts';
 
 const Stock = actor({

@@ -4,7 +4,6 @@ import {
   type AnyActorDefinition,
   BatonError,
   type Caller,
-  Client,
   type ConnectRequest,
   callerOf,
   ErrorCode,
@@ -17,6 +16,7 @@ import {
   type Queue,
   type Store,
 } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
 
 /** An HTTP request as any host receives it: a Lambda event, a Node request, a test. */

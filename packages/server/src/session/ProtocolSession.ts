@@ -1,16 +1,11 @@
-import {
-  type AnyQueryDefinition,
-  BatonError,
-  type Client,
-  ErrorCode,
-  toBatonError,
-} from '@baton/core';
+import { type AnyQueryDefinition, BatonError, ErrorCode, toBatonError } from '@baton/core';
 import {
   type Clock,
   ingressMessageId,
   messageFingerprint,
   parseActorId,
 } from '@baton/core/adapter';
+import type { Client } from '@baton/core/client';
 import {
   type AskMessage,
   ChunkAssembler,

@@ -3,11 +3,11 @@ import {
   type AnyActorDefinition,
   type AnyQueryDefinition,
   BatonError,
-  Client,
   ErrorCode,
   type Logger,
 } from '@baton/core';
 import type { ChangeFeed, Queue, Store } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import type { QueryEngineOptions } from '../QueryEngineOptions.ts';
 import { type ConnectionLimits, resolveConnectionLimits } from '../session/connectionLimits.ts';
 

@@ -2,8 +2,9 @@
  * The conformance suite: the same scenarios of the turn protocol on any backend. Each backend's
  * test file calls `conformanceSuite` with a way to open a fresh backend.
  */
-import { type AnyActorDefinition, Client, ErrorCode, silentLogger } from '@baton/core';
+import { type AnyActorDefinition, ErrorCode, silentLogger } from '@baton/core';
 import { actorMessageId, encodeEnvelope, type QueueMessage } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import {
   createEngine,
   fireDueTimers,

@@ -2,8 +2,9 @@
  * Key claims on any backend: an idempotency key is bound to the first message sent with it, so
  * another message under the same key is refused when it is sent, never accepted and dropped.
  */
-import { Client, ErrorCode, silentLogger } from '@baton/core';
+import { ErrorCode, silentLogger } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { Worker } from '@baton/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';

@@ -3,14 +3,8 @@
  * ElasticMQ — a step retried on a durable timer, an actor call, a sleep, an event sent before
  * its wait, a callback and a child workflow, each applied once, and a saga on cancel.
  */
-import {
-  Client,
-  defineApp,
-  ErrorCode,
-  silentLogger,
-  type WorkflowState,
-  workflow,
-} from '@baton/core';
+import { defineApp, ErrorCode, silentLogger, type WorkflowState, workflow } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { createEngine, fireDueTimers, Worker } from '@baton/core/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

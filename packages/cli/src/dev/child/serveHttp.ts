@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { BatonApp } from '@baton/core';
-import { BatonError, Client, ErrorCode, toBatonError } from '@baton/core';
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { bearerCaller, type HttpIngressRequest, httpIngress } from '@baton/server/http';
 import { FORWARD_HEADER } from '../protocol.ts';

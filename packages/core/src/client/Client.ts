@@ -1,14 +1,14 @@
-import { authorizeMessage } from './access.ts';
-import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from './actor.ts';
+import { authorizeMessage } from '../access.ts';
+import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
 import {
   type Envelope,
   encodeEnvelope,
   INGRESS,
   ingressIdBelongsTo,
   ingressMessageId,
-} from './adapter/envelope.ts';
-import { messageFingerprint } from './adapter/fingerprint.ts';
-import { answersMessage, idempotencyKeyReused } from './adapter/idempotencyKeyReused.ts';
+} from '../adapter/envelope.ts';
+import { messageFingerprint } from '../adapter/fingerprint.ts';
+import { answersMessage, idempotencyKeyReused } from '../adapter/idempotencyKeyReused.ts';
 import {
   type Clock,
   type IdempotencyRecord,
@@ -16,15 +16,20 @@ import {
   type Queue,
   type Store,
   systemClock,
-} from './adapter/ports.ts';
-import { parseTraceparent } from './adapter/traceContext.ts';
-import { ANONYMOUS, type Caller, SYSTEM } from './caller.ts';
-import { BatonError, ErrorCode, errorFromJSON } from './errors.ts';
-import { Registry } from './registry.ts';
-import { callbackToken } from './workflow/callbackToken.ts';
-import { summarize, type WorkflowSummary } from './workflow/journal.ts';
-import { awaitWorkflow, readWorkflow } from './workflow/readWorkflow.ts';
-import type { AnyWorkflowDefinition, InputOf, OutputOf, WorkflowRef } from './workflow/workflow.ts';
+} from '../adapter/ports.ts';
+import { parseTraceparent } from '../adapter/traceContext.ts';
+import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
+import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';
+import { Registry } from '../registry.ts';
+import { callbackToken } from '../workflow/callbackToken.ts';
+import { summarize, type WorkflowSummary } from '../workflow/journal.ts';
+import { awaitWorkflow, readWorkflow } from '../workflow/readWorkflow.ts';
+import type {
+  AnyWorkflowDefinition,
+  InputOf,
+  OutputOf,
+  WorkflowRef,
+} from '../workflow/workflow.ts';
 
 export interface ClientOptions {
   readonly actors: readonly AnyActorDefinition[];

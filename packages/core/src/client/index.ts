@@ -1,0 +1,7 @@
+/**
+ * `@baton/core/client`: the ingress `Client` — what a server, a Lambda ingress or a test uses to
+ * send to actors, ask them and read outcomes, straight on a backend's store and queue. It sits
+ * beside the engine, over the adapter ports; an app's definitions (`@baton/core`) do not need it,
+ * and a browser talks to the ingress through `@baton/client` instead.
+ */
+export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
