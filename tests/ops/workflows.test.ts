@@ -17,7 +17,7 @@ import {
   pumpUntil as pump,
   runBaton,
 } from './fixtures/opsDeployment.ts';
-import { code, Shelf, Ship } from './fixtures/shipApp.ts';
+import { Bulk, code, Shelf, Ship } from './fixtures/shipApp.ts';
 
 const APP = join(import.meta.dirname, 'fixtures', 'shipApp.ts');
 
@@ -26,7 +26,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
   let source: LocalSqsEventSource;
   /** A new worker, as a deploy starts: nothing of the old one's memory (its warm runs) is kept. */
   const deploy = () => {
-    source = deployment.worker([Shelf, Ship.actor]);
+    source = deployment.worker([Shelf, Ship.actor, Bulk.actor]);
   };
 
   beforeEach(async () => {
@@ -205,5 +205,28 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect((await baton('workflows', 'show', 'wf-ship/a', 'a')).code).toBe(2);
     expect((await baton('workflows', 'list', 'ship', '--status', 'asleep')).code).toBe(2);
     expect(await shelf()).toEqual({ stock: 6, releases: 1 });
+  });
+
+  it('shows the whole history of an instance whose oldest steps moved out of its record into pages', async () => {
+    const { store, queue } = deployment;
+    const client = new Client({ actors: [Bulk.actor], store, queue }).asSystem();
+    await client.start(Bulk, 'big', {});
+    const done = async () =>
+      (await baton('workflows', 'show', 'bulk', 'big', '--json')).json().status === 'completed';
+    await pumpUntil(done);
+
+    const record = await store.load(Bulk.ref('big').id);
+    const state = record?.state as { sealed?: { pages: number }; journal: unknown[] };
+    expect(state.sealed?.pages).toBeGreaterThanOrEqual(1);
+    expect(state.journal.length).toBeLessThan(8);
+    const shown = (await baton('workflows', 'show', 'bulk', 'big', '--json')).json();
+    expect(shown.steps).toBe(8);
+    expect(shown.history.map((s: { seq: number; name: string }) => [s.seq, s.name])).toEqual(
+      Array.from({ length: 8 }, (_, i) => [i, `chunk-${i}`]),
+    );
+    expect(shown.history[0].value).toBe('0'.repeat(30_000));
+    expect((await baton('workflows', 'list', 'bulk', '--json')).json().instances).toMatchObject([
+      { id: 'big', status: 'completed', steps: 8 },
+    ]);
   });
 });

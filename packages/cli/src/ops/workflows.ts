@@ -17,6 +17,7 @@ import {
   workflow,
 } from '@baton/core';
 import { Client } from '@baton/core/client';
+import { readStoredHistory } from '@baton/core/engine';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -62,12 +63,15 @@ async function readInstance(ctx: OpsContext, name: string, id: string): Promise<
   return state;
 }
 
+/** Commands issued in all: those moved out of the record into pages, and the record's. */
+const stepsOf = (state: WorkflowState) => (state.sealed?.entries ?? 0) + state.journal.length;
+
 /** An instance's one-line summary, as `list` and `show` print it. */
 function summary(id: string, state: WorkflowState): WorkflowSummary {
   return {
     id,
     status: state.status,
-    steps: state.journal.length,
+    steps: stepsOf(state),
     ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
     ...(state.endedAt === undefined ? {} : { endedAt: state.endedAt }),
     ...(state.output === undefined ? {} : { output: state.output }),
@@ -123,7 +127,7 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
           workflow: name,
           id: key,
           status: state.status,
-          steps: state.journal.length,
+          steps: stepsOf(state),
           startedAt: iso(state.startedAt),
           endedAt: iso(state.endedAt),
           ...(state.error ? { error: state.error.code } : {}),
@@ -182,6 +186,8 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
   const name = workflowArg(ctx, 0);
   const id = ctx.arg(1, 'id');
   const state = await readInstance(ctx, name, id);
+  const { store } = await ctx.target();
+  const history = await readStoredHistory(store, instanceId(name, id), state);
   const now = ctx.io.now();
   const result = {
     workflow: name,
@@ -190,7 +196,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
     endedAt: iso(state.endedAt),
     version: state.version ?? null,
     pendingEvents: state.signals.map((s) => s.name),
-    history: state.journal.map(step),
+    history: history.map(step),
   };
   ctx.print(result, (r) => {
     const took =
@@ -296,7 +302,7 @@ async function act(
       { details: { workflow: name, id, status: state.status } },
     );
   }
-  const what = `${action} ${name}/${id} (${state.status}, ${state.journal.length} steps)`;
+  const what = `${action} ${name}/${id} (${state.status}, ${stepsOf(state)} steps)`;
   if (ctx.values['dry-run']) {
     ctx.print(
       { dryRun: true, action, workflow: name, id, status: state.status, ...details },

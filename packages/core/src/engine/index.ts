@@ -3,6 +3,8 @@
  * (`runTurn`), the `Worker` that feeds it from a queue, the outbox drain and the `Sweeper` that
  * catches what a crash left undrained, dead-letter redrive, and firing due timers.
  */
+
+export { readStoredHistory } from '../workflow/storedHistory.ts';
 export {
   type Arrival,
   classify,

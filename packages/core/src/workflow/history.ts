@@ -33,7 +33,7 @@ function pagesOf(ctx: Ctx): StatePages {
 }
 
 /** The id of page `n` of the instance's run (another start of the id writes other pages). */
-const pageId = (state: WorkflowState, n: number) => `wf:${state.runId ?? ''}:${n}`;
+export const pageId = (state: WorkflowState, n: number) => `wf:${state.runId ?? ''}:${n}`;
 
 /** Moves the oldest final entries out into pages while the record's journal is too large. */
 export function sealHistory(ctx: Ctx, replayer: Replayer): void {

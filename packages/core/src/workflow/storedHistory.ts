@@ -1,0 +1,43 @@
+/**
+ * An instance's whole history as stored, read from outside a turn (operator tools): the entries
+ * moved out into pages (see `history.ts`) followed by those its record keeps.
+ */
+import type { Store } from '../adapter/ports.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
+import { pageId } from './history.ts';
+import type { JournalEntry, WorkflowState } from './journal.ts';
+
+/**
+ * Every journal entry of the instance `actorId` whose record holds `state`, in order.
+ *
+ * @example
+ * const record = await store.load('wf-fulfil/o-17');
+ * const history = await readStoredHistory(store, record.id, record.state as WorkflowState);
+ */
+export async function readStoredHistory(
+  store: Store,
+  actorId: string,
+  state: WorkflowState,
+): Promise<JournalEntry[]> {
+  const count = state.sealed?.pages ?? 0;
+  if (count === 0) return [...state.journal];
+  const ids = Array.from({ length: count }, (_, n) => pageId(state, n));
+  const marks = await store.readOverflow(
+    actorId,
+    ids.map((peer) => ({ kind: 'page' as const, peer })),
+  );
+  const pages = new Map(marks.map((m) => [m.peer, m.kind === 'page' ? m.mark : undefined]));
+  const entries: JournalEntry[] = [];
+  for (const id of ids) {
+    const page = pages.get(id);
+    if (!Array.isArray(page)) {
+      throw new BatonError(
+        ErrorCode.UNAVAILABLE,
+        `page ${id} of ${actorId}'s history is not in the store (its record counts ${count}); read it again — a page commits with the record that counts it`,
+        { details: { actorId, page: id } },
+      );
+    }
+    entries.push(...(page as JournalEntry[]));
+  }
+  return [...entries, ...state.journal];
+}
