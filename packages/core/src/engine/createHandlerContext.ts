@@ -211,14 +211,17 @@ export function createHandlerContext(
       }),
     },
   };
-  // Workflows give each step a span under this handling's (see startInnerSpan).
-  Object.defineProperty(effects.ctx, INNER_SPAN, {
-    value: (
-      name: string,
-      attributes: Record<string, string | number | boolean>,
-      options?: InnerSpanOptions,
-    ) => startInnerSpan(engine.openTelemetry, trace, name, attributes, options),
-  });
+  // Workflows give each step and command a span under this handling's (see startInnerSpan);
+  // without OpenTelemetry there is none, and they skip looking for what to record.
+  if (engine.openTelemetry && trace) {
+    Object.defineProperty(effects.ctx, INNER_SPAN, {
+      value: (
+        name: string,
+        attributes: Record<string, string | number | boolean>,
+        options?: InnerSpanOptions,
+      ) => startInnerSpan(engine.openTelemetry, trace, name, attributes, options),
+    });
+  }
   Object.defineProperty(effects.ctx, TURN_TRACE, { value: trace?.child });
   Object.defineProperty(effects.ctx, WARM_CACHE, { value: engine.warm });
   const pages: StatePages = {
