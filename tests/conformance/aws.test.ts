@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteItemCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
@@ -32,7 +33,7 @@ async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<Conf
       const { visible, inFlight } = await queue.approximateCounts();
       return visible + inFlight;
     },
-    pass: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    pass: (ms) => sleep(ms),
     expire: async (actorId) => {
       // What DynamoDB's TTL does, at once: delete the record once past its `expiresAt`.
       // The record's key, as the package README lays out the table.

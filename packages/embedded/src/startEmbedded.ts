@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AnyActorDefinition, AnyEffectDefinition, Logger } from '@baton/core';
 import { Client } from '@baton/core/client';
 import {
@@ -88,7 +89,7 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
       for (;;) {
         const counts = backend.queue.counts();
         if (counts.total === 0 && backend.store.outboxSize() === 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
       }
     },
     async stop() {

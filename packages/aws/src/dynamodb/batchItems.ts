@@ -3,6 +3,8 @@
  * a call leaves unprocessed (its partial answer under throttling) sent again, backing off.
  * Failures come back as UNAVAILABLE, named after the caller's `operation`.
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
@@ -103,8 +105,4 @@ async function untilProcessed<T>(
       throw unavailable('DynamoDB', operation, error);
     }
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

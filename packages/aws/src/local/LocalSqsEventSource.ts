@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -99,7 +100,7 @@ export class LocalSqsEventSource {
         await this.pollOnce();
       } catch (error) {
         this.#options.onError?.(error);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
       }
     }
   }

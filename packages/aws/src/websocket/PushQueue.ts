@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { awsErrorName } from '../internal/unavailable.ts';
 
 /**
@@ -202,8 +203,4 @@ export class PushQueue {
     this.#nextStart = at + this.#interval;
     if (at > now) await sleep(at - now);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

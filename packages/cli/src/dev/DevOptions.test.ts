@@ -23,4 +23,33 @@ describe('parseDevArgs', () => {
       );
     }
   });
+
+  it('reads every option, in either form, with an entry relative to the working directory', () => {
+    const options = parseDevArgs(
+      ['--port=0', entry, '--in-memory', '--log-level', 'debug', '--backend', 'embedded'],
+      '/',
+    );
+    expect(options).toMatchObject({
+      entry,
+      port: 0,
+      dataDir: undefined,
+      backend: 'embedded',
+      logLevel: 'debug',
+    });
+    expect(parseDevArgs([entry], '/')).toMatchObject({ port: 3000, logLevel: 'info' });
+  });
+
+  it('refuses an unknown option by name, with the usage', () => {
+    expect(() => parseDevArgs([entry, '--prot', '4000'], '/')).toThrow(
+      /Unknown option '--prot'[\s\S]*Usage: baton dev/,
+    );
+    expect(() => parseDevArgs([entry, '-x'], '/')).toThrow(/Unknown option '-x'/);
+  });
+
+  it('refuses an option without its value, a second entry and a bad port', () => {
+    expect(() => parseDevArgs([entry, '--port'], '/')).toThrow(/--port <value>' argument missing/);
+    expect(() => parseDevArgs([entry, entry], '/')).toThrow(/one app entry only/);
+    expect(() => parseDevArgs([entry, '--port', '70000'], '/')).toThrow(/--port must be a port/);
+    expect(() => parseDevArgs(['--in-memory'], '/')).toThrow(/which app\?/);
+  });
 });

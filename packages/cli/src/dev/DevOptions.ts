@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { BatonError, ErrorCode, type LogLevel } from '@baton/core';
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -59,68 +60,41 @@ export function defaultDataDir(entry: string): string {
 export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
   const usage = (message: string) =>
     new BatonError(ErrorCode.INVALID_ARGUMENT, `${message}\n\n${USAGE}`);
-  let entry: string | undefined;
-  let port = 3000;
-  let dataDir: string | undefined;
-  let inMemory = false;
-  let backend: DevOptions['backend'] = 'embedded';
-  const allowOrigins: string[] = [];
-  let logLevel: LogLevel = 'info';
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const [flag, inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
-    const value = () => {
-      const next = inline ?? args[++i];
-      if (next === undefined || next.startsWith('--')) throw usage(`${flag} needs a value`);
-      return next;
-    };
-    switch (flag) {
-      case '--port': {
-        const text = value();
-        port = Number(text);
-        if (!/^\d+$/.test(text) || port > 65_535) {
-          throw usage(`--port must be a port number (0–65535), got "${text}"`);
-        }
-        break;
-      }
-      case '--data-dir':
-        dataDir = resolve(cwd, value());
-        break;
-      case '--in-memory':
-        inMemory = true;
-        break;
-      case '--backend': {
-        const name = value();
-        if (name !== 'embedded' && name !== 'local-aws') {
-          throw usage(`--backend must be embedded or local-aws, got "${name}"`);
-        }
-        backend = name;
-        break;
-      }
-      case '--allow-origin': {
-        const text = value();
-        const origin = parseOrigin(text);
-        if (origin === undefined) {
-          throw usage(
-            `--allow-origin takes an origin such as http://localhost:5173 (scheme, host, port; no path), got "${text}"`,
-          );
-        }
-        allowOrigins.push(origin);
-        break;
-      }
-      case '--log-level': {
-        const level = value();
-        if (!LOG_LEVELS.includes(level as LogLevel)) {
-          throw usage(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
-        }
-        logLevel = level as LogLevel;
-        break;
-      }
-      default:
-        if (arg.startsWith('-')) throw usage(`unknown option ${arg}`);
-        if (entry !== undefined) throw usage(`one app entry only, got "${entry}" and "${arg}"`);
-        entry = resolve(cwd, arg);
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    // node:util's own message names the option: "Unknown option '--prot'…",
+    // "Option '--port <value>' argument missing".
+    throw usage(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) {
+    throw usage(`one app entry only, got "${positionals[0]}" and "${positionals[1]}"`);
+  }
+  const entry = positionals[0] === undefined ? undefined : resolve(cwd, positionals[0]);
+  const port = Number(values.port ?? 3000);
+  if (values.port !== undefined && (!/^\d+$/.test(values.port) || port > 65_535)) {
+    throw usage(`--port must be a port number (0–65535), got "${values.port}"`);
+  }
+  const dataDir = values['data-dir'] === undefined ? undefined : resolve(cwd, values['data-dir']);
+  const inMemory = values['in-memory'] ?? false;
+  const backend = values.backend ?? 'embedded';
+  if (backend !== 'embedded' && backend !== 'local-aws') {
+    throw usage(`--backend must be embedded or local-aws, got "${backend}"`);
+  }
+  const allowOrigins = (values['allow-origin'] ?? []).map((text) => {
+    const origin = parseOrigin(text);
+    if (origin === undefined) {
+      throw usage(
+        `--allow-origin takes an origin such as http://localhost:5173 (scheme, host, port; no path), got "${text}"`,
+      );
     }
+    return origin;
+  });
+  const logLevel = (values['log-level'] ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw usage(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
   if (entry === undefined) throw usage('which app? Name its entry module, e.g. src/app.ts');
   if (!existsSync(entry) || !statSync(entry).isFile()) {
@@ -141,6 +115,24 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
     allowOrigins,
     logLevel,
   };
+}
+
+/** `baton dev`'s options, strictly: an unknown option or a missing value throws. */
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'in-memory': { type: 'boolean' },
+      backend: { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }
 
 /** `URL.origin` of an http(s) origin written alone (a trailing `/` allowed), else undefined. */

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EmulatorError, EmulatorErrorCode } from '../EmulatorError.ts';
 import { findFreePort } from './findFreePort.ts';
 import { OutputTail } from './OutputTail.ts';
@@ -129,7 +130,7 @@ async function launchOnPort(spec: LaunchSpec, port: number): Promise<LaunchedEmu
         await exited;
         clearTimeout(timer);
       }
-      await Promise.race([closed, sleep(STOP_GRACE_MS)]);
+      await Promise.race([closed, sleep(STOP_GRACE_MS, undefined, { ref: false })]);
       if (pid !== undefined) untrack(pid);
       await cleanup?.();
     })();
@@ -159,7 +160,7 @@ async function launchOnPort(spec: LaunchSpec, port: number): Promise<LaunchedEmu
         { details: { emulator: spec.name, port, output: tail.toString() } },
       );
     }
-    await Promise.race([sleep(100), exited]);
+    await Promise.race([sleep(100, undefined, { ref: false }), exited]);
   }
   spec.log(
     `${spec.title} answers on http://127.0.0.1:${port} (pid ${pid}, ${Date.now() - started} ms).`,
@@ -192,8 +193,4 @@ function answers(port: number, probe: Probe): Promise<boolean> {
     req.once('error', () => resolve(false));
     req.end(probe.body);
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
