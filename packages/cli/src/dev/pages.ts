@@ -1,7 +1,6 @@
 /** The HTML the dev server serves itself: an app page's shell, a landing page, the inspector's. */
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+import { escapeHtml } from '../escapeHtml.ts';
 
 /**
  * `index.html` for the app's page: the WebSocket URL in `<meta name="baton-url">`, and this

@@ -2,6 +2,7 @@ import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 import { type ActorRecord, parseActorId } from '@baton/core/adapter';
 import { pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
+import { actorSummaries } from './actorSummaries.ts';
 import { fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -107,16 +108,7 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
     limit,
     ...(ctx.values.cursor ? { cursor: ctx.values.cursor } : {}),
   });
-  const result = {
-    actors: page.records.map((r) => ({
-      id: r.id,
-      version: r.ver,
-      inboxPosition: r.inboxOffset,
-      paused: r.paused !== undefined,
-      parked: r.parked ?? 0,
-    })),
-    ...(page.cursor ? { cursor: page.cursor } : {}),
-  };
+  const result = actorSummaries(page);
   ctx.print(result, (r) =>
     [
       table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),

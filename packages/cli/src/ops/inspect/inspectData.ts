@@ -6,6 +6,7 @@ import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 import { type DeadLetter, parseActorId } from '@baton/core/adapter';
 import { storedOutbox } from '@baton/core/engine';
+import { actorSummaries } from '../actorSummaries.ts';
 import { readStatus, type Status } from '../status.ts';
 import type { Target } from '../target.ts';
 
@@ -95,16 +96,7 @@ export async function searchActors(
     ...(options.cursor ? { cursor: options.cursor } : {}),
     ...(slash < 0 ? {} : { keyPrefix: prefix.slice(slash + 1) }),
   });
-  return {
-    actors: page.records.map((r) => ({
-      id: r.id,
-      version: r.ver,
-      inboxPosition: r.inboxOffset,
-      paused: r.paused !== undefined,
-      parked: r.parked ?? 0,
-    })),
-    ...(page.cursor ? { cursor: page.cursor } : {}),
-  };
+  return actorSummaries(page);
 }
 
 export async function readActor(target: Target, id: string): Promise<InspectedActor> {

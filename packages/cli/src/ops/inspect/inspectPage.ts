@@ -5,8 +5,7 @@
  * layout, and travel URL-encoded (`#actor=<id>`). Action buttons show only with actions allowed.
  */
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+import { escapeHtml } from '../../escapeHtml.ts';
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d1d22;background:#f7f7f9}
