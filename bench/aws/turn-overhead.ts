@@ -21,7 +21,7 @@ import {
 import { DynamoStore } from '@baton/aws';
 import { silentLogger } from '@baton/core';
 import type { Queue } from '@baton/core/adapter';
-import { createEngine, runTurn } from '@baton/core/engine';
+import { createEngine, PAGE_BYTES, runTurn } from '@baton/core/engine';
 import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { Account, ingress, Ledger } from './actors.ts';
@@ -212,14 +212,19 @@ function handBuilt(
     obAt: n(now),
   };
   const expiresAt = now + 14 * DAY;
-  const idempotency: Item = {
-    pk: s(`I#dep-${key}-${i}`),
-    sk: s('I'),
-    actorId: s(id),
-    outcome: s(JSON.stringify({ ok: true, value: next.balance })),
-    expiresAt: n(expiresAt),
-    ttl: n(Math.ceil(expiresAt / 1000)),
+  // The outcome, appended to the actor's outcome page (as `Store.readPagedOutcomes` keeps them):
+  // the record says where its next outcomes go.
+  const outcome = {
+    key: `dep-${key}-${i}`,
+    outcome: { ok: true, value: next.balance },
+    expiresAt,
+    sentAt: now,
   };
+  const outcomeBytes = JSON.stringify({ ...outcome, actorId: id }).length;
+  const filled = outcomeBytes * i;
+  const page = Math.floor(filled / PAGE_BYTES);
+  record.fmt = n(2);
+  record.op = s(JSON.stringify({ page, bytes: filled - page * PAGE_BYTES, sentAt: now }));
   return [
     {
       Put: {
@@ -239,12 +244,24 @@ function handBuilt(
       },
     },
     {
-      Put: {
+      Update: {
         TableName,
-        Item: idempotency,
-        ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
-        ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
-        ExpressionAttributeValues: { ':now': n(now) },
+        Key: { pk: s(`I#@${id}`), sk: s(`P#${String(page).padStart(16, '0')}`) },
+        UpdateExpression: 'SET #pm = :pm, #ttl = :ttl, #o0 = :o0',
+        ConditionExpression: '(attribute_not_exists(#o0) OR #o0.#e <= :now)',
+        ExpressionAttributeNames: {
+          '#pm': 'pm',
+          '#ttl': 'ttl',
+          '#e': 'e',
+          '#o0': `o:${outcome.key}`,
+        },
+        ExpressionAttributeValues: {
+          ':pm': n(now),
+          ':now': n(now),
+          ':ttl': n(Math.ceil(expiresAt / 1000)),
+          ':o0': { M: { j: s(JSON.stringify(outcome)), e: n(expiresAt) } },
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
   ];
@@ -297,10 +314,21 @@ async function checkSameItems(
 }
 
 function shape(items: readonly TransactWriteItem[]) {
-  const puts = items.map((t) => t.Put?.Item ?? {});
-  const names = puts.map((item) => Object.keys(item).sort().join(',')).join(' | ');
-  const bytes = puts.reduce((sum, item) => sum + JSON.stringify(item).length, 0);
-  const conditions = items.filter((t) => t.Put?.ConditionExpression).length;
+  // A put's attributes; an update's key, the attributes it sets and the values it sets them to.
+  const written = items.map((t) => {
+    if (t.Put) return { names: Object.keys(t.Put.Item ?? {}), value: t.Put.Item };
+    const update = t.Update;
+    const names = Object.values(update?.ExpressionAttributeNames ?? {}).map((name) =>
+      name.startsWith('o:') ? 'o:<key>' : name,
+    );
+    const value = [update?.Key, update?.ExpressionAttributeValues];
+    return { names: [...Object.keys(update?.Key ?? {}), ...names], value };
+  });
+  const names = written.map((item) => item.names.sort().join(',')).join(' | ');
+  const bytes = written.reduce((sum, item) => sum + JSON.stringify(item.value).length, 0);
+  const conditions = items.filter(
+    (t) => t.Put?.ConditionExpression ?? t.Update?.ConditionExpression,
+  ).length;
   return {
     names,
     bytes,

@@ -10,6 +10,7 @@ import {
   conformanceSuite,
   keyClaimSuite,
   manyPeersSuite,
+  outcomePageSuite,
   workflowSuite,
 } from '@baton/testing/conformance';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
@@ -62,6 +63,7 @@ async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<Conf
 conformanceSuite('DynamoDB Local and ElasticMQ', () => open());
 workflowSuite('DynamoDB Local and ElasticMQ', () => open());
 keyClaimSuite('DynamoDB Local and ElasticMQ', () => open());
+outcomePageSuite('DynamoDB Local and ElasticMQ', () => open());
 
 // Its own DynamoDB Local: after 100,000 senders' items the shared one slows every other test.
 describe('with a DynamoDB Local of its own', () => {

@@ -162,8 +162,9 @@ describe('the drain', () => {
   });
 
   it('writes sends that do not fit in the record apart, and reads them back before the next commit', async () => {
-    // Room for the relay's record (about 150 bytes) or its send (about 200), not both.
-    const store = new EmbeddedStore({ limits: { maxItemBytes: 300 } });
+    // Room for the relay's record (about 230 bytes, its outcome page's state included) or its
+    // send (about 200), not both; and for an outcome (about 260) beside a page's quarter.
+    const store = new EmbeddedStore({ limits: { maxItemBytes: 400 } });
     const queue = new EmbeddedQueue();
     const { calls, ...ports } = counted(store, queue);
     const actors = [Relay, Sink];
@@ -178,7 +179,6 @@ describe('the drain', () => {
       await forward(worker);
     }
     const record = await store.load('relay/r');
-
     expect(record?.outbox).toBeUndefined();
     expect(record?.outboxApart).toBe(true);
     // Each worker deleted its items after each commit. The second one could not know that of

@@ -71,11 +71,15 @@ export interface IamStatement {
   readonly resources: readonly IamResource[];
 }
 
-/** The store as a worker uses it. A transaction needs the action of each item it writes. */
+/**
+ * The store as a worker uses it. A transaction needs the action of each item it writes: an
+ * outcome page is an UpdateItem.
+ */
 const store: IamStatement = {
   actions: [
     'dynamodb:GetItem',
     'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
     'dynamodb:DeleteItem',
     'dynamodb:Query',
     'dynamodb:BatchGetItem',
@@ -110,8 +114,11 @@ const sweepTable: IamStatement = {
 /** Committed reads: outcomes (`readIdempotency`) and the records queries read (`load`). */
 const readTable: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['table'] };
 
-/** Reading outcomes (`readIdempotency`) and nothing else of the table. */
-const readOutcomes: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['outcomes'] };
+/** Reading outcomes (`readIdempotency`: its item, or its actor's pages) and nothing else of the table. */
+const readOutcomes: IamStatement = {
+  actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+  resources: ['outcomes'],
+};
 
 /** Binding a keyed message's idempotency key to it when it is sent (`claimKey`): one PutItem. */
 const claimKeys: IamStatement = { actions: ['dynamodb:PutItem'], resources: ['claims'] };
@@ -200,7 +207,7 @@ export const BATON_IAM = {
    * registry; queries' reads and outcomes; `send`/`ask` into the inbox with their keys'
    * claims; pushes, and closing a connection that is not registered.
    */
-  websocket: [registry, readTable, claimKeys, send, manageConnections],
+  websocket: [registry, readTable, readOutcomes, claimKeys, send, manageConnections],
   /**
    * `streamHandler` (on the table's stream): re-runs the queries a commit touched, pushes their
    * results and answers pending requests; plus what its event source mapping reads.

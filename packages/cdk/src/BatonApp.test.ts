@@ -503,7 +503,10 @@ describe('BatonApp', () => {
     );
     expect(JSON.stringify(caller)).toContain('sqs:SendMessage');
     expect(caller!.Properties.PolicyDocument.Statement).toContainEqual(
-      expect.objectContaining({ Action: 'dynamodb:GetItem', Condition: OUTCOMES_ONLY }),
+      expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+        Condition: OUTCOMES_ONLY,
+      }),
     );
   });
 
@@ -527,7 +530,11 @@ describe('BatonApp', () => {
           JSON.stringify(statement.Resource).includes(idIn(other, app.table)),
       );
       expect(onTable, roleId).toEqual([
-        expect.objectContaining({ Action: 'dynamodb:GetItem', Condition: OUTCOMES_ONLY }),
+        // An outcome is an item of its own or in its actor's outcome pages (a Query).
+        expect.objectContaining({
+          Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+          Condition: OUTCOMES_ONLY,
+        }),
         expect.objectContaining({ Action: 'dynamodb:PutItem', Condition: CLAIMS_ONLY }),
       ]);
     }

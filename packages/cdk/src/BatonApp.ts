@@ -366,13 +366,13 @@ export class BatonApp extends Construct {
 
   /**
    * Lets `grantee` send messages to actors: enqueue into the inbox, claim the idempotency keys
-   * of keyed messages and read outcomes — the table's key claims and idempotency records only,
-   * never an actor's record.
+   * of keyed messages and read outcomes (an item each, or an actor's outcome pages) — the
+   * table's key claims and outcomes only, never an actor's record.
    */
   grantSend(grantee: iam.IGrantable): iam.Grant {
     const outcomes = iam.Grant.addToPrincipal({
       grantee,
-      actions: ['dynamodb:GetItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
       resourceArns: [this.table.tableArn],
       conditions: OUTCOMES_ONLY,
     });

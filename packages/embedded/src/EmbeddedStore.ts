@@ -8,8 +8,10 @@ import type {
   IdempotencyRecord,
   KeyClaim,
   OutboxItem,
+  OutcomePageWrite,
   OverflowKey,
   OverflowMark,
+  PagedOutcome,
   Store,
   StoreLimits,
   Timer,
@@ -38,6 +40,8 @@ interface CommitEntry extends JournalEntry {
   readonly record?: ActorRecord;
   readonly outbox: readonly OutboxItem[];
   readonly idempotency: readonly IdempotencyRecord[];
+  /** Outcomes appended to a page of the record's actor. */
+  readonly outcomes?: OutcomePageWrite;
   readonly deadLetters?: Commit['deadLetters'];
   readonly overflow?: readonly OverflowMark[];
   readonly timers?: Commit['timers'];
@@ -65,8 +69,30 @@ interface EffectsDoneEntry extends JournalEntry {
   readonly expiresAt: number;
 }
 
+/** One outcome page of an actor as it stands, to compact a journal (its outcomes are kept apart). */
+interface PageEntry extends JournalEntry {
+  readonly t: 'store.page';
+  readonly actorId: string;
+  readonly page: number;
+  readonly sentAt: number;
+  readonly expiresAt: number;
+  /** The page's keys, each with its message's `sentAt`. */
+  readonly keys: ReadonlyArray<readonly [string, number]>;
+}
+
+/** One outcome page: which keys it holds (their outcomes are in the idempotency map). */
+interface Page {
+  /** The latest `sentAt` of this page and every page before it ({@link OutcomePageWrite.sentAt}). */
+  sentAt: number;
+  /** When its last outcome expires: the page is forgotten then. */
+  expiresAt: number;
+  /** Key → its message's `sentAt`. */
+  readonly keys: Map<string, number>;
+}
+
 type StoreEntry =
   | CommitEntry
+  | PageEntry
   | DeleteOutboxEntry
   | HeldDrainedEntry
   | ClaimEntry
@@ -100,6 +126,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #outbox = new Map<string, Map<number, OutboxItem>>();
   readonly #idempotency = new Map<string, IdempotencyRecord>();
   readonly #claims = new KeyClaims();
+  /** Outcome pages by actor, then by page number. */
+  readonly #pages = new Map<string, Map<number, Page>>();
   /** Dead letters by actor, then by message id, in the order they were kept. */
   readonly #deadLetters = new Map<string, Map<string, DeadLetter>>();
   /** Overflow marks by actor, then by kind and peer. */
@@ -156,6 +184,11 @@ export class EmbeddedStore implements Store, ChangeFeed {
     }
     // Only `idempotency` is put-if-absent; `replaceIdempotency` overwrites (a redrive's outcome).
     const used = commit.idempotency.filter((r) => this.#liveIdempotency(r.key)).map((r) => r.key);
+    // A page, like DynamoDB's page item, knows only its own outcomes.
+    const page = commit.outcomes && this.#pages.get(record.id)?.get(commit.outcomes.page);
+    for (const { key } of commit.outcomes?.records ?? []) {
+      if (page?.keys.has(key) && this.#liveIdempotency(key)) used.push(key);
+    }
     if (used.length > 0) throw duplicateKeys(used);
 
     // An absent part is an undefined field, which the journal's JSON leaves out.
@@ -164,6 +197,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
       record,
       outbox: commit.outbox,
       idempotency: [...commit.idempotency, ...(commit.replaceIdempotency ?? [])],
+      ...(commit.outcomes?.records.length ? { outcomes: commit.outcomes } : {}),
       deadLetters: commit.deadLetters,
       ...(commit.overflow?.length ? { overflow: commit.overflow } : {}),
       timers: commit.timers,
@@ -173,6 +207,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     if (++this.#commitsSincePurge >= PURGE_EVERY) this.purgeExpired();
     this.#changes.emit(entry.record!);
     for (const outcome of entry.idempotency) this.#outcomes.emit(outcome);
+    for (const outcome of entry.outcomes?.records ?? []) this.#outcomes.emit(unpaged(outcome));
     for (const timer of entry.timers?.put ?? []) this.#timersPut.emit(timer);
   }
 
@@ -243,6 +278,19 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#checkOpen();
     const record = this.#liveIdempotency(key);
     return record && structuredClone(record);
+  }
+
+  async readPagedOutcomes(actorId: string, sentAt: number): Promise<PagedOutcome[]> {
+    this.#checkOpen();
+    const found: PagedOutcome[] = [];
+    for (const page of this.#pages.get(actorId)?.values() ?? []) {
+      if (page.sentAt < sentAt) continue;
+      for (const [key, at] of page.keys) {
+        const record = this.#liveIdempotency(key);
+        if (record) found.push({ ...structuredClone(record), sentAt: at });
+      }
+    }
+    return found;
   }
 
   async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {
@@ -371,6 +419,10 @@ export class EmbeddedStore implements Store, ChangeFeed {
     for (const [key, record] of this.#idempotency) {
       if (record.expiresAt <= now) this.#idempotency.delete(key);
     }
+    for (const [actorId, pages] of this.#pages) {
+      for (const [n, page] of pages) if (page.expiresAt <= now) pages.delete(n);
+      if (pages.size === 0) this.#pages.delete(actorId);
+    }
     this.#claims.purge(now);
     for (const [key, expiresAt] of this.#effectsDone) {
       if (expiresAt <= now) this.#effectsDone.delete(key);
@@ -430,7 +482,17 @@ export class EmbeddedStore implements Store, ChangeFeed {
     if (rest.outbox.length + rest.idempotency.length > 0) {
       entries.push({ t: 'store.commit', ...rest });
     }
-    return [...entries, ...this.#claims.entries()];
+    return [...entries, ...this.#pageSnapshot(), ...this.#claims.entries()];
+  }
+
+  #pageSnapshot(): PageEntry[] {
+    const entries: PageEntry[] = [];
+    for (const [actorId, pages] of this.#pages) {
+      for (const [page, { sentAt, expiresAt, keys }] of pages) {
+        entries.push({ t: 'store.page', actorId, page, sentAt, expiresAt, keys: [...keys] });
+      }
+    }
+    return entries;
   }
 
   /** Rejects every later call with UNAVAILABLE. Does not close the journal. */
@@ -446,6 +508,13 @@ export class EmbeddedStore implements Store, ChangeFeed {
   #apply(entry: StoreEntry): void {
     if (entry.t === 'store.claim') {
       this.#claims.apply(entry);
+      return;
+    }
+    if (entry.t === 'store.page') {
+      const pages = this.#pages.get(entry.actorId) ?? new Map<number, Page>();
+      const { sentAt, expiresAt } = entry;
+      pages.set(entry.page, { sentAt, expiresAt, keys: new Map(entry.keys) });
+      this.#pages.set(entry.actorId, pages);
       return;
     }
     if (entry.t === 'store.effectsDone') {
@@ -473,6 +542,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
       this.#outbox.set(item.actorId, items);
     }
     for (const record of entry.idempotency) this.#idempotency.set(record.key, record);
+    if (entry.record && entry.outcomes) this.#appendPage(entry.record.id, entry.outcomes);
     if (entry.record && entry.deadLetters) {
       const letters = this.#deadLetters.get(entry.record.id) ?? new Map<string, DeadLetter>();
       for (const id of entry.deadLetters.remove) letters.delete(id);
@@ -497,11 +567,30 @@ export class EmbeddedStore implements Store, ChangeFeed {
     }
   }
 
+  #appendPage(actorId: string, write: OutcomePageWrite): void {
+    const pages = this.#pages.get(actorId) ?? new Map<number, Page>();
+    const page = pages.get(write.page) ?? { sentAt: 0, expiresAt: 0, keys: new Map() };
+    page.sentAt = write.sentAt;
+    for (const outcome of write.records) {
+      this.#idempotency.set(outcome.key, unpaged(outcome));
+      page.keys.set(outcome.key, outcome.sentAt);
+      page.expiresAt = Math.max(page.expiresAt, outcome.expiresAt);
+    }
+    pages.set(write.page, page);
+    this.#pages.set(actorId, pages);
+  }
+
   #checkOpen(): void {
     if (this.#closed) {
       throw new BatonError(ErrorCode.UNAVAILABLE, 'the embedded store is closed');
     }
   }
+}
+
+/** An outcome as {@link EmbeddedStore.readIdempotency} gives it: without its page's `sentAt`. */
+function unpaged(outcome: PagedOutcome): IdempotencyRecord {
+  const { sentAt: _, ...record } = outcome;
+  return record;
 }
 
 const soonestFirst = (timers: Timer[]): Timer[] =>

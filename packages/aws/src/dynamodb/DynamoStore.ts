@@ -15,11 +15,12 @@ import type {
   OutboxItem,
   OverflowKey,
   OverflowMark,
+  PagedOutcome,
   Store,
   StoreLimits,
   Timer,
 } from '@baton/core/adapter';
-import { checkCommit, invalidArgument, systemClock } from '@baton/core/adapter';
+import { checkCommit, ingressTarget, invalidArgument, systemClock } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
@@ -37,6 +38,7 @@ import {
   itemToTimer,
 } from './itemCodec.ts';
 import { mapTransactionError } from './mapTransactionError.ts';
+import { readPages } from './outcomePages.ts';
 import { getItem, queryItems } from './readItems.ts';
 import {
   Attr,
@@ -160,7 +162,7 @@ export class DynamoStore implements Store {
         );
       }
     } catch (error) {
-      throw mapTransactionError(error, commit, this.limits);
+      throw mapTransactionError(error, commit, this.limits, this.#clock.now());
     }
   }
 
@@ -241,12 +243,27 @@ export class DynamoStore implements Store {
     return [...actors];
   }
 
-  async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
-    const item = await this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)');
-    if (!item) return undefined;
-    const record = itemToIdempotency(item);
+  async readIdempotency(key: string, sentAt = 0): Promise<IdempotencyRecord | undefined> {
+    // Its own item (from before pages, or a redrive's outcome) wins over its page. Without
+    // `sentAt`, the pages are read back from the newest until one holds it, or to the oldest.
+    const actorId = ingressTarget(key);
+    const [item, paged] = await Promise.all([
+      this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)'),
+      actorId === undefined
+        ? []
+        : readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt, key }),
+    ]);
+    const record = item && itemToIdempotency(item);
     // DynamoDB's TTL deletes an expired item only eventually: an expired record reads as absent.
-    return record.expiresAt > this.#clock.now() ? record : undefined;
+    if (record && record.expiresAt > this.#clock.now()) return record;
+    const found = paged[0];
+    if (!found) return undefined;
+    const { sentAt: _, ...outcome } = found;
+    return outcome;
+  }
+
+  readPagedOutcomes(actorId: string, sentAt: number): Promise<PagedOutcome[]> {
+    return readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt });
   }
 
   async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {

@@ -1,7 +1,8 @@
 /**
  * The `TransactItems` of one commit: the actor record on its version condition (version and
  * life), the outbox
- * items, the idempotency records on "absent or expired", then replaced outcomes, dead letters,
+ * items, the idempotency records on "absent or expired", the outcome page (its outcomes on the
+ * same condition), then replaced outcomes, dead letters,
  * overflow marks, timers, dead-letter deletes and timer deletes.
  */
 import type { Put, TransactWriteItem } from '@aws-sdk/client-dynamodb';
@@ -14,6 +15,7 @@ import {
   recordToItem,
   timerToItem,
 } from './itemCodec.ts';
+import { pageWriteItem } from './outcomePages.ts';
 import { Attr, actorPk, deadLetterSk, timerSk } from './tableLayout.ts';
 
 /** Where a commit's items go and how they are laid out (a {@link DynamoStore}'s settings). */
@@ -62,6 +64,10 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
         },
       }),
     ),
+    // The outcome page after the idempotency records: mapTransactionError finds it there.
+    ...(commit.outcomes?.records.length
+      ? [pageWriteItem(TableName, record.id, commit.outcomes, clock.now())]
+      : []),
     ...(commit.replaceIdempotency ?? []).map(
       (outcome): TransactWriteItem => ({ Put: { TableName, Item: idempotencyToItem(outcome) } }),
     ),

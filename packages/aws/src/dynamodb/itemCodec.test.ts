@@ -8,7 +8,7 @@ const full: ActorRecord = {
   id: 'account/a',
   ver: 3,
   life: 'l1',
-  format: 1,
+  format: 2,
   state: { balance: 5 },
   stateVersion: 2,
   inboxOffset: '7',
@@ -23,6 +23,7 @@ const full: ActorRecord = {
   outboxApart: true,
   paused: { at: 1, by: 'ops' },
   parked: 9,
+  outcomePage: { page: 2, bytes: 300, sentAt: 5, closedSentAt: 4, itemsBefore: 3 },
 };
 
 describe('the actor record item', () => {

@@ -78,6 +78,7 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
     ...(record.outboxApart ? { [Attr.outboxApart]: true } : {}),
     ...(record.paused ? { [Attr.paused]: json(record.paused) } : {}),
     ...(record.parked === undefined ? {} : { [Attr.parked]: record.parked }),
+    ...(record.outcomePage ? { [Attr.outcomePage]: json(record.outcomePage) } : {}),
   });
   return { ...unknown, ...known };
 }
@@ -113,6 +114,9 @@ export function itemToRecord(item: Item): ActorRecord {
     ...(raw[Attr.paused] === undefined ? {} : { paused: JSON.parse(raw[Attr.paused] as string) }),
     ...(raw[Attr.parked] === undefined ? {} : { parked: raw[Attr.parked] as number }),
     ...(raw[Attr.format] === undefined ? {} : { format: raw[Attr.format] as number }),
+    ...(raw[Attr.outcomePage] === undefined
+      ? {}
+      : { outcomePage: JSON.parse(raw[Attr.outcomePage] as string) }),
     ...(unknown.length === 0 ? {} : { unknownFields: Object.fromEntries(unknown) }),
   };
 }
@@ -172,6 +176,7 @@ export function claimToItem(claim: KeyClaim): Item {
     ...(isShortId(claim.key) ? {} : { [Attr.key]: claim.key }),
     [Attr.fingerprint]: claim.fingerprint,
     [Attr.expiresAt]: claim.expiresAt,
+    ...(claim.sentAt === undefined ? {} : { [Attr.sentAt]: claim.sentAt }),
     [Attr.ttl]: Math.ceil(claim.expiresAt / 1000),
   });
 }
@@ -182,6 +187,7 @@ export function itemToClaim(item: Item): KeyClaim {
     key: (raw[Attr.key] as string | undefined) ?? (raw[Attr.pk] as string).slice(2),
     fingerprint: raw[Attr.fingerprint] as string,
     expiresAt: raw[Attr.expiresAt] as number,
+    ...(raw[Attr.sentAt] === undefined ? {} : { sentAt: raw[Attr.sentAt] as number }),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Commit, StoreLimits } from '@baton/core/adapter';
 import { duplicateKeys, jsonSize, transactionTooLarge, versionConflict } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { type Item, itemToRecord } from './itemCodec.ts';
+import { keysInPage } from './outcomePages.ts';
 
 /**
  * Maps a failed commit's `TransactWriteItems` (or single-item `PutItem`) error into the core's
@@ -15,6 +16,7 @@ import { type Item, itemToRecord } from './itemCodec.ts';
  * | record: ConditionalCheckFailed                  | VERSION_CONFLICT with the stored record  |
  * | PutItem: ConditionalCheckFailedException        | VERSION_CONFLICT with the stored record  |
  * | idempotency record: ConditionalCheckFailed      | DUPLICATE naming those keys              |
+ * | outcome page: ConditionalCheckFailed            | DUPLICATE naming the keys it holds       |
  * | any item: TransactionConflict                   | VERSION_CONFLICT (the engine reloads)    |
  * | IdempotentParameterMismatch, TransactionInProgress | VERSION_CONFLICT (the engine reloads) |
  * | ValidationException about size or item count    | TRANSACTION_TOO_LARGE naming the limit   |
@@ -31,6 +33,7 @@ export function mapTransactionError(
   error: unknown,
   commit: Commit,
   limits: StoreLimits,
+  now: number = Date.now(),
 ): BatonError {
   const actorId = commit.record.id;
   const name = awsErrorName(error);
@@ -45,6 +48,13 @@ export function mapTransactionError(
     const used = commit.idempotency
       .filter((_, i) => reasons[firstKey + i]?.Code === 'ConditionalCheckFailed')
       .map((r) => r.key);
+    const page = commit.outcomes?.records.length
+      ? reasons[firstKey + commit.idempotency.length]
+      : undefined;
+    if (commit.outcomes && page?.Code === 'ConditionalCheckFailed') {
+      // The stored page as it was: which of the commit's keys it holds, live.
+      used.push(...keysInPage(page.Item ?? {}, commit.outcomes, now));
+    }
     if (used.length > 0) return duplicateKeys(used);
     if (reasons.some((r) => r.Code === 'TransactionConflict')) return versionConflict(actorId);
     const invalid = reasons.find((r) => r.Code === 'ValidationError');

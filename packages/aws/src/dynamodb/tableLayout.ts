@@ -41,6 +41,8 @@ export const Attr = {
   outboxApart: 'apart',
   paused: 'ps',
   parked: 'pn',
+  outcomePage: 'op',
+  sentAt: 'sentAt',
 } as const;
 
 /**
@@ -166,6 +168,7 @@ export const RECORD_ATTRIBUTES: readonly string[] = [
   Attr.outboxApart,
   Attr.paused,
   Attr.parked,
+  Attr.outcomePage,
 ];
 
 /** DynamoDB's item size limit: 400 KB, attribute names included. */

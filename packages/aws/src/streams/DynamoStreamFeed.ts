@@ -117,6 +117,8 @@ export class DynamoStreamFeed implements ChangeFeed {
         }
       } else if (change?.kind === 'outcome') {
         this.#emit(this.#outcomes, change.record);
+      } else if (change?.kind === 'outcomes') {
+        for (const outcome of change.records) this.#emit(this.#outcomes, outcome);
       }
     }
     return records.length;

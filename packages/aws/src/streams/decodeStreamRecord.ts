@@ -1,5 +1,6 @@
 import type { ActorRecord, IdempotencyRecord } from '@baton/core/adapter';
 import { type Item, itemToIdempotency, itemToRecord } from '../dynamodb/itemCodec.ts';
+import { newestOutcomes, PAGE_SK_PREFIX } from '../dynamodb/outcomePages.ts';
 import { Attr, IDEMPOTENCY_SK, RECORD_SK } from '../dynamodb/tableLayout.ts';
 
 /**
@@ -11,7 +12,9 @@ import { Attr, IDEMPOTENCY_SK, RECORD_SK } from '../dynamodb/tableLayout.ts';
  */
 export type StoreChange =
   | { readonly kind: 'record'; readonly record: ActorRecord }
-  | { readonly kind: 'outcome'; readonly record: IdempotencyRecord };
+  | { readonly kind: 'outcome'; readonly record: IdempotencyRecord }
+  /** An outcome page written: the outcomes its last commit added (and any within a minute of them). */
+  | { readonly kind: 'outcomes'; readonly records: readonly IdempotencyRecord[] };
 
 /**
  * The shape shared by a Lambda `DynamoDBRecord` and a DynamoDB Streams `GetRecords` record
@@ -24,7 +27,7 @@ export interface StreamRecordLike {
 
 /**
  * Decodes one record of the table's stream (view type `NEW_IMAGE`). Inserts and updates of
- * actor records and idempotency records mean something; outbox items, deletions (drains, TTL)
+ * actor records, idempotency records and outcome pages mean something; outbox items, deletions (drains, TTL)
  * and anything else are `undefined`. Streams keep one item's changes in order but not a
  * transaction's items together, so consumers key on each actor's `ver`.
  *
@@ -41,5 +44,6 @@ export function decodeStreamRecord(record: StreamRecordLike): StoreChange | unde
   if (!image || sk === undefined) return undefined;
   if (sk === RECORD_SK) return { kind: 'record', record: itemToRecord(image) };
   if (sk === IDEMPOTENCY_SK) return { kind: 'outcome', record: itemToIdempotency(image) };
+  if (sk.startsWith(PAGE_SK_PREFIX)) return { kind: 'outcomes', records: newestOutcomes(image) };
   return undefined;
 }

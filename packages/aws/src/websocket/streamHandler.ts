@@ -66,6 +66,8 @@ async function processBatch(
       changed.set(id, withNewest(changed.get(id) ?? [], positionOf(change.record)));
     } else if (change?.kind === 'outcome') {
       outcomes.push(change.record);
+    } else if (change?.kind === 'outcomes') {
+      outcomes.push(...change.records);
     }
   }
   const pusher = new Pusher(context.pushes);

@@ -24,7 +24,17 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   const replaced = commit.replaceIdempotency ?? [];
   const deadLetters = [...(commit.deadLetters?.put ?? [])];
   const removed = commit.deadLetters?.remove ?? [];
-  for (const idempotency of [...commit.idempotency, ...replaced]) {
+  const paged = commit.outcomes?.records ?? [];
+  if (
+    commit.outcomes &&
+    (!Number.isSafeInteger(commit.outcomes.page) || commit.outcomes.page < 0)
+  ) {
+    throw invalidArgument(
+      `commit for ${record.id} appends outcomes to page ${String(commit.outcomes.page)}: a page is a non-negative integer`,
+      { actorId: record.id },
+    );
+  }
+  for (const idempotency of [...commit.idempotency, ...replaced, ...paged]) {
     if (keys.has(idempotency.key)) {
       throw invalidArgument(
         `commit for ${record.id} holds the idempotency key ${idempotency.key} twice: ` +
@@ -105,7 +115,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     deadLetters.length +
     removed.length +
     overflow.length +
-    timerIds.size;
+    timerIds.size +
+    (paged.length > 0 ? 1 : 0);
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
@@ -125,6 +136,13 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     }
     total += size;
   }
+  // A page's outcomes are one item: together they must fit it.
+  let page = 0;
+  for (const outcome of paged) page += jsonSize(outcome);
+  if (page > limits.maxItemBytes) {
+    throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, page);
+  }
+  total += page;
   if (total > limits.maxTransactionBytes) {
     throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
   }

@@ -107,17 +107,33 @@ export function ingressMessageId(to: string, key: string, caller?: Caller): stri
  * ingressIdBelongsTo(id, { kind: 'anonymous' }); // false
  */
 export function ingressIdBelongsTo(id: string, caller: Caller): boolean {
-  if (!id.startsWith('ingress:')) return false;
+  const scope = ingressScope(id);
+  return scope !== undefined && ingressMessageId(scope[0], scope[1], caller) === id;
+}
+
+/**
+ * The target actor of an id made by {@link ingressMessageId}, if it is one.
+ *
+ * @example
+ * ingressTarget(ingressMessageId('account/alice', 'dep-1')); // 'account/alice'
+ * ingressTarget('account/bob:k3j9x2m1qa0z.3'); // undefined
+ */
+export function ingressTarget(id: string): string | undefined {
+  return ingressScope(id)?.[0];
+}
+
+function ingressScope(id: string): [string, string] | undefined {
+  if (!id.startsWith('ingress:')) return undefined;
   let scope: unknown;
   try {
     scope = JSON.parse(id.slice('ingress:'.length));
   } catch {
-    return false;
+    return undefined;
   }
   if (!Array.isArray(scope) || typeof scope[0] !== 'string' || typeof scope[1] !== 'string') {
-    return false;
+    return undefined;
   }
-  return ingressMessageId(scope[0], scope[1], caller) === id;
+  return [scope[0], scope[1]];
 }
 
 /** The `to` of an effect's runs: `$effect/<name>` (an actor type never starts with `$`). */

@@ -61,7 +61,49 @@ export interface OverflowKey {
  * @example
  * if ((record.format ?? 1) > RECORD_FORMAT) throw new RetryableError('written by a newer Baton');
  */
-export const RECORD_FORMAT = 1;
+export const RECORD_FORMAT = 2;
+
+/**
+ * Where an actor's ingress outcomes go ({@link ActorRecord.outcomePage}): appended to its current
+ * page ({@link OutcomePageWrite}) by each commit, so that a batch of ingress messages writes one
+ * item for all its outcomes; a full page is closed and the next one begun.
+ */
+export interface OutcomePageState {
+  /** The current page (0, 1, …). */
+  readonly page: number;
+  /** How many bytes of outcomes the current page holds (their `jsonSize`). */
+  readonly bytes: number;
+  /** The latest `sentAt` of an outcome in the current page; absent while it holds none. */
+  readonly sentAt?: number;
+  /**
+   * The latest `sentAt` of an outcome in any closed page: a copy of a message in one was sent
+   * at or before it (copies carry the first send's `sentAt`), so a message sent later is no copy
+   * of one, and needs no look-up. Absent while no page is closed.
+   */
+  readonly closedSentAt?: number;
+  /**
+   * Set when pages began on a record whose earlier outcomes are idempotency records of their own
+   * (written by a Baton before pages): a message sent at or before it may be a copy of one of
+   * those, so its key is looked up there too.
+   */
+  readonly itemsBefore?: number;
+}
+
+/** An ingress outcome kept in its actor's outcome pages: with the `sentAt` of its message. */
+export interface PagedOutcome extends IdempotencyRecord {
+  readonly sentAt: number;
+}
+
+/**
+ * A commit's outcomes, appended to one page of the actor's outcomes: each put only if the page
+ * holds no live outcome of its key (DUPLICATE otherwise, as for {@link Commit.idempotency}).
+ */
+export interface OutcomePageWrite {
+  readonly page: number;
+  /** The latest `sentAt` of the outcomes in this page and every page before it, after the write. */
+  readonly sentAt: number;
+  readonly records: readonly PagedOutcome[];
+}
 
 /** One actor's durable record. Everything a turn changes, changed in one commit. */
 export interface ActorRecord {
@@ -153,6 +195,11 @@ export interface ActorRecord {
    * message is not applied yet: the actor's next turn applies them first, in order.
    */
   readonly parked?: number;
+  /**
+   * Where this actor's ingress outcomes are appended, on a store that keeps outcomes in pages
+   * ({@link Store.readPagedOutcomes}). Such a record has format 2.
+   */
+  readonly outcomePage?: OutcomePageState;
 }
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
@@ -192,6 +239,12 @@ export interface KeyClaim {
   /** The message's digest of name and payload ({@link IdempotencyRecord.fingerprint}). */
   readonly fingerprint: string;
   readonly expiresAt: number;
+  /**
+   * The `sentAt` of the message that claimed the key: a retried send carries it, so that the
+   * actor knows a copy by it ({@link OutcomePageState.closedSentAt}). Absent on claims made
+   * before it was kept.
+   */
+  readonly sentAt?: number;
 }
 
 /**
@@ -264,6 +317,11 @@ export interface Commit {
   readonly idempotency: readonly IdempotencyRecord[];
   /** Put whatever is stored: the new outcome of a redriven message. */
   readonly replaceIdempotency?: readonly IdempotencyRecord[];
+  /**
+   * Outcomes appended to a page of the actor's outcomes (one item, however many), on a store
+   * with {@link Store.readPagedOutcomes}: put only if absent there, like `idempotency`.
+   */
+  readonly outcomes?: OutcomePageWrite;
   /** Dead letters to keep (put) and redriven ones to forget (message ids of this actor). */
   readonly deadLetters?: {
     readonly put: readonly DeadLetter[];
@@ -319,7 +377,19 @@ export interface Store {
    * cost the write that holding the sends saves; the sweeper retires them instead.
    */
   heldDrained?(actorId: string, ver: number, life: string | undefined): Promise<void>;
-  readIdempotency(key: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * The live outcome of ingress message `key`: its own idempotency record (which a redrive's
+   * replaces), else the one in its actor's outcome pages. `sentAt`, when the caller knows when
+   * the message was first sent, spares a store the pages of messages sent before.
+   */
+  readIdempotency(key: string, sentAt?: number): Promise<IdempotencyRecord | undefined>;
+  /**
+   * The live outcomes in the pages of `actorId` that may hold a message sent at `sentAt`: every
+   * page whose {@link OutcomePageWrite.sentAt} is at least `sentAt`. Optional: a store with it
+   * takes a commit's outcomes as one page write ({@link Commit.outcomes}); without it, each
+   * outcome is an item of its own ({@link Commit.idempotency}).
+   */
+  readPagedOutcomes?(actorId: string, sentAt: number): Promise<PagedOutcome[]>;
   /**
    * Binds `claim.key` to the message with `claim.fingerprint` unless an unexpired claim holds
    * the key already (one conditional write). Resolves `undefined` when this call claimed it,

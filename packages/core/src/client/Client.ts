@@ -47,6 +47,8 @@ export interface ClientOptions {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** How far the clock of a send that made a claim may have run behind this one's. */
+const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
@@ -139,11 +141,13 @@ export class Client {
     payload: PayloadOf<Def, Name>,
     options: SendOptions = {},
   ): Promise<{ messageId: string }> {
-    const envelope = this.#envelope(to, name, payload, options);
+    let envelope = this.#envelope(to, name, payload, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
-    if (options.idempotencyKey !== undefined && (await this.#bindKey(envelope))) {
-      return { messageId: envelope.id };
+    if (options.idempotencyKey !== undefined) {
+      const bound = await this.#bindKey(envelope);
+      if (bound.known) return { messageId: envelope.id };
+      envelope = bound.envelope;
     }
     await this.#queue.send([
       { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
@@ -162,17 +166,22 @@ export class Client {
     payload: PayloadOf<Def, Name>,
     options: AskOptions = {},
   ): Promise<ReplyOf<Def, Name>> {
-    const envelope = this.#envelope(to, name, payload, options);
+    let envelope = this.#envelope(to, name, payload, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
-    const body = encodeEnvelope(envelope);
+    let body = encodeEnvelope(envelope);
     const timeoutMs = options.timeoutMs ?? this.#askTimeoutMs;
     // Watch before reading, so an outcome committed between the read and the watch is not missed.
-    const waiting = this.#waitForOutcome(envelope.id, timeoutMs);
+    // Polled with the message's sentAt, which a retry moves back to its first send's.
+    const waiting = this.#waitForOutcome(envelope.id, timeoutMs, () => envelope.sentAt);
     try {
       // A fresh random key has no outcome yet: only a key given by the caller may have one.
       if (options.idempotencyKey !== undefined) {
-        const known = await this.#bindKey(envelope);
-        if (known) return settle(known, envelope) as ReplyOf<Def, Name>;
+        const bound = await this.#bindKey(envelope);
+        if (bound.known) return settle(bound.known, envelope) as ReplyOf<Def, Name>;
+        if (bound.envelope !== envelope) {
+          envelope = bound.envelope;
+          body = encodeEnvelope(envelope);
+        }
       }
       await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body }]);
       return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
@@ -309,27 +318,33 @@ export class Client {
 
   /**
    * Binds the envelope's key to its message. Resolves with the message's outcome when it was
-   * processed already (a retry), `undefined` when it is to be enqueued; IDEMPOTENCY_KEY_REUSED
-   * when another message holds the key — by its claim, or by its outcome alone: a claim made
-   * at the send expires before the outcome made at the commit, and outcomes stored before key
-   * claims existed have none.
+   * processed already (a retry); else with the envelope to enqueue: a retry's carries the
+   * `sentAt` of the send that claimed the key, since the actor tells a copy of a message it
+   * applied long ago by it. IDEMPOTENCY_KEY_REUSED when another message holds the key — by its
+   * claim, or by its outcome alone: a claim made at the send expires before the outcome made at
+   * the commit, and outcomes stored before key claims existed have none.
    */
-  async #bindKey(envelope: Envelope): Promise<IdempotencyRecord | undefined> {
+  async #bindKey(envelope: Envelope): Promise<{ known?: IdempotencyRecord; envelope: Envelope }> {
     const fingerprint = envelope.fingerprint!;
     const answered = await this.#store.readIdempotency(envelope.id);
     if (answered) {
       if (!answersMessage(answered, fingerprint)) throw idempotencyKeyReused(envelope);
-      return answered;
+      return { known: answered, envelope };
     }
     const held = await this.#store.claimKey({
       key: envelope.id,
       fingerprint,
       expiresAt: this.#clock.now() + this.#claimRetentionMs,
+      sentAt: envelope.sentAt,
     });
-    if (!held) return undefined;
+    if (!held) return { envelope };
     if (held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
+    // A claim made before claims kept it: no later than the claim, less a margin for clocks.
+    const claimed = held.sentAt ?? held.expiresAt - this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
+    const retry = { ...envelope, sentAt: Math.min(claimed, envelope.sentAt) };
     // A retry: its message may have been processed since the read.
-    return this.#store.readIdempotency(envelope.id);
+    const known = await this.#store.readIdempotency(envelope.id, retry.sentAt);
+    return known ? { known, envelope: retry } : { envelope: retry };
   }
 
   #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {
@@ -365,10 +380,14 @@ export class Client {
     };
   }
 
-  /** Resolves when the message's idempotency record appears: pushed if the store can, else polled. */
+  /**
+   * Resolves when the message's idempotency record appears: pushed if the store can, else
+   * polled (`sentAt`: the message's, so the store reads no outcome page older than it).
+   */
   #waitForOutcome(
     key: string,
     timeoutMs: number,
+    sentAt: () => number,
   ): { record: Promise<IdempotencyRecord>; cancel: () => void } {
     let cancel = () => {};
     const outcome = new Promise<IdempotencyRecord>((resolve, reject) => {
@@ -399,7 +418,7 @@ export class Client {
         unwatch?.();
       };
       const tick = async () => {
-        const record = await this.#store.readIdempotency(key).catch(() => undefined);
+        const record = await this.#store.readIdempotency(key, sentAt()).catch(() => undefined);
         if (stopped) return;
         if (record) return finish(record);
         pollDelay = Math.min(pollDelay * 2, 1000);

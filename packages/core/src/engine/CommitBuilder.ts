@@ -39,7 +39,13 @@ export interface MessageEffects {
 /** The parts of a commit besides the record. */
 export type PendingWrites = Pick<
   Commit,
-  'outbox' | 'idempotency' | 'replaceIdempotency' | 'deadLetters' | 'overflow' | 'timers'
+  | 'outbox'
+  | 'idempotency'
+  | 'replaceIdempotency'
+  | 'outcomes'
+  | 'deadLetters'
+  | 'overflow'
+  | 'timers'
 >;
 
 /**
@@ -83,13 +89,22 @@ export class CommitBuilder {
   #overflowBytes = 0;
   /** By id, the last word of the pending messages on each timer: put, or removed (`null`). */
   #timers = new Map<string, Timer | null>();
+  /** The summed `jsonSize` of `#idempotency`. */
+  #idempotencyBytes = 0;
   #count = 0;
   #baseVer: number;
+  /** Whether the outcomes go to one outcome page (one item) rather than an item each. */
+  readonly #paged: boolean;
 
-  constructor(base: ActorRecord, limits: StoreLimits) {
+  constructor(
+    base: ActorRecord,
+    limits: StoreLimits,
+    options: { readonly pagedOutcomes?: boolean } = {},
+  ) {
     this.#record = base;
     this.#baseVer = base.ver;
     this.#limits = limits;
+    this.#paged = options.pagedOutcomes ?? false;
   }
 
   /**
@@ -134,7 +149,8 @@ export class CommitBuilder {
     const plan = this.#plan(effects);
     return (
       plan.items <= this.#limits.maxTransactionItems &&
-      plan.bytes <= this.#limits.maxTransactionBytes
+      plan.bytes <= this.#limits.maxTransactionBytes &&
+      plan.pageBytes <= this.#limits.maxItemBytes
     );
   }
 
@@ -155,6 +171,7 @@ export class CommitBuilder {
     }
     if (effects.idempotency) {
       (effects.replacesOutcome ? this.#replaced : this.#idempotency).push(effects.idempotency);
+      if (!effects.replacesOutcome) this.#idempotencyBytes += jsonSize(effects.idempotency);
     }
     if (effects.redriven !== undefined) {
       this.#redriven.add(effects.redriven);
@@ -200,6 +217,7 @@ export class CommitBuilder {
     };
     this.#outbox = [];
     this.#idempotency = [];
+    this.#idempotencyBytes = 0;
     this.#replaced = [];
     this.#deadLetters = new Map();
     this.#redriven = new Set();
@@ -216,12 +234,18 @@ export class CommitBuilder {
     this.#baseVer = record.ver;
   }
 
-  /** Items and bytes the pending commit would have with `effects` added. */
-  #plan(effects: MessageEffects): { items: number; bytes: number } {
+  /**
+   * Items and bytes the pending commit would have with `effects` added, and the bytes of its
+   * outcomes (one page item, when they are paged).
+   */
+  #plan(effects: MessageEffects): { items: number; bytes: number; pageBytes: number } {
+    const outcomeItems = this.#paged
+      ? Math.min(1, this.#idempotency.length)
+      : this.#idempotency.length;
     let items =
       1 +
       this.#outbox.length +
-      this.#idempotency.length +
+      outcomeItems +
       this.#replaced.length +
       this.#deadLetters.size +
       this.#redriven.size +
@@ -236,7 +260,8 @@ export class CommitBuilder {
       if (!this.#overflow.has(overflowKey(mark))) items++;
       bytes += jsonSize(mark);
     }
-    for (const record of [...this.#idempotency, ...this.#replaced]) bytes += jsonSize(record);
+    bytes += this.#idempotencyBytes;
+    for (const record of this.#replaced) bytes += jsonSize(record);
     for (const letter of this.#deadLetters.values()) bytes += jsonSize(letter);
     if (effects.deadLetter) {
       items++;
@@ -260,11 +285,18 @@ export class CommitBuilder {
       }
       bytes += size;
     }
+    // The outcomes go to the current page, beside what it holds already.
+    let pageBytes = this.#paged
+      ? (this.#record.outcomePage?.bytes ?? 0) + this.#idempotencyBytes
+      : 0;
     if (effects.idempotency) {
-      items++;
-      bytes += jsonSize(effects.idempotency);
+      const size = jsonSize(effects.idempotency);
+      const paged = this.#paged && !effects.replacesOutcome;
+      if (!paged || this.#idempotency.length === 0) items++;
+      if (paged) pageBytes += size;
+      bytes += size;
     }
-    return { items, bytes };
+    return { items, bytes, pageBytes };
   }
 }
 

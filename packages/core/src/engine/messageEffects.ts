@@ -15,6 +15,7 @@ import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } fro
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
+import { maxOutcomeBytes } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { boundPeers, type OverflowLookup } from './overflow.ts';
@@ -153,13 +154,13 @@ export async function applyMessage(
   }
   const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply });
   // A reply too large to store would fail every commit of the batch and block the actor.
-  if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
+  if (idempotency && jsonSize(idempotency) > maxOutcomeBytes(engine.store)) {
     return reject(
       turn,
       current,
       inbound,
       admission,
-      replyTooLarge(envelope, engine.store.limits),
+      replyTooLarge(envelope, maxOutcomeBytes(engine.store)),
       trace,
     );
   }

@@ -4,6 +4,7 @@ import { type Envelope, INGRESS } from '../adapter/envelope.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/ports.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
 import type { Engine } from './createEngine.ts';
+import { maxOutcomeBytes } from './outcomePages.ts';
 
 /** A failed outcome; its details cut to the gist when they would not fit a record. */
 export function failedOutcome(
@@ -13,10 +14,11 @@ export function failedOutcome(
 ): IdempotencyRecord | undefined {
   const idempotency = idempotencyFor(engine, envelope, { ok: false, error: error.toJSON() });
   // Error details too large to store would fail every commit of the batch: keep the gist.
-  if (idempotency && jsonSize(idempotency) > engine.store.limits.maxItemBytes) {
+  const limit = maxOutcomeBytes(engine.store);
+  if (idempotency && jsonSize(idempotency) > limit) {
     const gist: SerializedError = {
       code: error.code,
-      message: error.message.slice(0, 1000),
+      message: error.message.slice(0, Math.min(1000, Math.floor(limit / 4))),
       details: { truncated: true },
     };
     return { ...idempotency, outcome: { ok: false, error: gist } };
@@ -37,5 +39,7 @@ export function idempotencyFor(
     outcome,
     expiresAt: engine.clock.now() + engine.idempotencyRetentionMs,
     ...(envelope.fingerprint === undefined ? {} : { fingerprint: envelope.fingerprint }),
-  };
+    // Kept only in an outcome page (see outcomePages.ts); the commit drops it from an item.
+    sentAt: envelope.sentAt,
+  } as IdempotencyRecord;
 }

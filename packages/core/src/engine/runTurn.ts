@@ -3,7 +3,9 @@ import { askTimerId, isActorSender, parseActorId } from '../adapter/envelope.ts'
 import {
   type ActorRecord,
   compareSeq,
+  type IdempotencyRecord,
   type OutboxItem,
+  type PagedOutcome,
   RECORD_FORMAT,
   type StoreLimits,
   type Timer,
@@ -11,7 +13,7 @@ import {
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError, RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
-import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
+import { CommitBuilder, type MessageEffects, type PendingWrites } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
@@ -26,6 +28,7 @@ import {
   type Turn,
   withFewerMoves,
 } from './messageEffects.ts';
+import { appendOutcomes, PagedLookup, withOutcomePages } from './outcomePages.ts';
 import { OverflowLookup } from './overflow.ts';
 import { actorPaused, isParkedCopy, park, parkedInbounds, withoutParked } from './parking.ts';
 import { startHandlingSpan } from './spans.ts';
@@ -219,8 +222,12 @@ async function applyBatch(
 ): Promise<TurnResult> {
   // A resumed actor applies the messages parked while it was paused first, in order.
   const replays = await parkedInbounds(engine, loaded, batch[0]);
-  const base = loaded.paused || replays.length > 0 ? loaded : withoutParked(loaded);
-  const builder = new CommitBuilder(base, engine.store.limits);
+  const unparked = loaded.paused || replays.length > 0 ? loaded : withoutParked(loaded);
+  const base = withOutcomePages(engine.store, unparked, engine.clock.now());
+  const builder = new CommitBuilder(base, engine.store.limits, {
+    pagedOutcomes: base.outcomePage !== undefined,
+  });
+  const pages = new PagedLookup(engine.store, base.id, batch);
   const overflow = new OverflowLookup(
     engine.store,
     base,
@@ -253,12 +260,13 @@ async function applyBatch(
     // This commit replaces the record holding the previous commit's sends: drain them first.
     if (undrained) await drainOutbox(engine.store, engine.queue, undrained);
     undrained = undefined;
-    const pending = builder.take(base.id, engine.clock.now());
-    const { record, apart } = placeSends(
+    const taken = builder.take(base.id, engine.clock.now());
+    const { record: next, writes: pending } = placeOutcomes(
       { ...builder.record, ver: committed.ver + 1 },
-      pending.outbox,
+      taken,
       engine.store.limits,
     );
+    const { record, apart } = placeSends(next, pending.outbox, engine.store.limits);
     const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart };
     await engine.store.commit(applied);
     notify(engine.logger, 'onCommit', engine.onCommit, applied, base.id);
@@ -298,7 +306,7 @@ async function applyBatch(
       ? { redrives: replay.letter }
       : copy
         ? undefined
-        : await admit(turn, received, duplicateKeys);
+        : await admit(turn, received, duplicateKeys, pages);
     if (
       !admission ||
       (builder.record.paused && (await isParkedCopy(engine, builder.record, received)))
@@ -377,6 +385,39 @@ function count(counts: TurnCounts, effects: MessageEffects, admission: Admission
 }
 
 /**
+ * Where a commit's outcomes go: appended to the record's current outcome page when the store
+ * keeps pages (one item), else one idempotency record each. Each carries its message's
+ * `sentAt` (`idempotencyFor`), which only a page keeps.
+ */
+function placeOutcomes(
+  record: ActorRecord,
+  writes: PendingWrites,
+  limits: StoreLimits,
+): { record: ActorRecord; writes: PendingWrites } {
+  const replaced = writes.replaceIdempotency?.map(withoutSentAt);
+  const rest = { ...writes, ...(replaced ? { replaceIdempotency: replaced } : {}) };
+  if (!record.outcomePage) {
+    return { record, writes: { ...rest, idempotency: writes.idempotency.map(withoutSentAt) } };
+  }
+  if (writes.idempotency.length === 0) return { record, writes: rest };
+  const { state, write } = appendOutcomes(
+    record.outcomePage,
+    writes.idempotency as readonly PagedOutcome[],
+    limits.maxItemBytes,
+  );
+  return {
+    record: { ...record, outcomePage: state },
+    writes: { ...rest, idempotency: [], outcomes: write },
+  };
+}
+
+function withoutSentAt(outcome: IdempotencyRecord): IdempotencyRecord {
+  if (!('sentAt' in outcome)) return outcome;
+  const { sentAt: _, ...rest } = outcome as PagedOutcome;
+  return rest;
+}
+
+/**
  * Where a commit's sends go: held in the record when they fit there, so the commit can be one
  * write of one item, else in outbox items apart (and the record says so).
  */
@@ -434,6 +475,7 @@ async function admit(
   { engine, overflow, builder }: Turn,
   inbound: Inbound,
   duplicateKeys: ReadonlySet<string>,
+  pages: PagedLookup,
 ): Promise<Admission | undefined> {
   const { envelope } = inbound;
   const record = builder.record;
@@ -466,7 +508,8 @@ async function admit(
       ? { ...onChannel, lateReply: true, voids: timer }
       : { ...onChannel, fires: timer };
   }
-  return duplicateKeys.has(envelope.id) ? undefined : {};
+  if (duplicateKeys.has(envelope.id)) return undefined;
+  return (await pages.applied(record, envelope.id, envelope.sentAt)) ? undefined : {};
 }
 
 /** Timer `id` as the pending commit leaves it (an earlier message of the batch may have changed it). */

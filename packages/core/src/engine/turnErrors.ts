@@ -39,11 +39,11 @@ export function stateBreaksSchema(
   );
 }
 
-export function replyTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
-  const limit = limits.maxItemBytes;
+/** `limit`: the largest outcome the backend keeps (its item limit, less an outcome page's room). */
+export function replyTooLarge(envelope: Envelope, limit: number): BatonError {
   return new BatonError(
     ErrorCode.MESSAGE_TOO_LARGE,
-    `the reply to ${envelope.id} is larger than the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: reply with less and keep large data elsewhere`,
+    `the reply to ${envelope.id} with its outcome record is larger than the ${limit} bytes the backend keeps for one; the message was rejected and the state is unchanged: reply with less and keep large data elsewhere`,
     { details: { message: envelope.id, limit } },
   );
 }

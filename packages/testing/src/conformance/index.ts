@@ -7,6 +7,7 @@ import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
 import { keyClaimSuite } from './keyClaims.ts';
 import { manyPeersSuite } from './manyPeers.ts';
+import { outcomePageSuite } from './outcomePages.ts';
 import { workflowSuite } from './workflowSuite.ts';
 
 export type { ConformanceBackend } from './ConformanceBackend.ts';
@@ -14,6 +15,7 @@ export { conformanceSuite } from './conformanceSuite.ts';
 export { keyClaimSuite } from './keyClaims.ts';
 export { Ledger, ledgerRuns, Noted, notes } from './ledger.ts';
 export { manyPeersSuite } from './manyPeers.ts';
+export { outcomePageSuite } from './outcomePages.ts';
 export { ProfileV1, ProfileV2 } from './profile.ts';
 export { workflowSuite } from './workflowSuite.ts';
 
@@ -27,8 +29,8 @@ export interface BackendConformanceOptions {
 }
 
 /**
- * Registers every conformance suite (the turn protocol, workflows, idempotency key claims and
- * actors with many peers) for the backend `open` returns, fresh for each test.
+ * Registers every conformance suite (the turn protocol, workflows, idempotency key claims,
+ * ingress outcomes in pages and actors with many peers) for the backend `open` returns, fresh for each test.
  *
  * @example
  * ```ts
@@ -57,5 +59,6 @@ export function backendConformance(
   conformanceSuite(name, open);
   workflowSuite(name, open);
   keyClaimSuite(name, open);
+  outcomePageSuite(name, open);
   manyPeersSuite(name, open, options.senders ?? 100_000);
 }

@@ -1,0 +1,170 @@
+/**
+ * Ingress outcomes in pages (I7 at the cost of one item per commit): on a store that keeps them
+ * so ({@link Store.readPagedOutcomes}), a commit appends the outcomes of all its ingress
+ * messages to the actor's current page — one item written, however many messages — each put
+ * only if the page holds no live outcome of its key, so a copy of a message of the current page
+ * fails the commit as a DUPLICATE and is skipped on the redo, as with one item per outcome. A
+ * page past {@link PAGE_BYTES} is closed and the next one begun; a message that may be a copy of
+ * one in a closed page is looked up there before it is applied. Copies carry the `sentAt` of the
+ * first send (a redriven copy is the same message; a retried send takes it from the key's
+ * claim), so only a message sent at or before the latest `sentAt` of the closed pages
+ * ({@link OutcomePageState.closedSentAt}) needs a look-up: in steady traffic, none does.
+ */
+import { jsonSize } from '../adapter/conflicts.ts';
+import { INGRESS } from '../adapter/envelope.ts';
+import type {
+  ActorRecord,
+  IdempotencyRecord,
+  OutcomePageState,
+  OutcomePageWrite,
+  PagedOutcome,
+  Store,
+} from '../adapter/ports.ts';
+import type { Inbound } from './Inbound.ts';
+
+/**
+ * Bytes of outcomes after which a page is closed: small, since DynamoDB charges a write by the
+ * size of the item it writes, and a page is written again by every commit until it closes.
+ */
+export const PAGE_BYTES = 8 * 1024;
+
+/**
+ * How far after the switch to pages a message's `sentAt` may lie and still be a copy of one
+ * whose outcome an earlier Baton kept as an item of its own: the senders' clocks may run ahead.
+ */
+export const ITEMS_CLOCK_MARGIN_MS = 60 * 60 * 1000;
+
+/** Record format of a record with outcome pages (a Baton before them must not write it). */
+const PAGED_FORMAT = 2;
+
+/** Whether the store keeps outcomes in pages. */
+export function pagesOutcomes(store: Store): boolean {
+  return typeof store.readPagedOutcomes === 'function';
+}
+
+/**
+ * `record` ready for a turn on `store`: with its outcome page state, begun now if it has none
+ * (on a record written before pages, the outcomes kept as items until now are looked up too).
+ */
+export function withOutcomePages(store: Store, record: ActorRecord, now: number): ActorRecord {
+  if (!pagesOutcomes(store)) {
+    if (record.outcomePage) {
+      throw new Error(
+        `the record of ${record.id} keeps its ingress outcomes in pages, but this store has no readPagedOutcomes: ` +
+          'a store that wraps another must pass readPagedOutcomes through, or exactly-once ingress is lost',
+      );
+    }
+    return record;
+  }
+  if (record.outcomePage) return record;
+  const begun: OutcomePageState =
+    record.ver === 0
+      ? { page: 0, bytes: 0 }
+      : { page: 0, bytes: 0, itemsBefore: now + ITEMS_CLOCK_MARGIN_MS };
+  return { ...record, format: Math.max(record.format ?? 1, PAGED_FORMAT), outcomePage: begun };
+}
+
+/** An ingress message's outcome, kept with its message's `sentAt`. */
+export function pagedOutcome(record: IdempotencyRecord, sentAt: number): PagedOutcome {
+  return { ...record, sentAt };
+}
+
+/** The bytes an outcome takes in a page (its `jsonSize`). */
+export function outcomeBytes(outcome: IdempotencyRecord): number {
+  return jsonSize(outcome);
+}
+
+/**
+ * Bytes of outcomes after which a page is closed on a store whose item limit is
+ * `maxItemBytes`: {@link PAGE_BYTES}, or a quarter of the item limit if that is less.
+ */
+export function pageBytes(maxItemBytes: number): number {
+  return Math.min(PAGE_BYTES, Math.floor(maxItemBytes / 4));
+}
+
+/**
+ * The largest outcome an ingress message may have on `store`: a page still open holds less than
+ * {@link pageBytes}, and the outcome must fit the page's item beside it.
+ */
+export function maxOutcomeBytes(store: Store): number {
+  const { maxItemBytes } = store.limits;
+  return pagesOutcomes(store) ? maxItemBytes - pageBytes(maxItemBytes) : maxItemBytes;
+}
+
+/**
+ * The page write of a commit's outcomes, appended to the current page, and the record's page
+ * state after it. A page that reaches {@link pageBytes} is closed by the commit that fills it,
+ * so the record always tells which pages are closed before a turn admits its messages: a
+ * message of a page closed while a turn ran would otherwise be looked up in neither.
+ */
+export function appendOutcomes(
+  state: OutcomePageState,
+  outcomes: readonly PagedOutcome[],
+  maxItemBytes: number,
+): { state: OutcomePageState; write: OutcomePageWrite } {
+  let bytes = state.bytes;
+  let sentAt = state.sentAt;
+  for (const outcome of outcomes) {
+    bytes += outcomeBytes(outcome);
+    sentAt = latest(sentAt, outcome.sentAt);
+  }
+  const upTo = latest(state.closedSentAt, sentAt) ?? 0;
+  const write = { page: state.page, sentAt: upTo, records: outcomes };
+  const itemsBefore = state.itemsBefore === undefined ? {} : { itemsBefore: state.itemsBefore };
+  if (bytes < pageBytes(maxItemBytes)) {
+    return {
+      state: { ...state, bytes, ...(sentAt === undefined ? {} : { sentAt }) },
+      write,
+    };
+  }
+  return { state: { page: state.page + 1, bytes: 0, closedSentAt: upTo, ...itemsBefore }, write };
+}
+
+function latest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.max(a, b);
+}
+
+/**
+ * Which ingress messages of a turn were applied already by an outcome kept where the commit's
+ * condition does not look: a closed page, or (on a record older than pages) an item of its own.
+ * Pages are read once per turn, and again if a commit of the turn closed a page.
+ */
+export class PagedLookup {
+  readonly #store: Store;
+  readonly #actorId: string;
+  /** The earliest `sentAt` of the turn's ingress messages: the pages read cover them all. */
+  readonly #earliest: number;
+  #readAt: number | undefined;
+  #keys = new Set<string>();
+
+  constructor(store: Store, actorId: string, batch: readonly Inbound[]) {
+    this.#store = store;
+    this.#actorId = actorId;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const { envelope } of batch) {
+      if (envelope.from === INGRESS) earliest = Math.min(earliest, envelope.sentAt);
+    }
+    this.#earliest = earliest;
+  }
+
+  /** Whether ingress message `key`, sent at `sentAt`, was applied before by `record`'s actor. */
+  async applied(record: ActorRecord, key: string, sentAt: number): Promise<boolean> {
+    const state = record.outcomePage;
+    const read = this.#store.readPagedOutcomes;
+    if (!state || !read) return false;
+    if (state.itemsBefore !== undefined && sentAt <= state.itemsBefore) {
+      const kept = await this.#store.readIdempotency(key);
+      if (kept && kept.actorId === record.id) return true;
+    }
+    if (state.closedSentAt === undefined || sentAt > state.closedSentAt) return false;
+    // The pages read before this turn closed one more would miss the closed page's outcomes.
+    if (this.#readAt !== state.page) {
+      const outcomes = await read.call(this.#store, this.#actorId, this.#earliest);
+      this.#keys = new Set(outcomes.map((outcome) => outcome.key));
+      this.#readAt = state.page;
+    }
+    return this.#keys.has(key);
+  }
+}

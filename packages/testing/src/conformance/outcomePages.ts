@@ -1,0 +1,134 @@
+/**
+ * Ingress outcomes over many commits: on a backend that keeps them in pages
+ * (`Store.readPagedOutcomes`), a batch's outcomes are one page write beside the record; on any
+ * backend, a copy of a message is skipped whether its outcome is recent or written long before
+ * (a closed page), and outcomes read back, answering a retried send.
+ */
+import { ErrorCode, SYSTEM, silentLogger } from '@baton/core';
+import {
+  type Commit,
+  type Envelope,
+  encodeEnvelope,
+  INGRESS,
+  ingressMessageId,
+  messageFingerprint,
+} from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
+import { PAGE_BYTES, Worker } from '@baton/core/engine';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConformanceBackend } from './ConformanceBackend.ts';
+import { Ledger } from './ledger.ts';
+
+/** Enough messages to close two pages (each outcome takes over 100 bytes). */
+const MESSAGES = Math.ceil((2 * PAGE_BYTES) / 100);
+
+export function outcomePageSuite(name: string, open: () => Promise<ConformanceBackend>): void {
+  describe(`ingress outcomes in pages on ${name}`, () => {
+    let backend: ConformanceBackend | undefined;
+    afterEach(async () => {
+      await backend?.close();
+      backend = undefined;
+    });
+
+    async function start() {
+      backend = await open();
+      const b = backend;
+      const commits: Commit[] = [];
+      const commit = b.store.commit.bind(b.store);
+      b.store.commit = async (c) => {
+        commits.push(c);
+        await commit(c);
+      };
+      const ports = { actors: [Ledger], store: b.store, queue: b.queue, clock: b.clock };
+      const worker = new Worker({ ...ports, logger: silentLogger, visibilityTimeoutMs: 2_000 });
+      const client = new Client(ports).asSystem();
+      const run = async () => {
+        for (let i = 0; i < 500; i++) {
+          if ((await worker.poll()) > 0) continue;
+          if ((await b.pending()) === 0) return;
+          await b.pass(250);
+        }
+        throw new Error('the inbox did not empty');
+      };
+      const enqueue = (envelopes: readonly Envelope[], suffix = '') =>
+        b.queue.send(
+          envelopes.map((envelope) => ({
+            group: envelope.to,
+            dedupeId: `${envelope.id}${suffix}`,
+            body: encodeEnvelope(envelope),
+          })),
+        );
+      return { b, client, run, commits, enqueue };
+    }
+
+    function message(key: string, sentAt: number): Envelope {
+      const payload = { entry: key, amount: 1 };
+      return {
+        id: ingressMessageId('ledger/p', key, SYSTEM),
+        from: INGRESS,
+        seq: 0,
+        to: 'ledger/p',
+        name: 'add',
+        payload,
+        sentAt,
+        fingerprint: messageFingerprint('add', payload),
+      };
+    }
+
+    it('writes one page per commit, skips copies from a closed page and the current one, and reads outcomes back from both', async () => {
+      const { b, client, run, commits, enqueue } = await start();
+      const now = b.clock.now();
+      const sent = Array.from({ length: MESSAGES }, (_, i) => message(`m${i}`, now + i));
+      await enqueue(sent);
+      await run();
+
+      const record = await b.store.load('ledger/p');
+      expect(record?.state).toMatchObject({ total: MESSAGES });
+      const paged = typeof b.store.readPagedOutcomes === 'function';
+      if (paged) {
+        expect(record?.outcomePage?.page).toBeGreaterThanOrEqual(2);
+        // Each commit: the record and at most one page, whatever its number of messages.
+        expect(commits.every((c) => c.idempotency.length === 0)).toBe(true);
+        expect(commits.reduce((n, c) => n + (c.outcomes?.records.length ?? 0), 0)).toBe(MESSAGES);
+      }
+
+      // Redriven copies (new queue messages, the same bodies) of the first and last messages.
+      await enqueue([sent[0]!, sent.at(-1)!], '-copy');
+      await run();
+      expect((await b.store.load('ledger/p'))?.state).toMatchObject({ total: MESSAGES });
+      for (const envelope of [sent[0]!, sent.at(-1)!]) {
+        expect(await client.outcome(envelope.id)).toEqual({ ok: true });
+      }
+      if (paged) {
+        const outcomes = await b.store.readPagedOutcomes?.('ledger/p', now);
+        expect(outcomes?.map((outcome) => outcome.key).sort()).toEqual(
+          sent.map((envelope) => envelope.id).sort(),
+        );
+      }
+    });
+
+    it('answers a retried send from a closed page without enqueuing it, and refuses the key for another payload', async () => {
+      const { b, client, run, enqueue } = await start();
+      const ref = Ledger.ref('p');
+      const first = { entry: 'first', amount: 5 };
+      const { messageId } = await client.send(ref, 'add', first, { idempotencyKey: 'first' });
+      const now = b.clock.now() + 1;
+      await enqueue(Array.from({ length: MESSAGES }, (_, i) => message(`m${i}`, now + i)));
+      await run();
+      if (typeof b.store.readPagedOutcomes === 'function') {
+        const record = await b.store.load('ledger/p');
+        expect(record?.outcomePage?.closedSentAt).toBeGreaterThanOrEqual(now);
+      }
+
+      expect(await client.send(ref, 'add', first, { idempotencyKey: 'first' })).toEqual({
+        messageId,
+      });
+      expect(await b.pending()).toBe(0);
+      expect(await client.outcome(messageId)).toEqual({ ok: true });
+      await expect(
+        client.send(ref, 'add', { entry: 'other', amount: 5 }, { idempotencyKey: 'first' }),
+      ).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_REUSED });
+      expect((await b.store.load('ledger/p'))?.state).toMatchObject({ total: 5 + MESSAGES });
+    });
+  });
+}

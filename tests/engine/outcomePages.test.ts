@@ -1,0 +1,262 @@
+/**
+ * Ingress outcomes in pages: a batch of ingress messages commits its outcomes as one item (the
+ * actor's current outcome page) beside the record, and I7 holds for the key's whole retention —
+ * a copy is applied once whether its outcome sits in the current page, a closed one, or an item
+ * of its own from before pages; a reused key is refused; outcomes read back after their page
+ * closed.
+ */
+import { actor, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
+import {
+  type Commit,
+  type Envelope,
+  encodeEnvelope,
+  INGRESS,
+  ingressMessageId,
+  messageFingerprint,
+  type Store,
+} from '@baton/core/adapter';
+import { PAGE_BYTES } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type Harness, settled, setup } from './helpers.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function counter() {
+  const runs = { add: 0 };
+  const Counter = actor({
+    name: 'counter',
+    state: z.object({ n: z.number(), total: z.number() }),
+    initial: () => ({ n: 0, total: 0 }),
+    handlers: {
+      add: {
+        public: true,
+        payload: z.object({ by: z.number() }),
+        handle: (ctx, { by }) => {
+          runs.add++;
+          ctx.state.n++;
+          ctx.state.total += by;
+          return ctx.state.total;
+        },
+      },
+    },
+  });
+  return { Counter, runs };
+}
+
+/** Enough messages to close several pages (each outcome takes well over 100 bytes). */
+const MANY = Math.ceil((3 * PAGE_BYTES) / 100);
+
+/** An ingress message as a client sends it, enqueued as is (a queue's redriven copy is one). */
+function ingress(key: string, by: number, sentAt: number): Envelope {
+  return {
+    id: ingressMessageId('counter/c', key, SYSTEM),
+    from: INGRESS,
+    seq: 0,
+    to: 'counter/c',
+    name: 'add',
+    payload: { by },
+    sentAt,
+    fingerprint: messageFingerprint('add', { by }),
+  };
+}
+
+async function enqueue(h: Harness, envelope: Envelope, dedupeId = envelope.id): Promise<void> {
+  await h.backend.queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
+}
+
+/** Sends `count` keyed messages of 1, a millisecond apart, and applies them. */
+async function fill(h: Harness, count: number, prefix = 'fill'): Promise<void> {
+  const ref = { type: 'counter', key: 'c', id: 'counter/c' } as never;
+  for (let i = 0; i < count; i++) {
+    await h.client.send(ref, 'add' as never, { by: 1 } as never, {
+      idempotencyKey: `${prefix}-${i}`,
+    });
+    h.clock.advance(1);
+  }
+  await h.run();
+}
+
+function recordingCommits(h: Harness): Commit[] {
+  const commits: Commit[] = [];
+  const commit = h.backend.store.commit.bind(h.backend.store);
+  h.backend.store.commit = async (c) => {
+    commits.push(structuredClone(c));
+    await commit(c);
+  };
+  return commits;
+}
+
+describe('ingress outcomes in pages', () => {
+  it('commits a batch of ten ingress messages as two items: the record and one outcome page', async () => {
+    const { Counter } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const commits = recordingCommits(h);
+    for (let i = 0; i < 10; i++) await enqueue(h, ingress(`k${i}`, 1, h.clock.now() + i));
+    await h.run();
+
+    expect(commits).toHaveLength(1);
+    const [commit] = commits;
+    expect(commit?.idempotency).toEqual([]);
+    expect(commit?.outbox).toEqual([]);
+    expect(commit?.outcomes?.records).toHaveLength(10);
+    expect(commit?.record.outcomePage).toMatchObject({ page: 0 });
+    expect(await h.client.outcome(ingress('k9', 1, 0).id)).toEqual({ ok: true, value: 10 });
+  });
+
+  it('applies once a copy of a message whose outcome is in a closed page, and applies a new message sent as early', async () => {
+    const { Counter, runs } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const first = ingress('first', 100, h.clock.now());
+    await enqueue(h, first);
+    h.clock.advance(1);
+    await fill(h, MANY);
+    const record = await h.record('counter/c');
+    expect(record?.outcomePage?.page).toBeGreaterThanOrEqual(2);
+    expect(record?.outcomePage?.closedSentAt).toBeGreaterThanOrEqual(first.sentAt);
+
+    // The queue's dead letter of the first message, redriven: a new queue message, same body.
+    await enqueue(h, first, 'redriven-copy');
+    // A message never applied, sent as early: not a copy, so applied.
+    await enqueue(h, ingress('late', 1_000, first.sentAt));
+    await h.run();
+
+    expect(runs.add).toBe(1 + MANY + 1);
+    expect(await h.state('counter/c')).toEqual({ n: MANY + 2, total: 100 + MANY + 1_000 });
+    expect(await h.client.outcome(first.id)).toEqual({ ok: true, value: 100 });
+  });
+
+  it("applies once a send retried after its first copy's page closed: the retry carries the first send's sentAt", async () => {
+    const { Counter, runs } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const ref = Counter.ref('c');
+    const { messageId } = await h.client.send(ref, 'add', { by: 100 }, { idempotencyKey: 'k' });
+    h.clock.advance(1);
+    // Queued behind it, enough to close its page before the retry comes up.
+    const ref2 = { type: 'counter', key: 'c', id: 'counter/c' } as never;
+    for (let i = 0; i < MANY; i++) {
+      await h.client.send(ref2, 'add' as never, { by: 1 } as never);
+      h.clock.advance(1);
+    }
+    // Past the queue's dedupe window, unanswered: the retry is enqueued again.
+    h.clock.advance(6 * 60_000);
+    await h.client.send(ref, 'add', { by: 100 }, { idempotencyKey: 'k' });
+    expect(h.backend.queue.counts().total).toBe(MANY + 2);
+    await h.run();
+
+    expect(runs.add).toBe(MANY + 1);
+    expect(await h.state('counter/c')).toMatchObject({ total: 100 + MANY });
+    expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: 100 });
+  });
+
+  it('refuses a key reused for another payload after its outcome paged out, and answers a retry from the page', async () => {
+    const { Counter, runs } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const ref = Counter.ref('c');
+    const { messageId } = await h.client.send(ref, 'add', { by: 5 }, { idempotencyKey: 'k' });
+    h.clock.advance(1);
+    await fill(h, MANY);
+    expect((await h.record('counter/c'))?.outcomePage?.closedSentAt).toBeDefined();
+
+    const reused = await settled(h.client.send(ref, 'add', { by: 6 }, { idempotencyKey: 'k' }));
+    expect(reused.ok).toBe(false);
+    expect(!reused.ok && isBatonError(reused.error) && reused.error.code).toBe(
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    );
+    // The same message again: answered from its page, nothing enqueued.
+    h.clock.advance(6 * 60_000);
+    expect(await h.client.ask(ref, 'add', { by: 5 }, { idempotencyKey: 'k' })).toBe(5);
+    expect(h.backend.queue.counts().total).toBe(0);
+    expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: 5 });
+    expect(runs.add).toBe(MANY + 1);
+  });
+
+  it('frees a key after its retention: a message with another payload under it is applied', async () => {
+    const { Counter } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const ref = Counter.ref('c');
+    await h.client.send(ref, 'add', { by: 5 }, { idempotencyKey: 'k' });
+    await fill(h, MANY);
+    h.clock.advance(15 * DAY);
+    const { messageId } = await h.client.send(ref, 'add', { by: 6 }, { idempotencyKey: 'k' });
+    await h.run();
+
+    expect(await h.state('counter/c')).toMatchObject({ total: 5 + MANY + 6 });
+    expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: 5 + MANY + 6 });
+  });
+
+  it('applies once after a crash at the commit that closes a page, and after a crash past it', async () => {
+    const { Counter } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const store = h.backend.store;
+    const commit = store.commit.bind(store);
+    let crashes = 0;
+    // A commit that closes a page fails before it is made, then (retried) its ack is lost.
+    store.commit = async (c: Commit) => {
+      const stored = (await store.load(c.record.id))?.outcomePage?.page ?? 0;
+      const closes = (c.record.outcomePage?.page ?? 0) > stored;
+      if (closes && crashes++ % 2 === 0) throw new Error('crash before the commit');
+      await commit(c);
+      if (closes) throw new Error('crash after the commit');
+    };
+    const sent: Envelope[] = [];
+    for (let i = 0; i < MANY; i++) {
+      const envelope = ingress(`m${i}`, 1, h.clock.now());
+      sent.push(envelope);
+      await enqueue(h, envelope);
+      h.clock.advance(1);
+    }
+    await h.run();
+    // Every message again, as new queue messages (redriven copies): none applies.
+    for (const envelope of sent) await enqueue(h, envelope, `${envelope.id}#copy`);
+    await h.run();
+
+    // Handlers run again for a commit that failed; what counts is what was committed.
+    expect(crashes).toBeGreaterThan(4);
+    expect(await h.state('counter/c')).toEqual({ n: MANY, total: MANY });
+    expect((await h.record('counter/c'))?.outcomePage?.page).toBeGreaterThanOrEqual(2);
+    for (const envelope of sent.slice(0, 3)) {
+      expect(await h.client.outcome(envelope.id)).toMatchObject({ ok: true });
+    }
+  });
+
+  it('looks up the own items of outcomes an earlier Baton kept, for a record that had no pages', async () => {
+    const { Counter, runs } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const old = ingress('old', 100, h.clock.now());
+    const store: Store = h.backend.store;
+    // What a Baton before pages committed: the record, and the outcome as an item of its own.
+    await store.commit({
+      expectedVer: 0,
+      record: {
+        id: 'counter/c',
+        ver: 1,
+        life: 'oldbaton0001',
+        state: { n: 1, total: 100 },
+        inboxOffset: '0',
+        marks: {},
+        sentSeq: 0,
+      },
+      outbox: [],
+      idempotency: [
+        {
+          key: old.id,
+          actorId: 'counter/c',
+          outcome: { ok: true, value: 100 },
+          expiresAt: h.clock.now() + 14 * DAY,
+          fingerprint: old.fingerprint!,
+        },
+      ],
+    });
+    h.clock.advance(1);
+    await enqueue(h, old, 'redriven-copy');
+    await enqueue(h, ingress('new', 1, h.clock.now()));
+    await h.run();
+
+    expect(runs.add).toBe(1);
+    const record = await h.record('counter/c');
+    expect(record?.state).toEqual({ n: 2, total: 101 });
+    expect(record?.format).toBe(2);
+    expect(record?.outcomePage?.itemsBefore).toBeGreaterThan(old.sentAt);
+  });
+});
