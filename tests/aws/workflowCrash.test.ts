@@ -7,28 +7,20 @@
  * and every final send was applied once, and every outside step ran at least once, always with
  * one key (the outside system counts each run in a file every worker appends to).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
 import { silentLogger, type WorkflowState } from '@baton/core';
 import { seededRandom } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { Sweeper } from '@baton/core/engine';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { queueDepth } from './fixtures/queueDepth.ts';
 import { Books, Shipment, type StepRun, shipmentApp } from './fixtures/shipmentWorkflow.ts';
-import {
-  KILL_PHASES,
-  type KillPhase,
-  readMarker,
-  type TurnMarker,
-  TurnTracker,
-} from './fixtures/turnMarkers.ts';
+import { bundleWorker, WorkerFleet } from './fixtures/workerFleet.ts';
 
 const KILLS = Number(process.env.BATON_WORKFLOW_CRASH_KILLS ?? 10);
 const WORKERS = 3;
@@ -38,13 +30,10 @@ const VISIBILITY_MS = 2000;
 /** Kills required in each mid-turn phase (more kills are made until there are). */
 const MID_TURN_KILLS = Math.min(3, Math.floor(KILLS / 5));
 const AIM_MS = 1500;
-const root = join(import.meta.dirname, '..', '..');
 
 describe('worker processes killed in the middle of workflows on DynamoDB Local and ElasticMQ', () => {
-  const children = new Set<ChildProcess>();
-  afterAll(() => {
-    for (const child of children) child.kill('SIGKILL');
-  });
+  let fleet: WorkerFleet | undefined;
+  afterAll(() => fleet?.killAll());
 
   it(`completes every instance once, applies every call once and runs every step with one key through ${KILLS} SIGKILLs`, {
     timeout: 300_000,
@@ -79,46 +68,9 @@ describe('worker processes killed in the middle of workflows on DynamoDB Local a
       // Workflow turns are short: hold each a moment after receive and commit, so aimed kills land.
       TURN_PAUSE_MS: '100',
     };
-    const bundle = join(dir, 'worker.mjs');
-    await build({
-      entryPoints: [join(import.meta.dirname, 'fixtures', 'workerProcess.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile: bundle,
-      banner: {
-        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
-      logLevel: 'error',
-    });
-    const trackers = new WeakMap<ChildProcess, TurnTracker>();
-    const exited = new WeakMap<ChildProcess, Promise<void>>();
-    /** Resolves when the worker says it is ready. */
-    const ready = new WeakMap<ChildProcess, Promise<void>>();
-    let aim: ((child: ChildProcess, marker: TurnMarker) => boolean) | undefined;
-    const startWorker = () => {
-      const child = spawn(process.execPath, [bundle], {
-        cwd: root,
-        env,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      children.add(child);
-      const tracker = new TurnTracker();
-      trackers.set(child, tracker);
-      let isReady: () => void = () => {};
-      ready.set(child, new Promise((resolve) => (isReady = resolve)));
-      exited.set(child, new Promise((resolve) => child.on('close', () => resolve())));
-      child.on('exit', () => children.delete(child));
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        const marker = readMarker(line);
-        if (!marker) return;
-        tracker.feed(marker);
-        if (marker.step === 'ready') isReady();
-        if (aim?.(child, marker)) aim = undefined;
-      });
-      return child;
-    };
-    const workers: ChildProcess[] = Array.from({ length: WORKERS }, startWorker);
+    const bundle = await bundleWorker(dir);
+    const workers = new WorkerFleet({ bundle, env, size: WORKERS, aimMs: AIM_MS });
+    fleet = workers;
 
     // The sleeps' timers (no timer queue here): the sweeper fires them as soon as they are due.
     const sweeper = new Sweeper({ actors, store, queue, logger: silentLogger }, { minAgeMs: 0 });
@@ -151,58 +103,25 @@ describe('worker processes killed in the middle of workflows on DynamoDB Local a
       await Promise.all(signals);
     })();
 
-    const phases = new Map<KillPhase, number>(KILL_PHASES.map((p) => [p, 0]));
-    const landed = (phase: KillPhase) => phases.get(phase) ?? 0;
-    const aimAt = (step: 'received' | 'committed') =>
-      new Promise<ChildProcess | undefined>((resolve) => {
-        const timer = setTimeout(() => {
-          aim = undefined;
-          resolve(undefined);
-        }, AIM_MS);
-        aim = (child, marker) => {
-          if (marker.step !== step || (marker.step === 'received' && !marker.firstDelivery)) {
-            return false;
-          }
-          child.kill('SIGKILL');
-          clearTimeout(timer);
-          resolve(child);
-          return true;
-        };
-      });
+    // Two kills in three are aimed at a step in the middle of a turn, the third at random.
     let kills = 0;
     const short = () =>
-      landed('between receive and commit') < MID_TURN_KILLS ||
-      landed('between commit and ack') < MID_TURN_KILLS;
+      workers.landed('between receive and commit') < MID_TURN_KILLS ||
+      workers.landed('between commit and ack') < MID_TURN_KILLS;
     // A kill aimed at a step may land a little later than aimed: go on until both mid-turn
     // phases have their share, up to twice the kills.
     while (kills < KILLS || (short() && kills < 2 * KILLS)) {
-      let victim: ChildProcess | undefined;
-      if (kills % 3 !== 2) {
-        const behind = landed('between receive and commit') <= landed('between commit and ack');
-        victim = await aimAt(behind ? 'received' : 'committed');
-      } else {
-        await sleep(100 + random() * 500);
-      }
-      if (!victim) {
-        const up = workers.filter((w) => trackers.get(w)?.ready);
-        if (up.length === 0) continue;
-        victim = up[Math.floor(random() * up.length)]!;
-        victim.kill('SIGKILL');
-      }
+      const restarted = await workers.killOne(kills, random);
+      if (!restarted) continue;
       kills++;
-      const index = workers.indexOf(victim);
-      if (index < 0) throw new Error('killed a worker that was already replaced');
-      workers[index] = startWorker();
-      await exited.get(victim);
-      const phase = trackers.get(victim)!.phase;
-      phases.set(phase, landed(phase) + 1);
       // Workers start slowly on a loaded machine: let the new one get to work before the next kill.
-      await ready.get(workers[index]!);
+      await workers.ready(restarted);
       await sleep(random() * 500);
     }
     killing = false;
-    const where = [...phases].map(([phase, n]) => `${n} ${phase}`).join(', ');
-    console.log(`workflow crash test: where the ${kills} kills struck: ${where}`);
+    console.log(
+      `workflow crash test: where the ${kills} kills struck: ${workers.describePhases()}`,
+    );
     await sending;
 
     // Quiescence: every instance ended, the queue is empty, the outboxes drained.
@@ -223,7 +142,7 @@ describe('worker processes killed in the middle of workflows on DynamoDB Local a
     }
     sweeping = false;
     await sweeps;
-    for (const worker of workers) worker.kill('SIGKILL');
+    workers.killAll();
 
     const runs = readFileSync(stepLog, 'utf8')
       .split('\n')
@@ -257,32 +176,7 @@ describe('worker processes killed in the middle of workflows on DynamoDB Local a
     console.log(
       `workflow crash test: ${kills} kills survived; ${orders.length} instances completed once, ${runs.length} outside step runs (${reruns} repeated with their key)`,
     );
-    expect(landed('between receive and commit')).toBeGreaterThanOrEqual(MID_TURN_KILLS);
-    expect(landed('between commit and ack')).toBeGreaterThanOrEqual(MID_TURN_KILLS);
+    expect(workers.landed('between receive and commit')).toBeGreaterThanOrEqual(MID_TURN_KILLS);
+    expect(workers.landed('between commit and ack')).toBeGreaterThanOrEqual(MID_TURN_KILLS);
   });
 });
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function queueDepth(
-  sqs: ReturnType<typeof createAwsClients>['sqs'],
-  queueUrl: string,
-): Promise<number> {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return (
-    Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-    Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-    Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
-  );
-}
