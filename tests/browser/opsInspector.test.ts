@@ -11,11 +11,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faults, Note } from '../ops/fixtures/notesApp.ts';
 import {
+  batonJson,
   createOpsDeployment,
-  flagsOf,
   type OpsDeployment,
   pumpUntil,
-  runBaton,
 } from '../ops/fixtures/opsDeployment.ts';
 import { launchChromium } from './launchChromium.ts';
 
@@ -30,16 +29,7 @@ describe('baton inspect in Chromium', () => {
   let page: Page;
 
   async function baton(...argv: string[]) {
-    const run = await runBaton([
-      ...argv,
-      ...flagsOf(deployment.options),
-      '--json',
-      '--yes',
-      '--operator',
-      'test',
-    ]);
-    expect(run.code).toBe(0);
-    return run.json();
+    return batonJson(deployment, argv);
   }
 
   const work = () => pumpUntil(deployment.queue, source);

@@ -10,11 +10,10 @@ import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { faults, Note } from './fixtures/notesApp.ts';
 import {
+  batonJson,
   createOpsDeployment,
-  flagsOf,
   type OpsDeployment,
   pumpUntil,
-  runBaton,
 } from './fixtures/opsDeployment.ts';
 
 const APP = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
@@ -37,16 +36,7 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
 
   /** Runs `baton <argv> --json` against the deployment; its parsed output. */
   async function baton(...argv: string[]) {
-    const run = await runBaton([
-      ...argv,
-      ...flagsOf(deployment.options),
-      '--json',
-      '--yes',
-      '--operator',
-      'test',
-    ]);
-    expect(run.code).toBe(0);
-    return run.json();
+    return batonJson(deployment, argv);
   }
 
   /** A worker (a fresh engine: a restart) run until the inbox is empty. */
