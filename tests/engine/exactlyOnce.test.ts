@@ -155,14 +155,14 @@ describe('ingress ids and idempotency keys', () => {
     expect(await h.client.outcome(first.messageId)).toEqual({ ok: true, value: 1 });
   });
 
-  it('refuses a key whose claim expired while its outcome is kept (the outcome made at the commit outlives the claim made at the send), and answers its own retry', async () => {
+  it('refuses a key for as long as its outcome is kept, also when the message waited days before its commit, and answers its own retry', async () => {
     const { Box, applied } = ledger();
     const h = setup({ actors: [Box] });
     const first = await h.client.send(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' });
     // The message waits two days before it is processed (a paused actor, an outage).
     h.clock.advance(2 * DAY);
     await h.run();
-    // Past the claim's 14 days, within the outcome's.
+    // Past 14 days from the send, within the outcome's 14 days from the commit.
     h.clock.advance(13 * DAY);
     h.backend.store.purgeExpired();
     expect(await h.client.outcome(first.messageId)).toEqual({ ok: true, value: 1 });

@@ -231,9 +231,9 @@ describe("an actor's lives", () => {
     const [letter] = await h.backend.store.listDeadLetters('stock/x');
     expect(letter).toBeDefined();
 
-    // Past the idempotency retention the client's key is free again: B reuses it. The stock's
-    // dead letter for A is redriven before B's request reaches the stock.
-    h.clock.advance(15 * DAY);
+    // Past its claim (twice the idempotency retention) the client's key is free again: B reuses
+    // it. The stock's dead letter for A is redriven before B's request reaches the stock.
+    h.clock.advance(29 * DAY);
     await h.client.send(o1, 'buy', { item: 'B' }, { idempotencyKey: 'k' });
     await redriveDeadLetter(h.backend.store, h.backend.queue, 'stock/x', letter!.messageId);
     await h.run();

@@ -171,13 +171,18 @@ describe('ingress outcomes in pages', () => {
     expect(runs.add).toBe(MANY + 1);
   });
 
-  it('frees a key after its retention: a message with another payload under it is applied', async () => {
+  it('frees a key once its claim (twice the retention, past any outcome of it) is over: a message with another payload under it is applied', async () => {
     const { Counter } = counter();
     const h = setup({ actors: [Counter], batchSize: 10 });
     const ref = Counter.ref('c');
     await h.client.send(ref, 'add', { by: 5 }, { idempotencyKey: 'k' });
     await fill(h, MANY);
     h.clock.advance(15 * DAY);
+    const early = await settled(h.client.send(ref, 'add', { by: 6 }, { idempotencyKey: 'k' }));
+    expect(!early.ok && (early.error as { code: string }).code).toBe(
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    );
+    h.clock.advance(14 * DAY);
     const { messageId } = await h.client.send(ref, 'add', { by: 6 }, { idempotencyKey: 'k' });
     await h.run();
 

@@ -40,8 +40,8 @@ export interface ClientOptions {
   /** How long `ask` waits for the reply. @default 30 s */
   readonly askTimeoutMs?: number;
   /**
-   * The engine's `idempotencyRetentionMs`: how long a key stays bound to its message (claimed)
-   * after a send, as long as its outcome is kept. @default 14 days
+   * The engine's `idempotencyRetentionMs`: how long an outcome is kept. A key stays bound to its
+   * message (claimed) twice that from its send, past the end of any outcome of it. @default 14 days
    */
   readonly idempotencyRetentionMs?: number;
 }
@@ -320,29 +320,27 @@ export class Client {
    * Binds the envelope's key to its message. Resolves with the message's outcome when it was
    * processed already (a retry); else with the envelope to enqueue: a retry's carries the
    * `sentAt` of the send that claimed the key, since the actor tells a copy of a message it
-   * applied long ago by it. IDEMPOTENCY_KEY_REUSED when another message holds the key — by its
-   * claim, or by its outcome alone: a claim made at the send expires before the outcome made at
-   * the commit, and outcomes stored before key claims existed have none.
+   * applied long ago by it. IDEMPOTENCY_KEY_REUSED when another message holds the key.
+   *
+   * A claim is kept twice the outcomes' retention from its send: an outcome is committed
+   * within a retention of its send (an older copy is dead-lettered, not applied) and kept a
+   * retention after, so while any outcome of the key lives, so does its claim, and a key
+   * claimed afresh has no outcome to look for.
    */
   async #bindKey(envelope: Envelope): Promise<{ known?: IdempotencyRecord; envelope: Envelope }> {
     const fingerprint = envelope.fingerprint!;
-    const answered = await this.#store.readIdempotency(envelope.id);
-    if (answered) {
-      if (!answersMessage(answered, fingerprint)) throw idempotencyKeyReused(envelope);
-      return { known: answered, envelope };
-    }
     const held = await this.#store.claimKey({
       key: envelope.id,
       fingerprint,
-      expiresAt: this.#clock.now() + this.#claimRetentionMs,
+      expiresAt: this.#clock.now() + 2 * this.#claimRetentionMs,
       sentAt: envelope.sentAt,
     });
     if (!held) return { envelope };
     if (held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
-    // A claim made before claims kept it: no later than the claim, less a margin for clocks.
+    // A claim made before claims kept it, a retention before it expires, less a clocks' margin.
     const claimed = held.sentAt ?? held.expiresAt - this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
     const retry = { ...envelope, sentAt: Math.min(claimed, envelope.sentAt) };
-    // A retry: its message may have been processed since the read.
+    // A retry: its message may have been processed since.
     const known = await this.#store.readIdempotency(envelope.id, retry.sentAt);
     return known ? { known, envelope: retry } : { envelope: retry };
   }
