@@ -88,6 +88,38 @@ function recordingCommits(h: Harness): Commit[] {
 }
 
 describe('ingress outcomes in pages', () => {
+  it('appends to the current page after a commit of the same turn closed one, so a later copy of a message in the closed page is skipped', async () => {
+    const { Counter, runs } = counter();
+    // Small items: the batch splits into several commits, the first of which closes a page.
+    const h = setup({ actors: [Counter], batchSize: 10, limits: { maxItemBytes: 1200 } });
+    const commits = recordingCommits(h);
+    const start = h.clock.now();
+    // The last message of the batch was sent first (a retry carries its first send's time).
+    for (let i = 1; i < 10; i++) await enqueue(h, ingress(`k${i}`, 1, start + 10 + i));
+    await enqueue(h, ingress('k0', 1, start));
+    await h.run();
+    expect(runs.add).toBe(10);
+
+    let page = 0;
+    let closedSentAt = 0;
+    for (const commit of commits) {
+      // Each commit writes the page the record before it named, and closes pages only forward.
+      if (commit.outcomes) expect(commit.outcomes.page).toBe(page);
+      const state = commit.record.outcomePage!;
+      expect(state.closedSentAt ?? 0).toBeGreaterThanOrEqual(closedSentAt);
+      page = state.page;
+      closedSentAt = state.closedSentAt ?? 0;
+    }
+    expect(page, 'pages closed').toBeGreaterThan(0);
+
+    // A copy of every message comes back (a queue's redrive): none is applied again.
+    for (let i = 1; i < 10; i++)
+      await enqueue(h, ingress(`k${i}`, 1, start + 10 + i), `again-${i}`);
+    await h.run();
+    expect(runs.add).toBe(10);
+    expect(await h.state('counter/c')).toMatchObject({ n: 10, total: 10 });
+  });
+
   it('commits a batch of ten ingress messages as two items: the record and one outcome page', async () => {
     const { Counter } = counter();
     const h = setup({ actors: [Counter], batchSize: 10 });

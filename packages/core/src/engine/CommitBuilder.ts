@@ -184,7 +184,10 @@ export class CommitBuilder {
       this.#overflow.set(overflowKey(mark), mark);
     }
     for (const [id, timer] of effects.timers ?? []) this.#timers.set(id, timer);
-    this.#record = effects.record;
+    // Only a commit moves the outcome pages on: effects computed before a commit of the same
+    // turn carry the state from before it, which would write to a closed page again.
+    const { outcomePage } = this.#record;
+    this.#record = outcomePage ? { ...effects.record, outcomePage } : effects.record;
     this.#count++;
   }
 
