@@ -14,22 +14,18 @@ import {
   timerFire,
   Worker,
 } from '@baton/core/engine';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger, ledgerRuns, Noted, notes } from './ledger.ts';
 import { ProfileV1, ProfileV2 } from './profile.ts';
+import { backendPerTest, pollUntilEmpty } from './suiteBackend.ts';
 
 export function conformanceSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`the turn protocol on ${name}`, () => {
-    let backend: ConformanceBackend | undefined;
-    afterEach(async () => {
-      await backend?.close();
-      backend = undefined;
-    });
+    const fresh = backendPerTest(open);
 
     async function start(actors: readonly AnyActorDefinition[] = [Ledger]) {
-      backend = await open();
-      const b = backend;
+      const b = await fresh();
       const engineOptions = {
         actors,
         effects: [Noted],
@@ -46,15 +42,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         queue: b.queue,
         clock: b.clock,
       }).asSystem();
-      /** Polls until the inbox is empty, letting time pass while only hidden messages wait. */
-      const run = async (w = worker) => {
-        for (let i = 0; i < 500; i++) {
-          if ((await w.poll()) > 0) continue;
-          if ((await b.pending()) === 0) return;
-          await b.pass(250);
-        }
-        throw new Error('the inbox did not empty');
-      };
+      const run = (w = worker) => pollUntilEmpty(w, b);
       const state = async (id: string) =>
         (await b.store.load(id))?.state as { entries: string[]; total: number } | undefined;
       return { b, worker, client, run, state, engineOptions };
@@ -154,7 +142,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
     });
 
     it('fences a worker with a stale cache: its commit is refused and the batch redone', async () => {
-      const { client, run, state, engineOptions } = await start();
+      const { b, client, run, state, engineOptions } = await start();
       const ref = Ledger.ref('a');
       const other = new Worker(engineOptions);
       await client.send(ref, 'add', { entry: 'one', amount: 1 });
@@ -164,7 +152,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       await client.send(ref, 'add', { entry: 'three', amount: 3 });
       await run(); // the first worker's cache is stale
       expect(await state(ref.id)).toEqual({ entries: ['one', 'two', 'three'], total: 6 });
-      expect((await backend!.store.load(ref.id))?.ver).toBe(3);
+      expect((await b.store.load(ref.id))?.ver).toBe(3);
     });
 
     it('drains with the sweeper an outbox that a crash left behind', async () => {
@@ -227,13 +215,13 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
     });
 
     it('runs an effect after the commit, again with the same key after a failure', async () => {
-      const { client, run, state } = await start();
+      const { b, client, run, state } = await start();
       notes.length = 0;
       await client.send(Ledger.ref('fx'), 'note', { entry: 'plain' });
       await client.send(Ledger.ref('fx'), 'note', { entry: 'flaky one' });
       await run();
       expect((await state('ledger/fx'))?.entries).toEqual(['plain', 'flaky one']);
-      const { life } = (await backend!.store.load('ledger/fx'))!;
+      const { life } = (await b.store.load('ledger/fx'))!;
       const key = (seq: number) => actorMessageId('ledger/fx', seq, life);
       expect(notes).toEqual([
         { entry: 'plain', key: key(1) },

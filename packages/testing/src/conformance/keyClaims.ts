@@ -6,32 +6,21 @@ import { ErrorCode, silentLogger } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { Worker } from '@baton/core/engine';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger } from './ledger.ts';
+import { backendPerTest, pollUntilEmpty } from './suiteBackend.ts';
 
 export function keyClaimSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`idempotency keys bound to their message on ${name}`, () => {
-    let backend: ConformanceBackend | undefined;
-    afterEach(async () => {
-      await backend?.close();
-      backend = undefined;
-    });
+    const fresh = backendPerTest(open);
 
     async function start() {
-      backend = await open();
-      const b = backend;
+      const b = await fresh();
       const ports = { actors: [Ledger], store: b.store, queue: b.queue, clock: b.clock };
       const worker = new Worker({ ...ports, logger: silentLogger, visibilityTimeoutMs: 2_000 });
       const client = new Client(ports).asSystem();
-      const run = async () => {
-        for (let i = 0; i < 500; i++) {
-          if ((await worker.poll()) > 0) continue;
-          if ((await b.pending()) === 0) return;
-          await b.pass(250);
-        }
-        throw new Error('the inbox did not empty');
-      };
+      const run = () => pollUntilEmpty(worker, b);
       return { b, client, run };
     }
 

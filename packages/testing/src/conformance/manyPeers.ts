@@ -6,9 +6,10 @@
 import { actor, jsonLogger } from '@baton/core';
 import { type Envelope, INGRESS, type OutboxItem } from '@baton/core/adapter';
 import { createEngine, type Inbound, RECORD_PEERS, runTurn } from '@baton/core/engine';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
+import { backendPerTest } from './suiteBackend.ts';
 
 const Tally = actor({
   name: 'tally',
@@ -53,14 +54,10 @@ export function manyPeersSuite(
   senders: number,
 ): void {
   describe(`actors with many peers on ${name}`, () => {
-    let backend: ConformanceBackend | undefined;
-    afterEach(async () => {
-      await backend?.close();
-      backend = undefined;
-    });
+    const fresh = backendPerTest(open);
 
     async function start() {
-      backend = await open();
+      const backend = await fresh();
       const errors: string[] = [];
       const logger = jsonLogger({ level: 'error', write: (line) => errors.push(line) });
       const engine = createEngine({

@@ -15,24 +15,20 @@ import {
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { PAGE_BYTES, Worker } from '@baton/core/engine';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger } from './ledger.ts';
+import { backendPerTest, pollUntilEmpty } from './suiteBackend.ts';
 
 /** Enough messages to close two pages (each outcome takes over 100 bytes). */
 const MESSAGES = Math.ceil((2 * PAGE_BYTES) / 100);
 
 export function outcomePageSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`ingress outcomes in pages on ${name}`, () => {
-    let backend: ConformanceBackend | undefined;
-    afterEach(async () => {
-      await backend?.close();
-      backend = undefined;
-    });
+    const fresh = backendPerTest(open);
 
     async function start() {
-      backend = await open();
-      const b = backend;
+      const b = await fresh();
       const commits: Commit[] = [];
       const commit = b.store.commit.bind(b.store);
       b.store.commit = async (c) => {
@@ -42,14 +38,7 @@ export function outcomePageSuite(name: string, open: () => Promise<ConformanceBa
       const ports = { actors: [Ledger], store: b.store, queue: b.queue, clock: b.clock };
       const worker = new Worker({ ...ports, logger: silentLogger, visibilityTimeoutMs: 2_000 });
       const client = new Client(ports).asSystem();
-      const run = async () => {
-        for (let i = 0; i < 500; i++) {
-          if ((await worker.poll()) > 0) continue;
-          if ((await b.pending()) === 0) return;
-          await b.pass(250);
-        }
-        throw new Error('the inbox did not empty');
-      };
+      const run = () => pollUntilEmpty(worker, b);
       const enqueue = (envelopes: readonly Envelope[], suffix = '') =>
         b.queue.send(
           envelopes.map((envelope) => ({

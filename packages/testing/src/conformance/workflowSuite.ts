@@ -6,10 +6,11 @@
 import { defineApp, ErrorCode, silentLogger, type WorkflowState, workflow } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { createEngine, fireDueTimers, Worker } from '@baton/core/engine';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger } from './ledger.ts';
+import { backendPerTest } from './suiteBackend.ts';
 
 /** Per step name, the keys of its runs. */
 const stepRuns = new Map<string, string[]>();
@@ -65,15 +66,10 @@ const Long = workflow({
 
 export function workflowSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`workflows on ${name}`, () => {
-    let backend: ConformanceBackend | undefined;
-    afterEach(async () => {
-      await backend?.close();
-      backend = undefined;
-    });
+    const fresh = backendPerTest(open);
 
     async function start() {
-      backend = await open();
-      const b = backend;
+      const b = await fresh();
       const { actors } = defineApp({ actors: [Ledger], workflows: [Order, Label, Long] });
       const options = {
         actors,
