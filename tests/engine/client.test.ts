@@ -3,7 +3,7 @@ import { ingressMessageId, type Store } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import { bank } from './bank.ts';
-import { settled, setup } from './helpers.ts';
+import { commitsOf, settled, setup } from './helpers.ts';
 
 const FIVE_MINUTES = 5 * 60_000;
 
@@ -92,8 +92,9 @@ describe('Client.send', () => {
 
   it('applies a key once when the first copy was committed in an earlier commit of the same turn', async () => {
     const { Account, Audit } = bank();
-    // Two items per commit: the record and one idempotency record, so one message per commit.
-    const h = setup({ actors: [Account, Audit], limits: { maxTransactionItems: 2 } });
+    // Items too small for two outcomes in one page write: one message per commit.
+    const h = setup({ actors: [Account, Audit], limits: { maxItemBytes: 450 } });
+    const commits = commitsOf(h.backend, 'account/a');
     await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
     h.clock.advance(FIVE_MINUTES + 1);
     await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
@@ -101,6 +102,10 @@ describe('Client.send', () => {
     await h.run();
 
     expect(await h.state('account/a')).toEqual({ balance: 8, history: ['+7', '+1'] });
+    expect(commits.map((c) => (c.state as { history: string[] }).history)).toEqual([
+      ['+7'],
+      ['+7', '+1'],
+    ]);
   });
 });
 
