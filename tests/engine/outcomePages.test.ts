@@ -31,12 +31,13 @@ function counter() {
     handlers: {
       add: {
         public: true,
-        payload: z.object({ by: z.number() }),
-        handle: (ctx, { by }) => {
+        /** `pad`: reply with that many characters instead, for an outcome of that size. */
+        payload: z.object({ by: z.number(), pad: z.number().optional() }),
+        handle: (ctx, { by, pad }) => {
           runs.add++;
           ctx.state.n++;
           ctx.state.total += by;
-          return ctx.state.total;
+          return pad === undefined ? ctx.state.total : 'x'.repeat(pad);
         },
       },
     },
@@ -48,16 +49,17 @@ function counter() {
 const MANY = Math.ceil((3 * PAGE_BYTES) / 100);
 
 /** An ingress message as a client sends it, enqueued as is (a queue's redriven copy is one). */
-function ingress(key: string, by: number, sentAt: number): Envelope {
+function ingress(key: string, by: number, sentAt: number, pad?: number): Envelope {
+  const payload = pad === undefined ? { by } : { by, pad };
   return {
     id: ingressMessageId('counter/c', key, SYSTEM),
     from: INGRESS,
     seq: 0,
     to: 'counter/c',
     name: 'add',
-    payload: { by },
+    payload,
     sentAt,
-    fingerprint: messageFingerprint('add', { by }),
+    fingerprint: messageFingerprint('add', payload),
   };
 }
 
@@ -88,6 +90,23 @@ function recordingCommits(h: Harness): Commit[] {
 }
 
 describe('ingress outcomes in pages', () => {
+  it('skips a copy of a message in the current page when a commit of the same turn closes that page before the copy is written', async () => {
+    const { Counter } = counter();
+    // A page item holds 2,000 bytes and closes past 500: k0 stays in an open page.
+    const h = setup({ actors: [Counter], batchSize: 10, limits: { maxItemBytes: 2000 } });
+    const start = h.clock.now();
+    await enqueue(h, ingress('k0', 1, start));
+    await h.run();
+    // One batch: three large outcomes fill the page (and close it), then a copy of k0, which
+    // no longer fits that commit and is written after it, to the next page.
+    for (let i = 1; i <= 3; i++) await enqueue(h, ingress(`k${i}`, 1, start + i, 320));
+    await enqueue(h, ingress('k0', 1, start), 'k0-again');
+    await h.run();
+
+    // The copy's handler may run (its turn is decided after), but it is never committed.
+    expect(await h.state('counter/c')).toMatchObject({ n: 4, total: 4 });
+  });
+
   it('appends to the current page after a commit of the same turn closed one, so a later copy of a message in the closed page is skipped', async () => {
     const { Counter, runs } = counter();
     // Small items: the batch splits into several commits, the first of which closes a page.
