@@ -4,6 +4,7 @@ import { BatonError, ErrorCode } from '../errors.ts';
 import {
   commitTooLarge,
   deadLettered,
+  outlivedItsProof,
   replyTooLarge,
   stateBreaksSchema,
   stateNotJson,
@@ -125,5 +126,39 @@ describe('the errors a turn gives a message it cannot apply', () => {
     }
     const rejected = new BatonError(ErrorCode.REJECTED, 'no');
     expect(waitsForNewerCode(envelope, rejected)).toBe(rejected);
+  });
+});
+
+describe('a copy older than the proof that it was applied', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const retention = { outcomeMs: 14 * DAY, markMs: 28 * DAY };
+  const fromActor: Envelope = { ...envelope, id: 'account/bob:l1.3', from: 'account/bob', seq: 3 };
+
+  it('is an ingress message sent a day less than its outcome is kept ago, or longer', () => {
+    const edge = 13 * DAY;
+    expect(outlivedItsProof(envelope, edge - 1, retention, false)).toBeUndefined();
+    const error = outlivedItsProof(envelope, edge, retention, false);
+    expect(error?.code).toBe(ErrorCode.DEAD_LETTERED);
+    expect(error?.message).toMatch(
+      /^ingress message ingress:k1 to account\/alice was sent 13 days ago, about as long as its outcome is kept \(14 days\)/,
+    );
+    expect(error?.details).toMatchObject({ sentAt: 0, retentionMs: 14 * DAY });
+  });
+
+  it('is an actor’s message from a sender the receiver holds no mark for, past the mark retention less a day', () => {
+    const edge = 27 * DAY;
+    expect(outlivedItsProof(fromActor, edge - 1, retention, false)).toBeUndefined();
+    expect(outlivedItsProof(fromActor, edge + DAY / 2, retention, false)?.message).toMatch(
+      /^message account\/bob:l1\.3 to account\/alice was sent 27\.5 days ago, about as long as its sender's mark is kept \(28 days\)/,
+    );
+  });
+
+  it('is never a message its mark tells, a timer’s fire or an engine redrive', () => {
+    const late = 400 * DAY;
+    expect(outlivedItsProof(fromActor, late, retention, true)).toBeUndefined();
+    expect(
+      outlivedItsProof({ ...fromActor, from: 'timer' }, late, retention, false),
+    ).toBeUndefined();
+    expect(outlivedItsProof({ ...envelope, redrive: 1 }, late, retention, false)).toBeUndefined();
   });
 });
