@@ -397,14 +397,27 @@ function halted(engine: Engine, now: number): number {
  * limit asks for.
  */
 function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
+  const reserve = pageStateGrowth(unbounded);
   const { record, moved, bytes } = boundPeers(unbounded, {
     now: engine.clock.now(),
     retentionMs: engine.markRetentionMs,
-    maxItemBytes: engine.store.limits.maxItemBytes,
+    maxItemBytes: engine.store.limits.maxItemBytes - reserve,
     recordPeers: engine.recordPeers,
     ...(moves === undefined ? {} : { moves }),
   });
-  return { record, recordBytes: bytes, unbounded, overflow: moved };
+  return { record, recordBytes: bytes + reserve, unbounded, overflow: moved };
+}
+
+/**
+ * How much the record's outcome page state may grow at its commit, which appends the commit's
+ * outcomes after the record was measured: its numbers at their longest, both times set.
+ */
+function pageStateGrowth(record: ActorRecord): number {
+  const state = record.outcomePage;
+  if (!state) return 0;
+  const time = 9_999_999_999_999;
+  const largest = { ...state, page: 999_999, bytes: 99_999, sentAt: time, closedSentAt: time };
+  return Math.max(0, jsonSize(largest) - jsonSize(state));
 }
 
 /**
