@@ -142,8 +142,14 @@ describe('the IAM actions each part declares', () => {
     await client.send(Node.ref('f'), 'flaky', {});
     const { messageId } = await client.send(Node.ref('p'), 'poison', {});
     await client.send(Node.ref('t'), 'later', {}); // the worker arms its timer
-    const asked = client.ask(Node.ref('hub'), 'relay', { to: ['a'] }, { timeoutMs: 20_000 });
-    await runWorker();
+    // Its message reaches the queue only once the send inside the ask returns: run until answered.
+    let settled = false;
+    const asked = client
+      .ask(Node.ref('hub'), 'relay', { to: ['a'] }, { timeoutMs: 20_000 })
+      .finally(() => {
+        settled = true;
+      });
+    while (!settled) await runWorker();
     await asked;
     // Another worker, which did not drain node/w's last turn, reads its items apart back.
     await client.send(Node.ref('w'), 'bump', {});

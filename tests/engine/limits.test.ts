@@ -1,4 +1,5 @@
 import { actor, ErrorCode, silentLogger, TerminalError } from '@baton/core';
+import { jsonSize } from '@baton/core/adapter';
 import { createEngine, redriveDeadLetter, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -252,5 +253,58 @@ describe('limits', () => {
     });
     expect(await h.state(notes.id)).toEqual({ items: ['after'] });
     expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+
+  it('moves marks out in commits of their own first when a message needs more moved than its commit holds, and applies it', async () => {
+    const Poker = actor({
+      name: 'poker',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        poke: {
+          payload: z.object({}),
+          handle: (ctx) => ctx.send(Notes.ref('n'), 'append', { text: ctx.self.id }),
+        },
+      },
+    });
+    const limits = { maxTransactionItems: 4, maxItemBytes: 2000 };
+    const h = setup({ actors: [Notes, Poker], limits });
+    const pokers = Array.from({ length: 12 }, (_, i) => `poker/p${i}`);
+    for (const id of pokers) await h.client.send(Poker.ref(id.slice(6)), 'poke', {});
+    await h.run();
+    const before = (await h.record('notes/n'))!;
+    expect(Object.keys(before.marks)).toHaveLength(12);
+
+    // State that leaves room for four of the twelve marks: eight must move, and a commit with
+    // the record and the outcome holds two.
+    const mark = jsonSize(before.marks) / 12;
+    const bytes = limits.maxItemBytes - jsonSize(before) + Math.ceil(8 * mark);
+    const commits = commitsOf(h.backend, 'notes/n');
+    const { messageId } = await h.client.send(Notes.ref('n'), 'pad', { bytes });
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toMatchObject({ ok: true });
+    const padded = commits.at(-1)!;
+    expect((padded.state as { items: string[] }).items).toHaveLength(13);
+    expect(Object.keys(padded.marks).length).toBeLessThanOrEqual(4);
+    // Before it, commits that only moved marks out: the state as it was, fewer marks each.
+    const rooms = commits.slice(0, -1);
+    expect(rooms.length).toBeGreaterThanOrEqual(2);
+    for (const [i, room] of rooms.entries()) {
+      expect(room.state).toEqual(before.state);
+      expect(room.inboxOffset).toBe(before.inboxOffset);
+      const listed = Object.keys((rooms[i - 1] ?? before).marks).length;
+      expect(Object.keys(room.marks).length).toBeLessThan(listed);
+    }
+    // Every sender's mark is kept: in the record or moved out.
+    const moved = pokers.filter((peer) => !(peer in padded.marks));
+    const overflow = await h.backend.store.readOverflow(
+      'notes/n',
+      moved.map((peer) => ({ kind: 'sender' as const, peer })),
+    );
+    expect(overflow.map((m) => [m.peer, m.kind === 'page' ? m.mark : m.mark.seq]).sort()).toEqual(
+      moved.map((peer) => [peer, 1]).sort(),
+    );
+    expect(await h.backend.store.listDeadLetters('notes/n')).toEqual([]);
   });
 });

@@ -182,8 +182,14 @@ describe('the engine on DynamoDB Local and ElasticMQ', () => {
     const client = new Client({ actors: [Account], store, queue, askTimeoutMs: 30_000 }).asSystem();
     const worker = new Worker(engine());
     const before = (await state('carol')).balance;
-    const asked = client.ask(Account.ref('carol'), 'balance', {}, { idempotencyKey: randomUUID() });
-    await runUntilIdle([worker]);
+    // The ask claims its key before it sends: the workers may find the queue empty at first.
+    let settled = false;
+    const asked = client
+      .ask(Account.ref('carol'), 'balance', {}, { idempotencyKey: randomUUID() })
+      .finally(() => {
+        settled = true;
+      });
+    while (!settled) await runUntilIdle([worker]);
     expect(await asked).toBe(before);
   });
 

@@ -5,7 +5,7 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, isActorSender, parseActorId } from '../adapter/envelope.ts';
-import type { ActorRecord, DeadLetter, SenderMark, Timer } from '../adapter/ports.ts';
+import type { ActorRecord, DeadLetter, OverflowMark, SenderMark, Timer } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { upgradeState } from '../stateVersions.ts';
@@ -18,7 +18,7 @@ import type { Inbound } from './Inbound.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
-import { boundPeers, type OverflowLookup } from './overflow.ts';
+import { boundPeers, type OverflowLookup, withoutMarks } from './overflow.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
   deadLettered,
@@ -430,4 +430,39 @@ export function withFewerMoves(engine: Engine, effects: MessageEffects): Message
   const pages = effects.overflow.filter((mark) => mark.kind === 'page');
   const fewer = withRecord(engine, effects.unbounded, 0);
   return { ...effects, ...fewer, overflow: [...fewer.overflow, ...pages] };
+}
+
+/**
+ * For a message whose commit cannot hold the marks the item limit forces it to move out: a
+ * commit of its own, first, that moves up to `most` of those marks out of `current` (the record
+ * before the message, otherwise unchanged: marks are found in the overflow as in the record),
+ * and the message's effects on the record without them. Undefined when none can go first.
+ */
+export function roomFirst(
+  engine: Engine,
+  current: ActorRecord,
+  effects: MessageEffects,
+  most: number,
+): { room: MessageEffects; effects: MessageEffects } | undefined {
+  if (!effects.unbounded || most < 1) return undefined;
+  // Only marks the message leaves as they were: the message's own move with it.
+  const first = (effects.overflow ?? []).filter((moved) => sameMark(current, moved)).slice(0, most);
+  if (first.length === 0) return undefined;
+  const now = engine.clock.now();
+  const retentionMs = engine.markRetentionMs;
+  const room: MessageEffects = {
+    record: withoutMarks(current, first, now, retentionMs),
+    envelopes: [],
+    idempotency: undefined,
+    overflow: first,
+  };
+  const rest = withRecord(engine, withoutMarks(effects.unbounded, first, now, retentionMs), 0);
+  const pages = effects.overflow?.filter((mark) => mark.kind === 'page') ?? [];
+  return { room, effects: { ...effects, ...rest, overflow: [...rest.overflow, ...pages] } };
+}
+
+function sameMark(record: ActorRecord, moved: OverflowMark): boolean {
+  if (moved.kind === 'page') return false;
+  const listed = moved.kind === 'sender' ? record.marks[moved.peer] : record.channels?.[moved.peer];
+  return listed !== undefined && JSON.stringify(listed) === JSON.stringify(moved.mark);
 }

@@ -109,6 +109,19 @@ function entries(kind: Kind, of: Readonly<Record<string, SenderMark>> = {}): Ent
   return Object.entries(of).map(([peer, mark]) => ({ kind, peer, mark }));
 }
 
+/** `record` without the marks `moved` names (of senders and channels), stamped `overflowedAt`. */
+export function withoutMarks(
+  record: ActorRecord,
+  moved: readonly OverflowMark[],
+  now: number,
+  retentionMs: number,
+): ActorRecord {
+  const moving = moved.flatMap(({ kind, peer, mark }) =>
+    kind === 'page' ? [] : [{ kind, peer, mark } as Entry],
+  );
+  return withMoved(record, moving, now, retentionMs);
+}
+
 /** `record` without the `moving` marks, stamped `overflowedAt` (dropped once it is stale). */
 function withMoved(
   record: ActorRecord,

@@ -25,6 +25,7 @@ import {
   applyMessage,
   deadLetter,
   ignore,
+  roomFirst,
   type Turn,
   withFewerMoves,
 } from './messageEffects.ts';
@@ -331,10 +332,6 @@ async function applyBatch(
       retry = effects;
       break;
     }
-    // The last parked message applied: the record counts none any more.
-    if (replay && i === replays.length - 1) {
-      effects = { ...effects, record: withoutParked(effects.record) };
-    }
     if (!builder.fits(effects)) {
       if (builder.size > 0) {
         const page = builder.record.outcomePage?.page;
@@ -353,6 +350,16 @@ async function applyBatch(
         }
       }
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
+      // The marks it must move out crowd its commit: move some out in commits of their own.
+      const maxRoomMoves = engine.store.limits.maxTransactionItems - 1;
+      while (!builder.fits(effects)) {
+        const room = roomFirst(engine, builder.record, effects, maxRoomMoves);
+        if (!room) break;
+        builder.add(room.room);
+        overflow.moved(room.room.overflow ?? []);
+        await commit();
+        effects = room.effects;
+      }
       if (!builder.fits(effects)) {
         // Kept as a dead letter, not rejected: nothing but a code change makes it fit, and a
         // message from another actor has no one to hear a rejection (a transfer's money).
@@ -367,10 +374,11 @@ async function applyBatch(
           error,
         );
         effects = withFewerMoves(engine, kept);
-        if (replay && i === replays.length - 1) {
-          effects = { ...effects, record: withoutParked(effects.record) };
-        }
       }
+    }
+    // The last parked message applied: the record counts none any more.
+    if (replay && i === replays.length - 1) {
+      effects = { ...effects, record: withoutParked(effects.record) };
     }
     builder.add(effects);
     overflow.moved(effects.overflow ?? []);
