@@ -307,4 +307,31 @@ describe('limits', () => {
     );
     expect(await h.backend.store.listDeadLetters('notes/n')).toEqual([]);
   });
+
+  it('never lets a record that fits before its commit outgrow the item limit when the commit appends its outcome page state', async () => {
+    // A keyed message leaves its outcome in the actor's outcome page, whose state in the record
+    // (page, bytes, times) the commit writes after the record was measured. Padded to every
+    // size just under the limit, each message is applied or refused STATE_TOO_LARGE, and the
+    // actor goes on: no commit fails, nothing is retried or dead-lettered.
+    const limits = { maxItemBytes: 2000 };
+    const probe = setup({ actors: [Notes], limits });
+    await probe.client.send(Notes.ref('n'), 'append', { text: '' }, { idempotencyKey: 'k0' });
+    await probe.run();
+    const empty = jsonSize((await probe.record('notes/n'))!);
+    for (let under = 0; under <= 120; under += 4) {
+      const h = setup({ actors: [Notes], limits, maxAttempts: 2 });
+      const notes = Notes.ref('n');
+      await h.client.send(notes, 'append', { text: '' }, { idempotencyKey: 'k0' });
+      await h.run();
+      const bytes = limits.maxItemBytes - empty - under;
+      const { messageId } = await h.client.send(notes, 'pad', { bytes }, { idempotencyKey: 'k1' });
+      const after = await h.client.send(notes, 'echo', { bytes: 1 }, { idempotencyKey: 'k2' });
+      await h.run();
+      const outcome = await h.client.outcome(messageId);
+      if (!outcome?.ok) expect(outcome?.error.code, `${under}`).toBe(ErrorCode.STATE_TOO_LARGE);
+      expect(await h.client.outcome(after.messageId), `${under}`).toEqual({ ok: true, value: 'y' });
+      expect(await h.backend.store.listDeadLetters(notes.id)).toEqual([]);
+      expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+    }
+  });
 });
