@@ -1,7 +1,8 @@
 /**
  * `baton dev`'s inspector (`/_baton`) in headless Chromium, kept live by its own query over the
  * app's WebSocket: actors with state, version and inbox position; turns; live queries; a form
- * that asks an actor; a dead letter that is redriven once its bug is fixed (a code reload).
+ * that asks an actor; a dead letter that is redriven once its bug is fixed (a code reload); an
+ * actor's history, read from the journal, the same after baton dev restarts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,18 +27,17 @@ let page: Page;
 beforeAll(async () => {
   app = copyFixtureApp();
   dataDir = mkdtempSync(join(tmpdir(), 'baton-inspector-'));
-  const port = await freePort();
-  dev = await startDevProcess([
-    join(app, 'src/app.ts'),
-    '--port',
-    String(port),
-    '--data-dir',
-    dataDir,
-  ]);
+  dev = await startDev();
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
   await page.goto(`${dev.origin}/_baton`);
 }, 40_000);
+
+/** `baton dev` on the fixture app and this file's data directory, on a free port. */
+async function startDev(): Promise<DevProcess> {
+  const port = await freePort();
+  return startDevProcess([join(app, 'src/app.ts'), '--port', String(port), '--data-dir', dataDir]);
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -105,5 +105,28 @@ describe("baton dev's inspector in Chromium", () => {
       path: join(tmpdir(), 'baton-dev-inspector-redriven.png'),
       fullPage: true,
     });
+  });
+
+  it("shows an actor's history as the store keeps it, the same after baton dev restarts", async () => {
+    const history = () => page.getByTestId('history-entry').allTextContents();
+    await page.getByTestId('actor-counter/a').click();
+    await expect.poll(() => text('history-actor')).toBe('counter/a');
+    // Newest first: the redriven message's outcome (not its DEAD_LETTERED), then the ask's.
+    await expect
+      .poll(history)
+      .toEqual([
+        expect.stringMatching(/outcomeboom-1ok 102$/),
+        expect.stringMatching(/outcome\S+ok 2$/),
+      ]);
+    const before = await history();
+
+    await dev.stop('SIGINT');
+    dev = await startDev();
+    await page.goto(`${dev.origin}/_baton`);
+    await expect.poll(() => text('connection')).toBe('open');
+    // The live view's turns were in the old process's memory; the history is in the journal.
+    await expect.poll(() => page.locator('#turns').textContent()).toContain('no turn since');
+    await page.getByTestId('actor-counter/a').click();
+    await expect.poll(history).toEqual(before);
   });
 });

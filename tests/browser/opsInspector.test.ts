@@ -1,7 +1,7 @@
 /**
  * `baton inspect` in headless Chromium against DynamoDB Local and ElasticMQ: the page shows the
  * state the CLI reads (health, dead letters, an actor found by the start of its 1,000-character
- * key, its state and timer), the long key wraps inside the layout, and a dead letter redriven
+ * key, its state, timer and history), the long key wraps inside the layout, and a dead letter redriven
  * from the page (actions allowed) is applied once.
  */
 import { join } from 'node:path';
@@ -78,6 +78,13 @@ describe('baton inspect in Chromium', () => {
     expect(JSON.parse((await text('actor-state')) ?? '')).toEqual(got.state);
     expect(await text('actor-version')).toBe(String(got.version));
     expect(await page.getByTestId('timer').first().textContent()).toContain('later');
+    // Its history, newest first: the timer it set, then the outcomes of its two messages.
+    const history = await page.getByTestId('history-entry').allTextContents();
+    expect(history).toEqual([
+      expect.stringMatching(/timer setring/),
+      expect.stringMatching(/outcome.+ok null$/),
+      expect.stringMatching(/outcome.+ok null$/),
+    ]);
     // The key wraps: nothing is wider than the window.
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,

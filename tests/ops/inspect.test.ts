@@ -1,9 +1,10 @@
 /**
  * `baton inspect` against DynamoDB Local and ElasticMQ, through HTTP as the page reads it: it
  * shows what the CLI reads (health, dead letters, an actor whole, its timers and the messages
- * parked in its inbox), finds actors by the start of their id, renders and round-trips a
- * 1,000-character key, shows the same after a worker and an inspector restart, refuses every
- * action unless started with --allow-actions, and then needs the page's token and audits each.
+ * parked in its inbox, its history as the table keeps it), finds actors by the start of their
+ * id, renders and round-trips a 1,000-character key, shows the same after a worker and an
+ * inspector restart, refuses every action unless started with --allow-actions, and then needs
+ * the page's token and audits each.
  */
 import { join } from 'node:path';
 import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli/ops';
@@ -65,8 +66,15 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
   }
 
   it('shows what the CLI reads, finds actors by id prefix, and round-trips a 1,000-character key, across restarts', async () => {
-    await baton('send', LONG, 'add', '{"entry":"first"}', '--app', APP);
-    await baton('send', LONG, 'remind', '{"id":"later","inMs":3600000}', '--app', APP);
+    const added = await baton('send', LONG, 'add', '{"entry":"first"}', '--app', APP);
+    const reminded = await baton(
+      'send',
+      LONG,
+      'remind',
+      '{"id":"later","inMs":3600000}',
+      '--app',
+      APP,
+    );
     await baton('send', 'note/other', 'add', '{"entry":"poison"}', '--app', APP);
     await baton('send', 'note/kept', 'add', '{"entry":"x"}', '--app', APP);
     await work();
@@ -114,6 +122,20 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
       }),
     ]);
 
+    // Its history, newest first, read from the table: the timer it set, then its two outcomes.
+    expect(actor.history).toEqual([
+      expect.objectContaining({ kind: 'timer set', message: 'ring', id: 'later', ok: true }),
+      expect.objectContaining({ kind: 'outcome', id: reminded.messageId, result: 'ok null' }),
+      expect.objectContaining({ kind: 'outcome', id: added.messageId, result: 'ok null' }),
+    ]);
+    expect(actor.history[1].at).toBeGreaterThanOrEqual(actor.history[2].at);
+    const poisoned = await page.get('/_baton/api/actor?id=note%2Fother');
+    expect(poisoned.history).toEqual([
+      expect.objectContaining({ kind: 'dead letter', message: 'add', ok: false }),
+      expect.objectContaining({ kind: 'outcome', ok: false }),
+    ]);
+    expect(poisoned.history[0].result).toContain('the poison entry breaks add');
+
     // A paused actor's inbox: what waits for it, in order.
     await baton('actors', 'pause', 'note/kept');
     await baton('send', 'note/kept', 'add', '{"entry":"held 1"}', '--app', APP);
@@ -125,12 +147,20 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
       { entry: 'held 1' },
       { entry: 'held 2' },
     ]);
+    expect(paused.history.map((h: { kind: string }) => h.kind)).toEqual([
+      'parked',
+      'parked',
+      'outcome',
+    ]);
 
     // Another worker and another inspector: the same, read from the table.
     await page.close();
     await work();
     const again = await inspector();
     expect(await again.get(`/_baton/api/actor?id=${encodeURIComponent(LONG)}`)).toEqual(actor);
+    expect((await again.get('/_baton/api/actor?id=note%2Fother')).history).toEqual(
+      poisoned.history,
+    );
     expect((await again.get('/_baton/api/overview')).deadLetters).toEqual(overview.deadLetters);
 
     // Asked for what is not there: a clear error, not a crash.
@@ -173,6 +203,16 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     await work();
     expect((await baton('actors', 'get', 'note/other')).state).toEqual({ entries: ['poison'] });
     expect((await baton('dead-letters', 'list')).deadLetters).toEqual([]);
+    // The history shows the redriven message's new outcome, not the page's DEAD_LETTERED.
+    const history = (await readOnly.get('/_baton/api/actor?id=note%2Fother')).history;
+    expect(history).toEqual([
+      expect.objectContaining({
+        kind: 'outcome',
+        id: letter.messageId,
+        ok: true,
+        result: 'ok null',
+      }),
+    ]);
     expect(audits).toEqual([
       JSON.stringify({
         action: 'redrive',

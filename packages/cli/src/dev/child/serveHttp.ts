@@ -4,6 +4,7 @@ import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { bearerCaller, type HttpIngressRequest, httpIngress } from '@baton/server/http';
+import { readActorHistory } from '../../actorHistory.ts';
 import { FORWARD_HEADER } from '../protocol.ts';
 import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
@@ -26,6 +27,8 @@ const MAX_BODY = 1024 * 1024;
  *   ingress the Lambda deployment runs too.
  * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form.
  * - `POST /_baton/redrive` `{ actorId, messageId }`: the engine's `redriveDeadLetter`.
+ * - `POST /_baton/history` `{ actorId }`: the actor's history as the store keeps it (it
+ *   survives a restart, unlike the recent turns the inspector's live view shows).
  * - `POST /_baton/workflow` `{ action, workflow, id, event?, payload? }`: cancels, resumes,
  *   terminates or signals a workflow instance, as trusted code (the inspector's buttons).
  * - `POST /_baton/crash` `{ message? }`: SIGKILL this process right after the next commit of
@@ -83,6 +86,21 @@ export async function serveHttp(
           }
           await redriveDeadLetter(backend.store, backend.queue, actorId, messageId);
           return send(response, 202, { redriven: messageId });
+        }
+        if (path === '/_baton/history') {
+          const { actorId } = input;
+          if (typeof actorId !== 'string') {
+            throw new BatonError(
+              ErrorCode.INVALID_ARGUMENT,
+              'history takes {"actorId": "type/key"}',
+            );
+          }
+          const record = await backend.store.load(actorId);
+          if (!record) throw new BatonError(ErrorCode.NOT_FOUND, `${actorId} has no record`);
+          return send(response, 200, {
+            actorId,
+            history: await readActorHistory(backend.store, record),
+          });
         }
         if (path === '/_baton/workflow') {
           const messageId = await workflowAction(app, backend, input);

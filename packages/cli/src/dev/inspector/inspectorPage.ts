@@ -1,10 +1,12 @@
 /**
  * The inspector (`/_baton`), in the browser: one live query, `baton.inspector`, over the app's
- * own WebSocket, rendered as tables; a form that sends or asks, redrive buttons, and workflow
+ * own WebSocket, rendered as tables; an actor's history, read from the store when its row is
+ * picked (`POST /_baton/history`); a form that sends or asks, redrive buttons, and workflow
  * views (instances by status, one instance's step timeline, cancel/resume/terminate/signal),
  * that POST to the dev server. The query and the actions carry this run's token, from the page.
  */
 import { BatonClient } from '@baton/client';
+import type { HistoryEntry } from '../../actorHistory.ts';
 import { INSPECTOR_QUERY, type InspectorSnapshot } from './InspectorSnapshot.ts';
 import { INSPECTOR_CSS } from './inspectorStyle.ts';
 import { bindWorkflowViews, renderWorkflows, WORKFLOWS_HTML } from './workflowViews.ts';
@@ -45,6 +47,7 @@ document.getElementById('root')!.innerHTML = `
   <section><h2>Actor types</h2><div id="types"></div></section>
   <section><h2>Live queries</h2><div id="queries"></div></section>
   <section class="wide"><h2>Actors</h2><p id="actors-note" class="note" data-testid="actors-note" hidden></p><div id="actors"></div></section>
+  <section class="wide" id="history-section" hidden><h2>History of <code id="history-actor" data-testid="history-actor"></code> (newest first, as the store keeps it)</h2><div id="history"></div></section>
   ${WORKFLOWS_HTML}
   <section class="wide"><h2>Recent turns</h2><div id="turns"></div></section>
   <section class="wide"><h2>Dead letters</h2><div id="dead-letters"></div></section>
@@ -111,7 +114,7 @@ function render(s: InspectorSnapshot): void {
     ['actor', 'version', 'inbox position', 'state'],
     s.actors.map(
       (a) =>
-        `<tr data-testid="actor-${esc(a.id)}"><td><code>${esc(a.id)}</code></td><td class="num">${a.ver}</td><td class="num">${esc(a.inboxOffset)}</td><td><pre>${json(a.state)}</pre></td></tr>`,
+        `<tr data-testid="actor-${esc(a.id)}" data-actor="${esc(a.id)}" class="pick"><td><code>${esc(a.id)}</code></td><td class="num">${a.ver}</td><td class="num">${esc(a.inboxOffset)}</td><td><pre>${json(a.state)}</pre></td></tr>`,
     ),
     'no actor has committed yet: send one a message below',
   );
@@ -141,6 +144,7 @@ function render(s: InspectorSnapshot): void {
     'no dead letter',
   );
   renderWorkflows(s.workflows);
+  if (historyOf !== undefined) void showHistory(historyOf);
   $('actor-ids').innerHTML = s.actors.map((a) => `<option value="${esc(a.id)}">`).join('');
   $('message-names').innerHTML = [...new Set(s.actorTypes.flatMap((t) => t.messages))]
     .map((m) => `<option value="${esc(m)}">`)
@@ -148,6 +152,36 @@ function render(s: InspectorSnapshot): void {
 }
 
 bindWorkflowViews(act);
+
+/** The actor whose history shows, read again after every snapshot while it shows. */
+let historyOf: string | undefined;
+
+async function showHistory(actorId: string): Promise<void> {
+  historyOf = actorId;
+  const response = await act('history', { actorId });
+  const answer = (await response.json()) as {
+    history?: HistoryEntry[];
+    error?: { code: string; message: string };
+  };
+  if (historyOf !== actorId) return;
+  $('history-section').hidden = false;
+  $('history-actor').textContent = actorId;
+  $('history').innerHTML = answer.error
+    ? `<p class="rejected">${esc(answer.error.code)}: ${esc(answer.error.message)}</p>`
+    : table(
+        ['time', 'what', 'message', 'result'],
+        (answer.history ?? []).map(
+          (h) =>
+            `<tr data-testid="history-entry"><td>${time(h.at)}</td><td>${esc(h.kind)}</td><td><code>${esc(h.message)}</code></td><td class="${h.ok ? 'ok' : 'rejected'}">${esc(h.result)}</td></tr>`,
+        ),
+        'nothing kept: no outcome, dead letter, timer or held send',
+      );
+}
+
+$('actors').addEventListener('click', (event) => {
+  const row = (event.target as HTMLElement).closest<HTMLTableRowElement>('tr[data-actor]');
+  if (row?.dataset.actor) void showHistory(row.dataset.actor);
+});
 
 $('dead-letters').addEventListener('click', async (event) => {
   const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');

@@ -6,6 +6,7 @@ import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 import { type DeadLetter, parseActorId } from '@baton/core/adapter';
 import { storedOutbox } from '@baton/core/engine';
+import { actorHistory, type HistoryEntry, recentOutcomes } from '../../actorHistory.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { readStatus, type Status } from '../status.ts';
 import type { Target } from '../target.ts';
@@ -58,6 +59,11 @@ export interface InspectedActor {
   }[];
   /** A workflow instance's steps (its journal), stored with it: its history. */
   readonly steps: readonly unknown[] | null;
+  /**
+   * What happened to it lately, newest first, as the table keeps it (ingress outcomes, dead
+   * letters, parked messages, timers set, sends held): it survives any restart.
+   */
+  readonly history: readonly HistoryEntry[];
 }
 
 export async function readOverview(target: Target, now: number): Promise<Overview> {
@@ -106,11 +112,13 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
   const { store } = target;
   const record = await store.load(id);
   if (!record) throw new BatonError(ErrorCode.NOT_FOUND, `${id} has no record`);
-  const [timers, letters, held] = await Promise.all([
+  const [timers, letters, held, outcomes] = await Promise.all([
     store.listTimers(id),
     store.listDeadLetters(id),
     storedOutbox(store, id),
+    recentOutcomes(store, record),
   ]);
+  const sends = held.flatMap((item) => item.envelopes);
   const journal = (record.state as { journal?: unknown } | null)?.journal;
   return {
     id,
@@ -124,9 +132,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
       .sort((a, b) => a.parked! - b.parked!)
       .map(inspectLetter),
     deadLetters: letters.filter((l) => l.parked === undefined).map(inspectLetter),
-    heldSends: held.flatMap((item) =>
-      item.envelopes.map((e) => ({ to: e.to, name: e.name, sentAt: e.sentAt })),
-    ),
+    heldSends: sends.map((e) => ({ to: e.to, name: e.name, sentAt: e.sentAt })),
     timers: timers
       .sort((a, b) => a.at - b.at)
       .map((t) => ({
@@ -137,6 +143,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
         payload: t.payload ?? null,
       })),
     steps: id.startsWith('wf-') && Array.isArray(journal) ? journal : null,
+    history: actorHistory({ outcomes, deadLetters: letters, timers, sends }),
   };
 }
 

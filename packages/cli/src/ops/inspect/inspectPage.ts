@@ -1,7 +1,7 @@
 /**
  * `baton inspect`'s page: health and queues, dead letters, a search by actor id, and one actor
- * whole (state, inbox, dead letters, held sends, timers, a workflow's steps). Plain script, no
- * build: it reads `/_baton/api/…` and renders tables; ids of any length wrap, never widen the
+ * whole (state, history, inbox, dead letters, held sends, timers, a workflow's steps). Plain
+ * script, no build: it reads `/_baton/api/…` and renders tables; ids of any length wrap, never widen the
  * layout, and travel URL-encoded (`#actor=<id>`). Action buttons show only with actions allowed.
  */
 
@@ -120,6 +120,9 @@ async function showActor(id) {
     + '<dt>paused</dt><dd data-testid="actor-paused">' + (a.paused ? 'since ' + time(a.paused.at) + ' by ' + esc(a.paused.by) + ' '
       + button('resume', { actorId: a.id }, 'resume') : 'no ' + button('pause', { actorId: a.id }, 'pause')) + '</dd>'
     + '<dt>state</dt><dd><pre data-testid="actor-state">' + json(a.state) + '</pre></dd></dl>'
+    + '<h2>History (newest first, as the table keeps it)</h2>' + table(['at', 'what', 'message', 'result'], a.history.map((h) => '<tr data-testid="history-entry"><td>'
+      + time(h.at) + '</td><td>' + esc(h.kind) + '</td><td><code>' + esc(h.message) + '</code></td><td class="' + (h.ok ? 'ok' : 'bad') + '">'
+      + esc(h.result) + '</td></tr>'), 'nothing kept: no outcome, dead letter, timer or held send')
     + '<h2>Inbox (parked while paused, in order)</h2>' + letters(a.inbox, false, 'nothing parked')
     + '<h2>Dead letters</h2>' + letters(a.deadLetters, false, 'none')
     + '<h2>Held sends</h2>' + table(['to', 'message', 'sent'], a.heldSends.map((s) => '<tr><td><code>' + esc(s.to)
