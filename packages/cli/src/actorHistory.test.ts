@@ -10,7 +10,7 @@ const outcome = (key: string, sentAt: number, ok: boolean): PagedOutcome => ({
   expiresAt: sentAt + 1000,
   outcome: ok
     ? { ok: true, value: key.length }
-    : { ok: false, error: { code: ErrorCode.REJECTED, message: 'no' } },
+    : { ok: false, error: { code: ErrorCode.REJECTED, message: 'no', details: {} } },
 });
 
 const letter = (at: number, parked?: number): DeadLetter => ({
