@@ -1,7 +1,8 @@
 /**
  * The app both WebSocket hosts serve in the host conformance suite: a counter with a public
- * handler, an internal one and one its owner alone may call, and a query of each kind. Every
- * connection signs in: the token is the user's name ('intruder' and no token are refused).
+ * handler, an internal one and one its owner alone may call, a query of each kind, and a
+ * handler and a query that answer with `ctx.caller`. Every connection signs in: the token is
+ * the user's name ('intruder' and no token are refused).
  */
 import { actor, type Caller, defineApp, query, type Target } from '@baton/core';
 import { z } from 'zod';
@@ -48,6 +49,8 @@ export const Counter = actor({
         return ctx.state.count;
       },
     },
+    /** Who sent it, as the handler sees it. */
+    whoami: { public: true, payload: z.object({}), handle: (ctx) => ctx.caller },
   },
 });
 
@@ -76,9 +79,17 @@ export const ownCount = query({
   handler: async (ctx, { counter }) => (await ctx.get(Counter.ref(counter))).count,
 });
 
+/** Who subscribed, as the query sees it. */
+export const whoami = query({
+  name: 'whoami',
+  public: true,
+  args: z.object({}),
+  handler: async (ctx) => ctx.caller,
+});
+
 export default defineApp({
   actors: [Counter],
-  queries: [count, rawCount, ownCount],
+  queries: [count, rawCount, ownCount, whoami],
   auth: ({ token }) => {
     if (token === undefined || token === 'intruder') throw new Error('sign in with a valid token');
     return { user: token };

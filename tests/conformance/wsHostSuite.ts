@@ -1,10 +1,10 @@
 /**
  * The behaviour every Baton WebSocket host owes its clients, written once and run against each
  * host (wsHostLocal.test.ts, wsHostAws.test.ts): what a malformed frame, an unknown or internal
- * name, an `authorize` refusal and a per-connection cap are answered with, the flow of a
- * subscription, a send's idempotency and an ask's reply. The app is wsHostApp.ts; every frame
- * goes over a real socket, one at a time where an answer is awaited (API Gateway gives no order
- * between a connection's frames).
+ * name, an `authorize` refusal and a per-connection cap are answered with, the caller handlers
+ * and queries see, the flow of a subscription, a send's idempotency and an ask's reply. The app
+ * is wsHostApp.ts; every frame goes over a real socket, one at a time where an answer is awaited
+ * (API Gateway gives no order between a connection's frames).
  */
 import type { ClientMessage, ServerMessage } from '@baton/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -210,6 +210,15 @@ export function wsHostSuite(name: string, start: () => Promise<WsHost>): void {
       alice.send(subscribe('a4', 'ownCount', { counter: 'alice' }));
       await alice.push('a4', WAIT_MS);
       expect(alice.values.get('a4')).toBe(2);
+    });
+
+    it('tells handlers and queries the connection’s caller: the identity the app’s auth returned', async () => {
+      const a = await connect('wes');
+      const caller = { kind: 'user', identity: { user: 'wes' } };
+      expect(await asked(a, ask('counter/someone', 'whoami', {}, 'w1'))).toEqual(caller);
+      a.send(subscribe('w2', 'whoami', {}));
+      await a.push('w2', WAIT_MS);
+      expect(a.values.get('w2')).toEqual(caller);
     });
 
     it(`refuses a subscription past ${LIMITS.maxSubscriptions} on one connection with LIMIT_EXCEEDED, and has room again after an unsubscribe`, async () => {
