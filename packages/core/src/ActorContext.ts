@@ -4,7 +4,6 @@
 
 import type { z } from 'zod';
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf } from './actor.ts';
-import type { Envelope } from './adapter/envelope.ts';
 import type { Caller } from './caller.ts';
 import type { AnyEffectDefinition } from './effect.ts';
 import type { SerializedError } from './errors.ts';
@@ -52,6 +51,17 @@ export interface ScheduleOptions {
 /** What an effect's `payload` schema takes. */
 type PayloadInput<E extends AnyEffectDefinition> = z.input<E['payload']>;
 
+/** The message a handler is handling, as `ctx.message` shows it (a part of its envelope). */
+export interface HandledMessage {
+  /** Unique over time: the same message delivered twice has the same id. */
+  readonly id: string;
+  /** The sender: an actor id, `ingress` (a client) or `timer` (this actor's timer). */
+  readonly from: string;
+  readonly name: string;
+  /** When it was sent, epoch ms. */
+  readonly sentAt: number;
+}
+
 /**
  * The handler context. `Messages` maps this actor's message names to their payloads, so that
  * `ctx.schedule` type-checks against the actor's own handlers.
@@ -65,7 +75,7 @@ export interface ActorContext<
   /** This actor. */
   readonly self: { readonly type: string; readonly key: string; readonly id: string };
   /** The message being handled. */
-  readonly message: Pick<Envelope, 'id' | 'from' | 'name' | 'sentAt'>;
+  readonly message: HandledMessage;
   /**
    * Who sent the message: the user (the identity the app's `auth` returned), an IAM principal,
    * an anonymous client, another actor, this actor's timer, or trusted server code.

@@ -6,11 +6,11 @@
  * the caller may use, so an outsider learns nothing of internal handlers.
  */
 
-import { parseActorId } from './adapter/envelope.ts';
 import { type Caller, isTrusted } from './caller.ts';
 import { BatonError, ErrorCode, isBatonError } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
 import type { AnyHandler, Registry, ResolvedMessage } from './registry.ts';
+import { parseActorId } from './shared/actorId.ts';
 
 /**
  * Resolves a message as {@link Registry.resolve} does, for `caller`: throws FORBIDDEN unless

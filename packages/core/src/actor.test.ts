@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { actor } from './actor.ts';
-import { parseActorId } from './adapter/envelope.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
+import { parseActorId } from './shared/actorId.ts';
 
 const options = {
   state: z.object({ n: z.number() }),

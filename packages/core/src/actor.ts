@@ -5,11 +5,11 @@
  */
 import type { z } from 'zod';
 import type { ActorContext } from './ActorContext.ts';
-import { actorId } from './adapter/envelope.ts';
 import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
+import { actorId } from './shared/actorId.ts';
 import { utf8Bytes } from './shared/utf8.ts';
 import { checkStateVersions, type Migration } from './stateVersions.ts';
 

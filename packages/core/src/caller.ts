@@ -5,8 +5,8 @@
  * code says it is the system (`client.asSystem()`).
  */
 
-import { digest128 } from './adapter/sha256.ts';
 import { canonicalJson } from './shared/canonicalJson.ts';
+import { digest128 } from './shared/sha256.ts';
 
 /**
  * Who is calling. `Identity` is what the app's `auth` returns.

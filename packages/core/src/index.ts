@@ -10,6 +10,7 @@ export type {
   ActorAskOptions,
   ActorContext,
   AskReply,
+  HandledMessage,
   ScheduleOptions,
   TimerHandle,
 } from './ActorContext.ts';

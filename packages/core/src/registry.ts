@@ -3,10 +3,10 @@
  * against them, for the client (before anything is enqueued) and the engine (before a handler).
  */
 import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './actor.ts';
-import { parseActorId } from './adapter/envelope.ts';
 import type { AnyEffectDefinition } from './effect.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { Schema } from './schema.ts';
+import { parseActorId } from './shared/actorId.ts';
 
 export type AnyHandler = HandlerSpec<unknown, Schema, unknown>;
 

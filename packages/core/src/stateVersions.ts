@@ -5,8 +5,8 @@
  * that is rejected leaves the record as it was.
  */
 import type { AnyActorDefinition } from './actor.ts';
-import { parseActorId } from './adapter/envelope.ts';
 import { BatonError, ErrorCode, RetryableError } from './errors.ts';
+import { parseActorId } from './shared/actorId.ts';
 
 /**
  * The state version of a record written by code that did not know its actor type: a dead letter

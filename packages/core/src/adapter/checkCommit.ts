@@ -1,4 +1,5 @@
-import { jsonSize, transactionTooLarge } from './conflicts.ts';
+import { jsonSize } from '../shared/jsonSize.ts';
+import { transactionTooLarge } from './conflicts.ts';
 import { invalidArgument } from './invalidArgument.ts';
 import type { Commit, StoreLimits } from './ports.ts';
 

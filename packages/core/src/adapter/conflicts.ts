@@ -4,8 +4,9 @@
  * the engine reads them back with {@link readConflict}.
  */
 import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
-import { utf8ByteLength } from '../shared/utf8.ts';
 import type { ActorRecord } from './ports.ts';
+
+export { jsonSize } from '../shared/jsonSize.ts';
 
 /** The record's version moved. `current` is the stored record when the backend returned it. */
 export function versionConflict(actorId: string, current?: ActorRecord): BatonError {
@@ -45,10 +46,4 @@ export function readConflict(error: unknown): Conflict | undefined {
     return { kind: 'duplicate', keys: (error.details.keys as string[] | undefined) ?? [] };
   }
   return undefined;
-}
-
-/** UTF-8 byte size of a value as JSON: how the engine measures items against `Store.limits`. */
-export function jsonSize(value: unknown): number {
-  // JSON.stringify escapes lone surrogates, so its text always has a UTF-8 length.
-  return utf8ByteLength(JSON.stringify(value) ?? '');
 }

@@ -10,6 +10,8 @@
 import { type Caller, callerDigest, isCaller } from '../caller.ts';
 import { canonicalJson } from '../shared/canonicalJson.ts';
 
+export { actorId, parseActorId } from '../shared/actorId.ts';
+
 /** The `from` of messages that enter through a client rather than from an actor. */
 export const INGRESS = 'ingress';
 /** The `from` of a durable timer's fire: a message the actor scheduled to itself. */
@@ -165,17 +167,6 @@ export function askTimerId(askId: string): string {
 /** The id of the fire of one scheduling (`gen`) of an actor's timer `id`. */
 export function timerMessageId(actorId: string, id: string, gen: string): string {
   return `${TIMER}:${canonicalJson([actorId, id, gen], 'a timer id')}`;
-}
-
-export function actorId(type: string, key: string): string {
-  return `${type}/${key}`;
-}
-
-/** Splits `type/key` at the first slash (keys may hold slashes). */
-export function parseActorId(id: string): { type: string; key: string } | undefined {
-  const slash = id.indexOf('/');
-  if (slash <= 0 || slash === id.length - 1) return undefined;
-  return { type: id.slice(0, slash), key: id.slice(slash + 1) };
 }
 
 /** Whether an actor sent it (not a client, not a timer): it travels on a channel with `seq`/`prev`. */

@@ -8,7 +8,9 @@
 export { authorizeMessage, authorizeQuery, unknownQuery } from '../access.ts';
 export { Registry } from '../registry.ts';
 export { canonicalJson } from '../shared/canonicalJson.ts';
+export { jsonSize } from '../shared/jsonSize.ts';
 export { lifeId, type Random, seededRandom, uuidFrom } from '../shared/random.ts';
+export { digest128, sha256 } from '../shared/sha256.ts';
 export {
   fitsUtf8,
   isHighSurrogate,
@@ -21,7 +23,6 @@ export { checkCommit } from './checkCommit.ts';
 export {
   type Conflict,
   duplicateKeys,
-  jsonSize,
   readConflict,
   transactionTooLarge,
   versionConflict,
@@ -76,5 +77,4 @@ export {
   type TimerQueue,
   type TimerRef,
 } from './ports.ts';
-export { digest128, sha256 } from './sha256.ts';
 export { handlingTrace, parseTraceparent, spanIdOf } from './traceContext.ts';

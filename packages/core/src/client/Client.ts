@@ -23,13 +23,13 @@ import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';
 import { Registry } from '../registry.ts';
 import { callbackToken } from '../workflow/callbackToken.ts';
 import { summarize, type WorkflowSummary } from '../workflow/journal.ts';
-import { awaitWorkflow, readWorkflow } from '../workflow/readWorkflow.ts';
 import type {
   AnyWorkflowDefinition,
   InputOf,
   OutputOf,
   WorkflowRef,
 } from '../workflow/workflow.ts';
+import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 
 export interface ClientOptions {
   readonly actors: readonly AnyActorDefinition[];

@@ -1,3 +1,5 @@
+import type { WarmEntries } from '../contextSlots.ts';
+
 /**
  * A worker's memory of live objects a handler leaves for the actor's next turn (a workflow's
  * suspended run), least recently used first out. A handler takes its entry out as it starts and
@@ -5,7 +7,7 @@
  * entry back must be able to tell, next time, whether the committed record is still the one it
  * left (the entry is only a hint).
  */
-export class WarmCache {
+export class WarmCache implements WarmEntries {
   readonly #entries = new Map<string, unknown>();
   readonly #capacity: number;
 
@@ -34,9 +36,3 @@ export class WarmCache {
     return this.#entries.size;
   }
 }
-
-/**
- * Where a handler context keeps its worker's {@link WarmCache} (not part of the public context:
- * workflows read it to continue a suspended run in memory).
- */
-export const WARM_CACHE = Symbol.for('baton.warmCache');

@@ -12,15 +12,22 @@ import { messageFingerprint } from '../adapter/fingerprint.ts';
 import type { OverflowMark, Timer } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
+import {
+  INNER_SPAN,
+  type InnerSpanOptions,
+  STATE_PAGES,
+  type StatePages,
+  TURN_TRACE,
+  WARM_CACHE,
+} from '../contextSlots.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
+import { asJson } from '../shared/asJson.ts';
 import { uuidFrom } from '../shared/random.ts';
-import { asJson } from './asJson.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
-import { INNER_SPAN, type InnerSpanOptions, startInnerSpan, TURN_TRACE } from './spans.ts';
-import { PAGE_EXPIRES_AT, STATE_PAGES, type StatePages } from './statePages.ts';
-import { WARM_CACHE } from './WarmCache.ts';
+import { startInnerSpan } from './spans.ts';
+import { PAGE_EXPIRES_AT } from './statePages.ts';
 
 /** What one handler run produced, collected by its context. */
 export interface HandlerEffects {
@@ -32,7 +39,7 @@ export interface HandlerEffects {
   readonly timers: Map<string, Timer | null>;
   /** Whether the handler called `ctx.halt()`. */
   halted: boolean;
-  /** Pages of state the handler moved out (see statePages.ts). */
+  /** Pages of state the handler moved out (see `StatePages` in contextSlots.ts). */
   readonly pages: OverflowMark[];
 }
 
@@ -52,7 +59,7 @@ export function createHandlerContext(
     readPages,
   }: {
     inboxPosition?: string;
-    /** Reads pages of the actor's state (see statePages.ts); without it, from the store. */
+    /** Reads pages of the actor's state (see `StatePages` in contextSlots.ts); without it, from the store. */
     readPages?: StatePages['read'];
     trace?: HandlingTrace;
     /**

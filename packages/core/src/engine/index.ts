@@ -4,7 +4,6 @@
  * catches what a crash left undrained, dead-letter redrive, and firing due timers.
  */
 
-export { readStoredHistory } from '../workflow/storedHistory.ts';
 export {
   type Arrival,
   classify,
@@ -55,6 +54,7 @@ export {
   type SweepResult,
 } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
+export { readStoredHistory } from './storedHistory.ts';
 export { fireDueTimers, fireTimers, HALT_TIMER_REMOVALS, timerFire } from './timers.ts';
 export {
   type MetricsRecorder,

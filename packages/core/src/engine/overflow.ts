@@ -225,7 +225,7 @@ export class OverflowLookup {
     return found && found.at >= this.#channelSince ? found : undefined;
   }
 
-  /** The state pages of `ids` (see statePages.ts): this turn's own, else the store's. */
+  /** The state pages of `ids` (see `StatePages` in contextSlots.ts): this turn's own, else the store's. */
   async pages(ids: readonly string[]): Promise<Map<string, unknown>> {
     const missing = ids.filter((id) => !this.#known.has(keyOf('page', id)));
     if (missing.length > 0) {

@@ -7,6 +7,7 @@
  */
 import type { Envelope } from '../adapter/envelope.ts';
 import { type HandlingTrace, handlingTrace, parseTraceparent } from '../adapter/traceContext.ts';
+import type { InnerSpan, InnerSpanOptions } from '../contextSlots.ts';
 
 /** The part of OpenTelemetry's span context Baton reads and makes. */
 export interface OtelSpanContext {
@@ -117,32 +118,6 @@ export function startHandlingSpan(
 
 /** OpenTelemetry's `SpanKind.INTERNAL`. */
 const INTERNAL = 0;
-
-/** A span of work inside a handling (a workflow's step), and what ends it. */
-export interface InnerSpan {
-  /** Ends it now, or at `endTime`; `error` marks it failed. */
-  end(error?: { code: string; message: string }, endTime?: Date): void;
-}
-
-/** Where a span of work goes: under another span than the turn's, and since when. */
-export interface InnerSpanOptions {
-  /** The parent as a W3C `traceparent` (e.g. a workflow's first turn). @default the turn's span */
-  readonly parent?: string;
-  /** When the work began (a wait issued in an earlier turn). @default now */
-  readonly startTime?: Date;
-}
-
-/**
- * Where a handler context keeps the `traceparent` of its handling's span (what the messages it
- * sends carry), for workflows to keep their first turn's as the parent of their commands' spans.
- */
-export const TURN_TRACE = Symbol.for('baton.turnTrace');
-
-/**
- * Where a handler context keeps {@link startInnerSpan} bound to its handling (not part of the
- * public context: workflows read it to give each step a span).
- */
-export const INNER_SPAN = Symbol.for('baton.innerSpan');
 
 /**
  * Starts an INTERNAL span, child of the handling's span (or of `options.parent`); a no-op

@@ -10,8 +10,7 @@
  */
 import type { ActorRef } from '../actor.ts';
 import type { Caller } from '../caller.ts';
-import { asJson } from '../engine/asJson.ts';
-import type { InnerSpan } from '../engine/spans.ts';
+import type { InnerSpan } from '../contextSlots.ts';
 import {
   BatonError,
   ErrorCode,
@@ -21,6 +20,7 @@ import {
   toBatonError,
 } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { asJson } from '../shared/asJson.ts';
 import {
   type CommandKind,
   entryAt,

@@ -3,10 +3,10 @@
  * stands — suspended, finished, or paused on a history its code no longer replays.
  */
 import type { ActorContext } from '../ActorContext.ts';
-import { parseActorId } from '../adapter/envelope.ts';
 import { ANONYMOUS } from '../caller.ts';
-import { asJson } from '../engine/asJson.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { parseActorId } from '../shared/actorId.ts';
+import { asJson } from '../shared/asJson.ts';
 import { callbackToken } from './callbackToken.ts';
 import { workflowSpan } from './commandSpans.ts';
 import { readSealed, sealHistory } from './history.ts';

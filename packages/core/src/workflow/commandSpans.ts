@@ -8,7 +8,7 @@
  * starting turn's span.
  */
 import type { ActorContext } from '../ActorContext.ts';
-import { INNER_SPAN, type InnerSpan, type InnerSpanOptions, TURN_TRACE } from '../engine/spans.ts';
+import { INNER_SPAN, type InnerSpan, type InnerSpanOptions, TURN_TRACE } from '../contextSlots.ts';
 import type { CommandKind, JournalEntry, WorkflowState } from './journal.ts';
 
 type Ctx = ActorContext<WorkflowState>;

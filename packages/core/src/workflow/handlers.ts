@@ -4,8 +4,8 @@
  */
 import type { ActorContext } from '../ActorContext.ts';
 import type { Authorize } from '../actor.ts';
-import { digest128 } from '../adapter/sha256.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { digest128 } from '../shared/sha256.ts';
 import { advance, cancelPending, finish, notifyParents } from './advance.ts';
 import { callbackToken } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';

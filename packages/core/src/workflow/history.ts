@@ -8,9 +8,9 @@
  * A pending entry stops the move: the entries after it stay in the record until it completes.
  */
 import type { ActorContext } from '../ActorContext.ts';
-import { jsonSize } from '../adapter/conflicts.ts';
-import { STATE_PAGES, type StatePages } from '../engine/statePages.ts';
+import { STATE_PAGES, type StatePages } from '../contextSlots.ts';
 import { BatonError, ErrorCode, RetryableError } from '../errors.ts';
+import { jsonSize } from '../shared/jsonSize.ts';
 import type { JournalEntry, WorkflowState } from './journal.ts';
 import type { Replayer } from './Replayer.ts';
 

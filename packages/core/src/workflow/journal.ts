@@ -3,9 +3,10 @@
  * issued (one entry per `ctx` command, by issue number `seq`), with each result. It is the state
  * of the instance's actor, so every change commits with the turn that made it.
  */
-import { jsonSize } from '../adapter/conflicts.ts';
+
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { jsonSize } from '../shared/jsonSize.ts';
 
 /**
  * Where an instance stands. `new`: never started. `running`: working (a step, a call, a child).

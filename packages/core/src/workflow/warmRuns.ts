@@ -10,7 +10,7 @@
  * replayed from the record as a cold worker would.
  */
 import type { ActorContext } from '../ActorContext.ts';
-import { WARM_CACHE, type WarmCache } from '../engine/WarmCache.ts';
+import { WARM_CACHE, type WarmEntries } from '../contextSlots.ts';
 import type { WorkflowState } from './journal.ts';
 import type { Replayer, ReplayHost } from './Replayer.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
@@ -35,7 +35,7 @@ export interface WarmRuns {
 
 /** The warm runs of the worker running `ctx`'s turn; none outside a worker. */
 export function warmRuns(ctx: ActorContext<WorkflowState>): WarmRuns | undefined {
-  const cache = (ctx as unknown as Record<symbol, WarmCache | undefined>)[WARM_CACHE];
+  const cache = (ctx as unknown as Record<symbol, WarmEntries | undefined>)[WARM_CACHE];
   if (!cache) return undefined;
   return {
     resume(actorId, definition, state, host) {

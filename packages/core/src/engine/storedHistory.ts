@@ -1,11 +1,11 @@
 /**
  * An instance's whole history as stored, read from outside a turn (operator tools): the entries
- * moved out into pages (see `history.ts`) followed by those its record keeps.
+ * moved out into pages (see `workflow/history.ts`) followed by those its record keeps.
  */
 import type { Store } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import { pageId } from './history.ts';
-import type { JournalEntry, WorkflowState } from './journal.ts';
+import { pageId } from '../workflow/history.ts';
+import type { JournalEntry, WorkflowState } from '../workflow/journal.ts';
 
 /**
  * Every journal entry of the instance `actorId` whose record holds `state`, in order.

@@ -7,8 +7,8 @@ import type { Store } from '../adapter/ports.ts';
 import { type Caller, isTrusted } from '../caller.ts';
 import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';
 import type { Registry } from '../registry.ts';
-import { FINAL_STATUSES, newWorkflowState, type WorkflowState } from './journal.ts';
-import { workflowOf } from './workflow.ts';
+import { FINAL_STATUSES, newWorkflowState, type WorkflowState } from '../workflow/journal.ts';
+import { workflowOf } from '../workflow/workflow.ts';
 
 /** The committed state of instance `ref`, if `caller` may read it (FORBIDDEN otherwise). */
 export async function readWorkflow(

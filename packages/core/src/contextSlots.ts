@@ -1,0 +1,63 @@
+/**
+ * What the engine puts on a handler context beyond the public `ActorContext`, under symbols:
+ * the hooks workflows run on (spans for their steps, pages for their history, a warm cache for
+ * suspended runs). Not part of the public context. Defined here, in the app API, where
+ * workflows read them; the engine fills them in (createHandlerContext.ts).
+ */
+
+/**
+ * Where a handler context keeps the `traceparent` of its handling's span (what the messages it
+ * sends carry), for workflows to keep their first turn's as the parent of their commands' spans.
+ */
+export const TURN_TRACE = Symbol.for('baton.turnTrace');
+
+/**
+ * Where a handler context keeps `startInnerSpan` (engine/spans.ts) bound to its handling:
+ * workflows read it to give each step a span.
+ */
+export const INNER_SPAN = Symbol.for('baton.innerSpan');
+
+/** A span of work inside a handling (a workflow's step), and what ends it. */
+export interface InnerSpan {
+  /** Ends it now, or at `endTime`; `error` marks it failed. */
+  end(error?: { code: string; message: string }, endTime?: Date): void;
+}
+
+/** Where a span of work goes: under another span than the turn's, and since when. */
+export interface InnerSpanOptions {
+  /** The parent as a W3C `traceparent` (e.g. a workflow's first turn). @default the turn's span */
+  readonly parent?: string;
+  /** When the work began (a wait issued in an earlier turn). @default now */
+  readonly startTime?: Date;
+}
+
+/**
+ * Pages of an actor's state moved out into items of their own, for state that only grows (a
+ * workflow's history): a handler puts a page with its commit, as an overflow mark of kind
+ * `page`, and reads pages back, its turn's own uncommitted ones included. Workflows read it
+ * from the handler context under {@link STATE_PAGES}.
+ */
+export interface StatePages {
+  /** Writes page `id` with this handling's commit (a page is written once; put again, replaced). */
+  put(id: string, value: unknown): void;
+  /** The pages of `ids` (committed, or put earlier in this turn); a page never put is absent. */
+  read(ids: readonly string[]): Promise<Map<string, unknown>>;
+}
+
+export const STATE_PAGES = Symbol.for('baton.statePages');
+
+/**
+ * A worker's memory of live objects a handler leaves for the actor's next turn (the engine's
+ * `WarmCache`): a handler takes its entry out as it starts and puts one back as it ends.
+ */
+export interface WarmEntries {
+  /** Removes and returns the entry of `key`. */
+  take(key: string): unknown;
+  put(key: string, value: unknown): void;
+}
+
+/**
+ * Where a handler context keeps its worker's {@link WarmEntries}: workflows read it to continue
+ * a suspended run in memory.
+ */
+export const WARM_CACHE = Symbol.for('baton.warmCache');
