@@ -55,7 +55,8 @@ export async function ask(ctx: OpsContext): Promise<void> {
     idempotencyKey: key,
     timeoutMs,
   });
-  ctx.print({ value }, (r) => JSON.stringify(r.value ?? null));
+  // A handler that returns nothing replies null, so `--json` prints `{"value": null}`, not `{}`.
+  ctx.print({ value: value ?? null }, (r) => JSON.stringify(r.value));
 }
 
 /**

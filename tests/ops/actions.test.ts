@@ -1,0 +1,185 @@
+/**
+ * The `baton` commands the drills leave out, on DynamoDB Local and ElasticMQ through the CLI's
+ * entry function: `ask`; `outcome` by actor and idempotency key; `timers cancel` (the timer
+ * never fires); `dead-letters list --since`; `dead-letters purge` (one, and `--all`) and
+ * `redrive --all` with a filter (each applied once), each refused without `--yes`, previewed by
+ * `--dry-run` and audited; `actors get --app` checking the state against the app.
+ */
+import { join } from 'node:path';
+import type { LocalSqsEventSource } from '@baton/aws/local';
+import { fireTimers } from '@baton/core/engine';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { Note } from './fixtures/notesApp.ts';
+import {
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil,
+  runBaton,
+} from './fixtures/opsDeployment.ts';
+import { faults, runs, Tally } from './fixtures/tallyApp.ts';
+
+const NOTES = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
+const TALLY = join(import.meta.dirname, 'fixtures', 'tallyApp.ts');
+
+describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --all on the emulators', () => {
+  let deployment: OpsDeployment;
+  let source: LocalSqsEventSource;
+
+  beforeEach(async () => {
+    deployment = await createOpsDeployment('actions');
+    source = deployment.worker([Note, Tally]);
+    runs.clear();
+    faults.poisoned = true;
+  });
+
+  /** Runs `baton <argv>` against the deployment as operator `ops`. */
+  const baton = (...argv: string[]) =>
+    runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'ops']);
+
+  /** `baton <argv> --json`, expected to exit 0: its parsed output. */
+  async function json(...argv: string[]) {
+    const run = await baton(...argv, '--json');
+    expect(run.code, run.err).toBe(0);
+    return run.json();
+  }
+
+  const work = (done?: () => Promise<boolean>) => pumpUntil(deployment.queue, source, done);
+  const entriesOf = async (id: string) => (await json('actors', 'get', id)).state.entries;
+
+  it('asks an actor for its reply, and reads a keyed send’s outcome by its actor and key', async () => {
+    let settled = false;
+    const asked = baton('ask', 'note/a', 'add', '{"entry":"asked"}', '--app', NOTES, '--json');
+    void asked.finally(() => (settled = true));
+    await work(async () => settled);
+    const reply = await asked;
+    expect(reply.code, reply.err).toBe(0);
+    expect(reply.json()).toEqual({ value: null });
+    expect(reply.err).toMatch(/"by":"ops","action":"ask","actor":"note\/a","name":"add"/);
+
+    await json('send', 'note/a', 'add', '{"entry":"keyed"}', '--app', NOTES, '--key', 'k-1');
+    await work();
+    expect(await entriesOf('note/a')).toEqual(['asked', 'keyed']);
+    expect(await json('outcome', 'note/a', 'k-1')).toMatchObject({
+      actor: 'note/a',
+      outcome: { ok: true },
+    });
+    expect((await baton('outcome', 'note/a', 'k-1')).out).toBe('ok null');
+    const unknown = await baton('outcome', 'note/a', 'k-2');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/no outcome of ingress:.*not processed yet/);
+  });
+
+  it('cancels a timer, which then never fires, only with --yes, and audits it', async () => {
+    for (const id of ['soon', 'kept']) {
+      await json('send', 'note/t', 'remind', JSON.stringify({ id, inMs: 1 }), '--app', NOTES);
+    }
+    await work();
+    const listed = await json('timers', 'list', 'note/t');
+    expect(listed.timers.map((t: { id: string }) => t.id).sort()).toEqual(['kept', 'soon']);
+
+    const unconfirmed = await baton('timers', 'cancel', 'note/t', 'soon');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.err).toMatch(/pass --yes to confirm/);
+    const cancelled = await baton('timers', 'cancel', 'note/t', 'soon', '--yes');
+    expect(cancelled.code, cancelled.err).toBe(0);
+    expect(cancelled.out).toBe('timer soon of note/t cancelled');
+    expect(cancelled.err).toMatch(/"by":"ops","action":"timers cancel","actor":"note\/t"/);
+    expect((await json('timers', 'list', 'note/t')).timers).toEqual([
+      expect.objectContaining({ id: 'kept', name: 'ring' }),
+    ]);
+
+    // The sweeper fires what is due: only the timer left rings.
+    const due = await deployment.store.listDueTimers(Date.now() + 60_000, 10);
+    expect(due.map((t) => t.id)).toEqual(['kept']);
+    await fireTimers(deployment.queue, due);
+    await work();
+    expect(await entriesOf('note/t')).toEqual(['rang kept']);
+    expect((await baton('timers', 'list', 'note/t')).out).toBe('note/t has no pending timers');
+  });
+
+  it('filters dead letters by --since, purges one and then --all, and redrives --all of a filter once each', async () => {
+    const poison = async (...actors: string[]) => {
+      for (const id of actors) await json('send', id, 'add', '{"entry":"poison"}', '--app', TALLY);
+      await work(async () => (await json('dead-letters', 'list')).deadLetters.length >= 4);
+    };
+    await json('send', 'tally/p3', 'add', '{"entry":"poison"}', '--app', TALLY);
+    await json('send', 'tally/p4', 'add', '{"entry":"poison"}', '--app', TALLY);
+    await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 2);
+    const between = new Date(Date.now() + 1).toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await poison('tally/p1', 'tally/p2');
+    expect(runs.get('poison')).toBe(12);
+
+    const ids = (list: { actor: string }[]) => list.map((l) => l.actor).sort();
+    expect(ids((await json('dead-letters', 'list', '--since', '1h')).deadLetters)).toEqual([
+      'tally/p1',
+      'tally/p2',
+      'tally/p3',
+      'tally/p4',
+    ]);
+    expect(ids((await json('dead-letters', 'list', '--since', between)).deadLetters)).toEqual([
+      'tally/p1',
+      'tally/p2',
+    ]);
+    const bad = await baton('dead-letters', 'list', '--since', 'lately');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--since takes an ISO 8601 time or a duration/);
+
+    // Purge one: refused without --yes, then forgotten, never applied.
+    const [p4] = (await json('dead-letters', 'list', '--type', 'tally')).deadLetters.filter(
+      (l: { actor: string }) => l.actor === 'tally/p4',
+    );
+    expect((await baton('dead-letters', 'purge', 'tally/p4', p4.messageId)).code).toBe(2);
+    const purged = await baton('dead-letters', 'purge', 'tally/p4', p4.messageId, '--yes');
+    expect(purged.code, purged.err).toBe(0);
+    expect(purged.err).toMatch(/"by":"ops","action":"dead-letters purge","actor":"tally\/p4"/);
+    expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
+
+    // The fix ships; redrive --all of what --since picks: previewed, then applied once each.
+    faults.poisoned = false;
+    const dry = await json('dead-letters', 'redrive', '--all', '--since', between, '--dry-run');
+    expect(ids(dry.redrive)).toEqual(['tally/p1', 'tally/p2']);
+    expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
+    const redriven = await baton('dead-letters', 'redrive', '--all', '--since', between, '--yes');
+    expect(redriven.code, redriven.err).toBe(0);
+    expect(redriven.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(2);
+    await work(async () => (await entriesOf('tally/p2')).length === 1);
+    expect(await entriesOf('tally/p1')).toEqual(['poison']);
+    expect(await entriesOf('tally/p2')).toEqual(['poison']);
+    expect(runs.get('poison')).toBe(14);
+    expect(ids((await json('dead-letters', 'list')).deadLetters)).toEqual(['tally/p3']);
+
+    // Purge --all: previewed, then done; nothing of it is ever applied.
+    expect((await baton('dead-letters', 'purge', '--all', '--dry-run')).out).toMatch(
+      /^would purge 1 dead letter\(s\):\nACTOR\s+MESSAGEID\ntally\/p3\s+ingress:/,
+    );
+    expect((await json('dead-letters', 'purge', '--all', '--yes')).purge).toEqual([
+      expect.objectContaining({ actor: 'tally/p3' }),
+    ]);
+    await work();
+    expect((await json('dead-letters', 'list')).deadLetters).toEqual([]);
+    expect(await entriesOf('tally/p3')).toEqual([]);
+    expect(await entriesOf('tally/p4')).toEqual([]);
+    expect(runs.get('poison')).toBe(14);
+    expect((await baton('dead-letters', 'redrive', '--all', '--yes')).out).toBe(
+      'no dead letter matches: nothing to redrive',
+    );
+  });
+
+  it('checks an actor’s stored state against the app given with --app', async () => {
+    await json('send', 'note/s', 'add', '{"entry":"x"}', '--app', NOTES);
+    await work();
+    expect(await json('actors', 'get', 'note/s', '--app', NOTES)).toMatchObject({
+      stateValid: true,
+      state: { entries: ['x'] },
+    });
+    expect((await baton('actors', 'get', 'note/s', '--app', NOTES)).out).toMatch(
+      /state valid\s+yes/,
+    );
+    expect((await json('actors', 'get', 'note/s', '--app', TALLY)).stateValid).toBe(
+      'the app defines no actor type note',
+    );
+    expect(await json('actors', 'get', 'note/s')).not.toHaveProperty('stateValid');
+  });
+});
