@@ -66,7 +66,7 @@ describe('cfn-lint and checkov on the example stack', () => {
     const real = findings.filter(
       (f) =>
         (f.rule === 'ES2003' && f.path.includes('/WebSocketStage/')) ||
-        (f.rule === 'CKV_AWS_115' && /\/(Websocket|Ingress)Function\//.test(f.path)) ||
+        (f.rule === 'CKV_AWS_115' && /\/(Websocket|Ingress|Stream)Function\//.test(f.path)) ||
         (f.rule === 'ES1001' && f.path.includes('/StreamFunction/')),
     );
     expect(real.map(show)).toEqual([]);

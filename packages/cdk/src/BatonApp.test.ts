@@ -276,7 +276,7 @@ describe('BatonApp', () => {
     expect(() => app.synth()).toThrow(/AwsSolutions-APIG4/);
   });
 
-  it('throttles the WebSocket stage and reserves (and caps) the concurrency of the functions callers reach', () => {
+  it('throttles the WebSocket stage and reserves (and caps) the concurrency of the functions callers reach and of the stream', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: 'live',
       DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
@@ -290,6 +290,7 @@ describe('BatonApp', () => {
     expect(reserved(template)).toEqual({
       [idOf(baton.functions.websocket)]: 100,
       [idOf(baton.functions.ingress)]: 50,
+      [idOf(baton.functions.stream)]: 20,
     });
     const { template: custom, baton: tuned } = synth({
       throttle: { rateLimit: 20, burstLimit: 40 },
@@ -298,7 +299,7 @@ describe('BatonApp', () => {
     custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
     });
-    expect(Object.values(reserved(custom)).sort()).toEqual([50, 7]);
+    expect(Object.values(reserved(custom)).sort()).toEqual([20, 50, 7]);
     void tuned;
     expect(reserved(synth({ reservedConcurrency: false }).template)).toEqual({});
   });
@@ -374,19 +375,28 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters (the queue’s and the engine’s), the inbox age, stream records given up on, stale outboxes, a late or absent sweeper and every function’s errors', () => {
-    expect(Object.keys(baton.alarms).sort()).toEqual(
-      [
-        'deadLetters',
-        'engineDeadLetters',
-        'inboxAge',
-        'staleOutbox',
-        'sweeperLag',
-        'streamFailures',
-        ...Object.keys(BATON_IAM).map((name) => `${name}Errors`),
-      ].sort(),
-    );
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6 + Object.keys(BATON_IAM).length);
+  it('alarms on dead letters (the queue’s and the engine’s), the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
+    // The scale limits' alarms are checked one by one in scaleAlarms.test.ts.
+    const scale = [
+      'inboxSendRate',
+      'tableThrottledRequests',
+      'tableWriteThrottleEvents',
+      'streamIteratorAge',
+      'accountConcurrency',
+      ...['worker', 'stream', 'websocket', 'ingress'].map((name) => `${name}Throttles`),
+    ];
+    const names = [
+      'deadLetters',
+      'engineDeadLetters',
+      'inboxAge',
+      'staleOutbox',
+      'sweeperLag',
+      'streamFailures',
+      ...Object.keys(BATON_IAM).map((name) => `${name}Errors`),
+      ...scale,
+    ];
+    expect(Object.keys(baton.alarms).sort()).toEqual(names.sort());
+    template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
     // The worker's log line for each message the engine dead-letters in an actor's turn.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('message dead-lettered after repeated failures'),

@@ -35,6 +35,7 @@ import { grantOperator, grantReadOnly } from './operatorGrants.ts';
 import { operatorOutputs } from './operatorOutputs.ts';
 import { findProjectRoot, lockFile } from './projectRoot.ts';
 import { WEBSOCKET_AUTH_ENV } from './requireConnectAuth.ts';
+import { createScaleAlarms } from './scaleAlarms.ts';
 import { tableSchema } from './tableSchema.ts';
 import { validateProps } from './validateProps.ts';
 
@@ -90,9 +91,16 @@ export class BatonApp extends Construct {
   readonly streamFailureQueue: sqs.Queue;
   readonly webSocketApi: apigwv2.WebSocketApi;
   readonly webSocketStage: apigwv2.WebSocketStage;
-  /** The alarms, by what they watch. */
+  /**
+   * The alarms, by what they watch: failures (dead letters, errors, stale outboxes, a late
+   * sweeper) and nearing the scale limits (inbox age and send rate, table throttling, function
+   * throttles, the stream's iterator age, the account's concurrency), at `alarmThresholds`.
+   */
   readonly alarms: Readonly<Record<string, cloudwatch.Alarm>>;
-  /** The app's CloudWatch dashboard: alarms, inbox, dead letters, sweeper lag, errors. */
+  /**
+   * The app's CloudWatch dashboard: alarms, inbox, dead letters, sweeper lag, errors, throttling,
+   * the stream's iterator age and concurrency.
+   */
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: BatonAppProps) {
@@ -188,7 +196,9 @@ export class BatonApp extends Construct {
     const make = (name: BatonFunctionName, timeout: Duration) => {
       const caps = settings.reservedConcurrency;
       const reserved =
-        caps && (name === 'websocket' || name === 'ingress') ? caps[name] : undefined;
+        caps && (name === 'websocket' || name === 'ingress' || name === 'stream')
+          ? caps[name]
+          : undefined;
       const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
       const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: settings.logRetention });
       // A role of its own that writes only its own log group (no AWS managed policy).
@@ -301,7 +311,10 @@ export class BatonApp extends Construct {
     this.ingressFunctionUrl = ingress.functionUrl;
     this.ingressApi = ingress.httpApi;
     this.#ingressAuth = settings.ingressAuth;
-    this.alarms = createAlarms(this, functions);
+    this.alarms = {
+      ...createAlarms(this, functions, settings.alarmThresholds.inboxAgeSeconds),
+      ...createScaleAlarms(this, functions, settings.alarmThresholds),
+    };
     this.dashboard = createDashboard(this, functions, this.alarms, this.metricsService);
     operatorOutputs(this, {
       table: this.table.tableName,

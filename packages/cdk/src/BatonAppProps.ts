@@ -29,12 +29,75 @@ export interface StageThrottle {
   readonly burstLimit: number;
 }
 
-/** Concurrent executions kept for (and capped at) the functions callers from outside reach. */
+/**
+ * Concurrent executions kept for (and capped at) the functions callers from outside reach, and
+ * the stream function that pushes to subscribers: a busy worker or another function of the
+ * account cannot take the concurrency they need.
+ */
 export interface ReservedConcurrency {
   /** @default 100 */
   readonly websocket?: number;
   /** @default 50 */
   readonly ingress?: number;
+  /**
+   * The stream function runs one invocation per shard of the table's stream (about one per
+   * partition): keep this at or above the table's partitions, or its reads wait (the
+   * `streamThrottles` and `streamIteratorAge` alarms fire).
+   * @default 20
+   */
+  readonly stream?: number;
+}
+
+/**
+ * Where the alarms on the scale limits fire (`docs/scale.md`): each near a limit before it hurts.
+ * The defaults fit AWS's default quotas; an account with raised quotas raises them too.
+ */
+export interface AlarmThresholds {
+  /**
+   * Seconds the inbox's oldest message has waited: workers are behind or failing.
+   * @default 300
+   */
+  readonly inboxAgeSeconds?: number;
+  /**
+   * Messages sent to the inbox per second, over 3 minutes in a row. A FIFO queue takes 300 calls/s
+   * per action (without high-throughput mode); one message a call (a client's `send`) is the
+   * worst case, so the default is 80% of 300.
+   * @default 240
+   */
+  readonly inboxMessagesPerSecond?: number;
+  /**
+   * Throttled requests to the actor table in a minute, summed over the operations Baton calls
+   * (`ThrottledRequests` by operation): a hot actor at its partition's 1,000 WCU/s, or the
+   * table at its account quota.
+   * @default 1
+   */
+  readonly tableThrottledRequests?: number;
+  /**
+   * Throttled write events on the actor table and its outbox index in a minute
+   * (`WriteThrottleEvents`; an index's throttling holds back the table's writes too).
+   * @default 1
+   */
+  readonly tableWriteThrottleEvents?: number;
+  /**
+   * Throttled invocations in 5 minutes of the worker, stream, WebSocket and ingress functions
+   * (each its own alarm): reserved concurrency or the account's concurrency ran out.
+   * @default 1
+   */
+  readonly functionThrottles?: number;
+  /**
+   * Milliseconds between a change reaching the table's stream and the stream function reading it
+   * (`IteratorAge`, maximum in a minute): pushes to subscribers are late by this much. Below an
+   * hour, when the stream mapping gives records up.
+   * @default 60_000
+   */
+  readonly streamIteratorAgeMs?: number;
+  /**
+   * Concurrent executions of every function in the account and region, 3 minutes in a row: near
+   * the account's quota, Lambda throttles every function. `false` for none (one alarm per account
+   * is enough when several apps share it).
+   * @default 800 (80% of the default quota of 1,000)
+   */
+  readonly accountConcurrentExecutions?: number | false;
 }
 
 /**
@@ -104,12 +167,19 @@ export interface BatonAppProps {
    */
   readonly throttle?: StageThrottle;
   /**
-   * Concurrency reserved for the WebSocket and ingress functions, which is also their cap: a
-   * flood of calls cannot take the account's whole concurrency from the workers and the rest.
-   * `false` reserves none (an account whose concurrency quota is too small to reserve any).
-   * @default { websocket: 100, ingress: 50 }
+   * Concurrency reserved for the WebSocket, ingress and stream functions, which is also their
+   * cap: a flood of calls cannot take the account's whole concurrency from the workers and the
+   * rest, and the pushes to subscribers keep theirs. `false` reserves none (an account whose
+   * concurrency quota is too small to reserve any).
+   * @default { websocket: 100, ingress: 50, stream: 20 }
    */
   readonly reservedConcurrency?: ReservedConcurrency | false;
+  /**
+   * Where the alarms on the scale limits fire: the inbox's age and send rate, DynamoDB
+   * throttling, function throttles, the stream's iterator age, the account's concurrency.
+   * @default see {@link AlarmThresholds}
+   */
+  readonly alarmThresholds?: AlarmThresholds;
   /**
    * The WebSocket API's stage name.
    * @default 'live'

@@ -13,6 +13,7 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 export function createAlarms(
   app: BatonApp,
   functions: Record<BatonFunctionName, NodejsFunction>,
+  inboxAgeSeconds: number,
 ): Record<string, cloudwatch.Alarm> {
   const alarm = (id: string, metric: cloudwatch.IMetric, threshold: number, description: string) =>
     new cloudwatch.Alarm(app, id, {
@@ -39,8 +40,8 @@ export function createAlarms(
     inboxAge: alarm(
       'InboxAgeAlarm',
       app.metricInboxAge({ period: Duration.minutes(1), statistic: 'Maximum' }),
-      300,
-      'The oldest inbox message waited 5 minutes or more: workers are behind or failing.',
+      inboxAgeSeconds,
+      `The oldest inbox message waited ${inboxAgeSeconds} s or more: workers are behind or failing.`,
     ),
     streamFailures: alarm(
       'StreamFailuresAlarm',

@@ -3,11 +3,13 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
+import { scaleWidgets } from './scaleAlarms.ts';
 
 /**
  * One CloudWatch dashboard for the app: the alarms' states, the inbox (depth, in flight, age of
  * its oldest message), dead letters (the queue's and the engine's), the sweeper's lag, and each
- * function's errors and the worker's duration — what `baton status` says, over time — and, with
+ * function's errors and the worker's duration — what `baton status` says, over time — the scale
+ * limits (throttling, the inbox's send rate, the stream's iterator age, concurrency) and, with
  * the worker's turn metrics on (`metricsService`), messages by outcome and turn durations.
  */
 export function createDashboard(
@@ -53,6 +55,7 @@ export function createDashboard(
           functions.worker.metricDuration({ period: Duration.minutes(5), statistic: 'Average' }),
         ]),
       ],
+      ...scaleWidgets(app, functions, alarms),
       ...(metricsService === undefined ? [] : [turnWidgets(metricsService, graph)]),
     ],
   });

@@ -2,6 +2,7 @@ import { DEFAULT_MAX_ATTEMPTS } from '@baton/core/engine';
 import { Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type {
+  AlarmThresholds,
   BatonAppProps,
   IngressAuth,
   ReservedConcurrency,
@@ -21,6 +22,7 @@ export interface BatonAppSettings {
   readonly reservedConcurrency: Required<ReservedConcurrency> | false;
   readonly stageName: string;
   readonly logRetention: logs.RetentionDays;
+  readonly alarmThresholds: Required<AlarmThresholds>;
 }
 
 /**
@@ -104,7 +106,24 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
       : {
           websocket: integer('reservedConcurrency.websocket', reserved?.websocket, 100, 1, 1000),
           ingress: integer('reservedConcurrency.ingress', reserved?.ingress, 50, 1, 1000),
+          stream: integer('reservedConcurrency.stream', reserved?.stream, 20, 1, 1000),
         };
+  const t = props?.alarmThresholds;
+  const threshold = (name: keyof AlarmThresholds, fallback: number, min: number, max: number) =>
+    integer(`alarmThresholds.${name}`, t?.[name] as number | undefined, fallback, min, max);
+  const alarmThresholds = {
+    inboxAgeSeconds: threshold('inboxAgeSeconds', 300, 60, 1_209_600),
+    inboxMessagesPerSecond: threshold('inboxMessagesPerSecond', 240, 1, 1_000_000),
+    tableThrottledRequests: threshold('tableThrottledRequests', 1, 1, 1_000_000),
+    tableWriteThrottleEvents: threshold('tableWriteThrottleEvents', 1, 1, 1_000_000),
+    functionThrottles: threshold('functionThrottles', 1, 1, 1_000_000),
+    // The stream mapping gives a record up after an hour: an alarm past that would never fire.
+    streamIteratorAgeMs: threshold('streamIteratorAgeMs', 60_000, 1_000, 3_599_000),
+    accountConcurrentExecutions:
+      t?.accountConcurrentExecutions === false
+        ? (false as const)
+        : threshold('accountConcurrentExecutions', 800, 1, 1_000_000),
+  };
   const stageName = props?.stageName ?? 'live';
   if (!/^[A-Za-z0-9_]{1,128}$/.test(stageName)) {
     problems.push(
@@ -134,5 +153,6 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     reservedConcurrency,
     stageName,
     logRetention: logRetention!,
+    alarmThresholds,
   };
 }

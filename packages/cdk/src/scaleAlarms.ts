@@ -1,0 +1,209 @@
+import { OUTBOX_INDEX } from '@baton/aws';
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
+import type { AlarmThresholds } from './BatonAppProps.ts';
+
+/** The operations Baton's functions call on the actor table (a transaction is its own). */
+export const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+] as const;
+
+/** The functions whose throttles are alarmed on: those with reserved concurrency, and the worker. */
+export const THROTTLED_FUNCTIONS = ['worker', 'stream', 'websocket', 'ingress'] as const;
+
+const minute = Duration.minutes(1);
+
+/**
+ * The alarms on nearing the scale limits `docs/scale.md` names: the inbox's send rate (FIFO's
+ * 300 calls/s per action), DynamoDB throttling of the actor table (a partition's 1,000 WCU/s),
+ * throttled invocations (reserved or account concurrency spent), the stream function's iterator
+ * age (pushes late), and the account's concurrent executions near its quota.
+ */
+export function createScaleAlarms(
+  app: BatonApp,
+  functions: Record<BatonFunctionName, NodejsFunction>,
+  thresholds: Required<AlarmThresholds>,
+): Record<string, cloudwatch.Alarm> {
+  const alarm = (
+    id: string,
+    metric: cloudwatch.IMetric,
+    threshold: number,
+    evaluationPeriods: number,
+    description: string,
+  ) =>
+    new cloudwatch.Alarm(app, id, {
+      metric,
+      threshold,
+      evaluationPeriods,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    });
+  const perSecond = thresholds.inboxMessagesPerSecond;
+  const alarms: Record<string, cloudwatch.Alarm> = {
+    inboxSendRate: alarm(
+      'InboxSendRateAlarm',
+      app.inbox.metricNumberOfMessagesSent({ period: minute, statistic: 'Sum' }),
+      perSecond * 60,
+      3,
+      `The inbox took ${perSecond} messages/s or more for 3 minutes: near a FIFO queue's 300 calls/s ` +
+        'per action, past which sends are throttled and messages wait. Batch sends, or set the ' +
+        'queue to high-throughput mode (docs/scale.md).',
+    ),
+    tableThrottledRequests: alarm(
+      'TableThrottledRequestsAlarm',
+      tableThrottledRequests(app),
+      thresholds.tableThrottledRequests,
+      1,
+      'DynamoDB throttled requests to the actor table: a hot actor at its partition’s 1,000 ' +
+        'WCU/s (Contributor Insights names the key), or the table at its account quota. Its ' +
+        'messages wait; split the actor or shrink its record (docs/scale.md).',
+    ),
+    tableWriteThrottleEvents: alarm(
+      'TableWriteThrottleEventsAlarm',
+      tableWriteThrottleEvents(app),
+      thresholds.tableWriteThrottleEvents,
+      1,
+      'DynamoDB throttled writes to the actor table or its outbox index (see ' +
+        'WriteKeyRangeThroughputThrottleEvents on the dashboard for a hot partition).',
+    ),
+    streamIteratorAge: alarm(
+      'StreamIteratorAgeAlarm',
+      functions.stream.metric('IteratorAge', { period: minute, statistic: 'Maximum' }),
+      thresholds.streamIteratorAgeMs,
+      1,
+      `The stream function reads table changes ${thresholds.streamIteratorAgeMs / 1000} s or more ` +
+        'after they happened: pushes to subscribers are that late (throttled pushes, too few ' +
+        'concurrent executions, or slow queries). Past an hour the changes are given up on.',
+    ),
+  };
+  for (const name of THROTTLED_FUNCTIONS) {
+    const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+    alarms[`${name}Throttles`] = alarm(
+      `${id}ThrottlesAlarm`,
+      functions[name].metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+      thresholds.functionThrottles,
+      1,
+      `Lambda throttled the ${name} function: its reserved concurrency or the account's ` +
+        'concurrency is spent. Raise reservedConcurrency or the account quota.',
+    );
+  }
+  if (thresholds.accountConcurrentExecutions !== false) {
+    alarms.accountConcurrency = alarm(
+      'AccountConcurrencyAlarm',
+      lambda.Function.metricAllConcurrentExecutions({ period: minute, statistic: 'Maximum' }),
+      thresholds.accountConcurrentExecutions,
+      3,
+      `The account ran ${thresholds.accountConcurrentExecutions} or more concurrent executions ` +
+        'for 3 minutes: at its quota Lambda throttles every function, pushes and WebSocket ' +
+        'routes included. Ask for a higher quota or lower maxConcurrency.',
+    );
+  }
+  return alarms;
+}
+
+/** `ThrottledRequests` of the actor table, summed over the operations Baton calls on it. */
+function tableThrottledRequests(app: BatonApp): cloudwatch.IMetric {
+  const metrics = Object.fromEntries(
+    TABLE_OPERATIONS.map((operation, i) => [
+      `op${i}`,
+      app.table.metricThrottledRequestsForOperation(operation, {
+        period: minute,
+        statistic: 'Sum',
+      }),
+    ]),
+  );
+  return sum(metrics, 'Throttled requests (all operations)');
+}
+
+/** `WriteThrottleEvents` of the actor table and of its outbox index, summed. */
+function tableWriteThrottleEvents(app: BatonApp): cloudwatch.IMetric {
+  return sum(
+    {
+      table: app.table.metric('WriteThrottleEvents', { period: minute, statistic: 'Sum' }),
+      index: app.table.metric('WriteThrottleEvents', {
+        period: minute,
+        statistic: 'Sum',
+        dimensionsMap: { TableName: app.table.tableName, GlobalSecondaryIndexName: OUTBOX_INDEX },
+      }),
+    },
+    'Write throttle events (table and outbox index)',
+  );
+}
+
+/**
+ * The sum of `metrics` per period. `SUM([...])` adds what each series has: throttle metrics are
+ * published only while throttling happens, and `a + b` would be empty whenever one is.
+ */
+function sum(metrics: Record<string, cloudwatch.IMetric>, label: string): cloudwatch.IMetric {
+  return new cloudwatch.MathExpression({
+    expression: `SUM([${Object.keys(metrics).join(', ')}])`,
+    usingMetrics: metrics,
+    label,
+    period: minute,
+  });
+}
+
+/**
+ * The dashboard's rows for the scale limits: the table's throttling (with the partition-level
+ * `WriteKeyRangeThroughputThrottleEvents` that names a hot actor's partition), the functions'
+ * throttles, the inbox's send rate, the stream's iterator age and the account's concurrency.
+ */
+export function scaleWidgets(
+  app: BatonApp,
+  functions: Record<BatonFunctionName, NodejsFunction>,
+  alarms: Readonly<Record<string, cloudwatch.Alarm>>,
+): cloudwatch.IWidget[][] {
+  const graph = (title: string, alarm: cloudwatch.Alarm | undefined, more: cloudwatch.IMetric[]) =>
+    new cloudwatch.GraphWidget({
+      title,
+      left: [...(alarm ? [alarm.metric] : []), ...more],
+      leftAnnotations: alarm ? [alarm.toAnnotation()] : [],
+      width: 12,
+      height: 6,
+    });
+  const sumPerMinute = { period: minute, statistic: 'Sum' };
+  return [
+    [
+      graph('Table throttling', alarms.tableThrottledRequests, [
+        ...(alarms.tableWriteThrottleEvents ? [alarms.tableWriteThrottleEvents.metric] : []),
+        app.table.metric('WriteKeyRangeThroughputThrottleEvents', sumPerMinute),
+        app.table.metric('ReadThrottleEvents', sumPerMinute),
+      ]),
+      graph(
+        'Function throttles',
+        undefined,
+        THROTTLED_FUNCTIONS.map((name) =>
+          functions[name].metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+        ),
+      ),
+    ],
+    [
+      graph('Inbox messages sent (per minute)', alarms.inboxSendRate, []),
+      graph('Stream iterator age (ms)', alarms.streamIteratorAge, []),
+    ],
+    [
+      graph('Concurrent executions (account, worker)', alarms.accountConcurrency, [
+        ...(alarms.accountConcurrency
+          ? []
+          : [
+              lambda.Function.metricAllConcurrentExecutions({
+                period: minute,
+                statistic: 'Maximum',
+              }),
+            ]),
+        functions.worker.metric('ConcurrentExecutions', { period: minute, statistic: 'Maximum' }),
+      ]),
+    ],
+  ];
+}
