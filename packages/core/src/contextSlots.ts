@@ -40,6 +40,11 @@ export interface InnerSpanOptions {
 export interface StatePages {
   /** Writes page `id` with this handling's commit (a page is written once; put again, replaced). */
   put(id: string, value: unknown): void;
+  /**
+   * Forgets page `id` with this handling's commit: a small stand-in replaces it that expires at
+   * once (reads leave it out; a store deletes it as it deletes expired marks, DynamoDB by TTL).
+   */
+  drop(id: string): void;
   /** The pages of `ids` (committed, or put earlier in this turn); a page never put is absent. */
   read(ids: readonly string[]): Promise<Map<string, unknown>>;
 }

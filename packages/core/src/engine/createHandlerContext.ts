@@ -235,6 +235,9 @@ export function createHandlerContext(
     put(id, value) {
       effects.pages.push({ kind: 'page', peer: id, mark: value, expiresAt: PAGE_EXPIRES_AT });
     },
+    drop(id) {
+      effects.pages.push({ kind: 'page', peer: id, mark: null, expiresAt: now });
+    },
     read:
       readPages ??
       (async (ids) => {

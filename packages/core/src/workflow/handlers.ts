@@ -9,6 +9,7 @@ import { digest128 } from '../shared/sha256.ts';
 import { advance, cancelPending, finish, notifyParents } from './advance.ts';
 import { callbackToken } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';
+import { dropHistory } from './history.ts';
 import {
   entryAt,
   FINAL_STATUSES,
@@ -238,7 +239,10 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     _expire: {
       payload: internalPayload,
       handle: (ctx: Ctx) => {
-        if (FINAL_STATUSES.has(ctx.state.status)) ctx.halt();
+        if (!FINAL_STATUSES.has(ctx.state.status)) return;
+        // The history's pages go first (a turn forgets so many), then the record halts.
+        if (dropHistory(ctx)) ctx.halt();
+        else ctx.send(ctx.self as never, '_expire' as never, {} as never);
       },
     },
   };

@@ -6,6 +6,9 @@
  * pages back (its run holds them); a cold one reads them all before it replays.
  *
  * A pending entry stops the move: the entries after it stay in the record until it completes.
+ *
+ * The pages go with the record: when a finished instance's retention ends, its turns forget
+ * them ({@link dropHistory}) before it halts.
  */
 import type { ActorContext } from '../ActorContext.ts';
 import { STATE_PAGES, type StatePages } from '../contextSlots.ts';
@@ -62,6 +65,28 @@ function pageLength(journal: readonly JournalEntry[]): number {
   }
   // Only a full page moves: the tail the record keeps is where the run goes on.
   return bytes > PAGE_BYTES ? count : 0;
+}
+
+/**
+ * Most pages one turn forgets: each is an item of the turn's commit (DynamoDB takes 100 a
+ * commit, the record, its timers and sends among them).
+ */
+export const DROPS_PER_TURN = 16;
+
+/**
+ * Forgets the pages of a finished instance whose retention ended, the newest first and at most
+ * {@link DROPS_PER_TURN} in this turn. True when none is left (the instance may halt); false
+ * when more are, and `state.sealed.pages` counts those left.
+ */
+export function dropHistory(ctx: Ctx): boolean {
+  const { state } = ctx;
+  const count = state.sealed?.pages ?? 0;
+  if (count === 0) return true;
+  const pages = pagesOf(ctx);
+  const left = Math.max(0, count - DROPS_PER_TURN);
+  for (let n = count - 1; n >= left; n--) pages.drop(pageId(state, n));
+  state.sealed = { entries: state.sealed?.entries ?? 0, pages: left };
+  return left === 0;
 }
 
 /** The sealed entries of the instance, read back from their pages, in order. */

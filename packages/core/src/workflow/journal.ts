@@ -91,7 +91,8 @@ export interface WorkflowState {
   journal: JournalEntry[];
   /**
    * The oldest entries, all final, moved out of the record into pages of their own (see
-   * `history.ts`): `journal` holds the entries from number `entries` on.
+   * `history.ts`): `journal` holds the entries from number `entries` on. When a finished
+   * instance's retention ends its pages are forgotten, a few a turn: `pages` counts those left.
    */
   sealed?: { entries: number; pages: number };
   /** Completions so far: the next entry's `order`. */

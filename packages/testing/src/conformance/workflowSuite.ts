@@ -140,7 +140,7 @@ export function workflowSuite(name: string, open: () => Promise<ConformanceBacke
       ]);
     });
 
-    it('moves a history larger than an item into pages, and a cold worker replays it whole', async () => {
+    it('moves a history larger than an item into pages, a cold worker replays it whole, and the pages go when it expires', async () => {
       const { b, client, run, coldWorker } = await start();
       const ref = await client.start(Long, 'long', { steps: 300 });
       await run();
@@ -152,6 +152,18 @@ export function workflowSuite(name: string, open: () => Promise<ConformanceBacke
       const cold = coldWorker();
       for (let i = 0; i < 50 && (await cold.poll()) === 0; i++) await b.pass(250);
       expect(await client.result(ref)).toEqual({ steps: 300, last: 'done' });
+
+      // Its retention ends (its expiry timer's message, sent now): the pages go, then it halts.
+      const ended = (await b.store.load(ref.id))?.state as WorkflowState;
+      const pages = Array.from({ length: ended.sealed?.pages ?? 0 }, (_, n) => ({
+        kind: 'page' as const,
+        peer: `wf:${ended.runId}:${n}`,
+      }));
+      expect(await b.store.readOverflow(ref.id, pages)).toHaveLength(pages.length);
+      await client.send(ref, '_expire' as never, {} as never);
+      await run();
+      expect(await client.workflowStatus(ref)).toMatchObject({ status: 'new' });
+      expect(await b.store.readOverflow(ref.id, pages)).toEqual([]);
     });
 
     it('cancels an instance: its compensations run once and it ends cancelled', async () => {
