@@ -1,0 +1,74 @@
+/**
+ * `baton status` on DynamoDB Local and ElasticMQ, read as if later than now (its clock is the
+ * CLI's `now`): a timer past due that nothing fired counts as due and makes the app unhealthy
+ * ("timers fire late"), and an actor whose committed sends the sweeper has not retired counts
+ * as sweeper lag; at the real time, neither is a problem yet.
+ */
+import { join } from 'node:path';
+import { runOps } from '@baton/cli/ops';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { Note } from './fixtures/notesApp.ts';
+import {
+  batonJson,
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil,
+} from './fixtures/opsDeployment.ts';
+
+const APP = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
+
+describe('baton status: timers due and sweeper lag', () => {
+  let deployment: OpsDeployment;
+
+  beforeEach(async () => {
+    deployment = await createOpsDeployment('lag');
+  });
+
+  /** `baton status` with the CLI's clock at `now`: its JSON, and its human screen. */
+  async function statusAt(now: number) {
+    const read = async (json: boolean) => {
+      const out: string[] = [];
+      const argv = ['status', ...flagsOf(deployment.options), ...(json ? ['--json'] : [])];
+      const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => now };
+      expect(await runOps(argv, io)).toBe(0);
+      return out.join('\n');
+    };
+    return { json: JSON.parse(await read(true)), human: await read(false) };
+  }
+
+  it('counts a timer nothing fired as due, and held sends no sweeper retired as lag', async () => {
+    const baton = (...argv: string[]) => batonJson(deployment, [...argv, '--app', APP]);
+    await baton('send', 'note/a', 'remind', '{"id":"r","inMs":60000}');
+    await baton('send', 'note/a', 'pass', '{"to":"b","entry":"passed"}');
+    await pumpUntil(deployment.queue, deployment.worker([Note]));
+    expect((await batonJson(deployment, ['actors', 'get', 'note/b'])).state).toEqual({
+      entries: ['passed'],
+    });
+
+    const now = await statusAt(Date.now());
+    expect(now.json).toMatchObject({
+      timersDue: 0,
+      oldestTimerOverdueMs: null,
+      sweeperLag: { actors: 0 },
+      healthy: true,
+    });
+
+    // Ten minutes on, with no sweeper or timer relay running.
+    const later = await statusAt(Date.now() + 10 * 60_000);
+    expect(later.json).toMatchObject({
+      timersDue: 1,
+      sweeperLag: { actors: 1, thresholdMs: 120_000 },
+      healthy: false,
+      problems: ['1 actor(s) with sends undrained', 'timers fire late'],
+    });
+    expect(later.json.oldestTimerOverdueMs).toBeGreaterThan(8 * 60_000);
+    expect(later.human).toMatch(/^timers due\s+1 \(oldest \d+m \d+s overdue\)$/m);
+    expect(later.human).toMatch(
+      /^sweeper lag\s+1 actor\(s\) with sends undrained for over 2m 0s$/m,
+    );
+    expect(later.human).toMatch(
+      /^health\s+ATTENTION — 1 actor\(s\) with sends undrained; timers fire late$/m,
+    );
+  });
+});
