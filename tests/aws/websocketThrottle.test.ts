@@ -5,8 +5,9 @@
  * (the SDK's own retries off), so every retry seen here is Baton's.
  */
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
-import { createAwsClients } from '@baton/aws';
+import { createAwsClients, PUSHES_THROTTLED_LOG } from '@baton/aws';
 import { BatonClient } from '@baton/client';
+import { jsonLogger } from '@baton/core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { Account } from './fixtures/openAccount.ts';
@@ -19,6 +20,8 @@ import {
 
 let stack: WebSocketStack;
 const clients: BatonClient[] = [];
+/** The stream handler's log lines, parsed. */
+const streamLog: { message: string; throttled?: number }[] = [];
 const WATCHERS = 8;
 
 function connect(): BatonClient {
@@ -38,6 +41,7 @@ beforeAll(async () => {
     // Far under what a fan-out to the watchers asks for: most calls of a burst are refused.
     postLimit: { perSecond: 20, burst: 3 },
     push: { backoffMs: 20, maxBackoffMs: 200 },
+    streamLogger: jsonLogger({ write: (line) => streamLog.push(JSON.parse(line)) }),
     clients: () => ({
       dynamodb,
       sqs,
@@ -71,6 +75,13 @@ describe('pushes past the PostToConnection limit', () => {
     await until(shows(5), 'every watcher to see the newest balance');
     // The limit was hit, so the newest result arrived through Baton's retries.
     expect(stack.gateway.throttled).toBeGreaterThan(before);
+    // The stream handler logged the throttled calls it retried, for the construct's alarm: some,
+    // and no more than the gateway refused (the WebSocket handler's own pushes are not its).
+    const logged = streamLog
+      .filter((line) => line.message === PUSHES_THROTTLED_LOG)
+      .reduce((sum, line) => sum + line.throttled!, 0);
+    expect(logged).toBeGreaterThan(0);
+    expect(logged).toBeLessThanOrEqual(stack.gateway.throttled);
   });
 
   it('removes a gone connection while the others still get the update', async () => {

@@ -39,3 +39,4 @@ export {
   connectionsTableDefinition,
   createConnectionsTable,
 } from './websocket/connectionsTable.ts';
+export { PUSHES_THROTTLED_LOG } from './websocket/PushQueue.ts';

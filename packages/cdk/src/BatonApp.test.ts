@@ -383,6 +383,7 @@ describe('BatonApp', () => {
       'tableWriteThrottleEvents',
       'streamIteratorAge',
       'accountConcurrency',
+      'pushThrottles',
       ...['worker', 'stream', 'websocket', 'ingress'].map((name) => `${name}Throttles`),
     ];
     const names = [

@@ -85,6 +85,13 @@ export interface AlarmThresholds {
    */
   readonly functionThrottles?: number;
   /**
+   * `PostToConnection` calls refused as throttled (and retried) in 5 minutes, from the stream
+   * function's log: pushes reached the account's API Gateway limit (10,000 requests/s, shared by
+   * every API of the region), and subscribers get their results late.
+   * @default 1
+   */
+  readonly pushThrottles?: number;
+  /**
    * Milliseconds between a change reaching the table's stream and the stream function reading it
    * (`IteratorAge`, maximum in a minute): pushes to subscribers are late by this much. Below an
    * hour, when the stream mapping gives records up.

@@ -101,7 +101,7 @@ function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IM
 }
 
 /** A metric of a function's JSON log lines whose `message` is `message`, per 5 minutes. */
-function logMetric(
+export function logMetric(
   app: BatonApp,
   fn: NodejsFunction,
   name: string,

@@ -116,6 +116,21 @@ describe('BatonApp scale alarms and quotas', () => {
     }
   });
 
+  it('alarms on one PostToConnection call throttled in 5 minutes, counted from the stream function’s log', () => {
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: id(baton.functions.stream.logGroup as never) },
+      FilterPattern: Match.stringLikeRegexp('pushes throttled and retried'),
+      MetricTransformations: [Match.objectLike({ MetricValue: '$.throttled' })],
+    });
+    expect(alarm('pushThrottles')).toMatchObject({
+      Namespace: 'Baton',
+      MetricName: expect.stringMatching(/^PushesThrottled-/),
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+    });
+  });
+
   it('alarms when the stream function reads changes a minute late, and on the account’s concurrency at 800', () => {
     expect(alarm('streamIteratorAge')).toMatchObject({
       MetricName: 'IteratorAge',
@@ -143,6 +158,7 @@ describe('BatonApp scale alarms and quotas', () => {
         tableThrottledRequests: 5,
         tableWriteThrottleEvents: 6,
         functionThrottles: 7,
+        pushThrottles: 8,
         streamIteratorAgeMs: 10_000,
         accountConcurrentExecutions: 4_000,
       },
@@ -156,6 +172,7 @@ describe('BatonApp scale alarms and quotas', () => {
           'tableWriteThrottleEvents',
           'workerThrottles',
           'websocketThrottles',
+          'pushThrottles',
           'streamIteratorAge',
           'accountConcurrency',
         ].map((name) => [name, tuned.alarm(name).Threshold]),
@@ -167,6 +184,7 @@ describe('BatonApp scale alarms and quotas', () => {
       tableWriteThrottleEvents: 6,
       workerThrottles: 7,
       websocketThrottles: 7,
+      pushThrottles: 8,
       streamIteratorAge: 10_000,
       accountConcurrency: 4_000,
     });
@@ -204,6 +222,7 @@ describe('BatonApp scale alarms and quotas', () => {
       'Function throttles',
       'Inbox messages sent (per minute)',
       'Stream iterator age (ms)',
+      'Throttled pushes (PostToConnection, per 5 minutes)',
       'Concurrent executions (account, worker)',
       // The alarms' thresholds, drawn as horizontal lines.
       '\\"value\\":14400',

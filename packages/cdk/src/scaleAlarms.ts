@@ -1,9 +1,10 @@
-import { OUTBOX_INDEX } from '@baton/aws';
+import { OUTBOX_INDEX, PUSHES_THROTTLED_LOG } from '@baton/aws';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { logMetric } from './alarms.ts';
 import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 import type { AlarmThresholds } from './BatonAppProps.ts';
 
@@ -26,8 +27,9 @@ const minute = Duration.minutes(1);
 /**
  * The alarms on nearing the scale limits `docs/scale.md` names: the inbox's send rate (FIFO's
  * 300 calls/s per action), DynamoDB throttling of the actor table (a partition's 1,000 WCU/s),
- * throttled invocations (reserved or account concurrency spent), the stream function's iterator
- * age (pushes late), and the account's concurrent executions near its quota.
+ * throttled pushes (API Gateway's account limit), throttled invocations (reserved or account
+ * concurrency spent), the stream function's iterator age (pushes late), and the account's
+ * concurrent executions near its quota.
  */
 export function createScaleAlarms(
   app: BatonApp,
@@ -87,6 +89,16 @@ export function createScaleAlarms(
         'concurrent executions, or slow queries). Past an hour the changes are given up on.',
     ),
   };
+  alarms.pushThrottles = alarm(
+    'PushThrottlesAlarm',
+    logMetric(app, functions.stream, 'PushesThrottled', PUSHES_THROTTLED_LOG, '$.throttled', 'Sum'),
+    thresholds.pushThrottles,
+    1,
+    'API Gateway refused PostToConnection calls as throttled (the stream function retries each ' +
+      'until it lands): pushes reached the account’s limit of 10,000 requests/s, shared by every ' +
+      'API of the region, and subscribers get results late. Set push.maxPushesPerSecond, ask ' +
+      'for a higher limit, or fan out through a shared channel (docs/scale.md).',
+  );
   for (const name of THROTTLED_FUNCTIONS) {
     const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
     alarms[`${name}Throttles`] = alarm(
@@ -193,6 +205,7 @@ export function scaleWidgets(
       graph('Stream iterator age (ms)', alarms.streamIteratorAge, []),
     ],
     [
+      graph('Throttled pushes (PostToConnection, per 5 minutes)', alarms.pushThrottles, []),
       graph('Concurrent executions (account, worker)', alarms.accountConcurrency, [
         ...(alarms.accountConcurrency
           ? []

@@ -117,6 +117,7 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     tableThrottledRequests: threshold('tableThrottledRequests', 1, 1, 1_000_000),
     tableWriteThrottleEvents: threshold('tableWriteThrottleEvents', 1, 1, 1_000_000),
     functionThrottles: threshold('functionThrottles', 1, 1, 1_000_000),
+    pushThrottles: threshold('pushThrottles', 1, 1, 1_000_000),
     // The stream mapping gives a record up after an hour: an alarm past that would never fire.
     streamIteratorAgeMs: threshold('streamIteratorAgeMs', 60_000, 1_000, 3_599_000),
     accountConcurrentExecutions:

@@ -53,6 +53,7 @@ describe('PushQueue', () => {
     expect(await queue.push('c1', 's1', ['v1'])).toBe('sent');
     expect(r.arrived).toEqual(['c1:v1']);
     expect(r.calls()).toBe(4);
+    expect(queue.throttledCalls).toBe(3);
   });
 
   it('sends only the newest of the updates that waited, and the newest after one in flight', async () => {

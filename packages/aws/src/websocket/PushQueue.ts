@@ -22,6 +22,14 @@ export interface PushOptions {
   readonly maxBackoffMs?: number;
 }
 
+/**
+ * The `message` of the stream function's log line, once per invocation that met throttling, with
+ * `throttled`: how many `PostToConnection` calls were refused and retried. A metric filter on it
+ * counts the pushes the account's API Gateway limit held back (API Gateway publishes no metric
+ * of its own for them).
+ */
+export const PUSHES_THROTTLED_LOG = 'pushes throttled and retried';
+
 /** What a post ended with. */
 export type PostOutcome = 'sent' | 'gone' | 'failed';
 
@@ -72,6 +80,7 @@ export class PushQueue {
   readonly #backoffMs: number;
   readonly #maxBackoffMs: number;
   #active = 0;
+  #throttled = 0;
   #nextStart = 0;
   #unique = 0;
 
@@ -89,6 +98,11 @@ export class PushQueue {
     this.#interval = options.maxPushesPerSecond ? 1_000 / options.maxPushesPerSecond : 0;
     this.#backoffMs = options.backoffMs ?? 50;
     this.#maxBackoffMs = options.maxBackoffMs ?? 2_000;
+  }
+
+  /** The calls refused as throttled so far (each retried). */
+  get throttledCalls(): number {
+    return this.#throttled;
   }
 
   /**
@@ -188,6 +202,7 @@ export class PushQueue {
           this.report.failed(connectionId, error);
           return 'failed';
         }
+        this.#throttled++;
         // Full jitter: throttled callers spread out instead of coming back together.
         await sleep(Math.random() * pause);
         pause = Math.min(pause * 2, this.#maxBackoffMs);

@@ -88,6 +88,11 @@ export class Pusher {
     });
   }
 
+  /** `PostToConnection` calls refused as throttled in this invocation (each retried). */
+  get throttledCalls(): number {
+    return this.#queue.throttledCalls;
+  }
+
   /** The connection, if it is registered (cached for this invocation). */
   connection(connectionId: string): Promise<ConnectionItem | undefined> {
     let found = this.#connections.get(connectionId);

@@ -17,7 +17,7 @@ export {
   websocketFromEnvironment,
 } from './fromEnvironment.ts';
 export type { ManagementClientFactory } from './Pusher.ts';
-export type { PushOptions } from './PushQueue.ts';
+export { PUSHES_THROTTLED_LOG, type PushOptions } from './PushQueue.ts';
 export { streamHandler } from './streamHandler.ts';
 export type {
   ConnectAuthRequest,

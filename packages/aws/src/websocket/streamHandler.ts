@@ -5,6 +5,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeStreamRecord, type StreamRecordLike } from '../streams/decodeStreamRecord.ts';
 import { answerPending } from './answerPending.ts';
 import { Pusher } from './Pusher.ts';
+import { PUSHES_THROTTLED_LOG } from './PushQueue.ts';
 import { fanOut, refreshInstance } from './refreshInstance.ts';
 import {
   type ReactiveContext,
@@ -71,6 +72,23 @@ async function processBatch(
     }
   }
   const pusher = new Pusher(context.pushes);
+  try {
+    await pushChanges(context, pusher, changed, outcomes);
+  } finally {
+    // What the account's API Gateway limit held back, for the construct's metric and alarm.
+    if (pusher.throttledCalls > 0) {
+      context.logger.warn(PUSHES_THROTTLED_LOG, { throttled: pusher.throttledCalls });
+    }
+  }
+}
+
+/** Re-runs the instances that read a changed actor, pushes them, answers pending requests. */
+async function pushChanges(
+  context: ReactiveContext,
+  pusher: Pusher,
+  changed: ReadonlyMap<string, ReadPosition[]>,
+  outcomes: readonly IdempotencyRecord[],
+): Promise<void> {
   // Instance id → the changed actors it depends on.
   const dirty = new Map<string, string[]>();
   await Promise.all(
