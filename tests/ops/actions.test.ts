@@ -4,7 +4,9 @@
  * never fires); `dead-letters list --since`; `dead-letters purge` (one, and `--all`) and
  * `redrive --all` with a filter (each applied once), each refused without `--yes`, previewed by
  * `--dry-run` and audited; `actors get --app` checking the state against the app.
+ * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
 import { fireTimers } from '@baton/core/engine';
@@ -33,9 +35,13 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     faults.poisoned = true;
   });
 
-  /** Runs `baton <argv>` against the deployment as operator `ops`. */
-  const baton = (...argv: string[]) =>
-    runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'ops']);
+  /** Runs `baton <argv>` against the deployment as operator `ops` (recorded as the drills are). */
+  async function baton(...argv: string[]) {
+    const run = await runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'ops']);
+    const file = process.env.BATON_DRILL_OUT;
+    if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${run.out}\n${run.err}\n\n`);
+    return run;
+  }
 
   /** `baton <argv> --json`, expected to exit 0: its parsed output. */
   async function json(...argv: string[]) {
@@ -57,8 +63,30 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(reply.json()).toEqual({ value: null });
     expect(reply.err).toMatch(/"by":"ops","action":"ask","actor":"note\/a","name":"add"/);
 
-    await json('send', 'note/a', 'add', '{"entry":"keyed"}', '--app', NOTES, '--key', 'k-1');
+    const sent = await baton(
+      'send',
+      'note/a',
+      'add',
+      '{"entry":"keyed"}',
+      '--app',
+      NOTES,
+      '--key',
+      'k-1',
+    );
+    expect(sent.out).toMatch(/^sent add to note\/a\nmessage id ingress:\["note\/a","k-1",/);
     await work();
+    // Asked again with the key: the stored reply, at once, not applied again.
+    const again = await baton(
+      'ask',
+      'note/a',
+      'add',
+      '{"entry":"keyed"}',
+      '--app',
+      NOTES,
+      '--key',
+      'k-1',
+    );
+    expect(again.out).toBe('null');
     expect(await entriesOf('note/a')).toEqual(['asked', 'keyed']);
     expect(await json('outcome', 'note/a', 'k-1')).toMatchObject({
       actor: 'note/a',
@@ -78,6 +106,9 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const listed = await json('timers', 'list', 'note/t');
     expect(listed.timers.map((t: { id: string }) => t.id).sort()).toEqual(['kept', 'soon']);
 
+    expect((await baton('timers', 'list', 'note/t')).out).toMatch(
+      /^ID\s+KIND\s+NAME\s+DUE\s+IN\n(soon|kept)\s+timer\s+ring\s+\S+\s+overdue/,
+    );
     const unconfirmed = await baton('timers', 'cancel', 'note/t', 'soon');
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.err).toMatch(/pass --yes to confirm/);
@@ -133,6 +164,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('dead-letters', 'purge', 'tally/p4', p4.messageId)).code).toBe(2);
     const purged = await baton('dead-letters', 'purge', 'tally/p4', p4.messageId, '--yes');
     expect(purged.code, purged.err).toBe(0);
+    expect(purged.out).toBe('purged 1 dead letter(s)');
     expect(purged.err).toMatch(/"by":"ops","action":"dead-letters purge","actor":"tally\/p4"/);
     expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
 
