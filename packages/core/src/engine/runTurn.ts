@@ -1,25 +1,17 @@
-import { jsonSize, readConflict, versionConflict } from '../adapter/conflicts.ts';
-import { askTimerId, type Envelope, isActorSender, parseActorId } from '../adapter/envelope.ts';
-import {
-  type ActorRecord,
-  compareSeq,
-  type IdempotencyRecord,
-  type OutboxItem,
-  type PagedOutcome,
-  RECORD_FORMAT,
-  type StoreLimits,
-  type Timer,
-} from '../adapter/ports.ts';
+import { readConflict, versionConflict } from '../adapter/conflicts.ts';
+import { isActorSender, parseActorId } from '../adapter/envelope.ts';
+import { type ActorRecord, RECORD_FORMAT, type Timer } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError, RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
-import { CommitBuilder, type MessageEffects, type PendingWrites } from './CommitBuilder.ts';
-import { classify } from './channels.ts';
+import { admit, fired, knownByOutcome } from './admitMessage.ts';
+import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
+import { placeOutcomes, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
 import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
-import { isReplacedQueue, reportReplacedQueue } from './inboxQueue.ts';
+import { reportReplacedQueue } from './inboxQueue.ts';
 import {
   type Admission,
   applyMessage,
@@ -29,11 +21,10 @@ import {
   type Turn,
   withFewerMoves,
 } from './messageEffects.ts';
-import { appendOutcomes, PagedLookup, withOutcomePages } from './outcomePages.ts';
+import { PagedLookup, withOutcomePages } from './outcomePages.ts';
 import { OverflowLookup } from './overflow.ts';
 import { actorPaused, isParkedCopy, park, parkedInbounds, withoutParked } from './parking.ts';
 import { startHandlingSpan } from './spans.ts';
-import { isVoid } from './timers.ts';
 import { commitTooLarge, outlivedItsProof } from './turnErrors.ts';
 
 export interface TurnResult {
@@ -407,54 +398,6 @@ function count(counts: TurnCounts, effects: MessageEffects, admission: Admission
   else counts.applied++;
 }
 
-/**
- * Where a commit's outcomes go: appended to the record's current outcome page when the store
- * keeps pages (one item), else one idempotency record each. Each carries its message's
- * `sentAt` (`idempotencyFor`), which only a page keeps.
- */
-function placeOutcomes(
-  record: ActorRecord,
-  writes: PendingWrites,
-  limits: StoreLimits,
-): { record: ActorRecord; writes: PendingWrites } {
-  const replaced = writes.replaceIdempotency?.map(withoutSentAt);
-  const rest = { ...writes, ...(replaced ? { replaceIdempotency: replaced } : {}) };
-  if (!record.outcomePage) {
-    return { record, writes: { ...rest, idempotency: writes.idempotency.map(withoutSentAt) } };
-  }
-  if (writes.idempotency.length === 0) return { record, writes: rest };
-  const { state, write } = appendOutcomes(
-    record.outcomePage,
-    writes.idempotency as readonly PagedOutcome[],
-    limits.maxItemBytes,
-  );
-  return {
-    record: { ...record, outcomePage: state },
-    writes: { ...rest, idempotency: [], outcomes: write },
-  };
-}
-
-function withoutSentAt(outcome: IdempotencyRecord): IdempotencyRecord {
-  if (!('sentAt' in outcome)) return outcome;
-  const { sentAt: _, ...rest } = outcome as PagedOutcome;
-  return rest;
-}
-
-/**
- * Where a commit's sends go: held in the record when they fit there, so the commit can be one
- * write of one item, else in outbox items apart (and the record says so).
- */
-function placeSends(
-  record: ActorRecord,
-  outbox: readonly OutboxItem[],
-  limits: StoreLimits,
-): { record: ActorRecord; apart: readonly OutboxItem[] } {
-  if (outbox.length === 0) return { record, apart: [] };
-  const holding = { ...record, outbox };
-  if (jsonSize(holding) <= limits.maxItemBytes) return { record: holding, apart: [] };
-  return { record: { ...record, outboxApart: true }, apart: outbox };
-}
-
 /** Runs the handler — or dead-letters a message out of attempts — inside its handling's span. */
 async function handle(
   turn: Turn,
@@ -487,89 +430,4 @@ async function handle(
   }
   span.end(isBatonError(effects) ? effects : effects.failure);
   return { effects, trace: span.trace };
-}
-
-/**
- * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
- * per-channel mark, idempotency key, a redrive whose dead letter is gone, or the fire of a timer
- * that fired, was cancelled or was scheduled anew).
- */
-async function admit(
-  { engine, overflow, builder }: Turn,
-  inbound: Inbound,
-  duplicateKeys: ReadonlySet<string>,
-  pages: PagedLookup,
-): Promise<Admission | undefined> {
-  const { envelope } = inbound;
-  const record = builder.record;
-  const offset = isReplacedQueue(record, inbound) ? '0' : record.inboxOffset;
-  if (compareSeq(inbound.queueSeq, offset) <= 0) return undefined;
-  if (envelope.redrive !== undefined) {
-    const kept = await engine.store.readDeadLetter(record.id, envelope.id);
-    // A parked message is applied from the record's count, never by a redrive (a resume's
-    // wake-up is one).
-    return kept?.at === envelope.redrive && kept.parked === undefined
-      ? { redrives: kept }
-      : undefined;
-  }
-  if (envelope.timer) {
-    const { id, gen } = envelope.timer;
-    const timer = await storedTimer(engine, builder, record.id, id);
-    if (timer?.gen !== gen) return undefined;
-    return isVoid(record, timer) ? { voids: timer } : { fires: timer };
-  }
-  if (isActorSender(envelope)) {
-    const mark = await overflow.sender(record, envelope.from);
-    const arrival = classify(mark, envelope);
-    if (arrival.kind === 'duplicate') return undefined;
-    const onChannel = { arrival, ...(mark ? { mark } : {}) };
-    if (envelope.replyTo === undefined) return onChannel;
-    // A reply goes to the ask's continuation while its timeout timer is stored.
-    const timer = await storedTimer(engine, builder, record.id, askTimerId(envelope.replyTo));
-    if (timer?.gen !== envelope.replyTo) return { ...onChannel, lateReply: true };
-    return isVoid(record, timer)
-      ? { ...onChannel, lateReply: true, voids: timer }
-      : { ...onChannel, fires: timer };
-  }
-  if (duplicateKeys.has(envelope.id)) return undefined;
-  return (await pages.applied(record, envelope.id, envelope.sentAt)) ? undefined : {};
-}
-
-/** An ingress message: told apart from a copy of it by its outcome (its key) alone. */
-function knownByOutcome(envelope: Envelope): boolean {
-  return envelope.redrive === undefined && !envelope.timer && !isActorSender(envelope);
-}
-
-/** Timer `id` as the pending commit leaves it (an earlier message of the batch may have changed it). */
-async function storedTimer(
-  engine: Engine,
-  builder: CommitBuilder,
-  actorId: string,
-  id: string,
-): Promise<Timer | null | undefined> {
-  const pending = builder.pendingTimer(id);
-  return pending === undefined ? engine.store.readTimer(actorId, id) : pending;
-}
-
-/**
- * The message as the handler sees it. A timer's fire: the name, payload and trace the timer was
- * scheduled with. An ask's reply: the continuation's name, and the reply with the ask's context.
- */
-function fired(inbound: Inbound, timer: Timer): Inbound {
-  const { envelope } = inbound;
-  if (envelope.replyTo !== undefined) {
-    const { context } = timer.payload as { context: unknown };
-    const payload = { ...(envelope.payload as object), context };
-    return { ...inbound, envelope: { ...envelope, name: timer.name, payload } };
-  }
-  const { traceparent: _, ...rest } = envelope;
-  return {
-    ...inbound,
-    envelope: {
-      ...rest,
-      name: timer.name,
-      payload: timer.payload,
-      ...(timer.traceparent ? { traceparent: timer.traceparent } : {}),
-    },
-  };
 }

@@ -1,0 +1,99 @@
+/**
+ * Admission: whether a message of a batch is applied, or skipped as one applied already — and,
+ * for a timer's fire or an ask's reply, the message as its handler sees it.
+ */
+import { askTimerId, type Envelope, isActorSender } from '../adapter/envelope.ts';
+import { compareSeq, type Timer } from '../adapter/ports.ts';
+import type { CommitBuilder } from './CommitBuilder.ts';
+import { classify } from './channels.ts';
+import type { Engine } from './createEngine.ts';
+import type { Inbound } from './Inbound.ts';
+import { isReplacedQueue } from './inboxQueue.ts';
+import type { Admission, Turn } from './messageEffects.ts';
+import type { PagedLookup } from './outcomePages.ts';
+import { isVoid } from './timers.ts';
+
+/**
+ * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
+ * per-channel mark, idempotency key, a redrive whose dead letter is gone, or the fire of a timer
+ * that fired, was cancelled or was scheduled anew).
+ */
+export async function admit(
+  { engine, overflow, builder }: Turn,
+  inbound: Inbound,
+  duplicateKeys: ReadonlySet<string>,
+  pages: PagedLookup,
+): Promise<Admission | undefined> {
+  const { envelope } = inbound;
+  const record = builder.record;
+  const offset = isReplacedQueue(record, inbound) ? '0' : record.inboxOffset;
+  if (compareSeq(inbound.queueSeq, offset) <= 0) return undefined;
+  if (envelope.redrive !== undefined) {
+    const kept = await engine.store.readDeadLetter(record.id, envelope.id);
+    // A parked message is applied from the record's count, never by a redrive (a resume's
+    // wake-up is one).
+    return kept?.at === envelope.redrive && kept.parked === undefined
+      ? { redrives: kept }
+      : undefined;
+  }
+  if (envelope.timer) {
+    const { id, gen } = envelope.timer;
+    const timer = await storedTimer(engine, builder, record.id, id);
+    if (timer?.gen !== gen) return undefined;
+    return isVoid(record, timer) ? { voids: timer } : { fires: timer };
+  }
+  if (isActorSender(envelope)) {
+    const mark = await overflow.sender(record, envelope.from);
+    const arrival = classify(mark, envelope);
+    if (arrival.kind === 'duplicate') return undefined;
+    const onChannel = { arrival, ...(mark ? { mark } : {}) };
+    if (envelope.replyTo === undefined) return onChannel;
+    // A reply goes to the ask's continuation while its timeout timer is stored.
+    const timer = await storedTimer(engine, builder, record.id, askTimerId(envelope.replyTo));
+    if (timer?.gen !== envelope.replyTo) return { ...onChannel, lateReply: true };
+    return isVoid(record, timer)
+      ? { ...onChannel, lateReply: true, voids: timer }
+      : { ...onChannel, fires: timer };
+  }
+  if (duplicateKeys.has(envelope.id)) return undefined;
+  return (await pages.applied(record, envelope.id, envelope.sentAt)) ? undefined : {};
+}
+
+/** An ingress message: told apart from a copy of it by its outcome (its key) alone. */
+export function knownByOutcome(envelope: Envelope): boolean {
+  return envelope.redrive === undefined && !envelope.timer && !isActorSender(envelope);
+}
+
+/** Timer `id` as the pending commit leaves it (an earlier message of the batch may have changed it). */
+async function storedTimer(
+  engine: Engine,
+  builder: CommitBuilder,
+  actorId: string,
+  id: string,
+): Promise<Timer | null | undefined> {
+  const pending = builder.pendingTimer(id);
+  return pending === undefined ? engine.store.readTimer(actorId, id) : pending;
+}
+
+/**
+ * The message as the handler sees it. A timer's fire: the name, payload and trace the timer was
+ * scheduled with. An ask's reply: the continuation's name, and the reply with the ask's context.
+ */
+export function fired(inbound: Inbound, timer: Timer): Inbound {
+  const { envelope } = inbound;
+  if (envelope.replyTo !== undefined) {
+    const { context } = timer.payload as { context: unknown };
+    const payload = { ...(envelope.payload as object), context };
+    return { ...inbound, envelope: { ...envelope, name: timer.name, payload } };
+  }
+  const { traceparent: _, ...rest } = envelope;
+  return {
+    ...inbound,
+    envelope: {
+      ...rest,
+      name: timer.name,
+      payload: timer.payload,
+      ...(timer.traceparent ? { traceparent: timer.traceparent } : {}),
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Where a commit's writes go besides the record: its outcomes (a page, or an item each) and its
+ * sends (held in the record, or outbox items apart).
+ */
+import { jsonSize } from '../adapter/conflicts.ts';
+import type {
+  ActorRecord,
+  IdempotencyRecord,
+  OutboxItem,
+  PagedOutcome,
+  StoreLimits,
+} from '../adapter/ports.ts';
+import type { PendingWrites } from './CommitBuilder.ts';
+import { appendOutcomes } from './outcomePages.ts';
+
+/**
+ * Where a commit's outcomes go: appended to the record's current outcome page when the store
+ * keeps pages (one item), else one idempotency record each. Each carries its message's
+ * `sentAt` (`idempotencyFor`), which only a page keeps.
+ */
+export function placeOutcomes(
+  record: ActorRecord,
+  writes: PendingWrites,
+  limits: StoreLimits,
+): { record: ActorRecord; writes: PendingWrites } {
+  const replaced = writes.replaceIdempotency?.map(withoutSentAt);
+  const rest = { ...writes, ...(replaced ? { replaceIdempotency: replaced } : {}) };
+  if (!record.outcomePage) {
+    return { record, writes: { ...rest, idempotency: writes.idempotency.map(withoutSentAt) } };
+  }
+  if (writes.idempotency.length === 0) return { record, writes: rest };
+  const { state, write } = appendOutcomes(
+    record.outcomePage,
+    writes.idempotency as readonly PagedOutcome[],
+    limits.maxItemBytes,
+  );
+  return {
+    record: { ...record, outcomePage: state },
+    writes: { ...rest, idempotency: [], outcomes: write },
+  };
+}
+
+function withoutSentAt(outcome: IdempotencyRecord): IdempotencyRecord {
+  if (!('sentAt' in outcome)) return outcome;
+  const { sentAt: _, ...rest } = outcome as PagedOutcome;
+  return rest;
+}
+
+/**
+ * Where a commit's sends go: held in the record when they fit there, so the commit can be one
+ * write of one item, else in outbox items apart (and the record says so).
+ */
+export function placeSends(
+  record: ActorRecord,
+  outbox: readonly OutboxItem[],
+  limits: StoreLimits,
+): { record: ActorRecord; apart: readonly OutboxItem[] } {
+  if (outbox.length === 0) return { record, apart: [] };
+  const holding = { ...record, outbox };
+  if (jsonSize(holding) <= limits.maxItemBytes) return { record: holding, apart: [] };
+  return { record: { ...record, outboxApart: true }, apart: outbox };
+}
