@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runOps } from './runOps.ts';
 
@@ -42,6 +43,25 @@ describe('baton operating commands', () => {
     const { code, err } = await baton('actors', 'pause', 'account/alice', ...LOCAL);
     expect(code).toBe(2);
     expect(err).toMatch(/refused without a terminal to ask: pass --yes/);
+  });
+
+  it('refuses baton inspect on a bad port, and on a taken one says how to pick another', async () => {
+    const bad = await baton('inspect', '--port', '70000', ...LOCAL);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--port takes a port number \(0 for any free one\)/);
+
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const busy = await baton('inspect', '--port', String(port), ...LOCAL);
+      expect(busy.code).toBe(1);
+      expect(busy.err).toMatch(
+        new RegExp(`port ${port} is taken \\(another baton inspect\\?\\): pass --port <n>`),
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('refuses an actor id that is not <type>/<key>, with --json printing the error too', async () => {
