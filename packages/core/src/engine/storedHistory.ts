@@ -20,7 +20,7 @@ export async function readStoredHistory(
   state: WorkflowState,
 ): Promise<JournalEntry[]> {
   const count = state.sealed?.pages ?? 0;
-  if (count === 0) return [...state.journal];
+  if (count === 0) return [...(state.pinned ?? []), ...state.journal];
   const ids = Array.from({ length: count }, (_, n) => pageId(state, n));
   const marks = await store.readOverflow(
     actorId,
@@ -39,5 +39,8 @@ export async function readStoredHistory(
     }
     entries.push(...(page as JournalEntry[]));
   }
+  // Pages hold the final entries before the journal, the record the pinned ones (see history.ts).
+  entries.push(...(state.pinned ?? []));
+  entries.sort((a, b) => a.seq - b.seq);
   return [...entries, ...state.journal];
 }

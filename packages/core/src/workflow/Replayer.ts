@@ -28,6 +28,7 @@ import {
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
+  recordEntries,
   sealedCount,
   type WorkflowState,
 } from './journal.ts';
@@ -122,11 +123,17 @@ export class Replayer {
     this.state = state;
     this.host = host;
     this.#maxSteps = options.maxStepsPerTurn ?? 10;
-    this.#sealed = [...(options.sealed ?? [])];
-    if (this.#sealed.length !== sealedCount(state)) {
+    // The pages hold the final entries before the journal, the record the pinned ones.
+    const paged = options.sealed ?? [];
+    this.#sealed = [...paged, ...(state.pinned ?? [])].sort((a, b) => a.seq - b.seq);
+    if (
+      this.#sealed.length !== sealedCount(state) ||
+      this.#sealed.some((entry, n) => entry.seq !== n)
+    ) {
+      const given = this.#sealed.length - (state.pinned?.length ?? 0);
       throw new BatonError(
         ErrorCode.INVALID_ARGUMENT,
-        `workflow "${definition.name}": the history has ${sealedCount(state)} entries in pages of their own, but ${this.#sealed.length} were given: pass every page's entries, in order`,
+        `workflow "${definition.name}": the history has ${sealedCount(state) - (state.pinned?.length ?? 0)} entries in pages of their own, but ${given} were given: pass every page's entries, in order`,
       );
     }
     this.#byOrder = [...this.#sealed, ...state.journal]
@@ -134,21 +141,27 @@ export class Replayer {
       .sort((a, b) => (a.order as number) - (b.order as number));
   }
 
-  /** Entry number `seq`: a sealed one, or the record's. */
+  /** Entry number `seq`: the record's (in its journal or pinned), else a sealed one. */
   #entry(seq: number): JournalEntry | undefined {
-    return seq < this.#sealed.length ? this.#sealed[seq] : entryAt(this.state, seq);
+    return entryAt(this.state, seq) ?? this.#sealed[seq];
   }
 
   /**
-   * Moves the oldest `count` entries of the record's journal (final ones) out of it: they are
-   * to be written as pages with this turn. Returns them.
+   * Moves the oldest `count` entries of the record's journal out of it, and `page` (final
+   * entries among them and the pinned ones) out of the record: `page` is to be written as a
+   * page with this turn, and the pending ones moved stay pinned in the record.
    */
-  seal(count: number): JournalEntry[] {
+  seal(count: number, page: readonly JournalEntry[]): void {
     const moved = this.state.journal.splice(0, count);
     this.#sealed.push(...moved);
+    const out = new Set(page);
+    // A pinned entry's object is the record's of the turn that ended it: the one to keep.
+    for (const entry of page) this.#sealed[entry.seq] = entry;
+    const pinned = [...(this.state.pinned ?? []), ...moved].filter((entry) => !out.has(entry));
+    if (pinned.length > 0) this.state.pinned = pinned;
+    else delete this.state.pinned;
     const pages = (this.state.sealed?.pages ?? 0) + 1;
     this.state.sealed = { entries: this.#sealed.length, pages };
-    return moved;
   }
 
   /** Whether the main run may issue new commands: not while compensations run, nor in a check. */
@@ -312,14 +325,17 @@ export class Replayer {
     ) {
       return false;
     }
-    // Sealed entries are final: their slots keep them.
-    const live = [...this.#slots.values()].filter((slot) => slot.seq >= base);
+    // Entries in pages are final: their slots keep them. The record's (pinned or in its
+    // journal) are the new record's objects from now on.
+    const live = [...this.#slots.values()].filter(
+      (slot) => slot.seq >= base || entryAt(this.state, slot.seq) !== undefined,
+    );
     for (const slot of live) {
       const entry = entryAt(state, slot.seq);
       if (!entry || entry.kind !== slot.entry.kind || entry.name !== slot.entry.name) return false;
     }
     for (const slot of live) slot.entry = entryAt(state, slot.seq) as JournalEntry;
-    this.#byOrder = state.journal
+    this.#byOrder = recordEntries(state)
       .filter((entry) => entry.order !== undefined && entry.order >= settled)
       .sort((a, b) => (a.order as number) - (b.order as number));
     this.#next = 0;
@@ -353,7 +369,9 @@ export class Replayer {
         continue;
       }
       if (this.state.ending && this.#startRunner()) continue;
-      const lost = this.state.journal.find((e) => e.state === 'pending' && !this.#slots.has(e.seq));
+      const lost = recordEntries(this.state).find(
+        (e) => e.state === 'pending' && !this.#slots.has(e.seq),
+      );
       if (lost) {
         this.diverge(
           `the history's pending ${lost.kind} "${lost.name}" (command ${lost.seq}) is never reached: the code removed or moved it`,

@@ -13,6 +13,7 @@ import { readSealed, sealHistory } from './history.ts';
 import {
   FINAL_STATUSES,
   type Outcome,
+  recordEntries,
   type WorkflowState,
   type WorkflowStatus,
 } from './journal.ts';
@@ -102,7 +103,7 @@ export function finish(
 
 /** Cancels every pending command: waits end, timers never fire. */
 export function cancelPending(ctx: Ctx): void {
-  for (const entry of ctx.state.journal) {
+  for (const entry of recordEntries(ctx.state)) {
     if (entry.state !== 'pending') continue;
     entry.state = 'cancelled';
     if (entry.until !== undefined || entry.retryAt !== undefined) ctx.cancel(`wf:${entry.seq}`);
@@ -111,7 +112,7 @@ export function cancelPending(ctx: Ctx): void {
 
 /** Whether the run waits on work (a step, a call, a child) rather than on time or the outside. */
 function busy(state: WorkflowState): boolean {
-  return state.journal.some(
+  return recordEntries(state).some(
     (e) =>
       e.state === 'pending' &&
       (e.kind === 'step' || e.kind === 'call' || e.kind === 'child' || e.kind === 'compensate'),

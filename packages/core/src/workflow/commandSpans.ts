@@ -9,7 +9,12 @@
  */
 import type { ActorContext } from '../ActorContext.ts';
 import { INNER_SPAN, type InnerSpan, type InnerSpanOptions, TURN_TRACE } from '../contextSlots.ts';
-import type { CommandKind, JournalEntry, WorkflowState } from './journal.ts';
+import {
+  type CommandKind,
+  type JournalEntry,
+  recordEntries,
+  type WorkflowState,
+} from './journal.ts';
 
 type Ctx = ActorContext<WorkflowState>;
 type SpanFn = (
@@ -76,7 +81,7 @@ export function traceCommands(
         // may move out of the record into pages in this turn, so these are kept by reference.
         const journalBefore = ctx.state.journal;
         const last = journalBefore.at(-1)?.seq ?? -1;
-        const pending = journalBefore.filter((entry) => entry.state === 'pending');
+        const pending = recordEntries(ctx.state).filter((entry) => entry.state === 'pending');
         const result = await handle(ctx, payload);
         const ended = [...pending, ...ctx.state.journal.filter((entry) => entry.seq > last)].filter(
           (entry) => entry.state !== 'pending' && TRACED.has(entry.kind),

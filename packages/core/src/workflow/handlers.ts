@@ -17,6 +17,7 @@ import {
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
+  recordEntries,
   sealedCount,
   summarize,
   type WorkflowState,
@@ -72,7 +73,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         if (FINAL_STATUSES.has(state.status)) return summary(ctx);
         const tooLarge = journalValueTooLarge(`the payload of event "${name}"`, payload);
         if (tooLarge) throw tooLarge;
-        const waiting = state.journal.find(
+        const waiting = recordEntries(state).find(
           (e) => e.kind === 'event' && e.name === name && e.state === 'pending',
         );
         if (waiting) await settle(ctx, waiting, { ok: true, value: payload });
@@ -126,7 +127,8 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         body: { token: string; ok: boolean; value?: unknown; error?: string },
       ) => {
         const address = callbackToken.decode(body.token);
-        if (address.actorId === ctx.self.id && address.seq < sealedCount(ctx.state)) {
+        const entry = entryAt(ctx.state, address.seq);
+        if (!entry && address.actorId === ctx.self.id && address.seq < sealedCount(ctx.state)) {
           // Moved out of the record into a page: final, so completed (or ended) already.
           throw new BatonError(
             ErrorCode.REJECTED,
@@ -134,7 +136,6 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
             { details: { seq: address.seq } },
           );
         }
-        const entry = entryAt(ctx.state, address.seq);
         if (
           address.actorId !== ctx.self.id ||
           entry?.kind !== 'callback' ||

@@ -5,7 +5,8 @@
  * record keeps the rest and counts what moved (`state.sealed`). A warm worker never reads the
  * pages back (its run holds them); a cold one reads them all before it replays.
  *
- * A pending entry stops the move: the entries after it stay in the record until it completes.
+ * A pending entry does not stop the move: the record keeps it (`state.pinned`) while the final
+ * entries around it move out, and it moves out with a later page once final.
  *
  * The pages go with the record: when a finished instance's retention ends, its turns forget
  * them ({@link dropHistory}) before it halts.
@@ -38,33 +39,46 @@ function pagesOf(ctx: Ctx): StatePages {
 /** The id of page `n` of the instance's run (another start of the id writes other pages). */
 export const pageId = (state: WorkflowState, n: number) => `wf:${state.runId ?? ''}:${n}`;
 
-/** Moves the oldest final entries out into pages while the record's journal is too large. */
+/** Moves the oldest final entries out into pages while the record's entries are too large. */
 export function sealHistory(ctx: Ctx, replayer: Replayer): void {
   const { state } = ctx;
-  if (jsonSize(state.journal) <= SEAL_AT_BYTES) return;
+  if (heldBytes(state) <= SEAL_AT_BYTES) return;
   let pages: StatePages | undefined;
   for (;;) {
-    const count = pageLength(state.journal);
-    if (count === 0) return;
+    const next = nextPage(state);
+    if (!next) return;
     pages ??= pagesOf(ctx);
     const n = state.sealed?.pages ?? 0;
-    pages.put(pageId(state, n), replayer.seal(count));
-    if (jsonSize(state.journal) <= SEAL_AT_BYTES) return;
+    replayer.seal(next.count, next.page);
+    pages.put(pageId(state, n), next.page);
+    if (heldBytes(state) <= SEAL_AT_BYTES) return;
   }
 }
 
-/** How many of the oldest entries make the next page: final ones, at most PAGE_BYTES. */
-function pageLength(journal: readonly JournalEntry[]): number {
+/** The bytes of the entries the record holds: its journal and its pinned entries. */
+const heldBytes = (state: WorkflowState) =>
+  jsonSize(state.journal) + (state.pinned ? jsonSize(state.pinned) : 0);
+
+/**
+ * The next page: the oldest final entries the record holds (the pinned ones, then the
+ * journal's), at most {@link PAGE_BYTES}; `count` is how many of the journal's entries it takes
+ * out of the journal (the pending ones among them stay pinned). None until a page is full.
+ */
+function nextPage(state: WorkflowState): { count: number; page: JournalEntry[] } | undefined {
+  const pinned = state.pinned ?? [];
+  const page: JournalEntry[] = [];
   let bytes = 2;
   let count = 0;
-  for (const entry of journal) {
-    if (entry.state === 'pending') break;
-    bytes += jsonSize(entry) + 1;
-    if (bytes > PAGE_BYTES && count > 0) break;
-    count++;
+  for (const [i, entry] of [...pinned, ...state.journal].entries()) {
+    if (entry.state === 'pending') continue;
+    const size = jsonSize(entry) + 1;
+    // Only a full page moves: the tail the record keeps is where the run goes on.
+    if (bytes + size > PAGE_BYTES && page.length > 0) return { count, page };
+    bytes += size;
+    page.push(entry);
+    if (i >= pinned.length) count = i - pinned.length + 1;
   }
-  // Only a full page moves: the tail the record keeps is where the run goes on.
-  return bytes > PAGE_BYTES ? count : 0;
+  return undefined;
 }
 
 /**
@@ -89,7 +103,10 @@ export function dropHistory(ctx: Ctx): boolean {
   return left === 0;
 }
 
-/** The sealed entries of the instance, read back from their pages, in order. */
+/**
+ * The entries of the instance's pages, read back in page order (an entry pinned for a while
+ * is in a later page than the ones after it: the replayer orders them).
+ */
 export async function readSealed(ctx: Ctx): Promise<JournalEntry[]> {
   const { state } = ctx;
   const count = state.sealed?.pages ?? 0;

@@ -95,6 +95,12 @@ export interface WorkflowState {
    * instance's retention ends its pages are forgotten, a few a turn: `pages` counts those left.
    */
   sealed?: { entries: number; pages: number };
+  /**
+   * Entries before number `sealed.entries` that were still pending when the entries around
+   * them moved into pages: the record keeps them, in number order, while messages change them;
+   * once final, they move out with a later page.
+   */
+  pinned?: JournalEntry[];
   /** Completions so far: the next entry's `order`. */
   completed: number;
   /** Events that arrived before a wait for them, oldest first: each is consumed once. */
@@ -169,13 +175,19 @@ export function sealedCount(state: WorkflowState): number {
 }
 
 /**
- * Journal entry number `seq` if the record holds it; an entry moved out into a page (final, so
- * no message changes it) is `undefined` here.
+ * Journal entry number `seq` if the record holds it (in its journal, or pinned); an entry moved
+ * out into a page (final, so no message changes it) is `undefined` here.
  */
 export function entryAt(state: WorkflowState, seq: unknown): JournalEntry | undefined {
   if (typeof seq !== 'number') return undefined;
   const index = seq - sealedCount(state);
-  return index >= 0 ? state.journal[index] : undefined;
+  if (index >= 0) return state.journal[index];
+  return state.pinned?.find((entry) => entry.seq === seq);
+}
+
+/** The entries the record holds, in number order: the pinned ones, then the journal. */
+export function recordEntries(state: WorkflowState): JournalEntry[] {
+  return state.pinned ? [...state.pinned, ...state.journal] : state.journal;
 }
 
 /** The record of an instance never started. */

@@ -8,6 +8,7 @@ import { isTrusted } from '../caller.ts';
 import { type AnyQueryDefinition, query } from '../query.ts';
 import {
   type JournalEntry,
+  recordEntries,
   summarize,
   type WorkflowState,
   type WorkflowSummary,
@@ -83,10 +84,10 @@ export function workflowQueries(
     handler: async (ctx, a: WorkflowQueryArgs) => {
       const state = await load(ctx, a);
       if (!state) return null;
-      const steps: WorkflowHistoryEntry[] = state.journal.map(
+      const steps: WorkflowHistoryEntry[] = recordEntries(state).map(
         ({ secret: _, inline: __, ...entry }) => entry,
       );
-      // Entries moved out into pages (`sealed.entries` of them) are not read back here.
+      // Entries moved out into pages are not read back here: the record's are (pinned ones too).
       return {
         ...summarize(a.id, state),
         ...(state.sealed ? { sealed: state.sealed } : {}),

@@ -89,7 +89,7 @@ function workflowsOf(
       ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt }),
       ...(s.endedAt === undefined ? {} : { endedAt: s.endedAt }),
       ...(s.error ? { error: `${s.error.code}: ${s.error.message}` } : {}),
-      steps: s.journal.map((e) => ({
+      steps: [...(s.pinned ?? []), ...s.journal].map((e) => ({
         seq: e.seq,
         kind: e.kind,
         name: e.name,
