@@ -20,7 +20,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { pageHtml, pageScript } from '../../examples/bank/src/web/pageFiles.ts';
+import { pageHtml, pagePolicy, pageScript } from '../../examples/bank/src/web/pageFiles.ts';
 
 export interface BankPageProps {
   /** What the page connects to: `wss://<api>.execute-api.<region>.amazonaws.com/<stage>`. */
@@ -45,7 +45,10 @@ export class BankPage extends Construct {
     this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'Baton bank page: CSP, HSTS, no framing, no sniffing, no referrer',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: pagePolicy(props), override: true },
+        contentSecurityPolicy: {
+          contentSecurityPolicy: pagePolicy(props.webSocketOrigin),
+          override: true,
+        },
         strictTransportSecurity: {
           accessControlMaxAge: Duration.days(365),
           includeSubdomains: true,
@@ -141,23 +144,4 @@ export class BankPage extends Construct {
       }
     }
   }
-}
-
-/**
- * The page's content security policy: its own script only (no inline script, no eval), inline
- * styles (the page sets its CSS from its script), its WebSocket API and its own origin to talk
- * to, nothing to frame it, no plugins, no base or form target elsewhere.
- */
-export function pagePolicy(props: BankPageProps): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    `connect-src 'self' ${props.webSocketOrigin}`,
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "object-src 'none'",
-  ].join('; ');
 }

@@ -1,7 +1,8 @@
 /**
  * The bank example's live page (what `pnpm start` serves) in headless Chromium: alice signed in
  * sees only her account, an admin (teller) every one; a transfer alice makes shows in both, a
- * refused one says why; a page without a valid token gets nothing.
+ * refused one says why; a page without a valid token gets nothing. The page is sent with the
+ * content security policy the deployed one gets from CloudFront, and works under it.
  */
 import { silentLogger } from '@baton/core';
 import { type EmbeddedRuntime, startEmbedded } from '@baton/embedded';
@@ -9,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../examples/bank/src/bank.ts';
 import { demoToken } from '../../examples/bank/src/demoAuth.ts';
+import { pagePolicy } from '../../examples/bank/src/web/pageFiles.ts';
 import { type LivePage, servePage } from '../../examples/bank/src/web/servePage.ts';
 import { launchChromium } from './launchChromium.ts';
 
@@ -17,6 +19,9 @@ let live: LivePage;
 let browser: Browser;
 let first: Page;
 let second: Page;
+/** What Chromium refused under the page's content security policy, from any page. */
+const violations: string[] = [];
+let policy: string | undefined;
 
 beforeAll(async () => {
   runtime = startEmbedded({ actors: [Account], logger: silentLogger });
@@ -24,12 +29,18 @@ beforeAll(async () => {
   live = await servePage({ runtime, logger: silentLogger });
   browser = await launchChromium();
   [first, second] = await Promise.all([browser.newPage(), browser.newPage()]);
+  for (const page of [first, second]) {
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+  }
   const alice = demoToken({ userId: 'alice', role: 'customer' });
   const teller = demoToken({ userId: 'teller', role: 'admin' });
-  await Promise.all([
+  const [landing] = await Promise.all([
     first.goto(`${live.url}#token=${alice}`),
     second.goto(`${live.url}#token=${teller}`),
   ]);
+  policy = landing?.headers()['content-security-policy'];
 }, 30_000);
 
 afterAll(async () => {
@@ -86,5 +97,23 @@ describe('the bank example page in Chromium', () => {
     await expect.poll(() => page.getByLabel('token').count()).toBe(1);
     expect(await cell(page, 'balance-alice').count()).toBe(0);
     await page.close();
+  });
+
+  it('works under the content security policy the deployed page is sent with, which Chromium enforces', async () => {
+    const url = await first.locator('meta[name="baton-url"]').getAttribute('content');
+    expect(policy).toBe(pagePolicy(new URL(url ?? '').origin));
+    expect(policy).toContain("frame-ancestors 'none'");
+    // Nothing the page did in the tests above was refused.
+    expect(violations).toEqual([]);
+    // The policy is enforced: an inline script, which it does not allow, does not run.
+    const ran = await first.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.inlineRan = true';
+      document.body.append(script);
+      return (window as { inlineRan?: boolean }).inlineRan === true;
+    });
+    expect(ran).toBe(false);
+    await expect.poll(() => violations.length).toBe(1);
+    expect(violations[0]).toMatch(/inline script/);
   });
 });

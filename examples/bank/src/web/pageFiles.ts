@@ -19,6 +19,30 @@ export function pageHtml(webSocketUrl: string): string {
 </html>`;
 }
 
+/**
+ * The page's content security policy, sent with it by CloudFront (infra/) and by the local
+ * server alike: its own script only (no inline script, no eval), inline styles (the page sets
+ * its CSS from its script), its own origin and its WebSocket API (`webSocketOrigin`, e.g.
+ * `wss://<api>.execute-api.<region>.amazonaws.com`) to talk to, nothing to frame it, no plugins,
+ * no base or form target elsewhere.
+ *
+ * @example
+ * pagePolicy('ws://127.0.0.1:4000'); // "default-src 'none'; script-src 'self'; …"
+ */
+export function pagePolicy(webSocketOrigin: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${webSocketOrigin}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
 /** `page.js`: the page bundled, minified, for browsers. */
 export function pageScript(): string {
   const result = buildSync({

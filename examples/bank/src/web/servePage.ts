@@ -10,7 +10,7 @@ import { createLocalServer } from '@baton/server/ws';
 import { Account } from '../bank.ts';
 import { demoAuth } from '../demoAuth.ts';
 import { balances } from '../queries.ts';
-import { pageHtml, pageScript } from './pageFiles.ts';
+import { pageHtml, pagePolicy, pageScript } from './pageFiles.ts';
 
 export interface ServePageOptions {
   readonly runtime: EmbeddedRuntime;
@@ -43,11 +43,18 @@ export async function servePage(options: ServePageOptions): Promise<LivePage> {
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const index = pageHtml(live.url);
+  // The policy the deployed page is sent with (infra/), for the local WebSocket server.
+  const policy = pagePolicy(new URL(live.url).origin);
   const http = createServer((request, response) => {
     if (request.url === '/page.js') {
       response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
     } else if (request.url === '/' || request.url?.startsWith('/?')) {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(index);
+      response
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': policy,
+        })
+        .end(index);
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
