@@ -1,21 +1,25 @@
 /**
  * The engine's per-turn hook (`onTurn`) and its Powertools Metrics adapter (`turnMetrics`):
- * every turn is counted — applied, rejected, dead-lettered, parked, retried — and published as
- * CloudWatch EMF log lines, with no call to CloudWatch.
+ * every turn is counted — applied, rejected, dead-lettered, parked, retried, version conflicts —
+ * and published as CloudWatch EMF log lines, with no call to CloudWatch.
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { silentLogger } from '@baton/core';
-import { pauseActor, type TurnStats, turnMetrics, Worker } from '@baton/core/engine';
+import type { Commit, Store } from '@baton/core/adapter';
+import { pauseActor, resumeActor, type TurnStats, turnMetrics, Worker } from '@baton/core/engine';
 import { Ledger } from '@baton/testing/conformance';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runUntilIdle, setup } from './helpers.ts';
 
-/** A harness whose worker tells `onTurn` of each turn. */
-function withListener(onTurn: (stats: TurnStats) => void) {
+/**
+ * A harness whose worker tells `onTurn` of each turn; `wrap` may stand between the worker and
+ * the store.
+ */
+function withListener(onTurn: (stats: TurnStats) => void, wrap = (store: Store) => store) {
   const h = setup({ actors: [Ledger], batchSize: 10 });
   const worker = new Worker({
     actors: [Ledger],
-    store: h.backend.store,
+    store: wrap(h.backend.store),
     queue: h.backend.queue,
     clock: h.clock,
     logger: silentLogger,
@@ -57,6 +61,46 @@ describe('turn metrics', () => {
         sum(turns, 'skipped') +
         sum(turns, 'retried'),
     );
+  });
+
+  it('counts a commit lost to another writer of the actor as a version conflict, then applies the message once', async () => {
+    const turns: TurnStats[] = [];
+    let raced = false;
+    // An operator pauses and resumes the actor while its turn runs: the turn's commit, on the
+    // version it read, conflicts, and the turn is done again on the new record.
+    const h = withListener(
+      (stats) => turns.push(stats),
+      (store) =>
+        new Proxy(store, {
+          get(target, property) {
+            if (property !== 'commit') {
+              const value: unknown = Reflect.get(target, property, target);
+              return typeof value === 'function' ? value.bind(target) : value;
+            }
+            return async (commit: Commit) => {
+              if (!raced && commit.record.id === 'ledger/c') {
+                raced = true;
+                await pauseActor(target, h.backend.queue, 'ledger/c', { by: 'test' });
+                await resumeActor(target, h.backend.queue, 'ledger/c', { by: 'test' });
+              }
+              return target.commit(commit);
+            };
+          },
+        }),
+    );
+    await h.client.send(Ledger.ref('c'), 'add', { entry: 'a', amount: 1 });
+    await h.run();
+
+    expect(raced).toBe(true);
+    // The turn of the message lost its first commit and won the next. (The pause's and the
+    // resume's wake-ups come after, as turns that apply nothing.)
+    const [first, ...wakeUps] = turns;
+    expect(first).toMatchObject({ batchSize: 1, applied: 1, versionConflicts: 1 });
+    expect(sum(wakeUps, 'applied')).toBe(0);
+    expect((await h.backend.store.load('ledger/c'))?.state).toMatchObject({
+      entries: ['a'],
+      total: 1,
+    });
   });
 
   it('publishes the turns as CloudWatch EMF through Powertools Metrics', async () => {
