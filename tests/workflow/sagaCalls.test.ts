@@ -3,7 +3,15 @@
  * runner's context, and its `saga.call` / `saga.send` are journaled and applied exactly once —
  * so a cancelled or failed order gives back the stock it held, counted on the actor itself.
  */
-import { actor, ErrorCode, TerminalError, type WorkflowState, workflow } from '@baton/core';
+import {
+  actor,
+  ErrorCode,
+  silentLogger,
+  TerminalError,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
+import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -133,6 +141,55 @@ describe('compensations that call actors', () => {
       ['call', 'shelf.release', 'done'],
     ]);
   });
+
+  it.each([
+    ['the worker that sent it', false],
+    ['a worker that replays the run', true],
+  ])(
+    'gives the stock back once when cancelled before the reserve replies, the reply on %s',
+    async (_, cold) => {
+      const Order = order([]);
+      const h = workflowHarness([Order.actor, Shelf]);
+      const ref = await h.client.start(Order, 'o4', { refuseRelease: false });
+      await h.client.cancel(ref, { reason: 'too slow' });
+      // One poll: the start (which asks the shelf to reserve) and the cancel, in one turn.
+      await h.worker.poll();
+      expect(await h.state(Shelf.ref('kettle').id)).toBeUndefined(); // not reserved yet
+      if (cold) {
+        // Each turn on a worker of its own: every turn of the instance replays its run.
+        for (let i = 0; i < 20; i++) {
+          const worker = new Worker(
+            createEngine({
+              actors: [Order.actor, Shelf],
+              store: h.backend.store,
+              queue: h.backend.queue,
+              clock: h.clock,
+              logger: silentLogger,
+            }),
+          );
+          if ((await worker.poll()) === 0) break;
+        }
+      }
+      await h.runAll();
+
+      await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.CANCELLED });
+      // The reserve was applied after the cancel: its reply still keeps its compensation, which
+      // runs once; the run itself went no further.
+      expect(await shelfOf(h)).toEqual({
+        stock: 10,
+        held: {},
+        reserves: 1,
+        releases: 1,
+        notes: ['releasing (7 were left)'],
+      });
+      const state = (await h.state(ref.id)) as WorkflowState;
+      expect(state.journal.map((e) => [e.kind, e.name, e.state])).toEqual([
+        ['call', 'shelf.reserve', 'done'],
+        ['send', 'shelf.note', 'done'],
+        ['call', 'shelf.release', 'done'],
+      ]);
+    },
+  );
 
   it('runs step, send and call compensations in reverse when the run fails', async () => {
     const log: string[] = [];

@@ -113,6 +113,7 @@ export class ReplayContext implements WorkflowContext {
       }
     }
     const { compensate } = options;
+    if (compensate) slot.compensable = true;
     const done = compensate
       ? slot.promise.then((reply) => {
           this.#keep(slot.entry.name, compensate, reply);

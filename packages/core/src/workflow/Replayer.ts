@@ -75,6 +75,8 @@ export interface Slot {
   /** Issued now, past the journal. */
   readonly fresh: boolean;
   step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
+  /** A call with a compensation: the saga runner waits for its reply (see `#startRunner`). */
+  compensable?: true;
 }
 
 const macrotask: (fn: () => void) => void =
@@ -164,6 +166,15 @@ export class Replayer {
     this.state.sealed = { entries: this.#sealed.length, pages };
   }
 
+  /**
+   * Whether command `seq` is past the run's end (`state.ending.seq`): the run issues nothing
+   * there, and the history's commands from there on are the saga runner's.
+   */
+  #ended(seq: number): boolean {
+    const from = this.state.ending?.seq;
+    return from !== undefined && seq >= from;
+  }
+
   /** Whether the main run may issue new commands: not while compensations run, nor in a check. */
   get #frozen(): boolean {
     return this.host === undefined || this.state.ending !== undefined;
@@ -176,6 +187,7 @@ export class Replayer {
   issue(kind: CommandKind, name: string, origin: 'run' | 'runner'): Slot | undefined {
     if (this.#divergence) return undefined;
     const seq = this.#seq;
+    if (origin === 'run' && this.#ended(seq)) return undefined;
     const existing = this.#entry(seq);
     if (existing) {
       if (existing.kind !== kind || existing.name !== name) {
@@ -194,6 +206,9 @@ export class Replayer {
       }
       return slot;
     }
+    // A run that ended or is being cancelled issues nothing more: also not on a replay whose
+    // history goes on with the saga runner's commands.
+    if (origin === 'run' && this.state.ending) return undefined;
     if (this.#next < this.#byOrder.length) {
       const expected = this.#byOrder[this.#next] as JournalEntry;
       this.diverge(
@@ -260,6 +275,7 @@ export class Replayer {
   patched(id: string, origin: 'run' | 'runner'): boolean {
     if (this.#divergence) return true;
     const seq = this.#seq;
+    if (origin === 'run' && this.#ended(seq)) return true;
     const existing = this.#entry(seq);
     if (existing) {
       if (existing.kind !== 'patch' || existing.name !== id) return false;
@@ -385,7 +401,7 @@ export class Replayer {
         if (this.#run.ok) return { kind: 'completed', value: this.#run.value };
         const error = runFailure(this.#run.error);
         if (this.compensations.length === 0 || !this.host) return { kind: 'failed', error };
-        this.state.ending = { status: 'failed', error: error.toJSON() };
+        this.state.ending = { status: 'failed', error: error.toJSON(), seq: this.#seq };
         this.#startRunner();
         continue;
       }
@@ -469,6 +485,12 @@ export class Replayer {
   /** Starts the compensations (once): each completed step's, in reverse, as steps. */
   #startRunner(): boolean {
     if (this.#runner !== 'idle' || !this.state.ending) return false;
+    // A call under way may yet be applied: the runner starts once its reply came (and kept its
+    // compensation, to run first) or it failed. Its reply is journaled before the runner's
+    // commands, so a replay starts the runner at the same place.
+    for (const slot of this.#slots.values()) {
+      if (slot.compensable && slot.entry.state === 'pending') return false;
+    }
     this.#runner = 'running';
     const ctx = new ReplayContext(this, 'runner');
     const list = [...this.compensations].reverse();

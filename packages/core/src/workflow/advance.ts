@@ -101,10 +101,13 @@ export function finish(
   }
 }
 
-/** Cancels every pending command: waits end, timers never fire. */
-export function cancelPending(ctx: Ctx): void {
+/**
+ * Cancels every pending command: waits end, timers never fire. With `keepCalls`, calls under
+ * way stay pending: their replies still come, and a successful one's compensation runs.
+ */
+export function cancelPending(ctx: Ctx, { keepCalls = false } = {}): void {
   for (const entry of recordEntries(ctx.state)) {
-    if (entry.state !== 'pending') continue;
+    if (entry.state !== 'pending' || (keepCalls && entry.kind === 'call')) continue;
     entry.state = 'cancelled';
     if (entry.until !== undefined || entry.retryAt !== undefined) ctx.cancel(`wf:${entry.seq}`);
   }

@@ -90,11 +90,16 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           return summary(ctx);
         }
         const error = cancelled(ctx, 'cancelled', reason);
-        cancelPending(ctx);
+        // A call under way may be applied still: its reply is awaited (see Replayer's runner).
+        cancelPending(ctx, { keepCalls: state.status !== 'paused' });
         // A paused run cannot be replayed to find its compensations: it ends as it stands.
         if (state.status === 'paused') finish(definition, ctx, 'cancelled', { error });
         else {
-          state.ending = { status: 'cancelled', error };
+          state.ending = {
+            status: 'cancelled',
+            error,
+            seq: sealedCount(state) + state.journal.length,
+          };
           await advance(definition, ctx);
         }
         return summary(ctx);

@@ -108,7 +108,16 @@ export interface WorkflowState {
   output?: unknown;
   error?: SerializedError;
   /** Set while compensations run: how the instance ends once they are done. */
-  ending?: { status: 'failed' | 'cancelled'; error: SerializedError };
+  ending?: {
+    status: 'failed' | 'cancelled';
+    error: SerializedError;
+    /**
+     * The number of the first command the run had not issued when it failed or was cancelled:
+     * commands from there on are the saga runner's, never the run's (which may go on after a
+     * call under way replies, issuing nothing). Absent on records of earlier versions.
+     */
+    seq?: number;
+  };
   /** Why the instance is paused, and the code version that could not replay it. */
   paused?: { error: SerializedError; version: string };
   /** The code version of the last turn. */
