@@ -159,7 +159,9 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
     }
     // The worker runs while the operator pauses: the pause lands before, amid or after its turn.
     const busy = source.pollOnce();
-    expect((await baton('actors', 'pause', 'tally/hot', '--yes')).code).toBe(0);
+    const pause = await baton('actors', 'pause', 'tally/hot', '--yes');
+    expect(pause.code, pause.err).toBe(0);
+    expect(pause.err).toMatch(/"by":"drill","action":"actors pause","actor":"tally\/hot"/);
     await busy;
     const beforePause = await entriesOf('tally/hot');
     for (let i = 4; i < hot.length; i++) {

@@ -1,8 +1,9 @@
 /**
  * Workflow drills on DynamoDB Local and ElasticMQ, through the `baton` CLI (its entry function,
  * in-process): instances listed by status and shown with their steps; one signalled on, one
- * cancelled (its reservation released once, counted on the shelf), one paused by a deploy that
- * no longer replays it and resumed after the fix; and each refusal says what to do instead.
+ * cancelled (its reservation released once, counted on the shelf), one terminated (nothing
+ * released), one paused by a deploy that no longer replays it and resumed after the fix; and
+ * each refusal says what to do instead.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
 import { appendFileSync } from 'node:fs';
@@ -64,9 +65,9 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       store: deployment.store,
       queue: deployment.queue,
     }).asSystem();
-    for (const id of ['a', 'b', 'c']) await client.start(Ship, id, { qty: 2 });
-    await pumpUntil(async () => (await shelf()).stock === 4);
-    await pumpUntil(async () => (await statusOf('c')) === 'waiting');
+    for (const id of ['a', 'b', 'c', 'd']) await client.start(Ship, id, { qty: 2 });
+    await pumpUntil(async () => (await shelf()).stock === 2);
+    await pumpUntil(async () => (await statusOf('d')) === 'waiting');
 
     const waiting = await baton('workflows', 'list', 'ship', '--status', 'waiting', '--json');
     expect(waiting.code).toBe(0);
@@ -75,7 +76,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
         .json()
         .instances.map((i: { id: string }) => i.id)
         .sort(),
-    ).toEqual(['a', 'b', 'c']);
+    ).toEqual(['a', 'b', 'c', 'd']);
     expect(
       (await baton('workflows', 'list', 'ship', '--status', 'completed', '--json')).json(),
     ).toEqual({ instances: [] });
@@ -159,7 +160,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     );
     await pumpUntil(async () => (await statusOf('b')) === 'cancelled');
     await pumpUntil(async () => (await shelf()).releases === 1);
-    expect(await shelf()).toEqual({ stock: 6, releases: 1 });
+    expect(await shelf()).toEqual({ stock: 4, releases: 1 });
     const ended = (await baton('workflows', 'show', 'ship', 'b', '--json')).json();
     expect(ended.error).toMatchObject({
       code: 'CANCELLED',
@@ -173,6 +174,31 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     const late = await baton('workflows', 'cancel', 'ship', 'b', '--yes');
     expect(late.code).toBe(1);
     expect(late.err).toMatch(/ship\/b is cancelled already/);
+
+    // d: terminated, after a dry run that sends nothing: it ends at once, no compensation runs.
+    const wouldEnd = await baton('workflows', 'terminate', 'ship', 'd', '--dry-run');
+    expect(wouldEnd.out).toBe('would terminate ship/d (waiting, 2 steps)');
+    expect((await deployment.queue.approximateCounts()).visible).toBe(0);
+    const terminate = await baton(
+      'workflows',
+      'terminate',
+      'ship',
+      'd',
+      '--reason',
+      'drill',
+      '--yes',
+    );
+    expect(terminate.code, terminate.err).toBe(0);
+    expect(terminate.err).toMatch(
+      /"action":"workflows terminate","workflow":"ship","id":"d","reason":"drill"/,
+    );
+    await pumpUntil(async () => (await statusOf('d')) === 'terminated');
+    const terminated = (await baton('workflows', 'show', 'ship', 'd', '--json')).json();
+    expect(terminated.history.map((s: { name: string }) => s.name)).toEqual([
+      'shelf.reserve',
+      'packed',
+    ]);
+    expect(await shelf()).toEqual({ stock: 4, releases: 1 });
 
     // c: a deploy that renamed the event pauses it on its next message; the fix resumes it.
     expect((await baton('workflows', 'resume', 'ship', 'c')).err).toMatch(/is waiting, not paused/);
@@ -204,7 +230,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(missing.err).toMatch(/workflow ship has no instance zz: .*baton workflows list ship/);
     expect((await baton('workflows', 'show', 'wf-ship/a', 'a')).code).toBe(2);
     expect((await baton('workflows', 'list', 'ship', '--status', 'asleep')).code).toBe(2);
-    expect(await shelf()).toEqual({ stock: 6, releases: 1 });
+    expect(await shelf()).toEqual({ stock: 4, releases: 1 });
   });
 
   it('shows the whole history of an instance whose oldest steps moved out of its record into pages', async () => {
