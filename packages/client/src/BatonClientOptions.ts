@@ -80,7 +80,10 @@ export interface BatonClientOptions {
   readonly keepAliveMs?: number;
   /** Told of problems no caller receives: malformed frames, connection-level errors. */
   readonly onError?: (error: BatonError) => void;
-  /** @default Math.random */
+  /**
+   * Draws request-id prefixes, and default idempotency keys only where there is no Web Crypto
+   * (keys come from `crypto.randomUUID`, else `crypto.getRandomValues`). @default Math.random
+   */
   readonly random?: () => number;
   /** @default the global timers */
   readonly timers?: Timers;
