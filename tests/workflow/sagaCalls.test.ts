@@ -191,6 +191,38 @@ describe('compensations that call actors', () => {
     },
   );
 
+  it('waits for a call under way when the run fails beside it, and undoes it once', async () => {
+    const Hasty = workflow({
+      name: 'hasty',
+      input: z.object({}),
+      run: async (ctx) => {
+        const shelf = Shelf.ref('kettle');
+        await Promise.all([
+          ctx.call(
+            shelf,
+            'reserve',
+            { orderId: ctx.id, qty: 2 },
+            { compensate: (_, saga) => saga.call(shelf, 'release', { orderId: ctx.id }) },
+          ),
+          // Runs in the start's turn, before the reserve even leaves: the run fails first.
+          ctx.step(
+            'check',
+            () => {
+              throw new Error('card declined');
+            },
+            { retry: { maxAttempts: 1 } },
+          ),
+        ]);
+      },
+    });
+    const h = workflowHarness([Hasty.actor, Shelf]);
+    const ref = await h.client.start(Hasty, 'h1', {});
+    await h.runAll();
+
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.STEP_FAILED });
+    expect(await shelfOf(h)).toMatchObject({ stock: 10, held: {}, reserves: 1, releases: 1 });
+  });
+
   it('runs step, send and call compensations in reverse when the run fails', async () => {
     const log: string[] = [];
     const Order = order(log);

@@ -400,7 +400,8 @@ export class Replayer {
       if (this.#runner === 'idle' && this.#run && !this.state.ending) {
         if (this.#run.ok) return { kind: 'completed', value: this.#run.value };
         const error = runFailure(this.#run.error);
-        if (this.compensations.length === 0 || !this.host) return { kind: 'failed', error };
+        const undo = this.compensations.length > 0 || this.#callsUnderWay();
+        if (!undo || !this.host) return { kind: 'failed', error };
         this.state.ending = { status: 'failed', error: error.toJSON(), seq: this.#seq };
         this.#startRunner();
         continue;
@@ -482,15 +483,21 @@ export class Replayer {
     }
   }
 
+  /** Whether a call with a compensation is under way (see `#startRunner`). */
+  #callsUnderWay(): boolean {
+    for (const slot of this.#slots.values()) {
+      if (slot.compensable && slot.entry.state === 'pending') return true;
+    }
+    return false;
+  }
+
   /** Starts the compensations (once): each completed step's, in reverse, as steps. */
   #startRunner(): boolean {
     if (this.#runner !== 'idle' || !this.state.ending) return false;
     // A call under way may yet be applied: the runner starts once its reply came (and kept its
     // compensation, to run first) or it failed. Its reply is journaled before the runner's
     // commands, so a replay starts the runner at the same place.
-    for (const slot of this.#slots.values()) {
-      if (slot.compensable && slot.entry.state === 'pending') return false;
-    }
+    if (this.#callsUnderWay()) return false;
     this.#runner = 'running';
     const ctx = new ReplayContext(this, 'runner');
     const list = [...this.compensations].reverse();
