@@ -2,9 +2,10 @@
  * `ctx.caller` in handlers, on the embedded backend: the caller a host names for a request from
  * outside (a user's identity, an IAM principal, nobody), trusted code, the actor that sent a
  * message and a timer's fire; and a `Client` that speaks for an outside caller cannot send an
- * internal handler unless it says it is trusted code (`asSystem`).
+ * internal handler unless it says it is trusted code (`asSystem`). The caller never shows in clear
+ * in message ids or logs.
  */
-import { actor, type Caller, callerOf, ErrorCode } from '@baton/core';
+import { actor, type Caller, callerOf, ErrorCode, jsonLogger, TerminalError } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { fireDueTimers } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +32,16 @@ const Witness = actor({
       payload: Tag,
       handle: (ctx, { tag }) => {
         ctx.state.seen.push({ tag, caller: ctx.caller });
+      },
+    },
+    /** Logs, then fails as asked: retried until dead-lettered, or rejected at once. */
+    fail: {
+      public: true,
+      payload: z.object({ how: z.enum(['retry', 'reject']) }),
+      handle: (ctx, { how }) => {
+        ctx.log.info('about to fail', { how });
+        if (how === 'retry') throw new Error('boom');
+        throw new TerminalError('refused');
       },
     },
     remind: {
@@ -106,7 +117,7 @@ describe('ctx.caller', () => {
       const refused = outside.send(w, 'record', { tag: 'x' }, caller ? { caller } : {});
       await expect(refused).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
       await expect(refused).rejects.toThrow(
-        /no public handler "record" \(clients may send: note\)/,
+        /no public handler "record" \(clients may send: note, fail\)/,
       );
     }
     await expect(outside.send(w, 'record', { tag: 'x' })).rejects.toThrow(
@@ -118,5 +129,28 @@ describe('ctx.caller', () => {
     await outside.asSystem().send(w, 'record', { tag: 'trusted' });
     await h.run();
     expect(await seen(h, 'w')).toEqual([{ tag: 'trusted', caller: { kind: 'system' } }]);
+  });
+
+  it('never appears in clear in message ids or log lines, which carry its digest', async () => {
+    const lines: string[] = [];
+    const logger = jsonLogger({ level: 'debug', write: (line) => lines.push(line) });
+    const h = setup({ actors: [Witness, Sender], maxAttempts: 2, logger });
+    const outside = outsideClient(h);
+    const caller = callerOf({ userId: 'u-7f3e', email: 'alice@example.com' });
+    const ids: string[] = [];
+    for (const how of ['retry', 'reject'] as const) {
+      const sent = await outside.send(Witness.ref('w'), 'fail', { how }, { caller });
+      ids.push(sent.messageId);
+    }
+    await h.run();
+    expect(await h.backend.store.listDeadLetters('witness/w')).toHaveLength(1);
+    for (const id of ids) {
+      expect(id).not.toMatch(/u-7f3e|alice/);
+      // The handler's own lines, the retry, the rejection and the dead letter name the message.
+      expect(
+        lines.filter((line) => line.includes(JSON.stringify(id).slice(1, -1))).length,
+      ).toBeGreaterThan(1);
+    }
+    expect(lines.filter((line) => /u-7f3e|alice/.test(line))).toEqual([]);
   });
 });

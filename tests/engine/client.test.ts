@@ -1,7 +1,7 @@
 import { ErrorCode, isBatonError, SYSTEM } from '@baton/core';
 import { ingressMessageId, type Store } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { bank } from './bank.ts';
 import { commitsOf, settled, setup } from './helpers.ts';
 
@@ -34,6 +34,19 @@ describe('Client.send', () => {
     expect(first.messageId).not.toBe(second.messageId);
     await h.run();
     expect(await h.state('account/a')).toMatchObject({ balance: 2 });
+  });
+
+  it('draws the default idempotency key from crypto.randomUUID', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const uuid = '0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
+    const spy = vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue(uuid);
+    try {
+      const sent = await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
+      expect(sent.messageId).toBe(ingressMessageId('account/a', uuid, SYSTEM));
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('applies a message sent twice with the same idempotency key once', async () => {

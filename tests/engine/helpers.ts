@@ -3,7 +3,7 @@
  * worker, a client, and `run()`, which polls until the inbox is empty, moving the virtual
  * clock to the next message when everything left is hidden (released for a retry).
  */
-import { type AnyActorDefinition, silentLogger } from '@baton/core';
+import { type AnyActorDefinition, type Logger, silentLogger } from '@baton/core';
 import {
   type ActorRecord,
   actorMessageId,
@@ -50,6 +50,8 @@ export interface SetupOptions {
   readonly batchSize?: number;
   readonly cacheSize?: number;
   readonly maxAttempts?: number;
+  /** @default silent */
+  readonly logger?: Logger;
 }
 
 export interface Harness {
@@ -76,7 +78,7 @@ export function setup(options: SetupOptions): Harness {
     store: backend.store,
     queue: backend.queue,
     clock,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     ...(options.random ? { random: options.random } : {}),
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
