@@ -66,3 +66,14 @@ export interface WarmEntries {
  * a suspended run in memory.
  */
 export const WARM_CACHE = Symbol.for('baton.warmCache');
+
+/**
+ * Reads pages of an actor's state (see {@link StatePages}) by id, the ones never put left out:
+ * what a query context keeps under {@link QUERY_PAGES} when its server's store can read them.
+ * Pages commit with the record that counts them and never change, so a query that read the
+ * record depends on nothing more.
+ */
+export type ReadPages = (actorId: string, ids: readonly string[]) => Promise<Map<string, unknown>>;
+
+/** Where a query context keeps its {@link ReadPages}: `workflowHistory` reads older entries. */
+export const QUERY_PAGES = Symbol.for('baton.queryPages');

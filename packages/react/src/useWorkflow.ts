@@ -29,8 +29,13 @@ export interface WorkflowProgress<Output> {
   readonly paused?: { readonly error: SerializedError; readonly version: string };
   /** Commands issued so far. */
   readonly steps: number;
-  /** Each command in issue order: `pending` until its result commits, then `done` or `failed`. */
+  /**
+   * Each command in issue order: `pending` until its result commits, then `done` or `failed`;
+   * the newest 500 of a longer history.
+   */
   readonly history: readonly WorkflowHistoryEntry[];
+  /** Whether commands before the first of `history` are left out (a history of more than 500). */
+  readonly older: boolean;
 }
 
 /**

@@ -26,7 +26,8 @@ export interface QueryEngineOptions {
   /** The actor types queries read (for their initial state). */
   readonly actors: readonly AnyActorDefinition[];
   /** Where committed state is read from (strongly consistent `load`). */
-  readonly store: Pick<Store, 'load'>;
+  /** With `readOverflow`, `workflowHistory` reads entries moved out into pages too. */
+  readonly store: Pick<Store, 'load'> & Partial<Pick<Store, 'readOverflow'>>;
   /** Committed actor records: what invalidates instances. */
   readonly feed: ChangeFeed;
   /** Drives leases. @default the system clock */

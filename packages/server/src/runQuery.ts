@@ -6,7 +6,8 @@ import type { QueryInstance, RunOutcome } from './QueryInstance.ts';
 /** What a run reads with and records into. */
 export interface RunEnvironment {
   readonly registry: Registry;
-  readonly store: Pick<Store, 'load'>;
+  /** With `readOverflow`, `workflowHistory` reads entries moved out into pages too. */
+  readonly store: Pick<Store, 'load'> & Partial<Pick<Store, 'readOverflow'>>;
   readonly index: DependencyIndex<QueryInstance>;
 }
 

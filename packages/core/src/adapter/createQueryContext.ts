@@ -1,5 +1,6 @@
 import type { ActorRef } from '../actor.ts';
 import { type Caller, callerOf } from '../caller.ts';
+import { QUERY_PAGES, type ReadPages } from '../contextSlots.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { QueryContext } from '../query.ts';
 
@@ -15,6 +16,8 @@ export interface QueryContextOptions<Identity> {
   readonly caller?: Caller<Identity>;
   /** Reads an actor's committed state, recording the read as a dependency. */
   readonly get: (ref: ActorRef) => Promise<unknown>;
+  /** Reads pages of an actor's state (a workflow's older history), when the store can. */
+  readonly readPages?: ReadPages;
 }
 
 const WHY = {
@@ -58,7 +61,7 @@ export function createQueryContext<Identity>(
   options: QueryContextOptions<Identity>,
 ): QueryContext<Identity> {
   const { get, identity } = options;
-  return {
+  const ctx: QueryContext<Identity> = {
     get: (ref) => get(ref) as Promise<never>,
     identity,
     caller: options.caller ?? callerOf(identity),
@@ -67,4 +70,6 @@ export function createQueryContext<Identity>(
     uuid: UUID,
     send: SEND,
   };
+  if (options.readPages) Object.defineProperty(ctx, QUERY_PAGES, { value: options.readPages });
+  return ctx;
 }

@@ -15,7 +15,7 @@ import type { ActorContext } from '../ActorContext.ts';
 import { STATE_PAGES, type StatePages } from '../contextSlots.ts';
 import { BatonError, ErrorCode, RetryableError } from '../errors.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
-import type { JournalEntry, WorkflowState } from './journal.ts';
+import { type JournalEntry, recordEntries, sealedCount, type WorkflowState } from './journal.ts';
 import type { Replayer } from './Replayer.ts';
 
 /** The record's journal may take this much before its oldest entries move out. */
@@ -125,4 +125,44 @@ export async function readSealed(ctx: Ctx): Promise<JournalEntry[]> {
     entries.push(...(page as JournalEntry[]));
   }
   return entries;
+}
+
+/** Most entries one `workflowHistory` result holds: an instance's newest, or those before `before`. */
+export const HISTORY_WINDOW = 500;
+
+/** Pages read at once while a window is filled from the newest page back. */
+const PAGES_PER_READ = 4;
+
+/**
+ * The newest entries of the instance's history numbered below `before` (all when absent), at
+ * most `limit`, in number order: the record's, then its pages' from the newest back, reading
+ * only as many pages as the window takes. `older` says whether entries before the window are
+ * left out. Without `read`, only the record's entries.
+ */
+export async function historyWindow(
+  state: WorkflowState,
+  read: ((ids: readonly string[]) => Promise<Map<string, unknown>>) | undefined,
+  { before = Number.POSITIVE_INFINITY, limit = HISTORY_WINDOW } = {},
+): Promise<{ entries: JournalEntry[]; older: boolean }> {
+  const below = (entries: readonly JournalEntry[]) => entries.filter((e) => e.seq < before);
+  const found = below(recordEntries(state));
+  let n = read ? (state.sealed?.pages ?? 0) : 0;
+  while (n > 0 && found.length < limit) {
+    const ids: string[] = [];
+    for (let k = 0; k < PAGES_PER_READ && n > 0; k++) ids.push(pageId(state, --n));
+    const pages = await read!(ids);
+    for (const id of ids) {
+      const page = pages.get(id);
+      // A page missing (its instance expiring) ends the window there.
+      if (!Array.isArray(page)) {
+        n = 0;
+        break;
+      }
+      found.push(...below(page as JournalEntry[]));
+    }
+  }
+  found.sort((a, b) => a.seq - b.seq);
+  const first = Math.min(before, sealedCount(state) + state.journal.length);
+  const entries = found.slice(-limit);
+  return { entries, older: (entries[0]?.seq ?? first) > 0 };
 }

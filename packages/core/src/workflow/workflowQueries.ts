@@ -5,20 +5,25 @@
  */
 import type { z } from 'zod';
 import { isTrusted } from '../caller.ts';
+import { QUERY_PAGES, type ReadPages } from '../contextSlots.ts';
 import { type AnyQueryDefinition, query } from '../query.ts';
+import { HISTORY_WINDOW, historyWindow } from './history.ts';
 import {
   type JournalEntry,
-  recordEntries,
   summarize,
   type WorkflowState,
   type WorkflowSummary,
 } from './journal.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
-/** The arguments of both queries: which workflow, which instance. */
+/**
+ * The arguments of both queries: which workflow, which instance; for `workflowHistory`, the
+ * entries numbered below `before` (the newest {@link HISTORY_WINDOW} of them; default: of all).
+ */
 export interface WorkflowQueryArgs {
   readonly workflow: string;
   readonly id: string;
+  readonly before?: number;
 }
 
 /** One command of `workflowHistory`: the journal entry without its secrets. */
@@ -27,11 +32,28 @@ export type WorkflowHistoryEntry = Omit<JournalEntry, 'secret' | 'inline'>;
 const args = {
   safeParse(value: unknown) {
     const v = value as Partial<WorkflowQueryArgs> | null;
-    return typeof v?.workflow === 'string' && typeof v.id === 'string' && v.id.length > 0
-      ? { success: true, data: { workflow: v.workflow, id: v.id } }
+    const before = v?.before;
+    const beforeOk =
+      before === undefined ||
+      (typeof before === 'number' && Number.isInteger(before) && before >= 0);
+    return typeof v?.workflow === 'string' &&
+      typeof v.id === 'string' &&
+      v.id.length > 0 &&
+      beforeOk
+      ? {
+          success: true,
+          data: { workflow: v.workflow, id: v.id, ...(before === undefined ? {} : { before }) },
+        }
       : {
           success: false,
-          error: { issues: [{ path: [], message: 'expected { workflow: string, id: string }' }] },
+          error: {
+            issues: [
+              {
+                path: [],
+                message: 'expected { workflow: string, id: string, before?: integer >= 0 }',
+              },
+            ],
+          },
         };
   },
 } as unknown as z.ZodType<WorkflowQueryArgs>;
@@ -84,14 +106,23 @@ export function workflowQueries(
     handler: async (ctx, a: WorkflowQueryArgs) => {
       const state = await load(ctx, a);
       if (!state) return null;
-      const steps: WorkflowHistoryEntry[] = recordEntries(state).map(
+      // The newest entries (below `before`), read back from the pages as far as they take.
+      const pages = (ctx as unknown as Record<symbol, ReadPages | undefined>)[QUERY_PAGES];
+      const id = byName.get(a.workflow)?.ref(a.id).id as string;
+      const window = await historyWindow(
+        state,
+        pages ? (ids) => pages(id, ids) : undefined,
+        a.before === undefined ? {} : { before: a.before },
+      );
+      const steps: WorkflowHistoryEntry[] = window.entries.map(
         ({ secret: _, inline: __, ...entry }) => entry,
       );
-      // Entries moved out into pages are not read back here: the record's are (pinned ones too).
       return {
         ...summarize(a.id, state),
         ...(state.sealed ? { sealed: state.sealed } : {}),
         history: steps,
+        // Entries before the first shown are left out: ask again with `before` its number.
+        older: window.older,
       };
     },
   });

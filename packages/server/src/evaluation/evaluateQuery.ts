@@ -25,7 +25,8 @@ import { positionOf, type ReadPosition } from './ReadPosition.ts';
  */
 export interface EvaluateEnvironment {
   readonly registry: Registry;
-  readonly store: Pick<Store, 'load'>;
+  /** With `readOverflow`, `workflowHistory` reads entries moved out into pages too. */
+  readonly store: Pick<Store, 'load'> & Partial<Pick<Store, 'readOverflow'>>;
 }
 
 /**
@@ -78,8 +79,18 @@ export async function evaluateQuery(
 ): Promise<Evaluation> {
   const loads = new Map<string, Promise<unknown>>();
   const reads = new Map<string, ReadPosition>();
+  const { store } = env;
   const ctx = createQueryContext({
     identity,
+    ...(store.readOverflow
+      ? {
+          readPages: async (actorId: string, ids: readonly string[]) => {
+            const keys = ids.map((peer) => ({ kind: 'page' as const, peer }));
+            const found = (await store.readOverflow?.(actorId, keys)) ?? [];
+            return new Map(found.map((page) => [page.peer, page.mark]));
+          },
+        }
+      : {}),
     get: async (ref) => {
       checkRef(ref);
       const known = loads.get(ref.id);
