@@ -1,7 +1,8 @@
 /**
  * `baton dev`'s door as a real process: a foreign `Host` (DNS rebinding) and a `text/plain` body
  * are refused before anything runs; the inspector's live query answers only with this run's
- * token; and the app process behind it answers nothing that did not come through its port.
+ * token; and the app process behind it answers nothing that did not come through its port. It
+ * runs with `--log-level warn`, which the app process's logger is given.
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -78,6 +79,8 @@ beforeAll(async () => {
     '--in-memory',
     '--allow-origin',
     TRUSTED,
+    '--log-level',
+    'warn',
   ]);
   expect(
     await postJson(`${dev.origin}/ask`, { to: 'counter/c', name: 'add', payload: { n: 5 } }),
@@ -207,5 +210,20 @@ describe("baton dev's door", () => {
     });
     expect(closed).toEqual({ code: 4401, frames: 0 });
     expect(await count()).toBe(5);
+  });
+
+  it("prints what --log-level lets through: a retried message's warning, not the app's info lines", async () => {
+    // The adds above logged `added` at info (which baton dev prints by default).
+    const sent = await postJson(`${dev.origin}/send`, {
+      to: 'counter/failing',
+      name: 'boom',
+      payload: {},
+      idempotencyKey: 'boom-1',
+    });
+    expect(sent.status).toBe(202);
+    await expect
+      .poll(() => dev.output(), { timeout: 10_000 })
+      .toMatch(/\d\d:\d\d:\d\d warn +counter\/failing: message will be retried/);
+    expect(dev.output()).not.toMatch(/\d\d:\d\d:\d\d info /);
   });
 });
