@@ -92,22 +92,29 @@ export function wsHostSuite(name: string, start: () => Promise<WsHost>): void {
       await host?.stop();
     });
 
-    it('refuses a connection without a token, or with one the app’s auth refuses, before it can send anything', async () => {
+    it('refuses a connection without a token, or with one the app’s auth refuses, before it can send anything, telling it only "unauthorized"', async () => {
       for (const protocols of [['baton.v1'], ['baton.v1', 'token.intruder']]) {
         const socket = new WebSocket(host.url, protocols);
         const received: string[] = [];
         socket.on('message', (data) => received.push(String(data)));
         // The local host closes the socket with 4401; API Gateway refuses the upgrade with 401.
+        // Either way the reason is not the app's error ("sign in with a valid token").
         const outcome = await new Promise<string>((resolve) => {
-          socket.once('close', (code) => resolve(`closed ${code}`));
+          socket.once('close', (code, reason) => resolve(`closed ${code} ${reason}`));
           socket.once('unexpected-response', (request, response) => {
-            resolve(`status ${response.statusCode}`);
-            request.destroy();
+            let body = '';
+            response.on('data', (chunk) => {
+              body += String(chunk);
+            });
+            response.once('end', () => {
+              resolve(`status ${response.statusCode} ${body}`);
+              request.destroy();
+            });
           });
           socket.on('error', () => {});
           socket.once('open', () => socket.send(JSON.stringify({ v: 1, type: 'ping', t: 1 })));
         });
-        expect(['closed 4401', 'status 401']).toContain(outcome);
+        expect(['closed 4401 unauthorized', 'status 401 unauthorized']).toContain(outcome);
         expect(received).toEqual([]);
       }
     });

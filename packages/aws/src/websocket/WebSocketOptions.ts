@@ -83,7 +83,8 @@ export interface WebSocketHandlerOptions extends ReactiveOptions {
   readonly queue: Queue;
   /**
    * Turns a connection attempt into the identity queries see as `ctx.identity`; throw (or
-   * reject) to refuse with 401. @default every connection is accepted, identity `undefined`
+   * reject) to refuse with 401 "unauthorized" (the reason goes to the log only). @default every
+   * connection is accepted, identity `undefined`
    */
   readonly auth?: (request: ConnectAuthRequest) => unknown;
 }

@@ -1,7 +1,7 @@
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from '@baton/protocol';
-import { ProtocolSession } from '@baton/server/session';
+import { authRefusal, ProtocolSession } from '@baton/server/session';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { handleFrame } from './handleFrame.ts';
 import { Pusher } from './Pusher.ts';
@@ -40,7 +40,8 @@ export interface WebSocketResponse {
  * The WebSocket Lambda of an API Gateway WebSocket API, for the routes `$connect`,
  * `$disconnect` and `$default`, speaking Baton's protocol (see `@baton/protocol`'s README):
  * - `$connect`: the token (`?token=` or the `token.<token>` subprotocol) goes to `auth`; a
- *   throw refuses with 401. The connection is stored with a lease of `leaseMs`.
+ *   throw refuses with 401 "unauthorized" (the reason goes to the log only). The connection is
+ *   stored with a lease of `leaseMs`.
  * - `$disconnect`: removes the connection, its subscriptions and instances left unused.
  * - `$default`: one client frame — `subscribe` runs the query against committed state, records
  *   its reads and pushes the result; `send`/`ask` enqueue through the core client and answer
@@ -96,8 +97,7 @@ export function websocketHandler(
     try {
       identity = await options.auth?.(request);
     } catch (error) {
-      const reason = toBatonError(error).message.replace(/^unexpected error: /, '');
-      return { statusCode: 401, body: `unauthorized: ${reason}` };
+      return { statusCode: 401, body: authRefusal(error, logger) };
     }
     const { domainName, stage, connectionId } = event.requestContext;
     await registry.connections.put({

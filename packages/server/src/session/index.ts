@@ -6,6 +6,7 @@
  * transport and state.
  */
 export { answerOutcome, visibleFrame } from './answerOutcome.ts';
+export { authRefusal, UNAUTHORIZED } from './authRefusal.ts';
 export {
   type ConnectionLimits,
   type FrameCounter,

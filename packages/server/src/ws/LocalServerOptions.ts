@@ -73,7 +73,8 @@ export interface LocalServerOptions extends ConnectionLimits {
   readonly host?: string;
   /**
    * Turns a connection attempt into the identity queries see as `ctx.identity`. Throw (or
-   * reject) to refuse: the socket is closed with code 4401 and the error's message as reason.
+   * reject) to refuse: the socket is closed with code 4401 and reason "unauthorized" (the
+   * error's message goes to the log only).
    * @default every connection is accepted, with identity `undefined`
    */
   readonly auth?: (request: AuthRequest) => unknown;

@@ -1,3 +1,4 @@
+import { jsonLogger } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startTestServer } from './fixtures/startTestServer.ts';
@@ -19,13 +20,18 @@ async function auth({ token }: AuthRequest) {
 }
 
 describe('auth', () => {
-  it('refuses a connection the auth hook rejects with close code 4401 and the reason', async () => {
-    t = await startTestServer({ auth });
+  it('refuses a connection the auth hook rejects with close code 4401, telling it only "unauthorized" and logging why', async () => {
+    const lines: string[] = [];
+    const logger = jsonLogger({ write: (line) => lines.push(line) });
+    t = await startTestServer({ auth, logger });
     const refused = await TestSocket.open(t.server.url, { query: '?token=forged' });
-    expect(await refused.closed).toEqual({
-      code: 4401,
-      reason: 'unauthorized: unknown token "forged"',
-    });
+    expect(await refused.closed).toEqual({ code: 4401, reason: 'unauthorized' });
+    expect(lines.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({
+        message: 'connection refused by auth',
+        reason: 'unknown token "forged"',
+      }),
+    );
     const anonymous = await TestSocket.open(t.server.url);
     expect((await anonymous.closed).code).toBe(4401);
     expect(t.server.connections()).toEqual([]);

@@ -6,6 +6,7 @@ import { systemClock } from '@baton/core/adapter';
 import { SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
+import { authRefusal } from '../session/authRefusal.ts';
 import { ProtocolSession } from '../session/ProtocolSession.ts';
 import { CommitTracker } from './CommitTracker.ts';
 import { Connection } from './Connection.ts';
@@ -52,7 +53,7 @@ const CLOSE_GRACE_MS = 1_000;
  * };
  */
 export const CloseCode = {
-  /** The auth hook refused the connection; the reason is the error's message. */
+  /** The auth hook refused the connection; the reason is only "unauthorized". */
   UNAUTHORIZED: 4401,
   /** No frame arrived within `leaseMs`: the connection's lease lapsed. */
   LEASE_EXPIRED: 4408,
@@ -133,7 +134,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     try {
       identity = await options.auth?.({ token: readToken(request), headers: request.headers });
     } catch (error) {
-      refusal = `unauthorized: ${toBatonError(error).message.replace(/^unexpected error: /, '')}`;
+      refusal = authRefusal(error, logger);
     } finally {
       upgrading.delete(socket);
     }
