@@ -28,11 +28,16 @@ describe("the README's commands", () => {
     expect(output.split('\n')[0]).toMatch(/^[\w-]+\.[\w-]+$/);
   }, 60_000);
 
-  it.each(['@baton/example-chirper', '@baton/example-orders'])(
-    '`pnpm --filter %s dev` serves the page and exits 0 on Ctrl-C',
-    async (name) => {
+  it.each([
+    'pnpm dev',
+    'pnpm --filter @baton/example-chirper dev',
+    'pnpm --filter @baton/example-orders dev',
+  ])(
+    '`%s` serves the page and exits 0 on Ctrl-C',
+    async (command) => {
+      const args = [...command.split(' ').slice(1), '--port', '0', '--in-memory'];
       // In a process group of its own, which Ctrl-C signals as a whole, as a terminal does.
-      const dev = spawn('pnpm', ['--filter', name, 'dev', '--port', '0', '--in-memory'], {
+      const dev = spawn('pnpm', args, {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
