@@ -1,12 +1,18 @@
 /**
  * `workflowHistory` reads a long history's pages too: the newest entries first (at most 500 a
- * result), and older ones a window at a time with `before`, back to the first command.
+ * result), and older ones a window at a time with `before`, back to the first command. The
+ * inspectors (`baton inspect`, `baton dev`) show the newest steps from the pages as well.
  */
 import { defineApp, type WorkflowState, workflow } from '@baton/core';
 import { Registry } from '@baton/core/adapter';
 import { evaluateQuery } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { DevBackend } from '../../packages/cli/src/dev/child/DevBackend.ts';
+import { inspectorSnapshot } from '../../packages/cli/src/dev/child/inspectorSnapshot.ts';
+import { TurnLog } from '../../packages/cli/src/dev/child/TurnLog.ts';
+import { readActor } from '../../packages/cli/src/ops/inspect/inspectData.ts';
+import type { Target } from '../../packages/cli/src/ops/target.ts';
 import { workflowHarness } from './harness.ts';
 
 const STEPS = 1_200;
@@ -18,6 +24,8 @@ const Long = workflow({
     return steps;
   },
 });
+
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 interface HistoryResult {
   readonly steps: number;
@@ -47,8 +55,6 @@ describe('the workflowHistory query of a history in pages', () => {
       return JSON.parse(outcome.text) as HistoryResult;
     };
     const seqs = (result: HistoryResult) => result.history.map((e) => e.seq);
-    const range = (from: number, to: number) =>
-      Array.from({ length: to - from }, (_, i) => from + i);
 
     const newest = await history({}, h.backend.store);
     expect(newest.steps).toBe(STEPS);
@@ -78,5 +84,38 @@ describe('the workflowHistory query of a history in pages', () => {
       false,
     );
     expect(definition.args.safeParse({ workflow: 'long', id: 'l', before: 3 }).success).toBe(true);
+  });
+
+  it('is shown by both inspectors: the newest steps, from the pages too', async () => {
+    const app = defineApp({ workflows: [Long] });
+    const h = workflowHarness(app.actors);
+    const ref = await h.client.start(Long, 'i', { steps: STEPS });
+    await h.runAll();
+    const record = await h.record(ref.id);
+    if (!record) throw new Error('the instance has no record');
+    expect((record.state as WorkflowState).sealed?.entries).toBeGreaterThan(STEPS - 300);
+
+    // `baton inspect`'s actor page: the newest 500 steps.
+    const inspected = await readActor({ store: h.backend.store } as unknown as Target, ref.id);
+    const steps = inspected.steps as { seq: number }[];
+    expect(steps.map((e) => e.seq)).toEqual(range(STEPS - 500, STEPS));
+
+    // `baton dev`'s inspector: the newest 200 steps of each instance it lists.
+    const backend = {
+      label: 'embedded',
+      store: h.backend.store,
+      actorsListed: 'all',
+      listActors: async () => [record],
+      depths: async () => ({ visible: 0, inFlight: 0, delayed: 0 }),
+    } as unknown as DevBackend;
+    const snapshot = await inspectorSnapshot({
+      app,
+      backend,
+      turns: new TurnLog(),
+      startedAt: 0,
+      server: () => undefined,
+    });
+    expect(snapshot.workflows.map((w) => w.id)).toEqual(['i']);
+    expect(snapshot.workflows[0]?.steps.map((e) => e.seq)).toEqual(range(STEPS - 200, STEPS));
   });
 });

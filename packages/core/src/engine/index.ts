@@ -54,7 +54,7 @@ export {
   type SweepResult,
 } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
-export { readStoredHistory } from './storedHistory.ts';
+export { readHistoryWindow, readStoredHistory } from './storedHistory.ts';
 export { fireDueTimers, fireTimers, HALT_TIMER_REMOVALS, timerFire } from './timers.ts';
 export {
   type MetricsRecorder,

@@ -4,7 +4,7 @@
  */
 import type { Store } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import { pageId } from '../workflow/history.ts';
+import { HISTORY_WINDOW, historyWindow, pageId } from '../workflow/history.ts';
 import type { JournalEntry, WorkflowState } from '../workflow/journal.ts';
 
 /**
@@ -43,4 +43,32 @@ export async function readStoredHistory(
   entries.push(...(state.pinned ?? []));
   entries.sort((a, b) => a.seq - b.seq);
   return [...entries, ...state.journal];
+}
+
+/**
+ * The newest entries of instance `actorId`'s history, at most `limit` (default
+ * {@link HISTORY_WINDOW}), in order: what an inspector shows of it, reading its pages from the
+ * newest back only as far as the window takes. `older` says whether earlier ones are left out.
+ *
+ * @example
+ * const { entries, older } = await readHistoryWindow(store, record.id, state, { limit: 200 });
+ */
+export function readHistoryWindow(
+  store: Pick<Store, 'readOverflow'>,
+  actorId: string,
+  state: WorkflowState,
+  options: { readonly limit?: number; readonly before?: number } = {},
+): Promise<{ entries: JournalEntry[]; older: boolean }> {
+  return historyWindow(
+    state,
+    async (ids) => {
+      const keys = ids.map((peer) => ({ kind: 'page' as const, peer }));
+      const found = await store.readOverflow(actorId, keys);
+      return new Map(found.map((page) => [page.peer, page.mark]));
+    },
+    {
+      limit: options.limit ?? HISTORY_WINDOW,
+      ...(options.before === undefined ? {} : { before: options.before }),
+    },
+  );
 }

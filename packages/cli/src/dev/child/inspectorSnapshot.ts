@@ -1,4 +1,5 @@
 import type { BatonApp, WorkflowState } from '@baton/core';
+import { readHistoryWindow } from '@baton/core/engine';
 import type { QueryEngine } from '@baton/server';
 import {
   INSPECTOR_QUERY,
@@ -66,41 +67,52 @@ export async function inspectorSnapshot(sources: SnapshotSources): Promise<Inspe
       subscribers,
     })),
     connections: server?.connections().length ?? 0,
-    workflows: workflowsOf(app, records),
+    workflows: await workflowsOf(app, backend, records),
   };
 }
 
+/** Steps of each instance the inspector shows: the newest, from a long history's pages too. */
+const STEPS_SHOWN = 200;
+
 /** The app's workflow instances among `records` (actors of type `wf-<name>`), newest first. */
-function workflowsOf(
+async function workflowsOf(
   app: BatonApp,
+  backend: DevBackend,
   records: readonly { id: string; state: unknown }[],
-): InspectedWorkflow[] {
+): Promise<InspectedWorkflow[]> {
   const names = new Set(app.workflows.map((w) => w.name));
-  const list: InspectedWorkflow[] = [];
+  const found: { id: string; workflow: string; key: string; s: WorkflowState }[] = [];
   for (const { id, state } of records) {
     const slash = id.indexOf('/');
     const workflow = id.slice(3, slash);
     if (!id.startsWith('wf-') || slash < 0 || !names.has(workflow)) continue;
-    const s = state as WorkflowState;
-    list.push({
-      workflow,
-      id: id.slice(slash + 1),
-      status: s.status,
-      ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt }),
-      ...(s.endedAt === undefined ? {} : { endedAt: s.endedAt }),
-      ...(s.error ? { error: `${s.error.code}: ${s.error.message}` } : {}),
-      steps: [...(s.pinned ?? []), ...s.journal].map((e) => ({
-        seq: e.seq,
-        kind: e.kind,
-        name: e.name,
-        state: e.state,
-        at: e.at,
-        ...(e.attempts === undefined ? {} : { attempts: e.attempts }),
-        ...(e.endedAt === undefined ? {} : { endedAt: e.endedAt }),
-        ...(e.error ? { error: `${e.error.code}: ${e.error.message}` } : {}),
-      })),
-    });
+    found.push({ id, workflow, key: id.slice(slash + 1), s: state as WorkflowState });
   }
-  list.sort((a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0));
-  return list.slice(0, MAX_ACTORS);
+  found.sort((a, b) => (b.s.startedAt ?? 0) - (a.s.startedAt ?? 0));
+  // Only the instances shown read their steps (a long history's from its pages).
+  return Promise.all(
+    found.slice(0, MAX_ACTORS).map(async ({ id, workflow, key, s }) => {
+      const steps = s.sealed
+        ? (await readHistoryWindow(backend.store, id, s, { limit: STEPS_SHOWN })).entries
+        : [...(s.pinned ?? []), ...s.journal].slice(-STEPS_SHOWN);
+      return {
+        workflow,
+        id: key,
+        status: s.status,
+        ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt }),
+        ...(s.endedAt === undefined ? {} : { endedAt: s.endedAt }),
+        ...(s.error ? { error: `${s.error.code}: ${s.error.message}` } : {}),
+        steps: steps.map((e) => ({
+          seq: e.seq,
+          kind: e.kind,
+          name: e.name,
+          state: e.state,
+          at: e.at,
+          ...(e.attempts === undefined ? {} : { attempts: e.attempts }),
+          ...(e.endedAt === undefined ? {} : { endedAt: e.endedAt }),
+          ...(e.error ? { error: `${e.error.code}: ${e.error.message}` } : {}),
+        })),
+      };
+    }),
+  );
 }

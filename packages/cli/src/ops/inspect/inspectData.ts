@@ -3,9 +3,9 @@
  * keeps nothing in memory, so what it shows outlives a worker's (or its own) restart.
  */
 import { listActors } from '@baton/aws';
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
 import { type DeadLetter, parseActorId } from '@baton/core/adapter';
-import { storedOutbox } from '@baton/core/engine';
+import { readHistoryWindow, storedOutbox } from '@baton/core/engine';
 import { actorHistory, type HistoryEntry, recentOutcomes } from '../../actorHistory.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { readStatus, type Status } from '../status.ts';
@@ -57,7 +57,7 @@ export interface InspectedActor {
     readonly at: number;
     readonly payload: unknown;
   }[];
-  /** A workflow instance's steps (its journal), stored with it: its history. */
+  /** A workflow instance's steps: its newest 500, from its record and its history's pages. */
   readonly steps: readonly unknown[] | null;
   /**
    * What happened to it lately, newest first, as the table keeps it (ingress outcomes, dead
@@ -120,6 +120,11 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
   ]);
   const sends = held.flatMap((item) => item.envelopes);
   const journal = (record.state as { journal?: unknown } | null)?.journal;
+  // A workflow's newest steps, from the pages of a long history too.
+  const steps =
+    id.startsWith('wf-') && Array.isArray(journal)
+      ? (await readHistoryWindow(store, id, record.state as WorkflowState)).entries
+      : null;
   return {
     id,
     version: record.ver,
@@ -142,7 +147,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
         at: t.at,
         payload: t.payload ?? null,
       })),
-    steps: id.startsWith('wf-') && Array.isArray(journal) ? journal : null,
+    steps,
     history: actorHistory({ outcomes, deadLetters: letters, timers, sends }),
   };
 }
