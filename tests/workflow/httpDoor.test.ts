@@ -1,0 +1,81 @@
+/**
+ * A public workflow through the HTTP ingress, the door an outside system uses: its `authorize`
+ * decides each start and signal per caller there too (403 and nothing enqueued for the others),
+ * a start of the same id again is accepted and changes nothing, and the run sees the caller the
+ * ingress signed in as `ctx.caller`.
+ */
+import { type Caller, callerOf, defineApp, workflow } from '@baton/core';
+import { httpIngress } from '@baton/server/http';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+const userOf = (caller: Caller) =>
+  caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
+
+/** Each user runs their own instances (id `<user>-…`); the run greets its starter. */
+const Greeter = workflow({
+  name: 'greeter',
+  input: z.object({ greeting: z.string() }),
+  public: true,
+  authorize: (caller, request) => {
+    const user = userOf(caller);
+    return user !== undefined && request.id.startsWith(`${user}-`);
+  },
+  run: async (ctx, { greeting }) => {
+    await ctx.waitForEvent('go');
+    return `${greeting}, ${userOf(ctx.caller)}`;
+  },
+});
+
+function setup() {
+  const { actors } = defineApp({ workflows: [Greeter] });
+  const h = workflowHarness(actors);
+  const ingress = httpIngress({
+    actors,
+    store: h.backend.store,
+    queue: h.backend.queue,
+    clock: h.clock,
+    // Signs the caller in from a header, as an app's auth hook would from its token.
+    caller: ({ headers }) =>
+      callerOf(headers?.['x-user'] ? { userId: headers['x-user'] } : undefined),
+  });
+  let keys = 0;
+  const send = async (user: string, to: string, name: string, payload: unknown) => {
+    const response = await ingress({
+      method: 'POST',
+      path: '/send',
+      headers: { 'x-user': user },
+      body: JSON.stringify({ to, name, payload, idempotencyKey: `k-${++keys}` }),
+    });
+    return { status: response.statusCode, body: JSON.parse(response.body) };
+  };
+  return { h, send };
+}
+
+describe('a public workflow through the HTTP ingress', () => {
+  it('lets its authorize decide each start and signal, and the run sees the caller it signed in', async () => {
+    const { h, send } = setup();
+    const ref = Greeter.ref('alice-1');
+
+    const refused = await send('bob', ref.id, 'start', { input: { greeting: 'hi' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN' });
+    expect(await h.backend.queue.counts()).toMatchObject({ total: 0 });
+
+    expect((await send('alice', ref.id, 'start', { input: { greeting: 'hi' } })).status).toBe(202);
+    // The same id again: accepted, and the instance keeps its first input.
+    expect((await send('alice', ref.id, 'start', { input: { greeting: 'yo' } })).status).toBe(202);
+    await h.runAll();
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+
+    expect((await send('bob', ref.id, 'signal', { name: 'go', payload: null })).status).toBe(403);
+    await h.runAll();
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+
+    expect((await send('alice', ref.id, 'signal', { name: 'go', payload: null })).status).toBe(202);
+    await h.runAll();
+    // Its first input, and the caller the ingress signed in.
+    expect(await h.client.result(ref)).toBe('hi, alice');
+  });
+});
