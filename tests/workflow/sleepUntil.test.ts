@@ -1,0 +1,61 @@
+/**
+ * `ctx.sleep(date)`: a durable timer until a wall-clock time, months ahead, which fires there
+ * once on virtual time; a date already past wakes the run at once; a date that is not one fails
+ * the run with a message that says what `sleep` takes.
+ */
+import { ErrorCode, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { workflowHarness } from './harness.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+const Renewal = workflow({
+  name: 'renewal',
+  input: z.object({ at: z.number() }),
+  run: async (ctx, { at }) => {
+    await ctx.sleep(new Date(at));
+    await ctx.step('renew', () => null);
+    return ctx.now();
+  },
+});
+
+describe('sleeping until a date', () => {
+  it('waits until that time, months ahead, and wakes there once', async () => {
+    const h = workflowHarness([Renewal.actor]);
+    const at = h.clock.now() + 90 * DAY;
+    const ref = await h.client.start(Renewal, 'r', { at });
+    await h.runAll({ until: at - 1 });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe(at);
+    const journal = ((await h.state(ref.id)) as { journal: { name: string; state: string }[] })
+      .journal;
+    expect(journal.filter((e) => e.name === 'sleep')).toMatchObject([{ state: 'done' }]);
+  });
+
+  it('wakes at once for a date already past', async () => {
+    const h = workflowHarness([Renewal.actor]);
+    const now = h.clock.now();
+    const ref = await h.client.start(Renewal, 'late', { at: now - DAY });
+    await h.runAll({ until: now });
+    expect(await h.client.result(ref)).toBe(now);
+  });
+
+  it('fails the run on a date that is not one, saying what sleep takes', async () => {
+    const Typo = workflow({
+      name: 'typo',
+      input: z.object({}),
+      run: async (ctx) => ctx.sleep(new Date('the first of May')),
+    });
+    const h = workflowHarness([Typo.actor]);
+    const ref = await h.client.start(Typo, 't', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: expect.stringMatching(/ctx\.sleep\(duration\) takes ms ≥ 0 or a valid Date/),
+    });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'failed' });
+  });
+});
