@@ -56,6 +56,49 @@ describe('the README', () => {
     }
   }, 60_000);
 
+  it('has a workflows example that type-checks against the API as written', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const example = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((block) => block.includes('workflow({'));
+    expect(example).toContain('ctx.step(');
+    // What the example leaves to the reader: the payment service, the stock actor, a client.
+    const context = [
+      "import { actor, workflow } from '@baton/core';",
+      "import type { Client } from '@baton/core/client';",
+      "import { z } from 'zod';",
+      'const DAY = 24 * 60 * 60 * 1000;',
+      'declare const client: Client;',
+      'declare const payments: {',
+      '  charge(amount: number, key: string): Promise<{ id: string }>;',
+      '  refund(id: string): Promise<void>;',
+      '};',
+      'const Stock = actor({',
+      "  name: 'stock',",
+      '  state: z.object({ held: z.number() }),',
+      '  initial: () => ({ held: 0 }),',
+      '  handlers: {',
+      '    reserve: { payload: z.object({ qty: z.number() }), handle: (ctx, { qty }) => { ctx.state.held += qty; } },',
+      '    release: { payload: z.object({}), handle: (ctx) => { ctx.state.held = 0; } },',
+      '  },',
+      '});',
+      '',
+    ].join('\n');
+    const dir = mkdtempSync(join(root, 'examples', 'bank', '.readme-'));
+    try {
+      const file = join(dir, 'workflows.ts');
+      writeFileSync(file, `${context}${example!}\nexport { Fulfil };\n`);
+      const tsc = join(root, 'node_modules', '.bin', 'tsc');
+      const options = ['--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions'];
+      const module = ['--module', 'nodenext', '--moduleResolution', 'nodenext'];
+      await promisify(execFile)(tsc, [...options, ...module, '--target', 'es2022', file], {
+        cwd: join(root, 'examples', 'bank'),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("names pnpm's built-in commands only where it means them, never for a package's script", () => {
     // pnpm runs these itself, whatever script a package has of that name (`pnpm deploy` copies a
     // workspace package; `pnpm run deploy` runs its deploy script).
