@@ -5,7 +5,7 @@
  * turn commits changes nothing in the end: each order holds its stock once and is charged once.
  * The payment service runs here, over HTTP on loopback, and counts every call it gets. The
  * inspector lists the orders by status, shows one order's timeline and cancels it (a refund, and
- * the stock back).
+ * the stock back), signals an order on and terminates another (no refund, the stock kept).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -213,6 +213,38 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     expect(await see('wf-timeline')).toContain('call inventory.releasedone');
     await expect.poll(() => text('stock-kettle')).toBe('5');
     expect([...payments.refunds.values()]).toEqual([payments.chargesOf('inspect-1')[0]!.id]);
+    await inspector.close();
+  });
+
+  it('signals a waiting order on from the inspector, and terminates another without its compensations', async () => {
+    for (const id of ['signal-1', 'stop-1']) {
+      const input = { sku: 'kettle', qty: 1, amount: 25 };
+      expect((await send(`wf-fulfil/${id}`, 'start', { input })).status).toBe(202);
+      await expect.poll(() => text(`status-${id}`), { timeout: 20_000 }).toBe('waiting');
+    }
+    await expect.poll(() => text('stock-kettle')).toBe('3');
+    const inspector = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    await inspector.goto(`${dev.origin}/_baton`);
+    const see = (testId: string) => inspector.getByTestId(testId).textContent();
+
+    await inspector.getByTestId('wf-fulfil/signal-1').click();
+    await expect.poll(() => see('wf-title')).toBe('fulfil/signal-1 — waiting');
+    await inspector.locator('#wf-event').fill('shipped');
+    await inspector.locator('#wf-payload').fill('{"tracking":"T-inspector"}');
+    await inspector.getByRole('button', { name: 'signal', exact: true }).click();
+    await expect.poll(() => see('wf-result')).toBe('signal: accepted');
+    await expect.poll(() => text('status-signal-1'), { timeout: 20_000 }).toBe('completed');
+    expect(await text('outcome-signal-1')).toContain('shipped: T-inspector');
+
+    await inspector.getByTestId('wf-fulfil/stop-1').click();
+    await expect.poll(() => see('wf-title')).toBe('fulfil/stop-1 — waiting');
+    await inspector.getByRole('button', { name: 'terminate', exact: true }).click();
+    await expect.poll(() => see('wf-result')).toBe('terminate: accepted');
+    await expect.poll(() => text('status-stop-1'), { timeout: 20_000 }).toBe('terminated');
+    // Terminated at once: no refund and the stock stays held, unlike a cancel.
+    expect(payments.chargesOf('stop-1')).toHaveLength(1);
+    expect(payments.refunds.size).toBe(1);
+    expect(await text('stock-kettle')).toBe('3');
     await inspector.close();
   });
 });
