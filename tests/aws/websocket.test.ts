@@ -3,9 +3,9 @@
  * handler, sends processed by the worker, and the stream handler pushing new results through
  * the real ApiGatewayManagementApiClient — on DynamoDB Local and ElasticMQ.
  */
-import { BatonClient } from '@baton/client';
+import type { BatonClient } from '@baton/client';
 import { isBatonError } from '@baton/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Account } from './fixtures/openAccount.ts';
 import {
@@ -15,25 +15,12 @@ import {
   startWebSocketStack,
   statement,
   until,
-  type WebSocketStack,
 } from './fixtures/webSocketStack.ts';
+import { account, webSocketSuite } from './fixtures/webSocketSuite.ts';
 
 let skewMs = 0;
-let stack: WebSocketStack;
-const clients: BatonClient[] = [];
-
-function connect(token?: string): BatonClient {
-  const client = new BatonClient({
-    url: stack.gateway.url,
-    WebSocket: WebSocket as never,
-    ...(token === undefined ? {} : { token }),
-  });
-  clients.push(client);
-  return client;
-}
-
-/** A fresh account key per test, so tests do not see each other's deposits. */
-const account = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
+const suite = webSocketSuite(() => startWebSocketStack({ now: () => Date.now() + skewMs }));
+const connect = suite.connect;
 
 /** Waits until the client's query state satisfies `check`. */
 function seen<T>(
@@ -45,21 +32,6 @@ function seen<T>(
   return until(() => check(client.getQueryState(query, args)), `${query.name}(${args.account})`);
 }
 
-beforeAll(async () => {
-  stack = await startWebSocketStack({ now: () => Date.now() + skewMs });
-});
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  // Every test leaves the registry empty: closing a client is a $disconnect.
-  await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  expect(stack?.errors ?? []).toEqual([]);
-});
-
 describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and ElasticMQ', () => {
   it('pushes the result of another client’s send to both subscribers of one shared instance, with one run', async () => {
     const key = account('shared');
@@ -67,7 +39,7 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
     a.subscribe(balance, { account: key }, () => {});
     b.subscribe(balance, { account: key }, () => {});
     for (const client of [a, b]) await seen(client, balance, { account: key }, (s) => s.data === 0);
-    const items = await stack.registryItems();
+    const items = await suite.stack.registryItems();
     const instances = items.filter((i) => i.pk.startsWith('Q#') && i.sk === 'Q');
     expect(instances).toHaveLength(1);
     expect(items.filter((i) => i.pk === instances[0]!.pk && i.sk.startsWith('S#'))).toHaveLength(2);
@@ -123,13 +95,13 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
 
   it('refuses a connection the auth hook throws for with 401, and echoes the baton.v1 subprotocol', async () => {
     const status = await new Promise<number | undefined>((resolve) => {
-      const socket = new WebSocket(`${stack.gateway.url}?token=intruder`, ['baton.v1']);
+      const socket = new WebSocket(`${suite.stack.gateway.url}?token=intruder`, ['baton.v1']);
       socket.on('unexpected-response', (_request, response) => resolve(response.statusCode));
       socket.on('open', () => resolve(undefined));
       socket.on('error', () => {});
     });
     expect(status).toBe(401);
-    const socket = new WebSocket(stack.gateway.url, ['baton.v1', 'token.alice']);
+    const socket = new WebSocket(suite.stack.gateway.url, ['baton.v1', 'token.alice']);
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     expect(socket.protocol).toBe('baton.v1');
     socket.close();
@@ -153,13 +125,13 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
     client.subscribe(privateBalance, { account: 'bye' }, () => {});
     await seen(client, privateBalance, { account: 'bye' }, (s) => s.status === 'success');
     const kinds = new Set(
-      (await stack.registryItems()).map(
+      (await suite.stack.registryItems()).map(
         (i) => `${i.pk.slice(0, 2)}${i.sk === 'Q' || i.sk === 'C' ? i.sk : 'S'}`,
       ),
     );
     expect([...kinds].sort()).toEqual(['C#C', 'C#S', 'D#S', 'Q#Q', 'Q#S']);
-    for (const c of clients.splice(0)) c.close();
-    await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
+    for (const c of suite.clients.splice(0)) c.close();
+    await until(async () => (await suite.stack.registryItems()).length === 0, 'an empty registry');
   });
 
   it('removes a connection that went without $disconnect on the next push to it', async () => {
@@ -167,15 +139,17 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
     const watcher = connect();
     watcher.subscribe(balance, { account: key }, () => {});
     await seen(watcher, balance, { account: key }, (s) => s.data === 0);
-    const [lost] = stack.gateway.connectionIds();
-    stack.gateway.lose(lost!);
+    const [lost] = suite.stack.gateway.connectionIds();
+    suite.stack.gateway.lose(lost!);
     watcher.close();
-    expect((await stack.registryItems()).some((i) => i.pk === `C#${lost}`)).toBe(true);
+    expect((await suite.stack.registryItems()).some((i) => i.pk === `C#${lost}`)).toBe(true);
     const sender = connect();
     await sender.send(Account.ref(key), 'deposit', { amount: 1 });
     await until(
       async () =>
-        !(await stack.registryItems()).some((i) => i.pk === `C#${lost}` || i.sk.includes(lost!)),
+        !(await suite.stack.registryItems()).some(
+          (i) => i.pk === `C#${lost}` || i.sk.includes(lost!),
+        ),
       'the gone connection to be removed',
     );
   });
@@ -185,15 +159,18 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
     const client = connect();
     client.subscribe(balance, { account: key }, () => {});
     await seen(client, balance, { account: key }, (s) => s.data === 0);
-    const [id] = stack.gateway.connectionIds();
-    expect(await stack.sweep()).toEqual({ removed: 0 });
+    const [id] = suite.stack.gateway.connectionIds();
+    expect(await suite.stack.sweep()).toEqual({ removed: 0 });
     skewMs = 11 * 60_000;
     try {
-      expect((await stack.sweep()).removed).toBeGreaterThanOrEqual(1);
+      expect((await suite.stack.sweep()).removed).toBeGreaterThanOrEqual(1);
     } finally {
       skewMs = 0;
     }
-    expect((await stack.registryItems()).some((i) => i.pk === `C#${id}`)).toBe(false);
-    await until(() => !stack.gateway.connectionIds().includes(id!), 'the socket to be closed');
+    expect((await suite.stack.registryItems()).some((i) => i.pk === `C#${id}`)).toBe(false);
+    await until(
+      () => !suite.stack.gateway.connectionIds().includes(id!),
+      'the socket to be closed',
+    );
   });
 });

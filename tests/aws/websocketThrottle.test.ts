@@ -6,38 +6,22 @@
  */
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { createAwsClients, PUSHES_THROTTLED_LOG } from '@baton/aws';
-import { BatonClient } from '@baton/client';
 import { jsonLogger } from '@baton/core';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import WebSocket from 'ws';
+import { describe, expect, inject, it } from 'vitest';
 import { Account } from './fixtures/openAccount.ts';
-import {
-  balance,
-  startWebSocketStack,
-  until,
-  type WebSocketStack,
-} from './fixtures/webSocketStack.ts';
+import { balance, startWebSocketStack, until } from './fixtures/webSocketStack.ts';
+import { account, webSocketSuite } from './fixtures/webSocketSuite.ts';
 
-let stack: WebSocketStack;
-const clients: BatonClient[] = [];
 /** The stream handler's log lines, parsed. */
 const streamLog: { message: string; throttled?: number }[] = [];
 const WATCHERS = 8;
 
-function connect(): BatonClient {
-  const client = new BatonClient({ url: stack.gateway.url, WebSocket: WebSocket as never });
-  clients.push(client);
-  return client;
-}
-
-const account = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
-
-beforeAll(async () => {
+const suite = webSocketSuite(() => {
   const { dynamodb, sqs } = createAwsClients({
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     sqsEndpoint: inject('sqsEndpoint'),
   });
-  stack = await startWebSocketStack(undefined, {
+  return startWebSocketStack(undefined, {
     // Far under what a fan-out to the watchers asks for: most calls of a burst are refused.
     postLimit: { perSecond: 20, burst: 3 },
     push: { backoffMs: 20, maxBackoffMs: 200 },
@@ -50,16 +34,7 @@ beforeAll(async () => {
     }),
   });
 });
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  expect(stack?.errors ?? []).toEqual([]);
-});
+const connect = suite.connect;
 
 describe('pushes past the PostToConnection limit', () => {
   it('retries every throttled push, and each subscriber ends with the newest result', async () => {
@@ -69,19 +44,19 @@ describe('pushes past the PostToConnection limit', () => {
     const shows = (value: number) => () =>
       watchers.every((w) => w.getQueryState(balance, { account: key }).data === value);
     await until(shows(0), 'every watcher to see the first result');
-    const before = stack.gateway.throttled;
+    const before = suite.stack.gateway.throttled;
     const sender = connect();
     for (let i = 0; i < 5; i++) await sender.send(Account.ref(key), 'deposit', { amount: 1 });
     await until(shows(5), 'every watcher to see the newest balance');
     // The limit was hit, so the newest result arrived through Baton's retries.
-    expect(stack.gateway.throttled).toBeGreaterThan(before);
+    expect(suite.stack.gateway.throttled).toBeGreaterThan(before);
     // The stream handler logged the throttled calls it retried, for the construct's alarm: some,
     // and no more than the gateway refused (the WebSocket handler's own pushes are not its).
     const logged = streamLog
       .filter((line) => line.message === PUSHES_THROTTLED_LOG)
       .reduce((sum, line) => sum + line.throttled!, 0);
     expect(logged).toBeGreaterThan(0);
-    expect(logged).toBeLessThanOrEqual(stack.gateway.throttled);
+    expect(logged).toBeLessThanOrEqual(suite.stack.gateway.throttled);
   });
 
   it('removes a gone connection while the others still get the update', async () => {
@@ -92,13 +67,15 @@ describe('pushes past the PostToConnection limit', () => {
       () => watchers.every((w) => w.getQueryState(balance, { account: key }).data === 0),
       'every watcher to see the first result',
     );
-    const [lost] = stack.gateway.connectionIds();
-    stack.gateway.lose(lost!);
+    const [lost] = suite.stack.gateway.connectionIds();
+    suite.stack.gateway.lose(lost!);
     const sender = connect();
     await sender.send(Account.ref(key), 'deposit', { amount: 2 });
     await until(
       async () =>
-        !(await stack.registryItems()).some((i) => i.pk === `C#${lost}` || i.sk.includes(lost!)),
+        !(await suite.stack.registryItems()).some(
+          (i) => i.pk === `C#${lost}` || i.sk.includes(lost!),
+        ),
       'the gone connection to be removed',
     );
     // The others got the new balance (the lost one's client reconnects and resubscribes).
