@@ -1,0 +1,101 @@
+/**
+ * A public workflow through the local WebSocket host and the browser's `BatonClient`: the user
+ * the app's auth hook signed in starts their instance, watches it live with the
+ * `workflowStatus` query and signals it on; another user may neither start, signal nor read it
+ * (FORBIDDEN), and the run sees its starter as `ctx.caller`.
+ */
+
+import { BatonClient } from '@baton/client';
+import { type Caller, defineApp, silentLogger, workflow } from '@baton/core';
+import { type EmbeddedRuntime, startEmbedded } from '@baton/embedded';
+import { createLocalServer, type LocalServer } from '@baton/server/ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { z } from 'zod';
+
+const userOf = (caller: Caller) =>
+  caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
+
+const Greeter = workflow({
+  name: 'greeter',
+  input: z.object({ greeting: z.string() }),
+  public: true,
+  authorize: (caller, request) => {
+    const user = userOf(caller);
+    return user !== undefined && request.id.startsWith(`${user}-`);
+  },
+  run: async (ctx, { greeting }) => {
+    await ctx.waitForEvent('go');
+    return `${greeting}, ${userOf(ctx.caller)}`;
+  },
+});
+
+const app = defineApp({ workflows: [Greeter] });
+let runtime: EmbeddedRuntime;
+let server: LocalServer;
+const clients: BatonClient[] = [];
+
+beforeAll(async () => {
+  runtime = startEmbedded({ actors: app.actors, logger: silentLogger });
+  server = await createLocalServer({
+    actors: app.actors,
+    queries: app.queries,
+    backend: runtime,
+    // The token is the user's name: enough for a test of who may do what.
+    auth: ({ token }) => {
+      if (!token) throw new Error('no token');
+      return { userId: token };
+    },
+    logger: silentLogger,
+  });
+});
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await server?.close();
+  await runtime?.stop();
+});
+
+const connect = (user: string) => {
+  const client = new BatonClient({ url: server.url, token: user, WebSocket: WebSocket as never });
+  clients.push(client);
+  return client;
+};
+
+/** The newest state of a live `workflowStatus` of `id` on `client`, once `done` holds. */
+async function watch(client: BatonClient, id: string, done: (state: any) => boolean) {
+  return new Promise<any>((resolve) => {
+    const stop = client.subscribe('workflowStatus', { workflow: 'greeter', id }, (state) => {
+      if (!done(state)) return;
+      stop();
+      resolve(state);
+    });
+  });
+}
+
+describe('a public workflow through the WebSocket host', () => {
+  it('is started, watched and signalled by its user only, and the run sees that user', async () => {
+    const alice = connect('alice');
+    const bob = connect('bob');
+    const ref = Greeter.ref('alice-1');
+
+    await expect(bob.send(ref, 'start', { input: { greeting: 'hi' } })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    await alice.send(ref, 'start', { input: { greeting: 'hi' } });
+    await runtime.idle();
+    const waiting = await watch(alice, 'alice-1', (s) => s.data?.status === 'waiting');
+    expect(waiting.data).toMatchObject({ status: 'waiting' });
+
+    const refused = await watch(bob, 'alice-1', (s) => s.status === 'error');
+    expect(refused.error).toMatchObject({ code: 'FORBIDDEN' });
+    await expect(bob.send(ref, 'signal', { name: 'go', payload: null })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+
+    const completed = watch(alice, 'alice-1', (s) => s.data?.status === 'completed');
+    await alice.send(ref, 'signal', { name: 'go', payload: null });
+    await runtime.idle();
+    expect((await completed).data).toMatchObject({ status: 'completed', output: 'hi, alice' });
+  });
+});
