@@ -15,32 +15,15 @@ import {
 import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { Greeter } from './greeter.ts';
 import { workflowHarness } from './harness.ts';
 
 const alice: Caller = { kind: 'user', identity: { userId: 'alice' } };
 const bob: Caller = { kind: 'user', identity: { userId: 'bob' } };
-const userOf = (caller: Caller) =>
-  caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
-
 const Internal = workflow({
   name: 'internal',
   input: z.object({}),
   run: async () => 'done',
-});
-
-/** Each user runs their own instances (id `<user>-…`); the run greets its starter. */
-const Greeter = workflow({
-  name: 'greeter',
-  input: z.object({ greeting: z.string() }),
-  public: true,
-  authorize: (caller, request) => {
-    const user = userOf(caller);
-    return user !== undefined && request.id.startsWith(`${user}-`);
-  },
-  run: async (ctx, { greeting }) => {
-    await ctx.waitForEvent('go');
-    return `${greeting}, ${userOf(ctx.caller)}`;
-  },
 });
 
 function clients() {

@@ -4,29 +4,11 @@
  * a start of the same id again is accepted and changes nothing, and the run sees the caller the
  * ingress signed in as `ctx.caller`.
  */
-import { type Caller, callerOf, defineApp, workflow } from '@baton/core';
+import { callerOf, defineApp } from '@baton/core';
 import { httpIngress } from '@baton/server/http';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { Greeter } from './greeter.ts';
 import { workflowHarness } from './harness.ts';
-
-const userOf = (caller: Caller) =>
-  caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
-
-/** Each user runs their own instances (id `<user>-…`); the run greets its starter. */
-const Greeter = workflow({
-  name: 'greeter',
-  input: z.object({ greeting: z.string() }),
-  public: true,
-  authorize: (caller, request) => {
-    const user = userOf(caller);
-    return user !== undefined && request.id.startsWith(`${user}-`);
-  },
-  run: async (ctx, { greeting }) => {
-    await ctx.waitForEvent('go');
-    return `${greeting}, ${userOf(ctx.caller)}`;
-  },
-});
 
 function setup() {
   const { actors } = defineApp({ workflows: [Greeter] });

@@ -6,29 +6,12 @@
  */
 
 import { BatonClient } from '@baton/client';
-import { type Caller, defineApp, silentLogger, workflow } from '@baton/core';
+import { defineApp, silentLogger } from '@baton/core';
 import { type EmbeddedRuntime, startEmbedded } from '@baton/embedded';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { z } from 'zod';
-
-const userOf = (caller: Caller) =>
-  caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
-
-const Greeter = workflow({
-  name: 'greeter',
-  input: z.object({ greeting: z.string() }),
-  public: true,
-  authorize: (caller, request) => {
-    const user = userOf(caller);
-    return user !== undefined && request.id.startsWith(`${user}-`);
-  },
-  run: async (ctx, { greeting }) => {
-    await ctx.waitForEvent('go');
-    return `${greeting}, ${userOf(ctx.caller)}`;
-  },
-});
+import { Greeter } from './greeter.ts';
 
 const app = defineApp({ workflows: [Greeter] });
 let runtime: EmbeddedRuntime;
