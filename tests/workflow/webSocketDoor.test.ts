@@ -62,10 +62,10 @@ describe('a public workflow through the WebSocket host', () => {
     const bob = connect('bob');
     const ref = Greeter.ref('alice-1');
 
-    await expect(bob.send(ref, 'start', { input: { greeting: 'hi' } })).rejects.toMatchObject({
+    await expect(bob.start(Greeter, 'alice-1', { greeting: 'hi' })).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
-    await alice.send(ref, 'start', { input: { greeting: 'hi' } });
+    expect(await alice.start(Greeter, 'alice-1', { greeting: 'hi' })).toEqual(ref);
     await runtime.idle();
     const waiting = await watch(alice, 'alice-1', (s) => s.data?.status === 'waiting');
     expect(waiting.data).toMatchObject({ status: 'waiting' });

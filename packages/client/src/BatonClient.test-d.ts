@@ -1,4 +1,4 @@
-import { actor, query } from '@baton/core';
+import { actor, query, type WorkflowRef, workflow } from '@baton/core';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import type { BatonClient } from './BatonClient.ts';
@@ -63,5 +63,19 @@ describe('BatonClient types', () => {
     expectTypeOf(client.ask(Account.ref('alice'), 'deposit', { amount: 5 })).toEqualTypeOf<
       Promise<number>
     >();
+  });
+
+  it('checks a workflow start’s input and types its ref', () => {
+    const Greet = workflow({
+      name: 'greet',
+      input: z.object({ name: z.string() }),
+      run: async (_ctx, { name }) => `hi ${name}`,
+    });
+    const client = {} as BatonClient;
+    expectTypeOf(client.start(Greet, 'g', { name: 'ada' })).resolves.toEqualTypeOf<
+      WorkflowRef<{ name: string }, string>
+    >();
+    // @ts-expect-error: the input must match the workflow's schema
+    client.start(Greet, 'g', { name: 1 });
   });
 });

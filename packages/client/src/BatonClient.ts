@@ -2,14 +2,18 @@ import {
   type ActorRef,
   type AnyActorDefinition,
   type AnyQueryDefinition,
+  type AnyWorkflowDefinition,
   type ArgsOf,
   BatonError,
   ErrorCode,
   errorFromJSON,
+  type InputOf,
   type MessageName,
+  type OutputOf,
   type PayloadOf,
   type ReplyOf,
   type ResultOf,
+  type WorkflowRef,
 } from '@baton/core';
 import type { ServerMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
@@ -252,6 +256,26 @@ export class BatonClient {
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     } as const;
     return this.#request(frame, undefined) as Promise<{ messageId: string }>;
+  }
+
+  /**
+   * Starts workflow instance `id` with `input` (the workflow must be public, and its
+   * `authorize` allow this client's caller to start it): resolves with its ref once the server
+   * accepted the start — follow it with `useWorkflow(ref)` or the `workflowStatus` query.
+   * Idempotent per id: an instance that exists is left as it is.
+   *
+   * @example
+   * const order = await client.start(Fulfil, 'order-17', { orderId: 'o-17', amount: 30 });
+   */
+  async start<W extends AnyWorkflowDefinition>(
+    workflow: W,
+    id: string,
+    input: InputOf<W>,
+    options: ClientSendOptions = {},
+  ): Promise<WorkflowRef<InputOf<W>, OutputOf<W>>> {
+    const ref = workflow.ref(id) as WorkflowRef<InputOf<W>, OutputOf<W>>;
+    await this.send(ref as ActorRef, 'start' as never, { input } as never, options);
+    return ref;
   }
 
   /**

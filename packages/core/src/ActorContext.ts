@@ -8,6 +8,7 @@ import type { Caller } from './caller.ts';
 import type { AnyEffectDefinition } from './effect.ts';
 import type { SerializedError } from './errors.ts';
 import type { Logger } from './logger.ts';
+import type { AnyWorkflowDefinition, InputOf, OutputOf, WorkflowRef } from './workflow/workflow.ts';
 
 /** A scheduled timer, as `ctx.schedule` returns it: pass it (or its id) to `ctx.cancel`. */
 export interface TimerHandle {
@@ -92,6 +93,19 @@ export interface ActorContext<
     name: Name,
     payload: PayloadOf<Def, Name>,
   ): void;
+  /**
+   * Starts workflow instance `id` of `workflow` with `input`: the `start` message leaves with
+   * this turn's commit, exactly once (as `ctx.send(W.ref(id), 'start', { input })`). Idempotent
+   * per id: an instance that exists already is left as it is. Returns its ref, e.g. to keep in
+   * state and signal or cancel later.
+   * @example
+   * const order = ctx.start(Fulfil, `order-${ctx.state.next}`, { orderId, amount });
+   */
+  start<W extends AnyWorkflowDefinition>(
+    workflow: W,
+    id: string,
+    input: InputOf<W>,
+  ): WorkflowRef<InputOf<W>, OutputOf<W>>;
   /**
    * Asks for an effect outside Baton (an `effect()` the app registers, e.g. a `webhook()`): it
    * leaves with this turn's commit and runs at least once, in order per actor, retried until it

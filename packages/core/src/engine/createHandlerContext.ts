@@ -113,6 +113,17 @@ export function createHandlerContext(
         // A copy: the message is what was sent, whatever the handler changes afterwards.
         effects.sends.push({ to: to.id, name, payload: structuredClone(payload) });
       },
+      start(workflow, id, input) {
+        if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
+          throw new BatonError(
+            ErrorCode.INVALID_ARGUMENT,
+            'ctx.start(workflow, id, input) takes a workflow() definition the app registers',
+          );
+        }
+        const ref = workflow.ref(id);
+        effects.ctx.send(ref as never, 'start' as never, { input } as never);
+        return ref;
+      },
       effect(effect, payload) {
         if (effect?.kind !== 'effect') {
           throw new BatonError(

@@ -62,6 +62,11 @@ describe('workflow types', () => {
             ctx.send(Order.ref('o'), 'start', { input: { sku: 'a', qty: 1 } });
             // @ts-expect-error: a start carries the workflow's input
             ctx.send(Order.ref('o'), 'start', { input: { sku: 2 } });
+            expectTypeOf(ctx.start(Order, 'o', { sku: 'a', qty: 1 })).toEqualTypeOf<
+              WorkflowRef<{ sku: string; qty: number }, { total: number }>
+            >();
+            // @ts-expect-error: ctx.start takes the workflow's input
+            ctx.start(Order, 'o', { sku: 'a' });
           },
         },
       },
