@@ -32,11 +32,14 @@ export interface HistorySources {
   readonly deadLetters: readonly DeadLetter[];
   readonly timers: readonly Timer[];
   /** The sends the actor committed that wait to be drained. */
-  readonly sends: readonly {
-    readonly to: string;
-    readonly name: string;
-    readonly sentAt: number;
-  }[];
+  readonly sends: readonly HeldSend[];
+}
+
+/** A send an actor committed that waits to be drained into its receiver's inbox. */
+export interface HeldSend {
+  readonly to: string;
+  readonly name: string;
+  readonly sentAt: number;
 }
 
 /** The newest `limit` entries of `sources`, newest first. */

@@ -6,7 +6,12 @@ import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
 import { type DeadLetter, parseActorId } from '@baton/core/adapter';
 import { readHistoryWindow, storedOutbox } from '@baton/core/engine';
-import { actorHistory, type HistoryEntry, recentOutcomes } from '../../actorHistory.ts';
+import {
+  actorHistory,
+  type HeldSend,
+  type HistoryEntry,
+  recentOutcomes,
+} from '../../actorHistory.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { readStatus, type Status } from '../status.ts';
 import type { Target } from '../target.ts';
@@ -45,11 +50,7 @@ export interface InspectedActor {
   readonly inbox: readonly InspectedLetter[];
   readonly deadLetters: readonly InspectedLetter[];
   /** Sends it committed that wait to be drained into their receivers' inboxes. */
-  readonly heldSends: readonly {
-    readonly to: string;
-    readonly name: string;
-    readonly sentAt: number;
-  }[];
+  readonly heldSends: readonly HeldSend[];
   readonly timers: readonly {
     readonly id: string;
     readonly kind: 'timer' | 'ask timeout';
