@@ -17,6 +17,7 @@ import type {
   Timer,
 } from '@baton/core/adapter';
 import { checkCommit, duplicateKeys, systemClock, versionConflict } from '@baton/core/adapter';
+import { deepCopy } from './deepCopy.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import { type ClaimEntry, KeyClaims } from './KeyClaims.ts';
 import { Notifier } from './Notifier.ts';
@@ -149,9 +150,9 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const onError =
       options.onListenerError ??
       ((error: unknown) => console.error('@baton/embedded: a store listener threw', error));
-    this.#changes = new Notifier((record) => structuredClone(record), onError);
-    this.#outcomes = new Notifier((record) => structuredClone(record), onError);
-    this.#timersPut = new Notifier((timer) => structuredClone(timer), onError);
+    this.#changes = new Notifier((record) => deepCopy(record), onError);
+    this.#outcomes = new Notifier((record) => deepCopy(record), onError);
+    this.#timersPut = new Notifier((timer) => deepCopy(timer), onError);
     for (const entry of this.#journal?.replay() ?? []) {
       if (EmbeddedStore.owns(entry)) this.#apply(entry as StoreEntry);
     }
@@ -170,7 +171,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async load(actorId: string): Promise<ActorRecord | undefined> {
     this.#checkOpen();
     const record = this.#records.get(actorId);
-    return record && structuredClone(record);
+    return record && deepCopy(record);
   }
 
   async commit(commit: Commit): Promise<void> {
@@ -180,7 +181,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const current = this.#records.get(record.id);
     // A record of another life at the same version is not the one the turn read.
     if ((current?.ver ?? 0) !== expectedVer || (current && current.life !== record.life)) {
-      throw versionConflict(record.id, current && structuredClone(current));
+      throw versionConflict(record.id, current && deepCopy(current));
     }
     // Only `idempotency` is put-if-absent; `replaceIdempotency` overwrites (a redrive's outcome).
     const used = commit.idempotency.filter((r) => this.#liveIdempotency(r.key)).map((r) => r.key);
@@ -192,7 +193,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     if (used.length > 0) throw duplicateKeys(used);
 
     // An absent part is an undefined field, which the journal's JSON leaves out.
-    const entry: CommitEntry = structuredClone({
+    const entry: CommitEntry = deepCopy({
       t: 'store.commit',
       record,
       outbox: commit.outbox,
@@ -214,7 +215,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async readOutbox(actorId: string): Promise<OutboxItem[]> {
     this.#checkOpen();
     const items = [...(this.#outbox.get(actorId)?.values() ?? [])];
-    return items.sort((a, b) => a.seq - b.seq).map((item) => structuredClone(item));
+    return items.sort((a, b) => a.seq - b.seq).map((item) => deepCopy(item));
   }
 
   async deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void> {
@@ -277,7 +278,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
     this.#checkOpen();
     const record = this.#liveIdempotency(key);
-    return record && structuredClone(record);
+    return record && deepCopy(record);
   }
 
   async readPagedOutcomes(actorId: string, sentAt: number): Promise<PagedOutcome[]> {
@@ -287,7 +288,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
       if (page.sentAt < sentAt) continue;
       for (const [key, at] of page.keys) {
         const record = this.#liveIdempotency(key);
-        if (record) found.push({ ...structuredClone(record), sentAt: at });
+        if (record) found.push({ ...deepCopy(record), sentAt: at });
       }
     }
     return found;
@@ -296,8 +297,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {
     this.#checkOpen();
     const held = this.#claims.live(claim.key, this.#clock.now());
-    if (held) return structuredClone(held);
-    const entry: ClaimEntry = structuredClone({ t: 'store.claim', claim });
+    if (held) return deepCopy(held);
+    const entry: ClaimEntry = deepCopy({ t: 'store.claim', claim });
     this.#journal?.append([entry]);
     this.#apply(entry);
     return undefined;
@@ -319,7 +320,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
     this.#checkOpen();
     const letter = this.#deadLetters.get(actorId)?.get(messageId);
-    return letter && structuredClone(letter);
+    return letter && deepCopy(letter);
   }
 
   async listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
@@ -329,7 +330,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return lists
       .flatMap((letters) => [...(letters?.values() ?? [])])
       .sort((a, b) => a.at - b.at)
-      .map((letter) => structuredClone(letter));
+      .map((letter) => deepCopy(letter));
   }
 
   async readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]> {
@@ -338,14 +339,14 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const now = this.#clock.now();
     return keys.flatMap((key) => {
       const mark = marks?.get(overflowKey(key));
-      return mark && mark.expiresAt > now ? [structuredClone(mark)] : [];
+      return mark && mark.expiresAt > now ? [deepCopy(mark)] : [];
     });
   }
 
   async readTimer(actorId: string, id: string): Promise<Timer | undefined> {
     this.#checkOpen();
     const timer = this.#timers.get(actorId)?.get(id);
-    return timer && structuredClone(timer);
+    return timer && deepCopy(timer);
   }
 
   async listTimers(actorId: string): Promise<Timer[]> {
@@ -387,7 +388,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   /** Every actor record (copies), for tests and tools. */
   records(): ActorRecord[] {
-    return [...this.#records.values()].map((record) => structuredClone(record));
+    return [...this.#records.values()].map((record) => deepCopy(record));
   }
 
   /** The number of outbox items waiting to be drained, over all actors, held or apart. */
@@ -403,7 +404,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const now = this.#clock.now();
     return [...this.#idempotency.values()]
       .filter((record) => record.expiresAt > now)
-      .map((record) => structuredClone(record));
+      .map((record) => deepCopy(record));
   }
 
   /**
@@ -594,6 +595,6 @@ function unpaged(outcome: PagedOutcome): IdempotencyRecord {
 }
 
 const soonestFirst = (timers: Timer[]): Timer[] =>
-  timers.sort((a, b) => a.at - b.at).map((timer) => structuredClone(timer));
+  timers.sort((a, b) => a.at - b.at).map((timer) => deepCopy(timer));
 
 const overflowKey = (key: OverflowKey) => `${key.kind}\u0000${key.peer}`;
