@@ -1,7 +1,7 @@
-import { type DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { ActorRecord } from '@baton/core/adapter';
-import { unavailable } from '../internal/unavailable.ts';
 import { type Item, itemToRecord } from './itemCodec.ts';
+import { itemPages } from './itemPages.ts';
 import { Attr, actorPk, RECORD_SK } from './tableLayout.ts';
 
 /** A page of {@link listActors}: the records, and where the next page starts (if any). */
@@ -33,13 +33,12 @@ export async function listActors(
 ): Promise<ActorPage> {
   const limit = options.limit ?? 50;
   const records: ActorRecord[] = [];
-  let start: Item | undefined = options.cursor
+  const start: Item | undefined = options.cursor
     ? (JSON.parse(Buffer.from(options.cursor, 'base64url').toString('utf8')) as Item)
     : undefined;
-  do {
-    let page: ScanCommandOutput;
-    try {
-      page = await client.send(
+  const pages = itemPages(
+    (from) =>
+      client.send(
         new ScanCommand({
           TableName: tableName,
           FilterExpression: 'begins_with(#pk, :prefix) AND #sk = :record',
@@ -49,13 +48,14 @@ export async function listActors(
             ':record': { S: RECORD_SK },
           },
           Limit: Math.max(limit - records.length, 1) * 4,
-          ...(start ? { ExclusiveStartKey: start } : {}),
+          ...from,
         }),
-      );
-    } catch (error) {
-      throw unavailable('DynamoDB', 'Scan (listActors)', error);
-    }
-    for (const item of page.Items ?? []) {
+      ),
+    'Scan (listActors)',
+    start,
+  );
+  for await (const items of pages) {
+    for (const item of items) {
       records.push(itemToRecord(item));
       // A page ends on a record, so the next one starts right after it.
       if (records.length === limit) {
@@ -63,7 +63,6 @@ export async function listActors(
         return { records, cursor: Buffer.from(JSON.stringify(last)).toString('base64url') };
       }
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return { records };
 }

@@ -12,12 +12,11 @@ import {
   type AttributeValue,
   type DynamoDBClient,
   QueryCommand,
-  type QueryCommandOutput,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import type { Clock, OutcomePageWrite, PagedOutcome } from '@baton/core/adapter';
-import { unavailable } from '../internal/unavailable.ts';
 import type { Item } from './itemCodec.ts';
+import { itemPages } from './itemPages.ts';
 import { Attr, boundedKey, IDEMPOTENCY_PK_PREFIX } from './tableLayout.ts';
 
 /** The partition key of an actor's outcome pages. */
@@ -130,11 +129,9 @@ export async function readPages(
   const { actorId, sentAt, key } = request;
   const now = clock.now();
   const found: PagedOutcome[] = [];
-  let start: Item | undefined;
-  do {
-    let result: QueryCommandOutput;
-    try {
-      result = await client.send(
+  const pages = itemPages(
+    (from) =>
+      client.send(
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
@@ -146,13 +143,13 @@ export async function readPages(
           ScanIndexForward: false,
           ConsistentRead: true,
           Limit: PAGES_PER_READ,
-          ...(start ? { ExclusiveStartKey: start } : {}),
+          ...from,
         }),
-      );
-    } catch (error) {
-      throw unavailable('DynamoDB', 'Query (readPagedOutcomes)', error);
-    }
-    for (const item of result.Items ?? []) {
+      ),
+    'Query (readPagedOutcomes)',
+  );
+  for await (const items of pages) {
+    for (const item of items) {
       // Pages before this one hold only messages sent before `sentAt`.
       if (Number(item.pm?.N ?? 0) < sentAt) return found;
       const outcomes = outcomesOf(item, actorId, now);
@@ -163,7 +160,6 @@ export async function readPages(
       const match = outcomes.find((outcome) => outcome.key === key);
       if (match) return [match];
     }
-    start = result.LastEvaluatedKey;
-  } while (start);
+  }
   return found;
 }

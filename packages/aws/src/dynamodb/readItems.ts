@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { unavailable } from '../internal/unavailable.ts';
 import type { Item } from './itemCodec.ts';
+import { itemPages } from './itemPages.ts';
 import { Attr } from './tableLayout.ts';
 
 /** The item with key `pk` + `sk` (`GetItem`, consistent), or `undefined`. */
@@ -41,17 +42,13 @@ export async function queryItems(
   max = Number.POSITIVE_INFINITY,
 ): Promise<Item[]> {
   const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    try {
-      const page = await client.send(
-        new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } catch (error) {
-      throw unavailable('DynamoDB', operation, error);
-    }
-  } while (start && items.length < max);
+  const pages = itemPages(
+    (from) => client.send(new QueryCommand({ ...input, ...from })),
+    operation,
+  );
+  for await (const page of pages) {
+    items.push(...page);
+    if (items.length >= max) break;
+  }
   return items;
 }
