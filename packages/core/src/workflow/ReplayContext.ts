@@ -241,7 +241,9 @@ export class ReplayContext implements WorkflowContext {
     if (!slot) return NEVER;
     if (slot.fresh) {
       try {
-        this.#replayer.host!.send(definition.ref(id), '_child', { input, seq: slot.seq });
+        const ref = definition.ref(id);
+        this.#replayer.host!.send(ref, '_child', { input, seq: slot.seq });
+        slot.entry.child = ref.id;
       } catch (error) {
         this.#replayer.complete(slot, { ok: false, error: toBatonError(error).toJSON() }, true);
       }

@@ -102,14 +102,27 @@ export function finish(
 }
 
 /**
- * Cancels every pending command: waits end, timers never fire. With `keepCalls`, calls under
- * way stay pending: their replies still come, and a successful one's compensation runs.
+ * Cancels every pending command: waits end, timers never fire, and child instances still
+ * running are sent `children` (`cancel`: their compensations run; `terminate`) with this turn,
+ * so none outlives its parent. With `keepCalls`, calls under way stay pending: their replies
+ * still come, and a successful one's compensation runs.
  */
-export function cancelPending(ctx: Ctx, { keepCalls = false } = {}): void {
+export function cancelPending(
+  ctx: Ctx,
+  {
+    keepCalls = false,
+    children = 'cancel',
+  }: { keepCalls?: boolean; children?: 'cancel' | 'terminate' } = {},
+): void {
   for (const entry of recordEntries(ctx.state)) {
     if (entry.state !== 'pending' || (keepCalls && entry.kind === 'call')) continue;
     entry.state = 'cancelled';
     if (entry.until !== undefined || entry.retryAt !== undefined) ctx.cancel(`wf:${entry.seq}`);
+    const child = entry.kind === 'child' && entry.child ? parseActorId(entry.child) : undefined;
+    if (child) {
+      const reason = `its parent ${ctx.self.key} ended`;
+      ctx.send({ ...child, id: entry.child } as never, children as never, { reason } as never);
+    }
   }
 }
 

@@ -110,7 +110,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       handle: (ctx: Ctx, { reason }: { reason?: string }) => {
         const { state } = ctx;
         if (state.status !== 'new' && !FINAL_STATUSES.has(state.status)) {
-          cancelPending(ctx);
+          cancelPending(ctx, { children: 'terminate' });
           finish(definition, ctx, 'terminated', { error: cancelled(ctx, 'terminated', reason) });
         }
         return summary(ctx);

@@ -72,6 +72,8 @@ export interface JournalEntry {
   until?: number;
   /** A callback's secret: the token carries it. */
   secret?: string;
+  /** A child's instance (its actor id): told to end when this instance is cancelled or ends. */
+  child?: string;
   /** Issued at, epoch ms (the turn's time). */
   at: number;
   endedAt?: number;
