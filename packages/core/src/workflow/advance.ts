@@ -94,6 +94,7 @@ export function finish(
   state.endedAt = ctx.now();
   if (outcome.output !== undefined) state.output = outcome.output;
   if (outcome.error !== undefined) state.error = outcome.error;
+  if (state.ending?.seq !== undefined) state.sagaFrom = state.ending.seq;
   delete state.ending;
   notifyParents(ctx);
   if (Number.isFinite(definition.retentionMs)) {

@@ -120,6 +120,11 @@ export interface WorkflowState {
      */
     seq?: number;
   };
+  /**
+   * Once an instance that ran compensations ended: the number of the saga runner's first
+   * command (`ending.seq`), so a check replay (`replayWorkflow`) replays them as the saga's.
+   */
+  sagaFrom?: number;
   /** Why the instance is paused, and the code version that could not replay it. */
   paused?: { error: SerializedError; version: string };
   /** The code version of the last turn. */

@@ -8,9 +8,10 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
  * Replays `history` (an instance's state: `workflowHistory`'s result or the stored record)
- * with `definition`'s code. Resolves with how far the history takes the run; rejects with
- * NON_DETERMINISTIC, naming the command, when the code no longer issues what the history holds
- * — the error that would pause the instance after the deploy. Steps are not run, nothing is sent.
+ * with `definition`'s code — of an instance that ran compensations, the run and then its
+ * compensations, as the live turns did. Resolves with how far the history takes the run
+ * (`cancelled` or `failed` for a saga that ended so); rejects with NON_DETERMINISTIC, naming
+ * the command, when the code no longer issues what the history holds — the error that would pause the instance after the deploy. Steps are not run, nothing is sent.
  *
  * @example
  * for (const history of recordedHistories) await replayWorkflow(Checkout, history);
@@ -18,7 +19,10 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
 export async function replayWorkflow(
   definition: AnyWorkflowDefinition,
   history: Pick<WorkflowState, 'journal'> & Partial<WorkflowState>,
-): Promise<{ readonly outcome: 'completed' | 'failed' | 'suspended'; readonly commands: number }> {
+): Promise<{
+  readonly outcome: 'completed' | 'failed' | 'cancelled' | 'suspended';
+  readonly commands: number;
+}> {
   const state: WorkflowState = structuredClone({
     status: 'running',
     completed: 0,
@@ -26,6 +30,17 @@ export async function replayWorkflow(
     notify: [],
     ...history,
   } as WorkflowState);
+  // An instance that ran compensations and ended: its commands from `sagaFrom` on are the saga
+  // runner's, replayed as the live turn ran them once the run failed or was cancelled.
+  const { status, sagaFrom, error } = state;
+  if (
+    !state.ending &&
+    sagaFrom !== undefined &&
+    error !== undefined &&
+    (status === 'failed' || status === 'cancelled')
+  ) {
+    state.ending = { status, error, seq: sagaFrom };
+  }
   const result = await new Replayer(definition, state, undefined).drive();
   if (result.kind === 'diverged') throw result.error;
   const outcome =
@@ -33,6 +48,8 @@ export async function replayWorkflow(
       ? 'completed'
       : result.kind === 'suspended'
         ? 'suspended'
-        : 'failed';
+        : result.kind === 'compensated'
+          ? (state.ending?.status ?? 'failed')
+          : 'failed';
   return { outcome, commands: sealedCount(state) + state.journal.length };
 }
