@@ -182,10 +182,11 @@ export class EmbeddedQueue implements Queue {
         const { group, dedupeId, body, receipt, receiveCount } = m;
         return { group, dedupeId, body, receipt, receiveCount, seq: String(m.n) };
       });
-      this.#state.setVisibleAt(picks, now + visibilityTimeoutMs);
+      this.#state.markVisibleAt(picks, now + visibilityTimeoutMs);
       return received;
     } finally {
-      this.#state.refile(taken); // also when the journal refused the dead letters
+      // Files the picks' groups too; also when the journal refused the dead letters.
+      this.#state.refile(taken);
     }
   }
 

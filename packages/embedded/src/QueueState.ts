@@ -137,8 +137,17 @@ export class QueueState {
     return { ...pickMessages(taken, max, maxReceives), taken };
   }
 
-  /** Sets when `messages` (in the queue) become visible again, e.g. on receive or release. */
+  /** Sets when `messages` (in the queue) become visible again, e.g. on release. */
   setVisibleAt(messages: Iterable<StoredMessage>, at: number): void {
+    this.markVisibleAt(messages, at);
+    this.#fileChanged();
+  }
+
+  /**
+   * {@link setVisibleAt} for the picks of a {@link plan}, leaving their groups to the
+   * {@link refile} that must follow: filed once, not once here and again there.
+   */
+  markVisibleAt(messages: Iterable<StoredMessage>, at: number): void {
     for (const m of messages) {
       const group = this.groups.get(m.group);
       if (!group) continue;
@@ -146,7 +155,6 @@ export class QueueState {
       group.touched.add(m);
       this.#changed.add(group);
     }
-    this.#fileChanged();
   }
 
   /** Gives back the groups a {@link plan} took that are still in the queue. */
