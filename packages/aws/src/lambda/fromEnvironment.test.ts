@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from '../dynamodb/createTable.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
+import { capturedStdout } from '../fixtures/capturedStdout.ts';
 import { restoreEnvironment } from '../fixtures/environment.ts';
 import { LocalSqsEventSource } from '../local/LocalSqsEventSource.ts';
 import { createFifoQueue } from '../sqs/createFifoQueue.ts';
@@ -96,17 +97,26 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
 
   const counter = async (key: string) => (await store.load(`counter/${key}`))?.state;
 
-  /** The worker from the environment behind Lambda's SQS event source, run until `done()`. */
+  /**
+   * The worker from the environment behind Lambda's SQS event source, run until `done()`; returns
+   * the EMF lines it wrote to stdout (its metrics are on by default), kept off the test log.
+   */
   async function runWorkerUntil(done: () => Promise<boolean>) {
+    const handler = workerFromEnvironment(app);
+    const emf: { MessagesApplied?: number | number[] }[] = [];
     const source = new LocalSqsEventSource({
       client: sqs,
       queueUrl,
-      handler: workerFromEnvironment(app),
+      handler: async (event) => {
+        const { result, lines } = await capturedStdout(() => handler(event));
+        emf.push(...lines.map((line) => JSON.parse(line)));
+        return result;
+      },
       visibilityTimeoutMs: 2000,
       waitSeconds: 0,
     });
     for (let i = 0; i < 60; i++) {
-      if (await done()) return;
+      if (await done()) return emf;
       if ((await source.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error('the worker did not get there in time');
@@ -149,8 +159,11 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
     // Nothing is committed before a worker runs.
     expect(await counter('c1')).toBeUndefined();
 
-    await runWorkerUntil(async () => (await inboxDepth()) === 0);
+    const emf = await runWorkerUntil(async () => (await inboxDepth()) === 0);
     expect(await counter('c1')).toEqual({ count: 5, seen: [2, 3] });
+    // Its turns' metrics went out as EMF lines: the two messages applied.
+    const applied = emf.flatMap((line) => [line.MessagesApplied ?? []].flat());
+    expect(applied.reduce((n, v) => n + v, 0)).toBe(2);
   });
 
   it('refuses, through the ingress, a send the app has no public handler for', async () => {
@@ -198,7 +211,14 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
   }
 
   it('sweeperFromEnvironment sweeps the table into the inbox and resolves with a result', async () => {
-    const sweep = sweeperFromEnvironment(app);
+    const sweeper = sweeperFromEnvironment(app);
+    /** The sweeper's log lines, kept off the test log. */
+    const logged: unknown[] = [];
+    const sweep = async () => {
+      const { result, lines } = await capturedStdout(sweeper);
+      logged.push(...lines.map((line) => JSON.parse(line)));
+      return result;
+    };
     expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0, lagMs: 0 });
 
     // An outbox left behind two minutes ago (past the sweeper's default minimum age).
@@ -209,6 +229,12 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
     expect(swept.lagMs).toBeGreaterThanOrEqual(120_000);
     expect(await store.readOutbox('counter/src1')).toEqual([]);
     expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0, lagMs: 0 });
+    // Each sweep logged its result.
+    expect(logged).toEqual([
+      expect.objectContaining({ message: 'sweep done', drained: 0, sent: 0 }),
+      expect.objectContaining({ message: 'sweep done', drained: 1, sent: 1 }),
+      expect.objectContaining({ message: 'sweep done', drained: 0, sent: 0 }),
+    ]);
 
     await runWorkerUntil(async () => (await inboxDepth()) === 0);
     expect(await counter('swept')).toEqual({ count: 4, seen: [4] });

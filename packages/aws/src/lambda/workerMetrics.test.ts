@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from '../dynamodb/createTable.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
+import { capturedStdout } from '../fixtures/capturedStdout.ts';
 import { restoreEnvironment } from '../fixtures/environment.ts';
 import { LocalSqsEventSource } from '../local/LocalSqsEventSource.ts';
 import { createFifoQueue } from '../sqs/createFifoQueue.ts';
@@ -64,15 +65,9 @@ describe("the deployed worker's turn metrics", () => {
       client: sqs,
       queueUrl,
       handler: async (event) => {
-        const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-          lines.push(String(chunk));
-          return true;
-        });
-        try {
-          return await handler(event);
-        } finally {
-          write.mockRestore();
-        }
+        const written = await capturedStdout(() => handler(event));
+        lines.push(...written.lines);
+        return written.result;
       },
       visibilityTimeoutMs: 2000,
       waitSeconds: 0,
@@ -87,10 +82,7 @@ describe("the deployed worker's turn metrics", () => {
       if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(await count()).toBe(2);
-    return lines
-      .flatMap((chunk) => chunk.split('\n'))
-      .filter((line) => line.includes('"_aws"'))
-      .map((line) => JSON.parse(line));
+    return lines.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
   }
 
   it('are on by default: each turn is an EMF line in the namespace and service the environment names', async () => {
