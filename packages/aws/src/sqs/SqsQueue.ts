@@ -3,11 +3,9 @@ import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
-  type MessageAttributeValue,
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
@@ -21,7 +19,8 @@ import type {
 } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
-import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE, toSqsBody, toSqsId } from './sqsIds.ts';
+import { BATCH_MAX, prepareEntry, sendBatches } from './sendEntries.ts';
+import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
 
 /** Options of an {@link SqsQueue}. */
@@ -50,8 +49,6 @@ interface QueueAttributes {
   readonly redrivePolicy?: RedrivePolicy;
 }
 
-/** Entries per SQS batch call. */
-const BATCH_MAX = 10;
 /** SQS's longest visibility timeout: 12 hours. */
 const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
 /**
@@ -63,11 +60,6 @@ const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
 const ATTRIBUTES_TTL_MS = 30_000;
 /** Per-entry failures that mean the receipt is stale: the message was redelivered or deleted. */
 const STALE_RECEIPT = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight']);
-
-interface Prepared {
-  readonly entry: SendMessageBatchRequestEntry;
-  readonly bytes: number;
-}
 
 /**
  * The {@link Queue} on an SQS FIFO queue. `group` becomes the MessageGroupId, `dedupeId` the
@@ -125,8 +117,8 @@ export class SqsQueue implements Queue {
    * (SQS drops the copies of the messages that did go out by their dedupe ids).
    */
   async send(messages: readonly QueueMessage[]): Promise<void> {
-    const prepared = messages.map((message, i) => this.#prepare(message, i));
-    for (const chunk of this.#chunks(prepared)) {
+    const prepared = messages.map((message, i) => prepareEntry(message, i, this.maxMessageBytes));
+    for (const chunk of sendBatches(prepared, this.maxMessageBytes)) {
       let failed: { Id?: string; Code?: string; Message?: string; SenderFault?: boolean }[];
       try {
         const result = await this.#client.send(
@@ -333,71 +325,6 @@ export class SqsQueue implements Queue {
       ? { identity, redrivePolicy: { maxReceives } }
       : { identity };
   }
-
-  #prepare(message: QueueMessage, index: number): Prepared {
-    const group = toSqsId(message.group);
-    const dedupe = toSqsId(message.dedupeId);
-    const attributes: Record<string, MessageAttributeValue> = {};
-    // The originals go as JSON strings, with the characters SQS refuses escaped.
-    const original = (value: string) => toSqsBody(JSON.stringify(value));
-    if (group.hashed) {
-      attributes[GROUP_ATTRIBUTE] = { DataType: 'String', StringValue: original(message.group) };
-    }
-    if (dedupe.hashed) {
-      attributes[DEDUPE_ATTRIBUTE] = {
-        DataType: 'String',
-        StringValue: original(message.dedupeId),
-      };
-    }
-    const body = toSqsBody(message.body);
-    let bytes = utf8(body);
-    for (const [name, value] of Object.entries(attributes)) {
-      bytes += utf8(name) + utf8(value.DataType!) + utf8(value.StringValue!);
-    }
-    if (bytes > this.maxMessageBytes) {
-      throw new BatonError(
-        ErrorCode.MESSAGE_TOO_LARGE,
-        `message ${message.dedupeId} to ${message.group} is ${bytes} bytes, more than SQS's ${this.maxMessageBytes}-byte limit; nothing was sent`,
-        {
-          details: {
-            dedupeId: message.dedupeId,
-            group: message.group,
-            limit: this.maxMessageBytes,
-            actual: bytes,
-          },
-        },
-      );
-    }
-    return {
-      bytes,
-      entry: {
-        Id: String(index),
-        MessageBody: body,
-        MessageGroupId: group.id,
-        MessageDeduplicationId: dedupe.id,
-        ...(Object.keys(attributes).length > 0 ? { MessageAttributes: attributes } : {}),
-      },
-    };
-  }
-
-  /** Consecutive runs of at most 10 messages and `maxMessageBytes` bytes, in order. */
-  *#chunks(prepared: readonly Prepared[]): Generator<Prepared[]> {
-    let chunk: Prepared[] = [];
-    let bytes = 0;
-    for (const p of prepared) {
-      if (
-        chunk.length === BATCH_MAX ||
-        (chunk.length > 0 && bytes + p.bytes > this.maxMessageBytes)
-      ) {
-        yield chunk;
-        chunk = [];
-        bytes = 0;
-      }
-      chunk.push(p);
-      bytes += p.bytes;
-    }
-    if (chunk.length > 0) yield chunk;
-  }
 }
 
 /** Milliseconds as whole seconds, rounded up. */
@@ -406,10 +333,6 @@ function toSeconds(ms: number): number {
     throw invalidArgument(`a duration must be a finite number of milliseconds ≥ 0, got ${ms}`);
   }
   return Math.ceil(ms / 1000);
-}
-
-function utf8(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
 }
 
 function throwUnlessStale(
