@@ -7,11 +7,12 @@ import { Replayer } from './Replayer.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
- * Replays `history` (an instance's state: `workflowHistory`'s result or the stored record)
- * with `definition`'s code — of an instance that ran compensations, the run and then its
- * compensations, as the live turns did. Resolves with how far the history takes the run
- * (`cancelled` or `failed` for a saga that ended so); rejects with NON_DETERMINISTIC, naming
- * the command, when the code no longer issues what the history holds — the error that would pause the instance after the deploy. Steps are not run, nothing is sent.
+ * Replays `history` (an instance's state, as its stored record holds it: `workflowHistory`'s
+ * result leaves the journal out) with `definition`'s code — of an instance that ran
+ * compensations, the run and then its compensations, as the live turns did. Resolves with how far
+ * the history takes the run (`cancelled` or `failed` for a saga that ended so); rejects with
+ * NON_DETERMINISTIC, naming the command, when the code no longer issues what the history holds —
+ * the error that would pause the instance after the deploy. Steps are not run, nothing is sent.
  *
  * @example
  * for (const history of recordedHistories) await replayWorkflow(Checkout, history);
