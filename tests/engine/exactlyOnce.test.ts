@@ -435,6 +435,39 @@ describe('what cannot be kept', () => {
     });
   });
 
+  it('keeps a dead letter whose error is too long for a record whole, with the gist of its error, and applies it once when redriven', async () => {
+    let failing = true;
+    const Wordy = actor({
+      name: 'wordy',
+      state: z.object({ got: z.array(z.string()) }),
+      initial: () => ({ got: [] as string[] }),
+      handlers: {
+        note: {
+          payload: z.object({ text: z.string() }),
+          handle: (ctx, { text }) => {
+            if (failing) throw new Error(`refused: ${'why '.repeat(700)}`);
+            ctx.state.got.push(text);
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Wordy], maxAttempts: 1, limits: { maxItemBytes: 3_000 } });
+    const { messageId } = await h.client.send(Wordy.ref('a'), 'note', { text: 'kept' });
+    await h.run();
+
+    const [letter] = await h.backend.store.listDeadLetters('wordy/a');
+    expect(letter).toMatchObject({
+      redrivable: true,
+      envelope: { id: messageId, payload: { text: 'kept' } },
+      error: { code: ErrorCode.DEAD_LETTERED, details: { truncated: true } },
+    });
+    failing = false;
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'wordy/a', messageId);
+    await h.run();
+    expect(await h.state('wordy/a')).toEqual({ got: ['kept'] });
+    expect(await h.backend.store.listDeadLetters('wordy/a')).toEqual([]);
+  });
+
   it('rejects a handler that leaves state JSON cannot hold as INVALID_STATE, and keeps the state', async () => {
     const h = setup({ actors: [Fragile] });
     const bigint = settled(h.client.ask(Fragile.ref('a'), 'bigint', {}));

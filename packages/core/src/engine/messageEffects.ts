@@ -16,7 +16,7 @@ import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';
-import { failedOutcome, idempotencyFor } from './outcomes.ts';
+import { errorGist, failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { boundPeers, type OverflowLookup, withoutMarks } from './overflow.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
@@ -297,19 +297,27 @@ export async function deadLetter(
     attempts,
     at: engine.clock.now(),
   };
-  // A dead letter too large for a record keeps everything but the payload.
-  const fits = jsonSize(kept) <= engine.store.limits.maxItemBytes;
   return {
     ...withRecord(engine, out.record),
     envelopes: out.envelopes,
     idempotency: failedOutcome(engine, envelope, error),
     failure: error,
-    deadLetter: fits
-      ? kept
-      : { ...kept, envelope: { ...original, payload: null }, redrivable: false },
+    deadLetter: keptWithin(kept, engine.store.limits.maxItemBytes),
     ...(admission.redrives ? { replacesOutcome: true } : {}),
     ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
   };
+}
+
+/**
+ * A dead letter as an item can hold it: whole; else with the gist of its error, the message
+ * whole still, so it can be redriven; else, as a last resort, without its payload, which
+ * cannot be.
+ */
+function keptWithin(kept: DeadLetter, maxItemBytes: number): DeadLetter {
+  if (jsonSize(kept) <= maxItemBytes) return kept;
+  const gist = { ...kept, error: errorGist(kept.error, maxItemBytes) };
+  if (jsonSize(gist) <= maxItemBytes) return gist;
+  return { ...gist, envelope: { ...kept.envelope, payload: null }, redrivable: false };
 }
 
 /**

@@ -16,14 +16,18 @@ export function failedOutcome(
   // Error details too large to store would fail every commit of the batch: keep the gist.
   const limit = maxOutcomeBytes(engine.store);
   if (idempotency && jsonSize(idempotency) > limit) {
-    const gist: SerializedError = {
-      code: error.code,
-      message: error.message.slice(0, Math.min(1000, Math.floor(limit / 4))),
-      details: { truncated: true },
-    };
-    return { ...idempotency, outcome: { ok: false, error: gist } };
+    return { ...idempotency, outcome: { ok: false, error: errorGist(error.toJSON(), limit) } };
   }
   return idempotency;
+}
+
+/** An error cut to its gist — its code, the start of its message — for an item of `limit` bytes. */
+export function errorGist(error: SerializedError, limit: number): SerializedError {
+  return {
+    code: error.code,
+    message: error.message.slice(0, Math.min(1000, Math.floor(limit / 4))),
+    details: { truncated: true },
+  };
 }
 
 /** The outcome record of an ingress message (none for actor messages and timer fires). */
