@@ -54,6 +54,9 @@ describe('the bank page under baton dev, in Chromium', () => {
       status: 200,
       body: { value: 100 },
     });
+    // A live query pushes only its newest result: wait for the deposit to show before the
+    // transfer, or the page may go from 0 to 70 in one push and never log the transfer.
+    await expect.poll(() => cell('balance-alice')).toBe('100');
     expect((await ask('alice', 'transfer', { to: 'bob', amount: 30 })).status).toBe(200);
     await expect.poll(() => cell('balance-alice')).toBe('70');
     await expect.poll(activity).toContain('alice: 100 → 70 (-30)');
