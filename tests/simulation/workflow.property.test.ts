@@ -5,7 +5,7 @@
  * each sleep fired once, each event consumed once, each instance completed once, rightly; and
  * an incompatible deploy pauses the instances it cannot replay, never corrupting them.
  */
-import { actor, type WorkflowState, workflow } from '@baton/core';
+import { actor, type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -67,6 +67,70 @@ function fulfil(version: string) {
   });
 }
 
+/** Holds and releases, by what was held: each applied once, or the count shows it. */
+const Hotel = actor({
+  name: 'hotel',
+  state: z.object({
+    held: z.record(z.string(), z.number()),
+    released: z.record(z.string(), z.number()),
+  }),
+  initial: () => ({ held: {} as Record<string, number>, released: {} as Record<string, number> }),
+  handlers: {
+    hold: {
+      payload: z.object({ what: z.string() }),
+      handle: (ctx, { what }) => {
+        ctx.state.held[what] = (ctx.state.held[what] ?? 0) + 1;
+      },
+    },
+    release: {
+      payload: z.object({ what: z.string() }),
+      handle: (ctx, { what }) => {
+        ctx.state.released[what] = (ctx.state.released[what] ?? 0) + 1;
+      },
+    },
+  },
+});
+const hotel = Hotel.ref('main');
+/** A call holding `what`, released when the saga unwinds or the call loses a race. */
+const holding = (ctx: WorkflowContext, what: string) =>
+  ctx.call(
+    hotel,
+    'hold',
+    { what },
+    { compensate: (_, saga) => saga.call(hotel, 'release', { what }) },
+  );
+
+/** A stay: holds a room, then waits for an event nobody sends, until its parent ends it. */
+const Stay = workflow({
+  name: 'stay',
+  retentionMs: Number.POSITIVE_INFINITY,
+  input: z.object({ what: z.string() }),
+  run: async (ctx, { what }) => {
+    await holding(ctx, what);
+    await ctx.waitForEvent('never');
+  },
+});
+
+/**
+ * A trip: starts a stay it never awaits, races a hold against a stay (which never wins) and a
+ * `stop` event, then waits for `end`. Its end, however it comes, ends both stays.
+ */
+const Trip = workflow({
+  name: 'trip',
+  retentionMs: Number.POSITIVE_INFINITY,
+  input: z.object({ trip: z.string() }),
+  run: async (ctx, { trip }) => {
+    void ctx.child(Stay, `${trip}-a`, { what: `${trip}-a` });
+    const raced = await ctx.race([
+      holding(ctx, trip),
+      ctx.child(Stay, `${trip}-b`, { what: `${trip}-b` }),
+      ctx.waitForEvent('stop'),
+    ]);
+    await ctx.waitForEvent('end');
+    return raced.index;
+  },
+});
+
 const V1 = fulfil('1');
 const V2 = fulfil('2');
 const V3 = fulfil('3');
@@ -120,11 +184,57 @@ describe('workflows in the simulation', () => {
     },
   );
 
-  /** Instances the incompatible deploy paused, over all seeds: the pause is exercised. */
+  /**
+   * Over all seeds, each path is exercised: trips by how they ended, and instances the
+   * incompatible deploy paused.
+   */
+  const ends = { held: 0, undone: 0, cancelled: 0 };
   let pausedSeen = 0;
   afterAll(() => {
-    if (SEEDS >= 24) expect(pausedSeen).toBeGreaterThan(0);
+    if (SEEDS < 24) return;
+    expect(Math.min(ends.held, ends.undone, ends.cancelled)).toBeGreaterThan(0);
+    expect(pausedSeen).toBeGreaterThan(0);
   });
+
+  it.each(Array.from({ length: Math.ceil(SEEDS / 2) }, (_, i) => i + 1))(
+    'undoes race losers and ends children with their parent, each once (seed %i)',
+    async (seed) => {
+      const trips = ['t1', 't2', 't3', 't4'];
+      const sim = new Simulation({
+        actors: [Hotel, Trip.actor, Stay.actor],
+        seed,
+        processes: 1 + (seed % 3),
+        markRetentionMs: 14 * DAY,
+      });
+      for (const [i, trip] of trips.entries()) {
+        const ref = Trip.ref(trip);
+        sim.send(ref, 'start', { input: { trip } });
+        if (i % 2 === 0) sim.send(ref, 'signal', { name: 'stop', payload: null });
+        sim.send(ref, 'signal', { name: 'end', payload: null });
+        // Sent in any order with the rest: before the start it changes nothing.
+        if (i >= 2) sim.send(ref, 'cancel', { reason: 'changed plans' });
+      }
+      await sim.run();
+
+      const { held, released } = await sim.state(hotel);
+      for (const trip of trips) {
+        const state = (await sim.state(Trip.ref(trip))) as unknown as WorkflowState;
+        const at = `${trip} in seed ${seed}`;
+        expect(['completed', 'cancelled'], at).toContain(state.status);
+        // Kept only by a trip that completed with its hold the winner; undone otherwise.
+        const kept = state.status === 'completed' && state.output === 0;
+        expect([held[trip], released[trip] ?? 0], at).toEqual([1, kept ? 0 : 1]);
+        if (kept) ends.held++;
+        else if (state.status === 'completed') ends.undone++;
+        else ends.cancelled++;
+        for (const stay of [`${trip}-a`, `${trip}-b`]) {
+          const child = (await sim.state(Stay.ref(stay))) as unknown as WorkflowState;
+          expect(child.status, `${stay} in seed ${seed}`).toBe('cancelled');
+          expect([held[stay], released[stay]], `${stay} in seed ${seed}`).toEqual([1, 1]);
+        }
+      }
+    },
+  );
 
   it.each(Array.from({ length: Math.ceil(SEEDS / 2) }, (_, i) => i + 1))(
     'pauses, never corrupts, the instances an incompatible deploy cannot replay (seed %i)',

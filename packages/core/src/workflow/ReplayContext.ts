@@ -116,7 +116,9 @@ export class ReplayContext implements WorkflowContext {
     if (compensate) slot.compensable = true;
     const done = compensate
       ? slot.promise.then((reply) => {
-          this.#keep(slot.entry.name, compensate, reply);
+          // A race's loser is undone now; a call the run awaited is undone if the saga unwinds.
+          if (slot.undo) this.#replayer.undo((saga) => compensate(reply, saga));
+          else this.#keep(slot.entry.name, compensate, reply);
           return reply;
         })
       : slot.promise;

@@ -20,6 +20,7 @@ import {
   toBatonError,
 } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { parseActorId } from '../shared/actorId.ts';
 import { asJson } from '../shared/asJson.ts';
 import {
   type CommandKind,
@@ -77,6 +78,8 @@ export interface Slot {
   step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
   /** A call with a compensation: the saga runner waits for its reply (see `#startRunner`). */
   compensable?: true;
+  /** A compensable call that lost a race: its compensation runs as soon as its reply came. */
+  undo?: true;
 }
 
 const macrotask: (fn: () => void) => void =
@@ -109,6 +112,9 @@ export class Replayer {
     | { name: string; step: false; fn: (saga: ReplayContext) => unknown }
   )[] = [];
   #runner: 'idle' | 'running' | { errors: SerializedError[] } = 'idle';
+  /** Compensations of race losers running now ({@link undo}), and those that failed. */
+  readonly #undoing = new Set<Promise<void>>();
+  readonly #undoErrors: SerializedError[] = [];
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
 
   constructor(
@@ -257,15 +263,56 @@ export class Replayer {
   /** The slot of the command a promise `ctx` returned stands for (for `race`). */
   readonly slotOf = new WeakMap<Promise<unknown>, number>();
 
-  /** Cancels the pending commands of `seqs`: they never resolve, their timers never fire. */
+  /**
+   * Cancels the pending commands of `seqs` (a race's losers): they never resolve, their timers
+   * never fire, and a child still running is cancelled. A call with a compensation is undone
+   * instead: the actor may apply it still, so it stays pending, and its compensation runs once
+   * its reply came (see {@link undo}).
+   */
   cancel(seqs: readonly (number | undefined)[]): void {
     for (const seq of seqs) {
+      const slot = seq === undefined ? undefined : this.#slots.get(seq);
+      // In memory, not journaled: a replay settles the race at the same place and marks it again.
+      if (slot?.compensable) {
+        slot.undo = true;
+        continue;
+      }
       const entry = seq === undefined ? undefined : this.#entry(seq);
       if (entry?.state !== 'pending' || !this.host) continue;
       entry.state = 'cancelled';
       if (entry.until !== undefined || entry.retryAt !== undefined)
         this.host.cancelTimer(entry.seq);
+      const child = entry.kind === 'child' && entry.child ? parseActorId(entry.child) : undefined;
+      if (child) {
+        const reason = `it lost a race in its parent ${this.host.self.key}`;
+        this.host.send({ ...child, id: entry.child } as ActorRef, 'cancel', { reason });
+      }
     }
+  }
+
+  /**
+   * Runs the compensation of a race's losing call whose reply came: workflow code in a context
+   * of the saga runner's, beside the run, which does not complete before it has (see `drive`).
+   */
+  undo(compensate: (saga: ReplayContext) => unknown): void {
+    const saga = new ReplayContext(this, 'runner');
+    const running: Promise<void> = Promise.resolve()
+      .then(() => compensate(saga))
+      .then(
+        () => {},
+        (error: unknown) => void this.#undoErrors.push(toBatonError(error).toJSON()),
+      )
+      .finally(() => this.#undoing.delete(running));
+    this.#undoing.add(running);
+  }
+
+  /** Whether a race's losing call, or its compensation, is under way. */
+  #undoUnderWay(): boolean {
+    if (this.#undoing.size > 0) return true;
+    for (const slot of this.#slots.values()) {
+      if (slot.undo && slot.entry.state === 'pending') return true;
+    }
+    return false;
   }
 
   /**
@@ -397,10 +444,12 @@ export class Replayer {
       }
       if (typeof this.#runner === 'object')
         return { kind: 'compensated', errors: this.#runner.errors };
-      if (this.#runner === 'idle' && this.#run && !this.state.ending) {
-        if (this.#run.ok) return { kind: 'completed', value: this.#run.value };
-        const error = runFailure(this.#run.error);
-        const undo = this.compensations.length > 0 || this.#callsUnderWay();
+      const run = this.#runner === 'idle' && !this.state.ending ? this.#run : undefined;
+      // A run that returned completes once the race losers it left are undone.
+      if (run?.ok && !this.#undoUnderWay()) return { kind: 'completed', value: run.value };
+      if (run && !run.ok) {
+        const error = runFailure(run.error);
+        const undo = this.compensations.length > 0 || this.#callsUnderWay() || this.#undoUnderWay();
         if (!undo || !this.host) return { kind: 'failed', error };
         this.state.ending = { status: 'failed', error: error.toJSON(), seq: this.#seq };
         this.#startRunner();
@@ -497,11 +546,11 @@ export class Replayer {
     // A call under way may yet be applied: the runner starts once its reply came (and kept its
     // compensation, to run first) or it failed. Its reply is journaled before the runner's
     // commands, so a replay starts the runner at the same place.
-    if (this.#callsUnderWay()) return false;
+    if (this.#callsUnderWay() || this.#undoUnderWay()) return false;
     this.#runner = 'running';
     const ctx = new ReplayContext(this, 'runner');
     const list = [...this.compensations].reverse();
-    const errors: SerializedError[] = [];
+    const errors: SerializedError[] = [...this.#undoErrors];
     (async () => {
       for (const compensation of list) {
         try {

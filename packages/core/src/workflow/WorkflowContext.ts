@@ -142,7 +142,9 @@ export interface WorkflowContext {
   /**
    * Whichever of these commands (`sleep`, `waitForEvent`, callbacks' results, `call`, `step`,
    * `child`) settles first: its index and value. The others are cancelled: a losing wait
-   * consumes no later event, a losing timer never fires.
+   * consumes no later event, a losing timer never fires, a losing child is cancelled. A losing
+   * `call` with a `compensate` is undone once its reply comes (the actor may apply it still);
+   * the run completes only after that.
    */
   race<const T extends readonly Promise<unknown>[]>(
     commands: T,
