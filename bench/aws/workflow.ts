@@ -9,6 +9,11 @@
  * (each side its own, on its own counted SDK clients); a step is timed from one `tally` turn of
  * an instance to its next. Rows: per-step latency of one instance, the time per step of many
  * instances at once (steps per second), and the item writes per step, counted on the SDK.
+ *
+ * Then the same for `ctx.step` (outside work, at least once with one key): a workflow looping
+ * over `ctx.step`, against an actor that does one step per turn and sends itself the next (what a
+ * user writes for a durable loop without workflows). A step is timed from one run of the work to
+ * the next.
  */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -85,7 +90,75 @@ const Machine = actor({
   },
 });
 
-const app = defineApp({ actors: [Tally, Machine], workflows: [Chain] });
+/** Records a step's run: the "outside work" of both sides of the `ctx.step` rows. */
+function work(key: string): void {
+  const times = stepTimes.get(key) ?? [];
+  times.push(performance.now());
+  stepTimes.set(key, times);
+}
+
+const Steps = workflow({
+  name: 'steps',
+  input: z.object({ steps: z.number().int() }),
+  public: true,
+  run: async (ctx, { steps }) => {
+    for (let i = 0; i < steps; i++) await ctx.step(`s${i}`, () => work(ctx.id));
+    finished.add(ctx.id);
+    return steps;
+  },
+});
+
+/** The hand-written durable loop: one step per turn, then a message to itself for the next. */
+const Loop = actor({
+  name: 'loop',
+  state: z.object({ step: z.number().int(), steps: z.number().int() }),
+  initial: () => ({ step: 0, steps: 0 }),
+  handlers: {
+    go: {
+      public: true,
+      payload: z.object({ steps: z.number().int() }),
+      handle: (ctx, { steps }) => {
+        if (ctx.state.steps > 0) return;
+        ctx.state.steps = steps;
+        ctx.send(ctx.self, 'next', {});
+      },
+    },
+    next: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        work(ctx.self.key);
+        ctx.state.step++;
+        if (ctx.state.step < ctx.state.steps) ctx.send(ctx.self, 'next', {});
+        else finished.add(ctx.self.key);
+      },
+    },
+  },
+});
+
+const app = defineApp({ actors: [Tally, Machine, Loop], workflows: [Chain, Steps] });
+
+/** The two sides of a comparison: what starts an instance of each, and what its steps are. */
+const PAIRS = {
+  calls: {
+    machine: (key: string, steps: number) => ingressStart(Machine.ref(key), 'go', { steps }),
+    workflow: (key: string, steps: number) =>
+      ingressStart(Chain.ref(key), 'start', { input: { steps } }),
+    baselineName: 'state machine',
+    what: 'ctx.call',
+  },
+  steps: {
+    machine: (key: string, steps: number) => ingressStart(Loop.ref(key), 'go', { steps }),
+    workflow: (key: string, steps: number) =>
+      ingressStart(Steps.ref(key), 'start', { input: { steps } }),
+    baselineName: 'self-messaging actor',
+    what: 'ctx.step',
+  },
+} as const;
+type Pair = (typeof PAIRS)[keyof typeof PAIRS];
+
+function ingressStart(to: ActorRef, name: string, payload: unknown) {
+  return inboxMessage(ingress(`go-${to.id}`, to.id, name, payload));
+}
 
 export interface WorkflowBenchOptions {
   readonly target: Target;
@@ -108,14 +181,14 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
     machine: countOwnWrites(sides.machine),
     workflow: countOwnWrites(sides.workflow),
   };
-  const compare = async (count: number, label: string): Promise<Row> => {
+  const compare = async (count: number, label: string, pair: Pair = PAIRS.calls): Promise<Row> => {
     resetCounter(sides.machine.counter);
     resetCounter(sides.workflow.counter);
     writes.machine.reset();
     writes.workflow.reset();
     const result = await interleave({
-      baseline: () => round(sides.machine, setup, 'machine', count, steps),
-      candidate: () => round(sides.workflow, setup, 'workflow', count, steps),
+      baseline: () => round(sides.machine, setup, pair, 'machine', count, steps),
+      candidate: () => round(sides.workflow, setup, pair, 'workflow', count, steps),
       rounds: options.rounds,
       warmup: options.warmup,
     });
@@ -135,16 +208,17 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
         ownRecordWrites: own.baseline.record,
       },
     };
+    const hand = pair.baselineName;
     log(
-      `  ${label}: state machine ${formatNs(baseline)}/step (${rate(baseline)}), workflow ${formatNs(candidate)}/step (${rate(candidate)})`,
+      `  ${label}: ${hand} ${formatNs(baseline)}/step (${rate(baseline)}), workflow ${formatNs(candidate)}/step (${rate(candidate)})`,
     );
     log(`    calls per step: workflow ${formatPerOp(calls.baton)}`);
-    log(`                    state machine ${formatPerOp(calls.baseline)}`);
+    log(`                    ${hand} ${formatPerOp(calls.baseline)}`);
     log(
-      `    the instance's own item writes per step (record + outbox + timers): workflow ${own.baton.items} (record ${own.baton.record}), state machine ${own.baseline.items} (record ${own.baseline.record})`,
+      `    the instance's own item writes per step (record + outbox + timers): workflow ${own.baton.items} (record ${own.baton.record}), ${hand} ${own.baseline.items} (record ${own.baseline.record})`,
     );
     return {
-      bench: `workflow, ${label} — vs a hand-written state machine (${target.label})`,
+      bench: `workflow, ${label} — vs a hand-written ${hand} (${target.label})`,
       baseline: `${formatNs(baseline)}/step`,
       candidate: `${formatNs(candidate)}/step`,
       ratio: median(result.paired),
@@ -155,8 +229,9 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
       ...(count === 1 ? { latencies: result.latencies } : {}),
     };
   };
-  const one = await compare(1, `one instance × ${steps} steps`);
-  const many = await compare(instances, `${instances} instances × ${steps} steps`);
+  const one = await compare(1, `one instance × ${steps} ctx.call steps`);
+  const many = await compare(instances, `${instances} instances × ${steps} ctx.call steps`);
+  const outside = await compare(1, `one instance × ${steps} ctx.step steps`, PAIRS.steps);
   const own = (row: Row, side: 'baton' | 'baseline', what: 'ownRecordWrites' | 'ownItemWrites') =>
     row.calls![side]![what]!;
   // The budget is absolute (writes of the instance's record per step): ratio holds that figure.
@@ -168,7 +243,7 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
     spread: [own(one, 'baton', 'ownRecordWrites'), own(many, 'baton', 'ownRecordWrites')],
     budget: { kind: 'max', value: 1.1 },
   };
-  return [one, many, writesRow];
+  return [one, many, writesRow, outside];
 }
 
 const rate = (nsPerStep: number) => `${Math.round(1e9 / nsPerStep)} steps/s`;
@@ -191,6 +266,7 @@ function workerOf(side: Clients, setup: BenchResources): Worker {
 async function round(
   side: Clients,
   setup: BenchResources,
+  pair: Pair,
   kind: Kind,
   count: number,
   steps: number,
@@ -198,12 +274,7 @@ async function round(
   const worker = workerOf(side, setup);
   const run = randomUUID().slice(0, 8);
   const keys = Array.from({ length: count }, (_, i) => `${kind}-${run}-${i}`);
-  const start = (key: string) => {
-    const to: ActorRef = kind === 'workflow' ? Chain.ref(key) : Machine.ref(key);
-    const [name, payload] =
-      kind === 'workflow' ? ['start', { input: { steps } }] : ['go', { steps }];
-    return inboxMessage(ingress(`go-${key}`, to.id, name, payload));
-  };
+  const start = (key: string) => pair[kind](key, steps);
   let empty = 0;
   const t0 = performance.now();
   const ns0 = process.hrtime.bigint();
@@ -225,6 +296,9 @@ async function round(
       throw new Error(`workflow bench (${kind}): ${key} made ${times.length} of ${steps} steps`);
     }
     latencies.push(...times.map((t, i) => (t - (i === 0 ? t0 : times[i - 1]!)) * 1e6));
+    stepTimes.delete(key);
+    finished.delete(key);
+    if (pair !== PAIRS.calls) continue;
     const stored = await new DynamoStore({
       client: setup.helper.dynamodb,
       tableName: setup.tableName,
@@ -232,8 +306,6 @@ async function round(
     if ((stored?.state as { count?: number } | undefined)?.count !== steps) {
       throw new Error(`workflow bench (${kind}): ${key}'s tally stored a wrong count`);
     }
-    stepTimes.delete(key);
-    finished.delete(key);
   }
   return { ns, ops: count * steps, latencies };
 }
@@ -243,6 +315,8 @@ async function round(
  * partition: its record, outbox items and timers), not the tally's, and of those its record's:
  * what "writes per step" of a workflow means.
  */
+const DRIVERS = ['A#wf-chain/', 'A#machine/', 'A#wf-steps/', 'A#loop/'];
+
 function countOwnWrites(side: Clients): {
   reset(): void;
   per(steps: number): { items: number; record: number };
@@ -268,7 +342,7 @@ function countOwnWrites(side: Clients): {
         for (const r of requests) add(keyOf(r.PutRequest?.Item ?? r.DeleteRequest?.Key));
       }
       for (const { pk, sk } of keys) {
-        if (!pk.startsWith('A#wf-chain/') && !pk.startsWith('A#machine/')) continue;
+        if (!DRIVERS.some((prefix) => pk.startsWith(prefix))) continue;
         items++;
         if (sk === 'R') record++;
       }
