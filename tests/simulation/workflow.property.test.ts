@@ -136,6 +136,21 @@ const V2 = fulfil('2');
 const V3 = fulfil('3');
 
 describe('workflows in the simulation', () => {
+  /**
+   * Over all seeds, each path is exercised: trips by how they ended, and instances the
+   * incompatible deploy paused.
+   */
+  const ends = { held: 0, undone: 0, cancelled: 0 };
+  let pausedSeen = 0;
+  /** The compatible deploy: how often it came mid-run, and the runs that took its new step. */
+  const upgraded = { deploys: 0, audits: 0 };
+  afterAll(() => {
+    if (SEEDS < 24) return;
+    expect(Math.min(ends.held, ends.undone, ends.cancelled)).toBeGreaterThan(0);
+    expect(pausedSeen).toBeGreaterThan(0);
+    expect(Math.min(upgraded.deploys, upgraded.audits)).toBeGreaterThan(0);
+  });
+
   it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
     'completes every order exactly once whatever the faults (seed %i)',
     async (seed) => {
@@ -158,7 +173,8 @@ describe('workflows in the simulation', () => {
         // Starting again is idempotent.
         sim.send(ref, 'start', { input: { order } });
       }
-      await sim.run();
+      const stats = await sim.run();
+      if (seed % 2 === 0) upgraded.deploys += stats.deploys;
 
       const inventory = await sim.state(Inventory.ref('main'));
       expect([...inventory.reserved].sort()).toEqual(orders);
@@ -180,21 +196,14 @@ describe('workflows in the simulation', () => {
         if (Number(order.slice(1)) % 2 === 1) {
           expect(byName('charge')).toMatchObject([{ attempts: 2 }]);
         }
+        // The audit step is new code's: a run that reached it after the deploy took it, once.
+        if (byName('audit').length > 0) {
+          upgraded.audits++;
+          expect(new Set(stepKeys.get(`${order}:audit`)).size).toBe(1);
+        }
       }
     },
   );
-
-  /**
-   * Over all seeds, each path is exercised: trips by how they ended, and instances the
-   * incompatible deploy paused.
-   */
-  const ends = { held: 0, undone: 0, cancelled: 0 };
-  let pausedSeen = 0;
-  afterAll(() => {
-    if (SEEDS < 24) return;
-    expect(Math.min(ends.held, ends.undone, ends.cancelled)).toBeGreaterThan(0);
-    expect(pausedSeen).toBeGreaterThan(0);
-  });
 
   it.each(Array.from({ length: Math.ceil(SEEDS / 2) }, (_, i) => i + 1))(
     'undoes race losers and ends children with their parent, each once (seed %i)',

@@ -2,7 +2,7 @@
  * Workflows on the embedded backend: a start runs the steps, calls and sends of the run once
  * each, its result is the output, and a step that fails is retried on durable backoff.
  */
-import { actor, type BatonError, defineApp, ErrorCode, workflow } from '@baton/core';
+import { actor, type BatonError, defineApp, ErrorCode, TerminalError, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -160,6 +160,34 @@ describe('a workflow', () => {
     });
     expect(attempts).toBe(4);
     expect(await h.client.workflowStatus(failed)).toMatchObject({ status: 'failed' });
+  });
+
+  it('fails a step that throws TerminalError at once, with no retry left to wait for', async () => {
+    let attempts = 0;
+    const Declined = workflow({
+      name: 'declined',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step(
+          'charge',
+          () => {
+            attempts++;
+            throw new TerminalError('card declined');
+          },
+          { retry: { maxAttempts: 5, initialDelayMs: 10 } },
+        );
+        return 'charged';
+      },
+    });
+    const h = workflowHarness([Declined.actor]);
+    const ref = await h.client.start(Declined, 'd', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.STEP_FAILED,
+      message: 'step "charge" failed after 1 attempt: card declined',
+      details: { cause: { code: ErrorCode.REJECTED, message: 'card declined' } },
+    });
+    expect(attempts).toBe(1);
   });
 
   it('fails with REJECTED and the message when the run itself throws', async () => {

@@ -17,6 +17,7 @@ import {
   errorFromJSON,
   isBatonError,
   type SerializedError,
+  TerminalError,
   toBatonError,
 } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -517,7 +518,9 @@ export class Replayer {
     } catch (thrown) {
       const error = toBatonError(thrown);
       span?.end(error);
-      const delay = retryDelay(options.retry, attempt);
+      // A TerminalError says that trying again cannot help (a declined card): no retry.
+      const delay =
+        thrown instanceof TerminalError ? undefined : retryDelay(options.retry, attempt);
       if (delay === undefined) {
         this.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, error).toJSON() });
         return;

@@ -105,7 +105,7 @@ export interface WorkflowContext {
   /**
    * Runs `fn` — work outside Baton — at least once (again after a crash before its result
    * commits), retried on failure per `retry`; the run sees its result, or STEP_FAILED after the
-   * last attempt. The result must be JSON.
+   * last attempt (at once when `fn` throws a `TerminalError`). The result must be JSON.
    */
   step<T>(
     name: string,
