@@ -242,6 +242,11 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
     ratio: own(one, 'baton', 'ownRecordWrites'),
     spread: [own(one, 'baton', 'ownRecordWrites'), own(many, 'baton', 'ownRecordWrites')],
     budget: { kind: 'max', value: 1.1 },
+    values: {
+      baseline: own(one, 'baseline', 'ownRecordWrites'),
+      candidate: own(one, 'baton', 'ownRecordWrites'),
+      unit: 'record writes/step',
+    },
   };
   return [one, many, writesRow, outside];
 }

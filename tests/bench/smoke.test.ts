@@ -10,18 +10,33 @@ import { verdict } from '../../bench/report.ts';
 import { runSuite } from '../../bench/suite.ts';
 
 describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
-  it('runs turn overhead, hot actor, ping-pong, propagation, fan-out, cost and embedded turns', async () => {
+  it('runs turn overhead, hot actor, ping-pong, propagation, fan-out, cost, embedded turns and workflows', async () => {
     const lines: string[] = [];
     const { rows, errors, target } = await runSuite({
       quick: true,
-      only: ['1a', '2a', '3a', '4a', '4c', '5', '6'],
+      only: ['1a', '2a', '3a', '4a', '4c', '5', '6', '8'],
       endpoints: { dynamodb: inject('dynamodbEndpoint'), sqs: inject('sqsEndpoint') },
       log: (line) => lines.push(line),
     });
     expect(errors, lines.join('\n')).toEqual([]);
     expect(target).toBe('DynamoDB Local + ElasticMQ');
     const ids = rows.map((row) => row.bench.slice(0, row.bench.indexOf('.')));
-    expect(ids).toEqual(['1a', '2a', '3a', '4a', '4c', '5a', '5b', '5c', '5d', '6']);
+    expect(ids).toEqual([
+      '1a',
+      '2a',
+      '3a',
+      '4a',
+      '4c',
+      '5a',
+      '5b',
+      '5c',
+      '5d',
+      '6',
+      '8a',
+      '8b',
+      '8c',
+      '8d',
+    ]);
     for (const row of rows) {
       expect(Number.isFinite(row.ratio) && row.ratio > 0, row.bench).toBe(true);
       expect(

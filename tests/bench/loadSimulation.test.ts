@@ -1,0 +1,60 @@
+/**
+ * The load simulation's scenarios, small: the engine on the embedded backend behind AWS's
+ * modelled latencies and limits applies every message exactly once (each scenario checks every
+ * tally's count itself and throws otherwise), and a result reaches every subscriber, through
+ * throttling too. Speed is not checked here: `pnpm bench:load` prints it against the model.
+ */
+import { describe, expect, it } from 'vitest';
+import { commitItems, RateLimit } from '../../bench/load/modelledPorts.ts';
+import { drainTime, fanOut, openLoop } from '../../bench/load/scenarios.ts';
+
+describe('the load simulation, small', () => {
+  it('drains a backlog over many actors and a hot one, each message applied once', async () => {
+    const keys = [...Array.from({ length: 150 }, (_, i) => `t${i}`), ...Array(50).fill('hot')];
+    const { counts } = await drainTime(3, keys);
+    // A receive and a delete per batch, a commit per turn: the calls the model counts.
+    expect(counts['queue.receive']).toBeLessThan(keys.length / 2);
+    expect(counts['store.transact']).toBeGreaterThanOrEqual(150 + 5);
+  });
+
+  it('applies messages sent while the workers run, and times each commit', async () => {
+    let n = 0;
+    const random = () => {
+      n = (n * 7 + 3) % 10;
+      return (n + 0.5) / 10;
+    };
+    const { latencies } = await openLoop(2, 20, 200, 40, random);
+    expect(latencies.length).toBeGreaterThanOrEqual(1);
+    expect(Math.min(...latencies)).toBeGreaterThan(0);
+  });
+
+  it('pushes one result to every subscriber, retrying the calls the account throttles', async () => {
+    const account = { perSecond: 2_000, burst: 100 };
+    const { throttled } = await fanOut(1_000, { concurrency: 200, backoffMs: 5 }, account);
+    expect(throttled).toBeGreaterThan(0);
+  });
+
+  it('makes a call over the rate wait for its share, and refuses one it cannot take now', async () => {
+    const limit = new RateLimit(100, 0);
+    expect(limit.tryTake()).toBe(true);
+    expect(limit.tryTake()).toBe(false);
+    // The first call booked the next 10 ms: this one starts after them.
+    const t0 = performance.now();
+    await limit.take();
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(5);
+  });
+
+  it('counts the items of a commit: the record, and each item beside it', () => {
+    const record = { id: 'tally/a', ver: 1, state: {}, inboxOffset: '0', marks: {}, sentSeq: 0 };
+    expect(commitItems({ expectedVer: 0, record, outbox: [], idempotency: [] })).toBe(1);
+    expect(
+      commitItems({
+        expectedVer: 0,
+        record,
+        outbox: [],
+        idempotency: [],
+        outcomes: { page: 0, outcomes: [] } as never,
+      }),
+    ).toBe(2);
+  });
+});
