@@ -13,7 +13,7 @@ import {
   type StoreLimits,
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { createEngine, type Engine, Worker } from '@baton/core/engine';
+import { createEngine, type Engine, type TurnListener, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend } from '@baton/embedded';
 
 export interface VirtualClock extends Clock {
@@ -52,6 +52,7 @@ export interface SetupOptions {
   readonly maxAttempts?: number;
   /** @default silent */
   readonly logger?: Logger;
+  readonly onTurn?: TurnListener;
 }
 
 export interface Harness {
@@ -83,6 +84,7 @@ export function setup(options: SetupOptions): Harness {
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.onTurn ? { onTurn: options.onTurn } : {}),
   });
   const worker = new Worker(engine);
   const client = new Client({

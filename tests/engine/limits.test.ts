@@ -1,6 +1,6 @@
 import { actor, ErrorCode, silentLogger, TerminalError } from '@baton/core';
 import { jsonSize } from '@baton/core/adapter';
-import { createEngine, redriveDeadLetter, Worker } from '@baton/core/engine';
+import { createEngine, redriveDeadLetter, type TurnStats, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { commitsOf, runUntilIdle, setup } from './helpers.ts';
@@ -268,7 +268,8 @@ describe('limits', () => {
       },
     });
     const limits = { maxTransactionItems: 4, maxItemBytes: 2000 };
-    const h = setup({ actors: [Notes, Poker], limits });
+    const turns: TurnStats[] = [];
+    const h = setup({ actors: [Notes, Poker], limits, onTurn: (turn) => turns.push(turn) });
     const pokers = Array.from({ length: 12 }, (_, i) => `poker/p${i}`);
     for (const id of pokers) await h.client.send(Poker.ref(id.slice(6)), 'poke', {});
     await h.run();
@@ -290,6 +291,12 @@ describe('limits', () => {
     // Before it, commits that only moved marks out: the state as it was, fewer marks each.
     const rooms = commits.slice(0, -1);
     expect(rooms.length).toBeGreaterThanOrEqual(2);
+    // The turn counts them (its metrics, the simulation's totals).
+    expect(turns.at(-1)).toMatchObject({
+      actorId: 'notes/n',
+      applied: 1,
+      roomCommits: rooms.length,
+    });
     for (const [i, room] of rooms.entries()) {
       expect(room.state).toEqual(before.state);
       expect(room.inboxOffset).toBe(before.inboxOffset);

@@ -14,7 +14,7 @@ import {
   readConflict,
   type Store,
 } from '@baton/core/adapter';
-import { Sweeper, Worker } from '@baton/core/engine';
+import { Sweeper, type TurnListener, Worker } from '@baton/core/engine';
 import { type Gates, SimulatedCrash } from './Gates.ts';
 
 /** The store and queue a process's worker and sweeper use. */
@@ -64,6 +64,8 @@ export interface SimProcessOptions {
   readonly onOutboxRead?: (actorId: string, items: readonly OutboxItem[]) => void;
   /** Called when one task committed two or more times for one actor (a split batch). */
   readonly onBatchSplit?: (actorId: string) => void;
+  /** The engine's `onTurn`: what each turn did. */
+  readonly onTurn?: TurnListener;
   /** Called when a task ended while the process still held commits it had not drained or acked. */
   readonly onAbandoned?: (actorIds: readonly string[]) => void;
 }
@@ -116,6 +118,7 @@ export class SimProcess {
         : { markRetentionMs: options.markRetentionMs }),
       ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
       ...(options.recordPeers === undefined ? {} : { recordPeers: options.recordPeers }),
+      ...(options.onTurn ? { onTurn: options.onTurn } : {}),
     };
     this.worker = new Worker(engine);
     this.sweeper = new Sweeper(this.worker.engine, { minAgeMs: 0 });

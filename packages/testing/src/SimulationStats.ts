@@ -64,6 +64,8 @@ export interface SimulationStats {
   batchSplits: number;
   /** Sender marks and channels moved out of records into items of their own (`recordPeers`). */
   marksMovedOut: number;
+  /** Commits that only moved marks out first, for a message whose own commit could not hold the moves. */
+  roomCommits: number;
   /** Commits seen on the change feed. */
   commits: number;
   /** Commits whose sends did not fit in their record, written as outbox items apart. */
@@ -104,6 +106,7 @@ export function emptyStats(): SimulationStats {
     queueReplacements: 0,
     batchSplits: 0,
     marksMovedOut: 0,
+    roomCommits: 0,
     commitsApart: 0,
     commits: 0,
     deliveries: 0,

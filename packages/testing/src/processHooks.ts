@@ -6,7 +6,13 @@ import type { SimProcessOptions } from './SimProcess.ts';
 
 type ProcessHooks = Pick<
   SimProcessOptions,
-  'onReceive' | 'onVersionConflict' | 'onCommit' | 'onOutboxRead' | 'onBatchSplit' | 'onAbandoned'
+  | 'onReceive'
+  | 'onVersionConflict'
+  | 'onCommit'
+  | 'onOutboxRead'
+  | 'onBatchSplit'
+  | 'onAbandoned'
+  | 'onTurn'
 >;
 
 /**
@@ -50,6 +56,9 @@ export function processHooks(
     },
     onAbandoned: () => {
       stats.abandonedDrains++;
+    },
+    onTurn: (turn) => {
+      stats.roomCommits += turn.roomCommits;
     },
   };
 }

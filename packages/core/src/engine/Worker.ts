@@ -155,6 +155,7 @@ export class Worker {
         skipped: counts?.skipped ?? 0,
         retried,
         versionConflicts: counts?.versionConflicts ?? 0,
+        roomCommits: counts?.roomCommits ?? 0,
         failed: counts === undefined,
       },
       actorId,

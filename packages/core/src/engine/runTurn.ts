@@ -58,6 +58,8 @@ export interface TurnCounts {
   parked: number;
   skipped: number;
   versionConflicts: number;
+  /** Commits made only to move marks out of the record, so that a message fits its own. */
+  roomCommits: number;
 }
 
 export interface TurnOptions {
@@ -246,6 +248,7 @@ async function applyBatch(
     parked: 0,
     skipped: 0,
     versionConflicts: 0,
+    roomCommits: 0,
   };
 
   const commit = async () => {
@@ -349,6 +352,7 @@ async function applyBatch(
         builder.add(room.room);
         overflow.moved(room.room.overflow ?? []);
         await commit();
+        counts.roomCommits++;
         effects = room.effects;
       }
       if (!builder.fits(effects)) {

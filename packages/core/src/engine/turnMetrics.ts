@@ -27,6 +27,11 @@ export interface TurnStats {
   readonly retried: number;
   /** Commits lost to another writer, each redone. */
   readonly versionConflicts: number;
+  /**
+   * Commits made only to move sender marks out of the record first, so that a message whose
+   * commit could not hold those moves fits its own (each one more write).
+   */
+  readonly roomCommits: number;
   /** Whether the turn failed as a whole (its messages come back). */
   readonly failed: boolean;
 }
