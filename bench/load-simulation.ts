@@ -6,6 +6,7 @@
  * result pushed to 10,000 subscribers — and prints what the model predicts beside what was
  * measured. Exits 1 if a prediction is off by more than 25%.
  */
+import { seededRandom } from '@baton/core/adapter';
 import {
   fanOutSeconds,
   hotActor,
@@ -27,18 +28,6 @@ interface Line {
   /** A bound, not a figure: measured must not beat it by more than the tolerance. */
   readonly bound?: 'at least';
   readonly note?: string;
-}
-
-/** A seeded generator (mulberry32): the same traffic every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** `total` message keys over `actors` tallies, the k-th most popular drawn ∝ 1/k (Zipf, s = 1). */
@@ -74,7 +63,7 @@ async function main(): Promise<void> {
   const lines: Line[] = [];
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const ACTORS = 10_000;
-  const random = seeded(25);
+  const random = seededRandom(25);
   const many = Array.from({ length: ACTORS }, (_, i) => `t${i}`);
 
   for (const containers of [4, 16]) {

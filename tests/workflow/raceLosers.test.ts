@@ -3,7 +3,14 @@
  * `compensate` is undone once its reply comes (the actor may still apply it), a child is
  * cancelled (its own compensations run), each exactly once, counted on the actors themselves.
  */
-import { actor, ErrorCode, TerminalError, type WorkflowState, workflow } from '@baton/core';
+import {
+  actor,
+  ErrorCode,
+  TerminalError,
+  type WorkflowContext,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -34,23 +41,24 @@ const Hotel = actor({
 
 const hotel = Hotel.ref('ritz');
 
-/**
- * Races a hold of a room against a `stop` event, then waits for `end`: `fail` makes the run
- * throw there, so the saga unwinds.
- */
+/** Races a hold of a room, released if it is undone, against a `stop` event. */
+const holdOrStop = (ctx: WorkflowContext) =>
+  ctx.race([
+    ctx.call(
+      hotel,
+      'hold',
+      {},
+      { compensate: async (_, saga) => void (await saga.call(hotel, 'release', {})) },
+    ),
+    ctx.waitForEvent<string>('stop'),
+  ]);
+
+/** Races, then waits for `end`: `fail` makes the run throw there, so the saga unwinds. */
 const Booking = workflow({
   name: 'booking',
   input: z.object({}),
   run: async (ctx) => {
-    const raced = await ctx.race([
-      ctx.call(
-        hotel,
-        'hold',
-        {},
-        { compensate: async (_, saga) => void (await saga.call(hotel, 'release', {})) },
-      ),
-      ctx.waitForEvent<string>('stop'),
-    ]);
+    const raced = await holdOrStop(ctx);
     const end = await ctx.waitForEvent<string>('end');
     if (end === 'fail') throw new TerminalError('the booking failed');
     return raced.index;
@@ -93,18 +101,7 @@ describe('a race loser', () => {
     const Quick = workflow({
       name: 'quick',
       input: z.object({}),
-      run: async (ctx) => {
-        const raced = await ctx.race([
-          ctx.call(
-            hotel,
-            'hold',
-            {},
-            { compensate: async (_, saga) => void (await saga.call(hotel, 'release', {})) },
-          ),
-          ctx.waitForEvent<string>('stop'),
-        ]);
-        return raced.index;
-      },
+      run: async (ctx) => (await holdOrStop(ctx)).index,
     });
     const h = workflowHarness([Quick.actor, Hotel]);
     const ref = await h.client.start(Quick, 'q', {});
