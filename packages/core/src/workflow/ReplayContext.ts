@@ -89,7 +89,11 @@ export class ReplayContext implements WorkflowContext {
     const { compensate } = options;
     const done = slot.promise.then((value) => {
       if (compensate) {
-        this.#replayer.compensations.push({ name, step: true, fn: () => compensate(value as T) });
+        this.#replayer.sagas.compensations.push({
+          name,
+          step: true,
+          fn: () => compensate(value as T),
+        });
       }
       return value as T;
     });
@@ -117,7 +121,7 @@ export class ReplayContext implements WorkflowContext {
     const done = compensate
       ? slot.promise.then((reply) => {
           // A race's loser is undone now; a call the run awaited is undone if the saga unwinds.
-          if (slot.undo) this.#replayer.undo((saga) => compensate(reply, saga));
+          if (slot.undo) this.#replayer.sagas.undo((saga) => compensate(reply, saga));
           else this.#keep(slot.entry.name, compensate, reply);
           return reply;
         })
@@ -152,7 +156,7 @@ export class ReplayContext implements WorkflowContext {
 
   /** Keeps a call's or send's compensation: workflow code the saga runner runs in its context. */
   #keep<R>(name: string, compensate: NonNullable<CallOptions<R>['compensate']>, reply: R) {
-    this.#replayer.compensations.push({
+    this.#replayer.sagas.compensations.push({
       name,
       step: false,
       fn: (saga: ReplayContext) => compensate(reply, saga),

@@ -36,6 +36,7 @@ import {
 } from './journal.ts';
 import { ReplayContext } from './ReplayContext.ts';
 import { retryDelay, stepFailed } from './retry.ts';
+import { SagaRunner } from './SagaRunner.ts';
 import type { StepOptions } from './WorkflowContext.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
@@ -104,18 +105,8 @@ export class Replayer {
   #next = 0;
   #started = false;
   #divergence: BatonError | undefined;
-  /**
-   * The compensations kept so far, in order: a step's (`step`, outside work run as a step of
-   * its own) or a call's or send's (workflow code run in the saga runner's context).
-   */
-  readonly compensations: (
-    | { name: string; step: true; fn: () => unknown }
-    | { name: string; step: false; fn: (saga: ReplayContext) => unknown }
-  )[] = [];
-  #runner: 'idle' | 'running' | { errors: SerializedError[] } = 'idle';
-  /** Compensations of race losers running now ({@link undo}), and those that failed. */
-  readonly #undoing = new Set<Promise<void>>();
-  readonly #undoErrors: SerializedError[] = [];
+  /** The compensations the run kept, and the undos of race losers. */
+  readonly sagas = new SagaRunner(this);
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
 
   constructor(
@@ -291,25 +282,9 @@ export class Replayer {
     }
   }
 
-  /**
-   * Runs the compensation of a race's losing call whose reply came: workflow code in a context
-   * of the saga runner's, beside the run, which does not complete before it has (see `drive`).
-   */
-  undo(compensate: (saga: ReplayContext) => unknown): void {
-    const saga = new ReplayContext(this, 'runner');
-    const running: Promise<void> = Promise.resolve()
-      .then(() => compensate(saga))
-      .then(
-        () => {},
-        (error: unknown) => void this.#undoErrors.push(toBatonError(error).toJSON()),
-      )
-      .finally(() => this.#undoing.delete(running));
-    this.#undoing.add(running);
-  }
-
   /** Whether a race's losing call, or its compensation, is under way. */
   #undoUnderWay(): boolean {
-    if (this.#undoing.size > 0) return true;
+    if (this.sagas.undoing) return true;
     for (const slot of this.#slots.values()) {
       if (slot.undo && slot.entry.state === 'pending') return true;
     }
@@ -366,7 +341,7 @@ export class Replayer {
       this.host !== undefined &&
       !this.#divergence &&
       this.#run === undefined &&
-      typeof this.#runner !== 'object' &&
+      !this.sagas.finished &&
       this.#next >= this.#byOrder.length
     );
   }
@@ -443,14 +418,15 @@ export class Replayer {
         );
         continue;
       }
-      if (typeof this.#runner === 'object')
-        return { kind: 'compensated', errors: this.#runner.errors };
-      const run = this.#runner === 'idle' && !this.state.ending ? this.#run : undefined;
+      const compensated = this.sagas.finished;
+      if (compensated) return { kind: 'compensated', errors: compensated.errors };
+      const run = !this.sagas.started && !this.state.ending ? this.#run : undefined;
       // A run that returned completes once the race losers it left are undone.
       if (run?.ok && !this.#undoUnderWay()) return { kind: 'completed', value: run.value };
       if (run && !run.ok) {
         const error = runFailure(run.error);
-        const undo = this.compensations.length > 0 || this.#callsUnderWay() || this.#undoUnderWay();
+        const undo =
+          this.sagas.compensations.length > 0 || this.#callsUnderWay() || this.#undoUnderWay();
         if (!undo || !this.host) return { kind: 'failed', error };
         this.state.ending = { status: 'failed', error: error.toJSON(), seq: this.#seq };
         this.#startRunner();
@@ -543,34 +519,14 @@ export class Replayer {
     return false;
   }
 
-  /** Starts the compensations (once): each completed step's, in reverse, as steps. */
+  /** Starts the saga runner (once) when the run has ended and nothing it waits for is under way. */
   #startRunner(): boolean {
-    if (this.#runner !== 'idle' || !this.state.ending) return false;
+    if (this.sagas.started || !this.state.ending) return false;
     // A call under way may yet be applied: the runner starts once its reply came (and kept its
     // compensation, to run first) or it failed. Its reply is journaled before the runner's
     // commands, so a replay starts the runner at the same place.
     if (this.#callsUnderWay() || this.#undoUnderWay()) return false;
-    this.#runner = 'running';
-    const ctx = new ReplayContext(this, 'runner');
-    const list = [...this.compensations].reverse();
-    const errors: SerializedError[] = [...this.#undoErrors];
-    (async () => {
-      for (const compensation of list) {
-        try {
-          if (compensation.step) {
-            await ctx.compensate(
-              compensation.name,
-              compensation.fn,
-              this.definition.compensationRetry,
-            );
-          } else await compensation.fn(ctx);
-        } catch (error) {
-          errors.push(toBatonError(error).toJSON());
-        }
-      }
-    })().then(() => {
-      this.#runner = { errors };
-    });
+    this.sagas.start(this.definition.compensationRetry);
     return true;
   }
 }

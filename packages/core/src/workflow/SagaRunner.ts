@@ -1,0 +1,80 @@
+/**
+ * A run's sagas: the compensations it kept, which the saga runner runs in reverse once the run
+ * has failed or been cancelled, and the compensations of race losers, each run as soon as the
+ * losing call's reply comes. Both are workflow code (or steps) in a context of the runner's,
+ * whose commands are journaled like the run's own; the {@link Replayer} decides when.
+ */
+import { type SerializedError, toBatonError } from '../errors.ts';
+import { ReplayContext } from './ReplayContext.ts';
+import type { Replayer } from './Replayer.ts';
+import type { RetryPolicy } from './WorkflowContext.ts';
+
+/** A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's. */
+export type Compensation =
+  | { readonly name: string; readonly step: true; readonly fn: () => unknown }
+  | { readonly name: string; readonly step: false; readonly fn: (saga: ReplayContext) => unknown };
+
+export class SagaRunner {
+  /** The compensations kept so far, in the order they were kept. */
+  readonly compensations: Compensation[] = [];
+  readonly #replayer: Replayer;
+  #status: 'idle' | 'running' | { readonly errors: SerializedError[] } = 'idle';
+  /** Compensations of race losers running now, and those that failed. */
+  readonly #undoing = new Set<Promise<void>>();
+  readonly #undoErrors: SerializedError[] = [];
+
+  constructor(replayer: Replayer) {
+    this.#replayer = replayer;
+  }
+
+  /** Whether the runner has started (it starts once). */
+  get started(): boolean {
+    return this.#status !== 'idle';
+  }
+
+  /** Once every kept compensation has run: the errors of those that failed for good. */
+  get finished(): { readonly errors: readonly SerializedError[] } | undefined {
+    return typeof this.#status === 'object' ? this.#status : undefined;
+  }
+
+  /** Whether a race loser's compensation is running. */
+  get undoing(): boolean {
+    return this.#undoing.size > 0;
+  }
+
+  /**
+   * Runs the compensation of a race's losing call whose reply came, now, beside the run (which
+   * does not complete before it has). Its failure is reported with the runner's, if it runs.
+   */
+  undo(compensate: (saga: ReplayContext) => unknown): void {
+    const saga = new ReplayContext(this.#replayer, 'runner');
+    const running: Promise<void> = Promise.resolve()
+      .then(() => compensate(saga))
+      .then(
+        () => {},
+        (error: unknown) => void this.#undoErrors.push(toBatonError(error).toJSON()),
+      )
+      .finally(() => this.#undoing.delete(running));
+    this.#undoing.add(running);
+  }
+
+  /** Runs the kept compensations, once, in reverse: a step's as a step, retried per `retry`. */
+  start(retry: RetryPolicy | undefined): void {
+    this.#status = 'running';
+    const ctx = new ReplayContext(this.#replayer, 'runner');
+    const list = [...this.compensations].reverse();
+    const errors: SerializedError[] = [...this.#undoErrors];
+    (async () => {
+      for (const compensation of list) {
+        try {
+          if (compensation.step) await ctx.compensate(compensation.name, compensation.fn, retry);
+          else await compensation.fn(ctx);
+        } catch (error) {
+          errors.push(toBatonError(error).toJSON());
+        }
+      }
+    })().then(() => {
+      this.#status = { errors };
+    });
+  }
+}
