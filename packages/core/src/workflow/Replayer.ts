@@ -259,7 +259,7 @@ export class Replayer {
    * Cancels the pending commands of `seqs` (a race's losers): they never resolve, their timers
    * never fire, and a child still running is cancelled. A call with a compensation is undone
    * instead: the actor may apply it still, so it stays pending, and its compensation runs once
-   * its reply came (see {@link undo}).
+   * its reply came (see {@link SagaRunner.undo}).
    */
   cancel(seqs: readonly (number | undefined)[]): void {
     for (const seq of seqs) {
