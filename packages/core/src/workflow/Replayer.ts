@@ -106,7 +106,7 @@ export class Replayer {
   #started = false;
   #divergence: BatonError | undefined;
   /** The compensations the run kept, and the undos of race losers. */
-  readonly sagas = new SagaRunner(this);
+  readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
 
   constructor(

@@ -5,8 +5,7 @@
  * whose commands are journaled like the run's own; the {@link Replayer} decides when.
  */
 import { type SerializedError, toBatonError } from '../errors.ts';
-import { ReplayContext } from './ReplayContext.ts';
-import type { Replayer } from './Replayer.ts';
+import type { ReplayContext } from './ReplayContext.ts';
 import type { RetryPolicy } from './WorkflowContext.ts';
 
 /** A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's. */
@@ -17,14 +16,15 @@ export type Compensation =
 export class SagaRunner {
   /** The compensations kept so far, in the order they were kept. */
   readonly compensations: Compensation[] = [];
-  readonly #replayer: Replayer;
+  /** A new context of the runner's: its commands are journaled like the run's. */
+  readonly #context: () => ReplayContext;
   #status: 'idle' | 'running' | { readonly errors: SerializedError[] } = 'idle';
   /** Compensations of race losers running now, and those that failed. */
   readonly #undoing = new Set<Promise<void>>();
   readonly #undoErrors: SerializedError[] = [];
 
-  constructor(replayer: Replayer) {
-    this.#replayer = replayer;
+  constructor(context: () => ReplayContext) {
+    this.#context = context;
   }
 
   /** Whether the runner has started (it starts once). */
@@ -47,7 +47,7 @@ export class SagaRunner {
    * does not complete before it has). Its failure is reported with the runner's, if it runs.
    */
   undo(compensate: (saga: ReplayContext) => unknown): void {
-    const saga = new ReplayContext(this.#replayer, 'runner');
+    const saga = this.#context();
     const running: Promise<void> = Promise.resolve()
       .then(() => compensate(saga))
       .then(
@@ -61,7 +61,7 @@ export class SagaRunner {
   /** Runs the kept compensations, once, in reverse: a step's as a step, retried per `retry`. */
   start(retry: RetryPolicy | undefined): void {
     this.#status = 'running';
-    const ctx = new ReplayContext(this.#replayer, 'runner');
+    const ctx = this.#context();
     const list = [...this.compensations].reverse();
     const errors: SerializedError[] = [...this.#undoErrors];
     (async () => {
