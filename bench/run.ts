@@ -41,12 +41,16 @@ async function main(): Promise<void> {
       ' baseline/candidate rounds.',
   );
   const subtitle = `${target ?? 'embedded only'} · ${cpus().length} cpus · node ${process.version} · ${new Date().toISOString().slice(0, 16)}Z${quick ? ' · BENCH_QUICK' : ''}`;
-  writeJson(
-    join(out, 'latest.json'),
-    toJson(rows, { target: target ?? 'embedded', quick, totalSeconds }),
-  );
-  writeSvg(join(out, 'latency.svg'), latencySvg(rows, subtitle));
-  log(`wrote ${join(out, 'latest.json')} and latency.svg`);
+  const json = toJson(rows, { target: target ?? 'embedded', quick, totalSeconds });
+  if (only) {
+    // A partial run leaves the full run's files as they are: its rows go to a file of its own.
+    writeJson(join(out, 'partial.json'), json);
+    log(`wrote ${join(out, 'partial.json')} (BENCH_ONLY: latest.json is left to full runs)`);
+  } else {
+    writeJson(join(out, 'latest.json'), json);
+    writeSvg(join(out, 'latency.svg'), latencySvg(rows, subtitle));
+    log(`wrote ${join(out, 'latest.json')} and latency.svg`);
+  }
   log(`total ${totalSeconds.toFixed(1)} s`);
   if (errors.length > 0) {
     console.error(`${errors.length} benchmark(s) failed:\n${errors.join('\n')}`);
