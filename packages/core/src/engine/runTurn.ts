@@ -176,7 +176,6 @@ async function drainSince(
 
 /** The record as a turn builds on it: the sends it holds are drained already. */
 function withoutOutbox(record: ActorRecord): ActorRecord {
-  if (!record.outbox && !record.outboxApart) return record;
   const { outbox: _held, outboxApart: _apart, ...rest } = record;
   return rest;
 }
@@ -265,11 +264,10 @@ async function applyBatch(
     const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart };
     await engine.store.commit(applied);
     notify(engine.logger, 'onCommit', engine.onCommit, applied, base.id);
-    if (engine.onDeadLetter) {
-      for (const letter of pending.deadLetters?.put ?? []) {
-        if (letter.parked === undefined) {
-          notify(engine.logger, 'onDeadLetter', engine.onDeadLetter, letter, base.id);
-        }
+    // A parked message is no failure: only the ones a turn ended are told.
+    for (const letter of pending.deadLetters?.put ?? []) {
+      if (letter.parked === undefined) {
+        notify(engine.logger, 'onDeadLetter', engine.onDeadLetter, letter, base.id);
       }
     }
     committed = record;
