@@ -100,3 +100,52 @@ describe('gaps on a channel', () => {
     expect(applied.length).toBe(80 - 13);
   });
 });
+
+describe('what a gap on a channel logs', () => {
+  it('logs an error naming the missing range, and a warning when the missing message arrives late', async () => {
+    const { Box, applied } = box();
+    const logs: { level: string; message: string; fields: unknown }[] = [];
+    const record =
+      (level: string) =>
+      (message: string, fields?: Record<string, unknown>): void => {
+        logs.push({ level, message, fields });
+      };
+    const engine = createEngine({
+      ...setup({ actors: [Box] }).engine,
+      actors: [Box],
+      logger: { ...silentLogger, warn: record('warn'), error: record('error') },
+    });
+    const deliver = (seq: number, queueSeq: number) =>
+      runTurn(engine, 'box/t', [{ envelope: fromS(seq), queueSeq: String(queueSeq) }]);
+
+    await deliver(1, 1); // next on its channel: nothing to say
+    expect(logs).toEqual([]);
+    await deliver(4, 2); // 2 and 3 never arrived
+    expect(logs).toEqual([
+      {
+        level: 'error',
+        message: 'gap on a channel: messages from the sender never arrived in order',
+        fields: {
+          actor: 'box/t',
+          from: 'box/s',
+          messageId: 'box/s:4',
+          missingAfter: 1,
+          missingUpTo: 3,
+        },
+      },
+    ]);
+    logs.length = 0;
+    await deliver(3, 3); // one of them, redriven
+    expect(logs).toEqual([
+      {
+        level: 'warn',
+        message: 'applying a message that was missing from its channel',
+        fields: { actor: 'box/t', messageId: 'box/s:3' },
+      },
+    ]);
+    logs.length = 0;
+    await deliver(5, 4); // next after 4: nothing to say
+    expect(logs).toEqual([]);
+    expect(applied).toEqual([1, 4, 3, 5]);
+  });
+});

@@ -4,7 +4,7 @@
  * (and removed then) — in a later message of the same life as in a new life.
  */
 import { actor } from '@baton/core';
-import { fireDueTimers, HALT_TIMER_REMOVALS } from '@baton/core/engine';
+import { fireDueTimers, HALT_TIMER_REMOVALS, type TurnStats } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { answered, setup } from './helpers.ts';
@@ -43,7 +43,8 @@ const rang = async (h: ReturnType<typeof setup>) =>
 
 describe('halting with many pending timers', () => {
   it('halts in one commit, and none of the timers scheduled before the halt ever fires', async () => {
-    const h = setup({ actors: [Pager] });
+    const turns: TurnStats[] = [];
+    const h = setup({ actors: [Pager], onTurn: (turn) => turns.push(turn) });
     for (let from = 0; from < 150; from += 50) {
       await answered(h, h.client.ask(pager, 'plan', { from, count: 50, inMs: 60_000 }));
     }
@@ -55,10 +56,17 @@ describe('halting with many pending timers', () => {
     // The actor lives again (the same life) and schedules one timer of its own.
     await answered(h, h.client.ask(pager, 'plan', { from: 1000, count: 1, inMs: 60_000 }));
     h.clock.advance(120_000);
+    turns.length = 0;
     while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
 
     expect(await rang(h)).toEqual(['ring 1000']);
     expect(await h.backend.store.listTimers(pager.id)).toEqual([]);
+    // The turns' metrics count the skipped fires as skipped, not applied.
+    const total = (key: 'applied' | 'skipped' | 'rejected') =>
+      turns.reduce((n, turn) => n + turn[key], 0);
+    expect(total('applied')).toBe(1);
+    expect(total('skipped')).toBe(150 - HALT_TIMER_REMOVALS);
+    expect(total('rejected')).toBe(0);
   });
 
   it('skips the fire of a timer of an earlier life once the halted record is gone', async () => {

@@ -5,7 +5,14 @@
  */
 import { jsonLogger } from '@baton/core';
 import type { Commit, DeadLetter } from '@baton/core/adapter';
-import { type EngineOptions, startWorkerLoops, type TurnStart, Worker } from '@baton/core/engine';
+import {
+  type EngineOptions,
+  pauseActor,
+  resumeActor,
+  startWorkerLoops,
+  type TurnStart,
+  Worker,
+} from '@baton/core/engine';
 import { queueWaiter, startEmbedded } from '@baton/embedded';
 import { Ledger } from '@baton/testing/conformance';
 import { describe, expect, it } from 'vitest';
@@ -79,16 +86,37 @@ describe('engine hooks', () => {
     const boom = () => {
       throw new Error('boom');
     };
-    const h = withHooks({ onTurnStart: boom, onCommit: boom, onTurn: boom }, logs);
+    const hooks = { onTurnStart: boom, onCommit: boom, onTurn: boom, onDeadLetter: boom };
+    const h = withHooks(hooks, logs);
     await h.client.send(Ledger.ref('b'), 'add', { entry: 'y', amount: 2 });
+    await h.client.send(Ledger.ref('b'), 'flaky', { entry: 'f', failures: 9 });
+    await h.client.send(Ledger.ref('b'), 'add', { entry: 'z', amount: 3 });
     await h.run();
     expect(await h.backend.store.load('ledger/b')).toMatchObject({
-      state: { entries: ['y'], total: 2 },
+      state: { entries: ['y', 'z'], total: 5 },
     });
+    expect(await h.backend.store.listDeadLetters('ledger/b')).toHaveLength(1);
     const warned = logs.map((line) => JSON.parse(line).message);
-    for (const hook of ['onTurnStart', 'onCommit', 'onTurn']) {
+    for (const hook of ['onTurnStart', 'onCommit', 'onTurn', 'onDeadLetter']) {
       expect(warned).toContain(`the ${hook} listener threw; the turn is unaffected`);
     }
+  });
+});
+
+describe('onDeadLetter', () => {
+  it('is not told of the messages a paused actor parks: they are not failures', async () => {
+    const letters: DeadLetter[] = [];
+    const h = withHooks({ onDeadLetter: (letter) => letters.push(letter) });
+    await pauseActor(h.backend.store, h.backend.queue, 'ledger/p', { by: 'test' });
+    await h.client.send(Ledger.ref('p'), 'add', { entry: 'x', amount: 1 });
+    await h.run();
+    expect(await h.backend.store.listDeadLetters('ledger/p')).toMatchObject([{ parked: 1 }]);
+    expect(letters).toEqual([]);
+
+    await resumeActor(h.backend.store, h.backend.queue, 'ledger/p', { by: 'test' });
+    await h.client.send(Ledger.ref('p'), 'flaky', { entry: 'f', failures: 9 });
+    await h.run();
+    expect(letters).toMatchObject([{ actorId: 'ledger/p', envelope: { name: 'flaky' } }]);
   });
 });
 

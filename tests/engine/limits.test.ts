@@ -234,10 +234,15 @@ describe('limits', () => {
 
     expect(await h.client.outcome(messageId)).toMatchObject({
       ok: false,
-      error: { code: ErrorCode.MESSAGE_TOO_LARGE },
+      error: {
+        code: ErrorCode.MESSAGE_TOO_LARGE,
+        message: expect.stringContaining(`the reply to ${messageId}`),
+      },
     });
     expect(await h.state(notes.id)).toEqual({ items: ['a', 'b'] });
     expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+    // Rejected, not kept: a redrive would only fail again.
+    expect(await h.backend.store.listDeadLetters(notes.id)).toEqual([]);
   });
 
   it('keeps the gist of a rejection whose details pass the record limit, rather than blocking the actor', async () => {

@@ -9,7 +9,7 @@ import { decodeEnvelope, type Queue, type QueueMessage } from '@baton/core/adapt
 import { type EngineOptions, redriveDeadLetter, timerFire, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runUntilIdle, setup } from './helpers.ts';
+import { commitsOf, runUntilIdle, setup } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 // Longer than the queue's 5-minute dedupe window, which a new life's ids must outlast too.
@@ -283,5 +283,23 @@ describe("an actor's lives", () => {
     expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([]);
     expect(record?.expiresAt).toBeGreaterThanOrEqual(h.clock.now() + 2 * RETENTION);
     await h.expire(o1.id);
+  });
+
+  it('push a halted actor’s expiry later when a message it does not apply comes after the halt', async () => {
+    const h = harness();
+    const commits = commitsOf(h.backend, o1.id);
+    stock.down = true; // the stock's answer is a dead letter's failed reply, retries later
+    await h.client.send(o1, 'buy', { item: 'A' });
+    await h.client.send(o1, 'end', {});
+    await h.run();
+
+    const [halt, ...after] = commits.filter((record) => record.expiresAt !== undefined);
+    expect(after).toHaveLength(1); // the late reply's commit, which only moved the channel on
+    const late = after[0]!;
+    expect(late.ver).toBe(halt!.ver + 1);
+    expect(late.state).toEqual({ log: [] });
+    // Retention from that later message on: its marks must be forgotten before a new life.
+    expect(late.expiresAt).toBe(h.clock.now() + 2 * RETENTION);
+    expect(late.expiresAt).toBeGreaterThan(halt!.expiresAt!);
   });
 });

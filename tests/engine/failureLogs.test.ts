@@ -1,0 +1,164 @@
+/**
+ * What the engine logs when a message fails: a warning for each retry (with the handler's stack),
+ * a warning for a rejection, and one error line for every dead letter — the line the
+ * dead-letter alarm counts, so its text is a contract with deployed alarms.
+ */
+import { actor, type Logger, TerminalError } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { setup } from './helpers.ts';
+
+interface Line {
+  readonly level: 'warn' | 'error';
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+function recording(): { logger: Logger; lines: Line[] } {
+  const lines: Line[] = [];
+  const at =
+    (level: Line['level']) =>
+    (message: string, ...fields: Array<Record<string, unknown>>) => {
+      lines.push({ level, message, fields: Object.assign({}, ...fields) });
+    };
+  const ignore = () => {};
+  return { logger: { debug: ignore, info: ignore, warn: at('warn'), error: at('error') }, lines };
+}
+
+const Job = actor({
+  name: 'job',
+  state: z.object({ done: z.number() }),
+  initial: () => ({ done: 0 }),
+  handlers: {
+    /** Fails every time with an Error (a bug in the handler). */
+    crash: {
+      payload: z.object({}),
+      handle: () => {
+        throw new Error('database unreachable');
+      },
+    },
+    /** Fails every time with a thrown string: there is no stack to log. */
+    crashBare: {
+      payload: z.object({}),
+      handle: () => {
+        throw 'no stack here';
+      },
+    },
+    refuse: {
+      payload: z.object({}),
+      handle: () => {
+        throw new TerminalError('not allowed');
+      },
+    },
+    work: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.done++;
+      },
+    },
+    /** Sends `count` messages: more than one commit holds, past a small transaction limit. */
+    fanOut: {
+      payload: z.object({ count: z.number().int() }),
+      handle: (ctx, { count }) => {
+        for (let i = 0; i < count; i++) ctx.send(Job.ref('sink'), 'work', {});
+      },
+    },
+  },
+});
+
+describe('what a failing message logs', () => {
+  it('warns of each retry with its attempt and stack, then logs the dead letter the alarm counts', async () => {
+    const { logger, lines } = recording();
+    const h = setup({ actors: [Job], logger, maxAttempts: 3 });
+    const { messageId } = await h.client.send(Job.ref('j'), 'crash', {});
+    await h.run();
+
+    // Each failure of the handler, the last one included (its stack is logged only here).
+    const retries = lines.filter((line) => line.message === 'message will be retried');
+    expect(retries.map((line) => line.fields)).toEqual(
+      [1, 2, 3].map((attempt) => ({
+        actor: 'job/j',
+        messageId,
+        attempt,
+        error: 'unexpected error: database unreachable',
+        stack: expect.stringContaining('Error: database unreachable'),
+      })),
+    );
+    expect(retries.every((line) => line.level === 'warn')).toBe(true);
+    // The exact text: deployed log-metric alarms match it.
+    expect(lines.filter((line) => line.level === 'error')).toEqual([
+      {
+        level: 'error',
+        message: 'message dead-lettered after repeated failures',
+        fields: {
+          actor: 'job/j',
+          messageId,
+          attempts: 3,
+          error: 'unexpected error: database unreachable',
+        },
+      },
+    ]);
+    expect(await h.backend.store.listDeadLetters('job/j')).toMatchObject([
+      { messageId, attempts: 3, error: { code: 'DEAD_LETTERED' } },
+    ]);
+  });
+
+  it('logs no stack for a thrown value that has none', async () => {
+    const { logger, lines } = recording();
+    const h = setup({ actors: [Job], logger, maxAttempts: 2 });
+    await h.client.send(Job.ref('j'), 'crashBare', {});
+    await h.run();
+
+    const retries = lines.filter((line) => line.message === 'message will be retried');
+    expect(retries.map((line) => line.fields.attempt)).toEqual([1, 2]);
+    for (const retry of retries) {
+      expect(retry.fields).toMatchObject({ error: 'unexpected error: no stack here' });
+      expect(retry.fields).not.toHaveProperty('stack');
+    }
+  });
+
+  it('warns of a rejection with its code, and dead-letters nothing', async () => {
+    const { logger, lines } = recording();
+    const h = setup({ actors: [Job], logger });
+    const { messageId } = await h.client.send(Job.ref('j'), 'refuse', {});
+    await h.client.send(Job.ref('j'), 'work', {});
+    await h.run();
+
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: 'message rejected',
+        fields: { actor: 'job/j', messageId, code: 'REJECTED', error: 'not allowed' },
+      },
+    ]);
+    expect(await h.state('job/j')).toEqual({ done: 1 });
+    expect(await h.backend.store.listDeadLetters('job/j')).toEqual([]);
+  });
+
+  it('logs a message the engine ends at once with the same alarm line, giving the reason', async () => {
+    const { logger, lines } = recording();
+    const h = setup({
+      actors: [Job],
+      logger,
+      limits: { maxTransactionItems: 5, maxItemBytes: 1000 },
+    });
+    const { messageId } = await h.client.send(Job.ref('j'), 'fanOut', { count: 40 });
+    await h.run();
+
+    const errors = lines.filter((line) => line.level === 'error');
+    expect(errors).toEqual([
+      {
+        level: 'error',
+        message: 'message dead-lettered after repeated failures',
+        fields: {
+          reason: expect.stringContaining('produces more than one commit can hold'),
+          actor: 'job/j',
+          messageId,
+          attempts: 1,
+          error: expect.stringContaining('produces more than one commit can hold'),
+        },
+      },
+    ]);
+    expect(await h.state('job/sink')).toBeUndefined();
+  });
+});
