@@ -70,4 +70,51 @@ describe('operator actions', () => {
     expect(await rang(h)).toEqual(['broken']);
     expect(await h.backend.store.listDeadLetters()).toEqual([]);
   });
+
+  it('removes a timer whose fire was dead-lettered: it never fires again, and a redrive applies it once', async () => {
+    faults.failing = true;
+    const h = setup({ actors: [Alarm], maxAttempts: 2 });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'broken', delay: 1_000 });
+    await h.run();
+    h.clock.advance(1_000);
+    expect(await fireDueTimers(h.engine, h.clock.now())).toBe(1);
+    await h.run();
+
+    const [letter, ...others] = await h.backend.store.listDeadLetters('alarm/a');
+    expect(others).toEqual([]);
+    expect(letter).toMatchObject({ attempts: 2, envelope: { name: 'ring' } });
+    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+    h.clock.advance(60_000);
+    expect(await fireDueTimers(h.engine, h.clock.now())).toBe(0);
+
+    faults.failing = false;
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', letter!.messageId);
+    await h.run();
+    expect(await rang(h)).toEqual(['broken']);
+  });
+
+  it('keeps a redriven message that fails again as one dead letter, of its latest failure, until a redrive applies it', async () => {
+    faults.failing = true;
+    const h = setup({ actors: [Alarm], maxAttempts: 2 });
+    const { messageId } = await h.client.send(Alarm.ref('a'), 'ring', { note: 'broken' });
+    await h.run();
+    const failed = await h.client.outcome(messageId);
+    expect(failed).toMatchObject({ ok: false, error: { code: 'DEAD_LETTERED' } });
+
+    // Redriven with the bell still broken: it fails its attempts again.
+    h.clock.advance(60_000);
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId);
+    await h.run();
+    const [again, ...others] = await h.backend.store.listDeadLetters('alarm/a');
+    expect(others).toEqual([]);
+    expect(again).toMatchObject({ messageId, attempts: 2, redrivable: true, at: h.clock.now() });
+    expect(await rang(h)).toEqual([]);
+
+    faults.failing = false;
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId);
+    await h.run();
+    expect(await rang(h)).toEqual(['broken']);
+    expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: undefined });
+    expect(await h.backend.store.listDeadLetters()).toEqual([]);
+  });
 });
