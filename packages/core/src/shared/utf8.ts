@@ -3,11 +3,17 @@
  * frame and per commit, in browsers too (no Buffer).
  */
 
+/** A UTF-16 unit outside ASCII (surrogates included). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /**
  * The UTF-8 byte length of `text`. A lone surrogate counts 3 bytes, as TextEncoder writes it
  * (U+FFFD).
  */
 export function utf8ByteLength(text: string): number {
+  // Most text measured is ASCII, one byte a unit: a regular expression tells it several times
+  // faster than the loop below.
+  if (!NON_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
