@@ -564,15 +564,26 @@ describe('a replaced inbox queue', () => {
       release: (receipts, delayMs) => inbox.release(receipts, delayMs),
       identity: () => inbox.identity!(),
     };
-    const options = { actors: [Box], store, queue, logger: silentLogger };
+    const errors: string[] = [];
+    const logger = jsonLogger({ level: 'error', write: (line) => errors.push(line) });
+    const options = { actors: [Box], store, queue, logger };
     const worker = new Worker(options);
     const client = new Client(options);
     for (const item of ['a', 'b', 'c']) await client.send(Box.ref('x'), 'put', { item });
     while ((await worker.poll()) > 0);
+    expect(errors).toEqual([]);
 
     inbox = new EmbeddedQueue({ identity: 'new' }); // numbers from 1 again
     for (const item of ['d', 'e']) await client.send(Box.ref('x'), 'put', { item });
     while ((await worker.poll()) > 0);
+    // Said once, by the turn that first met the new queue.
+    expect(errors.map((line) => JSON.parse(line))).toMatchObject([
+      {
+        message: expect.stringMatching(/inbox queue was replaced/),
+        oldQueue: 'old',
+        newQueue: 'new',
+      },
+    ]);
 
     expect(await store.load('box/x')).toMatchObject({
       state: { items: ['a', 'b', 'c', 'd', 'e'] },

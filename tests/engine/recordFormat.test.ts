@@ -2,8 +2,9 @@
  * Upgrading Baton itself: a record written by a newer Baton (a newer record format) is never
  * written over by this one, which would drop what it does not understand. Its messages wait.
  */
-import { actor } from '@baton/core';
+import { actor, ErrorCode } from '@baton/core';
 import { type ActorRecord, RECORD_FORMAT } from '@baton/core/adapter';
+import { runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { flush, setup } from './helpers.ts';
@@ -47,6 +48,12 @@ describe('a record written by a newer Baton', () => {
       if (next !== undefined) h.clock.set(next);
     }
     expect(await h.record(ref.id)).toEqual(newer);
+    // What the worker's log says of each of those turns: what to do about it.
+    await expect(runTurn(h.engine, ref.id, [])).rejects.toMatchObject({
+      code: ErrorCode.RETRYABLE,
+      message: `the record of counter/c has format ${RECORD_FORMAT + 1}, written by a newer Baton, and this worker's Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker; the messages wait in the inbox meanwhile`,
+      details: { actorId: ref.id, format: RECORD_FORMAT + 1, supported: RECORD_FORMAT },
+    });
     expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
     expect(h.backend.queue.counts().total).toBe(1);
   });
