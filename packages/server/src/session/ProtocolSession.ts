@@ -67,31 +67,61 @@ export class ProtocolSession {
     this.#maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
   }
 
-  /** Handles one frame a client sent; resolves once it is answered (an outcome may come later). */
-  async handle(
+  /**
+   * Handles one frame a client sent. Returns a promise that resolves once the frame is answered
+   * (an outcome may come later), or `undefined` when it was handled at once: a frame that needs
+   * no wait (an `ack`, with a counter in memory) costs no promise, as a fan-out brings one ack
+   * per push.
+   */
+  handle(
     who: SessionCaller,
     ports: SessionPorts,
     data: Buffer,
     isBinary: boolean,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const chunks = ports.chunks ?? new ChunkAssembler();
     const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
     if (reading.kind === 'pending') {
-      if (!ports.chunks) await error(ports, chunkedRefused(), {});
-      return;
+      return ports.chunks ? undefined : error(ports, chunkedRefused(), {});
     }
-    if (reading.kind === 'error') {
-      await error(ports, reading.error, reading.target);
-      return;
-    }
+    if (reading.kind === 'error') return error(ports, reading.error, reading.target);
     const message = reading.message;
-    const target = targetOf(message);
     const now = this.options.clock.now();
     const { maxFramesPerSecond } = this.options.limits;
-    if (!(await ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond))) {
-      await error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
-      return;
+    const counted = ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond);
+    if (typeof counted !== 'boolean') {
+      return counted.then((passed) => this.#dispatch(who, ports, message, passed, now));
     }
+    return this.#dispatch(who, ports, message, counted, now);
+  }
+
+  #dispatch(
+    who: SessionCaller,
+    ports: SessionPorts,
+    message: Exclude<ClientMessage, { type: 'chunk' }>,
+    passed: boolean,
+    now: number,
+  ): Promise<void> | undefined {
+    const target = targetOf(message);
+    if (!passed) {
+      const { maxFramesPerSecond } = this.options.limits;
+      return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
+    }
+    if (message.type !== 'ack') return this.#dispatchAsync(who, ports, message, target);
+    try {
+      ports.subscriptions.ack?.(message.id, message.version);
+      return undefined;
+    } catch (caught) {
+      return error(ports, toBatonError(caught), target);
+    }
+  }
+
+  async #dispatchAsync(
+    who: SessionCaller,
+    ports: SessionPorts,
+    message: Exclude<ClientMessage, { type: 'chunk' | 'ack' }>,
+    target: ErrorTarget,
+  ): Promise<void> {
     try {
       switch (message.type) {
         case 'subscribe':
@@ -99,9 +129,6 @@ export class ProtocolSession {
           break;
         case 'unsubscribe':
           await ports.subscriptions.close(message.id);
-          break;
-        case 'ack':
-          ports.subscriptions.ack?.(message.id, message.version);
           break;
         case 'ping':
           await ports.renew?.();

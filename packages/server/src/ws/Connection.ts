@@ -66,8 +66,10 @@ export class Connection {
   readonly #assembler: ChunkAssembler;
   readonly #who: SessionCaller;
   readonly #ports: SessionPorts;
-  /** The frames handled so far: the next waits for them, so frames are handled in order. */
+  /** The frames being handled: the next waits for them, so frames are handled in order. */
   #handled: Promise<void> = Promise.resolve();
+  /** How many frames are still being handled (each waits for the one before). */
+  #handling = 0;
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
@@ -143,16 +145,37 @@ export class Connection {
   #onFrame(data: Buffer, isBinary: boolean): void {
     if (this.#closed) return;
     this.#touch();
-    this.#handled = this.#handled.then(async () => {
-      if (this.#closed) return;
-      try {
-        await this.context.session.handle(this.#who, this.#ports, data, isBinary);
-      } catch (error) {
-        // The session answers every problem of the client's; this is a bug of the host's.
-        const reason = toBatonError(error).message;
-        this.context.logger.error('a frame could not be handled', { connection: this.id, reason });
-      }
+    // Frames are handled in order: one that comes while another is still being handled waits
+    // for it; else it is handled at once (an ack, the frame a fan-out brings most, completes so).
+    if (this.#handling === 0) this.#waitFor(this.#handle(data, isBinary));
+    else this.#waitFor(this.#handled.then(() => this.#handle(data, isBinary)));
+  }
+
+  /** Makes later frames wait for `handling`, unless the frame was handled already. */
+  #waitFor(handling: Promise<void> | undefined): void {
+    if (!handling) return;
+    this.#handling++;
+    this.#handled = handling.then(() => {
+      this.#handling--;
     });
+  }
+
+  #handle(data: Buffer, isBinary: boolean): Promise<void> | undefined {
+    if (this.#closed) return undefined;
+    try {
+      return this.context.session
+        .handle(this.#who, this.#ports, data, isBinary)
+        ?.catch((error: unknown) => this.#bug(error));
+    } catch (error) {
+      this.#bug(error);
+      return undefined;
+    }
+  }
+
+  /** The session answers every problem of the client's: this is a bug of the host's. */
+  #bug(error: unknown): void {
+    const reason = toBatonError(error).message;
+    this.context.logger.error('a frame could not be handled', { connection: this.id, reason });
   }
 
   #subscribe({ id, query, args, resume }: SubscriptionOpening): void {
@@ -161,7 +184,7 @@ export class Connection {
     this.#streams.delete(id);
     const stream = new SubscriptionStream(
       id,
-      (frame, text) => this.send(frame, text),
+      (frame) => this.send(frame),
       this.context.cache,
       this.context.frames,
     );
@@ -182,12 +205,15 @@ export class Connection {
   }
 
   /**
-   * Sends a frame (`text`, if given, is its encoding), in chunks when it is over 128 KiB;
-   * nothing once the socket is closing.
+   * Sends a frame, or its encoded text, in chunks when it is over 128 KiB; nothing once the
+   * socket is closing.
    */
-  send(frame: ServerMessage, text?: string): void {
+  send(frame: ServerMessage | string): void {
     if (this.#closed || this.socket.readyState !== this.socket.OPEN) return;
-    if (text === undefined) {
+    let text: string;
+    if (typeof frame === 'string') {
+      text = frame;
+    } else {
       try {
         text = encodeMessage(frame);
       } catch (error) {
@@ -198,7 +224,8 @@ export class Connection {
       }
     }
     this.#cork();
-    for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.socket.send(piece);
+    if (text.length <= MAX_FRAME_BYTES / 3) this.socket.send(text);
+    else for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.socket.send(piece);
   }
 
   /** Holds this turn's writes back until the next tick, then writes them at once. */

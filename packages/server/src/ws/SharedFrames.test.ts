@@ -1,7 +1,7 @@
-import { encodeMessage } from '@baton/protocol';
+import { encodeMessage, type VersionedValue } from '@baton/protocol';
 import { describe, expect, it } from 'vitest';
 import type { QueryResult } from '../QueryUpdate.ts';
-import { SharedFrames, withId } from './SharedFrames.ts';
+import { idTail, SharedFrames, withId } from './SharedFrames.ts';
 
 const lines = (n: number) => Array.from({ length: 40 }, (_, i) => `line ${i + n}`);
 const v1: QueryResult = {
@@ -29,6 +29,16 @@ describe('SharedFrames', () => {
     expect(frames.of(v2, undefined)?.frame.type).toBe('result');
   });
 
+  it('finds the frame from a base by the result object every stream was sent, or by its version and hash', () => {
+    const frames = new SharedFrames();
+    const sent = v1 as QueryResult & VersionedValue;
+    const first = frames.of(v2, sent);
+    expect(first?.frame).toMatchObject({ type: 'patch', baseVersion: 1 });
+    expect(frames.of(v2, sent)).toBe(first);
+    expect(frames.of(v2, { version: 1, hash: 'h1', value: v1.value as never })).toBe(first);
+    expect(frames.of(v2, { ...sent, hash: 'other' })).not.toBe(first);
+  });
+
   it('gives each subscription the same bytes as encoding the frame with its id', () => {
     const frames = new SharedFrames();
     const base = { version: 1, hash: 'h1', value: v1.value as never };
@@ -37,6 +47,7 @@ describe('SharedFrames', () => {
         const text = withId(shared, id);
         expect(text).toBe(encodeMessage({ ...shared.frame, id }));
         expect(JSON.parse(text).id).toBe(id);
+        expect(shared.head + idTail(id)).toBe(text);
       }
     }
   });

@@ -22,15 +22,17 @@ export interface SharedFrame {
  * The frames that carry one result to its subscribers, made once per result and base: every
  * subscriber of an instance gets the same result object, and those that acknowledged the same
  * version need the same patch. So one fan-out to 10,000 subscriptions diffs and encodes once
- * per distinct base (usually one), not 10,000 times. Held weakly by the result: entries go
+ * per distinct base (usually one), not 10,000 times. A base is looked up by identity first (the
+ * result a stream was sent is the base of its next frame, the same object for every stream),
+ * then by version and hash (a base a resume rebuilt). Held weakly by the result: entries go
  * when the instance moves on.
  *
  * @example
  * const shared = frames.of(result, base);
- * connection.send({ ...shared.frame, id }, withId(shared, id));
+ * connection.send(shared.head + idTail(id));
  */
 export class SharedFrames {
-  readonly #byResult = new WeakMap<QueryResult, Map<string, SharedFrame | null>>();
+  readonly #byResult = new WeakMap<QueryResult, FramesOf>();
   readonly #seen = new WeakSet<QueryResult>();
 
   /** True the first time it is given `result`: what once per result needs doing (caching it). */
@@ -47,17 +49,27 @@ export class SharedFrames {
   of(result: QueryResult, base: VersionedValue | undefined): SharedFrame | undefined {
     let frames = this.#byResult.get(result);
     if (!frames) {
-      frames = new Map();
+      frames = { byBase: new Map(), byKey: new Map() };
       this.#byResult.set(result, frames);
     }
-    const key = base ? `${base.version}\u0000${base.hash}` : '';
-    let shared = frames.get(key);
+    let shared = frames.byBase.get(base);
     if (shared === undefined) {
-      shared = make(result, base);
-      frames.set(key, shared);
+      const key = base ? `${base.version}\u0000${base.hash}` : '';
+      shared = frames.byKey.get(key);
+      if (shared === undefined) {
+        shared = make(result, base);
+        frames.byKey.set(key, shared);
+      }
+      frames.byBase.set(base, shared);
     }
     return shared ?? undefined;
   }
+}
+
+/** One result's frames, by base object and by base version and hash. */
+interface FramesOf {
+  readonly byBase: Map<VersionedValue | undefined, SharedFrame | null>;
+  readonly byKey: Map<string, SharedFrame | null>;
 }
 
 function make(result: QueryResult, base: VersionedValue | undefined): SharedFrame | null {
@@ -74,11 +86,22 @@ function make(result: QueryResult, base: VersionedValue | undefined): SharedFram
 }
 
 /**
+ * The end of a frame for subscription `id`, to put after a shared frame's head: computed once
+ * per subscription, not once per push.
+ *
+ * @example
+ * idTail('s1'); // ',"id":"s1"}'
+ */
+export function idTail(id: string): string {
+  return `,"id":${JSON.stringify(id)}}`;
+}
+
+/**
  * The text of a shared frame for subscription `id`.
  *
  * @example
  * withId(shared, 's1'); // '{"v":1,"type":"result",…,"id":"s1"}'
  */
 export function withId(shared: SharedFrame, id: string): string {
-  return `${shared.head},"id":${JSON.stringify(id)}}`;
+  return shared.head + idTail(id);
 }

@@ -10,7 +10,7 @@ import {
 import type { QueryResult, QueryUpdate, ResumeAnswer } from '../QueryUpdate.ts';
 import type { QuerySubscription } from '../SubscribeRequest.ts';
 import type { ResultCache } from './ResultCache.ts';
-import { SharedFrames, withId } from './SharedFrames.ts';
+import { idTail, SharedFrames } from './SharedFrames.ts';
 
 interface Waiter {
   readonly version: number;
@@ -25,7 +25,8 @@ interface Waiter {
  * the resume answer — `unchanged`, `patch` (against the value the client holds, found by its
  * hash in the {@link ResultCache}) or `result` — and ignores updates until then. A result's
  * frames come from {@link SharedFrames}, encoded once for every stream that shares `frames`;
- * `push` is then given the frame's text with it.
+ * `push` is then given the frame's text (the shared head and this subscription's id) instead of
+ * the frame.
  *
  * @example
  * const stream = new SubscriptionStream('s1', (frame) => connection.send(frame), cache);
@@ -43,13 +44,17 @@ export class SubscriptionStream {
   #sentVersion = 0;
   #waiters: Waiter[] = [];
   #closed = false;
+  /** The end of this subscription's frames, after a shared frame's head. */
+  readonly #tail: string;
 
   constructor(
     readonly id: string,
-    private readonly push: (frame: ServerMessage, text?: string) => void,
+    private readonly push: (frame: ServerMessage | string) => void,
     private readonly cache: ResultCache,
     private readonly frames: SharedFrames = new SharedFrames(),
-  ) {}
+  ) {
+    this.#tail = idTail(id);
+  }
 
   get subscription(): QuerySubscription | undefined {
     return this.#subscription;
@@ -168,21 +173,18 @@ export class SubscriptionStream {
   }
 
   #deliver(result: QueryResult): void {
-    const current = {
-      version: result.version,
-      hash: result.hash,
-      value: result.value as JsonValue,
-    };
+    // The result is the value sent and then the next frame's base: one object for every stream
+    // of the instance, so that the next result's frames are found by identity.
+    const current = result as QueryResult & VersionedValue;
     const shared = this.frames.of(result, this.#base);
-    const frame = shared?.frame ?? {
-      v: PROTOCOL_VERSION,
-      type: 'result' as const,
-      ...current,
-    };
-    if (frame.type === 'unchanged') this.#base = current;
+    if (shared?.frame.type === 'unchanged') this.#base = current;
     else this.#inFlight = current;
-    if (shared) this.push({ ...frame, id: this.id }, withId(shared, this.id));
-    else this.push({ ...frame, id: this.id });
+    if (shared) {
+      this.push(shared.head + this.#tail);
+    } else {
+      const { version, hash, value } = current;
+      this.push({ v: PROTOCOL_VERSION, type: 'result', version, hash, value, id: this.id });
+    }
     this.#sent(current.version);
   }
 
