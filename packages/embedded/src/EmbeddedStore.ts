@@ -17,7 +17,7 @@ import type {
   Timer,
 } from '@baton/core/adapter';
 import { checkCommit, duplicateKeys, systemClock, versionConflict } from '@baton/core/adapter';
-import { deepCopy } from './deepCopy.ts';
+import { deepCopy } from '@baton/core/shared';
 import type { Journal, JournalEntry } from './Journal.ts';
 import { type ClaimEntry, KeyClaims } from './KeyClaims.ts';
 import { Notifier } from './Notifier.ts';

@@ -22,6 +22,8 @@ export interface MessageEffects {
   readonly unbounded?: ActorRecord;
   readonly envelopes: readonly Envelope[];
   readonly idempotency: IdempotencyRecord | undefined;
+  /** `jsonSize(idempotency)` when the caller measured it already. */
+  readonly idempotencyBytes?: number;
   /** Whether `idempotency` replaces a stored outcome (a redrive) instead of being put once. */
   readonly replacesOutcome?: boolean;
   /** A message ended as DEAD_LETTERED: keep it. */
@@ -171,7 +173,7 @@ export class CommitBuilder {
     }
     if (effects.idempotency) {
       (effects.replacesOutcome ? this.#replaced : this.#idempotency).push(effects.idempotency);
-      if (!effects.replacesOutcome) this.#idempotencyBytes += jsonSize(effects.idempotency);
+      if (!effects.replacesOutcome) this.#idempotencyBytes += outcomeSize(effects);
     }
     if (effects.redriven !== undefined) {
       this.#redriven.add(effects.redriven);
@@ -271,10 +273,15 @@ export class CommitBuilder {
       bytes += jsonSize(effects.deadLetter);
     }
     if (effects.redriven !== undefined) items++;
-    const timers = new Map([...this.#timers, ...(effects.timers ?? [])]);
-    items += timers.size - this.#timers.size;
-    // Removals count as items, not bytes, as `checkCommit` counts deletes.
-    for (const timer of timers.values()) if (timer) bytes += jsonSize(timer);
+    // Each timer's last word, the message's over the pending ones'. Removals count as items,
+    // not bytes, as `checkCommit` counts deletes.
+    for (const [id, timer] of this.#timers) {
+      if (timer && !effects.timers?.has(id)) bytes += jsonSize(timer);
+    }
+    for (const [id, timer] of effects.timers ?? []) {
+      if (!this.#timers.has(id)) items++;
+      if (timer) bytes += jsonSize(timer);
+    }
     let open = this.#outbox.at(-1)?.bytes ?? Number.POSITIVE_INFINITY;
     for (const envelope of effects.envelopes) {
       const size = jsonSize(envelope) + 1;
@@ -293,7 +300,7 @@ export class CommitBuilder {
       ? (this.#record.outcomePage?.bytes ?? 0) + this.#idempotencyBytes
       : 0;
     if (effects.idempotency) {
-      const size = jsonSize(effects.idempotency);
+      const size = outcomeSize(effects);
       const paged = this.#paged && !effects.replacesOutcome;
       if (!paged || this.#idempotency.length === 0) items++;
       if (paged) pageBytes += size;
@@ -302,6 +309,10 @@ export class CommitBuilder {
     return { items, bytes, pageBytes };
   }
 }
+
+/** The bytes of a message's outcome, measured once. */
+const outcomeSize = (effects: MessageEffects) =>
+  effects.idempotencyBytes ?? jsonSize(effects.idempotency);
 
 const overflowKey = (mark: OverflowMark) => `${mark.kind}\u0000${mark.peer}`;
 

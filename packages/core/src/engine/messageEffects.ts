@@ -8,6 +8,7 @@ import { type Envelope, isActorSender, parseActorId } from '../adapter/envelope.
 import type { ActorRecord, DeadLetter, OverflowMark, SenderMark, Timer } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
+import { deepCopy } from '../shared/deepCopy.ts';
 import { upgradeState } from '../stateVersions.ts';
 import { asJson } from './asJson.ts';
 import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
@@ -19,6 +20,7 @@ import { maxOutcomeBytes } from './outcomePages.ts';
 import { errorGist, failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { boundPeers, type OverflowLookup, withoutMarks } from './overflow.ts';
+import { pageStateGrowth } from './pageStateGrowth.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
   deadLettered,
@@ -78,7 +80,7 @@ export async function applyMessage(
     // A state written by an earlier version of the definition is migrated first.
     const draft = upgradeState(
       message.definition,
-      structuredClone(current.state),
+      deepCopy(current.state),
       current.stateVersion ?? 1,
       current.id,
     );
@@ -153,8 +155,9 @@ export async function applyMessage(
     );
   }
   const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply });
+  const idempotencyBytes = idempotency && jsonSize(idempotency);
   // A reply too large to store would fail every commit of the batch and block the actor.
-  if (idempotency && jsonSize(idempotency) > maxOutcomeBytes(engine.store)) {
+  if (idempotencyBytes !== undefined && idempotencyBytes > maxOutcomeBytes(engine.store)) {
     return reject(
       turn,
       current,
@@ -170,6 +173,7 @@ export async function applyMessage(
     overflow: [...bounded.overflow, ...effects.pages],
     envelopes: out.envelopes,
     idempotency,
+    ...(idempotencyBytes === undefined ? {} : { idempotencyBytes }),
     ...done,
     // The fired timer is removed unless the handler scheduled its id again; halting removes
     // what fits a commit, and the rest never fire (see `isVoid`).
@@ -414,18 +418,6 @@ function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
     ...(moves === undefined ? {} : { moves }),
   });
   return { record, recordBytes: bytes + reserve, unbounded, overflow: moved };
-}
-
-/**
- * How much the record's outcome page state may grow at its commit, which appends the commit's
- * outcomes after the record was measured: its numbers at their longest, both times set.
- */
-function pageStateGrowth(record: ActorRecord): number {
-  const state = record.outcomePage;
-  if (!state) return 0;
-  const time = 9_999_999_999_999;
-  const largest = { ...state, page: 999_999, bytes: 99_999, sentAt: time, closedSentAt: time };
-  return Math.max(0, jsonSize(largest) - jsonSize(state));
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * `@baton/core/shared`: the helpers every layer uses, the browser client and the wire protocol
- * included — actor ids, canonical JSON, JSON as stored and its byte size, one UTF-8 byte count,
+ * included — actor ids, canonical JSON, copies of plain data, JSON as stored and its byte size, one UTF-8 byte count,
  * SHA-256, seeded randomness and UUIDs. Pure functions with no Node built-in, importing only the
  * error model (`errors.ts`), nothing of the app API, the adapter ports or the engine.
  */
 export { actorId, parseActorId } from './actorId.ts';
 export { asJson } from './asJson.ts';
 export { canonicalJson } from './canonicalJson.ts';
+export { deepCopy } from './deepCopy.ts';
 export { jsonSize } from './jsonSize.ts';
 export { lifeId, type Random, seededRandom, uuidFrom } from './random.ts';
 export { digest128, sha256 } from './sha256.ts';

@@ -1,11 +1,12 @@
 /**
- * `structuredClone`, fast for the plain data a store holds. `structuredClone` costs some
- * microseconds even for a small record (it serializes and deserializes), and the store copies
- * every commit in and every record out; walking plain objects and arrays is several times
- * cheaper. Anything the walk cannot copy exactly as `structuredClone` would — a value that is not
- * a plain object, a dense array or a primitive (a Date, a Map, a class instance, a function), an
- * object reached twice (shared or cyclic), a `__proto__` key — is handed to `structuredClone`
- * whole, so the result (and any error) is always the one `structuredClone` gives.
+ * `structuredClone`, fast for plain data. `structuredClone` costs some microseconds even for a
+ * small record (it serializes and deserializes), and the embedded store copies every commit in
+ * and every record out, a turn the state its handler drafts on; walking plain objects and arrays
+ * is several times cheaper. Anything the walk cannot copy exactly as `structuredClone` would — a
+ * value that is not a plain object, a dense array or a primitive (a Date, a Map, a class
+ * instance, a function), an object reached twice (shared or cyclic), a `__proto__` key — is
+ * handed to `structuredClone` whole, so the result (and any error) is always the one
+ * `structuredClone` gives.
  */
 export function deepCopy<T>(value: T): T {
   if (typeof value !== 'object' || value === null) {
