@@ -320,6 +320,46 @@ describe('limits', () => {
     expect(await h.backend.store.listDeadLetters('notes/n')).toEqual([]);
   });
 
+  it('applies a message in one commit, moving no mark, when the marks the peer count asks to move crowd its commit', async () => {
+    const Poker = actor({
+      name: 'poker',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        poke: {
+          payload: z.object({}),
+          handle: (ctx) => ctx.send(Notes.ref('n'), 'append', { text: ctx.self.id }),
+        },
+      },
+    });
+    const limits = { maxTransactionItems: 6 };
+    const h = setup({ actors: [Notes, Poker], limits });
+    for (let i = 0; i < 9; i++) await h.client.send(Poker.ref(`p${i}`), 'poke', {});
+    await h.run();
+    expect(Object.keys((await h.record('notes/n'))!.marks)).toHaveLength(9);
+
+    // Deployed again to list 2 peers: 7 marks would move, more than a commit with the record
+    // and the outcome holds. The count limit gives slack: the message commits without moves.
+    const turns: TurnStats[] = [];
+    const worker = new Worker({
+      actors: [Notes, Poker],
+      store: h.backend.store,
+      queue: h.backend.queue,
+      clock: h.clock,
+      logger: silentLogger,
+      recordPeers: 2,
+      onTurn: (turn) => turns.push(turn),
+    });
+    const commits = commitsOf(h.backend, 'notes/n');
+    const { messageId } = await h.client.send(Notes.ref('n'), 'append', { text: 'late' });
+    await runUntilIdle(worker, h.backend, h.clock);
+
+    expect(await h.client.outcome(messageId)).toMatchObject({ ok: true, value: 10 });
+    expect(turns).toMatchObject([{ actorId: 'notes/n', applied: 1, roomCommits: 0 }]);
+    expect(commits).toHaveLength(1);
+    expect(Object.keys(commits[0]!.marks)).toHaveLength(9);
+  });
+
   it('never lets a record that fits before its commit outgrow the item limit when the commit appends its outcome page state', async () => {
     // A keyed message leaves its outcome in the actor's outcome page, whose state in the record
     // (page, bytes, times) the commit writes after the record was measured. Padded to every
