@@ -2,9 +2,11 @@
  * Turn commit overhead (DESIGN "Budgets": ≤ 1.10x).
  *
  * Candidate: `runTurn` committing a turn of one ingress message whose handler changes the state
- * and sends one message — one commit of the actor record (holding the send) and one idempotency
- * record. The engine's record cache is warm and the turn before drained (a busy worker's steady
- * state), so no load and no send.
+ * and sends one message — one commit of the actor record (holding the send) and the message's
+ * outcome, appended to the actor's outcome page. The engine's record cache is warm and the turn
+ * before drained (a busy worker's steady state), so no load and no send. The messages share one
+ * `sentAt` (a backlog sent at once), so each may be a copy of one in a closed page and is looked
+ * up there.
  *
  * Baseline: `store.commit` of the same two items, built by hand from a record kept in a
  * local variable: what the commit costs with no engine around it.
@@ -16,9 +18,16 @@ import {
   type Envelope,
   INGRESS,
   jsonSize,
+  type PagedOutcome,
   type Store,
 } from '@baton/core/adapter';
-import { createEngine, type Inbound, runTurn, type TurnResult } from '@baton/core/engine';
+import {
+  createEngine,
+  type Inbound,
+  PAGE_BYTES,
+  runTurn,
+  type TurnResult,
+} from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
@@ -60,6 +69,8 @@ const Account = actor({
 
 const ACTOR = Account.ref('alice').id;
 const LEDGER = Ledger.ref('main').id;
+/** The hand-built record's life id: as long as the engine's. */
+const LIFE = 'base00000000';
 
 export interface TurnCommitOptions {
   /** Turns per round. */
@@ -177,7 +188,7 @@ function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
   const state = previous.state as { balance: number; deposits: number };
   const seq = previous.sentSeq + 1;
   const envelope: Envelope = {
-    id: `${ACTOR}:${seq}`,
+    id: `${ACTOR}:${LIFE}.${seq}`,
     from: ACTOR,
     seq,
     prev: seq - 1,
@@ -186,9 +197,24 @@ function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
     payload: { from: 'alice', amount: 1 },
     sentAt: now,
   };
+  const outcome: PagedOutcome = {
+    key: `deposit-${i}`,
+    actorId: ACTOR,
+    outcome: { ok: true, value: state.balance + 1 },
+    expiresAt: now + 14 * DAY,
+    sentAt: now,
+  };
+  // The outcome page: appended to until it holds PAGE_BYTES, then the next one begins.
+  const page = previous.outcomePage ?? { page: 0, bytes: 0 };
+  const bytes = page.bytes + jsonSize(outcome);
+  const outcomePage =
+    bytes < PAGE_BYTES
+      ? { page: page.page, bytes, sentAt: now, ...closed(page) }
+      : { page: page.page + 1, bytes: 0, closedSentAt: now };
   const record: ActorRecord = {
     id: ACTOR,
     ver: previous.ver + 1,
+    life: LIFE,
     state: { balance: state.balance + 1, deposits: state.deposits + 1 },
     stateVersion: 1,
     inboxOffset: String(i),
@@ -196,20 +222,20 @@ function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
     sentSeq: seq,
     channels: { [LEDGER]: { seq, at: now } },
     outbox: [{ actorId: ACTOR, seq, envelopes: [envelope], createdAt: now }],
+    format: 2,
+    outcomePage,
   };
   return {
     expectedVer: previous.ver,
     record,
     outbox: [],
-    idempotency: [
-      {
-        key: `deposit-${i}`,
-        actorId: ACTOR,
-        outcome: { ok: true, value: state.balance + 1 },
-        expiresAt: now + 14 * DAY,
-      },
-    ],
+    idempotency: [],
+    outcomes: { page: page.page, sentAt: now, records: [outcome] },
   };
+}
+
+function closed(page: { closedSentAt?: number }): { closedSentAt?: number } {
+  return page.closedSentAt === undefined ? {} : { closedSentAt: page.closedSentAt };
 }
 
 /** Makes sure the baseline commits what the engine commits: same items, about the same bytes. */
@@ -240,7 +266,8 @@ async function checkSameItems(log: (line: string) => void): Promise<void> {
 }
 
 function shape(commit: Commit): string {
-  const items = [commit.record, ...commit.outbox, ...commit.idempotency];
-  const bytes = items.reduce((n, item) => n + jsonSize(item), 0);
+  const items: unknown[] = [commit.record, ...commit.outbox, ...commit.idempotency];
+  if (commit.outcomes) items.push(commit.outcomes);
+  const bytes = items.reduce((n: number, item) => n + jsonSize(item), 0);
   return `${items.length} items, ${bytes} bytes`;
 }

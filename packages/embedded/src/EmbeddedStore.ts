@@ -281,11 +281,11 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return record && deepCopy(record);
   }
 
-  async readPagedOutcomes(actorId: string, sentAt: number): Promise<PagedOutcome[]> {
+  async readPagedOutcomes(actorId: string, sentAt: number, fromPage = 0): Promise<PagedOutcome[]> {
     this.#checkOpen();
     const found: PagedOutcome[] = [];
-    for (const page of this.#pages.get(actorId)?.values() ?? []) {
-      if (page.sentAt < sentAt) continue;
+    for (const [number, page] of this.#pages.get(actorId) ?? []) {
+      if (number < fromPage || page.sentAt < sentAt) continue;
       for (const [key, at] of page.keys) {
         const record = this.#liveIdempotency(key);
         if (record) found.push({ ...deepCopy(record), sentAt: at });

@@ -262,8 +262,8 @@ export class DynamoStore implements Store {
     return outcome;
   }
 
-  readPagedOutcomes(actorId: string, sentAt: number): Promise<PagedOutcome[]> {
-    return readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt });
+  readPagedOutcomes(actorId: string, sentAt: number, fromPage = 0): Promise<PagedOutcome[]> {
+    return readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt, fromPage });
   }
 
   async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {

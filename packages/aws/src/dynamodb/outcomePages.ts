@@ -118,15 +118,21 @@ function outcomesOf(item: Item, actorId: string, now: number): PagedOutcome[] {
 
 /**
  * The live outcomes of the pages of `actorId` that may hold a message sent at `sentAt` (or, with
- * `key`, only its outcome, as soon as a page holds it), going back from the newest page.
+ * `key`, only its outcome, as soon as a page holds it), going back from the newest page to
+ * `fromPage` at most.
  */
 export async function readPages(
   client: DynamoDBClient,
   tableName: string,
   clock: Clock,
-  request: { readonly actorId: string; readonly sentAt: number; readonly key?: string },
+  request: {
+    readonly actorId: string;
+    readonly sentAt: number;
+    readonly fromPage?: number;
+    readonly key?: string;
+  },
 ): Promise<PagedOutcome[]> {
-  const { actorId, sentAt, key } = request;
+  const { actorId, sentAt, fromPage = 0, key } = request;
   const now = clock.now();
   const found: PagedOutcome[] = [];
   const pages = itemPages(
@@ -134,11 +140,12 @@ export async function readPages(
       client.send(
         new QueryCommand({
           TableName: tableName,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
           ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
           ExpressionAttributeValues: {
             ':pk': { S: outcomePagesPk(actorId) },
-            ':prefix': { S: PAGE_SK_PREFIX },
+            ':from': { S: pageSk(fromPage) },
+            ':to': { S: pageSk(Number.MAX_SAFE_INTEGER) },
           },
           ScanIndexForward: false,
           ConsistentRead: true,

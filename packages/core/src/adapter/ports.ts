@@ -385,11 +385,12 @@ export interface Store {
   readIdempotency(key: string, sentAt?: number): Promise<IdempotencyRecord | undefined>;
   /**
    * The live outcomes in the pages of `actorId` that may hold a message sent at `sentAt`: every
-   * page whose {@link OutcomePageWrite.sentAt} is at least `sentAt`. Optional: a store with it
-   * takes a commit's outcomes as one page write ({@link Commit.outcomes}); without it, each
-   * outcome is an item of its own ({@link Commit.idempotency}).
+   * page whose {@link OutcomePageWrite.sentAt} is at least `sentAt` (and, with `fromPage`, whose
+   * number is at least `fromPage`). Optional: a store with it takes a commit's outcomes as one
+   * page write ({@link Commit.outcomes}); without it, each outcome is an item of its own
+   * ({@link Commit.idempotency}).
    */
-  readPagedOutcomes?(actorId: string, sentAt: number): Promise<PagedOutcome[]>;
+  readPagedOutcomes?(actorId: string, sentAt: number, fromPage?: number): Promise<PagedOutcome[]>;
   /**
    * Binds `claim.key` to the message with `claim.fingerprint` unless an unexpired claim holds
    * the key already (one conditional write). Resolves `undefined` when this call claimed it,

@@ -13,6 +13,7 @@ import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
 import { lifeId, type Random } from '../shared/random.ts';
 import type { CommitListener, DeadLetterListener, TurnStartListener } from './hooks.ts';
+import { PAGE_KEYS_KEPT, PageKeyCache } from './outcomePages.ts';
 import { RECORD_PEERS } from './overflow.ts';
 import { RecordCache } from './RecordCache.ts';
 import type { OpenTelemetryApi } from './spans.ts';
@@ -127,6 +128,8 @@ export interface Engine {
   readonly cache: RecordCache;
   /** Suspended workflow runs, by actor id. */
   readonly warm: WarmCache;
+  /** Keys of the actors' closed outcome pages. */
+  readonly pageKeys: PageKeyCache;
   readonly batchSize: number;
   readonly visibilityTimeoutMs: number;
   readonly idempotencyRetentionMs: number;
@@ -165,6 +168,7 @@ export function createEngine(options: EngineOptions): Engine {
     onDeadLetter: options.onDeadLetter,
     cache: new RecordCache(positive('cacheSize', options.cacheSize, 1000)),
     warm: new WarmCache(positive('workflowCacheSize', options.workflowCacheSize, 200)),
+    pageKeys: new PageKeyCache(PAGE_KEYS_KEPT),
     batchSize,
     visibilityTimeoutMs: positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000),
     idempotencyRetentionMs: positive(

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { PagedOutcome, Store } from '../adapter/ports.ts';
+import { type Envelope, INGRESS } from '../adapter/envelope.ts';
+import type { ActorRecord, OutcomePageState, PagedOutcome, Store } from '../adapter/ports.ts';
+import type { Inbound } from './Inbound.ts';
 import {
   appendOutcomes,
   maxOutcomeBytes,
   outcomeBytes,
   PAGE_BYTES,
+  PagedLookup,
+  PageKeyCache,
   pageBytes,
   pagesOutcomes,
 } from './outcomePages.ts';
@@ -53,5 +57,116 @@ describe('outcome pages', () => {
     expect(closed.state).toEqual({ page: 4, bytes: 0, closedSentAt: 50, itemsBefore: 7 });
     const later = appendOutcomes({ page: 4, bytes: 0 }, [outcome('b', 90, 600)], 2_000);
     expect(later.state).toEqual({ page: 5, bytes: 0, closedSentAt: 90 });
+  });
+});
+
+/**
+ * A store of pages in memory: `pages[n]` holds page n's outcomes, each page's `sentAt` the latest
+ * of it and the pages before it. It records each read's arguments.
+ */
+function pagedStore(pages: PagedOutcome[][]) {
+  const reads: { sentAt: number; fromPage: number | undefined }[] = [];
+  const store = {
+    limits,
+    readIdempotency: async () => undefined,
+    readPagedOutcomes: async (_actorId: string, sentAt: number, fromPage?: number) => {
+      reads.push({ sentAt, fromPage });
+      let upTo = Number.NEGATIVE_INFINITY;
+      const found: PagedOutcome[] = [];
+      pages.forEach((page, n) => {
+        for (const o of page) upTo = Math.max(upTo, o.sentAt);
+        if (n >= (fromPage ?? 0) && upTo >= sentAt) found.push(...page);
+      });
+      return found;
+    },
+  } as unknown as Store;
+  return { store, reads };
+}
+
+const record = (outcomePage: OutcomePageState, life = 'l1') =>
+  ({ id: 'counter/c', ver: 1, life, outcomePage }) as unknown as ActorRecord;
+
+const batchSentAt = (...sentAts: number[]): Inbound[] =>
+  sentAts.map((sentAt, i) => ({
+    envelope: { id: `m${i}`, from: INGRESS, sentAt } as Envelope,
+    queueSeq: String(i),
+  }));
+
+describe('the look-up of closed outcome pages', () => {
+  function start(pages: PagedOutcome[][], capacity = 1_000) {
+    const { store, reads } = pagedStore(pages);
+    const clock = { now: () => 1_000 };
+    const engine = { store, clock, pageKeys: new PageKeyCache(capacity) };
+    const lookup = (...sentAts: number[]) =>
+      new PagedLookup(engine, 'counter/c', batchSentAt(...sentAts));
+    return { reads, engine, lookup, clock };
+  }
+
+  it('reads the pages once, then only those closed since, across turns', async () => {
+    const pages = [[outcome('a', 5)], [outcome('b', 5)], [] as PagedOutcome[]];
+    const { reads, lookup } = start(pages);
+    const closedTwo = record({ page: 2, bytes: 0, closedSentAt: 5 });
+    // A backlog sent at one instant: every message may be a copy of one in a closed page.
+    expect(await lookup(5).applied(closedTwo, 'a', 5)).toBe(true);
+    expect(await lookup(5).applied(closedTwo, 'b', 5)).toBe(true);
+    expect(await lookup(5).applied(closedTwo, 'c', 5)).toBe(false);
+    expect(reads).toEqual([{ sentAt: 5, fromPage: undefined }]);
+
+    // Page 2, open when read, gets 'c' and closes: the next turn reads from it on.
+    pages[2] = [outcome('c', 5)];
+    const closedThree = record({ page: 3, bytes: 0, closedSentAt: 5 });
+    expect(await lookup(5).applied(closedThree, 'c', 5)).toBe(true);
+    expect(reads.at(-1)).toEqual({ sentAt: 5, fromPage: 2 });
+    expect(reads).toHaveLength(2);
+  });
+
+  it('reads again for a message sent before the pages it knows, and for a new life of the actor', async () => {
+    const pages = [[outcome('a', 1)], [outcome('b', 5)]];
+    const { reads, lookup } = start(pages);
+    const closed = record({ page: 2, bytes: 0, closedSentAt: 5 });
+    expect(await lookup(5).applied(closed, 'b', 5)).toBe(true);
+    // The first read skipped page 0 (sent before 5): a message sent at 1 reads it.
+    expect(await lookup(1).applied(closed, 'a', 1)).toBe(true);
+    expect(reads.map((r) => r.sentAt)).toEqual([5, 1]);
+    // Another life numbers its pages from 0 again: what the worker knew is not its.
+    expect(
+      await lookup(1).applied(record({ page: 2, bytes: 0, closedSentAt: 5 }, 'l2'), 'a', 1),
+    ).toBe(true);
+    expect(reads).toHaveLength(3);
+  });
+
+  it('asks the store again about a key whose outcome expired as read, and needs no read for a message sent after every closed page', async () => {
+    const pages = [[{ ...outcome('a', 5), expiresAt: 2_000 }]];
+    const { reads, lookup, clock } = start(pages);
+    const closed = record({ page: 1, bytes: 0, closedSentAt: 5 });
+    expect(await lookup(5).applied(closed, 'a', 5)).toBe(true);
+    expect(await lookup(6).applied(closed, 'x', 6)).toBe(false);
+    expect(reads).toHaveLength(1);
+
+    // Past its expiry the store is asked; here it still holds the outcome (a redrive renewed it).
+    clock.now = () => 3_000;
+    pages[0] = [{ ...outcome('a', 5), expiresAt: 9_000 }];
+    expect(await lookup(5).applied(closed, 'a', 5)).toBe(true);
+    expect(reads).toHaveLength(2);
+    pages[0] = [];
+    clock.now = () => 10_000;
+    expect(await lookup(5).applied(closed, 'a', 5)).toBe(false);
+  });
+
+  it('keeps at most its capacity of keys, dropping the least recently used actor first', () => {
+    const cache = new PageKeyCache(3);
+    const known = (life: string) => ({ life, from: 0, upTo: 1, keys: new Map<string, number>() });
+    const one = known('1');
+    cache.add('one', one, [outcome('a', 0), outcome('b', 0)]);
+    cache.add('two', known('2'), [outcome('c', 0)]);
+    expect(cache.size).toBe(3);
+    cache.get('one');
+    cache.add('three', known('3'), [outcome('d', 0)]);
+    expect(cache.get('two')).toBeUndefined();
+    expect(cache.get('one')).toBe(one);
+    expect(cache.size).toBe(3);
+    // Adding to a kept entry counts only new keys.
+    cache.add('one', one, [outcome('a', 0)]);
+    expect(cache.size).toBe(3);
   });
 });

@@ -8,12 +8,15 @@
  * one in a closed page is looked up there before it is applied. Copies carry the `sentAt` of the
  * first send (a redriven copy is the same message; a retried send takes it from the key's
  * claim), so only a message sent at or before the latest `sentAt` of the closed pages
- * ({@link OutcomePageState.closedSentAt}) needs a look-up: in steady traffic, none does.
+ * ({@link OutcomePageState.closedSentAt}) needs a look-up: in steady traffic, none does. A
+ * backlog does; a warm worker then reads only the pages closed since its last look-up
+ * ({@link PageKeyCache}): a closed page never changes.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { INGRESS } from '../adapter/envelope.ts';
 import type {
   ActorRecord,
+  Clock,
   IdempotencyRecord,
   OutcomePageState,
   OutcomePageWrite,
@@ -126,21 +129,98 @@ function latest(a: number | undefined, b: number | undefined): number | undefine
   return Math.max(a, b);
 }
 
+/** Outcome keys of closed pages a worker keeps in memory, over all actors. */
+export const PAGE_KEYS_KEPT = 100_000;
+
+/** What a worker knows of one actor's closed pages: they never change once closed. */
+interface KnownPages {
+  /** The actor's life whose pages these are (a new life numbers its pages from 0 again). */
+  readonly life: string | undefined;
+  /** The pages read hold every outcome of a message sent at or after this. */
+  readonly from: number;
+  /** Every page before this one was closed when read, so its keys are all known. */
+  upTo: number;
+  /** Key → when its outcome expires. */
+  readonly keys: Map<string, number>;
+}
+
+/**
+ * A warm worker's memory of the keys in its actors' closed outcome pages (least recently used
+ * out first), so that a message that may be a copy costs a read of the pages closed since the
+ * last look-up, not of every live page: a backlog, or a sender whose messages share one
+ * `sentAt`, would otherwise read all of them in every turn.
+ */
+export class PageKeyCache {
+  readonly #entries = new Map<string, KnownPages>();
+  readonly #capacity: number;
+  #size = 0;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get(actorId: string): KnownPages | undefined {
+    const known = this.#entries.get(actorId);
+    if (known) {
+      this.#entries.delete(actorId);
+      this.#entries.set(actorId, known);
+    }
+    return known;
+  }
+
+  /** Keeps `known` for `actorId`, or adds `outcomes` to the entry it keeps already. */
+  add(actorId: string, known: KnownPages, outcomes: readonly PagedOutcome[]): void {
+    if (this.#entries.get(actorId) !== known) {
+      this.delete(actorId);
+      this.#entries.set(actorId, known);
+      this.#size += known.keys.size;
+    }
+    for (const { key, expiresAt } of outcomes) {
+      if (!known.keys.has(key)) this.#size++;
+      known.keys.set(key, expiresAt);
+    }
+    while (this.#size > this.#capacity) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.delete(oldest);
+    }
+  }
+
+  delete(actorId: string): void {
+    const known = this.#entries.get(actorId);
+    if (!known) return;
+    this.#size -= known.keys.size;
+    this.#entries.delete(actorId);
+  }
+
+  /** Keys kept, over all actors. */
+  get size(): number {
+    return this.#size;
+  }
+}
+
 /**
  * Which ingress messages of a turn were applied already by an outcome kept where the commit's
  * condition does not look: a closed page, or (on a record older than pages) an item of its own.
- * Pages are read once per turn, and again if a commit of the turn closed a page.
+ * Closed pages are read through the worker's {@link PageKeyCache}: only those closed since its
+ * last read of the actor's pages.
  */
 export class PagedLookup {
   readonly #store: Store;
+  readonly #cache: PageKeyCache;
+  readonly #now: () => number;
   readonly #actorId: string;
   /** The earliest `sentAt` of the turn's ingress messages: the pages read cover them all. */
   readonly #earliest: number;
-  #readAt: number | undefined;
-  #keys = new Set<string>();
 
-  constructor(store: Store, actorId: string, batch: readonly Inbound[]) {
-    this.#store = store;
+  constructor(
+    engine: { readonly store: Store; readonly pageKeys: PageKeyCache; readonly clock: Clock },
+    actorId: string,
+    batch: readonly Inbound[],
+  ) {
+    this.#store = engine.store;
+    this.#cache = engine.pageKeys;
+    this.#now = () => engine.clock.now();
     this.#actorId = actorId;
     let earliest = Number.POSITIVE_INFINITY;
     for (const { envelope } of batch) {
@@ -152,19 +232,40 @@ export class PagedLookup {
   /** Whether ingress message `key`, sent at `sentAt`, was applied before by `record`'s actor. */
   async applied(record: ActorRecord, key: string, sentAt: number): Promise<boolean> {
     const state = record.outcomePage;
-    const read = this.#store.readPagedOutcomes;
-    if (!state || !read) return false;
+    if (!state || !this.#store.readPagedOutcomes) return false;
     if (state.itemsBefore !== undefined && sentAt <= state.itemsBefore) {
       const kept = await this.#store.readIdempotency(key);
       if (kept && kept.actorId === record.id) return true;
     }
     if (state.closedSentAt === undefined || sentAt > state.closedSentAt) return false;
-    // The pages read before this turn closed one more would miss the closed page's outcomes.
-    if (this.#readAt !== state.page) {
-      const outcomes = await read.call(this.#store, this.#actorId, this.#earliest);
-      this.#keys = new Set(outcomes.map((outcome) => outcome.key));
-      this.#readAt = state.page;
+    const expiresAt = (await this.#known(record, state.page)).keys.get(key);
+    if (expiresAt === undefined) return false;
+    if (expiresAt > this.#now()) return true;
+    // Expired as the worker last read it: the store decides (a redrive may have renewed it).
+    this.#cache.delete(this.#actorId);
+    return (await this.#known(record, state.page)).keys.has(key);
+  }
+
+  /** The keys of the actor's pages before `page` (closed), read only where not known yet. */
+  async #known(record: ActorRecord, page: number): Promise<KnownPages> {
+    const read = this.#store.readPagedOutcomes as NonNullable<Store['readPagedOutcomes']>;
+    const cached = this.#cache.get(this.#actorId);
+    if (cached && cached.life === record.life && cached.from <= this.#earliest) {
+      if (cached.upTo < page) {
+        const outcomes = await read.call(this.#store, this.#actorId, cached.from, cached.upTo);
+        cached.upTo = page;
+        this.#cache.add(this.#actorId, cached, outcomes);
+      }
+      return cached;
     }
-    return this.#keys.has(key);
+    const outcomes = await read.call(this.#store, this.#actorId, this.#earliest);
+    const known: KnownPages = {
+      life: record.life,
+      from: this.#earliest,
+      upTo: page,
+      keys: new Map(),
+    };
+    this.#cache.add(this.#actorId, known, outcomes);
+    return known;
   }
 }

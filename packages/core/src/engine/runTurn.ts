@@ -220,7 +220,7 @@ async function applyBatch(
   const builder = new CommitBuilder(base, engine.store.limits, {
     pagedOutcomes: base.outcomePage !== undefined,
   });
-  const pages = new PagedLookup(engine.store, base.id, batch);
+  const pages = new PagedLookup(engine, base.id, batch);
   const overflow = new OverflowLookup(
     engine.store,
     base,
