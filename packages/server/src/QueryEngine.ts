@@ -33,9 +33,10 @@ const MAX_SKIPS = 3;
  *
  * Subscribers of the same (query, canonical args, identity scope) share one instance. Each run
  * records the actors it read with their versions; a committed change of one of them marks the
- * instance dirty once, and dirty instances re-run together after `batchMs`. A run reads committed
- * state only, an equal result pushes nothing, and a result made stale by a change during its run
- * is skipped in favour of the next run.
+ * instance dirty once, and dirty instances re-run together, at most once every `batchMs`: at the
+ * end of the turn after a quiet `batchMs`, else `batchMs` after the last batch. A run reads
+ * committed state only, an equal result pushes nothing, and a result made stale by a change
+ * during its run is skipped in favour of the next run.
  *
  * @example
  * const engine = new QueryEngine({ queries: [totalBalance], actors: [Account], store, feed: store });

@@ -34,7 +34,11 @@ export interface QueryEngineOptions {
   readonly clock?: Clock;
   /** @default JSON lines on stdout at level info */
   readonly logger?: Logger;
-  /** How long changes are gathered before dirty instances re-run. @default 10 ms */
+  /**
+   * The least time between two batches of re-runs: a change that comes `batchMs` after the last
+   * batch re-runs at the end of its turn of the event loop, and changes that come sooner are
+   * gathered until `batchMs` after it. @default 10 ms
+   */
   readonly batchMs?: number;
   /** First retry delay after a retryable failure (a store outage); doubles up to 30 s. @default 1 s */
   readonly retryMs?: number;

@@ -3,15 +3,17 @@ import type { QueryInstance } from './QueryInstance.ts';
 const MAX_RETRY_MS = 30_000;
 
 /**
- * Batches re-runs: the first instance marked dirty arms one timer, and every instance marked
- * before it fires re-runs once, together. A `batchMs` of 0 arms `setImmediate` instead, since
- * `setTimeout(0)` waits at least 1 ms in Node: the batch is then what was marked in the current
- * turn of the event loop. Instances are marked once however many changes arrive;
- * one marked while it runs has its run made stale instead (the engine then runs it again).
+ * Batches re-runs: the first instance marked dirty arms one drain, and every instance marked
+ * before it comes re-runs once, together. Batches start at most every `batchMs`: a change that
+ * comes `batchMs` or more after the last batch drains at the end of the current turn of the
+ * event loop (`setImmediate`, with everything marked in that turn: a quiet app pays no wait);
+ * one that comes sooner waits until `batchMs` after that batch (a busy app re-runs at most that
+ * often). Instances are marked once however many changes arrive; one marked while it runs has
+ * its run made stale instead (the engine then runs it again).
  *
  * @example
  * const scheduler = new RerunScheduler({ batchMs: 10, retryMs: 1000 }, (instance) => engine.run(instance));
- * scheduler.mark(instance); // runs it in 10 ms, with everything else marked meanwhile
+ * scheduler.mark(instance); // after this turn, or 10 ms after the last batch if that is later
  * await scheduler.flush(); // or now
  */
 export class RerunScheduler {
@@ -22,6 +24,8 @@ export class RerunScheduler {
   readonly #run: (instance: QueryInstance) => Promise<void>;
   /** Cancels the armed drain; undefined when none is armed. */
   #timer: (() => void) | undefined;
+  /** When the last batch was drained (`Date.now()`, which fake timers move). */
+  #lastDrain = Number.NEGATIVE_INFINITY;
   #stopped = false;
 
   constructor(
@@ -85,17 +89,20 @@ export class RerunScheduler {
   }
 
   #arm(): () => void {
-    if (this.#batchMs === 0) {
+    // setTimeout(0) waits at least 1 ms in Node: a batch due now drains after this turn instead.
+    const wait = this.#lastDrain + this.#batchMs - Date.now();
+    if (wait <= 0) {
       const immediate = setImmediate(() => this.#drain());
       immediate.unref?.();
       return () => clearImmediate(immediate);
     }
-    const timer = setTimeout(() => this.#drain(), this.#batchMs);
+    const timer = setTimeout(() => this.#drain(), wait);
     timer.unref?.();
     return () => clearTimeout(timer);
   }
 
   #drain(): void {
+    this.#lastDrain = Date.now();
     this.#timer?.();
     this.#timer = undefined;
     const batch = [...this.#pending];

@@ -73,18 +73,35 @@ describe('QueryEngine invalidation', () => {
     ]);
   });
 
-  it('waits batchMs after the first change before re-running', async () => {
+  it('re-runs a change after a quiet batchMs at the end of its turn, without waiting', async () => {
     vi.useFakeTimers();
     harness = createHarness({ engine: { batchMs: 10 } });
     const w = harness.watch({ query: 'totalBalance', args: { accounts: ['a'] } });
     await vi.advanceTimersByTimeAsync(0);
     expect(w.updates).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(10);
+    await harness.deposit('a', 1);
+    await harness.deposit('a', 1);
+    expect(harness.engine.stats().runs).toBe(1);
+    await vi.advanceTimersByTimeAsync(0); // no time passes: the turn ends, the batch drains
+    expect(harness.engine.stats().runs).toBe(2);
+    expect(w.values().at(-1)).toEqual({ total: 2, currency: 'EUR' });
+  });
+
+  it('re-runs at most once per batchMs while changes keep coming, gathering them', async () => {
+    vi.useFakeTimers();
+    harness = createHarness({ engine: { batchMs: 10 } });
+    const w = harness.watch({ query: 'totalBalance', args: { accounts: ['a'] } });
+    await vi.advanceTimersByTimeAsync(10);
+    await harness.deposit('a', 1);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(harness.engine.stats().runs).toBe(2); // a quiet start: at once
     for (let i = 0; i < 50; i++) await harness.deposit('a', 1);
     await vi.advanceTimersByTimeAsync(9);
-    expect(harness.engine.stats().runs).toBe(1);
+    expect(harness.engine.stats().runs).toBe(2); // 10 ms after the last batch, not before
     await vi.advanceTimersByTimeAsync(1);
-    expect(harness.engine.stats().runs).toBe(2);
-    expect(w.values().at(-1)).toEqual({ total: 50, currency: 'EUR' });
+    expect(harness.engine.stats().runs).toBe(3);
+    expect(w.values().at(-1)).toEqual({ total: 51, currency: 'EUR' });
   });
 
   it('pushes nothing when a re-run gives an equal result', async () => {
