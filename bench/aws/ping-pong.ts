@@ -44,9 +44,10 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
   const setup = await benchResources(target, 'ping');
   const batonSide = target.clients();
   const handSide = target.clients();
+  const cpu = { baton: new CpuMeter(), baseline: new CpuMeter() };
   const result = await interleave({
-    baseline: () => handRound(handSide, setup, roundTrips),
-    candidate: () => engineRound(batonSide, setup, roundTrips),
+    baseline: () => cpu.baseline.measure(() => handRound(handSide, setup, roundTrips)),
+    candidate: () => cpu.baton.measure(() => engineRound(batonSide, setup, roundTrips)),
     rounds: options.rounds,
     warmup: options.warmup,
   });
@@ -67,6 +68,9 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
   log(
     `  time per call: baton ${formatCallTimes(batonSide.counter)}; hand-written ${formatCallTimes(handSide.counter)}`,
   );
+  log(
+    `  Node CPU per hop (this process, all rounds): baton ${cpu.baton.perOp()}; hand-written ${cpu.baseline.perOp()}`,
+  );
   return {
     bench: `actor→actor ping-pong (${target.label})`,
     baseline: `${formatNs(baseline)}/hop`,
@@ -78,6 +82,25 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
     calls,
     latencies: result.latencies,
   };
+}
+
+/** The CPU time this process spends in a side's rounds, per operation. */
+class CpuMeter {
+  #micros = 0;
+  #ops = 0;
+
+  async measure(round: () => Promise<Sample>): Promise<Sample> {
+    const before = process.cpuUsage();
+    const sample = await round();
+    const used = process.cpuUsage(before);
+    this.#micros += used.user + used.system;
+    this.#ops += sample.ops;
+    return sample;
+  }
+
+  perOp(): string {
+    return this.#ops === 0 ? '—' : `${(this.#micros / this.#ops / 1000).toFixed(2)} ms`;
+  }
 }
 
 /** Time between consecutive hops (the first from the start of the round). */
