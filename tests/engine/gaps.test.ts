@@ -148,4 +148,24 @@ describe('what a gap on a channel logs', () => {
     expect(logs).toEqual([]);
     expect(applied).toEqual([1, 4, 3, 5]);
   });
+
+  it('applies a missing message however old it is, while the receiver keeps its sender’s mark', async () => {
+    const { Box, applied } = box();
+    const h = setup({ actors: [Box] });
+    const DAY = 86_400_000;
+    const deliver = (seq: number, queueSeq: number) =>
+      runTurn(h.engine, 'box/t', [
+        {
+          envelope: { ...fromS(seq), sentAt: h.clock.now() - (seq === 2 ? 27 * DAY : 0) },
+          queueSeq: String(queueSeq),
+        },
+      ]);
+    await deliver(1, 1);
+    await deliver(3, 2); // 2 is missing
+    h.clock.advance(27 * DAY);
+    await deliver(4, 3); // the channel goes on: its mark is fresh
+    await deliver(2, 4); // sent 27 days ago, near the mark retention (28 days), and never applied
+    expect(applied).toEqual([1, 3, 4, 2]);
+    expect(await h.backend.store.listDeadLetters('box/t')).toEqual([]);
+  });
 });

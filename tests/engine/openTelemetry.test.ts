@@ -40,6 +40,10 @@ const Account = actor({
         ctx.state.balance += amount;
       },
     },
+    close: {
+      payload: z.object({}),
+      handle: (ctx) => ctx.halt(),
+    },
   },
 });
 
@@ -92,5 +96,30 @@ describe('OpenTelemetry spans', () => {
       message: 'insufficient funds',
     });
     expect(span?.attributes['baton.error_code']).toBe('REJECTED');
+  });
+
+  it('ends the span of a handling the engine could not finish, marked UNEXPECTED', async () => {
+    exporter.reset();
+    const h = setup({ actors: [Account] });
+    // Halting lists the actor's timers; the store fails that read.
+    const store = new Proxy(h.backend.store, {
+      get(target, property) {
+        if (property === 'listTimers') return () => Promise.reject(new Error('store unreachable'));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { Worker } = await import('@baton/core/engine');
+    const worker = new Worker({ ...h.engine, store, openTelemetry });
+    await h.client.send(Account.ref('carol'), 'close', {});
+    await worker.poll();
+
+    const span = exporter.getFinishedSpans().find((s) => s.name === 'account close');
+    expect(span?.status).toEqual({
+      code: openTelemetry.SpanStatusCode.ERROR,
+      message: 'Error: store unreachable',
+    });
+    expect(span?.attributes['baton.error_code']).toBe('UNEXPECTED');
+    expect(await h.record('account/carol')).toBeUndefined();
   });
 });
