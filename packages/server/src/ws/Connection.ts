@@ -20,6 +20,7 @@ import { commitOutcomes } from './commitOutcomes.ts';
 import type { ResultCache } from './ResultCache.ts';
 import type { SharedFrames } from './SharedFrames.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
+import { textFrames } from './textFrames.ts';
 
 /** Engine leases last this much longer than a connection's (renewals are throttled to a tenth). */
 const LEASE_MARGIN = 1.2;
@@ -43,10 +44,9 @@ export interface ConnectionContext {
   readonly leaseMs: number;
 }
 
-/** The socket under a WebSocket, whose writes a fan-out gathers into one. */
-export interface Corkable {
-  cork(): void;
-  uncork(): void;
+/** The socket under a WebSocket (without permessage-deflate): a turn's frames go out in one write. */
+export interface RawSocket {
+  write(chunk: Buffer): boolean;
 }
 
 /**
@@ -54,7 +54,8 @@ export interface Corkable {
  * connection's ports (its subscriptions as streams over engine leases renewed by every frame,
  * its frame count and pending chunks in memory, outcome waits on the commit tracker), and drops
  * everything when the socket closes. The frames sent in one turn of the event loop (a fan-out
- * gives each connection one per subscription) leave in one write of the underlying socket.
+ * gives each connection one per subscription) leave in one write of the underlying socket, as
+ * one buffer of WebSocket frames ({@link textFrames}).
  *
  * @example
  * const connection = new Connection(socket, 1, identity, context, rawSocket);
@@ -73,14 +74,15 @@ export class Connection {
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
-  #corked = false;
+  /** This turn's frames, written together at its end. */
+  #outgoing: string[] = [];
 
   constructor(
     private readonly socket: WebSocket,
     readonly id: number,
     readonly identity: unknown,
     private readonly context: ConnectionContext,
-    private readonly transport?: Corkable,
+    private readonly transport?: RawSocket,
   ) {
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
@@ -136,8 +138,9 @@ export class Connection {
     for (const error of this.#assembler.evictExpired()) this.#error(error, {});
   }
 
-  /** Closes the socket; subscriptions and waits are dropped at once. */
+  /** Closes the socket after the frames of this turn; subscriptions and waits are dropped at once. */
   close(code: number, reason: string): void {
+    this.#flush();
     this.#cleanUp();
     this.socket.close(code, reason);
   }
@@ -223,21 +226,26 @@ export class Connection {
         return;
       }
     }
-    this.#cork();
-    if (text.length <= MAX_FRAME_BYTES / 3) this.socket.send(text);
-    else for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.socket.send(piece);
+    if (text.length <= MAX_FRAME_BYTES / 3) this.#write(text);
+    else for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.#write(piece);
   }
 
-  /** Holds this turn's writes back until the next tick, then writes them at once. */
-  #cork(): void {
-    const transport = this.transport;
-    if (!transport || this.#corked) return;
-    this.#corked = true;
-    transport.cork();
-    process.nextTick(() => {
-      this.#corked = false;
-      transport.uncork();
-    });
+  #write(text: string): void {
+    if (!this.transport) {
+      this.socket.send(text);
+      return;
+    }
+    if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
+    this.#outgoing.push(text);
+  }
+
+  /** Writes this turn's frames in one buffer, unless the socket started closing meanwhile. */
+  #flush(): void {
+    if (this.#outgoing.length === 0) return;
+    const texts = this.#outgoing;
+    this.#outgoing = [];
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    this.transport!.write(textFrames(texts));
   }
 
   #error(error: BatonError, target: ErrorTarget): void {
