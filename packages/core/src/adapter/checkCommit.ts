@@ -1,7 +1,7 @@
 import { jsonSize } from '../shared/jsonSize.ts';
 import { transactionTooLarge } from './conflicts.ts';
 import { invalidArgument } from './invalidArgument.ts';
-import type { Commit, StoreLimits } from './ports.ts';
+import type { Commit, DeadLetter, StoreLimits, Timer } from './ports.ts';
 
 /**
  * Checks a commit's shape and its size against `limits`, the way DynamoDB validates a
@@ -21,9 +21,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       { actorId: record.id },
     );
   }
-  const keys = new Set<string>();
   const replaced = commit.replaceIdempotency ?? [];
-  const deadLetters = [...(commit.deadLetters?.put ?? [])];
+  const deadLetters = commit.deadLetters?.put ?? [];
   const removed = commit.deadLetters?.remove ?? [];
   const paged = commit.outcomes?.records ?? [];
   if (
@@ -35,15 +34,13 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       { actorId: record.id },
     );
   }
-  for (const idempotency of [...commit.idempotency, ...replaced, ...paged]) {
-    if (keys.has(idempotency.key)) {
-      throw invalidArgument(
-        `commit for ${record.id} holds the idempotency key ${idempotency.key} twice: ` +
-          'put each key once per commit (DynamoDB rejects two writes to one item)',
-        { actorId: record.id, key: idempotency.key },
-      );
-    }
-    keys.add(idempotency.key);
+  const outcome = repeated([commit.idempotency, replaced, paged], (o) => o.key);
+  if (outcome) {
+    throw invalidArgument(
+      `commit for ${record.id} holds the idempotency key ${outcome.key} twice: ` +
+        'put each key once per commit (DynamoDB rejects two writes to one item)',
+      { actorId: record.id, key: outcome.key },
+    );
   }
   for (const item of record.outbox ?? []) {
     if (item.actorId !== record.id) {
@@ -66,38 +63,31 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     outboxKeys.add(key);
   }
 
-  const letters = new Set<string>();
-  for (const id of [...deadLetters.map((d) => d.messageId), ...removed]) {
-    if (letters.has(id)) {
-      throw invalidArgument(
-        `commit for ${record.id} writes dead letter ${id} twice: put or remove each once per commit`,
-        { actorId: record.id, messageId: id },
-      );
-    }
-    letters.add(id);
+  const letter = repeated<DeadLetter | string>([deadLetters, removed], idOf);
+  if (letter !== undefined) {
+    const id = idOf(letter);
+    throw invalidArgument(
+      `commit for ${record.id} writes dead letter ${id} twice: put or remove each once per commit`,
+      { actorId: record.id, messageId: id },
+    );
   }
   const overflow = commit.overflow ?? [];
-  const peers = new Set<string>();
-  for (const mark of overflow) {
-    const key = `${mark.kind}:${mark.peer}`;
-    if (peers.has(key)) {
-      throw invalidArgument(
-        `commit for ${record.id} moves the ${mark.kind} mark of ${mark.peer} out twice: put each once per commit`,
-        { actorId: record.id, peer: mark.peer },
-      );
-    }
-    peers.add(key);
+  const mark = repeated([overflow], (m) => `${m.kind}:${m.peer}`);
+  if (mark) {
+    throw invalidArgument(
+      `commit for ${record.id} moves the ${mark.kind} mark of ${mark.peer} out twice: put each once per commit`,
+      { actorId: record.id, peer: mark.peer },
+    );
   }
   const timers = commit.timers?.put ?? [];
-  const timerIds = new Set<string>();
-  for (const id of [...timers.map((t) => t.id), ...(commit.timers?.remove ?? [])]) {
-    if (timerIds.has(id)) {
-      throw invalidArgument(
-        `commit for ${record.id} writes timer ${id} twice: put or remove each once per commit`,
-        { actorId: record.id, timer: id },
-      );
-    }
-    timerIds.add(id);
+  const timersRemoved = commit.timers?.remove ?? [];
+  const timer = repeated<Timer | string>([timers, timersRemoved], idOf);
+  if (timer !== undefined) {
+    const id = idOf(timer);
+    throw invalidArgument(
+      `commit for ${record.id} writes timer ${id} twice: put or remove each once per commit`,
+      { actorId: record.id, timer: id },
+    );
   }
   for (const letter of [...deadLetters, ...timers]) {
     if (letter.actorId !== record.id) {
@@ -116,7 +106,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     deadLetters.length +
     removed.length +
     overflow.length +
-    timerIds.size +
+    timers.length +
+    timersRemoved.length +
     (paged.length > 0 ? 1 : 0);
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
@@ -148,3 +139,29 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
   }
 }
+
+/**
+ * The first value in `lists` whose key an earlier one has, or undefined. Builds no set for
+ * fewer than two values: most commits write a record and an outcome or two.
+ */
+function repeated<T>(
+  lists: ReadonlyArray<readonly T[]>,
+  keyOf: (value: T) => string,
+): T | undefined {
+  let count = 0;
+  for (const list of lists) count += list.length;
+  if (count < 2) return undefined;
+  const seen = new Set<string>();
+  for (const list of lists) {
+    for (const value of list) {
+      const key = keyOf(value);
+      if (seen.has(key)) return value;
+      seen.add(key);
+    }
+  }
+  return undefined;
+}
+
+/** A dead letter's message id or a timer's id; a removal is the id itself. */
+const idOf = (value: DeadLetter | Timer | string): string =>
+  typeof value === 'string' ? value : 'messageId' in value ? value.messageId : value.id;

@@ -220,15 +220,17 @@ export class CommitBuilder {
           }
         : {}),
     };
+    // The writes handed out are the builder's own lists: new ones for the next commit, except
+    // where nothing was added (most turns add no dead letter, mark or timer).
     this.#outbox = [];
     this.#idempotency = [];
     this.#idempotencyBytes = 0;
-    this.#replaced = [];
-    this.#deadLetters = new Map();
-    this.#redriven = new Set();
-    this.#overflow = new Map();
+    if (this.#replaced.length > 0) this.#replaced = [];
+    if (this.#deadLetters.size > 0) this.#deadLetters = new Map();
+    if (this.#redriven.size > 0) this.#redriven = new Set();
+    if (this.#overflow.size > 0) this.#overflow = new Map();
     this.#overflowBytes = 0;
-    this.#timers = new Map();
+    if (this.#timers.size > 0) this.#timers = new Map();
     this.#count = 0;
     return writes;
   }

@@ -179,7 +179,9 @@ export async function applyMessage(
     // what fits a commit, and the rest never fire (see `isVoid`).
     timers: effects.halted
       ? await haltTimers(engine, current.id, builder)
-      : stamped(current, new Map([...(done.timers ?? []), ...effects.timers])),
+      : effects.timers.size === 0
+        ? done.timers
+        : stamped(current, new Map([...(done.timers ?? []), ...effects.timers])),
   };
 }
 

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../errors.ts';
+import { checkCommit } from './checkCommit.ts';
+import type { Commit, DeadLetter, IdempotencyRecord, StoreLimits, Timer } from './ports.ts';
+
+const limits: StoreLimits = {
+  maxTransactionItems: 100,
+  maxTransactionBytes: 4_000_000,
+  maxItemBytes: 400_000,
+};
+const id = 'tally/a';
+const base: Commit = {
+  expectedVer: 1,
+  record: { id, ver: 2, inboxOffset: '3', marks: {}, sentSeq: 0, state: { n: 1 } },
+  outbox: [],
+  idempotency: [],
+};
+const outcome = (key: string): IdempotencyRecord => ({
+  key,
+  actorId: id,
+  outcome: { ok: true, value: null },
+  expiresAt: 1_000,
+});
+const timer = (timerId: string): Timer => ({
+  actorId: id,
+  id: timerId,
+  gen: 'g',
+  at: 5,
+  name: 'tick',
+  payload: null,
+  createdAt: 1,
+});
+const letter = (messageId: string): DeadLetter => ({
+  actorId: id,
+  messageId,
+  envelope: { id: messageId, from: 'ingress', seq: 0, to: id, name: 'add', payload: {}, sentAt: 1 },
+  redrivable: true,
+  error: { code: 'REJECTED', message: 'no', details: {} },
+  attempts: 1,
+  at: 2,
+});
+const mark = (peer: string) => ({
+  kind: 'sender' as const,
+  peer,
+  mark: { seq: 1, at: 1 },
+  expiresAt: 9,
+});
+
+/** The error `checkCommit` throws for `commit`, or undefined. */
+function refusal(commit: Commit): { code: string; message: string; details?: unknown } | undefined {
+  try {
+    checkCommit(commit, limits);
+    return undefined;
+  } catch (error) {
+    return error as { code: string; message: string; details?: unknown };
+  }
+}
+
+describe('checkCommit', () => {
+  it('takes a commit of distinct writes, one of each or several', () => {
+    expect(refusal(base)).toBeUndefined();
+    expect(
+      refusal({
+        ...base,
+        idempotency: [outcome('k1')],
+        replaceIdempotency: [outcome('k2')],
+        outcomes: { page: 0, sentAt: 1, records: [{ ...outcome('k3'), sentAt: 1 }] },
+        deadLetters: { put: [letter('m1')], remove: ['m2'] },
+        overflow: [mark('p1'), mark('p2')],
+        timers: { put: [timer('t1')], remove: ['t2'] },
+      }),
+    ).toBeUndefined();
+  });
+
+  it.each<[string, Partial<Commit>, string, Record<string, unknown>]>([
+    [
+      'an idempotency key put and replaced',
+      { idempotency: [outcome('k1')], replaceIdempotency: [outcome('k1')] },
+      'holds the idempotency key k1 twice',
+      { key: 'k1' },
+    ],
+    [
+      'an idempotency key put and paged',
+      {
+        idempotency: [outcome('k0'), outcome('k1')],
+        outcomes: { page: 0, sentAt: 1, records: [{ ...outcome('k1'), sentAt: 1 }] },
+      },
+      'holds the idempotency key k1 twice',
+      { key: 'k1' },
+    ],
+    [
+      'a dead letter put and removed',
+      { deadLetters: { put: [letter('m1')], remove: ['m1'] } },
+      'writes dead letter m1 twice',
+      { messageId: 'm1' },
+    ],
+    [
+      'a dead letter removed twice',
+      { deadLetters: { put: [], remove: ['m1', 'm1'] } },
+      'writes dead letter m1 twice',
+      { messageId: 'm1' },
+    ],
+    [
+      'a mark moved out twice',
+      { overflow: [mark('p1'), mark('p2'), mark('p1')] },
+      'moves the sender mark of p1 out twice',
+      { peer: 'p1' },
+    ],
+    [
+      'a timer put and removed',
+      { timers: { put: [timer('t1')], remove: ['t1'] } },
+      'writes timer t1 twice',
+      { timer: 't1' },
+    ],
+    [
+      'a timer put twice',
+      { timers: { put: [timer('t1'), timer('t1')], remove: [] } },
+      'writes timer t1 twice',
+      { timer: 't1' },
+    ],
+  ])('refuses %s, naming it', (_, parts, message, details) => {
+    const error = refusal({ ...base, ...parts });
+    expect(error?.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(error?.message).toContain(message);
+    expect(error?.details).toMatchObject(details);
+  });
+
+  it('counts each timer put or removed as an item', () => {
+    const timers = { put: [timer('t1'), timer('t2')], remove: ['t3'] };
+    // The record and three timers.
+    expect(refusal({ ...base, timers })).toBeUndefined();
+    const tight = { ...limits, maxTransactionItems: 3 };
+    expect(() => checkCommit({ ...base, timers }, tight)).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.TRANSACTION_TOO_LARGE,
+        details: { what: 'maxTransactionItems', limit: 3, actual: 4 },
+      }),
+    );
+  });
+});
