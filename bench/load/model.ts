@@ -84,11 +84,14 @@ export function manyActors(
 /**
  * One hot actor with a full inbox: one batch in flight at a time (its message group), each a
  * receive of `batch` messages, one turn, an ingress commit, and a delete. The turn runs in any of
- * `containers`; one that ran an earlier turn holds the record in its warm cache, stale now, so
- * its first commit fails on the version and is made again (the conflict returns the record): a
- * failed commit in all but 1 in `containers` turns. Messages that waited in a backlog while a
- * page of outcomes closed are looked up there first: `lookups` reads a turn, as the engine's call
- * counts give them. Capped by the partition's WCU.
+ * `containers`; one that ran an earlier turn holds the record in its warm cache, stale now unless
+ * it ran the turn before too (1 in N, with N = `containers`). A commit on a stale record fails,
+ * and the container reads the record in its next turns instead (a `GetItem`) until a read finds
+ * its cached record current; then it trusts its cache again, and fails a commit with
+ * probability (N−1)/N. In the long run a container reads in (N−1)/N of the turns and fails a
+ * commit in (N−1)/N² of them. Messages that waited in a backlog while a page of outcomes closed
+ * are looked up there first: `lookups` reads a turn, as the engine's call counts give them.
+ * Capped by the partition's WCU.
  */
 export function hotActor(
   containers: number,
@@ -98,9 +101,11 @@ export function hotActor(
   limits: Limits = LIMITS,
 ): { cycleMs: number; messagesPerSecond: number } {
   const commit = commitMs(INGRESS_COMMIT_ITEMS, l);
-  const stale = commit * (1 - 1 / containers);
+  const staleShare = 1 - 1 / containers;
+  const failed = staleShare / containers;
+  const stale = staleShare * l.getItem + failed * commit;
   const cycleMs = l.receive + stale + lookups * l.getItem + commit + l.queueCall;
-  const wcuPerTurn = 2 * INGRESS_COMMIT_ITEMS * Math.ceil(recordKb) * (2 - 1 / containers);
+  const wcuPerTurn = 2 * INGRESS_COMMIT_ITEMS * Math.ceil(recordKb) * (1 + failed);
   const turnsByWcu = limits.partitionWcu / wcuPerTurn;
   const turns = Math.min(1000 / cycleMs, turnsByWcu);
   return { cycleMs, messagesPerSecond: turns * limits.batch };

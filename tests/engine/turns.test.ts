@@ -15,7 +15,7 @@ import {
   seededRandom,
   versionConflict,
 } from '@baton/core/adapter';
-import { createEngine, runTurn } from '@baton/core/engine';
+import { createEngine, runTurn, type TurnStats, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -242,6 +242,68 @@ describe('a turn', () => {
     });
     // The handler ran on the stale cached state, lost the commit race, and ran again.
     expect(runs.deposit).toBe(3);
+  });
+
+  it('reads the record of an actor that two workers take turns at, instead of failing a commit on a stale warm record in every turn', async () => {
+    const { Account, Audit, runs } = bank();
+    let conflicts = 0;
+    const onTurn = (stats: TurnStats) => {
+      conflicts += stats.versionConflicts;
+    };
+    const h = setup({ actors: [Account, Audit], onTurn });
+    // A second worker on the same store and queue (another Lambda container).
+    const other = new Worker(
+      createEngine({
+        actors: [Account, Audit],
+        store: h.backend.store,
+        queue: h.backend.queue,
+        clock: h.clock,
+        logger: silentLogger,
+        onTurn,
+      }),
+    );
+    const alice = Account.ref('alice');
+    const turns = 20;
+    for (let i = 0; i < turns; i++) {
+      await h.client.send(alice, 'deposit', { amount: 1 });
+      expect(await (i % 2 === 0 ? h.worker : other).poll()).toBe(1);
+    }
+
+    expect(await h.record(alice.id)).toMatchObject({ ver: turns, state: { balance: turns } });
+    // Each worker loses one commit to the other, learns that the actor is shared, and reads
+    // its record from then on (a worker that trusted its cache would lose 18 of the 20).
+    expect(conflicts).toBe(2);
+    expect(runs.deposit).toBe(turns + conflicts);
+  });
+
+  it('trusts its warm record again once a read finds that no other worker committed since', async () => {
+    const { Account, Audit } = bank();
+    const h = setup({ actors: [Account, Audit] });
+    const alice = Account.ref('alice');
+    await h.client.send(alice, 'deposit', { amount: 1 });
+    await h.run();
+    const stored = (await h.record(alice.id))!;
+    // Another writer commits behind the worker's back: its next turn loses a commit.
+    await h.backend.store.commit({
+      expectedVer: 1,
+      record: { ...stored, ver: 2 },
+      outbox: [],
+      idempotency: [],
+    });
+    const load = h.backend.store.load.bind(h.backend.store);
+    let loads = 0;
+    h.backend.store.load = async (actorId) => {
+      loads++;
+      return load(actorId);
+    };
+    for (let i = 0; i < 3; i++) {
+      await h.client.send(alice, 'deposit', { amount: 1 });
+      await h.run();
+    }
+    // The turn after the conflict reads the record and finds the one this worker committed:
+    // the turn after that trusts its cache again, with no read.
+    expect(loads).toBe(1);
+    expect(await h.record(alice.id)).toMatchObject({ ver: 5, state: { balance: 4 } });
   });
 
   it('gives handlers a fixed time per message and the same random values for the same seed', async () => {

@@ -50,4 +50,29 @@ describe('RecordCache', () => {
     cache.clear();
     expect(cache.get('b/1')).toBeUndefined();
   });
+
+  it('reads the store instead once a commit found the entry stale, until a read finds it was current', () => {
+    const cache = new RecordCache(3);
+    cache.set(record('a/1', 1));
+    expect(cache.trusted('a/1')?.ver).toBe(1);
+    // Another worker committed ver 2: the conflict returns it, for the redo.
+    cache.stale('a/1', record('a/1', 2));
+    expect(cache.get('a/1')?.ver).toBe(2);
+    expect(cache.trusted('a/1')).toBeUndefined();
+    // A commit here keeps the mark; a read that finds ver 3 (another worker again) keeps it too.
+    cache.set(record('a/1', 3));
+    expect(cache.trusted('a/1')).toBeUndefined();
+    cache.read(record('a/1', 4));
+    expect(cache.trusted('a/1')).toBeUndefined();
+    // A read that finds what the entry held: nobody else committed since; trusted again.
+    cache.read(record('a/1', 4));
+    expect(cache.trusted('a/1')?.ver).toBe(4);
+    // Another life at the same version is no match.
+    cache.stale('a/1', record('a/1', 4));
+    cache.read({ ...record('a/1', 4), life: 'other' });
+    expect(cache.trusted('a/1')).toBeUndefined();
+    // A conflict with no record returned forgets the entry.
+    cache.stale('a/1', undefined);
+    expect(cache.get('a/1')).toBeUndefined();
+  });
 });

@@ -90,8 +90,9 @@ export async function runTurn(
 ): Promise<TurnResult> {
   const duplicateKeys = new Set<string>();
   for (let attempt = 1; ; attempt++) {
-    const warm = cached(engine, actorId);
+    const warm = cached(engine, actorId, attempt);
     const base = warm ?? (await load(engine, actorId));
+    if (!warm && base.ver > 0) engine.cache.read(base);
     if (attempt === 1) reportReplacedQueue(engine, base, batch);
     try {
       checkFormat(base);
@@ -115,8 +116,7 @@ export async function runTurn(
         throw error;
       }
       if (conflict.kind === 'version') {
-        engine.cache.delete(actorId);
-        if (conflict.current) engine.cache.set(conflict.current);
+        engine.cache.stale(actorId, conflict.current);
       } else {
         for (const key of conflict.keys) duplicateKeys.add(key);
       }
@@ -145,10 +145,12 @@ function checkFormat(record: ActorRecord): void {
  * may have deleted it, and a new life begun), or it holds sends older than half the mark
  * retention: the turn drains a record's held sends before it commits over it, and sends that
  * old, taken from a warm record another worker replaced long ago (or of a life since ended),
- * may reach receivers that have forgotten them. The store's record is read instead.
+ * may reach receivers that have forgotten them. The store's record is read instead. A turn's
+ * first attempt reads it too when other workers commit for the actor (`RecordCache.trusted`);
+ * a redo takes the record its conflict returned.
  */
-function cached(engine: Engine, actorId: string): ActorRecord | undefined {
-  const record = engine.cache.get(actorId);
+function cached(engine: Engine, actorId: string, attempt: number): ActorRecord | undefined {
+  const record = attempt === 1 ? engine.cache.trusted(actorId) : engine.cache.get(actorId);
   const now = engine.clock.now();
   if (record?.expiresAt !== undefined && record.expiresAt <= now) return undefined;
   const stale = now - engine.markRetentionMs / 2;
