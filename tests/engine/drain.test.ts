@@ -110,6 +110,27 @@ describe('the drain', () => {
     expect(store.outboxSize()).toBe(1); // the last turn's, drained
   });
 
+  it('sends nothing again for a turn that commits nothing on the record it drained itself', async () => {
+    const store = new EmbeddedStore();
+    const queue = new EmbeddedQueue();
+    const { calls, ...ports } = counted(store, queue);
+    const actors = [Relay, Sink];
+    const worker = new Worker({ actors, ...ports, logger: silentLogger });
+    const client = new Client({ actors, store, queue }).asSystem();
+    await client.send(Relay.ref('r'), 'forward', {});
+    const [message] = queue.messages();
+    while ((await worker.poll()) > 0);
+    expect((await store.load('relay/r'))?.outbox).toHaveLength(1); // held, drained
+
+    // A copy of that message (the queue delivered it twice): skipped, nothing committed, and
+    // the held send, which this worker drained itself, is not sent again.
+    calls.sent = 0;
+    await queue.send([{ ...message!, dedupeId: 'again' }]);
+    while ((await worker.poll()) > 0);
+    expect(calls.sent).toBe(0);
+    expect((await store.load('sink/s'))?.state).toEqual({ notes: [1] });
+  });
+
   it('drops a record’s sends once drained, on a store that can afford the write', async () => {
     const store = new EmbeddedStore();
     const queue = new EmbeddedQueue();
