@@ -14,7 +14,8 @@
  *   a `ws` socket to a plain `ws` client.
  * Fan-out: one query instance with N subscriptions over 100 sockets (N / 100 subscriptions on
  * each: the socket count is not what is measured), speaking the wire protocol directly and
- * acking every push; the baseline sends one JSON frame per subscription over the same layout.
+ * acking every push; the baseline sends one JSON frame per subscription over the same layout,
+ * the frames of a socket corked into one write as Baton's host gathers them.
  * Figure: time from the commit until every subscription has the new value.
  */
 import { randomUUID } from 'node:crypto';
@@ -232,7 +233,11 @@ async function pushLatency(
     if (record.id !== id) return;
     void backend.readBalance(id).then((balance) => {
       for (const socket of server) {
+        // A socket's frames leave in one write, as Baton's host writes them.
+        const raw = rawSocket(socket);
+        raw?.cork();
         for (let s = 0; s < perSocket; s++) socket.send(JSON.stringify({ id: `s${s}`, balance }));
+        raw?.uncork();
       }
     });
   });
@@ -345,7 +350,7 @@ async function batonFanOut(
  * side for the clients' system calls.
  */
 function ackSoon(client: WebSocket, ack: object): void {
-  const socket = (client as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+  const socket = rawSocket(client);
   if (socket && !corked.has(client)) {
     corked.add(client);
     socket.cork();
@@ -358,6 +363,11 @@ function ackSoon(client: WebSocket, ack: object): void {
 }
 
 const corked = new WeakSet<WebSocket>();
+
+/** The socket under a `ws` WebSocket, to gather its writes. */
+function rawSocket(socket: WebSocket): { cork(): void; uncork(): void } | undefined {
+  return (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+}
 
 /** Counts subscriptions that reached the expected value; tells `wait` when all have. */
 function fanIn(total: number, wait: ReturnType<typeof waiter>) {
