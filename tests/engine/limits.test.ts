@@ -320,6 +320,47 @@ describe('limits', () => {
     expect(await h.backend.store.listDeadLetters('notes/n')).toEqual([]);
   });
 
+  it('moves channel marks out in commits of their own first when a message needs more moved than its commit holds', async () => {
+    // The channels of an actor that sent to many: its counters per receiver, in its record.
+    const Hub = actor({
+      name: 'hub',
+      state: z.object({ pad: z.string() }),
+      initial: () => ({ pad: '' }),
+      handlers: {
+        spread: {
+          payload: z.object({ count: z.number().int() }),
+          handle: (ctx, { count }) => {
+            for (let i = 0; i < count; i++) ctx.send(Notes.ref(`n${i}`), 'append', { text: 'x' });
+          },
+        },
+        pad: {
+          payload: z.object({ bytes: z.number().int() }),
+          handle: (ctx, { bytes }) => {
+            ctx.state.pad = 'x'.repeat(bytes);
+          },
+        },
+      },
+    });
+    const limits = { maxTransactionItems: 4, maxItemBytes: 2000 };
+    const h = setup({ actors: [Notes, Hub], limits });
+    await h.client.send(Hub.ref('h'), 'spread', { count: 12 });
+    await h.run();
+    const before = (await h.record('hub/h'))!;
+    expect(Object.keys(before.channels ?? {})).toHaveLength(12);
+
+    // Room for four of the twelve channels: eight must move, two per commit.
+    const channel = jsonSize(before.channels) / 12;
+    const bytes = limits.maxItemBytes - jsonSize(before) + Math.ceil(8 * channel);
+    const commits = commitsOf(h.backend, 'hub/h');
+    const { messageId } = await h.client.send(Hub.ref('h'), 'pad', { bytes });
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toMatchObject({ ok: true });
+    expect(commits.length).toBeGreaterThanOrEqual(3);
+    expect(Object.keys(commits.at(-1)!.channels ?? {}).length).toBeLessThanOrEqual(4);
+    expect(await h.backend.store.listDeadLetters('hub/h')).toEqual([]);
+  });
+
   it('applies a message in one commit, moving no mark, when the marks the peer count asks to move crowd its commit', async () => {
     const Poker = actor({
       name: 'poker',
