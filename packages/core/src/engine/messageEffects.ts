@@ -446,10 +446,11 @@ export function roomFirst(
   effects: MessageEffects,
   most: number,
 ): { room: MessageEffects; effects: MessageEffects } | undefined {
-  if (!effects.unbounded || most < 1) return undefined;
-  // Only marks the message leaves as they were: the message's own move with it.
-  const first = (effects.overflow ?? []).filter((moved) => sameMark(current, moved)).slice(0, most);
-  if (first.length === 0) return undefined;
+  const { unbounded, overflow = [] } = effects;
+  // Only marks the message leaves as they were: the message's own move with it. None when
+  // `most` is 0 (a transaction of one item holds the record alone).
+  const first = overflow.filter((moved) => sameMark(current, moved)).slice(0, most);
+  if (!unbounded || first.length === 0) return undefined;
   const now = engine.clock.now();
   const retentionMs = engine.markRetentionMs;
   const room: MessageEffects = {
@@ -458,8 +459,8 @@ export function roomFirst(
     idempotency: undefined,
     overflow: first,
   };
-  const rest = withRecord(engine, withoutMarks(effects.unbounded, first, now, retentionMs), 0);
-  const pages = effects.overflow?.filter((mark) => mark.kind === 'page') ?? [];
+  const rest = withRecord(engine, withoutMarks(unbounded, first, now, retentionMs), 0);
+  const pages = overflow.filter((mark) => mark.kind === 'page');
   return { room, effects: { ...effects, ...rest, overflow: [...rest.overflow, ...pages] } };
 }
 
