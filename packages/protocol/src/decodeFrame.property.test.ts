@@ -148,6 +148,45 @@ describe('the decoders under fuzzing', () => {
     );
   });
 
+  it('read an ack as its JSON says, in the spelling clients send or any other', () => {
+    const acks = fc.record({
+      id: fc.oneof(
+        fc.string({ maxLength: 8 }),
+        fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }),
+      ),
+      version: fc.oneof(
+        fc.nat(),
+        fc.integer({ min: -3, max: 3 }),
+        fc.constantFrom(2 ** 53 - 1, 2 ** 53, 1.5),
+      ),
+      spelling: fc.constantFrom('client', 'spaced', 'reordered'),
+    });
+    fc.assert(
+      fc.property(acks, ({ id, version, spelling }) => {
+        const frame = { v: 1, type: 'ack', id, version };
+        const text =
+          spelling === 'client'
+            ? JSON.stringify(frame)
+            : spelling === 'spaced'
+              ? JSON.stringify(frame, null, 1)
+              : JSON.stringify({ version, id, type: 'ack', v: 1 });
+        const valid = id.length > 0 && Number.isSafeInteger(version) && version >= 0;
+        if (valid) expect(decodeClientMessage(text)).toEqual(frame);
+        else expect(() => decodeClientMessage(text)).toThrow(/"ack" frame: field/);
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(decodeClientMessage('{"v":1,"type":"ack","id":"s\\u0031","version":3}')).toEqual({
+      v: 1,
+      type: 'ack',
+      id: 's1',
+      version: 3,
+    });
+    expect(() => decodeClientMessage('{"v":1,"type":"ack","id":"s1","version":03}')).toThrow(
+      /not JSON/,
+    );
+  });
+
   it('decode a nested frame of the largest size without a stack overflow', () => {
     const depth = 60_000;
     const text = `{"v":1,"type":"reply","requestId":"r","value":${'['.repeat(depth)}${']'.repeat(depth)}}`;

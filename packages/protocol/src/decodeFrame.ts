@@ -82,6 +82,10 @@ function decode(
     );
   }
   checkSize(text, options.maxFrameBytes ?? MAX_FRAME_BYTES);
+  if (side === 'client') {
+    const ack = readAck(text);
+    if (ack) return ack;
+  }
   const raw = parse(text);
   if (!isRecord(raw)) {
     throw protocolError(
@@ -116,6 +120,20 @@ function decode(
   readFields(type as string, spec, raw, out);
   checkRelations(out);
   return out as unknown as Message;
+}
+
+/**
+ * An `ack` is most of what a client sends (one per push it gets): spelled as clients encode it —
+ * `{"v":1,"type":"ack","id":"s1","version":3}`, an id of printable ASCII but `"` and `\` — it is
+ * read without parsing it as JSON, with the same result. Anything else goes the general way.
+ */
+const ACK =
+  /^\{"v":1,"type":"ack","id":"([\x20\x21\x23-\x5b\x5d-\x7e]+)","version":(0|[1-9]\d{0,14})\}$/;
+
+function readAck(text: string): Message | undefined {
+  const match = ACK.exec(text);
+  if (match === null) return undefined;
+  return { v: PROTOCOL_VERSION, type: 'ack', id: match[1]!, version: Number(match[2]) };
 }
 
 function checkSize(text: string, max: number): void {
