@@ -74,23 +74,11 @@ export function createHandlerContext(
   const self = parseActorId(actorId)!;
   const now = engine.clock.now();
   const payloadLimit = engine.store.limits.maxItemBytes / 2;
-  const checkSize = (what: string, name: string, payload: unknown, to?: string) => {
-    const size = jsonSize(payload);
-    if (size > payloadLimit) {
-      throw new BatonError(
-        ErrorCode.MESSAGE_TOO_LARGE,
-        `payload of "${name}" ${what} is ${size} bytes; the limit is ${payloadLimit}: store large data elsewhere and send a reference`,
-        { details: { ...(to === undefined ? {} : { to }), name, size, limit: payloadLimit } },
-      );
-    }
-  };
   let scheduled = 0;
   let asked = 0;
   // Unique over the actor's lives: a reply or a fire meant for an earlier ask or scheduling
   // (a late one, a redriven one) can never match a later one.
   const basis = handling ?? [envelope.id];
-  const derivedId = (kind: string, n: number) =>
-    messageFingerprint(kind, [...basis, n]).slice(0, 16);
   const effects: HandlerEffects = {
     timers: new Map(),
     halted: false,
@@ -109,7 +97,7 @@ export function createHandlerContext(
       caller: callerOfEnvelope(envelope),
       send(to, name, payload) {
         const resolved = engine.registry.resolve(to.id, name, payload);
-        checkSize(`to ${to.id}`, name, resolved.payload, to.id);
+        checkPayloadSize(payloadLimit, `to ${to.id}`, name, resolved.payload, to.id);
         // A copy: the message is what was sent, whatever the handler changes afterwards.
         effects.sends.push({ to: to.id, name, payload: structuredClone(payload) });
       },
@@ -133,12 +121,12 @@ export function createHandlerContext(
         }
         const { name } = effect;
         const parsed = engine.registry.effectPayload(name, payload);
-        checkSize(`for effect ${name}`, name, parsed);
+        checkPayloadSize(payloadLimit, `for effect ${name}`, name, parsed);
         effects.sends.push({ to: effectTarget(name), name, payload: structuredClone(payload) });
       },
       ask(to, name, payload, options) {
         const resolved = engine.registry.resolve(to.id, name, payload);
-        checkSize(`to ${to.id}`, name, resolved.payload, to.id);
+        checkPayloadSize(payloadLimit, `to ${to.id}`, name, resolved.payload, to.id);
         const then = options?.onReply;
         const own = engine.registry.definition(self.type).handlers as Record<string, unknown>;
         if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
@@ -154,7 +142,7 @@ export function createHandlerContext(
             `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${String(timeoutMs)}`,
           );
         }
-        const id = derivedId('ask', asked++);
+        const id = derivedId(basis, 'ask', asked++);
         const timeout = new BatonError(
           ErrorCode.ASK_TIMEOUT,
           `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
@@ -162,7 +150,7 @@ export function createHandlerContext(
         );
         const context = storable(`the context of an ask answered by "${then}"`, options.context);
         const reply = { ok: false, error: timeout.toJSON(), context: context ?? null };
-        checkSize('as the context of an ask', then, reply);
+        checkPayloadSize(payloadLimit, 'as the context of an ask', then, reply);
         // The timeout timer holds the continuation: the reply replaces its payload and removes it.
         effects.timers.set(askTimerId(id), {
           actorId,
@@ -191,8 +179,8 @@ export function createHandlerContext(
             { details: { name }, cause: error },
           );
         }
-        checkSize('scheduled', name, stored);
-        const gen = derivedId('timer', scheduled++);
+        checkPayloadSize(payloadLimit, 'scheduled', name, stored);
+        const gen = derivedId(basis, 'timer', scheduled++);
         const id = options.id === undefined ? gen : checkTimerId(options.id);
         effects.timers.set(id, {
           actorId,
@@ -259,6 +247,29 @@ export function createHandlerContext(
   };
   Object.defineProperty(effects.ctx, STATE_PAGES, { value: pages });
   return effects;
+}
+
+/** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
+function checkPayloadSize(
+  limit: number,
+  what: string,
+  name: string,
+  payload: unknown,
+  to?: string,
+): void {
+  const size = jsonSize(payload);
+  if (size > limit) {
+    throw new BatonError(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      `payload of "${name}" ${what} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
+      { details: { ...(to === undefined ? {} : { to }), name, size, limit } },
+    );
+  }
+}
+
+/** The id of a handling's `n`-th ask or scheduling (`kind`), from what tells the handling apart. */
+function derivedId(basis: readonly unknown[], kind: string, n: number): string {
+  return messageFingerprint(kind, [...basis, n]).slice(0, 16);
 }
 
 /** `value` as storage keeps it (JSON), or INVALID_PAYLOAD when JSON cannot hold it. */

@@ -168,22 +168,32 @@ export async function applyMessage(
     );
   }
   const done = admissionEffects(admission);
-  return {
-    ...bounded,
-    overflow: [...bounded.overflow, ...effects.pages],
+  // The fired timer is removed unless the handler scheduled its id again; halting removes what
+  // fits a commit, and the rest never fire (see `isVoid`).
+  const timers = effects.halted
+    ? await haltTimers(engine, current.id, builder)
+    : effects.timers.size === 0
+      ? done.timers
+      : stamped(current, new Map([...(done.timers ?? []), ...effects.timers]));
+  // Built field by field: a message's effects are made once a message, and spreads of
+  // optional parts cost more than the rest of this function.
+  const applied: Writable<MessageEffects> = {
+    record: bounded.record,
+    recordBytes: bounded.recordBytes,
+    unbounded: bounded.unbounded,
+    overflow:
+      effects.pages.length === 0 ? bounded.overflow : [...bounded.overflow, ...effects.pages],
     envelopes: out.envelopes,
     idempotency,
-    ...(idempotencyBytes === undefined ? {} : { idempotencyBytes }),
-    ...done,
-    // The fired timer is removed unless the handler scheduled its id again; halting removes
-    // what fits a commit, and the rest never fire (see `isVoid`).
-    timers: effects.halted
-      ? await haltTimers(engine, current.id, builder)
-      : effects.timers.size === 0
-        ? done.timers
-        : stamped(current, new Map([...(done.timers ?? []), ...effects.timers])),
   };
+  if (idempotencyBytes !== undefined) applied.idempotencyBytes = idempotencyBytes;
+  if (done.redriven !== undefined) applied.redriven = done.redriven;
+  if (done.replacesOutcome) applied.replacesOutcome = done.replacesOutcome;
+  if (timers) applied.timers = timers;
+  return applied;
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The handler and parsed payload of an inbox message. What this code cannot resolve waits for

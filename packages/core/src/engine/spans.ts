@@ -64,13 +64,16 @@ export interface HandlingSpan {
   end(error?: { code: string; message: string }): void;
 }
 
+/** Ends no span: a handling without OpenTelemetry has none (one function for all of them). */
+const noSpan = () => {};
+
 /** Starts the span of handling `envelope` (name and payload as the handler sees them). */
 export function startHandlingSpan(
   otel: OpenTelemetryApi | undefined,
   envelope: Envelope,
   attributes: { actor: string; inboxPosition: string },
 ): HandlingSpan {
-  if (!otel) return { trace: handlingTrace(envelope.traceparent, envelope.id), end: () => {} };
+  if (!otel) return { trace: handlingTrace(envelope.traceparent, envelope.id), end: noSpan };
   const parent = parseTraceparent(envelope.traceparent);
   const active = otel.context.active();
   const context = parent
