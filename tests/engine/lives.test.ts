@@ -5,8 +5,26 @@
  * life (a warm record, the version it drained) may be taken for the new one.
  */
 import { type AskReply, actor, effect, RetryableError, silentLogger } from '@baton/core';
-import { decodeEnvelope, type Queue, type QueueMessage } from '@baton/core/adapter';
-import { type EngineOptions, redriveDeadLetter, timerFire, Worker } from '@baton/core/engine';
+import {
+  decodeEnvelope,
+  type Envelope,
+  INGRESS,
+  ingressMessageId,
+  type Queue,
+  type QueueMessage,
+} from '@baton/core/adapter';
+import {
+  createEngine,
+  drainOutbox,
+  type Engine,
+  type EngineOptions,
+  type Inbound,
+  redriveDeadLetter,
+  runTurn,
+  type TurnOptions,
+  timerFire,
+  Worker,
+} from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { commitsOf, runUntilIdle, setup } from './helpers.ts';
@@ -270,6 +288,50 @@ describe("an actor's lives", () => {
     await h.client.send(o1, 'note', { line: 'c' });
     await h.run(warm);
     expect((await h.state('log/audit')) as unknown).toEqual({ lines: ['a', 'b', 'c'] });
+  });
+
+  it('drain the sends a new life holds at the very version a worker drained in the old life', async () => {
+    const h = harness();
+    let n = 0;
+    const message = (name: string, payload: unknown): Inbound => {
+      n++;
+      const envelope: Envelope = {
+        id: ingressMessageId(o1.id, `m${n}`),
+        from: INGRESS,
+        seq: 0,
+        to: o1.id,
+        name,
+        payload,
+        sentAt: h.clock.now(),
+      };
+      return { envelope, queueSeq: String(n) };
+    };
+    const { store, queue } = h.backend;
+    const turn = (engine: Engine, name: string, payload: unknown, options?: TurnOptions) =>
+      runTurn(engine, o1.id, [message(name, payload)], options);
+    // The old life, on a worker that drains its own commits: a note, then the halt.
+    const warm = createEngine(h.engineOptions);
+    const a = await turn(warm, 'note', { line: 'a' });
+    await drainOutbox(store, queue, a.undrained!);
+    await h.run();
+    const end = await turn(warm, 'end', {});
+    const drainedAt = { ver: end.ver, life: end.life };
+    await h.expire(o1.id);
+
+    // The new life, on another worker, which dies before it drains its second commit.
+    const other = createEngine(h.engineOptions);
+    const b = await turn(other, 'note', { line: 'b' });
+    await drainOutbox(store, queue, b.undrained!);
+    await h.run();
+    const c = await turn(other, 'note', { line: 'c' });
+    expect(c.ver).toBe(drainedAt.ver);
+    expect(c.life).not.toBe(drainedAt.life);
+
+    // The first worker, which drained that version of the old life, takes the next message.
+    const d = await turn(warm, 'note', { line: 'd' }, { drainedAt });
+    await drainOutbox(store, queue, d.undrained!);
+    await h.run();
+    expect((await h.state('log/audit')) as unknown).toEqual({ lines: ['a', 'b', 'c', 'd'] });
   });
 
   it('keep a halted actor halted when a late reply to an ask of before the halt arrives', async () => {
