@@ -6,8 +6,10 @@
  */
 import { type AskReply, actor, effect, RetryableError, silentLogger } from '@baton/core';
 import {
+  actorMessageId,
   decodeEnvelope,
   type Envelope,
+  encodeEnvelope,
   INGRESS,
   ingressMessageId,
   type Queue,
@@ -332,6 +334,48 @@ describe("an actor's lives", () => {
     await drainOutbox(store, queue, d.undrained!);
     await h.run();
     expect((await h.state('log/audit')) as unknown).toEqual({ lines: ['a', 'b', 'c', 'd'] });
+  });
+
+  it("apply a sender's new life's first message after a message of its old life, too old to tell, was dead-lettered", async () => {
+    const Audit = actor({
+      name: 'audit',
+      state: z.object({ entries: z.array(z.string()) }),
+      initial: () => ({ entries: [] as string[] }),
+      handlers: {
+        record: {
+          payload: z.object({ entry: z.string() }),
+          handle: (ctx, { entry }) => {
+            ctx.state.entries.push(entry);
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Audit] });
+    const from = 'audit/sender';
+    const message = (life: string, seq: number, prev: number, entry: string, sentAt: number) => ({
+      id: actorMessageId(from, seq, life),
+      from,
+      seq,
+      prev,
+      to: 'audit/log',
+      name: 'record',
+      payload: { entry },
+      sentAt,
+    });
+    const enqueue = (envelope: Envelope): Promise<void> =>
+      h.backend.queue.send([
+        { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
+      ]);
+    // A copy of the sender's old life's fifth message, the first on a channel it had reopened
+    // after a while idle (prev 0), sent longer ago than any mark is kept (a dead letter
+    // redriven late): the receiver cannot tell whether it was applied.
+    await enqueue(message('oldlife', 5, 0, 'old', h.clock.now() - 40 * DAY));
+    await h.run();
+    expect(await h.state('audit/log')).toEqual({ entries: [] });
+    // The sender's new life counts from 1 again.
+    await enqueue(message('newlife', 1, 0, 'new', h.clock.now()));
+    await h.run();
+    expect(await h.state('audit/log')).toEqual({ entries: ['new'] });
   });
 
   it('keep a halted actor halted when a late reply to an ask of before the halt arrives', async () => {

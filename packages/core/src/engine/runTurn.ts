@@ -421,7 +421,11 @@ async function handle(
   const tooOld = outlivedItsProof(inbound.envelope, now, retention, admission.mark !== undefined);
   try {
     if (tooOld) {
-      effects = await deadLetter(turn, record, inbound, admission, tooOld, span.trace, tooOld);
+      // Kept without moving its sender's mark (it has none): the copy may be of an earlier life
+      // of the sender, whose new life counts from 1 again, and a mark at its seq would take the
+      // new life's first messages for copies.
+      const unmarked = { ...admission, arrival: undefined };
+      effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
     } else {
       effects = await applyMessage(turn, record, inbound, admission, span.trace);
       if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
