@@ -29,6 +29,7 @@ import {
 } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { bank } from './bank.ts';
 import { commitsOf, runUntilIdle, setup } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -337,19 +338,7 @@ describe("an actor's lives", () => {
   });
 
   it("apply a sender's new life's first message after a message of its old life, too old to tell, was dead-lettered", async () => {
-    const Audit = actor({
-      name: 'audit',
-      state: z.object({ entries: z.array(z.string()) }),
-      initial: () => ({ entries: [] as string[] }),
-      handlers: {
-        record: {
-          payload: z.object({ entry: z.string() }),
-          handle: (ctx, { entry }) => {
-            ctx.state.entries.push(entry);
-          },
-        },
-      },
-    });
+    const { Audit } = bank();
     const h = setup({ actors: [Audit] });
     const from = 'audit/sender';
     const message = (life: string, seq: number, prev: number, entry: string, sentAt: number) => ({
