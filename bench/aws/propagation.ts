@@ -14,7 +14,7 @@
  *   a `ws` socket to a plain `ws` client.
  * Fan-out: one query instance with N subscriptions over 100 sockets (N / 100 subscriptions on
  * each: the socket count is not what is measured), speaking the wire protocol directly and
- * acking every push; the baseline sends one JSON frame per subscription over the same layout,
+ * acking every push as `BatonClient` does (the pushes of one read in one `acks` frame); the baseline sends one JSON frame per subscription over the same layout,
  * the frames of a socket corked into one write as Baton's host gathers them.
  * Figure: time from the commit until every subscription has the new value.
  */
@@ -309,7 +309,7 @@ async function batonFanOut(
         else if (frame.type === 'patch')
           values.set(frame.id, applyPatch(values.get(frame.id) ?? null, frame.ops ?? []));
         else return;
-        ackSoon(client, { v: 1, type: 'ack', id: frame.id, version: frame.version });
+        ackSoon(client, frame.id, frame.version);
         fan.seen(`${c}:${frame.id}`, values.get(frame.id));
       });
       for (let s = 0; s < perSocket; s++) {
@@ -345,24 +345,30 @@ async function batonFanOut(
 }
 
 /**
- * Sends an ack; the acks of one read leave in one write, as from clients on other machines:
- * the bench's 100 sockets share this process, and a write per ack would charge the server's
- * side for the clients' system calls.
+ * Acks a push as `BatonClient` does: the acks of one read leave in one `acks` frame once the read
+ * is done (a lone one as an `ack`).
  */
-function ackSoon(client: WebSocket, ack: object): void {
-  const socket = rawSocket(client);
-  if (socket && !corked.has(client)) {
-    corked.add(client);
-    socket.cork();
+function ackSoon(client: WebSocket, id: string, version: number): void {
+  let versions = acking.get(client);
+  if (versions === undefined) {
+    const gathered: Record<string, number> = {};
+    versions = gathered;
+    acking.set(client, gathered);
     process.nextTick(() => {
-      corked.delete(client);
-      socket.uncork();
+      acking.delete(client);
+      const ids = Object.keys(gathered);
+      const only = ids.length === 1 ? ids[0]! : undefined;
+      const frame =
+        only === undefined
+          ? { v: 1, type: 'acks', versions: gathered }
+          : { v: 1, type: 'ack', id: only, version: gathered[only] };
+      client.send(JSON.stringify(frame));
     });
   }
-  client.send(JSON.stringify(ack));
+  versions[id] = version;
 }
 
-const corked = new WeakSet<WebSocket>();
+const acking = new WeakMap<WebSocket, Record<string, number>>();
 
 /** The socket under a `ws` WebSocket, to gather its writes. */
 function rawSocket(socket: WebSocket): { cork(): void; uncork(): void } | undefined {

@@ -26,6 +26,37 @@ afterEach(async () => {
 });
 
 describe('BatonClient subscriptions', () => {
+  it('acks the pushes of one read in one acks frame', async () => {
+    client = testClient(server.url);
+    const alice = recorder<{ balance: number }>();
+    const bob = recorder<{ balance: number }>();
+    client.subscribe('balance', { account: 'alice' }, alice.listener);
+    client.subscribe('balance', { account: 'bob' }, bob.listener);
+    const connection = await server.connection(0);
+    const [a, b] = [await connection.take('subscribe'), await connection.take('subscribe')];
+    const result = (id: string, balance: number) =>
+      ({
+        v: 1,
+        type: 'result',
+        id,
+        version: balance,
+        hash: `h${balance}`,
+        value: { balance },
+      }) as const;
+    connection.sendTogether([result(a.id, 1), result(b.id, 2)]);
+    expect(await connection.take('acks')).toEqual({
+      v: 1,
+      type: 'acks',
+      versions: { [a.id]: 1, [b.id]: 2 },
+    });
+    connection.send(result(a.id, 3)); // alone: a plain ack
+    expect(await connection.take('ack')).toEqual({ v: 1, type: 'ack', id: a.id, version: 3 });
+    expect(connection.received.filter((m) => m.type === 'ack' || m.type === 'acks')).toHaveLength(
+      2,
+    );
+    expect([alice.last()?.data, bob.last()?.data]).toEqual([{ balance: 3 }, { balance: 2 }]);
+  });
+
   it('subscribes over the baton.v1 subprotocol with the token, and acks each result', async () => {
     client = testClient(server.url, { token: 'secret-1' });
     const seen = recorder<{ balance: number }>();

@@ -89,6 +89,22 @@ export interface AckMessage {
 }
 
 /**
+ * Acknowledges the pushes of several subscriptions in one frame: `versions` maps each
+ * subscription id to the version acknowledged, as one `ack` each would. A client that gets
+ * several pushes at once (one commit moving several of its queries) answers them with one
+ * frame, so they count once against the connection's frame rate and, behind API Gateway, cost
+ * one invocation. At least one entry.
+ *
+ * @example
+ * { "v": 1, "type": "acks", "versions": { "s1": 8, "s2": 3 } }
+ */
+export interface AcksMessage {
+  readonly v: 1;
+  readonly type: 'acks';
+  readonly versions: Readonly<Record<string, number>>;
+}
+
+/**
  * A heartbeat that keeps the socket and its subscription leases alive; `t` comes back in the
  * `pong`.
  *
@@ -113,5 +129,6 @@ export type ClientMessage =
   | SendMessage
   | AskMessage
   | AckMessage
+  | AcksMessage
   | PingMessage
   | ChunkMessage;

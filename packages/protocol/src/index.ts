@@ -8,6 +8,7 @@ export { applyPatch } from './applyPatch.ts';
 export { ChunkAssembler, type ChunkAssemblerOptions } from './ChunkAssembler.ts';
 export type {
   AckMessage,
+  AcksMessage,
   AskMessage,
   ClientMessage,
   PingMessage,

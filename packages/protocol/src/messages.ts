@@ -42,6 +42,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'send',
   'ask',
   'ack',
+  'acks',
   'ping',
   'chunk',
 ] as const satisfies readonly ClientMessage['type'][];

@@ -26,6 +26,8 @@ export class QueryTable {
   readonly #settings: QueryTableSettings;
   readonly #entries = new Map<string, QueryEntry>();
   readonly #byWireId = new Map<string, QueryEntry>();
+  /** Acks not sent yet, by wire id: the pushes of one read leave in one frame. */
+  #acks = new Map<string, number>();
 
   constructor(settings: QueryTableSettings) {
     this.#settings = settings;
@@ -63,6 +65,7 @@ export class QueryTable {
   /** A socket opened: subscribe everything again, resuming from what each holds. */
   resubscribeAll(): void {
     this.#byWireId.clear();
+    this.#acks.clear(); // for the old socket's ids
     for (const entry of this.#entries.values()) this.#subscribe(entry);
   }
 
@@ -71,13 +74,39 @@ export class QueryTable {
     const entry = this.#byWireId.get(message.id);
     if (entry === undefined) return; // for a subscription since ended, or of an old socket
     if (entry.apply(message)) {
-      const { id, version } = message;
-      this.#settings.send({ v: PROTOCOL_VERSION, type: 'ack', id, version });
+      this.#ack(message.id, message.version);
       return;
     }
     this.#unsubscribe(entry);
     entry.forgetHash();
     this.#subscribe(entry);
+  }
+
+  /**
+   * Acks a push once the frames at hand are read: a commit that moves several of this client's
+   * queries brings several pushes together, and their acks go in one `acks` frame (one frame
+   * against the connection's rate, one invocation behind API Gateway). A lone ack is an `ack`.
+   */
+  #ack(id: string, version: number): void {
+    const first = this.#acks.size === 0;
+    this.#acks.set(id, version);
+    if (first) this.#settings.setTimeout(() => this.#sendAcks(), 0);
+  }
+
+  #sendAcks(): void {
+    const acks = this.#acks;
+    this.#acks = new Map();
+    if (acks.size > 1) {
+      this.#settings.send({
+        v: PROTOCOL_VERSION,
+        type: 'acks',
+        versions: Object.fromEntries(acks),
+      });
+      return;
+    }
+    for (const [id, version] of acks) {
+      this.#settings.send({ v: PROTOCOL_VERSION, type: 'ack', id, version });
+    }
   }
 
   /** The server refused or failed subscription `id`. */

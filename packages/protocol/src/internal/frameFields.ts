@@ -16,6 +16,7 @@ type Kind =
   | 'json'
   | 'resume'
   | 'ops'
+  | 'versions'
   | 'error';
 
 interface Field {
@@ -48,6 +49,7 @@ export const CLIENT_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
   ['send', [...sendFields, f('idempotencyKey', 'id'), f('visible', 'boolean', true)]],
   ['ask', [...sendFields, f('idempotencyKey', 'id')]],
   ['ack', [f('id', 'id'), f('version', 'version')]],
+  ['acks', [f('versions', 'versions')]],
   ['ping', [f('t', 'number')]],
   ['chunk', chunk],
 ]);
@@ -77,6 +79,7 @@ const EXPECTED: Record<Kind, string> = {
   json: 'a JSON value',
   resume: 'an object { version, hash }',
   ops: 'an array of patch operations',
+  versions: 'an object of at least one subscription id to its version',
   error: 'an object { code, message, details }',
 };
 
@@ -134,6 +137,9 @@ function readValue(type: string, path: string, kind: Kind, value: unknown): unkn
     case 'ops':
       if (Array.isArray(value)) return value.map((op, i) => readOp(type, `${path}[${i}]`, op));
       break;
+    case 'versions':
+      if (isRecord(value)) return readVersions(type, path, value);
+      break;
   }
   throw invalidField(type, path, EXPECTED[kind], value);
 }
@@ -148,6 +154,19 @@ function readError(type: string, path: string, value: Record<string, unknown>): 
     message: readValue(type, `${path}.message`, 'string', value.message),
     details: details ?? {},
   };
+}
+
+function readVersions(type: string, path: string, value: Record<string, unknown>): unknown {
+  const ids = Object.keys(value);
+  if (ids.length === 0) throw invalidField(type, path, EXPECTED.versions, value);
+  // A null prototype: an id such as "__proto__" is a key like any other.
+  const versions: Record<string, unknown> = Object.create(null);
+  for (const id of ids) {
+    if (id === '') throw invalidField(type, `${path}[""]`, 'a non-empty subscription id', id);
+    const name = id.length <= 40 ? id : `${id.slice(0, 40)}…`;
+    versions[id] = readValue(type, `${path}.${name}`, 'version', value[id]);
+  }
+  return versions;
 }
 
 function readOp(type: string, path: string, op: unknown): unknown {

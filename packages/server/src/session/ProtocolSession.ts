@@ -70,8 +70,8 @@ export class ProtocolSession {
   /**
    * Handles one frame a client sent. Returns a promise that resolves once the frame is answered
    * (an outcome may come later), or `undefined` when it was handled at once: a frame that needs
-   * no wait (an `ack`, with a counter in memory) costs no promise, as a fan-out brings one ack
-   * per push.
+   * no wait (an `ack` or `acks`, with a counter in memory) costs no promise, as a fan-out brings
+   * one ack per push.
    */
   handle(
     who: SessionCaller,
@@ -107,9 +107,13 @@ export class ProtocolSession {
       const { maxFramesPerSecond } = this.options.limits;
       return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
     }
-    if (message.type !== 'ack') return this.#dispatchAsync(who, ports, message, target);
+    if (message.type !== 'ack' && message.type !== 'acks') {
+      return this.#dispatchAsync(who, ports, message, target);
+    }
     try {
-      ports.subscriptions.ack?.(message.id, message.version);
+      const { subscriptions } = ports;
+      if (message.type === 'ack') subscriptions.ack?.(message.id, message.version);
+      else for (const id in message.versions) subscriptions.ack?.(id, message.versions[id]!);
       return undefined;
     } catch (caught) {
       return error(ports, toBatonError(caught), target);
@@ -119,7 +123,7 @@ export class ProtocolSession {
   async #dispatchAsync(
     who: SessionCaller,
     ports: SessionPorts,
-    message: Exclude<ClientMessage, { type: 'chunk' | 'ack' }>,
+    message: Exclude<ClientMessage, { type: 'chunk' | 'ack' | 'acks' }>,
     target: ErrorTarget,
   ): Promise<void> {
     try {

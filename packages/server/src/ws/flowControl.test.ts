@@ -93,4 +93,28 @@ describe('flow control', () => {
     a.ack('x', 1);
     expect(await a.push('x')).toMatchObject({ version: 2 });
   });
+
+  it('takes the acks of several subscriptions in one `acks` frame, counted as one frame', async () => {
+    await t.close();
+    // Three subscribes, the deposit's frames and one `acks` fit in 6 frames; three acks would not.
+    const frozen = { now: () => 1_700_000_000_250 };
+    t = await startTestServer({ maxFramesPerSecond: 6, engine: { clock: frozen } });
+    const a = await t.open();
+    const b = await t.open();
+    for (const id of ['x', 'y', 'z']) {
+      a.send({ v: 1, type: 'subscribe', id, query: 'totalBalance', args: { accounts: ['f6'] } });
+    }
+    await Promise.all([a.push('x'), a.push('y'), a.push('z')]);
+    await t.deposit(b, 'f6', 1);
+    await t.server.engine.flush();
+    await a.roundTrip();
+    expect(pushes(a.unread())).toEqual([]); // each waits for its ack
+
+    a.send({ v: 1, type: 'acks', versions: { x: 1, y: 1, z: 7 } }); // z: not the version sent
+    expect(await a.push('x')).toMatchObject({ version: 2 });
+    expect(await a.push('y')).toMatchObject({ version: 2 });
+    await a.roundTrip();
+    expect(pushes(a.unread())).toEqual([]); // z still waits for an ack of version 1
+    expect(a.unread().filter((f) => f.type === 'error')).toEqual([]);
+  });
 });
