@@ -105,6 +105,26 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     expect(socket.protocol).toBe('baton.v1');
     socket.close();
+    // This host pushes without waiting for acks: a client offering to go without them is told so.
+    const unacked = new WebSocket(suite.stack.gateway.url, ['baton.v1', 'baton.v1.unacked']);
+    await new Promise((resolve, reject) => unacked.once('open', resolve).once('error', reject));
+    expect(unacked.protocol).toBe('baton.v1.unacked');
+    unacked.close();
+  });
+
+  it('gets pushes from a BatonClient that sends no ack for them, as the host needs none', async () => {
+    const key = account('unacked');
+    const [watcher, sender] = [connect(), connect()];
+    watcher.subscribe(balance, { account: key }, () => {});
+    await seen(watcher, balance, { account: key }, (s) => s.data === 0);
+    for (const amount of [2, 3]) {
+      await sender.send(Account.ref(key), 'deposit', { amount }, { visible: true });
+    }
+    await seen(watcher, balance, { account: key }, (s) => s.data === 5);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // past when an ack would have left
+    const types = suite.stack.frames.map((body) => (JSON.parse(body) as { type: string }).type);
+    expect(types).toContain('subscribe');
+    expect(types.filter((type) => type === 'ack' || type === 'acks')).toEqual([]);
   });
 
   it('sends a result over 128 KB in chunks', async () => {

@@ -26,6 +26,30 @@ afterEach(async () => {
 });
 
 describe('BatonClient subscriptions', () => {
+  it('sends no ack to a server that selected baton.v1.unacked', async () => {
+    server.selects = 'baton.v1.unacked';
+    client = testClient(server.url);
+    const seen = recorder<{ balance: number }>();
+    client.subscribe('balance', { account: 'alice' }, seen.listener);
+    const connection = await server.connection(0);
+    const { id } = await connection.take('subscribe');
+    for (const balance of [1, 2]) {
+      connection.send({
+        v: 1,
+        type: 'result',
+        id,
+        version: balance,
+        hash: `h${balance}`,
+        value: { balance },
+      });
+    }
+    await vi.waitFor(() => expect(seen.last()?.data).toEqual({ balance: 2 }));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // past when an ack would have left
+    client.subscribe('balance', { account: 'bob' }, () => {});
+    await connection.take('subscribe');
+    expect(connection.received.map((m) => m.type)).toEqual(['subscribe', 'subscribe']);
+  });
+
   it('acks the pushes of one read in one acks frame', async () => {
     client = testClient(server.url);
     const alice = recorder<{ balance: number }>();
@@ -62,7 +86,7 @@ describe('BatonClient subscriptions', () => {
     const seen = recorder<{ balance: number }>();
     client.subscribe('balance', { account: 'alice' }, seen.listener);
     const connection = await server.connection(0);
-    expect(connection.protocols).toEqual(['baton.v1', 'token.secret-1']);
+    expect(connection.protocols).toEqual(['baton.v1', 'baton.v1.unacked', 'token.secret-1']);
     const subscribe = await connection.take('subscribe');
     expect(subscribe).toMatchObject({ query: 'balance', args: { account: 'alice' } });
     expect(subscribe.resume).toBeUndefined();
@@ -93,7 +117,7 @@ describe('BatonClient subscriptions', () => {
     const token = vi.fn(async () => 'a b/c');
     client = testClient(server.url, { token });
     const connection = await server.connection(0);
-    expect(connection.protocols).toEqual(['baton.v1']);
+    expect(connection.protocols).toEqual(['baton.v1', 'baton.v1.unacked']);
     expect(new URL(connection.url, 'ws://x').searchParams.get('token')).toBe('a b/c');
     expect(token).toHaveBeenCalledTimes(1);
   });

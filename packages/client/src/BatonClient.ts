@@ -118,6 +118,7 @@ export class BatonClient {
     this.#queries = new QueryTable({
       send: (message) => this.#connection.send(message),
       isOpen: () => this.#connection.state === 'open',
+      acks: () => this.#connection.acks,
       nextId: () => this.#nextId('s'),
       keepAliveMs: options.keepAliveMs ?? 1_000,
       setTimeout: this.#setTimeout,

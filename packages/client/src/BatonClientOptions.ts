@@ -9,6 +9,8 @@ import type { BatonError } from '@baton/core';
  */
 export interface WebSocketLike {
   readonly readyState: number;
+  /** The subprotocol the server selected (`''` or absent: none). */
+  readonly protocol?: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   onopen: ((event: any) => void) | null;

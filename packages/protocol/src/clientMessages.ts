@@ -92,8 +92,7 @@ export interface AckMessage {
  * Acknowledges the pushes of several subscriptions in one frame: `versions` maps each
  * subscription id to the version acknowledged, as one `ack` each would. A client that gets
  * several pushes at once (one commit moving several of its queries) answers them with one
- * frame, so they count once against the connection's frame rate and, behind API Gateway, cost
- * one invocation. At least one entry.
+ * frame, so they count once against the connection's frame rate. At least one entry.
  *
  * @example
  * { "v": 1, "type": "acks", "versions": { "s1": 8, "s2": 3 } }

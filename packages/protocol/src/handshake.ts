@@ -7,6 +7,18 @@
  */
 export const SUBPROTOCOL = 'baton.v1';
 
+/**
+ * Protocol version 1 without acks: a client offers it beside {@link SUBPROTOCOL}, and a server
+ * that pushes every result at once, without waiting for acks (the API Gateway host), selects it.
+ * The client then sends no `ack`: behind API Gateway each would be an invocation, and a write to
+ * count it, that the host does nothing with. A server that holds pushes until they are acked
+ * (the local host) selects {@link SUBPROTOCOL}, as older servers and clients do.
+ *
+ * @example
+ * const acks = socket.protocol !== UNACKED_SUBPROTOCOL;
+ */
+export const UNACKED_SUBPROTOCOL = 'baton.v1.unacked';
+
 const TOKEN_PREFIX = 'token.';
 
 /**

@@ -23,7 +23,12 @@ export {
   encodeMessage,
 } from './decodeFrame.ts';
 export { diff } from './diff.ts';
-export { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from './handshake.ts';
+export {
+  offeredProtocols,
+  SUBPROTOCOL,
+  tokenFromHandshake,
+  UNACKED_SUBPROTOCOL,
+} from './handshake.ts';
 export type { JsonPatchOp, JsonValue } from './JsonPatchOp.ts';
 export {
   type ChunkMessage,

@@ -1,6 +1,11 @@
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
-import { offeredProtocols, SUBPROTOCOL, tokenFromHandshake } from '@baton/protocol';
+import {
+  offeredProtocols,
+  SUBPROTOCOL,
+  tokenFromHandshake,
+  UNACKED_SUBPROTOCOL,
+} from '@baton/protocol';
 import { authRefusal, ProtocolSession } from '@baton/server/session';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { handleFrame } from './handleFrame.ts';
@@ -106,8 +111,15 @@ export function websocketHandler(
       expiresAt: clock.now() + context.leaseMs,
       endpoint: `https://${domainName}/${stage}`,
     });
-    return offeredProtocols(protocols).includes(SUBPROTOCOL)
-      ? { statusCode: 200, headers: { 'Sec-WebSocket-Protocol': SUBPROTOCOL } }
+    // This host pushes without waiting for acks: a client that can do without them is told so.
+    const offered = offeredProtocols(protocols);
+    const selected = offered.includes(UNACKED_SUBPROTOCOL)
+      ? UNACKED_SUBPROTOCOL
+      : offered.includes(SUBPROTOCOL)
+        ? SUBPROTOCOL
+        : undefined;
+    return selected
+      ? { statusCode: 200, headers: { 'Sec-WebSocket-Protocol': selected } }
       : { statusCode: 200 };
   };
 

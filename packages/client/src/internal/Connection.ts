@@ -8,6 +8,7 @@ import {
   ProtocolErrorReason,
   protocolError,
   splitFrame,
+  UNACKED_SUBPROTOCOL,
 } from '@baton/protocol';
 import type { WebSocketConstructor, WebSocketLike } from '../BatonClientOptions.ts';
 import type { ConnectionState } from '../ConnectionState.ts';
@@ -73,6 +74,11 @@ export class Connection {
 
   get state(): ConnectionState {
     return this.#state;
+  }
+
+  /** Whether the open socket's server waits for acks: it did not select `baton.v1.unacked`. */
+  get acks(): boolean {
+    return this.#socket?.protocol !== UNACKED_SUBPROTOCOL;
   }
 
   /** Sends a frame (split into chunks past 128 KiB); false when no socket is open. */

@@ -10,6 +10,8 @@ export interface QueryTableSettings {
   /** Sends a frame on the open socket; false (and nothing sent) otherwise. */
   readonly send: (message: ClientMessage) => boolean;
   readonly isOpen: () => boolean;
+  /** Whether the open socket's server waits for acks (else none is sent). */
+  readonly acks: () => boolean;
   /** A new wire id for a subscription. */
   readonly nextId: () => string;
   readonly keepAliveMs: number;
@@ -85,9 +87,11 @@ export class QueryTable {
   /**
    * Acks a push once the frames at hand are read: a commit that moves several of this client's
    * queries brings several pushes together, and their acks go in one `acks` frame (one frame
-   * against the connection's rate, one invocation behind API Gateway). A lone ack is an `ack`.
+   * against the connection's rate). A lone ack is an `ack`. None to a server that does not wait
+   * for acks (it selected `baton.v1.unacked`, as the API Gateway host does).
    */
   #ack(id: string, version: number): void {
+    if (!this.#settings.acks()) return;
     const first = this.#acks.size === 0;
     this.#acks.set(id, version);
     if (first) this.#settings.setTimeout(() => this.#sendAcks(), 0);

@@ -1,19 +1,21 @@
-import { SUBPROTOCOL } from '@baton/protocol';
+import { SUBPROTOCOL, UNACKED_SUBPROTOCOL } from '@baton/protocol';
 
 /** RFC 7230 `token` characters: what a subprotocol may be made of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
- * Where to connect and with which subprotocols: `baton.v1`, plus `token.<token>` when the token
- * is a valid subprotocol name, else the token travels as `?token=` in the URL.
+ * Where to connect and with which subprotocols: `baton.v1` and `baton.v1.unacked` (the server
+ * picks), plus `token.<token>` when the token is a valid subprotocol name, else the token travels
+ * as `?token=` in the URL.
  */
 export function connectTarget(
   url: string,
   token: string | undefined,
 ): { url: string; protocols: string[] } {
-  if (token === undefined || token === '') return { url, protocols: [SUBPROTOCOL] };
-  if (TOKEN.test(token)) return { url, protocols: [SUBPROTOCOL, `token.${token}`] };
+  const protocols = [SUBPROTOCOL, UNACKED_SUBPROTOCOL];
+  if (token === undefined || token === '') return { url, protocols };
+  if (TOKEN.test(token)) return { url, protocols: [...protocols, `token.${token}`] };
   const withToken = new URL(url);
   withToken.searchParams.set('token', token);
-  return { url: withToken.toString(), protocols: [SUBPROTOCOL] };
+  return { url: withToken.toString(), protocols };
 }
