@@ -3,7 +3,12 @@
  * worker, a client, and `run()`, which polls until the inbox is empty, moving the virtual
  * clock to the next message when everything left is hidden (released for a retry).
  */
-import { type AnyActorDefinition, type Logger, silentLogger } from '@baton/core';
+import {
+  type AnyActorDefinition,
+  type AnyEffectDefinition,
+  type Logger,
+  silentLogger,
+} from '@baton/core';
 import {
   type ActorRecord,
   actorMessageId,
@@ -45,6 +50,7 @@ export function flush(): Promise<void> {
 
 export interface SetupOptions {
   readonly actors: readonly AnyActorDefinition[];
+  readonly effects?: readonly AnyEffectDefinition[];
   readonly limits?: Partial<StoreLimits>;
   readonly random?: Random;
   readonly batchSize?: number;
@@ -76,6 +82,7 @@ export function setup(options: SetupOptions): Harness {
   });
   const engine = createEngine({
     actors: options.actors,
+    ...(options.effects ? { effects: options.effects } : {}),
     store: backend.store,
     queue: backend.queue,
     clock,
