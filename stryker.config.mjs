@@ -5,7 +5,8 @@
  * One file, two readers. Stryker reads its options from it, and Stryker's vitest runner loads this
  * same file as the vitest config (`vitest.configFile`), which reads only `test`. So the mutants
  * run against the fast tests alone — no emulators (the root config's global setup), no browser,
- * no type checks — with the simulation at 200 schedules.
+ * no type checks — with the simulations at 100 schedules and 12 workflow seeds (a full run takes
+ * about 2.5 hours on 2 cores; every mutant the simulation covers runs it).
  *
  * Stryker runs in a copy of the workspace, whose `node_modules` are links to the original: the
  * `@baton/*` imports are pointed at the copy's sources, or the tests would run unmutated code.
@@ -51,7 +52,7 @@ export default {
       'tests/conformance/embedded.test.ts',
       'tests/simulation/**/*.test.ts',
     ],
-    env: { BATON_SIM_RUNS: '200', BATON_FAN_IN_SENDERS: '2000' },
+    env: { BATON_SIM_RUNS: '100', BATON_SIM_WORKFLOW_RUNS: '12', BATON_FAN_IN_SENDERS: '2000' },
     testTimeout: 60_000,
     alias: [
       { find: /^@baton\/([\w-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
