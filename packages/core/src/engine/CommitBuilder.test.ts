@@ -3,7 +3,15 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkCommit } from '../adapter/checkCommit.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
-import type { ActorRecord, IdempotencyRecord, StoreLimits } from '../adapter/ports.ts';
+import type {
+  ActorRecord,
+  Commit,
+  IdempotencyRecord,
+  OverflowMark,
+  StoreLimits,
+  Timer,
+} from '../adapter/ports.ts';
+import { ErrorCode, type SerializedError } from '../errors.ts';
 import {
   CommitBuilder,
   type MessageEffects,
@@ -294,6 +302,179 @@ describe('CommitBuilder', () => {
         },
       ),
       { seed: 42, numRuns: 200 },
+    );
+  });
+});
+
+describe('CommitBuilder, over every kind of write a message adds', () => {
+  /** One message's writes, drawn small so that limits of a few kilobytes bind often. */
+  const write = fc.record({
+    sends: fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 3 }),
+    outcome: fc.constantFrom('none', 'new', 'replaces'),
+    deadLetter: fc.option(fc.integer({ min: 0, max: 300 }), { nil: undefined }),
+    redriven: fc.boolean(),
+    marks: fc.array(
+      fc.record({ peer: fc.integer({ min: 0, max: 3 }), bytes: fc.integer({ min: 0, max: 200 }) }),
+      { maxLength: 2 },
+    ),
+    timers: fc.array(
+      fc.record({
+        id: fc.integer({ min: 0, max: 3 }),
+        bytes: fc.option(fc.integer({ min: 0, max: 200 }), { nil: undefined }),
+      }),
+      { maxLength: 3 },
+    ),
+  });
+  type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
+
+  let unique = 0;
+  /** The effects of a message; ids of outcomes, dead letters and redrives are never reused. */
+  function effectsOf(w: Write): MessageEffects {
+    const n = ++unique;
+    const timers = new Map<string, Timer | null>();
+    for (const t of w.timers) {
+      const id = `t${t.id}`;
+      timers.set(
+        id,
+        t.bytes === undefined
+          ? null
+          : {
+              actorId: ACTOR,
+              id,
+              gen: `g${n}`,
+              at: n,
+              name: 'tick',
+              payload: 'p'.repeat(t.bytes),
+              createdAt: 0,
+            },
+      );
+    }
+    const marks = new Map<string, OverflowMark>();
+    for (const m of w.marks) {
+      const peer = `peer/${m.peer}`;
+      marks.set(peer, {
+        kind: 'sender',
+        peer,
+        mark: { seq: n, at: m.bytes, missing: [[0, m.bytes]] },
+        expiresAt: 1,
+      });
+    }
+    const failed: SerializedError = {
+      code: ErrorCode.REJECTED,
+      message: 'r'.repeat(w.deadLetter ?? 0),
+      details: {},
+    };
+    return {
+      ...effects(
+        w.sends.map((bytes) => envelope(bytes)),
+        {},
+      ),
+      idempotency:
+        w.outcome === 'none'
+          ? undefined
+          : { key: `key-${n}`, actorId: ACTOR, outcome: { ok: true, value: n }, expiresAt: 1 },
+      replacesOutcome: w.outcome === 'replaces',
+      ...(w.deadLetter === undefined
+        ? {}
+        : {
+            deadLetter: {
+              actorId: ACTOR,
+              messageId: `dead-${n}`,
+              envelope: envelope(0),
+              redrivable: true,
+              error: failed,
+              attempts: 3,
+              at: 0,
+            },
+          }),
+      ...(w.redriven ? { redriven: `redriven-${n}` } : {}),
+      ...(marks.size > 0 ? { overflow: [...marks.values()] } : {}),
+      ...(timers.size > 0 ? { timers } : {}),
+    };
+  }
+
+  /** The commit a builder would write now, as a turn hands it to the store. */
+  function commitOf(builder: CommitBuilder): Commit {
+    const record = { ...builder.record, ver: builder.baseVer + 1 };
+    return { expectedVer: builder.baseVer, record, ...builder.take(ACTOR, Date.now()) };
+  }
+
+  /** Whether `checkCommit` takes the commit of `messages` added to a fresh builder, all of them. */
+  function accepted(messages: readonly MessageEffects[], limits: StoreLimits): boolean {
+    const builder = new CommitBuilder(base, limits);
+    for (const m of messages) builder.add(m);
+    try {
+      checkCommit(commitOf(builder), limits);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it('says a message fits exactly when the commit with it passes checkCommit, with one cautious exception', () => {
+    fc.assert(
+      fc.property(
+        fc.array(write, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 3, max: 14 }),
+        fc.integer({ min: 1200, max: 2500 }),
+        fc.integer({ min: 2500, max: 9000 }),
+        (writes, maxTransactionItems, maxItemBytes, maxTransactionBytes) => {
+          const limits = { maxTransactionItems, maxItemBytes, maxTransactionBytes };
+          const builder = new CommitBuilder(base, limits);
+          const taken: MessageEffects[] = [];
+          const pendingMarks = new Set<string>();
+          for (const w of writes) {
+            const m = effectsOf(w);
+            const fits = builder.fits(m);
+            const passes = accepted([...taken, m], limits);
+            // Said to fit: the store takes it. Said not to: the store would refuse it, unless the
+            // message moves out again a mark the commit moves out already (its bytes are counted
+            // twice, on the safe side).
+            if (fits) expect(passes).toBe(true);
+            const again = (m.overflow ?? []).some((mark) => pendingMarks.has(mark.peer));
+            if (!fits && !again) expect(passes).toBe(false);
+            if (fits) {
+              builder.add(m);
+              taken.push(m);
+              for (const mark of m.overflow ?? []) pendingMarks.add(mark.peer);
+            }
+          }
+          const commit = commitOf(builder);
+          expect(() => checkCommit(commit, limits)).not.toThrow();
+          // What was added is what the commit writes: each message's last word on a timer or a mark.
+          expect(commit.outbox.flatMap((item) => item.envelopes)).toEqual(
+            taken.flatMap((m) => m.envelopes),
+          );
+          expect(commit.idempotency.map((r) => r.key)).toEqual(
+            taken.filter((m) => m.idempotency && !m.replacesOutcome).map((m) => m.idempotency!.key),
+          );
+          expect((commit.replaceIdempotency ?? []).map((r) => r.key)).toEqual(
+            taken.filter((m) => m.idempotency && m.replacesOutcome).map((m) => m.idempotency!.key),
+          );
+          expect(commit.deadLetters?.put.map((d) => d.messageId) ?? []).toEqual(
+            taken.flatMap((m) => (m.deadLetter ? [m.deadLetter.messageId] : [])),
+          );
+          expect(commit.deadLetters?.remove ?? []).toEqual(
+            taken.flatMap((m) => (m.redriven ? [m.redriven] : [])),
+          );
+          const lastTimers = new Map<string, Timer | null>();
+          const lastMarks = new Map<string, OverflowMark>();
+          for (const m of taken) {
+            for (const [id, timer] of m.timers ?? []) lastTimers.set(id, timer);
+            for (const mark of m.overflow ?? []) lastMarks.set(mark.peer, mark);
+          }
+          expect(commit.timers?.put ?? []).toEqual(
+            [...lastTimers.values()].filter((t) => t !== null),
+          );
+          expect(commit.timers?.remove ?? []).toEqual(
+            [...lastTimers].flatMap(([id, t]) => (t ? [] : [id])),
+          );
+          expect(commit.overflow ?? []).toEqual([...lastMarks.values()]);
+          // And the builder is empty for the next commit.
+          expect(builder.take(ACTOR, 0)).toEqual({ outbox: [], idempotency: [] });
+        },
+      ),
+      { seed: 7, numRuns: 300 },
     );
   });
 });
