@@ -7,6 +7,7 @@ import type {
   SenderMark,
   Store,
 } from '../adapter/ports.ts';
+import { RECORD_GAPS } from './channels.ts';
 import { boundPeers, MOVES_PER_MESSAGE, OverflowLookup, RECORD_PEERS } from './overflow.ts';
 
 const DAY = 86_400_000;
@@ -107,6 +108,92 @@ describe('boundPeers', () => {
     expect(boundPeers(recent, options).record.overflowedAt).toBe(now - DAY);
     const stale = recordWith(1, 0, { overflowedAt: now - 29 * DAY });
     expect(boundPeers(stale, options).record).not.toHaveProperty('overflowedAt');
+    // Exactly the retention old: still kept.
+    const edge = recordWith(1, 0, { overflowedAt: now - 28 * DAY });
+    expect(boundPeers(edge, options).record.overflowedAt).toBe(now - 28 * DAY);
+  });
+
+  it('moves out a mark with more gaps than a record lists, alone, and keeps one with as many', () => {
+    const gaps = (n: number) => Array.from({ length: n }, (_, i) => [2 * i, 2 * i + 1] as const);
+    const record = recordWith(3, 1, {
+      marks: {
+        's/0': { seq: 1, at: 0 },
+        's/1': { seq: 90, at: 1, missing: gaps(RECORD_GAPS) },
+        's/2': { seq: 90, at: 2, missing: gaps(RECORD_GAPS + 1) },
+      },
+    });
+    const bounded = boundPeers(record, options);
+    expect(bounded.moved).toEqual([
+      { kind: 'sender', peer: 's/2', mark: record.marks['s/2'], expiresAt: now + 28 * DAY },
+    ]);
+    expect(Object.keys(bounded.record.marks)).toEqual(['s/0', 's/1']);
+    expect(bounded.record.channels).toEqual(record.channels);
+    expect(bounded.bytes).toBe(jsonSize(bounded.record));
+  });
+
+  it('moves a mark with many gaps once, when it is also among the least recent', () => {
+    const gaps = Array.from({ length: RECORD_GAPS + 1 }, (_, i) => [2 * i, 2 * i + 1] as const);
+    const record = recordWith(RECORD_PEERS + 1);
+    const oldest = { seq: 90, at: -1, missing: gaps };
+    const bounded = boundPeers({ ...record, marks: { ...record.marks, 's/old': oldest } }, options);
+    expect(bounded.moved.map((m) => m.peer)).toEqual(['s/old', 's/0']);
+  });
+
+  it('moves exactly as many marks as it takes to fit an item, counting the limit as fitting', () => {
+    const record = recordWith(20, 10);
+    // The record's size with its `k` least recent senders moved out (sender `at`s are 0…19,
+    // as are the channels'; ties go to the senders, listed first).
+    const order = [...Array(10).keys()].flatMap((i) => [`s/${i}`, `t/${i}`]);
+    const sizeWith = (k: number) => {
+      const gone = new Set(order.slice(0, k));
+      const keep = (of: Record<string, SenderMark>, prefix: string) =>
+        Object.fromEntries(
+          Object.entries(of).filter(([peer]) => !gone.has(peer) || !peer.startsWith(prefix)),
+        );
+      return jsonSize({
+        ...record,
+        marks: keep(record.marks, 's'),
+        channels: keep(record.channels!, 't'),
+        overflowedAt: now,
+      });
+    };
+    expect(boundPeers(record, { ...options, maxItemBytes: jsonSize(record) }).moved).toEqual([]);
+    // Moving one mark out adds the `overflowedAt` stamp, more than the mark takes: from 3 on, the record shrinks.
+    for (const k of [3, 4, 7, 11]) {
+      expect(sizeWith(k)).toBeLessThan(Math.min(jsonSize(record), sizeWith(k - 1)));
+      const exact = boundPeers(record, { ...options, maxItemBytes: sizeWith(k) });
+      expect(
+        exact.moved.map((m) => m.peer),
+        `k ${k}`,
+      ).toEqual(order.slice(0, k));
+      expect(exact.bytes).toBe(sizeWith(k));
+      const tighter = boundPeers(record, { ...options, maxItemBytes: sizeWith(k) - 1 });
+      expect(
+        tighter.moved.map((m) => m.peer),
+        `k ${k} - 1 byte`,
+      ).toEqual(order.slice(0, k + 1));
+    }
+  });
+
+  it('picks the same least recent marks whether it moves a few or many, ties in listed order', () => {
+    const marks = Object.fromEntries(
+      [5, 1, 3, 1, 4, 1, 5, 9, 2, 6].map((at, i) => [`s/${i}`, { seq: 1, at }]),
+    );
+    const byAge = Object.entries(marks)
+      .map(([peer, m], i) => ({ peer, at: m.at, i }))
+      .sort((a, b) => a.at - b.at || a.i - b.i)
+      .map((e) => e.peer);
+    for (let moves = 1; moves <= 8; moves++) {
+      const bounded = boundPeers(recordWith(0, 0, { marks }), {
+        ...options,
+        recordPeers: 0,
+        moves,
+      });
+      expect(
+        bounded.moved.map((m) => m.peer),
+        `moves ${moves}`,
+      ).toEqual(byAge.slice(0, moves));
+    }
   });
 });
 
@@ -197,5 +284,54 @@ describe('OverflowLookup', () => {
     const base = recordWith(1, 0, { overflowedAt: now - DAY });
     const lookup = new OverflowLookup(store, base, now, 28 * DAY);
     expect(await lookup.channel(base, 't/5')).toBeUndefined();
+  });
+
+  it('reads the store while the last move is exactly the retention old', async () => {
+    const moved: OverflowMark = { kind: 'sender', peer: 's/9', mark: mark(now), expiresAt: now };
+    const { store, reads } = storeOf([moved]);
+    const base = recordWith(1, 0, { overflowedAt: now - 28 * DAY });
+    const lookup = new OverflowLookup(store, base, now, 28 * DAY);
+    expect(await lookup.sender(base, 's/9')).toEqual(mark(now));
+    expect(reads).toHaveLength(1);
+  });
+
+  it('finds a channel used exactly half the retention ago, and one of a record with no channels', async () => {
+    const edge = mark(now - 14 * DAY);
+    const moved: OverflowMark = { kind: 'channel', peer: 't/5', mark: edge, expiresAt: now };
+    const { store } = storeOf([moved]);
+    const { channels: _, ...base } = recordWith(1, 0, { overflowedAt: now });
+    const lookup = new OverflowLookup(store, base, now, 28 * DAY);
+    expect(await lookup.channel(base, 't/5')).toEqual(edge);
+    expect(await lookup.channel(base, 't/6')).toBeUndefined();
+  });
+
+  it("reads state pages once, this turn's own without the store, and a page named like a listed peer", async () => {
+    const page = (peer: string, value: unknown): OverflowMark => ({
+      kind: 'page',
+      peer,
+      mark: value,
+      expiresAt: now,
+    });
+    const { store, reads } = storeOf([page('p1', 'one'), page('t/0', 'zero')]);
+    const base = recordWith(1, 1, { overflowedAt: now });
+    const lookup = new OverflowLookup(store, base, now, 28 * DAY);
+    lookup.moved([page('mine', 'new')]);
+    // A page key is never the record's: one named like a listed channel is read all the same.
+    await lookup.load(base, [{ kind: 'page', peer: 't/0' }]);
+    expect(await lookup.pages(['p1', 'mine', 'gone', 't/0'])).toEqual(
+      new Map<string, unknown>([
+        ['p1', 'one'],
+        ['mine', 'new'],
+        ['t/0', 'zero'],
+      ]),
+    );
+    expect(await lookup.pages(['p1', 'gone'])).toEqual(new Map([['p1', 'one']]));
+    expect(reads).toEqual([
+      [{ kind: 'page', peer: 't/0' }],
+      [
+        { kind: 'page', peer: 'p1' },
+        { kind: 'page', peer: 'gone' },
+      ],
+    ]);
   });
 });
