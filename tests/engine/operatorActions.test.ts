@@ -3,8 +3,16 @@
  * purge`): one commit on the record's version each, so a cancelled timer never fires and a
  * purged dead letter is never applied — and neither touches what else the actor holds.
  */
-import { actor, RetryableError } from '@baton/core';
-import { cancelTimer, fireDueTimers, purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import { actor, ErrorCode, RetryableError } from '@baton/core';
+import { type Commit, decodeEnvelope, type Store } from '@baton/core/adapter';
+import {
+  cancelTimer,
+  fireDueTimers,
+  pauseActor,
+  purgeDeadLetter,
+  redriveDeadLetter,
+  resumeActor,
+} from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { setup } from './helpers.ts';
@@ -116,5 +124,92 @@ describe('operator actions', () => {
     expect(await rang(h)).toEqual(['broken']);
     expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: undefined });
     expect(await h.backend.store.listDeadLetters()).toEqual([]);
+  });
+
+  it('commits again on the record a turn committed meanwhile, and gives up after 16 conflicts', async () => {
+    const h = setup({ actors: [Alarm] });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
+    await h.run();
+    // A store whose next `racing` commits lose to a turn that commits first.
+    let racing = 2;
+    const commits: number[] = [];
+    const store = new Proxy(h.backend.store, {
+      get: (target, name) => {
+        if (name === 'commit') {
+          return async (commit: Commit) => {
+            commits.push(commit.expectedVer);
+            if (racing-- > 0) {
+              const current = (await target.load('alarm/a'))!;
+              await target.commit({
+                expectedVer: current.ver,
+                record: { ...current, ver: current.ver + 1 },
+                outbox: [],
+                idempotency: [],
+              });
+            }
+            return target.commit(commit);
+          };
+        }
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as Store;
+    await cancelTimer(store, 'alarm/a', 'tea', { by: 'test' });
+    expect(commits).toEqual([1, 2, 3]);
+    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'nap', delay: 60_000 });
+    await h.run();
+    racing = 100;
+    commits.length = 0;
+    await expect(cancelTimer(store, 'alarm/a', 'nap', { by: 'test' })).rejects.toMatchObject({
+      code: ErrorCode.VERSION_CONFLICT,
+    });
+    expect(commits).toHaveLength(16);
+  });
+
+  it('wakes a paused or resumed actor with a message that names the record it changed, and a resume of an actor not paused sends nothing', async () => {
+    const h = setup({ actors: [Alarm] });
+    const sent = () => h.backend.queue.messages().map((m) => decodeEnvelope(m.body));
+    await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'test' });
+    expect(sent()).toEqual([]);
+    const paused = await pauseActor(h.backend.store, h.backend.queue, 'alarm/a', {
+      by: 'ops',
+      now: 5,
+    });
+    expect(paused.paused).toEqual({ at: 5, by: 'ops' });
+    // An actor never committed is paused on a fresh record: no state, inbox at its start.
+    expect(paused).toMatchObject({ ver: 1, state: null, inboxOffset: '0', marks: {} });
+    const id = `operator:${paused.life}:1`;
+    expect(sent()).toEqual([
+      expect.objectContaining({ id, from: 'ingress', to: 'alarm/a', name: '$wake', redrive: 5 }),
+    ]);
+    await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops', now: 6 });
+    expect(sent().map((e) => e?.id)).toEqual([id, `operator:${paused.life}:2`]);
+    expect((await h.backend.store.load('alarm/a'))?.paused).toBeUndefined();
+  });
+
+  it('refuses to purge a letter the actor does not keep, naming it, and a parked message', async () => {
+    const h = setup({ actors: [Alarm] });
+    await pauseActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 1 });
+    await h.run();
+    const parked = (await h.backend.store.listDeadLetters('alarm/a')).find(
+      (letter) => letter.parked !== undefined,
+    );
+    for (const messageId of ['nope', parked!.messageId]) {
+      const error = await purgeDeadLetter(h.backend.store, 'alarm/a', messageId, { by: 't' }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({
+        code: ErrorCode.NOT_FOUND,
+        message: `alarm/a keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`baton dead-letters list\``,
+        details: { actorId: 'alarm/a', messageId },
+      });
+    }
+    const missing = await cancelTimer(h.backend.store, 'alarm/a', 'nope', { by: 't' }).catch(
+      (e: unknown) => e,
+    );
+    expect(missing).toMatchObject({ details: { actorId: 'alarm/a', timerId: 'nope' } });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../adapter/envelope.ts';
-import { type OpenTelemetryApi, startHandlingSpan } from './spans.ts';
+import { type OpenTelemetryApi, startHandlingSpan, startInnerSpan } from './spans.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -110,5 +110,61 @@ describe('startHandlingSpan', () => {
     expect(startHandlingSpan(undefined, { ...envelope, traceparent: undefined }, where).trace).toBe(
       undefined,
     );
+  });
+});
+
+describe('startInnerSpan', () => {
+  const SPAN = 'a1b2c3d4e5f60718';
+  const trace = { traceId: TRACE, spanId: SPAN, parentId: PARENT, child: `00-${TRACE}-${SPAN}-01` };
+
+  it('is a no-op without OpenTelemetry or without a trace', () => {
+    const { api, calls } = fakeOpenTelemetry();
+    startInnerSpan(undefined, trace, 'step', {}).end({ code: 'X', message: 'x' });
+    startInnerSpan(api, undefined, 'step', {}).end({ code: 'X', message: 'x' });
+    expect(calls).toEqual({ attributes: [], status: [], ended: 0 });
+  });
+
+  it("starts an internal span under the handling's span, and ends it failed with the error", () => {
+    const { api, calls } = fakeOpenTelemetry();
+    const span = startInnerSpan(api, trace, 'order step charge', { 'baton.step': 'charge' });
+    expect(calls.parent).toEqual({
+      context: 'active-context',
+      spanContext: { traceId: TRACE, spanId: SPAN, traceFlags: 1 },
+    });
+    expect(calls.started).toEqual([
+      'baton',
+      'order step charge',
+      { kind: 0, attributes: { 'baton.step': 'charge' } },
+      'parent-context',
+    ]);
+    span.end({ code: 'REJECTED', message: 'card declined' });
+    expect(calls.attributes).toEqual([['baton.error_code', 'REJECTED']]);
+    expect(calls.status).toEqual([{ code: 2, message: 'card declined' }]);
+    expect(calls.ended).toBe(1);
+  });
+
+  it('starts under the parent given, at the start time given, and ends cleanly without an error', () => {
+    const { api, calls } = fakeOpenTelemetry();
+    const startTime = new Date(1_000);
+    const other = 'ffeeddccbbaa9988';
+    const span = startInnerSpan(
+      api,
+      trace,
+      'wait',
+      {},
+      { parent: `00-${TRACE}-${other}-00`, startTime },
+    );
+    expect(calls.parent).toEqual({
+      context: 'active-context',
+      spanContext: { traceId: TRACE, spanId: other, traceFlags: 0 },
+    });
+    expect(calls.started).toEqual([
+      'baton',
+      'wait',
+      { kind: 0, attributes: {}, startTime },
+      'parent-context',
+    ]);
+    span.end();
+    expect(calls).toMatchObject({ attributes: [], status: [], ended: 1 });
   });
 });
