@@ -21,6 +21,16 @@ const Relay = actor({
   state: z.object({ seen: z.number() }),
   initial: () => ({ seen: 0 }),
   handlers: {
+    /** Schedules a timer and asks the next relay: both carry this handling's trace. */
+    later: {
+      public: true,
+      payload: z.object({ next: z.string() }),
+      handle: (ctx, { next }) => {
+        ctx.schedule(60_000, 'pass', { rest: [] });
+        ctx.ask(Relay.ref(next), 'pass', { rest: [] }, { onReply: 'answered' });
+      },
+    },
+    answered: { payload: z.unknown(), handle: () => {} },
     pass: {
       public: true,
       payload: z.object({ rest: z.array(z.string()) }),
@@ -101,6 +111,24 @@ describe('trace context', () => {
         spanId: spanIdOf(c!.id),
         parentSpanId: spanIdOf(b!.id),
       }),
+    ]);
+  });
+
+  it("gives a timer and an ask's continuation the trace of the handling that made them", async () => {
+    const { client, store, envelopes, run } = deployment();
+    await client.send(Relay.ref('a'), 'later', { next: 'b' }, { traceparent: TRACEPARENT });
+    await run();
+    // The ask the handling sent names its span as parent; so does the timer it scheduled (which
+    // waits; the ask's continuation was answered by then).
+    const child = envelopes().get('relay/b')!.traceparent;
+    expect(child).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
+    expect(child).not.toBe(TRACEPARENT);
+    expect((await store.listTimers('relay/a')).map((t) => t.traceparent)).toEqual([child]);
+    const untraced = deployment();
+    await untraced.client.send(Relay.ref('a'), 'later', { next: 'b' });
+    await untraced.run();
+    expect((await untraced.store.listTimers('relay/a')).map((t) => t.traceparent)).toEqual([
+      undefined,
     ]);
   });
 
