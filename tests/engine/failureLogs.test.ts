@@ -3,27 +3,10 @@
  * a warning for a rejection, and one error line for every dead letter — the line the
  * dead-letter alarm counts, so its text is a contract with deployed alarms.
  */
-import { actor, type Logger, TerminalError } from '@baton/core';
+import { actor, TerminalError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { setup } from './helpers.ts';
-
-interface Line {
-  readonly level: 'warn' | 'error';
-  readonly message: string;
-  readonly fields: Record<string, unknown>;
-}
-
-function recording(): { logger: Logger; lines: Line[] } {
-  const lines: Line[] = [];
-  const at =
-    (level: Line['level']) =>
-    (message: string, ...fields: Array<Record<string, unknown>>) => {
-      lines.push({ level, message, fields: Object.assign({}, ...fields) });
-    };
-  const ignore = () => {};
-  return { logger: { debug: ignore, info: ignore, warn: at('warn'), error: at('error') }, lines };
-}
+import { recordingLogger, setup } from './helpers.ts';
 
 const Job = actor({
   name: 'job',
@@ -68,7 +51,7 @@ const Job = actor({
 
 describe('what a failing message logs', () => {
   it('warns of each retry with its attempt and stack, then logs the dead letter the alarm counts', async () => {
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger, maxAttempts: 3 });
     const { messageId } = await h.client.send(Job.ref('j'), 'crash', {});
     await h.run();
@@ -104,7 +87,7 @@ describe('what a failing message logs', () => {
   });
 
   it('logs no stack for a thrown value that has none', async () => {
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger, maxAttempts: 2 });
     await h.client.send(Job.ref('j'), 'crashBare', {});
     await h.run();
@@ -118,7 +101,7 @@ describe('what a failing message logs', () => {
   });
 
   it('warns of a rejection with its code, and dead-letters nothing', async () => {
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger });
     const { messageId } = await h.client.send(Job.ref('j'), 'refuse', {});
     await h.client.send(Job.ref('j'), 'work', {});
@@ -136,7 +119,7 @@ describe('what a failing message logs', () => {
   });
 
   it('logs a message the engine ends at once with the same alarm line, giving the reason', async () => {
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const h = setup({
       actors: [Job],
       logger,

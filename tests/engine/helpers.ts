@@ -190,3 +190,22 @@ export async function sentId(h: Pick<Harness, 'record'>, actorId: string, seq: n
   const record = await h.record(actorId);
   return actorMessageId(actorId, seq, record?.life);
 }
+
+/** A log line a {@link recordingLogger} kept. */
+export interface LogLine {
+  readonly level: 'warn' | 'error';
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A logger that keeps its warnings and errors, each with its fields merged. */
+export function recordingLogger(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at =
+    (level: LogLine['level']) =>
+    (message: string, ...fields: Array<Record<string, unknown>>) => {
+      lines.push({ level, message, fields: Object.assign({}, ...fields) });
+    };
+  const ignore = () => {};
+  return { logger: { debug: ignore, info: ignore, warn: at('warn'), error: at('error') }, lines };
+}

@@ -4,12 +4,12 @@
  * actors, not runs of effects); what it logs when a turn fails or its timers cannot be armed;
  * and how it checks the queue's redrive setting.
  */
-import { actor, ErrorCode, effect, type Logger, RetryableError } from '@baton/core';
+import { actor, ErrorCode, effect, RetryableError } from '@baton/core';
 import type { Queue, Store, TimerQueue } from '@baton/core/adapter';
 import { type TurnStart, type TurnStats, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { setup } from './helpers.ts';
+import { recordingLogger, setup } from './helpers.ts';
 
 const Ping = effect({ name: 'ping', payload: z.object({}), run: async () => {} });
 
@@ -50,25 +50,6 @@ const Job = actor({
     },
   },
 });
-
-interface Line {
-  readonly level: string;
-  readonly message: string;
-  readonly fields: Record<string, unknown>;
-}
-
-function recording(): { logger: Logger; lines: Line[] } {
-  const lines: Line[] = [];
-  const at =
-    (level: string) =>
-    (message: string, ...fields: Array<Record<string, unknown>>) => {
-      lines.push({ level, message, fields: Object.assign({}, ...fields) });
-    };
-  return {
-    logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
-    lines,
-  };
-}
 
 /** `queue` with its calls recorded: receive's options, ack's and release's arguments. */
 function spied(queue: Queue) {
@@ -159,7 +140,7 @@ describe('a Worker, batch by batch', () => {
 
   it('reports a turn that threw as failed, logs it, and has its messages redelivered', async () => {
     const turns: TurnStats[] = [];
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger, onTurn: (stats) => turns.push(stats) });
     let down = true;
     const backendStore = h.backend.store;
@@ -204,7 +185,7 @@ describe('a Worker, batch by batch', () => {
         if (failing) throw new Error('arming is down');
       },
     };
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger });
     const worker = new Worker({ ...h.engine, timers });
     await h.client.send(Job.ref('a'), 'work', {});
@@ -258,7 +239,7 @@ describe('a Worker, batch by batch', () => {
   });
 
   it('logs a body that is not an envelope for the actor, naming the actor and the message', async () => {
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger });
     await h.backend.queue.send([{ group: job.id, dedupeId: 'junk-1', body: 'not an envelope' }]);
     await h.worker.poll();

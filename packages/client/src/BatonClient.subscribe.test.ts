@@ -25,6 +25,17 @@ afterEach(async () => {
   await server.close();
 });
 
+/** A `result` push of `{ balance }`, at version `balance`. */
+const balanceResult = (id: string, balance: number) =>
+  ({
+    v: 1,
+    type: 'result',
+    id,
+    version: balance,
+    hash: `h${balance}`,
+    value: { balance },
+  }) as const;
+
 describe('BatonClient subscriptions', () => {
   it('sends no ack to a server that selected baton.v1.unacked', async () => {
     server.selects = 'baton.v1.unacked';
@@ -33,16 +44,7 @@ describe('BatonClient subscriptions', () => {
     client.subscribe('balance', { account: 'alice' }, seen.listener);
     const connection = await server.connection(0);
     const { id } = await connection.take('subscribe');
-    for (const balance of [1, 2]) {
-      connection.send({
-        v: 1,
-        type: 'result',
-        id,
-        version: balance,
-        hash: `h${balance}`,
-        value: { balance },
-      });
-    }
+    for (const balance of [1, 2]) connection.send(balanceResult(id, balance));
     await vi.waitFor(() => expect(seen.last()?.data).toEqual({ balance: 2 }));
     await new Promise((resolve) => setTimeout(resolve, 20)); // past when an ack would have left
     client.subscribe('balance', { account: 'bob' }, () => {});
@@ -58,22 +60,13 @@ describe('BatonClient subscriptions', () => {
     client.subscribe('balance', { account: 'bob' }, bob.listener);
     const connection = await server.connection(0);
     const [a, b] = [await connection.take('subscribe'), await connection.take('subscribe')];
-    const result = (id: string, balance: number) =>
-      ({
-        v: 1,
-        type: 'result',
-        id,
-        version: balance,
-        hash: `h${balance}`,
-        value: { balance },
-      }) as const;
-    connection.sendTogether([result(a.id, 1), result(b.id, 2)]);
+    connection.sendTogether([balanceResult(a.id, 1), balanceResult(b.id, 2)]);
     expect(await connection.take('acks')).toEqual({
       v: 1,
       type: 'acks',
       versions: { [a.id]: 1, [b.id]: 2 },
     });
-    connection.send(result(a.id, 3)); // alone: a plain ack
+    connection.send(balanceResult(a.id, 3)); // alone: a plain ack
     expect(await connection.take('ack')).toEqual({ v: 1, type: 'ack', id: a.id, version: 3 });
     expect(connection.received.filter((m) => m.type === 'ack' || m.type === 'acks')).toHaveLength(
       2,
