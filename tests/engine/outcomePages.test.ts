@@ -12,6 +12,7 @@ import {
   encodeEnvelope,
   INGRESS,
   ingressMessageId,
+  jsonSize,
   messageFingerprint,
   type Store,
 } from '@baton/core/adapter';
@@ -152,6 +153,9 @@ describe('ingress outcomes in pages', () => {
     expect(commit?.outbox).toEqual([]);
     expect(commit?.outcomes?.records).toHaveLength(10);
     expect(commit?.record.outcomePage).toMatchObject({ page: 0 });
+    // The page counts the bytes its outcomes take, measured once, as the message was applied.
+    const written = commit!.outcomes!.records.reduce((sum, o) => sum + jsonSize(o), 0);
+    expect(commit?.record.outcomePage?.bytes).toBe(written);
     expect(await h.client.outcome(ingress('k9', 1, 0).id)).toEqual({ ok: true, value: 10 });
   });
 

@@ -208,7 +208,9 @@ export class EmbeddedStore implements Store, ChangeFeed {
     if (++this.#commitsSincePurge >= PURGE_EVERY) this.purgeExpired();
     this.#changes.emit(entry.record!);
     for (const outcome of entry.idempotency) this.#outcomes.emit(outcome);
-    for (const outcome of entry.outcomes?.records ?? []) this.#outcomes.emit(unpaged(outcome));
+    if (this.#outcomes.size > 0) {
+      for (const outcome of entry.outcomes?.records ?? []) this.#outcomes.emit(unpaged(outcome));
+    }
     for (const timer of entry.timers?.put ?? []) this.#timersPut.emit(timer);
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors.ts';
+import { jsonSize, jsonSizeBound } from '../shared/jsonSize.ts';
 import { checkCommit } from './checkCommit.ts';
 import type { Commit, DeadLetter, IdempotencyRecord, StoreLimits, Timer } from './ports.ts';
 
@@ -135,6 +136,40 @@ describe('checkCommit', () => {
         code: ErrorCode.TRANSACTION_TOO_LARGE,
         details: { what: 'maxTransactionItems', limit: 3, actual: 4 },
       }),
+    );
+  });
+
+  it('measures exactly where a quick bound is over a limit: takes what fits, refuses what does not', () => {
+    // Non-ASCII text is bounded at six bytes a unit; it takes two here.
+    const text = 'é'.repeat(1_000);
+    const commit = { ...base, record: { ...base.record, state: { text } } };
+    const size = jsonSize(commit.record);
+    expect(jsonSizeBound(commit.record)).toBeGreaterThan(size + 3_000);
+    for (const [what, tight] of [
+      ['maxItemBytes', { ...limits, maxItemBytes: size }],
+      ['maxTransactionBytes', { ...limits, maxTransactionBytes: size }],
+    ] as const) {
+      expect(() => checkCommit(commit, tight)).not.toThrow();
+      const over = { ...tight, [what]: size - 1 };
+      expect(() => checkCommit(commit, over)).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.TRANSACTION_TOO_LARGE,
+          details: { what, limit: size - 1, actual: size },
+        }),
+      );
+    }
+  });
+
+  it('measures a page of outcomes exactly where their bound is over the item limit', () => {
+    const outcomes = [outcome('é-1'), outcome('é-2')].map((o) => ({ ...o, sentAt: 1 }));
+    const commit = { ...base, outcomes: { page: 0, sentAt: 1, records: outcomes } };
+    const page = jsonSize(outcomes[0]) + jsonSize(outcomes[1]);
+    const record = jsonSize(base.record);
+    const fits = { ...limits, maxItemBytes: page, maxTransactionBytes: page + record };
+    expect(jsonSizeBound(outcomes[0]) + jsonSizeBound(outcomes[1])).toBeGreaterThan(page);
+    expect(() => checkCommit(commit, fits)).not.toThrow();
+    expect(() => checkCommit(commit, { ...fits, maxItemBytes: page - 1 })).toThrow(
+      expect.objectContaining({ details: { what: 'maxItemBytes', limit: page - 1, actual: page } }),
     );
   });
 });

@@ -193,6 +193,11 @@ export class CommitBuilder {
     this.#count++;
   }
 
+  /** The summed bytes of the pending outcomes (those that replace one left out), as measured. */
+  get outcomeBytes(): number {
+    return this.#idempotencyBytes;
+  }
+
   /** Takes the pending commit's writes besides the record, leaving the builder empty. */
   take(actorId: string, now: number): PendingWrites {
     const outbox = this.#outbox.map((item) => ({

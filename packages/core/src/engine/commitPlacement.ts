@@ -16,12 +16,14 @@ import { appendOutcomes } from './outcomePages.ts';
 /**
  * Where a commit's outcomes go: appended to the record's current outcome page when the store
  * keeps pages (one item), else one idempotency record each. Each carries its message's
- * `sentAt` (`idempotencyFor`), which only a page keeps.
+ * `sentAt` (`idempotencyFor`), which only a page keeps. `measured` is their summed
+ * `outcomeBytes`, when the caller has it already.
  */
 export function placeOutcomes(
   record: ActorRecord,
   writes: PendingWrites,
   limits: StoreLimits,
+  measured?: number,
 ): { record: ActorRecord; writes: PendingWrites } {
   const replaced = writes.replaceIdempotency?.map(withoutSentAt);
   const rest = { ...writes, ...(replaced ? { replaceIdempotency: replaced } : {}) };
@@ -33,6 +35,7 @@ export function placeOutcomes(
     record.outcomePage,
     writes.idempotency as readonly PagedOutcome[],
     limits.maxItemBytes,
+    measured,
   );
   return {
     record: { ...record, outcomePage: state },

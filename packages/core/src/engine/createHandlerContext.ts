@@ -23,6 +23,7 @@ import {
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger } from '../logger.ts';
 import { asJson } from '../shared/asJson.ts';
+import { deepCopy } from '../shared/deepCopy.ts';
 import { uuidFrom } from '../shared/random.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
@@ -99,7 +100,7 @@ export function createHandlerContext(
         const resolved = engine.registry.resolve(to.id, name, payload);
         checkPayloadSize(payloadLimit, `to ${to.id}`, name, resolved.payload, to.id);
         // A copy: the message is what was sent, whatever the handler changes afterwards.
-        effects.sends.push({ to: to.id, name, payload: structuredClone(payload) });
+        effects.sends.push({ to: to.id, name, payload: deepCopy(payload) });
       },
       start(workflow, id, input) {
         if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
@@ -122,7 +123,7 @@ export function createHandlerContext(
         const { name } = effect;
         const parsed = engine.registry.effectPayload(name, payload);
         checkPayloadSize(payloadLimit, `for effect ${name}`, name, parsed);
-        effects.sends.push({ to: effectTarget(name), name, payload: structuredClone(payload) });
+        effects.sends.push({ to: effectTarget(name), name, payload: deepCopy(payload) });
       },
       ask(to, name, payload, options) {
         const resolved = engine.registry.resolve(to.id, name, payload);
@@ -162,7 +163,7 @@ export function createHandlerContext(
           ...(trace ? { traceparent: trace.child } : {}),
           createdAt: now,
         });
-        effects.sends.push({ to: to.id, name, payload: structuredClone(payload), ask: id });
+        effects.sends.push({ to: to.id, name, payload: deepCopy(payload), ask: id });
         return { id };
       },
       schedule(when, name, payload, options = {}) {

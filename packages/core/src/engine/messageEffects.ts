@@ -138,7 +138,7 @@ export async function applyMessage(
   );
   // A message the actor applies revives a halted actor, in the same life. Halting sets the
   // record to expire (see `halted`).
-  const { expiresAt: _, ...alive } = out.record;
+  const alive = withoutExpiry(out.record);
   // Halting counts the record's epoch up: every timer scheduled before never fires.
   const halt = effects.halted
     ? { expiresAt: halted(engine, now), timerEpoch: (current.timerEpoch ?? 0) + 1 }
@@ -194,6 +194,13 @@ export async function applyMessage(
 }
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** `record` without its `expiresAt`: copied only when it has one (a halted actor's). */
+function withoutExpiry(record: ActorRecord): ActorRecord {
+  if (record.expiresAt === undefined) return record;
+  const { expiresAt: _, ...alive } = record;
+  return alive;
+}
 
 /**
  * The handler and parsed payload of an inbox message. What this code cannot resolve waits for

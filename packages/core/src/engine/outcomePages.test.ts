@@ -45,6 +45,8 @@ describe('outcome pages', () => {
     expect(state).toEqual({ page: 0, bytes: outcomeBytes(first) * 2, sentAt: 30 });
     expect(write).toMatchObject({ page: 0, sentAt: 30 });
     expect(write.records.map((r) => r.key)).toEqual(['a', 'b']);
+    // Bytes the caller measured are taken as they are.
+    expect(appendOutcomes({ page: 0, bytes: 5 }, [first], 400_000, 7).state.bytes).toBe(12);
     // An empty commit's page state stays without a sentAt.
     expect(appendOutcomes({ page: 2, bytes: 0 }, [], 400_000).state).toEqual({ page: 2, bytes: 0 });
   });

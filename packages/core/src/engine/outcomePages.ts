@@ -99,16 +99,18 @@ export function maxOutcomeBytes(store: Store): number {
  * state after it. A page that reaches {@link pageBytes} is closed by the commit that fills it,
  * so the record always tells which pages are closed before a turn admits its messages: a
  * message of a page closed while a turn ran would otherwise be looked up in neither.
+ * `measured` is the outcomes' summed {@link outcomeBytes}, when the caller has it already.
  */
 export function appendOutcomes(
   state: OutcomePageState,
   outcomes: readonly PagedOutcome[],
   maxItemBytes: number,
+  measured?: number,
 ): { state: OutcomePageState; write: OutcomePageWrite } {
-  let bytes = state.bytes;
+  let bytes = state.bytes + (measured ?? 0);
   let sentAt = state.sentAt;
   for (const outcome of outcomes) {
-    bytes += outcomeBytes(outcome);
+    if (measured === undefined) bytes += outcomeBytes(outcome);
     sentAt = latest(sentAt, outcome.sentAt);
   }
   const upTo = latest(state.closedSentAt, sentAt) ?? 0;

@@ -129,10 +129,13 @@ function withMoved(
   now: number,
   retentionMs: number,
 ): ActorRecord {
-  const { overflowedAt, ...rest } = record;
-  if (moving.length === 0) {
-    return overflowedAt === undefined || overflowedAt >= now - retentionMs ? record : rest;
+  const { overflowedAt } = record;
+  // Most records move nothing and have no overflowedAt: they come back without a copy.
+  if (moving.length === 0 && (overflowedAt === undefined || overflowedAt >= now - retentionMs)) {
+    return record;
   }
+  const { overflowedAt: _, ...rest } = record;
+  if (moving.length === 0) return rest;
   const gone = new Set(moving.map(({ kind, peer }) => keyOf(kind, peer)));
   const kept = (kind: Kind, of: Readonly<Record<string, SenderMark>> = {}) => {
     const out: Record<string, SenderMark> = {};

@@ -178,6 +178,7 @@ async function drainSince(
 
 /** The record as a turn builds on it: the sends it holds are drained already. */
 function withoutOutbox(record: ActorRecord): ActorRecord {
+  if (record.outbox === undefined && record.outboxApart === undefined) return record;
   const { outbox: _held, outboxApart: _apart, ...rest } = record;
   return rest;
 }
@@ -256,11 +257,13 @@ async function applyBatch(
     // This commit replaces the record holding the previous commit's sends: drain them first.
     if (undrained) await drainOutbox(engine.store, engine.queue, undrained);
     undrained = undefined;
+    const outcomeBytes = builder.outcomeBytes;
     const taken = builder.take(base.id, engine.clock.now());
     const { record: next, writes: pending } = placeOutcomes(
       { ...builder.record, ver: committed.ver + 1 },
       taken,
       engine.store.limits,
+      outcomeBytes,
     );
     const { record, apart } = placeSends(next, pending.outbox, engine.store.limits);
     const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart };

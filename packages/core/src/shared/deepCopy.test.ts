@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deepCopy } from './deepCopy.ts';
+import { deepCopy, MAX_DEPTH } from './deepCopy.ts';
 
 /** What structuredClone gives, compared by structure, prototypes and sharing. */
 function expectAsStructuredClone(value: unknown): void {
@@ -47,21 +47,17 @@ describe('deepCopy', () => {
   });
 
   it('gives what structuredClone gives for values that are not plain data', () => {
-    const shared = { n: 1 };
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
     const sparse = [1, 2, 3];
     delete sparse[1];
-    const tagged = Object.assign([1, 2], { extra: true });
     class Point {
       constructor(readonly x: number) {}
     }
     const values = [
       { when: new Date(5), map: new Map([['a', 1]]), set: new Set([1]) },
-      { a: shared, b: shared },
       cyclic,
       { list: sparse },
-      { list: tagged },
       { point: new Point(3) },
       JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}'),
       Object.assign(Object.create(null), { bare: 1 }),
@@ -72,6 +68,28 @@ describe('deepCopy', () => {
       undefined,
     ];
     for (const value of values) expectAsStructuredClone(value);
+  });
+
+  it('keeps no more than JSON keeps: a shared object is copied twice, an array loses its named properties', () => {
+    const shared = { n: 1 };
+    const copy = deepCopy({ a: shared, b: shared, list: Object.assign([1, 2], { extra: true }) });
+    expect(copy).toStrictEqual({ a: { n: 1 }, b: { n: 1 }, list: [1, 2] });
+    expect(copy.a).not.toBe(copy.b);
+    expect(copy.a).not.toBe(shared);
+    expect(JSON.parse(JSON.stringify(copy))).toStrictEqual(copy);
+  });
+
+  it('copies nesting deeper than MAX_DEPTH through structuredClone, equal and unshared', () => {
+    const deep: { next?: unknown; depth: number } = { depth: 0 };
+    let at = deep;
+    for (let depth = 1; depth <= MAX_DEPTH + 10; depth++) {
+      const next = { depth };
+      at.next = next;
+      at = next;
+    }
+    const copy = deepCopy(deep);
+    expect(copy).toStrictEqual(deep);
+    expect(copy.next).not.toBe(deep.next);
   });
 
   it('throws what structuredClone throws for values it cannot copy', () => {
