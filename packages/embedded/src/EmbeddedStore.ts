@@ -99,6 +99,11 @@ type StoreEntry =
   | ClaimEntry
   | EffectsDoneEntry;
 
+/**
+ * Commits between purges of what expired: at least this many, and at least as many as the store
+ * holds outcomes, so that a purge's walk costs a commit the same however much the store holds
+ * (what expired reads as absent meanwhile; memory holds at most about twice what is live).
+ */
 const PURGE_EVERY = 1_000;
 
 /**
@@ -205,7 +210,9 @@ export class EmbeddedStore implements Store, ChangeFeed {
     });
     this.#journal?.append([entry]);
     this.#apply(entry);
-    if (++this.#commitsSincePurge >= PURGE_EVERY) this.purgeExpired();
+    if (++this.#commitsSincePurge >= Math.max(PURGE_EVERY, this.#idempotency.size)) {
+      this.purgeExpired();
+    }
     this.#changes.emit(entry.record!);
     for (const outcome of entry.idempotency) this.#outcomes.emit(outcome);
     if (this.#outcomes.size > 0) {

@@ -206,10 +206,14 @@ export class CommitBuilder {
       envelopes: item.envelopes,
       createdAt: now,
     }));
-    const put = [...this.#deadLetters.values()];
-    const remove = [...this.#redriven].filter((id) => !this.#deadLetters.has(id));
-    const overflow = [...this.#overflow.values()];
-    const timers = [...this.#timers];
+    // Most commits write no dead letter, mark or timer: their lists are not built.
+    const put = this.#deadLetters.size > 0 ? [...this.#deadLetters.values()] : NONE;
+    const remove =
+      this.#redriven.size > 0
+        ? [...this.#redriven].filter((id) => !this.#deadLetters.has(id))
+        : NONE;
+    const overflow = this.#overflow.size > 0 ? [...this.#overflow.values()] : NONE;
+    const timers = this.#timers.size > 0 ? [...this.#timers] : NONE;
     const writes: PendingWrites = {
       outbox,
       idempotency: this.#idempotency,
@@ -320,6 +324,9 @@ export class CommitBuilder {
 /** The bytes of a message's outcome, measured once. */
 const outcomeSize = (effects: MessageEffects) =>
   effects.idempotencyBytes ?? jsonSize(effects.idempotency);
+
+/** An empty list, shared: only read. */
+const NONE: readonly never[] = [];
 
 const overflowKey = (mark: OverflowMark) => `${mark.kind}\u0000${mark.peer}`;
 
