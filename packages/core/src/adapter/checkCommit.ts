@@ -1,4 +1,4 @@
-import { jsonSize, jsonSizeBound } from '../shared/jsonSize.ts';
+import { jsonSize } from '../shared/jsonSize.ts';
 import { transactionTooLarge } from './conflicts.ts';
 import { invalidArgument } from './invalidArgument.ts';
 import type { Commit, DeadLetter, StoreLimits, Timer } from './ports.ts';
@@ -112,7 +112,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
-  const measured = [
+  let total = 0;
+  for (const item of [
     record,
     ...commit.outbox,
     ...commit.idempotency,
@@ -120,10 +121,7 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     ...deadLetters,
     ...overflow,
     ...timers,
-  ];
-  if (withinLimitsByBound(measured, paged, limits)) return;
-  let total = 0;
-  for (const item of measured) {
+  ]) {
     const size = jsonSize(item);
     if (size > limits.maxItemBytes) {
       throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, size);
@@ -140,26 +138,6 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   if (total > limits.maxTransactionBytes) {
     throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
   }
-}
-
-/**
- * Whether the items, and the page the outcomes share, fit `limits` by upper bounds of their
- * sizes: then nothing needs measuring exactly (JSON.stringify), which a commit near a limit does.
- */
-function withinLimitsByBound(
-  items: readonly unknown[],
-  paged: readonly unknown[],
-  limits: StoreLimits,
-): boolean {
-  let total = 0;
-  for (const item of items) {
-    const bound = jsonSizeBound(item);
-    if (bound > limits.maxItemBytes) return false;
-    total += bound;
-  }
-  let page = 0;
-  for (const outcome of paged) page += jsonSizeBound(outcome);
-  return page <= limits.maxItemBytes && total + page <= limits.maxTransactionBytes;
 }
 
 /**
