@@ -1,7 +1,64 @@
 /** Values as they read back from storage, where everything is JSON. */
 
-/** A value as it reads back from storage: through JSON (throws on a BigInt or a cycle). */
+/**
+ * A value as it reads back from storage: exactly `JSON.parse(JSON.stringify(value))` (throws on
+ * a BigInt or a cycle). Plain data is copied by a walk that does what the round trip does —
+ * leaves out undefined, functions and symbols (null in an array, as for a hole), writes -0 as 0
+ * and what is not finite as null — several times cheaper than writing and reading text. Anything
+ * else — a `toJSON` (a Date), anything but plain objects and arrays, a `__proto__` key, nesting
+ * past 256 levels (a cycle) — makes it take the round trip itself.
+ */
 export function asJson(value: unknown): unknown {
-  const text = JSON.stringify(value);
-  return text === undefined ? undefined : JSON.parse(text);
+  try {
+    return copy(value, 0);
+  } catch (error) {
+    if (error !== roundTrip) throw error;
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+}
+
+/** Nesting past which the walk leaves the value to the round trip (deep, or cyclic). */
+const MAX_WALK_DEPTH = 256;
+
+/** Thrown inside the walk for a value only the round trip copies. */
+const roundTrip = Symbol('round trip');
+
+/** `value` through JSON; undefined where JSON leaves it out. */
+function copy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      // JSON writes -0 as 0, and NaN and the infinities as null.
+      return Number.isFinite(value) ? value + 0 : null;
+    case 'object':
+      return value === null ? null : copyContainer(value, depth);
+    case 'bigint':
+      throw roundTrip;
+    default:
+      return undefined;
+  }
+}
+
+function copyContainer(value: object, depth: number): unknown {
+  if (depth >= MAX_WALK_DEPTH) throw roundTrip;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw roundTrip;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Array.prototype) {
+    const array = value as unknown[];
+    const out = new Array<unknown>(array.length);
+    for (let i = 0; i < array.length; i++) out[i] = copy(array[i], depth + 1) ?? null;
+    return out;
+  }
+  if (proto !== Object.prototype && proto !== null) throw roundTrip;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // JSON.parse makes `__proto__` an own property; an assignment would set the prototype.
+    if (key === '__proto__') throw roundTrip;
+    const member = copy((value as Record<string, unknown>)[key], depth + 1);
+    if (member !== undefined) out[key] = member;
+  }
+  return out;
 }

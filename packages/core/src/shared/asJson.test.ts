@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { asJson } from './asJson.ts';
+
+/** What asJson must give: the JSON round trip. */
+function roundTrip(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+describe('asJson', () => {
+  it('gives what the JSON round trip gives, whatever the value', () => {
+    fc.assert(
+      fc.property(
+        fc.anything({
+          withBoxedValues: true,
+          withDate: true,
+          withMap: true,
+          withNullPrototype: true,
+          withObjectString: true,
+          withSet: true,
+          withSparseArray: true,
+          withTypedArray: true,
+          withUnicodeString: true,
+        }),
+        (value) => {
+          expect(asJson(value)).toStrictEqual(roundTrip(value));
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('leaves out what JSON leaves out, writes null for it in arrays and -0 as 0, and calls toJSON with its key', () => {
+    const sparse = [1, 2, 3];
+    delete sparse[1];
+    const value = {
+      gone: undefined,
+      fn: () => 1,
+      [Symbol('s')]: 1,
+      list: [undefined, () => 1, Symbol('s'), Number.NaN, Number.NEGATIVE_INFINITY, -0],
+      sparse,
+      nested: { deep: [{ x: -0 }] },
+    };
+    const copied = asJson(value) as { list: unknown[]; nested: { deep: [{ x: number }] } };
+    expect(copied).toStrictEqual(roundTrip(value));
+    expect(Object.is(copied.list[5], 0)).toBe(true);
+    expect(Object.is(copied.nested.deep[0].x, 0)).toBe(true);
+    const withToJson = { at: new Date(5), own: { toJSON: (key: string) => `key ${key}` } };
+    expect(asJson(withToJson)).toStrictEqual({ at: new Date(5).toJSON(), own: 'key own' });
+    expect(asJson(undefined)).toBeUndefined();
+    expect(asJson(() => 1)).toBeUndefined();
+  });
+
+  it('copies: the result shares nothing with the value', () => {
+    const value = { state: { tags: ['a'], at: { n: 1 } } };
+    const copied = asJson(value) as typeof value;
+    copied.state.tags.push('b');
+    copied.state.at.n = 2;
+    expect(value).toStrictEqual({ state: { tags: ['a'], at: { n: 1 } } });
+  });
+
+  it('keeps a __proto__ key an own property, as JSON.parse does, and sets no prototype', () => {
+    const value = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}');
+    const copied = asJson(value) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
+    expect(Object.keys(copied)).toEqual(['__proto__', 'ok']);
+    expect(copied.polluted).toBeUndefined();
+  });
+
+  it('throws what JSON.stringify throws: bigints, cycles', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    for (const value of [1n, { n: [2n] }, cyclic]) expect(() => asJson(value)).toThrow(TypeError);
+  });
+
+  it('copies nesting deeper than the walk goes through the round trip', () => {
+    let deep: unknown = 'end';
+    for (let depth = 0; depth < 1_000; depth++) deep = { depth, next: deep };
+    expect(asJson(deep)).toStrictEqual(deep);
+  });
+});
