@@ -1,4 +1,5 @@
 /** Values as they read back from storage, where everything is JSON. */
+import { forInListsOwnKeys } from './ownKeys.ts';
 
 /**
  * A value as it reads back from storage: exactly `JSON.parse(JSON.stringify(value))` (throws on
@@ -10,12 +11,12 @@
  */
 export function asJson(value: unknown): unknown {
   try {
-    return copy(value, 0);
+    if (forInListsOwnKeys()) return copy(value, 0);
   } catch (error) {
     if (error !== roundTrip) throw error;
-    const text = JSON.stringify(value);
-    return text === undefined ? undefined : JSON.parse(text);
   }
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : JSON.parse(text);
 }
 
 /** Nesting past which the walk leaves the value to the round trip (deep, or cyclic). */
@@ -54,7 +55,7 @@ function copyContainer(value: object, depth: number): unknown {
   }
   if (proto !== Object.prototype && proto !== null) throw roundTrip;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     // JSON.parse makes `__proto__` an own property; an assignment would set the prototype.
     if (key === '__proto__') throw roundTrip;
     const member = copy((value as Record<string, unknown>)[key], depth + 1);

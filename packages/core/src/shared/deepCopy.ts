@@ -1,3 +1,5 @@
+import { forInListsOwnKeys } from './ownKeys.ts';
+
 /**
  * A copy of plain data, fast. `structuredClone` costs some microseconds even for a small record
  * (it serializes and deserializes), and the embedded store copies every commit in and every
@@ -16,11 +18,11 @@ export function deepCopy<T>(value: T): T {
       : value;
   }
   try {
-    return copy(value, 0) as T;
+    if (forInListsOwnKeys()) return copy(value, 0) as T;
   } catch (error) {
-    if (error === notPlain) return structuredClone(value);
-    throw error;
+    if (error !== notPlain) throw error;
   }
+  return structuredClone(value);
 }
 
 /** Nesting past which a value is taken for cyclic: deeper plain data is copied by `structuredClone`. */
@@ -49,7 +51,7 @@ function copy(value: unknown, depth: number): unknown {
   }
   if (proto !== Object.prototype && proto !== null) throw notPlain;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     if (key === '__proto__') throw notPlain;
     out[key] = copy((value as Record<string, unknown>)[key], depth + 1);
   }

@@ -1,3 +1,4 @@
+import { forInListsOwnKeys } from './ownKeys.ts';
 import { utf8ByteLength } from './utf8.ts';
 
 /**
@@ -10,12 +11,12 @@ import { utf8ByteLength } from './utf8.ts';
  */
 export function jsonSize(value: unknown): number {
   try {
-    return sizeOf(value, 0) ?? 0;
+    if (forInListsOwnKeys()) return sizeOf(value, 0) ?? 0;
   } catch (error) {
     if (error !== notWalked) throw error;
-    // JSON.stringify escapes lone surrogates, so its text always has a UTF-8 length.
-    return utf8ByteLength(JSON.stringify(value) ?? '');
   }
+  // JSON.stringify escapes lone surrogates, so its text always has a UTF-8 length.
+  return utf8ByteLength(JSON.stringify(value) ?? '');
 }
 
 /** Nesting past which the walk hands the value to `JSON.stringify` (deep, or cyclic). */
@@ -63,7 +64,7 @@ function containerSize(value: object, depth: number): number {
   if (proto !== Object.prototype && proto !== null) throw notWalked;
   let bytes = 1;
   let members = 0;
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     const size = sizeOf((value as Record<string, unknown>)[key], depth + 1);
     if (size === undefined) continue;
     // The key, its colon, the value, and a comma before every member but the first.
