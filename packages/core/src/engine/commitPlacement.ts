@@ -26,7 +26,7 @@ export function placeOutcomes(
   measured?: number,
 ): { record: ActorRecord; writes: PendingWrites } {
   const replaced = writes.replaceIdempotency?.map(withoutSentAt);
-  const rest = { ...writes, ...(replaced ? { replaceIdempotency: replaced } : {}) };
+  const rest = replaced ? { ...writes, replaceIdempotency: replaced } : writes;
   if (!record.outcomePage) {
     return { record, writes: { ...rest, idempotency: writes.idempotency.map(withoutSentAt) } };
   }
