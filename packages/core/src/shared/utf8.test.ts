@@ -1,6 +1,4 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonSize } from './jsonSize.ts';
 import { utf8ByteLength } from './utf8.ts';
 
 /** What an encoder writes: the count the fast path and the loop must both give. */
@@ -30,99 +28,5 @@ describe('utf8ByteLength', () => {
   it('counts the first non-ASCII unit after a long ASCII run', () => {
     const text = `${'a'.repeat(10_000)}\u0080`;
     expect(utf8ByteLength(text)).toBe(10_002);
-  });
-});
-
-/** What jsonSize must give: the UTF-8 length of JSON.stringify's text (0 where it gives none). */
-const stringified = (value: unknown) => encoded(JSON.stringify(value) ?? '');
-
-describe('jsonSize', () => {
-  it('is the UTF-8 length of the JSON text', () => {
-    const value = { key: 'm-1', outcome: { ok: true, value: 'Grüße 😀' }, at: 1_795_810_634_166 };
-    expect(jsonSize(value)).toBe(encoded(JSON.stringify(value)));
-    expect(jsonSize(undefined)).toBe(0);
-  });
-
-  it('equals the length of JSON.stringify, whatever the value', () => {
-    fc.assert(
-      fc.property(
-        fc.anything({
-          withBoxedValues: true,
-          withDate: true,
-          withMap: true,
-          withNullPrototype: true,
-          withObjectString: true,
-          withSet: true,
-          withSparseArray: true,
-          withTypedArray: true,
-          withUnicodeString: true,
-        }),
-        (value) => {
-          expect(jsonSize(value)).toBe(stringified(value));
-        },
-      ),
-      { numRuns: 3_000 },
-    );
-  });
-
-  it('counts text as JSON writes it: escapes, controls, DEL, non-ASCII, pairs and lone surrogates', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), (a, b) => {
-        const value = { [a]: b, list: [a, b, `${a}${b}`] };
-        expect(jsonSize(value)).toBe(stringified(value));
-      }),
-    );
-    const controls = Array.from({ length: 0x20 }, (_, unit) => String.fromCharCode(unit)).join('');
-    for (const text of [controls, '"\\/\u007f', '\ud800x', 'x\udc00', '😀\ud83d', 'é€😀']) {
-      expect(jsonSize(text)).toBe(stringified(text));
-    }
-  });
-
-  it('counts numbers as JSON writes them: integers up to and past 10^21, fractions, -0, NaN, Infinity', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger()), (n) => {
-        expect(jsonSize([n, -n])).toBe(stringified([n, -n]));
-      }),
-    );
-    for (let k = 0; k <= 22; k++) {
-      for (const n of [10 ** k, 10 ** k - 1, 10 ** k + 1, -(10 ** k), 0.5 * 10 ** k]) {
-        expect(jsonSize(n)).toBe(stringified(n));
-      }
-    }
-    for (const n of [-0, Number.NaN, Number.POSITIVE_INFINITY, Number.MIN_VALUE, 1e21, 123e-20]) {
-      expect(jsonSize({ n })).toBe(stringified({ n }));
-    }
-  });
-
-  it('leaves out what JSON leaves out, writes null for it in arrays, and uses toJSON', () => {
-    const sparse = [1, 2, 3];
-    delete sparse[1];
-    const value = {
-      sparse,
-      gone: undefined,
-      fn: () => 1,
-      [Symbol('s')]: 1,
-      list: [undefined, () => 1, Symbol('s'), 1],
-      empty: {},
-      none: [],
-    };
-    expect(jsonSize(value)).toBe(stringified(value));
-    const withToJson = { at: new Date(5), own: { toJSON: (key: string) => `key ${key}` } };
-    expect(jsonSize(withToJson)).toBe(stringified(withToJson));
-    expect(jsonSize(() => 1)).toBe(0);
-  });
-
-  it('throws what JSON.stringify throws: bigints, cycles', () => {
-    const cyclic: Record<string, unknown> = { name: 'loop' };
-    cyclic.self = cyclic;
-    for (const value of [1n, { n: [2n] }, cyclic]) {
-      expect(() => jsonSize(value)).toThrow(TypeError);
-    }
-  });
-
-  it('measures nesting deeper than the walk goes, as JSON.stringify does', () => {
-    let deep: unknown = 'end';
-    for (let depth = 0; depth < 1_000; depth++) deep = { depth, next: deep };
-    expect(jsonSize(deep)).toBe(stringified(deep));
   });
 });
