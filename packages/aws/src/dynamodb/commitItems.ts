@@ -34,7 +34,7 @@ export interface CommitTarget {
 export function commitItems(commit: Commit, target: CommitTarget): TransactWriteItem[] {
   const { record, expectedVer } = commit;
   const { tableName: TableName, shards, clock } = target;
-  return [
+  const items: TransactWriteItem[] = [
     {
       Put: {
         TableName,
@@ -48,47 +48,44 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    ...commit.outbox.map(
-      (item): TransactWriteItem => ({
-        Put: { TableName, Item: outboxToItem(item, shards) },
-      }),
-    ),
-    ...commit.idempotency.map(
-      (outcome): TransactWriteItem => ({
-        Put: {
-          TableName,
-          Item: idempotencyToItem(outcome),
-          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
-          ExpressionAttributeNames: { '#pk': Attr.pk, '#expiresAt': Attr.expiresAt },
-          ExpressionAttributeValues: { ':now': { N: String(clock.now()) } },
-        },
-      }),
-    ),
-    // The outcome page after the idempotency records: mapTransactionError finds it there.
-    ...(commit.outcomes?.records.length
-      ? [pageWriteItem(TableName, record.id, commit.outcomes, clock.now())]
-      : []),
-    ...(commit.replaceIdempotency ?? []).map(
-      (outcome): TransactWriteItem => ({ Put: { TableName, Item: idempotencyToItem(outcome) } }),
-    ),
-    ...(commit.deadLetters?.put ?? []).map(
-      (letter): TransactWriteItem => ({
-        Put: { TableName, Item: deadLetterToItem(letter, shards) },
-      }),
-    ),
-    ...(commit.overflow ?? []).map(
-      (mark): TransactWriteItem => ({
-        Put: { TableName, Item: overflowToItem(record.id, mark) },
-      }),
-    ),
-    ...(commit.timers?.put ?? []).map(
-      (timer): TransactWriteItem => ({ Put: { TableName, Item: timerToItem(timer, shards) } }),
-    ),
-    ...(commit.deadLetters?.remove ?? []).map((messageId) =>
-      deleteOf(TableName, record.id, deadLetterSk(messageId)),
-    ),
-    ...(commit.timers?.remove ?? []).map((id) => deleteOf(TableName, record.id, timerSk(id))),
   ];
+  for (const item of commit.outbox) {
+    items.push({ Put: { TableName, Item: outboxToItem(item, shards) } });
+  }
+  for (const outcome of commit.idempotency) {
+    items.push({
+      Put: {
+        TableName,
+        Item: idempotencyToItem(outcome),
+        ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
+        ExpressionAttributeNames: { '#pk': Attr.pk, '#expiresAt': Attr.expiresAt },
+        ExpressionAttributeValues: { ':now': { N: String(clock.now()) } },
+      },
+    });
+  }
+  // The outcome page after the idempotency records: mapTransactionError finds it there.
+  if (commit.outcomes?.records.length) {
+    items.push(pageWriteItem(TableName, record.id, commit.outcomes, clock.now()));
+  }
+  for (const outcome of commit.replaceIdempotency ?? []) {
+    items.push({ Put: { TableName, Item: idempotencyToItem(outcome) } });
+  }
+  for (const letter of commit.deadLetters?.put ?? []) {
+    items.push({ Put: { TableName, Item: deadLetterToItem(letter, shards) } });
+  }
+  for (const mark of commit.overflow ?? []) {
+    items.push({ Put: { TableName, Item: overflowToItem(record.id, mark) } });
+  }
+  for (const timer of commit.timers?.put ?? []) {
+    items.push({ Put: { TableName, Item: timerToItem(timer, shards) } });
+  }
+  for (const messageId of commit.deadLetters?.remove ?? []) {
+    items.push(deleteOf(TableName, record.id, deadLetterSk(messageId)));
+  }
+  for (const id of commit.timers?.remove ?? []) {
+    items.push(deleteOf(TableName, record.id, timerSk(id)));
+  }
+  return items;
 }
 
 /**

@@ -4,7 +4,7 @@
  * what the engine measures, and no DynamoDB type rule (empty sets, number precision) applies.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { convertToAttr, marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type {
   ActorRecord,
   DeadLetter,
@@ -42,45 +42,64 @@ export type Item = Record<string, AttributeValue>;
 const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
 
 /**
+ * `marshall`'s attribute value of one value, built directly for the kinds Baton's items hold
+ * (strings, safe numbers, booleans); any other value goes through `convertToAttr`, so the
+ * result, or the error, is always `marshall`'s.
+ */
+function toAttr(value: unknown): AttributeValue {
+  if (typeof value === 'string') return { S: value };
+  if (
+    typeof value === 'number' &&
+    value <= Number.MAX_SAFE_INTEGER &&
+    value >= Number.MIN_SAFE_INTEGER
+  ) {
+    return { N: String(value) };
+  }
+  if (typeof value === 'boolean') return { BOOL: value };
+  return convertToAttr(value);
+}
+
+/**
  * An actor record. One that holds its commit's sends is in the outbox index, by its oldest
  * send, so the sweeper finds it.
  */
 export function recordToItem(record: ActorRecord, shards: number): Item {
   const held = record.outbox && record.outbox.length > 0 ? record.outbox : undefined;
+  // Built attribute by attribute in `marshall`'s order, each as `marshall` would write it.
+  const known: Item = {};
+  known[Attr.pk] = toAttr(actorPk(record.id));
+  known[Attr.sk] = toAttr(RECORD_SK);
+  known[Attr.ver] = toAttr(record.ver);
+  if (record.life !== undefined) known[Attr.life] = toAttr(record.life);
+  if (record.format !== undefined) known[Attr.format] = toAttr(record.format);
+  known[Attr.state] = toAttr(json(record.state));
+  if (record.stateVersion !== undefined) known[Attr.stateVersion] = toAttr(record.stateVersion);
+  known[Attr.inboxOffset] = toAttr(record.inboxOffset);
+  if (record.inboxQueue !== undefined) known[Attr.inboxQueue] = toAttr(record.inboxQueue);
+  known[Attr.marks] = toAttr(json(record.marks));
+  known[Attr.sentSeq] = toAttr(record.sentSeq);
+  if (record.channels) known[Attr.channels] = toAttr(json(record.channels));
+  if (record.overflowedAt !== undefined) known[Attr.overflowedAt] = toAttr(record.overflowedAt);
+  if (record.timerEpoch !== undefined) known[Attr.timerEpoch] = toAttr(record.timerEpoch);
+  // A halted actor's record: DynamoDB's TTL deletes it once it expires.
+  if (record.expiresAt !== undefined) {
+    known[Attr.expiresAt] = toAttr(record.expiresAt);
+    known[Attr.ttl] = toAttr(Math.ceil(record.expiresAt / 1000));
+  }
+  if (held) {
+    known[Attr.outbox] = toAttr(json(held));
+    known[Attr.obPk] = toAttr(outboxShardKey(outboxShard(record.id, shards)));
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const item of held) oldest = Math.min(oldest, item.createdAt);
+    known[Attr.obAt] = toAttr(oldest);
+  }
+  if (record.outboxApart) known[Attr.outboxApart] = toAttr(true);
+  if (record.paused) known[Attr.paused] = toAttr(json(record.paused));
+  if (record.parked !== undefined) known[Attr.parked] = toAttr(record.parked);
+  if (record.outcomePage) known[Attr.outcomePage] = toAttr(json(record.outcomePage));
   // What a newer Baton wrote and this one does not know goes back as it came.
-  const unknown = (record.unknownFields ?? {}) as Item;
-  const known = marshall({
-    [Attr.pk]: actorPk(record.id),
-    [Attr.sk]: RECORD_SK,
-    [Attr.ver]: record.ver,
-    ...(record.life === undefined ? {} : { [Attr.life]: record.life }),
-    ...(record.format === undefined ? {} : { [Attr.format]: record.format }),
-    [Attr.state]: json(record.state),
-    ...(record.stateVersion === undefined ? {} : { [Attr.stateVersion]: record.stateVersion }),
-    [Attr.inboxOffset]: record.inboxOffset,
-    ...(record.inboxQueue === undefined ? {} : { [Attr.inboxQueue]: record.inboxQueue }),
-    [Attr.marks]: json(record.marks),
-    [Attr.sentSeq]: record.sentSeq,
-    ...(record.channels ? { [Attr.channels]: json(record.channels) } : {}),
-    ...(record.overflowedAt === undefined ? {} : { [Attr.overflowedAt]: record.overflowedAt }),
-    ...(record.timerEpoch === undefined ? {} : { [Attr.timerEpoch]: record.timerEpoch }),
-    // A halted actor's record: DynamoDB's TTL deletes it once it expires.
-    ...(record.expiresAt === undefined
-      ? {}
-      : { [Attr.expiresAt]: record.expiresAt, [Attr.ttl]: Math.ceil(record.expiresAt / 1000) }),
-    ...(held
-      ? {
-          [Attr.outbox]: json(held),
-          [Attr.obPk]: outboxShardKey(outboxShard(record.id, shards)),
-          [Attr.obAt]: Math.min(...held.map((item) => item.createdAt)),
-        }
-      : {}),
-    ...(record.outboxApart ? { [Attr.outboxApart]: true } : {}),
-    ...(record.paused ? { [Attr.paused]: json(record.paused) } : {}),
-    ...(record.parked === undefined ? {} : { [Attr.parked]: record.parked }),
-    ...(record.outcomePage ? { [Attr.outcomePage]: json(record.outcomePage) } : {}),
-  });
-  return { ...unknown, ...known };
+  const unknown = record.unknownFields as Item | undefined;
+  return unknown ? { ...unknown, ...known } : known;
 }
 
 /** The attributes of a record item this Baton knows; any other was written by a newer one. */
@@ -122,14 +141,14 @@ export function itemToRecord(item: Item): ActorRecord {
 }
 
 export function outboxToItem(item: OutboxItem, shards: number): Item {
-  return marshall({
-    [Attr.pk]: actorPk(item.actorId),
-    [Attr.sk]: outboxSk(item.seq),
-    [Attr.envelopes]: json(item.envelopes),
-    [Attr.createdAt]: item.createdAt,
-    [Attr.obPk]: outboxShardKey(outboxShard(item.actorId, shards)),
-    [Attr.obAt]: item.createdAt,
-  });
+  const out: Item = {};
+  out[Attr.pk] = toAttr(actorPk(item.actorId));
+  out[Attr.sk] = toAttr(outboxSk(item.seq));
+  out[Attr.envelopes] = toAttr(json(item.envelopes));
+  out[Attr.createdAt] = toAttr(item.createdAt);
+  out[Attr.obPk] = toAttr(outboxShardKey(outboxShard(item.actorId, shards)));
+  out[Attr.obAt] = toAttr(item.createdAt);
+  return out;
 }
 
 export function itemToOutbox(item: Item): OutboxItem {
@@ -143,17 +162,17 @@ export function itemToOutbox(item: Item): OutboxItem {
 }
 
 export function idempotencyToItem(record: IdempotencyRecord): Item {
-  return marshall({
-    [Attr.pk]: idempotencyPk(record.key),
-    [Attr.sk]: IDEMPOTENCY_SK,
-    ...(isShortId(record.key) ? {} : { [Attr.key]: record.key }),
-    [Attr.actorId]: record.actorId,
-    [Attr.outcome]: json(record.outcome),
-    ...(record.fingerprint === undefined ? {} : { [Attr.fingerprint]: record.fingerprint }),
-    [Attr.expiresAt]: record.expiresAt,
-    // DynamoDB TTL reads epoch seconds; it deletes within days, so reads check expiresAt too.
-    [Attr.ttl]: Math.ceil(record.expiresAt / 1000),
-  });
+  const out: Item = {};
+  out[Attr.pk] = toAttr(idempotencyPk(record.key));
+  out[Attr.sk] = toAttr(IDEMPOTENCY_SK);
+  if (!isShortId(record.key)) out[Attr.key] = toAttr(record.key);
+  out[Attr.actorId] = toAttr(record.actorId);
+  out[Attr.outcome] = toAttr(json(record.outcome));
+  if (record.fingerprint !== undefined) out[Attr.fingerprint] = toAttr(record.fingerprint);
+  out[Attr.expiresAt] = toAttr(record.expiresAt);
+  // DynamoDB TTL reads epoch seconds; it deletes within days, so reads check expiresAt too.
+  out[Attr.ttl] = toAttr(Math.ceil(record.expiresAt / 1000));
+  return out;
 }
 
 export function itemToIdempotency(item: Item): IdempotencyRecord {

@@ -28,22 +28,23 @@ export function prepareEntry(
 ): Prepared {
   const group = toSqsId(message.group);
   const dedupe = toSqsId(message.dedupeId);
-  const attributes: Record<string, MessageAttributeValue> = {};
-  // The originals go as JSON strings, with the characters SQS refuses escaped.
-  const original = (value: string) => toSqsBody(JSON.stringify(value));
-  if (group.hashed) {
-    attributes[GROUP_ATTRIBUTE] = { DataType: 'String', StringValue: original(message.group) };
-  }
-  if (dedupe.hashed) {
-    attributes[DEDUPE_ATTRIBUTE] = {
-      DataType: 'String',
-      StringValue: original(message.dedupeId),
-    };
-  }
   const body = toSqsBody(message.body);
   let bytes = utf8(body);
-  for (const [name, value] of Object.entries(attributes)) {
-    bytes += utf8(name) + utf8(value.DataType!) + utf8(value.StringValue!);
+  let attributes: Record<string, MessageAttributeValue> | undefined;
+  if (group.hashed || dedupe.hashed) {
+    attributes = {};
+    if (group.hashed) {
+      attributes[GROUP_ATTRIBUTE] = { DataType: 'String', StringValue: original(message.group) };
+    }
+    if (dedupe.hashed) {
+      attributes[DEDUPE_ATTRIBUTE] = {
+        DataType: 'String',
+        StringValue: original(message.dedupeId),
+      };
+    }
+    for (const [name, value] of Object.entries(attributes)) {
+      bytes += utf8(name) + utf8(value.DataType!) + utf8(value.StringValue!);
+    }
   }
   if (bytes > maxMessageBytes) {
     throw new BatonError(
@@ -59,16 +60,19 @@ export function prepareEntry(
       },
     );
   }
-  return {
-    bytes,
-    entry: {
-      Id: String(index),
-      MessageBody: body,
-      MessageGroupId: group.id,
-      MessageDeduplicationId: dedupe.id,
-      ...(Object.keys(attributes).length > 0 ? { MessageAttributes: attributes } : {}),
-    },
+  const entry: SendMessageBatchRequestEntry = {
+    Id: String(index),
+    MessageBody: body,
+    MessageGroupId: group.id,
+    MessageDeduplicationId: dedupe.id,
   };
+  if (attributes) entry.MessageAttributes = attributes;
+  return { bytes, entry };
+}
+
+/** An original id as a message attribute: a JSON string, the characters SQS refuses escaped. */
+function original(value: string): string {
+  return toSqsBody(JSON.stringify(value));
 }
 
 /** Consecutive runs of at most 10 messages and `maxMessageBytes` bytes, in order. */

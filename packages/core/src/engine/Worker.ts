@@ -239,26 +239,26 @@ export class Worker {
         });
         break;
       }
-      batch.push({
-        envelope,
-        queueSeq: message.seq,
-        receiveCount: message.receiveCount,
-        ...(inbox === undefined ? {} : { queue: inbox }),
-      });
+      const { seq: queueSeq, receiveCount } = message;
+      batch.push(
+        inbox === undefined
+          ? { envelope, queueSeq, receiveCount }
+          : { envelope, queueSeq, receiveCount, queue: inbox },
+      );
     }
     const drainedAt = this.#takeDrained(actorId);
-    const result = await runTurn(this.engine, actorId, batch, {
-      ...(drainedAt === undefined ? {} : { drainedAt }),
-    });
+    const result = await runTurn(
+      this.engine,
+      actorId,
+      batch,
+      drainedAt === undefined ? {} : { drainedAt },
+    );
     const { store, queue } = this.engine;
     if (result.undrained) await drainOutbox(store, queue, result.undrained);
     this.#rememberDrained(actorId, result);
     await this.#arm(actorId, result);
-    return {
-      done: result.done,
-      counts: result.counts,
-      ...(result.retry ? { retry: result.retry } : {}),
-    };
+    const { done, counts, retry } = result;
+    return retry ? { done, counts, retry } : { done, counts };
   }
 }
 

@@ -43,7 +43,9 @@ export async function drainOutbox(
     })),
   );
   for (const round of rounds(messages)) await queue.send(round);
-  if (outbox.held.length > 0) await store.heldDrained?.(outbox.actorId, outbox.ver, outbox.life);
+  if (outbox.held.length > 0 && store.heldDrained) {
+    await store.heldDrained(outbox.actorId, outbox.ver, outbox.life);
+  }
   if (apart.length > 0) {
     await store.deleteOutbox(
       outbox.actorId,
