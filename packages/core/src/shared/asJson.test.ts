@@ -54,12 +54,20 @@ describe('asJson', () => {
     expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
     expect(Object.keys(copied)).toEqual(['__proto__', 'ok']);
     expect(copied.polluted).toBeUndefined();
+    // Alone too, holding an empty object: nothing else sends the value down the round trip.
+    const alone = asJson(JSON.parse('{"__proto__": {}}')) as object;
+    expect(Object.getPrototypeOf(alone)).toBe(Object.prototype);
+    expect(Object.keys(alone)).toEqual(['__proto__']);
   });
 
-  it('throws what JSON.stringify throws: bigints, cycles', () => {
+  it('throws what JSON.stringify throws: bigints, cycles through objects and arrays', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
-    for (const value of [1n, { n: [2n] }, cyclic]) expect(() => asJson(value)).toThrow(TypeError);
+    const loop: unknown[] = [1];
+    loop.push(loop);
+    for (const value of [1n, { n: [2n] }, cyclic, loop]) {
+      expect(() => asJson(value)).toThrow(TypeError);
+    }
   });
 
   it('copies nesting deeper than the walk goes through the round trip', () => {

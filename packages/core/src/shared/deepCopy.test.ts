@@ -49,6 +49,8 @@ describe('deepCopy', () => {
   it('gives what structuredClone gives for values that are not plain data', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
+    const loop: unknown[] = [1];
+    loop.push(loop);
     const sparse = [1, 2, 3];
     delete sparse[1];
     class Point {
@@ -57,6 +59,7 @@ describe('deepCopy', () => {
     const values = [
       { when: new Date(5), map: new Map([['a', 1]]), set: new Set([1]) },
       cyclic,
+      loop,
       { list: sparse },
       { point: new Point(3) },
       JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}'),

@@ -36,6 +36,14 @@ describe('jsonSize', () => {
     for (const text of [controls, '"\\/\u007f', '\ud800x', 'x\udc00', '😀\ud83d', 'é€😀']) {
       expect(jsonSize(text)).toBe(stringified(text));
     }
+    // Each edge of UTF-8's widths and of the surrogate ranges, between ASCII letters.
+    const edges = [
+      0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xffff,
+    ];
+    for (const unit of edges) {
+      const text = `a${String.fromCharCode(unit)}b`;
+      expect(jsonSize(text)).toBe(stringified(text));
+    }
   });
 
   it('counts numbers as JSON writes them: integers up to and past 10^21, fractions, -0, NaN, Infinity', () => {
@@ -72,10 +80,12 @@ describe('jsonSize', () => {
     expect(jsonSize(() => 1)).toBe(0);
   });
 
-  it('throws what JSON.stringify throws: bigints, cycles', () => {
+  it('throws what JSON.stringify throws: bigints, cycles through objects and arrays', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
-    for (const value of [1n, { n: [2n] }, cyclic]) {
+    const loop: unknown[] = [1];
+    loop.push(loop);
+    for (const value of [1n, { n: [2n] }, cyclic, loop]) {
       expect(() => jsonSize(value)).toThrow(TypeError);
     }
   });
