@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
     typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
     testTimeout: 60_000,
+    // The embedded store keeps what a commit passes in: frozen here, code that changes a
+    // committed object afterwards fails its test.
+    env: { BATON_FREEZE_COMMITS: '1' },
     // DynamoDB Local + ElasticMQ, started once per run (needs Java 17+; Maven on the first run).
     globalSetup: ['./tests/setup/emulators.ts'],
     reporters: ['default', './tests/summary-reporter.ts'],

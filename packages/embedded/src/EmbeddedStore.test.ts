@@ -44,14 +44,43 @@ describe('EmbeddedStore', () => {
     expect(await store.load('a/2')).toBeUndefined();
   });
 
-  it('keeps committed state safe from mutation by callers, in and out', async () => {
+  it('hands out copies: a reader changing what it loaded changes nothing committed', async () => {
     const store = new EmbeddedStore();
-    const commit = commitOf('a/1', 1);
-    await store.commit(commit);
-    (commit.record.state as { n: number }).n = 99;
+    await store.commit(commitOf('a/1', 1));
     const loaded = await store.load('a/1');
     (loaded!.state as { n: number }).n = 42;
     expect((await store.load('a/1'))!.state).toEqual({ n: 1 });
+  });
+
+  it('freezes what a commit passes in with freezeCommits: a later change throws', async () => {
+    const store = new EmbeddedStore({ freezeCommits: true });
+    const commit = commitOf('a/1', 1, { idempotency: [outcome('k1', 'a/1', 1000)] });
+    await store.commit(commit);
+    expect(() => {
+      (commit.record.state as { n: number }).n = 99;
+    }).toThrow(TypeError);
+    expect(Object.isFrozen(commit.idempotency[0])).toBe(true);
+    expect((await store.load('a/1'))!.state).toEqual({ n: 1 });
+  });
+
+  it('keeps a commit as it is without freezeCommits, and takes the default from BATON_FREEZE_COMMITS', async () => {
+    const kept = commitOf('a/1', 1);
+    await new EmbeddedStore({ freezeCommits: false }).commit(kept);
+    expect(Object.isFrozen(kept.record)).toBe(false);
+    const before = process.env.BATON_FREEZE_COMMITS;
+    try {
+      for (const [env, frozen] of [
+        ['1', true],
+        ['0', false],
+      ] as const) {
+        process.env.BATON_FREEZE_COMMITS = env;
+        const commit = commitOf('a/1', 1);
+        await new EmbeddedStore().commit(commit);
+        expect(Object.isFrozen(commit.record.state)).toBe(frozen);
+      }
+    } finally {
+      process.env.BATON_FREEZE_COMMITS = before;
+    }
   });
 
   it('writes nothing when an idempotency key is already used', async () => {
