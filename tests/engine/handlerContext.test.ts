@@ -82,6 +82,15 @@ const cases: Record<string, (ctx: Ctx) => unknown> = {
     ctx.cancel(timer);
     return 'cancelled';
   },
+  'taken apart': (ctx) => {
+    const { send, schedule, cancel, now, uuid, log } = ctx;
+    send(to, 'take', { text: 'a' });
+    const timer = schedule(5, 'tick', { pad: '' } as never);
+    cancel(timer);
+    log.info('taken apart');
+    return { in: timer.at - now(), uuid: uuid().length, same: ctx.send === send };
+  },
+  'own keys': (ctx) => Object.keys(ctx).sort(),
 };
 
 function askWithin(ctx: Ctx, timeoutMs: number) {
@@ -267,6 +276,11 @@ describe("a handler's ctx", () => {
         'ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got NaN',
       ),
     );
+  });
+
+  it('works taken apart (`const { send } = ctx`), and lists only its data as own keys', async () => {
+    expect(await run('taken apart')).toEqual({ ok: { in: 5, uuid: 36, same: true } });
+    expect(await run('own keys')).toEqual({ ok: ['caller', 'message', 'self', 'state'] });
   });
 
   it('cancels a timer by its handle, and refuses to cancel nothing', async () => {

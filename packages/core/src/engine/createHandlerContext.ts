@@ -1,4 +1,10 @@
-import type { ActorContext } from '../ActorContext.ts';
+import type {
+  ActorAskOptions,
+  ActorContext,
+  HandledMessage,
+  TimerHandle,
+} from '../ActorContext.ts';
+import type { ActorRef, AnyActorDefinition } from '../actor.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import {
   askTimerId,
@@ -20,11 +26,18 @@ import {
   TURN_TRACE,
   WARM_CACHE,
 } from '../contextSlots.ts';
+import type { AnyEffectDefinition } from '../effect.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import { childLogger } from '../logger.ts';
+import { childLogger, type Logger } from '../logger.ts';
 import { asJson } from '../shared/asJson.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
 import { uuidFrom } from '../shared/random.ts';
+import type {
+  AnyWorkflowDefinition,
+  InputOf,
+  OutputOf,
+  WorkflowRef,
+} from '../workflow/workflow.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
 import { startInnerSpan } from './spans.ts';
@@ -44,6 +57,21 @@ export interface HandlerEffects {
   readonly pages: OverflowMark[];
 }
 
+/** Where a handling stands besides its message: see {@link createHandlerContext}. */
+export interface HandlingOptions {
+  inboxPosition?: string;
+  /** Reads pages of the actor's state (see `StatePages` in contextSlots.ts); without it, from the store. */
+  readPages?: StatePages['read'];
+  trace?: HandlingTrace;
+  /**
+   * What tells this handling from every other of the actor, in any of its lives: the ids of
+   * its asks and timer schedulings derive from it. The turn gives the record's life, the
+   * version its commit builds on and the message's place in that commit. Default: the message
+   * id (unique only while the message is, e.g. not for a client key reused after retention).
+   */
+  handling?: readonly unknown[];
+}
+
 /**
  * Builds the context for one message: a draft of the state, and sends held until commit.
  * Sends are validated here, so a bad send fails the handler that made it, not its target.
@@ -53,201 +81,336 @@ export function createHandlerContext(
   actorId: string,
   draft: unknown,
   envelope: Envelope,
-  {
-    inboxPosition,
-    trace,
-    handling,
-    readPages,
-  }: {
-    inboxPosition?: string;
-    /** Reads pages of the actor's state (see `StatePages` in contextSlots.ts); without it, from the store. */
-    readPages?: StatePages['read'];
-    trace?: HandlingTrace;
-    /**
-     * What tells this handling from every other of the actor, in any of its lives: the ids of
-     * its asks and timer schedulings derive from it. The turn gives the record's life, the
-     * version its commit builds on and the message's place in that commit. Default: the message
-     * id (unique only while the message is, e.g. not for a client key reused after retention).
-     */
-    handling?: readonly unknown[];
-  } = {},
+  options: HandlingOptions = {},
 ): HandlerEffects {
-  const self = parseActorId(actorId)!;
-  const now = engine.clock.now();
-  const payloadLimit = engine.store.limits.maxItemBytes / 2;
-  let scheduled = 0;
-  let asked = 0;
-  // Unique over the actor's lives: a reply or a fire meant for an earlier ask or scheduling
-  // (a late one, a redriven one) can never match a later one.
-  const basis = handling ?? [envelope.id];
-  const effects: HandlerEffects = {
-    timers: new Map(),
-    halted: false,
-    pages: [],
-    sends: [],
-    reply: { set: false, value: undefined },
-    ctx: {
-      state: draft,
-      self: { type: self.type, key: self.key, id: actorId },
-      message: {
-        id: envelope.id,
-        from: envelope.from,
-        name: envelope.name,
-        sentAt: envelope.sentAt,
-      },
-      caller: callerOfEnvelope(envelope),
-      send(to, name, payload) {
-        const resolved = engine.registry.resolve(to.id, name, payload);
-        checkPayloadSize(payloadLimit, `to ${to.id}`, name, resolved.payload, to.id);
-        // A copy: the message is what was sent, whatever the handler changes afterwards.
-        effects.sends.push({ to: to.id, name, payload: deepCopy(payload) });
-      },
-      start(workflow, id, input) {
-        if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
-          throw new BatonError(
-            ErrorCode.INVALID_ARGUMENT,
-            'ctx.start(workflow, id, input) takes a workflow() definition the app registers',
-          );
-        }
-        const ref = workflow.ref(id);
-        effects.ctx.send(ref as never, 'start' as never, { input } as never);
-        return ref;
-      },
-      effect(effect, payload) {
-        if (effect?.kind !== 'effect') {
-          throw new BatonError(
-            ErrorCode.INVALID_ARGUMENT,
-            'ctx.effect(effect, payload) takes an effect() or webhook() definition the app registers',
-          );
-        }
-        const { name } = effect;
-        const parsed = engine.registry.effectPayload(name, payload);
-        checkPayloadSize(payloadLimit, `for effect ${name}`, name, parsed);
-        effects.sends.push({ to: effectTarget(name), name, payload: deepCopy(payload) });
-      },
-      ask(to, name, payload, options) {
-        const resolved = engine.registry.resolve(to.id, name, payload);
-        checkPayloadSize(payloadLimit, `to ${to.id}`, name, resolved.payload, to.id);
-        const then = options?.onReply;
-        const own = engine.registry.definition(self.type).handlers as Record<string, unknown>;
-        if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
-          throw new BatonError(
-            ErrorCode.INVALID_ARGUMENT,
-            `ctx.ask(…, { onReply }) must name a handler of ${self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
-          );
-        }
-        const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
-        if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-          throw new BatonError(
-            ErrorCode.INVALID_ARGUMENT,
-            `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${String(timeoutMs)}`,
-          );
-        }
-        const id = derivedId(basis, 'ask', asked++);
-        const timeout = new BatonError(
-          ErrorCode.ASK_TIMEOUT,
-          `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
-          { details: { to: to.id, name, timeoutMs } },
+  return HandlerContext.effectsOf(new HandlerContext(engine, actorId, draft, envelope, options));
+}
+
+type Ctx = ActorContext<unknown>;
+
+const NO_REPLY = Object.freeze({ set: false, value: undefined });
+
+/**
+ * The `ActorContext` of one handling. A turn makes one for every message, and most handlers
+ * use one or two of its methods: each method is made on first use (a getter), bound to its
+ * context, so a handler may also pass one around or take it apart (`const { send } = ctx`).
+ * The engine's slots (contextSlots.ts) are getters under symbols: not enumerable, and made
+ * only when a workflow reads them.
+ */
+class HandlerContext implements ActorContext<unknown> {
+  state: unknown;
+  readonly self: { readonly type: string; readonly key: string; readonly id: string };
+  readonly message: HandledMessage;
+  readonly caller: Caller;
+  readonly #effects: HandlerEffects;
+  readonly #engine: Engine;
+  readonly #envelope: Envelope;
+  readonly #options: HandlingOptions;
+  /** The turn's time: fixed for the message. */
+  readonly #time: number;
+  #scheduled = 0;
+  #asked = 0;
+  #log: Logger | undefined;
+  #send: Ctx['send'] | undefined;
+  #start: Ctx['start'] | undefined;
+  #effect: Ctx['effect'] | undefined;
+  #ask: Ctx['ask'] | undefined;
+  #schedule: Ctx['schedule'] | undefined;
+  #cancel: Ctx['cancel'] | undefined;
+  #reply: Ctx['reply'] | undefined;
+  #halt: Ctx['halt'] | undefined;
+  #now: Ctx['now'] | undefined;
+  #random: Ctx['random'] | undefined;
+  #uuid: Ctx['uuid'] | undefined;
+
+  constructor(
+    engine: Engine,
+    actorId: string,
+    draft: unknown,
+    envelope: Envelope,
+    options: HandlingOptions,
+  ) {
+    const self = parseActorId(actorId)!;
+    this.state = draft;
+    this.self = { type: self.type, key: self.key, id: actorId };
+    this.message = {
+      id: envelope.id,
+      from: envelope.from,
+      name: envelope.name,
+      sentAt: envelope.sentAt,
+    };
+    this.caller = callerOfEnvelope(envelope);
+    this.#engine = engine;
+    this.#envelope = envelope;
+    this.#options = options;
+    this.#time = engine.clock.now();
+    this.#effects = {
+      ctx: this,
+      sends: [],
+      reply: NO_REPLY,
+      timers: new Map(),
+      halted: false,
+      pages: [],
+    };
+  }
+
+  /** What the handling produced: read by the turn, not part of the handler's context. */
+  static effectsOf(ctx: HandlerContext): HandlerEffects {
+    return ctx.#effects;
+  }
+
+  get send(): Ctx['send'] {
+    this.#send ??= (to: ActorRef<AnyActorDefinition>, name: string, payload: unknown): void => {
+      const resolved = this.#engine.registry.resolve(to.id, name, payload);
+      checkPayloadSize(this.#payloadLimit(), `to ${to.id}`, name, resolved.payload, to.id);
+      // A copy: the message is what was sent, whatever the handler changes afterwards.
+      this.#effects.sends.push({ to: to.id, name, payload: deepCopy(payload) });
+    };
+    return this.#send;
+  }
+
+  get start(): Ctx['start'] {
+    this.#start ??= <W extends AnyWorkflowDefinition>(
+      workflow: W,
+      id: string,
+      input: InputOf<W>,
+    ): WorkflowRef<InputOf<W>, OutputOf<W>> => {
+      if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          'ctx.start(workflow, id, input) takes a workflow() definition the app registers',
         );
-        const context = storable(`the context of an ask answered by "${then}"`, options.context);
-        const reply = { ok: false, error: timeout.toJSON(), context: context ?? null };
-        checkPayloadSize(payloadLimit, 'as the context of an ask', then, reply);
-        // The timeout timer holds the continuation: the reply replaces its payload and removes it.
-        effects.timers.set(askTimerId(id), {
-          actorId,
-          id: askTimerId(id),
-          gen: id,
-          at: dueAt(timeoutMs, now),
-          name: then,
-          payload: reply,
-          ...(trace ? { traceparent: trace.child } : {}),
-          createdAt: now,
-        });
-        effects.sends.push({ to: to.id, name, payload: deepCopy(payload), ask: id });
-        return { id };
-      },
-      schedule(when, name, payload, options = {}) {
-        const at = dueAt(when, now);
-        engine.registry.resolve(actorId, name, payload);
-        // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
-        const stored = storable(`the payload of timer "${name}"`, payload);
-        try {
-          engine.registry.resolve(actorId, name, stored);
-        } catch (error) {
-          throw new BatonError(
-            ErrorCode.INVALID_PAYLOAD,
-            `the payload of timer "${name}" passes its schema but not once stored as JSON, as it fires (a Date becomes an ISO string, undefined fields vanish): declare what JSON gives back (e.g. z.coerce.date()) or schedule JSON values. ${(error as Error).message}`,
-            { details: { name }, cause: error },
-          );
-        }
-        checkPayloadSize(payloadLimit, 'scheduled', name, stored);
-        const gen = derivedId(basis, 'timer', scheduled++);
-        const id = options.id === undefined ? gen : checkTimerId(options.id);
-        effects.timers.set(id, {
-          actorId,
-          id,
-          gen,
-          at,
-          name,
-          payload: stored,
-          ...(trace ? { traceparent: trace.child } : {}),
-          createdAt: now,
-        });
-        return { id, at };
-      },
-      cancel(timer) {
-        const id = typeof timer === 'string' ? timer : timer?.id;
-        effects.timers.set(checkTimerId(id), null);
-      },
-      reply(value) {
-        effects.reply = { set: true, value };
-      },
-      halt() {
-        effects.halted = true;
-      },
-      now: () => now,
-      random: () => engine.random(),
-      uuid: () => uuidFrom(engine.random),
-      log: childLogger(engine.logger, {
-        actor: actorId,
-        messageId: envelope.id,
-        ...(inboxPosition === undefined ? {} : { inboxPosition }),
-        ...(trace
-          ? { traceId: trace.traceId, spanId: trace.spanId, parentSpanId: trace.parentId }
-          : {}),
-      }),
-    },
-  };
-  // Workflows give each step and command a span under this handling's (see startInnerSpan);
-  // without OpenTelemetry there is none, and they skip looking for what to record.
-  if (engine.openTelemetry && trace) {
-    Object.defineProperty(effects.ctx, INNER_SPAN, {
-      value: (
+      }
+      const ref = workflow.ref(id);
+      this.send(ref as never, 'start', { input });
+      return ref;
+    };
+    return this.#start;
+  }
+
+  get effect(): Ctx['effect'] {
+    this.#effect ??= (effect: AnyEffectDefinition, payload: unknown): void => {
+      if (effect?.kind !== 'effect') {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          'ctx.effect(effect, payload) takes an effect() or webhook() definition the app registers',
+        );
+      }
+      const { name } = effect;
+      const parsed = this.#engine.registry.effectPayload(name, payload);
+      checkPayloadSize(this.#payloadLimit(), `for effect ${name}`, name, parsed);
+      this.#effects.sends.push({ to: effectTarget(name), name, payload: deepCopy(payload) });
+    };
+    return this.#effect;
+  }
+
+  get ask(): Ctx['ask'] {
+    this.#ask ??= (
+      to: ActorRef<AnyActorDefinition>,
+      name: string,
+      payload: unknown,
+      options: ActorAskOptions<string>,
+    ): { readonly id: string } => {
+      const engine = this.#engine;
+      const payloadLimit = this.#payloadLimit();
+      const resolved = engine.registry.resolve(to.id, name, payload);
+      checkPayloadSize(payloadLimit, `to ${to.id}`, name, resolved.payload, to.id);
+      const then = options?.onReply;
+      const own = engine.registry.definition(this.self.type).handlers as Record<string, unknown>;
+      if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          `ctx.ask(…, { onReply }) must name a handler of ${this.self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
+        );
+      }
+      const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+      if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${String(timeoutMs)}`,
+        );
+      }
+      const id = this.#derivedId('ask', this.#asked++);
+      const timeout = new BatonError(
+        ErrorCode.ASK_TIMEOUT,
+        `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
+        { details: { to: to.id, name, timeoutMs } },
+      );
+      const context = storable(`the context of an ask answered by "${then}"`, options.context);
+      const reply = { ok: false, error: timeout.toJSON(), context: context ?? null };
+      checkPayloadSize(payloadLimit, 'as the context of an ask', then, reply);
+      // The timeout timer holds the continuation: the reply replaces its payload and removes it.
+      const at = dueAt(timeoutMs, this.#time);
+      this.#effects.timers.set(askTimerId(id), this.#timer(askTimerId(id), id, at, then, reply));
+      this.#effects.sends.push({ to: to.id, name, payload: deepCopy(payload), ask: id });
+      return { id };
+    };
+    return this.#ask;
+  }
+
+  get schedule(): Ctx['schedule'] {
+    this.#schedule ??= (
+      when: number | Date,
+      name: string,
+      payload: unknown,
+      options: { id?: string } = {},
+    ): TimerHandle => {
+      const at = dueAt(when, this.#time);
+      const { registry } = this.#engine;
+      const actorId = this.self.id;
+      registry.resolve(actorId, name, payload);
+      // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
+      const stored = storable(`the payload of timer "${name}"`, payload);
+      try {
+        registry.resolve(actorId, name, stored);
+      } catch (error) {
+        throw new BatonError(
+          ErrorCode.INVALID_PAYLOAD,
+          `the payload of timer "${name}" passes its schema but not once stored as JSON, as it fires (a Date becomes an ISO string, undefined fields vanish): declare what JSON gives back (e.g. z.coerce.date()) or schedule JSON values. ${(error as Error).message}`,
+          { details: { name }, cause: error },
+        );
+      }
+      checkPayloadSize(this.#payloadLimit(), 'scheduled', name, stored);
+      const gen = this.#derivedId('timer', this.#scheduled++);
+      const id = options.id === undefined ? gen : checkTimerId(options.id);
+      this.#effects.timers.set(id, this.#timer(id, gen, at, name, stored));
+      return { id, at };
+    };
+    return this.#schedule;
+  }
+
+  get cancel(): Ctx['cancel'] {
+    this.#cancel ??= (timer: TimerHandle | string): void => {
+      const id = typeof timer === 'string' ? timer : timer?.id;
+      this.#effects.timers.set(checkTimerId(id), null);
+    };
+    return this.#cancel;
+  }
+
+  get reply(): Ctx['reply'] {
+    this.#reply ??= (value: unknown): void => {
+      this.#effects.reply = { set: true, value };
+    };
+    return this.#reply;
+  }
+
+  get halt(): Ctx['halt'] {
+    this.#halt ??= (): void => {
+      this.#effects.halted = true;
+    };
+    return this.#halt;
+  }
+
+  get now(): Ctx['now'] {
+    this.#now ??= (): number => this.#time;
+    return this.#now;
+  }
+
+  get random(): Ctx['random'] {
+    this.#random ??= (): number => this.#engine.random();
+    return this.#random;
+  }
+
+  get uuid(): Ctx['uuid'] {
+    this.#uuid ??= (): string => uuidFrom(this.#engine.random);
+    return this.#uuid;
+  }
+
+  /** The engine's logger with the handling's fields: made on first use. */
+  get log(): Logger {
+    this.#log ??= childLogger(this.#engine.logger, this.#logFields());
+    return this.#log;
+  }
+
+  /** The `traceparent` the handling's sends carry. */
+  get [TURN_TRACE](): string | undefined {
+    return this.#options.trace?.child;
+  }
+
+  /**
+   * Spans for a workflow's steps and commands under this handling's (see startInnerSpan);
+   * without OpenTelemetry there is none, and workflows skip looking for what to record.
+   */
+  get [INNER_SPAN]():
+    | ((
         name: string,
         attributes: Record<string, string | number | boolean>,
         options?: InnerSpanOptions,
-      ) => startInnerSpan(engine.openTelemetry, trace, name, attributes, options),
-    });
+      ) => unknown)
+    | undefined {
+    const { openTelemetry } = this.#engine;
+    const { trace } = this.#options;
+    if (!openTelemetry || !trace) return undefined;
+    return (name, attributes, options) =>
+      startInnerSpan(openTelemetry, trace, name, attributes, options);
   }
-  Object.defineProperty(effects.ctx, TURN_TRACE, { value: trace?.child });
-  Object.defineProperty(effects.ctx, WARM_CACHE, { value: engine.warm });
-  const pages: StatePages = {
-    put(id, value) {
-      effects.pages.push({ kind: 'page', peer: id, mark: value, expiresAt: PAGE_EXPIRES_AT });
-    },
-    drop(id) {
-      effects.pages.push({ kind: 'page', peer: id, mark: null, expiresAt: now });
-    },
-    read:
-      readPages ??
-      (async (ids) => {
-        const keys = ids.map((peer) => ({ kind: 'page' as const, peer }));
-        const found = await engine.store.readOverflow(actorId, keys);
-        return new Map(found.map((page) => [page.peer, page.mark]));
-      }),
-  };
-  Object.defineProperty(effects.ctx, STATE_PAGES, { value: pages });
-  return effects;
+
+  get [WARM_CACHE](): Engine['warm'] {
+    return this.#engine.warm;
+  }
+
+  get [STATE_PAGES](): StatePages {
+    const effects = this.#effects;
+    const engine = this.#engine;
+    const actorId = this.self.id;
+    const now = this.#time;
+    return {
+      put(id, value) {
+        effects.pages.push({ kind: 'page', peer: id, mark: value, expiresAt: PAGE_EXPIRES_AT });
+      },
+      drop(id) {
+        effects.pages.push({ kind: 'page', peer: id, mark: null, expiresAt: now });
+      },
+      read:
+        this.#options.readPages ??
+        (async (ids) => {
+          const keys = ids.map((peer) => ({ kind: 'page' as const, peer }));
+          const found = await engine.store.readOverflow(actorId, keys);
+          return new Map(found.map((page) => [page.peer, page.mark]));
+        }),
+    };
+  }
+
+  #payloadLimit(): number {
+    return this.#engine.store.limits.maxItemBytes / 2;
+  }
+
+  /**
+   * The id of this handling's `n`-th ask or scheduling (`kind`). Unique over the actor's lives:
+   * a reply or a fire meant for an earlier ask or scheduling (a late one, a redriven one) can
+   * never match a later one.
+   */
+  #derivedId(kind: string, n: number): string {
+    const basis = this.#options.handling ?? [this.#envelope.id];
+    return messageFingerprint(kind, [...basis, n]).slice(0, 16);
+  }
+
+  /** A stored timer of this actor, scheduled by this handling. */
+  #timer(id: string, gen: string, at: number, name: string, payload: unknown): Timer {
+    const { trace } = this.#options;
+    return {
+      actorId: this.self.id,
+      id,
+      gen,
+      at,
+      name,
+      payload,
+      ...(trace ? { traceparent: trace.child } : {}),
+      createdAt: this.#time,
+    };
+  }
+
+  #logFields(): Record<string, unknown> {
+    const { inboxPosition, trace } = this.#options;
+    return {
+      actor: this.self.id,
+      messageId: this.#envelope.id,
+      ...(inboxPosition === undefined ? {} : { inboxPosition }),
+      ...(trace
+        ? { traceId: trace.traceId, spanId: trace.spanId, parentSpanId: trace.parentId }
+        : {}),
+    };
+  }
 }
 
 /** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
@@ -266,11 +429,6 @@ function checkPayloadSize(
       { details: { ...(to === undefined ? {} : { to }), name, size, limit } },
     );
   }
-}
-
-/** The id of a handling's `n`-th ask or scheduling (`kind`), from what tells the handling apart. */
-function derivedId(basis: readonly unknown[], kind: string, n: number): string {
-  return messageFingerprint(kind, [...basis, n]).slice(0, 16);
 }
 
 /** `value` as storage keeps it (JSON), or INVALID_PAYLOAD when JSON cannot hold it. */
