@@ -426,6 +426,23 @@ describe('EmbeddedStore', () => {
     expect(journal.length).toBe(written + 1);
   });
 
+  it("reads an outcome appended to a page without the page's sentAt, but from the page with it", async () => {
+    const store = new EmbeddedStore({ clock: { now: () => 0 } });
+    const kept = outcome('k', 'a/1', 10);
+    await store.commit(
+      commitOf('a/1', 1, { outcomes: { page: 0, sentAt: 7, records: [{ ...kept, sentAt: 7 }] } }),
+    );
+    expect(await store.readIdempotency('k')).toStrictEqual(kept);
+    expect(store.idempotencyRecords()).toStrictEqual([kept]);
+    expect(await store.readPagedOutcomes('a/1', 0)).toStrictEqual([{ ...kept, sentAt: 7 }]);
+    const snapshot = store.snapshot();
+    expect(JSON.stringify(snapshot)).toContain('"key":"k"');
+    const journal = new MemoryJournal();
+    journal.replace(snapshot);
+    const replayed = new EmbeddedStore({ clock: { now: () => 0 }, journal });
+    expect(await replayed.readIdempotency('k')).toStrictEqual(kept);
+  });
+
   it('hands out copies: changing what a read returned changes nothing stored', async () => {
     const store = new EmbeddedStore({ clock: { now: () => 0 } });
     const timer = { actorId: 'a/1', id: 't', gen: 'g', at: 5, name: 'tick', payload: { n: 1 } };

@@ -141,7 +141,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #journal: Journal | undefined;
   readonly #records = new Map<string, ActorRecord>();
   readonly #outbox = new Map<string, Map<number, OutboxItem>>();
-  readonly #idempotency = new Map<string, IdempotencyRecord>();
+  /** Outcomes by key. One appended to a page keeps its `sentAt` here: reads take it off. */
+  readonly #idempotency = new Map<string, IdempotencyRecord | PagedOutcome>();
   readonly #claims = new KeyClaims();
   /** Outcome pages by actor, then by page number. */
   readonly #pages = new Map<string, Map<number, Page>>();
@@ -301,7 +302,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
     this.#checkOpen();
     const record = this.#liveIdempotency(key);
-    return record && deepCopy(record);
+    return record && deepCopy(unpaged(record));
   }
 
   async readPagedOutcomes(actorId: string, sentAt: number, fromPage = 0): Promise<PagedOutcome[]> {
@@ -427,7 +428,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const now = this.#clock.now();
     return [...this.#idempotency.values()]
       .filter((record) => record.expiresAt > now)
-      .map((record) => deepCopy(record));
+      .map((record) => deepCopy(unpaged(record)));
   }
 
   /**
@@ -479,8 +480,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const idempotency = new Map<string, IdempotencyRecord[]>();
     for (const record of this.#idempotency.values()) {
       const list = idempotency.get(record.actorId);
-      if (list) list.push(record);
-      else idempotency.set(record.actorId, [record]);
+      if (list) list.push(unpaged(record));
+      else idempotency.set(record.actorId, [unpaged(record)]);
     }
     const entries: CommitEntry[] = [];
     for (const record of this.#records.values()) {
@@ -596,7 +597,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     const page = pages.get(write.page) ?? { sentAt: 0, expiresAt: 0, keys: new Map() };
     page.sentAt = write.sentAt;
     for (const outcome of write.records) {
-      this.#idempotency.set(outcome.key, unpaged(outcome));
+      this.#idempotency.set(outcome.key, outcome);
       page.keys.set(outcome.key, outcome.sentAt);
       page.expiresAt = Math.max(page.expiresAt, outcome.expiresAt);
     }
@@ -612,7 +613,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
 }
 
 /** An outcome as {@link EmbeddedStore.readIdempotency} gives it: without its page's `sentAt`. */
-function unpaged(outcome: PagedOutcome): IdempotencyRecord {
+function unpaged(outcome: IdempotencyRecord | PagedOutcome): IdempotencyRecord {
+  if (!('sentAt' in outcome)) return outcome;
   const { sentAt: _, ...record } = outcome;
   return record;
 }
