@@ -1,6 +1,6 @@
 import { readConflict, versionConflict } from '../adapter/conflicts.ts';
 import { isActorSender, parseActorId } from '../adapter/envelope.ts';
-import { type ActorRecord, RECORD_FORMAT, type Timer } from '../adapter/ports.ts';
+import { type ActorRecord, type OverflowKey, RECORD_FORMAT, type Timer } from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError, RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
@@ -75,6 +75,8 @@ export interface TurnOptions {
 /** Redo limit for version conflicts: each redo means another worker made progress. */
 const MAX_ATTEMPTS = 16;
 
+const NO_KEYS: ReadonlySet<string> = new Set();
+
 /**
  * Runs one turn: applies a batch of one actor's inbox messages and commits the new record with
  * its outbox and idempotency records (DESIGN steps 1–4). Before a commit replaces a record, the
@@ -88,7 +90,8 @@ export async function runTurn(
   batch: readonly Inbound[],
   options: TurnOptions = {},
 ): Promise<TurnResult> {
-  const duplicateKeys = new Set<string>();
+  // Keys a redo found used: none, unless a commit met DUPLICATE.
+  let duplicateKeys: Set<string> | undefined;
   for (let attempt = 1; ; attempt++) {
     const warm = cached(engine, actorId, attempt);
     const base = warm ?? (await load(engine, actorId));
@@ -103,7 +106,7 @@ export async function runTurn(
       const left = mine ? undefined : outboxOf(base);
       if (left) await drainOutbox(engine.store, engine.queue, left);
       const result = await applyBatch(engine, withoutOutbox(base), batch, {
-        duplicateKeys,
+        duplicateKeys: duplicateKeys ?? NO_KEYS,
         warm: warm !== undefined,
       });
       result.counts.versionConflicts = attempt - 1;
@@ -118,6 +121,7 @@ export async function runTurn(
       if (conflict.kind === 'version') {
         engine.cache.stale(actorId, conflict.current);
       } else {
+        duplicateKeys ??= new Set();
         for (const key of conflict.keys) duplicateKeys.add(key);
       }
       engine.logger.debug('turn redone after a conflict', { actor: actorId, kind: conflict.kind });
@@ -232,11 +236,11 @@ async function applyBatch(
   );
   const turn: Turn = { engine, overflow, builder };
   // The batch's senders the record does not list, read in one call rather than one each.
-  const senders = batch.map(({ envelope }) => envelope).filter(isActorSender);
-  await overflow.load(
-    base,
-    senders.map(({ from }) => ({ kind: 'sender', peer: from })),
-  );
+  const senders: OverflowKey[] = [];
+  for (const { envelope } of batch) {
+    if (isActorSender(envelope)) senders.push({ kind: 'sender', peer: envelope.from });
+  }
+  if (senders.length > 0) await overflow.load(base, senders);
   let committed = base;
   let done = 0;
   let sent = 0;
@@ -286,10 +290,12 @@ async function applyBatch(
     timers.push(...(pending.timers?.put ?? []));
   };
 
-  const seenKeys = new Set<string>();
+  // The ids of the messages known by id that the turn took: a batch holds ten at most.
+  const seenIds: string[] = [];
   // The parked messages of a resumed actor first (they count in no batch), then the batch.
   const steps = [...replays, ...batch.map((received) => ({ received }))];
-  for (const [i, step] of steps.entries()) {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
     const replay = 'letter' in step ? step : undefined;
     const received = 'letter' in step ? step.inbound : step.received;
     // A queue may hand over two copies of an ingress message or of a redrive (SQS is
@@ -299,7 +305,7 @@ async function applyBatch(
     // made outside the actor's turns (a pause lifted) that a warm record does not show.
     if (warm && !replay && envelope.redrive !== undefined) throw versionConflict(loaded.id);
     const byId = !isActorSender(envelope) || envelope.redrive !== undefined;
-    const copy = byId && seenKeys.has(envelope.id);
+    const copy = byId && seenIds.includes(envelope.id);
     const admission: Admission | undefined = replay
       ? { redrives: replay.letter }
       : copy
@@ -313,7 +319,7 @@ async function applyBatch(
       counts.skipped++;
       continue;
     }
-    if (byId) seenKeys.add(envelope.id);
+    if (byId) seenIds.push(envelope.id);
     const inbound = admission.fires ? fired(received, admission.fires) : received;
     let effects: MessageEffects | BatonError | undefined;
     let trace: HandlingTrace | undefined;
