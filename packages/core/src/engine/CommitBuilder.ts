@@ -189,7 +189,10 @@ export class CommitBuilder {
     // Only a commit moves the outcome pages on: effects computed before a commit of the same
     // turn carry the state from before it, which would write to a closed page again.
     const { outcomePage } = this.#record;
-    this.#record = outcomePage ? { ...effects.record, outcomePage } : effects.record;
+    this.#record =
+      outcomePage && effects.record.outcomePage !== outcomePage
+        ? { ...effects.record, outcomePage }
+        : effects.record;
     this.#count++;
   }
 

@@ -14,13 +14,14 @@ import type { PendingWrites } from './CommitBuilder.ts';
 import { appendOutcomes } from './outcomePages.ts';
 
 /**
- * Where a commit's outcomes go: appended to the record's current outcome page when the store
- * keeps pages (one item), else one idempotency record each. Each carries its message's
- * `sentAt` (`idempotencyFor`), which only a page keeps. `measured` is their summed
- * `outcomeBytes`, when the caller has it already.
+ * The record a commit writes, at `ver`, and where its outcomes go: appended to the record's
+ * current outcome page when the store keeps pages (one item), else one idempotency record each.
+ * Each carries its message's `sentAt` (`idempotencyFor`), which only a page keeps. `measured`
+ * is their summed `outcomeBytes`, when the caller has it already. The record is copied once.
  */
 export function placeOutcomes(
   record: ActorRecord,
+  ver: number,
   writes: PendingWrites,
   limits: StoreLimits,
   measured?: number,
@@ -28,9 +29,10 @@ export function placeOutcomes(
   const replaced = writes.replaceIdempotency?.map(withoutSentAt);
   const rest = replaced ? { ...writes, replaceIdempotency: replaced } : writes;
   if (!record.outcomePage) {
-    return { record, writes: { ...rest, idempotency: writes.idempotency.map(withoutSentAt) } };
+    const idempotency = writes.idempotency.map(withoutSentAt);
+    return { record: { ...record, ver }, writes: { ...rest, idempotency } };
   }
-  if (writes.idempotency.length === 0) return { record, writes: rest };
+  if (writes.idempotency.length === 0) return { record: { ...record, ver }, writes: rest };
   const { state, write } = appendOutcomes(
     record.outcomePage,
     writes.idempotency as readonly PagedOutcome[],
@@ -38,7 +40,7 @@ export function placeOutcomes(
     measured,
   );
   return {
-    record: { ...record, outcomePage: state },
+    record: { ...record, ver, outcomePage: state },
     writes: { ...rest, idempotency: [], outcomes: write },
   };
 }

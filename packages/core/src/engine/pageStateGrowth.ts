@@ -1,3 +1,4 @@
+import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord } from '../adapter/ports.ts';
 
 /**
@@ -26,8 +27,7 @@ const WIDEST_TIME = 9_999_999_999_999;
  * JSON bytes a field of a flat object grows by when its value becomes `widest`: the difference
  * of the numbers' texts, or the whole field with its comma when it is absent.
  */
-function fieldGrowth(key: string, value: unknown, widest: number): number {
+function fieldGrowth(key: string, value: number | undefined, widest: number): number {
   const width = String(widest).length;
-  const text = JSON.stringify(value);
-  return text === undefined ? key.length + 4 + width : width - text.length;
+  return value === undefined ? key.length + 4 + width : width - jsonSize(value);
 }

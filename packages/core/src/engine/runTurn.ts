@@ -264,7 +264,8 @@ async function applyBatch(
     const outcomeBytes = builder.outcomeBytes;
     const taken = builder.take(base.id, engine.clock.now());
     const { record: next, writes: pending } = placeOutcomes(
-      { ...builder.record, ver: committed.ver + 1 },
+      builder.record,
+      committed.ver + 1,
       taken,
       engine.store.limits,
       outcomeBytes,
