@@ -256,7 +256,7 @@ export class Worker {
     const { store, queue } = this.engine;
     if (result.undrained) await drainOutbox(store, queue, result.undrained);
     this.#rememberDrained(actorId, result);
-    await this.#arm(actorId, result);
+    if (result.timers.length > 0) await this.#arm(actorId, result);
     const { done, counts, retry } = result;
     return retry ? { done, counts, retry } : { done, counts };
   }

@@ -130,12 +130,13 @@ export async function applyMessage(
   }
   const now = engine.clock.now();
   const replied = askReply(envelope, { ok: true, value: reply });
-  const out = await outgoing(
-    turn,
-    advance(engine, current, inbound, admission),
-    [...effects.sends, ...replied],
-    trace,
-  );
+  const sends = replied.length === 0 ? effects.sends : [...effects.sends, ...replied];
+  const advanced = advance(engine, current, inbound, admission);
+  // Most messages send nothing: they skip the call (an async one) altogether.
+  const out =
+    sends.length === 0
+      ? { record: advanced, envelopes: [] }
+      : await outgoing(turn, advanced, sends, trace);
   // A message the actor applies revives a halted actor, in the same life. Halting sets the
   // record to expire (see `halted`).
   const alive = withoutExpiry(out.record);

@@ -60,6 +60,11 @@ export async function isParkedCopy(
   return kept?.parked !== undefined;
 }
 
+/** Whether `record` is of a resumed actor with parked messages still to apply. */
+export function resumedWithParked(record: ActorRecord): boolean {
+  return record.parked !== undefined && !record.paused;
+}
+
 /**
  * The parked messages of a resumed actor, in the order they arrived, as a turn applies them:
  * redrives of their parked letters, at the record's inbox offset, on the delivery of the
@@ -70,7 +75,7 @@ export async function parkedInbounds(
   record: ActorRecord,
   carrier: Inbound | undefined,
 ): Promise<Array<{ inbound: Inbound; letter: DeadLetter }>> {
-  if (record.parked === undefined || record.paused) return [];
+  if (!resumedWithParked(record)) return [];
   const letters = (await engine.store.listDeadLetters(record.id))
     .filter((letter) => letter.parked !== undefined)
     .sort((a, b) => (a.parked ?? 0) - (b.parked ?? 0));

@@ -23,7 +23,14 @@ import {
 } from './messageEffects.ts';
 import { PagedLookup, withOutcomePages } from './outcomePages.ts';
 import { OverflowLookup } from './overflow.ts';
-import { actorPaused, isParkedCopy, park, parkedInbounds, withoutParked } from './parking.ts';
+import {
+  actorPaused,
+  isParkedCopy,
+  park,
+  parkedInbounds,
+  resumedWithParked,
+  withoutParked,
+} from './parking.ts';
 import { startHandlingSpan } from './spans.ts';
 import { commitTooLarge, outlivedItsProof } from './turnErrors.ts';
 
@@ -221,7 +228,7 @@ async function applyBatch(
   { duplicateKeys, warm }: { duplicateKeys: ReadonlySet<string>; warm: boolean },
 ): Promise<TurnResult> {
   // A resumed actor applies the messages parked while it was paused first, in order.
-  const replays = await parkedInbounds(engine, loaded, batch[0]);
+  const replays = resumedWithParked(loaded) ? await parkedInbounds(engine, loaded, batch[0]) : [];
   const unparked = loaded.paused || replays.length > 0 ? loaded : withoutParked(loaded);
   const base = withOutcomePages(engine.store, unparked, engine.clock.now());
   const builder = new CommitBuilder(base, engine.store.limits, {
