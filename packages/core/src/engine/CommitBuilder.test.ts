@@ -201,6 +201,45 @@ describe('CommitBuilder', () => {
     expect(builder.take(ACTOR, 9).outbox).toHaveLength(1);
   });
 
+  it("keeps each builder's dead letters, redrives, marks and timers its own, and none after take", () => {
+    const timer: Timer = {
+      actorId: ACTOR,
+      id: 't',
+      gen: 'g',
+      at: 1,
+      name: 'tick',
+      payload: null,
+      createdAt: 0,
+    };
+    const error: SerializedError = { code: ErrorCode.REJECTED, message: 'no', details: {} };
+    const written: MessageEffects = {
+      ...effects([]),
+      deadLetter: {
+        actorId: ACTOR,
+        messageId: 'm1',
+        envelope: envelope(),
+        redrivable: true,
+        error,
+        attempts: 3,
+        at: 0,
+      },
+      redriven: 'm0',
+      overflow: [{ kind: 'sender', peer: 'peer/a', mark: { seq: 1, at: 0 }, expiresAt: 1 }],
+      timers: new Map([['t', timer]]),
+    };
+    const first = new CommitBuilder(base, roomy);
+    first.add(written);
+    const other = new CommitBuilder(base, roomy);
+    expect(other.pendingTimerIds()).toEqual([]);
+    expect(other.take(ACTOR, 1)).toEqual({ outbox: [], idempotency: [] });
+    const taken = first.take(ACTOR, 1);
+    expect(taken.deadLetters).toEqual({ put: [written.deadLetter], remove: ['m0'] });
+    expect(taken.overflow).toEqual(written.overflow);
+    expect(taken.timers).toEqual({ put: [timer], remove: [] });
+    expect(first.pendingTimerIds()).toEqual([]);
+    expect(first.take(ACTOR, 2)).toEqual({ outbox: [], idempotency: [] });
+  });
+
   it('keeps the record of the last message added, and the committed one after reset', () => {
     const builder = new CommitBuilder(base, roomy);
     const added = effects([], { state: { n: 1 } });
@@ -492,12 +531,17 @@ describe('pruneMarks', () => {
     });
   });
 
-  it('returns a new object, leaving the input as it was', () => {
+  it('returns a new object when it drops one, leaving the input as it was', () => {
     const marks = Object.freeze({ 'account/a': Object.freeze({ seq: 1, at: 0 }) });
     const pruned = pruneMarks(marks, 10);
     expect(pruned).toEqual({});
+    expect(pruned).not.toBe(marks);
     expect(marks).toEqual({ 'account/a': { seq: 1, at: 0 } });
-    pruned['account/b'] = { seq: 1, at: 10 };
-    expect(Object.keys(marks)).toEqual(['account/a']);
+  });
+
+  it('returns the marks themselves when it drops none', () => {
+    const marks = { 'account/a': { seq: 1, at: 10 } };
+    expect(pruneMarks(marks, 10)).toBe(marks);
+    expect(pruneMarks({ ...marks, 'account/b': { seq: 1, at: 9 } }, 10)).toEqual(marks);
   });
 });

@@ -83,14 +83,16 @@ export class CommitBuilder {
   #outbox: Array<{ seq: number; envelopes: Envelope[]; bytes: number }> = [];
   #idempotency: IdempotencyRecord[] = [];
   #replaced: IdempotencyRecord[] = [];
-  #deadLetters = new Map<string, DeadLetter>();
-  #redriven = new Set<string>();
+  // The maps and set below start as the shared empty ones, and `add` makes its own before it
+  // writes: most commits hold no dead letter, mark or timer.
+  #deadLetters: ReadonlyMap<string, DeadLetter> = EMPTY_MAP;
+  #redriven: ReadonlySet<string> = EMPTY_SET;
   /** By kind and peer: a mark moved out twice in one commit is written once, the later value. */
-  #overflow = new Map<string, OverflowMark>();
+  #overflow: ReadonlyMap<string, OverflowMark> = EMPTY_MAP;
   /** The summed `jsonSize` of `#overflow`: kept as it goes, since a batch may move out many. */
   #overflowBytes = 0;
   /** By id, the last word of the pending messages on each timer: put, or removed (`null`). */
-  #timers = new Map<string, Timer | null>();
+  #timers: ReadonlyMap<string, Timer | null> = EMPTY_MAP;
   /** The summed `jsonSize` of `#idempotency`. */
   #idempotencyBytes = 0;
   #count = 0;
@@ -176,16 +178,23 @@ export class CommitBuilder {
       if (!effects.replacesOutcome) this.#idempotencyBytes += outcomeSize(effects);
     }
     if (effects.redriven !== undefined) {
-      this.#redriven.add(effects.redriven);
-      this.#deadLetters.delete(effects.redriven);
+      this.#redriven = writable(this.#redriven).add(effects.redriven);
+      if (this.#deadLetters.has(effects.redriven)) {
+        writable(this.#deadLetters).delete(effects.redriven);
+      }
     }
-    if (effects.deadLetter) this.#deadLetters.set(effects.deadLetter.messageId, effects.deadLetter);
+    if (effects.deadLetter) {
+      const { deadLetter } = effects;
+      this.#deadLetters = writable(this.#deadLetters).set(deadLetter.messageId, deadLetter);
+    }
     for (const mark of effects.overflow ?? []) {
       const replaced = this.#overflow.get(overflowKey(mark));
       this.#overflowBytes += jsonSize(mark) - (replaced ? jsonSize(replaced) : 0);
-      this.#overflow.set(overflowKey(mark), mark);
+      this.#overflow = writable(this.#overflow).set(overflowKey(mark), mark);
     }
-    for (const [id, timer] of effects.timers ?? []) this.#timers.set(id, timer);
+    for (const [id, timer] of effects.timers ?? []) {
+      this.#timers = writable(this.#timers).set(id, timer);
+    }
     // Only a commit moves the outcome pages on: effects computed before a commit of the same
     // turn carry the state from before it, which would write to a closed page again.
     const { outcomePage } = this.#record;
@@ -232,17 +241,17 @@ export class CommitBuilder {
           }
         : {}),
     };
-    // The writes handed out are the builder's own lists: new ones for the next commit, except
-    // where nothing was added (most turns add no dead letter, mark or timer).
+    // The writes handed out hold the builder's own lists: new ones for the next commit (the
+    // maps and set were copied out, and go back to the shared empty ones).
     this.#outbox = [];
     this.#idempotency = [];
     this.#idempotencyBytes = 0;
     if (this.#replaced.length > 0) this.#replaced = [];
-    if (this.#deadLetters.size > 0) this.#deadLetters = new Map();
-    if (this.#redriven.size > 0) this.#redriven = new Set();
-    if (this.#overflow.size > 0) this.#overflow = new Map();
+    this.#deadLetters = EMPTY_MAP;
+    this.#redriven = EMPTY_SET;
+    this.#overflow = EMPTY_MAP;
     this.#overflowBytes = 0;
-    if (this.#timers.size > 0) this.#timers = new Map();
+    this.#timers = EMPTY_MAP;
     this.#count = 0;
     return writes;
   }
@@ -331,13 +340,30 @@ const outcomeSize = (effects: MessageEffects) =>
 /** An empty list, shared: only read. */
 const NONE: readonly never[] = [];
 
+/** An empty map and set, shared: never written (see {@link writable}). */
+const EMPTY_MAP: ReadonlyMap<never, never> = new Map<never, never>();
+const EMPTY_SET: ReadonlySet<never> = new Set<never>();
+
+/** `collection` to write to: a new one in place of the shared empty one. */
+function writable<K, V>(collection: ReadonlyMap<K, V>): Map<K, V>;
+function writable<K>(collection: ReadonlySet<K>): Set<K>;
+function writable<K, V>(collection: ReadonlyMap<K, V> | ReadonlySet<K>): Map<K, V> | Set<K> {
+  if (collection === EMPTY_MAP) return new Map();
+  if (collection === EMPTY_SET) return new Set();
+  return collection as Map<K, V> | Set<K>;
+}
+
 const overflowKey = (mark: OverflowMark) => `${mark.kind}\u0000${mark.peer}`;
 
-/** Drops marks untouched since `before` (DESIGN: marks stay bounded). */
+/**
+ * Drops marks untouched since `before` (DESIGN: marks stay bounded): a new object, or `marks`
+ * itself when none is dropped (most messages: records are never changed in place).
+ */
 export function pruneMarks(
   marks: Readonly<Record<string, SenderMark>>,
   before: number,
-): Record<string, SenderMark> {
+): Readonly<Record<string, SenderMark>> {
+  if (!Object.values(marks).some((mark) => mark.at < before)) return marks;
   const kept: Record<string, SenderMark> = {};
   for (const [sender, mark] of Object.entries(marks)) {
     if (mark.at >= before) kept[sender] = mark;

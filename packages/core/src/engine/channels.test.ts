@@ -178,4 +178,10 @@ describe('pruneChannels', () => {
     });
     expect(pruneChannels(undefined, 20)).toEqual({});
   });
+
+  it('returns the channels themselves when it forgets none', () => {
+    const channels = { 'box/a': { seq: 1, at: 20 } };
+    expect(pruneChannels(channels, 20)).toBe(channels);
+    expect(pruneChannels({ ...channels, 'box/b': { seq: 2, at: 19 } }, 20)).not.toBe(channels);
+  });
 });

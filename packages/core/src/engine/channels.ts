@@ -88,11 +88,17 @@ export function forgetOldestGaps(
   return { mark: { ...mark, missing: missing.slice(cut) }, forgotten: missing.slice(0, cut) };
 }
 
-/** Channels to targets, with those idle since `before` forgotten (their next message opens anew). */
+/**
+ * Channels to targets, with those idle since `before` forgotten (their next message opens
+ * anew): a new object, or `channels` itself when none is forgotten.
+ */
 export function pruneChannels(
   channels: Readonly<Record<string, ChannelMark>> | undefined,
   before: number,
-): Record<string, ChannelMark> {
+): Readonly<Record<string, ChannelMark>> {
+  if (channels && !Object.values(channels).some((channel) => channel.at < before)) {
+    return channels;
+  }
   const kept: Record<string, ChannelMark> = {};
   for (const [target, channel] of Object.entries(channels ?? {})) {
     if (channel.at >= before) kept[target] = channel;

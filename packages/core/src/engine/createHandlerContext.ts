@@ -50,7 +50,7 @@ export interface HandlerEffects {
   readonly sends: Send[];
   reply: { set: boolean; value: unknown };
   /** Timers by id as the handler left them: scheduled (put) or cancelled (`null`). */
-  readonly timers: Map<string, Timer | null>;
+  timers: ReadonlyMap<string, Timer | null>;
   /** Whether the handler called `ctx.halt()`. */
   halted: boolean;
   /** Pages of state the handler moved out (see `StatePages` in contextSlots.ts). */
@@ -90,6 +90,9 @@ type Ctx = ActorContext<unknown>;
 
 const NO_REPLY = Object.freeze({ set: false, value: undefined });
 
+/** The timers of a handling that set none: shared, and only read. */
+const NO_TIMERS: ReadonlyMap<string, Timer | null> = new Map();
+
 /**
  * The `ActorContext` of one handling. A turn makes one for every message, and most handlers
  * use one or two of its methods: each method is made on first use (a getter), bound to its
@@ -111,6 +114,7 @@ class HandlerContext implements ActorContext<unknown> {
   #scheduled = 0;
   #asked = 0;
   #log: Logger | undefined;
+  #timers: Map<string, Timer | null> | undefined;
   #send: Ctx['send'] | undefined;
   #start: Ctx['start'] | undefined;
   #effect: Ctx['effect'] | undefined;
@@ -148,7 +152,7 @@ class HandlerContext implements ActorContext<unknown> {
       ctx: this,
       sends: [],
       reply: NO_REPLY,
-      timers: new Map(),
+      timers: NO_TIMERS,
       halted: false,
       pages: [],
     };
@@ -241,7 +245,7 @@ class HandlerContext implements ActorContext<unknown> {
       checkPayloadSize(payloadLimit, 'as the context of an ask', then, reply);
       // The timeout timer holds the continuation: the reply replaces its payload and removes it.
       const at = dueAt(timeoutMs, this.#time);
-      this.#effects.timers.set(askTimerId(id), this.#timer(askTimerId(id), id, at, then, reply));
+      this.#setTimer(askTimerId(id), this.#timer(askTimerId(id), id, at, then, reply));
       this.#effects.sends.push({ to: to.id, name, payload: deepCopy(payload), ask: id });
       return { id };
     };
@@ -273,7 +277,7 @@ class HandlerContext implements ActorContext<unknown> {
       checkPayloadSize(this.#payloadLimit(), 'scheduled', name, stored);
       const gen = this.#derivedId('timer', this.#scheduled++);
       const id = options.id === undefined ? gen : checkTimerId(options.id);
-      this.#effects.timers.set(id, this.#timer(id, gen, at, name, stored));
+      this.#setTimer(id, this.#timer(id, gen, at, name, stored));
       return { id, at };
     };
     return this.#schedule;
@@ -282,7 +286,7 @@ class HandlerContext implements ActorContext<unknown> {
   get cancel(): Ctx['cancel'] {
     this.#cancel ??= (timer: TimerHandle | string): void => {
       const id = typeof timer === 'string' ? timer : timer?.id;
-      this.#effects.timers.set(checkTimerId(id), null);
+      this.#setTimer(checkTimerId(id), null);
     };
     return this.#cancel;
   }
@@ -383,6 +387,13 @@ class HandlerContext implements ActorContext<unknown> {
   #derivedId(kind: string, n: number): string {
     const basis = this.#options.handling ?? [this.#envelope.id];
     return messageFingerprint(kind, [...basis, n]).slice(0, 16);
+  }
+
+  /** Puts (or, `null`, removes) timer `id` with this handling; the map is made on first use. */
+  #setTimer(id: string, timer: Timer | null): void {
+    this.#timers ??= new Map();
+    this.#effects.timers = this.#timers;
+    this.#timers.set(id, timer);
   }
 
   /** A stored timer of this actor, scheduled by this handling. */

@@ -375,7 +375,7 @@ function advance(
 ): ActorRecord {
   const { envelope } = inbound;
   const now = engine.clock.now();
-  const marks = pruneMarks(current.marks, now - engine.markRetentionMs);
+  let marks = pruneMarks(current.marks, now - engine.markRetentionMs);
   const { arrival, mark } = admission;
   if (arrival && isActorSender(envelope)) {
     if (arrival.kind === 'gap') {
@@ -403,7 +403,7 @@ function advance(
         forgotten: bounded.forgotten,
       });
     }
-    marks[envelope.from] = bounded.mark;
+    marks = { ...marks, [envelope.from]: bounded.mark };
   }
   // Channels are forgotten well before the receivers' marks (half the retention), so a message
   // that opens a channel anew can never meet a receiver that still expects the old one.

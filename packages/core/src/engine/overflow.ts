@@ -172,7 +172,8 @@ const keyOf = (kind: OverflowMark['kind'], peer: string) => `${kind}\u0000${peer
  * and merged with the ones this turn moved out (which the store holds only once they commit).
  */
 export class OverflowLookup {
-  readonly #known = new Map<string, OverflowMark | null>();
+  /** Marks read from the store or moved out this turn (`null`: none stored); made on first use. */
+  #known: Map<string, OverflowMark | null> | undefined;
   readonly #store: Store;
   readonly #actorId: string;
   /** Whether the store may hold live overflow marks of this actor: else nothing is read. */
@@ -199,12 +200,12 @@ export class OverflowLookup {
     const wanted = new Map<string, OverflowKey>();
     for (const key of keys) {
       const id = keyOf(key.kind, key.peer);
-      if (!listed(record, key) && !this.#known.has(id)) wanted.set(id, key);
+      if (!listed(record, key) && !this.#known?.has(id)) wanted.set(id, key);
     }
     if (wanted.size === 0) return;
     const found = await this.#store.readOverflow(this.#actorId, [...wanted.values()]);
-    for (const id of wanted.keys()) this.#known.set(id, null);
-    for (const mark of found) this.#known.set(keyOf(mark.kind, mark.peer), mark);
+    for (const id of wanted.keys()) this.#remember(id, null);
+    for (const mark of found) this.#remember(keyOf(mark.kind, mark.peer), mark);
   }
 
   /**
@@ -230,16 +231,16 @@ export class OverflowLookup {
 
   /** The state pages of `ids` (see `StatePages` in contextSlots.ts): this turn's own, else the store's. */
   async pages(ids: readonly string[]): Promise<Map<string, unknown>> {
-    const missing = ids.filter((id) => !this.#known.has(keyOf('page', id)));
+    const missing = ids.filter((id) => !this.#known?.has(keyOf('page', id)));
     if (missing.length > 0) {
       const keys = missing.map((peer) => ({ kind: 'page' as const, peer }));
       const found = await this.#store.readOverflow(this.#actorId, keys);
-      for (const id of missing) this.#known.set(keyOf('page', id), null);
-      for (const page of found) this.#known.set(keyOf('page', page.peer), page);
+      for (const id of missing) this.#remember(keyOf('page', id), null);
+      for (const page of found) this.#remember(keyOf('page', page.peer), page);
     }
     const pages = new Map<string, unknown>();
     for (const id of ids) {
-      const page = this.#known.get(keyOf('page', id));
+      const page = this.#known?.get(keyOf('page', id));
       if (page) pages.set(id, page.mark);
     }
     return pages;
@@ -247,12 +248,17 @@ export class OverflowLookup {
 
   /** Marks this turn moved out: found here from now on, committed or not. */
   moved(marks: readonly OverflowMark[]): void {
-    for (const mark of marks) this.#known.set(keyOf(mark.kind, mark.peer), mark);
+    for (const mark of marks) this.#remember(keyOf(mark.kind, mark.peer), mark);
+  }
+
+  #remember(id: string, mark: OverflowMark | null): void {
+    this.#known ??= new Map();
+    this.#known.set(id, mark);
   }
 
   async #find(record: ActorRecord, key: OverflowKey): Promise<SenderMark | undefined> {
     await this.load(record, [key]);
-    const found = this.#known.get(keyOf(key.kind, key.peer));
+    const found = this.#known?.get(keyOf(key.kind, key.peer));
     return found && found.kind !== 'page' ? found.mark : undefined;
   }
 }
