@@ -3,7 +3,7 @@ import { invalidArgument, type QueueMessage } from '@baton/core/adapter';
 import { GroupSchedule } from './GroupSchedule.ts';
 import type { JournalEntry } from './Journal.ts';
 import { MessageGroup } from './MessageGroup.ts';
-import type { StoredMessage } from './StoredMessage.ts';
+import { StoredMessage } from './StoredMessage.ts';
 
 /** A message moved to the dead-letter queue after too many receives. */
 export interface DeadLetter {
@@ -203,13 +203,7 @@ export class QueueState {
   }
 
   #add(sent: Sent, at: number, remember: boolean): void {
-    const message: StoredMessage = {
-      ...sent,
-      sentAt: at,
-      visibleAt: 0,
-      receiveCount: 0,
-      receipt: undefined,
-    };
+    const message = new StoredMessage(sent, at);
     let group = this.groups.get(sent.group);
     if (!group) {
       group = new MessageGroup(sent.group);

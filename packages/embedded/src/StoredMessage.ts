@@ -1,13 +1,24 @@
-/** A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile. */
-export interface StoredMessage {
+/**
+ * A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile.
+ * A class, so that every message has one shape however it came in (a send, a replay, a redrive).
+ */
+export class StoredMessage {
   readonly n: number;
   readonly group: string;
   readonly dedupeId: string;
   readonly body: string;
   readonly sentAt: number;
   /** Receivable from this time on (0: never received). */
-  visibleAt: number;
-  receiveCount: number;
+  visibleAt = 0;
+  receiveCount = 0;
   /** The receipt of the latest delivery. */
-  receipt: string | undefined;
+  receipt: string | undefined = undefined;
+
+  constructor(sent: { n: number; group: string; dedupeId: string; body: string }, sentAt: number) {
+    this.n = sent.n;
+    this.group = sent.group;
+    this.dedupeId = sent.dedupeId;
+    this.body = sent.body;
+    this.sentAt = sentAt;
+  }
 }
