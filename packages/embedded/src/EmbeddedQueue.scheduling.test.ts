@@ -260,6 +260,25 @@ describe('EmbeddedQueue scheduling', () => {
     expect(names(await queue.receive({ max: 10, ...VT }))).toEqual(['a1', 'b1', 'c1']);
   });
 
+  it('serves a group that emptied and was sent to again as a new group, once', async () => {
+    const { clock, queue } = setup({ maxReceives: 1 });
+    await queue.send([msg('a', '1'), msg('b', '1')]);
+    const [a1] = await queue.receive({ max: 1, ...VT });
+    await queue.ack([a1!.receipt]); // group a empties
+    await queue.send([msg('a', '2')]);
+    expect(names(await queue.receive({ max: 10, ...VT }))).toEqual(['b1', 'a2']);
+    clock.t += 1_000;
+    // Both due for a second receive: dead-lettered, which empties both groups within the receive.
+    expect(await queue.receive({ max: 10, ...VT })).toEqual([]);
+    expect(queue.deadLetters().map((m) => `${m.group}${m.body}`)).toEqual(['b1', 'a2']);
+    expect(queue.nextVisibleAt()).toBeUndefined();
+    await queue.send([msg('a', '3')]);
+    expect(names(await queue.receive({ max: 10, ...VT }))).toEqual(['a3']);
+    expect(await queue.receive({ max: 10, ...VT })).toEqual([]);
+    expect(queue.nextVisibleAt()).toBe(clock.t + 1_000);
+    expect(queue.counts()).toMatchObject({ total: 1, inFlight: 1, deadLetters: 2 });
+  });
+
   it('delivers in the same order after a replay of its journal', async () => {
     const journal = new MemoryJournal();
     const first = setup({ journal });

@@ -38,11 +38,6 @@ export class GroupSchedule {
     if (this.#ready.size + this.#waiting.size > this.#limit) this.#compact();
   }
 
-  /** Forgets `group` (e.g. it emptied). */
-  drop(group: MessageGroup): void {
-    group.ticket++;
-  }
-
   /**
    * Takes out the group with the oldest head among those receivable at `now` (nothing of them
    * in flight), or undefined. The caller files it again once it has handed out its messages.

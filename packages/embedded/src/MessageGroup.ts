@@ -16,6 +16,8 @@ export class MessageGroup {
   readonly touched = new Set<StoredMessage>();
   /** Bumped whenever the group is filed anew in a {@link GroupSchedule}: older entries are stale. */
   ticket = 0;
+  /** Listed among the groups to file again once the current change is applied (`QueueState`). */
+  changed = false;
   #messages: (StoredMessage | undefined)[] = [];
   #start = 0;
 

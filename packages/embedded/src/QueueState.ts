@@ -81,8 +81,8 @@ export class QueueState {
   readonly #schedule = new GroupSchedule();
   /** Groups with a received or released message: the only ones that can be in flight. */
   readonly #touched = new Set<MessageGroup>();
-  /** Groups changed by the entry being applied, filed again once it is. */
-  readonly #changed = new Set<MessageGroup>();
+  /** Groups changed by the entry being applied, filed again once it is (each once: `changed`). */
+  readonly #changed: MessageGroup[] = [];
 
   apply(entry: QueueEntry): void {
     switch (entry.t) {
@@ -149,17 +149,15 @@ export class QueueState {
    */
   markVisibleAt(messages: Iterable<StoredMessage>, at: number): void {
     for (const m of messages) {
-      const group = this.groups.get(m.group);
-      if (!group) continue;
       m.visibleAt = at;
-      group.touched.add(m);
-      this.#changed.add(group);
+      m.home.touched.add(m);
+      this.#markChanged(m.home);
     }
   }
 
-  /** Gives back the groups a {@link plan} took that are still in the queue. */
+  /** Gives back the groups a {@link plan} took (those emptied meanwhile are dropped). */
   refile(groups: Iterable<MessageGroup>): void {
-    for (const group of groups) if (this.groups.get(group.key) === group) this.#changed.add(group);
+    for (const group of groups) this.#markChanged(group);
     this.#fileChanged();
   }
 
@@ -203,13 +201,13 @@ export class QueueState {
   }
 
   #add(sent: Sent, at: number, remember: boolean): void {
-    const message = new StoredMessage(sent, at);
     let group = this.groups.get(sent.group);
     if (!group) {
       group = new MessageGroup(sent.group);
       this.groups.set(sent.group, group);
-      this.#changed.add(group); // a new group is filed; a longer one keeps its place
+      this.#markChanged(group); // a new group is filed; a longer one keeps its place
     }
+    const message = new StoredMessage(sent, at, group);
     group.push(message);
     this.bySeq.set(sent.n, message);
     this.lastSeq = Math.max(this.lastSeq, sent.n);
@@ -220,26 +218,31 @@ export class QueueState {
     const message = this.bySeq.get(n);
     if (!message) return undefined;
     this.bySeq.delete(n);
-    const group = this.groups.get(message.group);
-    if (group?.remove(message)) {
-      if (group.size === 0) this.groups.delete(message.group);
-      this.#changed.add(group);
+    const group = message.home;
+    if (group.remove(message)) {
+      if (group.size === 0) this.groups.delete(group.key);
+      this.#markChanged(group);
     }
     return message;
   }
 
+  #markChanged(group: MessageGroup): void {
+    if (group.changed) return;
+    group.changed = true;
+    this.#changed.push(group);
+  }
+
+  /** Files the changed groups again; an emptied one (gone from `groups`) is dropped. */
   #fileChanged(): void {
-    for (const group of this.#changed) {
-      if (this.groups.get(group.key) !== group) {
-        this.#schedule.drop(group);
-        this.#touched.delete(group);
-        continue;
-      }
+    const changed = this.#changed;
+    for (let i = 0; i < changed.length; i++) {
+      const group = changed[i]!;
+      group.changed = false;
       this.#schedule.file(group);
       if (group.touched.size > 0) this.#touched.add(group);
       else this.#touched.delete(group);
     }
-    this.#changed.clear();
+    changed.length = 0;
   }
 
   /** A send is accepted only once its id's window passed, so `at` is never older than the id's. */
