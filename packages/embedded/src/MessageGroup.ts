@@ -1,3 +1,4 @@
+import type { HeapItem } from './MinHeap.ts';
 import type { StoredMessage } from './StoredMessage.ts';
 
 /** Removed slots at the front that are reclaimed once they outnumber the live messages. */
@@ -7,15 +8,15 @@ const RECLAIM_AFTER = 1_024;
  * The messages of one FIFO group, in sequence order. Removing the head (the usual ack) is
  * O(1): the array keeps a start index instead of shifting.
  */
-export class MessageGroup {
+export class MessageGroup implements HeapItem {
   readonly key: string;
   /**
    * Its messages that were ever received or released (`visibleAt` set): the only ones that can
    * hold the group in flight. Usually the few of the latest receive.
    */
   readonly touched = new Set<StoredMessage>();
-  /** Bumped whenever the group is filed anew in a {@link GroupSchedule}: older entries are stale. */
-  ticket = 0;
+  /** Its place in the {@link GroupSchedule} heap that holds it, if one does. */
+  heapIndex = -1;
   /** Listed among the groups to file again once the current change is applied (`QueueState`). */
   changed = false;
   #messages: (StoredMessage | undefined)[] = [];
