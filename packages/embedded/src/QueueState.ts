@@ -134,7 +134,10 @@ export class QueueState {
       taken.push(group);
       if (hasLive(group, maxReceives)) live++;
     }
-    return { ...pickMessages(taken, max, maxReceives), taken };
+    const picks: StoredMessage[] = [];
+    const dead: StoredMessage[] = [];
+    pickMessages(taken, max, maxReceives, picks, dead);
+    return { picks, dead, taken };
   }
 
   /** Sets when `messages` (in the queue) become visible again, e.g. on release. */
@@ -298,34 +301,35 @@ function hasLive(group: MessageGroup, maxReceives: number): boolean {
 }
 
 /**
- * Picks up to `max` messages from `groups` (receivable, oldest head first): round-robin, in
- * order within a group. Messages already received `maxReceives` times are returned as `dead`
- * instead (they go to the dead-letter queue). Changes nothing.
+ * Picks up to `max` messages from `groups` (receivable, oldest head first) into `picks`:
+ * round-robin, in order within a group. Messages already received `maxReceives` times go to
+ * `dead` instead (they go to the dead-letter queue). Changes nothing else.
  */
 export function pickMessages(
   groups: readonly MessageGroup[],
   max: number,
   maxReceives: number,
-): { picks: StoredMessage[]; dead: StoredMessage[] } {
-  const cursors = groups.map((group) => ({ group, next: 0 }));
-  const picks: StoredMessage[] = [];
-  const dead: StoredMessage[] = [];
-  while (picks.length < max && cursors.length > 0) {
-    for (let c = 0; c < cursors.length && picks.length < max; ) {
-      const cursor = cursors[c]!;
-      let message = cursor.group.at(cursor.next);
+  picks: StoredMessage[],
+  dead: StoredMessage[],
+): void {
+  /** Per group, the index of the next message to look at; -1 once the group has no more. */
+  const next = new Array<number>(groups.length).fill(0);
+  for (let open = groups.length; picks.length < max && open > 0; ) {
+    for (let g = 0; g < groups.length && picks.length < max; g++) {
+      if (next[g] === -1) continue;
+      const group = groups[g]!;
+      let message = group.at(next[g]!);
       while (message && message.receiveCount >= maxReceives) {
         dead.push(message);
-        message = cursor.group.at(++cursor.next);
+        message = group.at(++next[g]!);
       }
-      if (!message) {
-        cursors.splice(c, 1);
-        continue;
+      if (message) {
+        picks.push(message);
+        next[g]!++;
+      } else {
+        next[g] = -1;
+        open--;
       }
-      picks.push(message);
-      cursor.next++;
-      c++;
     }
   }
-  return { picks, dead };
 }
