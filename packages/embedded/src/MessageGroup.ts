@@ -1,3 +1,4 @@
+import { IndexedSet, type IndexedSetItem } from './IndexedSet.ts';
 import type { HeapItem } from './MinHeap.ts';
 import type { StoredMessage } from './StoredMessage.ts';
 
@@ -8,15 +9,17 @@ const RECLAIM_AFTER = 1_024;
  * The messages of one FIFO group, in sequence order. Removing the head (the usual ack) is
  * O(1): the array keeps a start index instead of shifting.
  */
-export class MessageGroup implements HeapItem {
+export class MessageGroup implements HeapItem, IndexedSetItem {
   readonly key: string;
   /**
    * Its messages that were ever received or released (`visibleAt` set): the only ones that can
    * hold the group in flight. Usually the few of the latest receive.
    */
-  readonly touched = new Set<StoredMessage>();
+  readonly touched = new IndexedSet<StoredMessage>();
   /** Its place in the {@link GroupSchedule} heap that holds it, if one does. */
   heapIndex = -1;
+  /** Its place among the queue's groups with touched messages (`QueueState`), if it is one. */
+  setIndex = -1;
   /** Listed among the groups to file again once the current change is applied (`QueueState`). */
   changed = false;
   #messages: (StoredMessage | undefined)[] = [];
@@ -60,7 +63,7 @@ export class MessageGroup implements HeapItem {
   /** When the group can next be received from: the latest `visibleAt` of its messages (0: now). */
   until(): number {
     let at = 0;
-    for (const m of this.touched) if (m.visibleAt > at) at = m.visibleAt;
+    for (const m of this.touched.items) if (m.visibleAt > at) at = m.visibleAt;
     return at;
   }
 }

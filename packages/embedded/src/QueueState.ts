@@ -1,6 +1,7 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import { invalidArgument, type QueueMessage } from '@baton/core/adapter';
 import { GroupSchedule } from './GroupSchedule.ts';
+import { IndexedSet } from './IndexedSet.ts';
 import type { JournalEntry } from './Journal.ts';
 import { MessageGroup } from './MessageGroup.ts';
 import { StoredMessage } from './StoredMessage.ts';
@@ -80,7 +81,7 @@ export class QueueState {
   lastSeq = 0;
   readonly #schedule = new GroupSchedule();
   /** Groups with a received or released message: the only ones that can be in flight. */
-  readonly #touched = new Set<MessageGroup>();
+  readonly #touched = new IndexedSet<MessageGroup>();
   /** Groups changed by the entry being applied, filed again once it is (each once: `changed`). */
   readonly #changed: MessageGroup[] = [];
 
@@ -173,9 +174,9 @@ export class QueueState {
   inFlight(now: number): { inFlight: number; blocked: number } {
     let inFlight = 0;
     let blocked = 0;
-    for (const group of this.#touched) {
+    for (const group of this.#touched.items) {
       let pending = 0;
-      for (const m of group.touched) if (m.visibleAt > now) pending++;
+      for (const m of group.touched.items) if (m.visibleAt > now) pending++;
       inFlight += pending;
       if (pending > 0) blocked += group.size;
     }

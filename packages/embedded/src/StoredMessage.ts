@@ -1,10 +1,11 @@
+import type { IndexedSetItem } from './IndexedSet.ts';
 import type { MessageGroup } from './MessageGroup.ts';
 
 /**
  * A message in the queue. `n` is its sequence number; the rest of the delivery state is volatile.
  * A class, so that every message has one shape however it came in (a send, a replay, a redrive).
  */
-export class StoredMessage {
+export class StoredMessage implements IndexedSetItem {
   readonly n: number;
   readonly group: string;
   readonly dedupeId: string;
@@ -17,6 +18,8 @@ export class StoredMessage {
   receiveCount = 0;
   /** The receipt of the latest delivery. */
   receipt: string | undefined = undefined;
+  /** Its place among its group's `touched` messages, if it is one. */
+  setIndex = -1;
 
   constructor(
     sent: { n: number; group: string; dedupeId: string; body: string },
