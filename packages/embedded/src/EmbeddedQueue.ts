@@ -305,6 +305,7 @@ export class EmbeddedQueue implements Queue {
   }
 
   #notify(): void {
+    if (this.#listeners.size === 0) return; // no copy to make for nobody
     for (const listener of [...this.#listeners]) {
       try {
         listener();
