@@ -236,17 +236,19 @@ export class QueueState {
     this.#changed.push(group);
   }
 
-  /** Files the changed groups again; an emptied one (gone from `groups`) is dropped. */
+  /**
+   * Files the changed groups again, in any order; an emptied one (gone from `groups`) is
+   * dropped. Popped one by one: `length = 0` would call into the runtime at every change.
+   */
   #fileChanged(): void {
     const changed = this.#changed;
-    for (let i = 0; i < changed.length; i++) {
-      const group = changed[i]!;
+    while (changed.length > 0) {
+      const group = changed.pop()!;
       group.changed = false;
       this.#schedule.file(group);
       if (group.touched.size > 0) this.#touched.add(group);
       else this.#touched.delete(group);
     }
-    changed.length = 0;
   }
 
   /** A send is accepted only once its id's window passed, so `at` is never older than the id's. */
