@@ -432,6 +432,24 @@ describe('EmbeddedQueue message size', () => {
     expect(queue.messages().map((m) => m.dedupeId)).toEqual(['fits']);
   });
 
+  it('counts the bytes of a body whose length alone cannot tell: up to 3 bytes a UTF-16 unit', async () => {
+    const { queue } = setup({ maxMessageBytes: 9 });
+    const fits = ['€€€', '😀😀', '\ud800\ud800\ud800', 'x'.repeat(9)]; // 9, 8, 9 (each as U+FFFD), 9
+    for (const [i, body] of fits.entries()) await queue.send([msg('g', body, `fits${i}`)]);
+    const over: [string, number][] = [
+      ['€€€€', 12],
+      ['€€😀', 10],
+      ['é'.repeat(5), 10],
+    ];
+    for (const [body, actual] of over) {
+      await expect(queue.send([msg('g', body, 'over')])).rejects.toMatchObject({
+        code: ErrorCode.MESSAGE_TOO_LARGE,
+        details: { limit: 9, actual },
+      });
+    }
+    expect(queue.counts().total).toBe(fits.length);
+  });
+
   it('applies a smaller maxMessageBytes when given one, and refuses a bad one', async () => {
     const { queue } = setup({ maxMessageBytes: 10 });
     await queue.send([msg('g', '0123456789')]);

@@ -142,12 +142,13 @@ export class EmbeddedQueue implements Queue {
     const now = this.#clock.now();
     const cutoff = now - this.dedupeWindowMs;
     this.#state.forgetDedupe(cutoff);
-    const seen = new Set<string>();
+    // Ids accepted earlier in this batch; a batch of one (the usual send) needs none.
+    const seen = messages.length > 1 ? new Set<string>() : undefined;
     const msgs = [];
     for (const { group, dedupeId, body } of messages) {
       const at = this.#state.dedupe.get(dedupeId);
-      if ((at !== undefined && at > cutoff) || seen.has(dedupeId)) continue;
-      seen.add(dedupeId);
+      if ((at !== undefined && at > cutoff) || seen?.has(dedupeId)) continue;
+      seen?.add(dedupeId);
       msgs.push({ n: this.#state.lastSeq + msgs.length + 1, group, dedupeId, body });
     }
     if (msgs.length === 0) return;

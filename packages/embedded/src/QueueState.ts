@@ -275,12 +275,17 @@ export function toLetter(m: StoredMessage, deadAt: number): Letter {
 
 /** Throws INVALID_ARGUMENT unless `m` is a queue message SQS FIFO would take. */
 export function checkMessage(m: QueueMessage): void {
-  for (const field of ['group', 'dedupeId'] as const) {
-    if (typeof m?.[field] !== 'string' || m[field] === '') {
-      throw invalidArgument(`every queue message needs a non-empty string ${field}`);
-    }
-  }
+  if (!isNonEmptyString(m?.group)) throw missingField('group');
+  if (!isNonEmptyString(m.dedupeId)) throw missingField('dedupeId');
   if (typeof m.body !== 'string') throw invalidArgument('a queue message body must be a string');
+}
+
+function isNonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
+function missingField(field: 'group' | 'dedupeId'): BatonError {
+  return invalidArgument(`every queue message needs a non-empty string ${field}`);
 }
 
 /**
@@ -288,6 +293,9 @@ export function checkMessage(m: QueueMessage): void {
  * is over `maxBytes` UTF-8 bytes (`MAX_MESSAGE_BYTES` by default: SQS's limit).
  */
 export function checkMessageSize(m: QueueMessage, maxBytes: number): void {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes (a surrogate pair: 4 for 2), so most bodies
+  // need no count.
+  if (m.body.length * 3 <= maxBytes) return;
   const bytes = Buffer.byteLength(m.body, 'utf8');
   if (bytes <= maxBytes) return;
   throw new BatonError(
