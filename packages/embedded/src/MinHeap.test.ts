@@ -64,6 +64,9 @@ describe('MinHeap', () => {
     expect([a.has(x), b.has(x), a.size, b.size]).toEqual([false, true, 0, 2]);
     expect(b.pop()).toBe(x);
     expect(b.has(x)).toBe(false);
+    expect(x.heapIndex).toBe(-1);
+    b.remove(y);
+    expect([y.heapIndex, b.size]).toEqual([-1, 0]);
   });
 
   it('answers as a sorted list would under random pushes, pops and removals', () => {

@@ -1,6 +1,6 @@
 /** Something a {@link MinHeap} holds: the heap keeps its position in `heapIndex`. */
 export interface HeapItem {
-  /** Its index in the heap that holds it (meaningless when no heap does). */
+  /** Its index in the heap that holds it; -1 when none does. Start it at -1. */
   heapIndex: number;
 }
 
@@ -20,7 +20,8 @@ export class MinHeap<T extends HeapItem> {
 
   /** Whether `item` is in this heap. */
   has(item: T): boolean {
-    return this.#items[item.heapIndex] === item;
+    const i = item.heapIndex;
+    return i >= 0 && this.#items[i] === item;
   }
 
   /** The item with the smallest key, or undefined when empty. */
@@ -53,6 +54,7 @@ export class MinHeap<T extends HeapItem> {
     const i = item.heapIndex;
     const lastKey = keys.pop()!;
     const last = items.pop()!;
+    item.heapIndex = -1;
     if (last === item) return;
     // The last item fills the hole, then moves up or down to where its key belongs.
     if (i > 0 && keys[(i - 1) >> 1]! > lastKey) this.#siftUp(last, lastKey, i);
