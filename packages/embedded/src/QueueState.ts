@@ -82,7 +82,7 @@ export class QueueState {
   readonly #schedule = new GroupSchedule();
   /** Groups with a received or released message: the only ones that can be in flight. */
   readonly #touched = new IndexedSet<MessageGroup>();
-  /** Groups changed by the entry being applied, filed again once it is (each once: `changed`). */
+  /** Groups changed by the entry being applied, filed again once it is; each flags `changed`. */
   readonly #changed: MessageGroup[] = [];
 
   apply(entry: QueueEntry): void {
@@ -141,7 +141,7 @@ export class QueueState {
     return { picks, dead, taken };
   }
 
-  /** Sets when `messages` (in the queue) become visible again, e.g. on release. */
+  /** Sets when `messages` (all in the queue) become visible again, e.g. on release. */
   setVisibleAt(messages: Iterable<StoredMessage>, at: number): void {
     this.markVisibleAt(messages, at);
     this.#fileChanged();
