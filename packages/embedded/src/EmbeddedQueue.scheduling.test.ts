@@ -80,6 +80,13 @@ class ReferenceQueue {
     this.#remove(m);
   }
 
+  /** After a restart every message is visible again, never received, with no receipt. */
+  restart(): void {
+    for (const ms of this.groups.values()) {
+      for (const m of ms) Object.assign(m, { visibleAt: 0, receiveCount: 0, receipt: '' });
+    }
+  }
+
   redrive(): void {
     for (const m of this.dead.splice(0))
       this.#append({ group: m.group, body: m.body, n: ++this.#seq });
@@ -139,11 +146,13 @@ function random(seed: number): (below: number) => number {
 }
 
 describe('EmbeddedQueue scheduling', () => {
-  it('answers every operation exactly as a full scan of the queue would', async () => {
+  it('answers every operation exactly as a full scan of the queue would, also across restarts', async () => {
     for (let seed = 1; seed <= 40; seed++) {
       const rand = random(seed);
       const maxReceives = 1 + rand(4);
-      const { clock, queue } = setup({ maxReceives });
+      const journal = new MemoryJournal();
+      const { clock } = setup();
+      let queue = new EmbeddedQueue({ clock, maxReceives, journal });
       const ref = new ReferenceQueue(() => clock.t, maxReceives);
       /** Receipts handed out, by ours, with the reference's twin; stale ones are kept too. */
       const receipts: [ours: string, theirs: string][] = [];
@@ -193,6 +202,12 @@ describe('EmbeddedQueue scheduling', () => {
         } else if (op < 88) {
           queue.redrive();
           ref.redrive();
+        } else if (op < 90) {
+          // A restart rebuilds the queue from its journal, compacted to a snapshot or not.
+          if (rand(2) === 0) journal.replace(queue.snapshot());
+          queue.close();
+          queue = new EmbeddedQueue({ clock, maxReceives, journal });
+          ref.restart();
         } else if (op < 98) {
           clock.t += rand(1_500);
         } else {
@@ -258,6 +273,25 @@ describe('EmbeddedQueue scheduling', () => {
     clock.t += 1_000;
     expect(queue.nextVisibleAt()).toBe(clock.t);
     expect(names(await queue.receive({ max: 10, ...VT }))).toEqual(['a1', 'b1', 'c1']);
+  });
+
+  it('serves a group that emptied and was sent to again as a new group, once', async () => {
+    const { clock, queue } = setup({ maxReceives: 1 });
+    await queue.send([msg('a', '1'), msg('b', '1')]);
+    const [a1] = await queue.receive({ max: 1, ...VT });
+    await queue.ack([a1!.receipt]); // group a empties
+    await queue.send([msg('a', '2')]);
+    expect(names(await queue.receive({ max: 10, ...VT }))).toEqual(['b1', 'a2']);
+    clock.t += 1_000;
+    // Both due for a second receive: dead-lettered, which empties both groups within the receive.
+    expect(await queue.receive({ max: 10, ...VT })).toEqual([]);
+    expect(queue.deadLetters().map((m) => `${m.group}${m.body}`)).toEqual(['b1', 'a2']);
+    expect(queue.nextVisibleAt()).toBeUndefined();
+    await queue.send([msg('a', '3')]);
+    expect(names(await queue.receive({ max: 10, ...VT }))).toEqual(['a3']);
+    expect(await queue.receive({ max: 10, ...VT })).toEqual([]);
+    expect(queue.nextVisibleAt()).toBe(clock.t + 1_000);
+    expect(queue.counts()).toMatchObject({ total: 1, inFlight: 1, deadLetters: 2 });
   });
 
   it('delivers in the same order after a replay of its journal', async () => {

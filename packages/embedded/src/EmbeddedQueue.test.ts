@@ -80,6 +80,42 @@ describe('EmbeddedQueue', () => {
     expect(queue.counts().total).toBe(0);
   });
 
+  it("refuses another queue's receipt for a message of the same seq, and malformed receipts", async () => {
+    const { queue: ours, clock } = setup();
+    const { queue: theirs } = setup();
+    await ours.send([msg('g', '1')]);
+    await theirs.send([msg('g', '1')]);
+    const [mine] = await ours.receive({ max: 1, ...VT });
+    const [other] = await theirs.receive({ max: 1, ...VT });
+    expect(mine!.seq).toBe(other!.seq);
+    expect(mine!.receipt).not.toBe(other!.receipt);
+    const malformed = ['', '.', '..', 'x', `${mine!.seq}`, `.${mine!.seq}.`, '1.1', 42, null];
+    await ours.ack([other!.receipt, ...(malformed as string[])]);
+    await ours.release([other!.receipt, ...(malformed as string[])], 0);
+    expect(ours.counts()).toMatchObject({ total: 1, inFlight: 1 });
+    clock.t += 1_000;
+    const [again] = await ours.receive({ max: 1, ...VT });
+    await ours.ack([mine!.receipt]); // stale: from the delivery before
+    expect(ours.counts()).toMatchObject({ total: 1, inFlight: 1 });
+    await ours.ack([again!.receipt, again!.receipt]);
+    expect(ours.counts().total).toBe(0);
+    expect(theirs.counts()).toMatchObject({ total: 1, inFlight: 1 });
+  });
+
+  it('refuses the receipt of a message that went to the dead-letter queue, also once redriven', async () => {
+    const { queue, clock } = setup({ maxReceives: 1 });
+    await queue.send([msg('g', 'poison')]);
+    const [m] = await queue.receive({ max: 1, ...VT });
+    clock.t += 1_000;
+    expect(await queue.receive({ max: 1, ...VT })).toEqual([]);
+    await queue.ack([m!.receipt]);
+    expect(queue.deadLetters()).toHaveLength(1);
+    expect(queue.redrive()).toBe(1);
+    await queue.ack([m!.receipt]);
+    await queue.release([m!.receipt], 5_000);
+    expect(queue.counts()).toMatchObject({ total: 1, receivable: 1 });
+  });
+
   it('makes released messages visible again after the delay', async () => {
     const { queue, clock } = setup();
     await queue.send([msg('g', '1'), msg('g', '2')]);
@@ -394,6 +430,24 @@ describe('EmbeddedQueue message size', () => {
       details: { actual: MAX_MESSAGE_BYTES + 1 },
     });
     expect(queue.messages().map((m) => m.dedupeId)).toEqual(['fits']);
+  });
+
+  it('counts the bytes of a body whose length alone cannot tell: up to 3 bytes a UTF-16 unit', async () => {
+    const { queue } = setup({ maxMessageBytes: 9 });
+    const fits = ['€€€', '😀😀', '\ud800\ud800\ud800', 'x'.repeat(9)]; // 9, 8, 9 (each as U+FFFD), 9
+    for (const [i, body] of fits.entries()) await queue.send([msg('g', body, `fits${i}`)]);
+    const over: [string, number][] = [
+      ['€€€€', 12],
+      ['€€😀', 10],
+      ['é'.repeat(5), 10],
+    ];
+    for (const [body, actual] of over) {
+      await expect(queue.send([msg('g', body, 'over')])).rejects.toMatchObject({
+        code: ErrorCode.MESSAGE_TOO_LARGE,
+        details: { limit: 9, actual },
+      });
+    }
+    expect(queue.counts().total).toBe(fits.length);
   });
 
   it('applies a smaller maxMessageBytes when given one, and refuses a bad one', async () => {

@@ -90,9 +90,9 @@ export class EmbeddedQueue implements Queue {
   readonly #clock: Clock;
   readonly #journal: Journal | undefined;
   readonly #state = new QueueState();
-  readonly #receipts = new Map<string, StoredMessage>();
   readonly #listeners = new Set<() => void>();
-  readonly #instance = ++instances;
+  /** Starts every receipt: tells this queue's receipts from those of other instances. */
+  readonly #receiptPrefix = `${++instances}.`;
   #deliveries = 0;
   #closed = false;
 
@@ -142,12 +142,13 @@ export class EmbeddedQueue implements Queue {
     const now = this.#clock.now();
     const cutoff = now - this.dedupeWindowMs;
     this.#state.forgetDedupe(cutoff);
-    const seen = new Set<string>();
+    // Ids accepted earlier in this batch; a batch of one (the usual send) needs none.
+    const seen = messages.length > 1 ? new Set<string>() : undefined;
     const msgs = [];
     for (const { group, dedupeId, body } of messages) {
       const at = this.#state.dedupe.get(dedupeId);
-      if ((at !== undefined && at > cutoff) || seen.has(dedupeId)) continue;
-      seen.add(dedupeId);
+      if ((at !== undefined && at > cutoff) || seen?.has(dedupeId)) continue;
+      seen?.add(dedupeId);
       msgs.push({ n: this.#state.lastSeq + msgs.length + 1, group, dedupeId, body });
     }
     if (msgs.length === 0) return;
@@ -172,13 +173,11 @@ export class EmbeddedQueue implements Queue {
       if (dead.length > 0) {
         const letters = dead.map((m) => toLetter(m, now));
         this.#write({ t: 'queue.dead', q: this.name, letters });
-        for (const m of dead) if (m.receipt) this.#receipts.delete(m.receipt);
       }
       const received = picks.map((m) => {
-        if (m.receipt) this.#receipts.delete(m.receipt);
-        m.receipt = `${this.#instance}.${m.n}.${++this.#deliveries}`;
+        // `instance.seq.delivery`: unique, and leads back to the message (see #delivered).
+        m.receipt = `${this.#receiptPrefix}${m.n}.${++this.#deliveries}`;
         m.receiveCount++;
-        this.#receipts.set(m.receipt, m);
         const { group, dedupeId, body, receipt, receiveCount } = m;
         return { group, dedupeId, body, receipt, receiveCount, seq: String(m.n) };
       });
@@ -195,12 +194,11 @@ export class EmbeddedQueue implements Queue {
     this.#checkOpen();
     const seqs = new Set<number>();
     for (const receipt of receipts) {
-      const message = this.#receipts.get(receipt);
-      if (message?.receipt === receipt) seqs.add(message.n);
+      const message = this.#delivered(receipt);
+      if (message) seqs.add(message.n);
     }
     if (seqs.size === 0) return;
     this.#write({ t: 'queue.ack', q: this.name, seqs: [...seqs] });
-    for (const receipt of receipts) this.#receipts.delete(receipt);
     this.#notify();
   }
 
@@ -211,8 +209,8 @@ export class EmbeddedQueue implements Queue {
     const visibleAt = this.#clock.now() + delayMs;
     const released: StoredMessage[] = [];
     for (const receipt of receipts) {
-      const message = this.#receipts.get(receipt);
-      if (message?.receipt === receipt) released.push(message);
+      const message = this.#delivered(receipt);
+      if (message) released.push(message);
     }
     this.#state.setVisibleAt(released, visibleAt);
     this.#notify();
@@ -293,12 +291,22 @@ export class EmbeddedQueue implements Queue {
     this.#listeners.clear();
   }
 
+  /**
+   * The message in the queue whose latest delivery handed out `receipt`, found by the sequence
+   * number the receipt holds; undefined for a stale, acknowledged, dead or foreign receipt.
+   */
+  #delivered(receipt: string): StoredMessage | undefined {
+    const message = this.#state.bySeq.get(seqInReceipt(receipt));
+    return message?.receipt === receipt ? message : undefined;
+  }
+
   #write(entry: QueueEntry): void {
     this.#journal?.append([entry]);
     this.#state.apply(entry);
   }
 
   #notify(): void {
+    if (this.#listeners.size === 0) return; // no copy to make for nobody
     for (const listener of [...this.#listeners]) {
       try {
         listener();
@@ -311,4 +319,15 @@ export class EmbeddedQueue implements Queue {
   #checkOpen(): void {
     if (this.#closed) throw new BatonError(ErrorCode.UNAVAILABLE, 'the embedded queue is closed');
   }
+}
+
+/**
+ * The sequence number in a receipt `instance.seq.delivery` (NaN for anything else). Only a hint:
+ * the message it names must still hold the very same receipt.
+ */
+function seqInReceipt(receipt: string): number {
+  if (typeof receipt !== 'string') return Number.NaN;
+  const start = receipt.indexOf('.') + 1;
+  const end = receipt.indexOf('.', start);
+  return start > 0 && end > start ? Number(receipt.slice(start, end)) : Number.NaN;
 }

@@ -1,15 +1,6 @@
 import type { MessageGroup } from './MessageGroup.ts';
 import { MinHeap } from './MinHeap.ts';
 
-interface Entry {
-  readonly key: number;
-  readonly group: MessageGroup;
-  readonly ticket: number;
-}
-
-/** Stale entries tolerated beyond twice the valid ones before the heaps are compacted. */
-const SLACK = 1_024;
-
 /**
  * Which groups a receive can take from, so that it never scans the queue. Every non-empty
  * group not being received from is filed in one of two heaps:
@@ -19,28 +10,20 @@ const SLACK = 1_024;
  * - `waiting`: keyed by its `until()`, the time its last message in flight becomes visible. A
  *   receive first moves the waiting groups whose time has come to `ready`.
  *
- * Entries are never removed in place: filing a group again bumps its ticket, and an entry with
- * an older ticket is dropped when it surfaces (or when the heaps are compacted).
+ * A group is in at most one heap at a time: filing it again moves it.
  */
 export class GroupSchedule {
-  readonly #ready = new MinHeap<Entry>();
-  readonly #waiting = new MinHeap<Entry>();
-  #limit = SLACK;
+  readonly #ready = new MinHeap<MessageGroup>();
+  readonly #waiting = new MinHeap<MessageGroup>();
 
   /** Files `group` by its current messages (an empty group is dropped). Call after any change. */
   file(group: MessageGroup): void {
-    const ticket = ++group.ticket;
+    this.#unfile(group);
     const head = group.at(0);
     if (!head) return;
     const until = group.until();
-    if (until === 0) this.#ready.push({ key: head.n, group, ticket });
-    else this.#waiting.push({ key: until, group, ticket });
-    if (this.#ready.size + this.#waiting.size > this.#limit) this.#compact();
-  }
-
-  /** Forgets `group` (e.g. it emptied). */
-  drop(group: MessageGroup): void {
-    group.ticket++;
+    if (until === 0) this.#ready.push(group, head.n);
+    else this.#waiting.push(group, until);
   }
 
   /**
@@ -50,16 +33,10 @@ export class GroupSchedule {
   take(now: number): MessageGroup | undefined {
     this.#promote(now);
     for (;;) {
-      const entry = this.#ready.pop();
-      if (!entry) return undefined;
-      const { group } = entry;
-      if (entry.ticket !== group.ticket) continue;
-      if (group.until() > now) {
-        this.file(group); // filed ready at a later time than `now`: the clock went back
-        continue;
-      }
-      group.ticket++;
-      return group;
+      const group = this.#ready.pop();
+      if (!group) return undefined;
+      if (group.until() <= now) return group;
+      this.file(group); // filed ready at a later time than `now`: the clock went back
     }
   }
 
@@ -67,36 +44,24 @@ export class GroupSchedule {
   nextVisibleAt(now: number): number | undefined {
     this.#promote(now);
     for (let top = this.#ready.peek(); top; top = this.#ready.peek()) {
-      if (top.ticket === top.group.ticket && top.group.until() <= now) return now;
-      this.#ready.pop();
-      if (top.ticket === top.group.ticket) this.file(top.group);
+      if (top.until() <= now) return now;
+      this.file(top); // the clock went back: it waits again
     }
-    return this.#validTop(this.#waiting)?.key;
+    return this.#waiting.peekKey();
   }
 
+  /** Moves the waiting groups whose time has come to `ready`. */
   #promote(now: number): void {
-    for (let top = this.#validTop(this.#waiting); top && top.key <= now; ) {
-      this.#waiting.pop();
-      const { group } = top;
-      const head = group.at(0);
-      if (head) this.#ready.push({ key: head.n, group, ticket: ++group.ticket });
-      top = this.#validTop(this.#waiting);
+    for (let at = this.#waiting.peekKey(); at !== undefined && at <= now; ) {
+      const group = this.#waiting.pop()!;
+      const head = group.at(0); // always there: an emptied group is dropped when filed
+      if (head) this.#ready.push(group, head.n);
+      at = this.#waiting.peekKey();
     }
   }
 
-  #validTop(heap: MinHeap<Entry>): Entry | undefined {
-    let top = heap.peek();
-    while (top && top.ticket !== top.group.ticket) {
-      heap.pop();
-      top = heap.peek();
-    }
-    return top;
-  }
-
-  #compact(): void {
-    const valid = (entry: Entry) => entry.ticket === entry.group.ticket;
-    this.#ready.filter(valid);
-    this.#waiting.filter(valid);
-    this.#limit = 2 * (this.#ready.size + this.#waiting.size) + SLACK;
+  #unfile(group: MessageGroup): void {
+    if (this.#ready.has(group)) this.#ready.remove(group);
+    else if (this.#waiting.has(group)) this.#waiting.remove(group);
   }
 }

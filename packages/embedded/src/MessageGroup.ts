@@ -1,3 +1,5 @@
+import { IndexedSet, type IndexedSetItem } from './IndexedSet.ts';
+import type { HeapItem } from './MinHeap.ts';
 import type { StoredMessage } from './StoredMessage.ts';
 
 /** Removed slots at the front that are reclaimed once they outnumber the live messages. */
@@ -7,15 +9,19 @@ const RECLAIM_AFTER = 1_024;
  * The messages of one FIFO group, in sequence order. Removing the head (the usual ack) is
  * O(1): the array keeps a start index instead of shifting.
  */
-export class MessageGroup {
+export class MessageGroup implements HeapItem, IndexedSetItem {
   readonly key: string;
   /**
    * Its messages that were ever received or released (`visibleAt` set): the only ones that can
    * hold the group in flight. Usually the few of the latest receive.
    */
-  readonly touched = new Set<StoredMessage>();
-  /** Bumped whenever the group is filed anew in a {@link GroupSchedule}: older entries are stale. */
-  ticket = 0;
+  readonly touched = new IndexedSet<StoredMessage>();
+  /** Its place in the {@link GroupSchedule} heap that holds it, if one does. */
+  heapIndex = -1;
+  /** Its place among the queue's groups with touched messages (`QueueState`), if it is one. */
+  setIndex = -1;
+  /** Listed among the groups to file again once the current change is applied (`QueueState`). */
+  changed = false;
   #messages: (StoredMessage | undefined)[] = [];
   #start = 0;
 
@@ -57,7 +63,7 @@ export class MessageGroup {
   /** When the group can next be received from: the latest `visibleAt` of its messages (0: now). */
   until(): number {
     let at = 0;
-    for (const m of this.touched) if (m.visibleAt > at) at = m.visibleAt;
+    for (const m of this.touched.items) if (m.visibleAt > at) at = m.visibleAt;
     return at;
   }
 }

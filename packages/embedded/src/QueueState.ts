@@ -1,9 +1,10 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import { invalidArgument, type QueueMessage } from '@baton/core/adapter';
 import { GroupSchedule } from './GroupSchedule.ts';
+import { IndexedSet } from './IndexedSet.ts';
 import type { JournalEntry } from './Journal.ts';
 import { MessageGroup } from './MessageGroup.ts';
-import type { StoredMessage } from './StoredMessage.ts';
+import { StoredMessage } from './StoredMessage.ts';
 
 /** A message moved to the dead-letter queue after too many receives. */
 export interface DeadLetter {
@@ -80,9 +81,9 @@ export class QueueState {
   lastSeq = 0;
   readonly #schedule = new GroupSchedule();
   /** Groups with a received or released message: the only ones that can be in flight. */
-  readonly #touched = new Set<MessageGroup>();
-  /** Groups changed by the entry being applied, filed again once it is. */
-  readonly #changed = new Set<MessageGroup>();
+  readonly #touched = new IndexedSet<MessageGroup>();
+  /** Groups changed by the entry being applied, filed again once it is; each flags `changed`. */
+  readonly #changed: MessageGroup[] = [];
 
   apply(entry: QueueEntry): void {
     switch (entry.t) {
@@ -134,10 +135,13 @@ export class QueueState {
       taken.push(group);
       if (hasLive(group, maxReceives)) live++;
     }
-    return { ...pickMessages(taken, max, maxReceives), taken };
+    const picks: StoredMessage[] = [];
+    const dead: StoredMessage[] = [];
+    pickMessages(taken, max, maxReceives, picks, dead);
+    return { picks, dead, taken };
   }
 
-  /** Sets when `messages` (in the queue) become visible again, e.g. on release. */
+  /** Sets when `messages` (all in the queue) become visible again, e.g. on release. */
   setVisibleAt(messages: Iterable<StoredMessage>, at: number): void {
     this.markVisibleAt(messages, at);
     this.#fileChanged();
@@ -149,17 +153,15 @@ export class QueueState {
    */
   markVisibleAt(messages: Iterable<StoredMessage>, at: number): void {
     for (const m of messages) {
-      const group = this.groups.get(m.group);
-      if (!group) continue;
       m.visibleAt = at;
-      group.touched.add(m);
-      this.#changed.add(group);
+      m.home.touched.add(m);
+      this.#markChanged(m.home);
     }
   }
 
-  /** Gives back the groups a {@link plan} took that are still in the queue. */
+  /** Gives back the groups a {@link plan} took (those emptied meanwhile are dropped). */
   refile(groups: Iterable<MessageGroup>): void {
-    for (const group of groups) if (this.groups.get(group.key) === group) this.#changed.add(group);
+    for (const group of groups) this.#markChanged(group);
     this.#fileChanged();
   }
 
@@ -172,9 +174,9 @@ export class QueueState {
   inFlight(now: number): { inFlight: number; blocked: number } {
     let inFlight = 0;
     let blocked = 0;
-    for (const group of this.#touched) {
+    for (const group of this.#touched.items) {
       let pending = 0;
-      for (const m of group.touched) if (m.visibleAt > now) pending++;
+      for (const m of group.touched.items) if (m.visibleAt > now) pending++;
       inFlight += pending;
       if (pending > 0) blocked += group.size;
     }
@@ -203,19 +205,13 @@ export class QueueState {
   }
 
   #add(sent: Sent, at: number, remember: boolean): void {
-    const message: StoredMessage = {
-      ...sent,
-      sentAt: at,
-      visibleAt: 0,
-      receiveCount: 0,
-      receipt: undefined,
-    };
     let group = this.groups.get(sent.group);
     if (!group) {
       group = new MessageGroup(sent.group);
       this.groups.set(sent.group, group);
-      this.#changed.add(group); // a new group is filed; a longer one keeps its place
+      this.#markChanged(group); // a new group is filed; a longer one keeps its place
     }
+    const message = new StoredMessage(sent, at, group);
     group.push(message);
     this.bySeq.set(sent.n, message);
     this.lastSeq = Math.max(this.lastSeq, sent.n);
@@ -226,26 +222,33 @@ export class QueueState {
     const message = this.bySeq.get(n);
     if (!message) return undefined;
     this.bySeq.delete(n);
-    const group = this.groups.get(message.group);
-    if (group?.remove(message)) {
-      if (group.size === 0) this.groups.delete(message.group);
-      this.#changed.add(group);
+    const group = message.home;
+    if (group.remove(message)) {
+      if (group.size === 0) this.groups.delete(group.key);
+      this.#markChanged(group);
     }
     return message;
   }
 
+  #markChanged(group: MessageGroup): void {
+    if (group.changed) return;
+    group.changed = true;
+    this.#changed.push(group);
+  }
+
+  /**
+   * Files the changed groups again, in any order; an emptied one (gone from `groups`) is
+   * dropped. Popped one by one: `length = 0` would call into the runtime at every change.
+   */
   #fileChanged(): void {
-    for (const group of this.#changed) {
-      if (this.groups.get(group.key) !== group) {
-        this.#schedule.drop(group);
-        this.#touched.delete(group);
-        continue;
-      }
+    const changed = this.#changed;
+    while (changed.length > 0) {
+      const group = changed.pop()!;
+      group.changed = false;
       this.#schedule.file(group);
       if (group.touched.size > 0) this.#touched.add(group);
       else this.#touched.delete(group);
     }
-    this.#changed.clear();
   }
 
   /** A send is accepted only once its id's window passed, so `at` is never older than the id's. */
@@ -272,12 +275,17 @@ export function toLetter(m: StoredMessage, deadAt: number): Letter {
 
 /** Throws INVALID_ARGUMENT unless `m` is a queue message SQS FIFO would take. */
 export function checkMessage(m: QueueMessage): void {
-  for (const field of ['group', 'dedupeId'] as const) {
-    if (typeof m?.[field] !== 'string' || m[field] === '') {
-      throw invalidArgument(`every queue message needs a non-empty string ${field}`);
-    }
-  }
+  if (!isNonEmptyString(m?.group)) throw missingField('group');
+  if (!isNonEmptyString(m.dedupeId)) throw missingField('dedupeId');
   if (typeof m.body !== 'string') throw invalidArgument('a queue message body must be a string');
+}
+
+function isNonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
+function missingField(field: 'group' | 'dedupeId'): BatonError {
+  return invalidArgument(`every queue message needs a non-empty string ${field}`);
 }
 
 /**
@@ -285,6 +293,9 @@ export function checkMessage(m: QueueMessage): void {
  * is over `maxBytes` UTF-8 bytes (`MAX_MESSAGE_BYTES` by default: SQS's limit).
  */
 export function checkMessageSize(m: QueueMessage, maxBytes: number): void {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes (a surrogate pair: 4 for 2), so most bodies
+  // need no count.
+  if (m.body.length * 3 <= maxBytes) return;
   const bytes = Buffer.byteLength(m.body, 'utf8');
   if (bytes <= maxBytes) return;
   throw new BatonError(
@@ -301,34 +312,35 @@ function hasLive(group: MessageGroup, maxReceives: number): boolean {
 }
 
 /**
- * Picks up to `max` messages from `groups` (receivable, oldest head first): round-robin, in
- * order within a group. Messages already received `maxReceives` times are returned as `dead`
- * instead (they go to the dead-letter queue). Changes nothing.
+ * Picks up to `max` messages from `groups` (receivable, oldest head first) into `picks`:
+ * round-robin, in order within a group. Messages already received `maxReceives` times go to
+ * `dead` instead (they go to the dead-letter queue). Changes nothing else.
  */
 export function pickMessages(
   groups: readonly MessageGroup[],
   max: number,
   maxReceives: number,
-): { picks: StoredMessage[]; dead: StoredMessage[] } {
-  const cursors = groups.map((group) => ({ group, next: 0 }));
-  const picks: StoredMessage[] = [];
-  const dead: StoredMessage[] = [];
-  while (picks.length < max && cursors.length > 0) {
-    for (let c = 0; c < cursors.length && picks.length < max; ) {
-      const cursor = cursors[c]!;
-      let message = cursor.group.at(cursor.next);
+  picks: StoredMessage[],
+  dead: StoredMessage[],
+): void {
+  /** Per group, the index of the next message to look at; -1 once the group has no more. */
+  const next = new Array<number>(groups.length).fill(0);
+  for (let open = groups.length; picks.length < max && open > 0; ) {
+    for (let g = 0; g < groups.length && picks.length < max; g++) {
+      if (next[g] === -1) continue;
+      const group = groups[g]!;
+      let message = group.at(next[g]!);
       while (message && message.receiveCount >= maxReceives) {
         dead.push(message);
-        message = cursor.group.at(++cursor.next);
+        message = group.at(++next[g]!);
       }
-      if (!message) {
-        cursors.splice(c, 1);
-        continue;
+      if (message) {
+        picks.push(message);
+        next[g]!++;
+      } else {
+        next[g] = -1;
+        open--;
       }
-      picks.push(message);
-      cursor.next++;
-      c++;
     }
   }
-  return { picks, dead };
 }

@@ -21,6 +21,7 @@ export interface QueueWaiter {
 export function queueWaiter(queue: EmbeddedQueue, now: () => number = Date.now): QueueWaiter {
   const sleepers = new Set<() => void>();
   const wake = () => {
+    if (sleepers.size === 0) return; // the usual case while the workers are busy: no copy
     for (const done of [...sleepers]) done();
   };
   const unsubscribe = queue.onAvailable(wake);
