@@ -56,6 +56,7 @@ export async function admit(
       : { ...onChannel, fires: timer };
   }
   if (duplicateKeys.has(envelope.id)) return undefined;
+  if (!pages.mayHold(record, envelope.sentAt)) return {};
   return (await pages.applied(record, envelope.id, envelope.sentAt)) ? undefined : {};
 }
 

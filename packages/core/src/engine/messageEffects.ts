@@ -131,7 +131,7 @@ export async function applyMessage(
   const now = engine.clock.now();
   const replied = askReply(envelope, { ok: true, value: reply });
   const sends = replied.length === 0 ? effects.sends : [...effects.sends, ...replied];
-  const advanced = advance(engine, current, inbound, admission);
+  const advanced = advance(engine, current, inbound, admission, now);
   // Most messages send nothing: they skip the call (an async one) altogether.
   const out =
     sends.length === 0
@@ -151,7 +151,7 @@ export async function applyMessage(
         timerEpoch: (current.timerEpoch ?? 0) + 1,
       }
     : { ...alive, state, stateVersion };
-  const bounded = withRecord(engine, next);
+  const bounded = withRecord(engine, next, undefined, now);
   if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
     return reject(
       turn,
@@ -366,15 +366,15 @@ function admissionEffects(admission: Admission): Partial<MessageEffects> {
 
 const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
 
-/** The record with the inbox offset and the sender's mark moved past `inbound`. */
+/** The record with the inbox offset and the sender's mark moved past `inbound`, at `now`. */
 function advance(
   engine: Engine,
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
+  now = engine.clock.now(),
 ): ActorRecord {
   const { envelope } = inbound;
-  const now = engine.clock.now();
   let marks = pruneMarks(current.marks, now - engine.markRetentionMs);
   const { arrival, mark } = admission;
   if (arrival && isActorSender(envelope)) {
@@ -441,10 +441,15 @@ function halted(engine: Engine, now: number): number {
  * moved out (see overflow.ts), its size, and what moved. `moves` caps the moves the count
  * limit asks for.
  */
-function withRecord(engine: Engine, unbounded: ActorRecord, moves?: number) {
+function withRecord(
+  engine: Engine,
+  unbounded: ActorRecord,
+  moves?: number,
+  now = engine.clock.now(),
+) {
   const reserve = pageStateGrowth(unbounded);
   const { record, moved, bytes } = boundPeers(unbounded, {
-    now: engine.clock.now(),
+    now,
     retentionMs: engine.markRetentionMs,
     maxItemBytes: engine.store.limits.maxItemBytes - reserve,
     recordPeers: engine.recordPeers,

@@ -122,6 +122,18 @@ describe('the look-up of closed outcome pages', () => {
     expect(reads).toHaveLength(2);
   });
 
+  it('needs to look only for a message sent before a closed page closed, or before the pages began', () => {
+    const { lookup } = start([]);
+    const closed = record({ page: 2, bytes: 0, closedSentAt: 5 });
+    expect(lookup(5).mayHold(closed, 5)).toBe(true);
+    expect(lookup(5).mayHold(closed, 6)).toBe(false);
+    expect(lookup(5).mayHold(record({ page: 0, bytes: 0 }), 1)).toBe(false);
+    const begun = record({ page: 0, bytes: 0, itemsBefore: 3 });
+    expect(lookup(5).mayHold(begun, 3)).toBe(true);
+    expect(lookup(5).mayHold(begun, 4)).toBe(false);
+    expect(lookup(5).mayHold({ id: 'counter/c', ver: 1 } as unknown as ActorRecord, 1)).toBe(false);
+  });
+
   it('reads again for a message sent before the pages it knows, and for a new life of the actor', async () => {
     const pages = [[outcome('a', 1)], [outcome('b', 5)]];
     const { reads, lookup } = start(pages);

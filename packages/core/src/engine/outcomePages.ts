@@ -234,7 +234,7 @@ export class PagedLookup {
   /** Whether ingress message `key`, sent at `sentAt`, was applied before by `record`'s actor. */
   async applied(record: ActorRecord, key: string, sentAt: number): Promise<boolean> {
     const state = record.outcomePage;
-    if (!state || !this.#store.readPagedOutcomes) return false;
+    if (!state || !this.mayHold(record, sentAt)) return false;
     if (state.itemsBefore !== undefined && sentAt <= state.itemsBefore) {
       const kept = await this.#store.readIdempotency(key);
       if (kept && kept.actorId === record.id) return true;
@@ -246,6 +246,17 @@ export class PagedLookup {
     // Expired as the worker last read it: the store decides (a redrive may have renewed it).
     this.#cache.delete(this.#actorId);
     return (await this.#known(record, state.page)).keys.has(key);
+  }
+
+  /**
+   * Whether {@link applied} must look for a message sent at `sentAt`: false when no closed page
+   * (nor an outcome item of before the pages) can hold it, as for most messages. Answers at once.
+   */
+  mayHold(record: ActorRecord, sentAt: number): boolean {
+    const state = record.outcomePage;
+    if (!state || !this.#store.readPagedOutcomes) return false;
+    if (state.itemsBefore !== undefined && sentAt <= state.itemsBefore) return true;
+    return state.closedSentAt !== undefined && sentAt <= state.closedSentAt;
   }
 
   /** The keys of the actor's pages before `page` (closed), read only where not known yet. */
