@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { checkCommit } from './checkCommit.ts';
-import type { Commit, DeadLetter, IdempotencyRecord, StoreLimits, Timer } from './ports.ts';
+import type {
+  Commit,
+  DeadLetter,
+  IdempotencyRecord,
+  OutboxItem,
+  StoreLimits,
+  Timer,
+} from './ports.ts';
 
 const limits: StoreLimits = {
   maxTransactionItems: 100,
@@ -40,6 +47,7 @@ const letter = (messageId: string): DeadLetter => ({
   attempts: 1,
   at: 2,
 });
+const item = (seq: number): OutboxItem => ({ actorId: id, seq, envelopes: [], createdAt: 1 });
 const mark = (peer: string) => ({
   kind: 'sender' as const,
   peer,
@@ -88,6 +96,30 @@ describe('checkCommit', () => {
       },
       'holds the idempotency key k1 twice',
       { key: 'k1' },
+    ],
+    [
+      'an outbox item put twice',
+      { outbox: [item(1), item(2), item(1)] },
+      'holds outbox item 1 of tally/a twice or with a bad seq',
+      { seq: 1 },
+    ],
+    [
+      'an outbox item both held in the record and put apart',
+      { record: { ...base.record, outbox: [item(4)] }, outbox: [item(4)] },
+      'holds outbox item 4 of tally/a twice',
+      { seq: 4 },
+    ],
+    [
+      'an outbox item with a negative seq',
+      { outbox: [item(1), item(-1)] },
+      'holds outbox item -1 of tally/a twice or with a bad seq',
+      { seq: -1 },
+    ],
+    [
+      'an outbox item with a fractional seq',
+      { outbox: [item(1.5)] },
+      'holds outbox item 1.5 of tally/a',
+      { seq: 1.5 },
     ],
     [
       'a dead letter put and removed',

@@ -1,7 +1,7 @@
 import { jsonSize } from '../shared/jsonSize.ts';
 import { transactionTooLarge } from './conflicts.ts';
 import { invalidArgument } from './invalidArgument.ts';
-import type { Commit, DeadLetter, StoreLimits, Timer } from './ports.ts';
+import type { Commit, DeadLetter, OutboxItem, StoreLimits, Timer } from './ports.ts';
 
 /**
  * Checks a commit's shape and its size against `limits`, the way DynamoDB validates a
@@ -50,18 +50,20 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       );
     }
   }
-  const outboxKeys = new Set<string>();
-  for (const item of [...(record.outbox ?? []), ...commit.outbox]) {
-    const key = `${item.actorId}#${item.seq}`;
-    if (!Number.isSafeInteger(item.seq) || item.seq < 0 || outboxKeys.has(key)) {
-      throw invalidArgument(
-        `commit for ${record.id} holds outbox item ${item.seq} of ${item.actorId} twice or with a bad seq: ` +
-          'put each outbox item once per commit (DynamoDB rejects two writes to one item)',
-        { actorId: item.actorId, seq: item.seq },
-      );
+  const outbox = [record.outbox ?? [], commit.outbox];
+  const badOutboxItem = (item: OutboxItem) =>
+    invalidArgument(
+      `commit for ${record.id} holds outbox item ${item.seq} of ${item.actorId} twice or with a bad seq: ` +
+        'put each outbox item once per commit (DynamoDB rejects two writes to one item)',
+      { actorId: item.actorId, seq: item.seq },
+    );
+  for (const list of outbox) {
+    for (const item of list) {
+      if (!Number.isSafeInteger(item.seq) || item.seq < 0) throw badOutboxItem(item);
     }
-    outboxKeys.add(key);
   }
+  const twice = repeated(outbox, (item) => `${item.actorId}#${item.seq}`);
+  if (twice) throw badOutboxItem(twice);
 
   const letter = repeated<DeadLetter | string>([deadLetters, removed], idOf);
   if (letter !== undefined) {
@@ -89,7 +91,7 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       { actorId: record.id, timer: id },
     );
   }
-  for (const letter of [...deadLetters, ...timers]) {
+  for (const letter of deadLetters.length + timers.length > 0 ? [...deadLetters, ...timers] : []) {
     if (letter.actorId !== record.id) {
       throw invalidArgument(
         `commit for ${record.id} holds a dead letter or timer of ${letter.actorId}: an actor keeps only its own`,
@@ -112,21 +114,9 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
-  let total = 0;
-  for (const item of [
-    record,
-    ...commit.outbox,
-    ...commit.idempotency,
-    ...replaced,
-    ...deadLetters,
-    ...overflow,
-    ...timers,
-  ]) {
-    const size = jsonSize(item);
-    if (size > limits.maxItemBytes) {
-      throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, size);
-    }
-    total += size;
+  let total = itemBytes(record, limits);
+  for (const list of [commit.outbox, commit.idempotency, replaced, deadLetters, overflow, timers]) {
+    for (const item of list) total += itemBytes(item, limits);
   }
   // A page's outcomes are one item: together they must fit it.
   let page = 0;
@@ -138,6 +128,15 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   if (total > limits.maxTransactionBytes) {
     throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
   }
+}
+
+/** The bytes of one item, or TRANSACTION_TOO_LARGE when they pass the item limit. */
+function itemBytes(item: unknown, limits: StoreLimits): number {
+  const size = jsonSize(item);
+  if (size > limits.maxItemBytes) {
+    throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, size);
+  }
+  return size;
 }
 
 /**
