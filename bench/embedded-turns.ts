@@ -43,8 +43,10 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
   const { messages, actors, rounds, warmup, log } = options;
   const rates: number[] = [];
   const latencies: number[] = [];
+  const all: number[] = [];
   for (let i = 0; i < warmup + rounds; i++) {
     const { turns, ns } = await round(messages, actors);
+    all.push((turns * 1e9) / ns);
     if (i >= warmup) {
       rates.push((turns * 1e9) / ns);
       latencies.push(ns / turns);
@@ -56,6 +58,8 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
     `  ${Math.round(rate).toLocaleString('en-US')} turns/s (${messages.toLocaleString('en-US')} messages over ` +
       `${actors.toLocaleString('en-US')} actors × ${rounds} rounds)`,
   );
+  const perRound = all.map((rate) => Math.round(rate).toLocaleString('en-US'));
+  log(`  every round, the ${warmup} warm-up first: ${perRound.join(', ')}`);
   const ratios = rates.map((r) => r / BUDGET);
   return {
     bench: 'embedded turns/s vs the 50,000 budget (value / budget)',
