@@ -7,10 +7,12 @@ import type {
   ActorRecord,
   IdempotencyRecord,
   OutboxItem,
+  OutcomePageWrite,
   PagedOutcome,
   StoreLimits,
 } from '../adapter/ports.ts';
 import type { PendingWrites } from './CommitBuilder.ts';
+import { copyRecord } from './copyRecord.ts';
 import { appendOutcomes } from './outcomePages.ts';
 
 /**
@@ -28,22 +30,52 @@ export function placeOutcomes(
 ): { record: ActorRecord; writes: PendingWrites } {
   const replaced = writes.replaceIdempotency?.map(withoutSentAt);
   const rest = replaced ? { ...writes, replaceIdempotency: replaced } : writes;
+  const next = copyRecord(record);
+  next.ver = ver;
   if (!record.outcomePage) {
     const idempotency = writes.idempotency.map(withoutSentAt);
-    return { record: { ...record, ver }, writes: { ...rest, idempotency } };
+    return { record: next, writes: { ...rest, idempotency } };
   }
-  if (writes.idempotency.length === 0) return { record: { ...record, ver }, writes: rest };
+  if (writes.idempotency.length === 0) return { record: next, writes: rest };
   const { state, write } = appendOutcomes(
     record.outcomePage,
     writes.idempotency as readonly PagedOutcome[],
     limits.maxItemBytes,
     measured,
   );
-  return {
-    record: { ...record, ver, outcomePage: state },
-    writes: { ...rest, idempotency: [], outcomes: write },
-  };
+  next.outcomePage = state;
+  return { record: next, writes: paged(rest, write) };
 }
+
+/**
+ * `writes` with their outcomes in `page` instead of items: copied field by field, as records
+ * are (see copyRecord). Every field of the writes is listed in {@link PENDING_FIELDS}.
+ */
+function paged(writes: PendingWrites, page: OutcomePageWrite): PendingWrites {
+  const placed: Writable<PendingWrites> = {
+    outbox: writes.outbox,
+    idempotency: [],
+    outcomes: page,
+  };
+  if (writes.replaceIdempotency) placed.replaceIdempotency = writes.replaceIdempotency;
+  if (writes.deadLetters) placed.deadLetters = writes.deadLetters;
+  if (writes.overflow) placed.overflow = writes.overflow;
+  if (writes.timers) placed.timers = writes.timers;
+  return placed;
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The fields {@link paged} copies or sets: one added to `PendingWrites` fails to compile here. */
+export const PENDING_FIELDS = {
+  outbox: true,
+  idempotency: true,
+  replaceIdempotency: true,
+  outcomes: true,
+  deadLetters: true,
+  overflow: true,
+  timers: true,
+} as const satisfies Record<keyof PendingWrites, true>;
 
 function withoutSentAt(outcome: IdempotencyRecord): IdempotencyRecord {
   if (!('sentAt' in outcome)) return outcome;

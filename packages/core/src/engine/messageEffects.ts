@@ -13,6 +13,7 @@ import { upgradeState } from '../stateVersions.ts';
 import { asJson } from './asJson.ts';
 import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
+import { copyRecord } from './copyRecord.ts';
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
@@ -141,16 +142,13 @@ export async function applyMessage(
   // record to expire (see `halted`).
   const alive = withoutExpiry(out.record);
   // Halting counts the record's epoch up: every timer scheduled before never fires.
-  // One spread of the record: a second one (of an empty object) cost more than the rest here.
-  const next: ActorRecord = effects.halted
-    ? {
-        ...alive,
-        state,
-        stateVersion,
-        expiresAt: halted(engine, now),
-        timerEpoch: (current.timerEpoch ?? 0) + 1,
-      }
-    : { ...alive, state, stateVersion };
+  const next = copyRecord(alive);
+  next.state = state;
+  next.stateVersion = stateVersion;
+  if (effects.halted) {
+    next.expiresAt = halted(engine, now);
+    next.timerEpoch = (current.timerEpoch ?? 0) + 1;
+  }
   const bounded = withRecord(engine, next, undefined, now);
   if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
     return reject(
@@ -412,7 +410,11 @@ function advance(
   // Most records have neither part below: one spread of the record (the rest of this function
   // costs less than a second one).
   if (inbound.queue === undefined && current.expiresAt === undefined) {
-    return { ...current, inboxOffset, marks, channels };
+    const next = copyRecord(current);
+    next.inboxOffset = inboxOffset;
+    next.marks = marks;
+    next.channels = channels;
+    return next;
   }
   const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
   // A halted actor stays halted through a message it does not apply (a late reply to an ask

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { ActorRecord, PagedOutcome, StoreLimits } from '../adapter/ports.ts';
+import type { PendingWrites } from './CommitBuilder.ts';
+import { PENDING_FIELDS, placeOutcomes } from './commitPlacement.ts';
+
+const limits: StoreLimits = {
+  maxTransactionItems: 100,
+  maxTransactionBytes: 4_000_000,
+  maxItemBytes: 400_000,
+};
+
+const record: ActorRecord = {
+  id: 'tally/a',
+  ver: 3,
+  state: { n: 1 },
+  inboxOffset: '7',
+  marks: {},
+  sentSeq: 0,
+};
+
+const outcome = (key: string): PagedOutcome => ({
+  key,
+  actorId: 'tally/a',
+  outcome: { ok: true, value: null },
+  expiresAt: 1_000,
+  sentAt: 5,
+});
+const { sentAt: _, ...unpaged } = outcome('k');
+
+/** Writes with every field set, each to a value of its own. */
+const every: PendingWrites = {
+  outbox: [{ actorId: 'tally/a', seq: 1, envelopes: [], createdAt: 1 }],
+  idempotency: [outcome('k')],
+  replaceIdempotency: [unpaged],
+  outcomes: { page: 9, sentAt: 1, records: [] },
+  deadLetters: { put: [], remove: ['m1'] },
+  overflow: [{ kind: 'sender', peer: 'b/1', mark: { seq: 1, at: 1 }, expiresAt: 2 }],
+  timers: { put: [], remove: ['t1'] },
+};
+
+describe('placeOutcomes', () => {
+  it('appends the outcomes to the current page and keeps every other write', () => {
+    expect(Object.keys(every).sort()).toEqual(Object.keys(PENDING_FIELDS).sort());
+    const current = { ...record, outcomePage: { page: 2, bytes: 10 } };
+    const { record: placed, writes } = placeOutcomes(current, 4, every, limits, 100);
+    expect(placed).toStrictEqual({
+      ...current,
+      ver: 4,
+      outcomePage: { page: 2, bytes: 110, sentAt: 5 },
+    });
+    expect(writes).toStrictEqual({
+      ...every,
+      idempotency: [],
+      outcomes: { page: 2, sentAt: 5, records: [outcome('k')] },
+    });
+    expect(current.ver).toBe(3);
+  });
+
+  it('puts each outcome in an item of its own, without its sentAt, when the record keeps no pages', () => {
+    const { record: placed, writes } = placeOutcomes(record, 4, every, limits);
+    expect(placed).toStrictEqual({ ...record, ver: 4 });
+    expect(writes).toStrictEqual({ ...every, idempotency: [unpaged] });
+  });
+});
