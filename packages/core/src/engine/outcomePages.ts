@@ -115,15 +115,19 @@ export function appendOutcomes(
   }
   const upTo = latest(state.closedSentAt, sentAt) ?? 0;
   const write = { page: state.page, sentAt: upTo, records: outcomes };
-  const itemsBefore = state.itemsBefore === undefined ? {} : { itemsBefore: state.itemsBefore };
-  if (bytes < pageBytes(maxItemBytes)) {
-    return {
-      state: { ...state, bytes, ...(sentAt === undefined ? {} : { sentAt }) },
-      write,
-    };
-  }
-  return { state: { page: state.page + 1, bytes: 0, closedSentAt: upTo, ...itemsBefore }, write };
+  // Built field by field, every field of OutcomePageState, not spread (every turn makes one;
+  // see copyRecord).
+  const open = bytes < pageBytes(maxItemBytes);
+  const next: Writable<OutcomePageState> = open
+    ? { page: state.page, bytes }
+    : { page: state.page + 1, bytes: 0, closedSentAt: upTo };
+  if (open && sentAt !== undefined) next.sentAt = sentAt;
+  if (open && state.closedSentAt !== undefined) next.closedSentAt = state.closedSentAt;
+  if (state.itemsBefore !== undefined) next.itemsBefore = state.itemsBefore;
+  return { state: next, write };
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 function latest(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined) return b;
