@@ -1,6 +1,7 @@
 import type { QueueMessage, ReceivedMessage } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedQueue } from './EmbeddedQueue.ts';
+import { seededRandom } from './fixtures/seededRandom.ts';
 import { MemoryJournal } from './Journal.ts';
 
 function setup(options: { maxReceives?: number; journal?: MemoryJournal } = {}) {
@@ -134,21 +135,10 @@ interface RefMessage {
   receipt: string;
 }
 
-/** A small deterministic PRNG (mulberry32), so that a failing seed can be replayed. */
-function random(seed: number): (below: number) => number {
-  let a = seed;
-  return (below) => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
-  };
-}
-
 describe('EmbeddedQueue scheduling', () => {
   it('answers every operation exactly as a full scan of the queue would, also across restarts', async () => {
     for (let seed = 1; seed <= 40; seed++) {
-      const rand = random(seed);
+      const rand = seededRandom(seed);
       const maxReceives = 1 + rand(4);
       const journal = new MemoryJournal();
       const { clock } = setup();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from './fixtures/seededRandom.ts';
 import { MinHeap } from './MinHeap.ts';
 
 interface Item {
@@ -13,17 +14,6 @@ function drain(heap: MinHeap<Item>, keyOf: Map<Item, number>): number[] {
   const keys: number[] = [];
   for (let top = heap.pop(); top; top = heap.pop()) keys.push(keyOf.get(top)!);
   return keys;
-}
-
-/** A small deterministic PRNG (mulberry32), so that a failing seed can be replayed. */
-function random(seed: number): (below: number) => number {
-  let a = seed;
-  return (below) => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
-  };
 }
 
 describe('MinHeap', () => {
@@ -71,7 +61,7 @@ describe('MinHeap', () => {
 
   it('answers as a sorted list would under random pushes, pops and removals', () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const rand = random(seed);
+      const rand = seededRandom(seed);
       const heap = new MinHeap<Item>();
       const held = new Map<Item, number>(); // what the heap should hold, with the keys
       for (let step = 0; step < 400; step++) {
