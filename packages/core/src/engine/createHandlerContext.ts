@@ -109,7 +109,7 @@ class HandlerContext implements ActorContext<unknown> {
   readonly #engine: Engine;
   readonly #envelope: Envelope;
   readonly #options: HandlingOptions;
-  /** The turn's time: fixed for the message. */
+  /** The handling's time: fixed for the message. */
   readonly #time: number;
   #scheduled = 0;
   #asked = 0;
