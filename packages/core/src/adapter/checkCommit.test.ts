@@ -68,6 +68,7 @@ function refusal(commit: Commit): { code: string; message: string; details?: unk
 describe('checkCommit', () => {
   it('takes a commit of distinct writes, one of each or several', () => {
     expect(refusal(base)).toBeUndefined();
+    expect(refusal({ ...base, outbox: [item(0)] })).toBeUndefined();
     expect(
       refusal({
         ...base,
@@ -114,6 +115,12 @@ describe('checkCommit', () => {
       { outbox: [item(1), item(-1)] },
       'holds outbox item -1 of tally/a twice or with a bad seq',
       { seq: -1 },
+    ],
+    [
+      'an outbox item of another actor held in the record',
+      { record: { ...base.record, outbox: [{ ...item(1), actorId: 'other/b' }] } },
+      'the record of tally/a holds an outbox item of other/b',
+      { actorId: 'tally/a' },
     ],
     [
       'an outbox item with a fractional seq',
@@ -200,6 +207,13 @@ describe('checkCommit', () => {
     expect(() => checkCommit(commit, fits)).not.toThrow();
     expect(() => checkCommit(commit, { ...fits, maxItemBytes: page - 1 })).toThrow(
       expect.objectContaining({ details: { what: 'maxItemBytes', limit: page - 1, actual: page } }),
+    );
+    // The page counts toward the transaction's bytes too, beside the record.
+    const short = { ...fits, maxTransactionBytes: page + record - 1 };
+    expect(() => checkCommit(commit, short)).toThrow(
+      expect.objectContaining({
+        details: { what: 'maxTransactionBytes', limit: page + record - 1, actual: page + record },
+      }),
     );
   });
 });

@@ -240,6 +240,23 @@ describe('CommitBuilder', () => {
     expect(first.take(ACTOR, 2)).toEqual({ outbox: [], idempotency: [] });
   });
 
+  it('forgets a dead letter put earlier in the commit when its message is redriven', () => {
+    const builder = new CommitBuilder(base, roomy);
+    const error: SerializedError = { code: ErrorCode.REJECTED, message: 'no', details: {} };
+    const letter = {
+      actorId: ACTOR,
+      messageId: 'm1',
+      envelope: envelope(),
+      redrivable: true,
+      error,
+      attempts: 3,
+      at: 0,
+    };
+    builder.add({ ...effects([]), deadLetter: letter });
+    builder.add({ ...effects([]), redriven: 'm1' });
+    expect(builder.take(ACTOR, 1).deadLetters).toEqual({ put: [], remove: ['m1'] });
+  });
+
   it('keeps the record of the last message added, and the committed one after reset', () => {
     const builder = new CommitBuilder(base, roomy);
     const added = effects([], { state: { n: 1 } });

@@ -56,6 +56,24 @@ describe('placeOutcomes', () => {
     expect(current.ver).toBe(3);
   });
 
+  it('adds no part a commit does not have, and no page write without outcomes', () => {
+    const bare: PendingWrites = { outbox: [], idempotency: [outcome('k')] };
+    const current = { ...record, outcomePage: { page: 0, bytes: 0 } };
+    expect(placeOutcomes(current, 4, bare, limits).writes).toStrictEqual({
+      outbox: [],
+      idempotency: [],
+      outcomes: { page: 0, sentAt: 5, records: [outcome('k')] },
+    });
+    const none: PendingWrites = { outbox: [], idempotency: [] };
+    const placed = placeOutcomes(current, 4, none, limits);
+    expect(placed.writes).toStrictEqual(none);
+    expect(placed.record).toStrictEqual({ ...current, ver: 4 });
+    expect(placeOutcomes(record, 4, bare, limits).writes).toStrictEqual({
+      outbox: [],
+      idempotency: [unpaged],
+    });
+  });
+
   it('puts each outcome in an item of its own, without its sentAt, when the record keeps no pages', () => {
     const { record: placed, writes } = placeOutcomes(record, 4, every, limits);
     expect(placed).toStrictEqual({ ...record, ver: 4 });

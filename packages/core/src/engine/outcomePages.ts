@@ -238,7 +238,7 @@ export class PagedLookup {
   /** Whether ingress message `key`, sent at `sentAt`, was applied before by `record`'s actor. */
   async applied(record: ActorRecord, key: string, sentAt: number): Promise<boolean> {
     const state = record.outcomePage;
-    if (!state || !this.mayHold(record, sentAt)) return false;
+    if (!state || !this.#store.readPagedOutcomes) return false;
     if (state.itemsBefore !== undefined && sentAt <= state.itemsBefore) {
       const kept = await this.#store.readIdempotency(key);
       if (kept && kept.actorId === record.id) return true;
