@@ -6,6 +6,7 @@ import type { Envelope } from '../adapter/envelope.ts';
 import type {
   ActorRecord,
   Commit,
+  DeadLetter,
   IdempotencyRecord,
   OverflowMark,
   StoreLimits,
@@ -71,6 +72,20 @@ function effects(
     record: { ...base, state: options.state ?? base.state },
     envelopes,
     idempotency,
+  };
+}
+
+/** A message of ACTOR ended as REJECTED after three attempts, kept as a dead letter. */
+function deadLetterOf(messageId: string): DeadLetter {
+  const error: SerializedError = { code: ErrorCode.REJECTED, message: 'no', details: {} };
+  return {
+    actorId: ACTOR,
+    messageId,
+    envelope: envelope(),
+    redrivable: true,
+    error,
+    attempts: 3,
+    at: 0,
   };
 }
 
@@ -211,18 +226,9 @@ describe('CommitBuilder', () => {
       payload: null,
       createdAt: 0,
     };
-    const error: SerializedError = { code: ErrorCode.REJECTED, message: 'no', details: {} };
     const written: MessageEffects = {
       ...effects([]),
-      deadLetter: {
-        actorId: ACTOR,
-        messageId: 'm1',
-        envelope: envelope(),
-        redrivable: true,
-        error,
-        attempts: 3,
-        at: 0,
-      },
+      deadLetter: deadLetterOf('m1'),
       redriven: 'm0',
       overflow: [{ kind: 'sender', peer: 'peer/a', mark: { seq: 1, at: 0 }, expiresAt: 1 }],
       timers: new Map([['t', timer]]),
@@ -242,17 +248,7 @@ describe('CommitBuilder', () => {
 
   it('forgets a dead letter put earlier in the commit when its message is redriven', () => {
     const builder = new CommitBuilder(base, roomy);
-    const error: SerializedError = { code: ErrorCode.REJECTED, message: 'no', details: {} };
-    const letter = {
-      actorId: ACTOR,
-      messageId: 'm1',
-      envelope: envelope(),
-      redrivable: true,
-      error,
-      attempts: 3,
-      at: 0,
-    };
-    builder.add({ ...effects([]), deadLetter: letter });
+    builder.add({ ...effects([]), deadLetter: deadLetterOf('m1') });
     builder.add({ ...effects([]), redriven: 'm1' });
     expect(builder.take(ACTOR, 1).deadLetters).toEqual({ put: [], remove: ['m1'] });
   });
