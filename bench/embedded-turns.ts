@@ -6,12 +6,14 @@
  * actors most turns carry one message, so a turn is a commit: the figure is commits per second
  * (the sum of the actors' versions, each commit adds one), checked against the messages applied.
  */
+
+import { cpus, loadavg } from 'node:os';
 import { actor, silentLogger } from '@baton/core';
 import { encodeEnvelope, INGRESS } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { z } from 'zod';
-import { median, quartiles, timeNs } from './measure.ts';
+import { collect, median, quartiles, timeNs } from './measure.ts';
 import { roundDone } from './output/progress.ts';
 import type { Row } from './report.ts';
 
@@ -43,13 +45,16 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
   const { messages, actors, rounds, warmup, log } = options;
   const rates: number[] = [];
   const latencies: number[] = [];
+  const cpuPerTurn: number[] = [];
   const all: number[] = [];
+  const load = loadavg()[0]!;
   for (let i = 0; i < warmup + rounds; i++) {
-    const { turns, ns } = await round(messages, actors);
+    const { turns, ns, cpuMicros } = await round(messages, actors);
     all.push((turns * 1e9) / ns);
     if (i >= warmup) {
       rates.push((turns * 1e9) / ns);
       latencies.push(ns / turns);
+      cpuPerTurn.push(cpuMicros / turns);
     }
     roundDone(i + 1, warmup + rounds);
   }
@@ -60,6 +65,11 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
   );
   const perRound = all.map((rate) => Math.round(rate).toLocaleString('en-US'));
   log(`  every round, the ${warmup} warm-up first: ${perRound.join(', ')}`);
+  // Wall time counts the moments other processes hold the cores; this process's CPU does not.
+  log(
+    `  CPU per turn (this process, median): ${median(cpuPerTurn).toFixed(1)} µs; host load average ` +
+      `${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${cpus().length} cores)`,
+  );
   const ratios = rates.map((r) => r / BUDGET);
   return {
     bench: 'embedded turns/s vs the 50,000 budget (value / budget)',
@@ -72,7 +82,10 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
   };
 }
 
-async function round(messages: number, actors: number): Promise<{ turns: number; ns: number }> {
+async function round(
+  messages: number,
+  actors: number,
+): Promise<{ turns: number; ns: number; cpuMicros: number }> {
   const backend = createEmbeddedBackend();
   const now = Date.now();
   const batch = [];
@@ -97,9 +110,13 @@ async function round(messages: number, actors: number): Promise<{ turns: number;
     batchSize: 10,
     logger: silentLogger,
   });
+  // As in every interleaved row: the previous round's garbage is not this round's to collect.
+  collect();
+  const cpu = process.cpuUsage();
   const ns = await timeNs(async () => {
     while ((await worker.poll()) > 0) {}
   });
+  const used = process.cpuUsage(cpu);
   let turns = 0;
   let applied = 0;
   for (let a = 0; a < actors; a++) {
@@ -109,5 +126,5 @@ async function round(messages: number, actors: number): Promise<{ turns: number;
   }
   backend.close();
   if (applied !== messages) throw new Error(`embedded turns: ${applied} of ${messages} applied`);
-  return { turns, ns };
+  return { turns, ns, cpuMicros: used.user + used.system };
 }

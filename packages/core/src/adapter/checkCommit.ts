@@ -21,10 +21,10 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       { actorId: record.id },
     );
   }
-  const replaced = commit.replaceIdempotency ?? [];
-  const deadLetters = commit.deadLetters?.put ?? [];
-  const removed = commit.deadLetters?.remove ?? [];
-  const paged = commit.outcomes?.records ?? [];
+  const replaced = commit.replaceIdempotency ?? NONE;
+  const deadLetters = commit.deadLetters?.put ?? NONE;
+  const removed = commit.deadLetters?.remove ?? NONE;
+  const paged = commit.outcomes?.records ?? NONE;
   if (
     commit.outcomes &&
     (!Number.isSafeInteger(commit.outcomes.page) || commit.outcomes.page < 0)
@@ -34,7 +34,7 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       { actorId: record.id },
     );
   }
-  const outcome = repeated([commit.idempotency, replaced, paged], (o) => o.key);
+  const outcome = repeated(keyOf, commit.idempotency, replaced, paged);
   if (outcome) {
     throw invalidArgument(
       `commit for ${record.id} holds the idempotency key ${outcome.key} twice: ` +
@@ -50,22 +50,13 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       );
     }
   }
-  const outbox = [record.outbox ?? [], commit.outbox];
-  const badOutboxItem = (item: OutboxItem) =>
-    invalidArgument(
-      `commit for ${record.id} holds outbox item ${item.seq} of ${item.actorId} twice or with a bad seq: ` +
-        'put each outbox item once per commit (DynamoDB rejects two writes to one item)',
-      { actorId: item.actorId, seq: item.seq },
-    );
-  for (const list of outbox) {
-    for (const item of list) {
-      if (!Number.isSafeInteger(item.seq) || item.seq < 0) throw badOutboxItem(item);
-    }
-  }
-  const twice = repeated(outbox, (item) => `${item.actorId}#${item.seq}`);
-  if (twice) throw badOutboxItem(twice);
+  const held = record.outbox ?? NONE;
+  for (const item of held) if (!validSeq(item)) throw badOutboxItem(record.id, item);
+  for (const item of commit.outbox) if (!validSeq(item)) throw badOutboxItem(record.id, item);
+  const twice = repeated(outboxKey, held, commit.outbox);
+  if (twice) throw badOutboxItem(record.id, twice);
 
-  const letter = repeated<DeadLetter | string>([deadLetters, removed], idOf);
+  const letter = repeated<DeadLetter | string>(idOf, deadLetters, removed);
   if (letter !== undefined) {
     const id = idOf(letter);
     throw invalidArgument(
@@ -73,17 +64,17 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       { actorId: record.id, messageId: id },
     );
   }
-  const overflow = commit.overflow ?? [];
-  const mark = repeated([overflow], (m) => `${m.kind}:${m.peer}`);
+  const overflow = commit.overflow ?? NONE;
+  const mark = repeated(markKey, overflow);
   if (mark) {
     throw invalidArgument(
       `commit for ${record.id} moves the ${mark.kind} mark of ${mark.peer} out twice: put each once per commit`,
       { actorId: record.id, peer: mark.peer },
     );
   }
-  const timers = commit.timers?.put ?? [];
-  const timersRemoved = commit.timers?.remove ?? [];
-  const timer = repeated<Timer | string>([timers, timersRemoved], idOf);
+  const timers = commit.timers?.put ?? NONE;
+  const timersRemoved = commit.timers?.remove ?? NONE;
+  const timer = repeated<Timer | string>(idOf, timers, timersRemoved);
   if (timer !== undefined) {
     const id = idOf(timer);
     throw invalidArgument(
@@ -91,13 +82,8 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
       { actorId: record.id, timer: id },
     );
   }
-  for (const letter of deadLetters.length + timers.length > 0 ? [...deadLetters, ...timers] : []) {
-    if (letter.actorId !== record.id) {
-      throw invalidArgument(
-        `commit for ${record.id} holds a dead letter or timer of ${letter.actorId}: an actor keeps only its own`,
-        { actorId: record.id },
-      );
-    }
+  for (const kept of [deadLetters, timers] as const) {
+    for (const letter of kept) if (letter.actorId !== record.id) throw notItsOwn(record.id, letter);
   }
 
   const items =
@@ -114,10 +100,14 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
-  let total = itemBytes(record, limits);
-  for (const list of [commit.outbox, commit.idempotency, replaced, deadLetters, overflow, timers]) {
-    for (const item of list) total += itemBytes(item, limits);
-  }
+  let total =
+    itemBytes(record, limits) +
+    listBytes(commit.outbox, limits) +
+    listBytes(commit.idempotency, limits) +
+    listBytes(replaced, limits) +
+    listBytes(deadLetters, limits) +
+    listBytes(overflow, limits) +
+    listBytes(timers, limits);
   // A page's outcomes are one item: together they must fit it.
   let page = 0;
   for (const outcome of paged) page += jsonSize(outcome);
@@ -130,6 +120,13 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   }
 }
 
+/** The bytes of a list's items, each one an item. */
+function listBytes(items: readonly unknown[], limits: StoreLimits): number {
+  let bytes = 0;
+  for (const item of items) bytes += itemBytes(item, limits);
+  return bytes;
+}
+
 /** The bytes of one item, or TRANSACTION_TOO_LARGE when they pass the item limit. */
 function itemBytes(item: unknown, limits: StoreLimits): number {
   const size = jsonSize(item);
@@ -140,18 +137,18 @@ function itemBytes(item: unknown, limits: StoreLimits): number {
 }
 
 /**
- * The first value in `lists` whose key an earlier one has, or undefined. Builds no set for
+ * The first value in the lists whose key an earlier one has, or undefined. Builds no set for
  * fewer than two values: most commits write a record and an outcome or two.
  */
 function repeated<T>(
-  lists: ReadonlyArray<readonly T[]>,
   keyOf: (value: T) => string,
+  first: readonly T[],
+  second: readonly T[] = NONE,
+  third: readonly T[] = NONE,
 ): T | undefined {
-  let count = 0;
-  for (const list of lists) count += list.length;
-  if (count < 2) return undefined;
+  if (first.length + second.length + third.length < 2) return undefined;
   const seen = new Set<string>();
-  for (const list of lists) {
+  for (const list of [first, second, third]) {
     for (const value of list) {
       const key = keyOf(value);
       if (seen.has(key)) return value;
@@ -159,6 +156,30 @@ function repeated<T>(
     }
   }
   return undefined;
+}
+
+/** What a commit leaves out, as a list: one shared, never written. */
+const NONE: readonly never[] = Object.freeze([]);
+
+const keyOf = (outcome: { readonly key: string }): string => outcome.key;
+const outboxKey = (item: OutboxItem): string => `${item.actorId}#${item.seq}`;
+const markKey = (mark: { readonly kind: string; readonly peer: string }): string =>
+  `${mark.kind}:${mark.peer}`;
+const validSeq = (item: OutboxItem): boolean => Number.isSafeInteger(item.seq) && item.seq >= 0;
+
+function badOutboxItem(actorId: string, item: OutboxItem) {
+  return invalidArgument(
+    `commit for ${actorId} holds outbox item ${item.seq} of ${item.actorId} twice or with a bad seq: ` +
+      'put each outbox item once per commit (DynamoDB rejects two writes to one item)',
+    { actorId: item.actorId, seq: item.seq },
+  );
+}
+
+function notItsOwn(actorId: string, letter: DeadLetter | Timer) {
+  return invalidArgument(
+    `commit for ${actorId} holds a dead letter or timer of ${letter.actorId}: an actor keeps only its own`,
+    { actorId },
+  );
 }
 
 /** A dead letter's message id or a timer's id; a removal is the id itself. */

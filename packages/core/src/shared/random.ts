@@ -26,9 +26,14 @@ export function uuidFrom(random: Random): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-const LIFE_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+const LIFE_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz'; // 36 characters
 /** Characters of a life id: 36^12, about 62 bits. */
 const LIFE_LENGTH = 12;
+
+/** Random bytes drawn ahead, enough for this many life ids: one call to the source, not one each. */
+const POOLED_LIVES = 256;
+const pool = new Uint8Array(LIFE_LENGTH * POOLED_LIVES);
+let pooled = pool.length;
 
 /**
  * A new id for an actor's life (`ActorRecord.life`): 12 characters of `[0-9a-z]`, drawn
@@ -39,10 +44,15 @@ const LIFE_LENGTH = 12;
  * lifeId(); // e.g. 'k3j9x2m1qa0z'
  */
 export function lifeId(random?: Random): string {
-  const bytes = new Uint8Array(LIFE_LENGTH);
-  if (random) for (let i = 0; i < LIFE_LENGTH; i++) bytes[i] = Math.floor(random() * 256);
-  else globalThis.crypto.getRandomValues(bytes);
   let id = '';
-  for (const byte of bytes) id += LIFE_ALPHABET[byte % LIFE_ALPHABET.length];
+  if (random) {
+    for (let i = 0; i < LIFE_LENGTH; i++) id += LIFE_ALPHABET[Math.floor(random() * 256) % 36];
+    return id;
+  }
+  if (pooled === pool.length) {
+    globalThis.crypto.getRandomValues(pool);
+    pooled = 0;
+  }
+  for (let i = 0; i < LIFE_LENGTH; i++) id += LIFE_ALPHABET[pool[pooled++]! % 36];
   return id;
 }
