@@ -226,6 +226,51 @@ describe('BatonClient subscriptions', () => {
     await vi.waitFor(() => expect(seen.last()).toMatchObject({ data: 3, version: 3 }));
   });
 
+  it('ignores a push that a newer one of the same subscription overtook', async () => {
+    client = testClient(server.url);
+    const seen = recorder<{ balance: number }>();
+    client.subscribe('history', { account: 'alice' }, seen.listener);
+    const connection = await server.connection(0);
+    const { id } = await connection.take('subscribe');
+    // On API Gateway the answer to a subscribe and a stream handler's push leave from two
+    // invocations; a throttled one is retried later. Here the answer (version 1) comes last.
+    connection.send(balanceResult(id, 2));
+    expect(await connection.take('ack')).toMatchObject({ version: 2 });
+    connection.send(balanceResult(id, 1));
+    connection.send({ v: 1, type: 'unchanged', id, version: 1, hash: 'h1' });
+    connection.send(balanceResult(id, 3));
+    // Only version 3 is acked: the two older pushes are neither applied nor answered.
+    expect(await connection.take('ack')).toMatchObject({ version: 3 });
+    const shown = seen.states.filter((state) => state.status === 'success');
+    expect(shown.map((state) => state.data!.balance)).toEqual([2, 3]);
+    expect(connection.received.filter((m) => m.type === 'unsubscribe')).toHaveLength(0);
+  });
+
+  it('takes any version under a new subscription id: an instance made anew counts from 1', async () => {
+    client = testClient(server.url);
+    const seen = recorder<{ balance: number }>();
+    client.subscribe('history', { account: 'alice' }, seen.listener);
+    const connection = await server.connection(0);
+    const first = await connection.take('subscribe');
+    connection.send(balanceResult(first.id, 5));
+    await connection.take('ack');
+    // A patch on a base the client does not hold: it starts over, without resume.
+    connection.send({
+      v: 1,
+      type: 'patch',
+      id: first.id,
+      version: 7,
+      hash: 'h7',
+      baseVersion: 6,
+      ops: [{ op: 'replace', path: '/balance', value: 7 }],
+    });
+    const again = await connection.take('subscribe');
+    expect(again.resume).toBeUndefined();
+    connection.send({ ...balanceResult(again.id, 1), value: { balance: 9 } });
+    expect(await connection.take('ack')).toMatchObject({ id: again.id, version: 1 });
+    expect(seen.last()).toMatchObject({ data: { balance: 9 }, version: 1 });
+  });
+
   it('keeps the last good data on an error, and recovers on the next result', async () => {
     client = testClient(server.url);
     const seen = recorder<number>();

@@ -28,6 +28,8 @@ export class QueryEntry {
   #state: QueryState<unknown> = PENDING_STATE;
   /** The hash of `#state.data` as the server named it; `undefined` when no value is held. */
   #hash: string | undefined;
+  /** The newest version applied under the current wire id. */
+  #wireVersion: number | undefined;
 
   constructor(key: string, query: string, args: unknown) {
     this.key = key;
@@ -41,6 +43,7 @@ export class QueryEntry {
 
   /** The subscribe frame for a new socket: with `resume` when a value is held. */
   subscribeFrame(id: string): SubscribeMessage {
+    this.#wireVersion = undefined;
     const { version } = this.#state;
     const resume =
       this.#hash !== undefined && version !== undefined ? { version, hash: this.#hash } : undefined;
@@ -52,6 +55,16 @@ export class QueryEntry {
       args: this.args,
       resume,
     };
+  }
+
+  /**
+   * Whether a newer push of this subscription came first. On API Gateway the answer to a
+   * subscribe and a stream handler's push leave from different invocations, and a throttled
+   * one is retried after a pause: they may cross. The server never numbers the pushes of one
+   * subscription id downward (a resume starts at the version held), so an older one is stale.
+   */
+  isStale(push: Push): boolean {
+    return this.#wireVersion !== undefined && push.version < this.#wireVersion;
   }
 
   /**
@@ -78,6 +91,7 @@ export class QueryEntry {
       }
     }
     this.#hash = push.hash;
+    this.#wireVersion = push.version;
     if (held.status === 'success' && held.data === data && held.version === push.version) {
       return true;
     }

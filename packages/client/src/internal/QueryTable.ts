@@ -75,6 +75,7 @@ export class QueryTable {
   push(message: Push): void {
     const entry = this.#byWireId.get(message.id);
     if (entry === undefined) return; // for a subscription since ended, or of an old socket
+    if (entry.isStale(message)) return; // overtaken by a newer one: nothing to apply or ack
     if (entry.apply(message)) {
       this.#ack(message.id, message.version);
       return;
