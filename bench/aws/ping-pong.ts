@@ -4,7 +4,7 @@
  *
  * Two actors bounce a ball K round trips (2K + 1 hops, counting the serve from ingress).
  * Candidate: one `Worker` on `DynamoStore` + `SqsQueue`; per hop a receive, a turn (handler,
- * one conditional `PutItem` of the record holding its send), the drain (`SendMessageBatch` into
+ * one conditional `PutItem` of the record holding its send), the drain (`SendMessage` into
  * the other actor's group; nothing to delete: the next turn's record leaves the send out) and
  * the ack.
  * Baseline: a hand-written at-least-once pipeline with the AWS SDK directly; per hop

@@ -151,6 +151,18 @@ describe('SqsQueue', () => {
     expect(await queue.approximateCounts()).toEqual({ visible: 0, inFlight: 0 });
   });
 
+  it('ignores a stale receipt in a batch and deletes the others', async () => {
+    const { queue } = await fresh();
+    await queue.send([msg('g', '1'), msg('h', '2')]);
+    const first = await queue.receive({ max: 10, ...VT });
+    expect(first).toHaveLength(2);
+    await sleep(1_300);
+    const second = await queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
+    expect(second).toHaveLength(2);
+    await queue.ack([first[0]!.receipt, ...second.map((m) => m.receipt)]);
+    expect(await queue.approximateCounts()).toEqual({ visible: 0, inFlight: 0 });
+  });
+
   it('makes released messages visible at once with delay 0', async () => {
     const { queue } = await fresh();
     await queue.send([msg('g', '1'), msg('g', '2')]);
@@ -224,8 +236,16 @@ describe('SqsQueue', () => {
     const dedupeId = `ingress key with spaces ${'i'.repeat(200)}`;
     await queue.send([{ group, dedupeId, body: '1' }]);
     await queue.send([{ group, dedupeId, body: '2' }]);
+    // In a batch too (one message is sent with SendMessage, several with SendMessageBatch).
+    await queue.send([
+      { group, dedupeId, body: '3' },
+      { group, dedupeId: `${dedupeId} again`, body: '4' },
+    ]);
     const got = await receiveAll(queue, 2);
-    expect(got.map((m) => [m.group, m.dedupeId, m.body])).toEqual([[group, dedupeId, '1']]);
+    expect(got.map((m) => [m.group, m.dedupeId, m.body])).toEqual([
+      [group, dedupeId, '1'],
+      [group, `${dedupeId} again`, '4'],
+    ]);
   });
 
   it('maps a Lambda event record as receive maps the message', async () => {

@@ -2,10 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
@@ -18,7 +21,7 @@ import type {
   RedrivePolicy,
 } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
-import { unavailable } from '../internal/unavailable.ts';
+import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { BATCH_MAX, prepareEntry, sendBatches } from './sendEntries.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
@@ -60,6 +63,14 @@ const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
 const ATTRIBUTES_TTL_MS = 30_000;
 /** Per-entry failures that mean the receipt is stale: the message was redelivered or deleted. */
 const STALE_RECEIPT = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight']);
+
+/** Whether SQS refused a receipt as stale (a batch entry's failure, or a single call's error). */
+function isStale(code: string | undefined, message: string | undefined): boolean {
+  return (
+    STALE_RECEIPT.has(code ?? '') ||
+    (code === 'InvalidParameterValue' && /receipt handle/i.test(message ?? ''))
+  );
+}
 
 /**
  * The {@link Queue} on an SQS FIFO queue. `group` becomes the MessageGroupId, `dedupeId` the
@@ -112,12 +123,14 @@ export class SqsQueue implements Queue {
 
   /**
    * Enqueues in order, in `SendMessageBatch` calls of up to 10 messages (and at most
-   * `maxMessageBytes` together). Every message is checked before the first call; after a call
+   * `maxMessageBytes` together); a single message in one `SendMessage`. Every message is checked before the first call; after a call
    * with a failed entry no later call is made, so a retry of the whole send keeps the order
    * (SQS drops the copies of the messages that did go out by their dedupe ids).
    */
   async send(messages: readonly QueueMessage[]): Promise<void> {
     const prepared = messages.map((message, i) => prepareEntry(message, i, this.maxMessageBytes));
+    // One message (a turn's usual send): `SendMessage`, cheaper for the SDK than a batch of one.
+    if (prepared.length === 1) return this.#sendOne(prepared[0]!.entry);
     for (const chunk of sendBatches(prepared, this.maxMessageBytes)) {
       let failed: { Id?: string; Code?: string; Message?: string; SenderFault?: boolean }[];
       try {
@@ -150,6 +163,22 @@ export class SqsQueue implements Queue {
           },
         );
       }
+    }
+  }
+
+  async #sendOne(entry: SendMessageBatchRequestEntry): Promise<void> {
+    try {
+      await this.#client.send(
+        new SendMessageCommand({
+          QueueUrl: this.queueUrl,
+          MessageBody: entry.MessageBody,
+          MessageGroupId: entry.MessageGroupId,
+          MessageDeduplicationId: entry.MessageDeduplicationId,
+          ...(entry.MessageAttributes ? { MessageAttributes: entry.MessageAttributes } : {}),
+        }),
+      );
+    } catch (error) {
+      throw unavailable('SQS', 'SendMessage', error);
     }
   }
 
@@ -190,9 +219,14 @@ export class SqsQueue implements Queue {
     );
   }
 
-  /** Deletes messages; a stale receipt (the message came back or is gone) is ignored. */
+  /**
+   * Deletes messages (`DeleteMessageBatch`; one receipt: `DeleteMessage`); a stale receipt (the
+   * message came back or is gone) is ignored.
+   */
   async ack(receipts: readonly string[]): Promise<void> {
     const unique = [...new Set(receipts)];
+    // One receipt (a turn's usual batch): `DeleteMessage`, cheaper for the SDK than a batch of one.
+    if (unique.length === 1) return this.#ackOne(unique[0]!);
     for (let i = 0; i < unique.length; i += BATCH_MAX) {
       const chunk = unique.slice(i, i + BATCH_MAX);
       let failed: { Code?: string; Message?: string }[];
@@ -208,6 +242,15 @@ export class SqsQueue implements Queue {
         throw unavailable('SQS', 'DeleteMessageBatch', error);
       }
       throwUnlessStale('DeleteMessageBatch', failed);
+    }
+  }
+
+  async #ackOne(ReceiptHandle: string): Promise<void> {
+    try {
+      await this.#client.send(new DeleteMessageCommand({ QueueUrl: this.queueUrl, ReceiptHandle }));
+    } catch (error) {
+      if (isStale(awsErrorName(error), error instanceof Error ? error.message : undefined)) return;
+      throw unavailable('SQS', 'DeleteMessage', error);
     }
   }
 
@@ -339,11 +382,7 @@ function throwUnlessStale(
   operation: string,
   failed: readonly { Code?: string; Message?: string }[],
 ) {
-  const real = failed.filter(
-    (f) =>
-      !STALE_RECEIPT.has(f.Code ?? '') &&
-      !(f.Code === 'InvalidParameterValue' && /receipt handle/i.test(f.Message ?? '')),
-  );
+  const real = failed.filter((f) => !isStale(f.Code, f.Message));
   if (real.length > 0) {
     const first = real[0]!;
     throw new BatonError(
