@@ -123,9 +123,10 @@ export class SqsQueue implements Queue {
 
   /**
    * Enqueues in order, in `SendMessageBatch` calls of up to 10 messages (and at most
-   * `maxMessageBytes` together); a single message in one `SendMessage`. Every message is checked before the first call; after a call
-   * with a failed entry no later call is made, so a retry of the whole send keeps the order
-   * (SQS drops the copies of the messages that did go out by their dedupe ids).
+   * `maxMessageBytes` together); a single message in one `SendMessage`. Every message is
+   * checked before the first call; after a call with a failed entry no later call is made, so a
+   * retry of the whole send keeps the order (SQS drops the copies of the messages that did go
+   * out by their dedupe ids).
    */
   async send(messages: readonly QueueMessage[]): Promise<void> {
     const prepared = messages.map((message, i) => prepareEntry(message, i, this.maxMessageBytes));
