@@ -100,17 +100,23 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
 }
 
 /**
- * `port` with some of its methods replaced: the others are the port's own, bound to it, so a
- * wrapper keeps working when the port gains methods.
+ * `port` with some of its methods replaced: the others are the port's own, bound to it once, and
+ * its other members read through, so a wrapper keeps working when the port gains methods. A
+ * plain object, not a Proxy: code the engine runs through a Proxy is optimized for it, and the
+ * rows after the one that used it would pay for that too.
  */
 export function overlay<T extends object>(port: T, methods: Partial<T>): T {
-  return new Proxy(port, {
-    get(target, name) {
-      if (Object.hasOwn(methods, name)) return methods[name as keyof T];
-      const value = Reflect.get(target, name);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const wrapped: Record<PropertyKey, unknown> = { ...methods };
+  for (let from: object | null = port; from && from !== Object.prototype; ) {
+    for (const name of Reflect.ownKeys(from)) {
+      if (name === 'constructor' || Object.hasOwn(wrapped, name)) continue;
+      const value = Reflect.get(port, name);
+      if (typeof value === 'function') wrapped[name] = value.bind(port);
+      else Object.defineProperty(wrapped, name, { get: () => Reflect.get(port, name) });
+    }
+    from = Object.getPrototypeOf(from);
+  }
+  return wrapped as T;
 }
 
 /** `store.commit 1, queue.receive 1.1` — calls per `per` operations, sorted by name. */
