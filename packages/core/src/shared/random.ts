@@ -26,7 +26,7 @@ export function uuidFrom(random: Random): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-const LIFE_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz'; // 36 characters
+const LIFE_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** Characters of a life id: 36^12, about 62 bits. */
 const LIFE_LENGTH = 12;
 
@@ -45,14 +45,18 @@ let pooled = pool.length;
  */
 export function lifeId(random?: Random): string {
   let id = '';
-  if (random) {
-    for (let i = 0; i < LIFE_LENGTH; i++) id += LIFE_ALPHABET[Math.floor(random() * 256) % 36];
-    return id;
+  for (let i = 0; i < LIFE_LENGTH; i++) {
+    const byte = random ? Math.floor(random() * 256) : pooledByte();
+    id += LIFE_ALPHABET[byte % LIFE_ALPHABET.length];
   }
+  return id;
+}
+
+/** The next of the random bytes drawn ahead, drawing more when they run out. */
+function pooledByte(): number {
   if (pooled === pool.length) {
     globalThis.crypto.getRandomValues(pool);
     pooled = 0;
   }
-  for (let i = 0; i < LIFE_LENGTH; i++) id += LIFE_ALPHABET[pool[pooled++]! % 36];
-  return id;
+  return pool[pooled++]!;
 }
