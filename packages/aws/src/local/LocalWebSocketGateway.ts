@@ -78,6 +78,8 @@ export class LocalWebSocketGateway {
   #tokens = 0;
   #filledAt = 0;
   #throttled = 0;
+  /** Posts still to fail with a 500, by connection (see `failPosts`). */
+  readonly #failing = new Map<string, number>();
 
   private constructor(options: LocalWebSocketGatewayOptions) {
     this.#options = options;
@@ -138,6 +140,14 @@ export class LocalWebSocketGateway {
   /** The ids of the open connections. */
   connectionIds(): string[] {
     return [...this.#sockets.keys()];
+  }
+
+  /**
+   * Answers the next `count` posts to a connection with 500 `InternalServerErrorException`, as
+   * API Gateway may: for tests of what a push that fails does.
+   */
+  failPosts(connectionId: string, count = 1): void {
+    this.#failing.set(connectionId, count);
   }
 
   /**
@@ -321,6 +331,11 @@ export class LocalWebSocketGateway {
         if (!this.#take()) {
           this.#throttled++;
           return reply(response, 429, 'LimitExceededException', 'Rate exceeded');
+        }
+        const failing = this.#failing.get(connectionId) ?? 0;
+        if (failing > 0) {
+          this.#failing.set(connectionId, failing - 1);
+          return reply(response, 500, 'InternalServerErrorException', 'Internal server error');
         }
         if (body.length > MAX_FRAME_BYTES) {
           const message = `message is ${body.length} bytes, over the ${MAX_FRAME_BYTES}-byte limit`;

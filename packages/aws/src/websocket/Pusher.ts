@@ -61,10 +61,11 @@ export function managementClients(
  * Pushes frames to connections through `PostToConnection`, for one handler invocation: a frame
  * over 128 KB goes out as chunk frames; a connection whose lease lapsed is skipped; a
  * `GoneException` removes the connection and everything it held (its other pushes stop, the
- * others go on); a throttled call is retried after a pause; other failures are logged and do
- * not stop the other pushes. Calls go through a {@link PushQueue}: bounded in number, paced,
- * and a subscription's updates coalesced so that its newest one arrives. Connection items are
- * read once per invocation.
+ * others go on); a throttled call is retried after a pause; a call API Gateway failed (a 5xx)
+ * closes its connection, so that the client resumes and gets the newest result; other failures
+ * are logged. None stops the other pushes. Calls go through a {@link PushQueue}: bounded in
+ * number, paced, and a subscription's updates coalesced so that its newest one arrives.
+ * Connection items are read once per invocation.
  *
  * @example
  * const pusher = new Pusher(context);
@@ -84,6 +85,7 @@ export class Pusher {
           connectionId,
           error: `${awsErrorName(error)}: ${toBatonError(error).message}`,
         });
+        if (isServerFault(error)) this.#closeBehind(connectionId);
       },
     });
   }
@@ -139,7 +141,8 @@ export class Pusher {
       key,
       splitFrame(text, MAX_FRAME_BYTES),
     );
-    if (outcome === 'gone') await this.#removals.get(connectionId);
+    // A gone connection is removed, one a push failed to reach is closed: before the call ends.
+    if (outcome !== 'sent') await this.#removals.get(connectionId);
     return outcome === 'sent';
   }
 
@@ -166,27 +169,66 @@ export class Pusher {
   }
 
   /**
+   * Closes a connection whose push API Gateway failed (a 5xx, past the SDK's retries): its
+   * subscriber would keep an older result until the next change. Closed, its client reconnects
+   * and resumes from the version it holds, and gets the newest. Once per connection. If the
+   * close fails too, the connection stays registered: a later push may reach it.
+   */
+  #closeBehind(connectionId: string): void {
+    if (this.#removals.has(connectionId)) return;
+    const { logger, registry } = this.context;
+    logger.warn('closing a connection a push failed to reach: its client resumes', {
+      connectionId,
+    });
+    const closing = this.#deleteConnection(connectionId).then(async (closed) => {
+      if (!closed) return;
+      this.#connections.set(connectionId, Promise.resolve(undefined));
+      await registry.removeConnection(connectionId);
+    });
+    this.#removals.set(
+      connectionId,
+      closing.catch((cause: unknown) => {
+        logger.warn('could not close a connection a push failed to reach', {
+          connectionId,
+          error: toBatonError(cause).message,
+        });
+      }),
+    );
+  }
+
+  /** `DeleteConnection`; true if the connection is closed (or was gone already). */
+  async #deleteConnection(connectionId: string): Promise<boolean> {
+    const connection = await this.connection(connectionId).catch(() => undefined);
+    const endpoint = this.context.endpoint ?? connection?.endpoint;
+    if (!endpoint) return false;
+    try {
+      await this.context
+        .clientFor(endpoint)
+        .send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+      return true;
+    } catch (error) {
+      if (awsErrorName(error) === 'GoneException') return true;
+      this.context.logger.warn('DeleteConnection failed', {
+        connectionId,
+        error: toBatonError(error).message,
+      });
+      return false;
+    }
+  }
+
+  /**
    * Closes a connection through `DeleteConnection` (a gone one is fine) and removes it from the
    * registry.
    */
   async disconnect(connectionId: string): Promise<void> {
-    const connection = await this.connection(connectionId).catch(() => undefined);
-    const endpoint = this.context.endpoint ?? connection?.endpoint;
-    if (endpoint) {
-      try {
-        await this.context
-          .clientFor(endpoint)
-          .send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
-      } catch (error) {
-        if (awsErrorName(error) !== 'GoneException') {
-          this.context.logger.warn('DeleteConnection failed', {
-            connectionId,
-            error: toBatonError(error).message,
-          });
-        }
-      }
-    }
+    await this.#deleteConnection(connectionId);
     this.#connections.set(connectionId, Promise.resolve(undefined));
     await this.context.registry.removeConnection(connectionId);
   }
+}
+
+/** Whether API Gateway answered a call with a server error (5xx): the call may work again. */
+function isServerFault(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  return status !== undefined && status >= 500;
 }
