@@ -4,32 +4,21 @@
  * attempt each (the SDK's own retries off), so the push is lost. Its connection is closed, and
  * the client resumes with the newest result.
  */
-import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
-import { createAwsClients } from '@baton/aws';
 import { jsonLogger } from '@baton/core';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Account } from './fixtures/openAccount.ts';
-import { balance, startWebSocketStack, until } from './fixtures/webSocketStack.ts';
+import { balance, onePushAttempt, startWebSocketStack, until } from './fixtures/webSocketStack.ts';
 import { account, webSocketSuite } from './fixtures/webSocketSuite.ts';
 
 /** The stream handler's log lines, parsed. */
 const streamLog: { message: string; connectionId?: string }[] = [];
 
-const suite = webSocketSuite(() => {
-  const { dynamodb, sqs } = createAwsClients({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-  });
-  return startWebSocketStack(undefined, {
+const suite = webSocketSuite(() =>
+  startWebSocketStack(undefined, {
     streamLogger: jsonLogger({ write: (line) => streamLog.push(JSON.parse(line)) }),
-    clients: () => ({
-      dynamodb,
-      sqs,
-      managementClient: (endpoint) =>
-        new ApiGatewayManagementApiClient({ endpoint, maxAttempts: 1 }),
-    }),
-  });
-});
+    clients: onePushAttempt(),
+  }),
+);
 const connect = suite.connect;
 
 describe('a push API Gateway fails', () => {

@@ -4,36 +4,26 @@
  * does past the account's limit, and the handlers' management clients make one attempt each
  * (the SDK's own retries off), so every retry seen here is Baton's.
  */
-import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
-import { createAwsClients, PUSHES_THROTTLED_LOG } from '@baton/aws';
+import { PUSHES_THROTTLED_LOG } from '@baton/aws';
 import { jsonLogger } from '@baton/core';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Account } from './fixtures/openAccount.ts';
-import { balance, startWebSocketStack, until } from './fixtures/webSocketStack.ts';
+import { balance, onePushAttempt, startWebSocketStack, until } from './fixtures/webSocketStack.ts';
 import { account, webSocketSuite } from './fixtures/webSocketSuite.ts';
 
 /** The stream handler's log lines, parsed. */
 const streamLog: { message: string; throttled?: number }[] = [];
 const WATCHERS = 8;
 
-const suite = webSocketSuite(() => {
-  const { dynamodb, sqs } = createAwsClients({
-    dynamodbEndpoint: inject('dynamodbEndpoint'),
-    sqsEndpoint: inject('sqsEndpoint'),
-  });
-  return startWebSocketStack(undefined, {
+const suite = webSocketSuite(() =>
+  startWebSocketStack(undefined, {
     // Far under what a fan-out to the watchers asks for: most calls of a burst are refused.
     postLimit: { perSecond: 20, burst: 3 },
     push: { backoffMs: 20, maxBackoffMs: 200 },
     streamLogger: jsonLogger({ write: (line) => streamLog.push(JSON.parse(line)) }),
-    clients: () => ({
-      dynamodb,
-      sqs,
-      managementClient: (endpoint) =>
-        new ApiGatewayManagementApiClient({ endpoint, maxAttempts: 1 }),
-    }),
-  });
-});
+    clients: onePushAttempt(),
+  }),
+);
 const connect = suite.connect;
 
 describe('pushes past the PostToConnection limit', () => {
