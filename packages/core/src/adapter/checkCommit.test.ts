@@ -123,6 +123,30 @@ describe('checkCommit', () => {
       { actorId: 'tally/a' },
     ],
     [
+      'an outbox item with a negative seq held in the record',
+      { record: { ...base.record, outbox: [item(-2)] } },
+      'holds outbox item -2 of tally/a twice or with a bad seq',
+      { seq: -2 },
+    ],
+    [
+      'a dead letter of another actor',
+      { deadLetters: { put: [{ ...letter('m1'), actorId: 'other/b' }], remove: [] } },
+      'holds a dead letter or timer of other/b: an actor keeps only its own',
+      { actorId: 'tally/a' },
+    ],
+    [
+      'a timer of another actor',
+      { timers: { put: [{ ...timer('t1'), actorId: 'other/b' }], remove: [] } },
+      'holds a dead letter or timer of other/b: an actor keeps only its own',
+      { actorId: 'tally/a' },
+    ],
+    [
+      'outcomes appended to a negative page',
+      { outcomes: { page: -1, sentAt: 1, records: [{ ...outcome('k1'), sentAt: 1 }] } },
+      'appends outcomes to page -1: a page is a non-negative integer',
+      { actorId: 'tally/a' },
+    ],
+    [
       'an outbox item with a fractional seq',
       { outbox: [item(1.5)] },
       'holds outbox item 1.5 of tally/a',
@@ -163,6 +187,18 @@ describe('checkCommit', () => {
     expect(error?.code).toBe(ErrorCode.INVALID_ARGUMENT);
     expect(error?.message).toContain(message);
     expect(error?.details).toMatchObject(details);
+  });
+
+  it('counts a page of outcomes as one item', () => {
+    const records = [outcome('k1'), outcome('k2')].map((o) => ({ ...o, sentAt: 1 }));
+    const commit = { ...base, outcomes: { page: 0, sentAt: 1, records } };
+    expect(() => checkCommit(commit, { ...limits, maxTransactionItems: 2 })).not.toThrow();
+    expect(() => checkCommit(commit, { ...limits, maxTransactionItems: 1 })).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.TRANSACTION_TOO_LARGE,
+        details: { what: 'maxTransactionItems', limit: 1, actual: 2 },
+      }),
+    );
   });
 
   it('counts each timer put or removed as an item', () => {
