@@ -36,9 +36,10 @@ export interface EmbeddedStoreOptions {
   readonly onListenerError?: (error: unknown) => void;
   /**
    * Freezes what a commit passes in, which the store keeps as it is: code that changes a
-   * committed object afterwards throws instead of changing the store. It costs a walk of every
-   * commit, so it is for tests. Default: on when the environment variable
-   * `BATON_FREEZE_COMMITS` is `1` (Baton's own test suite sets it).
+   * committed object afterwards throws instead of changing the store. It also measures every
+   * commit whole, and throws where the engine measured a size otherwise (`Commit.measured`).
+   * It costs walks of every commit, so it is for tests. Default: on when the environment
+   * variable `BATON_FREEZE_COMMITS` is `1` (Baton's own test suite sets it).
    */
   readonly freezeCommits?: boolean;
 }
@@ -195,7 +196,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   async commit(commit: Commit): Promise<void> {
     this.#checkOpen();
-    checkCommit(commit, this.limits);
+    checkCommit(commit, this.limits, { verifyMeasured: this.#freeze });
     const { record, expectedVer } = commit;
     const current = this.#records.get(record.id);
     // A record of another life at the same version is not the one the turn read.

@@ -252,4 +252,30 @@ describe('checkCommit', () => {
       }),
     );
   });
+
+  it('takes the sizes the engine measured, or measures them all and compares when told to verify', () => {
+    const outcomes = [{ ...outcome('k'), sentAt: 1 }];
+    const commit = { ...base, outcomes: { page: 0, sentAt: 1, records: outcomes } };
+    const sizes = { record: jsonSize(base.record), outcomes: jsonSize(outcomes[0]) };
+    const small = { ...limits, maxItemBytes: sizes.record + sizes.outcomes };
+    expect(() => checkCommit({ ...commit, measured: sizes }, small)).not.toThrow();
+    expect(() =>
+      checkCommit({ ...commit, measured: sizes }, small, { verifyMeasured: true }),
+    ).not.toThrow();
+    // Taken as they are: a size said to pass the item limit is refused without a walk.
+    for (const [part, over] of [
+      ['record', { record: small.maxItemBytes + 1 }],
+      ['outcomes', { outcomes: small.maxItemBytes + 1 }],
+    ] as const) {
+      expect(() => checkCommit({ ...commit, measured: over }, small), part).toThrow(
+        expect.objectContaining({
+          details: { what: 'maxItemBytes', limit: small.maxItemBytes, actual: over[part] },
+        }),
+      );
+      // Verified, a size that is not the part's own is a bug in whoever measured it.
+      expect(() =>
+        checkCommit({ ...commit, measured: over }, small, { verifyMeasured: true }),
+      ).toThrow(/was measured as .* but its record takes \d+ bytes and its outcomes \d+/);
+    }
+  });
 });

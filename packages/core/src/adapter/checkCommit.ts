@@ -1,15 +1,30 @@
 import { jsonSize } from '../shared/jsonSize.ts';
 import { transactionTooLarge } from './conflicts.ts';
 import { invalidArgument } from './invalidArgument.ts';
-import type { Commit, DeadLetter, OutboxItem, StoreLimits, Timer } from './ports.ts';
+import type {
+  Commit,
+  CommitMeasures,
+  DeadLetter,
+  OutboxItem,
+  StoreLimits,
+  Timer,
+} from './ports.ts';
 
 /**
  * Checks a commit's shape and its size against `limits`, the way DynamoDB validates a
  * TransactWriteItems before it looks at any condition. Every `Store` runs it first, so all
  * backends refuse the same commits with the same errors. Throws TRANSACTION_TOO_LARGE with
  * `details.what` naming the limit (`maxTransactionItems`, `maxItemBytes`, `maxTransactionBytes`).
+ *
+ * The sizes in `commit.measured` are taken as they are. With `verifyMeasured` (a test run's
+ * store) every part is measured anyway, and a measure that differs throws: the engine's
+ * bookkeeping of sizes is wrong.
  */
-export function checkCommit(commit: Commit, limits: StoreLimits): void {
+export function checkCommit(
+  commit: Commit,
+  limits: StoreLimits,
+  options: { readonly verifyMeasured?: boolean } = {},
+): void {
   const { record, expectedVer } = commit;
   if (typeof record?.id !== 'string' || record.id === '') {
     throw invalidArgument('commit.record.id must be a non-empty actor id (`type/key`)');
@@ -100,8 +115,9 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
+  const measured = options.verifyMeasured ? verified(commit) : commit.measured;
   let total =
-    itemBytes(record, limits) +
+    sizeChecked(measured?.record ?? jsonSize(record), limits) +
     listBytes(commit.outbox, limits) +
     listBytes(commit.idempotency, limits) +
     listBytes(replaced, limits) +
@@ -109,8 +125,7 @@ export function checkCommit(commit: Commit, limits: StoreLimits): void {
     listBytes(overflow, limits) +
     listBytes(timers, limits);
   // A page's outcomes are one item: together they must fit it.
-  let page = 0;
-  for (const outcome of paged) page += jsonSize(outcome);
+  const page = measured?.outcomes ?? pageBytes(paged);
   if (page > limits.maxItemBytes) {
     throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, page);
   }
@@ -129,11 +144,38 @@ function listBytes(items: readonly unknown[], limits: StoreLimits): number {
 
 /** The bytes of one item, or TRANSACTION_TOO_LARGE when they pass the item limit. */
 function itemBytes(item: unknown, limits: StoreLimits): number {
-  const size = jsonSize(item);
+  return sizeChecked(jsonSize(item), limits);
+}
+
+function sizeChecked(size: number, limits: StoreLimits): number {
   if (size > limits.maxItemBytes) {
     throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, size);
   }
   return size;
+}
+
+/** The summed bytes of outcomes appended to a page. */
+function pageBytes(outcomes: readonly unknown[]): number {
+  let bytes = 0;
+  for (const outcome of outcomes) bytes += jsonSize(outcome);
+  return bytes;
+}
+
+/** The commit's parts measured whole, after checking that they are what `measured` says. */
+function verified(commit: Commit): CommitMeasures {
+  const record = jsonSize(commit.record);
+  const outcomes = pageBytes(commit.outcomes?.records ?? NONE);
+  const { measured } = commit;
+  if (
+    (measured?.record !== undefined && measured.record !== record) ||
+    (measured?.outcomes !== undefined && measured.outcomes !== outcomes)
+  ) {
+    throw new Error(
+      `commit for ${commit.record.id} was measured as ${JSON.stringify(measured)}, ` +
+        `but its record takes ${record} bytes and its outcomes ${outcomes}`,
+    );
+  }
+  return { record, outcomes };
 }
 
 /**

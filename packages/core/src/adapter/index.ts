@@ -52,6 +52,7 @@ export {
   type ChannelMark,
   type Clock,
   type Commit,
+  type CommitMeasures,
   compareSeq,
   type DeadLetter,
   type IdempotencyRecord,

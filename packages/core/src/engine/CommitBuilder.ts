@@ -18,6 +18,8 @@ export interface MessageEffects {
   readonly record: ActorRecord;
   /** `jsonSize(record)` when the caller measured it already. */
   readonly recordBytes?: number;
+  /** How much the record may grow at its commit (its outcome page state; see pageStateGrowth). */
+  readonly recordGrowth?: number;
   /** The record before its peers were bounded, to bound it again with fewer moves. */
   readonly unbounded?: ActorRecord;
   readonly envelopes: readonly Envelope[];
@@ -80,6 +82,8 @@ export function outboxItemOverhead(actorId: string, seq: number): number {
 export class CommitBuilder {
   readonly #limits: StoreLimits;
   #record: ActorRecord;
+  /** `jsonSize(#record)` when the message that made it measured it. */
+  #recordBytes: number | undefined;
   #outbox: Array<{ seq: number; envelopes: Envelope[]; bytes: number }> = [];
   #idempotency: IdempotencyRecord[] = [];
   #replaced: IdempotencyRecord[] = [];
@@ -202,6 +206,7 @@ export class CommitBuilder {
       outcomePage && effects.record.outcomePage !== outcomePage
         ? { ...effects.record, outcomePage }
         : effects.record;
+    this.#recordBytes = this.#record === effects.record ? effects.recordBytes : undefined;
     this.#count++;
   }
 
@@ -256,9 +261,15 @@ export class CommitBuilder {
     return writes;
   }
 
+  /** `jsonSize(record)`, when the message that made the working record measured it. */
+  get recordBytes(): number | undefined {
+    return this.#recordBytes;
+  }
+
   /** Sets the committed record (after a commit, the base of the next one). */
   reset(record: ActorRecord): void {
     this.#record = record;
+    this.#recordBytes = undefined;
     this.#baseVer = record.ver;
   }
 
@@ -279,7 +290,7 @@ export class CommitBuilder {
       this.#redriven.size +
       this.#overflow.size +
       this.#timers.size;
-    let bytes = effects.recordBytes ?? jsonSize(effects.record);
+    let bytes = (effects.recordBytes ?? jsonSize(effects.record)) + (effects.recordGrowth ?? 0);
     for (const item of this.#outbox) bytes += item.bytes;
     bytes += this.#overflowBytes;
     for (const mark of effects.overflow ?? []) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ActorRecord, PagedOutcome, StoreLimits } from '../adapter/ports.ts';
+import { jsonSize } from '../shared/jsonSize.ts';
 import type { PendingWrites } from './CommitBuilder.ts';
-import { PENDING_FIELDS, placeOutcomes } from './commitPlacement.ts';
+import { PENDING_FIELDS, placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 
 const limits: StoreLimits = {
   maxTransactionItems: 100,
@@ -78,5 +79,32 @@ describe('placeOutcomes', () => {
     const { record: placed, writes } = placeOutcomes(record, 4, every, limits);
     expect(placed).toStrictEqual({ ...record, ver: 4 });
     expect(writes).toStrictEqual({ ...every, idempotency: [unpaged] });
+  });
+});
+
+describe('placedBytes', () => {
+  it('counts the placed record from the size before, its ver and its page state changed', () => {
+    const paged = { ...record, ver: 9, outcomePage: { page: 0, bytes: 0 } };
+    const writes: PendingWrites = { outbox: [], idempotency: [outcome('k')] };
+    for (const before of [record, { ...record, ver: 9 }, paged, { ...paged, ver: 99 }]) {
+      const { record: placed } = placeOutcomes(before, before.ver + 1, writes, limits);
+      expect(placedBytes(before, placed, jsonSize(before))).toBe(jsonSize(placed));
+    }
+  });
+});
+
+describe('placeSends', () => {
+  const outbox = [{ actorId: 'tally/a', seq: 1, envelopes: [], createdAt: 1 }];
+
+  it('gives the size of a record that holds its sends, and none when they go apart', () => {
+    const held = placeSends(record, outbox, limits);
+    expect(held.apart).toStrictEqual([]);
+    expect(held.bytes).toBe(jsonSize(held.record));
+    const tight = { ...limits, maxItemBytes: jsonSize(record) + 10 };
+    const apart = placeSends(record, outbox, tight);
+    expect(apart.apart).toStrictEqual(outbox);
+    expect(apart.record).toStrictEqual({ ...record, outboxApart: true });
+    expect(apart.bytes).toBeUndefined();
+    expect(placeSends(record, [], limits)).toStrictEqual({ record, apart: [] });
   });
 });

@@ -84,16 +84,32 @@ function withoutSentAt(outcome: IdempotencyRecord): IdempotencyRecord {
 }
 
 /**
+ * `jsonSize` of `placed`, the copy of `record` that {@link placeOutcomes} made, from `bytes`,
+ * the size of `record`: they differ only in `ver` and the outcome page state, so only those
+ * two are measured.
+ */
+export function placedBytes(record: ActorRecord, placed: ActorRecord, bytes: number): number {
+  let size = bytes + jsonSize(placed.ver) - jsonSize(record.ver);
+  // placeOutcomes gives a record that has a page state a new one, and none to one without.
+  if (placed.outcomePage !== record.outcomePage) {
+    size += jsonSize(placed.outcomePage) - jsonSize(record.outcomePage);
+  }
+  return size;
+}
+
+/**
  * Where a commit's sends go: held in the record when they fit there, so the commit can be one
- * write of one item, else in outbox items apart (and the record says so).
+ * write of one item, else in outbox items apart (and the record says so). `bytes` is the
+ * record's size when it holds them (measured to decide).
  */
 export function placeSends(
   record: ActorRecord,
   outbox: readonly OutboxItem[],
   limits: StoreLimits,
-): { record: ActorRecord; apart: readonly OutboxItem[] } {
+): { record: ActorRecord; apart: readonly OutboxItem[]; bytes?: number } {
   if (outbox.length === 0) return { record, apart: [] };
   const holding = { ...record, outbox };
-  if (jsonSize(holding) <= limits.maxItemBytes) return { record: holding, apart: [] };
+  const bytes = jsonSize(holding);
+  if (bytes <= limits.maxItemBytes) return { record: holding, apart: [], bytes };
   return { record: { ...record, outboxApart: true }, apart: outbox };
 }

@@ -150,7 +150,7 @@ export async function applyMessage(
     next.timerEpoch = (current.timerEpoch ?? 0) + 1;
   }
   const bounded = withRecord(engine, next, undefined, now);
-  if (bounded.recordBytes > engine.store.limits.maxItemBytes) {
+  if (bounded.recordBytes + bounded.recordGrowth > engine.store.limits.maxItemBytes) {
     return reject(
       turn,
       current,
@@ -186,6 +186,7 @@ export async function applyMessage(
   const applied: Writable<MessageEffects> = {
     record: bounded.record,
     recordBytes: bounded.recordBytes,
+    recordGrowth: bounded.recordGrowth,
     unbounded: bounded.unbounded,
     overflow:
       effects.pages.length === 0 ? bounded.overflow : [...bounded.overflow, ...effects.pages],
@@ -439,8 +440,8 @@ function halted(engine: Engine, now: number): number {
 
 /**
  * The record part of a message's effects: `unbounded` with the marks of its least recent peers
- * moved out (see overflow.ts), its size, and what moved. `moves` caps the moves the count
- * limit asks for.
+ * moved out (see overflow.ts), its size and the room it may grow by at its commit, and what
+ * moved. `moves` caps the moves the count limit asks for.
  */
 function withRecord(
   engine: Engine,
@@ -456,7 +457,7 @@ function withRecord(
     recordPeers: engine.recordPeers,
     ...(moves === undefined ? {} : { moves }),
   });
-  return { record, recordBytes: bytes + reserve, unbounded, overflow: moved };
+  return { record, recordBytes: bytes, recordGrowth: reserve, unbounded, overflow: moved };
 }
 
 /**

@@ -1,12 +1,18 @@
 import { readConflict, versionConflict } from '../adapter/conflicts.ts';
 import { isActorSender, parseActorId } from '../adapter/envelope.ts';
-import { type ActorRecord, type OverflowKey, RECORD_FORMAT, type Timer } from '../adapter/ports.ts';
+import {
+  type ActorRecord,
+  type CommitMeasures,
+  type OverflowKey,
+  RECORD_FORMAT,
+  type Timer,
+} from '../adapter/ports.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError, RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { admit, fired, knownByOutcome } from './admitMessage.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
-import { placeOutcomes, placeSends } from './commitPlacement.ts';
+import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
 import { notify } from './hooks.ts';
@@ -269,6 +275,7 @@ async function applyBatch(
     if (undrained) await drainOutbox(engine.store, engine.queue, undrained);
     undrained = undefined;
     const outcomeBytes = builder.outcomeBytes;
+    const { recordBytes } = builder;
     const taken = builder.take(base.id, engine.clock.now());
     const { record: next, writes: pending } = placeOutcomes(
       builder.record,
@@ -277,8 +284,15 @@ async function applyBatch(
       engine.store.limits,
       outcomeBytes,
     );
-    const { record, apart } = placeSends(next, pending.outbox, engine.store.limits);
-    const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart };
+    const { record, apart, bytes } = placeSends(next, pending.outbox, engine.store.limits);
+    // The sizes measured on the way, so that the store need not walk the values again.
+    const measured: CommitMeasures = {};
+    if (bytes !== undefined) measured.record = bytes;
+    else if (record === next && recordBytes !== undefined) {
+      measured.record = placedBytes(builder.record, next, recordBytes);
+    }
+    if (pending.outcomes) measured.outcomes = outcomeBytes;
+    const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart, measured };
     await engine.store.commit(applied);
     notify(engine.logger, 'onCommit', engine.onCommit, applied, base.id);
     // A parked message is no failure: only the ones a turn ended are told.
@@ -388,9 +402,9 @@ async function applyBatch(
         effects = withFewerMoves(engine, kept);
       }
     }
-    // The last parked message applied: the record counts none any more.
+    // The last parked message applied: the record counts none any more (its size unmeasured).
     if (replay && i === replays.length - 1) {
-      effects = { ...effects, record: withoutParked(effects.record) };
+      effects = { ...effects, record: withoutParked(effects.record), recordBytes: undefined };
     }
     builder.add(effects);
     overflow.moved(effects.overflow ?? []);
