@@ -236,17 +236,13 @@ async function applyBatch(
   // A resumed actor applies the messages parked while it was paused first, in order.
   const replays = resumedWithParked(loaded) ? await parkedInbounds(engine, loaded, batch[0]) : [];
   const unparked = loaded.paused || replays.length > 0 ? loaded : withoutParked(loaded);
-  const base = withOutcomePages(engine.store, unparked, engine.clock.now());
+  const now = engine.clock.now();
+  const base = withOutcomePages(engine.store, unparked, now);
   const builder = new CommitBuilder(base, engine.store.limits, {
     pagedOutcomes: base.outcomePage !== undefined,
   });
   const pages = new PagedLookup(engine, base.id, batch);
-  const overflow = new OverflowLookup(
-    engine.store,
-    base,
-    engine.clock.now(),
-    engine.markRetentionMs,
-  );
+  const overflow = new OverflowLookup(engine.store, base, now, engine.markRetentionMs);
   const turn: Turn = { engine, overflow, builder };
   // The batch's senders the record does not list, read in one call rather than one each.
   const senders: OverflowKey[] = [];
