@@ -52,7 +52,12 @@ export default {
       'tests/conformance/embedded.test.ts',
       'tests/simulation/**/*.test.ts',
     ],
-    env: { BATON_SIM_RUNS: '100', BATON_SIM_WORKFLOW_RUNS: '12', BATON_FAN_IN_SENDERS: '2000' },
+    env: {
+      BATON_FREEZE_COMMITS: '1',
+      BATON_SIM_RUNS: '100',
+      BATON_SIM_WORKFLOW_RUNS: '12',
+      BATON_FAN_IN_SENDERS: '2000',
+    },
     testTimeout: 60_000,
     alias: [
       { find: /^@baton\/([\w-]+)$/, replacement: `${root}packages/$1/src/index.ts` },

@@ -91,6 +91,27 @@ function recordingCommits(h: Harness): Commit[] {
 }
 
 describe('ingress outcomes in pages', () => {
+  it('hands the store the sizes of the record and of the page it measured, and no page size on a store without pages', async () => {
+    for (const pages of [true, false]) {
+      const { Counter } = counter();
+      const h = setup({ actors: [Counter], batchSize: 10 });
+      if (!pages)
+        (h.backend.store as { readPagedOutcomes?: unknown }).readPagedOutcomes = undefined;
+      const commits = recordingCommits(h);
+      for (let i = 0; i < 3; i++) await enqueue(h, ingress(`k${i}`, 1, h.clock.now()));
+      await h.run();
+      expect(commits.length, `pages: ${pages}`).toBeGreaterThan(0);
+      for (const commit of commits) {
+        expect(commit.measured?.record).toBe(jsonSize(commit.record));
+        const outcomes = commit.outcomes?.records ?? [];
+        expect(outcomes.length > 0, `pages: ${pages}`).toBe(pages);
+        expect(commit.idempotency.length > 0, `pages: ${pages}`).toBe(!pages);
+        const pageBytes = outcomes.reduce((sum, outcome) => sum + jsonSize(outcome), 0);
+        expect(commit.measured?.outcomes).toBe(pages ? pageBytes : undefined);
+      }
+    }
+  });
+
   it('skips a copy of a message in the current page when a commit of the same turn closes that page before the copy is written', async () => {
     const { Counter } = counter();
     // A page item holds 2,000 bytes and closes past 500: k0 stays in an open page.

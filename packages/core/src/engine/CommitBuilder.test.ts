@@ -263,6 +263,31 @@ describe('CommitBuilder', () => {
     expect(builder.record).toBe(committed);
   });
 
+  it("knows its record's size only while the record is the one whose size the message measured", () => {
+    const paged = { ...base, outcomePage: { page: 2, bytes: 10 } };
+    const builder = new CommitBuilder(paged, roomy, { pagedOutcomes: true });
+    expect(builder.recordBytes).toBeUndefined();
+    const measured = { ...effects([]), record: paged, recordBytes: jsonSize(paged) };
+    builder.add(measured);
+    expect(builder.recordBytes).toBe(jsonSize(paged));
+    builder.reset({ ...paged, ver: 4, outcomePage: { page: 3, bytes: 0 } });
+    expect(builder.recordBytes).toBeUndefined();
+    // Effects computed before that commit carry the closed page: the builder keeps the new one,
+    // so the record it holds is not the one measured.
+    builder.add(measured);
+    expect(builder.record.outcomePage).toStrictEqual({ page: 3, bytes: 0 });
+    expect(builder.recordBytes).toBeUndefined();
+  });
+
+  it('counts the room a record may grow by at its commit against the byte limit', () => {
+    const recordBytes = jsonSize(base);
+    const limits = { ...roomy, maxTransactionBytes: recordBytes + 10 };
+    const builder = new CommitBuilder(base, limits);
+    const growing = (recordGrowth: number) => ({ ...effects([]), recordBytes, recordGrowth });
+    expect(builder.fits(growing(10))).toBe(true);
+    expect(builder.fits(growing(11))).toBe(false);
+  });
+
   it('fills the outbox items of a very long actor id right up to the item limit, and every one passes checkCommit', () => {
     // Multi-byte characters and characters JSON escapes count as checkCommit measures them.
     const longId = `sender/${'é'.repeat(300)}"\\\u0001${'k'.repeat(700)}`;

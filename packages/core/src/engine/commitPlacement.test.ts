@@ -100,7 +100,10 @@ describe('placeSends', () => {
     const held = placeSends(record, outbox, limits);
     expect(held.apart).toStrictEqual([]);
     expect(held.bytes).toBe(jsonSize(held.record));
-    const tight = { ...limits, maxItemBytes: jsonSize(record) + 10 };
+    // Held right up to the item limit.
+    const full = placeSends(record, outbox, { ...limits, maxItemBytes: jsonSize(held.record) });
+    expect(full.bytes).toBe(jsonSize(held.record));
+    const tight = { ...limits, maxItemBytes: jsonSize(held.record) - 1 };
     const apart = placeSends(record, outbox, tight);
     expect(apart.apart).toStrictEqual(outbox);
     expect(apart.record).toStrictEqual({ ...record, outboxApart: true });
