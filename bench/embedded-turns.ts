@@ -110,8 +110,6 @@ async function round(
     batchSize: 10,
     logger: silentLogger,
   });
-  // No forced collection first, unlike the interleaved rows: a forced full collection shrinks
-  // V8's young generation, and the round after it took about 1.3x the CPU while it grew back.
   const cpu = process.cpuUsage();
   const ns = await timeNs(async () => {
     while ((await worker.poll()) > 0) {}

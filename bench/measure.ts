@@ -3,10 +3,12 @@
  *
  * The machine is shared and noisy, so a benchmark never measures its baseline in one block and
  * its candidate in another: rounds alternate (ABBA order, so neither side always runs second),
- * each round starts from a collected heap, and the figures are medians over rounds.
+ * and the figures are medians over rounds. No round starts with a forced full collection: V8
+ * then throws compiled code away, and the round after it ran with its code being optimized again
+ * (about a hundred functions per round under `--trace-opt`, against none once warm), at up to
+ * 4x the time per operation on either side. Each side's garbage is left to the collector, as a
+ * long-running process leaves it; the ABBA order shares what one side's garbage costs the other.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { roundDone } from './output/progress.ts';
 
 /** Elapsed time of `ops` operations, measured inside a round (setup excluded). */
@@ -46,15 +48,8 @@ export async function timeNs(fn: () => Promise<void>): Promise<number> {
   return Number(process.hrtime.bigint() - start);
 }
 
-const gc = exposeGc();
-
 /** BENCH_VERBOSE=1 prints every round. */
 const verbose = process.env.BENCH_VERBOSE === '1';
-
-/** A full collection when the runtime lets us ask for one (see {@link exposeGc}). */
-export function collect(): void {
-  gc?.();
-}
 
 /** Runs baseline and candidate rounds alternately and returns per-op times. */
 export async function interleave(options: InterleaveOptions): Promise<Comparison> {
@@ -73,7 +68,6 @@ export async function interleave(options: InterleaveOptions): Promise<Comparison
     if (i % 2 === 1) order.reverse();
     const perOp = { baseline: 0, candidate: 0 };
     for (const [side, round] of order) {
-      collect();
       const sample = await round();
       perOp[side] = sample.ns / sample.ops;
       if (i >= warmup && sample.latencies) result.latencies[side].push(...sample.latencies);
@@ -128,18 +122,4 @@ export function formatRate(nsPerOp: number): string {
 
 export function formatRatio(ratio: number): string {
   return `${ratio.toFixed(2)}x`;
-}
-
-/**
- * `gc()` without `--expose-gc` on the command line (`pnpm bench` runs plain `tsx`): set the flag
- * at run time and fetch the function from a fresh context. Undefined if the runtime refuses.
- */
-function exposeGc(): (() => void) | undefined {
-  try {
-    setFlagsFromString('--expose-gc');
-    const fn: unknown = runInNewContext('gc');
-    return typeof fn === 'function' ? (fn as () => void) : undefined;
-  } catch {
-    return undefined;
-  }
 }
