@@ -90,7 +90,7 @@ function withoutSentAt(outcome: IdempotencyRecord): IdempotencyRecord {
  */
 export function placedBytes(record: ActorRecord, placed: ActorRecord, bytes: number): number {
   let size = bytes + jsonSize(placed.ver) - jsonSize(record.ver);
-  // placeOutcomes gives a record that has a page state a new one, and none to one without.
+  // placeOutcomes gives a new page state only to a record that has one.
   if (placed.outcomePage !== record.outcomePage) {
     size += jsonSize(placed.outcomePage) - jsonSize(record.outcomePage);
   }
