@@ -142,6 +142,12 @@ export class BatonApp extends Construct {
       ...queueDefaults,
       fifo: true,
       contentBasedDeduplication: false,
+      ...(settings.highThroughputInbox
+        ? {
+            deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
+            fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+          }
+        : {}),
       visibilityTimeout: Duration.seconds(settings.workerTimeout.toSeconds() * 6),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
@@ -313,7 +319,7 @@ export class BatonApp extends Construct {
     this.#ingressAuth = settings.ingressAuth;
     this.alarms = {
       ...createAlarms(this, functions, settings.alarmThresholds.inboxAgeSeconds),
-      ...createScaleAlarms(this, functions, settings.alarmThresholds),
+      ...createScaleAlarms(this, functions, settings.alarmThresholds, settings.highThroughputInbox),
     };
     this.dashboard = createDashboard(this, functions, this.alarms, this.metricsService);
     operatorOutputs(this, {

@@ -61,8 +61,10 @@ export interface AlarmThresholds {
   /**
    * Messages sent to the inbox per second, over 3 minutes in a row. A FIFO queue takes 300 calls/s
    * per action (without high-throughput mode); one message a call (a client's `send`) is the
-   * worst case, so the default is 80% of 300.
-   * @default 240
+   * worst case, so the default is 80% of 300. In high-throughput mode (`highThroughputInbox`)
+   * the quota is the region's, 2,400 calls/s per action in the regions with the least (70,000
+   * in the most): the default is then 80% of 2,400; raise it to your region's.
+   * @default 240; with `highThroughputInbox`, 1,920
    */
   readonly inboxMessagesPerSecond?: number;
   /**
@@ -160,6 +162,16 @@ export interface BatonAppProps {
    * @default 10
    */
   readonly maxReceiveCount?: number;
+  /**
+   * Whether the inbox runs in SQS FIFO's high-throughput mode (deduplication per message group,
+   * throughput limited per message group): past the 300 calls/s per action a FIFO queue takes
+   * otherwise, up to the region's quota, with each actor (a message group) still at 300.
+   * Exactly-once holds the same: each actor's messages are one message group, and Baton relies
+   * only on what SQS promises in either mode, a sequence number that increases within a group.
+   * Changing it on a deployed app updates the queue in place.
+   * @default false
+   */
+  readonly highThroughputInbox?: boolean;
   /**
    * The worker's timeout; the inbox's visibility timeout is six times it, as Lambda advises.
    * @default Duration.seconds(30)

@@ -150,6 +150,30 @@ describe('BatonApp scale alarms and quotas', () => {
     expect(alarm('inboxAge').Threshold).toBe(300);
   });
 
+  it('sets the inbox to high-throughput mode with highThroughputInbox, and raises the send-rate alarm to 80% of the least regional quota', () => {
+    const inboxOf = (t: Template, inboxId: string) => t.toJSON().Resources[inboxId].Properties;
+    expect(inboxOf(template, id(baton.inbox))).not.toHaveProperty('DeduplicationScope');
+    expect(inboxOf(template, id(baton.inbox))).not.toHaveProperty('FifoThroughputLimit');
+    const high = synth({ highThroughputInbox: true });
+    expect(inboxOf(high.template, high.id(high.baton.inbox))).toMatchObject({
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+    });
+    expect(high.alarm('inboxSendRate').Threshold).toBe(1_920 * 60);
+    expect(high.alarm('inboxSendRate').AlarmDescription).toMatch(/high-throughput mode/);
+    expect(alarm('inboxSendRate').AlarmDescription).toMatch(/set highThroughputInbox/);
+    const told = synth({
+      highThroughputInbox: true,
+      alarmThresholds: { inboxMessagesPerSecond: 56_000 },
+    });
+    expect(told.alarm('inboxSendRate').Threshold).toBe(56_000 * 60);
+    expect(() => synth({ highThroughputInbox: 'yes' as never })).toThrow(
+      /highThroughputInbox must be true or false, got "yes"/,
+    );
+  });
+
   it('takes every threshold from alarmThresholds; accountConcurrentExecutions: false drops that alarm', () => {
     const tuned = synth({
       alarmThresholds: {

@@ -26,7 +26,7 @@ const minute = Duration.minutes(1);
 
 /**
  * The alarms on nearing the scale limits `docs/scale.md` names: the inbox's send rate (FIFO's
- * 300 calls/s per action), DynamoDB throttling of the actor table (a partition's 1,000 WCU/s),
+ * 300 calls/s per action, or the region's quota in high-throughput mode), DynamoDB throttling of the actor table (a partition's 1,000 WCU/s),
  * throttled pushes (API Gateway's account limit), throttled invocations (reserved or account
  * concurrency spent), the stream function's iterator age (pushes late), and the account's
  * concurrent executions near its quota.
@@ -35,6 +35,7 @@ export function createScaleAlarms(
   app: BatonApp,
   functions: Record<BatonFunctionName, NodejsFunction>,
   thresholds: Required<AlarmThresholds>,
+  highThroughputInbox: boolean,
 ): Record<string, cloudwatch.Alarm> {
   const alarm = (
     id: string,
@@ -58,9 +59,14 @@ export function createScaleAlarms(
       app.inbox.metricNumberOfMessagesSent({ period: minute, statistic: 'Sum' }),
       perSecond * 60,
       3,
-      `The inbox took ${perSecond} messages/s or more for 3 minutes: near a FIFO queue's 300 calls/s ` +
-        'per action, past which sends are throttled and messages wait. Batch sends, or set the ' +
-        'queue to high-throughput mode (docs/scale.md).',
+      highThroughputInbox
+        ? `The inbox took ${perSecond} messages/s or more for 3 minutes: near the region's quota ` +
+            'for a FIFO queue in high-throughput mode (2,400 to 70,000 calls/s per action), past ' +
+            'which sends are throttled and messages wait. Batch sends, or ask AWS for a higher ' +
+            'quota (docs/scale.md).'
+        : `The inbox took ${perSecond} messages/s or more for 3 minutes: near a FIFO queue's 300 calls/s ` +
+            'per action, past which sends are throttled and messages wait. Batch sends, or set ' +
+            'highThroughputInbox (docs/scale.md).',
     ),
     tableThrottledRequests: alarm(
       'TableThrottledRequestsAlarm',

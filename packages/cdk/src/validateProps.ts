@@ -15,6 +15,7 @@ export interface BatonAppSettings {
   readonly batchSize: number;
   readonly maxConcurrency: number;
   readonly maxReceiveCount: number;
+  readonly highThroughputInbox: boolean;
   readonly workerTimeout: Duration;
   readonly ingressAuth: IngressAuth;
   readonly webSocketAuth: WebSocketAuth;
@@ -59,6 +60,12 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
   ) {
     problems.push(
       `maxReceiveCount must be above the workers' maxAttempts (${DEFAULT_MAX_ATTEMPTS}), got ${maxReceiveCount}: the inbox's dead-letter queue would take a failing message, and the messages behind it, before the engine ends it in the actor's turn and keeps it to redrive; set ${DEFAULT_MAX_ATTEMPTS + 2} or more`,
+    );
+  }
+  const highThroughputInbox = props?.highThroughputInbox ?? false;
+  if (typeof highThroughputInbox !== 'boolean') {
+    problems.push(
+      `highThroughputInbox must be true or false, got ${JSON.stringify(highThroughputInbox)}`,
     );
   }
   const workerTimeout = props?.workerTimeout ?? Duration.seconds(30);
@@ -113,7 +120,13 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     integer(`alarmThresholds.${name}`, t?.[name] as number | undefined, fallback, min, max);
   const alarmThresholds = {
     inboxAgeSeconds: threshold('inboxAgeSeconds', 300, 60, 1_209_600),
-    inboxMessagesPerSecond: threshold('inboxMessagesPerSecond', 240, 1, 1_000_000),
+    // 80% of a FIFO action's 300 calls/s; in high-throughput mode, of the least regional quota.
+    inboxMessagesPerSecond: threshold(
+      'inboxMessagesPerSecond',
+      highThroughputInbox === true ? 1_920 : 240,
+      1,
+      1_000_000,
+    ),
     tableThrottledRequests: threshold('tableThrottledRequests', 1, 1, 1_000_000),
     tableWriteThrottleEvents: threshold('tableWriteThrottleEvents', 1, 1, 1_000_000),
     functionThrottles: threshold('functionThrottles', 1, 1, 1_000_000),
@@ -147,6 +160,7 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     batchSize,
     maxConcurrency,
     maxReceiveCount,
+    highThroughputInbox,
     workerTimeout,
     ingressAuth,
     webSocketAuth: webSocketAuth as WebSocketAuth,

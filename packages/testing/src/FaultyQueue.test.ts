@@ -8,7 +8,7 @@ function msg(group: string, body: string): QueueMessage {
   return { group, dedupeId: `${group}:${body}`, body };
 }
 
-function setup(rates: { partialSend: number; reorder: number }, seed = 1) {
+function setup(rates: { partialSend: number; reorder: number; seqPerGroup?: boolean }, seed = 1) {
   const inner = new EmbeddedQueue();
   const faults: QueueFault[] = [];
   const queue = new FaultyQueue(inner, {
@@ -79,6 +79,43 @@ describe('FaultyQueue', () => {
     const { queue, faults, bodies } = setup({ partialSend: 0, reorder: 0 });
     await queue.send([msg('a', '1'), msg('b', '1'), msg('a', '2')]);
     expect(bodies()).toEqual(['a1', 'b1', 'a2']);
+    expect(faults).toEqual([]);
+  });
+
+  it('numbers each group apart with seqPerGroup: increasing within a group, not across groups', async () => {
+    const { queue, faults } = setup({ partialSend: 0, reorder: 0, seqPerGroup: true });
+    const groups = Array.from({ length: 8 }, (_, i) => `g${i}`);
+    for (let round = 1; round <= 3; round++) {
+      await queue.send(groups.map((g) => msg(g, String(round))));
+    }
+    const byGroup = new Map<string, bigint[]>();
+    const order: bigint[] = [];
+    for (;;) {
+      const received = await queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
+      if (received.length === 0) break;
+      for (const m of received) {
+        const seq = BigInt(m.seq);
+        byGroup.set(m.group, [...(byGroup.get(m.group) ?? []), seq]);
+        order.push(seq);
+      }
+      await queue.ack(received.map((m) => m.receipt));
+    }
+    expect([...byGroup.keys()].sort()).toEqual(groups);
+    for (const seqs of byGroup.values()) {
+      expect(seqs).toHaveLength(3);
+      expect(seqs[0]! < seqs[1]! && seqs[1]! < seqs[2]!).toBe(true);
+    }
+    // Across groups the numbers say nothing of the order they were sent or received in.
+    expect(order.some((seq, i) => i > 0 && seq < order[i - 1]!)).toBe(true);
+    expect(faults.length).toBeGreaterThan(0);
+    expect(faults.every((f) => f === 'unorderedSeq')).toBe(true);
+  });
+
+  it("hands out the queue's own numbers without seqPerGroup", async () => {
+    const { inner, queue, faults } = setup({ partialSend: 0, reorder: 0 });
+    await queue.send([msg('a', '1'), msg('b', '1')]);
+    const received = await queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
+    expect(received.map((m) => m.seq)).toEqual(inner.messages().map((m) => m.seq));
     expect(faults).toEqual([]);
   });
 });

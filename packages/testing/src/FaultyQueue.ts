@@ -1,8 +1,11 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import type { Queue, QueueMessage } from '@baton/core/adapter';
 
-/** What a {@link FaultyQueue} did to a send. */
-export type QueueFault = 'partialSend' | 'reorder';
+/**
+ * What a {@link FaultyQueue} did: to a send (`partialSend`, `reorder`), or to a receive
+ * (`unorderedSeq`: a message came with a lower sequence number than one of another group before).
+ */
+export type QueueFault = 'partialSend' | 'reorder' | 'unorderedSeq';
 
 /** Options of a {@link FaultyQueue}. */
 export interface FaultyQueueOptions {
@@ -10,9 +13,15 @@ export interface FaultyQueueOptions {
   readonly partialSend: number;
   /** Chance per send with entries for two or more groups that they go in another order. */
   readonly reorder: number;
+  /**
+   * Number received messages per message group, as all SQS promises: `SequenceNumber` increases
+   * within a group, and says nothing of order across groups (high-throughput mode numbers each
+   * partition apart). Off: the wrapped queue's numbers, one counter for the queue.
+   */
+  readonly seqPerGroup?: boolean;
   /** The dice: a number in [0, 1) per call. Seeded in a simulation, so a run replays. */
   readonly random: () => number;
-  /** Told of every fault that changed a send. */
+  /** Told of every fault that changed a send or a receive. */
   readonly onFault?: (fault: QueueFault) => void;
 }
 
@@ -21,7 +30,8 @@ export interface FaultyQueueOptions {
  * way SQS may: it reports per entry, so an earlier entry can fail while a later one is accepted
  * (the call then throws UNAVAILABLE naming the failed entry, as the SQS adapter does); and it
  * orders entries of different message groups as it likes, keeping each group's own order.
- * Receives, acks and releases pass through.
+ * With `seqPerGroup`, receives number each group's messages apart; acks and releases pass
+ * through.
  *
  * @example
  * const queue = new FaultyQueue(backend.queue, { partialSend: 1, reorder: 0, random: Math.random });
@@ -30,6 +40,8 @@ export interface FaultyQueueOptions {
 export class FaultyQueue implements Queue {
   readonly #queue: Queue;
   readonly #options: FaultyQueueOptions;
+  /** The highest sequence number received so far, and its group (`seqPerGroup`). */
+  #top: { seq: bigint; group: string } | undefined;
 
   constructor(queue: Queue, options: FaultyQueueOptions) {
     this.#queue = queue;
@@ -57,8 +69,22 @@ export class FaultyQueue implements Queue {
     );
   }
 
-  receive(...args: Parameters<Queue['receive']>): ReturnType<Queue['receive']> {
-    return this.#queue.receive(...args);
+  async receive(...args: Parameters<Queue['receive']>): ReturnType<Queue['receive']> {
+    const received = await this.#queue.receive(...args);
+    if (!this.#options.seqPerGroup) return received;
+    return received.map((message) => {
+      const seq = BigInt(message.seq) + groupOffset(message.group);
+      if (this.#top && seq < this.#top.seq && message.group !== this.#top.group) {
+        this.#options.onFault?.('unorderedSeq');
+      }
+      if (!this.#top || seq > this.#top.seq) this.#top = { seq, group: message.group };
+      return { ...message, seq: String(seq) };
+    });
+  }
+
+  /** The wrapped queue's own number of a message of `group` this queue handed out as `seq`. */
+  queueSeq(group: string, seq: string): string {
+    return this.#options.seqPerGroup ? String(BigInt(seq) - groupOffset(group)) : seq;
   }
 
   ack(receipts: readonly string[]): Promise<void> {
@@ -74,6 +100,20 @@ export class FaultyQueue implements Queue {
     const queue = this.#queue;
     return queue.identity && (() => queue.identity!());
   }
+}
+
+/**
+ * A group's own band of sequence numbers: the queue's number plus a fixed offset by group (an
+ * FNV-1a hash), so each group's numbers still increase, while a later message of one group may
+ * carry a lower number than an earlier one of another.
+ */
+function groupOffset(group: string): bigint {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < group.length; i++) {
+    hash ^= group.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return BigInt((hash >>> 0) % 100_000);
 }
 
 /** A random interleaving of `messages` that keeps the order within each group. */

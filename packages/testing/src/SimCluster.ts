@@ -2,7 +2,7 @@ import type { AnyActorDefinition } from '@baton/core';
 import { type Queue, type QueueMessage, seededRandom } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { createEmbeddedBackend, type EmbeddedBackend, MemoryJournal } from '@baton/embedded';
-import { FaultyQueue } from './FaultyQueue.ts';
+import { FaultyQueue, type QueueFault } from './FaultyQueue.ts';
 import { type Gates, settle } from './Gates.ts';
 import type { InvariantMonitor } from './InvariantMonitor.ts';
 import type { OutboxHolders } from './OutboxHolders.ts';
@@ -12,6 +12,13 @@ import { SimProcess } from './SimProcess.ts';
 import type { SimSettings } from './SimulationOptions.ts';
 import type { SimulationStats } from './SimulationStats.ts';
 import type { VirtualClock } from './VirtualClock.ts';
+
+/** The counter each fault of the workers' queue adds to. */
+const FAULT_STATS = {
+  partialSend: 'partialSends',
+  reorder: 'reorders',
+  unorderedSeq: 'unorderedSeqs',
+} as const satisfies Record<QueueFault, keyof SimulationStats>;
 
 /** What every part of a run shares: its settings, time and dice, the gates, and its books. */
 export interface SimContext {
@@ -40,7 +47,7 @@ export class SimCluster {
   readonly accepted = new Set<string>();
   #backend!: EmbeddedBackend;
   #queue!: Queue;
-  #workerQueue!: Queue;
+  #workerQueue!: FaultyQueue;
   #client!: Client;
   #processes: SimProcess[] = [];
   #sweeper!: SimProcess;
@@ -76,6 +83,11 @@ export class SimCluster {
 
   get sweeper(): SimProcess {
     return this.#sweeper;
+  }
+
+  /** The inbox's own number of a message of `group` the workers received as `seq`. */
+  inboxSeq(group: string, seq: string): string {
+    return this.#workerQueue.queueSeq(group, seq);
   }
 
   /** The current inbox queue's generation: how many queues were replaced before it. */
@@ -116,9 +128,10 @@ export class SimCluster {
     this.#workerQueue = new FaultyQueue(this.#queue, {
       partialSend: settings.faults.partialSend,
       reorder: settings.faults.reorder,
+      seqPerGroup: settings.sequenceNumbers === 'group',
       random: rng,
       onFault: (fault) => {
-        stats[fault === 'partialSend' ? 'partialSends' : 'reorders']++;
+        stats[FAULT_STATS[fault]]++;
       },
     });
     this.#client = new Client({

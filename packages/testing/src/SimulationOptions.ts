@@ -46,6 +46,12 @@ export interface SimulationOptions {
   /** Backend limits; DynamoDB's by default. Small ones make turns split their batches. */
   readonly limits?: Partial<StoreLimits>;
   /**
+   * How the inbox numbers the messages workers receive: `'queue'`, one counter for the queue;
+   * `'group'`, increasing within each message group only, unordered across groups — all SQS
+   * promises, and what a FIFO queue in high-throughput mode gives. @default 'queue'
+   */
+  readonly sequenceNumbers?: 'queue' | 'group';
+  /**
    * How long an idle sender's mark is kept (the engine's `markRetentionMs`): far longer than any
    * message or duplicate stays in flight in a run (a sender forgets an idle channel after half of
    * it), and far shorter than the 14 days of idempotency records, so that a retention jump
@@ -73,6 +79,7 @@ export interface SimSettings {
   readonly maxAttempts: number;
   readonly recordPeers: number;
   readonly limits: Partial<StoreLimits> | undefined;
+  readonly sequenceNumbers: 'queue' | 'group';
   readonly markRetentionMs: number;
   readonly wrapPorts: SimulationOptions['wrapPorts'];
 }
@@ -91,6 +98,7 @@ export function resolveOptions(options: SimulationOptions): SimSettings {
     maxAttempts: options.maxAttempts ?? 1000,
     recordPeers: options.recordPeers ?? 1,
     limits: options.limits,
+    sequenceNumbers: options.sequenceNumbers ?? 'queue',
     markRetentionMs: options.markRetentionMs ?? DAY,
     wrapPorts: options.wrapPorts,
   };

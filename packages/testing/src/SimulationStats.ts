@@ -29,6 +29,11 @@ export interface SimulationStats {
   partialSends: number;
   /** Queue sends whose entries went in in another order across groups. */
   reorders: number;
+  /**
+   * Received messages numbered below one of another group received before (`sequenceNumbers:
+   * 'group'`).
+   */
+  unorderedSeqs: number;
   /** Sweeper runs started. */
   sweeps: number;
   /** Envelopes the sweeper sent (the sum of its `SweepResult.sent`). */
@@ -92,6 +97,7 @@ export function emptyStats(): SimulationStats {
     redeliveries: 0,
     partialSends: 0,
     reorders: 0,
+    unorderedSeqs: 0,
     sweeps: 0,
     sweeperSent: 0,
     timersFired: 0,

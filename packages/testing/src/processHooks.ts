@@ -42,7 +42,7 @@ export function processHooks(
       if (commit.outbox.length > 0) stats.commitsApart++;
       holders.held(
         [...(commit.record.outbox ?? []), ...commit.outbox],
-        batch.map((seq) => place(cluster.generation, seq)),
+        batch.map((seq) => place(cluster.generation, cluster.inboxSeq(commit.record.id, seq))),
       );
     },
     ...(role === 'sweeper'
