@@ -87,7 +87,8 @@ export async function pingPong(options: PingPongOptions): Promise<Row> {
     candidate: `${formatNs(candidate)}/hop`,
     ratio: median(result.paired),
     spread: quartiles(result.paired),
-    budget: { kind: 'max', value: 1.2 },
+    // No budget: DESIGN's (≤ 1.2x) is measured on the emulators (3a). In memory the baseline
+    // is a bare loop with no I/O: a figure to read.
   };
 }
 

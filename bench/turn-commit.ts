@@ -104,9 +104,11 @@ export async function turnCommit(options: TurnCommitOptions): Promise<Row> {
         : 'turn commit overhead',
     baseline: `${baseline.toFixed(0)} ns/op`,
     candidate: `${candidate.toFixed(0)} ns/op`,
+    values: { baseline: baseline / 1000, candidate: candidate / 1000, unit: 'µs/turn' },
     ratio: median(result.paired),
     spread: quartiles(result.paired),
-    budget: { kind: 'max', value: 1.1 },
+    // No budget: DESIGN's (≤ 1.10x) is measured on the emulators (1a). In memory, with no I/O,
+    // the ratio is the engine's CPU over a bare commit: a figure to read.
   };
 }
 

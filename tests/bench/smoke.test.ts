@@ -10,11 +10,11 @@ import { verdict } from '../../bench/report.ts';
 import { runSuite } from '../../bench/suite.ts';
 
 describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
-  it('runs turn overhead, hot actor, ping-pong, propagation, fan-out, cost, embedded turns and workflows', async () => {
+  it('runs turn overhead (emulators and embedded), hot actor, ping-pong, propagation, fan-out, cost, embedded turns and workflows', async () => {
     const lines: string[] = [];
     const { rows, errors, target } = await runSuite({
       quick: true,
-      only: ['1a', '2a', '3a', '4a', '4c', '5', '6', '8'],
+      only: ['1a', '1b', '2a', '3a', '4a', '4c', '5', '6', '8'],
       endpoints: { dynamodb: inject('dynamodbEndpoint'), sqs: inject('sqsEndpoint') },
       log: (line) => lines.push(line),
     });
@@ -23,6 +23,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     const ids = rows.map((row) => row.bench.slice(0, row.bench.indexOf('.')));
     expect(ids).toEqual([
       '1a',
+      '1b',
       '2a',
       '3a',
       '4a',
@@ -45,11 +46,22 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       ).toBe(true);
       expect(['PASS', 'OVER', 'UNDER', '—']).toContain(verdict(row));
     }
-    // Steps 1–4 keep their latency samples for the chart; AWS rows their counted calls.
-    for (const row of rows.filter((r) => /^[1-4]/.test(r.bench))) {
+    // Steps 1–4 on the emulators keep their latency samples for the chart.
+    const onEmulators = (r: (typeof rows)[number]) => r.bench.includes('DynamoDB Local');
+    const charted = rows.filter((r) => /^[1-4]/.test(r.bench) && onEmulators(r));
+    expect(charted.map((r) => r.bench.slice(0, 2))).toEqual(['1a', '2a', '3a', '4a', '4c']);
+    for (const row of charted) {
       expect(row.latencies?.baseline.length, row.bench).toBeGreaterThan(0);
       expect(row.latencies?.candidate.length, row.bench).toBeGreaterThan(0);
     }
+    // DESIGN's budgets, on the emulators' rows only: an embedded comparison is for reading.
+    const budgetOf = (id: string) => rows.find((r) => r.bench.startsWith(`${id}.`))?.budget;
+    expect(budgetOf('1a')).toEqual({ kind: 'max', value: 1.1 });
+    expect(budgetOf('3a')).toEqual({ kind: 'max', value: 1.2 });
+    expect(budgetOf('4a')).toEqual({ kind: 'max', value: 1.2 });
+    expect(budgetOf('6')).toEqual({ kind: 'min', value: 1 });
+    expect(budgetOf('1b')).toBeUndefined();
+    expect(budgetOf('4c')).toBeUndefined();
     const hot = rows.find((r) => r.bench.startsWith('2a'))!;
     expect(hot.calls?.baton?.TransactWriteItems).toBeGreaterThan(0);
     // Batch 10: a record write plus one outcome page write for the ten ingress messages.
