@@ -9,6 +9,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { referenceNs } from './hostSpeed.ts';
 import { timeNs } from './measure.ts';
 import { toJson, writeJson } from './output/json.ts';
 import { latencySvg, writeSvg } from './output/svg.ts';
@@ -27,6 +28,11 @@ async function main(): Promise<void> {
     `baton bench — node ${process.version}, ${cpus().length} cpus, ${(totalmem() / 2 ** 30).toFixed(0)} GB` +
       (quick ? ' (BENCH_QUICK: smaller sizes, fewer rounds)' : ''),
   );
+  // Before any row, while the process is quiet: the host's speed, to compare absolute figures.
+  const reference = referenceNs();
+  log(
+    `host reference: ${reference} ns per op of a fixed JSON and Map workload (bench/hostSpeed.ts)`,
+  );
   log('baseline and candidate rounds are interleaved; every ratio comes from this run\n');
   let result: Awaited<ReturnType<typeof runSuite>> | undefined;
   const total = await timeNs(async () => {
@@ -41,7 +47,12 @@ async function main(): Promise<void> {
       ' baseline/candidate rounds.',
   );
   const subtitle = `${target ?? 'embedded only'} · ${cpus().length} cpus · node ${process.version} · ${new Date().toISOString().slice(0, 16)}Z${quick ? ' · BENCH_QUICK' : ''}`;
-  const json = toJson(rows, { target: target ?? 'embedded', quick, totalSeconds });
+  const json = toJson(rows, {
+    target: target ?? 'embedded',
+    quick,
+    totalSeconds,
+    referenceNs: reference,
+  });
   if (only) {
     // A partial run leaves the full run's files as they are: its rows go to a file of its own.
     writeJson(join(out, 'partial.json'), json);

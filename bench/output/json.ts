@@ -13,6 +13,8 @@ export interface LatestJson {
     readonly memoryGb: number;
     readonly os: string;
     readonly node: string;
+    /** ns per op of `bench/hostSpeed.ts`'s fixed workload: to compare hosts across runs. */
+    readonly referenceNs?: number;
   };
   readonly date: string;
   readonly target: string;
@@ -23,8 +25,9 @@ export interface LatestJson {
 /** One result per row: `name`, `baton`, `baseline`, `ratio`, `budget`, `met`, and details. */
 export function toJson(
   rows: readonly Row[],
-  extra: { target: string; quick: boolean; totalSeconds: number },
+  extra: { target: string; quick: boolean; totalSeconds: number; referenceNs?: number },
 ): LatestJson {
+  const { referenceNs, ...run } = extra;
   const round = (n: number, digits = 4) => Number(n.toPrecision(digits));
   const percentiles = (values: readonly number[]) =>
     values.length === 0
@@ -64,9 +67,10 @@ export function toJson(
       memoryGb: round(totalmem() / 2 ** 30, 3),
       os: `${platform()} ${release()} ${arch()}`,
       node: process.version,
+      ...(referenceNs === undefined ? {} : { referenceNs }),
     },
     date: new Date().toISOString(),
-    ...extra,
+    ...run,
   };
 }
 

@@ -4,6 +4,7 @@
  * once, and every row comes back well-formed. Speed is not checked here.
  */
 import { describe, expect, inject, it } from 'vitest';
+import { referenceNs } from '../../bench/hostSpeed.ts';
 import { toJson } from '../../bench/output/json.ts';
 import { latencySvg } from '../../bench/output/svg.ts';
 import { verdict } from '../../bench/report.ts';
@@ -59,6 +60,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('1a')).toEqual({ kind: 'max', value: 1.1 });
     expect(budgetOf('3a')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('4a')).toEqual({ kind: 'max', value: 1.2 });
+    expect(budgetOf('5a')).toEqual({ kind: 'max', value: 0.3 });
     expect(budgetOf('6')).toEqual({ kind: 'min', value: 1 });
     expect(budgetOf('1b')).toBeUndefined();
     expect(budgetOf('4c')).toBeUndefined();
@@ -68,7 +70,16 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     const writes = rows.find((r) => r.bench.startsWith('5a'))!;
     expect(writes.values?.candidate).toBeCloseTo(0.2, 5);
 
-    const json = toJson(rows, { target: target!, quick: true, totalSeconds: 1 });
+    const reference = referenceNs();
+    expect(Number.isInteger(reference) && reference > 0).toBe(true);
+    const json = toJson(rows, {
+      target: target!,
+      quick: true,
+      totalSeconds: 1,
+      referenceNs: reference,
+    });
+    expect(json.machine.referenceNs).toBe(reference);
+    expect(json).not.toHaveProperty('referenceNs');
     for (const result of json.results) {
       expect(result).toEqual(
         expect.objectContaining({
