@@ -168,7 +168,8 @@ export interface BatonAppProps {
    * otherwise, up to the region's quota, with each actor (a message group) still at 300.
    * Exactly-once holds the same: each actor's messages are one message group, and Baton relies
    * only on what SQS promises in either mode, a sequence number that increases within a group.
-   * Changing it on a deployed app updates the queue in place.
+   * Changing it on a deployed app updates the queue in place; the workers then set their inbox
+   * offsets aside once (docs/scale.md: disable the worker's event source during the deploy).
    * @default false
    */
   readonly highThroughputInbox?: boolean;

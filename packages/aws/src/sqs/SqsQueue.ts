@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -22,6 +22,7 @@ import type {
 } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
+import { queueIdentity } from './queueIdentity.ts';
 import { BATCH_MAX, prepareEntry, sendBatches } from './sendEntries.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
@@ -306,8 +307,9 @@ export class SqsQueue implements Queue {
   }
 
   /**
-   * The queue's URL and creation time, digested: a queue deleted and created again under the
-   * same name (same URL) has another. Asked of SQS at most every 30 s, less than the 60 s SQS
+   * The queue's URL, creation time and throughput mode, digested ({@link queueIdentity}): a queue
+   * deleted and created again under the same name (same URL) has another, and so has one
+   * switched to or from high-throughput mode. Asked of SQS at most every 30 s, less than the 60 s SQS
    * makes one wait before creating a deleted queue's name again.
    *
    * @example
@@ -348,18 +350,14 @@ export class SqsQueue implements Queue {
       const result = await this.#client.send(
         new GetQueueAttributesCommand({
           QueueUrl: this.queueUrl,
-          AttributeNames: ['CreatedTimestamp', 'RedrivePolicy'],
+          AttributeNames: ['CreatedTimestamp', 'RedrivePolicy', 'FifoThroughputLimit'],
         }),
       );
       attributes = result.Attributes;
     } catch (error) {
       throw unavailable('SQS', 'GetQueueAttributes', error);
     }
-    const created = attributes?.CreatedTimestamp ?? '';
-    const identity = createHash('sha256')
-      .update(`${this.queueUrl}@${created}`)
-      .digest('base64url')
-      .slice(0, 16);
+    const identity = queueIdentity(this.queueUrl, attributes);
     const policy = attributes?.RedrivePolicy;
     if (!policy) return { identity };
     const maxReceives = Number(

@@ -473,8 +473,9 @@ export interface Queue {
   release(receipts: readonly string[], delayMs: number): Promise<void>;
   /**
    * What tells this queue from one created later under the same name (SQS: its creation time),
-   * so an actor notices that its inbox was replaced: sequence numbers start over in a new queue,
-   * and an old inbox offset would skip every message as processed. Absent: not checked.
+   * or from itself numbering its messages another way (SQS: its throughput mode), so an actor
+   * notices that its inbox was replaced: sequence numbers start over in a new queue, and an old
+   * inbox offset would skip every message as processed. Absent: not checked.
    */
   identity?(): Promise<string>;
   /**
