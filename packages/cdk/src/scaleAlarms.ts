@@ -26,10 +26,10 @@ const minute = Duration.minutes(1);
 
 /**
  * The alarms on nearing the scale limits `docs/scale.md` names: the inbox's send rate (FIFO's
- * 300 calls/s per action, or the region's quota in high-throughput mode), DynamoDB throttling of the actor table (a partition's 1,000 WCU/s),
- * throttled pushes (API Gateway's account limit), throttled invocations (reserved or account
- * concurrency spent), the stream function's iterator age (pushes late), and the account's
- * concurrent executions near its quota.
+ * 300 calls/s per action, or the region's quota in high-throughput mode), DynamoDB throttling
+ * of the actor table (a partition's 1,000 WCU/s), throttled pushes (API Gateway's account
+ * limit), throttled invocations (reserved or account concurrency spent), the stream function's
+ * iterator age (pushes late), and the account's concurrent executions near its quota.
  */
 export function createScaleAlarms(
   app: BatonApp,
