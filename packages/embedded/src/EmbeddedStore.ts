@@ -57,6 +57,8 @@ interface CommitEntry extends JournalEntry {
   readonly timers?: Commit['timers'];
 }
 
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
 interface DeleteOutboxEntry extends JournalEntry {
   readonly t: 'store.deleteOutbox';
   readonly actorId: string;
@@ -204,7 +206,8 @@ export class EmbeddedStore implements Store, ChangeFeed {
       throw versionConflict(record.id, current && deepCopy(current));
     }
     // Only `idempotency` is put-if-absent; `replaceIdempotency` overwrites (a redrive's outcome).
-    const used = commit.idempotency.filter((r) => this.#liveIdempotency(r.key)).map((r) => r.key);
+    const used: string[] = [];
+    for (const { key } of commit.idempotency) if (this.#liveIdempotency(key)) used.push(key);
     // A page, like DynamoDB's page item, knows only its own outcomes.
     const page = commit.outcomes && this.#pages.get(record.id)?.get(commit.outcomes.page);
     for (const { key } of commit.outcomes?.records ?? []) {
@@ -212,17 +215,19 @@ export class EmbeddedStore implements Store, ChangeFeed {
     }
     if (used.length > 0) throw duplicateKeys(used);
 
-    // An absent part is an undefined field, which the journal's JSON leaves out.
-    const entry: CommitEntry = {
+    // An absent part is an undefined field, which the journal's JSON leaves out. Built field by
+    // field: every commit makes one, and spreads of optional parts cost more than the rest.
+    const replaced = commit.replaceIdempotency;
+    const entry: Writable<CommitEntry> = {
       t: 'store.commit',
       record,
       outbox: commit.outbox,
-      idempotency: [...commit.idempotency, ...(commit.replaceIdempotency ?? [])],
-      ...(commit.outcomes?.records.length ? { outcomes: commit.outcomes } : {}),
+      idempotency: replaced?.length ? [...commit.idempotency, ...replaced] : commit.idempotency,
       deadLetters: commit.deadLetters,
-      ...(commit.overflow?.length ? { overflow: commit.overflow } : {}),
       timers: commit.timers,
     };
+    if (commit.outcomes?.records.length) entry.outcomes = commit.outcomes;
+    if (commit.overflow?.length) entry.overflow = commit.overflow;
     if (this.#freeze) deepFreeze(entry);
     this.#journal?.append([entry]);
     this.#apply(entry);
@@ -594,16 +599,22 @@ export class EmbeddedStore implements Store, ChangeFeed {
   }
 
   #appendPage(actorId: string, write: OutcomePageWrite): void {
-    const pages = this.#pages.get(actorId) ?? new Map<number, Page>();
-    const page = pages.get(write.page) ?? { sentAt: 0, expiresAt: 0, keys: new Map() };
+    let pages = this.#pages.get(actorId);
+    if (!pages) {
+      pages = new Map();
+      this.#pages.set(actorId, pages);
+    }
+    let page = pages.get(write.page);
+    if (!page) {
+      page = { sentAt: 0, expiresAt: 0, keys: new Map() };
+      pages.set(write.page, page);
+    }
     page.sentAt = write.sentAt;
     for (const outcome of write.records) {
       this.#idempotency.set(outcome.key, outcome);
       page.keys.set(outcome.key, outcome.sentAt);
       page.expiresAt = Math.max(page.expiresAt, outcome.expiresAt);
     }
-    pages.set(write.page, page);
-    this.#pages.set(actorId, pages);
   }
 
   #checkOpen(): void {

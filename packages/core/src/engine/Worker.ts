@@ -163,17 +163,21 @@ export class Worker {
   }
 
   /** The version of `actorId`'s record whose sends this worker drained, forgetting it. */
-  #takeDrained(actorId: string): Drained | undefined {
+  #takeDrained(actorId: string, now: number): Drained | undefined {
     const drained = this.#drained.get(actorId);
     this.#drained.delete(actorId);
-    if (!drained || this.engine.clock.now() - drained.at >= this.engine.markRetentionMs) {
+    if (!drained || now - drained.at >= this.engine.markRetentionMs) {
       return undefined;
     }
     return drained;
   }
 
-  #rememberDrained(actorId: string, { ver, life }: TurnResult): void {
-    this.#drained.set(actorId, { ver, life, at: this.engine.clock.now() });
+  /**
+   * Remembers the record version whose sends the turn drained, as of `at`, read before the turn
+   * began: the version is trusted for the mark retention from then, never longer than from the drain.
+   */
+  #rememberDrained(actorId: string, { ver, life }: TurnResult, at: number): void {
+    this.#drained.set(actorId, { ver, life, at });
     if (this.#drained.size > DRAINED_ACTORS) {
       const oldest = this.#drained.keys().next().value;
       if (oldest !== undefined) this.#drained.delete(oldest);
@@ -246,7 +250,9 @@ export class Worker {
           : { envelope, queueSeq, receiveCount, queue: inbox },
       );
     }
-    const drainedAt = this.#takeDrained(actorId);
+    // One read of the clock: the turn starts after it and drains before the next.
+    const now = this.engine.clock.now();
+    const drainedAt = this.#takeDrained(actorId, now);
     const result = await runTurn(
       this.engine,
       actorId,
@@ -255,7 +261,7 @@ export class Worker {
     );
     const { store, queue } = this.engine;
     if (result.undrained) await drainOutbox(store, queue, result.undrained);
-    this.#rememberDrained(actorId, result);
+    this.#rememberDrained(actorId, result, now);
     if (result.timers.length > 0) await this.#arm(actorId, result);
     const { done, counts, retry } = result;
     return retry ? { done, counts, retry } : { done, counts };

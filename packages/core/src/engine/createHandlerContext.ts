@@ -70,6 +70,8 @@ export interface HandlingOptions {
    * id (unique only while the message is, e.g. not for a client key reused after retention).
    */
   handling?: readonly unknown[];
+  /** The handling's time (`ctx.now()`), read once by the turn for the message. Default: the engine's clock. */
+  now?: number;
 }
 
 /**
@@ -147,7 +149,7 @@ class HandlerContext implements ActorContext<unknown> {
     this.#engine = engine;
     this.#envelope = envelope;
     this.#options = options;
-    this.#time = engine.clock.now();
+    this.#time = options.now ?? engine.clock.now();
     this.#effects = {
       ctx: this,
       sends: [],

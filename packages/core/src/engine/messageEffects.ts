@@ -13,7 +13,7 @@ import { upgradeState } from '../stateVersions.ts';
 import { asJson } from './asJson.ts';
 import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
-import { copyRecord } from './copyRecord.ts';
+import { copyRecord, type RecordDraft } from './copyRecord.ts';
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
@@ -67,6 +67,8 @@ export async function applyMessage(
   inbound: Inbound,
   admission: Admission,
   trace: HandlingTrace | undefined,
+  /** The handling's time: the handler's `ctx.now()`, the marks' and the outcome's clock. */
+  now: number,
 ): Promise<MessageEffects | BatonError> {
   const { engine, builder } = turn;
   const { envelope } = inbound;
@@ -92,6 +94,7 @@ export async function applyMessage(
       // the messages it holds. A message at that place in another turn never commits with it.
       handling: [current.life ?? null, builder.baseVer, builder.size],
       readPages: (ids) => turn.overflow.pages(ids),
+      now,
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
@@ -129,7 +132,6 @@ export async function applyMessage(
       return reject(turn, current, inbound, admission, error, trace);
     }
   }
-  const now = engine.clock.now();
   const replied = askReply(envelope, { ok: true, value: reply });
   const sends = replied.length === 0 ? effects.sends : [...effects.sends, ...replied];
   const advanced = advance(engine, current, inbound, admission, now);
@@ -139,14 +141,14 @@ export async function applyMessage(
       ? { record: advanced, envelopes: [] }
       : await outgoing(turn, advanced, sends, trace);
   // A message the actor applies revives a halted actor, in the same life. Halting sets the
-  // record to expire (see `halted`).
-  const alive = withoutExpiry(out.record);
-  // Halting counts the record's epoch up: every timer scheduled before never fires.
-  const next = copyRecord(alive);
+  // record to expire (see `halted`). The record is this message's own (`advance` copied it),
+  // so its fields are set in place.
+  const next: RecordDraft = withoutExpiry(out.record);
   next.state = state;
   next.stateVersion = stateVersion;
   if (effects.halted) {
     next.expiresAt = halted(engine, now);
+    // Halting counts the record's epoch up: every timer scheduled before never fires.
     next.timerEpoch = (current.timerEpoch ?? 0) + 1;
   }
   const bounded = withRecord(engine, next, undefined, now);
@@ -160,7 +162,7 @@ export async function applyMessage(
       trace,
     );
   }
-  const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply });
+  const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply }, now);
   const idempotencyBytes = idempotency && jsonSize(idempotency);
   // A reply too large to store would fail every commit of the batch and block the actor.
   if (idempotencyBytes !== undefined && idempotencyBytes > maxOutcomeBytes(engine.store)) {

@@ -35,13 +35,14 @@ export function idempotencyFor(
   engine: Engine,
   envelope: Envelope,
   outcome: Outcome,
+  now = engine.clock.now(),
 ): IdempotencyRecord | undefined {
   if (envelope.from !== INGRESS) return undefined;
   return {
     key: envelope.id,
     actorId: envelope.to,
     outcome,
-    expiresAt: engine.clock.now() + engine.idempotencyRetentionMs,
+    expiresAt: now + engine.idempotencyRetentionMs,
     ...(envelope.fingerprint === undefined ? {} : { fingerprint: envelope.fingerprint }),
     // Kept only in an outcome page (see outcomePages.ts); the commit drops it from an item.
     sentAt: envelope.sentAt,

@@ -454,7 +454,7 @@ async function handle(
       const unmarked = { ...admission, arrival: undefined };
       effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
     } else {
-      effects = await applyMessage(turn, record, inbound, admission, span.trace);
+      effects = await applyMessage(turn, record, inbound, admission, span.trace, now);
       if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
         effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
       }

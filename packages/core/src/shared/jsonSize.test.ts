@@ -27,22 +27,31 @@ describe('jsonSize', () => {
 
   it('counts text as JSON writes it: escapes, controls, DEL, non-ASCII, pairs and lone surrogates', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), (a, b) => {
-        const value = { [a]: b, list: [a, b, `${a}${b}`] };
-        expect(jsonSize(value)).toBe(stringified(value));
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 80 }),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        (a, b) => {
+          const value = { [a]: b, list: [a, b, `${a}${b}`] };
+          expect(jsonSize(value)).toBe(stringified(value));
+        },
+      ),
     );
     const controls = Array.from({ length: 0x20 }, (_, unit) => String.fromCharCode(unit)).join('');
+    // Short strings (keys, ids) and long ones are checked for escapes apart: each text at both lengths.
+    const long = (text: string) => `${'x'.repeat(40)}${text}`;
     for (const text of [controls, '"\\/\u007f', '\ud800x', 'x\udc00', '😀\ud83d', 'é€😀']) {
       expect(jsonSize(text)).toBe(stringified(text));
+      expect(jsonSize(long(text))).toBe(stringified(long(text)));
     }
     // Each edge of UTF-8's widths and of the surrogate ranges, between ASCII letters.
     const edges = [
-      0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xffff,
+      0x1f, 0x20, 0x22, 0x5c, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff,
+      0xe000, 0xffff,
     ];
     for (const unit of edges) {
       const text = `a${String.fromCharCode(unit)}b`;
       expect(jsonSize(text)).toBe(stringified(text));
+      expect(jsonSize(long(text))).toBe(stringified(long(text)));
     }
   });
 
