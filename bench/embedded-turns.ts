@@ -49,7 +49,7 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
   const all: number[] = [];
   const load = loadavg()[0]!;
   for (let i = 0; i < warmup + rounds; i++) {
-    const { turns, ns, cpuMicros } = await round(messages, actors);
+    const { turns, ns, cpuMicros } = await embeddedRound(messages, actors);
     all.push((turns * 1e9) / ns);
     if (i >= warmup) {
       rates.push((turns * 1e9) / ns);
@@ -82,7 +82,8 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
   };
 }
 
-async function round(
+/** One round: `messages` ingress messages over `actors` actors, polled until all are applied. */
+export async function embeddedRound(
   messages: number,
   actors: number,
 ): Promise<{ turns: number; ns: number; cpuMicros: number }> {
