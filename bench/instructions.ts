@@ -2,14 +2,14 @@
  * `pnpm bench:instructions`: the machine instructions one embedded turn costs — row 6's workload
  * (20,000 ingress messages over 1,000 actors, one `Worker`, batch 10), counted by valgrind
  * instead of timed. On a shared host the time of a turn moves by a third between two runs of
- * the same code; its instruction count moves by well under 1%, so two versions of the engine
- * can be compared on any host, and the count does not depend on the host's speed.
+ * the same code; its instruction count moves by 2–3%, so two versions of the engine can be
+ * compared on any host (a few runs each), and the count does not depend on the host's speed.
  *
  * The workload is bundled (esbuild, as a deployment bundles it) and run under
  * `valgrind --tool=cachegrind` with V8 on one thread, once with one round and once with
  * {@link ROUNDS}: the difference, over the turns of the extra rounds, leaves out Node's start,
  * the module load and the first round, where V8 compiles the turn path. Needs valgrind
- * (Debian: `apt-get install valgrind`); a run takes about five minutes, valgrind running Node
+ * (Debian: `apt-get install valgrind`); a run takes three to five minutes, valgrind running Node
  * some fifty times slower. Not part of `pnpm bench`, whose figures are times.
  */
 import { execFile } from 'node:child_process';
