@@ -1,8 +1,9 @@
 /**
  * 5. Cost per message (DESIGN "Budgets": ≤ 0.3 item writes per message at batch 10): item
- * writes, write capacity units and SQS requests, counted by middleware on each side's own SDK
- * clients in one untimed run of the hot actor (Worker batch 10 vs the raw SDK, one message per
- * transaction) and of the ping-pong (engine vs the hand-written pipeline).
+ * writes, write capacity units (the table's estimated from the items, its indexes' as DynamoDB
+ * reports them) and SQS requests, counted by middleware on each side's own SDK clients in one
+ * untimed run of the hot actor (Worker batch 10 vs the raw SDK, one message per transaction)
+ * and of the ping-pong (engine vs the hand-written pipeline).
  */
 import type { Row } from '../report.ts';
 import { type CallCounter, formatPerOp, perOp } from './counting.ts';
@@ -28,7 +29,7 @@ export async function costPerMessage(options: CostOptions): Promise<Row[]> {
     run: (side: ReturnType<Target['clients']>) => Promise<unknown>,
     per: number,
   ) => {
-    const side = target.clients();
+    const side = target.clients({ capacity: true });
     await run(side);
     return { counts: perOp(side.counter, per), counter: side.counter };
   };
@@ -51,8 +52,10 @@ export async function costPerMessage(options: CostOptions): Promise<Row[]> {
     const b = baton.counts[key]!;
     const a = base.counts[key]!;
     const ratio = budget === undefined ? b / a : b;
-    const wcu = key === 'itemWrites' ? ` (${baton.counts.wcu} WCU)` : '';
-    const baseWcu = key === 'itemWrites' ? ` (${base.counts.wcu} WCU)` : '';
+    const units = (counts: Record<string, number>) =>
+      key === 'itemWrites' ? ` (${counts.wcu} WCU, ${counts.indexWcu} index WCU)` : '';
+    const wcu = units(baton.counts);
+    const baseWcu = units(base.counts);
     return {
       bench,
       baseline: `${a} ${unit}${baseWcu}`,

@@ -14,6 +14,12 @@ export interface CallCounter {
   itemWrites: number;
   /** Write capacity units: 1 per KB per item, twice that inside a transaction. */
   wcu: number;
+  /**
+   * Write capacity units of the table's indexes, as DynamoDB reports them (the clients of a
+   * side made with `capacity` ask for them): an index write is counted only when an item's
+   * index key or projection changes, which no count of the requests can tell.
+   */
+  indexWcu: number;
   /** SQS requests (every SQS command; a batch of 10 is one request). */
   sqsRequests: number;
   /** Milliseconds spent waiting on each command, by name. */
@@ -21,7 +27,7 @@ export interface CallCounter {
 }
 
 export function newCounter(): CallCounter {
-  return { commands: {}, itemWrites: 0, wcu: 0, sqsRequests: 0, ms: {} };
+  return { commands: {}, itemWrites: 0, wcu: 0, indexWcu: 0, sqsRequests: 0, ms: {} };
 }
 
 export function resetCounter(counter: CallCounter): void {
@@ -29,32 +35,65 @@ export function resetCounter(counter: CallCounter): void {
   for (const name of Object.keys(counter.ms)) delete counter.ms[name];
   counter.itemWrites = 0;
   counter.wcu = 0;
+  counter.indexWcu = 0;
   counter.sqsRequests = 0;
 }
 
 type Item = Record<string, AttributeValue>;
 interface WriteInput {
+  ReturnConsumedCapacity?: 'INDEXES';
   TransactItems?: Array<{ Put?: { Item?: Item }; Update?: unknown; Delete?: unknown }>;
   RequestItems?: Record<string, Array<{ PutRequest?: { Item?: Item }; DeleteRequest?: unknown }>>;
   Item?: Item;
 }
 
-/** Counts every command `client` sends into `counter`. */
-export function countDynamoDb(client: DynamoDBClient, counter: CallCounter): void {
+/**
+ * Counts every command `client` sends into `counter`. With `capacity`, its writes also ask
+ * DynamoDB for the capacity they consumed on the table's indexes (`indexWcu`): a request
+ * changed for counting, so only the untimed cost run asks.
+ */
+export function countDynamoDb(
+  client: DynamoDBClient,
+  counter: CallCounter,
+  { capacity = false }: { capacity?: boolean } = {},
+): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
       counter.commands[name] = (counter.commands[name] ?? 0) + 1;
       const input = args.input as WriteInput;
-      for (const [items, factor] of writesOf(name, input)) {
+      const writes = writesOf(name, input);
+      for (const [items, factor] of writes) {
         counter.itemWrites += items.length;
         for (const item of items)
           counter.wcu += factor * Math.max(1, Math.ceil(itemBytes(item) / 1024));
       }
-      return timed(counter, name, () => next(args));
+      if (capacity && writes.length > 0) input.ReturnConsumedCapacity = 'INDEXES';
+      const result = await timed(counter, name, () => next(args));
+      counter.indexWcu += indexUnits((result.output as WriteOutput).ConsumedCapacity);
+      return result;
     },
     { step: 'initialize', name: 'benchCallCounter' },
   );
+}
+
+interface Consumed {
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+}
+interface WriteOutput {
+  /** One for a single-item write, a list (one per table) for a transaction or batch. */
+  ConsumedCapacity?: Consumed | Consumed[];
+}
+
+/** The capacity units a write's answer says its indexes consumed (0 when it did not say). */
+function indexUnits(consumed: Consumed | Consumed[] | undefined): number {
+  let units = 0;
+  for (const table of [consumed ?? []].flat()) {
+    for (const index of Object.values(table.GlobalSecondaryIndexes ?? {})) {
+      units += index.CapacityUnits ?? 0;
+    }
+  }
+  return units;
 }
 
 /** Counts every command `client` sends into `counter`, as SQS requests. */
@@ -132,6 +171,7 @@ export function perOp(counter: CallCounter, per: number): Record<string, number>
   }
   out.itemWrites = round(counter.itemWrites / per);
   out.wcu = round(counter.wcu / per);
+  out.indexWcu = round(counter.indexWcu / per);
   out.sqsRequests = round(counter.sqsRequests / per);
   return out;
 }
@@ -140,11 +180,11 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-/** `TransactWriteItems 1, ReceiveMessage 1.1 (item writes 2, WCU 4, SQS 3)` */
+/** `TransactWriteItems 1, ReceiveMessage 1.1 (item writes 2, WCU 4, index WCU 0, SQS 3)` */
 export function formatPerOp(counts: Record<string, number>): string {
-  const { itemWrites, wcu, sqsRequests, ...commands } = counts;
+  const { itemWrites, wcu, indexWcu, sqsRequests, ...commands } = counts;
   const list = Object.entries(commands)
     .map(([name, n]) => `${name} ${n}`)
     .join(', ');
-  return `${list} (item writes ${itemWrites}, WCU ${wcu}, SQS requests ${sqsRequests})`;
+  return `${list} (item writes ${itemWrites}, WCU ${wcu}, index WCU ${indexWcu}, SQS requests ${sqsRequests})`;
 }

@@ -22,8 +22,11 @@ export interface Target {
   /** `DynamoDB Local + ElasticMQ` or `AWS`. */
   readonly label: string;
   readonly kind: 'emulators' | 'aws';
-  /** Fresh, counted clients: one set per side, so each side's calls are its own. */
-  clients(): Clients;
+  /**
+   * Fresh, counted clients: one set per side, so each side's calls are its own. With
+   * `capacity`, their writes ask DynamoDB what they cost its indexes (see `countDynamoDb`).
+   */
+  clients(options?: { capacity?: boolean }): Clients;
   /** Clients for a DynamoDB stream (the change feed). */
   streamClients(): StreamClients;
   /** Creates a table named `<prefix>-<name>`; deleted on close. */
@@ -95,11 +98,11 @@ function target(
   return {
     label,
     kind,
-    clients() {
+    clients(options = {}) {
       const counter = newCounter();
       const dynamodb = new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb });
       const sqs = new SQSClient({ ...local, endpoint: endpoints?.sqs });
-      countDynamoDb(dynamodb, counter);
+      countDynamoDb(dynamodb, counter, options);
       countSqs(sqs, counter);
       return { dynamodb, sqs, counter };
     },

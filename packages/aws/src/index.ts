@@ -14,6 +14,7 @@ export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export {
   DYNAMO_STORE_LIMITS,
   OUTBOX_INDEX,
+  OUTBOX_INDEX_STEP_MS,
   TTL_ATTRIBUTE,
   tableDefinition,
 } from './dynamodb/tableLayout.ts';

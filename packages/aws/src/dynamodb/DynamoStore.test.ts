@@ -4,6 +4,7 @@ import {
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  type PutItemCommandOutput,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ErrorCode, isBatonError } from '@baton/core';
@@ -15,7 +16,7 @@ import { createTable } from './createTable.ts';
 import { DynamoStore, type DynamoStoreOptions } from './DynamoStore.ts';
 import { recordToItem } from './itemCodec.ts';
 import { mapTransactionError } from './mapTransactionError.ts';
-import { DYNAMO_STORE_LIMITS } from './tableLayout.ts';
+import { DYNAMO_STORE_LIMITS, OUTBOX_INDEX_STEP_MS } from './tableLayout.ts';
 
 const { dynamodb } = createAwsClients({ dynamodbEndpoint: inject('dynamodbEndpoint') });
 const tableName = `baton-store-${randomUUID().slice(0, 8)}`;
@@ -315,12 +316,14 @@ describe('DynamoStore', () => {
     );
     const counting = new DynamoStore({ client, tableName });
     const a = fresh();
-    const held = [outbox(a, 1, 100)];
+    const held = [outbox(a, 1, OUTBOX_INDEX_STEP_MS + 100)];
     await counting.commit(commitOf(a, 1, { record: { ...record(a, 1), outbox: held } }));
     expect(commands).toEqual(['PutItemCommand']);
     expect((await counting.load(a))?.outbox).toEqual(held);
-    expect(await counting.listOutboxActors(101)).toContain(a);
-    expect(await counting.listOutboxActors(100)).not.toContain(a);
+    expect(await counting.listOutboxActors(OUTBOX_INDEX_STEP_MS + 101)).toContain(a);
+    // Filed by index step: listed early within its step, never before it.
+    expect(await counting.listOutboxActors(OUTBOX_INDEX_STEP_MS + 1)).toContain(a);
+    expect(await counting.listOutboxActors(OUTBOX_INDEX_STEP_MS)).not.toContain(a);
 
     // A stale write fails on its condition, carrying the stored record, as a transaction would.
     const error = await failure(counting.commit(commitOf(a, 1, { record: record(a, 1, 'late') })));
@@ -358,6 +361,37 @@ describe('DynamoStore', () => {
     expect(await store.load(a)).toEqual({ ...life(1, 'new'), ver: 2 });
     await store.commit(commitOf(a, 3, { record: life(3, 'new') }));
     expect(await store.load(a)).toMatchObject({ ver: 3, life: 'new' });
+  });
+
+  it("writes no outbox index entry for an actor's sending commits within one index step", async () => {
+    // DynamoDB reports the index's share of a write's capacity when asked.
+    const indexUnits: number[] = [];
+    const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint') });
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { ReturnConsumedCapacity?: string };
+        input.ReturnConsumedCapacity = 'INDEXES';
+        const result = await next(args);
+        const output = result.output as PutItemCommandOutput;
+        indexUnits.push(
+          output.ConsumedCapacity?.GlobalSecondaryIndexes?.outbox?.CapacityUnits ?? 0,
+        );
+        return result;
+      },
+      { step: 'initialize' },
+    );
+    const counting = new DynamoStore({ client, tableName });
+    const a = fresh();
+    const step = 3 * OUTBOX_INDEX_STEP_MS;
+    const sending = (ver: number, createdAt?: number) => {
+      const held = createdAt === undefined ? {} : { outbox: [outbox(a, ver, createdAt)] };
+      return commitOf(a, ver, { record: { ...record(a, ver), ...held } });
+    };
+    await counting.commit(sending(1, step + 10)); // a new entry: one write
+    await counting.commit(sending(2, step + 900)); // the same step: none
+    await counting.commit(sending(3, step + OUTBOX_INDEX_STEP_MS)); // the next: old out, new in
+    await counting.commit(sending(4)); // no sends: the entry goes
+    expect(indexUnits).toEqual([1, 0, 2, 1]);
   });
 
   it('retires the sends a record holds at a version, and nothing once a commit replaced it', async () => {
@@ -454,11 +488,14 @@ describe('DynamoStore', () => {
     const store = storeWith();
     const [a, b, c] = [fresh(), fresh(), fresh()];
     const mine = (ids: string[]) => ids.filter((id) => [a, b, c].includes(id)).sort();
+    const step = OUTBOX_INDEX_STEP_MS;
     await store.commit(commitOf(a, 1, { outbox: [outbox(a, 1, 100), outbox(a, 2, 100)] }));
-    await store.commit(commitOf(b, 1, { outbox: [outbox(b, 1, 500)] }));
+    await store.commit(commitOf(b, 1, { outbox: [outbox(b, 1, 2 * step + 500)] }));
     await store.commit(commitOf(c, 1));
-    expect(mine(await store.listOutboxActors(100))).toEqual([]);
+    expect(mine(await store.listOutboxActors(0))).toEqual([]);
     expect(mine(await store.listOutboxActors(101))).toEqual([a]);
+    expect(mine(await store.listOutboxActors(2 * step))).toEqual([a]);
+    expect(mine(await store.listOutboxActors(2 * step + 1))).toEqual([a, b].sort());
     expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([a, b].sort());
     await store.deleteOutbox(a, [1, 2]);
     expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([b]);

@@ -27,6 +27,7 @@ import {
   isShortId,
   OUTBOX_SK_PREFIX,
   OVERFLOW_SK_PREFIX,
+  outboxIndexAt,
   outboxShard,
   outboxShardKey,
   outboxSk,
@@ -61,7 +62,7 @@ function toAttr(value: unknown): AttributeValue {
 
 /**
  * An actor record. One that holds its commit's sends is in the outbox index, by its oldest
- * send, so the sweeper finds it.
+ * send's time in index steps ({@link outboxIndexAt}), so the sweeper finds it.
  */
 export function recordToItem(record: ActorRecord, shards: number): Item {
   const held = record.outbox && record.outbox.length > 0 ? record.outbox : undefined;
@@ -91,7 +92,7 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
     known[Attr.obPk] = toAttr(outboxShardKey(outboxShard(record.id, shards)));
     let oldest = Number.POSITIVE_INFINITY;
     for (const item of held) oldest = Math.min(oldest, item.createdAt);
-    known[Attr.obAt] = toAttr(oldest);
+    known[Attr.obAt] = toAttr(outboxIndexAt(oldest));
   }
   if (record.outboxApart) known[Attr.outboxApart] = toAttr(true);
   if (record.paused) known[Attr.paused] = toAttr(json(record.paused));
@@ -147,7 +148,7 @@ export function outboxToItem(item: OutboxItem, shards: number): Item {
   out[Attr.envelopes] = toAttr(json(item.envelopes));
   out[Attr.createdAt] = toAttr(item.createdAt);
   out[Attr.obPk] = toAttr(outboxShardKey(outboxShard(item.actorId, shards)));
-  out[Attr.obAt] = toAttr(item.createdAt);
+  out[Attr.obAt] = toAttr(outboxIndexAt(item.createdAt));
   return out;
 }
 

@@ -126,6 +126,21 @@ export const outboxSk = (seq: number): string =>
   `${OUTBOX_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
 export const outboxShardKey = (shard: number): string => `OUTBOX#${shard}`;
 
+/** The step the outbox index files send times in (see {@link outboxIndexAt}). */
+export const OUTBOX_INDEX_STEP_MS = 5_000;
+
+/**
+ * The time an outbox is filed under in the outbox index (`obAt`): its oldest send's, rounded
+ * down to {@link OUTBOX_INDEX_STEP_MS}. An actor sends in most of its commits, and each rewrites
+ * its record: an index key that changed would cost two index writes (the old entry deleted, the
+ * new one put), one that stays the same costs none. So an actor's commits within a step write
+ * no index entry, and the sweeper may list an outbox up to one step before it is as old as it
+ * asked.
+ */
+export function outboxIndexAt(createdAt: number): number {
+  return createdAt - (createdAt % OUTBOX_INDEX_STEP_MS);
+}
+
 /** The actor id of an `A#…` partition key. */
 export function actorIdOf(pk: string): string {
   return pk.slice(2);

@@ -375,7 +375,8 @@ export interface Store {
   deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void>;
   /**
    * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart:
-   * the sweeper's work list.
+   * the sweeper's work list. A store may list one a few seconds early (the DynamoDB store files
+   * send times in 5-second steps), never late.
    */
   listOutboxActors(olderThan: number): Promise<string[]>;
   /**
