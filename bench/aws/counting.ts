@@ -12,7 +12,11 @@ export interface CallCounter {
   readonly commands: Record<string, number>;
   /** Items written (put, update or delete), whatever the call. */
   itemWrites: number;
-  /** Write capacity units: 1 per KB per item, twice that inside a transaction. */
+  /**
+   * Write capacity units: 1 per KB per item, twice that inside a transaction. DynamoDB bills an
+   * update or a delete by the whole item (the larger of before and after), so the attributes of
+   * the items this side wrote are kept (`items`) to count its updates by.
+   */
   wcu: number;
   /**
    * Write capacity units of the table's indexes, as DynamoDB reports them (the clients of a
@@ -24,10 +28,20 @@ export interface CallCounter {
   sqsRequests: number;
   /** Milliseconds spent waiting on each command, by name. */
   readonly ms: Record<string, number>;
+  /** The attributes of each item this side wrote, by table and key, with their sizes. */
+  readonly items: Map<string, Map<string, number>>;
 }
 
 export function newCounter(): CallCounter {
-  return { commands: {}, itemWrites: 0, wcu: 0, indexWcu: 0, sqsRequests: 0, ms: {} };
+  return {
+    commands: {},
+    itemWrites: 0,
+    wcu: 0,
+    indexWcu: 0,
+    sqsRequests: 0,
+    ms: {},
+    items: new Map(),
+  };
 }
 
 export function resetCounter(counter: CallCounter): void {
@@ -40,11 +54,22 @@ export function resetCounter(counter: CallCounter): void {
 }
 
 type Item = Record<string, AttributeValue>;
-interface WriteInput {
-  ReturnConsumedCapacity?: 'INDEXES';
-  TransactItems?: Array<{ Put?: { Item?: Item }; Update?: unknown; Delete?: unknown }>;
-  RequestItems?: Record<string, Array<{ PutRequest?: { Item?: Item }; DeleteRequest?: unknown }>>;
+interface Put {
+  TableName?: string;
   Item?: Item;
+}
+interface Change {
+  TableName?: string;
+  Key?: Item;
+  /** An update's expression, names and values (a delete has none). */
+  UpdateExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Item;
+}
+interface WriteInput extends Put, Change {
+  ReturnConsumedCapacity?: 'INDEXES';
+  TransactItems?: Array<{ Put?: Put; Update?: Change; Delete?: Change }>;
+  RequestItems?: Record<string, Array<{ PutRequest?: Put; DeleteRequest?: Change }>>;
 }
 
 /**
@@ -63,10 +88,10 @@ export function countDynamoDb(
       counter.commands[name] = (counter.commands[name] ?? 0) + 1;
       const input = args.input as WriteInput;
       const writes = writesOf(name, input);
-      for (const [items, factor] of writes) {
-        counter.itemWrites += items.length;
-        for (const item of items)
-          counter.wcu += factor * Math.max(1, Math.ceil(itemBytes(item) / 1024));
+      for (const write of writes) {
+        counter.itemWrites++;
+        const bytes = billedBytes(counter.items, write);
+        counter.wcu += write.factor * Math.max(1, Math.ceil(bytes / 1024));
       }
       if (capacity && writes.length > 0) input.ReturnConsumedCapacity = 'INDEXES';
       const result = await timed(counter, name, () => next(args));
@@ -126,41 +151,125 @@ export function formatCallTimes(counter: CallCounter): string {
     .join(', ');
 }
 
-/** The items a write command writes (undefined: a delete, sized as 1 KB), with its WCU factor. */
-function writesOf(name: string, input: WriteInput): Array<[Array<Item | undefined>, number]> {
+/** One item a write command writes: put whole, updated or deleted. */
+interface Write {
+  readonly kind: 'put' | 'update' | 'delete';
+  readonly table: string;
+  /** The item (a put) or its key. */
+  readonly key: Item;
+  /** A put's attributes, or those an update sets (`undefined`: removes), with their sizes. */
+  readonly sets: ReadonlyMap<string, number | undefined>;
+  /** 2 inside a transaction, else 1. */
+  readonly factor: number;
+}
+
+/** The items a write command writes, with their WCU factor. */
+function writesOf(name: string, input: WriteInput): Write[] {
+  const put = (p: Put, factor: number): Write => ({
+    kind: 'put',
+    table: p.TableName ?? '',
+    key: p.Item ?? {},
+    sets: attributesOf(p.Item ?? {}),
+    factor,
+  });
+  const change = (kind: 'update' | 'delete', c: Change, factor: number): Write => ({
+    kind,
+    table: c.TableName ?? '',
+    key: c.Key ?? {},
+    sets: kind === 'update' ? updateOf(c) : new Map(),
+    factor,
+  });
   switch (name) {
     case 'TransactWriteItems':
-      return [[(input.TransactItems ?? []).map((t) => t.Put?.Item), 2]];
+      return (input.TransactItems ?? []).flatMap((t) => {
+        if (t.Put) return [put(t.Put, 2)];
+        if (t.Update) return [change('update', t.Update, 2)];
+        return t.Delete ? [change('delete', t.Delete, 2)] : [];
+      });
     case 'BatchWriteItem':
-      return [
-        [
-          Object.values(input.RequestItems ?? {})
-            .flat()
-            .map((r) => r.PutRequest?.Item),
-          1,
-        ],
-      ];
+      return Object.entries(input.RequestItems ?? {}).flatMap(([table, requests]) =>
+        requests.map((r) =>
+          r.PutRequest
+            ? put({ ...r.PutRequest, TableName: table }, 1)
+            : change('delete', { ...r.DeleteRequest, TableName: table }, 1),
+        ),
+      );
     case 'PutItem':
-      return [[[input.Item], 1]];
+      return [put(input, 1)];
     case 'UpdateItem':
+      return [change('update', input, 1)];
     case 'DeleteItem':
-      return [[[undefined], 1]];
+      return [change('delete', input, 1)];
     default:
       return [];
   }
 }
 
-/** An item's size as DynamoDB counts it, near enough: names plus values, in UTF-8 bytes. */
-function itemBytes(item: Item | undefined): number {
-  if (!item) return 0;
-  let bytes = 0;
-  for (const [name, value] of Object.entries(item)) {
-    bytes += Buffer.byteLength(name);
-    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
-    else if (value.N !== undefined) bytes += Math.ceil(value.N.length / 2) + 1;
-    else bytes += Buffer.byteLength(JSON.stringify(value));
+/**
+ * The bytes DynamoDB bills `write` by: the larger of the item before and after it. `items`
+ * keeps each item's attributes after the write.
+ */
+function billedBytes(items: Map<string, Map<string, number>>, write: Write): number {
+  const id = `${write.table}\u0000${write.key.pk?.S}\u0000${write.key.sk?.S}`;
+  const before = items.get(id) ?? new Map<string, number>();
+  // An update of an item not seen yet creates it with its key.
+  const after =
+    write.kind === 'update'
+      ? new Map([...attributesOf(write.key), ...before])
+      : new Map<string, number>();
+  for (const [name, bytes] of write.sets) {
+    if (bytes === undefined) after.delete(name);
+    else after.set(name, bytes);
   }
-  return bytes;
+  if (write.kind === 'delete') items.delete(id);
+  else items.set(id, after);
+  return Math.max(sizeOf(before), sizeOf(after));
+}
+
+const sizeOf = (attributes: ReadonlyMap<string, number>): number =>
+  [...attributes.values()].reduce((sum, bytes) => sum + bytes, 0);
+
+/** An item's attributes with their sizes as DynamoDB counts them, near enough: name and value. */
+function attributesOf(item: Item): Map<string, number> {
+  const attributes = new Map<string, number>();
+  for (const [name, value] of Object.entries(item)) {
+    attributes.set(name, Buffer.byteLength(name) + valueBytes(value));
+  }
+  return attributes;
+}
+
+/**
+ * The attributes an update sets (`#name = :value`) and removes (`REMOVE #name`), read from its
+ * expression: enough for the updates Baton and the baselines make.
+ */
+function updateOf(change: Change): Map<string, number | undefined> {
+  const names = change.ExpressionAttributeNames ?? {};
+  const values = change.ExpressionAttributeValues ?? {};
+  const [set = '', remove = ''] = (change.UpdateExpression ?? '').split(/\bREMOVE\b/);
+  const sets = new Map<string, number | undefined>();
+  for (const [, ref, value] of set.matchAll(/(#\w+)\s*=\s*(:\w+)/g)) {
+    const name = names[ref!] ?? ref!;
+    const given = values[value!];
+    sets.set(name, Buffer.byteLength(name) + (given ? valueBytes(given) : 0));
+  }
+  for (const [ref] of remove.matchAll(/#\w+/g)) sets.set(names[ref] ?? ref, undefined);
+  return sets;
+}
+
+/** A value's size as DynamoDB documents it: a map or list 3 bytes, and 1 more an element. */
+function valueBytes(value: AttributeValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.N !== undefined) return Math.ceil(value.N.length / 2) + 1;
+  if (value.M !== undefined) {
+    let bytes = 3;
+    for (const [name, element] of Object.entries(value.M)) {
+      bytes += Buffer.byteLength(name) + valueBytes(element) + 1;
+    }
+    return bytes;
+  }
+  if (value.L !== undefined) return value.L.reduce((sum, v) => sum + valueBytes(v) + 1, 3);
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+  return Buffer.byteLength(JSON.stringify(value));
 }
 
 /** Calls per `per` operations of a counter, flat, e.g. `{ TransactWriteItems: 1, itemWrites: 2 }`. */

@@ -29,8 +29,8 @@ export const pageSk = (page: number): string =>
   `${PAGE_SK_PREFIX}${String(page).padStart(16, '0')}`;
 /** The attribute that holds the outcome of `key` in its page. */
 export const outcomeAttribute = (key: string): string => `o:${boundedKey(key)}`;
-/** Pages read per request when going back from the newest. */
-const PAGES_PER_READ = 4;
+/** Pages read per request when going back from the newest: 8 KB of outcomes at most. */
+const PAGES_PER_READ = 8;
 
 /**
  * The transaction item that appends a commit's outcomes to their page: each set only if its
