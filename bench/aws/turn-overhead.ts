@@ -18,10 +18,10 @@ import {
   type TransactWriteItem,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoStore } from '@baton/aws';
+import { DYNAMO_STORE_LIMITS, DynamoStore } from '@baton/aws';
 import { silentLogger } from '@baton/core';
 import type { Queue } from '@baton/core/adapter';
-import { createEngine, PAGE_BYTES, runTurn } from '@baton/core/engine';
+import { createEngine, pageBytes, runTurn } from '@baton/core/engine';
 import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { Account, ingress, Ledger } from './actors.ts';
@@ -222,9 +222,10 @@ function handBuilt(
   };
   const outcomeBytes = JSON.stringify({ ...outcome, actorId: id }).length;
   const filled = outcomeBytes * i;
-  const page = Math.floor(filled / PAGE_BYTES);
+  const pageSize = pageBytes(DYNAMO_STORE_LIMITS);
+  const page = Math.floor(filled / pageSize);
   record.fmt = n(2);
-  record.op = s(JSON.stringify({ page, bytes: filled - page * PAGE_BYTES, sentAt: now }));
+  record.op = s(JSON.stringify({ page, bytes: filled - page * pageSize, sentAt: now }));
   return [
     {
       Put: {

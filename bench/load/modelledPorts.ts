@@ -5,6 +5,7 @@
  * retries of a throttled call would make it. Counts every call, for the report.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DYNAMO_STORE_LIMITS } from '@baton/aws';
 import type { Commit, Queue, Store } from '@baton/core/adapter';
 import { type CallLatencies, commitMs, LATENCIES, LIMITS, type Limits } from './model.ts';
 
@@ -85,6 +86,10 @@ export function modelledStore(
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
+      // DynamoDB's outcome pages: small, since it bills a write by the whole item.
+      if (property === 'limits') {
+        return { ...value, outcomePageBytes: DYNAMO_STORE_LIMITS.outcomePageBytes };
+      }
       if (typeof value !== 'function') return value;
       if (property === 'commit') {
         return async (commit: Commit) => {

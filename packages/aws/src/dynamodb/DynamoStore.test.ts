@@ -205,11 +205,13 @@ describe('DynamoStore', () => {
     expect(revived.Item?.ttl).toBeUndefined();
   });
 
-  it('uses DynamoDB limits less the layout overhead by default', () => {
+  it('uses DynamoDB limits less the layout overhead by default, and outcome pages of 1 KB', () => {
     expect(storeWith().limits).toEqual({
       maxTransactionItems: 100,
       maxTransactionBytes: 4_000_000,
       maxItemBytes: DYNAMO_STORE_LIMITS.maxItemBytes,
+      // Every commit writes its page again, and DynamoDB bills the whole item.
+      outcomePageBytes: 1024,
     });
     expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeGreaterThan(409_250);
     expect(DYNAMO_STORE_LIMITS.maxItemBytes).toBeLessThan(409_600);

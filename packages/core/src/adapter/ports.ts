@@ -355,6 +355,12 @@ export interface StoreLimits {
   readonly maxTransactionItems: number;
   readonly maxTransactionBytes: number;
   readonly maxItemBytes: number;
+  /**
+   * Bytes of ingress outcomes after which a page of them is closed (see `outcomePages.ts`).
+   * Every commit writes its page again until it closes: a store that bills a write by the size
+   * of the item keeps its pages small. @default 8 KB
+   */
+  readonly outcomePageBytes?: number;
 }
 
 export interface Store {

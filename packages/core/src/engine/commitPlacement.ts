@@ -40,7 +40,7 @@ export function placeOutcomes(
   const { state, write } = appendOutcomes(
     record.outcomePage,
     writes.idempotency as readonly PagedOutcome[],
-    limits.maxItemBytes,
+    limits,
     measured,
   );
   next.outcomePage = state;

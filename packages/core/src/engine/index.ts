@@ -42,7 +42,7 @@ export {
   purgeDeadLetter,
   resumeActor,
 } from './operatorActions.ts';
-export { PAGE_BYTES } from './outcomePages.ts';
+export { PAGE_BYTES, pageBytes } from './outcomePages.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnCounts, type TurnOptions, type TurnResult } from './runTurn.ts';

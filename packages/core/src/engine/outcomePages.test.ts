@@ -29,10 +29,19 @@ describe('outcome pages', () => {
   it('are kept by a store that reads them back, and leave an outcome the item less a page', () => {
     expect(pagesOutcomes(paged)).toBe(true);
     expect(pagesOutcomes(unpaged)).toBe(false);
-    expect(pageBytes(400_000)).toBe(PAGE_BYTES);
-    expect(pageBytes(2_000)).toBe(500);
+    expect(pageBytes(limits)).toBe(PAGE_BYTES);
+    expect(pageBytes({ ...limits, maxItemBytes: 2_000 })).toBe(500);
     expect(maxOutcomeBytes(paged)).toBe(400_000 - PAGE_BYTES);
     expect(maxOutcomeBytes(unpaged)).toBe(400_000);
+  });
+
+  it('close at the size the store sets, as one that bills a write by its item does', () => {
+    const billed = { ...limits, outcomePageBytes: 1024 };
+    expect(pageBytes(billed)).toBe(1024);
+    expect(pageBytes({ ...billed, maxItemBytes: 2_000 })).toBe(500);
+    const state = { page: 0, bytes: 1000 };
+    expect(appendOutcomes(state, [outcome('a', 1)], limits).state.page).toBe(0);
+    expect(appendOutcomes(state, [outcome('a', 1)], billed).state.page).toBe(1);
   });
 
   it('append to the open page, tracking its bytes and latest sentAt', () => {
@@ -40,24 +49,25 @@ describe('outcome pages', () => {
     const { state, write } = appendOutcomes(
       { page: 0, bytes: 0 },
       [first, outcome('b', 10)],
-      400_000,
+      limits,
     );
     expect(state).toEqual({ page: 0, bytes: outcomeBytes(first) * 2, sentAt: 30 });
     expect(write).toMatchObject({ page: 0, sentAt: 30 });
     expect(write.records.map((r) => r.key)).toEqual(['a', 'b']);
     // Bytes the caller measured are taken as they are.
-    expect(appendOutcomes({ page: 0, bytes: 5 }, [first], 400_000, 7).state.bytes).toBe(12);
+    expect(appendOutcomes({ page: 0, bytes: 5 }, [first], limits, 7).state.bytes).toBe(12);
     // An empty commit's page state stays without a sentAt.
-    expect(appendOutcomes({ page: 2, bytes: 0 }, [], 400_000).state).toEqual({ page: 2, bytes: 0 });
+    expect(appendOutcomes({ page: 2, bytes: 0 }, [], limits).state).toEqual({ page: 2, bytes: 0 });
   });
 
   it('close a full page: the next begins, and the closed pages’ latest sentAt only grows', () => {
     const state = { page: 3, bytes: 0, closedSentAt: 50, itemsBefore: 7 };
-    const closed = appendOutcomes(state, [outcome('a', 20, 600)], 2_000);
+    const small = { ...limits, maxItemBytes: 2_000 };
+    const closed = appendOutcomes(state, [outcome('a', 20, 600)], small);
     // Written to the page it fills; the record moves on, keeping what it knew of earlier items.
     expect(closed.write).toMatchObject({ page: 3, sentAt: 50 });
     expect(closed.state).toEqual({ page: 4, bytes: 0, closedSentAt: 50, itemsBefore: 7 });
-    const later = appendOutcomes({ page: 4, bytes: 0 }, [outcome('b', 90, 600)], 2_000);
+    const later = appendOutcomes({ page: 4, bytes: 0 }, [outcome('b', 90, 600)], small);
     expect(later.state).toEqual({ page: 5, bytes: 0, closedSentAt: 90 });
   });
 });

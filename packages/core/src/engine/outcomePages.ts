@@ -22,16 +22,17 @@ import type {
   OutcomePageWrite,
   PagedOutcome,
   Store,
+  StoreLimits,
 } from '../adapter/ports.ts';
 import type { Inbound } from './Inbound.ts';
 
 /**
- * Bytes of outcomes after which a page is closed: about one write unit. DynamoDB bills a write
- * by the whole item it writes, and every commit writes its page again until the page closes: an
- * 8 KB page cost a commit about 9 write units on average (a transaction's 2 per KB of an item
- * half full), where a 1 KB page costs 2 to 4.
+ * Bytes of outcomes after which a page is closed, unless the store sets its own
+ * (`StoreLimits.outcomePageBytes`: a store that bills a write by the size of the item, as
+ * DynamoDB does, keeps its pages small, since every commit writes its page again until the page
+ * closes).
  */
-export const PAGE_BYTES = 1024;
+export const PAGE_BYTES = 8 * 1024;
 
 /**
  * How far after the switch to pages a message's `sentAt` may lie and still be a copy of one
@@ -80,11 +81,12 @@ export function outcomeBytes(outcome: IdempotencyRecord): number {
 }
 
 /**
- * Bytes of outcomes after which a page is closed on a store whose item limit is
- * `maxItemBytes`: {@link PAGE_BYTES}, or a quarter of the item limit if that is less.
+ * Bytes of outcomes after which a page is closed on a store with `limits`: its
+ * `outcomePageBytes` ({@link PAGE_BYTES} if it sets none), or a quarter of its item limit if
+ * that is less.
  */
-export function pageBytes(maxItemBytes: number): number {
-  return Math.min(PAGE_BYTES, Math.floor(maxItemBytes / 4));
+export function pageBytes(limits: StoreLimits): number {
+  return Math.min(limits.outcomePageBytes ?? PAGE_BYTES, Math.floor(limits.maxItemBytes / 4));
 }
 
 /**
@@ -93,7 +95,7 @@ export function pageBytes(maxItemBytes: number): number {
  */
 export function maxOutcomeBytes(store: Store): number {
   const { maxItemBytes } = store.limits;
-  return pagesOutcomes(store) ? maxItemBytes - pageBytes(maxItemBytes) : maxItemBytes;
+  return pagesOutcomes(store) ? maxItemBytes - pageBytes(store.limits) : maxItemBytes;
 }
 
 /**
@@ -106,7 +108,7 @@ export function maxOutcomeBytes(store: Store): number {
 export function appendOutcomes(
   state: OutcomePageState,
   outcomes: readonly PagedOutcome[],
-  maxItemBytes: number,
+  limits: StoreLimits,
   measured?: number,
 ): { state: OutcomePageState; write: OutcomePageWrite } {
   let bytes = state.bytes + (measured ?? 0);
@@ -119,7 +121,7 @@ export function appendOutcomes(
   const write = { page: state.page, sentAt: upTo, records: outcomes };
   // Built field by field, every field of OutcomePageState, not spread (every turn makes one;
   // see copyRecord).
-  const open = bytes < pageBytes(maxItemBytes);
+  const open = bytes < pageBytes(limits);
   const next: Writable<OutcomePageState> = open
     ? { page: state.page, bytes }
     : { page: state.page + 1, bytes: 0, closedSentAt: upTo };
