@@ -12,7 +12,7 @@ import { actor, silentLogger } from '@baton/core';
 import { encodeEnvelope, INGRESS } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
-import { z } from 'zod';
+import * as z from 'zod';
 import { median, quartiles, timeNs } from './measure.ts';
 import { roundDone } from './output/progress.ts';
 import type { Row } from './report.ts';

@@ -19,7 +19,7 @@ import {
 } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   formatNs,
   formatRate,

@@ -19,7 +19,7 @@ import {
 } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
 import { type CallCounts, formatCalls, instrument } from './ports.ts';
 import type { Row } from './report.ts';

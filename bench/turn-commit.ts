@@ -29,7 +29,7 @@ import {
   type TurnResult,
 } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
 import { instrument, overlay } from './ports.ts';
 import type { Row } from './report.ts';

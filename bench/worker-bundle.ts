@@ -8,10 +8,13 @@
  *   zod/mini (for reading: the choice is the user's), each with the share of each part
  *   (Baton's packages, zod, the app);
  * - load: importing each bundle against importing the SDK clients it leaves external, in
- *   alternating fresh processes (what Baton and the app add to a cold start), budget 1.3x.
+ *   alternating fresh processes (what Baton and the app add to a cold start), budget 1.3x;
+ * - for reading, the bank as it would be with `import { z } from 'zod'`: that `z` is zod's
+ *   whole namespace as one object, which esbuild cannot tree-shake, where the bank's
+ *   `import * as z from 'zod'` keeps only what the schemas use.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
@@ -70,6 +73,12 @@ export const Account = actor({
 });
 `;
 
+/** The bank's source importing zod's `z` by name, its relative import made absolute. */
+const namedZodBank = (): string =>
+  readFileSync(join(root, 'examples/bank/src/bank.ts'), 'utf8')
+    .replace("import * as z from 'zod';", "import { z } from 'zod';")
+    .replace("from './users.ts'", `from '${join(root, 'examples/bank/src/users.ts')}'`);
+
 const sdkOnly = `
 import '@aws-sdk/client-dynamodb';
 import '@aws-sdk/client-sqs';
@@ -87,9 +96,15 @@ export async function workerBundle(options: WorkerBundleOptions): Promise<Row[]>
   const bundlePath = join(outDir, 'worker.mjs');
   const sdkPath = join(outDir, 'sdk.mjs');
   const miniPath = join(outDir, 'mini-account.ts');
+  const namedPath = join(outDir, 'named-zod-bank.ts');
   writeFileSync(sdkPath, sdkOnly);
-  // Inside the workspace, so that its imports resolve as the bank's do.
+  // Inside the workspace, so that their imports resolve as the bank's do.
   writeFileSync(miniPath, miniAccount);
+  const named = namedZodBank();
+  if (!named.includes("import { z } from 'zod';")) {
+    throw new Error("bench 7: the bank no longer imports `* as z from 'zod'`; update namedZodBank");
+  }
+  writeFileSync(namedPath, named);
   const bundle = async (label: string, actorsModule: string, outfile: string) => {
     const result = await build({
       stdin: {
@@ -121,6 +136,12 @@ export async function workerBundle(options: WorkerBundleOptions): Promise<Row[]>
     bundlePath,
   );
   const mini = await bundle('schemas in zod/mini', miniPath, join(outDir, 'worker-mini.mjs'));
+  const namedBundle = join(outDir, 'worker-named-zod.mjs');
+  const namedZod = await bundle(
+    "schemas in zod, `import { z } from 'zod'`",
+    namedPath,
+    namedBundle,
+  );
 
   const loadOf = (path: string) =>
     interleave({
@@ -131,20 +152,27 @@ export async function workerBundle(options: WorkerBundleOptions): Promise<Row[]>
     });
   const load = await loadOf(bundlePath);
   const loadMini = await loadOf(join(outDir, 'worker-mini.mjs'));
+  const loadNamed = await loadOf(namedBundle);
   const ms = (ns: number) => `${(ns / 1e6).toFixed(0)} ms`;
-  const loadRow = (bench: string, measured: typeof load): Row => ({
+  const loadRow = (bench: string, measured: typeof load, budgeted = true): Row => ({
     bench,
     baseline: ms(median(measured.baseline)),
     candidate: ms(median(measured.candidate)),
     ratio: median(measured.paired),
     spread: quartiles(measured.paired),
-    budget: { kind: 'max', value: LOAD_BUDGET },
+    ...(budgeted && { budget: { kind: 'max', value: LOAD_BUDGET } }),
   });
   return [
     batonShareRow(Math.max(classic.baton, mini.baton)),
     zodChoiceRow(classic.bytes, mini.bytes),
     loadRow('7c. worker module load (zod) vs the SDK clients alone', load),
     loadRow('7d. worker module load (zod/mini) vs the SDK clients alone', loadMini),
+    namedImportRow(namedZod.bytes, classic.bytes),
+    loadRow(
+      '7f. worker module load (zod, `import { z }`) vs the SDK clients alone (for reading)',
+      loadNamed,
+      false,
+    ),
   ];
 }
 
@@ -168,6 +196,18 @@ function zodChoiceRow(classic: number, mini: number): Row {
     bench: '7b. worker bundle, schemas in zod vs in zod/mini (whole bundle, minified)',
     baseline: kb(mini),
     candidate: kb(classic),
+    ratio,
+    spread: [ratio, ratio],
+  };
+}
+
+/** The bundle with zod's `z` imported by name against the bank's `* as z`: for reading. */
+function namedImportRow(named: number, namespace: number): Row {
+  const ratio = named / namespace;
+  return {
+    bench: '7e. worker bundle, zod as `import { z }` vs `import * as z` (whole bundle, minified)',
+    baseline: kb(namespace),
+    candidate: kb(named),
     ratio,
     spread: [ratio, ratio],
   };

@@ -13,7 +13,7 @@ import type { Queue, Store } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
-import { z } from 'zod';
+import * as z from 'zod';
 import { benchResources, openTarget } from './aws/target.ts';
 
 const args = process.argv.slice(2);

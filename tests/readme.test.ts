@@ -36,7 +36,7 @@ describe('the README', () => {
     const dir = mkdtempSync(join(root, 'examples', 'bank', '.readme-'));
     try {
       const file = join(dir, 'timers.ts');
-      const imports = "import { actor } from '@baton/core';\nimport { z } from 'zod';\n";
+      const imports = "import { actor } from '@baton/core';\nimport * as z from 'zod';\n";
       writeFileSync(file, `${imports}${example!}\nexport { Order };\n`);
       const tsc = join(root, 'node_modules', '.bin', 'tsc');
       const options = ['--noEmit', '--strict', '--skipLibCheck', '--allowImportingTsExtensions'];
@@ -66,7 +66,7 @@ describe('the README', () => {
     const context = [
       "import { actor, workflow } from '@baton/core';",
       "import type { Client } from '@baton/core/client';",
-      "import { z } from 'zod';",
+      "import * as z from 'zod';",
       'const DAY = 24 * 60 * 60 * 1000;',
       'declare const client: Client;',
       'declare const payments: {',

@@ -4,7 +4,7 @@
  */
 import { actor } from '@baton/core';
 import { type Envelope, encodeEnvelope, INGRESS } from '@baton/core/adapter';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const Ledger = actor({
   name: 'ledger',

@@ -27,7 +27,7 @@ import { createEngine, type Engine, runTurn } from '@baton/core/engine';
 import { applyPatch, type JsonValue } from '@baton/protocol';
 import { createLocalServer } from '@baton/server/ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatNs, interleave, median, quantile, quartiles, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { ingress, Wallet } from './actors.ts';

@@ -20,7 +20,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoStore, SqsQueue } from '@baton/aws';
 import { type ActorRef, actor, defineApp, silentLogger, workflow } from '@baton/core';
 import { Worker } from '@baton/core/engine';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { inboxMessage, ingress } from './actors.ts';

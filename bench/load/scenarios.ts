@@ -9,7 +9,7 @@ import { actor, silentLogger } from '@baton/core';
 import { encodeEnvelope, INGRESS, type QueueMessage } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend, queueWaiter } from '@baton/embedded';
-import { z } from 'zod';
+import * as z from 'zod';
 // The stream function's push queue itself, as it runs in production (not exported by the package).
 import { type PushOptions, PushQueue } from '../../packages/aws/src/websocket/PushQueue.ts';
 import { LATENCIES, LIMITS } from './model.ts';

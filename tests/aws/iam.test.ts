@@ -30,7 +30,7 @@ import {
 } from '@baton/core/engine';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { declared, record, sorted } from './fixtures/iamRecording.ts';
 
 const attempts = new Map<string, number>();

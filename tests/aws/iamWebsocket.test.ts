@@ -10,7 +10,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { BATON_IAM, type IamResource } from '@baton/aws';
 import { query } from '@baton/core';
 import { describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TestSocket } from '../../packages/server/src/ws/fixtures/TestSocket.ts';
 import { declared, record, sorted } from './fixtures/iamRecording.ts';
 import { Account } from './fixtures/openAccount.ts';

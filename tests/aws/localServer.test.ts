@@ -15,7 +15,7 @@ import { query, silentLogger } from '@baton/core';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Account } from './fixtures/openAccount.ts';
 
 const balance = query({

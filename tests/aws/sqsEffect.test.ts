@@ -11,7 +11,7 @@ import { Client } from '@baton/core/client';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 
 describe('sqsEffect', () => {
   it('sends the payload with the idempotency key, and SQS FIFO drops a retried run', async () => {

@@ -23,7 +23,7 @@ import { Client } from '@baton/core/client';
 import { createEngine, Sweeper, Worker } from '@baton/core/engine';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const Alarm = actor({
   name: 'alarm',

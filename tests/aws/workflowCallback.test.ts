@@ -12,7 +12,7 @@ import { defineApp, silentLogger, type WorkflowState, workflow } from '@baton/co
 import { Client } from '@baton/core/client';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Instance id → the tokens its `publish` step handed out (the outside system's inbox). */
 const published = new Map<string, string[]>();

@@ -5,7 +5,7 @@
  * the user's name ('intruder' and no token are refused).
  */
 import { actor, type Caller, defineApp, query, type Target } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The signed-in user's name, if the caller is one. */
 function userOf(caller: Caller): string | undefined {

@@ -1,7 +1,7 @@
 import { actor, type BatonError, ErrorCode, isBatonError } from '@baton/core';
 import { type Envelope, encodeEnvelope, INGRESS } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { bank } from './bank.ts';
 import { type Harness, settled, setup } from './helpers.ts';
 

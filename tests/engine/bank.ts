@@ -3,7 +3,7 @@
  * handler-run counters, so every test counts only its own runs.
  */
 import { actor, TerminalError } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export function bank() {
   const runs = { deposit: 0, withdraw: 0, record: 0 };

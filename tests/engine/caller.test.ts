@@ -9,7 +9,7 @@ import { actor, type Caller, callerOf, ErrorCode, jsonLogger, TerminalError } fr
 import { Client } from '@baton/core/client';
 import { fireDueTimers } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
 
 const Tag = z.object({ tag: z.string() });

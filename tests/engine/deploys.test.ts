@@ -8,7 +8,7 @@ import { Client } from '@baton/core/client';
 import { createEngine, fireDueTimers, redriveDeadLetter, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runUntilIdle, virtualClock } from './helpers.ts';
 
 /** One embedded backend, and a worker and a client for any version of the app's code. */

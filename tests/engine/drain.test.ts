@@ -10,7 +10,7 @@ import { Client } from '@baton/core/client';
 import { createEngine, fireDueTimers, runTurn, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { keepingDrainedSends } from './helpers.ts';
 
 const Sink = actor({

@@ -6,7 +6,7 @@ import { actor, effect, TerminalError } from '@baton/core';
 import type { Store } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { recordingLogger, runUntilIdle, sentId, setup } from './helpers.ts';
 
 /** Runs of `note`, by note; notes listed in `failing` throw instead (a TerminalError for 'bad'). */

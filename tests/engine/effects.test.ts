@@ -17,7 +17,7 @@ import {
 } from '@baton/core';
 import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runUntilIdle, sentId, settled, setup } from './helpers.ts';
 
 /** What each run of the `notify` effect saw, in order. */

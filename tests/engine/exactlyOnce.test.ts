@@ -15,7 +15,7 @@ import { Client } from '@baton/core/client';
 import { createEngine, redriveDeadLetter, runTurn, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { START, settled, setup } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@
  */
 import { actor, TerminalError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { recordingLogger, setup } from './helpers.ts';
 
 const Job = actor({

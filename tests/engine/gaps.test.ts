@@ -8,7 +8,7 @@ import { actor, silentLogger } from '@baton/core';
 import type { Envelope } from '@baton/core/adapter';
 import { createEngine, RECORD_GAPS, runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { START, setup } from './helpers.ts';
 
 function box() {

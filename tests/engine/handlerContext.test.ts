@@ -5,7 +5,7 @@
  */
 import { type ActorContext, actor, ErrorCode, effect, isBatonError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
 
 type Ctx = ActorContext<{ n: number }>;

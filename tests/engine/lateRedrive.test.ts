@@ -8,7 +8,7 @@
  */
 import { actor, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { setup } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

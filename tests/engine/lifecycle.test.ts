@@ -6,7 +6,7 @@
 import { actor } from '@baton/core';
 import { fireDueTimers } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
 
 const Log = actor({

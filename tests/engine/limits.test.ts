@@ -2,7 +2,7 @@ import { actor, ErrorCode, silentLogger, TerminalError } from '@baton/core';
 import { jsonSize } from '@baton/core/adapter';
 import { createEngine, redriveDeadLetter, type TurnStats, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { commitsOf, runUntilIdle, setup } from './helpers.ts';
 
 const Notes = actor({

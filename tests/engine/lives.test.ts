@@ -28,7 +28,7 @@ import {
   Worker,
 } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { bank } from './bank.ts';
 import { commitsOf, runUntilIdle, setup } from './helpers.ts';
 

@@ -2,7 +2,7 @@ import { actor, RetryableError } from '@baton/core';
 import { decodeEnvelope, type Envelope, encodeEnvelope } from '@baton/core/adapter';
 import { runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sentId, setup } from './helpers.ts';
 
 function model() {

@@ -14,7 +14,7 @@ import {
   resumeActor,
 } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { setup } from './helpers.ts';
 
 const faults = { failing: true };

@@ -18,7 +18,7 @@ import {
 } from '@baton/core/adapter';
 import { PAGE_BYTES } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Harness, settled, setup } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

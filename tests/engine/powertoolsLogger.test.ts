@@ -5,7 +5,7 @@
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { actor, type Logger } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { setup } from './helpers.ts';
 
 const Greeter = actor({

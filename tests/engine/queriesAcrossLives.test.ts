@@ -7,7 +7,7 @@ import { actor, query, silentLogger } from '@baton/core';
 import type { ActorRecord } from '@baton/core/adapter';
 import { QueryEngine } from '@baton/server';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { setup } from './helpers.ts';
 
 const Counter = actor({

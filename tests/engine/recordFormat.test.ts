@@ -6,7 +6,7 @@ import { actor, ErrorCode } from '@baton/core';
 import { type ActorRecord, RECORD_FORMAT } from '@baton/core/adapter';
 import { runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { flush, setup } from './helpers.ts';
 
 const Counter = actor({

@@ -6,7 +6,7 @@
  */
 import { actor, type BatonError, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
 
 const handlers = {

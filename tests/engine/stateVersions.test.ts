@@ -10,7 +10,7 @@ import { createEmbeddedBackend } from '@baton/embedded';
 import { evaluateQuery } from '@baton/server/evaluation';
 import { ProfileV1, ProfileV2 } from '@baton/testing/conformance';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runUntilIdle, settled, virtualClock } from './helpers.ts';
 
 /** One embedded backend, and a worker and client for any version of the definitions. */

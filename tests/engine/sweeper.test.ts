@@ -2,7 +2,7 @@ import { actor, type Logger, silentLogger } from '@baton/core';
 import { decodeEnvelope } from '@baton/core/adapter';
 import { createEngine, runTurn, Sweeper, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Harness, keepingDrainedSends, setup } from './helpers.ts';
 
 const Sink = actor({

@@ -6,7 +6,7 @@ import { actor, type BatonError, ErrorCode, TerminalError } from '@baton/core';
 import type { TimerQueue, TimerRef } from '@baton/core/adapter';
 import { fireDueTimers, Sweeper, timerFire } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
 
 const Reminder = actor({

@@ -9,7 +9,7 @@ import { Client } from '@baton/core/client';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runUntilIdle, virtualClock } from './helpers.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

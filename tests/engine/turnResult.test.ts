@@ -7,7 +7,7 @@ import { actor, ErrorCode, RetryableError } from '@baton/core';
 import { type Envelope, INGRESS, ingressMessageId } from '@baton/core/adapter';
 import { type Inbound, pauseActor, resumeActor, runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { START, setup } from './helpers.ts';
 
 const desk = { busy: true };

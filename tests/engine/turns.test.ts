@@ -18,7 +18,7 @@ import {
 import { createEngine, runTurn, type TurnStats, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { bank } from './bank.ts';
 import { commitsOf, settled, setup } from './helpers.ts';
 

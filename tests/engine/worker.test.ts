@@ -8,7 +8,7 @@ import { actor, ErrorCode, effect, RetryableError } from '@baton/core';
 import type { Queue, Store, TimerQueue } from '@baton/core/adapter';
 import { type TurnStart, type TurnStats, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { recordingLogger, setup } from './helpers.ts';
 
 const Ping = effect({ name: 'ping', payload: z.object({}), run: async () => {} });

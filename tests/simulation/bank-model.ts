@@ -10,7 +10,7 @@
  * `cancel` in the log. Every withdrawal asks for a `Receipt` effect, run at least once.
  */
 import { type ActorContext, actor, effect, RetryableError, TerminalError } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const INITIAL_BALANCE = 100;
 export const DEPOSIT_LIMIT = 160;

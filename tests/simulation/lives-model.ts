@@ -7,7 +7,7 @@
  * check that no id of one life named a message, an effect or an ask of another.
  */
 import { type AskReply, actor, effect } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Per visit id, the idempotency keys its `Visited` effect ran with (at least once each). */
 export const visitedKeys = new Map<string, string[]>();

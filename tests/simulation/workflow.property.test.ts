@@ -8,7 +8,7 @@
 import { actor, type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const DAY = 24 * 60 * 60 * 1000;
 const SEEDS = Number(process.env.BATON_SIM_WORKFLOW_RUNS ?? 24);

@@ -14,7 +14,7 @@ import {
 } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Greeter } from './greeter.ts';
 import { workflowHarness } from './harness.ts';
 

@@ -5,7 +5,7 @@
  */
 import { actor, BatonError, ErrorCode, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { answered } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 

@@ -5,7 +5,7 @@
  */
 import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@
  * which wait for the event `go` and greet their starter.
  */
 import { type Caller, workflow } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The signed-in user's id, for a user caller. */
 export const userOf = (caller: Caller) =>

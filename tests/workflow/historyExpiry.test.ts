@@ -5,7 +5,7 @@
 import { defineApp, type WorkflowState, workflow } from '@baton/core';
 import type { OverflowMark } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DROPS_PER_TURN, pageId } from '../../packages/core/src/workflow/history.ts';
 import { workflowHarness } from './harness.ts';
 

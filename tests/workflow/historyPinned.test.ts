@@ -7,7 +7,7 @@
 import { defineApp, silentLogger, type WorkflowState, workflow } from '@baton/core';
 import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runUntilIdle } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 

@@ -7,7 +7,7 @@ import { defineApp, type WorkflowState, workflow } from '@baton/core';
 import { Registry } from '@baton/core/adapter';
 import { evaluateQuery } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DevBackend } from '../../packages/cli/src/dev/child/DevBackend.ts';
 import { inspectorSnapshot } from '../../packages/cli/src/dev/child/inspectorSnapshot.ts';
 import { TurnLog } from '../../packages/cli/src/dev/child/TurnLog.ts';

@@ -6,7 +6,7 @@
  */
 import { workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

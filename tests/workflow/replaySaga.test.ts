@@ -12,7 +12,7 @@ import {
   workflow,
 } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
 
 const Shelf = actor({

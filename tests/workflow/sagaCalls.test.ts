@@ -13,7 +13,7 @@ import {
 } from '@baton/core';
 import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
 
 /** Stock of one product; counts every reserve and release it applied. */

@@ -4,7 +4,7 @@
  */
 import { actor, type BatonError, defineApp, ErrorCode, TerminalError, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
 
 const Stock = actor({

@@ -4,7 +4,7 @@
  */
 import { ErrorCode, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { settled } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 

@@ -8,7 +8,7 @@ import { type AnyActorDefinition, actor, defineApp, silentLogger, workflow } fro
 import type { Store } from '@baton/core/adapter';
 import { createEngine, type Engine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runUntilIdle, setup } from '../engine/helpers.ts';
 
 const Counter = actor({

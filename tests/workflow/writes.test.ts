@@ -8,7 +8,7 @@
 import { type ActorRef, actor, defineApp, workflow } from '@baton/core';
 import type { Commit } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
 
 const STEPS = 40;

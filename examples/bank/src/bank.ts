@@ -8,7 +8,7 @@
  * and `refund` are internal — only accounts send them, no client can.
  */
 import { actor, type Caller, type Target, TerminalError } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BankUser } from './users.ts';
 
 const Amount = z.number().int().positive();

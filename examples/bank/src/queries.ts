@@ -3,7 +3,7 @@
  * those accounts commits. A user sees only their own account; an admin sees any.
  */
 import { query } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Account, bankUser } from './bank.ts';
 
 export const balances = query({

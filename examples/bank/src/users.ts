@@ -1,5 +1,5 @@
 /** Who a signed-in bank user is: `ctx.caller.identity` in handlers and queries. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const BankUser = z.object({
   userId: z.string().regex(/^[a-z][a-z0-9-]{0,30}$/),

@@ -5,7 +5,7 @@
  * user, which arrives exactly once and in order after any earlier follow or unfollow.
  */
 import { actor, TerminalError } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Posts a user keeps: older ones fall off, so a record stays far below the item size limit. */
 export const MAX_POSTS = 50;

@@ -5,7 +5,7 @@
  * actors read follows the user's own `following` list as it changes.
  */
 import { query } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { User, UserName } from './chirper.ts';
 
 /** A post on a timeline: its author and the post. */

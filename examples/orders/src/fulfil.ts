@@ -7,7 +7,7 @@
  * compensation, an actor call applied exactly once).
  */
 import { workflow } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Inventory, OrderBook } from './inventory.ts';
 import { payments } from './payments.ts';
 

@@ -3,7 +3,7 @@
  * order book (which orders were placed, for the page's list).
  */
 import { actor, query, TerminalError } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const Inventory = actor({
   name: 'inventory',

@@ -10,7 +10,7 @@ import { ingressMessageId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { createEngine, Sweeper, storedOutbox, Worker } from '@baton/core/engine';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createAwsClients } from './createAwsClients.ts';
 import { createTable } from './dynamodb/createTable.ts';
 import { DynamoStore } from './dynamodb/DynamoStore.ts';

@@ -1,7 +1,7 @@
 import { query } from '@baton/core';
 import { encodeMessage, splitFrame } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BatonClient } from './BatonClient.ts';
 import { FakeServer } from './fixtures/FakeServer.ts';
 import { recorder, testClient } from './fixtures/testClient.ts';

@@ -1,6 +1,6 @@
 import { actor, query, type WorkflowRef, workflow } from '@baton/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BatonClient } from './BatonClient.ts';
 import type { QueryState } from './QueryState.ts';
 

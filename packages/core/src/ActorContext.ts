@@ -2,7 +2,7 @@
  * The handler context: what a handler sees of its actor and the world during one message.
  */
 
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf } from './actor.ts';
 import type { Caller } from './caller.ts';
 import type { AnyEffectDefinition } from './effect.ts';

@@ -3,7 +3,7 @@
  * one handler per message name, each with a zod schema for its payload. The definition carries
  * every type, so refs, sends and asks type-check against it.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';

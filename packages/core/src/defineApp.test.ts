@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { actor } from './actor.ts';
 import { defineApp } from './defineApp.ts';
 import { query } from './query.ts';

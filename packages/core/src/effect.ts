@@ -6,7 +6,7 @@
  * the same idempotency key (the sending actor, its life and its sequence number), for the
  * target to recognise a retry.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { Schema } from './schema.ts';
 

@@ -4,7 +4,7 @@
  * subscribers always hold its newest result. Clocks, randomness and sends are unavailable inside a
  * query: its result must depend on the state it read and on nothing else.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ActorRef, AnyActorDefinition, StateOf } from './actor.ts';
 import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import { actor, type MessageName, type PayloadOf, type ReplyOf } from './actor.ts';
 import type { Client } from './client/Client.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { actor, silentLogger } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type EmbeddedRuntime, startEmbedded } from './startEmbedded.ts';
 
 const Alarm = actor({

@@ -1,7 +1,7 @@
 import type { BatonError } from '@baton/core';
 import { actor, query } from '@baton/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { useAsk } from './useAsk.ts';
 import { useConnectionState } from './useConnectionState.ts';
 import { useQuery } from './useQuery.ts';

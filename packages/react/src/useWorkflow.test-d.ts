@@ -6,7 +6,7 @@ import type {
 } from '@baton/core';
 import { workflow } from '@baton/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { useWorkflow, type WorkflowProgress } from './useWorkflow.ts';
 
 const Fulfil = workflow({

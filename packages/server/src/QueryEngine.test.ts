@@ -1,6 +1,6 @@
 import { ErrorCode, isBatonError, query, TerminalError } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Account, bankQueries } from './fixtures/bank.ts';
 import { createHarness } from './fixtures/createHarness.ts';
 

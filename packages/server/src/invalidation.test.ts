@@ -1,7 +1,7 @@
 import { query } from '@baton/core';
 import type { ActorRecord } from '@baton/core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Account } from './fixtures/bank.ts';
 import { createGate, createHarness } from './fixtures/createHarness.ts';
 

@@ -1,7 +1,7 @@
 import { actor } from '@baton/core';
 import { decodeEnvelope, type QueueMessage } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Faults, noFaults } from './faults.ts';
 import type { SimPorts } from './SimProcess.ts';
 import { Simulation, SimulationError, type SimulationOptions } from './Simulation.ts';

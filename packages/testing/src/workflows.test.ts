@@ -1,6 +1,6 @@
 import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { noFaults, replayWorkflow, Simulation } from './index.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@
  * account's owner may see, and a public workflow whose progress the page follows. Shared by the page (bundled) and the server (in Node).
  */
 import { actor, type QueryContext, query, TerminalError, workflow } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const Account = actor({
   name: 'account',

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { actor, defineApp } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
 import { restoreEnvironment } from '../fixtures/environment.ts';
 import { createConnectionsTable } from '../websocket/connectionsTable.ts';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { actor, defineApp } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from '../dynamodb/createTable.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';

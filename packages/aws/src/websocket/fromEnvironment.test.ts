@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { actor, BatonError, type ConnectRequest, defineApp, ErrorCode } from '@baton/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
 import { restoreEnvironment } from '../fixtures/environment.ts';
 import { createConnectionsTable } from './connectionsTable.ts';

@@ -1,5 +1,5 @@
 import { actor } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A counter per key: `add` counts up now, `addLater` after a while through a durable timer. */
 export const Counter = actor({

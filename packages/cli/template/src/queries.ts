@@ -1,5 +1,5 @@
 import { query } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Counter } from './counter.ts';
 
 /** A counter's value, live: a page subscribed to it gets each new count as it commits. */

@@ -4,7 +4,7 @@
  * commits with the workflow's progress in one turn, exactly once, and actors' rules (lives,
  * halts, deploys, who may call what) hold unchanged.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type ActorDefinition, type ActorRef, actor } from '../actor.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';

@@ -3,7 +3,7 @@
  * `workflowHistory` (the summary and each command: its kind, name, state, result and times).
  * `defineApp` registers them for an app with workflows; subscribers see each step as it commits.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { isTrusted } from '../caller.ts';
 import { QUERY_PAGES, type ReadPages } from '../contextSlots.ts';
 import { type AnyQueryDefinition, query } from '../query.ts';

@@ -7,7 +7,7 @@ import { actor, ErrorCode, jsonLogger, silentLogger } from '@baton/core';
 import { startEmbedded } from '@baton/embedded';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createLocalServer, type LocalServer } from './createLocalServer.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -1,6 +1,6 @@
 /** The actor the conformance suite drives: a ledger of entries that can fan out to another. */
 import { type AskReply, actor, effect, RetryableError, TerminalError } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Handler runs, to tell a retried run from an applied one. */
 export const ledgerRuns = { flaky: 0 };

@@ -7,7 +7,7 @@ import { actor, jsonLogger } from '@baton/core';
 import { type Envelope, INGRESS, type OutboxItem } from '@baton/core/adapter';
 import { createEngine, type Inbound, RECORD_PEERS, runTurn } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { backendPerTest } from './suiteBackend.ts';
 

@@ -3,7 +3,7 @@
  * splits it into `first` and `last` and counts renames, migrating version 1's records.
  */
 import { actor } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ProfileV1 = actor({
   name: 'profile',

@@ -7,7 +7,7 @@ import { defineApp, ErrorCode, silentLogger, type WorkflowState, workflow } from
 import { Client } from '@baton/core/client';
 import { createEngine, fireDueTimers, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger } from './ledger.ts';
 import { backendPerTest } from './suiteBackend.ts';

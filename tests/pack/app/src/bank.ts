@@ -1,6 +1,6 @@
 /** The app under test: an account actor and a live balance query, as a user would write them. */
 import { actor, query, TerminalError } from '@baton/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const Account = actor({
   name: 'account',

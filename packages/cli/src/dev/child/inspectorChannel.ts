@@ -1,6 +1,6 @@
 import { type AnyQueryDefinition, actor, BatonError, ErrorCode, query } from '@baton/core';
 import type { ActorRecord, ChangeFeed, Store } from '@baton/core/adapter';
-import { z } from 'zod';
+import * as z from 'zod';
 import { INSPECTOR_QUERY, type InspectorSnapshot } from '../inspector/InspectorSnapshot.ts';
 import { sameSecret } from '../secrets.ts';
 
