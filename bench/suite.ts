@@ -5,6 +5,7 @@
  */
 import { awsBackend, embeddedBackend, type OpenBackend, STREAM_POLL_MS } from './aws/backends.ts';
 import { costPerMessage } from './aws/cost.ts';
+import { gatewayFanOut } from './aws/gatewayFanOut.ts';
 import { hotActorAws } from './aws/hot-actor.ts';
 import { pingPongAws } from './aws/ping-pong.ts';
 import { propagation } from './aws/propagation.ts';
@@ -259,6 +260,21 @@ const STEPS: readonly Step[] = [
           }),
       );
     },
+  },
+  {
+    id: '4f',
+    title:
+      'fan-out through API Gateway — 1,000 connections on the local gateway, the stream handler vs a hand-written one',
+    run: async (c) =>
+      gatewayFanOut({
+        target: await c.target(),
+        subscribers: c.size(1_000, 50),
+        changes: c.size(3, 1),
+        rounds: c.size(5, 1),
+        warmup: 1,
+        budget: 1.2,
+        log: c.log,
+      }),
   },
   {
     id: '5',

@@ -85,6 +85,17 @@ describe('the IAM actions the reactive parts declare', () => {
         args: { account: a, also: b },
       });
       expect(await alice.answer('s1', 15_000)).toMatchObject({ value: { balance: 0, also: null } });
+      // A second subscriber of the same instance: the stream handler's fan-out reads both
+      // connections in one call.
+      const carol = await TestSocket.open(stack.gateway.url, { query: '?token=carol' });
+      carol.send({
+        v: 1,
+        type: 'subscribe',
+        id: 's1',
+        query: 'watch',
+        args: { account: a, also: b },
+      });
+      await carol.answer('s1', 15_000);
 
       // A send, a visible send and an ask, accepted before the worker runs: the stream handler
       // pushes the new result and answers the two that wait.
@@ -110,6 +121,7 @@ describe('the IAM actions the reactive parts declare', () => {
       bob.send({ v: 1, type: 'subscribe', id: 's1', query: 'balance', args: { account: c } });
       await bob.answer('s1', 15_000);
       alice.close();
+      carol.close();
       await until(async () => {
         const items = await stack.registryItems();
         const connections = new Set(items.filter((i) => i.pk.startsWith('C#')).map((i) => i.pk));

@@ -11,11 +11,11 @@ import { verdict } from '../../bench/report.ts';
 import { runSuite } from '../../bench/suite.ts';
 
 describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
-  it('runs turn overhead (emulators and embedded), hot actor, ping-pong, propagation, fan-out, cost, embedded turns and workflows', async () => {
+  it('runs turn overhead (emulators and embedded), hot actor, ping-pong, propagation, fan-out (on the local server and through the local gateway), cost, embedded turns and workflows', async () => {
     const lines: string[] = [];
     const { rows, errors, target } = await runSuite({
       quick: true,
-      only: ['1a', '1b', '2a', '3a', '4a', '4c', '5', '6', '8'],
+      only: ['1a', '1b', '2a', '3a', '4a', '4c', '4f', '5', '6', '8'],
       endpoints: { dynamodb: inject('dynamodbEndpoint'), sqs: inject('sqsEndpoint') },
       log: (line) => lines.push(line),
     });
@@ -29,6 +29,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '3a',
       '4a',
       '4c',
+      '4f',
       '5a',
       '5b',
       '5c',
@@ -50,7 +51,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     // Steps 1–4 on the emulators keep their latency samples for the chart.
     const onEmulators = (r: (typeof rows)[number]) => r.bench.includes('DynamoDB Local');
     const charted = rows.filter((r) => /^[1-4]/.test(r.bench) && onEmulators(r));
-    expect(charted.map((r) => r.bench.slice(0, 2))).toEqual(['1a', '2a', '3a', '4a', '4c']);
+    expect(charted.map((r) => r.bench.slice(0, 2))).toEqual(['1a', '2a', '3a', '4a', '4c', '4f']);
     for (const row of charted) {
       expect(row.latencies?.baseline.length, row.bench).toBeGreaterThan(0);
       expect(row.latencies?.candidate.length, row.bench).toBeGreaterThan(0);
@@ -60,6 +61,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('1a')).toEqual({ kind: 'max', value: 1.1 });
     expect(budgetOf('3a')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('4a')).toEqual({ kind: 'max', value: 1.2 });
+    expect(budgetOf('4f')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('5a')).toEqual({ kind: 'max', value: 0.3 });
     expect(budgetOf('6')).toEqual({ kind: 'min', value: 1 });
     expect(budgetOf('1b')).toBeUndefined();

@@ -138,6 +138,12 @@ const registry: IamStatement = {
   resources: ['connections'],
 };
 
+/** The stream handler's fan-outs read the connections they push to 100 a call. */
+const readConnectionsAtOnce: IamStatement = {
+  actions: ['dynamodb:BatchGetItem'],
+  resources: ['connections'],
+};
+
 /** `PostToConnection` (pushes), `DeleteConnection` (closing a connection). */
 const manageConnections: IamStatement = {
   actions: ['execute-api:ManageConnections'],
@@ -212,7 +218,7 @@ export const BATON_IAM = {
    * `streamHandler` (on the table's stream): re-runs the queries a commit touched, pushes their
    * results and answers pending requests; plus what its event source mapping reads.
    */
-  stream: [registry, readTable, manageConnections, streamEventSource],
+  stream: [registry, readConnectionsAtOnce, readTable, manageConnections, streamEventSource],
   /**
    * `connectionSweeper` (scheduled): scans for lapsed leases, closes those connections and
    * removes them with what they held. It writes nothing but deletes.

@@ -65,7 +65,7 @@ export function managementClients(
  * closes its connection, so that the client resumes and gets the newest result; other failures
  * are logged. None stops the other pushes. Calls go through a {@link PushQueue}: bounded in
  * number, paced, and a subscription's updates coalesced so that its newest one arrives.
- * Connection items are read once per invocation.
+ * Connection items are read once per invocation, a fan-out's all at once ({@link prefetch}).
  *
  * @example
  * const pusher = new Pusher(context);
@@ -103,6 +103,28 @@ export class Pusher {
       this.#connections.set(connectionId, found);
     }
     return found;
+  }
+
+  /**
+   * Reads the connections among `connectionIds` not read yet in this invocation, 100 a call, so
+   * that a fan-out's pushes read none one by one. If that read fails, each push reads its own.
+   */
+  async prefetch(connectionIds: readonly string[]): Promise<void> {
+    const missing = [...new Set(connectionIds)].filter((id) => !this.#connections.has(id));
+    if (missing.length === 0) return;
+    let found: Map<string, ConnectionItem>;
+    try {
+      found = await this.context.registry.connections.getMany(missing);
+    } catch (error) {
+      this.context.logger.warn('could not read the connections to push to at once', {
+        connections: missing.length,
+        error: `${awsErrorName(error)}: ${toBatonError(error).message}`,
+      });
+      return;
+    }
+    for (const id of missing) {
+      if (!this.#connections.has(id)) this.#connections.set(id, Promise.resolve(found.get(id)));
+    }
   }
 
   /** Sends `frame`; true if every piece was posted. Never throws. */

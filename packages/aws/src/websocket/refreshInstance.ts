@@ -154,6 +154,7 @@ function pick({ version, hash, value }: { version: number; hash: string; value: 
  * Pushes an instance's update to every subscriber (those in `except` aside); returns how many
  * pushes succeeded. The frame is encoded once: subscribers differ only by their subscription
  * id. Each push is keyed by its subscription, so a newer update of it replaces one not yet sent.
+ * Without `except`, the subscribers' connections are read in batches before the pushes.
  *
  * @example
  * await fanOut(context, pusher, refreshed);
@@ -165,6 +166,9 @@ export async function fanOut(
   except?: { readonly connectionId: string; readonly subscriptionId: string },
 ): Promise<number> {
   const subscribers = await context.registry.subscriptions.subscribers(refreshed.instance.id);
+  // The stream handler's fan-outs read their connections 100 a call. A subscribe's (`except`)
+  // pushes to the others only a result the stream handler has yet to push: rare, read singly.
+  if (!except) await pusher.prefetch(subscribers.map((s) => s.connectionId));
   const text = sharedFrame(refreshed.update);
   const sent = await Promise.all(
     subscribers

@@ -3,8 +3,18 @@ import { CONNECTION_SK, connectionPk, INSTANCE_SK, instancePk } from '../connect
 import { type ConnectionItem, Connections } from './Connections.ts';
 import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
 
-const { table, ttl } = useConnectionsTable();
+const { table, ttl, dynamodb } = useConnectionsTable();
 const connections = new Connections(table, ttl);
+
+/** DynamoDB commands this file's client sent, by name. */
+const sent = new Map<string, number>();
+dynamodb.middlewareStack.add(
+  (next, context) => (args) => {
+    sent.set(context.commandName!, (sent.get(context.commandName!) ?? 0) + 1);
+    return next(args);
+  },
+  { step: 'initialize', name: 'countCommands' },
+);
 
 const connection = (expiresAt: number, more: Partial<ConnectionItem> = {}): ConnectionItem => ({
   connectionId: fresh('conn'),
@@ -31,6 +41,20 @@ describe('Connections', () => {
     const item = await table.get(connectionPk(anonymous.connectionId), CONNECTION_SK);
     expect(item).not.toHaveProperty('identity');
     expect(await connections.get(anonymous.connectionId)).toEqual(anonymous);
+  });
+
+  it('reads many connections 100 a call, leaving out those not registered', async () => {
+    const registered = Array.from({ length: 130 }, (_, i) => connection(1_000 + i));
+    await Promise.all(registered.map((c) => connections.put(c)));
+    const unknown = Array.from({ length: 40 }, () => fresh('gone'));
+    const ids = [...registered.map((c) => c.connectionId), ...unknown];
+    sent.clear();
+    const found = await connections.getMany(ids);
+    expect([...found.values()].sort((x, y) => x.expiresAt - y.expiresAt)).toEqual(registered);
+    expect(found.size).toBe(130);
+    // 170 keys: two calls, none of them one by one.
+    expect(Object.fromEntries(sent)).toEqual({ BatchGetItemCommand: 2 });
+    expect(await connections.getMany([])).toEqual(new Map());
   });
 
   it('moves the lease of a registered connection', async () => {

@@ -1,5 +1,5 @@
 import { RegistryAttr as A, CONNECTION_SK, connectionPk } from '../connectionsTable.ts';
-import { parseJson, type RegistryTable } from './RegistryTable.ts';
+import { type Item, itemKey, parseJson, type RegistryTable } from './RegistryTable.ts';
 
 /**
  * A connection as the registry holds it.
@@ -47,13 +47,22 @@ export class Connections {
 
   async get(connectionId: string): Promise<ConnectionItem | undefined> {
     const item = await this.table.get(connectionPk(connectionId), CONNECTION_SK);
-    if (!item) return undefined;
-    return {
-      connectionId,
-      identity: parseJson(item[A.identity]),
-      expiresAt: item[A.expiresAt] as number,
-      endpoint: item[A.endpoint] as string,
-    };
+    return item && toConnection(connectionId, item);
+  }
+
+  /**
+   * The connections among `connectionIds` that are registered, by id: one `BatchGetItem` per
+   * 100, where `get` would make a call for each.
+   */
+  async getMany(connectionIds: readonly string[]): Promise<Map<string, ConnectionItem>> {
+    const keys = connectionIds.map((id) => ({ pk: connectionPk(id), sk: CONNECTION_SK }));
+    const items = await this.table.getMany(keys);
+    const found = new Map<string, ConnectionItem>();
+    for (const id of connectionIds) {
+      const item = items.get(itemKey(connectionPk(id), CONNECTION_SK));
+      if (item) found.set(id, toConnection(id, item));
+    }
+    return found;
   }
 
   /** Moves the lease to `expiresAt`; false if the connection is not registered (any more). */
@@ -119,4 +128,13 @@ export class Connections {
   async remove(connectionId: string): Promise<void> {
     await this.table.delete(connectionPk(connectionId), CONNECTION_SK);
   }
+}
+
+function toConnection(connectionId: string, item: Item): ConnectionItem {
+  return {
+    connectionId,
+    identity: parseJson(item[A.identity]),
+    expiresAt: item[A.expiresAt] as number,
+    endpoint: item[A.endpoint] as string,
+  };
 }

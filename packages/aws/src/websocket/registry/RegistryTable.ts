@@ -1,5 +1,6 @@
 import {
   type AttributeValue,
+  BatchGetItemCommand,
   DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
@@ -66,6 +67,52 @@ export class RegistryTable {
       ),
     );
     return output.Item ? unmarshall(output.Item) : undefined;
+  }
+
+  /**
+   * The items at `keys` that exist, by `itemKey(pk, sk)`: consistent reads, 100 keys a call
+   * (DynamoDB's most), the calls a few at a time. Keys DynamoDB leaves unprocessed (past a
+   * partition's throughput) are asked again after a growing pause.
+   */
+  async getMany(
+    keys: readonly { readonly pk: string; readonly sk: string }[],
+  ): Promise<Map<string, Item>> {
+    const found = new Map<string, Item>();
+    const chunks: (typeof keys)[] = [];
+    for (let i = 0; i < keys.length; i += BATCH_GET_KEYS) {
+      chunks.push(keys.slice(i, i + BATCH_GET_KEYS));
+    }
+    let next = 0;
+    const lane = async () => {
+      while (next < chunks.length) {
+        for (const item of await this.#batchGet(chunks[next++]!)) {
+          found.set(itemKey(item[A.pk] as string, item[A.sk] as string), item);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_GET_LANES, chunks.length) }, lane));
+    return found;
+  }
+
+  async #batchGet(keys: readonly { readonly pk: string; readonly sk: string }[]): Promise<Item[]> {
+    const items: Item[] = [];
+    let asked: Record<string, AttributeValue>[] = keys.map(({ pk, sk }) => key(pk, sk));
+    for (let attempt = 0; asked.length > 0; attempt++) {
+      if (attempt === BATCH_GET_ATTEMPTS) {
+        throw unavailable('DynamoDB', 'BatchGetItem', new Error('keys left unprocessed'));
+      }
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      const output = await this.#call('BatchGetItem', () =>
+        this.#client.send(
+          new BatchGetItemCommand({
+            RequestItems: { [this.#name]: { Keys: asked, ConsistentRead: true } },
+          }),
+        ),
+      );
+      for (const item of output.Responses?.[this.#name] ?? []) items.push(unmarshall(item));
+      asked = output.UnprocessedKeys?.[this.#name]?.Keys ?? [];
+    }
+    return items;
   }
 
   /**
@@ -198,6 +245,23 @@ export class RegistryTable {
       throw unavailable('DynamoDB', operation, error);
     }
   }
+}
+
+/** Keys of one `BatchGetItem` call: DynamoDB's most. */
+const BATCH_GET_KEYS = 100;
+/** `BatchGetItem` calls of one `getMany` in flight at once. */
+const BATCH_GET_LANES = 4;
+/** Calls for one batch's keys before the unprocessed ones fail the read. */
+const BATCH_GET_ATTEMPTS = 6;
+
+/**
+ * The key of an item in {@link RegistryTable.getMany}'s answer.
+ *
+ * @example
+ * itemKey('C#abc=', 'C'); // 'C#abc=\u0000C'
+ */
+export function itemKey(pk: string, sk: string): string {
+  return `${pk}\u0000${sk}`;
 }
 
 /**
