@@ -17,7 +17,7 @@ import type {
   Timer,
 } from '@baton/core/adapter';
 import { checkCommit, duplicateKeys, systemClock, versionConflict } from '@baton/core/adapter';
-import { deepCopy } from '@baton/core/shared';
+import { deepCopy, type Writable } from '@baton/core/shared';
 import { deepFreeze } from './deepFreeze.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import { type ClaimEntry, KeyClaims } from './KeyClaims.ts';
@@ -56,8 +56,6 @@ interface CommitEntry extends JournalEntry {
   readonly overflow?: readonly OverflowMark[];
   readonly timers?: Commit['timers'];
 }
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 interface DeleteOutboxEntry extends JournalEntry {
   readonly t: 'store.deleteOutbox';

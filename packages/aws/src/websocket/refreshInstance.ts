@@ -154,7 +154,8 @@ function pick({ version, hash, value }: { version: number; hash: string; value: 
  * Pushes an instance's update to every subscriber (those in `except` aside); returns how many
  * pushes succeeded. The frame is encoded once: subscribers differ only by their subscription
  * id. Each push is keyed by its subscription, so a newer update of it replaces one not yet sent.
- * Without `except`, the subscribers' connections are read in batches before the pushes.
+ * Without `except`, the subscribers' connections are read 100 to a call, each hundred while
+ * the ones before it post.
  *
  * @example
  * await fanOut(context, pusher, refreshed);
@@ -166,24 +167,31 @@ export async function fanOut(
   except?: { readonly connectionId: string; readonly subscriptionId: string },
 ): Promise<number> {
   const subscribers = await context.registry.subscriptions.subscribers(refreshed.instance.id);
-  // The stream handler's fan-outs read their connections 100 a call. A subscribe's (`except`)
-  // pushes to the others only a result the stream handler has yet to push: rare, read singly.
-  if (!except) await pusher.prefetch(subscribers.map((s) => s.connectionId));
   const text = sharedFrame(refreshed.update);
-  const sent = await Promise.all(
-    subscribers
-      .filter(
-        (s) =>
-          s.connectionId !== except?.connectionId || s.subscriptionId !== except.subscriptionId,
-      )
-      .map((s) =>
+  const targets = subscribers.filter(
+    (s) => s.connectionId !== except?.connectionId || s.subscriptionId !== except.subscriptionId,
+  );
+  const pushes: Promise<boolean>[] = [];
+  for (let i = 0; i < targets.length; i += CONNECTIONS_PER_READ) {
+    const slice = targets.slice(i, i + CONNECTIONS_PER_READ);
+    // The stream handler's fan-outs read their connections a slice at a time, while the
+    // slices before post. A subscribe's (`except`) pushes to the others only a result the
+    // stream handler has yet to push: rare, and read one by one.
+    if (!except) await pusher.prefetch(slice.map((s) => s.connectionId));
+    for (const s of slice) {
+      pushes.push(
         text
           ? pusher.sendText(s.connectionId, `S#${s.subscriptionId}`, text(s.subscriptionId))
           : pusher.send(s.connectionId, updateFrame(s.subscriptionId, refreshed.update)),
-      ),
-  );
+      );
+    }
+  }
+  const sent = await Promise.all(pushes);
   return sent.filter(Boolean).length;
 }
+
+/** Connections a fan-out reads in one call (`BatchGetItem`'s most). */
+const CONNECTIONS_PER_READ = 100;
 
 /**
  * The update's frame, encoded once, for any subscription id (the id goes last); `undefined` if

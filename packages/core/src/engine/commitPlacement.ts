@@ -11,6 +11,7 @@ import type {
   PagedOutcome,
   StoreLimits,
 } from '../adapter/ports.ts';
+import type { Writable } from '../shared/Writable.ts';
 import type { PendingWrites } from './CommitBuilder.ts';
 import { copyRecord } from './copyRecord.ts';
 import { appendOutcomes } from './outcomePages.ts';
@@ -63,8 +64,6 @@ function paged(writes: PendingWrites, page: OutcomePageWrite): PendingWrites {
   if (writes.timers) placed.timers = writes.timers;
   return placed;
 }
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The fields {@link paged} copies or sets: one added to `PendingWrites` fails to compile here. */
 export const PENDING_FIELDS = {

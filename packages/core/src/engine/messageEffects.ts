@@ -9,6 +9,7 @@ import type { ActorRecord, DeadLetter, OverflowMark, SenderMark, Timer } from '.
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
+import type { Writable } from '../shared/Writable.ts';
 import { upgradeState } from '../stateVersions.ts';
 import { asJson } from './asJson.ts';
 import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
@@ -201,8 +202,6 @@ export async function applyMessage(
   if (timers) applied.timers = timers;
   return applied;
 }
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** `record` without its `expiresAt`: copied only when it has one (a halted actor's). */
 function withoutExpiry(record: ActorRecord): ActorRecord {

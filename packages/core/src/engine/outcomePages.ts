@@ -24,6 +24,7 @@ import type {
   Store,
   StoreLimits,
 } from '../adapter/ports.ts';
+import type { Writable } from '../shared/Writable.ts';
 import type { Inbound } from './Inbound.ts';
 
 /**
@@ -130,8 +131,6 @@ export function appendOutcomes(
   if (state.itemsBefore !== undefined) next.itemsBefore = state.itemsBefore;
   return { state: next, write };
 }
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 function latest(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined) return b;

@@ -1,7 +1,7 @@
 /**
  * `@baton/core/shared`: the helpers every layer uses, the browser client and the wire protocol
  * included — actor ids, canonical JSON, copies of plain data, JSON as stored and its byte size, one UTF-8 byte count,
- * SHA-256, seeded randomness and UUIDs. Pure functions with no Node built-in, importing only the
+ * SHA-256, seeded randomness and UUIDs, and the `Writable` type. Pure functions with no Node built-in, importing only the
  * error model (`errors.ts`), nothing of the app API, the adapter ports or the engine.
  */
 export { actorId, parseActorId } from './actorId.ts';
@@ -12,3 +12,4 @@ export { jsonSize } from './jsonSize.ts';
 export { lifeId, type Random, seededRandom, uuidFrom } from './random.ts';
 export { digest128, sha256 } from './sha256.ts';
 export { fitsUtf8, isHighSurrogate, isLowSurrogate, utf8ByteLength, utf8Bytes } from './utf8.ts';
+export type { Writable } from './Writable.ts';

@@ -71,26 +71,18 @@ export class RegistryTable {
 
   /**
    * The items at `keys` that exist, by `itemKey(pk, sk)`: consistent reads, 100 keys a call
-   * (DynamoDB's most), the calls a few at a time. Keys DynamoDB leaves unprocessed (past a
-   * partition's throughput) are asked again after a growing pause.
+   * (DynamoDB's most). Keys DynamoDB leaves unprocessed (past a partition's throughput) are
+   * asked again after a growing pause.
    */
   async getMany(
     keys: readonly { readonly pk: string; readonly sk: string }[],
   ): Promise<Map<string, Item>> {
     const found = new Map<string, Item>();
-    const chunks: (typeof keys)[] = [];
     for (let i = 0; i < keys.length; i += BATCH_GET_KEYS) {
-      chunks.push(keys.slice(i, i + BATCH_GET_KEYS));
-    }
-    let next = 0;
-    const lane = async () => {
-      while (next < chunks.length) {
-        for (const item of await this.#batchGet(chunks[next++]!)) {
-          found.set(itemKey(item[A.pk] as string, item[A.sk] as string), item);
-        }
+      for (const item of await this.#batchGet(keys.slice(i, i + BATCH_GET_KEYS))) {
+        found.set(itemKey(item[A.pk] as string, item[A.sk] as string), item);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(BATCH_GET_LANES, chunks.length) }, lane));
+    }
     return found;
   }
 
@@ -249,8 +241,6 @@ export class RegistryTable {
 
 /** Keys of one `BatchGetItem` call: DynamoDB's most. */
 const BATCH_GET_KEYS = 100;
-/** `BatchGetItem` calls of one `getMany` in flight at once. */
-const BATCH_GET_LANES = 4;
 /** Calls for one batch's keys before the unprocessed ones fail the read. */
 const BATCH_GET_ATTEMPTS = 6;
 
