@@ -178,39 +178,37 @@ export async function workerBundle(options: WorkerBundleOptions): Promise<Row[]>
 
 /** Baton's own share of the worker bundle against DESIGN's 100 KB. */
 function batonShareRow(bytes: number): Row {
-  const ratio = bytes / BATON_BUDGET_BYTES;
   return {
-    bench: "7a. worker bundle, Baton's own share (minified, SDK external) vs the 100 KB budget",
+    ...sizeRow(
+      "7a. worker bundle, Baton's own share (minified, SDK external) vs the 100 KB budget",
+      bytes,
+      BATON_BUDGET_BYTES,
+    ),
     baseline: `budget ${kb(BATON_BUDGET_BYTES)}`,
-    candidate: kb(bytes),
-    ratio,
-    spread: [ratio, ratio],
     budget: { kind: 'max', value: 1 },
   };
 }
 
 /** The whole bundle with schemas in zod against the same in zod/mini: for reading. */
 function zodChoiceRow(classic: number, mini: number): Row {
-  const ratio = classic / mini;
-  return {
-    bench: '7b. worker bundle, schemas in zod vs in zod/mini (whole bundle, minified)',
-    baseline: kb(mini),
-    candidate: kb(classic),
-    ratio,
-    spread: [ratio, ratio],
-  };
+  return sizeRow(
+    '7b. worker bundle, schemas in zod vs in zod/mini (whole bundle, minified)',
+    classic,
+    mini,
+  );
 }
 
 /** The bundle with zod's `z` imported by name against the bank's `* as z`: for reading. */
 function namedImportRow(named: number, namespace: number): Row {
-  const ratio = named / namespace;
-  return {
-    bench: '7e. worker bundle, zod as `import { z }` vs `import * as z` (whole bundle, minified)',
-    baseline: kb(namespace),
-    candidate: kb(named),
-    ratio,
-    spread: [ratio, ratio],
-  };
+  const bench =
+    '7e. worker bundle, zod as `import { z }` vs `import * as z` (whole bundle, minified)';
+  return sizeRow(bench, named, namespace);
+}
+
+/** A row of two sizes, measured once: no spread. */
+function sizeRow(bench: string, candidate: number, baseline: number): Row {
+  const ratio = candidate / baseline;
+  return { bench, baseline: kb(baseline), candidate: kb(candidate), ratio, spread: [ratio, ratio] };
 }
 
 function kb(bytes: number): string {

@@ -36,11 +36,12 @@ import { BatonClient } from '@baton/client';
 import { silentLogger } from '@baton/core';
 import { createEngine, runTurn } from '@baton/core/engine';
 import { WebSocket } from 'ws';
-import { formatNs, interleave, median, quantile, quartiles, type Sample } from '../measure.ts';
+import type { Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { ingress, Wallet } from './actors.ts';
 import { STREAM_POLL_MS } from './backends.ts';
 import { walletBalance } from './propagation.ts';
+import { comparePushes, pushRow } from './pushComparison.ts';
 import type { Target } from './target.ts';
 
 /** Posts in flight per stream invocation: Baton's default `push.concurrency`, on both sides. */
@@ -67,34 +68,15 @@ export async function gatewayFanOut(options: GatewayFanOutOptions): Promise<Row>
   const stack = await openStack(target, subscribers);
   try {
     const round = (side: Side) => () => stack.measure(side, options.changes);
-    const result = await interleave({
-      baseline: round('push'),
-      candidate: round('baton'),
-      rounds: options.rounds,
-      warmup: options.warmup,
-    });
-    const baseline = median(result.baseline);
-    const candidate = median(result.candidate);
-    const p99 = (values: number[]) => formatNs(quantile(values, 0.99));
+    const compared = await comparePushes(round, options.rounds, options.warmup);
     const n = subscribers.toLocaleString('en-US');
     log(
-      `  hand-written push ${formatNs(baseline)} (p99 ${p99(result.latencies.baseline)}), ` +
-        `Baton ${formatNs(candidate)} (p99 ${p99(result.latencies.candidate)}) from commit to all ` +
-        `${n} connections (${options.changes} changes × ${options.rounds} rounds per side)`,
+      `  ${compared.summary} from commit to all ${n} connections ` +
+        `(${options.changes} changes × ${options.rounds} rounds per side)`,
     );
     log(`  PostToConnection calls per change: ${stack.postsPerChange()} (on either side)`);
-    return {
-      bench: `4f. fan-out to ${n} connections through API Gateway (local gateway, ${target.label})`,
-      baseline: formatNs(baseline),
-      candidate: formatNs(candidate),
-      ratio: median(result.paired),
-      spread: quartiles(result.paired),
-      ...(options.budget === undefined
-        ? {}
-        : { budget: { kind: 'max' as const, value: options.budget } }),
-      values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms' },
-      latencies: result.latencies,
-    };
+    const bench = `4f. fan-out to ${n} connections through API Gateway (local gateway, ${target.label})`;
+    return pushRow(bench, compared, options.budget);
   } finally {
     await stack.close();
   }

@@ -28,9 +28,10 @@ import { applyPatch, type JsonValue } from '@baton/protocol';
 import { createLocalServer } from '@baton/server/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import * as z from 'zod';
-import { formatNs, interleave, median, quantile, quartiles, type Sample } from '../measure.ts';
+import type { Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { ingress, Wallet } from './actors.ts';
+import { comparePushes, pushRow } from './pushComparison.ts';
 
 export const walletBalance = query({
   name: 'walletBalance',
@@ -83,18 +84,9 @@ export async function propagation(options: PropagationOptions): Promise<Row> {
       : side === 'baton'
         ? batonFanOut(backend, changes, subscribers, runsPerChange)
         : pushLatency(backend, changes, subscribers);
-  const result = await interleave({
-    baseline: round('push'),
-    candidate: round('baton'),
-    rounds: options.rounds,
-    warmup: options.warmup,
-  });
-  const baseline = median(result.baseline);
-  const candidate = median(result.candidate);
-  const p99 = (values: number[]) => formatNs(quantile(values, 0.99));
+  const compared = await comparePushes(round, options.rounds, options.warmup);
   log(
-    `  hand-written push ${formatNs(baseline)} (p99 ${p99(result.latencies.baseline)}), ` +
-      `Baton ${formatNs(candidate)} (p99 ${p99(result.latencies.candidate)}) from commit to ` +
+    `  ${compared.summary} from commit to ` +
       `${subscribers === 1 ? 'the subscriber' : `all ${subscribers.toLocaleString('en-US')} subscriptions`}` +
       ` (${changes} changes × ${options.rounds} rounds per side)`,
   );
@@ -107,21 +99,10 @@ export async function propagation(options: PropagationOptions): Promise<Row> {
       ? 'query propagation'
       : `fan-out to ${subscribers.toLocaleString('en-US')} subscribers`;
   const window = options.batchMs === undefined ? '' : `, batchMs ${options.batchMs}`;
-  return {
-    bench: `${what} (${backend.label}${window})`,
-    baseline: formatNs(baseline),
-    candidate: formatNs(candidate),
-    ratio: median(result.paired),
-    spread: quartiles(result.paired),
-    ...(options.budget === undefined
-      ? {}
-      : { budget: { kind: 'max' as const, value: options.budget } }),
-    values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms' },
-    ...(runsPerChange.length > 0
-      ? { calls: { baton: { queryRunsPerChange: Math.max(...runsPerChange) } } }
-      : {}),
-    latencies: result.latencies,
-  };
+  const row = pushRow(`${what} (${backend.label}${window})`, compared, options.budget);
+  return runsPerChange.length > 0
+    ? { ...row, calls: { baton: { queryRunsPerChange: Math.max(...runsPerChange) } } }
+    : row;
 }
 
 /** A wallet with its first deposit committed, and a writer that deposits more. */
