@@ -65,7 +65,8 @@ export function managementClients(
  * closes its connection, so that the client resumes and gets the newest result; other failures
  * are logged. None stops the other pushes. Calls go through a {@link PushQueue}: bounded in
  * number, paced, and a subscription's updates coalesced so that its newest one arrives.
- * Connection items are read once per invocation, a fan-out's all at once ({@link prefetch}).
+ * Connection items are read once per invocation, a fan-out's a hundred to a call
+ * ({@link prefetch}).
  *
  * @example
  * const pusher = new Pusher(context);
