@@ -1,6 +1,5 @@
 import {
   type AttributeValue,
-  BatchGetItemCommand,
   DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
@@ -10,6 +9,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { batchGetItems } from '../../dynamodb/batchItems.ts';
 import { awsErrorName, unavailable } from '../../internal/unavailable.ts';
 import { RegistryAttr as A } from '../connectionsTable.ts';
 
@@ -77,34 +77,13 @@ export class RegistryTable {
   async getMany(
     keys: readonly { readonly pk: string; readonly sk: string }[],
   ): Promise<Map<string, Item>> {
+    const asked = keys.map(({ pk, sk }) => key(pk, sk));
     const found = new Map<string, Item>();
-    for (let i = 0; i < keys.length; i += BATCH_GET_KEYS) {
-      for (const item of await this.#batchGet(keys.slice(i, i + BATCH_GET_KEYS))) {
-        found.set(itemKey(item[A.pk] as string, item[A.sk] as string), item);
-      }
+    for (const stored of await batchGetItems(this.#client, this.#name, 'BatchGetItem', asked)) {
+      const item = unmarshall(stored);
+      found.set(itemKey(item[A.pk] as string, item[A.sk] as string), item);
     }
     return found;
-  }
-
-  async #batchGet(keys: readonly { readonly pk: string; readonly sk: string }[]): Promise<Item[]> {
-    const items: Item[] = [];
-    let asked: Record<string, AttributeValue>[] = keys.map(({ pk, sk }) => key(pk, sk));
-    for (let attempt = 0; asked.length > 0; attempt++) {
-      if (attempt === BATCH_GET_ATTEMPTS) {
-        throw unavailable('DynamoDB', 'BatchGetItem', new Error('keys left unprocessed'));
-      }
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-      const output = await this.#call('BatchGetItem', () =>
-        this.#client.send(
-          new BatchGetItemCommand({
-            RequestItems: { [this.#name]: { Keys: asked, ConsistentRead: true } },
-          }),
-        ),
-      );
-      for (const item of output.Responses?.[this.#name] ?? []) items.push(unmarshall(item));
-      asked = output.UnprocessedKeys?.[this.#name]?.Keys ?? [];
-    }
-    return items;
   }
 
   /**
@@ -238,11 +217,6 @@ export class RegistryTable {
     }
   }
 }
-
-/** Keys of one `BatchGetItem` call: DynamoDB's most. */
-const BATCH_GET_KEYS = 100;
-/** Calls for one batch's keys before the unprocessed ones fail the read. */
-const BATCH_GET_ATTEMPTS = 6;
 
 /**
  * The key of an item in {@link RegistryTable.getMany}'s answer.
