@@ -79,7 +79,7 @@ describe('operator actions', () => {
     expect(await h.backend.store.listDeadLetters()).toEqual([]);
   });
 
-  it('removes a timer whose fire was dead-lettered: it never fires again, and a redrive applies it once', async () => {
+  it('keeps a timer whose fire was dead-lettered, never due again, until a redrive applies it once', async () => {
     faults.failing = true;
     const h = setup({ actors: [Alarm], maxAttempts: 2 });
     await h.client.send(Alarm.ref('a'), 'set', { id: 'broken', delay: 1_000 });
@@ -91,7 +91,9 @@ describe('operator actions', () => {
     const [letter, ...others] = await h.backend.store.listDeadLetters('alarm/a');
     expect(others).toEqual([]);
     expect(letter).toMatchObject({ attempts: 2, envelope: { name: 'ring' } });
-    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+    expect(await h.backend.store.listTimers('alarm/a')).toMatchObject([
+      { id: 'broken', deadLettered: true },
+    ]);
     h.clock.advance(60_000);
     expect(await fireDueTimers(h.engine, h.clock.now())).toBe(0);
 
@@ -99,6 +101,7 @@ describe('operator actions', () => {
     await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', letter!.messageId);
     await h.run();
     expect(await rang(h)).toEqual(['broken']);
+    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
   });
 
   it('keeps a redriven message that fails again as one dead letter, of its latest failure, until a redrive applies it', async () => {

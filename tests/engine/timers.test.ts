@@ -2,12 +2,21 @@
  * Durable timers on the embedded backend, with a virtual clock: each scheduling fires once when
  * due, a cancelled or replaced one never, whatever copies of its fire reach the inbox.
  */
-import { actor, type BatonError, ErrorCode, TerminalError } from '@baton/core';
+import { actor, type BatonError, ErrorCode, RetryableError, TerminalError } from '@baton/core';
 import type { TimerQueue, TimerRef } from '@baton/core/adapter';
-import { fireDueTimers, Sweeper, timerFire } from '@baton/core/engine';
+import {
+  fireDueTimers,
+  purgeDeadLetter,
+  redriveDeadLetter,
+  Sweeper,
+  timerFire,
+} from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
+
+/** While set, a `flaky` reminder fails to ring (and, out of attempts, is dead-lettered). */
+const bell = { down: false };
 
 const Reminder = actor({
   name: 'reminder',
@@ -30,8 +39,13 @@ const Reminder = actor({
       payload: z.object({ note: z.string() }),
       handle: (ctx, { note }) => {
         if (note === 'refuse') throw new TerminalError('this reminder refuses to ring');
+        if (note === 'flaky' && bell.down) throw new RetryableError('the bell is down');
         ctx.state.rang.push(note);
       },
+    },
+    stop: {
+      payload: z.object({}),
+      handle: (ctx) => ctx.halt(),
     },
     /** Rings every second, `times` times: a timer that schedules its own id again. */
     repeat: {
@@ -239,5 +253,80 @@ describe('durable timers', () => {
     expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
     const longest = await answered(h, h.client.ask(alice, 'misuse', { how: 'longest id' }));
     expect(longest).toBe('x'.repeat(256));
+  });
+});
+
+describe('a timer whose fire was dead-lettered', () => {
+  /** Schedules a `flaky` ring as `nudge`, due now, and dead-letters its fire (one attempt). */
+  async function deadLetteredFire() {
+    const h = setup({ actors: [Reminder], maxAttempts: 1 });
+    await answered(h, h.client.ask(alice, 'set', { note: 'flaky', delay: 0, id: 'nudge' }));
+    const [timer] = await h.backend.store.listTimers(alice.id);
+    bell.down = true;
+    await fireAndRun(h);
+    bell.down = false;
+    const letters = await h.backend.store.listDeadLetters(alice.id);
+    expect(letters).toMatchObject([{ timer: { id: 'nudge', gen: timer!.gen } }]);
+    const redrive = () =>
+      redriveDeadLetter(h.backend.store, h.backend.queue, alice.id, letters[0]!.messageId);
+    return { h, timer: timer!, letter: letters[0]!, redrive };
+  }
+
+  it('stays stored, marked, and is never due again: only a redrive applies the fire, once', async () => {
+    const { h, timer, redrive } = await deadLetteredFire();
+    expect(await h.backend.store.listTimers(alice.id)).toMatchObject([
+      { id: 'nudge', gen: timer.gen, deadLettered: true },
+    ]);
+    expect(await h.backend.store.listDueTimers(Number.POSITIVE_INFINITY, 10)).toEqual([]);
+    // A copy of the first fire (the sweeper's, an armed one) waits for the redrive too.
+    await h.backend.queue.send([{ ...timerFire(timer), dedupeId: 'late-copy' }]);
+    await h.run();
+    expect(await rang(h)).toEqual([]);
+
+    await redrive();
+    await h.run();
+    expect(await rang(h)).toEqual(['flaky']);
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(alice.id)).toEqual([]);
+    await expect(redrive()).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND });
+  });
+
+  it('cancelled before the redrive: the redrive applies nothing and forgets the dead letter', async () => {
+    const { h, redrive } = await deadLetteredFire();
+    await answered(h, h.client.ask(alice, 'cancel', { id: 'nudge' }));
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    await redrive();
+    await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(alice.id)).toEqual([]);
+  });
+
+  it('scheduled anew before the redrive: the new scheduling fires, the old fire never', async () => {
+    const { h, redrive } = await deadLetteredFire();
+    await answered(h, h.client.ask(alice, 'set', { note: 'again', delay: 50, id: 'nudge' }));
+    await redrive();
+    await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(alice.id)).toEqual([]);
+    h.clock.advance(50);
+    await fireAndRun(h);
+    expect(await rang(h)).toEqual(['again']);
+  });
+
+  it('halted before the redrive: the redrive applies nothing and the timer goes', async () => {
+    const { h, redrive } = await deadLetteredFire();
+    await answered(h, h.client.ask(alice, 'stop', {}));
+    await redrive();
+    await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(alice.id)).toEqual([]);
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+  });
+
+  it('purged: the timer goes with its dead letter', async () => {
+    const { h, letter } = await deadLetteredFire();
+    await purgeDeadLetter(h.backend.store, alice.id, letter.messageId, { by: 'ops' });
+    expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(alice.id)).toEqual([]);
   });
 });

@@ -237,7 +237,9 @@ export class EmbeddedStore implements Store, ChangeFeed {
     if (this.#outcomes.size > 0) {
       for (const outcome of entry.outcomes?.records ?? []) this.#outcomes.emit(unpaged(outcome));
     }
-    for (const timer of entry.timers?.put ?? []) this.#timersPut.emit(timer);
+    for (const timer of entry.timers?.put ?? []) {
+      if (!timer.deadLettered) this.#timersPut.emit(timer);
+    }
   }
 
   async readOutbox(actorId: string): Promise<OutboxItem[]> {
@@ -385,16 +387,18 @@ export class EmbeddedStore implements Store, ChangeFeed {
   async listDueTimers(before: number, limit: number): Promise<Timer[]> {
     this.#checkOpen();
     const due = [...this.#timers.values()].flatMap((timers) =>
-      [...timers.values()].filter((timer) => timer.at <= before),
+      [...timers.values()].filter((timer) => timer.at <= before && !timer.deadLettered),
     );
     return soonestFirst(due).slice(0, limit);
   }
 
-  /** When the soonest timer of any actor is due, epoch ms; `undefined` when there is none. */
+  /** When the soonest timer of any actor is due, epoch ms; `undefined` when there is none (a timer kept for a dead-lettered fire is never due). */
   nextTimerAt(): number | undefined {
     let next: number | undefined;
     for (const timers of this.#timers.values()) {
-      for (const { at } of timers.values()) if (next === undefined || at < next) next = at;
+      for (const { at, deadLettered } of timers.values()) {
+        if (!deadLettered && (next === undefined || at < next)) next = at;
+      }
     }
     return next;
   }

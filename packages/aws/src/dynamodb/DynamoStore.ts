@@ -391,8 +391,12 @@ export class DynamoStore implements Store {
       'BatchGetItem (listDueTimers)',
       keys,
     );
-    // The index is eventually consistent: a timer removed since reads as absent here.
-    return found.map(itemToTimer).sort((a, b) => a.at - b.at);
+    // The index is eventually consistent: a timer removed since reads as absent here, and one
+    // whose fire was dead-lettered since reads as such.
+    return found
+      .map(itemToTimer)
+      .filter((timer) => !timer.deadLettered)
+      .sort((a, b) => a.at - b.at);
   }
 
   async readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]> {

@@ -226,11 +226,15 @@ export function itemToDeadLetter(item: Item): DeadLetter {
   return JSON.parse(unmarshall(item)[Attr.letter] as string);
 }
 
-/** A timer, indexed by when it is due so the sweeper finds the ones overdue. */
+/**
+ * A timer, indexed by when it is due so the sweeper finds the ones overdue; one kept for a
+ * dead-lettered fire is left out of the index, as it is never due.
+ */
 export function timerToItem(timer: Timer, shards: number): Item {
+  const key = { [Attr.pk]: actorPk(timer.actorId), [Attr.sk]: timerSk(timer.id) };
+  if (timer.deadLettered) return marshall({ ...key, [Attr.timer]: json(timer) });
   return marshall({
-    [Attr.pk]: actorPk(timer.actorId),
-    [Attr.sk]: timerSk(timer.id),
+    ...key,
     [Attr.timer]: json(timer),
     [Attr.obPk]: timerShardKey(outboxShard(timer.actorId, shards)),
     [Attr.obAt]: timer.at,

@@ -66,11 +66,15 @@ export function relayHandler(
   };
 }
 
-/** Whether the actor still stores this scheduling of the timer (true when there is no store). */
+/**
+ * Whether the actor still stores this scheduling of the timer, not fired yet (true when there
+ * is no store).
+ */
 async function stillStored(
   store: Pick<Store, 'readTimer'> | undefined,
   ref: TimerRef,
 ): Promise<boolean> {
   if (!store) return true;
-  return (await store.readTimer(ref.actorId, ref.id))?.gen === ref.gen;
+  const timer = await store.readTimer(ref.actorId, ref.id);
+  return timer?.gen === ref.gen && !timer.deadLettered;
 }

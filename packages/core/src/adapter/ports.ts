@@ -264,6 +264,13 @@ export interface DeadLetter {
   readonly attempts: number;
   readonly at: number;
   /**
+   * Set when the message is a timer's fire (or an ask's reply): the timer, which stays stored,
+   * marked {@link Timer.deadLettered}. A redrive applies the fire only while that scheduling of
+   * the timer is stored still: once it is cancelled, scheduled anew or voided by a halt, the
+   * redrive applies nothing and forgets the dead letter.
+   */
+  readonly timer?: { readonly id: string; readonly gen: string };
+  /**
    * Set on a message held while its actor was paused, not a failure: its place among the
    * actor's parked messages (1, 2, …). The actor applies them in that order when resumed;
    * they are not dead letters to list, redrive or purge.
@@ -298,6 +305,12 @@ export interface Timer extends TimerRef {
   readonly life?: string;
   /** The actor's {@link ActorRecord.timerEpoch} when it was scheduled. @default 0 */
   readonly epoch?: number;
+  /**
+   * Set when its fire was dead-lettered ({@link DeadLetter.timer}): it fires no more (no store
+   * lists it due), and stays until the dead letter is redriven, or the timer is cancelled or
+   * scheduled anew, so a cancel after the dead letter still means the fire is never applied.
+   */
+  readonly deadLettered?: true;
 }
 
 /**

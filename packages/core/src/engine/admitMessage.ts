@@ -3,7 +3,7 @@
  * for a timer's fire or an ask's reply, the message as its handler sees it.
  */
 import { askTimerId, type Envelope, isActorSender } from '../adapter/envelope.ts';
-import { compareSeq, type Timer } from '../adapter/ports.ts';
+import { compareSeq, type DeadLetter, type Timer } from '../adapter/ports.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
@@ -32,14 +32,14 @@ export async function admit(
     const kept = await engine.store.readDeadLetter(record.id, envelope.id);
     // A parked message is applied from the record's count, never by a redrive (a resume's
     // wake-up is one).
-    return kept?.at === envelope.redrive && kept.parked === undefined
-      ? { redrives: kept }
-      : undefined;
+    if (kept?.at !== envelope.redrive || kept.parked !== undefined) return undefined;
+    return kept.timer ? redrivenFire(engine, builder, kept, kept.timer) : { redrives: kept };
   }
   if (envelope.timer) {
     const { id, gen } = envelope.timer;
     const timer = await storedTimer(engine, builder, record.id, id);
-    if (timer?.gen !== gen) return undefined;
+    // A fire whose first copy was dead-lettered waits for its redrive.
+    if (timer?.gen !== gen || timer.deadLettered) return undefined;
     return isVoid(record, timer) ? { voids: timer } : { fires: timer };
   }
   if (isActorSender(envelope)) {
@@ -50,7 +50,10 @@ export async function admit(
     if (envelope.replyTo === undefined) return onChannel;
     // A reply goes to the ask's continuation while its timeout timer is stored.
     const timer = await storedTimer(engine, builder, record.id, askTimerId(envelope.replyTo));
-    if (timer?.gen !== envelope.replyTo) return { ...onChannel, lateReply: true };
+    // The ask timed out, or its reply was dead-lettered: the continuation runs from that.
+    if (timer?.gen !== envelope.replyTo || timer.deadLettered) {
+      return { ...onChannel, lateReply: true };
+    }
     return isVoid(record, timer)
       ? { ...onChannel, lateReply: true, voids: timer }
       : { ...onChannel, fires: timer };
@@ -63,6 +66,23 @@ export async function admit(
 /** An ingress message: told apart from a copy of it by its outcome (its key) alone. */
 export function knownByOutcome(envelope: Envelope): boolean {
   return envelope.redrive === undefined && !envelope.timer && !isActorSender(envelope);
+}
+
+/**
+ * The redrive of a timer's fire (or an ask's reply) that was dead-lettered: applied while its
+ * timer is stored for it still; after a cancel, a new scheduling of the id or a halt, the
+ * dead letter is forgotten and nothing applied — the fire of a cancelled timer never runs.
+ */
+async function redrivenFire(
+  engine: Engine,
+  builder: CommitBuilder,
+  kept: DeadLetter,
+  fire: NonNullable<DeadLetter['timer']>,
+): Promise<Admission> {
+  const record = builder.record;
+  const timer = await storedTimer(engine, builder, record.id, fire.id);
+  if (timer?.gen !== fire.gen || !timer.deadLettered) return { forgets: kept };
+  return isVoid(record, timer) ? { forgets: kept, voids: timer } : { redrives: kept, fires: timer };
 }
 
 /** Timer `id` as the pending commit leaves it (an earlier message of the batch may have changed it). */

@@ -51,6 +51,11 @@ export interface Admission {
   readonly lateReply?: boolean;
   /** A timer of an earlier life or from before a halt: its fire is skipped, the timer removed. */
   readonly voids?: Timer;
+  /**
+   * The dead letter of a timer's fire whose timer was cancelled, scheduled anew or voided since:
+   * its redrive applies nothing, and the dead letter is forgotten.
+   */
+  readonly forgets?: DeadLetter;
 }
 
 /** What a message's effects are computed with besides the record. */
@@ -267,7 +272,8 @@ export async function reject(
 
 /**
  * A message with nothing left to do: the reply to an ask whose continuation ran already (on a
- * timeout). It only moves the inbox offset and its channel on.
+ * timeout), a void timer's fire, the redrive of a cancelled timer's fire. It only moves the
+ * inbox offset and its channel on, and removes the void timer and the forgotten dead letter.
  */
 export function ignore(
   engine: Engine,
@@ -275,11 +281,22 @@ export function ignore(
   inbound: Inbound,
   admission: Admission,
 ): MessageEffects {
+  if (admission.forgets) {
+    engine.logger.info(
+      'redrive applies nothing: the timer of this fire was cancelled, scheduled anew or voided by a halt since',
+      {
+        actor: current.id,
+        messageId: admission.forgets.messageId,
+        timer: admission.forgets.timer?.id,
+      },
+    );
+  }
   return {
     ...withRecord(engine, advance(engine, current, inbound, admission)),
     envelopes: [],
     idempotency: undefined,
     ...(admission.voids ? { timers: firedTimer(admission.voids) } : {}),
+    ...(admission.forgets ? { redriven: admission.forgets.messageId } : {}),
   };
 }
 
@@ -319,6 +336,7 @@ export async function deadLetter(
     askReply(envelope, { ok: false, error: error.toJSON() }),
     trace,
   );
+  const { fires } = admission;
   const kept: DeadLetter = {
     actorId: current.id,
     messageId: envelope.id,
@@ -327,6 +345,7 @@ export async function deadLetter(
     error: error.toJSON(),
     attempts,
     at: engine.clock.now(),
+    ...(fires ? { timer: { id: fires.id, gen: fires.gen } } : {}),
   };
   return {
     ...withRecord(engine, out.record),
@@ -335,7 +354,8 @@ export async function deadLetter(
     failure: error,
     deadLetter: keptWithin(kept, engine.store.limits.maxItemBytes),
     ...(admission.redrives ? { replacesOutcome: true } : {}),
-    ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
+    // The timer stays, marked, until the fire is redriven: a cancel meanwhile still holds.
+    ...(fires ? { timers: new Map([[fires.id, { ...fires, deadLettered: true as const }]]) } : {}),
   };
 }
 

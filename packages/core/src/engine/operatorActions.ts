@@ -128,7 +128,8 @@ export async function resumeActor(
 
 /**
  * Forgets a dead letter without applying it (`baton dead-letters purge`). A parked message is
- * not a dead letter: it is refused.
+ * not a dead letter: it is refused. The dead letter of a timer's fire goes with its timer, kept
+ * until then: the fire is never applied.
  *
  * @example
  * await purgeDeadLetter(store, 'account/alice', 'ingress:["account/alice","dep-1"]', { by: 'ops' });
@@ -141,9 +142,12 @@ export async function purgeDeadLetter(
 ): Promise<void> {
   const letter = await store.readDeadLetter(actorId, messageId);
   if (!letter || letter.parked !== undefined) throw noDeadLetter(actorId, messageId);
+  const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
+  const keptFor = timer?.deadLettered && timer.gen === letter.timer?.gen;
   await changeRecord(store, actorId, (record) => ({
     record,
     deadLetters: { put: [], remove: [messageId] },
+    ...(keptFor ? { timers: { put: [], remove: [timer.id] } } : {}),
   }));
 }
 

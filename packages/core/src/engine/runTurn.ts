@@ -305,7 +305,8 @@ async function applyBatch(
       const { ver, life } = record;
       undrained = { actorId: base.id, held: record.outbox ?? [], apart, ver, life };
     }
-    timers.push(...(pending.timers?.put ?? []));
+    // A timer kept for its dead-lettered fire is not armed: only a redrive applies it.
+    for (const timer of pending.timers?.put ?? []) if (!timer.deadLettered) timers.push(timer);
   };
 
   // The ids of the messages known by id that the turn took: a batch holds ten at most.
@@ -338,10 +339,12 @@ async function applyBatch(
       continue;
     }
     if (byId) seenIds.push(envelope.id);
-    const inbound = admission.fires ? fired(received, admission.fires) : received;
+    // A redrive carries the message as the handler saw it when it was dead-lettered.
+    const inbound =
+      admission.fires && !admission.redrives ? fired(received, admission.fires) : received;
     let effects: MessageEffects | BatonError | undefined;
     let trace: HandlingTrace | undefined;
-    if (admission.lateReply || admission.voids) {
+    if (skips(admission)) {
       effects = ignore(engine, builder.record, inbound, admission);
     } else if (builder.record.paused) {
       // A message too large to park whole waits in the inbox until the actor is resumed.
@@ -425,8 +428,15 @@ function count(counts: TurnCounts, effects: MessageEffects, admission: Admission
   if (effects.deadLetter?.parked !== undefined) counts.parked++;
   else if (effects.deadLetter) counts.deadLettered++;
   else if (effects.failure) counts.rejected++;
-  else if (admission.lateReply || admission.voids) counts.skipped++;
+  else if (skips(admission)) counts.skipped++;
   else counts.applied++;
+}
+
+/** Whether an admitted message is only moved past: see {@link ignore}. */
+function skips(admission: Admission): boolean {
+  return (
+    admission.lateReply === true || admission.voids !== undefined || admission.forgets !== undefined
+  );
 }
 
 /** Runs the handler — or dead-letters a message out of attempts — inside its handling's span. */

@@ -8,6 +8,7 @@ import { Client } from '@baton/core/client';
 import {
   createEngine,
   fireDueTimers,
+  redriveDeadLetter,
   runTurn,
   Sweeper,
   storedOutbox,
@@ -202,6 +203,47 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect((await state(ref.id))?.entries.sort()).toEqual(['a', 'c']);
       expect((await b.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['later']);
       expect(await b.store.listDueTimers(b.clock.now(), 10)).toEqual([]);
+    });
+
+    it('keeps a timer whose fire was dead-lettered out of the due ones; its redrive applies it once, unless it was cancelled', async () => {
+      const { b, client, run, state, engineOptions } = await start();
+      const once = { ...engineOptions, maxAttempts: 1 };
+      const engine = createEngine(once);
+      const worker = new Worker(once);
+      const ref = Ledger.ref('kept-fires');
+      await client.send(ref, 'remind', { entry: 'kept', delay: 0, id: 'kept', failures: 1 });
+      await client.send(ref, 'remind', { entry: 'dropped', delay: 0, id: 'dropped', failures: 1 });
+      await run(worker);
+      await b.pass(1);
+      expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
+      await run(worker);
+      const letters = await b.store.listDeadLetters(ref.id);
+      expect(letters.map((l) => l.timer?.id).sort()).toEqual(['dropped', 'kept']);
+      const timers = await b.store.listTimers(ref.id);
+      expect(timers).toHaveLength(2);
+      expect(timers.every((t) => t.deadLettered)).toBe(true);
+      expect(await fireDueTimers(engine, b.clock.now() + 3_600_000)).toBe(0);
+
+      await client.send(ref, 'remind', {
+        entry: 'plain',
+        delay: 0,
+        id: 'plain',
+        cancel: 'dropped',
+      });
+      await run(worker);
+      await b.pass(1);
+      // Due: the timer not fired yet, ahead of the older ones kept for their dead letters.
+      const due = await b.store.listDueTimers(b.clock.now(), 1);
+      expect(due.map((t) => t.id)).toEqual(['plain']);
+      expect(await fireDueTimers(engine, b.clock.now())).toBe(1);
+      await run(worker);
+      for (const letter of letters) {
+        await redriveDeadLetter(b.store, b.queue, ref.id, letter.messageId);
+      }
+      await run(worker);
+      expect((await state(ref.id))?.entries).toEqual(['plain', 'kept']);
+      expect(await b.store.listDeadLetters(ref.id)).toEqual([]);
+      expect(await b.store.listTimers(ref.id)).toEqual([]);
     });
 
     it('answers an ask between actors once, to the continuation, with its context', async () => {

@@ -79,7 +79,10 @@ export const Ledger = actor({
         ctx.state.entries.push(entry);
       },
     },
-    /** Schedules an `add` of `entry` to itself after `delay` ms, and may cancel another timer. */
+    /**
+     * Schedules an `add` of `entry` to itself after `delay` ms (a `flaky` one that fails its
+     * first `failures` runs, if given), and may cancel another timer.
+     */
     remind: {
       public: true,
       payload: z.object({
@@ -87,10 +90,14 @@ export const Ledger = actor({
         delay: z.number(),
         id: z.string().optional(),
         cancel: z.string().optional(),
+        failures: z.number().int().optional(),
       }),
-      handle: (ctx, { entry, delay, id, cancel }) => {
+      handle: (ctx, { entry, delay, id, cancel, failures }) => {
         if (cancel) ctx.cancel(cancel);
-        if (entry) ctx.schedule(delay, 'add', { entry, amount: 1 }, id ? { id } : {});
+        if (!entry) return;
+        const options = id ? { id } : {};
+        if (failures) ctx.schedule(delay, 'flaky', { entry, failures }, options);
+        else ctx.schedule(delay, 'add', { entry, amount: 1 }, options);
       },
     },
     /** Asks another ledger for its total; the reply lands in `replied`. */
