@@ -319,6 +319,7 @@ const STEPS: readonly Step[] = [
           target,
           steps: c.size(20, 5),
           instances: c.size(10, 4),
+          longSteps: c.size(1_000, 60),
           rounds: c.size(5, 2),
           warmup: 1,
           log: c.log,

@@ -104,7 +104,7 @@ console.log(
   `  warm run: ${(runMs / 1000).toFixed(1)} s (${((runMs * 1000) / steps).toFixed(0)} µs/step)`,
 );
 console.log(
-  `  record: ${mb(JSON.stringify(record).length)}, ${state.journal.length} entries kept; ` +
+  `  record: ${(JSON.stringify(record).length / 1e3).toFixed(1)} KB, ${state.journal.length} entries kept; ` +
     `${state.sealed?.entries ?? 0} entries in ${state.sealed?.pages ?? 0} pages`,
 );
 console.log(`  cold resume (read the pages, replay, finish): ${coldMs.toFixed(0)} ms`);

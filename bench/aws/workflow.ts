@@ -108,6 +108,26 @@ const Steps = workflow({
   },
 });
 
+/** What a step of a real workflow returns (an id, a status, a few fields): journaled. */
+const RESULT = 'r'.repeat(100);
+
+/** `Steps` whose steps return {@link RESULT}: its history grows by about 150 bytes a step. */
+const LongSteps = workflow({
+  name: 'long',
+  input: z.object({ steps: z.number().int() }),
+  public: true,
+  run: async (ctx, { steps }) => {
+    for (let i = 0; i < steps; i++) {
+      await ctx.step(`s${i}`, () => {
+        work(ctx.id);
+        return RESULT;
+      });
+    }
+    finished.add(ctx.id);
+    return steps;
+  },
+});
+
 /** The hand-written durable loop: one step per turn, then a message to itself for the next. */
 const Loop = actor({
   name: 'loop',
@@ -135,7 +155,7 @@ const Loop = actor({
   },
 });
 
-const app = defineApp({ actors: [Tally, Machine, Loop], workflows: [Chain, Steps] });
+const app = defineApp({ actors: [Tally, Machine, Loop], workflows: [Chain, Steps, LongSteps] });
 
 /** The two sides of a comparison: what starts an instance of each, and what its steps are. */
 const PAIRS = {
@@ -154,6 +174,12 @@ const PAIRS = {
     what: 'ctx.step',
   },
 } as const;
+/** The `ctx.step` pair whose workflow journals 100 bytes a step. */
+const LONG = {
+  ...PAIRS.steps,
+  workflow: (key: string, steps: number) =>
+    ingressStart(LongSteps.ref(key), 'start', { input: { steps } }),
+};
 type Pair = (typeof PAIRS)[keyof typeof PAIRS];
 
 function ingressStart(to: ActorRef, name: string, payload: unknown) {
@@ -166,6 +192,8 @@ export interface WorkflowBenchOptions {
   readonly steps: number;
   /** Instances at once in the "many" row. */
   readonly instances: number;
+  /** Steps of the one long instance whose write units per step are counted. */
+  readonly longSteps: number;
   readonly rounds: number;
   readonly warmup: number;
   readonly log: (line: string) => void;
@@ -248,7 +276,40 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
       unit: 'record writes/step',
     },
   };
-  return [one, many, writesRow, outside];
+  return [one, many, writesRow, outside, await longRow(sides, setup, options)];
+}
+
+/**
+ * Write units per step of one long instance: each turn writes the instance's record whole,
+ * history and all, so what the record keeps of its history sets the cost of every step.
+ */
+async function longRow(
+  sides: Record<Kind, Clients>,
+  setup: BenchResources,
+  { target, longSteps: steps, log }: WorkflowBenchOptions,
+): Promise<Row> {
+  const per = {} as Record<Kind, Record<string, number>>;
+  for (const kind of ['machine', 'workflow'] as const) {
+    resetCounter(sides[kind].counter);
+    await round(sides[kind], setup, LONG, kind, 1, steps);
+    per[kind] = perOp(sides[kind].counter, steps);
+  }
+  const { workflow: baton, machine: hand } = per;
+  const ratio = baton.wcu! / hand.wcu!;
+  log(`  one instance × ${steps} ctx.step steps of ${RESULT.length}-byte results:`);
+  log(`    calls per step: workflow ${formatPerOp(baton)}`);
+  log(`                    self-messaging actor ${formatPerOp(hand)}`);
+  return {
+    bench: `workflow — write units per step of one instance × ${steps} ctx.step steps (${RESULT.length}-byte results) vs a hand-written self-messaging actor (${target.label})`,
+    baseline: `${hand.wcu} WCU/step`,
+    candidate: `${baton.wcu} WCU/step`,
+    ratio,
+    // Counted, not timed: one figure.
+    spread: [ratio, ratio],
+    budget: { kind: 'max', value: 2 },
+    values: { baseline: hand.wcu!, candidate: baton.wcu!, unit: 'WCU/step' },
+    calls: { baton, baseline: hand },
+  };
 }
 
 const rate = (nsPerStep: number) => `${Math.round(1e9 / nsPerStep)} steps/s`;
@@ -320,7 +381,7 @@ async function round(
  * partition: its record, outbox items and timers), not the tally's, and of those its record's:
  * what "writes per step" of a workflow means.
  */
-const DRIVERS = ['A#wf-chain/', 'A#machine/', 'A#wf-steps/', 'A#loop/'];
+const DRIVERS = ['A#wf-chain/', 'A#machine/', 'A#wf-steps/', 'A#wf-long/', 'A#loop/'];
 
 function countOwnWrites(side: Clients): {
   reset(): void;

@@ -39,6 +39,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '8b',
       '8c',
       '8d',
+      '8e',
     ]);
     for (const row of rows) {
       expect(Number.isFinite(row.ratio) && row.ratio > 0, row.bench).toBe(true);
@@ -64,6 +65,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('4f')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('5a')).toEqual({ kind: 'max', value: 0.3 });
     expect(budgetOf('6')).toEqual({ kind: 'min', value: 1 });
+    expect(budgetOf('8e')).toEqual({ kind: 'max', value: 2 });
     expect(budgetOf('1b')).toBeUndefined();
     expect(budgetOf('4c')).toBeUndefined();
     const hot = rows.find((r) => r.bench.startsWith('2a'))!;

@@ -48,9 +48,10 @@ describe('a workflow history larger than a record', () => {
     const state = record?.state as WorkflowState;
     expect(state.status).toBe('waiting');
     expect(JSON.stringify(record).length).toBeLessThan(h.backend.store.limits.maxItemBytes);
-    // The record keeps only its newest entries (about 130 KB of them here).
-    expect(STEPS - (state.sealed?.entries ?? 0)).toBeLessThan(200);
-    expect(state.sealed?.pages).toBeGreaterThan(50);
+    // The record keeps only its newest entries: at most the store's `historyBytes` of them.
+    expect(JSON.stringify(state.journal).length).toBeLessThanOrEqual(8 * 1024);
+    expect(STEPS - (state.sealed?.entries ?? 0)).toBeLessThan(10);
+    expect(state.sealed?.pages).toBeGreaterThan(3_000);
     expect(runs).toBe(1); // one warm worker: never replayed
 
     // Another worker, cold: the event's turn reads every page back and replays all 10,000.
@@ -71,6 +72,31 @@ describe('a workflow history larger than a record', () => {
     expect(await h.client.result(ref)).toEqual({ checked: STEPS, last: 'done' });
     expect(await h.client.workflowStatus(ref)).toMatchObject({ steps: STEPS + 1 });
   }, 180_000);
+
+  it("keeps in the record what the store's historyBytes says, whatever the history's length", async () => {
+    const app = defineApp({ workflows: [Long] });
+    const pages: number[] = [];
+    for (const historyBytes of [4 * 1024, 64 * 1024]) {
+      const h = setup({ actors: app.actors, limits: { historyBytes } });
+      const journals: number[] = [];
+      h.backend.feed.subscribe((record) => {
+        const journal = (record.state as Partial<WorkflowState> | null)?.journal;
+        if (journal) journals.push(JSON.stringify(journal).length);
+      });
+      const ref = await h.client.start(Long, `keep-${historyBytes}`, { steps: 300 });
+      await runUntilIdle(h.worker, h.backend, h.clock, 1_000);
+      const state = (await h.record(ref.id))?.state as WorkflowState;
+      expect(state.status, `${historyBytes}`).toBe('waiting');
+      // Every commit's record kept at most that much, and the rest moved out in pages of half.
+      expect(Math.max(...journals), `${historyBytes}`).toBeLessThanOrEqual(historyBytes);
+      expect(Math.max(...journals), `${historyBytes}`).toBeGreaterThan(historyBytes / 2);
+      pages.push(state.sealed?.pages ?? 0);
+    }
+    // The history's 330 KB: about a page of 2 KiB (one entry) each, or of 32 KiB each.
+    expect(pages[0]).toBeGreaterThan(250);
+    expect(pages[1]).toBeGreaterThan(5);
+    expect(pages[1]).toBeLessThan(20);
+  });
 
   it('is refused by replayWorkflow without its pages, saying what to pass', async () => {
     const state = {

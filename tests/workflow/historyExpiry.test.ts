@@ -10,8 +10,8 @@ import { DROPS_PER_TURN, pageId } from '../../packages/core/src/workflow/history
 import { workflowHarness } from './harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
-/** About 60 KB per step's result: two make a page. */
-const result = (i: number) => `${i}:${'r'.repeat(60_000)}`;
+/** About 5 KB per step's result: more than half the history the record keeps, a page each. */
+const result = (i: number) => `${i}:${'r'.repeat(5_000)}`;
 
 const Bulky = workflow({
   name: 'bulky',
@@ -39,9 +39,9 @@ describe('history pages of a finished instance', () => {
   it('are deleted when its retention ends, over several turns, before it halts', async () => {
     const app = defineApp({ workflows: [Bulky] });
     const h = workflowHarness(app.actors);
-    const ref = await h.client.start(Bulky, 'b', { steps: 50 });
+    const ref = await h.client.start(Bulky, 'b', { steps: 150 });
     await h.runAll();
-    expect(await h.client.result(ref)).toBe(50);
+    expect(await h.client.result(ref)).toBe(150);
 
     const ended = (await h.record(ref.id))?.state as WorkflowState;
     const count = ended.sealed?.pages ?? 0;

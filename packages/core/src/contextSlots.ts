@@ -38,6 +38,11 @@ export interface InnerSpanOptions {
  * from the handler context under {@link STATE_PAGES}.
  */
 export interface StatePages {
+  /**
+   * How much of the growing state the record should keep: more moves out into pages of half
+   * this (the store's `historyBytes`).
+   */
+  readonly keepBytes: number;
   /** Writes page `id` with this handling's commit (a page is written once; put again, replaced). */
   put(id: string, value: unknown): void;
   /**
@@ -50,6 +55,9 @@ export interface StatePages {
 }
 
 export const STATE_PAGES = Symbol.for('baton.statePages');
+
+/** {@link StatePages.keepBytes} on a store that sets no `historyBytes`. */
+export const KEEP_BYTES = 8 * 1024;
 
 /**
  * A worker's memory of live objects a handler leaves for the actor's next turn (the engine's

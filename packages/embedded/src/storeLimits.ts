@@ -19,6 +19,8 @@ export function resolveLimits(limits: Partial<StoreLimits> = {}): StoreLimits {
   checkInteger('limits.maxTransactionItems', limits.maxTransactionItems, 1);
   checkInteger('limits.maxTransactionBytes', limits.maxTransactionBytes, 1);
   checkInteger('limits.maxItemBytes', limits.maxItemBytes, 1);
+  checkInteger('limits.outcomePageBytes', limits.outcomePageBytes, 1);
+  checkInteger('limits.historyBytes', limits.historyBytes, 1);
   return Object.freeze({ ...DYNAMODB_LIMITS, ...definedOnly(limits) });
 }
 

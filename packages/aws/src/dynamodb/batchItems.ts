@@ -59,16 +59,22 @@ export async function batchPutItems(
   }
 }
 
-/** The items found under these keys (`BatchGetItem`, consistent), in no particular order. */
+/**
+ * The items found under these keys (`BatchGetItem`, consistent), in no particular order. The
+ * calls of many keys (a long workflow history's pages) go {@link BATCH_GETS_AT_ONCE} at a time.
+ */
 export async function batchGetItems(
   client: DynamoDBClient,
   tableName: string,
   operation: string,
   keys: readonly Item[],
 ): Promise<Item[]> {
+  const chunks: Item[][] = [];
+  for (let i = 0; i < keys.length; i += BATCH_GET_MAX)
+    chunks.push(keys.slice(i, i + BATCH_GET_MAX));
   const found: Item[] = [];
-  for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
-    await untilProcessed(operation, keys.slice(i, i + BATCH_GET_MAX), async (Keys) => {
+  const read = async (chunk: Item[]) =>
+    untilProcessed(operation, chunk, async (Keys) => {
       const result = await client.send(
         new BatchGetItemCommand({
           RequestItems: { [tableName]: { Keys, ConsistentRead: true } },
@@ -77,9 +83,16 @@ export async function batchGetItems(
       found.push(...(result.Responses?.[tableName] ?? []));
       return result.UnprocessedKeys?.[tableName]?.Keys ?? [];
     });
-  }
+  let next = 0;
+  const lane = async () => {
+    while (next < chunks.length) await read(chunks[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_GETS_AT_ONCE, chunks.length) }, lane));
   return found;
 }
+
+/** BatchGetItem calls of one read in flight at once. */
+const BATCH_GETS_AT_ONCE = 8;
 
 /**
  * Calls `call` with `requests`, then again with what it returns as unprocessed, backing off,

@@ -41,7 +41,7 @@ import type {
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
 import { startInnerSpan } from './spans.ts';
-import { PAGE_EXPIRES_AT } from './statePages.ts';
+import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
 
 /** What one handler run produced, collected by its context. */
 export interface HandlerEffects {
@@ -361,6 +361,7 @@ class HandlerContext implements ActorContext<unknown> {
     const actorId = this.self.id;
     const now = this.#time;
     return {
+      keepBytes: historyBytes(engine.store.limits),
       put(id, value) {
         effects.pages.push({ kind: 'page', peer: id, mark: value, expiresAt: PAGE_EXPIRES_AT });
       },

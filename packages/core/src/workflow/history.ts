@@ -1,9 +1,10 @@
 /**
- * A history larger than a record moves out into pages: once the record's journal passes
- * {@link SEAL_AT_BYTES}, its oldest final entries (no message changes them any more) move into
- * pages of at most {@link PAGE_BYTES}, items of their own written with the turn's commit. The
- * record keeps the rest and counts what moved (`state.sealed`). A warm worker never reads the
- * pages back (its run holds them); a cold one reads them all before it replays.
+ * A history larger than a record should hold moves out into pages: once the record's journal
+ * passes the store's `historyBytes` (8 KiB by default; DynamoDB bills each write of the record
+ * by its size), its oldest final entries (no message changes them any more) move into pages of
+ * about half that, items of their own written with the turn's commit. The record keeps the rest
+ * and counts what moved (`state.sealed`). A warm worker never reads the pages back (its run
+ * holds them); a cold one reads them all before it replays.
  *
  * A pending entry does not stop the move: the record keeps it (`state.pinned`) while the final
  * entries around it move out, and it moves out with a later page once final.
@@ -12,21 +13,18 @@
  * them ({@link dropHistory}) before it halts.
  */
 import type { ActorContext } from '../ActorContext.ts';
-import { STATE_PAGES, type StatePages } from '../contextSlots.ts';
+import { KEEP_BYTES, STATE_PAGES, type StatePages } from '../contextSlots.ts';
 import { BatonError, ErrorCode, RetryableError } from '../errors.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { type JournalEntry, recordEntries, sealedCount, type WorkflowState } from './journal.ts';
 import type { Replayer } from './Replayer.ts';
 
-/** The record's journal may take this much before its oldest entries move out. */
-export const SEAL_AT_BYTES = 96 * 1024;
-/** A page's most bytes (one journaled value takes at most 64 KiB, so one always fits). */
-export const PAGE_BYTES = 160 * 1024;
-
 type Ctx = ActorContext<WorkflowState>;
 
+const slot = (ctx: Ctx) => (ctx as unknown as Record<symbol, StatePages | undefined>)[STATE_PAGES];
+
 function pagesOf(ctx: Ctx): StatePages {
-  const pages = (ctx as unknown as Record<symbol, StatePages | undefined>)[STATE_PAGES];
+  const pages = slot(ctx);
   if (!pages) {
     throw new BatonError(
       ErrorCode.INVALID_STATE,
@@ -42,16 +40,17 @@ export const pageId = (state: WorkflowState, n: number) => `wf:${state.runId ?? 
 /** Moves the oldest final entries out into pages while the record's entries are too large. */
 export function sealHistory(ctx: Ctx, replayer: Replayer): void {
   const { state } = ctx;
-  if (heldBytes(state) <= SEAL_AT_BYTES) return;
+  const keep = slot(ctx)?.keepBytes ?? KEEP_BYTES;
+  if (heldBytes(state) <= keep) return;
   let pages: StatePages | undefined;
   for (;;) {
-    const next = nextPage(state);
+    const next = nextPage(state, Math.floor(keep / 2));
     if (!next) return;
     pages ??= pagesOf(ctx);
     const n = state.sealed?.pages ?? 0;
     replayer.seal(next.count, next.page);
     pages.put(pageId(state, n), next.page);
-    if (heldBytes(state) <= SEAL_AT_BYTES) return;
+    if (heldBytes(state) <= keep) return;
   }
 }
 
@@ -61,10 +60,14 @@ const heldBytes = (state: WorkflowState) =>
 
 /**
  * The next page: the oldest final entries the record holds (the pinned ones, then the
- * journal's), at most {@link PAGE_BYTES}; `count` is how many of the journal's entries it takes
- * out of the journal (the pending ones among them stay pinned). None until a page is full.
+ * journal's), at most `pageBytes` (or one entry larger than that); `count` is how many of the
+ * journal's entries it takes out of the journal (the pending ones among them stay pinned). None
+ * until a page is full.
  */
-function nextPage(state: WorkflowState): { count: number; page: JournalEntry[] } | undefined {
+function nextPage(
+  state: WorkflowState,
+  pageBytes: number,
+): { count: number; page: JournalEntry[] } | undefined {
   const pinned = state.pinned ?? [];
   const page: JournalEntry[] = [];
   let bytes = 2;
@@ -73,7 +76,7 @@ function nextPage(state: WorkflowState): { count: number; page: JournalEntry[] }
     if (entry.state === 'pending') continue;
     const size = jsonSize(entry) + 1;
     // Only a full page moves: the tail the record keeps is where the run goes on.
-    if (bytes + size > PAGE_BYTES && page.length > 0) return { count, page };
+    if (bytes + size > pageBytes && page.length > 0) return { count, page };
     bytes += size;
     page.push(entry);
     if (i >= pinned.length) count = i - pinned.length + 1;
@@ -85,7 +88,7 @@ function nextPage(state: WorkflowState): { count: number; page: JournalEntry[] }
  * Most pages one turn forgets: each is an item of the turn's commit (DynamoDB takes 100 a
  * commit, the record, its timers and sends among them).
  */
-export const DROPS_PER_TURN = 16;
+export const DROPS_PER_TURN = 64;
 
 /**
  * Forgets the pages of a finished instance whose retention ended, the newest first and at most
@@ -131,7 +134,7 @@ export async function readSealed(ctx: Ctx): Promise<JournalEntry[]> {
 export const HISTORY_WINDOW = 500;
 
 /** Pages read at once while a window is filled from the newest page back. */
-const PAGES_PER_READ = 4;
+const PAGES_PER_READ = 16;
 
 /**
  * The newest entries of the instance's history numbered below `before` (all when absent), at
