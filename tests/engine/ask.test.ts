@@ -4,8 +4,8 @@
  * with the context the asker kept. Nothing blocks, so a reply that comes after the timeout is
  * dropped, and a request delivered twice is answered once.
  */
-import { type AskReply, actor, ErrorCode, TerminalError } from '@baton/core';
-import { fireDueTimers } from '@baton/core/engine';
+import { type AskReply, actor, ErrorCode, RetryableError, TerminalError } from '@baton/core';
+import { fireDueTimers, redriveDeadLetter } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
@@ -28,6 +28,9 @@ const Stock = actor({
 });
 
 type Reserved = AskReply<number, { order: string }>;
+
+/** While set, the shop's continuation fails (and, out of attempts, is dead-lettered). */
+const shopFloor = { flooded: false };
 
 const Shop = actor({
   name: 'shop',
@@ -65,6 +68,7 @@ const Shop = actor({
     reserved: {
       payload: z.custom<Reserved>(),
       handle: (ctx, reply) => {
+        if (shopFloor.flooded) throw new RetryableError('the shop floor is flooded');
         const from = ctx.message.from;
         ctx.state.log.push(
           reply.ok
@@ -126,6 +130,30 @@ describe('ctx.ask between actors', () => {
     // The stock did reserve (its reply came after the timeout): the shop heard of the timeout only.
     expect(await h.state('stock/widgets')).toEqual({ left: 2, asked: 1 });
     expect(await log(h)).toEqual([`o1: ${ErrorCode.ASK_TIMEOUT}`]);
+  });
+
+  it('keeps an ask whose timeout was dead-lettered: the late reply is dropped, the redrive times it out once', async () => {
+    const h = setup({ actors: [Shop, Stock], maxAttempts: 1 });
+    await h.client.send(shop, 'order', { order: 'o1', qty: 1, timeoutMs: 1_000 });
+    await h.worker.poll(); // the shop's turn alone: the request waits in the inbox
+    h.clock.advance(1_000);
+    expect(await fireDueTimers(h.engine, h.clock.now())).toBe(1);
+    shopFloor.flooded = true;
+    await h.run();
+    shopFloor.flooded = false;
+    // The stock reserved and replied; the timeout's continuation failed and is kept, and the
+    // reply, after the timeout, is dropped as late: one dead letter, nothing in the log.
+    expect(await h.state('stock/widgets')).toEqual({ left: 2, asked: 1 });
+    const letters = await h.backend.store.listDeadLetters(shop.id);
+    expect(letters).toHaveLength(1);
+    expect(await log(h)).toEqual([]);
+    expect(await fireDueTimers(h.engine, h.clock.now() + 2 * 24 * 3_600_000)).toBe(0);
+
+    await redriveDeadLetter(h.backend.store, h.backend.queue, shop.id, letters[0]!.messageId);
+    await h.run();
+    expect(await log(h)).toEqual([`o1: ${ErrorCode.ASK_TIMEOUT}`]);
+    expect(await h.backend.store.listTimers(shop.id)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(shop.id)).toEqual([]);
   });
 
   it('answers a request delivered twice once', async () => {

@@ -117,6 +117,7 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
       expect.objectContaining({
         id: 'later',
         kind: 'timer',
+        deadLettered: false,
         name: 'ring',
         at: Date.parse(timers[0].due),
       }),

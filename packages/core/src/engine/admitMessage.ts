@@ -81,7 +81,7 @@ async function redrivenFire(
 ): Promise<Admission> {
   const record = builder.record;
   const timer = await storedTimer(engine, builder, record.id, fire.id);
-  if (timer?.gen !== fire.gen || !timer.deadLettered) return { forgets: kept };
+  if (timer?.gen !== fire.gen) return { forgets: kept };
   return isVoid(record, timer) ? { forgets: kept, voids: timer } : { redrives: kept, fires: timer };
 }
 

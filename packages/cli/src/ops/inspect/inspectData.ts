@@ -54,6 +54,8 @@ export interface InspectedActor {
   readonly timers: readonly {
     readonly id: string;
     readonly kind: 'timer' | 'ask timeout';
+    /** Kept for its dead-lettered fire: never due, applied only by the dead letter's redrive. */
+    readonly deadLettered: boolean;
     readonly name: string;
     readonly at: number;
     readonly payload: unknown;
@@ -144,6 +146,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
       .map((t) => ({
         id: t.id,
         kind: t.id.startsWith('ask:') ? ('ask timeout' as const) : ('timer' as const),
+        deadLettered: t.deadLettered === true,
         name: t.name,
         at: t.at,
         payload: t.payload ?? null,
