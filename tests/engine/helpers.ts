@@ -185,6 +185,30 @@ export function keepingDrainedSends(store: Store): Store {
   });
 }
 
+/**
+ * `store` whose first `readTimer` runs `meanwhile` after it read: what a turn commits between an
+ * operator's read and its commit.
+ */
+export function racingReadTimer(store: Store, meanwhile: () => Promise<void>): Store {
+  let raced = false;
+  return new Proxy(store, {
+    get: (target, prop) => {
+      const value = Reflect.get(target, prop, target);
+      if (prop === 'readTimer') {
+        return async (actorId: string, id: string) => {
+          const read = await target.readTimer(actorId, id);
+          if (!raced) {
+            raced = true;
+            await meanwhile();
+          }
+          return read;
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** The id of the `seq`-th message `actorId` sent in its current life (as stored now). */
 export async function sentId(h: Pick<Harness, 'record'>, actorId: string, seq: number) {
   const record = await h.record(actorId);

@@ -15,7 +15,7 @@ import {
 } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { setup } from './helpers.ts';
+import { racingReadTimer, setup } from './helpers.ts';
 
 const faults = { failing: true };
 
@@ -58,6 +58,21 @@ describe('operator actions', () => {
     await h.run();
     expect(await rang(h)).toEqual(['nap']);
     expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+  });
+
+  it('refuses to cancel a timer that fires while it reads: the fire is applied, once', async () => {
+    const h = setup({ actors: [Alarm] });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
+    await h.run();
+    const store = racingReadTimer(h.backend.store, async () => {
+      h.clock.advance(61_000);
+      await fireDueTimers(h.engine, h.clock.now());
+      await h.run();
+    });
+    await expect(cancelTimer(store, 'alarm/a', 'tea', { by: 'test' })).rejects.toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+    });
+    expect(await rang(h)).toEqual(['tea']);
   });
 
   it('purges one dead letter: it is never applied, not even by a redrive, and the other is kept', async () => {

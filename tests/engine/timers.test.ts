@@ -13,7 +13,7 @@ import {
 } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { answered, setup } from './helpers.ts';
+import { answered, racingReadTimer, setup } from './helpers.ts';
 
 /** While set, a `flaky` reminder fails to ring (and, out of attempts, is dead-lettered). */
 const bell = { down: false };
@@ -334,5 +334,25 @@ describe('a timer whose fire was dead-lettered', () => {
     await purgeDeadLetter(h.backend.store, alice.id, letter.messageId, { by: 'ops' });
     expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
     expect(await h.backend.store.listDeadLetters(alice.id)).toEqual([]);
+  });
+
+  it('scheduled anew while the purge reads the timer: the new scheduling stays and fires', async () => {
+    const { h, timer, letter } = await deadLetteredFire();
+    // The app schedules `nudge` again just after the purge has read the kept timer.
+    let raced = false;
+    const store = racingReadTimer(h.backend.store, async () => {
+      raced = true;
+      await answered(h, h.client.ask(alice, 'set', { note: 'again', delay: 50, id: 'nudge' }));
+    });
+    await purgeDeadLetter(store, alice.id, letter.messageId, { by: 'ops' });
+    expect(raced).toBe(true);
+    expect(await h.backend.store.listDeadLetters(alice.id)).toEqual([]);
+    const [anew] = await h.backend.store.listTimers(alice.id);
+    expect(anew).toMatchObject({ id: 'nudge' });
+    expect(anew?.gen).not.toBe(timer.gen);
+    expect(anew?.deadLettered).toBeUndefined();
+    h.clock.advance(50);
+    await fireAndRun(h);
+    expect(await rang(h)).toEqual(['again']);
   });
 });

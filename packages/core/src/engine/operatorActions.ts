@@ -18,10 +18,14 @@ export interface OperatorOptions {
   readonly now?: number;
 }
 
-/** The change to make to a record, or `undefined` when there is nothing to do. */
-type Change = (
-  record: ActorRecord,
-) => Omit<Commit, 'expectedVer' | 'outbox' | 'idempotency'> | undefined;
+type Edit = Omit<Commit, 'expectedVer' | 'outbox' | 'idempotency'>;
+
+/**
+ * The change to make to a record, or `undefined` when there is nothing to do. What else of the
+ * actor it reads (timers, dead letters) it reads here, after the load: those change only in the
+ * actor's own commits, so the commit's version condition holds them as read.
+ */
+type Change = (record: ActorRecord) => Promise<Edit | undefined> | Edit | undefined;
 
 const ATTEMPTS = 16;
 
@@ -40,7 +44,7 @@ async function changeRecord(store: Store, actorId: string, change: Change): Prom
       marks: {},
       sentSeq: 0,
     };
-    const next = change(record);
+    const next = await change(record);
     if (!next) return record;
     const written = { ...next.record, ver: record.ver + 1 };
     try {
@@ -140,15 +144,18 @@ export async function purgeDeadLetter(
   messageId: string,
   _options: OperatorOptions,
 ): Promise<void> {
-  const letter = await store.readDeadLetter(actorId, messageId);
-  if (!letter || letter.parked !== undefined) throw noDeadLetter(actorId, messageId);
-  const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
-  const keptFor = timer?.deadLettered && timer.gen === letter.timer?.gen;
-  await changeRecord(store, actorId, (record) => ({
-    record,
-    deadLetters: { put: [], remove: [messageId] },
-    ...(keptFor ? { timers: { put: [], remove: [timer.id] } } : {}),
-  }));
+  await changeRecord(store, actorId, async (record) => {
+    const letter = await store.readDeadLetter(actorId, messageId);
+    if (!letter || letter.parked !== undefined) throw noDeadLetter(actorId, messageId);
+    const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
+    // Only the scheduling whose fire this is: the app may have scheduled the id anew since.
+    const kept = timer?.deadLettered && timer.gen === letter.timer?.gen;
+    return {
+      record,
+      deadLetters: { put: [], remove: [messageId] },
+      ...(kept ? { timers: { put: [], remove: [timer.id] } } : {}),
+    };
+  });
 }
 
 /**
@@ -164,17 +171,16 @@ export async function cancelTimer(
   timerId: string,
   _options: OperatorOptions,
 ): Promise<void> {
-  if (!(await store.readTimer(actorId, timerId))) {
-    throw new BatonError(
-      ErrorCode.NOT_FOUND,
-      `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`baton timers list ${actorId}\``,
-      { details: { actorId, timerId } },
-    );
-  }
-  await changeRecord(store, actorId, (record) => ({
-    record,
-    timers: { put: [], remove: [timerId] },
-  }));
+  await changeRecord(store, actorId, async (record) => {
+    if (!(await store.readTimer(actorId, timerId))) {
+      throw new BatonError(
+        ErrorCode.NOT_FOUND,
+        `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`baton timers list ${actorId}\``,
+        { details: { actorId, timerId } },
+      );
+    }
+    return { record, timers: { put: [], remove: [timerId] } };
+  });
 }
 
 function noDeadLetter(actorId: string, messageId: string): BatonError {
