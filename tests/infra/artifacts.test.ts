@@ -24,12 +24,11 @@ import {
 } from '@baton/aws/local';
 import { createStreamClients } from '@baton/aws/websocket';
 import { BatonClient, type QueryState } from '@baton/client';
-import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { demoToken } from '../../examples/bank/src/demoAuth.ts';
-import { bankStack } from '../../infra/lib/bankStack.ts';
 import { until } from '../aws/fixtures/webSocketStack.ts';
+import { synthBank } from './fixtures/synthBank.ts';
 
 type Cfn = string | { Ref: string } | { 'Fn::Join': [string, Cfn[]] } | Record<string, unknown>;
 interface FunctionResource {
@@ -71,14 +70,10 @@ function resolver(local: Record<string, string>, webSocketApi: string, endpoint:
 beforeAll(async () => {
   // Synthesize, bundling every function for real.
   // Path and asset metadata, as the CDK CLI asks for them: they name each function's bundle.
-  const app = new App({
-    outdir,
-    context: { 'aws:cdk:enable-path-metadata': true, 'aws:cdk:enable-asset-metadata': true },
+  const template = await synthBank<{ Resources: Record<string, FunctionResource> }>(outdir, {
+    'aws:cdk:enable-path-metadata': true,
+    'aws:cdk:enable-asset-metadata': true,
   });
-  bankStack(app);
-  const template = app.synth().getStackByName('BatonBank').template as {
-    Resources: Record<string, FunctionResource>;
-  };
   // The bundles leave the AWS SDK to the runtime; here the runtime's SDK is the workspace's.
   symlinkSync(join(root, 'packages/aws/node_modules'), join(outdir, 'node_modules'), 'dir');
 

@@ -8,11 +8,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bankStack } from '../../infra/lib/bankStack.ts';
 import { acceptedFindings } from './fixtures/acceptedFindings.ts';
 import { cfnLint, checkov, type Finding, installScanners } from './fixtures/iacScanners.ts';
+import { synthBank } from './fixtures/synthBank.ts';
 
 const FINDINGS_FILE = new URL('../../infra/security-findings.md', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'baton-scan-'));
@@ -24,14 +23,10 @@ beforeAll(async () => {
   const home = await installScanners();
   // The template as `cdk synth` writes it; the functions' bundles do not change it, so bundling
   // is skipped (tests/infra/synth.test.ts bundles for real).
-  const app = new App({
-    outdir: join(dir, 'cdk.out'),
-    context: { 'aws:cdk:enable-path-metadata': true, 'aws:cdk:bundling-stacks': [] },
+  const template = await synthBank<{ Resources: Record<string, Resource> }>(join(dir, 'cdk.out'), {
+    'aws:cdk:enable-path-metadata': true,
+    'aws:cdk:bundling-stacks': [],
   });
-  const { stack } = bankStack(app);
-  const template = app.synth().getStackByName(stack.stackName).template as {
-    Resources: Record<string, Resource>;
-  };
   resources = template.Resources;
   const file = join(dir, 'BatonBank.template.json');
   writeFileSync(file, JSON.stringify(template, null, 1));
