@@ -30,6 +30,7 @@ export default {
     'packages/core/src/engine/**/*.ts',
     '!packages/core/src/engine/**/*.test.ts',
     'packages/embedded/src/EmbeddedStore.ts',
+    'packages/embedded/src/StoreTables.ts',
     'packages/embedded/src/EmbeddedQueue.ts',
     'packages/embedded/src/QueueState.ts',
   ],
