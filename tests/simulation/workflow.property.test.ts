@@ -12,6 +12,14 @@ import * as z from 'zod';
 
 const DAY = 24 * 60 * 60 * 1000;
 const SEEDS = Number(process.env.BATON_SIM_WORKFLOW_RUNS ?? 24);
+/**
+ * Seeds that once failed, run every time: in 110 and 238 a compatible deploy came while an
+ * attempt of the last step was not yet committed, and its new step before it moved the step's
+ * key (keys were made from command numbers).
+ */
+const REGRESSIONS = [110, 238].filter((seed) => seed > SEEDS);
+/** Seeds of the incompatible deploy where old code paused an instance the new code had started. */
+const PAUSED_BY_OLD_CODE = [21, 86].filter((seed) => seed > Math.ceil(SEEDS / 2));
 
 const Inventory = actor({
   name: 'inventory',
@@ -151,7 +159,7 @@ describe('workflows in the simulation', () => {
     expect(Math.min(upgraded.deploys, upgraded.audits)).toBeGreaterThan(0);
   });
 
-  it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
+  it.each([...Array.from({ length: SEEDS }, (_, i) => i + 1), ...REGRESSIONS])(
     'completes every order exactly once whatever the faults (seed %i)',
     async (seed) => {
       stepKeys.clear();
@@ -245,7 +253,10 @@ describe('workflows in the simulation', () => {
     },
   );
 
-  it.each(Array.from({ length: Math.ceil(SEEDS / 2) }, (_, i) => i + 1))(
+  it.each([
+    ...Array.from({ length: Math.ceil(SEEDS / 2) }, (_, i) => i + 1),
+    ...PAUSED_BY_OLD_CODE,
+  ])(
     'pauses, never corrupts, the instances an incompatible deploy cannot replay (seed %i)',
     async (seed) => {
       stepKeys.clear();
@@ -270,13 +281,17 @@ describe('workflows in the simulation', () => {
         const names = state.journal.map((e) => e.name);
         if (state.status === 'paused') {
           pausedSeen++;
+          // New code paused a history the old code wrote, or (while the deploy rolls out) old
+          // code paused one the new code started: either way the history is its writer's,
+          // untouched by the code that paused it.
+          const byNew = state.paused?.version === '3';
+          const [written, other] = byNew ? ['charge', 'pay'] : ['pay', 'charge'];
           expect(state.paused?.error).toMatchObject({
             code: 'NON_DETERMINISTIC',
-            details: { step: 'charge', version: '3' },
+            details: { step: written, version: byNew ? '3' : '1' },
           });
-          // The history is the old code's, untouched by the new.
-          expect(names[0]).toBe('charge');
-          expect(names).not.toContain('pay');
+          expect(names[0]).toBe(written);
+          expect(names).not.toContain(other);
         } else {
           expect(state.status, `${order} in seed ${seed}`).toBe('completed');
           expect(state.output).toMatchObject({ tracking: `T-${order}` });

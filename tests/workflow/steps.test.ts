@@ -71,6 +71,32 @@ describe('a workflow', () => {
     expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'completed', steps: 4 });
   });
 
+  it('keys each step by the instance, its run, its name and how many of that name came before', async () => {
+    const log = stepLog();
+    const Batch = workflow({
+      name: 'batch',
+      input: z.object({}),
+      run: async (ctx) => {
+        for (const item of ['a', 'b']) {
+          await ctx.call(Stock.ref(item), 'reserve', { qty: 1 });
+          await ctx.step('pack', (info) => log.record('pack', info));
+        }
+        await ctx.step('ship', (info) => log.record('ship', info));
+      },
+    });
+    const h = workflowHarness(defineApp({ actors: [Stock], workflows: [Batch] }).actors);
+    await h.client.start(Batch, 'b-1', {});
+    await h.runAll();
+
+    const runId = ((await h.state(Batch.ref('b-1').id)) as { runId: string }).runId;
+    // Not by command number: a command added before a step in a deploy leaves its key as it was.
+    expect(log.runs.map((r) => r.key)).toEqual([
+      `wf-batch/b-1:${runId}:pack:0`,
+      `wf-batch/b-1:${runId}:pack:1`,
+      `wf-batch/b-1:${runId}:ship:0`,
+    ]);
+  });
+
   it('is started once per id: starting it again neither reruns it nor changes its outcome', async () => {
     const log = stepLog();
     const Once = workflow({

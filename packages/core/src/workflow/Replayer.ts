@@ -78,6 +78,8 @@ export interface Slot {
   /** Issued now, past the journal. */
   readonly fresh: boolean;
   step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
+  /** How many steps and compensations of its name this replay issued before it. */
+  readonly nth: number;
   /** A call with a compensation: the saga runner waits for its reply (see `#startRunner`). */
   compensable?: true;
   /** A compensable call that lost a race: its compensation runs as soon as its reply came. */
@@ -98,6 +100,8 @@ export class Replayer {
   readonly #maxSteps: number;
   #seq = 0;
   readonly #slots = new Map<number, Slot>();
+  /** Steps and compensations issued so far, by name: what their keys count. */
+  readonly #issuedByName = new Map<string, number>();
   /** Journaled completions in completion order, and how many this replay resolved. */
   #byOrder: JournalEntry[];
   /** The entries before the record's journal, moved out into pages (all final). */
@@ -232,7 +236,12 @@ export class Replayer {
     });
     // A failed command nobody awaits (a race's loser) is no unhandled rejection.
     promise.catch(() => {});
-    const slot: Slot = { seq: entry.seq, entry, promise, resolve, reject, fresh };
+    let nth = 0;
+    if (entry.kind === 'step' || entry.kind === 'compensate') {
+      nth = this.#issuedByName.get(entry.name) ?? 0;
+      this.#issuedByName.set(entry.name, nth + 1);
+    }
+    const slot: Slot = { seq: entry.seq, entry, promise, resolve, reject, fresh, nth };
     this.#slots.set(entry.seq, slot);
     return slot;
   }
@@ -472,7 +481,7 @@ export class Replayer {
     const { fn, options } = slot.step!;
     const attempt = (entry.attempts ?? 0) + 1;
     entry.attempts = attempt;
-    const key = `${host.self.id}:${this.state.runId}:${entry.seq}`;
+    const key = stepKey(host.self.id, this.state, slot);
     const span = host.span?.(`${this.definition.name} ${entry.kind} ${entry.name}`, {
       'baton.workflow': this.definition.name,
       'baton.workflow_id': host.self.key,
@@ -539,4 +548,17 @@ function runFailure(thrown: unknown): BatonError {
   if (isBatonError(thrown)) return thrown;
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
+}
+
+/**
+ * The key of a step's every attempt: the instance, its run, the step's name and how many of that
+ * name came before it. Code that adds a command before it, deployed while an attempt of it was not
+ * yet committed, leaves it the same key (by command number it would move). Runs started before
+ * keys were made so keep their numbered keys, so that a step retrying across the upgrade does too.
+ */
+function stepKey(id: string, state: WorkflowState, slot: Slot): string {
+  const prefix = `${id}:${state.runId}`;
+  return state.stepKeys === 'name'
+    ? `${prefix}:${slot.entry.name}:${slot.nth}`
+    : `${prefix}:${slot.seq}`;
 }

@@ -261,6 +261,7 @@ function begin(ctx: Ctx, input: unknown): void {
   // From the starting message: the same when a crashed start is redelivered, so step keys
   // are too; another message (a start after the instance halted) gives another.
   state.runId = digest128(ctx.message.id).slice(0, 16);
+  state.stepKeys = 'name';
   state.input = input;
   state.caller = ctx.caller;
   state.startedAt = ctx.now();

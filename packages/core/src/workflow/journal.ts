@@ -84,6 +84,12 @@ export interface WorkflowState {
   status: WorkflowStatus;
   /** Unique per start of this id: step keys carry it, so a new life never repeats a key. */
   runId?: string;
+  /**
+   * How its steps' keys are made: `name`, by the step's name and how many of that name came
+   * before it (every run started now); absent, by the step's command number (runs started by
+   * earlier versions, which keep the keys their attempts so far had).
+   */
+  stepKeys?: 'name';
   input?: unknown;
   caller?: Caller;
   /** The `traceparent` of the span of the turn that started it: its spans' trace. */
