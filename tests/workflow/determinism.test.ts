@@ -75,12 +75,35 @@ describe('a deploy of changed workflow code', () => {
       ['step', 'pack', 'done'],
       ['event', 'go', 'done'],
     ]);
+    // Replayed again on a timer in case a deploy was rolling out, 5 times, then left paused.
+    expect(state.rechecks).toBe(5);
+    expect(await h.backend.store.listTimers(ref.id)).toEqual([]);
 
     h.deploy([V1.actor]);
     await h.client.resumeWorkflow(ref);
     await h.runAll();
     expect(await h.client.result(ref)).toBe('send');
     expect(Object.fromEntries(runs)).toEqual({ pack: 1, send: 1 });
+  });
+
+  it('carries on by itself an instance old code paused while the deploy rolled out', async () => {
+    runs.clear();
+    const h = workflowHarness([V2.actor]);
+    const ref = await h.client.start(V2, 'r', {});
+    await h.runAll();
+    // A worker still on the old code takes the next message: it cannot replay the new history.
+    h.deploy([V1.actor]);
+    await h.client.signal(ref, 'go');
+    await h.runAll({ until: h.clock.now() });
+    expect((await h.client.workflowStatus(ref)).paused).toMatchObject({ version: '1' });
+
+    // The deploy is done: the replay on a timer runs the new code, with no resume.
+    h.deploy([V2.actor]);
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('send');
+    expect(Object.fromEntries(runs)).toEqual({ box: 1, send: 1 });
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect([state.paused, state.rechecks, state.version]).toEqual([undefined, undefined, '2']);
   });
 
   it('lets a run recorded before a patch keep its path, and new runs take the patched one', async () => {

@@ -27,7 +27,6 @@ type Ctx = ActorContext<WorkflowState>;
 export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Promise<void> {
   const { state } = ctx;
   if (state.status === 'new' || FINAL_STATUSES.has(state.status)) return;
-  state.version = definition.version;
   const host = actorHost(ctx);
   const warm = warmRuns(ctx);
   const replayer =
@@ -51,9 +50,15 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
     }
     state.status = 'paused';
     state.paused = { error: result.error.toJSON(), version: definition.version };
+    recheckLater(definition, ctx);
     return;
   }
-  delete state.paused;
+  state.version = definition.version;
+  if (state.paused) {
+    delete state.paused;
+    delete state.rechecks;
+    ctx.cancel(RECHECK_TIMER);
+  }
   switch (result.kind) {
     case 'completed': {
       const output = checkOutput(definition, result.value);
@@ -79,6 +84,28 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
       // More steps are due than a turn runs: the next turn goes on.
       if (result.more) ctx.send(ctx.self as never, '_wake' as never, {} as never);
   }
+}
+
+const RECHECK_TIMER = 'wf:recheck';
+/** Replays of a paused run on a timer: after 1, 2, 4, 8 and 16 minutes. */
+const RECHECKS = 5;
+const FIRST_RECHECK_MS = 60_000;
+
+/**
+ * A run paused by code of another version than the one that last replayed it may be a deploy
+ * rolling out: old code that met a history the new code wrote. It is replayed again a few
+ * times, minutes apart, so that once the new code runs everywhere it goes on by itself. (Code
+ * that cannot replay the old history stays paused after the last try, at little cost.)
+ */
+function recheckLater(definition: AnyWorkflowDefinition, ctx: Ctx): void {
+  const { state } = ctx;
+  const done = state.rechecks ?? 0;
+  if (state.version === undefined || state.version === definition.version || done >= RECHECKS) {
+    return;
+  }
+  state.rechecks = done + 1;
+  const delay = FIRST_RECHECK_MS * 2 ** done;
+  ctx.schedule(delay, '_wake' as never, {} as never, { id: RECHECK_TIMER });
 }
 
 /** Ends the instance: its outcome, its parents told, its pending timers cancelled, its expiry set. */
