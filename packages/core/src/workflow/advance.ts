@@ -50,7 +50,7 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
     }
     state.status = 'paused';
     state.paused = { error: result.error.toJSON(), version: definition.version };
-    recheckLater(definition, ctx);
+    recheckLater(ctx);
     return;
   }
   state.version = definition.version;
@@ -92,20 +92,17 @@ const RECHECKS = 5;
 const FIRST_RECHECK_MS = 60_000;
 
 /**
- * A run paused by code of another version than the one that last replayed it may be a deploy
- * rolling out: old code that met a history the new code wrote. It is replayed again a few
- * times, minutes apart, so that once the new code runs everywhere it goes on by itself. (Code
- * that cannot replay the old history stays paused after the last try, at little cost.)
+ * A paused run may be a deploy rolling out: old code that met a history the new code wrote (its
+ * version may be the same string, as the default is). It is replayed again a few times, minutes
+ * apart, so that once the new code runs everywhere it goes on by itself. Code that cannot replay
+ * the history stays paused after the last try, at the cost of those few turns.
  */
-function recheckLater(definition: AnyWorkflowDefinition, ctx: Ctx): void {
+function recheckLater(ctx: Ctx): void {
   const { state } = ctx;
   const done = state.rechecks ?? 0;
-  if (state.version === undefined || state.version === definition.version || done >= RECHECKS) {
-    return;
-  }
+  if (done >= RECHECKS) return;
   state.rechecks = done + 1;
-  const delay = FIRST_RECHECK_MS * 2 ** done;
-  ctx.schedule(delay, '_wake' as never, {} as never, { id: RECHECK_TIMER });
+  ctx.schedule(FIRST_RECHECK_MS * 2 ** done, '_wake' as never, {} as never, { id: RECHECK_TIMER });
 }
 
 /** Ends the instance: its outcome, its parents told, its pending timers cancelled, its expiry set. */

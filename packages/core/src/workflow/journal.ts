@@ -133,10 +133,7 @@ export interface WorkflowState {
   sagaFrom?: number;
   /** Why the instance is paused, and the code version that could not replay it. */
   paused?: { error: SerializedError; version: string };
-  /**
-   * While paused by code of another version than `version`: how many times it was replayed
-   * again on a timer since (see `advance.ts`).
-   */
+  /** While paused: how many times it was replayed again on a timer since (see `advance.ts`). */
   rechecks?: number;
   /** The code version that last replayed the run (a turn of code that could not leaves it). */
   version?: string;
