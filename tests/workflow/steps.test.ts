@@ -2,7 +2,15 @@
  * Workflows on the embedded backend: a start runs the steps, calls and sends of the run once
  * each, its result is the output, and a step that fails is retried on durable backoff.
  */
-import { actor, type BatonError, defineApp, ErrorCode, TerminalError, workflow } from '@baton/core';
+import {
+  actor,
+  type BatonError,
+  defineApp,
+  ErrorCode,
+  TerminalError,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -94,6 +102,48 @@ describe('a workflow', () => {
       `wf-batch/b-1:${runId}:pack:0`,
       `wf-batch/b-1:${runId}:pack:1`,
       `wf-batch/b-1:${runId}:ship:0`,
+    ]);
+  });
+
+  it('keeps numbered keys for a run started before keys counted names, across its attempts', async () => {
+    const log = stepLog();
+    const Legacy = workflow({
+      name: 'legacy',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.waitForEvent('go');
+        return ctx.step(
+          'charge',
+          (info) => {
+            log.record('charge', info);
+            if (info.attempt === 1) throw new Error('payment service unavailable');
+            return 'charged';
+          },
+          { retry: { maxAttempts: 3, initialDelayMs: 1_000 } },
+        );
+      },
+    });
+    const h = workflowHarness([Legacy.actor]);
+    const ref = await h.client.start(Legacy, 'l', {});
+    await h.runAll();
+    // The record as an earlier version left it: no `stepKeys` (nor a warm run to go on with).
+    const record = (await h.record(ref.id))!;
+    const { stepKeys: _keys, drivenBy: _warm, ...state } = record.state as WorkflowState;
+    await h.backend.store.commit({
+      expectedVer: record.ver,
+      record: { ...record, ver: record.ver + 1, state },
+      outbox: [],
+      idempotency: [],
+    });
+    h.engine.cache.clear();
+    await h.client.signal(ref, 'go');
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toBe('charged');
+    // Command 1 (the wait is command 0), the same in both attempts.
+    expect(log.runs.map((r) => r.key)).toEqual([
+      `${ref.id}:${state.runId}:1`,
+      `${ref.id}:${state.runId}:1`,
     ]);
   });
 
