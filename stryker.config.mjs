@@ -50,6 +50,7 @@ export default {
       'packages/core/src/**/*.test.ts',
       'packages/embedded/src/**/*.test.ts',
       'tests/engine/**/*.test.ts',
+      'tests/workflow/**/*.test.ts',
       'tests/conformance/embedded.test.ts',
       'tests/simulation/**/*.test.ts',
     ],
