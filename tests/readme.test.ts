@@ -71,7 +71,7 @@ describe('the README', () => {
       'declare const client: Client;',
       'declare const payments: {',
       '  charge(amount: number, key: string): Promise<{ id: string }>;',
-      '  refund(id: string): Promise<void>;',
+      '  refund(id: string, key: string): Promise<void>;',
       '};',
       'const Stock = actor({',
       "  name: 'stock',",

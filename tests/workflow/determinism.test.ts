@@ -55,7 +55,16 @@ describe('a deploy of changed workflow code', () => {
 
     h.deploy([V2.actor]);
     await h.client.signal(ref, 'go');
-    await h.runAll();
+    // Replayed again on a timer in case a deploy was rolling out: after 1, 2, 4, 8 and 16 minutes.
+    await h.runAll({ until: h.clock.now() });
+    const rechecks: number[] = [];
+    for (let timers = await h.backend.store.listTimers(ref.id); timers.length > 0; ) {
+      expect(timers.map((t) => t.id)).toEqual(['wf:recheck']);
+      rechecks.push(timers[0]!.at - h.clock.now());
+      await h.runAll({ until: timers[0]!.at });
+      timers = await h.backend.store.listTimers(ref.id);
+    }
+    expect(rechecks).toEqual([1, 2, 4, 8, 16].map((minutes) => minutes * 60_000));
     const paused = await h.client.workflowStatus(ref);
     expect(paused.status).toBe('paused');
     expect(paused.paused).toMatchObject({
@@ -75,9 +84,8 @@ describe('a deploy of changed workflow code', () => {
       ['step', 'pack', 'done'],
       ['event', 'go', 'done'],
     ]);
-    // Replayed again on a timer in case a deploy was rolling out, 5 times, then left paused.
+    // Left paused after the last recheck, with no timer.
     expect(state.rechecks).toBe(5);
-    expect(await h.backend.store.listTimers(ref.id)).toEqual([]);
 
     h.deploy([V1.actor]);
     await h.client.resumeWorkflow(ref);

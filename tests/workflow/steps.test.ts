@@ -105,6 +105,38 @@ describe('a workflow', () => {
     ]);
   });
 
+  it('gives a compensation a key of its own, counted with the steps of its name', async () => {
+    const log = stepLog();
+    const Refunded = workflow({
+      name: 'refunded',
+      input: z.object({}),
+      compensationRetry: { maxAttempts: 2, initialDelayMs: 1_000 },
+      run: async (ctx) => {
+        await ctx.step('charge', (info) => log.record('charge', info), {
+          compensate: (_, info) => {
+            log.record('refund', info);
+            if (info.attempt === 1) throw new Error('payment service unavailable');
+          },
+        });
+        await ctx.step('charge', (info) => log.record('charge', info));
+        throw new TerminalError('out of stock');
+      },
+    });
+    const h = workflowHarness([Refunded.actor]);
+    const ref = await h.client.start(Refunded, 'r', {});
+    await h.runAll();
+
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'failed' });
+    const runId = ((await h.state(ref.id)) as { runId: string }).runId;
+    // The refund's key is neither charge's: the outside service tells the three apart.
+    expect(log.runs).toEqual([
+      { name: 'charge', key: `${ref.id}:${runId}:charge:0`, attempt: 1 },
+      { name: 'charge', key: `${ref.id}:${runId}:charge:1`, attempt: 1 },
+      { name: 'refund', key: `${ref.id}:${runId}:charge:2`, attempt: 1 },
+      { name: 'refund', key: `${ref.id}:${runId}:charge:2`, attempt: 2 },
+    ]);
+  });
+
   it('keeps numbered keys for a run started before keys counted names, across its attempts', async () => {
     const log = stepLog();
     const Legacy = workflow({

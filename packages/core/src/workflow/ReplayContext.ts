@@ -73,7 +73,11 @@ export class ReplayContext implements WorkflowContext {
   }
 
   /** A compensation: a step of its own kind, run by the saga runner. */
-  compensate(name: string, fn: () => unknown, retry: RetryPolicy | undefined): Promise<unknown> {
+  compensate(
+    name: string,
+    fn: (info: StepInfo) => unknown,
+    retry: RetryPolicy | undefined,
+  ): Promise<unknown> {
     return this.#step('compensate', name, fn, retry ? { retry } : {});
   }
 
@@ -92,7 +96,7 @@ export class ReplayContext implements WorkflowContext {
         this.#replayer.sagas.compensations.push({
           name,
           step: true,
-          fn: () => compensate(value as T),
+          fn: (info) => compensate(value as T, info),
         });
       }
       return value as T;

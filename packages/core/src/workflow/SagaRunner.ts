@@ -6,11 +6,11 @@
  */
 import { type SerializedError, toBatonError } from '../errors.ts';
 import type { ReplayContext } from './ReplayContext.ts';
-import type { RetryPolicy } from './WorkflowContext.ts';
+import type { RetryPolicy, StepInfo } from './WorkflowContext.ts';
 
 /** A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's. */
 export type Compensation =
-  | { readonly name: string; readonly step: true; readonly fn: () => unknown }
+  | { readonly name: string; readonly step: true; readonly fn: (info: StepInfo) => unknown }
   | { readonly name: string; readonly step: false; readonly fn: (saga: ReplayContext) => unknown };
 
 export class SagaRunner {

@@ -26,8 +26,9 @@ export interface StepOptions<T> {
   /**
    * Undoes the step (a saga): when the run fails or is cancelled, the compensations of the
    * steps that completed run in reverse order, each as a step of its own (retried the same way).
+   * `info.key` is the compensation's own idempotency key, distinct from the step's.
    */
-  readonly compensate?: (result: T) => unknown;
+  readonly compensate?: (result: T, info: StepInfo) => unknown;
 }
 
 /**
@@ -87,7 +88,7 @@ export interface WorkflowCallback<T> {
  * run: async (ctx, { orderId, amount }) => {
  *   const charge = await ctx.step('charge', ({ key }) => payments.charge(amount, key), {
  *     retry: { maxAttempts: 5 },
- *     compensate: (c) => payments.refund(c.id),
+ *     compensate: (c, { key }) => payments.refund(c.id, key),
  *   });
  *   await ctx.call(Stock.ref(orderId), 'reserve', { qty: 1 });
  *   const shipped = await ctx.race([ctx.waitForEvent('shipped'), ctx.sleep(3 * DAY)]);
