@@ -5,31 +5,14 @@
  * no journal); one `Worker` (batchSize 10) polls until every message is applied. With many
  * actors most turns carry one message, so a turn is a commit: the figure is commits per second
  * (the sum of the actors' versions, each commit adds one), checked against the messages applied.
+ * The workload runs bundled, as a deployment runs the engine (`embeddedBundle.ts`).
  */
 
 import { cpus, loadavg } from 'node:os';
-import { actor, silentLogger } from '@baton/core';
-import { encodeEnvelope, INGRESS } from '@baton/core/adapter';
-import { Worker } from '@baton/core/engine';
-import { createEmbeddedBackend } from '@baton/embedded';
-import * as z from 'zod';
-import { median, quartiles, timeNs } from './measure.ts';
+import { bundledEmbeddedRound } from './embeddedBundle.ts';
+import { median, quartiles } from './measure.ts';
 import { roundDone } from './output/progress.ts';
 import type { Row } from './report.ts';
-
-const Tally = actor({
-  name: 'tally',
-  state: z.object({ n: z.number().int() }),
-  initial: () => ({ n: 0 }),
-  handlers: {
-    add: {
-      payload: z.object({ by: z.number().int() }),
-      handle: (ctx, { by }) => {
-        ctx.state.n += by;
-      },
-    },
-  },
-});
 
 const BUDGET = 50_000;
 
@@ -47,6 +30,7 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
   const latencies: number[] = [];
   const cpuPerTurn: number[] = [];
   const all: number[] = [];
+  const embeddedRound = await bundledEmbeddedRound();
   const load = loadavg()[0]!;
   for (let i = 0; i < warmup + rounds; i++) {
     const { turns, ns, cpuMicros } = await embeddedRound(messages, actors);
@@ -80,50 +64,4 @@ export async function embeddedTurns(options: EmbeddedTurnsOptions): Promise<Row>
     budget: { kind: 'min', value: 1 },
     values: { baseline: BUDGET, candidate: rate, unit: 'turns/s' },
   };
-}
-
-/** One round: `messages` ingress messages over `actors` actors, polled until all are applied. */
-export async function embeddedRound(
-  messages: number,
-  actors: number,
-): Promise<{ turns: number; ns: number; cpuMicros: number }> {
-  const backend = createEmbeddedBackend();
-  const now = Date.now();
-  const batch = [];
-  for (let i = 0; i < messages; i++) {
-    const to = Tally.ref(`t${i % actors}`).id;
-    const envelope = {
-      id: `m-${i}`,
-      from: INGRESS,
-      seq: 0,
-      to,
-      name: 'add',
-      payload: { by: 1 },
-      sentAt: now,
-    };
-    batch.push({ group: to, dedupeId: envelope.id, body: encodeEnvelope(envelope) });
-  }
-  await backend.queue.send(batch);
-  const worker = new Worker({
-    actors: [Tally],
-    store: backend.store,
-    queue: backend.queue,
-    batchSize: 10,
-    logger: silentLogger,
-  });
-  const cpu = process.cpuUsage();
-  const ns = await timeNs(async () => {
-    while ((await worker.poll()) > 0) {}
-  });
-  const used = process.cpuUsage(cpu);
-  let turns = 0;
-  let applied = 0;
-  for (let a = 0; a < actors; a++) {
-    const record = await backend.store.load(Tally.ref(`t${a}`).id);
-    turns += record?.ver ?? 0;
-    applied += (record?.state as { n: number } | undefined)?.n ?? 0;
-  }
-  backend.close();
-  if (applied !== messages) throw new Error(`embedded turns: ${applied} of ${messages} applied`);
-  return { turns, ns, cpuMicros: used.user + used.system };
 }

@@ -13,37 +13,23 @@
  * some fifty times slower. Not part of `pnpm bench`, whose figures are times.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { bundleWorkload } from './embeddedBundle.ts';
 
-const root = new URL('../', import.meta.url).pathname;
-const outDir = join(root, 'node_modules/.cache/baton-bench');
 const MESSAGES = 20_000;
 const ACTORS = 1_000;
 /** Rounds of the long run: the first is left out by the difference with a run of one. */
 const ROUNDS = 4;
 
 const workload = `
-import { embeddedRound } from './bench/embedded-turns.ts';
+import { embeddedRound } from './bench/embedded-round.ts';
 const rounds = Number(process.env.BATON_ROUNDS);
 for (let i = 0; i < rounds; i++) await embeddedRound(${MESSAGES}, ${ACTORS});
 `;
 
 async function main(): Promise<void> {
   await ensureValgrind();
-  mkdirSync(outDir, { recursive: true });
-  const bundle = join(outDir, 'embedded-turns.mjs');
-  await build({
-    stdin: { contents: workload, resolveDir: root, loader: 'ts', sourcefile: 'workload.ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: bundle,
-    logLevel: 'warning',
-  });
+  const bundle = await bundleWorkload(workload, 'embedded-turns.mjs');
   console.log(
     `counting instructions: ${MESSAGES.toLocaleString('en-US')} messages over ` +
       `${ACTORS.toLocaleString('en-US')} actors, 1 round, then ${ROUNDS} (valgrind, a few minutes)`,
