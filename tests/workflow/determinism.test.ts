@@ -94,6 +94,29 @@ describe('a deploy of changed workflow code', () => {
     expect(Object.fromEntries(runs)).toEqual({ pack: 1, send: 1 });
   });
 
+  it('leaves no recheck behind when a paused instance is cancelled or terminated', async () => {
+    const h = workflowHarness([V1.actor]);
+    const [cancelled, terminated] = [V1.ref('c'), V1.ref('t')];
+    for (const ref of [cancelled, terminated]) await h.client.start(V1, ref.key, {});
+    await h.runAll();
+    h.deploy([V2.actor]);
+    for (const ref of [cancelled, terminated]) await h.client.signal(ref, 'go');
+    await h.runAll({ until: h.clock.now() });
+    for (const ref of [cancelled, terminated]) {
+      expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:recheck']);
+    }
+
+    await h.client.cancel(cancelled, { reason: 'stuck' });
+    await h.client.terminate(terminated, { reason: 'stuck' });
+    await h.runAll({ until: h.clock.now() });
+    for (const ref of [cancelled, terminated]) {
+      // Only the finished instance's expiry is left.
+      expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:expire']);
+    }
+    expect((await h.client.workflowStatus(cancelled)).status).toBe('cancelled');
+    expect((await h.client.workflowStatus(terminated)).status).toBe('terminated');
+  });
+
   it('carries on by itself an instance old code paused while the deploy rolled out', async () => {
     runs.clear();
     const h = workflowHarness([V2.actor]);

@@ -114,6 +114,8 @@ export function finish(
 ): void {
   const { state } = ctx;
   cancelPending(ctx);
+  // A run cancelled or terminated while paused: its next recheck would find it ended.
+  if (state.rechecks !== undefined) ctx.cancel(RECHECK_TIMER);
   state.status = status;
   state.endedAt = ctx.now();
   if (outcome.output !== undefined) state.output = outcome.output;
