@@ -13,6 +13,7 @@ import {
 } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { recordingLogger } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 
 /** Counts step runs by name across every version of the code. */
@@ -49,7 +50,8 @@ const V3 = ship('3', async (ctx) => {
 describe('a deploy of changed workflow code', () => {
   it('pauses an instance its code no longer replays, and resumes it once fixed code runs', async () => {
     runs.clear();
-    const h = workflowHarness([V1.actor]);
+    const { logger, lines } = recordingLogger();
+    const h = workflowHarness([V1.actor], { logger });
     const ref = await h.client.start(V1, 'p', {});
     await h.runAll();
 
@@ -84,8 +86,15 @@ describe('a deploy of changed workflow code', () => {
       ['step', 'pack', 'done'],
       ['event', 'go', 'done'],
     ]);
-    // Left paused after the last recheck, with no timer.
+    // Left paused after the last recheck, with no timer; said once, not at each recheck.
     expect(state.rechecks).toBe(5);
+    const said = lines.filter((line) => line.message.startsWith('workflow paused'));
+    expect(said).toMatchObject([
+      {
+        level: 'error',
+        fields: { workflow: 'ship', version: '2', error: paused.paused?.error.message },
+      },
+    ]);
 
     h.deploy([V1.actor]);
     await h.client.resumeWorkflow(ref);

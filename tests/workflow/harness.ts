@@ -40,7 +40,7 @@ export function workflowHarness(
     },
     deploy(next) {
       const ports = { store: h.backend.store, queue: h.backend.queue, clock: h.clock };
-      engine = createEngine({ actors: next, ...ports, logger: silentLogger });
+      engine = createEngine({ actors: next, ...ports, logger: options.logger ?? silentLogger });
       worker = new Worker(engine);
       (harness as { client: Client }).client = new Client({ actors: next, ...ports }).asSystem();
     },

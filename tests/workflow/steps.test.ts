@@ -89,6 +89,8 @@ describe('a workflow', () => {
           await ctx.call(Stock.ref(item), 'reserve', { qty: 1 });
           await ctx.step('pack', (info) => log.record('pack', info));
         }
+        // Only steps and compensations count: a wait of the same name does not.
+        await ctx.waitForEvent('ship', { timeoutMs: 1_000 }).catch(() => undefined);
         await ctx.step('ship', (info) => log.record('ship', info));
       },
     });
@@ -110,12 +112,13 @@ describe('a workflow', () => {
     const Refunded = workflow({
       name: 'refunded',
       input: z.object({}),
-      compensationRetry: { maxAttempts: 2, initialDelayMs: 1_000 },
+      // More attempts than a step's default 3: the compensation retries by this policy.
+      compensationRetry: { maxAttempts: 4, initialDelayMs: 1_000 },
       run: async (ctx) => {
         await ctx.step('charge', (info) => log.record('charge', info), {
           compensate: (_, info) => {
             log.record('refund', info);
-            if (info.attempt === 1) throw new Error('payment service unavailable');
+            if (info.attempt < 4) throw new Error('payment service unavailable');
           },
         });
         await ctx.step('charge', (info) => log.record('charge', info));
@@ -132,9 +135,16 @@ describe('a workflow', () => {
     expect(log.runs).toEqual([
       { name: 'charge', key: `${ref.id}:${runId}:charge:0`, attempt: 1 },
       { name: 'charge', key: `${ref.id}:${runId}:charge:1`, attempt: 1 },
-      { name: 'refund', key: `${ref.id}:${runId}:charge:2`, attempt: 1 },
-      { name: 'refund', key: `${ref.id}:${runId}:charge:2`, attempt: 2 },
+      ...[1, 2, 3, 4].map((attempt) => ({
+        name: 'refund',
+        key: `${ref.id}:${runId}:charge:2`,
+        attempt,
+      })),
     ]);
+    // Refunded in the end: no compensation failed.
+    expect((await h.client.workflowStatus(ref)).error?.details).not.toHaveProperty(
+      'compensationErrors',
+    );
   });
 
   it('keeps numbered keys for a run started before keys counted names, across its attempts', async () => {
@@ -177,6 +187,29 @@ describe('a workflow', () => {
       `${ref.id}:${state.runId}:1`,
       `${ref.id}:${state.runId}:1`,
     ]);
+  });
+
+  it('leaves a finished instance as it ended when a late wake-up reaches it', async () => {
+    const log = stepLog();
+    const Done = workflow({
+      name: 'done',
+      input: z.object({}),
+      run: (ctx) => ctx.step('work', (info) => log.record('work', info)),
+    });
+    const h = workflowHarness([Done.actor]);
+    const ref = await h.client.start(Done, 'd', {});
+    await h.runAll();
+    const ended = (await h.state(ref.id)) as WorkflowState;
+    const timers = await h.backend.store.listTimers(ref.id);
+    expect(ended.status).toBe('completed');
+
+    // A timer it scheduled while running, say, fires after it ended.
+    h.clock.advance(60_000);
+    await h.client.send(Done.ref('d') as never, '_wake' as never, {} as never);
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.state(ref.id)).toEqual(ended);
+    expect(await h.backend.store.listTimers(ref.id)).toEqual(timers);
+    expect(log.count('work')).toBe(1);
   });
 
   it('is started once per id: starting it again neither reruns it nor changes its outcome', async () => {
