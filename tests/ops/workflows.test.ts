@@ -2,7 +2,8 @@
  * Workflow drills on DynamoDB Local and ElasticMQ, through the `baton` CLI (its entry function,
  * in-process): instances listed by status and shown with their steps; one signalled on, one
  * cancelled (its reservation released once, counted on the shelf), one terminated (nothing
- * released), one paused by a deploy that no longer replays it and resumed after the fix; and
+ * released), one paused by a deploy that no longer replays it (shown with its next replay) and
+ * resumed after the fix; and
  * each refusal says what to do instead.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
@@ -212,7 +213,19 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       (await baton('workflows', 'list', 'ship', '--status', 'paused', '--json')).json().instances,
     ).toMatchObject([{ id: 'c', status: 'paused' }]);
     expect((await baton('workflows', 'show', 'ship', 'c')).out).toMatch(
-      /status\s+paused[\s\S]*\npaused\s+workflow "ship" \(code version 1\) does not replay its history: .*and resume it with: baton workflows resume ship c\n/,
+      /status\s+paused[\s\S]*\npaused\s+workflow "ship" \(code version 1\) does not replay its history: .*and resume it with: baton workflows resume ship c\nnext replay\s+\S+Z, on its own/,
+    );
+    // It is replayed again on its own a minute after it paused, in case a deploy was rolling out.
+    const { nextReplayAt } = (await baton('workflows', 'show', 'ship', 'c', '--json')).json();
+    const inMs = Date.parse(nextReplayAt) - Date.now();
+    expect(inMs).toBeGreaterThan(0);
+    expect(inMs).toBeLessThanOrEqual(60_000);
+    expect((await baton('timers', 'cancel', 'wf-ship/c', 'wf:recheck', '--yes')).code).toBe(0);
+    expect(
+      (await baton('workflows', 'show', 'ship', 'c', '--json')).json().nextReplayAt,
+    ).toBeNull();
+    expect((await baton('workflows', 'show', 'ship', 'c')).out).toMatch(
+      /next replay\s+none: its automatic replays are used up; only a resume replays it now/,
     );
     code.renamed = false;
     deploy();
@@ -220,9 +233,9 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(resume.code).toBe(0);
     expect(resume.json()).toMatchObject({ action: 'resume', workflow: 'ship', id: 'c' });
     await pumpUntil(async () => (await statusOf('c')) === 'completed');
-    expect((await baton('workflows', 'show', 'ship', 'c', '--json')).json().output).toEqual({
-      box: 'B-3',
-    });
+    const done = (await baton('workflows', 'show', 'ship', 'c', '--json')).json();
+    expect(done.output).toEqual({ box: 'B-3' });
+    expect(done).not.toHaveProperty('nextReplayAt');
 
     // Unknown instances and names say what to do.
     const missing = await baton('workflows', 'show', 'ship', 'zz');

@@ -17,7 +17,7 @@ import {
   workflow,
 } from '@baton/core';
 import { Client } from '@baton/core/client';
-import { readStoredHistory } from '@baton/core/engine';
+import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -192,6 +192,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
   const result = {
     workflow: name,
     ...summary(id, state),
+    ...(state.status === 'paused' ? { nextReplayAt: await nextReplay(ctx, name, id) } : {}),
     startedAt: iso(state.startedAt),
     endedAt: iso(state.endedAt),
     version: state.version ?? null,
@@ -215,10 +216,18 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
         ...(r.error === undefined
           ? []
           : ([['error', `${r.error.code}: ${r.error.message}`]] as const)),
-        ...(r.paused === undefined
+        // Only while paused (`nextReplayAt` is read only then): an instance cancelled or
+        // terminated while paused keeps why it was, but resumes no more.
+        ...(r.paused === undefined || r.nextReplayAt === undefined
           ? []
           : ([
               ['paused', `${r.paused.error.message} with: baton workflows resume ${name} ${id}`],
+              [
+                'next replay',
+                r.nextReplayAt === null
+                  ? 'none: its automatic replays are used up; only a resume replays it now'
+                  : `${r.nextReplayAt}, on its own (a deploy still rolling out may have paused it)`,
+              ],
             ] as const)),
         ...(r.pendingEvents.length === 0
           ? []
@@ -243,6 +252,17 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           ),
     ].join('\n');
   });
+}
+
+/**
+ * When a paused instance is replayed again on its own (its recheck timer), as an ISO time; null
+ * once its rechecks are used up.
+ */
+async function nextReplay(ctx: OpsContext, name: string, id: string): Promise<string | null> {
+  const { store } = await ctx.target();
+  const timers = await store.listTimers(instanceId(name, id));
+  const recheck = timers.find((timer) => timer.id === WORKFLOW_RECHECK_TIMER);
+  return recheck ? new Date(recheck.at).toISOString() : null;
 }
 
 /** Any JSON: the worker's own definition checks what the app's does not here. */

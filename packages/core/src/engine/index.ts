@@ -4,6 +4,7 @@
  * catches what a crash left undrained, dead-letter redrive, and firing due timers.
  */
 
+export { RECHECK_TIMER as WORKFLOW_RECHECK_TIMER } from '../workflow/advance.ts';
 export {
   type Arrival,
   classify,

@@ -86,7 +86,8 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
   }
 }
 
-const RECHECK_TIMER = 'wf:recheck';
+/** The timer that replays a paused run again (`baton workflows show` reads when it is due). */
+export const RECHECK_TIMER = 'wf:recheck';
 /** Replays of a paused run on a timer: after 1, 2, 4, 8 and 16 minutes. */
 const RECHECKS = 5;
 const FIRST_RECHECK_MS = 60_000;
