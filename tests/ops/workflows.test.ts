@@ -225,7 +225,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       (await baton('workflows', 'show', 'ship', 'c', '--json')).json().nextReplayAt,
     ).toBeNull();
     expect((await baton('workflows', 'show', 'ship', 'c')).out).toMatch(
-      /next replay\s+none: its automatic replays are used up; only a resume replays it now/,
+      /next replay\s+none scheduled: only a resume replays it now/,
     );
     code.renamed = false;
     deploy();

@@ -225,7 +225,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
               [
                 'next replay',
                 r.nextReplayAt === null
-                  ? 'none: its automatic replays are used up; only a resume replays it now'
+                  ? 'none scheduled: only a resume replays it now'
                   : `${r.nextReplayAt}, on its own (a deploy still rolling out may have paused it)`,
               ],
             ] as const)),
@@ -256,7 +256,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
 
 /**
  * When a paused instance is replayed again on its own (its recheck timer), as an ISO time; null
- * once its rechecks are used up.
+ * once none is scheduled (its rechecks used up, or the timer cancelled).
  */
 async function nextReplay(ctx: OpsContext, name: string, id: string): Promise<string | null> {
   const { store } = await ctx.target();
