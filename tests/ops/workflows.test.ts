@@ -246,6 +246,34 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(await shelf()).toEqual({ stock: 4, releases: 1 });
   });
 
+  it('shows an instance cancelled while paused as cancelled, with no resume or replay to offer', async () => {
+    const client = new Client({
+      actors: [Shelf, Ship.actor],
+      store: deployment.store,
+      queue: deployment.queue,
+    }).asSystem();
+    await client.start(Ship, 'p', { qty: 1 });
+    await pumpUntil(async () => (await statusOf('p')) === 'waiting');
+    code.renamed = true;
+    deploy();
+    expect((await baton('workflows', 'signal', 'ship', 'p', 'packed', '{"box":"B-9"}')).code).toBe(
+      0,
+    );
+    await pumpUntil(async () => (await statusOf('p')) === 'paused');
+
+    expect((await baton('workflows', 'cancel', 'ship', 'p', '--yes')).code).toBe(0);
+    await pumpUntil(async () => (await statusOf('p')) === 'cancelled');
+    const shown = await baton('workflows', 'show', 'ship', 'p');
+    expect(shown.out).toMatch(/status\s+cancelled/);
+    expect(shown.out).not.toMatch(/\npaused\s|\nnext replay\s/);
+    expect((await baton('workflows', 'show', 'ship', 'p', '--json')).json()).not.toHaveProperty(
+      'nextReplayAt',
+    );
+    expect((await deployment.store.listTimers(Ship.ref('p').id)).map((t) => t.id)).not.toContain(
+      'wf:recheck',
+    );
+  });
+
   it('shows the whole history of an instance whose oldest steps moved out of its record into pages', async () => {
     const { store, queue } = deployment;
     const client = new Client({ actors: [Bulk.actor], store, queue }).asSystem();
