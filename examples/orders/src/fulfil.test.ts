@@ -60,7 +60,10 @@ describe('order fulfilment', () => {
     expect(state.error?.code).toBe(ErrorCode.TIMED_OUT);
     expect(sim.clock.now() - startedAt).toBeGreaterThanOrEqual(SHIP_WITHIN_MS);
     expect(chargesOf(service, 'o-2')).toHaveLength(1);
-    expect([...service.refunds.entries()]).toEqual([['refund-ch-1', 'ch-1']]);
+    // Refunded once, under the compensation's own key (the charge's is `charge:0`).
+    expect([...service.refunds.entries()]).toEqual([
+      [`${Fulfil.ref('o-2').id}:${state.runId}:charge:1`, 'ch-1'],
+    ]);
     expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
     // A shipment after the deadline changes nothing.
     sim.send(Fulfil.ref('o-2'), 'signal', { name: 'shipped', payload: { tracking: 'late' } });
@@ -88,7 +91,9 @@ describe('order fulfilment', () => {
     const state = await order(sim, 'o-4');
     expect(state.status).toBe('cancelled');
     expect(state.journal.find((e) => e.name === 'shipped')?.state).toBe('cancelled');
-    expect([...service.refunds.entries()]).toEqual([['refund-ch-1', 'ch-1']]);
+    expect([...service.refunds.entries()]).toEqual([
+      [`${Fulfil.ref('o-4').id}:${state.runId}:charge:1`, 'ch-1'],
+    ]);
     expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
     // The release is the reservation's compensation: a journaled call, applied once.
     expect(state.journal.filter((e) => e.name === 'inventory.release')).toMatchObject([

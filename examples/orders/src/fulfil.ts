@@ -40,7 +40,8 @@ export const Fulfil = workflow({
       ({ key }) => payments().charge({ key, orderId, amount }),
       {
         retry: { maxAttempts: 6, initialDelayMs: 500, maxDelayMs: 10_000 },
-        compensate: (c) => payments().refund({ key: `refund-${c.id}`, chargeId: c.id }),
+        // The refund's own key: a retried refund is made once, like the charge.
+        compensate: (c, { key }) => payments().refund({ key, chargeId: c.id }),
       },
     );
     const { tracking } = await ctx.waitForEvent<{ tracking: string }>('shipped', {
