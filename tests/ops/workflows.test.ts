@@ -54,6 +54,13 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     const shown = await baton('workflows', 'show', 'ship', id, '--json');
     return shown.code === 0 ? (shown.json().status as string) : `exit ${shown.code}`;
   };
+  /** Trusted code that starts `ship` instances on the deployment. */
+  const shipClient = () =>
+    new Client({
+      actors: [Shelf, Ship.actor],
+      store: deployment.store,
+      queue: deployment.queue,
+    }).asSystem();
   const shelf = async () =>
     ((await deployment.store.load(Shelf.ref('main').id))?.state ?? {}) as {
       stock: number;
@@ -61,11 +68,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     };
 
   it('lists instances by status, shows their steps, signals one on, cancels one with its release, resumes one paused by a deploy', async () => {
-    const client = new Client({
-      actors: [Shelf, Ship.actor],
-      store: deployment.store,
-      queue: deployment.queue,
-    }).asSystem();
+    const client = shipClient();
     for (const id of ['a', 'b', 'c', 'd']) await client.start(Ship, id, { qty: 2 });
     await pumpUntil(async () => (await shelf()).stock === 2);
     await pumpUntil(async () => (await statusOf('d')) === 'waiting');
@@ -247,11 +250,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
   });
 
   it('shows an instance cancelled while paused as cancelled, with no resume or replay to offer', async () => {
-    const client = new Client({
-      actors: [Shelf, Ship.actor],
-      store: deployment.store,
-      queue: deployment.queue,
-    }).asSystem();
+    const client = shipClient();
     await client.start(Ship, 'p', { qty: 1 });
     await pumpUntil(async () => (await statusOf('p')) === 'waiting');
     code.renamed = true;
