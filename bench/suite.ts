@@ -127,6 +127,23 @@ const STEPS: readonly Step[] = [
       ),
   },
   {
+    id: '2d',
+    title:
+      'hot actor — a hand-written batch-10 loop vs the raw SDK loop (the ceiling, for reading)',
+    run: (c) =>
+      c.target().then((target) =>
+        hotActorAws({
+          target,
+          messages: c.size(100, 20),
+          rounds: c.size(5, 1),
+          warmup: 1,
+          baseline: 'raw',
+          candidate: 'hand-written',
+          log: c.log,
+        }),
+      ),
+  },
+  {
     id: '2c',
     title: 'hot actor — embedded backend: Worker batch 10 vs 1',
     run: (c) =>

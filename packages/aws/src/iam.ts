@@ -73,7 +73,7 @@ export interface IamStatement {
 
 /**
  * The store as a worker uses it. A transaction needs the action of each item it writes: an
- * outcome page is an UpdateItem.
+ * outcome page is a PutItem when a commit begins it, an UpdateItem after.
  */
 const store: IamStatement = {
   actions: [

@@ -37,7 +37,7 @@ import {
   itemToRecord,
   itemToTimer,
 } from './itemCodec.ts';
-import { mapTransactionError } from './mapTransactionError.ts';
+import { mapTransactionError, pageExistedOnly } from './mapTransactionError.ts';
 import { readPages } from './outcomePages.ts';
 import { getItem, queryItems } from './readItems.ts';
 import {
@@ -141,29 +141,43 @@ export class DynamoStore implements Store {
 
   async commit(commit: Commit): Promise<void> {
     checkCommit(commit, this.limits);
+    try {
+      await this.#write(commit, true);
+    } catch (error) {
+      const now = this.#clock.now();
+      if (!commit.outcomes?.begins || !pageExistedOnly(error, commit, now)) {
+        throw mapTransactionError(error, commit, this.limits, now);
+      }
+      // The page it began was left by an earlier life: append to it per outcome.
+      try {
+        await this.#write(commit, false);
+      } catch (again) {
+        throw mapTransactionError(again, commit, this.limits, this.#clock.now());
+      }
+    }
+  }
+
+  async #write(commit: Commit, wholePage: boolean): Promise<void> {
     const items = commitItems(commit, {
       tableName: this.tableName,
       shards: this.#shards,
       clock: this.#clock,
+      wholePage,
     });
     const single = items.length === 1 ? items[0]?.Put : undefined;
-    try {
-      if (single) {
-        // All of it in the record: one conditional write, faster and half a transaction's cost.
-        // An SDK retry of a write that went through fails its condition: the engine reloads and
-        // finds its messages done.
-        await this.#client.send(new PutItemCommand(single));
-      } else {
-        await this.#client.send(
-          new TransactWriteItemsCommand({
-            TransactItems: items,
-            ClientRequestToken: clientRequestToken(commit),
-          }),
-        );
-      }
-    } catch (error) {
-      throw mapTransactionError(error, commit, this.limits, this.#clock.now());
+    if (single) {
+      // All of it in the record: one conditional write, faster and half a transaction's cost.
+      // An SDK retry of a write that went through fails its condition: the engine reloads and
+      // finds its messages done.
+      await this.#client.send(new PutItemCommand(single));
+      return;
     }
+    await this.#client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: items,
+        ClientRequestToken: clientRequestToken(commit, wholePage ? '' : 'per-outcome'),
+      }),
+    );
   }
 
   async retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void> {

@@ -25,6 +25,8 @@ export interface CommitTarget {
   readonly shards: number;
   /** Decides whether a stored idempotency record has expired. */
   readonly clock: Clock;
+  /** Put the outcome page whole when the write begins it (see `pageWriteItem`). */
+  readonly wholePage: boolean;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface CommitTarget {
  */
 export function commitItems(commit: Commit, target: CommitTarget): TransactWriteItem[] {
   const { record, expectedVer } = commit;
-  const { tableName: TableName, shards, clock } = target;
+  const { tableName: TableName, shards, clock, wholePage } = target;
   const items: TransactWriteItem[] = [
     {
       Put: {
@@ -65,7 +67,8 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
   }
   // The outcome page after the idempotency records: mapTransactionError finds it there.
   if (commit.outcomes?.records.length) {
-    items.push(pageWriteItem(TableName, record.id, commit.outcomes, clock.now()));
+    const whole = wholePage && commit.outcomes.begins === true;
+    items.push(pageWriteItem(TableName, record.id, commit.outcomes, clock.now(), whole));
   }
   for (const outcome of commit.replaceIdempotency ?? []) {
     items.push({ Put: { TableName, Item: idempotencyToItem(outcome) } });

@@ -48,9 +48,7 @@ export function mapTransactionError(
     const used = commit.idempotency
       .filter((_, i) => reasons[firstKey + i]?.Code === 'ConditionalCheckFailed')
       .map((r) => r.key);
-    const page = commit.outcomes?.records.length
-      ? reasons[firstKey + commit.idempotency.length]
-      : undefined;
+    const page = commit.outcomes?.records.length ? reasons[pageIndex(commit)] : undefined;
     if (commit.outcomes && page?.Code === 'ConditionalCheckFailed') {
       // The stored page as it was: which of the commit's keys it holds, live.
       used.push(...keysInPage(page.Item ?? {}, commit.outcomes, now));
@@ -80,6 +78,32 @@ export function mapTransactionError(
     if (mapped) return mapped;
   }
   return unavailable('DynamoDB', 'TransactWriteItems', error);
+}
+
+/**
+ * Whether a commit that put its outcome page whole (`OutcomePageWrite.begins`) failed only
+ * because that page exists, holding no live outcome of the commit's keys: the store then writes
+ * it again per outcome. An earlier life of the actor, which numbers its pages from 0 again, may
+ * have left it.
+ */
+export function pageExistedOnly(error: unknown, commit: Commit, now: number): boolean {
+  const outcomes = commit.outcomes;
+  if (awsErrorName(error) !== 'TransactionCanceledException' || !outcomes?.records.length) {
+    return false;
+  }
+  const reasons: readonly CancellationReason[] =
+    (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+  const page = pageIndex(commit);
+  return (
+    reasons[page]?.Code === 'ConditionalCheckFailed' &&
+    keysInPage(reasons[page]?.Item ?? {}, outcomes, now).length === 0 &&
+    reasons.every((reason, i) => i === page || (reason.Code ?? 'None') === 'None')
+  );
+}
+
+/** Where the outcome page is in a commit's items: after the record, outbox and idempotency. */
+function pageIndex(commit: Commit): number {
+  return 1 + commit.outbox.length + commit.idempotency.length;
 }
 
 const THROTTLED = new Set([

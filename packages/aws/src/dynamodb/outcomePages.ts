@@ -33,36 +33,57 @@ export const outcomeAttribute = (key: string): string => `o:${boundedKey(key)}`;
 const PAGES_PER_READ = 8;
 
 /**
- * The transaction item that appends a commit's outcomes to their page: each set only if its
- * attribute is absent or holds an expired outcome.
+ * The transaction item that appends a commit's outcomes to their page. Per outcome (`whole`
+ * false), each is set only if its attribute is absent or holds an expired outcome. `whole`, for
+ * a write that {@link OutcomePageWrite.begins} its page: the page is put whole, only if no such
+ * item exists, one condition however many outcomes (DynamoDB evaluates ten conditions in a
+ * transaction at a cost of their own). A page that exists then fails it, and the store writes
+ * again per outcome ({@link pageExistedOnly}).
  */
 export function pageWriteItem(
   tableName: string,
   actorId: string,
   write: OutcomePageWrite,
   now: number,
+  whole = false,
 ): TransactWriteItem {
+  const key = { [Attr.pk]: { S: outcomePagesPk(actorId) }, [Attr.sk]: { S: pageSk(write.page) } };
+  // DynamoDB's TTL reads epoch seconds; it deletes within days, so reads check `e` too.
+  const ttl = { N: String(Math.ceil(latestExpiry(write) / 1000)) };
+  const pm = { N: String(write.sentAt) };
+  if (whole) {
+    const item: Item = { ...key, pm, [Attr.ttl]: ttl };
+    for (const outcome of write.records) {
+      item[outcomeAttribute(outcome.key)] = { M: outcomeValue(outcome) };
+    }
+    return {
+      Put: {
+        TableName: tableName,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': Attr.pk },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+  }
   const names: Record<string, string> = { '#pm': 'pm', '#ttl': Attr.ttl, '#e': 'e' };
   const values: Record<string, AttributeValue> = {
-    ':pm': { N: String(write.sentAt) },
+    ':pm': pm,
     ':now': { N: String(now) },
+    ':ttl': ttl,
   };
   const sets = ['#pm = :pm', '#ttl = :ttl'];
   const conditions: string[] = [];
-  let expiresAt = 0;
   write.records.forEach((outcome, i) => {
     names[`#o${i}`] = outcomeAttribute(outcome.key);
     values[`:o${i}`] = { M: outcomeValue(outcome) };
     sets.push(`#o${i} = :o${i}`);
     conditions.push(`(attribute_not_exists(#o${i}) OR #o${i}.#e <= :now)`);
-    expiresAt = Math.max(expiresAt, outcome.expiresAt);
   });
-  // DynamoDB's TTL reads epoch seconds; it deletes within days, so reads check `e` too.
-  values[':ttl'] = { N: String(Math.ceil(expiresAt / 1000)) };
   return {
     Update: {
       TableName: tableName,
-      Key: { [Attr.pk]: { S: outcomePagesPk(actorId) }, [Attr.sk]: { S: pageSk(write.page) } },
+      Key: key,
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: names,
@@ -70,6 +91,12 @@ export function pageWriteItem(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
+}
+
+function latestExpiry(write: OutcomePageWrite): number {
+  let expiresAt = 0;
+  for (const outcome of write.records) expiresAt = Math.max(expiresAt, outcome.expiresAt);
+  return expiresAt;
 }
 
 function outcomeValue(outcome: PagedOutcome): Record<string, AttributeValue> {

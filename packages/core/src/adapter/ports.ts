@@ -103,6 +103,14 @@ export interface OutcomePageWrite {
   /** The latest `sentAt` of the outcomes in this page and every page before it, after the write. */
   readonly sentAt: number;
   readonly records: readonly PagedOutcome[];
+  /**
+   * True when the record's page state said the page held no outcome yet (`bytes` 0): this write
+   * begins it. A store may then write the page whole, on the one condition that no such item
+   * exists, instead of one condition per outcome; where it does exist (an earlier life of the
+   * actor, which numbers its pages from 0 again, may have left it), the store must fall back to
+   * the per-outcome conditions. Absent: the store cannot tell, and keeps those conditions.
+   */
+  readonly begins?: boolean;
 }
 
 /** One actor's durable record. Everything a turn changes, changed in one commit. */

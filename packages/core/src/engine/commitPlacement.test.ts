@@ -52,7 +52,7 @@ describe('placeOutcomes', () => {
     expect(writes).toStrictEqual({
       ...every,
       idempotency: [],
-      outcomes: { page: 2, sentAt: 5, records: [outcome('k')] },
+      outcomes: { page: 2, sentAt: 5, records: [outcome('k')], begins: false },
     });
     expect(current.ver).toBe(3);
   });
@@ -63,7 +63,7 @@ describe('placeOutcomes', () => {
     expect(placeOutcomes(current, 4, bare, limits).writes).toStrictEqual({
       outbox: [],
       idempotency: [],
-      outcomes: { page: 0, sentAt: 5, records: [outcome('k')] },
+      outcomes: { page: 0, sentAt: 5, records: [outcome('k')], begins: true },
     });
     const none: PendingWrites = { outbox: [], idempotency: [] };
     const placed = placeOutcomes(current, 4, none, limits);

@@ -52,10 +52,13 @@ describe('outcome pages', () => {
       limits,
     );
     expect(state).toEqual({ page: 0, bytes: outcomeBytes(first) * 2, sentAt: 30 });
-    expect(write).toMatchObject({ page: 0, sentAt: 30 });
+    // The page held nothing: this write begins it (a store may put it whole).
+    expect(write).toMatchObject({ page: 0, sentAt: 30, begins: true });
     expect(write.records.map((r) => r.key)).toEqual(['a', 'b']);
-    // Bytes the caller measured are taken as they are.
-    expect(appendOutcomes({ page: 0, bytes: 5 }, [first], limits, 7).state.bytes).toBe(12);
+    // Bytes the caller measured are taken as they are; a page holding some is appended to.
+    const appended = appendOutcomes({ page: 0, bytes: 5 }, [first], limits, 7);
+    expect(appended.state.bytes).toBe(12);
+    expect(appended.write.begins).toBe(false);
     // An empty commit's page state stays without a sentAt.
     expect(appendOutcomes({ page: 2, bytes: 0 }, [], limits).state).toEqual({ page: 2, bytes: 0 });
   });

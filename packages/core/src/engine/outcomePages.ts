@@ -119,7 +119,7 @@ export function appendOutcomes(
     sentAt = latest(sentAt, outcome.sentAt);
   }
   const upTo = latest(state.closedSentAt, sentAt) ?? 0;
-  const write = { page: state.page, sentAt: upTo, records: outcomes };
+  const write = { page: state.page, sentAt: upTo, records: outcomes, begins: state.bytes === 0 };
   // Built field by field, every field of OutcomePageState, not spread (every turn makes one;
   // see copyRecord).
   const open = bytes < pageBytes(limits);
