@@ -6,7 +6,7 @@
 import { awsBackend, embeddedBackend, type OpenBackend, STREAM_POLL_MS } from './aws/backends.ts';
 import { costPerMessage } from './aws/cost.ts';
 import { gatewayFanOut } from './aws/gatewayFanOut.ts';
-import { hotActorAws } from './aws/hot-actor.ts';
+import { type HotActorAwsOptions, hotActorAws } from './aws/hot-actor.ts';
 import { pingPongAws } from './aws/ping-pong.ts';
 import { propagation } from './aws/propagation.ts';
 import { openTarget, type Target } from './aws/target.ts';
@@ -69,6 +69,31 @@ async function onBackend(open: () => Promise<OpenBackend>, run: (b: OpenBackend)
   }
 }
 
+/** A hot-actor step on the emulators: 100 ingress messages for one actor per round. */
+function hotActorStep(
+  id: string,
+  title: string,
+  /** Rounds per side: in a full run, in smoke mode. */
+  rounds: readonly [number, number],
+  sides: Pick<HotActorAwsOptions, 'baseline' | 'candidate'>,
+): Step {
+  return {
+    id,
+    title: `hot actor — ${title}`,
+    run: (c) =>
+      c.target().then((target) =>
+        hotActorAws({
+          target,
+          messages: c.size(100, 20),
+          rounds: c.size(...rounds),
+          warmup: 1,
+          ...sides,
+          log: c.log,
+        }),
+      ),
+  };
+}
+
 const STEPS: readonly Step[] = [
   {
     id: '1a',
@@ -96,53 +121,18 @@ const STEPS: readonly Step[] = [
         log: c.log,
       }),
   },
-  {
-    id: '2a',
-    title: 'hot actor — Worker batch 10 vs a raw SDK loop, one message per transaction',
-    run: (c) =>
-      c.target().then((target) =>
-        hotActorAws({
-          target,
-          messages: c.size(100, 20),
-          rounds: c.size(7, 2),
-          warmup: 1,
-          baseline: 'raw',
-          log: c.log,
-        }),
-      ),
-  },
-  {
-    id: '2b',
-    title: 'hot actor — Worker batch 10 vs Worker batch 1 (batching alone)',
-    run: (c) =>
-      c.target().then((target) =>
-        hotActorAws({
-          target,
-          messages: c.size(100, 20),
-          rounds: c.size(5, 1),
-          warmup: 1,
-          baseline: 'engine',
-          log: c.log,
-        }),
-      ),
-  },
-  {
-    id: '2d',
-    title:
-      'hot actor — a hand-written batch-10 loop vs the raw SDK loop (the ceiling, for reading)',
-    run: (c) =>
-      c.target().then((target) =>
-        hotActorAws({
-          target,
-          messages: c.size(100, 20),
-          rounds: c.size(5, 1),
-          warmup: 1,
-          baseline: 'raw',
-          candidate: 'hand-written',
-          log: c.log,
-        }),
-      ),
-  },
+  hotActorStep('2a', 'Worker batch 10 vs a raw SDK loop, one message per transaction', [7, 2], {
+    baseline: 'raw',
+  }),
+  hotActorStep('2b', 'Worker batch 10 vs Worker batch 1 (batching alone)', [5, 1], {
+    baseline: 'engine',
+  }),
+  hotActorStep(
+    '2d',
+    'a hand-written batch-10 loop vs the raw SDK loop (the ceiling, for reading)',
+    [5, 1],
+    { baseline: 'raw', candidate: 'hand-written' },
+  ),
   {
     id: '2c',
     title: 'hot actor — embedded backend: Worker batch 10 vs 1',
