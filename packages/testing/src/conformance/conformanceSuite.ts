@@ -334,45 +334,6 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect((await b.store.load(ref.id))?.ver).toBe(2);
     });
 
-    it("skips an ingress copy whose outcome an earlier life's page holds, as the new life begins its pages again", async () => {
-      const { b, client, run, state, engineOptions } = await start();
-      // The halted record expires 2 s after the halt: twice this mark retention.
-      const worker = new Worker({ ...engineOptions, markRetentionMs: 1_000 });
-      const ref = Ledger.ref('paged-lives');
-      const add = (entry: string, key: string) =>
-        client.send(ref, 'add', { entry, amount: 1 }, { idempotencyKey: key });
-      const old = await add('old', 'k-old');
-      await run(worker);
-      await client.send(ref, 'close', {});
-      await run(worker);
-      await b.pass(2_001);
-      await b.expire(ref.id);
-      expect(await b.store.load(ref.id)).toBeUndefined();
-      // The new life's first ingress commit begins page 0, where the old life's outcome is.
-      const renewed = await add('new', 'k-new');
-      await run(worker);
-      for (const [messageId, entry] of [
-        [old.messageId, 'old'],
-        [renewed.messageId, 'new'],
-      ] as const) {
-        // A copy under a fresh queue dedupe id, as a retry after the queue's window sends it.
-        const copy = {
-          id: messageId,
-          from: 'ingress',
-          seq: 0,
-          to: ref.id,
-          name: 'add',
-          payload: { entry, amount: 1 },
-          sentAt: b.clock.now(),
-        };
-        await b.queue.send([
-          { group: ref.id, dedupeId: `${messageId}-copy`, body: encodeEnvelope(copy) },
-        ]);
-      }
-      await run(worker);
-      expect(await state(ref.id)).toEqual({ entries: ['new'], total: 1 });
-    });
-
     it('rejects a message that grows the state past the record limit, and keeps going', async () => {
       const { b, client, run, state } = await start();
       const ref = Ledger.ref('big');

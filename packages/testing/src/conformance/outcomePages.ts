@@ -110,6 +110,34 @@ export function outcomePageSuite(name: string, open: () => Promise<ConformanceBa
       }
     });
 
+    it("skips a copy of a message whose outcome an earlier life's page holds, as the new life begins its pages again", async () => {
+      const { b, commits, enqueue } = await start();
+      const ports = { actors: [Ledger], store: b.store, queue: b.queue, clock: b.clock };
+      // The halted record expires 2 s after the halt: twice this mark retention.
+      const options = { ...ports, logger: silentLogger, visibilityTimeoutMs: 2_000 };
+      const worker = new Worker({ ...options, markRetentionMs: 1_000 });
+      const run = () => pollUntilEmpty(worker, b);
+      const old = message('k-old', b.clock.now());
+      await enqueue([old]);
+      await run();
+      await new Client(ports).asSystem().send(Ledger.ref('p'), 'close', {});
+      await run();
+      await b.pass(2_001);
+      await b.expire('ledger/p');
+      expect(await b.store.load('ledger/p')).toBeUndefined();
+      const renewed = message('k-new', b.clock.now());
+      await enqueue([renewed]);
+      await run();
+      if (typeof b.store.readPagedOutcomes === 'function') {
+        // The new life's first page write begins page 0, which holds the earlier life's outcome.
+        expect(commits.at(-1)?.outcomes).toMatchObject({ page: 0, begins: true });
+      }
+      // Copies under fresh queue dedupe ids, as a retry after the queue's window sends them.
+      await enqueue([old, renewed], '-copy');
+      await run();
+      expect((await b.store.load('ledger/p'))?.state).toEqual({ entries: ['k-new'], total: 1 });
+    });
+
     it('answers a retried send from a closed page without enqueuing it, and refuses the key for another payload', async () => {
       const { b, client, run, enqueue } = await start();
       const ref = Ledger.ref('p');
