@@ -191,8 +191,9 @@ export function rawBatchRound(
 
 /**
  * The hand-written loop, `batch` messages per receive. At 1, each message's outcome is an item of
- * its own (on "absent or expired"), deleted with `DeleteMessage`; at 10, one item holds the
- * batch's outcomes (on "absent"), deleted with `DeleteMessageBatch`.
+ * its own (on "absent or expired") and the message is deleted with `DeleteMessage`; at 10, one
+ * item holds the batch's outcomes (on "absent") and the batch is deleted with
+ * `DeleteMessageBatch`.
  */
 async function handWrittenRound(
   side: Clients,
