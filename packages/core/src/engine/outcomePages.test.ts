@@ -63,6 +63,16 @@ describe('outcome pages', () => {
     expect(appendOutcomes({ page: 2, bytes: 0 }, [], limits).state).toEqual({ page: 2, bytes: 0 });
   });
 
+  it('close a page that reaches its size exactly, and keep what an empty commit knows', () => {
+    const a = outcome('a', 20);
+    const exact = appendOutcomes({ page: 0, bytes: PAGE_BYTES - outcomeBytes(a) }, [a], limits);
+    expect(exact.state).toEqual({ page: 1, bytes: 0, closedSentAt: 20 });
+    // No outcome: the write still carries the closed pages' latest sentAt, and no sentAt of its own.
+    const empty = appendOutcomes({ page: 2, bytes: 0, closedSentAt: 50 }, [], limits);
+    expect(empty.write.sentAt).toBe(50);
+    expect(empty.state).not.toHaveProperty('sentAt');
+  });
+
   it('close a full page: the next begins, and the closed pages’ latest sentAt only grows', () => {
     const state = { page: 3, bytes: 0, closedSentAt: 50, itemsBefore: 7 };
     const small = { ...limits, maxItemBytes: 2_000 };
