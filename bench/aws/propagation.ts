@@ -14,8 +14,10 @@
  *   a `ws` socket to a plain `ws` client.
  * Fan-out: one query instance with N subscriptions over 100 sockets (N / 100 subscriptions on
  * each: the socket count is not what is measured), speaking the wire protocol directly and
- * acking every push as `BatonClient` does (the pushes of one read in one `acks` frame); the baseline sends one JSON frame per subscription over the same layout,
- * the frames of a socket corked into one write as Baton's host gathers them.
+ * acking every push as `BatonClient` does on the local host (`baton.v1.received`: one
+ * `received` frame per read, the count of frames read); the baseline sends one JSON frame per
+ * subscription over the same layout, the frames of a socket corked into one write as Baton's
+ * host gathers them.
  * Figure: time from the commit until every subscription has the new value.
  */
 import { randomUUID } from 'node:crypto';
@@ -24,7 +26,7 @@ import { BatonClient } from '@baton/client';
 import { query, silentLogger } from '@baton/core';
 import type { ChangeFeed, Queue, Store } from '@baton/core/adapter';
 import { createEngine, type Engine, runTurn } from '@baton/core/engine';
-import { applyPatch, type JsonValue } from '@baton/protocol';
+import { applyPatch, type JsonValue, RECEIVED_SUBPROTOCOL } from '@baton/protocol';
 import { createLocalServer } from '@baton/server/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import * as z from 'zod';
@@ -279,9 +281,11 @@ async function batonFanOut(
     fan.expect(1);
     const first = wait.expect(1);
     for (let c = 0; c < sockets; c++) {
-      const client = await open(server.url, ['baton.v1']);
+      const client = await open(server.url, [RECEIVED_SUBPROTOCOL]);
       const values = new Map<string, JsonValue>();
+      const acks = receivedAcks(client);
       client.on('message', (data) => {
+        acks.read();
         const frame = JSON.parse(String(data)) as {
           type: string;
           id: string;
@@ -293,7 +297,7 @@ async function batonFanOut(
         else if (frame.type === 'patch')
           values.set(frame.id, applyPatch(values.get(frame.id) ?? null, frame.ops ?? []));
         else return;
-        ackSoon(client, frame.id, frame.version);
+        acks.due();
         fan.seen(`${c}:${frame.id}`, values.get(frame.id));
       });
       for (let s = 0; s < perSocket; s++) {
@@ -329,30 +333,27 @@ async function batonFanOut(
 }
 
 /**
- * Acks a push as `BatonClient` does: the acks of one read leave in one `acks` frame once the read
- * is done (a lone one as an `ack`).
+ * Acks pushes as `BatonClient` does on `baton.v1.received`: frames are counted as they are read,
+ * and a read that brought a push is answered with one `received` frame once it is done.
  */
-function ackSoon(client: WebSocket, id: string, version: number): void {
-  let versions = acking.get(client);
-  if (versions === undefined) {
-    const gathered: Record<string, number> = {};
-    versions = gathered;
-    acking.set(client, gathered);
-    process.nextTick(() => {
-      acking.delete(client);
-      const ids = Object.keys(gathered);
-      const only = ids.length === 1 ? ids[0]! : undefined;
-      const frame =
-        only === undefined
-          ? { v: 1, type: 'acks', versions: gathered }
-          : { v: 1, type: 'ack', id: only, version: gathered[only] };
-      client.send(JSON.stringify(frame));
-    });
-  }
-  versions[id] = version;
+function receivedAcks(client: WebSocket) {
+  let frames = 0;
+  let due = false;
+  const send = () => {
+    due = false;
+    client.send(JSON.stringify({ v: 1, type: 'received', frames }));
+  };
+  return {
+    read() {
+      frames++;
+    },
+    due() {
+      if (due) return;
+      due = true;
+      process.nextTick(send);
+    },
+  };
 }
-
-const acking = new WeakMap<WebSocket, Record<string, number>>();
 
 /** The socket under a `ws` WebSocket, to gather its writes. */
 function rawSocket(socket: WebSocket): { cork(): void; uncork(): void } | undefined {

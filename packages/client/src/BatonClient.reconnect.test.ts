@@ -126,6 +126,24 @@ describe('BatonClient reconnects', () => {
     expect(seen.states.map((s) => s.data)).toEqual([1]);
   });
 
+  it('counts the frames of each socket from its first: a received frame acks only its own', async () => {
+    server.selects = 'baton.v1.received';
+    client = testClient(server.url);
+    const seen = recorder<number>();
+    client.subscribe('count', {}, seen.listener);
+    const first = await server.connection(0);
+    const old = await first.take('subscribe');
+    first.send({ v: 1, type: 'pong', t: 0 });
+    first.send({ v: 1, type: 'result', id: old.id, version: 1, hash: 'h1', value: 1 });
+    expect(await first.take('received')).toEqual({ v: 1, type: 'received', frames: 2 });
+    first.terminate();
+    const second = await server.connection(1);
+    const now = await second.take('subscribe');
+    second.send({ v: 1, type: 'result', id: now.id, version: 2, hash: 'h2', value: 2 });
+    expect(await second.take('received')).toEqual({ v: 1, type: 'received', frames: 1 });
+    expect(seen.last()?.data).toBe(2);
+  });
+
   it('pings, and drops a connection that stops answering', async () => {
     client = testClient(server.url, { pingMs: 30, pongTimeoutMs: 200 });
     const first = await server.connection(0);

@@ -36,6 +36,17 @@ const balanceResult = (id: string, balance: number) =>
     value: { balance },
   }) as const;
 
+/** `client` subscribed to alice's and bob's balances, and the server's side of both. */
+async function aliceAndBob() {
+  const alice = recorder<{ balance: number }>();
+  const bob = recorder<{ balance: number }>();
+  client.subscribe('balance', { account: 'alice' }, alice.listener);
+  client.subscribe('balance', { account: 'bob' }, bob.listener);
+  const connection = await server.connection(0);
+  const [a, b] = [await connection.take('subscribe'), await connection.take('subscribe')];
+  return { alice, bob, connection, a, b };
+}
+
 describe('BatonClient subscriptions', () => {
   it('sends no ack to a server that selected baton.v1.unacked', async () => {
     server.selects = 'baton.v1.unacked';
@@ -54,12 +65,7 @@ describe('BatonClient subscriptions', () => {
 
   it('acks the pushes of one read in one acks frame', async () => {
     client = testClient(server.url);
-    const alice = recorder<{ balance: number }>();
-    const bob = recorder<{ balance: number }>();
-    client.subscribe('balance', { account: 'alice' }, alice.listener);
-    client.subscribe('balance', { account: 'bob' }, bob.listener);
-    const connection = await server.connection(0);
-    const [a, b] = [await connection.take('subscribe'), await connection.take('subscribe')];
+    const { alice, bob, connection, a, b } = await aliceAndBob();
     connection.sendTogether([balanceResult(a.id, 1), balanceResult(b.id, 2)]);
     expect(await connection.take('acks')).toEqual({
       v: 1,
@@ -74,12 +80,42 @@ describe('BatonClient subscriptions', () => {
     expect([alice.last()?.data, bob.last()?.data]).toEqual([{ balance: 3 }, { balance: 2 }]);
   });
 
+  it('acks by count on baton.v1.received: one received frame per read, chunks counted one each', async () => {
+    server.selects = 'baton.v1.received';
+    client = testClient(server.url);
+    const { alice, bob, connection, a, b } = await aliceAndBob();
+    connection.sendTogether([balanceResult(a.id, 1), balanceResult(b.id, 2)]);
+    expect(await connection.take('received')).toEqual({ v: 1, type: 'received', frames: 2 });
+    // A pong is read and counted, but acks nothing: no frame goes out for it alone.
+    connection.send({ v: 1, type: 'pong', t: 1 });
+    // A push past 128 KiB comes in chunks, each a frame of its own.
+    const big = { ...balanceResult(a.id, 3), value: { balance: 3, note: 'x'.repeat(200_000) } };
+    const pieces = splitFrame(encodeMessage(big));
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) connection.sendRaw(piece);
+    expect(await connection.take('received')).toEqual({
+      v: 1,
+      type: 'received',
+      frames: 3 + pieces.length,
+    });
+    // One frame per read, and no per-subscription acks.
+    expect(connection.received.filter((m) => m.type === 'received')).toHaveLength(2);
+    expect(connection.received.filter((m) => m.type.startsWith('ack'))).toEqual([]);
+    expect(alice.last()?.data).toMatchObject({ balance: 3 });
+    expect(bob.last()?.data).toEqual({ balance: 2 });
+  });
+
   it('subscribes over the baton.v1 subprotocol with the token, and acks each result', async () => {
     client = testClient(server.url, { token: 'secret-1' });
     const seen = recorder<{ balance: number }>();
     client.subscribe('balance', { account: 'alice' }, seen.listener);
     const connection = await server.connection(0);
-    expect(connection.protocols).toEqual(['baton.v1', 'baton.v1.unacked', 'token.secret-1']);
+    expect(connection.protocols).toEqual([
+      'baton.v1.received',
+      'baton.v1',
+      'baton.v1.unacked',
+      'token.secret-1',
+    ]);
     const subscribe = await connection.take('subscribe');
     expect(subscribe).toMatchObject({ query: 'balance', args: { account: 'alice' } });
     expect(subscribe.resume).toBeUndefined();
@@ -110,7 +146,7 @@ describe('BatonClient subscriptions', () => {
     const token = vi.fn(async () => 'a b/c');
     client = testClient(server.url, { token });
     const connection = await server.connection(0);
-    expect(connection.protocols).toEqual(['baton.v1', 'baton.v1.unacked']);
+    expect(connection.protocols).toEqual(['baton.v1.received', 'baton.v1', 'baton.v1.unacked']);
     expect(new URL(connection.url, 'ws://x').searchParams.get('token')).toBe('a b/c');
     expect(token).toHaveBeenCalledTimes(1);
   });

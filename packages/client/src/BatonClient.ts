@@ -119,6 +119,7 @@ export class BatonClient {
       send: (message) => this.#connection.send(message),
       isOpen: () => this.#connection.state === 'open',
       acks: () => this.#connection.acks,
+      framesRead: () => this.#connection.framesRead,
       nextId: () => this.#nextId('s'),
       keepAliveMs: options.keepAliveMs ?? 1_000,
       setTimeout: this.#setTimeout,

@@ -104,6 +104,21 @@ export interface AcksMessage {
 }
 
 /**
+ * Acknowledges every push among the first `frames` frames the server sent on this socket: the
+ * client has read and applied them. Spoken on the `baton.v1.received` subprotocol, where it
+ * replaces `ack` and `acks`: one small frame per read, however many subscriptions it covers.
+ * Frames are counted as WebSocket messages (each `chunk` is one), from 1 on each socket.
+ *
+ * @example
+ * { "v": 1, "type": "received", "frames": 57 }
+ */
+export interface ReceivedMessage {
+  readonly v: 1;
+  readonly type: 'received';
+  readonly frames: number;
+}
+
+/**
  * A heartbeat that keeps the socket and its subscription leases alive; `t` comes back in the
  * `pong`.
  *
@@ -129,5 +144,6 @@ export type ClientMessage =
   | AskMessage
   | AckMessage
   | AcksMessage
+  | ReceivedMessage
   | PingMessage
   | ChunkMessage;

@@ -50,6 +50,7 @@ const VALID: Record<string, unknown>[] = [
   },
   { type: 'ask', requestId: 'r', to: 'a/b', name: 'n', payload: 1, idempotencyKey: 'k' },
   { type: 'ack', id: 's', version: 2 },
+  { type: 'received', frames: 2 },
   { type: 'ping', t: 1 },
   { type: 'chunk', chunkId: 'c', index: 0, count: 2, data: 'x' },
   { type: 'result', id: 's', version: 2, hash: 'h', value: [1] },
@@ -185,6 +186,33 @@ describe('the decoders under fuzzing', () => {
     expect(() => decodeClientMessage('{"v":1,"type":"ack","id":"s1","version":03}')).toThrow(
       /not JSON/,
     );
+  });
+
+  it('read a received frame as its JSON says, in the spelling clients send or any other', () => {
+    const counts = fc.record({
+      frames: fc.oneof(
+        fc.nat(),
+        fc.integer({ min: -3, max: 3 }),
+        fc.constantFrom(2 ** 53 - 1, 2 ** 53, 1.5),
+      ),
+      spelling: fc.constantFrom('client', 'spaced', 'reordered'),
+    });
+    fc.assert(
+      fc.property(counts, ({ frames, spelling }) => {
+        const frame = { v: 1, type: 'received', frames };
+        const text =
+          spelling === 'client'
+            ? JSON.stringify(frame)
+            : spelling === 'spaced'
+              ? JSON.stringify(frame, null, 1)
+              : JSON.stringify({ frames, type: 'received', v: 1 });
+        const valid = Number.isSafeInteger(frames) && frames >= 0;
+        if (valid) expect(decodeClientMessage(text)).toEqual(frame);
+        else expect(() => decodeClientMessage(text)).toThrow(/"received" frame: field "frames"/);
+      }),
+      { numRuns: 1_000 },
+    );
+    expect(() => decodeClientMessage('{"v":1,"type":"received","frames":07}')).toThrow(/not JSON/);
   });
 
   it('decode a nested frame of the largest size without a stack overflow', () => {

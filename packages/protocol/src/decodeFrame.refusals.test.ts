@@ -146,6 +146,13 @@ describe('the decoders refuse', () => {
       /field "versions" must be an object of at least one subscription id to its version, got an array/,
     ],
     [
+      'a received frame without its count',
+      '{"v":1,"type":"received"}',
+      'INVALID_PAYLOAD',
+      'INVALID_FIELD',
+      /"received" frame: field "frames" must be a non-negative integer, got nothing/,
+    ],
+    [
       'a zero chunk count',
       '{"v":1,"type":"chunk","chunkId":"c","index":0,"count":0,"data":"x"}',
       'INVALID_PAYLOAD',

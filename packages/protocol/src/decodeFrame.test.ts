@@ -33,6 +33,7 @@ const clientFrames: ClientMessage[] = [
   { v: 1, type: 'ask', requestId: 'r2', to: 'a/b', name: 'get', payload: [], idempotencyKey: 'k' },
   { v: 1, type: 'ack', id: 's1', version: 8 },
   { v: 1, type: 'acks', versions: { s1: 8, s2: 3, ['__proto__']: 1 } },
+  { v: 1, type: 'received', frames: 57 },
   { v: 1, type: 'ping', t: 1718000000000 },
   chunk,
 ];

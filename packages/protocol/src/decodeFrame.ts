@@ -83,7 +83,7 @@ function decode(
   }
   checkSize(text, options.maxFrameBytes ?? MAX_FRAME_BYTES);
   if (side === 'client') {
-    const ack = readAck(text);
+    const ack = readAck(text) ?? readReceived(text);
     if (ack) return ack;
   }
   const raw = parse(text);
@@ -134,6 +134,15 @@ function readAck(text: string): Message | undefined {
   const match = ACK.exec(text);
   if (match === null) return undefined;
   return { v: PROTOCOL_VERSION, type: 'ack', id: match[1]!, version: Number(match[2]) };
+}
+
+/** `received`, read as `ack` is: `{"v":1,"type":"received","frames":57}`. */
+const RECEIVED = /^\{"v":1,"type":"received","frames":(0|[1-9]\d{0,14})\}$/;
+
+function readReceived(text: string): Message | undefined {
+  const match = RECEIVED.exec(text);
+  if (match === null) return undefined;
+  return { v: PROTOCOL_VERSION, type: 'received', frames: Number(match[1]) };
 }
 
 function checkSize(text: string, max: number): void {

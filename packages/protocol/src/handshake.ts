@@ -19,6 +19,18 @@ export const SUBPROTOCOL = 'baton.v1';
  */
 export const UNACKED_SUBPROTOCOL = 'baton.v1.unacked';
 
+/**
+ * Protocol version 1 with counted acks: the client acknowledges pushes with one `received`
+ * frame per read, the count of frames it has read on the socket, instead of an `ack` per
+ * subscription. A client offers it first; a server that holds pushes until they are acked (the
+ * local host) selects it when offered, else {@link SUBPROTOCOL}. An older server does not know it
+ * and selects {@link SUBPROTOCOL}, and the client then acks per subscription.
+ *
+ * @example
+ * const counted = socket.protocol === RECEIVED_SUBPROTOCOL;
+ */
+export const RECEIVED_SUBPROTOCOL = 'baton.v1.received';
+
 const TOKEN_PREFIX = 'token.';
 
 /**

@@ -12,6 +12,7 @@ export type {
   AskMessage,
   ClientMessage,
   PingMessage,
+  ReceivedMessage,
   SendMessage,
   SubscribeMessage,
   UnsubscribeMessage,
@@ -25,6 +26,7 @@ export {
 export { diff } from './diff.ts';
 export {
   offeredProtocols,
+  RECEIVED_SUBPROTOCOL,
   SUBPROTOCOL,
   tokenFromHandshake,
   UNACKED_SUBPROTOCOL,

@@ -43,6 +43,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'ask',
   'ack',
   'acks',
+  'received',
   'ping',
   'chunk',
 ] as const satisfies readonly ClientMessage['type'][];

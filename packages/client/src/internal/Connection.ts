@@ -7,6 +7,7 @@ import {
   PROTOCOL_VERSION,
   ProtocolErrorReason,
   protocolError,
+  RECEIVED_SUBPROTOCOL,
   splitFrame,
   UNACKED_SUBPROTOCOL,
 } from '@baton/protocol';
@@ -17,6 +18,12 @@ import { connectTarget } from './connectTarget.ts';
 import type { PageEvents } from './PageEvents.ts';
 
 const OPEN = 1;
+
+/**
+ * How the open socket's server wants pushes acknowledged: by the count of frames read
+ * (`baton.v1.received`), per subscription (`baton.v1`), or not at all (`baton.v1.unacked`).
+ */
+export type AckMode = 'received' | 'versions' | 'none';
 
 /** Everything a {@link Connection} needs, defaults filled in. */
 export interface ConnectionSettings {
@@ -55,6 +62,7 @@ export class Connection {
   readonly #assembler = new ChunkAssembler();
   #state: ConnectionState = 'connecting';
   #socket: WebSocketLike | undefined;
+  #framesRead = 0;
   /** Failed attempts since the last open: the backoff exponent. */
   #attempt = 0;
   /** Bumped by every connect and drop, so late events of an old socket are ignored. */
@@ -76,9 +84,16 @@ export class Connection {
     return this.#state;
   }
 
-  /** Whether the open socket's server waits for acks: it did not select `baton.v1.unacked`. */
-  get acks(): boolean {
-    return this.#socket?.protocol !== UNACKED_SUBPROTOCOL;
+  /** How the open socket's server wants pushes acknowledged: the subprotocol it selected. */
+  get acks(): AckMode {
+    const selected = this.#socket?.protocol;
+    if (selected === RECEIVED_SUBPROTOCOL) return 'received';
+    return selected === UNACKED_SUBPROTOCOL ? 'none' : 'versions';
+  }
+
+  /** The frames read on the current socket, chunks one each: what a `received` frame acks. */
+  get framesRead(): number {
+    return this.#framesRead;
   }
 
   /** Sends a frame (split into chunks past 128 KiB); false when no socket is open. */
@@ -140,6 +155,7 @@ export class Connection {
       return;
     }
     this.#socket = socket;
+    this.#framesRead = 0;
     socket.onopen = () => {
       if (socket !== this.#socket) return;
       this.#attempt = 0;
@@ -152,7 +168,9 @@ export class Connection {
       this.#hooks.onOpen();
     };
     socket.onmessage = (event: { data: unknown }) => {
-      if (socket === this.#socket) this.#receive(event.data);
+      if (socket !== this.#socket) return;
+      this.#framesRead++;
+      this.#receive(event.data);
     };
     socket.onclose = (event: { code?: number; reason?: string }) => {
       if (socket !== this.#socket) return;

@@ -2,6 +2,7 @@ import type { BatonError } from '@baton/core';
 import type { ClientMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
 import { PENDING_STATE, type QueryState } from '../QueryState.ts';
+import type { AckMode } from './Connection.ts';
 import { canonicalKey } from './canonicalKey.ts';
 import { type Push, QueryEntry } from './QueryEntry.ts';
 
@@ -10,8 +11,10 @@ export interface QueryTableSettings {
   /** Sends a frame on the open socket; false (and nothing sent) otherwise. */
   readonly send: (message: ClientMessage) => boolean;
   readonly isOpen: () => boolean;
-  /** Whether the open socket's server waits for acks (else none is sent). */
-  readonly acks: () => boolean;
+  /** How the open socket's server wants pushes acknowledged. */
+  readonly acks: () => AckMode;
+  /** The frames read on the open socket: what a `received` frame acknowledges. */
+  readonly framesRead: () => number;
   /** A new wire id for a subscription. */
   readonly nextId: () => string;
   readonly keepAliveMs: number;
@@ -30,6 +33,8 @@ export class QueryTable {
   readonly #byWireId = new Map<string, QueryEntry>();
   /** Acks not sent yet, by wire id: the pushes of one read leave in one frame. */
   #acks = new Map<string, number>();
+  /** Whether a `received` frame is due once the frames at hand are read. */
+  #receivedDue = false;
 
   constructor(settings: QueryTableSettings) {
     this.#settings = settings;
@@ -68,6 +73,7 @@ export class QueryTable {
   resubscribeAll(): void {
     this.#byWireId.clear();
     this.#acks.clear(); // for the old socket's ids
+    this.#receivedDue = false;
     for (const entry of this.#entries.values()) this.#subscribe(entry);
   }
 
@@ -88,14 +94,30 @@ export class QueryTable {
   /**
    * Acks a push once the frames at hand are read: a commit that moves several of this client's
    * queries brings several pushes together, and their acks go in one `acks` frame (one frame
-   * against the connection's rate). A lone ack is an `ack`. None to a server that does not wait
-   * for acks (it selected `baton.v1.unacked`, as the API Gateway host does).
+   * against the connection's rate). A lone ack is an `ack`. To a server that counts (it selected
+   * `baton.v1.received`, as the local host does) the frame is one `received` with the count of
+   * frames read, whatever the pushes. None to a server that does not wait for acks (it selected
+   * `baton.v1.unacked`, as the API Gateway host does).
    */
   #ack(id: string, version: number): void {
-    if (!this.#settings.acks()) return;
+    const mode = this.#settings.acks();
+    if (mode === 'none') return;
+    if (mode === 'received') {
+      if (this.#receivedDue) return;
+      this.#receivedDue = true;
+      this.#settings.setTimeout(() => this.#sendReceived(), 0);
+      return;
+    }
     const first = this.#acks.size === 0;
     this.#acks.set(id, version);
     if (first) this.#settings.setTimeout(() => this.#sendAcks(), 0);
+  }
+
+  #sendReceived(): void {
+    if (!this.#receivedDue) return; // the socket changed meanwhile
+    this.#receivedDue = false;
+    const frames = this.#settings.framesRead();
+    this.#settings.send({ v: PROTOCOL_VERSION, type: 'received', frames });
   }
 
   #sendAcks(): void {

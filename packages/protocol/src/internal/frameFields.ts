@@ -50,6 +50,7 @@ export const CLIENT_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
   ['ask', [...sendFields, f('idempotencyKey', 'id')]],
   ['ack', [f('id', 'id'), f('version', 'version')]],
   ['acks', [f('versions', 'versions')]],
+  ['received', [f('frames', 'index')]],
   ['ping', [f('t', 'number')]],
   ['chunk', chunk],
 ]);

@@ -70,7 +70,7 @@ export class ProtocolSession {
   /**
    * Handles one frame a client sent. Returns a promise that resolves once the frame is answered
    * (an outcome may come later), or `undefined` when it was handled at once: a frame that needs
-   * no wait (an `ack` or `acks`, with a counter in memory) costs no promise, as a fan-out brings
+   * no wait (an `ack`, `acks` or `received`, with a counter in memory) costs no promise, as a fan-out brings
    * one ack per push.
    */
   handle(
@@ -107,12 +107,13 @@ export class ProtocolSession {
       const { maxFramesPerSecond } = this.options.limits;
       return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
     }
-    if (message.type !== 'ack' && message.type !== 'acks') {
+    if (message.type !== 'ack' && message.type !== 'acks' && message.type !== 'received') {
       return this.#dispatchAsync(who, ports, message, target);
     }
     try {
       const { subscriptions } = ports;
       if (message.type === 'ack') subscriptions.ack?.(message.id, message.version);
+      else if (message.type === 'received') subscriptions.received?.(message.frames);
       else for (const id in message.versions) subscriptions.ack?.(id, message.versions[id]!);
       return undefined;
     } catch (caught) {
@@ -123,7 +124,7 @@ export class ProtocolSession {
   async #dispatchAsync(
     who: SessionCaller,
     ports: SessionPorts,
-    message: Exclude<ClientMessage, { type: 'chunk' | 'ack' | 'acks' }>,
+    message: Exclude<ClientMessage, { type: 'chunk' | 'ack' | 'acks' | 'received' }>,
     target: ErrorTarget,
   ): Promise<void> {
     try {

@@ -53,6 +53,11 @@ export interface SubscriptionStore {
   close(id: string): void | Promise<void>;
   /** The client holds `version` of subscription `id` (a host that pushes at once ignores it). */
   ack?(id: string, version: number): void;
+  /**
+   * The client read the first `frames` frames sent on its socket: every push among them is
+   * acknowledged (a host that pushes at once ignores it).
+   */
+  received?(frames: number): void;
 }
 
 /**

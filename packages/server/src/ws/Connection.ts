@@ -6,6 +6,7 @@ import {
   encodeMessage,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
+  RECEIVED_SUBPROTOCOL,
   type ServerMessage,
   splitFrame,
 } from '@baton/protocol';
@@ -44,6 +45,14 @@ export interface ConnectionContext {
   readonly leaseMs: number;
 }
 
+/** A push that awaits its ack, on a connection that counts acks by frame. */
+interface Unacked {
+  /** The number of the frame that carried it, counted from 1 on the socket. */
+  readonly frames: number;
+  readonly stream: SubscriptionStream;
+  readonly version: number;
+}
+
 /** The socket under a WebSocket (without permessage-deflate): a turn's frames go out in one write. */
 export interface RawSocket {
   write(chunk: Buffer): boolean;
@@ -55,7 +64,9 @@ export interface RawSocket {
  * its frame count and pending chunks in memory, outcome waits on the commit tracker), and drops
  * everything when the socket closes. The frames sent in one turn of the event loop (a fan-out
  * gives each connection one per subscription) leave in one write of the underlying socket, as
- * one buffer of WebSocket frames ({@link textFrames}).
+ * one buffer of WebSocket frames ({@link textFrames}). On `baton.v1.received` the client acks by
+ * the count of frames it read: the connection numbers the frames it writes and keeps each push
+ * awaiting its ack with the number of its frame.
  *
  * @example
  * const connection = new Connection(socket, 1, identity, context, rawSocket);
@@ -76,6 +87,12 @@ export class Connection {
   #closed = false;
   /** This turn's frames, written together at its end. */
   #outgoing: string[] = [];
+  /** Frames written on the socket: the count a `received` frame acknowledges up to. */
+  #written = 0;
+  /** Whether the client acks by count (`baton.v1.received`). */
+  readonly #counted: boolean;
+  /** On a counted connection, the pushes awaiting their acks, in the order they were written. */
+  #unacked: Unacked[] = [];
 
   constructor(
     private readonly socket: WebSocket,
@@ -87,8 +104,11 @@ export class Connection {
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
     this.#who = { identity, caller: callerOf(identity) };
+    this.#counted = socket.protocol === RECEIVED_SUBPROTOCOL;
     this.#ports = {
-      reply: (frame) => this.send(frame),
+      reply: (frame) => {
+        this.send(frame);
+      },
       frames: new MemoryFrameCounter(),
       chunks: this.#assembler,
       subscriptions: {
@@ -99,6 +119,7 @@ export class Connection {
           this.#streams.delete(id);
         },
         ack: (id, version) => this.#streams.get(id)?.ack(version),
+        received: (frames) => this.#received(frames),
       },
       outcomes: commitOutcomes({
         engine: context.engine,
@@ -185,9 +206,12 @@ export class Connection {
     if (this.#closed) return;
     this.#streams.get(id)?.close();
     this.#streams.delete(id);
-    const stream = new SubscriptionStream(
+    const stream: SubscriptionStream = new SubscriptionStream(
       id,
-      (frame) => this.send(frame),
+      (frame, awaiting) => {
+        const sent = this.send(frame);
+        if (sent && awaiting !== undefined && this.#counted) this.#await(stream, awaiting);
+      },
       this.context.cache,
       this.context.frames,
     );
@@ -209,10 +233,10 @@ export class Connection {
 
   /**
    * Sends a frame, or its encoded text, in chunks when it is over 128 KiB; nothing once the
-   * socket is closing.
+   * socket is closing. Returns whether it was sent.
    */
-  send(frame: ServerMessage | string): void {
-    if (this.#closed || this.socket.readyState !== this.socket.OPEN) return;
+  send(frame: ServerMessage | string): boolean {
+    if (this.#closed || this.socket.readyState !== this.socket.OPEN) return false;
     let text: string;
     if (typeof frame === 'string') {
       text = frame;
@@ -223,20 +247,46 @@ export class Connection {
         // Query results and stored outcomes are JSON already: this is a bug, not the client's.
         const reason = toBatonError(error).message;
         this.context.logger.error('a frame could not be encoded', { type: frame.type, reason });
-        return;
+        return false;
       }
     }
     if (text.length <= MAX_FRAME_BYTES / 3) this.#write(text);
     else for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.#write(piece);
+    return true;
   }
 
   #write(text: string): void {
+    this.#written++;
     if (!this.transport) {
       this.socket.send(text);
       return;
     }
     if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
     this.#outgoing.push(text);
+  }
+
+  /** A push of `stream` went out in the frame just written: it waits for a `received` past it. */
+  #await(stream: SubscriptionStream, version: number): void {
+    // Only an open stream's push in flight waits for anything: drop the others (of closed
+    // streams, or acked per id) before they pile up behind a client that never counts.
+    if (this.#unacked.length > 2 * this.#streams.size + 64) {
+      this.#unacked = this.#unacked.filter(
+        (push) =>
+          this.#streams.get(push.stream.id) === push.stream &&
+          push.stream.awaiting === push.version,
+      );
+    }
+    this.#unacked.push({ frames: this.#written, stream, version });
+  }
+
+  /** The client read the first `frames` frames: the pushes they carried are acknowledged. */
+  #received(frames: number): void {
+    let read = 0;
+    while (read < this.#unacked.length && this.#unacked[read]!.frames <= frames) read++;
+    if (read === 0) return;
+    // Acks can send held results, which append to the list: take the read ones out first.
+    const acked = this.#unacked.splice(0, read);
+    for (const push of acked) push.stream.ack(push.version);
   }
 
   /** Writes this turn's frames in one buffer, unless the socket started closing meanwhile. */
@@ -280,5 +330,6 @@ export class Connection {
     for (const wait of this.#waits) wait.cancel();
     this.#waits.clear();
     this.#assembler.clear();
+    this.#unacked = [];
   }
 }

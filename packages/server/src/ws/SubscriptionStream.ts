@@ -26,7 +26,8 @@ interface Waiter {
  * hash in the {@link ResultCache}) or `result` — and ignores updates until then. A result's
  * frames come from {@link SharedFrames}, encoded once for every stream that shares `frames`;
  * `push` is then given the frame's text (the shared head and this subscription's id) instead of
- * the frame.
+ * the frame. `push` is told the version a `result` or `patch` awaits the ack of, for a
+ * connection that counts acks by frame (`baton.v1.received`).
  *
  * @example
  * const stream = new SubscriptionStream('s1', (frame) => connection.send(frame), cache);
@@ -49,7 +50,7 @@ export class SubscriptionStream {
 
   constructor(
     readonly id: string,
-    private readonly push: (frame: ServerMessage | string) => void,
+    private readonly push: (frame: ServerMessage | string, awaiting?: number) => void,
     private readonly cache: ResultCache,
     private readonly frames: SharedFrames = new SharedFrames(),
   ) {
@@ -58,6 +59,11 @@ export class SubscriptionStream {
 
   get subscription(): QuerySubscription | undefined {
     return this.#subscription;
+  }
+
+  /** The version of the push awaiting its ack, if any. */
+  get awaiting(): number | undefined {
+    return this.#inFlight?.version;
   }
 
   /** The newest version this client was sent (in flight or acknowledged). */
@@ -113,7 +119,7 @@ export class SubscriptionStream {
         current,
         previous,
       );
-      this.push({ ...frame, id: this.id });
+      this.push({ ...frame, id: this.id }, current.version);
       this.#sent(current.version);
       sent = answer.hash;
     }
@@ -177,13 +183,20 @@ export class SubscriptionStream {
     // of the instance, so that the next result's frames are found by identity.
     const current = result as QueryResult & VersionedValue;
     const shared = this.frames.of(result, this.#base);
+    let awaiting: number | undefined;
     if (shared?.frame.type === 'unchanged') this.#base = current;
-    else this.#inFlight = current;
+    else {
+      this.#inFlight = current;
+      awaiting = current.version;
+    }
     if (shared) {
-      this.push(shared.head + this.#tail);
+      this.push(shared.head + this.#tail, awaiting);
     } else {
       const { version, hash, value } = current;
-      this.push({ v: PROTOCOL_VERSION, type: 'result', version, hash, value, id: this.id });
+      this.push(
+        { v: PROTOCOL_VERSION, type: 'result', version, hash, value, id: this.id },
+        awaiting,
+      );
     }
     this.#sent(current.version);
   }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { jsonLogger, toBatonError } from '@baton/core';
 import { systemClock } from '@baton/core/adapter';
-import { SUBPROTOCOL } from '@baton/protocol';
+import { RECEIVED_SUBPROTOCOL, SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
 import { authRefusal } from '../session/authRefusal.ts';
@@ -118,7 +118,13 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     noServer: true,
     // Frames up to 8x the limit are read and refused with an error; larger ones close the socket.
     maxPayload: maxFrameBytes * 8,
-    handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    // Acks by count when the client speaks them; per subscription for older clients.
+    handleProtocols: (protocols) =>
+      protocols.has(RECEIVED_SUBPROTOCOL)
+        ? RECEIVED_SUBPROTOCOL
+        : protocols.has(SUBPROTOCOL)
+          ? SUBPROTOCOL
+          : false,
   });
   const http = createServer((_request, response) => {
     response.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });

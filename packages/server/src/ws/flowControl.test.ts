@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
+import type { TestSocket } from './fixtures/TestSocket.ts';
 
 let t: Awaited<ReturnType<typeof startTestServer>>;
 beforeEach(async () => {
@@ -9,6 +10,25 @@ afterEach(() => t.close());
 
 const pushes = (frames: readonly { type: string }[]) =>
   frames.filter((f) => f.type === 'result' || f.type === 'patch');
+
+/** Subscribes `a` to the total of `account` as `id`; resolves with the first push. */
+function subscribeTotal(a: TestSocket, id: string, account: string) {
+  a.send({ v: 1, type: 'subscribe', id, query: 'totalBalance', args: { accounts: [account] } });
+  return a.push(id);
+}
+
+/**
+ * Subscribes `a` three times (x, y, z) to the total of `account`, takes each first push, then
+ * deposits: each subscription's next result is held for its ack.
+ */
+async function threeHeld(a: TestSocket, account: string): Promise<TestSocket> {
+  await Promise.all(['x', 'y', 'z'].map((id) => subscribeTotal(a, id, account)));
+  await t.deposit(await t.open(), account, 1);
+  await t.server.engine.flush();
+  await a.roundTrip();
+  expect(pushes(a.unread())).toEqual([]); // each waits for its ack
+  return a;
+}
 
 describe('flow control', () => {
   it('holds newer results while a push is unacknowledged, then sends only the newest', async () => {
@@ -99,16 +119,7 @@ describe('flow control', () => {
     // Three subscribes, the deposit's frames and one `acks` fit in 6 frames; three acks would not.
     const frozen = { now: () => 1_700_000_000_250 };
     t = await startTestServer({ maxFramesPerSecond: 6, engine: { clock: frozen } });
-    const a = await t.open();
-    const b = await t.open();
-    for (const id of ['x', 'y', 'z']) {
-      a.send({ v: 1, type: 'subscribe', id, query: 'totalBalance', args: { accounts: ['f6'] } });
-    }
-    await Promise.all([a.push('x'), a.push('y'), a.push('z')]);
-    await t.deposit(b, 'f6', 1);
-    await t.server.engine.flush();
-    await a.roundTrip();
-    expect(pushes(a.unread())).toEqual([]); // each waits for its ack
+    const a = await threeHeld(await t.open(), 'f6');
 
     a.send({ v: 1, type: 'acks', versions: { x: 1, y: 1, z: 7 } }); // z: not the version sent
     expect(await a.push('x')).toMatchObject({ version: 2 });
@@ -116,5 +127,80 @@ describe('flow control', () => {
     await a.roundTrip();
     expect(pushes(a.unread())).toEqual([]); // z still waits for an ack of version 1
     expect(a.unread().filter((f) => f.type === 'error')).toEqual([]);
+  });
+});
+
+describe('flow control by count (baton.v1.received)', () => {
+  const counted = { protocols: ['baton.v1.received', 'baton.v1'] };
+  /** The number of the wire frame that carried `push`, counted from 1. */
+  const frameOf = (socket: { raw: string[] }, push: { id: string; version: number }) =>
+    socket.raw.findIndex((text) => {
+      const frame = JSON.parse(text) as { id?: string; version?: number };
+      return frame.id === push.id && frame.version === push.version;
+    }) + 1;
+
+  it('is selected when the client offers it, and baton.v1 otherwise', async () => {
+    expect((await t.open(counted)).protocol).toBe('baton.v1.received');
+    expect((await t.open({ protocols: ['baton.v1'] })).protocol).toBe('baton.v1');
+  });
+
+  it('holds newer results until a received frame counts the push, then sends only the newest', async () => {
+    const a = await t.open(counted);
+    const b = await t.open();
+    const first = await subscribeTotal(a, 's1', 'c1');
+    for (const amount of [1, 2]) await t.deposit(b, 'c1', amount);
+    await t.server.engine.flush();
+    a.received(frameOf(a, first) - 1); // stops short of the push: it is not acknowledged
+    await a.roundTrip();
+    expect(pushes(a.unread())).toEqual([]);
+
+    a.received(frameOf(a, first));
+    expect(await a.push('s1')).toMatchObject({ version: 3 });
+    expect(a.values.get('s1')).toMatchObject({ total: 3 });
+    await a.roundTrip();
+    expect(pushes(a.unread())).toEqual([]); // version 2 was skipped
+  });
+
+  it('acknowledges the pushes of every subscription with one frame', async () => {
+    const a = await threeHeld(await t.open(counted), 'c2');
+    a.received();
+    const next = await Promise.all([a.push('x'), a.push('y'), a.push('z')]);
+    expect(next.map((push) => push.version)).toEqual([2, 2, 2]);
+  });
+
+  it('counts a chunked push by its last chunk', async () => {
+    const a = await t.open(counted);
+    const b = await t.open();
+    const args = { account: 'c3', size: 200_000 };
+    a.send({ v: 1, type: 'subscribe', id: 's1', query: 'padded', args });
+    await a.push('s1');
+    const chunks = a.raw.filter((text) => text.includes('"type":"chunk"')).length;
+    expect(chunks).toBeGreaterThan(1);
+    await t.deposit(b, 'c3', 5);
+    await t.server.engine.flush();
+    a.received(a.raw.length - 1); // all but the last chunk
+    await a.roundTrip();
+    expect(pushes(a.unread())).toEqual([]);
+    a.received();
+    expect(await a.push('s1')).toMatchObject({ type: 'patch', version: 2 });
+    expect(a.values.get('s1')).toMatchObject({ balance: 5 });
+  });
+
+  it('forgets the unacknowledged pushes of ended subscriptions, and still releases live ones', async () => {
+    const a = await t.open(counted);
+    const b = await t.open();
+    await subscribeTotal(a, 'live', 'c4');
+    // More ended subscriptions, never acked, than the connection keeps before dropping them
+    // (64 and two per live one), within the connection's 200 frames a second.
+    for (let i = 0; i < 80; i++) {
+      const id = `gone${i}`;
+      await subscribeTotal(a, id, `c4-${i}`);
+      a.send({ v: 1, type: 'unsubscribe', id });
+    }
+    await t.deposit(b, 'c4', 7);
+    await t.server.engine.flush();
+    a.received();
+    expect(await a.push('live')).toMatchObject({ version: 2 });
+    expect(a.values.get('live')).toMatchObject({ total: 7 });
   });
 });
