@@ -275,9 +275,27 @@ const STEPS: readonly Step[] = [
     run: async (c) =>
       gatewayFanOut({
         target: await c.target(),
+        id: '4f',
         subscribers: c.size(1_000, 50),
         changes: c.size(3, 1),
         rounds: c.size(5, 1),
+        warmup: 1,
+        budget: 1.2,
+        log: c.log,
+      }),
+  },
+  {
+    id: '4g',
+    title:
+      'fan-out through API Gateway — 10,000 connections on the local gateway, the stream handler vs a hand-written one',
+    run: async (c) =>
+      gatewayFanOut({
+        target: await c.target(),
+        id: '4g',
+        subscribers: c.size(10_000, 100),
+        // A change takes seconds on each side: three rounds of one.
+        changes: 1,
+        rounds: c.size(3, 1),
         warmup: 1,
         budget: 1.2,
         log: c.log,

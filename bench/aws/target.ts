@@ -22,6 +22,8 @@ export interface Target {
   /** `DynamoDB Local + ElasticMQ` or `AWS`. */
   readonly label: string;
   readonly kind: 'emulators' | 'aws';
+  /** The emulators' endpoints; undefined on AWS. What a bench part in another process connects to. */
+  readonly endpoints: Endpoints | undefined;
   /**
    * Fresh, counted clients: one set per side, so each side's calls are its own. With
    * `capacity`, their writes ask DynamoDB what they cost its indexes (see `countDynamoDb`).
@@ -35,6 +37,34 @@ export interface Target {
   queue(name: string): Promise<FifoQueue>;
   /** Deletes what was created and stops emulators this run started. */
   close(): Promise<void>;
+}
+
+/** Where the emulators listen. */
+export interface Endpoints {
+  readonly dynamodb: string;
+  readonly sqs: string;
+}
+
+/**
+ * Uncounted SDK clients for `endpoints` (or AWS's own when undefined): for a bench part in a
+ * process of its own.
+ */
+export function sdkClients(endpoints: Endpoints | undefined): {
+  dynamodb: DynamoDBClient;
+  sqs: SQSClient;
+} {
+  const local = localConfig(endpoints);
+  return {
+    dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb }),
+    sqs: new SQSClient({ ...local, endpoint: endpoints?.sqs }),
+  };
+}
+
+/** Emulators take any credentials: fixed ones, so a developer's own never leave the machine. */
+function localConfig(endpoints: Endpoints | undefined) {
+  return endpoints
+    ? { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+    : {};
 }
 
 /** A table and a FIFO queue of one benchmark, and clients whose calls count on neither side. */
@@ -79,25 +109,17 @@ function target(
   label: string,
   kind: Target['kind'],
   prefix: string,
-  endpoints: { dynamodb: string; sqs: string } | undefined,
+  endpoints: Endpoints | undefined,
   stop?: () => Promise<void>,
 ): Target {
-  // Emulators take any credentials: fixed ones, so a developer's own never leave the machine.
-  const local = endpoints
-    ? {
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }
-    : {};
-  const admin = {
-    dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb }),
-    sqs: new SQSClient({ ...local, endpoint: endpoints?.sqs }),
-  };
+  const local = localConfig(endpoints);
+  const admin = sdkClients(endpoints);
   const tables: string[] = [];
   const queues: string[] = [];
   return {
     label,
     kind,
+    endpoints,
     clients(options = {}) {
       const counter = newCounter();
       const dynamodb = new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb });
