@@ -22,8 +22,12 @@ function outputsOf(stack: Stack) {
   }));
 }
 
-function appIn(stack: Stack, id: string): BatonApp {
-  return new BatonApp(stack, id, { entry, webSocketAuth: 'app' });
+function appIn(stack: Stack, id: string, outboxShards?: number): BatonApp {
+  return new BatonApp(stack, id, {
+    entry,
+    webSocketAuth: 'app',
+    ...(outboxShards === undefined ? {} : { outboxShards }),
+  });
 }
 
 describe("the CLI's view of a stack's outputs", () => {
@@ -40,6 +44,14 @@ describe("the CLI's view of a stack's outputs", () => {
     expect(names.timerQueueUrl).toBe(ref(baton.timerQueue));
     expect(names.ingressUrl).toBeDefined();
     expect(names.webSocketUrl).toBeDefined();
+    expect(JSON.parse(names.outboxShards!)).toBe('8');
+  });
+
+  it('reads the outbox index’s key count the app was deployed with, for the sweeps it runs', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Big', { env: { account: '123456789012', region: 'eu-west-1' } });
+    appIn(stack, 'Baton', 32);
+    expect(JSON.parse(namesFromOutputs('Big', outputsOf(stack)).outboxShards!)).toBe('32');
   });
 
   it('refuses a stack with two BatonApps, naming both, and one with none', () => {

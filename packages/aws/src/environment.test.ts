@@ -4,7 +4,7 @@
  */
 import { BatonError, ErrorCode } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BATON_ENV, readEnvironment } from './environment.ts';
+import { BATON_ENV, readEnvironment, storeOptionsFromEnvironment } from './environment.ts';
 
 const FULL = {
   BATON_TABLE: 'app-table',
@@ -33,6 +33,7 @@ describe('readEnvironment', () => {
       connectionsTable: 'BATON_CONNECTIONS_TABLE',
       webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
       metrics: 'BATON_METRICS',
+      outboxShards: 'BATON_OUTBOX_SHARDS',
     });
   });
 
@@ -99,5 +100,24 @@ describe('readEnvironment', () => {
       delete process.env.BATON_TABLE;
       expect(thrown(() => readEnvironment(['table'])).details.missing).toEqual(['BATON_TABLE']);
     });
+  });
+});
+
+describe('storeOptionsFromEnvironment', () => {
+  it('gives the store BATON_OUTBOX_SHARDS as outboxShards, and nothing when it is unset', () => {
+    expect(storeOptionsFromEnvironment({ BATON_OUTBOX_SHARDS: '32' })).toEqual({
+      outboxShards: 32,
+    });
+    expect(storeOptionsFromEnvironment({})).toEqual({});
+    expect(storeOptionsFromEnvironment({ BATON_OUTBOX_SHARDS: '' })).toEqual({});
+  });
+
+  it('refuses a value that is not a whole number, naming the variable and the value', () => {
+    for (const value of ['8.5', '-1', 'eight', ' 8']) {
+      const error = thrown(() => storeOptionsFromEnvironment({ BATON_OUTBOX_SHARDS: value }));
+      expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+      expect(error.message).toContain(`BATON_OUTBOX_SHARDS must be a whole number`);
+      expect(error.details).toEqual({ variable: 'BATON_OUTBOX_SHARDS', value });
+    }
   });
 });

@@ -20,6 +20,11 @@ export const BATON_ENV = {
   webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
   /** `off` turns the worker's turn metrics (CloudWatch EMF) off; they are on otherwise. */
   metrics: 'BATON_METRICS',
+  /**
+   * How many keys the outbox index spreads its writes over (`DynamoStore`'s `outboxShards`);
+   * its default (8) when unset. Every function of an app must read the same value.
+   */
+  outboxShards: 'BATON_OUTBOX_SHARDS',
 } as const;
 
 /** The namespace of the worker's turn metrics when `POWERTOOLS_METRICS_NAMESPACE` names none. */
@@ -52,4 +57,26 @@ export function readEnvironment<const V extends Variable>(
     );
   }
   return values;
+}
+
+/**
+ * `DynamoStore`'s options the environment sets: `outboxShards` from `BATON_OUTBOX_SHARDS` when
+ * it is set. Throws INVALID_ARGUMENT naming the variable when it is not a whole number (the
+ * store checks its range).
+ *
+ * @example
+ * const store = new DynamoStore({ client, tableName, ...storeOptionsFromEnvironment() });
+ */
+export function storeOptionsFromEnvironment(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { outboxShards?: number } {
+  const value = env[BATON_ENV.outboxShards];
+  if (value === undefined || value === '') return {};
+  if (!/^\d+$/.test(value)) {
+    throw invalidArgument(
+      `${BATON_ENV.outboxShards} must be a whole number of outbox index keys (the construct's outboxShards), got ${JSON.stringify(value)}`,
+      { variable: BATON_ENV.outboxShards, value },
+    );
+  }
+  return { outboxShards: Number(value) };
 }

@@ -13,12 +13,18 @@ export { type ActorPage, listActors } from './dynamodb/listActors.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export {
   DYNAMO_STORE_LIMITS,
+  MAX_OUTBOX_SHARDS,
   OUTBOX_INDEX,
   OUTBOX_INDEX_STEP_MS,
   TTL_ATTRIBUTE,
   tableDefinition,
 } from './dynamodb/tableLayout.ts';
-export { BATON_ENV, DEFAULT_METRICS_NAMESPACE, readEnvironment } from './environment.ts';
+export {
+  BATON_ENV,
+  DEFAULT_METRICS_NAMESPACE,
+  readEnvironment,
+  storeOptionsFromEnvironment,
+} from './environment.ts';
 export {
   BATON_IAM,
   CLAIM_LEADING_KEYS,

@@ -449,6 +449,20 @@ describe('BatonApp', () => {
     expect(body(off.template)).not.toContain('Messages by outcome');
   });
 
+  it('gives every function the outbox index’s key count, 8 unless outboxShards raises it', () => {
+    const shardsOf = (t: Template) =>
+      Object.values(t.findResources('AWS::Lambda::Function')).map(
+        (fn) => fn.Properties.Environment.Variables[BATON_ENV.outboxShards],
+      );
+    expect(new Set(shardsOf(template))).toEqual(new Set(['8']));
+    const raised = synth({ outboxShards: 32 });
+    expect(shardsOf(raised.template)).toEqual(Array(8).fill('32'));
+    expect(() => synth({ outboxShards: 0 })).toThrow(
+      /outboxShards must be an integer from 1 to 100, got 0/,
+    );
+    expect(() => synth({ outboxShards: 101 })).toThrow(/outboxShards .*got 101/);
+  });
+
   /** The actions a role's policies allow, by resource (as JSON). */
   function grantedTo(grant: (app: BatonApp, role: Role) => void) {
     let role: Role | undefined;

@@ -196,6 +196,7 @@ export class BatonApp extends Construct {
       [BATON_ENV.timerQueueUrl]: this.timerQueue.queueUrl,
       [BATON_ENV.connectionsTable]: this.connectionsTable.tableName,
       [BATON_ENV.webSocketEndpoint]: this.webSocketStage.callbackUrl,
+      [BATON_ENV.outboxShards]: String(settings.outboxShards),
       NODE_OPTIONS: '--enable-source-maps',
     };
     const entries = entriesDir();
@@ -329,6 +330,7 @@ export class BatonApp extends Construct {
       timers: this.timerQueue.queueUrl,
       ingress: this.ingressUrl,
       webSocket: this.webSocketStage.url,
+      outboxShards: String(settings.outboxShards),
     });
     this.#acknowledge(settings.webSocketAuth === 'app');
   }

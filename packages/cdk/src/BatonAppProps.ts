@@ -218,4 +218,14 @@ export interface BatonAppProps {
    * @default true
    */
   readonly metrics?: boolean;
+  /**
+   * How many keys the table's outbox index spreads its writes over: every commit that sends
+   * writes one index entry, and each key takes about 1,000 writes a second. Raise it when the
+   * app's sending commits together pass about 1,000 × this a second (DynamoDB throttling on the
+   * index says so). Every function, and `baton --stack`, reads it from the stack. Only ever
+   * raise it on a live app: entries under keys past a lowered count would be missed by the
+   * sweeper.
+   * @default 8
+   */
+  readonly outboxShards?: number;
 }

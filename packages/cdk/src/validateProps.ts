@@ -1,3 +1,4 @@
+import { MAX_OUTBOX_SHARDS } from '@baton/aws';
 import { DEFAULT_MAX_ATTEMPTS } from '@baton/core/engine';
 import { Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -24,6 +25,7 @@ export interface BatonAppSettings {
   readonly stageName: string;
   readonly logRetention: logs.RetentionDays;
   readonly alarmThresholds: Required<AlarmThresholds>;
+  readonly outboxShards: number;
 }
 
 /**
@@ -51,6 +53,7 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
   const batchSize = integer('batchSize', props?.batchSize, 10, 1, 10);
   const maxConcurrency = integer('maxConcurrency', props?.maxConcurrency, 10, 2, 1000);
   const maxReceiveCount = integer('maxReceiveCount', props?.maxReceiveCount, 10, 1, 1000);
+  const outboxShards = integer('outboxShards', props?.outboxShards, 8, 1, MAX_OUTBOX_SHARDS);
   // The workers run the engine's default maxAttempts; the queue must leave it a receive more.
   if (
     !Token.isUnresolved(maxReceiveCount) &&
@@ -169,5 +172,6 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     stageName,
     logRetention: logRetention!,
     alarmThresholds,
+    outboxShards,
   };
 }

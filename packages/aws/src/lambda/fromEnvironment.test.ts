@@ -145,6 +145,40 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
     expect(await store.load('counter/ports')).toMatchObject(record);
   });
 
+  it('spreads the outbox index over BATON_OUTBOX_SHARDS keys, all of which a store built the same way lists', async () => {
+    process.env.BATON_OUTBOX_SHARDS = '16';
+    const ports = portsFromEnvironment();
+    const prefix = `shards-${randomUUID().slice(0, 6)}-`;
+    const ids = Array.from({ length: 40 }, (_, i) => `counter/${prefix}${i}`);
+    // Sent "next week": past what the other tests' sweeps look at, so they are left alone.
+    const createdAt = Date.now() + 7 * 24 * 3600_000;
+    for (const id of ids) {
+      const outbox = [{ actorId: id, seq: 1, createdAt, envelopes: [] }];
+      await ports.store.commit({
+        expectedVer: 0,
+        record: { id, ver: 1, state: {}, inboxOffset: '0', marks: {}, sentSeq: 1, outbox },
+        outbox: [],
+        idempotency: [],
+      });
+    }
+    const listed = async (of: DynamoStore) =>
+      (await of.listOutboxActors(createdAt + 3600_000)).filter((id) => id.includes(prefix));
+    expect((await listed(portsFromEnvironment().store)).sort()).toEqual([...ids].sort());
+    // The default 8 keys miss the actors filed under the other 8.
+    expect((await listed(store)).length).toBeLessThan(ids.length);
+
+    process.env.BATON_OUTBOX_SHARDS = 'sixteen';
+    const error = (() => {
+      try {
+        portsFromEnvironment();
+      } catch (thrown) {
+        return thrown as BatonError;
+      }
+    })();
+    expect(error?.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(error?.message).toMatch(/BATON_OUTBOX_SHARDS must be a whole number.*"sixteen"/);
+  });
+
   it('accepts sends through the ingress (202) and commits them with the worker', async () => {
     const ingress = ingressFromEnvironment(app);
     const first = await ingress(

@@ -11,7 +11,7 @@
 import type { BatonApp } from '@baton/core';
 import { createAwsClients } from '../createAwsClients.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
-import { BATON_ENV, readEnvironment } from '../environment.ts';
+import { BATON_ENV, readEnvironment, storeOptionsFromEnvironment } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { SqsTimerQueue } from '../sqs/SqsTimerQueue.ts';
 import { drainHandler } from './drainHandler.ts';
@@ -27,7 +27,11 @@ export function portsFromEnvironment(): { store: DynamoStore; queue: SqsQueue } 
   const { table, inboxUrl } = readEnvironment(['table', 'inboxUrl']);
   const { dynamodb, sqs } = createAwsClients();
   return {
-    store: new DynamoStore({ client: dynamodb, tableName: table }),
+    store: new DynamoStore({
+      client: dynamodb,
+      tableName: table,
+      ...storeOptionsFromEnvironment(),
+    }),
     queue: new SqsQueue({ client: sqs, queueUrl: inboxUrl }),
   };
 }

@@ -10,7 +10,7 @@
 import type { BatonApp } from '@baton/core';
 import { createAwsClients } from '../createAwsClients.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
-import { readEnvironment } from '../environment.ts';
+import { readEnvironment, storeOptionsFromEnvironment } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { connectionSweeper } from './connectionSweeper.ts';
 import { streamHandler } from './streamHandler.ts';
@@ -27,7 +27,11 @@ function reactiveFromEnvironment(
   return {
     actors: app.actors,
     queries: app.queries,
-    store: new DynamoStore({ client: dynamodb, tableName: env.table }),
+    store: new DynamoStore({
+      client: dynamodb,
+      tableName: env.table,
+      ...storeOptionsFromEnvironment(),
+    }),
     dynamodb,
     connectionsTable: env.connectionsTable,
     endpoint: env.webSocketEndpoint,

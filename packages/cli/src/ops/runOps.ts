@@ -85,7 +85,8 @@ export const OPS_USAGE = `Operating a deployed app:
 Which deployment:
   --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
   --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
-  --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL)
+  --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL;
+                                      BATON_OUTBOX_SHARDS if the app sets outboxShards)
   [--dead-letter-queue-url <url>] [--timer-queue-url <url>]
   [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
   Credentials and region: the AWS SDK's default chain.

@@ -7,7 +7,13 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { BATON_ENV, createAwsClients, DynamoStore, SqsQueue } from '@baton/aws';
+import {
+  BATON_ENV,
+  createAwsClients,
+  DynamoStore,
+  SqsQueue,
+  storeOptionsFromEnvironment,
+} from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 
 /** The resources of one deployed app, as its stack outputs (or the options) name them. */
@@ -18,6 +24,8 @@ export interface TargetNames {
   readonly timerQueueUrl?: string;
   readonly ingressUrl?: string;
   readonly webSocketUrl?: string;
+  /** The outbox index's key count, as the functions read it (`BATON_OUTBOX_SHARDS`). */
+  readonly outboxShards?: string;
 }
 
 /** A deployment to operate: its names, and the store and inbox on the SDK's clients. */
@@ -58,6 +66,7 @@ const OUTPUTS: Record<string, keyof TargetNames> = {
   timers: 'timerQueueUrl',
   ingress: 'ingressUrl',
   webSocket: 'webSocketUrl',
+  outboxShards: 'outboxShards',
 };
 
 /**
@@ -85,7 +94,12 @@ export async function resolveTarget(
   });
   return {
     names,
-    store: new DynamoStore({ client: dynamodb, tableName: names.table }),
+    store: new DynamoStore({
+      client: dynamodb,
+      tableName: names.table,
+      // The sweeper's view of the outbox index: as many keys as the app's functions write.
+      ...storeOptionsFromEnvironment({ [BATON_ENV.outboxShards]: names.outboxShards }),
+    }),
     queue: new SqsQueue({ client: sqs, queueUrl: names.inboxUrl }),
     deadLetterQueue: names.deadLetterQueueUrl
       ? new SqsQueue({ client: sqs, queueUrl: names.deadLetterQueueUrl })
@@ -157,11 +171,13 @@ function explicitNames(
   }
   const deadLetters = options['dead-letter-queue-url'];
   const timers = options['timer-queue-url'] ?? env[BATON_ENV.timerQueueUrl];
+  const shards = env[BATON_ENV.outboxShards];
   return {
     table,
     inboxUrl,
     ...(deadLetters ? { deadLetterQueueUrl: deadLetters } : {}),
     ...(timers ? { timerQueueUrl: timers } : {}),
+    ...(shards ? { outboxShards: shards } : {}),
   };
 }
 
