@@ -24,7 +24,7 @@ export interface Part<M extends Methods> {
     method: K,
     ...args: Parameters<M[K]>
   ): Promise<Awaited<ReturnType<M[K]>>>;
-  /** Ends the child (after its own `close`, if the caller made one). */
+  /** Ends the child: killed, as a part holds nothing that needs closing. */
   stop(): Promise<void>;
 }
 
