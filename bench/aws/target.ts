@@ -112,7 +112,6 @@ function target(
   endpoints: Endpoints | undefined,
   stop?: () => Promise<void>,
 ): Target {
-  const local = localConfig(endpoints);
   const admin = sdkClients(endpoints);
   const tables: string[] = [];
   const queues: string[] = [];
@@ -122,8 +121,7 @@ function target(
     endpoints,
     clients(options = {}) {
       const counter = newCounter();
-      const dynamodb = new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb });
-      const sqs = new SQSClient({ ...local, endpoint: endpoints?.sqs });
+      const { dynamodb, sqs } = sdkClients(endpoints);
       countDynamoDb(dynamodb, counter, options);
       countSqs(sqs, counter);
       return { dynamodb, sqs, counter };
