@@ -44,10 +44,10 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
   const setup = await benchResources(target, 'ping');
   const batonSide = target.clients();
   const handSide = target.clients();
-  const cpu = { baton: new CpuMeter(), baseline: new CpuMeter() };
+  const meters = { baton: new SideMeter(batonSide), baseline: new SideMeter(handSide) };
   const result = await interleave({
-    baseline: () => cpu.baseline.measure(() => handRound(handSide, setup, roundTrips)),
-    candidate: () => cpu.baton.measure(() => engineRound(batonSide, setup, roundTrips)),
+    baseline: () => meters.baseline.measure(() => handRound(handSide, setup, roundTrips)),
+    candidate: () => meters.baton.measure(() => engineRound(batonSide, setup, roundTrips)),
     rounds: options.rounds,
     warmup: options.warmup,
   });
@@ -69,7 +69,10 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
     `  time per call: baton ${formatCallTimes(batonSide.counter)}; hand-written ${formatCallTimes(handSide.counter)}`,
   );
   log(
-    `  Node CPU per hop (this process, all rounds): baton ${cpu.baton.perOp()}; hand-written ${cpu.baseline.perOp()}`,
+    `  Node CPU per hop (this process, all rounds): baton ${meters.baton.cpuPerOp()}; hand-written ${meters.baseline.cpuPerOp()}`,
+  );
+  log(
+    `  time outside the calls per hop (the code between them): baton ${meters.baton.offCallPerOp()}; hand-written ${meters.baseline.offCallPerOp()}`,
   );
   return {
     bench: `actor→actor ping-pong (${target.label})`,
@@ -84,22 +87,43 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
   };
 }
 
-/** The CPU time this process spends in a side's rounds, per operation. */
-class CpuMeter {
+/**
+ * A side's rounds, per operation: the CPU time this process spends in them, and the time outside
+ * its SDK calls (the rounds' time less the time its counter saw its calls take; the calls of a
+ * round are sequential).
+ */
+class SideMeter {
+  readonly #side: Clients;
   #micros = 0;
   #ops = 0;
+  #offCallMs = 0;
+
+  constructor(side: Clients) {
+    this.#side = side;
+  }
 
   async measure(round: () => Promise<Sample>): Promise<Sample> {
+    const callMs = this.#callMs();
     const before = process.cpuUsage();
+    const start = performance.now();
     const sample = await round();
     const used = process.cpuUsage(before);
+    this.#offCallMs += performance.now() - start - (this.#callMs() - callMs);
     this.#micros += used.user + used.system;
     this.#ops += sample.ops;
     return sample;
   }
 
-  perOp(): string {
+  cpuPerOp(): string {
     return this.#ops === 0 ? '—' : `${(this.#micros / this.#ops / 1000).toFixed(2)} ms`;
+  }
+
+  offCallPerOp(): string {
+    return this.#ops === 0 ? '—' : `${(this.#offCallMs / this.#ops).toFixed(2)} ms`;
+  }
+
+  #callMs(): number {
+    return Object.values(this.#side.counter.ms).reduce((sum, ms) => sum + ms, 0);
   }
 }
 
