@@ -110,4 +110,28 @@ describe('placeSends', () => {
     expect(apart.bytes).toBeUndefined();
     expect(placeSends(record, [], limits)).toStrictEqual({ record, apart: [] });
   });
+
+  it('measures only the sends when told the size of the record, which may hold sends already', () => {
+    const envelope = {
+      id: 'tally/a:l.2',
+      from: 'tally/a',
+      seq: 2,
+      to: 'tally/b',
+      name: 'add',
+      payload: { n: 'é"' },
+      sentAt: 3,
+    };
+    const sends = [{ actorId: 'tally/a', seq: 2, envelopes: [envelope], createdAt: 12 }];
+    const holdingAlready = { ...record, outbox };
+    const unset = { ...record, outbox: undefined };
+    for (const before of [record, holdingAlready, unset]) {
+      for (const next of [outbox, sends]) {
+        const told = placeSends(before, next, limits, jsonSize(before));
+        expect(told).toStrictEqual(placeSends(before, next, limits));
+        expect(told.bytes).toBe(jsonSize(told.record));
+      }
+    }
+    const tight = { ...limits, maxItemBytes: jsonSize({ ...record, outbox: sends }) - 1 };
+    expect(placeSends(record, sends, tight, jsonSize(record)).apart).toStrictEqual(sends);
+  });
 });

@@ -99,16 +99,31 @@ export function placedBytes(record: ActorRecord, placed: ActorRecord, bytes: num
 /**
  * Where a commit's sends go: held in the record when they fit there, so the commit can be one
  * write of one item, else in outbox items apart (and the record says so). `bytes` is the
- * record's size when it holds them (measured to decide).
+ * record's size when it holds them (measured to decide). `recordBytes`, the size of `record`
+ * when the caller knows it, spares a walk of the whole record: only the sends are measured.
  */
 export function placeSends(
   record: ActorRecord,
   outbox: readonly OutboxItem[],
   limits: StoreLimits,
+  recordBytes?: number,
 ): { record: ActorRecord; apart: readonly OutboxItem[]; bytes?: number } {
   if (outbox.length === 0) return { record, apart: [] };
   const holding = { ...record, outbox };
-  const bytes = jsonSize(holding);
+  const bytes =
+    recordBytes === undefined ? jsonSize(holding) : heldBytes(record, outbox, recordBytes);
   if (bytes <= limits.maxItemBytes) return { record: holding, apart: [], bytes };
   return { record: { ...record, outboxApart: true }, apart: outbox };
+}
+
+/** The comma and `"outbox":`: what a record that holds no sends adds to hold them, but them. */
+const OUTBOX_MEMBER_BYTES = ',"outbox":'.length;
+
+/** `jsonSize({ ...record, outbox })`, from `bytes`, the size of `record`. */
+function heldBytes(record: ActorRecord, outbox: readonly OutboxItem[], bytes: number): number {
+  const sends = jsonSize(outbox);
+  // A record always has members (its id), so the sends come after a comma, or replace its own.
+  return record.outbox === undefined
+    ? bytes + OUTBOX_MEMBER_BYTES + sends
+    : bytes - jsonSize(record.outbox) + sends;
 }

@@ -280,13 +280,18 @@ async function applyBatch(
       engine.store.limits,
       outcomeBytes,
     );
-    const { record, apart, bytes } = placeSends(next, pending.outbox, engine.store.limits);
+    const nextBytes =
+      recordBytes === undefined ? undefined : placedBytes(builder.record, next, recordBytes);
+    const { record, apart, bytes } = placeSends(
+      next,
+      pending.outbox,
+      engine.store.limits,
+      nextBytes,
+    );
     // The sizes measured on the way, so that the store need not walk the values again.
     const measured: CommitMeasures = {};
     if (bytes !== undefined) measured.record = bytes;
-    else if (record === next && recordBytes !== undefined) {
-      measured.record = placedBytes(builder.record, next, recordBytes);
-    }
+    else if (record === next && nextBytes !== undefined) measured.record = nextBytes;
     if (pending.outcomes) measured.outcomes = outcomeBytes;
     const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart, measured };
     await engine.store.commit(applied);
