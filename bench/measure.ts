@@ -54,39 +54,86 @@ const verbose = process.env.BENCH_VERBOSE === '1';
 /** Runs baseline and candidate rounds alternately and returns per-op times. */
 export async function interleave(options: InterleaveOptions): Promise<Comparison> {
   const { baseline, candidate, rounds, warmup } = options;
-  const result: Comparison = {
-    baseline: [],
-    candidate: [],
-    paired: [],
-    latencies: { baseline: [], candidate: [] },
-  };
+  const { candidate: compared } = await interleaveMany({
+    baseline,
+    candidates: { candidate },
+    rounds,
+    warmup,
+  });
+  return compared;
+}
+
+export interface InterleaveManyOptions<K extends string> {
+  readonly baseline: Round;
+  /** The sides compared with the baseline, by name. */
+  readonly candidates: Readonly<Record<K, Round>>;
+  /** Measured rounds per side. */
+  readonly rounds: number;
+  /** Discarded rounds per side, run first. */
+  readonly warmup: number;
+}
+
+/**
+ * {@link interleave} with several candidates against one baseline: every round runs each side
+ * once, in an order that rotates by one each round (with two sides, ABBA), and each candidate
+ * is paired with the baseline of its own round. Candidates measured against the same baseline
+ * rounds can be compared with each other.
+ */
+export async function interleaveMany<K extends string>(
+  options: InterleaveManyOptions<K>,
+): Promise<Record<K, Comparison>> {
+  const { baseline, candidates, rounds, warmup } = options;
+  const names = Object.keys(candidates) as K[];
+  const sides: Array<[K | typeof BASELINE, Round]> = [
+    [BASELINE, baseline],
+    ...names.map((name) => [name, candidates[name]] as [K, Round]),
+  ];
+  const result = {} as Record<K, Comparison>;
+  for (const name of names) {
+    result[name] = {
+      baseline: [],
+      candidate: [],
+      paired: [],
+      latencies: { baseline: [], candidate: [] },
+    };
+  }
   for (let i = 0; i < warmup + rounds; i++) {
-    const order: Array<['baseline' | 'candidate', Round]> = [
-      ['baseline', baseline],
-      ['candidate', candidate],
-    ];
-    if (i % 2 === 1) order.reverse();
-    const perOp = { baseline: 0, candidate: 0 };
+    const shift = i % sides.length;
+    const order = [...sides.slice(shift), ...sides.slice(0, shift)];
+    const perOp = new Map<K | typeof BASELINE, number>();
+    const latencies = new Map<K | typeof BASELINE, readonly number[]>();
     for (const [side, round] of order) {
       const sample = await round();
-      perOp[side] = sample.ns / sample.ops;
-      if (i >= warmup && sample.latencies) result.latencies[side].push(...sample.latencies);
+      perOp.set(side, sample.ns / sample.ops);
+      if (sample.latencies) latencies.set(side, sample.latencies);
     }
     roundDone(i + 1, warmup + rounds);
+    const base = perOp.get(BASELINE)!;
     if (verbose) {
       const tag = i < warmup ? 'warmup' : `round ${i - warmup + 1}`;
-      console.log(
-        `    ${tag}: baseline ${formatNs(perOp.baseline)}, candidate ${formatNs(perOp.candidate)}, ` +
-          `ratio ${formatRatio(perOp.candidate / perOp.baseline)}`,
-      );
+      const compared = names.map((name) => {
+        const ns = perOp.get(name)!;
+        const label = names.length === 1 ? 'candidate' : name;
+        return `${label} ${formatNs(ns)}, ratio ${formatRatio(ns / base)}`;
+      });
+      console.log(`    ${tag}: baseline ${formatNs(base)}, ${compared.join('; ')}`);
     }
     if (i < warmup) continue;
-    result.baseline.push(perOp.baseline);
-    result.candidate.push(perOp.candidate);
-    result.paired.push(perOp.candidate / perOp.baseline);
+    for (const name of names) {
+      const comparison = result[name];
+      const ns = perOp.get(name)!;
+      comparison.baseline.push(base);
+      comparison.candidate.push(ns);
+      comparison.paired.push(ns / base);
+      comparison.latencies.baseline.push(...(latencies.get(BASELINE) ?? []));
+      comparison.latencies.candidate.push(...(latencies.get(name) ?? []));
+    }
   }
   return result;
 }
+
+/** The baseline's key among the sides of {@link interleaveMany}: no candidate's name. */
+const BASELINE = Symbol('baseline');
 
 export function median(values: readonly number[]): number {
   return quantile(values, 0.5);
