@@ -103,12 +103,11 @@ export async function hotActorAws(options: HotActorAwsOptions): Promise<Row[]> {
     log(`  ${name}: ${formatRate(candidate)} (${formatNs(candidate)}/msg)`);
   }
   const callsOf = (side: Clients) => perOp(side.counter, total);
-  log(
-    `  calls per message: ${sides.map(({ name, side }) => `${name} ${formatPerOp(callsOf(side))}`).join('; ')}; baseline ${formatPerOp(callsOf(baseSide))}`,
-  );
-  log(
-    `  time per call: ${sides.map(({ name, side }) => `${name} ${formatCallTimes(side.counter)}`).join('; ')}; baseline ${formatCallTimes(baseSide.counter)}`,
-  );
+  const all = [...sides, { name: 'baseline', side: baseSide }];
+  const each = (format: (side: Clients) => string) =>
+    all.map(({ name, side }) => `${name} ${format(side)}`).join('; ');
+  log(`  calls per message: ${each((side) => formatPerOp(callsOf(side)))}`);
+  log(`  time per call: ${each((side) => formatCallTimes(side.counter))}`);
   return sides.map(({ comparison, side }, n) => {
     const candidate = median(comparison.candidate);
     const gains = comparison.paired.map((ratio) => 1 / ratio);

@@ -116,7 +116,7 @@ export function placeSends(
   return { record: { ...record, outboxApart: true }, apart: outbox };
 }
 
-/** The comma and `"outbox":`: what a record that holds no sends adds to hold them, but them. */
+/** What holding sends adds to a record that holds none, besides them: a comma and `"outbox":`. */
 const OUTBOX_MEMBER_BYTES = ',"outbox":'.length;
 
 /** `jsonSize({ ...record, outbox })`, from `bytes`, the size of `record`. */
