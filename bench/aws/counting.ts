@@ -5,6 +5,7 @@
  */
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { median } from '../measure.ts';
 
 /** What a side's clients sent. */
 export interface CallCounter {
@@ -28,6 +29,18 @@ export interface CallCounter {
   sqsRequests: number;
   /** Milliseconds spent waiting on each command, by name. */
   readonly ms: Record<string, number>;
+  /** Each call's milliseconds, by command: medians, which the outliers of a shared host do not skew. */
+  readonly durations: Record<string, number[]>;
+  /**
+   * Milliseconds from the end of one call to the start of the next, by the pair of commands
+   * (`ReceiveMessage→PutItem`): where the code between a side's calls runs. A call that starts
+   * while another runs has none.
+   */
+  readonly gaps: Record<string, number[]>;
+  /** The last call to end: where the next gap starts. */
+  last?: { readonly name: string; readonly end: number };
+  /** Calls started and not ended: a call that starts while one runs has no gap before it. */
+  running: number;
   /** The attributes of each item this side wrote, by table and key, with their sizes. */
   readonly items: Map<string, Map<string, number>>;
 }
@@ -40,6 +53,9 @@ export function newCounter(): CallCounter {
     indexWcu: 0,
     sqsRequests: 0,
     ms: {},
+    durations: {},
+    gaps: {},
+    running: 0,
     items: new Map(),
   };
 }
@@ -47,6 +63,9 @@ export function newCounter(): CallCounter {
 export function resetCounter(counter: CallCounter): void {
   for (const name of Object.keys(counter.commands)) delete counter.commands[name];
   for (const name of Object.keys(counter.ms)) delete counter.ms[name];
+  for (const name of Object.keys(counter.durations)) delete counter.durations[name];
+  for (const name of Object.keys(counter.gaps)) delete counter.gaps[name];
+  counter.last = undefined;
   counter.itemWrites = 0;
   counter.wcu = 0;
   counter.indexWcu = 0;
@@ -136,18 +155,50 @@ export function countSqs(client: SQSClient, counter: CallCounter): void {
 
 async function timed<T>(counter: CallCounter, name: string, call: () => Promise<T>): Promise<T> {
   const start = performance.now();
+  const last = counter.last;
+  if (last && counter.running === 0) push(counter.gaps, `${last.name}→${name}`, start - last.end);
+  counter.running++;
   try {
     return await call();
   } finally {
-    counter.ms[name] = (counter.ms[name] ?? 0) + performance.now() - start;
+    const end = performance.now();
+    counter.ms[name] = (counter.ms[name] ?? 0) + end - start;
+    push(counter.durations, name, end - start);
+    counter.last = { name, end };
+    counter.running--;
   }
 }
 
-/** `TransactWriteItems 4.1 ms, ReceiveMessage 2.0 ms`: mean time per call, by command. */
+function push(lists: Record<string, number[]>, key: string, value: number): void {
+  const list = lists[key];
+  if (list) list.push(value);
+  else lists[key] = [value];
+}
+
+/**
+ * `ReceiveMessage 2.02 (mean 2.41) ms, …`: the median and the mean time per call, by command.
+ * The mean is what the side's total holds; the median, what a typical call took.
+ */
 export function formatCallTimes(counter: CallCounter): string {
   return Object.keys(counter.commands)
     .sort()
-    .map((name) => `${name} ${((counter.ms[name] ?? 0) / counter.commands[name]!).toFixed(1)} ms`)
+    .map((name) => {
+      const mean = (counter.ms[name] ?? 0) / counter.commands[name]!;
+      const typical = median(counter.durations[name] ?? []);
+      return `${name} ${typical.toFixed(2)} (mean ${mean.toFixed(2)}) ms`;
+    })
+    .join(', ');
+}
+
+/**
+ * `ReceiveMessage→PutItem 0.14 ms, …`: the median time between the end of one call and the
+ * start of the next, for each pair of commands seen at least `least` times.
+ */
+export function formatGaps(counter: CallCounter, least: number): string {
+  return Object.entries(counter.gaps)
+    .filter(([, gaps]) => gaps.length >= least)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([pair, gaps]) => `${pair} ${median(gaps).toFixed(2)} ms`)
     .join(', ');
 }
 

@@ -41,7 +41,7 @@ import {
 } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { applied, Counter, inboxMessage, ingress } from './actors.ts';
-import { formatCallTimes, formatPerOp, perOp } from './counting.ts';
+import { formatCallTimes, formatGaps, formatPerOp, perOp } from './counting.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -126,6 +126,9 @@ export async function hotActorAws(options: HotActorAwsOptions): Promise<Row[]> {
     all.map(({ name, side }) => `${name} ${format(side)}`).join('; ');
   log(`  calls per message: ${each((side) => formatPerOp(callsOf(side)))}`);
   log(`  time per call: ${each((side) => formatCallTimes(side.counter))}`);
+  // The pairs each batch of ten makes on every side: where the code between the calls runs.
+  const everyBatch = total / 10 / 2;
+  log(`  time between calls, median: ${each((side) => formatGaps(side.counter, everyBatch))}`);
   return sides.map(({ comparison, side, bench, budget }) => {
     const candidate = median(comparison.candidate);
     const gains = comparison.paired.map((ratio) => 1 / ratio);

@@ -25,7 +25,7 @@ import { Worker } from '@baton/core/engine';
 import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { hits, inboxMessage, ingress, Player } from './actors.ts';
-import { formatCallTimes, formatPerOp, perOp } from './counting.ts';
+import { formatCallTimes, formatGaps, formatPerOp, perOp } from './counting.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
 
 const MAX_EMPTY = 50;
@@ -73,6 +73,11 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
   );
   log(
     `  time outside the calls per hop (the code between them): baton ${meters.baton.offCallPerOp()}; hand-written ${meters.baseline.offCallPerOp()}`,
+  );
+  // The pairs every hop makes (not a round's first and last calls): where that code runs.
+  const everyHop = total / 2;
+  log(
+    `  time between calls, median: baton ${formatGaps(batonSide.counter, everyHop)}; hand-written ${formatGaps(handSide.counter, everyHop)}`,
   );
   return {
     bench: `actor→actor ping-pong (${target.label})`,

@@ -7,12 +7,19 @@ import { randomUUID } from 'node:crypto';
 import {
   DeleteTableCommand,
   DynamoDBClient,
+  GetItemCommand,
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { createTable } from '@baton/aws';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { countDynamoDb, newCounter } from '../../bench/aws/counting.ts';
+import {
+  countDynamoDb,
+  formatCallTimes,
+  formatGaps,
+  newCounter,
+  resetCounter,
+} from '../../bench/aws/counting.ts';
 
 const local = {
   endpoint: inject('dynamodbEndpoint'),
@@ -73,5 +80,38 @@ describe('the cost bench counting middleware', () => {
     expect(reported).toBeGreaterThan(14 * 2);
     expect(counter.wcu).toBe(reported);
     expect(counter.itemWrites).toBe(14);
+  });
+
+  it('times each call, and the time between one call and the next by the pair of commands', async () => {
+    const client = new DynamoDBClient(local);
+    const counter = newCounter();
+    countDynamoDb(client, counter);
+    const Key = { pk: { S: 'A#counter/gaps' }, sk: { S: 'R' } };
+    const get = () => client.send(new GetItemCommand({ TableName: tableName, Key }));
+    const put = () => client.send(new PutItemCommand({ TableName: tableName, Item: Key }));
+    await put();
+    await get();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await get();
+    // Overlapping calls: no gap between them (the next one starts before the last one ends).
+    await Promise.all([get(), get()]);
+
+    expect(counter.durations.PutItem).toHaveLength(1);
+    expect(counter.durations.GetItem).toHaveLength(4);
+    expect(Object.keys(counter.gaps).sort()).toEqual(['GetItem→GetItem', 'PutItem→GetItem']);
+    // After the last sequential get: the pause, then the first of the overlapping two.
+    const between = counter.gaps['GetItem→GetItem']!;
+    expect(between).toHaveLength(2);
+    expect(Math.max(...between)).toBeGreaterThanOrEqual(19);
+    expect(formatGaps(counter, 2)).toMatch(/^GetItem→GetItem \d+\.\d\d ms$/);
+    expect(formatGaps(counter, 3)).toBe('');
+    expect(formatCallTimes(counter)).toMatch(
+      /^GetItem \d+\.\d\d \(mean \d+\.\d\d\) ms, PutItem \d+\.\d\d \(mean \d+\.\d\d\) ms$/,
+    );
+
+    resetCounter(counter);
+    await get();
+    expect(counter.gaps).toEqual({});
+    expect(counter.durations).toEqual({ GetItem: [expect.any(Number)] });
   });
 });
