@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
     typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
     testTimeout: 60_000,
+    // A poll waits on work in other processes (a dev server, Chromium, the emulators'
+    // JVMs); on a loaded 2-core CI host a turn and its push can take past vitest's 1-s default.
+    expect: { poll: { timeout: 10_000 } },
     // The embedded store keeps what a commit passes in: frozen here, code that changes a
     // committed object afterwards fails its test.
     env: { BATON_FREEZE_COMMITS: '1' },
