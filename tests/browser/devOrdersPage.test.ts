@@ -5,7 +5,8 @@
  * turn commits changes nothing in the end: each order holds its stock once and is charged once.
  * The payment service runs here, over HTTP on loopback, and counts every call it gets. The
  * inspector lists the orders by status, shows one order's timeline and cancels it (a refund, and
- * the stock back), signals an order on and terminates another (no refund, the stock kept).
+ * the stock back), signals an order on and terminates another (no refund, the stock kept). An
+ * order the server refuses is shown on the page, not dropped.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -246,5 +247,18 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     expect(payments.refunds.size).toBe(1);
     expect(await text('stock-kettle')).toBe('3');
     await inspector.close();
+  });
+
+  it('shows a refused order on the page, and clears it once a send goes through', async () => {
+    // The form asks for 1 or more; without that check, the server refuses the order's input.
+    await page.getByLabel('quantity').evaluate((input) => input.removeAttribute('min'));
+    await page.getByLabel('quantity').fill('0');
+    await page.getByRole('button', { name: 'order', exact: true }).click();
+    await expect
+      .poll(() => text('refused'))
+      .toMatch(/^invalid payload for wf-fulfil\/order-.* "start": payload.input.qty: /);
+    await page.getByTestId('stock-kettle').locator('xpath=..').getByRole('button').click();
+    await expect.poll(() => page.getByTestId('refused').count()).toBe(0);
+    await expect.poll(() => text('stock-kettle')).toBe('8');
   });
 });

@@ -7,7 +7,7 @@
 import { BatonClient } from '@baton/client';
 import type { WorkflowHistoryEntry } from '@baton/core';
 import { BatonProvider, useConnectionState, useQuery, useSend, useWorkflow } from '@baton/react';
-import { type FormEvent, useState } from 'react';
+import { createContext, type FormEvent, useContext, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Fulfil } from '../fulfil.ts';
 import { Inventory, orderList, PRODUCTS, stockLevels } from '../inventory.ts';
@@ -23,9 +23,17 @@ function label(entry: WorkflowHistoryEntry): string {
   return entry.name;
 }
 
+/**
+ * Where the page's sends report how they ended: a refusal (an invalid order, say) or a lost
+ * connection is shown at the top of the page, not dropped; the next send that goes through
+ * clears it.
+ */
+const Report = createContext<(sending: Promise<unknown>) => void>(() => {});
+
 function Stock() {
   const { data } = useQuery(stockLevels, {});
   const send = useSend({ visible: true });
+  const report = useContext(Report);
   return (
     <section>
       <h2>Stock</h2>
@@ -41,7 +49,7 @@ function Stock() {
                 <button
                   type="button"
                   className="quiet"
-                  onClick={() => send(Inventory.ref(sku), 'restock', { qty: 5 })}
+                  onClick={() => report(send(Inventory.ref(sku), 'restock', { qty: 5 }))}
                 >
                   +5
                 </button>
@@ -56,12 +64,13 @@ function Stock() {
 
 function PlaceOrder() {
   const send = useSend();
+  const report = useContext(Report);
   const [sku, setSku] = useState<string>(PRODUCTS[0]);
   const [qty, setQty] = useState(1);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const id = `order-${crypto.randomUUID().slice(0, 8)}`;
-    void send(Fulfil.ref(id), 'start', { input: { sku, qty, amount: 25 * qty } });
+    report(send(Fulfil.ref(id), 'start', { input: { sku, qty, amount: 25 * qty } }));
   };
   return (
     <section>
@@ -90,6 +99,7 @@ function Order({ id }: { id: string }) {
   const ref = Fulfil.ref(id);
   const { data, error } = useWorkflow(ref);
   const send = useSend();
+  const report = useContext(Report);
   if (!data) return <li>{error ? error.message : '…'}</li>;
   const steps = data.history.filter((e) => SHOWN.has(e.kind));
   return (
@@ -104,7 +114,7 @@ function Order({ id }: { id: string }) {
             type="button"
             className="quiet"
             onClick={() =>
-              send(ref, 'signal', { name: 'shipped', payload: { tracking: `T-${id}` } })
+              report(send(ref, 'signal', { name: 'shipped', payload: { tracking: `T-${id}` } }))
             }
           >
             ship
@@ -145,8 +155,14 @@ function Orders() {
 
 function App() {
   const connection = useConnectionState();
+  const [refused, setRefused] = useState('');
+  const report = (sending: Promise<unknown>) =>
+    sending.then(
+      () => setRefused(''),
+      (failure) => setRefused(failure instanceof Error ? failure.message : String(failure)),
+    );
   return (
-    <>
+    <Report.Provider value={report}>
       <style>{SHOP_CSS}</style>
       <header>
         <h1>Order fulfilment</h1>
@@ -154,6 +170,11 @@ function App() {
           {connection}
         </span>
       </header>
+      {refused && (
+        <p className="error" role="alert" data-testid="refused">
+          {refused}
+        </p>
+      )}
       <main>
         <div>
           <PlaceOrder />
@@ -161,7 +182,7 @@ function App() {
         </div>
         <Orders />
       </main>
-    </>
+    </Report.Provider>
   );
 }
 

@@ -23,5 +23,6 @@ button.quiet { background:#eef1f7; color:var(--ink) }
 .status[data-status=waiting] { color:var(--wait) }
 ol.steps { list-style:none; margin:.6rem 0 0; padding:0 } ol.steps li { display:grid; grid-template-columns:1.4rem 1fr auto; gap:.3rem; padding:.15rem 0 }
 ol.steps .done { color:var(--ok) } ol.steps .failed { color:var(--bad) } ol.steps .pending { color:var(--wait) }
+.error { margin:1rem 2rem 0; padding:.6rem 1rem; border-radius:8px; background:#fdecec; color:var(--bad) }
 ol.steps small { color:var(--muted) } .outcome { margin:.5rem 0 0; color:var(--muted); font-size:.9rem }
 `;
