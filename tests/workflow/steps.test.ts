@@ -212,6 +212,20 @@ describe('a workflow', () => {
     expect(log.count('work')).toBe(1);
   });
 
+  it('runs nothing for a wake-up that reaches an instance never started', async () => {
+    const log = stepLog();
+    const Idle = workflow({
+      name: 'idle',
+      input: z.object({}),
+      run: (ctx) => ctx.step('work', (info) => log.record('work', info)),
+    });
+    const h = workflowHarness([Idle.actor]);
+    await h.client.send(Idle.ref('i') as never, '_wake' as never, {} as never);
+    await h.runAll();
+    expect(await h.state(Idle.ref('i').id)).toMatchObject({ status: 'new', journal: [] });
+    expect(log.count('work')).toBe(0);
+  });
+
   it('is started once per id: starting it again neither reruns it nor changes its outcome', async () => {
     const log = stepLog();
     const Once = workflow({
@@ -256,6 +270,9 @@ describe('a workflow', () => {
     const h = workflowHarness([Flaky.actor]);
     const started = h.clock.now();
     const ref = await h.client.start(Flaky, 'f', {});
+    await h.runAll({ until: started });
+    // Its step waits out a backoff: the run is busy, not waiting for the outside.
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'running' });
     await h.runAll();
 
     expect(await h.client.result(ref)).toBe('charged');

@@ -2,8 +2,8 @@
  * What a workflow step costs in writes (the issue's budget: at most one write of the instance's
  * record per step, plus the message that carries its result): counted on the store's commits of
  * the instance, for a run of actor calls (one turn per reply) and for a run of outside steps
- * (several a turn). The emulators' figure, against a hand-written actor, is `BENCH_ONLY=8 pnpm
- * bench`'s row 8c.
+ * (several a turn), with the timer items those commits write. The emulators' figure, against a
+ * hand-written actor, is `BENCH_ONLY=8 pnpm bench`'s row 8c.
  */
 import { type ActorRef, actor, defineApp, workflow } from '@baton/core';
 import type { Commit } from '@baton/core/adapter';
@@ -67,6 +67,16 @@ describe('the writes of a workflow step', () => {
     expect(of(ref).length / STEPS).toBeLessThanOrEqual(1.1);
     const sent = of(ref).map((c) => c.outbox.length + (c.record.outbox?.length ?? 0));
     expect(Math.max(...sent)).toBe(1);
+    // Timer items: each call's timeout, put with the call and removed with its reply, and the
+    // finished instance's expiry; no other (a recheck of a run never paused, say).
+    const timers = (pick: (c: Commit) => readonly string[]) => of(ref).flatMap(pick);
+    const asks = (ids: string[]) => ids.filter((id) => id.startsWith('ask:'));
+    const put = timers((c) => (c.timers?.put ?? []).map((t) => t.id));
+    const removed = timers((c) => c.timers?.remove ?? []);
+    expect(asks(put)).toHaveLength(STEPS);
+    expect(asks(removed)).toEqual(asks(put));
+    expect(put.filter((id) => !id.startsWith('ask:'))).toEqual(['wf:expire']);
+    expect(removed.filter((id) => !id.startsWith('ask:'))).toEqual([]);
     // The actor's side: one commit per call, as for any ask.
     expect(of(Tally.ref('c'))).toHaveLength(STEPS);
   });
