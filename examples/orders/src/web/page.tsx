@@ -7,7 +7,7 @@
 import { BatonClient } from '@baton/client';
 import type { WorkflowHistoryEntry } from '@baton/core';
 import { BatonProvider, useConnectionState, useQuery, useSend, useWorkflow } from '@baton/react';
-import { createContext, type FormEvent, useContext, useState } from 'react';
+import { createContext, type FormEvent, useCallback, useContext, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Fulfil } from '../fulfil.ts';
 import { Inventory, orderList, PRODUCTS, stockLevels } from '../inventory.ts';
@@ -24,9 +24,9 @@ function label(entry: WorkflowHistoryEntry): string {
 }
 
 /**
- * Where the page's sends report how they ended: a refusal (an invalid order, say) or a lost
- * connection is shown at the top of the page, not dropped; the next send that goes through
- * clears it.
+ * Where the page's sends report how they ended: a refusal (an invalid order, a rate limit) is
+ * shown at the top of the page, not dropped; the next send that goes through clears it. (A send
+ * made while the connection is down waits for it and goes out on reconnect.)
  */
 const Report = createContext<(sending: Promise<unknown>) => void>(() => {});
 
@@ -156,11 +156,14 @@ function Orders() {
 function App() {
   const connection = useConnectionState();
   const [refused, setRefused] = useState('');
-  const report = (sending: Promise<unknown>) =>
-    sending.then(
-      () => setRefused(''),
-      (failure) => setRefused(failure instanceof Error ? failure.message : String(failure)),
-    );
+  const report = useCallback(
+    (sending: Promise<unknown>) =>
+      sending.then(
+        () => setRefused(''),
+        (failure) => setRefused(failure instanceof Error ? failure.message : String(failure)),
+      ),
+    [],
+  );
   return (
     <Report.Provider value={report}>
       <style>{SHOP_CSS}</style>
