@@ -27,8 +27,6 @@ export interface CallCounter {
   indexWcu: number;
   /** SQS requests (every SQS command; a batch of 10 is one request). */
   sqsRequests: number;
-  /** Milliseconds spent waiting on each command, by name. */
-  readonly ms: Record<string, number>;
   /** Each call's milliseconds, by command: medians, which the outliers of a shared host do not skew. */
   readonly durations: Record<string, number[]>;
   /**
@@ -52,7 +50,6 @@ export function newCounter(): CallCounter {
     wcu: 0,
     indexWcu: 0,
     sqsRequests: 0,
-    ms: {},
     durations: {},
     gaps: {},
     running: 0,
@@ -62,7 +59,6 @@ export function newCounter(): CallCounter {
 
 export function resetCounter(counter: CallCounter): void {
   for (const name of Object.keys(counter.commands)) delete counter.commands[name];
-  for (const name of Object.keys(counter.ms)) delete counter.ms[name];
   for (const name of Object.keys(counter.durations)) delete counter.durations[name];
   for (const name of Object.keys(counter.gaps)) delete counter.gaps[name];
   counter.last = undefined;
@@ -162,12 +158,18 @@ async function timed<T>(counter: CallCounter, name: string, call: () => Promise<
     return await call();
   } finally {
     const end = performance.now();
-    counter.ms[name] = (counter.ms[name] ?? 0) + end - start;
     push(counter.durations, name, end - start);
     counter.last = { name, end };
     counter.running--;
   }
 }
+
+/** Milliseconds the side spent waiting on its calls, all commands together. */
+export function callMs(counter: CallCounter): number {
+  return sum(Object.values(counter.durations).flat());
+}
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
 function push(lists: Record<string, number[]>, key: string, value: number): void {
   const list = lists[key];
@@ -183,8 +185,9 @@ export function formatCallTimes(counter: CallCounter): string {
   return Object.keys(counter.commands)
     .sort()
     .map((name) => {
-      const mean = (counter.ms[name] ?? 0) / counter.commands[name]!;
-      const typical = median(counter.durations[name] ?? []);
+      const durations = counter.durations[name] ?? [];
+      const mean = sum(durations) / counter.commands[name]!;
+      const typical = median(durations);
       return `${name} ${typical.toFixed(2)} (mean ${mean.toFixed(2)}) ms`;
     })
     .join(', ');

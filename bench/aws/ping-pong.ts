@@ -25,7 +25,7 @@ import { Worker } from '@baton/core/engine';
 import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { hits, inboxMessage, ingress, Player } from './actors.ts';
-import { formatCallTimes, formatGaps, formatPerOp, perOp } from './counting.ts';
+import { callMs, formatCallTimes, formatGaps, formatPerOp, perOp } from './counting.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
 
 const MAX_EMPTY = 50;
@@ -108,12 +108,13 @@ class SideMeter {
   }
 
   async measure(round: () => Promise<Sample>): Promise<Sample> {
-    const callMs = this.#callMs();
+    const waitedBefore = callMs(this.#side.counter);
     const before = process.cpuUsage();
     const start = performance.now();
     const sample = await round();
     const used = process.cpuUsage(before);
-    this.#offCallMs += performance.now() - start - (this.#callMs() - callMs);
+    const elapsed = performance.now() - start;
+    this.#offCallMs += elapsed - (callMs(this.#side.counter) - waitedBefore);
     this.#micros += used.user + used.system;
     this.#ops += sample.ops;
     return sample;
@@ -125,10 +126,6 @@ class SideMeter {
 
   offCallPerOp(): string {
     return this.#ops === 0 ? '—' : `${(this.#offCallMs / this.#ops).toFixed(2)} ms`;
-  }
-
-  #callMs(): number {
-    return Object.values(this.#side.counter.ms).reduce((sum, ms) => sum + ms, 0);
   }
 }
 
