@@ -35,10 +35,12 @@ describe('the load simulation, small', () => {
   });
 
   it('makes a call over the rate wait for its share, and refuses one it cannot take now', async () => {
-    const limit = new RateLimit(100, 0);
+    // Two a second: each call books 500 ms, far more than a loaded host stalls between two
+    // lines (at 100 a second, a 10-ms stall let the second call through).
+    const limit = new RateLimit(2, 0);
     expect(limit.tryTake()).toBe(true);
     expect(limit.tryTake()).toBe(false);
-    // The first call booked the next 10 ms: this one waits for them on a timer, which no
+    // The first call booked the next 500 ms: this one waits for them on a timer, which no
     // immediate outruns. (Not timed: a timer may fire early against performance.now().)
     let taken = false;
     const taking = limit.take().then(() => {
@@ -47,7 +49,7 @@ describe('the load simulation, small', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(taken).toBe(false);
     await taking;
-    // It booked the 10 ms after those: a call now is refused again.
+    // It booked the 500 ms after those: a call now is refused again.
     expect(limit.tryTake()).toBe(false);
   });
 
