@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ActorRecord } from '../adapter/ports.ts';
-import { RecordCache } from './RecordCache.ts';
+import type { ActorRecord, Timer } from '../adapter/ports.ts';
+import { MAX_KNOWN_TIMERS, RecordCache } from './RecordCache.ts';
 
 const record = (id: string, ver = 1): ActorRecord => ({
   id,
@@ -74,5 +74,95 @@ describe('RecordCache', () => {
     // A conflict with no record returned forgets the entry.
     cache.stale('a/1', undefined);
     expect(cache.get('a/1')).toBeUndefined();
+  });
+
+  describe('timers known without a read', () => {
+    const timer = (id: string, gen = `g-${id}`): Timer => ({
+      actorId: 'a/1',
+      id,
+      gen,
+      at: 1_000,
+      name: 'ring',
+      payload: null,
+      createdAt: 0,
+    });
+    const known = (cache: RecordCache, at: ActorRecord, id: string) =>
+      cache.knownTimer(at.id, at.ver, at.life, id);
+
+    it('knows the timers its commits put, through the versions they follow each other by', () => {
+      const cache = new RecordCache(3);
+      const v1 = record('a/1', 1);
+      const v2 = record('a/1', 2);
+      const v3 = record('a/1', 3);
+      cache.set(v1);
+      cache.committed(v2, v1, { put: [timer('x'), timer('y')], remove: [] });
+      expect(known(cache, v2, 'x')?.gen).toBe('g-x');
+      cache.committed(v3, v2, { put: [timer('x', 'again')], remove: ['y'] });
+      expect(known(cache, v3, 'x')?.gen).toBe('again');
+      expect(known(cache, v3, 'y')).toBeUndefined();
+      // A commit that touches no timer keeps what is known.
+      const v4 = record('a/1', 4);
+      cache.committed(v4, v3, undefined);
+      expect(known(cache, v4, 'x')?.gen).toBe('again');
+      // Asked at another version (a turn on an older record), it knows nothing.
+      expect(known(cache, v3, 'x')).toBeUndefined();
+    });
+
+    it('knows only what a commit put when it did not follow the version the entry held', () => {
+      const cache = new RecordCache(3);
+      const v1 = record('a/1', 1);
+      cache.set(v1);
+      cache.committed(record('a/1', 2), v1, { put: [timer('x')], remove: [] });
+      // Another worker committed ver 3; this one's commit of ver 4 built on it.
+      const v4 = record('a/1', 4);
+      cache.committed(v4, record('a/1', 3), { put: [timer('z')], remove: [] });
+      expect(known(cache, v4, 'x')).toBeUndefined();
+      expect(known(cache, v4, 'z')?.gen).toBe('g-z');
+      // Nor across lives at the same version.
+      const otherLife = { ...record('a/1', 5), life: 'second' };
+      cache.committed(otherLife, { ...v4, life: 'first' }, undefined);
+      expect(known(cache, otherLife, 'z')).toBeUndefined();
+      cache.committed({ ...otherLife, ver: 6 }, otherLife, { put: [timer('w')], remove: [] });
+      expect(known(cache, { ...otherLife, ver: 6 }, 'w')?.gen).toBe('g-w');
+      expect(known(cache, { ...otherLife, ver: 6, life: 'first' }, 'w')).toBeUndefined();
+    });
+
+    it('forgets them on a record it did not commit: read at another version, set, or stale', () => {
+      const cache = new RecordCache(3);
+      const v1 = record('a/1', 1);
+      const v2 = record('a/1', 2);
+      cache.set(v1);
+      cache.committed(v2, v1, { put: [timer('x')], remove: [] });
+      // A read of the same version keeps them: nobody committed since.
+      cache.read(record('a/1', 2));
+      expect(known(cache, v2, 'x')).toBeDefined();
+      cache.read(record('a/1', 3));
+      expect(known(cache, record('a/1', 3), 'x')).toBeUndefined();
+
+      cache.committed(record('a/1', 4), record('a/1', 3), { put: [timer('x')], remove: [] });
+      cache.set(record('a/1', 4));
+      expect(known(cache, record('a/1', 4), 'x')).toBeUndefined();
+
+      cache.committed(record('a/1', 5), record('a/1', 4), { put: [timer('x')], remove: [] });
+      cache.stale('a/1', record('a/1', 5));
+      expect(known(cache, record('a/1', 5), 'x')).toBeUndefined();
+    });
+
+    it('leaves out a dead-lettered timer, and keeps the latest puts past the cap', () => {
+      const cache = new RecordCache(3);
+      const v1 = record('a/1', 1);
+      const v2 = record('a/1', 2);
+      const kept: Timer = { ...timer('dead'), deadLettered: true };
+      const many = Array.from({ length: MAX_KNOWN_TIMERS + 2 }, (_, i) => timer(`t${i}`));
+      cache.set(v1);
+      cache.committed(v2, v1, { put: [timer('live'), kept], remove: [] });
+      expect(known(cache, v2, 'live')).toBeDefined();
+      expect(known(cache, v2, 'dead')).toBeUndefined();
+      cache.committed(v2, v1, { put: many, remove: [] });
+      expect(known(cache, v2, 't0')).toBeUndefined();
+      expect(known(cache, v2, 't1')).toBeUndefined();
+      expect(known(cache, v2, 't2')).toBeDefined();
+      expect(known(cache, v2, `t${MAX_KNOWN_TIMERS + 1}`)).toBeDefined();
+    });
   });
 });

@@ -1,10 +1,19 @@
-import type { ActorRecord } from '../adapter/ports.ts';
+import type { ActorRecord, Commit, Timer } from '../adapter/ports.ts';
+import { deepCopy } from '../shared/deepCopy.ts';
 
 interface Entry {
   readonly record: ActorRecord;
   /** Another worker commits for this actor too: its record here was found stale. */
   readonly shared: boolean;
+  /** Timers known to be stored at this record's version (see {@link RecordCache.committed}). */
+  readonly timers?: ReadonlyMap<string, Timer>;
 }
+
+/**
+ * Timers kept known per actor at most, the latest put first kept: one not known is read, so
+ * an actor with many pending timers costs memory for these only.
+ */
+export const MAX_KNOWN_TIMERS = 32;
 
 /**
  * The warm worker's cache of actor records (GEO): a hit saves the load, and the commit's version
@@ -15,6 +24,10 @@ interface Entry {
  * container) would find its entry stale in most turns, and pay a failed commit each time: more
  * than a read. So an entry a commit found stale is marked shared, and a turn reads the store's
  * record instead ({@link trusted}) until a read finds the entry was current after all.
+ *
+ * An entry also knows some of the actor's stored timers — those this worker's own commits put
+ * — so that a reply to an ask, or a timer's fire, finds its timer without a read
+ * ({@link knownTimer}).
  */
 export class RecordCache {
   readonly #entries = new Map<string, Entry>();
@@ -44,13 +57,61 @@ export class RecordCache {
   }
 
   /**
+   * Keeps `record`, which this worker's commit of `timers` wrote over `from`, with the timers
+   * known stored at its version: those known at `from` (if the entry held that version) and
+   * those the commit put, less those it removed. Timers change only in the actor's commits,
+   * each on the version before it, so while the versions follow one another through this
+   * worker's commits, what it put is what is stored.
+   */
+  committed(record: ActorRecord, from: ActorRecord, timers: Commit['timers']): void {
+    const held = this.#entries.get(record.id);
+    const before = held && sameVersion(held.record, from) ? held.timers : undefined;
+    let known: Map<string, Timer> | undefined;
+    if (before || timers) {
+      known = new Map(before);
+      for (const id of timers?.remove ?? []) known.delete(id);
+      for (const timer of timers?.put ?? []) {
+        known.delete(timer.id);
+        // A timer kept for its dead-lettered fire waits for a redrive, which reads it.
+        if (!timer.deadLettered) known.set(timer.id, timer);
+      }
+      for (const id of known.keys()) {
+        if (known.size <= MAX_KNOWN_TIMERS) break;
+        known.delete(id);
+      }
+    }
+    this.#put(record, held?.shared ?? false, known?.size ? known : undefined);
+  }
+
+  /**
+   * Timer `id` as stored at version `ver` of the actor's life `life`, if this worker knows it
+   * ({@link committed}); `undefined` says nothing of whether it is stored. A copy, as a read
+   * would give: its payload reaches a handler, which may change it and then fail.
+   */
+  knownTimer(
+    actorId: string,
+    ver: number,
+    life: string | undefined,
+    id: string,
+  ): Timer | undefined {
+    const held = this.#entries.get(actorId);
+    if (held?.record.ver !== ver || held.record.life !== life) return undefined;
+    const timer = held.timers?.get(id);
+    return timer && { ...timer, payload: deepCopy(timer.payload) };
+  }
+
+  /**
    * Keeps `record` as read from the store: if the entry it replaces held the same version, no
    * other worker committed meanwhile, and the entry is trusted again.
    */
   read(record: ActorRecord): void {
     const held = this.#entries.get(record.id);
-    const current = held?.record.ver === record.ver && held.record.life === record.life;
-    this.#put(record, held !== undefined && !current && held.shared);
+    const current = held !== undefined && sameVersion(held.record, record);
+    this.#put(
+      record,
+      held !== undefined && !current && held.shared,
+      current ? held.timers : undefined,
+    );
   }
 
   /** A commit on the entry of `actorId` failed on its version: `current` is the store's record. */
@@ -67,13 +128,18 @@ export class RecordCache {
     this.#entries.clear();
   }
 
-  #put(record: ActorRecord, shared: boolean): void {
+  #put(record: ActorRecord, shared: boolean, timers?: ReadonlyMap<string, Timer>): void {
     if (this.#capacity <= 0) return;
     this.#entries.delete(record.id);
-    this.#entries.set(record.id, { record, shared });
+    this.#entries.set(record.id, timers ? { record, shared, timers } : { record, shared });
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
   }
+}
+
+/** Whether `a` and `b` are the same version of the same life of an actor. */
+function sameVersion(a: ActorRecord, b: ActorRecord): boolean {
+  return a.ver === b.ver && a.life === b.life;
 }

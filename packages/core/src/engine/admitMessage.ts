@@ -37,7 +37,7 @@ export async function admit(
   }
   if (envelope.timer) {
     const { id, gen } = envelope.timer;
-    const timer = await storedTimer(engine, builder, record.id, id);
+    const timer = await storedTimer(engine, builder, id, gen);
     // A fire whose first copy was dead-lettered waits for its redrive.
     if (timer?.gen !== gen || timer.deadLettered) return undefined;
     return isVoid(record, timer) ? { voids: timer } : { fires: timer };
@@ -49,7 +49,12 @@ export async function admit(
     const onChannel = { arrival, ...(mark ? { mark } : {}) };
     if (envelope.replyTo === undefined) return onChannel;
     // A reply goes to the ask's continuation while its timeout timer is stored.
-    const timer = await storedTimer(engine, builder, record.id, askTimerId(envelope.replyTo));
+    const timer = await storedTimer(
+      engine,
+      builder,
+      askTimerId(envelope.replyTo),
+      envelope.replyTo,
+    );
     // The ask timed out, or its reply was dead-lettered: the continuation runs from that.
     if (timer?.gen !== envelope.replyTo || timer.deadLettered) {
       return { ...onChannel, lateReply: true };
@@ -80,20 +85,29 @@ async function redrivenFire(
   fire: NonNullable<DeadLetter['timer']>,
 ): Promise<Admission> {
   const record = builder.record;
-  const timer = await storedTimer(engine, builder, record.id, fire.id);
+  const timer = await storedTimer(engine, builder, fire.id, fire.gen);
   if (timer?.gen !== fire.gen) return { forgets: kept };
   return isVoid(record, timer) ? { forgets: kept, voids: timer } : { redrives: kept, fires: timer };
 }
 
-/** Timer `id` as the pending commit leaves it (an earlier message of the batch may have changed it). */
+/**
+ * Timer `id` as the pending commit leaves it (an earlier message of the batch may have changed
+ * it), else as stored. The scheduling `gen` that this worker's own commits stored is known
+ * without a read; only that match is taken on trust, since it leads to a commit, whose version
+ * condition checks it — while what skips a message commits nothing, and is read.
+ */
 async function storedTimer(
   engine: Engine,
   builder: CommitBuilder,
-  actorId: string,
   id: string,
+  gen: string,
 ): Promise<Timer | null | undefined> {
   const pending = builder.pendingTimer(id);
-  return pending === undefined ? engine.store.readTimer(actorId, id) : pending;
+  if (pending !== undefined) return pending;
+  const { record } = builder;
+  const known = engine.cache.knownTimer(record.id, builder.baseVer, record.life, id);
+  if (known?.gen === gen && !known.deadLettered) return known;
+  return engine.store.readTimer(record.id, id);
 }
 
 /**

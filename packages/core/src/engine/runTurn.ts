@@ -302,9 +302,9 @@ async function applyBatch(
         notify(engine.logger, 'onDeadLetter', engine.onDeadLetter, letter, base.id);
       }
     }
+    engine.cache.committed(record, committed, pending.timers);
     committed = record;
     builder.reset(withoutOutbox(record));
-    engine.cache.set(record);
     for (const item of pending.outbox) sent += item.envelopes.length;
     if (pending.outbox.length > 0) {
       const { ver, life } = record;
