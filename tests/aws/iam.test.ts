@@ -55,9 +55,9 @@ const Node = actor({
     },
     later: {
       public: true,
-      payload: z.object({}),
-      handle: (ctx) => {
-        ctx.schedule(0, 'bump', {});
+      payload: z.object({ delayMs: z.number().optional() }),
+      handle: (ctx, { delayMs }) => {
+        ctx.schedule(delayMs ?? 0, 'bump', {});
       },
     },
     flaky: {
@@ -183,10 +183,14 @@ describe('the IAM actions each part declares', () => {
     await runTurn(committing, 'node/y', [relayed('y', many)]);
     await runTurn(committing, 'node/v', [relayed('v')]);
     await runTurn(committing, 'node/z', [relayed('z', [...many, 'a'])]);
-    // A timer committed and never armed, for the sweeper to fire.
-    await runTurn(committing, 'node/u', [
-      { ...relayed('u'), envelope: { ...relayed('u').envelope, name: 'later', payload: {} } },
-    ]);
+    // A timer committed and never armed, for the sweeper to fire; one due in 14 minutes, which
+    // a turn leaves for the sweeper to arm.
+    const later = (key: string, payload: { delayMs?: number }) => ({
+      ...relayed(key),
+      envelope: { ...relayed(key).envelope, name: 'later', payload },
+    });
+    await runTurn(committing, 'node/u', [later('u', {})]);
+    await runTurn(committing, 'node/s', [later('s', { delayMs: 14 * 60_000 })]);
     expect(await sweepOutbox(drain.store, drain.queue, 'node/y')).toBe(many.length);
     expect(await sweepOutbox(drain.store, drain.queue, 'node/v')).toBe(1);
     // node/z's send, left behind, and the sends node/hub's and node/x's records still hold from
@@ -199,8 +203,9 @@ describe('the IAM actions each part declares', () => {
       minAgeMs: 0,
       timerGraceMs: 0,
     }).sweep();
-    // Both due timers: node/u's, never armed, and node/t's, armed and not relayed yet.
-    expect(swept).toMatchObject({ drained: 3, sent: sends, timersFired: 2 });
+    // Both due timers: node/u's, never armed, and node/t's, armed and not relayed yet; and
+    // node/s's, now within the timer queue's reach.
+    expect(swept).toMatchObject({ drained: 3, sent: sends, timersFired: 2, timersArmed: 1 });
 
     // The relay: the worker's armed timer is due (fired into the inbox), a later one re-armed.
     const armed = await setup.sqs.send(

@@ -2,8 +2,8 @@
  * Durable timers on DynamoDB Local and ElasticMQ: the worker arms each timer its turns commit on
  * the standard timer queue, delayed until due; the relay (behind a local SQS event source) fires
  * it into the FIFO inbox; the handling turn removes it. A cancelled timer's fire is skipped, a
- * timer due past SQS's 15-minute delay is re-armed, and the sweeper fires one whose arming was
- * lost.
+ * timer due past SQS's 15-minute delay is armed by the sweeper once within it (or re-armed by the
+ * relay, if armed before), and the sweeper fires one whose arming was lost.
  */
 import { randomUUID } from 'node:crypto';
 import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
@@ -175,6 +175,22 @@ describe('durable timers on DynamoDB Local and ElasticMQ', () => {
     await b.workUntil(async () => (await b.store.listTimers(ref.id)).length === 0);
     expect(await relay(hop(timer) as unknown as SQSEvent)).toEqual({ batchItemFailures: [] });
     expect(await b.delayedOnTimerQueue()).toBe(armed + 1);
+  });
+
+  it('leaves a timer due past the longest SQS delay to the sweeper, which arms it once within it', async () => {
+    const b = await backend();
+    const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue }).asSystem();
+    await client.send(Alarm.ref('a'), 'set', { note: 'later', delayMs: 3 * 3_600_000 });
+    await b.workUntil(async () => (await b.store.listTimers('alarm/a')).length === 1);
+    // The turn armed nothing: the timer waits in the table, not hopping through the queue.
+    expect(await b.delayedOnTimerQueue()).toBe(0);
+    expect((await new Sweeper(b.engine).sweep()).timersArmed).toBe(0);
+    expect(await b.delayedOnTimerQueue()).toBe(0);
+    // A sweep once it is due within 15 minutes arms it.
+    const [timer] = await b.store.listTimers('alarm/a');
+    const then = { now: () => timer!.at - 14 * 60_000 };
+    expect((await new Sweeper({ ...b.engine, clock: then }).sweep()).timersArmed).toBe(1);
+    expect(await b.delayedOnTimerQueue()).toBe(1);
   });
 
   it('fires with the sweeper a timer whose arming was lost, once it is overdue', async () => {

@@ -57,6 +57,7 @@ describe('Sweeper', () => {
       sent: 0,
       failed: 0,
       timersFired: 0,
+      timersArmed: 0,
       lagMs: 0,
     });
     expect(h.backend.queue.counts().total).toBe(0);
@@ -67,6 +68,7 @@ describe('Sweeper', () => {
       sent: 3,
       failed: 0,
       timersFired: 0,
+      timersArmed: 0,
       lagMs: 60_001,
     });
     expect(h.backend.store.outboxSize()).toBe(0);
@@ -77,6 +79,7 @@ describe('Sweeper', () => {
       sent: 0,
       failed: 0,
       timersFired: 0,
+      timersArmed: 0,
       lagMs: 0,
     });
 
@@ -133,6 +136,7 @@ describe('Sweeper', () => {
       sent: 3,
       failed: 0,
       timersFired: 0,
+      timersArmed: 0,
       lagMs: 120_000,
     });
     await h.run();
@@ -187,6 +191,7 @@ describe('Sweeper', () => {
       sent: 0,
       failed: 1,
       timersFired: 0,
+      timersArmed: 0,
       lagMs: 0,
     });
     expect(errors).toEqual([]);
@@ -197,6 +202,7 @@ describe('Sweeper', () => {
       sent: 0,
       failed: 1,
       timersFired: 0,
+      timersArmed: 0,
       lagMs: 0,
     });
     expect(errors).toEqual([{ actor: 'sender/a', alarmAgeMs: 10_000 }]);

@@ -233,6 +233,49 @@ describe('durable timers', () => {
     expect(await rang(h)).toEqual(['tea']);
   });
 
+  it('due past the timer queue’s reach are armed by the sweeper once within it, by one sweep or two', async () => {
+    const REACH = 15 * 60_000;
+    const armings: { at: number; now: number }[] = [];
+    const h = setup({ actors: [Reminder] });
+    const recording: TimerQueue = {
+      reachMs: REACH,
+      arm: async (timers) => {
+        for (const timer of timers) armings.push({ at: timer.at, now: h.clock.now() });
+      },
+    };
+    const engine = { ...h.engine, timers: recording };
+    const { Worker } = await import('@baton/core/engine');
+    const worker = new Worker(engine);
+    const days = 3 * 24 * 3_600_000;
+    await h.client.send(alice, 'set', { note: 'soon', delay: 5 * 60_000, id: 'soon' });
+    await h.client.send(alice, 'set', { note: 'later', delay: days, id: 'later' });
+    while ((await worker.poll()) > 0);
+    // The turn armed the timer within reach, and left the other in the table.
+    const start = h.clock.now();
+    expect(armings).toEqual([{ at: start + 5 * 60_000, now: start }]);
+    armings.length = 0;
+
+    // A sweep a minute, one of them missed, until the later timer is due.
+    const sweeper = new Sweeper(engine);
+    let sweeps = 0;
+    while (h.clock.now() < start + days) {
+      h.clock.advance(60_000);
+      if (h.clock.now() === start + days - REACH) continue; // missed
+      sweeps++;
+      await sweeper.sweep();
+    }
+    expect(sweeps).toBeGreaterThan(4_000);
+    // Armed by the two sweeps around the moment it came within reach (one of them missed),
+    // each arming within reach; the soon timer, armed by the turn, never again.
+    expect(armings.length).toBeGreaterThanOrEqual(1);
+    expect(armings.length).toBeLessThanOrEqual(2);
+    for (const { at, now } of armings) {
+      expect(at).toBe(start + days);
+      expect(at - now).toBeLessThanOrEqual(REACH);
+      expect(at - now).toBeGreaterThan(REACH - 2 * 60_000);
+    }
+  });
+
   it('refuse a bad schedule in the handler that made it, with a clear error', async () => {
     const h = setup({ actors: [Reminder] });
     const cases = [

@@ -180,7 +180,8 @@ export const BATON_IAM = {
   drain: [sweepTable, send],
   /**
    * `sweeperHandler`: finds old outbox items and overdue timers through the index, then drains
-   * the outboxes and fires the timers (read whole in a batch).
+   * the outboxes and fires the timers (read whole in a batch); arms the timers that come within
+   * the timer queue's reach.
    */
   sweeper: [
     {
@@ -195,6 +196,7 @@ export const BATON_IAM = {
     },
     { actions: ['dynamodb:Query'], resources: ['outboxIndex'] },
     send,
+    { actions: ['sqs:SendMessage'], resources: ['timerQueue'] },
   ],
   /**
    * `relayHandler` (on the timer queue): fires due timers into the inbox, re-arms later ones

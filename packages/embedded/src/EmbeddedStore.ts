@@ -317,10 +317,16 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return soonestFirst([...(this.#tables.timers.get(actorId)?.values() ?? [])]);
   }
 
-  async listDueTimers(before: number, limit: number): Promise<Timer[]> {
+  async listDueTimers(
+    before: number,
+    limit: number,
+    after = Number.NEGATIVE_INFINITY,
+  ): Promise<Timer[]> {
     this.#checkOpen();
     const due = [...this.#tables.timers.values()].flatMap((timers) =>
-      [...timers.values()].filter((timer) => timer.at <= before && !timer.deadLettered),
+      [...timers.values()].filter(
+        (timer) => timer.at <= before && timer.at > after && !timer.deadLettered,
+      ),
     );
     return soonestFirst(due).slice(0, limit);
   }

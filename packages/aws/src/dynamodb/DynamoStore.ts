@@ -1,4 +1,5 @@
 import {
+  type AttributeValue,
   type DynamoDBClient,
   PutItemCommand,
   type QueryCommandInput,
@@ -374,20 +375,31 @@ export class DynamoStore implements Store {
     return items.map(itemToTimer).sort((a, b) => a.at - b.at);
   }
 
-  async listDueTimers(before: number, limit: number): Promise<Timer[]> {
+  async listDueTimers(before: number, limit: number, after?: number): Promise<Timer[]> {
+    // An empty window, which DynamoDB's BETWEEN refuses.
+    if (after !== undefined && Math.floor(after) >= before) return [];
     // The sparse index holds keys only, sorted by due time per shard: the soonest `limit` of
     // each shard, then the soonest `limit` of those, read whole in one batch.
+    const range: { condition: string; values: Record<string, AttributeValue> } =
+      after === undefined
+        ? { condition: '#at <= :before', values: {} }
+        : {
+            // Due times are whole ms: after `after` is at or after the next one.
+            condition: '#at BETWEEN :after AND :before',
+            values: { ':after': { N: String(Math.floor(after) + 1) } },
+          };
     const shards = Array.from({ length: this.#shards }, (_, shard) =>
       this.#query(
         'Query (listDueTimers)',
         {
           TableName: this.tableName,
           IndexName: OUTBOX_INDEX,
-          KeyConditionExpression: '#shard = :shard AND #at <= :before',
+          KeyConditionExpression: `#shard = :shard AND ${range.condition}`,
           ExpressionAttributeNames: { '#shard': Attr.obPk, '#at': Attr.obAt },
           ExpressionAttributeValues: {
             ':shard': { S: timerShardKey(shard) },
             ':before': { N: String(before) },
+            ...range.values,
           },
           Limit: limit,
         },

@@ -253,7 +253,14 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
       logged.push(...lines.map((line) => JSON.parse(line)));
       return result;
     };
-    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0, lagMs: 0 });
+    expect(await sweep()).toEqual({
+      drained: 0,
+      sent: 0,
+      failed: 0,
+      timersFired: 0,
+      timersArmed: 0,
+      lagMs: 0,
+    });
 
     // An outbox left behind two minutes ago (past the sweeper's default minimum age).
     await commitOutbox('src1', 'swept', 4, Date.now() - 120_000);
@@ -262,7 +269,14 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
     // Its lag: the send waited at least the two minutes since its commit.
     expect(swept.lagMs).toBeGreaterThanOrEqual(120_000);
     expect(await store.readOutbox('counter/src1')).toEqual([]);
-    expect(await sweep()).toEqual({ drained: 0, sent: 0, failed: 0, timersFired: 0, lagMs: 0 });
+    expect(await sweep()).toEqual({
+      drained: 0,
+      sent: 0,
+      failed: 0,
+      timersFired: 0,
+      timersArmed: 0,
+      lagMs: 0,
+    });
     // Each sweep logged its result.
     expect(logged).toEqual([
       expect.objectContaining({ message: 'sweep done', drained: 0, sent: 0 }),

@@ -70,12 +70,15 @@ export function drainFromEnvironment(app: BatonApp): ReturnType<typeof drainHand
   return drainHandler({ actors: app.actors, ...portsFromEnvironment() });
 }
 
-/** The sweeper; with a timer queue it leaves timers to the relay for a minute past due. */
+/**
+ * The sweeper; with a timer queue it arms the timers that come within its reach, and leaves
+ * armed timers to the relay for a minute past due.
+ */
 export function sweeperFromEnvironment(app: BatonApp): ReturnType<typeof sweeperHandler> {
-  const armed = Boolean(process.env[BATON_ENV.timerQueueUrl]);
+  const timers = process.env[BATON_ENV.timerQueueUrl] ? timerQueueFromEnvironment() : undefined;
   return sweeperHandler(
-    { actors: app.actors, ...portsFromEnvironment() },
-    armed ? { timerGraceMs: 60_000 } : {},
+    { actors: app.actors, ...portsFromEnvironment(), ...(timers ? { timers } : {}) },
+    timers ? { timerGraceMs: 60_000 } : {},
   );
 }
 

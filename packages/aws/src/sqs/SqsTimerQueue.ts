@@ -1,7 +1,9 @@
 /**
  * Durable timers on AWS without a server: a committed timer is armed as a message on a standard
- * SQS queue, delayed until it is due (SQS delays at most 15 minutes, so a later timer hops: the
- * relay re-arms it until it is due). The relay then sends its fire into the FIFO inbox.
+ * SQS queue, delayed until it is due. SQS delays at most 15 minutes, so a later timer is armed
+ * by the sweeper once it is due within them (one armed earlier, by a Baton that armed every
+ * timer at once, hops: the relay re-arms it until it is due). The relay then sends its fire
+ * into the FIFO inbox.
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock, TimerQueue, TimerRef } from '@baton/core/adapter';
@@ -53,6 +55,11 @@ export function decodeTimerRef(body: string): TimerRef | undefined {
  */
 export class SqsTimerQueue implements TimerQueue {
   readonly queueUrl: string;
+  /**
+   * SQS's longest delay: a turn arms the timers due within it, the sweeper later ones as they
+   * come within it (a timer due in days waits in the table, never hopping through the queue).
+   */
+  readonly reachMs = MAX_DELAY_SECONDS * 1000;
   readonly #client: SQSClient;
   readonly #clock: Clock;
 

@@ -465,8 +465,11 @@ export interface Store {
   readTimer(actorId: string, id: string): Promise<Timer | undefined>;
   /** The timers of one actor, soonest first. */
   listTimers(actorId: string): Promise<Timer[]>;
-  /** Timers of every actor due at or before `before` (epoch ms), soonest first, at most `limit`. */
-  listDueTimers(before: number, limit: number): Promise<Timer[]>;
+  /**
+   * Timers of every actor due at or before `before` (epoch ms) — and after `after`, when given —
+   * soonest first, at most `limit`.
+   */
+  listDueTimers(before: number, limit: number, after?: number): Promise<Timer[]>;
   /** Optional push of committed idempotency records, so askers need not poll. */
   watchOutcomes?(listener: (record: IdempotencyRecord) => void): () => void;
 }
@@ -534,6 +537,14 @@ export interface RedrivePolicy {
  */
 export interface TimerQueue {
   arm(timers: readonly TimerRef[]): Promise<void>;
+  /**
+   * How long before it is due a timer can be armed, if the queue holds a timer for a bounded
+   * time only (SQS: 15 minutes, its longest delay). A turn then arms only the timers due within
+   * that reach, and the sweeper arms each later one as it comes within it: a timer due in days
+   * costs nothing until then, and an ask answered before its timeout nears is never armed.
+   * Without it, every timer is armed as it is committed.
+   */
+  readonly reachMs?: number;
 }
 
 /** Committed actor records, in commit order per actor. */

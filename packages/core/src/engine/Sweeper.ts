@@ -1,7 +1,7 @@
 import { toBatonError } from '../errors.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { sweepOutboxOf } from './drainOutbox.ts';
-import { fireDueTimers } from './timers.ts';
+import { armComingTimers, fireDueTimers } from './timers.ts';
 
 /** The message the sweeper logs (as an error) per outbox item older than the alarm age. */
 export const STALE_OUTBOX_LOG = 'outbox item older than the alarm age: its drain keeps failing';
@@ -22,6 +22,8 @@ export interface SweepResult {
   readonly failed: number;
   /** Due timers fired into the inbox. */
   readonly timersFired: number;
+  /** Timers armed as they came within the timer queue's reach (`TimerQueue.reachMs`). */
+  readonly timersArmed: number;
   /**
    * How long the oldest send this sweep drained had waited since its commit (0 when there was
    * none): the sweeper's lag. Past the queue's dedupe window (SQS: 5 minutes), the copies a
@@ -41,11 +43,18 @@ export interface SweeperOptions {
    * @default 60 s with a TimerQueue, 0 without
    */
   readonly timerGraceMs?: number;
+  /**
+   * With a `TimerQueue` that has a reach (`reachMs`), each sweep arms the timers due in this
+   * window before the end of the reach: make it at least twice the time between sweeps, so
+   * each timer is armed by one sweep or two, and a missed sweep loses nothing. @default 2 min
+   */
+  readonly armWindowMs?: number;
 }
 
 /**
  * Drains outboxes that no worker will revisit — e.g. after a crash whose inbox message went to
- * the dead-letter queue — and fires due timers that no one armed. It also retires the sends an
+ * the dead-letter queue — fires due timers that no one armed, and arms the timers that come
+ * within the timer queue's reach (those due later than a turn could arm). It also retires the sends an
  * idle actor's record still holds: drained by its last turn, they stay until its next commit,
  * and the sweeper sends them again (the queue drops the copies within its dedupe window, the
  * receivers' marks after it) before it writes the record without them. Run it periodically (a
@@ -60,12 +69,14 @@ export class Sweeper {
   readonly #minAgeMs: number;
   readonly #alarmAgeMs: number;
   readonly #timerGraceMs: number;
+  readonly #armWindowMs: number;
 
   constructor(engine: EngineOptions | Engine, options: SweeperOptions = {}) {
     this.engine = 'registry' in engine ? engine : createEngine(engine);
     this.#minAgeMs = options.minAgeMs ?? 60_000;
     this.#alarmAgeMs = options.alarmAgeMs ?? 24 * 60 * 60 * 1000;
     this.#timerGraceMs = options.timerGraceMs ?? (this.engine.timers ? 60_000 : 0);
+    this.#armWindowMs = options.armWindowMs ?? 2 * 60_000;
   }
 
   async sweep(): Promise<SweepResult> {
@@ -102,6 +113,14 @@ export class Sweeper {
     } catch (error) {
       logger.warn('sweep could not fire due timers', { error: toBatonError(error).message });
     }
-    return { drained, sent, failed, timersFired, lagMs };
+    let timersArmed = 0;
+    const { timers } = this.engine;
+    try {
+      if (timers) timersArmed = await armComingTimers(this.engine, timers, now, this.#armWindowMs);
+    } catch (error) {
+      // The next sweep's window overlaps this one's; past it, the timers fire once overdue.
+      logger.warn('sweep could not arm coming timers', { error: toBatonError(error).message });
+    }
+    return { drained, sent, failed, timersFired, timersArmed, lagMs };
   }
 }

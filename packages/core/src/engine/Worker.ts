@@ -8,6 +8,7 @@ import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { runEffects } from './runEffects.ts';
 import { runTurn, type TurnCounts, type TurnResult } from './runTurn.ts';
+import { withinReach } from './timers.ts';
 
 /** Actors whose drained record version a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;
@@ -185,18 +186,21 @@ export class Worker {
   }
 
   /**
-   * Arms the timers the turn scheduled. They are committed already: if arming fails, the
-   * sweeper fires them once overdue, so the batch is not failed for it.
+   * Arms the timers the turn scheduled that are due within the timer queue's reach (the
+   * sweeper arms later ones as they come within it). They are committed already: if arming
+   * fails, the sweeper fires them once overdue, so the batch is not failed for it.
    */
   async #arm(actorId: string, result: TurnResult): Promise<void> {
-    const { timers, logger } = this.engine;
-    if (!timers || result.timers.length === 0) return;
+    const { timers, logger, clock } = this.engine;
+    if (!timers) return;
+    const soon = withinReach(result.timers, timers, clock.now());
+    if (soon.length === 0) return;
     try {
-      await timers.arm(result.timers);
+      await timers.arm(soon);
     } catch (error) {
       logger.warn('timers committed but not armed: the sweeper will fire them', {
         actor: actorId,
-        timers: result.timers.length,
+        timers: soon.length,
         error: toBatonError(error).message,
       });
     }

@@ -5,7 +5,14 @@
  * crash — or the fire of a cancelled timer is skipped, never applied.
  */
 import { encodeEnvelope, TIMER, timerMessageId } from '../adapter/envelope.ts';
-import type { ActorRecord, Queue, QueueMessage, Timer, TimerRef } from '../adapter/ports.ts';
+import type {
+  ActorRecord,
+  Queue,
+  QueueMessage,
+  Timer,
+  TimerQueue,
+  TimerRef,
+} from '../adapter/ports.ts';
 import type { Engine } from './createEngine.ts';
 
 /** The inbox message that fires one scheduling of a timer (its payload is read from the store). */
@@ -41,6 +48,52 @@ export async function fireDueTimers(engine: Engine, before: number): Promise<num
   const due = await engine.store.listDueTimers(before, FIRE_BATCH);
   await fireTimers(engine.queue, due);
   return due.length;
+}
+
+/** The timers of `timers` that `queue` can hold now: due within its reach (all, without one). */
+export function withinReach<T extends TimerRef>(
+  timers: readonly T[],
+  queue: TimerQueue,
+  now: number,
+): readonly T[] {
+  const { reachMs } = queue;
+  return reachMs === undefined ? timers : timers.filter((timer) => timer.at - now <= reachMs);
+}
+
+/** How many coming timers one call arms at most, per page of the store's list. */
+const ARM_PAGE = 500;
+/** Pages of coming timers one call arms at most (the rest are fired once overdue). */
+const ARM_PAGES = 20;
+
+/**
+ * Arms the stored timers that come within `queue`'s reach in a window of `windowMs` ending at
+ * the reach: due in (now + reach − window, now + reach]. Run every sweep, with a window of at
+ * least two sweeps' interval, it arms each timer due later than a turn could arm it once or
+ * twice — and a missed sweep loses nothing. A timer past these pages (thousands due in one
+ * window) is fired by the sweeper once overdue.
+ * @returns how many it armed
+ */
+export async function armComingTimers(
+  engine: Engine,
+  queue: TimerQueue,
+  now: number,
+  windowMs: number,
+): Promise<number> {
+  if (queue.reachMs === undefined) return 0;
+  const upTo = now + queue.reachMs;
+  let after = upTo - windowMs;
+  const armed = new Set<string>();
+  const key = (timer: TimerRef) => timerMessageId(timer.actorId, timer.id, timer.gen);
+  for (let page = 0; page < ARM_PAGES; page++) {
+    const coming = await engine.store.listDueTimers(upTo, ARM_PAGE, after);
+    const fresh = coming.filter((timer) => !armed.has(key(timer)));
+    if (fresh.length > 0) await queue.arm(fresh);
+    for (const timer of fresh) armed.add(key(timer));
+    if (coming.length < ARM_PAGE || fresh.length === 0) break;
+    // The next page from the last one's time on: ties with it are read again, and skipped.
+    after = coming[coming.length - 1]!.at - 1;
+  }
+  return armed.size;
 }
 
 /**

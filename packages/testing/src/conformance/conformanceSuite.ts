@@ -205,6 +205,28 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect(await b.store.listDueTimers(b.clock.now(), 10)).toEqual([]);
     });
 
+    it('lists the timers due in a window: after its start, up to and with its end', async () => {
+      const { b, client, run } = await start();
+      const ref = Ledger.ref('timer-window');
+      for (const hours of [1, 2, 3]) {
+        await client.send(ref, 'remind', {
+          entry: `h${hours}`,
+          delay: hours * 3_600_000,
+          id: `h${hours}`,
+        });
+      }
+      await run();
+      const at = new Map((await b.store.listTimers(ref.id)).map((t) => [t.id, t.at]));
+      const [h1, h2, h3] = [at.get('h1')!, at.get('h2')!, at.get('h3')!];
+      const ids = async (before: number, after?: number) =>
+        (await b.store.listDueTimers(before, 10, after)).map((t) => t.id);
+      expect(await ids(h3)).toEqual(['h1', 'h2', 'h3']);
+      expect(await ids(h3, h1)).toEqual(['h2', 'h3']);
+      expect(await ids(h2, h2 - 1)).toEqual(['h2']);
+      expect(await ids(h2, h2)).toEqual([]);
+      expect(await ids(h3 - 1, h1)).toEqual(['h2']);
+    });
+
     it('keeps a timer whose fire was dead-lettered out of the due ones; its redrive applies it once, unless it was cancelled', async () => {
       const { b, client, run, state, engineOptions } = await start();
       const once = { ...engineOptions, maxAttempts: 1 };
