@@ -64,6 +64,14 @@ const desk = Desk.ref('d');
 const seen = async (h: ReturnType<typeof setup>) =>
   ((await h.state(desk.id)) as { seen: string[] } | undefined)?.seen ?? [];
 
+/** A second worker on the harness's store and queue: another Lambda container. */
+function anotherWorker(h: ReturnType<typeof setup>): Worker {
+  const { store, queue } = h.backend;
+  return new Worker(
+    createEngine({ actors: [Desk, Clerk], store, queue, clock: h.clock, logger: silentLogger }),
+  );
+}
+
 describe('timers a warm worker knows', () => {
   it('an ask’s reply and a timer’s fire find their timer without a read', async () => {
     const h = setup({ actors: [Desk, Clerk] });
@@ -83,15 +91,7 @@ describe('timers a warm worker knows', () => {
 
   it('a worker that did not store the timer reads it', async () => {
     const h = setup({ actors: [Desk, Clerk] });
-    const other = new Worker(
-      createEngine({
-        actors: [Desk, Clerk],
-        store: h.backend.store,
-        queue: h.backend.queue,
-        clock: h.clock,
-        logger: silentLogger,
-      }),
-    );
+    const other = anotherWorker(h);
     const reads = vi.spyOn(h.backend.store, 'readTimer');
     await h.client.send(desk, 'ask', { item: 'pen' });
     expect(await h.worker.poll()).toBe(1); // the desk asks
@@ -115,15 +115,7 @@ describe('timers a warm worker knows', () => {
 
   it('a copy of a fire that another worker applied meanwhile is applied once', async () => {
     const h = setup({ actors: [Desk, Clerk] });
-    const other = new Worker(
-      createEngine({
-        actors: [Desk, Clerk],
-        store: h.backend.store,
-        queue: h.backend.queue,
-        clock: h.clock,
-        logger: silentLogger,
-      }),
-    );
+    const other = anotherWorker(h);
     await h.client.send(desk, 'remind', { note: 'tea', delay: 1_000 });
     expect(await h.worker.poll()).toBe(1); // this worker stored the timer, and knows it
     const [timer] = await h.backend.store.listTimers(desk.id);
