@@ -183,14 +183,16 @@ describe('the IAM actions each part declares', () => {
     await runTurn(committing, 'node/y', [relayed('y', many)]);
     await runTurn(committing, 'node/v', [relayed('v')]);
     await runTurn(committing, 'node/z', [relayed('z', [...many, 'a'])]);
-    // A timer committed and never armed, for the sweeper to fire; one due in 14 minutes, which
-    // a turn leaves for the sweeper to arm.
+    // A timer committed and never armed, for the sweeper to fire; and one scheduled ten minutes
+    // ago for 24 minutes later, which its turn left for the sweeper to arm once within reach.
     const later = (key: string, payload: { delayMs?: number }) => ({
       ...relayed(key),
       envelope: { ...relayed(key).envelope, name: 'later', payload },
     });
     await runTurn(committing, 'node/u', [later('u', {})]);
-    await runTurn(committing, 'node/s', [later('s', { delayMs: 14 * 60_000 })]);
+    const tenMinutesAgo = { now: () => Date.now() - 10 * 60_000 };
+    const before = { ...committing, clock: tenMinutesAgo };
+    await runTurn(before, 'node/s', [later('s', { delayMs: 24 * 60_000 })]);
     expect(await sweepOutbox(drain.store, drain.queue, 'node/y')).toBe(many.length);
     expect(await sweepOutbox(drain.store, drain.queue, 'node/v')).toBe(1);
     // node/z's send, left behind, and the sends node/hub's and node/x's records still hold from

@@ -67,9 +67,9 @@ const ARM_PAGES = 20;
 
 /**
  * Arms the stored timers that come within `queue`'s reach in a window of `windowMs` ending at
- * the reach: due in (now + reach − window, now + reach]. Run every sweep, with a window of at
- * least two sweeps' interval, it arms each timer due later than a turn could arm it once or
- * twice — and a missed sweep loses nothing. A timer past these pages (thousands due in one
+ * the reach: due in (now + reach − window, now + reach], and scheduled further ahead than the
+ * reach (a turn armed the others). Run every sweep, with a window of at least two sweeps'
+ * interval, it arms each such timer once or twice — and a missed sweep loses nothing. A timer past these pages (thousands due in one
  * window) is fired by the sweeper once overdue.
  * @returns how many it armed
  */
@@ -79,21 +79,26 @@ export async function armComingTimers(
   now: number,
   windowMs: number,
 ): Promise<number> {
-  if (queue.reachMs === undefined) return 0;
-  const upTo = now + queue.reachMs;
+  const { reachMs } = queue;
+  if (reachMs === undefined) return 0;
+  const upTo = now + reachMs;
   let after = upTo - windowMs;
-  const armed = new Set<string>();
+  const seen = new Set<string>();
+  let armed = 0;
   const key = (timer: TimerRef) => timerMessageId(timer.actorId, timer.id, timer.gen);
   for (let page = 0; page < ARM_PAGES; page++) {
     const coming = await engine.store.listDueTimers(upTo, ARM_PAGE, after);
-    const fresh = coming.filter((timer) => !armed.has(key(timer)));
-    if (fresh.length > 0) await queue.arm(fresh);
-    for (const timer of fresh) armed.add(key(timer));
+    const fresh = coming.filter((timer) => !seen.has(key(timer)));
+    for (const timer of fresh) seen.add(key(timer));
+    // One scheduled within reach was armed by its turn.
+    const later = fresh.filter((timer) => timer.at - timer.createdAt > reachMs);
+    if (later.length > 0) await queue.arm(later);
+    armed += later.length;
     if (coming.length < ARM_PAGE || fresh.length === 0) break;
     // The next page from the last one's time on: ties with it are read again, and skipped.
     after = coming[coming.length - 1]!.at - 1;
   }
-  return armed.size;
+  return armed;
 }
 
 /**
