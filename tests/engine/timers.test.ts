@@ -247,12 +247,12 @@ describe('durable timers', () => {
     const { Worker } = await import('@baton/core/engine');
     const worker = new Worker(engine);
     const days = 3 * 24 * 3_600_000;
-    await h.client.send(alice, 'set', { note: 'soon', delay: REACH - 30_000, id: 'soon' });
+    await h.client.send(alice, 'set', { note: 'soon', delay: REACH, id: 'soon' });
     await h.client.send(alice, 'set', { note: 'later', delay: days, id: 'later' });
     while ((await worker.poll()) > 0);
     // The turn armed the timer within reach, and left the other in the table.
     const start = h.clock.now();
-    expect(armings).toEqual([{ at: start + REACH - 30_000, now: start }]);
+    expect(armings).toEqual([{ at: start + REACH, now: start }]);
     armings.length = 0;
 
     // A sweep a minute, one of them missed, until the later timer is due.
@@ -274,6 +274,39 @@ describe('durable timers', () => {
       expect(at - now).toBeLessThanOrEqual(REACH);
       expect(at - now).toBeGreaterThan(REACH - 2 * 60_000);
     }
+  });
+
+  it('coming within reach by the thousand, are armed once each, over pages whose bounds share a due time', async () => {
+    const REACH = 15 * 60_000;
+    const armed: string[] = [];
+    const h = setup({ actors: [Reminder], batchSize: 10 });
+    const recording: TimerQueue = {
+      reachMs: REACH,
+      arm: async (timers) => {
+        for (const timer of timers) armed.push(timer.id);
+      },
+    };
+    const engine = { ...h.engine, timers: recording };
+    const { Worker } = await import('@baton/core/engine');
+    const worker = new Worker(engine);
+    const days = 3 * 24 * 3_600_000;
+    const count = 1_200;
+    // Seven at each due time: a page of 500 ends inside a run of equal ones.
+    for (let i = 0; i < count; i++) {
+      const delay = days + Math.floor(i / 7);
+      await h.client.send(alice, 'set', { note: `n${i}`, delay, id: `t${i}` });
+    }
+    // One scheduled exactly the reach ahead: its turn arms it, the sweeper never.
+    await h.client.send(alice, 'set', { note: 'edge', delay: REACH, id: 'edge' });
+    while ((await worker.poll()) > 0);
+    expect(armed).toEqual(['edge']);
+    armed.length = 0;
+
+    h.clock.advance(days - REACH + 1_000);
+    const swept = await new Sweeper(engine).sweep();
+    expect(swept.timersArmed).toBe(count);
+    expect(armed).toHaveLength(count);
+    expect(new Set(armed).size).toBe(count);
   });
 
   it('refuse a bad schedule in the handler that made it, with a clear error', async () => {
