@@ -54,11 +54,11 @@ export interface SweeperOptions {
 /**
  * Drains outboxes that no worker will revisit — e.g. after a crash whose inbox message went to
  * the dead-letter queue — fires due timers that no one armed, and arms the timers that come
- * within the timer queue's reach (those due later than a turn could arm). It also retires the sends an
- * idle actor's record still holds: drained by its last turn, they stay until its next commit,
- * and the sweeper sends them again (the queue drops the copies within its dedupe window, the
- * receivers' marks after it) before it writes the record without them. Run it periodically (a
- * schedule on AWS, a timer locally).
+ * within the timer queue's reach (those due later than a turn could arm). It also retires the
+ * sends an idle actor's record still holds: drained by its last turn, they stay until its next
+ * commit, and the sweeper sends them again (the queue drops the copies within its dedupe
+ * window, the receivers' marks after it) before it writes the record without them. Run it
+ * periodically (a schedule on AWS, a timer locally).
  *
  * @example
  * const sweeper = new Sweeper({ actors, store, queue });

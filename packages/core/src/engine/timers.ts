@@ -69,8 +69,8 @@ const ARM_PAGES = 20;
  * Arms the stored timers that come within `queue`'s reach in a window of `windowMs` ending at
  * the reach: due in (now + reach − window, now + reach], and scheduled further ahead than the
  * reach (a turn armed the others). Run every sweep, with a window of at least two sweeps'
- * interval, it arms each such timer once or twice — and a missed sweep loses nothing. A timer past these pages (thousands due in one
- * window) is fired by the sweeper once overdue.
+ * interval, it arms each such timer once or twice — and a missed sweep loses nothing. A timer
+ * past these pages (thousands due in one window) is fired by the sweeper once overdue.
  * @returns how many it armed
  */
 export async function armComingTimers(
