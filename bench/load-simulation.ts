@@ -3,10 +3,11 @@
  * backend with AWS's latencies and limits imposed on every call (bench/load/), in scenarios that
  * each exercise one limit of the scale model — many actors bound by latency and by the queue's
  * calls per second, one hot actor, skewed traffic over 10,000 actors, a message's latency, one
- * result pushed to 10,000 subscribers — and prints what the model predicts beside what was
+ * result pushed to 10,000 subscribers, the sweeper retiring idle actors — and prints what the model predicts beside what was
  * measured. Exits 1 if a prediction is off by more than 25%.
  */
 import { seededRandom } from '@baton/core/adapter';
+import { SWEEP_CONCURRENCY } from '@baton/core/engine';
 import {
   fanOutSeconds,
   hotActor,
@@ -15,8 +16,9 @@ import {
   messageLatencyMs,
   skewedDrainSeconds,
   skewedOnSqsSeconds,
+  sweptActors,
 } from './load/model.ts';
-import { drainTime, fanOut, openLoop } from './load/scenarios.ts';
+import { drainTime, fanOut, openLoop, sweepTime } from './load/scenarios.ts';
 
 const TOLERANCE = 0.25;
 
@@ -154,6 +156,22 @@ async function main(): Promise<void> {
       unit: 's',
       bound: 'at least',
       note: `${unpaced.throttled} throttled and retried`,
+    });
+  }
+
+  for (const [idle, concurrency] of [
+    [400, 1],
+    [2_000, SWEEP_CONCURRENCY],
+    [2_000, 16],
+  ] as const) {
+    const model = sweptActors(concurrency);
+    const { seconds, counts } = await sweepTime(idle, concurrency);
+    log(`sweeper, ${concurrency} at a time: calls per actor ${per(counts, idle)}`);
+    lines.push({
+      scenario: `the sweeper retires ${idle.toLocaleString('en-US')} idle actors' held sends, ${concurrency} at a time (${model.bound}-bound)`,
+      predicted: model.actorsPerSecond,
+      measured: idle / seconds,
+      unit: 'actors/s',
     });
   }
 

@@ -9,6 +9,7 @@ import { gatewayFanOut } from './aws/gatewayFanOut.ts';
 import { type HotActorAwsOptions, hotActorAws } from './aws/hot-actor.ts';
 import { pingPongAws } from './aws/ping-pong.ts';
 import { propagation } from './aws/propagation.ts';
+import { sweeperBench } from './aws/sweeper.ts';
 import { openTarget, type Target } from './aws/target.ts';
 import { turnOverhead } from './aws/turn-overhead.ts';
 import { workflowBench } from './aws/workflow.ts';
@@ -350,6 +351,21 @@ const STEPS: readonly Step[] = [
           instances: c.size(10, 4),
           longSteps: c.size(1_000, 60),
           rounds: c.size(5, 2),
+          warmup: 1,
+          log: c.log,
+        }),
+      ),
+  },
+  {
+    id: '9',
+    title:
+      'sweeper — idle actors whose held sends one sweep retires a second, 8 at a time vs one at a time',
+    run: (c) =>
+      c.target().then((target) =>
+        sweeperBench({
+          target,
+          actors: c.size(200, 20),
+          rounds: c.size(5, 1),
           warmup: 1,
           log: c.log,
         }),

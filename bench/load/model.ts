@@ -120,6 +120,24 @@ export function messageLatencyMs(l: CallLatencies = LATENCIES): number {
 }
 
 /**
+ * The sweeper retiring the sends idle actors' records hold (DynamoDB's store keeps a drained
+ * record's sends until then): for each actor a load, a read of its outbox items apart, one send of
+ * its held sends again and a write of its record without them, `concurrency` actors at a time.
+ * The sends count against the queue's `SendMessage` calls per second. Actors retired a second.
+ */
+export function sweptActors(
+  concurrency: number,
+  l: CallLatencies = LATENCIES,
+  limits: Limits = LIMITS,
+): { actorMs: number; actorsPerSecond: number; bound: 'latency' | 'queue' } {
+  const actorMs = 2 * l.getItem + l.queueCall + l.putItem;
+  const byLatency = (concurrency * 1000) / actorMs;
+  return byLatency <= limits.queueCallsPerAction
+    ? { actorMs, actorsPerSecond: byLatency, bound: 'latency' }
+    : { actorMs, actorsPerSecond: limits.queueCallsPerAction, bound: 'queue' };
+}
+
+/**
  * One result pushed to `subscribers`: `concurrency` calls in flight, paced to `paced` calls/s
  * (at most the account's limit). Seconds until the last subscriber has it.
  */

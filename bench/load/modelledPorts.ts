@@ -91,6 +91,8 @@ export function modelledStore(
         return { ...value, outcomePageBytes: DYNAMO_STORE_LIMITS.outcomePageBytes };
       }
       if (typeof value !== 'function') return value;
+      // DynamoDB's store keeps a drained record's sends (the sweeper retires them): no such call.
+      if (property === 'heldDrained') return undefined;
       if (property === 'commit') {
         return async (commit: Commit) => {
           const items = commitItems(commit);
@@ -101,7 +103,15 @@ export function modelledStore(
           return target.commit(commit);
         };
       }
-      // Every other call of the port (a load, an outbox read) is one read or write of an item.
+      // The sweeper's write of an idle actor's record without its held sends: an `UpdateItem`.
+      if (property === 'retireHeldOutbox') {
+        return async (actorId: string, ver: number, life: string | undefined) => {
+          counts['store.retireHeldOutbox'] = (counts['store.retireHeldOutbox'] ?? 0) + 1;
+          await sleep(latencies.putItem);
+          return target.retireHeldOutbox(actorId, ver, life);
+        };
+      }
+      // Every other call of the port (a load, an outbox read) is one read of an item or a query.
       return async (...args: unknown[]) => {
         const name = `store.${String(property)}`;
         counts[name] = (counts[name] ?? 0) + 1;

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { actor, silentLogger } from '@baton/core';
 import { encodeEnvelope, INGRESS, type QueueMessage } from '@baton/core/adapter';
-import { Worker } from '@baton/core/engine';
+import { Sweeper, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend, queueWaiter } from '@baton/embedded';
 import * as z from 'zod';
 // The stream function's push queue itself, as it runs in production (not exported by the package).
@@ -213,4 +213,60 @@ export async function fanOut(
     throw new Error(`fan-out: ${delivered.size} of ${subscribers} subscribers got the result`);
   }
   return { seconds, throttled: queue.throttledCalls };
+}
+
+/**
+ * `actors` idle tallies whose records hold the one send their last turn made (drained, as
+ * DynamoDB's store leaves them; written untimed and unmodelled), then one sweep of them all with
+ * `concurrency` actors at a time, timed. Checks that each was retired and its send sent again.
+ */
+export async function sweepTime(
+  actors: number,
+  concurrency: number,
+): Promise<{ seconds: number; counts: CallCounts }> {
+  const backend = createEmbeddedBackend();
+  for (let i = 0; i < actors; i++) {
+    const id = Tally.ref(`idle${i}`).id;
+    const to = Tally.ref(`peer${i}`).id;
+    const envelope = {
+      id: `${id}:1`,
+      from: id,
+      seq: 1,
+      to,
+      name: 'add',
+      payload: { at: 0 },
+      sentAt: 0,
+    };
+    const record = { id, ver: 1, state: { n: 1, at: 0 }, inboxOffset: '1', marks: {}, sentSeq: 1 };
+    const outbox = [{ actorId: id, seq: 1, envelopes: [envelope], createdAt: 0 }];
+    await backend.store.commit({
+      expectedVer: 0,
+      record: { ...record, outbox },
+      outbox: [],
+      idempotency: [],
+    });
+  }
+  const counts: CallCounts = {};
+  const sweeper = new Sweeper(
+    {
+      actors: [Tally],
+      store: modelledStore(backend.store, counts),
+      queue: modelledQueue(backend.queue, counts),
+      logger: silentLogger,
+    },
+    { minAgeMs: 0, concurrency },
+  );
+  const t0 = performance.now();
+  const swept = await sweeper.sweep();
+  const seconds = (performance.now() - t0) / 1000;
+  const held = await backend.store.listOutboxActors(Number.POSITIVE_INFINITY);
+  if (swept.drained !== actors || swept.sent !== actors || held.length > 0) {
+    throw new Error(
+      `a sweep retired ${swept.drained} of ${actors} idle actors, ${held.length} still hold sends`,
+    );
+  }
+  if (backend.queue.counts().total !== actors)
+    throw new Error('a held send was not sent again once');
+  backend.close();
+  return { seconds, counts };
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { commitItems, RateLimit } from '../../bench/load/modelledPorts.ts';
-import { drainTime, fanOut, openLoop } from '../../bench/load/scenarios.ts';
+import { drainTime, fanOut, openLoop, sweepTime } from '../../bench/load/scenarios.ts';
 
 describe('the load simulation, small', () => {
   it('drains a backlog over many actors and a hot one, each message applied once', async () => {
@@ -32,6 +32,14 @@ describe('the load simulation, small', () => {
     const account = { perSecond: 2_000, burst: 100 };
     const { throttled } = await fanOut(1_000, { concurrency: 200, backoffMs: 5 }, account);
     expect(throttled).toBeGreaterThan(0);
+  });
+
+  it('retires idle actors’ held sends with the sweeper, each sent again once', async () => {
+    const { counts } = await sweepTime(30, 4);
+    // A load, an outbox read, a send and a write per actor; one listing.
+    expect(counts['store.load']).toBe(30);
+    expect(counts['queue.send']).toBe(30);
+    expect(counts['store.retireHeldOutbox']).toBe(30);
   });
 
   it('makes a call over the rate wait for its share, and refuses one it cannot take now', async () => {

@@ -11,11 +11,11 @@ import { verdict } from '../../bench/report.ts';
 import { runSuite } from '../../bench/suite.ts';
 
 describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
-  it('runs turn overhead (emulators and embedded), hot actor (and its ceiling), ping-pong, propagation, fan-out (on the local server and through the local gateway), cost, embedded turns and workflows', async () => {
+  it('runs turn overhead (emulators and embedded), hot actor (and its ceiling), ping-pong, propagation, fan-out (on the local server and through the local gateway), cost, embedded turns, workflows and the sweeper', async () => {
     const lines: string[] = [];
     const { rows, errors, target } = await runSuite({
       quick: true,
-      only: ['1a', '1b', '2a', '2d', '3a', '4a', '4c', '4f', '5', '6', '8'],
+      only: ['1a', '1b', '2a', '2d', '3a', '4a', '4c', '4f', '5', '6', '8', '9'],
       endpoints: { dynamodb: inject('dynamodbEndpoint'), sqs: inject('sqsEndpoint') },
       log: (line) => lines.push(line),
     });
@@ -41,6 +41,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '8c',
       '8d',
       '8e',
+      '9',
     ]);
     for (const row of rows) {
       expect(Number.isFinite(row.ratio) && row.ratio > 0, row.bench).toBe(true);

@@ -4,7 +4,12 @@
  */
 import { BatonError, ErrorCode } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BATON_ENV, readEnvironment, storeOptionsFromEnvironment } from './environment.ts';
+import {
+  BATON_ENV,
+  readEnvironment,
+  storeOptionsFromEnvironment,
+  sweeperOptionsFromEnvironment,
+} from './environment.ts';
 
 const FULL = {
   BATON_TABLE: 'app-table',
@@ -34,6 +39,7 @@ describe('readEnvironment', () => {
       webSocketEndpoint: 'BATON_WEBSOCKET_ENDPOINT',
       metrics: 'BATON_METRICS',
       outboxShards: 'BATON_OUTBOX_SHARDS',
+      sweepConcurrency: 'BATON_SWEEP_CONCURRENCY',
     });
   });
 
@@ -119,5 +125,24 @@ describe('storeOptionsFromEnvironment', () => {
       expect(error.message).toContain(`BATON_OUTBOX_SHARDS must be a whole number`);
       expect(error.details).toEqual({ variable: 'BATON_OUTBOX_SHARDS', value });
     }
+  });
+});
+
+describe('sweeperOptionsFromEnvironment', () => {
+  it('gives the sweeper BATON_SWEEP_CONCURRENCY as concurrency, and nothing when it is unset', () => {
+    expect(sweeperOptionsFromEnvironment({ BATON_SWEEP_CONCURRENCY: '16' })).toEqual({
+      concurrency: 16,
+    });
+    expect(sweeperOptionsFromEnvironment({})).toEqual({});
+    expect(sweeperOptionsFromEnvironment({ BATON_SWEEP_CONCURRENCY: '' })).toEqual({});
+  });
+
+  it('refuses a value that is not a whole number, naming the variable and the value', () => {
+    const error = thrown(() => sweeperOptionsFromEnvironment({ BATON_SWEEP_CONCURRENCY: 'four' }));
+    expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(error.message).toBe(
+      `BATON_SWEEP_CONCURRENCY must be a whole number of outboxes drained at once (the construct's sweeperConcurrency), got "four"`,
+    );
+    expect(error.details).toEqual({ variable: 'BATON_SWEEP_CONCURRENCY', value: 'four' });
   });
 });

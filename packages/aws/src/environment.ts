@@ -25,6 +25,8 @@ export const BATON_ENV = {
    * its default (8) when unset. Every function of an app must read the same value.
    */
   outboxShards: 'BATON_OUTBOX_SHARDS',
+  /** The sweeper's `concurrency`: how many actors' outboxes a sweep drains at once. */
+  sweepConcurrency: 'BATON_SWEEP_CONCURRENCY',
 } as const;
 
 /** The namespace of the worker's turn metrics when `POWERTOOLS_METRICS_NAMESPACE` names none. */
@@ -70,13 +72,49 @@ export function readEnvironment<const V extends Variable>(
 export function storeOptionsFromEnvironment(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): { outboxShards?: number } {
-  const value = env[BATON_ENV.outboxShards];
-  if (value === undefined || value === '') return {};
+  const outboxShards = wholeNumber(
+    env,
+    'outboxShards',
+    "outbox index keys (the construct's outboxShards)",
+  );
+  return outboxShards === undefined ? {} : { outboxShards };
+}
+
+/**
+ * The `Sweeper`'s options the environment sets: `concurrency` from `BATON_SWEEP_CONCURRENCY`
+ * when it is set. Throws INVALID_ARGUMENT naming the variable when it is not a whole number.
+ *
+ * @example
+ * const sweeper = new Sweeper(engine, sweeperOptionsFromEnvironment());
+ */
+export function sweeperOptionsFromEnvironment(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { concurrency?: number } {
+  const concurrency = wholeNumber(
+    env,
+    'sweepConcurrency',
+    "outboxes drained at once (the construct's sweeperConcurrency)",
+  );
+  return concurrency === undefined ? {} : { concurrency };
+}
+
+/** The whole number `variable` holds, `undefined` when it is unset; refused otherwise. */
+function wholeNumber(
+  env: Readonly<Record<string, string | undefined>>,
+  variable: Variable,
+  what: string,
+): number | undefined {
+  const name = BATON_ENV[variable];
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value)) {
     throw invalidArgument(
-      `${BATON_ENV.outboxShards} must be a whole number of outbox index keys (the construct's outboxShards), got ${JSON.stringify(value)}`,
-      { variable: BATON_ENV.outboxShards, value },
+      `${name} must be a whole number of ${what}, got ${JSON.stringify(value)}`,
+      {
+        variable: name,
+        value,
+      },
     );
   }
-  return { outboxShards: Number(value) };
+  return Number(value);
 }

@@ -24,6 +24,7 @@ export {
   DEFAULT_METRICS_NAMESPACE,
   readEnvironment,
   storeOptionsFromEnvironment,
+  sweeperOptionsFromEnvironment,
 } from './environment.ts';
 export {
   BATON_IAM,

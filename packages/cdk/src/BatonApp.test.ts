@@ -150,9 +150,15 @@ describe('BatonApp', () => {
       const websocket = id === idOf(baton.functions.websocket);
       // The worker also names its turn metrics' namespace and service (on by default).
       const worker = id === idOf(baton.functions.worker);
+      // The sweeper also learns how many outboxes to drain at once.
+      const sweeper = id === idOf(baton.functions.sweeper);
+      const absent: string[] = [
+        BATON_ENV.metrics,
+        ...(sweeper ? [] : [BATON_ENV.sweepConcurrency]),
+      ];
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
         [
-          ...Object.values(BATON_ENV).filter((name) => name !== BATON_ENV.metrics),
+          ...Object.values(BATON_ENV).filter((name) => !absent.includes(name)),
           'NODE_OPTIONS',
           ...(websocket ? ['BATON_WEBSOCKET_AUTH'] : []),
           ...(worker ? ['POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME'] : []),
@@ -461,6 +467,17 @@ describe('BatonApp', () => {
       /outboxShards must be an integer from 1 to 100, got 0/,
     );
     expect(() => synth({ outboxShards: 101 })).toThrow(/outboxShards .*got 101/);
+  });
+
+  it('tells the sweeper how many outboxes to drain at once, 4 unless sweeperConcurrency raises it', () => {
+    const sweeperEnv = ({ template: t, baton: app }: { template: Template; baton: BatonApp }) =>
+      t.findResources('AWS::Lambda::Function')[idOf(app.functions.sweeper)]?.Properties.Environment
+        .Variables[BATON_ENV.sweepConcurrency];
+    expect(sweeperEnv({ template, baton })).toBe('4');
+    expect(sweeperEnv(synth({ sweeperConcurrency: 16 }))).toBe('16');
+    expect(() => synth({ sweeperConcurrency: 0 })).toThrow(
+      /sweeperConcurrency must be an integer from 1 to 100, got 0/,
+    );
   });
 
   /** The actions a role's policies allow, by resource (as JSON). */

@@ -253,6 +253,10 @@ export class BatonApp extends Construct {
       connectionSweeper: make('connectionSweeper', Duration.minutes(5)),
     };
     this.functions = functions;
+    functions.sweeper.addEnvironment(
+      BATON_ENV.sweepConcurrency,
+      String(settings.sweeperConcurrency),
+    );
     // What the WebSocket function checks at cold start against the app it bundles.
     functions.websocket.addEnvironment(WEBSOCKET_AUTH_ENV, settings.webSocketAuth);
     // The worker's turn metrics (EMF log lines through Powertools), on unless turned off.

@@ -1,5 +1,5 @@
 import { MAX_OUTBOX_SHARDS } from '@baton/aws';
-import { DEFAULT_MAX_ATTEMPTS } from '@baton/core/engine';
+import { DEFAULT_MAX_ATTEMPTS, SWEEP_CONCURRENCY } from '@baton/core/engine';
 import { Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type {
@@ -26,6 +26,7 @@ export interface BatonAppSettings {
   readonly logRetention: logs.RetentionDays;
   readonly alarmThresholds: Required<AlarmThresholds>;
   readonly outboxShards: number;
+  readonly sweeperConcurrency: number;
 }
 
 /**
@@ -54,6 +55,13 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
   const maxConcurrency = integer('maxConcurrency', props?.maxConcurrency, 10, 2, 1000);
   const maxReceiveCount = integer('maxReceiveCount', props?.maxReceiveCount, 10, 1, 1000);
   const outboxShards = integer('outboxShards', props?.outboxShards, 8, 1, MAX_OUTBOX_SHARDS);
+  const sweeperConcurrency = integer(
+    'sweeperConcurrency',
+    props?.sweeperConcurrency,
+    SWEEP_CONCURRENCY,
+    1,
+    100,
+  );
   // The workers run the engine's default maxAttempts; the queue must leave it a receive more.
   if (
     !Token.isUnresolved(maxReceiveCount) &&
@@ -173,5 +181,6 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     logRetention: logRetention!,
     alarmThresholds,
     outboxShards,
+    sweeperConcurrency,
   };
 }

@@ -229,6 +229,21 @@ describe('EmbeddedStore', () => {
     expect(await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).toEqual(['b/1']);
   });
 
+  it('lists the actors with outbox items oldest first, by the oldest item each holds', async () => {
+    const store = new EmbeddedStore();
+    // Committed in another order than their age; b's sends are held in its record.
+    await store.commit(commitOf('a/1', 1, { outbox: [outbox('a/1', 1, 300)] }));
+    const held = {
+      ...commitOf('b/1', 1),
+      record: { ...record('b/1', 1), outbox: [outbox('b/1', 1, 100)] },
+    };
+    await store.commit(held);
+    await store.commit(
+      commitOf('c/1', 1, { outbox: [outbox('c/1', 1, 500), outbox('c/1', 2, 200)] }),
+    );
+    expect(await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).toEqual(['b/1', 'c/1', 'a/1']);
+  });
+
   it('keeps effect done-marks through a replay and a compaction, until they expire', async () => {
     let now = 0;
     const clock = { now: () => now };

@@ -191,19 +191,22 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   async listOutboxActors(olderThan: number): Promise<string[]> {
     this.#checkOpen();
-    const actors = new Set<string>();
+    const oldest = new Map<string, number>();
+    const see = (actorId: string, item: OutboxItem) => {
+      if (
+        item.createdAt < olderThan &&
+        item.createdAt < (oldest.get(actorId) ?? Number.POSITIVE_INFINITY)
+      ) {
+        oldest.set(actorId, item.createdAt);
+      }
+    };
     for (const record of this.#tables.records.values()) {
-      if (record.outbox?.some((item) => item.createdAt < olderThan)) actors.add(record.id);
+      for (const item of record.outbox ?? []) see(record.id, item);
     }
     for (const [actorId, items] of this.#tables.outbox) {
-      for (const item of items.values()) {
-        if (item.createdAt < olderThan) {
-          actors.add(actorId);
-          break;
-        }
-      }
+      for (const item of items.values()) see(actorId, item);
     }
-    return [...actors];
+    return [...oldest].sort((a, b) => a[1] - b[1]).map(([actorId]) => actorId);
   }
 
   async retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void> {

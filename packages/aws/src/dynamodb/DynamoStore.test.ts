@@ -503,6 +503,21 @@ describe('DynamoStore', () => {
     expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([b]);
   });
 
+  it('lists the actors with outbox items oldest first, by the oldest item each holds', async () => {
+    const store = storeWith();
+    const [a, b, c] = [fresh(), fresh(), fresh()];
+    const mine = (ids: string[]) => ids.filter((id) => [a, b, c].includes(id));
+    const step = OUTBOX_INDEX_STEP_MS;
+    // Committed in another order than their age; b's sends are held in its record.
+    await store.commit(commitOf(a, 1, { outbox: [outbox(a, 1, 3 * step + 1)] }));
+    const held = { ...record(b, 1), outbox: [outbox(b, 1, 100)] };
+    await store.commit({ ...commitOf(b, 1), record: held });
+    await store.commit(
+      commitOf(c, 1, { outbox: [outbox(c, 1, 5 * step), outbox(c, 2, step + 1)] }),
+    );
+    expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([b, c, a]);
+  });
+
   it('treats an idempotency record as absent once it expires', async () => {
     let now = 0;
     const store = storeWith({ clock: { now: () => now } });

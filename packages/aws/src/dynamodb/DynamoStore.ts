@@ -245,17 +245,22 @@ export class DynamoStore implements Store {
           ':shard': { S: outboxShardKey(shard) },
           ':before': { N: String(olderThan) },
         },
-        ProjectionExpression: '#pk',
+        ProjectionExpression: '#pk, #at',
       }),
     );
-    const actors = new Set<string>();
+    // Each shard comes sorted by its index time; the actors of all, by their oldest entry's.
+    const oldest = new Map<string, number>();
     for (const items of await Promise.all(shards)) {
       for (const item of items) {
         const pk = item[Attr.pk]?.S;
-        if (pk) actors.add(actorIdOf(pk));
+        if (!pk) continue;
+        const actorId = actorIdOf(pk);
+        // The index's sort key: every entry has one.
+        const at = Number(item[Attr.obAt]?.N);
+        if (at < (oldest.get(actorId) ?? Number.POSITIVE_INFINITY)) oldest.set(actorId, at);
       }
     }
-    return [...actors];
+    return [...oldest].sort((a, b) => a[1] - b[1]).map(([actorId]) => actorId);
   }
 
   async readIdempotency(key: string, sentAt = 0): Promise<IdempotencyRecord | undefined> {

@@ -9,6 +9,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { actor, BatonError, defineApp, ErrorCode } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
+import { SWEEP_BEHIND_LOG } from '@baton/core/engine';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
@@ -254,6 +255,7 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
       failed: 0,
       timersFired: 0,
       timersArmed: 0,
+      left: 0,
       lagMs: 0,
     };
     const sweep = async () => {
@@ -280,6 +282,27 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
 
     await runWorkerUntil(async () => (await inboxDepth()) === 0);
     expect(await counter('swept')).toEqual({ count: 4, seen: [4] });
+  });
+
+  it('sweeperFromEnvironment leaves the outboxes to the next sweep when its invocation is short of time', async () => {
+    await commitOutbox('src3', 'late', 2, Date.now() - 120_000);
+    const sweeper = sweeperFromEnvironment(app);
+    // Ten seconds left: the margin the sweep keeps for its last calls, none to drain.
+    const short = { getRemainingTimeInMillis: () => 10_000 };
+    const first = await capturedStdout(() => sweeper(undefined, short));
+    expect(first.result).toMatchObject({ drained: 0, left: 1 });
+    expect(first.lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 'warn', message: SWEEP_BEHIND_LOG, left: 1, budgetMs: 0 }),
+      expect.objectContaining({ message: 'sweep done', left: 1 }),
+    ]);
+    expect(await store.readOutbox('counter/src3')).toHaveLength(1);
+
+    const ample = { getRemainingTimeInMillis: () => 300_000 };
+    const second = await capturedStdout(() => sweeper(undefined, ample));
+    expect(second.result).toMatchObject({ drained: 1, sent: 1, left: 0 });
+    expect(await store.readOutbox('counter/src3')).toEqual([]);
+    await runWorkerUntil(async () => (await inboxDepth()) === 0);
+    expect(await counter('late')).toEqual({ count: 2, seen: [2] });
   });
 
   it('drainFromEnvironment drains the outbox a drain request names', async () => {

@@ -11,7 +11,12 @@
 import type { BatonApp } from '@baton/core';
 import { createAwsClients } from '../createAwsClients.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
-import { BATON_ENV, readEnvironment, storeOptionsFromEnvironment } from '../environment.ts';
+import {
+  BATON_ENV,
+  readEnvironment,
+  storeOptionsFromEnvironment,
+  sweeperOptionsFromEnvironment,
+} from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { SqsTimerQueue } from '../sqs/SqsTimerQueue.ts';
 import { drainHandler } from './drainHandler.ts';
@@ -78,7 +83,7 @@ export function sweeperFromEnvironment(app: BatonApp): ReturnType<typeof sweeper
   const timers = process.env[BATON_ENV.timerQueueUrl] ? timerQueueFromEnvironment() : undefined;
   return sweeperHandler(
     { actors: app.actors, ...portsFromEnvironment(), ...(timers ? { timers } : {}) },
-    timers ? { timerGraceMs: 60_000 } : {},
+    { ...sweeperOptionsFromEnvironment(), ...(timers ? { timerGraceMs: 60_000 } : {}) },
   );
 }
 

@@ -8,10 +8,26 @@ import {
 } from '@baton/core/engine';
 
 /**
+ * How long one sweep drains outboxes at most: under the schedule's minute, so that a sweep that
+ * falls behind does not overlap the next one, which takes up the rest.
+ */
+export const SWEEP_BUDGET_MS = 45_000;
+
+/** What a sweep leaves of the invocation's time for its last calls and its log line. */
+const TIMEOUT_MARGIN_MS = 10_000;
+
+/** The part of the Lambda context the sweeper reads. */
+export interface SweeperInvocation {
+  getRemainingTimeInMillis(): number;
+}
+
+/**
  * The sweeper Lambda, run on a schedule: drains outboxes that no worker will revisit and logs an
- * alarm for any outbox item older than a day. Each sweep ends with one info line,
- * {@link SWEEP_LOG} with the result's counts and `lagMs`: `BatonApp` alarms when that lag nears
- * the queue's 5-minute dedupe window, or when no sweep logged at all.
+ * alarm for any outbox item older than a day. A sweep drains outboxes for at most
+ * {@link SWEEP_BUDGET_MS} (or `sweeperOptions.budgetMs`), and less when the invocation's time
+ * runs out sooner. Each sweep ends with one info line, {@link SWEEP_LOG} with the result's counts
+ * and `lagMs`: `BatonApp` alarms when that lag nears the queue's 5-minute dedupe window, or
+ * when no sweep logged at all.
  *
  * @example
  * export const handler = sweeperHandler({ actors: [Account], store, queue });
@@ -19,11 +35,13 @@ import {
 export function sweeperHandler(
   options: EngineOptions,
   sweeperOptions: SweeperOptions = {},
-): () => Promise<SweepResult> {
+): (event?: unknown, context?: SweeperInvocation) => Promise<SweepResult> {
   const engine = createEngine(options);
   const sweeper = new Sweeper(engine, sweeperOptions);
-  return async () => {
-    const result = await sweeper.sweep();
+  const budget = sweeperOptions.budgetMs ?? SWEEP_BUDGET_MS;
+  return async (_event, context) => {
+    const remaining = context ? context.getRemainingTimeInMillis() - TIMEOUT_MARGIN_MS : budget;
+    const result = await sweeper.sweep({ budgetMs: Math.max(0, Math.min(budget, remaining)) });
     engine.logger.info(SWEEP_LOG, { ...result });
     return result;
   };

@@ -407,9 +407,10 @@ export interface Store {
   /** Deletes drained outbox items stored apart; deleting a missing item is not an error. */
   deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void>;
   /**
-   * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart:
-   * the sweeper's work list. A store may list one a few seconds early (the DynamoDB store files
-   * send times in 5-second steps), never late.
+   * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart,
+   * by their oldest item, oldest first: the sweeper's work list, of which a sweep short of time
+   * drains the oldest. A store may list one a few seconds early, and order them by times in
+   * such steps (the DynamoDB store files send times in 5-second steps), never list one late.
    */
   listOutboxActors(olderThan: number): Promise<string[]>;
   /**

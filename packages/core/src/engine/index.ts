@@ -49,9 +49,12 @@ export { redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnCounts, type TurnOptions, type TurnResult } from './runTurn.ts';
 export {
   STALE_OUTBOX_LOG,
+  SWEEP_BEHIND_LOG,
+  SWEEP_CONCURRENCY,
   SWEEP_LOG,
   Sweeper,
   type SweeperOptions,
+  type SweepOptions,
   type SweepResult,
 } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
