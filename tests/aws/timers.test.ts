@@ -193,6 +193,35 @@ describe('durable timers on DynamoDB Local and ElasticMQ', () => {
     expect(await b.delayedOnTimerQueue()).toBe(1);
   });
 
+  it('arms a page of timers in batches sent several at a time, each timer once', async () => {
+    const b = await backend();
+    let inFlight = 0;
+    let most = 0;
+    b.sqs.middlewareStack.add(
+      (next) => async (args) => {
+        most = Math.max(most, ++inFlight);
+        try {
+          return await next(args);
+        } finally {
+          inFlight--;
+        }
+      },
+      { step: 'initialize' },
+    );
+    const at = Date.now() + 10 * 60_000;
+    const refs = Array.from({ length: 95 }, (_, i) => ({
+      actorId: 'alarm/a',
+      id: `t${i}`,
+      gen: 'g',
+      at,
+      name: 'ring',
+    }));
+    await b.timers.arm(refs);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(8);
+    expect(await b.delayedOnTimerQueue()).toBe(95);
+  });
+
   it('fires with the sweeper a timer whose arming was lost, once it is overdue', async () => {
     const b = await backend();
     const client = new Client({ actors: [Alarm], store: b.store, queue: b.queue }).asSystem();

@@ -3,7 +3,7 @@
  * due, a cancelled or replaced one never, whatever copies of its fire reach the inbox.
  */
 import { actor, type BatonError, ErrorCode, RetryableError, TerminalError } from '@baton/core';
-import type { TimerQueue, TimerRef } from '@baton/core/adapter';
+import type { Store, TimerQueue, TimerRef } from '@baton/core/adapter';
 import {
   fireDueTimers,
   purgeDeadLetter,
@@ -306,6 +306,64 @@ describe('durable timers', () => {
     const swept = await new Sweeper(engine).sweep();
     expect(swept.timersArmed).toBe(count);
     expect(armed).toHaveLength(count);
+    expect(new Set(armed).size).toBe(count);
+  });
+
+  it('overdue by the thousand, are fired once each by one sweep, over pages whose bounds share a due time', async () => {
+    const h = setup({ actors: [Reminder], batchSize: 10 });
+    const count = 1_200;
+    for (let i = 0; i < count; i++) {
+      const delay = 60_000 + Math.floor(i / 7);
+      await h.client.send(alice, 'set', { note: `n${i}`, delay, id: `t${i}` });
+    }
+    await h.run();
+    // No timer queue: the sweeper fires them, every one in one sweep.
+    h.clock.advance(2 * 60_000);
+    expect((await new Sweeper(h.engine).sweep()).timersFired).toBe(count);
+    await h.run();
+    const notes = await rang(h);
+    expect(notes).toHaveLength(count);
+    expect(new Set(notes).size).toBe(count);
+  });
+
+  it('coming within reach faster than a sweep has time for, are armed a page at least, the rest by the next sweeps', async () => {
+    const REACH = 15 * 60_000;
+    const armed: string[] = [];
+    const h = setup({ actors: [Reminder], batchSize: 10 });
+    const recording: TimerQueue = {
+      reachMs: REACH,
+      arm: async (timers) => {
+        for (const timer of timers) armed.push(timer.id);
+      },
+    };
+    // Each page the store lists takes a second.
+    const slow = new Proxy(h.backend.store, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop, target);
+        if (prop !== 'listDueTimers')
+          return typeof value === 'function' ? value.bind(target) : value;
+        return (...args: Parameters<Store['listDueTimers']>) => {
+          h.clock.advance(1_000);
+          return target.listDueTimers(...args);
+        };
+      },
+    });
+    const engine = { ...h.engine, store: slow, timers: recording };
+    const days = 3 * 24 * 3_600_000;
+    const count = 1_200;
+    for (let i = 0; i < count; i++) {
+      await h.client.send(alice, 'set', { note: `n${i}`, delay: days + i, id: `t${i}` });
+    }
+    await h.run();
+    h.clock.advance(days - REACH + 60_000);
+
+    // Half a second: the first page, the soonest 500; then none of the outboxes' time is left.
+    const hurried = await new Sweeper(engine).sweep({ budgetMs: 500 });
+    expect(hurried.timersArmed).toBe(500);
+    expect(armed).toEqual(Array.from({ length: 500 }, (_, i) => `t${i}`));
+    // The next sweep, given the time, arms them all (the first 500 again: their window overlaps).
+    armed.length = 0;
+    expect((await new Sweeper(engine).sweep()).timersArmed).toBe(count);
     expect(new Set(armed).size).toBe(count);
   });
 

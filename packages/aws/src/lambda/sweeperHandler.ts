@@ -8,8 +8,8 @@ import {
 } from '@baton/core/engine';
 
 /**
- * How long one sweep drains outboxes at most: under the schedule's minute, so that a sweep that
- * falls behind does not overlap the next one, which takes up the rest.
+ * How long one sweep works at most (its timers, then outboxes): under the schedule's minute, so
+ * that a sweep that falls behind does not overlap the next one, which takes up the rest.
  */
 export const SWEEP_BUDGET_MS = 45_000;
 
@@ -23,9 +23,8 @@ export interface SweeperInvocation {
 
 /**
  * The sweeper Lambda, run on a schedule: drains outboxes that no worker will revisit and logs an
- * alarm for any outbox item older than a day. A sweep drains outboxes for at most
- * {@link SWEEP_BUDGET_MS} (or `sweeperOptions.budgetMs`), and less when the invocation's time
- * runs out sooner. Each sweep ends with one info line, {@link SWEEP_LOG} with the result's counts
+ * alarm for any outbox item older than a day. A sweep works for at most {@link SWEEP_BUDGET_MS}
+ * (or `sweeperOptions.budgetMs`), and less when the invocation's time runs out sooner. Each sweep ends with one info line, {@link SWEEP_LOG} with the result's counts
  * and `lagMs`: `BatonApp` alarms when that lag nears the queue's 5-minute dedupe window, or
  * when no sweep logged at all.
  *

@@ -5,7 +5,11 @@
  * timer at once, hops: the relay re-arms it until it is due). The relay then sends its fire
  * into the FIFO inbox.
  */
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { Clock, TimerQueue, TimerRef } from '@baton/core/adapter';
 import { systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
@@ -13,6 +17,8 @@ import { unavailable } from '../internal/unavailable.ts';
 /** SQS's longest message delay. */
 export const MAX_DELAY_SECONDS = 900;
 const BATCH_MAX = 10;
+/** `SendMessageBatch` calls one `arm` makes at once (a sweep arms up to 500 timers a page). */
+const ARM_CONCURRENCY = 8;
 
 export interface SqsTimerQueueOptions {
   readonly client: SQSClient;
@@ -71,24 +77,36 @@ export class SqsTimerQueue implements TimerQueue {
 
   async arm(timers: readonly TimerRef[]): Promise<void> {
     const now = this.#clock.now();
+    const batches: SendMessageBatchRequestEntry[][] = [];
     for (let i = 0; i < timers.length; i += BATCH_MAX) {
-      const entries = timers.slice(i, i + BATCH_MAX).map((timer, n) => ({
-        Id: String(n),
-        MessageBody: encodeTimerRef(timer),
-        DelaySeconds: armDelaySeconds(timer.at, now),
-      }));
-      let failed: string | undefined;
-      try {
-        const result = await this.#client.send(
-          new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }),
-        );
-        failed = result.Failed?.map((f) => `${f.Code}: ${f.Message}`).join('; ') || undefined;
-      } catch (error) {
-        throw unavailable('SQS', 'SendMessageBatch (arm timers)', error);
-      }
-      if (failed) {
-        throw unavailable('SQS', 'SendMessageBatch (arm timers)', new Error(failed), true);
-      }
+      batches.push(
+        timers.slice(i, i + BATCH_MAX).map((timer, n) => ({
+          Id: String(n),
+          MessageBody: encodeTimerRef(timer),
+          DelaySeconds: armDelaySeconds(timer.at, now),
+        })),
+      );
+    }
+    // A standard queue keeps no order: the batches go out several at a time.
+    let next = 0;
+    const lane = async () => {
+      while (next < batches.length) await this.#send(batches[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(ARM_CONCURRENCY, batches.length) }, lane));
+  }
+
+  async #send(entries: SendMessageBatchRequestEntry[]): Promise<void> {
+    let failed: string | undefined;
+    try {
+      const result = await this.#client.send(
+        new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }),
+      );
+      failed = result.Failed?.map((f) => `${f.Code}: ${f.Message}`).join('; ') || undefined;
+    } catch (error) {
+      throw unavailable('SQS', 'SendMessageBatch (arm timers)', error);
+    }
+    if (failed) {
+      throw unavailable('SQS', 'SendMessageBatch (arm timers)', new Error(failed), true);
     }
   }
 }

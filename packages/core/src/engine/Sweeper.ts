@@ -72,9 +72,9 @@ export interface SweeperOptions {
    */
   readonly concurrency?: number;
   /**
-   * How long a sweep may spend draining outboxes, oldest first, before it leaves the rest to the
-   * next sweep ({@link SweepResult.left}). Keep it under the time between sweeps, so that they do
-   * not overlap. @default no limit
+   * How long a sweep may spend — firing and arming timers first, then draining outboxes, oldest
+   * first — before it leaves the rest to the next sweep ({@link SweepResult.left}). Keep it under
+   * the time between sweeps, so that they do not overlap. @default no limit
    */
   readonly budgetMs?: number;
 }
@@ -126,17 +126,21 @@ export class Sweeper {
   async sweep(options: SweepOptions = {}): Promise<SweepResult> {
     const { store, queue, clock, logger } = this.engine;
     const now = clock.now();
-    // Timers first: their work is bounded, and a fire that waits for it is late.
+    const budgetMs = checkedBudget(options.budgetMs ?? this.#budgetMs);
+    const deadline = now + budgetMs;
+    // Timers first: a fire that waits for the outboxes is late.
     let timersFired = 0;
     try {
-      timersFired = await fireDueTimers(this.engine, now - this.#timerGraceMs);
+      timersFired = await fireDueTimers(this.engine, now - this.#timerGraceMs, deadline);
     } catch (error) {
       logger.warn('sweep could not fire due timers', { error: toBatonError(error).message });
     }
     let timersArmed = 0;
     const { timers } = this.engine;
     try {
-      if (timers) timersArmed = await armComingTimers(this.engine, timers, now, this.#armWindowMs);
+      if (timers) {
+        timersArmed = await armComingTimers(this.engine, timers, now, this.#armWindowMs, deadline);
+      }
     } catch (error) {
       // The next sweep's window overlaps this one's; past it, the timers fire once overdue.
       logger.warn('sweep could not arm coming timers', { error: toBatonError(error).message });
@@ -148,8 +152,6 @@ export class Sweeper {
         alarmAgeMs: this.#alarmAgeMs,
       });
     }
-    const budgetMs = checkedBudget(options.budgetMs ?? this.#budgetMs);
-    const deadline = now + budgetMs;
     // Oldest first: what a budget leaves is the newest, which the next sweep takes up.
     const actors = await store.listOutboxActors(now - this.#minAgeMs);
     let next = 0;

@@ -36,18 +36,54 @@ export async function fireTimers(queue: Queue, timers: readonly TimerRef[]): Pro
   if (timers.length > 0) await queue.send(timers.map(timerFire));
 }
 
-/** How many due timers one call fires at most (the rest wait for the next call). */
-const FIRE_BATCH = 500;
+/** Timers read from the store at a time, soonest first. */
+const PAGE = 500;
 
 /**
- * Fires every stored timer due at or before `before` (epoch ms), up to a batch: what the
- * sweeper does for timers whose arming was lost, and the embedded runtime for all of them.
+ * Pages of the stored timers due at or before `before` (and after `after`), soonest first, each
+ * timer once: the next page starts at the last one's due time, so ties with it are read again
+ * and skipped. Stops after a short page, or after the page during which `deadline` (epoch ms, by
+ * the engine's clock) passed: the first page is read whatever the time, a timer past the last
+ * one waits for the next call.
+ */
+async function* duePages(
+  engine: Engine,
+  before: number,
+  after: number | undefined,
+  deadline: number,
+): AsyncGenerator<Timer[]> {
+  const key = (timer: TimerRef) => timerMessageId(timer.actorId, timer.id, timer.gen);
+  // The timers due at the last page's last time: the only ones the next page reads again.
+  let seen = new Set<string>();
+  let from = after;
+  for (;;) {
+    const page = await engine.store.listDueTimers(before, PAGE, from);
+    const fresh = page.filter((timer) => !seen.has(key(timer)));
+    if (fresh.length > 0) yield fresh;
+    if (page.length < PAGE || fresh.length === 0 || engine.clock.now() >= deadline) return;
+    const last = page[page.length - 1]!.at;
+    seen = new Set(page.filter((timer) => timer.at === last).map(key));
+    from = last - 1;
+  }
+}
+
+/**
+ * Fires every stored timer due at or before `before` (epoch ms), page by page until `deadline`:
+ * what the sweeper does for timers whose arming was lost, and the embedded runtime for all of
+ * them. A fire sent twice is skipped by its turn.
  * @returns how many it fired
  */
-export async function fireDueTimers(engine: Engine, before: number): Promise<number> {
-  const due = await engine.store.listDueTimers(before, FIRE_BATCH);
-  await fireTimers(engine.queue, due);
-  return due.length;
+export async function fireDueTimers(
+  engine: Engine,
+  before: number,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<number> {
+  let fired = 0;
+  for await (const due of duePages(engine, before, undefined, deadline)) {
+    await fireTimers(engine.queue, due);
+    fired += due.length;
+  }
+  return fired;
 }
 
 /** The timers of `timers` that `queue` can hold now: due within its reach (all, without one). */
@@ -60,17 +96,13 @@ export function withinReach<T extends TimerRef>(
   return reachMs === undefined ? timers : timers.filter((timer) => timer.at - now <= reachMs);
 }
 
-/** How many coming timers one call arms at most, per page of the store's list. */
-const ARM_PAGE = 500;
-/** Pages of coming timers one call arms at most (the rest are fired once overdue). */
-const ARM_PAGES = 20;
-
 /**
  * Arms the stored timers that come within `queue`'s reach in a window of `windowMs` ending at
  * the reach: due in (now + reach − window, now + reach], and scheduled further ahead than the
  * reach (a turn armed the others). Run every sweep, with a window of at least two sweeps'
- * interval, it arms each such timer once or twice — and a missed sweep loses nothing. A timer
- * past these pages (thousands due in one window) is fired by the sweeper once overdue.
+ * interval, it arms each such timer once or twice — and a missed sweep loses nothing. Pages of
+ * them until `deadline`; one it did not reach is armed by the next sweep, whose window overlaps,
+ * or fired by the sweeper once overdue.
  * @returns how many it armed
  */
 export async function armComingTimers(
@@ -78,25 +110,17 @@ export async function armComingTimers(
   queue: TimerQueue,
   now: number,
   windowMs: number,
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<number> {
   const { reachMs } = queue;
   if (reachMs === undefined) return 0;
   const upTo = now + reachMs;
-  let after = upTo - windowMs;
-  const seen = new Set<string>();
   let armed = 0;
-  const key = (timer: TimerRef) => timerMessageId(timer.actorId, timer.id, timer.gen);
-  for (let page = 0; page < ARM_PAGES; page++) {
-    const coming = await engine.store.listDueTimers(upTo, ARM_PAGE, after);
-    const fresh = coming.filter((timer) => !seen.has(key(timer)));
-    for (const timer of fresh) seen.add(key(timer));
+  for await (const coming of duePages(engine, upTo, upTo - windowMs, deadline)) {
     // One scheduled within reach was armed by its turn.
-    const later = fresh.filter((timer) => timer.at - timer.createdAt > reachMs);
+    const later = coming.filter((timer) => timer.at - timer.createdAt > reachMs);
     if (later.length > 0) await queue.arm(later);
     armed += later.length;
-    if (coming.length < ARM_PAGE || fresh.length === 0) break;
-    // The next page from the last one's time on: ties with it are read again, and skipped.
-    after = coming[coming.length - 1]!.at - 1;
   }
   return armed;
 }
