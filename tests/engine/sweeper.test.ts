@@ -1,4 +1,4 @@
-import { actor, type Logger, silentLogger } from '@baton/core';
+import { actor, type BatonError, type Logger, silentLogger } from '@baton/core';
 import { decodeEnvelope, type Store } from '@baton/core/adapter';
 import {
   createEngine,
@@ -283,10 +283,15 @@ describe('Sweeper', () => {
         swept({ drained: 7, sent: 7, lagMs: 70_300 - 3_000 }),
       );
       expect(seen.loaded.slice(3)).toEqual([3, 4, 5, 6, 7, 8, 9].map((n) => `sender/${n}`));
+      // Only the sweeps that left some warned.
+      expect(warnings).toEqual([
+        { left: 7, budgetMs: 250, drained: 3 },
+        { left: 7, budgetMs: 0, drained: 0 },
+      ]);
       expect(await delivered(h)).toBe(10);
     });
 
-    it('fires due timers before it drains outboxes, so a sweep out of time still fires them', async () => {
+    it('fires due timers before it drains outboxes, so a sweep out of time still fires a page of them', async () => {
       const h = setup({ actors: [Sink, Sender] });
       const kept = await idleSenders(h, 2);
       // A timer that is due, whose fire was lost: its turn ran, and nothing armed it.
@@ -318,16 +323,53 @@ describe('Sweeper', () => {
       expect(calls.indexOf('listDueTimers')).toBeLessThan(calls.indexOf('load'));
     });
 
+    it('goes on to the outboxes when it cannot list the due timers, and says why', async () => {
+      const h = setup({ actors: [Sink, Sender] });
+      const kept = await idleSenders(h, 2);
+      const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+      const logger: Logger = { ...silentLogger, warn: (message, f) => warnings.push([message, f]) };
+      const store = new Proxy(kept, {
+        get: (target, prop) => {
+          if (prop === 'listDueTimers') return () => Promise.reject(new Error('index unavailable'));
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      h.clock.advance(60_000);
+      const result = await new Sweeper({ ...h.engine, store, logger }).sweep();
+      expect(result).toEqual(swept({ drained: 2, sent: 2, lagMs: 62_000 }));
+      expect(warnings).toEqual([
+        [
+          'sweep could not fire due timers',
+          { error: expect.stringContaining('index unavailable') },
+        ],
+      ]);
+    });
+
     it('refuses a concurrency or budget that is not a count or a time', async () => {
       const h = setup({ actors: [Sink, Sender] });
+      const refusal = (make: () => unknown) => {
+        try {
+          make();
+        } catch (error) {
+          return { message: (error as BatonError).message, ...(error as BatonError).details };
+        }
+        throw new Error('expected a refusal');
+      };
       for (const concurrency of [0, 1.5, Number.NaN]) {
-        expect(() => new Sweeper(h.engine, { concurrency })).toThrow(
-          `sweeper concurrency must be a whole number ≥ 1, got ${concurrency}`,
-        );
+        expect(refusal(() => new Sweeper(h.engine, { concurrency }))).toEqual({
+          message: `sweeper concurrency must be a whole number ≥ 1, got ${concurrency}`,
+          option: 'concurrency',
+          value: concurrency,
+        });
       }
-      expect(() => new Sweeper(h.engine, { budgetMs: -1 })).toThrow(
-        'sweeper budgetMs must be a number ≥ 0, got -1',
-      );
+      for (const budgetMs of [-1, '100' as unknown as number]) {
+        expect(refusal(() => new Sweeper(h.engine, { budgetMs }))).toEqual({
+          message: `sweeper budgetMs must be a number ≥ 0, got ${budgetMs}`,
+          option: 'budgetMs',
+          value: budgetMs,
+        });
+      }
       await expect(new Sweeper(h.engine).sweep({ budgetMs: Number.NaN })).rejects.toThrow(
         'sweeper budgetMs must be a number ≥ 0, got NaN',
       );

@@ -326,6 +326,21 @@ describe('durable timers', () => {
     expect(new Set(notes).size).toBe(count);
   });
 
+  it('due by the hundreds in one millisecond, are fired a page a sweep, never in an endless loop', async () => {
+    const h = setup({ actors: [Reminder], batchSize: 10 });
+    for (let i = 0; i < 600; i++) {
+      await h.client.send(alice, 'set', { note: `n${i}`, delay: 60_000, id: `t${i}` });
+    }
+    await h.run();
+    h.clock.advance(2 * 60_000);
+    // A page of 500 ties, then a page of the same ones again: none fresh, so the sweep stops.
+    expect((await new Sweeper(h.engine).sweep()).timersFired).toBe(500);
+    await h.run();
+    expect((await new Sweeper(h.engine).sweep()).timersFired).toBe(100);
+    await h.run();
+    expect(new Set(await rang(h)).size).toBe(600);
+  });
+
   it('coming within reach faster than a sweep has time for, are armed a page at least, the rest by the next sweeps', async () => {
     const REACH = 15 * 60_000;
     const armed: string[] = [];
