@@ -3,8 +3,8 @@
  * backend with AWS's latencies and limits imposed on every call (bench/load/), in scenarios that
  * each exercise one limit of the scale model — many actors bound by latency and by the queue's
  * calls per second, one hot actor, skewed traffic over 10,000 actors, a message's latency, one
- * result pushed to 10,000 subscribers, the sweeper retiring idle actors — and prints what the model predicts beside what was
- * measured. Exits 1 if a prediction is off by more than 25%.
+ * result pushed to 10,000 subscribers, the sweeper retiring idle actors — and prints what the
+ * model predicts beside what was measured. Exits 1 if a prediction is off by more than 25%.
  */
 import { seededRandom } from '@baton/core/adapter';
 import { SWEEP_CONCURRENCY } from '@baton/core/engine';

@@ -24,9 +24,10 @@ export interface SweeperInvocation {
 /**
  * The sweeper Lambda, run on a schedule: drains outboxes that no worker will revisit and logs an
  * alarm for any outbox item older than a day. A sweep works for at most {@link SWEEP_BUDGET_MS}
- * (or `sweeperOptions.budgetMs`), and less when the invocation's time runs out sooner. Each sweep ends with one info line, {@link SWEEP_LOG} with the result's counts
- * and `lagMs`: `BatonApp` alarms when that lag nears the queue's 5-minute dedupe window, or
- * when no sweep logged at all.
+ * (or `sweeperOptions.budgetMs`), and less when the invocation's time runs out sooner. Each
+ * sweep ends with one info line, {@link SWEEP_LOG} with the result's counts and `lagMs`:
+ * `BatonApp` alarms when that lag nears the queue's 5-minute dedupe window, or when no sweep
+ * logged at all.
  *
  * @example
  * export const handler = sweeperHandler({ actors: [Account], store, queue });
