@@ -68,7 +68,9 @@ export function createAlarms(
       alarmDescription:
         'The sweeper ran late (a send it drained had waited 4 minutes or more) or did not run ' +
         'for 5 minutes: past SQS’s 5-minute dedupe window only receivers’ marks and effects’ ' +
-        'done-marks catch the copies it sends, and without sweeps held sends are never retired.',
+        'done-marks catch the copies it sends, and without sweeps held sends are never retired. ' +
+        'If its "sweep done" lines count outboxes "left" sweep after sweep, it falls behind the ' +
+        'actors going idle: raise sweeperConcurrency (docs/scale.md, "The sweeper").',
     }),
   };
   for (const [name, fn] of Object.entries(functions)) {
