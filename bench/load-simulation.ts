@@ -159,16 +159,18 @@ async function main(): Promise<void> {
     });
   }
 
-  for (const [idle, concurrency] of [
-    [400, 1],
-    [2_000, SWEEP_CONCURRENCY],
-    [2_000, 16],
+  for (const [idle, lanes] of [
+    [400, undefined],
+    [4_000, SWEEP_CONCURRENCY],
+    [10_000, 16],
   ] as const) {
-    const model = sweptActors(concurrency);
-    const { seconds, counts } = await sweepTime(idle, concurrency);
-    log(`sweeper, ${concurrency} at a time: calls per actor ${per(counts, idle)}`);
+    const model = sweptActors(lanes);
+    const { seconds, counts } = await sweepTime(idle, lanes);
+    const how =
+      lanes === undefined ? 'one actor after the other' : `${lanes} groups of 10 at a time`;
+    log(`sweeper, ${how}: calls per actor ${per(counts, idle)}`);
     lines.push({
-      scenario: `the sweeper retires ${idle.toLocaleString('en-US')} idle actors' held sends, ${concurrency} at a time (${model.bound}-bound)`,
+      scenario: `the sweeper retires ${idle.toLocaleString('en-US')} idle actors' held sends, ${how} (${model.bound}-bound)`,
       predicted: model.actorsPerSecond,
       measured: idle / seconds,
       unit: 'actors/s',

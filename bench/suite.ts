@@ -359,7 +359,7 @@ const STEPS: readonly Step[] = [
   {
     id: '9',
     title:
-      'sweeper — idle actors whose held sends one sweep retires a second, 4 at a time (its default) vs one at a time',
+      'sweeper — idle actors whose held sends one sweep retires a second, in groups (its default) vs one at a time',
     run: (c) =>
       c.target().then((target) =>
         sweeperBench({

@@ -3,13 +3,21 @@
  * records still hold — each actor's record loaded, its outbox items apart read, its sends sent
  * again (the queue drops the copies) and its record written without them. Every actor that sent
  * in its last turn costs the sweeper this once it is idle, so it bounds how many actors may go
- * idle a second (see docs/scale.md, "The sweeper"). Baseline: the sweeper draining one actor at
- * a time (`concurrency: 1`, what it did before); candidate: its default, four at a time. Each
- * round commits a deposit to fresh accounts (untimed), then times one sweep of them all.
+ * idle a second (see docs/scale.md, "The sweeper"). Baseline: one actor after the other
+ * (`sweepOutboxOf`), as the sweeper did before 2026-11-30; candidate: the sweeper, its default
+ * `SWEEP_CONCURRENCY` groups of ten at a time, each group's sends in one call. Each round commits
+ * a deposit to fresh accounts (untimed), then times one sweep of them all.
  */
 import { DynamoStore, SqsQueue } from '@baton/aws';
 import { silentLogger } from '@baton/core';
-import { createEngine, runTurn, SWEEP_CONCURRENCY, Sweeper } from '@baton/core/engine';
+import {
+  createEngine,
+  runTurn,
+  SWEEP_CONCURRENCY,
+  SWEEP_GROUP,
+  Sweeper,
+  sweepOutboxOf,
+} from '@baton/core/engine';
 import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { Account, ingress, Ledger } from './actors.ts';
@@ -31,30 +39,37 @@ export async function sweeperBench(options: SweeperBenchOptions): Promise<Row> {
   const one = target.clients();
   const many = target.clients();
   let round = 0;
-  const sweepRound = (side: Clients, concurrency?: number) => async (): Promise<Sample> => {
+  const sweepRound = (side: Clients, oneByOne: boolean) => async (): Promise<Sample> => {
     const tag = `r${++round}`;
     await idleAccounts(resources.helper, resources, tag, actors);
-    const engine = createEngine({
-      actors: [Account, Ledger],
-      store: new DynamoStore({ client: side.dynamodb, tableName: resources.tableName }),
-      queue: new SqsQueue({ client: side.sqs, queueUrl: resources.queueUrl }),
-      logger: silentLogger,
-    });
-    const sweeper = new Sweeper(engine, { minAgeMs: 0, ...(concurrency ? { concurrency } : {}) });
+    const store = new DynamoStore({ client: side.dynamodb, tableName: resources.tableName });
+    const queue = new SqsQueue({ client: side.sqs, queueUrl: resources.queueUrl });
     const start = process.hrtime.bigint();
-    const swept = await sweeper.sweep();
-    const ns = Number(process.hrtime.bigint() - start);
-    if (swept.drained !== actors || swept.failed > 0) {
-      throw new Error(`a sweep retired ${swept.drained} of ${actors} idle actors`);
+    let drained = 0;
+    if (oneByOne) {
+      for (const actorId of await store.listOutboxActors(Date.now())) {
+        await sweepOutboxOf(store, queue, actorId);
+        drained++;
+      }
+    } else {
+      const engine = createEngine({
+        actors: [Account, Ledger],
+        store,
+        queue,
+        logger: silentLogger,
+      });
+      ({ drained } = await new Sweeper(engine, { minAgeMs: 0 }).sweep());
     }
+    const ns = Number(process.hrtime.bigint() - start);
+    if (drained !== actors) throw new Error(`a sweep retired ${drained} of ${actors} idle actors`);
     return { ns, ops: actors };
   };
   // Only the sweeps count: the first round's setup made calls on neither side's clients.
   resetCounter(one.counter);
   resetCounter(many.counter);
   const result = await interleave({
-    baseline: sweepRound(one, 1),
-    candidate: sweepRound(many),
+    baseline: sweepRound(one, true),
+    candidate: sweepRound(many, false),
     rounds: options.rounds,
     warmup: options.warmup,
   });
@@ -63,19 +78,22 @@ export async function sweeperBench(options: SweeperBenchOptions): Promise<Row> {
   const baseline = median(result.baseline);
   const candidate = median(result.candidate);
   const rate = (ns: number) => `${Math.round(1e9 / ns).toLocaleString('en-US')} actors/s`;
+  const groups = `${SWEEP_CONCURRENCY} groups of ${SWEEP_GROUP}`;
   log(
     `  one at a time ${formatNs(baseline)}/actor (${rate(baseline)}), ` +
-      `${SWEEP_CONCURRENCY} at a time ${formatNs(candidate)}/actor (${rate(candidate)}); ` +
+      `${groups} at a time ${formatNs(candidate)}/actor (${rate(candidate)}); ` +
       `${actors} idle actors a sweep × ${options.rounds} rounds per side`,
   );
-  log(`  calls per actor: ${formatPerOp(calls.baton)}`);
+  log(
+    `  calls per actor: one at a time ${formatPerOp(calls.baseline)}; ${groups} ${formatPerOp(calls.baton)}`,
+  );
   log(
     `  time per call: one at a time ${formatCallTimes(one.counter)}; ` +
-      `${SWEEP_CONCURRENCY} at a time ${formatCallTimes(many.counter)}`,
+      `${groups} at a time ${formatCallTimes(many.counter)}`,
   );
   const gains = result.paired.map((ratio) => 1 / ratio);
   return {
-    bench: `sweeper: idle actors retired a second, ${SWEEP_CONCURRENCY} at a time vs one at a time (${target.label})`,
+    bench: `sweeper: idle actors retired a second, ${SWEEP_CONCURRENCY} groups of ${SWEEP_GROUP} at a time vs one at a time (${target.label})`,
     baseline: rate(baseline),
     candidate: rate(candidate),
     ratio: median(gains),

@@ -7,7 +7,7 @@ import {
   type Store,
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { createEngine, fireDueTimers, runTurn, Worker } from '@baton/core/engine';
+import { createEngine, drainOutboxes, fireDueTimers, runTurn, Worker } from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -207,5 +207,51 @@ describe('the drain', () => {
     expect(calls).toMatchObject({ readOutbox: 1, deleteOutbox: 4 });
     expect((await store.load('sink/s'))?.state).toEqual({ notes: [1, 2, 3, 4] });
     expect(store.outboxSize()).toBe(0);
+  });
+
+  it('drains several actors together: one call a round, at most one message a channel in each, in order', async () => {
+    const envelope = (from: string, to: string, seq: number) => ({
+      id: `${from}:${seq}`,
+      from,
+      seq,
+      to,
+      name: 'note',
+      payload: { n: seq },
+      sentAt: 0,
+    });
+    const outbox = (actorId: string, to: string, seqs: number[]) => ({
+      actorId,
+      held: [
+        {
+          actorId,
+          seq: seqs[0]!,
+          createdAt: 0,
+          envelopes: seqs.map((n) => envelope(actorId, to, n)),
+        },
+      ],
+      ver: 1,
+      life: undefined,
+      apart: [],
+    });
+    const outboxes = [
+      outbox('relay/a', 'sink/s', [1, 2]),
+      outbox('relay/b', 'sink/s', [1]),
+      outbox('relay/c', 'sink/t', [1]),
+    ];
+    const calls: string[][] = [];
+    let failFirst = true;
+    const queue = {
+      send: async (messages: readonly QueueMessage[]) => {
+        if (failFirst) throw new Error('queue down');
+        calls.push(messages.map((m) => m.dedupeId));
+      },
+    } as Queue;
+    // A failed round sends nothing after it.
+    await expect(drainOutboxes(new EmbeddedStore(), queue, outboxes)).rejects.toThrow('queue down');
+    expect(calls).toEqual([]);
+    failFirst = false;
+    expect(await drainOutboxes(new EmbeddedStore(), queue, outboxes)).toBe(4);
+    // Two senders to one sink share a call: they are two channels.
+    expect(calls).toEqual([['relay/a:1', 'relay/b:1', 'relay/c:1'], ['relay/a:2']]);
   });
 });

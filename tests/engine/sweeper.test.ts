@@ -1,9 +1,10 @@
 import { actor, type BatonError, type Logger, silentLogger } from '@baton/core';
-import { decodeEnvelope, type Store } from '@baton/core/adapter';
+import { decodeEnvelope, type Queue, type QueueMessage, type Store } from '@baton/core/adapter';
 import {
   createEngine,
   runTurn,
   SWEEP_CONCURRENCY,
+  SWEEP_GROUP,
   Sweeper,
   type SweepResult,
   Worker,
@@ -241,54 +242,107 @@ describe('Sweeper', () => {
       return { store: counted, seen };
     }
 
-    it('retires their held sends a few actors at a time, each note delivered once', async () => {
+    /** `queue` counting its sends and how many messages each held. */
+    function countingSends(queue: Queue, refuse: (dedupeId: string) => boolean = () => false) {
+      const sends: number[] = [];
+      const counted = new Proxy(queue, {
+        get: (target, prop) => {
+          const value = Reflect.get(target, prop, target);
+          if (prop !== 'send') return typeof value === 'function' ? value.bind(target) : value;
+          return async (messages: readonly QueueMessage[]) => {
+            if (messages.some((m) => refuse(m.dedupeId))) throw new Error('queue refused');
+            sends.push(messages.length);
+            return target.send(messages);
+          };
+        },
+      });
+      return { queue: counted, sends };
+    }
+
+    it('retires their held sends ten actors to a group, a few groups at a time, each group’s sends in one call', async () => {
       const h = setup({ actors: [Sink, Sender] });
-      const kept = await idleSenders(h, 20);
-      expect(await delivered(h)).toBe(20);
+      const kept = await idleSenders(h, 45);
+      expect(await delivered(h)).toBe(45);
       const { store, seen } = countingLoads(kept);
+      const { queue, sends } = countingSends(h.backend.queue);
       h.clock.advance(60_000);
 
-      const result = await new Sweeper({ ...h.engine, store }, { concurrency: 3 }).sweep();
-      expect(result).toEqual(swept({ drained: 20, sent: 20, lagMs: 80_000 }));
-      expect(seen.most).toBe(3);
-      for (let n = 0; n < 20; n++)
+      const sweeper = new Sweeper({ ...h.engine, store, queue }, { concurrency: 2 });
+      expect(await sweeper.sweep()).toEqual(swept({ drained: 45, sent: 45, lagMs: 105_000 }));
+      expect(seen.most).toBe(2 * SWEEP_GROUP);
+      // Forty-five notes to one sink, from as many senders: one call a group.
+      expect(sends).toEqual([10, 10, 10, 10, 5]);
+      for (let n = 0; n < 45; n++) {
         expect(await h.record(`sender/${n}`)).not.toHaveProperty('outbox');
+      }
       // The copies it sent are dropped.
-      expect(await delivered(h)).toBe(20);
-      // Four at a time unless told.
-      const again = countingLoads(await idleSenders(h, 12));
+      expect(await delivered(h)).toBe(45);
+      // Four lanes unless told.
+      const again = countingLoads(await idleSenders(h, 45));
       h.clock.advance(60_000);
-      expect((await new Sweeper({ ...h.engine, store: again.store }).sweep()).drained).toBe(12);
-      expect(again.seen.most).toBe(SWEEP_CONCURRENCY);
+      expect((await new Sweeper({ ...h.engine, store: again.store }).sweep()).drained).toBe(45);
+      expect(again.seen.most).toBe(SWEEP_CONCURRENCY * SWEEP_GROUP);
+    });
+
+    it('drains a group that fails again actor by actor, so that one failing actor holds up no other', async () => {
+      const h = setup({ actors: [Sink, Sender] });
+      const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+      const logger: Logger = { ...silentLogger, warn: (message, f) => warnings.push([message, f]) };
+      const kept = await idleSenders(h, 10);
+      const broken = { down: true };
+      const { queue, sends } = countingSends(
+        h.backend.queue,
+        (id) => broken.down && id.startsWith('sender/3:'),
+      );
+      h.clock.advance(60_000);
+      const sweeper = new Sweeper({ ...h.engine, store: kept, queue, logger });
+
+      expect(await sweeper.sweep()).toEqual(
+        swept({ drained: 9, sent: 9, failed: 1, lagMs: 70_000 }),
+      );
+      expect(sends).toEqual(Array(9).fill(1));
+      expect(warnings).toEqual([
+        [
+          'sweep could not drain an outbox',
+          { actor: 'sender/3', error: 'unexpected error: queue refused' },
+        ],
+      ]);
+      expect((await h.record('sender/3'))?.outbox).toHaveLength(1);
+      broken.down = false;
+      expect(await sweeper.sweep()).toEqual(swept({ drained: 1, sent: 1, lagMs: 67_000 }));
+      expect(await delivered(h)).toBe(10);
     });
 
     it('leaves the newest to the next sweep once its time budget runs out', async () => {
       const h = setup({ actors: [Sink, Sender] });
       const warnings: Array<Record<string, unknown> | undefined> = [];
       const logger: Logger = { ...silentLogger, warn: (_message, fields) => warnings.push(fields) };
-      // Each actor's drain takes 100 ms.
-      const { store, seen } = countingLoads(await idleSenders(h, 10), () => h.clock.advance(100));
+      // Each actor's load takes 100 ms: a group of ten, a second.
+      const { store, seen } = countingLoads(await idleSenders(h, 25), () => h.clock.advance(100));
       h.clock.advance(60_000);
       const sweeper = new Sweeper(
         { ...h.engine, store, logger },
         { concurrency: 1, budgetMs: 250 },
       );
 
-      expect(await sweeper.sweep()).toEqual(swept({ drained: 3, sent: 3, left: 7, lagMs: 70_000 }));
-      expect(seen.loaded).toEqual(['sender/0', 'sender/1', 'sender/2']);
-      expect(warnings).toEqual([{ left: 7, budgetMs: 250, drained: 3 }]);
-      // The next one takes up the rest, oldest first; one given no time drains nothing.
-      expect(await sweeper.sweep({ budgetMs: 0 })).toEqual(swept({ left: 7 }));
-      expect(await sweeper.sweep({ budgetMs: 1_000 })).toEqual(
-        swept({ drained: 7, sent: 7, lagMs: 70_300 - 3_000 }),
+      expect(await sweeper.sweep()).toEqual(
+        swept({ drained: 10, sent: 10, left: 15, lagMs: 85_000 }),
       );
-      expect(seen.loaded.slice(3)).toEqual([3, 4, 5, 6, 7, 8, 9].map((n) => `sender/${n}`));
+      expect(seen.loaded).toEqual(Array.from({ length: 10 }, (_, n) => `sender/${n}`));
+      // The next one takes up the rest, oldest first; one given no time drains nothing.
+      expect(await sweeper.sweep({ budgetMs: 0 })).toEqual(swept({ left: 15 }));
+      expect(await sweeper.sweep({ budgetMs: Number.POSITIVE_INFINITY })).toEqual(
+        swept({ drained: 15, sent: 15, lagMs: 86_000 - 10_000 }),
+      );
+      expect(seen.loaded.slice(10)).toEqual(
+        Array.from({ length: 15 }, (_, n) => `sender/${n + 10}`),
+      );
       // Only the sweeps that left some warned.
       expect(warnings).toEqual([
-        { left: 7, budgetMs: 250, drained: 3 },
-        { left: 7, budgetMs: 0, drained: 0 },
+        { left: 15, budgetMs: 250, drained: 10 },
+        { left: 15, budgetMs: 0, drained: 0 },
       ]);
-      expect(await delivered(h)).toBe(10);
+      expect(await delivered(h)).toBe(25);
     });
 
     it('fires due timers before it drains outboxes, so a sweep out of time still fires a page of them', async () => {

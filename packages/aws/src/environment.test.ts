@@ -141,7 +141,7 @@ describe('sweeperOptionsFromEnvironment', () => {
     const error = thrown(() => sweeperOptionsFromEnvironment({ BATON_SWEEP_CONCURRENCY: 'four' }));
     expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
     expect(error.message).toBe(
-      `BATON_SWEEP_CONCURRENCY must be a whole number of outboxes drained at once (the construct's sweeperConcurrency), got "four"`,
+      `BATON_SWEEP_CONCURRENCY must be a whole number of groups of outboxes drained at once (the construct's sweeperConcurrency), got "four"`,
     );
     expect(error.details).toEqual({ variable: 'BATON_SWEEP_CONCURRENCY', value: 'four' });
   });

@@ -25,7 +25,7 @@ export const BATON_ENV = {
    * its default (8) when unset. Every function of an app must read the same value.
    */
   outboxShards: 'BATON_OUTBOX_SHARDS',
-  /** The sweeper's `concurrency`: how many actors' outboxes a sweep drains at once. */
+  /** The sweeper's `concurrency`: how many groups of outboxes a sweep drains at once. */
   sweepConcurrency: 'BATON_SWEEP_CONCURRENCY',
 } as const;
 
@@ -93,7 +93,7 @@ export function sweeperOptionsFromEnvironment(
   const concurrency = wholeNumber(
     env,
     'sweepConcurrency',
-    "outboxes drained at once (the construct's sweeperConcurrency)",
+    "groups of outboxes drained at once (the construct's sweeperConcurrency)",
   );
   return concurrency === undefined ? {} : { concurrency };
 }

@@ -469,11 +469,11 @@ describe('BatonApp', () => {
     expect(() => synth({ outboxShards: 101 })).toThrow(/outboxShards .*got 101/);
   });
 
-  it('tells the sweeper how many outboxes to drain at once, 4 unless sweeperConcurrency raises it', () => {
+  it('tells the sweeper how many groups of outboxes to drain at once, 2 unless sweeperConcurrency raises it', () => {
     const sweeperEnv = ({ template: t, baton: app }: { template: Template; baton: BatonApp }) =>
       t.findResources('AWS::Lambda::Function')[idOf(app.functions.sweeper)]?.Properties.Environment
         .Variables[BATON_ENV.sweepConcurrency];
-    expect(sweeperEnv({ template, baton })).toBe('4');
+    expect(sweeperEnv({ template, baton })).toBe('2');
     expect(sweeperEnv(synth({ sweeperConcurrency: 16 }))).toBe('16');
     expect(() => synth({ sweeperConcurrency: 0 })).toThrow(
       /sweeperConcurrency must be an integer from 1 to 100, got 0/,

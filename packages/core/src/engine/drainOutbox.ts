@@ -23,35 +23,60 @@ export interface OutboxToDrain {
  * the target's sender mark after it.
  *
  * A queue may accept part of a send (SQS answers per entry), so each `send` holds at most one
- * message per target: a later message to a target goes out only once every earlier one was
- * accepted, and a failed send leaves each target's accepted messages a prefix of its channel.
+ * message per channel (sender and target): a later message on a channel goes out only once every
+ * earlier one was accepted, and a failed send leaves each channel's accepted messages a prefix.
  *
  * @returns how many envelopes were sent
  */
-export async function drainOutbox(
+export function drainOutbox(store: Store, queue: Queue, outbox: OutboxToDrain): Promise<number> {
+  return drainOutboxes(store, queue, [outbox]);
+}
+
+/**
+ * {@link drainOutbox} for several actors at once: their messages share the queue's calls, so the
+ * sweeper's sends of ten idle actors are one `SendMessageBatch`, not ten. It succeeds or fails
+ * for them all: after a failed send none is done, and a drain again sends what was accepted a
+ * second time (the queue or the receivers drop the copies).
+ *
+ * @returns how many envelopes were sent
+ */
+export async function drainOutboxes(
   store: Store,
   queue: Queue,
-  outbox: OutboxToDrain,
+  outboxes: readonly OutboxToDrain[],
 ): Promise<number> {
-  const apart = outbox.apart ?? (await store.readOutbox(outbox.actorId));
-  const items = [...outbox.held, ...apart].sort((a, b) => a.seq - b.seq);
-  const messages = items.flatMap((item) =>
-    item.envelopes.map((envelope) => ({
-      group: messageGroup(envelope),
-      dedupeId: envelope.id,
-      body: encodeEnvelope(envelope),
-    })),
+  const aparts = await Promise.all(
+    outboxes.map((outbox) => outbox.apart ?? store.readOutbox(outbox.actorId)),
   );
-  for (const round of rounds(messages)) await queue.send(round);
-  if (outbox.held.length > 0 && store.heldDrained) {
-    await store.heldDrained(outbox.actorId, outbox.ver, outbox.life);
+  const messages = outboxes.flatMap((outbox, i) =>
+    [...outbox.held, ...aparts[i]!]
+      .sort((a, b) => a.seq - b.seq)
+      .flatMap((item) =>
+        item.envelopes.map((envelope) => ({
+          group: messageGroup(envelope),
+          dedupeId: envelope.id,
+          body: encodeEnvelope(envelope),
+          channel: `${envelope.from}\u0000${messageGroup(envelope)}`,
+        })),
+      ),
+  );
+  for (const round of rounds(messages, (message) => message.channel)) {
+    await queue.send(round.map(({ channel: _, ...message }) => message));
   }
-  if (apart.length > 0) {
-    await store.deleteOutbox(
-      outbox.actorId,
-      apart.map((item) => item.seq),
-    );
-  }
+  await Promise.all(
+    outboxes.map(async (outbox, i) => {
+      const apart = aparts[i]!;
+      if (outbox.held.length > 0 && store.heldDrained) {
+        await store.heldDrained(outbox.actorId, outbox.ver, outbox.life);
+      }
+      if (apart.length > 0) {
+        await store.deleteOutbox(
+          outbox.actorId,
+          apart.map((item) => item.seq),
+        );
+      }
+    }),
+  );
   return messages.length;
 }
 
@@ -84,18 +109,40 @@ export async function sweepOutbox(store: Store, queue: Queue, actorId: string): 
  * {@link sweepOutbox}, also saying when the oldest send it drained was committed (`oldestAt`,
  * epoch ms; absent when there was none): the sweeper's lag is how long that one waited.
  */
-export async function sweepOutboxOf(
+export function sweepOutboxOf(
   store: Store,
   queue: Queue,
   actorId: string,
 ): Promise<{ readonly sent: number; readonly oldestAt?: number }> {
-  const record = await store.load(actorId);
-  const held = record?.outbox ?? [];
-  const apart = await store.readOutbox(actorId);
-  const at = { ver: record?.ver ?? 0, life: record?.life };
-  const sent = await drainOutbox(store, queue, { actorId, held, ...at, apart });
-  if (record && held.length > 0) await store.retireHeldOutbox(actorId, record.ver, record.life);
-  const oldestAt = Math.min(...[...held, ...apart].map((item) => item.createdAt));
+  return sweepOutboxes(store, queue, [actorId]);
+}
+
+/**
+ * {@link sweepOutboxOf} for several actors at once ({@link drainOutboxes}): their records and
+ * items apart read side by side, their sends drained together, then each record's held sends
+ * retired. It succeeds or fails for them all.
+ */
+export async function sweepOutboxes(
+  store: Store,
+  queue: Queue,
+  actorIds: readonly string[],
+): Promise<{ readonly sent: number; readonly oldestAt?: number }> {
+  const found = await Promise.all(
+    actorIds.map(async (actorId) => {
+      const [record, apart] = await Promise.all([store.load(actorId), store.readOutbox(actorId)]);
+      const held = record?.outbox ?? [];
+      return { actorId, held, ver: record?.ver ?? 0, life: record?.life, apart };
+    }),
+  );
+  const sent = await drainOutboxes(store, queue, found);
+  await Promise.all(
+    found.map(({ actorId, held, ver, life }) =>
+      held.length > 0 ? store.retireHeldOutbox(actorId, ver, life) : undefined,
+    ),
+  );
+  const oldestAt = Math.min(
+    ...found.flatMap(({ held, apart }) => [...held, ...apart].map((item) => item.createdAt)),
+  );
   return Number.isFinite(oldestAt) ? { sent, oldestAt } : { sent };
 }
 
@@ -108,13 +155,20 @@ export async function storedOutbox(store: Store, actorId: string): Promise<Outbo
   return [...(record?.outbox ?? []), ...apart].sort((a, b) => a.seq - b.seq);
 }
 
-/** Splits messages into sends of at most one message per group, keeping each group's order. */
-export function rounds(messages: readonly QueueMessage[]): QueueMessage[][] {
-  const result: QueueMessage[][] = [];
+/**
+ * Splits messages into sends of at most one message per group — or per key, with `keyOf` —
+ * keeping each one's order.
+ */
+export function rounds<M extends QueueMessage>(
+  messages: readonly M[],
+  keyOf: (message: M) => string = (message) => message.group,
+): M[][] {
+  const result: M[][] = [];
   const next = new Map<string, number>();
   for (const message of messages) {
-    const index = next.get(message.group) ?? 0;
-    next.set(message.group, index + 1);
+    const key = keyOf(message);
+    const index = next.get(key) ?? 0;
+    next.set(key, index + 1);
     if (index === result.length) result.push([]);
     result[index]!.push(message);
   }

@@ -21,10 +21,12 @@ export {
 } from './createEngine.ts';
 export {
   drainOutbox,
+  drainOutboxes,
   type OutboxToDrain,
   outboxOf,
   storedOutbox,
   sweepOutbox,
+  sweepOutboxes,
   sweepOutboxOf,
 } from './drainOutbox.ts';
 export type {
@@ -51,6 +53,7 @@ export {
   STALE_OUTBOX_LOG,
   SWEEP_BEHIND_LOG,
   SWEEP_CONCURRENCY,
+  SWEEP_GROUP,
   SWEEP_LOG,
   Sweeper,
   type SweeperOptions,
