@@ -85,6 +85,16 @@ async function fireAndRun(h: ReturnType<typeof setup>): Promise<number> {
   return fired;
 }
 
+/** A timer queue of reach `reachMs` that records the ids of the timers armed on it. */
+function recordingTimers(reachMs: number, armed: string[]): TimerQueue {
+  return {
+    reachMs,
+    arm: async (timers) => {
+      for (const timer of timers) armed.push(timer.id);
+    },
+  };
+}
+
 describe('durable timers', () => {
   it('fire once when due, with the payload they were scheduled with, and are then gone', async () => {
     const h = setup({ actors: [Reminder] });
@@ -280,12 +290,7 @@ describe('durable timers', () => {
     const REACH = 15 * 60_000;
     const armed: string[] = [];
     const h = setup({ actors: [Reminder], batchSize: 10 });
-    const recording: TimerQueue = {
-      reachMs: REACH,
-      arm: async (timers) => {
-        for (const timer of timers) armed.push(timer.id);
-      },
-    };
+    const recording = recordingTimers(REACH, armed);
     const engine = { ...h.engine, timers: recording };
     const { Worker } = await import('@baton/core/engine');
     const worker = new Worker(engine);
@@ -345,12 +350,7 @@ describe('durable timers', () => {
     const REACH = 15 * 60_000;
     const armed: string[] = [];
     const h = setup({ actors: [Reminder], batchSize: 10 });
-    const recording: TimerQueue = {
-      reachMs: REACH,
-      arm: async (timers) => {
-        for (const timer of timers) armed.push(timer.id);
-      },
-    };
+    const recording = recordingTimers(REACH, armed);
     // Each page the store lists takes a second.
     const slow = new Proxy(h.backend.store, {
       get: (target, prop) => {

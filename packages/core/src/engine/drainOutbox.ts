@@ -48,21 +48,23 @@ export async function drainOutboxes(
   const aparts = await Promise.all(
     outboxes.map((outbox) => outbox.apart ?? store.readOutbox(outbox.actorId)),
   );
+  // Each message's channel, when several senders share the rounds (one sender's are its groups).
+  const channels = new Map<QueueMessage, string>();
   const messages = outboxes.flatMap((outbox, i) =>
     [...outbox.held, ...aparts[i]!]
       .sort((a, b) => a.seq - b.seq)
       .flatMap((item) =>
-        item.envelopes.map((envelope) => ({
-          group: messageGroup(envelope),
-          dedupeId: envelope.id,
-          body: encodeEnvelope(envelope),
-          channel: `${envelope.from}\u0000${messageGroup(envelope)}`,
-        })),
+        item.envelopes.map((envelope) => {
+          const group = messageGroup(envelope);
+          const message = { group, dedupeId: envelope.id, body: encodeEnvelope(envelope) };
+          if (outboxes.length > 1) channels.set(message, `${envelope.from}\u0000${group}`);
+          return message;
+        }),
       ),
   );
-  for (const round of rounds(messages, (message) => message.channel)) {
-    await queue.send(round.map(({ channel: _, ...message }) => message));
-  }
+  const split =
+    outboxes.length > 1 ? rounds(messages, (message) => channels.get(message)!) : rounds(messages);
+  for (const round of split) await queue.send(round);
   await Promise.all(
     outboxes.map(async (outbox, i) => {
       const apart = aparts[i]!;
