@@ -38,6 +38,13 @@ const Sender = actor({
         for (let n = from; n < from + count; n++) ctx.send(Sink.ref('s'), 'note', { n });
       },
     },
+    farewell: {
+      payload: z.object({ from: z.number(), count: z.number() }),
+      handle: (ctx, { from, count }) => {
+        for (let n = from; n < from + count; n++) ctx.send(Sink.ref('s'), 'note', { n });
+        ctx.halt();
+      },
+    },
     remind: {
       payload: z.object({}),
       handle: (ctx) => {
@@ -146,6 +153,31 @@ describe('Sweeper', () => {
     const got = ((await h.state('sink/s')) as { got: number[] }).got;
     expect(got.filter((n) => n < 100)).toEqual([1, 2, 3, 4]);
     expect(got.filter((n) => n >= 100)).toEqual([100]);
+  });
+
+  it('drains the sends apart of a halted actor whose record expired before a sweep reached them', async () => {
+    // Room for the sender's record or its sends, not both: its last turn writes them apart.
+    const h = setup({ actors: [Sink, Sender], limits: { maxItemBytes: 600 } });
+    await h.client.send(Sender.ref('a'), 'farewell', { from: 1, count: 3 });
+    await commitWithoutDrain(h);
+    const { expiresAt, outboxApart } = (await h.record('sender/a'))!;
+    expect(outboxApart).toBe(true);
+    const items = h.backend.store.outboxSize();
+    expect(items).toBeGreaterThan(0);
+    // Past the halted record's expiry, the store deletes it (DynamoDB's TTL); the items stay.
+    h.clock.advance(expiresAt! - h.clock.now());
+    h.backend.store.purgeExpired();
+    expect(await h.record('sender/a')).toBeUndefined();
+    expect(h.backend.store.outboxSize()).toBe(items);
+
+    expect(await new Sweeper(h.engine).sweep()).toMatchObject({ drained: 1, sent: 3, failed: 0 });
+    expect(h.backend.store.outboxSize()).toBe(0);
+    // Sent twice the mark retention ago, they are too old to apply safely: kept, not applied.
+    await h.run();
+    expect(await h.state('sink/s')).toEqual({ got: [] });
+    const kept = await h.backend.store.listDeadLetters('sink/s');
+    expect(kept.map((letter) => letter.envelope.payload)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(kept.every((letter) => letter.redrivable)).toBe(true);
   });
 
   it('logs an error for an outbox older than alarmAgeMs', async () => {
