@@ -5,6 +5,7 @@
  */
 import type { BatonClient } from '@baton/client';
 import { isBatonError } from '@baton/core';
+import { MAX_RESUME_VERSION } from '@baton/protocol';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Account } from './fixtures/openAccount.ts';
@@ -51,6 +52,30 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
     for (const client of [a, b]) await seen(client, balance, { account: key }, (s) => s.data === 5);
     expect(runs.get(runKey)! - before).toBe(1);
     expect(a.getQueryState(balance, { account: key }).version).toBe(2);
+  });
+
+  it('lets no resume raise a shared instance past MAX_RESUME_VERSION: its subscribers keep getting results', async () => {
+    const key = account('resume');
+    const [watcher, sender] = [connect(), connect()];
+    watcher.subscribe(balance, { account: key }, () => {});
+    await seen(watcher, balance, { account: key }, (s) => s.data === 0);
+    // Another connection resumes the same instance from the last safe integer.
+    const forger = new WebSocket(suite.stack.gateway.url, ['baton.v1']);
+    await new Promise((resolve, reject) => forger.once('open', resolve).once('error', reject));
+    const answered = new Promise<{ version: number }>((resolve) =>
+      forger.once('message', (data) => resolve(JSON.parse(String(data)))),
+    );
+    const resume = { version: Number.MAX_SAFE_INTEGER, hash: 'forged' };
+    const args = { account: key };
+    forger.send(
+      JSON.stringify({ v: 1, type: 'subscribe', id: 'f', query: 'balance', args, resume }),
+    );
+    expect((await answered).version).toBe(MAX_RESUME_VERSION);
+    forger.close();
+
+    await sender.send(Account.ref(key), 'deposit', { amount: 5 });
+    await seen(watcher, balance, { account: key }, (s) => s.data === 5);
+    expect(watcher.getQueryState(balance, { account: key }).version).toBe(MAX_RESUME_VERSION + 1);
   });
 
   it('answers an ask with the handler’s reply, and a rejected one with its error', async () => {

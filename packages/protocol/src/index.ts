@@ -36,9 +36,11 @@ export {
   type ChunkMessage,
   CLIENT_MESSAGE_TYPES,
   MAX_FRAME_BYTES,
+  MAX_RESUME_VERSION,
   type Message,
   PROTOCOL_VERSION,
   type ResumePoint,
+  resumeFloor,
   SERVER_MESSAGE_TYPES,
   SUPPORTED_VERSIONS,
 } from './messages.ts';

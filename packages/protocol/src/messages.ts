@@ -75,6 +75,29 @@ export interface ResumePoint {
 }
 
 /**
+ * The highest version a client's resume may raise a shared query instance to. A resume raises
+ * the instance's version to the client's, so that versions never go back for it after a server
+ * restarted or an instance was dropped; the instance is shared, so without a bound one client
+ * could raise it to the last safe integer, past which it cannot count, and freeze every other
+ * subscriber's view. 2^52 leaves 2^52 changes before that.
+ */
+export const MAX_RESUME_VERSION = 2 ** 52;
+
+/**
+ * The version an instance must reach for a client resuming from `resume`: the one it holds when
+ * the instance's result is the one it holds (`hash`), else the next; at most
+ * {@link MAX_RESUME_VERSION}, and 0 for a fresh subscription.
+ *
+ * @example
+ * resumeFloor({ version: 7, hash: '9f2c' }, '9f2c'); // 7
+ */
+export function resumeFloor(resume: ResumePoint | undefined, hash: string | undefined): number {
+  if (resume === undefined) return 0;
+  const floor = hash === resume.hash ? resume.version : resume.version + 1;
+  return Math.min(floor, MAX_RESUME_VERSION);
+}
+
+/**
  * One piece of a frame too large to send whole; either side may send it (see `splitFrame` and
  * `ChunkAssembler`). The joined `data` of all `count` pieces is the original frame's text,
  * which must not itself be a chunk.

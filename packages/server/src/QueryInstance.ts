@@ -1,4 +1,5 @@
 import type { AnyQueryDefinition, BatonError } from '@baton/core';
+import { resumeFloor } from '@baton/protocol';
 import { hashText } from './evaluation/hashText.ts';
 import { movedPast, type ReadPosition, withNewest } from './evaluation/ReadPosition.ts';
 import type { QueryError, QueryResult, QueryUpdate, ResumeAnswer } from './QueryUpdate.ts';
@@ -184,15 +185,15 @@ export class QueryInstance {
 
   /**
    * Answers a reconnecting client that last saw `(lastVersion, hash)`. Versions restart when a
-   * server does, so the instance's version is first raised to the client's, keeping the
-   * versions a client sees increasing.
+   * server does, so the instance's version is first raised to the client's (at most to
+   * `MAX_RESUME_VERSION`: the instance is shared), keeping the versions a client sees increasing.
    */
   resume(lastVersion: number, hash: string): ResumeAnswer | undefined {
     const current = this.#current;
     if (!current) return undefined;
     if (current.kind === 'error') return current;
     const unchanged = current.hash === hash;
-    const floor = unchanged ? lastVersion : lastVersion + 1;
+    const floor = resumeFloor({ version: lastVersion, hash }, current.hash);
     if (this.#version < floor) {
       this.#version = floor;
       this.#lastResult = { ...current, version: floor };

@@ -1,5 +1,5 @@
 import { BatonError, callerOf, ErrorCode } from '@baton/core';
-import { PROTOCOL_VERSION } from '@baton/protocol';
+import { PROTOCOL_VERSION, resumeFloor } from '@baton/protocol';
 import { hashText } from '@baton/server/evaluation';
 import type {
   OutcomeWaits,
@@ -93,9 +93,7 @@ async function subscribe(
     args: JSON.stringify(resolved.args),
     identity,
   });
-  const floor = (hash: string | undefined) =>
-    resume === undefined ? 0 : hash === resume.hash ? resume.version : resume.version + 1;
-  const refreshed = await refreshInstance(context, instance, floor);
+  const refreshed = await refreshInstance(context, instance, (hash) => resumeFloor(resume, hash));
   if (!refreshed) {
     throw new BatonError(ErrorCode.UNAVAILABLE, 'the query instance was dropped; subscribe again');
   }

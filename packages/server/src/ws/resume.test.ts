@@ -1,4 +1,4 @@
-import type { JsonValue } from '@baton/protocol';
+import { type JsonValue, MAX_RESUME_VERSION } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 import type { TestSocket } from './fixtures/TestSocket.ts';
@@ -72,6 +72,24 @@ describe('resume after a reconnect', () => {
     const b = await t.open();
     await t.deposit(b, 'r1', 1);
     expect((await socket.push('s1')).version).toBe(43);
+  });
+
+  it('raises a shared instance at most to MAX_RESUME_VERSION, so no client can stop its count', async () => {
+    const other = await connect();
+    // The last safe integer: raised to it, the instance's next version could not be counted.
+    const forged = await connect({ version: Number.MAX_SAFE_INTEGER, hash: 'forged' });
+    expect(forged.answer.version).toBe(MAX_RESUME_VERSION);
+    const b = await t.open();
+    for (const [amount, version] of [
+      [2, MAX_RESUME_VERSION + 1],
+      [3, MAX_RESUME_VERSION + 2],
+    ] as const) {
+      await t.deposit(b, 'r1', amount);
+      const push = await other.socket.push('s1');
+      expect(push.version).toBe(version);
+      expect(Number.isSafeInteger(push.version)).toBe(true);
+    }
+    expect(other.socket.values.get('s1')).toMatchObject({ balance: 5 });
   });
 
   it('resumes against a live instance shared with another connection', async () => {
