@@ -28,7 +28,7 @@ export function jsonLogger(
   } = {},
 ): Logger {
   const min = ORDER[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => console.log(line));
+  const write = options.write ?? stdoutLine;
   const entry =
     (level: Exclude<LogLevel, 'silent'>) =>
     (message: string, ...fields: Array<Record<string, unknown>>) => {
@@ -36,6 +36,20 @@ export function jsonLogger(
       write(JSON.stringify(Object.assign({ level, message }, options.fields, ...fields)));
     };
   return { debug: entry('debug'), info: entry('info'), warn: entry('warn'), error: entry('error') };
+}
+
+/**
+ * Writes `line` to stdout as it is. Not through `console`: on Lambda, the runtime prefixes what
+ * `console` writes with the time, request id and level, and a prefixed line is no longer JSON to
+ * CloudWatch — whose metric filters (the alarms BatonApp makes from log lines) read `$.message`.
+ * Powertools' Logger writes past `console` for the same reason. Where there is no stdout (a
+ * browser), `console.log`.
+ */
+function stdoutLine(line: string): void {
+  const stdout = (globalThis as { process?: { stdout?: { write?: (text: string) => unknown } } })
+    .process?.stdout;
+  if (typeof stdout?.write === 'function') stdout.write(`${line}\n`);
+  else console.log(line);
 }
 
 /** A logger that drops everything. */
