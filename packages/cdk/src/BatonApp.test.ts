@@ -505,6 +505,7 @@ describe('BatonApp', () => {
     expect(actions).toEqual([
       'cloudformation:DescribeStacks',
       'cloudwatch:GetMetricData',
+      'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
       'dynamodb:Query',
       'dynamodb:Scan',

@@ -6,16 +6,17 @@ import type { BatonApp } from './BatonApp.ts';
 
 /**
  * What the `baton` CLI reads: the table (records, dead letters, timers, outcomes, and a scan
- * for `actors list`) and its outbox index (dead letters, due timers, undrained sends), the
- * depths of the inbox, its dead-letter queue and the timer queue, the stack's outputs
- * (`--stack`), and the queues' oldest message ages (CloudWatch's `GetMetricData`, which takes
- * no resource: a read of metrics only).
+ * for `actors list`; due timers and a workflow's history pages are read in batches) and its
+ * outbox index (dead letters, due timers, undrained sends), the depths of the inbox, its
+ * dead-letter queue and the timer queue, the stack's outputs (`--stack`), and the queues'
+ * oldest message ages (CloudWatch's `GetMetricData`, which takes no resource: a read of metrics
+ * only).
  */
 export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant {
   const stack = Stack.of(app);
   const table = iam.Grant.addToPrincipal({
     grantee,
-    actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'],
+    actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'],
     resourceArns: [app.table.tableArn, `${app.table.tableArn}/index/${OUTBOX_INDEX}`],
   });
   const queues = iam.Grant.addToPrincipal({
