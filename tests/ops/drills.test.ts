@@ -7,6 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
+import { encodeEnvelope, INGRESS } from '@baton/core/adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,
@@ -47,6 +48,39 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
     // A record without state yet (an actor paused before its first turn) reads as the initial one.
     return got.code === 0 ? (got.json().state?.entries ?? []) : [];
   };
+
+  it('lists a deploy’s dead letters by the code the deploy left inside them', async () => {
+    // A message of a handler the running code does not have yet (newer code sent it).
+    const envelope = {
+      id: 'ingress:newer-1',
+      from: INGRESS,
+      seq: 0,
+      to: 'tally/deploy',
+      name: 'subtract',
+      payload: {},
+      sentAt: Date.now(),
+    };
+    await deployment.queue.send([
+      { group: envelope.to, dedupeId: 'newer-1', body: encodeEnvelope(envelope) },
+    ]);
+    const listed = async (...filter: string[]) =>
+      (await baton('dead-letters', 'list', ...filter, '--json')).json().deadLetters;
+    await pumpUntil(async () => (await listed()).length === 1);
+
+    // Kept as DEAD_LETTERED, after retries (RETRYABLE), of an UNKNOWN_MESSAGE: each code finds it.
+    const [letter] = await listed('--code', 'UNKNOWN_MESSAGE');
+    expect(letter).toMatchObject({
+      actor: 'tally/deploy',
+      name: 'subtract',
+      code: 'UNKNOWN_MESSAGE',
+    });
+    expect(letter.error).toMatch(/has no handler "subtract"/);
+    const ids = async (code: string) =>
+      (await listed('--code', code)).map((l: { messageId: string }) => l.messageId);
+    expect(await ids('RETRYABLE')).toEqual([letter.messageId]);
+    expect(await ids('DEAD_LETTERED')).toEqual([letter.messageId]);
+    expect(await ids('INVALID_PAYLOAD')).toEqual([]);
+  });
 
   it('dead-letters a poison message, shows it, and applies it exactly once on redrive after the fix, its batch-mates untouched', async () => {
     const sent = ['m1', 'm2', 'poison', 'm4', 'm5'];

@@ -598,10 +598,14 @@ describe('BatonApp', () => {
     "refuses maxReceiveCount %i, at or below the workers' maxAttempts, at synth",
     (maxReceiveCount) => {
       expect(() => synth({ maxReceiveCount })).toThrow(
-        /maxReceiveCount must be above the workers' maxAttempts \(3\).*set 5 or more/,
+        /maxReceiveCount must be above the workers' maxAttempts \(3\).*set 4 or more/,
       );
     },
   );
+
+  it('takes maxReceiveCount 4, the least its error asks for', () => {
+    expect(() => synth({ maxReceiveCount: 4 })).not.toThrow();
+  });
 
   it('refuses bad props with one error that lists every problem', () => {
     expect(() =>

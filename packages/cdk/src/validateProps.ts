@@ -70,7 +70,7 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     maxReceiveCount <= DEFAULT_MAX_ATTEMPTS
   ) {
     problems.push(
-      `maxReceiveCount must be above the workers' maxAttempts (${DEFAULT_MAX_ATTEMPTS}), got ${maxReceiveCount}: the inbox's dead-letter queue would take a failing message, and the messages behind it, before the engine ends it in the actor's turn and keeps it to redrive; set ${DEFAULT_MAX_ATTEMPTS + 2} or more`,
+      `maxReceiveCount must be above the workers' maxAttempts (${DEFAULT_MAX_ATTEMPTS}), got ${maxReceiveCount}: the inbox's dead-letter queue would take a failing message, and the messages behind it, before the engine ends it in the actor's turn and keeps it to redrive; set ${DEFAULT_MAX_ATTEMPTS + 1} or more`,
     );
   }
   const highThroughputInbox = props?.highThroughputInbox ?? false;

@@ -21,15 +21,40 @@ async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
     (l) =>
       l.parked === undefined &&
       (type === undefined || l.actorId.startsWith(`${type}/`)) &&
-      (code === undefined || causeOf(l).code === code || l.error.code === code) &&
+      (code === undefined || errorChain(l).some((error) => error.code === code)) &&
       (after === undefined || l.at >= after),
   );
 }
 
-/** What made the message fail: the last error before the engine ended it. */
+interface KeptError {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: { readonly cause?: unknown };
+}
+
+/**
+ * The error the dead letter keeps, then each `details.cause` in it: `DEAD_LETTERED`, the
+ * failure the engine retried (`RETRYABLE`), and what that failure was (a deploy's
+ * `UNKNOWN_MESSAGE`, say).
+ */
+function errorChain(letter: DeadLetter): KeptError[] {
+  const chain: KeptError[] = [letter.error];
+  for (let cause = letter.error.details?.cause; isKeptError(cause) && chain.length < 10; ) {
+    chain.push(cause);
+    cause = cause.details?.cause;
+  }
+  return chain;
+}
+
+function isKeptError(value: unknown): value is KeptError {
+  const error = value as KeptError | undefined;
+  return typeof error?.code === 'string' && typeof error.message === 'string';
+}
+
+/** What made the message fail: the innermost error the dead letter keeps. */
 function causeOf(letter: DeadLetter): { code: string; message: string } {
-  const last = letter.error.details?.cause as { code?: string; message?: string } | undefined;
-  return { code: last?.code ?? letter.error.code, message: last?.message ?? letter.error.message };
+  const { code, message } = errorChain(letter).at(-1)!;
+  return { code, message };
 }
 
 function summary(ctx: OpsContext, l: DeadLetter) {

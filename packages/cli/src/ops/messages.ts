@@ -47,8 +47,8 @@ export async function ask(ctx: OpsContext): Promise<void> {
   const to = actorArg(ctx, 0);
   const name = ctx.arg(1, 'message name');
   const payload = payloadArg(ctx);
+  const timeoutMs = timeoutArg(ctx.values.timeout);
   const client = await clientFor(ctx);
-  const timeoutMs = ctx.values.timeout === undefined ? 30_000 : Number(ctx.values.timeout) * 1000;
   const key = ctx.values.key ?? globalThis.crypto.randomUUID();
   await ctx.audit('ask', { actor: to, name, key });
   const value = await client.ask(refOf(to), name as never, payload as never, {
@@ -57,6 +57,20 @@ export async function ask(ctx: OpsContext): Promise<void> {
   });
   // A handler that returns nothing replies null, so `--json` prints `{"value": null}`, not `{}`.
   ctx.print({ value: value ?? null }, (r) => JSON.stringify(r.value));
+}
+
+/** `--timeout` in ms: seconds (`30`), or seconds or minutes with their unit (`30s`, `2m`). */
+function timeoutArg(value: string | undefined): number {
+  if (value === undefined) return 30_000;
+  const given = /^(\d+(?:\.\d+)?)(s|m)?$/.exec(value);
+  const ms = given ? Number(given[1]) * (given[2] === 'm' ? 60_000 : 1000) : Number.NaN;
+  if (!(ms > 0)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--timeout takes seconds above 0 (30), or a duration (30s, 2m), not "${value}"`,
+    );
+  }
+  return ms;
 }
 
 /**

@@ -64,6 +64,18 @@ describe('baton operating commands', () => {
     }
   });
 
+  it.each(['30x', '1.2.3', '0', 'soon'])(
+    'refuses ask --timeout %s before it sends anything, saying what it takes',
+    async (timeout) => {
+      const argv = ['ask', 'account/alice', 'balance', '{}', '--timeout', timeout];
+      const { code, err } = await baton(...argv, '--app', 'missing.ts', ...LOCAL);
+      expect(code).toBe(2);
+      expect(err).toContain(
+        `--timeout takes seconds above 0 (30), or a duration (30s, 2m), not "${timeout}"`,
+      );
+    },
+  );
+
   it('refuses an actor id that is not <type>/<key>, with --json printing the error too', async () => {
     const { code, out, err } = await baton('actors', 'get', 'alice', '--json', ...LOCAL);
     expect(code).toBe(2);

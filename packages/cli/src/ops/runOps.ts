@@ -78,7 +78,7 @@ export const OPS_USAGE = `Operating a deployed app:
   baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run]
   baton workflows resume <workflow> <id> [--dry-run] a paused instance replays on the code running now
   baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
-  baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout <seconds>]
+  baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout 30s]
   baton outcome <message id> | <type/key> <idempotency key>
   baton inspect [--port 4390] [--allow-actions]     the inspector on 127.0.0.1, read-only unless allowed
 
