@@ -75,7 +75,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('4f')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('5a')).toEqual({ kind: 'max', value: 0.3 });
     expect(budgetOf('6')).toEqual({ kind: 'min', value: 1 });
-    expect(budgetOf('8e')).toEqual({ kind: 'max', value: 2 });
+    expect(budgetOf('8e')).toEqual({ kind: 'max', value: 1.5 });
     expect(budgetOf('1b')).toBeUndefined();
     expect(budgetOf('4c')).toBeUndefined();
     // The hand-written batch loop is the emulators' ceiling, for reading.
