@@ -95,7 +95,9 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('outcome', 'note/a', 'k-1')).out).toBe('ok null');
     const unknown = await baton('outcome', 'note/a', 'k-2');
     expect(unknown.code).toBe(1);
-    expect(unknown.err).toMatch(/no outcome of ingress:.*not processed yet/);
+    expect(unknown.err).toMatch(
+      /no outcome of ingress:.*not processed yet.*a key another caller sent names another message/,
+    );
   });
 
   it('cancels a timer, which then never fires, only with --yes, and audits it', async () => {

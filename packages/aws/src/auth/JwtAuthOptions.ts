@@ -60,7 +60,9 @@ export type JwtAuthOptions<Identity = JwtIdentity> = (OidcIssuer | CognitoIssuer
   /** Seconds of clock skew allowed on `exp` and `nbf`. @default 0 */
   readonly graceSeconds?: number;
   /**
-   * What handlers and queries see of the caller, from the verified claims.
+   * What handlers and queries see of the caller, from the verified claims. It is also the scope
+   * of the caller's idempotency keys: keep out claims that change with each token (`iat`, `exp`),
+   * or a send retried after a token refresh is a new message.
    * @default `{ sub, groups }` ({@link JwtIdentity})
    */
   readonly identity?: (claims: JwtClaims) => Identity;

@@ -86,9 +86,14 @@ export async function outcome(ctx: OpsContext): Promise<void> {
   const { store } = await ctx.target();
   const record = await store.readIdempotency(messageId);
   if (!record || record.expiresAt <= ctx.io.now()) {
+    // A key names a message per caller: by key, this finds only the keys the CLI sent with.
+    const byKey =
+      ctx.args.length >= 2
+        ? '; a key another caller sent names another message: look it up by the message id its send was answered with'
+        : '';
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `no outcome of ${messageId}: it is not processed yet (or the actor is paused), or it is older than the retention window`,
+      `no outcome of ${messageId}: it is not processed yet (or the actor is paused), or it is older than the retention window${byKey}`,
       { details: { messageId } },
     );
   }
