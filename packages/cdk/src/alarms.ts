@@ -1,3 +1,4 @@
+import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { DEAD_LETTER_LOG, STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -29,7 +30,7 @@ export function createAlarms(
       'DeadLettersAlarm',
       app.metricDeadLetters({ period: Duration.minutes(1), statistic: 'Maximum' }),
       1,
-      'A message left the inbox for the dead-letter queue: a worker died on it repeatedly.',
+      'A message left the inbox for its dead-letter queue (a worker died on it again and again, or an effect was retried while its target stayed down): see `baton queue-dead-letters list` and the worker logs, fix the cause, then `baton queue-dead-letters redrive`.',
     ),
     engineDeadLetters: alarm(
       'EngineDeadLettersAlarm',
@@ -93,9 +94,6 @@ export function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): 
 function staleOutboxMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
   return logMetric(app, sweeper, 'StaleOutbox', STALE_OUTBOX_LOG, '1', 'Sum');
 }
-
-/** A minute under SQS's 5-minute dedupe window: a sweep this late is about to cost a copy. */
-const SWEEPER_LAG_ALARM_MS = 4 * 60_000;
 
 /** The `lagMs` of each sweep, from the line the sweeper logs after it (Maximum per 5 minutes). */
 function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {

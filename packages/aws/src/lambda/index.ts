@@ -17,6 +17,11 @@ export {
 export { authCaller, iamCaller } from './iamCaller.ts';
 export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
 export { type RelayOptions, relayHandler } from './relayHandler.ts';
-export { SWEEP_BUDGET_MS, type SweeperInvocation, sweeperHandler } from './sweeperHandler.ts';
+export {
+  SWEEP_BUDGET_MS,
+  SWEEPER_LAG_ALARM_MS,
+  type SweeperInvocation,
+  sweeperHandler,
+} from './sweeperHandler.ts';
 export { type WorkerHandlerOptions, workerHandler } from './workerHandler.ts';
 export { workerMetricsFromEnvironment } from './workerMetrics.ts';

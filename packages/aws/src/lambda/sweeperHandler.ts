@@ -13,6 +13,14 @@ import {
  */
 export const SWEEP_BUDGET_MS = 45_000;
 
+/**
+ * The sweeper lag past which it is behind. A healthy one lags up to about 3 minutes: a send
+ * waits its `minAgeMs` (a minute), the schedule's minute and a sweep's 45 s before it is
+ * retired; 4 leaves a minute before the queue's 5-minute dedupe window. `BatonApp`'s
+ * `sweeperLag` alarm and `baton status` both use it.
+ */
+export const SWEEPER_LAG_ALARM_MS = 4 * 60_000;
+
 /** What a sweep leaves of the invocation's time for its last calls and its log line. */
 const TIMEOUT_MARGIN_MS = 10_000;
 

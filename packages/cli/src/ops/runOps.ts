@@ -16,6 +16,7 @@ import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
 import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
+import { queueDeadLettersList, queueDeadLettersRedrive } from './queueDeadLetters.ts';
 import { status } from './status.ts';
 import { timersCancel, timersList } from './timers.ts';
 import {
@@ -40,6 +41,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   'dead-letters show': deadLettersShow,
   'dead-letters redrive': deadLettersRedrive,
   'dead-letters purge': deadLettersPurge,
+  'queue-dead-letters list': queueDeadLettersList,
+  'queue-dead-letters redrive': queueDeadLettersRedrive,
   'timers list': timersList,
   'timers cancel': timersCancel,
   'workflows list': workflowsList,
@@ -69,6 +72,8 @@ export const OPS_USAGE = `Operating a deployed app:
   baton dead-letters show <type/key> <message id>
   baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run]
   baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
+  baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
+  baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox
   baton timers list <type/key>
   baton timers cancel <type/key> <timer id>
   baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)

@@ -1,10 +1,14 @@
+import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
 import type { Target } from './target.ts';
 
-/** How long undrained sends may wait before the sweeper (every minute) counts as behind. */
-const SWEEPER_LAG_MS = 2 * 60_000;
+/**
+ * How long undrained sends may wait before the sweeper counts as behind: as long as BatonApp's
+ * alarm lets them (on DynamoDB an idle actor's drained sends wait there for the sweeper too).
+ */
+const SWEEPER_LAG_MS = SWEEPER_LAG_ALARM_MS;
 /** Timers overdue by this long mean the relay (or sweeper) is behind. */
 const TIMER_LAG_MS = 2 * 60_000;
 /** An inbox message this old means the workers are behind (or stopped). */
@@ -64,7 +68,9 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   const problems: string[] = [];
   if (dead.length > 0) problems.push(`${dead.length} dead letter(s): baton dead-letters list`);
   if (queueDeadLetters) {
-    problems.push(`${queueDeadLetters} message(s) in the inbox's dead-letter queue`);
+    problems.push(
+      `${queueDeadLetters} message(s) in the inbox's dead-letter queue: baton queue-dead-letters list`,
+    );
   }
   if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
     problems.push(`inbox behind: its oldest message is ${duration(inbox.oldestAgeMs)} old`);

@@ -1,0 +1,112 @@
+/**
+ * `baton queue-dead-letters` on DynamoDB Local and ElasticMQ: what SQS moved into the inbox's
+ * own dead-letter queue is seen, then moved back into the inbox and applied at most once each —
+ * a message the actor applied before it was dead-lettered is not applied again.
+ */
+import { createAwsClients, SqsQueue } from '@baton/aws';
+import { type Envelope, encodeEnvelope, INGRESS } from '@baton/core/adapter';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil,
+  runBaton,
+} from './fixtures/opsDeployment.ts';
+import { faults, Tally } from './fixtures/tallyApp.ts';
+
+const add = (entry: string): Envelope => ({
+  id: `ingress:["tally/q","${entry}"]`,
+  from: INGRESS,
+  seq: 0,
+  to: 'tally/q',
+  name: 'add',
+  payload: { entry },
+  sentAt: Date.now(),
+});
+const message = (envelope: Envelope) => ({
+  group: envelope.to,
+  dedupeId: envelope.id,
+  body: encodeEnvelope(envelope),
+});
+
+describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
+  let deployment: OpsDeployment;
+
+  beforeEach(async () => {
+    deployment = await createOpsDeployment('qdl');
+    faults.poisoned = false;
+  });
+
+  const baton = (...argv: string[]) =>
+    runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'drill']);
+  const entries = async () =>
+    ((await deployment.store.load('tally/q'))?.state as { entries?: string[] } | undefined)
+      ?.entries ?? [];
+
+  it('lists the messages of the inbox’s dead-letter queue, and redrives them into the inbox, each applied once', async () => {
+    const source = deployment.worker([Tally]);
+    // m0 is applied, then (its worker having died before the ack, say) lands in the queue's
+    // dead-letter queue too, with m1 and m2 behind it, never applied.
+    await deployment.queue.send([message(add('m0'))]);
+    await pumpUntil(deployment.queue, source, async () => (await entries()).length === 1, 'm0');
+    const { sqs } = createAwsClients({
+      dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
+      sqsEndpoint: deployment.options['sqs-endpoint']!,
+    });
+    const dlq = new SqsQueue({
+      client: sqs,
+      queueUrl: deployment.options['dead-letter-queue-url']!,
+    });
+    // m3 went from the inbox to the dead-letter queue moments ago: SQS moved it, as it does after
+    // maxReceiveCount receives. A redrive under its own deduplication id would be dropped by the
+    // inbox as a copy for five minutes after it was first sent.
+    await deployment.queue.send([message(add('m3'))]);
+    const [taken] = await deployment.queue.receive({ max: 1, visibilityTimeoutMs: 30_000 });
+    await deployment.queue.ack([taken!.receipt]);
+    await dlq.send(['m0', 'm1', 'm2', 'm3'].map((entry) => message(add(entry))));
+
+    const listed = async () =>
+      (await baton('queue-dead-letters', 'list', '--json')).json().messages;
+    const seen = await listed();
+    expect(seen.map((m: { name: string; messageId: string }) => [m.name, m.messageId])).toEqual([
+      ['add', add('m0').id],
+      ['add', add('m1').id],
+      ['add', add('m2').id],
+      ['add', add('m3').id],
+    ]);
+    expect(seen[0]).toMatchObject({ actor: 'tally/q', from: INGRESS });
+    // Looking leaves them there.
+    expect(await listed()).toHaveLength(4);
+    expect((await baton('status', '--json')).json()).toMatchObject({ queueDeadLetters: 4 });
+    expect(
+      (await baton('queue-dead-letters', 'redrive', '--dry-run', '--json')).json().messages,
+    ).toHaveLength(4);
+    expect(await listed()).toHaveLength(4);
+
+    const redrive = await baton('queue-dead-letters', 'redrive', '--yes');
+    expect(redrive.code).toBe(0);
+    expect(redrive.out).toMatch(/^redriven 4 message\(s\) into the inbox/);
+    expect(redrive.err).toMatch(/"action":"queue-dead-letters redrive","moved":4/);
+    expect(await listed()).toEqual([]);
+    await pumpUntil(deployment.queue, source, async () => (await entries()).length === 4, 'm3');
+    // Each applied once: m0's copy is refused as a second outcome of its key, in a turn that
+    // then applies the others (so the handler may run more often than a message is applied).
+    expect(await entries()).toEqual(['m0', 'm1', 'm2', 'm3']);
+
+    expect((await baton('queue-dead-letters', 'redrive', '--yes')).out).toMatch(
+      /nothing to redrive/,
+    );
+    expect((await baton('queue-dead-letters', 'list')).out).toMatch(/dead-letter queue is empty/);
+  });
+
+  it('refuses without a dead-letter queue to read, and a --limit that is not a count', async () => {
+    const { 'dead-letter-queue-url': _, ...withoutDlq } = deployment.options;
+    const none = await runBaton(['queue-dead-letters', 'list', ...flagsOf(withoutDlq)]);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/no dead-letter queue to read: pass --dead-letter-queue-url/);
+    const bad = await baton('queue-dead-letters', 'list', '--limit', 'all');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--limit takes a whole number from 1 to 1000, not "all"/);
+  });
+});
