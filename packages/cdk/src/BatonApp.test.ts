@@ -509,13 +509,23 @@ describe('BatonApp', () => {
       'dynamodb:GetItem',
       'dynamodb:Query',
       'dynamodb:Scan',
+      'sqs:ChangeMessageVisibility',
       'sqs:GetQueueAttributes',
+      'sqs:ReceiveMessage',
     ]);
     // Only GetMetricData, which takes no resource, is on "*".
     const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
     expect(
       statements.filter((st: { Resource: unknown }) => st.Resource === '*').map((st) => st.Action),
     ).toEqual(['cloudwatch:GetMetricData']);
+    // It receives (to peek) from the inbox's dead-letter queue alone, never from the inbox.
+    const receives = statements.filter((st: { Action: unknown }) =>
+      [st.Action].flat().includes('sqs:ReceiveMessage'),
+    );
+    expect(receives).toHaveLength(1);
+    expect(JSON.stringify(receives[0].Resource)).toMatch(
+      /"Fn::GetAtt":\["BatonDeadLetters[0-9A-F]+","Arn"\]/,
+    );
   });
 
   it('grants the CLI’s operator conditional writes and inbox sends besides, nothing that deletes a table or a queue, cdk-nag clean', () => {
@@ -526,6 +536,7 @@ describe('BatonApp', () => {
         'dynamodb:DeleteItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
+        'sqs:DeleteMessage',
         'sqs:SendMessage',
       ]),
     );

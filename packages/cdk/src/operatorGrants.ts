@@ -24,6 +24,12 @@ export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant
     actions: ['sqs:GetQueueAttributes'],
     resourceArns: [app.inbox.queueArn, app.deadLetterQueue.queueArn, app.timerQueue.queueArn],
   });
+  // `queue-dead-letters list` peeks: it receives the dead letters and puts them straight back.
+  const peek = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility'],
+    resourceArns: [app.deadLetterQueue.queueArn],
+  });
   const metrics = iam.Grant.addToPrincipal({
     grantee,
     actions: ['cloudwatch:GetMetricData'],
@@ -48,14 +54,15 @@ export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant
       }),
     ],
   });
-  return table.combine(queues).combine(metrics).combine(outputs);
+  return table.combine(queues).combine(peek).combine(metrics).combine(outputs);
 }
 
 /**
  * What the CLI's operator does besides reading: commits on actor records (pause, resume, purge,
- * cancel a timer: a conditional write of the record and its items, in one transaction), and
- * sends to the inbox (redrive, send, ask, the wake-up of a pause or resume). No delete of a
- * table or queue, no purge of a queue, no change of the app's functions.
+ * cancel a timer: a conditional write of the record and its items, in one transaction), sends
+ * to the inbox (redrive, send, ask, the wake-up of a pause or resume), and deletes from the
+ * inbox's dead-letter queue what `queue-dead-letters redrive` moved back. No delete of a table
+ * or queue, no purge of a queue, no change of the app's functions.
  */
 export function grantOperator(app: BatonApp, grantee: iam.IGrantable): iam.Grant {
   const writes = iam.Grant.addToPrincipal({
@@ -68,5 +75,13 @@ export function grantOperator(app: BatonApp, grantee: iam.IGrantable): iam.Grant
     ],
     resourceArns: [app.table.tableArn],
   });
-  return grantReadOnly(app, grantee).combine(writes).combine(app.inbox.grantSendMessages(grantee));
+  const moves = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['sqs:DeleteMessage'],
+    resourceArns: [app.deadLetterQueue.queueArn],
+  });
+  return grantReadOnly(app, grantee)
+    .combine(writes)
+    .combine(moves)
+    .combine(app.inbox.grantSendMessages(grantee));
 }
