@@ -399,10 +399,22 @@ describe('BatonApp', () => {
       'staleOutbox',
       'sweeperLag',
       'streamFailures',
+      'timerDeadLetters',
+      'drainDeadLetters',
       ...Object.keys(BATON_IAM).map((name) => `${name}Errors`),
       ...scale,
     ];
     expect(Object.keys(baton.alarms).sort()).toEqual(names.sort());
+    // The timer relay's and the drain function's own dead-letter queues, each watched.
+    const queues = template.findResources('AWS::SQS::Queue');
+    for (const queue of ['TimerDeadLetters', 'DrainDeadLetters']) {
+      const [queueId] = Object.keys(queues).filter((id) => id.startsWith(`Baton${queue}`));
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+        Threshold: 1,
+      });
+    }
     template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
     // The worker's log line for each message the engine dead-letters in an actor's turn.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {

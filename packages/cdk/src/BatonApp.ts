@@ -323,7 +323,10 @@ export class BatonApp extends Construct {
     this.ingressApi = ingress.httpApi;
     this.#ingressAuth = settings.ingressAuth;
     this.alarms = {
-      ...createAlarms(this, functions, settings.alarmThresholds.inboxAgeSeconds),
+      ...createAlarms(this, functions, settings.alarmThresholds.inboxAgeSeconds, {
+        timers: timerDeadLetters,
+        drains: drainDeadLetters,
+      }),
       ...createScaleAlarms(this, functions, settings.alarmThresholds, settings.highThroughputInbox),
     };
     this.dashboard = createDashboard(this, functions, this.alarms, this.metricsService);
