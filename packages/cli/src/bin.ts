@@ -4,7 +4,7 @@
  * `baton dev --help`), and the commands that operate a deployed app (`baton status`,
  * `baton actors …`, `baton dead-letters …`; see `baton --help`).
  */
-import { isBatonError } from '@baton/core';
+import { ErrorCode, isBatonError } from '@baton/core';
 import { USAGE } from './dev/DevOptions.ts';
 import { devCommand } from './dev/devCommand.ts';
 import { INIT_USAGE, initCommand } from './init/initCommand.ts';
@@ -33,5 +33,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(isBatonError(error) ? `baton: ${error.message}` : error);
-  process.exitCode = isBatonError(error) ? 2 : 1;
+  // 2 is a usage error, as for the operating commands; anything else failed (1).
+  process.exitCode = isBatonError(error) && error.code === ErrorCode.INVALID_ARGUMENT ? 2 : 1;
 });
