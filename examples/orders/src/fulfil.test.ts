@@ -8,7 +8,7 @@ import { noFaults, Simulation } from '@baton/testing';
 import { describe, expect, it } from 'vitest';
 import app from './app.ts';
 import { Fulfil, SHIP_WITHIN_MS } from './fulfil.ts';
-import { Inventory } from './inventory.ts';
+import { Inventory, ORDER_BOOK_SIZE, OrderBook } from './inventory.ts';
 import { type FakePayments, fakePayments, setPayments } from './payments.ts';
 
 /** A simulation of the app whose payment service fails the calls `fails` picks. */
@@ -137,5 +137,17 @@ describe('order fulfilment', () => {
       stock: 6,
       held: { a: 2, c: 2 },
     });
+  });
+});
+
+describe('the order book', () => {
+  it(`keeps the newest ${ORDER_BOOK_SIZE} orders, each once`, async () => {
+    const sim = new Simulation({ actors: app.actors, seed: 1, faults: noFaults });
+    const placed = Array.from({ length: ORDER_BOOK_SIZE + 5 }, (_, i) => `o-${i}`);
+    for (const orderId of [...placed, 'o-204'])
+      sim.send(OrderBook.ref('all'), 'placed', { orderId });
+    await sim.run();
+    const { orders } = (await sim.state(OrderBook.ref('all'))) as { orders: string[] };
+    expect(orders).toEqual(placed.slice(5));
   });
 });

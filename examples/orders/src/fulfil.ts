@@ -17,7 +17,11 @@ export const SHIP_WITHIN_MS = 3 * DAY;
 
 export const Fulfil = workflow({
   name: 'fulfil',
-  input: z.object({ sku: z.string(), qty: z.number().int().positive(), amount: z.number() }),
+  input: z.object({
+    sku: z.string(),
+    qty: z.number().int().positive(),
+    amount: z.number().positive(),
+  }),
   events: { shipped: z.object({ tracking: z.string() }) },
   // A demo shop without sign-in: anyone may place, follow and ship orders. A real one would
   // check `caller` here (e.g. only the warehouse's service may send `shipped`).

@@ -50,6 +50,12 @@ export const Inventory = actor({
   },
 });
 
+/**
+ * Orders the book keeps: the newest, so that its record — written whole by every order —
+ * stays small however many orders the shop takes.
+ */
+export const ORDER_BOOK_SIZE = 200;
+
 export const OrderBook = actor({
   name: 'orderBook',
   state: z.object({ orders: z.array(z.string()) }),
@@ -58,7 +64,9 @@ export const OrderBook = actor({
     placed: {
       payload: z.object({ orderId: z.string() }),
       handle: (ctx, { orderId }) => {
-        if (!ctx.state.orders.includes(orderId)) ctx.state.orders.push(orderId);
+        if (ctx.state.orders.includes(orderId)) return;
+        ctx.state.orders.push(orderId);
+        if (ctx.state.orders.length > ORDER_BOOK_SIZE) ctx.state.orders.shift();
       },
     },
   },
@@ -79,7 +87,7 @@ export const stockLevels = query({
   },
 });
 
-/** The ids of the orders placed, oldest first, live. */
+/** The ids of the newest orders placed ({@link ORDER_BOOK_SIZE}), oldest first, live. */
 export const orderList = query({
   name: 'orderList',
   public: true,
