@@ -64,6 +64,11 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     await deployment.queue.send([message(add('m3'))]);
     const [taken] = await deployment.queue.receive({ max: 1, visibilityTimeoutMs: 30_000 });
     await deployment.queue.ack([taken!.receipt]);
+    // Another reader holds a dead letter of another actor throughout: the redrive moves the
+    // rest, and says what it left.
+    const other = { ...add('h0'), id: 'ingress:["tally/held","h0"]', to: 'tally/held' };
+    await dlq.send([message(other)]);
+    expect(await dlq.receive({ max: 1, visibilityTimeoutMs: 120_000 })).toHaveLength(1);
     await dlq.send(['m0', 'm1', 'm2', 'm3'].map((entry) => message(add(entry))));
 
     const listed = async () =>
@@ -78,7 +83,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     expect(seen[0]).toMatchObject({ actor: 'tally/q', from: INGRESS });
     // Looking leaves them there.
     expect(await listed()).toHaveLength(4);
-    expect((await baton('status', '--json')).json()).toMatchObject({ queueDeadLetters: 4 });
+    expect((await baton('status', '--json')).json()).toMatchObject({ queueDeadLetters: 5 });
     expect(
       (await baton('queue-dead-letters', 'redrive', '--dry-run', '--json')).json().messages,
     ).toHaveLength(4);
@@ -87,6 +92,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     const redrive = await baton('queue-dead-letters', 'redrive', '--yes');
     expect(redrive.code).toBe(0);
     expect(redrive.out).toMatch(/^redriven 4 message\(s\) into the inbox/);
+    expect(redrive.out).toMatch(/1 message\(s\) left in it, held by another reader/);
     expect(redrive.err).toMatch(/"action":"queue-dead-letters redrive","moved":4/);
     expect(await listed()).toEqual([]);
     await pumpUntil(deployment.queue, source, async () => (await entries()).length === 4, 'm3');
@@ -94,10 +100,11 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     // then applies the others (so the handler may run more often than a message is applied).
     expect(await entries()).toEqual(['m0', 'm1', 'm2', 'm3']);
 
-    expect((await baton('queue-dead-letters', 'redrive', '--yes')).out).toMatch(
-      /nothing to redrive/,
+    const again = await baton('queue-dead-letters', 'redrive', '--yes', '--json');
+    expect(again.json()).toEqual({ redriven: 0, left: 1 });
+    expect((await baton('queue-dead-letters', 'list')).out).toMatch(
+      /shows no message: it is empty/,
     );
-    expect((await baton('queue-dead-letters', 'list')).out).toMatch(/dead-letter queue is empty/);
   });
 
   it('refuses without a dead-letter queue to read, and a --limit that is not a count', async () => {

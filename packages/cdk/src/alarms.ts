@@ -63,7 +63,7 @@ export function createAlarms(
         statistic: 'Maximum',
       }),
       1,
-      'The timer relay gave up on timer messages (see its errors): the timers stay stored, and the sweeper fires each once it is due, late by up to a sweep.',
+      'The timer relay gave up on timer messages (see its errors): the timers stay stored, and the sweeper fires each once it is due, late by up to a sweep. Once the cause is found, purge the queue to clear the alarm.',
     ),
     drainDeadLetters: alarm(
       'DrainDeadLettersAlarm',
@@ -72,7 +72,7 @@ export function createAlarms(
         statistic: 'Maximum',
       }),
       1,
-      'The drain function gave up on drain requests (see its errors): the outboxes they named stay stored, and the sweeper drains them.',
+      'The drain function gave up on drain requests (see its errors): the outboxes they named stay stored, and the sweeper drains them. Once the cause is found, purge the queue to clear the alarm.',
     ),
     staleOutbox: alarm(
       'StaleOutboxAlarm',

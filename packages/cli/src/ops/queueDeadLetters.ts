@@ -7,11 +7,12 @@
  */
 import {
   ChangeMessageVisibilityBatchCommand,
-  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
   type Message,
   type MessageAttributeValue,
   ReceiveMessageCommand,
-  SendMessageBatchCommand,
+  SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
@@ -25,6 +26,8 @@ const LIST_DEFAULT = 20;
 const LIST_MAX = 1000;
 /** How long a message `redrive` took stays hidden from another reader while it moves. */
 const MOVE_VISIBILITY_S = 60;
+/** How long a redrive's receive waits for a message before it counts the queue as drained. */
+const REDRIVE_WAIT_S = 2;
 
 /** What `list` shows of one message. */
 type Peeked = {
@@ -32,12 +35,15 @@ type Peeked = {
   readonly name: string;
   readonly from: string;
   readonly messageId: string;
-  /** How long ago it was first sent to the inbox. */
+  /** How long ago it was sent (its envelope's time: SQS restarts a message's age as it moves it). */
   readonly age: string;
-  readonly receives: number;
 };
 
-/** `baton queue-dead-letters list [--limit n]`: the messages in the inbox's dead-letter queue. */
+/**
+ * `baton queue-dead-letters list [--limit n]`: the messages in the inbox's dead-letter queue —
+ * of one actor, the first ten at most (SQS FIFO hands out no more of a group while those are
+ * held); `redrive` moves them all.
+ */
 export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
   const limit = limitArg(ctx.values.limit);
   const { sqs, url } = await deadLetterQueue(ctx);
@@ -65,41 +71,68 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
   }
   ctx.print({ messages: peeked }, () =>
     peeked.length === 0
-      ? "the inbox's dead-letter queue is empty"
-      : `${table(peeked, ['actor', 'name', 'from', 'messageId', 'age', 'receives'])}\n` +
+      ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
+      : `${table(peeked, ['actor', 'name', 'from', 'messageId', 'age'])}\n` +
         'redrive them into the inbox with: baton queue-dead-letters redrive',
   );
 }
 
 /**
  * `baton queue-dead-letters redrive [--dry-run]`: moves every message of the inbox's dead-letter
- * queue back into the inbox, in order within each actor's group. Each is sent again under a
- * deduplication id of its own (`redrive-<its message id>`), so the inbox does not drop it as a
- * copy of the message it was — and a redrive stopped between a send and its delete, run again,
- * sends the same id, which the inbox drops within its five minutes (the engine after that).
+ * queue back into the inbox, one after the other, so that an actor's messages keep their order.
+ * Each is sent again under a deduplication id of its own (`redrive-<its message id>`, which SQS
+ * keeps when it moves a message to a dead-letter queue), so the inbox does not drop it as a copy
+ * of the message it was — and a redrive stopped between a send and its delete, run again, sends
+ * the same id, which the inbox drops within its five minutes (the engine after that). It stops at
+ * the first send the inbox refuses, and says what it left.
  */
 export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   if (ctx.values['dry-run']) return queueDeadLettersList(ctx);
   const { sqs, url, inbox } = await deadLetterQueue(ctx);
   await ctx.confirm("redrive every message of the inbox's dead-letter queue into the inbox?");
   let moved = 0;
-  for (;;) {
-    const taken = await receive(sqs, url, 10, MOVE_VISIBILITY_S);
-    if (taken.length === 0) break;
-    await moveBack(sqs, inbox, taken);
-    await sqs.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: url,
-        Entries: taken.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
-      }),
-    );
-    moved += taken.length;
+  try {
+    for (;;) {
+      const taken = await receive(sqs, url, 10, MOVE_VISIBILITY_S, REDRIVE_WAIT_S);
+      if (taken.length === 0) break;
+      for (const message of taken) {
+        await moveBack(sqs, inbox, message);
+        await sqs.send(
+          new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }),
+        );
+        moved++;
+      }
+    }
+  } finally {
+    await ctx.audit('queue-dead-letters redrive', { moved });
   }
-  await ctx.audit('queue-dead-letters redrive', { moved });
-  ctx.print({ redriven: moved }, () =>
-    moved === 0
-      ? "the inbox's dead-letter queue is empty: nothing to redrive"
-      : `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn`,
+  // What is left: held by another reader (a `list`, a redrive run before) or arrived since.
+  const left = await countOf(sqs, url);
+  ctx.print({ redriven: moved, left }, () =>
+    [
+      moved === 0
+        ? "nothing redriven: the inbox's dead-letter queue gave no message"
+        : `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn`,
+      ...(left > 0
+        ? [
+            `${left} message(s) left in it, held by another reader or arrived since: run it again in a minute`,
+          ]
+        : []),
+    ].join('\n'),
+  );
+}
+
+/** The messages in a queue, visible or held. */
+async function countOf(sqs: SQSClient, url: string): Promise<number> {
+  const { Attributes: a = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(a.ApproximateNumberOfMessages ?? 0) +
+    Number(a.ApproximateNumberOfMessagesNotVisible ?? 0)
   );
 }
 
@@ -121,12 +154,15 @@ async function receive(
   url: string,
   max: number,
   visibilitySeconds: number,
+  waitSeconds = 0,
 ): Promise<Message[]> {
   const { Messages = [] } = await sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: url,
       MaxNumberOfMessages: max,
       VisibilityTimeout: visibilitySeconds,
+      // A short poll may answer empty while messages wait: a redrive polls long before it stops.
+      WaitTimeSeconds: waitSeconds,
       MessageSystemAttributeNames: ['All'],
       MessageAttributeNames: ['All'],
     }),
@@ -134,28 +170,23 @@ async function receive(
   return Messages;
 }
 
-/**
- * Sends `messages` to the inbox as they were (body, group, Baton's attributes), in their order,
- * each under the deduplication id `redrive-<its message id>`.
- */
-async function moveBack(sqs: SQSClient, inbox: string, messages: readonly Message[]) {
-  const { Failed = [] } = await sqs.send(
-    new SendMessageBatchCommand({
-      QueueUrl: inbox,
-      Entries: messages.map((m, i) => ({
-        Id: String(i),
-        MessageBody: m.Body ?? '',
-        MessageGroupId: m.Attributes?.MessageGroupId,
-        MessageDeduplicationId: `redrive-${m.MessageId}`,
-        ...(m.MessageAttributes ? { MessageAttributes: attributesOf(m) } : {}),
-      })),
-    }),
-  );
-  if (Failed.length > 0) {
-    const first = Failed[0]!;
+/** Sends `message` to the inbox as it was (body, group, Baton's attributes), under `redrive-<id>`. */
+async function moveBack(sqs: SQSClient, inbox: string, message: Message): Promise<void> {
+  try {
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: inbox,
+        MessageBody: message.Body ?? '',
+        MessageGroupId: message.Attributes?.MessageGroupId,
+        MessageDeduplicationId: `redrive-${message.MessageId}`,
+        ...(message.MessageAttributes ? { MessageAttributes: attributesOf(message) } : {}),
+      }),
+    );
+  } catch (error) {
     throw new BatonError(
       ErrorCode.UNAVAILABLE,
-      `the inbox refused ${Failed.length} of ${messages.length} redriven messages (first: ${first.Code}: ${first.Message}); none was deleted from the dead-letter queue: run the redrive again`,
+      `the inbox refused a redriven message (${(error as Error).message}): it and those after it stay in the dead-letter queue; run the redrive again once the inbox takes it`,
+      { cause: error },
     );
   }
 }
@@ -175,14 +206,12 @@ function attributesOf(message: Message): Record<string, MessageAttributeValue> {
 
 function describe(message: Message, now: number): Peeked {
   const envelope = decodeEnvelope(message.Body ?? '');
-  const sent = Number(message.Attributes?.SentTimestamp ?? Number.NaN);
   return {
     actor: envelope?.to ?? message.Attributes?.MessageGroupId ?? '?',
     name: envelope?.name ?? '(not a Baton envelope)',
     from: envelope?.from ?? '?',
     messageId: envelope?.id ?? message.MessageId ?? '?',
-    age: Number.isFinite(sent) ? duration(now - sent) : 'unknown',
-    receives: Number(message.Attributes?.ApproximateReceiveCount ?? 0),
+    age: envelope ? duration(now - envelope.sentAt) : 'unknown',
   };
 }
 
