@@ -1,11 +1,12 @@
 import { BatonError, callerOf, ErrorCode } from '@baton/core';
 import { PROTOCOL_VERSION, resumeFloor } from '@baton/protocol';
 import { hashText } from '@baton/server/evaluation';
-import type {
-  OutcomeWaits,
-  ProtocolSession,
-  SessionPorts,
-  SubscriptionOpening,
+import {
+  type OutcomeWaits,
+  type ProtocolSession,
+  type SessionPorts,
+  type SubscriptionOpening,
+  tooManySubscriptions,
 } from '@baton/server/session';
 import { answerPending } from './answerPending.ts';
 import type { Pusher } from './Pusher.ts';
@@ -87,6 +88,13 @@ async function subscribe(
   // The subscriber first, then the instance: a concurrent drop of the instance then either sees
   // the subscriber or fails on the instance's new rev.
   await registry.subscriptions.add({ connectionId, subscriptionId: id, instanceId });
+  // API Gateway hands a connection's frames to invocations side by side, each past the session's
+  // count before any added its subscription: counted again after, the one too many withdraws.
+  const { maxSubscriptions } = context.limits;
+  if ((await registry.subscriptions.of(connectionId)).length > maxSubscriptions) {
+    await registry.removeSubscription(connectionId, id);
+    throw tooManySubscriptions(maxSubscriptions);
+  }
   const instance = await registry.instances.upsert(instanceId, {
     key: resolved.key,
     query,

@@ -96,6 +96,29 @@ describe('Connections', () => {
     expect(expired).not.toContain(instanceId);
   });
 
+  it('counts frames of one second handled side by side, each once, and refuses past the most', async () => {
+    const alice = connection(1_000);
+    await connections.put(alice);
+    // Twelve frames at once, in a second the connection has not counted yet: every one finds
+    // the window old, one starts it, and the others count in it — ten fit, two are refused.
+    const counted = await Promise.all(
+      Array.from({ length: 12 }, () => connections.countFrame(alice.connectionId, 7, 10)),
+    );
+    expect(counted.filter(Boolean)).toHaveLength(10);
+    expect(await table.get(connectionPk(alice.connectionId), CONNECTION_SK)).toMatchObject({
+      frames: 10,
+    });
+    // The next second starts over; a frame of the second before, handled late, counts in it.
+    expect(await connections.countFrame(alice.connectionId, 8, 10)).toBe(true);
+    expect(await connections.countFrame(alice.connectionId, 7, 10)).toBe(true);
+    expect(await table.get(connectionPk(alice.connectionId), CONNECTION_SK)).toMatchObject({
+      frameSecond: 8,
+      frames: 2,
+    });
+    // A connection gone counts nothing.
+    expect(await connections.countFrame(fresh('gone'), 8, 10)).toBe(false);
+  });
+
   it('removes a connection item, idempotently', async () => {
     const alice = connection(1_000);
     await connections.put(alice);

@@ -79,23 +79,27 @@ export class Connections {
   /**
    * Counts a frame of the connection in the one-second window `second` (epoch seconds): true
    * while the window holds at most `max`, false past it (or for a connection gone). A new
-   * window starts the count over; at most two conditional writes.
+   * window starts the count over; at most three conditional writes (frames handled side by side
+   * may each find the window old, and one of them starts it).
    */
   async countFrame(connectionId: string, second: number, max: number): Promise<boolean> {
     const pk = connectionPk(connectionId);
     const names = { '#pk': A.pk, '#s': A.frameSecond, '#n': A.frames };
-    const counted = await this.table.update(
-      pk,
-      CONNECTION_SK,
-      { expression: 'ADD #n :one', names: { '#n': A.frames }, values: { ':one': 1 } },
-      {
-        expression: 'attribute_exists(#pk) AND #s = :s AND #n < :max',
-        names,
-        values: { ':s': second, ':max': max },
-      },
-    );
-    if (counted) return true;
-    return this.table.update(
+    const countIn = () =>
+      this.table.update(
+        pk,
+        CONNECTION_SK,
+        { expression: 'ADD #n :one', names: { '#n': A.frames }, values: { ':one': 1 } },
+        {
+          // A frame of a second already past (handled late, beside a newer one) counts in the
+          // newer window.
+          expression: 'attribute_exists(#pk) AND #s >= :s AND #n < :max',
+          names,
+          values: { ':s': second, ':max': max },
+        },
+      );
+    if (await countIn()) return true;
+    const started = await this.table.update(
       pk,
       CONNECTION_SK,
       {
@@ -109,6 +113,8 @@ export class Connections {
         values: { ':s': second },
       },
     );
+    // A frame of the same second, handled side by side, started its count first: count in it.
+    return started || countIn();
   }
 
   /** Connections whose lease lapsed before `now` (a scan: for the periodic sweeper). */

@@ -1,0 +1,69 @@
+/**
+ * A connection's subscription cap on API Gateway, where a connection's frames reach invocations
+ * side by side: a burst of subscribes, all counted before any registered, still leaves the
+ * connection at most its cap — the ones too many are refused with LIMIT_EXCEEDED.
+ */
+import type { WebSocketEvent } from '@baton/aws/websocket';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startWebSocketStack, until, type WebSocketStack } from './fixtures/webSocketStack.ts';
+
+const CAP = 5;
+let stack: WebSocketStack;
+beforeAll(async () => {
+  stack = await startWebSocketStack(undefined, {
+    limits: { maxSubscriptions: CAP, maxFramesPerSecond: 1000 },
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  expect(stack?.errors ?? []).toEqual([]);
+});
+
+describe('the subscription cap under a burst of subscribes', () => {
+  it(`leaves a connection at most ${CAP} subscriptions, refusing the others`, async () => {
+    const known = new Set(stack.gateway.connectionIds());
+    const frames: Array<{ type: string; id?: string; error?: { code: string } }> = [];
+    const socket = new WebSocket(stack.gateway.url, ['baton.v1']);
+    socket.on('message', (data) => frames.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const connectionId = stack.gateway.connectionIds().find((id) => !known.has(id))!;
+    const subscribe = (id: string): WebSocketEvent =>
+      ({
+        requestContext: {
+          routeKey: '$default',
+          eventType: 'MESSAGE',
+          connectionId,
+          domainName: 'localhost',
+          stage: stack.gateway.stage,
+        },
+        body: JSON.stringify({
+          v: 1,
+          type: 'subscribe',
+          id,
+          query: 'balance',
+          args: { account: `cap-${id}` },
+        }),
+        isBase64Encoded: false,
+      }) as unknown as WebSocketEvent;
+
+    // Four times the cap at once, as API Gateway would invoke the handler for them.
+    const burst = Array.from({ length: 4 * CAP }, (_, i) => `s${i}`);
+    await Promise.all(burst.map((id) => stack.handle(subscribe(id))));
+    await until(() => frames.length >= burst.length, 'an answer to every subscribe');
+    const results = frames.filter((f) => f.type === 'result');
+    const refused = frames.filter((f) => f.type === 'error');
+    expect(results.length + refused.length).toBe(burst.length);
+    expect(results.length).toBeLessThanOrEqual(CAP);
+    expect(
+      refused.map((f) => JSON.stringify(f.error)).filter((e) => !e.includes('LIMIT_EXCEEDED')),
+    ).toEqual([]);
+
+    // What the burst left registered is what the cap counts: one more fits only below it.
+    await stack.handle(subscribe('extra'));
+    await until(() => frames.some((f) => f.id === 'extra'), 'an answer to one more');
+    const extra = frames.find((f) => f.id === 'extra')!;
+    expect(extra.type).toBe(results.length < CAP ? 'result' : 'error');
+    socket.close();
+  });
+});
