@@ -3,7 +3,6 @@
  * what it cannot read with an `error` frame to that connection only, and another connection's
  * subscription keeps working.
  */
-import type { WebSocketEvent } from '@baton/aws/websocket';
 import { BatonClient } from '@baton/client';
 import { CLIENT_MESSAGE_TYPES, decodeClientMessage } from '@baton/protocol';
 import fc from 'fast-check';
@@ -12,6 +11,7 @@ import WebSocket from 'ws';
 import { Account } from './fixtures/openAccount.ts';
 import {
   balance,
+  rawConnection,
   startWebSocketStack,
   until,
   type WebSocketStack,
@@ -62,25 +62,7 @@ describe('the $default route under random frames', () => {
     const watcher = new BatonClient({ url: stack.gateway.url, WebSocket: WebSocket as never });
     watcher.subscribe(balance, { account: key }, () => {});
     await until(() => watcher.getQueryState(balance, { account: key }).data === 0, 'the watcher');
-    const known = new Set(stack.gateway.connectionIds());
-
-    const received: { type: string; id?: string; requestId?: string }[] = [];
-    const fuzzer = new WebSocket(stack.gateway.url, ['baton.v1']);
-    fuzzer.on('message', (data) => received.push(JSON.parse(String(data))));
-    await new Promise((resolve, reject) => fuzzer.once('open', resolve).once('error', reject));
-    const connectionId = stack.gateway.connectionIds().find((id) => !known.has(id))!;
-    const event = (body: string): WebSocketEvent =>
-      ({
-        requestContext: {
-          routeKey: '$default',
-          eventType: 'MESSAGE',
-          connectionId,
-          domainName: 'localhost',
-          stage: stack.gateway.stage,
-        },
-        body,
-        isBase64Encoded: false,
-      }) as unknown as WebSocketEvent;
+    const { socket: fuzzer, received, event } = await rawConnection(stack);
 
     await fc.assert(
       fc.asyncProperty(frames, async (frame) => {

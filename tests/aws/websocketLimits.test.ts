@@ -3,10 +3,13 @@
  * side by side: a burst of subscribes, all counted before any registered, still leaves the
  * connection at most its cap — the ones too many are refused with LIMIT_EXCEEDED.
  */
-import type { WebSocketEvent } from '@baton/aws/websocket';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { startWebSocketStack, until, type WebSocketStack } from './fixtures/webSocketStack.ts';
+import {
+  rawConnection,
+  startWebSocketStack,
+  until,
+  type WebSocketStack,
+} from './fixtures/webSocketStack.ts';
 
 const CAP = 5;
 let stack: WebSocketStack;
@@ -22,30 +25,17 @@ afterAll(async () => {
 
 describe('the subscription cap under a burst of subscribes', () => {
   it(`leaves a connection at most ${CAP} subscriptions, refusing the others`, async () => {
-    const known = new Set(stack.gateway.connectionIds());
-    const frames: Array<{ type: string; id?: string; error?: { code: string } }> = [];
-    const socket = new WebSocket(stack.gateway.url, ['baton.v1']);
-    socket.on('message', (data) => frames.push(JSON.parse(String(data))));
-    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-    const connectionId = stack.gateway.connectionIds().find((id) => !known.has(id))!;
-    const subscribe = (id: string): WebSocketEvent =>
-      ({
-        requestContext: {
-          routeKey: '$default',
-          eventType: 'MESSAGE',
-          connectionId,
-          domainName: 'localhost',
-          stage: stack.gateway.stage,
-        },
-        body: JSON.stringify({
+    const { socket, received: frames, event } = await rawConnection(stack);
+    const subscribe = (id: string) =>
+      event(
+        JSON.stringify({
           v: 1,
           type: 'subscribe',
           id,
           query: 'balance',
           args: { account: `cap-${id}` },
         }),
-        isBase64Encoded: false,
-      }) as unknown as WebSocketEvent;
+      );
 
     // Four times the cap at once, as API Gateway would invoke the handler for them.
     const burst = Array.from({ length: 4 * CAP }, (_, i) => `s${i}`);
