@@ -78,9 +78,18 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
   ctx.print({ deadLetters: letters }, ({ deadLetters }) =>
     deadLetters.length === 0
       ? 'no dead letters'
-      : table(deadLetters, ['actor', 'name', 'code', 'attempts', 'age', 'messageId']),
+      : table(
+          deadLetters.map((l) => ({ ...l, error: clipped(l.error, ERROR_COLUMN) })),
+          ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'error'],
+        ),
   );
 }
+
+/** The characters of an error the list shows (`show` gives it whole). */
+const ERROR_COLUMN = 60;
+
+const clipped = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
 /** The one dead letter `<type/key> <message id>` names. */
 async function named(ctx: OpsContext): Promise<DeadLetter> {
