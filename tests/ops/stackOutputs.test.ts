@@ -42,6 +42,7 @@ describe("the CLI's view of a stack's outputs", () => {
     expect(names.inboxUrl).toBe(ref(baton.inbox));
     expect(names.deadLetterQueueUrl).toBe(ref(baton.deadLetterQueue));
     expect(names.timerQueueUrl).toBe(ref(baton.timerQueue));
+    expect(names.streamFailureQueueUrl).toBe(ref(baton.streamFailureQueue));
     expect(names.ingressUrl).toBeDefined();
     expect(names.webSocketUrl).toBeDefined();
     expect(JSON.parse(names.outboxShards!)).toBe('8');

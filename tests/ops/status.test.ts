@@ -4,7 +4,7 @@
  * and ElasticMQ give none; CloudWatch does, on AWS).
  */
 import { randomUUID } from 'node:crypto';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, createFifoQueue, createTable, createTimerQueue } from '@baton/aws';
 import { runOps } from '@baton/cli/ops';
 import { describe, expect, inject, it } from 'vitest';
@@ -97,5 +97,38 @@ describe('baton status on the emulators', () => {
     expect(human).toMatch(/^inbox\s+2\s+1\s+0\s+unknown$/m);
     expect(human).toMatch(/^timers\s+0\s+0\s+1\s+unknown$/m);
     expect(human).toMatch(/oldest message age unknown: CloudWatch only/);
+  });
+
+  it('counts the table changes the stream function gave up on, and asks for attention', async () => {
+    const name = `status-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const inbox = await createFifoQueue(sqs, name);
+    const { QueueUrl: failures } = await sqs.send(
+      new CreateQueueCommand({ QueueName: `${name}-stream-failures` }),
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl: failures, MessageBody: '{"shard":"s"}' }));
+
+    const out: string[] = [];
+    const argv = [
+      ...['--table', name, '--queue-url', inbox.queueUrl, '--stream-failure-queue-url', failures!],
+      ...[
+        '--dynamodb-endpoint',
+        endpoints.dynamodbEndpoint,
+        '--sqs-endpoint',
+        endpoints.sqsEndpoint,
+      ],
+    ];
+    const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
+    expect(await runOps(['status', '--json', ...argv], io)).toBe(0);
+    const status = JSON.parse(out.join('\n'));
+    expect(status.streamFailures).toBe(1);
+    expect(status.queues.map((q: { name: string }) => q.name)).toEqual([
+      'inbox',
+      'stream failures',
+    ]);
+    expect(status.healthy).toBe(false);
+    expect(status.problems).toEqual([
+      '1 table change(s) the stream function gave up on: live queries may have missed pushes (see its logs)',
+    ]);
   });
 });

@@ -335,6 +335,7 @@ export class BatonApp extends Construct {
       inbox: this.inbox.queueUrl,
       deadLetters: this.deadLetterQueue.queueUrl,
       timers: this.timerQueue.queueUrl,
+      streamFailures: this.streamFailureQueue.queueUrl,
       ingress: this.ingressUrl,
       webSocket: this.webSocketStage.url,
       outboxShards: String(settings.outboxShards),

@@ -8,7 +8,7 @@ import type { BatonApp } from './BatonApp.ts';
  * What the `baton` CLI reads: the table (records, dead letters, timers, outcomes, and a scan
  * for `actors list`; due timers and a workflow's history pages are read in batches) and its
  * outbox index (dead letters, due timers, undrained sends), the depths of the inbox, its
- * dead-letter queue and the timer queue, the stack's outputs (`--stack`), and the queues'
+ * dead-letter queue, the timer queue and the stream's failure queue, the stack's outputs (`--stack`), and the queues'
  * oldest message ages (CloudWatch's `GetMetricData`, which takes no resource: a read of metrics
  * only).
  */
@@ -22,7 +22,12 @@ export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant
   const queues = iam.Grant.addToPrincipal({
     grantee,
     actions: ['sqs:GetQueueAttributes'],
-    resourceArns: [app.inbox.queueArn, app.deadLetterQueue.queueArn, app.timerQueue.queueArn],
+    resourceArns: [
+      app.inbox.queueArn,
+      app.deadLetterQueue.queueArn,
+      app.timerQueue.queueArn,
+      app.streamFailureQueue.queueArn,
+    ],
   });
   // `queue-dead-letters list` peeks: it receives the dead letters and puts them straight back.
   const peek = iam.Grant.addToPrincipal({

@@ -14,7 +14,7 @@ import type { Target } from './target.ts';
 
 /** One queue's health, as `baton status` prints it. */
 export interface QueueHealth {
-  /** What it holds: `inbox`, `inbox dead letters`, `timers`. */
+  /** What it holds: `inbox`, `inbox dead letters`, `timers`, `stream failures`. */
   readonly name: string;
   readonly url: string;
   readonly waiting: number;
@@ -40,6 +40,9 @@ function namedQueues(target: Target): Array<{ name: string; url: string }> {
       ? [{ name: 'inbox dead letters', url: names.deadLetterQueueUrl }]
       : []),
     ...(names.timerQueueUrl ? [{ name: 'timers', url: names.timerQueueUrl }] : []),
+    ...(names.streamFailureQueueUrl
+      ? [{ name: 'stream failures', url: names.streamFailureQueueUrl }]
+      : []),
   ];
 }
 

@@ -92,7 +92,7 @@ Which deployment:
   --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
   --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL;
                                       BATON_OUTBOX_SHARDS if the app sets outboxShards)
-  [--dead-letter-queue-url <url>] [--timer-queue-url <url>]
+  [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--stream-failure-queue-url <url>]
   [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
   Credentials and region: the AWS SDK's default chain.
 
@@ -107,6 +107,7 @@ const OPTIONS = {
   'queue-url': { type: 'string' },
   'dead-letter-queue-url': { type: 'string' },
   'timer-queue-url': { type: 'string' },
+  'stream-failure-queue-url': { type: 'string' },
   'dynamodb-endpoint': { type: 'string' },
   'sqs-endpoint': { type: 'string' },
   region: { type: 'string' },

@@ -31,6 +31,11 @@ export interface Status {
   readonly oldestAges: AgeSource;
   /** The inbox queue's own dead-letter queue (a message received too often, undecodable). */
   readonly queueDeadLetters: number | null;
+  /**
+   * Table changes the stream function gave up on (its failure queue): live queries may have
+   * missed pushes. `null` without `--stream-failure-queue-url` (a stack names it).
+   */
+  readonly streamFailures: number | null;
   /** The engine's dead letters (DEAD_LETTERED), to inspect and redrive. */
   readonly deadLetters: number;
   readonly oldestDeadLetterAgeMs: number | null;
@@ -60,16 +65,23 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   ]);
   const inbox = queues.find((q) => q.name === 'inbox')!;
   const queueDead = queues.find((q) => q.name === 'inbox dead letters');
+  const streamFailed = queues.find((q) => q.name === 'stream failures');
   const dead = letters.filter((l) => l.parked === undefined);
   const parked = letters.filter((l) => l.parked !== undefined);
   const oldestDead = dead.length > 0 ? now - Math.min(...dead.map((l) => l.at)) : null;
   const oldestDue = due.length > 0 ? now - Math.min(...due.map((t) => t.at)) : null;
   const queueDeadLetters = queueDead ? queueDead.waiting + queueDead.inFlight : null;
+  const streamFailures = streamFailed ? streamFailed.waiting + streamFailed.inFlight : null;
   const problems: string[] = [];
   if (dead.length > 0) problems.push(`${dead.length} dead letter(s): baton dead-letters list`);
   if (queueDeadLetters) {
     problems.push(
       `${queueDeadLetters} message(s) in the inbox's dead-letter queue: baton queue-dead-letters list`,
+    );
+  }
+  if (streamFailures) {
+    problems.push(
+      `${streamFailures} table change(s) the stream function gave up on: live queries may have missed pushes (see its logs)`,
     );
   }
   if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
@@ -88,6 +100,7 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
     queues,
     oldestAges: ages,
     queueDeadLetters,
+    streamFailures,
     deadLetters: dead.length,
     oldestDeadLetterAgeMs: oldestDead,
     parked: { messages: parked.length, actors: new Set(parked.map((l) => l.actorId)).size },

@@ -22,6 +22,8 @@ export interface TargetNames {
   readonly inboxUrl: string;
   readonly deadLetterQueueUrl?: string;
   readonly timerQueueUrl?: string;
+  /** The table changes the stream function gave up on (`BatonApp.streamFailureQueue`). */
+  readonly streamFailureQueueUrl?: string;
   readonly ingressUrl?: string;
   readonly webSocketUrl?: string;
   /** The outbox index's key count, as the functions read it (`BATON_OUTBOX_SHARDS`). */
@@ -50,6 +52,7 @@ export interface TargetOptions {
   readonly 'queue-url'?: string;
   readonly 'dead-letter-queue-url'?: string;
   readonly 'timer-queue-url'?: string;
+  readonly 'stream-failure-queue-url'?: string;
   readonly 'dynamodb-endpoint'?: string;
   readonly 'sqs-endpoint'?: string;
   readonly region?: string;
@@ -64,6 +67,7 @@ const OUTPUTS: Record<string, keyof TargetNames> = {
   inbox: 'inboxUrl',
   deadLetters: 'deadLetterQueueUrl',
   timers: 'timerQueueUrl',
+  streamFailures: 'streamFailureQueueUrl',
   ingress: 'ingressUrl',
   webSocket: 'webSocketUrl',
   outboxShards: 'outboxShards',
@@ -172,11 +176,13 @@ function explicitNames(
   const deadLetters = options['dead-letter-queue-url'];
   const timers = options['timer-queue-url'] ?? env[BATON_ENV.timerQueueUrl];
   const shards = env[BATON_ENV.outboxShards];
+  const streamFailures = options['stream-failure-queue-url'];
   return {
     table,
     inboxUrl,
     ...(deadLetters ? { deadLetterQueueUrl: deadLetters } : {}),
     ...(timers ? { timerQueueUrl: timers } : {}),
+    ...(streamFailures ? { streamFailureQueueUrl: streamFailures } : {}),
     ...(shards ? { outboxShards: shards } : {}),
   };
 }
