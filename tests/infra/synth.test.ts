@@ -46,9 +46,16 @@ describe('infra', () => {
     }
     expect(Object.keys(template.Outputs).sort()).toEqual([
       // What `baton --stack` reads (see packages/cli's target.ts).
-      ...['DeadLetters', 'Inbox', 'Ingress', 'OutboxShards', 'Table', 'Timers', 'WebSocket'].map(
-        (what) => expect.stringMatching(new RegExp(`^BankOperator${what}`)),
-      ),
+      ...[
+        'DeadLetters',
+        'Inbox',
+        'Ingress',
+        'OutboxShards',
+        'StreamFailures',
+        'Table',
+        'Timers',
+        'WebSocket',
+      ].map((what) => expect.stringMatching(new RegExp(`^BankOperator${what}`))),
       'IngressUrl',
       'PageUrl',
       'WebSocketUrl',
