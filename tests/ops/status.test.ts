@@ -15,6 +15,10 @@ describe('baton status on the emulators', () => {
     sqsEndpoint: inject('sqsEndpoint'),
   };
   const { dynamodb, sqs } = createAwsClients(endpoints);
+  const emulatorFlags = [
+    ...['--dynamodb-endpoint', endpoints.dynamodbEndpoint],
+    ...['--sqs-endpoint', endpoints.sqsEndpoint],
+  ];
 
   it('shows each queue’s depth, in flight and delayed messages, and says why the oldest age is unknown', async () => {
     const name = `status-${randomUUID().slice(0, 8)}`;
@@ -46,12 +50,7 @@ describe('baton status on the emulators', () => {
         '--timer-queue-url',
         timers.queueUrl,
       ],
-      ...[
-        '--dynamodb-endpoint',
-        endpoints.dynamodbEndpoint,
-        '--sqs-endpoint',
-        endpoints.sqsEndpoint,
-      ],
+      ...emulatorFlags,
     ];
     const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
     expect(await runOps(['status', '--json', ...argv], io)).toBe(0);
@@ -111,12 +110,7 @@ describe('baton status on the emulators', () => {
     const out: string[] = [];
     const argv = [
       ...['--table', name, '--queue-url', inbox.queueUrl, '--stream-failure-queue-url', failures!],
-      ...[
-        '--dynamodb-endpoint',
-        endpoints.dynamodbEndpoint,
-        '--sqs-endpoint',
-        endpoints.sqsEndpoint,
-      ],
+      ...emulatorFlags,
     ];
     const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
     expect(await runOps(['status', '--json', ...argv], io)).toBe(0);
