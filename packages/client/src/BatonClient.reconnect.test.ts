@@ -30,6 +30,13 @@ function recordingTimers(): Timers & { delays: number[] } {
   };
 }
 
+/** An unsigned JWT that expires in two or three seconds (the client reads only its `exp`). */
+function shortJwt(claims: Record<string, unknown> = {}): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const exp = Math.ceil(Date.now() / 1000) + 2;
+  return `${part({ alg: 'RS256' })}.${part({ sub: 'u', ...claims, exp })}.sig`;
+}
+
 describe('BatonClient reconnects', () => {
   it('backs off exponentially with jitter, up to the maximum, and resets once connected', async () => {
     server.accepting = false;
@@ -166,6 +173,35 @@ describe('BatonClient reconnects', () => {
     const second = await server.connection(1); // well before the 5 s backoff
     expect(await second.take('subscribe')).toMatchObject({ resume: { version: 1, hash: 'h1' } });
     await vi.waitFor(() => expect(first.closed).toBe(true));
+  });
+
+  it('renews the connection ahead of the expiry of a JWT from its token function', async () => {
+    const tokens: string[] = [];
+    const token = () => {
+      // Each lives about two seconds: renewed about half a second ahead.
+      tokens.push(shortJwt({ n: tokens.length }));
+      return tokens.at(-1)!;
+    };
+    client = testClient(server.url, { token, reconnect: { minMs: 60_000 } });
+    const seen = recorder<number>();
+    client.subscribe('count', {}, seen.listener);
+    const first = await server.connection(0);
+    const { id } = await first.take('subscribe');
+    first.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value: 1 });
+    await first.take('ack');
+    const second = await server.connection(1); // before the token expired, no backoff
+    expect(await second.take('subscribe')).toMatchObject({ resume: { version: 1, hash: 'h1' } });
+    expect(first.protocols).toContain(`token.${tokens[0]}`);
+    expect(second.protocols).toContain(`token.${tokens[1]}`);
+    await vi.waitFor(() => expect(first.closed).toBe(true));
+  });
+
+  it('keeps a token given as a string until maxConnectionMs, even a JWT about to expire', async () => {
+    const timers = recordingTimers();
+    client = testClient(server.url, { token: shortJwt(), timers, maxConnectionMs: 7_000_000 });
+    await server.connection(0);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    expect(timers.delays).toContain(7_000_000);
   });
 
   it('reconnects at once when asked to, instead of waiting for its backoff', async () => {

@@ -57,7 +57,10 @@ export interface BatonClientOptions {
   /**
    * Sent on every (re)connect, as the subprotocol `token.<token>` when it is made of token
    * characters (a JWT is), else as the query parameter `?token=`. A function is called for each
-   * connect, so it can refresh an expired token. @default none
+   * connect, so it can refresh an expired token: the server closes a connection when its token
+   * expires (`validUntil`; `jwtAuth` uses the JWT's `exp`), and a connection opened with a JWT
+   * from the function is renewed with a fresh one ahead of its `exp` (a minute, or a quarter of
+   * its time left if less), so that live queries never wait for it. @default none
    */
   readonly token?: string | (() => string | Promise<string>);
   /** @default globalThis.WebSocket */
@@ -71,7 +74,10 @@ export interface BatonClientOptions {
   readonly pingMs?: number;
   /** A connection that has received nothing this long after a ping is dropped. @default 30 s */
   readonly pongTimeoutMs?: number;
-  /** The connection is renewed after this long, ahead of API Gateway's 2-hour limit. @default 110 minutes */
+  /**
+   * The connection is renewed after this long, ahead of API Gateway's 2-hour limit (or sooner,
+   * ahead of its token's expiry: `token`). @default 110 minutes
+   */
   readonly maxConnectionMs?: number;
   /** How long `ask` waits for its reply. @default 30 s */
   readonly askTimeoutMs?: number;

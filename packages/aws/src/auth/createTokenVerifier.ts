@@ -3,8 +3,14 @@ import { CognitoJwtVerifier, JwtVerifier } from 'aws-jwt-verify';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { JwtAuthOptions, JwtIdentity } from './JwtAuthOptions.ts';
 
-/** Verifies a token and turns its claims into an identity, or throws "unauthorized". */
-export type TokenVerifier<Identity> = (token: string | undefined) => Promise<Identity>;
+/**
+ * Verifies a token and turns its claims into an identity, or throws "unauthorized"; tells
+ * `validUntil` when the token expires (its `exp` and the grace, in epoch ms).
+ */
+export type TokenVerifier<Identity> = (
+  token: string | undefined,
+  validUntil?: (epochMs: number) => void,
+) => Promise<Identity>;
 
 /**
  * One verifier for the options (aws-jwt-verify's, which checks the signature against the
@@ -48,13 +54,16 @@ export function createTokenVerifier<Identity = JwtIdentity>(
     options.identity ??
     ((claims: JwtPayload) => defaultIdentity(claims, groupsClaim) as unknown as Identity);
 
-  return async (token) => {
+  return async (token, validUntil) => {
     try {
       if (!token)
         throw new Error(
           'no token: send it as ?token=, a token.<jwt> subprotocol or Authorization: Bearer',
         );
-      return identity(await verify(token));
+      const claims = await verify(token);
+      const verified = identity(claims);
+      if (typeof claims.exp === 'number') validUntil?.((claims.exp + grace.graceSeconds) * 1000);
+      return verified;
     } catch (error) {
       options.onRefused?.(error instanceof Error ? error : new Error(String(error)));
       throw new BatonError(ErrorCode.UNAUTHENTICATED, 'unauthorized');

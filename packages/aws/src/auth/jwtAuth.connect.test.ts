@@ -78,6 +78,13 @@ describe('jwtAuth on a deployed $connect', () => {
     });
   });
 
+  it("keeps the connection's identity until the token's exp: then the host closes it", async () => {
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const handler = websocketFromEnvironment(app);
+    expect((await handler(connect('conn-exp=', keys.sign({ exp })))).statusCode).toBe(200);
+    expect(await registry.connections.get('conn-exp=')).toMatchObject({ validUntil: exp * 1000 });
+  });
+
   it.each([
     ['an expired token', () => keys.sign({ exp: Math.floor(Date.now() / 1000) - 60 })],
     ['a forged one', () => keys.signWithForeignKey()],

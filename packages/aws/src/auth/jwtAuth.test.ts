@@ -44,6 +44,15 @@ describe('jwtAuth', () => {
     });
   });
 
+  it("ends the connection's identity at the token's exp, plus the grace", async () => {
+    const ends: number[] = [];
+    const validUntil = (epochMs: number) => ends.push(epochMs);
+    const token = keys.sign({ exp: now + 600 });
+    await auth().hook({ token, headers: {}, validUntil });
+    await auth({ graceSeconds: 30 }).hook({ token, headers: {}, validUntil });
+    expect(ends).toEqual([(now + 600) * 1000, (now + 630) * 1000]);
+  });
+
   it('reads the token from an Authorization: Bearer header when the handshake has none', async () => {
     const { hook } = auth();
     const headers = { authorization: `Bearer ${keys.sign({ sub: 'user-bob' })}` };

@@ -9,7 +9,8 @@ import type { JwtAuthOptions, JwtIdentity } from './JwtAuthOptions.ts';
  * (any OIDC issuer, or a Cognito user pool) with aws-jwt-verify, then `iss`, `aud`, `exp`,
  * `nbf` and `scope`; the connection's identity is `{ sub, groups }` (or what `identity` makes of
  * the claims). A refused connection learns only "unauthorized" (a 401); the reason goes to
- * `onRefused`.
+ * `onRefused`. The connection lasts until the token's `exp` (plus `graceSeconds`): then the
+ * host closes it, and `BatonClient` connects again with a fresh token from its `token` function.
  *
  * `verify(token)` checks a token the same way, for code of your own.
  *
@@ -29,7 +30,7 @@ export function jwtAuth<Identity = JwtIdentity>(
 ): JwtAuthHook<Identity> {
   const verify = createTokenVerifier(options);
   const hook = (request: ConnectRequest) =>
-    verify(request.token ?? bearerToken(request.headers.authorization));
+    verify(request.token ?? bearerToken(request.headers.authorization), request.validUntil);
   return Object.assign(hook, { verify });
 }
 

@@ -3,9 +3,16 @@ import {
   DeleteConnectionCommand,
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
-import { type Logger, toBatonError } from '@baton/core';
+import { type BatonError, type Logger, toBatonError } from '@baton/core';
 import type { Clock } from '@baton/core/adapter';
-import { encodeMessage, MAX_FRAME_BYTES, type ServerMessage, splitFrame } from '@baton/protocol';
+import {
+  encodeMessage,
+  MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  type ServerMessage,
+  splitFrame,
+} from '@baton/protocol';
+import { authLapsed } from '@baton/server/session';
 import { awsErrorName } from '../internal/unavailable.ts';
 import { type PostOutcome, type PushOptions, PushQueue } from './PushQueue.ts';
 import type { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
@@ -59,7 +66,8 @@ export function managementClients(
 
 /**
  * Pushes frames to connections through `PostToConnection`, for one handler invocation: a frame
- * over 128 KB goes out as chunk frames; a connection whose lease lapsed is skipped; a
+ * over 128 KB goes out as chunk frames; a connection whose lease lapsed, or whose identity
+ * ended (`validUntil`), is skipped; a
  * `GoneException` removes the connection and everything it held (its other pushes stop, the
  * others go on); a throttled call is retried after a pause; a call API Gateway failed (a 5xx)
  * closes its connection, so that the client resumes and gets the newest result; other failures
@@ -151,7 +159,10 @@ export class Pusher {
   async sendText(connectionId: string, key: string | undefined, text: string): Promise<boolean> {
     try {
       const connection = await this.connection(connectionId);
-      if (!connection || connection.expiresAt <= this.context.clock.now()) return false;
+      const now = this.context.clock.now();
+      if (!connection || connection.expiresAt <= now || authLapsed(connection.validUntil, now)) {
+        return false;
+      }
     } catch (error) {
       this.context.logger.warn('push failed', {
         connectionId,
@@ -237,6 +248,22 @@ export class Pusher {
       });
       return false;
     }
+  }
+
+  /**
+   * Tells a connection why it is closed (an `error` frame, posted past the checks of `send`:
+   * its identity may have ended), then closes it as {@link disconnect} does. Never throws for
+   * the frame.
+   */
+  async closeWith(connectionId: string, error: BatonError): Promise<void> {
+    const frame = encodeMessage({ v: PROTOCOL_VERSION, type: 'error', error: error.toJSON() });
+    await this.#post(connectionId, frame).catch((cause: unknown) => {
+      this.context.logger.debug('could not tell a connection why it is closed', {
+        connectionId,
+        error: toBatonError(cause).message,
+      });
+    });
+    await this.disconnect(connectionId);
   }
 
   /**

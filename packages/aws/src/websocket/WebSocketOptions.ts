@@ -29,6 +29,13 @@ import { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
 export interface ConnectAuthRequest {
   readonly token?: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * Ends the connection's identity at `epochMs` (epoch ms): its frames are then refused, it gets
+   * no more pushes, and it is closed (told why in an `error` frame, or by the sweeper), so that
+   * the client connects again with a fresh token. The earliest call counts; a time already past
+   * refuses the connection. `jwtAuth` calls it with the token's `exp`.
+   */
+  readonly validUntil: (epochMs: number) => void;
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  * | pk                | sk                   | what                                                  |
  * | ----------------- | -------------------- | ----------------------------------------------------- |
- * | `C#<connection>`  | `C`                  | a connection: identity, lease `expiresAt`, endpoint   |
+ * | `C#<connection>`  | `C`                  | a connection: identity, lease, `validUntil`, endpoint |
  * | `C#<connection>`  | `S#<subscription>`   | a subscription, by connection (for $disconnect)       |
  * | `Q#<instance>`    | `Q`                  | a shared query instance: query, args, identity, version, hash, deps |
  * | `Q#<instance>`    | `S#<conn>#<sub>`     | a subscriber of the instance                          |
@@ -24,6 +24,7 @@ export const RegistryAttr = {
   ttl: 'ttl',
   identity: 'identity',
   expiresAt: 'expiresAt',
+  validUntil: 'validUntil',
   endpoint: 'endpoint',
   instance: 'instance',
   connectionId: 'connectionId',

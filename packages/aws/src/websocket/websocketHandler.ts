@@ -6,15 +6,18 @@ import {
   tokenFromHandshake,
   UNACKED_SUBPROTOCOL,
 } from '@baton/protocol';
-import { authRefusal, ProtocolSession } from '@baton/server/session';
+import {
+  authExpired,
+  authenticate,
+  authLapsed,
+  authRefusal,
+  type ConnectAuth,
+  ProtocolSession,
+} from '@baton/server/session';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { handleFrame } from './handleFrame.ts';
 import { Pusher } from './Pusher.ts';
-import {
-  type ConnectAuthRequest,
-  resolveReactiveOptions,
-  type WebSocketHandlerOptions,
-} from './WebSocketOptions.ts';
+import { resolveReactiveOptions, type WebSocketHandlerOptions } from './WebSocketOptions.ts';
 
 /**
  * The event API Gateway gives a WebSocket Lambda: `APIGatewayProxyWebsocketEventV2`, plus the
@@ -46,7 +49,8 @@ export interface WebSocketResponse {
  * `$disconnect` and `$default`, speaking Baton's protocol (see `@baton/protocol`'s README):
  * - `$connect`: the token (`?token=` or the `token.<token>` subprotocol) goes to `auth`; a
  *   throw refuses with 401 "unauthorized" (the reason goes to the log only). The connection is
- *   stored with a lease of `leaseMs`.
+ *   stored with a lease of `leaseMs`, and the end of its identity if `auth` set one
+ *   (`validUntil`): a frame after it gets an `error` frame and the connection is closed.
  * - `$disconnect`: removes the connection, its subscriptions and instances left unused.
  * - `$default`: one client frame — `subscribe` runs the query against committed state, records
  *   its reads and pushes the result; `send`/`ask` enqueue through the core client and answer
@@ -94,20 +98,20 @@ export function websocketHandler(
   const connect = async (event: WebSocketEvent): Promise<WebSocketResponse> => {
     const headers = lowerCase(event.headers);
     const protocols = headers['sec-websocket-protocol'];
-    const request: ConnectAuthRequest = {
+    const attempt = {
       headers,
       ...optional('token', tokenFromHandshake(event.queryStringParameters?.token, protocols)),
     };
-    let identity: unknown;
+    let auth: ConnectAuth;
     try {
-      identity = await options.auth?.(request);
+      auth = await authenticate(options.auth, attempt, clock.now());
     } catch (error) {
       return { statusCode: 401, body: authRefusal(error, logger) };
     }
     const { domainName, stage, connectionId } = event.requestContext;
     await registry.connections.put({
       connectionId,
-      identity,
+      ...auth,
       expiresAt: clock.now() + context.leaseMs,
       endpoint: `https://${domainName}/${stage}`,
     });
@@ -137,8 +141,12 @@ export function websocketHandler(
           const connection = await pusher.connection(connectionId);
           // Not registered: swept after its lease lapsed, or $connect failed. It reconnects.
           if (!connection) await pusher.disconnect(connectionId);
-          else
+          else if (authLapsed(connection.validUntil, clock.now())) {
+            // Its token expired: told why, closed; it reconnects with a fresh one.
+            await pusher.closeWith(connectionId, authExpired(connection.validUntil!));
+          } else {
             await handleFrame(frames, pusher, connection, event.body ?? '', event.isBase64Encoded);
+          }
           return { statusCode: 200 };
         }
       }

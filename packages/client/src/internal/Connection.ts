@@ -16,6 +16,7 @@ import type { ConnectionState } from '../ConnectionState.ts';
 import { backoffDelay } from './backoffDelay.ts';
 import { connectTarget } from './connectTarget.ts';
 import type { PageEvents } from './PageEvents.ts';
+import { renewDelay } from './renewDelay.ts';
 
 const OPEN = 1;
 
@@ -71,6 +72,8 @@ export class Connection {
   #pingTimer: unknown;
   #pongTimer: unknown;
   #renewTimer: unknown;
+  /** The token the socket was opened with, when it came from the `token` function (fresh). */
+  #freshToken: string | undefined;
   readonly #stopPage: () => void;
 
   constructor(settings: ConnectionSettings, hooks: ConnectionHooks) {
@@ -145,6 +148,7 @@ export class Connection {
       return;
     }
     if (generation !== this.#generation || this.#state === 'closed') return;
+    this.#freshToken = typeof token === 'function' ? resolved : undefined;
     const target = connectTarget(this.#settings.url, resolved);
     let socket: WebSocketLike;
     try {
@@ -162,7 +166,7 @@ export class Connection {
       this.#schedulePing();
       this.#renewTimer = this.#settings.setTimeout(
         () => this.#renew(),
-        this.#settings.maxConnectionMs,
+        renewDelay(this.#freshToken, Date.now(), this.#settings.maxConnectionMs),
       );
       this.#setState('open');
       this.#hooks.onOpen();
@@ -227,7 +231,7 @@ export class Connection {
     this.#scheduleRetry();
   }
 
-  /** Renews the connection ahead of the gateway's maximum age: no backoff. */
+  /** Renews the connection ahead of the gateway's maximum age, or its token's expiry: no backoff. */
   #renew(): void {
     this.#detach(1000, 'renewing the connection');
     this.#setState('reconnecting');

@@ -6,6 +6,13 @@
  * transport and state.
  */
 export { answerOutcome, visibleFrame } from './answerOutcome.ts';
+export {
+  authExpired,
+  authenticate,
+  authLapsed,
+  type ConnectAttempt,
+  type ConnectAuth,
+} from './authenticate.ts';
 export { authRefusal, UNAUTHORIZED } from './authRefusal.ts';
 export {
   type ConnectionLimits,

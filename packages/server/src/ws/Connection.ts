@@ -12,9 +12,11 @@ import {
 } from '@baton/protocol';
 import type { WebSocket } from 'ws';
 import type { QueryEngine } from '../QueryEngine.ts';
+import { authLapsed, type ConnectAuth } from '../session/authenticate.ts';
 import { MemoryFrameCounter } from '../session/connectionLimits.ts';
 import type { ProtocolSession } from '../session/ProtocolSession.ts';
 import type { SessionCaller, SessionPorts, SubscriptionOpening } from '../session/SessionPorts.ts';
+import { CloseCode } from './CloseCode.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { commitOutcomes } from './commitOutcomes.ts';
@@ -69,7 +71,7 @@ export interface RawSocket {
  * awaiting its ack with the number of its frame.
  *
  * @example
- * const connection = new Connection(socket, 1, identity, context, rawSocket);
+ * const connection = new Connection(socket, 1, { identity, validUntil }, context, rawSocket);
  * connection.expired(clock.now()); // true once no frame came for leaseMs
  */
 export class Connection {
@@ -91,16 +93,22 @@ export class Connection {
   #written = 0;
   /** Whether the client acks by count (`baton.v1.received`). */
   readonly #counted: boolean;
+  /** When the identity ends (epoch ms), if the auth hook said. */
+  readonly #validUntil: number | undefined;
   /** On a counted connection, the pushes awaiting their acks, in the order they were written. */
   #unacked: Unacked[] = [];
+
+  readonly identity: unknown;
 
   constructor(
     private readonly socket: WebSocket,
     readonly id: number,
-    readonly identity: unknown,
+    { identity, validUntil }: ConnectAuth,
     private readonly context: ConnectionContext,
     private readonly transport?: RawSocket,
   ) {
+    this.identity = identity;
+    this.#validUntil = validUntil;
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
     this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
     this.#who = { identity, caller: callerOf(identity) };
@@ -154,6 +162,16 @@ export class Connection {
     return now - this.#lastFrameAt >= this.context.leaseMs;
   }
 
+  /**
+   * Closes the connection (4440) if its identity ended by `now`: its client connects again with
+   * a fresh token. True if it is closed.
+   */
+  closeIfAuthLapsed(now: number): boolean {
+    if (!authLapsed(this.#validUntil, now)) return false;
+    this.close(CloseCode.AUTH_EXPIRED, 'the token expired: connect again with a fresh one');
+    return true;
+  }
+
   /** Drops pending chunked messages that timed out, telling the client. */
   evictChunks(): void {
     for (const error of this.#assembler.evictExpired()) this.#error(error, {});
@@ -167,7 +185,7 @@ export class Connection {
   }
 
   #onFrame(data: Buffer, isBinary: boolean): void {
-    if (this.#closed) return;
+    if (this.#closed || this.closeIfAuthLapsed(this.context.clock.now())) return;
     this.#touch();
     // Frames are handled in order: one that comes while another is still being handled waits
     // for it; else it is handled at once (an ack, the frame a fan-out brings most, completes so).
@@ -237,6 +255,10 @@ export class Connection {
    */
   send(frame: ServerMessage | string): boolean {
     if (this.#closed || this.socket.readyState !== this.socket.OPEN) return false;
+    // Nothing more for an identity that ended: no result reaches it past its token.
+    if (this.#validUntil !== undefined && this.closeIfAuthLapsed(this.context.clock.now())) {
+      return false;
+    }
     let text: string;
     if (typeof frame === 'string') {
       text = frame;

@@ -21,6 +21,12 @@ import { type ConnectionLimits, resolveConnectionLimits } from '../session/conne
 export interface AuthRequest {
   readonly token?: string;
   readonly headers: IncomingHttpHeaders;
+  /**
+   * Ends the connection's identity at `epochMs` (epoch ms): it is then closed with code 4440 and
+   * its frames refused, so that the client connects again with a fresh token. The earliest call
+   * counts; a time already past refuses the connection.
+   */
+  readonly validUntil: (epochMs: number) => void;
 }
 
 /**
@@ -74,7 +80,8 @@ export interface LocalServerOptions extends ConnectionLimits {
   /**
    * Turns a connection attempt into the identity queries see as `ctx.identity`. Throw (or
    * reject) to refuse: the socket is closed with code 4401 and reason "unauthorized" (the
-   * error's message goes to the log only).
+   * error's message goes to the log only). Call `request.validUntil(epochMs)` when the
+   * identity ends (a token's expiry).
    * @default every connection is accepted, with identity `undefined`
    */
   readonly auth?: (request: AuthRequest) => unknown;

@@ -1,4 +1,5 @@
 import { jsonLogger } from '@baton/core';
+import { VirtualClock } from '@baton/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startTestServer } from './fixtures/startTestServer.ts';
@@ -100,5 +101,106 @@ describe('auth', () => {
     release({ userId: 'late' });
     await failed;
     expect(t.server.connections()).toEqual([]);
+  });
+});
+
+describe('an identity that ends (validUntil)', () => {
+  const TOKEN_MS = 60_000;
+  /** `user-token` lives a minute from its connect; `admin-token` has no end. */
+  const expiring = (clock: VirtualClock) => (request: AuthRequest) => {
+    if (request.token === 'user-token') request.validUntil(clock.now() + TOKEN_MS);
+    return auth(request);
+  };
+  const subscribeMine = {
+    v: 1,
+    type: 'subscribe',
+    id: 'mine',
+    query: 'myBalance',
+    args: {},
+  } as const;
+  const EXPIRED = { code: 4440, reason: 'the token expired: connect again with a fresh one' };
+
+  it('closes the connection (4440) at its next push past the end, which it does not get', async () => {
+    const clock = new VirtualClock();
+    // The heartbeat never runs here: the push itself finds the end.
+    t = await startTestServer({ engine: { clock }, heartbeatMs: 600_000, auth: expiring(clock) });
+    const user = await t.open({ query: '?token=user-token', autoAck: true });
+    const admin = await t.open({ query: '?token=admin-token', autoAck: true });
+    user.send(subscribeMine);
+    expect(await user.push('mine')).toMatchObject({ value: 0 });
+    await t.deposit(admin, 'bob', 3);
+    await user.push('mine');
+    expect(user.values.get('mine')).toBe(3);
+    await user.roundTrip(); // its ack is handled: no frame of its comes past the end
+
+    clock.advance(TOKEN_MS);
+    await t.deposit(admin, 'bob', 4);
+    expect(await user.closed).toEqual(EXPIRED);
+    expect(user.values.get('mine')).toBe(3);
+    expect(t.server.connections().map((c) => c.identity)).toEqual([
+      { userId: 'ada', role: 'admin' },
+    ]);
+  });
+
+  it('refuses its frames past the end, closing it: a send then is never enqueued', async () => {
+    const clock = new VirtualClock();
+    t = await startTestServer({ engine: { clock }, heartbeatMs: 600_000, auth: expiring(clock) });
+    const user = await t.open({ query: '?token=user-token' });
+    const admin = await t.open({ query: '?token=admin-token', autoAck: true });
+    clock.advance(TOKEN_MS - 1);
+    await user.roundTrip(); // a millisecond before its end, it is served
+    clock.advance(1);
+    user.send({
+      v: 1,
+      type: 'send',
+      requestId: 'late',
+      to: 'account/bob',
+      name: 'deposit',
+      payload: { amount: 5 },
+      idempotencyKey: 'late',
+      visible: true,
+    });
+    expect(await user.closed).toEqual(EXPIRED);
+    expect(user.unread()).toEqual([]);
+    // An actor applies its messages in order: had the late one been enqueued, it came first.
+    await t.deposit(admin, 'bob', 1);
+    admin.send({
+      v: 1,
+      type: 'subscribe',
+      id: 'bob',
+      query: 'totalBalance',
+      args: { accounts: ['bob'] },
+    });
+    expect(await admin.push('bob')).toMatchObject({ value: { total: 1 } });
+  });
+
+  it('closes an idle connection at the heartbeat after its end', async () => {
+    const clock = new VirtualClock();
+    t = await startTestServer({ engine: { clock }, heartbeatMs: 5, auth: expiring(clock) });
+    const user = await t.open({ query: '?token=user-token' });
+    const admin = await t.open({ query: '?token=admin-token' });
+    clock.advance(TOKEN_MS);
+    expect(await user.closed).toEqual(EXPIRED);
+    await admin.roundTrip();
+    expect(t.server.connections()).toHaveLength(1);
+  });
+
+  it.each([
+    ['a time already past', (now: number) => now - 1, /valid until .* before now/],
+    ['seconds, not milliseconds', (now: number) => Math.floor(now / 1000) + 3600, /exp \* 1000/],
+    ['not a time', () => Number.NaN, /validUntil takes a time in epoch milliseconds, got NaN/],
+  ])('refuses a connection given %s (4401), logging why', async (_what, until, why) => {
+    const lines: string[] = [];
+    t = await startTestServer({
+      logger: jsonLogger({ write: (line) => lines.push(line) }),
+      auth: (request) => {
+        request.validUntil(until(Date.now()));
+        return { userId: 'eve' };
+      },
+    });
+    const refused = await TestSocket.open(t.server.url);
+    expect(await refused.closed).toEqual({ code: 4401, reason: 'unauthorized' });
+    const logged = lines.map((line) => JSON.parse(line)).find((l) => l.reason !== undefined);
+    expect(logged.reason).toMatch(why);
   });
 });

@@ -6,8 +6,10 @@ import { systemClock } from '@baton/core/adapter';
 import { RECEIVED_SUBPROTOCOL, SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
+import { authenticate, type ConnectAuth } from '../session/authenticate.ts';
 import { authRefusal } from '../session/authRefusal.ts';
 import { ProtocolSession } from '../session/ProtocolSession.ts';
+import { CloseCode } from './CloseCode.ts';
 import { CommitTracker } from './CommitTracker.ts';
 import { Connection } from './Connection.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
@@ -42,22 +44,6 @@ export interface LocalServer {
 
 /** How long `close()` waits for clients to answer the closing handshake. */
 const CLOSE_GRACE_MS = 1_000;
-
-/**
- * Close codes the server uses, beside the standard ones (1001 when the server closes, 1009 for a
- * frame past 8 × `maxFrameBytes`).
- *
- * @example
- * socket.onclose = (event) => {
- *   if (event.code === CloseCode.UNAUTHORIZED) showSignIn(event.reason);
- * };
- */
-export const CloseCode = {
-  /** The auth hook refused the connection; the reason is only "unauthorized". */
-  UNAUTHORIZED: 4401,
-  /** No frame arrived within `leaseMs`: the connection's lease lapsed. */
-  LEASE_EXPIRED: 4408,
-} as const;
 
 /**
  * Serves Baton's WebSocket protocol (see `@baton/protocol`'s README) on one local port, over the
@@ -134,11 +120,12 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
 
   const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
-    let identity: unknown;
+    let auth: ConnectAuth = { identity: undefined };
     let refusal: string | undefined;
     upgrading.add(socket);
     try {
-      identity = await options.auth?.({ token: readToken(request), headers: request.headers });
+      const attempt = { token: readToken(request), headers: request.headers };
+      auth = await authenticate(options.auth, attempt, clock.now());
     } catch (error) {
       refusal = authRefusal(error, logger);
     } finally {
@@ -147,7 +134,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     if (closing || socket.destroyed) return socket.destroy();
     wss.handleUpgrade(request, socket, head, (ws) => {
       if (refusal !== undefined) return ws.close(CloseCode.UNAUTHORIZED, truncate(refusal));
-      const connection = new Connection(ws, nextId++, identity, context, socket);
+      const connection = new Connection(ws, nextId++, auth, context, socket);
       connections.add(connection);
       ws.on('close', () => connections.delete(connection));
     });
@@ -162,7 +149,9 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const heartbeat = setInterval(() => {
     const now = clock.now();
     for (const connection of connections) {
-      if (connection.expired(now)) {
+      if (connection.closeIfAuthLapsed(now)) {
+        connections.delete(connection);
+      } else if (connection.expired(now)) {
         connection.close(CloseCode.LEASE_EXPIRED, `no frame within ${leaseMs} ms: lease expired`);
         connections.delete(connection);
       } else connection.evictChunks();
@@ -208,7 +197,8 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     url: `ws://${host}:${port}`,
     port,
     engine,
-    connections: () => [...connections].map((connection) => connection.info()),
+    connections: () =>
+      [...connections].filter((c) => !c.closed).map((connection) => connection.info()),
     close: () => {
       closing ??= close();
       return closing;

@@ -3,7 +3,9 @@
  * query engine on one port, for development, tests and the embedded backend. Kept off the
  * package root so that importing `@baton/server` (e.g. in a Lambda) pulls in no `ws`.
  */
+
+export { CloseCode } from './CloseCode.ts';
 export type { ConnectionInfo } from './ConnectionInfo.ts';
-export { CloseCode, createLocalServer, type LocalServer } from './createLocalServer.ts';
+export { createLocalServer, type LocalServer } from './createLocalServer.ts';
 export type { AuthRequest, LocalServerOptions, LocalServerPorts } from './LocalServerOptions.ts';
 export { readToken } from './readToken.ts';

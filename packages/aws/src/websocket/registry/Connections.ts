@@ -12,6 +12,8 @@ export interface ConnectionItem {
   readonly identity: unknown;
   /** The lease: the connection counts as gone after this (epoch ms) unless renewed. */
   readonly expiresAt: number;
+  /** When its identity ends (epoch ms; the auth hook's `validUntil`): it is closed then. */
+  readonly validUntil?: number;
   /** The management API endpoint to push to, `https://{domain}/{stage}`. */
   readonly endpoint: string;
 }
@@ -34,12 +36,13 @@ export class Connections {
   ) {}
 
   async put(connection: ConnectionItem): Promise<void> {
-    const { connectionId, identity, expiresAt, endpoint } = connection;
+    const { connectionId, identity, expiresAt, validUntil, endpoint } = connection;
     await this.table.put({
       [A.pk]: connectionPk(connectionId),
       [A.sk]: CONNECTION_SK,
       [A.identity]: identity === undefined ? undefined : JSON.stringify(identity),
       [A.expiresAt]: expiresAt,
+      [A.validUntil]: validUntil,
       [A.endpoint]: endpoint,
       [A.ttl]: this.ttl(),
     });
@@ -117,12 +120,15 @@ export class Connections {
     return started || countIn();
   }
 
-  /** Connections whose lease lapsed before `now` (a scan: for the periodic sweeper). */
+  /**
+   * Connections whose lease lapsed, or whose identity ended, before `now` (a scan: for the
+   * periodic sweeper).
+   */
   async expired(now: number): Promise<string[]> {
     const items = await this.table.scan(
       {
-        expression: '#sk = :c AND #e < :now',
-        names: { '#sk': A.sk, '#e': A.expiresAt, '#pk': A.pk },
+        expression: '#sk = :c AND (#e < :now OR #v < :now)',
+        names: { '#sk': A.sk, '#e': A.expiresAt, '#v': A.validUntil, '#pk': A.pk },
         values: { ':c': CONNECTION_SK, ':now': now },
       },
       '#pk',
@@ -141,6 +147,7 @@ function toConnection(connectionId: string, item: Item): ConnectionItem {
     connectionId,
     identity: parseJson(item[A.identity]),
     expiresAt: item[A.expiresAt] as number,
+    ...(item[A.validUntil] === undefined ? {} : { validUntil: item[A.validUntil] as number }),
     endpoint: item[A.endpoint] as string,
   };
 }

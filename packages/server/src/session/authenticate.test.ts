@@ -1,0 +1,55 @@
+import { BatonError, ErrorCode } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { authExpired, authenticate, authLapsed } from './authenticate.ts';
+
+const NOW = 1_800_000_000_000;
+const attempt = { token: 't', headers: {} };
+
+describe('authenticate', () => {
+  it('gives every connection the identity undefined, and no end, without a hook', async () => {
+    expect(await authenticate(undefined, attempt, NOW)).toEqual({ identity: undefined });
+  });
+
+  it('hands the hook the attempt and keeps the earliest end it set', async () => {
+    const auth = (request: { token?: string; validUntil(at: number): void }) => {
+      request.validUntil(NOW + 3_000);
+      request.validUntil(NOW + 1_000);
+      request.validUntil(NOW + 2_000);
+      return { user: request.token };
+    };
+    expect(await authenticate(auth, attempt, NOW)).toEqual({
+      identity: { user: 't' },
+      validUntil: NOW + 1_000,
+    });
+  });
+
+  it('passes on what the hook threw', async () => {
+    const refused = new Error('unknown token');
+    const auth = async () => {
+      throw refused;
+    };
+    await expect(authenticate(auth, attempt, NOW)).rejects.toBe(refused);
+  });
+
+  it('refuses an end at the current time as UNAUTHENTICATED, naming the time', async () => {
+    const auth = (request: { validUntil(at: number): void }) => request.validUntil(NOW);
+    const error = await authenticate(auth, attempt, NOW).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BatonError);
+    expect(error).toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
+    expect((error as BatonError).message).toContain(new Date(NOW).toISOString());
+  });
+});
+
+describe('authLapsed', () => {
+  it('holds from the end on, never without one', () => {
+    expect([NOW - 1, NOW, NOW + 1].map((now) => authLapsed(NOW, now))).toEqual([false, true, true]);
+    expect(authLapsed(undefined, Number.MAX_SAFE_INTEGER)).toBe(false);
+  });
+
+  it('tells a closed connection when its token expired and what to do', () => {
+    expect(authExpired(NOW).message).toBe(
+      `the connection's token expired at ${new Date(NOW).toISOString()}: connect again with a ` +
+        'fresh one (BatonClient does when its token option is a function)',
+    );
+  });
+});

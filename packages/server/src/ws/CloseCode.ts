@@ -1,0 +1,17 @@
+/**
+ * Close codes the server uses, beside the standard ones (1001 when the server closes, 1009 for a
+ * frame past 8 × `maxFrameBytes`).
+ *
+ * @example
+ * socket.onclose = (event) => {
+ *   if (event.code === CloseCode.UNAUTHORIZED) showSignIn(event.reason);
+ * };
+ */
+export const CloseCode = {
+  /** The auth hook refused the connection; the reason is only "unauthorized". */
+  UNAUTHORIZED: 4401,
+  /** No frame arrived within `leaseMs`: the connection's lease lapsed. */
+  LEASE_EXPIRED: 4408,
+  /** The identity the auth hook gave ended (`validUntil`): connect again with a fresh token. */
+  AUTH_EXPIRED: 4440,
+} as const;
