@@ -1,9 +1,9 @@
 /**
  * The `baton` commands the drills leave out, on DynamoDB Local and ElasticMQ through the CLI's
  * entry function: `ask`; `outcome` by actor and idempotency key; `timers cancel` (the timer
- * never fires); `dead-letters list --since`; `dead-letters purge` (one, and `--all`) and
- * `redrive --all` with a filter (each applied once), each refused without `--yes`, previewed by
- * `--dry-run` and audited; `actors get --app` checking the state against the app.
+ * never fires); `dead-letters list --since` and `--limit`; `dead-letters purge` (one, and
+ * `--all`) and `redrive --all` with a filter (each applied once), each refused without `--yes`,
+ * previewed by `--dry-run` and audited; `actors get --app` checking the state against the app.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
 import { appendFileSync } from 'node:fs';
@@ -155,6 +155,16 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       'tally/p1',
       'tally/p2',
     ]);
+    // --limit shows the oldest, and says how many match in all, by code.
+    const oldest = await json('dead-letters', 'list', '--limit', '2');
+    expect(ids(oldest.deadLetters)).toEqual(['tally/p3', 'tally/p4']);
+    expect(oldest).toMatchObject({ total: 4, byCode: { RETRYABLE: 4 } });
+    expect((await baton('dead-letters', 'list', '--limit', '2')).out).toMatch(
+      /\ntally\/p[34] .*\ntally\/p[34] .*\nthe oldest 2 of 4 \(by code: RETRYABLE 4\): narrow with --type/,
+    );
+    expect((await baton('dead-letters', 'list', '--limit', '0')).err).toMatch(
+      /--limit takes a whole number from 1 to 1000, not "0"/,
+    );
     const bad = await baton('dead-letters', 'list', '--since', 'lately');
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--since takes an ISO 8601 time or a duration/);

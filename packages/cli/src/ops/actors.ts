@@ -3,7 +3,7 @@ import { BatonError, ErrorCode } from '@baton/core';
 import { type ActorRecord, parseActorId } from '@baton/core/adapter';
 import { pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
 import { actorSummaries } from './actorSummaries.ts';
-import { fields, table } from './format.ts';
+import { fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 /** An actor id argument (`type/key`), checked. */
@@ -100,10 +100,7 @@ async function stateCheck(ctx: OpsContext, record: ActorRecord): Promise<true | 
 export async function actorsList(ctx: OpsContext): Promise<void> {
   const type = ctx.arg(0, 'type');
   const { dynamodb, names } = await ctx.target();
-  const limit = ctx.values.limit === undefined ? 50 : Number(ctx.values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new BatonError(ErrorCode.INVALID_ARGUMENT, '--limit takes a whole number from 1 to 1000');
-  }
+  const limit = limitOption(ctx.values.limit, 50);
   const page = await listActors(dynamodb, names.table, type, {
     limit,
     ...(ctx.values.cursor ? { cursor: ctx.values.cursor } : {}),

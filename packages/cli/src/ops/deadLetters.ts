@@ -2,7 +2,7 @@ import { BatonError, ErrorCode } from '@baton/core';
 import type { DeadLetter } from '@baton/core/adapter';
 import { purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
 import { actorArg } from './actors.ts';
-import { duration, since, table } from './format.ts';
+import { duration, limitOption, since, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 /** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
@@ -72,18 +72,37 @@ function summary(ctx: OpsContext, l: DeadLetter) {
   };
 }
 
-/** `baton dead-letters list [--type t] [--code c] [--since 2h]`. */
+/**
+ * `baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]`: the oldest `n` (100)
+ * that match, how many match in all, and how many by code (what made each fail), so that an
+ * incident's thousands read as a few lines.
+ */
 export async function deadLettersList(ctx: OpsContext): Promise<void> {
-  const letters = (await matching(ctx)).map((l) => summary(ctx, l));
-  ctx.print({ deadLetters: letters }, ({ deadLetters }) =>
-    deadLetters.length === 0
-      ? 'no dead letters'
-      : table(
-          deadLetters.map((l) => ({ ...l, error: clipped(l.error, ERROR_COLUMN) })),
-          ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'error'],
-        ),
-  );
+  const limit = limitOption(ctx.values.limit, LIST_DEFAULT);
+  const all = (await matching(ctx)).map((l) => summary(ctx, l));
+  const byCode: Record<string, number> = {};
+  for (const letter of all) byCode[letter.code] = (byCode[letter.code] ?? 0) + 1;
+  const result = { deadLetters: all.slice(0, limit), total: all.length, byCode };
+  ctx.print(result, ({ deadLetters, total }) => {
+    if (total === 0) return 'no dead letters';
+    const rows = table(
+      deadLetters.map((l) => ({ ...l, error: clipped(l.error, ERROR_COLUMN) })),
+      ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'error'],
+    );
+    if (total === deadLetters.length) return rows;
+    const counts = Object.entries(byCode)
+      .sort(([, a], [, b]) => b - a)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', ');
+    return (
+      `${rows}\nthe oldest ${deadLetters.length} of ${total} (by code: ${counts}): ` +
+      'narrow with --type, --code or --since, or show more with --limit'
+    );
+  });
 }
+
+/** Dead letters `list` shows unless `--limit` says otherwise. */
+const LIST_DEFAULT = 100;
 
 /** The characters of an error the list shows (`show` gives it whole). */
 const ERROR_COLUMN = 60;

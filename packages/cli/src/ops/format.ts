@@ -1,4 +1,26 @@
-/** Human output of the operating commands: aligned tables and durations. */
+/** Human output of the operating commands (aligned tables, durations) and their option values. */
+import { BatonError, ErrorCode } from '@baton/core';
+
+/** The most rows a `--limit` may ask a list for. */
+const LIMIT_MAX = 1000;
+
+/**
+ * The value of `--limit`: a whole number from 1 to 1,000, `fallback` when not given.
+ *
+ * @example
+ * limitOption(ctx.values.limit, 50); // 50, or what --limit says
+ */
+export function limitOption(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIMIT_MAX) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--limit takes a whole number from 1 to ${LIMIT_MAX}, not "${value}"`,
+    );
+  }
+  return limit;
+}
 
 /**
  * An aligned text table of `rows` under `columns` (each cell as a string; `—` when absent).

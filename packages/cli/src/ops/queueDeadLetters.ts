@@ -17,13 +17,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
 import { decodeEnvelope } from '@baton/core/adapter';
-import { duration, table } from './format.ts';
+import { duration, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 /** Messages `list` shows unless `--limit` says otherwise. */
 const LIST_DEFAULT = 20;
-/** The most `list` shows. */
-const LIST_MAX = 1000;
 /** How long a message `redrive` took stays hidden from another reader while it moves. */
 const MOVE_VISIBILITY_S = 60;
 /** How long a redrive's receive waits for a message before it counts the queue as drained. */
@@ -45,7 +43,7 @@ type Peeked = {
  * held); `redrive` moves them all.
  */
 export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
-  const limit = limitArg(ctx.values.limit);
+  const limit = limitOption(ctx.values.limit, LIST_DEFAULT);
   const { sqs, url } = await deadLetterQueue(ctx);
   const peeked: Peeked[] = [];
   const receipts: Array<{ Id: string; ReceiptHandle: string }> = [];
@@ -213,16 +211,4 @@ function describe(message: Message, now: number): Peeked {
     messageId: envelope?.id ?? message.MessageId ?? '?',
     age: envelope ? duration(now - envelope.sentAt) : 'unknown',
   };
-}
-
-function limitArg(value: string | undefined): number {
-  if (value === undefined) return LIST_DEFAULT;
-  const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `--limit takes a whole number from 1 to ${LIST_MAX}, not "${value}"`,
-    );
-  }
-  return limit;
 }

@@ -68,7 +68,7 @@ export const OPS_USAGE = `Operating a deployed app:
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
   baton actors pause <type/key>                      it processes nothing; its messages wait, in order
   baton actors resume <type/key>                     it applies what waited, in order, then goes on
-  baton dead-letters list [--type t] [--code c] [--since 2h]
+  baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
   baton dead-letters show <type/key> <message id>
   baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run]
   baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]

@@ -18,7 +18,7 @@ import {
 } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
-import { duration, fields, table } from './format.ts';
+import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 const STATUSES: readonly WorkflowStatus[] = [
@@ -94,10 +94,7 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
       `--status takes one of ${STATUSES.join(', ')}; got ${status}`,
     );
   }
-  const limit = ctx.values.limit === undefined ? 50 : Number(ctx.values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new BatonError(ErrorCode.INVALID_ARGUMENT, '--limit takes a whole number from 1 to 1000');
-  }
+  const limit = limitOption(ctx.values.limit, 50);
   const names =
     ctx.args.length > 0
       ? [workflowArg(ctx, 0)]
