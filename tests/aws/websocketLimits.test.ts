@@ -1,7 +1,8 @@
 /**
- * A connection's subscription cap on API Gateway, where a connection's frames reach invocations
- * side by side: a burst of subscribes, all counted before any registered, still leaves the
- * connection at most its cap — the ones too many are refused with LIMIT_EXCEEDED.
+ * The caps on API Gateway, where invocations run side by side: a burst of subscribes, all counted
+ * before any registered, still leaves a connection at most its subscription cap — the ones too
+ * many are refused with LIMIT_EXCEEDED; a user's connections past its cap are refused at
+ * `$connect` (429), a burst of them too, and a closed one makes room.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,7 +16,7 @@ const CAP = 5;
 let stack: WebSocketStack;
 beforeAll(async () => {
   stack = await startWebSocketStack(undefined, {
-    limits: { maxSubscriptions: CAP, maxFramesPerSecond: 1000 },
+    limits: { maxSubscriptions: CAP, maxFramesPerSecond: 1000, maxConnectionsPerUser: 2 },
   });
 });
 afterAll(async () => {
@@ -55,5 +56,42 @@ describe('the subscription cap under a burst of subscribes', () => {
     const extra = frames.find((f) => f.id === 'extra')!;
     expect(extra.type).toBe(results.length < CAP ? 'result' : 'error');
     socket.close();
+  });
+});
+
+describe("a user's connection cap", () => {
+  /** A connection attempt of `token`'s user: its socket once open, or the status it was refused with. */
+  const attempt = (token?: string) =>
+    rawConnection(stack, token).then(
+      (connection) => connection,
+      (error: Error) => Number(/Unexpected server response: (\d+)/.exec(error.message)?.[1]),
+    );
+  const owned = async () => (await stack.registryItems()).filter((i) => i.pk.startsWith('U#'));
+
+  it('refuses a user past it with 429, counts no anonymous connection, and makes room on a close', async () => {
+    const first = await attempt('alice');
+    const second = await attempt('alice');
+    expect(await attempt('alice')).toBe(429);
+    const others = [await attempt('bob'), await attempt(), await attempt(), await attempt()];
+    expect(others.map((o) => typeof o)).toEqual(['object', 'object', 'object', 'object']);
+    expect(await owned()).toHaveLength(3); // alice's two and bob's
+
+    if (typeof first === 'number' || typeof second === 'number') throw new Error('refused');
+    first.socket.close();
+    await until(async () => (await owned()).length === 2, 'the closed one uncounted');
+    const again = await attempt('alice');
+    expect(typeof again).toBe('object');
+    for (const c of [second, again, ...others]) if (typeof c === 'object') c.socket.close();
+    await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
+  });
+
+  it('leaves at most the cap of a burst of connects side by side', async () => {
+    const burst = await Promise.all(Array.from({ length: 6 }, () => attempt('carol')));
+    const open = burst.filter((c) => typeof c === 'object');
+    expect(open.length).toBeLessThanOrEqual(2);
+    expect(burst.filter((c) => c === 429)).toHaveLength(6 - open.length);
+    expect(await owned()).toHaveLength(open.length);
+    for (const c of open) c.socket.close();
+    await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
   });
 });

@@ -30,11 +30,19 @@ function recordingTimers(): Timers & { delays: number[] } {
   };
 }
 
-/** An unsigned JWT that expires in two or three seconds (the client reads only its `exp`). */
-function shortJwt(claims: Record<string, unknown> = {}): string {
+/**
+ * An unsigned JWT issued now that lives `lifeS` seconds (the client reads only its `iat` and
+ * `exp`): refreshed a quarter of its life ahead.
+ */
+function shortJwt(claims: Record<string, unknown> = {}, lifeS = 2): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const exp = Math.ceil(Date.now() / 1000) + 2;
-  return `${part({ alg: 'RS256' })}.${part({ sub: 'u', ...claims, exp })}.sig`;
+  const iat = Date.now() / 1000;
+  return `${part({ alg: 'RS256' })}.${part({ sub: 'u', ...claims, iat, exp: iat + lifeS })}.sig`;
+}
+
+/** A JWT's exp, in epoch ms. */
+function expiry(jwt: string): number {
+  return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()).exp * 1000;
 }
 
 describe('BatonClient reconnects', () => {
@@ -175,10 +183,11 @@ describe('BatonClient reconnects', () => {
     await vi.waitFor(() => expect(first.closed).toBe(true));
   });
 
-  it('renews the connection ahead of the expiry of a JWT from its token function', async () => {
+  it('renews the connection with a fresh JWT from its token function ahead of the old one’s exp', async () => {
     const tokens: string[] = [];
+    let firstClosedAtFetch: boolean | undefined;
     const token = () => {
-      // Each lives about two seconds: renewed about half a second ahead.
+      if (tokens.length === 1) firstClosedAtFetch = server.connections[0]!.closed;
       tokens.push(shortJwt({ n: tokens.length }));
       return tokens.at(-1)!;
     };
@@ -189,19 +198,48 @@ describe('BatonClient reconnects', () => {
     const { id } = await first.take('subscribe');
     first.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value: 1 });
     await first.take('ack');
-    const second = await server.connection(1); // before the token expired, no backoff
+    const second = await server.connection(1); // no backoff, and before the first token's exp
+    expect(Date.now()).toBeLessThan(expiry(tokens[0]!));
     expect(await second.take('subscribe')).toMatchObject({ resume: { version: 1, hash: 'h1' } });
     expect(first.protocols).toContain(`token.${tokens[0]}`);
     expect(second.protocols).toContain(`token.${tokens[1]}`);
+    expect(firstClosedAtFetch).toBe(false); // the old socket served until the new token came
     await vi.waitFor(() => expect(first.closed).toBe(true));
   });
 
-  it('keeps a token given as a string until maxConnectionMs, even a JWT about to expire', async () => {
+  it.each([
+    ['hands out no fresher token', (first: string) => first, []],
+    [
+      'fails',
+      () => {
+        throw new Error('the identity provider is down');
+      },
+      [expect.stringContaining('the identity provider is down')],
+    ],
+  ])(
+    'keeps its socket when, at the refresh, the token function %s',
+    async (_what, refresh, told) => {
+      const errors: string[] = [];
+      let calls = 0;
+      const first = shortJwt();
+      const token = () => (++calls === 1 ? first : refresh(first));
+      client = testClient(server.url, { token, onError: (error) => errors.push(error.message) });
+      await server.connection(0);
+      await vi.waitFor(() => expect(calls).toBe(2), { timeout: 3_000 });
+      await new Promise((resolve) => setTimeout(resolve, 100)); // a renewal would have begun
+      expect(server.connections).toHaveLength(1);
+      expect(client.connectionState).toBe('open');
+      expect(errors).toEqual(told);
+    },
+  );
+
+  it('never refreshes a token given as a string, even a JWT about to expire', async () => {
     const timers = recordingTimers();
     client = testClient(server.url, { token: shortJwt(), timers, maxConnectionMs: 7_000_000 });
     await server.connection(0);
     await vi.waitFor(() => expect(client.connectionState).toBe('open'));
     expect(timers.delays).toContain(7_000_000);
+    expect(timers.delays.filter((ms) => ms < 10_000)).toEqual([]);
   });
 
   it('reconnects at once when asked to, instead of waiting for its backoff', async () => {

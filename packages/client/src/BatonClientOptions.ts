@@ -58,9 +58,9 @@ export interface BatonClientOptions {
    * Sent on every (re)connect, as the subprotocol `token.<token>` when it is made of token
    * characters (a JWT is), else as the query parameter `?token=`. A function is called for each
    * connect, so it can refresh an expired token: the server closes a connection when its token
-   * expires (`validUntil`; `jwtAuth` uses the JWT's `exp`), and a connection opened with a JWT
-   * from the function is renewed with a fresh one ahead of its `exp` (a minute, or a quarter of
-   * its time left if less), so that live queries never wait for it. @default none
+   * expires (`validUntil`; `jwtAuth` uses the JWT's `exp`). Ahead of the `exp` of a JWT from the
+   * function (a minute, or a quarter of its life if less), the client asks it for a fresh one
+   * and renews the connection with it, the old socket serving until then. @default none
    */
   readonly token?: string | (() => string | Promise<string>);
   /** @default globalThis.WebSocket */
@@ -76,7 +76,7 @@ export interface BatonClientOptions {
   readonly pongTimeoutMs?: number;
   /**
    * The connection is renewed after this long, ahead of API Gateway's 2-hour limit (or sooner,
-   * ahead of its token's expiry: `token`). @default 110 minutes
+   * with a fresh token: `token`). @default 110 minutes
    */
   readonly maxConnectionMs?: number;
   /** How long `ask` waits for its reply. @default 30 s */

@@ -19,11 +19,11 @@ export interface ConnectRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /**
    * Ends the connection's identity at `epochMs` (epoch milliseconds; a JWT's `exp` is seconds,
-   * so `exp * 1000`): from then the connection's frames are refused and it gets no more results,
-   * and the server closes it so that the client connects again with a fresh token. The earliest
-   * of several calls counts; a time already past refuses the connection. `jwtAuth` calls it with
-   * the token's `exp`. The WebSocket hosts always pass it (the HTTP ingress checks each request
-   * on its own, and passes none).
+   * so `exp * 1000`): from then its frames are refused and it gets no more results, and the
+   * server closes it so that the client connects again with a fresh token. Call it before the
+   * hook returns; the earliest of several calls counts; a time already past refuses the
+   * connection (or the HTTP request). `jwtAuth` calls it with the token's `exp`. Every door of
+   * Baton's passes it.
    */
   readonly validUntil?: (epochMs: number) => void;
 }

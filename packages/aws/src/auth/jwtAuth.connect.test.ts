@@ -78,7 +78,7 @@ describe('jwtAuth on a deployed $connect', () => {
     });
   });
 
-  it("keeps the connection's identity until the token's exp: then the host closes it", async () => {
+  it("registers the connection's identity as valid until the token's exp", async () => {
     const exp = Math.floor(Date.now() / 1000) + 600;
     const handler = websocketFromEnvironment(app);
     expect((await handler(connect('conn-exp=', keys.sign({ exp })))).statusCode).toBe(200);

@@ -9,8 +9,9 @@ import type { JwtAuthOptions, JwtIdentity } from './JwtAuthOptions.ts';
  * (any OIDC issuer, or a Cognito user pool) with aws-jwt-verify, then `iss`, `aud`, `exp`,
  * `nbf` and `scope`; the connection's identity is `{ sub, groups }` (or what `identity` makes of
  * the claims). A refused connection learns only "unauthorized" (a 401); the reason goes to
- * `onRefused`. The connection lasts until the token's `exp` (plus `graceSeconds`): then the
- * host closes it, and `BatonClient` connects again with a fresh token from its `token` function.
+ * `onRefused`. The connection's identity lasts until the token's `exp` (plus `graceSeconds`; a
+ * token without `exp` sets no end): then the host closes it, and `BatonClient` connects again
+ * with a fresh token from its `token` function.
  *
  * `verify(token)` checks a token the same way, for code of your own.
  *

@@ -37,4 +37,18 @@ describe('the HTTP ingress’s callers', () => {
     );
     await expect(caller(event({}))).rejects.toThrow('unauthorized');
   });
+
+  it('refuses a token whose identity the app’s auth ended already (validUntil), as the WebSocket hosts do', async () => {
+    const caller = authCaller(({ token, validUntil }) => {
+      validUntil?.(token === 'stale' ? Date.now() - 1 : Date.now() + 60_000);
+      return { userId: 'alice' };
+    });
+    await expect(caller(event({}, { authorization: 'Bearer fresh' }))).resolves.toEqual({
+      kind: 'user',
+      identity: { userId: 'alice' },
+    });
+    await expect(caller(event({}, { authorization: 'Bearer stale' }))).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+    });
+  });
 });

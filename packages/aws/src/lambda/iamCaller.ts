@@ -1,4 +1,6 @@
 import { ANONYMOUS, type Caller, type ConnectRequest, callerOf } from '@baton/core';
+import { systemClock } from '@baton/core/adapter';
+import { authenticate } from '@baton/server/session';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
 /** The parts of an event's request context that name a SigV4-signed caller. */
@@ -37,7 +39,8 @@ export function iamCaller(event: APIGatewayProxyEventV2): Caller {
  * A `caller` for the HTTP ingress that signs requests in as the WebSocket hosts do: a request an
  * authorizer or SigV4 signed keeps that caller ({@link iamCaller}); otherwise the app's `auth` is given the bearer token of the
  * `authorization` header (and the headers, names in lower case), and what it returns is the
- * user (`callerOf(identity)`). An `auth` that throws refuses the request (401).
+ * user (`callerOf(identity)`). An `auth` that throws, or ends the identity already
+ * (`validUntil`), refuses the request (401).
  *
  * @example
  * export const handler = ingressHandler({ actors, store, queue, caller: authCaller(app.auth) });
@@ -53,7 +56,7 @@ export function authCaller(
       headers[name.toLowerCase()] = value;
     }
     const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
-    const request: ConnectRequest = match ? { token: match[1]!, headers } : { headers };
-    return callerOf(await auth(request));
+    const attempt = match ? { token: match[1]!, headers } : { headers };
+    return callerOf((await authenticate(auth, attempt, systemClock)).identity);
   };
 }

@@ -12,7 +12,7 @@ import {
   type ServerMessage,
   splitFrame,
 } from '@baton/protocol';
-import { authLapsed } from '@baton/server/session';
+import { authExpired, authLapsed } from '@baton/server/session';
 import { awsErrorName } from '../internal/unavailable.ts';
 import { type PostOutcome, type PushOptions, PushQueue } from './PushQueue.ts';
 import type { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
@@ -66,8 +66,8 @@ export function managementClients(
 
 /**
  * Pushes frames to connections through `PostToConnection`, for one handler invocation: a frame
- * over 128 KB goes out as chunk frames; a connection whose lease lapsed, or whose identity
- * ended (`validUntil`), is skipped; a
+ * over 128 KB goes out as chunk frames; a connection whose lease lapsed is skipped; one whose
+ * identity ended (`validUntil`), by the time a push is queued or posted, is told so and closed; a
  * `GoneException` removes the connection and everything it held (its other pushes stop, the
  * others go on); a throttled call is retried after a pause; a call API Gateway failed (a 5xx)
  * closes its connection, so that the client resumes and gets the newest result; other failures
@@ -159,8 +159,9 @@ export class Pusher {
   async sendText(connectionId: string, key: string | undefined, text: string): Promise<boolean> {
     try {
       const connection = await this.connection(connectionId);
-      const now = this.context.clock.now();
-      if (!connection || connection.expiresAt <= now || authLapsed(connection.validUntil, now)) {
+      if (!connection || connection.expiresAt <= this.context.clock.now()) return false;
+      if (this.#identityEnded(connection)) {
+        await this.#removals.get(connectionId);
         return false;
       }
     } catch (error) {
@@ -180,13 +181,33 @@ export class Pusher {
     return outcome === 'sent';
   }
 
+  /** Posts a piece of a push, unless the connection's identity ended while it waited its turn. */
   async #post(connectionId: string, piece: string): Promise<void> {
+    const connection = await this.connection(connectionId);
+    if (connection && this.#identityEnded(connection)) return;
+    await this.#postNow(connectionId, piece);
+  }
+
+  async #postNow(connectionId: string, piece: string): Promise<void> {
     const connection = await this.connection(connectionId);
     const endpoint = this.context.endpoint ?? connection?.endpoint;
     if (!endpoint) return;
     await this.context
       .clientFor(endpoint)
       .send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(piece) }));
+  }
+
+  /**
+   * Whether the connection's identity ended (`validUntil`): if so, it is told why and closed
+   * (once per invocation), so that its client connects again with a fresh token at once.
+   */
+  #identityEnded(connection: ConnectionItem): boolean {
+    const { connectionId, validUntil } = connection;
+    if (!authLapsed(validUntil, this.context.clock.now())) return false;
+    if (!this.#removals.has(connectionId)) {
+      this.#removals.set(connectionId, this.closeWith(connectionId, authExpired(validUntil!)));
+    }
+    return true;
   }
 
   #removeGone(connectionId: string): void {
@@ -257,13 +278,18 @@ export class Pusher {
    */
   async closeWith(connectionId: string, error: BatonError): Promise<void> {
     const frame = encodeMessage({ v: PROTOCOL_VERSION, type: 'error', error: error.toJSON() });
-    await this.#post(connectionId, frame).catch((cause: unknown) => {
+    await this.#postNow(connectionId, frame).catch((cause: unknown) => {
       this.context.logger.debug('could not tell a connection why it is closed', {
         connectionId,
         error: toBatonError(cause).message,
       });
     });
-    await this.disconnect(connectionId);
+    await this.disconnect(connectionId).catch((cause: unknown) => {
+      this.context.logger.warn('could not close a connection whose identity ended', {
+        connectionId,
+        error: toBatonError(cause).message,
+      });
+    });
   }
 
   /**

@@ -30,10 +30,10 @@ export interface ConnectAuthRequest {
   readonly token?: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
   /**
-   * Ends the connection's identity at `epochMs` (epoch ms): its frames are then refused, it gets
-   * no more pushes, and it is closed (told why in an `error` frame, or by the sweeper), so that
-   * the client connects again with a fresh token. The earliest call counts; a time already past
-   * refuses the connection. `jwtAuth` calls it with the token's `exp`.
+   * Ends the connection's identity at `epochMs` (epoch ms): its next frame or push (or the
+   * sweeper) then finds it ended, tells it why in an `error` frame and closes it, so that the
+   * client connects again with a fresh token. Call it before the hook returns; the earliest call
+   * counts; a time already past refuses the connection. `jwtAuth` calls it with the token's `exp`.
    */
   readonly validUntil: (epochMs: number) => void;
 }

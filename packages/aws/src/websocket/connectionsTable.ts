@@ -2,17 +2,19 @@
  * The connections table of the WebSocket handlers: one DynamoDB table (string keys `pk` + `sk`,
  * TTL on `ttl`) holding the connection registry. Item shapes:
  *
- * | pk                | sk                   | what                                                  |
- * | ----------------- | -------------------- | ----------------------------------------------------- |
- * | `C#<connection>`  | `C`                  | a connection: identity, lease, `validUntil`, endpoint |
- * | `C#<connection>`  | `S#<subscription>`   | a subscription, by connection (for $disconnect)       |
- * | `Q#<instance>`    | `Q`                  | a shared query instance: query, args, identity, version, hash, deps |
- * | `Q#<instance>`    | `S#<conn>#<sub>`     | a subscriber of the instance                          |
- * | `D#<actor id>`    | `<instance>`         | the instance read that actor (its dependency)         |
- * | `R#<idem. key>`   | `<conn>#<request>`   | a pending `ask` or visible `send`                     |
+ * | pk               | sk                 | what                                                  |
+ * | ---------------- | ------------------ | ----------------------------------------------------- |
+ * | `C#<connection>` | `C`                | a connection: identity, lease, end, endpoint, owner   |
+ * | `C#<connection>` | `S#<subscription>` | a subscription, by connection (for $disconnect)       |
+ * | `U#<owner>`      | `<connection>`     | a user's connection (for `maxConnectionsPerUser`)     |
+ * | `Q#<instance>`   | `Q`                | a shared query instance: query, args, version, deps   |
+ * | `Q#<instance>`   | `S#<conn>#<sub>`   | a subscriber of the instance                          |
+ * | `D#<actor id>`   | `<instance>`       | the instance read that actor (its dependency)         |
+ * | `R#<idem. key>`  | `<conn>#<request>` | a pending `ask` or visible `send`                     |
  *
  * `<instance>` is the hash of the instance key `[query, canonical args, identity scope]`, so keys
- * stay short whatever the args.
+ * stay short whatever the args; `<owner>` is the digest of a user's caller
+ * (`connectionOwner`): anonymous connections have none.
  */
 import type { CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTableWithTtl } from '../dynamodb/createTableWithTtl.ts';
@@ -25,6 +27,7 @@ export const RegistryAttr = {
   identity: 'identity',
   expiresAt: 'expiresAt',
   validUntil: 'validUntil',
+  owner: 'owner',
   endpoint: 'endpoint',
   instance: 'instance',
   connectionId: 'connectionId',
@@ -56,6 +59,7 @@ export const connectionPk = (connectionId: string): string => `C#${connectionId}
 export const instancePk = (instanceId: string): string => `Q#${instanceId}`;
 export const dependencyPk = (actorId: string): string => `D#${actorId}`;
 export const pendingPk = (idempotencyKey: string): string => `R#${idempotencyKey}`;
+export const ownerPk = (owner: string): string => `U#${owner}`;
 export const subscriptionSk = (subscriptionId: string): string =>
   `${SUBSCRIPTION_PREFIX}${subscriptionId}`;
 export const subscriberSk = (connectionId: string, subscriptionId: string): string =>

@@ -12,7 +12,9 @@ import {
   authLapsed,
   authRefusal,
   type ConnectAuth,
+  connectionOwner,
   ProtocolSession,
+  tooManyConnections,
 } from '@baton/server/session';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { handleFrame } from './handleFrame.ts';
@@ -104,17 +106,26 @@ export function websocketHandler(
     };
     let auth: ConnectAuth;
     try {
-      auth = await authenticate(options.auth, attempt, clock.now());
+      auth = await authenticate(options.auth, attempt, clock);
     } catch (error) {
       return { statusCode: 401, body: authRefusal(error, logger) };
     }
     const { domainName, stage, connectionId } = event.requestContext;
+    const owner = connectionOwner(auth.identity);
     await registry.connections.put({
       connectionId,
       ...auth,
       expiresAt: clock.now() + context.leaseMs,
       endpoint: `https://${domainName}/${stage}`,
+      ...(owner === undefined ? {} : { owner }),
     });
+    // Counted after it registered, so that connects side by side see each other: each that
+    // counts more than the cap leaves (at worst every one of a burst), never more than it stay.
+    const max = context.limits.maxConnectionsPerUser;
+    if (owner !== undefined && (await registry.connections.owned(owner, clock.now())) > max) {
+      await registry.removeConnection(connectionId);
+      return { statusCode: 429, body: tooManyConnections(max).message };
+    }
     // This host pushes without waiting for acks: a client that can do without them is told so.
     const offered = offeredProtocols(protocols);
     const selected = offered.includes(UNACKED_SUBPROTOCOL)

@@ -16,7 +16,7 @@ import type { ConnectionState } from '../ConnectionState.ts';
 import { backoffDelay } from './backoffDelay.ts';
 import { connectTarget } from './connectTarget.ts';
 import type { PageEvents } from './PageEvents.ts';
-import { renewDelay } from './renewDelay.ts';
+import { refreshDelay, tokenExpiry } from './refreshDelay.ts';
 
 const OPEN = 1;
 
@@ -72,6 +72,8 @@ export class Connection {
   #pingTimer: unknown;
   #pongTimer: unknown;
   #renewTimer: unknown;
+  /** Fetches a fresh token ahead of the current one's expiry. */
+  #refreshTimer: unknown;
   /** The token the socket was opened with, when it came from the `token` function (fresh). */
   #freshToken: string | undefined;
   readonly #stopPage: () => void;
@@ -135,12 +137,13 @@ export class Connection {
     this.#setState('closed');
   }
 
-  async #connect(): Promise<void> {
+  /** Opens a socket, with `fetched` as its token, else one from the `token` option. */
+  async #connect(fetched?: string): Promise<void> {
     const generation = ++this.#generation;
     const { token } = this.#settings;
     let resolved: string | undefined;
     try {
-      resolved = typeof token === 'function' ? await token() : token;
+      resolved = fetched ?? (typeof token === 'function' ? await token() : token);
     } catch (error) {
       if (generation !== this.#generation || this.#state === 'closed') return;
       this.#hooks.onError(toBatonError(error));
@@ -164,10 +167,12 @@ export class Connection {
       if (socket !== this.#socket) return;
       this.#attempt = 0;
       this.#schedulePing();
-      this.#renewTimer = this.#settings.setTimeout(
-        () => this.#renew(),
-        renewDelay(this.#freshToken, Date.now(), this.#settings.maxConnectionMs),
-      );
+      const { maxConnectionMs, setTimeout } = this.#settings;
+      this.#renewTimer = setTimeout(() => this.#renew(), maxConnectionMs);
+      const refreshMs = refreshDelay(this.#freshToken, Date.now());
+      if (refreshMs !== undefined && refreshMs < maxConnectionMs) {
+        this.#refreshTimer = setTimeout(() => void this.#refresh(), refreshMs);
+      }
       this.#setState('open');
       this.#hooks.onOpen();
     };
@@ -231,12 +236,34 @@ export class Connection {
     this.#scheduleRetry();
   }
 
-  /** Renews the connection ahead of the gateway's maximum age, or its token's expiry: no backoff. */
-  #renew(): void {
+  /** Renews the connection ahead of the gateway's maximum age: no backoff. */
+  #renew(fetched?: string): void {
     this.#detach(1000, 'renewing the connection');
     this.#setState('reconnecting');
     this.#attempt = 0;
-    void this.#connect();
+    void this.#connect(fetched);
+  }
+
+  /**
+   * Ahead of the token's expiry, asks the `token` function for a fresh one, and renews the
+   * connection with it: the socket it has stays up meanwhile. A token function that fails, or
+   * hands out a token that expires no later, leaves the socket as it is, until the server closes
+   * it at the token's end and the client connects again.
+   */
+  async #refresh(): Promise<void> {
+    const { token } = this.#settings;
+    const generation = this.#generation;
+    let next: string;
+    try {
+      next = await (token as () => string | Promise<string>)();
+    } catch (error) {
+      if (generation === this.#generation) this.#hooks.onError(toBatonError(error));
+      return;
+    }
+    if (generation !== this.#generation || this.#state !== 'open') return;
+    const current = tokenExpiry(this.#freshToken ?? '') ?? Number.POSITIVE_INFINITY;
+    if ((tokenExpiry(next) ?? Number.NEGATIVE_INFINITY) <= current) return;
+    this.#renew(next);
   }
 
   /** Forgets the current socket (closing it if it is still up) and its timers. */
@@ -245,10 +272,10 @@ export class Connection {
     const socket = this.#socket;
     this.#socket = undefined;
     this.#assembler.clear();
-    for (const timer of [this.#pingTimer, this.#pongTimer, this.#renewTimer]) {
+    for (const timer of [this.#pingTimer, this.#pongTimer, this.#renewTimer, this.#refreshTimer]) {
       if (timer !== undefined) this.#settings.clearTimeout(timer);
     }
-    this.#pingTimer = this.#pongTimer = this.#renewTimer = undefined;
+    this.#pingTimer = this.#pongTimer = this.#renewTimer = this.#refreshTimer = undefined;
     if (socket === undefined) return;
     socket.onopen = socket.onmessage = socket.onclose = null;
     socket.onerror = () => {}; // closing a socket still connecting reports an error

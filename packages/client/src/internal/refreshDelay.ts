@@ -1,40 +1,47 @@
-/** The most a connection is renewed ahead of its token's expiry. */
+/** The most a token is refreshed ahead of its expiry. */
 const MAX_LEAD_MS = 60_000;
-/** The least wait before a renewal, so that a token function handing out old tokens cannot spin. */
+/** The least wait before a refresh, so that short-lived tokens cannot make the client spin. */
 const MIN_DELAY_MS = 1_000;
 
 /**
- * How long a connection opened now may stay up before it is renewed: `maxConnectionMs`, or less
- * when it was opened with a fresh token (from the `token` function) that expires sooner. It is
- * then renewed ahead of the expiry (a minute, or a quarter of the time left if less), so that the
- * server never closes it for that and a live query never waits for a reconnect. A token that is
- * not a JWT, has no `exp`, or has expired already, changes nothing.
+ * How long after a connection opened with `token` (fresh from the `token` function) a fresh one
+ * is fetched for it: ahead of its expiry by a minute, or a quarter of its life if that is less;
+ * `undefined` when there is nothing to refresh (no token, not a JWT, no `exp`, expired already).
+ * A token's life is measured from its `iat` when it has one, so that a client clock that is off
+ * does not make the client refresh too early (or spin); else from `now`.
  *
  * @example
- * renewDelay(jwtWithExpIn10Minutes, Date.now(), 110 * 60_000); // about 9 minutes
+ * refreshDelay(jwtIssuedNowForTenMinutes, Date.now()); // 9 minutes
  */
-export function renewDelay(
-  token: string | undefined,
-  now: number,
-  maxConnectionMs: number,
-): number {
-  const expiry = token === undefined ? undefined : tokenExpiry(token);
-  const left = expiry === undefined ? 0 : expiry - now;
-  if (left <= 0) return maxConnectionMs;
-  const delay = left - Math.min(MAX_LEAD_MS, left / 4);
-  return Math.min(maxConnectionMs, Math.max(MIN_DELAY_MS, delay));
+export function refreshDelay(token: string | undefined, now: number): number | undefined {
+  const claims = token === undefined ? undefined : jwtClaims(token);
+  const exp = timeClaim(claims?.exp);
+  if (exp === undefined) return undefined;
+  const iat = timeClaim(claims?.iat);
+  const life = iat === undefined ? exp - now : exp - iat;
+  if (life <= 0) return undefined;
+  return Math.max(MIN_DELAY_MS, life - Math.min(MAX_LEAD_MS, life / 4));
 }
 
 /** The `exp` of a JWT, in epoch ms; undefined for anything else. Its signature is not checked. */
 export function tokenExpiry(token: string): number | undefined {
+  return timeClaim(jwtClaims(token)?.exp);
+}
+
+/** A JWT's payload, undecoded claims and all; undefined for a token that is not a JWT. */
+function jwtClaims(token: string): Record<string, unknown> | undefined {
   const payload = token.split('.')[1];
   if (payload === undefined || payload === '') return undefined;
   try {
     const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
     const claims = JSON.parse(atob(base64.padEnd(Math.ceil(base64.length / 4) * 4, '=')));
-    const exp = claims?.exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+    return typeof claims === 'object' && claims !== null ? claims : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A NumericDate claim (epoch seconds) in epoch ms. */
+function timeClaim(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined;
 }

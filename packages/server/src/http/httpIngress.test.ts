@@ -3,7 +3,7 @@ import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Counter } from '../ws/fixtures/startTestServer.ts';
-import { type HttpIngressRequest, httpIngress } from './httpIngress.ts';
+import { bearerCaller, type HttpIngressRequest, httpIngress } from './httpIngress.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -71,5 +71,33 @@ describe('the HTTP ingress', () => {
     });
     expect(refused.status).toBe(413);
     expect(refused.body.error.details).toEqual({ size: 3_000_000, limit: 256_000 });
+  });
+});
+
+describe('bearerCaller', () => {
+  const request = (headers: Record<string, string>) => ({
+    method: 'POST',
+    path: '/send',
+    headers,
+    body: '',
+  });
+  const signIn = bearerCaller(({ token, validUntil }) => {
+    if (token === undefined) throw new Error('no token');
+    validUntil?.(token === 'stale' ? Date.now() - 1 : Date.now() + 60_000);
+    return { userId: token };
+  });
+
+  it('signs the bearer token in with the app’s auth', async () => {
+    await expect(signIn(request({ authorization: 'Bearer alice' }))).resolves.toEqual({
+      kind: 'user',
+      identity: { userId: 'alice' },
+    });
+    await expect(signIn(request({}))).rejects.toThrow('no token');
+  });
+
+  it('refuses a token whose identity the auth hook ended already, as the WebSocket hosts do', async () => {
+    await expect(signIn(request({ authorization: 'Bearer stale' }))).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+    });
   });
 });

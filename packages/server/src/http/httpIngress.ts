@@ -15,8 +15,10 @@ import {
   parseTraceparent,
   type Queue,
   type Store,
+  systemClock,
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
+import { authenticate } from '../session/authenticate.ts';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
 
 /** An HTTP request as any host receives it: a Lambda event, a Node request, a test. */
@@ -149,7 +151,8 @@ export function httpIngress(
 /**
  * A `caller` for {@link httpIngress} that signs requests in as the WebSocket hosts do: the app's
  * `auth` is given the bearer token of the `authorization` header (and the headers), and what it
- * returns is the user (`callerOf(identity)`). An `auth` that throws refuses the request (401).
+ * returns is the user (`callerOf(identity)`). An `auth` that throws, or ends the identity
+ * already (`validUntil`), refuses the request (401).
  *
  * @example
  * const ingress = httpIngress({ actors, store, queue, caller: bearerCaller(app.auth) });
@@ -159,8 +162,8 @@ export function bearerCaller(
 ): (request: HttpIngressRequest) => Promise<Caller> {
   return async ({ headers = {} }) => {
     const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
-    const request: ConnectRequest = match ? { token: match[1]!, headers } : { headers };
-    return callerOf(await auth(request));
+    const attempt = match ? { token: match[1]!, headers } : { headers };
+    return callerOf((await authenticate(auth, attempt, systemClock)).identity);
   };
 }
 

@@ -4,10 +4,11 @@ import { authExpired, authenticate, authLapsed } from './authenticate.ts';
 
 const NOW = 1_800_000_000_000;
 const attempt = { token: 't', headers: {} };
+const clock = { now: () => NOW };
 
 describe('authenticate', () => {
   it('gives every connection the identity undefined, and no end, without a hook', async () => {
-    expect(await authenticate(undefined, attempt, NOW)).toEqual({ identity: undefined });
+    expect(await authenticate(undefined, attempt, clock)).toEqual({ identity: undefined });
   });
 
   it('hands the hook the attempt and keeps the earliest end it set', async () => {
@@ -17,7 +18,7 @@ describe('authenticate', () => {
       request.validUntil(NOW + 2_000);
       return { user: request.token };
     };
-    expect(await authenticate(auth, attempt, NOW)).toEqual({
+    expect(await authenticate(auth, attempt, clock)).toEqual({
       identity: { user: 't' },
       validUntil: NOW + 1_000,
     });
@@ -28,15 +29,55 @@ describe('authenticate', () => {
     const auth = async () => {
       throw refused;
     };
-    await expect(authenticate(auth, attempt, NOW)).rejects.toBe(refused);
+    await expect(authenticate(auth, attempt, clock)).rejects.toBe(refused);
   });
 
   it('refuses an end at the current time as UNAUTHENTICATED, naming the time', async () => {
     const auth = (request: { validUntil(at: number): void }) => request.validUntil(NOW);
-    const error = await authenticate(auth, attempt, NOW).catch((e: unknown) => e);
+    const error = await authenticate(auth, attempt, clock).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BatonError);
     expect(error).toMatchObject({ code: ErrorCode.UNAUTHENTICATED });
     expect((error as BatonError).message).toContain(new Date(NOW).toISOString());
+  });
+});
+
+describe('authenticate refuses', () => {
+  const refusal = (auth: (request: { validUntil(at: number): void }) => unknown, now = clock) =>
+    authenticate(auth, attempt, now).then(
+      () => expect.fail('refused'),
+      (e: unknown) => e as BatonError,
+    );
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['past the last Date', 8.64e15 + 1],
+    ['a string', '1800000000000' as unknown as number],
+  ])('an end that is not a time: %s', async (_what, value) => {
+    const error = await refusal((request) => request.validUntil(value));
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    expect(error.message).toMatch(/^validUntil takes a time in epoch milliseconds, got /);
+  });
+
+  it('an end that passed while the hook ran', async () => {
+    let now = NOW;
+    const slow = async (request: { validUntil(at: number): void }) => {
+      request.validUntil(NOW + 1_000);
+      now += 1_000; // the hook took a second
+    };
+    expect(await refusal(slow, { now: () => now })).toMatchObject({
+      code: ErrorCode.UNAUTHENTICATED,
+    });
+  });
+
+  it('a validUntil called after the hook settled, throwing at the late call', async () => {
+    let late: () => void = () => {};
+    const auth = (request: { validUntil(at: number): void }) => {
+      late = () => request.validUntil(NOW + 1_000);
+      return { user: 'u' };
+    };
+    expect(await authenticate(auth, attempt, clock)).toEqual({ identity: { user: 'u' } });
+    expect(late).toThrow(/validUntil was called after the auth hook settled/);
   });
 });
 

@@ -18,26 +18,37 @@ export interface ConnectAuth {
   readonly validUntil?: number;
 }
 
+/** The latest time there is (a JavaScript Date's last one), in epoch ms. */
+const LAST_TIME = 8.64e15;
+
 /**
- * Runs an app's `auth` hook on a connection attempt, handing it `validUntil` (the earliest call
- * counts). Rejects with what the hook threw, with INVALID_ARGUMENT for a `validUntil` that is not
- * a time, and with UNAUTHENTICATED for one already past: the host refuses the connection for
- * each, as for any throw of the hook ({@link authRefusal}).
+ * Runs an app's `auth` hook on a connection attempt (or a request of the HTTP ingress), handing
+ * it `validUntil` (the earliest call counts; a call after the hook settled throws). Rejects with
+ * what the hook threw, with INVALID_ARGUMENT for a `validUntil` that is not a time, and with
+ * UNAUTHENTICATED for one past by the time the hook settled: the door refuses for each, as for
+ * any throw of the hook ({@link authRefusal}).
  *
  * @example
- * const { identity, validUntil } = await authenticate(app.auth, { token, headers }, clock.now());
+ * const { identity, validUntil } = await authenticate(app.auth, { token, headers }, clock);
  */
 export async function authenticate(
   auth: ((request: never) => unknown) | undefined,
   attempt: ConnectAttempt,
-  now: number,
+  clock: { now(): number },
 ): Promise<ConnectAuth> {
   if (!auth) return { identity: undefined };
   let validUntil: number | undefined;
+  let settled = false;
   const request = {
     ...attempt,
     validUntil: (epochMs: number) => {
-      if (typeof epochMs !== 'number' || !Number.isFinite(epochMs)) {
+      if (settled) {
+        throw new BatonError(
+          ErrorCode.INVALID_STATE,
+          'validUntil was called after the auth hook settled: call it before the hook returns',
+        );
+      }
+      if (typeof epochMs !== 'number' || !(Math.abs(epochMs) <= LAST_TIME)) {
         throw new BatonError(
           ErrorCode.INVALID_ARGUMENT,
           `validUntil takes a time in epoch milliseconds, got ${String(epochMs)}`,
@@ -46,9 +57,14 @@ export async function authenticate(
       validUntil = Math.min(validUntil ?? epochMs, epochMs);
     },
   };
-  const identity = await (auth as (request: unknown) => unknown)(request);
+  let identity: unknown;
+  try {
+    identity = await (auth as (request: unknown) => unknown)(request);
+  } finally {
+    settled = true;
+  }
   if (validUntil === undefined) return { identity };
-  if (validUntil <= now) {
+  if (validUntil <= clock.now()) {
     throw new BatonError(
       ErrorCode.UNAUTHENTICATED,
       `the identity was valid until ${describeTime(validUntil)}, before now: ` +

@@ -1,8 +1,9 @@
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, callerDigest, callerOf, ErrorCode } from '@baton/core';
 
 /**
- * Per-connection abuse limits both WebSocket hosts apply, so that one client cannot exhaust a
- * host: how many subscriptions it may hold, and how many frames it may send per second.
+ * Abuse limits both WebSocket hosts apply, so that one client cannot exhaust a host: how many
+ * subscriptions a connection may hold, how many frames it may send per second, and how many
+ * connections one user may hold.
  *
  * @example
  * const limits: ConnectionLimits = { maxSubscriptions: 100, maxFramesPerSecond: 200 };
@@ -16,6 +17,13 @@ export interface ConnectionLimits {
    * acks every push, so leave room for its pushes too. @default 200
    */
   readonly maxFramesPerSecond?: number;
+  /**
+   * Connections one user (an identity the `auth` hook returned, compared whole) may hold at once;
+   * one more is refused (429 on API Gateway, close code 4429 locally). Anonymous connections are
+   * not counted: bound them with the stage's throttle, or require auth. A connection counts until
+   * it closes, or its lease lapses and it is swept. @default 100
+   */
+  readonly maxConnectionsPerUser?: number;
 }
 
 /** The limits with their defaults, checked: a problem per bad option in `problems`. */
@@ -33,7 +41,40 @@ export function resolveConnectionLimits(
   return {
     maxSubscriptions: count('maxSubscriptions', 100),
     maxFramesPerSecond: count('maxFramesPerSecond', 200),
+    maxConnectionsPerUser: count('maxConnectionsPerUser', 100),
   };
+}
+
+/**
+ * The key a user's connections are counted under: a digest of its caller, or `undefined` for an
+ * anonymous connection (not counted) or an identity that is not JSON.
+ *
+ * @example
+ * connectionOwner({ userId: 'alice' }); // 22 characters
+ * connectionOwner(undefined); // undefined
+ */
+export function connectionOwner(identity: unknown): string | undefined {
+  const caller = callerOf(identity);
+  if (caller.kind !== 'user') return undefined;
+  try {
+    return callerDigest(caller);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The LIMIT_EXCEEDED error of a connection attempt past `max` for its user.
+ *
+ * @example
+ * refuse(tooManyConnections(100).message);
+ */
+export function tooManyConnections(max: number): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `this user holds ${max} connections, the most it may: close some (other tabs or devices) first`,
+    { details: { limit: max } },
+  );
 }
 
 /**

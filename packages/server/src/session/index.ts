@@ -16,10 +16,12 @@ export {
 export { authRefusal, UNAUTHORIZED } from './authRefusal.ts';
 export {
   type ConnectionLimits,
+  connectionOwner,
   type FrameCounter,
   MemoryFrameCounter,
   rateLimited,
   resolveConnectionLimits,
+  tooManyConnections,
   tooManySubscriptions,
 } from './connectionLimits.ts';
 export { ProtocolSession, type ProtocolSessionOptions } from './ProtocolSession.ts';

@@ -14,4 +14,6 @@ export const CloseCode = {
   LEASE_EXPIRED: 4408,
   /** The identity the auth hook gave ended (`validUntil`): connect again with a fresh token. */
   AUTH_EXPIRED: 4440,
+  /** The user holds `maxConnectionsPerUser` connections already. */
+  TOO_MANY_CONNECTIONS: 4429,
 } as const;

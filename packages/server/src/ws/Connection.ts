@@ -106,6 +106,8 @@ export class Connection {
     { identity, validUntil }: ConnectAuth,
     private readonly context: ConnectionContext,
     private readonly transport?: RawSocket,
+    /** The user it counts against (`maxConnectionsPerUser`); none for an anonymous one. */
+    readonly owner?: string,
   ) {
     this.identity = identity;
     this.#validUntil = validUntil;
@@ -203,7 +205,8 @@ export class Connection {
   }
 
   #handle(data: Buffer, isBinary: boolean): Promise<void> | undefined {
-    if (this.#closed) return undefined;
+    // A frame that waited behind another may find the identity ended meanwhile.
+    if (this.#closed || this.closeIfAuthLapsed(this.context.clock.now())) return undefined;
     try {
       return this.context.session
         .handle(this.#who, this.#ports, data, isBinary)

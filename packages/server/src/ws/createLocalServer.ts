@@ -8,6 +8,7 @@ import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
 import { authenticate, type ConnectAuth } from '../session/authenticate.ts';
 import { authRefusal } from '../session/authRefusal.ts';
+import { connectionOwner, tooManyConnections } from '../session/connectionLimits.ts';
 import { ProtocolSession } from '../session/ProtocolSession.ts';
 import { CloseCode } from './CloseCode.ts';
 import { CommitTracker } from './CommitTracker.ts';
@@ -112,6 +113,14 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
           ? SUBPROTOCOL
           : false,
   });
+  /** How many open connections the user `owner` holds. */
+  const ownedBy = (owner: string) => {
+    let held = 0;
+    for (const connection of connections) {
+      if (connection.owner === owner && !connection.closed) held++;
+    }
+    return held;
+  };
   const http = createServer((_request, response) => {
     response.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
     response.end('This is a Baton WebSocket endpoint: connect with a WebSocket client.\n');
@@ -125,7 +134,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     upgrading.add(socket);
     try {
       const attempt = { token: readToken(request), headers: request.headers };
-      auth = await authenticate(options.auth, attempt, clock.now());
+      auth = await authenticate(options.auth, attempt, clock);
     } catch (error) {
       refusal = authRefusal(error, logger);
     } finally {
@@ -134,7 +143,12 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     if (closing || socket.destroyed) return socket.destroy();
     wss.handleUpgrade(request, socket, head, (ws) => {
       if (refusal !== undefined) return ws.close(CloseCode.UNAUTHORIZED, truncate(refusal));
-      const connection = new Connection(ws, nextId++, auth, context, socket);
+      const owner = connectionOwner(auth.identity);
+      const max = limits.maxConnectionsPerUser;
+      if (owner !== undefined && ownedBy(owner) >= max) {
+        return ws.close(CloseCode.TOO_MANY_CONNECTIONS, tooManyConnections(max).message);
+      }
+      const connection = new Connection(ws, nextId++, auth, context, socket, owner);
       connections.add(connection);
       ws.on('close', () => connections.delete(connection));
     });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 
 /** A clock that stands still: every frame falls in the same second, whatever the machine's speed. */
@@ -43,5 +43,39 @@ describe('per-connection limits of the local WebSocket host', () => {
     subscribe('s3');
     await a.push('s3');
     expect(t.server.connections()).toEqual([expect.objectContaining({ subscriptions: 2 })]);
+  });
+
+  it('closes a connection past maxConnectionsPerUser (4429), leaving the user the ones it holds; anonymous ones are not counted', async () => {
+    t = await startTestServer({
+      maxConnectionsPerUser: 2,
+      auth: ({ token }) => (token === undefined ? undefined : { userId: token }),
+    });
+    const first = await t.open({ query: '?token=alice' });
+    await t.open({ query: '?token=alice' });
+    const third = await t.open({ query: '?token=alice' });
+    expect(await third.closed).toEqual({
+      code: 4429,
+      reason:
+        'this user holds 2 connections, the most it may: close some (other tabs or devices) first',
+    });
+    await t.open({ query: '?token=bob' });
+    for (let i = 0; i < 3; i++) await t.open();
+    const users = () => t!.server.connections().map((c) => c.identity);
+    expect(users()).toEqual([
+      { userId: 'alice' },
+      { userId: 'alice' },
+      { userId: 'bob' },
+      undefined,
+      undefined,
+      undefined,
+    ]);
+
+    // One closed, there is room for one more.
+    first.close();
+    await first.closed;
+    await vi.waitFor(() => expect(users()).toHaveLength(5));
+    const again = await t.open({ query: '?token=alice' });
+    await again.roundTrip();
+    expect(users().filter((u) => u !== undefined)).toHaveLength(3);
   });
 });

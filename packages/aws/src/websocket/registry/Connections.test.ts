@@ -81,7 +81,7 @@ describe('Connections', () => {
     expect(await connections.get(gone.connectionId)).toBeUndefined();
   });
 
-  it('lists the connections whose lease lapsed before now, and only connections', async () => {
+  it('lists the connections whose lease lapsed before now, or whose identity ended, and only connections', async () => {
     // The table is shared by the file's tests: far-future leases keep the others out.
     const now = 1_000_000_000_000;
     const lapsed = connection(now - 1);
@@ -90,10 +90,16 @@ describe('Connections', () => {
     // Another kind of item with a lapsed `expiresAt` is not a connection.
     const instanceId = fresh('inst');
     await table.put({ pk: instancePk(instanceId), sk: INSTANCE_SK, expiresAt: 0 });
+    const ended = { ...connection(now + 60_000), validUntil: now };
+    const valid = { ...connection(now + 60_000), validUntil: now + 1 };
+    await Promise.all([connections.put(ended), connections.put(valid)]);
     const expired = await connections.expired(now);
-    expect(expired).toContain(lapsed.connectionId);
-    expect(expired).not.toContain(live.connectionId);
-    expect(expired).not.toContain(instanceId);
+    const ids = expired.map((e) => e.connectionId);
+    expect(ids).toContain(lapsed.connectionId);
+    expect(expired).toContainEqual({ connectionId: ended.connectionId, validUntil: now });
+    for (const id of [live.connectionId, valid.connectionId, instanceId]) {
+      expect(ids).not.toContain(id);
+    }
   });
 
   it('counts frames of one second handled side by side, each once, and refuses past the most', async () => {

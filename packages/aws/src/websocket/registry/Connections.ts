@@ -1,4 +1,4 @@
-import { RegistryAttr as A, CONNECTION_SK, connectionPk } from '../connectionsTable.ts';
+import { RegistryAttr as A, CONNECTION_SK, connectionPk, ownerPk } from '../connectionsTable.ts';
 import { type Item, itemKey, parseJson, type RegistryTable } from './RegistryTable.ts';
 
 /**
@@ -14,6 +14,8 @@ export interface ConnectionItem {
   readonly expiresAt: number;
   /** When its identity ends (epoch ms; the auth hook's `validUntil`): it is closed then. */
   readonly validUntil?: number;
+  /** The user it counts against (`connectionOwner`); none for an anonymous connection. */
+  readonly owner?: string;
   /** The management API endpoint to push to, `https://{domain}/{stage}`. */
   readonly endpoint: string;
 }
@@ -35,8 +37,16 @@ export class Connections {
     private readonly ttl: () => number,
   ) {}
 
+  /**
+   * Registers the connection; a user's also under its owner, where {@link owned} counts it:
+   * that item first, so that a connection registered is always counted.
+   */
   async put(connection: ConnectionItem): Promise<void> {
-    const { connectionId, identity, expiresAt, validUntil, endpoint } = connection;
+    const { connectionId, identity, expiresAt, validUntil, endpoint, owner } = connection;
+    const ttl = this.ttl();
+    if (owner !== undefined) {
+      await this.table.put({ [A.pk]: ownerPk(owner), [A.sk]: connectionId, [A.ttl]: ttl });
+    }
     await this.table.put({
       [A.pk]: connectionPk(connectionId),
       [A.sk]: CONNECTION_SK,
@@ -44,8 +54,19 @@ export class Connections {
       [A.expiresAt]: expiresAt,
       [A.validUntil]: validUntil,
       [A.endpoint]: endpoint,
-      [A.ttl]: this.ttl(),
+      [A.owner]: owner,
+      [A.ttl]: ttl,
     });
+  }
+
+  /**
+   * How many connections the user `owner` holds: those registered under it and not removed
+   * (a lapsed one counts until the sweeper removes it), past TTLs DynamoDB has not acted on
+   * yet left out.
+   */
+  async owned(owner: string, now: number): Promise<number> {
+    const items = await this.table.query(ownerPk(owner));
+    return items.filter((item) => (item[A.ttl] as number) * 1000 > now).length;
   }
 
   async get(connectionId: string): Promise<ConnectionItem | undefined> {
@@ -121,24 +142,29 @@ export class Connections {
   }
 
   /**
-   * Connections whose lease lapsed, or whose identity ended, before `now` (a scan: for the
-   * periodic sweeper).
+   * Connections whose lease lapsed before `now`, or whose identity ended by then (with its end):
+   * a scan, for the periodic sweeper.
    */
-  async expired(now: number): Promise<string[]> {
+  async expired(now: number): Promise<Array<{ connectionId: string; validUntil?: number }>> {
     const items = await this.table.scan(
       {
-        expression: '#sk = :c AND (#e < :now OR #v < :now)',
+        expression: '#sk = :c AND (#e < :now OR #v <= :now)',
         names: { '#sk': A.sk, '#e': A.expiresAt, '#v': A.validUntil, '#pk': A.pk },
         values: { ':c': CONNECTION_SK, ':now': now },
       },
-      '#pk',
+      '#pk, #v',
     );
-    return items.map((item) => String(item[A.pk]).slice(2));
+    return items.map((item) => ({
+      connectionId: String(item[A.pk]).slice(2),
+      ...(item[A.validUntil] === undefined ? {} : { validUntil: item[A.validUntil] as number }),
+    }));
   }
 
-  /** Deletes the connection item only. Idempotent. */
+  /** Deletes the connection item, and its owner's count of it. Idempotent. */
   async remove(connectionId: string): Promise<void> {
-    await this.table.delete(connectionPk(connectionId), CONNECTION_SK);
+    const removed = await this.table.take(connectionPk(connectionId), CONNECTION_SK);
+    const owner = removed?.[A.owner];
+    if (typeof owner === 'string') await this.table.delete(ownerPk(owner), connectionId);
   }
 }
 
@@ -148,6 +174,7 @@ function toConnection(connectionId: string, item: Item): ConnectionItem {
     identity: parseJson(item[A.identity]),
     expiresAt: item[A.expiresAt] as number,
     ...(item[A.validUntil] === undefined ? {} : { validUntil: item[A.validUntil] as number }),
+    ...(item[A.owner] === undefined ? {} : { owner: item[A.owner] as string }),
     endpoint: item[A.endpoint] as string,
   };
 }

@@ -138,6 +138,16 @@ export class RegistryTable {
     );
   }
 
+  /** Deletes an item, answering what it held (`undefined`: there was none). */
+  async take(pk: string, sk: string): Promise<Item | undefined> {
+    const output = await this.#call('DeleteItem', () =>
+      this.#client.send(
+        new DeleteItemCommand({ TableName: this.#name, Key: key(pk, sk), ReturnValues: 'ALL_OLD' }),
+      ),
+    );
+    return output.Attributes ? unmarshall(output.Attributes) : undefined;
+  }
+
   /** The items under `pk` (whose `sk` begins with `skPrefix`), at most `limit` of them. */
   async query(pk: string, skPrefix?: string, limit?: number): Promise<Item[]> {
     const items: Item[] = [];
