@@ -40,6 +40,16 @@ function shortJwt(claims: Record<string, unknown> = {}, lifeS = 2): string {
   return `${part({ alg: 'RS256' })}.${part({ sub: 'u', ...claims, iat, exp: iat + lifeS })}.sig`;
 }
 
+/** Subscribes to `count`, answered on the first connection (version 1, acked): that connection. */
+async function answeredOnce(client: BatonClient) {
+  client.subscribe('count', {}, recorder<number>().listener);
+  const first = await server.connection(0);
+  const { id } = await first.take('subscribe');
+  first.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value: 1 });
+  await first.take('ack');
+  return first;
+}
+
 /** A JWT's exp, in epoch ms. */
 function expiry(jwt: string): number {
   return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()).exp * 1000;
@@ -172,12 +182,7 @@ describe('BatonClient reconnects', () => {
 
   it('renews the connection ahead of its maximum age, resuming at once', async () => {
     client = testClient(server.url, { maxConnectionMs: 100, reconnect: { minMs: 5_000 } });
-    const seen = recorder<number>();
-    client.subscribe('count', {}, seen.listener);
-    const first = await server.connection(0);
-    const { id } = await first.take('subscribe');
-    first.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value: 1 });
-    await first.take('ack');
+    const first = await answeredOnce(client);
     const second = await server.connection(1); // well before the 5 s backoff
     expect(await second.take('subscribe')).toMatchObject({ resume: { version: 1, hash: 'h1' } });
     await vi.waitFor(() => expect(first.closed).toBe(true));
@@ -192,12 +197,7 @@ describe('BatonClient reconnects', () => {
       return tokens.at(-1)!;
     };
     client = testClient(server.url, { token, reconnect: { minMs: 60_000 } });
-    const seen = recorder<number>();
-    client.subscribe('count', {}, seen.listener);
-    const first = await server.connection(0);
-    const { id } = await first.take('subscribe');
-    first.send({ v: 1, type: 'result', id, version: 1, hash: 'h1', value: 1 });
-    await first.take('ack');
+    const first = await answeredOnce(client);
     const second = await server.connection(1); // no backoff, and before the first token's exp
     expect(Date.now()).toBeLessThan(expiry(tokens[0]!));
     expect(await second.take('subscribe')).toMatchObject({ resume: { version: 1, hash: 'h1' } });
