@@ -2,14 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { checkCommit } from './checkCommit.ts';
-import type {
-  Commit,
-  DeadLetter,
-  IdempotencyRecord,
-  OutboxItem,
-  StoreLimits,
-  Timer,
-} from './ports.ts';
+import type { Commit, StoreLimits } from './ports.ts';
+import type { DeadLetter, IdempotencyRecord, OutboxItem, Timer } from './storedRecords.ts';
 
 const limits: StoreLimits = {
   maxTransactionItems: 100,

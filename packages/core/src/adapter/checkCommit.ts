@@ -1,14 +1,8 @@
 import { jsonSize } from '../shared/jsonSize.ts';
 import { transactionTooLarge } from './conflicts.ts';
 import { invalidArgument } from './invalidArgument.ts';
-import type {
-  Commit,
-  CommitMeasures,
-  DeadLetter,
-  OutboxItem,
-  StoreLimits,
-  Timer,
-} from './ports.ts';
+import type { Commit, CommitMeasures, StoreLimits } from './ports.ts';
+import type { DeadLetter, OutboxItem, Timer } from './storedRecords.ts';
 
 /**
  * Checks a commit's shape and its size against `limits`, the way DynamoDB validates a

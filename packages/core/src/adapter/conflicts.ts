@@ -4,7 +4,7 @@
  * the engine reads them back with {@link readConflict}.
  */
 import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
-import type { ActorRecord } from './ports.ts';
+import type { ActorRecord } from './storedRecords.ts';
 
 export { jsonSize } from '../shared/jsonSize.ts';
 

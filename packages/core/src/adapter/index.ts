@@ -47,13 +47,24 @@ export { messageFingerprint } from './fingerprint.ts';
 export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
 export { invalidArgument } from './invalidArgument.ts';
 export {
-  type ActorRecord,
   type ChangeFeed,
-  type ChannelMark,
   type Clock,
   type Commit,
   type CommitMeasures,
   compareSeq,
+  type Queue,
+  type QueueMessage,
+  type ReceivedMessage,
+  type ReceiveOptions,
+  type RedrivePolicy,
+  type Store,
+  type StoreLimits,
+  systemClock,
+  type TimerQueue,
+} from './ports.ts';
+export {
+  type ActorRecord,
+  type ChannelMark,
   type DeadLetter,
   type IdempotencyRecord,
   type KeyClaim,
@@ -64,18 +75,9 @@ export {
   type OverflowKey,
   type OverflowMark,
   type PagedOutcome,
-  type Queue,
-  type QueueMessage,
   RECORD_FORMAT,
-  type ReceivedMessage,
-  type ReceiveOptions,
-  type RedrivePolicy,
   type SenderMark,
-  type Store,
-  type StoreLimits,
-  systemClock,
   type Timer,
-  type TimerQueue,
   type TimerRef,
-} from './ports.ts';
+} from './storedRecords.ts';
 export { handlingTrace, parseTraceparent, spanIdOf } from './traceContext.ts';

@@ -9,14 +9,8 @@ import {
 } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
 import { answersMessage, idempotencyKeyReused } from '../adapter/idempotencyKeyReused.ts';
-import {
-  type Clock,
-  type IdempotencyRecord,
-  type Outcome,
-  type Queue,
-  type Store,
-  systemClock,
-} from '../adapter/ports.ts';
+import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
+import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { parseTraceparent } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
 import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';

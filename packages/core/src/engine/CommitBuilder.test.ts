@@ -3,15 +3,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkCommit } from '../adapter/checkCommit.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
+import type { Commit, StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
-  Commit,
   DeadLetter,
   IdempotencyRecord,
   OverflowMark,
-  StoreLimits,
   Timer,
-} from '../adapter/ports.ts';
+} from '../adapter/storedRecords.ts';
 import { ErrorCode, type SerializedError } from '../errors.ts';
 import {
   CommitBuilder,

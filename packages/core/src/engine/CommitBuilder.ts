@@ -1,16 +1,15 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
+import type { Commit, StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
-  Commit,
   DeadLetter,
   IdempotencyRecord,
   OutboxItem,
   OverflowMark,
   SenderMark,
-  StoreLimits,
   Timer,
-} from '../adapter/ports.ts';
+} from '../adapter/storedRecords.ts';
 
 /** What one processed message adds to a commit. */
 export interface MessageEffects {

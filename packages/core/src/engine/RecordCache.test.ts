@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActorRecord, Timer } from '../adapter/ports.ts';
+import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { MAX_KNOWN_TIMERS, RecordCache } from './RecordCache.ts';
 
 const record = (id: string, ver = 1): ActorRecord => ({

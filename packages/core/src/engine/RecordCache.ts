@@ -1,4 +1,5 @@
-import type { ActorRecord, Commit, Timer } from '../adapter/ports.ts';
+import type { Commit } from '../adapter/ports.ts';
+import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
 
 interface Entry {

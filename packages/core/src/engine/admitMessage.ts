@@ -3,7 +3,8 @@
  * for a timer's fire or an ask's reply, the message as its handler sees it.
  */
 import { askTimerId, type Envelope, isActorSender } from '../adapter/envelope.ts';
-import { compareSeq, type DeadLetter, type Timer } from '../adapter/ports.ts';
+import { compareSeq } from '../adapter/ports.ts';
+import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';

@@ -8,7 +8,7 @@
  * never skipped as a duplicate.
  */
 import type { Envelope } from '../adapter/envelope.ts';
-import type { ChannelMark, SenderMark } from '../adapter/ports.ts';
+import type { ChannelMark, SenderMark } from '../adapter/storedRecords.ts';
 
 /**
  * How many gaps a sender's mark may list while the actor's record lists the mark: one with more

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ActorRecord, PagedOutcome, StoreLimits } from '../adapter/ports.ts';
+import type { StoreLimits } from '../adapter/ports.ts';
+import type { ActorRecord, PagedOutcome } from '../adapter/storedRecords.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import type { PendingWrites } from './CommitBuilder.ts';
 import { PENDING_FIELDS, placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';

@@ -3,14 +3,14 @@
  * sends (held in the record, or outbox items apart).
  */
 import { jsonSize } from '../adapter/conflicts.ts';
+import type { StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
   IdempotencyRecord,
   OutboxItem,
   OutcomePageWrite,
   PagedOutcome,
-  StoreLimits,
-} from '../adapter/ports.ts';
+} from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
 import type { PendingWrites } from './CommitBuilder.ts';
 import { copyRecord } from './copyRecord.ts';

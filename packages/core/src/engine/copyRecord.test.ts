@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActorRecord } from '../adapter/ports.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import { copyRecord, RECORD_FIELDS } from './copyRecord.ts';
 
 describe('copyRecord', () => {

@@ -1,4 +1,4 @@
-import type { ActorRecord } from '../adapter/ports.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 
 /** A record being built: a fresh copy whose fields the caller sets before handing it out. */
 export type RecordDraft = { -readonly [K in keyof ActorRecord]: ActorRecord[K] };

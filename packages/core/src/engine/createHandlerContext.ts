@@ -15,7 +15,7 @@ import {
   parseActorId,
 } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
-import type { OverflowMark, Timer } from '../adapter/ports.ts';
+import type { OverflowMark, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
 import {

@@ -1,5 +1,6 @@
 import { encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
-import type { ActorRecord, OutboxItem, Queue, QueueMessage, Store } from '../adapter/ports.ts';
+import type { Queue, QueueMessage, Store } from '../adapter/ports.ts';
+import type { ActorRecord, OutboxItem } from '../adapter/storedRecords.ts';
 
 /** One actor's committed sends to drain: the ones its record holds, and the items apart. */
 export interface OutboxToDrain {

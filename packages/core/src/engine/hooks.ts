@@ -4,7 +4,8 @@
  * Each is an engine option, called on the hot path: keep it cheap. A hook that throws is logged
  * and ignored; the turn goes on.
  */
-import type { Commit, DeadLetter } from '../adapter/ports.ts';
+import type { Commit } from '../adapter/ports.ts';
+import type { DeadLetter } from '../adapter/storedRecords.ts';
 import { toBatonError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 

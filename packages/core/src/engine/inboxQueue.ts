@@ -4,7 +4,7 @@
  * the identity of its offset's queue (`inboxQueue`), and a message from another queue is
  * compared from offset 0 — sender marks and idempotency keys still skip its duplicates.
  */
-import type { ActorRecord } from '../adapter/ports.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 

@@ -5,7 +5,13 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, isActorSender, parseActorId } from '../adapter/envelope.ts';
-import type { ActorRecord, DeadLetter, OverflowMark, SenderMark, Timer } from '../adapter/ports.ts';
+import type {
+  ActorRecord,
+  DeadLetter,
+  OverflowMark,
+  SenderMark,
+  Timer,
+} from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { deepCopy } from '../shared/deepCopy.ts';

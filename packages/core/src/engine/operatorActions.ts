@@ -6,7 +6,8 @@
 import { readConflict } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import { encodeEnvelope } from '../adapter/envelope.ts';
-import type { ActorRecord, Commit, Queue, Store } from '../adapter/ports.ts';
+import type { Commit, Queue, Store } from '../adapter/ports.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';

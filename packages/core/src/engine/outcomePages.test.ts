@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Envelope, INGRESS } from '../adapter/envelope.ts';
-import type { ActorRecord, OutcomePageState, PagedOutcome, Store } from '../adapter/ports.ts';
+import type { Store } from '../adapter/ports.ts';
+import type { ActorRecord, OutcomePageState, PagedOutcome } from '../adapter/storedRecords.ts';
 import type { Inbound } from './Inbound.ts';
 import {
   appendOutcomes,

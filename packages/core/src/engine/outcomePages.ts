@@ -14,16 +14,14 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { INGRESS } from '../adapter/envelope.ts';
+import type { Clock, Store, StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
-  Clock,
   IdempotencyRecord,
   OutcomePageState,
   OutcomePageWrite,
   PagedOutcome,
-  Store,
-  StoreLimits,
-} from '../adapter/ports.ts';
+} from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
 import type { Inbound } from './Inbound.ts';
 

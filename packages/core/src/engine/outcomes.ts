@@ -1,7 +1,7 @@
 /** The idempotency records a turn commits for ingress messages: each one's outcome (I7). */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS } from '../adapter/envelope.ts';
-import type { IdempotencyRecord, Outcome } from '../adapter/ports.ts';
+import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
 import type { Engine } from './createEngine.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';

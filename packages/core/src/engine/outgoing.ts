@@ -4,7 +4,7 @@
  * and asks, and the reply an actor's ask gets with the message's outcome.
  */
 import { ASK_REPLY, actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
-import type { ActorRecord, Outcome } from '../adapter/ports.ts';
+import type { ActorRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import type { Engine } from './createEngine.ts';
 import type { OverflowLookup } from './overflow.ts';

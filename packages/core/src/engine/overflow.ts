@@ -7,14 +7,14 @@
  * record that can no longer be written.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
+import type { Store } from '../adapter/ports.ts';
 import type {
   ActorRecord,
   ChannelMark,
   OverflowKey,
   OverflowMark,
   SenderMark,
-  Store,
-} from '../adapter/ports.ts';
+} from '../adapter/storedRecords.ts';
 import { RECORD_GAPS } from './channels.ts';
 
 /** Peers of each kind (senders, targets) a record lists by default (`recordPeers`). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActorRecord, OutcomePageState } from '../adapter/ports.ts';
+import type { ActorRecord, OutcomePageState } from '../adapter/storedRecords.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
 

@@ -1,5 +1,5 @@
 import { jsonSize } from '../adapter/conflicts.ts';
-import type { ActorRecord } from '../adapter/ports.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 
 /**
  * How much the record's outcome page state may grow at its commit, which appends the commit's

@@ -7,7 +7,7 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { isActorSender } from '../adapter/envelope.ts';
-import type { ActorRecord, DeadLetter } from '../adapter/ports.ts';
+import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import type { Engine } from './createEngine.ts';

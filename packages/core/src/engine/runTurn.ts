@@ -1,12 +1,12 @@
 import { readConflict, versionConflict } from '../adapter/conflicts.ts';
 import { isActorSender, parseActorId } from '../adapter/envelope.ts';
+import type { CommitMeasures } from '../adapter/ports.ts';
 import {
   type ActorRecord,
-  type CommitMeasures,
   type OverflowKey,
   RECORD_FORMAT,
   type Timer,
-} from '../adapter/ports.ts';
+} from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError, RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';

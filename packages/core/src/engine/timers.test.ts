@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, TIMER } from '../adapter/envelope.ts';
-import type { ActorRecord, Timer } from '../adapter/ports.ts';
+import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { isVoid, stamped, timerFire } from './timers.ts';
 
 const record = (parts: Partial<ActorRecord> = {}): ActorRecord => ({

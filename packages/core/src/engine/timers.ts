@@ -5,14 +5,8 @@
  * crash — or the fire of a cancelled timer is skipped, never applied.
  */
 import { encodeEnvelope, TIMER, timerMessageId } from '../adapter/envelope.ts';
-import type {
-  ActorRecord,
-  Queue,
-  QueueMessage,
-  Timer,
-  TimerQueue,
-  TimerRef,
-} from '../adapter/ports.ts';
+import type { Queue, QueueMessage, TimerQueue } from '../adapter/ports.ts';
+import type { ActorRecord, Timer, TimerRef } from '../adapter/storedRecords.ts';
 import type { Engine } from './createEngine.ts';
 
 /** The inbox message that fires one scheduling of a timer (its payload is read from the store). */
