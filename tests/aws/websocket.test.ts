@@ -174,6 +174,7 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
         (i) => `${i.pk.slice(0, 2)}${i.sk === 'Q' || i.sk === 'C' ? i.sk : 'S'}`,
       ),
     );
+    // U#S: the user's count of the connection (its sort key is the connection id).
     expect([...kinds].sort()).toEqual(['C#C', 'C#S', 'D#S', 'Q#Q', 'Q#S', 'U#S']);
     for (const c of suite.clients.splice(0)) c.close();
     await until(async () => (await suite.stack.registryItems()).length === 0, 'an empty registry');
@@ -181,13 +182,15 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
 
   it('removes a connection that went without $disconnect on the next push to it', async () => {
     const key = account('gone');
-    const watcher = connect();
+    const watcher = connect('gone-user'); // signed in: its count under its user goes too
     watcher.subscribe(balance, { account: key }, () => {});
     await seen(watcher, balance, { account: key }, (s) => s.data === 0);
     const [lost] = suite.stack.gateway.connectionIds();
     suite.stack.gateway.lose(lost!);
     watcher.close();
-    expect((await suite.stack.registryItems()).some((i) => i.pk === `C#${lost}`)).toBe(true);
+    const items = await suite.stack.registryItems();
+    expect(items.some((i) => i.pk === `C#${lost}`)).toBe(true);
+    expect(items.some((i) => i.pk.startsWith('U#') && i.sk === lost)).toBe(true);
     const sender = connect();
     await sender.send(Account.ref(key), 'deposit', { amount: 1 });
     await until(

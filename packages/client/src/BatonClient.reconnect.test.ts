@@ -82,6 +82,27 @@ describe('BatonClient reconnects', () => {
     expect(states).toEqual(['open', 'reconnecting', 'open']);
   });
 
+  it.each([
+    [4401, 'unauthorized'],
+    [4429, 'too many connections'],
+  ])(
+    'backs off as for a failed attempt when the server refuses it right after the open (%i)',
+    async (code, reason) => {
+      const timers = recordingTimers();
+      const errors: string[] = [];
+      client = testClient(server.url, {
+        timers,
+        random: () => 1,
+        reconnect: { minMs: 10, maxMs: 80 },
+        onError: (error) => errors.push(error.message),
+      });
+      for (let i = 0; i < 4; i++) (await server.connection(i)).close(code, reason);
+      await vi.waitFor(() => expect(timers.delays.filter((ms) => ms <= 80)).toHaveLength(4));
+      expect(timers.delays.filter((ms) => ms <= 80)).toEqual([10, 20, 40, 80]);
+      expect(errors[0]).toBe(`the server closed the connection: ${reason}`);
+    },
+  );
+
   it('draws each wait between half and all of the ceiling', async () => {
     server.accepting = false;
     const timers = recordingTimers();

@@ -61,8 +61,9 @@ export type JwtAuthOptions<Identity = JwtIdentity> = (OidcIssuer | CognitoIssuer
   readonly graceSeconds?: number;
   /**
    * What handlers and queries see of the caller, from the verified claims. It is also the scope
-   * of the caller's idempotency keys: keep out claims that change with each token (`iat`, `exp`),
-   * or a send retried after a token refresh is a new message.
+   * of the caller's idempotency keys and of its connection cap (`maxConnectionsPerUser`): keep
+   * out claims that change with each token (`iat`, `exp`, `jti`), or a send retried after a token
+   * refresh is a new message and each token has a cap of its own.
    * @default `{ sub, groups }` ({@link JwtIdentity})
    */
   readonly identity?: (claims: JwtClaims) => Identity;

@@ -28,6 +28,7 @@ export const RegistryAttr = {
   expiresAt: 'expiresAt',
   validUntil: 'validUntil',
   owner: 'owner',
+  at: 'at',
   endpoint: 'endpoint',
   instance: 'instance',
   connectionId: 'connectionId',

@@ -122,9 +122,17 @@ export function websocketHandler(
     // Counted after it registered, so that connects side by side see each other: each that
     // counts more than the cap leaves (at worst every one of a burst), never more than it stay.
     const max = context.limits.maxConnectionsPerUser;
-    if (owner !== undefined && (await registry.connections.owned(owner, clock.now())) > max) {
-      await registry.removeConnection(connectionId);
-      return { statusCode: 429, body: tooManyConnections(max).message };
+    if (owner !== undefined) {
+      const held = await registry.connections.owned(owner, max);
+      if (held > max) {
+        await registry.connections.remove(connectionId);
+        logger.warn('connection refused: its user holds the most connections it may', {
+          owner,
+          held: held - 1,
+          max,
+        });
+        return { statusCode: 429, body: tooManyConnections(max).message };
+      }
     }
     // This host pushes without waiting for acks: a client that can do without them is told so.
     const offered = offeredProtocols(protocols);

@@ -20,6 +20,9 @@ import { refreshDelay, tokenExpiry } from './refreshDelay.ts';
 
 const OPEN = 1;
 
+/** Close codes with which a server refuses a connection it just accepted (its auth, its caps). */
+const REFUSALS = new Set([4401, 4429]);
+
 /**
  * How the open socket's server wants pushes acknowledged: by the count of frames read
  * (`baton.v1.received`), per subscription (`baton.v1`), or not at all (`baton.v1.unacked`).
@@ -66,6 +69,8 @@ export class Connection {
   #framesRead = 0;
   /** Failed attempts since the last open: the backoff exponent. */
   #attempt = 0;
+  /** The failed attempts before the socket open now: a refusal right after the open adds one. */
+  #attemptAtOpen = 0;
   /** Bumped by every connect and drop, so late events of an old socket are ignored. */
   #generation = 0;
   #retryTimer: unknown;
@@ -165,6 +170,7 @@ export class Connection {
     this.#framesRead = 0;
     socket.onopen = () => {
       if (socket !== this.#socket) return;
+      this.#attemptAtOpen = this.#attempt;
       this.#attempt = 0;
       this.#schedulePing();
       const { maxConnectionMs, setTimeout } = this.#settings;
@@ -185,6 +191,8 @@ export class Connection {
       if (socket !== this.#socket) return;
       // 4000-4999: the server's own reasons (e.g. 4401 unauthorized): worth telling.
       const code = event?.code ?? 1006;
+      // Refused once open (unauthorized, too many connections): back off as for a failed attempt.
+      if (REFUSALS.has(code)) this.#attempt = this.#attemptAtOpen;
       if (code >= 4000 && code < 5000) {
         const reason = event.reason || 'no reason given';
         this.#hooks.onError(

@@ -18,10 +18,12 @@ export interface ConnectionLimits {
    */
   readonly maxFramesPerSecond?: number;
   /**
-   * Connections one user (an identity the `auth` hook returned, compared whole) may hold at once;
-   * one more is refused (429 on API Gateway, close code 4429 locally). Anonymous connections are
-   * not counted: bound them with the stage's throttle, or require auth. A connection counts until
-   * it closes, or its lease lapses and it is swept. @default 100
+   * Connections one user may hold at once; one more is refused (429 at the handshake on API
+   * Gateway, close code 4429 locally). A user is an identity the `auth` hook returned, compared
+   * whole (as canonical JSON): one that changes with each token (`iat`, `exp`) gets a cap per
+   * token, and one shared by many people (`{ tenant }`) one cap for them all. Anonymous
+   * connections are not counted: bound them with the stage's throttle, or require auth. A
+   * connection counts until it closes, or its lease lapses and it is swept. @default 100
    */
   readonly maxConnectionsPerUser?: number;
 }

@@ -50,7 +50,7 @@ export class ConnectionRegistry {
     const now = () => (options.clock ? options.clock.now() : Date.now());
     /** The `ttl` (epoch seconds) of an item written now. */
     const ttl = () => Math.ceil((now() + maxConnectionMs + TTL_GRACE_MS) / 1000);
-    this.connections = new Connections(table, ttl);
+    this.connections = new Connections(table, ttl, now);
     this.instances = new Instances(table, ttl);
     this.subscriptions = new Subscriptions(table, ttl);
     this.pending = new PendingRequests(table, ttl);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CONNECTION_SK, connectionPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
+import {
+  CONNECTION_SK,
+  connectionPk,
+  INSTANCE_SK,
+  instancePk,
+  ownerPk,
+} from '../connectionsTable.ts';
 import { type ConnectionItem, Connections } from './Connections.ts';
 import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
 
@@ -131,5 +137,47 @@ describe('Connections', () => {
     await connections.remove(alice.connectionId);
     await connections.remove(alice.connectionId);
     expect(await connections.get(alice.connectionId)).toBeUndefined();
+  });
+
+  describe("a user's connections", () => {
+    let now = 1_800_000_000_000;
+    const counting = new Connections(table, ttl, () => now);
+    const counts = async (owner: string) =>
+      (await table.query(ownerPk(owner))).map((item) => item.sk).sort();
+
+    it('counts a connection under its owner from put to remove, an anonymous one nowhere', async () => {
+      const owner = fresh('owner');
+      const [a, b] = [connection(now + 60_000, { owner }), connection(now + 60_000, { owner })];
+      await Promise.all([counting.put(a), counting.put(b), counting.put(connection(now + 60_000))]);
+      expect(await counting.owned(owner, 100)).toBe(2);
+      expect(await counting.get(a.connectionId)).toMatchObject({ owner });
+      await counting.remove(a.connectionId);
+      expect(await counts(owner)).toEqual([b.connectionId]);
+      expect(await counting.owned(owner, 100)).toBe(1);
+    });
+
+    it('leaves out a count past its TTL, which DynamoDB may delete days late', async () => {
+      const owner = fresh('owner');
+      await counting.put(connection(now + 60_000, { owner }));
+      await table.put({ pk: ownerPk(owner), sk: fresh('conn'), at: 0, ttl: now / 1000 - 1 });
+      expect(await counting.owned(owner, 100)).toBe(1);
+    });
+
+    it('past the cap, drops counts whose connection is gone, once a minute old, and counts again', async () => {
+      const owner = fresh('owner');
+      const live = connection(now + 600_000, { owner });
+      const leftover = connection(now + 600_000, { owner });
+      await Promise.all([counting.put(live), counting.put(leftover)]);
+      // A removal that stopped after the connection item: the count stays behind.
+      await table.delete(connectionPk(leftover.connectionId), CONNECTION_SK);
+      // A connect registering right now: its count is there, its connection item not yet.
+      const registering = fresh('conn');
+      now += 60_001;
+      await table.put({ pk: ownerPk(owner), sk: registering, at: now, ttl: TEST_TTL });
+
+      expect(await counting.owned(owner, 3)).toBe(3); // within the cap: nothing checked
+      expect(await counting.owned(owner, 2)).toBe(2);
+      expect(await counts(owner)).toEqual([live.connectionId, registering].sort());
+    });
   });
 });

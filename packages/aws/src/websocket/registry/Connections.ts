@@ -2,6 +2,13 @@ import { RegistryAttr as A, CONNECTION_SK, connectionPk, ownerPk } from '../conn
 import { type Item, itemKey, parseJson, type RegistryTable } from './RegistryTable.ts';
 
 /**
+ * How old a user's count of a connection must be before {@link Connections.owned} may take it
+ * for a leftover when its connection item is missing: a connect still registering has the one
+ * without the other for a moment.
+ */
+const LEFTOVER_MS = 60_000;
+
+/**
  * A connection as the registry holds it.
  *
  * @example
@@ -31,42 +38,56 @@ export interface ConnectionItem {
 export class Connections {
   /**
    * @param ttl the `ttl` (epoch seconds) to give an item written now
+   * @param now the registry's clock
    */
   constructor(
     private readonly table: RegistryTable,
     private readonly ttl: () => number,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  /**
-   * Registers the connection; a user's also under its owner, where {@link owned} counts it:
-   * that item first, so that a connection registered is always counted.
-   */
+  /** Registers the connection; a user's is also counted under its owner ({@link owned}). */
   async put(connection: ConnectionItem): Promise<void> {
     const { connectionId, identity, expiresAt, validUntil, endpoint, owner } = connection;
     const ttl = this.ttl();
-    if (owner !== undefined) {
-      await this.table.put({ [A.pk]: ownerPk(owner), [A.sk]: connectionId, [A.ttl]: ttl });
-    }
-    await this.table.put({
-      [A.pk]: connectionPk(connectionId),
-      [A.sk]: CONNECTION_SK,
-      [A.identity]: identity === undefined ? undefined : JSON.stringify(identity),
-      [A.expiresAt]: expiresAt,
-      [A.validUntil]: validUntil,
-      [A.endpoint]: endpoint,
-      [A.owner]: owner,
-      [A.ttl]: ttl,
-    });
+    const at = this.now();
+    const count = { [A.pk]: ownerPk(owner ?? ''), [A.sk]: connectionId, [A.at]: at, [A.ttl]: ttl };
+    await Promise.all([
+      owner === undefined ? undefined : this.table.put(count),
+      this.table.put({
+        [A.pk]: connectionPk(connectionId),
+        [A.sk]: CONNECTION_SK,
+        [A.identity]: identity === undefined ? undefined : JSON.stringify(identity),
+        [A.expiresAt]: expiresAt,
+        [A.validUntil]: validUntil,
+        [A.endpoint]: endpoint,
+        [A.owner]: owner,
+        [A.ttl]: ttl,
+      }),
+    ]);
   }
 
   /**
-   * How many connections the user `owner` holds: those registered under it and not removed
-   * (a lapsed one counts until the sweeper removes it), past TTLs DynamoDB has not acted on
-   * yet left out.
+   * How many connections the user `owner` holds: those counted under it (a lapsed one until the
+   * sweeper removes it), past TTLs DynamoDB has not acted on yet left out. Past `max`, each count
+   * is checked against its connection: one whose connection is gone (left by a removal or a
+   * registration that stopped half-way) and that is older than {@link LEFTOVER_MS} is deleted,
+   * and not counted.
    */
-  async owned(owner: string, now: number): Promise<number> {
+  async owned(owner: string, max: number): Promise<number> {
+    const now = this.now();
     const items = await this.table.query(ownerPk(owner));
-    return items.filter((item) => (item[A.ttl] as number) * 1000 > now).length;
+    const counted = items.filter((item) => (item[A.ttl] as number) * 1000 > now);
+    if (counted.length <= max) return counted.length;
+    const registered = await this.getMany(counted.map((item) => String(item[A.sk])));
+    const leftovers = counted.filter(
+      (item) =>
+        !registered.has(String(item[A.sk])) && ((item[A.at] as number) ?? 0) < now - LEFTOVER_MS,
+    );
+    await Promise.all(
+      leftovers.map((item) => this.table.delete(ownerPk(owner), String(item[A.sk]))),
+    );
+    return counted.length - leftovers.length;
   }
 
   async get(connectionId: string): Promise<ConnectionItem | undefined> {
