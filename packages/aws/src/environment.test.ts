@@ -6,6 +6,7 @@ import { BatonError, ErrorCode } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   BATON_ENV,
+  connectionLimitsFromEnvironment,
   readEnvironment,
   storeOptionsFromEnvironment,
   sweeperOptionsFromEnvironment,
@@ -40,6 +41,9 @@ describe('readEnvironment', () => {
       metrics: 'BATON_METRICS',
       outboxShards: 'BATON_OUTBOX_SHARDS',
       sweepConcurrency: 'BATON_SWEEP_CONCURRENCY',
+      maxSubscriptions: 'BATON_MAX_SUBSCRIPTIONS',
+      maxFramesPerSecond: 'BATON_MAX_FRAMES_PER_SECOND',
+      maxConnectionsPerUser: 'BATON_MAX_CONNECTIONS_PER_USER',
     });
   });
 
@@ -144,5 +148,28 @@ describe('sweeperOptionsFromEnvironment', () => {
       `BATON_SWEEP_CONCURRENCY must be a whole number of groups of outboxes drained at once (the construct's sweeperConcurrency), got "four"`,
     );
     expect(error.details).toEqual({ variable: 'BATON_SWEEP_CONCURRENCY', value: 'four' });
+  });
+});
+
+describe('connectionLimitsFromEnvironment', () => {
+  it('gives the WebSocket handler the caps that are set, and nothing for the others', () => {
+    expect(
+      connectionLimitsFromEnvironment({
+        BATON_MAX_SUBSCRIPTIONS: '20',
+        BATON_MAX_CONNECTIONS_PER_USER: '5',
+      }),
+    ).toEqual({ maxSubscriptions: 20, maxConnectionsPerUser: 5 });
+    expect(connectionLimitsFromEnvironment({ BATON_MAX_FRAMES_PER_SECOND: '50' })).toEqual({
+      maxFramesPerSecond: 50,
+    });
+    expect(connectionLimitsFromEnvironment({})).toEqual({});
+  });
+
+  it('refuses a value that is not a whole number, naming the variable', () => {
+    const error = thrown(() =>
+      connectionLimitsFromEnvironment({ BATON_MAX_CONNECTIONS_PER_USER: 'many' }),
+    );
+    expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(error.message).toContain('BATON_MAX_CONNECTIONS_PER_USER must be a whole number');
   });
 });

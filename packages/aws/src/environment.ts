@@ -27,6 +27,12 @@ export const BATON_ENV = {
   outboxShards: 'BATON_OUTBOX_SHARDS',
   /** The sweeper's `concurrency`: how many groups of outboxes a sweep drains at once. */
   sweepConcurrency: 'BATON_SWEEP_CONCURRENCY',
+  /** The WebSocket function's `maxSubscriptions`: subscriptions one connection may hold. */
+  maxSubscriptions: 'BATON_MAX_SUBSCRIPTIONS',
+  /** The WebSocket function's `maxFramesPerSecond`: frames one connection may send a second. */
+  maxFramesPerSecond: 'BATON_MAX_FRAMES_PER_SECOND',
+  /** The WebSocket function's `maxConnectionsPerUser`: connections one user may hold. */
+  maxConnectionsPerUser: 'BATON_MAX_CONNECTIONS_PER_USER',
 } as const;
 
 /** The namespace of the worker's turn metrics when `POWERTOOLS_METRICS_NAMESPACE` names none. */
@@ -96,6 +102,29 @@ export function sweeperOptionsFromEnvironment(
     "groups of outboxes drained at once (the construct's sweeperConcurrency)",
   );
   return concurrency === undefined ? {} : { concurrency };
+}
+
+/**
+ * The WebSocket handler's caps the environment sets (`maxSubscriptions`, `maxFramesPerSecond`,
+ * `maxConnectionsPerUser`, from `BATON_MAX_*`), each when it is set. Throws INVALID_ARGUMENT
+ * naming the variable when one is not a whole number (the handler checks the range).
+ *
+ * @example
+ * websocketHandler({ ...options, ...connectionLimitsFromEnvironment() });
+ */
+export function connectionLimitsFromEnvironment(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { maxSubscriptions?: number; maxFramesPerSecond?: number; maxConnectionsPerUser?: number } {
+  const limits = {
+    maxSubscriptions: wholeNumber(env, 'maxSubscriptions', 'subscriptions a connection may hold'),
+    maxFramesPerSecond: wholeNumber(
+      env,
+      'maxFramesPerSecond',
+      'frames a connection may send a second',
+    ),
+    maxConnectionsPerUser: wholeNumber(env, 'maxConnectionsPerUser', 'connections a user may hold'),
+  };
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 }
 
 /** The whole number `variable` holds, `undefined` when it is unset; refused otherwise. */

@@ -21,6 +21,7 @@ export {
 } from './dynamodb/tableLayout.ts';
 export {
   BATON_ENV,
+  connectionLimitsFromEnvironment,
   DEFAULT_METRICS_NAMESPACE,
   readEnvironment,
   storeOptionsFromEnvironment,

@@ -152,9 +152,13 @@ describe('BatonApp', () => {
       const worker = id === idOf(baton.functions.worker);
       // The sweeper also learns how many outboxes to drain at once.
       const sweeper = id === idOf(baton.functions.sweeper);
+      // The WebSocket caps only when webSocketLimits sets them.
       const absent: string[] = [
         BATON_ENV.metrics,
         ...(sweeper ? [] : [BATON_ENV.sweepConcurrency]),
+        BATON_ENV.maxSubscriptions,
+        BATON_ENV.maxFramesPerSecond,
+        BATON_ENV.maxConnectionsPerUser,
       ];
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
         [
@@ -489,6 +493,19 @@ describe('BatonApp', () => {
     expect(sweeperEnv(synth({ sweeperConcurrency: 16 }))).toBe('16');
     expect(() => synth({ sweeperConcurrency: 0 })).toThrow(
       /sweeperConcurrency must be an integer from 1 to 100, got 0/,
+    );
+  });
+
+  it('gives the WebSocket function the caps webSocketLimits sets, and only those', () => {
+    const websocketEnv = ({ template: t, baton: app }: { template: Template; baton: BatonApp }) =>
+      t.findResources('AWS::Lambda::Function')[idOf(app.functions.websocket)]?.Properties
+        .Environment.Variables;
+    expect(websocketEnv({ template, baton })).not.toHaveProperty(BATON_ENV.maxConnectionsPerUser);
+    const capped = websocketEnv(synth({ webSocketLimits: { maxConnectionsPerUser: 5 } }));
+    expect(capped[BATON_ENV.maxConnectionsPerUser]).toBe('5');
+    expect(capped).not.toHaveProperty(BATON_ENV.maxSubscriptions);
+    expect(() => synth({ webSocketLimits: { maxFramesPerSecond: 0 } })).toThrow(
+      /webSocketLimits.maxFramesPerSecond must be an integer from 1 to 100000, got 0/,
     );
   });
 

@@ -259,6 +259,9 @@ export class BatonApp extends Construct {
     );
     // What the WebSocket function checks at cold start against the app it bundles.
     functions.websocket.addEnvironment(WEBSOCKET_AUTH_ENV, settings.webSocketAuth);
+    for (const [name, value] of settings.webSocketLimits) {
+      functions.websocket.addEnvironment(name, String(value));
+    }
     // The worker's turn metrics (EMF log lines through Powertools), on unless turned off.
     this.metricsService = props.metrics === false ? undefined : this.node.path;
     if (this.metricsService === undefined)

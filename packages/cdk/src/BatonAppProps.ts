@@ -237,4 +237,16 @@ export interface BatonAppProps {
    * @default 2
    */
   readonly sweeperConcurrency?: number;
+  /**
+   * The WebSocket function's caps: subscriptions one connection may hold (`maxSubscriptions`,
+   * 100), frames it may send a second (`maxFramesPerSecond`, 200), and connections one user may
+   * hold (`maxConnectionsPerUser`, 100; anonymous connections are not counted). Each from 1 to
+   * 100,000.
+   * @default the handler's defaults
+   */
+  readonly webSocketLimits?: {
+    readonly maxSubscriptions?: number;
+    readonly maxFramesPerSecond?: number;
+    readonly maxConnectionsPerUser?: number;
+  };
 }

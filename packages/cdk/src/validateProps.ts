@@ -1,4 +1,4 @@
-import { MAX_OUTBOX_SHARDS } from '@baton/aws';
+import { BATON_ENV, MAX_OUTBOX_SHARDS } from '@baton/aws';
 import { DEFAULT_MAX_ATTEMPTS, SWEEP_CONCURRENCY } from '@baton/core/engine';
 import { Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -27,6 +27,8 @@ export interface BatonAppSettings {
   readonly alarmThresholds: Required<AlarmThresholds>;
   readonly outboxShards: number;
   readonly sweeperConcurrency: number;
+  /** The WebSocket caps given, by their environment variable. */
+  readonly webSocketLimits: ReadonlyArray<readonly [string, number]>;
 }
 
 /**
@@ -62,6 +64,14 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     1,
     100,
   );
+  const webSocketLimits: Array<readonly [string, number]> = [];
+  const limits = props?.webSocketLimits ?? {};
+  for (const name of ['maxSubscriptions', 'maxFramesPerSecond', 'maxConnectionsPerUser'] as const) {
+    const value = limits[name];
+    if (value === undefined) continue;
+    integer(`webSocketLimits.${name}`, value, value, 1, 100_000);
+    webSocketLimits.push([BATON_ENV[name], value]);
+  }
   // The workers run the engine's default maxAttempts; the queue must leave it a receive more.
   if (
     !Token.isUnresolved(maxReceiveCount) &&
@@ -182,5 +192,6 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     alarmThresholds,
     outboxShards,
     sweeperConcurrency,
+    webSocketLimits,
   };
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { actor, BatonError, type ConnectRequest, defineApp, ErrorCode } from '@baton/core';
+import { connectionOwner } from '@baton/server/session';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
@@ -191,5 +192,17 @@ describe('the WebSocket handlers built from the environment', () => {
     expect(response.headers).toEqual({ 'Sec-WebSocket-Protocol': 'baton.v1' });
     expect(offered[0]?.token).toBe('good-token');
     expect((await registry.connections.get('conn-proto='))?.identity).toEqual({ user: 'u1' });
+  });
+
+  it('caps the connections of a user at BATON_MAX_CONNECTIONS_PER_USER (429 past it)', async () => {
+    const held = await registry.connections.owned(connectionOwner({ user: 'u1' })!, 1_000);
+    process.env.BATON_MAX_CONNECTIONS_PER_USER = String(held + 1);
+    const handler = websocketFromEnvironment(app);
+    const connect = (id: string) => handler(connectEvent(id, { token: 'good-token' }));
+    expect((await connect('conn-cap-1=')).statusCode).toBe(200);
+    const refused = await connect('conn-cap-2=');
+    expect(refused).toMatchObject({ statusCode: 429 });
+    expect(refused.body).toMatch(/^this user holds \d+ connections, the most it may/);
+    expect(await registry.connections.get('conn-cap-2=')).toBeUndefined();
   });
 });

@@ -10,7 +10,11 @@
 import type { BatonApp } from '@baton/core';
 import { createAwsClients } from '../createAwsClients.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
-import { readEnvironment, storeOptionsFromEnvironment } from '../environment.ts';
+import {
+  connectionLimitsFromEnvironment,
+  readEnvironment,
+  storeOptionsFromEnvironment,
+} from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { connectionSweeper } from './connectionSweeper.ts';
 import { streamHandler } from './streamHandler.ts';
@@ -45,6 +49,7 @@ export function websocketFromEnvironment(app: BatonApp): ReturnType<typeof webso
   const auth = app.auth;
   return websocketHandler({
     ...reactiveFromEnvironment(app, env),
+    ...connectionLimitsFromEnvironment(),
     queue,
     ...(auth ? { auth: (request) => auth(request) } : {}),
   });
