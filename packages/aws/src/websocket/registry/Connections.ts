@@ -50,10 +50,15 @@ export class Connections {
   async put(connection: ConnectionItem): Promise<void> {
     const { connectionId, identity, expiresAt, validUntil, endpoint, owner } = connection;
     const ttl = this.ttl();
-    const at = this.now();
-    const count = { [A.pk]: ownerPk(owner ?? ''), [A.sk]: connectionId, [A.at]: at, [A.ttl]: ttl };
     await Promise.all([
-      owner === undefined ? undefined : this.table.put(count),
+      owner === undefined
+        ? undefined
+        : this.table.put({
+            [A.pk]: ownerPk(owner),
+            [A.sk]: connectionId,
+            [A.at]: this.now(),
+            [A.ttl]: ttl,
+          }),
       this.table.put({
         [A.pk]: connectionPk(connectionId),
         [A.sk]: CONNECTION_SK,
