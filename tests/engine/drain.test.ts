@@ -7,7 +7,14 @@ import {
   type Store,
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { createEngine, drainOutboxes, fireDueTimers, runTurn, Worker } from '@baton/core/engine';
+import {
+  createEngine,
+  drainOutboxes,
+  fireDueTimers,
+  runTurn,
+  sweepOutboxes,
+  Worker,
+} from '@baton/core/engine';
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -253,5 +260,40 @@ describe('the drain', () => {
     expect(await drainOutboxes(new EmbeddedStore(), queue, outboxes)).toBe(4);
     // Two senders to one sink share a call: they are two channels.
     expect(calls).toEqual([['relay/a:1', 'relay/b:1', 'relay/c:1'], ['relay/a:2']]);
+  });
+
+  it('reads an actor again, its items first, when a sweep finds items apart of another life than its record', async () => {
+    const store = new EmbeddedStore();
+    const id = 'relay/a';
+    const envelope = { id: `${id}:L2.1`, from: id, seq: 1, prev: 0, to: 'sink/s' };
+    const newLife: Commit = {
+      expectedVer: 0,
+      record: { id, ver: 1, life: 'L2', state: {}, inboxOffset: '1', marks: {}, sentSeq: 1 },
+      outbox: [
+        {
+          actorId: id,
+          seq: 1,
+          life: 'L2',
+          createdAt: 0,
+          envelopes: [{ ...envelope, name: 'note', payload: { n: 1 }, sentAt: 0 }],
+        },
+      ],
+      idempotency: [],
+    };
+    // The new life's first commit comes after the sweep read no record, before it read items.
+    const racing: Partial<Store> = {
+      load: (actorId) => store.load(actorId),
+      readOutbox: async (actorId) => {
+        if (!(await store.load(actorId))) await store.commit(newLife);
+        return store.readOutbox(actorId);
+      },
+      deleteOutbox: (actorId, seqs, life) => store.deleteOutbox(actorId, seqs, life),
+    };
+    const sent: QueueMessage[] = [];
+    const queue = { send: async (messages) => void sent.push(...messages) } as Queue;
+    expect(await sweepOutboxes(racing as Store, queue, [id])).toMatchObject({ sent: 1 });
+    // Its sends are the live life's: sent as they are, not as an ended life's.
+    expect(sent.map((m) => decodeEnvelope(m.body))).toEqual([newLife.outbox[0]!.envelopes[0]]);
+    expect(await store.readOutbox(id)).toEqual([]);
   });
 });

@@ -23,6 +23,7 @@ import {
   type Inbound,
   redriveDeadLetter,
   runTurn,
+  sweepOutbox,
   type TurnOptions,
   timerFire,
   Worker,
@@ -45,6 +46,7 @@ const Charge = effect({
   },
 });
 
+/** Keeps the first 100 characters of each line it is sent. */
 const Log = actor({
   name: 'log',
   state: z.object({ lines: z.array(z.string()) }),
@@ -53,7 +55,7 @@ const Log = actor({
     write: {
       payload: z.object({ line: z.string() }),
       handle: (ctx, { line }) => {
-        ctx.state.lines.push(line);
+        ctx.state.lines.push(line.slice(0, 100));
       },
     },
   },
@@ -131,7 +133,7 @@ function harness(
   options: {
     batchSize?: number;
     maxAttempts?: number;
-    limits?: { maxTransactionItems: number };
+    limits?: { maxTransactionItems?: number; maxItemBytes?: number };
   } = {},
 ) {
   charges.length = 0;
@@ -365,6 +367,68 @@ describe("an actor's lives", () => {
     await enqueue(message('newlife', 1, 0, 'new', h.clock.now()));
     await h.run();
     expect(await h.state('audit/log')).toEqual({ entries: ['new'] });
+  });
+
+  it("never let an old life's sends, left undrained past its record's expiry, stand in for a new life's", async () => {
+    // Records of up to 2,000 bytes: the long notes of a commit go in items apart.
+    const h = harness({ limits: { maxItemBytes: 2_000 } });
+    const { store, queue } = h.backend;
+    const long = (name: string) => `${name} ${'x'.repeat(700)}`;
+    const lines = async () =>
+      ((await h.state('log/audit')) as { lines: string[] }).lines.map((l) => l.split(' ')[0]);
+    const crashing: Queue = {
+      send: async () => Promise.reject(new Error('crash')),
+      receive: (o) => queue.receive(o),
+      ack: (receipts) => queue.ack(receipts),
+      release: (receipts, delayMs) => queue.release(receipts, delayMs),
+    };
+
+    // The old life sends three notes and halts in one commit; its worker dies before it drains
+    // them, and the sweeper is down for weeks.
+    for (const n of [1, 2, 3]) await h.client.send(o1, 'note', { line: long(`old${n}`) });
+    await h.client.send(o1, 'end', {});
+    const received = await queue.receive({ max: 4, visibilityTimeoutMs: 60_000 });
+    expect(received).toHaveLength(4);
+    await new Worker({ ...h.engineOptions, queue: crashing }).process(received);
+    await queue.ack(received.map((m) => m.receipt));
+    const old = (await h.record(o1.id))!.life;
+    const apart = await store.readOutbox(o1.id);
+    expect(apart.flatMap((item) => item.envelopes.map((e) => e.seq))).toEqual([1, 2, 3]);
+    expect(apart.map((item) => item.life)).toEqual(apart.map(() => old));
+    await h.expire(o1.id);
+    expect(await store.readOutbox(o1.id)).toEqual(apart);
+
+    // The new life counts from 1 again: its first two notes, in an item apart of the same seq as
+    // the old life's first, are applied. Then the sweeper comes back and finds the old life's.
+    for (const name of ['new1', 'new2']) await h.client.send(o1, 'note', { line: long(name) });
+    await h.run();
+    expect((await h.record(o1.id))!.life).not.toBe(old);
+    expect(await sweepOutbox(store, queue, o1.id)).toBe(3);
+    await h.run();
+    await h.client.send(o1, 'note', { line: 'new3' });
+    await h.run();
+
+    // Every message of the new life applied once; every one of the old life kept, none applied.
+    expect(await lines()).toEqual(['new1', 'new2', 'new3']);
+    const letters = await store.listDeadLetters('log/audit');
+    expect(letters.map((letter) => letter.messageId).sort()).toEqual(
+      [1, 2, 3].map((seq) => actorMessageId(o1.id, seq, old)),
+    );
+    expect(letters.map((letter) => letter.error.code)).toEqual(Array(3).fill('DEAD_LETTERED'));
+    expect(letters[0]!.error.message).toContain('by a life of order/o-1 that has ended');
+    expect(await store.readOutbox(o1.id)).toEqual([]);
+
+    // A copy sent again past the queue's dedupe window finds its dead letter kept: one letter.
+    h.clock.advance(10 * 60_000);
+    const copy = h.sent.find((m) => m.dedupeId === letters[0]!.messageId)!;
+    expect(decodeEnvelope(copy.body)?.lifeEnded).toBe(true);
+    await queue.send([copy]);
+    await h.run();
+    expect(await store.listDeadLetters('log/audit')).toEqual(letters);
+    // An operator who knows it was never applied redrives it: applied once, after the others.
+    await redriveDeadLetter(store, queue, 'log/audit', letters[0]!.messageId);
+    await h.run();
+    expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
   });
 
   it('keep a halted actor halted when a late reply to an ask of before the halt arrives', async () => {

@@ -26,6 +26,7 @@ import {
   type DeleteOutboxEntry,
   type EffectsDoneEntry,
   type HeldDrainedEntry,
+  outboxKey,
   overflowKey,
   type StoreEntry,
   StoreTables,
@@ -179,12 +180,17 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return items.sort((a, b) => a.seq - b.seq).map((item) => deepCopy(item));
   }
 
-  async deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void> {
+  async deleteOutbox(actorId: string, seqs: readonly number[], life?: string): Promise<void> {
     this.#checkOpen();
     const items = this.#tables.outbox.get(actorId);
-    const present = [...new Set(seqs)].filter((seq) => items?.has(seq));
+    const present = [...new Set(seqs)].filter((seq) => items?.has(outboxKey(seq, life)));
     if (present.length === 0) return;
-    const entry: DeleteOutboxEntry = { t: 'store.deleteOutbox', actorId, seqs: present };
+    const entry: DeleteOutboxEntry = {
+      t: 'store.deleteOutbox',
+      actorId,
+      seqs: present,
+      ...(life === undefined ? {} : { life }),
+    };
     this.#journal?.append([entry]);
     this.#tables.apply(entry);
   }

@@ -35,6 +35,8 @@ export interface DeleteOutboxEntry extends JournalEntry {
   readonly t: 'store.deleteOutbox';
   readonly actorId: string;
   readonly seqs: readonly number[];
+  /** The life that committed them; absent for items without one (and in older entries). */
+  readonly life?: string;
 }
 
 /** The sends a record holds at `ver` of `life` were drained: the record keeps them no longer. */
@@ -92,8 +94,8 @@ export type StoreEntry =
  */
 export class StoreTables {
   readonly records = new Map<string, ActorRecord>();
-  /** Outbox items apart from their record, by actor, then by seq. */
-  readonly outbox = new Map<string, Map<number, OutboxItem>>();
+  /** Outbox items apart from their record, by actor, then by {@link outboxKey}. */
+  readonly outbox = new Map<string, Map<string, OutboxItem>>();
   /** Outcomes by key. One appended to a page keeps its `sentAt` here: reads take it off. */
   readonly idempotency = new Map<string, IdempotencyRecord | PagedOutcome>();
   readonly claims = new KeyClaims();
@@ -134,14 +136,14 @@ export class StoreTables {
     }
     if (entry.t === 'store.deleteOutbox') {
       const items = this.outbox.get(entry.actorId);
-      for (const seq of entry.seqs) items?.delete(seq);
+      for (const seq of entry.seqs) items?.delete(outboxKey(seq, entry.life));
       if (items?.size === 0) this.outbox.delete(entry.actorId);
       return;
     }
     if (entry.record) this.records.set(entry.record.id, entry.record);
     for (const item of entry.outbox) {
-      const items = this.outbox.get(item.actorId) ?? new Map<number, OutboxItem>();
-      items.set(item.seq, item);
+      const items = this.outbox.get(item.actorId) ?? new Map<string, OutboxItem>();
+      items.set(outboxKey(item.seq, item.life), item);
       this.outbox.set(item.actorId, items);
     }
     for (const record of entry.idempotency) this.idempotency.set(record.key, record);
@@ -282,3 +284,11 @@ export function unpaged(outcome: IdempotencyRecord | PagedOutcome): IdempotencyR
 
 /** An overflow mark's key in its actor's table. */
 export const overflowKey = (key: OverflowKey) => `${key.kind}\u0000${key.peer}`;
+
+/**
+ * An item apart's key among its actor's: its seq and the life that committed it, so that a new
+ * life, which counts seqs from 1 again, never replaces an earlier life's item nor deletes one.
+ */
+export function outboxKey(seq: number, life: string | undefined): string {
+  return life === undefined ? String(seq) : `${seq}#${life}`;
+}

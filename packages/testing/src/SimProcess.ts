@@ -207,8 +207,8 @@ export class SimProcess {
         if (record?.outbox) options.onOutboxRead?.(actorId, record.outbox);
         return record;
       },
-      deleteOutbox: async (actorId: string, seqs: readonly number[]) => {
-        await store.deleteOutbox(actorId, seqs);
+      deleteOutbox: async (actorId: string, seqs: readonly number[], life?: string) => {
+        await store.deleteOutbox(actorId, seqs, life);
         this.#undrained.delete(actorId);
       },
       heldDrained: async (actorId: string, ver: number, life: string | undefined) => {

@@ -224,11 +224,11 @@ export class DynamoStore implements Store {
     return items.map(itemToOutbox);
   }
 
-  async deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void> {
+  async deleteOutbox(actorId: string, seqs: readonly number[], life?: string): Promise<void> {
     const keys = [...new Set(seqs)].map(
       (seq): Item => ({
         [Attr.pk]: { S: actorPk(actorId) },
-        [Attr.sk]: { S: outboxSk(seq) },
+        [Attr.sk]: { S: outboxSk(seq, life) },
       }),
     );
     await batchDeleteItems(this.#client, this.tableName, 'BatchWriteItem (deleteOutbox)', keys);

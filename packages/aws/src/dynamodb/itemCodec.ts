@@ -25,9 +25,9 @@ import {
   IDEMPOTENCY_SK,
   idempotencyPk,
   isShortId,
-  OUTBOX_SK_PREFIX,
   OVERFLOW_SK_PREFIX,
   outboxIndexAt,
+  outboxKeyOf,
   outboxShard,
   outboxShardKey,
   outboxSk,
@@ -144,7 +144,7 @@ export function itemToRecord(item: Item): ActorRecord {
 export function outboxToItem(item: OutboxItem, shards: number): Item {
   const out: Item = {};
   out[Attr.pk] = toAttr(actorPk(item.actorId));
-  out[Attr.sk] = toAttr(outboxSk(item.seq));
+  out[Attr.sk] = toAttr(outboxSk(item.seq, item.life));
   out[Attr.envelopes] = toAttr(json(item.envelopes));
   out[Attr.createdAt] = toAttr(item.createdAt);
   out[Attr.obPk] = toAttr(outboxShardKey(outboxShard(item.actorId, shards)));
@@ -156,7 +156,7 @@ export function itemToOutbox(item: Item): OutboxItem {
   const raw = unmarshall(item);
   return {
     actorId: actorIdOf(raw[Attr.pk] as string),
-    seq: Number((raw[Attr.sk] as string).slice(OUTBOX_SK_PREFIX.length)),
+    ...outboxKeyOf(raw[Attr.sk] as string),
     envelopes: JSON.parse(raw[Attr.envelopes] as string),
     createdAt: raw[Attr.createdAt] as number,
   };

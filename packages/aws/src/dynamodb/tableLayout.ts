@@ -122,8 +122,22 @@ export function isShortId(id: string): boolean {
 }
 
 const digest = (id: string): string => createHash('sha256').update(id).digest('base64url');
-export const outboxSk = (seq: number): string =>
-  `${OUTBOX_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+/**
+ * An outbox item's sort key: its seq, padded, then the life that committed it, so that a new
+ * life of the actor, which counts its seqs from 1 again, never writes over an earlier life's
+ * item nor deletes one. Items of records without a life (and from before items kept it) have
+ * none.
+ */
+export const outboxSk = (seq: number, life?: string): string =>
+  `${OUTBOX_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}${life === undefined ? '' : `#${life}`}`;
+
+/** The seq and life of an outbox item's sort key ({@link outboxSk}). */
+export function outboxKeyOf(sk: string): { seq: number; life?: string } {
+  const start = OUTBOX_SK_PREFIX.length;
+  const seq = Number(sk.slice(start, start + SEQ_DIGITS));
+  const life = sk.slice(start + SEQ_DIGITS + 1);
+  return life === '' ? { seq } : { seq, life };
+}
 export const outboxShardKey = (shard: number): string => `OUTBOX#${shard}`;
 
 /** The step the outbox index files send times in (see {@link outboxIndexAt}). */
@@ -217,7 +231,7 @@ export const ITEM_OVERHEAD = {
   ),
   outbox: overhead(
     [Attr.pk, Attr.sk, Attr.envelopes, Attr.createdAt, Attr.obPk, Attr.obAt],
-    [actorPk(''), outboxSk(Number.MAX_SAFE_INTEGER), outboxShardKey(MAX_OUTBOX_SHARDS - 1)],
+    [actorPk(''), outboxSk(Number.MAX_SAFE_INTEGER, ''), outboxShardKey(MAX_OUTBOX_SHARDS - 1)],
     2,
   ),
   idempotency: overhead(

@@ -66,6 +66,13 @@ export interface Envelope {
    * to its continuation only while the ask's timeout timer is stored, and removes that timer.
    */
   readonly replyTo?: string;
+  /**
+   * Set by a drain on a message of a sender's life that ended before it went out (the sender
+   * halted, and its record expired while the message waited in its outbox). A new life of the
+   * sender counts its `seq` from 1 again, so the receiver's mark for the sender tells nothing of
+   * this one: it is kept as a dead letter (DEAD_LETTERED), never applied unless redriven.
+   */
+  readonly lifeEnded?: true;
 }
 
 /**
@@ -195,7 +202,8 @@ export function decodeEnvelope(body: string): Envelope | undefined {
       (value.timer === undefined || isTimerRef(value.timer)) &&
       (value.ask === undefined || typeof value.ask === 'string') &&
       (value.caller === undefined || isCaller(value.caller)) &&
-      (value.replyTo === undefined || typeof value.replyTo === 'string')
+      (value.replyTo === undefined || typeof value.replyTo === 'string') &&
+      (value.lifeEnded === undefined || value.lifeEnded === true)
     ) {
       return value as Envelope;
     }

@@ -98,11 +98,16 @@ export interface Store {
   commit(commit: Commit): Promise<void>;
   /**
    * The actor's outbox items stored apart from its record, oldest first (the record holds the
-   * rest: {@link ActorRecord.outbox}).
+   * rest: {@link ActorRecord.outbox}), each with the {@link OutboxItem.life} it was committed
+   * with. Items of two lives with the same `seq` are both kept and both listed.
    */
   readOutbox(actorId: string): Promise<OutboxItem[]>;
-  /** Deletes drained outbox items stored apart; deleting a missing item is not an error. */
-  deleteOutbox(actorId: string, seqs: readonly number[]): Promise<void>;
+  /**
+   * Deletes drained outbox items stored apart: those with these seqs that `life` committed
+   * (absent: the items without a life). It never deletes another life's item of the same `seq`.
+   * Deleting a missing item is not an error.
+   */
+  deleteOutbox(actorId: string, seqs: readonly number[], life?: string): Promise<void>;
   /**
    * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart,
    * by their oldest item, oldest first: the sweeper's work list, of which a sweep short of time

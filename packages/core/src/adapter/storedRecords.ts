@@ -217,6 +217,13 @@ export interface OutboxItem {
   readonly seq: number;
   readonly envelopes: readonly Envelope[];
   readonly createdAt: number;
+  /**
+   * On items stored apart: the life of the actor that committed it ({@link ActorRecord.life}).
+   * A store keeps items apart by actor, life and `seq`, since a new life counts `seq` from 1
+   * again while an earlier life's items may still wait; an item whose life is not the record's
+   * is of a life that ended. Absent on held sends, and on items of records without a life.
+   */
+  readonly life?: string;
 }
 
 /** The result of a handler as an asker sees it. */

@@ -59,16 +59,24 @@ const MAX_JSON_NUMBER_BYTES = 25;
 
 /**
  * Bytes an outbox item of `actorId` starting at `seq` takes besides its envelopes, as
- * `checkCommit` measures it: `jsonSize` of `{ actorId, seq, envelopes: [], createdAt }` with
- * `createdAt` at its widest, less the one byte that each envelope's share (`jsonSize + 1`)
+ * `checkCommit` measures it: `jsonSize` of `{ actorId, seq, envelopes: [], createdAt, life }`
+ * with `createdAt` at its widest, less the one byte that each envelope's share (`jsonSize + 1`)
  * counts for the comma before it and the first envelope has none of. The builder sizes items
- * for its record's id, the `actorId` that `take` is given.
+ * for its record's id and life (an item apart carries the life), the `actorId` that `take` is
+ * given.
  *
  * @example
  * outboxItemOverhead('account/alice', 7); // 87
+ * outboxItemOverhead('account/alice', 7, 'k3j9x2m1qa0z'); // 109
  */
-export function outboxItemOverhead(actorId: string, seq: number): number {
-  const empty = { actorId, seq, envelopes: [], createdAt: 0 } satisfies OutboxItem;
+export function outboxItemOverhead(actorId: string, seq: number, life?: string): number {
+  const empty = {
+    actorId,
+    seq,
+    envelopes: [],
+    createdAt: 0,
+    ...(life === undefined ? {} : { life }),
+  } satisfies OutboxItem;
   // `createdAt: 0` is 1 byte of JSON; the first envelope has no comma before it.
   return jsonSize(empty) - 1 + MAX_JSON_NUMBER_BYTES - 1;
 }
@@ -172,7 +180,7 @@ export class CommitBuilder {
         this.#outbox.push({
           seq: envelope.seq,
           envelopes: [envelope],
-          bytes: outboxItemOverhead(this.#record.id, envelope.seq) + bytes,
+          bytes: outboxItemOverhead(this.#record.id, envelope.seq, this.#record.life) + bytes,
         });
       }
     }
@@ -321,7 +329,7 @@ export class CommitBuilder {
       if (open + size <= this.#limits.maxItemBytes) {
         open += size;
       } else {
-        const overhead = outboxItemOverhead(this.#record.id, envelope.seq);
+        const overhead = outboxItemOverhead(this.#record.id, envelope.seq, this.#record.life);
         items++;
         open = overhead + size;
         bytes += overhead;

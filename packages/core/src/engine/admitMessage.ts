@@ -16,8 +16,9 @@ import { isVoid } from './timers.ts';
 
 /**
  * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
- * per-channel mark, idempotency key, a redrive whose dead letter is gone, or the fire of a timer
- * that fired, was cancelled or was scheduled anew).
+ * per-channel mark, idempotency key, a redrive whose dead letter is gone, the fire of a timer
+ * that fired, was cancelled or was scheduled anew, or a copy of a message of a sender's ended
+ * life that is kept as a dead letter).
  */
 export async function admit(
   { engine, overflow, builder }: Turn,
@@ -42,6 +43,11 @@ export async function admit(
     // A fire whose first copy was dead-lettered waits for its redrive.
     if (timer?.gen !== gen || timer.deadLettered) return undefined;
     return isVoid(record, timer) ? { voids: timer } : { fires: timer };
+  }
+  if (envelope.lifeEnded) {
+    // Kept as a dead letter (see `senderLifeEnded`), by no mark: a copy finds it kept.
+    const kept = await engine.store.readDeadLetter(record.id, envelope.id);
+    return kept ? undefined : {};
   }
   if (isActorSender(envelope)) {
     const mark = await overflow.sender(record, envelope.from);

@@ -113,7 +113,9 @@ export function placeSends(
   const bytes =
     recordBytes === undefined ? jsonSize(holding) : heldBytes(record, outbox, recordBytes);
   if (bytes <= limits.maxItemBytes) return { record: holding, apart: [], bytes };
-  return { record: { ...record, outboxApart: true }, apart: outbox };
+  const { life } = record;
+  const apart = life === undefined ? outbox : outbox.map((item) => ({ ...item, life }));
+  return { record: { ...record, outboxApart: true }, apart };
 }
 
 /** What holding sends adds to a record that holds none, besides them: a comma and `"outbox":`. */

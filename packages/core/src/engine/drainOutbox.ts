@@ -1,4 +1,4 @@
-import { encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
+import { type Envelope, encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
 import type { Queue, QueueMessage, Store } from '../adapter/ports.ts';
 import type { ActorRecord, OutboxItem } from '../adapter/storedRecords.ts';
 
@@ -27,6 +27,10 @@ export interface OutboxToDrain {
  * message per channel (sender and target): a later message on a channel goes out only once every
  * earlier one was accepted, and a failed send leaves each channel's accepted messages a prefix.
  *
+ * An item apart of another life than the record's was committed by a life of the actor that
+ * ended (it halted and its record expired while the item waited): its messages go out marked
+ * {@link Envelope.lifeEnded}, and their receivers keep them as dead letters.
+ *
  * @returns how many envelopes were sent
  */
 export function drainOutbox(store: Store, queue: Queue, outbox: OutboxToDrain): Promise<number> {
@@ -54,14 +58,16 @@ export async function drainOutboxes(
   const messages = outboxes.flatMap((outbox, i) =>
     [...outbox.held, ...aparts[i]!]
       .sort((a, b) => a.seq - b.seq)
-      .flatMap((item) =>
-        item.envelopes.map((envelope) => {
+      .flatMap((item) => {
+        const ended = item.life !== undefined && item.life !== outbox.life;
+        return item.envelopes.map((envelope) => {
           const group = messageGroup(envelope);
-          const message = { group, dedupeId: envelope.id, body: encodeEnvelope(envelope) };
+          const sent = ended ? { ...envelope, lifeEnded: true as const } : envelope;
+          const message = { group, dedupeId: envelope.id, body: encodeEnvelope(sent) };
           if (outboxes.length > 1) channels.set(message, `${envelope.from}\u0000${group}`);
           return message;
-        }),
-      ),
+        });
+      }),
   );
   const split =
     outboxes.length > 1 ? rounds(messages, (message) => channels.get(message)!) : rounds(messages);
@@ -72,15 +78,23 @@ export async function drainOutboxes(
       if (outbox.held.length > 0 && store.heldDrained) {
         await store.heldDrained(outbox.actorId, outbox.ver, outbox.life);
       }
-      if (apart.length > 0) {
-        await store.deleteOutbox(
-          outbox.actorId,
-          apart.map((item) => item.seq),
-        );
+      for (const [life, seqs] of seqsByLife(apart)) {
+        await store.deleteOutbox(outbox.actorId, seqs, life);
       }
     }),
   );
   return messages.length;
+}
+
+/** The seqs of items apart by the life that committed them, to delete each life's own. */
+function seqsByLife(items: readonly OutboxItem[]): Map<string | undefined, number[]> {
+  const byLife = new Map<string | undefined, number[]>();
+  for (const { seq, life } of items) {
+    const seqs = byLife.get(life);
+    if (seqs) seqs.push(seq);
+    else byLife.set(life, [seq]);
+  }
+  return byLife;
 }
 
 /**
@@ -132,7 +146,7 @@ export async function sweepOutboxes(
 ): Promise<{ readonly sent: number; readonly oldestAt?: number }> {
   const found = await Promise.all(
     actorIds.map(async (actorId) => {
-      const [record, apart] = await Promise.all([store.load(actorId), store.readOutbox(actorId)]);
+      const { record, apart } = await readWhole(store, actorId);
       const held = record?.outbox ?? [];
       return { actorId, held, ver: record?.ver ?? 0, life: record?.life, apart };
     }),
@@ -147,6 +161,23 @@ export async function sweepOutboxes(
     ...found.flatMap(({ held, apart }) => [...held, ...apart].map((item) => item.createdAt)),
   );
   return Number.isFinite(oldestAt) ? { sent, oldestAt } : { sent };
+}
+
+/**
+ * An actor's record and its items apart, read side by side. An item of another life than the
+ * record's is of a life that ended — or of a new life whose first commit came between the two
+ * reads: then both are read again, the items first, as an item of a live life has its record.
+ */
+async function readWhole(
+  store: Store,
+  actorId: string,
+): Promise<{ record: ActorRecord | undefined; apart: OutboxItem[] }> {
+  const [record, apart] = await Promise.all([store.load(actorId), store.readOutbox(actorId)]);
+  if (apart.every((item) => item.life === undefined || item.life === record?.life)) {
+    return { record, apart };
+  }
+  const again = await store.readOutbox(actorId);
+  return { record: await store.load(actorId), apart: again };
 }
 
 /**

@@ -38,7 +38,7 @@ import {
   withoutParked,
 } from './parking.ts';
 import { startHandlingSpan } from './spans.ts';
-import { commitTooLarge, outlivedItsProof } from './turnErrors.ts';
+import { commitTooLarge, outlivedItsProof, senderLifeEnded } from './turnErrors.ts';
 
 export interface TurnResult {
   /** Messages finished with: applied, rejected or skipped as duplicates. Ack them after drain. */
@@ -460,12 +460,14 @@ async function handle(
   // A copy older than the proof that it was applied may be of a message applied already.
   const retention = { outcomeMs: engine.idempotencyRetentionMs, markMs: engine.markRetentionMs };
   const now = engine.clock.now();
-  const tooOld = outlivedItsProof(inbound.envelope, now, retention, admission.mark !== undefined);
+  const tooOld =
+    senderLifeEnded(inbound.envelope, now) ??
+    outlivedItsProof(inbound.envelope, now, retention, admission.mark !== undefined);
   try {
     if (tooOld) {
-      // Kept without moving its sender's mark (it has none): the copy may be of an earlier life
-      // of the sender, whose new life counts from 1 again, and a mark at its seq would take the
-      // new life's first messages for copies.
+      // Kept without moving its sender's mark: the copy may be of an earlier life of the sender,
+      // whose new life counts from 1 again, and a mark at its seq would take the new life's
+      // messages for copies.
       const unmarked = { ...admission, arrival: undefined };
       effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
     } else {

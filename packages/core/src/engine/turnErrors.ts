@@ -93,6 +93,24 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
+ * A message of a sender's life that ended before it went out ({@link Envelope.lifeEnded}) is
+ * kept: DEAD_LETTERED, else `undefined`. Whether it was applied is not known — its drain may
+ * have sent it once before, and the receiver's mark for the sender, long pruned, may be a new
+ * life's now. Its redrive is applied.
+ */
+export function senderLifeEnded(envelope: Envelope, now: number): BatonError | undefined {
+  if (!envelope.lifeEnded || envelope.redrive !== undefined) return undefined;
+  const days = Math.round(((now - envelope.sentAt) / DAY) * 10) / 10;
+  return new BatonError(
+    ErrorCode.DEAD_LETTERED,
+    `message ${envelope.id} to ${envelope.to} was committed ${days} days ago by a life of ${envelope.from} that has ended (it halted, and its record expired while the message waited in its outbox, as when the sweeper stops for weeks): it may have been applied already, so it was not applied and is kept as a dead letter: redrive it only if you know it was never applied`,
+    {
+      details: { messageId: envelope.id, actorId: envelope.to, sentAt: envelope.sentAt },
+    },
+  );
+}
+
+/**
  * A copy of a message sent longer ago than the proof that it was applied is kept (less a margin
  * for the sender's clock): DEAD_LETTERED, else `undefined`. The proof of an ingress message is
  * its outcome (idempotency record); of an actor's message, the receiver's mark for its sender,
