@@ -53,9 +53,9 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.readOutbox');
       return store.readOutbox(actorId);
     },
-    deleteOutbox: async (actorId, seqs) => {
+    deleteOutbox: async (actorId, seqs, life) => {
       await hop('store.deleteOutbox');
-      return store.deleteOutbox(actorId, seqs);
+      return store.deleteOutbox(actorId, seqs, life);
     },
     readOverflow: async (actorId, keys) => {
       await hop('store.readOverflow');

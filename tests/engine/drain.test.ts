@@ -9,6 +9,7 @@ import {
 import { Client } from '@baton/core/client';
 import {
   createEngine,
+  drainOutbox,
   drainOutboxes,
   fireDueTimers,
   runTurn,
@@ -54,6 +55,41 @@ const Relay = actor({
     },
   },
 });
+
+/** The first commit of a new life of `relay/a` (`L2`), its one send apart. */
+const newLife: Commit = {
+  expectedVer: 0,
+  record: {
+    id: 'relay/a',
+    ver: 1,
+    life: 'L2',
+    state: {},
+    inboxOffset: '1',
+    marks: {},
+    sentSeq: 1,
+  },
+  outbox: [
+    {
+      actorId: 'relay/a',
+      seq: 1,
+      life: 'L2',
+      createdAt: 0,
+      envelopes: [
+        {
+          id: 'relay/a:L2.1',
+          from: 'relay/a',
+          seq: 1,
+          prev: 0,
+          to: 'sink/s',
+          name: 'note',
+          payload: { n: 1 },
+          sentAt: 0,
+        },
+      ],
+    },
+  ],
+  idempotency: [],
+};
 
 /**
  * A store and a queue that count outbox reads and deletes, commits holding sends, and the
@@ -262,24 +298,23 @@ describe('the drain', () => {
     expect(calls).toEqual([['relay/a:1', 'relay/b:1', 'relay/c:1'], ['relay/a:2']]);
   });
 
+  it('leaves items apart of another life than its record to the sweeper on a turn’s drain', async () => {
+    const store = new EmbeddedStore();
+    await store.commit(newLife);
+    const sent: QueueMessage[] = [];
+    const queue = { send: async (messages) => void sent.push(...messages) } as Queue;
+    // A worker whose warm record is of the life before, long ago: it cannot tell an ended life.
+    const old = { actorId: newLife.record.id, held: [], ver: 7, life: 'L1' };
+    expect(await drainOutbox(store, queue, old)).toBe(0);
+    expect(await store.readOutbox(newLife.record.id)).toHaveLength(1);
+    // The sweeper reads the record after them: they are the live life's.
+    expect(await sweepOutboxes(store, queue, [newLife.record.id])).toMatchObject({ sent: 1 });
+    expect(sent.map((m) => decodeEnvelope(m.body))).toEqual([newLife.outbox[0]!.envelopes[0]]);
+  });
+
   it('reads an actor again, its items first, when a sweep finds items apart of another life than its record', async () => {
     const store = new EmbeddedStore();
-    const id = 'relay/a';
-    const envelope = { id: `${id}:L2.1`, from: id, seq: 1, prev: 0, to: 'sink/s' };
-    const newLife: Commit = {
-      expectedVer: 0,
-      record: { id, ver: 1, life: 'L2', state: {}, inboxOffset: '1', marks: {}, sentSeq: 1 },
-      outbox: [
-        {
-          actorId: id,
-          seq: 1,
-          life: 'L2',
-          createdAt: 0,
-          envelopes: [{ ...envelope, name: 'note', payload: { n: 1 }, sentAt: 0 }],
-        },
-      ],
-      idempotency: [],
-    };
+    const id = newLife.record.id;
     // The new life's first commit comes after the sweep read no record, before it read items.
     const racing: Partial<Store> = {
       load: (actorId) => store.load(actorId),

@@ -21,7 +21,9 @@ import {
   type Engine,
   type EngineOptions,
   type Inbound,
+  pauseActor,
   redriveDeadLetter,
+  resumeActor,
   runTurn,
   sweepOutbox,
   type TurnOptions,
@@ -429,6 +431,78 @@ describe("an actor's lives", () => {
     await redriveDeadLetter(store, queue, 'log/audit', letters[0]!.messageId);
     await h.run();
     expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
+  });
+
+  it("keep an ended life's reply as a dead letter that keeps its ask; its redrive runs the continuation", async () => {
+    const h = harness();
+    const { store, queue } = h.backend;
+    const engine = createEngine(h.engineOptions);
+    // o-1 asks the stock; the request is committed, not yet drained.
+    const buy: Envelope = {
+      id: ingressMessageId(o1.id, 'buy'),
+      from: INGRESS,
+      seq: 0,
+      to: o1.id,
+      name: 'buy',
+      payload: { item: 'A' },
+      sentAt: h.clock.now(),
+    };
+    await runTurn(engine, o1.id, [{ envelope: buy, queueSeq: '1' }]);
+    const [ask] = await store.listTimers(o1.id);
+    // A reply to it from a life of the stock that has ended.
+    const reply: Envelope = {
+      id: actorMessageId('stock/x', 1, 'ended'),
+      from: 'stock/x',
+      seq: 1,
+      prev: 0,
+      to: o1.id,
+      name: '$reply',
+      payload: { ok: true, value: 'an old answer' },
+      replyTo: ask!.gen,
+      sentAt: h.clock.now(),
+      lifeEnded: true,
+    };
+    await runTurn(engine, o1.id, [{ envelope: reply, queueSeq: '2' }]);
+    const [letter] = await store.listDeadLetters(o1.id);
+    expect(letter).toMatchObject({ messageId: reply.id, timer: { id: ask!.id } });
+    expect(letter!.error.code).toBe('DEAD_LETTERED');
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([]);
+
+    // The operator redrives it: the continuation runs with it.
+    await redriveDeadLetter(store, queue, o1.id, reply.id);
+    // (The inbox holds the stock's request too, drained before the reply's commit.)
+    const received = await queue.receive({ max: 10, visibilityTimeoutMs: 60_000 });
+    const envelope = received.map((m) => decodeEnvelope(m.body)!).find((e) => e.redrive)!;
+    await runTurn(engine, o1.id, [{ envelope, queueSeq: '3' }]);
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual(['A => an old answer']);
+    expect(await store.listTimers(o1.id)).toEqual([]);
+  });
+
+  it("keep a message of a sender's ended life that reaches a paused actor as a dead letter, never parked", async () => {
+    const h = harness();
+    const { store, queue } = h.backend;
+    await pauseActor(store, queue, 'log/audit', { by: 'ops', now: h.clock.now() });
+    const note: Envelope = {
+      id: actorMessageId(o1.id, 1, 'ended'),
+      from: o1.id,
+      seq: 1,
+      prev: 0,
+      to: 'log/audit',
+      name: 'write',
+      payload: { line: 'old' },
+      sentAt: h.clock.now(),
+      lifeEnded: true,
+    };
+    await queue.send([{ group: note.to, dedupeId: note.id, body: encodeEnvelope(note) }]);
+    await h.run();
+    await resumeActor(store, queue, 'log/audit', { by: 'ops', now: h.clock.now() });
+    await h.run();
+    // Never applied: the log's record is the one the pause wrote, without a state.
+    expect(await h.state('log/audit')).toBeNull();
+    const letters = await store.listDeadLetters('log/audit');
+    expect(letters.map(({ messageId, parked }) => ({ messageId, parked }))).toEqual([
+      { messageId: note.id, parked: undefined },
+    ]);
   });
 
   it('keep a halted actor halted when a late reply to an ask of before the halt arrives', async () => {

@@ -98,7 +98,7 @@ async function workload(store: EmbeddedStore): Promise<void> {
       timers: { put: [timer('a/1', 't1', 300), timer('a/1', 't2', 200)], remove: [] },
     }),
   );
-  await store.deleteOutbox('a/1', [2, 2, 9]);
+  await store.deleteOutbox('a/1', [2, 2, 9], undefined);
   await store.commit(
     commitOf('a/1', 2, {
       record: record('a/1', 2, { life: 'L', outbox: [item('a/1', 4)] }),
@@ -120,7 +120,7 @@ async function workload(store: EmbeddedStore): Promise<void> {
     }),
   );
   await store.retireHeldOutbox('b/1', 1, 'M');
-  await store.deleteOutbox('b/1', [2]);
+  await store.deleteOutbox('b/1', [2], undefined);
   await store.commit(
     commitOf('b/1', 3, {
       record: record('b/1', 3, { life: 'M' }),

@@ -212,8 +212,8 @@ describe('EmbeddedStore', () => {
     await store.commit(commitOf('a/1', 1, { outbox: [outbox('a/1', 5), outbox('a/1', 2)] }));
     await store.commit(commitOf('a/1', 2, { outbox: [outbox('a/1', 3)] }));
     expect((await store.readOutbox('a/1')).map((item) => item.seq)).toEqual([2, 3, 5]);
-    await store.deleteOutbox('a/1', [3, 7]);
-    await store.deleteOutbox('b/1', [1]);
+    await store.deleteOutbox('a/1', [3, 7], undefined);
+    await store.deleteOutbox('b/1', [1], undefined);
     expect((await store.readOutbox('a/1')).map((item) => item.seq)).toEqual([2, 5]);
   });
 
@@ -225,7 +225,7 @@ describe('EmbeddedStore', () => {
     expect(await store.listOutboxActors(100)).toEqual([]);
     expect(await store.listOutboxActors(101)).toEqual(['a/1']);
     expect((await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).sort()).toEqual(['a/1', 'b/1']);
-    await store.deleteOutbox('a/1', [1]);
+    await store.deleteOutbox('a/1', [1], undefined);
     expect(await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).toEqual(['b/1']);
   });
 
@@ -423,8 +423,8 @@ describe('EmbeddedStore', () => {
     await store.commit(commitOf('a/1', 1, { record: held, outbox: [outbox('a/1', 2)] }));
     await store.commit(commitOf('c/1', 1));
     const written = journal.length;
-    await store.deleteOutbox('a/1', [3]);
-    await store.deleteOutbox('b/1', [1]);
+    await store.deleteOutbox('a/1', [3], undefined);
+    await store.deleteOutbox('b/1', [1], undefined);
     for (const [actorId, ver, life] of [
       ['a/1', 1, 'M'],
       ['a/1', 1, undefined],
@@ -437,7 +437,7 @@ describe('EmbeddedStore', () => {
     }
     expect(journal.length).toBe(written);
     expect(await store.load('a/1')).toEqual(held);
-    await store.deleteOutbox('a/1', [2, 2]);
+    await store.deleteOutbox('a/1', [2, 2], undefined);
     expect(journal.length).toBe(written + 1);
   });
 
@@ -519,12 +519,12 @@ describe('EmbeddedStore', () => {
     const store = new EmbeddedStore({ journal });
     await store.commit(commitOf('a/1', 1, { outbox: [outbox('a/1', 1)] }));
     const written = journal.length;
-    await store.deleteOutbox('a/1', [2]);
-    await store.deleteOutbox('b/1', [1]);
+    await store.deleteOutbox('a/1', [2], undefined);
+    await store.deleteOutbox('b/1', [1], undefined);
     await store.heldDrained('a/1', 1, undefined); // the record holds no sends
     await store.heldDrained('a/1', 2, undefined);
     expect(journal.length).toBe(written);
-    await store.deleteOutbox('a/1', [1, 1]);
+    await store.deleteOutbox('a/1', [1, 1], undefined);
     expect(journal.length).toBe(written + 1);
   });
 

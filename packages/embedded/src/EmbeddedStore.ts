@@ -180,7 +180,11 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return items.sort((a, b) => a.seq - b.seq).map((item) => deepCopy(item));
   }
 
-  async deleteOutbox(actorId: string, seqs: readonly number[], life?: string): Promise<void> {
+  async deleteOutbox(
+    actorId: string,
+    seqs: readonly number[],
+    life: string | undefined,
+  ): Promise<void> {
     this.#checkOpen();
     const items = this.#tables.outbox.get(actorId);
     const present = [...new Set(seqs)].filter((seq) => items?.has(outboxKey(seq, life)));

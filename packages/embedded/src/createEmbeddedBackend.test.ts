@@ -45,7 +45,7 @@ async function workload(backend: EmbeddedBackend, clock: { t: number }) {
     const id = `counter/${i % 4}`;
     const ver = ((await backend.store.load(id))?.ver ?? 0) + 1;
     await backend.store.commit(commitOf(id, ver, clock.t));
-    if (ver % 2 === 0) await backend.store.deleteOutbox(id, [ver - 1]);
+    if (ver % 2 === 0) await backend.store.deleteOutbox(id, [ver - 1], undefined);
     await backend.queue.send([{ group: `g${i % 3}`, dedupeId: `d${i}`, body: String(i) }]);
     clock.t += 1_000;
   }

@@ -207,7 +207,7 @@ export class SimProcess {
         if (record?.outbox) options.onOutboxRead?.(actorId, record.outbox);
         return record;
       },
-      deleteOutbox: async (actorId: string, seqs: readonly number[], life?: string) => {
+      deleteOutbox: async (actorId: string, seqs: readonly number[], life: string | undefined) => {
         await store.deleteOutbox(actorId, seqs, life);
         this.#undrained.delete(actorId);
       },

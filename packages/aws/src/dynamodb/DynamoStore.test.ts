@@ -453,8 +453,8 @@ describe('DynamoStore', () => {
     await store.commit(commitOf(a, 1, { outbox: [outbox(a, 5), outbox(a, 12), outbox(a, 2)] }));
     await store.commit(commitOf(a, 2, { outbox: [outbox(a, 3)] }));
     expect((await store.readOutbox(a)).map((item) => item.seq)).toEqual([2, 3, 5, 12]);
-    await store.deleteOutbox(a, [3, 7, 3]);
-    await store.deleteOutbox(b, [1]);
+    await store.deleteOutbox(a, [3, 7, 3], undefined);
+    await store.deleteOutbox(b, [1], undefined);
     expect((await store.readOutbox(a)).map((item) => item.seq)).toEqual([2, 5, 12]);
   });
 
@@ -482,6 +482,7 @@ describe('DynamoStore', () => {
     await store.deleteOutbox(
       a,
       read.map((item) => item.seq),
+      undefined,
     );
     expect(await store.readOutbox(a)).toEqual([]);
   });
@@ -499,7 +500,7 @@ describe('DynamoStore', () => {
     expect(mine(await store.listOutboxActors(2 * step))).toEqual([a]);
     expect(mine(await store.listOutboxActors(2 * step + 1))).toEqual([a, b].sort());
     expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([a, b].sort());
-    await store.deleteOutbox(a, [1, 2]);
+    await store.deleteOutbox(a, [1, 2], undefined);
     expect(mine(await store.listOutboxActors(Number.MAX_SAFE_INTEGER))).toEqual([b]);
   });
 

@@ -224,7 +224,11 @@ export class DynamoStore implements Store {
     return items.map(itemToOutbox);
   }
 
-  async deleteOutbox(actorId: string, seqs: readonly number[], life?: string): Promise<void> {
+  async deleteOutbox(
+    actorId: string,
+    seqs: readonly number[],
+    life: string | undefined,
+  ): Promise<void> {
     const keys = [...new Set(seqs)].map(
       (seq): Item => ({
         [Attr.pk]: { S: actorPk(actorId) },

@@ -104,10 +104,10 @@ export interface Store {
   readOutbox(actorId: string): Promise<OutboxItem[]>;
   /**
    * Deletes drained outbox items stored apart: those with these seqs that `life` committed
-   * (absent: the items without a life). It never deletes another life's item of the same `seq`.
-   * Deleting a missing item is not an error.
+   * (`undefined`: the items without a life). It never deletes another life's item of the same
+   * `seq`. Deleting a missing item is not an error.
    */
-  deleteOutbox(actorId: string, seqs: readonly number[], life?: string): Promise<void>;
+  deleteOutbox(actorId: string, seqs: readonly number[], life: string | undefined): Promise<void>;
   /**
    * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart,
    * by their oldest item, oldest first: the sweeper's work list, of which a sweep short of time

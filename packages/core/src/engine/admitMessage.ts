@@ -13,6 +13,7 @@ import { isReplacedQueue } from './inboxQueue.ts';
 import type { Admission, Turn } from './messageEffects.ts';
 import type { PagedLookup } from './outcomePages.ts';
 import { isVoid } from './timers.ts';
+import { isEndedLifeCopy } from './turnErrors.ts';
 
 /**
  * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
@@ -44,16 +45,9 @@ export async function admit(
     if (timer?.gen !== gen || timer.deadLettered) return undefined;
     return isVoid(record, timer) ? { voids: timer } : { fires: timer };
   }
-  if (envelope.lifeEnded) {
-    // Kept as a dead letter (see `senderLifeEnded`), by no mark: a copy finds it kept.
-    const kept = await engine.store.readDeadLetter(record.id, envelope.id);
-    return kept ? undefined : {};
-  }
   if (isActorSender(envelope)) {
-    const mark = await overflow.sender(record, envelope.from);
-    const arrival = classify(mark, envelope);
-    if (arrival.kind === 'duplicate') return undefined;
-    const onChannel = { arrival, ...(mark ? { mark } : {}) };
+    const onChannel = await channelAdmission({ engine, overflow, builder }, envelope);
+    if (!onChannel) return undefined;
     if (envelope.replyTo === undefined) return onChannel;
     // A reply goes to the ask's continuation while its timeout timer is stored.
     const timer = await storedTimer(
@@ -73,6 +67,27 @@ export async function admit(
   if (duplicateKeys.has(envelope.id)) return undefined;
   if (!pages.mayHold(record, envelope.sentAt)) return {};
   return (await pages.applied(record, envelope.id, envelope.sentAt)) ? undefined : {};
+}
+
+/**
+ * Where an actor's message stands on its channel: by the receiver's mark for the sender, or
+ * `undefined` for a copy applied already. A message of a sender's life that ended is judged by
+ * no mark (a new life of the sender may own it): it is kept as a dead letter (see
+ * `senderLifeEnded`), and a copy finds it kept.
+ */
+async function channelAdmission(
+  { engine, overflow, builder }: Turn,
+  envelope: Envelope,
+): Promise<Admission | undefined> {
+  const { record } = builder;
+  if (isEndedLifeCopy(envelope)) {
+    const kept = await engine.store.readDeadLetter(record.id, envelope.id);
+    return kept ? undefined : {};
+  }
+  const mark = await overflow.sender(record, envelope.from);
+  const arrival = classify(mark, envelope);
+  if (arrival.kind === 'duplicate') return undefined;
+  return { arrival, ...(mark ? { mark } : {}) };
 }
 
 /** An ingress message: told apart from a copy of it by its outcome (its key) alone. */

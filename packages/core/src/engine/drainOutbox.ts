@@ -13,6 +13,12 @@ export interface OutboxToDrain {
   readonly life: string | undefined;
   /** The items stored apart; read from the store when absent. */
   readonly apart?: readonly OutboxItem[];
+  /**
+   * Set when `ver` and `life` were read after the items apart (a sweep): an item of another
+   * life is then of a life that ended, and drained as such. A turn's drain, whose record may be
+   * older than the items it reads, leaves such items to the sweeper.
+   */
+  readonly readAfterItems?: boolean;
 }
 
 /**
@@ -27,8 +33,9 @@ export interface OutboxToDrain {
  * message per channel (sender and target): a later message on a channel goes out only once every
  * earlier one was accepted, and a failed send leaves each channel's accepted messages a prefix.
  *
- * An item apart of another life than the record's was committed by a life of the actor that
- * ended (it halted and its record expired while the item waited): its messages go out marked
+ * An item apart of another life than the record's, read before the record (a sweep's
+ * {@link OutboxToDrain.readAfterItems}), was committed by a life of the actor that ended (it
+ * halted and its record expired while the item waited): its messages go out marked
  * {@link Envelope.lifeEnded}, and their receivers keep them as dead letters.
  *
  * @returns how many envelopes were sent
@@ -51,7 +58,10 @@ export async function drainOutboxes(
   outboxes: readonly OutboxToDrain[],
 ): Promise<number> {
   const aparts = await Promise.all(
-    outboxes.map((outbox) => outbox.apart ?? store.readOutbox(outbox.actorId)),
+    outboxes.map(async (outbox) => {
+      const apart = outbox.apart ?? (await store.readOutbox(outbox.actorId));
+      return outbox.readAfterItems ? apart : apart.filter((item) => ofLife(item, outbox.life));
+    }),
   );
   // Each message's channel, when several senders share the rounds (one sender's are its groups).
   const channels = new Map<QueueMessage, string>();
@@ -59,7 +69,7 @@ export async function drainOutboxes(
     [...outbox.held, ...aparts[i]!]
       .sort((a, b) => a.seq - b.seq)
       .flatMap((item) => {
-        const ended = item.life !== undefined && item.life !== outbox.life;
+        const ended = !ofLife(item, outbox.life);
         return item.envelopes.map((envelope) => {
           const group = messageGroup(envelope);
           const sent = ended ? { ...envelope, lifeEnded: true as const } : envelope;
@@ -84,6 +94,11 @@ export async function drainOutboxes(
     }),
   );
   return messages.length;
+}
+
+/** Whether `life` committed an item apart (one without a life is taken for any life's). */
+function ofLife(item: OutboxItem, life: string | undefined): boolean {
+  return item.life === undefined || item.life === life;
 }
 
 /** The seqs of items apart by the life that committed them, to delete each life's own. */
@@ -148,7 +163,8 @@ export async function sweepOutboxes(
     actorIds.map(async (actorId) => {
       const { record, apart } = await readWhole(store, actorId);
       const held = record?.outbox ?? [];
-      return { actorId, held, ver: record?.ver ?? 0, life: record?.life, apart };
+      const life = record?.life;
+      return { actorId, held, ver: record?.ver ?? 0, life, apart, readAfterItems: true };
     }),
   );
   const sent = await drainOutboxes(store, queue, found);
@@ -173,7 +189,7 @@ async function readWhole(
   actorId: string,
 ): Promise<{ record: ActorRecord | undefined; apart: OutboxItem[] }> {
   const [record, apart] = await Promise.all([store.load(actorId), store.readOutbox(actorId)]);
-  if (apart.every((item) => item.life === undefined || item.life === record?.life)) {
+  if (apart.every((item) => ofLife(item, record?.life))) {
     return { record, apart };
   }
   const again = await store.readOutbox(actorId);

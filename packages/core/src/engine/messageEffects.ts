@@ -4,31 +4,26 @@
  * inbox offset and the sender's mark moved past the message.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import { type Envelope, isActorSender, parseActorId } from '../adapter/envelope.ts';
-import type {
-  ActorRecord,
-  DeadLetter,
-  OverflowMark,
-  SenderMark,
-  Timer,
-} from '../adapter/storedRecords.ts';
+import { type Envelope, parseActorId } from '../adapter/envelope.ts';
+import type { ActorRecord, DeadLetter, SenderMark, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
 import type { Writable } from '../shared/Writable.ts';
 import { upgradeState } from '../stateVersions.ts';
+import { advance, halted } from './advanceRecord.ts';
 import { asJson } from './asJson.ts';
-import { type CommitBuilder, type MessageEffects, pruneMarks } from './CommitBuilder.ts';
-import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
-import { copyRecord, type RecordDraft } from './copyRecord.ts';
+import type { CommitBuilder, MessageEffects } from './CommitBuilder.ts';
+import type { Arrival } from './channels.ts';
+import type { RecordDraft } from './copyRecord.ts';
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';
 import { errorGist, failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
-import { boundPeers, type OverflowLookup, withoutMarks } from './overflow.ts';
-import { pageStateGrowth } from './pageStateGrowth.ts';
+import type { OverflowLookup } from './overflow.ts';
+import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
   deadLettered,
@@ -391,146 +386,3 @@ function admissionEffects(admission: Admission): Partial<MessageEffects> {
 }
 
 const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
-
-/** The record with the inbox offset and the sender's mark moved past `inbound`, at `now`. */
-function advance(
-  engine: Engine,
-  current: ActorRecord,
-  inbound: Inbound,
-  admission: Admission,
-  now = engine.clock.now(),
-): ActorRecord {
-  const { envelope } = inbound;
-  let marks = pruneMarks(current.marks, now - engine.markRetentionMs);
-  const { arrival, mark } = admission;
-  if (arrival && isActorSender(envelope)) {
-    if (arrival.kind === 'gap') {
-      engine.logger.error('gap on a channel: messages from the sender never arrived in order', {
-        actor: current.id,
-        from: envelope.from,
-        messageId: envelope.id,
-        missingAfter: arrival.missing[0],
-        missingUpTo: arrival.missing[1],
-      });
-    } else if (arrival.kind === 'late') {
-      engine.logger.warn('applying a message that was missing from its channel', {
-        actor: current.id,
-        messageId: envelope.id,
-      });
-    }
-    const bounded = forgetOldestGaps(
-      markAfter(mark, envelope, arrival, now),
-      maxGaps(engine.store.limits.maxItemBytes),
-    );
-    if (bounded.forgotten.length > 0) {
-      engine.logger.error('gaps on a channel forgotten: a message missing there is skipped', {
-        actor: current.id,
-        from: envelope.from,
-        forgotten: bounded.forgotten,
-      });
-    }
-    marks = { ...marks, [envelope.from]: bounded.mark };
-  }
-  // Channels are forgotten well before the receivers' marks (half the retention), so a message
-  // that opens a channel anew can never meet a receiver that still expects the old one.
-  const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
-  const inboxOffset = inbound.queueSeq;
-  // Most records have neither part below: one copy, field by field (see copyRecord).
-  if (inbound.queue === undefined && current.expiresAt === undefined) {
-    const next = copyRecord(current);
-    next.inboxOffset = inboxOffset;
-    next.marks = marks;
-    next.channels = channels;
-    return next;
-  }
-  const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
-  // A halted actor stays halted through a message it does not apply (a late reply to an ask
-  // of before the halt, a rejection, a dead letter), and its record outlives the marks and
-  // sends this commit makes. Only `applyMessage` revives it.
-  const expiry =
-    current.expiresAt === undefined
-      ? {}
-      : { expiresAt: Math.max(current.expiresAt, halted(engine, now)) };
-  return { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
-}
-
-/**
- * When the record of an actor halted (or kept halted) at `now` may be deleted: once every
- * receiver has forgotten its marks of this life's messages, and this life's of theirs. A mark
- * is at most the retention old when the last message of the life is applied, and that is
- * within the queue's retention — under half of it. A new life then meets no mark of this
- * one, and its ids carry its own life id.
- */
-function halted(engine: Engine, now: number): number {
-  return now + 2 * engine.markRetentionMs;
-}
-
-/**
- * The record part of a message's effects: `unbounded` with the marks of its least recent peers
- * moved out (see overflow.ts), its size and the room it may grow by at its commit, and what
- * moved. `moves` caps the moves the count limit asks for.
- */
-function withRecord(
-  engine: Engine,
-  unbounded: ActorRecord,
-  moves?: number,
-  now = engine.clock.now(),
-) {
-  const reserve = pageStateGrowth(unbounded);
-  const { record, moved, bytes } = boundPeers(unbounded, {
-    now,
-    retentionMs: engine.markRetentionMs,
-    maxItemBytes: engine.store.limits.maxItemBytes - reserve,
-    recordPeers: engine.recordPeers,
-    ...(moves === undefined ? {} : { moves }),
-  });
-  return { record, recordBytes: bytes, recordGrowth: reserve, unbounded, overflow: moved };
-}
-
-/**
- * `effects` with only the moves the item limit forces, for a message too large for a commit
- * with them: the record lists more peers than it should until a later message moves them.
- */
-export function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
-  if (!effects.unbounded || !effects.overflow?.length) return effects;
-  // Pages of state are the handler's, not marks: they stay.
-  const pages = effects.overflow.filter((mark) => mark.kind === 'page');
-  const fewer = withRecord(engine, effects.unbounded, 0);
-  return { ...effects, ...fewer, overflow: [...fewer.overflow, ...pages] };
-}
-
-/**
- * For a message whose commit cannot hold the marks the item limit forces it to move out: a
- * commit of its own, first, that moves up to `most` of those marks out of `current` (the record
- * before the message, otherwise unchanged: marks are found in the overflow as in the record),
- * and the message's effects on the record without them. Undefined when none can go first.
- */
-export function roomFirst(
-  engine: Engine,
-  current: ActorRecord,
-  effects: MessageEffects,
-  most: number,
-): { room: MessageEffects; effects: MessageEffects } | undefined {
-  const { unbounded, overflow = [] } = effects;
-  // Only marks the message leaves as they were: the message's own move with it. None when
-  // `most` is 0 (a transaction of one item holds the record alone).
-  const first = overflow.filter((moved) => sameMark(current, moved)).slice(0, most);
-  if (!unbounded || first.length === 0) return undefined;
-  const now = engine.clock.now();
-  const retentionMs = engine.markRetentionMs;
-  const room: MessageEffects = {
-    record: withoutMarks(current, first, now, retentionMs),
-    envelopes: [],
-    idempotency: undefined,
-    overflow: first,
-  };
-  const rest = withRecord(engine, withoutMarks(unbounded, first, now, retentionMs), 0);
-  const pages = overflow.filter((mark) => mark.kind === 'page');
-  return { room, effects: { ...effects, ...rest, overflow: [...rest.overflow, ...pages] } };
-}
-
-function sameMark(record: ActorRecord, moved: OverflowMark): boolean {
-  if (moved.kind === 'page') return false;
-  const listed = moved.kind === 'sender' ? record.marks[moved.peer] : record.channels?.[moved.peer];
-  return listed !== undefined && JSON.stringify(listed) === JSON.stringify(moved.mark);
-}

@@ -18,15 +18,7 @@ import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
 import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { reportReplacedQueue } from './inboxQueue.ts';
-import {
-  type Admission,
-  applyMessage,
-  deadLetter,
-  ignore,
-  roomFirst,
-  type Turn,
-  withFewerMoves,
-} from './messageEffects.ts';
+import { type Admission, applyMessage, deadLetter, ignore, type Turn } from './messageEffects.ts';
 import { PagedLookup, withOutcomePages } from './outcomePages.ts';
 import { OverflowLookup } from './overflow.ts';
 import {
@@ -37,8 +29,14 @@ import {
   resumedWithParked,
   withoutParked,
 } from './parking.ts';
+import { roomFirst, withFewerMoves } from './recordRoom.ts';
 import { startHandlingSpan } from './spans.ts';
-import { commitTooLarge, outlivedItsProof, senderLifeEnded } from './turnErrors.ts';
+import {
+  commitTooLarge,
+  isEndedLifeCopy,
+  outlivedItsProof,
+  senderLifeEnded,
+} from './turnErrors.ts';
 
 export interface TurnResult {
   /** Messages finished with: applied, rejected or skipped as duplicates. Ack them after drain. */
@@ -351,8 +349,9 @@ async function applyBatch(
     let trace: HandlingTrace | undefined;
     if (skips(admission)) {
       effects = ignore(engine, builder.record, inbound, admission);
-    } else if (builder.record.paused) {
-      // A message too large to park whole waits in the inbox until the actor is resumed.
+    } else if (builder.record.paused && !isEndedLifeCopy(inbound.envelope)) {
+      // A message too large to park whole waits in the inbox until the actor is resumed. One of
+      // a sender's ended life is kept as a dead letter at once: a parked one is applied.
       effects = park(engine, builder.record, inbound, admission) ?? actorPaused(builder.record);
     } else {
       ({ effects, trace } = await handle(turn, builder.record, inbound, admission));

@@ -92,6 +92,11 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
 
 const DAY = 24 * 60 * 60 * 1000;
 
+/** A message of a sender's life that ended ({@link Envelope.lifeEnded}), not its redrive. */
+export function isEndedLifeCopy(envelope: Envelope): boolean {
+  return envelope.lifeEnded === true && envelope.redrive === undefined;
+}
+
 /**
  * A message of a sender's life that ended before it went out ({@link Envelope.lifeEnded}) is
  * kept: DEAD_LETTERED, else `undefined`. Whether it was applied is not known — its drain may
@@ -99,7 +104,7 @@ const DAY = 24 * 60 * 60 * 1000;
  * life's now. Its redrive is applied.
  */
 export function senderLifeEnded(envelope: Envelope, now: number): BatonError | undefined {
-  if (!envelope.lifeEnded || envelope.redrive !== undefined) return undefined;
+  if (!isEndedLifeCopy(envelope)) return undefined;
   const days = Math.round(((now - envelope.sentAt) / DAY) * 10) / 10;
   return new BatonError(
     ErrorCode.DEAD_LETTERED,

@@ -206,7 +206,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect(await stored()).toEqual(['1', '1L1', '1L2', '2L1']);
       await b.store.deleteOutbox(id, [1, 2], 'L1');
       expect(await stored()).toEqual(['1', '1L2']);
-      await b.store.deleteOutbox(id, [1]);
+      await b.store.deleteOutbox(id, [1], undefined);
       expect(await stored()).toEqual(['1L2']);
     });
 

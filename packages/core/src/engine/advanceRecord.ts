@@ -1,0 +1,88 @@
+/**
+ * A message moves its actor's record on whatever it does to the state: the inbox offset past
+ * it, the sender's mark (a channel's gaps told and bounded), channels pruned, and a halted
+ * actor's expiry kept ahead of the marks and sends of the commit.
+ */
+import { isActorSender } from '../adapter/envelope.ts';
+import type { ActorRecord, SenderMark } from '../adapter/storedRecords.ts';
+import { pruneMarks } from './CommitBuilder.ts';
+import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
+import { copyRecord } from './copyRecord.ts';
+import type { Engine } from './createEngine.ts';
+import type { Inbound } from './Inbound.ts';
+
+/**
+ * The record with the inbox offset and the sender's mark moved past `inbound`, at `now`: the
+ * mark as `arrival` places the message against `mark` (none: the mark stays).
+ */
+export function advance(
+  engine: Engine,
+  current: ActorRecord,
+  inbound: Inbound,
+  admission: { readonly arrival?: Arrival; readonly mark?: SenderMark },
+  now = engine.clock.now(),
+): ActorRecord {
+  const { envelope } = inbound;
+  let marks = pruneMarks(current.marks, now - engine.markRetentionMs);
+  const { arrival, mark } = admission;
+  if (arrival && isActorSender(envelope)) {
+    if (arrival.kind === 'gap') {
+      engine.logger.error('gap on a channel: messages from the sender never arrived in order', {
+        actor: current.id,
+        from: envelope.from,
+        messageId: envelope.id,
+        missingAfter: arrival.missing[0],
+        missingUpTo: arrival.missing[1],
+      });
+    } else if (arrival.kind === 'late') {
+      engine.logger.warn('applying a message that was missing from its channel', {
+        actor: current.id,
+        messageId: envelope.id,
+      });
+    }
+    const bounded = forgetOldestGaps(
+      markAfter(mark, envelope, arrival, now),
+      maxGaps(engine.store.limits.maxItemBytes),
+    );
+    if (bounded.forgotten.length > 0) {
+      engine.logger.error('gaps on a channel forgotten: a message missing there is skipped', {
+        actor: current.id,
+        from: envelope.from,
+        forgotten: bounded.forgotten,
+      });
+    }
+    marks = { ...marks, [envelope.from]: bounded.mark };
+  }
+  // Channels are forgotten well before the receivers' marks (half the retention), so a message
+  // that opens a channel anew can never meet a receiver that still expects the old one.
+  const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
+  const inboxOffset = inbound.queueSeq;
+  // Most records have neither part below: one copy, field by field (see copyRecord).
+  if (inbound.queue === undefined && current.expiresAt === undefined) {
+    const next = copyRecord(current);
+    next.inboxOffset = inboxOffset;
+    next.marks = marks;
+    next.channels = channels;
+    return next;
+  }
+  const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
+  // A halted actor stays halted through a message it does not apply (a late reply to an ask
+  // of before the halt, a rejection, a dead letter), and its record outlives the marks and
+  // sends this commit makes. Only `applyMessage` revives it.
+  const expiry =
+    current.expiresAt === undefined
+      ? {}
+      : { expiresAt: Math.max(current.expiresAt, halted(engine, now)) };
+  return { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
+}
+
+/**
+ * When the record of an actor halted (or kept halted) at `now` may be deleted: once every
+ * receiver has forgotten its marks of this life's messages, and this life's of theirs. A mark
+ * is at most the retention old when the last message of the life is applied, and that is
+ * within the queue's retention — under half of it. A new life then meets no mark of this
+ * one, and its ids carry its own life id.
+ */
+export function halted(engine: Engine, now: number): number {
+  return now + 2 * engine.markRetentionMs;
+}

@@ -1,0 +1,80 @@
+/**
+ * Room in an actor's record: the marks of its least recent peers moved out into overflow items
+ * so the record stays within the item limit, and, for a message whose commit cannot hold those
+ * moves, fewer of them or a commit of its own that makes the room first.
+ */
+import type { ActorRecord, OverflowMark } from '../adapter/storedRecords.ts';
+import type { MessageEffects } from './CommitBuilder.ts';
+import type { Engine } from './createEngine.ts';
+import { boundPeers, withoutMarks } from './overflow.ts';
+import { pageStateGrowth } from './pageStateGrowth.ts';
+
+/**
+ * The record part of a message's effects: `unbounded` with the marks of its least recent peers
+ * moved out (see overflow.ts), its size and the room it may grow by at its commit, and what
+ * moved. `moves` caps the moves the count limit asks for.
+ */
+export function withRecord(
+  engine: Engine,
+  unbounded: ActorRecord,
+  moves?: number,
+  now = engine.clock.now(),
+) {
+  const reserve = pageStateGrowth(unbounded);
+  const { record, moved, bytes } = boundPeers(unbounded, {
+    now,
+    retentionMs: engine.markRetentionMs,
+    maxItemBytes: engine.store.limits.maxItemBytes - reserve,
+    recordPeers: engine.recordPeers,
+    ...(moves === undefined ? {} : { moves }),
+  });
+  return { record, recordBytes: bytes, recordGrowth: reserve, unbounded, overflow: moved };
+}
+
+/**
+ * `effects` with only the moves the item limit forces, for a message too large for a commit
+ * with them: the record lists more peers than it should until a later message moves them.
+ */
+export function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
+  if (!effects.unbounded || !effects.overflow?.length) return effects;
+  // Pages of state are the handler's, not marks: they stay.
+  const pages = effects.overflow.filter((mark) => mark.kind === 'page');
+  const fewer = withRecord(engine, effects.unbounded, 0);
+  return { ...effects, ...fewer, overflow: [...fewer.overflow, ...pages] };
+}
+
+/**
+ * For a message whose commit cannot hold the marks the item limit forces it to move out: a
+ * commit of its own, first, that moves up to `most` of those marks out of `current` (the record
+ * before the message, otherwise unchanged: marks are found in the overflow as in the record),
+ * and the message's effects on the record without them. Undefined when none can go first.
+ */
+export function roomFirst(
+  engine: Engine,
+  current: ActorRecord,
+  effects: MessageEffects,
+  most: number,
+): { room: MessageEffects; effects: MessageEffects } | undefined {
+  const { unbounded, overflow = [] } = effects;
+  // Only marks the message leaves as they were: the message's own move with it. None when
+  // `most` is 0 (a transaction of one item holds the record alone).
+  const first = overflow.filter((moved) => sameMark(current, moved)).slice(0, most);
+  if (!unbounded || first.length === 0) return undefined;
+  const now = engine.clock.now();
+  const retentionMs = engine.markRetentionMs;
+  const room: MessageEffects = {
+    record: withoutMarks(current, first, now, retentionMs),
+    envelopes: [],
+    idempotency: undefined,
+    overflow: first,
+  };
+  const rest = withRecord(engine, withoutMarks(unbounded, first, now, retentionMs), 0);
+  const pages = overflow.filter((mark) => mark.kind === 'page');
+  return { room, effects: { ...effects, ...rest, overflow: [...rest.overflow, ...pages] } };
+}
+
+function sameMark(record: ActorRecord, moved: OverflowMark): boolean {
+  if (moved.kind === 'page') return false;
+  const listed = moved.kind === 'sender' ? record.marks[moved.peer] : record.channels?.[moved.peer];
+  return listed !== undefined && JSON.stringify(listed) === JSON.stringify(moved.mark);
+}
