@@ -170,6 +170,24 @@ function harness(
   return { ...h, engineOptions, worker, run, sent, expire };
 }
 
+/**
+ * Takes `count` messages from the inbox to a worker that commits them and dies before it drains
+ * the commit's sends; the messages are done (acked), and no sweep runs.
+ */
+async function commitUndrained(h: ReturnType<typeof harness>, count: number): Promise<void> {
+  const { queue } = h.backend;
+  const crashing: Queue = {
+    send: async () => Promise.reject(new Error('crash')),
+    receive: (o) => queue.receive(o),
+    ack: (receipts) => queue.ack(receipts),
+    release: (receipts, delayMs) => queue.release(receipts, delayMs),
+  };
+  const received = await queue.receive({ max: count, visibilityTimeoutMs: 60_000 });
+  expect(received).toHaveLength(count);
+  await new Worker({ ...h.engineOptions, queue: crashing }).process(received);
+  await queue.ack(received.map((m) => m.receipt));
+}
+
 describe("an actor's lives", () => {
   it('never repeat a message id, an effect key or an ask id, and effect keys take a namespace', async () => {
     const h = harness();
@@ -378,21 +396,12 @@ describe("an actor's lives", () => {
     const long = (name: string) => `${name} ${'x'.repeat(700)}`;
     const lines = async () =>
       ((await h.state('log/audit')) as { lines: string[] }).lines.map((l) => l.split(' ')[0]);
-    const crashing: Queue = {
-      send: async () => Promise.reject(new Error('crash')),
-      receive: (o) => queue.receive(o),
-      ack: (receipts) => queue.ack(receipts),
-      release: (receipts, delayMs) => queue.release(receipts, delayMs),
-    };
 
     // The old life sends three notes and halts in one commit; its worker dies before it drains
     // them, and the sweeper is down for weeks.
     for (const n of [1, 2, 3]) await h.client.send(o1, 'note', { line: long(`old${n}`) });
     await h.client.send(o1, 'end', {});
-    const received = await queue.receive({ max: 4, visibilityTimeoutMs: 60_000 });
-    expect(received).toHaveLength(4);
-    await new Worker({ ...h.engineOptions, queue: crashing }).process(received);
-    await queue.ack(received.map((m) => m.receipt));
+    await commitUndrained(h, 4);
     const old = (await h.record(o1.id))!.life;
     const apart = await store.readOutbox(o1.id);
     expect(apart.flatMap((item) => item.envelopes.map((e) => e.seq))).toEqual([1, 2, 3]);
@@ -431,6 +440,37 @@ describe("an actor's lives", () => {
     await redriveDeadLetter(store, queue, 'log/audit', letters[0]!.messageId);
     await h.run();
     expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
+  });
+
+  it("never let a warm record of a life that ended drain that life's items as the live life's", async () => {
+    const h = harness({ limits: { maxItemBytes: 2_000 } });
+    const { store, queue } = h.backend;
+    const long = (name: string) => `${name} ${'x'.repeat(700)}`;
+    const lines = async () =>
+      ((await h.state('log/audit')) as { lines: string[] }).lines.map((l) => l.split(' ')[0]);
+    const send = async (...names: string[]) => {
+      for (const name of names) await h.client.send(o1, 'note', { line: long(name) });
+    };
+    // A worker commits and drains the first life's first notes, and keeps its record warm.
+    const warm = h.worker;
+    await send('w1', 'w2', 'w3');
+    await h.run(warm);
+    // Another worker commits three more and the halt, and dies before it drains them.
+    await send('old1', 'old2', 'old3');
+    await h.client.send(o1, 'end', {});
+    await commitUndrained(h, 4);
+    await h.expire(o1.id);
+    // A new life sends its first notes on a third worker; its next message reaches the warm one.
+    await send('new1', 'new2');
+    await h.run(new Worker(h.engineOptions));
+    await h.client.send(o1, 'note', { line: 'new3' });
+    await h.run(warm);
+    await sweepOutbox(store, queue, o1.id);
+    await h.run();
+
+    expect(await lines()).toEqual(['w1', 'w2', 'w3', 'new1', 'new2', 'new3']);
+    const kept = await store.listDeadLetters('log/audit');
+    expect(kept.map((letter) => letter.envelope.seq).sort()).toEqual([4, 5, 6]);
   });
 
   it("keep an ended life's reply as a dead letter that keeps its ask; its redrive runs the continuation", async () => {

@@ -36,7 +36,8 @@ export interface OutboxToDrain {
  * An item apart of another life than the record's, read before the record (a sweep's
  * {@link OutboxToDrain.readAfterItems}), was committed by a life of the actor that ended (it
  * halted and its record expired while the item waited): its messages go out marked
- * {@link Envelope.lifeEnded}, and their receivers keep them as dead letters.
+ * {@link Envelope.lifeEnded}, and their receivers keep them as dead letters. A turn's drain
+ * leaves such items to the sweeper: they are no earlier sends of its life's channels.
  *
  * @returns how many envelopes were sent
  */

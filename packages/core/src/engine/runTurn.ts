@@ -103,8 +103,11 @@ export async function runTurn(
 ): Promise<TurnResult> {
   // Keys a redo found used: none, unless a commit met DUPLICATE.
   let duplicateKeys: Set<string> | undefined;
+  const { drainedAt } = options;
+  const drainedByCaller = (record: ActorRecord) =>
+    drainedAt?.ver === record.ver && drainedAt.life === record.life;
   for (let attempt = 1; ; attempt++) {
-    const warm = cached(engine, actorId, attempt);
+    const warm = cached(engine, actorId, attempt, drainedByCaller);
     const base = warm ?? (await load(engine, actorId));
     if (!warm && base.ver > 0) engine.cache.read(base);
     if (attempt === 1) reportReplacedQueue(engine, base, batch);
@@ -112,8 +115,7 @@ export async function runTurn(
       checkFormat(base);
       // A record this caller did not drain may hold sends a crash left undrained; its
       // inbox messages may be this very batch, acked once the turn ends.
-      const drained = options.drainedAt;
-      const mine = drained?.ver === base.ver && drained.life === base.life;
+      const mine = drainedByCaller(base);
       const left = mine ? undefined : outboxOf(base);
       if (left) await drainOutbox(engine.store, engine.queue, left);
       const result = await applyBatch(engine, withoutOutbox(base), batch, {
@@ -160,16 +162,25 @@ function checkFormat(record: ActorRecord): void {
  * may have deleted it, and a new life begun), or it holds sends older than half the mark
  * retention: the turn drains a record's held sends before it commits over it, and sends that
  * old, taken from a warm record another worker replaced long ago (or of a life since ended),
- * may reach receivers that have forgotten them. The store's record is read instead. A turn's
- * first attempt reads it too when other workers commit for the actor (`RecordCache.trusted`);
- * a redo takes the record its conflict returned.
+ * may reach receivers that have forgotten them. Nor when its commit put sends in items apart
+ * that the caller did not drain: the turn reads them from the store, to drain as the record's,
+ * and a warm record may be of a life that ended since, whose items would go out as the live
+ * life's. The store's record is read instead. A turn's first attempt reads it too when other
+ * workers commit for the actor (`RecordCache.trusted`); a redo takes the record its conflict
+ * returned.
  */
-function cached(engine: Engine, actorId: string, attempt: number): ActorRecord | undefined {
+function cached(
+  engine: Engine,
+  actorId: string,
+  attempt: number,
+  drainedByCaller: (record: ActorRecord) => boolean,
+): ActorRecord | undefined {
   const record = attempt === 1 ? engine.cache.trusted(actorId) : engine.cache.get(actorId);
   const now = engine.clock.now();
   if (record?.expiresAt !== undefined && record.expiresAt <= now) return undefined;
   const stale = now - engine.markRetentionMs / 2;
   if (record?.outbox?.some((item) => item.createdAt < stale)) return undefined;
+  if (record?.outboxApart && !drainedByCaller(record)) return undefined;
   return record;
 }
 
