@@ -171,6 +171,18 @@ function harness(
 }
 
 /**
+ * A harness whose records hold up to 2,000 bytes, so that the long notes (`long`) of a commit go
+ * in items apart; `lines` are the first words of the lines the log applied.
+ */
+function apartHarness() {
+  const h = harness({ limits: { maxItemBytes: 2_000 } });
+  const long = (name: string) => `${name} ${'x'.repeat(700)}`;
+  const lines = async () =>
+    ((await h.state('log/audit')) as { lines: string[] }).lines.map((l) => l.split(' ')[0]);
+  return { h, long, lines };
+}
+
+/**
  * Takes `count` messages from the inbox to a worker that commits them and dies before it drains
  * the commit's sends; the messages are done (acked), and no sweep runs.
  */
@@ -390,12 +402,8 @@ describe("an actor's lives", () => {
   });
 
   it("never let an old life's sends, left undrained past its record's expiry, stand in for a new life's", async () => {
-    // Records of up to 2,000 bytes: the long notes of a commit go in items apart.
-    const h = harness({ limits: { maxItemBytes: 2_000 } });
+    const { h, long, lines } = apartHarness();
     const { store, queue } = h.backend;
-    const long = (name: string) => `${name} ${'x'.repeat(700)}`;
-    const lines = async () =>
-      ((await h.state('log/audit')) as { lines: string[] }).lines.map((l) => l.split(' ')[0]);
 
     // The old life sends three notes and halts in one commit; its worker dies before it drains
     // them, and the sweeper is down for weeks.
@@ -443,11 +451,8 @@ describe("an actor's lives", () => {
   });
 
   it("never let a warm record of a life that ended drain that life's items as the live life's", async () => {
-    const h = harness({ limits: { maxItemBytes: 2_000 } });
+    const { h, long, lines } = apartHarness();
     const { store, queue } = h.backend;
-    const long = (name: string) => `${name} ${'x'.repeat(700)}`;
-    const lines = async () =>
-      ((await h.state('log/audit')) as { lines: string[] }).lines.map((l) => l.split(' ')[0]);
     const send = async (...names: string[]) => {
       for (const name of names) await h.client.send(o1, 'note', { line: long(name) });
     };

@@ -1,15 +1,9 @@
 import { readConflict, versionConflict } from '../adapter/conflicts.ts';
-import { isActorSender, parseActorId } from '../adapter/envelope.ts';
+import { isActorSender } from '../adapter/envelope.ts';
 import type { CommitMeasures } from '../adapter/ports.ts';
-import {
-  type ActorRecord,
-  type OverflowKey,
-  RECORD_FORMAT,
-  type Timer,
-} from '../adapter/storedRecords.ts';
+import type { ActorRecord, OverflowKey, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import { type BatonError, isBatonError, RetryableError } from '../errors.ts';
-import { NO_STATE_VERSION } from '../stateVersions.ts';
+import { type BatonError, isBatonError } from '../errors.ts';
 import { admit, fired, knownByOutcome } from './admitMessage.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
@@ -37,6 +31,7 @@ import {
   outlivedItsProof,
   senderLifeEnded,
 } from './turnErrors.ts';
+import { cached, checkFormat, load } from './turnRecord.ts';
 
 export interface TurnResult {
   /** Messages finished with: applied, rejected or skipped as duplicates. Ack them after drain. */
@@ -143,48 +138,6 @@ export async function runTurn(
 }
 
 /**
- * Refuses a record a newer Baton wrote: this code would write it back without what it does not
- * understand. The messages wait, redelivered, until the newer Baton runs here too.
- */
-function checkFormat(record: ActorRecord): void {
-  const format = record.format ?? 1;
-  if (format <= RECORD_FORMAT) return;
-  throw new RetryableError(
-    `the record of ${record.id} has format ${format}, written by a newer Baton, and this ` +
-      `worker's Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker; the ` +
-      'messages wait in the inbox meanwhile',
-    { details: { actorId: record.id, format, supported: RECORD_FORMAT } },
-  );
-}
-
-/**
- * The warm record of `actorId`, unless it belongs to a halted actor past its expiry (its store
- * may have deleted it, and a new life begun), or it holds sends older than half the mark
- * retention: the turn drains a record's held sends before it commits over it, and sends that
- * old, taken from a warm record another worker replaced long ago (or of a life since ended),
- * may reach receivers that have forgotten them. Nor when its commit put sends in items apart
- * that the caller did not drain: the turn reads them from the store, to drain as the record's,
- * and a warm record may be of a life that ended since, whose items would go out as the live
- * life's. The store's record is read instead. A turn's first attempt reads it too when other
- * workers commit for the actor (`RecordCache.trusted`); a redo takes the record its conflict
- * returned.
- */
-function cached(
-  engine: Engine,
-  actorId: string,
-  attempt: number,
-  drainedByCaller: (record: ActorRecord) => boolean,
-): ActorRecord | undefined {
-  const record = attempt === 1 ? engine.cache.trusted(actorId) : engine.cache.get(actorId);
-  const now = engine.clock.now();
-  if (record?.expiresAt !== undefined && record.expiresAt <= now) return undefined;
-  const stale = now - engine.markRetentionMs / 2;
-  if (record?.outbox?.some((item) => item.createdAt < stale)) return undefined;
-  if (record?.outboxApart && !drainedByCaller(record)) return undefined;
-  return record;
-}
-
-/**
  * A turn that committed nothing never checked its record against the store: the messages it
  * skipped as done may be those of a commit made since it read the record (or before, if the
  * record was warm), whose sends must be in the queue before those messages are acked.
@@ -207,33 +160,6 @@ function withoutOutbox(record: ActorRecord): ActorRecord {
   if (record.outbox === undefined && record.outboxApart === undefined) return record;
   const { outbox: _held, outboxApart: _apart, ...rest } = record;
   return rest;
-}
-
-async function load(engine: Engine, actorId: string): Promise<ActorRecord> {
-  const stored = await engine.store.load(actorId);
-  if (stored) return stored;
-  const parsed = parseActorId(actorId);
-  // A new life: its versions, message ids, ask ids and timers are told apart by this id.
-  const fresh = {
-    id: actorId,
-    ver: 0,
-    life: engine.newLife(),
-    inboxOffset: '0',
-    marks: {},
-    sentSeq: 0,
-  };
-  // A type this code does not know yet has no state here: its messages wait for newer code,
-  // and a dead letter kept meanwhile commits a record without state (NO_STATE_VERSION).
-  if (parsed && !engine.registry.has(parsed.type)) {
-    return { ...fresh, state: null, stateVersion: NO_STATE_VERSION };
-  }
-  // A malformed id throws here: no door lets one in.
-  const definition = engine.registry.definition(parsed?.type ?? actorId);
-  return {
-    ...fresh,
-    state: definition.initial(parsed?.key ?? ''),
-    stateVersion: definition.version,
-  };
 }
 
 async function applyBatch(
