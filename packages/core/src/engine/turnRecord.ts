@@ -28,12 +28,12 @@ export function checkFormat(record: ActorRecord): void {
  * may have deleted it, and a new life begun), or it holds sends older than half the mark
  * retention: the turn drains a record's held sends before it commits over it, and sends that
  * old, taken from a warm record another worker replaced long ago (or of a life since ended),
- * may reach receivers that have forgotten them. Nor when its commit put sends in items apart
- * that the caller did not drain: the turn reads them from the store, to drain as the record's,
- * and a warm record may be of a life that ended since, whose items would go out as the live
- * life's. The store's record is read instead. A turn's first attempt reads it too when other
- * workers commit for the actor (`RecordCache.trusted`); a redo takes the record its conflict
- * returned.
+ * may reach receivers that have forgotten them. Nor, on a first attempt, when its commit put
+ * sends in items apart that the caller did not drain: the turn reads them from the store, to
+ * drain as the record's, and a warm record may be of a life that ended since, whose items would
+ * go out as the live life's. The store's record is read instead. A turn's first attempt reads it
+ * too when other workers commit for the actor (`RecordCache.trusted`); a redo takes the record
+ * its conflict returned, the store's.
  */
 export function cached(
   engine: Engine,
@@ -46,7 +46,7 @@ export function cached(
   if (record?.expiresAt !== undefined && record.expiresAt <= now) return undefined;
   const stale = now - engine.markRetentionMs / 2;
   if (record?.outbox?.some((item) => item.createdAt < stale)) return undefined;
-  if (record?.outboxApart && !drainedByCaller(record)) return undefined;
+  if (attempt === 1 && record?.outboxApart && !drainedByCaller(record)) return undefined;
   return record;
 }
 
