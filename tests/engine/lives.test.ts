@@ -435,6 +435,11 @@ describe("an actor's lives", () => {
     );
     expect(letters.map((letter) => letter.error.code)).toEqual(Array(3).fill('DEAD_LETTERED'));
     expect(letters[0]!.error.message).toContain('by a life of order/o-1 that has ended');
+    expect(letters[0]!.error.details).toEqual({
+      messageId: letters[0]!.messageId,
+      actorId: 'log/audit',
+      sentAt: letters[0]!.envelope.sentAt,
+    });
     expect(await store.readOutbox(o1.id)).toEqual([]);
 
     // A copy sent again past the queue's dedupe window finds its dead letter kept: one letter.
