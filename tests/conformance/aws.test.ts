@@ -9,6 +9,7 @@ import {
   type ConformanceBackend,
   conformanceSuite,
   keyClaimSuite,
+  livesSuite,
   manyPeersSuite,
   outcomePageSuite,
   workflowSuite,
@@ -63,6 +64,7 @@ async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<Conf
 conformanceSuite('DynamoDB Local and ElasticMQ', () => open());
 workflowSuite('DynamoDB Local and ElasticMQ', () => open());
 keyClaimSuite('DynamoDB Local and ElasticMQ', () => open());
+livesSuite('DynamoDB Local and ElasticMQ', () => open());
 outcomePageSuite('DynamoDB Local and ElasticMQ', () => open());
 
 /**

@@ -22,6 +22,7 @@ import {
   type EngineOptions,
   type Inbound,
   pauseActor,
+  purgeDeadLetter,
   redriveDeadLetter,
   resumeActor,
   runTurn,
@@ -141,6 +142,8 @@ function harness(
   charges.length = 0;
   stock.down = false;
   const h = setup({ actors: [Order, Log, Stock], ...options });
+  /** The dead letters the engine told of, and its turns' counts summed. */
+  const told = { letters: [] as string[], applied: 0, deadLettered: 0 };
   const engineOptions = {
     ...options,
     actors: [Order, Log, Stock],
@@ -150,6 +153,11 @@ function harness(
     clock: h.clock,
     logger: silentLogger,
     markRetentionMs: RETENTION,
+    onDeadLetter: (letter) => told.letters.push(letter.messageId),
+    onTurn: (stats) => {
+      told.applied += stats.applied;
+      told.deadLettered += stats.deadLettered;
+    },
   } satisfies EngineOptions;
   const sent: QueueMessage[] = [];
   const send = h.backend.queue.send.bind(h.backend.queue);
@@ -167,7 +175,7 @@ function harness(
     h.backend.store.purgeExpired();
     expect(await h.record(id)).toBeUndefined();
   };
-  return { ...h, engineOptions, worker, run, sent, expire };
+  return { ...h, engineOptions, worker, run, sent, expire, told };
 }
 
 /**
@@ -450,9 +458,41 @@ describe("an actor's lives", () => {
     await h.run();
     expect(await store.listDeadLetters('log/audit')).toEqual(letters);
     // An operator who knows it was never applied redrives it: applied once, after the others.
-    await redriveDeadLetter(store, queue, 'log/audit', letters[0]!.messageId);
+    const first = letters[0]!.messageId;
+    expect(h.told.letters.sort()).toEqual(letters.map((letter) => letter.messageId).sort());
+    const before = { ...h.told };
+    await redriveDeadLetter(store, queue, 'log/audit', first);
     await h.run();
     expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
+    // Counted as applied, and no dead letter told of (metrics and alarms count those).
+    expect(h.told.letters).toHaveLength(3);
+    expect(h.told.applied - before.applied).toBe(1);
+    expect(h.told.deadLettered).toBe(before.deadLettered);
+
+    // Its letter stays as the proof it was applied, out of the lists: a copy that comes later
+    // (no mark tells it) is dropped, where a fresh dead letter would be redriven again.
+    expect(await store.listDeadLetters('log/audit')).toEqual(letters.slice(1));
+    const proof = await store.readDeadLetter('log/audit', first);
+    expect(proof?.applied).toEqual({ at: h.clock.now(), expiresAt: h.clock.now() + RETENTION });
+    expect(proof?.envelope.payload).toBeNull();
+    h.clock.advance(10 * 60_000);
+    await queue.send([{ ...copy, dedupeId: `${copy.dedupeId}~again` }]);
+    const redrive = h.sent.find((m) => decodeEnvelope(m.body)?.redrive !== undefined)!;
+    await queue.send([{ ...redrive, dedupeId: `${redrive.dedupeId}~again` }]);
+    await h.run();
+    expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
+    expect(await store.listDeadLetters('log/audit')).toEqual(letters.slice(1));
+    await expect(redriveDeadLetter(store, queue, 'log/audit', first)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    const by = { by: 'ops' };
+    await expect(purgeDeadLetter(store, 'log/audit', first, by)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    // The proof goes once no copy can come: the queue keeps none longer than the retention.
+    h.clock.set(proof!.applied!.expiresAt);
+    store.purgeExpired();
+    expect(await store.readDeadLetter('log/audit', first)).toBeUndefined();
   });
 
   it("never let a warm record of a life that ended drain that life's items as the live life's", async () => {

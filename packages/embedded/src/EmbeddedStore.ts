@@ -305,6 +305,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
         : [this.#tables.deadLetters.get(actorId)];
     return lists
       .flatMap((letters) => [...(letters?.values() ?? [])])
+      .filter((letter) => !letter.applied)
       .sort((a, b) => a.at - b.at)
       .map((letter) => deepCopy(letter));
   }

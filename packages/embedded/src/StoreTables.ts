@@ -211,6 +211,12 @@ export class StoreTables {
       for (const [key, mark] of marks) if (mark.expiresAt <= now) marks.delete(key);
       if (marks.size === 0) this.overflow.delete(actorId);
     }
+    for (const [actorId, letters] of this.deadLetters) {
+      for (const [id, letter] of letters) {
+        if (letter.applied && letter.applied.expiresAt <= now) letters.delete(id);
+      }
+      if (letters.size === 0) this.deadLetters.delete(actorId);
+    }
   }
 
   /** The tables as journal entries, to compact a journal (purge them first). */

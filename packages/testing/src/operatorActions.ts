@@ -24,10 +24,12 @@ export class DeadLetterBook {
 
   /** Books the dead letters a commit of `actorId` removed and put. @returns how many it put */
   committed(actorId: string, deadLetters: Commit['deadLetters']): number {
-    for (const removed of deadLetters?.remove ?? []) {
+    // The proof that a redrive of an ended life's message leaves is no dead letter.
+    const proofs = (deadLetters?.put ?? []).filter((letter) => letter.applied);
+    for (const removed of [...(deadLetters?.remove ?? []), ...proofs.map((p) => p.messageId)]) {
       this.#letters.delete(`${actorId}\u0000${removed}`);
     }
-    const put = deadLetters?.put ?? [];
+    const put = (deadLetters?.put ?? []).filter((letter) => !letter.applied);
     for (const { messageId, error } of put) {
       // A message too large for any commit fails again on the same code: an operator deploys a
       // fix before redriving it, which a run does not.

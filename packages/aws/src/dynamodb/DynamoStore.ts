@@ -362,7 +362,10 @@ export class DynamoStore implements Store {
       );
       items = found.filter((item): item is Item => item !== undefined);
     }
-    return items.map(itemToDeadLetter).sort((a, b) => a.at - b.at);
+    return items
+      .map(itemToDeadLetter)
+      .filter((letter) => !letter.applied)
+      .sort((a, b) => a.at - b.at);
   }
 
   async readTimer(actorId: string, id: string): Promise<Timer | undefined> {

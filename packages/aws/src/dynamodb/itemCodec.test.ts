@@ -1,7 +1,14 @@
-import type { ActorRecord, OverflowMark } from '@baton/core/adapter';
+import type { ActorRecord, DeadLetter, OverflowMark } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { itemToOverflow, itemToRecord, overflowToItem, recordToItem } from './itemCodec.ts';
-import { RECORD_ATTRIBUTES } from './tableLayout.ts';
+import {
+  deadLetterToItem,
+  itemToDeadLetter,
+  itemToOverflow,
+  itemToRecord,
+  overflowToItem,
+  recordToItem,
+} from './itemCodec.ts';
+import { Attr, RECORD_ATTRIBUTES } from './tableLayout.ts';
 
 /** A record with every field set, holding one send. */
 const full: ActorRecord = {
@@ -42,5 +49,42 @@ describe('the overflow mark item', () => {
       { kind: 'page', peer: 'wf:r1:0', mark: [{ seq: 0, kind: 'step' }], expiresAt: 99 },
     ];
     for (const mark of marks) expect(itemToOverflow(overflowToItem('x/1', mark))).toEqual(mark);
+  });
+});
+
+describe('the dead letter item', () => {
+  const letter: DeadLetter = {
+    actorId: 'log/a',
+    messageId: 'order/1:l1.3',
+    envelope: {
+      id: 'order/1:l1.3',
+      from: 'order/1',
+      seq: 3,
+      to: 'log/a',
+      name: 'w',
+      payload: 1,
+      sentAt: 0,
+    },
+    redrivable: true,
+    error: { code: 'DEAD_LETTERED', message: 'kept', details: {} },
+    attempts: 1,
+    at: 5_000,
+  };
+
+  it('puts a dead letter in the index that lists them, with no expiry', () => {
+    const item = deadLetterToItem(letter, 4);
+    expect(item[Attr.obAt]).toEqual({ N: '5000' });
+    expect(item[Attr.obPk]).toBeDefined();
+    expect(item[Attr.ttl]).toBeUndefined();
+    expect(itemToDeadLetter(item)).toEqual(letter);
+  });
+
+  it("keeps a redrive's proof out of that index, deleted by TTL once it expires", () => {
+    const proof = { ...letter, applied: { at: 6_000, expiresAt: 9_000_500 } };
+    const item = deadLetterToItem(proof, 4);
+    expect(item[Attr.obPk]).toBeUndefined();
+    expect(item[Attr.obAt]).toBeUndefined();
+    expect(item[Attr.ttl]).toEqual({ N: '9001' });
+    expect(itemToDeadLetter(item)).toEqual(proof);
   });
 });

@@ -211,12 +211,21 @@ export function itemToClaim(item: Item): KeyClaim {
   };
 }
 
-/** Dead letters share the sparse outbox index (by `at`), so a tool can list them all. */
+/**
+ * Dead letters share the sparse outbox index (by `at`), so a tool can list them all. The proof
+ * a redrive leaves ({@link DeadLetter.applied}) is left out of it, and expires by TTL.
+ */
 export function deadLetterToItem(letter: DeadLetter, shards: number): Item {
-  return marshall({
+  const key = {
     [Attr.pk]: actorPk(letter.actorId),
     [Attr.sk]: deadLetterSk(letter.messageId),
     [Attr.letter]: json(letter),
+  };
+  if (letter.applied) {
+    return marshall({ ...key, [Attr.ttl]: Math.ceil(letter.applied.expiresAt / 1000) });
+  }
+  return marshall({
+    ...key,
     [Attr.obPk]: deadLetterShardKey(outboxShard(letter.actorId, shards)),
     [Attr.obAt]: letter.at,
   });

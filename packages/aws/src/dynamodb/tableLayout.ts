@@ -255,7 +255,7 @@ export const ITEM_OVERHEAD = {
     2,
   ),
   deadLetter: overhead(
-    [Attr.pk, Attr.sk, Attr.letter, Attr.obPk, Attr.obAt],
+    [Attr.pk, Attr.sk, Attr.letter, Attr.obPk, Attr.obAt, Attr.ttl],
     [actorPk(''), deadLetterSk(''), deadLetterShardKey(MAX_OUTBOX_SHARDS - 1)],
     1,
   ),

@@ -116,7 +116,7 @@ async function named(ctx: OpsContext): Promise<DeadLetter> {
   const messageId = ctx.arg(1, 'message id');
   const { store } = await ctx.target();
   const letter = await store.readDeadLetter(actorId, messageId);
-  if (!letter || letter.parked !== undefined) {
+  if (!letter || letter.parked !== undefined || letter.applied) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
       `${actorId} keeps no dead letter ${messageId}: it was redriven or purged, or never dead-lettered; see baton dead-letters list`,

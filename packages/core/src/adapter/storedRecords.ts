@@ -291,6 +291,14 @@ export interface DeadLetter {
    * they are not dead letters to list, redrive or purge.
    */
   readonly parked?: number;
+  /**
+   * Set once a redrive applied a message of a sender's ended life ({@link Envelope.lifeEnded}).
+   * Such a message has no mark to tell a copy of it by, so its letter stays, without its
+   * payload, as the proof that it was applied, until `expiresAt` (the mark retention after the
+   * redrive): a copy that comes meanwhile finds it and is dropped. It is not a dead letter to
+   * list, redrive or purge.
+   */
+  readonly applied?: { readonly at: number; readonly expiresAt: number };
 }
 
 /** What firing a timer needs: which actor, which timer and scheduling, when. */

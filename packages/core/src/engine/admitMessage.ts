@@ -34,8 +34,10 @@ export async function admit(
   if (envelope.redrive !== undefined) {
     const kept = await engine.store.readDeadLetter(record.id, envelope.id);
     // A parked message is applied from the record's count, never by a redrive (a resume's
-    // wake-up is one).
-    if (kept?.at !== envelope.redrive || kept.parked !== undefined) return undefined;
+    // wake-up is one); a letter kept as the proof of a redrive applied is not redriven again.
+    if (kept?.at !== envelope.redrive || kept.parked !== undefined || kept.applied) {
+      return undefined;
+    }
     return kept.timer ? redrivenFire(engine, builder, kept, kept.timer) : { redrives: kept };
   }
   if (envelope.timer) {
@@ -73,7 +75,8 @@ export async function admit(
  * Where an actor's message stands on its channel: by the receiver's mark for the sender, or
  * `undefined` for a copy applied already. A message of a sender's life that ended is judged by
  * no mark (a new life of the sender may own it): it is kept as a dead letter (see
- * `senderLifeEnded`), and a copy finds it kept.
+ * `senderLifeEnded`), and a copy finds it kept — or, once a redrive applied it, kept as the
+ * proof of that ({@link DeadLetter.applied}).
  */
 async function channelAdmission(
   { engine, overflow, builder }: Turn,

@@ -182,7 +182,7 @@ export async function applyMessage(
       trace,
     );
   }
-  const done = admissionEffects(admission);
+  const done = admissionEffects(engine, admission);
   // The fired timer is removed unless the handler scheduled its id again; halting removes what
   // fits a commit, and the rest never fire (see `isVoid`).
   const timers = effects.halted
@@ -204,6 +204,7 @@ export async function applyMessage(
   };
   if (idempotencyBytes !== undefined) applied.idempotencyBytes = idempotencyBytes;
   if (done.redriven !== undefined) applied.redriven = done.redriven;
+  if (done.deadLetter) applied.deadLetter = done.deadLetter;
   if (done.replacesOutcome) applied.replacesOutcome = done.replacesOutcome;
   if (timers) applied.timers = timers;
   return applied;
@@ -267,7 +268,7 @@ export async function reject(
     envelopes: out.envelopes,
     idempotency: failedOutcome(engine, inbound.envelope, error),
     failure: error,
-    ...admissionEffects(admission),
+    ...admissionEffects(engine, admission),
   };
 }
 
@@ -376,12 +377,26 @@ function keptWithin(kept: DeadLetter, maxItemBytes: number): DeadLetter {
  * What applying or rejecting a message ends besides the message: a redriven one leaves the
  * dead letters and replaces its outcome; a timer's fire removes the timer.
  */
-function admissionEffects(admission: Admission): Partial<MessageEffects> {
+function admissionEffects(engine: Engine, admission: Admission): Partial<MessageEffects> {
+  const { redrives } = admission;
   return {
-    ...(admission.redrives
-      ? { redriven: admission.redrives.messageId, replacesOutcome: true }
-      : {}),
+    ...(redrives ? { redriven: redrives.messageId, replacesOutcome: true } : {}),
+    ...(redrives?.envelope.lifeEnded ? { deadLetter: appliedProof(engine, redrives) } : {}),
     ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
+  };
+}
+
+/**
+ * The letter of an ended life's message, kept once its redrive applied it: no mark tells a
+ * copy of such a message, so the letter does, for the mark retention ({@link DeadLetter.applied}).
+ */
+function appliedProof(engine: Engine, letter: DeadLetter): DeadLetter {
+  const at = engine.clock.now();
+  return {
+    ...letter,
+    envelope: { ...letter.envelope, payload: null },
+    redrivable: false,
+    applied: { at, expiresAt: at + engine.markRetentionMs },
   };
 }
 

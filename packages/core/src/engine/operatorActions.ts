@@ -147,7 +147,9 @@ export async function purgeDeadLetter(
 ): Promise<void> {
   await changeRecord(store, actorId, async (record) => {
     const letter = await store.readDeadLetter(actorId, messageId);
-    if (!letter || letter.parked !== undefined) throw noDeadLetter(actorId, messageId);
+    if (!letter || letter.parked !== undefined || letter.applied) {
+      throw noDeadLetter(actorId, messageId);
+    }
     const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
     // Only the scheduling whose fire this is: the app may have scheduled the id anew since.
     const kept = timer?.deadLettered && timer.gen === letter.timer?.gen;

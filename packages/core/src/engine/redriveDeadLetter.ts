@@ -5,7 +5,8 @@ import { BatonError, ErrorCode } from '../errors.ts';
 /**
  * Sends a dead letter back to its actor's inbox, once its cause is fixed. The actor applies it
  * exactly once, in its own turn, and forgets the dead letter in the same commit; redriving
- * twice, or a redelivered copy, applies nothing more. The message is applied after the
+ * twice, or a redelivered copy, applies nothing more (the letter of a message of a sender's
+ * ended life stays, as the proof that it was applied). The message is applied after the
  * messages that reached the actor since it was dead-lettered (channel order does not hold
  * across a redrive). If it fails again it becomes a dead letter again.
  *
@@ -21,7 +22,7 @@ export async function redriveDeadLetter(
   messageId: string,
 ): Promise<void> {
   const letter = await store.readDeadLetter(actorId, messageId);
-  if (!letter || letter.parked !== undefined) {
+  if (!letter || letter.parked !== undefined || letter.applied) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
       `${actorId} keeps no dead letter ${messageId}: it was redriven already, or never dead-lettered; list them with store.listDeadLetters()`,

@@ -231,9 +231,9 @@ async function applyBatch(
     const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart, measured };
     await engine.store.commit(applied);
     notify(engine.logger, 'onCommit', engine.onCommit, applied, base.id);
-    // A parked message is no failure: only the ones a turn ended are told.
+    // A parked message is no failure, nor a redrive's proof: only the ones a turn ended are told.
     for (const letter of pending.deadLetters?.put ?? []) {
-      if (letter.parked === undefined) {
+      if (letter.parked === undefined && !letter.applied) {
         notify(engine.logger, 'onDeadLetter', engine.onDeadLetter, letter, base.id);
       }
     }
@@ -366,8 +366,9 @@ async function applyBatch(
 
 /** Counts what a message's effects did. */
 function count(counts: TurnCounts, effects: MessageEffects, admission: Admission): void {
-  if (effects.deadLetter?.parked !== undefined) counts.parked++;
-  else if (effects.deadLetter) counts.deadLettered++;
+  const letter = effects.deadLetter;
+  if (letter?.parked !== undefined) counts.parked++;
+  else if (letter && !letter.applied) counts.deadLettered++;
   else if (effects.failure) counts.rejected++;
   else if (skips(admission)) counts.skipped++;
   else counts.applied++;

@@ -180,36 +180,6 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect((await state('ledger/dst'))?.entries).toEqual(['n0', 'n1', 'n2']);
     });
 
-    it('keeps outbox items apart of two lives with one seq apart: both read, each deleted by its own life', async () => {
-      const { b } = await start();
-      const id = 'ledger/lives';
-      const item = (seq: number, life?: string) => ({
-        actorId: id,
-        seq,
-        createdAt: 0,
-        envelopes: [],
-        ...(life === undefined ? {} : { life }),
-      });
-      const commit = (ver: number, outbox: ReturnType<typeof item>[]) =>
-        b.store.commit({
-          expectedVer: ver - 1,
-          record: { id, ver, state: {}, inboxOffset: '0', marks: {}, sentSeq: 0 },
-          outbox,
-          idempotency: [],
-        });
-      await commit(1, [item(1, 'L1'), item(2, 'L1')]);
-      await commit(2, [item(1, 'L2')]);
-      await commit(3, [item(1)]);
-      const stored = async () =>
-        (await b.store.readOutbox(id)).map((read) => `${read.seq}${read.life ?? ''}`).sort();
-      expect(await b.store.readOutbox(id)).toContainEqual(item(1, 'L2'));
-      expect(await stored()).toEqual(['1', '1L1', '1L2', '2L1']);
-      await b.store.deleteOutbox(id, [1, 2], 'L1');
-      expect(await stored()).toEqual(['1', '1L2']);
-      await b.store.deleteOutbox(id, [1], undefined);
-      expect(await stored()).toEqual(['1L2']);
-    });
-
     it('fires each durable timer once when due, and never a cancelled one', async () => {
       const { b, client, run, state, engineOptions } = await start();
       const engine = createEngine(engineOptions);

@@ -6,6 +6,7 @@
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
 import { keyClaimSuite } from './keyClaims.ts';
+import { livesSuite } from './lives.ts';
 import { manyPeersSuite } from './manyPeers.ts';
 import { outcomePageSuite } from './outcomePages.ts';
 import { workflowSuite } from './workflowSuite.ts';
@@ -14,6 +15,7 @@ export type { ConformanceBackend } from './ConformanceBackend.ts';
 export { conformanceSuite } from './conformanceSuite.ts';
 export { keyClaimSuite } from './keyClaims.ts';
 export { Ledger, ledgerRuns, Noted, notes } from './ledger.ts';
+export { livesSuite } from './lives.ts';
 export { manyPeersSuite } from './manyPeers.ts';
 export { outcomePageSuite } from './outcomePages.ts';
 export { ProfileV1, ProfileV2 } from './profile.ts';
@@ -29,8 +31,9 @@ export interface BackendConformanceOptions {
 }
 
 /**
- * Registers every conformance suite (the turn protocol, workflows, idempotency key claims,
- * ingress outcomes in pages and actors with many peers) for the backend `open` returns, fresh for each test.
+ * Registers every conformance suite (the turn protocol, workflows, idempotency key claims, what
+ * is kept of ended lives, ingress outcomes in pages and actors with many peers) for the backend
+ * `open` returns, fresh for each test.
  *
  * @example
  * ```ts
@@ -59,6 +62,7 @@ export function backendConformance(
   conformanceSuite(name, open);
   workflowSuite(name, open);
   keyClaimSuite(name, open);
+  livesSuite(name, open);
   outcomePageSuite(name, open);
   manyPeersSuite(name, open, options.senders ?? 100_000);
 }

@@ -29,6 +29,8 @@ export class TurnOutcomes {
       }
     }
     for (const letter of commit.deadLetters?.put ?? []) {
+      // A redrive's proof is kept for a message applied.
+      if (letter.applied) continue;
       this.#errors.set(letter.messageId, { outcome: 'dead-lettered', error: letter.error.message });
     }
   }

@@ -1,0 +1,89 @@
+/**
+ * An actor's lives on any backend: what a store keeps of a life that ended. A new life counts
+ * its sends from 1 again, so outbox items are keyed by life as well as seq; and the message of
+ * an ended life that a redrive applied has no mark to tell its copies by, so its dead letter
+ * stays as the proof, read by the turn but out of every list.
+ */
+import type { ActorRecord, DeadLetter } from '@baton/core/adapter';
+import { describe, expect, it } from 'vitest';
+import type { ConformanceBackend } from './ConformanceBackend.ts';
+import { backendPerTest } from './suiteBackend.ts';
+
+export function livesSuite(name: string, open: () => Promise<ConformanceBackend>): void {
+  describe(`what a store keeps of an actor's ended lives on ${name}`, () => {
+    const fresh = backendPerTest(open);
+    const record = (id: string, ver: number): ActorRecord => ({
+      id,
+      ver,
+      state: {},
+      inboxOffset: '0',
+      marks: {},
+      sentSeq: 0,
+    });
+
+    it('keeps outbox items apart of two lives with one seq apart: both read, each deleted by its own life', async () => {
+      const b = await fresh();
+      const id = 'ledger/lives';
+      const item = (seq: number, life?: string) => ({
+        actorId: id,
+        seq,
+        createdAt: 0,
+        envelopes: [],
+        ...(life === undefined ? {} : { life }),
+      });
+      const commit = (ver: number, outbox: ReturnType<typeof item>[]) =>
+        b.store.commit({ expectedVer: ver - 1, record: record(id, ver), outbox, idempotency: [] });
+      await commit(1, [item(1, 'L1'), item(2, 'L1')]);
+      await commit(2, [item(1, 'L2')]);
+      await commit(3, [item(1)]);
+      const stored = async () =>
+        (await b.store.readOutbox(id)).map((read) => `${read.seq}${read.life ?? ''}`).sort();
+      expect(await b.store.readOutbox(id)).toContainEqual(item(1, 'L2'));
+      expect(await stored()).toEqual(['1', '1L1', '1L2', '2L1']);
+      await b.store.deleteOutbox(id, [1, 2], 'L1');
+      expect(await stored()).toEqual(['1', '1L2']);
+      await b.store.deleteOutbox(id, [1], undefined);
+      expect(await stored()).toEqual(['1L2']);
+    });
+
+    it("reads the dead letter a redrive of an ended life's message left as its proof, and lists it nowhere", async () => {
+      const b = await fresh();
+      const id = 'ledger/receiver';
+      const letter = (messageId: string, at: number): DeadLetter => ({
+        actorId: id,
+        messageId,
+        envelope: {
+          id: messageId,
+          from: 'ledger/sender',
+          seq: 1,
+          to: id,
+          name: 'add',
+          payload: null,
+          sentAt: 0,
+          lifeEnded: true,
+        },
+        redrivable: true,
+        error: { code: 'DEAD_LETTERED', message: 'its life ended', details: {} },
+        attempts: 1,
+        at,
+      });
+      const kept = letter('ledger/sender:L1.2', 2);
+      const now = b.clock.now();
+      const proof = {
+        ...letter('ledger/sender:L1.1', 1),
+        redrivable: false,
+        applied: { at: now, expiresAt: now + 60_000 },
+      };
+      await b.store.commit({
+        expectedVer: 0,
+        record: record(id, 1),
+        outbox: [],
+        idempotency: [],
+        deadLetters: { put: [kept, proof], remove: [] },
+      });
+      expect(await b.store.readDeadLetter(id, proof.messageId)).toEqual(proof);
+      expect(await b.store.listDeadLetters(id)).toEqual([kept]);
+      expect(await b.store.listDeadLetters()).toEqual([kept]);
+    });
+  });
+}
