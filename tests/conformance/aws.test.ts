@@ -37,15 +37,16 @@ async function open(dynamodbEndpoint = inject('dynamodbEndpoint')): Promise<Conf
     },
     pass: (ms) => sleep(ms),
     expire: async (actorId) => {
-      // What DynamoDB's TTL does, at once: delete the record once past its `expiresAt`.
-      // The record's key, as the package README lays out the table.
+      // What DynamoDB's TTL does, at once: delete the record once past its `expiresAt`, if it
+      // has a TTL. The record's key, as the package README lays out the table.
       const Key = { pk: { S: `A#${actorId}` }, sk: { S: 'R' } };
       await dynamodb
         .send(
           new DeleteItemCommand({
             TableName: name,
             Key,
-            ConditionExpression: 'expiresAt <= :now',
+            ConditionExpression: 'attribute_exists(#ttl) AND expiresAt <= :now',
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
             ExpressionAttributeValues: { ':now': { N: String(Date.now()) } },
           }),
         )

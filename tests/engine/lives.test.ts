@@ -495,6 +495,34 @@ describe("an actor's lives", () => {
     expect(await store.readDeadLetter('log/audit', first)).toBeUndefined();
   });
 
+  it('never lose the sends a halted record holds when it expires before they are drained', async () => {
+    const h = harness();
+    const { store, queue } = h.backend;
+    // A note and the halt in one commit: the note waits in the record; its worker dies before
+    // it drains, and the sweeper is down for weeks, past the halted record's expiry.
+    await h.client.send(o1, 'note', { line: 'held' });
+    await h.client.send(o1, 'end', {});
+    await commitUndrained(h, 2);
+    const halted = (await h.record(o1.id))!;
+    expect(halted.outbox?.map((item) => item.envelopes.length)).toEqual([1]);
+    h.clock.set(halted.expiresAt! + DAY);
+    store.purgeExpired();
+    expect((await h.record(o1.id))?.outbox).toEqual(halted.outbox);
+
+    // The sweeper comes back and sends it: too old for the log to tell whether it applied it,
+    // it is kept as a dead letter; redriven, it is applied once.
+    expect(await sweepOutbox(store, queue, o1.id)).toBe(1);
+    await h.run();
+    const [letter] = await store.listDeadLetters('log/audit');
+    expect(letter?.error.message).toContain('days ago');
+    await redriveDeadLetter(store, queue, 'log/audit', letter!.messageId);
+    await h.run();
+    expect(await h.state('log/audit')).toEqual({ lines: ['held'] });
+    // Its sends retired, the record goes: the next message starts a new life.
+    store.purgeExpired();
+    expect(await h.record(o1.id)).toBeUndefined();
+  });
+
   it("never let a warm record of a life that ended drain that life's items as the live life's", async () => {
     const { h, long, lines } = apartHarness();
     const { store, queue } = h.backend;

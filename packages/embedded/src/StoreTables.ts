@@ -193,8 +193,10 @@ export class StoreTables {
 
   /** Forgets what expired at `now` (see `EmbeddedStore.purgeExpired`). */
   purge(now: number): void {
+    // A halted record that holds sends stays until they are drained: they would go with it.
     for (const [id, record] of this.records) {
-      if (record.expiresAt !== undefined && record.expiresAt <= now) this.records.delete(id);
+      const expired = record.expiresAt !== undefined && record.expiresAt <= now;
+      if (expired && !record.outbox?.length) this.records.delete(id);
     }
     for (const [key, record] of this.idempotency) {
       if (record.expiresAt <= now) this.idempotency.delete(key);

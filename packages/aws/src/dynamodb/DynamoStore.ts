@@ -37,6 +37,7 @@ import {
   itemToOverflow,
   itemToRecord,
   itemToTimer,
+  ttlOf,
 } from './itemCodec.ts';
 import { mapTransactionError, pageExistedOnly } from './mapTransactionError.ts';
 import { readPages } from './outcomePages.ts';
@@ -183,8 +184,9 @@ export class DynamoStore implements Store {
 
   async retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void> {
     const at = atVersion(ver, life);
+    let retired: Item | undefined;
     try {
-      await this.#client.send(
+      const { Attributes } = await this.#client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: RECORD_SK } },
@@ -201,10 +203,39 @@ export class DynamoStore implements Store {
             ...at.ExpressionAttributeValues,
             ':next': { N: String(ver + 1) },
           },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      retired = Attributes;
+    } catch (error) {
+      // A commit replaced the record since: its sends are gone from it already.
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') return;
+      throw unavailable('DynamoDB', 'UpdateItem (retireHeldOutbox)', error);
+    }
+    const expiresAt = retired?.[Attr.expiresAt]?.N;
+    if (expiresAt !== undefined) await this.#expireRetired(actorId, ver + 1, Number(expiresAt));
+  }
+
+  /**
+   * Gives a halted record, its held sends retired, the TTL it went without while it held them
+   * (see `recordToItem`). A commit since wrote its own.
+   */
+  async #expireRetired(actorId: string, ver: number, expiresAt: number): Promise<void> {
+    try {
+      await this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: RECORD_SK } },
+          UpdateExpression: 'SET #ttl = :ttl',
+          ConditionExpression: '#ver = :ver',
+          ExpressionAttributeNames: { '#ttl': Attr.ttl, '#ver': Attr.ver },
+          ExpressionAttributeValues: {
+            ':ttl': { N: String(ttlOf(expiresAt)) },
+            ':ver': { N: String(ver) },
+          },
         }),
       );
     } catch (error) {
-      // A commit replaced the record since: its sends are gone from it already.
       if (awsErrorName(error) === 'ConditionalCheckFailedException') return;
       throw unavailable('DynamoDB', 'UpdateItem (retireHeldOutbox)', error);
     }

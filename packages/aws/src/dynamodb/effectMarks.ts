@@ -6,7 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '@baton/core/adapter';
 import { batchGetItems, batchPutItems } from './batchItems.ts';
-import type { Item } from './itemCodec.ts';
+import { type Item, ttlOf } from './itemCodec.ts';
 import { Attr, EFFECT_DONE_SK, effectDonePk } from './tableLayout.ts';
 
 /** Where the marks live, and the clock that tells an expired one (TTL deletes within days). */
@@ -52,7 +52,7 @@ export async function markEffectsDone(
   const items = keys.map((key) => ({
     ...keyOf(key),
     [Attr.expiresAt]: { N: String(expiresAt) },
-    [Attr.ttl]: { N: String(Math.ceil(expiresAt / 1000)) },
+    [Attr.ttl]: { N: String(ttlOf(expiresAt)) },
   }));
   await batchPutItems(table.client, table.tableName, 'BatchWriteItem (markEffectsDone)', items);
 }

@@ -34,10 +34,19 @@ const full: ActorRecord = {
 };
 
 describe('the actor record item', () => {
-  it('writes exactly the attributes its size overhead counts, and reads each back', () => {
+  it('writes only attributes its size overhead counts, and reads each back', () => {
+    // Holding sends, a halted record goes without its TTL (below): every other attribute.
     const item = recordToItem(full, 4);
-    expect(Object.keys(item).sort()).toEqual([...RECORD_ATTRIBUTES].sort());
+    const attributes = RECORD_ATTRIBUTES.filter((name) => name !== Attr.ttl);
+    expect(Object.keys(item).sort()).toEqual(attributes.sort());
     expect(itemToRecord(item)).toEqual(full);
+  });
+
+  it('gives a halted record its TTL only once it holds no sends, which would go with it', () => {
+    const { outbox: _, ...drained } = full;
+    expect(recordToItem(drained, 4)[Attr.ttl]).toEqual({ N: '2' });
+    expect(itemToRecord(recordToItem(drained, 4))).toEqual(drained);
+    expect(recordToItem({ ...drained, outbox: [] }, 4)[Attr.ttl]).toEqual({ N: '2' });
   });
 });
 

@@ -60,6 +60,9 @@ function toAttr(value: unknown): AttributeValue {
   return convertToAttr(value);
 }
 
+/** DynamoDB's TTL reads epoch seconds. */
+export const ttlOf = (expiresAt: number): number => Math.ceil(expiresAt / 1000);
+
 /**
  * An actor record. One that holds its commit's sends is in the outbox index, by its oldest
  * send's time in index steps ({@link outboxIndexAt}), so the sweeper finds it.
@@ -82,10 +85,11 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
   if (record.channels) known[Attr.channels] = toAttr(json(record.channels));
   if (record.overflowedAt !== undefined) known[Attr.overflowedAt] = toAttr(record.overflowedAt);
   if (record.timerEpoch !== undefined) known[Attr.timerEpoch] = toAttr(record.timerEpoch);
-  // A halted actor's record: DynamoDB's TTL deletes it once it expires.
+  // A halted actor's record: DynamoDB's TTL deletes it once it expires — but not while it
+  // holds sends, which would go with it: the sweeper that retires them sets the TTL then.
   if (record.expiresAt !== undefined) {
     known[Attr.expiresAt] = toAttr(record.expiresAt);
-    known[Attr.ttl] = toAttr(Math.ceil(record.expiresAt / 1000));
+    if (!held) known[Attr.ttl] = toAttr(ttlOf(record.expiresAt));
   }
   if (held) {
     known[Attr.outbox] = toAttr(json(held));
@@ -172,7 +176,7 @@ export function idempotencyToItem(record: IdempotencyRecord): Item {
   if (record.fingerprint !== undefined) out[Attr.fingerprint] = toAttr(record.fingerprint);
   out[Attr.expiresAt] = toAttr(record.expiresAt);
   // DynamoDB TTL reads epoch seconds; it deletes within days, so reads check expiresAt too.
-  out[Attr.ttl] = toAttr(Math.ceil(record.expiresAt / 1000));
+  out[Attr.ttl] = toAttr(ttlOf(record.expiresAt));
   return out;
 }
 
@@ -197,7 +201,7 @@ export function claimToItem(claim: KeyClaim): Item {
     [Attr.fingerprint]: claim.fingerprint,
     [Attr.expiresAt]: claim.expiresAt,
     ...(claim.sentAt === undefined ? {} : { [Attr.sentAt]: claim.sentAt }),
-    [Attr.ttl]: Math.ceil(claim.expiresAt / 1000),
+    [Attr.ttl]: ttlOf(claim.expiresAt),
   });
 }
 
@@ -222,7 +226,7 @@ export function deadLetterToItem(letter: DeadLetter, shards: number): Item {
     [Attr.letter]: json(letter),
   };
   if (letter.applied) {
-    return marshall({ ...key, [Attr.ttl]: Math.ceil(letter.applied.expiresAt / 1000) });
+    return marshall({ ...key, [Attr.ttl]: ttlOf(letter.applied.expiresAt) });
   }
   return marshall({
     ...key,
@@ -261,7 +265,7 @@ export function overflowToItem(actorId: string, mark: OverflowMark): Item {
     [Attr.peer]: mark.peer,
     [Attr.mark]: json(mark.mark),
     [Attr.expiresAt]: mark.expiresAt,
-    [Attr.ttl]: Math.ceil(mark.expiresAt / 1000),
+    [Attr.ttl]: ttlOf(mark.expiresAt),
   });
 }
 

@@ -9,7 +9,10 @@ export interface ConformanceBackend {
   pending(): Promise<number>;
   /** Lets `ms` of backend time pass (virtual time advances; real time sleeps). */
   pass(ms: number): Promise<void>;
-  /** Deletes the record of `actorId` if it is a halted one past its expiry, as a TTL would. */
+  /**
+   * Deletes the record of `actorId` if it is a halted one past its expiry, as a TTL would; one
+   * that holds sends stays until they are retired (the store's own rule).
+   */
   expire(actorId: string): Promise<void>;
   close(): Promise<void>;
 }

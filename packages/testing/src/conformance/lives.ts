@@ -46,6 +46,25 @@ export function livesSuite(name: string, open: () => Promise<ConformanceBackend>
       expect(await stored()).toEqual(['1L2']);
     });
 
+    it('keeps a halted record past its expiry while it holds sends; once they are retired, it expires', async () => {
+      const b = await fresh();
+      const id = 'ledger/halted';
+      const expiresAt = b.clock.now() + 50;
+      const held = { actorId: id, seq: 1, createdAt: b.clock.now(), envelopes: [] };
+      const halted = { ...record(id, 1), life: 'L1', sentSeq: 1, expiresAt, outbox: [held] };
+      await b.store.commit({ expectedVer: 0, record: halted, outbox: [], idempotency: [] });
+      await b.pass(100);
+      await b.expire(id);
+      // Deleted with the record, its sends would be lost: they were never sent.
+      expect((await b.store.load(id))?.outbox).toEqual([held]);
+      await b.store.retireHeldOutbox(id, 1, 'L1');
+      const retired = await b.store.load(id);
+      expect(retired).toMatchObject({ ver: 2, expiresAt });
+      expect(retired?.outbox ?? []).toEqual([]);
+      await b.expire(id);
+      expect(await b.store.load(id)).toBeUndefined();
+    });
+
     it("reads the dead letter a redrive of an ended life's message left as its proof, and lists it nowhere", async () => {
       const b = await fresh();
       const id = 'ledger/receiver';
