@@ -143,7 +143,7 @@ function harness(
   stock.down = false;
   const h = setup({ actors: [Order, Log, Stock], ...options });
   /** The dead letters the engine told of, and its turns' counts summed. */
-  const told = { letters: [] as string[], applied: 0, deadLettered: 0 };
+  const told = { letters: [] as string[], applied: 0, deadLettered: 0, versionConflicts: 0 };
   const engineOptions = {
     ...options,
     actors: [Order, Log, Stock],
@@ -157,6 +157,7 @@ function harness(
     onTurn: (stats) => {
       told.applied += stats.applied;
       told.deadLettered += stats.deadLettered;
+      told.versionConflicts += stats.versionConflicts;
     },
   } satisfies EngineOptions;
   const sent: QueueMessage[] = [];
@@ -333,6 +334,24 @@ describe("an actor's lives", () => {
     await h.client.send(o1, 'note', { line: 'c' });
     await h.run(warm);
     expect((await h.state('log/audit')) as unknown).toEqual({ lines: ['a', 'b', 'c'] });
+    // Sent again, 'a' would be too old for the log to tell: a dead letter of a message applied.
+    expect(await h.backend.store.listDeadLetters()).toEqual([]);
+  });
+
+  it('start a new life without first trying to commit over a warm record past its expiry', async () => {
+    const h = harness();
+    await h.client.send(o1, 'note', { line: 'a' });
+    await h.run();
+    await h.client.send(o1, 'end', {});
+    await h.run(); // the worker keeps the halted record warm, holding no sends
+    const old = (await h.record(o1.id))!.life;
+    await h.expire(o1.id);
+    await h.client.send(o1, 'note', { line: 'b' });
+    await h.run();
+    expect((await h.record(o1.id))?.life).not.toBe(old);
+    expect(await h.state('log/audit')).toEqual({ lines: ['a', 'b'] });
+    // The warm record is known gone: no commit is made over it only to fail.
+    expect(h.told.versionConflicts).toBe(0);
   });
 
   it('drain the sends a new life holds at the very version a worker drained in the old life', async () => {
