@@ -65,9 +65,9 @@ export function instrument(store: Store, queue: Queue, latencyNs = 0): Instrumen
       await hop('store.readDeadLetter');
       return store.readDeadLetter(actorId, messageId);
     },
-    retireHeldOutbox: async (actorId, ver, life) => {
+    retireHeldOutbox: async (actorId, ver, life, expiresAt) => {
       await hop('store.retireHeldOutbox');
-      return store.retireHeldOutbox(actorId, ver, life);
+      return store.retireHeldOutbox(actorId, ver, life, expiresAt);
     },
     listOutboxActors: async (olderThan) => {
       await hop('store.listOutboxActors');

@@ -105,10 +105,15 @@ export function modelledStore(
       }
       // The sweeper's write of an idle actor's record without its held sends: an `UpdateItem`.
       if (property === 'retireHeldOutbox') {
-        return async (actorId: string, ver: number, life: string | undefined) => {
+        return async (
+          actorId: string,
+          ver: number,
+          life: string | undefined,
+          expiresAt: number | undefined,
+        ) => {
           counts['store.retireHeldOutbox'] = (counts['store.retireHeldOutbox'] ?? 0) + 1;
           await sleep(latencies.putItem);
-          return target.retireHeldOutbox(actorId, ver, life);
+          return target.retireHeldOutbox(actorId, ver, life, expiresAt);
         };
       }
       // Every other call of the port (a load, an outbox read) is one read of an item or a query.

@@ -228,7 +228,8 @@ describe('Client.ask', () => {
       readOutbox: (id) => store.readOutbox(id),
       deleteOutbox: (id, seqs, life) => store.deleteOutbox(id, seqs, life),
       listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
-      retireHeldOutbox: (id, ver, life) => store.retireHeldOutbox(id, ver, life),
+      retireHeldOutbox: (id, ver, life, expiresAt) =>
+        store.retireHeldOutbox(id, ver, life, expiresAt),
       readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
       listDeadLetters: (id) => store.listDeadLetters(id),
       readOverflow: (id, keys) => store.readOverflow(id, keys),
@@ -284,7 +285,8 @@ describe('Client.ask', () => {
         readOutbox: (id) => store.readOutbox(id),
         deleteOutbox: (id, seqs, life) => store.deleteOutbox(id, seqs, life),
         listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
-        retireHeldOutbox: (id, ver, life) => store.retireHeldOutbox(id, ver, life),
+        retireHeldOutbox: (id, ver, life, expiresAt) =>
+          store.retireHeldOutbox(id, ver, life, expiresAt),
         readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
         listDeadLetters: (id) => store.listDeadLetters(id),
         readOverflow: (id, keys) => store.readOverflow(id, keys),

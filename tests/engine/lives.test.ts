@@ -494,10 +494,19 @@ describe("an actor's lives", () => {
     const proof = await store.readDeadLetter('log/audit', first);
     expect(proof?.applied).toEqual({ at: h.clock.now(), expiresAt: h.clock.now() + RETENTION });
     expect(proof?.envelope.payload).toBeNull();
+    // A copy of the redrive names the letter's `at`: the proof's is new, so an earlier Baton,
+    // which knows no `applied`, finds no letter to redrive either.
+    expect(proof?.at).toBe(h.clock.now());
+    expect(proof?.at).not.toBe(letters[0]!.at);
     h.clock.advance(10 * 60_000);
     await queue.send([{ ...copy, dedupeId: `${copy.dedupeId}~again` }]);
     const redrive = h.sent.find((m) => decodeEnvelope(m.body)?.redrive !== undefined)!;
     await queue.send([{ ...redrive, dedupeId: `${redrive.dedupeId}~again` }]);
+    // A copy drained before the life ended (from a queue's dead-letter queue) is not marked.
+    const { lifeEnded: _, ...unmarked } = decodeEnvelope(copy.body)!;
+    await queue.send([
+      { ...copy, dedupeId: `${copy.dedupeId}~unmarked`, body: encodeEnvelope(unmarked) },
+    ]);
     await h.run();
     expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
     expect(await store.listDeadLetters('log/audit')).toEqual(letters.slice(1));
@@ -640,6 +649,22 @@ describe("an actor's lives", () => {
     expect(letters.map(({ messageId, parked }) => ({ messageId, parked }))).toEqual([
       { messageId: note.id, parked: undefined },
     ]);
+
+    // Redriven while the log is paused again, it is parked, and applied once on resume; its
+    // proof is no parked message, and the turn counts it applied.
+    await pauseActor(store, queue, 'log/audit', { by: 'ops', now: h.clock.now() });
+    await redriveDeadLetter(store, queue, 'log/audit', note.id);
+    await h.run();
+    expect((await store.readDeadLetter('log/audit', note.id))?.parked).toBe(1);
+    const before = h.told.applied;
+    await resumeActor(store, queue, 'log/audit', { by: 'ops', now: h.clock.now() });
+    await h.run();
+    expect(await h.state('log/audit')).toEqual({ lines: ['old'] });
+    const proof = await store.readDeadLetter('log/audit', note.id);
+    expect(proof?.applied).toBeDefined();
+    expect(proof?.parked).toBeUndefined();
+    expect(await store.listDeadLetters('log/audit')).toEqual([]);
+    expect(h.told.applied - before).toBe(1);
   });
 
   it('keep a halted actor halted when a late reply to an ask of before the halt arrives', async () => {

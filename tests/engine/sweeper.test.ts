@@ -117,7 +117,7 @@ describe('Sweeper', () => {
     expect(await h.state('sink/s')).toEqual({ got: [1, 2] });
     expect((await h.record('sender/a'))?.outbox).toHaveLength(1);
     const { life } = (await h.record('sender/a'))!;
-    await h.backend.store.retireHeldOutbox('sender/a', 0, life); // not at that version: nothing
+    await h.backend.store.retireHeldOutbox('sender/a', 0, life, undefined); // not at that version: nothing
     expect((await h.record('sender/a'))?.ver).toBe(1);
 
     // A sweep 6 minutes after the drain: its lag says so, past the queue's 5-minute dedupe window.

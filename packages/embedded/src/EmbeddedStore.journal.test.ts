@@ -119,7 +119,7 @@ async function workload(store: EmbeddedStore): Promise<void> {
       timers: { put: [timer('b/1', 'u1', 400)], remove: [] },
     }),
   );
-  await store.retireHeldOutbox('b/1', 1, 'M');
+  await store.retireHeldOutbox('b/1', 1, 'M', undefined);
   await store.deleteOutbox('b/1', [2], undefined);
   await store.commit(
     commitOf('b/1', 3, {

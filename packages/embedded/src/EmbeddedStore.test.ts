@@ -130,7 +130,7 @@ describe('EmbeddedStore', () => {
     for (const other of ['old', undefined]) {
       const error = await failure(store.commit(commitOf('a/1', 2, { record: life(2, other) })));
       expect(readConflict(error)).toMatchObject({ kind: 'version', current: { life: 'new' } });
-      await store.retireHeldOutbox('a/1', 1, other);
+      await store.retireHeldOutbox('a/1', 1, other, undefined);
       await store.heldDrained('a/1', 1, other);
       expect(await store.load('a/1')).toMatchObject({ ver: 1, outbox: [{ seq: 1 }] });
     }
@@ -396,11 +396,11 @@ describe('EmbeddedStore', () => {
     expect(store.outboxSize()).toBe(2);
     expect(await store.listOutboxActors(5)).toEqual([]);
     expect(await store.listOutboxActors(6)).toEqual(['a/1']);
-    await store.retireHeldOutbox('a/1', 2, 'L');
-    await store.retireHeldOutbox('a/1', 1, 'M');
-    await store.retireHeldOutbox('b/1', 1, 'L');
+    await store.retireHeldOutbox('a/1', 2, 'L', undefined);
+    await store.retireHeldOutbox('a/1', 1, 'M', undefined);
+    await store.retireHeldOutbox('b/1', 1, 'L', undefined);
     expect(await store.load('a/1')).toMatchObject({ ver: 1, outbox: [{ seq: 1 }, { seq: 2 }] });
-    await store.retireHeldOutbox('a/1', 1, 'L');
+    await store.retireHeldOutbox('a/1', 1, 'L', undefined);
     const retired = { ...record('a/1', 1), life: 'L', ver: 2 };
     expect(await store.load('a/1')).toEqual(retired);
     expect(store.outboxSize()).toBe(0);
@@ -408,7 +408,7 @@ describe('EmbeddedStore', () => {
     expect(store.snapshot()).toEqual([
       { t: 'store.commit', record: retired, outbox: [], idempotency: [] },
     ]);
-    await store.retireHeldOutbox('a/1', 2, 'L'); // nothing held: no new version
+    await store.retireHeldOutbox('a/1', 2, 'L', undefined); // nothing held: no new version
     expect(await store.load('a/1')).toMatchObject({ ver: 2 });
     expect(seen).toEqual(['1:held', '2:none']);
     const restarted = new EmbeddedStore({ journal });
@@ -433,7 +433,7 @@ describe('EmbeddedStore', () => {
       ['c/1', 1, undefined], // holds no sends
     ] as const) {
       await store.heldDrained(actorId, ver, life);
-      await store.retireHeldOutbox(actorId, ver, life);
+      await store.retireHeldOutbox(actorId, ver, life, undefined);
     }
     expect(journal.length).toBe(written);
     expect(await store.load('a/1')).toEqual(held);

@@ -219,7 +219,13 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return [...oldest].sort((a, b) => a[1] - b[1]).map(([actorId]) => actorId);
   }
 
-  async retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void> {
+  /** The record keeps its own `expiresAt`: a purge deletes it once it holds no sends. */
+  async retireHeldOutbox(
+    actorId: string,
+    ver: number,
+    life: string | undefined,
+    _expiresAt: number | undefined,
+  ): Promise<void> {
     this.#checkOpen();
     const current = this.#tables.records.get(actorId);
     if (current?.ver !== ver || current.life !== life || !current.outbox) return;

@@ -205,6 +205,21 @@ describe('DynamoStore', () => {
     expect(revived.Item?.ttl).toBeUndefined();
   });
 
+  it('gives a halted record that holds sends no TTL until they are retired, then in one write', async () => {
+    const store = storeWith();
+    const a = fresh();
+    const expiresAt = 1_900_000_000_123;
+    const halted = { ...record(a, 1), expiresAt, outbox: [outbox(a, 1)] };
+    await store.commit(commitOf(a, 1, { record: halted }));
+    const ttl = async () =>
+      (await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: recordKey(a) }))).Item
+        ?.ttl;
+    expect(await ttl()).toBeUndefined();
+    await store.retireHeldOutbox(a, 1, undefined, expiresAt);
+    expect(await ttl()).toEqual({ N: '1900000001' });
+    expect(await store.load(a)).toEqual({ ...record(a, 1), ver: 2, expiresAt });
+  });
+
   it('uses DynamoDB limits less the layout overhead by default, and outcome pages of 1 KB', () => {
     expect(storeWith().limits).toEqual({
       maxTransactionItems: 100,
@@ -356,10 +371,10 @@ describe('DynamoStore', () => {
         const error = await failure(store.commit(commit));
         expect(readConflict(error)).toMatchObject({ kind: 'version', current: { life: 'new' } });
       }
-      await store.retireHeldOutbox(a, 1, other);
+      await store.retireHeldOutbox(a, 1, other, undefined);
       expect(await store.load(a)).toMatchObject({ ver: 1, outbox: [{ seq: 1 }] });
     }
-    await store.retireHeldOutbox(a, 1, 'new');
+    await store.retireHeldOutbox(a, 1, 'new', undefined);
     expect(await store.load(a)).toEqual({ ...life(1, 'new'), ver: 2 });
     await store.commit(commitOf(a, 3, { record: life(3, 'new') }));
     expect(await store.load(a)).toMatchObject({ ver: 3, life: 'new' });
@@ -404,14 +419,14 @@ describe('DynamoStore', () => {
         commitOf(id, 1, { record: { ...record(id, 1), outbox: [outbox(id, 1)] } }),
       );
     }
-    await store.retireHeldOutbox(a, 1, undefined);
+    await store.retireHeldOutbox(a, 1, undefined, undefined);
     expect(await store.load(a)).toEqual({ ...record(a, 1), ver: 2 });
     expect(await store.listOutboxActors(1)).not.toContain(a);
 
-    await store.retireHeldOutbox(b, 0, undefined); // not at that version: nothing
+    await store.retireHeldOutbox(b, 0, undefined, undefined); // not at that version: nothing
     expect((await store.load(b))?.outbox).toHaveLength(1);
     expect(await store.listOutboxActors(1)).toContain(b);
-    await store.retireHeldOutbox(fresh(), 1, undefined); // no record: nothing either
+    await store.retireHeldOutbox(fresh(), 1, undefined, undefined); // no record: nothing either
   });
 
   it('throws TRANSACTION_TOO_LARGE naming maxTransactionBytes for a commit too large', async () => {

@@ -4,7 +4,6 @@ import {
   PutItemCommand,
   type QueryCommandInput,
   TransactWriteItemsCommand,
-  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type {
   ActorRecord,
@@ -25,19 +24,19 @@ import { checkCommit, ingressTarget, invalidArgument, systemClock } from '@baton
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
-import { atVersion, commitItems } from './commitItems.ts';
+import { commitItems } from './commitItems.ts';
+import { listDeadLetters, readDeadLetter } from './deadLetterItems.ts';
 import { markEffectsDone, readEffectsDone } from './effectMarks.ts';
+import { retireHeldOutbox } from './heldSends.ts';
 import {
   claimToItem,
   type Item,
   itemToClaim,
-  itemToDeadLetter,
   itemToIdempotency,
   itemToOutbox,
   itemToOverflow,
   itemToRecord,
   itemToTimer,
-  ttlOf,
 } from './itemCodec.ts';
 import { mapTransactionError, pageExistedOnly } from './mapTransactionError.ts';
 import { readPages } from './outcomePages.ts';
@@ -46,10 +45,7 @@ import {
   Attr,
   actorIdOf,
   actorPk,
-  DEAD_LETTER_SK_PREFIX,
   DYNAMO_STORE_LIMITS,
-  deadLetterShardKey,
-  deadLetterSk,
   IDEMPOTENCY_SK,
   idempotencyPk,
   MAX_OUTBOX_SHARDS,
@@ -182,63 +178,14 @@ export class DynamoStore implements Store {
     );
   }
 
-  async retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void> {
-    const at = atVersion(ver, life);
-    let retired: Item | undefined;
-    try {
-      const { Attributes } = await this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: RECORD_SK } },
-          UpdateExpression: 'SET #ver = :next REMOVE #outbox, #apart, #obPk, #obAt',
-          ConditionExpression: at.ConditionExpression,
-          ExpressionAttributeNames: {
-            ...at.ExpressionAttributeNames,
-            '#outbox': Attr.outbox,
-            '#apart': Attr.outboxApart,
-            '#obPk': Attr.obPk,
-            '#obAt': Attr.obAt,
-          },
-          ExpressionAttributeValues: {
-            ...at.ExpressionAttributeValues,
-            ':next': { N: String(ver + 1) },
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      retired = Attributes;
-    } catch (error) {
-      // A commit replaced the record since: its sends are gone from it already.
-      if (awsErrorName(error) === 'ConditionalCheckFailedException') return;
-      throw unavailable('DynamoDB', 'UpdateItem (retireHeldOutbox)', error);
-    }
-    const expiresAt = retired?.[Attr.expiresAt]?.N;
-    if (expiresAt !== undefined) await this.#expireRetired(actorId, ver + 1, Number(expiresAt));
-  }
-
-  /**
-   * Gives a halted record, its held sends retired, the TTL it went without while it held them
-   * (see `recordToItem`). A commit since wrote its own.
-   */
-  async #expireRetired(actorId: string, ver: number, expiresAt: number): Promise<void> {
-    try {
-      await this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: RECORD_SK } },
-          UpdateExpression: 'SET #ttl = :ttl',
-          ConditionExpression: '#ver = :ver',
-          ExpressionAttributeNames: { '#ttl': Attr.ttl, '#ver': Attr.ver },
-          ExpressionAttributeValues: {
-            ':ttl': { N: String(ttlOf(expiresAt)) },
-            ':ver': { N: String(ver) },
-          },
-        }),
-      );
-    } catch (error) {
-      if (awsErrorName(error) === 'ConditionalCheckFailedException') return;
-      throw unavailable('DynamoDB', 'UpdateItem (retireHeldOutbox)', error);
-    }
+  retireHeldOutbox(
+    actorId: string,
+    ver: number,
+    life: string | undefined,
+    expiresAt: number | undefined,
+  ): Promise<void> {
+    const table = { client: this.#client, tableName: this.tableName };
+    return retireHeldOutbox(table, actorId, ver, life, expiresAt);
   }
 
   async readOutbox(actorId: string): Promise<OutboxItem[]> {
@@ -352,51 +299,12 @@ export class DynamoStore implements Store {
     return markEffectsDone(this.#marksTable(), keys, expiresAt);
   }
 
-  async readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
-    const item = await this.#get(
-      actorPk(actorId),
-      deadLetterSk(messageId),
-      'GetItem (readDeadLetter)',
-    );
-    return item && itemToDeadLetter(item);
+  readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
+    return readDeadLetter(this.#deadLettersTable(), actorId, messageId);
   }
 
-  async listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
-    let items: Item[];
-    if (actorId !== undefined) {
-      items = await this.#query('Query (listDeadLetters)', {
-        TableName: this.tableName,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
-        ExpressionAttributeValues: {
-          ':pk': { S: actorPk(actorId) },
-          ':prefix': { S: DEAD_LETTER_SK_PREFIX },
-        },
-        ConsistentRead: true,
-      });
-    } else {
-      // The sparse index holds keys only: find every dead letter there, then read each.
-      const shards = Array.from({ length: this.#shards }, (_, shard) =>
-        this.#query('Query (listDeadLetters)', {
-          TableName: this.tableName,
-          IndexName: OUTBOX_INDEX,
-          KeyConditionExpression: '#shard = :shard',
-          ExpressionAttributeNames: { '#shard': Attr.obPk },
-          ExpressionAttributeValues: { ':shard': { S: deadLetterShardKey(shard) } },
-        }),
-      );
-      const keys = (await Promise.all(shards)).flat();
-      const found = await Promise.all(
-        keys.map((key) =>
-          this.#get(key[Attr.pk]?.S ?? '', key[Attr.sk]?.S ?? '', 'GetItem (listDeadLetters)'),
-        ),
-      );
-      items = found.filter((item): item is Item => item !== undefined);
-    }
-    return items
-      .map(itemToDeadLetter)
-      .filter((letter) => !letter.applied)
-      .sort((a, b) => a.at - b.at);
+  listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
+    return listDeadLetters(this.#deadLettersTable(), actorId);
   }
 
   async readTimer(actorId: string, id: string): Promise<Timer | undefined> {
@@ -484,6 +392,10 @@ export class DynamoStore implements Store {
     const now = this.#clock.now();
     // DynamoDB's TTL deletes an expired item only eventually: an expired mark reads as absent.
     return found.map(itemToOverflow).filter((mark) => mark.expiresAt > now);
+  }
+
+  #deadLettersTable() {
+    return { client: this.#client, tableName: this.tableName, shards: this.#shards };
   }
 
   #marksTable() {

@@ -118,9 +118,17 @@ export interface Store {
   /**
    * Writes the actor's record again without its held sends, at version `ver + 1`, if it is
    * still at `ver` of life `life` (`undefined`: a record without a life); does nothing otherwise
-   * (a later commit replaced them). For the sweeper, after it drained them.
+   * (a later commit replaced them). For the sweeper, after it drained them. `expiresAt` is that
+   * record's (a halted actor's; `undefined` for a live one): a store deletes a halted record
+   * only once it holds no sends, which would go with it, and may need the expiry now (DynamoDB
+   * gives the record its TTL in the same write).
    */
-  retireHeldOutbox(actorId: string, ver: number, life: string | undefined): Promise<void>;
+  retireHeldOutbox(
+    actorId: string,
+    ver: number,
+    life: string | undefined,
+    expiresAt: number | undefined,
+  ): Promise<void>;
   /**
    * Told that the sends the record at `ver` of life `life` holds are in the queue. Optional: a
    * store whose writes are cheap (the embedded one) drops them from the record, keeping its

@@ -4,7 +4,7 @@
  */
 import { askTimerId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import { compareSeq } from '../adapter/ports.ts';
-import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
+import type { ActorRecord, DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
@@ -88,9 +88,25 @@ async function channelAdmission(
     return kept ? undefined : {};
   }
   const mark = await overflow.sender(record, envelope.from);
+  if (!mark && (await appliedByRedrive(engine, record, envelope))) return undefined;
   const arrival = classify(mark, envelope);
   if (arrival.kind === 'duplicate') return undefined;
   return { arrival, ...(mark ? { mark } : {}) };
+}
+
+/**
+ * Whether a redrive applied this message of a sender's ended life, as its kept proof says: a
+ * copy of it drained unmarked before the life ended (from a queue's dead-letter queue, say)
+ * would otherwise be kept as a fresh dead letter, redrivable. Read only for a message sent
+ * twice the mark retention ago or more, as every message of a life that has ended since was.
+ */
+async function appliedByRedrive(
+  engine: Engine,
+  record: ActorRecord,
+  envelope: Envelope,
+): Promise<boolean> {
+  if (engine.clock.now() - envelope.sentAt < 2 * engine.markRetentionMs) return false;
+  return (await engine.store.readDeadLetter(record.id, envelope.id))?.applied !== undefined;
 }
 
 /** An ingress message: told apart from a copy of it by its outcome (its key) alone. */

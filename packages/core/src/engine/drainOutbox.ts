@@ -164,14 +164,15 @@ export async function sweepOutboxes(
     actorIds.map(async (actorId) => {
       const { record, apart } = await readWhole(store, actorId);
       const held = record?.outbox ?? [];
-      const life = record?.life;
-      return { actorId, held, ver: record?.ver ?? 0, life, apart, readAfterItems: true };
+      const { life, expiresAt } = record ?? {};
+      const ver = record?.ver ?? 0;
+      return { actorId, held, ver, life, expiresAt, apart, readAfterItems: true };
     }),
   );
   const sent = await drainOutboxes(store, queue, found);
   await Promise.all(
-    found.map(({ actorId, held, ver, life }) =>
-      held.length > 0 ? store.retireHeldOutbox(actorId, ver, life) : undefined,
+    found.map(({ actorId, held, ver, life, expiresAt }) =>
+      held.length > 0 ? store.retireHeldOutbox(actorId, ver, life, expiresAt) : undefined,
     ),
   );
   const oldestAt = Math.min(

@@ -389,13 +389,17 @@ function admissionEffects(engine: Engine, admission: Admission): Partial<Message
 /**
  * The letter of an ended life's message, kept once its redrive applied it: no mark tells a
  * copy of such a message, so the letter does, for the mark retention ({@link DeadLetter.applied}).
+ * Its `at` is new, so that no copy of the redrive, which names the letter's `at`, matches it
+ * (nor on an earlier Baton, which knows no `applied`); and it is no parked message.
  */
 function appliedProof(engine: Engine, letter: DeadLetter): DeadLetter {
   const at = engine.clock.now();
+  const { parked: _, ...kept } = letter;
   return {
-    ...letter,
+    ...kept,
     envelope: { ...letter.envelope, payload: null },
     redrivable: false,
+    at,
     applied: { at, expiresAt: at + engine.markRetentionMs },
   };
 }

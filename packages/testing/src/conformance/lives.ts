@@ -5,6 +5,7 @@
  * stays as the proof, read by the turn but out of every list.
  */
 import type { ActorRecord, DeadLetter } from '@baton/core/adapter';
+import { sweepOutbox } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { backendPerTest } from './suiteBackend.ts';
@@ -57,9 +58,10 @@ export function livesSuite(name: string, open: () => Promise<ConformanceBackend>
       await b.expire(id);
       // Deleted with the record, its sends would be lost: they were never sent.
       expect((await b.store.load(id))?.outbox).toEqual([held]);
-      await b.store.retireHeldOutbox(id, 1, 'L1');
+      // The sweeper drains them (there are none to send here) and retires them.
+      expect(await sweepOutbox(b.store, b.queue, id)).toBe(0);
       const retired = await b.store.load(id);
-      expect(retired).toMatchObject({ ver: 2, expiresAt });
+      expect(retired?.expiresAt).toBe(expiresAt);
       expect(retired?.outbox ?? []).toEqual([]);
       await b.expire(id);
       expect(await b.store.load(id)).toBeUndefined();

@@ -1,0 +1,85 @@
+/**
+ * Reading the dead letters kept as items (`A#<actorId>` / `D#<message id>`): one actor's by a
+ * query of its partition, every actor's through the sparse outbox index, where each dead letter
+ * has a key of its own shard (`DEAD#<shard>`) — and the proof a redrive leaves has none.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DeadLetter } from '@baton/core/adapter';
+import { type Item, itemToDeadLetter } from './itemCodec.ts';
+import { getItem, queryItems } from './readItems.ts';
+import {
+  Attr,
+  actorPk,
+  DEAD_LETTER_SK_PREFIX,
+  deadLetterShardKey,
+  deadLetterSk,
+  OUTBOX_INDEX,
+} from './tableLayout.ts';
+
+/** The table the dead letters are in, and how many index shards it spreads them over. */
+export interface DeadLettersTable {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly shards: number;
+}
+
+/** See `Store.readDeadLetter`. */
+export async function readDeadLetter(
+  table: DeadLettersTable,
+  actorId: string,
+  messageId: string,
+): Promise<DeadLetter | undefined> {
+  const key = { pk: actorPk(actorId), sk: deadLetterSk(messageId) };
+  const item = await getItem(table.client, table.tableName, key, 'GetItem (readDeadLetter)');
+  return item && itemToDeadLetter(item);
+}
+
+/** See `Store.listDeadLetters`: oldest first, without the proofs redrives left. */
+export async function listDeadLetters(
+  table: DeadLettersTable,
+  actorId?: string,
+): Promise<DeadLetter[]> {
+  const operation = 'Query (listDeadLetters)';
+  const { client, tableName } = table;
+  let items: Item[];
+  if (actorId !== undefined) {
+    const input = {
+      TableName: tableName,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
+      ExpressionAttributeValues: {
+        ':pk': { S: actorPk(actorId) },
+        ':prefix': { S: DEAD_LETTER_SK_PREFIX },
+      },
+      ConsistentRead: true,
+    };
+    items = await queryItems(client, input, operation);
+  } else {
+    // The sparse index holds keys only: find every dead letter there, then read each.
+    const shards = Array.from({ length: table.shards }, (_, shard) =>
+      queryItems(
+        client,
+        {
+          TableName: tableName,
+          IndexName: OUTBOX_INDEX,
+          KeyConditionExpression: '#shard = :shard',
+          ExpressionAttributeNames: { '#shard': Attr.obPk },
+          ExpressionAttributeValues: { ':shard': { S: deadLetterShardKey(shard) } },
+        },
+        operation,
+      ),
+    );
+    const keys = (await Promise.all(shards)).flat();
+    const found = await Promise.all(
+      keys.map((key) => {
+        const at = { pk: key[Attr.pk]?.S ?? '', sk: key[Attr.sk]?.S ?? '' };
+        return getItem(client, tableName, at, 'GetItem (listDeadLetters)');
+      }),
+    );
+    items = found.filter((item): item is Item => item !== undefined);
+  }
+  return items
+    .map(itemToDeadLetter)
+    .filter((letter) => !letter.applied)
+    .sort((a, b) => a.at - b.at);
+}
