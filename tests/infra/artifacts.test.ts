@@ -145,7 +145,7 @@ afterAll(async () => {
 /** The bank's demo tokens, signed with this test's secret (the deployed app reads it). */
 const SECRET = 'artifacts-test-secret';
 const token = (userId: string, role: 'customer' | 'admin' = 'customer') =>
-  demoToken({ userId, role }, SECRET);
+  demoToken({ userId, role }, { key: SECRET });
 
 /** An API Gateway HTTP API event for the ingress, signed in as alice. */
 function http(method: string, path: string, body?: unknown) {

@@ -13,8 +13,22 @@ describe('the bank’s demo identity provider', () => {
     });
   });
 
+  it('ends the identity when the token expires, and refuses it from then on', () => {
+    const now = Date.now();
+    const token = demoToken({ userId: 'alice', role: 'customer' }, { now, hours: 1 });
+    const ends: number[] = [];
+    const user = demoAuth({ token, headers, validUntil: (at) => ends.push(at) });
+    expect(user).toEqual({ userId: 'alice', role: 'customer' });
+    expect(ends).toEqual([Math.floor(now / 1000 + 3600) * 1000]);
+    const expired = demoToken(
+      { userId: 'alice', role: 'customer' },
+      { now: now - 3_601_000, hours: 1 },
+    );
+    expect(() => demoAuth({ token: expired, headers })).toThrow('unauthorized');
+  });
+
   it('refuses a missing token, one signed with another secret, and one whose body was changed', () => {
-    const forged = demoToken({ userId: 'alice', role: 'admin' }, 'not the bank’s secret');
+    const forged = demoToken({ userId: 'alice', role: 'admin' }, { key: 'not the bank’s secret' });
     const [, signature] = demoToken({ userId: 'mallory', role: 'customer' }).split('.');
     const raised = `${Buffer.from('{"userId":"mallory","role":"admin"}').toString('base64url')}.${signature}`;
     for (const token of [undefined, '', 'x.y', forged, raised]) {

@@ -1,17 +1,26 @@
 /**
  * The bank's demo identity provider: signed demo tokens instead of a real IdP. A token names a
- * user and a role and carries an HMAC-SHA256 of both under the bank's secret, so only whoever
- * holds the secret (the operator: `pnpm --filter @baton/example-bank token alice`) can make one.
- * The app's `auth` checks it on every WebSocket `$connect` and HTTP ingress request.
+ * user, a role and when it expires (12 hours after it is made, by default), and carries an
+ * HMAC-SHA256 of them under the bank's secret, so only whoever holds the secret (the operator:
+ * `pnpm --filter @baton/example-bank token alice`) can make one. The app's `auth` checks it on
+ * every WebSocket `$connect` and HTTP ingress request, and ends a connection's identity when
+ * its token expires: a token that leaks is good for hours, not for ever.
  *
  * The secret is `BANK_DEMO_SECRET`; without it a fixed development secret is used — except in
  * Lambda, where every sign-in is refused until the deployment sets its own.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ConnectRequest } from '@baton/core';
+import * as z from 'zod';
 import { BankUser } from './users.ts';
 
 export { BankUser };
+
+/** How long a demo token is good for, unless its maker says otherwise. */
+export const TOKEN_HOURS = 12;
+
+/** What a token's body holds: the user, and when it expires (`exp`, epoch seconds, as a JWT's). */
+const TokenBody = BankUser.extend({ exp: z.number().int() });
 
 /** The development secret: never used in Lambda. */
 const DEV_SECRET = 'baton-bank-demo-secret-for-local-development-only';
@@ -27,20 +36,25 @@ function sign(body: string, key: string): Buffer {
 }
 
 /**
- * A signed demo token for `user` (`<body>.<signature>`, base64url).
+ * A signed demo token for `user` (`<body>.<signature>`, base64url), good for `hours`.
  *
  * @example
  * const token = demoToken({ userId: 'alice', role: 'customer' });
  */
-export function demoToken(user: BankUser, key = secret()): string {
+export function demoToken(
+  user: BankUser,
+  { key = secret(), hours = TOKEN_HOURS, now = Date.now() } = {},
+): string {
   if (!key) throw new Error('set BANK_DEMO_SECRET to sign demo tokens');
-  const body = Buffer.from(JSON.stringify(BankUser.parse(user))).toString('base64url');
+  const exp = Math.floor(now / 1000 + hours * 3600);
+  const body = Buffer.from(JSON.stringify({ ...BankUser.parse(user), exp })).toString('base64url');
   return `${body}.${sign(body, key).toString('base64url')}`;
 }
 
 /**
- * The app's `auth`: the user a valid token names; throws (refusing the connection or request)
- * for a missing, forged or malformed token. The client learns only "unauthorized".
+ * The app's `auth`: the user a valid token names, until the token expires; throws (refusing the
+ * connection or request) for a missing, forged, malformed or expired token. The client learns
+ * only "unauthorized".
  *
  * @example
  * export default defineApp({ actors: [Account], queries: [balances], auth: demoAuth });
@@ -55,9 +69,11 @@ export function demoAuth(request: ConnectRequest): BankUser {
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new Error('unauthorized');
   }
-  const user = BankUser.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
-  if (!user.success) throw new Error('unauthorized');
-  return user.data;
+  const parsed = TokenBody.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+  if (!parsed.success || parsed.data.exp * 1000 <= Date.now()) throw new Error('unauthorized');
+  const { exp, ...user } = parsed.data;
+  request.validUntil?.(exp * 1000);
+  return user;
 }
 
 function bearer(header: string | string[] | undefined): string | undefined {
