@@ -502,11 +502,6 @@ describe("an actor's lives", () => {
     await queue.send([{ ...copy, dedupeId: `${copy.dedupeId}~again` }]);
     const redrive = h.sent.find((m) => decodeEnvelope(m.body)?.redrive !== undefined)!;
     await queue.send([{ ...redrive, dedupeId: `${redrive.dedupeId}~again` }]);
-    // A copy drained before the life ended (from a queue's dead-letter queue) is not marked.
-    const { lifeEnded: _, ...unmarked } = decodeEnvelope(copy.body)!;
-    await queue.send([
-      { ...copy, dedupeId: `${copy.dedupeId}~unmarked`, body: encodeEnvelope(unmarked) },
-    ]);
     await h.run();
     expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
     expect(await store.listDeadLetters('log/audit')).toEqual(letters.slice(1));
@@ -549,6 +544,46 @@ describe("an actor's lives", () => {
     // Its sends retired, the record goes: the next message starts a new life.
     store.purgeExpired();
     expect(await h.record(o1.id)).toBeUndefined();
+  });
+
+  it("drop every copy of an ended life's message, marked or not, kept or applied, whatever the receiver's mark", async () => {
+    const h = harness();
+    const { store, queue } = h.backend;
+    const lines = async () => ((await h.state('log/audit')) as { lines: string[] }).lines;
+    const note = (seq: number, life: string, line: string, sentAt: number): Envelope => ({
+      id: actorMessageId(o1.id, seq, life),
+      from: o1.id,
+      seq,
+      prev: seq - 1,
+      to: 'log/audit',
+      name: 'write',
+      payload: { line },
+      sentAt,
+    });
+    const send = (envelope: Envelope, dedupeId = envelope.id) =>
+      queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
+    // The 7th message of a life of o-1 that ended long ago, sent marked, kept as a dead letter;
+    // a copy drained unmarked (before the life ended, or by an earlier Baton) meets it kept.
+    const old = note(7, 'ended', 'old', h.clock.now() - 3 * RETENTION);
+    await send({ ...old, lifeEnded: true });
+    await h.run();
+    await send(old, `${old.id}~unmarked`);
+    await h.run();
+    const [kept] = await store.listDeadLetters('log/audit');
+    expect(kept?.envelope.lifeEnded).toBe(true);
+    // Redriven, it is applied once. Then o-1's new life writes twice: the log's mark for o-1 is
+    // at 2, below the old message's 7, so the mark would take a copy for a message after a gap.
+    await redriveDeadLetter(store, queue, 'log/audit', old.id);
+    await h.run();
+    for (const seq of [1, 2]) await send(note(seq, 'new', `new${seq}`, h.clock.now()));
+    await h.run();
+    h.clock.advance(10 * 60_000);
+    await send({ ...old, lifeEnded: true }, `${old.id}~again`);
+    await send(old, `${old.id}~unmarked-again`);
+    await h.run();
+    expect(await lines()).toEqual(['old', 'new1', 'new2']);
+    expect(await store.listDeadLetters('log/audit')).toEqual([]);
+    expect((await store.readDeadLetter('log/audit', old.id))?.applied).toBeDefined();
   });
 
   it("never let a warm record of a life that ended drain that life's items as the live life's", async () => {

@@ -205,7 +205,7 @@ describe('DynamoStore', () => {
     expect(revived.Item?.ttl).toBeUndefined();
   });
 
-  it('gives a halted record that holds sends no TTL until they are retired, then in one write', async () => {
+  it('gives a halted record that holds sends no TTL until they are retired, and it at their retire', async () => {
     const store = storeWith();
     const a = fresh();
     const expiresAt = 1_900_000_000_123;

@@ -4,7 +4,7 @@
  */
 import { askTimerId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import { compareSeq } from '../adapter/ports.ts';
-import type { ActorRecord, DeadLetter, Timer } from '../adapter/storedRecords.ts';
+import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
@@ -76,38 +76,39 @@ export async function admit(
  * `undefined` for a copy applied already. A message of a sender's life that ended is judged by
  * no mark (a new life of the sender may own it): it is kept as a dead letter (see
  * `senderLifeEnded`), and a copy finds it kept — or, once a redrive applied it, kept as the
- * proof of that ({@link DeadLetter.applied}).
+ * proof of that ({@link DeadLetter.applied}). A copy as old, but unmarked, is looked for there
+ * too, whatever the mark says.
  */
 async function channelAdmission(
   { engine, overflow, builder }: Turn,
   envelope: Envelope,
 ): Promise<Admission | undefined> {
   const { record } = builder;
-  if (isEndedLifeCopy(envelope)) {
-    const kept = await engine.store.readDeadLetter(record.id, envelope.id);
-    return kept ? undefined : {};
+  if (isEndedLifeCopy(envelope) || mayBeOfEndedLife(engine, envelope)) {
+    if (await engine.store.readDeadLetter(record.id, envelope.id)) return undefined;
+    if (isEndedLifeCopy(envelope)) return {};
   }
   const mark = await overflow.sender(record, envelope.from);
-  if (!mark && (await appliedByRedrive(engine, record, envelope))) return undefined;
   const arrival = classify(mark, envelope);
   if (arrival.kind === 'duplicate') return undefined;
   return { arrival, ...(mark ? { mark } : {}) };
 }
 
 /**
- * Whether a redrive applied this message of a sender's ended life, as its kept proof says: a
- * copy of it drained unmarked before the life ended (from a queue's dead-letter queue, say)
- * would otherwise be kept as a fresh dead letter, redrivable. Read only for a message sent
- * twice the mark retention ago or more, as every message of a life that has ended since was.
+ * Whether a message, not marked {@link Envelope.lifeEnded}, is as old as one of a sender's life
+ * that has ended since: a halted record expires twice the mark retention after its last commit.
+ * Such a copy (drained unmarked before the life ended, or by an earlier Baton) is looked for
+ * among the receiver's kept letters first: the receiver's mark for the sender may be a new
+ * life's, and would take it for that life's next message, or a gap's. Less a margin for the
+ * sender's clock, as `outlivedItsProof` allows.
  */
-async function appliedByRedrive(
-  engine: Engine,
-  record: ActorRecord,
-  envelope: Envelope,
-): Promise<boolean> {
-  if (engine.clock.now() - envelope.sentAt < 2 * engine.markRetentionMs) return false;
-  return (await engine.store.readDeadLetter(record.id, envelope.id))?.applied !== undefined;
+function mayBeOfEndedLife(engine: Engine, envelope: Envelope): boolean {
+  const retention = engine.markRetentionMs;
+  const age = engine.clock.now() - envelope.sentAt;
+  return age >= 2 * retention - Math.min(DAY, retention / 2);
 }
+
+const DAY = 24 * 60 * 60 * 1000;
 
 /** An ingress message: told apart from a copy of it by its outcome (its key) alone. */
 export function knownByOutcome(envelope: Envelope): boolean {
