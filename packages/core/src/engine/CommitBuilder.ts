@@ -149,6 +149,11 @@ export class CommitBuilder {
     return this.#timers.get(id);
   }
 
+  /** The letter the pending commit keeps for message `messageId`, if it keeps one. */
+  pendingLetter(messageId: string): DeadLetter | undefined {
+    return this.#deadLetters.get(messageId);
+  }
+
   /** The ids of the timers the pending commit puts. */
   pendingTimerIds(): string[] {
     return [...this.#timers].flatMap(([id, timer]) => (timer ? [id] : []));

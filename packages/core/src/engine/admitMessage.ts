@@ -85,7 +85,11 @@ async function channelAdmission(
 ): Promise<Admission | undefined> {
   const { record } = builder;
   if (isEndedLifeCopy(envelope) || mayBeOfEndedLife(engine, envelope)) {
-    if (await engine.store.readDeadLetter(record.id, envelope.id)) return undefined;
+    // An earlier copy in this batch may have been kept by the pending commit.
+    const kept =
+      builder.pendingLetter(envelope.id) ??
+      (await engine.store.readDeadLetter(record.id, envelope.id));
+    if (kept) return undefined;
     if (isEndedLifeCopy(envelope)) return {};
   }
   const mark = await overflow.sender(record, envelope.from);
