@@ -494,6 +494,7 @@ describe("an actor's lives", () => {
     const proof = await store.readDeadLetter('log/audit', first);
     expect(proof?.applied).toEqual({ at: h.clock.now(), expiresAt: h.clock.now() + RETENTION });
     expect(proof?.envelope.payload).toBeNull();
+    expect(proof?.redrivable).toBe(false); // nor by an earlier Baton's redrive
     // A copy of the redrive names the letter's `at`: the proof's is new, so an earlier Baton,
     // which knows no `applied`, finds no letter to redrive either.
     expect(proof?.at).toBe(h.clock.now());
@@ -596,6 +597,35 @@ describe("an actor's lives", () => {
     expect(letters.map((letter) => [letter.messageId, letter.envelope.lifeEnded])).toEqual([
       [older.id, true],
     ]);
+  });
+
+  it('look for kept letters only for a message as old as one of a life that has ended since', async () => {
+    const h = harness();
+    const { store, queue } = h.backend;
+    let reads = 0;
+    const read = store.readDeadLetter.bind(store);
+    store.readDeadLetter = (actorId, messageId) => {
+      reads++;
+      return read(actorId, messageId);
+    };
+    // Twice the retention, less a margin for the sender's clock (half the retention here).
+    const threshold = 2 * RETENTION - RETENTION / 2;
+    const ages = [0, threshold - 1, threshold];
+    for (const [i, age] of ages.entries()) {
+      const note: Envelope = {
+        id: actorMessageId(o1.id, i + 1, 'L'),
+        from: o1.id,
+        seq: i + 1,
+        prev: i,
+        to: 'log/audit',
+        name: 'write',
+        payload: { line: `aged ${age}` },
+        sentAt: h.clock.now() - age,
+      };
+      await queue.send([{ group: note.to, dedupeId: note.id, body: encodeEnvelope(note) }]);
+      await h.run();
+      expect(reads, `a message ${age} ms old`).toBe(age < threshold ? 0 : 1);
+    }
   });
 
   it("never let a warm record of a life that ended drain that life's items as the live life's", async () => {
@@ -703,6 +733,10 @@ describe("an actor's lives", () => {
     await redriveDeadLetter(store, queue, 'log/audit', note.id);
     await h.run();
     expect((await store.readDeadLetter('log/audit', note.id))?.parked).toBe(1);
+    // A parked message is applied on resume, never redriven.
+    await expect(redriveDeadLetter(store, queue, 'log/audit', note.id)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     const before = h.told.applied;
     await resumeActor(store, queue, 'log/audit', { by: 'ops', now: h.clock.now() });
     await h.run();
