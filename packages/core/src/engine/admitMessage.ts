@@ -5,12 +5,12 @@
 import { askTimerId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import { compareSeq } from '../adapter/ports.ts';
 import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
+import type { Admission, Turn } from './admission.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue } from './inboxQueue.ts';
-import type { Admission, Turn } from './messageEffects.ts';
 import type { PagedLookup } from './outcomePages.ts';
 import { isVoid } from './timers.ts';
 import { isEndedLifeCopy } from './turnErrors.ts';

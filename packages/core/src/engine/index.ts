@@ -37,7 +37,7 @@ export type {
   TurnStartMessage,
 } from './hooks.ts';
 export type { Inbound } from './Inbound.ts';
-export { DEAD_LETTER_LOG } from './messageEffects.ts';
+export { DEAD_LETTER_LOG } from './keptLetters.ts';
 export {
   cancelTimer,
   type OperatorOptions,

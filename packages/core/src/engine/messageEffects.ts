@@ -1,71 +1,38 @@
 /**
  * What one message does to its actor's record in a turn: the handler run on a draft, or a
- * rejection, or a dead letter — each as the `MessageEffects` a commit is built from, with the
- * inbox offset and the sender's mark moved past the message.
+ * rejection, or nothing but moving on (a skip) — each as the `MessageEffects` a commit is built
+ * from, with the inbox offset and the sender's mark moved past the message. A message the turn
+ * ends as a dead letter is in keptLetters.ts.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, parseActorId } from '../adapter/envelope.ts';
-import type { ActorRecord, DeadLetter, SenderMark, Timer } from '../adapter/storedRecords.ts';
+import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
 import type { Writable } from '../shared/Writable.ts';
 import { upgradeState } from '../stateVersions.ts';
+import type { Admission, Turn } from './admission.ts';
 import { advance, halted } from './advanceRecord.ts';
 import { asJson } from './asJson.ts';
 import type { CommitBuilder, MessageEffects } from './CommitBuilder.ts';
-import type { Arrival } from './channels.ts';
 import type { RecordDraft } from './copyRecord.ts';
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
+import { appliedProof } from './keptLetters.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';
-import { errorGist, failedOutcome, idempotencyFor } from './outcomes.ts';
+import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
-import type { OverflowLookup } from './overflow.ts';
 import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
-  deadLettered,
   replyTooLarge,
   stateBreaksSchema,
   stateNotJson,
   stateTooLarge,
   waitsForNewerCode,
 } from './turnErrors.ts';
-
-/** What the engine logs (at error) when it ends a message as DEAD_LETTERED: alarms count it. */
-export const DEAD_LETTER_LOG = 'message dead-lettered after repeated failures';
-
-/**
- * Why a message is applied: where it stands on its channel, the dead letter it redrives, or
- * the stored timer it fires.
- */
-export interface Admission {
-  readonly arrival?: Arrival;
-  /** The receiver's mark for the sender that `arrival` was classified against. */
-  readonly mark?: SenderMark;
-  readonly redrives?: DeadLetter;
-  /** The stored timer this message fires: a timer's own, or an ask's (the reply). */
-  readonly fires?: Timer;
-  /** The reply to an ask whose continuation ran already: only its channel moves on. */
-  readonly lateReply?: boolean;
-  /** A timer of an earlier life or from before a halt: its fire is skipped, the timer removed. */
-  readonly voids?: Timer;
-  /**
-   * The dead letter of a timer's fire whose timer was cancelled, scheduled anew or voided since:
-   * its redrive applies nothing, and the dead letter is forgotten.
-   */
-  readonly forgets?: DeadLetter;
-}
-
-/** What a message's effects are computed with besides the record. */
-export interface Turn {
-  readonly engine: Engine;
-  readonly overflow: OverflowLookup;
-  /** The pending commit: what earlier messages of the batch did to timers. */
-  readonly builder: CommitBuilder;
-}
 
 /** Runs the handler on a draft; returns its effects, a rejection, or the error that stops the batch. */
 export async function applyMessage(
@@ -303,77 +270,6 @@ export function ignore(
 }
 
 /**
- * Ends a message that kept failing (DEAD_LETTERED) in the actor's own turn: the state stays, the
- * actor goes on with its next message, an asker is told, and the message is kept to redrive.
- */
-export async function deadLetter(
-  turn: Turn,
-  current: ActorRecord,
-  inbound: Inbound,
-  admission: Admission,
-  last: BatonError,
-  trace: HandlingTrace | undefined,
-  /**
-   * The engine's own error, for a message ended without retries: DEAD_LETTERED for a copy too
-   * old to tell, MESSAGE_TOO_LARGE for one whose commit no transaction can hold.
-   */
-  ended?: BatonError,
-): Promise<MessageEffects> {
-  const { engine } = turn;
-  const { envelope } = inbound;
-  const attempts = inbound.receiveCount ?? 1;
-  const error = ended ?? deadLettered(envelope, attempts, last);
-  // One log line for all, so the dead-letter alarm counts the engine's own endings as well.
-  engine.logger.error(DEAD_LETTER_LOG, {
-    ...(ended ? { reason: ended.message } : {}),
-    actor: current.id,
-    messageId: envelope.id,
-    attempts,
-    error: last.message,
-  });
-  const { redrive: _, timer: __, ...original } = envelope;
-  const out = await outgoing(
-    turn,
-    advance(engine, current, inbound, admission),
-    askReply(envelope, { ok: false, error: error.toJSON() }),
-    trace,
-  );
-  const { fires } = admission;
-  const kept: DeadLetter = {
-    actorId: current.id,
-    messageId: envelope.id,
-    envelope: original,
-    redrivable: true,
-    error: error.toJSON(),
-    attempts,
-    at: engine.clock.now(),
-    ...(fires ? { timer: { id: fires.id, gen: fires.gen } } : {}),
-  };
-  return {
-    ...withRecord(engine, out.record),
-    envelopes: out.envelopes,
-    idempotency: failedOutcome(engine, envelope, error),
-    failure: error,
-    deadLetter: keptWithin(kept, engine.store.limits.maxItemBytes),
-    ...(admission.redrives ? { replacesOutcome: true } : {}),
-    // The timer stays, marked, until the fire is redriven: a cancel meanwhile still holds.
-    ...(fires ? { timers: new Map([[fires.id, { ...fires, deadLettered: true as const }]]) } : {}),
-  };
-}
-
-/**
- * A dead letter as an item can hold it: whole; else with the gist of its error, the message
- * whole still, so it can be redriven; else, as a last resort, without its payload, which
- * cannot be.
- */
-function keptWithin(kept: DeadLetter, maxItemBytes: number): DeadLetter {
-  if (jsonSize(kept) <= maxItemBytes) return kept;
-  const gist = { ...kept, error: errorGist(kept.error, maxItemBytes) };
-  if (jsonSize(gist) <= maxItemBytes) return gist;
-  return { ...gist, envelope: { ...kept.envelope, payload: null }, redrivable: false };
-}
-
-/**
  * What applying or rejecting a message ends besides the message: a redriven one leaves the
  * dead letters and replaces its outcome; a timer's fire removes the timer.
  */
@@ -383,24 +279,6 @@ function admissionEffects(engine: Engine, admission: Admission): Partial<Message
     ...(redrives ? { redriven: redrives.messageId, replacesOutcome: true } : {}),
     ...(redrives?.envelope.lifeEnded ? { deadLetter: appliedProof(engine, redrives) } : {}),
     ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
-  };
-}
-
-/**
- * The letter of an ended life's message, kept once its redrive applied it: no mark tells a
- * copy of such a message, so the letter does, for the mark retention ({@link DeadLetter.applied}).
- * Its `at` is new, so that no copy of the redrive, which names the letter's `at`, matches it
- * (nor on an earlier Baton, which knows no `applied`); and it is no parked message.
- */
-function appliedProof(engine: Engine, letter: DeadLetter): DeadLetter {
-  const at = engine.clock.now();
-  const { parked: _, ...kept } = letter;
-  return {
-    ...kept,
-    envelope: { ...letter.envelope, payload: null },
-    redrivable: false,
-    at,
-    applied: { at, expiresAt: at + engine.markRetentionMs },
   };
 }
 

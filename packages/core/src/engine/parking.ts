@@ -9,10 +9,11 @@ import { jsonSize } from '../adapter/conflicts.ts';
 import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import type { Admission } from './admission.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
-import { type Admission, ignore } from './messageEffects.ts';
+import { ignore } from './messageEffects.ts';
 
 /**
  * The effects of parking `inbound` at the next place: the record moves past it (offset,

@@ -4,6 +4,7 @@ import type { CommitMeasures } from '../adapter/ports.ts';
 import type { ActorRecord, OverflowKey, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
+import type { Admission, Turn } from './admission.ts';
 import { admit, fired, knownByOutcome } from './admitMessage.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
@@ -12,7 +13,8 @@ import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
 import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { reportReplacedQueue } from './inboxQueue.ts';
-import { type Admission, applyMessage, deadLetter, ignore, type Turn } from './messageEffects.ts';
+import { deadLetter } from './keptLetters.ts';
+import { applyMessage, ignore } from './messageEffects.ts';
 import { PagedLookup, withOutcomePages } from './outcomePages.ts';
 import { OverflowLookup } from './overflow.ts';
 import {

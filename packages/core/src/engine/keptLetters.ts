@@ -1,0 +1,110 @@
+/**
+ * What a turn keeps of a message as a letter: the dead letter of one it ended (DEAD_LETTERED,
+ * or MESSAGE_TOO_LARGE), as a record item can hold it, and the proof that a redrive applied a
+ * message of a sender's ended life.
+ */
+import { jsonSize } from '../adapter/conflicts.ts';
+import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
+import type { HandlingTrace } from '../adapter/traceContext.ts';
+import type { BatonError } from '../errors.ts';
+import type { Admission, Turn } from './admission.ts';
+import { advance } from './advanceRecord.ts';
+import type { MessageEffects } from './CommitBuilder.ts';
+import type { Engine } from './createEngine.ts';
+import type { Inbound } from './Inbound.ts';
+import { errorGist, failedOutcome } from './outcomes.ts';
+import { askReply, outgoing } from './outgoing.ts';
+import { withRecord } from './recordRoom.ts';
+import { deadLettered } from './turnErrors.ts';
+
+/** What the engine logs (at error) when it ends a message as DEAD_LETTERED: alarms count it. */
+export const DEAD_LETTER_LOG = 'message dead-lettered after repeated failures';
+
+/**
+ * Ends a message that kept failing (DEAD_LETTERED) in the actor's own turn: the state stays, the
+ * actor goes on with its next message, an asker is told, and the message is kept to redrive.
+ */
+export async function deadLetter(
+  turn: Turn,
+  current: ActorRecord,
+  inbound: Inbound,
+  admission: Admission,
+  last: BatonError,
+  trace: HandlingTrace | undefined,
+  /**
+   * The engine's own error, for a message ended without retries: DEAD_LETTERED for a copy too
+   * old to tell, MESSAGE_TOO_LARGE for one whose commit no transaction can hold.
+   */
+  ended?: BatonError,
+): Promise<MessageEffects> {
+  const { engine } = turn;
+  const { envelope } = inbound;
+  const attempts = inbound.receiveCount ?? 1;
+  const error = ended ?? deadLettered(envelope, attempts, last);
+  // One log line for all, so the dead-letter alarm counts the engine's own endings as well.
+  engine.logger.error(DEAD_LETTER_LOG, {
+    ...(ended ? { reason: ended.message } : {}),
+    actor: current.id,
+    messageId: envelope.id,
+    attempts,
+    error: last.message,
+  });
+  const { redrive: _, timer: __, ...original } = envelope;
+  const out = await outgoing(
+    turn,
+    advance(engine, current, inbound, admission),
+    askReply(envelope, { ok: false, error: error.toJSON() }),
+    trace,
+  );
+  const { fires } = admission;
+  const kept: DeadLetter = {
+    actorId: current.id,
+    messageId: envelope.id,
+    envelope: original,
+    redrivable: true,
+    error: error.toJSON(),
+    attempts,
+    at: engine.clock.now(),
+    ...(fires ? { timer: { id: fires.id, gen: fires.gen } } : {}),
+  };
+  return {
+    ...withRecord(engine, out.record),
+    envelopes: out.envelopes,
+    idempotency: failedOutcome(engine, envelope, error),
+    failure: error,
+    deadLetter: keptWithin(kept, engine.store.limits.maxItemBytes),
+    ...(admission.redrives ? { replacesOutcome: true } : {}),
+    // The timer stays, marked, until the fire is redriven: a cancel meanwhile still holds.
+    ...(fires ? { timers: new Map([[fires.id, { ...fires, deadLettered: true as const }]]) } : {}),
+  };
+}
+
+/**
+ * A dead letter as an item can hold it: whole; else with the gist of its error, the message
+ * whole still, so it can be redriven; else, as a last resort, without its payload, which
+ * cannot be.
+ */
+function keptWithin(kept: DeadLetter, maxItemBytes: number): DeadLetter {
+  if (jsonSize(kept) <= maxItemBytes) return kept;
+  const gist = { ...kept, error: errorGist(kept.error, maxItemBytes) };
+  if (jsonSize(gist) <= maxItemBytes) return gist;
+  return { ...gist, envelope: { ...kept.envelope, payload: null }, redrivable: false };
+}
+
+/**
+ * The letter of an ended life's message, kept once its redrive applied it: no mark tells a
+ * copy of such a message, so the letter does, for the mark retention ({@link DeadLetter.applied}).
+ * Its `at` is new, so that no copy of the redrive, which names the letter's `at`, matches it
+ * (nor on an earlier Baton, which knows no `applied`); and it is no parked message.
+ */
+export function appliedProof(engine: Engine, letter: DeadLetter): DeadLetter {
+  const at = engine.clock.now();
+  const { parked: _, ...kept } = letter;
+  return {
+    ...kept,
+    envelope: { ...letter.envelope, payload: null },
+    redrivable: false,
+    at,
+    applied: { at, expiresAt: at + engine.markRetentionMs },
+  };
+}
