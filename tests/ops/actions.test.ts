@@ -3,12 +3,14 @@
  * entry function: `ask`; `outcome` by actor and idempotency key; `timers cancel` (the timer
  * never fires); `dead-letters list --since` and `--limit`; `dead-letters purge` (one, and
  * `--all`) and `redrive --all` with a filter (each applied once), each refused without `--yes`,
- * previewed by `--dry-run` and audited; `actors get --app` checking the state against the app.
+ * previewed by `--dry-run` and audited; `actors get --app` checking the state against the app;
+ * and none of them taking the proof a redrive left for a dead letter.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
+import type { DeadLetter } from '@baton/core/adapter';
 import { fireTimers } from '@baton/core/engine';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Note } from './fixtures/notesApp.ts';
@@ -209,6 +211,44 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('dead-letters', 'redrive', '--all', '--yes')).out).toBe(
       'no dead letter matches: nothing to redrive',
     );
+  });
+
+  it('lists, shows, redrives and purges no proof a redrive of an ended life’s message left', async () => {
+    const id = 'tally/proof';
+    const messageId = 'tally/gone:L1.3';
+    const at = Date.now();
+    const proof: DeadLetter = {
+      actorId: id,
+      messageId,
+      envelope: {
+        id: messageId,
+        from: 'tally/gone',
+        seq: 3,
+        to: id,
+        name: 'add',
+        payload: null,
+        sentAt: 0,
+        lifeEnded: true,
+      },
+      redrivable: false,
+      error: { code: 'DEAD_LETTERED', message: 'its life ended', details: {} },
+      attempts: 1,
+      at,
+      applied: { at, expiresAt: at + 60_000 },
+    };
+    await deployment.store.commit({
+      expectedVer: 0,
+      record: { id, ver: 1, state: {}, inboxOffset: '0', marks: {}, sentSeq: 0 },
+      outbox: [],
+      idempotency: [],
+      deadLetters: { put: [proof], remove: [] },
+    });
+    expect((await json('dead-letters', 'list')).deadLetters).toEqual([]);
+    for (const action of ['show', 'redrive', 'purge']) {
+      const run = await baton('dead-letters', action, id, messageId, '--yes');
+      expect(run.code, action).toBe(1);
+      expect(run.err, action).toMatch(/keeps no dead letter/);
+    }
   });
 
   it('checks an actor’s stored state against the app given with --app', async () => {
