@@ -13,7 +13,7 @@ import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue } from './inboxQueue.ts';
 import type { PagedLookup } from './outcomePages.ts';
 import { isVoid } from './timers.ts';
-import { isEndedLifeCopy } from './turnErrors.ts';
+import { clockMargin, isEndedLifeCopy } from './turnErrors.ts';
 
 /**
  * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
@@ -84,13 +84,14 @@ async function channelAdmission(
   envelope: Envelope,
 ): Promise<Admission | undefined> {
   const { record } = builder;
-  if (isEndedLifeCopy(envelope) || mayBeOfEndedLife(engine, envelope)) {
+  const ended = isEndedLifeCopy(envelope);
+  if (ended || mayBeOfEndedLife(engine, envelope)) {
     // An earlier copy in this batch may have been kept by the pending commit.
     const kept =
       builder.pendingLetter(envelope.id) ??
       (await engine.store.readDeadLetter(record.id, envelope.id));
     if (kept) return undefined;
-    if (isEndedLifeCopy(envelope)) return {};
+    if (ended) return {};
   }
   const mark = await overflow.sender(record, envelope.from);
   const arrival = classify(mark, envelope);
@@ -103,16 +104,13 @@ async function channelAdmission(
  * that has ended since: a halted record expires twice the mark retention after its last commit.
  * Such a copy (drained unmarked before the life ended, or by an earlier Baton) is looked for
  * among the receiver's kept letters first: the receiver's mark for the sender may be a new
- * life's, and would take it for that life's next message, or a gap's. Less a margin for the
- * sender's clock, as `outlivedItsProof` allows.
+ * life's, and would take it for that life's next message, or a gap's.
  */
 function mayBeOfEndedLife(engine: Engine, envelope: Envelope): boolean {
   const retention = engine.markRetentionMs;
   const age = engine.clock.now() - envelope.sentAt;
-  return age >= 2 * retention - Math.min(DAY, retention / 2);
+  return age >= 2 * retention - clockMargin(retention);
 }
-
-const DAY = 24 * 60 * 60 * 1000;
 
 /** An ingress message: told apart from a copy of it by its outcome (its key) alone. */
 export function knownByOutcome(envelope: Envelope): boolean {

@@ -116,6 +116,14 @@ export function senderLifeEnded(envelope: Envelope, now: number): BatonError | u
 }
 
 /**
+ * How much sooner than a retention a message's age counts as past it: a margin for the sender's
+ * clock, a day at most.
+ */
+export function clockMargin(retentionMs: number): number {
+  return Math.min(DAY, retentionMs / 2);
+}
+
+/**
  * A copy of a message sent longer ago than the proof that it was applied is kept (less a margin
  * for the sender's clock): DEAD_LETTERED, else `undefined`. The proof of an ingress message is
  * its outcome (idempotency record); of an actor's message, the receiver's mark for its sender,
@@ -135,7 +143,7 @@ export function outlivedItsProof(
   if (!ingress && (hasMark || !isActorSender(envelope))) return undefined;
   const retentionMs = ingress ? retention.outcomeMs : retention.markMs;
   const age = now - envelope.sentAt;
-  if (age < retentionMs - Math.min(DAY, retentionMs / 2)) return undefined;
+  if (age < retentionMs - clockMargin(retentionMs)) return undefined;
   const days = (ms: number) => Math.round((ms / DAY) * 10) / 10;
   const proof = ingress ? 'its outcome' : "its sender's mark";
   return new BatonError(
