@@ -249,7 +249,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(await shelf()).toEqual({ stock: 4, releases: 1 });
   });
 
-  it('shows an instance cancelled while paused as cancelled, with no resume or replay to offer', async () => {
+  it('keeps the cancel of an instance paused by a deploy, shown, and releases its stock once it replays', async () => {
     const client = shipClient();
     await client.start(Ship, 'p', { qty: 1 });
     await pumpUntil(async () => (await statusOf('p')) === 'waiting');
@@ -260,14 +260,27 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     );
     await pumpUntil(async () => (await statusOf('p')) === 'paused');
 
-    expect((await baton('workflows', 'cancel', 'ship', 'p', '--yes')).code).toBe(0);
-    await pumpUntil(async () => (await statusOf('p')) === 'cancelled');
+    expect(
+      (await baton('workflows', 'cancel', 'ship', 'p', '--reason', 'drill', '--yes')).code,
+    ).toBe(0);
+    await pumpUntil(async () => (await statusOf('p')).length > 0);
     const shown = await baton('workflows', 'show', 'ship', 'p');
-    expect(shown.out).toMatch(/status\s+cancelled/);
-    expect(shown.out).not.toMatch(/\npaused\s|\nnext replay\s/);
-    expect((await baton('workflows', 'show', 'ship', 'p', '--json')).json()).not.toHaveProperty(
-      'nextReplayAt',
+    // Its compensation is code the paused run cannot replay: it waits for the fix.
+    expect(shown.out).toMatch(/status\s+paused/);
+    expect(shown.out).toMatch(
+      /\nending\s+cancelled \(workflow instance p was cancelled: drill\): its compensations run, then it ends cancelled, once its code replays/,
     );
+    expect(shown.out).toMatch(/\nnext replay\s+\S+Z, on its own/);
+    expect(await shelf()).toEqual({ stock: 9, releases: 0 });
+
+    code.renamed = false;
+    deploy();
+    expect((await baton('workflows', 'resume', 'ship', 'p')).code).toBe(0);
+    await pumpUntil(async () => (await statusOf('p')) === 'cancelled');
+    expect(await shelf()).toEqual({ stock: 10, releases: 1 });
+    const ended = (await baton('workflows', 'show', 'ship', 'p', '--json')).json();
+    expect(ended).not.toHaveProperty('nextReplayAt');
+    expect(ended).not.toHaveProperty('ending');
     expect((await deployment.store.listTimers(Ship.ref('p').id)).map((t) => t.id)).not.toContain(
       'wf:recheck',
     );

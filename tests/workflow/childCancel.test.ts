@@ -2,7 +2,7 @@
  * A parent's end reaches its children: cancelling an instance cancels each child it started
  * that is still running (its compensations run, once), and terminating it terminates them.
  */
-import { ErrorCode, workflow } from '@baton/core';
+import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -76,5 +76,52 @@ describe('a parent ending', () => {
     await h.runAll();
     expect(await h.client.workflowStatus(Child.ref('c'))).toMatchObject({ status: 'completed' });
     expect(log).toEqual(['book']);
+  });
+
+  it("and starting anew is not told of its earlier run's child", async () => {
+    let undos = 0;
+    const Child = workflow({
+      name: 'slow-child',
+      input: z.object({ n: z.number() }),
+      // Its compensation fails once and is retried an hour later: the child outlives its parent.
+      compensationRetry: { maxAttempts: 2, initialDelayMs: 60 * 60_000 },
+      run: async (ctx, { n }) => {
+        await ctx.step('book', () => n, {
+          compensate: () => {
+            if (++undos === 1) throw new Error('slow undo');
+          },
+        });
+        await ctx.waitForEvent('go');
+        return `child ${n}`;
+      },
+    });
+    const Parent = workflow({
+      name: 'racer',
+      input: z.object({ n: z.number() }),
+      retentionMs: 1_000,
+      run: async (ctx, { n }) => {
+        const raced = await ctx.race([ctx.child(Child, `c${n}`, { n }), ctx.waitForEvent('stop')]);
+        return raced.index === 0 ? raced.value : 'stopped';
+      },
+    });
+    const h = workflowHarness([Parent.actor, Child.actor]);
+    const p = Parent.ref('p');
+    await h.client.start(Parent, 'p', { n: 1 });
+    await h.runAll({ until: h.clock.now() });
+    await h.client.signal(p, 'stop');
+    // The parent's first run ends, and its record after its retention; c1 is still undoing.
+    await h.runAll({ until: h.clock.now() + 10_000, expire: true });
+    await h.client.start(Parent, 'p', { n: 2 });
+    await h.runAll({ until: h.clock.now() + 10_000 });
+    // c1 ends an hour later and tells "p" of its command 0, which is c2's in the new run.
+    await h.runAll();
+    expect(await h.client.workflowStatus(Child.ref('c1'))).toMatchObject({ status: 'cancelled' });
+    const state = (await h.state(p.id)) as WorkflowState;
+    expect(state.status).toBe('running');
+    expect(state.journal[0]).toMatchObject({ child: Child.ref('c2').id, state: 'pending' });
+
+    await h.client.signal(Child.ref('c2'), 'go');
+    await h.runAll();
+    expect(await h.client.result(p)).toBe('child 2');
   });
 });

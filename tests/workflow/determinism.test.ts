@@ -103,27 +103,64 @@ describe('a deploy of changed workflow code', () => {
     expect(Object.fromEntries(runs)).toEqual({ pack: 1, send: 1 });
   });
 
-  it('leaves no recheck behind when a paused instance is cancelled or terminated', async () => {
+  it('leaves no recheck behind when a paused instance is terminated', async () => {
     const h = workflowHarness([V1.actor]);
-    const [cancelled, terminated] = [V1.ref('c'), V1.ref('t')];
-    for (const ref of [cancelled, terminated]) await h.client.start(V1, ref.key, {});
+    const ref = await h.client.start(V1, 't', {});
     await h.runAll();
     h.deploy([V2.actor]);
-    for (const ref of [cancelled, terminated]) await h.client.signal(ref, 'go');
+    await h.client.signal(ref, 'go');
     await h.runAll({ until: h.clock.now() });
-    for (const ref of [cancelled, terminated]) {
-      expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:recheck']);
-    }
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:recheck']);
 
-    await h.client.cancel(cancelled, { reason: 'stuck' });
-    await h.client.terminate(terminated, { reason: 'stuck' });
+    await h.client.terminate(ref, { reason: 'stuck' });
     await h.runAll({ until: h.clock.now() });
-    for (const ref of [cancelled, terminated]) {
-      // Only the finished instance's expiry is left.
-      expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:expire']);
-    }
-    expect((await h.client.workflowStatus(cancelled)).status).toBe('cancelled');
-    expect((await h.client.workflowStatus(terminated)).status).toBe('terminated');
+    // Only the finished instance's expiry is left.
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:expire']);
+    expect((await h.client.workflowStatus(ref)).status).toBe('terminated');
+  });
+
+  it('keeps the cancel of a paused instance until its code replays, then runs its compensations', async () => {
+    const log: string[] = [];
+    const order = (email: boolean) =>
+      workflow({
+        name: 'order',
+        input: z.object({}),
+        run: async (ctx) => {
+          await ctx.step('charge', () => void log.push('charge'), {
+            compensate: () => void log.push('refund'),
+          });
+          if (email) await ctx.step('email', () => void log.push('email'));
+          await ctx.waitForEvent('shipped');
+          return 'shipped';
+        },
+      });
+    const [next, previous] = [order(true), order(false)];
+    const h = workflowHarness([next.actor]);
+    const ref = await h.client.start(next, 'o', {});
+    await h.runAll({ until: h.clock.now() });
+    // A worker still on the previous code takes the next message: it pauses the instance.
+    h.deploy([previous.actor]);
+    await h.client.signal(ref, 'shipped');
+    await h.runAll({ until: h.clock.now() });
+    expect((await h.client.workflowStatus(ref)).status).toBe('paused');
+
+    await h.client.cancel(ref, { reason: 'customer cancelled' });
+    await h.runAll({ until: h.clock.now() });
+    // Its compensations are the code's: none runs until a replay succeeds.
+    expect((await h.client.workflowStatus(ref)).status).toBe('paused');
+    expect(log).toEqual(['charge', 'email']);
+
+    // The deploy is done: the recheck replays on the new code, which runs the saga.
+    h.deploy([next.actor]);
+    await h.runAll();
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.status).toBe('cancelled');
+    expect(state.error).toMatchObject({
+      code: ErrorCode.CANCELLED,
+      details: { reason: 'customer cancelled' },
+    });
+    expect(log).toEqual(['charge', 'email', 'refund']);
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:expire']);
   });
 
   it('carries on by itself an instance old code paused while the deploy rolled out', async () => {

@@ -2,7 +2,7 @@
  * Workflows that wait: durable sleeps on virtual time, events that arrive before or after the
  * wait for them (each consumed once), timeouts, races, and callbacks completed from outside.
  */
-import { ErrorCode, workflow } from '@baton/core';
+import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { settled } from '../engine/helpers.ts';
@@ -107,6 +107,74 @@ describe('waiting in a workflow', () => {
     await h.runAll();
 
     expect(await h.client.result(ref)).toEqual([0, 1, 'b']);
+  });
+
+  it('settles a race of two waits whose events came before them on one, leaving the other event', async () => {
+    const Drain = workflow({
+      name: 'drain',
+      input: z.object({}),
+      run: async (ctx) => {
+        const items: unknown[] = [];
+        for (;;) {
+          const next = await ctx.race([ctx.waitForEvent('item'), ctx.waitForEvent('done')]);
+          if (next.index === 1) return items;
+          items.push(next.value);
+        }
+      },
+    });
+    const h = workflowHarness([Drain.actor]);
+    const ref = Drain.ref('d');
+    // Kept until a wait takes them: each race finds both its events there.
+    await h.client.signal(ref, 'item', 1);
+    await h.client.signal(ref, 'item', 2);
+    await h.client.signal(ref, 'done');
+    await h.client.start(Drain, 'd', {});
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toEqual([1, 2]);
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.signals).toEqual([]);
+    // Each race's losing wait was cancelled before it took an event.
+    expect(state.journal.filter((e) => e.state === 'done').map((e) => e.value ?? e.name)).toEqual([
+      1,
+      2,
+      'done',
+    ]);
+  });
+
+  it('arms the timeout of a wait whose event an earlier wait took', async () => {
+    const Pair = workflow({
+      name: 'pair',
+      input: z.object({}),
+      run: async (ctx) => {
+        const first = ctx.waitForEvent('part');
+        const second = ctx.waitForEvent('part', { timeoutMs: DAY });
+        const got = [await first];
+        try {
+          got.push(await second);
+        } catch (error) {
+          got.push((error as { code: string }).code);
+        }
+        return got;
+      },
+    });
+    const h = workflowHarness([Pair.actor]);
+    const ref = Pair.ref('p');
+    await h.client.signal(ref, 'part', 'a');
+    const both = Pair.ref('b');
+    await h.client.signal(both, 'part', 'a');
+    await h.client.signal(both, 'part', 'b');
+    for (const { key } of [ref, both]) await h.client.start(Pair, key, {});
+    await h.runAll({ until: h.clock.now() });
+    // The second wait of "p" found no event left: it waits, on its timeout.
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:1']);
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toEqual(['a', ErrorCode.TIMED_OUT]);
+    expect(await h.client.result(both)).toEqual(['a', 'b']);
+    // A wait that took a kept event armed no timeout: only the expiry is left.
+    expect((await h.backend.store.listTimers(both.id)).map((t) => t.id)).toEqual(['wf:expire']);
   });
 
   it('completes a callback from outside with its token, once', async () => {

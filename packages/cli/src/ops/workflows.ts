@@ -190,6 +190,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
     workflow: name,
     ...summary(id, state),
     ...(state.status === 'paused' ? { nextReplayAt: await nextReplay(ctx, name, id) } : {}),
+    ...(state.ending ? { ending: { status: state.ending.status, error: state.ending.error } } : {}),
     startedAt: iso(state.startedAt),
     endedAt: iso(state.endedAt),
     version: state.version ?? null,
@@ -213,8 +214,16 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
         ...(r.error === undefined
           ? []
           : ([['error', `${r.error.code}: ${r.error.message}`]] as const)),
-        // Only while paused (`nextReplayAt` is read only then): an instance cancelled or
-        // terminated while paused keeps why it was, but resumes no more.
+        ...(r.ending === undefined
+          ? []
+          : ([
+              [
+                'ending',
+                `${r.ending.status === 'cancelled' ? 'cancelled' : 'run failed'} (${r.ending.error.message}): its compensations run, then it ends ${r.ending.status}${r.status === 'paused' ? ', once its code replays' : ''}`,
+              ],
+            ] as const)),
+        // Only while paused (`nextReplayAt` is read only then): an instance terminated while
+        // paused keeps why it was, but resumes no more.
         ...(r.paused === undefined || r.nextReplayAt === undefined
           ? []
           : ([
@@ -330,7 +339,9 @@ async function act(
   if (action === 'cancel' || action === 'terminate') {
     await ctx.confirm(
       action === 'cancel'
-        ? `cancel ${name}/${id}? Its compensations run, then it ends cancelled`
+        ? state.status === 'paused'
+          ? `cancel ${name}/${id}? It is paused: its compensations run once its code replays (a recheck, or a resume after a deploy), then it ends cancelled; terminate ends it now without them`
+          : `cancel ${name}/${id}? Its compensations run, then it ends cancelled`
         : `terminate ${name}/${id}? It ends at once, without compensations`,
     );
   }

@@ -187,28 +187,14 @@ export class ReplayContext implements WorkflowContext {
     const slot = this.#issue('event', name);
     if (!slot) return NEVER;
     if (slot.fresh) {
-      const { signals } = this.#replayer.state;
-      const index = signals.findIndex((signal) => signal.name === name);
-      if (index >= 0) {
-        const [signal] = signals.splice(index, 1);
-        this.#replayer.complete(slot, { ok: true, value: signal?.payload }, true);
-      } else this.#timeout(slot, options);
+      const timeoutMs = checkTimeout(options);
+      // An event that came before its wait is handed over once the run is quiescent (see the
+      // Replayer's `#handOver`), not now: a race of two such waits must leave the loser's event.
+      if (this.#replayer.state.signals.some((signal) => signal.name === name)) {
+        if (timeoutMs !== undefined) slot.timeoutMs = timeoutMs;
+      } else this.#replayer.armTimeout(slot, timeoutMs);
     }
     return this.#tagged(slot, slot.promise as Promise<T>);
-  }
-
-  #timeout(slot: Slot, options: WaitOptions): void {
-    const { timeoutMs } = options;
-    if (timeoutMs === undefined) return;
-    const host = this.#replayer.host!;
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `{ timeoutMs } must be a number of ms > 0, got ${String(timeoutMs)}`,
-      );
-    }
-    slot.entry.until = host.now() + timeoutMs;
-    host.schedule(slot.seq, slot.entry.until, 'timeout');
   }
 
   createCallback<T = unknown>(name: string, options: WaitOptions = {}): WorkflowCallback<T> {
@@ -218,7 +204,7 @@ export class ReplayContext implements WorkflowContext {
     const host = this.#replayer.host;
     if (slot.fresh && host) {
       slot.entry.secret = host.secret();
-      this.#timeout(slot, options);
+      this.#replayer.armTimeout(slot, checkTimeout(options));
     }
     const self = host?.self.id ?? '';
     return {
@@ -249,10 +235,13 @@ export class ReplayContext implements WorkflowContext {
   child(definition: AnyWorkflowDefinition, id: string, input: unknown): Promise<never> {
     const slot = this.#issue('child', definition?.name);
     if (!slot) return NEVER;
+    const { seq } = slot;
     if (slot.fresh) {
       try {
         const ref = definition.ref(id);
-        this.#replayer.host!.send(ref, '_child', { input, seq: slot.seq });
+        const { runId } = this.#replayer.state;
+        const start = runId === undefined ? { input, seq } : { input, seq, run: runId };
+        this.#replayer.host!.send(ref, '_child', start);
         slot.entry.child = ref.id;
       } catch (error) {
         this.#replayer.complete(slot, { ok: false, error: toBatonError(error).toJSON() }, true);
@@ -331,6 +320,20 @@ function checkCompensate(where: string, compensate: unknown): void {
       `${where}: { compensate } must be a function (reply, saga) => …, got ${typeof compensate}`,
     );
   }
+}
+
+/** A wait's `timeoutMs`, checked: INVALID_ARGUMENT unless a number of ms > 0. */
+function checkTimeout({ timeoutMs }: WaitOptions): number | undefined {
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
+  ) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `{ timeoutMs } must be a number of ms > 0, got ${String(timeoutMs)}`,
+    );
+  }
+  return timeoutMs;
 }
 
 function checkName(where: string, name: unknown): void {

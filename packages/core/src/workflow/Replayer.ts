@@ -27,6 +27,7 @@ import {
   type CommandKind,
   entryAt,
   type JournalEntry,
+  journalError,
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
@@ -84,6 +85,8 @@ export interface Slot {
   compensable?: true;
   /** A compensable call that lost a race: its compensation runs as soon as its reply came. */
   undo?: true;
+  /** A wait issued where its event had come: its timeout, armed if another wait takes the event. */
+  timeoutMs?: number;
 }
 
 const macrotask: (fn: () => void) => void =
@@ -265,12 +268,15 @@ export class Replayer {
   readonly slotOf = new WeakMap<Promise<unknown>, number>();
 
   /**
-   * Cancels the pending commands of `seqs` (a race's losers): they never resolve, their timers
-   * never fire, and a child still running is cancelled. A call with a compensation is undone
+   * Cancels the pending commands of `seqs` (a race's losers, or what a failed run left): they
+   * never resolve, their timers never fire, and a child still running is cancelled, told why. A call with a compensation is undone
    * instead: the actor may apply it still, so it stays pending, and its compensation runs once
    * its reply came (see {@link SagaRunner.undo}).
    */
-  cancel(seqs: readonly (number | undefined)[]): void {
+  cancel(
+    seqs: readonly (number | undefined)[],
+    because: 'lost a race' | 'failed' = 'lost a race',
+  ): void {
     for (const seq of seqs) {
       const slot = seq === undefined ? undefined : this.#slots.get(seq);
       // In memory, not journaled: a replay settles the race at the same place and marks it again.
@@ -285,10 +291,26 @@ export class Replayer {
         this.host.cancelTimer(entry.seq);
       const child = entry.kind === 'child' && entry.child ? parseActorId(entry.child) : undefined;
       if (child) {
-        const reason = `it lost a race in its parent ${this.host.self.key}`;
+        const { key } = this.host.self;
+        const reason =
+          because === 'failed' ? `its parent ${key} failed` : `it lost a race in its parent ${key}`;
         this.host.send({ ...child, id: entry.child } as ActorRef, 'cancel', { reason });
       }
     }
+  }
+
+  /**
+   * Ends what the failed run left under way, as a cancel does: a sibling step does not run after
+   * the failure (nor keep a compensation the runner would miss), a wait takes no event, a child
+   * is cancelled. Calls stay pending: the actor may apply one still, and a compensable call's
+   * reply is awaited before the runner starts. The cancellations are journaled with the turn.
+   */
+  #endRun(): void {
+    const under = [...this.#slots.values()].filter((slot) => slot.entry.kind !== 'call');
+    this.cancel(
+      under.map((slot) => slot.seq),
+      'failed',
+    );
   }
 
   /** Whether a race's losing call, or its compensation, is under way. */
@@ -437,10 +459,13 @@ export class Replayer {
         const undo =
           this.sagas.compensations.length > 0 || this.#callsUnderWay() || this.#undoUnderWay();
         if (!undo || !this.host) return { kind: 'failed', error };
-        this.state.ending = { status: 'failed', error: error.toJSON(), seq: this.#seq };
+        const ending = journalError(error.toJSON());
+        this.state.ending = { status: 'failed', error: ending, seq: this.#seq };
+        this.#endRun();
         this.#startRunner();
         continue;
       }
+      if (this.#handOver()) continue;
       const runnable = this.#runnable();
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
       if (executed >= this.#maxSteps) return { kind: 'suspended', more: true };
@@ -463,6 +488,41 @@ export class Replayer {
           this.#run = { ok: false, error };
         },
       );
+  }
+
+  /**
+   * Hands an event that came before its wait to the first pending wait for it, the run being
+   * quiescent; one at a time, so that a race settled by one cancels its losers before they take
+   * events of their own. Its completion is journaled in order, as a step's result, so a replay
+   * hands it over at the same point. A wait left with no event arms its timeout.
+   */
+  #handOver(): boolean {
+    const { host } = this;
+    if (!host) return false;
+    const { signals } = this.state;
+    for (const slot of this.#slots.values()) {
+      const { entry } = slot;
+      if (entry.kind !== 'event' || entry.state !== 'pending') continue;
+      const index = signals.findIndex((signal) => signal.name === entry.name);
+      if (index >= 0) {
+        const [signal] = signals.splice(index, 1);
+        if (entry.until !== undefined) host.cancelTimer(entry.seq);
+        this.complete(slot, { ok: true, value: signal?.payload });
+        return true;
+      }
+      if (slot.timeoutMs !== undefined) {
+        this.armTimeout(slot, slot.timeoutMs);
+        delete slot.timeoutMs;
+      }
+    }
+    return false;
+  }
+
+  /** Arms the timeout of a wait or a callback, `timeoutMs` from now. */
+  armTimeout(slot: Slot, timeoutMs: number | undefined): void {
+    if (timeoutMs === undefined || !this.host) return;
+    slot.entry.until = this.host.now() + timeoutMs;
+    this.host.schedule(slot.seq, slot.entry.until, 'timeout');
   }
 
   /** The first issued step that may run now: new, or due for its next attempt. */

@@ -12,6 +12,7 @@ import { workflowSpan } from './commandSpans.ts';
 import { readSealed, sealHistory } from './history.ts';
 import {
   FINAL_STATUSES,
+  journalError,
   type Outcome,
   recordEntries,
   type WorkflowState,
@@ -120,7 +121,7 @@ export function finish(
   state.status = status;
   state.endedAt = ctx.now();
   if (outcome.output !== undefined) state.output = outcome.output;
-  if (outcome.error !== undefined) state.error = outcome.error;
+  if (outcome.error !== undefined) state.error = journalError(outcome.error);
   if (state.ending?.seq !== undefined) state.sagaFrom = state.ending.seq;
   delete state.ending;
   notifyParents(ctx);
@@ -227,10 +228,11 @@ export function notifyParents(ctx: Ctx): void {
             state.error ??
             new BatonError(ErrorCode.CANCELLED, `workflow instance ${ctx.self.key} ended`).toJSON(),
         };
-  for (const { actor, seq } of state.notify) {
+  for (const { actor, seq, run } of state.notify) {
     const parent = parseActorId(actor);
     if (!parent) continue;
-    ctx.send({ ...parent, id: actor } as never, '_childDone' as never, { seq, outcome } as never);
+    const done = run === undefined ? { seq, outcome } : { seq, outcome, run };
+    ctx.send({ ...parent, id: actor } as never, '_childDone' as never, done as never);
   }
   state.notify = [];
 }

@@ -14,6 +14,7 @@ import {
   entryAt,
   FINAL_STATUSES,
   type JournalEntry,
+  journalError,
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
@@ -89,19 +90,17 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         if (state.status === 'new' || FINAL_STATUSES.has(state.status) || state.ending) {
           return summary(ctx);
         }
-        const error = cancelled(ctx, 'cancelled', reason);
         // A call under way may be applied still: its reply is awaited (see Replayer's runner).
-        cancelPending(ctx, { keepCalls: state.status !== 'paused' });
-        // A paused run cannot be replayed to find its compensations: it ends as it stands.
-        if (state.status === 'paused') finish(definition, ctx, 'cancelled', { error });
-        else {
-          state.ending = {
-            status: 'cancelled',
-            error,
-            seq: sealedCount(state) + state.journal.length,
-          };
-          await advance(definition, ctx);
-        }
+        cancelPending(ctx, { keepCalls: true });
+        state.ending = {
+          status: 'cancelled',
+          error: journalError(cancelled(ctx, 'cancelled', reason)),
+          seq: sealedCount(state) + state.journal.length,
+        };
+        // A paused run stays paused, the cancel recorded: its compensations are the code's, so
+        // they run once a replay succeeds (a recheck, or `resume` after a deploy); `terminate`
+        // ends it without them.
+        await advance(definition, ctx);
         return summary(ctx);
       },
     },
@@ -178,11 +177,14 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     },
     _child: {
       payload: childPayload(definition.input),
-      handle: async (ctx: Ctx, { input, seq }: { input: unknown; seq: number }) => {
+      handle: async (
+        ctx: Ctx,
+        { input, seq, run }: { input: unknown; seq: number; run?: string },
+      ) => {
         const { state } = ctx;
         const parent = ctx.caller.kind === 'actor' ? ctx.caller.actor : undefined;
         if (!parent) return summary(ctx);
-        state.notify.push({ actor: parent, seq });
+        state.notify.push(run === undefined ? { actor: parent, seq } : { actor: parent, seq, run });
         if (state.status === 'new') {
           begin(ctx, input);
           await advance(definition, ctx);
@@ -192,9 +194,17 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     },
     _childDone: {
       payload: internalPayload,
-      handle: async (ctx: Ctx, { seq, outcome }: { seq: number; outcome: Outcome }) => {
+      handle: async (
+        ctx: Ctx,
+        { seq, outcome, run }: { seq: number; outcome: Outcome; run?: string },
+      ) => {
         const entry = entryAt(ctx.state, seq);
-        if (entry?.kind === 'child') await settle(ctx, entry, outcome);
+        // Only the child the command started, for this run: a child of an earlier run of this
+        // id (ended, then started again) tells of a command of that run, which may share `seq`.
+        const from = ctx.caller.kind === 'actor' ? ctx.caller.actor : undefined;
+        if (entry?.kind !== 'child' || from !== entry.child) return;
+        if (run !== undefined && run !== ctx.state.runId) return;
+        await settle(ctx, entry, outcome);
       },
     },
     _reply: {

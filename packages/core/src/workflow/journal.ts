@@ -143,7 +143,7 @@ export interface WorkflowState {
    */
   drivenBy?: string;
   /** Parent workflows awaiting this one (`ctx.child`): told its outcome when it ends. */
-  notify: { actor: string; seq: number }[];
+  notify: { actor: string; seq: number; run?: string }[];
 }
 
 /** A command's result: a value, or the error the run sees. */
@@ -164,7 +164,7 @@ export function recordCompletion(
   entry.state = outcome.ok ? 'done' : 'failed';
   if (outcome.ok) {
     if (outcome.value !== undefined) entry.value = outcome.value;
-  } else entry.error = outcome.error;
+  } else entry.error = journalError(outcome.error);
   entry.order = state.completed++;
   if (now !== undefined) entry.endedAt = now;
   delete entry.retryAt;
@@ -190,6 +190,57 @@ export function journalValueTooLarge(what: string, value: unknown): BatonError |
     ErrorCode.MESSAGE_TOO_LARGE,
     `${what} is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value: store large data elsewhere and pass a reference`,
     { details: { size, limit: MAX_JOURNAL_VALUE_BYTES } },
+  );
+}
+
+/** The most of an error's message a journal keeps (an HTTP body thrown whole, say). */
+const MAX_ERROR_MESSAGE_CHARS = 2_000;
+/** The most one error takes in the journal, its message, details and causes together. */
+export const MAX_JOURNAL_ERROR_BYTES = 8 * 1024;
+/** How many errors of a list in an error's details (a saga's compensation errors) are kept. */
+const MAX_LISTED_ERRORS = 10;
+
+/**
+ * `error` cut to fit {@link MAX_JOURNAL_ERROR_BYTES}, as the journal and the instance's outcome
+ * keep it: values are capped when they are journaled, and errors must be too, or a step failing
+ * with a large message would make its turn's record too large after the step ran. Its message is
+ * cut to 2,000 characters, an error in its details (a step's `cause`) is cut alike, a list of
+ * errors keeps its first ten, and what still does not fit is left out, its size said.
+ *
+ * @example
+ * journalError(stepFailed('notify', 1, new TerminalError(body)).toJSON()); // ≤ 8 KiB
+ */
+export function journalError(error: SerializedError, depth = 0): SerializedError {
+  if (jsonSize(error) <= MAX_JOURNAL_ERROR_BYTES) return error;
+  const { message } = error;
+  const cutMessage =
+    message.length <= MAX_ERROR_MESSAGE_CHARS
+      ? message
+      : `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${message.length - MAX_ERROR_MESSAGE_CHARS} more characters cut)`;
+  const details: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(error.details ?? {})) {
+    if (depth < 2 && isSerializedError(value)) details[key] = journalError(value, depth + 1);
+    else if (depth < 2 && Array.isArray(value) && value.every(isSerializedError)) {
+      details[key] = value.slice(0, MAX_LISTED_ERRORS).map((e) => journalError(e, depth + 1));
+      if (value.length > MAX_LISTED_ERRORS) details[`${key}Cut`] = value.length - MAX_LISTED_ERRORS;
+    } else details[key] = value;
+  }
+  const cut = { code: error.code, message: cutMessage, details };
+  if (jsonSize(cut) <= MAX_JOURNAL_ERROR_BYTES) return cut;
+  return {
+    code: error.code,
+    message: cutMessage,
+    details: { detailsCut: jsonSize(error.details) },
+  };
+}
+
+function isSerializedError(value: unknown): value is SerializedError {
+  const error = value as Partial<SerializedError> | null;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof error.code === 'string' &&
+    typeof error.message === 'string'
   );
 }
 

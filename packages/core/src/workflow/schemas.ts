@@ -51,13 +51,18 @@ export function startPayload(input: Schema): Schema {
   });
 }
 
-/** `{ input, seq }`: a parent's start of a child. */
+/** `{ input, seq, run? }`: a parent's start of a child, by its command `seq` in its run `run`. */
 export function childPayload(input: Schema): Schema {
   return schema((value) => {
     if (!Number.isInteger(value.seq))
       return issues({ path: ['seq'], message: 'expected an integer' });
+    if (value.run !== undefined && typeof value.run !== 'string')
+      return issues({ path: ['run'], message: 'expected a string' });
     const parsed = parseField(input, 'input', value.input);
-    return parsed.ok ? { input: parsed.value, seq: value.seq } : issues(...parsed.issues);
+    if (!parsed.ok) return issues(...parsed.issues);
+    return value.run === undefined
+      ? { input: parsed.value, seq: value.seq }
+      : { input: parsed.value, seq: value.seq, run: value.run };
   });
 }
 

@@ -1,0 +1,141 @@
+/**
+ * What a failed run leaves under way ends with it, as a cancel's does: a sibling step not yet
+ * run never runs (nor one waiting to retry), a wait takes no event, and the saga runner undoes
+ * exactly the steps that ran — counted across every replay of the run.
+ */
+import { TerminalError, type WorkflowState, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { workflowHarness } from './harness.ts';
+
+/** What the outside world saw, in order, across every replay (a run's locals start again). */
+const world: string[] = [];
+const tries = new Map<string, number>();
+const attempt = (name: string) => {
+  const n = (tries.get(name) ?? 0) + 1;
+  tries.set(name, n);
+  return n;
+};
+
+/** A trip whose hotel has no room: a terminal failure beside a flight and a wait. */
+function trip(name: string, { hotelFirst, flaky }: { hotelFirst: boolean; flaky: boolean }) {
+  return workflow({
+    name,
+    input: z.object({}),
+    compensationRetry: { maxAttempts: 3, initialDelayMs: 60_000 },
+    run: async (ctx) => {
+      await ctx.step('deposit', () => void world.push('deposit'), {
+        compensate: () => {
+          world.push('undo deposit');
+          // The bank is down once: the saga waits a minute for its retry.
+          if (attempt('undo deposit') === 1) throw new Error('bank down');
+        },
+      });
+      const flight = () =>
+        ctx.step(
+          'flight',
+          () => {
+            if (flaky && attempt('flight') === 1) throw new Error('flaky');
+            world.push('flight booked');
+          },
+          {
+            retry: { maxAttempts: 3, initialDelayMs: 1_000 },
+            compensate: () => void world.push('flight cancelled'),
+          },
+        );
+      const hotel = () =>
+        ctx.step('hotel', () => {
+          world.push('no room');
+          throw new TerminalError('no room');
+        });
+      const paid = () => ctx.waitForEvent('paid');
+      await ctx.parallel(hotelFirst ? [hotel, flight, paid] : [flight, hotel, paid]);
+      return 'booked';
+    },
+  });
+}
+
+describe('a run that fails with work under way', () => {
+  it('runs none of it after the failure, and undoes exactly the steps that ran', async () => {
+    for (const hotelFirst of [true, false]) {
+      world.length = 0;
+      tries.clear();
+      const Trip = trip(`trip-${hotelFirst}`, { hotelFirst, flaky: false });
+      const h = workflowHarness([Trip.actor]);
+      const ref = await h.client.start(Trip, 't', {});
+      await h.runAll();
+
+      const state = (await h.state(ref.id)) as WorkflowState;
+      expect(state.status).toBe('failed');
+      const undo = ['undo deposit', 'undo deposit'];
+      // Steps run one at a time, in issue order: a flight issued after the hotel never runs.
+      expect(world).toEqual(
+        hotelFirst
+          ? ['deposit', 'no room', ...undo]
+          : ['deposit', 'flight booked', 'no room', 'flight cancelled', ...undo],
+      );
+      expect(state.journal.find((e) => e.name === 'flight')?.state).toBe(
+        hotelFirst ? 'cancelled' : 'done',
+      );
+    }
+  });
+
+  it('never runs a sibling step that waited to retry, and is not paused by its own saga', async () => {
+    world.length = 0;
+    tries.clear();
+    const Trip = trip('trip-retry', { hotelFirst: false, flaky: true });
+    const h = workflowHarness([Trip.actor]);
+    const ref = await h.client.start(Trip, 't', {});
+    await h.runAll({ until: h.clock.now() });
+    // An event for the failed run's wait comes while the saga waits for the bank.
+    await h.client.signal(ref, 'paid', 'p-1');
+    await h.runAll();
+
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.status).toBe('failed');
+    expect(world).toEqual(['deposit', 'no room', 'undo deposit', 'undo deposit']);
+    expect(state.journal.find((e) => e.name === 'flight')?.state).toBe('cancelled');
+    // No retry of the flight was left to fire, and the event was taken by no one.
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:expire']);
+    expect(state.journal.find((e) => e.name === 'paid')?.state).toBe('cancelled');
+  });
+
+  it('cancels a child it started, telling it why, once the saga has undone what ran', async () => {
+    world.length = 0;
+    const Nap = workflow({
+      name: 'nap',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('lie down', () => void world.push('lie down'), {
+          compensate: () => void world.push('get up'),
+        });
+        return ctx.waitForEvent('wake');
+      },
+    });
+    const Day = workflow({
+      name: 'day',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('coffee', () => void world.push('coffee'), {
+          compensate: () => void world.push('wash cup'),
+        });
+        await ctx.parallel([
+          () => ctx.child(Nap, 'n', {}),
+          () =>
+            ctx.step('work', () => {
+              throw new TerminalError('no work today');
+            }),
+        ]);
+      },
+    });
+    const h = workflowHarness([Day.actor, Nap.actor]);
+    await h.client.start(Day, 'd', {});
+    await h.runAll();
+
+    expect(await h.client.workflowStatus(Day.ref('d'))).toMatchObject({ status: 'failed' });
+    const nap = (await h.state(Nap.ref('n').id)) as WorkflowState;
+    expect(nap.status).toBe('cancelled');
+    expect(nap.error?.message).toBe('workflow instance n was cancelled: its parent d failed');
+    expect(world.sort()).toEqual(['coffee', 'get up', 'lie down', 'wash cup']);
+  });
+});
