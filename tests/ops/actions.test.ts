@@ -4,7 +4,9 @@
  * never fires); `dead-letters list --since` and `--limit`; `dead-letters purge` (one, and
  * `--all`) and `redrive --all` with a filter (each applied once), each refused without `--yes`,
  * previewed by `--dry-run` and audited; `actors get --app` checking the state against the app;
- * and none of them taking the proof a redrive left for a dead letter.
+ * none of them taking the proof a redrive left for a dead letter; an option a command does not
+ * take refused before anything is done; a filter matching nothing saying what there is; and
+ * `actors resume` of an actor not paused refused.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
 import { appendFileSync } from 'node:fs';
@@ -265,5 +267,66 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       'the app defines no actor type note',
     );
     expect(await json('actors', 'get', 'note/s')).not.toHaveProperty('stateValid');
+  });
+
+  it('refuses an option a command does not take, so a --dry-run never acts for real', async () => {
+    await json('send', 'note/d', 'add', '{"entry":"x"}', '--app', NOTES);
+    await work();
+    for (const argv of [
+      ['actors', 'pause', 'note/d', '--yes', '--dry-run'],
+      ['actors', 'resume', 'note/d', '--dry-run'],
+      ['timers', 'cancel', 'note/d', 't-1', '--yes', '--dry-run'],
+    ]) {
+      const refused = await baton(...argv);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(
+        new RegExp(
+          `baton ${argv[0]} ${argv[1]}: it takes no --dry-run \\(its own options: [^)]*\\); nothing was done`,
+        ),
+      );
+    }
+    expect((await json('actors', 'get', 'note/d')).paused).toBeNull();
+    expect((await baton('status', '--limit', '3')).err).toMatch(
+      /it takes no --limit \(its own options: none\)/,
+    );
+  });
+
+  it('says what dead letters there are when a filter matches none, and refuses an actor id as --type', async () => {
+    await json('send', 'tally/t', 'add', '{"entry":"poison"}', '--app', TALLY);
+    await work(async () => (await json('dead-letters', 'list')).total === 1);
+    const { code } = (await json('dead-letters', 'list')).deadLetters[0];
+    const typo = await baton(
+      'dead-letters',
+      'redrive',
+      '--all',
+      '--code',
+      'UNKNOWN_MESAGE',
+      '--yes',
+    );
+    expect(typo.code).toBe(0);
+    expect(typo.out).toBe('no dead letter matches: nothing to redrive');
+    expect(typo.err).toContain(
+      `none of the 1 dead letter(s) kept matches the filters; by code: ${code} 1`,
+    );
+    const id = await baton('dead-letters', 'list', '--type', 'tally/t');
+    expect(id.code).toBe(2);
+    expect(id.err).toMatch(/--type takes an actor type \(tally\), not an actor id/);
+    expect((await json('dead-letters', 'list')).total).toBe(1);
+  });
+
+  it('resumes only a paused actor, and says so when the id it pauses has no record', async () => {
+    await json('send', 'note/p', 'add', '{"entry":"x"}', '--app', NOTES);
+    await work();
+    const idle = await baton('actors', 'resume', 'note/p');
+    expect(idle.code).toBe(1);
+    expect(idle.err).toMatch(/note\/p is not paused: nothing to resume/);
+
+    const typo = await baton('actors', 'pause', 'note/q', '--yes');
+    expect(typo.code).toBe(0);
+    expect(typo.out).toMatch(
+      /note\/q paused by ops\nnote: note\/q had no record: it never committed a turn/,
+    );
+    expect((await baton('actors', 'pause', 'note/p', '--yes')).out).toBe('note/p paused by ops');
+    expect((await baton('actors', 'resume', 'note/p')).code).toBe(0);
   });
 });

@@ -96,6 +96,11 @@ export class OpsContext {
     this.io.out(this.json ? JSON.stringify(value, null, 2) : human(value));
   }
 
+  /** Tells the operator something beside the result, on stderr (so `--json` output stays JSON). */
+  note(text: string): void {
+    this.io.err(`baton: ${text}`);
+  }
+
   /** Records who did what, on stderr, as one JSON line (it reaches the shell's or CI's log). */
   async audit(action: string, details: Record<string, unknown>): Promise<void> {
     const by = await this.operator();

@@ -117,18 +117,35 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
 /** `baton actors pause <type/key>`: it processes nothing until resumed; its messages wait. */
 export async function actorsPause(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
-  const { store, queue } = await ctx.target();
   await ctx.confirm(`pause ${id}? Its messages wait until it is resumed`);
+  const { store, queue } = await ctx.target();
+  // An actor is paused before its first turn too (to hold what is about to come), but an id
+  // with no record is as likely a typo: said, so the real one is not left running unseen.
+  const known = (await store.load(id)) !== undefined;
   const by = await ctx.operator();
   const record = await pauseActor(store, queue, id, { by, now: ctx.io.now() });
   await ctx.audit('actors pause', { actor: id });
-  ctx.print({ actor: id, paused: record.paused }, () => `${id} paused by ${record.paused?.by}`);
+  ctx.print(
+    { actor: id, paused: record.paused, hadRecord: known },
+    () =>
+      `${id} paused by ${record.paused?.by}` +
+      (known
+        ? ''
+        : `\nnote: ${id} had no record: it never committed a turn. If you meant another actor, resume this one and pause that (baton actors list ${parseActorId(id)?.type})`),
+  );
 }
 
 /** `baton actors resume <type/key>`: applies what waited, in order, then goes on. */
 export async function actorsResume(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   const { store, queue } = await ctx.target();
+  if (!(await store.load(id))?.paused) {
+    throw new BatonError(
+      ErrorCode.INVALID_STATE,
+      `${id} is not paused: nothing to resume (baton actors get ${id} shows its state)`,
+      { details: { actor: id } },
+    );
+  }
   const by = await ctx.operator();
   const parked = (await store.listDeadLetters(id)).filter((l) => l.parked !== undefined).length;
   await resumeActor(store, queue, id, { by, now: ctx.io.now() });

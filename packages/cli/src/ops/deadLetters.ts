@@ -16,14 +16,37 @@ async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
       `--since takes an ISO 8601 time or a duration back from now (30m, 2h, 7d), not "${from}"`,
     );
   }
-  const letters = await store.listDeadLetters();
-  return letters.filter(
+  if (type?.includes('/')) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--type takes an actor type (${type.slice(0, type.indexOf('/'))}), not an actor id: name one dead letter with <type/key> <message id>`,
+    );
+  }
+  const kept = (await store.listDeadLetters()).filter((l) => l.parked === undefined);
+  const picked = kept.filter(
     (l) =>
-      l.parked === undefined &&
       (type === undefined || l.actorId.startsWith(`${type}/`)) &&
       (code === undefined || errorChain(l).some((error) => error.code === code)) &&
       (after === undefined || l.at >= after),
   );
+  if (picked.length === 0 && kept.length > 0) {
+    // A filter that matches nothing is as likely a typo (UNKNOWN_MESAGE): say what there is.
+    const codes = countByCode(kept.map((l) => causeOf(l).code));
+    ctx.note(
+      `none of the ${kept.length} dead letter(s) kept matches the filters; by code: ${codes}`,
+    );
+  }
+  return picked;
+}
+
+/** `CODE n, …`, the most frequent first. */
+function countByCode(codes: readonly string[]): string {
+  const byCode: Record<string, number> = {};
+  for (const code of codes) byCode[code] = (byCode[code] ?? 0) + 1;
+  return Object.entries(byCode)
+    .sort(([, a], [, b]) => b - a)
+    .map(([code, n]) => `${code} ${n}`)
+    .join(', ');
 }
 
 interface KeptError {
@@ -90,10 +113,7 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
       ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'error'],
     );
     if (total === deadLetters.length) return rows;
-    const counts = Object.entries(byCode)
-      .sort(([, a], [, b]) => b - a)
-      .map(([code, n]) => `${code} ${n}`)
-      .join(', ');
+    const counts = countByCode(all.map((letter) => letter.code));
     return (
       `${rows}\nthe oldest ${deadLetters.length} of ${total} (by code: ${counts}): ` +
       'narrow with --type, --code or --since, or show more with --limit'

@@ -29,32 +29,56 @@ import {
 } from './workflows.ts';
 
 type Command = (ctx: OpsContext) => Promise<void>;
+type Option = keyof typeof OPTIONS;
 
-/** The commands, by their words. */
-const COMMANDS: Readonly<Record<string, Command>> = {
-  status,
-  'actors get': actorsGet,
-  'actors list': actorsList,
-  'actors pause': actorsPause,
-  'actors resume': actorsResume,
-  'dead-letters list': deadLettersList,
-  'dead-letters show': deadLettersShow,
-  'dead-letters redrive': deadLettersRedrive,
-  'dead-letters purge': deadLettersPurge,
-  'queue-dead-letters list': queueDeadLettersList,
-  'queue-dead-letters redrive': queueDeadLettersRedrive,
-  'timers list': timersList,
-  'timers cancel': timersCancel,
-  'workflows list': workflowsList,
-  'workflows show': workflowsShow,
-  'workflows cancel': workflowsCancel,
-  'workflows terminate': workflowsTerminate,
-  'workflows signal': workflowsSignal,
-  'workflows resume': workflowsResume,
-  send,
-  ask,
-  outcome,
-  inspect,
+/** What every command takes: which deployment, how to print, who acts, confirmations. */
+const COMMON: readonly Option[] = [
+  'stack',
+  'local',
+  'table',
+  'queue-url',
+  'dead-letter-queue-url',
+  'timer-queue-url',
+  'stream-failure-queue-url',
+  'dynamodb-endpoint',
+  'sqs-endpoint',
+  'region',
+  'json',
+  'yes',
+  'operator',
+  'help',
+];
+
+const FILTERS: readonly Option[] = ['all', 'type', 'code', 'since', 'limit'];
+
+/**
+ * The commands, by their words, with the options each takes besides {@link COMMON}: any other
+ * is refused, so that a `--dry-run` given to a command that has none never acts for real.
+ */
+const COMMANDS: Readonly<Record<string, { run: Command; takes: readonly Option[] }>> = {
+  status: { run: status, takes: [] },
+  'actors get': { run: actorsGet, takes: ['app'] },
+  'actors list': { run: actorsList, takes: ['limit', 'cursor'] },
+  'actors pause': { run: actorsPause, takes: [] },
+  'actors resume': { run: actorsResume, takes: [] },
+  'dead-letters list': { run: deadLettersList, takes: FILTERS },
+  'dead-letters show': { run: deadLettersShow, takes: [] },
+  'dead-letters redrive': { run: deadLettersRedrive, takes: [...FILTERS, 'dry-run'] },
+  'dead-letters purge': { run: deadLettersPurge, takes: [...FILTERS, 'dry-run'] },
+  'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'] },
+  'queue-dead-letters redrive': { run: queueDeadLettersRedrive, takes: ['limit', 'dry-run'] },
+  'timers list': { run: timersList, takes: [] },
+  'timers cancel': { run: timersCancel, takes: [] },
+  'workflows list': { run: workflowsList, takes: ['app', 'status', 'limit', 'cursor'] },
+  'workflows show': { run: workflowsShow, takes: [] },
+  'workflows cancel': { run: workflowsCancel, takes: ['reason', 'key', 'dry-run'] },
+  'workflows terminate': { run: workflowsTerminate, takes: ['reason', 'key', 'dry-run'] },
+  'workflows signal': { run: workflowsSignal, takes: ['app', 'key', 'dry-run'] },
+  'workflows resume': { run: workflowsResume, takes: ['key', 'dry-run'] },
+  send: { run: send, takes: ['app', 'key'] },
+  ask: { run: ask, takes: ['app', 'key', 'timeout'] },
+  outcome: { run: outcome, takes: [] },
+  inspect: { run: inspect, takes: ['port', 'allow-actions'] },
 };
 
 /** Whether `word` starts an operating command (`baton <word> …`). */
@@ -157,10 +181,21 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     io.err(`baton: unknown command "${positionals.join(' ')}"\n\n${OPS_USAGE}`);
     return 2;
   }
+  const command = COMMANDS[name]!;
+  const foreign = (Object.keys(values) as Option[]).filter(
+    (option) => !COMMON.includes(option) && !command.takes.includes(option),
+  );
+  if (foreign.length > 0) {
+    const takes = command.takes.map((option) => `--${option}`).join(', ') || 'none';
+    io.err(
+      `baton ${name}: it takes no ${foreign.map((option) => `--${option}`).join(', ')} (its own options: ${takes}); nothing was done\n\n${OPS_USAGE}`,
+    );
+    return 2;
+  }
   const args = positionals.slice(name.split(' ').length);
   const ctx = new OpsContext(io, values as OpsValues, args);
   try {
-    await COMMANDS[name]!(ctx);
+    await command.run(ctx);
     return 0;
   } catch (error) {
     if (ctx.json && isBatonError(error)) io.out(JSON.stringify({ error: error.toJSON() }, null, 2));
