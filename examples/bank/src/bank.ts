@@ -1,7 +1,7 @@
 /**
  * The bank: accounts that move money between each other exactly once. A transfer withdraws
- * here and sends a credit to the other account; a closed account refuses the credit and sends
- * the money back.
+ * here and sends a credit to the other account; an account that cannot take the credit (closed,
+ * or at its balance limit) sends the money back, so a transfer never loses it.
  *
  * Who may do what: a signed-in user moves money only out of their own account (`withdraw`,
  * `transfer`); deposits, closing and reading a balance are for the owner or an admin; `credit`
@@ -11,7 +11,16 @@ import { actor, type Caller, type Target, TerminalError } from '@baton/core';
 import * as z from 'zod';
 import { BankUser } from './users.ts';
 
-const Amount = z.number().int().positive();
+/** The most one deposit, withdrawal or transfer moves, in cents: $10 million. */
+export const MAX_AMOUNT = 1_000_000_000;
+/**
+ * The most a deposit or a credit takes a balance to, in cents: $10 billion. A refund may pass
+ * it (it gives back what was taken), by no more than what is in flight, far within exact
+ * integers: an account near its limit refuses credits, never loses them.
+ */
+export const MAX_BALANCE = 1_000_000_000_000;
+
+const Amount = z.number().int().positive().max(MAX_AMOUNT);
 
 /** The signed-in bank user calling, if any. */
 export function bankUser(caller: Caller): BankUser | undefined {
@@ -36,6 +45,11 @@ export const Account = actor({
       payload: z.object({ amount: Amount }),
       handle: (ctx, { amount }) => {
         if (ctx.state.closed) throw new TerminalError(`account ${ctx.self.key} is closed`);
+        if (ctx.state.balance + amount > MAX_BALANCE) {
+          throw new TerminalError(
+            `a deposit of ${amount} would take the balance past its limit of ${MAX_BALANCE}`,
+          );
+        }
         ctx.state.balance += amount;
         return ctx.state.balance;
       },
@@ -76,15 +90,21 @@ export const Account = actor({
         if (ctx.caller.kind !== 'actor' && ctx.caller.kind !== 'system') {
           throw new TerminalError('credit is sent by accounts only');
         }
-        if (ctx.state.closed) {
-          ctx.log.info('credit refused: account closed', { from, amount });
+        const refused = ctx.state.closed
+          ? 'account closed'
+          : ctx.state.balance + amount > MAX_BALANCE
+            ? 'balance limit'
+            : undefined;
+        if (refused) {
+          ctx.log.info(`credit refused: ${refused}`, { from, amount });
           ctx.send(Account.ref(from), 'refund', { amount });
           return;
         }
         ctx.state.balance += amount;
       },
     },
-    // Internal: only an account that refused a credit sends it.
+    // Internal: only an account that refused a credit sends it. It gives back what the transfer
+    // took, so it never refuses.
     refund: {
       payload: z.object({ amount: Amount }),
       handle: (ctx, { amount }) => {
