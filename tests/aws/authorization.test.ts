@@ -2,7 +2,7 @@
  * The bank example on the AWS doors, wired as deployed (the app's `auth` on `$connect` and on
  * the HTTP ingress, the ingress's IAM principal) on DynamoDB Local and ElasticMQ: an anonymous
  * caller, another user and an IAM principal without rights each try every internal handler,
- * alice's actor and alice's view. Each is refused (FORBIDDEN / UNAUTHORIZED), nothing is
+ * alice's actor and alice's view. Each is refused (FORBIDDEN / UNAUTHENTICATED), nothing is
  * applied, nothing leaks. The ingress scopes keys and outcome reads by the SigV4 principal.
  */
 import { randomUUID } from 'node:crypto';
@@ -177,7 +177,7 @@ describe('the bank on the HTTP ingress', () => {
           const expected = 'token' in as || 'principal' in as ? 403 : 401;
           expect([response.statusCode, error.code]).toEqual([
             expected,
-            expected === 403 ? 'FORBIDDEN' : 'UNAUTHORIZED',
+            expected === 403 ? 'FORBIDDEN' : 'UNAUTHENTICATED',
           ]);
           const others = ['credit', 'refund'].filter((n) => n !== name);
           for (const other of others) expect(response.body).not.toContain(other);

@@ -78,7 +78,7 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
       { to: 'wallet/alice', name: 'deposit', payload: {}, idempotencyKey: 'k' },
       403,
       'FORBIDDEN',
-      /actor type "wallet" has no public handler "deposit"/,
+      /no actor type "wallet" takes messages from clients \(types that do: account\)/,
     ],
     [
       'an unknown message',

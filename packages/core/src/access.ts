@@ -38,12 +38,14 @@ export function authorizeMessage(
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
   if (handler?.public !== true) {
     const open = Object.keys(handlers).filter((n) => handlers[n]?.public === true);
-    throw forbidden(
-      `actor type "${parsed.type}" has no public handler "${name}"` +
-        (open.length > 0 ? ` (clients may send: ${open.join(', ')})` : '') +
-        (hint ? `; ${hint}` : ''),
-      { type: parsed.type, name },
-    );
+    // A type clients may send nothing to reads as one that does not exist, so a refusal tells
+    // an outsider nothing of internal types; the types that take messages from clients are
+    // named, for a misspelt one.
+    const reason =
+      open.length > 0
+        ? `actor type "${parsed.type}" has no public handler "${name}" (clients may send: ${open.join(', ')})`
+        : `no actor type "${parsed.type}" takes messages from clients (types that do: ${publicTypes(registry).join(', ') || 'none'})`;
+    throw forbidden(reason + (hint ? `; ${hint}` : ''), { type: parsed.type, name });
   }
   const resolved = registry.resolve(to, name, payload);
   if (handler.authorize && !allows(() => handler.authorize!(caller, refOf(to), resolved.payload))) {
@@ -53,6 +55,19 @@ export function authorizeMessage(
     });
   }
   return resolved;
+}
+
+/**
+ * The actor types clients may send to: those with a public handler. A workflow's `callback` is
+ * open to the holders of its tokens only, so it does not count: a workflow no client may start
+ * is not named.
+ */
+function publicTypes(registry: Registry): string[] {
+  return registry.types.filter((type) =>
+    Object.entries(registry.definition(type).handlers as Record<string, AnyHandler>).some(
+      ([name, handler]) => handler?.public === true && name !== 'callback',
+    ),
+  );
 }
 
 /**

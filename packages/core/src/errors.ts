@@ -67,7 +67,10 @@ export const ErrorCode = {
    * `authorize` check refused this caller. Terminal; nothing was enqueued or subscribed.
    */
   FORBIDDEN: 'FORBIDDEN',
-  /** A request from outside whose credentials the app's `auth` refused. Terminal (HTTP 401). */
+  /**
+   * @deprecated No door sends it: the HTTP ingress, which refused credentials with it, now does
+   * with {@link ErrorCode.UNAUTHENTICATED}, as every other door.
+   */
   UNAUTHORIZED: 'UNAUTHORIZED',
   /** A connection sent more frames per second than its host allows. Retryable, after `retryAfterMs`. */
   RATE_LIMITED: 'RATE_LIMITED',

@@ -1,4 +1,4 @@
-import { callerOf, silentLogger } from '@baton/core';
+import { callerOf, jsonLogger, silentLogger } from '@baton/core';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,6 +71,35 @@ describe('the HTTP ingress', () => {
     });
     expect(refused.status).toBe(413);
     expect(refused.body.error.details).toEqual({ size: 3_000_000, limit: 256_000 });
+  });
+
+  it('refuses a caller its hook refuses as UNAUTHENTICATED, saying how credentials go, and logs why', async () => {
+    const backend = createEmbeddedBackend();
+    cleanups.push(() => backend.close());
+    const lines: string[] = [];
+    const ingress = httpIngress({
+      actors: [Counter],
+      store: backend.store,
+      queue: backend.queue,
+      caller: () => {
+        throw new Error('token expired at 12:00');
+      },
+      logger: jsonLogger({ write: (line) => lines.push(line) }),
+    });
+    const response = await ingress({ method: 'POST', path: '/send', body: sendBody });
+    expect(response.statusCode).toBe(401);
+    expect(JSON.parse(response.body).error).toEqual({
+      code: 'UNAUTHENTICATED',
+      message: 'unauthorized',
+      details: {
+        hint: 'send the credentials this ingress takes (a bearer token as the header "authorization: Bearer <token>")',
+      },
+    });
+    // The reason stays in the server's log.
+    expect(response.body).not.toContain('expired');
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      { level: 'info', message: 'connection refused by auth', reason: 'token expired at 12:00' },
+    ]);
   });
 });
 

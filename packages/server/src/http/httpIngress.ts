@@ -7,6 +7,8 @@ import {
   type ConnectRequest,
   callerOf,
   ErrorCode,
+  jsonLogger,
+  type Logger,
 } from '@baton/core';
 import {
   type Clock,
@@ -19,6 +21,7 @@ import {
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { authenticate } from '../session/authenticate.ts';
+import { authRefusal, UNAUTHORIZED } from '../session/authRefusal.ts';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
 
 /** An HTTP request as any host receives it: a Lambda event, a Node request, a test. */
@@ -53,9 +56,12 @@ export interface HttpIngressOptions {
   /**
    * Who sent a request: what handlers see as `ctx.caller`, what access is checked against, and
    * what idempotency keys and outcome reads are scoped by. Throw to refuse the request (401
-   * UNAUTHORIZED; the client is told only "unauthorized"). @default anonymous
+   * UNAUTHENTICATED; the client is told only "unauthorized", the reason goes to `logger`).
+   * @default anonymous
    */
   readonly caller?: (request: HttpIngressRequest) => Caller | Promise<Caller>;
+  /** Where a refused sign-in's reason goes (as the WebSocket hosts log it). @default jsonLogger() */
+  readonly logger?: Logger;
 }
 
 /** What `/send` and `/ask` take. */
@@ -100,13 +106,14 @@ export function httpIngress(
   const maxBodyBytes = options.maxBodyBytes ?? 256_000;
   const requireKey = options.requireIdempotencyKey ?? true;
   const callerOfRequest = options.caller ?? (() => ANONYMOUS);
+  const logger = options.logger ?? jsonLogger();
 
   return async (request) => {
     try {
       const { method, path } = request;
       if (method === 'GET' && /\/outcome(\/[^/]*)?$/.test(path)) {
         const messageId = outcomeId(path, new URLSearchParams(request.query ?? ''));
-        const caller = await identify(callerOfRequest, request);
+        const caller = await identify(callerOfRequest, request, logger);
         const id =
           typeof messageId === 'string' ? messageId : ingressMessageId(...messageId, caller);
         // Another caller's message reads as unknown: its outcome is not theirs to see.
@@ -128,7 +135,7 @@ export function httpIngress(
         );
       }
       const ref = toRef(body.to);
-      const caller = await identify(callerOfRequest, request);
+      const caller = await identify(callerOfRequest, request, logger);
       // A caller's W3C trace context travels with the message; a malformed one is dropped.
       const traceparent = request.headers?.traceparent;
       const sendOptions = {
@@ -236,16 +243,25 @@ function decodePathSegment(segment: string): string {
   }
 }
 
-/** The caller of the request; a hook that throws refuses the request as UNAUTHORIZED. */
+/**
+ * The caller of the request; a hook that throws refuses the request as UNAUTHENTICATED. The
+ * hook's reason goes to the server's log: the client learns only that it may not, and how
+ * credentials are sent.
+ */
 async function identify(
   callerOf: (request: HttpIngressRequest) => Caller | Promise<Caller>,
   request: HttpIngressRequest,
+  logger: Logger,
 ): Promise<Caller> {
   try {
     return await callerOf(request);
-  } catch {
-    // The hook's reason stays in the server: the client learns only that it may not.
-    throw new BatonError(ErrorCode.UNAUTHORIZED, 'unauthorized');
+  } catch (error) {
+    authRefusal(error, logger);
+    throw new BatonError(ErrorCode.UNAUTHENTICATED, UNAUTHORIZED, {
+      details: {
+        hint: 'send the credentials this ingress takes (a bearer token as the header "authorization: Bearer <token>")',
+      },
+    });
   }
 }
 

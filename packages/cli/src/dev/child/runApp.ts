@@ -133,6 +133,7 @@ async function start(
     });
     http = await serveHttp(app, backend, {
       forwardSecret: config.forwardSecret,
+      logger,
       armCrash(message) {
         if (config.backend === 'embedded' && config.dataDir === undefined) {
           throw new BatonError(

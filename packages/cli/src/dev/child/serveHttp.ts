@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { BatonApp } from '@baton/core';
+import type { BatonApp, Logger } from '@baton/core';
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { redriveDeadLetter } from '@baton/core/engine';
@@ -15,6 +15,8 @@ export interface HttpHooks {
   readonly forwardSecret: string;
   /** Arms the crash switch; refused (INVALID_STATE) when nothing would survive a crash. */
   armCrash(message: string | undefined): void;
+  /** The app process's log: why the ingress refused a sign-in goes there. */
+  readonly logger: Logger;
 }
 
 const MAX_BODY = 1024 * 1024;
@@ -45,6 +47,7 @@ export async function serveHttp(
     store: backend.store,
     queue: backend.queue,
     ...(app.auth ? { caller: bearerCaller(app.auth) } : {}),
+    logger: hooks.logger,
   });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (!sameSecret(request.headers[FORWARD_HEADER], hooks.forwardSecret)) {
