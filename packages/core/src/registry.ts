@@ -79,7 +79,11 @@ export class Registry {
     if (!definition) {
       throw new BatonError(
         ErrorCode.UNKNOWN_ACTOR,
-        `unknown actor type "${type}": register it with the app (known: ${this.types.join(', ') || 'none'})`,
+        `unknown actor type "${type}": register it with the app (known: ${this.types.join(', ') || 'none'})` +
+          // A workflow's instances are actors of type `wf-<name>`.
+          (type.startsWith('wf-')
+            ? `; for workflow "${type.slice(3)}", pass it as defineApp's workflows (or its .actor among the actors)`
+            : ''),
         { details: { type } },
       );
     }

@@ -1,5 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AnyActorDefinition, AnyEffectDefinition, Logger } from '@baton/core';
+import type {
+  AnyActorDefinition,
+  AnyEffectDefinition,
+  AnyWorkflowDefinition,
+  Logger,
+} from '@baton/core';
 import { Client } from '@baton/core/client';
 import {
   createEngine,
@@ -21,6 +26,8 @@ export interface EmbeddedRuntimeOptions
   extends EmbeddedBackendOptions,
     Pick<EngineOptions, 'onTurnStart' | 'onCommit' | 'onTurn' | 'onDeadLetter'> {
   readonly actors: readonly AnyActorDefinition[];
+  /** Durable workflows: their actor types join `actors`, as `defineApp`'s do. */
+  readonly workflows?: readonly AnyWorkflowDefinition[];
   /** The effects handlers may ask for (`ctx.effect`), run by the worker loops. */
   readonly effects?: readonly AnyEffectDefinition[];
   /** Worker loops running at once (each handles one batch at a time). Default: 4. */
@@ -54,8 +61,9 @@ export interface EmbeddedRuntime {
 export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime {
   const backend = createEmbeddedBackend(options);
   const clock = options.clock;
+  const actors = [...options.actors, ...(options.workflows ?? []).map((w) => w.actor)];
   const engine = createEngine({
-    actors: options.actors,
+    actors,
     ...(options.effects ? { effects: options.effects } : {}),
     store: backend.store,
     queue: backend.queue,
@@ -67,7 +75,7 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     onDeadLetter: options.onDeadLetter,
   });
   const client = new Client({
-    actors: options.actors,
+    actors,
     store: backend.store,
     queue: backend.queue,
     ...(clock ? { clock } : {}),

@@ -61,7 +61,7 @@ export class Simulation {
   constructor(options: SimulationOptions) {
     this.seed = options.seed;
     this.#settings = resolveOptions(options);
-    this.#registry = new Registry(options.actors);
+    this.#registry = new Registry(this.#settings.actors);
     this.#rng = seededRandom(options.seed);
     this.#cluster = new SimCluster({
       settings: this.#settings,

@@ -1,5 +1,5 @@
 /** The options of a simulation run, and their defaults. */
-import type { AnyActorDefinition, AnyEffectDefinition } from '@baton/core';
+import type { AnyActorDefinition, AnyEffectDefinition, AnyWorkflowDefinition } from '@baton/core';
 import type { StoreLimits } from '@baton/core/adapter';
 import { defaultFaults, type Faults } from './faults.ts';
 import type { SimPorts } from './SimProcess.ts';
@@ -8,6 +8,8 @@ const DAY = 24 * 60 * 60 * 1000;
 
 export interface SimulationOptions {
   readonly actors: readonly AnyActorDefinition[];
+  /** Durable workflows: their actor types join `actors`, as `defineApp`'s do. */
+  readonly workflows?: readonly AnyWorkflowDefinition[];
   /** The effects handlers ask for; the simulated workers run them. */
   readonly effects?: readonly AnyEffectDefinition[];
   /**
@@ -86,7 +88,7 @@ export interface SimSettings {
 
 export function resolveOptions(options: SimulationOptions): SimSettings {
   return {
-    actors: options.actors,
+    actors: [...options.actors, ...(options.workflows ?? []).map((w) => w.actor)],
     effects: options.effects ?? [],
     upgrades: options.upgrades ?? [],
     processes: options.processes ?? 2,

@@ -39,4 +39,17 @@ describe('workflows in a simulation', () => {
       code: ErrorCode.NON_DETERMINISTIC,
     });
   });
+
+  it('takes workflows as defineApp does, and names the option when a workflow is missing', async () => {
+    const sim = new Simulation({ actors: [], workflows: [Trial], seed: 2, faults: noFaults });
+    sim.send(Trial.ref('bo'), 'start', { input: { user: 'bo' } });
+    await sim.run();
+    expect(((await sim.state(Trial.ref('bo'))) as unknown as WorkflowState).output).toBe('bill bo');
+
+    const without = new Simulation({ actors: [Trial.actor], seed: 3, faults: noFaults });
+    const Other = workflow({ name: 'other', input: z.object({}), run: async () => 1 });
+    expect(() => without.send(Other.ref('o'), 'start', { input: {} })).toThrow(
+      /unknown actor type "wf-other".*; for workflow "other", pass it as defineApp's workflows \(or its \.actor among the actors\)/,
+    );
+  });
 });
