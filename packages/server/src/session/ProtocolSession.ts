@@ -23,6 +23,9 @@ import { identityScope } from '../QueryEngineOptions.ts';
 import { type ConnectionLimits, rateLimited, tooManySubscriptions } from './connectionLimits.ts';
 import type { OutcomeWait, SessionCaller, SessionPorts } from './SessionPorts.ts';
 
+/** RATE_LIMITED answers a connection is sent in one second; later refused frames get none. */
+const REFUSALS_ANSWERED = 10;
+
 /**
  * What a {@link ProtocolSession} serves: the app's queries and its `Client`, and the
  * per-connection caps.
@@ -43,9 +46,9 @@ export interface ProtocolSessionOptions {
 }
 
 /**
- * Baton's WebSocket protocol for one host, whatever carries its frames: reads a client frame
- * (a malformed one is INVALID_PAYLOAD, an oversized one MESSAGE_TOO_LARGE), counts it against
- * the connection's rate (RATE_LIMITED), checks access by the one rule every door shares
+ * Baton's WebSocket protocol for one host, whatever carries its frames: counts a client frame
+ * against the connection's rate (RATE_LIMITED), reads it (a malformed one is INVALID_PAYLOAD,
+ * an oversized one MESSAGE_TOO_LARGE), checks access by the one rule every door shares
  * (`resolveInstanceKey` for queries, the `Client` for messages: unknown or internal names are
  * FORBIDDEN), caps the connection's subscriptions (LIMIT_EXCEEDED), and dispatches to the
  * host's ports: subscriptions, sends and asks through the `Client` with the frame's idempotency
@@ -60,6 +63,8 @@ export class ProtocolSession {
   readonly #queries: ReadonlyMap<string, AnyQueryDefinition>;
   readonly #scope: (identity: unknown) => string;
   readonly #maxFrameBytes: number;
+  /** Per connection (its frame counter): the RATE_LIMITED answers sent in the current second. */
+  readonly #refusals = new WeakMap<object, { second: number; count: number }>();
 
   constructor(private readonly options: ProtocolSessionOptions) {
     this.#queries = new Map(options.queries.map((query) => [query.name, query]));
@@ -79,34 +84,69 @@ export class ProtocolSession {
     data: Buffer,
     isBinary: boolean,
   ): Promise<void> | undefined {
+    // Every frame counts, before it is read: a malformed one or a chunk too, so a flood of junk
+    // is held to the rate as a flood of pings is.
+    const now = this.options.clock.now();
+    const { maxFramesPerSecond } = this.options.limits;
+    const counted = ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond);
+    if (typeof counted !== 'boolean') {
+      return counted.then((passed) => this.#read(who, ports, data, isBinary, passed, now));
+    }
+    return this.#read(who, ports, data, isBinary, counted, now);
+  }
+
+  #read(
+    who: SessionCaller,
+    ports: SessionPorts,
+    data: Buffer,
+    isBinary: boolean,
+    passed: boolean,
+    now: number,
+  ): Promise<void> | undefined {
+    if (!passed) return this.#refuse(ports, data, isBinary, now);
     const chunks = ports.chunks ?? new ChunkAssembler();
     const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
     if (reading.kind === 'pending') {
       return ports.chunks ? undefined : error(ports, chunkedRefused(), {});
     }
     if (reading.kind === 'error') return error(ports, reading.error, reading.target);
-    const message = reading.message;
-    const now = this.options.clock.now();
+    return this.#dispatch(who, ports, reading.message);
+  }
+
+  /**
+   * A frame past the connection's rate: dropped unapplied (a chunk is not kept), and answered
+   * with RATE_LIMITED, naming its request, only while the connection has had fewer than
+   * {@link REFUSALS_ANSWERED} such answers this second — a client that floods is not sent a
+   * reply per frame, which would cost the host more than the frames.
+   */
+  #refuse(
+    ports: SessionPorts,
+    data: Buffer,
+    isBinary: boolean,
+    now: number,
+  ): Promise<void> | undefined {
+    const second = Math.floor(now / 1000);
+    const answered = this.#refusals.get(ports.frames);
+    const count = answered?.second === second ? answered.count : 0;
+    if (count >= REFUSALS_ANSWERED) return undefined;
+    this.#refusals.set(ports.frames, { second, count: count + 1 });
+    const reading = readClientFrame(data, isBinary, new ChunkAssembler(), this.#maxFrameBytes);
+    const target =
+      reading.kind === 'message'
+        ? targetOf(reading.message)
+        : reading.kind === 'error'
+          ? reading.target
+          : {};
     const { maxFramesPerSecond } = this.options.limits;
-    const counted = ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond);
-    if (typeof counted !== 'boolean') {
-      return counted.then((passed) => this.#dispatch(who, ports, message, passed, now));
-    }
-    return this.#dispatch(who, ports, message, counted, now);
+    return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
   }
 
   #dispatch(
     who: SessionCaller,
     ports: SessionPorts,
     message: Exclude<ClientMessage, { type: 'chunk' }>,
-    passed: boolean,
-    now: number,
   ): Promise<void> | undefined {
     const target = targetOf(message);
-    if (!passed) {
-      const { maxFramesPerSecond } = this.options.limits;
-      return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
-    }
     if (message.type !== 'ack' && message.type !== 'acks' && message.type !== 'received') {
       return this.#dispatchAsync(who, ports, message, target);
     }

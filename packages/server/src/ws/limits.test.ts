@@ -25,6 +25,29 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect((await b.next('pong')).t).toBe(9);
   });
 
+  it('counts malformed frames and chunks against the rate, and answers a flood with few refusals', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
+    const a = await t.open();
+    const b = await t.open();
+    a.send('not json');
+    a.send({ v: 1, type: 'chunk', chunkId: 'c', index: 0, count: 2, data: '{"v":1,' } as never);
+    a.send('{}');
+    for (let i = 0; i < 200; i++) a.send({ v: 1, type: 'ping', t: i });
+    // Answered: the two malformed frames (the chunk waits for its second half), then ten
+    // refusals of the 200 pings past the rate, none of them ponged.
+    const malformed = [await a.next('error'), await a.next('error')];
+    expect(malformed.map((f) => f.error.code)).toEqual(['INVALID_PAYLOAD', 'INVALID_PAYLOAD']);
+    const refusals = [];
+    for (let i = 0; i < 10; i++) refusals.push(await a.next('error'));
+    expect(refusals.map((f) => [f.error.code, f.requestId])).toEqual(
+      Array(10).fill(['RATE_LIMITED', undefined]),
+    );
+    b.send({ v: 1, type: 'ping', t: 9 });
+    expect((await b.next('pong')).t).toBe(9);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.unread()).toEqual([]);
+  });
+
   it('refuses a subscription past maxSubscriptions with LIMIT_EXCEEDED, naming it, and keeps the others', async () => {
     t = await startTestServer({ maxSubscriptions: 2 });
     const a = await t.open({ autoAck: true });
