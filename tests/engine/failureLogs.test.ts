@@ -86,6 +86,31 @@ describe('what a failing message logs', () => {
     ]);
   });
 
+  it("tells the sender a dead letter without an unexpected error's text, which the letter and the log keep", async () => {
+    const { logger, lines } = recordingLogger();
+    const h = setup({ actors: [Job], logger, maxAttempts: 2 });
+    const { messageId } = await h.client.send(Job.ref('j'), 'crash', {});
+    const refused = await h.client.send(Job.ref('j'), 'refuse', {});
+    await h.run();
+
+    const told = await h.client.outcome(messageId);
+    expect(told).toMatchObject({ ok: false, error: { code: 'DEAD_LETTERED' } });
+    expect(JSON.stringify(told)).not.toContain('database unreachable');
+    expect(told?.ok === false && told.error.message).toContain(
+      "(last: an unexpected error; its text is in the server's log)",
+    );
+    const [kept] = await h.backend.store.listDeadLetters('job/j');
+    expect(JSON.stringify(kept?.error)).toContain('unexpected error: database unreachable');
+    expect(lines.find((line) => line.level === 'error')?.fields.error).toBe(
+      'unexpected error: database unreachable',
+    );
+    // An error the handler meant for the caller is told as it is.
+    expect(await h.client.outcome(refused.messageId)).toMatchObject({
+      ok: false,
+      error: { code: 'REJECTED', message: 'not allowed' },
+    });
+  });
+
   it('logs no stack for a thrown value that has none', async () => {
     const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger, maxAttempts: 2 });

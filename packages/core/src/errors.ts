@@ -203,5 +203,23 @@ export function errorFromJSON(error: SerializedError): BatonError {
 export function toBatonError(error: unknown): BatonError {
   if (isBatonError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new BatonError(ErrorCode.RETRYABLE, `unexpected error: ${message}`, { cause: error });
+  return new BatonError(ErrorCode.RETRYABLE, `${UNEXPECTED}${message}`, { cause: error });
+}
+
+const UNEXPECTED = 'unexpected error: ';
+
+/**
+ * What a caller outside the app is shown of `error`: an error that code threw by surprise (no
+ * Baton error: a driver's, a bug's) keeps its code, but not its text, which may name what an
+ * outsider must not see (a connection string, a table, a stack); the server's log and the
+ * dead letter keep it. A Baton error (a `TerminalError`'s "insufficient funds") is for the
+ * caller, and is shown as it is.
+ *
+ * @example
+ * withheld(toBatonError(new Error('ECONNREFUSED postgres://admin:pw@db'))).message;
+ * // 'an unexpected error; its text is in the server's log'
+ */
+export function withheld(error: BatonError): BatonError {
+  if (error.code !== ErrorCode.RETRYABLE || !error.message.startsWith(UNEXPECTED)) return error;
+  return new BatonError(error.code, "an unexpected error; its text is in the server's log");
 }

@@ -54,6 +54,7 @@ export {
   type SerializedError,
   TerminalError,
   toBatonError,
+  withheld,
 } from './errors.ts';
 export { MAX_ACTOR_KEY_BYTES, MAX_MESSAGE_BYTES } from './limits.ts';
 export { childLogger, jsonLogger, type Logger, type LogLevel, silentLogger } from './logger.ts';

@@ -1,4 +1,4 @@
-import { ErrorCode, isBatonError, query, TerminalError } from '@baton/core';
+import { ErrorCode, isBatonError, jsonLogger, query, TerminalError } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Account, bankQueries } from './fixtures/bank.ts';
@@ -149,6 +149,34 @@ describe('QueryEngine subscriptions', () => {
     await harness.engine.flush();
     expect(a.values()).toEqual([`error:${ErrorCode.REJECTED}`, 4]);
     expect(b.values()).toEqual([2]);
+  });
+
+  it('errors the subscribers of a query that throws by surprise without its text, which is logged', async () => {
+    const lines: string[] = [];
+    const leaky = query({
+      name: 'leaky',
+      args: z.object({}),
+      handler: () => {
+        throw new Error('connect ECONNREFUSED postgres://admin:hunter2@db');
+      },
+    });
+    harness = createHarness({
+      queries: [leaky],
+      engine: { logger: jsonLogger({ write: (line) => lines.push(line) }) },
+    });
+    const w = harness.watch({ query: 'leaky', args: {} });
+    await harness.engine.flush();
+    expect(w.updates).toEqual([
+      {
+        kind: 'error',
+        error: {
+          code: ErrorCode.RETRYABLE,
+          message: "an unexpected error; its text is in the server's log",
+          details: {},
+        },
+      },
+    ]);
+    expect(lines.join('\n')).toContain('hunter2');
   });
 
   it('errors a query whose result is not JSON', async () => {

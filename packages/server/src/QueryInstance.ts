@@ -1,4 +1,4 @@
-import type { AnyQueryDefinition, BatonError } from '@baton/core';
+import { type AnyQueryDefinition, type BatonError, withheld } from '@baton/core';
 import { resumeFloor } from '@baton/protocol';
 import { hashText } from './evaluation/hashText.ts';
 import { movedPast, type ReadPosition, withNewest } from './evaluation/ReadPosition.ts';
@@ -147,7 +147,8 @@ export class QueryInstance {
   settle(outcome: RunOutcome): QueryUpdate | undefined {
     const current = this.#current;
     if (!outcome.ok) {
-      const error = outcome.error.toJSON();
+      // Logged whole by the engine; subscribers see no unexpected error's text.
+      const error = withheld(outcome.error).toJSON();
       if (current?.kind === 'error' && sameError(current, error)) return undefined;
       this.#current = { kind: 'error', error };
       return this.#current;

@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode, type SerializedError } from '@baton/core';
+import { BatonError, ErrorCode, type SerializedError, withheld } from '@baton/core';
 import { encodeMessage, PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
 import type { QueryUpdate } from '@baton/server';
 import {
@@ -120,7 +120,7 @@ async function run(context: ReactiveContext, instance: InstanceItem) {
         error: outcome.error.message,
       });
     }
-    return { ...failure(outcome.error.toJSON(), instance), deps };
+    return { ...failure(withheld(outcome.error).toJSON(), instance), deps };
   }
   const hash = hashText(outcome.text);
   const value: unknown = JSON.parse(outcome.text);

@@ -6,7 +6,7 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import type { BatonError } from '../errors.ts';
+import { type BatonError, withheld } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance } from './advanceRecord.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
@@ -41,6 +41,8 @@ export async function deadLetter(
   const { envelope } = inbound;
   const attempts = inbound.receiveCount ?? 1;
   const error = ended ?? deadLettered(envelope, attempts, last);
+  // What the sender and clients are told: no unexpected error's text (the letter keeps it).
+  const told = ended ?? deadLettered(envelope, attempts, withheld(last));
   // One log line for all, so the dead-letter alarm counts the engine's own endings as well.
   engine.logger.error(DEAD_LETTER_LOG, {
     ...(ended ? { reason: ended.message } : {}),
@@ -53,7 +55,7 @@ export async function deadLetter(
   const out = await outgoing(
     turn,
     advance(engine, current, inbound, admission),
-    askReply(envelope, { ok: false, error: error.toJSON() }),
+    askReply(envelope, { ok: false, error: told.toJSON() }),
     trace,
   );
   const { fires } = admission;
@@ -70,7 +72,7 @@ export async function deadLetter(
   return {
     ...withRecord(engine, out.record),
     envelopes: out.envelopes,
-    idempotency: failedOutcome(engine, envelope, error),
+    idempotency: failedOutcome(engine, envelope, told),
     failure: error,
     deadLetter: keptWithin(kept, engine.store.limits.maxItemBytes),
     ...(admission.redrives ? { replacesOutcome: true } : {}),
