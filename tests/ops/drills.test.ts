@@ -255,5 +255,9 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
     } while (cursor);
     expect(listed.sort()).toEqual(['tally/cold', 'tally/hot']);
     expect(pages).toBeGreaterThanOrEqual(2);
+    // A cursor no page printed is a usage error that says so.
+    const garbled = await baton('actors', 'list', 'tally', '--cursor', 'garbage');
+    expect(garbled.code).toBe(2);
+    expect(garbled.err).toMatch(/"garbage" is not a cursor a page of actors returned/);
   });
 });

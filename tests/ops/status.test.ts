@@ -124,5 +124,46 @@ describe('baton status on the emulators', () => {
     expect(status.problems).toEqual([
       '1 table change(s) the stream function gave up on: live queries may have missed pushes (see its logs)',
     ]);
+    // The queue not named is said to be unchecked, not counted as healthy.
+    expect(status.unchecked).toEqual([
+      "the inbox's dead-letter queue (--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL)",
+    ]);
+  });
+
+  it('says what it did not check, takes the queues from the environment, and refuses the inbox as its dead-letter queue', async () => {
+    const name = `status-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const inbox = await createFifoQueue(sqs, name);
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = (env: Record<string, string>) => ({
+      out: (l: string) => out.push(l),
+      err: (l: string) => err.push(l),
+      env: { BATON_TABLE: name, BATON_INBOX_URL: inbox.queueUrl, ...env },
+      now: () => Date.now(),
+    });
+    expect(await runOps(['status', ...emulatorFlags], io({}))).toBe(0);
+    expect(out.join('\n')).toMatch(
+      /health\s+OK \(not checked: the inbox's dead-letter queue \(--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL\); the stream failures queue/,
+    );
+
+    out.length = 0;
+    const env = { BATON_DEAD_LETTER_QUEUE_URL: inbox.deadLetterQueueUrl };
+    expect(await runOps(['status', '--json', ...emulatorFlags], io(env))).toBe(0);
+    expect(JSON.parse(out.join('\n'))).toMatchObject({ queueDeadLetters: 0, healthy: true });
+
+    // A table that is not there: the names and the region looked in are said.
+    err.length = 0;
+    const wrong = { BATON_TABLE: `${name}-typo` };
+    expect(await runOps(['status', ...emulatorFlags], io(wrong))).toBe(1);
+    expect(err.join('\n')).toMatch(
+      new RegExp(
+        `ResourceNotFoundException[\\s\\S]*looked for table ${name}-typo and inbox \\S+ in region`,
+      ),
+    );
+
+    const same = { BATON_DEAD_LETTER_QUEUE_URL: inbox.queueUrl };
+    expect(await runOps(['status', ...emulatorFlags], io(same))).toBe(2);
+    expect(err.join('\n')).toMatch(/--dead-letter-queue-url names the inbox itself/);
   });
 });

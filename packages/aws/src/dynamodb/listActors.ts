@@ -1,4 +1,5 @@
 import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { BatonError, ErrorCode } from '@baton/core';
 import type { ActorRecord } from '@baton/core/adapter';
 import { type Item, itemToRecord } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
@@ -33,9 +34,7 @@ export async function listActors(
 ): Promise<ActorPage> {
   const limit = options.limit ?? 50;
   const records: ActorRecord[] = [];
-  const start: Item | undefined = options.cursor
-    ? (JSON.parse(Buffer.from(options.cursor, 'base64url').toString('utf8')) as Item)
-    : undefined;
+  const start = options.cursor === undefined ? undefined : fromCursor(options.cursor);
   const pages = itemPages(
     (from) =>
       client.send(
@@ -65,4 +64,22 @@ export async function listActors(
     }
   }
   return { records };
+}
+
+/** The key a page's `cursor` names; INVALID_ARGUMENT for text no page returned. */
+function fromCursor(cursor: string): Item {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    key = undefined;
+  }
+  const { [Attr.pk]: pk, [Attr.sk]: sk } = (key ?? {}) as Item;
+  if (typeof pk?.S !== 'string' || typeof sk?.S !== 'string') {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `"${cursor.slice(0, 40)}" is not a cursor a page of actors returned: pass the one the last page printed, unchanged`,
+    );
+  }
+  return { [Attr.pk]: pk, [Attr.sk]: sk };
 }

@@ -199,7 +199,20 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     return 0;
   } catch (error) {
     if (ctx.json && isBatonError(error)) io.out(JSON.stringify({ error: error.toJSON() }, null, 2));
-    io.err(`baton ${name}: ${isBatonError(error) ? error.message : String(error)}`);
+    const message = isBatonError(error) ? error.message : String(error);
+    io.err(`baton ${name}: ${message}${await missingHint(ctx, message)}`);
     return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
   }
+}
+
+/**
+ * For an AWS answer that a table or queue does not exist: which ones the command looked for,
+ * and where — a wrong name or region reads as a missing resource.
+ */
+async function missingHint(ctx: OpsContext, message: string): Promise<string> {
+  if (!/ResourceNotFoundException|NonExistentQueue|QueueDoesNotExist/.test(message)) return '';
+  const target = await ctx.target().catch(() => undefined);
+  if (!target) return '';
+  const { table, inboxUrl } = target.names;
+  return `\n  looked for table ${table} and inbox ${inboxUrl} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table, --queue-url) and the region (--region or AWS_REGION)`;
 }

@@ -46,6 +46,8 @@ export interface Status {
   /** Actors whose committed sends wait undrained past the sweeper's round (it runs every minute). */
   readonly sweeperLag: { readonly actors: number; readonly thresholdMs: number };
   readonly healthy: boolean;
+  /** What was not looked at, so `healthy` does not speak for it: the queues not named. */
+  readonly unchecked: readonly string[];
   readonly problems: readonly string[];
 }
 
@@ -109,6 +111,18 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
     sweeperLag: { actors: lagging.length, thresholdMs: SWEEPER_LAG_MS },
     healthy: problems.length === 0,
     problems,
+    unchecked: [
+      ...(queueDead
+        ? []
+        : [
+            "the inbox's dead-letter queue (--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL)",
+          ]),
+      ...(streamFailed
+        ? []
+        : [
+            'the stream failures queue (--stream-failure-queue-url or BATON_STREAM_FAILURE_QUEUE_URL)',
+          ]),
+    ],
   };
 }
 
@@ -138,7 +152,11 @@ function humanStatus(s: Status): string {
         'sweeper lag',
         `${s.sweeperLag.actors} actor(s) with sends undrained for over ${duration(s.sweeperLag.thresholdMs)}`,
       ],
-      ['health', s.healthy ? 'OK' : `ATTENTION — ${s.problems.join('; ')}`],
+      [
+        'health',
+        (s.healthy ? 'OK' : `ATTENTION — ${s.problems.join('; ')}`) +
+          (s.unchecked.length > 0 ? ` (not checked: ${s.unchecked.join('; ')})` : ''),
+      ],
     ]),
     '',
     table(rows, ['queue', 'waiting', 'in flight', 'delayed', 'oldest message']),

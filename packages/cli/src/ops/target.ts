@@ -173,10 +173,17 @@ function explicitNames(
       'no deployment to act on: pass --stack <name> (a stack with a BatonApp), or --table <name> and --queue-url <inbox url> (with --dynamodb-endpoint/--sqs-endpoint for local emulators)',
     );
   }
-  const deadLetters = options['dead-letter-queue-url'];
+  // The two queues only operators read: the functions have no variable of theirs to share.
+  const deadLetters = options['dead-letter-queue-url'] ?? env.BATON_DEAD_LETTER_QUEUE_URL;
   const timers = options['timer-queue-url'] ?? env[BATON_ENV.timerQueueUrl];
   const shards = env[BATON_ENV.outboxShards];
-  const streamFailures = options['stream-failure-queue-url'];
+  const streamFailures = options['stream-failure-queue-url'] ?? env.BATON_STREAM_FAILURE_QUEUE_URL;
+  if (deadLetters !== undefined && deadLetters === inboxUrl) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      "--dead-letter-queue-url names the inbox itself: pass the inbox's dead-letter queue (the stack's DeadLetters queue)",
+    );
+  }
   return {
     table,
     inboxUrl,
