@@ -231,7 +231,7 @@ describe('operator actions', () => {
     expect(await h.backend.store.listTimers('alarm/a')).toMatchObject([{ id: 'nap' }]);
   });
 
-  it('wakes a paused or resumed actor with a message that names the record it changed, and a resume of an actor not paused sends nothing', async () => {
+  it('wakes a paused or resumed actor with a message that names the record it changed, and a resume of an actor with no record sends nothing', async () => {
     const h = setup({ actors: [Alarm] });
     const sent = () => h.backend.queue.messages().map((m) => decodeEnvelope(m.body));
     await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'test' });
@@ -250,6 +250,10 @@ describe('operator actions', () => {
     await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops', now: 6 });
     expect(sent().map((e) => e?.id)).toEqual([id, `operator:${paused.life}:2`]);
     expect((await h.backend.store.load('alarm/a'))?.paused).toBeUndefined();
+    // Resumed again: woken again under the same id, which the queue takes once (a wake that
+    // went out is not sent twice; one that was lost goes now).
+    await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops', now: 7 });
+    expect(sent().map((e) => e?.id)).toEqual([id, `operator:${paused.life}:2`]);
   });
 
   it('refuses to purge a letter the actor does not keep, naming it, and a parked message', async () => {

@@ -286,6 +286,10 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       );
     }
     expect((await json('actors', 'get', 'note/d')).paused).toBeNull();
+    // A bulk action does not pretend to take --limit: it would act on every letter picked.
+    const limited = await baton('dead-letters', 'purge', '--all', '--limit', '1', '--yes');
+    expect(limited.code).toBe(2);
+    expect(limited.err).toMatch(/it takes no --limit/);
     expect((await baton('status', '--limit', '3')).err).toMatch(
       /it takes no --limit \(its own options: none\)/,
     );
@@ -327,6 +331,21 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       /note\/q paused by ops\nnote: note\/q had no record: it never committed a turn/,
     );
     expect((await baton('actors', 'pause', 'note/p', '--yes')).out).toBe('note/p paused by ops');
+    await json('send', 'note/p', 'add', '{"entry":"parked"}', '--app', NOTES);
+    await work();
+    // A resume whose record write went through but whose wake was lost: not paused, a message
+    // parked. Resumed again, it is woken, and the parked message applied.
+    const record = (await deployment.store.load('note/p'))!;
+    const { paused: _, ...resumed } = record;
+    const next = { ...resumed, ver: record.ver + 1 };
+    await deployment.store.commit({
+      expectedVer: record.ver,
+      record: next,
+      outbox: [],
+      idempotency: [],
+    });
     expect((await baton('actors', 'resume', 'note/p')).code).toBe(0);
+    await work(async () => (await entriesOf('note/p')).includes('parked'));
+    expect(await entriesOf('note/p')).toEqual(['x', 'parked']);
   });
 });

@@ -73,7 +73,7 @@ describe('baton status: timers due and sweeper lag', () => {
       /^sweeper lag\s+1 actor\(s\) with sends undrained for over 4m 0s$/m,
     );
     expect(later.human).toMatch(
-      /^health\s+ATTENTION — 1 actor\(s\) with sends undrained; timers fire late$/m,
+      /^health\s+ATTENTION — 1 actor\(s\) with sends undrained; timers fire late \(not checked: /m,
     );
   });
 });

@@ -38,8 +38,12 @@ function clients() {
 describe('who may call a workflow', () => {
   it('refuses every outside caller an internal workflow, and lets trusted code through', async () => {
     const { h, outside } = clients();
+    // Refused as a type that does not exist would be: its name, and its callback, unsaid.
     await expect(outside.start(Internal, 'i', {})).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,
+      message: expect.stringMatching(
+        /^no actor type "wf-internal" takes messages from clients \(types that do: wf-greeter\);/,
+      ),
     });
     await expect(outside.start(Internal, 'i', {}, { caller: alice })).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,

@@ -124,4 +124,28 @@ describe('a parent ending', () => {
     await h.runAll();
     expect(await h.client.result(p)).toBe('child 2');
   });
+
+  it('takes the outcome of a child its record does not name, as records before child names were', async () => {
+    const log: string[] = [];
+    const { Child, Parent } = family(log);
+    const h = workflowHarness([Parent.actor, Child.actor]);
+    const ref = await h.client.start(Parent, 'p', {});
+    await h.runAll();
+    // The record as earlier code left it: the child command names no child instance.
+    const record = (await h.record(ref.id))!;
+    const earlier = structuredClone(record.state) as WorkflowState;
+    delete earlier.drivenBy;
+    for (const entry of earlier.journal) delete entry.child;
+    const next = { ...record, ver: record.ver + 1, state: earlier };
+    await h.backend.store.commit({
+      expectedVer: record.ver,
+      record: next,
+      outbox: [],
+      idempotency: [],
+    });
+    h.engine.cache.clear();
+    await h.client.signal(Child.ref('c'), 'go');
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('done');
+  });
 });

@@ -144,10 +144,20 @@ describe('a deploy of changed workflow code', () => {
     await h.runAll({ until: h.clock.now() });
     expect((await h.client.workflowStatus(ref)).status).toBe('paused');
 
+    // Its rechecks run out while the old code runs on: no replay is left on a timer.
+    await h.runAll({ until: h.clock.now() + 60 * 60_000 });
+    expect(((await h.state(ref.id)) as WorkflowState).rechecks).toBe(5);
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual([]);
+
     await h.client.cancel(ref, { reason: 'customer cancelled' });
     await h.runAll({ until: h.clock.now() });
-    // Its compensations are the code's: none runs until a replay succeeds.
-    expect((await h.client.workflowStatus(ref)).status).toBe('paused');
+    // Its compensations are the code's: none runs until a replay succeeds. The cancel shows,
+    // and gets rechecks of its own.
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'paused',
+      ending: { status: 'cancelled', error: { code: ErrorCode.CANCELLED } },
+    });
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:recheck']);
     expect(log).toEqual(['charge', 'email']);
 
     // The deploy is done: the recheck replays on the new code, which runs the saga.

@@ -154,4 +154,49 @@ describe('a race loser', () => {
     await h.runAll();
     expect(log).toEqual(['book', 'unbook']);
   });
+
+  it('finishes its undo, and the instance ends, when the run fails or is cancelled meanwhile', async () => {
+    /** Releases by the outside API, which is down for the first try of each instance. */
+    const releases = new Map<string, number>();
+    const Slow = workflow({
+      name: 'slow-undo',
+      input: z.object({ fail: z.boolean() }),
+      run: async (ctx, { fail }) => {
+        await ctx.race([
+          ctx.call(
+            hotel,
+            'hold',
+            {},
+            {
+              // The undo waits a minute to retry: the run fails, or is cancelled, meanwhile.
+              compensate: async (_, saga) =>
+                void (await saga.step(
+                  'release',
+                  ({ attempt }) => {
+                    if (attempt === 1) throw new Error('hotel API down');
+                    releases.set(ctx.id, (releases.get(ctx.id) ?? 0) + 1);
+                  },
+                  { retry: { maxAttempts: 3, initialDelayMs: 60_000 } },
+                )),
+            },
+          ),
+          ctx.waitForEvent('stop'),
+        ]);
+        if (fail) throw new TerminalError('the booking failed');
+        return ctx.waitForEvent('end');
+      },
+    });
+    const h = workflowHarness([Slow.actor, Hotel]);
+    const [failed, cancelled] = [Slow.ref('f'), Slow.ref('c')];
+    for (const ref of [failed, cancelled]) await h.client.signal(ref, 'stop', 'now');
+    await h.client.start(Slow, 'f', { fail: true });
+    await h.client.start(Slow, 'c', { fail: false });
+    await h.runAll({ until: h.clock.now() + 1_000 });
+    await h.client.cancel(cancelled, { reason: 'not needed' });
+    await h.runAll();
+
+    expect(await h.client.workflowStatus(failed)).toMatchObject({ status: 'failed' });
+    expect(await h.client.workflowStatus(cancelled)).toMatchObject({ status: 'cancelled' });
+    expect(Object.fromEntries(releases)).toEqual({ f: 1, c: 1 });
+  });
 });

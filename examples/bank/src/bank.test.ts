@@ -27,6 +27,14 @@ describe('the bank at its limits', () => {
     ).rejects.toMatchObject({ code: ErrorCode.INVALID_PAYLOAD });
   });
 
+  it('refuses a transfer to a key no user can hold, before taking the money', async () => {
+    await runtime.client.ask(Account.ref('bob'), 'deposit', { amount: 500 }, as('bob'));
+    await expect(
+      runtime.client.ask(Account.ref('bob'), 'transfer', { to: 'Alice ', amount: 500 }, as('bob')),
+    ).rejects.toMatchObject({ code: ErrorCode.INVALID_PAYLOAD });
+    expect(await balance('bob')).toBe(500);
+  });
+
   it('sends back a transfer to an account at its balance limit: nothing is lost', async () => {
     const alice = Account.ref('alice');
     for (let held = 0; held < MAX_BALANCE; held += MAX_AMOUNT) {

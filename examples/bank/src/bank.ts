@@ -71,7 +71,8 @@ export const Account = actor({
     transfer: {
       public: true,
       authorize: owner,
-      payload: z.object({ to: z.string().min(1), amount: Amount }),
+      // An account is a user's: money sent to a key no user can hold would be nobody's.
+      payload: z.object({ to: BankUser.shape.userId, amount: Amount }),
       handle: (ctx, { to, amount }) => {
         if (ctx.state.balance < amount) {
           throw new TerminalError(

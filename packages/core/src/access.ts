@@ -37,7 +37,10 @@ export function authorizeMessage(
     : {};
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
   if (handler?.public !== true) {
-    const open = Object.keys(handlers).filter((n) => handlers[n]?.public === true);
+    // A workflow's `callback` is open to the holders of its tokens only: not named.
+    const open = Object.keys(handlers).filter(
+      (n) => handlers[n]?.public === true && n !== 'callback',
+    );
     // A type clients may send nothing to reads as one that does not exist, so a refusal tells
     // an outsider nothing of internal types; the types that take messages from clients are
     // named, for a misspelt one.

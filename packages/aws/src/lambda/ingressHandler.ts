@@ -13,7 +13,7 @@ export interface IngressOptions extends Omit<HttpIngressOptions, 'caller'> {
   /**
    * Who sent a request: what handlers see as `ctx.caller`, what access is checked against
    * (only public handlers whose `authorize` lets the caller through), and what idempotency keys
-   * and outcome reads are scoped by. Throw to refuse the request (401 UNAUTHORIZED; the
+   * and outcome reads are scoped by. Throw to refuse the request (401 UNAUTHENTICATED; the
    * client is told only "unauthorized").
    * @default {@link iamCaller}: the SigV4 principal when the route uses IAM authorization, else
    * anonymous

@@ -93,6 +93,7 @@ export function websocketHandler(
     clock: context.clock,
     limits: context.limits,
     scope: context.scope,
+    logger: context.logger,
   });
   const frames = { ...context, session };
   const { registry, logger, clock } = context;

@@ -56,7 +56,9 @@ export async function initCommand(args: readonly string[]): Promise<void> {
     console.log('baton init: npm install…');
     await run('npm', ['install', '--no-audit', '--no-fund'], dir);
   }
-  const cd = relative(process.cwd(), dir) || '.';
+  // A path that climbs out more than once reads better whole.
+  const near = relative(process.cwd(), dir) || '.';
+  const cd = near.startsWith('../..') ? dir : near;
   console.log(
     [
       '',
@@ -64,7 +66,7 @@ export async function initCommand(args: readonly string[]): Promise<void> {
       `  cd ${cd}`,
       ...(install ? [] : ['  npm install']),
       '  npm run dev      # the page, the WebSocket, the ingress and the inspector on one port',
-      '  npm test         # the counter under simulated crashes',
+      '  npm test         # types, then the counter under simulated crashes',
       '  npm run synth    # the CDK stack, checked with cdk-nag, offline',
     ].join('\n'),
   );

@@ -63,7 +63,10 @@ export function scaffold(options: ScaffoldOptions): string {
     scripts: {
       // `exec`: the shell npm runs the script in would die of Ctrl-C before baton dev stops cleanly.
       dev: 'exec baton dev src/app.ts',
-      test: 'vitest run',
+      // Types first: neither vitest nor baton dev checks them, and a handler's type error would
+      // otherwise run, and commit, unseen.
+      test: 'tsc --noEmit -p . && vitest run',
+      typecheck: 'tsc --noEmit -p .',
       synth: 'cdk synth --quiet --no-notices',
       deploy: 'cdk deploy --no-notices',
     },

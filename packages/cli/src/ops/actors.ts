@@ -139,7 +139,10 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
 export async function actorsResume(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   const { store, queue } = await ctx.target();
-  if (!(await store.load(id))?.paused) {
+  const paused = (await store.load(id))?.paused !== undefined;
+  const parked = (await store.listDeadLetters(id)).filter((l) => l.parked !== undefined).length;
+  // Not paused with messages parked: an earlier resume whose wake was lost. Woken again.
+  if (!paused && parked === 0) {
     throw new BatonError(
       ErrorCode.INVALID_STATE,
       `${id} is not paused: nothing to resume (baton actors get ${id} shows its state)`,
@@ -147,7 +150,6 @@ export async function actorsResume(ctx: OpsContext): Promise<void> {
     );
   }
   const by = await ctx.operator();
-  const parked = (await store.listDeadLetters(id)).filter((l) => l.parked !== undefined).length;
   await resumeActor(store, queue, id, { by, now: ctx.io.now() });
   await ctx.audit('actors resume', { actor: id, parked });
   ctx.print(

@@ -49,7 +49,8 @@ const COMMON: readonly Option[] = [
   'help',
 ];
 
-const FILTERS: readonly Option[] = ['all', 'type', 'code', 'since', 'limit'];
+/** What picks dead letters; `--all` acts on every one picked. */
+const FILTERS: readonly Option[] = ['type', 'code', 'since'];
 
 /**
  * The commands, by their words, with the options each takes besides {@link COMMON}: any other
@@ -61,20 +62,20 @@ const COMMANDS: Readonly<Record<string, { run: Command; takes: readonly Option[]
   'actors list': { run: actorsList, takes: ['limit', 'cursor'] },
   'actors pause': { run: actorsPause, takes: [] },
   'actors resume': { run: actorsResume, takes: [] },
-  'dead-letters list': { run: deadLettersList, takes: FILTERS },
+  'dead-letters list': { run: deadLettersList, takes: [...FILTERS, 'limit'] },
   'dead-letters show': { run: deadLettersShow, takes: [] },
-  'dead-letters redrive': { run: deadLettersRedrive, takes: [...FILTERS, 'dry-run'] },
-  'dead-letters purge': { run: deadLettersPurge, takes: [...FILTERS, 'dry-run'] },
+  'dead-letters redrive': { run: deadLettersRedrive, takes: [...FILTERS, 'all', 'dry-run'] },
+  'dead-letters purge': { run: deadLettersPurge, takes: [...FILTERS, 'all', 'dry-run'] },
   'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'] },
-  'queue-dead-letters redrive': { run: queueDeadLettersRedrive, takes: ['limit', 'dry-run'] },
+  'queue-dead-letters redrive': { run: queueDeadLettersRedrive, takes: ['dry-run'] },
   'timers list': { run: timersList, takes: [] },
   'timers cancel': { run: timersCancel, takes: [] },
   'workflows list': { run: workflowsList, takes: ['app', 'status', 'limit', 'cursor'] },
   'workflows show': { run: workflowsShow, takes: [] },
-  'workflows cancel': { run: workflowsCancel, takes: ['reason', 'key', 'dry-run'] },
-  'workflows terminate': { run: workflowsTerminate, takes: ['reason', 'key', 'dry-run'] },
+  'workflows cancel': { run: workflowsCancel, takes: ['reason', 'key', 'app', 'dry-run'] },
+  'workflows terminate': { run: workflowsTerminate, takes: ['reason', 'key', 'app', 'dry-run'] },
   'workflows signal': { run: workflowsSignal, takes: ['app', 'key', 'dry-run'] },
-  'workflows resume': { run: workflowsResume, takes: ['key', 'dry-run'] },
+  'workflows resume': { run: workflowsResume, takes: ['key', 'app', 'dry-run'] },
   send: { run: send, takes: ['app', 'key'] },
   ask: { run: ask, takes: ['app', 'key', 'timeout'] },
   outcome: { run: outcome, takes: [] },
@@ -106,6 +107,7 @@ export const OPS_USAGE = `Operating a deployed app:
   baton workflows terminate <workflow> <id> [--reason r] [--dry-run]   it ends, no compensations
   baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run]
   baton workflows resume <workflow> <id> [--dry-run] a paused instance replays on the code running now
+    (the four take --key <idempotency key> to make a retried command one, and --app <entry>)
   baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
   baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout 30s]
   baton outcome <message id> | <type/key> <idempotency key>

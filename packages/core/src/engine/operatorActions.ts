@@ -109,7 +109,9 @@ async function wake(queue: Queue, record: ActorRecord, now: number): Promise<voi
 /**
  * Resumes a paused actor: its next turn applies the messages parked meanwhile, in order, each
  * exactly once, before any other. A wake-up is sent to its inbox so that turn runs even if
- * nothing else arrives. Resuming an actor not paused changes nothing.
+ * nothing else arrives. Resuming an actor not paused changes nothing but sends the wake-up
+ * again (a lost one would leave what it parked waiting for its next message); one with no
+ * record, nothing at all.
  *
  * @example
  * await resumeActor(store, queue, 'account/alice', { by: 'ops' });
@@ -120,14 +122,14 @@ export async function resumeActor(
   actorId: string,
   { now = Date.now() }: OperatorOptions,
 ): Promise<ActorRecord> {
-  let resumed = false;
   const record = await changeRecord(store, actorId, (current) => {
     if (!current.paused) return undefined;
-    resumed = true;
     const { paused: _, ...rest } = current;
     return { record: rest };
   });
-  if (resumed) await wake(queue, record, now);
+  // Woken even if it was resumed already: the wake of that resume may have been lost, leaving
+  // its parked messages to wait for its next message. An actor with no record has none.
+  if (record.ver > 0) await wake(queue, record, now);
   return record;
 }
 

@@ -4,10 +4,16 @@
  */
 import type { ActorRef } from '../actor.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
-import { BatonError, ErrorCode, errorFromJSON, toBatonError } from '../errors.ts';
+import {
+  BatonError,
+  ErrorCode,
+  errorFromJSON,
+  type SerializedError,
+  toBatonError,
+} from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
-import type { CommandKind } from './journal.ts';
+import { type CommandKind, journalError } from './journal.ts';
 import type { Replayer, Slot } from './Replayer.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type {
@@ -44,6 +50,16 @@ export class ReplayContext implements WorkflowContext {
   }
   get log() {
     return this.#replayer.host?.log ?? silentLogger;
+  }
+
+  /** A command's failure as it is journaled (see {@link Replayer.told}), cut to fit. */
+  #failure(thrown: unknown): SerializedError {
+    return journalError(this.told(thrown).toJSON());
+  }
+
+  /** `thrown` as the journal keeps it (see {@link Replayer.told}). */
+  told(thrown: unknown): BatonError {
+    return this.#replayer.told(toBatonError(thrown));
   }
 
   #issue(kind: CommandKind, name: string): Slot | undefined {
@@ -117,7 +133,7 @@ export class ReplayContext implements WorkflowContext {
       try {
         this.#replayer.host!.ask(slot.seq, to, name, payload, options.timeoutMs);
       } catch (error) {
-        this.#replayer.complete(slot, { ok: false, error: toBatonError(error).toJSON() }, true);
+        this.#replayer.complete(slot, { ok: false, error: this.#failure(error) }, true);
       }
     }
     const { compensate } = options;
@@ -151,7 +167,7 @@ export class ReplayContext implements WorkflowContext {
         entry.state = 'done';
       } catch (error) {
         entry.state = 'failed';
-        entry.error = toBatonError(error).toJSON();
+        entry.error = this.#failure(error);
         throw error;
       }
     }
@@ -244,7 +260,7 @@ export class ReplayContext implements WorkflowContext {
         this.#replayer.host!.send(ref, '_child', start);
         slot.entry.child = ref.id;
       } catch (error) {
-        this.#replayer.complete(slot, { ok: false, error: toBatonError(error).toJSON() }, true);
+        this.#replayer.complete(slot, { ok: false, error: this.#failure(error) }, true);
       }
     }
     return this.#tagged(slot, slot.promise as Promise<never>);

@@ -19,6 +19,7 @@ import {
   type SerializedError,
   TerminalError,
   toBatonError,
+  withheld,
 } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { parseActorId } from '../shared/actorId.ts';
@@ -226,6 +227,7 @@ export class Replayer {
     if (!this.host) return undefined;
     this.#seq++;
     const entry: JournalEntry = { seq, kind, name, state: 'pending', at: this.host.now() };
+    if (origin === 'runner') entry.saga = true;
     this.state.journal.push(entry);
     return this.#slot(entry, true);
   }
@@ -303,10 +305,13 @@ export class Replayer {
    * Ends what the failed run left under way, as a cancel does: a sibling step does not run after
    * the failure (nor keep a compensation the runner would miss), a wait takes no event, a child
    * is cancelled. Calls stay pending: the actor may apply one still, and a compensable call's
-   * reply is awaited before the runner starts. The cancellations are journaled with the turn.
+   * reply is awaited before the runner starts. So do a race loser's undo's commands: the runner
+   * waits for the undo. The cancellations are journaled with the turn.
    */
   #endRun(): void {
-    const under = [...this.#slots.values()].filter((slot) => slot.entry.kind !== 'call');
+    const under = [...this.#slots.values()].filter(
+      (slot) => slot.entry.kind !== 'call' && !slot.entry.saga,
+    );
     this.cancel(
       under.map((slot) => slot.seq),
       'failed',
@@ -567,7 +572,8 @@ export class Replayer {
       const delay =
         thrown instanceof TerminalError ? undefined : retryDelay(options.retry, attempt);
       if (delay === undefined) {
-        this.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, error).toJSON() });
+        const shown = this.told(error, { step: entry.name, attempt });
+        this.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, shown).toJSON() });
         return;
       }
       host.log.warn('workflow step failed; it will be retried', {
@@ -578,6 +584,20 @@ export class Replayer {
       entry.retryAt = host.now() + delay;
       host.schedule(entry.seq, entry.retryAt, 'retry');
     }
+  }
+
+  /**
+   * A failure as the journal keeps it. A public workflow's journal is read by clients (its
+   * status, its result): an unexpected error's text is not journaled there, but logged (see
+   * `withheld`). Trusted code alone reads another's, which keeps the text.
+   */
+  told(error: BatonError, context: Record<string, unknown> = {}): BatonError {
+    if (this.definition.public !== true) return error;
+    const shown = withheld(error);
+    if (shown !== error) {
+      this.host?.log.error('workflow command failed', { ...context, error: error.message });
+    }
+    return shown;
   }
 
   /** Whether a call with a compensation is under way (see `#startRunner`). */

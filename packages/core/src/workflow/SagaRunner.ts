@@ -4,7 +4,7 @@
  * losing call's reply comes. Both are workflow code (or steps) in a context of the runner's,
  * whose commands are journaled like the run's own; the {@link Replayer} decides when.
  */
-import { type SerializedError, toBatonError } from '../errors.ts';
+import type { SerializedError } from '../errors.ts';
 import type { ReplayContext } from './ReplayContext.ts';
 import type { RetryPolicy, StepInfo } from './WorkflowContext.ts';
 
@@ -52,7 +52,7 @@ export class SagaRunner {
       .then(() => compensate(saga))
       .then(
         () => {},
-        (error: unknown) => void this.#undoErrors.push(toBatonError(error).toJSON()),
+        (error: unknown) => void this.#undoErrors.push(saga.told(error).toJSON()),
       )
       .finally(() => this.#undoing.delete(running));
     this.#undoing.add(running);
@@ -70,7 +70,7 @@ export class SagaRunner {
           if (compensation.step) await ctx.compensate(compensation.name, compensation.fn, retry);
           else await compensation.fn(ctx);
         } catch (error) {
-          errors.push(toBatonError(error).toJSON());
+          errors.push(ctx.told(error).toJSON());
         }
       }
     })().then(() => {

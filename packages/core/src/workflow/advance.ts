@@ -133,8 +133,9 @@ export function finish(
 /**
  * Cancels every pending command: waits end, timers never fire, and child instances still
  * running are sent `children` (`cancel`: their compensations run; `terminate`) with this turn,
- * so none outlives its parent. With `keepCalls`, calls under way stay pending: their replies
- * still come, and a successful one's compensation runs.
+ * so none outlives its parent. With `keepCalls`, calls under way stay pending (their replies
+ * still come, and a successful one's compensation runs), and so do the commands compensations
+ * issued (a race loser's undo).
  */
 export function cancelPending(
   ctx: Ctx,
@@ -144,7 +145,9 @@ export function cancelPending(
   }: { keepCalls?: boolean; children?: 'cancel' | 'terminate' } = {},
 ): void {
   for (const entry of recordEntries(ctx.state)) {
-    if (entry.state !== 'pending' || (keepCalls && entry.kind === 'call')) continue;
+    if (entry.state !== 'pending') continue;
+    // A cancel waits for the calls under way and for what compensations issued (the saga runs).
+    if (keepCalls && (entry.kind === 'call' || entry.saga)) continue;
     entry.state = 'cancelled';
     if (entry.until !== undefined || entry.retryAt !== undefined) ctx.cancel(`wf:${entry.seq}`);
     const child = entry.kind === 'child' && entry.child ? parseActorId(entry.child) : undefined;

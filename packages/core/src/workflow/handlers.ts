@@ -99,7 +99,8 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         };
         // A paused run stays paused, the cancel recorded: its compensations are the code's, so
         // they run once a replay succeeds (a recheck, or `resume` after a deploy); `terminate`
-        // ends it without them.
+        // ends it without them. The cancel gets rechecks of its own, the last ones maybe spent.
+        if (state.status === 'paused') delete state.rechecks;
         await advance(definition, ctx);
         return summary(ctx);
       },
@@ -201,8 +202,10 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         const entry = entryAt(ctx.state, seq);
         // Only the child the command started, for this run: a child of an earlier run of this
         // id (ended, then started again) tells of a command of that run, which may share `seq`.
+        // (An entry journaled before entries named their child is taken from any sender.)
         const from = ctx.caller.kind === 'actor' ? ctx.caller.actor : undefined;
-        if (entry?.kind !== 'child' || from !== entry.child) return;
+        if (entry?.kind !== 'child') return;
+        if (entry.child !== undefined && from !== entry.child) return;
         if (run !== undefined && run !== ctx.state.runId) return;
         await settle(ctx, entry, outcome);
       },

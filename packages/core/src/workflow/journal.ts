@@ -74,6 +74,11 @@ export interface JournalEntry {
   secret?: string;
   /** A child's instance (its actor id): told to end when this instance is cancelled or ends. */
   child?: string;
+  /**
+   * Issued by a compensation (the saga runner's, or a race loser's undo), not by the run: a
+   * cancel or the run's failure leaves it to finish, as the saga waits for it.
+   */
+  saga?: true;
   /** Issued at, epoch ms (the turn's time). */
   at: number;
   endedAt?: number;
@@ -193,45 +198,75 @@ export function journalValueTooLarge(what: string, value: unknown): BatonError |
   );
 }
 
-/** The most of an error's message a journal keeps (an HTTP body thrown whole, say). */
-const MAX_ERROR_MESSAGE_CHARS = 2_000;
 /** The most one error takes in the journal, its message, details and causes together. */
 export const MAX_JOURNAL_ERROR_BYTES = 8 * 1024;
+/** The most of an error's message a journal keeps, as JSON (an HTTP body thrown whole, say). */
+const MAX_ERROR_MESSAGE_BYTES = 2_000;
 /** How many errors of a list in an error's details (a saga's compensation errors) are kept. */
 const MAX_LISTED_ERRORS = 10;
+/** A detail that is no error is kept up to this size as JSON; a larger one is replaced by it. */
+const MAX_DETAIL_BYTES = 1024;
 
 /**
- * `error` cut to fit {@link MAX_JOURNAL_ERROR_BYTES}, as the journal and the instance's outcome
- * keep it: values are capped when they are journaled, and errors must be too, or a step failing
- * with a large message would make its turn's record too large after the step ran. Its message is
- * cut to 2,000 characters, an error in its details (a step's `cause`) is cut alike, a list of
- * errors keeps its first ten, and what still does not fit is left out, its size said.
+ * `error` cut to fit `budget` bytes as JSON, as the journal and the instance's outcome keep it:
+ * values are capped when they are journaled, and errors must be too, or a step failing with a
+ * large message would make its turn's record too large after the step ran. Its code is always
+ * kept; its message is cut to 2,000 bytes (half the budget at most); an error in its details (a step's `cause`) is
+ * cut alike to a quarter, a list of errors keeps its first ten within another quarter, and a
+ * large detail of another kind is replaced by its size. What still does not fit goes, the
+ * codes of its causes said.
  *
  * @example
  * journalError(stepFailed('notify', 1, new TerminalError(body)).toJSON()); // ≤ 8 KiB
  */
-export function journalError(error: SerializedError, depth = 0): SerializedError {
-  if (jsonSize(error) <= MAX_JOURNAL_ERROR_BYTES) return error;
-  const { message } = error;
-  const cutMessage =
-    message.length <= MAX_ERROR_MESSAGE_CHARS
-      ? message
-      : `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${message.length - MAX_ERROR_MESSAGE_CHARS} more characters cut)`;
+export function journalError(
+  error: SerializedError,
+  budget = MAX_JOURNAL_ERROR_BYTES,
+): SerializedError {
+  if (jsonSize(error) <= budget) return error;
+  const message = cutText(String(error.message), Math.min(MAX_ERROR_MESSAGE_BYTES, budget / 2));
   const details: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(error.details ?? {})) {
-    if (depth < 2 && isSerializedError(value)) details[key] = journalError(value, depth + 1);
-    else if (depth < 2 && Array.isArray(value) && value.every(isSerializedError)) {
-      details[key] = value.slice(0, MAX_LISTED_ERRORS).map((e) => journalError(e, depth + 1));
-      if (value.length > MAX_LISTED_ERRORS) details[`${key}Cut`] = value.length - MAX_LISTED_ERRORS;
-    } else details[key] = value;
+    if (isSerializedError(value)) details[key] = journalError(value, Math.floor(budget / 4));
+    else if (Array.isArray(value) && value.length > 0 && value.every(isSerializedError)) {
+      const kept = value.slice(0, MAX_LISTED_ERRORS);
+      const each = Math.floor(budget / 4 / kept.length);
+      details[key] = kept.map((e) => journalError(e, each));
+      if (value.length > kept.length) details[`${key}Cut`] = value.length - kept.length;
+    } else {
+      const size = jsonSize(value);
+      details[key] = size <= MAX_DETAIL_BYTES ? value : { cut: size };
+    }
   }
-  const cut = { code: error.code, message: cutMessage, details };
-  if (jsonSize(cut) <= MAX_JOURNAL_ERROR_BYTES) return cut;
-  return {
-    code: error.code,
-    message: cutMessage,
-    details: { detailsCut: jsonSize(error.details) },
-  };
+  const cut = { code: error.code, message, details };
+  if (jsonSize(cut) <= budget) return cut;
+  // Still too large (many details): the codes of the causes are what is left to tell.
+  const causes = Object.values(error.details ?? {})
+    .filter(isSerializedError)
+    .map((e) => e.code);
+  return { code: error.code, message, details: { detailsCut: jsonSize(error.details), causes } };
+}
+
+/**
+ * `text` cut, where it must be, to at most `bytes` as JSON (its escapes and UTF-8 counted), at a
+ * whole character, saying how much was cut.
+ */
+function cutText(text: string, bytes: number): string {
+  if (jsonSize(text) <= bytes) return text;
+  const note = (n: number) => `… (${n} more characters cut)`;
+  const fits = (end: number) => jsonSize(text.slice(0, end) + note(text.length - end)) <= bytes;
+  // The longest start that fits, by halving: a character takes 1 to 6 bytes as JSON.
+  let [low, high] = [0, Math.min(text.length, bytes)];
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (fits(mid)) low = mid;
+    else high = mid - 1;
+  }
+  let end = low;
+  // Not half a surrogate pair.
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return text.slice(0, end) + note(text.length - end);
 }
 
 function isSerializedError(value: unknown): value is SerializedError {
@@ -284,6 +319,11 @@ export interface WorkflowSummary {
   /** Commands issued so far. */
   readonly steps: number;
   readonly paused?: { error: SerializedError; version: string };
+  /**
+   * Set while it ends: its run failed or it was cancelled, and its compensations run (a paused
+   * one's once its code replays). `status` is what it will end as.
+   */
+  readonly ending?: { status: 'failed' | 'cancelled'; error: SerializedError };
 }
 
 /** `state` as a {@link WorkflowSummary}. */
@@ -297,5 +337,8 @@ export function summarize(id: string, state: WorkflowState): WorkflowSummary {
     ...(state.output === undefined ? {} : { output: state.output }),
     ...(state.error === undefined ? {} : { error: state.error }),
     ...(state.paused === undefined ? {} : { paused: state.paused }),
+    ...(state.ending === undefined
+      ? {}
+      : { ending: { status: state.ending.status, error: state.ending.error } }),
   };
 }

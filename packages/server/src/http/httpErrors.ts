@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { BatonError, ErrorCode, type Logger, toBatonError, withheld } from '@baton/core';
 
 /** HTTP status per error code: 4xx for what the caller must change, 5xx for what may pass. */
 const STATUS: Record<ErrorCode, number> = {
@@ -46,10 +46,15 @@ export function json(statusCode: number, value: unknown): HttpResponse {
   };
 }
 
-/** `{ error: { code, message, details } }` with the code's status. */
-export function errorResponse(error: unknown): HttpResponse {
+/**
+ * `{ error: { code, message, details } }` with the code's status. An unexpected error (no Baton
+ * error: a driver's, a bug's) is answered without its text, which goes to `logger`.
+ */
+export function errorResponse(error: unknown, logger?: Logger): HttpResponse {
   const baton = toBatonError(error);
-  return json(STATUS[baton.code], { error: baton.toJSON() });
+  const shown = withheld(baton);
+  if (shown !== baton) logger?.error('a request failed', { error: baton.message });
+  return json(STATUS[shown.code], { error: shown.toJSON() });
 }
 
 export function badRequest(message: string, details: Record<string, unknown> = {}): BatonError {

@@ -92,7 +92,7 @@ describe('the HTTP ingress', () => {
       code: 'UNAUTHENTICATED',
       message: 'unauthorized',
       details: {
-        hint: 'send the credentials this ingress takes (a bearer token as the header "authorization: Bearer <token>")',
+        hint: 'the credentials were missing or refused: send them as this ingress takes them (why is in its log)',
       },
     });
     // The reason stays in the server's log.
@@ -100,6 +100,37 @@ describe('the HTTP ingress', () => {
     expect(lines.map((line) => JSON.parse(line))).toEqual([
       { level: 'info', message: 'connection refused by auth', reason: 'token expired at 12:00' },
     ]);
+  });
+});
+
+describe('the HTTP ingress on a failing store', () => {
+  it('answers an unexpected failure without its text, which it logs', async () => {
+    const backend = createEmbeddedBackend();
+    cleanups.push(() => backend.close());
+    const failing = new Proxy(backend.store, {
+      get: (store, name) => {
+        const value = Reflect.get(store, name);
+        if (typeof value !== 'function') return value;
+        return () => {
+          throw new Error('connect ECONNREFUSED postgres://admin:pw@db');
+        };
+      },
+    });
+    const lines: string[] = [];
+    const ingress = httpIngress({
+      actors: [Counter],
+      store: failing,
+      queue: backend.queue,
+      logger: jsonLogger({ write: (line) => lines.push(line) }),
+    });
+    const query = 'to=counter/a&idempotencyKey=k';
+    const response = await ingress({ method: 'GET', path: '/outcome', query, body: '' });
+    expect(response.statusCode).toBe(503);
+    expect(response.body).not.toContain('postgres');
+    expect(JSON.parse(response.body).error.message).toBe(
+      "an unexpected error; its text is in the server's log",
+    );
+    expect(lines.join('\n')).toContain('postgres://admin:pw@db');
   });
 });
 

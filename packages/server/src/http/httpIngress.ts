@@ -150,7 +150,7 @@ export function httpIngress(
         value: await client.ask(ref, body.name, body.payload as never, sendOptions),
       });
     } catch (error) {
-      return errorResponse(error);
+      return errorResponse(error, logger);
     }
   };
 }
@@ -259,7 +259,7 @@ async function identify(
     authRefusal(error, logger);
     throw new BatonError(ErrorCode.UNAUTHENTICATED, UNAUTHORIZED, {
       details: {
-        hint: 'send the credentials this ingress takes (a bearer token as the header "authorization: Bearer <token>")',
+        hint: 'the credentials were missing or refused: send them as this ingress takes them (why is in its log)',
       },
     });
   }

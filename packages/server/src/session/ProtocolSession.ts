@@ -1,4 +1,12 @@
-import { type AnyQueryDefinition, BatonError, ErrorCode, toBatonError } from '@baton/core';
+import {
+  type AnyQueryDefinition,
+  BatonError,
+  ErrorCode,
+  jsonLogger,
+  type Logger,
+  toBatonError,
+  withheld,
+} from '@baton/core';
 import {
   type Clock,
   ingressMessageId,
@@ -11,6 +19,7 @@ import {
   ChunkAssembler,
   type ClientMessage,
   type ErrorTarget,
+  type FrameReading,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   ProtocolErrorReason,
@@ -43,6 +52,8 @@ export interface ProtocolSessionOptions {
   readonly scope?: ((identity: unknown) => string) | undefined;
   /** A frame past this is MESSAGE_TOO_LARGE. @default 128 KiB */
   readonly maxFrameBytes?: number;
+  /** Where an unexpected failure's text goes (the client is not told it). @default jsonLogger() */
+  readonly logger?: Logger;
 }
 
 /**
@@ -63,6 +74,7 @@ export class ProtocolSession {
   readonly #queries: ReadonlyMap<string, AnyQueryDefinition>;
   readonly #scope: (identity: unknown) => string;
   readonly #maxFrameBytes: number;
+  readonly #logger: Logger;
   /** Per connection (its frame counter): the RATE_LIMITED answers sent in the current second. */
   readonly #refusals = new WeakMap<object, { second: number; count: number }>();
 
@@ -70,6 +82,7 @@ export class ProtocolSession {
     this.#queries = new Map(options.queries.map((query) => [query.name, query]));
     this.#scope = options.scope ?? identityScope;
     this.#maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
+    this.#logger = options.logger ?? jsonLogger();
   }
 
   /**
@@ -84,59 +97,56 @@ export class ProtocolSession {
     data: Buffer,
     isBinary: boolean,
   ): Promise<void> | undefined {
-    // Every frame counts, before it is read: a malformed one or a chunk too, so a flood of junk
-    // is held to the rate as a flood of pings is.
+    const chunks = ports.chunks ?? new ChunkAssembler();
+    const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
+    // A chunk that leaves its message incomplete is free: the message counts once, as the frame
+    // of its last chunk, so a large message is not held to the frame rate (the assembler bounds
+    // what incomplete ones hold). Every other frame counts before it is answered, a malformed
+    // one too: a flood of junk is held to the rate as a flood of pings is.
+    if (reading.kind === 'pending' && ports.chunks) return undefined;
     const now = this.options.clock.now();
     const { maxFramesPerSecond } = this.options.limits;
     const counted = ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond);
     if (typeof counted !== 'boolean') {
-      return counted.then((passed) => this.#read(who, ports, data, isBinary, passed, now));
+      return counted.then((passed) => this.#answer(who, ports, reading, passed, now));
     }
-    return this.#read(who, ports, data, isBinary, counted, now);
+    return this.#answer(who, ports, reading, counted, now);
   }
 
-  #read(
+  #answer(
     who: SessionCaller,
     ports: SessionPorts,
-    data: Buffer,
-    isBinary: boolean,
+    reading: FrameReading,
     passed: boolean,
     now: number,
   ): Promise<void> | undefined {
-    if (!passed) return this.#refuse(ports, data, isBinary, now);
-    const chunks = ports.chunks ?? new ChunkAssembler();
-    const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
-    if (reading.kind === 'pending') {
-      return ports.chunks ? undefined : error(ports, chunkedRefused(), {});
+    if (!passed) {
+      const target =
+        reading.kind === 'message'
+          ? targetOf(reading.message)
+          : reading.kind === 'error'
+            ? reading.target
+            : {};
+      return this.#refuse(ports, target, now);
     }
+    if (reading.kind === 'pending') return error(ports, chunkedRefused(), {});
     if (reading.kind === 'error') return error(ports, reading.error, reading.target);
     return this.#dispatch(who, ports, reading.message);
   }
 
   /**
-   * A frame past the connection's rate: dropped unapplied (a chunk is not kept), and answered
-   * with RATE_LIMITED, naming its request, only while the connection has had fewer than
-   * {@link REFUSALS_ANSWERED} such answers this second — a client that floods is not sent a
-   * reply per frame, which would cost the host more than the frames.
+   * A frame past the connection's rate: dropped, and answered with RATE_LIMITED, naming its
+   * request, only while the connection has had fewer than {@link REFUSALS_ANSWERED} such
+   * answers this second — a client that floods is not sent a reply per frame, which would cost
+   * the host more than the frames. The count lives with the host's frame counter: a host that
+   * makes one per frame (a Lambda per API Gateway frame) answers every refusal.
    */
-  #refuse(
-    ports: SessionPorts,
-    data: Buffer,
-    isBinary: boolean,
-    now: number,
-  ): Promise<void> | undefined {
+  #refuse(ports: SessionPorts, target: ErrorTarget, now: number): Promise<void> | undefined {
     const second = Math.floor(now / 1000);
     const answered = this.#refusals.get(ports.frames);
     const count = answered?.second === second ? answered.count : 0;
     if (count >= REFUSALS_ANSWERED) return undefined;
     this.#refusals.set(ports.frames, { second, count: count + 1 });
-    const reading = readClientFrame(data, isBinary, new ChunkAssembler(), this.#maxFrameBytes);
-    const target =
-      reading.kind === 'message'
-        ? targetOf(reading.message)
-        : reading.kind === 'error'
-          ? reading.target
-          : {};
     const { maxFramesPerSecond } = this.options.limits;
     return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
   }
@@ -157,8 +167,20 @@ export class ProtocolSession {
       else for (const id in message.versions) subscriptions.ack?.(id, message.versions[id]!);
       return undefined;
     } catch (caught) {
-      return error(ports, toBatonError(caught), target);
+      return error(ports, this.#told(caught, message.type), target);
     }
+  }
+
+  /**
+   * What the client is told of a failure: a Baton error as it is; a surprise (a driver's error,
+   * which may name a host, an ARN or a password) without its text, which goes to the log.
+   */
+  #told(caught: unknown, frame: string): BatonError {
+    const error = toBatonError(caught);
+    const shown = withheld(error);
+    if (shown !== error)
+      this.#logger.error('a client frame failed', { frame, error: error.message });
+    return shown;
   }
 
   async #dispatchAsync(
@@ -185,7 +207,7 @@ export class ProtocolSession {
           break;
       }
     } catch (caught) {
-      await error(ports, toBatonError(caught), target);
+      await error(ports, this.#told(caught, message.type), target);
     }
   }
 

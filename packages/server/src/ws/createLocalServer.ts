@@ -91,6 +91,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     limits,
     scope: options.engine?.scope,
     maxFrameBytes,
+    logger,
   });
   const cache = new ResultCache();
   const frames = new SharedFrames();

@@ -1,3 +1,4 @@
+import { splitFrame } from '@baton/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 
@@ -25,27 +26,39 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect((await b.next('pong')).t).toBe(9);
   });
 
-  it('counts malformed frames and chunks against the rate, and answers a flood with few refusals', async () => {
+  it('counts malformed frames against the rate, and answers a flood with few refusals', async () => {
     t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
     const a = await t.open();
     const b = await t.open();
     a.send('not json');
-    a.send({ v: 1, type: 'chunk', chunkId: 'c', index: 0, count: 2, data: '{"v":1,' } as never);
     a.send('{}');
     for (let i = 0; i < 200; i++) a.send({ v: 1, type: 'ping', t: i });
-    // Answered: the two malformed frames (the chunk waits for its second half), then ten
-    // refusals of the 200 pings past the rate, none of them ponged.
+    // Answered: the two malformed frames and the first ping, then ten refusals of the 199
+    // pings past the rate, none of them ponged.
     const malformed = [await a.next('error'), await a.next('error')];
     expect(malformed.map((f) => f.error.code)).toEqual(['INVALID_PAYLOAD', 'INVALID_PAYLOAD']);
+    expect((await a.next('pong')).t).toBe(0);
     const refusals = [];
     for (let i = 0; i < 10; i++) refusals.push(await a.next('error'));
-    expect(refusals.map((f) => [f.error.code, f.requestId])).toEqual(
-      Array(10).fill(['RATE_LIMITED', undefined]),
-    );
+    expect(refusals.map((f) => f.error.code)).toEqual(Array(10).fill('RATE_LIMITED'));
     b.send({ v: 1, type: 'ping', t: 9 });
     expect((await b.next('pong')).t).toBe(9);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(a.unread()).toEqual([]);
+  });
+
+  it('counts a chunked message once, when its last chunk completes it', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
+    const a = await t.open();
+    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(3_000) });
+    const chunks = splitFrame(ping, 600);
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) a.send(chunk);
+    expect((await a.next('pong')).t).toBe(7);
+    // It took one frame of three: two more pass, the next is refused.
+    for (let i = 0; i < 3; i++) a.send({ v: 1, type: 'ping', t: i });
+    expect([(await a.next('pong')).t, (await a.next('pong')).t]).toEqual([0, 1]);
+    expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
   });
 
   it('refuses a subscription past maxSubscriptions with LIMIT_EXCEEDED, naming it, and keeps the others', async () => {

@@ -1,0 +1,66 @@
+import { ANONYMOUS, actor, jsonLogger } from '@baton/core';
+import { Client } from '@baton/core/client';
+import { createEmbeddedBackend } from '@baton/embedded';
+import type { ServerMessage } from '@baton/protocol';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { MemoryFrameCounter } from './connectionLimits.ts';
+import { ProtocolSession } from './ProtocolSession.ts';
+import type { SessionPorts } from './SessionPorts.ts';
+
+const Note = actor({
+  name: 'note',
+  state: z.object({}),
+  initial: () => ({}),
+  handlers: {},
+});
+
+describe('ProtocolSession', () => {
+  it('answers a failure that was no Baton error without its text, which it logs', async () => {
+    const backend = createEmbeddedBackend();
+    const lines: string[] = [];
+    const session = new ProtocolSession({
+      queries: [],
+      client: new Client({ actors: [Note], store: backend.store, queue: backend.queue }),
+      clock: { now: () => 1_700_000_000_000 },
+      limits: { maxSubscriptions: 10, maxFramesPerSecond: 10, maxConnectionsPerUser: 10 },
+      logger: jsonLogger({ write: (line) => lines.push(line) }),
+    });
+    const replies: ServerMessage[] = [];
+    const ports: SessionPorts = {
+      reply: (frame) => void replies.push(frame),
+      frames: new MemoryFrameCounter(),
+      subscriptions: {
+        countBeside: () => 0,
+        open: () => {},
+        close: () => {
+          throw new Error('AccessDenied: arn:aws:dynamodb:eu-west-1:123456789012:table/prod');
+        },
+      },
+      outcomes: { expect: () => ({ accepted: async () => {}, cancel: async () => {} }) },
+    };
+    const frame = Buffer.from(JSON.stringify({ v: 1, type: 'unsubscribe', id: 's1' }));
+    await session.handle({ identity: undefined, caller: ANONYMOUS }, ports, frame, false);
+
+    expect(replies).toEqual([
+      {
+        v: 1,
+        type: 'error',
+        error: {
+          code: 'RETRYABLE',
+          message: "an unexpected error; its text is in the server's log",
+          details: {},
+        },
+      },
+    ]);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      {
+        level: 'error',
+        message: 'a client frame failed',
+        frame: 'unsubscribe',
+        error: 'unexpected error: AccessDenied: arn:aws:dynamodb:eu-west-1:123456789012:table/prod',
+      },
+    ]);
+    backend.close();
+  });
+});
