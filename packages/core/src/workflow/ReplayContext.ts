@@ -13,7 +13,8 @@ import {
 } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
-import { type CommandKind, journalError } from './journal.ts';
+import type { CommandKind } from './journal.ts';
+import { journalError } from './journalError.ts';
 import type { Replayer, Slot } from './Replayer.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type {

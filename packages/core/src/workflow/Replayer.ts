@@ -28,7 +28,6 @@ import {
   type CommandKind,
   entryAt,
   type JournalEntry,
-  journalError,
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
@@ -36,6 +35,7 @@ import {
   sealedCount,
   type WorkflowState,
 } from './journal.ts';
+import { journalError } from './journalError.ts';
 import { ReplayContext } from './ReplayContext.ts';
 import { retryDelay, stepFailed } from './retry.ts';
 import { SagaRunner } from './SagaRunner.ts';

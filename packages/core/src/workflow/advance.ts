@@ -12,12 +12,12 @@ import { workflowSpan } from './commandSpans.ts';
 import { readSealed, sealHistory } from './history.ts';
 import {
   FINAL_STATUSES,
-  journalError,
   type Outcome,
   recordEntries,
   type WorkflowState,
   type WorkflowStatus,
 } from './journal.ts';
+import { journalError } from './journalError.ts';
 import { Replayer, type ReplayHost } from './Replayer.ts';
 import { warmRuns } from './warmRuns.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';

@@ -14,7 +14,6 @@ import {
   entryAt,
   FINAL_STATUSES,
   type JournalEntry,
-  journalError,
   journalValueTooLarge,
   type Outcome,
   recordCompletion,
@@ -23,6 +22,7 @@ import {
   summarize,
   type WorkflowState,
 } from './journal.ts';
+import { journalError } from './journalError.ts';
 import {
   callbackPayload,
   childPayload,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, type SerializedError } from '../errors.ts';
-import { journalError, MAX_JOURNAL_ERROR_BYTES } from './journal.ts';
+import { journalError, MAX_JOURNAL_ERROR_BYTES } from './journalError.ts';
 
 const body = (chars: number) => `<html>${'x'.repeat(chars)}</html>`;
 const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
