@@ -66,7 +66,6 @@ export function scaffold(options: ScaffoldOptions): string {
       // Types first: neither vitest nor baton dev checks them, and a handler's type error would
       // otherwise run, and commit, unseen.
       test: 'tsc --noEmit -p . && vitest run',
-      typecheck: 'tsc --noEmit -p .',
       synth: 'cdk synth --quiet --no-notices',
       deploy: 'cdk deploy --no-notices',
     },
