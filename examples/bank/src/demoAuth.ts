@@ -53,8 +53,8 @@ export function demoToken(
 
 /**
  * The app's `auth`: the user a valid token names, until the token expires; throws (refusing the
- * connection or request) for a missing, forged, malformed or expired token. The client learns
- * only "unauthorized".
+ * connection or request) for a missing, forged, malformed or expired token, saying which: the
+ * server logs why, and the client learns only "unauthorized".
  *
  * @example
  * export default defineApp({ actors: [Account], queries: [balances], auth: demoAuth });
@@ -63,14 +63,19 @@ export function demoAuth(request: ConnectRequest): BankUser {
   const key = secret();
   const token = request.token ?? bearer(request.headers.authorization);
   const [body, signature, extra] = (token ?? '').split('.');
-  if (!key || !body || !signature || extra !== undefined) throw new Error('unauthorized');
+  if (!key) throw new Error('no demo secret: set BANK_DEMO_SECRET');
+  if (!token) throw new Error('no token (a subprotocol or an "authorization: Bearer" header)');
+  if (!body || !signature || extra !== undefined) throw new Error('not a demo token');
   const expected = sign(body, key);
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new Error('unauthorized');
+    throw new Error('a token not signed with this bank’s secret');
   }
   const parsed = TokenBody.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
-  if (!parsed.success || parsed.data.exp * 1000 <= Date.now()) throw new Error('unauthorized');
+  if (!parsed.success) throw new Error('a token whose body names no bank user');
+  if (parsed.data.exp * 1000 <= Date.now()) {
+    throw new Error(`a token that expired at ${new Date(parsed.data.exp * 1000).toISOString()}`);
+  }
   const { exp, ...user } = parsed.data;
   request.validUntil?.(exp * 1000);
   return user;

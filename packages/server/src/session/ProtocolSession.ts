@@ -57,9 +57,9 @@ export interface ProtocolSessionOptions {
 }
 
 /**
- * Baton's WebSocket protocol for one host, whatever carries its frames: counts a client frame
- * against the connection's rate (RATE_LIMITED), reads it (a malformed one is INVALID_PAYLOAD,
- * an oversized one MESSAGE_TOO_LARGE), checks access by the one rule every door shares
+ * Baton's WebSocket protocol for one host, whatever carries its frames: reads a client frame
+ * (a malformed one is INVALID_PAYLOAD, an oversized one MESSAGE_TOO_LARGE), counts it against
+ * the connection's rate before answering it (RATE_LIMITED), checks access by the one rule every door shares
  * (`resolveInstanceKey` for queries, the `Client` for messages: unknown or internal names are
  * FORBIDDEN), caps the connection's subscriptions (LIMIT_EXCEEDED), and dispatches to the
  * host's ports: subscriptions, sends and asks through the `Client` with the frame's idempotency
@@ -88,8 +88,8 @@ export class ProtocolSession {
   /**
    * Handles one frame a client sent. Returns a promise that resolves once the frame is answered
    * (an outcome may come later), or `undefined` when it was handled at once: a frame that needs
-   * no wait (an `ack`, `acks` or `received`, with a counter in memory) costs no promise, as a fan-out brings
-   * one ack per push.
+   * no wait (an `ack`, `acks` or `received`, with a counter in memory) costs no promise, as a
+   * fan-out brings one ack per push.
    */
   handle(
     who: SessionCaller,
