@@ -213,13 +213,14 @@ const UNEXPECTED = 'unexpected error: ';
  * Baton error: a driver's, a bug's) keeps its code, but not its text, which may name what an
  * outsider must not see (a connection string, a table, a stack); the server's log and the
  * dead letter keep it. A Baton error (a `TerminalError`'s "insufficient funds") is for the
- * caller, and is shown as it is.
+ * caller, and is shown as it is. `log` is given the text withheld, for the server's log.
  *
  * @example
  * withheld(toBatonError(new Error('ECONNREFUSED postgres://admin:pw@db'))).message;
  * // 'an unexpected error; its text is in the server's log'
  */
-export function withheld(error: BatonError): BatonError {
+export function withheld(error: BatonError, log?: (text: string) => void): BatonError {
   if (error.code !== ErrorCode.RETRYABLE || !error.message.startsWith(UNEXPECTED)) return error;
+  log?.(error.message);
   return new BatonError(error.code, "an unexpected error; its text is in the server's log");
 }

@@ -593,11 +593,9 @@ export class Replayer {
    */
   told(error: BatonError, context: Record<string, unknown> = {}): BatonError {
     if (this.definition.public !== true) return error;
-    const shown = withheld(error);
-    if (shown !== error) {
-      this.host?.log.error('workflow command failed', { ...context, error: error.message });
-    }
-    return shown;
+    return withheld(error, (text) =>
+      this.host?.log.error('workflow command failed', { ...context, error: text }),
+    );
   }
 
   /** Whether a call with a compensation is under way (see `#startRunner`). */

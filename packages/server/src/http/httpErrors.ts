@@ -51,9 +51,9 @@ export function json(statusCode: number, value: unknown): HttpResponse {
  * error: a driver's, a bug's) is answered without its text, which goes to `logger`.
  */
 export function errorResponse(error: unknown, logger?: Logger): HttpResponse {
-  const baton = toBatonError(error);
-  const shown = withheld(baton);
-  if (shown !== baton) logger?.error('a request failed', { error: baton.message });
+  const shown = withheld(toBatonError(error), (text) =>
+    logger?.error('a request failed', { error: text }),
+  );
   return json(STATUS[shown.code], { error: shown.toJSON() });
 }
 

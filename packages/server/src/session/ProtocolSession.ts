@@ -176,11 +176,9 @@ export class ProtocolSession {
    * which may name a host, an ARN or a password) without its text, which goes to the log.
    */
   #told(caught: unknown, frame: string): BatonError {
-    const error = toBatonError(caught);
-    const shown = withheld(error);
-    if (shown !== error)
-      this.#logger.error('a client frame failed', { frame, error: error.message });
-    return shown;
+    return withheld(toBatonError(caught), (error) =>
+      this.#logger.error('a client frame failed', { frame, error }),
+    );
   }
 
   async #dispatchAsync(
