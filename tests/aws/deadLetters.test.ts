@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
-import { drainHandler, workerHandler } from '@baton/aws/lambda';
+import { workerHandler } from '@baton/aws/lambda';
 import { LocalSqsEventSource } from '@baton/aws/local';
 import { BatonError, ErrorCode, silentLogger } from '@baton/core';
 import type { Queue } from '@baton/core/adapter';
@@ -42,12 +42,12 @@ describe('dead letters on DynamoDB Local and ElasticMQ', () => {
     client = new Client({ actors: [Ledger], store, queue }).asSystem();
   });
 
-  /** The Lambda worker behind the local event source, draining through `drainQueue`. */
-  function eventSource(drainQueue: Queue = queue) {
+  /** The Lambda worker behind the local event source, draining through `drains`. */
+  function eventSource(drains: Queue = queue) {
     const handler = workerHandler({
       actors: [Ledger],
       store,
-      queue: drainQueue,
+      queue: drains,
       logger: silentLogger,
     });
     return new LocalSqsEventSource({
@@ -130,31 +130,6 @@ describe('dead letters on DynamoDB Local and ElasticMQ', () => {
     await pumpUntil(eventSource(), async () => (await entries('ledger/dst'))?.length === 2);
     expect(await entries('ledger/dst')).toEqual(['n0', 'n1']);
     expect(await storedOutbox(store, 'ledger/src')).toEqual([]);
-  });
-
-  it('drains the outboxes named by drain requests, and drops a malformed request', async () => {
-    await client.send(Ledger.ref('src'), 'fanOut', { to: 'dst', count: 3 });
-    // The turn commits; its drain fails, so the outbox stays.
-    const failingDrains: Queue = {
-      ...queueMethods(queue),
-      send: async () => {
-        throw new BatonError(ErrorCode.UNAVAILABLE, 'down');
-      },
-    };
-    await pumpUntil(
-      eventSource(failingDrains),
-      async () => (await storedOutbox(store, 'ledger/src')).length > 0,
-    );
-
-    const drain = drainHandler({ actors: [Ledger], store, queue, logger: silentLogger });
-    const records = [
-      { messageId: 'r1', body: JSON.stringify({ actorId: 'ledger/src' }) },
-      { messageId: 'r2', body: 'not json' },
-    ];
-    expect(await drain({ Records: records } as never)).toEqual({ batchItemFailures: [] });
-    expect(await storedOutbox(store, 'ledger/src')).toEqual([]);
-    await pumpUntil(eventSource(), async () => (await entries('ledger/dst'))?.length === 3);
-    expect(await entries('ledger/dst')).toEqual(['n0', 'n1', 'n2']);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The IAM actions the turn pipeline's parts declare (`BATON_IAM.worker`, `.drain`, `.sweeper`,
+ * The IAM actions the turn pipeline's parts declare (`BATON_IAM.worker`, `.sweeper`, `.relay`,
  * `.ingress`) are exactly the ones they call: every part runs against DynamoDB Local and ElasticMQ
  * through SDK clients of its own that record each call as the IAM action and resource it needs.
  */
@@ -25,7 +25,6 @@ import {
   runTurn,
   Sweeper,
   storedOutbox,
-  sweepOutbox,
   Worker,
 } from '@baton/core/engine';
 import type { SQSEvent } from 'aws-lambda';
@@ -80,7 +79,7 @@ const Node = actor({
 });
 
 describe('the IAM actions each part declares', () => {
-  it('are exactly those the worker, the ingress, the drain, the sweeper and the relay call', async () => {
+  it('are exactly those the worker, the ingress, the sweeper and the relay call', async () => {
     const endpoints = {
       dynamodbEndpoint: inject('dynamodbEndpoint'),
       sqsEndpoint: inject('sqsEndpoint'),
@@ -112,7 +111,7 @@ describe('the IAM actions each part declares', () => {
     const operator = ports(setup.dynamodb, setup.sqs);
     const actors = [Node];
     // The worker's items are small, so sends that do not fit in their record go apart.
-    const [ingress, worker, drain, sweeper, relay] = [part(), part(1_500), part(), part(), part()];
+    const [ingress, worker, sweeper, relay] = [part(), part(1_500), part(), part()];
     const workerEngine = createEngine({
       actors,
       ...worker,
@@ -161,7 +160,7 @@ describe('the IAM actions each part declares', () => {
     await redriveDeadLetter(operator.store, operator.queue, 'node/p', messageId);
     await runWorker();
 
-    // Outboxes left undrained, for the drain handler's and the sweeper's code.
+    // Outboxes left undrained, for the sweeper's code.
     // Small items again, so a relay to many goes apart, and one to a few is held.
     const committing = createEngine({
       actors,
@@ -193,12 +192,11 @@ describe('the IAM actions each part declares', () => {
     const tenMinutesAgo = { now: () => Date.now() - 10 * 60_000 };
     const before = { ...committing, clock: tenMinutesAgo };
     await runTurn(before, 'node/s', [later('s', { delayMs: 24 * 60_000 })]);
-    expect(await sweepOutbox(drain.store, drain.queue, 'node/y')).toBe(many.length);
-    expect(await sweepOutbox(drain.store, drain.queue, 'node/v')).toBe(1);
-    // node/z's send, left behind, and the sends node/hub's and node/x's records still hold from
-    // their last turns: drained then, to be sent again and retired.
+    // node/y's sends apart and node/v's held one, left behind; node/z's send, left behind; and
+    // the sends node/hub's and node/x's records still hold from their last turns: drained then,
+    // to be sent again and retired.
     const listed = await operator.store.listOutboxActors(Number.MAX_SAFE_INTEGER);
-    expect(listed.sort()).toEqual(['node/hub', 'node/x', 'node/z']);
+    expect(listed.sort()).toEqual(['node/hub', 'node/v', 'node/x', 'node/y', 'node/z']);
     const stored = await Promise.all(listed.map((id) => storedOutbox(operator.store, id)));
     const sends = stored.flat().reduce((n, item) => n + item.envelopes.length, 0);
     const swept = await new Sweeper(createEngine({ actors, ...sweeper, logger: silentLogger }), {
@@ -207,7 +205,7 @@ describe('the IAM actions each part declares', () => {
     }).sweep();
     // Both due timers: node/u's, never armed, and node/t's, armed and not relayed yet; and
     // node/s's, now within the timer queue's reach.
-    expect(swept).toMatchObject({ drained: 3, sent: sends, timersFired: 2, timersArmed: 1 });
+    expect(swept).toMatchObject({ drained: 5, sent: sends, timersFired: 2, timersArmed: 1 });
 
     // The relay: the worker's armed timer is due (fired into the inbox), a later one re-armed.
     const armed = await setup.sqs.send(
@@ -228,7 +226,6 @@ describe('the IAM actions each part declares', () => {
 
     expect(sorted(worker.calls)).toEqual(sorted(declared('worker')));
     expect(sorted(ingress.calls)).toEqual(sorted(declared('ingress')));
-    expect(sorted(drain.calls)).toEqual(sorted(declared('drain')));
     expect(sorted(sweeper.calls)).toEqual(sorted(declared('sweeper')));
     expect(sorted(relay.calls)).toEqual(sorted(declared('relay')));
   }, 120_000);

@@ -162,7 +162,6 @@ describe('the functions the construct deploys', () => {
   it('have the environment the template gives them, every reference resolved', () => {
     expect(Object.keys(environments).sort()).toEqual([
       'ConnectionSweeper',
-      'Drain',
       'Ingress',
       'Relay',
       'Stream',
@@ -238,12 +237,8 @@ describe('the functions the construct deploys', () => {
     }
   });
 
-  it('sweep, drain and collect connections on their own', async () => {
+  it('sweep and collect connections on their own', async () => {
     expect(await handlers.Sweeper!()).toMatchObject({ failed: 0 });
     expect(await handlers.ConnectionSweeper!()).toEqual({ removed: expect.any(Number) });
-    const drained = await handlers.Drain!({
-      Records: [{ messageId: 'd1', body: JSON.stringify({ actorId: 'account/alice' }) }],
-    });
-    expect(drained).toEqual({ batchItemFailures: [] });
   });
 });

@@ -71,7 +71,7 @@ describe('cfn-lint and checkov on the example stack', () => {
     const functions = Object.entries(resources).filter(
       ([, r]) => r.Type === 'AWS::Lambda::Function',
     );
-    expect(functions.length).toBeGreaterThan(8);
+    expect(functions.length).toBeGreaterThan(7);
     const unkept = functions
       .filter(([, fn]) => {
         const group = resources[fn.Properties?.LoggingConfig?.LogGroup?.Ref];

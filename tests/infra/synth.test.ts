@@ -31,7 +31,7 @@ describe('infra', () => {
         resource.Type === 'AWS::Lambda::Function' &&
         resource.Metadata?.['aws:cdk:path']?.startsWith('BatonBank/Bank/'),
     );
-    expect(functions).toHaveLength(8);
+    expect(functions).toHaveLength(7);
     for (const fn of functions) {
       const asset = fn.Metadata?.['aws:asset:path'];
       expect(asset, 'a bundled asset').toBeDefined();

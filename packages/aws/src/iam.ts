@@ -102,15 +102,6 @@ const receive: IamStatement = {
   resources: ['inbox'],
 };
 
-/**
- * What a sweep of one outbox does to the table: reads the record (its held sends) and the items
- * apart, deletes the items, and writes the record again without its held sends.
- */
-const sweepTable: IamStatement = {
-  actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'],
-  resources: ['table'],
-};
-
 /** Committed reads: outcomes (`readIdempotency`) and the records queries read (`load`). */
 const readTable: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['table'] };
 
@@ -176,8 +167,6 @@ const streamEventSource: IamStatement = {
 export const BATON_IAM = {
   /** `workerHandler` (and `Worker.poll`): turns, drains, acks and releases; arms timers. */
   worker: [store, send, receive, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
-  /** `drainHandler`: sweeps the outboxes it is asked to: reads, sends and retires them. */
-  drain: [sweepTable, send],
   /**
    * `sweeperHandler`: finds old outbox items and overdue timers through the index, then drains
    * the outboxes and fires the timers (read whole in a batch); arms the timers that come within

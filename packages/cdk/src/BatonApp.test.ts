@@ -126,7 +126,7 @@ describe('BatonApp', () => {
         maxReceiveCount: 10,
       },
     });
-    for (const queue of [baton.inbox, baton.deadLetterQueue, baton.drainQueue]) {
+    for (const queue of [baton.inbox, baton.deadLetterQueue, baton.timerQueue]) {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: idOf(queue) }],
         PolicyDocument: {
@@ -143,7 +143,7 @@ describe('BatonApp', () => {
 
   it('runs every function on Node 24 with the resources in its environment', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(8);
+    expect(Object.keys(functions)).toHaveLength(7);
     for (const [id, fn] of Object.entries(functions)) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       // The WebSocket function also learns the declared webSocketAuth, to check the app against.
@@ -357,7 +357,7 @@ describe('BatonApp', () => {
       const declared = BATON_IAM[name].flatMap((statement) => statement.actions);
       for (const action of declared) expect(granted, `${name} ${action}`).toContain(action);
       // Beyond the declaration: writing its own logs, and what an SQS event source grants.
-      const fed = name === 'worker' || name === 'drain' || name === 'relay';
+      const fed = name === 'worker' || name === 'relay';
       // The stream's mapping sends what it gives up on to its failure queue, with its role.
       const onFailure =
         name === 'stream' ? ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'] : [];
@@ -404,21 +404,20 @@ describe('BatonApp', () => {
       'sweeperLag',
       'streamFailures',
       'timerDeadLetters',
-      'drainDeadLetters',
       ...Object.keys(BATON_IAM).map((name) => `${name}Errors`),
       ...scale,
     ];
     expect(Object.keys(baton.alarms).sort()).toEqual(names.sort());
-    // The timer relay's and the drain function's own dead-letter queues, each watched.
+    // The timer relay's own dead-letter queue, watched.
     const queues = template.findResources('AWS::SQS::Queue');
-    for (const queue of ['TimerDeadLetters', 'DrainDeadLetters']) {
-      const [queueId] = Object.keys(queues).filter((id) => id.startsWith(`Baton${queue}`));
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
-        Threshold: 1,
-      });
-    }
+    const [timerDeadLetters] = Object.keys(queues).filter((id) =>
+      id.startsWith('BatonTimerDeadLetters'),
+    );
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [timerDeadLetters, 'QueueName'] } }],
+      Threshold: 1,
+    });
     template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
     // The worker's log line for each message the engine dead-letters in an actor's turn.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
@@ -478,7 +477,7 @@ describe('BatonApp', () => {
       );
     expect(new Set(shardsOf(template))).toEqual(new Set(['8']));
     const raised = synth({ outboxShards: 32 });
-    expect(shardsOf(raised.template)).toEqual(Array(8).fill('32'));
+    expect(shardsOf(raised.template)).toEqual(Array(7).fill('32'));
     expect(() => synth({ outboxShards: 0 })).toThrow(
       /outboxShards must be an integer from 1 to 100, got 0/,
     );

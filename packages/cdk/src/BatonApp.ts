@@ -44,10 +44,9 @@ export type BatonFunctionName = keyof typeof BATON_IAM;
 
 /**
  * A Baton app on AWS: the actor table, the FIFO inbox with its dead-letter queue, the timer
- * queue, the Lambda functions of the turn pipeline (worker, drain, sweeper, timer relay, HTTP
- * ingress) and of live queries
- * (WebSocket routes, stream, connection sweeper), the WebSocket API, least-privilege IAM read
- * from `@baton/aws`'s declared actions, and alarms.
+ * queue, the Lambda functions of the turn pipeline (worker, sweeper, timer relay, HTTP ingress)
+ * and of live queries (WebSocket routes, stream, connection sweeper), the WebSocket API,
+ * least-privilege IAM read from `@baton/aws`'s declared actions, and alarms.
  *
  * It refuses to deploy an app anyone may call unless told to (`allowAnonymous`): the WebSocket
  * is protected by the app's own `auth` (`webSocketAuth: 'app'`), the HTTP ingress by IAM or an
@@ -67,8 +66,6 @@ export class BatonApp extends Construct {
   readonly inbox: sqs.Queue;
   /** Where the inbox moves a message received `maxReceiveCount` times. */
   readonly deadLetterQueue: sqs.Queue;
-  /** Drain requests `{ "actorId": "type/key" }`, for fanning out drains. */
-  readonly drainQueue: sqs.Queue;
   /** Durable timers, armed with a delay until due; the relay fires them into the inbox. */
   readonly timerQueue: sqs.Queue;
   /**
@@ -151,13 +148,6 @@ export class BatonApp extends Construct {
       visibilityTimeout: Duration.seconds(settings.workerTimeout.toSeconds() * 6),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
-    const drainDeadLetters = new sqs.Queue(this, 'DrainDeadLetters', queueDefaults);
-    this.drainQueue = new sqs.Queue(this, 'DrainRequests', {
-      ...queueDefaults,
-      visibilityTimeout: Duration.minutes(3),
-      deadLetterQueue: { queue: drainDeadLetters, maxReceiveCount: 5 },
-    });
-
     const timerDeadLetters = new sqs.Queue(this, 'TimerDeadLetters', queueDefaults);
     this.timerQueue = new sqs.Queue(this, 'Timers', {
       ...queueDefaults,
@@ -244,7 +234,6 @@ export class BatonApp extends Construct {
     };
     const functions = {
       worker: make('worker', settings.workerTimeout),
-      drain: make('drain', Duration.minutes(1)),
       sweeper: make('sweeper', Duration.minutes(5)),
       relay: make('relay', Duration.seconds(30)),
       ingress: make('ingress', Duration.seconds(30)),
@@ -283,9 +272,6 @@ export class BatonApp extends Construct {
     );
     functions.relay.addEventSource(
       new SqsEventSource(this.timerQueue, { batchSize: 10, reportBatchItemFailures: true }),
-    );
-    functions.drain.addEventSource(
-      new SqsEventSource(this.drainQueue, { batchSize: 10, reportBatchItemFailures: true }),
     );
     this.streamFailureQueue = new sqs.Queue(this, 'StreamFailures', queueDefaults);
     functions.stream.addEventSource(
@@ -326,10 +312,7 @@ export class BatonApp extends Construct {
     this.ingressApi = ingress.httpApi;
     this.#ingressAuth = settings.ingressAuth;
     this.alarms = {
-      ...createAlarms(this, functions, settings.alarmThresholds.inboxAgeSeconds, {
-        timers: timerDeadLetters,
-        drains: drainDeadLetters,
-      }),
+      ...createAlarms(this, functions, settings.alarmThresholds.inboxAgeSeconds, timerDeadLetters),
       ...createScaleAlarms(this, functions, settings.alarmThresholds, settings.highThroughputInbox),
     };
     this.dashboard = createDashboard(this, functions, this.alarms, this.metricsService);

@@ -9,15 +9,15 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 
 /**
  * The app's alarms, by what they watch: a dead letter, the inbox's oldest message, stream
- * records the stream function gave up on, timer and drain messages their functions gave up on,
- * outbox items older than a day (the sweeper logs one line each), a sweeper that runs late or
- * not at all, and every function's errors.
+ * records the stream function gave up on, timer messages the relay gave up on, outbox items
+ * older than a day (the sweeper logs one line each), a sweeper that runs late or not at all, and
+ * every function's errors.
  */
 export function createAlarms(
   app: BatonApp,
   functions: Record<BatonFunctionName, NodejsFunction>,
   inboxAgeSeconds: number,
-  otherDeadLetters: { readonly timers: sqs.IQueue; readonly drains: sqs.IQueue },
+  timerDeadLetters: sqs.IQueue,
 ): Record<string, cloudwatch.Alarm> {
   const alarm = (id: string, metric: cloudwatch.IMetric, threshold: number, description: string) =>
     new cloudwatch.Alarm(app, id, {
@@ -58,21 +58,12 @@ export function createAlarms(
     ),
     timerDeadLetters: alarm(
       'TimerDeadLettersAlarm',
-      otherDeadLetters.timers.metricApproximateNumberOfMessagesVisible({
+      timerDeadLetters.metricApproximateNumberOfMessagesVisible({
         period: Duration.minutes(1),
         statistic: 'Maximum',
       }),
       1,
       'The timer relay gave up on timer messages (see its errors): the timers stay stored, and the sweeper fires each once it is due, late by up to a sweep. Once the cause is found, purge the queue to clear the alarm.',
-    ),
-    drainDeadLetters: alarm(
-      'DrainDeadLettersAlarm',
-      otherDeadLetters.drains.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-      1,
-      'The drain function gave up on drain requests (see its errors): the outboxes they named stay stored, and the sweeper drains them. Once the cause is found, purge the queue to clear the alarm.',
     ),
     staleOutbox: alarm(
       'StaleOutboxAlarm',

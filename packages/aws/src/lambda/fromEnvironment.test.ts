@@ -10,7 +10,7 @@ import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
 import { actor, BatonError, defineApp, ErrorCode } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import { SWEEP_BEHIND_LOG } from '@baton/core/engine';
-import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
@@ -22,7 +22,6 @@ import { LocalSqsEventSource } from '../local/LocalSqsEventSource.ts';
 import { createFifoQueue } from '../sqs/createFifoQueue.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import {
-  drainFromEnvironment,
   ingressFromEnvironment,
   portsFromEnvironment,
   sweeperFromEnvironment,
@@ -305,26 +304,10 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
     expect(await counter('late')).toEqual({ count: 2, seen: [2] });
   });
 
-  it('drainFromEnvironment drains the outbox a drain request names', async () => {
-    // A fresh outbox: too young for the sweeper, drained on request.
-    await commitOutbox('src2', 'drained', 6, Date.now());
-    expect(await store.readOutbox('counter/src2')).toHaveLength(1);
-    const drain = drainFromEnvironment(app);
-    const event = {
-      Records: [{ messageId: 'm-1', body: JSON.stringify({ actorId: 'counter/src2' }) }],
-    } as unknown as SQSEvent;
-    expect(await drain(event)).toEqual({ batchItemFailures: [] });
-    expect(await store.readOutbox('counter/src2')).toEqual([]);
-
-    await runWorkerUntil(async () => (await inboxDepth()) === 0);
-    expect(await counter('drained')).toEqual({ count: 6, seen: [6] });
-  });
-
   it.each([
     ['workerFromEnvironment', workerFromEnvironment],
     ['ingressFromEnvironment', ingressFromEnvironment],
     ['sweeperFromEnvironment', sweeperFromEnvironment],
-    ['drainFromEnvironment', drainFromEnvironment],
   ])(
     '%s throws INVALID_ARGUMENT naming BATON_INBOX_URL at build time when it is not set',
     (_name, build) => {

@@ -19,7 +19,6 @@ import {
 } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { SqsTimerQueue } from '../sqs/SqsTimerQueue.ts';
-import { drainHandler } from './drainHandler.ts';
 import { authCaller } from './iamCaller.ts';
 import { ingressHandler } from './ingressHandler.ts';
 import { relayHandler } from './relayHandler.ts';
@@ -69,10 +68,6 @@ export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHa
 export function relayFromEnvironment(): ReturnType<typeof relayHandler> {
   const { queue, store } = portsFromEnvironment();
   return relayHandler({ queue, store, timers: timerQueueFromEnvironment() });
-}
-
-export function drainFromEnvironment(app: BatonApp): ReturnType<typeof drainHandler> {
-  return drainHandler({ actors: app.actors, ...portsFromEnvironment() });
 }
 
 /**

@@ -1,12 +1,10 @@
 /**
  * `@baton/aws/lambda`: the Lambda handlers of the turn pipeline — the worker (SQS FIFO inbox,
- * partial batch responses), the outbox drain, the sweeper, the timer relay and the HTTP ingress. Their import
- * graph reaches DynamoDB and SQS only (and Powertools Metrics, for the worker's EMF lines).
+ * partial batch responses), the sweeper, the timer relay and the HTTP ingress. Their import graph
+ * reaches DynamoDB and SQS only (and Powertools Metrics, for the worker's EMF lines).
  */
 export { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
-export { drainHandler } from './drainHandler.ts';
 export {
-  drainFromEnvironment,
   ingressFromEnvironment,
   portsFromEnvironment,
   relayFromEnvironment,
