@@ -2,6 +2,10 @@ import { actor, type BatonError, type Logger, silentLogger } from '@baton/core';
 import { decodeEnvelope, type Queue, type QueueMessage, type Store } from '@baton/core/adapter';
 import {
   createEngine,
+  pauseActor,
+  purgeDeadLetter,
+  redriveDeadLetter,
+  resumeActor,
   runTurn,
   SWEEP_CONCURRENCY,
   SWEEP_GROUP,
@@ -55,6 +59,23 @@ const Sender = actor({
   },
 });
 
+/** Fails its message while `failing`, as a handler whose dependency is down. */
+const faults = { failing: true };
+const Fragile = actor({
+  name: 'fragile',
+  state: z.object({ done: z.number() }),
+  initial: () => ({ done: 0 }),
+  handlers: {
+    work: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        if (faults.failing) throw new Error('its dependency is down');
+        ctx.state.done++;
+      },
+    },
+  },
+});
+
 /** A sweep's result: what it did, nothing where not said. */
 function swept(did: Partial<SweepResult> = {}): SweepResult {
   return {
@@ -65,6 +86,7 @@ function swept(did: Partial<SweepResult> = {}): SweepResult {
     timersArmed: 0,
     left: 0,
     lagMs: 0,
+    deadLetters: 0,
     ...did,
   };
 }
@@ -228,6 +250,64 @@ describe('Sweeper', () => {
     expect(await sweeper.sweep()).toEqual(swept({ failed: 1 }));
     expect(errors).toEqual([{ actor: 'sender/a', alarmAgeMs: 10_000 }]);
     expect(h.backend.store.outboxSize()).toBe(1);
+  });
+
+  it('counts the dead letters kept, parked messages too, until each is redriven, resumed or purged', async () => {
+    faults.failing = true;
+    const h = setup({ actors: [Fragile], maxAttempts: 2 });
+    const sweeper = new Sweeper(h.engine);
+    expect(await sweeper.sweep()).toEqual(swept());
+    await h.client.send(Fragile.ref('a'), 'work', {});
+    await h.client.send(Fragile.ref('b'), 'work', {});
+    await h.run();
+    expect(await sweeper.sweep()).toEqual(swept({ deadLetters: 2 }));
+    // Messages to a paused actor are parked: they wait on an operator too.
+    const { store, queue } = h.backend;
+    await pauseActor(store, queue, 'fragile/c', { by: 'test' });
+    await h.client.send(Fragile.ref('c'), 'work', {});
+    await h.run();
+    expect(await sweeper.sweep()).toEqual(swept({ deadLetters: 3 }));
+
+    faults.failing = false;
+    const [a] = await store.listDeadLetters('fragile/a');
+    await redriveDeadLetter(store, queue, 'fragile/a', a!.messageId);
+    await h.run();
+    const [b] = await store.listDeadLetters('fragile/b');
+    await purgeDeadLetter(store, 'fragile/b', b!.messageId, { by: 'test' });
+    expect(await sweeper.sweep()).toEqual(swept({ deadLetters: 1 }));
+    await resumeActor(store, queue, 'fragile/c', { by: 'test' });
+    await h.run();
+    expect(await sweeper.sweep()).toEqual(swept());
+    expect(await h.state('fragile/c')).toEqual({ done: 1 });
+  });
+
+  it('counts the dead letters by listing them on a store with no count, and leaves the count out when it fails', async () => {
+    faults.failing = true;
+    const h = setup({ actors: [Fragile], maxAttempts: 2 });
+    await h.client.send(Fragile.ref('a'), 'work', {});
+    await h.run();
+    const warnings: string[] = [];
+    const logger: Logger = { ...silentLogger, warn: (message) => warnings.push(message) };
+    /** The embedded store with `countDeadLetters` replaced. */
+    const withCount = (count: Store['countDeadLetters']): Store => {
+      const store = h.backend.store;
+      return new Proxy(store, {
+        get: (target, name) => {
+          if (name === 'countDeadLetters') return count;
+          const value = Reflect.get(target, name);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    };
+    const sweepOn = (on: Store) =>
+      new Sweeper(createEngine({ actors: [Fragile], store: on, queue: h.backend.queue, logger }));
+    expect(await sweepOn(withCount(undefined)).sweep()).toEqual(swept({ deadLetters: 1 }));
+    const failing = withCount(async () => {
+      throw new Error('the index is unreachable');
+    });
+    const { deadLetters: _, ...rest } = swept();
+    expect(await sweepOn(failing).sweep()).toEqual(rest);
+    expect(warnings).toEqual(['sweep could not count the dead letters kept']);
   });
 
   describe('with many idle actors', () => {

@@ -419,9 +419,10 @@ describe('BatonApp', () => {
       Threshold: 1,
     });
     template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
-    // The worker's log line for each message the engine dead-letters in an actor's turn.
+    // The dead letters kept, as the sweeper counts them after each sweep: a standing count.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: Match.stringLikeRegexp('message dead-lettered after repeated failures'),
+      FilterPattern: Match.stringLikeRegexp('sweep done'),
+      MetricTransformations: [Match.objectLike({ MetricValue: '$.deadLetters' })],
     });
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('outbox item older than the alarm age'),

@@ -1,5 +1,5 @@
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
-import { DEAD_LETTER_LOG, STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
+import { STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -37,9 +37,9 @@ export function createAlarms(
     ),
     engineDeadLetters: alarm(
       'EngineDeadLettersAlarm',
-      engineDeadLettersMetric(app, functions.worker),
+      keptDeadLettersMetric(app, functions.sweeper),
       1,
-      'The engine ended a message as DEAD_LETTERED after repeated failures: see `baton dead-letters list`, fix the cause, then `baton dead-letters redrive`.',
+      'Dead letters are kept: messages the engine ended as DEAD_LETTERED after repeated failures, or parked at a paused actor. See `baton status` and `baton dead-letters list`, fix the cause, then `baton dead-letters redrive` (or `baton actors resume` for a paused actor). The sweeper counts them each minute, so the alarm stays raised until none is kept.',
     ),
     inboxAge: alarm(
       'InboxAgeAlarm',
@@ -97,9 +97,13 @@ export function createAlarms(
   return alarms;
 }
 
-/** Counts the messages the engine dead-lettered in actors' turns (the worker logs each). */
-export function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
-  return logMetric(app, worker, 'EngineDeadLetters', DEAD_LETTER_LOG, '1', 'Sum');
+/**
+ * The dead letters kept, parked messages included: the `deadLetters` the sweeper logs after each
+ * sweep (Maximum per 5 minutes). A standing count, unlike the worker's line per dead letter, so
+ * that its alarm clears only once every letter is redriven or purged.
+ */
+function keptDeadLettersMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
+  return logMetric(app, sweeper, 'KeptDeadLetters', SWEEP_LOG, '$.deadLetters', 'Maximum');
 }
 
 /** Counts the sweeper's log entries about outbox items older than a day. */

@@ -316,6 +316,15 @@ export class EmbeddedStore implements Store, ChangeFeed {
       .map((letter) => deepCopy(letter));
   }
 
+  async countDeadLetters(): Promise<number> {
+    this.#checkOpen();
+    let count = 0;
+    for (const letters of this.#tables.deadLetters.values()) {
+      for (const letter of letters.values()) if (!letter.applied) count++;
+    }
+    return count;
+  }
+
   async readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]> {
     this.#checkOpen();
     const marks = this.#tables.overflow.get(actorId);

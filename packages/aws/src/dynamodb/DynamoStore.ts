@@ -25,7 +25,7 @@ import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
 import { commitItems } from './commitItems.ts';
-import { listDeadLetters, readDeadLetter } from './deadLetterItems.ts';
+import { countDeadLetters, listDeadLetters, readDeadLetter } from './deadLetterItems.ts';
 import { markEffectsDone, readEffectsDone } from './effectMarks.ts';
 import { retireHeldOutbox } from './heldSends.ts';
 import {
@@ -305,6 +305,10 @@ export class DynamoStore implements Store {
 
   listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
     return listDeadLetters(this.#deadLettersTable(), actorId);
+  }
+
+  countDeadLetters(): Promise<number> {
+    return countDeadLetters(this.#deadLettersTable());
   }
 
   async readTimer(actorId: string, id: string): Promise<Timer | undefined> {

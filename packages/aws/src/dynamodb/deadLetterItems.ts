@@ -3,8 +3,9 @@
  * query of its partition, every actor's through the sparse outbox index, where each dead letter
  * has a key of its own shard (`DEAD#<shard>`) — and the proof a redrive leaves has none.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DeadLetter } from '@baton/core/adapter';
+import { unavailable } from '../internal/unavailable.ts';
 import { type Item, itemToDeadLetter } from './itemCodec.ts';
 import { getItem, queryItems } from './readItems.ts';
 import {
@@ -57,17 +58,7 @@ export async function listDeadLetters(
   } else {
     // The sparse index holds keys only: find every dead letter there, then read each.
     const shards = Array.from({ length: table.shards }, (_, shard) =>
-      queryItems(
-        client,
-        {
-          TableName: tableName,
-          IndexName: OUTBOX_INDEX,
-          KeyConditionExpression: '#shard = :shard',
-          ExpressionAttributeNames: { '#shard': Attr.obPk },
-          ExpressionAttributeValues: { ':shard': { S: deadLetterShardKey(shard) } },
-        },
-        operation,
-      ),
+      queryItems(client, shardQuery(tableName, shard), operation),
     );
     const keys = (await Promise.all(shards)).flat();
     const found = await Promise.all(
@@ -82,4 +73,41 @@ export async function listDeadLetters(
     .map(itemToDeadLetter)
     .filter((letter) => !letter.applied)
     .sort((a, b) => a.at - b.at);
+}
+
+/**
+ * See `Store.countDeadLetters`: the keys the sparse index holds under each shard's dead-letter
+ * key, counted there (a redrive's proof has none), without reading a letter.
+ */
+export async function countDeadLetters(table: DeadLettersTable): Promise<number> {
+  const { client, tableName } = table;
+  const countShard = async (shard: number) => {
+    let count = 0;
+    let from: Item | undefined;
+    do {
+      const input = { ...shardQuery(tableName, shard), Select: 'COUNT' as const };
+      let page: { Count?: number; LastEvaluatedKey?: Item };
+      try {
+        page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: from }));
+      } catch (error) {
+        throw unavailable('DynamoDB', 'Query (countDeadLetters)', error);
+      }
+      count += page.Count ?? 0;
+      from = page.LastEvaluatedKey;
+    } while (from);
+    return count;
+  };
+  const counts = await Promise.all(Array.from({ length: table.shards }, (_, s) => countShard(s)));
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
+/** The query of one shard's dead-letter keys in the sparse index. */
+function shardQuery(tableName: string, shard: number) {
+  return {
+    TableName: tableName,
+    IndexName: OUTBOX_INDEX,
+    KeyConditionExpression: '#shard = :shard',
+    ExpressionAttributeNames: { '#shard': Attr.obPk },
+    ExpressionAttributeValues: { ':shard': { S: deadLetterShardKey(shard) } },
+  };
 }

@@ -256,6 +256,7 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
       timersArmed: 0,
       left: 0,
       lagMs: 0,
+      deadLetters: 0,
     };
     const sweep = async () => {
       const { result, lines } = await capturedStdout(sweeper);

@@ -170,6 +170,13 @@ export interface Store {
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
   /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
   listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
+  /**
+   * How many dead letters every actor keeps, parked messages included (not the proofs redrives
+   * leave): the standing count the sweeper logs each sweep, which an alarm watches until the
+   * last one is redriven. Optional: without it the sweeper counts {@link listDeadLetters}, which
+   * reads each letter; implement it where a count is cheaper (an index, a counter).
+   */
+  countDeadLetters?(): Promise<number>;
   /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */
   readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]>;
   /** One timer of an actor, by id. */

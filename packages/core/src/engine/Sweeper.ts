@@ -10,7 +10,7 @@ export const STALE_OUTBOX_LOG = 'outbox item older than the alarm age: its drain
 /**
  * The line a scheduled sweeper logs (info) after each sweep, with the {@link SweepResult} as
  * fields: an alarm on its `lagMs`, and on its absence, catches a sweeper that runs late or not
- * at all.
+ * at all; another on its `deadLetters` stays raised while any dead letter is kept.
  */
 export const SWEEP_LOG = 'sweep done';
 
@@ -52,6 +52,12 @@ export interface SweepResult {
    * sweep sends are not dropped by the queue: receivers' marks and effects' done-marks skip them.
    */
   readonly lagMs: number;
+  /**
+   * How many dead letters every actor keeps at the end of the sweep, parked messages included:
+   * messages that wait on an operator (`baton dead-letters`, `baton actors resume`). Absent when
+   * the count failed (the sweep logs a warning).
+   */
+  readonly deadLetters?: number;
 }
 
 export interface SweeperOptions {
@@ -167,7 +173,31 @@ export class Sweeper {
       logger.warn(SWEEP_BEHIND_LOG, { left: outboxes.left, budgetMs, drained: outboxes.drained });
     }
     const { drained, sent, failed, left, lagMs } = outboxes;
-    return { drained, sent, failed, timersFired, timersArmed, left, lagMs };
+    const deadLetters = await this.#countDeadLetters();
+    return {
+      drained,
+      sent,
+      failed,
+      timersFired,
+      timersArmed,
+      left,
+      lagMs,
+      ...(deadLetters === undefined ? {} : { deadLetters }),
+    };
+  }
+
+  /** The dead letters kept, from the store's count if it has one; undefined if it failed. */
+  async #countDeadLetters(): Promise<number | undefined> {
+    const { store, logger } = this.engine;
+    try {
+      if (store.countDeadLetters) return await store.countDeadLetters();
+      return (await store.listDeadLetters()).length;
+    } catch (error) {
+      logger.warn('sweep could not count the dead letters kept', {
+        error: toBatonError(error).message,
+      });
+      return undefined;
+    }
   }
 
   /**

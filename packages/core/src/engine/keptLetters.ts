@@ -17,7 +17,10 @@ import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
 import { deadLettered } from './turnErrors.ts';
 
-/** What the engine logs (at error) when it ends a message as DEAD_LETTERED: alarms count it. */
+/**
+ * What the engine logs (at error) when it ends a message as DEAD_LETTERED, with its actor, message
+ * and error. (BatonApp's alarm watches the count the sweeper logs, which stays while it is kept.)
+ */
 export const DEAD_LETTER_LOG = 'message dead-lettered after repeated failures';
 
 /**
