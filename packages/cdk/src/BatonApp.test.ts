@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BATON_ENV, BATON_IAM } from '@baton/aws';
 import { App, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -377,6 +379,13 @@ describe('BatonApp', () => {
         name,
       ).toBe(false);
     }
+  });
+
+  it('has each alarm in the runbook, docs/operations.md', () => {
+    const runbook = readFileSync(join(import.meta.dirname, '../../../docs/operations.md'), 'utf8');
+    const ids = Object.values(baton.alarms).map((alarm) => alarm.node.id);
+    expect(ids.length).toBeGreaterThan(20);
+    expect(ids.filter((id) => !runbook.includes(`\`${id}\``))).toEqual([]);
   });
 
   it('attaches no AWS managed policy to any role', () => {

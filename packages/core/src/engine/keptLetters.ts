@@ -46,7 +46,7 @@ export async function deadLetter(
   const error = ended ?? deadLettered(envelope, attempts, last);
   // What the sender and clients are told: no unexpected error's text (the letter keeps it).
   const told = ended ?? deadLettered(envelope, attempts, withheld(last));
-  // One log line for all, so the dead-letter alarm counts the engine's own endings as well.
+  // One log line for all, the engine's own endings as well.
   engine.logger.error(DEAD_LETTER_LOG, {
     ...(ended ? { reason: ended.message } : {}),
     actor: current.id,
