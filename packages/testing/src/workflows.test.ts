@@ -1,4 +1,4 @@
-import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { ErrorCode, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { noFaults, replayWorkflow, Simulation } from './index.ts';
@@ -23,7 +23,7 @@ describe('workflows in a simulation', () => {
     const started = sim.clock.now();
     await sim.run();
 
-    const state = (await sim.state(Trial.ref('ann'))) as unknown as WorkflowState;
+    const state = await sim.state(Trial.ref('ann'));
     expect(state.status).toBe('completed');
     expect(state.output).toBe('bill ann');
     expect(sim.clock.now() - started).toBeGreaterThanOrEqual(30 * DAY);
@@ -44,7 +44,7 @@ describe('workflows in a simulation', () => {
     const sim = new Simulation({ actors: [], workflows: [Trial], seed: 2, faults: noFaults });
     sim.send(Trial.ref('bo'), 'start', { input: { user: 'bo' } });
     await sim.run();
-    expect(((await sim.state(Trial.ref('bo'))) as unknown as WorkflowState).output).toBe('bill bo');
+    expect((await sim.state(Trial.ref('bo'))).output).toBe('bill bo');
 
     const without = new Simulation({ actors: [Trial.actor], seed: 3, faults: noFaults });
     const Other = workflow({ name: 'other', input: z.object({}), run: async () => 1 });

@@ -1,7 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
-import { actor } from '../actor.ts';
+import { actor, type StateOf } from '../actor.ts';
 import type { Client } from '../client/Client.ts';
+import type { WorkflowState } from './journal.ts';
 import { type WorkflowRef, workflow } from './workflow.ts';
 
 const Stock = actor({
@@ -40,6 +41,13 @@ const Order = workflow({
 });
 
 describe('workflow types', () => {
+  it("types an instance's state as its record, so tests read it without a cast", () => {
+    expectTypeOf<StateOf<typeof Order.actor>>().toEqualTypeOf<WorkflowState>();
+    expectTypeOf<
+      StateOf<NonNullable<ReturnType<typeof Order.ref>['__def']>>
+    >().toEqualTypeOf<WorkflowState>();
+  });
+
   it('types refs, starts and results from the definition', () => {
     const client = {} as Client;
     expectTypeOf(client.start(Order, 'o', { sku: 'a', qty: 1 })).resolves.toEqualTypeOf<

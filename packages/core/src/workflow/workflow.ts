@@ -11,7 +11,7 @@ import { BatonError, ErrorCode } from '../errors.ts';
 import type { Schema } from '../schema.ts';
 import { traceCommands } from './commandSpans.ts';
 import { workflowHandlers } from './handlers.ts';
-import type { WorkflowSummary } from './journal.ts';
+import type { WorkflowState, WorkflowSummary } from './journal.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type { RetryPolicy, WorkflowContext } from './WorkflowContext.ts';
 
@@ -67,10 +67,10 @@ export interface WorkflowHandlers<Input> {
   readonly resume: { payload: z.ZodType<Record<string, never>>; handle: () => WorkflowSummary };
 }
 
-/** The actor type behind a workflow. */
+/** The actor type behind a workflow: its state is the instance's record. */
 export type WorkflowActor<Input = unknown> = ActorDefinition<
   string,
-  Schema,
+  z.ZodType<WorkflowState>,
   WorkflowHandlers<Input>
 >;
 
