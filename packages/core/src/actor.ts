@@ -57,7 +57,8 @@ export interface ActorOptions<Name extends string, StateSchema extends Schema, H
   /**
    * The version of the state's shape. Raise it when the state schema changes, with a `migrate`
    * step from each earlier version: a record written by an earlier version is migrated when it
-   * is next loaded. @default 1
+   * is next loaded. A loaded state is not parsed, so a field added with `.default()` is not
+   * filled in on records written before it: add it in a `migrate` step. @default 1
    */
   readonly version?: number;
   /** Per earlier version `v`: turns a state written by version `v` into version `v + 1`'s. */

@@ -53,7 +53,8 @@ describe('the errors a turn gives a message it cannot apply', () => {
         [
           /handler "deposit" of account\/alice left state its schema refuses/,
           /\(state\.balance: expected an integer; state\.owners\.0: too short\)/,
-          /fix the handler, or the schema/,
+          /fix the handler, or the schema\. A field the schema gained is missing from the records written before it/,
+          /raise the actor's version with a migrate step that adds it/,
         ],
         {
           actorId: 'account/alice',

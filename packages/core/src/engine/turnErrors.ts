@@ -34,7 +34,7 @@ export function stateBreaksSchema(
   const summary = found.map((i) => `${i.path}: ${i.message}`).join('; ');
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the message was rejected and the state is unchanged: fix the handler, or the schema`,
+    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the message was rejected and the state is unchanged: fix the handler, or the schema. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
     { details: { actorId, handler, issues: found } },
   );
 }
