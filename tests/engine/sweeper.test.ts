@@ -281,7 +281,7 @@ describe('Sweeper', () => {
     expect(await h.state('fragile/c')).toEqual({ done: 1 });
   });
 
-  it('counts the dead letters by listing them on a store with no count, and leaves the count out when it fails', async () => {
+  it('leaves the count out on a store with no count, and when the count fails', async () => {
     faults.failing = true;
     const h = setup({ actors: [Fragile], maxAttempts: 2 });
     await h.client.send(Fragile.ref('a'), 'work', {});
@@ -301,12 +301,13 @@ describe('Sweeper', () => {
     };
     const sweepOn = (on: Store) =>
       new Sweeper(createEngine({ actors: [Fragile], store: on, queue: h.backend.queue, logger }));
-    expect(await sweepOn(withCount(undefined)).sweep()).toEqual(swept({ deadLetters: 1 }));
+    const { deadLetters: _, ...uncounted } = swept();
+    expect(await sweepOn(withCount(undefined)).sweep()).toEqual(uncounted);
+    expect(warnings).toEqual([]);
     const failing = withCount(async () => {
       throw new Error('the index is unreachable');
     });
-    const { deadLetters: _, ...rest } = swept();
-    expect(await sweepOn(failing).sweep()).toEqual(rest);
+    expect(await sweepOn(failing).sweep()).toEqual(uncounted);
     expect(warnings).toEqual(['sweep could not count the dead letters kept']);
   });
 

@@ -11,7 +11,7 @@ export interface AwsClientsOptions {
   readonly sqsEndpoint?: string;
 }
 
-/** The SDK clients a worker, drain, sweeper or ingress function uses. */
+/** The SDK clients a worker, sweeper, relay or ingress function uses. */
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;

@@ -170,7 +170,7 @@ export const BATON_IAM = {
   /**
    * `sweeperHandler`: finds old outbox items and overdue timers through the index, then drains
    * the outboxes and fires the timers (read whole in a batch); arms the timers that come within
-   * the timer queue's reach.
+   * the timer queue's reach; counts the dead letters kept in the index.
    */
   sweeper: [
     {

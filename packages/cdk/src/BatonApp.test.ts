@@ -408,6 +408,7 @@ describe('BatonApp', () => {
     const names = [
       'deadLetters',
       'engineDeadLetters',
+      'keptDeadLetters',
       'inboxAge',
       'staleOutbox',
       'sweeperLag',
@@ -428,10 +429,20 @@ describe('BatonApp', () => {
       Threshold: 1,
     });
     template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
-    // The dead letters kept, as the sweeper counts them after each sweep: a standing count.
+    // The worker's log line for each message the engine dead-letters in an actor's turn.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: Match.stringLikeRegexp('sweep done'),
+      FilterPattern: Match.stringLikeRegexp('message dead-lettered after repeated failures'),
+    });
+    // The dead letters kept, as the sweeper counts them after each sweep: a standing count, its
+    // alarm left as it is by a sweep that logged none.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: Match.stringLikeRegexp('sweep done.*\\$\\.deadLetters = "\\*"'),
       MetricTransformations: [Match.objectLike({ MetricValue: '$.deadLetters' })],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: Match.stringLikeRegexp('^KeptDeadLetters-'),
+      Threshold: 1,
+      TreatMissingData: 'ignore',
     });
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('outbox item older than the alarm age'),

@@ -1,5 +1,5 @@
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
-import { STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
+import { DEAD_LETTER_LOG, STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -8,10 +8,11 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 
 /**
- * The app's alarms, by what they watch: a dead letter, the inbox's oldest message, stream
- * records the stream function gave up on, timer messages the relay gave up on, outbox items
- * older than a day (the sweeper logs one line each), a sweeper that runs late or not at all, and
- * every function's errors.
+ * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue; the
+ * engine's, a new one and any kept), the inbox's oldest message, stream records the stream
+ * function gave up on, timer messages the relay gave up on, outbox items older than a day (the
+ * sweeper logs one line each), a sweeper that runs late or not at all, and every function's
+ * errors.
  */
 export function createAlarms(
   app: BatonApp,
@@ -37,10 +38,25 @@ export function createAlarms(
     ),
     engineDeadLetters: alarm(
       'EngineDeadLettersAlarm',
-      keptDeadLettersMetric(app, functions.sweeper),
+      engineDeadLettersMetric(app, functions.worker),
       1,
-      'Dead letters are kept: messages the engine ended as DEAD_LETTERED after repeated failures, or parked at a paused actor. See `baton status` and `baton dead-letters list`, fix the cause, then `baton dead-letters redrive` (or `baton actors resume` for a paused actor). The sweeper counts them each minute, so the alarm stays raised until none is kept.',
+      'The engine ended a message as DEAD_LETTERED after repeated failures in the last 5 minutes (a new one: KeptDeadLettersAlarm stays raised while any is kept). See `baton dead-letters list`, fix the cause, then `baton dead-letters redrive`.',
     ),
+    keptDeadLetters: new cloudwatch.Alarm(app, 'KeptDeadLettersAlarm', {
+      metric: keptDeadLettersMetric(app, functions.sweeper),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // A standing count: a sweep that logged none (no sweep, a failed count) changes nothing.
+      // SweeperLagAlarm pages for a sweeper that does not run.
+      treatMissingData: cloudwatch.TreatMissingData.IGNORE,
+      alarmDescription:
+        'Dead letters are kept: messages the engine ended as DEAD_LETTERED, or messages parked ' +
+        'at a paused actor. See `baton status`, `baton dead-letters list` and `baton actors get`; ' +
+        'fix the cause, then `baton dead-letters redrive` (or purge), or `baton actors resume`. ' +
+        'The sweeper counts them every minute, so the alarm stays raised until none is kept; ' +
+        'EngineDeadLettersAlarm pages for each new one meanwhile.',
+    }),
     inboxAge: alarm(
       'InboxAgeAlarm',
       app.metricInboxAge({ period: Duration.minutes(1), statistic: 'Maximum' }),
@@ -97,6 +113,11 @@ export function createAlarms(
   return alarms;
 }
 
+/** Counts the messages the engine dead-lettered in actors' turns (the worker logs each). */
+function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
+  return logMetric(app, worker, 'EngineDeadLetters', DEAD_LETTER_LOG, '1', 'Sum');
+}
+
 /**
  * The dead letters kept, parked messages included: the `deadLetters` the sweeper logs after each
  * sweep (Maximum per 5 minutes). A standing count, unlike the worker's line per dead letter, so
@@ -116,7 +137,10 @@ function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IM
   return logMetric(app, sweeper, 'SweeperLag', SWEEP_LOG, '$.lagMs', 'Maximum');
 }
 
-/** A metric of a function's JSON log lines whose `message` is `message`, per 5 minutes. */
+/**
+ * A metric of a function's JSON log lines whose `message` is `message`, per 5 minutes. A value
+ * read from a field (`$.lagMs`) counts only the lines that carry it.
+ */
 export function logMetric(
   app: BatonApp,
   fn: NodejsFunction,
@@ -129,7 +153,12 @@ export function logMetric(
     logGroup: fn.logGroup,
     metricNamespace: 'Baton',
     metricName: `${name}-${app.node.addr}`,
-    filterPattern: logs.FilterPattern.stringValue('$.message', '=', message),
+    filterPattern: metricValue.startsWith('$.')
+      ? logs.FilterPattern.all(
+          logs.FilterPattern.stringValue('$.message', '=', message),
+          logs.FilterPattern.exists(metricValue),
+        )
+      : logs.FilterPattern.stringValue('$.message', '=', message),
     metricValue,
   });
   return filter.metric({ period: Duration.minutes(5), statistic });

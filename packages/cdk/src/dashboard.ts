@@ -7,10 +7,11 @@ import { scaleWidgets } from './scaleAlarms.ts';
 
 /**
  * One CloudWatch dashboard for the app: the alarms' states, the inbox (depth, in flight, age of
- * its oldest message), dead letters (the queue's and the engine's), the sweeper's lag, and each
- * function's errors and the worker's duration — what `baton status` says, over time — the scale
- * limits (throttling, the inbox's send rate, the stream's iterator age, concurrency) and, with
- * the worker's turn metrics on (`metricsService`), messages by outcome and turn durations.
+ * its oldest message), dead letters (the queue's; the engine's new ones and those it keeps), the
+ * sweeper's lag, and each function's errors and the worker's duration — what `baton status`
+ * says, over time — the scale limits (throttling, the inbox's send rate, the stream's iterator
+ * age, concurrency) and, with the worker's turn metrics on (`metricsService`), messages by
+ * outcome and turn durations.
  */
 export function createDashboard(
   app: BatonApp,
@@ -42,6 +43,7 @@ export function createDashboard(
         graph('Dead letters', [
           app.metricDeadLetters(minute),
           ...(alarms.engineDeadLetters ? [alarms.engineDeadLetters.metric] : []),
+          ...(alarms.keptDeadLetters ? [alarms.keptDeadLetters.metric] : []),
         ]),
         graph('Sweeper lag (ms)', alarms.sweeperLag ? [alarms.sweeperLag.metric] : []),
       ],

@@ -216,8 +216,11 @@ export class SimProcess {
         this.#undrained.delete(actorId);
       },
     };
+    // The dead letters' count is read for a log line only: a crash there proves nothing, and
+    // gating it would move every schedule a seed pins.
     return gatedObject(store, 'store', (label, fn) => this.#around(label, fn), observed, [
       'watchOutcomes',
+      'countDeadLetters',
     ]);
   }
 

@@ -173,8 +173,8 @@ export interface Store {
   /**
    * How many dead letters every actor keeps, parked messages included (not the proofs redrives
    * leave): the standing count the sweeper logs each sweep, which an alarm watches until the
-   * last one is redriven. Optional: without it the sweeper counts {@link listDeadLetters}, which
-   * reads each letter; implement it where a count is cheaper (an index, a counter).
+   * last one is redriven. Optional: without it the sweeper logs no count (listing them would read
+   * each letter every sweep).
    */
   countDeadLetters?(): Promise<number>;
   /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */

@@ -54,8 +54,8 @@ export interface SweepResult {
   readonly lagMs: number;
   /**
    * How many dead letters every actor keeps at the end of the sweep, parked messages included:
-   * messages that wait on an operator (`baton dead-letters`, `baton actors resume`). Absent when
-   * the count failed (the sweep logs a warning).
+   * messages that wait on an operator (`baton dead-letters`, `baton actors resume`). Absent for
+   * a store without `countDeadLetters`, and when the count failed (the sweep logs a warning).
    */
   readonly deadLetters?: number;
 }
@@ -186,12 +186,15 @@ export class Sweeper {
     };
   }
 
-  /** The dead letters kept, from the store's count if it has one; undefined if it failed. */
+  /**
+   * The dead letters kept, by the store's count; undefined for a store without one (listing
+   * would read every letter every sweep) and when the count failed.
+   */
   async #countDeadLetters(): Promise<number | undefined> {
     const { store, logger } = this.engine;
+    if (!store.countDeadLetters) return undefined;
     try {
-      if (store.countDeadLetters) return await store.countDeadLetters();
-      return (await store.listDeadLetters()).length;
+      return await store.countDeadLetters();
     } catch (error) {
       logger.warn('sweep could not count the dead letters kept', {
         error: toBatonError(error).message,

@@ -129,8 +129,8 @@ export function outboxOf(record: ActorRecord): OutboxToDrain | undefined {
 }
 
 /**
- * Drains an actor's whole outbox for a caller that runs no turn of it (the sweeper, the drain
- * handler), then retires the sends its record holds, unless a commit replaced the record since.
+ * Drains an actor's whole outbox for a caller that runs no turn of it (the sweeper, a test),
+ * then retires the sends its record holds, unless a commit replaced the record since.
  *
  * @returns how many envelopes were sent
  */

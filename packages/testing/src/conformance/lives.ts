@@ -67,7 +67,7 @@ export function livesSuite(name: string, open: () => Promise<ConformanceBackend>
       expect(await b.store.load(id)).toBeUndefined();
     });
 
-    it("reads the dead letter a redrive of an ended life's message left as its proof, and lists or counts it nowhere", async () => {
+    it("reads the dead letter a redrive of an ended life's message left as its proof, and neither lists nor counts it; a parked one it does", async () => {
       const b = await fresh();
       const id = 'ledger/receiver';
       const letter = (messageId: string, at: number): DeadLetter => ({
@@ -89,6 +89,7 @@ export function livesSuite(name: string, open: () => Promise<ConformanceBackend>
         at,
       });
       const kept = letter('ledger/sender:L1.2', 2);
+      const parked = { ...letter('ledger/sender:L1.3', 3), parked: 1 };
       const now = b.clock.now();
       const proof = {
         ...letter('ledger/sender:L1.1', 1),
@@ -100,13 +101,13 @@ export function livesSuite(name: string, open: () => Promise<ConformanceBackend>
         record: record(id, 1),
         outbox: [],
         idempotency: [],
-        deadLetters: { put: [kept, proof], remove: [] },
+        deadLetters: { put: [kept, proof, parked], remove: [] },
       });
       expect(await b.store.readDeadLetter(id, proof.messageId)).toEqual(proof);
-      expect(await b.store.listDeadLetters(id)).toEqual([kept]);
-      expect(await b.store.listDeadLetters()).toEqual([kept]);
-      // The count is optional in a store; where there is one, it counts the kept letter alone.
-      if (b.store.countDeadLetters) expect(await b.store.countDeadLetters()).toBe(1);
+      expect(await b.store.listDeadLetters(id)).toEqual([kept, parked]);
+      expect(await b.store.listDeadLetters()).toEqual([kept, parked]);
+      // The count is optional in a store; where there is one, it counts what the list holds.
+      if (b.store.countDeadLetters) expect(await b.store.countDeadLetters()).toBe(2);
     });
   });
 }
