@@ -253,6 +253,46 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     }
   });
 
+  it('leaves a dead letter kept without its payload out of a bulk redrive, saying why, and refuses it by name', async () => {
+    const id = 'cut/a';
+    const messageId = 'ingress:cut-1';
+    const letter: DeadLetter = {
+      actorId: id,
+      messageId,
+      envelope: {
+        id: messageId,
+        from: 'ingress',
+        seq: 0,
+        to: id,
+        name: 'add',
+        payload: null,
+        sentAt: 0,
+      },
+      redrivable: false,
+      error: { code: 'DEAD_LETTERED', message: 'too large to keep whole', details: {} },
+      attempts: 3,
+      at: Date.now(),
+    };
+    await deployment.store.commit({
+      expectedVer: 0,
+      record: { id, ver: 1, state: {}, inboxOffset: '0', marks: {}, sentSeq: 0 },
+      outbox: [],
+      idempotency: [],
+      deadLetters: { put: [letter], remove: [] },
+    });
+    const bulk = await baton('dead-letters', 'redrive', '--all', '--type', 'cut', '--yes');
+    expect(bulk.code).toBe(0);
+    expect(bulk.err).toMatch(
+      /left 1 dead letter\(s\) kept without their payload .* send their messages again from their source, then purge them \(cut\/a ingress:cut-1\)/,
+    );
+    expect((await json('dead-letters', 'list', '--type', 'cut')).deadLetters).toEqual([
+      expect.objectContaining({ actor: id, messageId }),
+    ]);
+    const named = await baton('dead-letters', 'redrive', id, messageId, '--yes');
+    expect(named.code).toBe(2);
+    expect(named.err).toMatch(/cannot be redriven: send its message again from its source/);
+  });
+
   it('checks an actor’s stored state against the app given with --app', async () => {
     await json('send', 'note/s', 'add', '{"entry":"x"}', '--app', NOTES);
     await work();

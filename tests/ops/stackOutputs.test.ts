@@ -31,7 +31,7 @@ function appIn(stack: Stack, id: string, outboxShards?: number): BatonApp {
 }
 
 describe("the CLI's view of a stack's outputs", () => {
-  it("reads the table, the inbox, its dead-letter queue and the endpoints from BatonApp's outputs", () => {
+  it("reads the table, the queues and the endpoints from BatonApp's outputs", () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Bank', { env: { account: '123456789012', region: 'eu-west-1' } });
     const baton = appIn(stack, 'Baton');
@@ -42,6 +42,7 @@ describe("the CLI's view of a stack's outputs", () => {
     expect(names.inboxUrl).toBe(ref(baton.inbox));
     expect(names.deadLetterQueueUrl).toBe(ref(baton.deadLetterQueue));
     expect(names.timerQueueUrl).toBe(ref(baton.timerQueue));
+    expect(names.timerDeadLetterQueueUrl).toBe(ref(baton.timerDeadLetterQueue));
     expect(names.streamFailureQueueUrl).toBe(ref(baton.streamFailureQueue));
     expect(names.ingressUrl).toBeDefined();
     expect(names.webSocketUrl).toBeDefined();

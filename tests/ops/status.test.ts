@@ -130,6 +130,46 @@ describe('baton status on the emulators', () => {
     ]);
   });
 
+  it('counts the timer messages the relay gave up on, and says when it did not look for them', async () => {
+    const name = `status-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const inbox = await createFifoQueue(sqs, name);
+    const timers = await createTimerQueue(sqs, name);
+    const { QueueUrl: timerDeadLetters } = await sqs.send(
+      new CreateQueueCommand({ QueueName: `${name}-timer-dead-letters` }),
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl: timerDeadLetters, MessageBody: '{}' }));
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
+    const target = [
+      ...['--table', name, '--queue-url', inbox.queueUrl, '--timer-queue-url', timers.queueUrl],
+      ...emulatorFlags,
+    ];
+
+    expect(await runOps(['status', '--json', ...target], io)).toBe(0);
+    const unlooked = JSON.parse(out.join('\n'));
+    expect(unlooked.timerDeadLetters).toBeNull();
+    expect(unlooked.unchecked).toContain(
+      "the timer queue's dead-letter queue (--timer-dead-letter-queue-url or BATON_TIMER_DEAD_LETTER_QUEUE_URL)",
+    );
+
+    out.length = 0;
+    const named = [...target, '--timer-dead-letter-queue-url', timerDeadLetters!];
+    expect(await runOps(['status', '--json', ...named], io)).toBe(0);
+    const status = JSON.parse(out.join('\n'));
+    expect(status.timerDeadLetters).toBe(1);
+    expect(status.queues.map((q: { name: string }) => q.name)).toEqual([
+      'inbox',
+      'timers',
+      'timer dead letters',
+    ]);
+    expect(status.healthy).toBe(false);
+    expect(status.problems).toEqual([
+      "1 timer message(s) the relay gave up on: the timers stay stored and the sweeper fires them late (see the relay's logs; docs/operations.md)",
+    ]);
+    expect(status.unchecked.join('; ')).not.toMatch(/timer queue's dead-letter queue/);
+  });
+
   it('says what it did not check, takes the queues from the environment, and refuses the inbox as its dead-letter queue', async () => {
     const name = `status-${randomUUID().slice(0, 8)}`;
     await createTable(dynamodb, name);

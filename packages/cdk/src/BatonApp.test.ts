@@ -549,24 +549,36 @@ describe('BatonApp', () => {
     return { actions: [...new Set(actions)].sort(), policies, app };
   }
 
-  it('grants the CLI’s read-only role reads, queue depths and metrics only, on its own resources', () => {
+  it('grants the CLI’s read-only role reads, queue depths, metrics and its functions’ logs only, on its own resources', () => {
     const { actions, policies } = grantedTo((app, role) => app.grantReadOnly(role));
     expect(actions).toEqual([
+      'cloudformation:DescribeStackResources',
       'cloudformation:DescribeStacks',
       'cloudwatch:GetMetricData',
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
       'dynamodb:Query',
       'dynamodb:Scan',
+      'logs:DescribeLogStreams',
+      'logs:FilterLogEvents',
+      'logs:GetLogEvents',
+      'logs:GetQueryResults',
+      'logs:StartQuery',
       'sqs:ChangeMessageVisibility',
       'sqs:GetQueueAttributes',
       'sqs:ReceiveMessage',
     ]);
-    // Only GetMetricData, which takes no resource, is on "*".
+    // Only GetMetricData and GetQueryResults, which take no resource, are on "*".
     const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
     expect(
       statements.filter((st: { Resource: unknown }) => st.Resource === '*').map((st) => st.Action),
-    ).toEqual(['cloudwatch:GetMetricData']);
+    ).toEqual([['cloudwatch:GetMetricData', 'logs:GetQueryResults']]);
+    // It reads the logs of the app's functions, each log group by name, and no other.
+    const logReads = statements.find((st: { Action: unknown }) =>
+      [st.Action].flat().includes('logs:FilterLogEvents'),
+    );
+    expect(logReads.Resource).toHaveLength(Object.keys(BATON_IAM).length);
+    expect(JSON.stringify(logReads.Resource)).not.toContain('"*"');
     // It receives (to peek) from the inbox's dead-letter queue alone, never from the inbox.
     const receives = statements.filter((st: { Action: unknown }) =>
       [st.Action].flat().includes('sqs:ReceiveMessage'),
@@ -577,8 +589,8 @@ describe('BatonApp', () => {
     );
   });
 
-  it('grants the CLI’s operator conditional writes and inbox sends besides, nothing that deletes a table or a queue, cdk-nag clean', () => {
-    const { actions, app } = grantedTo((baton, role) => baton.grantOperator(role));
+  it('grants the CLI’s operator conditional writes, inbox sends and purges of the two notice queues besides, nothing that deletes a table or a queue, cdk-nag clean', () => {
+    const { actions, app, policies } = grantedTo((baton, role) => baton.grantOperator(role));
     expect(actions).toEqual(
       expect.arrayContaining([
         'dynamodb:ConditionCheckItem',
@@ -589,7 +601,15 @@ describe('BatonApp', () => {
         'sqs:SendMessage',
       ]),
     );
-    expect(actions.filter((a) => /Delete(Table|Queue)|PurgeQueue|\*/.test(a))).toEqual([]);
+    expect(actions.filter((a) => /Delete(Table|Queue)|\*/.test(a))).toEqual([]);
+    // It purges the timer queue's dead letters and the stream's failures, never the inbox's.
+    const purges = policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st: { Action: unknown }) => [st.Action].flat().includes('sqs:PurgeQueue'));
+    expect(purges).toHaveLength(1);
+    expect(JSON.stringify(purges[0].Resource)).toMatch(
+      /BatonTimerDeadLetters.*BatonStreamFailures/,
+    );
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).not.toThrow();
   });

@@ -69,6 +69,11 @@ export class BatonApp extends Construct {
   /** Durable timers, armed with a delay until due; the relay fires them into the inbox. */
   readonly timerQueue: sqs.Queue;
   /**
+   * Where the timer queue moves a message the relay failed on 10 times. Its timers stay stored:
+   * the sweeper fires them once due, late by up to a sweep.
+   */
+  readonly timerDeadLetterQueue: sqs.Queue;
+  /**
    * The `service` dimension of the worker's turn metrics (namespace `Baton`): the app's path;
    * `undefined` with `metrics: false`.
    */
@@ -148,11 +153,11 @@ export class BatonApp extends Construct {
       visibilityTimeout: Duration.seconds(settings.workerTimeout.toSeconds() * 6),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
-    const timerDeadLetters = new sqs.Queue(this, 'TimerDeadLetters', queueDefaults);
+    this.timerDeadLetterQueue = new sqs.Queue(this, 'TimerDeadLetters', queueDefaults);
     this.timerQueue = new sqs.Queue(this, 'Timers', {
       ...queueDefaults,
       visibilityTimeout: Duration.minutes(3),
-      deadLetterQueue: { queue: timerDeadLetters, maxReceiveCount: 10 },
+      deadLetterQueue: { queue: this.timerDeadLetterQueue, maxReceiveCount: 10 },
     });
 
     this.webSocketApi = new apigwv2.WebSocketApi(this, 'WebSocketApi', {
@@ -312,7 +317,12 @@ export class BatonApp extends Construct {
     this.ingressApi = ingress.httpApi;
     this.#ingressAuth = settings.ingressAuth;
     this.alarms = {
-      ...createAlarms(this, functions, settings.alarmThresholds.inboxAgeSeconds, timerDeadLetters),
+      ...createAlarms(
+        this,
+        functions,
+        settings.alarmThresholds.inboxAgeSeconds,
+        this.timerDeadLetterQueue,
+      ),
       ...createScaleAlarms(this, functions, settings.alarmThresholds, settings.highThroughputInbox),
     };
     this.dashboard = createDashboard(this, functions, this.alarms, this.metricsService);
@@ -321,6 +331,7 @@ export class BatonApp extends Construct {
       inbox: this.inbox.queueUrl,
       deadLetters: this.deadLetterQueue.queueUrl,
       timers: this.timerQueue.queueUrl,
+      timerDeadLetters: this.timerDeadLetterQueue.queueUrl,
       streamFailures: this.streamFailureQueue.queueUrl,
       ingress: this.ingressUrl,
       webSocket: this.webSocketStage.url,

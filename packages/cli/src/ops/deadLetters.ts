@@ -197,12 +197,33 @@ export async function deadLettersPurge(ctx: OpsContext): Promise<void> {
   });
 }
 
+/**
+ * What a bulk redrive can redrive: a letter kept without its payload (too large) cannot be, so
+ * `--all` leaves it, says so, and goes on with the others. A named one is refused, saying why.
+ */
+async function redrivable(
+  ctx: OpsContext,
+  verb: 'redrive' | 'purge',
+  letters: DeadLetter[],
+): Promise<DeadLetter[]> {
+  if (verb !== 'redrive' || !ctx.values.all) return letters;
+  const whole = letters.filter((l) => l.redrivable);
+  const cut = letters.filter((l) => !l.redrivable);
+  if (cut.length > 0) {
+    const named = cut.map((l) => `${l.actorId} ${l.messageId}`).join(', ');
+    ctx.note(
+      `left ${cut.length} dead letter(s) kept without their payload (too large to keep whole), which cannot be redriven: send their messages again from their source, then purge them (${named})`,
+    );
+  }
+  return whole;
+}
+
 async function bulk(
   ctx: OpsContext,
   verb: 'redrive' | 'purge',
   act: (letter: DeadLetter) => Promise<void>,
 ): Promise<void> {
-  const letters = await targets(ctx, verb);
+  const letters = await redrivable(ctx, verb, await targets(ctx, verb));
   const listed = letters.map((l) => ({ actor: l.actorId, messageId: l.messageId }));
   if (ctx.values['dry-run']) {
     ctx.print({ dryRun: true, [verb]: listed }, () =>

@@ -40,6 +40,9 @@ function namedQueues(target: Target): Array<{ name: string; url: string }> {
       ? [{ name: 'inbox dead letters', url: names.deadLetterQueueUrl }]
       : []),
     ...(names.timerQueueUrl ? [{ name: 'timers', url: names.timerQueueUrl }] : []),
+    ...(names.timerDeadLetterQueueUrl
+      ? [{ name: 'timer dead letters', url: names.timerDeadLetterQueueUrl }]
+      : []),
     ...(names.streamFailureQueueUrl
       ? [{ name: 'stream failures', url: names.streamFailureQueueUrl }]
       : []),

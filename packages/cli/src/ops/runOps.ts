@@ -40,6 +40,7 @@ const COMMON: readonly Option[] = [
   'dead-letter-queue-url',
   'timer-queue-url',
   'stream-failure-queue-url',
+  'timer-dead-letter-queue-url',
   'dynamodb-endpoint',
   'sqs-endpoint',
   'region',
@@ -118,7 +119,8 @@ Which deployment:
   --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
   --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL;
                                       BATON_OUTBOX_SHARDS if the app sets outboxShards)
-  [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--stream-failure-queue-url <url>]
+  [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--timer-dead-letter-queue-url <url>]
+  [--stream-failure-queue-url <url>]
   [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
   Credentials and region: the AWS SDK's default chain.
 
@@ -134,6 +136,7 @@ const OPTIONS = {
   'dead-letter-queue-url': { type: 'string' },
   'timer-queue-url': { type: 'string' },
   'stream-failure-queue-url': { type: 'string' },
+  'timer-dead-letter-queue-url': { type: 'string' },
   'dynamodb-endpoint': { type: 'string' },
   'sqs-endpoint': { type: 'string' },
   region: { type: 'string' },

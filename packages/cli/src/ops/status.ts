@@ -25,7 +25,7 @@ export interface Status {
     readonly inFlight: number;
     readonly oldestAgeMs: number | null;
   };
-  /** Every queue the target names (inbox, its dead-letter queue, timers): depth and oldest age. */
+  /** Every queue the target names (inbox, dead-letter queues, timers): depth and oldest age. */
   readonly queues: readonly QueueHealth[];
   /** Where the oldest ages come from (CloudWatch), or why they are unknown. */
   readonly oldestAges: AgeSource;
@@ -36,6 +36,11 @@ export interface Status {
    * missed pushes. `null` without `--stream-failure-queue-url` (a stack names it).
    */
   readonly streamFailures: number | null;
+  /**
+   * Timer messages the relay gave up on (the timer queue's dead-letter queue): their timers stay
+   * stored, and the sweeper fires them late. `null` without `--timer-dead-letter-queue-url`.
+   */
+  readonly timerDeadLetters: number | null;
   /** The engine's dead letters (DEAD_LETTERED), to inspect and redrive. */
   readonly deadLetters: number;
   readonly oldestDeadLetterAgeMs: number | null;
@@ -68,12 +73,14 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   const inbox = queues.find((q) => q.name === 'inbox')!;
   const queueDead = queues.find((q) => q.name === 'inbox dead letters');
   const streamFailed = queues.find((q) => q.name === 'stream failures');
+  const timersDead = queues.find((q) => q.name === 'timer dead letters');
   const dead = letters.filter((l) => l.parked === undefined);
   const parked = letters.filter((l) => l.parked !== undefined);
   const oldestDead = dead.length > 0 ? now - Math.min(...dead.map((l) => l.at)) : null;
   const oldestDue = due.length > 0 ? now - Math.min(...due.map((t) => t.at)) : null;
   const queueDeadLetters = queueDead ? queueDead.waiting + queueDead.inFlight : null;
   const streamFailures = streamFailed ? streamFailed.waiting + streamFailed.inFlight : null;
+  const timerDeadLetters = timersDead ? timersDead.waiting + timersDead.inFlight : null;
   const problems: string[] = [];
   if (dead.length > 0) problems.push(`${dead.length} dead letter(s): baton dead-letters list`);
   if (queueDeadLetters) {
@@ -84,6 +91,11 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   if (streamFailures) {
     problems.push(
       `${streamFailures} table change(s) the stream function gave up on: live queries may have missed pushes (see its logs)`,
+    );
+  }
+  if (timerDeadLetters) {
+    problems.push(
+      `${timerDeadLetters} timer message(s) the relay gave up on: the timers stay stored and the sweeper fires them late (see the relay's logs; docs/operations.md)`,
     );
   }
   if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
@@ -103,6 +115,7 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
     oldestAges: ages,
     queueDeadLetters,
     streamFailures,
+    timerDeadLetters,
     deadLetters: dead.length,
     oldestDeadLetterAgeMs: oldestDead,
     parked: { messages: parked.length, actors: new Set(parked.map((l) => l.actorId)).size },
@@ -121,6 +134,12 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
         ? []
         : [
             'the stream failures queue (--stream-failure-queue-url or BATON_STREAM_FAILURE_QUEUE_URL)',
+          ]),
+      // Timers fire only through the timer queue: its dead letters matter where there is one.
+      ...(names.timerQueueUrl === undefined || timersDead
+        ? []
+        : [
+            "the timer queue's dead-letter queue (--timer-dead-letter-queue-url or BATON_TIMER_DEAD_LETTER_QUEUE_URL)",
           ]),
     ],
   };

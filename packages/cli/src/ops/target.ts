@@ -22,6 +22,8 @@ export interface TargetNames {
   readonly inboxUrl: string;
   readonly deadLetterQueueUrl?: string;
   readonly timerQueueUrl?: string;
+  /** The timer messages the relay gave up on (`BatonApp.timerDeadLetterQueue`). */
+  readonly timerDeadLetterQueueUrl?: string;
   /** The table changes the stream function gave up on (`BatonApp.streamFailureQueue`). */
   readonly streamFailureQueueUrl?: string;
   readonly ingressUrl?: string;
@@ -52,6 +54,7 @@ export interface TargetOptions {
   readonly 'queue-url'?: string;
   readonly 'dead-letter-queue-url'?: string;
   readonly 'timer-queue-url'?: string;
+  readonly 'timer-dead-letter-queue-url'?: string;
   readonly 'stream-failure-queue-url'?: string;
   readonly 'dynamodb-endpoint'?: string;
   readonly 'sqs-endpoint'?: string;
@@ -67,6 +70,7 @@ const OUTPUTS: Record<string, keyof TargetNames> = {
   inbox: 'inboxUrl',
   deadLetters: 'deadLetterQueueUrl',
   timers: 'timerQueueUrl',
+  timerDeadLetters: 'timerDeadLetterQueueUrl',
   streamFailures: 'streamFailureQueueUrl',
   ingress: 'ingressUrl',
   webSocket: 'webSocketUrl',
@@ -173,9 +177,11 @@ function explicitNames(
       'no deployment to act on: pass --stack <name> (a stack with a BatonApp), or --table <name> and --queue-url <inbox url> (with --dynamodb-endpoint/--sqs-endpoint for local emulators)',
     );
   }
-  // The two queues only operators read: the functions have no variable of theirs to share.
+  // The queues only operators read: the functions have no variable of theirs to share.
   const deadLetters = options['dead-letter-queue-url'] ?? env.BATON_DEAD_LETTER_QUEUE_URL;
   const timers = options['timer-queue-url'] ?? env[BATON_ENV.timerQueueUrl];
+  const timerDeadLetters =
+    options['timer-dead-letter-queue-url'] ?? env.BATON_TIMER_DEAD_LETTER_QUEUE_URL;
   const shards = env[BATON_ENV.outboxShards];
   const streamFailures = options['stream-failure-queue-url'] ?? env.BATON_STREAM_FAILURE_QUEUE_URL;
   if (deadLetters !== undefined && deadLetters === inboxUrl) {
@@ -189,6 +195,7 @@ function explicitNames(
     inboxUrl,
     ...(deadLetters ? { deadLetterQueueUrl: deadLetters } : {}),
     ...(timers ? { timerQueueUrl: timers } : {}),
+    ...(timerDeadLetters ? { timerDeadLetterQueueUrl: timerDeadLetters } : {}),
     ...(streamFailures ? { streamFailureQueueUrl: streamFailures } : {}),
     ...(shards ? { outboxShards: shards } : {}),
   };
