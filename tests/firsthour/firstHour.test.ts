@@ -130,6 +130,6 @@ describe('the first hour of a new app, from the packed packages, with npm', () =
     const functions = Object.values<{ Type: string; Metadata?: Record<string, string> }>(
       template.Resources,
     ).filter((resource) => resource.Type === 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(8);
+    expect(functions).toHaveLength(7);
   }, 300_000);
 });

@@ -12,7 +12,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
-import type { DeadLetter } from '@baton/core/adapter';
+import { type DeadLetter, RECORD_FORMAT } from '@baton/core/adapter';
 import { fireTimers } from '@baton/core/engine';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Note } from './fixtures/notesApp.ts';
@@ -291,6 +291,24 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const named = await baton('dead-letters', 'redrive', id, messageId, '--yes');
     expect(named.code).toBe(2);
     expect(named.err).toMatch(/cannot be redriven: send its message again from its source/);
+  });
+
+  it('says which Baton wrote a record, and flags one a newer Baton wrote', async () => {
+    await json('send', 'note/f', 'add', '{"entry":"x"}', '--app', NOTES);
+    await work();
+    expect(await json('actors', 'get', 'note/f')).toMatchObject({ recordFormat: RECORD_FORMAT });
+    const newer = { id: 'note/newer', ver: 1, state: {}, inboxOffset: '0', marks: {}, sentSeq: 0 };
+    await deployment.store.commit({
+      expectedVer: 0,
+      record: { ...newer, format: RECORD_FORMAT + 1 },
+      outbox: [],
+      idempotency: [],
+    });
+    expect((await baton('actors', 'get', 'note/newer')).out).toMatch(
+      new RegExp(
+        `record format\\s+${RECORD_FORMAT + 1}: written by a newer Baton than this CLI's \\(${RECORD_FORMAT}\\); a worker of an older Baton refuses it and its messages wait`,
+      ),
+    );
   });
 
   it('checks an actor’s stored state against the app given with --app', async () => {

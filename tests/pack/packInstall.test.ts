@@ -149,12 +149,12 @@ describe('the packed packages, installed outside the workspace', () => {
 
   it('synthesize a stack with the CDK construct, bundling every function from the installed packages', async () => {
     const bundles: string[] = JSON.parse(await sh(app, process.execPath, ['build/infra.js']));
-    expect(bundles).toHaveLength(8);
+    expect(bundles).toHaveLength(7);
     // The app's actor type, aliased in at bundling: in every bundle but the timer relay's.
     const withApp = bundles.filter((bundle) =>
       readFileSync(join(app, 'cdk.out', bundle, 'index.mjs'), 'utf8').includes('account'),
     );
-    expect(withApp).toHaveLength(7);
+    expect(withApp).toHaveLength(6);
   }, 180_000);
 
   it("bundle the worker's Lambda entry without ws, Streams or the WebSocket management API", async () => {

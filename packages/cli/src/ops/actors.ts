@@ -1,6 +1,6 @@
 import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
-import { type ActorRecord, parseActorId } from '@baton/core/adapter';
+import { type ActorRecord, parseActorId, RECORD_FORMAT } from '@baton/core/adapter';
 import { pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
 import { actorSummaries } from './actorSummaries.ts';
 import { fields, limitOption, table } from './format.ts';
@@ -41,6 +41,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
     version: record.ver,
     life: record.life ?? null,
     stateVersion: record.stateVersion ?? 1,
+    recordFormat: record.format ?? 1,
     inboxPosition: record.inboxOffset,
     paused: record.paused ?? null,
     parkedMessages: letters.filter((l) => l.parked !== undefined).length,
@@ -64,6 +65,12 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       ['version', r.version],
       ['life', r.life],
       ['state version', r.stateVersion],
+      [
+        'record format',
+        r.recordFormat > RECORD_FORMAT
+          ? `${r.recordFormat}: written by a newer Baton than this CLI's (${RECORD_FORMAT}); a worker of an older Baton refuses it and its messages wait (docs/deploys.md, "Upgrading Baton")`
+          : r.recordFormat,
+      ],
       ['inbox position', r.inboxPosition],
       [
         'paused',
