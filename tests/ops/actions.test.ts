@@ -282,9 +282,21 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     });
     const bulk = await baton('dead-letters', 'redrive', '--all', '--type', 'cut', '--yes');
     expect(bulk.code).toBe(0);
-    expect(bulk.err).toMatch(
-      /left 1 dead letter\(s\) kept without their payload .* send their messages again from their source, then purge them \(cut\/a ingress:cut-1\)/,
+    expect(bulk.out).toMatch(
+      /^no dead letter that matches can be redriven\nleft 1 dead letter\(s\) kept without their payload .* send their messages again from their source, then purge them:\nACTOR +MESSAGEID\ncut\/a +ingress:cut-1$/,
     );
+    expect(await json('dead-letters', 'redrive', '--all', '--type', 'cut', '--dry-run')).toEqual({
+      dryRun: true,
+      redrive: [],
+      left: [
+        {
+          actor: id,
+          messageId,
+          reason:
+            'kept without its payload (too large to keep whole): send it again from its source',
+        },
+      ],
+    });
     expect((await json('dead-letters', 'list', '--type', 'cut')).deadLetters).toEqual([
       expect.objectContaining({ actor: id, messageId }),
     ]);
@@ -306,7 +318,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     });
     expect((await baton('actors', 'get', 'note/newer')).out).toMatch(
       new RegExp(
-        `record format\\s+${RECORD_FORMAT + 1}: written by a newer Baton than this CLI's \\(${RECORD_FORMAT}\\); a worker of an older Baton refuses it and its messages wait`,
+        `record format\\s+${RECORD_FORMAT + 1}: written by a newer Baton than this CLI's \\(${RECORD_FORMAT}\\); a worker of an older Baton refuses it, and its messages go to the inbox's dead-letter queue`,
       ),
     );
   });

@@ -67,13 +67,8 @@ export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant
   const outputs = iam.Grant.addToPrincipal({
     grantee,
     actions: ['cloudformation:DescribeStacks', 'cloudformation:DescribeStackResources'],
-    resourceArns: [
-      stack.formatArn({
-        service: 'cloudformation',
-        resource: 'stack',
-        resourceName: `${stack.stackName}/*`,
-      }),
-    ],
+    // The stack's own ARN, its id included: no wildcard for another stack of the same name.
+    resourceArns: [stack.stackId],
   });
   return table.combine(queues).combine(peek).combine(metrics).combine(logReads).combine(outputs);
 }

@@ -68,7 +68,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       [
         'record format',
         r.recordFormat > RECORD_FORMAT
-          ? `${r.recordFormat}: written by a newer Baton than this CLI's (${RECORD_FORMAT}); a worker of an older Baton refuses it and its messages wait (docs/deploys.md, "Upgrading Baton")`
+          ? `${r.recordFormat}: written by a newer Baton than this CLI's (${RECORD_FORMAT}); a worker of an older Baton refuses it, and its messages go to the inbox's dead-letter queue (docs/operations.md, "Rolling back")`
           : r.recordFormat,
       ],
       ['inbox position', r.inboxPosition],

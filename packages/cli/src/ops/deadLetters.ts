@@ -199,23 +199,32 @@ export async function deadLettersPurge(ctx: OpsContext): Promise<void> {
 
 /**
  * What a bulk redrive can redrive: a letter kept without its payload (too large) cannot be, so
- * `--all` leaves it, says so, and goes on with the others. A named one is refused, saying why.
+ * `--all` leaves it and lists it apart (`left`). A named one is refused, saying why.
  */
-async function redrivable(
+function redrivable(
   ctx: OpsContext,
   verb: 'redrive' | 'purge',
   letters: DeadLetter[],
-): Promise<DeadLetter[]> {
-  if (verb !== 'redrive' || !ctx.values.all) return letters;
-  const whole = letters.filter((l) => l.redrivable);
-  const cut = letters.filter((l) => !l.redrivable);
-  if (cut.length > 0) {
-    const named = cut.map((l) => `${l.actorId} ${l.messageId}`).join(', ');
-    ctx.note(
-      `left ${cut.length} dead letter(s) kept without their payload (too large to keep whole), which cannot be redriven: send their messages again from their source, then purge them (${named})`,
-    );
-  }
-  return whole;
+): { acted: DeadLetter[]; left: Array<{ actor: string; messageId: string; reason: string }> } {
+  if (verb !== 'redrive' || !ctx.values.all) return { acted: letters, left: [] };
+  return {
+    acted: letters.filter((l) => l.redrivable),
+    left: letters
+      .filter((l) => !l.redrivable)
+      .map((l) => ({ actor: l.actorId, messageId: l.messageId, reason: CUT })),
+  };
+}
+
+/** Why a bulk redrive leaves a letter. */
+const CUT = 'kept without its payload (too large to keep whole): send it again from its source';
+
+/** What a bulk redrive says of the letters it left, after what it did. */
+function leftLines(left: ReadonlyArray<{ actor: string; messageId: string }>): string {
+  if (left.length === 0) return '';
+  return (
+    `\nleft ${left.length} dead letter(s) kept without their payload (too large to keep whole), which cannot be redriven: send their messages again from their source, then purge them:\n` +
+    table(left, ['actor', 'messageId'])
+  );
 }
 
 async function bulk(
@@ -223,18 +232,28 @@ async function bulk(
   verb: 'redrive' | 'purge',
   act: (letter: DeadLetter) => Promise<void>,
 ): Promise<void> {
-  const letters = await redrivable(ctx, verb, await targets(ctx, verb));
+  const { acted: letters, left } = redrivable(ctx, verb, await targets(ctx, verb));
   const listed = letters.map((l) => ({ actor: l.actorId, messageId: l.messageId }));
+  const leftOut = left.length === 0 ? {} : { left };
   if (ctx.values['dry-run']) {
-    ctx.print({ dryRun: true, [verb]: listed }, () =>
-      letters.length === 0
-        ? `would ${verb} nothing: no dead letter matches`
-        : `would ${verb} ${letters.length} dead letter(s):\n${table(listed, ['actor', 'messageId'])}`,
+    ctx.print(
+      { dryRun: true, [verb]: listed, ...leftOut },
+      () =>
+        (letters.length === 0
+          ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : 'no dead letter that matches can be'}`
+          : `would ${verb} ${letters.length} dead letter(s):\n${table(listed, ['actor', 'messageId'])}`) +
+        leftLines(left),
     );
     return;
   }
   if (letters.length === 0) {
-    ctx.print({ [verb]: [] }, () => `no dead letter matches: nothing to ${verb}`);
+    ctx.print(
+      { [verb]: [], ...leftOut },
+      () =>
+        (left.length === 0
+          ? `no dead letter matches: nothing to ${verb}`
+          : 'no dead letter that matches can be redriven') + leftLines(left),
+    );
     return;
   }
   const what =
@@ -250,9 +269,11 @@ async function bulk(
     done.push({ actor: letter.actorId, messageId: letter.messageId });
     await ctx.audit(`dead-letters ${verb}`, { actor: letter.actorId, messageId: letter.messageId });
   }
-  ctx.print({ [verb]: done }, () =>
-    verb === 'redrive'
-      ? `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn`
-      : `purged ${done.length} dead letter(s)`,
+  ctx.print(
+    { [verb]: done, ...leftOut },
+    () =>
+      (verb === 'redrive'
+        ? `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn`
+        : `purged ${done.length} dead letter(s)`) + leftLines(left),
   );
 }

@@ -14,7 +14,7 @@ import type { Target } from './target.ts';
 
 /** One queue's health, as `baton status` prints it. */
 export interface QueueHealth {
-  /** What it holds: `inbox`, `inbox dead letters`, `timers`, `stream failures`. */
+  /** What it holds: `inbox`, `inbox dead letters`, `timers`, `timer dead letters`, `stream failures`. */
   readonly name: string;
   readonly url: string;
   readonly waiting: number;

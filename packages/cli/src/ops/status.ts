@@ -139,7 +139,7 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
       ...(names.timerQueueUrl === undefined || timersDead
         ? []
         : [
-            "the timer queue's dead-letter queue (--timer-dead-letter-queue-url or BATON_TIMER_DEAD_LETTER_QUEUE_URL)",
+            "the timer queue's dead-letter queue (--timer-dead-letter-queue-url or BATON_TIMER_DEAD_LETTER_QUEUE_URL; a stack names it once redeployed with the current @baton/cdk)",
           ]),
     ],
   };

@@ -19,7 +19,8 @@ import { deadLettered } from './turnErrors.ts';
 
 /**
  * What the engine logs (at error) when it ends a message as DEAD_LETTERED, with its actor, message
- * and error. (BatonApp's alarm watches the count the sweeper logs, which stays while it is kept.)
+ * and error: BatonApp's `engineDeadLetters` alarm counts these lines (its `keptDeadLetters` alarm
+ * watches the count the sweeper logs, which stays while a letter is kept).
  */
 export const DEAD_LETTER_LOG = 'message dead-lettered after repeated failures';
 
