@@ -13,6 +13,18 @@ import type { AnyHandler, Registry, ResolvedMessage } from './registry.ts';
 import { parseActorId } from './shared/actorId.ts';
 
 /**
+ * Marks a public handler whose authorization is a token in its payload (a workflow's
+ * `callback`): anyone holding one may send it, but it is no door a client looks for, so
+ * refusals and the lists of what clients may send leave it out.
+ */
+export const TOKEN_GUARDED: unique symbol = Symbol('baton.tokenGuarded');
+
+/** A handler clients may send to, and that a refusal may name. */
+function listed(handler: AnyHandler | undefined): boolean {
+  return handler?.public === true && !(handler as { [TOKEN_GUARDED]?: true })[TOKEN_GUARDED];
+}
+
+/**
  * Resolves a message as {@link Registry.resolve} does, for `caller`: throws FORBIDDEN unless
  * the caller is trusted or the handler is public and its `authorize` (given the parsed payload)
  * lets the caller through. `hint` ends the refusal's message (what to do instead).
@@ -37,10 +49,7 @@ export function authorizeMessage(
     : {};
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
   if (handler?.public !== true) {
-    // A workflow's `callback` is open to the holders of its tokens only: not named.
-    const open = Object.keys(handlers).filter(
-      (n) => handlers[n]?.public === true && n !== 'callback',
-    );
+    const open = Object.keys(handlers).filter((n) => listed(handlers[n]));
     // A type clients may send nothing to reads as one that does not exist, so a refusal tells
     // an outsider nothing of internal types; the types that take messages from clients are
     // named, for a misspelt one.
@@ -61,15 +70,12 @@ export function authorizeMessage(
 }
 
 /**
- * The actor types clients may send to: those with a public handler. A workflow's `callback` is
- * open to the holders of its tokens only, so it does not count: a workflow no client may start
- * is not named.
+ * The actor types clients may send to: those with a public handler other than a token-guarded
+ * one, so that a workflow no client may start is not named.
  */
 function publicTypes(registry: Registry): string[] {
   return registry.types.filter((type) =>
-    Object.entries(registry.definition(type).handlers as Record<string, AnyHandler>).some(
-      ([name, handler]) => handler?.public === true && name !== 'callback',
-    ),
+    Object.values(registry.definition(type).handlers as Record<string, AnyHandler>).some(listed),
   );
 }
 

@@ -3,6 +3,7 @@
  * a reply, a timer's fire) and then drives the run (see `advance.ts`).
  */
 import type { ActorContext } from '../ActorContext.ts';
+import { TOKEN_GUARDED } from '../access.ts';
 import type { Authorize } from '../actor.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { digest128 } from '../shared/sha256.ts';
@@ -127,6 +128,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       payload: callbackPayload,
       // The token is the authorization: whoever holds it may complete this callback, once.
       public: true,
+      [TOKEN_GUARDED]: true,
       handle: async (
         ctx: Ctx,
         body: { token: string; ok: boolean; value?: unknown; error?: string },
