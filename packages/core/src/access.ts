@@ -11,13 +11,7 @@ import { BatonError, ErrorCode, isBatonError } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
 import type { AnyHandler, Registry, ResolvedMessage } from './registry.ts';
 import { parseActorId } from './shared/actorId.ts';
-
-/**
- * Marks a public handler whose authorization is a token in its payload (a workflow's
- * `callback`): anyone holding one may send it, but it is no door a client looks for, so
- * refusals and the lists of what clients may send leave it out.
- */
-export const TOKEN_GUARDED: unique symbol = Symbol('baton.tokenGuarded');
+import { TOKEN_GUARDED } from './shared/tokenGuarded.ts';
 
 /** A handler clients may send to, and that a refusal may name. */
 function listed(handler: AnyHandler | undefined): boolean {

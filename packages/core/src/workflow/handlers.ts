@@ -3,10 +3,10 @@
  * a reply, a timer's fire) and then drives the run (see `advance.ts`).
  */
 import type { ActorContext } from '../ActorContext.ts';
-import { TOKEN_GUARDED } from '../access.ts';
 import type { Authorize } from '../actor.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { digest128 } from '../shared/sha256.ts';
+import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
 import { advance, cancelPending, finish, notifyParents } from './advance.ts';
 import { callbackToken } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';
