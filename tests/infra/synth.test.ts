@@ -53,6 +53,7 @@ describe('infra', () => {
         'OutboxShards',
         'StreamFailures',
         'Table',
+        'TimerDeadLetters',
         'Timers',
         'WebSocket',
       ].map((what) => expect.stringMatching(new RegExp(`^BankOperator${what}`))),
