@@ -60,11 +60,14 @@ describe('baton inspect in Chromium', () => {
 
   const text = (testId: string) => page.getByTestId(testId).first().textContent();
 
-  it('shows the health and dead letters the CLI reads', async () => {
+  it('shows the health, what it did not check, and the dead letters the CLI reads', async () => {
     const status = await baton('status');
     await expect.poll(() => text('dead-letter-count')).toBe(String(status.deadLetters));
     expect(status.deadLetters).toBe(1);
     expect(await text('health')).toContain('1 dead letter(s)');
+    // The queues the CLI did not look at, the page names too (here: the stream's failures).
+    expect(status.unchecked).not.toEqual([]);
+    expect(await text('health')).toContain(`(not checked: ${status.unchecked.join('; ')})`);
     expect(await text('mode')).toBe('actions allowed');
     expect(await page.getByTestId('letter').first().textContent()).toContain('note/other');
   });

@@ -74,7 +74,8 @@ async function get(path) {
 
 async function overview() {
   const { status: s, deadLetters } = await get('/_baton/api/overview');
-  $('health').textContent = s.healthy ? 'healthy' : 'attention: ' + s.problems.join('; ');
+  $('health').textContent = (s.healthy ? 'healthy' : 'attention: ' + s.problems.join('; '))
+    + (s.unchecked.length > 0 ? ' (not checked: ' + s.unchecked.join('; ') + ')' : '');
   $('health').className = s.healthy ? 'ok' : 'bad';
   $('queues').innerHTML = table(['queue', 'waiting', 'in flight', 'delayed', 'oldest message'],
     s.queues.map((q) => '<tr data-testid="queue-' + esc(q.name) + '"><td>' + esc(q.name) + '</td><td>' + q.waiting + '</td><td>' + q.inFlight
