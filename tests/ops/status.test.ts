@@ -170,6 +170,29 @@ describe('baton status on the emulators', () => {
     expect(status.unchecked.join('; ')).not.toMatch(/timer queue's dead-letter queue/);
   });
 
+  it('reports a queue it cannot read as not checked, and goes on with the others', async () => {
+    const name = `status-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const inbox = await createFifoQueue(sqs, name);
+    const gone = inbox.queueUrl.replace(/[^/]+$/, `${name}-never-made`);
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
+    const argv = [
+      ...['--table', name, '--queue-url', inbox.queueUrl, '--stream-failure-queue-url', gone],
+      ...emulatorFlags,
+    ];
+    expect(await runOps(['status', '--json', ...argv], io)).toBe(0);
+    const status = JSON.parse(out.join('\n'));
+    expect(status.queues.map((q: { name: string }) => q.name)).toEqual(['inbox']);
+    expect(status.streamFailures).toBeNull();
+    expect(status.unchecked).toEqual([
+      expect.stringMatching(
+        /^the stream failures queue, which could not be read \(could not read the depth of queue .*never-made: .*sqs:GetQueueAttributes\)$/,
+      ),
+      "the inbox's dead-letter queue (--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL)",
+    ]);
+  });
+
   it('says what it did not check, takes the queues from the environment, and refuses the inbox as its dead-letter queue', async () => {
     const name = `status-${randomUUID().slice(0, 8)}`;
     await createTable(dynamodb, name);

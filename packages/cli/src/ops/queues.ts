@@ -9,7 +9,7 @@ import {
   type MetricDataResult,
 } from '@aws-sdk/client-cloudwatch';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import type { Target } from './target.ts';
 
 /** One queue's health, as `baton status` prints it. */
@@ -51,28 +51,42 @@ function namedQueues(target: Target): Array<{ name: string; url: string }> {
 
 /**
  * Reads every queue the target names: depths from SQS, ages from CloudWatch (not on the
- * emulators; nor when CloudWatch refuses, then the reason is kept and status goes on).
+ * emulators; nor when CloudWatch refuses, then the reason is kept and status goes on). A queue
+ * other than the inbox that cannot be read (a policy written without it) is left out and said
+ * `unread`, with why; an unreadable inbox fails the whole read.
  */
 export async function readQueues(
   target: Target,
   now: number,
-): Promise<{ queues: QueueHealth[]; ages: AgeSource }> {
+): Promise<{
+  queues: QueueHealth[];
+  ages: AgeSource;
+  unread: Array<{ name: string; reason: string }>;
+}> {
   const named = namedQueues(target);
   const [counts, aged] = await Promise.all([
-    Promise.all(named.map(({ url }) => queueCounts(target, url))),
+    Promise.all(
+      named.map(({ name, url }) =>
+        queueCounts(target, url).catch((error: unknown) => {
+          if (name === 'inbox') throw error;
+          return toBatonError(error);
+        }),
+      ),
+    ),
     queueAges(
       target,
       named.map(({ url }) => queueName(url)),
       now,
     ),
   ]);
-  const queues = named.map(({ name, url }, i) => ({
-    name,
-    url,
-    ...counts[i]!,
-    oldestAgeMs: aged.ages?.get(queueName(url)) ?? null,
-  }));
-  return { queues, ages: aged.source };
+  const queues: QueueHealth[] = [];
+  const unread: Array<{ name: string; reason: string }> = [];
+  named.forEach(({ name, url }, i) => {
+    const count = counts[i]!;
+    if (count instanceof BatonError) unread.push({ name, reason: count.message });
+    else queues.push({ name, url, ...count, oldestAgeMs: aged.ages?.get(queueName(url)) ?? null });
+  });
+  return { queues, ages: aged.source, unread };
 }
 
 async function queueCounts(target: Target, url: string) {

@@ -51,7 +51,10 @@ export interface Status {
   /** Actors whose committed sends wait undrained past the sweeper's round (it runs every minute). */
   readonly sweeperLag: { readonly actors: number; readonly thresholdMs: number };
   readonly healthy: boolean;
-  /** What was not looked at, so `healthy` does not speak for it: the queues not named. */
+  /**
+   * What was not looked at, so `healthy` does not speak for it: the queues not named, and those
+   * named that could not be read (with why).
+   */
   readonly unchecked: readonly string[];
   readonly problems: readonly string[];
 }
@@ -64,7 +67,7 @@ export async function status(ctx: OpsContext): Promise<void> {
 /** What `baton status` (and `baton inspect`'s overview) reports, read afresh. */
 export async function readStatus(target: Target, now: number): Promise<Status> {
   const { store, names } = target;
-  const [{ queues, ages }, letters, due, lagging] = await Promise.all([
+  const [{ queues, ages, unread }, letters, due, lagging] = await Promise.all([
     readQueues(target, now),
     store.listDeadLetters(),
     store.listDueTimers(now, DUE_TIMERS),
@@ -125,18 +128,19 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
     healthy: problems.length === 0,
     problems,
     unchecked: [
-      ...(queueDead
+      ...unread.map(({ name, reason }) => `the ${name} queue, which could not be read (${reason})`),
+      ...(names.deadLetterQueueUrl
         ? []
         : [
             "the inbox's dead-letter queue (--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL)",
           ]),
-      ...(streamFailed
+      ...(names.streamFailureQueueUrl
         ? []
         : [
             'the stream failures queue (--stream-failure-queue-url or BATON_STREAM_FAILURE_QUEUE_URL)',
           ]),
       // Timers fire only through the timer queue: its dead letters matter where there is one.
-      ...(names.timerQueueUrl === undefined || timersDead
+      ...(names.timerQueueUrl === undefined || names.timerDeadLetterQueueUrl
         ? []
         : [
             "the timer queue's dead-letter queue (--timer-dead-letter-queue-url or BATON_TIMER_DEAD_LETTER_QUEUE_URL; a stack names it once redeployed with the current @baton/cdk)",
