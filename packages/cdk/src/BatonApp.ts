@@ -70,7 +70,7 @@ export class BatonApp extends Construct {
   readonly timerQueue: sqs.Queue;
   /**
    * Where the timer queue moves a message the relay failed on 10 times. Its timers stay stored:
-   * the sweeper fires them once due, late by up to a sweep.
+   * the sweeper fires each once it is a minute past due.
    */
   readonly timerDeadLetterQueue: sqs.Queue;
   /**

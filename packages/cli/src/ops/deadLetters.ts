@@ -240,7 +240,7 @@ async function bulk(
       { dryRun: true, [verb]: listed, ...leftOut },
       () =>
         (letters.length === 0
-          ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : 'no dead letter that matches can be'}`
+          ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : 'no dead letter that matches can be redriven'}`
           : `would ${verb} ${letters.length} dead letter(s):\n${table(listed, ['actor', 'messageId'])}`) +
         leftLines(left),
     );
