@@ -74,16 +74,18 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
     store.listOutboxActors(now - SWEEPER_LAG_MS),
   ]);
   const inbox = queues.find((q) => q.name === 'inbox')!;
-  const queueDead = queues.find((q) => q.name === 'inbox dead letters');
-  const streamFailed = queues.find((q) => q.name === 'stream failures');
-  const timersDead = queues.find((q) => q.name === 'timer dead letters');
+  /** What a queue holds, waiting or in flight; null for one not read. */
+  const held = (name: string) => {
+    const queue = queues.find((q) => q.name === name);
+    return queue ? queue.waiting + queue.inFlight : null;
+  };
   const dead = letters.filter((l) => l.parked === undefined);
   const parked = letters.filter((l) => l.parked !== undefined);
   const oldestDead = dead.length > 0 ? now - Math.min(...dead.map((l) => l.at)) : null;
   const oldestDue = due.length > 0 ? now - Math.min(...due.map((t) => t.at)) : null;
-  const queueDeadLetters = queueDead ? queueDead.waiting + queueDead.inFlight : null;
-  const streamFailures = streamFailed ? streamFailed.waiting + streamFailed.inFlight : null;
-  const timerDeadLetters = timersDead ? timersDead.waiting + timersDead.inFlight : null;
+  const queueDeadLetters = held('inbox dead letters');
+  const streamFailures = held('stream failures');
+  const timerDeadLetters = held('timer dead letters');
   const problems: string[] = [];
   if (dead.length > 0) problems.push(`${dead.length} dead letter(s): baton dead-letters list`);
   if (queueDeadLetters) {
