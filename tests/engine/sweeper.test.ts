@@ -286,8 +286,11 @@ describe('Sweeper', () => {
     const h = setup({ actors: [Fragile], maxAttempts: 2 });
     await h.client.send(Fragile.ref('a'), 'work', {});
     await h.run();
-    const warnings: string[] = [];
-    const logger: Logger = { ...silentLogger, warn: (message) => warnings.push(message) };
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (message, fields) => warnings.push([message, fields]),
+    };
     /** The embedded store with `countDeadLetters` replaced. */
     const withCount = (count: Store['countDeadLetters']): Store => {
       const store = h.backend.store;
@@ -308,7 +311,12 @@ describe('Sweeper', () => {
       throw new Error('the index is unreachable');
     });
     expect(await sweepOn(failing).sweep()).toEqual(uncounted);
-    expect(warnings).toEqual(['sweep could not count the dead letters kept']);
+    expect(warnings).toEqual([
+      [
+        'sweep could not count the dead letters kept',
+        { error: 'unexpected error: the index is unreachable' },
+      ],
+    ]);
   });
 
   describe('with many idle actors', () => {
