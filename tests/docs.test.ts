@@ -3,15 +3,12 @@
  * the repository, and each package README's install line says it waits for publication and what
  * to do until then.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { markdownFiles, root } from './markdownFiles.ts';
 
-const root = resolve(import.meta.dirname, '..');
-const markdown = execFileSync('git', ['ls-files', '*.md'], { cwd: root, encoding: 'utf8' })
-  .split('\n')
-  .filter(Boolean);
+const markdown = markdownFiles();
 
 /** The targets of a document's Markdown links to files (not to URLs or its own headings). */
 function fileLinks(text: string): string[] {
