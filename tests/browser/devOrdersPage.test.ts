@@ -37,7 +37,7 @@ function paymentService() {
   const server: Server = createServer(async (request, response) => {
     let body = '';
     for await (const chunk of request) body += chunk;
-    const { key, orderId, chargeId } = JSON.parse(body);
+    const { key, orderId, chargeKey } = JSON.parse(body);
     const first = !calls.some((c) => c.key === key);
     calls.push({ path: request.url!, key });
     if (first) {
@@ -47,8 +47,9 @@ function paymentService() {
     const reply = (value: unknown) =>
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     if (request.url === '/refund') {
-      if (!refunds.has(key)) refunds.set(key, chargeId);
-      reply({ refunded: chargeId });
+      const charged = charges.get(chargeKey)?.id ?? null;
+      if (charged && !refunds.has(key)) refunds.set(key, charged);
+      reply({ refunded: charged });
       return;
     }
     if (held) await held.promise;

@@ -139,6 +139,8 @@ describe('a workflow', () => {
         name: 'refund',
         key: `${ref.id}:${runId}:charge:2`,
         attempt,
+        // What the charge it undoes was made with.
+        stepKey: `${ref.id}:${runId}:charge:0`,
       })),
     ]);
     // Refunded in the end: no compensation failed.

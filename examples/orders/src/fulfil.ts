@@ -44,8 +44,10 @@ export const Fulfil = workflow({
       ({ key }) => payments().charge({ key, orderId, amount }),
       {
         retry: { maxAttempts: 6, initialDelayMs: 500, maxDelayMs: 10_000 },
-        // The refund's own key: a retried refund is made once, like the charge.
-        compensate: (c, { key }) => payments().refund({ key, chargeId: c.id }),
+        // Kept from the first attempt: a charge whose result was lost (a crash, a timeout) is
+        // refunded too, found by the key its attempts carried. The refund's own key makes a
+        // retried refund once, like the charge.
+        compensate: (_, { key, stepKey }) => payments().refund({ key, chargeKey: stepKey }),
       },
     );
     const { tracking } = await ctx.waitForEvent<{ tracking: string }>('shipped', {

@@ -15,8 +15,11 @@ export interface Charge {
 export interface PaymentService {
   /** Charges `amount` for `orderId`, once per `key`: the same key again returns the same charge. */
   charge(request: { key: string; orderId: string; amount: number }): Promise<Charge>;
-  /** Refunds `chargeId`, once per `key`. */
-  refund(request: { key: string; chargeId: string }): Promise<{ refunded: string }>;
+  /**
+   * Refunds the charge made under `chargeKey`, once per `key`; `refunded` is its id, `null` when
+   * that key charged nothing (an attempt that failed before it charged).
+   */
+  refund(request: { key: string; chargeKey: string }): Promise<{ refunded: string | null }>;
 }
 
 /** An in-memory payment service that fails a call now and then, and what it did. */
@@ -59,13 +62,12 @@ export function fakePayments(options: { fails?: (n: number) => boolean } = {}): 
       }
       return charge;
     },
-    async refund({ key, chargeId }) {
+    async refund({ key, chargeKey }) {
       flaky();
-      if (![...charges.values()].some((c) => c.id === chargeId)) {
-        throw new Error(`no charge ${chargeId} to refund`);
-      }
-      if (!refunds.has(key)) refunds.set(key, chargeId);
-      return { refunded: chargeId };
+      const charge = charges.get(chargeKey);
+      if (!charge) return { refunded: null };
+      if (!refunds.has(key)) refunds.set(key, charge.id);
+      return { refunded: charge.id };
     },
   };
 }

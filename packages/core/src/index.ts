@@ -82,6 +82,7 @@ export { replayWorkflow } from './workflow/replayWorkflow.ts';
 export type {
   CallOptions,
   CompensationContext,
+  CompensationInfo,
   RetryPolicy,
   StepInfo,
   StepOptions,

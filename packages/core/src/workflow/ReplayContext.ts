@@ -107,17 +107,17 @@ export class ReplayContext implements WorkflowContext {
     const slot = this.#issue(kind, name);
     if (!slot) return NEVER;
     slot.step = { fn, options: options as StepOptions<unknown> };
-    const { compensate } = options;
-    const done = slot.promise.then((value) => {
-      if (compensate) {
-        this.#replayer.sagas.compensations.push({
-          name,
-          step: true,
-          fn: (info) => compensate(value as T, info),
-        });
-      }
-      return value as T;
-    });
+    const done = slot.promise.then(
+      (value) => {
+        this.#replayer.keepCompensation(slot, value);
+        return value as T;
+      },
+      (error: unknown) => {
+        // Failed for good: its attempts may have had their effect all the same.
+        this.#replayer.keepCompensation(slot, undefined);
+        throw error;
+      },
+    );
     return this.#tagged(slot, done);
   }
 

@@ -90,6 +90,12 @@ export interface Slot {
   timeoutMs?: number;
 }
 
+/**
+ * The patch a saga's history holds when its runner undoes steps that have no result (see
+ * `keepCompensation`); one begun without it replays without them.
+ */
+const ATTEMPTED_STEPS_UNDONE = 'baton:undo-attempted-steps';
+
 const macrotask: (fn: () => void) => void =
   typeof globalThis.setImmediate === 'function'
     ? (fn) => globalThis.setImmediate(fn)
@@ -462,7 +468,10 @@ export class Replayer {
       if (run && !run.ok) {
         const error = runFailure(run.error);
         const undo =
-          this.sagas.compensations.length > 0 || this.#callsUnderWay() || this.#undoUnderWay();
+          this.sagas.compensations.length > 0 ||
+          this.#unfinishedAttempts().length > 0 ||
+          this.#callsUnderWay() ||
+          this.#undoUnderWay();
         if (!undo || !this.host) return { kind: 'failed', error };
         const ending = journalError(error.toJSON());
         this.state.ending = { status: 'failed', error: ending, seq: this.#seq };
@@ -474,6 +483,12 @@ export class Replayer {
       const runnable = this.#runnable();
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
       if (executed >= this.#maxSteps) return { kind: 'suspended', more: true };
+      // A step with a compensation is first committed, then attempted in a later turn: an
+      // attempt whose turn crashes then leaves its compensation kept (see `#unfinishedAttempts`).
+      if (runnable.step?.options.compensate && runnable.entry.attempts === undefined) {
+        runnable.entry.attempts = 0;
+        return { kind: 'suspended', more: true };
+      }
       executed++;
       await this.#execute(runnable, this.host);
     }
@@ -613,8 +628,47 @@ export class Replayer {
     // compensation, to run first) or it failed. Its reply is journaled before the runner's
     // commands, so a replay starts the runner at the same place.
     if (this.#callsUnderWay() || this.#undoUnderWay()) return false;
-    this.sagas.start(this.definition.compensationRetry);
+    for (const slot of this.#unfinishedAttempts()) this.keepCompensation(slot, undefined);
+    // A saga that an earlier Baton began left such steps undone: its history replays so.
+    const attempted =
+      this.sagas.compensations.some((kept) => kept.step && kept.attempted) &&
+      this.patched(ATTEMPTED_STEPS_UNDONE, 'runner');
+    this.sagas.start(this.definition.compensationRetry, attempted);
     return true;
+  }
+
+  /**
+   * Keeps the compensation of step `slot`, if it has one: with its result, or with `undefined`
+   * for a step with none (failed, or ended unfinished) whose attempts may have had their effect.
+   */
+  keepCompensation(slot: Slot, result: unknown): void {
+    const compensate = slot.step?.options.compensate;
+    if (!compensate) return;
+    this.sagas.compensations.push({
+      name: slot.entry.name,
+      step: true,
+      attempted: slot.entry.state !== 'done',
+      fn: (info) =>
+        compensate(result, { ...info, stepKey: stepKey(this.host!.self.id, this.state, slot) }),
+    });
+  }
+
+  /**
+   * The run's compensable steps that will never finish but may have been attempted: committed
+   * for an attempt (see `drive`), then cancelled, or still pending as the run ends. A crashed
+   * turn's attempt leaves no trace in the journal, so being committed for one is what counts.
+   */
+  #unfinishedAttempts(): Slot[] {
+    return [...this.#slots.values()]
+      .filter(
+        ({ entry, step }) =>
+          entry.kind === 'step' &&
+          !entry.saga &&
+          step?.options.compensate !== undefined &&
+          entry.attempts !== undefined &&
+          (entry.state === 'pending' || entry.state === 'cancelled'),
+      )
+      .sort((a, b) => a.seq - b.seq);
   }
 }
 

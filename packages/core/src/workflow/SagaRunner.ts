@@ -8,9 +8,17 @@ import type { SerializedError } from '../errors.ts';
 import type { ReplayContext } from './ReplayContext.ts';
 import type { RetryPolicy, StepInfo } from './WorkflowContext.ts';
 
-/** A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's. */
+/**
+ * A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's.
+ * `attempted`: a step's kept with no result (it failed, or had not finished).
+ */
 export type Compensation =
-  | { readonly name: string; readonly step: true; readonly fn: (info: StepInfo) => unknown }
+  | {
+      readonly name: string;
+      readonly step: true;
+      readonly fn: (info: StepInfo) => unknown;
+      readonly attempted: boolean;
+    }
   | { readonly name: string; readonly step: false; readonly fn: (saga: ReplayContext) => unknown };
 
 export class SagaRunner {
@@ -58,11 +66,17 @@ export class SagaRunner {
     this.#undoing.add(running);
   }
 
-  /** Runs the kept compensations, once, in reverse: a step's as a step, retried per `retry`. */
-  start(retry: RetryPolicy | undefined): void {
+  /**
+   * Runs the kept compensations, once, in reverse: a step's as a step, retried per `retry`.
+   * Without `attempted`, those of steps with no result are left out, as Baton did before it
+   * kept them: a history whose saga ran so replays it the same way.
+   */
+  start(retry: RetryPolicy | undefined, attempted: boolean): void {
     this.#status = 'running';
     const ctx = this.#context();
-    const list = [...this.compensations].reverse();
+    const list = this.compensations
+      .filter((compensation) => attempted || !compensation.step || !compensation.attempted)
+      .reverse();
     const errors: SerializedError[] = [...this.#undoErrors];
     (async () => {
       for (const compensation of list) {

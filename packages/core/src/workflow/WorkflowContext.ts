@@ -24,11 +24,27 @@ export interface RetryPolicy {
 export interface StepOptions<T> {
   readonly retry?: RetryPolicy;
   /**
-   * Undoes the step (a saga): when the run fails or is cancelled, the compensations of the
-   * steps that completed run in reverse order, each as a step of its own (retried the same way).
-   * `info.key` is the compensation's own idempotency key, distinct from the step's.
+   * Undoes the step (a saga). It is kept from the step's first attempt: a step with a
+   * compensation is committed before it is attempted (a turn of its own), so whatever becomes of
+   * an attempt — a crash before its result was committed, a lost response, a cancel while it
+   * waited to retry — the compensation runs if the run fails or is cancelled, in reverse order
+   * with the others, as a step of its own (retried per `compensationRetry`).
+   *
+   * `result` is the step's result, or `undefined` when it has none (it failed, or had not
+   * finished): an attempt may have had its effect all the same, so look that up by
+   * `info.stepKey`, the key the step's attempts were given. `info.key` is the compensation's own.
+   * @example
+   * await ctx.step('charge', ({ key }) => payments.charge(amount, key), {
+   *   compensate: (charge, { stepKey, key }) => payments.refund(charge?.id ?? stepKey, key),
+   * });
    */
-  readonly compensate?: (result: T, info: StepInfo) => unknown;
+  readonly compensate?: (result: T | undefined, info: CompensationInfo) => unknown;
+}
+
+/** What a step's compensation receives beside the step's result. */
+export interface CompensationInfo extends StepInfo {
+  /** The key every attempt of the compensated step was given (its {@link StepInfo.key}). */
+  readonly stepKey: string;
 }
 
 /**
