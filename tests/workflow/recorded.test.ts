@@ -5,6 +5,7 @@
  * ends with the values it started with.
  */
 import { workflow } from '@baton/core';
+import { Simulation } from '@baton/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -63,5 +64,30 @@ describe('recorded time, randomness and ids', () => {
       expect((output as { later: number }).later).toBeGreaterThanOrEqual(2 * DAY);
     }
     expect(new Set([...seen.values()].map(([s]) => s!.id)).size).toBe(4);
+  });
+
+  it('gives a step of a turn that crashed before its commit the values the run goes on with', async () => {
+    // What each attempt of the step passed outside, by seed.
+    const outside = new Map<number, Set<string>>();
+    let seed = 0;
+    const Token = workflow({
+      name: 'token',
+      input: z.object({}),
+      // Kept: the simulation runs past the default retention, which would clear the output.
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: async (ctx) => {
+        const token = `${ctx.uuid()} ${ctx.random()}`;
+        await ctx.step('hand out', () => void outside.get(seed)!.add(token));
+        return token;
+      },
+    });
+    for (seed = 1; seed <= 100; seed++) {
+      outside.set(seed, new Set());
+      const sim = new Simulation({ actors: [], workflows: [Token], seed, faults: { crash: 0.3 } });
+      sim.send(Token.ref('t'), 'start', { input: {} });
+      await sim.run();
+      const { output } = await sim.state(Token.ref('t'));
+      expect([...outside.get(seed)!], `seed ${seed}`).toEqual([output]);
+    }
   });
 });

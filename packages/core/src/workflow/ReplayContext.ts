@@ -12,6 +12,7 @@ import {
   toBatonError,
 } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
+import { randomOf, uuidOf } from '../shared/random.ts';
 import { callbackToken } from './callbackToken.ts';
 import type { CommandKind } from './journal.ts';
 import { journalError } from './journalError.ts';
@@ -304,21 +305,37 @@ export class ReplayContext implements WorkflowContext {
     return this.#recorded('now', () => this.#replayer.host!.now(), Date.now) as number;
   }
   random(): number {
-    return this.#recorded('random', () => this.#replayer.host!.random(), Math.random) as number;
+    return this.#recorded(
+      'random',
+      (seed) => (seed ? randomOf(seed) : this.#replayer.host!.random()),
+      Math.random,
+    ) as number;
   }
   uuid(): string {
     return this.#recorded(
       'uuid',
-      () => this.#replayer.host!.uuid(),
+      (seed) => (seed ? uuidOf(seed) : this.#replayer.host!.uuid()),
       () => globalThis.crypto.randomUUID(),
     ) as string;
   }
 
-  #recorded(kind: 'now' | 'random' | 'uuid', make: () => unknown, unrecorded: () => unknown) {
+  /**
+   * A value journaled when first drawn. Randomness is derived from the run and the command's
+   * number, not drawn: a turn that crashed before its commit draws the same again, so what a step
+   * of that turn passed outside stays the value the run goes on with. (A run started before runs
+   * had ids draws.)
+   */
+  #recorded(
+    kind: 'now' | 'random' | 'uuid',
+    make: (seed: string | undefined) => unknown,
+    unrecorded: () => unknown,
+  ) {
     const slot = this.#issue(kind, kind);
     if (!slot) return unrecorded();
     if (slot.fresh) {
-      slot.entry.value = make();
+      const { runId } = this.#replayer.state;
+      const self = this.#replayer.host!.self.id;
+      slot.entry.value = make(runId === undefined ? undefined : `${self}:${runId}:${slot.seq}`);
       slot.entry.state = 'done';
     }
     return slot.entry.value;

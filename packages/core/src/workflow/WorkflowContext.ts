@@ -185,9 +185,15 @@ export interface WorkflowContext {
   ): Promise<T[]>;
   /** The time, recorded: a replay sees the same. */
   now(): number;
-  /** A random number in [0, 1), recorded. */
+  /**
+   * A number in [0, 1), recorded; derived from the run and this command, so a turn done again
+   * after a crash gets the same one. Not a secret.
+   */
   random(): number;
-  /** A random UUID, recorded. */
+  /**
+   * A version-4 UUID, recorded; derived like {@link random}, so a step that passed it outside in
+   * a turn that crashed saw the one the run goes on with. Not a secret: see `createCallback`.
+   */
   uuid(): string;
   /**
    * Whether this run takes the new path of change `id`: true for runs that reach this point on
