@@ -133,8 +133,10 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
       }),
     );
     expect(send.statusCode).toBe(202);
-    expect(JSON.parse(send.body)).toEqual({
+    const sent = JSON.parse(send.body);
+    expect(sent).toEqual({
       messageId: ingressMessageId('account/bob', 'dep-bob'),
+      sentAt: expect.any(Number),
     });
 
     // A worker turn runs while the ask waits.
@@ -169,6 +171,21 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
     );
     expect(outcome.statusCode).toBe(200);
     expect(JSON.parse(outcome.body)).toEqual({ outcome: { ok: true, value: 7 } });
+
+    // With the send's sentAt (which spares the read older pages) it is found too; a malformed
+    // one is refused.
+    const outcomeAt = (sentAt: string) =>
+      handle({
+        ...request('/outcome', undefined, 'GET'),
+        rawQueryString: `to=account/bob&idempotencyKey=dep-bob&sentAt=${sentAt}`,
+      });
+    const found = await outcomeAt(String(sent.sentAt));
+    expect(JSON.parse(found.body)).toEqual({ outcome: { ok: true, value: 7 } });
+    const malformed = await outcomeAt('yesterday');
+    expect(malformed.statusCode).toBe(400);
+    expect(JSON.parse(malformed.body).error.message).toMatch(
+      /sentAt must be the sentAt a send returned/,
+    );
   });
 
   it('answers 409 IDEMPOTENCY_KEY_REUSED to the second of two concurrent sends with one key and different payloads, and GET /outcome reads only the first', async () => {

@@ -2,7 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import { actor, type MessageName, type PayloadOf, type ReplyOf } from './actor.ts';
-import type { Client } from './client/Client.ts';
+import type { Client, SendResult } from './client/Client.ts';
 
 const Account = actor({
   name: 'account',
@@ -71,7 +71,7 @@ describe('Client types', () => {
 
   it('type-checks a send payload against the message schema', () => {
     expectTypeOf(client.send(Account.ref('a'), 'deposit', { amount: 1 })).toEqualTypeOf<
-      Promise<{ messageId: string }>
+      Promise<SendResult>
     >();
     // The payload is the schema's input: a defaulted field may be left out.
     void client.send(Counter.ref('c'), 'add', {});

@@ -141,8 +141,8 @@ function pendingOutcomes(
       });
       return {
         cancel: () => registry.pending.delete(messageId, connectionId, requestId),
-        accepted: async () => {
-          const outcome = await context.store.readIdempotency(messageId);
+        accepted: async (sentAt) => {
+          const outcome = await context.store.readIdempotency(messageId, sentAt);
           if (outcome) await answerPending(context, pusher, outcome);
         },
       };

@@ -80,6 +80,16 @@ export interface AskOptions extends SendOptions {
   readonly timeoutMs?: number;
 }
 
+/** What a send resolves with once its message is accepted. */
+export interface SendResult {
+  readonly messageId: string;
+  /**
+   * When the message was first sent (a retry's is its first send's): passed to
+   * `Store.readIdempotency`, it spares the read every outcome page of messages sent before.
+   */
+  readonly sentAt: number;
+}
+
 /**
  * Ingress from outside: sends messages to actors and asks for their replies.
  * Payloads are validated before anything is enqueued, so a bad call fails at once.
@@ -128,25 +138,28 @@ export class Client {
     return system;
   }
 
-  /** Enqueues a message; resolves with its id once it is accepted (not yet processed). */
+  /**
+   * Enqueues a message; resolves once it is accepted (not yet processed) with its id, and when it
+   * was first sent (a retry's is its first send's): what to pass `readIdempotency` for its outcome.
+   */
   async send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
     to: ActorRef<Def>,
     name: Name,
     payload: PayloadOf<Def, Name>,
     options: SendOptions = {},
-  ): Promise<{ messageId: string }> {
+  ): Promise<SendResult> {
     let envelope = this.#envelope(to, name, payload, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
     if (options.idempotencyKey !== undefined) {
       const bound = await this.#bindKey(envelope);
-      if (bound.known) return { messageId: envelope.id };
       envelope = bound.envelope;
+      if (bound.known) return { messageId: envelope.id, sentAt: envelope.sentAt };
     }
     await this.#queue.send([
       { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
     ]);
-    return { messageId: envelope.id };
+    return { messageId: envelope.id, sentAt: envelope.sentAt };
   }
 
   /**
@@ -187,15 +200,16 @@ export class Client {
   /**
    * The stored outcome of an ingress message (by the `messageId` a send returned), if processed
    * — only to the caller that sent it (`options.caller`, else this client's): another caller's
-   * id reads as unknown.
+   * id reads as unknown. `options.sentAt`, the `sentAt` its send returned, spares the read the
+   * outcomes of messages sent before it (without it, a busy actor's every outcome page may be read).
    */
   async outcome(
     messageId: string,
-    options: { readonly caller?: Caller } = {},
+    options: { readonly caller?: Caller; readonly sentAt?: number } = {},
   ): Promise<Outcome | undefined> {
     const caller = options.caller ?? this.#caller;
     if (caller.kind !== 'system' && !ingressIdBelongsTo(messageId, caller)) return undefined;
-    return (await this.#store.readIdempotency(messageId))?.outcome;
+    return (await this.#store.readIdempotency(messageId, options.sentAt))?.outcome;
   }
 
   /**
@@ -256,7 +270,7 @@ export class Client {
     name: string,
     payload?: unknown,
     options: SendOptions = {},
-  ): Promise<{ messageId: string }> {
+  ): Promise<SendResult> {
     return this.send(ref as ActorRef, 'signal' as never, { name, payload } as never, options);
   }
 
@@ -264,7 +278,7 @@ export class Client {
   async cancel(
     ref: WorkflowRef,
     options: SendOptions & { readonly reason?: string } = {},
-  ): Promise<{ messageId: string }> {
+  ): Promise<SendResult> {
     const { reason, ...send } = options;
     return this.send(ref as ActorRef, 'cancel' as never, (reason ? { reason } : {}) as never, send);
   }
@@ -273,7 +287,7 @@ export class Client {
   async terminate(
     ref: WorkflowRef,
     options: SendOptions & { readonly reason?: string } = {},
-  ): Promise<{ messageId: string }> {
+  ): Promise<SendResult> {
     const { reason, ...send } = options;
     return this.send(
       ref as ActorRef,
@@ -284,10 +298,7 @@ export class Client {
   }
 
   /** Replays a paused instance with the code running now: it goes on if the code replays it. */
-  async resumeWorkflow(
-    ref: WorkflowRef,
-    options: SendOptions = {},
-  ): Promise<{ messageId: string }> {
+  async resumeWorkflow(ref: WorkflowRef, options: SendOptions = {}): Promise<SendResult> {
     return this.send(ref as ActorRef, 'resume' as never, {} as never, options);
   }
 
@@ -299,7 +310,7 @@ export class Client {
     token: string,
     result: { readonly value?: unknown } | { readonly error: string },
     options: SendOptions = {},
-  ): Promise<{ messageId: string }> {
+  ): Promise<SendResult> {
     const { actorId: id } = callbackToken.decode(token);
     const slash = id.indexOf('/');
     const to = { type: id.slice(0, slash), key: id.slice(slash + 1), id };

@@ -4,4 +4,10 @@
  * beside the engine, over the adapter ports; an app's definitions (`@baton/core`) do not need it,
  * and a browser talks to the ingress through `@baton/client` instead.
  */
-export { type AskOptions, Client, type ClientOptions, type SendOptions } from './Client.ts';
+export {
+  type AskOptions,
+  Client,
+  type ClientOptions,
+  type SendOptions,
+  type SendResult,
+} from './Client.ts';

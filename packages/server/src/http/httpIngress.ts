@@ -74,10 +74,14 @@ interface SendRequest {
 
 /**
  * The HTTP ingress, whatever carries the request:
- * - `POST …/send` `{ to: "account/alice", name, payload, idempotencyKey }` → 202 `{ messageId }`
+ * - `POST …/send` `{ to: "account/alice", name, payload, idempotencyKey }` → 202
+ *   `{ messageId, sentAt }`
  * - `POST …/ask` (same body) → 200 `{ value }` with the handler's reply
  * - `GET …/outcome?to=account/alice&idempotencyKey=dep-1` → 200 `{ outcome }` or 404
  * - `GET …/outcome/<messageId>` (the id a send returned, `%`-escaped) → the same
+ *
+ * An outcome route takes `&sentAt=<the send's sentAt>` too: then it reads only the outcomes of
+ * messages sent since, where without it a busy actor's every outcome page may be read.
  *
  * Only public handlers whose `authorize` lets the caller through are sent (403 FORBIDDEN
  * otherwise, naming only the public handlers); idempotency keys are scoped by the caller, and an
@@ -116,8 +120,12 @@ export function httpIngress(
         const caller = await identify(callerOfRequest, request, logger);
         const id =
           typeof messageId === 'string' ? messageId : ingressMessageId(...messageId, caller);
+        const sentAt = sentAtOf(new URLSearchParams(request.query ?? ''));
         // Another caller's message reads as unknown: its outcome is not theirs to see.
-        const found = await client.outcome(id, { caller });
+        const found = await client.outcome(id, {
+          caller,
+          ...(sentAt === undefined ? {} : { sentAt }),
+        });
         if (!found)
           throw notFound('no outcome for that message yet: it is unknown or not yet processed');
         return json(200, { outcome: found });
@@ -186,6 +194,19 @@ function outcomeId(path: string, query: URLSearchParams): string | [string, stri
     );
   }
   return [toRef(to).id, key];
+}
+
+/** An outcome route's `sentAt`: epoch ms, as a send returned it. */
+function sentAtOf(query: URLSearchParams): number | undefined {
+  const given = query.get('sentAt');
+  if (given === null) return undefined;
+  const sentAt = Number(given);
+  if (!/^\d{1,16}$/.test(given) || !Number.isSafeInteger(sentAt)) {
+    throw badRequest(
+      `sentAt must be the sentAt a send returned (epoch ms), got ${JSON.stringify(given)}`,
+    );
+  }
+  return sentAt;
 }
 
 function parseRequest(request: HttpIngressRequest, maxBodyBytes: number): SendRequest {

@@ -1,5 +1,6 @@
 import { ANONYMOUS, actor, jsonLogger } from '@baton/core';
 import { Client } from '@baton/core/client';
+import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import type { ServerMessage } from '@baton/protocol';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +62,64 @@ describe('ProtocolSession', () => {
         error: 'unexpected error: AccessDenied: arn:aws:dynamodb:eu-west-1:123456789012:table/prod',
       },
     ]);
+    backend.close();
+  });
+
+  it("tells the outcome wait when the message was first sent: a retry's first send's time", async () => {
+    const Counter = actor({
+      name: 'counter',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: { add: { public: true, payload: z.object({}), handle: () => {} } },
+    });
+    let now = 1_700_000_000_000;
+    const clock = { now: () => now };
+    const backend = createEmbeddedBackend({ clock });
+    const client = new Client({
+      actors: [Counter],
+      store: backend.store,
+      queue: backend.queue,
+      clock,
+    });
+    const session = new ProtocolSession({
+      queries: [],
+      client,
+      clock,
+      limits: { maxSubscriptions: 10, maxFramesPerSecond: 10, maxConnectionsPerUser: 10 },
+    });
+    const told: number[] = [];
+    const ports: SessionPorts = {
+      reply: () => {},
+      frames: new MemoryFrameCounter(),
+      subscriptions: { countBeside: () => 0, open: () => {}, close: () => {} },
+      outcomes: {
+        expect: () => ({ accepted: (sentAt) => void told.push(sentAt), cancel: () => {} }),
+      },
+    };
+    const ask = (requestId: string) =>
+      Buffer.from(
+        JSON.stringify({
+          v: 1,
+          type: 'ask',
+          requestId,
+          to: 'counter/c',
+          name: 'add',
+          payload: {},
+          idempotencyKey: 'k-1',
+        }),
+      );
+    await session.handle({ identity: undefined, caller: ANONYMOUS }, ports, ask('r1'), false);
+    now += 60_000; // asked again a minute later, the message not yet processed
+    await session.handle({ identity: undefined, caller: ANONYMOUS }, ports, ask('r2'), false);
+    await new Worker({
+      actors: [Counter],
+      store: backend.store,
+      queue: backend.queue,
+      clock,
+    }).poll();
+    now += 60_000; // and once more, the message processed
+    await session.handle({ identity: undefined, caller: ANONYMOUS }, ports, ask('r3'), false);
+    expect(told).toEqual([1_700_000_000_000, 1_700_000_000_000, 1_700_000_000_000]);
     backend.close();
   });
 });

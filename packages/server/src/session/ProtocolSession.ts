@@ -13,7 +13,7 @@ import {
   messageFingerprint,
   parseActorId,
 } from '@baton/core/adapter';
-import type { Client } from '@baton/core/client';
+import type { Client, SendResult } from '@baton/core/client';
 import {
   type AskMessage,
   ChunkAssembler,
@@ -237,6 +237,7 @@ export class ProtocolSession {
     const messageId = ingressMessageId(to, idempotencyKey, who.caller);
     const kind = message.type === 'ask' ? 'ask' : message.visible === true ? 'visible' : undefined;
     let wait: OutcomeWait | undefined;
+    let sent: SendResult;
     if (kind) {
       const fingerprint = messageFingerprint(name, payload);
       wait = await ports.outcomes.expect({ kind, requestId, messageId, to, name, fingerprint });
@@ -246,7 +247,7 @@ export class ProtocolSession {
       // or internal message (FORBIDDEN).
       const parsed = parseActorId(to);
       const ref = { id: to, type: parsed?.type ?? '', key: parsed?.key ?? '' };
-      await this.options.client.send(ref, name as never, payload as never, {
+      sent = await this.options.client.send(ref, name as never, payload as never, {
         idempotencyKey,
         caller: who.caller,
         ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
@@ -256,7 +257,7 @@ export class ProtocolSession {
       throw caught;
     }
     await ports.reply({ v: PROTOCOL_VERSION, type: 'accepted', requestId, messageId });
-    await wait?.accepted();
+    await wait?.accepted(sent.sentAt);
   }
 }
 

@@ -90,9 +90,10 @@ export interface OutcomeWait {
   /**
    * The message was accepted: answer the request once its outcome is known (see
    * `answerOutcome`). A host serving one connection's frames in order returns at once and
-   * answers later; a Lambda answers what is known before it returns.
+   * answers later; a Lambda answers what is known before it returns. `sentAt`: when the
+   * message was first sent, which bounds the outcome pages a read of its outcome goes through.
    */
-  accepted(): void | Promise<void>;
+  accepted(sentAt: number): void | Promise<void>;
 }
 
 /**

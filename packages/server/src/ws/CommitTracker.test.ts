@@ -76,4 +76,28 @@ describe('CommitTracker', () => {
     await expect(wait.record).resolves.toMatchObject({ key: 'm-1' });
     tracker.close();
   });
+
+  it("polls a store that pushes no outcomes with the message's sentAt, once told it", async () => {
+    const store = new EmbeddedStore();
+    // A store without `watchOutcomes` (as DynamoDB's): the tracker polls it.
+    const reads: Array<number | undefined> = [];
+    const polled = Object.create(store, {
+      watchOutcomes: { value: undefined },
+      readIdempotency: {
+        value: (key: string, sentAt?: number) => {
+          reads.push(sentAt);
+          return store.readIdempotency(key);
+        },
+      },
+    });
+    const tracker = new CommitTracker(polled, laggingFeed().feed);
+    const wait = tracker.wait('m-1', 'account/a', { onFeed: false });
+    wait.sentAt(1_700_000_000_000);
+    await expect.poll(() => reads.length).toBeGreaterThanOrEqual(3);
+    wait.cancel();
+    tracker.close();
+    // The first read, before the message was sent, looks for an outcome of any age.
+    expect(reads[0]).toBeUndefined();
+    expect(new Set(reads.slice(1))).toEqual(new Set([1_700_000_000_000]));
+  });
 });

@@ -15,6 +15,11 @@ export interface CommitWait {
    * change feed): its outcome, and the fingerprint telling whether it answers the waiter's message.
    */
   readonly record: Promise<IdempotencyRecord>;
+  /**
+   * Tells when the message was first sent, once it is accepted: a store polled for its outcome
+   * then reads no outcome page of messages sent before.
+   */
+  sentAt(at: number): void;
   /** Stops waiting; `record` then never settles. */
   cancel(): void;
 }
@@ -29,6 +34,8 @@ interface Watch {
   awaiting?: { readonly record: IdempotencyRecord; readonly at: ReadPosition };
   timers: ReturnType<typeof setTimeout>[];
   done: boolean;
+  /** When the message was first sent, once known: what polls read its outcome with. */
+  sentAt?: number;
 }
 
 /**
@@ -102,7 +109,13 @@ export class CommitTracker {
       })
       .catch(() => {})
       .finally(() => this.#polls && this.#poll(watch, 20));
-    return { record: committed, cancel: () => this.#finish(watch, () => {}) };
+    return {
+      record: committed,
+      sentAt: (at) => {
+        watch.sentAt = at;
+      },
+      cancel: () => this.#finish(watch, () => {}),
+    };
   }
 
   /** Stops listening and ends every wait (they never settle). */
@@ -116,7 +129,9 @@ export class CommitTracker {
   #poll(watch: Watch, delayMs: number): void {
     if (watch.done || watch.awaiting) return;
     const timer = setTimeout(async () => {
-      const record = await this.store.readIdempotency(watch.messageId).catch(() => undefined);
+      const record = await this.store
+        .readIdempotency(watch.messageId, watch.sentAt)
+        .catch(() => undefined);
       if (record) this.#committed(watch, record);
       else this.#poll(watch, Math.min(delayMs * 2, 1_000));
     }, delayMs);

@@ -48,7 +48,8 @@ export function commitOutcomes(context: CommitOutcomesContext): OutcomeWaits {
           wait.cancel();
           forget();
         },
-        accepted: () => {
+        accepted: (sentAt) => {
+          wait.sentAt(sentAt);
           void answer(context, request, wait).finally(forget);
         },
       };
