@@ -63,7 +63,7 @@ describe('BatonClient reconnects', () => {
     client = testClient(server.url, {
       timers,
       random: () => 1, // the top of each jitter range
-      reconnect: { minMs: 10, maxMs: 80 },
+      reconnect: { minMs: 10, maxMs: 80, stableMs: 100 },
     });
     client.subscribeConnectionState((state) => states.push(state));
     // Each wait is asked for once a refused attempt has closed on the client's side.
@@ -74,9 +74,10 @@ describe('BatonClient reconnects', () => {
     server.accepting = true;
     await server.connection(0);
     await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    await new Promise((resolve) => setTimeout(resolve, 150)); // past stableMs
     server.connections[0]!.terminate();
     await vi.waitFor(() => expect(server.connections).toHaveLength(2));
-    // After a successful open the backoff starts again from minMs.
+    // After a connection that stayed up stableMs the backoff starts again from minMs.
     expect(timers.delays.filter((ms) => ms <= 80).at(-1)).toBe(10);
     await vi.waitFor(() => expect(client.connectionState).toBe('open'));
     expect(states).toEqual(['open', 'reconnecting', 'open']);
@@ -102,6 +103,21 @@ describe('BatonClient reconnects', () => {
       expect(errors[0]).toBe(`the server closed the connection: ${reason}`);
     },
   );
+
+  it('keeps backing off while each socket it opens is closed at once (a server in a crash loop)', async () => {
+    const timers = recordingTimers();
+    const states: ConnectionState[] = [];
+    client = testClient(server.url, {
+      timers,
+      random: () => 1,
+      reconnect: { minMs: 10, maxMs: 80 },
+    });
+    client.subscribeConnectionState((state) => states.push(state));
+    for (let i = 0; i < 5; i++) (await server.connection(i)).close(1011, 'internal error');
+    await vi.waitFor(() => expect(timers.delays.filter((ms) => ms <= 80)).toHaveLength(5));
+    expect(timers.delays.filter((ms) => ms <= 80)).toEqual([10, 20, 40, 80, 80]);
+    expect(states.slice(0, 2)).toEqual(['open', 'reconnecting']); // each socket did open
+  });
 
   it('draws each wait between half and all of the ceiling', async () => {
     server.accepting = false;
@@ -256,7 +272,12 @@ describe('BatonClient reconnects', () => {
 
   it('never refreshes a token given as a string, even a JWT about to expire', async () => {
     const timers = recordingTimers();
-    client = testClient(server.url, { token: shortJwt(), timers, maxConnectionMs: 7_000_000 });
+    client = testClient(server.url, {
+      token: shortJwt(),
+      timers,
+      maxConnectionMs: 7_000_000,
+      reconnect: { stableMs: 60_000 },
+    });
     await server.connection(0);
     await vi.waitFor(() => expect(client.connectionState).toBe('open'));
     expect(timers.delays).toContain(7_000_000);

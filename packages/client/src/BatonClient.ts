@@ -132,6 +132,9 @@ export class BatonClient {
         WebSocket,
         minMs: options.reconnect?.minMs ?? 1_000,
         maxMs: options.reconnect?.maxMs ?? 16_000,
+        // Longer than a refusal, or a crash on the first frames, takes to close a socket it
+        // just opened; shorter than any real session.
+        stableMs: options.reconnect?.stableMs ?? 5_000,
         pingMs: options.pingMs ?? 5 * 60_000,
         pongTimeoutMs: options.pongTimeoutMs ?? 30_000,
         maxConnectionMs: options.maxConnectionMs ?? 110 * 60_000,

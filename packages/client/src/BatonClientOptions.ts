@@ -67,9 +67,15 @@ export interface BatonClientOptions {
   readonly WebSocket?: WebSocketConstructor;
   /**
    * Backoff between reconnect attempts: attempt n waits a random time between half and all of
-   * `min(maxMs, minMs · 2ⁿ)`. @default { minMs: 1_000, maxMs: 16_000 }
+   * `min(maxMs, minMs · 2ⁿ)`. A connection that drops within `stableMs` of opening counts as a
+   * failed attempt (the backoff keeps growing); one that stayed up longer starts it over.
+   * @default { minMs: 1_000, maxMs: 16_000, stableMs: 5_000 }
    */
-  readonly reconnect?: { readonly minMs?: number; readonly maxMs?: number };
+  readonly reconnect?: {
+    readonly minMs?: number;
+    readonly maxMs?: number;
+    readonly stableMs?: number;
+  };
   /** Heartbeat interval, inside API Gateway's 10-minute idle limit. @default 5 minutes */
   readonly pingMs?: number;
   /** A connection that has received nothing this long after a ping is dropped. @default 30 s */

@@ -20,9 +20,6 @@ import { refreshDelay, tokenExpiry } from './refreshDelay.ts';
 
 const OPEN = 1;
 
-/** Close codes with which a server refuses a connection it just accepted (its auth, its caps). */
-const REFUSALS = new Set([4401, 4429]);
-
 /**
  * How the open socket's server wants pushes acknowledged: by the count of frames read
  * (`baton.v1.received`), per subscription (`baton.v1`), or not at all (`baton.v1.unacked`).
@@ -36,6 +33,7 @@ export interface ConnectionSettings {
   readonly WebSocket: WebSocketConstructor;
   readonly minMs: number;
   readonly maxMs: number;
+  readonly stableMs: number;
   readonly pingMs: number;
   readonly pongTimeoutMs: number;
   readonly maxConnectionMs: number;
@@ -67,16 +65,20 @@ export class Connection {
   #state: ConnectionState = 'connecting';
   #socket: WebSocketLike | undefined;
   #framesRead = 0;
-  /** Failed attempts since the last open: the backoff exponent. */
+  /**
+   * Failed attempts since the last connection that stayed up `stableMs`: the backoff exponent.
+   * A socket that opens and drops sooner counts as failed, so that a server that accepts and
+   * closes at once (refusing, crashing, deploying) is not reconnected to every `minMs`.
+   */
   #attempt = 0;
-  /** The failed attempts before the socket open now: a refusal right after the open adds one. */
-  #attemptAtOpen = 0;
   /** Bumped by every connect and drop, so late events of an old socket are ignored. */
   #generation = 0;
   #retryTimer: unknown;
   #pingTimer: unknown;
   #pongTimer: unknown;
   #renewTimer: unknown;
+  /** Resets the backoff once the socket has stayed up `stableMs`. */
+  #stableTimer: unknown;
   /** Fetches a fresh token ahead of the current one's expiry. */
   #refreshTimer: unknown;
   /** The token the socket was opened with, when it came from the `token` function (fresh). */
@@ -170,10 +172,12 @@ export class Connection {
     this.#framesRead = 0;
     socket.onopen = () => {
       if (socket !== this.#socket) return;
-      this.#attemptAtOpen = this.#attempt;
-      this.#attempt = 0;
       this.#schedulePing();
-      const { maxConnectionMs, setTimeout } = this.#settings;
+      const { maxConnectionMs, stableMs, setTimeout } = this.#settings;
+      this.#stableTimer = setTimeout(() => {
+        this.#stableTimer = undefined;
+        this.#attempt = 0;
+      }, stableMs);
       this.#renewTimer = setTimeout(() => this.#renew(), maxConnectionMs);
       const refreshMs = refreshDelay(this.#freshToken, Date.now());
       if (refreshMs !== undefined && refreshMs < maxConnectionMs) {
@@ -191,8 +195,6 @@ export class Connection {
       if (socket !== this.#socket) return;
       // 4000-4999: the server's own reasons (e.g. 4401 unauthorized): worth telling.
       const code = event?.code ?? 1006;
-      // Refused once open (unauthorized, too many connections): back off as for a failed attempt.
-      if (REFUSALS.has(code)) this.#attempt = this.#attemptAtOpen;
       if (code >= 4000 && code < 5000) {
         const reason = event.reason || 'no reason given';
         this.#hooks.onError(
@@ -280,10 +282,16 @@ export class Connection {
     const socket = this.#socket;
     this.#socket = undefined;
     this.#assembler.clear();
-    for (const timer of [this.#pingTimer, this.#pongTimer, this.#renewTimer, this.#refreshTimer]) {
-      if (timer !== undefined) this.#settings.clearTimeout(timer);
-    }
+    const timers = [
+      this.#pingTimer,
+      this.#pongTimer,
+      this.#renewTimer,
+      this.#refreshTimer,
+      this.#stableTimer,
+    ];
+    for (const timer of timers) if (timer !== undefined) this.#settings.clearTimeout(timer);
     this.#pingTimer = this.#pongTimer = this.#renewTimer = this.#refreshTimer = undefined;
+    this.#stableTimer = undefined;
     if (socket === undefined) return;
     socket.onopen = socket.onmessage = socket.onclose = null;
     socket.onerror = () => {}; // closing a socket still connecting reports an error
