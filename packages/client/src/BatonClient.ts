@@ -19,6 +19,7 @@ import type { ServerMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { BatonClientOptions } from './BatonClientOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
+import { notSentError, unansweredError } from './internal/authEnd.ts';
 import { Connection } from './internal/Connection.ts';
 import { browserPageEvents } from './internal/PageEvents.ts';
 import { QueryTable } from './internal/QueryTable.ts';
@@ -87,6 +88,8 @@ export class BatonClient {
   readonly #clearTimeout: (handle: unknown) => void;
   readonly #prefix: string;
   #counter = 0;
+  /** Why the connection ended for good when the server ended its auth (a fixed token). */
+  #authEnded: BatonError | undefined;
 
   constructor(options: BatonClientOptions) {
     const WebSocket =
@@ -150,6 +153,7 @@ export class BatonClient {
           for (const listener of [...this.#stateListeners]) listener(state);
         },
         onError: (error) => this.#options.onError?.(error),
+        onAuthEnded: (error, final) => this.#onAuthEnded(error, final),
       },
     );
   }
@@ -332,11 +336,12 @@ export class BatonClient {
   close(): void {
     if (this.#connection.state === 'closed') return;
     this.#connection.close();
-    this.#requests.failAll('the client was closed');
+    this.#requests.failAll(() => new BatonError(ErrorCode.UNAVAILABLE, 'the client was closed'));
     this.#queries.clearTimers();
   }
 
   #request(frame: Parameters<RequestTable['add']>[0], timeoutMs: number | undefined) {
+    if (this.#authEnded) return Promise.reject(notSentError(this.#authEnded));
     if (this.#connection.state === 'closed') {
       return Promise.reject(new BatonError(ErrorCode.UNAVAILABLE, 'the client was closed'));
     }
@@ -361,6 +366,21 @@ export class BatonClient {
   #onOpen(): void {
     this.#queries.resubscribeAll();
     for (const frame of this.#requests.frames()) this.#connection.send(frame);
+  }
+
+  /**
+   * The server refused or expired the token: every query shows it. Sends and asks in flight stay,
+   * to go out again with their keys once a fresh token connects; if none can (`final`), they fail
+   * saying how to retry safely.
+   */
+  #onAuthEnded(error: BatonError, final: boolean): void {
+    if (!final) {
+      this.#queries.failAll(error);
+      return;
+    }
+    this.#authEnded = error;
+    this.#queries.end(error);
+    this.#requests.failAll((frame) => unansweredError(frame, error));
   }
 
   #onMessage(message: ServerMessage): void {

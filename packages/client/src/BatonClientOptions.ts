@@ -60,7 +60,10 @@ export interface BatonClientOptions {
    * connect, so it can refresh an expired token: the server closes a connection when its token
    * expires (`validUntil`; `jwtAuth` uses the JWT's `exp`). Ahead of the `exp` of a JWT from the
    * function (a minute, or a quarter of its life if less), the client asks it for a fresh one
-   * and renews the connection with it, the old socket serving until then. @default none
+   * and renews the connection with it, the old socket serving until then. When the server
+   * refuses or expires the token (close code 4401 or 4440), every query shows an
+   * `UNAUTHENTICATED` error; the client then reconnects with a token from the function, or, given
+   * a string, stops for good (`closed`), as the same token would be refused again. @default none
    */
   readonly token?: string | (() => string | Promise<string>);
   /** @default globalThis.WebSocket */

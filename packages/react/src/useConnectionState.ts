@@ -3,7 +3,8 @@ import { useCallback, useSyncExternalStore } from 'react';
 import { useBatonClient } from './useBatonClient.ts';
 
 /**
- * The client's connection state — `connecting`, `open`, `reconnecting` or `closed` —
+ * The client's connection state — `connecting`, `open`, `reconnecting` or `closed` (after
+ * `client.close()`, or once the server refused or expired a token given as a string) —
  * re-rendering when it changes.
  *
  * @example

@@ -13,6 +13,7 @@ import {
 } from '@baton/protocol';
 import type { WebSocketConstructor, WebSocketLike } from '../BatonClientOptions.ts';
 import type { ConnectionState } from '../ConnectionState.ts';
+import { authCloseError, authFrameError } from './authEnd.ts';
 import { backoffDelay } from './backoffDelay.ts';
 import { connectTarget } from './connectTarget.ts';
 import type { PageEvents } from './PageEvents.ts';
@@ -50,6 +51,11 @@ export interface ConnectionHooks {
   onMessage(message: ServerMessage): void;
   onState(state: ConnectionState): void;
   onError(error: BatonError): void;
+  /**
+   * The server ended the connection's auth (refused or expired its token). `final`: the token is
+   * fixed, so the connection is closed for good; else it reconnects with one from the function.
+   */
+  onAuthEnded(error: BatonError, final: boolean): void;
 }
 
 /**
@@ -193,10 +199,15 @@ export class Connection {
     };
     socket.onclose = (event: { code?: number; reason?: string }) => {
       if (socket !== this.#socket) return;
-      // 4000-4999: the server's own reasons (e.g. 4401 unauthorized): worth telling.
+      // 4000-4999: the server's own reasons (e.g. 4429 too many connections): worth telling.
       const code = event?.code ?? 1006;
+      const reason = event?.reason || 'no reason given';
+      const authEnd = authCloseError(code, reason, this.#tokenIsFixed);
+      if (authEnd !== undefined) {
+        this.#endAuth(authEnd);
+        return;
+      }
       if (code >= 4000 && code < 5000) {
-        const reason = event.reason || 'no reason given';
         this.#hooks.onError(
           new BatonError(ErrorCode.UNAVAILABLE, `the server closed the connection: ${reason}`, {
             details: { closeCode: code, reason },
@@ -236,7 +247,32 @@ export class Connection {
       this.#hooks.onError(toBatonError(error));
       return;
     }
-    if (message.type !== 'pong') this.#hooks.onMessage(message);
+    if (message.type === 'pong') return;
+    if (message.type === 'error' && message.id === undefined && message.requestId === undefined) {
+      const authEnd = authFrameError(message.error, this.#tokenIsFixed);
+      if (authEnd !== undefined) {
+        this.#endAuth(authEnd);
+        return;
+      }
+    }
+    this.#hooks.onMessage(message);
+  }
+
+  /** Whether every connect sends the same token (a string, or none): no fresh one can come. */
+  get #tokenIsFixed(): boolean {
+    return typeof this.#settings.token !== 'function';
+  }
+
+  /**
+   * The server refused or expired the token: with a fixed one, retrying cannot succeed, so the
+   * connection closes for good; a token function may give a fresh one, so reconnect.
+   */
+  #endAuth(error: BatonError): void {
+    const final = this.#tokenIsFixed;
+    this.#hooks.onError(error);
+    this.#hooks.onAuthEnded(error, final);
+    if (final) this.close();
+    else this.#dropped();
   }
 
   /** The socket closed (or stopped answering): reconnect after the backoff. */

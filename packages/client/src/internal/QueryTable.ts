@@ -31,6 +31,8 @@ export class QueryTable {
   readonly #settings: QueryTableSettings;
   readonly #entries = new Map<string, QueryEntry>();
   readonly #byWireId = new Map<string, QueryEntry>();
+  /** Why the connection ended for good, if it did: what a query subscribed since reports. */
+  #ended: BatonError | undefined;
   /** Acks not sent yet, by wire id: the pushes of one read leave in one frame. */
   #acks = new Map<string, number>();
   /** Whether a `received` frame is due once the frames at hand are read. */
@@ -52,6 +54,7 @@ export class QueryTable {
     if (entry === undefined) {
       entry = new QueryEntry(key, query, args);
       this.#entries.set(key, entry);
+      if (this.#ended) entry.fail(this.#ended);
       this.#subscribe(entry);
     } else if (entry.dropTimer !== undefined) {
       this.#settings.clearTimeout(entry.dropTimer);
@@ -139,6 +142,18 @@ export class QueryTable {
   /** The server refused or failed subscription `id`. */
   fail(id: string, error: BatonError): void {
     this.#byWireId.get(id)?.fail(error);
+  }
+
+  /** Every query fails with `error`, keeping its last data (the connection's auth ended). */
+  failAll(error: BatonError): void {
+    for (const entry of this.#entries.values()) entry.fail(error);
+  }
+
+  /** The connection ended for good with `error`: every query, and any subscribed later, fails. */
+  end(error: BatonError): void {
+    this.#ended = error;
+    this.failAll(error);
+    this.clearTimers();
   }
 
   /** Cancels pending unsubscribes (the client is closing). */

@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode, errorFromJSON } from '@baton/core';
+import { type BatonError, errorFromJSON } from '@baton/core';
 import type {
   AcceptedMessage,
   AskMessage,
@@ -83,11 +83,9 @@ export class RequestTable {
     this.#settle(requestId, undefined, error);
   }
 
-  /** Rejects everything in flight (the client is closing). */
-  failAll(message: string): void {
-    for (const requestId of [...this.#inFlight.keys()]) {
-      this.fail(requestId, new BatonError(ErrorCode.UNAVAILABLE, message));
-    }
+  /** Rejects everything in flight, each with `error(frame)` (the connection ended for good). */
+  failAll(error: (frame: SendMessage | AskMessage) => BatonError): void {
+    for (const { frame } of [...this.#inFlight.values()]) this.fail(frame.requestId, error(frame));
   }
 
   #settle(requestId: string, value: unknown, error?: BatonError): void {

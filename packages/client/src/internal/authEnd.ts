@@ -1,0 +1,73 @@
+import { BatonError, ErrorCode, type SerializedError } from '@baton/core';
+import type { AskMessage, SendMessage } from '@baton/protocol';
+
+/** The close codes with which a server ends a connection's auth (`@baton/server`'s CloseCode). */
+const AUTH_CLOSES: Readonly<Record<number, string>> = {
+  4401: 'the server refused the token',
+  4440: "the connection's identity expired",
+};
+
+/**
+ * The error of a close that ends the connection's auth (4401 unauthorized, 4440 expired), or
+ * undefined for any other close. `final`: the client stops reconnecting (its token is fixed).
+ */
+export function authCloseError(
+  code: number,
+  reason: string,
+  final: boolean,
+): BatonError | undefined {
+  const what = AUTH_CLOSES[code];
+  if (what === undefined) return undefined;
+  return authEndError(`${what} (close code ${code}: ${reason})`, final, {
+    closeCode: code,
+    reason,
+  });
+}
+
+/**
+ * The error of an `UNAUTHENTICATED` frame that names no request or subscription: how the API
+ * Gateway host tells a connection its identity ended, before it closes it with no code of ours.
+ */
+export function authFrameError(error: SerializedError, final: boolean): BatonError | undefined {
+  if (error.code !== ErrorCode.UNAUTHENTICATED) return undefined;
+  return authEndError(`the server ended the connection's auth (${error.message})`, final, {
+    ...error.details,
+  });
+}
+
+function authEndError(what: string, final: boolean, details: Record<string, unknown>): BatonError {
+  const next = final
+    ? 'the client stopped reconnecting, as the same token would be refused again: sign in again ' +
+      'and create a new client with a valid token (a token function is asked for a fresh one on ' +
+      'every connect)'
+    : 'reconnecting with a token from the token function';
+  return new BatonError(ErrorCode.UNAUTHENTICATED, `${what}: ${next}`, { details });
+}
+
+/**
+ * What a send or ask still in flight rejects with when the connection's auth ended for good: it
+ * may have been applied before the server stopped answering, so it says how to retry safely.
+ */
+export function unansweredError(frame: SendMessage | AskMessage, ended: BatonError): BatonError {
+  const again =
+    frame.type === 'ask'
+      ? 'ask again with the same idempotencyKey to get its outcome'
+      : 'send it again with the same idempotencyKey';
+  return new BatonError(
+    ErrorCode.UNAUTHENTICATED,
+    `${frame.type} ${frame.idempotencyKey} got no answer before the server ended the ` +
+      `connection's auth; it may or may not have been applied: ${again}, from a client with a ` +
+      'valid token',
+    { details: { ...ended.details, idempotencyKey: frame.idempotencyKey }, cause: ended },
+  );
+}
+
+/** What a send or ask made after the connection's auth ended for good rejects with. */
+export function notSentError(ended: BatonError): BatonError {
+  return new BatonError(
+    ErrorCode.UNAUTHENTICATED,
+    "not sent: the server ended the connection's auth and the client stopped reconnecting; " +
+      'create a new client with a valid token',
+    { details: ended.details, cause: ended },
+  );
+}
