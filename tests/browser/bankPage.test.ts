@@ -1,7 +1,8 @@
 /**
  * The bank example's live page (what `pnpm start` serves) in headless Chromium: alice signed in
  * sees only her account, an admin (teller) every one; a transfer alice makes shows in both, a
- * refused one says why; a page without a valid token gets nothing. The page is sent with the
+ * refused one says why; a page without a valid token gets nothing, and one whose token expired
+ * says so and stops connecting. The page is sent with the
  * content security policy the deployed one gets from CloudFront, and works under it.
  */
 import { silentLogger } from '@baton/core';
@@ -96,6 +97,23 @@ describe('the bank example page in Chromium', () => {
     await page.goto(live.url);
     await expect.poll(() => page.getByLabel('token').count()).toBe(1);
     expect(await cell(page, 'balance-alice').count()).toBe(0);
+    await page.close();
+  });
+
+  it('tells a page whose token expired to sign in again, and stops connecting', async () => {
+    const page = await browser.newPage();
+    let sockets = 0;
+    page.on('websocket', () => sockets++);
+    const hoursAgo = Date.now() - 13 * 3_600_000; // a 12-hour token made 13 hours ago
+    const expired = demoToken({ userId: 'alice', role: 'customer' }, { now: hoursAgo });
+    await page.goto(`${live.url}#token=${expired}`);
+    await expect.poll(() => cell(page, 'connection').textContent()).toBe('closed');
+    expect(await page.getByRole('alert').textContent()).toMatch(/^the server refused the token/);
+    expect(await cell(page, 'balance-alice').count()).toBe(0);
+    await page.waitForTimeout(1_000); // past several of the page's reconnect waits
+    expect(sockets).toBe(1);
+    await page.getByRole('button', { name: 'sign in again' }).click();
+    await expect.poll(() => page.getByLabel('token').count()).toBe(1);
     await page.close();
   });
 

@@ -27,6 +27,12 @@ function readToken(): string | undefined {
   return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
 }
 
+/** Forgets the token: the page shows the sign-in form. */
+function signOut(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+  location.reload();
+}
+
 /** Who the token says the user is, for display only: the server checks its signature. */
 function userOf(token: string): { userId: string; role: string } | undefined {
   try {
@@ -256,20 +262,22 @@ function App({ me }: { me: Me }) {
           {me.userId}
           {me.admin ? ' (admin)' : ''}
         </span>
-        <button
-          type="button"
-          className="quiet"
-          onClick={() => {
-            sessionStorage.removeItem(TOKEN_KEY);
-            location.reload();
-          }}
-        >
+        <button type="button" className="quiet" onClick={signOut}>
           sign out
         </button>
         <output className="pill" data-state={connection} data-testid="connection">
           {connection}
         </output>
       </header>
+      {/* The client closes for good once the server refuses or expires the token. */}
+      {connection === 'closed' && (
+        <p role="status" data-testid="signed-out">
+          Your sign-in was refused or has expired.{' '}
+          <button type="button" onClick={signOut}>
+            sign in again
+          </button>
+        </p>
+      )}
       <main>
         <div>
           <section>
