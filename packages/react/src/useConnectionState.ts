@@ -20,5 +20,10 @@ export function useConnectionState(): ConnectionState {
     [client],
   );
   const get = () => client.connectionState;
-  return useSyncExternalStore(subscribe, get, get);
+  return useSyncExternalStore(subscribe, get, serverSnapshot);
+}
+
+/** What the server renders, and hydration first renders: the server holds no connection. */
+function serverSnapshot(): ConnectionState {
+  return 'connecting';
 }

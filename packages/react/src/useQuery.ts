@@ -1,4 +1,4 @@
-import type { QueryObserver, QueryRef, QueryState } from '@baton/client';
+import { PENDING_STATE, type QueryObserver, type QueryRef, type QueryState } from '@baton/client';
 import type { AnyQueryDefinition, ArgsOf, ResultOf } from '@baton/core';
 import { useMemo, useSyncExternalStore } from 'react';
 import { useBatonClient } from './useBatonClient.ts';
@@ -8,7 +8,8 @@ import { useBatonClient } from './useBatonClient.ts';
  * when the result changes. Components using the same query and args share one subscription;
  * `data` keeps its reference while the result is unchanged (and unchanged parts of a patched
  * result keep theirs); an error keeps the last good `data`. Pass `'skip'` to subscribe to
- * nothing (the state stays `pending`), e.g. until an id is known.
+ * nothing (the state stays `pending`), e.g. until an id is known. On the server, and in the
+ * render that hydrates its HTML, the state is `pending`: the live data comes after.
  *
  * @example
  * function Balance({ account }: { account: string }) {
@@ -33,5 +34,13 @@ export function useQuery(query: QueryRef, args: unknown): QueryState<unknown> {
     () => client.observe(name, args),
     [client, name, argsKey],
   );
-  return useSyncExternalStore(observer.subscribe, observer.getSnapshot, observer.getSnapshot);
+  return useSyncExternalStore(observer.subscribe, observer.getSnapshot, serverSnapshot);
+}
+
+/**
+ * What the server renders, and hydration first renders, for every query: pending, as the server
+ * has no live data, and a hydrating page must render what the server did.
+ */
+function serverSnapshot(): QueryState<unknown> {
+  return PENDING_STATE;
 }
