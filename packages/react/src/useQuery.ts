@@ -27,7 +27,8 @@ export function useQuery<T = unknown>(query: string, args: unknown): QueryState<
 export function useQuery(query: QueryRef, args: unknown): QueryState<unknown> {
   const client = useBatonClient();
   const name = typeof query === 'string' ? query : query.name;
-  const argsKey = args === 'skip' ? undefined : JSON.stringify(args);
+  // Distinct from any args, undefined too (whose JSON.stringify is undefined, not a string).
+  const argsKey = args === 'skip' ? 'skip' : `args ${JSON.stringify(args)}`;
   // A new observer only when the query or the args' value changes, not their identity.
   // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the args' JSON on purpose
   const observer: QueryObserver<unknown> = useMemo(
