@@ -3,6 +3,7 @@ import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { BatonContext } from './BatonContext.ts';
+import { BatonProvider } from './BatonProvider.tsx';
 import { useConnectionState } from './useConnectionState.ts';
 import { useQuery } from './useQuery.ts';
 
@@ -27,5 +28,18 @@ describe('the hooks on the server', () => {
       createElement(BatonContext.Provider, { value: liveClient }, createElement(View)),
     );
     expect(html).toBe('pending:|connecting');
+  });
+
+  it('render the fallback of a provider given a function that creates the client, without calling it', () => {
+    let created = 0;
+    const create = () => {
+      created += 1;
+      return liveClient;
+    };
+    const html = renderToString(
+      createElement(BatonProvider, { client: create, fallback: 'loading' }, createElement(View)),
+    );
+    expect(html).toBe('loading');
+    expect(created).toBe(0);
   });
 });

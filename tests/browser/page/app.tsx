@@ -18,10 +18,12 @@ import { createRoot } from 'react-dom/client';
 import { Account, balance, Laundry, privateBalance } from './model.ts';
 
 const params = new URLSearchParams(location.search);
-const client = new BatonClient({
-  url: params.get('ws') ?? `ws://${location.host}/baton`,
-  token: params.get('token') ?? undefined,
-});
+/** The provider makes the client once mounted, as a server-rendered app has it do. */
+const createClient = () =>
+  new BatonClient({
+    url: params.get('ws') ?? `ws://${location.host}/baton`,
+    token: params.get('token') ?? undefined,
+  });
 
 /** `pending`, `success:<data>` or `error:<code>:<last data>`: what the test reads. */
 function show(state: QueryState<number>): string {
@@ -162,7 +164,7 @@ declare global {
 
 window.__arm = arm;
 createRoot(document.getElementById('root')!).render(
-  <BatonProvider client={client}>
+  <BatonProvider client={createClient}>
     <App />
   </BatonProvider>,
 );
