@@ -1,4 +1,4 @@
-import { query } from '@baton/core';
+import { type ErrorCode, query } from '@baton/core';
 import { encodeMessage, splitFrame } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
@@ -331,6 +331,33 @@ describe('BatonClient subscriptions', () => {
       expect(seen.last()).toEqual({ status: 'success', data: 9, error: undefined, version: 2 }),
     );
   });
+
+  it.each(['LIMIT_EXCEEDED', 'RATE_LIMITED'] as const)(
+    'subscribes again, after a backoff, to a query the server refused for now (%s), not to one refused for good',
+    async (code) => {
+      client = testClient(server.url);
+      const seen = recorder<number>();
+      client.subscribe('forbidden', {}, recorder().listener);
+      client.subscribe('count', {}, seen.listener);
+      const connection = await server.connection(0);
+      const forbidden = await connection.take('subscribe');
+      const refused = await connection.take('subscribe');
+      const error = (id: string, code: ErrorCode) =>
+        connection.send({ v: 1, type: 'error', id, error: { code, message: 'no', details: {} } });
+      error(forbidden.id, 'FORBIDDEN');
+      error(refused.id, code);
+      await vi.waitFor(() => expect(seen.last()?.error?.code).toBe(code));
+
+      const again = await connection.take('subscribe');
+      expect(again).toMatchObject({ query: 'count' });
+      expect(again.id).not.toBe(refused.id);
+      connection.send({ v: 1, type: 'result', id: again.id, version: 1, hash: 'h1', value: 1 });
+      await vi.waitFor(() => expect(seen.last()).toMatchObject({ status: 'success', data: 1 }));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // past several backoffs
+      const subscribes = connection.received.filter((m) => m.type === 'subscribe');
+      expect(subscribes.map((m) => m.query)).toEqual(['forbidden', 'count', 'count']);
+    },
+  );
 
   it('reassembles a result sent in chunks', async () => {
     client = testClient(server.url);

@@ -20,6 +20,7 @@ import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { BatonClientOptions } from './BatonClientOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
 import { notSentError, unansweredError } from './internal/authEnd.ts';
+import { backoffDelay } from './internal/backoffDelay.ts';
 import { Connection } from './internal/Connection.ts';
 import { browserPageEvents } from './internal/PageEvents.ts';
 import { QueryTable } from './internal/QueryTable.ts';
@@ -116,6 +117,8 @@ export class BatonClient {
       ? (handle) => timers.clearTimeout(handle)
       : (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>);
     const random = options.random ?? Math.random;
+    const minMs = options.reconnect?.minMs ?? 1_000;
+    const maxMs = options.reconnect?.maxMs ?? 16_000;
     this.#prefix = random().toString(36).slice(2, 10);
     this.#requests = new RequestTable(this.#clearTimeout);
     this.#queries = new QueryTable({
@@ -125,6 +128,7 @@ export class BatonClient {
       framesRead: () => this.#connection.framesRead,
       nextId: () => this.#nextId('s'),
       keepAliveMs: options.keepAliveMs ?? 1_000,
+      retryDelay: (attempt) => backoffDelay(attempt, minMs, maxMs, random),
       setTimeout: this.#setTimeout,
       clearTimeout: this.#clearTimeout,
     });
@@ -133,8 +137,8 @@ export class BatonClient {
         url: options.url,
         token: options.token,
         WebSocket,
-        minMs: options.reconnect?.minMs ?? 1_000,
-        maxMs: options.reconnect?.maxMs ?? 16_000,
+        minMs,
+        maxMs,
         // Longer than a refusal, or a crash on the first frames, takes to close a socket it
         // just opened; shorter than any real session.
         stableMs: options.reconnect?.stableMs ?? 5_000,

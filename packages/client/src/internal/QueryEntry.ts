@@ -25,6 +25,10 @@ export class QueryEntry {
   wireId: string | undefined;
   /** Pending unsubscribe after the last listener left. */
   dropTimer: unknown;
+  /** Pending subscribe again after the server refused it for now. */
+  retryTimer: unknown;
+  /** Refusals for now since its last result: the retry's backoff exponent. */
+  retries = 0;
   #state: QueryState<unknown> = PENDING_STATE;
   /** The hash of `#state.data` as the server named it; `undefined` when no value is held. */
   #hash: string | undefined;

@@ -1,4 +1,4 @@
-import type { BatonError } from '@baton/core';
+import { type BatonError, ErrorCode } from '@baton/core';
 import type { ClientMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
 import { PENDING_STATE, type QueryState } from '../QueryState.ts';
@@ -18,9 +18,14 @@ export interface QueryTableSettings {
   /** A new wire id for a subscription. */
   readonly nextId: () => string;
   readonly keepAliveMs: number;
+  /** The wait before subscribing again after refusal `attempt` (0 for the first) for now. */
+  readonly retryDelay: (attempt: number) => number;
   readonly setTimeout: (callback: () => void, ms: number) => unknown;
   readonly clearTimeout: (handle: unknown) => void;
 }
+
+/** Codes with which a server refuses a subscribe for now (its caps), not for good. */
+const REFUSED_FOR_NOW = new Set<string>([ErrorCode.LIMIT_EXCEEDED, ErrorCode.RATE_LIMITED]);
 
 /**
  * The client's shared subscriptions, by (query, canonical args), and their ids on the current
@@ -77,7 +82,10 @@ export class QueryTable {
     this.#byWireId.clear();
     this.#acks.clear(); // for the old socket's ids
     this.#receivedDue = false;
-    for (const entry of this.#entries.values()) this.#subscribe(entry);
+    for (const entry of this.#entries.values()) {
+      this.#cancelRetry(entry);
+      this.#subscribe(entry);
+    }
   }
 
   /** Applies a push and acks it; starts the subscription over if the push does not fit. */
@@ -86,6 +94,7 @@ export class QueryTable {
     if (entry === undefined) return; // for a subscription since ended, or of an old socket
     if (entry.isStale(message)) return; // overtaken by a newer one: nothing to apply or ack
     if (entry.apply(message)) {
+      entry.retries = 0;
       this.#ack(message.id, message.version);
       return;
     }
@@ -139,9 +148,33 @@ export class QueryTable {
     }
   }
 
-  /** The server refused or failed subscription `id`. */
+  /** The server refused or failed subscription `id`; one refused for now is retried. */
   fail(id: string, error: BatonError): void {
-    this.#byWireId.get(id)?.fail(error);
+    const entry = this.#byWireId.get(id);
+    if (entry === undefined) return;
+    entry.fail(error);
+    if (REFUSED_FOR_NOW.has(error.code)) this.#retry(entry, error.retryAfterMs ?? 0);
+  }
+
+  /**
+   * Subscribes again after the wait the server asked for, plus a growing, jittered backoff, so
+   * that the subscriptions refused together do not all come back together.
+   */
+  #retry(entry: QueryEntry, retryAfterMs: number): void {
+    if (entry.wireId !== undefined) this.#byWireId.delete(entry.wireId); // the server holds none
+    entry.wireId = undefined;
+    this.#cancelRetry(entry);
+    const delay = retryAfterMs + this.#settings.retryDelay(entry.retries);
+    entry.retries += 1;
+    entry.retryTimer = this.#settings.setTimeout(() => {
+      entry.retryTimer = undefined;
+      if (this.#entries.get(entry.key) === entry) this.#subscribe(entry);
+    }, delay);
+  }
+
+  #cancelRetry(entry: QueryEntry): void {
+    if (entry.retryTimer !== undefined) this.#settings.clearTimeout(entry.retryTimer);
+    entry.retryTimer = undefined;
   }
 
   /** Every query fails with `error`, keeping its last data (the connection's auth ended). */
@@ -156,11 +189,12 @@ export class QueryTable {
     this.clearTimers();
   }
 
-  /** Cancels pending unsubscribes (the client is closing). */
+  /** Cancels pending unsubscribes and retries (the client is closing). */
   clearTimers(): void {
     for (const entry of this.#entries.values()) {
       if (entry.dropTimer !== undefined) this.#settings.clearTimeout(entry.dropTimer);
       entry.dropTimer = undefined;
+      this.#cancelRetry(entry);
     }
   }
 
@@ -180,6 +214,7 @@ export class QueryTable {
     entry.dropTimer = undefined;
     if (entry.listeners.size > 0) return;
     this.#entries.delete(entry.key);
+    this.#cancelRetry(entry);
     this.#unsubscribe(entry);
   }
 
