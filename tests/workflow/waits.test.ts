@@ -60,6 +60,39 @@ describe('waiting in a workflow', () => {
     expect(((await h.state(ref.id)) as { signals: unknown[] }).signals).toEqual([]);
   });
 
+  it('keeps at most 128 KiB of events ahead of their waits, refusing the next one with LIMIT_EXCEEDED', async () => {
+    const Slow = workflow({
+      name: 'slow',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.sleep(DAY);
+        const events: string[] = [];
+        for (let n = 0; n < 3; n++) events.push(await ctx.waitForEvent<string>('chunk'));
+        return events.map((event) => event.length);
+      },
+    });
+    const h = workflowHarness([Slow.actor]);
+    const ref = await h.client.start(Slow, 's', {});
+    await h.runAll({ until: h.clock.now() });
+    // 40 KB each: three fit beside each other, a fourth does not.
+    const chunk = 'x'.repeat(40_000);
+    const sent = [];
+    for (let n = 0; n < 4; n++) sent.push(await h.client.signal(ref, 'chunk', chunk));
+    await h.run();
+    const outcomes = await Promise.all(sent.map(({ messageId }) => h.client.outcome(messageId)));
+    expect(outcomes.slice(0, 3).every((outcome) => outcome?.ok)).toBe(true);
+    expect(outcomes[3]).toMatchObject({
+      ok: false,
+      error: {
+        code: ErrorCode.LIMIT_EXCEEDED,
+        message: expect.stringMatching(/already holds 3 events .* that no wait has taken/),
+      },
+    });
+    // The three kept are taken by the waits to come.
+    await h.runAll();
+    expect(await h.client.result(ref)).toEqual([40_000, 40_000, 40_000]);
+  });
+
   it('fails a wait past its timeout with TIMED_OUT, which the run may catch', async () => {
     const Approval = workflow({
       name: 'approval',

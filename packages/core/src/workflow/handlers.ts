@@ -14,6 +14,7 @@ import { dropHistory } from './history.ts';
 import {
   entryAt,
   FINAL_STATUSES,
+  heldEventsFull,
   type JournalEntry,
   journalValueTooLarge,
   type Outcome,
@@ -79,7 +80,11 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           (e) => e.kind === 'event' && e.name === name && e.state === 'pending',
         );
         if (waiting) await settle(ctx, waiting, { ok: true, value: payload });
-        else state.signals.push({ name, payload, at: ctx.now() });
+        else {
+          const full = heldEventsFull(state.signals, name, payload);
+          if (full) throw full;
+          state.signals.push({ name, payload, at: ctx.now() });
+        }
         return summary(ctx);
       },
     },

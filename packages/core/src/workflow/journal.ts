@@ -199,6 +199,31 @@ export function journalValueTooLarge(what: string, value: unknown): BatonError |
   );
 }
 
+/**
+ * Most bytes of events an instance keeps for waits to come (`state.signals`): its record must stay
+ * far under the store's item limit, and each turn writes it whole.
+ */
+export const MAX_HELD_EVENT_BYTES = 128 * 1024;
+
+/**
+ * LIMIT_EXCEEDED when keeping event `name` with `payload` beside those `signals` hold would pass
+ * {@link MAX_HELD_EVENT_BYTES}, else `undefined`.
+ */
+export function heldEventsFull(
+  signals: WorkflowState['signals'],
+  name: string,
+  payload: unknown,
+): BatonError | undefined {
+  const held = jsonSize(signals);
+  const size = held + jsonSize({ name, payload, at: 0 });
+  if (size <= MAX_HELD_EVENT_BYTES) return undefined;
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `event "${name}" was refused: the instance already holds ${signals.length} events (${held} bytes) that no wait has taken, and keeps at most ${MAX_HELD_EVENT_BYTES} bytes of them. Check that the workflow waits for the events sent to it (their names, or declare them with \`events\` to refuse unknown names), or send fewer ahead of their waits`,
+    { details: { event: name, held: signals.length, bytes: held, limit: MAX_HELD_EVENT_BYTES } },
+  );
+}
+
 /** Entries moved out of the record into pages (see `history.ts`). */
 export function sealedCount(state: WorkflowState): number {
   return state.sealed?.entries ?? 0;
