@@ -42,6 +42,14 @@ export interface ReadObserver {
 }
 
 /**
+ * Most actors one run of a query reads, and most bytes of their ids: a live query's dependencies
+ * are kept with it (on API Gateway, in one registry item of at most 400 KB) and every change to
+ * any of them runs it again. A run past either is LIMIT_EXCEEDED.
+ */
+export const MAX_QUERY_READS = 4_000;
+export const MAX_QUERY_READ_ID_BYTES = 160 * 1024;
+
+/**
  * A finished run: its outcome and the version of every actor it read (its dependencies).
  *
  * @example
@@ -79,6 +87,7 @@ export async function evaluateQuery(
 ): Promise<Evaluation> {
   const loads = new Map<string, Promise<unknown>>();
   const reads = new Map<string, ReadPosition>();
+  let idBytes = 0;
   const { store } = env;
   const ctx = createQueryContext({
     identity,
@@ -95,6 +104,10 @@ export async function evaluateQuery(
       checkRef(ref);
       const known = loads.get(ref.id);
       if (known) return known;
+      idBytes += Buffer.byteLength(ref.id);
+      if (loads.size >= MAX_QUERY_READS || idBytes > MAX_QUERY_READ_ID_BYTES) {
+        throw tooManyReads(definition.name, loads.size);
+      }
       const load = readActor(env, ref, observer, reads);
       loads.set(ref.id, load);
       return load;
@@ -124,6 +137,14 @@ async function readActor(
   observer.afterLoad?.(ref.id, at);
   if (!record) return definition.initial(ref.key);
   return upgradeState(definition, record.state, record.stateVersion ?? 1, ref.id);
+}
+
+function tooManyReads(query: string, read: number): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `query "${query}" read ${read} actors, the most a run may read (${MAX_QUERY_READS}, with ${MAX_QUERY_READ_ID_BYTES} bytes of ids): a live query runs again whenever any actor it read changes. Read fewer: keep what the view needs in an actor of its own (an index or a summary the others send to), or page the view with its args`,
+    { details: { query, read, maxReads: MAX_QUERY_READS, maxIdBytes: MAX_QUERY_READ_ID_BYTES } },
+  );
 }
 
 function checkRef(ref: ActorRef): void {

@@ -10,6 +10,8 @@ export {
   type EvaluateEnvironment,
   type Evaluation,
   evaluateQuery,
+  MAX_QUERY_READ_ID_BYTES,
+  MAX_QUERY_READS,
   type ReadObserver,
 } from './evaluateQuery.ts';
 export { hashText } from './hashText.ts';

@@ -94,7 +94,8 @@ describe('malformed frames', () => {
 
   it('reassembles a chunked client frame, and refuses a chunk that holds a chunk', async () => {
     const a = await t.open({ autoAck: true });
-    const accounts = Array.from({ length: 20_000 }, (_, i) => `account-${i}`);
+    // A frame past 128 KiB, of a query that reads 100 actors (a run reads each once).
+    const accounts = Array.from({ length: 20_000 }, (_, i) => `account-${i % 100}`);
     const text = JSON.stringify({
       v: 1,
       type: 'subscribe',
