@@ -45,6 +45,10 @@ describe('who may call a workflow', () => {
         /^no actor type "wf-internal" takes messages from clients \(types that do: wf-greeter\);/,
       ),
     });
+    // The anonymous client of trusted code is told how to start it.
+    await expect(outside.start(Internal, 'i', {})).rejects.toMatchObject({
+      message: expect.stringMatching(/client\.asSystem\(\)\.start\(…\).*public: true/),
+    });
     await expect(outside.start(Internal, 'i', {}, { caller: alice })).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,
     });

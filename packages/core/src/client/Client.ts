@@ -47,7 +47,8 @@ const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
   'this Client speaks for an anonymous caller: trusted server code sends internal messages with ' +
-  'client.asSystem().send(…), and a host passes the caller it authenticated as { caller }';
+  'client.asSystem().send(…) (workflows: client.asSystem().start(…), or declare one clients may ' +
+  'start with public: true), and a host passes the caller it authenticated as { caller }';
 
 export interface SendOptions {
   /**

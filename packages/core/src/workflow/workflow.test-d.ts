@@ -75,6 +75,12 @@ describe('workflow types', () => {
             >();
             // @ts-expect-error: ctx.start takes the workflow's input
             ctx.start(Order, 'o', { sku: 'a' });
+            ctx.send(Order.ref('o'), 'signal', { name: 'paid', payload: { amount: 3 } });
+            // @ts-expect-error: a signal names its event
+            ctx.send(Order.ref('o'), 'signal', { bogus: true });
+            ctx.send(Order.ref('o'), 'cancel', { reason: 'out of stock' });
+            // @ts-expect-error: a cancel's reason is text
+            ctx.send(Order.ref('o'), 'cancel', { reason: 3 });
           },
         },
       },

@@ -58,14 +58,15 @@ export interface WorkflowHandlers<Input> {
     payload: z.ZodType<{ input: Input }, { input: Input }>;
     handle: () => WorkflowSummary;
   };
-  readonly signal: {
-    payload: z.ZodType<{ name: string; payload?: unknown }>;
-    handle: () => WorkflowSummary;
-  };
-  readonly cancel: { payload: z.ZodType<{ reason?: string }>; handle: () => WorkflowSummary };
-  readonly terminate: { payload: z.ZodType<{ reason?: string }>; handle: () => WorkflowSummary };
-  readonly resume: { payload: z.ZodType<Record<string, never>>; handle: () => WorkflowSummary };
+  readonly signal: { payload: Payload<{ name: string; payload?: unknown }>; handle: Summary };
+  readonly cancel: { payload: Payload<{ reason?: string }>; handle: Summary };
+  readonly terminate: { payload: Payload<{ reason?: string }>; handle: Summary };
+  readonly resume: { payload: Payload<Record<string, never>>; handle: Summary };
 }
+
+/** A payload schema whose input is `T` too: what a sender is checked against. */
+type Payload<T> = z.ZodType<T, T>;
+type Summary = () => WorkflowSummary;
 
 /** The actor type behind a workflow: its state is the instance's record. */
 export type WorkflowActor<Input = unknown> = ActorDefinition<
