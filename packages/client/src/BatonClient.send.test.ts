@@ -121,9 +121,16 @@ describe('BatonClient sends', () => {
 
   it('rejects what is in flight on close, and later sends at once', async () => {
     client = testClient(server.url);
-    const sent = client.send(alice, 'deposit', { amount: 1 });
+    const sent = client.send(alice, 'deposit', { amount: 1 }, { idempotencyKey: 'dep-9' });
     client.close();
-    await expect(sent).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    // It may have reached the server: the error says how to retry it safely.
+    await expect(sent).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(
+        /before send dep-9 was answered; it may or may not have been applied: send it again with the same idempotencyKey/,
+      ),
+      details: { idempotencyKey: 'dep-9' },
+    });
     await expect(client.send(alice, 'deposit', { amount: 1 })).rejects.toMatchObject({
       code: 'UNAVAILABLE',
     });

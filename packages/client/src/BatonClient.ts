@@ -331,8 +331,8 @@ export class BatonClient {
   }
 
   /**
-   * Closes the connection for good; sends and asks in flight reject with UNAVAILABLE. Query
-   * states stay readable.
+   * Closes the connection for good; sends and asks in flight reject with UNAVAILABLE, saying
+   * they may have been applied (retry with the same idempotencyKey). Query states stay readable.
    *
    * @example
    * window.addEventListener('pagehide', () => client.close());
@@ -340,7 +340,14 @@ export class BatonClient {
   close(): void {
     if (this.#connection.state === 'closed') return;
     this.#connection.close();
-    this.#requests.failAll(() => new BatonError(ErrorCode.UNAVAILABLE, 'the client was closed'));
+    this.#requests.failAll(
+      (frame) =>
+        new BatonError(
+          ErrorCode.UNAVAILABLE,
+          `the client was closed before ${frame.type} ${frame.idempotencyKey} was answered; it may or may not have been applied: ${frame.type} it again with the same idempotencyKey, from another client`,
+          { details: { idempotencyKey: frame.idempotencyKey } },
+        ),
+    );
     this.#queries.clearTimers();
   }
 
