@@ -4,7 +4,14 @@
  * lost) is refunded when the order is cancelled, found by the key its attempts carried. A step
  * with a compensation is committed before it is attempted, so no attempt goes unrecorded.
  */
-import { actor, replayWorkflow, silentLogger, type WorkflowState, workflow } from '@baton/core';
+import {
+  actor,
+  replayWorkflow,
+  silentLogger,
+  TerminalError,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
 import { startEmbedded } from '@baton/embedded';
 import { Simulation } from '@baton/testing';
 import { describe, expect, it } from 'vitest';
@@ -198,5 +205,96 @@ describe("a step's compensation", () => {
       outcome: 'cancelled',
       commands: 3,
     });
+  });
+
+  it('runs in the reverse order the steps were first attempted, an abandoned one among them', async () => {
+    const log: string[] = [];
+    const Trip = workflow({
+      name: 'trip-order',
+      input: z.object({}),
+      run: async (ctx) => {
+        // The hotel times out (it may have reserved all the same); the run stops waiting.
+        await ctx.race([
+          ctx.step('reserve', () => Promise.reject(new Error('timed out')), {
+            retry: { maxAttempts: 5, initialDelayMs: 60_000 },
+            compensate: (_, { stepAttempts }) => void log.push(`release (${stepAttempts})`),
+          }),
+          ctx.sleep(1_000),
+        ]);
+        await ctx.step('charge', () => 'c-1', {
+          compensate: (charge) => void log.push(`refund ${charge}`),
+        });
+        await ctx.step('ship', () => Promise.reject(new TerminalError('no stock')));
+      },
+    });
+    const h = workflowHarness([Trip.actor]);
+    await h.client.start(Trip, 't', {});
+    await h.runAll();
+    expect(log).toEqual(['refund c-1', 'release (1)']);
+  });
+
+  it('commits every compensable step due at once, not one a turn', async () => {
+    let turns = 0;
+    const Many = workflow({
+      name: 'many',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.map(
+          Array.from({ length: 30 }, (_, n) => n),
+          (n) => ctx.step(`book ${n}`, () => n, { compensate: () => 0 }),
+        );
+      },
+    });
+    const h = workflowHarness([Many.actor], { onTurn: () => void turns++ });
+    await h.client.start(Many, 'm', {});
+    await h.runAll();
+    expect((await h.client.workflowStatus(Many.ref('m'))).status).toBe('completed');
+    // One turn commits them all, then ten steps a turn (maxStepsPerTurn).
+    expect(turns).toBeLessThanOrEqual(5);
+  });
+
+  it('tells a compensation of a step that was never attempted so: stepAttempts 0', async () => {
+    const seen: number[] = [];
+    const Nap = workflow({
+      name: 'nap',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('lie down', () => 'down', {
+          compensate: (_, { stepAttempts }) => void seen.push(stepAttempts),
+        });
+      },
+    });
+    const h = workflowHarness([Nap.actor]);
+    const ref = await h.client.start(Nap, 'n', {});
+    // Cancelled right behind its start: the step is committed for an attempt, and none made.
+    await h.client.cancel(ref, { reason: 'woken' });
+    await h.runAll();
+    expect(seen).toEqual([0]);
+  });
+
+  it('checks a failed saga an earlier Baton ended without undoing the failed step as failed', async () => {
+    const Pay = workflow({
+      name: 'pay',
+      input: z.object({}),
+      run: async (ctx) => {
+        ctx.send(Stock.ref('s'), 'reserve', {}, { compensate: () => {} });
+        await ctx.step('charge', () => Promise.reject(new TerminalError('declined')), {
+          compensate: () => 'refund',
+        });
+      },
+    });
+    const h = workflowHarness([Stock, Pay.actor]);
+    const ref = await h.client.start(Pay, 'p', {});
+    await h.runAll();
+    const now = (await h.state(ref.id)) as WorkflowState;
+    await expect(replayWorkflow(Pay, now)).resolves.toMatchObject({ outcome: 'failed' });
+    // As an earlier Baton left it: no patch, nothing undone.
+    const journal = now.journal.filter((e) => e.kind !== 'patch' && e.kind !== 'compensate');
+    const earlier = {
+      ...now,
+      journal,
+      completed: journal.filter((e) => e.order !== undefined).length,
+    };
+    await expect(replayWorkflow(Pay, earlier)).resolves.toMatchObject({ outcome: 'failed' });
   });
 });

@@ -139,8 +139,9 @@ describe('a workflow', () => {
         name: 'refund',
         key: `${ref.id}:${runId}:charge:2`,
         attempt,
-        // What the charge it undoes was made with.
+        // What the charge it undoes was made with, and its attempts.
         stepKey: `${ref.id}:${runId}:charge:0`,
+        stepAttempts: 1,
       })),
     ]);
     // Refunded in the end: no compensation failed.

@@ -1,5 +1,3 @@
-import { sha256 } from './sha256.ts';
-
 /** A source of randomness for handler contexts; simulations pass a seeded one. */
 export type Random = () => number;
 
@@ -26,24 +24,6 @@ export function uuidFrom(random: Random): string {
   }
   const h = hex.join('');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/**
- * A version-4 UUID derived from `seed` by SHA-256: the same seed gives the same UUID anywhere,
- * and distinct seeds are 122 random bits apart.
- */
-export function uuidOf(seed: string): string {
-  const bytes = sha256(seed);
-  let next = 0;
-  return uuidFrom(() => bytes[next++]! / 256);
-}
-
-/** A number in [0, 1) derived from `seed`: 53 bits of its SHA-256. */
-export function randomOf(seed: string): number {
-  const b = sha256(seed);
-  const high = (b[0]! << 13) | (b[1]! << 5) | (b[2]! >>> 3); // 21 bits
-  const low = ((b[3]! << 24) | (b[4]! << 16) | (b[5]! << 8) | b[6]!) >>> 0; // 32 bits
-  return (high * 2 ** 32 + low) / 2 ** 53;
 }
 
 const LIFE_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';

@@ -12,7 +12,6 @@ import {
   toBatonError,
 } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
-import { randomOf, uuidOf } from '../shared/random.ts';
 import { callbackToken } from './callbackToken.ts';
 import type { CommandKind } from './journal.ts';
 import { journalError } from './journalError.ts';
@@ -144,7 +143,7 @@ export class ReplayContext implements WorkflowContext {
       ? slot.promise.then((reply) => {
           // A race's loser is undone now; a call the run awaited is undone if the saga unwinds.
           if (slot.undo) this.#replayer.sagas.undo((saga) => compensate(reply, saga));
-          else this.#keep(slot.entry.name, compensate, reply);
+          else this.#keep(slot.entry, compensate, reply);
           return reply;
         })
       : slot.promise;
@@ -173,12 +172,17 @@ export class ReplayContext implements WorkflowContext {
         throw error;
       }
     }
-    if (options.compensate) this.#keep(entry.name, options.compensate, undefined);
+    if (options.compensate) this.#keep(entry, options.compensate, undefined);
   }
 
   /** Keeps a call's or send's compensation: workflow code the saga runner runs in its context. */
-  #keep<R>(name: string, compensate: NonNullable<CallOptions<R>['compensate']>, reply: R) {
+  #keep<R>(
+    { seq, name }: { seq: number; name: string },
+    compensate: NonNullable<CallOptions<R>['compensate']>,
+    reply: R,
+  ) {
     this.#replayer.sagas.compensations.push({
+      seq,
       name,
       step: false,
       fn: (saga: ReplayContext) => compensate(reply, saga),
@@ -305,38 +309,23 @@ export class ReplayContext implements WorkflowContext {
     return this.#recorded('now', () => this.#replayer.host!.now(), Date.now) as number;
   }
   random(): number {
-    return this.#recorded(
-      'random',
-      (seed) => (seed ? randomOf(seed) : this.#replayer.host!.random()),
-      Math.random,
-    ) as number;
+    return this.#recorded('random', () => this.#replayer.host!.random(), Math.random) as number;
   }
   uuid(): string {
     return this.#recorded(
       'uuid',
-      (seed) => (seed ? uuidOf(seed) : this.#replayer.host!.uuid()),
+      () => this.#replayer.host!.uuid(),
       () => globalThis.crypto.randomUUID(),
     ) as string;
   }
 
-  /**
-   * A value journaled when first drawn. Randomness is derived from the run and the command's
-   * number, not drawn: a turn that crashed before its commit draws the same again, so what a step
-   * of that turn passed outside stays the value the run goes on with. (A run started before runs
-   * had ids draws.)
-   */
-  #recorded(
-    kind: 'now' | 'random' | 'uuid',
-    make: (seed: string | undefined) => unknown,
-    unrecorded: () => unknown,
-  ) {
+  #recorded(kind: 'now' | 'random' | 'uuid', make: () => unknown, unrecorded: () => unknown) {
     const slot = this.#issue(kind, kind);
     if (!slot) return unrecorded();
     if (slot.fresh) {
-      const { runId } = this.#replayer.state;
-      const self = this.#replayer.host!.self.id;
-      slot.entry.value = make(runId === undefined ? undefined : `${self}:${runId}:${slot.seq}`);
+      slot.entry.value = make();
       slot.entry.state = 'done';
+      this.#replayer.drew();
     }
     return slot.entry.value;
   }

@@ -122,6 +122,8 @@ export class Replayer {
   /** The compensations the run kept, and the undos of race losers. */
   readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+  /** This turn recorded a fresh `now`, `random` or `uuid`, not committed yet (see `drive`). */
+  #drawn = false;
 
   constructor(
     definition: AnyWorkflowDefinition,
@@ -257,6 +259,11 @@ export class Replayer {
     return slot;
   }
 
+  /** Tells that the run recorded a fresh value (`ctx.now`, `random`, `uuid`) this turn. */
+  drew(): void {
+    this.#drawn = true;
+  }
+
   /** Resolves or rejects a slot with its journaled result. */
   #settle(slot: Slot): void {
     const { entry } = slot;
@@ -354,6 +361,19 @@ export class Replayer {
     return true;
   }
 
+  /**
+   * Whether the saga runner's history holds patch `id` where it starts, recording it if the
+   * history ends there: `ctx.patched`, save that a check replay (no host) of a history without
+   * the patch is not taken to have it.
+   */
+  #marked(id: string): boolean {
+    if (this.host) return this.patched(id, 'runner');
+    const existing = this.#entry(this.#seq);
+    if (existing?.kind !== 'patch' || existing.name !== id) return false;
+    this.#seq++;
+    return true;
+  }
+
   /** Stops the replay: the code no longer matches the history. */
   diverge(what: string, entry: JournalEntry | undefined): void {
     if (this.#divergence) return;
@@ -422,6 +442,7 @@ export class Replayer {
     this.#next = 0;
     this.state = state;
     this.host = host;
+    this.#drawn = false;
     return true;
   }
 
@@ -483,10 +504,13 @@ export class Replayer {
       const runnable = this.#runnable();
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
       if (executed >= this.#maxSteps) return { kind: 'suspended', more: true };
-      // A step with a compensation is first committed, then attempted in a later turn: an
-      // attempt whose turn crashes then leaves its compensation kept (see `#unfinishedAttempts`).
-      if (runnable.step?.options.compensate && runnable.entry.attempts === undefined) {
-        runnable.entry.attempts = 0;
+      // What a step may carry outside is committed before it runs, so that a turn that crashes
+      // after the step leaves no trace that the next attempt would not match: a compensation
+      // (a step with one is armed first, and any attempt of it is then undone, see
+      // `#unfinishedAttempts`), and the values the run drew this turn (a step that passed out a
+      // `ctx.uuid()` would otherwise see another one on its next attempt).
+      if (this.#drawn || unarmed(runnable)) {
+        for (const slot of this.#slots.values()) if (unarmed(slot)) slot.entry.attempts = 0;
         return { kind: 'suspended', more: true };
       }
       executed++;
@@ -632,7 +656,7 @@ export class Replayer {
     // A saga that an earlier Baton began left such steps undone: its history replays so.
     const attempted =
       this.sagas.compensations.some((kept) => kept.step && kept.attempted) &&
-      this.patched(ATTEMPTED_STEPS_UNDONE, 'runner');
+      this.#marked(ATTEMPTED_STEPS_UNDONE);
     this.sagas.start(this.definition.compensationRetry, attempted);
     return true;
   }
@@ -645,11 +669,16 @@ export class Replayer {
     const compensate = slot.step?.options.compensate;
     if (!compensate) return;
     this.sagas.compensations.push({
+      seq: slot.seq,
       name: slot.entry.name,
       step: true,
       attempted: slot.entry.state !== 'done',
       fn: (info) =>
-        compensate(result, { ...info, stepKey: stepKey(this.host!.self.id, this.state, slot) }),
+        compensate(result, {
+          ...info,
+          stepKey: stepKey(this.host!.self.id, this.state, slot),
+          stepAttempts: slot.entry.attempts ?? 0,
+        }),
     });
   }
 
@@ -670,6 +699,17 @@ export class Replayer {
       )
       .sort((a, b) => a.seq - b.seq);
   }
+}
+
+/** A step with a compensation, due to run, not yet committed for an attempt. */
+function unarmed(slot: Slot): boolean {
+  const { entry, step } = slot;
+  return (
+    step?.options.compensate !== undefined &&
+    entry.state === 'pending' &&
+    entry.attempts === undefined &&
+    entry.retryAt === undefined
+  );
 }
 
 /**

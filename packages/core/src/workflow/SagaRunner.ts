@@ -9,17 +9,14 @@ import type { ReplayContext } from './ReplayContext.ts';
 import type { RetryPolicy, StepInfo } from './WorkflowContext.ts';
 
 /**
- * A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's.
- * `attempted`: a step's kept with no result (it failed, or had not finished).
+ * A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's;
+ * `seq`, the command it undoes. `attempted`: a step's kept with no result (it failed, or had not
+ * finished).
  */
-export type Compensation =
-  | {
-      readonly name: string;
-      readonly step: true;
-      readonly fn: (info: StepInfo) => unknown;
-      readonly attempted: boolean;
-    }
-  | { readonly name: string; readonly step: false; readonly fn: (saga: ReplayContext) => unknown };
+export type Compensation = { readonly seq: number; readonly name: string } & (
+  | { readonly step: true; readonly fn: (info: StepInfo) => unknown; readonly attempted: boolean }
+  | { readonly step: false; readonly fn: (saga: ReplayContext) => unknown }
+);
 
 export class SagaRunner {
   /** The compensations kept so far, in the order they were kept. */
@@ -68,15 +65,17 @@ export class SagaRunner {
 
   /**
    * Runs the kept compensations, once, in reverse: a step's as a step, retried per `retry`.
-   * Without `attempted`, those of steps with no result are left out, as Baton did before it
-   * kept them: a history whose saga ran so replays it the same way.
+   * With `attempted`, those of steps with no result too, and all in the reverse order of the
+   * commands they undo (the order they were first attempted or sent). Without it, in the reverse
+   * order they were kept, and only those of commands that succeeded, as Baton did before: a
+   * history whose saga ran so replays it the same way.
    */
   start(retry: RetryPolicy | undefined, attempted: boolean): void {
     this.#status = 'running';
     const ctx = this.#context();
-    const list = this.compensations
-      .filter((compensation) => attempted || !compensation.step || !compensation.attempted)
-      .reverse();
+    const list = attempted
+      ? [...this.compensations].sort((a, b) => b.seq - a.seq)
+      : this.compensations.filter((kept) => !kept.step || !kept.attempted).reverse();
     const errors: SerializedError[] = [...this.#undoErrors];
     (async () => {
       for (const compensation of list) {

@@ -33,9 +33,12 @@ export interface StepOptions<T> {
    * `result` is the step's result, or `undefined` when it has none (it failed, or had not
    * finished): an attempt may have had its effect all the same, so look that up by
    * `info.stepKey`, the key the step's attempts were given. `info.key` is the compensation's own.
+   * A step that loses a race, or whose failure the run catches, is not undone then: only if
+   * the run fails or is cancelled later.
    * @example
    * await ctx.step('charge', ({ key }) => payments.charge(amount, key), {
-   *   compensate: (charge, { stepKey, key }) => payments.refund(charge?.id ?? stepKey, key),
+   *   // Refunds the charge made with the step's key, if any was.
+   *   compensate: (_, { stepKey, key }) => payments.refundByChargeKey(stepKey, key),
    * });
    */
   readonly compensate?: (result: T | undefined, info: CompensationInfo) => unknown;
@@ -45,6 +48,12 @@ export interface StepOptions<T> {
 export interface CompensationInfo extends StepInfo {
   /** The key every attempt of the compensated step was given (its {@link StepInfo.key}). */
   readonly stepKey: string;
+  /**
+   * The attempts of the compensated step its journal recorded. 0: it was committed for an
+   * attempt, but none was recorded — it never ran, or ran only in a turn that crashed before its
+   * commit (whose message was then dead-lettered rather than run again).
+   */
+  readonly stepAttempts: number;
 }
 
 /**
@@ -186,14 +195,11 @@ export interface WorkflowContext {
   /** The time, recorded: a replay sees the same. */
   now(): number;
   /**
-   * A number in [0, 1), recorded; derived from the run and this command, so a turn done again
-   * after a crash gets the same one. Not a secret.
+   * A random number in [0, 1), recorded: committed before a step runs, so a step that passed it
+   * outside sees the same one on every attempt.
    */
   random(): number;
-  /**
-   * A version-4 UUID, recorded; derived like {@link random}, so a step that passed it outside in
-   * a turn that crashed saw the one the run goes on with. Not a secret: see `createCallback`.
-   */
+  /** A random UUID, recorded like {@link random}. */
   uuid(): string;
   /**
    * Whether this run takes the new path of change `id`: true for runs that reach this point on
