@@ -90,4 +90,55 @@ describe('recorded time, randomness and ids', () => {
       expect([...outside.get(seed)!], `seed ${seed}`).toEqual([output]);
     }
   });
+
+  it('hands a step the callback token the run goes on with, whatever crashed', async () => {
+    const handedOut = new Map<number, Set<string>>();
+    let seed = 0;
+    const Approval = workflow({
+      name: 'approval',
+      input: z.object({}),
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: async (ctx) => {
+        const approved = ctx.createCallback<string>('approved');
+        await ctx.step('email the approver', () => void handedOut.get(seed)!.add(approved.token));
+        return approved.result;
+      },
+    });
+    for (seed = 1; seed <= 60; seed++) {
+      handedOut.set(seed, new Set());
+      const sim = new Simulation({
+        actors: [],
+        workflows: [Approval],
+        seed,
+        faults: { crash: 0.3 },
+      });
+      sim.send(Approval.ref('a'), 'start', { input: {} });
+      await sim.run();
+      const tokens = [...handedOut.get(seed)!];
+      expect(tokens, `seed ${seed}`).toHaveLength(1);
+      const completion = { token: tokens[0], ok: true, value: 'yes' };
+      sim.send(Approval.ref('a'), 'callback' as never, completion as never);
+      await sim.run();
+      expect((await sim.state(Approval.ref('a'))).output, `seed ${seed}`).toBe('yes');
+    }
+  });
+
+  it('reads the clock before a step without a turn of its own', async () => {
+    let turns = 0;
+    const Clocked = workflow({
+      name: 'clocked',
+      input: z.object({}),
+      run: async (ctx) => {
+        for (let n = 0; n < 5; n++) {
+          const at = ctx.now();
+          await ctx.step(`log ${n}`, () => at);
+        }
+      },
+    });
+    const h = workflowHarness([Clocked.actor], { onTurn: () => void turns++ });
+    await h.client.start(Clocked, 'c', {});
+    await h.runAll();
+    expect((await h.client.workflowStatus(Clocked.ref('c'))).status).toBe('completed');
+    expect(turns).toBe(1);
+  });
 });

@@ -66,12 +66,13 @@ describe('replayWorkflow over a saga', () => {
       'step charge',
       'call shelf.hold',
       'event shipped',
+      'patch baton:saga-by-command',
       'call shelf.release',
       'compensate charge',
     ]);
     await expect(replayWorkflow(saga('2'), history)).resolves.toEqual({
       outcome: 'cancelled',
-      commands: 5,
+      commands: 6,
     });
   });
 
@@ -80,7 +81,7 @@ describe('replayWorkflow over a saga', () => {
     expect(history.status).toBe('failed');
     await expect(replayWorkflow(saga('2', { fail: true }), history)).resolves.toEqual({
       outcome: 'failed',
-      commands: 5,
+      commands: 6,
     });
     const Renamed = workflow({
       name: 'saga',
@@ -100,7 +101,7 @@ describe('replayWorkflow over a saga', () => {
     });
     await expect(replayWorkflow(Renamed, history)).rejects.toMatchObject({
       code: ErrorCode.NON_DETERMINISTIC,
-      details: { seq: 3, kind: 'call', step: 'shelf.release', version: '3' },
+      details: { seq: 4, kind: 'call', step: 'shelf.release', version: '3' },
     });
   });
 });

@@ -188,7 +188,7 @@ describe("a step's compensation", () => {
     expect(now.journal.map((e) => `${e.kind} ${e.name}`)).toEqual([
       'step flight',
       'step hotel',
-      'patch baton:undo-attempted-steps',
+      'patch baton:saga-by-command',
       'compensate hotel',
       'compensate flight',
     ]);
@@ -296,5 +296,30 @@ describe("a step's compensation", () => {
       completed: journal.filter((e) => e.order !== undefined).length,
     };
     await expect(replayWorkflow(Pay, earlier)).resolves.toMatchObject({ outcome: 'failed' });
+  });
+
+  it('undoes in the reverse order of the commands when every step succeeded, a retried one too', async () => {
+    const log: string[] = [];
+    let flaky = 0;
+    const Trip = workflow({
+      name: 'trip-parallel',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.parallel([
+          () =>
+            ctx.step('flight', () => (flaky++ === 0 ? Promise.reject(new Error('busy')) : 'f'), {
+              retry: { maxAttempts: 2, initialDelayMs: 1_000 },
+              compensate: () => void log.push('unbook flight'),
+            }),
+          () => ctx.step('hotel', () => 'h', { compensate: () => void log.push('unbook hotel') }),
+        ]);
+        await ctx.step('pay', () => Promise.reject(new TerminalError('declined')));
+      },
+    });
+    const h = workflowHarness([Trip.actor]);
+    await h.client.start(Trip, 't', {});
+    await h.runAll();
+    // The flight completed last (after its retry), but was booked first: it is undone last.
+    expect(log).toEqual(['unbook hotel', 'unbook flight']);
   });
 });

@@ -136,6 +136,8 @@ describe('compensations that call actors', () => {
       ['call', 'shelf.reserve', 'done'],
       ['send', 'shelf.note', 'done'],
       ['event', 'pay', 'cancelled'],
+      // The saga runner's commands, from the patch saying how it undoes.
+      ['patch', 'baton:saga-by-command', 'done'],
       ['send', 'shelf.note', 'done'],
       ['send', 'shelf.note', 'done'],
       ['call', 'shelf.release', 'done'],
@@ -185,6 +187,7 @@ describe('compensations that call actors', () => {
       const state = (await h.state(ref.id)) as WorkflowState;
       expect(state.journal.map((e) => [e.kind, e.name, e.state])).toEqual([
         ['call', 'shelf.reserve', 'done'],
+        ['patch', 'baton:saga-by-command', 'done'],
         ['send', 'shelf.note', 'done'],
         ['call', 'shelf.release', 'done'],
       ]);
@@ -242,6 +245,7 @@ describe('compensations that call actors', () => {
     expect(log).toEqual(['charge', 'refund']);
     const state = (await h.state(ref.id)) as WorkflowState;
     expect(state.journal.slice(5).map((e) => [e.kind, e.name, e.state])).toEqual([
+      ['patch', 'baton:saga-by-command', 'done'],
       ['compensate', 'charge', 'done'],
       ['send', 'shelf.note', 'done'],
       ['send', 'shelf.note', 'done'],

@@ -226,6 +226,7 @@ export class ReplayContext implements WorkflowContext {
     const host = this.#replayer.host;
     if (slot.fresh && host) {
       slot.entry.secret = host.secret();
+      this.#replayer.drew();
       this.#replayer.armTimeout(slot, checkTimeout(options));
     }
     const self = host?.self.id ?? '';
@@ -325,7 +326,8 @@ export class ReplayContext implements WorkflowContext {
     if (slot.fresh) {
       slot.entry.value = make();
       slot.entry.state = 'done';
-      this.#replayer.drew();
+      // A time is read anew by design; an id or a number drawn is what a step may hand out.
+      if (kind !== 'now') this.#replayer.drew();
     }
     return slot.entry.value;
   }

@@ -91,10 +91,11 @@ export interface Slot {
 }
 
 /**
- * The patch a saga's history holds when its runner undoes steps that have no result (see
- * `keepCompensation`); one begun without it replays without them.
+ * The patch a saga's history holds where its runner starts when it undoes every step that may
+ * have been attempted (see `keepCompensation`), in the reverse order of the commands. One begun
+ * without it (by an earlier Baton) replays as it ran.
  */
-const ATTEMPTED_STEPS_UNDONE = 'baton:undo-attempted-steps';
+const SAGA_BY_COMMAND = 'baton:saga-by-command';
 
 const macrotask: (fn: () => void) => void =
   typeof globalThis.setImmediate === 'function'
@@ -122,7 +123,7 @@ export class Replayer {
   /** The compensations the run kept, and the undos of race losers. */
   readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
-  /** This turn recorded a fresh `now`, `random` or `uuid`, not committed yet (see `drive`). */
+  /** This turn drew a fresh `random`, `uuid` or callback secret, not committed yet (see `drive`). */
   #drawn = false;
 
   constructor(
@@ -259,7 +260,7 @@ export class Replayer {
     return slot;
   }
 
-  /** Tells that the run recorded a fresh value (`ctx.now`, `random`, `uuid`) this turn. */
+  /** Tells that the run drew a fresh value (`ctx.random`, `uuid`, a callback's secret) this turn. */
   drew(): void {
     this.#drawn = true;
   }
@@ -508,7 +509,7 @@ export class Replayer {
       // after the step leaves no trace that the next attempt would not match: a compensation
       // (a step with one is armed first, and any attempt of it is then undone, see
       // `#unfinishedAttempts`), and the values the run drew this turn (a step that passed out a
-      // `ctx.uuid()` would otherwise see another one on its next attempt).
+      // `ctx.uuid()` or a callback's token would otherwise see another on its next attempt).
       if (this.#drawn || unarmed(runnable)) {
         for (const slot of this.#slots.values()) if (unarmed(slot)) slot.entry.attempts = 0;
         return { kind: 'suspended', more: true };
@@ -653,11 +654,10 @@ export class Replayer {
     // commands, so a replay starts the runner at the same place.
     if (this.#callsUnderWay() || this.#undoUnderWay()) return false;
     for (const slot of this.#unfinishedAttempts()) this.keepCompensation(slot, undefined);
-    // A saga that an earlier Baton began left such steps undone: its history replays so.
-    const attempted =
-      this.sagas.compensations.some((kept) => kept.step && kept.attempted) &&
-      this.#marked(ATTEMPTED_STEPS_UNDONE);
-    this.sagas.start(this.definition.compensationRetry, attempted);
+    // A saga an earlier Baton began undid what it kept in another order, and left steps with
+    // no result undone: its history replays so.
+    const byCommand = this.sagas.compensations.length > 0 && this.#marked(SAGA_BY_COMMAND);
+    this.sagas.start(this.definition.compensationRetry, byCommand);
     return true;
   }
 

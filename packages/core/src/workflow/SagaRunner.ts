@@ -65,15 +65,15 @@ export class SagaRunner {
 
   /**
    * Runs the kept compensations, once, in reverse: a step's as a step, retried per `retry`.
-   * With `attempted`, those of steps with no result too, and all in the reverse order of the
-   * commands they undo (the order they were first attempted or sent). Without it, in the reverse
-   * order they were kept, and only those of commands that succeeded, as Baton did before: a
-   * history whose saga ran so replays it the same way.
+   * `byCommand`: all of them, in the reverse order of the commands they undo (the order those
+   * were first attempted or sent). Else, as Baton did before, so that a history whose saga ran
+   * so replays it the same way: in the reverse order they were kept, and only those of commands
+   * that succeeded.
    */
-  start(retry: RetryPolicy | undefined, attempted: boolean): void {
+  start(retry: RetryPolicy | undefined, byCommand: boolean): void {
     this.#status = 'running';
     const ctx = this.#context();
-    const list = attempted
+    const list = byCommand
       ? [...this.compensations].sort((a, b) => b.seq - a.seq)
       : this.compensations.filter((kept) => !kept.step || !kept.attempted).reverse();
     const errors: SerializedError[] = [...this.#undoErrors];
