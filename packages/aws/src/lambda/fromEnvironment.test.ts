@@ -185,7 +185,10 @@ describe('the Lambda handlers built from the environment, on DynamoDB Local and 
       post('/send', { to: 'counter/c1', name: 'add', payload: { by: 2 }, idempotencyKey: 'a' }),
     );
     expect(first.statusCode).toBe(202);
-    expect(JSON.parse(first.body)).toEqual({ messageId: ingressMessageId('counter/c1', 'a') });
+    expect(JSON.parse(first.body)).toEqual({
+      messageId: ingressMessageId('counter/c1', 'a'),
+      sentAt: expect.any(Number),
+    });
     const second = await ingress(
       post('/send', { to: 'counter/c1', name: 'add', payload: { by: 3 }, idempotencyKey: 'b' }),
     );
