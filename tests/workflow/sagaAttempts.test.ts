@@ -12,10 +12,13 @@ import {
   type WorkflowState,
   workflow,
 } from '@baton/core';
-import { startEmbedded } from '@baton/embedded';
+import { Client } from '@baton/core/client';
+import { createEngine, Worker } from '@baton/core/engine';
+import { createEmbeddedBackend, startEmbedded } from '@baton/embedded';
 import { Simulation } from '@baton/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { virtualClock } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 
 /** A card gateway: charges once per key; refunds by the charge's key (nothing if none). */
@@ -321,5 +324,56 @@ describe("a step's compensation", () => {
     await h.runAll();
     // The flight completed last (after its retry), but was booked first: it is undone last.
     expect(log).toEqual(['unbook hotel', 'unbook flight']);
+  });
+
+  it("runs no step, and no compensation, on a worker's warm record another worker committed over", async () => {
+    const log: string[] = [];
+    const Shipment = workflow({
+      name: 'shipment',
+      input: z.object({}),
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: async (ctx) => {
+        await ctx.step('charge', ({ key }) => void log.push(`charge ${key.split(':')[0]}`), {
+          compensate: (_, { stepKey }) => void log.push(`refund ${stepKey.split(':')[0]}`),
+        });
+        await ctx.waitForEvent('ship');
+        return 'shipped';
+      },
+    });
+    const clock = virtualClock();
+    const backend = createEmbeddedBackend({ clock });
+    const ports = { store: backend.store, queue: backend.queue, clock };
+    const worker = () =>
+      new Worker(
+        createEngine({ actors: [Shipment.actor], ...ports, logger: silentLogger, batchSize: 1 }),
+      );
+    const [a, b] = [worker(), worker()];
+    const client = new Client({ actors: [Shipment.actor], ...ports }).asSystem();
+    const drain = async (w: Worker) => {
+      while ((await w.poll()) > 0);
+    };
+
+    // Shipped on B after A ran it to its wait; a late cancel then reaches A's warm record.
+    const shipped = await client.start(Shipment, 's1', {});
+    await drain(a);
+    await client.signal(shipped, 'ship', {});
+    await drain(b);
+    await client.cancel(shipped, { reason: 'late' });
+    await drain(a);
+    expect(await client.workflowStatus(shipped)).toMatchObject({ status: 'completed' });
+
+    // Cancelled on B after A armed the charge; the wake then reaches A's warm record.
+    const cancelled = await client.start(Shipment, 's2', {});
+    await client.cancel(cancelled, { reason: 'changed mind' });
+    await a.poll(); // the start: the charge is committed for an attempt, a wake queued
+    await b.poll(); // the cancel: the saga undoes the charge (never made)
+    await drain(a);
+    expect(await client.workflowStatus(cancelled)).toMatchObject({ status: 'cancelled' });
+
+    const [first, second] = [shipped.id, cancelled.id];
+    expect(log).toEqual([`charge ${first}`, `refund ${second}`]);
+    // Each turn was done again at once on the store's record, not left for a redelivery.
+    expect(backend.queue.counts().total).toBe(0);
+    backend.close();
   });
 });

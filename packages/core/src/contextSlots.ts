@@ -76,6 +76,14 @@ export interface WarmEntries {
 export const WARM_CACHE = Symbol.for('baton.warmCache');
 
 /**
+ * Where a handler context keeps a check that the turn's record is still the store's: it rejects
+ * with a version conflict (the turn is then done again on the store's record) when another
+ * worker committed over the worker's warm copy the turn began from. Workflows call it before
+ * work outside Baton (a step), which a commit's conflict could no longer take back.
+ */
+export const CONFIRM_RECORD = Symbol.for('baton.confirmRecord');
+
+/**
  * Reads pages of an actor's state (see {@link StatePages}) by id, the ones never put left out:
  * what a query context keeps under {@link QUERY_PAGES} when its server's store can read them.
  * Pages commit with the record that counts them and never change, so a query that read the

@@ -36,4 +36,6 @@ export interface Turn {
   readonly overflow: OverflowLookup;
   /** The pending commit: what earlier messages of the batch did to timers. */
   readonly builder: CommitBuilder;
+  /** The turn began from the worker's warm copy of the record, not a read of the store. */
+  readonly warm?: boolean;
 }

@@ -19,6 +19,7 @@ import type { OverflowMark, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
 import {
+  CONFIRM_RECORD,
   INNER_SPAN,
   type InnerSpanOptions,
   STATE_PAGES,
@@ -72,6 +73,8 @@ export interface HandlingOptions {
   handling?: readonly unknown[];
   /** The handling's time (`ctx.now()`), read once by the turn for the message. Default: the engine's clock. */
   now?: number;
+  /** See {@link CONFIRM_RECORD}. Default: none to confirm (the record was read from the store). */
+  confirmRecord?: () => Promise<void>;
 }
 
 /**
@@ -355,6 +358,10 @@ class HandlerContext implements ActorContext<unknown> {
     return this.#engine.warm;
   }
 
+  get [CONFIRM_RECORD](): () => Promise<void> {
+    return this.#options.confirmRecord ?? confirmed;
+  }
+
   get [STATE_PAGES](): StatePages {
     const effects = this.#effects;
     const engine = this.#engine;
@@ -501,3 +508,6 @@ function callerOfEnvelope(envelope: Envelope): Caller {
   if (envelope.from === INGRESS) return envelope.caller ?? ANONYMOUS;
   return { kind: 'timer' };
 }
+
+/** A record read from the store in this turn: nothing to confirm. */
+const confirmed = async (): Promise<void> => {};

@@ -4,7 +4,7 @@
  * from, with the inbox offset and the sender's mark moved past the message. A message the turn
  * ends as a dead letter is in keptLetters.ts.
  */
-import { jsonSize } from '../adapter/conflicts.ts';
+import { jsonSize, readConflict, versionConflict } from '../adapter/conflicts.ts';
 import { type Envelope, parseActorId } from '../adapter/envelope.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
@@ -69,10 +69,13 @@ export async function applyMessage(
       handling: [current.life ?? null, builder.baseVer, builder.size],
       readPages: (ids) => turn.overflow.pages(ids),
       now,
+      ...(turn.warm ? { confirmRecord: confirmOnce(engine, current, builder.baseVer) } : {}),
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
   } catch (thrown) {
+    // The record was not the store's: the turn is done again from the store's (see runTurn).
+    if (readConflict(thrown)) throw thrown;
     const error = toBatonError(thrown);
     if (!error.terminal) {
       engine.logger.warn('message will be retried', {
@@ -283,3 +286,20 @@ function admissionEffects(engine: Engine, admission: Admission): Partial<Message
 }
 
 const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
+
+/**
+ * Confirms, once for the handling, that the store still holds version `baseVer` of `record`,
+ * the one the turn builds on: a warm copy may be older than what another worker committed since.
+ * A version conflict carrying the store's record otherwise.
+ */
+function confirmOnce(engine: Engine, record: ActorRecord, baseVer: number): () => Promise<void> {
+  let confirming: Promise<void> | undefined;
+  return () => {
+    confirming ??= engine.store.load(record.id).then((stored) => {
+      if ((stored?.ver ?? 0) !== baseVer || stored?.life !== record.life) {
+        throw versionConflict(record.id, stored);
+      }
+    });
+    return confirming;
+  };
+}

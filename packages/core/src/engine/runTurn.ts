@@ -180,7 +180,7 @@ async function applyBatch(
   });
   const pages = new PagedLookup(engine, base.id, batch);
   const overflow = new OverflowLookup(engine.store, base, now, engine.markRetentionMs);
-  const turn: Turn = { engine, overflow, builder };
+  const turn: Turn = { engine, overflow, builder, warm };
   // The batch's senders the record does not list, read in one call rather than one each.
   const senders: OverflowKey[] = [];
   for (const { envelope } of batch) {

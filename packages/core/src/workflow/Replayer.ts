@@ -59,6 +59,11 @@ export interface ReplayHost {
   cancelTimer(seq: number): void;
   /** Starts a span under the turn's span (a step's); absent without tracing. */
   span?(name: string, attributes: Record<string, string | number>): InnerSpan;
+  /**
+   * Rejects with a version conflict unless the turn's record is still the store's: called before
+   * a step, whose effect outside no conflict at the commit could take back.
+   */
+  confirm?(): Promise<void>;
 }
 
 /** How a drive ended. */
@@ -515,6 +520,7 @@ export class Replayer {
         return { kind: 'suspended', more: true };
       }
       executed++;
+      await this.host.confirm?.();
       await this.#execute(runnable, this.host);
     }
   }
