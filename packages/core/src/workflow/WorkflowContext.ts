@@ -113,7 +113,7 @@ export interface WorkflowCallback<T> {
  * run: async (ctx, { orderId, amount }) => {
  *   const charge = await ctx.step('charge', ({ key }) => payments.charge(amount, key), {
  *     retry: { maxAttempts: 5 },
- *     compensate: (c, { key }) => payments.refund(c.id, key),
+ *     compensate: (_, { key, stepKey }) => payments.refund(stepKey, key), // by the charge's key
  *   });
  *   await ctx.call(Stock.ref(orderId), 'reserve', { qty: 1 });
  *   const shipped = await ctx.race([ctx.waitForEvent('shipped'), ctx.sleep(3 * DAY)]);
