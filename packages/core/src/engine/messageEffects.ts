@@ -4,7 +4,7 @@
  * from, with the inbox offset and the sender's mark moved past the message. A message the turn
  * ends as a dead letter is in keptLetters.ts.
  */
-import { jsonSize, readConflict, versionConflict } from '../adapter/conflicts.ts';
+import { jsonSize, versionConflict } from '../adapter/conflicts.ts';
 import { type Envelope, parseActorId } from '../adapter/envelope.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
@@ -50,6 +50,7 @@ export async function applyMessage(
   let effects: ReturnType<typeof createHandlerContext>;
   let stateVersion: number;
   let definition: ReturnType<typeof engine.registry.resolve>['definition'];
+  const confirm = turn.warm ? new RecordConfirmation(engine, current, builder.baseVer) : undefined;
   try {
     const message = resolveInbound(engine, envelope);
     definition = message.definition;
@@ -69,13 +70,14 @@ export async function applyMessage(
       handling: [current.life ?? null, builder.baseVer, builder.size],
       readPages: (ids) => turn.overflow.pages(ids),
       now,
-      ...(turn.warm ? { confirmRecord: confirmOnce(engine, current, builder.baseVer) } : {}),
+      ...(confirm ? { confirmRecord: () => confirm.check() } : {}),
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
   } catch (thrown) {
-    // The record was not the store's: the turn is done again from the store's (see runTurn).
-    if (readConflict(thrown)) throw thrown;
+    // The warm record was not the store's: the turn is done again from the store's (see
+    // runTurn). Only the engine's own check does that: a handler's error is the handler's.
+    if (confirm?.refused(thrown)) throw thrown;
     const error = toBatonError(thrown);
     if (!error.terminal) {
       engine.logger.warn('message will be retried', {
@@ -290,16 +292,31 @@ const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
 /**
  * Confirms, once for the handling, that the store still holds version `baseVer` of `record`,
  * the one the turn builds on: a warm copy may be older than what another worker committed since.
- * A version conflict carrying the store's record otherwise.
+ * Rejects with a version conflict carrying the store's record otherwise — an error of its own,
+ * which the turn tells from any a handler throws.
  */
-function confirmOnce(engine: Engine, record: ActorRecord, baseVer: number): () => Promise<void> {
-  let confirming: Promise<void> | undefined;
-  return () => {
-    confirming ??= engine.store.load(record.id).then((stored) => {
-      if ((stored?.ver ?? 0) !== baseVer || stored?.life !== record.life) {
-        throw versionConflict(record.id, stored);
-      }
+class RecordConfirmation {
+  #checking: Promise<void> | undefined;
+  #conflict: BatonError | undefined;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly record: ActorRecord,
+    private readonly baseVer: number,
+  ) {}
+
+  check(): Promise<void> {
+    const { engine, record, baseVer } = this;
+    this.#checking ??= engine.store.load(record.id).then((stored) => {
+      if ((stored?.ver ?? 0) === baseVer && stored?.life === record.life) return;
+      this.#conflict = versionConflict(record.id, stored);
+      throw this.#conflict;
     });
-    return confirming;
-  };
+    return this.#checking;
+  }
+
+  /** Whether `error` is this check's refusal. */
+  refused(error: unknown): boolean {
+    return error !== undefined && error === this.#conflict;
+  }
 }
