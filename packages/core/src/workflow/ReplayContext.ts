@@ -15,7 +15,8 @@ import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
 import type { CommandKind } from './journal.ts';
 import { journalError } from './journalError.ts';
-import type { Replayer, Slot } from './Replayer.ts';
+import type { Replayer } from './Replayer.ts';
+import type { Slot } from './replayTypes.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type {
   CallOptions,

@@ -9,26 +9,12 @@
  * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched.
  */
 import type { ActorRef } from '../actor.ts';
-import type { Caller } from '../caller.ts';
-import type { InnerSpan } from '../contextSlots.ts';
-import {
-  BatonError,
-  ErrorCode,
-  errorFromJSON,
-  isBatonError,
-  type SerializedError,
-  TerminalError,
-  toBatonError,
-  withheld,
-} from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { BatonError, ErrorCode, errorFromJSON, isBatonError, withheld } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
-import { asJson } from '../shared/asJson.ts';
 import {
   type CommandKind,
   entryAt,
   type JournalEntry,
-  journalValueTooLarge,
   type Outcome,
   recordCompletion,
   recordEntries,
@@ -37,63 +23,10 @@ import {
 } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { ReplayContext } from './ReplayContext.ts';
-import { retryDelay, stepFailed } from './retry.ts';
+import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
-import type { StepOptions } from './WorkflowContext.ts';
+import { attemptStep, stepKey, unarmed, unfinishedAttempts } from './steps.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
-
-/** What a live turn does to the world; a check replay (`replayWorkflow`) has none. */
-export interface ReplayHost {
-  readonly self: { readonly type: string; readonly key: string; readonly id: string };
-  readonly caller: Caller;
-  readonly log: Logger;
-  now(): number;
-  random(): number;
-  uuid(): string;
-  /** A fresh unguessable secret (a callback's). */
-  secret(): string;
-  ask(seq: number, to: ActorRef, name: string, payload: unknown, timeoutMs?: number): void;
-  send(to: ActorRef, name: string, payload: unknown): void;
-  /** Arms the timer of command `seq` (a sleep, a timeout, a retry). */
-  schedule(seq: number, at: number, kind: 'sleep' | 'timeout' | 'retry'): void;
-  cancelTimer(seq: number): void;
-  /** Starts a span under the turn's span (a step's); absent without tracing. */
-  span?(name: string, attributes: Record<string, string | number>): InnerSpan;
-  /**
-   * Rejects with a version conflict unless the turn's record is still the store's: called before
-   * a step, whose effect outside no conflict at the commit could take back.
-   */
-  confirm?(): Promise<void>;
-}
-
-/** How a drive ended. */
-export type DriveResult =
-  | { readonly kind: 'completed'; readonly value: unknown }
-  | { readonly kind: 'failed'; readonly error: BatonError }
-  | { readonly kind: 'compensated'; readonly errors: readonly SerializedError[] }
-  | { readonly kind: 'suspended'; readonly more: boolean }
-  | { readonly kind: 'diverged'; readonly error: BatonError };
-
-/** One issued command of this replay. */
-export interface Slot {
-  readonly seq: number;
-  /** Its journal entry, in the record of the turn now driving the run. */
-  entry: JournalEntry;
-  readonly promise: Promise<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-  /** Issued now, past the journal. */
-  readonly fresh: boolean;
-  step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
-  /** How many steps and compensations of its name this replay issued before it. */
-  readonly nth: number;
-  /** A call with a compensation: the saga runner waits for its reply (see `#startRunner`). */
-  compensable?: true;
-  /** A compensable call that lost a race: its compensation runs as soon as its reply came. */
-  undo?: true;
-  /** A wait issued where its event had come: its timeout, armed if another wait takes the event. */
-  timeoutMs?: number;
-}
 
 /**
  * The patch a saga's history holds where its runner starts when it undoes every step that may
@@ -496,7 +429,7 @@ export class Replayer {
         const error = runFailure(run.error);
         const undo =
           this.sagas.compensations.length > 0 ||
-          this.#unfinishedAttempts().length > 0 ||
+          unfinishedAttempts(this.#slots.values()).length > 0 ||
           this.#callsUnderWay() ||
           this.#undoUnderWay();
         if (!undo || !this.host) return { kind: 'failed', error };
@@ -521,7 +454,7 @@ export class Replayer {
       }
       executed++;
       await this.host.confirm?.();
-      await this.#execute(runnable, this.host);
+      await attemptStep(this, runnable, this.host);
     }
   }
 
@@ -587,51 +520,6 @@ export class Replayer {
     return first;
   }
 
-  async #execute(slot: Slot, host: ReplayHost): Promise<void> {
-    const { entry } = slot;
-    const { fn, options } = slot.step!;
-    const attempt = (entry.attempts ?? 0) + 1;
-    entry.attempts = attempt;
-    const key = stepKey(host.self.id, this.state, slot);
-    const span = host.span?.(`${this.definition.name} ${entry.kind} ${entry.name}`, {
-      'baton.workflow': this.definition.name,
-      'baton.workflow_id': host.self.key,
-      'baton.step': entry.name,
-      'baton.step_seq': entry.seq,
-      'baton.step_attempt': attempt,
-    });
-    try {
-      const value = asJson(await fn({ key, attempt }));
-      span?.end();
-      const tooLarge = journalValueTooLarge(`the result of step "${entry.name}"`, value);
-      // Running it again gives as large a result: it fails for good.
-      if (tooLarge) {
-        this.complete(slot, {
-          ok: false,
-          error: stepFailed(entry.name, attempt, tooLarge).toJSON(),
-        });
-      } else this.complete(slot, { ok: true, value });
-    } catch (thrown) {
-      const error = toBatonError(thrown);
-      span?.end(error);
-      // A TerminalError says that trying again cannot help (a declined card): no retry.
-      const delay =
-        thrown instanceof TerminalError ? undefined : retryDelay(options.retry, attempt);
-      if (delay === undefined) {
-        const shown = this.told(error, { step: entry.name, attempt });
-        this.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, shown).toJSON() });
-        return;
-      }
-      host.log.warn('workflow step failed; it will be retried', {
-        step: entry.name,
-        attempt,
-        error: error.message,
-      });
-      entry.retryAt = host.now() + delay;
-      host.schedule(entry.seq, entry.retryAt, 'retry');
-    }
-  }
-
   /**
    * A failure as the journal keeps it. A public workflow's journal is read by clients (its
    * status, its result): an unexpected error's text is not journaled there, but logged (see
@@ -659,7 +547,8 @@ export class Replayer {
     // compensation, to run first) or it failed. Its reply is journaled before the runner's
     // commands, so a replay starts the runner at the same place.
     if (this.#callsUnderWay() || this.#undoUnderWay()) return false;
-    for (const slot of this.#unfinishedAttempts()) this.keepCompensation(slot, undefined);
+    for (const slot of unfinishedAttempts(this.#slots.values()))
+      this.keepCompensation(slot, undefined);
     // A saga an earlier Baton began undid what it kept in another order, and left steps with
     // no result undone: its history replays so.
     const byCommand = this.sagas.compensations.length > 0 && this.#marked(SAGA_BY_COMMAND);
@@ -687,35 +576,6 @@ export class Replayer {
         }),
     });
   }
-
-  /**
-   * The run's compensable steps that will never finish but may have been attempted: committed
-   * for an attempt (see `drive`), then cancelled, or still pending as the run ends. A crashed
-   * turn's attempt leaves no trace in the journal, so being committed for one is what counts.
-   */
-  #unfinishedAttempts(): Slot[] {
-    return [...this.#slots.values()]
-      .filter(
-        ({ entry, step }) =>
-          entry.kind === 'step' &&
-          !entry.saga &&
-          step?.options.compensate !== undefined &&
-          entry.attempts !== undefined &&
-          (entry.state === 'pending' || entry.state === 'cancelled'),
-      )
-      .sort((a, b) => a.seq - b.seq);
-  }
-}
-
-/** A step with a compensation, due to run, not yet committed for an attempt. */
-function unarmed(slot: Slot): boolean {
-  const { entry, step } = slot;
-  return (
-    step?.options.compensate !== undefined &&
-    entry.state === 'pending' &&
-    entry.attempts === undefined &&
-    entry.retryAt === undefined
-  );
 }
 
 /**
@@ -726,17 +586,4 @@ function runFailure(thrown: unknown): BatonError {
   if (isBatonError(thrown)) return thrown;
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
-}
-
-/**
- * The key of a step's every attempt: the instance, its run, the step's name and how many of that
- * name came before it. Code that adds a command before it, deployed while an attempt of it was not
- * yet committed, leaves it the same key (by command number it would move). Runs started before
- * keys were made so keep their numbered keys, so that a step retrying across the upgrade does too.
- */
-function stepKey(id: string, state: WorkflowState, slot: Slot): string {
-  const prefix = `${id}:${state.runId}`;
-  return state.stepKeys === 'name'
-    ? `${prefix}:${slot.entry.name}:${slot.nth}`
-    : `${prefix}:${slot.seq}`;
 }

@@ -19,7 +19,8 @@ import {
   type WorkflowStatus,
 } from './journal.ts';
 import { journalError } from './journalError.ts';
-import { Replayer, type ReplayHost } from './Replayer.ts';
+import { Replayer } from './Replayer.ts';
+import type { ReplayHost } from './replayTypes.ts';
 import { warmRuns } from './warmRuns.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 

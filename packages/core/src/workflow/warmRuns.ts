@@ -12,7 +12,8 @@
 import type { ActorContext } from '../ActorContext.ts';
 import { WARM_CACHE, type WarmEntries } from '../contextSlots.ts';
 import type { WorkflowState } from './journal.ts';
-import type { Replayer, ReplayHost } from './Replayer.ts';
+import type { Replayer } from './Replayer.ts';
+import type { ReplayHost } from './replayTypes.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 interface WarmRun {

@@ -1,0 +1,109 @@
+/**
+ * A workflow step in a live turn: one attempt of it, the key every attempt carries, and what a
+ * step with a compensation must commit before it runs (see `Replayer.drive`).
+ */
+import { type BatonError, TerminalError, toBatonError } from '../errors.ts';
+import { asJson } from '../shared/asJson.ts';
+import { journalValueTooLarge, type Outcome, type WorkflowState } from './journal.ts';
+import type { ReplayHost, Slot } from './replayTypes.ts';
+import { retryDelay, stepFailed } from './retry.ts';
+
+/** The replayer, as an attempt of a step sees it. */
+export interface StepRunner {
+  readonly definition: { readonly name: string };
+  readonly state: WorkflowState;
+  /** Journals a result that comes in this turn, and resolves the step's promise with it. */
+  complete(slot: Slot, outcome: Outcome): void;
+  /** A failure as the journal keeps it (see `Replayer.told`). */
+  told(error: BatonError, context: Record<string, unknown>): BatonError;
+}
+
+/**
+ * Runs the next attempt of step `slot`: its result or final failure is journaled with the turn; a
+ * failure that may pass on a later attempt arms the retry's timer instead.
+ */
+export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHost): Promise<void> {
+  const { entry } = slot;
+  const { fn, options } = slot.step!;
+  const attempt = (entry.attempts ?? 0) + 1;
+  entry.attempts = attempt;
+  const key = stepKey(host.self.id, runner.state, slot);
+  const span = host.span?.(`${runner.definition.name} ${entry.kind} ${entry.name}`, {
+    'baton.workflow': runner.definition.name,
+    'baton.workflow_id': host.self.key,
+    'baton.step': entry.name,
+    'baton.step_seq': entry.seq,
+    'baton.step_attempt': attempt,
+  });
+  try {
+    const value = asJson(await fn({ key, attempt }));
+    span?.end();
+    const tooLarge = journalValueTooLarge(`the result of step "${entry.name}"`, value);
+    // Running it again gives as large a result: it fails for good.
+    if (tooLarge) {
+      runner.complete(slot, {
+        ok: false,
+        error: stepFailed(entry.name, attempt, tooLarge).toJSON(),
+      });
+    } else runner.complete(slot, { ok: true, value });
+  } catch (thrown) {
+    const error = toBatonError(thrown);
+    span?.end(error);
+    // A TerminalError says that trying again cannot help (a declined card): no retry.
+    const delay = thrown instanceof TerminalError ? undefined : retryDelay(options.retry, attempt);
+    if (delay === undefined) {
+      const shown = runner.told(error, { step: entry.name, attempt });
+      runner.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, shown).toJSON() });
+      return;
+    }
+    host.log.warn('workflow step failed; it will be retried', {
+      step: entry.name,
+      attempt,
+      error: error.message,
+    });
+    entry.retryAt = host.now() + delay;
+    host.schedule(entry.seq, entry.retryAt, 'retry');
+  }
+}
+
+/**
+ * The key of a step's every attempt: the instance, its run, the step's name and how many of that
+ * name came before it. Code that adds a command before it, deployed while an attempt of it was not
+ * yet committed, leaves it the same key (by command number it would move). Runs started before
+ * keys were made so keep their numbered keys, so that a step retrying across the upgrade does too.
+ */
+export function stepKey(id: string, state: WorkflowState, slot: Slot): string {
+  const prefix = `${id}:${state.runId}`;
+  return state.stepKeys === 'name'
+    ? `${prefix}:${slot.entry.name}:${slot.nth}`
+    : `${prefix}:${slot.seq}`;
+}
+
+/** A step with a compensation, due to run, not yet committed for an attempt ("armed"). */
+export function unarmed(slot: Slot): boolean {
+  const { entry, step } = slot;
+  return (
+    step?.options.compensate !== undefined &&
+    entry.state === 'pending' &&
+    entry.attempts === undefined &&
+    entry.retryAt === undefined
+  );
+}
+
+/**
+ * The run's compensable steps that will never finish but may have been attempted: committed
+ * for an attempt (armed, see `Replayer.drive`), then cancelled, or still pending as the run ends.
+ * A crashed turn's attempt leaves no trace in the journal, so being armed is what counts.
+ */
+export function unfinishedAttempts(slots: Iterable<Slot>): Slot[] {
+  return [...slots]
+    .filter(
+      ({ entry, step }) =>
+        entry.kind === 'step' &&
+        !entry.saga &&
+        step?.options.compensate !== undefined &&
+        entry.attempts !== undefined &&
+        (entry.state === 'pending' || entry.state === 'cancelled'),
+    )
+    .sort((a, b) => a.seq - b.seq);
+}
