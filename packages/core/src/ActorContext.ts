@@ -54,7 +54,11 @@ type PayloadInput<E extends AnyEffectDefinition> = z.input<E['payload']>;
 
 /** The message a handler is handling, as `ctx.message` shows it (a part of its envelope). */
 export interface HandledMessage {
-  /** Unique over time: the same message delivered twice has the same id. */
+  /**
+   * The same for every copy of the message, and for a client's retry with its idempotency key.
+   * A client's key names the message, so a key used again once its claim has lapsed (twice
+   * the idempotency retention) gives a later message the same id; `sentAt` tells them apart.
+   */
   readonly id: string;
   /** The sender: an actor id, `ingress` (a client) or `timer` (this actor's timer). */
   readonly from: string;
