@@ -76,7 +76,12 @@ export interface EngineOptions {
    * @default 200
    */
   readonly workflowCacheSize?: number;
-  /** How long an ingress idempotency key is remembered (I7). @default 14 days */
+  /**
+   * How long an ingress idempotency key is remembered (I7). Keep it at most twice
+   * `markRetentionMs`: a halted actor's record is deleted twice the mark retention after its
+   * last message, and a copy of a client's message its life applied, coming later but within
+   * this retention, would be applied again by the next life. @default 14 days
+   */
   readonly idempotencyRetentionMs?: number;
   /**
    * How long a receiver keeps an idle sender's mark. A sender forgets an idle channel after half
