@@ -76,7 +76,7 @@ function order(log: string[]) {
         {
           compensate: async (reply, saga) => {
             // Workflow code, replayed with the run: only its commands act, once each.
-            saga.send(shelf, 'note', { text: `releasing (${reply.left} were left)` });
+            saga.send(shelf, 'note', { text: `releasing (${reply?.left} were left)` });
             await saga.call(shelf, 'release', { orderId: ctx.id, refuse: refuseRelease });
           },
         },

@@ -8,6 +8,7 @@ import {
   BatonError,
   ErrorCode,
   errorFromJSON,
+  isBatonError,
   type SerializedError,
   toBatonError,
 } from '../errors.ts';
@@ -141,12 +142,21 @@ export class ReplayContext implements WorkflowContext {
     const { compensate } = options;
     if (compensate) slot.compensable = true;
     const done = compensate
-      ? slot.promise.then((reply) => {
-          // A race's loser is undone now; a call the run awaited is undone if the saga unwinds.
-          if (slot.undo) this.#replayer.sagas.undo((saga) => compensate(reply, saga));
-          else this.#keep(slot.entry, compensate, reply);
-          return reply;
-        })
+      ? slot.promise.then(
+          (reply) => {
+            // A race's loser is undone now; a call the run awaited is undone if the saga unwinds.
+            if (slot.undo) this.#replayer.sagas.undo((saga) => compensate(reply, saga));
+            else this.#keep(slot.entry, compensate, reply);
+            return reply;
+          },
+          (error: unknown) => {
+            // No reply, yet the actor may have applied the message (see `mayBeApplied`).
+            if (!slot.undo && mayBeApplied(error)) {
+              this.#keep(slot.entry, compensate, undefined, true);
+            }
+            throw error;
+          },
+        )
       : slot.promise;
     return this.#tagged(slot, done as Promise<never>);
   }
@@ -176,16 +186,21 @@ export class ReplayContext implements WorkflowContext {
     if (options.compensate) this.#keep(entry, options.compensate, undefined);
   }
 
-  /** Keeps a call's or send's compensation: workflow code the saga runner runs in its context. */
+  /**
+   * Keeps a call's or send's compensation: workflow code the saga runner runs in its context.
+   * `attempted`: a call's kept with no reply (see `mayBeApplied`).
+   */
   #keep<R>(
     { seq, name }: { seq: number; name: string },
     compensate: NonNullable<CallOptions<R>['compensate']>,
-    reply: R,
+    reply: R | undefined,
+    attempted = false,
   ) {
     this.#replayer.sagas.compensations.push({
       seq,
       name,
       step: false,
+      attempted,
       fn: (saga: ReplayContext) => compensate(reply, saga),
     });
   }
@@ -384,4 +399,16 @@ function dueAt(when: number | Date, now: number): number {
     );
   }
   return at;
+}
+
+/**
+ * Whether a call that failed may have been applied all the same, or may be later: no reply came
+ * in time (ASK_TIMEOUT: the message may still wait in the actor's inbox), or the actor kept the
+ * message as a dead letter (DEAD_LETTERED), which an operator may redrive. Its compensation is
+ * kept, with no reply; it goes to the actor after the call's message, on the same channel, so it
+ * is applied after it (a dead letter redriven later is applied after it, though).
+ */
+function mayBeApplied(error: unknown): boolean {
+  const code = isBatonError(error) ? error.code : undefined;
+  return code === ErrorCode.ASK_TIMEOUT || code === ErrorCode.DEAD_LETTERED;
 }

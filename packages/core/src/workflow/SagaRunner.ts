@@ -10,11 +10,15 @@ import type { RetryPolicy, StepInfo } from './WorkflowContext.ts';
 
 /**
  * A kept compensation: a step's (outside work, run as a step of its own), or a call's or send's;
- * `seq`, the command it undoes. `attempted`: a step's kept with no result (it failed, or had not
- * finished).
+ * `seq`, the command it undoes. `attempted`: kept with no result, for a step that failed or had
+ * not finished, or a call that timed out or was dead-lettered.
  */
-export type Compensation = { readonly seq: number; readonly name: string } & (
-  | { readonly step: true; readonly fn: (info: StepInfo) => unknown; readonly attempted: boolean }
+export type Compensation = {
+  readonly seq: number;
+  readonly name: string;
+  readonly attempted: boolean;
+} & (
+  | { readonly step: true; readonly fn: (info: StepInfo) => unknown }
   | { readonly step: false; readonly fn: (saga: ReplayContext) => unknown }
 );
 
@@ -75,7 +79,7 @@ export class SagaRunner {
     const ctx = this.#context();
     const list = byCommand
       ? [...this.compensations].sort((a, b) => b.seq - a.seq)
-      : this.compensations.filter((kept) => !kept.step || !kept.attempted).reverse();
+      : this.compensations.filter((kept) => !kept.attempted).reverse();
     const errors: SerializedError[] = [...this.#undoErrors];
     (async () => {
       for (const compensation of list) {

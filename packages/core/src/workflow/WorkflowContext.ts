@@ -72,13 +72,16 @@ export interface CallOptions<R> {
    * Undoes the message (a saga), e.g. releases the stock a `reserve` held: kept once the call
    * succeeds (a send: once it is sent), and when the run fails or is cancelled it runs with the
    * reply among the other compensations, in reverse order. Its `saga.call` / `saga.send` are
-   * applied exactly once.
+   * applied exactly once. A call that failed with ASK_TIMEOUT or DEAD_LETTERED may have been
+   * applied, or may be later: its compensation is kept too, and runs with `undefined` for the
+   * reply. A message to the same actor is applied after the call's; a dead letter redriven after
+   * the compensation ran is not, so purge it instead (`baton dead-letters`).
    * @example
    * await ctx.call(Stock.ref(sku), 'reserve', { orderId, qty }, {
    *   compensate: (_, saga) => saga.call(Stock.ref(sku), 'release', { orderId }),
    * });
    */
-  readonly compensate?: (reply: R, saga: CompensationContext) => unknown;
+  readonly compensate?: (reply: R | undefined, saga: CompensationContext) => unknown;
 }
 
 /** What a step's function receives. */

@@ -28,7 +28,8 @@ const Order = workflow({
       { qty: input.qty },
       {
         compensate: (reply, saga) => {
-          expectTypeOf(reply).toEqualTypeOf<number>();
+          // None when the call timed out or was dead-lettered (it may be applied all the same).
+          expectTypeOf(reply).toEqualTypeOf<number | undefined>();
           return saga.call(Stock.ref(input.sku), 'reserve', { qty: -input.qty });
         },
       },

@@ -1,0 +1,162 @@
+/**
+ * A workflow call that fails with no reply may have been applied all the same, or may be later:
+ * it timed out while its message waited in the actor's inbox (ASK_TIMEOUT), or the actor kept it
+ * as a dead letter (DEAD_LETTERED). Its compensation is kept, and runs with no reply when the
+ * saga unwinds; it reaches the actor after the call's message, on the same channel. Counted: the
+ * reserves and releases the shelf applied, and what it holds at the end.
+ */
+import {
+  actor,
+  ErrorCode,
+  RetryableError,
+  replayWorkflow,
+  TerminalError,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
+import { pauseActor, purgeDeadLetter, resumeActor } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { workflowHarness } from './harness.ts';
+
+/** The shelf's stock database is down. */
+const outage = { on: false };
+
+const Shelf = actor({
+  name: 'shelf',
+  state: z.object({
+    held: z.record(z.string(), z.number()),
+    reserves: z.number(),
+    releases: z.number(),
+  }),
+  initial: () => ({ held: {} as Record<string, number>, reserves: 0, releases: 0 }),
+  handlers: {
+    reserve: {
+      payload: z.object({ orderId: z.string(), qty: z.number() }),
+      handle: (ctx, { orderId, qty }) => {
+        if (qty > 100) throw new TerminalError(`no shelf holds ${qty}`);
+        if (outage.on) {
+          const { retryAfterMs } = outage;
+          throw new RetryableError(
+            'the stock database is down',
+            retryAfterMs ? { retryAfterMs } : {},
+          );
+        }
+        ctx.state.reserves += 1;
+        ctx.state.held[orderId] = qty;
+      },
+    },
+    release: {
+      payload: z.object({ orderId: z.string() }),
+      handle: (ctx, { orderId }) => {
+        ctx.state.releases += 1;
+        delete ctx.state.held[orderId];
+      },
+    },
+  },
+});
+const shelf = Shelf.ref('kettle');
+
+const Order = workflow({
+  name: 'order',
+  input: z.object({}),
+  retentionMs: Number.POSITIVE_INFINITY,
+  run: async (ctx) => {
+    await ctx.call(
+      shelf,
+      'reserve',
+      { orderId: ctx.id, qty: 3 },
+      {
+        timeoutMs: 60_000,
+        compensate: (reply, saga) => {
+          saga.log.info('releasing', { replied: reply !== undefined });
+          return saga.call(shelf, 'release', { orderId: ctx.id });
+        },
+      },
+    );
+    return 'reserved';
+  },
+});
+
+type ShelfState = z.infer<typeof Shelf.state>;
+
+describe('a workflow call that failed with no reply', () => {
+  it('timed out while its message waited: released after the late reserve', async () => {
+    outage.on = false;
+    const h = workflowHarness([Order.actor, Shelf]);
+    // The operator has paused the shelf: its messages wait, parked, until it is resumed.
+    await pauseActor(h.backend.store, h.backend.queue, shelf.id, { by: 'ops', now: h.clock.now() });
+    const ref = await h.client.start(Order, 'o-1', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.ASK_TIMEOUT });
+    // The reserve and the saga's release wait there, in the order they were sent.
+    expect((await h.record(shelf.id))?.parked).toBe(2);
+
+    await resumeActor(h.backend.store, h.backend.queue, shelf.id, {
+      by: 'ops',
+      now: h.clock.now(),
+    });
+    await h.runAll();
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 1, releases: 1 });
+    expect((await h.client.workflowStatus(ref)).status).toBe('failed');
+
+    const history = (await h.state(ref.id)) as WorkflowState;
+    expect(history.journal.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
+      'call shelf.reserve failed',
+      'patch baton:saga-by-command done',
+      // Parked too, the release timed out as well (the day passed), and was applied on resume.
+      'call shelf.release failed',
+    ]);
+    await expect(replayWorkflow(Order, history)).resolves.toEqual({
+      outcome: 'failed',
+      commands: 3,
+    });
+    // As an earlier Baton ended it: no patch, and nothing undone for a call with no reply.
+    const earlier = { ...history, journal: history.journal.slice(0, 1), completed: 1 };
+    await expect(replayWorkflow(Order, earlier)).resolves.toEqual({
+      outcome: 'failed',
+      commands: 1,
+    });
+  });
+
+  it('was dead-lettered: released once, and nothing held once the letter is purged', async () => {
+    outage.on = true;
+    const h = workflowHarness([Order.actor, Shelf]);
+    const ref = await h.client.start(Order, 'o-2', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.DEAD_LETTERED });
+    const [letter] = await h.backend.store.listDeadLetters(shelf.id);
+    expect(letter?.envelope.name).toBe('reserve');
+    // The saga released what the reserve might hold: the docs say to purge its letter, not
+    // redrive it (a redrive now would be applied after the release).
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
+
+    outage.on = false;
+    await purgeDeadLetter(h.backend.store, shelf.id, letter!.messageId, { by: 'test' });
+    await h.runAll();
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
+    expect(await h.backend.store.listDeadLetters(shelf.id)).toEqual([]);
+  });
+
+  it('that the actor refused is not compensated: it was not applied', async () => {
+    const Strict = workflow({
+      name: 'strict',
+      input: z.object({}),
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: async (ctx) => {
+        await ctx.call(
+          shelf,
+          'reserve',
+          { orderId: ctx.id, qty: 1000 },
+          { compensate: (_, saga) => saga.call(shelf, 'release', { orderId: ctx.id }) },
+        );
+      },
+    });
+    outage.on = false;
+    const h = workflowHarness([Strict.actor, Shelf]);
+    const ref = await h.client.start(Strict, 's-1', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.REJECTED });
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 0 });
+  });
+});
