@@ -2,8 +2,10 @@
  * The caps on API Gateway, where invocations run side by side: a burst of subscribes, all counted
  * before any registered, still leaves a connection at most its subscription cap — the ones too
  * many are refused with LIMIT_EXCEEDED; a user's connections past its cap are refused at
- * `$connect` (429), a burst of them too, and a closed one makes room.
+ * `$connect` (429), a burst of them too, and a closed one makes room. A query's args past
+ * their cap are refused before an instance is written.
  */
+import { MAX_QUERY_ARGS_BYTES } from '@baton/server/evaluation';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   rawConnection,
@@ -92,6 +94,33 @@ describe("a user's connection cap", () => {
     expect(burst.filter((c) => c === 429)).toHaveLength(6 - open.length);
     expect(await owned()).toHaveLength(open.length);
     for (const c of open) c.socket.close();
+    await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
+  });
+});
+
+describe("a query's args", () => {
+  it('are refused past MAX_QUERY_ARGS_BYTES with LIMIT_EXCEEDED, and register nothing', async () => {
+    const { socket, received: frames, event } = await rawConnection(stack);
+    const subscribe = (id: string, account: string) =>
+      stack.handle(
+        event(JSON.stringify({ v: 1, type: 'subscribe', id, query: 'balance', args: { account } })),
+      );
+    // Backslashes: each takes two bytes of JSON, and two more in the instance's key.
+    await subscribe('big', '\\'.repeat(MAX_QUERY_ARGS_BYTES / 2));
+    await until(() => frames.find((f) => f.id === 'big'), 'an answer to the large args');
+    expect(frames.find((f) => f.id === 'big')).toMatchObject({
+      type: 'error',
+      error: {
+        code: 'LIMIT_EXCEEDED',
+        message: expect.stringContaining('the args of query "balance" take'),
+      },
+    });
+    expect((await stack.registryItems()).filter((i) => i.pk.startsWith('Q#'))).toEqual([]);
+
+    await subscribe('small', 'args-alice');
+    await until(() => frames.find((f) => f.id === 'small'), 'an answer to small args');
+    expect(frames.find((f) => f.id === 'small')?.type).toBe('result');
+    socket.close();
     await until(async () => (await stack.registryItems()).length === 0, 'an empty registry');
   });
 });

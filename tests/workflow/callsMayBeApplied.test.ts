@@ -35,13 +35,7 @@ const Shelf = actor({
       payload: z.object({ orderId: z.string(), qty: z.number() }),
       handle: (ctx, { orderId, qty }) => {
         if (qty > 100) throw new TerminalError(`no shelf holds ${qty}`);
-        if (outage.on) {
-          const { retryAfterMs } = outage;
-          throw new RetryableError(
-            'the stock database is down',
-            retryAfterMs ? { retryAfterMs } : {},
-          );
-        }
+        if (outage.on) throw new RetryableError('the stock database is down');
         ctx.state.reserves += 1;
         ctx.state.held[orderId] = qty;
       },

@@ -342,10 +342,11 @@ describe('BatonClient subscriptions', () => {
       const connection = await server.connection(0);
       const forbidden = await connection.take('subscribe');
       const refused = await connection.take('subscribe');
-      const error = (id: string, code: ErrorCode) =>
-        connection.send({ v: 1, type: 'error', id, error: { code, message: 'no', details: {} } });
+      const error = (id: string, code: ErrorCode, details = {}) =>
+        connection.send({ v: 1, type: 'error', id, error: { code, message: 'no', details } });
       error(forbidden.id, 'FORBIDDEN');
-      error(refused.id, code);
+      // The subscription cap's refusal names its limit.
+      error(refused.id, code, code === 'LIMIT_EXCEEDED' ? { limit: 100 } : {});
       await vi.waitFor(() => expect(seen.last()?.error?.code).toBe(code));
 
       const again = await connection.take('subscribe');
@@ -358,6 +359,24 @@ describe('BatonClient subscriptions', () => {
       expect(subscribes.map((m) => m.query)).toEqual(['forbidden', 'count', 'count']);
     },
   );
+
+  it('does not subscribe again to a query whose own limits it passed (LIMIT_EXCEEDED of a run)', async () => {
+    client = testClient(server.url);
+    const seen = recorder<number>();
+    client.subscribe('count', {}, seen.listener);
+    const connection = await server.connection(0);
+    const { id } = await connection.take('subscribe');
+    const details = { query: 'count', read: 4000, maxReads: 4000 };
+    connection.send({
+      v: 1,
+      type: 'error',
+      id,
+      error: { code: 'LIMIT_EXCEEDED', message: 'read fewer', details },
+    });
+    await vi.waitFor(() => expect(seen.last()?.error?.code).toBe('LIMIT_EXCEEDED'));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // past several backoffs
+    expect(connection.received.filter((m) => m.type === 'subscribe')).toHaveLength(1);
+  });
 
   it('reassembles a result sent in chunks', async () => {
     client = testClient(server.url);

@@ -10,7 +10,12 @@ import {
   samePosition,
 } from '@baton/server/evaluation';
 import type { Pusher } from './Pusher.ts';
-import type { InstanceChange, InstanceItem } from './registry/Instances.ts';
+import {
+  type InstanceChange,
+  type InstanceItem,
+  instanceItemBytes,
+  MAX_INSTANCE_ITEM_BYTES,
+} from './registry/Instances.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
 
 /**
@@ -112,6 +117,15 @@ async function run(context: ReactiveContext, instance: InstanceItem) {
   const args = JSON.parse(instance.args);
   const { outcome, reads } = await evaluateQuery(definition, args, instance.identity, context.env);
   const deps = Object.fromEntries(reads);
+  const bytes = instanceItemBytes(instance, {
+    version: 0,
+    hash: undefined,
+    failed: undefined,
+    deps,
+  });
+  if (bytes > MAX_INSTANCE_ITEM_BYTES) {
+    return failure(instanceTooLarge(instance, reads.size, bytes).toJSON(), instance);
+  }
   if (!outcome.ok) {
     if (outcome.error.code === ErrorCode.UNAVAILABLE) throw outcome.error;
     if (outcome.unexpected) {
@@ -126,6 +140,15 @@ async function run(context: ReactiveContext, instance: InstanceItem) {
   const value: unknown = JSON.parse(outcome.text);
   const update: QueryUpdate = { kind: 'result', version: instance.version, hash, value };
   return { update, hash, failed: undefined, deps };
+}
+
+/** LIMIT_EXCEEDED: a run read more than its instance's item can list. */
+function instanceTooLarge(instance: InstanceItem, reads: number, bytes: number): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `query "${instance.query}" read ${reads} actors: with its args, the list of what it read takes ${bytes} bytes, more than a live query may keep (${MAX_INSTANCE_ITEM_BYTES}). Read fewer actors, with shorter keys, or pass smaller args`,
+    { details: { query: instance.query, reads, bytes, maxBytes: MAX_INSTANCE_ITEM_BYTES } },
+  );
 }
 
 function failure(error: SerializedError, instance: InstanceItem) {

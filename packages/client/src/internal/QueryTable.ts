@@ -24,8 +24,16 @@ export interface QueryTableSettings {
   readonly clearTimeout: (handle: unknown) => void;
 }
 
-/** Codes with which a server refuses a subscribe for now (its caps), not for good. */
-const REFUSED_FOR_NOW = new Set<string>([ErrorCode.LIMIT_EXCEEDED, ErrorCode.RATE_LIMITED]);
+/**
+ * Whether the server refused a subscribe for now, holding none: the connection's frame rate
+ * (RATE_LIMITED) or its subscription cap (LIMIT_EXCEEDED naming its `limit`). A query's own
+ * LIMIT_EXCEEDED (its args, or a run that read too much) is for good: the server may hold the
+ * subscription still, and subscribing again would only add to it.
+ */
+function refusedForNow(error: BatonError): boolean {
+  if (error.code === ErrorCode.RATE_LIMITED) return true;
+  return error.code === ErrorCode.LIMIT_EXCEEDED && typeof error.details?.limit === 'number';
+}
 
 /**
  * The client's shared subscriptions, by (query, canonical args), and their ids on the current
@@ -153,7 +161,7 @@ export class QueryTable {
     const entry = this.#byWireId.get(id);
     if (entry === undefined) return;
     entry.fail(error);
-    if (REFUSED_FOR_NOW.has(error.code)) this.#retry(entry, error.retryAfterMs ?? 0);
+    if (refusedForNow(error)) this.#retry(entry, error.retryAfterMs ?? 0);
   }
 
   /**

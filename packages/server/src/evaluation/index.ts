@@ -22,4 +22,8 @@ export {
   samePosition,
   withNewest,
 } from './ReadPosition.ts';
-export { type ResolvedRequest, resolveInstanceKey } from './resolveInstanceKey.ts';
+export {
+  MAX_QUERY_ARGS_BYTES,
+  type ResolvedRequest,
+  resolveInstanceKey,
+} from './resolveInstanceKey.ts';

@@ -3,6 +3,12 @@ import { authorizeQuery, canonicalJson, unknownQuery } from '@baton/core/adapter
 import { parseQueryArgs } from '../parseQueryArgs.ts';
 import type { SubscribeRequest } from '../SubscribeRequest.ts';
 
+/**
+ * Most bytes a query's args may take as JSON: an instance keeps them (twice, on API Gateway:
+ * in its key too) beside the list of what its run read, in one item.
+ */
+export const MAX_QUERY_ARGS_BYTES = 32 * 1024;
+
 /** A subscription request resolved to its query, parsed args and instance key. */
 export interface ResolvedRequest {
   readonly definition: AnyQueryDefinition;
@@ -50,6 +56,15 @@ export function resolveInstanceKey(
       `an identity scope must be a string, got ${typeof scope}`,
     );
   }
-  const key = JSON.stringify([definition.name, canonicalJson(args, 'args'), scope]);
+  const canonical = canonicalJson(args, 'args');
+  const bytes = new TextEncoder().encode(canonical).length;
+  if (bytes > MAX_QUERY_ARGS_BYTES) {
+    throw new BatonError(
+      ErrorCode.LIMIT_EXCEEDED,
+      `the args of query "${definition.name}" take ${bytes} bytes of JSON, more than a live query may keep (${MAX_QUERY_ARGS_BYTES}): pass ids or a page, not data`,
+      { details: { query: definition.name, bytes, maxBytes: MAX_QUERY_ARGS_BYTES } },
+    );
+  }
+  const key = JSON.stringify([definition.name, canonical, scope]);
   return { definition, args, key };
 }

@@ -201,6 +201,38 @@ export class Instances {
   }
 }
 
+/**
+ * The most bytes an instance's item may take: DynamoDB's 400 KB item limit, less room to spare.
+ * A run whose dependencies would pass it is stored as a failure (see `refreshInstance`): a write
+ * refused as too large would fail every stream batch that holds a change it read.
+ */
+export const MAX_INSTANCE_ITEM_BYTES = 380 * 1024;
+
+/**
+ * The bytes `instance`'s item takes once a run stores `change`, as DynamoDB counts them: the
+ * attribute names and the values' UTF-8 bytes (a number at most 21).
+ */
+export function instanceItemBytes(instance: InstanceItem, change: InstanceChange): number {
+  const strings = [
+    instancePk(instance.id),
+    INSTANCE_SK,
+    instance.key,
+    instance.query,
+    instance.args,
+    JSON.stringify(instance.identity ?? null),
+    encodeDeps(change.deps),
+    change.hash ?? '',
+    change.failed ?? '',
+    instance.gen,
+  ];
+  const names = [A.pk, A.sk, A.key, A.query, A.args, A.identity, A.deps, A.hash, A.failed, A.gen];
+  const numbers = [A.ttl, A.version, A.rev];
+  return (
+    [...strings, ...names, ...numbers].reduce((sum, text) => sum + Buffer.byteLength(text), 0) +
+    21 * numbers.length
+  );
+}
+
 function toInstance(item: Item): InstanceItem {
   return {
     id: String(item[A.pk]).slice(2),
