@@ -85,6 +85,56 @@ describe('who may call a workflow', () => {
   });
 });
 
+describe('the reply of start, signal and cancel', () => {
+  /** A review: its author alone may read it; any signed-in colleague may approve it. */
+  const Review = workflow({
+    name: 'review',
+    input: z.object({ note: z.string() }),
+    public: true,
+    authorize: (caller, request) => {
+      if (caller.kind !== 'user') return false;
+      if (request.action === 'signal') return true;
+      return request.id.startsWith(`${(caller.identity as { userId: string }).userId}-`);
+    },
+    run: async (ctx, { note }) => {
+      await ctx.waitForEvent('approve');
+      return { verdict: `private: ${note}` };
+    },
+  });
+
+  it('is the instance’s summary only to a caller who may read it', async () => {
+    const { actors } = defineApp({ workflows: [Review] });
+    const h = workflowHarness(actors);
+    const door = new Client({
+      actors,
+      store: h.backend.store,
+      queue: h.backend.queue,
+      clock: h.clock,
+    });
+    const ref = await door.start(Review, 'alice-1', { note: 'raise 12%' }, { caller: alice });
+    await h.runAll();
+    const ask = async (caller: Caller) => {
+      const asked = door.ask(ref as never, 'signal' as never, { name: 'approve' } as never, {
+        caller,
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      await h.runAll();
+      return asked;
+    };
+    // Bob may approve, and is told no more than the id of what he approved.
+    expect(await ask(bob)).toEqual({ id: 'alice-1' });
+    await expect(door.workflowStatus(ref, { caller: bob })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    // Alice, who may read it, gets its summary (the instance ended with Bob's approval).
+    expect(await ask(alice)).toMatchObject({
+      id: 'alice-1',
+      status: 'completed',
+      output: { verdict: 'private: raise 12%' },
+    });
+  });
+});
+
 describe('an actor starting a workflow', () => {
   it('starts it with a message, and the run sees the actor as its caller', async () => {
     const Audit = workflow({

@@ -4,10 +4,11 @@
  */
 import type { ActorRef } from '../actor.ts';
 import type { Store } from '../adapter/ports.ts';
-import { type Caller, isTrusted } from '../caller.ts';
+import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';
 import type { Registry } from '../registry.ts';
 import { FINAL_STATUSES, newWorkflowState, type WorkflowState } from '../workflow/journal.ts';
+import { mayReadWorkflow } from '../workflow/readAccess.ts';
 import { workflowOf } from '../workflow/workflow.ts';
 
 /** The committed state of instance `ref`, if `caller` may read it (FORBIDDEN otherwise). */
@@ -26,17 +27,12 @@ export async function readWorkflow(
       `${String(ref?.id)} is not a workflow instance of this app: pass Workflow.ref(id) of a workflow the client's actors include (defineApp's app.actors)`,
     );
   }
-  if (!isTrusted(caller)) {
-    const allowed =
-      definition.public === true &&
-      (!definition.authorize || definition.authorize(caller, { action: 'read', id: ref.key }));
-    if (!allowed) {
-      throw new BatonError(
-        ErrorCode.FORBIDDEN,
-        `not allowed: this caller may not read workflow "${definition.name}" instance ${ref.key}`,
-        { details: { workflow: definition.name, id: ref.key } },
-      );
-    }
+  if (!mayReadWorkflow(definition, caller, ref.key)) {
+    throw new BatonError(
+      ErrorCode.FORBIDDEN,
+      `not allowed: this caller may not read workflow "${definition.name}" instance ${ref.key}`,
+      { details: { workflow: definition.name, id: ref.key } },
+    );
   }
   const record = await store.load(ref.id);
   return (record?.state as WorkflowState | undefined) ?? newWorkflowState();

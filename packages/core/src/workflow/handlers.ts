@@ -23,8 +23,10 @@ import {
   sealedCount,
   summarize,
   type WorkflowState,
+  type WorkflowSummary,
 } from './journal.ts';
 import { journalError } from './journalError.ts';
+import { mayReadWorkflow } from './readAccess.ts';
 import {
   callbackPayload,
   childPayload,
@@ -48,7 +50,11 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       check ? check(caller, request(target.key, payload) as never) : true;
     return { public: true, authorize };
   };
-  const summary = (ctx: Ctx) => summarize(ctx.self.key, ctx.state);
+  // The reply of start, signal, cancel: the instance's summary, to a caller who may read it.
+  const summary = (ctx: Ctx): WorkflowSummary | { readonly id: string } =>
+    mayReadWorkflow(definition, ctx.caller, ctx.self.key)
+      ? summarize(ctx.self.key, ctx.state)
+      : { id: ctx.self.key };
   const settle = async (ctx: Ctx, entry: JournalEntry | undefined, outcome: Outcome) => {
     if (entry?.state !== 'pending') return;
     recordCompletion(ctx.state, entry, outcome, ctx.now());

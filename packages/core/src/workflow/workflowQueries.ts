@@ -14,6 +14,7 @@ import {
   type WorkflowState,
   type WorkflowSummary,
 } from './journal.ts';
+import { mayReadWorkflow } from './readAccess.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
@@ -83,10 +84,7 @@ export function workflowQueries(
         authorize: (caller: Parameters<typeof isTrusted>[0], a: WorkflowQueryArgs) => {
           const definition = byName.get(a.workflow);
           if (!definition) return isTrusted(caller);
-          if (definition.public !== true) return false;
-          return definition.authorize
-            ? definition.authorize(caller, { action: 'read', id: a.id })
-            : true;
+          return mayReadWorkflow(definition, caller, a.id);
         },
       }
     : {};
