@@ -176,6 +176,48 @@ describe('a rolling deploy', () => {
     expect(applications(state)).toEqual([1]);
   });
 
+  it.each([
+    ['z.object', z.object, 'applies it without the field'],
+    [
+      'z.strictObject',
+      z.strictObject,
+      'keeps it as a dead letter, applied once with the field on the new code',
+    ],
+  ] as const)('given a new optional field, an old %s schema %s', async (kind, object) => {
+    // The old code's note has a text; the new code's may carry who wrote it.
+    const notes = (fields: z.ZodRawShape) =>
+      actor({
+        name: 'notebook',
+        state: z.object({ notes: z.array(z.unknown()) }),
+        initial: () => ({ notes: [] as unknown[] }),
+        handlers: {
+          note: {
+            payload: object(fields),
+            handle: (ctx, payload) => void ctx.state.notes.push(payload),
+          },
+        },
+      });
+    const Old = notes({ text: z.string() });
+    const New = notes({ text: z.string(), by: z.string().optional() });
+    const { backend, deploy, redriveAll } = deployment();
+    const before = deploy([Old]);
+    const after = deploy([New]);
+    await after.client.send(New.ref('n'), 'note', { text: 'hi', by: 'ann' });
+    await before.run();
+    const notesOf = async () =>
+      ((await backend.store.load('notebook/n'))?.state as { notes?: unknown[] } | null)?.notes;
+
+    if (kind === 'z.object') {
+      expect(await notesOf()).toEqual([{ text: 'hi' }]);
+      expect(await backend.store.listDeadLetters('notebook/n')).toEqual([]);
+      return;
+    }
+    expect(await notesOf()).toEqual([]);
+    expect(await redriveAll('notebook/n')).toBe(1);
+    await after.run();
+    expect(await notesOf()).toEqual([{ text: 'hi', by: 'ann' }]);
+  });
+
   it('keeps the fire of a timer the new code scheduled for a handler the old code lacks, and applies it once on the new', async () => {
     const { Old, New } = accounts();
     const { backend, clock, deploy, redriveAll } = deployment();
