@@ -177,13 +177,9 @@ describe('a rolling deploy', () => {
   });
 
   it.each([
-    ['z.object', z.object, 'applies it without the field'],
-    [
-      'z.strictObject',
-      z.strictObject,
-      'keeps it as a dead letter, applied once with the field on the new code',
-    ],
-  ] as const)('given a new optional field, an old %s schema %s', async (kind, object) => {
+    ['z.object', 'applies it without the field'],
+    ['z.strictObject', 'keeps it as a dead letter, applied once with the field on the new code'],
+  ] as const)('given a new optional field, an old %s schema %s', async (kind, _what) => {
     // The old code's note has a text; the new code's may carry who wrote it.
     const notes = (fields: z.ZodRawShape) =>
       actor({
@@ -192,7 +188,7 @@ describe('a rolling deploy', () => {
         initial: () => ({ notes: [] as unknown[] }),
         handlers: {
           note: {
-            payload: object(fields),
+            payload: kind === 'z.object' ? z.object(fields) : z.strictObject(fields),
             handle: (ctx, payload) => void ctx.state.notes.push(payload),
           },
         },
