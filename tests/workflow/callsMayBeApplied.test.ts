@@ -72,8 +72,6 @@ const Order = workflow({
   },
 });
 
-type ShelfState = z.infer<typeof Shelf.state>;
-
 describe('a workflow call that failed with no reply', () => {
   it('timed out while its message waited: released after the late reserve', async () => {
     outage.on = false;
