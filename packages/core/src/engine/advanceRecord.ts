@@ -40,8 +40,14 @@ export function advance(
         messageId: envelope.id,
       });
     }
+    // A mark lives a retention from its time: the time of the apply, but at most a retention
+    // after the message was sent, so that a copy applied late (a gap's redrive from the queue's
+    // dead-letter queue) does not keep it past the sender's record (see `halted`). A copy that
+    // comes once the mark is gone is as old as that, and is kept, not applied (see
+    // `outlivedItsProof`).
+    const at = Math.min(now, envelope.sentAt + engine.markRetentionMs);
     const bounded = forgetOldestGaps(
-      markAfter(mark, envelope, arrival, now),
+      markAfter(mark, envelope, arrival, at),
       maxGaps(engine.store.limits.maxItemBytes),
     );
     if (bounded.forgotten.length > 0) {

@@ -51,12 +51,15 @@ export function classify(mark: SenderMark | undefined, envelope: Envelope): Arri
   return { kind: 'next' };
 }
 
-/** The receiver's mark after applying (or rejecting) `envelope`, classified as `arrival`. */
+/**
+ * The receiver's mark after applying (or rejecting) `envelope`, classified as `arrival`, at
+ * `at`: the mark's time moves on to it, never back.
+ */
 export function markAfter(
   mark: SenderMark | undefined,
   envelope: Envelope,
   arrival: Arrival,
-  now: number,
+  at: number,
 ): SenderMark {
   let missing = [...(mark?.missing ?? [])];
   let seq = mark?.seq ?? 0;
@@ -74,7 +77,8 @@ export function markAfter(
     if (arrival.kind === 'gap') missing.push([...arrival.missing]);
     seq = envelope.seq;
   }
-  return missing.length > 0 ? { seq, at: now, missing } : { seq, at: now };
+  const moved = Math.max(mark?.at ?? at, at);
+  return missing.length > 0 ? { seq, at: moved, missing } : { seq, at: moved };
 }
 
 /** `mark` with at most `limit` gaps, and the oldest ones it had to forget to get there. */
