@@ -4,6 +4,7 @@
  * from, with the inbox offset and the sender's mark moved past the message. A message the turn
  * ends as a dead letter is in keptLetters.ts.
  */
+import type { AnyActorDefinition } from '../actor.ts';
 import { jsonSize, versionConflict } from '../adapter/conflicts.ts';
 import { type Envelope, parseActorId } from '../adapter/envelope.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
@@ -119,10 +120,16 @@ export async function applyMessage(
     sends.length === 0
       ? { record: advanced, envelopes: [] }
       : await outgoing(turn, advanced, sends, trace);
-  // A message the actor applies revives a halted actor, in the same life. Halting sets the
-  // record to expire (see `halted`). The record is this message's own (`advance` copied it),
-  // so its fields are set in place.
-  const next: RecordDraft = withoutExpiry(out.record);
+  // A message the actor applies revives a halted actor, in the same life, unless it left it as
+  // a new one: the initial state, no timer (a late reply or signal to an ended workflow). Halting
+  // sets the record to expire (see `halted`). The record is this message's own (`advance`
+  // copied it), so its fields are set in place.
+  const next: RecordDraft =
+    current.expiresAt !== undefined &&
+    !effects.halted &&
+    leftAsNew(definition, current, state, effects)
+      ? out.record
+      : withoutExpiry(out.record);
   next.state = state;
   next.stateVersion = stateVersion;
   if (effects.halted) {
@@ -180,6 +187,18 @@ export async function applyMessage(
   if (done.replacesOutcome) applied.replacesOutcome = done.replacesOutcome;
   if (timers) applied.timers = timers;
   return applied;
+}
+
+/** Whether a handling left its actor as a new one: in its initial state, with no timer set. */
+function leftAsNew(
+  definition: AnyActorDefinition,
+  current: ActorRecord,
+  state: unknown,
+  effects: { readonly timers: ReadonlyMap<string, unknown> },
+): boolean {
+  if (effects.timers.size > 0) return false;
+  const initial = definition.initial(parseActorId(current.id)!.key);
+  return JSON.stringify(state) === JSON.stringify(asJson(initial));
 }
 
 /** `record` without its `expiresAt`: copied only when it has one (a halted actor's). */
