@@ -42,21 +42,9 @@ export function idempotencyFor(
     key: envelope.id,
     actorId: envelope.to,
     outcome,
-    expiresAt: outcomeExpiry(engine, envelope, now),
+    expiresAt: now + engine.idempotencyRetentionMs,
     ...(envelope.fingerprint === undefined ? {} : { fingerprint: envelope.fingerprint }),
     // Kept only in an outcome page (see outcomePages.ts); the commit drops it from an item.
     sentAt: envelope.sentAt,
   } as IdempotencyRecord;
-}
-
-/**
- * When an ingress message's outcome may go: a retention from now, but never after the claim on
- * its key ends (twice the retention from its send, see `Client`), so that a key free again at
- * the door is free in the actor too. An outcome written later than a retention after the send
- * (a late copy kept as a dead letter, a redrive by hand) is capped; by then no copy is told by
- * it (see `outlivedItsProof`).
- */
-function outcomeExpiry(engine: Engine, envelope: Envelope, now: number): number {
-  const retention = engine.idempotencyRetentionMs;
-  return Math.min(now + retention, envelope.sentAt + 2 * retention);
 }
