@@ -4,9 +4,11 @@
  * lives a retention from its time, which a copy applied late (a missing message redriven from
  * the queue's dead-letter queue, however old) moves to at most a retention after its send. Two
  * such copies, redriven 9 and 18 days after a 10-day retention began, would otherwise carry the
- * mark past the sender's expiry, and the new life's first messages would be skipped.
+ * mark past the sender's expiry, and the new life's first messages would be skipped, also on a
+ * worker whose clock is behind.
  */
 import { actor, silentLogger } from '@baton/core';
+import type { Clock } from '@baton/core/adapter';
 import { decodeEnvelope, type Queue, type QueueMessage } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
@@ -101,7 +103,18 @@ describe("a receiver's mark renewed by late copies of missing messages", () => {
     expect(await h.record(s.id)).toBeUndefined();
     await h.client.send(s, 'emit', { line: 'new1' });
     await h.client.send(s, 'emit', { line: 'new2' });
-    await run();
+    // The worker that runs the new life's first turns has a clock two minutes behind the one
+    // that halted the old life: the mark's time leaves clocks a margin.
+    const behind: Clock = { now: () => h.clock.now() - 120_000 };
+    const lagging = new Worker({
+      actors,
+      store: h.backend.store,
+      queue,
+      clock: behind,
+      logger: silentLogger,
+      markRetentionMs: RETENTION,
+    });
+    await runUntilIdle(lagging, h.backend, h.clock);
 
     const lines = ((await h.state('tally/t')) as { lines: string[] }).lines;
     expect(lines).toEqual(['old1', 'old3', 'old5', 'old2', 'old4', 'new1', 'new2']);

@@ -10,6 +10,7 @@ import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } fro
 import { copyRecord } from './copyRecord.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
+import { clockMargin } from './turnErrors.ts';
 
 /**
  * The record with the inbox offset and the sender's mark moved past `inbound`, at `now`: the
@@ -41,11 +42,12 @@ export function advance(
       });
     }
     // A mark lives a retention from its time: the time of the apply, but at most a retention
-    // after the message was sent, so that a copy applied late (a gap's redrive from the queue's
-    // dead-letter queue) does not keep it past the sender's record (see `halted`). A copy that
-    // comes once the mark is gone is as old as that, and is kept, not applied (see
-    // `outlivedItsProof`).
-    const at = Math.min(now, envelope.sentAt + engine.markRetentionMs);
+    // (less the clocks' margin) after the message was sent, so that a copy applied late (a gap's
+    // redrive from the queue's dead-letter queue) does not keep it past the sender's record (see
+    // `halted`). A copy that comes once the mark is gone is as old as that, and is kept, not
+    // applied (see `outlivedItsProof`).
+    const retention = engine.markRetentionMs;
+    const at = Math.min(now, envelope.sentAt + retention - clockMargin(retention));
     const bounded = forgetOldestGaps(
       markAfter(mark, envelope, arrival, at),
       maxGaps(engine.store.limits.maxItemBytes),
