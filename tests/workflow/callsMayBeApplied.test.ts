@@ -72,7 +72,72 @@ const Order = workflow({
   },
 });
 
+/** Reserves on two shelves, each undone by a release; the second call may time out. */
+const Pair = workflow({
+  name: 'pair',
+  input: z.object({}),
+  retentionMs: Number.POSITIVE_INFINITY,
+  run: async (ctx) => {
+    for (const key of ['a', 'b']) {
+      const at = Shelf.ref(key);
+      await ctx.call(
+        at,
+        'reserve',
+        { orderId: ctx.id, qty: 1 },
+        {
+          timeoutMs: 60_000,
+          compensate: (_, saga) => saga.call(at, 'release', { orderId: ctx.id }),
+        },
+      );
+    }
+  },
+});
+
 describe('a workflow call that failed with no reply', () => {
+  it('is undone by a saga begun now, and not by one an earlier release began without it', async () => {
+    outage.on = false;
+    const h = workflowHarness([Pair.actor, Shelf]);
+    await pauseActor(h.backend.store, h.backend.queue, 'shelf/b', {
+      by: 'ops',
+      now: h.clock.now(),
+    });
+    const ref = await h.client.start(Pair, 'p-1', {});
+    await h.runAll();
+    await resumeActor(h.backend.store, h.backend.queue, 'shelf/b', {
+      by: 'ops',
+      now: h.clock.now(),
+    });
+    await h.runAll();
+    // b's reserve timed out, and was applied on resume: both are released, b's first.
+    expect(await h.state('shelf/a')).toEqual({ held: {}, reserves: 1, releases: 1 });
+    expect(await h.state('shelf/b')).toEqual({ held: {}, reserves: 1, releases: 1 });
+    const history = (await h.state(ref.id)) as WorkflowState;
+    const [reserveA, reserveB, byCommand, , , releaseA] = history.journal;
+    expect(history.journal.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
+      'call shelf.reserve done',
+      'call shelf.reserve failed',
+      'patch baton:saga-by-command done',
+      'patch baton:saga-unreplied-calls done',
+      'call shelf.release failed', // b's, parked too: it timed out as well, and was applied
+      'call shelf.release done',
+    ]);
+    await expect(replayWorkflow(Pair, history)).resolves.toEqual({
+      outcome: 'failed',
+      commands: 6,
+    });
+
+    // The same saga as the release before ran it: undoing a's reserve alone, without the patch.
+    const earlier: WorkflowState = {
+      ...history,
+      journal: [reserveA!, reserveB!, byCommand!, { ...releaseA!, seq: 3, order: 2 }],
+      completed: 3,
+    };
+    await expect(replayWorkflow(Pair, earlier)).resolves.toEqual({
+      outcome: 'failed',
+      commands: 4,
+    });
+  });
+
   it('timed out while its message waited: released after the late reserve', async () => {
     outage.on = false;
     const h = workflowHarness([Order.actor, Shelf]);
@@ -96,12 +161,13 @@ describe('a workflow call that failed with no reply', () => {
     expect(history.journal.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
       'call shelf.reserve failed',
       'patch baton:saga-by-command done',
+      'patch baton:saga-unreplied-calls done',
       // Parked too, the release timed out as well (the day passed), and was applied on resume.
       'call shelf.release failed',
     ]);
     await expect(replayWorkflow(Order, history)).resolves.toEqual({
       outcome: 'failed',
-      commands: 3,
+      commands: 4,
     });
     // As an earlier Baton ended it: no patch, and nothing undone for a call with no reply.
     const earlier = { ...history, journal: history.journal.slice(0, 1), completed: 1 };

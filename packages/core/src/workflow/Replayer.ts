@@ -35,6 +35,13 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
  */
 const SAGA_BY_COMMAND = 'baton:saga-by-command';
 
+/**
+ * The patch a saga's history holds, after {@link SAGA_BY_COMMAND}, when it also undoes calls that
+ * failed with no reply yet may have been applied (see `ReplayContext.call`). One begun without it
+ * replays without them.
+ */
+const SAGA_UNREPLIED_CALLS = 'baton:saga-unreplied-calls';
+
 const macrotask: (fn: () => void) => void =
   typeof globalThis.setImmediate === 'function'
     ? (fn) => globalThis.setImmediate(fn)
@@ -551,8 +558,13 @@ export class Replayer {
       this.keepCompensation(slot, undefined);
     // A saga an earlier Baton began undid what it kept in another order, and left steps with
     // no result undone: its history replays so.
-    const byCommand = this.sagas.compensations.length > 0 && this.#marked(SAGA_BY_COMMAND);
-    this.sagas.start(this.definition.compensationRetry, byCommand);
+    const kept = this.sagas.compensations;
+    const byCommand = kept.length > 0 && this.#marked(SAGA_BY_COMMAND);
+    const unrepliedCalls =
+      byCommand &&
+      kept.some((compensation) => !compensation.step && compensation.attempted) &&
+      this.#marked(SAGA_UNREPLIED_CALLS);
+    this.sagas.start(this.definition.compensationRetry, { byCommand, unrepliedCalls });
     return true;
   }
 

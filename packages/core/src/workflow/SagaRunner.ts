@@ -69,16 +69,22 @@ export class SagaRunner {
 
   /**
    * Runs the kept compensations, once, in reverse: a step's as a step, retried per `retry`.
-   * `byCommand`: all of them, in the reverse order of the commands they undo (the order those
-   * were first attempted or sent). Else, as Baton did before, so that a history whose saga ran
-   * so replays it the same way: in the reverse order they were kept, and only those of commands
-   * that succeeded.
+   * `byCommand`: all of them (those of calls that failed with no reply only with
+   * `unrepliedCalls`), in the reverse order of the commands they undo (the order those were first
+   * attempted or sent). Else, as Baton did before, so that a history whose saga ran so replays
+   * it the same way: in the reverse order they were kept, and only those of commands that
+   * succeeded.
    */
-  start(retry: RetryPolicy | undefined, byCommand: boolean): void {
+  start(
+    retry: RetryPolicy | undefined,
+    { byCommand, unrepliedCalls }: { byCommand: boolean; unrepliedCalls: boolean },
+  ): void {
     this.#status = 'running';
     const ctx = this.#context();
     const list = byCommand
-      ? [...this.compensations].sort((a, b) => b.seq - a.seq)
+      ? this.compensations
+          .filter((kept) => kept.step || !kept.attempted || unrepliedCalls)
+          .sort((a, b) => b.seq - a.seq)
       : this.compensations.filter((kept) => !kept.attempted).reverse();
     const errors: SerializedError[] = [...this.#undoErrors];
     (async () => {
