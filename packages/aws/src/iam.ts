@@ -115,6 +115,15 @@ const readOutcomes: IamStatement = {
 const claimKeys: IamStatement = { actions: ['dynamodb:PutItem'], resources: ['claims'] };
 
 /**
+ * Claiming keys, and reading a key's claim (`readClaim`): where `GET /outcome`'s lookup of an
+ * outcome starts.
+ */
+const claimAndReadKeys: IamStatement = {
+  actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  resources: ['claims'],
+};
+
+/**
  * The connection registry as the WebSocket and stream handlers use it: connections,
  * subscriptions, query instances with their dependencies, pending requests.
  */
@@ -196,9 +205,9 @@ export const BATON_IAM = {
   relay: [readTable, send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
   /**
    * `ingressHandler` and `Client`: reads outcomes (and no actor record), claims the keys of
-   * keyed messages, sends.
+   * keyed messages and reads those claims, sends.
    */
-  ingress: [readOutcomes, claimKeys, send],
+  ingress: [readOutcomes, claimAndReadKeys, send],
   /**
    * `websocketHandler` (`@baton/aws/websocket`; `$connect`, `$disconnect`, `$default`): the
    * registry; queries' reads and outcomes; `send`/`ask` into the inbox with their keys'

@@ -659,7 +659,10 @@ describe('BatonApp', () => {
           Action: ['dynamodb:GetItem', 'dynamodb:Query'],
           Condition: OUTCOMES_ONLY,
         }),
-        expect.objectContaining({ Action: 'dynamodb:PutItem', Condition: CLAIMS_ONLY }),
+        expect.objectContaining({
+          Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+          Condition: CLAIMS_ONLY,
+        }),
       ]);
     }
   });

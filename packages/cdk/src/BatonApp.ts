@@ -392,8 +392,8 @@ export class BatonApp extends Construct {
 
   /**
    * Lets `grantee` send messages to actors: enqueue into the inbox, claim the idempotency keys
-   * of keyed messages and read outcomes (an item each, or an actor's outcome pages) — the
-   * table's key claims and outcomes only, never an actor's record.
+   * of keyed messages (and read those claims) and read outcomes (an item each, or an actor's
+   * outcome pages) — the table's key claims and outcomes only, never an actor's record.
    */
   grantSend(grantee: iam.IGrantable): iam.Grant {
     const outcomes = iam.Grant.addToPrincipal({
@@ -404,7 +404,7 @@ export class BatonApp extends Construct {
     });
     const claims = iam.Grant.addToPrincipal({
       grantee,
-      actions: ['dynamodb:PutItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
       resourceArns: [this.table.tableArn],
       conditions: CLAIMS_ONLY,
     });

@@ -274,6 +274,12 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return found;
   }
 
+  async readClaim(key: string): Promise<KeyClaim | undefined> {
+    this.#checkOpen();
+    const held = this.#tables.claims.live(key, this.#clock.now());
+    return held && deepCopy(held);
+  }
+
   async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {
     this.#checkOpen();
     const held = this.#tables.claims.live(claim.key, this.#clock.now());

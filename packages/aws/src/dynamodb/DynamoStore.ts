@@ -45,6 +45,8 @@ import {
   Attr,
   actorIdOf,
   actorPk,
+  CLAIM_SK,
+  claimPk,
   DYNAMO_STORE_LIMITS,
   IDEMPOTENCY_SK,
   idempotencyPk,
@@ -266,6 +268,13 @@ export class DynamoStore implements Store {
 
   readPagedOutcomes(actorId: string, sentAt: number, fromPage = 0): Promise<PagedOutcome[]> {
     return readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt, fromPage });
+  }
+
+  async readClaim(key: string): Promise<KeyClaim | undefined> {
+    const item = await this.#get(claimPk(key), CLAIM_SK, 'GetItem (readClaim)');
+    const claim = item && itemToClaim(item);
+    // An expired claim may linger until TTL deletes it.
+    return claim && claim.expiresAt > this.#clock.now() ? claim : undefined;
   }
 
   async claimKey(claim: KeyClaim): Promise<KeyClaim | undefined> {

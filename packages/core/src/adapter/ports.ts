@@ -158,6 +158,12 @@ export interface Store {
    */
   claimKey(claim: KeyClaim): Promise<KeyClaim | undefined>;
   /**
+   * The unexpired claim on `key`, if any (a consistent read). Optional: with it, an outcome's
+   * lookup reads the pages from the claiming send's `sentAt` on, whatever a caller passes, and a
+   * keyed message with no claim is known to have no outcome.
+   */
+  readClaim?(key: string): Promise<KeyClaim | undefined>;
+  /**
    * Which of `keys` name effect runs that are done, as {@link markEffectsDone} recorded them (a
    * consistent read). Optional, with `markEffectsDone`: with both, the effect runner skips a
    * copy of an effect request that arrives after the queue's dedupe window (a sweep that came

@@ -202,15 +202,23 @@ export class Client {
    * The stored outcome of an ingress message (by the `messageId` a send returned), if processed
    * — only to the caller that sent it (`options.caller`, else this client's): another caller's
    * id reads as unknown. `options.sentAt`, the `sentAt` its send returned, spares the read the
-   * outcomes of messages sent before it (without it, a busy actor's every outcome page may be read).
+   * outcomes of messages sent before it (without it, a busy actor's every outcome page may be
+   * read). A keyed message's claim (on a store that reads claims) names when it was sent: the
+   * read starts there, whatever `sentAt` says, and with `keyed` (the message was sent with an
+   * idempotency key) one with no claim is unknown, read no further.
    */
   async outcome(
     messageId: string,
-    options: { readonly caller?: Caller; readonly sentAt?: number } = {},
+    options: { readonly caller?: Caller; readonly sentAt?: number; readonly keyed?: boolean } = {},
   ): Promise<Outcome | undefined> {
     const caller = options.caller ?? this.#caller;
     if (caller.kind !== 'system' && !ingressIdBelongsTo(messageId, caller)) return undefined;
-    return (await this.#store.readIdempotency(messageId, options.sentAt))?.outcome;
+    const store = this.#store;
+    const claim = store.readClaim ? await store.readClaim(messageId) : undefined;
+    if (store.readClaim && !claim && options.keyed) return undefined;
+    const from = [options.sentAt, claim?.sentAt].filter((at) => at !== undefined);
+    const sentAt = from.length > 0 ? Math.max(...from) : undefined;
+    return (await store.readIdempotency(messageId, sentAt))?.outcome;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { callerOf, jsonLogger, silentLogger } from '@baton/core';
+import type { Store } from '@baton/core/adapter';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,14 +11,24 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-/** The ingress on an embedded backend, signing callers in from an `x-user` header. */
+/**
+ * The ingress on an embedded backend, signing callers in from an `x-user` header. `reads` lists
+ * each outcome lookup the store was asked for, with the send time it read from.
+ */
 function start() {
   const backend = createEmbeddedBackend();
   cleanups.push(() => backend.close());
   const actors = [Counter];
+  const reads: Array<number | undefined> = [];
+  const store: Store = backend.store;
+  const readIdempotency = store.readIdempotency.bind(store);
+  store.readIdempotency = (key: string, sentAt?: number) => {
+    reads.push(sentAt);
+    return readIdempotency(key, sentAt);
+  };
   const ingress = httpIngress({
     actors,
-    store: backend.store,
+    store,
     queue: backend.queue,
     caller: ({ headers }) => (headers?.['x-user'] ? callerOf(headers['x-user']) : callerOf('anna')),
   });
@@ -30,6 +41,7 @@ function start() {
   };
   return {
     call,
+    reads,
     processAll: async () => {
       while ((await worker.poll()) > 0) {}
     },
@@ -44,6 +56,23 @@ const sendBody = JSON.stringify({
 });
 
 describe('the HTTP ingress', () => {
+  it("reads an outcome from its key's claim on: never from an earlier sentAt, and not at all with no claim", async () => {
+    const { call, processAll, reads } = start();
+    const sent = await call({ method: 'POST', path: '/send', body: sendBody });
+    await processAll();
+    const outcome = (query: string) => call({ method: 'GET', path: '/outcome', query, body: '' });
+    const known = 'to=counter/a&idempotencyKey=inc-2';
+    // Without a sentAt, or with one before the send's, the lookup starts at the send.
+    expect((await outcome(known)).body.outcome).toEqual({ ok: true, value: 2 });
+    expect((await outcome(`${known}&sentAt=0`)).status).toBe(200);
+    expect(reads).toEqual([sent.body.sentAt, sent.body.sentAt]);
+    // A key nobody claimed has no outcome: no outcome page is read for it.
+    reads.length = 0;
+    const unknown = await outcome('to=counter/a&idempotencyKey=never-sent&sentAt=0');
+    expect(unknown.status).toBe(404);
+    expect(reads).toEqual([]);
+  });
+
   it('reads an outcome by the actor and idempotency key it was sent with, for its caller only', async () => {
     const { call, processAll } = start();
     expect((await call({ method: 'POST', path: '/send', body: sendBody })).status).toBe(202);

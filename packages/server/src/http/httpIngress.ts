@@ -121,9 +121,12 @@ export function httpIngress(
         const id =
           typeof messageId === 'string' ? messageId : ingressMessageId(...messageId, caller);
         const sentAt = sentAtOf(new URLSearchParams(request.query ?? ''));
-        // Another caller's message reads as unknown: its outcome is not theirs to see.
+        // Another caller's message reads as unknown: its outcome is not theirs to see. A message
+        // named by its key, or any this door took when it requires keys, was sent keyed: with
+        // no claim on its key it is unknown, and no outcome page is read.
         const found = await client.outcome(id, {
           caller,
+          keyed: typeof messageId !== 'string' || requireKey,
           ...(sentAt === undefined ? {} : { sentAt }),
         });
         if (!found)

@@ -81,5 +81,24 @@ export function keyClaimSuite(name: string, open: () => Promise<ConformanceBacke
       expect(await b.store.claimKey(long)).toBeUndefined();
       expect(await b.store.claimKey({ ...long, fingerprint: 'f2' })).toEqual(long);
     });
+
+    it('reads a live claim back, with the sentAt it was made with; an expired one or none is absent', async () => {
+      const { b } = await start();
+      const readClaim = b.store.readClaim?.bind(b.store);
+      expect(readClaim, 'the store reads claims (Store.readClaim)').toBeDefined();
+      const now = b.clock.now();
+      const claim = {
+        key: ingressMessageId('ledger/e', 'k'),
+        fingerprint: 'f1',
+        expiresAt: now + 60_000,
+        sentAt: now,
+      };
+      expect(await readClaim!(claim.key)).toBeUndefined();
+      expect(await b.store.claimKey(claim)).toBeUndefined();
+      expect(await readClaim!(claim.key)).toEqual(claim);
+      const lapsed = { ...claim, key: ingressMessageId('ledger/f', 'k'), expiresAt: now };
+      expect(await b.store.claimKey(lapsed)).toBeUndefined();
+      expect(await readClaim!(lapsed.key)).toBeUndefined();
+    });
   });
 }
