@@ -93,10 +93,3 @@ export type ReadPages = (actorId: string, ids: readonly string[]) => Promise<Map
 
 /** Where a query context keeps its {@link ReadPages}: `workflowHistory` reads older entries. */
 export const QUERY_PAGES = Symbol.for('baton.queryPages');
-
-/**
- * Where a handler context keeps how many times the actor has halted in its present life (its
- * record's timer epoch): a workflow's run id takes it, so an instance started again after it
- * halted gets step keys of its own, also under a start message of the same id.
- */
-export const HALTS = Symbol.for('baton.halts');

@@ -20,7 +20,6 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
 import {
   CONFIRM_RECORD,
-  HALTS,
   INNER_SPAN,
   type InnerSpanOptions,
   STATE_PAGES,
@@ -76,8 +75,6 @@ export interface HandlingOptions {
   now?: number;
   /** See {@link CONFIRM_RECORD}. Default: none to confirm (the record was read from the store). */
   confirmRecord?: () => Promise<void>;
-  /** See {@link HALTS}: the record's timer epoch. Default: 0. */
-  halts?: number;
 }
 
 /**
@@ -363,10 +360,6 @@ class HandlerContext implements ActorContext<unknown> {
 
   get [CONFIRM_RECORD](): () => Promise<void> {
     return this.#options.confirmRecord ?? confirmed;
-  }
-
-  get [HALTS](): number {
-    return this.#options.halts ?? 0;
   }
 
   get [STATE_PAGES](): StatePages {

@@ -72,7 +72,6 @@ export async function applyMessage(
       readPages: (ids) => turn.overflow.pages(ids),
       now,
       ...(confirm ? { confirmRecord: () => confirm.check() } : {}),
-      ...(current.timerEpoch ? { halts: current.timerEpoch } : {}),
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;

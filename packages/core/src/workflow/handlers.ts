@@ -2,9 +2,8 @@
  * The handlers of a workflow's actor. Each journals what its message brings (a start, an event,
  * a reply, a timer's fire) and then drives the run (see `advance.ts`).
  */
-import type { ActorContext } from '../ActorContext.ts';
+import type { ActorContext, HandledMessage } from '../ActorContext.ts';
 import type { Authorize } from '../actor.ts';
-import { HALTS } from '../contextSlots.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { digest128 } from '../shared/sha256.ts';
 import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
@@ -285,7 +284,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
 function begin(ctx: Ctx, input: unknown): void {
   const { state } = ctx;
   state.status = 'running';
-  state.runId = runId(ctx);
+  state.runId = runId(ctx.message);
   state.stepKeys = 'name';
   state.input = input;
   state.caller = ctx.caller;
@@ -297,14 +296,11 @@ function begin(ctx: Ctx, input: unknown): void {
 /**
  * A run's id, from its starting message: the same when a crashed start is redelivered, so step
  * keys are too; another message (a start after the instance halted) gives another. A client's
- * message id is its idempotency key's, which is free again once its claim lapsed: a start under
- * it after the instance halted takes the halts of the record's life too. (The first start of a
- * record's life takes the message id alone, as an earlier Baton did: a worker of either running
- * it again after a crash gives its steps the same keys.)
+ * message id is its idempotency key's, which is free again once its claim lapsed: the time of
+ * the send that claimed it (every copy and retry carries it) tells such a start apart.
  */
-function runId(ctx: Ctx): string {
-  const halts = (ctx as unknown as Record<symbol, number | undefined>)[HALTS] ?? 0;
-  const basis = halts > 0 ? `${ctx.message.id}#${halts}` : ctx.message.id;
+function runId(message: HandledMessage): string {
+  const basis = message.from === 'ingress' ? `${message.id}@${message.sentAt}` : message.id;
   return digest128(basis).slice(0, 16);
 }
 
