@@ -2,7 +2,7 @@
  * The handlers of a workflow's actor. Each journals what its message brings (a start, an event,
  * a reply, a timer's fire) and then drives the run (see `advance.ts`).
  */
-import type { ActorContext, HandledMessage } from '../ActorContext.ts';
+import type { ActorContext } from '../ActorContext.ts';
 import type { Authorize } from '../actor.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { digest128 } from '../shared/sha256.ts';
@@ -284,24 +284,16 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
 function begin(ctx: Ctx, input: unknown): void {
   const { state } = ctx;
   state.status = 'running';
-  state.runId = runId(ctx.message);
+  // From the starting message: the same when a crashed start is redelivered, so step keys
+  // are too (whichever release's worker runs it again); another message (a start after the
+  // instance halted) gives another.
+  state.runId = digest128(ctx.message.id).slice(0, 16);
   state.stepKeys = 'name';
   state.input = input;
   state.caller = ctx.caller;
   state.startedAt = ctx.now();
   const trace = turnTrace(ctx);
   if (trace) state.trace = trace;
-}
-
-/**
- * A run's id, from its starting message: the same when a crashed start is redelivered, so step
- * keys are too; another message (a start after the instance halted) gives another. A client's
- * message id is its idempotency key's, which is free again once its claim lapsed: the time of
- * the send that claimed it (every copy and retry carries it) tells such a start apart.
- */
-function runId(message: HandledMessage): string {
-  const basis = message.from === 'ingress' ? `${message.id}@${message.sentAt}` : message.id;
-  return digest128(basis).slice(0, 16);
 }
 
 function cancelled(ctx: Ctx, how: string, reason: string | undefined): SerializedError {
