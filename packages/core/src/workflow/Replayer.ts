@@ -448,6 +448,10 @@ export class Replayer {
       }
       if (this.#handOver()) continue;
       const runnable = this.#runnable();
+      if (!runnable && this.#awaitsOutside()) {
+        this.#divergence = awaitsOutside(this.definition.name);
+        continue;
+      }
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
       if (executed >= this.#maxSteps) return { kind: 'suspended', more: true };
       // What a step may carry outside is committed before it runs, so that a turn that crashes
@@ -463,6 +467,20 @@ export class Replayer {
       await this.host.confirm?.();
       await attemptStep(this, runnable, this.host);
     }
+  }
+
+  /**
+   * Whether the live run waits on something no command of its history can settle: it has not
+   * ended, and nothing is pending (a `fetch` or a timer of its own awaited, not a `ctx` command).
+   */
+  #awaitsOutside(): boolean {
+    return (
+      this.host !== undefined &&
+      this.#run === undefined &&
+      !this.state.ending &&
+      !this.sagas.started &&
+      !recordEntries(this.state).some((entry) => entry.state === 'pending')
+    );
   }
 
   /** Starts the run, once: later drives go on with it. */
@@ -588,6 +606,15 @@ export class Replayer {
         }),
     });
   }
+}
+
+/** NON_DETERMINISTIC: the run awaits a promise that is not a command (see `#awaitsOutside`). */
+function awaitsOutside(workflow: string): BatonError {
+  return new BatonError(
+    ErrorCode.NON_DETERMINISTIC,
+    `workflow "${workflow}" awaits something that is not a ctx command (a fetch, a timer or a promise of its own): nothing in its history can resume it. Await only ctx's promises (ctx.step for work outside, ctx.sleep to wait), deploy, and resume the instance`,
+    { details: { workflow } },
+  );
 }
 
 /**

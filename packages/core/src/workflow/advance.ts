@@ -45,7 +45,7 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
   if (result.kind === 'suspended') warm?.keep(ctx.self.id, replayer);
   if (result.kind === 'diverged') {
     if (state.status !== 'paused') {
-      ctx.log.error('workflow paused: its code does not replay its history', {
+      ctx.log.error('workflow paused: its code cannot go on from its history', {
         workflow: definition.name,
         version: definition.version,
         error: result.error.message,
