@@ -93,7 +93,62 @@ const Pair = workflow({
   },
 });
 
+/** Races a reserve against a second's sleep: the reserve loses when its shelf is paused. */
+const Hurried = workflow({
+  name: 'hurried',
+  input: z.object({}),
+  retentionMs: Number.POSITIVE_INFINITY,
+  run: async (ctx) => {
+    const { index } = await ctx.race([
+      ctx.call(
+        shelf,
+        'reserve',
+        { orderId: ctx.id, qty: 3 },
+        {
+          timeoutMs: 60_000,
+          compensate: (_, saga) => saga.call(shelf, 'release', { orderId: ctx.id }),
+        },
+      ),
+      ctx.sleep(1_000),
+    ]);
+    return index === 0 ? 'reserved' : 'gave up';
+  },
+});
+
 describe('a workflow call that failed with no reply', () => {
+  it('is undone when it lost a race, and not in a race an earlier release ran', async () => {
+    outage.on = false;
+    const h = workflowHarness([Hurried.actor, Shelf]);
+    await pauseActor(h.backend.store, h.backend.queue, shelf.id, { by: 'ops', now: h.clock.now() });
+    const ref = await h.client.start(Hurried, 'h-1', {});
+    await h.runAll();
+    await resumeActor(h.backend.store, h.backend.queue, shelf.id, {
+      by: 'ops',
+      now: h.clock.now(),
+    });
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('gave up');
+    // The reserve was applied after the call timed out, and released after it.
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 1, releases: 1 });
+    const history = (await h.state(ref.id)) as WorkflowState;
+    expect(history.journal.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
+      'call shelf.reserve failed',
+      'sleep sleep done',
+      'patch baton:race-unreplied-undo done',
+      'call shelf.release failed', // parked too: it timed out as well, and was applied
+    ]);
+    await expect(replayWorkflow(Hurried, history)).resolves.toEqual({
+      outcome: 'completed',
+      commands: 4,
+    });
+    // As the release before ran it: the loser left alone.
+    const earlier = { ...history, journal: history.journal.slice(0, 2), completed: 2 };
+    await expect(replayWorkflow(Hurried, earlier)).resolves.toEqual({
+      outcome: 'completed',
+      commands: 2,
+    });
+  });
+
   it('is undone by a saga begun now, and not by one an earlier release began without it', async () => {
     outage.on = false;
     const h = workflowHarness([Pair.actor, Shelf]);

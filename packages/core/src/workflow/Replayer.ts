@@ -308,11 +308,12 @@ export class Replayer {
   }
 
   /**
-   * Whether the saga runner's history holds patch `id` where it starts, recording it if the
-   * history ends there: `ctx.patched`, save that a check replay (no host) of a history without
-   * the patch is not taken to have it.
+   * Whether the history holds patch `id` at this command of the saga runner's (where it starts,
+   * or where a race loser's undo starts), recording it if the history ends there:
+   * `ctx.patched`, save that a check replay (no host) of a history without the patch is not
+   * taken to have it.
    */
-  #marked(id: string): boolean {
+  marked(id: string): boolean {
     if (this.host) return this.patched(id, 'runner');
     const existing = this.#entry(this.#seq);
     if (existing?.kind !== 'patch' || existing.name !== id) return false;
@@ -577,11 +578,11 @@ export class Replayer {
     // A saga an earlier Baton began undid what it kept in another order, and left steps with
     // no result undone: its history replays so.
     const kept = this.sagas.compensations;
-    const byCommand = kept.length > 0 && this.#marked(SAGA_BY_COMMAND);
+    const byCommand = kept.length > 0 && this.marked(SAGA_BY_COMMAND);
     const unrepliedCalls =
       byCommand &&
       kept.some((compensation) => !compensation.step && compensation.attempted) &&
-      this.#marked(SAGA_UNREPLIED_CALLS);
+      this.marked(SAGA_UNREPLIED_CALLS);
     this.sagas.start(this.definition.compensationRetry, { byCommand, unrepliedCalls });
     return true;
   }
