@@ -6,6 +6,7 @@
  * reserves and releases the shelf applied, and what it holds at the end.
  */
 import {
+  type AnyWorkflowDefinition,
   actor,
   ErrorCode,
   RetryableError,
@@ -115,53 +116,64 @@ const Hurried = workflow({
   },
 });
 
+type Harness = ReturnType<typeof workflowHarness>;
+/** The operator pauses an actor (its messages wait, parked), or resumes it. */
+const pause = (h: Harness, id: string) =>
+  pauseActor(h.backend.store, h.backend.queue, id, { by: 'ops', now: h.clock.now() });
+const resume = (h: Harness, id: string) =>
+  resumeActor(h.backend.store, h.backend.queue, id, { by: 'ops', now: h.clock.now() });
+/**
+ * Checks that `history` replays to `outcome` on the code, and so does the history as the release
+ * before left it: its first `kept` commands alone (every one of them completed).
+ */
+async function replaysBothWays(
+  definition: AnyWorkflowDefinition,
+  history: WorkflowState,
+  outcome: string,
+  kept: number,
+) {
+  await expect(replayWorkflow(definition, history)).resolves.toEqual({
+    outcome,
+    commands: history.journal.length,
+  });
+  const earlier = { ...history, journal: history.journal.slice(0, kept), completed: kept };
+  await expect(replayWorkflow(definition, earlier)).resolves.toEqual({ outcome, commands: kept });
+}
+
+/** An instance's history, a command a line. */
+const commands = async (h: Harness, id: string) =>
+  ((await h.state(id)) as WorkflowState).journal.map((e) => `${e.kind} ${e.name} ${e.state}`);
+
 describe('a workflow call that failed with no reply', () => {
   it('is undone when it lost a race, and not in a race an earlier release ran', async () => {
     outage.on = false;
     const h = workflowHarness([Hurried.actor, Shelf]);
-    await pauseActor(h.backend.store, h.backend.queue, shelf.id, { by: 'ops', now: h.clock.now() });
+    await pause(h, shelf.id);
     const ref = await h.client.start(Hurried, 'h-1', {});
     await h.runAll();
-    await resumeActor(h.backend.store, h.backend.queue, shelf.id, {
-      by: 'ops',
-      now: h.clock.now(),
-    });
+    await resume(h, shelf.id);
     await h.runAll();
     expect(await h.client.result(ref)).toBe('gave up');
     // The reserve was applied after the call timed out, and released after it.
     expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 1, releases: 1 });
     const history = (await h.state(ref.id)) as WorkflowState;
-    expect(history.journal.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
+    expect(await commands(h, ref.id)).toEqual([
       'call shelf.reserve failed',
       'sleep sleep done',
       'patch baton:race-unreplied-undo done',
       'call shelf.release failed', // parked too: it timed out as well, and was applied
     ]);
-    await expect(replayWorkflow(Hurried, history)).resolves.toEqual({
-      outcome: 'completed',
-      commands: 4,
-    });
     // As the release before ran it: the loser left alone.
-    const earlier = { ...history, journal: history.journal.slice(0, 2), completed: 2 };
-    await expect(replayWorkflow(Hurried, earlier)).resolves.toEqual({
-      outcome: 'completed',
-      commands: 2,
-    });
+    await replaysBothWays(Hurried, history, 'completed', 2);
   });
 
   it('is undone by a saga begun now, and not by one an earlier release began without it', async () => {
     outage.on = false;
     const h = workflowHarness([Pair.actor, Shelf]);
-    await pauseActor(h.backend.store, h.backend.queue, 'shelf/b', {
-      by: 'ops',
-      now: h.clock.now(),
-    });
+    await pause(h, 'shelf/b');
     const ref = await h.client.start(Pair, 'p-1', {});
     await h.runAll();
-    await resumeActor(h.backend.store, h.backend.queue, 'shelf/b', {
-      by: 'ops',
-      now: h.clock.now(),
-    });
+    await resume(h, 'shelf/b');
     await h.runAll();
     // b's reserve timed out, and was applied on resume: both are released, b's first.
     expect(await h.state('shelf/a')).toEqual({ held: {}, reserves: 1, releases: 1 });
@@ -197,39 +209,28 @@ describe('a workflow call that failed with no reply', () => {
     outage.on = false;
     const h = workflowHarness([Order.actor, Shelf]);
     // The operator has paused the shelf: its messages wait, parked, until it is resumed.
-    await pauseActor(h.backend.store, h.backend.queue, shelf.id, { by: 'ops', now: h.clock.now() });
+    await pause(h, shelf.id);
     const ref = await h.client.start(Order, 'o-1', {});
     await h.runAll();
     await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.ASK_TIMEOUT });
     // The reserve and the saga's release wait there, in the order they were sent.
     expect((await h.record(shelf.id))?.parked).toBe(2);
 
-    await resumeActor(h.backend.store, h.backend.queue, shelf.id, {
-      by: 'ops',
-      now: h.clock.now(),
-    });
+    await resume(h, shelf.id);
     await h.runAll();
     expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 1, releases: 1 });
     expect((await h.client.workflowStatus(ref)).status).toBe('failed');
 
     const history = (await h.state(ref.id)) as WorkflowState;
-    expect(history.journal.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
+    expect(await commands(h, ref.id)).toEqual([
       'call shelf.reserve failed',
       'patch baton:saga-by-command done',
       'patch baton:saga-unreplied-calls done',
       // Parked too, the release timed out as well (the day passed), and was applied on resume.
       'call shelf.release failed',
     ]);
-    await expect(replayWorkflow(Order, history)).resolves.toEqual({
-      outcome: 'failed',
-      commands: 4,
-    });
     // As an earlier Baton ended it: no patch, and nothing undone for a call with no reply.
-    const earlier = { ...history, journal: history.journal.slice(0, 1), completed: 1 };
-    await expect(replayWorkflow(Order, earlier)).resolves.toEqual({
-      outcome: 'failed',
-      commands: 1,
-    });
+    await replaysBothWays(Order, history, 'failed', 1);
   });
 
   it('was dead-lettered: released once, and nothing held once the letter is purged', async () => {
