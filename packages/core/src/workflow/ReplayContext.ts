@@ -152,10 +152,10 @@ export class ReplayContext implements WorkflowContext {
           (error: unknown) => {
             // No reply, yet the actor may have applied the message (see `mayBeApplied`): a call
             // the run awaited is undone if the saga unwinds; a race's loser is undone now, unless
-            // an earlier Baton ran the race (its history holds no patch here).
+            // an earlier Baton journaled its failure (and left it alone: see `unreplied`).
             if (!mayBeApplied(error)) throw error;
             if (!slot.undo) this.#keep(slot.entry, compensate, undefined, true);
-            else if (this.#replayer.marked(RACE_UNREPLIED_UNDO)) {
+            else if (slot.entry.unreplied) {
               this.#replayer.sagas.undo((saga) => compensate(undefined, saga));
             }
             throw error;
@@ -404,12 +404,6 @@ function dueAt(when: number | Date, now: number): number {
   }
   return at;
 }
-
-/**
- * The patch a history holds where the undo of a race's losing call that failed with no reply
- * starts; a race run by an earlier Baton, which left such a loser alone, has none there.
- */
-const RACE_UNREPLIED_UNDO = 'baton:race-unreplied-undo';
 
 /**
  * Whether a call that failed may have been applied all the same, or may be later: no reply came

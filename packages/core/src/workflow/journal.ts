@@ -80,6 +80,12 @@ export interface JournalEntry {
    * cancel or the run's failure leaves it to finish, as the saga waits for it.
    */
   saga?: true;
+  /**
+   * A call that failed with no reply, yet may be applied (ASK_TIMEOUT, DEAD_LETTERED), as this
+   * Baton journals it: a race's loser so failed is undone (an earlier Baton left it alone, and
+   * its histories replay so).
+   */
+  unreplied?: true;
   /** Issued at, epoch ms (the turn's time). */
   at: number;
   endedAt?: number;
@@ -161,6 +167,9 @@ export type Outcome =
  * Journals a pending command's result: it gets the next completion number, the order replay
  * resolves it in. `now` is the turn's time.
  */
+/** The codes of a call's failure that leave its message to be applied yet, or later. */
+const UNREPLIED = new Set<string>([ErrorCode.ASK_TIMEOUT, ErrorCode.DEAD_LETTERED]);
+
 export function recordCompletion(
   state: WorkflowState,
   entry: JournalEntry,
@@ -170,7 +179,10 @@ export function recordCompletion(
   entry.state = outcome.ok ? 'done' : 'failed';
   if (outcome.ok) {
     if (outcome.value !== undefined) entry.value = outcome.value;
-  } else entry.error = journalError(outcome.error);
+  } else {
+    entry.error = journalError(outcome.error);
+    if (entry.kind === 'call' && UNREPLIED.has(outcome.error.code)) entry.unreplied = true;
+  }
   entry.order = state.completed++;
   if (now !== undefined) entry.endedAt = now;
   delete entry.retryAt;
