@@ -216,7 +216,9 @@ export class Client {
     const store = this.#store;
     const claim = store.readClaim ? await store.readClaim(messageId) : undefined;
     if (store.readClaim && !claim && options.keyed) return undefined;
-    const from = [options.sentAt, claim?.sentAt].filter((at) => at !== undefined);
+    // A retry's copy carries the claim's sentAt or an earlier one, from a clock behind it.
+    const claimed = claim?.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
+    const from = [options.sentAt, claimed].filter((at) => at !== undefined);
     const sentAt = from.length > 0 ? Math.max(...from) : undefined;
     return (await store.readIdempotency(messageId, sentAt))?.outcome;
   }

@@ -308,12 +308,11 @@ export class Replayer {
   }
 
   /**
-   * Whether the history holds patch `id` at this command of the saga runner's (where it starts,
-   * or where a race loser's undo starts), recording it if the history ends there:
-   * `ctx.patched`, save that a check replay (no host) of a history without the patch is not
-   * taken to have it.
+   * Whether the saga runner's history holds patch `id` where it starts, recording it if the
+   * history ends there: `ctx.patched`, save that a check replay (no host) of a history without
+   * the patch is not taken to have it.
    */
-  marked(id: string): boolean {
+  #marked(id: string): boolean {
     if (this.host) return this.patched(id, 'runner');
     const existing = this.#entry(this.#seq);
     if (existing?.kind !== 'patch' || existing.name !== id) return false;
@@ -578,11 +577,11 @@ export class Replayer {
     // A saga an earlier Baton began undid what it kept in another order, and left steps with
     // no result undone: its history replays so.
     const kept = this.sagas.compensations;
-    const byCommand = kept.length > 0 && this.marked(SAGA_BY_COMMAND);
+    const byCommand = kept.length > 0 && this.#marked(SAGA_BY_COMMAND);
     const unrepliedCalls =
       byCommand &&
       kept.some((compensation) => !compensation.step && compensation.attempted) &&
-      this.marked(SAGA_UNREPLIED_CALLS);
+      this.#marked(SAGA_UNREPLIED_CALLS);
     this.sagas.start(this.definition.compensationRetry, { byCommand, unrepliedCalls });
     return true;
   }
@@ -609,12 +608,15 @@ export class Replayer {
   }
 }
 
+/** The `details.reason` of a pause whose run awaits something that is not a command. */
+export const AWAITS_OUTSIDE = 'AWAITS_OUTSIDE';
+
 /** NON_DETERMINISTIC: the run awaits a promise that is not a command (see `#awaitsOutside`). */
 function awaitsOutside(workflow: string): BatonError {
   return new BatonError(
     ErrorCode.NON_DETERMINISTIC,
     `workflow "${workflow}" awaits something that is not a ctx command (a fetch, a timer or a promise of its own): nothing in its history can resume it. Await only ctx's promises (ctx.step for work outside, ctx.sleep to wait), deploy, and resume the instance`,
-    { details: { workflow } },
+    { details: { workflow, reason: AWAITS_OUTSIDE } },
   );
 }
 

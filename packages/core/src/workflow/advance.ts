@@ -19,7 +19,7 @@ import {
   type WorkflowStatus,
 } from './journal.ts';
 import { journalError } from './journalError.ts';
-import { Replayer } from './Replayer.ts';
+import { AWAITS_OUTSIDE, Replayer } from './Replayer.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import { warmRuns } from './warmRuns.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
@@ -53,7 +53,9 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
     }
     state.status = 'paused';
     state.paused = { error: result.error.toJSON(), version: definition.version };
-    recheckLater(ctx);
+    // A recheck cannot clear a run that awaits something else than a command, and would do
+    // its work outside again: only a deploy and `resume` do.
+    if (result.error.details.reason !== AWAITS_OUTSIDE) recheckLater(ctx);
     return;
   }
   state.version = definition.version;

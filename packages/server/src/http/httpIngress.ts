@@ -122,11 +122,11 @@ export function httpIngress(
           typeof messageId === 'string' ? messageId : ingressMessageId(...messageId, caller);
         const sentAt = sentAtOf(new URLSearchParams(request.query ?? ''));
         // Another caller's message reads as unknown: its outcome is not theirs to see. A message
-        // named by its key, or any this door took when it requires keys, was sent keyed: with
-        // no claim on its key it is unknown, and no outcome page is read.
+        // named by its key was sent keyed: with no claim on its key it is unknown, and no
+        // outcome page is read. (By id, it may be an ask's, which needs no key.)
         const found = await client.outcome(id, {
           caller,
-          keyed: typeof messageId !== 'string' || requireKey,
+          keyed: typeof messageId !== 'string',
           ...(sentAt === undefined ? {} : { sentAt }),
         });
         if (!found)
