@@ -251,6 +251,11 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       expect(run.code, action).toBe(1);
       expect(run.err, action).toMatch(/keeps no dead letter/);
     }
+    // A client message's id pasted without its quotes is named as such, not as gone.
+    const unquoted = await baton('dead-letters', 'show', id, `ingress:[${id},d1,k1]`);
+    expect(unquoted.err).toMatch(
+      /lost its quotes \(a shell strips them\).*'ingress:\["tally\/proof","d1","k1"\]'/,
+    );
   });
 
   it('leaves a dead letter kept without its payload out of a bulk redrive, saying why, and refuses it by name', async () => {

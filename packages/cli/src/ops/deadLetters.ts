@@ -130,12 +130,30 @@ const ERROR_COLUMN = 60;
 const clipped = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
+/** Whether `messageId` is a client message's id (`ingress:[…]`, JSON) with its quotes gone. */
+function lostItsQuotes(messageId: string): boolean {
+  if (!messageId.startsWith('ingress:[')) return false;
+  try {
+    JSON.parse(messageId.slice('ingress:'.length));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** The one dead letter `<type/key> <message id>` names. */
 async function named(ctx: OpsContext): Promise<DeadLetter> {
   const actorId = actorArg(ctx, 0);
   const messageId = ctx.arg(1, 'message id');
   const { store } = await ctx.target();
   const letter = await store.readDeadLetter(actorId, messageId);
+  if (!letter && lostItsQuotes(messageId)) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the message id ${messageId} lost its quotes (a shell strips them): put the id in single quotes, as baton dead-letters list prints it, e.g. '${messageId.replace(/([[,])([^,\]"]+)/g, '$1"$2"')}'`,
+      { details: { actorId, messageId } },
+    );
+  }
   if (!letter || letter.parked !== undefined || letter.applied) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
