@@ -14,7 +14,7 @@ import {
 } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
-import type { CommandKind } from './journal.ts';
+import { type CommandKind, UNREPLIED_CODES } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { Replayer } from './Replayer.ts';
 import type { Slot } from './replayTypes.ts';
@@ -406,13 +406,11 @@ function dueAt(when: number | Date, now: number): number {
 }
 
 /**
- * Whether a call that failed may have been applied all the same, or may be later: no reply came
- * in time (ASK_TIMEOUT: the message may still wait in the actor's inbox), or the actor kept the
- * message as a dead letter (DEAD_LETTERED), which an operator may redrive. Its compensation is
- * kept, with no reply; it goes to the actor after the call's message, on the same channel, so it
- * is applied after it (a dead letter redriven later is applied after it, though).
+ * Whether a call that failed may have been applied all the same, or may be later (see
+ * `UNREPLIED_CODES`). Its compensation is kept, with no reply; it goes to the actor after the
+ * call's message, on the same channel, so it is applied after it (a dead letter redriven later
+ * is applied after it, though).
  */
 function mayBeApplied(error: unknown): boolean {
-  const code = isBatonError(error) ? error.code : undefined;
-  return code === ErrorCode.ASK_TIMEOUT || code === ErrorCode.DEAD_LETTERED;
+  return isBatonError(error) && UNREPLIED_CODES.has(error.code);
 }

@@ -167,8 +167,15 @@ export type Outcome =
  * Journals a pending command's result: it gets the next completion number, the order replay
  * resolves it in. `now` is the turn's time.
  */
-/** The codes of a call's failure that leave its message to be applied yet, or later. */
-const UNREPLIED = new Set<string>([ErrorCode.ASK_TIMEOUT, ErrorCode.DEAD_LETTERED]);
+/**
+ * The codes of a call's failure that leave its message to be applied yet, or later: no reply
+ * came in time (ASK_TIMEOUT: the message may still wait in the actor's inbox), or the actor kept
+ * it as a dead letter (DEAD_LETTERED), which an operator may redrive.
+ */
+export const UNREPLIED_CODES: ReadonlySet<string> = new Set([
+  ErrorCode.ASK_TIMEOUT,
+  ErrorCode.DEAD_LETTERED,
+]);
 
 export function recordCompletion(
   state: WorkflowState,
@@ -181,7 +188,7 @@ export function recordCompletion(
     if (outcome.value !== undefined) entry.value = outcome.value;
   } else {
     entry.error = journalError(outcome.error);
-    if (entry.kind === 'call' && UNREPLIED.has(outcome.error.code)) entry.unreplied = true;
+    if (entry.kind === 'call' && UNREPLIED_CODES.has(outcome.error.code)) entry.unreplied = true;
   }
   entry.order = state.completed++;
   if (now !== undefined) entry.endedAt = now;
