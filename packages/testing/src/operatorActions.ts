@@ -93,8 +93,9 @@ export function replaceQueueAction(cluster: SimCluster): Action {
     run: async () => {
       cluster.context.stats.queueReplacements++;
       await cluster.killAll();
-      // The old queue's dead letters move over too, as its other messages.
-      redriveQueueDeadLetters(cluster);
+      // The old queue's dead letters move over too, as its other messages: redriven, they
+      // follow the messages that passed them, as any redrive's do.
+      cluster.context.stats.queueRedrives += redriveQueueDeadLetters(cluster);
       const moved = cluster.backend.queue.messages();
       const from = cluster.generation;
       cluster.backend.close();
