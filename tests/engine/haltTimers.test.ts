@@ -55,6 +55,8 @@ describe('halting with many pending timers', () => {
 
     // The actor lives again (the same life) and schedules one timer of its own.
     await answered(h, h.client.ask(pager, 'plan', { from: 1000, count: 1, inMs: 60_000 }));
+    // Its state is the initial one, but a timer set revives it: the record no longer expires.
+    expect((await h.record(pager.id))?.expiresAt).toBeUndefined();
     h.clock.advance(120_000);
     turns.length = 0;
     while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
