@@ -6,6 +6,10 @@ import { recorder, testClient } from './fixtures/testClient.ts';
 
 const alice = { type: 'account', key: 'alice', id: 'account/alice' } as const;
 
+const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+/** An unsigned JWT with these claims: the client reads its payload only. */
+const jwt = (claims: Record<string, unknown>) => `${part({ alg: 'RS256' })}.${part(claims)}.sig`;
+
 let server: FakeServer;
 let client: BatonClient;
 
@@ -126,6 +130,51 @@ describe('BatonClient when the server ends its auth', () => {
     second.send({ v: 1, type: 'accepted', requestId: frame.requestId, messageId: 'dep-1' });
     await expect(sent).resolves.toEqual({ messageId: 'dep-1' });
     await vi.waitFor(() => expect(seen.last()).toMatchObject({ status: 'success', data: 1 }));
+  });
+
+  it('does not send again as another user what went out as the one signed in before', async () => {
+    // The page signs alice out and bob in while alice's transfer and ask are unanswered.
+    let user = 'alice';
+    client = testClient(server.url, { token: () => jwt({ sub: user }) });
+    const first = await server.connection(0);
+    const failed = [
+      client.send(alice, 'transfer', { to: 'bob', amount: 50 }).catch((e: unknown) => e),
+      client.ask(alice, 'balance', {}).catch((e: unknown) => e),
+    ];
+    expect((await first.take('send')).payload).toEqual({ to: 'bob', amount: 50 });
+    await first.take('ask');
+    user = 'bob';
+    first.terminate();
+
+    // Nothing of alice's goes out on bob's connection; bob's own sends do.
+    const second = await server.connection(1);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    const bobs = client.send(alice, 'deposit', { amount: 1 });
+    const resent = await second.take('send');
+    expect(resent.payload).toEqual({ amount: 1 });
+    second.send({ v: 1, type: 'accepted', requestId: resent.requestId, messageId: 'm' });
+    await expect(bobs).resolves.toEqual({ messageId: 'm' });
+    const [transfer, ask] = await Promise.all(failed);
+    const error = { code: 'UNAUTHENTICATED', details: { sentAs: 'alice', subject: 'bob' } };
+    expect(transfer).toMatchObject(error);
+    expect(String(transfer)).toMatch(
+      /send .* went out as user alice.*now connected as user bob.*signed in as user alice/,
+    );
+    expect(ask).toMatchObject(error);
+  });
+
+  it('sends again what went out before a reconnect as the same user, with a fresh token', async () => {
+    let calls = 0;
+    client = testClient(server.url, { token: () => jwt({ sub: 'alice', n: ++calls }) });
+    const first = await server.connection(0);
+    const sent = client.send(alice, 'deposit', { amount: 5 });
+    const frame = await first.take('send');
+    first.terminate();
+
+    const second = await server.connection(1);
+    expect(await second.take('send')).toEqual(frame);
+    second.send({ v: 1, type: 'accepted', requestId: frame.requestId, messageId: 'm' });
+    await expect(sent).resolves.toEqual({ messageId: 'm' });
   });
 
   it('treats an UNAUTHENTICATED frame for no request (the API Gateway host) as the end of its auth', async () => {

@@ -264,6 +264,17 @@ describe('BatonClient reconnects', () => {
     },
   );
 
+  it('renews the connection at the refresh with a token of another user, even one that expires sooner', async () => {
+    let calls = 0;
+    const first = shortJwt({ sub: 'alice' });
+    const bobs = shortJwt({ sub: 'bob' }, 1);
+    client = testClient(server.url, { token: () => (++calls === 1 ? first : bobs) });
+    await server.connection(0);
+    const second = await server.connection(1);
+    expect(expiry(bobs)).toBeLessThan(expiry(first));
+    expect(second.protocols).toContain(`token.${bobs}`);
+  });
+
   it('never refreshes a token given as a string, even a JWT about to expire', async () => {
     const timers = recordingTimers();
     client = testClient(server.url, {

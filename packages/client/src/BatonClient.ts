@@ -19,7 +19,7 @@ import type { ServerMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { BatonClientOptions } from './BatonClientOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
-import { notSentError, unansweredError } from './internal/authEnd.ts';
+import { notSentError, otherUserError, unansweredError } from './internal/authEnd.ts';
 import { backoffDelay } from './internal/backoffDelay.ts';
 import { Connection } from './internal/Connection.ts';
 import { browserPageEvents } from './internal/PageEvents.ts';
@@ -68,7 +68,11 @@ export interface ClientAskOptions {
  * state keeps stable references while the result does not change, and resumes after a
  * reconnect with the version and hash it holds (answered `unchanged`, a patch, or the full
  * value). Sends and asks in flight go out again after a reconnect with the same request id and
- * idempotency key, so each is accepted once.
+ * idempotency key, so each is accepted once — but not as another user: one that went out as the
+ * user of a JWT's `sub` and finds the client reconnected with another user's token rejects
+ * (`UNAUTHENTICATED`) instead. A token that is not a JWT names no user the client can compare,
+ * so a page that signs users out and in with such tokens should `close()` its client at
+ * sign-out and create another.
  *
  * @example
  * const client = new BatonClient({ url: 'ws://127.0.0.1:8787', token: 'alice' });
@@ -370,13 +374,19 @@ export class BatonClient {
       }, timeoutMs);
       this.#requests.setTimer(frame.requestId, timer);
     }
-    this.#connection.send(frame);
+    if (this.#connection.send(frame))
+      this.#requests.sent(frame.requestId, this.#connection.subject);
     return settled;
   }
 
   #onOpen(): void {
     this.#queries.resubscribeAll();
-    for (const frame of this.#requests.frames()) this.#connection.send(frame);
+    // What went out as another user fails: the page signed someone else in meanwhile.
+    const subject = this.#connection.subject;
+    const frames = this.#requests.resend(subject, (frame, sentAs) =>
+      otherUserError(frame, sentAs, subject),
+    );
+    for (const frame of frames) this.#connection.send(frame);
   }
 
   /**

@@ -17,7 +17,7 @@ import { authCloseError, authFrameError } from './authEnd.ts';
 import { backoffDelay } from './backoffDelay.ts';
 import { connectTarget } from './connectTarget.ts';
 import type { PageEvents } from './PageEvents.ts';
-import { refreshDelay, tokenExpiry } from './refreshDelay.ts';
+import { refreshDelay, tokenExpiry, tokenSubject } from './tokenClaims.ts';
 
 const OPEN = 1;
 
@@ -89,6 +89,8 @@ export class Connection {
   #refreshTimer: unknown;
   /** The token the socket was opened with, when it came from the `token` function (fresh). */
   #freshToken: string | undefined;
+  /** The user the open socket's token names (`tokenSubject`): `''` when it cannot tell. */
+  #subject = '';
   readonly #stopPage: () => void;
 
   constructor(settings: ConnectionSettings, hooks: ConnectionHooks) {
@@ -107,6 +109,11 @@ export class Connection {
     const selected = this.#socket?.protocol;
     if (selected === RECEIVED_SUBPROTOCOL) return 'received';
     return selected === UNACKED_SUBPROTOCOL ? 'none' : 'versions';
+  }
+
+  /** The user the open socket's token names, as far as the client can tell (`tokenSubject`). */
+  get subject(): string {
+    return this.#subject;
   }
 
   /** The frames read on the current socket, chunks one each: what a `received` frame acks. */
@@ -165,6 +172,7 @@ export class Connection {
     }
     if (generation !== this.#generation || this.#state === 'closed') return;
     this.#freshToken = typeof token === 'function' ? resolved : undefined;
+    const subject = tokenSubject(resolved);
     const target = connectTarget(this.#settings.url, resolved);
     let socket: WebSocketLike;
     try {
@@ -189,6 +197,7 @@ export class Connection {
       if (refreshMs !== undefined && refreshMs < maxConnectionMs) {
         this.#refreshTimer = setTimeout(() => void this.#refresh(), refreshMs);
       }
+      this.#subject = subject;
       this.#setState('open');
       this.#hooks.onOpen();
     };
@@ -293,8 +302,8 @@ export class Connection {
   /**
    * Ahead of the token's expiry, asks the `token` function for a fresh one, and renews the
    * connection with it: the socket it has stays up meanwhile. A token function that fails, or
-   * hands out a token that expires no later, leaves the socket as it is, until the server closes
-   * it at the token's end and the client connects again.
+   * hands out a token of the same user that expires no later, leaves the socket as it is, until
+   * the server closes it at the token's end and the client connects again.
    */
   async #refresh(): Promise<void> {
     const { token } = this.#settings;
@@ -308,8 +317,8 @@ export class Connection {
     }
     if (generation !== this.#generation || this.#state !== 'open') return;
     const current = tokenExpiry(this.#freshToken ?? '') ?? Number.POSITIVE_INFINITY;
-    if ((tokenExpiry(next) ?? Number.NEGATIVE_INFINITY) <= current) return;
-    this.#renew(next);
+    const later = (tokenExpiry(next) ?? Number.NEGATIVE_INFINITY) > current;
+    if (later || tokenSubject(next) !== this.#subject) this.#renew(next);
   }
 
   /** Forgets the current socket (closing it if it is still up) and its timers. */

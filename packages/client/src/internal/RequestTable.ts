@@ -14,6 +14,8 @@ interface InFlight {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: BatonError) => void;
   timer: unknown;
+  /** The user it first went out as (`Connection.subject`); undefined until it went out. */
+  sentAs: string | undefined;
 }
 
 /** An answer to a request. */
@@ -35,16 +37,40 @@ export class RequestTable {
     this.#clearTimeout = clearTimeout;
   }
 
-  /** Every frame in flight, in the order they were first sent. */
-  frames(): (SendMessage | AskMessage)[] {
-    return [...this.#inFlight.values()].map((entry) => entry.frame);
+  /**
+   * Every frame in flight that may go out as `subject` (the user of a new connection), in the
+   * order they were first sent, each marked as sent so. One that went out as another user is
+   * rejected with `otherUser(frame, sentAs)` instead: sent again, it would be the new user's.
+   */
+  resend(
+    subject: string,
+    otherUser: (frame: SendMessage | AskMessage, sentAs: string) => BatonError,
+  ): (SendMessage | AskMessage)[] {
+    const frames: (SendMessage | AskMessage)[] = [];
+    for (const entry of [...this.#inFlight.values()]) {
+      const { frame, sentAs } = entry;
+      if (sentAs !== undefined && sentAs !== subject) {
+        this.fail(frame.requestId, otherUser(frame, sentAs));
+      } else {
+        entry.sentAs = subject;
+        frames.push(frame);
+      }
+    }
+    return frames;
   }
 
   /** Registers a request; `settled` resolves or rejects with its answer. */
   add(frame: SendMessage | AskMessage): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.#inFlight.set(frame.requestId, { frame, resolve, reject, timer: undefined });
+      const entry = { frame, resolve, reject, timer: undefined, sentAs: undefined };
+      this.#inFlight.set(frame.requestId, entry);
     });
+  }
+
+  /** Marks a request as gone out as `subject` (see {@link resend}). */
+  sent(requestId: string, subject: string): void {
+    const entry = this.#inFlight.get(requestId);
+    if (entry) entry.sentAs = subject;
   }
 
   /** Attaches a timer to a request, cleared when it settles. */

@@ -62,6 +62,33 @@ export function unansweredError(frame: SendMessage | AskMessage, ended: BatonErr
   );
 }
 
+/**
+ * What a send or ask in flight rejects with when the client reconnects as another user than the
+ * one it went out as (the page signed someone else in): sent again, it would be that user's.
+ */
+export function otherUserError(
+  frame: SendMessage | AskMessage,
+  sentAs: string,
+  subject: string,
+): BatonError {
+  const again =
+    frame.type === 'ask'
+      ? 'ask again with the same idempotencyKey to get its outcome'
+      : 'send it again with the same idempotencyKey';
+  return new BatonError(
+    ErrorCode.UNAUTHENTICATED,
+    `${frame.type} ${frame.idempotencyKey} went out as ${userName(sentAs)} and got no answer; ` +
+      `the client is now connected as ${userName(subject)}, so it is not sent again (it would be ` +
+      `theirs). It may or may not have been applied: ${again}, signed in as ${userName(sentAs)}`,
+    { details: { idempotencyKey: frame.idempotencyKey, sentAs, subject } },
+  );
+}
+
+/** A user as `tokenSubject` names them, for a message. */
+function userName(subject: string): string {
+  return subject === '' ? 'a user the token does not name (no JWT sub)' : `user ${subject}`;
+}
+
 /** What a send or ask made after the connection's auth ended for good rejects with. */
 export function notSentError(ended: BatonError): BatonError {
   return new BatonError(

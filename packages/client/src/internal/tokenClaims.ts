@@ -28,6 +28,21 @@ export function tokenExpiry(token: string): number | undefined {
   return timeClaim(jwtClaims(token)?.exp);
 }
 
+/**
+ * Who a token names, as far as the client can tell: a JWT's `sub` (with its `iss`, when it has
+ * one); `''` for a token that is not a JWT or names no subject, and for no token. Its signature
+ * is not checked: the client only compares the users its own tokens name.
+ *
+ * @example
+ * tokenSubject(jwtForAlice); // 'alice (https://auth.example)'
+ */
+export function tokenSubject(token: string | undefined): string {
+  const claims = token === undefined ? undefined : jwtClaims(token);
+  const { sub, iss } = claims ?? {};
+  if (typeof sub !== 'string' || sub === '') return '';
+  return typeof iss === 'string' && iss !== '' ? `${sub} (${iss})` : sub;
+}
+
 /** A JWT's payload, undecoded claims and all; undefined for a token that is not a JWT. */
 function jwtClaims(token: string): Record<string, unknown> | undefined {
   const payload = token.split('.')[1];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refreshDelay, tokenExpiry } from './refreshDelay.ts';
+import { refreshDelay, tokenExpiry, tokenSubject } from './tokenClaims.ts';
 
 const NOW = 1_800_000_000_000;
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -50,5 +50,23 @@ describe('tokenExpiry', () => {
     const token = jwt({ sub: '>>>???', name: 'Zoë', exp: 1_800_000_600 });
     expect(token.split('.')[1]).toMatch(/[-_]/);
     expect(tokenExpiry(token)).toBe(1_800_000_600_000);
+  });
+});
+
+describe('tokenSubject', () => {
+  it('names the user of a JWT by its sub, with its iss when it has one', () => {
+    expect(tokenSubject(jwt({ sub: 'alice' }))).toBe('alice');
+    expect(tokenSubject(jwt({ sub: 'alice', iss: 'https://auth.example' }))).toBe(
+      'alice (https://auth.example)',
+    );
+  });
+
+  it.each([
+    ['no token', undefined],
+    ['a token that is not a JWT', 'alice'],
+    ['a JWT with no sub', jwt({ exp: 1_800_000_600 })],
+    ['a JWT whose sub is not a string', jwt({ sub: 42 })],
+  ])('cannot tell the user of %s', (_what, token) => {
+    expect(tokenSubject(token)).toBe('');
   });
 });
