@@ -107,7 +107,7 @@ describe('createEngine', () => {
           } as unknown as Queue,
         }),
       );
-    await expect(checkRedrivePolicy(engine(4))).resolves.toBeUndefined();
+    await expect(checkRedrivePolicy(engine(4))).resolves.toEqual({ maxReceives: 4 });
     await expect(checkRedrivePolicy(engine(undefined))).resolves.toBeUndefined();
     await expect(checkRedrivePolicy(engine(3))).rejects.toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,

@@ -56,6 +56,8 @@ export interface SetupOptions {
   readonly batchSize?: number;
   readonly cacheSize?: number;
   readonly maxAttempts?: number;
+  /** The inbox queue's own dead-lettering. @default none */
+  readonly maxReceives?: number;
   /** @default silent */
   readonly logger?: Logger;
   readonly onTurn?: TurnListener;
@@ -79,6 +81,7 @@ export function setup(options: SetupOptions): Harness {
   const backend = createEmbeddedBackend({
     clock,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.maxReceives ? { queue: { maxReceives: options.maxReceives } } : {}),
   });
   const engine = createEngine({
     actors: options.actors,

@@ -63,15 +63,17 @@ describe('engine hooks', () => {
         expect.objectContaining({ name: 'flaky', from: 'ingress' }),
       ],
     });
-    // Two turns leave the flaky message to the queue; the third (maxAttempts 3) dead-letters it.
+    // Two turns leave the flaky message to the queue, each counting its attempt in the record
+    // (the first with the message before it); the third (maxAttempts 3) dead-letters it.
     expect(events).toEqual([
       'start ledger/a',
       'commit ledger/a v1',
       'end ledger/a retried 1',
       'start ledger/a',
+      'commit ledger/a v2',
       'end ledger/a retried 1',
       'start ledger/a',
-      'commit ledger/a v2',
+      'commit ledger/a v3',
       'dead ledger/a',
       'end ledger/a retried 0',
     ]);

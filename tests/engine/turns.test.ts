@@ -190,7 +190,9 @@ describe('a turn', () => {
       h.clock.advance(1_000);
       expect(await h.worker.poll()).toBe(1);
       expect(await h.state('job/fast')).toEqual({ ok: true });
-      expect(await h.state('job/slow')).toBeUndefined();
+      // Not run yet: its record holds only its failed attempt.
+      expect(await h.state('job/slow')).toEqual({ ok: false });
+      expect((await h.record('job/slow'))?.failing).toMatchObject({ attempts: 1 });
       h.clock.advance(41_000);
       expect(await h.worker.poll()).toBe(1);
       expect(await h.state('job/slow')).toEqual({ ok: true });

@@ -156,9 +156,10 @@ export interface BatonAppProps {
   readonly maxConcurrency?: number;
   /**
    * Receives of a message before the inbox moves it to the dead-letter queue. The engine ends a
-   * message that keeps failing itself (DEAD_LETTERED) after 3 deliveries (its `maxAttempts`),
-   * before this; the queue's limit catches a worker that dies on it. Must be above 3: the
-   * construct refuses less, and so would the workers.
+   * message that keeps failing itself (DEAD_LETTERED) after 3 failures (its `maxAttempts`), or
+   * at its last receive, before this; the queue's limit catches a worker that dies on it. A
+   * message behind a failing one spends receives waiting: in a long outage, more room gives each
+   * message its 3 tries. Must be above 3: the construct refuses less, and so would the workers.
    * @default 10
    */
   readonly maxReceiveCount?: number;

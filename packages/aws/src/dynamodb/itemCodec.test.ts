@@ -31,6 +31,7 @@ const full: ActorRecord = {
   paused: { at: 1, by: 'ops' },
   parked: 9,
   outcomePage: { page: 2, bytes: 300, sentAt: 5, closedSentAt: 4, itemsBefore: 3 },
+  failing: { id: 'ingress:k', at: '8', attempts: 2 },
 };
 
 describe('the actor record item', () => {

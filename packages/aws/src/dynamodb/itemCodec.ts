@@ -102,6 +102,7 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
   if (record.paused) known[Attr.paused] = toAttr(json(record.paused));
   if (record.parked !== undefined) known[Attr.parked] = toAttr(record.parked);
   if (record.outcomePage) known[Attr.outcomePage] = toAttr(json(record.outcomePage));
+  if (record.failing) known[Attr.failing] = toAttr(json(record.failing));
   // What a newer Baton wrote and this one does not know goes back as it came.
   const unknown = record.unknownFields as Item | undefined;
   return unknown ? { ...unknown, ...known } : known;
@@ -141,6 +142,9 @@ export function itemToRecord(item: Item): ActorRecord {
     ...(raw[Attr.outcomePage] === undefined
       ? {}
       : { outcomePage: JSON.parse(raw[Attr.outcomePage] as string) }),
+    ...(raw[Attr.failing] === undefined
+      ? {}
+      : { failing: JSON.parse(raw[Attr.failing] as string) }),
     ...(unknown.length === 0 ? {} : { unknownFields: Object.fromEntries(unknown) }),
   };
 }

@@ -42,6 +42,7 @@ export const Attr = {
   paused: 'ps',
   parked: 'pn',
   outcomePage: 'op',
+  failing: 'fl',
   sentAt: 'sentAt',
 } as const;
 
@@ -198,6 +199,7 @@ export const RECORD_ATTRIBUTES: readonly string[] = [
   Attr.paused,
   Attr.parked,
   Attr.outcomePage,
+  Attr.failing,
 ];
 
 /** DynamoDB's item size limit: 400 KB, attribute names included. */

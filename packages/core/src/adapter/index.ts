@@ -66,6 +66,7 @@ export {
   type ActorRecord,
   type ChannelMark,
   type DeadLetter,
+  type FailingMessage,
   type IdempotencyRecord,
   type KeyClaim,
   type OutboxItem,

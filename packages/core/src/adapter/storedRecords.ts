@@ -208,6 +208,20 @@ export interface ActorRecord {
    * ({@link Store.readPagedOutcomes}). Such a record has format 2.
    */
   readonly outcomePage?: OutcomePageState;
+  /**
+   * The message at the head of the inbox whose handler failed (retryably), at its inbox
+   * position `at`, and how many times: a message's attempts are counted here, since the queue's
+   * receives also count those it spent waiting behind a failing one, never run. Set by a turn
+   * that stops at such a failure; gone once the inbox moves past a message.
+   */
+  readonly failing?: FailingMessage;
+}
+
+/** See {@link ActorRecord.failing}. */
+export interface FailingMessage {
+  readonly id: string;
+  readonly at: string;
+  readonly attempts: number;
 }
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */

@@ -1,5 +1,5 @@
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
-import type { ReceivedMessage } from '../adapter/ports.ts';
+import type { ReceivedMessage, RedrivePolicy } from '../adapter/ports.ts';
 import { type BatonError, ErrorCode, isBatonError, toBatonError } from '../errors.ts';
 import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
@@ -48,7 +48,7 @@ export class Worker {
    */
   readonly #drained = new Map<string, Drained>();
   /** The check of the queue's redrive setting, made once (again after a failure to ask). */
-  #checked: Promise<void> | undefined;
+  #checked: Promise<RedrivePolicy | undefined> | undefined;
 
   constructor(options: EngineOptions | Engine) {
     this.engine = 'registry' in options ? options : createEngine(options);
@@ -74,7 +74,7 @@ export class Worker {
 
   /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
   async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
-    await this.check();
+    const maxReceives = (await this.#redrivePolicy())?.maxReceives;
     // Asked per batch (the queue caches it): a queue replaced while this worker runs is seen.
     const { queue } = this.engine;
     const inbox = queue.identity ? await queue.identity() : undefined;
@@ -95,7 +95,7 @@ export class Worker {
           this.#reportStart(actorId, messages);
         }
         try {
-          const result = await this.#processGroup(actorId, messages, inbox);
+          const result = await this.#processGroup(actorId, messages, inbox, maxReceives);
           done.push(...messages.slice(0, result.done));
           const stopped = messages.slice(result.done);
           failed.push(...stopped);
@@ -216,7 +216,11 @@ export class Worker {
    * @example
    * await worker.check(); // throws INVALID_ARGUMENT for maxReceives 3 with maxAttempts 3
    */
-  check(): Promise<void> {
+  async check(): Promise<void> {
+    await this.#redrivePolicy();
+  }
+
+  #redrivePolicy(): Promise<RedrivePolicy | undefined> {
     if (!this.#checked) {
       const checked = checkRedrivePolicy(this.engine);
       this.#checked = checked;
@@ -234,6 +238,7 @@ export class Worker {
     actorId: string,
     messages: readonly ReceivedMessage[],
     inbox: string | undefined,
+    maxReceives: number | undefined,
   ): Promise<{ done: number; retry?: BatonError; counts?: TurnCounts }> {
     if (effectOf(actorId) !== undefined) return runEffects(this.engine, messages);
     const batch: Inbound[] = [];
@@ -257,12 +262,10 @@ export class Worker {
     // One read of the clock: the turn starts after it and drains before the next.
     const now = this.engine.clock.now();
     const drainedAt = this.#takeDrained(actorId, now);
-    const result = await runTurn(
-      this.engine,
-      actorId,
-      batch,
-      drainedAt === undefined ? {} : { drainedAt },
-    );
+    const result = await runTurn(this.engine, actorId, batch, {
+      ...(drainedAt === undefined ? {} : { drainedAt }),
+      ...(maxReceives === undefined ? {} : { maxReceives }),
+    });
     const { store, queue } = this.engine;
     if (result.undrained) await drainOutbox(store, queue, result.undrained);
     this.#rememberDrained(actorId, result, now);

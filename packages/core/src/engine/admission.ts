@@ -38,4 +38,6 @@ export interface Turn {
   readonly builder: CommitBuilder;
   /** The turn began from the worker's warm copy of the record, not a read of the store. */
   readonly warm?: boolean;
+  /** The inbox queue's redrive policy, when known (see `outOfAttempts`). */
+  readonly maxReceives?: number;
 }

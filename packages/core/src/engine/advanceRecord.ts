@@ -71,6 +71,8 @@ export function advance(
     next.inboxOffset = inboxOffset;
     next.marks = marks;
     next.channels = channels;
+    // The inbox moved on: the failures counted were the head's (see attempts.ts).
+    if (next.failing !== undefined) delete next.failing;
     return next;
   }
   const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
@@ -81,7 +83,8 @@ export function advance(
     current.expiresAt === undefined
       ? {}
       : { expiresAt: Math.max(current.expiresAt, halted(engine, now)) };
-  return { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
+  const { failing: _, ...kept } = current;
+  return { ...kept, ...expiry, inboxOffset, ...queue, marks, channels };
 }
 
 /**

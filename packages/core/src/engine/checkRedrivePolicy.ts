@@ -1,3 +1,4 @@
+import type { RedrivePolicy } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Engine } from './createEngine.ts';
 
@@ -7,13 +8,14 @@ import type { Engine } from './createEngine.ts';
  * would take a message whose handler keeps failing — and the messages behind it in its group —
  * before the engine ends it in the actor's turn and keeps it to redrive. The queue's limit is the
  * backstop for failures outside handlers, so it must leave the engine at least one receive more.
+ * Returns the policy, for turns to end a failing message at its last receive (see `attempts.ts`).
  *
  * @example
  * await checkRedrivePolicy(engine); // before a worker's first batch
  */
-export async function checkRedrivePolicy(engine: Engine): Promise<void> {
+export async function checkRedrivePolicy(engine: Engine): Promise<RedrivePolicy | undefined> {
   const policy = await engine.queue.redrivePolicy?.();
-  if (!policy || policy.maxReceives > engine.maxAttempts) return;
+  if (!policy || policy.maxReceives > engine.maxAttempts) return policy;
   const { maxReceives } = policy;
   const { maxAttempts } = engine;
   throw new BatonError(

@@ -32,6 +32,7 @@ export function copyRecord(record: ActorRecord): RecordDraft {
   if (record.paused !== undefined) copy.paused = record.paused;
   if (record.parked !== undefined) copy.parked = record.parked;
   if (record.outcomePage !== undefined) copy.outcomePage = record.outcomePage;
+  if (record.failing !== undefined) copy.failing = record.failing;
   return copy;
 }
 
@@ -60,4 +61,5 @@ export const RECORD_FIELDS = {
   paused: true,
   parked: true,
   outcomePage: true,
+  failing: true,
 } as const satisfies Record<keyof ActorRecord, true>;

@@ -89,11 +89,12 @@ export interface EngineOptions {
    */
   readonly markRetentionMs?: number;
   /**
-   * Deliveries of a message whose handler keeps failing before the engine ends it as
-   * DEAD_LETTERED (kept for redrive). Attempts are the queue's receive count, so redeliveries
-   * after a crash or a visibility timeout count too: on a host that often crashes or times out,
-   * raise it. Keep it below the queue's own maxReceives, the backstop for failures outside
-   * handlers: a worker refuses a queue whose maxReceives is not above it. @default 3
+   * Failures of a message's handler before the engine ends it as DEAD_LETTERED (kept for
+   * redrive). Each message counts its own (the actor's record keeps the count), not the queue's
+   * receives, which also count those it spent waiting behind a failing message. A message is
+   * ended sooner at its last receive, when the queue's own maxReceives (the backstop for
+   * failures outside handlers: crashes, timeouts) is known: a worker refuses a queue whose
+   * maxReceives is not above maxAttempts. @default 3
    */
   readonly maxAttempts?: number;
   /**

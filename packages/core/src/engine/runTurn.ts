@@ -6,6 +6,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { admit, fired, knownByOutcome } from './admitMessage.ts';
+import { failedOnce, outOfAttempts } from './attempts.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
@@ -78,6 +79,8 @@ export interface TurnOptions {
    * record that holds them.
    */
   readonly drainedAt?: { readonly ver: number; readonly life: string | undefined };
+  /** The inbox queue's redrive policy: a failing message is ended at its last receive. */
+  readonly maxReceives?: number;
 }
 
 /** Redo limit for version conflicts: each redo means another worker made progress. */
@@ -118,6 +121,7 @@ export async function runTurn(
       const result = await applyBatch(engine, withoutOutbox(base), batch, {
         duplicateKeys: duplicateKeys ?? NO_KEYS,
         warm: warm !== undefined,
+        maxReceives: options.maxReceives,
       });
       result.counts.versionConflicts = attempt - 1;
       const committed = result.ver !== base.ver;
@@ -168,7 +172,11 @@ async function applyBatch(
   engine: Engine,
   loaded: ActorRecord,
   batch: readonly Inbound[],
-  { duplicateKeys, warm }: { duplicateKeys: ReadonlySet<string>; warm: boolean },
+  {
+    duplicateKeys,
+    warm,
+    maxReceives,
+  }: { duplicateKeys: ReadonlySet<string>; warm: boolean; maxReceives: number | undefined },
 ): Promise<TurnResult> {
   // A resumed actor applies the messages parked while it was paused first, in order.
   const replays = resumedWithParked(loaded) ? await parkedInbounds(engine, loaded, batch[0]) : [];
@@ -180,7 +188,13 @@ async function applyBatch(
   });
   const pages = new PagedLookup(engine, base.id, batch);
   const overflow = new OverflowLookup(engine.store, base, now, engine.markRetentionMs);
-  const turn: Turn = { engine, overflow, builder, warm };
+  const turn: Turn = {
+    engine,
+    overflow,
+    builder,
+    warm,
+    ...(maxReceives === undefined ? {} : { maxReceives }),
+  };
   // The batch's senders the record does not list, read in one call rather than one each.
   const senders: OverflowKey[] = [];
   for (const { envelope } of batch) {
@@ -294,6 +308,12 @@ async function applyBatch(
       effects = park(engine, builder.record, inbound, admission) ?? actorPaused(builder.record);
     } else {
       ({ effects, trace } = await handle(turn, builder.record, inbound, admission));
+      // Its handler failed, to be retried: the record counts the attempt (see attempts.ts).
+      if (isBatonError(effects)) {
+        const counted = { ...builder.record, failing: failedOnce(builder.record, inbound) };
+        const attempt = { record: counted, envelopes: [], idempotency: undefined };
+        if (builder.fits(attempt)) builder.add(attempt);
+      }
     }
     if (isBatonError(effects)) {
       retry = effects;
@@ -411,7 +431,7 @@ async function handle(
       effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
     } else {
       effects = await applyMessage(turn, record, inbound, admission, span.trace, now);
-      if (isBatonError(effects) && (inbound.receiveCount ?? 1) >= engine.maxAttempts) {
+      if (isBatonError(effects) && outOfAttempts(engine, record, inbound, turn.maxReceives)) {
         effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
       }
     }
