@@ -5,19 +5,29 @@
  * instead. And a failing message is ended in the actor's turn at its last receive, rather than
  * left for the queue's own dead-letter queue with the messages behind it.
  */
-import { actor, RetryableError } from '@baton/core';
+import { actor, RetryableError, silentLogger } from '@baton/core';
+import { jsonSize, type Queue } from '@baton/core/adapter';
+import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { setup } from './helpers.ts';
+import { recordingLogger, runUntilIdle, setup } from './helpers.ts';
 
 /** Per message number, its handler's runs. */
 const runs = new Map<number, number>();
 
 const Job = actor({
   name: 'job',
-  state: z.object({ done: z.array(z.number()) }),
+  state: z.object({ done: z.array(z.number()), pad: z.string().optional() }),
   initial: () => ({ done: [] as number[] }),
   handlers: {
+    /** Fills the state with `bytes` characters. */
+    pad: {
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (ctx, { bytes }) => {
+        ctx.state.done.push(-bytes);
+        (ctx.state as { pad?: string }).pad = 'x'.repeat(bytes);
+      },
+    },
     /** Fails its first `failures` runs, then is done. */
     step: {
       payload: z.object({ n: z.number(), failures: z.number() }),
@@ -70,5 +80,60 @@ describe('the attempts of a message', () => {
       [{ n: 2, failures: 99 }, 2],
     ]);
     expect(h.backend.queue.deadLetters()).toEqual([]);
+  });
+
+  it("follow the queue's redrive policy as it changes while the worker runs", async () => {
+    runs.clear();
+    const h = setup({ actors: [Job], batchSize: 10, maxAttempts: 3, maxReceives: 10 });
+    // The queue reports 4 receives, then 10 once the operator raised its limit.
+    let reported = 4;
+    const queue = new Proxy(h.backend.queue as Queue, {
+      get: (target, prop) => {
+        if (prop === 'redrivePolicy') return async () => ({ maxReceives: reported });
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const ports = { store: h.backend.store, queue, clock: h.clock, logger: silentLogger };
+    const worker = new Worker(createEngine({ actors: [Job], ...ports, batchSize: 10 }));
+    await h.client.send(job, 'step', { n: 0, failures: 0 });
+    await runUntilIdle(worker, h.backend, h.clock);
+
+    reported = 10;
+    await h.client.send(job, 'step', { n: 1, failures: 99 });
+    await h.client.send(job, 'step', { n: 2, failures: 2 });
+    await runUntilIdle(worker, h.backend, h.clock);
+    // Step 2 had room for its three tries (receives 3 to 5), as the queue now gives.
+    expect(Object.fromEntries(runs)).toEqual({ 0: 1, 1: 3, 2: 3 });
+    expect(await h.state(job.id)).toMatchObject({ done: [0, 2] });
+  });
+
+  it("go by the queue's receives on a record too full to count in", async () => {
+    runs.clear();
+    const max = 2000;
+    const { logger, lines } = recordingLogger();
+    const h = setup({ actors: [Job], limits: { maxItemBytes: max }, maxAttempts: 3, logger });
+    // The record filled as far as its item takes: the largest pad applied.
+    await h.client.send(job, 'pad', { bytes: 1 });
+    await h.run();
+    const room = max - jsonSize(await h.record(job.id));
+    for (let slack = 4; ; slack += 2) {
+      await h.client.send(job, 'pad', { bytes: room - slack });
+      await h.run();
+      const { pad } = (await h.state(job.id)) as { pad?: string };
+      if (pad?.length === room - slack) break;
+    }
+    expect(max - jsonSize(await h.record(job.id))).toBeLessThan(100);
+    await h.client.send(job, 'step', { n: 1, failures: 99 });
+    await h.client.send(job, 'step', { n: 2, failures: 0 });
+    await h.run();
+    expect(lines.filter((line) => line.message.startsWith('turn failed'))).toEqual([]);
+    expect(runs.get(1)).toBe(3);
+    const letters = await h.backend.store.listDeadLetters(job.id);
+    expect(letters.map((l) => [l.envelope.payload, l.attempts])).toEqual([
+      [{ n: 1, failures: 99 }, 3],
+    ]);
+    // The message behind it ran (its state too large for the record: refused, not stuck).
+    expect(runs.get(2)).toBe(1);
   });
 });

@@ -204,7 +204,7 @@ describe('a Worker, batch by batch', () => {
     ]);
   });
 
-  it('asks the queue for its redrive setting again after failing to, and not after a refusal', async () => {
+  it('asks the queue for its redrive setting before each batch (the queue caches it), and refuses each batch while it is too low', async () => {
     const h = setup({ actors: [Job] });
     let asked = 0;
     let answer: () => Promise<{ maxReceives: number } | undefined> = () =>
@@ -221,7 +221,7 @@ describe('a Worker, batch by batch', () => {
     answer = async () => ({ maxReceives: 10 });
     expect(await worker.poll()).toBe(0);
     expect(await worker.poll()).toBe(0);
-    expect(asked).toBe(2);
+    expect(asked).toBe(3);
 
     const refusing = new Worker({
       ...h.engine,
@@ -235,7 +235,7 @@ describe('a Worker, batch by batch', () => {
     });
     await expect(refusing.poll()).rejects.toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
     await expect(refusing.poll()).rejects.toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
-    expect(asked).toBe(3);
+    expect(asked).toBe(5);
   });
 
   it('logs a body that is not an envelope for the actor, naming the actor and the message', async () => {

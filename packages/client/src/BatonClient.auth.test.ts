@@ -155,12 +155,49 @@ describe('BatonClient when the server ends its auth', () => {
     second.send({ v: 1, type: 'accepted', requestId: resent.requestId, messageId: 'm' });
     await expect(bobs).resolves.toEqual({ messageId: 'm' });
     const [transfer, ask] = await Promise.all(failed);
-    const error = { code: 'UNAUTHENTICATED', details: { sentAs: 'alice', subject: 'bob' } };
+    const error = { code: 'UNAUTHENTICATED', details: { madeAs: 'alice', subject: 'bob' } };
     expect(transfer).toMatchObject(error);
     expect(String(transfer)).toMatch(
-      /send .* went out as user alice.*now connected as user bob.*signed in as user alice/,
+      /send .* was made while the client was connected as user alice.*now connected as user bob.*signed in as user alice/,
     );
     expect(ask).toMatchObject(error);
+  });
+
+  it('does not send as the next user what was made while the client was reconnecting', async () => {
+    let user = 'alice';
+    let calls = 0;
+    let signIn: () => void = () => {};
+    const signedIn = new Promise<void>((resolve) => {
+      signIn = resolve;
+    });
+    client = testClient(server.url, {
+      token: async () => {
+        if (++calls > 1) await signedIn;
+        return jwt({ sub: user });
+      },
+    });
+    const first = await server.connection(0);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    first.terminate();
+    await vi.waitFor(() => expect(client.connectionState).toBe('reconnecting'));
+    // Alice sends while the client is offline; then the page signs bob in.
+    const transfer = client
+      .send(alice, 'transfer', { to: 'mallory', amount: 50 })
+      .catch((e: unknown) => e);
+    user = 'bob';
+    signIn();
+
+    const second = await server.connection(1);
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    expect(await transfer).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      details: { madeAs: 'alice', subject: 'bob' },
+    });
+    const bobs = client.send(alice, 'deposit', { amount: 1 });
+    const frame = await second.take('send');
+    expect(frame.payload).toEqual({ amount: 1 });
+    second.send({ v: 1, type: 'accepted', requestId: frame.requestId, messageId: 'm' });
+    await expect(bobs).resolves.toEqual({ messageId: 'm' });
   });
 
   it('sends again what went out before a reconnect as the same user, with a fresh token', async () => {

@@ -68,9 +68,9 @@ export interface ClientAskOptions {
  * state keeps stable references while the result does not change, and resumes after a
  * reconnect with the version and hash it holds (answered `unchanged`, a patch, or the full
  * value). Sends and asks in flight go out again after a reconnect with the same request id and
- * idempotency key, so each is accepted once — but not as another user: one that went out as the
- * user of a JWT's `sub` and finds the client reconnected with another user's token rejects
- * (`UNAUTHENTICATED`) instead. A token that is not a JWT names no user the client can compare,
+ * idempotency key, so each is accepted once — but not as another user: one made while the
+ * client was connected with a JWT of one `sub` that finds it reconnected with another user's
+ * token rejects (`UNAUTHENTICATED`) instead. A token that is not a JWT names no user the client can compare,
  * so a page that signs users out and in with such tokens should `close()` its client at
  * sign-out and create another.
  *
@@ -360,7 +360,7 @@ export class BatonClient {
     if (this.#connection.state === 'closed') {
       return Promise.reject(new BatonError(ErrorCode.UNAVAILABLE, 'the client was closed'));
     }
-    const settled = this.#requests.add(frame);
+    const settled = this.#requests.add(frame, this.#connection.subject);
     if (timeoutMs !== undefined) {
       const timer = this.#setTimeout(() => {
         this.#requests.fail(
@@ -374,17 +374,16 @@ export class BatonClient {
       }, timeoutMs);
       this.#requests.setTimer(frame.requestId, timer);
     }
-    if (this.#connection.send(frame))
-      this.#requests.sent(frame.requestId, this.#connection.subject);
+    this.#connection.send(frame);
     return settled;
   }
 
   #onOpen(): void {
     this.#queries.resubscribeAll();
-    // What went out as another user fails: the page signed someone else in meanwhile.
-    const subject = this.#connection.subject;
-    const frames = this.#requests.resend(subject, (frame, sentAs) =>
-      otherUserError(frame, sentAs, subject),
+    // What was made as another user fails: the page signed someone else in meanwhile.
+    const subject = this.#connection.subject ?? '';
+    const frames = this.#requests.resend(subject, (frame, madeAs) =>
+      otherUserError(frame, madeAs, subject),
     );
     for (const frame of frames) this.#connection.send(frame);
   }

@@ -89,8 +89,11 @@ export class Connection {
   #refreshTimer: unknown;
   /** The token the socket was opened with, when it came from the `token` function (fresh). */
   #freshToken: string | undefined;
-  /** The user the open socket's token names (`tokenSubject`): `''` when it cannot tell. */
-  #subject = '';
+  /**
+   * The user the last socket opened named with its token (`tokenSubject`: `''` when it cannot
+   * tell); undefined until one opens. Kept while the client reconnects.
+   */
+  #subject: string | undefined;
   readonly #stopPage: () => void;
 
   constructor(settings: ConnectionSettings, hooks: ConnectionHooks) {
@@ -111,8 +114,11 @@ export class Connection {
     return selected === UNACKED_SUBPROTOCOL ? 'none' : 'versions';
   }
 
-  /** The user the open socket's token names, as far as the client can tell (`tokenSubject`). */
-  get subject(): string {
+  /**
+   * The user the last socket that opened named, as far as the client can tell (`tokenSubject`);
+   * undefined until one opens.
+   */
+  get subject(): string | undefined {
     return this.#subject;
   }
 

@@ -14,8 +14,11 @@ interface InFlight {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: BatonError) => void;
   timer: unknown;
-  /** The user it first went out as (`Connection.subject`); undefined until it went out. */
-  sentAs: string | undefined;
+  /**
+   * The user the client was connected as when it was made (`Connection.subject`); undefined
+   * for one made before the first connection opened, which then goes out as its user.
+   */
+  madeAs: string | undefined;
 }
 
 /** An answer to a request. */
@@ -39,38 +42,31 @@ export class RequestTable {
 
   /**
    * Every frame in flight that may go out as `subject` (the user of a new connection), in the
-   * order they were first sent, each marked as sent so. One that went out as another user is
-   * rejected with `otherUser(frame, sentAs)` instead: sent again, it would be the new user's.
+   * order they were first sent. One made as another user is rejected with
+   * `otherUser(frame, madeAs)` instead: sent again, it would be the new user's.
    */
   resend(
     subject: string,
-    otherUser: (frame: SendMessage | AskMessage, sentAs: string) => BatonError,
+    otherUser: (frame: SendMessage | AskMessage, madeAs: string) => BatonError,
   ): (SendMessage | AskMessage)[] {
     const frames: (SendMessage | AskMessage)[] = [];
     for (const entry of [...this.#inFlight.values()]) {
-      const { frame, sentAs } = entry;
-      if (sentAs !== undefined && sentAs !== subject) {
-        this.fail(frame.requestId, otherUser(frame, sentAs));
+      const { frame, madeAs } = entry;
+      if (madeAs !== undefined && madeAs !== subject) {
+        this.fail(frame.requestId, otherUser(frame, madeAs));
       } else {
-        entry.sentAs = subject;
+        entry.madeAs = subject;
         frames.push(frame);
       }
     }
     return frames;
   }
 
-  /** Registers a request; `settled` resolves or rejects with its answer. */
-  add(frame: SendMessage | AskMessage): Promise<unknown> {
+  /** Registers a request made as `madeAs`; `settled` resolves or rejects with its answer. */
+  add(frame: SendMessage | AskMessage, madeAs: string | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const entry = { frame, resolve, reject, timer: undefined, sentAs: undefined };
-      this.#inFlight.set(frame.requestId, entry);
+      this.#inFlight.set(frame.requestId, { frame, resolve, reject, timer: undefined, madeAs });
     });
-  }
-
-  /** Marks a request as gone out as `subject` (see {@link resend}). */
-  sent(requestId: string, subject: string): void {
-    const entry = this.#inFlight.get(requestId);
-    if (entry) entry.sentAs = subject;
   }
 
   /** Attaches a timer to a request, cleared when it settles. */

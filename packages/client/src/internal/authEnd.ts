@@ -64,11 +64,11 @@ export function unansweredError(frame: SendMessage | AskMessage, ended: BatonErr
 
 /**
  * What a send or ask in flight rejects with when the client reconnects as another user than the
- * one it went out as (the page signed someone else in): sent again, it would be that user's.
+ * one it was made as (the page signed someone else in): sent again, it would be that user's.
  */
 export function otherUserError(
   frame: SendMessage | AskMessage,
-  sentAs: string,
+  madeAs: string,
   subject: string,
 ): BatonError {
   const again =
@@ -77,10 +77,11 @@ export function otherUserError(
       : 'send it again with the same idempotencyKey';
   return new BatonError(
     ErrorCode.UNAUTHENTICATED,
-    `${frame.type} ${frame.idempotencyKey} went out as ${userName(sentAs)} and got no answer; ` +
-      `the client is now connected as ${userName(subject)}, so it is not sent again (it would be ` +
-      `theirs). It may or may not have been applied: ${again}, signed in as ${userName(sentAs)}`,
-    { details: { idempotencyKey: frame.idempotencyKey, sentAs, subject } },
+    `${frame.type} ${frame.idempotencyKey} was made while the client was connected as ` +
+      `${userName(madeAs)}, and got no answer; the client is now connected as ` +
+      `${userName(subject)}, so it is not sent again (it would be theirs). It may or may not ` +
+      `have been applied: ${again}, signed in as ${userName(madeAs)}`,
+    { details: { idempotencyKey: frame.idempotencyKey, madeAs, subject } },
   );
 }
 

@@ -242,7 +242,7 @@ export interface Queue {
   /**
    * When the queue itself moves a message to its dead-letter queue (SQS: the `RedrivePolicy`'s
    * `maxReceiveCount`); `undefined` when it never does. A worker checks it against its
-   * `maxAttempts` before its first batch. Absent: not checked.
+   * `maxAttempts` before each batch (cache it). Absent: not checked.
    */
   redrivePolicy?(): Promise<RedrivePolicy | undefined>;
 }

@@ -1,6 +1,6 @@
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
-import type { ReceivedMessage, RedrivePolicy } from '../adapter/ports.ts';
-import { type BatonError, ErrorCode, isBatonError, toBatonError } from '../errors.ts';
+import type { ReceivedMessage } from '../adapter/ports.ts';
+import { type BatonError, toBatonError } from '../errors.ts';
 import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
 import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
@@ -47,8 +47,6 @@ export class Worker {
    * have read the old life's record from its cache. Trusted for the mark retention only.
    */
   readonly #drained = new Map<string, Drained>();
-  /** The check of the queue's redrive setting, made once (again after a failure to ask). */
-  #checked: Promise<RedrivePolicy | undefined> | undefined;
 
   constructor(options: EngineOptions | Engine) {
     this.engine = 'registry' in options ? options : createEngine(options);
@@ -56,11 +54,12 @@ export class Worker {
 
   /** Receives one batch, processes it, acks what is done and releases what must be retried. */
   async poll(): Promise<number> {
-    await this.check();
+    // Before receiving anything: a queue that would take failing messages first is refused.
+    const policy = await checkRedrivePolicy(this.engine);
     const { queue, batchSize, visibilityTimeoutMs } = this.engine;
     const received = await queue.receive({ max: batchSize, visibilityTimeoutMs });
     if (received.length === 0) return 0;
-    const result = await this.process(received);
+    const result = await this.#process(received, policy?.maxReceives);
     if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
     // Each failed message comes back after its own delay: the handler's, or a backoff.
     const byDelay = new Map<number, string[]>();
@@ -74,7 +73,17 @@ export class Worker {
 
   /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
   async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
-    const maxReceives = (await this.#redrivePolicy())?.maxReceives;
+    return this.#process(received, (await checkRedrivePolicy(this.engine))?.maxReceives);
+  }
+
+  /**
+   * `process` with the queue's redrive setting, asked per batch (the queue caches it): one
+   * changed while this worker runs decides when a failing message is ended (see attempts.ts).
+   */
+  async #process(
+    received: readonly ReceivedMessage[],
+    maxReceives: number | undefined,
+  ): Promise<ProcessResult> {
     // Asked per batch (the queue caches it): a queue replaced while this worker runs is seen.
     const { queue } = this.engine;
     const inbox = queue.identity ? await queue.identity() : undefined;
@@ -210,28 +219,14 @@ export class Worker {
    * Refuses a queue that would dead-letter a message itself before the engine could: its
    * `maxReceives` must be above `maxAttempts`, or a message failing in its handler (and the
    * messages behind it in its group) would leave for the queue's dead-letter queue instead of
-   * being ended in the actor's turn and kept to redrive. `process` runs it before its first
-   * batch; call it at start to fail early.
+   * being ended in the actor's turn and kept to redrive. `process` runs it before each batch
+   * (the queue caches its setting); call it at start to fail early.
    *
    * @example
    * await worker.check(); // throws INVALID_ARGUMENT for maxReceives 3 with maxAttempts 3
    */
   async check(): Promise<void> {
-    await this.#redrivePolicy();
-  }
-
-  #redrivePolicy(): Promise<RedrivePolicy | undefined> {
-    if (!this.#checked) {
-      const checked = checkRedrivePolicy(this.engine);
-      this.#checked = checked;
-      checked.catch((error: unknown) => {
-        // A configuration error stays; a failure to ask is asked again next time.
-        if (!isBatonError(error) || error.code !== ErrorCode.INVALID_ARGUMENT) {
-          this.#checked = undefined;
-        }
-      });
-    }
-    return this.#checked;
+    await checkRedrivePolicy(this.engine);
   }
 
   async #processGroup(

@@ -4,15 +4,27 @@
  * are received again and again without being run. The record counts the failures of the
  * message at the head of its inbox instead ({@link ActorRecord.failing}).
  */
-import type { ActorRecord, FailingMessage } from '../adapter/storedRecords.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
+import { pageStateGrowth } from './pageStateGrowth.ts';
 
 /** This delivery's attempt of `inbound` (1 for the first) on `record`. */
 export function attemptOf(record: ActorRecord, inbound: Inbound): number {
   const { failing } = record;
   const same = failing?.id === inbound.envelope.id && failing.at === inbound.queueSeq;
   return same ? failing.attempts + 1 : 1;
+}
+
+/**
+ * The attempts of `inbound` this delivery makes: as the record counts them ({@link attemptOf}),
+ * but by the queue's receives on a record too full to keep a count, which would never end.
+ */
+export function attemptsMade(engine: Engine, record: ActorRecord, inbound: Inbound): number {
+  const counted = attemptOf(record, inbound);
+  if (counted > 1 || countedAttempt(engine, record, inbound)) return counted;
+  return inbound.receiveCount ?? 1;
 }
 
 /**
@@ -26,15 +38,25 @@ export function outOfAttempts(
   inbound: Inbound,
   maxReceives: number | undefined,
 ): boolean {
-  if (attemptOf(record, inbound) >= engine.maxAttempts) return true;
-  return maxReceives !== undefined && (inbound.receiveCount ?? 1) >= maxReceives;
+  if (maxReceives !== undefined && (inbound.receiveCount ?? 1) >= maxReceives) return true;
+  return attemptsMade(engine, record, inbound) >= engine.maxAttempts;
 }
 
-/** What the record keeps of a message whose handler failed in this delivery, to retry. */
-export function failedOnce(record: ActorRecord, inbound: Inbound): FailingMessage {
-  return {
+/**
+ * `record` counting this failed attempt of `inbound`, to commit before it is retried; undefined
+ * when the count would not fit the record's item.
+ */
+export function countedAttempt(
+  engine: Engine,
+  record: ActorRecord,
+  inbound: Inbound,
+): ActorRecord | undefined {
+  const failing = {
     id: inbound.envelope.id,
     at: inbound.queueSeq,
     attempts: attemptOf(record, inbound),
   };
+  const counted = { ...record, failing };
+  const bytes = jsonSize(counted) + pageStateGrowth(counted);
+  return bytes <= engine.store.limits.maxItemBytes ? counted : undefined;
 }

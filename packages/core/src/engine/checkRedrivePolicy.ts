@@ -11,7 +11,7 @@ import type { Engine } from './createEngine.ts';
  * Returns the policy, for turns to end a failing message at its last receive (see `attempts.ts`).
  *
  * @example
- * await checkRedrivePolicy(engine); // before a worker's first batch
+ * await checkRedrivePolicy(engine); // before each of a worker's batches
  */
 export async function checkRedrivePolicy(engine: Engine): Promise<RedrivePolicy | undefined> {
   const policy = await engine.queue.redrivePolicy?.();

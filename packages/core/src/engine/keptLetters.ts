@@ -9,7 +9,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, withheld } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance } from './advanceRecord.ts';
-import { attemptOf } from './attempts.ts';
+import { attemptsMade } from './attempts.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
@@ -44,7 +44,7 @@ export async function deadLetter(
 ): Promise<MessageEffects> {
   const { engine } = turn;
   const { envelope } = inbound;
-  const attempts = attemptOf(current, inbound);
+  const attempts = attemptsMade(engine, current, inbound);
   const error = ended ?? deadLettered(envelope, attempts, last);
   // What the sender and clients are told: no unexpected error's text (the letter keeps it).
   const told = ended ?? deadLettered(envelope, attempts, withheld(last));

@@ -16,7 +16,7 @@ import { upgradeState } from '../stateVersions.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance, halted } from './advanceRecord.ts';
 import { asJson } from './asJson.ts';
-import { attemptOf } from './attempts.ts';
+import { attemptsMade } from './attempts.ts';
 import type { CommitBuilder, MessageEffects } from './CommitBuilder.ts';
 import type { RecordDraft } from './copyRecord.ts';
 import type { Engine } from './createEngine.ts';
@@ -85,7 +85,7 @@ export async function applyMessage(
       engine.logger.warn('message will be retried', {
         actor: current.id,
         messageId: envelope.id,
-        attempt: attemptOf(current, inbound),
+        attempt: attemptsMade(engine, current, inbound),
         error: error.message,
         // Where an unexpected error came from: the handler's bug, most of the time.
         ...(thrown instanceof Error && thrown.stack ? { stack: thrown.stack } : {}),

@@ -6,7 +6,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { admit, fired, knownByOutcome } from './admitMessage.ts';
-import { failedOnce, outOfAttempts } from './attempts.ts';
+import { countedAttempt, outOfAttempts } from './attempts.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
@@ -309,8 +309,10 @@ async function applyBatch(
     } else {
       ({ effects, trace } = await handle(turn, builder.record, inbound, admission));
       // Its handler failed, to be retried: the record counts the attempt (see attempts.ts).
-      if (isBatonError(effects)) {
-        const counted = { ...builder.record, failing: failedOnce(builder.record, inbound) };
+      const counted = isBatonError(effects)
+        ? countedAttempt(engine, builder.record, inbound)
+        : undefined;
+      if (counted) {
         const attempt = { record: counted, envelopes: [], idempotency: undefined };
         if (builder.fits(attempt)) builder.add(attempt);
       }
