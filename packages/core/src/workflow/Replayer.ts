@@ -13,6 +13,7 @@ import { BatonError, ErrorCode, errorFromJSON, isBatonError, withheld } from '..
 import { parseActorId } from '../shared/actorId.ts';
 import {
   type CommandKind,
+  endOfChild,
   entryAt,
   type JournalEntry,
   type Outcome,
@@ -255,7 +256,8 @@ export class Replayer {
         const { key } = this.host.self;
         const reason =
           because === 'failed' ? `its parent ${key} failed` : `it lost a race in its parent ${key}`;
-        this.host.send({ ...child, id: entry.child } as ActorRef, 'cancel', { reason });
+        const end = endOfChild(this.state, entry.seq, reason);
+        this.host.send({ ...child, id: entry.child } as ActorRef, 'cancel', end);
       }
     }
   }

@@ -12,6 +12,7 @@ import { callbackToken } from './callbackToken.ts';
 import { workflowSpan } from './commandSpans.ts';
 import { readSealed, sealHistory } from './history.ts';
 import {
+  endOfChild,
   FINAL_STATUSES,
   type Outcome,
   recordEntries,
@@ -157,7 +158,8 @@ export function cancelPending(
     const child = entry.kind === 'child' && entry.child ? parseActorId(entry.child) : undefined;
     if (child) {
       const reason = `its parent ${ctx.self.key} ended`;
-      ctx.send({ ...child, id: entry.child } as never, children as never, { reason } as never);
+      const end = endOfChild(ctx.state, entry.seq, reason);
+      ctx.send({ ...child, id: entry.child } as never, children as never, end as never);
     }
   }
 }

@@ -12,6 +12,7 @@ import { callbackToken } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';
 import { dropHistory } from './history.ts';
 import {
+  type EndedStart,
   entryAt,
   FINAL_STATUSES,
   heldEventsFull,
@@ -30,8 +31,8 @@ import { mayReadWorkflow } from './readAccess.ts';
 import {
   callbackPayload,
   childPayload,
+  endPayload,
   internalPayload,
-  reasonPayload,
   signalPayload,
   startPayload,
 } from './schemas.ts';
@@ -95,10 +96,12 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       },
     },
     cancel: {
-      payload: reasonPayload,
+      payload: endPayload,
       ...access((id) => ({ action: 'cancel', id })),
-      handle: async (ctx: Ctx, { reason }: { reason?: string }) => {
+      handle: async (ctx: Ctx, end: End) => {
         const { state } = ctx;
+        const { reason } = end;
+        if (state.status === 'new') endBeforeStart(ctx, 'cancelled', end);
         if (state.status === 'new' || FINAL_STATUSES.has(state.status) || state.ending) {
           return summary(ctx);
         }
@@ -118,10 +121,12 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       },
     },
     terminate: {
-      payload: reasonPayload,
-      handle: (ctx: Ctx, { reason }: { reason?: string }) => {
+      payload: endPayload,
+      handle: (ctx: Ctx, end: End) => {
         const { state } = ctx;
-        if (state.status !== 'new' && !FINAL_STATUSES.has(state.status)) {
+        const { reason } = end;
+        if (state.status === 'new') endBeforeStart(ctx, 'terminated', end);
+        else if (!FINAL_STATUSES.has(state.status)) {
           cancelPending(ctx, { children: 'terminate' });
           finish(definition, ctx, 'terminated', { error: cancelled(ctx, 'terminated', reason) });
         }
@@ -199,7 +204,9 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         const parent = ctx.caller.kind === 'actor' ? ctx.caller.actor : undefined;
         if (!parent) return summary(ctx);
         state.notify.push(run === undefined ? { actor: parent, seq } : { actor: parent, seq, run });
-        if (state.status === 'new') {
+        const ended = state.status === 'new' ? takeEndedStart(state, parent, seq, run) : undefined;
+        if (ended) finish(definition, ctx, ended.status, { error: ended.error });
+        else if (state.status === 'new') {
           begin(ctx, input);
           await advance(definition, ctx);
         } else if (FINAL_STATUSES.has(state.status)) notifyParents(ctx);
@@ -278,6 +285,45 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       },
     },
   };
+}
+
+/** A cancel's or terminate's payload (see `endPayload`). */
+interface End {
+  readonly reason?: string;
+  readonly seq?: number;
+  readonly run?: string;
+}
+
+/**
+ * A parent's end of a child it started that came before the start (the start was kept as a dead
+ * letter): kept, so that the start, when it comes, ends the child rather than runs it.
+ */
+function endBeforeStart(ctx: Ctx, status: EndedStart['status'], end: End): void {
+  if (ctx.caller.kind !== 'actor' || end.seq === undefined) return;
+  const error = journalError(cancelled(ctx, `${status} before it started`, end.reason));
+  const { actor } = ctx.caller;
+  const ended: EndedStart =
+    end.run === undefined
+      ? { actor, seq: end.seq, status, error }
+      : { actor, seq: end.seq, run: end.run, status, error };
+  ctx.state.endedStarts = [...(ctx.state.endedStarts ?? []), ended];
+}
+
+/** The end a parent gave the start of its command `seq` before it came, taken out of `state`. */
+function takeEndedStart(
+  state: WorkflowState,
+  actor: string,
+  seq: number,
+  run: string | undefined,
+): EndedStart | undefined {
+  const list = state.endedStarts ?? [];
+  const i = list.findIndex((e) => e.actor === actor && e.seq === seq && e.run === run);
+  if (i < 0) return undefined;
+  const ended = list[i]!;
+  const rest = list.filter((_, k) => k !== i);
+  if (rest.length > 0) state.endedStarts = rest;
+  else delete state.endedStarts;
+  return ended;
 }
 
 /** A new instance: its input, its caller, and a run id no other start of this id shares. */

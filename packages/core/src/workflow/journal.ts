@@ -156,6 +156,21 @@ export interface WorkflowState {
   drivenBy?: string;
   /** Parent workflows awaiting this one (`ctx.child`): told its outcome when it ends. */
   notify: { actor: string; seq: number; run?: string }[];
+  /**
+   * Starts of this instance that its parents ended before the starts came: a start kept as a
+   * dead letter and redriven after its parent's cancel, the one way past the channel's order.
+   * Such a start ends the instance as its parent said, never running it.
+   */
+  endedStarts?: EndedStart[];
+}
+
+/** See {@link WorkflowState.endedStarts}: the parent's command, and how it ended the child. */
+export interface EndedStart {
+  readonly actor: string;
+  readonly seq: number;
+  readonly run?: string;
+  readonly status: 'cancelled' | 'terminated';
+  readonly error: SerializedError;
 }
 
 /** A command's result: a value, or the error the run sees. */
@@ -305,4 +320,16 @@ export function summarize(id: string, state: WorkflowState): WorkflowSummary {
       ? {}
       : { ending: { status: state.ending.status, error: state.ending.error } }),
   };
+}
+
+/**
+ * A parent's cancel (or terminate) of the child its command `seq` started: the command and its
+ * run named, for a start that comes after it (see `WorkflowState.endedStarts`).
+ */
+export function endOfChild(
+  state: WorkflowState,
+  seq: number,
+  reason: string,
+): { reason: string; seq: number; run?: string } {
+  return state.runId === undefined ? { reason, seq } : { reason, seq, run: state.runId };
 }
