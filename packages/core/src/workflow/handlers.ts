@@ -151,14 +151,9 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       ) => {
         const address = callbackToken.decode(body.token);
         const entry = entryAt(ctx.state, address.seq);
-        if (!entry && address.actorId === ctx.self.id && address.seq < sealedCount(ctx.state)) {
-          // Moved out of the record into a page: final, so completed (or ended) already.
-          throw new BatonError(
-            ErrorCode.REJECTED,
-            `callback ${address.seq} ended long ago: a callback completes once, and its token cannot be used again`,
-            { details: { seq: address.seq } },
-          );
-        }
+        // One answer for every token whose secret the record cannot check: no instance, another
+        // command, a wrong secret, or a callback moved out into a page (final long ago). So a
+        // forged token tells nothing of which instances exist, even those clients cannot reach.
         if (
           address.actorId !== ctx.self.id ||
           entry?.kind !== 'callback' ||
@@ -167,7 +162,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         ) {
           throw new BatonError(
             ErrorCode.FORBIDDEN,
-            'not a callback of this workflow instance: pass the token its ctx.createCallback() gave, unchanged',
+            'not a pending callback of this workflow instance: pass the token its ctx.createCallback() gave, unchanged (a callback completes once)',
           );
         }
         if (entry.state !== 'pending') {

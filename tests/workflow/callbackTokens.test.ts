@@ -1,0 +1,58 @@
+/**
+ * A callback's token is checked against the record's entry; one the record cannot check (a
+ * forged token, a callback of an instance that does not exist, one moved out into a page long
+ * ago) gets one answer, so a forged token tells nothing of which instances exist — even of
+ * workflows no client may reach, whose `callback` handler every client may call.
+ */
+import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { settled } from '../engine/helpers.ts';
+import { workflowHarness } from './harness.ts';
+
+const tokens: string[] = [];
+const Internal = workflow({
+  name: 'internal',
+  input: z.object({}),
+  run: async (ctx) => {
+    const callback = ctx.createCallback<string>('approved');
+    await ctx.step('ask', () => void tokens.push(callback.token));
+    await callback.result;
+    // Enough steps after it that the callback's entry moves out of the record into a page.
+    for (let i = 0; i < 40; i++) await ctx.step(`s${i}`, () => 'x'.repeat(100));
+    await ctx.waitForEvent('end');
+  },
+});
+
+const forge = (actorId: string, seq: number) =>
+  Buffer.from(JSON.stringify([actorId, seq, 'guess'])).toString('base64url');
+
+describe('a callback token the record cannot check', () => {
+  it('gets the same answer whether its instance exists or not', async () => {
+    tokens.length = 0;
+    const h = workflowHarness([Internal.actor], { limits: { historyBytes: 1024 } });
+    const ref = await h.client.start(Internal, 'i-1', {});
+    await h.runAll({ until: h.clock.now() });
+    await h.client.completeCallback(tokens[0]!, { value: 'yes' });
+    await h.runAll({ until: h.clock.now() });
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.sealed?.entries).toBeGreaterThan(1);
+
+    const answer = async (to: string, token: string) => {
+      const sent = settled(
+        h.client.ask(Internal.ref(to), 'callback' as never, { token, ok: true } as never),
+      );
+      await h.runAll({ until: h.clock.now() });
+      const { error } = (await sent) as { error: { code: string; message: string } };
+      return { code: error.code, message: error.message };
+    };
+    const forExisting = await answer('i-1', forge(ref.id, 0));
+    const forNone = await answer('i-2', forge(Internal.ref('i-2').id, 0));
+    // The real token of the callback completed long ago, its entry in a page now.
+    const replayed = await answer('i-1', tokens[0]!);
+
+    expect(forExisting.code).toBe(ErrorCode.FORBIDDEN);
+    expect(forNone).toEqual(forExisting);
+    expect(replayed).toEqual(forExisting);
+  });
+});
