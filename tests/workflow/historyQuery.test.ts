@@ -13,6 +13,7 @@ import { inspectorSnapshot } from '../../packages/cli/src/dev/child/inspectorSna
 import { TurnLog } from '../../packages/cli/src/dev/child/TurnLog.ts';
 import { readActor } from '../../packages/cli/src/ops/inspect/inspectData.ts';
 import type { Target } from '../../packages/cli/src/ops/target.ts';
+import { PAGE_BLOCK } from '../../packages/core/src/workflow/history.ts';
 import { workflowHarness } from './harness.ts';
 
 const STEPS = 1_200;
@@ -71,6 +72,23 @@ describe('the workflowHistory query of a history in pages', () => {
     const first = await history({ before: STEPS - 1_000 }, h.backend.store);
     expect(seqs(first)).toEqual(range(0, STEPS - 1_000));
     expect(first.older).toBe(false);
+
+    // A window of the first commands reads the pages of their block, not every later one: a
+    // caller who may read the instance cannot make each query read the whole history.
+    const pagesRead: string[] = [];
+    const counting = {
+      load: (id: string) => h.backend.store.load(id),
+      readOverflow: async (...args: Parameters<typeof h.backend.store.readOverflow>) => {
+        pagesRead.push(...args[1].map((key) => key.peer));
+        return h.backend.store.readOverflow(...args);
+      },
+    };
+    expect(state.sealed?.pages).toBeGreaterThan(3 * PAGE_BLOCK);
+    expect(seqs(await history({ before: 10 }, counting))).toEqual(range(0, 10));
+    expect(pagesRead.length).toBeLessThanOrEqual(PAGE_BLOCK);
+    pagesRead.length = 0;
+    expect(seqs(await history({ before: 0 }, counting))).toEqual([]);
+    expect(pagesRead).toEqual([]);
 
     // A store that cannot read pages: the record's entries only, and it says older ones exist.
     const loadOnly = { load: (id: string) => h.backend.store.load(id) };

@@ -11,6 +11,7 @@
 import type { ActorRef } from '../actor.ts';
 import { BatonError, ErrorCode, errorFromJSON, isBatonError, withheld } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
+import { indexPage } from './history.ts';
 import {
   type CommandKind,
   endOfChild,
@@ -123,8 +124,11 @@ export class Replayer {
     const pinned = [...(this.state.pinned ?? []), ...moved].filter((entry) => !out.has(entry));
     if (pinned.length > 0) this.state.pinned = pinned;
     else delete this.state.pinned;
-    const pages = (this.state.sealed?.pages ?? 0) + 1;
-    this.state.sealed = { entries: this.#sealed.length, pages };
+    const sealed = this.state.sealed;
+    const lows = indexPage(sealed, page);
+    const entries = this.#sealed.length;
+    const pages = (sealed?.pages ?? 0) + 1;
+    this.state.sealed = lows ? { entries, pages, lows } : { entries, pages };
   }
 
   /**

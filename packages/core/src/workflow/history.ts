@@ -130,6 +130,26 @@ export async function readSealed(ctx: Ctx): Promise<JournalEntry[]> {
   return entries;
 }
 
+/** Pages per entry of `state.sealed.lows`: the blocks a history window skips unread. */
+export const PAGE_BLOCK = 64;
+
+/**
+ * `sealed.lows` with the page about to be sealed (page number `sealed.pages`) counted in:
+ * started with a run's first page, and never for a run whose first pages had none.
+ */
+export function indexPage(
+  sealed: WorkflowState['sealed'],
+  page: readonly JournalEntry[],
+): number[] | undefined {
+  if (sealed !== undefined && sealed.lows === undefined) return undefined;
+  const lows = [...(sealed?.lows ?? [])];
+  const block = Math.floor((sealed?.pages ?? 0) / PAGE_BLOCK);
+  let low = lows[block] ?? Number.POSITIVE_INFINITY;
+  for (const entry of page) low = Math.min(low, entry.seq);
+  lows[block] = low;
+  return lows;
+}
+
 /** Most entries one `workflowHistory` result holds: an instance's newest, or those before `before`. */
 export const HISTORY_WINDOW = 500;
 
@@ -139,8 +159,10 @@ const PAGES_PER_READ = 16;
 /**
  * The newest entries of the instance's history numbered below `before` (all when absent), at
  * most `limit`, in number order: the record's, then its pages' from the newest back, reading
- * only as many pages as the window takes. `older` says whether entries before the window are
- * left out. Without `read`, only the record's entries.
+ * only as many pages as the window takes, and skipping the blocks of pages that hold no entry
+ * below `before` (`sealed.lows`), so a window of a long history's first commands reads a block
+ * or two. `older` says whether entries before the window are left out. Without `read`, only
+ * the record's entries.
  */
 export async function historyWindow(
   state: WorkflowState,
@@ -150,9 +172,22 @@ export async function historyWindow(
   const below = (entries: readonly JournalEntry[]) => entries.filter((e) => e.seq < before);
   const found = below(recordEntries(state));
   let n = read ? (state.sealed?.pages ?? 0) : 0;
+  const lows = state.sealed?.lows;
+  // A block of pages holding no command below `before` is skipped unread.
+  const skip = () => {
+    while (n > 0 && lows !== undefined) {
+      const block = Math.floor((n - 1) / PAGE_BLOCK);
+      if ((lows[block] ?? 0) < before) return;
+      n = block * PAGE_BLOCK;
+    }
+  };
   while (n > 0 && found.length < limit) {
     const ids: string[] = [];
-    for (let k = 0; k < PAGES_PER_READ && n > 0; k++) ids.push(pageId(state, --n));
+    for (let k = 0; k < PAGES_PER_READ && n > 0; k++) {
+      skip();
+      if (n > 0) ids.push(pageId(state, --n));
+    }
+    if (ids.length === 0) break;
     const pages = await read!(ids);
     for (const id of ids) {
       const page = pages.get(id);

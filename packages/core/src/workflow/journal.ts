@@ -113,8 +113,11 @@ export interface WorkflowState {
    * The oldest entries, all final, moved out of the record into pages of their own (see
    * `history.ts`): `journal` holds the entries from number `entries` on. When a finished
    * instance's retention ends its pages are forgotten, a few a turn: `pages` counts those left.
+   * `lows[b]`: the least command number in pages `b·PAGE_BLOCK` to `(b+1)·PAGE_BLOCK − 1`, so a
+   * window of early commands skips the later pages unread (see `historyWindow`); absent on runs
+   * whose first pages an earlier Baton wrote (it keeps no such index).
    */
-  sealed?: { entries: number; pages: number };
+  sealed?: { entries: number; pages: number; lows?: number[] };
   /**
    * Entries before number `sealed.entries` that were still pending when the entries around
    * them moved into pages: the record keeps them, in number order, while messages change them;
