@@ -10,11 +10,10 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type WorkflowHarness, workflowHarness } from './harness.ts';
 
-function family(log: string[], retentionMs?: number) {
+function family(log: string[]) {
   const Child = workflow({
     name: 'child',
     input: z.object({}),
-    ...(retentionMs === undefined ? {} : { retentionMs }),
     run: async (ctx) => {
       await ctx.step('book', () => void log.push('book'), {
         compensate: () => void log.push('unbook'),
@@ -26,7 +25,6 @@ function family(log: string[], retentionMs?: number) {
   const Parent = workflow({
     name: 'parent',
     input: z.object({}),
-    ...(retentionMs === undefined ? {} : { retentionMs }),
     run: async (ctx) => ctx.child(Child, 'c', {}),
   });
   return { Child, Parent };
@@ -104,55 +102,5 @@ describe("a child's start redriven after its parent's end", () => {
     await h.runAll({ until: h.clock.now() });
     expect(log).toEqual(['book']);
     expect(await h.client.workflowStatus(child)).toMatchObject({ status: 'waiting' });
-  });
-
-  it("does not start the child once the id ran for the parent's next run and expired", async () => {
-    const log: string[] = [];
-    const { Child, Parent } = family(log, 60_000);
-    const h = await startKept(Parent, Child);
-    const child = Child.ref('c');
-    const [letter] = await h.backend.store.listDeadLetters(child.id);
-    h.deploy([Parent.actor, Child.actor]);
-    await h.client.cancel(Parent.ref('p'));
-    await h.runAll({ expire: true });
-
-    // The parent's next run starts the child: it runs, completes, and both expire.
-    await h.client.start(Parent, 'p', {});
-    await h.runAll();
-    await h.client.signal(child, 'go', {});
-    await h.runAll({ expire: true });
-    expect(log).toEqual(['book']);
-    expect(await h.client.workflowStatus(child)).toMatchObject({ status: 'new' });
-
-    // The first run's start, redriven now, still finds its parent's cancel.
-    await redriveDeadLetter(h.backend.store, h.backend.queue, child.id, letter!.messageId);
-    await h.runAll();
-    expect(log).toEqual(['book']);
-    expect(await h.client.workflowStatus(child)).toMatchObject({ status: 'cancelled' });
-  });
-
-  it('keeps the end waiting at a release that does not know it, and it ends the child once redriven', async () => {
-    const log: string[] = [];
-    const { Child, Parent } = family(log);
-    const h = await startKept(Parent, Child);
-    // The parent's worker runs this release; the child's, an earlier one without `_childEnd`.
-    h.deploy([Parent.actor, Child.actor]);
-    await h.client.cancel(Parent.ref('p'));
-    expect(await h.worker.poll()).toBe(1);
-    const Earlier = { ...Child.actor, handlers: { ...Child.actor.handlers } };
-    delete (Earlier.handlers as Record<string, unknown>)._childEnd;
-    h.deploy([Parent.actor, Earlier as typeof Child.actor]);
-    await h.runAll();
-    expect(
-      (await h.backend.store.listDeadLetters(Child.ref('c').id)).map((l) => l.envelope.name),
-    ).toEqual(['_child', '_childEnd']);
-
-    // Once the new release runs everywhere, the letters are redriven in the order kept: the
-    // child starts, then its parent's end cancels it (its compensation runs, once), as for a
-    // child its parent's end finds running. Nothing is left waiting.
-    h.deploy([Parent.actor, Child.actor]);
-    expect(await redriveAll(h, Child.ref('c').id)).toEqual(['_child', '_childEnd']);
-    expect(log.filter((entry) => entry === 'unbook')).toEqual(['unbook']);
-    expect(await h.client.workflowStatus(Child.ref('c'))).toMatchObject({ status: 'cancelled' });
   });
 });

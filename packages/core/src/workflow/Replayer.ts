@@ -260,8 +260,8 @@ export class Replayer {
         const { key } = this.host.self;
         const reason =
           because === 'failed' ? `its parent ${key} failed` : `it lost a race in its parent ${key}`;
-        const end = endOfChild(this.state, entry.seq, 'cancel', reason);
-        this.host.send({ ...child, id: entry.child } as ActorRef, '_childEnd', end);
+        const end = endOfChild(this.state, entry.seq, reason);
+        this.host.send({ ...child, id: entry.child } as ActorRef, 'cancel', end);
       }
     }
   }

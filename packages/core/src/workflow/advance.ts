@@ -158,8 +158,8 @@ export function cancelPending(
     const child = entry.kind === 'child' && entry.child ? parseActorId(entry.child) : undefined;
     if (child) {
       const reason = `its parent ${ctx.self.key} ended`;
-      const end = endOfChild(ctx.state, entry.seq, children, reason);
-      ctx.send({ ...child, id: entry.child } as never, '_childEnd' as never, end as never);
+      const end = endOfChild(ctx.state, entry.seq, reason);
+      ctx.send({ ...child, id: entry.child } as never, children as never, end as never);
     }
   }
 }

@@ -18,7 +18,6 @@ import {
   heldEventsFull,
   type JournalEntry,
   journalValueTooLarge,
-  newWorkflowState,
   type Outcome,
   recordCompletion,
   recordEntries,
@@ -32,8 +31,8 @@ import { mayReadWorkflow } from './readAccess.ts';
 import {
   callbackPayload,
   childPayload,
+  endPayload,
   internalPayload,
-  reasonPayload,
   signalPayload,
   startPayload,
 } from './schemas.ts';
@@ -62,32 +61,6 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     recordCompletion(ctx.state, entry, outcome, ctx.now());
     if (entry.until !== undefined) ctx.cancel(`wf:${entry.seq}`);
     await advance(definition, ctx);
-  };
-
-  /** Cancels a running instance: its compensations run, then it ends `cancelled`. */
-  const cancelRun = async (ctx: Ctx, reason: string | undefined) => {
-    const { state } = ctx;
-    if (state.status === 'new' || FINAL_STATUSES.has(state.status) || state.ending) return;
-    // A call under way may be applied still: its reply is awaited (see Replayer's runner).
-    cancelPending(ctx, { keepCalls: true });
-    state.ending = {
-      status: 'cancelled',
-      error: journalError(cancelled(ctx, 'cancelled', reason)),
-      seq: sealedCount(state) + state.journal.length,
-    };
-    // A paused run stays paused, the cancel recorded: its compensations are the code's, so
-    // they run once a replay succeeds (a recheck, or `resume` after a deploy); `terminate`
-    // ends it without them. The cancel gets rechecks of its own, the last ones maybe spent.
-    if (state.status === 'paused') delete state.rechecks;
-    await advance(definition, ctx);
-  };
-
-  /** Ends a running instance at once, without compensations. */
-  const terminateRun = (ctx: Ctx, reason: string | undefined) => {
-    const { state } = ctx;
-    if (state.status === 'new' || FINAL_STATUSES.has(state.status)) return;
-    cancelPending(ctx, { children: 'terminate' });
-    finish(definition, ctx, 'terminated', { error: cancelled(ctx, 'terminated', reason) });
   };
 
   return {
@@ -123,30 +96,41 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       },
     },
     cancel: {
-      payload: reasonPayload,
+      payload: endPayload,
       ...access((id) => ({ action: 'cancel', id })),
-      handle: async (ctx: Ctx, { reason }: { reason?: string }) => {
-        await cancelRun(ctx, reason);
+      handle: async (ctx: Ctx, end: End) => {
+        const { state } = ctx;
+        const { reason } = end;
+        if (state.status === 'new') endBeforeStart(ctx, 'cancelled', end);
+        if (state.status === 'new' || FINAL_STATUSES.has(state.status) || state.ending) {
+          return summary(ctx);
+        }
+        // A call under way may be applied still: its reply is awaited (see Replayer's runner).
+        cancelPending(ctx, { keepCalls: true });
+        state.ending = {
+          status: 'cancelled',
+          error: journalError(cancelled(ctx, 'cancelled', reason)),
+          seq: sealedCount(state) + state.journal.length,
+        };
+        // A paused run stays paused, the cancel recorded: its compensations are the code's, so
+        // they run once a replay succeeds (a recheck, or `resume` after a deploy); `terminate`
+        // ends it without them. The cancel gets rechecks of its own, the last ones maybe spent.
+        if (state.status === 'paused') delete state.rechecks;
+        await advance(definition, ctx);
         return summary(ctx);
       },
     },
     terminate: {
-      payload: reasonPayload,
-      handle: (ctx: Ctx, { reason }: { reason?: string }) => {
-        terminateRun(ctx, reason);
+      payload: endPayload,
+      handle: (ctx: Ctx, end: End) => {
+        const { state } = ctx;
+        const { reason } = end;
+        if (state.status === 'new') endBeforeStart(ctx, 'terminated', end);
+        else if (!FINAL_STATUSES.has(state.status)) {
+          cancelPending(ctx, { children: 'terminate' });
+          finish(definition, ctx, 'terminated', { error: cancelled(ctx, 'terminated', reason) });
+        }
         return summary(ctx);
-      },
-    },
-    _childEnd: {
-      payload: internalPayload,
-      // A parent's end of its child: a cancel or terminate naming the command that started the
-      // child, so a start that comes after it (kept as a dead letter) ends the child instead.
-      // A message of its own, so an earlier release waits for newer code rather than read it
-      // as a cancel without the command.
-      handle: async (ctx: Ctx, end: ChildEnd) => {
-        if (ctx.state.status === 'new') endBeforeStart(ctx, end);
-        else if (end.how === 'terminate') terminateRun(ctx, end.reason);
-        else await cancelRun(ctx, end.reason);
       },
     },
     resume: {
@@ -290,22 +274,18 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       payload: internalPayload,
       handle: (ctx: Ctx) => {
         if (!FINAL_STATUSES.has(ctx.state.status)) return;
-        // The history's pages go first (a turn forgets so many), then the record halts — but
-        // for the starts its parents ended before they came, which must find them when they do.
-        if (!dropHistory(ctx)) ctx.send(ctx.self as never, '_expire' as never, {} as never);
-        else if (ctx.state.endedStarts)
-          ctx.state = { ...newWorkflowState(), endedStarts: ctx.state.endedStarts };
-        else ctx.halt();
+        // The history's pages go first (a turn forgets so many), then the record halts.
+        if (dropHistory(ctx)) ctx.halt();
+        else ctx.send(ctx.self as never, '_expire' as never, {} as never);
       },
     },
   };
 }
 
-/** A parent's end of its child (`_childEnd`): how, why, and the command that started it. */
-interface ChildEnd {
-  readonly how: 'cancel' | 'terminate';
+/** A cancel's or terminate's payload (see `endPayload`). */
+interface End {
   readonly reason?: string;
-  readonly seq: number;
+  readonly seq?: number;
   readonly run?: string;
 }
 
@@ -313,9 +293,8 @@ interface ChildEnd {
  * A parent's end of a child it started that came before the start (the start was kept as a dead
  * letter): kept, so that the start, when it comes, ends the child rather than runs it.
  */
-function endBeforeStart(ctx: Ctx, end: ChildEnd): void {
-  if (ctx.caller.kind !== 'actor' || !Number.isInteger(end.seq)) return;
-  const status = end.how === 'terminate' ? 'terminated' : 'cancelled';
+function endBeforeStart(ctx: Ctx, status: EndedStart['status'], end: End): void {
+  if (ctx.caller.kind !== 'actor' || end.seq === undefined) return;
   const error = journalError(cancelled(ctx, `${status} before it started`, end.reason));
   const { actor } = ctx.caller;
   const ended: EndedStart =

@@ -326,15 +326,13 @@ export function summarize(id: string, state: WorkflowState): WorkflowSummary {
 }
 
 /**
- * A parent's end (`_childEnd`) of the child its command `seq` started: how, why, and the command
- * and its run, for a start that comes after it (see `WorkflowState.endedStarts`).
+ * A parent's cancel (or terminate) of the child its command `seq` started: the command and its
+ * run named, for a start that comes after it (see `WorkflowState.endedStarts`).
  */
 export function endOfChild(
   state: WorkflowState,
   seq: number,
-  how: 'cancel' | 'terminate',
   reason: string,
-): { how: 'cancel' | 'terminate'; reason: string; seq: number; run?: string } {
-  const end = { how, reason, seq };
-  return state.runId === undefined ? end : { ...end, run: state.runId };
+): { reason: string; seq: number; run?: string } {
+  return state.runId === undefined ? { reason, seq } : { reason, seq, run: state.runId };
 }

@@ -86,14 +86,27 @@ export function signalPayload(events: Readonly<Record<string, Schema>> | undefin
   });
 }
 
-/** `{ reason? }`. */
-export const reasonPayload: Schema = schema((value) =>
-  value.reason === undefined || typeof value.reason === 'string'
-    ? value.reason === undefined
-      ? {}
-      : { reason: value.reason }
-    : issues({ path: ['reason'], message: 'expected a string' }),
-);
+/**
+ * `{ reason?, seq?, run? }`: a cancel's or terminate's. A parent ending its child also names its
+ * command that started the child (`seq`) and its run, so a start that comes after it is known.
+ */
+export const endPayload: Schema = schema((value) => {
+  const { reason, seq, run } = value;
+  if (reason !== undefined && typeof reason !== 'string') {
+    return issues({ path: ['reason'], message: 'expected a string' });
+  }
+  if (seq !== undefined && !Number.isInteger(seq)) {
+    return issues({ path: ['seq'], message: 'expected an integer' });
+  }
+  if (run !== undefined && typeof run !== 'string') {
+    return issues({ path: ['run'], message: 'expected a string' });
+  }
+  return {
+    ...(reason === undefined ? {} : { reason }),
+    ...(seq === undefined ? {} : { seq }),
+    ...(run === undefined ? {} : { run }),
+  };
+});
 
 /** `{ token, ok, value?, error? }`: an outside system completing a callback. */
 export const callbackPayload: Schema = schema((value) => {
