@@ -158,30 +158,37 @@ const PAGES_PER_READ = 16;
 
 /**
  * The newest entries of the instance's history numbered below `before` (all when absent), at
- * most `limit`, in number order: the record's, then its pages' from the newest back, reading
- * only as many pages as the window takes, and skipping the blocks of pages that hold no entry
- * below `before` (`sealed.lows`), so a window of a long history's first commands reads a block
- * or two. `older` says whether entries before the window are left out. Without `read`, only
- * the record's entries.
+ * most `limit`, in number order: commands are numbered densely, so the window is the numbers
+ * from `max(0, top − limit)` to `top − 1` (`top`: `before`, or the history's length). The
+ * record's entries first, then its pages' from the newest back until the window is whole — a
+ * pinned entry, moved out after the entries that follow it, is in a later page than they are —
+ * skipping the blocks of pages that hold no entry below `top` (`sealed.lows`), so a window of a
+ * long history's first commands reads a block or two. `older` says whether entries before the
+ * window are left out. Without `read`, only the record's entries.
  */
 export async function historyWindow(
   state: WorkflowState,
   read: ((ids: readonly string[]) => Promise<Map<string, unknown>>) | undefined,
   { before = Number.POSITIVE_INFINITY, limit = HISTORY_WINDOW } = {},
 ): Promise<{ entries: JournalEntry[]; older: boolean }> {
-  const below = (entries: readonly JournalEntry[]) => entries.filter((e) => e.seq < before);
-  const found = below(recordEntries(state));
+  const top = Math.min(before, sealedCount(state) + state.journal.length);
+  const low = Math.max(0, top - limit);
+  const found = new Map<number, JournalEntry>();
+  const take = (entries: readonly JournalEntry[]) => {
+    for (const e of entries) if (e.seq >= low && e.seq < top) found.set(e.seq, e);
+  };
+  take(recordEntries(state));
   let n = read ? (state.sealed?.pages ?? 0) : 0;
   const lows = state.sealed?.lows;
-  // A block of pages holding no command below `before` is skipped unread.
+  // A block of pages holding no entry below `top` is skipped unread.
   const skip = () => {
     while (n > 0 && lows !== undefined) {
       const block = Math.floor((n - 1) / PAGE_BLOCK);
-      if ((lows[block] ?? 0) < before) return;
+      if ((lows[block] ?? 0) < top) return;
       n = block * PAGE_BLOCK;
     }
   };
-  while (n > 0 && found.length < limit) {
+  while (n > 0 && found.size < top - low) {
     const ids: string[] = [];
     for (let k = 0; k < PAGES_PER_READ && n > 0; k++) {
       skip();
@@ -196,11 +203,11 @@ export async function historyWindow(
         n = 0;
         break;
       }
-      found.push(...below(page as JournalEntry[]));
+      take(page as JournalEntry[]);
     }
   }
-  found.sort((a, b) => a.seq - b.seq);
-  const first = Math.min(before, sealedCount(state) + state.journal.length);
-  const entries = found.slice(-limit);
-  return { entries, older: (entries[0]?.seq ?? first) > 0 };
+  const entries = [...found.values()].sort((a, b) => a.seq - b.seq);
+  // Without the pages (or with some gone), the window holds what the record had: older ones
+  // are left out when it starts above 0.
+  return { entries, older: (entries[0]?.seq ?? top) > 0 };
 }

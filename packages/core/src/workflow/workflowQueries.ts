@@ -117,7 +117,9 @@ export function workflowQueries(
       );
       return {
         ...summarize(a.id, state),
-        ...(state.sealed ? { sealed: state.sealed } : {}),
+        ...(state.sealed
+          ? { sealed: { entries: state.sealed.entries, pages: state.sealed.pages } }
+          : {}),
         history: steps,
         // Entries before the first shown are left out: ask again with `before` its number.
         older: window.older,
