@@ -9,7 +9,8 @@ import { Registry } from '@baton/core/adapter';
 import { evaluateQuery } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { historyWindow, pageId } from '../../packages/core/src/workflow/history.ts';
+import { STATE_PAGES } from '../../packages/core/src/contextSlots.ts';
+import { dropHistory, historyWindow, pageId } from '../../packages/core/src/workflow/history.ts';
 import type { JournalEntry, WorkflowState } from '../../packages/core/src/workflow/journal.ts';
 import { workflowHarness } from './harness.ts';
 
@@ -76,5 +77,39 @@ describe('workflowHistory paged back through a history with pinned entries', () 
     const { entries, older } = await historyWindow(state, read, { limit: 18 });
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 18 }, (_, i) => 5 + i));
     expect(older).toBe(true);
+  });
+
+  it('stops at the first command missing, and says older ones are left out', async () => {
+    // Pages of one entry each (0..99), the record holding 100 and the pinned entry 0.
+    const entry = (seq: number) =>
+      ({ seq, kind: 'step', name: `s${seq}`, state: 'done' }) as JournalEntry;
+    const state = {
+      status: 'completed',
+      runId: 'r',
+      journal: [entry(100)],
+      pinned: [entry(0)],
+      completed: 101,
+      signals: [],
+      notify: [],
+      sealed: { entries: 100, pages: 100, lows: [1, 64] },
+    } as unknown as WorkflowState;
+    const store = new Map(Array.from({ length: 100 }, (_, n) => [pageId(state, n), [entry(n)]]));
+    const read = async (ids: readonly string[]) => new Map(ids.map((id) => [id, store.get(id)]));
+    const window = async (reader?: typeof read) => {
+      const { entries, older } = await historyWindow(state, reader);
+      return { seqs: entries.map((e) => e.seq), older };
+    };
+    // Without the pages: the record's newest, not its pinned 0 (which would hide 1..99).
+    expect(await window()).toEqual({ seqs: [100], older: true });
+    // A page missing: the run down to it.
+    store.delete(pageId(state, 98));
+    expect(await window(read)).toEqual({ seqs: [99, 100], older: true });
+    // A finished instance forgetting its pages, the newest first: the run down to the gap.
+    const ctx = {
+      state,
+      [STATE_PAGES]: { put: () => {}, drop: (id: string) => store.delete(id), read },
+    };
+    expect(dropHistory(ctx as never)).toBe(false);
+    expect(await window(read)).toEqual({ seqs: [100], older: true });
   });
 });

@@ -49,10 +49,7 @@ function authEndError(what: string, final: boolean, details: Record<string, unkn
  * may have been applied before the server stopped answering, so it says how to retry safely.
  */
 export function unansweredError(frame: SendMessage | AskMessage, ended: BatonError): BatonError {
-  const again =
-    frame.type === 'ask'
-      ? 'ask again with the same idempotencyKey to get its outcome'
-      : 'send it again with the same idempotencyKey';
+  const again = retryHint(frame);
   return new BatonError(
     ErrorCode.UNAUTHENTICATED,
     `${frame.type} ${frame.idempotencyKey} got no answer before the server ended the ` +
@@ -71,10 +68,7 @@ export function otherUserError(
   madeAs: string,
   subject: string,
 ): BatonError {
-  const again =
-    frame.type === 'ask'
-      ? 'ask again with the same idempotencyKey to get its outcome'
-      : 'send it again with the same idempotencyKey';
+  const again = retryHint(frame);
   return new BatonError(
     ErrorCode.UNAUTHENTICATED,
     `${frame.type} ${frame.idempotencyKey} was made while the client was connected as ` +
@@ -83,6 +77,13 @@ export function otherUserError(
       `have been applied: ${again}, signed in as ${userName(madeAs)}`,
     { details: { idempotencyKey: frame.idempotencyKey, madeAs, subject } },
   );
+}
+
+/** How to retry a request that may or may not have been applied: with its key. */
+function retryHint(frame: SendMessage | AskMessage): string {
+  return frame.type === 'ask'
+    ? 'ask again with the same idempotencyKey to get its outcome'
+    : 'send it again with the same idempotencyKey';
 }
 
 /** A user as `tokenSubject` names them, for a message. */

@@ -198,7 +198,7 @@ export async function historyWindow(
     const pages = await read!(ids);
     for (const id of ids) {
       const page = pages.get(id);
-      // A page missing (its instance expiring) ends the window there.
+      // A page missing from the store ends the reading there.
       if (!Array.isArray(page)) {
         n = 0;
         break;
@@ -206,8 +206,12 @@ export async function historyWindow(
       take(page as JournalEntry[]);
     }
   }
-  const entries = [...found.values()].sort((a, b) => a.seq - b.seq);
-  // Without the pages (or with some gone), the window holds what the record had: older ones
-  // are left out when it starts above 0.
-  return { entries, older: (entries[0]?.seq ?? top) > 0 };
+  // Whole or not, the window is the unbroken run of numbers down from `top − 1`: without the
+  // pages, or with some forgotten (a finished instance's, newest first), it stops at the first
+  // one missing, and says older ones are left out.
+  let start = top;
+  while (start > low && found.has(start - 1)) start--;
+  const entries: JournalEntry[] = [];
+  for (let seq = start; seq < top; seq++) entries.push(found.get(seq)!);
+  return { entries, older: start > 0 };
 }
