@@ -38,7 +38,7 @@ export function outOfAttempts(
   inbound: Inbound,
   maxReceives: number | undefined,
 ): boolean {
-  if (maxReceives !== undefined && (inbound.receiveCount ?? 1) >= maxReceives) return true;
+  if ((inbound.receiveCount ?? 1) >= (maxReceives ?? Number.POSITIVE_INFINITY)) return true;
   return attemptsMade(engine, record, inbound) >= engine.maxAttempts;
 }
 
