@@ -95,7 +95,7 @@ describe("a workflow's callback over the HTTP ingress on DynamoDB Local and Elas
     expect(forged.status).toBe(403);
     expect(forged.body.error).toMatchObject({
       code: 'FORBIDDEN',
-      message: expect.stringMatching(/not a callback of this workflow instance/),
+      message: expect.stringMatching(/not a pending callback of this workflow instance/),
     });
 
     const first = await complete(token!, 'alice');
