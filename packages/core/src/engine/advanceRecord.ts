@@ -83,8 +83,9 @@ export function advance(
     current.expiresAt === undefined
       ? {}
       : { expiresAt: Math.max(current.expiresAt, halted(engine, now)) };
-  const { failing: _, ...kept } = current;
-  return { ...kept, ...expiry, inboxOffset, ...queue, marks, channels };
+  const next = { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
+  if (next.failing !== undefined) delete next.failing;
+  return next;
 }
 
 /**
