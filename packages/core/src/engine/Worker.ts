@@ -257,10 +257,7 @@ export class Worker {
     // One read of the clock: the turn starts after it and drains before the next.
     const now = this.engine.clock.now();
     const drainedAt = this.#takeDrained(actorId, now);
-    const result = await runTurn(this.engine, actorId, batch, {
-      ...(drainedAt === undefined ? {} : { drainedAt }),
-      ...(maxReceives === undefined ? {} : { maxReceives }),
-    });
+    const result = await runTurn(this.engine, actorId, batch, { drainedAt, maxReceives });
     const { store, queue } = this.engine;
     if (result.undrained) await drainOutbox(store, queue, result.undrained);
     this.#rememberDrained(actorId, result, now);

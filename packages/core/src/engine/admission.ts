@@ -39,5 +39,5 @@ export interface Turn {
   /** The turn began from the worker's warm copy of the record, not a read of the store. */
   readonly warm?: boolean;
   /** The inbox queue's redrive policy, when known (see `outOfAttempts`). */
-  readonly maxReceives?: number;
+  readonly maxReceives: number | undefined;
 }

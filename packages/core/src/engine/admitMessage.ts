@@ -22,11 +22,12 @@ import { clockMargin, isEndedLifeCopy } from './turnErrors.ts';
  * life that is kept as a dead letter).
  */
 export async function admit(
-  { engine, overflow, builder }: Turn,
+  turn: Turn,
   inbound: Inbound,
   duplicateKeys: ReadonlySet<string>,
   pages: PagedLookup,
 ): Promise<Admission | undefined> {
+  const { engine, builder } = turn;
   const { envelope } = inbound;
   const record = builder.record;
   const offset = isReplacedQueue(record, inbound) ? '0' : record.inboxOffset;
@@ -48,7 +49,7 @@ export async function admit(
     return isVoid(record, timer) ? { voids: timer } : { fires: timer };
   }
   if (isActorSender(envelope)) {
-    const onChannel = await channelAdmission({ engine, overflow, builder }, envelope);
+    const onChannel = await channelAdmission(turn, envelope);
     if (!onChannel) return undefined;
     if (envelope.replyTo === undefined) return onChannel;
     // A reply goes to the ask's continuation while its timeout timer is stored.

@@ -188,13 +188,8 @@ async function applyBatch(
   });
   const pages = new PagedLookup(engine, base.id, batch);
   const overflow = new OverflowLookup(engine.store, base, now, engine.markRetentionMs);
-  const turn: Turn = {
-    engine,
-    overflow,
-    builder,
-    warm,
-    ...(maxReceives === undefined ? {} : { maxReceives }),
-  };
+  // One shape for every turn (no conditional spread): the handling code reads it on each step.
+  const turn: Turn = { engine, overflow, builder, warm, maxReceives };
   // The batch's senders the record does not list, read in one call rather than one each.
   const senders: OverflowKey[] = [];
   for (const { envelope } of batch) {
