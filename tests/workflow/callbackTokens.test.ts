@@ -55,4 +55,24 @@ describe('a callback token the record cannot check', () => {
     expect(forNone).toEqual(forExisting);
     expect(replayed).toEqual(forExisting);
   });
+
+  it('leaves no record for good at an instance nobody started', async () => {
+    const h = workflowHarness([Internal.actor]);
+    const stranger = Internal.ref('never-started');
+    const sent = settled(
+      h.client.ask(
+        stranger,
+        'callback' as never,
+        { token: forge(stranger.id, 0), ok: true } as never,
+      ),
+    );
+    await h.runAll({ until: h.clock.now() });
+    expect(await sent).toMatchObject({ ok: false, error: { code: ErrorCode.FORBIDDEN } });
+    // The rejection's outcome is kept as a halted instance's record is, then goes.
+    const expiresAt = (await h.backend.store.load(stranger.id))?.expiresAt;
+    expect(expiresAt).toBe(h.clock.now() + 2 * h.engine.markRetentionMs);
+    h.clock.set(expiresAt!);
+    h.backend.store.purgeExpired();
+    expect(await h.backend.store.load(stranger.id)).toBeUndefined();
+  });
 });

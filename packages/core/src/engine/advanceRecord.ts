@@ -5,6 +5,7 @@
  */
 import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, SenderMark } from '../adapter/storedRecords.ts';
+import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
 import { copyRecord } from './copyRecord.ts';
@@ -65,8 +66,17 @@ export function advance(
   // that opens a channel anew can never meet a receiver that still expects the old one.
   const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
   const inboxOffset = inbound.queueSeq;
+  // A halted actor stays halted through a message it does not apply (a late reply to an ask
+  // of before the halt, a rejection, a dead letter), and its record outlives the marks and
+  // sends this commit makes. Only `applyMessage` revives it. A fresh one expires the same way.
+  const expiresAt =
+    current.expiresAt !== undefined
+      ? Math.max(current.expiresAt, halted(engine, now))
+      : isFresh(current)
+        ? halted(engine, now)
+        : undefined;
   // Most records have neither part below: one copy, field by field (see copyRecord).
-  if (inbound.queue === undefined && current.expiresAt === undefined) {
+  if (inbound.queue === undefined && expiresAt === undefined) {
     const next = copyRecord(current);
     next.inboxOffset = inboxOffset;
     next.marks = marks;
@@ -76,16 +86,22 @@ export function advance(
     return next;
   }
   const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
-  // A halted actor stays halted through a message it does not apply (a late reply to an ask
-  // of before the halt, a rejection, a dead letter), and its record outlives the marks and
-  // sends this commit makes. Only `applyMessage` revives it.
-  const expiry =
-    current.expiresAt === undefined
-      ? {}
-      : { expiresAt: Math.max(current.expiresAt, halted(engine, now)) };
+  const expiry = expiresAt === undefined ? {} : { expiresAt };
   const next = { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
   if (next.failing !== undefined) delete next.failing;
   return next;
+}
+
+/**
+ * Whether `record` is an actor's as a turn finds it when the store has none — never committed,
+ * no message moved it yet — of a type this code knows. Such an actor holds nothing of its own
+ * until a message changes its state (or sets a timer), so one whose messages leave it so — a
+ * rejection, a dead letter, a forged callback, a late reply to an ended workflow — is kept as a
+ * halted one is, for a while, not for good: else any message to an id nobody uses would leave a
+ * record behind for ever.
+ */
+export function isFresh(record: ActorRecord): boolean {
+  return record.ver === 0 && record.inboxOffset === '0' && record.stateVersion !== NO_STATE_VERSION;
 }
 
 /**

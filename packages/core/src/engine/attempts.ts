@@ -6,6 +6,7 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
+import { halted, isFresh } from './advanceRecord.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
@@ -56,7 +57,11 @@ export function countedAttempt(
     at: inbound.queueSeq,
     attempts: attemptOf(record, inbound),
   };
-  const counted = { ...record, failing };
+  // A fresh actor's count is all its record holds: it expires as that of one that applied
+  // nothing (see `isFresh`), unless the message is applied in the end.
+  const counted = isFresh(record)
+    ? { ...record, failing, expiresAt: halted(engine, engine.clock.now()) }
+    : { ...record, failing };
   const bytes = jsonSize(counted) + pageStateGrowth(counted);
   return bytes <= engine.store.limits.maxItemBytes ? counted : undefined;
 }

@@ -14,7 +14,7 @@ import { deepCopy } from '../shared/deepCopy.ts';
 import type { Writable } from '../shared/Writable.ts';
 import { upgradeState } from '../stateVersions.ts';
 import type { Admission, Turn } from './admission.ts';
-import { advance, halted } from './advanceRecord.ts';
+import { advance, halted, isFresh } from './advanceRecord.ts';
 import { asJson } from './asJson.ts';
 import { attemptsMade } from './attempts.ts';
 import type { CommitBuilder, MessageEffects } from './CommitBuilder.ts';
@@ -122,11 +122,12 @@ export async function applyMessage(
       ? { record: advanced, envelopes: [] }
       : await outgoing(turn, advanced, sends, trace);
   // A message the actor applies revives a halted actor, in the same life, unless it left it as
-  // a new one: the initial state, no timer (a late reply or signal to an ended workflow). Halting
-  // sets the record to expire (see `halted`). The record is this message's own (`advance`
-  // copied it), so its fields are set in place.
+  // a new one: the initial state, no timer (a late reply or signal to an ended workflow). So it
+  // does a fresh one's first record (see `isFresh`). Halting sets the record to expire (see
+  // `halted`). The record is this message's own (`advance` copied it), so its fields are set in
+  // place.
   const next: RecordDraft =
-    current.expiresAt !== undefined &&
+    (current.expiresAt !== undefined || isFresh(current)) &&
     !effects.halted &&
     leftAsNew(definition, current, state, effects)
       ? out.record
@@ -190,14 +191,17 @@ export async function applyMessage(
   return applied;
 }
 
-/** Whether a handling left its actor as a new one: in its initial state, with no timer set. */
+/**
+ * Whether a handling left its actor as a new one: in its initial state, with no timer set and no
+ * page of state written.
+ */
 function leftAsNew(
   definition: AnyActorDefinition,
   current: ActorRecord,
   state: unknown,
-  effects: { readonly timers: ReadonlyMap<string, unknown> },
+  effects: { readonly timers: ReadonlyMap<string, unknown>; readonly pages: readonly unknown[] },
 ): boolean {
-  if (effects.timers.size > 0) return false;
+  if (effects.timers.size > 0 || effects.pages.length > 0) return false;
   const initial = definition.initial(parseActorId(current.id)!.key);
   return JSON.stringify(state) === JSON.stringify(asJson(initial));
 }
