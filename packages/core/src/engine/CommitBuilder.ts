@@ -10,6 +10,7 @@ import type {
   SenderMark,
   Timer,
 } from '../adapter/storedRecords.ts';
+import type { Writable } from '../shared/Writable.ts';
 
 /** What one processed message adds to a commit. */
 export interface MessageEffects {
@@ -243,21 +244,17 @@ export class CommitBuilder {
         : NONE;
     const overflow = this.#overflow.size > 0 ? [...this.#overflow.values()] : NONE;
     const timers = this.#timers.size > 0 ? [...this.#timers] : NONE;
-    const writes: PendingWrites = {
-      outbox,
-      idempotency: this.#idempotency,
-      ...(this.#replaced.length > 0 ? { replaceIdempotency: this.#replaced } : {}),
-      ...(put.length + remove.length > 0 ? { deadLetters: { put, remove } } : {}),
-      ...(overflow.length > 0 ? { overflow } : {}),
-      ...(timers.length > 0
-        ? {
-            timers: {
-              put: timers.flatMap(([, timer]) => (timer ? [timer] : [])),
-              remove: timers.flatMap(([id, timer]) => (timer ? [] : [id])),
-            },
-          }
-        : {}),
-    };
+    // Set part by part: a commit is made once a turn, and spreads of optional parts cost more.
+    const writes: Writable<PendingWrites> = { outbox, idempotency: this.#idempotency };
+    if (this.#replaced.length > 0) writes.replaceIdempotency = this.#replaced;
+    if (put.length + remove.length > 0) writes.deadLetters = { put, remove };
+    if (overflow.length > 0) writes.overflow = overflow;
+    if (timers.length > 0) {
+      writes.timers = {
+        put: timers.flatMap(([, timer]) => (timer ? [timer] : [])),
+        remove: timers.flatMap(([id, timer]) => (timer ? [] : [id])),
+      };
+    }
     // The writes handed out hold the builder's own lists: new ones for the next commit (the
     // maps and set were copied out, and go back to the shared empty ones).
     this.#outbox = [];

@@ -97,7 +97,7 @@ async function channelAdmission(
   const mark = await overflow.sender(record, envelope.from);
   const arrival = classify(mark, envelope);
   if (arrival.kind === 'duplicate') return undefined;
-  return { arrival, ...(mark ? { mark } : {}) };
+  return { arrival, mark };
 }
 
 /**

@@ -26,7 +26,7 @@ export function withRecord(
     retentionMs: engine.markRetentionMs,
     maxItemBytes: engine.store.limits.maxItemBytes - reserve,
     recordPeers: engine.recordPeers,
-    ...(moves === undefined ? {} : { moves }),
+    moves,
   });
   return { record, recordBytes: bytes, recordGrowth: reserve, unbounded, overflow: moved };
 }
