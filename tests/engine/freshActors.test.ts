@@ -5,6 +5,7 @@
  * then; a later message that changes the state makes the record an ordinary one again.
  */
 import { actor, ErrorCode, TerminalError } from '@baton/core';
+import { pauseActor, resumeActor } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered, type Harness, settled, setup } from './helpers.ts';
@@ -140,5 +141,35 @@ describe("an actor's first record", () => {
     await h.run();
     expect(await h.state(locker.id)).toEqual({ items: ['coat'] });
     expect(await expiry(h)).toBeUndefined();
+  });
+});
+
+describe('a paused actor whose record was to expire', () => {
+  it('keeps its pause and its parked messages however long the pause lasts', async () => {
+    const h = setup({ actors: [Locker] });
+    await h.client.send(locker, 'open', { code: 'guess' });
+    await h.run();
+    expect(await expiry(h)).toBeDefined();
+
+    await pauseActor(h.backend.store, h.backend.queue, locker.id, {
+      by: 'ops',
+      now: h.clock.now(),
+    });
+    await h.client.send(locker, 'put', { item: 'coat' });
+    await h.run();
+    expect(await h.record(locker.id)).toMatchObject({ parked: 1, paused: { by: 'ops' } });
+    expect(await expiry(h)).toBeUndefined();
+
+    // Two months on, past the expiry the record had, it is still there to resume.
+    h.clock.advance(60 * 86_400_000);
+    h.backend.store.purgeExpired();
+    await resumeActor(h.backend.store, h.backend.queue, locker.id, {
+      by: 'ops',
+      now: h.clock.now(),
+    });
+    await h.client.send(locker, 'put', { item: 'hat' });
+    await h.run();
+    expect(await h.state(locker.id)).toEqual({ items: ['coat', 'hat'] });
+    expect(await h.backend.store.listDeadLetters(locker.id)).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   if (!record) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `${id} has no record: it never committed a turn (or was halted and deleted); list the type's actors with baton actors list ${parseActorId(id)?.type}`,
+      `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message) and was deleted — its dead letters stay (baton dead-letters list --type ${parseActorId(id)?.type}); list the type's actors with baton actors list ${parseActorId(id)?.type}`,
     );
   }
   const [timers, letters, held] = await Promise.all([

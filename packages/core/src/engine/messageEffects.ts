@@ -122,7 +122,7 @@ export async function applyMessage(
       ? { record: advanced, envelopes: [] }
       : await outgoing(turn, advanced, sends, trace);
   // A message the actor applies revives a halted actor, in the same life, unless it left it as
-  // a new one: the initial state, no timer (a late reply or signal to an ended workflow). So it
+  // a new one: the initial state, no timer (a late reply or wake-up to an ended workflow). So it
   // does a fresh one's first record (see `isFresh`). Halting sets the record to expire (see
   // `halted`). The record is this message's own (`advance` copied it), so its fields are set in
   // place.
