@@ -87,5 +87,8 @@ describe('halting with many pending timers', () => {
     while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
     expect(await rang(h)).toEqual([]);
     expect(await h.backend.store.listTimers(pager.id)).toEqual([]);
+    // The fires leave the new life as new: its record expires too, not kept for good.
+    const left = await h.record(pager.id);
+    expect(left?.expiresAt).toBe(h.clock.now() + 2 * h.engine.markRetentionMs);
   });
 });
