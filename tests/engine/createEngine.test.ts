@@ -51,6 +51,7 @@ describe('createEngine', () => {
     const bad = {
       batchSize: 0,
       cacheSize: -1,
+      cacheBytes: -2,
       visibilityTimeoutMs: Number.NaN,
       idempotencyRetentionMs: Number.POSITIVE_INFINITY,
       markRetentionMs: -5,
@@ -70,6 +71,7 @@ describe('createEngine', () => {
     for (const part of [
       'batchSize must be at least 1',
       'cacheSize must be a number ≥ 0, got -1',
+      'cacheBytes must be a number ≥ 0, got -2',
       'visibilityTimeoutMs must be a number ≥ 0, got NaN',
       'idempotencyRetentionMs must be a number ≥ 0, got Infinity',
       'markRetentionMs must be a number ≥ 0, got -5',
@@ -79,7 +81,7 @@ describe('createEngine', () => {
     ]) {
       expect(message).toContain(part);
     }
-    expect(message.split('; ')).toHaveLength(8);
+    expect(message.split('; ')).toHaveLength(9);
     expect(() => createEngine(options({ effectKeyNamespace: 7 }))).toThrow(/got 7/);
     expect(() =>
       createEngine(options({ batchSize: 1, maxAttempts: 1, recordPeers: 1 })),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { MAX_KNOWN_TIMERS, RecordCache } from './RecordCache.ts';
 
@@ -49,6 +50,41 @@ describe('RecordCache', () => {
     expect(cache.get('b/1')).toBeDefined();
     cache.clear();
     expect(cache.get('b/1')).toBeUndefined();
+  });
+
+  it('forgets the least recently used records past its budget of JSON bytes, keeping the latest', () => {
+    const sized = (id: string, bytes: number): ActorRecord => {
+      const base = record(id);
+      // A state string of the length that brings the record's JSON to `bytes`.
+      const pad = bytes - jsonSize({ ...base, state: '' });
+      return { ...base, state: 'x'.repeat(pad) };
+    };
+    const cache = new RecordCache(100, 3_000);
+    cache.set(sized('a/1', 1_000));
+    cache.set(sized('b/1', 1_000));
+    cache.get('a/1');
+    expect(cache.bytes).toBe(2_000);
+    cache.set(sized('c/1', 1_500));
+    // b went (least recently used); a and c stay, within the budget.
+    expect([cache.get('a/1'), cache.get('b/1'), cache.get('c/1')].map(Boolean)).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    expect(cache.bytes).toBe(2_500);
+    // A record over the whole budget is kept alone: the others go.
+    cache.set(sized('d/1', 5_000));
+    expect([cache.get('a/1'), cache.get('c/1'), cache.get('d/1')].map(Boolean)).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    expect(cache.bytes).toBe(5_000);
+    // A new version replaces the old one's bytes; a commit's measured size is taken as given.
+    cache.committed(sized('d/1', 500), sized('d/1', 5_000), undefined, 500);
+    expect(cache.bytes).toBe(500);
+    cache.stale('d/1', undefined);
+    expect(cache.bytes).toBe(0);
   });
 
   it('reads the store instead once a commit found the entry stale, until a read finds it was current', () => {

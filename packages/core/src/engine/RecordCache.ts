@@ -1,14 +1,24 @@
+import { jsonSize } from '../adapter/conflicts.ts';
 import type { Commit } from '../adapter/ports.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
 
 interface Entry {
   readonly record: ActorRecord;
+  /** The JSON size of the record and its known timers, counted against the byte budget. */
+  readonly bytes: number;
   /** Another worker commits for this actor too: its record here was found stale. */
   readonly shared: boolean;
   /** Timers known to be stored at this record's version (see {@link RecordCache.committed}). */
   readonly timers?: ReadonlyMap<string, Timer>;
 }
+
+/**
+ * The JSON bytes of records (and their known timers) a cache keeps by default: records of up to
+ * 400 KB (DynamoDB's item limit) would otherwise fill a Lambda's memory long before 1,000 of
+ * them, and a record takes some times its JSON size in memory.
+ */
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Timers kept known per actor at most, the latest put first kept: one not known is read, so
@@ -19,7 +29,8 @@ export const MAX_KNOWN_TIMERS = 32;
 /**
  * The warm worker's cache of actor records (GEO): a hit saves the load, and the commit's version
  * condition catches a stale entry, so the cache never needs invalidating from outside.
- * Least-recently-used entries go first.
+ * Least-recently-used entries go first, past a count of records or a budget of their JSON bytes
+ * (the one entry just kept stays, whatever its size).
  *
  * A hot actor whose turns run in several workers (an SQS message group goes to any Lambda
  * container) would find its entry stale in most turns, and pay a failed commit each time: more
@@ -33,9 +44,17 @@ export const MAX_KNOWN_TIMERS = 32;
 export class RecordCache {
   readonly #entries = new Map<string, Entry>();
   readonly #capacity: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, maxBytes = DEFAULT_CACHE_BYTES) {
     this.#capacity = capacity;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** The JSON bytes of what the cache keeps. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   get(actorId: string): ActorRecord | undefined {
@@ -62,9 +81,15 @@ export class RecordCache {
    * known stored at its version: those known at `from` (if the entry held that version) and
    * those the commit put, less those it removed. Timers change only in the actor's commits,
    * each on the version before it, so while the versions follow one another through this
-   * worker's commits, what it put is what is stored.
+   * worker's commits, what it put is what is stored. `bytes`: the record's JSON size, if the
+   * commit measured it.
    */
-  committed(record: ActorRecord, from: ActorRecord, timers: Commit['timers']): void {
+  committed(
+    record: ActorRecord,
+    from: ActorRecord,
+    timers: Commit['timers'],
+    bytes?: number,
+  ): void {
     const held = this.#entries.get(record.id);
     const before = held && sameVersion(held.record, from) ? held.timers : undefined;
     let known: Map<string, Timer> | undefined;
@@ -81,7 +106,7 @@ export class RecordCache {
         known.delete(id);
       }
     }
-    this.#put(record, held?.shared ?? false, known?.size ? known : undefined);
+    this.#put(record, held?.shared ?? false, known?.size ? known : undefined, bytes);
   }
 
   /**
@@ -117,25 +142,42 @@ export class RecordCache {
 
   /** A commit on the entry of `actorId` failed on its version: `current` is the store's record. */
   stale(actorId: string, current: ActorRecord | undefined): void {
-    this.#entries.delete(actorId);
+    this.delete(actorId);
     if (current) this.#put(current, true);
   }
 
   delete(actorId: string): void {
+    const held = this.#entries.get(actorId);
+    if (!held) return;
     this.#entries.delete(actorId);
+    this.#bytes -= held.bytes;
   }
 
   clear(): void {
     this.#entries.clear();
+    this.#bytes = 0;
   }
 
-  #put(record: ActorRecord, shared: boolean, timers?: ReadonlyMap<string, Timer>): void {
+  #put(
+    record: ActorRecord,
+    shared: boolean,
+    timers?: ReadonlyMap<string, Timer>,
+    recordBytes = jsonSize(record),
+  ): void {
     if (this.#capacity <= 0) return;
-    this.#entries.delete(record.id);
-    this.#entries.set(record.id, timers ? { record, shared, timers } : { record, shared });
-    if (this.#entries.size > this.#capacity) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
+    this.delete(record.id);
+    let bytes = recordBytes;
+    for (const timer of timers?.values() ?? []) bytes += jsonSize(timer);
+    this.#entries.set(
+      record.id,
+      timers ? { record, bytes, shared, timers } : { record, bytes, shared },
+    );
+    this.#bytes += bytes;
+    // The oldest go first; the entry just kept stays.
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#capacity && this.#bytes <= this.#maxBytes) break;
+      if (oldest === record.id) break;
+      this.delete(oldest);
     }
   }
 }

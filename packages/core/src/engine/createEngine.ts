@@ -15,7 +15,7 @@ import { lifeId, type Random } from '../shared/random.ts';
 import type { CommitListener, DeadLetterListener, TurnStartListener } from './hooks.ts';
 import { PAGE_KEYS_KEPT, PageKeyCache } from './outcomePages.ts';
 import { RECORD_PEERS } from './overflow.ts';
-import { RecordCache } from './RecordCache.ts';
+import { DEFAULT_CACHE_BYTES, RecordCache } from './RecordCache.ts';
 import type { OpenTelemetryApi } from './spans.ts';
 import type { TurnListener } from './turnMetrics.ts';
 import { WarmCache } from './WarmCache.ts';
@@ -70,6 +70,12 @@ export interface EngineOptions {
   readonly visibilityTimeoutMs?: number;
   /** Actor records kept warm in memory; 0 disables the cache. @default 1000 */
   readonly cacheSize?: number;
+  /**
+   * The JSON bytes of the records kept warm, at most: the least recently used go first past it
+   * (or past `cacheSize`). A record takes some times its JSON size in memory; size this to the
+   * worker's memory. @default 64 MiB
+   */
+  readonly cacheBytes?: number;
   /**
    * Suspended workflow runs kept in memory, each continued by the instance's next turn on this
    * worker instead of replayed from its journal (any other turn replays); 0 disables it.
@@ -172,7 +178,10 @@ export function createEngine(options: EngineOptions): Engine {
     onTurnStart: options.onTurnStart,
     onCommit: options.onCommit,
     onDeadLetter: options.onDeadLetter,
-    cache: new RecordCache(positive('cacheSize', options.cacheSize, 1000)),
+    cache: new RecordCache(
+      positive('cacheSize', options.cacheSize, 1000),
+      positive('cacheBytes', options.cacheBytes, DEFAULT_CACHE_BYTES),
+    ),
     warm: new WarmCache(positive('workflowCacheSize', options.workflowCacheSize, 200)),
     pageKeys: new PageKeyCache(PAGE_KEYS_KEPT),
     batchSize,

@@ -248,7 +248,7 @@ async function applyBatch(
         notify(engine.logger, 'onDeadLetter', engine.onDeadLetter, letter, base.id);
       }
     }
-    engine.cache.committed(record, committed, pending.timers);
+    engine.cache.committed(record, committed, pending.timers, measured.record);
     committed = record;
     builder.reset(withoutOutbox(record));
     for (const item of pending.outbox) sent += item.envelopes.length;
