@@ -167,12 +167,13 @@ export class RecordCache {
     if (this.#capacity <= 0) return;
     this.delete(record.id);
     let bytes = recordBytes;
-    for (const timer of timers?.values() ?? []) bytes += jsonSize(timer);
+    if (timers) for (const timer of timers.values()) bytes += jsonSize(timer);
     this.#entries.set(
       record.id,
       timers ? { record, bytes, shared, timers } : { record, bytes, shared },
     );
     this.#bytes += bytes;
+    if (this.#entries.size <= this.#capacity && this.#bytes <= this.#maxBytes) return;
     // The oldest go first; the entry just kept stays.
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#capacity && this.#bytes <= this.#maxBytes) break;
