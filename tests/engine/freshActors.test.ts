@@ -158,18 +158,39 @@ describe('a paused actor whose record was to expire', () => {
     await h.client.send(locker, 'put', { item: 'coat' });
     await h.run();
     expect(await h.record(locker.id)).toMatchObject({ parked: 1, paused: { by: 'ops' } });
-    expect(await expiry(h)).toBeUndefined();
 
-    // Two months on, past the expiry the record had, it is still there to resume.
+    // Two months on, past its expiry, the paused record is still there to resume.
     h.clock.advance(60 * 86_400_000);
+    expect(await expiry(h)).toBeLessThan(h.clock.now());
     h.backend.store.purgeExpired();
     await resumeActor(h.backend.store, h.backend.queue, locker.id, {
       by: 'ops',
       now: h.clock.now(),
     });
+    // Resumed, it still holds its parked message: not deleted until that is applied.
+    h.backend.store.purgeExpired();
     await h.client.send(locker, 'put', { item: 'hat' });
     await h.run();
     expect(await h.state(locker.id)).toEqual({ items: ['coat', 'hat'] });
     expect(await h.backend.store.listDeadLetters(locker.id)).toEqual([]);
+    // Its state changed: an ordinary record now.
+    expect(await expiry(h)).toBeUndefined();
+  });
+
+  it('is halted still once resumed, and expires after what it does not apply', async () => {
+    const h = setup({ actors: [Locker] });
+    await h.client.send(locker, 'open', { code: 'guess' });
+    await h.run();
+    const ops = { by: 'ops', now: h.clock.now() };
+    await pauseActor(h.backend.store, h.backend.queue, locker.id, ops);
+    await resumeActor(h.backend.store, h.backend.queue, locker.id, ops);
+    await h.run();
+    h.clock.advance(86_400_000);
+    await h.client.send(locker, 'open', { code: 'again' });
+    await h.run();
+    expect(await expiry(h)).toBe(halted(h, h.clock.now()));
+    h.clock.set((await expiry(h))!);
+    h.backend.store.purgeExpired();
+    expect(await h.record(locker.id)).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import type {
   PagedOutcome,
   Timer,
 } from '@baton/core/adapter';
+import { deletableAt } from '@baton/core/adapter';
 import type { JournalEntry } from './Journal.ts';
 import { type ClaimEntry, KeyClaims } from './KeyClaims.ts';
 
@@ -195,8 +196,10 @@ export class StoreTables {
   purge(now: number): void {
     // A halted record that holds sends stays until they are drained: they would go with it.
     for (const [id, record] of this.records) {
-      const expired = record.expiresAt !== undefined && record.expiresAt <= now;
-      if (expired && !record.outbox?.length) this.records.delete(id);
+      const deletable = deletableAt(record);
+      if (deletable !== undefined && deletable <= now && !record.outbox?.length) {
+        this.records.delete(id);
+      }
     }
     for (const [key, record] of this.idempotency) {
       if (record.expiresAt <= now) this.idempotency.delete(key);

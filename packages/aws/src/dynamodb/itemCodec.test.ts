@@ -44,10 +44,19 @@ describe('the actor record item', () => {
   });
 
   it('gives a halted record its TTL only once it holds no sends, which would go with it', () => {
-    const { outbox: _, ...drained } = full;
+    const { outbox: _, paused: _paused, parked: _parked, ...drained } = full;
     expect(recordToItem(drained, 4)[Attr.ttl]).toEqual({ N: '2' });
     expect(itemToRecord(recordToItem(drained, 4))).toEqual(drained);
     expect(recordToItem({ ...drained, outbox: [] }, 4)[Attr.ttl]).toEqual({ N: '2' });
+  });
+
+  it('gives a halted record no TTL while it is paused or holds parked messages', () => {
+    const { outbox: _, paused, parked, ...drained } = full;
+    for (const held of [{ paused }, { parked }]) {
+      const item = recordToItem({ ...drained, ...held }, 4);
+      expect(item[Attr.ttl]).toBeUndefined();
+      expect(itemToRecord(item).expiresAt).toBe(full.expiresAt);
+    }
   });
 });
 

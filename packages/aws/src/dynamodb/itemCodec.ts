@@ -14,6 +14,7 @@ import type {
   OverflowMark,
   Timer,
 } from '@baton/core/adapter';
+import { deletableAt } from '@baton/core/adapter';
 import {
   Attr,
   actorIdOf,
@@ -86,10 +87,12 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
   if (record.overflowedAt !== undefined) known[Attr.overflowedAt] = toAttr(record.overflowedAt);
   if (record.timerEpoch !== undefined) known[Attr.timerEpoch] = toAttr(record.timerEpoch);
   // A halted actor's record: DynamoDB's TTL deletes it once it expires — but not while it
-  // holds sends, which would go with it: the sweeper that retires them sets the TTL then.
+  // holds sends, which would go with it (the sweeper that retires them sets the TTL then), nor
+  // while it is paused or holds parked messages (see deletableAt).
   if (record.expiresAt !== undefined) {
     known[Attr.expiresAt] = toAttr(record.expiresAt);
-    if (!held) known[Attr.ttl] = toAttr(ttlOf(record.expiresAt));
+    const deletable = deletableAt(record);
+    if (!held && deletable !== undefined) known[Attr.ttl] = toAttr(ttlOf(deletable));
   }
   if (held) {
     known[Attr.outbox] = toAttr(json(held));

@@ -66,6 +66,7 @@ export {
   type ActorRecord,
   type ChannelMark,
   type DeadLetter,
+  deletableAt,
   type FailingMessage,
   type IdempotencyRecord,
   type KeyClaim,

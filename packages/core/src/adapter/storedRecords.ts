@@ -64,6 +64,19 @@ export interface OverflowKey {
 export const RECORD_FORMAT = 2;
 
 /**
+ * When a store may delete `record` (DynamoDB: its TTL): its `expiresAt` (a halted actor's, or
+ * one its messages never changed), but not while it is paused or holds parked messages — they
+ * wait in it however long the pause lasts, and the write that resumes or applies them sets it.
+ * A record that holds undrained sends is not deleted either: stores check that apart.
+ *
+ * @example
+ * const ttl = deletableAt(record); // undefined: keep the record
+ */
+export function deletableAt(record: ActorRecord): number | undefined {
+  return record.paused || record.parked ? undefined : record.expiresAt;
+}
+
+/**
  * Where an actor's ingress outcomes go ({@link ActorRecord.outcomePage}): appended to its current
  * page ({@link OutcomePageWrite}) by each commit, so that a batch of ingress messages writes one
  * item for all its outcomes; a full page is closed and the next one begun.

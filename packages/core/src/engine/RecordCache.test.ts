@@ -85,6 +85,10 @@ describe('RecordCache', () => {
     expect(cache.bytes).toBe(500);
     cache.stale('d/1', undefined);
     expect(cache.bytes).toBe(0);
+    // A budget of 0 keeps nothing, as a capacity of 0 does.
+    const none = new RecordCache(100, 0);
+    none.set(sized('a/1', 1_000));
+    expect(none.get('a/1')).toBeUndefined();
   });
 
   it('reads the store instead once a commit found the entry stale, until a read finds it was current', () => {

@@ -164,7 +164,7 @@ export class RecordCache {
     timers?: ReadonlyMap<string, Timer>,
     recordBytes = jsonSize(record),
   ): void {
-    if (this.#capacity <= 0) return;
+    if (this.#capacity <= 0 || this.#maxBytes <= 0) return;
     this.delete(record.id);
     let bytes = recordBytes;
     if (timers) for (const timer of timers.values()) bytes += jsonSize(timer);

@@ -71,9 +71,9 @@ export interface EngineOptions {
   /** Actor records kept warm in memory; 0 disables the cache. @default 1000 */
   readonly cacheSize?: number;
   /**
-   * The JSON bytes of the records kept warm, at most: the least recently used go first past it
-   * (or past `cacheSize`). A record takes some times its JSON size in memory; size this to the
-   * worker's memory. @default 64 MiB
+   * The JSON bytes of the records kept warm: the least recently used go first past it (or past
+   * `cacheSize`), the one just kept staying whatever its size; 0 disables the cache. A record
+   * takes some times its JSON size in memory: size this to the worker's memory. @default 64 MiB
    */
   readonly cacheBytes?: number;
   /**

@@ -1,6 +1,6 @@
 import { type Envelope, encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
 import type { Queue, QueueMessage, Store } from '../adapter/ports.ts';
-import type { ActorRecord, OutboxItem } from '../adapter/storedRecords.ts';
+import { type ActorRecord, deletableAt, type OutboxItem } from '../adapter/storedRecords.ts';
 
 /** One actor's committed sends to drain: the ones its record holds, and the items apart. */
 export interface OutboxToDrain {
@@ -164,7 +164,9 @@ export async function sweepOutboxes(
     actorIds.map(async (actorId) => {
       const { record, apart } = await readWhole(store, actorId);
       const held = record?.outbox ?? [];
-      const { life, expiresAt } = record ?? {};
+      const { life } = record ?? {};
+      // The TTL its held sends kept off, set once they are retired (none while it is paused).
+      const expiresAt = record && deletableAt(record);
       const ver = record?.ver ?? 0;
       return { actorId, held, ver, life, expiresAt, apart, readAfterItems: true };
     }),

@@ -69,7 +69,8 @@ async function changeRecord(store: Store, actorId: string, change: Change): Prom
  * actors go on. A wake-up sent to its inbox makes the worker holding it warm read the paused
  * record; another worker's warm record may still run the handlers of one batch, whose commit
  * the pause then refuses (nothing of it is applied). Pausing a paused actor changes nothing.
- * The record of a paused actor does not expire, even one that was halted.
+ * A paused actor's record is not deleted, even a halted one's past its expiry: it is once
+ * resumed, and its parked messages applied, if it is still halted then.
  *
  * @example
  * await pauseActor(store, queue, 'account/alice', { by: 'arn:aws:iam::123456789012:user/ops' });
@@ -80,13 +81,10 @@ export async function pauseActor(
   actorId: string,
   { by, now = Date.now() }: OperatorOptions,
 ): Promise<ActorRecord> {
-  const record = await changeRecord(store, actorId, (current) => {
-    if (current.paused) return undefined;
-    // A paused record never expires: what it parks waits in it however long the pause lasts.
-    // A halted actor's (or one that never changed, see `isFresh`) is then kept for good.
-    const { expiresAt: _, ...kept } = current;
-    return { record: { ...kept, paused: { at: now, by } } };
-  });
+  // A paused record keeps its expiry, but no store deletes it while paused (see deletableAt).
+  const record = await changeRecord(store, actorId, (current) =>
+    current.paused ? undefined : { record: { ...current, paused: { at: now, by } } },
+  );
   await wake(queue, record, now);
   return record;
 }
