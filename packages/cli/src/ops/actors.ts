@@ -81,7 +81,15 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       ['held sends', r.heldSends],
       ['pending timers', r.pendingTimers.map((t) => `${t.id}@${t.at}`).join(', ') || 0],
       ['pending asks', r.pendingAsks],
-      ...(r.halted ? ([['expires (halted, or never changed)', r.halted]] as const) : []),
+      ...(r.halted
+        ? ([
+            [
+              'expires (halted, or never changed)',
+              // No store deletes a paused record (deletableAt): it can go once resumed.
+              r.paused ? `${r.halted}, not while paused` : r.halted,
+            ],
+          ] as const)
+        : []),
       ...(schema === undefined
         ? []
         : ([['state valid', schema === true ? 'yes' : schema]] as const)),

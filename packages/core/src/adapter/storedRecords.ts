@@ -179,12 +179,14 @@ export interface ActorRecord {
    */
   readonly overflowedAt?: number;
   /**
-   * Set when the actor halted (`ctx.halt()`): its state is the initial one again, and a store
-   * may delete the record once this passes (DynamoDB: TTL). It is twice the mark retention
-   * after the halt (or after a later message the halted actor only skipped, rejected or
-   * dead-lettered), so every receiver has forgotten this actor's sequence numbers, which a new
-   * life of the same id starts over. A message the actor applies clears it: the actor lives
-   * again, the same life.
+   * Set when the actor halted (`ctx.halt()`), or by the first messages of an actor that left it
+   * as new (see `isFresh` in the engine): its state is the initial one, and a store may delete
+   * the record once this passes (DynamoDB: TTL) — not while it holds sends, is paused or holds
+   * parked messages ({@link deletableAt}). It is twice the mark retention after the halt (or
+   * after a later message the actor only skipped, rejected or dead-lettered), so every
+   * receiver has forgotten this actor's sequence numbers, which a new life of the same id
+   * starts over. A message the actor applies clears it, unless it leaves the actor as new: the
+   * actor lives again, the same life.
    */
   readonly expiresAt?: number;
   /**

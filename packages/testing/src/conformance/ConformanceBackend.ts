@@ -10,8 +10,9 @@ export interface ConformanceBackend {
   /** Lets `ms` of backend time pass (virtual time advances; real time sleeps). */
   pass(ms: number): Promise<void>;
   /**
-   * Deletes the record of `actorId` if it is a halted one past its expiry, as a TTL would; one
-   * that holds sends stays until they are retired (the store's own rule).
+   * Deletes the record of `actorId` if it is past its expiry, as a TTL would; one that holds
+   * sends stays until they are retired, one paused or holding parked messages until it no
+   * longer is (the store's own rule: `deletableAt`).
    */
   expire(actorId: string): Promise<void>;
   close(): Promise<void>;

@@ -48,7 +48,7 @@ export interface BackendConformanceOptions {
  *     clock: systemClock,
  *     pending: () => queue.depth(),
  *     pass: (ms) => setTimeout(ms),
- *     // A halted record past its expiry that holds no sends, as a TTL would.
+ *     // A record past deletableAt(record) that holds no sends, as a TTL would.
  *     expire: (actorId) => db.deleteExpired(actorId),
  *     close: () => db.drop(),
  *   };

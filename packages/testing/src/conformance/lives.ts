@@ -67,6 +67,27 @@ export function livesSuite(name: string, open: () => Promise<ConformanceBackend>
       expect(await b.store.load(id)).toBeUndefined();
     });
 
+    it('keeps a halted record past its expiry while it is paused or holds parked messages', async () => {
+      const b = await fresh();
+      const expiresAt = b.clock.now() + 50;
+      const held = [{ paused: { at: 1, by: 'ops' } }, { parked: 2 }];
+      for (const [n, part] of held.entries()) {
+        const id = `ledger/held-${n}`;
+        const halted = { ...record(id, 1), life: 'L1', expiresAt, ...part };
+        await b.store.commit({ expectedVer: 0, record: halted, outbox: [], idempotency: [] });
+      }
+      await b.pass(100);
+      for (const n of held.keys()) await b.expire(`ledger/held-${n}`);
+      // The messages parked wait in it however long the pause: deleted, they would be lost.
+      expect(await b.store.load('ledger/held-0')).toMatchObject({ paused: { by: 'ops' } });
+      expect(await b.store.load('ledger/held-1')).toMatchObject({ parked: 2 });
+      // Resumed with nothing parked left, it expires as it would have.
+      const resumed = { ...record('ledger/held-1', 2), life: 'L1', expiresAt };
+      await b.store.commit({ expectedVer: 1, record: resumed, outbox: [], idempotency: [] });
+      await b.expire('ledger/held-1');
+      expect(await b.store.load('ledger/held-1')).toBeUndefined();
+    });
+
     it("reads the dead letter a redrive of an ended life's message left as its proof, and neither lists nor counts it; a parked one it does", async () => {
       const b = await fresh();
       const id = 'ledger/receiver';
