@@ -5,7 +5,7 @@
  * then; a later message that changes the state makes the record an ordinary one again.
  */
 import { actor, ErrorCode, TerminalError } from '@baton/core';
-import { pauseActor, resumeActor } from '@baton/core/engine';
+import { pauseActor, purgeDeadLetter, resumeActor } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered, type Harness, settled, setup } from './helpers.ts';
@@ -190,6 +190,41 @@ describe('a paused actor whose record was to expire', () => {
     await h.run();
     expect(await expiry(h)).toBe(halted(h, h.clock.now()));
     h.clock.set((await expiry(h))!);
+    h.backend.store.purgeExpired();
+    expect(await h.record(locker.id)).toBeUndefined();
+  });
+});
+
+describe("an operator's change to an actor with no record", () => {
+  it('leaves a record that expires once it holds nothing: a pause and resume', async () => {
+    const h = setup({ actors: [Locker] });
+    const ops = { by: 'ops', now: h.clock.now() };
+    await pauseActor(h.backend.store, h.backend.queue, locker.id, ops);
+    h.clock.advance(86_400_000);
+    h.backend.store.purgeExpired();
+    expect(await h.record(locker.id)).toMatchObject({ paused: { by: 'ops' } });
+    await resumeActor(h.backend.store, h.backend.queue, locker.id, ops);
+    await h.run();
+    h.backend.store.purgeExpired();
+    expect(await h.record(locker.id)).toBeUndefined();
+  });
+
+  it('leaves a record that expires: the purge of a dead letter kept past its record', async () => {
+    const h = setup({ actors: [Locker], maxAttempts: 1 });
+    failures = 5;
+    await h.client.send(locker, 'flaky', { item: 'coat' });
+    await h.run();
+    const [letter] = await h.backend.store.listDeadLetters(locker.id);
+    expect(letter).toBeDefined();
+    h.clock.set((await expiry(h))!);
+    h.backend.store.purgeExpired();
+    expect(await h.record(locker.id)).toBeUndefined();
+
+    await purgeDeadLetter(h.backend.store, locker.id, letter!.messageId, {
+      by: 'ops',
+      now: h.clock.now(),
+    });
+    expect(await h.backend.store.listDeadLetters(locker.id)).toEqual([]);
     h.backend.store.purgeExpired();
     expect(await h.record(locker.id)).toBeUndefined();
   });

@@ -31,10 +31,18 @@ type Change = (record: ActorRecord) => Promise<Edit | undefined> | Edit | undefi
 const ATTEMPTS = 16;
 
 /** Commits `change` on the actor's current record, again on each version conflict. */
-async function changeRecord(store: Store, actorId: string, change: Change): Promise<ActorRecord> {
+async function changeRecord(
+  store: Store,
+  actorId: string,
+  now: number,
+  change: Change,
+): Promise<ActorRecord> {
   for (let attempt = 1; ; attempt++) {
     const stored = await store.load(actorId);
-    // An actor never committed: a record without state, read as the initial one.
+    // An actor with no record (never committed, or its record expired): a record without state,
+    // read as the initial one. It holds nothing, so it expires at once, as a halted record would:
+    // kept while paused or holding parked messages (deletableAt), and for good only once a
+    // message changes its state.
     const record: ActorRecord = stored ?? {
       id: actorId,
       ver: 0,
@@ -44,6 +52,7 @@ async function changeRecord(store: Store, actorId: string, change: Change): Prom
       inboxOffset: '0',
       marks: {},
       sentSeq: 0,
+      expiresAt: now,
     };
     const next = await change(record);
     if (!next) return record;
@@ -82,7 +91,7 @@ export async function pauseActor(
   { by, now = Date.now() }: OperatorOptions,
 ): Promise<ActorRecord> {
   // A paused record keeps its expiry, but no store deletes it while paused (see deletableAt).
-  const record = await changeRecord(store, actorId, (current) =>
+  const record = await changeRecord(store, actorId, now, (current) =>
     current.paused ? undefined : { record: { ...current, paused: { at: now, by } } },
   );
   await wake(queue, record, now);
@@ -125,7 +134,7 @@ export async function resumeActor(
   actorId: string,
   { now = Date.now() }: OperatorOptions,
 ): Promise<ActorRecord> {
-  const record = await changeRecord(store, actorId, (current) => {
+  const record = await changeRecord(store, actorId, now, (current) => {
     if (!current.paused) return undefined;
     const { paused: _, ...rest } = current;
     return { record: rest };
@@ -148,9 +157,9 @@ export async function purgeDeadLetter(
   store: Store,
   actorId: string,
   messageId: string,
-  _options: OperatorOptions,
+  { now = Date.now() }: OperatorOptions,
 ): Promise<void> {
-  await changeRecord(store, actorId, async (record) => {
+  await changeRecord(store, actorId, now, async (record) => {
     const letter = await store.readDeadLetter(actorId, messageId);
     if (!letter || letter.parked !== undefined || letter.applied) {
       throw noDeadLetter(actorId, messageId);
@@ -177,9 +186,9 @@ export async function cancelTimer(
   store: Store,
   actorId: string,
   timerId: string,
-  _options: OperatorOptions,
+  { now = Date.now() }: OperatorOptions,
 ): Promise<void> {
-  await changeRecord(store, actorId, async (record) => {
+  await changeRecord(store, actorId, now, async (record) => {
     if (!(await store.readTimer(actorId, timerId))) {
       throw new BatonError(
         ErrorCode.NOT_FOUND,
