@@ -14,7 +14,7 @@ import { deepCopy } from '../shared/deepCopy.ts';
 import type { Writable } from '../shared/Writable.ts';
 import { upgradeState } from '../stateVersions.ts';
 import type { Admission, Turn } from './admission.ts';
-import { advance, halted, isFresh } from './advanceRecord.ts';
+import { advance, halted } from './advanceRecord.ts';
 import { asJson } from './asJson.ts';
 import { attemptsMade } from './attempts.ts';
 import type { CommitBuilder, MessageEffects } from './CommitBuilder.ts';
@@ -121,13 +121,13 @@ export async function applyMessage(
     sends.length === 0
       ? { record: advanced, envelopes: [] }
       : await outgoing(turn, advanced, sends, trace);
-  // A message the actor applies revives a halted actor, in the same life, unless it left it as
-  // a new one: the initial state, no timer (a late reply or wake-up to an ended workflow). So it
-  // does a fresh one's first record (see `isFresh`). Halting sets the record to expire (see
-  // `halted`). The record is this message's own (`advance` copied it), so its fields are set in
-  // place.
+  // A message the actor applies revives an expiring record (a halted actor's, or a fresh one's:
+  // `advance` set it), in the same life, unless it left the actor as a new one: the initial
+  // state, no timer (a late reply or wake-up to an ended workflow). Halting sets the record to
+  // expire (see `halted`). The record is this message's own (`advance` copied it), so its fields
+  // are set in place.
   const next: RecordDraft =
-    (current.expiresAt !== undefined || isFresh(current)) &&
+    out.record.expiresAt !== undefined &&
     !effects.halted &&
     leftAsNew(definition, current, state, effects)
       ? out.record
