@@ -85,6 +85,34 @@ describe('RecordCache', () => {
     expect(cache.bytes).toBe(500);
     cache.stale('d/1', undefined);
     expect(cache.bytes).toBe(0);
+    // A budget met exactly keeps both records; the known timers count too.
+    const exact = new RecordCache(100, 3_000);
+    exact.set(sized('a/1', 1_000));
+    exact.set(sized('b/1', 2_000));
+    expect(exact.get('a/1')).toBeDefined();
+    // Evicting down to the budget exactly stops there.
+    const down = new RecordCache(100, 3_000);
+    for (const [id, bytes] of [
+      ['x/1', 1_000],
+      ['y/1', 1_000],
+      ['z/1', 2_000],
+    ] as const) {
+      down.set(sized(id, bytes));
+    }
+    expect([down.get('x/1'), down.get('y/1')].map(Boolean)).toEqual([false, true]);
+    const timer: Timer = {
+      actorId: 'a/1',
+      id: 't',
+      gen: 'g',
+      at: 1,
+      name: 'n',
+      payload: null,
+      createdAt: 0,
+    };
+    exact.committed(sized('a/1', 1_000), sized('a/1', 1_000), { put: [timer], remove: [] }, 1_000);
+    // Its timer takes a's entry past the budget: b, least recently used, goes.
+    expect(exact.get('b/1')).toBeUndefined();
+    expect(exact.bytes).toBe(1_000 + jsonSize(timer));
     // A budget of 0 keeps nothing, as a capacity of 0 does.
     const none = new RecordCache(100, 0);
     none.set(sized('a/1', 1_000));
