@@ -8,6 +8,7 @@ import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { checkRedrivePolicy } from '../../packages/core/src/engine/checkRedrivePolicy.ts';
 import { bank } from './bank.ts';
+import { recordingLogger } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -86,6 +87,28 @@ describe('createEngine', () => {
     expect(() =>
       createEngine(options({ batchSize: 1, maxAttempts: 1, recordPeers: 1 })),
     ).not.toThrow();
+  });
+
+  it('warns, naming both retentions and the fix, of an idempotency retention over twice the mark retention', () => {
+    const warned = (more: Record<string, unknown>) => {
+      const { logger, lines } = recordingLogger();
+      createEngine(options({ logger, ...more }));
+      return lines;
+    };
+    expect(warned({})).toEqual([]);
+    expect(warned({ markRetentionMs: 7 * DAY, idempotencyRetentionMs: 14 * DAY })).toEqual([]);
+    expect(warned({ markRetentionMs: 5 * DAY })).toEqual([
+      {
+        level: 'warn',
+        message: expect.stringMatching(
+          /^idempotencyRetentionMs \(14 days\) is over twice markRetentionMs \(5 days\): .* may be applied again by its next life\. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs$/,
+        ),
+        fields: { idempotencyRetentionMs: 14 * DAY, markRetentionMs: 5 * DAY },
+      },
+    ]);
+    expect(warned({ markRetentionMs: 7 * DAY, idempotencyRetentionMs: 14 * DAY + 1 })).toHaveLength(
+      1,
+    );
   });
 
   it('requires a store and a queue', () => {

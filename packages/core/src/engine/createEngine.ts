@@ -86,7 +86,8 @@ export interface EngineOptions {
    * How long an ingress idempotency key is remembered (I7). Keep it at most twice
    * `markRetentionMs`: a halted actor's record is deleted twice the mark retention after its
    * last message, and a copy of a client's message its life applied, coming later but within
-   * this retention, would be applied again by the next life. @default 14 days
+   * this retention, would be applied again by the next life (the engine warns of it when it
+   * starts). @default 14 days
    */
   readonly idempotencyRetentionMs?: number;
   /**
@@ -210,5 +211,23 @@ export function createEngine(options: EngineOptions): Engine {
       `invalid engine options: ${problems.join('; ')}`,
     );
   }
+  warnOfRetentions(engine);
   return engine;
+}
+
+/**
+ * Warns of an idempotency retention over twice the mark retention. An actor's record tells which
+ * of its outcome pages to look a copy up in, and it is deleted twice the mark retention after the
+ * last message of a life that halted or never changed: a client's copy of a message coming after
+ * that, within the idempotency retention, may be applied again by the next life. Only warned of:
+ * tests and simulations shorten the mark retention alone on purpose.
+ */
+function warnOfRetentions(engine: Engine): void {
+  const { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs } = engine;
+  if (outcomeMs <= 2 * markMs) return;
+  const days = (ms: number) => `${Math.round((ms / DAY) * 100) / 100} days`;
+  engine.logger.warn(
+    `idempotencyRetentionMs (${days(outcomeMs)}) is over twice markRetentionMs (${days(markMs)}): a client's copy of a message sent after the actor's record expired (twice the mark retention after the last message of a life that halted or never changed) may be applied again by its next life. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs`,
+    { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs },
+  );
 }
