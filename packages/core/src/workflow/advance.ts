@@ -130,8 +130,19 @@ export function finish(
   if (state.ending?.seq !== undefined) state.sagaFrom = state.ending.seq;
   delete state.ending;
   notifyParents(ctx);
+  expireAfterRetention(definition, ctx);
+}
+
+/** The timer that halts an instance once its retention ends (see `_expire`). */
+export const EXPIRE_TIMER = 'wf:expire';
+
+/**
+ * Sets (or moves) the instance's expiry to `retentionMs` from now: a finished instance halts
+ * then, and so does one never started that holds only what came for its start.
+ */
+export function expireAfterRetention(definition: AnyWorkflowDefinition, ctx: Ctx): void {
   if (Number.isFinite(definition.retentionMs)) {
-    ctx.schedule(definition.retentionMs, '_expire' as never, {} as never, { id: 'wf:expire' });
+    ctx.schedule(definition.retentionMs, '_expire' as never, {} as never, { id: EXPIRE_TIMER });
   }
 }
 

@@ -7,7 +7,14 @@ import type { Authorize } from '../actor.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { digest128 } from '../shared/sha256.ts';
 import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
-import { advance, cancelPending, finish, notifyParents } from './advance.ts';
+import {
+  advance,
+  cancelPending,
+  EXPIRE_TIMER,
+  expireAfterRetention,
+  finish,
+  notifyParents,
+} from './advance.ts';
 import { callbackToken } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';
 import { dropHistory } from './history.ts';
@@ -91,6 +98,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           const full = heldEventsFull(state.signals, name, payload);
           if (full) throw full;
           state.signals.push({ name, payload, at: ctx.now() });
+          if (state.status === 'new') holdForStart(definition, ctx);
         }
         return summary(ctx);
       },
@@ -101,7 +109,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       handle: async (ctx: Ctx, end: End) => {
         const { state } = ctx;
         const { reason } = end;
-        if (state.status === 'new') endBeforeStart(ctx, 'cancelled', end);
+        if (state.status === 'new') endBeforeStart(definition, ctx, 'cancelled', end);
         if (state.status === 'new' || FINAL_STATUSES.has(state.status) || state.ending) {
           return summary(ctx);
         }
@@ -125,7 +133,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       handle: (ctx: Ctx, end: End) => {
         const { state } = ctx;
         const { reason } = end;
-        if (state.status === 'new') endBeforeStart(ctx, 'terminated', end);
+        if (state.status === 'new') endBeforeStart(definition, ctx, 'terminated', end);
         else if (!FINAL_STATUSES.has(state.status)) {
           cancelPending(ctx, { children: 'terminate' });
           finish(definition, ctx, 'terminated', { error: cancelled(ctx, 'terminated', reason) });
@@ -273,6 +281,8 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     _expire: {
       payload: internalPayload,
       handle: (ctx: Ctx) => {
+        // Never started: what it held for its start (signals, a parent's end) goes with it.
+        if (ctx.state.status === 'new') return ctx.halt();
         if (!FINAL_STATUSES.has(ctx.state.status)) return;
         // The history's pages go first (a turn forgets so many), then the record halts.
         if (dropHistory(ctx)) ctx.halt();
@@ -293,7 +303,12 @@ interface End {
  * A parent's end of a child it started that came before the start (the start was kept as a dead
  * letter): kept, so that the start, when it comes, ends the child rather than runs it.
  */
-function endBeforeStart(ctx: Ctx, status: EndedStart['status'], end: End): void {
+function endBeforeStart(
+  definition: AnyWorkflowDefinition,
+  ctx: Ctx,
+  status: EndedStart['status'],
+  end: End,
+): void {
   if (ctx.caller.kind !== 'actor' || end.seq === undefined) return;
   const error = journalError(cancelled(ctx, `${status} before it started`, end.reason));
   const { actor } = ctx.caller;
@@ -302,6 +317,16 @@ function endBeforeStart(ctx: Ctx, status: EndedStart['status'], end: End): void 
       ? { actor, seq: end.seq, status, error }
       : { actor, seq: end.seq, run: end.run, status, error };
   ctx.state.endedStarts = [...(ctx.state.endedStarts ?? []), ended];
+  holdForStart(definition, ctx);
+}
+
+/**
+ * An instance not started yet that holds something for its start (a signal, a parent's end of a
+ * start still to come) keeps it `retentionMs` after the latest, then halts: else messages to an
+ * id nobody starts (any caller `authorize` lets signal) would leave records for good.
+ */
+function holdForStart(definition: AnyWorkflowDefinition, ctx: Ctx): void {
+  expireAfterRetention(definition, ctx);
 }
 
 /** The end a parent gave the start of its command `seq` before it came, taken out of `state`. */
@@ -324,6 +349,8 @@ function takeEndedStart(
 /** A new instance: its input, its caller, and a run id no other start of this id shares. */
 function begin(ctx: Ctx, input: unknown): void {
   const { state } = ctx;
+  // What it held for its start is its own now: its expiry comes when it ends.
+  if (state.signals.length > 0 || state.endedStarts !== undefined) ctx.cancel(EXPIRE_TIMER);
   state.status = 'running';
   // From the starting message: the same when a crashed start is redelivered, so step keys
   // are too (whichever release's worker runs it again); another message (a start after the
