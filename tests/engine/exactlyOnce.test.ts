@@ -468,7 +468,7 @@ describe('what cannot be kept', () => {
     expect(await h.backend.store.listDeadLetters('wordy/a')).toEqual([]);
   });
 
-  it('rejects a handler that leaves state JSON cannot hold as INVALID_STATE, and keeps the state', async () => {
+  it('fails a message whose handler leaves state JSON cannot hold with INVALID_STATE, keeping the state and the message (a dead letter)', async () => {
     const h = setup({ actors: [Fragile] });
     const bigint = settled(h.client.ask(Fragile.ref('a'), 'bigint', {}));
     const bump = settled(h.client.ask(Fragile.ref('a'), 'bump', {}));
@@ -483,6 +483,9 @@ describe('what cannot be kept', () => {
     });
     expect(await bump).toEqual({ ok: true, value: 1 });
     expect(await h.state('fragile/a')).toEqual({ n: 1 });
+    expect(await h.backend.store.listDeadLetters('fragile/a')).toMatchObject([
+      { envelope: { name: 'bigint' }, redrivable: true, error: { code: ErrorCode.INVALID_STATE } },
+    ]);
   });
 });
 

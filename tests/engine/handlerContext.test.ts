@@ -66,6 +66,11 @@ const cases: Record<string, (ctx: Ctx) => unknown> = {
   'schedule: a payload JSON cannot hold': (ctx) => ctx.schedule(1, 'answer', { pad: 1n } as never),
   'schedule: a Date its schema takes but JSON turns into text': (ctx) =>
     ctx.schedule(1, 'dated', { on: new Date(0) } as never),
+  'send: a Date its schema takes but JSON turns into text': (ctx) =>
+    ctx.send(Probe.ref('q'), 'dated', { on: new Date(0) }),
+  'ask: a Date its schema takes but JSON turns into text': (ctx) =>
+    ctx.ask(Probe.ref('q'), 'dated', { on: new Date(0) }, { onReply: 'answer' } as never),
+  'send: a Map': (ctx) => ctx.send(Probe.ref('q'), 'answer', new Map([['a', 1]])),
   'schedule: in 0 ms': (ctx) => ctx.schedule(0, 'tick', { pad: '' } as never).at,
   'schedule: at a Date before now': (ctx) =>
     ctx.schedule(new Date(0), 'tick', { pad: '' } as never).at,
@@ -255,10 +260,46 @@ describe("a handler's ctx", () => {
     expect(dated).toEqual(
       refused(
         ErrorCode.INVALID_PAYLOAD,
-        /^the payload of timer "dated" passes its schema but not once stored as JSON, as it fires \(a Date becomes an ISO string/,
+        /^the payload of timer "dated" passes its schema but not once stored as JSON, as its receiver reads it \(a Date becomes an ISO string.*z\.coerce\.date\(\).* invalid payload for probe\/p "dated": payload\.on: /,
       ),
     );
-    expect((dated as { details: object }).details).toEqual({ name: 'dated' });
+    expect((dated as { details: object }).details).toMatchObject({ name: 'dated' });
+  });
+
+  it('refuses at ctx.send, ctx.ask and the client what its receiver would refuse once stored as JSON', async () => {
+    for (const name of [
+      'send: a Date its schema takes but JSON turns into text',
+      'ask: a Date its schema takes but JSON turns into text',
+    ]) {
+      expect(await run(name)).toEqual(
+        refused(
+          ErrorCode.INVALID_PAYLOAD,
+          /^the payload of "dated" to probe\/q passes its schema but not once stored as JSON, as its receiver reads it \(a Date becomes an ISO string/,
+        ),
+      );
+    }
+    expect(await run('send: a Map')).toEqual(
+      refused(
+        ErrorCode.INVALID_PAYLOAD,
+        /^the payload of "answer" to probe\/q must be JSON, as it is stored: a Map is not JSON/,
+      ),
+    );
+    const h = setup({ actors: [Probe, Target], effects: [Noted] });
+    await expect(
+      h.client.send(Probe.ref('c'), 'dated', { on: new Date(0) } as never),
+    ).rejects.toMatchObject({
+      code: ErrorCode.INVALID_PAYLOAD,
+      message: expect.stringMatching(
+        /^the payload of "dated" to probe\/c passes its schema but not/,
+      ),
+    });
+    // As given, a payload that fails gets its own error.
+    await expect(
+      h.client.send(Probe.ref('c'), 'dated', { on: 'soon' } as never),
+    ).rejects.toMatchObject({
+      code: ErrorCode.INVALID_PAYLOAD,
+      message: expect.stringMatching(/^invalid payload for probe\/c "dated": payload\.on: /),
+    });
   });
 
   it('schedules in 0 ms or at a past Date, and refuses NaN and an invalid Date', async () => {

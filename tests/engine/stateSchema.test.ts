@@ -1,10 +1,11 @@
 /**
  * What a turn commits obeys the actor's `state` schema: a handler that leaves state its schema
- * refuses fails its message like a handler error (terminal, the state unchanged), with an error
- * naming the actor, the handler and the path. `validateState: false` turns the check off for an
+ * refuses fails its message (the state unchanged), with an error naming the actor, the handler
+ * and the path, and keeps it as a dead letter to redrive once the code is fixed. `validateState: false` turns the check off for an
  * actor whose turns are too hot to pay for it.
  */
 import { actor, type BatonError, ErrorCode } from '@baton/core';
+import { redriveDeadLetter } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
@@ -49,6 +50,65 @@ describe('state schemas', () => {
     // The state is unchanged and the actor goes on.
     expect(await h.state(counter.id)).toEqual({ count: 2 });
     expect(await answered(h, h.client.ask(counter, 'add', { by: 1 }))).toBe(3);
+  });
+
+  it('keep such a message as a dead letter, which a redrive applies once the fix is deployed', async () => {
+    let strict = true;
+    const integer = (n: number) => !strict || Number.isInteger(n);
+    const Fixable = actor({
+      name: 'fixable',
+      state: z.object({ count: z.number().refine(integer, 'expected an integer') }),
+      initial: () => ({ count: 0 }),
+      handlers,
+    });
+    const h = setup({ actors: [Fixable] });
+    const ref = Fixable.ref('f');
+    const error = (await answered(h, h.client.ask(ref, 'add', { by: 0.5 })).catch(
+      (e) => e,
+    )) as BatonError;
+    expect(error.code).toBe(ErrorCode.INVALID_STATE);
+    expect(error.message).toMatch(/kept as a dead letter: fix the handler or the schema/);
+    const [letter] = await h.backend.store.listDeadLetters(ref.id);
+    expect(letter).toMatchObject({
+      redrivable: true,
+      error: { code: ErrorCode.INVALID_STATE },
+      envelope: { name: 'add', payload: { by: 0.5 } },
+    });
+    expect(await h.state(ref.id)).toEqual({ count: 0 });
+
+    strict = false; // the fix, deployed
+    await redriveDeadLetter(h.backend.store, h.backend.queue, ref.id, letter!.messageId);
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ count: 0.5 });
+    expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
+  });
+
+  it('keep a message whose reply is not JSON (a Map) as a dead letter, naming the reply', async () => {
+    const Mapper = actor({
+      name: 'mapper',
+      state: z.object({ count: z.number() }),
+      initial: () => ({ count: 0 }),
+      handlers: {
+        index: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.state.count++;
+            return new Map([['a', 1]]);
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Mapper] });
+    const ref = Mapper.ref('m');
+    const error = (await answered(h, h.client.ask(ref, 'index', {})).catch((e) => e)) as BatonError;
+    expect(error).toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      message: expect.stringMatching(
+        /^handler "index" of mapper\/m returned a reply that is not JSON \(a Map is not JSON/,
+      ),
+    });
+    expect(await h.state(ref.id)).toEqual({ count: 0 });
+    expect(await h.backend.store.listDeadLetters(ref.id)).toHaveLength(1);
   });
 
   it('commit such state unchecked for an actor defined with validateState: false', async () => {

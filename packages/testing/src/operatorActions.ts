@@ -31,9 +31,11 @@ export class DeadLetterBook {
     }
     const put = (deadLetters?.put ?? []).filter((letter) => !letter.applied);
     for (const { messageId, error } of put) {
-      // A message too large for any commit fails again on the same code: an operator deploys a
-      // fix before redriving it, which a run does not.
-      const redriven = error.code === ErrorCode.MESSAGE_TOO_LARGE;
+      // A message too large for any commit, or whose handler left state the code cannot
+      // commit, fails again on the same code: an operator deploys a fix before redriving it,
+      // which a run does not.
+      const redriven =
+        error.code === ErrorCode.MESSAGE_TOO_LARGE || error.code === ErrorCode.INVALID_STATE;
       this.#letters.set(`${actorId}\u0000${messageId}`, { actorId, messageId, redriven });
     }
     return put.length;

@@ -15,6 +15,7 @@ import { parseTraceparent } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
 import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';
 import { Registry } from '../registry.ts';
+import { parseStored } from '../storedPayload.ts';
 import { callbackToken } from '../workflow/callbackToken.ts';
 import { summarize, type WorkflowSummary } from '../workflow/journal.ts';
 import type {
@@ -378,16 +379,19 @@ export class Client {
     const caller = options.caller ?? this.#caller;
     const hint =
       options.caller === undefined && caller.kind === 'anonymous' ? IMPLICIT_HINT : undefined;
-    authorizeMessage(this.#registry, caller, to.id, name, payload, hint);
+    // The message as its receiver reads it: JSON.
+    const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
+      authorizeMessage(this.#registry, caller, to.id, name, p, hint),
+    );
     return {
       id: ingressMessageId(to.id, key ?? globalThis.crypto.randomUUID(), caller),
       from: INGRESS,
       seq: 0,
       to: to.id,
       name,
-      payload,
+      payload: stored,
       sentAt: this.#clock.now(),
-      fingerprint: messageFingerprint(name, payload),
+      fingerprint: messageFingerprint(name, stored),
       // An envelope without one is anonymous: the common case costs no bytes.
       ...(caller.kind === 'anonymous' ? {} : { caller }),
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),

@@ -30,9 +30,8 @@ import {
 import type { AnyEffectDefinition } from '../effect.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { childLogger, type Logger } from '../logger.ts';
-import { asJson } from '../shared/asJson.ts';
-import { deepCopy } from '../shared/deepCopy.ts';
 import { uuidFrom } from '../shared/random.ts';
+import { parseStored, storable } from '../storedPayload.ts';
 import type {
   AnyWorkflowDefinition,
   InputOf,
@@ -170,10 +169,12 @@ class HandlerContext implements ActorContext<unknown> {
 
   get send(): Ctx['send'] {
     this.#send ??= (to: ActorRef<AnyActorDefinition>, name: string, payload: unknown): void => {
-      const resolved = this.#engine.registry.resolve(to.id, name, payload);
-      checkPayloadSize(this.#payloadLimit(), `to ${to.id}`, name, resolved.payload, to.id);
       // A copy: the message is what was sent, whatever the handler changes afterwards.
-      this.#effects.sends.push({ to: to.id, name, payload: deepCopy(payload) });
+      const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
+        this.#engine.registry.resolve(to.id, name, p),
+      );
+      checkPayloadSize(this.#payloadLimit(), `to ${to.id}`, name, stored, to.id);
+      this.#effects.sends.push({ to: to.id, name, payload: stored });
     };
     return this.#send;
   }
@@ -206,9 +207,11 @@ class HandlerContext implements ActorContext<unknown> {
         );
       }
       const { name } = effect;
-      const parsed = this.#engine.registry.effectPayload(name, payload);
-      checkPayloadSize(this.#payloadLimit(), `for effect ${name}`, name, parsed);
-      this.#effects.sends.push({ to: effectTarget(name), name, payload: deepCopy(payload) });
+      const { stored } = parseStored(`the payload of effect "${name}"`, payload, (p) =>
+        this.#engine.registry.effectPayload(name, p),
+      );
+      checkPayloadSize(this.#payloadLimit(), `for effect ${name}`, name, stored);
+      this.#effects.sends.push({ to: effectTarget(name), name, payload: stored });
     };
     return this.#effect;
   }
@@ -222,8 +225,10 @@ class HandlerContext implements ActorContext<unknown> {
     ): { readonly id: string } => {
       const engine = this.#engine;
       const payloadLimit = this.#payloadLimit();
-      const resolved = engine.registry.resolve(to.id, name, payload);
-      checkPayloadSize(payloadLimit, `to ${to.id}`, name, resolved.payload, to.id);
+      const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
+        engine.registry.resolve(to.id, name, p),
+      );
+      checkPayloadSize(payloadLimit, `to ${to.id}`, name, stored, to.id);
       const then = options?.onReply;
       const own = engine.registry.definition(this.self.type).handlers as Record<string, unknown>;
       if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
@@ -251,7 +256,7 @@ class HandlerContext implements ActorContext<unknown> {
       // The timeout timer holds the continuation: the reply replaces its payload and removes it.
       const at = dueAt(timeoutMs, this.#time);
       this.#setTimer(askTimerId(id), this.#timer(askTimerId(id), id, at, then, reply));
-      this.#effects.sends.push({ to: to.id, name, payload: deepCopy(payload), ask: id });
+      this.#effects.sends.push({ to: to.id, name, payload: stored, ask: id });
       return { id };
     };
     return this.#ask;
@@ -267,18 +272,10 @@ class HandlerContext implements ActorContext<unknown> {
       const at = dueAt(when, this.#time);
       const { registry } = this.#engine;
       const actorId = this.self.id;
-      registry.resolve(actorId, name, payload);
       // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
-      const stored = storable(`the payload of timer "${name}"`, payload);
-      try {
-        registry.resolve(actorId, name, stored);
-      } catch (error) {
-        throw new BatonError(
-          ErrorCode.INVALID_PAYLOAD,
-          `the payload of timer "${name}" passes its schema but not once stored as JSON, as it fires (a Date becomes an ISO string, undefined fields vanish): declare what JSON gives back (e.g. z.coerce.date()) or schedule JSON values. ${(error as Error).message}`,
-          { details: { name }, cause: error },
-        );
-      }
+      const { stored } = parseStored(`the payload of timer "${name}"`, payload, (p) =>
+        registry.resolve(actorId, name, p),
+      );
       checkPayloadSize(this.#payloadLimit(), 'scheduled', name, stored);
       const gen = this.#derivedId('timer', this.#scheduled++);
       const id = options.id === undefined ? gen : checkTimerId(options.id);
@@ -448,19 +445,6 @@ function checkPayloadSize(
       ErrorCode.MESSAGE_TOO_LARGE,
       `payload of "${name}" ${what} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
       { details: { ...(to === undefined ? {} : { to }), name, size, limit } },
-    );
-  }
-}
-
-/** `value` as storage keeps it (JSON), or INVALID_PAYLOAD when JSON cannot hold it. */
-function storable(what: string, value: unknown): unknown {
-  try {
-    return asJson(value);
-  } catch (error) {
-    throw new BatonError(
-      ErrorCode.INVALID_PAYLOAD,
-      `${what} must be JSON, as it is stored: ${(error as Error).message}`,
-      { cause: error },
     );
   }
 }

@@ -22,16 +22,16 @@ import type { RecordDraft } from './copyRecord.ts';
 import type { Engine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
-import { appliedProof } from './keptLetters.ts';
+import { appliedProof, deadLetter } from './keptLetters.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
+  leftNotJson,
   replyTooLarge,
   stateBreaksSchema,
-  stateNotJson,
   stateTooLarge,
   waitsForNewerCode,
 } from './turnErrors.ts';
@@ -95,22 +95,30 @@ export async function applyMessage(
     return reject(turn, current, inbound, admission, error, trace);
   }
 
-  // State and reply as JSON: what a warm worker keeps is exactly what a reload returns.
+  // State and reply as JSON: what a warm worker keeps is exactly what a reload returns. What the
+  // code left that cannot be stored is the code's fault, not the message's: the message is kept
+  // as a dead letter, to redrive once a fix is deployed.
   let state: unknown;
   try {
     // A halted actor starts over: what a later message finds is a new one.
     state = asJson(
       effects.halted ? definition.initial(parseActorId(current.id)!.key) : effects.ctx.state,
     );
+  } catch (error) {
+    const notJson = leftNotJson(current.id, envelope.name, 'state', error);
+    return deadLetter(turn, current, inbound, admission, notJson, trace, notJson);
+  }
+  try {
     reply = asJson(reply);
   } catch (error) {
-    return reject(turn, current, inbound, admission, stateNotJson(current.id, error), trace);
+    const notJson = leftNotJson(current.id, envelope.name, 'reply', error);
+    return deadLetter(turn, current, inbound, admission, notJson, trace, notJson);
   }
   if (definition.validateState !== false) {
     const checked = definition.state.safeParse(state);
     if (!checked.success) {
       const error = stateBreaksSchema(current.id, envelope.name, checked.error.issues);
-      return reject(turn, current, inbound, admission, error, trace);
+      return deadLetter(turn, current, inbound, admission, error, trace, error);
     }
   }
   const replied = askReply(envelope, { ok: true, value: reply });

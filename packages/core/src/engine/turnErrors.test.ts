@@ -4,10 +4,10 @@ import { BatonError, ErrorCode } from '../errors.ts';
 import {
   commitTooLarge,
   deadLettered,
+  leftNotJson,
   outlivedItsProof,
   replyTooLarge,
   stateBreaksSchema,
-  stateNotJson,
   stateTooLarge,
   waitsForNewerCode,
 } from './turnErrors.ts';
@@ -33,16 +33,20 @@ describe('the errors a turn gives a message it cannot apply', () => {
         { actorId: 'account/alice', limit: 400_000 },
       ],
       [
-        stateNotJson('account/alice', new Error('cycle')),
+        leftNotJson('account/alice', 'deposit', 'state', new Error('cycle')),
         ErrorCode.INVALID_STATE,
-        [/handler of account\/alice left state that is not JSON \(cycle\)/, /plain JSON values/],
-        { actorId: 'account/alice' },
+        [
+          /handler "deposit" of account\/alice left state that is not JSON \(cycle\)/,
+          /kept as a dead letter: keep state to plain JSON values/,
+          /deploy the fix, then redrive it$/,
+        ],
+        { actorId: 'account/alice', handler: 'deposit', state: 'not JSON' },
       ],
       [
-        stateNotJson('account/alice', 'a BigInt'),
+        leftNotJson('account/alice', 'deposit', 'reply', 'a BigInt'),
         ErrorCode.INVALID_STATE,
-        [/not JSON \(a BigInt\)/],
-        { actorId: 'account/alice' },
+        [/returned a reply that is not JSON \(a BigInt\)/, /keep replies to plain JSON values/],
+        { actorId: 'account/alice', handler: 'deposit', reply: 'not JSON' },
       ],
       [
         stateBreaksSchema('account/alice', 'deposit', [
@@ -53,7 +57,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
         [
           /handler "deposit" of account\/alice left state its schema refuses/,
           /\(state\.balance: expected an integer; state\.owners\.0: too short\)/,
-          /fix the handler, or the schema\. A field the schema gained is missing from the records written before it/,
+          /kept as a dead letter: fix the handler or the schema, deploy, then redrive it\. A field the schema gained is missing from the records written before it/,
           /raise the actor's version with a migrate step that adds it/,
         ],
         {

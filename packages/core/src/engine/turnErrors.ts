@@ -12,16 +12,26 @@ export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError 
   );
 }
 
-export function stateNotJson(actorId: string, cause: unknown): BatonError {
+/** A handler left a state or a reply that JSON cannot hold: the message is kept as a dead letter. */
+export function leftNotJson(
+  actorId: string,
+  handler: string,
+  what: 'state' | 'reply',
+  cause: unknown,
+): BatonError {
   const reason = cause instanceof Error ? cause.message : String(cause);
+  const left = what === 'state' ? 'left state' : 'returned a reply';
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `a handler of ${actorId} left state that is not JSON (${reason}); the message was rejected and the state is unchanged: keep state to plain JSON values (no BigInt, no cycles)`,
-    { details: { actorId }, cause },
+    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); the state is unchanged and the message was kept as a dead letter: keep ${what === 'state' ? 'state' : 'replies'} to plain JSON values (no BigInt, Map, Set or cycles; a Date becomes its ISO string), deploy the fix, then redrive it`,
+    { details: { actorId, handler, [what]: 'not JSON' }, cause },
   );
 }
 
-/** A committed state its actor's `state` schema refuses: the issues as `state.<path>: message`. */
+/**
+ * A committed state its actor's `state` schema refuses: the issues as `state.<path>: message`.
+ * The message is kept as a dead letter.
+ */
 export function stateBreaksSchema(
   actorId: string,
   handler: string,
@@ -34,7 +44,7 @@ export function stateBreaksSchema(
   const summary = found.map((i) => `${i.path}: ${i.message}`).join('; ');
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the message was rejected and the state is unchanged: fix the handler, or the schema. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
+    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the state is unchanged and the message was kept as a dead letter: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
     { details: { actorId, handler, issues: found } },
   );
 }

@@ -3,9 +3,10 @@ import { forInListsOwnKeys } from './ownKeys.ts';
 
 /**
  * A value as it reads back from storage: exactly `JSON.parse(JSON.stringify(value))` (throws on
- * a BigInt or a cycle). Plain data is copied by a walk that does what the round trip does —
+ * a BigInt, a cycle, a Map or a Set). Plain data is copied by a walk that does what the round trip does —
  * leaves out undefined, functions and symbols (null in an array, as for a hole), writes -0 as 0
- * and what is not finite as null — several times cheaper than writing and reading text. Anything
+ * and what is not finite as null — several times cheaper than writing and reading text. A Map or
+ * a Set, which the round trip would make `{}`, throws too. Anything
  * else — a `toJSON` (a Date), anything but plain objects and arrays, a `__proto__` key, nesting
  * past 256 levels (a cycle) — makes it take the round trip itself.
  */
@@ -15,8 +16,26 @@ export function asJson(value: unknown): unknown {
   } catch (error) {
     if (error !== roundTrip) throw error;
   }
-  const text = JSON.stringify(value);
+  const text = JSON.stringify(value, refuseCollections);
   return text === undefined ? undefined : JSON.parse(text);
+}
+
+/**
+ * A Map or a Set is not JSON: the round trip would keep it as `{}`, its entries lost without a
+ * word. Refused instead, with what to use.
+ */
+function notJson(value: object): TypeError | undefined {
+  const kind = value instanceof Map ? 'a Map' : value instanceof Set ? 'a Set' : undefined;
+  if (kind === undefined) return undefined;
+  return new TypeError(
+    `${kind} is not JSON (it would be stored as {}, its entries lost): use a plain object or an array`,
+  );
+}
+
+function refuseCollections(_key: string, value: unknown): unknown {
+  const refused = typeof value === 'object' && value !== null ? notJson(value) : undefined;
+  if (refused) throw refused;
+  return value;
 }
 
 /** Nesting past which the walk leaves the value to the round trip (deep, or cyclic). */
@@ -53,7 +72,7 @@ function copyContainer(value: object, depth: number): unknown {
     for (let i = 0; i < array.length; i++) out[i] = copy(array[i], depth + 1) ?? null;
     return out;
   }
-  if (proto !== Object.prototype && proto !== null) throw roundTrip;
+  if (proto !== Object.prototype && proto !== null) throw notJson(value) ?? roundTrip;
   const out: Record<string, unknown> = {};
   for (const key in value) {
     // JSON.parse makes `__proto__` an own property; an assignment would set the prototype.
