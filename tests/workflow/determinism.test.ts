@@ -5,6 +5,7 @@
  */
 import {
   type AnyWorkflowDefinition,
+  actor,
   ErrorCode,
   replayWorkflow,
   type WorkflowContext,
@@ -253,5 +254,88 @@ describe('replayWorkflow', () => {
       code: ErrorCode.NON_DETERMINISTIC,
       details: { seq: 0, step: 'pack' },
     });
+  });
+
+  it('pauses a run whose call, send or child goes to another actor than its history says', async () => {
+    const Counter = actor({
+      name: 'counter',
+      state: z.object({ n: z.number() }),
+      initial: () => ({ n: 0 }),
+      handlers: {
+        count: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.state.n++;
+            return ctx.state.n;
+          },
+        },
+      },
+    });
+    const Child = workflow({ name: 'child', input: z.object({}), run: async () => 'done' });
+    /** Picks its actors by a variable outside the history, as a run drawing Math.random does. */
+    let pick = 'a';
+    const Pick = workflow({
+      name: 'pick',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.call(Counter.ref(pick), 'count', {});
+        ctx.send(Counter.ref(`${pick}-sent`), 'count', {});
+        await ctx.child(Child, `${pick}-child`, {});
+        await ctx.waitForEvent('go');
+        return pick;
+      },
+    });
+    const h = workflowHarness([Counter, Child.actor, Pick.actor]);
+    const ref = await h.client.start(Pick, 'p', {});
+    await h.runAll({ until: h.clock.now() });
+    const recorded = (await h.state(ref.id)) as WorkflowState;
+    expect(recorded.journal.slice(0, 3).map((e) => e.to ?? e.child)).toEqual([
+      'counter/a',
+      'counter/a-sent',
+      'wf-child/a-child',
+    ]);
+
+    pick = 'b';
+    await expect(replayWorkflow(Pick, recorded)).rejects.toMatchObject({
+      code: ErrorCode.NON_DETERMINISTIC,
+      message: expect.stringContaining(
+        'command 0 of the history is call "counter.count" to counter/a, but the code now issues it to counter/b there',
+      ),
+    });
+    // Another worker (a cold one) replays the run to go on.
+    h.deploy([Counter, Child.actor, Pick.actor]);
+    await h.client.signal(ref, 'go');
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'paused',
+      paused: { error: { code: ErrorCode.NON_DETERMINISTIC, details: { seq: 0 } } },
+    });
+    // The run's effects went to the actors its history names, once each; none to the others.
+    expect(await h.state(Counter.ref('a').id)).toEqual({ n: 1 });
+    expect(await h.state(Counter.ref('b').id)).toBeUndefined();
+
+    // The send and the child are checked too.
+    const [call, send, child] = recorded.journal;
+    const sendOnly = { ...recorded, journal: [{ ...call!, to: 'counter/b' }, send!, child!] };
+    await expect(replayWorkflow(Pick, sendOnly)).rejects.toMatchObject({
+      message: expect.stringContaining(
+        'command 1 of the history is send "counter.count" to counter/a-sent, but the code now issues it to counter/b-sent',
+      ),
+    });
+    const childOnly = {
+      ...recorded,
+      journal: [{ ...call!, to: 'counter/b' }, { ...send!, to: 'counter/b-sent' }, child!],
+    };
+    await expect(replayWorkflow(Pick, childOnly)).rejects.toMatchObject({
+      message: expect.stringContaining(
+        'command 2 of the history is child "child" to wf-child/a-child, but the code now issues it to wf-child/b-child',
+      ),
+    });
+    // A history journaled before entries named their actor replays as it is.
+    const unnamed = {
+      ...recorded,
+      journal: recorded.journal.map(({ to: _, child: __, ...entry }) => entry),
+    };
+    await expect(replayWorkflow(Pick, unnamed)).resolves.toMatchObject({ outcome: 'suspended' });
   });
 });

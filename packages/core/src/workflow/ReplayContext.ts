@@ -65,8 +65,8 @@ export class ReplayContext implements WorkflowContext {
     return this.#replayer.told(toBatonError(thrown));
   }
 
-  #issue(kind: CommandKind, name: string): Slot | undefined {
-    return this.#replayer.issue(kind, name, this.#origin);
+  #issue(kind: CommandKind, name: string, to?: string): Slot | undefined {
+    return this.#replayer.issue(kind, name, this.#origin, to);
   }
 
   /** `promise`, marked as command `slot`'s for `race`. */
@@ -130,7 +130,7 @@ export class ReplayContext implements WorkflowContext {
     options: CallOptions<unknown> = {},
   ): Promise<never> {
     checkCompensate(`ctx.call(…, "${name}", …)`, options.compensate);
-    const slot = this.#issue('call', `${to?.type}.${name}`);
+    const slot = this.#issue('call', `${to?.type}.${name}`, to?.id);
     if (!slot) return NEVER;
     if (slot.fresh) {
       try {
@@ -172,7 +172,7 @@ export class ReplayContext implements WorkflowContext {
     options: Pick<CallOptions<undefined>, 'compensate'> = {},
   ): void {
     checkCompensate(`ctx.send(…, "${name}", …)`, options.compensate);
-    const slot = this.#issue('send', `${to?.type}.${name}`);
+    const slot = this.#issue('send', `${to?.type}.${name}`, to?.id);
     if (!slot) return;
     const { entry } = slot;
     if (!slot.fresh) {
@@ -276,7 +276,7 @@ export class ReplayContext implements WorkflowContext {
   }
 
   child(definition: AnyWorkflowDefinition, id: string, input: unknown): Promise<never> {
-    const slot = this.#issue('child', definition?.name);
+    const slot = this.#issue('child', definition?.name, childId(definition, id));
     if (!slot) return NEVER;
     const { seq } = slot;
     if (slot.fresh) {
@@ -413,4 +413,13 @@ function dueAt(when: number | Date, now: number): number {
  */
 function mayBeApplied(error: unknown): boolean {
   return isBatonError(error) && UNREPLIED_CODES.has(error.code);
+}
+
+/** The actor id of a child instance, or undefined for an id its `ref` refuses (it fails then). */
+function childId(definition: AnyWorkflowDefinition, id: string): string | undefined {
+  try {
+    return definition.ref(id).id;
+  } catch {
+    return undefined;
+  }
 }

@@ -149,7 +149,7 @@ export class Replayer {
    * Issues command number `seq`: the journaled one (checked against `kind` and `name`), or a
    * new one past the journal. `undefined` when it must not be issued (it waits forever).
    */
-  issue(kind: CommandKind, name: string, origin: 'run' | 'runner'): Slot | undefined {
+  issue(kind: CommandKind, name: string, origin: 'run' | 'runner', to?: string): Slot | undefined {
     if (this.#divergence) return undefined;
     const seq = this.#seq;
     if (origin === 'run' && this.#ended(seq)) return undefined;
@@ -158,6 +158,15 @@ export class Replayer {
       if (existing.kind !== kind || existing.name !== name) {
         this.diverge(
           `command ${seq} of the history is ${existing.kind} "${existing.name}", but the code now issues ${kind} "${name}" there`,
+          existing,
+        );
+        return undefined;
+      }
+      // The actor it went to (an entry journaled before entries named it is taken as it is).
+      const went = existing.kind === 'child' ? existing.child : existing.to;
+      if (to !== undefined && went !== undefined && went !== to) {
+        this.diverge(
+          `command ${seq} of the history is ${kind} "${name}" to ${went}, but the code now issues it to ${to} there (was the target drawn from Math.random, Date.now or outside state? use ctx.random, ctx.now or a step)`,
           existing,
         );
         return undefined;
@@ -187,6 +196,7 @@ export class Replayer {
     this.#seq++;
     const entry: JournalEntry = { seq, kind, name, state: 'pending', at: this.host.now() };
     if (origin === 'runner') entry.saga = true;
+    if (to !== undefined && kind !== 'child') entry.to = to;
     this.state.journal.push(entry);
     return this.#slot(entry, true);
   }

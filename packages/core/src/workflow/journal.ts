@@ -76,6 +76,11 @@ export interface JournalEntry {
   /** A child's instance (its actor id): told to end when this instance is cancelled or ends. */
   child?: string;
   /**
+   * The actor a call or send went to (its id): a replay that issues the command to another
+   * actor has diverged. Absent from entries an earlier Baton journaled.
+   */
+  to?: string;
+  /**
    * Issued by a compensation (the saga runner's, or a race loser's undo), not by the run: a
    * cancel or the run's failure leaves it to finish, as the saga waits for it.
    */
