@@ -35,13 +35,16 @@ describe('ChunkAssembler', () => {
     expect(assembler.bufferedBytes).toBe(0);
   });
 
-  it('ignores a duplicate chunk, and a late duplicate of a finished message', () => {
+  it('ignores a duplicate chunk, and a late duplicate of a finished message, counting each', () => {
     const assembler = new ChunkAssembler();
     assembler.add(chunk('a', 0, 2, 'é'));
+    expect(assembler.ignored).toBe(0);
     expect(assembler.add(chunk('a', 0, 2, 'é'))).toBeUndefined();
+    expect(assembler.ignored).toBe(1);
     expect(assembler.bufferedBytes).toBe(2);
     expect(assembler.add(chunk('a', 1, 2, '!'))).toBe('é!');
     expect(assembler.add(chunk('a', 1, 2, '!'))).toBeUndefined();
+    expect(assembler.ignored).toBe(2);
     expect(assembler.pending).toBe(0);
   });
 

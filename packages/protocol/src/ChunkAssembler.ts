@@ -54,6 +54,7 @@ export class ChunkAssembler {
   readonly #now: () => number;
   readonly #pending = new Map<string, Pending>();
   readonly #recent = new Set<string>();
+  #ignored = 0;
   #buffered = 0;
 
   constructor(options: ChunkAssemblerOptions = {}) {
@@ -70,6 +71,14 @@ export class ChunkAssembler {
     return this.#pending.size;
   }
 
+  /**
+   * Chunks ignored so far: repeats of a chunk held already, and chunks of a message already whole
+   * or dropped. A host counts them against its frame rate, as they bring nothing new.
+   */
+  get ignored(): number {
+    return this.#ignored;
+  }
+
   /** The UTF-8 bytes held for incomplete messages. */
   get bufferedBytes(): number {
     return this.#buffered;
@@ -79,7 +88,10 @@ export class ChunkAssembler {
   add(chunk: ChunkMessage): string | undefined {
     for (const error of this.evictExpired()) this.#onExpire?.(error);
     const { chunkId, index, count, data } = chunk;
-    if (this.#recent.has(chunkId)) return undefined;
+    if (this.#recent.has(chunkId)) {
+      this.#ignored++;
+      return undefined;
+    }
     let entry = this.#pending.get(chunkId);
     if (entry === undefined) {
       if (count > this.maxMessageBytes) {
@@ -99,7 +111,10 @@ export class ChunkAssembler {
     }
     const held = entry.parts.get(index);
     if (held !== undefined) {
-      if (held === data) return undefined;
+      if (held === data) {
+        this.#ignored++;
+        return undefined;
+      }
       throw this.#drop(
         chunkId,
         this.#invalid(chunkId, `chunk ${index} came twice with different data`),

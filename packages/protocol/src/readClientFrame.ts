@@ -18,7 +18,8 @@ export interface ErrorTarget {
 }
 
 /**
- * A frame read: a message to handle, nothing yet (a chunk of more), or an error to answer.
+ * A frame read: a message to handle, nothing yet (a chunk of more), a chunk that brought nothing
+ * (`ignored`: a repeat, or of a message already whole), or an error to answer.
  *
  * @example
  * if (reading.kind === 'message') dispatch(reading.message);
@@ -26,6 +27,7 @@ export interface ErrorTarget {
 export type FrameReading =
   | { readonly kind: 'message'; readonly message: Exclude<ClientMessage, { type: 'chunk' }> }
   | { readonly kind: 'pending' }
+  | { readonly kind: 'ignored' }
   | { readonly kind: 'error'; readonly error: BatonError; readonly target: ErrorTarget };
 
 /**
@@ -74,12 +76,13 @@ export function readClientFrame(
   }
   if (message.type !== 'chunk') return { kind: 'message', message };
   let whole: string | undefined;
+  const ignored = assembler.ignored;
   try {
     whole = assembler.add(message);
   } catch (error) {
     return failure(error, {});
   }
-  if (whole === undefined) return { kind: 'pending' };
+  if (whole === undefined) return { kind: assembler.ignored > ignored ? 'ignored' : 'pending' };
   let inner: ClientMessage;
   try {
     inner = decodeClientMessage(whole, { maxFrameBytes: assembler.maxMessageBytes });

@@ -102,7 +102,8 @@ export class ProtocolSession {
     // A chunk that leaves its message incomplete is free: the message counts once, as the frame
     // of its last chunk, so a large message is not held to the frame rate (the assembler bounds
     // what incomplete ones hold). Every other frame counts before it is answered, a malformed
-    // one too: a flood of junk is held to the rate as a flood of pings is.
+    // one too: a flood of junk is held to the rate as a flood of pings is, and so is a flood of
+    // repeated chunks, which the assembler ignores.
     if (reading.kind === 'pending' && ports.chunks) return undefined;
     const now = this.options.clock.now();
     const { maxFramesPerSecond } = this.options.limits;
@@ -129,6 +130,7 @@ export class ProtocolSession {
             : {};
       return this.#refuse(ports, target, now);
     }
+    if (reading.kind === 'ignored') return undefined;
     if (reading.kind === 'pending') return error(ports, chunkedRefused(), {});
     if (reading.kind === 'error') return error(ports, reading.error, reading.target);
     return this.#dispatch(who, ports, reading.message);

@@ -61,6 +61,25 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
   });
 
+  it('counts a chunk that brings nothing — a repeat, or one of a message already whole — against the rate', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
+    const a = await t.open();
+    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(3_000) });
+    const done = splitFrame(ping, 2_000, { chunkId: 'done' });
+    for (const chunk of done) a.send(chunk);
+    expect((await a.next('pong')).t).toBe(7); // one frame of three
+    // A chunk of the message already whole, and the first chunk of one never finished, again.
+    const [first] = splitFrame(ping, 2_000, { chunkId: 'open' });
+    a.send(done[0]!);
+    for (let i = 0; i < 3; i++) a.send(first!);
+    a.send({ v: 1, type: 'ping', t: 100 });
+    // The late chunk and the first repeat took the other two frames of the second.
+    expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
+    expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
+  });
+
   it('refuses a subscription past maxSubscriptions with LIMIT_EXCEEDED, naming it, and keeps the others', async () => {
     t = await startTestServer({ maxSubscriptions: 2 });
     const a = await t.open({ autoAck: true });
