@@ -16,4 +16,6 @@ export const CloseCode = {
   AUTH_EXPIRED: 4440,
   /** The user holds `maxConnectionsPerUser` connections already. */
   TOO_MANY_CONNECTIONS: 4429,
+  /** The client left over `maxUnreadBytes` unread in its socket: read it, then connect again. */
+  NOT_READING: 4413,
 } as const;

@@ -45,6 +45,8 @@ export interface ConnectionContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly leaseMs: number;
+  /** Bytes that may wait unread in a client's socket before the connection is closed (4413). */
+  readonly maxUnreadBytes: number;
 }
 
 /** A push that awaits its ack, on a connection that counts acks by frame. */
@@ -58,6 +60,8 @@ interface Unacked {
 /** The socket under a WebSocket (without permessage-deflate): a turn's frames go out in one write. */
 export interface RawSocket {
   write(chunk: Buffer): boolean;
+  /** Bytes written and not yet taken by the peer (a `net.Socket`'s). */
+  readonly writableLength?: number;
 }
 
 /**
@@ -284,6 +288,7 @@ export class Connection {
     this.#written++;
     if (!this.transport) {
       this.socket.send(text);
+      this.#closeIfNotReading(this.socket.bufferedAmount);
       return;
     }
     if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
@@ -321,6 +326,25 @@ export class Connection {
     this.#outgoing = [];
     if (this.socket.readyState !== this.socket.OPEN) return;
     this.transport!.write(textFrames(texts));
+    this.#closeIfNotReading(this.transport!.writableLength ?? 0);
+  }
+
+  /**
+   * Closes a connection whose client left more than `maxUnreadBytes` unread: its acks (a count
+   * it may send without reading) are no proof that it reads, the socket's backlog is.
+   */
+  #closeIfNotReading(unread: number): void {
+    const max = this.context.maxUnreadBytes;
+    if (unread <= max || this.#closed) return;
+    this.context.logger.warn('closing a connection whose client does not read', {
+      connection: this.id,
+      unread,
+      maxUnreadBytes: max,
+    });
+    this.close(
+      CloseCode.NOT_READING,
+      `over ${max} bytes sent were left unread: read, then connect again`,
+    );
   }
 
   #error(error: BatonError, target: ErrorTarget): void {

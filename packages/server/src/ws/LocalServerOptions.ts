@@ -91,6 +91,13 @@ export interface LocalServerOptions extends ConnectionLimits {
   readonly leaseMs?: number;
   /** The largest frame accepted from a client, in UTF-8 bytes. @default 131,072 (128 KiB) */
   readonly maxFrameBytes?: number;
+  /**
+   * Bytes sent to a client that may wait unread in its socket: past them the connection is
+   * closed (4413), so a client that stops reading (while it acks what it never read) cannot
+   * make the host buffer without bound. A client that reads connects again and resubscribes.
+   * @default 8 MiB
+   */
+  readonly maxUnreadBytes?: number;
   /** @default JSON lines on stdout */
   readonly logger?: Logger;
   /** Passed to the {@link QueryEngine} (e.g. `batchMs`, `scope`, `clock`). */
@@ -111,6 +118,7 @@ export interface ResolvedLocalServerOptions {
   readonly heartbeatMs: number;
   readonly leaseMs: number;
   readonly maxFrameBytes: number;
+  readonly maxUnreadBytes: number;
   readonly limits: Required<ConnectionLimits>;
 }
 
@@ -144,6 +152,7 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
     1,
   );
   const maxFrameBytes = number('maxFrameBytes', options?.maxFrameBytes, 128 * 1024, 1024);
+  const maxUnreadBytes = number('maxUnreadBytes', options?.maxUnreadBytes, 8 * 1024 * 1024, 1);
   const limits = resolveConnectionLimits(options ?? {}, problems);
   const host = options?.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') problems.push('host must be a host name or address');
@@ -168,7 +177,7 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   }
   const { store, queue, feed } = ports!;
   const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
-  const settings = { port, host, heartbeatMs, leaseMs, maxFrameBytes, limits };
+  const settings = { port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes, limits };
   return { ports: { store, queue, feed }, client, ...settings };
 }
 

@@ -72,7 +72,7 @@ const CLOSE_GRACE_MS = 1_000;
 export async function createLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const logger = options.logger ?? jsonLogger();
   const settings = resolveLocalServerOptions(options);
-  const { ports, leaseMs, heartbeatMs, maxFrameBytes, limits } = settings;
+  const { ports, leaseMs, heartbeatMs, maxFrameBytes, maxUnreadBytes, limits } = settings;
   const clock = options.engine?.clock ?? systemClock;
   const engine = new QueryEngine({
     logger,
@@ -95,7 +95,10 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   });
   const cache = new ResultCache();
   const frames = new SharedFrames();
-  const context = { engine, session, tracker, cache, frames, clock, logger, leaseMs };
+  const context = {
+    ...{ engine, session, tracker, cache, frames, clock, logger },
+    ...{ leaseMs, maxUnreadBytes },
+  };
   const connections = new Set<Connection>();
   /** Sockets whose auth hook is still running. */
   const upgrading = new Set<Duplex>();

@@ -1,4 +1,9 @@
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import { RECEIVED_SUBPROTOCOL } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { CloseCode } from './CloseCode.ts';
 import { startTestServer } from './fixtures/startTestServer.ts';
 import type { TestSocket } from './fixtures/TestSocket.ts';
 
@@ -202,5 +207,31 @@ describe('flow control by count (baton.v1.received)', () => {
     a.received();
     expect(await a.push('live')).toMatchObject({ version: 2 });
     expect(a.values.get('live')).toMatchObject({ total: 7 });
+  });
+});
+
+describe('a client that stops reading', () => {
+  it('is closed (4413) once more than maxUnreadBytes waits unread in its socket', async () => {
+    await t.close();
+    t = await startTestServer({ maxUnreadBytes: 256 * 1024 });
+    const ws = new WebSocket(t.server.url, [RECEIVED_SUBPROTOCOL]);
+    await once(ws, 'open');
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+    });
+    const raw = (ws as unknown as { _socket: Socket })._socket;
+    raw.pause(); // from now on the client reads nothing
+    // 30 MB of first results, more than the sockets' buffers hold.
+    for (let i = 0; i < 30; i++) {
+      const args = { account: `slow-${i}`, size: 1_000_000 };
+      ws.send(JSON.stringify({ v: 1, type: 'subscribe', id: `s${i}`, query: 'padded', args }));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    raw.resume();
+    const timedOut = new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000));
+    expect(await Promise.race([closed, timedOut])).toEqual({
+      code: CloseCode.NOT_READING,
+      reason: 'over 262144 bytes sent were left unread: read, then connect again',
+    });
   });
 });
