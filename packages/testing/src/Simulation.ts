@@ -1,4 +1,13 @@
-import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, StateOf } from '@baton/core';
+import type {
+  ActorRef,
+  AnyActorDefinition,
+  AnyQueryDefinition,
+  ArgsOf,
+  MessageName,
+  PayloadOf,
+  ResultOf,
+  StateOf,
+} from '@baton/core';
 import { type ActorRecord, type Outcome, Registry, seededRandom } from '@baton/core/adapter';
 import type { EmbeddedBackend } from '@baton/embedded';
 import type { Action } from './Action.ts';
@@ -7,6 +16,7 @@ import { Gates, settle } from './Gates.ts';
 import { InvariantMonitor } from './InvariantMonitor.ts';
 import { OutboxHolders } from './OutboxHolders.ts';
 import { DeadLetterBook, queueRedriveAction, redriveAction } from './operatorActions.ts';
+import { runQuery } from './runQuery.ts';
 import { SimCluster } from './SimCluster.ts';
 import { SimulationError } from './SimulationError.ts';
 import { resolveOptions, type SimSettings, type SimulationOptions } from './SimulationOptions.ts';
@@ -154,6 +164,27 @@ export class Simulation {
     const record = await this.backend.store.load(ref.id);
     if (record) return record.state as StateOf<Def>;
     return this.#registry.definition(ref.type).initial(ref.key) as StateOf<Def>;
+  }
+
+  /**
+   * What `query` gives a subscriber now, with `args` and `identity` as `ctx.identity`: run once
+   * against the committed state (see {@link runQuery}; its `authorize` is not asked).
+   *
+   * @example
+   * await sim.run();
+   * expect(await sim.query(balance, { account: 'alice' })).toEqual({ balance: 70 });
+   */
+  query<Q extends AnyQueryDefinition>(
+    definition: Q,
+    args: ArgsOf<Q>,
+    identity?: unknown,
+  ): Promise<ResultOf<Q>> {
+    return runQuery(
+      definition,
+      args,
+      { registry: this.#registry, store: this.backend.store },
+      identity,
+    );
   }
 
   /** Every committed actor record. */

@@ -3,6 +3,7 @@ export { replayWorkflow } from '@baton/core';
 export { FaultyQueue, type FaultyQueueOptions, type QueueFault } from './FaultyQueue.ts';
 export { defaultFaults, type Faults, noFaults } from './faults.ts';
 export { SimulatedCrash } from './Gates.ts';
+export { type QueryEnvironment, runQuery } from './runQuery.ts';
 export { type SimPorts, SimProcess, type SimProcessOptions } from './SimProcess.ts';
 export { Simulation, SimulationError, type SimulationOptions } from './Simulation.ts';
 export type { SimulationStats } from './SimulationStats.ts';
