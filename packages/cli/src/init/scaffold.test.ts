@@ -28,7 +28,8 @@ function tarballs(...names: string[]): string {
 
 describe('baton init', () => {
   it('writes an app whose every @baton/* package comes from the tarballs, with its four scripts', () => {
-    const from = tarballs('aws', 'cdk', 'cli', 'client', 'core', 'embedded', 'react', 'testing');
+    const names = ['aws', 'cdk', 'cli', 'client', 'core', 'embedded', 'react', 'server', 'testing'];
+    const from = tarballs(...names);
     const dir = join(temp(), 'My App');
     expect(scaffold({ dir, from })).toBe('my-app');
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -37,6 +38,11 @@ describe('baton init', () => {
     expect(manifest.devDependencies['@baton/cli']).toBe(
       `file:${join(from, 'baton-cli-0.1.0.tgz')}`,
     );
+    // What an app's tests and a local server import, listed already: npm refuses to add a
+    // package whose override points at a tarball (EOVERRIDE).
+    for (const name of ['embedded', 'server']) {
+      expect(manifest.devDependencies[`@baton/${name}`]).toBe(manifest.overrides[`@baton/${name}`]);
+    }
     // The tarballs' own dependencies on each other too (@baton/cdk needs @baton/aws).
     expect(manifest.overrides['@baton/aws']).toBe(`file:${join(from, 'baton-aws-0.1.0.tgz')}`);
     expect(manifest.overrides['create-baton']).toBeUndefined();
@@ -62,7 +68,7 @@ describe('baton init', () => {
     expect(() => scaffold({ dir: used })).toThrow(/not an empty folder: name a new folder/);
     const from = tarballs('core', 'client');
     expect(() => scaffold({ dir: join(temp(), 'app'), from })).toThrow(
-      /lacks the tarballs of @baton\/react, @baton\/cli, @baton\/testing, @baton\/cdk: run pnpm pack:all/,
+      /lacks the tarballs of @baton\/react, @baton\/cli, @baton\/testing, @baton\/cdk, @baton\/embedded, @baton\/server: run pnpm pack:all/,
     );
   });
 

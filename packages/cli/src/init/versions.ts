@@ -24,4 +24,4 @@ export const APP_DEV_DEPENDENCIES = {
 
 /** Baton's packages a new app depends on, and those it needs only to develop and deploy. */
 export const BATON_DEPENDENCIES = ['core', 'client', 'react'] as const;
-export const BATON_DEV_DEPENDENCIES = ['cli', 'testing', 'cdk'] as const;
+export const BATON_DEV_DEPENDENCIES = ['cli', 'testing', 'cdk', 'embedded', 'server'] as const;
