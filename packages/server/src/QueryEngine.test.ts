@@ -151,7 +151,7 @@ describe('QueryEngine subscriptions', () => {
     expect(b.values()).toEqual([2]);
   });
 
-  it('errors the subscribers of a query that throws by surprise without its text, which is logged', async () => {
+  it('errors the subscribers of a query that throws by surprise without its text, which is logged with its stack', async () => {
     const lines: string[] = [];
     const leaky = query({
       name: 'leaky',
@@ -177,6 +177,9 @@ describe('QueryEngine subscriptions', () => {
       },
     ]);
     expect(lines.join('\n')).toContain('hunter2');
+    // With where it came from: the query's own code.
+    const failed = lines.map((line) => JSON.parse(line)).find((l) => l.message === 'query failed');
+    expect(failed?.stack).toMatch(/QueryEngine\.test\.ts/);
   });
 
   it('errors a query whose result is not JSON', async () => {

@@ -209,7 +209,14 @@ export class QueryEngine {
     if (!outcome.ok) {
       const level = outcome.unexpected ? 'warn' : 'debug';
       const { name } = instance.definition;
-      this.#options.logger[level]('query failed', { query: name, error: outcome.error.message });
+      // Where an unexpected error came from: the query's bug, most of the time.
+      const { cause } = outcome.error;
+      const stack = outcome.unexpected && cause instanceof Error ? cause.stack : undefined;
+      this.#options.logger[level]('query failed', {
+        query: name,
+        error: outcome.error.message,
+        ...(stack ? { stack } : {}),
+      });
     }
     if (dirty && instance.skips < MAX_SKIPS) {
       instance.skips++;
