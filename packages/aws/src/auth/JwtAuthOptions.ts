@@ -63,7 +63,10 @@ export type JwtAuthOptions<Identity = JwtIdentity> = (OidcIssuer | CognitoIssuer
    * What handlers and queries see of the caller, from the verified claims. It is also the scope
    * of the caller's idempotency keys and of its connection cap (`maxConnectionsPerUser`): keep
    * out claims that change with each token (`iat`, `exp`, `jti`), or a send retried after a token
-   * refresh is a new message and each token has a cap of its own.
+   * refresh is a new message and each token has a cap of its own. The default keeps `groups`,
+   * which change when a user's groups do: a send retried across such a change (with a token
+   * issued after it) is a new message too. Where that matters more than reading groups in
+   * `ctx.identity`, keep the subject alone: `identity: ({ sub }) => ({ sub })`.
    * @default `{ sub, groups }` ({@link JwtIdentity})
    */
   readonly identity?: (claims: JwtClaims) => Identity;
