@@ -38,7 +38,8 @@ export async function deadLetter(
   trace: HandlingTrace | undefined,
   /**
    * The engine's own error, for a message ended without retries: DEAD_LETTERED for a copy too
-   * old to tell, MESSAGE_TOO_LARGE for one whose commit no transaction can hold.
+   * old to tell, MESSAGE_TOO_LARGE for one whose commit no transaction can hold, INVALID_STATE
+   * for one whose handler left state or a reply the code cannot commit.
    */
   ended?: BatonError,
 ): Promise<MessageEffects> {
