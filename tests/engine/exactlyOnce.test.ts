@@ -468,7 +468,7 @@ describe('what cannot be kept', () => {
     expect(await h.backend.store.listDeadLetters('wordy/a')).toEqual([]);
   });
 
-  it('fails a message whose handler leaves state JSON cannot hold with INVALID_STATE, keeping the state and the message (a dead letter)', async () => {
+  it('keeps a message whose handler leaves state JSON cannot hold as a dead letter (INVALID_STATE its cause), the state unchanged', async () => {
     const h = setup({ actors: [Fragile] });
     const bigint = settled(h.client.ask(Fragile.ref('a'), 'bigint', {}));
     const bump = settled(h.client.ask(Fragile.ref('a'), 'bump', {}));
@@ -477,14 +477,15 @@ describe('what cannot be kept', () => {
     expect(await bigint).toMatchObject({
       ok: false,
       error: {
-        code: ErrorCode.INVALID_STATE,
+        code: ErrorCode.DEAD_LETTERED,
         message: expect.stringContaining('left state that is not JSON'),
+        details: { cause: { code: ErrorCode.INVALID_STATE } },
       },
     });
     expect(await bump).toEqual({ ok: true, value: 1 });
     expect(await h.state('fragile/a')).toEqual({ n: 1 });
     expect(await h.backend.store.listDeadLetters('fragile/a')).toMatchObject([
-      { envelope: { name: 'bigint' }, redrivable: true, error: { code: ErrorCode.INVALID_STATE } },
+      { envelope: { name: 'bigint' }, redrivable: true, error: { code: ErrorCode.DEAD_LETTERED } },
     ]);
   });
 });

@@ -22,11 +22,16 @@ import { workflowHarness } from './harness.ts';
 
 /** The shelf's stock database is down. */
 const outage = { on: false };
+/** The shelf's code leaves state its schema refuses (a bad deploy). */
+const broken = { on: false };
 
 const Shelf = actor({
   name: 'shelf',
   state: z.object({
-    held: z.record(z.string(), z.number()),
+    held: z.record(
+      z.string(),
+      z.number().refine(() => !broken.on, 'refused by a bad deploy'),
+    ),
     reserves: z.number(),
     releases: z.number(),
   }),
@@ -253,6 +258,23 @@ describe('a workflow call that failed with no reply', () => {
     await h.runAll();
     expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
     expect(await h.backend.store.listDeadLetters(shelf.id)).toEqual([]);
+  });
+
+  it("was kept as a dead letter for its receiver's code (state its schema refuses): released, as a dead-lettered one", async () => {
+    outage.on = false;
+    broken.on = true;
+    const h = workflowHarness([Order.actor, Shelf]);
+    const ref = await h.client.start(Order, 'o-3', {});
+    await h.runAll();
+    broken.on = false;
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.DEAD_LETTERED,
+      details: { cause: { code: ErrorCode.INVALID_STATE } },
+    });
+    const history = (await h.state(ref.id)) as WorkflowState;
+    expect(history.journal[0]).toMatchObject({ kind: 'call', unreplied: true });
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
+    expect(await h.backend.store.listDeadLetters(shelf.id)).toHaveLength(1);
   });
 
   it('that the actor refused is not compensated: it was not applied', async () => {

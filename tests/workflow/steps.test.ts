@@ -369,16 +369,16 @@ describe('a workflow', () => {
     });
   });
 
-  it('fails a step whose result is too large to journal, at once, and the instance goes on', async () => {
+  it('fails a step whose result is too large to journal, or not JSON, at once, and the instance goes on', async () => {
     let runs = 0;
     const Big = workflow({
       name: 'big',
-      input: z.object({}),
-      run: async (ctx) => {
+      input: z.object({ map: z.boolean() }),
+      run: async (ctx, { map }) => {
         try {
           await ctx.step('export', () => {
             runs++;
-            return 'x'.repeat(100_000);
+            return map ? new Map([['a', 1]]) : 'x'.repeat(100_000);
           });
         } catch (error) {
           return (error as BatonError).message;
@@ -386,12 +386,18 @@ describe('a workflow', () => {
       },
     });
     const h = workflowHarness([Big.actor]);
-    const ref = await h.client.start(Big, 'b', {});
+    const ref = await h.client.start(Big, 'b', { map: false });
     await h.runAll();
     expect(await h.client.result(ref)).toMatch(
       /^step "export" failed after 1 attempt: the result of step "export" is 100002 bytes, more than the 65536/,
     );
     expect(runs).toBe(1);
+    const mapped = await h.client.start(Big, 'm', { map: true });
+    await h.runAll();
+    expect(await h.client.result(mapped)).toMatch(
+      /^step "export" failed after 1 attempt: the result of step "export" is not JSON \(a Map is not JSON/,
+    );
+    expect(runs).toBe(2);
   });
 
   it('refuses an input its schema refuses at the door, before anything is enqueued', async () => {

@@ -6,7 +6,7 @@
  */
 import type { AnyActorDefinition } from '../actor.ts';
 import { jsonSize, versionConflict } from '../adapter/conflicts.ts';
-import { type Envelope, parseActorId } from '../adapter/envelope.ts';
+import { type Envelope, INGRESS, parseActorId } from '../adapter/envelope.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
@@ -29,6 +29,7 @@ import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
+  keptAsDeadLetter,
   leftNotJson,
   replyTooLarge,
   stateBreaksSchema,
@@ -98,6 +99,8 @@ export async function applyMessage(
   // State and reply as JSON: what a warm worker keeps is exactly what a reload returns. What the
   // code left that cannot be stored is the code's fault, not the message's: the message is kept
   // as a dead letter, to redrive once a fix is deployed.
+  const kept = (error: BatonError) =>
+    deadLetter(turn, current, inbound, admission, error, trace, keptAsDeadLetter(envelope, error));
   let state: unknown;
   try {
     // A halted actor starts over: what a later message finds is a new one.
@@ -105,20 +108,19 @@ export async function applyMessage(
       effects.halted ? definition.initial(parseActorId(current.id)!.key) : effects.ctx.state,
     );
   } catch (error) {
-    const notJson = leftNotJson(current.id, envelope.name, 'state', error);
-    return deadLetter(turn, current, inbound, admission, notJson, trace, notJson);
+    return kept(leftNotJson(current.id, envelope.name, 'state', error));
   }
+  // A reply goes to an asker, or into an ingress message's outcome; else nobody reads it.
+  if (envelope.ask === undefined && envelope.from !== INGRESS) reply = undefined;
   try {
     reply = asJson(reply);
   } catch (error) {
-    const notJson = leftNotJson(current.id, envelope.name, 'reply', error);
-    return deadLetter(turn, current, inbound, admission, notJson, trace, notJson);
+    return kept(leftNotJson(current.id, envelope.name, 'reply', error));
   }
   if (definition.validateState !== false) {
     const checked = definition.state.safeParse(state);
     if (!checked.success) {
-      const error = stateBreaksSchema(current.id, envelope.name, checked.error.issues);
-      return deadLetter(turn, current, inbound, admission, error, trace, error);
+      return kept(stateBreaksSchema(current.id, envelope.name, checked.error.issues));
     }
   }
   const replied = askReply(envelope, { ok: true, value: reply });

@@ -49,6 +49,18 @@ export function stateBreaksSchema(
   );
 }
 
+/**
+ * What a message kept as a dead letter at once, for `error` (its code's fault), tells its sender:
+ * DEAD_LETTERED, as every kept message does, since a redrive may apply it later (a workflow's
+ * saga then undoes a call so answered), with `error` as its cause.
+ */
+export function keptAsDeadLetter(envelope: Envelope, error: BatonError): BatonError {
+  return new BatonError(ErrorCode.DEAD_LETTERED, error.message, {
+    details: { messageId: envelope.id, actorId: envelope.to, cause: error.toJSON() },
+    cause: error,
+  });
+}
+
 /** `limit`: the largest outcome the backend keeps (its item limit, less an outcome page's room). */
 export function replyTooLarge(envelope: Envelope, limit: number): BatonError {
   return new BatonError(

@@ -2,7 +2,7 @@
  * A workflow step in a live turn: one attempt of it, the key every attempt carries, and what a
  * step with a compensation must commit before it runs (see `Replayer.drive`).
  */
-import { type BatonError, TerminalError, toBatonError } from '../errors.ts';
+import { BatonError, ErrorCode, TerminalError, toBatonError } from '../errors.ts';
 import { asJson } from '../shared/asJson.ts';
 import { journalValueTooLarge, type Outcome, type WorkflowState } from './journal.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
@@ -36,16 +36,15 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
     'baton.step_attempt': attempt,
   });
   try {
-    const value = asJson(await fn({ key, attempt }));
+    const result = journaled(`the result of step "${entry.name}"`, await fn({ key, attempt }));
     span?.end();
-    const tooLarge = journalValueTooLarge(`the result of step "${entry.name}"`, value);
-    // Running it again gives as large a result: it fails for good.
-    if (tooLarge) {
+    // Running it again gives as large a result, or one as little JSON: it fails for good.
+    if ('error' in result) {
       runner.complete(slot, {
         ok: false,
-        error: stepFailed(entry.name, attempt, tooLarge).toJSON(),
+        error: stepFailed(entry.name, attempt, result.error).toJSON(),
       });
-    } else runner.complete(slot, { ok: true, value });
+    } else runner.complete(slot, { ok: true, value: result.value });
   } catch (thrown) {
     const error = toBatonError(thrown);
     span?.end(error);
@@ -64,6 +63,20 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
     entry.retryAt = host.now() + delay;
     host.schedule(entry.seq, entry.retryAt, 'retry');
   }
+}
+
+/** `result` as the journal keeps it (JSON), or why it cannot: not JSON, or too large. */
+function journaled(what: string, result: unknown): { value: unknown } | { error: BatonError } {
+  let value: unknown;
+  try {
+    value = asJson(result);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const notJson = `${what} is not JSON (${reason}): return plain JSON values from a step`;
+    return { error: new BatonError(ErrorCode.INVALID_STATE, notJson) };
+  }
+  const tooLarge = journalValueTooLarge(what, value);
+  return tooLarge ? { error: tooLarge } : { value };
 }
 
 /**
