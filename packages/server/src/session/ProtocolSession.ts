@@ -36,6 +36,12 @@ import type { OutcomeWait, SessionCaller, SessionPorts } from './SessionPorts.ts
 const REFUSALS_ANSWERED = 10;
 
 /**
+ * The size from which a chunk of an incomplete message is not counted against the frame rate:
+ * `splitFrame` makes every chunk but the last about `MAX_FRAME_BYTES`, as `BatonClient` sends.
+ */
+const FREE_CHUNK_BYTES = MAX_FRAME_BYTES / 4;
+
+/**
  * What a {@link ProtocolSession} serves: the app's queries and its `Client`, and the
  * per-connection caps.
  *
@@ -99,12 +105,15 @@ export class ProtocolSession {
   ): Promise<void> | undefined {
     const chunks = ports.chunks ?? new ChunkAssembler();
     const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
-    // A chunk that leaves its message incomplete is free: the message counts once, as the frame
-    // of its last chunk, so a large message is not held to the frame rate (the assembler bounds
-    // what incomplete ones hold). Every other frame counts before it is answered, a malformed
-    // one too: a flood of junk is held to the rate as a flood of pings is, and so is a flood of
-    // repeated chunks, which the assembler ignores.
-    if (reading.kind === 'pending' && ports.chunks) return undefined;
+    // A large chunk that leaves its message incomplete is free: the message counts once, as the
+    // frame of its last chunk, so a large message is not held to the frame rate (the assembler
+    // bounds the bytes incomplete ones hold). Every other frame counts before it is answered, a
+    // malformed one too: a flood of junk is held to the rate as a flood of pings is, and so are
+    // floods of repeated chunks (which the assembler ignores) and of tiny ones (each of which
+    // costs more than its bytes).
+    if (reading.kind === 'pending' && ports.chunks && data.length >= FREE_CHUNK_BYTES) {
+      return undefined;
+    }
     const now = this.options.clock.now();
     const { maxFramesPerSecond } = this.options.limits;
     const counted = ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond);
@@ -131,7 +140,10 @@ export class ProtocolSession {
       return this.#refuse(ports, target, now);
     }
     if (reading.kind === 'ignored') return undefined;
-    if (reading.kind === 'pending') return error(ports, chunkedRefused(), {});
+    // A chunk counted (a small one), or a host without chunks (API Gateway), which refuses it.
+    if (reading.kind === 'pending') {
+      return ports.chunks ? undefined : error(ports, chunkedRefused(), {});
+    }
     if (reading.kind === 'error') return error(ports, reading.error, reading.target);
     return this.#dispatch(who, ports, reading.message);
   }

@@ -49,6 +49,9 @@ export interface ConnectionContext {
   readonly maxUnreadBytes: number;
 }
 
+/** How long a client's unread backlog may stay over `maxUnreadBytes` before it is closed. */
+export const UNREAD_GRACE_MS = 10_000;
+
 /** A push that awaits its ack, on a connection that counts acks by frame. */
 interface Unacked {
   /** The number of the frame that carried it, counted from 1 on the socket. */
@@ -93,6 +96,8 @@ export class Connection {
   #closed = false;
   /** This turn's frames, written together at its end. */
   #outgoing: string[] = [];
+  /** Since when the client's unread backlog is over `maxUnreadBytes` (see `#notReading`). */
+  #unreadSince: number | undefined;
   /** Frames written on the socket: the count a `received` frame acknowledges up to. */
   #written = 0;
   /** Whether the client acks by count (`baton.v1.received`). */
@@ -287,8 +292,7 @@ export class Connection {
   #write(text: string): void {
     this.#written++;
     if (!this.transport) {
-      this.socket.send(text);
-      this.#closeIfNotReading(this.socket.bufferedAmount);
+      if (!this.#notReading(this.socket.bufferedAmount)) this.socket.send(text);
       return;
     }
     if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
@@ -325,17 +329,26 @@ export class Connection {
     const texts = this.#outgoing;
     this.#outgoing = [];
     if (this.socket.readyState !== this.socket.OPEN) return;
+    if (this.#notReading(this.transport!.writableLength ?? 0)) return;
     this.transport!.write(textFrames(texts));
-    this.#closeIfNotReading(this.transport!.writableLength ?? 0);
   }
 
   /**
-   * Closes a connection whose client left more than `maxUnreadBytes` unread: its acks (a count
-   * it may send without reading) are no proof that it reads, the socket's backlog is.
+   * Whether the client has left more than `maxUnreadBytes` of what was written before unread
+   * for {@link UNREAD_GRACE_MS}: its connection is then closed. Its acks (a count it may send
+   * without reading) are no proof that it reads; the socket's backlog is. One large write (a
+   * page subscribing to views of megabytes) is no sign, so the backlog is read before a write,
+   * and a client that reads catches up within the grace.
    */
-  #closeIfNotReading(unread: number): void {
+  #notReading(unread: number): boolean {
     const max = this.context.maxUnreadBytes;
-    if (unread <= max || this.#closed) return;
+    if (unread <= max) {
+      this.#unreadSince = undefined;
+      return false;
+    }
+    const now = this.context.clock.now();
+    this.#unreadSince ??= now;
+    if (now - this.#unreadSince < UNREAD_GRACE_MS) return false;
     this.context.logger.warn('closing a connection whose client does not read', {
       connection: this.id,
       unread,
@@ -345,6 +358,7 @@ export class Connection {
       CloseCode.NOT_READING,
       `over ${max} bytes sent were left unread: read, then connect again`,
     );
+    return true;
   }
 
   #error(error: BatonError, target: ErrorTarget): void {

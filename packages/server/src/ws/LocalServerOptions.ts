@@ -92,8 +92,8 @@ export interface LocalServerOptions extends ConnectionLimits {
   /** The largest frame accepted from a client, in UTF-8 bytes. @default 131,072 (128 KiB) */
   readonly maxFrameBytes?: number;
   /**
-   * Bytes sent to a client that may wait unread in its socket: past them the connection is
-   * closed (4413), so a client that stops reading (while it acks what it never read) cannot
+   * Bytes sent to a client that may wait unread in its socket: past them for 10 s the
+   * connection is closed (4413), so a client that stops reading (while it acks what it never read) cannot
    * make the host buffer without bound. A client that reads connects again and resubscribes.
    * @default 8 MiB
    */

@@ -4,6 +4,7 @@ import { RECEIVED_SUBPROTOCOL } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { CloseCode } from './CloseCode.ts';
+import { UNREAD_GRACE_MS } from './Connection.ts';
 import { startTestServer } from './fixtures/startTestServer.ts';
 import type { TestSocket } from './fixtures/TestSocket.ts';
 
@@ -211,27 +212,45 @@ describe('flow control by count (baton.v1.received)', () => {
 });
 
 describe('a client that stops reading', () => {
-  it('is closed (4413) once more than maxUnreadBytes waits unread in its socket', async () => {
+  it('is closed (4413) once more than maxUnreadBytes stays unread in its socket past the grace', async () => {
     await t.close();
-    t = await startTestServer({ maxUnreadBytes: 256 * 1024 });
+    let now = 1_700_000_000_000;
+    const clock = { now: () => now };
+    t = await startTestServer({ maxUnreadBytes: 256 * 1024, engine: { clock } });
     const ws = new WebSocket(t.server.url, [RECEIVED_SUBPROTOCOL]);
     await once(ws, 'open');
     const closed = new Promise<{ code: number; reason: string }>((resolve) => {
       ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
     });
+    const send = (frame: object) => ws.send(JSON.stringify({ v: 1, ...frame }));
     const raw = (ws as unknown as { _socket: Socket })._socket;
     raw.pause(); // from now on the client reads nothing
     // 30 MB of first results, more than the sockets' buffers hold.
     for (let i = 0; i < 30; i++) {
       const args = { account: `slow-${i}`, size: 1_000_000 };
-      ws.send(JSON.stringify({ v: 1, type: 'subscribe', id: `s${i}`, query: 'padded', args }));
+      send({ type: 'subscribe', id: `s${i}`, query: 'padded', args });
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(t.server.connections()).toHaveLength(1); // within the grace: open still
+    now += UNREAD_GRACE_MS;
+    send({ type: 'ping', t: 1 }); // its pong finds the backlog as it was
+    await new Promise((resolve) => setTimeout(resolve, 200));
     raw.resume();
     const timedOut = new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000));
     expect(await Promise.race([closed, timedOut])).toEqual({
       code: CloseCode.NOT_READING,
       reason: 'over 262144 bytes sent were left unread: read, then connect again',
     });
+  });
+
+  it('is not a client that reads: twelve views of 1 MB at once, as a page subscribes on load', async () => {
+    const a = await t.open({ autoAck: true });
+    for (let i = 0; i < 12; i++) {
+      const args = { account: `big-${i}`, size: 1_000_000 };
+      a.send({ v: 1, type: 'subscribe', id: `s${i}`, query: 'padded', args });
+    }
+    for (let i = 0; i < 12; i++)
+      expect(await a.push(`s${i}`, 20_000)).toMatchObject({ id: `s${i}` });
+    expect(t.server.connections()).toHaveLength(1);
   });
 });

@@ -50,8 +50,9 @@ describe('per-connection limits of the local WebSocket host', () => {
   it('counts a chunked message once, when its last chunk completes it', async () => {
     t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
     const a = await t.open();
-    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(3_000) });
-    const chunks = splitFrame(ping, 600);
+    // Chunks as splitFrame makes them by default, as BatonClient sends a large message.
+    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(500_000) });
+    const chunks = splitFrame(ping);
     expect(chunks.length).toBeGreaterThan(3);
     for (const chunk of chunks) a.send(chunk);
     expect((await a.next('pong')).t).toBe(7);
@@ -75,6 +76,24 @@ describe('per-connection limits of the local WebSocket host', () => {
     a.send({ v: 1, type: 'ping', t: 100 });
     // The late chunk and the first repeat took the other two frames of the second.
     expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
+    expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
+  });
+
+  it('counts a small chunk of a message still incomplete against the rate (a large one is free)', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
+    const a = await t.open();
+    const tiny = (index: number) => ({
+      v: 1 as const,
+      type: 'chunk' as const,
+      chunkId: 'tiny',
+      index,
+      count: 1_000,
+      data: 'x',
+    });
+    for (let i = 0; i < 3; i++) a.send(tiny(i));
+    a.send({ v: 1, type: 'ping', t: 1 });
     expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
