@@ -44,6 +44,17 @@ describe('sim.query', () => {
     });
   });
 
+  it('gives the result as the servers send it: canonical JSON, null for nothing', async () => {
+    const sim = new Simulation({ actors: [Counter], seed: 3, faults: noFaults });
+    const shaped = query({
+      name: 'shaped',
+      args: z.object({ none: z.boolean() }),
+      handler: (_ctx, { none }) => (none ? undefined : { z: 1, a: 2 }),
+    });
+    expect(await sim.query(shaped, { none: true })).toBeNull();
+    expect(Object.keys((await sim.query(shaped, { none: false })) as object)).toEqual(['a', 'z']);
+  });
+
   it('refuses args its schema refuses, and throws what the query throws', async () => {
     const sim = new Simulation({ actors: [Counter], seed: 3, faults: noFaults });
     await expect(sim.query(total, { keys: [] })).rejects.toMatchObject({

@@ -9,19 +9,17 @@ import {
   ErrorCode,
   type ResultOf,
 } from '@baton/core';
-import { createQueryContext, type Registry, type Store, upgradeState } from '@baton/core/adapter';
+import { type EvaluateEnvironment, evaluateQuery } from '@baton/server/evaluation';
 
 /** What a query reads: the app's actor types, and the store holding their records. */
-export interface QueryEnvironment {
-  readonly registry: Registry;
-  readonly store: Pick<Store, 'load'>;
-}
+export type QueryEnvironment = EvaluateEnvironment;
 
 /**
  * Runs `definition` with `args` (checked by its schema, as a server checks a subscription's) and
- * `identity` as `ctx.identity`: each `ctx.get` reads the actor's committed state (its initial
- * state while it has no record), and the result comes back as JSON, as a subscriber gets it.
- * The query's `authorize` is not asked. Throws what the query throws.
+ * `identity` as `ctx.identity`, as the servers run it (`evaluateQuery`: the same read limits,
+ * a workflow's history pages read too), and gives the result as a subscriber gets it: JSON. The
+ * query's `authorize` is not asked. Throws what the query throws, its text kept (a subscriber is
+ * shown an unexpected error's code alone).
  */
 export async function runQuery<Q extends AnyQueryDefinition>(
   definition: Q,
@@ -37,15 +35,7 @@ export async function runQuery<Q extends AnyQueryDefinition>(
       `invalid args for query "${definition.name}": ${issues.join('; ')}`,
     );
   }
-  const ctx = createQueryContext({
-    identity,
-    get: async (ref) => {
-      const actor = env.registry.definition(ref.type);
-      const record = await env.store.load(ref.id);
-      if (!record) return actor.initial(ref.key);
-      return upgradeState(actor, record.state, record.stateVersion ?? 1, ref.id);
-    },
-  });
-  const result = await definition.handler(ctx, parsed.data);
-  return (result === undefined ? undefined : JSON.parse(JSON.stringify(result))) as ResultOf<Q>;
+  const { outcome } = await evaluateQuery(definition, parsed.data, identity, env);
+  if (!outcome.ok) throw outcome.error;
+  return JSON.parse(outcome.text) as ResultOf<Q>;
 }
