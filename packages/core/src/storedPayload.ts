@@ -4,12 +4,15 @@
  * so it refuses what the receiver would refuse rather than enqueue a message that can never run.
  */
 import { BatonError, ErrorCode, isBatonError } from './errors.ts';
-import { asJson } from './shared/asJson.ts';
+import { asStrictJson } from './shared/asJson.ts';
 
-/** `value` as storage keeps it (JSON, a copy), or INVALID_PAYLOAD when JSON cannot hold it. */
+/**
+ * `value` as storage keeps it (JSON, a copy), or INVALID_PAYLOAD when JSON cannot hold it (a Map
+ * or a Set too, which JSON would keep as `{}`).
+ */
 export function storable(what: string, value: unknown): unknown {
   try {
-    return asJson(value);
+    return asStrictJson(value);
   } catch (error) {
     throw new BatonError(
       ErrorCode.INVALID_PAYLOAD,

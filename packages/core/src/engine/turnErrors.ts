@@ -23,7 +23,7 @@ export function leftNotJson(
   const left = what === 'state' ? 'left state' : 'returned a reply';
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); the state is unchanged and the message was kept as a dead letter: keep ${what === 'state' ? 'state' : 'replies'} to plain JSON values (no BigInt, Map, Set or cycles; a Date becomes its ISO string), deploy the fix, then redrive it`,
+    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); the state is unchanged and the message was kept as a dead letter: keep ${what === 'state' ? 'state' : 'replies'} to plain JSON values (no BigInt or cycles; a Date becomes its ISO string, a Map or a Set {}), deploy the fix, then redrive it`,
     { details: { actorId, handler, [what]: 'not JSON' }, cause },
   );
 }

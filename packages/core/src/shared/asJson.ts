@@ -3,27 +3,36 @@ import { forInListsOwnKeys } from './ownKeys.ts';
 
 /**
  * A value as it reads back from storage: exactly `JSON.parse(JSON.stringify(value))` (throws on
- * a BigInt, a cycle, a Map or a Set). Plain data is copied by a walk that does what the round trip does —
+ * a BigInt or a cycle). Plain data is copied by a walk that does what the round trip does —
  * leaves out undefined, functions and symbols (null in an array, as for a hole), writes -0 as 0
- * and what is not finite as null — several times cheaper than writing and reading text. A Map or
- * a Set, which the round trip would make `{}`, throws too. Anything
+ * and what is not finite as null — several times cheaper than writing and reading text. Anything
  * else — a `toJSON` (a Date), anything but plain objects and arrays, a `__proto__` key, nesting
  * past 256 levels (a cycle) — makes it take the round trip itself.
  */
 export function asJson(value: unknown): unknown {
-  try {
-    if (forInListsOwnKeys()) return copy(value, 0);
-  } catch (error) {
-    if (error !== roundTrip) throw error;
-  }
-  const text = JSON.stringify(value, refuseCollections);
-  return text === undefined ? undefined : JSON.parse(text);
+  return jsonCopy(value, false);
 }
 
 /**
- * A Map or a Set is not JSON: the round trip would keep it as `{}`, its entries lost without a
- * word. Refused instead, with what to use.
+ * {@link asJson}, but a Map or a Set anywhere throws: the round trip would keep it as `{}`, its
+ * entries lost without a word. For what a door sends on (a payload), where refusing costs
+ * nothing already stored.
  */
+export function asStrictJson(value: unknown): unknown {
+  return jsonCopy(value, true);
+}
+
+function jsonCopy(value: unknown, strict: boolean): unknown {
+  try {
+    if (forInListsOwnKeys()) return copy(value, 0, strict);
+  } catch (error) {
+    if (error !== roundTrip) throw error;
+  }
+  const text = JSON.stringify(value, strict ? refuseCollections : undefined);
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+/** A Map or a Set, refused with what to use; else `undefined`. */
 function notJson(value: object): TypeError | undefined {
   const kind = value instanceof Map ? 'a Map' : value instanceof Set ? 'a Set' : undefined;
   if (kind === undefined) return undefined;
@@ -45,7 +54,7 @@ const MAX_WALK_DEPTH = 256;
 const roundTrip = Symbol('round trip');
 
 /** `value` through JSON; undefined where JSON leaves it out. */
-function copy(value: unknown, depth: number): unknown {
+function copy(value: unknown, depth: number, strict: boolean): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -54,7 +63,7 @@ function copy(value: unknown, depth: number): unknown {
       // JSON writes -0 as 0, and NaN and the infinities as null.
       return Number.isFinite(value) ? value + 0 : null;
     case 'object':
-      return value === null ? null : copyContainer(value, depth);
+      return value === null ? null : copyContainer(value, depth, strict);
     case 'bigint':
       throw roundTrip;
     default:
@@ -62,22 +71,22 @@ function copy(value: unknown, depth: number): unknown {
   }
 }
 
-function copyContainer(value: object, depth: number): unknown {
+function copyContainer(value: object, depth: number, strict: boolean): unknown {
   if (depth >= MAX_WALK_DEPTH) throw roundTrip;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw roundTrip;
   const proto = Object.getPrototypeOf(value);
   if (proto === Array.prototype) {
     const array = value as unknown[];
     const out = new Array<unknown>(array.length);
-    for (let i = 0; i < array.length; i++) out[i] = copy(array[i], depth + 1) ?? null;
+    for (let i = 0; i < array.length; i++) out[i] = copy(array[i], depth + 1, strict) ?? null;
     return out;
   }
-  if (proto !== Object.prototype && proto !== null) throw notJson(value) ?? roundTrip;
+  if (proto !== Object.prototype && proto !== null) throw (strict && notJson(value)) || roundTrip;
   const out: Record<string, unknown> = {};
   for (const key in value) {
     // JSON.parse makes `__proto__` an own property; an assignment would set the prototype.
     if (key === '__proto__') throw roundTrip;
-    const member = copy((value as Record<string, unknown>)[key], depth + 1);
+    const member = copy((value as Record<string, unknown>)[key], depth + 1, strict);
     if (member !== undefined) out[key] = member;
   }
   return out;
