@@ -3,6 +3,7 @@ import type {
   AnyActorDefinition,
   AnyQueryDefinition,
   ArgsOf,
+  IdentityOf,
   MessageName,
   PayloadOf,
   ResultOf,
@@ -172,12 +173,12 @@ export class Simulation {
    *
    * @example
    * await sim.run();
-   * expect(await sim.query(balance, { account: 'alice' })).toEqual({ balance: 70 });
+   * expect(await sim.query(balance, { account: 'alice' })).toBe(70);
    */
   query<Q extends AnyQueryDefinition>(
     definition: Q,
     args: ArgsOf<Q>,
-    identity?: unknown,
+    identity?: IdentityOf<Q>,
   ): Promise<ResultOf<Q>> {
     return runQuery(
       definition,

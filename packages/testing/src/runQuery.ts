@@ -7,6 +7,7 @@ import {
   type ArgsOf,
   BatonError,
   ErrorCode,
+  type IdentityOf,
   type ResultOf,
 } from '@baton/core';
 import { type EvaluateEnvironment, evaluateQuery } from '@baton/server/evaluation';
@@ -25,7 +26,7 @@ export async function runQuery<Q extends AnyQueryDefinition>(
   definition: Q,
   args: ArgsOf<Q>,
   env: QueryEnvironment,
-  identity?: unknown,
+  identity?: IdentityOf<Q>,
 ): Promise<ResultOf<Q>> {
   const parsed = definition.args.safeParse(args);
   if (!parsed.success) {
