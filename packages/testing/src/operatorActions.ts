@@ -34,8 +34,9 @@ export class DeadLetterBook {
       // A message too large for any commit, or whose handler left state the code cannot
       // commit, fails again on the same code: an operator deploys a fix before redriving it,
       // which a run does not.
+      const cause = (error.details?.cause as { code?: string } | undefined)?.code;
       const redriven =
-        error.code === ErrorCode.MESSAGE_TOO_LARGE || error.code === ErrorCode.INVALID_STATE;
+        error.code === ErrorCode.MESSAGE_TOO_LARGE || cause === ErrorCode.INVALID_STATE;
       this.#letters.set(`${actorId}\u0000${messageId}`, { actorId, messageId, redriven });
     }
     return put.length;
