@@ -167,13 +167,22 @@ class HandlerContext implements ActorContext<unknown> {
     return ctx.#effects;
   }
 
+  /**
+   * A message's payload as it is stored and its receiver reads it (a copy: the message is what
+   * was sent, whatever the handler changes afterwards), checked against the receiver's schema
+   * and the payload limit.
+   */
+  #messagePayload(to: ActorRef, name: string, payload: unknown, limit: number): unknown {
+    const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
+      this.#engine.registry.resolve(to.id, name, p),
+    );
+    checkPayloadSize(limit, `to ${to.id}`, name, stored, to.id);
+    return stored;
+  }
+
   get send(): Ctx['send'] {
     this.#send ??= (to: ActorRef<AnyActorDefinition>, name: string, payload: unknown): void => {
-      // A copy: the message is what was sent, whatever the handler changes afterwards.
-      const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
-        this.#engine.registry.resolve(to.id, name, p),
-      );
-      checkPayloadSize(this.#payloadLimit(), `to ${to.id}`, name, stored, to.id);
+      const stored = this.#messagePayload(to, name, payload, this.#payloadLimit());
       this.#effects.sends.push({ to: to.id, name, payload: stored });
     };
     return this.#send;
@@ -225,10 +234,7 @@ class HandlerContext implements ActorContext<unknown> {
     ): { readonly id: string } => {
       const engine = this.#engine;
       const payloadLimit = this.#payloadLimit();
-      const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
-        engine.registry.resolve(to.id, name, p),
-      );
-      checkPayloadSize(payloadLimit, `to ${to.id}`, name, stored, to.id);
+      const stored = this.#messagePayload(to, name, payload, payloadLimit);
       const then = options?.onReply;
       const own = engine.registry.definition(this.self.type).handlers as Record<string, unknown>;
       if (typeof then !== 'string' || !Object.hasOwn(own, then)) {

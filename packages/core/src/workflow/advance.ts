@@ -138,7 +138,9 @@ export const EXPIRE_TIMER = 'wf:expire';
 
 /**
  * Sets (or moves) the instance's expiry to `retentionMs` from now: a finished instance halts
- * then, and so does one never started that holds only what came for its start.
+ * then, and so does one never started that holds only what came for its start (signals, a
+ * parent's end of a start still on its way), else messages to an id nobody starts would leave
+ * records for good.
  */
 export function expireAfterRetention(definition: AnyWorkflowDefinition, ctx: Ctx): void {
   if (Number.isFinite(definition.retentionMs)) {

@@ -98,7 +98,8 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           const full = heldEventsFull(state.signals, name, payload);
           if (full) throw full;
           state.signals.push({ name, payload, at: ctx.now() });
-          if (state.status === 'new') holdForStart(definition, ctx);
+          // Kept for a start that may never come: for the retention after the latest.
+          if (state.status === 'new') expireAfterRetention(definition, ctx);
         }
         return summary(ctx);
       },
@@ -317,15 +318,6 @@ function endBeforeStart(
       ? { actor, seq: end.seq, status, error }
       : { actor, seq: end.seq, run: end.run, status, error };
   ctx.state.endedStarts = [...(ctx.state.endedStarts ?? []), ended];
-  holdForStart(definition, ctx);
-}
-
-/**
- * An instance not started yet that holds something for its start (a signal, a parent's end of a
- * start still to come) keeps it `retentionMs` after the latest, then halts: else messages to an
- * id nobody starts (any caller `authorize` lets signal) would leave records for good.
- */
-function holdForStart(definition: AnyWorkflowDefinition, ctx: Ctx): void {
   expireAfterRetention(definition, ctx);
 }
 
