@@ -114,7 +114,7 @@ describe('state schemas', () => {
     const error = (await answered(h, h.client.ask(ref, 'index', {})).catch((e) => e)) as BatonError;
     expect(error).toMatchObject({
       code: ErrorCode.DEAD_LETTERED,
-      details: { cause: { code: ErrorCode.INVALID_STATE } },
+      details: { cause: { code: ErrorCode.INVALID_STATE, details: { reply: 'not JSON' } } },
       message: expect.stringMatching(
         /^handler "index" of replier\/m returned a reply that is not JSON \(Do not know how to serialize a BigInt/,
       ),

@@ -289,6 +289,7 @@ describe('replayWorkflow', () => {
     const ref = await h.client.start(Pick, 'p', {});
     await h.runAll({ until: h.clock.now() });
     const recorded = (await h.state(ref.id)) as WorkflowState;
+    expect(recorded.journal[2]).not.toHaveProperty('to'); // a child names its instance in `child`
     expect(recorded.journal.slice(0, 3).map((e) => e.to ?? e.child)).toEqual([
       'counter/a',
       'counter/a-sent',

@@ -81,6 +81,11 @@ describe('what comes for an instance before its start', () => {
     await h.client.start(Approval, 'soon', {});
     await h.runAll({ until: h.clock.now() });
     expect(await expiryOf(h, ref.id)).toEqual([]);
+    // A running instance keeps an event no wait took yet, with no expiry of its own.
+    await h.client.signal(ref, 'approved', 'again');
+    await h.runAll({ until: h.clock.now() });
+    expect(((await h.state(ref.id)) as WorkflowState).signals).toHaveLength(1);
+    expect(await expiryOf(h, ref.id)).toEqual([]);
 
     // Past the retention the kept signal set: still running, as it waits for 'done'.
     await h.runAll({ until: h.clock.now() + 10 * DAY, expire: true });
@@ -106,6 +111,19 @@ describe('what comes for an instance before its start', () => {
     expect((await h.backend.store.load(ref.id))?.expiresAt).toBe(
       t0 + 3 * DAY + 2 * h.engine.markRetentionMs,
     );
+  });
+
+  it("cancels the expiry when a start comes for an instance holding only a parent's end", async () => {
+    const h = workflowHarness([Parent, Approval.actor]);
+    const ref = Approval.ref('other');
+    await h.client.send(Parent.ref('p'), 'end', { child: 'other' });
+    await h.runAll({ until: h.clock.now() });
+    expect(await expiryOf(h, ref.id)).toHaveLength(1);
+    // A client's start, not the parent's command 0: it runs, and the run is not expired.
+    await h.client.start(Approval, 'other', {});
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+    expect(await expiryOf(h, ref.id)).toEqual([]);
   });
 
   it('keeps them for good with an infinite retention, as it keeps a finished instance', async () => {
