@@ -24,6 +24,23 @@ import { workflowHarness } from './harness.ts';
 const outage = { on: false };
 /** The shelf's code leaves state its schema refuses (a bad deploy). */
 const broken = { on: false };
+/** The shelf's code sends more with a reserve than one commit can hold (a bad deploy). */
+const chatty = { on: false };
+
+/** Where the shelf's chatty code sends its notes. */
+const Stocklog = actor({
+  name: 'stocklog',
+  state: z.object({ notes: z.number() }),
+  initial: () => ({ notes: 0 }),
+  handlers: {
+    note: {
+      payload: z.object({ text: z.string() }),
+      handle: (ctx) => {
+        ctx.state.notes += 1;
+      },
+    },
+  },
+});
 
 const Shelf = actor({
   name: 'shelf',
@@ -44,6 +61,10 @@ const Shelf = actor({
         if (outage.on) throw new RetryableError('the stock database is down');
         ctx.state.reserves += 1;
         ctx.state.held[orderId] = qty;
+        // Thirty notes of 150 kB: more bytes than one commit holds (4 MB).
+        for (let i = 0; chatty.on && i < 30; i++) {
+          ctx.send(Stocklog.ref('kettle'), 'note', { text: 'x'.repeat(150_000) });
+        }
       },
     },
     release: {
@@ -275,6 +296,33 @@ describe('a workflow call that failed with no reply', () => {
     expect(history.journal[0]).toMatchObject({ kind: 'call', unreplied: true });
     expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
     expect(await h.backend.store.listDeadLetters(shelf.id)).toHaveLength(1);
+  });
+
+  it("was kept as a dead letter for its receiver's code (sends too large for a commit): released, as a dead-lettered one", async () => {
+    outage.on = false;
+    chatty.on = true;
+    const h = workflowHarness([Order.actor, Shelf, Stocklog]);
+    const ref = await h.client.start(Order, 'o-4', {});
+    await h.runAll();
+    chatty.on = false;
+    const [letter] = await h.backend.store.listDeadLetters(shelf.id);
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.DEAD_LETTERED,
+      message: expect.stringMatching(/produces more than one commit can hold/),
+      details: {
+        messageId: letter?.messageId,
+        actorId: shelf.id,
+        cause: { code: ErrorCode.MESSAGE_TOO_LARGE, details: { message: letter?.messageId } },
+      },
+    });
+    const history = (await h.state(ref.id)) as WorkflowState;
+    expect(history.journal[0]).toMatchObject({ kind: 'call', unreplied: true });
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
+    expect(await h.state(Stocklog.ref('kettle').id)).toBeUndefined();
+    // Kept whole, to redrive once the fix is deployed (or purge, as the saga undid it).
+    expect(await h.backend.store.listDeadLetters(shelf.id)).toMatchObject([
+      { envelope: { name: 'reserve', payload: { qty: 3 } }, redrivable: true },
+    ]);
   });
 
   it('that the actor refused is not compensated: it was not applied', async () => {

@@ -31,12 +31,11 @@ export class DeadLetterBook {
     }
     const put = (deadLetters?.put ?? []).filter((letter) => !letter.applied);
     for (const { messageId, error } of put) {
-      // A message too large for any commit, or whose handler left state the code cannot
-      // commit, fails again on the same code: an operator deploys a fix before redriving it,
-      // which a run does not.
+      // A message kept for its code's fault — too large for any commit, or its handler left
+      // state the code cannot commit (the cause of its DEAD_LETTERED) — fails again on the same
+      // code: an operator deploys a fix before redriving it, which a run does not.
       const cause = (error.details?.cause as { code?: string } | undefined)?.code;
-      const redriven =
-        error.code === ErrorCode.MESSAGE_TOO_LARGE || cause === ErrorCode.INVALID_STATE;
+      const redriven = cause === ErrorCode.MESSAGE_TOO_LARGE || cause === ErrorCode.INVALID_STATE;
       this.#letters.set(`${actorId}\u0000${messageId}`, { actorId, messageId, redriven });
     }
     return put.length;

@@ -1,7 +1,7 @@
 /**
  * What a turn keeps of a message as a letter: the dead letter of one it ended (DEAD_LETTERED,
- * or MESSAGE_TOO_LARGE), as a record item can hold it, and the proof that a redrive applied a
- * message of a sender's ended life.
+ * its cause the error that ended it), as a record item can hold it, and the proof that a redrive
+ * applied a message of a sender's ended life.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
@@ -38,8 +38,9 @@ export async function deadLetter(
   trace: HandlingTrace | undefined,
   /**
    * The engine's own error, for a message ended without retries: DEAD_LETTERED for a copy too
-   * old to tell, MESSAGE_TOO_LARGE for one whose commit no transaction can hold, INVALID_STATE
-   * for one whose handler left state or a reply the code cannot commit.
+   * old to tell, or for one its code's fault kept (see `keptAsDeadLetter`), whose cause is
+   * MESSAGE_TOO_LARGE for one whose commit no transaction can hold, INVALID_STATE for one whose
+   * handler left state or a reply the code cannot commit.
    */
   ended?: BatonError,
 ): Promise<MessageEffects> {

@@ -21,12 +21,17 @@ export function failedOutcome(
   return idempotency;
 }
 
-/** An error cut to its gist — its code, the start of its message — for an item of `limit` bytes. */
+/**
+ * An error cut to its gist — its code, the start of its message, its cause's code — for an item
+ * of `limit` bytes. The cause's code says why a message was kept as a dead letter (a
+ * DEAD_LETTERED caused by MESSAGE_TOO_LARGE or INVALID_STATE waits for a fix to be deployed).
+ */
 export function errorGist(error: SerializedError, limit: number): SerializedError {
+  const cause = (error.details.cause as { readonly code?: unknown } | undefined)?.code;
   return {
     code: error.code,
     message: error.message.slice(0, Math.min(1000, Math.floor(limit / 4))),
-    details: { truncated: true },
+    details: { truncated: true, ...(typeof cause === 'string' ? { cause: { code: cause } } : {}) },
   };
 }
 

@@ -31,6 +31,7 @@ import { startHandlingSpan } from './spans.ts';
 import {
   commitTooLarge,
   isEndedLifeCopy,
+  keptAsDeadLetter,
   outlivedItsProof,
   senderLifeEnded,
 } from './turnErrors.ts';
@@ -347,7 +348,8 @@ async function applyBatch(
       }
       if (!builder.fits(effects)) {
         // Kept as a dead letter, not rejected: nothing but a code change makes it fit, and a
-        // message from another actor has no one to hear a rejection (a transfer's money).
+        // message from another actor has no one to hear a rejection (a transfer's money). Its
+        // sender is told DEAD_LETTERED, as a redrive may apply it once the fix is deployed.
         const error = commitTooLarge(inbound.envelope, engine.store.limits);
         const kept = await deadLetter(
           turn,
@@ -356,7 +358,7 @@ async function applyBatch(
           admission,
           error,
           trace,
-          error,
+          keptAsDeadLetter(inbound.envelope, error),
         );
         effects = withFewerMoves(engine, kept);
       }

@@ -1,0 +1,55 @@
+import { ErrorCode, type SerializedError } from '@baton/core';
+import type { DeadLetter } from '@baton/core/adapter';
+import { describe, expect, it } from 'vitest';
+import { DeadLetterBook } from './operatorActions.ts';
+
+function letter(messageId: string, error: SerializedError): DeadLetter {
+  return {
+    actorId: 'fan/f',
+    messageId,
+    envelope: {
+      id: messageId,
+      to: 'fan/f',
+      from: 'ingress',
+      name: 'fanout',
+      payload: {},
+      seq: 1,
+      sentAt: 0,
+    },
+    redrivable: true,
+    error,
+    attempts: 1,
+    at: 0,
+  };
+}
+
+/** A DEAD_LETTERED whose cause is `cause`, whole or cut to its gist as a small item keeps it. */
+function deadLettered(cause: ErrorCode, gist = false): SerializedError {
+  return {
+    code: ErrorCode.DEAD_LETTERED,
+    message: 'kept',
+    details: gist
+      ? { truncated: true, cause: { code: cause } }
+      : { messageId: 'm', actorId: 'fan/f', cause: { code: cause, message: 'why', details: {} } },
+  };
+}
+
+describe("the simulation's book of dead letters", () => {
+  it("redrives a letter that kept failing, not one kept for its code's fault (too large for a commit, or state it cannot commit), its error whole or a gist", () => {
+    const book = new DeadLetterBook();
+    const put = book.committed('fan/f', {
+      put: [
+        letter('large', deadLettered(ErrorCode.MESSAGE_TOO_LARGE)),
+        letter('large-gist', deadLettered(ErrorCode.MESSAGE_TOO_LARGE, true)),
+        letter('invalid', deadLettered(ErrorCode.INVALID_STATE)),
+        letter('invalid-gist', deadLettered(ErrorCode.INVALID_STATE, true)),
+        letter('retried', deadLettered(ErrorCode.RETRYABLE)),
+      ],
+      remove: [],
+    });
+    expect(put).toBe(5);
+    expect(book.next()).toMatchObject({ actorId: 'fan/f', messageId: 'retried', redriven: false });
+    book.next()!.redriven = true;
+    expect(book.next()).toBeUndefined();
+  });
+});
