@@ -5,7 +5,7 @@
 import { actor, ErrorCode, query, silentLogger, TerminalError } from '@baton/core';
 import { Registry } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { createEngine, Worker } from '@baton/core/engine';
+import { createEngine, redriveDeadLetter, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { evaluateQuery } from '@baton/server/evaluation';
 import { ProfileV1, ProfileV2 } from '@baton/testing/conformance';
@@ -135,6 +135,53 @@ describe('state versions', () => {
     await broken.run();
     expect(await got).toMatchObject({ ok: false, error: { code: ErrorCode.DEAD_LETTERED } });
     expect((await backend.store.load('profile/ada'))?.stateVersion).toBe(1);
+  });
+
+  it('keep a message whose migration throws a TerminalError as a dead letter, and apply it once the migration is fixed', async () => {
+    const { backend, deploy } = deployment();
+    const v1 = deploy([ProfileV1]);
+    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
+    await v1.run();
+    // The migration refuses the old record: the stored state's fault, not the messages'.
+    const Broken = actor({
+      ...ProfileV2,
+      migrate: {
+        1: () => {
+          throw new TerminalError('cannot split an old name');
+        },
+      },
+    });
+    const broken = deploy([Broken]);
+    const got = settled(broken.client.ask(Broken.ref('ada'), 'get', {}));
+    await broken.client.send(Broken.ref('ada'), 'rename', { first: 'Ada', last: 'King' });
+    await broken.run();
+    expect(await got).toMatchObject({
+      ok: false,
+      error: {
+        code: ErrorCode.DEAD_LETTERED,
+        details: {
+          cause: {
+            code: ErrorCode.RETRYABLE,
+            message: expect.stringContaining('migrate step from version 1 threw'),
+          },
+        },
+      },
+    });
+    expect((await backend.store.load('profile/ada'))?.stateVersion).toBe(1);
+
+    // The fix is deployed; both messages are redriven and applied.
+    const fixed = deploy([ProfileV2]);
+    const letters = await backend.store.listDeadLetters('profile/ada');
+    expect(letters.map((letter) => letter.envelope.name).sort()).toEqual(['get', 'rename']);
+    for (const letter of letters) {
+      await redriveDeadLetter(backend.store, backend.queue, 'profile/ada', letter.messageId);
+    }
+    await fixed.run();
+    expect(await backend.store.load('profile/ada')).toMatchObject({
+      state: { first: 'Ada', last: 'King', renames: 1 },
+      stateVersion: 2,
+    });
+    expect(await backend.store.listDeadLetters('profile/ada')).toEqual([]);
   });
 
   it('let queries read an old record as the current version has it', async () => {

@@ -60,6 +60,32 @@ export function upgradeState(
   from: number,
   actorId: string,
 ): unknown {
+  return upgrade(definition, state, from, actorId, false);
+}
+
+/**
+ * {@link upgradeState} for a message's turn. An error a `migrate` step throws, of whatever class
+ * (a `TerminalError` too), is the stored state's fault, not the message's: it is retryable, and
+ * names the step, so the message is retried, then kept as a dead letter to redrive once a fixed
+ * migration is deployed, never rejected.
+ */
+export function upgradeStateForTurn(
+  definition: AnyActorDefinition,
+  state: unknown,
+  from: number,
+  actorId: string,
+): unknown {
+  return upgrade(definition, state, from, actorId, true);
+}
+
+function upgrade(
+  definition: AnyActorDefinition,
+  state: unknown,
+  from: number,
+  actorId: string,
+  /** Whether a step's error is made a retryable one naming the step. */
+  retryFailedStep: boolean,
+): unknown {
   if (from === definition.version) return state;
   if (from === NO_STATE_VERSION) return definition.initial(parseActorId(actorId)?.key ?? '');
   if (from > definition.version) {
@@ -72,7 +98,30 @@ export function upgradeState(
   }
   let current = state;
   for (let version = from; version < definition.version; version++) {
-    current = definition.migrate![version]!(current);
+    try {
+      current = definition.migrate![version]!(current);
+    } catch (error) {
+      if (!retryFailedStep) throw error;
+      throw migrationFailed(definition, actorId, from, version, error);
+    }
   }
   return current;
+}
+
+/** A `migrate` step threw in a turn: the message waits for a fixed migration. */
+function migrationFailed(
+  definition: AnyActorDefinition,
+  actorId: string,
+  from: number,
+  step: number,
+  cause: unknown,
+): RetryableError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new RetryableError(
+    `the "${definition.name}" definition's migrate step from version ${step} threw on the ` +
+      `state of ${actorId} (${reason}); the record stays at version ${from} and the message ` +
+      'waits (and is dead-lettered, to redrive, if it waits too long): fix the migration, ' +
+      'deploy, then redrive it',
+    { details: { actorId, stateVersion: from, migrateStep: step }, cause },
+  );
 }

@@ -12,7 +12,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
 import type { Writable } from '../shared/Writable.ts';
-import { upgradeState } from '../stateVersions.ts';
+import { upgradeStateForTurn } from '../stateVersions.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance, halted } from './advanceRecord.ts';
 import { asJson } from './asJson.ts';
@@ -58,8 +58,9 @@ export async function applyMessage(
     const message = resolveInbound(engine, envelope);
     definition = message.definition;
     stateVersion = definition.version;
-    // A state written by an earlier version of the definition is migrated first.
-    const draft = upgradeState(
+    // A state written by an earlier version of the definition is migrated first; a migration
+    // that throws is the stored state's fault, so the message waits for a fix, whatever the error.
+    const draft = upgradeStateForTurn(
       message.definition,
       deepCopy(current.state),
       current.stateVersion ?? 1,
