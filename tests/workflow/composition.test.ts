@@ -198,4 +198,39 @@ describe('sagas and ending early', () => {
     await h.runAll();
     expect(await h.client.result(ref)).toBe(2);
   });
+
+  it('keeps a finished instance for the retention a deploy raised since, so a start of its id does not run it again', async () => {
+    let runs = 0;
+    const kept = (retentionMs: number) =>
+      workflow({
+        name: 'kept',
+        input: z.object({}),
+        retentionMs,
+        run: async (ctx) => ctx.step('once', () => ++runs),
+      });
+    const h = workflowHarness([kept(DAY).actor]);
+    const ref = await h.client.start(kept(DAY), 'k', {});
+    const expiry = async () =>
+      (await h.backend.store.listTimers(ref.id)).filter((timer) => timer.id === 'wf:expire');
+    await h.runAll();
+    const ended = h.clock.now();
+    expect(await expiry()).toMatchObject([{ at: ended + DAY }]);
+
+    // Raised to 3 days: the expiry set by the code that finished it is moved, not obeyed.
+    h.deploy([kept(3 * DAY).actor]);
+    await h.runAll({ until: ended + 2 * DAY, expire: true });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'completed' });
+    expect(await expiry()).toMatchObject([{ at: ended + 3 * DAY }]);
+
+    // Raised to Infinity: kept for good, and starting its id again runs nothing.
+    const Forever = kept(Number.POSITIVE_INFINITY);
+    h.deploy([Forever.actor]);
+    await h.runAll({ expire: true });
+    expect(await expiry()).toEqual([]);
+    await h.client.start(Forever, 'k', {});
+    await h.runAll({ expire: true });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'completed' });
+    expect(await h.client.result(ref)).toBe(1);
+    expect(runs).toBe(1);
+  });
 });

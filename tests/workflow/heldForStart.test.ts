@@ -126,6 +126,42 @@ describe('what comes for an instance before its start', () => {
     expect(await expiryOf(h, ref.id)).toEqual([]);
   });
 
+  it('keeps them for the retention a deploy raised since, after the latest', async () => {
+    const h = workflowHarness([Approval.actor]);
+    const ref = Approval.ref('raised');
+    const t0 = h.clock.now();
+    await h.client.signal(ref, 'approved', 'yes');
+    await h.runAll({ until: h.clock.now() });
+    expect(await expiryOf(h, ref.id)).toMatchObject([{ at: t0 + 3 * DAY }]);
+
+    h.deploy([workflow({ name: 'approval', retentionMs: 5 * DAY, ...approval }).actor]);
+    await h.runAll({ until: t0 + 4 * DAY, expire: true });
+    expect(((await h.state(ref.id)) as WorkflowState).signals).toHaveLength(1);
+    expect(await expiryOf(h, ref.id)).toMatchObject([{ at: t0 + 5 * DAY }]);
+
+    await h.runAll({ expire: true });
+    expect(h.clock.now()).toBe(t0 + 5 * DAY);
+    expect((await h.backend.store.load(ref.id))?.expiresAt).toBe(
+      t0 + 5 * DAY + 2 * h.engine.markRetentionMs,
+    );
+  });
+
+  it("keeps a parent's end for the retention a deploy raised since", async () => {
+    const h = workflowHarness([Parent, Approval.actor]);
+    const ref = Approval.ref('raised-child');
+    const t0 = h.clock.now();
+    await h.client.send(Parent.ref('p'), 'end', { child: 'raised-child' });
+    await h.runAll({ until: h.clock.now() });
+
+    const Kept = workflow({ name: 'approval', retentionMs: Number.POSITIVE_INFINITY, ...approval });
+    h.deploy([Parent, Kept.actor]);
+    await h.runAll({ expire: true });
+    expect(h.clock.now()).toBe(t0 + 3 * DAY);
+    expect(await h.backend.store.listTimers(ref.id)).toEqual([]);
+    expect(((await h.state(ref.id)) as WorkflowState).endedStarts).toHaveLength(1);
+    expect((await h.backend.store.load(ref.id))?.expiresAt).toBeUndefined();
+  });
+
   it('keeps them for good with an infinite retention, as it keeps a finished instance', async () => {
     const Kept = workflow({ name: 'kept', retentionMs: Number.POSITIVE_INFINITY, ...approval });
     const h = workflowHarness([Kept.actor]);

@@ -140,7 +140,8 @@ export const EXPIRE_TIMER = 'wf:expire';
  * Sets (or moves) the instance's expiry to `retentionMs` from now: a finished instance halts
  * then, and so does one never started that holds only what came for its start (signals, a
  * parent's end of a start still on its way), else messages to an id nobody starts would leave
- * records for good.
+ * records for good. When the timer fires, the retention of the code running then decides (see
+ * `_expire`): a deploy that raised it keeps the instance longer.
  */
 export function expireAfterRetention(definition: AnyWorkflowDefinition, ctx: Ctx): void {
   if (Number.isFinite(definition.retentionMs)) {

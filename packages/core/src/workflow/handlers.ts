@@ -282,15 +282,45 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     _expire: {
       payload: internalPayload,
       handle: (ctx: Ctx) => {
+        const held = ctx.state.status === 'new';
+        if (!held && !FINAL_STATUSES.has(ctx.state.status)) return;
+        // The timer was set with the retention of the code that set it: the running code's
+        // decides, so one a deploy raised since keeps the instance longer (for good: Infinity).
+        if (ctx.caller.kind === 'timer') {
+          const end = retentionEnd(definition, ctx.state);
+          if (end !== undefined && end > ctx.now()) {
+            if (Number.isFinite(end)) {
+              ctx.schedule(end - ctx.now(), '_expire' as never, {} as never, { id: EXPIRE_TIMER });
+            }
+            return;
+          }
+        }
         // Never started: what it held for its start (signals, a parent's end) goes with it.
-        if (ctx.state.status === 'new') return ctx.halt();
-        if (!FINAL_STATUSES.has(ctx.state.status)) return;
+        if (held) return ctx.halt();
         // The history's pages go first (a turn forgets so many), then the record halts.
         if (dropHistory(ctx)) ctx.halt();
         else ctx.send(ctx.self as never, '_expire' as never, {} as never);
       },
     },
   };
+}
+
+/**
+ * When the running code's retention of an instance ends: `retentionMs` after it ended, or, never
+ * started, after the latest of what it holds for its start. `undefined` when the record does not
+ * tell (written by an earlier Baton): the expiry timer's moment stands.
+ */
+function retentionEnd(definition: AnyWorkflowDefinition, state: WorkflowState): number | undefined {
+  let since: number | undefined;
+  if (state.status !== 'new') since = state.endedAt;
+  else {
+    const times = [
+      ...state.signals.map((signal) => signal.at),
+      ...(state.endedStarts ?? []).map((ended) => ended.at),
+    ];
+    if (times.length > 0 && !times.includes(undefined)) since = Math.max(...(times as number[]));
+  }
+  return since === undefined ? undefined : since + definition.retentionMs;
 }
 
 /** A cancel's or terminate's payload (see `endPayload`). */
@@ -313,10 +343,11 @@ function endBeforeStart(
   if (ctx.caller.kind !== 'actor' || end.seq === undefined) return;
   const error = journalError(cancelled(ctx, `${status} before it started`, end.reason));
   const { actor } = ctx.caller;
+  const at = ctx.now();
   const ended: EndedStart =
     end.run === undefined
-      ? { actor, seq: end.seq, status, error }
-      : { actor, seq: end.seq, run: end.run, status, error };
+      ? { actor, seq: end.seq, status, error, at }
+      : { actor, seq: end.seq, run: end.run, status, error, at };
   ctx.state.endedStarts = [...(ctx.state.endedStarts ?? []), ended];
   expireAfterRetention(definition, ctx);
 }

@@ -179,6 +179,8 @@ export interface EndedStart {
   readonly run?: string;
   readonly status: 'cancelled' | 'terminated';
   readonly error: SerializedError;
+  /** Kept at, epoch ms (the turn's time); absent on ends an earlier Baton kept. */
+  readonly at?: number;
 }
 
 /** A command's result: a value, or the error the run sees. */
