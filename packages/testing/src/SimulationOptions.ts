@@ -15,7 +15,9 @@ export interface SimulationOptions {
   /**
    * Later versions of `actors` (e.g. with a raised `version` and its `migrate`), deployed in this
    * order by the `deploy` fault, each as a rolling deploy: old and new code side by side until
-   * every process runs the next version.
+   * every process runs the next version. Each lists the actors of its version; `workflows` run
+   * on across it as the version before ran them, but for those whose new version's `.actor` it
+   * lists.
    */
   readonly upgrades?: ReadonlyArray<readonly AnyActorDefinition[]>;
   /** The seed: the same seed and the same sends give the same run, step for step. */
@@ -87,10 +89,11 @@ export interface SimSettings {
 }
 
 export function resolveOptions(options: SimulationOptions): SimSettings {
+  const workflows = (options.workflows ?? []).map((w) => w.actor);
   return {
-    actors: [...options.actors, ...(options.workflows ?? []).map((w) => w.actor)],
+    actors: [...options.actors, ...workflows],
     effects: options.effects ?? [],
-    upgrades: options.upgrades ?? [],
+    upgrades: withWorkflows(options.upgrades ?? [], workflows),
     processes: options.processes ?? 2,
     faults: { ...defaultFaults, ...options.faults },
     maxSteps: options.maxSteps ?? 200_000,
@@ -104,4 +107,21 @@ export function resolveOptions(options: SimulationOptions): SimSettings {
     markRetentionMs: options.markRetentionMs ?? DAY,
     wrapPorts: options.wrapPorts,
   };
+}
+
+/**
+ * Each of `upgrades` with the `workflows` it does not list, as the version before ran them: a
+ * workflow's actor an upgrade lists (its new version's `.actor`) is the one run from then on.
+ */
+function withWorkflows(
+  upgrades: ReadonlyArray<readonly AnyActorDefinition[]>,
+  workflows: readonly AnyActorDefinition[],
+): ReadonlyArray<readonly AnyActorDefinition[]> {
+  let running = workflows;
+  return upgrades.map((upgrade) => {
+    const listed = new Map(upgrade.map((definition) => [definition.name, definition]));
+    const kept = running.filter((workflow) => !listed.has(workflow.name));
+    running = running.map((workflow) => listed.get(workflow.name) ?? workflow);
+    return [...upgrade, ...kept];
+  });
 }

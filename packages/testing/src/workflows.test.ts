@@ -1,4 +1,4 @@
-import { ErrorCode, workflow } from '@baton/core';
+import { actor, ErrorCode, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { noFaults, replayWorkflow, Simulation } from './index.ts';
@@ -15,6 +15,40 @@ const Trial = workflow({
     return ctx.step('bill', () => `bill ${user}`);
   },
 });
+
+const counter = (version: number) =>
+  actor({
+    name: 'counter',
+    version,
+    migrate: { 1: (old: { n: number }) => old, 2: (old: { n: number }) => old },
+    state: z.object({ n: z.number() }),
+    initial: () => ({ n: 0 }),
+    handlers: {
+      add: {
+        payload: z.object({}),
+        handle: (ctx) => {
+          ctx.state.n++;
+        },
+      },
+    },
+  });
+const Counter = counter(1);
+
+/** Two calls a day apart; version 2 runs the same commands and says so in its output. */
+const twice = (version: string) =>
+  workflow({
+    name: 'twice',
+    version,
+    input: z.object({}),
+    retentionMs: Number.POSITIVE_INFINITY,
+    run: async (ctx) => {
+      await ctx.call(Counter.ref('c'), 'add', {});
+      await ctx.sleep(DAY);
+      await ctx.call(Counter.ref('c'), 'add', {});
+      return `done by ${version}`;
+    },
+  });
+const Twice = twice('1');
 
 describe('workflows in a simulation', () => {
   it('runs a workflow on virtual time: a 30-day sleep completes at once', async () => {
@@ -38,6 +72,31 @@ describe('workflows in a simulation', () => {
     await expect(replayWorkflow(Changed, state)).rejects.toMatchObject({
       code: ErrorCode.NON_DETERMINISTIC,
     });
+  });
+
+  it('keeps `workflows` running across the deploys of `upgrades`, and runs the version an upgrade lists', async () => {
+    const TwiceV2 = twice('2');
+    const sim = new Simulation({
+      actors: [Counter],
+      workflows: [Twice],
+      // The first upgrade leaves the workflow as it is; the second deploys its version 2.
+      upgrades: [[counter(2)], [counter(2), TwiceV2.actor], [counter(3)]],
+      seed: 4,
+      faults: { ...noFaults, deploy: 1, roll: 1 },
+      markRetentionMs: 10 * DAY,
+    });
+    for (const id of ['a', 'b', 'c']) sim.send(Twice.ref(id), 'start', { input: {} });
+    expect((await sim.run()).deploys).toBe(3);
+    for (const id of ['a', 'b', 'c']) {
+      expect((await sim.state(Twice.ref(id))).status).toBe('completed');
+    }
+    // Six calls sent, six applied.
+    expect((await sim.state(Counter.ref('c'))).n).toBe(6);
+
+    // Every process runs the last upgrade now, and with it the workflow's version 2.
+    sim.send(Twice.ref('d'), 'start', { input: {} });
+    await sim.run();
+    expect((await sim.state(Twice.ref('d'))).output).toBe('done by 2');
   });
 
   it('takes workflows as defineApp does, and names the option when a workflow is missing', async () => {
