@@ -184,6 +184,39 @@ describe('state versions', () => {
     expect(await backend.store.listDeadLetters('profile/ada')).toEqual([]);
   });
 
+  it('keep a message as a dead letter when a migration leaves a Set in state, leaving the record unmigrated', async () => {
+    const { backend, deploy } = deployment();
+    const v1 = deploy([ProfileV1]);
+    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
+    await v1.run();
+    const Aliased = actor({
+      ...ProfileV2,
+      state: ProfileV2.state.extend({ aliases: z.unknown() }),
+      initial: () => ({ first: '', last: '', renames: 0, aliases: [] as unknown }),
+      migrate: {
+        1: (old: { name: string }) => {
+          const [first = '', ...rest] = old.name.split(' ');
+          return { first, last: rest.join(' '), renames: 0, aliases: new Set([old.name]) };
+        },
+      },
+    });
+    const aliased = deploy([Aliased]);
+    const got = settled(aliased.client.ask(Aliased.ref('ada'), 'get', {}));
+    await aliased.run();
+    expect(await got).toMatchObject({
+      ok: false,
+      error: {
+        code: ErrorCode.DEAD_LETTERED,
+        details: { cause: { code: ErrorCode.INVALID_STATE, details: { path: 'state.aliases' } } },
+      },
+    });
+    expect(await backend.store.load('profile/ada')).toMatchObject({
+      state: { name: 'Ada Lovelace' },
+      stateVersion: 1,
+    });
+    expect(await backend.store.listDeadLetters('profile/ada')).toHaveLength(1);
+  });
+
   it('let queries read an old record as the current version has it', async () => {
     const { backend, deploy } = deployment();
     const v1 = deploy([ProfileV1]);

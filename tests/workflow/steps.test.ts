@@ -400,6 +400,25 @@ describe('a workflow', () => {
     expect(runs).toBe(2);
   });
 
+  it('journals a step result holding a Map or a Set as JSON keeps it ({}), unlike state a handler leaves, and so ends with such an output', async () => {
+    const seen = new Set<string>();
+    const Collect = workflow({
+      name: 'collect',
+      input: z.object({}),
+      run: async (ctx) => {
+        // Set.prototype.add returns the Set.
+        const added = await ctx.step('remember', () => seen.add('a'));
+        const index = await ctx.step('index', () => ({ by: new Map([['a', 1]]), n: 1 }));
+        return { added, index, out: new Set([1]) };
+      },
+    });
+    const h = workflowHarness([Collect.actor]);
+    const ref = await h.client.start(Collect, 'c', {});
+    await h.runAll();
+    expect(await h.client.result(ref)).toEqual({ added: {}, index: { by: {}, n: 1 }, out: {} });
+    expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
+  });
+
   it('refuses an input its schema refuses at the door, before anything is enqueued', async () => {
     const Typed = workflow({
       name: 'typed',

@@ -1,2 +1,2 @@
-/** The engine's name for the shared `asJson` (it lives in the shared layer, which workflows use too). */
-export { asJson } from '../shared/asJson.ts';
+/** The engine's names for the shared `asJson` and kin (in the shared layer, which workflows use too). */
+export { asJson, asStrictJson, findCollection } from '../shared/asJson.ts';

@@ -15,7 +15,7 @@ import type { Writable } from '../shared/Writable.ts';
 import { upgradeStateForTurn } from '../stateVersions.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance, halted } from './advanceRecord.ts';
-import { asJson } from './asJson.ts';
+import { asJson, asStrictJson, findCollection } from './asJson.ts';
 import { attemptsMade } from './attempts.ts';
 import type { CommitBuilder, MessageEffects } from './CommitBuilder.ts';
 import type { RecordDraft } from './copyRecord.ts';
@@ -102,14 +102,15 @@ export async function applyMessage(
   // as a dead letter, to redrive once a fix is deployed.
   const kept = (error: BatonError) =>
     deadLetter(turn, current, inbound, admission, error, trace, keptAsDeadLetter(envelope, error));
+  let left: unknown;
   let state: unknown;
   try {
     // A halted actor starts over: what a later message finds is a new one.
-    state = asJson(
-      effects.halted ? definition.initial(parseActorId(current.id)!.key) : effects.ctx.state,
-    );
+    left = effects.halted ? definition.initial(parseActorId(current.id)!.key) : effects.ctx.state;
+    // A Map or a Set in state is refused too: JSON would keep it as `{}`, its entries lost.
+    state = asStrictJson(left);
   } catch (error) {
-    return kept(leftNotJson(current.id, envelope.name, 'state', error));
+    return kept(leftNotJson(current.id, envelope.name, 'state', error, findCollection(left)));
   }
   // A reply goes to an asker, or into an ingress message's outcome; else nobody reads it.
   if (envelope.ask === undefined && envelope.from !== INGRESS) reply = undefined;

@@ -12,19 +12,35 @@ export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError 
   );
 }
 
-/** A handler left a state or a reply that JSON cannot hold: the message is kept as a dead letter. */
+/**
+ * A handler left a state or a reply that JSON cannot hold: the message is kept as a dead letter.
+ * `collection`, for state: where it holds a Map or a Set, which JSON would keep as `{}`.
+ */
 export function leftNotJson(
   actorId: string,
   handler: string,
   what: 'state' | 'reply',
   cause: unknown,
+  collection?: { readonly path: readonly string[]; readonly kind: 'Map' | 'Set' },
 ): BatonError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const path = collection && ['state', ...collection.path].join('.');
+  const reason = collection
+    ? `${path} is a ${collection.kind}: JSON stores it as {}, its entries lost; keep an array (z.array) or a record (z.record) instead`
+    : cause instanceof Error
+      ? cause.message
+      : String(cause);
   const left = what === 'state' ? 'left state' : 'returned a reply';
+  const keep =
+    what === 'state'
+      ? 'keep state to plain JSON values (no BigInt, Map, Set or cycles; a Date becomes its ISO string)'
+      : 'keep replies to plain JSON values (no BigInt or cycles; a Date becomes its ISO string, a Map or a Set {})';
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); the state is unchanged and the message was kept as a dead letter: keep ${what === 'state' ? 'state' : 'replies'} to plain JSON values (no BigInt or cycles; a Date becomes its ISO string, a Map or a Set {}), deploy the fix, then redrive it`,
-    { details: { actorId, handler, [what]: 'not JSON' }, cause },
+    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); the state is unchanged and the message was kept as a dead letter: ${keep}, deploy the fix, then redrive it`,
+    {
+      details: { actorId, handler, [what]: 'not JSON', ...(path === undefined ? {} : { path }) },
+      cause,
+    },
   );
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { asJson, asStrictJson } from './asJson.ts';
+import { asJson, asStrictJson, findCollection } from './asJson.ts';
 import { anyValue } from './fixtures/anyValue.ts';
 
 /** What asJson must give: the JSON round trip. */
@@ -52,6 +52,40 @@ describe('asJson', () => {
       );
       expect(asJson(value)).toStrictEqual(roundTrip(value));
     }
+  });
+
+  it('findCollection finds a Map or a Set wherever asStrictJson refuses one', () => {
+    fc.assert(
+      fc.property(anyValue(), (value) => {
+        // anyValue holds no BigInt and no cycle: what asStrictJson refuses is a Map or a Set.
+        let refused = false;
+        try {
+          asStrictJson(value);
+        } catch {
+          refused = true;
+        }
+        expect(findCollection(value) !== undefined).toBe(refused);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('findCollection names where JSON meets the first Map or Set, and which', () => {
+    expect(findCollection({ a: [1, { b: new Set() }], c: new Map() })).toEqual({
+      path: ['a', '1', 'b'],
+      kind: 'Set',
+    });
+    expect(findCollection(new Map())).toEqual({ path: [], kind: 'Map' });
+    // As JSON meets it: through toJSON.
+    const own = { toJSON: () => ({ inner: [new Map()] }) };
+    expect(findCollection({ at: new Date(0), own })).toEqual({
+      path: ['own', 'inner', '0'],
+      kind: 'Map',
+    });
+    expect(findCollection({ a: 1, b: [null, 'x', { c: {} }], at: new Date(0) })).toBeUndefined();
+    // A BigInt JSON meets first is refused by JSON itself, as asStrictJson refuses it.
+    expect(findCollection({ big: 1n, tags: new Set() })).toBeUndefined();
+    expect(findCollection({ tags: new Set(), big: 1n })).toEqual({ path: ['tags'], kind: 'Set' });
   });
 
   it('leaves out what JSON leaves out, writes null for it in arrays and -0 as 0, and calls toJSON with its key', () => {

@@ -16,7 +16,9 @@ export function asJson(value: unknown): unknown {
 /**
  * {@link asJson}, but a Map or a Set anywhere throws: the round trip would keep it as `{}`, its
  * entries lost without a word. For what a door sends on (a payload), where refusing costs
- * nothing already stored.
+ * nothing already stored, and for the state a turn commits ({@link findCollection} says where).
+ * Plain data costs what it costs {@link asJson}: the walk meets a Map or a Set where it leaves
+ * plain data. A value the walk hands to the round trip (one holding a Date) costs more there.
  */
 export function asStrictJson(value: unknown): unknown {
   return jsonCopy(value, true);
@@ -30,6 +32,37 @@ function jsonCopy(value: unknown, strict: boolean): unknown {
   }
   const text = JSON.stringify(value, strict ? refuseCollections : undefined);
   return text === undefined ? undefined : JSON.parse(text);
+}
+
+/**
+ * Where JSON meets a Map or a Set in `value` (after any `toJSON`), which it would keep as `{}`:
+ * the keys down to the first, and which it is. `undefined` when JSON meets none before the end,
+ * or before what it refuses itself (a BigInt, a cycle). It explains an {@link asStrictJson}
+ * refusal, which meets them in the same order; it is not on the way of a value that passes.
+ */
+export function findCollection(
+  value: unknown,
+): { readonly path: readonly string[]; readonly kind: 'Map' | 'Set' } | undefined {
+  // The path of each object JSON meets, its members' holder; the outermost holder is JSON's own.
+  const paths = new Map<object, readonly string[]>();
+  let found: { path: readonly string[]; kind: 'Map' | 'Set' } | undefined;
+  try {
+    JSON.stringify(value, function (this: object, key: string, member: unknown) {
+      if (typeof member !== 'object' || member === null) return member;
+      const holder = paths.get(this);
+      const path = holder === undefined ? [] : [...holder, key];
+      const kind = member instanceof Map ? 'Map' : member instanceof Set ? 'Set' : undefined;
+      if (kind !== undefined) {
+        found = { path, kind };
+        throw found;
+      }
+      paths.set(member, path);
+      return member;
+    });
+  } catch {
+    // Found, or JSON refused the value first.
+  }
+  return found;
 }
 
 /** A Map or a Set, refused with what to use; else `undefined`. */
