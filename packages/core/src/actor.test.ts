@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import { actor } from './actor.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
@@ -48,6 +49,69 @@ describe('actor', () => {
     expect(Counter.state).toBe(options.state);
     expect(Counter.initial).toBe(options.initial);
     expect(Counter.handlers).toBe(options.handlers);
+  });
+
+  describe('state schema', () => {
+    const define = (state: unknown) => () =>
+      actor({ ...options, name: 'tagger', state: state as typeof options.state });
+
+    it.each([
+      ['a z.set()', z.object({ tags: z.set(z.string()) }), 'state.tags', 'Set'],
+      [
+        'a z.map() deep inside, optional',
+        z.object({ days: z.array(z.object({ seen: z.map(z.string(), z.number()).optional() })) }),
+        'state.days.*.seen',
+        'Map',
+      ],
+      [
+        'a z.set() in a branch of a union',
+        z.object({ tags: z.union([z.array(z.string()), z.set(z.string())]) }),
+        'state.tags',
+        'Set',
+      ],
+      [
+        'a z.map() as a record value, in zod mini',
+        zm.object({ by: zm.record(zm.string(), zm.map(zm.string(), zm.number())) }),
+        'state.by.*',
+        'Map',
+      ],
+      [
+        'a z.set() in a tuple behind z.lazy()',
+        z.object({ pair: z.lazy(() => z.tuple([z.string(), z.set(z.number())])) }),
+        'state.pair.1',
+        'Set',
+      ],
+      ['a z.set() as the whole state', z.set(z.string()), 'state', 'Set'],
+    ])('refuses a state schema holding %s, naming the path', (_, state, path, kind) => {
+      let error: BatonError | undefined;
+      try {
+        define(state)();
+      } catch (caught) {
+        if (isBatonError(caught)) error = caught;
+      }
+      expect(error?.code).toBe(ErrorCode.INVALID_ARGUMENT);
+      expect(error?.details).toEqual({ path, kind });
+      expect(error?.message).toBe(
+        `actor "tagger": its state schema declares a ${kind} at ${path} (z.${kind.toLowerCase()}()), but state is kept as JSON, which stores a ${kind} as {}, its entries lost: declare an array (z.array) or a record (z.record) instead`,
+      );
+    });
+
+    it('accepts a schema of JSON values, a recursive one too', () => {
+      const Node = z.object({
+        name: z.string(),
+        get children(): z.ZodArray<typeof Node> {
+          return z.array(Node);
+        },
+      });
+      for (const state of [
+        z.object({ tags: z.array(z.string()), by: z.record(z.string(), z.number()) }),
+        z.object({ root: Node, at: z.iso.datetime().optional() }),
+        z.object({ tree: z.lazy(() => Node) }),
+        zm.object({ n: zm.number() }),
+      ]) {
+        expect(codeOf(define(state))).toBeUndefined();
+      }
+    });
   });
 
   describe('ref', () => {

@@ -11,6 +11,7 @@ import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
 import { actorId } from './shared/actorId.ts';
 import { utf8Bytes } from './shared/utf8.ts';
+import { checkStateSchema } from './stateSchema.ts';
 import { checkStateVersions, type Migration } from './stateVersions.ts';
 
 /** The actor a message goes to, as an `authorize` check sees it. */
@@ -168,6 +169,7 @@ export function actor<
   checkAccess(options.name, options.handlers as Record<string, Partial<AnyHandlerSpec>>);
   const version = options.version ?? 1;
   checkStateVersions(options.name, version, options.migrate);
+  checkStateSchema(options.name, options.state);
   const definition: ActorDefinition<Name, StateSchema, Handlers> = {
     ...(options as ActorOptions<Name, StateSchema, Handlers>),
     kind: 'actor',
