@@ -31,11 +31,12 @@ const Tagger = actor({
       },
     },
     visit: {
-      payload: z.object({ day: z.string(), at: z.number().optional() }),
-      handle: (ctx, { day, at }) => {
+      payload: z.object({ day: z.string(), site: z.string().optional() }),
+      handle: (ctx, { day, site }) => {
         ctx.state.count++;
-        // A Date sends the state down JSON's own round trip: the path is found there too.
-        if (at !== undefined) ctx.state.byDay.when = new Date(at);
+        ctx.state.byDay.at = new Date(0);
+        // A URL (its toJSON) sends the state down JSON's own round trip: the path is found there too.
+        if (site !== undefined) ctx.state.byDay.site = new URL(site);
         ctx.state.byDay[day] = [{ seen: 1 }, { seen: new Map([['ada', 1]]) }];
       },
     },
@@ -95,7 +96,7 @@ describe('a Map or a Set in state', () => {
   it('names a Map deep inside, whether the state is copied by the walk or by the round trip', async () => {
     const h = setup({ actors: [Tagger] });
     const ref = Tagger.ref('v');
-    for (const payload of [{ day: 'mon' }, { day: 'tue', at: 0 }]) {
+    for (const payload of [{ day: 'mon' }, { day: 'tue', site: 'https://example.com/' }]) {
       const error = await refused(h, h.client.ask(ref, 'visit', payload));
       expect(error.details?.cause).toMatchObject({
         code: ErrorCode.INVALID_STATE,

@@ -44,8 +44,8 @@ describe('asJson', () => {
       new Map([['a', 1]]),
       { tags: new Set(['a']) },
       [1, { by: new Map() }],
-      // A Date sends the value down the round trip itself.
-      { at: new Date(5), index: new Map([['a', 1]]) },
+      // A toJSON other than a Date's sends the value down the round trip itself.
+      { at: new URL('https://example.com/'), index: new Map([['a', 1]]) },
     ]) {
       expect(() => asStrictJson(value)).toThrow(
         /^a (Map|Set) is not JSON \(it would be stored as \{\}, its entries lost\): use a plain object or an array$/,
@@ -105,6 +105,13 @@ describe('asJson', () => {
     expect(Object.is(copied.nested.deep[0].x, 0)).toBe(true);
     const withToJson = { at: new Date(5), own: { toJSON: (key: string) => `key ${key}` } };
     expect(asJson(withToJson)).toStrictEqual({ at: new Date(5).toJSON(), own: 'key own' });
+    // A Date as JSON writes it: its ISO string, null if invalid, its own toJSON if it has one.
+    const dates = {
+      at: [new Date(0), new Date(Number.NaN)],
+      own: Object.assign(new Date(5), { toJSON: (key: string) => `own ${key}` }),
+    };
+    expect(asJson(dates)).toStrictEqual({ at: [new Date(0).toJSON(), null], own: 'own own' });
+    expect(asStrictJson(dates)).toStrictEqual(asJson(dates));
     expect(asJson(undefined)).toBeUndefined();
     expect(asJson(() => 1)).toBeUndefined();
   });

@@ -5,9 +5,10 @@ import { forInListsOwnKeys } from './ownKeys.ts';
  * A value as it reads back from storage: exactly `JSON.parse(JSON.stringify(value))` (throws on
  * a BigInt or a cycle). Plain data is copied by a walk that does what the round trip does —
  * leaves out undefined, functions and symbols (null in an array, as for a hole), writes -0 as 0
- * and what is not finite as null — several times cheaper than writing and reading text. Anything
- * else — a `toJSON` (a Date), anything but plain objects and arrays, a `__proto__` key, nesting
- * past 256 levels (a cycle) — makes it take the round trip itself.
+ * and what is not finite as null, and a Date as its ISO string — several times cheaper than
+ * writing and reading text. Anything else — another `toJSON`, anything but plain objects, arrays
+ * and Dates, a `__proto__` key, nesting past 256 levels (a cycle) — makes it take the round trip
+ * itself.
  */
 export function asJson(value: unknown): unknown {
   return jsonCopy(value, false);
@@ -17,8 +18,8 @@ export function asJson(value: unknown): unknown {
  * {@link asJson}, but a Map or a Set anywhere throws: the round trip would keep it as `{}`, its
  * entries lost without a word. For what a door sends on (a payload), where refusing costs
  * nothing already stored, and for the state a turn commits ({@link findCollection} says where).
- * Plain data costs what it costs {@link asJson}: the walk meets a Map or a Set where it leaves
- * plain data. A value the walk hands to the round trip (one holding a Date) costs more there.
+ * Plain data (Dates too) costs what it costs {@link asJson}: the walk meets a Map or a Set where
+ * it leaves plain data. A value the walk hands to the round trip costs more there.
  */
 export function asStrictJson(value: unknown): unknown {
   return jsonCopy(value, true);
@@ -104,9 +105,20 @@ function copy(value: unknown, depth: number, strict: boolean): unknown {
   }
 }
 
+/** Date's own `toJSON`: a Date that has it is written as what it returns, its ISO string. */
+const dateToJson = Date.prototype.toJSON;
+
 function copyContainer(value: object, depth: number, strict: boolean): unknown {
   if (depth >= MAX_WALK_DEPTH) throw roundTrip;
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw roundTrip;
+  const toJson = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJson === 'function') {
+    // A Date is copied as JSON writes it (its ISO string, null if invalid); any other toJSON
+    // takes the round trip.
+    if (toJson !== dateToJson || !(value instanceof Date)) throw roundTrip;
+    const json = value.toJSON();
+    if (typeof json === 'string' || json === null) return json;
+    throw roundTrip;
+  }
   const proto = Object.getPrototypeOf(value);
   if (proto === Array.prototype) {
     const array = value as unknown[];
