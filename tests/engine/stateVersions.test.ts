@@ -217,6 +217,30 @@ describe('state versions', () => {
     expect(await backend.store.listDeadLetters('profile/ada')).toHaveLength(1);
   });
 
+  it("keep what a migration threw by surprise from the asker, as any unexpected error's text (the dead letter keeps it)", async () => {
+    const { backend, deploy } = deployment();
+    const v1 = deploy([ProfileV1]);
+    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
+    await v1.run();
+    const Broken = actor({
+      ...ProfileV2,
+      migrate: {
+        1: () => {
+          throw new Error('ECONNREFUSED postgres://admin:secret@db.internal');
+        },
+      },
+    });
+    const broken = deploy([Broken]);
+    const got = settled(broken.client.ask(Broken.ref('ada'), 'get', {}));
+    await broken.run();
+    const told = await got;
+    expect(told).toMatchObject({ ok: false, error: { code: ErrorCode.DEAD_LETTERED } });
+    expect(JSON.stringify(told)).not.toContain('secret');
+    expect(JSON.stringify(await backend.store.listDeadLetters('profile/ada'))).toContain(
+      'admin:secret',
+    );
+  });
+
   it('let queries read an old record as the current version has it', async () => {
     const { backend, deploy } = deployment();
     const v1 = deploy([ProfileV1]);

@@ -419,6 +419,42 @@ describe('a workflow', () => {
     expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
   });
 
+  it('fails on a step whose error holds a Set in its details, journaling the error as JSON keeps it', async () => {
+    const Check = workflow({
+      name: 'check',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('validate', () => {
+          throw new TerminalError('invalid items', { details: { bad: new Set(['x']) } });
+        });
+        return 'done';
+      },
+    });
+    const h = workflowHarness([Check.actor]);
+    const ref = await h.client.start(Check, 'c', {});
+    await h.runAll();
+    expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
+    await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.STEP_FAILED });
+  });
+
+  it('fails on a run that throws an error holding a Map in its details, its details as JSON keeps them', async () => {
+    const Refuse = workflow({
+      name: 'refuse',
+      input: z.object({}),
+      run: async () => {
+        throw new TerminalError('refused', { details: { seen: new Map([['a', 1]]) } });
+      },
+    });
+    const h = workflowHarness([Refuse.actor]);
+    const ref = await h.client.start(Refuse, 'r', {});
+    await h.runAll();
+    expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      message: 'refused',
+      details: { seen: {} },
+    });
+  });
+
   it('refuses an input its schema refuses at the door, before anything is enqueued', async () => {
     const Typed = workflow({
       name: 'typed',

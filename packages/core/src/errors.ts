@@ -3,6 +3,7 @@
  * `code` from {@link ErrorCode}, and its retry semantics are part of its type:
  * a terminal error is never retried, a retryable one is (after `retryAfterMs` if given).
  */
+import { asJson } from './shared/asJson.ts';
 
 /** Stable error codes. Match on these, never on messages. */
 export const ErrorCode = {
@@ -148,8 +149,19 @@ export class BatonError extends Error {
     return TERMINAL_CODES.has(this.code);
   }
 
+  /**
+   * The error as JSON carries it: its details as they read back (a Map or a Set in them is `{}`,
+   * a Date its ISO string), so what a workflow journals or an outcome keeps is JSON already.
+   * Details JSON cannot hold (a BigInt, a cycle) are given as they are, and fail where written.
+   */
   toJSON(): SerializedError {
-    return { code: this.code, message: this.message, details: this.details };
+    let details: Record<string, unknown>;
+    try {
+      details = asJson(this.details) as Record<string, unknown>;
+    } catch {
+      details = this.details;
+    }
+    return { code: this.code, message: this.message, details };
   }
 }
 
@@ -203,7 +215,15 @@ export function errorFromJSON(error: SerializedError): BatonError {
 export function toBatonError(error: unknown): BatonError {
   if (isBatonError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new BatonError(ErrorCode.RETRYABLE, `${UNEXPECTED}${message}`, { cause: error });
+  return unexpected(message, { cause: error });
+}
+
+/**
+ * A retryable error about what code threw by surprise (no Baton error): {@link withheld} keeps
+ * its text from callers outside the app.
+ */
+export function unexpected(message: string, options: BatonErrorOptions = {}): BatonError {
+  return new BatonError(ErrorCode.RETRYABLE, `${UNEXPECTED}${message}`, options);
 }
 
 const UNEXPECTED = 'unexpected error: ';

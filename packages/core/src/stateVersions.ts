@@ -5,7 +5,14 @@
  * that is rejected leaves the record as it was.
  */
 import type { AnyActorDefinition } from './actor.ts';
-import { BatonError, ErrorCode, RetryableError } from './errors.ts';
+import {
+  BatonError,
+  ErrorCode,
+  isBatonError,
+  RetryableError,
+  unexpected,
+  type withheld,
+} from './errors.ts';
 import { parseActorId } from './shared/actorId.ts';
 
 /**
@@ -108,20 +115,24 @@ function upgrade(
   return current;
 }
 
-/** A `migrate` step threw in a turn: the message waits for a fixed migration. */
+/**
+ * A `migrate` step threw in a turn: the message waits for a fixed migration. What it threw by
+ * surprise (no Baton error: a driver's, a bug's) is an unexpected error, whose text callers
+ * outside the app are not shown ({@link withheld}); the log and the dead letter keep it.
+ */
 function migrationFailed(
   definition: AnyActorDefinition,
   actorId: string,
   from: number,
   step: number,
   cause: unknown,
-): RetryableError {
+): BatonError {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new RetryableError(
+  const message =
     `the "${definition.name}" definition's migrate step from version ${step} threw on the ` +
-      `state of ${actorId} (${reason}); the record stays at version ${from} and the message ` +
-      'waits (and is dead-lettered, to redrive, if it waits too long): fix the migration, ' +
-      'deploy, then redrive it',
-    { details: { actorId, stateVersion: from, migrateStep: step }, cause },
-  );
+    `state of ${actorId} (${reason}); the record stays at version ${from} and the message ` +
+    'waits (and is dead-lettered, to redrive, if it waits too long): fix the migration, ' +
+    'deploy, then redrive it';
+  const options = { details: { actorId, stateVersion: from, migrateStep: step }, cause };
+  return isBatonError(cause) ? new RetryableError(message, options) : unexpected(message, options);
 }
