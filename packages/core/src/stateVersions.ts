@@ -5,14 +5,7 @@
  * that is rejected leaves the record as it was.
  */
 import type { AnyActorDefinition } from './actor.ts';
-import {
-  BatonError,
-  ErrorCode,
-  isBatonError,
-  RetryableError,
-  unexpected,
-  type withheld,
-} from './errors.ts';
+import { BatonError, ErrorCode, isBatonError, RetryableError, unexpected } from './errors.ts';
 import { parseActorId } from './shared/actorId.ts';
 
 /**
@@ -118,7 +111,7 @@ function upgrade(
 /**
  * A `migrate` step threw in a turn: the message waits for a fixed migration. What it threw by
  * surprise (no Baton error: a driver's, a bug's) is an unexpected error, whose text callers
- * outside the app are not shown ({@link withheld}); the log and the dead letter keep it.
+ * outside the app are not shown (`withheld`); the log and the dead letter keep it.
  */
 function migrationFailed(
   definition: AnyActorDefinition,
