@@ -82,6 +82,13 @@ describe('actor', () => {
         'Set',
       ],
       ['a z.set() as the whole state', z.set(z.string()), 'state', 'Set'],
+      ['a z.date()', z.object({ since: z.date() }), 'state.since', 'Date'],
+      [
+        'a z.coerce.date(), optional',
+        z.object({ at: z.coerce.date().optional() }),
+        'state.at',
+        'Date',
+      ],
     ])('refuses a state schema holding %s, naming the path', (_, state, path, kind) => {
       let error: BatonError | undefined;
       try {
@@ -91,8 +98,12 @@ describe('actor', () => {
       }
       expect(error?.code).toBe(ErrorCode.INVALID_ARGUMENT);
       expect(error?.details).toEqual({ path, kind });
+      const stored =
+        kind === 'Date'
+          ? 'as its ISO string, which handlers would read back: declare a string (z.iso.datetime()) or epoch milliseconds (z.number())'
+          : `as {}, its entries lost: declare ${kind === 'Map' ? 'a record (z.record)' : 'an array (z.array)'}`;
       expect(error?.message).toBe(
-        `actor "tagger": its state schema declares a ${kind} at ${path} (z.${kind.toLowerCase()}()), but state is kept as JSON, which stores a ${kind} as {}, its entries lost: declare an array (z.array) or a record (z.record) instead`,
+        `actor "tagger": its state schema declares a ${kind} at ${path} (z.${kind.toLowerCase()}()), but state is kept as JSON, which stores a ${kind} ${stored} instead`,
       );
     });
 

@@ -1,9 +1,10 @@
 /**
  * What an actor's `state` schema may declare: state is kept as JSON, which stores a Map or a Set
- * as `{}`, its entries lost, so a schema declaring one (`z.map()`, `z.set()`) describes state no
- * turn can commit. The definition is refused at once, naming where, rather than every message
- * kept as a dead letter later. Zod's schemas are read through their definitions (`_zod.def`),
- * classic and mini alike: core imports nothing of zod at run time.
+ * as `{}`, its entries lost, and a Date as its ISO string. A schema declaring one (`z.map()`,
+ * `z.set()`, `z.date()`, `z.coerce.date()` too) describes state that no turn can commit, or that
+ * its handlers read back as another type than they wrote. The definition is refused at once,
+ * naming where, rather than messages kept as dead letters later. Zod's schemas are read through
+ * their definitions (`_zod.def`), classic and mini alike: core imports nothing of zod at run time.
  */
 import { BatonError, ErrorCode } from './errors.ts';
 
@@ -29,9 +30,22 @@ interface ZodDef {
   readonly getter?: () => unknown;
 }
 
+/** What each kind of value JSON cannot keep becomes, and what to declare instead. */
+const KINDS = {
+  map: { name: 'Map', becomes: 'as {}, its entries lost', instead: 'a record (z.record)' },
+  set: { name: 'Set', becomes: 'as {}, its entries lost', instead: 'an array (z.array)' },
+  date: {
+    name: 'Date',
+    becomes: 'as its ISO string, which handlers would read back',
+    instead: 'a string (z.iso.datetime()) or epoch milliseconds (z.number())',
+  },
+} as const;
+
+type Kind = keyof typeof KINDS;
+
 /**
- * Throws INVALID_ARGUMENT if `schema` declares a Map or a Set anywhere (`z.map()`, `z.set()`),
- * naming the path (`*` for any element or member).
+ * Throws INVALID_ARGUMENT if `schema` declares a Map, a Set or a Date anywhere (`z.map()`,
+ * `z.set()`, `z.date()`), naming the path (`*` for any element or member).
  *
  * @example
  * checkStateSchema('tagger', z.object({ tags: z.array(z.string()) })); // passes
@@ -40,11 +54,11 @@ export function checkStateSchema(actor: string, schema: unknown): void {
   const found = declaredCollection(schema, ['state'], new Set());
   if (!found) return;
   const path = found.path.join('.');
-  const kind = found.kind === 'map' ? 'Map' : 'Set';
+  const { name, becomes, instead } = KINDS[found.kind];
   throw new BatonError(
     ErrorCode.INVALID_ARGUMENT,
-    `actor "${actor}": its state schema declares a ${kind} at ${path} (z.${found.kind}()), but state is kept as JSON, which stores a ${kind} as {}, its entries lost: declare an array (z.array) or a record (z.record) instead`,
-    { details: { path, kind } },
+    `actor "${actor}": its state schema declares a ${name} at ${path} (z.${found.kind}()), but state is kept as JSON, which stores a ${name} ${becomes}: declare ${instead} instead`,
+    { details: { path, kind: name } },
   );
 }
 
@@ -52,11 +66,13 @@ function declaredCollection(
   schema: unknown,
   path: readonly string[],
   seen: Set<unknown>,
-): { readonly path: readonly string[]; readonly kind: 'map' | 'set' } | undefined {
+): { readonly path: readonly string[]; readonly kind: Kind } | undefined {
   const def = (schema as { _zod?: { def?: ZodDef } } | null)?._zod?.def;
   if (typeof def !== 'object' || def === null || seen.has(schema)) return undefined;
   seen.add(schema);
-  if (def.type === 'map' || def.type === 'set') return { path, kind: def.type };
+  if (def.type === 'map' || def.type === 'set' || def.type === 'date') {
+    return { path, kind: def.type };
+  }
   const inner: [unknown, readonly string[]][] = [];
   try {
     // A recursive schema's members are getters, and z.lazy() a function: both run here.
