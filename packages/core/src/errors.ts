@@ -3,7 +3,6 @@
  * `code` from {@link ErrorCode}, and its retry semantics are part of its type:
  * a terminal error is never retried, a retryable one is (after `retryAfterMs` if given).
  */
-import { asJson } from './shared/asJson.ts';
 
 /** Stable error codes. Match on these, never on messages. */
 export const ErrorCode = {
@@ -157,7 +156,8 @@ export class BatonError extends Error {
   toJSON(): SerializedError {
     let details: Record<string, unknown>;
     try {
-      details = asJson(this.details) as Record<string, unknown>;
+      // Errors are few: the round trip itself, not the walk of `shared/asJson` (a layer above).
+      details = JSON.parse(JSON.stringify(this.details)) as Record<string, unknown>;
     } catch {
       details = this.details;
     }
