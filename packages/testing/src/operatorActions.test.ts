@@ -23,19 +23,22 @@ function letter(messageId: string, error: SerializedError): DeadLetter {
   };
 }
 
-/** A DEAD_LETTERED whose cause is `cause`, whole or cut to its gist as a small item keeps it. */
-function deadLettered(cause: ErrorCode, gist = false): SerializedError {
+/**
+ * A DEAD_LETTERED whose cause is `cause` (with `details`), whole or cut to its gist as a small
+ * item keeps it.
+ */
+function deadLettered(cause: ErrorCode, gist = false, details = {}): SerializedError {
   return {
     code: ErrorCode.DEAD_LETTERED,
     message: 'kept',
     details: gist
       ? { truncated: true, cause: { code: cause } }
-      : { messageId: 'm', actorId: 'fan/f', cause: { code: cause, message: 'why', details: {} } },
+      : { messageId: 'm', actorId: 'fan/f', cause: { code: cause, message: 'why', details } },
   };
 }
 
 describe("the simulation's book of dead letters", () => {
-  it("redrives a letter that kept failing, not one kept for its code's fault (too large for a commit, or state it cannot commit), its error whole or a gist", () => {
+  it("redrives a letter that kept failing, not one kept for its code's fault (too large for a commit, state it cannot commit, a migration that threw), its error whole or a gist", () => {
     const book = new DeadLetterBook();
     const put = book.committed('fan/f', {
       put: [
@@ -43,11 +46,12 @@ describe("the simulation's book of dead letters", () => {
         letter('large-gist', deadLettered(ErrorCode.MESSAGE_TOO_LARGE, true)),
         letter('invalid', deadLettered(ErrorCode.INVALID_STATE)),
         letter('invalid-gist', deadLettered(ErrorCode.INVALID_STATE, true)),
+        letter('migration', deadLettered(ErrorCode.RETRYABLE, false, { migrateStep: 1 })),
         letter('retried', deadLettered(ErrorCode.RETRYABLE)),
       ],
       remove: [],
     });
-    expect(put).toBe(5);
+    expect(put).toBe(6);
     expect(book.next()).toMatchObject({ actorId: 'fan/f', messageId: 'retried', redriven: false });
     book.next()!.redriven = true;
     expect(book.next()).toBeUndefined();

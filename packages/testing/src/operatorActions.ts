@@ -31,11 +31,17 @@ export class DeadLetterBook {
     }
     const put = (deadLetters?.put ?? []).filter((letter) => !letter.applied);
     for (const { messageId, error } of put) {
-      // A message kept for its code's fault — too large for any commit, or its handler left
-      // state the code cannot commit (the cause of its DEAD_LETTERED) — fails again on the same
-      // code: an operator deploys a fix before redriving it, which a run does not.
-      const cause = (error.details?.cause as { code?: string } | undefined)?.code;
-      const redriven = cause === ErrorCode.MESSAGE_TOO_LARGE || cause === ErrorCode.INVALID_STATE;
+      // A message kept for its code's fault — too large for any commit, its handler left state
+      // the code cannot commit, or a migration of its actor's state threw (the cause of its
+      // DEAD_LETTERED) — fails again on the same code: an operator deploys a fix before
+      // redriving it, which a run does not.
+      const cause = error.details?.cause as
+        | { readonly code?: string; readonly details?: { readonly migrateStep?: unknown } }
+        | undefined;
+      const redriven =
+        cause?.code === ErrorCode.MESSAGE_TOO_LARGE ||
+        cause?.code === ErrorCode.INVALID_STATE ||
+        cause?.details?.migrateStep !== undefined;
       this.#letters.set(`${actorId}\u0000${messageId}`, { actorId, messageId, redriven });
     }
     return put.length;
