@@ -68,12 +68,30 @@ const ProfileV3 = actor({
   },
 });
 
+/** A deployment whose store holds ada's record as version 1 wrote it. */
+async function adaOnVersion1() {
+  const deployed = deployment();
+  const v1 = deployed.deploy([ProfileV1]);
+  await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
+  await v1.run();
+  return deployed;
+}
+
+/** `ProfileV2` whose migration from version 1 throws `thrown`. */
+function migrationThrowing(thrown: Error) {
+  return actor({
+    ...ProfileV2,
+    migrate: {
+      1: () => {
+        throw thrown;
+      },
+    },
+  });
+}
+
 describe('state versions', () => {
   it('migrate a version 1 record through every step to version 3', async () => {
-    const { backend, deploy } = deployment();
-    const v1 = deploy([ProfileV1]);
-    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
-    await v1.run();
+    const { backend, deploy } = await adaOnVersion1();
     const v3 = deploy([ProfileV3]);
     const got = v3.client.ask(ProfileV3.ref('ada'), 'get', {});
     await v3.run();
@@ -87,10 +105,7 @@ describe('state versions', () => {
   });
 
   it('leave the record at its version when the message is rejected', async () => {
-    const { backend, deploy } = deployment();
-    const v1 = deploy([ProfileV1]);
-    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
-    await v1.run();
+    const { backend, deploy } = await adaOnVersion1();
     const v3 = deploy([ProfileV3]);
     const refused = settled(v3.client.ask(ProfileV3.ref('ada'), 'refuse', {}));
     await v3.run();
@@ -118,18 +133,8 @@ describe('state versions', () => {
   });
 
   it('retry a message whose migration throws, leaving the record unmigrated', async () => {
-    const { backend, deploy } = deployment();
-    const v1 = deploy([ProfileV1]);
-    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
-    await v1.run();
-    const Broken = actor({
-      ...ProfileV2,
-      migrate: {
-        1: () => {
-          throw new Error('this migration has a bug');
-        },
-      },
-    });
+    const { backend, deploy } = await adaOnVersion1();
+    const Broken = migrationThrowing(new Error('this migration has a bug'));
     const broken = deploy([Broken], 2);
     const got = settled(broken.client.ask(Broken.ref('ada'), 'get', {}));
     await broken.run();
@@ -138,19 +143,9 @@ describe('state versions', () => {
   });
 
   it('keep a message whose migration throws a TerminalError as a dead letter, and apply it once the migration is fixed', async () => {
-    const { backend, deploy } = deployment();
-    const v1 = deploy([ProfileV1]);
-    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
-    await v1.run();
+    const { backend, deploy } = await adaOnVersion1();
     // The migration refuses the old record: the stored state's fault, not the messages'.
-    const Broken = actor({
-      ...ProfileV2,
-      migrate: {
-        1: () => {
-          throw new TerminalError('cannot split an old name');
-        },
-      },
-    });
+    const Broken = migrationThrowing(new TerminalError('cannot split an old name'));
     const broken = deploy([Broken]);
     const got = settled(broken.client.ask(Broken.ref('ada'), 'get', {}));
     await broken.client.send(Broken.ref('ada'), 'rename', { first: 'Ada', last: 'King' });
@@ -185,10 +180,7 @@ describe('state versions', () => {
   });
 
   it('keep a message as a dead letter when a migration leaves a Set in state, leaving the record unmigrated', async () => {
-    const { backend, deploy } = deployment();
-    const v1 = deploy([ProfileV1]);
-    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
-    await v1.run();
+    const { backend, deploy } = await adaOnVersion1();
     const Aliased = actor({
       ...ProfileV2,
       state: ProfileV2.state.extend({ aliases: z.unknown() }),
@@ -218,18 +210,8 @@ describe('state versions', () => {
   });
 
   it("keep what a migration threw by surprise from the asker, as any unexpected error's text (the dead letter keeps it)", async () => {
-    const { backend, deploy } = deployment();
-    const v1 = deploy([ProfileV1]);
-    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
-    await v1.run();
-    const Broken = actor({
-      ...ProfileV2,
-      migrate: {
-        1: () => {
-          throw new Error('ECONNREFUSED postgres://admin:secret@db.internal');
-        },
-      },
-    });
+    const { backend, deploy } = await adaOnVersion1();
+    const Broken = migrationThrowing(new Error('ECONNREFUSED postgres://admin:secret@db.internal'));
     const broken = deploy([Broken]);
     const got = settled(broken.client.ask(Broken.ref('ada'), 'get', {}));
     await broken.run();
@@ -242,10 +224,7 @@ describe('state versions', () => {
   });
 
   it('let queries read an old record as the current version has it', async () => {
-    const { backend, deploy } = deployment();
-    const v1 = deploy([ProfileV1]);
-    await v1.client.send(ProfileV1.ref('ada'), 'rename', { name: 'Ada Lovelace' });
-    await v1.run();
+    const { backend } = await adaOnVersion1();
     const display = query({
       name: 'display',
       args: z.object({ key: z.string() }),
