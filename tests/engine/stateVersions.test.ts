@@ -157,7 +157,10 @@ describe('state versions', () => {
         details: {
           cause: {
             code: ErrorCode.RETRYABLE,
-            message: expect.stringContaining('migrate step from version 1 threw'),
+            message: expect.stringMatching(
+              /migrate step from version 1 threw .*: fix the migration, deploy, then redrive it$/,
+            ),
+            details: { actorId: 'profile/ada', stateVersion: 1, migrateStep: 1 },
           },
         },
       },
@@ -221,6 +224,21 @@ describe('state versions', () => {
     expect(JSON.stringify(await backend.store.listDeadLetters('profile/ada'))).toContain(
       'admin:secret',
     );
+  });
+
+  it("let a query meet a migration's own error, not a message's wait", async () => {
+    const { backend } = await adaOnVersion1();
+    const Broken = migrationThrowing(new TerminalError('cannot split an old name'));
+    const name = query({
+      name: 'name',
+      args: z.object({}),
+      handler: async (ctx) => (await ctx.get(Broken.ref('ada'))).first,
+    });
+    const { outcome } = await evaluateQuery(name, {}, undefined, {
+      registry: new Registry([Broken]),
+      store: backend.store,
+    });
+    expect(outcome).toMatchObject({ ok: false, error: { message: 'cannot split an old name' } });
   });
 
   it('let queries read an old record as the current version has it', async () => {

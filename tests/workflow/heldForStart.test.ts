@@ -146,6 +146,35 @@ describe('what comes for an instance before its start', () => {
     );
   });
 
+  it('measures a raised retention from the latest of what it holds, not the first', async () => {
+    const h = workflowHarness([Approval.actor]);
+    const ref = Approval.ref('two');
+    const t0 = h.clock.now();
+    await h.client.signal(ref, 'approved', 'first');
+    await h.runAll({ until: h.clock.now() });
+    h.clock.set(t0 + 2 * DAY);
+    await h.client.signal(ref, 'approved', 'second');
+    await h.runAll({ until: h.clock.now() });
+
+    // Raised to 4 days: the timer set for 3 days after the second fires at 5 days, one day
+    // before the raised retention after the second ends (the first's ended a day before).
+    h.deploy([workflow({ name: 'approval', retentionMs: 4 * DAY, ...approval }).actor]);
+    await h.runAll({ until: t0 + 5 * DAY + 1, expire: true });
+    expect(((await h.state(ref.id)) as WorkflowState).signals).toHaveLength(2);
+    expect(await expiryOf(h, ref.id)).toMatchObject([{ at: t0 + 6 * DAY }]);
+  });
+
+  it('leaves a running instance alone when an expiry reaches it', async () => {
+    const h = workflowHarness([Approval.actor]);
+    const ref = Approval.ref('running');
+    await h.client.start(Approval, 'running', {});
+    await h.runAll({ until: h.clock.now() });
+    await h.client.send(ref, '_expire' as never, {} as never);
+    await h.runAll({ until: h.clock.now() });
+    expect(((await h.state(ref.id)) as WorkflowState).status).toBe('waiting');
+    expect((await h.backend.store.load(ref.id))?.expiresAt).toBeUndefined();
+  });
+
   it("keeps a parent's end for the retention a deploy raised since", async () => {
     const h = workflowHarness([Parent, Approval.actor]);
     const ref = Approval.ref('raised-child');
