@@ -133,6 +133,57 @@ describe('the reply of start, signal and cancel', () => {
       output: { verdict: 'private: raise 12%' },
     });
   });
+
+  it('is given, without the summary, when the workflow’s authorize throws for a read', async () => {
+    // Written for starts alone: a read has no input, and the check throws. The door counts a
+    // throw as a refusal; so does the start's reply, inside its turn, which it used to fail.
+    const Order = workflow({
+      name: 'order',
+      input: z.object({ owner: z.string() }),
+      public: true,
+      authorize: (caller, request) =>
+        caller.kind === 'user' &&
+        (request as { input: { owner: string } }).input.owner ===
+          (caller.identity as { userId: string }).userId,
+      run: async () => 'placed',
+    });
+    const { actors } = defineApp({ workflows: [Order] });
+    const h = workflowHarness(actors);
+    const door = new Client({
+      actors,
+      store: h.backend.store,
+      queue: h.backend.queue,
+      clock: h.clock,
+    });
+    const asked = door.ask(
+      Order.ref('o-1') as never,
+      'start' as never,
+      { input: { owner: 'alice' } } as never,
+      { caller: alice },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    await h.runAll();
+    expect(await asked).toEqual({ id: 'o-1' });
+    expect(await h.client.result(Order.ref('o-1'))).toBe('placed');
+  });
+});
+
+describe('reading an instance from outside', () => {
+  it('checks the instance a ref’s id names, whatever its type and key say', async () => {
+    const { h, outside } = clients();
+    await h.client.start(Internal, 'payroll', {});
+    await h.runAll();
+    // A ref is plain JSON: one of alice's own instances, with the id of an internal one.
+    const forged = { ...Greeter.ref('alice-1'), id: Internal.ref('payroll').id };
+    await expect(outside.workflowStatus(forged, { caller: alice })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+      message: expect.stringContaining('"internal" instance payroll'),
+    });
+    await expect(outside.result(forged, { caller: alice })).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+    });
+    expect(await h.client.workflowStatus(forged)).toMatchObject({ status: 'completed' });
+  });
 });
 
 describe('an actor starting a workflow', () => {

@@ -7,6 +7,7 @@ import type { Store } from '../adapter/ports.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';
 import type { Registry } from '../registry.ts';
+import { parseActorId } from '../shared/actorId.ts';
 import { FINAL_STATUSES, newWorkflowState, type WorkflowState } from '../workflow/journal.ts';
 import { mayReadWorkflow } from '../workflow/readAccess.ts';
 import { workflowOf } from '../workflow/workflow.ts';
@@ -18,20 +19,22 @@ export async function readWorkflow(
   caller: Caller,
   ref: ActorRef,
 ): Promise<WorkflowState> {
-  const definition = registry.has(ref?.type)
-    ? workflowOf(registry.definition(ref.type))
-    : undefined;
-  if (!definition) {
+  // The instance read is the one `ref.id` names, whatever `ref.type` and `ref.key` say: a ref
+  // is plain JSON, and one put together by a caller must not pass the check as another instance.
+  const named = typeof ref?.id === 'string' ? parseActorId(ref.id) : undefined;
+  const definition =
+    named && registry.has(named.type) ? workflowOf(registry.definition(named.type)) : undefined;
+  if (!named || !definition) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `${String(ref?.id)} is not a workflow instance of this app: pass Workflow.ref(id) of a workflow the client's actors include (defineApp's app.actors)`,
     );
   }
-  if (!mayReadWorkflow(definition, caller, ref.key)) {
+  if (!mayReadWorkflow(definition, caller, named.key)) {
     throw new BatonError(
       ErrorCode.FORBIDDEN,
-      `not allowed: this caller may not read workflow "${definition.name}" instance ${ref.key}`,
-      { details: { workflow: definition.name, id: ref.key } },
+      `not allowed: this caller may not read workflow "${definition.name}" instance ${named.key}`,
+      { details: { workflow: definition.name, id: named.key } },
     );
   }
   const record = await store.load(ref.id);

@@ -7,7 +7,9 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
  * Whether `caller` may read instance `id` of `definition`: trusted code always; another caller
- * only of a public workflow whose `authorize`, if it has one, allows `{ action: 'read' }`.
+ * only of a public workflow whose `authorize`, if it has one, returns `true` for
+ * `{ action: 'read' }`. An `authorize` that throws refuses, as at the door: the replies of a
+ * start, signal or cancel ask this inside their turn, which a throw would fail.
  */
 export function mayReadWorkflow(
   definition: Pick<AnyWorkflowDefinition, 'public' | 'authorize'>,
@@ -16,5 +18,11 @@ export function mayReadWorkflow(
 ): boolean {
   if (isTrusted(caller)) return true;
   if (definition.public !== true) return false;
-  return definition.authorize ? definition.authorize(caller, { action: 'read', id }) : true;
+  const { authorize } = definition;
+  if (!authorize) return true;
+  try {
+    return authorize(caller, { action: 'read', id }) === true;
+  } catch {
+    return false;
+  }
 }
