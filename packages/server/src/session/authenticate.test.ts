@@ -41,6 +41,47 @@ describe('authenticate', () => {
   });
 });
 
+describe('an identity that is not plain JSON data', () => {
+  /** What a verifier library may hand back: claims kept private, read through a getter. */
+  class Session {
+    readonly #sub: string;
+    constructor(sub: string) {
+      this.#sub = sub;
+    }
+    get userId(): string {
+      return this.#sub;
+    }
+  }
+
+  it.each([
+    ['a class instance', () => new Session('alice'), 'identity is a Session'],
+    ['a Map inside', () => ({ userId: 'alice', roles: new Map() }), 'identity.roles is a Map'],
+    ['a Set in a list', () => ({ teams: [{ ids: new Set() }] }), 'identity.teams[0].ids is a Set'],
+    ['a number JSON cannot write', () => ({ rank: Number.NaN }), 'identity.rank is NaN'],
+  ])(
+    'is refused when it is %s, naming where, and saying what to return',
+    async (_, auth, where) => {
+      const error = (await authenticate(auth, attempt, clock).catch(
+        (e: unknown) => e,
+      )) as BatonError;
+      expect(error).toBeInstanceOf(BatonError);
+      expect(error.code).toBe(ErrorCode.INVALID_STATE);
+      expect(error.message).toContain(`(${where})`);
+      expect(error.message).toContain('Return plain data, e.g. { userId: session.userId }');
+    },
+  );
+
+  it('is not what plain data is: objects, lists, strings, numbers, null', async () => {
+    const identity = { userId: 'alice', groups: ['a', null], age: 3, admin: false, org: null };
+    const { identity: got } = await authenticate(() => identity, attempt, clock);
+    expect(got).toBe(identity);
+    expect((await authenticate(() => 'alice', attempt, clock)).identity).toBe('alice');
+    expect((await authenticate(() => undefined, attempt, clock)).identity).toBeUndefined();
+    const bare = Object.assign(Object.create(null) as object, { userId: 'alice' });
+    expect((await authenticate(() => bare, attempt, clock)).identity).toBe(bare);
+  });
+});
+
 describe('authenticate refuses', () => {
   const refusal = (auth: (request: { validUntil(at: number): void }) => unknown, now = clock) =>
     authenticate(auth, attempt, now).then(

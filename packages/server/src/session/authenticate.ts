@@ -63,6 +63,7 @@ export async function authenticate(
   } finally {
     settled = true;
   }
+  checkPlainIdentity(identity);
   if (validUntil === undefined) return { identity };
   if (validUntil <= clock.now()) {
     throw new BatonError(
@@ -72,6 +73,54 @@ export async function authenticate(
     );
   }
   return { identity, validUntil };
+}
+
+/** Nesting past this is taken for a cycle. */
+const MAX_DEPTH = 64;
+
+/**
+ * Refuses an identity that is not plain JSON data. Baton tells users apart by their identity's
+ * JSON (the instance of a query reading `ctx.identity`, the scope of idempotency keys, the
+ * per-user connection cap), and API Gateway's connections keep it as JSON: a class instance
+ * whose fields are private or getters, a Map or a Set, reads as `{}`, which would make one user
+ * of them all.
+ */
+function checkPlainIdentity(identity: unknown): void {
+  const problem = identity === undefined ? undefined : notPlain(identity, 'identity', 0);
+  if (problem === undefined) return;
+  throw new BatonError(
+    ErrorCode.INVALID_STATE,
+    `the auth hook returned an identity that is not plain JSON data (${problem}): Baton tells ` +
+      'users apart by their identity as JSON, where such a value would read as {} for every ' +
+      'user. Return plain data, e.g. { userId: session.userId }',
+  );
+}
+
+/** Where `value` is not plain JSON data, as `path is what`; `undefined` when it is. */
+function notPlain(value: unknown, path: string, depth: number): string | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? undefined : `${path} is ${value}`;
+  }
+  if (typeof value !== 'object') return `${path} is a ${typeof value}`;
+  if (depth >= MAX_DEPTH) return `${path} nests past ${MAX_DEPTH} levels`;
+  const proto = Object.getPrototypeOf(value);
+  if (Array.isArray(value) && proto === Array.prototype) {
+    for (let i = 0; i < value.length; i++) {
+      const found = notPlain(value[i], `${path}[${i}]`, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (proto !== Object.prototype && proto !== null) {
+    return `${path} is a ${(value.constructor as { name?: string } | undefined)?.name || 'non-plain object'}`;
+  }
+  for (const [key, member] of Object.entries(value)) {
+    if (member === undefined) continue;
+    const found = notPlain(member, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Whether a connection's identity ended by `now` (never, without a `validUntil`). */

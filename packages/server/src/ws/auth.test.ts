@@ -203,4 +203,28 @@ describe('an identity that ends (validUntil)', () => {
     const logged = lines.map((line) => JSON.parse(line)).find((l) => l.reason !== undefined);
     expect(logged.reason).toMatch(why);
   });
+
+  it('refuses a connection whose identity is not plain JSON (4401), logging why', async () => {
+    // Its JSON is {} for every user: they would share one scope (a query reading ctx.identity,
+    // idempotency keys, the per-user connection cap).
+    class Session {
+      readonly #sub: string;
+      constructor(sub: string) {
+        this.#sub = sub;
+      }
+      get userId(): string {
+        return this.#sub;
+      }
+    }
+    const lines: string[] = [];
+    t = await startTestServer({
+      logger: jsonLogger({ write: (line) => lines.push(line) }),
+      auth: ({ token }) => new Session(String(token)),
+    });
+    const refused = await TestSocket.open(t.server.url, { query: '?token=alice' });
+    expect(await refused.closed).toEqual({ code: 4401, reason: 'unauthorized' });
+    const logged = lines.map((line) => JSON.parse(line)).find((l) => l.reason !== undefined);
+    expect(logged.reason).toMatch(/not plain JSON data \(identity is a Session\)/);
+    expect(t.server.connections()).toEqual([]);
+  });
 });
