@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { createServer } from 'node:net';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
 import { ingressHandler, workerHandler } from '@baton/aws/lambda';
 import { LocalSqsEventSource } from '@baton/aws/local';
-import { silentLogger } from '@baton/core';
+import { jsonLogger, silentLogger } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -227,5 +228,76 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
     expect(JSON.parse(outcome.body)).toEqual({ outcome: { ok: true, value: amount } });
     expect((await store.load('account/carol'))?.state).toMatchObject({ balance: amount });
     expect((await handle(deposit(14 - amount))).statusCode).toBe(409);
+  });
+});
+
+describe('the HTTP ingress when a store or a queue behind it fails', () => {
+  const sqsEndpoint = inject('sqsEndpoint');
+  const { dynamodb, sqs } = createAwsClients({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint,
+  });
+  const tableName = `ingress-down-${randomUUID().slice(0, 8)}`;
+  // An inbox that does not exist (deleted, or a stage misconfigured), by a name an outsider
+  // has no business knowing: an outage or a wrong IAM policy fails its calls alike.
+  const queueName = `internal-billing-${randomUUID().slice(0, 8)}.fifo`;
+  const missingQueue = new SqsQueue({
+    client: sqs,
+    queueUrl: `${sqsEndpoint}/000000000000/${queueName}`,
+  });
+  const deposit = (idempotencyKey: string) =>
+    request('/send', {
+      to: 'account/alice',
+      name: 'deposit',
+      payload: { amount: 1 },
+      idempotencyKey,
+    });
+
+  beforeAll(() => createTable(dynamodb, tableName));
+
+  it('answers 503 with the code alone, and logs the SDK text, for a queue that fails', async () => {
+    const lines: string[] = [];
+    const store = new DynamoStore({ client: dynamodb, tableName });
+    const logger = jsonLogger({ write: (line) => lines.push(line) });
+    const handle = ingressHandler({ actors: [Account], store, queue: missingQueue, logger });
+    const response = await handle(deposit('k1'));
+    expect(response.statusCode).toBe(503);
+    const { error } = JSON.parse(response.body);
+    expect(error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/retry later/),
+    });
+    expect(JSON.stringify(error)).not.toMatch(/SQS|SendMessage|exist|billing|127\.0\.0\.1/i);
+    // The operator's log has what the caller is not told.
+    expect(lines.join('\n')).toContain('SQS SendMessage failed: QueueDoesNotExist');
+  });
+
+  it('answers 503 with the code alone for a store it cannot reach', async () => {
+    // A loopback port nothing answers on: a store endpoint that is down.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const down = new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${closed}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
+    const store = new DynamoStore({ client: down, tableName });
+    const handle = ingressHandler({
+      actors: [Account],
+      store,
+      queue: missingQueue,
+      logger: silentLogger,
+    });
+    const response = await handle(deposit('k2'));
+    expect(response.statusCode).toBe(503);
+    const text = JSON.stringify(JSON.parse(response.body).error);
+    expect(text).toContain('UNAVAILABLE');
+    expect(text).not.toContain(String(closed));
+    expect(text).not.toMatch(/ECONNREFUSED|DynamoDB/);
   });
 });

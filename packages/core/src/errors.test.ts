@@ -8,6 +8,7 @@ import {
   type SerializedError,
   TerminalError,
   toBatonError,
+  withheld,
 } from './errors.ts';
 
 const TERMINAL: readonly ErrorCode[] = [
@@ -197,5 +198,32 @@ describe('errorFromJSON', () => {
       expect(rebuilt.code).toBe(code);
       expect(rebuilt.terminal).toBe(TERMINAL.includes(code));
     }
+  });
+});
+
+describe('withheld', () => {
+  it('gives an outside caller the code of an internal error, not its text or details', () => {
+    const logged: string[] = [];
+    const internal = new BatonError(ErrorCode.UNAVAILABLE, 'SQS SendMessage failed: arn:aws:…', {
+      details: { queue: 'internal-billing' },
+      retryAfterMs: 1_000,
+      internal: true,
+    });
+    const shown = withheld(internal, (text) => logged.push(text));
+    expect(shown).toMatchObject({ code: ErrorCode.UNAVAILABLE, retryAfterMs: 1_000, details: {} });
+    expect(shown.message).toBe(
+      "a service the app uses failed; retry later (its text is in the server's log)",
+    );
+    expect(logged).toEqual(['SQS SendMessage failed: arn:aws:…']);
+  });
+
+  it('hides a surprise error’s text, and shows a Baton error as it is', () => {
+    const surprise = toBatonError(new Error('ECONNREFUSED postgres://admin:pw@db'));
+    expect(withheld(surprise).message).toBe("an unexpected error; its text is in the server's log");
+    const meant = new BatonError(
+      ErrorCode.UNAVAILABLE,
+      'the query instance was dropped; subscribe again',
+    );
+    expect(withheld(meant)).toBe(meant);
   });
 });

@@ -116,6 +116,8 @@ const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
 ]);
 
 const MARK = Symbol.for('baton.error');
+/** Set on an error whose message is for the server's log only (`BatonErrorOptions.internal`). */
+const INTERNAL = Symbol.for('baton.error.internal');
 
 export interface BatonErrorOptions {
   /** Extra machine-readable facts (field paths, limits, the actor id). */
@@ -123,6 +125,12 @@ export interface BatonErrorOptions {
   /** For retryable errors: the earliest time to retry, in milliseconds from now. */
   readonly retryAfterMs?: number;
   readonly cause?: unknown;
+  /**
+   * The message is about the app's insides — a vendor's text, a host, a queue's or a table's
+   * name — as an adapter's failure is: the server's log keeps it, a caller outside the app is
+   * told only the code (see {@link withheld}).
+   */
+  readonly internal?: boolean;
 }
 
 /**
@@ -141,6 +149,7 @@ export class BatonError extends Error {
     this.details = options.details ?? {};
     this.retryAfterMs = options.retryAfterMs;
     Object.defineProperty(this, MARK, { value: true });
+    if (options.internal) Object.defineProperty(this, INTERNAL, { value: true });
   }
 
   /** Terminal errors reject one message for good; others are retried. */
@@ -230,17 +239,29 @@ const UNEXPECTED = 'unexpected error: ';
 
 /**
  * What a caller outside the app is shown of `error`: an error that code threw by surprise (no
- * Baton error: a driver's, a bug's) keeps its code, but not its text, which may name what an
- * outsider must not see (a connection string, a table, a stack); the server's log and the
- * dead letter keep it. A Baton error (a `TerminalError`'s "insufficient funds") is for the
- * caller, and is shown as it is. `log` is given the text withheld, for the server's log.
+ * Baton error: a driver's, a bug's), or one an adapter marked `internal` (a store or a queue
+ * that failed), keeps its code and its `retryAfterMs`, but not its text or details, which may
+ * name what an outsider must not see (a connection string, a table, a queue, an account, a
+ * stack); the server's log and the dead letter keep them. A Baton error (a `TerminalError`'s
+ * "insufficient funds") is for the caller, and is shown as it is. `log` is given the text
+ * withheld, for the server's log.
  *
  * @example
  * withheld(toBatonError(new Error('ECONNREFUSED postgres://admin:pw@db'))).message;
  * // 'an unexpected error; its text is in the server's log'
  */
 export function withheld(error: BatonError, log?: (text: string) => void): BatonError {
-  if (error.code !== ErrorCode.RETRYABLE || !error.message.startsWith(UNEXPECTED)) return error;
+  const unexpected = error.code === ErrorCode.RETRYABLE && error.message.startsWith(UNEXPECTED);
+  if (!unexpected && (error as unknown as Record<symbol, unknown>)[INTERNAL] !== true) {
+    return error;
+  }
   log?.(error.message);
-  return new BatonError(error.code, "an unexpected error; its text is in the server's log");
+  const message = unexpected
+    ? "an unexpected error; its text is in the server's log"
+    : "a service the app uses failed; retry later (its text is in the server's log)";
+  return new BatonError(
+    error.code,
+    message,
+    error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs },
+  );
 }

@@ -19,6 +19,7 @@ export function awsErrorName(error: unknown): string {
 /**
  * Wraps a vendor failure the engine cannot act on (throttling after the SDK's own retries, a
  * network error, a missing table) into a retryable UNAVAILABLE BatonError, keeping the cause.
+ * Its text is internal: the server's log has it, a caller outside the app is told the code.
  * A BatonError passes through unchanged.
  */
 export function unavailable(
@@ -36,6 +37,8 @@ export function unavailable(
     {
       cause: error,
       details: { service, operation, awsError: name },
+      // The SDK's text may name the account, a role, a table, a queue or a host.
+      internal: true,
       ...(throttled || THROTTLING.has(name) ? { retryAfterMs: 1_000 } : {}),
     },
   );

@@ -162,6 +162,7 @@ export class SqsQueue implements Queue {
                 senderFault: f.SenderFault,
               })),
             },
+            internal: true,
           },
         );
       }
@@ -387,7 +388,7 @@ function throwUnlessStale(
     throw new BatonError(
       ErrorCode.UNAVAILABLE,
       `SQS ${operation} failed for ${real.length} receipts (first: ${first.Code}: ${first.Message})`,
-      { details: { service: 'SQS', operation, failed: real } },
+      { details: { service: 'SQS', operation, failed: real }, internal: true },
     );
   }
 }
