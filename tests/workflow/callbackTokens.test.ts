@@ -4,7 +4,8 @@
  * ago) gets one answer, so a forged token tells nothing of which instances exist — even of
  * workflows no client may reach, whose `callback` handler every client may call.
  */
-import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { ANONYMOUS, ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { settled } from '../engine/helpers.ts';
@@ -74,5 +75,55 @@ describe('a callback token the record cannot check', () => {
     h.clock.set(expiresAt!);
     h.backend.store.purgeExpired();
     expect(await h.backend.store.load(stranger.id)).toBeUndefined();
+  });
+});
+
+describe('a callback sent from outside the app', () => {
+  function outside() {
+    tokens.length = 0;
+    const h = workflowHarness([Internal.actor]);
+    const { store, queue } = h.backend;
+    const door = new Client({ actors: [Internal.actor], store, queue, clock: h.clock });
+    return { h, door };
+  }
+  const refusal = (door: Client, type: string, key: string, token: string) =>
+    door
+      .send(
+        { type, key, id: `${type}/${key}` } as never,
+        'callback' as never,
+        { token, ok: true } as never,
+        { caller: ANONYMOUS },
+      )
+      .then(
+        () => 'accepted',
+        (error: { code: string; message: string }) => `${error.code}: ${error.message}`,
+      );
+
+  it('is refused at the door, as a type that takes nothing from clients is, unless its token is one the instance journaled', async () => {
+    const { h, door } = outside();
+    const ref = await h.client.start(Internal, 'i-1', {});
+    await h.runAll({ until: h.clock.now() });
+    const forExisting = await refusal(door, 'wf-internal', 'i-1', forge(ref.id, 0));
+    const forNone = await refusal(door, 'wf-internal', 'i-2', forge('wf-internal/i-2', 0));
+    const garbage = await refusal(door, 'wf-internal', 'i-1', 'AAAA');
+    const forNoType = await refusal(door, 'wf-nosuch', 'i-1', forge('wf-nosuch/i-1', 0));
+    expect(forExisting).toMatch(
+      /^FORBIDDEN: no actor type "wf-internal" takes messages from clients/,
+    );
+    expect([forNone, garbage, forNoType.replace('wf-nosuch', 'wf-internal')]).toEqual([
+      forExisting,
+      forExisting,
+      forExisting,
+    ]);
+    // Nothing was enqueued: no record at the instance nobody started.
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.backend.store.load('wf-internal/i-2')).toBeUndefined();
+    // The real token is let through, and completes the callback.
+    expect(await refusal(door, 'wf-internal', 'i-1', tokens[0]!)).toBe('accepted');
+    await h.runAll({ until: h.clock.now() });
+    const state = (await h.state(ref.id)) as WorkflowState;
+    // Past the callback: its steps ran, and it waits for its end.
+    expect(state.status).toBe('waiting');
+    expect(state.journal.some((entry) => entry.kind === 'step' && entry.name === 's39')).toBe(true);
   });
 });

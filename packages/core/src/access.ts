@@ -42,17 +42,7 @@ export function authorizeMessage(
     ? (registry.definition(parsed.type).handlers as Record<string, AnyHandler>)
     : {};
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-  if (handler?.public !== true) {
-    const open = Object.keys(handlers).filter((n) => listed(handlers[n]));
-    // A type clients may send nothing to reads as one that does not exist, so a refusal tells
-    // an outsider nothing of internal types; the types that take messages from clients are
-    // named, for a misspelt one.
-    const reason =
-      open.length > 0
-        ? `actor type "${parsed.type}" has no public handler "${name}" (clients may send: ${open.join(', ')})`
-        : `no actor type "${parsed.type}" takes messages from clients (types that do: ${publicTypes(registry).join(', ') || 'none'})`;
-    throw forbidden(reason + (hint ? `; ${hint}` : ''), { type: parsed.type, name });
-  }
+  if (handler?.public !== true) throw notOpen(registry, parsed.type, name, hint);
   const resolved = registry.resolve(to, name, payload);
   if (handler.authorize && !allows(() => handler.authorize!(caller, refOf(to), resolved.payload))) {
     throw forbidden(`not allowed: this caller may not send "${name}" to ${to}`, {
@@ -121,6 +111,32 @@ function allows(check: () => unknown): boolean {
     if (isBatonError(error) && error.code !== ErrorCode.RETRYABLE) throw error;
     return false;
   }
+}
+
+/**
+ * The refusal of handler `name` of `type` to a caller outside the app, as if it were not public:
+ * a type clients may send nothing to reads as one that does not exist, so a refusal tells an
+ * outsider nothing of internal types; the types that take messages from clients are named, for
+ * a misspelt one. Also the refusal of a token-guarded handler given a token of nothing (see
+ * `checkCallbackToken`).
+ */
+export function notOpen(registry: Registry, type: string, name: string, hint?: string): BatonError {
+  const handlers = registry.types.includes(type)
+    ? (registry.definition(type).handlers as Record<string, AnyHandler>)
+    : {};
+  const open = Object.keys(handlers).filter((n) => listed(handlers[n]));
+  const reason =
+    open.length > 0
+      ? `actor type "${type}" has no public handler "${name}" (clients may send: ${open.join(', ')})`
+      : `no actor type "${type}" takes messages from clients (types that do: ${publicTypes(registry).join(', ') || 'none'})`;
+  return forbidden(reason + (hint ? `; ${hint}` : ''), { type, name });
+}
+
+/** Whether clients may send `type` anything but token-guarded messages. */
+export function isOpenType(registry: Registry, type: string): boolean {
+  if (!registry.types.includes(type)) return false;
+  const handlers = registry.definition(type).handlers as Record<string, AnyHandler>;
+  return Object.values(handlers).some(listed);
 }
 
 function forbidden(message: string, details: Record<string, unknown>): BatonError {

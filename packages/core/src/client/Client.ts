@@ -24,6 +24,7 @@ import type {
   OutputOf,
   WorkflowRef,
 } from '../workflow/workflow.ts';
+import { checkCallbackToken } from './checkCallbackToken.ts';
 import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 
 export interface ClientOptions {
@@ -151,6 +152,7 @@ export class Client {
     options: SendOptions = {},
   ): Promise<SendResult> {
     let envelope = this.#envelope(to, name, payload, options);
+    await this.#checkToken(envelope, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
     if (options.idempotencyKey !== undefined) {
@@ -176,6 +178,7 @@ export class Client {
     options: AskOptions = {},
   ): Promise<ReplyOf<Def, Name>> {
     let envelope = this.#envelope(to, name, payload, options);
+    await this.#checkToken(envelope, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
     const timeoutMs = options.timeoutMs ?? this.#askTimeoutMs;
@@ -362,6 +365,19 @@ export class Client {
     return known ? { known, envelope: retry } : { envelope: retry };
   }
 
+  /** A token-guarded message (a workflow's callback) from outside: its token checked here. */
+  #checkToken(envelope: Envelope, options: SendOptions): Promise<void> {
+    const { caller, hint } = this.#sender(options);
+    return checkCallbackToken(this.#store, this.#registry, caller, envelope, hint);
+  }
+
+  /** Who a call speaks for, and what a refusal of an implicit anonymous caller adds. */
+  #sender(options: SendOptions): { caller: Caller; hint: string | undefined } {
+    const caller = options.caller ?? this.#caller;
+    const implicit = options.caller === undefined && caller.kind === 'anonymous';
+    return { caller, hint: implicit ? IMPLICIT_HINT : undefined };
+  }
+
   #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {
     const key = options.idempotencyKey;
     if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 200)) {
@@ -376,9 +392,7 @@ export class Client {
         `traceparent must be a W3C trace context, 00-<32 hex>-<16 hex>-<2 hex> with non-zero ids, got ${JSON.stringify(options.traceparent)}`,
       );
     }
-    const caller = options.caller ?? this.#caller;
-    const hint =
-      options.caller === undefined && caller.kind === 'anonymous' ? IMPLICIT_HINT : undefined;
+    const { caller, hint } = this.#sender(options);
     // The message as its receiver reads it: JSON.
     const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
       authorizeMessage(this.#registry, caller, to.id, name, p, hint),

@@ -22,6 +22,14 @@ const fromBase64Url = (text: string) => {
   return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.codePointAt(0) ?? 0));
 };
 
+/** The refusal of a token that names no pending callback of the instance it is sent to. */
+export function notPendingCallback(): BatonError {
+  return new BatonError(
+    ErrorCode.FORBIDDEN,
+    'not a pending callback of this workflow instance: pass the token its ctx.createCallback() gave, unchanged (a callback completes once)',
+  );
+}
+
 export const callbackToken = {
   encode(actorId: string, seq: number, secret: string): string {
     return toBase64Url(JSON.stringify([actorId, seq, secret]));

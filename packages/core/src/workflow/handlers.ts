@@ -15,7 +15,7 @@ import {
   finish,
   notifyParents,
 } from './advance.ts';
-import { callbackToken } from './callbackToken.ts';
+import { callbackToken, notPendingCallback } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';
 import { dropHistory } from './history.ts';
 import {
@@ -169,10 +169,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           entry.secret === undefined ||
           entry.secret !== address.secret
         ) {
-          throw new BatonError(
-            ErrorCode.FORBIDDEN,
-            'not a pending callback of this workflow instance: pass the token its ctx.createCallback() gave, unchanged (a callback completes once)',
-          );
+          throw notPendingCallback();
         }
         if (entry.state !== 'pending') {
           // A replayed token (or one whose wait timed out or lost a race) changes nothing.

@@ -1,0 +1,54 @@
+/**
+ * A workflow's `callback` is public to whoever holds a token of it, internal workflows too (a
+ * webhook completes it). Checked at the door, before anything is enqueued: a token that names
+ * no callback of the instance it is sent to is refused there, as a message to a type that takes
+ * nothing from clients is, so that an outsider's forged token tells nothing of which workflows
+ * and instances exist, and writes nothing. The handler checks the token again in its turn.
+ */
+import { isOpenType, notOpen } from '../access.ts';
+import type { Store } from '../adapter/ports.ts';
+import { type Caller, isTrusted } from '../caller.ts';
+import type { AnyHandler, Registry } from '../registry.ts';
+import { parseActorId } from '../shared/actorId.ts';
+import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
+import { callbackToken, notPendingCallback } from '../workflow/callbackToken.ts';
+import { entryAt, type WorkflowState } from '../workflow/journal.ts';
+
+/**
+ * Throws FORBIDDEN unless message `name` to `to` from `caller` is trusted, not token-guarded, or
+ * carries the token of a callback the instance journaled (pending or settled: a retried
+ * completion is answered by its first outcome, or told the callback completed once).
+ */
+export async function checkCallbackToken(
+  store: Store,
+  registry: Registry,
+  caller: Caller,
+  message: { readonly to: string; readonly name: string; readonly payload: unknown },
+  hint?: string,
+): Promise<void> {
+  const { to, name, payload } = message;
+  const type = parseActorId(to)?.type;
+  if (isTrusted(caller) || type === undefined || !registry.types.includes(type)) return;
+  const handlers = registry.definition(type).handlers as Record<string, AnyHandler>;
+  const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
+  if (!(handler as { [TOKEN_GUARDED]?: true } | undefined)?.[TOKEN_GUARDED]) return;
+  if (await journaled(store, to, (payload as { token?: unknown } | undefined)?.token)) return;
+  if (!isOpenType(registry, type)) throw notOpen(registry, type, name, hint);
+  throw notPendingCallback();
+}
+
+/** Whether `token` names a callback instance `to` has journaled, by its secret. */
+async function journaled(store: Store, to: string, token: unknown): Promise<boolean> {
+  let address: ReturnType<typeof callbackToken.decode>;
+  try {
+    address = callbackToken.decode(token);
+  } catch {
+    return false;
+  }
+  if (address.actorId !== to) return false;
+  const state = (await store.load(to))?.state as WorkflowState | undefined;
+  const entry = state?.journal ? entryAt(state, address.seq) : undefined;
+  return (
+    entry?.kind === 'callback' && entry.secret !== undefined && entry.secret === address.secret
+  );
+}
