@@ -3,7 +3,8 @@
  * concurrency limit, child workflows, sagas whose compensations run in reverse on failure or
  * cancel, and terminate.
  */
-import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { type Caller, defineApp, ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -109,6 +110,59 @@ describe('composition', () => {
     expect(await h.client.result(bad)).toBe(ErrorCode.STEP_FAILED);
     expect(await h.client.result(Child.ref('sq-3'))).toBe(9);
     expect(childSteps).toBe(2);
+  });
+
+  it('takes a child started before as its own only if trusted code started it with the same input', async () => {
+    const mallory: Caller = { kind: 'user', identity: { userId: 'mallory' } };
+    const owns = (caller: Caller, id: string) =>
+      caller.kind === 'user' && id.startsWith(`${(caller.identity as { userId: string }).userId}-`);
+    // Public, so a user may start a charge of their own; a checkout charges the shop's price.
+    const Charge = workflow({
+      name: 'charge',
+      input: z.object({ amount: z.number() }),
+      public: true,
+      authorize: (caller, request) => owns(caller, request.id),
+      run: async (_ctx, { amount }) => ({ charged: amount }),
+    });
+    const Checkout = workflow({
+      name: 'checkout',
+      input: z.object({}),
+      public: true,
+      authorize: (caller, request) => owns(caller, request.id),
+      run: async (ctx) => {
+        const { charged } = await ctx.child(Charge, `${ctx.id}-charge`, { amount: 1_000 });
+        return { paid: charged };
+      },
+    });
+    // Both parents charge the same child, with the same input: one run serves both.
+    const Twin = workflow({
+      name: 'twin',
+      input: z.object({}),
+      run: async (ctx) => ctx.child(Charge, 'shared-charge', { amount: 5 }),
+    });
+    const { actors } = defineApp({ workflows: [Checkout, Charge, Twin] });
+    const h = workflowHarness(actors);
+    const door = new Client({
+      actors,
+      store: h.backend.store,
+      queue: h.backend.queue,
+      clock: h.clock,
+    });
+    // Mallory starts, for nothing, the charge her checkout will use; then the checkout.
+    await door.start(Charge, 'mallory-1-charge', { amount: 0 }, { caller: mallory });
+    await h.runAll();
+    const order = await door.start(Checkout, 'mallory-1', {}, { caller: mallory });
+    await h.runAll();
+    await expect(h.client.result(order)).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message: expect.stringMatching(/mallory-1-charge was started by another caller.*ctx\.id/),
+    });
+
+    const first = await h.client.start(Twin, 'a', {});
+    const second = await h.client.start(Twin, 'b', {});
+    await h.runAll();
+    expect(await h.client.result(first)).toEqual({ charged: 5 });
+    expect(await h.client.result(second)).toEqual({ charged: 5 });
   });
 });
 

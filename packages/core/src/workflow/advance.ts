@@ -252,11 +252,18 @@ export function notifyParents(ctx: Ctx): void {
             state.error ??
             new BatonError(ErrorCode.CANCELLED, `workflow instance ${ctx.self.key} ended`).toJSON(),
         };
-  for (const { actor, seq, run } of state.notify) {
-    const parent = parseActorId(actor);
-    if (!parent) continue;
-    const done = run === undefined ? { seq, outcome } : { seq, outcome, run };
-    ctx.send({ ...parent, id: actor } as never, '_childDone' as never, done as never);
-  }
+  for (const { actor, seq, run } of state.notify) tellParent(ctx, { actor, seq, run }, outcome);
   state.notify = [];
+}
+
+/** Tells parent `actor` the outcome of its child command `seq` (of its run `run`). */
+export function tellParent(
+  ctx: Ctx,
+  { actor, seq, run }: { actor: string; seq: number; run?: string | undefined },
+  outcome: Outcome,
+): void {
+  const parent = parseActorId(actor);
+  if (!parent) return;
+  const done = run === undefined ? { seq, outcome } : { seq, outcome, run };
+  ctx.send({ ...parent, id: actor } as never, '_childDone' as never, done as never);
 }

@@ -4,7 +4,9 @@
  */
 import type { ActorContext } from '../ActorContext.ts';
 import type { Authorize } from '../actor.ts';
+import { isTrusted } from '../caller.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { canonicalJson } from '../shared/canonicalJson.ts';
 import { digest128 } from '../shared/sha256.ts';
 import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
 import {
@@ -14,6 +16,7 @@ import {
   expireAfterRetention,
   finish,
   notifyParents,
+  tellParent,
 } from './advance.ts';
 import { callbackToken, notPendingCallback } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';
@@ -204,6 +207,12 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         const { state } = ctx;
         const parent = ctx.caller.kind === 'actor' ? ctx.caller.actor : undefined;
         if (!parent) return summary(ctx);
+        if (state.status !== 'new' && !startedAlike(state, input)) {
+          // A run someone else started, or with another input (a user may start a public
+          // workflow first at the id a parent will use): its output is not the parent's.
+          tellParent(ctx, { actor: parent, seq, run }, { ok: false, error: taken(ctx) });
+          return summary(ctx);
+        }
         state.notify.push(run === undefined ? { actor: parent, seq } : { actor: parent, seq, run });
         const ended = state.status === 'new' ? takeEndedStart(state, parent, seq, run) : undefined;
         if (ended) finish(definition, ctx, ended.status, { error: ended.error });
@@ -367,6 +376,24 @@ function takeEndedStart(
 }
 
 /** A new instance: its input, its caller, and a run id no other start of this id shares. */
+/**
+ * Whether a parent's child command may take the run `state` holds as its own: one that trusted
+ * code (a parent, an actor, the system) started with the same input.
+ */
+function startedAlike(state: WorkflowState, input: unknown): boolean {
+  if (!state.caller || !isTrusted(state.caller)) return false;
+  return canonicalJson(state.input) === canonicalJson(input);
+}
+
+function taken(ctx: Ctx): SerializedError {
+  return new BatonError(
+    ErrorCode.REJECTED,
+    `workflow instance ${ctx.self.key} was started by another caller, or with another input: ` +
+      'give a child an id only its parent starts (derive it from ctx.id)',
+    { details: { child: ctx.self.id } },
+  ).toJSON();
+}
+
 function begin(ctx: Ctx, input: unknown): void {
   const { state } = ctx;
   // What it held for its start is its own now: its expiry comes when it ends.
