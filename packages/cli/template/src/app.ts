@@ -9,7 +9,8 @@ import { count } from './queries.ts';
 export default defineApp({
   actors: [Counter],
   queries: [count],
-  // Who a WebSocket connection is. Everyone is a guest here; a real app checks a token, e.g. with
-  // jwtAuth from @baton/aws/auth, and handlers see the user as ctx.caller.
+  // Who a WebSocket connection is. Everyone is a guest here, so the app deployed as it is lets
+  // anyone who reaches its URL count; a real app checks a token, e.g. with jwtAuth from
+  // @baton/aws/auth, and handlers see the user as ctx.caller.
   auth: () => ({ guest: true }),
 });
