@@ -12,7 +12,6 @@ import {
   type QueryContext,
   workflow,
 } from '@baton/core';
-import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Greeter } from './greeter.ts';
@@ -29,10 +28,7 @@ const Internal = workflow({
 function clients() {
   const { actors } = defineApp({ workflows: [Internal, Greeter] });
   const h = workflowHarness(actors);
-  const { store, queue } = h.backend;
-  // A client as a host holds it: it speaks for the caller each call names.
-  const outside = new Client({ actors, store, queue, clock: h.clock });
-  return { h, outside };
+  return { h, outside: h.door };
 }
 
 describe('who may call a workflow', () => {
@@ -105,12 +101,7 @@ describe('the reply of start, signal and cancel', () => {
   it('is the instance’s summary only to a caller who may read it', async () => {
     const { actors } = defineApp({ workflows: [Review] });
     const h = workflowHarness(actors);
-    const door = new Client({
-      actors,
-      store: h.backend.store,
-      queue: h.backend.queue,
-      clock: h.clock,
-    });
+    const { door } = h;
     const ref = await door.start(Review, 'alice-1', { note: 'raise 12%' }, { caller: alice });
     await h.runAll();
     const ask = async (caller: Caller) => {
@@ -149,12 +140,7 @@ describe('the reply of start, signal and cancel', () => {
     });
     const { actors } = defineApp({ workflows: [Order] });
     const h = workflowHarness(actors);
-    const door = new Client({
-      actors,
-      store: h.backend.store,
-      queue: h.backend.queue,
-      clock: h.clock,
-    });
+    const { door } = h;
     const asked = door.ask(
       Order.ref('o-1') as never,
       'start' as never,

@@ -5,7 +5,7 @@
  * workflows no client may reach, whose `callback` handler every client may call.
  */
 import { ANONYMOUS, ErrorCode, type WorkflowState, workflow } from '@baton/core';
-import { Client } from '@baton/core/client';
+import type { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { settled } from '../engine/helpers.ts';
@@ -82,9 +82,7 @@ describe('a callback sent from outside the app', () => {
   function outside() {
     tokens.length = 0;
     const h = workflowHarness([Internal.actor]);
-    const { store, queue } = h.backend;
-    const door = new Client({ actors: [Internal.actor], store, queue, clock: h.clock });
-    return { h, door };
+    return { h, door: h.door };
   }
   const refusal = (door: Client, type: string, key: string, token: string) =>
     door

@@ -4,7 +4,6 @@
  * cancel, and terminate.
  */
 import { type Caller, defineApp, ErrorCode, type WorkflowState, workflow } from '@baton/core';
-import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -142,12 +141,7 @@ describe('composition', () => {
     });
     const { actors } = defineApp({ workflows: [Checkout, Charge, Twin] });
     const h = workflowHarness(actors);
-    const door = new Client({
-      actors,
-      store: h.backend.store,
-      queue: h.backend.queue,
-      clock: h.clock,
-    });
+    const { door } = h;
     // Mallory starts, for nothing, the charge her checkout will use; then the checkout.
     await door.start(Charge, 'mallory-1-charge', { amount: 0 }, { caller: mallory });
     await h.runAll();

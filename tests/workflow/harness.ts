@@ -16,6 +16,11 @@ export interface WorkflowHarness extends Harness {
   runAll(options?: { until?: number; expire?: boolean }): Promise<void>;
   /** Runs `actors` (new code) from now on: a new worker, engine and client on the same backend. */
   deploy(actors: readonly AnyActorDefinition[]): void;
+  /**
+   * A client as a host holds it for callers outside the app: it speaks for the caller each call
+   * names (anonymous when none), where `client` is trusted code's.
+   */
+  readonly door: Client;
 }
 
 export function workflowHarness(
@@ -25,8 +30,10 @@ export function workflowHarness(
   const h = setup({ actors, ...options });
   let worker = h.worker;
   let engine: Engine = h.engine;
+  const ports = { store: h.backend.store, queue: h.backend.queue, clock: h.clock };
   const harness: WorkflowHarness = {
     ...h,
+    door: new Client({ actors, ...ports }),
     async runAll({ until = Number.POSITIVE_INFINITY, expire = false } = {}) {
       for (let round = 0; round < 10_000; round++) {
         await runUntilIdle(worker, h.backend, h.clock);
@@ -39,10 +46,10 @@ export function workflowHarness(
       throw new Error('timers kept firing after 10,000 rounds');
     },
     deploy(next) {
-      const ports = { store: h.backend.store, queue: h.backend.queue, clock: h.clock };
       engine = createEngine({ actors: next, ...ports, logger: options.logger ?? silentLogger });
       worker = new Worker(engine);
       (harness as { client: Client }).client = new Client({ actors: next, ...ports }).asSystem();
+      (harness as { door: Client }).door = new Client({ actors: next, ...ports });
     },
   };
   return harness;
