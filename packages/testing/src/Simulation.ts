@@ -16,7 +16,12 @@ import { chooseFault, type IngressSend, sweepAction } from './faultActions.ts';
 import { Gates, settle } from './Gates.ts';
 import { InvariantMonitor } from './InvariantMonitor.ts';
 import { OutboxHolders } from './OutboxHolders.ts';
-import { DeadLetterBook, queueRedriveAction, redriveAction } from './operatorActions.ts';
+import {
+  DeadLetterBook,
+  queueRedriveAction,
+  type RedriveLoop,
+  redriveAction,
+} from './operatorActions.ts';
 import { runQuery } from './runQuery.ts';
 import { SimCluster } from './SimCluster.ts';
 import { SimulationError } from './SimulationError.ts';
@@ -61,7 +66,7 @@ export class Simulation {
     return this.#trace;
   }
   readonly #monitor = new InvariantMonitor();
-  readonly #deadLetters = new DeadLetterBook();
+  readonly #deadLetters: DeadLetterBook;
   readonly #cluster: SimCluster;
   readonly #pending: Array<{ label: string; send: IngressSend }> = [];
   readonly #submitted: IngressSend[] = [];
@@ -74,6 +79,7 @@ export class Simulation {
     this.#settings = resolveOptions(options);
     this.#registry = new Registry(this.#settings.actors);
     this.#rng = seededRandom(options.seed);
+    this.#deadLetters = new DeadLetterBook(this.#settings.deadLetterRedrives);
     this.#cluster = new SimCluster({
       settings: this.#settings,
       clock: this.clock,
@@ -114,6 +120,8 @@ export class Simulation {
     for (;;) {
       if (this.#monitor.violations.length > 0)
         throw this.#fail(this.#monitor.violations.join('; '));
+      const loop = this.#deadLetters.loop;
+      if (loop) throw this.#fail(redriveLoop(loop));
       if (this.stats.steps >= maxSteps) {
         throw this.#fail(
           `not quiet after ${maxSteps} steps: ${JSON.stringify(this.backend.queue.counts())}, outbox ${this.backend.store.outboxSize()}`,
@@ -237,7 +245,8 @@ export class Simulation {
         },
       });
     }
-    // Dead letters are redriven as an operator would once the cause is fixed.
+    // Dead letters are redriven as an operator would once the cause is fixed (up to
+    // `deadLetterRedrives` times each).
     const letter = this.#deadLetters.next();
     if (letter) actions.push(redriveAction(cluster, letter));
     if (this.backend.queue.deadLetters().length > 0) actions.push(queueRedriveAction(cluster));
@@ -275,4 +284,9 @@ export class Simulation {
   #fail(message: string): SimulationError {
     return new SimulationError(message, this.seed, this.#trace);
   }
+}
+
+/** Why a run stops at a message whose dead letter keeps coming back. */
+function redriveLoop(loop: RedriveLoop): string {
+  return `handler "${loop.handler}" of ${loop.actorId} failed message ${loop.messageId} again after ${loop.redrives} redrives of its dead letter, so the run stops redriving it: ${loop.error}. A handler that throws an Error is retried, then its message is dead-lettered: to expect that, pass deadLetterRedrives: 0 and check sim.outcome(key) for DEAD_LETTERED`;
 }

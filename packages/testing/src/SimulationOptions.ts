@@ -43,6 +43,15 @@ export interface SimulationOptions {
    */
   readonly maxAttempts?: number;
   /**
+   * Redrives of one message's dead letter by the simulated operator, who redrives the engine's
+   * dead letters as if the cause were fixed. A letter of the message kept again after the last
+   * fails the run, naming the actor, the handler, the message and the letter's error: a handler
+   * that fails it the same way each time (a plain `Error` it keeps throwing) would be redriven
+   * forever. `0`: no redrives — a message that runs out of `maxAttempts` stays DEAD_LETTERED
+   * and the run ends quiet with its letter kept, for `sim.outcome` to show. @default 3
+   */
+  readonly deadLetterRedrives?: number;
+  /**
    * Peers an actor's record lists before marks move out into items of their own (the engine's
    * `recordPeers`). @default 1, so that marks move out and are read back in most runs
    */
@@ -81,6 +90,7 @@ export interface SimSettings {
   readonly visibilityTimeoutMs: number;
   readonly maxReceives: number;
   readonly maxAttempts: number;
+  readonly deadLetterRedrives: number;
   readonly recordPeers: number;
   readonly limits: Partial<StoreLimits> | undefined;
   readonly sequenceNumbers: 'queue' | 'group';
@@ -101,6 +111,7 @@ export function resolveOptions(options: SimulationOptions): SimSettings {
     visibilityTimeoutMs: options.visibilityTimeoutMs ?? 30_000,
     maxReceives: options.maxReceives ?? 1001,
     maxAttempts: options.maxAttempts ?? 1000,
+    deadLetterRedrives: options.deadLetterRedrives ?? 3,
     recordPeers: options.recordPeers ?? 1,
     limits: options.limits,
     sequenceNumbers: options.sequenceNumbers ?? 'queue',

@@ -56,4 +56,39 @@ describe("the simulation's book of dead letters", () => {
     book.next()!.redriven = true;
     expect(book.next()).toBeUndefined();
   });
+
+  it('stops redriving a message whose letter comes back after the last redrive allowed, but not one kept while old code runs in a rolling deploy', () => {
+    const book = new DeadLetterBook(1);
+    const unknown = deadLettered(ErrorCode.RETRYABLE, false, {
+      cause: { code: ErrorCode.UNKNOWN_MESSAGE, message: 'no such message', details: {} },
+    });
+    const keep = () =>
+      book.committed('fan/f', {
+        put: [letter('failing', deadLettered(ErrorCode.RETRYABLE)), letter('new', unknown)],
+        remove: [],
+      });
+    keep();
+    book.redriving(book.next()!);
+    book.redriving(book.next()!);
+    expect(book.loop).toBeUndefined();
+    keep();
+    expect(book.loop).toEqual({
+      actorId: 'fan/f',
+      messageId: 'failing',
+      handler: 'fanout',
+      redrives: 1,
+      error: 'kept',
+    });
+    expect(book.next()).toMatchObject({ messageId: 'new', redriven: false });
+  });
+
+  it('redrives none with 0 redrives allowed, and finds no loop', () => {
+    const book = new DeadLetterBook(0);
+    book.committed('fan/f', {
+      put: [letter('failing', deadLettered(ErrorCode.RETRYABLE))],
+      remove: [],
+    });
+    expect(book.next()).toBeUndefined();
+    expect(book.loop).toBeUndefined();
+  });
 });

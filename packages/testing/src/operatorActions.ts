@@ -18,9 +18,40 @@ interface DeadLetter {
   redriven: boolean;
 }
 
+/**
+ * A message whose dead letter came back after every redrive the run allows: its handler fails
+ * the same way each time, and the run would redrive it forever.
+ */
+export interface RedriveLoop {
+  readonly actorId: string;
+  readonly messageId: string;
+  /** The message's name: its handler. */
+  readonly handler: string;
+  readonly redrives: number;
+  /** The letter's error text. */
+  readonly error: string;
+}
+
+/** Causes of a letter kept while a rolling deploy goes on: it ends, and the redrive applies. */
+const UNKNOWN_TO_OLD_CODE: ReadonlySet<string> = new Set([
+  ErrorCode.UNKNOWN_ACTOR,
+  ErrorCode.UNKNOWN_MESSAGE,
+  ErrorCode.INVALID_PAYLOAD,
+]);
+
 /** The engine's dead letters now kept (`actorId` and message id), from the commits seen. */
 export class DeadLetterBook {
   readonly #letters = new Map<string, DeadLetter>();
+  /** Redrives of each message's letters so far, by `actorId` and message id. */
+  readonly #redrives = new Map<string, number>();
+  /** The first message whose letters came back after every redrive allowed, if any. */
+  loop: RedriveLoop | undefined;
+
+  /**
+   * @param maxRedrives redrives of one message's letters (`SimulationOptions.deadLetterRedrives`);
+   * a letter of it kept after the last is a {@link RedriveLoop}; 0: none, and no loop
+   */
+  constructor(readonly maxRedrives = 3) {}
 
   /** Books the dead letters a commit of `actorId` removed and put. @returns how many it put */
   committed(actorId: string, deadLetters: Commit['deadLetters']): number {
@@ -30,19 +61,38 @@ export class DeadLetterBook {
       this.#letters.delete(`${actorId}\u0000${removed}`);
     }
     const put = (deadLetters?.put ?? []).filter((letter) => !letter.applied);
-    for (const { messageId, error } of put) {
+    for (const { messageId, error, envelope } of put) {
       // A message kept for its code's fault — too large for any commit, its handler left state
       // the code cannot commit, or a migration of its actor's state threw (the cause of its
       // DEAD_LETTERED) — fails again on the same code: an operator deploys a fix before
       // redriving it, which a run does not.
       const cause = error.details?.cause as
-        | { readonly code?: string; readonly details?: { readonly migrateStep?: unknown } }
+        | {
+            readonly code?: string;
+            readonly details?: {
+              readonly migrateStep?: unknown;
+              readonly cause?: { readonly code?: string };
+            };
+          }
         | undefined;
-      const redriven =
+      const codeFault =
         cause?.code === ErrorCode.MESSAGE_TOO_LARGE ||
         cause?.code === ErrorCode.INVALID_STATE ||
         cause?.details?.migrateStep !== undefined;
-      this.#letters.set(`${actorId}\u0000${messageId}`, { actorId, messageId, redriven });
+      const key = `${actorId}\u0000${messageId}`;
+      const redrives = this.#redrives.get(key) ?? 0;
+      // Kept again after every redrive allowed, and not for old code in a rolling deploy (which
+      // ends): the handler fails this message each time, and no redrive will change that.
+      const looping =
+        !codeFault &&
+        this.maxRedrives > 0 &&
+        redrives >= this.maxRedrives &&
+        !UNKNOWN_TO_OLD_CODE.has(cause?.details?.cause?.code ?? '');
+      if (looping && !this.loop) {
+        this.loop = { actorId, messageId, handler: envelope.name, redrives, error: error.message };
+      }
+      const redriven = codeFault || looping || this.maxRedrives === 0;
+      this.#letters.set(key, { actorId, messageId, redriven });
     }
     return put.length;
   }
@@ -50,6 +100,13 @@ export class DeadLetterBook {
   /** The first dead letter not redriven yet. */
   next(): DeadLetter | undefined {
     return [...this.#letters.values()].find((l) => !l.redriven);
+  }
+
+  /** Counts a redrive of `letter`'s message. */
+  redriving(letter: DeadLetter): void {
+    letter.redriven = true;
+    const key = `${letter.actorId}\u0000${letter.messageId}`;
+    this.#redrives.set(key, (this.#redrives.get(key) ?? 0) + 1);
   }
 }
 
@@ -60,7 +117,7 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
     label: `redrive dead letter ${messageId} of ${actorId}`,
     run: async () => {
       cluster.context.stats.redrives++;
-      letter.redriven = true;
+      cluster.context.deadLetters.redriving(letter);
       await redriveDeadLetter(cluster.backend.store, cluster.queue, actorId, messageId);
     },
   };
