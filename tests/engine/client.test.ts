@@ -1,9 +1,10 @@
-import { ErrorCode, isBatonError, SYSTEM } from '@baton/core';
+import { actor, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
 import { ingressMessageId, type Store } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import * as z from 'zod';
 import { bank } from './bank.ts';
-import { commitsOf, settled, setup } from './helpers.ts';
+import { answered, commitsOf, settled, setup } from './helpers.ts';
 
 const FIVE_MINUTES = 5 * 60_000;
 
@@ -130,6 +131,25 @@ describe('Client.ask', () => {
     const asked = h.client.ask(Account.ref('a'), 'deposit', { amount: 5 });
     await h.run();
     expect(await asked).toBe(15);
+  });
+
+  it('resolves with the return value as JSON gives it back, as its type says: a Date as its ISO string, a Map as {}', async () => {
+    const Clock = actor({
+      name: 'clock',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        now: { payload: z.object({}), handle: () => new Date(0) },
+        table: { payload: z.object({}), handle: () => new Map([[1, 2]]) },
+      },
+    });
+    const h = setup({ actors: [Clock] });
+    const now = await answered(h, h.client.ask(Clock.ref('a'), 'now', {}));
+    const table = await answered(h, h.client.ask(Clock.ref('a'), 'table', {}));
+    expect(now).toBe('1970-01-01T00:00:00.000Z');
+    expectTypeOf(now).toEqualTypeOf<string>();
+    expect(table).toEqual({});
+    expectTypeOf(table).toEqualTypeOf<Record<string, never>>();
   });
 
   it('resolves with the value given to ctx.reply over the return value', async () => {

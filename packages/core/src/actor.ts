@@ -7,6 +7,7 @@ import type * as z from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';
+import type { JsonOf } from './jsonOf.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
 import { actorId } from './shared/actorId.ts';
@@ -104,11 +105,17 @@ export type PayloadOf<
   Name extends MessageName<Def>,
 > = Def['handlers'][Name] extends { payload: infer P extends Schema } ? z.input<P> : never;
 
-/** What an ask of that message resolves with: the handler's return value. */
+/**
+ * What an ask of that message resolves with: the handler's return value as it reads back from
+ * JSON, in which the reply is committed ({@link JsonOf}: a Date as its ISO string, a Map or a Set
+ * as `{}`); plain data as its own type.
+ */
 export type ReplyOf<
   Def extends AnyActorDefinition,
   Name extends MessageName<Def>,
-> = Def['handlers'][Name] extends { handle: (...args: never[]) => infer R } ? Awaited<R> : never;
+> = Def['handlers'][Name] extends { handle: (...args: never[]) => infer R }
+  ? JsonOf<Awaited<R>>
+  : never;
 
 export type StateOf<Def extends AnyActorDefinition> = z.output<Def['state']>;
 

@@ -56,6 +56,7 @@ export {
   toBatonError,
   withheld,
 } from './errors.ts';
+export type { JsonOf } from './jsonOf.ts';
 export { MAX_ACTOR_KEY_BYTES, MAX_MESSAGE_BYTES } from './limits.ts';
 export { childLogger, jsonLogger, type Logger, type LogLevel, silentLogger } from './logger.ts';
 export {
