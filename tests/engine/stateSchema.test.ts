@@ -54,6 +54,39 @@ describe('state schemas', () => {
     expect(await answered(h, h.client.ask(counter, 'add', { by: 1 }))).toBe(3);
   });
 
+  it('blame initial(), not the handler, when the state refused is what initial() returns, left as it was', async () => {
+    const Profile = actor({
+      name: 'profile',
+      state: z.object({ name: z.string(), age: z.number() }),
+      // A looser return type than the schema's, as after the schema changed.
+      initial: () => ({ name: '', age: '0' }) as unknown as { name: string; age: number },
+      handlers: {
+        touch: { payload: z.object({}), handle: () => 'ok' },
+        rename: {
+          payload: z.object({ name: z.string() }),
+          handle: (ctx, { name }) => {
+            ctx.state.name = name;
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Profile] });
+    const refused = (call: Promise<unknown>) =>
+      answered(h, call).catch((e) => e) as Promise<BatonError>;
+    const untouched = await refused(h.client.ask(Profile.ref('a'), 'touch', {}));
+    expect(untouched.code).toBe(ErrorCode.DEAD_LETTERED);
+    expect(untouched.details?.cause).toMatchObject({ code: ErrorCode.INVALID_STATE });
+    expect(untouched.message).toMatch(
+      /^initial\(\) of profile returns state its schema refuses \(state\.age: /,
+    );
+    expect(untouched.message).toMatch(/handler "touch" of profile\/a left it so/);
+    // A handler that changed it is named, as for any state it leaves.
+    const changed = await refused(h.client.ask(Profile.ref('b'), 'rename', { name: 'ada' }));
+    expect(changed.message).toMatch(
+      /^handler "rename" of profile\/b left state its schema refuses/,
+    );
+  });
+
   it('keep such a message as a dead letter, which a redrive applies once the fix is deployed', async () => {
     let strict = true;
     const integer = (n: number) => !strict || Number.isInteger(n);

@@ -29,6 +29,7 @@ import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
+  initialBreaksSchema,
   keptAsDeadLetter,
   leftNotJson,
   replyTooLarge,
@@ -122,7 +123,9 @@ export async function applyMessage(
   if (definition.validateState !== false) {
     const checked = definition.state.safeParse(state);
     if (!checked.success) {
-      return kept(stateBreaksSchema(current.id, envelope.name, checked.error.issues));
+      // State just as `initial()` gives it: the cause is `initial()`, not the handler.
+      const blame = isInitial(definition, current, state) ? initialBreaksSchema : stateBreaksSchema;
+      return kept(blame(current.id, envelope.name, checked.error.issues));
     }
   }
   const replied = askReply(envelope, { ok: true, value: reply });
@@ -216,6 +219,16 @@ function leftAsNew(
   if (effects.timers.size > 0 || effects.pages.length > 0) return false;
   const initial = definition.initial(parseActorId(current.id)!.key);
   return JSON.stringify(state) === JSON.stringify(asJson(initial));
+}
+
+/** Whether `state` (as JSON) is what `initial()` returns for `current`'s key. */
+function isInitial(definition: AnyActorDefinition, current: ActorRecord, state: unknown): boolean {
+  try {
+    const initial = definition.initial(parseActorId(current.id)!.key);
+    return JSON.stringify(state) === JSON.stringify(asJson(initial));
+  } catch {
+    return false;
+  }
 }
 
 /** `record` without its `expiresAt`: copied only when it has one (a halted actor's). */

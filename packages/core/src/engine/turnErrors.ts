@@ -53,16 +53,42 @@ export function stateBreaksSchema(
   handler: string,
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
 ): BatonError {
-  const found = issues.map((issue) => ({
-    path: ['state', ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
+  const found = issuesOf(issues);
   const summary = found.map((i) => `${i.path}: ${i.message}`).join('; ');
   return new BatonError(
     ErrorCode.INVALID_STATE,
     `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the state is unchanged and the message was kept as a dead letter: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
     { details: { actorId, handler, issues: found } },
   );
+}
+
+/**
+ * The state an actor's `initial()` returns, left as it was by a handler, is one its `state`
+ * schema refuses: the cause is `initial()` (or the schema), not the handler. The issues as
+ * `state.<path>: message`. The message is kept as a dead letter.
+ */
+export function initialBreaksSchema(
+  actorId: string,
+  handler: string,
+  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+): BatonError {
+  const found = issuesOf(issues);
+  const summary = found.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const type = actorId.slice(0, actorId.indexOf('/'));
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `initial() of ${type} returns state its schema refuses (${summary}), and handler "${handler}" of ${actorId} left it so; the message was kept as a dead letter: make initial() return state the schema takes (or fix the schema), deploy, then redrive it`,
+    { details: { actorId, handler, initial: true, issues: found } },
+  );
+}
+
+function issuesOf(
+  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+): { path: string; message: string }[] {
+  return issues.map((issue) => ({
+    path: ['state', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
 }
 
 /**
