@@ -72,7 +72,7 @@ describe('what a failing message logs', () => {
     expect(lines.filter((line) => line.level === 'error')).toEqual([
       {
         level: 'error',
-        message: 'message dead-lettered after repeated failures',
+        message: 'message dead-lettered: it failed every attempt',
         fields: {
           actor: 'job/j',
           messageId,
@@ -143,7 +143,7 @@ describe('what a failing message logs', () => {
     expect(await h.backend.store.listDeadLetters('job/j')).toEqual([]);
   });
 
-  it('logs a message the engine ends at once with the same alarm line, giving the reason', async () => {
+  it('logs a message the engine ends at once, without retries, with a line of its own that the alarm counts too, giving the reason', async () => {
     const { logger, lines } = recordingLogger();
     const h = setup({
       actors: [Job],
@@ -157,7 +157,7 @@ describe('what a failing message logs', () => {
     expect(errors).toEqual([
       {
         level: 'error',
-        message: 'message dead-lettered after repeated failures',
+        message: 'message dead-lettered at once: a retry would not apply it',
         fields: {
           reason: expect.stringContaining('produces more than one commit can hold'),
           actor: 'job/j',

@@ -429,9 +429,11 @@ describe('BatonApp', () => {
       Threshold: 1,
     });
     template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
-    // The worker's log line for each message the engine dead-letters in an actor's turn.
+    // The worker's log lines for each message the engine dead-letters in an actor's turn: one
+    // that failed every attempt, and one ended at once.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: Match.stringLikeRegexp('message dead-lettered after repeated failures'),
+      FilterPattern:
+        '{ ($.message = "message dead-lettered: it failed every attempt") || ($.message = "message dead-lettered at once: a retry would not apply it") }',
     });
     // The dead letters kept, as the sweeper counts them after each sweep: a standing count, its
     // alarm left as it is by a sweep that logged none.

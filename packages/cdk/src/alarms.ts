@@ -1,5 +1,5 @@
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
-import { DEAD_LETTER_LOG, STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
+import { DEAD_LETTER_LOGS, STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -40,7 +40,7 @@ export function createAlarms(
       'EngineDeadLettersAlarm',
       engineDeadLettersMetric(app, functions.worker),
       1,
-      'The engine ended a message as DEAD_LETTERED after repeated failures in the last 5 minutes (a new one: KeptDeadLettersAlarm stays raised while any is kept). See `baton dead-letters list`, fix the cause, then `baton dead-letters redrive`.',
+      'The engine ended a message as DEAD_LETTERED in the last 5 minutes, after it failed every attempt or at once, without retries (a new one: KeptDeadLettersAlarm stays raised while any is kept). See `baton dead-letters list`, fix the cause, then `baton dead-letters redrive`.',
     ),
     keptDeadLetters: new cloudwatch.Alarm(app, 'KeptDeadLettersAlarm', {
       metric: keptDeadLettersMetric(app, functions.sweeper),
@@ -113,9 +113,12 @@ export function createAlarms(
   return alarms;
 }
 
-/** Counts the messages the engine dead-lettered in actors' turns (the worker logs each). */
+/**
+ * Counts the messages the engine dead-lettered in actors' turns (the worker logs each, with one
+ * line for a message that failed every attempt and another for one ended at once).
+ */
 function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
-  return logMetric(app, worker, 'EngineDeadLetters', DEAD_LETTER_LOG, '1', 'Sum');
+  return logMetric(app, worker, 'EngineDeadLetters', DEAD_LETTER_LOGS, '1', 'Sum');
 }
 
 /**
@@ -145,20 +148,24 @@ export function logMetric(
   app: BatonApp,
   fn: NodejsFunction,
   name: string,
-  message: string,
+  /** The line's `message`, or any of several. */
+  message: string | readonly string[],
   metricValue: string,
   statistic: 'Sum' | 'Maximum',
 ): cloudwatch.IMetric {
+  const lines =
+    typeof message === 'string'
+      ? logs.FilterPattern.stringValue('$.message', '=', message)
+      : logs.FilterPattern.any(
+          ...message.map((text) => logs.FilterPattern.stringValue('$.message', '=', text)),
+        );
   const filter = new logs.MetricFilter(app, `${name}Filter`, {
     logGroup: fn.logGroup,
     metricNamespace: 'Baton',
     metricName: `${name}-${app.node.addr}`,
     filterPattern: metricValue.startsWith('$.')
-      ? logs.FilterPattern.all(
-          logs.FilterPattern.stringValue('$.message', '=', message),
-          logs.FilterPattern.exists(metricValue),
-        )
-      : logs.FilterPattern.stringValue('$.message', '=', message),
+      ? logs.FilterPattern.all(lines, logs.FilterPattern.exists(metricValue))
+      : lines,
     metricValue,
   });
   return filter.metric({ period: Duration.minutes(5), statistic });

@@ -37,7 +37,7 @@ export type {
   TurnStartMessage,
 } from './hooks.ts';
 export type { Inbound } from './Inbound.ts';
-export { DEAD_LETTER_LOG } from './keptLetters.ts';
+export { DEAD_LETTER_AT_ONCE_LOG, DEAD_LETTER_LOG, DEAD_LETTER_LOGS } from './keptLetters.ts';
 export {
   cancelTimer,
   type OperatorOptions,

@@ -19,11 +19,23 @@ import { withRecord } from './recordRoom.ts';
 import { deadLettered } from './turnErrors.ts';
 
 /**
- * What the engine logs (at error) when it ends a message as DEAD_LETTERED, with its actor, message
- * and error: BatonApp's `engineDeadLetters` alarm counts these lines (its `keptDeadLetters` alarm
- * watches the count the sweeper logs, which stays while a letter is kept).
+ * What the engine logs (at error) when it ends a message as DEAD_LETTERED that failed each of its
+ * `maxAttempts` attempts (a retryable failure, or an error a handler threw), with its actor,
+ * message, `attempts` and last error: BatonApp's `engineDeadLetters` alarm counts these lines and
+ * {@link DEAD_LETTER_AT_ONCE_LOG}'s (its `keptDeadLetters` alarm watches the count the sweeper
+ * logs, which stays while a letter is kept).
  */
-export const DEAD_LETTER_LOG = 'message dead-lettered after repeated failures';
+export const DEAD_LETTER_LOG = 'message dead-lettered: it failed every attempt';
+
+/**
+ * What the engine logs (at error) when it ends a message as DEAD_LETTERED at once, without
+ * retries, with the `reason`: its code's fault (a commit too large, state or a reply it cannot
+ * commit), which a retry would meet again, or a copy too old to tell whether it was applied.
+ */
+export const DEAD_LETTER_AT_ONCE_LOG = 'message dead-lettered at once: a retry would not apply it';
+
+/** Both lines the engine logs when it dead-letters a message, for the alarm that counts them. */
+export const DEAD_LETTER_LOGS: readonly string[] = [DEAD_LETTER_LOG, DEAD_LETTER_AT_ONCE_LOG];
 
 /**
  * Ends a message that kept failing (DEAD_LETTERED) in the actor's own turn: the state stays, the
@@ -51,7 +63,7 @@ export async function deadLetter(
   // What the sender and clients are told: no unexpected error's text (the letter keeps it).
   const told = ended ?? deadLettered(envelope, attempts, withheld(last));
   // One log line for all, the engine's own endings as well.
-  engine.logger.error(DEAD_LETTER_LOG, {
+  engine.logger.error(ended ? DEAD_LETTER_AT_ONCE_LOG : DEAD_LETTER_LOG, {
     ...(ended ? { reason: ended.message } : {}),
     actor: current.id,
     messageId: envelope.id,
