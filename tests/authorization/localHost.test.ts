@@ -4,10 +4,12 @@
  * actor and alice's view. Each is refused with FORBIDDEN, nothing is applied and nothing leaks;
  * alice herself still may.
  */
-import { silentLogger } from '@baton/core';
+import { BatonClient } from '@baton/client';
+import { type BatonError, silentLogger } from '@baton/core';
 import { type EmbeddedRuntime, startEmbedded } from '@baton/embedded';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import bank from '../../examples/bank/src/app.ts';
 import { Account } from '../../examples/bank/src/bank.ts';
 import { TestSocket } from '../../packages/server/src/ws/fixtures/TestSocket.ts';
@@ -41,6 +43,30 @@ describe('the bank behind the local WebSocket host', () => {
     for (const token of [undefined, `${tokens.mallory}x`]) {
       const socket = await open(token);
       expect((await socket.closed).code).toBe(4401);
+    }
+  });
+
+  it('tells a client that connected without a token that it sent none, and how to give it one', async () => {
+    const errors: BatonError[] = [];
+    const client = new BatonClient({
+      url: server.url,
+      WebSocket,
+      onError: (error) => errors.push(error),
+    });
+    try {
+      await vi.waitFor(() => expect(client.connectionState).toBe('closed'));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        code: 'UNAUTHENTICATED',
+        details: { closeCode: 4401, tokenSent: false },
+      });
+      expect(errors[0]!.message).toMatch(
+        /^the server refused the connection, which sent no token \(close code 4401: unauthorized\)/,
+      );
+      expect(errors[0]!.message).toContain('new BatonClient({ url, token })');
+      expect(errors[0]!.message).not.toMatch(/refused the token|sign in again/);
+    } finally {
+      client.close();
     }
   });
 

@@ -80,6 +80,40 @@ describe('BatonClient when the server ends its auth', () => {
     },
   );
 
+  it('without a token: says the connection sent none and how to give the client one, not that a token was refused', async () => {
+    const errors: { code: string; message: string; details?: unknown }[] = [];
+    client = testClient(server.url, { onError: (error) => errors.push(error) });
+    const first = await server.connection(0);
+    expect(first.protocols.some((p) => p.startsWith('token.'))).toBe(false);
+    first.close(4401, 'unauthorized');
+
+    await vi.waitFor(() => expect(client.connectionState).toBe('closed'));
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'UNAUTHENTICATED',
+        message: expect.stringMatching(
+          /^the server refused the connection, which sent no token \(close code 4401: unauthorized\): the client stopped reconnecting\. If the app's auth expects a token, give the client one: `new BatonClient\(\{ url, token \}\)`/,
+        ),
+        details: { closeCode: 4401, reason: 'unauthorized', tokenSent: false },
+      }),
+    ]);
+  });
+
+  it('with a token function that returns none: says so, and asks it again', async () => {
+    let calls = 0;
+    const errors: string[] = [];
+    client = testClient(server.url, {
+      token: () => (calls++ === 0 ? '' : 'alice'),
+      onError: (error) => errors.push(error.message),
+    });
+    (await server.connection(0)).close(4401, 'unauthorized');
+    const second = await server.connection(1);
+    expect(second.protocols).toContain('token.alice');
+    expect(errors[0]).toMatch(
+      /^the server refused the connection, which sent no token .*: the token function returned none/,
+    );
+  });
+
   it('with a fixed token, rejects a send in flight saying it may have been applied and how to retry, and later sends as not sent', async () => {
     client = testClient(server.url, { token: 'alice' });
     const first = await server.connection(0);

@@ -180,6 +180,9 @@ export class Connection {
     this.#freshToken = typeof token === 'function' ? resolved : undefined;
     const subject = tokenSubject(resolved);
     const target = connectTarget(this.#settings.url, resolved);
+    // A token in the URL the app gave counts as sent too.
+    const tokenSent =
+      target.protocols.some((p) => p.startsWith('token.')) || /[?&]token=/.test(target.url);
     let socket: WebSocketLike;
     try {
       socket = new this.#settings.WebSocket(target.url, target.protocols);
@@ -217,7 +220,7 @@ export class Connection {
       // 4000-4999: the server's own reasons (e.g. 4429 too many connections): worth telling.
       const code = event?.code ?? 1006;
       const reason = event?.reason || 'no reason given';
-      const authEnd = authCloseError(code, reason, this.#tokenIsFixed);
+      const authEnd = authCloseError(code, reason, this.#tokenIsFixed, tokenSent);
       if (authEnd !== undefined) {
         this.#endAuth(authEnd);
         return;

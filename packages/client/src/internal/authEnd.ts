@@ -10,18 +10,39 @@ const AUTH_CLOSES: Readonly<Record<number, string>> = {
 /**
  * The error of a close that ends the connection's auth (4401 unauthorized, 4440 expired), or
  * undefined for any other close. `final`: the client stops reconnecting (its token is fixed).
+ * `tokenSent`: whether the socket was opened with a token; a refusal of one without says so.
  */
 export function authCloseError(
   code: number,
   reason: string,
   final: boolean,
+  tokenSent = true,
 ): BatonError | undefined {
   const what = AUTH_CLOSES[code];
   if (what === undefined) return undefined;
-  return authEndError(`${what} (close code ${code}: ${reason})`, final, {
-    closeCode: code,
-    reason,
-  });
+  const details = { closeCode: code, reason };
+  if (code === 4401 && !tokenSent) return noTokenError(reason, final, details);
+  return authEndError(`${what} (close code ${code}: ${reason})`, final, details);
+}
+
+/** The server refused a connection the client opened without a token. */
+function noTokenError(
+  reason: string,
+  final: boolean,
+  details: Record<string, unknown>,
+): BatonError {
+  const next = final
+    ? "the client stopped reconnecting. If the app's auth expects a token, give the client one: " +
+      '`new BatonClient({ url, token })`, with a string, or a function that returns one (asked ' +
+      'on every connect, so it can sign in and refresh); it is sent as the subprotocol ' +
+      '`token.<token>`, or as `?token=` in the URL'
+    : 'the token function returned none (undefined or an empty string): reconnecting with what ' +
+      "it returns next; have it return the signed-in user's token";
+  return new BatonError(
+    ErrorCode.UNAUTHENTICATED,
+    `the server refused the connection, which sent no token (close code 4401: ${reason}): ${next}`,
+    { details: { ...details, tokenSent: false } },
+  );
 }
 
 /**
