@@ -69,6 +69,13 @@ describe('the decoders refuse', () => {
       /field "id" must be a non-empty string, got nothing/,
     ],
     [
+      'a missing field, naming the fields the frame has that its type does not (a misspelt one)',
+      '{"v":1,"type":"unsubscribe","ID":"s1","extra":1}',
+      'INVALID_PAYLOAD',
+      'INVALID_FIELD',
+      /^"unsubscribe" frame: field "id" must be a non-empty string, got nothing; the frame has fields "unsubscribe" frames do not: "ID", "extra" \(misspelt\?\)$/,
+    ],
+    [
       'an empty id',
       '{"v":1,"type":"unsubscribe","id":""}',
       'INVALID_PAYLOAD',

@@ -95,10 +95,33 @@ export function readFields(
     const value = raw[field.name];
     if (value === undefined) {
       if (field.optional || field.kind === 'json') continue;
-      throw invalidField(type, field.name, EXPECTED[field.kind], value);
+      throw missingField(type, field.name, EXPECTED[field.kind], unknownFields(spec, raw));
     }
     out[field.name] = readValue(type, field.name, field.kind, value);
   }
+}
+
+/** The most unknown fields a refusal names. */
+const MAX_NAMED = 5;
+
+/** The fields of `raw` its type does not have (but `v` and `type`), the first few. */
+function unknownFields(spec: FrameSpec, raw: Record<string, unknown>): string[] {
+  const known = new Set(['v', 'type', ...spec.map((field) => field.name)]);
+  return Object.keys(raw)
+    .filter((key) => !known.has(key))
+    .slice(0, MAX_NAMED);
+}
+
+/** A required field is missing: a field the frame has that its type does not is named too. */
+function missingField(type: string, field: string, expected: string, unknown: string[]) {
+  if (unknown.length === 0) return invalidField(type, field, expected, undefined);
+  const names = unknown.map((key) => describe(key)).join(', ');
+  return protocolError(
+    ErrorCode.INVALID_PAYLOAD,
+    ProtocolErrorReason.INVALID_FIELD,
+    `"${type}" frame: field "${field}" must be ${expected}, got nothing; the frame has ${unknown.length === 1 ? 'a field' : 'fields'} "${type}" frames do not: ${names} (misspelt?)`,
+    { type, field, expected, unknown: unknown.map((key) => key.slice(0, 40)) },
+  );
 }
 
 function readValue(type: string, path: string, kind: Kind, value: unknown): unknown {

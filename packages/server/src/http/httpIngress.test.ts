@@ -105,6 +105,23 @@ describe('the HTTP ingress', () => {
     expect(refused.body.error.details).toEqual({ size: 3_000_000, limit: 256_000 });
   });
 
+  it('names the keys a body has that a request does not, when one it needs is missing: a misspelt "name"', async () => {
+    const { call } = start();
+    const refused = await call({
+      method: 'POST',
+      path: '/ask',
+      body: JSON.stringify({ to: 'counter/a', nam: 'increment', payload: { by: 1 } }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe(
+      'invalid request: "name" must be a message name; the body has a key a request does not: "nam" (misspelt? a request has "to", "name", "payload" and "idempotencyKey")',
+    );
+    expect(refused.body.error.details.unknown).toEqual(['nam']);
+    // Without one, the problem is said as before.
+    const bare = await call({ method: 'POST', path: '/ask', body: '{"to":"counter/a"}' });
+    expect(bare.body.error.message).toBe('invalid request: "name" must be a message name');
+  });
+
   it('refuses a caller its hook refuses as UNAUTHENTICATED, saying how credentials go, and logs why', async () => {
     const backend = createEmbeddedBackend();
     cleanups.push(() => backend.close());

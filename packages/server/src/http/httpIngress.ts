@@ -212,6 +212,9 @@ function sentAtOf(query: URLSearchParams): number | undefined {
   return sentAt;
 }
 
+/** The keys of a `/send` or `/ask` body. */
+const REQUEST_KEYS: ReadonlySet<string> = new Set(['to', 'name', 'payload', 'idempotencyKey']);
+
 function parseRequest(request: HttpIngressRequest, maxBodyBytes: number): SendRequest {
   const raw = request.body;
   const size = request.bodyBytes ?? Buffer.byteLength(raw);
@@ -240,8 +243,22 @@ function parseRequest(request: HttpIngressRequest, maxBodyBytes: number): SendRe
   if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
     problems.push('"idempotencyKey" must be a string');
   }
-  if (problems.length > 0)
-    throw badRequest(`invalid request: ${problems.join('; ')}`, { problems });
+  if (problems.length > 0) {
+    // A misspelt key ("nam") is the likely cause: name what the body has that a request does not.
+    const unknown = Object.keys(body)
+      .filter((key) => !REQUEST_KEYS.has(key))
+      .slice(0, 5)
+      .map((key) => key.slice(0, 40));
+    if (unknown.length > 0) {
+      problems.push(
+        `the body has ${unknown.length === 1 ? 'a key' : 'keys'} a request does not: ${unknown.map((key) => JSON.stringify(key)).join(', ')} (misspelt? a request has "to", "name", "payload" and "idempotencyKey")`,
+      );
+    }
+    throw badRequest(`invalid request: ${problems.join('; ')}`, {
+      problems,
+      ...(unknown.length > 0 ? { unknown } : {}),
+    });
+  }
   return {
     to: to as string,
     name: name as string,
