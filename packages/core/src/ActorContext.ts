@@ -21,7 +21,9 @@ export interface TimerHandle {
 /**
  * What an ask's continuation handler receives: the reply (the asked handler's return value, or
  * the error that rejected it, or ASK_TIMEOUT) and the `context` the asker gave. Declare the
- * continuation's payload as `z.custom<AskReply<Reply, Context>>()`: the engine builds it.
+ * continuation's payload as `z.custom<AskReply<Reply, Context>>()`: the engine builds it. The
+ * reply comes as JSON gives it back: for `Reply`, `ReplyOf<typeof Stock, 'reserve'>` says so
+ * (a Date the handler returns is its ISO string here).
  */
 export type AskReply<Value = unknown, Context = unknown> =
   | { readonly ok: true; readonly value: Value; readonly context: Context }
