@@ -5,12 +5,13 @@
  */
 import { readConflict } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
-import { encodeEnvelope } from '../adapter/envelope.ts';
+import { askTimerId, encodeEnvelope } from '../adapter/envelope.ts';
 import type { Commit, Queue, Store } from '../adapter/ports.ts';
-import type { ActorRecord } from '../adapter/storedRecords.ts';
+import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
+import { workflowActorType } from '../workflow/workflow.ts';
 
 /** Who acts, and when (epoch ms; default now). */
 export interface OperatorOptions {
@@ -177,7 +178,12 @@ export async function purgeDeadLetter(
 
 /**
  * Cancels a pending timer of an actor (`baton timers cancel`): it never fires. Cancelling a
- * timer that fired or was cancelled meanwhile is refused with NOT_FOUND.
+ * timer that fired or was cancelled meanwhile is refused with NOT_FOUND. The timers Baton keeps
+ * for itself are refused with INVALID_ARGUMENT, saying what to do instead: an ask's timeout
+ * (`ask:<id>`), which holds the asker's continuation — without it the reply finds nothing to
+ * resume and is dropped as late, leaving the asker (a workflow's call) waiting for good — and
+ * every timer of a workflow instance (its sleeps, its waits' timeouts, its retries, its
+ * rechecks and its retention), which its run alone schedules and cancels.
  *
  * @example
  * await cancelTimer(store, 'order/42', 'reminder', { by: 'ops' });
@@ -189,16 +195,64 @@ export async function cancelTimer(
   { now = Date.now() }: OperatorOptions,
 ): Promise<void> {
   await changeRecord(store, actorId, now, async (record) => {
-    if (!(await store.readTimer(actorId, timerId))) {
+    const timer = await store.readTimer(actorId, timerId);
+    if (!timer) {
       throw new BatonError(
         ErrorCode.NOT_FOUND,
         `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`baton timers list ${actorId}\``,
         { details: { actorId, timerId } },
       );
     }
+    const owned = ownedTimer(actorId, timer);
+    if (owned) throw owned;
     return { record, timers: { put: [], remove: [timerId] } };
   });
 }
+
+/**
+ * Why `timer` is one Baton keeps for itself and no operator may cancel, with what to do
+ * instead; `undefined` for a timer the app's own code scheduled.
+ */
+function ownedTimer(actorId: string, timer: Timer): BatonError | undefined {
+  const details = { actorId, timerId: timer.id };
+  if (timer.id.startsWith(askTimerId(''))) {
+    const asked = askedOf(timer.payload);
+    const target = asked?.to ?? 'the actor asked';
+    const what = asked
+      ? `${actorId}'s ask of "${asked.name}" to ${asked.to}`
+      : `an ask of ${actorId}`;
+    return new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `timer ${timer.id} is the timeout of ${what}: it holds the asker's continuation, and cancelled, the reply would find none and be dropped, leaving ${actorId} waiting for good. It was not cancelled. Let the reply come instead: resume ${target} if it is paused (baton actors resume ${target}), redrive its dead letter (baton dead-letters list --type ${typeOf(target)}), or wait for the timeout, due ${new Date(timer.at).toISOString()}, which the asker handles as a failed ask`,
+      { details },
+    );
+  }
+  if (actorId.startsWith(WORKFLOW_TYPE_PREFIX)) {
+    const name = typeOf(actorId).slice(WORKFLOW_TYPE_PREFIX.length);
+    const id = actorId.slice(actorId.indexOf('/') + 1);
+    return new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry, a recheck or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (baton workflows cancel ${name} ${id}); to hurry a wait, send its event (baton workflows signal ${name} ${id} <event>)`,
+      { details },
+    );
+  }
+  return undefined;
+}
+
+/** The reply an ask's timeout timer keeps: whom it asked, and what. */
+function askedOf(payload: unknown): { to: string; name: string } | undefined {
+  const details = (payload as { error?: { details?: { to?: unknown; name?: unknown } } } | null)
+    ?.error?.details;
+  return typeof details?.to === 'string' && typeof details.name === 'string'
+    ? { to: details.to, name: details.name }
+    : undefined;
+}
+
+/** The type of actor id `type/key`. */
+const typeOf = (actorId: string) => actorId.slice(0, Math.max(0, actorId.indexOf('/')));
+
+/** A workflow's instances are actors of type `wf-<name>`. */
+const WORKFLOW_TYPE_PREFIX = workflowActorType('');
 
 function noDeadLetter(actorId: string, messageId: string): BatonError {
   return new BatonError(
