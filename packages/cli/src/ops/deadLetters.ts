@@ -7,7 +7,7 @@ import type { OpsContext } from './OpsContext.ts';
 
 /** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
 async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
-  const { store } = await ctx.target();
+  const { indexReader } = await ctx.target();
   const { type, code, since: from } = ctx.values;
   const after = from === undefined ? undefined : since(from, ctx.io.now());
   if (from !== undefined && after === undefined) {
@@ -22,7 +22,7 @@ async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
       `--type takes an actor type (${type.slice(0, type.indexOf('/'))}), not an actor id: name one dead letter with <type/key> <message id>`,
     );
   }
-  const kept = (await store.listDeadLetters()).filter((l) => l.parked === undefined);
+  const kept = (await indexReader.listDeadLetters()).filter((l) => l.parked === undefined);
   const picked = kept.filter(
     (l) =>
       (type === undefined || l.actorId.startsWith(`${type}/`)) &&

@@ -44,6 +44,7 @@ const COMMON: readonly Option[] = [
   'dynamodb-endpoint',
   'sqs-endpoint',
   'region',
+  'outbox-shards',
   'json',
   'yes',
   'operator',
@@ -117,8 +118,9 @@ export const OPS_USAGE = `Operating a deployed app:
 Which deployment:
   --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
   --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
-  --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL;
-                                      BATON_OUTBOX_SHARDS if the app sets outboxShards)
+  --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL)
+  [--outbox-shards <n>]               the app's outboxShards (also BATON_OUTBOX_SHARDS); unknown,
+                                      reads of every dead letter or due timer query all 100 keys
   [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--timer-dead-letter-queue-url <url>]
   [--stream-failure-queue-url <url>]
   [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
@@ -140,6 +142,7 @@ const OPTIONS = {
   'dynamodb-endpoint': { type: 'string' },
   'sqs-endpoint': { type: 'string' },
   region: { type: 'string' },
+  'outbox-shards': { type: 'string' },
   json: { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
   'dry-run': { type: 'boolean' },

@@ -66,7 +66,7 @@ export async function status(ctx: OpsContext): Promise<void> {
 
 /** What `baton status` (and `baton inspect`'s overview) reports, read afresh. */
 export async function readStatus(target: Target, now: number): Promise<Status> {
-  const { store, names } = target;
+  const { indexReader: store, names } = target;
   const [{ queues, ages, unread }, letters, due, lagging] = await Promise.all([
     readQueues(target, now),
     store.listDeadLetters(),

@@ -11,6 +11,7 @@ import {
   BATON_ENV,
   createAwsClients,
   DynamoStore,
+  MAX_OUTBOX_SHARDS,
   SqsQueue,
   storeOptionsFromEnvironment,
 } from '@baton/aws';
@@ -35,7 +36,15 @@ export interface TargetNames {
 /** A deployment to operate: its names, and the store and inbox on the SDK's clients. */
 export interface Target {
   readonly names: TargetNames;
+  /** The store, writing the outbox index over as many keys as the app's functions read. */
   readonly store: DynamoStore;
+  /**
+   * The store to read the whole outbox index with (every dead letter, the timers due, the
+   * actors whose sends wait): `store` when the app's key count is known; otherwise one that
+   * reads all {@link MAX_OUTBOX_SHARDS} keys, so no read is partial (an app with `outboxShards`
+   * above the default keeps items under keys the default count never reads).
+   */
+  readonly indexReader: DynamoStore;
   readonly queue: SqsQueue;
   readonly deadLetterQueue: SqsQueue | undefined;
   readonly dynamodb: DynamoDBClient;
@@ -59,6 +68,8 @@ export interface TargetOptions {
   readonly 'dynamodb-endpoint'?: string;
   readonly 'sqs-endpoint'?: string;
   readonly region?: string;
+  /** The outbox index's key count: the app's `outboxShards` (also `BATON_OUTBOX_SHARDS`). */
+  readonly 'outbox-shards'?: string;
 }
 
 /** The description each of `BatonApp`'s outputs starts with, then what it names. */
@@ -100,14 +111,24 @@ export async function resolveTarget(
     ...(dynamodbEndpoint ? { dynamodbEndpoint } : {}),
     ...(sqsEndpoint ? { sqsEndpoint } : {}),
   });
+  const store = new DynamoStore({
+    client: dynamodb,
+    tableName: names.table,
+    // The sweeper's view of the outbox index: as many keys as the app's functions write.
+    ...storeOptionsFromEnvironment({ [BATON_ENV.outboxShards]: names.outboxShards }),
+  });
+  // `baton dev` runs its app on the default count; elsewhere an unknown count may be any.
+  const known = names.outboxShards !== undefined || dev !== undefined;
   return {
     names,
-    store: new DynamoStore({
-      client: dynamodb,
-      tableName: names.table,
-      // The sweeper's view of the outbox index: as many keys as the app's functions write.
-      ...storeOptionsFromEnvironment({ [BATON_ENV.outboxShards]: names.outboxShards }),
-    }),
+    store,
+    indexReader: known
+      ? store
+      : new DynamoStore({
+          client: dynamodb,
+          tableName: names.table,
+          outboxShards: MAX_OUTBOX_SHARDS,
+        }),
     queue: new SqsQueue({ client: sqs, queueUrl: names.inboxUrl }),
     deadLetterQueue: names.deadLetterQueueUrl
       ? new SqsQueue({ client: sqs, queueUrl: names.deadLetterQueueUrl })
@@ -182,7 +203,7 @@ function explicitNames(
   const timers = options['timer-queue-url'] ?? env[BATON_ENV.timerQueueUrl];
   const timerDeadLetters =
     options['timer-dead-letter-queue-url'] ?? env.BATON_TIMER_DEAD_LETTER_QUEUE_URL;
-  const shards = env[BATON_ENV.outboxShards];
+  const shards = options['outbox-shards'] ?? env[BATON_ENV.outboxShards];
   const streamFailures = options['stream-failure-queue-url'] ?? env.BATON_STREAM_FAILURE_QUEUE_URL;
   if (deadLetters !== undefined && deadLetters === inboxUrl) {
     throw new BatonError(

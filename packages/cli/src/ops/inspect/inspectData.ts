@@ -72,7 +72,7 @@ export interface InspectedActor {
 export async function readOverview(target: Target, now: number): Promise<Overview> {
   const [status, letters] = await Promise.all([
     readStatus(target, now),
-    target.store.listDeadLetters(),
+    target.indexReader.listDeadLetters(),
   ]);
   return {
     status,
