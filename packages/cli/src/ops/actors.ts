@@ -1,6 +1,11 @@
 import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
-import { type ActorRecord, parseActorId, RECORD_FORMAT } from '@baton/core/adapter';
+import {
+  type ActorRecord,
+  parseActorId,
+  RECORD_FORMAT,
+  upgradeStateForTurn,
+} from '@baton/core/adapter';
 import { pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
 import { actorSummaries } from './actorSummaries.ts';
 import { fields, limitOption, table } from './format.ts';
@@ -98,17 +103,38 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   );
 }
 
-/** `true`, or what the app's state schema says is wrong with the stored state. */
+/**
+ * `true`, or what is wrong with the stored state for the app: what its state schema says, or
+ * why the app's code will not read it — a state of a newer version (a rollback), or one its
+ * `migrate` throws on (the migration is run here on a copy, as a dry run, and nothing written).
+ */
 async function stateCheck(ctx: OpsContext, record: ActorRecord): Promise<true | string> {
   const app = await ctx.app('checking the state against its schema needs the app');
   const type = parseActorId(record.id)?.type;
   const definition = app.actors.find((a) => a.name === type);
   if (!definition) return `the app defines no actor type ${type}`;
-  if ((record.stateVersion ?? 1) !== definition.version) {
-    return `written by version ${record.stateVersion ?? 1} of ${type}; the app has ${definition.version} (migrated on the next turn)`;
+  const stored = record.stateVersion ?? 1;
+  const written = `written by version ${stored} of ${type}; the app has ${definition.version}`;
+  if (stored > definition.version) {
+    return `${written}, older: its code never migrates a state back, so every message to ${record.id} waits, then becomes a dead letter, until code of version ${stored} runs again — deploy it (roll forward), then redrive them (docs/operations.md, "Rolling back a deploy")`;
   }
-  const checked = definition.state.safeParse(record.state);
-  return checked.success ? true : checked.error.issues.map((i) => i.message).join('; ');
+  let state: unknown;
+  try {
+    state = upgradeStateForTurn(definition, structuredClone(record.state), stored, record.id);
+  } catch (error) {
+    const step = (error as BatonError).details?.migrateStep;
+    const cause = (error as { cause?: unknown }).cause;
+    const reason = cause instanceof Error ? cause.message : String(cause ?? error);
+    return `${written}, and its migrate step from version ${step ?? stored} throws on this state (${reason}): every message to ${record.id} waits, then becomes a dead letter — fix the migration, deploy, then redrive them`;
+  }
+  const checked = definition.state.safeParse(state);
+  const problems = checked.success
+    ? undefined
+    : checked.error.issues.map((i) => i.message).join('; ');
+  if (stored === definition.version) return problems ?? true;
+  return problems === undefined
+    ? `${written}: migrated on its next turn (its migration, run here on a copy, gives a valid state)`
+    : `${written}, and the state its migration gives (run here on a copy) breaks the schema: ${problems}`;
 }
 
 /** `baton actors list <type>`: the type's actors, a page at a time. */

@@ -18,7 +18,7 @@ export {
   utf8ByteLength,
   utf8Bytes,
 } from '../shared/utf8.ts';
-export { upgradeState } from '../stateVersions.ts';
+export { upgradeState, upgradeStateForTurn } from '../stateVersions.ts';
 export { checkCommit } from './checkCommit.ts';
 export {
   type Conflict,
