@@ -256,7 +256,7 @@ describe('operator actions', () => {
     expect(sent().map((e) => e?.id)).toEqual([id, `operator:${paused.life}:2`]);
   });
 
-  it('refuses to purge a letter the actor does not keep, naming it, and a parked message', async () => {
+  it('refuses to purge a letter the actor does not keep, naming it, and a parked message, saying it is parked', async () => {
     const h = setup({ actors: [Alarm] });
     await pauseActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });
     await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 1 });
@@ -264,16 +264,32 @@ describe('operator actions', () => {
     const parked = (await h.backend.store.listDeadLetters('alarm/a')).find(
       (letter) => letter.parked !== undefined,
     );
-    for (const messageId of ['nope', parked!.messageId]) {
-      const error = await purgeDeadLetter(h.backend.store, 'alarm/a', messageId, { by: 't' }).catch(
+    const purge = (messageId: string) =>
+      purgeDeadLetter(h.backend.store, 'alarm/a', messageId, { by: 't' }).catch((e: unknown) => e);
+    expect(await purge('nope')).toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+      message:
+        'alarm/a keeps no dead letter nope: it was redriven or purged already, or never dead-lettered; list them with `baton dead-letters list`',
+      details: { actorId: 'alarm/a', messageId: 'nope' },
+    });
+    const messageId = parked!.messageId;
+    const refused = {
+      code: ErrorCode.INVALID_STATE,
+      details: { actorId: 'alarm/a', messageId, parked: 1 },
+    };
+    expect(await purge(messageId)).toMatchObject({
+      ...refused,
+      message: `message ${messageId} is parked at alarm/a, which is paused, not dead-lettered: it is applied, in order, when alarm/a is resumed, and a parked message cannot be purged; to keep it from being applied, deploy code whose handler leaves it be, then resume alarm/a`,
+    });
+    expect(
+      await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId).catch(
         (e: unknown) => e,
-      );
-      expect(error).toMatchObject({
-        code: ErrorCode.NOT_FOUND,
-        message: `alarm/a keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`baton dead-letters list\``,
-        details: { actorId: 'alarm/a', messageId },
-      });
-    }
+      ),
+    ).toMatchObject({
+      ...refused,
+      message: `message ${messageId} is parked at alarm/a, which is paused, not dead-lettered: it is applied, in order, when alarm/a is resumed, and a parked message cannot be redriven; resume alarm/a to apply it (baton actors resume alarm/a)`,
+    });
+    expect(await h.backend.store.readDeadLetter('alarm/a', messageId)).toMatchObject({ parked: 1 });
     const missing = await cancelTimer(h.backend.store, 'alarm/a', 'nope', { by: 't' }).catch(
       (e: unknown) => e,
     );

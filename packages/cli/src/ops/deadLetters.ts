@@ -1,6 +1,6 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import type { DeadLetter } from '@baton/core/adapter';
-import { purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import { parkedLetterRefused, purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
 import { actorArg } from './actors.ts';
 import { duration, limitOption, since, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -141,8 +141,11 @@ function lostItsQuotes(messageId: string): boolean {
   }
 }
 
-/** The one dead letter `<type/key> <message id>` names. */
-async function named(ctx: OpsContext): Promise<DeadLetter> {
+/**
+ * The one dead letter `<type/key> <message id>` names; for `show`, a message parked at a paused
+ * actor too (a redrive or purge of one is refused, saying it is parked).
+ */
+async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Promise<DeadLetter> {
   const actorId = actorArg(ctx, 0);
   const messageId = ctx.arg(1, 'message id');
   const { store } = await ctx.target();
@@ -154,7 +157,11 @@ async function named(ctx: OpsContext): Promise<DeadLetter> {
       { details: { actorId, messageId } },
     );
   }
-  if (!letter || letter.parked !== undefined || letter.applied) {
+  if (letter?.parked !== undefined) {
+    if (action === 'show') return letter;
+    throw parkedLetterRefused(letter, action);
+  }
+  if (!letter || letter.applied) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
       `${actorId} keeps no dead letter ${messageId}: it was redriven or purged, or never dead-lettered; see baton dead-letters list`,
@@ -164,25 +171,41 @@ async function named(ctx: OpsContext): Promise<DeadLetter> {
   return letter;
 }
 
-/** `baton dead-letters show <type/key> <message id>`: the message, its error, its attempts. */
+/**
+ * `baton dead-letters show <type/key> <message id>`: the message, its error, its attempts — or,
+ * for a message parked at a paused actor, that it is parked and applied once it is resumed.
+ */
 export async function deadLettersShow(ctx: OpsContext): Promise<void> {
-  const letter = await named(ctx);
-  ctx.print({ ...summary(ctx, letter), envelope: letter.envelope, failure: letter.error }, (s) =>
+  const letter = await named(ctx, 'show');
+  const parked = letter.parked === undefined ? {} : { parked: letter.parked };
+  const shown = {
+    ...summary(ctx, letter),
+    ...parked,
+    envelope: letter.envelope,
+    failure: letter.error,
+  };
+  ctx.print(shown, (s) =>
     [
       `actor      ${s.actor}`,
       `message    ${s.messageId}`,
       `name       ${s.name}`,
       `payload    ${JSON.stringify(s.envelope.payload)}`,
       `from       ${s.envelope.from}`,
-      `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
-      `cause      ${s.code}: ${s.error}`,
-      `redrivable ${s.redrivable ? 'yes' : 'no (kept without its payload: send it again from its source)'}`,
+      ...(letter.parked === undefined
+        ? [
+            `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
+            `cause      ${s.code}: ${s.error}`,
+            `redrivable ${s.redrivable ? 'yes' : 'no (kept without its payload: send it again from its source)'}`,
+          ]
+        : [
+            `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (baton actors resume ${s.actor}); it cannot be redriven nor purged`,
+          ]),
     ].join('\n'),
   );
 }
 
 /** The dead letters a bulk action works on: one named, or `--all` matching the filters. */
-async function targets(ctx: OpsContext, verb: string): Promise<DeadLetter[]> {
+async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promise<DeadLetter[]> {
   if (ctx.values.all) {
     if (ctx.args.length > 0) {
       throw new BatonError(
@@ -192,7 +215,7 @@ async function targets(ctx: OpsContext, verb: string): Promise<DeadLetter[]> {
     }
     return matching(ctx);
   }
-  return [await named(ctx)];
+  return [await named(ctx, verb)];
 }
 
 /**
@@ -287,11 +310,36 @@ async function bulk(
     done.push({ actor: letter.actorId, messageId: letter.messageId });
     await ctx.audit(`dead-letters ${verb}`, { actor: letter.actorId, messageId: letter.messageId });
   }
+  // A paused actor parks what is redriven to it, as any message: applied once it is resumed.
+  const paused = verb === 'redrive' ? await pausedOf(ctx, done) : [];
   ctx.print(
-    { [verb]: done, ...leftOut },
+    { [verb]: done, ...leftOut, ...(paused.length > 0 ? { parkedAt: paused } : {}) },
     () =>
-      (verb === 'redrive'
-        ? `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn`
-        : `purged ${done.length} dead letter(s)`) + leftLines(left),
+      (verb === 'redrive' ? redrivenLine(done, paused) : `purged ${done.length} dead letter(s)`) +
+      leftLines(left),
+  );
+}
+
+/** The actors of `letters` that are paused now. */
+async function pausedOf(
+  ctx: OpsContext,
+  letters: ReadonlyArray<{ actor: string }>,
+): Promise<string[]> {
+  const { store } = await ctx.target();
+  const actors = [...new Set(letters.map((l) => l.actor))];
+  const records = await Promise.all(actors.map((actor) => store.load(actor)));
+  return actors.filter((_, i) => records[i]?.paused !== undefined);
+}
+
+/** What a redrive says it did: when each is applied, and which wait parked at a paused actor. */
+function redrivenLine(done: ReadonlyArray<{ actor: string }>, paused: readonly string[]): string {
+  if (paused.length === 0) {
+    return `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn`;
+  }
+  const held = done.filter((l) => paused.includes(l.actor)).length;
+  const others = done.length - held;
+  return (
+    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (baton actors resume <type/key>)` +
+    (others > 0 ? `; the other ${others} each applied once, in its actor's next turn` : '')
   );
 }

@@ -12,6 +12,7 @@ import { BatonError, ErrorCode } from '../errors.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { workflowActorType } from '../workflow/workflow.ts';
+import { parkedLetterRefused } from './parking.ts';
 
 /** Who acts, and when (epoch ms; default now). */
 export interface OperatorOptions {
@@ -148,7 +149,7 @@ export async function resumeActor(
 
 /**
  * Forgets a dead letter without applying it (`baton dead-letters purge`). A parked message is
- * not a dead letter: it is refused. The dead letter of a timer's fire goes with its timer, kept
+ * not a dead letter: it is refused with INVALID_STATE, saying so. The dead letter of a timer's fire goes with its timer, kept
  * until then: the fire is never applied.
  *
  * @example
@@ -162,9 +163,8 @@ export async function purgeDeadLetter(
 ): Promise<void> {
   await changeRecord(store, actorId, now, async (record) => {
     const letter = await store.readDeadLetter(actorId, messageId);
-    if (!letter || letter.parked !== undefined || letter.applied) {
-      throw noDeadLetter(actorId, messageId);
-    }
+    if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'purge');
+    if (!letter || letter.applied) throw noDeadLetter(actorId, messageId);
     const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
     // Only the scheduling whose fire this is: the app may have scheduled the id anew since.
     const kept = timer?.deadLettered && timer.gen === letter.timer?.gen;

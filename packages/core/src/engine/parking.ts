@@ -102,6 +102,26 @@ export function actorPaused(record: ActorRecord): BatonError {
   );
 }
 
+/**
+ * Why a parked message is refused by an action on dead letters (`redrive`, `purge`): it is no
+ * dead letter, but held at its paused actor and applied, in order, once the actor is resumed.
+ * A purge cannot forget it safely: parking an ingress message keeps no outcome of it, so only
+ * its parked letter tells a later copy of it (a redelivery, a client's retry) as one held
+ * already — forgotten, that copy would be parked anew and applied.
+ */
+export function parkedLetterRefused(letter: DeadLetter, action: 'redrive' | 'purge'): BatonError {
+  const { actorId, messageId } = letter;
+  const instead =
+    action === 'redrive'
+      ? `resume ${actorId} to apply it (baton actors resume ${actorId})`
+      : `to keep it from being applied, deploy code whose handler leaves it be, then resume ${actorId}`;
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `message ${messageId} is parked at ${actorId}, which is paused, not dead-lettered: it is applied, in order, when ${actorId} is resumed, and a parked message cannot be ${action === 'redrive' ? 'redriven' : 'purged'}; ${instead}`,
+    { details: { actorId, messageId, parked: letter.parked } },
+  );
+}
+
 /** `record` without its count of parked messages: the last one was applied. */
 export function withoutParked(record: ActorRecord): ActorRecord {
   if (record.parked === undefined) return record;

@@ -1,6 +1,7 @@
 import { encodeEnvelope } from '../adapter/envelope.ts';
 import type { Queue, Store } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
+import { parkedLetterRefused } from './parking.ts';
 
 /**
  * Sends a dead letter back to its actor's inbox, once its cause is fixed. The actor applies it
@@ -22,7 +23,8 @@ export async function redriveDeadLetter(
   messageId: string,
 ): Promise<void> {
   const letter = await store.readDeadLetter(actorId, messageId);
-  if (!letter || letter.parked !== undefined || letter.applied) {
+  if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'redrive');
+  if (!letter || letter.applied) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
       `${actorId} keeps no dead letter ${messageId}: it was redriven already, or never dead-lettered; list them with store.listDeadLetters()`,

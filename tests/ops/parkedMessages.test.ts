@@ -1,0 +1,103 @@
+/**
+ * Messages parked at a paused actor, on DynamoDB Local and ElasticMQ through the `baton` CLI:
+ * `dead-letters show` shows one as parked (applied, in order, on resume), `purge` and `redrive`
+ * refuse it saying so — not that it is gone — and a dead letter redriven to a paused actor is
+ * said parked there until it is resumed, not applied in its next turn.
+ */
+import { join } from 'node:path';
+import type { LocalSqsEventSource } from '@baton/aws/local';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  createOpsDeployment,
+  flagsOf,
+  type OpsDeployment,
+  pumpUntil,
+  runBaton,
+} from './fixtures/opsDeployment.ts';
+import { faults, runs, Tally } from './fixtures/tallyApp.ts';
+
+const TALLY = join(import.meta.dirname, 'fixtures', 'tallyApp.ts');
+
+describe('baton dead-letters on messages parked at a paused actor', () => {
+  let deployment: OpsDeployment;
+  let source: LocalSqsEventSource;
+
+  beforeEach(async () => {
+    deployment = await createOpsDeployment('parked');
+    source = deployment.worker([Tally]);
+    runs.clear();
+    faults.poisoned = false;
+  });
+
+  const baton = (...argv: string[]) =>
+    runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'ops']);
+  const work = (done?: () => Promise<boolean>) => pumpUntil(deployment.queue, source, done);
+  /** Sends `entry` to `actor`; the message id it was answered with. */
+  async function add(actor: string, entry: string): Promise<string> {
+    const sent = await baton(
+      'send',
+      actor,
+      'add',
+      JSON.stringify({ entry }),
+      '--app',
+      TALLY,
+      '--json',
+    );
+    expect(sent.code, sent.err).toBe(0);
+    return sent.json().messageId;
+  }
+
+  it('shows a parked message as parked, and refuses to purge or redrive it, saying why', async () => {
+    await add('tally/p', 'a');
+    await work();
+    expect((await baton('actors', 'pause', 'tally/p', '--yes')).code).toBe(0);
+    const id = await add('tally/p', 'held');
+    await work();
+    expect((await baton('actors', 'get', 'tally/p', '--json')).json().parkedMessages).toBe(1);
+
+    const show = await baton('dead-letters', 'show', 'tally/p', id);
+    expect(show.code, show.err).toBe(0);
+    expect(show.out).toMatch(
+      /^parked {5}at .*, number 1 of the messages tally\/p holds while paused: not a dead letter, it is applied, in order, when tally\/p is resumed \(baton actors resume tally\/p\)/m,
+    );
+    expect(show.out).toContain('payload    {"entry":"held"}');
+    expect((await baton('dead-letters', 'show', 'tally/p', id, '--json')).json()).toMatchObject({
+      messageId: id,
+      parked: 1,
+    });
+
+    for (const action of ['purge', 'redrive']) {
+      const run = await baton('dead-letters', action, 'tally/p', id, '--yes');
+      expect(run.code, action).toBe(1);
+      expect(run.err, action).toContain(
+        `message ${id} is parked at tally/p, which is paused, not dead-lettered: it is applied, in order, when tally/p is resumed`,
+      );
+      expect(run.err, action).not.toMatch(/keeps no dead letter/);
+    }
+
+    await baton('actors', 'resume', 'tally/p', '--yes');
+    await work();
+    expect(runs.get('held')).toBe(1);
+  }, 120_000);
+
+  it('says a dead letter redriven to a paused actor is parked there until it is resumed', async () => {
+    faults.poisoned = true;
+    await add('tally/q', 'poison');
+    await add('tally/r', 'poison');
+    await work(async () => (await baton('dead-letters', 'list', '--json')).json().total === 2);
+    faults.poisoned = false;
+    expect((await baton('actors', 'pause', 'tally/q', '--yes')).code).toBe(0);
+
+    const redrive = await baton('dead-letters', 'redrive', '--all', '--yes');
+    expect(redrive.code, redrive.err).toBe(0);
+    expect(redrive.out).toMatch(
+      /^redriven 2 dead letter\(s\): 1 to paused actor\(s\) \(tally\/q\), parked there until resumed, then applied once, in order \(baton actors resume <type\/key>\); the other 1 each applied once, in its actor's next turn/,
+    );
+    expect(redrive.out).not.toMatch(/: each is applied once/);
+    await work();
+    expect((await baton('actors', 'get', 'tally/r', '--json')).json().state.entries).toEqual([
+      'poison',
+    ]);
+    expect((await baton('actors', 'get', 'tally/q', '--json')).json().parkedMessages).toBe(1);
+  }, 120_000);
+});
