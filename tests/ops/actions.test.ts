@@ -104,6 +104,28 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     );
   });
 
+  it('says how to read a timed-out ask’s outcome, or ask again, under the key it chose: never twice applied', async () => {
+    await json('send', 'note/k', 'add', '{"entry":"a"}', '--app', NOTES);
+    await work();
+    // Held while someone looks: the ask gets no reply in time.
+    await json('actors', 'pause', 'note/k', '--yes');
+    const argv = ['ask', 'note/k', 'add', '{"entry":"once"}', '--app', NOTES];
+    const first = await baton(...argv, '--timeout', '1');
+    expect(first.code).toBe(1);
+    const key = /"key":"([^"]+)"/.exec(first.err)?.[1];
+    const error = first.err.split('\n').find((line) => line.startsWith('baton ask:'));
+    expect(error).toBe(
+      `baton ask: no reply from note/k to "add" within 1s; the message was sent under the key ${key} and may still be applied (its actor may be paused or behind). Do not run the same command again without --key: it would send the message again, under a new key. Read its outcome once processed: baton outcome note/k ${key}; or wait for its reply again under the same key: baton ask note/k add '{"entry":"once"}' --app ${NOTES} --key ${key}`,
+    );
+    await json('actors', 'resume', 'note/k', '--yes');
+    await work();
+    expect((await baton('outcome', 'note/k', key!)).out).toBe('ok null');
+    // Asked again as it says: the stored reply, the message applied once.
+    const again = await baton(...argv, '--key', key!);
+    expect(again.out).toBe('null');
+    expect(await entriesOf('note/k')).toEqual(['a', 'once']);
+  });
+
   it('cancels a timer, which then never fires, only with --yes, and audits it', async () => {
     for (const id of ['soon', 'kept']) {
       await json('send', 'note/t', 'remind', JSON.stringify({ id, inMs: 1 }), '--app', NOTES);

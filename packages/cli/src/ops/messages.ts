@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode, SYSTEM } from '@baton/core';
+import { BatonError, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { actorArg } from './actors.ts';
@@ -51,10 +51,22 @@ export async function ask(ctx: OpsContext): Promise<void> {
   const client = await clientFor(ctx);
   const key = ctx.values.key ?? globalThis.crypto.randomUUID();
   await ctx.audit('ask', { actor: to, name, key });
-  const value = await client.ask(refOf(to), name as never, payload as never, {
-    idempotencyKey: key,
-    timeoutMs,
-  });
+  let value: unknown;
+  try {
+    value = await client.ask(refOf(to), name as never, payload as never, {
+      idempotencyKey: key,
+      timeoutMs,
+    });
+  } catch (error) {
+    if (!isBatonError(error) || error.code !== ErrorCode.ASK_TIMEOUT) throw error;
+    // The library's advice names its option: the CLI's way keeps the key it chose.
+    const again = ['baton ask', to, name, `'${ctx.args[2] ?? '{}'}'`, '--app', ctx.values.app];
+    throw new BatonError(
+      ErrorCode.ASK_TIMEOUT,
+      `no reply from ${to} to "${name}" within ${timeoutMs / 1000}s; the message was sent under the key ${key} and may still be applied (its actor may be paused or behind). Do not run the same command again without --key: it would send the message again, under a new key. Read its outcome once processed: baton outcome ${to} ${key}; or wait for its reply again under the same key: ${again.join(' ')} --key ${key}`,
+      { details: { ...error.details, actor: to, key }, cause: error },
+    );
+  }
   // A handler that returns nothing replies null, so `--json` prints `{"value": null}`, not `{}`.
   ctx.print({ value: value ?? null }, (r) => JSON.stringify(r.value));
 }
