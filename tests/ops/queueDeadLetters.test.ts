@@ -107,6 +107,36 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     );
   });
 
+  it('counts in a dry run every message the redrive moves, and says how many it shows', async () => {
+    const { sqs } = createAwsClients({
+      dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
+      sqsEndpoint: deployment.options['sqs-endpoint']!,
+    });
+    const dlq = new SqsQueue({
+      client: sqs,
+      queueUrl: deployment.options['dead-letter-queue-url']!,
+    });
+    // SQS moved 25 messages of one actor there (its worker kept dying on them).
+    const all = Array.from({ length: 25 }, (_, i) => message(add(`m${i}`)));
+    for (let i = 0; i < all.length; i += 10) await dlq.send(all.slice(i, i + 10));
+
+    const dry = await baton('queue-dead-letters', 'redrive', '--dry-run');
+    expect(dry.code, dry.err).toBe(0);
+    // Of one actor, a look shows the first ten (SQS FIFO hands out no more of a group meanwhile).
+    expect(dry.out.split('\n')[0]).toBe(
+      "would redrive all 25 message(s) of the inbox's dead-letter queue into the inbox; showing 10 of 25 message(s) (SQS counts approximately; of one actor a look shows the first ten at most, --limit shows more of others):",
+    );
+    expect(dry.out.split('\n').filter((line) => line.startsWith('tally/q'))).toHaveLength(10);
+    expect(
+      (await baton('queue-dead-letters', 'redrive', '--dry-run', '--json')).json(),
+    ).toMatchObject({ dryRun: true, total: 25 });
+    expect((await baton('queue-dead-letters', 'list')).out).toMatch(
+      /\nshowing 10 of 25 message\(s\)/,
+    );
+    const redrive = await baton('queue-dead-letters', 'redrive', '--yes', '--json');
+    expect(redrive.json()).toEqual({ redriven: 25, left: 0 });
+  });
+
   it('refuses without a dead-letter queue to read, and a --limit that is not a count', async () => {
     const { 'dead-letter-queue-url': _, ...withoutDlq } = deployment.options;
     const none = await runBaton(['queue-dead-letters', 'list', ...flagsOf(withoutDlq)]);

@@ -43,8 +43,31 @@ type Peeked = {
  * held); `redrive` moves them all.
  */
 export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
+  const { total, peeked } = await peek(ctx);
+  ctx.print({ total, messages: peeked }, () =>
+    peeked.length === 0
+      ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
+      : `${table(peeked, ['actor', 'name', 'from', 'messageId', 'age'])}\n${showing(peeked, total)}\n` +
+        'redrive them into the inbox with: baton queue-dead-letters redrive',
+  );
+}
+
+/** `showing N of M …`: how much of the queue a look shows. */
+function showing(peeked: readonly Peeked[], total: number): string {
+  return peeked.length >= total
+    ? `showing ${peeked.length} of ${total} message(s)`
+    : `showing ${peeked.length} of ${total} message(s) (SQS counts approximately; of one actor a look shows the first ten at most, --limit shows more of others)`;
+}
+
+/**
+ * How many messages the queue holds (SQS's approximate count, visible or held), and a look at
+ * the first `--limit` of them, which are put back at once.
+ */
+async function peek(ctx: OpsContext): Promise<{ total: number; peeked: Peeked[] }> {
   const limit = limitOption(ctx.values.limit, LIST_DEFAULT);
   const { sqs, url } = await deadLetterQueue(ctx);
+  // Counted before the look, which hides what it takes for a moment.
+  const total = await countOf(sqs, url);
   const peeked: Peeked[] = [];
   const receipts: Array<{ Id: string; ReceiptHandle: string }> = [];
   try {
@@ -67,12 +90,7 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
       );
     }
   }
-  ctx.print({ messages: peeked }, () =>
-    peeked.length === 0
-      ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
-      : `${table(peeked, ['actor', 'name', 'from', 'messageId', 'age'])}\n` +
-        'redrive them into the inbox with: baton queue-dead-letters redrive',
-  );
+  return { total: Math.max(total, peeked.length), peeked };
 }
 
 /**
@@ -85,7 +103,18 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
  * the first send the inbox refuses, and says what it left.
  */
 export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
-  if (ctx.values['dry-run']) return queueDeadLettersList(ctx);
+  if (ctx.values['dry-run']) {
+    const { total, peeked } = await peek(ctx);
+    ctx.print({ dryRun: true, total, messages: peeked }, () =>
+      total === 0
+        ? "would redrive nothing: the inbox's dead-letter queue holds no message"
+        : `would redrive all ${total} message(s) of the inbox's dead-letter queue into the inbox; ${showing(peeked, total)}` +
+          (peeked.length === 0
+            ? ''
+            : `:\n${table(peeked, ['actor', 'name', 'from', 'messageId', 'age'])}`),
+    );
+    return;
+  }
   const { sqs, url, inbox } = await deadLetterQueue(ctx);
   await ctx.confirm("redrive every message of the inbox's dead-letter queue into the inbox?");
   let moved = 0;
