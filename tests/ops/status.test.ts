@@ -9,6 +9,10 @@ import { createAwsClients, createFifoQueue, createTable, createTimerQueue } from
 import { runOps } from '@baton/cli/ops';
 import { describe, expect, inject, it } from 'vitest';
 
+/** What `unchecked` says without the inbox's oldest age (the emulators report none). */
+const INBOX_AGE_UNCHECKED =
+  "whether the inbox is behind: its oldest message's age is unknown (CloudWatch only: SQS and the emulators report no age); compare its waiting count a minute apart";
+
 describe('baton status on the emulators', () => {
   const endpoints = {
     dynamodbEndpoint: inject('dynamodbEndpoint'),
@@ -88,7 +92,9 @@ describe('baton status on the emulators', () => {
       oldestAgeMs: null,
     });
     expect(status.oldestAges).toEqual({ unknown: expect.stringMatching(/CloudWatch only/) });
+    // Healthy as far as it looked, and it says it could not tell whether the inbox is behind.
     expect(status.healthy).toBe(true);
+    expect(status.unchecked).toContain(INBOX_AGE_UNCHECKED);
 
     out.length = 0;
     expect(await runOps(['status', ...argv], io)).toBe(0);
@@ -96,6 +102,9 @@ describe('baton status on the emulators', () => {
     expect(human).toMatch(/^inbox\s+2\s+1\s+0\s+unknown$/m);
     expect(human).toMatch(/^timers\s+0\s+0\s+1\s+unknown$/m);
     expect(human).toMatch(/oldest message age unknown: CloudWatch only/);
+    expect(human).toMatch(
+      /^health\s+OK \(not checked: .*whether the inbox is behind: its oldest message's age is unknown \(CloudWatch only: SQS and the emulators report no age\); compare its waiting count a minute apart\)$/m,
+    );
   });
 
   it('counts the table changes the stream function gave up on, and asks for attention', async () => {
@@ -127,6 +136,7 @@ describe('baton status on the emulators', () => {
     // The queue not named is said to be unchecked, not counted as healthy.
     expect(status.unchecked).toEqual([
       "the inbox's dead-letter queue (--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL)",
+      INBOX_AGE_UNCHECKED,
     ]);
   });
 
@@ -190,6 +200,7 @@ describe('baton status on the emulators', () => {
         /^the stream failures queue, which could not be read \(could not read the depth of queue .*never-made: .*sqs:GetQueueAttributes\)$/,
       ),
       "the inbox's dead-letter queue (--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL)",
+      INBOX_AGE_UNCHECKED,
     ]);
   });
 

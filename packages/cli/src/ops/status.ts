@@ -52,8 +52,9 @@ export interface Status {
   readonly sweeperLag: { readonly actors: number; readonly thresholdMs: number };
   readonly healthy: boolean;
   /**
-   * What was not looked at, so `healthy` does not speak for it: the queues not named, and those
-   * named that could not be read (with why).
+   * What was not looked at, so `healthy` does not speak for it: the queues not named, those
+   * named that could not be read (with why), and whether the inbox is behind when the age of
+   * its oldest message is unknown.
    */
   readonly unchecked: readonly string[];
   readonly problems: readonly string[];
@@ -146,6 +147,12 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
         ? []
         : [
             "the timer queue's dead-letter queue (--timer-dead-letter-queue-url or BATON_TIMER_DEAD_LETTER_QUEUE_URL; a stack names it once redeployed with the current @baton/cdk)",
+          ]),
+      // Without the age, an inbox that keeps growing (workers stopped) reads as a busy one.
+      ...(ages === 'cloudwatch'
+        ? []
+        : [
+            `whether the inbox is behind: its oldest message's age is unknown (${ages.unknown}); compare its waiting count a minute apart`,
           ]),
     ],
   };
