@@ -415,7 +415,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('dead-letters', 'list')).total).toBe(1);
   });
 
-  it('resumes only a paused actor, and says so when the id it pauses has no record', async () => {
+  it('resumes only a paused actor, once confirmed, and says so when the id it pauses has no record', async () => {
     await json('send', 'note/p', 'add', '{"entry":"x"}', '--app', NOTES);
     await work();
     const idle = await baton('actors', 'resume', 'note/p');
@@ -430,6 +430,18 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('actors', 'pause', 'note/p', '--yes')).out).toBe('note/p paused by ops');
     await json('send', 'note/p', 'add', '{"entry":"parked"}', '--app', NOTES);
     await work();
+    // Resuming applies what was parked: asked first, as pausing is; refused without a terminal.
+    const unconfirmed = await baton('actors', 'resume', 'note/p');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.err).toBe(
+      'baton actors resume: resume note/p? It applies the 1 message(s) parked meanwhile first, in order — refused without a terminal to ask: pass --yes to confirm',
+    );
+    await work();
+    expect(await json('actors', 'get', 'note/p')).toMatchObject({
+      paused: { by: 'ops' },
+      parkedMessages: 1,
+    });
+    expect(await entriesOf('note/p')).toEqual(['x']);
     // A resume whose record write went through but whose wake was lost: not paused, a message
     // parked. Resumed again, it is woken, and the parked message applied.
     const record = (await deployment.store.load('note/p'))!;
@@ -441,7 +453,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       outbox: [],
       idempotency: [],
     });
-    expect((await baton('actors', 'resume', 'note/p')).code).toBe(0);
+    expect((await baton('actors', 'resume', 'note/p', '--yes')).code).toBe(0);
     await work(async () => (await entriesOf('note/p')).includes('parked'));
     expect(await entriesOf('note/p')).toEqual(['x', 'parked']);
   });

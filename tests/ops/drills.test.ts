@@ -226,7 +226,7 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
     // run a handler; its commit lost to the pause, so that run left nothing.)
     for (const entry of hot.slice(4)) expect(runs.get(entry)).toBeUndefined();
 
-    const resumed = await baton('actors', 'resume', 'tally/hot');
+    const resumed = await baton('actors', 'resume', 'tally/hot', '--yes');
     expect(resumed.code).toBe(0);
     expect(resumed.err).toMatch(/"action":"actors resume"/);
     await pumpUntil(async () => (await entriesOf('tally/hot')).length === hot.length);

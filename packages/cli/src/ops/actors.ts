@@ -190,6 +190,11 @@ export async function actorsResume(ctx: OpsContext): Promise<void> {
       { details: { actor: id } },
     );
   }
+  await ctx.confirm(
+    parked === 0
+      ? `resume ${id}? It applies its messages again, as they come`
+      : `resume ${id}? It applies the ${parked} message(s) parked meanwhile first, in order`,
+  );
   const by = await ctx.operator();
   await resumeActor(store, queue, id, { by, now: ctx.io.now() });
   await ctx.audit('actors resume', { actor: id, parked });
