@@ -11,6 +11,7 @@ import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
+import { RECHECK_TIMER } from '../workflow/advance.ts';
 import { workflowActorType } from '../workflow/workflow.ts';
 import { parkedLetterRefused } from './parking.ts';
 
@@ -182,8 +183,9 @@ export async function purgeDeadLetter(
  * for itself are refused with INVALID_ARGUMENT, saying what to do instead: an ask's timeout
  * (`ask:<id>`), which holds the asker's continuation — without it the reply finds nothing to
  * resume and is dropped as late, leaving the asker (a workflow's call) waiting for good — and
- * every timer of a workflow instance (its sleeps, its waits' timeouts, its retries, its
- * rechecks and its retention), which its run alone schedules and cancels.
+ * every timer of a workflow instance (its sleeps, its waits' timeouts, its retries and its
+ * retention), which its run alone schedules and cancels; but for a paused instance's recheck,
+ * which may go (it stays paused until a resume).
  *
  * @example
  * await cancelTimer(store, 'order/42', 'reminder', { by: 'ops' });
@@ -227,12 +229,13 @@ function ownedTimer(actorId: string, timer: Timer): BatonError | undefined {
       { details },
     );
   }
-  if (actorId.startsWith(WORKFLOW_TYPE_PREFIX)) {
+  // A paused instance's recheck may go: it stays paused, and a resume replays it.
+  if (actorId.startsWith(WORKFLOW_TYPE_PREFIX) && timer.id !== RECHECK_TIMER) {
     const name = typeOf(actorId).slice(WORKFLOW_TYPE_PREFIX.length);
     const id = actorId.slice(actorId.indexOf('/') + 1);
     return new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry, a recheck or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (baton workflows cancel ${name} ${id}); to hurry a wait, send its event (baton workflows signal ${name} ${id} <event>)`,
+      `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (baton workflows cancel ${name} ${id}); to hurry a wait, send its event (baton workflows signal ${name} ${id} <event>)`,
       { details },
     );
   }
