@@ -390,6 +390,22 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('status', '--limit', '3')).err).toMatch(
       /it takes no --limit \(its own options: none\)/,
     );
+    // An operand it does not take, too: two ids to purge purge neither.
+    faults.poisoned = true;
+    await json('send', 'tally/s', 'add', '{"entry":"poison"}', '--app', TALLY);
+    await work(async () => (await json('dead-letters', 'list')).total === 1);
+    const [letter] = (await json('dead-letters', 'list')).deadLetters;
+    const both = await baton(
+      'dead-letters',
+      'purge',
+      'tally/s',
+      letter.messageId,
+      'other',
+      '--yes',
+    );
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/too many arguments: .* "other" is left over/);
+    expect((await json('dead-letters', 'list')).total).toBe(1);
   });
 
   it('says what dead letters there are when a filter matches none, and refuses an actor id as --type', async () => {

@@ -76,6 +76,35 @@ describe('baton operating commands', () => {
     },
   );
 
+  it.each([
+    [
+      ['dead-letters', 'list', 'tally/p'],
+      'it takes no operand, and "tally/p" is left over (it lists every actor\'s: narrow it to a type of actor with --type <type>)',
+    ],
+    [
+      ['dead-letters', 'purge', 'tally/p', 'id-1', 'id-2', '--yes'],
+      'it takes <type/key> <message id>, and "id-2" is left over (one dead letter at a time, or --all with filters)',
+    ],
+    [
+      ['send', 'tally/p', 'add', '{"entry":', '1}', '--app', 'app.ts'],
+      'it takes <type/key> <name> [json payload], and "1}" is left over (quote the JSON payload as one argument',
+    ],
+    [['status', 'now'], 'it takes no operand, and "now" is left over; nothing was done'],
+    [
+      ['timers', 'cancel', 'note/t', 'a', 'b', 'c', '--yes'],
+      'it takes <type/key> <timer id>, and "b" "c" are left over; nothing was done',
+    ],
+  ])('refuses operands a command does not take, as it refuses options: %j', async (argv, says) => {
+    // The deployment is unreachable: a command that went on would fail with exit 1.
+    const { code, out, err } = await baton(...argv, ...LOCAL);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toContain(
+      `baton ${argv.slice(0, argv[0] === 'send' || argv[0] === 'status' ? 1 : 2).join(' ')}: too many arguments: ${says}`,
+    );
+    expect(err).toMatch(/nothing was done/);
+  });
+
   it('refuses an actor id that is not <type>/<key>, with --json printing the error too', async () => {
     const { code, out, err } = await baton('actors', 'get', 'alice', '--json', ...LOCAL);
     expect(code).toBe(2);

@@ -54,34 +54,85 @@ const COMMON: readonly Option[] = [
 /** What picks dead letters; `--all` acts on every one picked. */
 const FILTERS: readonly Option[] = ['type', 'code', 'since'];
 
+/** The operands that name one dead letter (or none, with `--all`). */
+const ONE_LETTER = ['<type/key>', '<message id>'];
+/** The operands that name a workflow instance. */
+const INSTANCE = ['<workflow>', '<id>'];
+/** The operands of a message to send. */
+const MESSAGE = ['<type/key>', '<name>', '[json payload]'];
+
 /**
  * The commands, by their words, with the options each takes besides {@link COMMON}: any other
  * is refused, so that a `--dry-run` given to a command that has none never acts for real.
  */
-const COMMANDS: Readonly<Record<string, { run: Command; takes: readonly Option[] }>> = {
-  status: { run: status, takes: [] },
-  'actors get': { run: actorsGet, takes: ['app'] },
-  'actors list': { run: actorsList, takes: ['limit', 'cursor'] },
-  'actors pause': { run: actorsPause, takes: [] },
-  'actors resume': { run: actorsResume, takes: [] },
-  'dead-letters list': { run: deadLettersList, takes: [...FILTERS, 'limit'] },
-  'dead-letters show': { run: deadLettersShow, takes: [] },
-  'dead-letters redrive': { run: deadLettersRedrive, takes: [...FILTERS, 'all', 'dry-run'] },
-  'dead-letters purge': { run: deadLettersPurge, takes: [...FILTERS, 'all', 'dry-run'] },
-  'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'] },
-  'queue-dead-letters redrive': { run: queueDeadLettersRedrive, takes: ['dry-run'] },
-  'timers list': { run: timersList, takes: [] },
-  'timers cancel': { run: timersCancel, takes: [] },
-  'workflows list': { run: workflowsList, takes: ['app', 'status', 'limit', 'cursor'] },
-  'workflows show': { run: workflowsShow, takes: [] },
-  'workflows cancel': { run: workflowsCancel, takes: ['reason', 'key', 'app', 'dry-run'] },
-  'workflows terminate': { run: workflowsTerminate, takes: ['reason', 'key', 'app', 'dry-run'] },
-  'workflows signal': { run: workflowsSignal, takes: ['app', 'key', 'dry-run'] },
-  'workflows resume': { run: workflowsResume, takes: ['key', 'app', 'dry-run'] },
-  send: { run: send, takes: ['app', 'key'] },
-  ask: { run: ask, takes: ['app', 'key', 'timeout'] },
-  outcome: { run: outcome, takes: [] },
-  inspect: { run: inspect, takes: ['port', 'allow-actions'] },
+const COMMANDS: Readonly<
+  Record<string, { run: Command; takes: readonly Option[]; operands: readonly string[] }>
+> = {
+  status: { run: status, takes: [], operands: [] },
+  'actors get': { run: actorsGet, takes: ['app'], operands: ['<type/key>'] },
+  'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
+  'actors pause': { run: actorsPause, takes: [], operands: ['<type/key>'] },
+  'actors resume': { run: actorsResume, takes: [], operands: ['<type/key>'] },
+  'dead-letters list': { run: deadLettersList, takes: [...FILTERS, 'limit'], operands: [] },
+  'dead-letters show': { run: deadLettersShow, takes: [], operands: ONE_LETTER },
+  'dead-letters redrive': {
+    run: deadLettersRedrive,
+    takes: [...FILTERS, 'all', 'dry-run'],
+    operands: ONE_LETTER,
+  },
+  'dead-letters purge': {
+    run: deadLettersPurge,
+    takes: [...FILTERS, 'all', 'dry-run'],
+    operands: ONE_LETTER,
+  },
+  'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'], operands: [] },
+  'queue-dead-letters redrive': { run: queueDeadLettersRedrive, takes: ['dry-run'], operands: [] },
+  'timers list': { run: timersList, takes: [], operands: ['<type/key>'] },
+  'timers cancel': { run: timersCancel, takes: [], operands: ['<type/key>', '<timer id>'] },
+  'workflows list': {
+    run: workflowsList,
+    takes: ['app', 'status', 'limit', 'cursor'],
+    operands: ['[<workflow>]'],
+  },
+  'workflows show': { run: workflowsShow, takes: [], operands: INSTANCE },
+  'workflows cancel': {
+    run: workflowsCancel,
+    takes: ['reason', 'key', 'app', 'dry-run'],
+    operands: INSTANCE,
+  },
+  'workflows terminate': {
+    run: workflowsTerminate,
+    takes: ['reason', 'key', 'app', 'dry-run'],
+    operands: INSTANCE,
+  },
+  'workflows signal': {
+    run: workflowsSignal,
+    takes: ['app', 'key', 'dry-run'],
+    operands: [...INSTANCE, '<event>', '[json payload]'],
+  },
+  'workflows resume': {
+    run: workflowsResume,
+    takes: ['key', 'app', 'dry-run'],
+    operands: INSTANCE,
+  },
+  send: { run: send, takes: ['app', 'key'], operands: MESSAGE },
+  ask: { run: ask, takes: ['app', 'key', 'timeout'], operands: MESSAGE },
+  outcome: {
+    run: outcome,
+    takes: [],
+    operands: ['<message id> | <type/key>', '[<idempotency key>]'],
+  },
+  inspect: { run: inspect, takes: ['port', 'allow-actions'], operands: [] },
+};
+
+/** What to do instead of passing more operands than a command takes, where it is not plain. */
+const OPERAND_HINTS: Readonly<Record<string, string>> = {
+  'dead-letters list': " (it lists every actor's: narrow it to a type of actor with --type <type>)",
+  'dead-letters redrive': ' (one dead letter at a time, or --all with filters)',
+  'dead-letters purge': ' (one dead letter at a time, or --all with filters)',
+  send: ' (quote the JSON payload as one argument: \'{"entry": 1}\')',
+  ask: ' (quote the JSON payload as one argument: \'{"entry": 1}\')',
+  'workflows signal': ' (quote the JSON payload as one argument: \'{"box": "B-1"}\')',
 };
 
 /** Whether `word` starts an operating command (`baton <word> …`). */
@@ -201,6 +252,16 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     return 2;
   }
   const args = positionals.slice(name.split(' ').length);
+  // An operand a command does not take is refused as an option is: dropped, it would change
+  // what the command acts on (`purge <type/key> <id> <id>` would purge the first id only).
+  if (args.length > command.operands.length) {
+    const extra = args.slice(command.operands.length).map((a) => JSON.stringify(a));
+    const takes = command.operands.join(' ') || 'no operand';
+    io.err(
+      `baton ${name}: too many arguments: it takes ${takes}, and ${extra.join(' ')} ${extra.length === 1 ? 'is' : 'are'} left over${OPERAND_HINTS[name] ?? ''}; nothing was done\n\n${OPS_USAGE}`,
+    );
+    return 2;
+  }
   const ctx = new OpsContext(io, values as OpsValues, args);
   try {
     await command.run(ctx);
