@@ -137,6 +137,31 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     expect(redrive.json()).toEqual({ redriven: 25, left: 0 });
   });
 
+  it('names a dead-letter queue it cannot read, with --json printing the error too, and status says it is unreadable', async () => {
+    const wrong = deployment.options['dead-letter-queue-url']!.replace(/[^/]+$/, 'nosuch.fifo');
+    const options = { ...deployment.options, 'dead-letter-queue-url': wrong };
+    for (const argv of [
+      ['queue-dead-letters', 'list'],
+      ['queue-dead-letters', 'redrive', '--dry-run'],
+      ['queue-dead-letters', 'redrive', '--yes'],
+    ]) {
+      const run = await runBaton([...argv, '--json', ...flagsOf(options)]);
+      expect(run.code, argv.join(' ')).toBe(1);
+      expect(run.json().error, argv.join(' ')).toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringContaining(`could not read the inbox's dead-letter queue ${wrong}`),
+      });
+      expect(run.err, argv.join(' ')).toContain('check --dead-letter-queue-url');
+      expect(run.err, argv.join(' ')).toContain(`(and its dead-letter queue ${wrong})`);
+    }
+    const status = await runBaton(['status', ...flagsOf(options)]);
+    expect(status.code).toBe(0);
+    expect(status.out).toMatch(
+      /^queue dead letters {2}unknown \(unreadable: see "not checked" below\)$/m,
+    );
+    expect(status.out).toContain(`the inbox dead letters queue, which could not be read`);
+  });
+
   it('refuses without a dead-letter queue to read, and a --limit that is not a count', async () => {
     const { 'dead-letter-queue-url': _, ...withoutDlq } = deployment.options;
     const none = await runBaton(['queue-dead-letters', 'list', ...flagsOf(withoutDlq)]);

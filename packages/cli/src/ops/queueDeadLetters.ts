@@ -151,11 +151,13 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
 
 /** The messages in a queue, visible or held. */
 async function countOf(sqs: SQSClient, url: string): Promise<number> {
-  const { Attributes: a = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: url,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }),
+  const { Attributes: a = {} } = await reading(url, () =>
+    sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    ),
   );
   return (
     Number(a.ApproximateNumberOfMessages ?? 0) +
@@ -183,18 +185,33 @@ async function receive(
   visibilitySeconds: number,
   waitSeconds = 0,
 ): Promise<Message[]> {
-  const { Messages = [] } = await sqs.send(
-    new ReceiveMessageCommand({
-      QueueUrl: url,
-      MaxNumberOfMessages: max,
-      VisibilityTimeout: visibilitySeconds,
-      // A short poll may answer empty while messages wait: a redrive polls long before it stops.
-      WaitTimeSeconds: waitSeconds,
-      MessageSystemAttributeNames: ['All'],
-      MessageAttributeNames: ['All'],
-    }),
+  const { Messages = [] } = await reading(url, () =>
+    sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: max,
+        VisibilityTimeout: visibilitySeconds,
+        // A short poll may answer empty while messages wait: a redrive polls long before it stops.
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    ),
   );
   return Messages;
+}
+
+/** `read()` of the dead-letter queue at `url`; a failure names the queue and the option. */
+async function reading<T>(url: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `could not read the inbox's dead-letter queue ${url} (${(error as Error).name}: ${(error as Error).message}): check --dead-letter-queue-url (or BATON_DEAD_LETTER_QUEUE_URL; a stack's outputs name it) and that you may read it`,
+      { cause: error },
+    );
+  }
 }
 
 /** Sends `message` to the inbox as it was (body, group, Baton's attributes), under `redrive-<id>`. */

@@ -4,7 +4,7 @@
  * it in-process against DynamoDB Local and ElasticMQ.
  */
 import { parseArgs } from 'node:util';
-import { isBatonError } from '@baton/core';
+import { ErrorCode, isBatonError } from '@baton/core';
 import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
 import {
   deadLettersList,
@@ -267,8 +267,14 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     await command.run(ctx);
     return 0;
   } catch (error) {
-    if (ctx.json && isBatonError(error)) io.out(JSON.stringify({ error: error.toJSON() }, null, 2));
+    // With --json, every failure is JSON on stdout too, an AWS SDK's or a bug's as well.
     const message = isBatonError(error) ? error.message : String(error);
+    if (ctx.json) {
+      const json = isBatonError(error)
+        ? error.toJSON()
+        : { code: ErrorCode.UNAVAILABLE, message, details: { name: (error as Error)?.name } };
+      io.out(JSON.stringify({ error: json }, null, 2));
+    }
     io.err(`baton ${name}: ${message}${await missingHint(ctx, message)}`);
     return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
   }
@@ -282,6 +288,8 @@ async function missingHint(ctx: OpsContext, message: string): Promise<string> {
   if (!/ResourceNotFoundException|NonExistentQueue|QueueDoesNotExist/.test(message)) return '';
   const target = await ctx.target().catch(() => undefined);
   if (!target) return '';
-  const { table, inboxUrl } = target.names;
-  return `\n  looked for table ${table} and inbox ${inboxUrl} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table, --queue-url) and the region (--region or AWS_REGION)`;
+  const { table, inboxUrl, deadLetterQueueUrl } = target.names;
+  const dlq = deadLetterQueueUrl ? ` (and its dead-letter queue ${deadLetterQueueUrl})` : '';
+  const flag = deadLetterQueueUrl ? ', --dead-letter-queue-url' : '';
+  return `\n  looked for table ${table} and inbox ${inboxUrl}${dlq} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table, --queue-url${flag}) and the region (--region or AWS_REGION)`;
 }

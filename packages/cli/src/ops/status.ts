@@ -13,6 +13,8 @@ const SWEEPER_LAG_MS = SWEEPER_LAG_ALARM_MS;
 const TIMER_LAG_MS = 2 * 60_000;
 /** An inbox message this old means the workers are behind (or stopped). */
 const INBOX_AGE_MS = 5 * 60_000;
+/** What `readQueues` calls the inbox's dead-letter queue. */
+const DEAD_LETTER_QUEUE = 'inbox dead letters';
 /** At most this many due timers are counted. */
 const DUE_TIMERS = 1000;
 
@@ -84,7 +86,7 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   const parked = letters.filter((l) => l.parked !== undefined);
   const oldestDead = dead.length > 0 ? now - Math.min(...dead.map((l) => l.at)) : null;
   const oldestDue = due.length > 0 ? now - Math.min(...due.map((t) => t.at)) : null;
-  const queueDeadLetters = held('inbox dead letters');
+  const queueDeadLetters = held(DEAD_LETTER_QUEUE);
   const streamFailures = held('stream failures');
   const timerDeadLetters = held('timer dead letters');
   const problems: string[] = [];
@@ -170,7 +172,15 @@ function humanStatus(s: Status): string {
     fields([
       ['table', s.table],
       ['inbox', `${s.inbox.waiting} waiting, ${s.inbox.inFlight} in flight`],
-      ['queue dead letters', s.queueDeadLetters ?? 'unknown (no --dead-letter-queue-url)'],
+      [
+        'queue dead letters',
+        s.queueDeadLetters ??
+          (s.unchecked.some((u) =>
+            u.startsWith(`the ${DEAD_LETTER_QUEUE} queue, which could not be read`),
+          )
+            ? 'unknown (unreadable: see "not checked" below)'
+            : 'unknown (no --dead-letter-queue-url)'),
+      ],
       [
         'dead letters',
         `${s.deadLetters}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}`,
