@@ -286,6 +286,35 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     );
   });
 
+  it('warns that a signal sent without --app is unchecked, and shows the dead letter its worker kept of one the workflow does not take', async () => {
+    await shipClient().start(Ship, 'e', { qty: 1 });
+    await pumpUntil(async () => (await statusOf('e')) === 'waiting');
+
+    // A typo of the event: the door cannot check it without the app.
+    const signal = await baton('workflows', 'signal', 'ship', 'e', 'pakced', '{"box":"B-5"}');
+    expect(signal.code).toBe(0);
+    expect(signal.out).toMatch(/follow it: baton workflows show ship e/);
+    expect(signal.err).toContain(
+      'baton: without --app, neither the event "pakced" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of wf-ship/e (baton workflows show lists it); pass --app <entry> to check it first',
+    );
+    await pumpUntil(async () => (await baton('dead-letters', 'list', '--json')).json().total === 1);
+
+    const shown = await baton('workflows', 'show', 'ship', 'e');
+    expect(shown.out).toMatch(/^status\s+waiting$/m);
+    expect(shown.out).toMatch(
+      /^dead letters\s+1 message\(s\) it did not apply: signal \(INVALID_PAYLOAD: .+\) — see baton dead-letters show wf-ship\/e <message id> \(ids: baton dead-letters list --type wf-ship\)$/m,
+    );
+    const [letter] = (await baton('dead-letters', 'list', '--json')).json().deadLetters;
+    expect((await baton('workflows', 'show', 'ship', 'e', '--json')).json()).toMatchObject({
+      deadLetters: [{ messageId: letter.messageId }],
+      parkedMessages: 0,
+    });
+    // With the app, the typo is refused at the door: nothing is sent.
+    const checked = await baton('workflows', 'signal', 'ship', 'e', 'pakced', '{}', '--app', APP);
+    expect(checked.code).not.toBe(0);
+    expect(checked.err).not.toMatch(/without --app/);
+  });
+
   it('shows the whole history of an instance whose oldest steps moved out of its record into pages', async () => {
     const { store, queue } = deployment;
     const client = new Client({ actors: [Bulk.actor], store, queue }).asSystem();

@@ -184,8 +184,21 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
   const id = ctx.arg(1, 'id');
   const state = await readInstance(ctx, name, id);
   const { store } = await ctx.target();
-  const history = await readStoredHistory(store, instanceId(name, id), state);
+  const [history, letters] = await Promise.all([
+    readStoredHistory(store, instanceId(name, id), state),
+    store.listDeadLetters(instanceId(name, id)),
+  ]);
   const now = ctx.io.now();
+  // What waits on an operator: a signal or a reply its code refused, a message parked.
+  const deadLetters = letters
+    .filter((l) => l.parked === undefined && !l.applied)
+    .map((l) => ({
+      messageId: l.messageId,
+      name: l.envelope.name,
+      at: iso(l.at),
+      error: `${innermost(l.error).code}: ${innermost(l.error).message}`,
+    }));
+  const parked = letters.filter((l) => l.parked !== undefined).length;
   const result = {
     workflow: name,
     ...summary(id, state),
@@ -195,6 +208,8 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
     endedAt: iso(state.endedAt),
     version: state.version ?? null,
     pendingEvents: state.signals.map((s) => s.name),
+    deadLetters,
+    parkedMessages: parked,
     history: history.map(step),
   };
   ctx.print(result, (r) => {
@@ -238,6 +253,22 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
         ...(r.pendingEvents.length === 0
           ? []
           : ([['events kept', r.pendingEvents.join(', ')]] as const)),
+        ...(r.deadLetters.length === 0
+          ? []
+          : ([
+              [
+                'dead letters',
+                `${r.deadLetters.length} message(s) it did not apply: ${r.deadLetters.map((l) => `${l.name} (${clip(l.error)})`).join('; ')} — see baton dead-letters show wf-${name}/${id} <message id> (ids: baton dead-letters list --type wf-${name})`,
+              ],
+            ] as const)),
+        ...(r.parkedMessages === 0
+          ? []
+          : ([
+              [
+                'parked',
+                `${r.parkedMessages} message(s), held while its actor is paused: applied when resumed (baton actors resume wf-${name}/${id})`,
+              ],
+            ] as const)),
       ]),
       '',
       r.history.length === 0
@@ -270,6 +301,19 @@ async function nextReplay(ctx: OpsContext, name: string, id: string): Promise<st
   const recheck = timers.find((timer) => timer.id === WORKFLOW_RECHECK_TIMER);
   return recheck ? new Date(recheck.at).toISOString() : null;
 }
+
+/** The innermost error a dead letter keeps (what made it fail: its `details.cause` chain). */
+function innermost(error: { code: string; message: string; details?: { cause?: unknown } }) {
+  let current = error;
+  for (let i = 0; i < 10; i++) {
+    const cause = current.details?.cause as typeof error | undefined;
+    if (typeof cause?.code !== 'string' || typeof cause.message !== 'string') break;
+    current = cause;
+  }
+  return current;
+}
+
+const clip = (text: string) => (text.length <= 80 ? text : `${text.slice(0, 79)}…`);
 
 /** Any JSON: the worker's own definition checks what the app's does not here. */
 const anything = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as Schema;
@@ -384,6 +428,11 @@ export function workflowsSignal(ctx: OpsContext): Promise<void> {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `the event's payload must be JSON, e.g. '{"tracking": "T-1"}', not ${text}`,
+    );
+  }
+  if (!ctx.values.app) {
+    ctx.note(
+      `without --app, neither the event "${event}" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of wf-${ctx.args[0]}/${ctx.args[1]} (baton workflows show lists it); pass --app <entry> to check it first`,
     );
   }
   return act(ctx, 'signal', { event }, (client, ref) =>
