@@ -105,6 +105,17 @@ describe('baton operating commands', () => {
     expect(err).toMatch(/nothing was done/);
   });
 
+  it.each(['abc', '0', '101', '8.5'])(
+    'refuses --outbox-shards %s, saying what it takes',
+    async (value) => {
+      const { code, err } = await baton('status', '--outbox-shards', value, ...LOCAL);
+      expect(code).toBe(2);
+      expect(err).toBe(
+        `baton status: --outbox-shards takes the app's outboxShards, a whole number from 1 to 100, not "${value}"`,
+      );
+    },
+  );
+
   it('refuses an actor id that is not <type>/<key>, with --json printing the error too', async () => {
     const { code, out, err } = await baton('actors', 'get', 'alice', '--json', ...LOCAL);
     expect(code).toBe(2);

@@ -203,7 +203,17 @@ function explicitNames(
   const timers = options['timer-queue-url'] ?? env[BATON_ENV.timerQueueUrl];
   const timerDeadLetters =
     options['timer-dead-letter-queue-url'] ?? env.BATON_TIMER_DEAD_LETTER_QUEUE_URL;
-  const shards = options['outbox-shards'] ?? env[BATON_ENV.outboxShards];
+  const flag = options['outbox-shards'];
+  if (
+    flag !== undefined &&
+    !(/^\d+$/.test(flag) && Number(flag) >= 1 && Number(flag) <= MAX_OUTBOX_SHARDS)
+  ) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--outbox-shards takes the app's outboxShards, a whole number from 1 to ${MAX_OUTBOX_SHARDS}, not "${flag}"`,
+    );
+  }
+  const shards = flag ?? env[BATON_ENV.outboxShards];
   const streamFailures = options['stream-failure-queue-url'] ?? env.BATON_STREAM_FAILURE_QUEUE_URL;
   if (deadLetters !== undefined && deadLetters === inboxUrl) {
     throw new BatonError(
