@@ -153,7 +153,7 @@ export const OPS_USAGE = `Operating a deployed app:
   baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
   baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox
   baton timers list <type/key>
-  baton timers cancel <type/key> <timer id>
+  baton timers cancel <type/key> <timer id>         it never fires (not an ask's timeout, nor a workflow's timer)
   baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)
   baton workflows show <workflow> <id>               status, output or error, and each step
   baton workflows cancel <workflow> <id> [--reason r] [--dry-run]      compensations run, then it ends
