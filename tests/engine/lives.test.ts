@@ -733,9 +733,10 @@ describe("an actor's lives", () => {
     await redriveDeadLetter(store, queue, 'log/audit', note.id);
     await h.run();
     expect((await store.readDeadLetter('log/audit', note.id))?.parked).toBe(1);
-    // A parked message is applied on resume, never redriven.
+    // A parked message is applied on resume, never redriven: refused, saying it is parked.
     await expect(redriveDeadLetter(store, queue, 'log/audit', note.id)).rejects.toMatchObject({
-      code: 'NOT_FOUND',
+      code: 'INVALID_STATE',
+      message: expect.stringMatching(/is parked at log\/audit, which is paused, not dead-lettered/),
     });
     const before = h.told.applied;
     await resumeActor(store, queue, 'log/audit', { by: 'ops', now: h.clock.now() });
