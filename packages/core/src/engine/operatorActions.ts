@@ -9,6 +9,7 @@ import { askTimerId, encodeEnvelope } from '../adapter/envelope.ts';
 import type { Commit, Queue, Store } from '../adapter/ports.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
+import { parseActorId } from '../shared/actorId.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { RECHECK_TIMER } from '../workflow/advance.ts';
@@ -150,8 +151,8 @@ export async function resumeActor(
 
 /**
  * Forgets a dead letter without applying it (`baton dead-letters purge`). A parked message is
- * not a dead letter: it is refused with INVALID_STATE, saying so. The dead letter of a timer's fire goes with its timer, kept
- * until then: the fire is never applied.
+ * not a dead letter: it is refused with INVALID_STATE, saying so. The dead letter of a timer's
+ * fire goes with its timer, kept until then: the fire is never applied.
  *
  * @example
  * await purgeDeadLetter(store, 'account/alice', 'ingress:["account/alice","dep-1"]', { by: 'ops' });
@@ -232,7 +233,7 @@ function ownedTimer(actorId: string, timer: Timer): BatonError | undefined {
   // A paused instance's recheck may go: it stays paused, and a resume replays it.
   if (actorId.startsWith(WORKFLOW_TYPE_PREFIX) && timer.id !== RECHECK_TIMER) {
     const name = typeOf(actorId).slice(WORKFLOW_TYPE_PREFIX.length);
-    const id = actorId.slice(actorId.indexOf('/') + 1);
+    const id = parseActorId(actorId)?.key ?? '';
     return new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (baton workflows cancel ${name} ${id}); to hurry a wait, send its event (baton workflows signal ${name} ${id} <event>)`,
@@ -252,7 +253,7 @@ function askedOf(payload: unknown): { to: string; name: string } | undefined {
 }
 
 /** The type of actor id `type/key`. */
-const typeOf = (actorId: string) => actorId.slice(0, Math.max(0, actorId.indexOf('/')));
+const typeOf = (actorId: string) => parseActorId(actorId)?.type ?? '';
 
 /** A workflow's instances are actors of type `wf-<name>`. */
 const WORKFLOW_TYPE_PREFIX = workflowActorType('');
