@@ -72,7 +72,14 @@ describe('an identity that is not plain JSON data', () => {
   );
 
   it('is not what plain data is: objects, lists, strings, numbers, null', async () => {
-    const identity = { userId: 'alice', groups: ['a', null], age: 3, admin: false, org: null };
+    const identity = {
+      userId: 'alice',
+      groups: ['a', null, undefined],
+      age: 3,
+      admin: false,
+      org: null,
+      team: undefined,
+    };
     const { identity: got } = await authenticate(() => identity, attempt, clock);
     expect(got).toBe(identity);
     expect((await authenticate(() => 'alice', attempt, clock)).identity).toBe('alice');
