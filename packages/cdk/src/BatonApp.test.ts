@@ -430,10 +430,11 @@ describe('BatonApp', () => {
     });
     template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
     // The worker's log lines for each message the engine dead-letters in an actor's turn: one
-    // that failed every attempt, and one ended at once.
+    // that failed every attempt, one ended at once, and the line an earlier Baton logged for
+    // both (its workers still run while a deploy rolls).
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern:
-        '{ ($.message = "message dead-lettered: it failed every attempt") || ($.message = "message dead-lettered at once: a retry would not apply it") }',
+        '{ ($.message = "message dead-lettered: it failed every attempt") || ($.message = "message dead-lettered at once: a retry would not apply it") || ($.message = "message dead-lettered after repeated failures") }',
     });
     // The dead letters kept, as the sweeper counts them after each sweep: a standing count, its
     // alarm left as it is by a sweep that logged none.

@@ -34,8 +34,18 @@ export const DEAD_LETTER_LOG = 'message dead-lettered: it failed every attempt';
  */
 export const DEAD_LETTER_AT_ONCE_LOG = 'message dead-lettered at once: a retry would not apply it';
 
-/** Both lines the engine logs when it dead-letters a message, for the alarm that counts them. */
-export const DEAD_LETTER_LOGS: readonly string[] = [DEAD_LETTER_LOG, DEAD_LETTER_AT_ONCE_LOG];
+/**
+ * The one line an earlier Baton logged for both: counted too, so that the alarm misses none of
+ * the old workers' dead letters while a deploy rolls.
+ */
+const DEAD_LETTER_LOG_BEFORE = 'message dead-lettered after repeated failures';
+
+/** The lines the engine logs when it dead-letters a message, for the alarm that counts them. */
+export const DEAD_LETTER_LOGS: readonly string[] = [
+  DEAD_LETTER_LOG,
+  DEAD_LETTER_AT_ONCE_LOG,
+  DEAD_LETTER_LOG_BEFORE,
+];
 
 /**
  * Ends a message that kept failing (DEAD_LETTERED) in the actor's own turn: the state stays, the
