@@ -53,8 +53,7 @@ export function stateBreaksSchema(
   handler: string,
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
 ): BatonError {
-  const found = issuesOf(issues);
-  const summary = found.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const { found, summary } = issuesOf(issues);
   return new BatonError(
     ErrorCode.INVALID_STATE,
     `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the state is unchanged and the message was kept as a dead letter: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
@@ -72,8 +71,7 @@ export function initialBreaksSchema(
   handler: string,
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
 ): BatonError {
-  const found = issuesOf(issues);
-  const summary = found.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const { found, summary } = issuesOf(issues);
   const type = actorId.slice(0, actorId.indexOf('/'));
   return new BatonError(
     ErrorCode.INVALID_STATE,
@@ -82,13 +80,15 @@ export function initialBreaksSchema(
   );
 }
 
+/** A schema's issues with the state, each as `state.<path>`, and all in one line. */
 function issuesOf(
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
-): { path: string; message: string }[] {
-  return issues.map((issue) => ({
+): { found: { path: string; message: string }[]; summary: string } {
+  const found = issues.map((issue) => ({
     path: ['state', ...issue.path.map(String)].join('.'),
     message: issue.message,
   }));
+  return { found, summary: found.map((i) => `${i.path}: ${i.message}`).join('; ') };
 }
 
 /**
