@@ -60,6 +60,15 @@ describe('operator actions', () => {
     expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
   });
 
+  it('cancels an app’s own timer whose id begins as an ask’s timeout does', async () => {
+    // "ask:ann": the app's reminder to ask a user for feedback, no ask's timeout.
+    const h = setup({ actors: [Alarm] });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'ask:ann', delay: 60_000 });
+    await h.run();
+    await cancelTimer(h.backend.store, 'alarm/a', 'ask:ann', { by: 'test' });
+    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+  });
+
   it('refuses to cancel a timer that fires while it reads: the fire is applied, once', async () => {
     const h = setup({ actors: [Alarm] });
     await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });

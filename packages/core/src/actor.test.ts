@@ -5,6 +5,7 @@ import { actor } from './actor.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import { parseActorId } from './shared/actorId.ts';
+import { workflow } from './workflow/workflow.ts';
 
 const options = {
   state: z.object({ n: z.number() }),
@@ -36,7 +37,16 @@ describe('actor', () => {
     },
   );
 
-  it.each(['counter', 'Counter', 'c', 'bank-account', 'bank_account2'])(
+  it('refuses a name with the prefix of workflows’ actors, which a workflow’s still takes', () => {
+    // An operator may not cancel a timer of a `wf-` actor: Baton keeps them for its workflows.
+    expect(() => actor({ ...options, name: 'wf-shift' })).toThrow(
+      /actor name "wf-shift" is reserved: "wf-" begins the names of workflows' actors/,
+    );
+    const Shift = workflow({ name: 'shift', input: z.object({}), run: async () => null });
+    expect(Shift.actor.name).toBe('wf-shift');
+  });
+
+  it.each(['counter', 'Counter', 'c', 'bank-account', 'bank_account2', 'wf', 'wfx-1'])(
     'accepts the name %j',
     (name) => {
       expect(actor({ ...options, name }).name).toBe(name);

@@ -121,6 +121,12 @@ export type StateOf<Def extends AnyActorDefinition> = z.output<Def['state']>;
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
+/** What the names of workflows' actors begin with (`wf-<name>`); no other actor's may. */
+export const WORKFLOW_TYPE_PREFIX = 'wf-';
+
+/** Marks the options of the actor a `workflow()` defines, the one kind that takes the prefix. */
+export const WORKFLOW_ACTOR: unique symbol = Symbol('baton.workflowActor');
+
 /**
  * Defines an actor type.
  *
@@ -171,6 +177,15 @@ export function actor<
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `actor name "${options.name}" is not valid: use a letter followed by letters, digits, "-" or "_"`,
+    );
+  }
+  if (
+    options.name.startsWith(WORKFLOW_TYPE_PREFIX) &&
+    (options as { [WORKFLOW_ACTOR]?: true })[WORKFLOW_ACTOR] !== true
+  ) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `actor name "${options.name}" is reserved: "${WORKFLOW_TYPE_PREFIX}" begins the names of workflows' actors, whose timers and messages Baton keeps for itself; rename the actor`,
     );
   }
   checkAccess(options.name, options.handlers as Record<string, Partial<AnyHandlerSpec>>);

@@ -3,6 +3,8 @@
  * cancel a timer — each as one commit of the actor's record on its version, like a turn's: a
  * turn in flight meanwhile loses its commit, reloads and sees the change. Used by `baton`.
  */
+
+import { WORKFLOW_TYPE_PREFIX } from '../actor.ts';
 import { readConflict } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import { askTimerId, encodeEnvelope } from '../adapter/envelope.ts';
@@ -13,7 +15,6 @@ import { parseActorId } from '../shared/actorId.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { RECHECK_TIMER } from '../workflow/advance.ts';
-import { workflowActorType } from '../workflow/workflow.ts';
 import { parkedLetterRefused } from './parking.ts';
 
 /** Who acts, and when (epoch ms; default now). */
@@ -218,7 +219,9 @@ export async function cancelTimer(
  */
 function ownedTimer(actorId: string, timer: Timer): BatonError | undefined {
   const details = { actorId, timerId: timer.id };
-  if (timer.id.startsWith(askTimerId(''))) {
+  // An ask's timeout is stored under its ask's id (its `gen`): an app's own timer named
+  // `ask:…` has a generation of its own.
+  if (timer.id === askTimerId(timer.gen)) {
     const asked = askedOf(timer.payload);
     const target = asked?.to ?? 'the actor asked';
     const what = asked
@@ -254,9 +257,6 @@ function askedOf(payload: unknown): { to: string; name: string } | undefined {
 
 /** The type of actor id `type/key`. */
 const typeOf = (actorId: string) => parseActorId(actorId)?.type ?? '';
-
-/** A workflow's instances are actors of type `wf-<name>`. */
-const WORKFLOW_TYPE_PREFIX = workflowActorType('');
 
 function noDeadLetter(actorId: string, messageId: string): BatonError {
   return new BatonError(

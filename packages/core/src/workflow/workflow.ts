@@ -5,7 +5,13 @@
  * halts, deploys, who may call what) hold unchanged.
  */
 import type * as z from 'zod';
-import { type ActorDefinition, type ActorRef, actor } from '../actor.ts';
+import {
+  type ActorDefinition,
+  type ActorRef,
+  actor,
+  WORKFLOW_ACTOR,
+  WORKFLOW_TYPE_PREFIX,
+} from '../actor.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Schema } from '../schema.ts';
@@ -103,7 +109,7 @@ export type OutputOf<W extends AnyWorkflowDefinition> =
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const DAY = 24 * 60 * 60 * 1000;
 /** The reserved actor type of a workflow's instances. */
-export const workflowActorType = (name: string) => `wf-${name}`;
+export const workflowActorType = (name: string) => `${WORKFLOW_TYPE_PREFIX}${name}`;
 const WORKFLOW = Symbol.for('baton.workflow');
 
 /** The workflow whose instances are actors of `definition`'s type, if it is one. */
@@ -138,12 +144,17 @@ export function workflow<const Name extends string, InputSchema extends Schema, 
     version: options.version ?? '1',
     retentionMs: options.retentionMs ?? 7 * DAY,
   } as WorkflowDefinition<Name, InputSchema, Output> & { actor: WorkflowActor };
-  const generated = actor({
+  const actorOptions = {
     name: type,
     state: anyState,
     initial: () => ({ status: 'new', journal: [], completed: 0, signals: [], notify: [] }),
     handlers: traceCommands(options.name, workflowHandlers(definition)) as never,
-  }) as unknown as WorkflowActor;
+  };
+  // The one actor whose name may take the workflows' prefix.
+  const generated = actor({
+    ...actorOptions,
+    [WORKFLOW_ACTOR]: true,
+  } as typeof actorOptions) as unknown as WorkflowActor;
   Object.defineProperty(generated, WORKFLOW, { value: definition });
   Object.assign(definition, {
     actor: generated,
