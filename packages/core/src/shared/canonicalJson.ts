@@ -25,7 +25,8 @@ export function canonicalJson(value: unknown, what = 'value'): string {
 
 function sortKeys(_key: string, value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const sorted: Record<string, unknown> = {};
+  // Without a prototype, a "__proto__" key (JSON.parse makes one) is a member like any other.
+  const sorted: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value).sort()) {
     sorted[key] = (value as Record<string, unknown>)[key];
   }

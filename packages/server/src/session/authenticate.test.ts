@@ -58,6 +58,18 @@ describe('an identity that is not plain JSON data', () => {
     ['a Map inside', () => ({ userId: 'alice', roles: new Map() }), 'identity.roles is a Map'],
     ['a Set in a list', () => ({ teams: [{ ids: new Set() }] }), 'identity.teams[0].ids is a Set'],
     ['a number JSON cannot write', () => ({ rank: Number.NaN }), 'identity.rank is NaN'],
+    // JSON leaves these out: they may be all that tells two users apart.
+    ['keyed by a symbol', () => ({ [Symbol.for('user')]: 'alice' }), 'identity has a symbol key'],
+    [
+      'a list with a named member',
+      () => ({ ids: Object.assign(['a'], { user: 'alice' }) }),
+      'identity.ids has a member "user" besides its elements',
+    ],
+    [
+      'a hidden member',
+      () => Object.defineProperty({}, 'user', { value: 'alice' }),
+      'identity.user is not enumerable',
+    ],
   ])(
     'is refused when it is %s, naming where, and saying what to return',
     async (_, auth, where) => {

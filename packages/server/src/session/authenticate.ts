@@ -105,21 +105,28 @@ function notPlain(value: unknown, path: string, depth: number): string | undefin
   if (typeof value !== 'object') return `${path} is a ${typeof value}`;
   if (depth >= MAX_DEPTH) return `${path} nests past ${MAX_DEPTH} levels`;
   const proto = Object.getPrototypeOf(value);
-  if (Array.isArray(value) && proto === Array.prototype) {
-    for (let i = 0; i < value.length; i++) {
-      // JSON writes a hole or an undefined element as null, the same for every user.
-      if (value[i] === undefined) continue;
-      const found = notPlain(value[i], `${path}[${i}]`, depth + 1);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (proto !== Object.prototype && proto !== null) {
+  const array = Array.isArray(value) && proto === Array.prototype;
+  if (!array && proto !== Object.prototype && proto !== null) {
     return `${path} is a ${(value.constructor as { name?: string } | undefined)?.name || 'non-plain object'}`;
   }
-  for (const [key, member] of Object.entries(value)) {
+  // What JSON leaves out (a symbol key, a hidden member, a named member of a list) may be all
+  // that tells two users apart.
+  for (const key of Reflect.ownKeys(value)) {
+    if (typeof key === 'symbol') return `${path} has a symbol key`;
+    if (array && (key === 'length' || /^(0|[1-9]\d*)$/.test(key))) continue;
+    if (array) return `${path} has a member "${key}" besides its elements`;
+    if (!Object.prototype.propertyIsEnumerable.call(value, key)) {
+      return `${path}.${key} is not enumerable`;
+    }
+  }
+  const members: [string, unknown][] = array
+    ? (value as unknown[]).map((element, i) => [`[${i}]`, element])
+    : Object.entries(value).map(([key, member]) => [`.${key}`, member]);
+  for (const [at, member] of members) {
+    // JSON leaves an undefined member out, and writes an undefined element (or a hole) as null,
+    // the same for every user.
     if (member === undefined) continue;
-    const found = notPlain(member, `${path}.${key}`, depth + 1);
+    const found = notPlain(member, `${path}${at}`, depth + 1);
     if (found) return found;
   }
   return undefined;
