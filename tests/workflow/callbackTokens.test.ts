@@ -124,4 +124,34 @@ describe('a callback sent from outside the app', () => {
     expect(state.status).toBe('waiting');
     expect(state.journal.some((entry) => entry.kind === 'step' && entry.name === 's39')).toBe(true);
   });
+
+  it('answers a webhook’s keyed retry with its first outcome once the callback moved into a page', async () => {
+    tokens.length = 0;
+    const h = workflowHarness([Internal.actor], { limits: { historyBytes: 1024 } });
+    const ref = await h.client.start(Internal, 'i-1', {});
+    await h.runAll({ until: h.clock.now() });
+    const complete = () =>
+      settled(
+        h.door.ask(ref, 'callback' as never, { token: tokens[0]!, ok: true } as never, {
+          caller: ANONYMOUS,
+          idempotencyKey: 'delivery-1',
+        }),
+      );
+    const first = complete();
+    await h.runAll({ until: h.clock.now() });
+    expect(await first).toEqual({ ok: true, value: { accepted: true } });
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.sealed?.entries).toBeGreaterThan(1);
+    // The provider never read the answer, and delivers again, under the same key.
+    const again = complete();
+    await h.runAll({ until: h.clock.now() });
+    expect(await again).toEqual({ ok: true, value: { accepted: true } });
+    // A delivery under another key is a new message, and the record cannot check its token.
+    await expect(
+      h.door.send(ref, 'callback' as never, { token: tokens[0]!, ok: true } as never, {
+        caller: ANONYMOUS,
+        idempotencyKey: 'delivery-2',
+      }),
+    ).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
+  });
 });

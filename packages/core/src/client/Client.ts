@@ -368,7 +368,8 @@ export class Client {
   /** A token-guarded message (a workflow's callback) from outside: its token checked here. */
   #checkToken(envelope: Envelope, options: SendOptions): Promise<void> {
     const { caller, hint } = this.#sender(options);
-    return checkCallbackToken(this.#store, this.#registry, caller, envelope, hint);
+    const keyed = options.idempotencyKey !== undefined;
+    return checkCallbackToken(this.#store, this.#registry, caller, envelope, keyed, hint);
   }
 
   /** Who a call speaks for, and what a refusal of an implicit anonymous caller adds. */

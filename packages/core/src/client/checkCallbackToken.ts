@@ -6,6 +6,7 @@
  * and instances exist, and writes nothing. The handler checks the token again in its turn.
  */
 import { isOpenType, notOpen } from '../access.ts';
+import type { Envelope } from '../adapter/envelope.ts';
 import type { Store } from '../adapter/ports.ts';
 import { type Caller, isTrusted } from '../caller.ts';
 import type { AnyHandler, Registry } from '../registry.ts';
@@ -17,13 +18,16 @@ import { entryAt, type WorkflowState } from '../workflow/journal.ts';
 /**
  * Throws FORBIDDEN unless message `name` to `to` from `caller` is trusted, not token-guarded, or
  * carries the token of a callback the instance journaled (pending or settled: a retried
- * completion is answered by its first outcome, or told the callback completed once).
+ * completion is answered by its first outcome, or told the callback completed once). A keyed
+ * retry of a completion let through before passes too, once the record no longer holds the
+ * callback (moved into a history page, or the instance gone): its key's outcome answers it.
  */
 export async function checkCallbackToken(
   store: Store,
   registry: Registry,
   caller: Caller,
-  message: { readonly to: string; readonly name: string; readonly payload: unknown },
+  message: Pick<Envelope, 'id' | 'to' | 'name' | 'payload' | 'fingerprint'>,
+  keyed: boolean,
   hint?: string,
 ): Promise<void> {
   const { to, name, payload } = message;
@@ -33,6 +37,7 @@ export async function checkCallbackToken(
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
   if (!(handler as { [TOKEN_GUARDED]?: true } | undefined)?.[TOKEN_GUARDED]) return;
   if (await journaled(store, to, (payload as { token?: unknown } | undefined)?.token)) return;
+  if (keyed && (await claimedBefore(store, message))) return;
   if (!isOpenType(registry, type)) throw notOpen(registry, type, name, hint);
   throw notPendingCallback();
 }
@@ -51,4 +56,13 @@ async function journaled(store: Store, to: string, token: unknown): Promise<bool
   return (
     entry?.kind === 'callback' && entry.secret !== undefined && entry.secret === address.secret
   );
+}
+
+/** Whether this very message claimed its key before: a send the door let through then. */
+async function claimedBefore(
+  store: Store,
+  message: Pick<Envelope, 'id' | 'fingerprint'>,
+): Promise<boolean> {
+  const claim = await store.readClaim?.(message.id);
+  return claim !== undefined && claim.fingerprint === message.fingerprint;
 }
