@@ -12,8 +12,8 @@ import { type Caller, isTrusted } from '../caller.ts';
 import type { AnyHandler, Registry } from '../registry.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
-import { callbackToken, notPendingCallback } from '../workflow/callbackToken.ts';
-import { entryAt, type WorkflowState } from '../workflow/journal.ts';
+import { callbackEntry, callbackToken, notPendingCallback } from '../workflow/callbackToken.ts';
+import type { WorkflowState } from '../workflow/journal.ts';
 
 /**
  * Throws FORBIDDEN unless message `name` to `to` from `caller` is trusted, not token-guarded, or
@@ -50,12 +50,10 @@ async function journaled(store: Store, to: string, token: unknown): Promise<bool
   } catch {
     return false;
   }
+  // A token of another instance needs no read: it names no callback of this one.
   if (address.actorId !== to) return false;
   const state = (await store.load(to))?.state as WorkflowState | undefined;
-  const entry = state?.journal ? entryAt(state, address.seq) : undefined;
-  return (
-    entry?.kind === 'callback' && entry.secret !== undefined && entry.secret === address.secret
-  );
+  return state?.journal !== undefined && callbackEntry(state, to, address) !== undefined;
 }
 
 /** Whether this very message claimed its key before: a send the door let through then. */

@@ -3,6 +3,7 @@
  * nothing else, and nobody can guess one. base64url of JSON, opaque to its holder.
  */
 import { BatonError, ErrorCode } from '../errors.ts';
+import { entryAt, type JournalEntry, type WorkflowState } from './journal.ts';
 
 export interface CallbackAddress {
   /** The workflow instance's actor id. */
@@ -21,6 +22,21 @@ const fromBase64Url = (text: string) => {
   const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
   return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.codePointAt(0) ?? 0));
 };
+
+/**
+ * The callback entry of instance `actorId`'s `state` that `address` names, if its secret is the
+ * address's; `undefined` for every token the record cannot check (another instance, another
+ * command, a wrong secret, or an entry moved out into a page).
+ */
+export function callbackEntry(
+  state: WorkflowState,
+  actorId: string,
+  address: CallbackAddress,
+): JournalEntry | undefined {
+  if (address.actorId !== actorId) return undefined;
+  const entry = entryAt(state, address.seq);
+  return entry?.kind === 'callback' && entry.secret === address.secret ? entry : undefined;
+}
 
 /** The refusal of a token that names no pending callback of the instance it is sent to. */
 export function notPendingCallback(): BatonError {

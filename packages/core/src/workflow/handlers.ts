@@ -18,7 +18,7 @@ import {
   notifyParents,
   tellParent,
 } from './advance.ts';
-import { callbackToken, notPendingCallback } from './callbackToken.ts';
+import { callbackEntry, callbackToken, notPendingCallback } from './callbackToken.ts';
 import { turnTrace } from './commandSpans.ts';
 import { dropHistory } from './history.ts';
 import {
@@ -162,18 +162,11 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         body: { token: string; ok: boolean; value?: unknown; error?: string },
       ) => {
         const address = callbackToken.decode(body.token);
-        const entry = entryAt(ctx.state, address.seq);
+        const entry = callbackEntry(ctx.state, ctx.self.id, address);
         // One answer for every token whose secret the record cannot check: no instance, another
         // command, a wrong secret, or a callback moved out into a page (final long ago). So a
         // forged token tells nothing of which instances exist, even those clients cannot reach.
-        if (
-          address.actorId !== ctx.self.id ||
-          entry?.kind !== 'callback' ||
-          entry.secret === undefined ||
-          entry.secret !== address.secret
-        ) {
-          throw notPendingCallback();
-        }
+        if (!entry) throw notPendingCallback();
         if (entry.state !== 'pending') {
           // A replayed token (or one whose wait timed out or lost a race) changes nothing.
           throw new BatonError(
