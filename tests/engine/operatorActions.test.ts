@@ -3,7 +3,7 @@
  * purge`): one commit on the record's version each, so a cancelled timer never fires and a
  * purged dead letter is never applied — and neither touches what else the actor holds.
  */
-import { actor, ErrorCode, RetryableError } from '@baton/core';
+import { type AskReply, actor, ErrorCode, RetryableError } from '@baton/core';
 import { type Commit, decodeEnvelope, type Store } from '@baton/core/adapter';
 import {
   cancelTimer,
@@ -58,6 +58,49 @@ describe('operator actions', () => {
     await h.run();
     expect(await rang(h)).toEqual(['nap']);
     expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+  });
+
+  it('refuses to cancel an ask’s timeout, which holds the asker’s continuation, saying what to do instead', async () => {
+    const Stock = actor({
+      name: 'stock',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: { reserve: { payload: z.object({}), handle: () => 1 } },
+    });
+    const Shop = actor({
+      name: 'shop',
+      state: z.object({ replies: z.number() }),
+      initial: () => ({ replies: 0 }),
+      handlers: {
+        buy: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.ask(Stock.ref('s'), 'reserve', {}, { onReply: 'reserved', timeoutMs: 60_000 });
+          },
+        },
+        reserved: {
+          payload: z.custom<AskReply<number>>(),
+          handle: (ctx) => {
+            ctx.state.replies++;
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Shop, Stock] });
+    // The stock is paused: the reserve waits, and so does the shop's continuation.
+    await pauseActor(h.backend.store, h.backend.queue, 'stock/s', { by: 'ops' });
+    await h.client.send(Shop.ref('a'), 'buy', {});
+    await h.run();
+    const [timeout] = await h.backend.store.listTimers('shop/a');
+    await expect(
+      cancelTimer(h.backend.store, 'shop/a', timeout!.id, { by: 'ops' }),
+    ).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: expect.stringMatching(
+        /is the timeout of shop\/a's ask of "reserve" to stock\/s: .* It was not cancelled\. .*baton actors resume stock\/s/,
+      ),
+    });
+    expect(await h.backend.store.listTimers('shop/a')).toHaveLength(1);
   });
 
   it('cancels an app’s own timer whose id begins as an ask’s timeout does', async () => {

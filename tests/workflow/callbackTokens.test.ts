@@ -153,5 +153,27 @@ describe('a callback sent from outside the app', () => {
         idempotencyKey: 'delivery-2',
       }),
     ).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
+    // Nor is another payload under the first delivery's key the message that claimed it.
+    await expect(
+      h.door.send(ref, 'callback' as never, { token: tokens[0]!, ok: false } as never, {
+        caller: ANONYMOUS,
+        idempotencyKey: 'delivery-1',
+      }),
+    ).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
+  });
+
+  it('refuses a forged token to a public workflow at the door, saying it names no pending callback', async () => {
+    const Open = workflow({
+      name: 'open',
+      input: z.object({}),
+      public: true,
+      run: async (ctx) => ctx.createCallback<string>('paid').result,
+    });
+    const h = workflowHarness([Open.actor]);
+    const ref = await h.client.start(Open, 'o-1', {});
+    await h.runAll({ until: h.clock.now() });
+    expect(await refusal(h.door, 'wf-open', 'o-1', forge(ref.id, 0))).toMatch(
+      /^FORBIDDEN: not a pending callback of this workflow instance/,
+    );
   });
 });

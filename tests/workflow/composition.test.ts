@@ -151,12 +151,30 @@ describe('composition', () => {
       code: ErrorCode.REJECTED,
       message: expect.stringMatching(/mallory-1-charge was started by another caller.*ctx\.id/),
     });
-
-    const first = await h.client.start(Twin, 'a', {});
-    const second = await h.client.start(Twin, 'b', {});
+    // Nor with the price itself: a user's start is not the parent's, whatever its input.
+    await door.start(Charge, 'mallory-2-charge', { amount: 1_000 }, { caller: mallory });
     await h.runAll();
-    expect(await h.client.result(first)).toEqual({ charged: 5 });
-    expect(await h.client.result(second)).toEqual({ charged: 5 });
+    const second = await door.start(Checkout, 'mallory-2', {}, { caller: mallory });
+    await h.runAll();
+    await expect(h.client.result(second)).rejects.toMatchObject({ code: ErrorCode.REJECTED });
+
+    const a = await h.client.start(Twin, 'a', {});
+    const b = await h.client.start(Twin, 'b', {});
+    await h.runAll();
+    expect(await h.client.result(a)).toEqual({ charged: 5 });
+    expect(await h.client.result(b)).toEqual({ charged: 5 });
+    // Trusted code's start with another input is no child of a parent asking for 5 either.
+    await h.client.start(Charge, 'shared-charge-2', { amount: 7 });
+    await h.runAll();
+    const Other = workflow({
+      name: 'other',
+      input: z.object({}),
+      run: async (ctx) => ctx.child(Charge, 'shared-charge-2', { amount: 5 }),
+    });
+    h.deploy([...actors, Other.actor]);
+    const c = await h.client.start(Other, 'c', {});
+    await h.runAll();
+    await expect(h.client.result(c)).rejects.toMatchObject({ code: ErrorCode.REJECTED });
   });
 });
 

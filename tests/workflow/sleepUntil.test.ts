@@ -4,6 +4,7 @@
  * the run with a message that says what `sleep` takes.
  */
 import { ErrorCode, workflow } from '@baton/core';
+import { cancelTimer } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -33,6 +34,25 @@ describe('sleeping until a date', () => {
     const journal = ((await h.state(ref.id)) as { journal: { name: string; state: string }[] })
       .journal;
     expect(journal.filter((e) => e.name === 'sleep')).toMatchObject([{ state: 'done' }]);
+  });
+
+  it('is not cut short by an operator: the sleep’s timer is the run’s own, and cancelling it is refused', async () => {
+    const h = workflowHarness([Renewal.actor]);
+    const at = h.clock.now() + 90 * DAY;
+    const ref = await h.client.start(Renewal, 'r', { at });
+    await h.runAll({ until: at - 1 });
+    const timers = await h.backend.store.listTimers(ref.id);
+    const sleep = timers.find((timer) => timer.at === at);
+    await expect(
+      cancelTimer(h.backend.store, ref.id, sleep!.id, { by: 'ops' }),
+    ).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: expect.stringMatching(
+        /is workflow renewal's own .* It was not cancelled\. .*baton workflows cancel renewal r\b/,
+      ),
+    });
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe(at);
   });
 
   it('wakes at once for a date already past', async () => {
