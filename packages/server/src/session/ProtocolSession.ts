@@ -19,7 +19,6 @@ import {
   ChunkAssembler,
   type ClientMessage,
   type ErrorTarget,
-  type FrameReading,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   ProtocolErrorReason,
@@ -34,12 +33,6 @@ import type { OutcomeWait, SessionCaller, SessionPorts } from './SessionPorts.ts
 
 /** RATE_LIMITED answers a connection is sent in one second; later refused frames get none. */
 const REFUSALS_ANSWERED = 10;
-
-/**
- * The size from which a chunk of an incomplete message is not counted against the frame rate:
- * `splitFrame` makes every chunk but the last about `MAX_FRAME_BYTES`, as `BatonClient` sends.
- */
-const FREE_CHUNK_BYTES = MAX_FRAME_BYTES / 4;
 
 /**
  * What a {@link ProtocolSession} serves: the app's queries and its `Client`, and the
@@ -63,9 +56,9 @@ export interface ProtocolSessionOptions {
 }
 
 /**
- * Baton's WebSocket protocol for one host, whatever carries its frames: reads a client frame
- * (a malformed one is INVALID_PAYLOAD, an oversized one MESSAGE_TOO_LARGE), counts it against
- * the connection's rate before answering it (RATE_LIMITED), checks access by the one rule every door shares
+ * Baton's WebSocket protocol for one host, whatever carries its frames: counts a client frame,
+ * whatever its size, against the connection's rate before reading it (RATE_LIMITED), reads it
+ * (a malformed one is INVALID_PAYLOAD, an oversized one MESSAGE_TOO_LARGE), checks access by the one rule every door shares
  * (`resolveInstanceKey` for queries, the `Client` for messages: unknown or internal names are
  * FORBIDDEN), caps the connection's subscriptions (LIMIT_EXCEEDED), and dispatches to the
  * host's ports: subscriptions, sends and asks through the `Client` with the frame's idempotency
@@ -103,44 +96,33 @@ export class ProtocolSession {
     data: Buffer,
     isBinary: boolean,
   ): Promise<void> | undefined {
-    const chunks = ports.chunks ?? new ChunkAssembler();
-    const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
-    // A large chunk that leaves its message incomplete is free: the message counts once, as the
-    // frame of its last chunk, so a large message is not held to the frame rate (the assembler
-    // bounds the bytes incomplete ones hold). Every other frame counts before it is answered, a
-    // malformed one too: a flood of junk is held to the rate as a flood of pings is, and so are
-    // floods of repeated chunks (which the assembler ignores) and of tiny ones (each of which
-    // costs more than its bytes).
-    if (reading.kind === 'pending' && ports.chunks && data.length >= FREE_CHUNK_BYTES) {
-      return undefined;
-    }
+    // Every frame counts before it is read, whatever its size: a chunk of a message still
+    // incomplete too (a chunked message costs a frame per chunk), and a malformed frame. A flood
+    // of large chunks is held to the rate as a flood of pings is; as no frame is over
+    // 8 × maxFrameBytes (the host closes the socket past it), the rate bounds the bytes too.
     const now = this.options.clock.now();
     const { maxFramesPerSecond } = this.options.limits;
     const counted = ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond);
     if (typeof counted !== 'boolean') {
-      return counted.then((passed) => this.#answer(who, ports, reading, passed, now));
+      return counted.then((passed) => this.#answer(who, ports, data, isBinary, passed, now));
     }
-    return this.#answer(who, ports, reading, counted, now);
+    return this.#answer(who, ports, data, isBinary, counted, now);
   }
 
   #answer(
     who: SessionCaller,
     ports: SessionPorts,
-    reading: FrameReading,
+    data: Buffer,
+    isBinary: boolean,
     passed: boolean,
     now: number,
   ): Promise<void> | undefined {
-    if (!passed) {
-      const target =
-        reading.kind === 'message'
-          ? targetOf(reading.message)
-          : reading.kind === 'error'
-            ? reading.target
-            : {};
-      return this.#refuse(ports, target, now);
-    }
+    if (!passed) return this.#refuse(ports, data, isBinary, now);
+    const chunks = ports.chunks ?? new ChunkAssembler();
+    const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
     if (reading.kind === 'ignored') return undefined;
-    // A chunk counted (a small one), or a host without chunks (API Gateway), which refuses it.
+    // A chunk of a message still incomplete, or a host without chunks (API Gateway), which
+    // refuses it.
     if (reading.kind === 'pending') {
       return ports.chunks ? undefined : error(ports, chunkedRefused(), {});
     }
@@ -155,12 +137,25 @@ export class ProtocolSession {
    * the host more than the frames. The count lives with the host's frame counter: a host that
    * makes one per frame (a Lambda per API Gateway frame) answers every refusal.
    */
-  #refuse(ports: SessionPorts, target: ErrorTarget, now: number): Promise<void> | undefined {
+  #refuse(
+    ports: SessionPorts,
+    data: Buffer,
+    isBinary: boolean,
+    now: number,
+  ): Promise<void> | undefined {
     const second = Math.floor(now / 1000);
     const answered = this.#refusals.get(ports.frames);
     const count = answered?.second === second ? answered.count : 0;
     if (count >= REFUSALS_ANSWERED) return undefined;
     this.#refusals.set(ports.frames, { second, count: count + 1 });
+    // Read only to name the request refused: a dropped chunk is not kept for its message.
+    const reading = readClientFrame(data, isBinary, new ChunkAssembler(), this.#maxFrameBytes);
+    const target =
+      reading.kind === 'message'
+        ? targetOf(reading.message)
+        : reading.kind === 'error'
+          ? reading.target
+          : {};
     const { maxFramesPerSecond } = this.options.limits;
     return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
   }

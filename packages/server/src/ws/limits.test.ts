@@ -47,19 +47,46 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect(a.unread()).toEqual([]);
   });
 
-  it('counts a chunked message once, when its last chunk completes it', async () => {
+  it('counts every chunk of a chunked message against the rate, the large ones too', async () => {
     t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
     const a = await t.open();
     // Chunks as splitFrame makes them by default, as BatonClient sends a large message.
-    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(500_000) });
+    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(300_000) });
     const chunks = splitFrame(ping);
-    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks).toHaveLength(3);
     for (const chunk of chunks) a.send(chunk);
     expect((await a.next('pong')).t).toBe(7);
-    // It took one frame of three: two more pass, the next is refused.
-    for (let i = 0; i < 3; i++) a.send({ v: 1, type: 'ping', t: i });
-    expect([(await a.next('pong')).t, (await a.next('pong')).t]).toEqual([0, 1]);
+    // It took the three frames of the second: the next is refused.
+    a.send({ v: 1, type: 'ping', t: 1 });
     expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
+  });
+
+  it('refuses a flood of large chunks as it refuses a flood of pings, and keeps none it dropped', async () => {
+    let now = 1_700_000_000_250;
+    t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: { now: () => now } } });
+    const a = await t.open();
+    const b = await t.open();
+    // Chunks of 100 KB of messages never finished, each of its own message: none is free.
+    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(150_000) });
+    for (let i = 0; i < 50; i++) a.send(splitFrame(ping, 100_000, { chunkId: `m${i}` })[0]!);
+    a.send({ v: 1, type: 'ping', t: 1 });
+    const refusals = [];
+    for (let i = 0; i < 10; i++) refusals.push(await a.next('error'));
+    expect(refusals.map((f) => f.error.code)).toEqual(Array(10).fill('RATE_LIMITED'));
+    b.send({ v: 1, type: 'ping', t: 9 });
+    expect((await b.next('pong')).t).toBe(9);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.unread()).toEqual([]);
+    // The next second, the last chunk of a message whose first chunk was dropped completes
+    // nothing: the client sends the message again.
+    now += 1_000;
+    a.send(splitFrame(ping, 100_000, { chunkId: 'm49' })[1]!);
+    a.send({ v: 1, type: 'ping', t: 2 });
+    expect((await a.next('pong')).t).toBe(2);
+    await a.roundTrip();
+    expect(a.unread()).toEqual([]);
   });
 
   it('counts a chunk that brings nothing — a repeat, or one of a message already whole — against the rate', async () => {
@@ -81,7 +108,7 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
   });
 
-  it('counts a small chunk of a message still incomplete against the rate (a large one is free)', async () => {
+  it('counts a small chunk of a message still incomplete against the rate', async () => {
     t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
     const a = await t.open();
     const tiny = (index: number) => ({
