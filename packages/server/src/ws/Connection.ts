@@ -52,6 +52,13 @@ export interface ConnectionContext {
 /** How long a client's unread backlog may stay over `maxUnreadBytes` before it is closed. */
 export const UNREAD_GRACE_MS = 10_000;
 
+/**
+ * Asks and visible sends one connection may have waiting for their answers: one more is
+ * LIMIT_EXCEEDED, not enqueued. A visible send waits for the client's acks of the results it
+ * was pushed; without this, a client that never acks piled up waits, bounded only by its rate.
+ */
+export const MAX_WAITING_REQUESTS = 256;
+
 /** A push that awaits its ack, on a connection that counts acks by frame. */
 interface Unacked {
   /** The number of the frame that carried it, counted from 1 on the socket. */
@@ -150,6 +157,8 @@ export class Connection {
           else this.#waits.add(wait);
           return () => this.#waits.delete(wait);
         },
+        waiting: () => this.#waits.size,
+        maxWaiting: MAX_WAITING_REQUESTS,
       }),
     };
     socket.on('message', (data, isBinary) => this.#onFrame(data as Buffer, isBinary));

@@ -1,4 +1,4 @@
-import { toBatonError } from '@baton/core';
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
 import type { QueryEngine } from '../QueryEngine.ts';
 import { answerOutcome, visibleFrame } from '../session/answerOutcome.ts';
@@ -21,6 +21,10 @@ export interface CommitOutcomesContext {
   streams(): Iterable<SubscriptionStream>;
   /** Keeps a wait so that closing the connection cancels it; returns a function forgetting it. */
   hold(wait: CommitWait): () => void;
+  /** How many requests of the connection wait for their answers (the waits it holds). */
+  waiting(): number;
+  /** How many may: one more is refused before it is enqueued. */
+  readonly maxWaiting: number;
 }
 
 /**
@@ -30,7 +34,9 @@ export interface CommitOutcomesContext {
  * subscription of this connection that reads the target actor has been sent a result at least
  * as new (read-your-writes). A request whose key another message of this caller holds — even
  * one still waiting — gets IDEMPOTENCY_KEY_REUSED, never that message's outcome. The answer
- * comes in the background: the connection's next frames are not held up by it.
+ * comes in the background: the connection's next frames are not held up by it. A connection
+ * holds at most `maxWaiting` such requests: a client that never acknowledges its pushes cannot
+ * pile up visible sends waiting for them; one more is LIMIT_EXCEEDED, and is not enqueued.
  *
  * @example
  * const outcomes = commitOutcomes(context);
@@ -39,6 +45,7 @@ export interface CommitOutcomesContext {
 export function commitOutcomes(context: CommitOutcomesContext): OutcomeWaits {
   return {
     expect(request) {
+      if (context.waiting() >= context.maxWaiting) throw tooManyWaiting(context.maxWaiting);
       const wait = context.tracker.wait(request.messageId, request.to, {
         onFeed: request.kind === 'visible',
       });
@@ -94,4 +101,13 @@ async function visibleIn(context: CommitOutcomesContext, actorId: string): Promi
     }
   }
   await Promise.all(waits);
+}
+
+/** The LIMIT_EXCEEDED error of an ask or visible send past `max` waiting on its connection. */
+function tooManyWaiting(max: number): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `this connection has ${max} asks and visible sends waiting for their answers, the most it may, so this one was not sent: wait for answers before sending more (a visible send is answered once the client acknowledges the results it was pushed), then send it again`,
+    { details: { limit: max } },
+  );
 }

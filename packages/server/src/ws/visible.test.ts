@@ -1,5 +1,6 @@
 import { ingressMessageId } from '@baton/core/adapter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_WAITING_REQUESTS } from './Connection.ts';
 import { startTestServer } from './fixtures/startTestServer.ts';
 
 let t: Awaited<ReturnType<typeof startTestServer>>;
@@ -138,5 +139,49 @@ describe('read-your-writes', () => {
     await t.app.idle();
     await a.roundTrip();
     expect(a.unread()).toEqual([]);
+  });
+
+  it('refuses a visible send past MAX_WAITING_REQUESTS waiting behind a push never acked, and answers the others once the client acks', async () => {
+    await t.close();
+    t = await startTestServer({ maxFramesPerSecond: 100_000 });
+    const a = await t.open(); // acks by hand, and not yet
+    a.send({
+      v: 1,
+      type: 'subscribe',
+      id: 's1',
+      query: 'totalBalance',
+      args: { accounts: ['v7'] },
+    });
+    expect(await a.push('s1')).toMatchObject({ version: 1 });
+    for (let i = 0; i < MAX_WAITING_REQUESTS; i++) a.send(deposit(`r${i}`, 'v7', 1));
+    for (let i = 0; i < MAX_WAITING_REQUESTS; i++) {
+      await a.next('accepted', (f) => f.requestId === `r${i}`);
+    }
+    await t.app.idle();
+    await t.server.engine.flush();
+    // One more is refused, and not sent: the balance stays what the others made it.
+    a.send(deposit('over', 'v7', 1_000));
+    const refused = await a.next('error', (f) => f.requestId === 'over');
+    expect(refused.error).toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: expect.stringContaining(
+        `this connection has ${MAX_WAITING_REQUESTS} asks and visible sends waiting for their answers`,
+      ),
+    });
+    await a.roundTrip();
+    expect(a.unread().filter((f) => f.type !== 'pong')).toEqual([]);
+
+    // The ack lets the newest result out: every waiting send is answered, and there is room again.
+    a.ack('s1', 1);
+    const newest = await a.push('s1');
+    expect(a.values.get('s1')).toEqual({ total: MAX_WAITING_REQUESTS, currency: 'EUR' });
+    for (let i = 0; i < MAX_WAITING_REQUESTS; i++) {
+      await a.next('visible', (f) => f.requestId === `r${i}`);
+    }
+    a.ack('s1', newest.version);
+    a.send(deposit('after', 'v7', 1));
+    expect(await a.push('s1')).toMatchObject({ version: newest.version + 1 });
+    a.ack('s1', newest.version + 1);
+    expect(await a.next('visible')).toMatchObject({ requestId: 'after' });
   });
 });
