@@ -137,11 +137,18 @@ describe('jwtAuthorizer', () => {
       headers: authorization === undefined ? {} : { authorization },
     }) as unknown as APIGatewayRequestAuthorizerEventV2;
 
-  it('authorizes a request with a valid bearer token, passing its identity on', async () => {
-    const result = await authorizer(event(`Bearer ${keys.sign({ groups: ['ops'] })}`));
+  it('authorizes a request with a valid bearer token, passing its identity on, and when the token ends', async () => {
+    const result = await authorizer(
+      event(`Bearer ${keys.sign({ groups: ['ops'], exp: now + 300 })}`),
+    );
     expect(result).toEqual({
       isAuthorized: true,
-      context: { identity: { sub: 'user-alice', groups: ['ops'] } },
+      context: { identity: { sub: 'user-alice', groups: ['ops'] }, validUntil: (now + 300) * 1000 },
+    });
+    // A token without exp has no end to pass on.
+    expect(await authorizer(event(`Bearer ${keys.sign({ exp: undefined })}`))).toEqual({
+      isAuthorized: true,
+      context: { identity: { sub: 'user-alice', groups: [] } },
     });
   });
 

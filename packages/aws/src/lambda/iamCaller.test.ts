@@ -23,6 +23,25 @@ describe('the HTTP ingress’s callers', () => {
     expect(iamCaller(event({ http: { method: 'POST' } }))).toEqual({ kind: 'anonymous' });
   });
 
+  it('refuses a Lambda authorizer’s user past the validUntil it passed on: API Gateway may answer from its cache after the token expired', () => {
+    const user = (validUntil?: unknown) =>
+      event({ authorizer: { lambda: { identity: { sub: 'u1' }, validUntil } } });
+    const later = Date.now() + 60_000;
+    expect(iamCaller(user(later))).toEqual({ kind: 'user', identity: { sub: 'u1' } });
+    expect(iamCaller(user(String(later)))).toEqual({ kind: 'user', identity: { sub: 'u1' } });
+    expect(iamCaller(user())).toEqual({ kind: 'user', identity: { sub: 'u1' } });
+    const expired = Date.UTC(2025, 0, 1);
+    for (const validUntil of [expired, String(expired)]) {
+      expect(() => iamCaller(user(validUntil))).toThrow(
+        expect.objectContaining({
+          code: 'UNAUTHENTICATED',
+          message:
+            "the token expired at 2025-01-01T00:00:00.000Z, and the authorizer's cached answer outlived it: send a fresh token",
+        }),
+      );
+    }
+  });
+
   it('signs a bearer token in with the app’s auth, and refuses what auth refuses', async () => {
     const caller = authCaller(({ token }) => {
       if (token !== 'good') throw new Error('unauthorized');
