@@ -1,7 +1,8 @@
 /**
  * A workflow call that fails with no reply may have been applied all the same, or may be later:
  * it timed out while its message waited in the actor's inbox (ASK_TIMEOUT), or the actor kept it
- * as a dead letter (DEAD_LETTERED). Its compensation is kept, and runs with no reply when the
+ * as a dead letter (DEAD_LETTERED); or it was applied, and its reply was too large to journal
+ * (MESSAGE_TOO_LARGE, `details.applied`). Its compensation is kept, and runs with no reply when the
  * saga unwinds; it reaches the actor after the call's message, on the same channel. Counted: the
  * reserves and releases the shelf applied, and what it holds at the end.
  */
@@ -26,6 +27,8 @@ const outage = { on: false };
 const broken = { on: false };
 /** The shelf's code sends more with a reserve than one commit can hold (a bad deploy). */
 const chatty = { on: false };
+/** The shelf's code replies to a reserve with more than a workflow journals (a bad deploy). */
+const wordy = { on: false };
 
 /** Where the shelf's chatty code sends its notes. */
 const Stocklog = actor({
@@ -65,6 +68,8 @@ const Shelf = actor({
         for (let i = 0; chatty.on && i < 30; i++) {
           ctx.send(Stocklog.ref('kettle'), 'note', { text: 'x'.repeat(150_000) });
         }
+        // A manifest of 70 KiB: past the 64 KiB a workflow journals per value.
+        return wordy.on ? { manifest: 'x'.repeat(70 * 1024) } : undefined;
       },
     },
     release: {
@@ -323,6 +328,23 @@ describe('a workflow call that failed with no reply', () => {
     expect(await h.backend.store.listDeadLetters(shelf.id)).toMatchObject([
       { envelope: { name: 'reserve', payload: { qty: 3 } }, redrivable: true },
     ]);
+  });
+
+  it('was applied, its reply too large to journal: released, the failure saying it was applied', async () => {
+    outage.on = false;
+    wordy.on = true;
+    const h = workflowHarness([Order.actor, Shelf]);
+    const ref = await h.client.start(Order, 'o-5', {});
+    await h.runAll();
+    wordy.on = false;
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+      message: expect.stringMatching(/though the actor applied it/),
+      details: { applied: true },
+    });
+    const history = (await h.state(ref.id)) as WorkflowState;
+    expect(history.journal[0]).toMatchObject({ kind: 'call', unreplied: true });
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 1, releases: 1 });
   });
 
   it('that the actor refused is not compensated: it was not applied', async () => {

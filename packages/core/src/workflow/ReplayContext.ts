@@ -14,7 +14,7 @@ import {
 } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
-import { type CommandKind, UNREPLIED_CODES } from './journal.ts';
+import { type CommandKind, callMayBeApplied } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { Replayer } from './Replayer.ts';
 import type { Slot } from './replayTypes.ts';
@@ -407,12 +407,12 @@ function dueAt(when: number | Date, now: number): number {
 
 /**
  * Whether a call that failed may have been applied all the same, or may be later (see
- * `UNREPLIED_CODES`). Its compensation is kept, with no reply; it goes to the actor after the
+ * `callMayBeApplied`). Its compensation is kept, with no reply; it goes to the actor after the
  * call's message, on the same channel, so it is applied after it (a dead letter redriven later
  * is applied after it, though).
  */
 function mayBeApplied(error: unknown): boolean {
-  return isBatonError(error) && UNREPLIED_CODES.has(error.code);
+  return isBatonError(error) && callMayBeApplied(error);
 }
 
 /** The actor id of a child instance, or undefined for an id its `ref` refuses (it fails then). */

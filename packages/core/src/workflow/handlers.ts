@@ -31,6 +31,7 @@ import {
   type Outcome,
   recordCompletion,
   recordEntries,
+  replyTooLarge,
   sealedCount,
   summarize,
   type WorkflowState,
@@ -241,9 +242,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       ) => {
         const entry = entryAt(ctx.state, reply.context?.seq);
         if (entry?.kind !== 'call') return;
-        const tooLarge = reply.ok
-          ? journalValueTooLarge(`the reply to call "${entry.name}"`, reply.value)
-          : undefined;
+        const tooLarge = reply.ok ? replyTooLarge(entry.name, reply.value) : undefined;
         await settle(
           ctx,
           entry,

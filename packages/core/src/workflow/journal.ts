@@ -86,9 +86,9 @@ export interface JournalEntry {
    */
   saga?: true;
   /**
-   * A call that failed with no reply, yet may be applied (ASK_TIMEOUT, DEAD_LETTERED), as this
-   * Baton journals it: a race's loser so failed is undone (an earlier Baton left it alone, and
-   * its histories replay so).
+   * A call that failed yet may be applied ({@link callMayBeApplied}: ASK_TIMEOUT, DEAD_LETTERED,
+   * or applied with a reply too large to journal), as this Baton journals it: a race's loser so
+   * failed is undone (an earlier Baton left it alone, and its histories replay so).
    */
   unreplied?: true;
   /** Issued at, epoch ms (the turn's time). */
@@ -197,10 +197,20 @@ export type Outcome =
  * came in time (ASK_TIMEOUT: the message may still wait in the actor's inbox), or the actor kept
  * it as a dead letter (DEAD_LETTERED), which an operator may redrive.
  */
-export const UNREPLIED_CODES: ReadonlySet<string> = new Set([
+const UNREPLIED_CODES: ReadonlySet<string> = new Set([
   ErrorCode.ASK_TIMEOUT,
   ErrorCode.DEAD_LETTERED,
 ]);
+
+/**
+ * Whether a call that failed may have been applied all the same, or may be later: its failure
+ * has one of {@link UNREPLIED_CODES}, or the actor applied it and its reply was too large to
+ * journal ({@link replyTooLarge}). Its compensation is then kept, with no reply.
+ */
+export function callMayBeApplied(error: Pick<SerializedError, 'code' | 'details'>): boolean {
+  if (UNREPLIED_CODES.has(error.code)) return true;
+  return error.code === ErrorCode.MESSAGE_TOO_LARGE && error.details?.applied === true;
+}
 
 export function recordCompletion(
   state: WorkflowState,
@@ -213,7 +223,7 @@ export function recordCompletion(
     if (outcome.value !== undefined) entry.value = outcome.value;
   } else {
     entry.error = journalError(outcome.error);
-    if (entry.kind === 'call' && UNREPLIED_CODES.has(outcome.error.code)) entry.unreplied = true;
+    if (entry.kind === 'call' && callMayBeApplied(outcome.error)) entry.unreplied = true;
   }
   entry.order = state.completed++;
   if (now !== undefined) entry.endedAt = now;
@@ -240,6 +250,21 @@ export function journalValueTooLarge(what: string, value: unknown): BatonError |
     ErrorCode.MESSAGE_TOO_LARGE,
     `${what} is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value: store large data elsewhere and pass a reference`,
     { details: { size, limit: MAX_JOURNAL_VALUE_BYTES } },
+  );
+}
+
+/**
+ * MESSAGE_TOO_LARGE for the reply to call `name` when it is too large to journal, else
+ * `undefined`. The actor applied the call, so the failure says so (`details.applied`): the call's
+ * compensation is kept, with no reply ({@link callMayBeApplied}).
+ */
+export function replyTooLarge(name: string, reply: unknown): BatonError | undefined {
+  const size = jsonSize(reply);
+  if (size <= MAX_JOURNAL_VALUE_BYTES) return undefined;
+  return new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `the reply to call "${name}" is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value, so the call fails, though the actor applied it (its compensation, if it has one, is kept): have the handler reply with less, a reference to large data kept elsewhere`,
+    { details: { size, limit: MAX_JOURNAL_VALUE_BYTES, applied: true } },
   );
 }
 
