@@ -91,7 +91,9 @@ export function manyActors(
  * probability (N−1)/N. In the long run a container reads in (N−1)/N of the turns and fails a
  * commit in (N−1)/N² of them. Messages that waited in a backlog while a page of outcomes closed
  * are looked up there first: `lookups` reads a turn, as the engine's call counts give them.
- * Capped by the partition's WCU.
+ * Capped by the partition's WCU: a transaction bills 2 per KB of each item, the record's
+ * `recordKb` and the page of outcomes' 1 (DynamoDB's pages close at 1 KB), as docs/scale.md's
+ * table and the simulation's modelled store count them.
  */
 export function hotActor(
   containers: number,
@@ -105,7 +107,7 @@ export function hotActor(
   const failed = staleShare / containers;
   const stale = staleShare * l.getItem + failed * commit;
   const cycleMs = l.receive + stale + lookups * l.getItem + commit + l.queueCall;
-  const wcuPerTurn = 2 * INGRESS_COMMIT_ITEMS * Math.ceil(recordKb) * (1 + failed);
+  const wcuPerTurn = 2 * (Math.ceil(recordKb) + INGRESS_COMMIT_ITEMS - 1) * (1 + failed);
   const turnsByWcu = limits.partitionWcu / wcuPerTurn;
   const turns = Math.min(1000 / cycleMs, turnsByWcu);
   return { cycleMs, messagesPerSecond: turns * limits.batch };
