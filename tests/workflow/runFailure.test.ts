@@ -148,3 +148,33 @@ describe('a run that fails with work under way', () => {
     expect(world.sort()).toEqual(['coffee', 'get up', 'wash cup']);
   });
 });
+
+describe('a run whose output its schema refuses', () => {
+  it('fails, and the saga undoes the steps it kept, once', async () => {
+    const refunds: string[] = [];
+    const Checkout = workflow({
+      name: 'checkout',
+      input: z.object({ amount: z.number() }),
+      output: z.object({ charge: z.string() }),
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: async (ctx, { amount }) => {
+        const charge = await ctx.step('charge', () => ({ id: 17, amount }), {
+          compensate: (_, { stepKey }) => void refunds.push(stepKey),
+        });
+        // A bug of the run: the id is a number, the schema wants a string.
+        return { charge: charge.id } as never;
+      },
+    });
+    const h = workflowHarness([Checkout.actor]);
+    const ref = await h.client.start(Checkout, 'c-1', { amount: 30 });
+    await h.runAll();
+
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state).toMatchObject({
+      status: 'failed',
+      error: { code: 'INVALID_STATE', message: expect.stringMatching(/output schema refuses/) },
+    });
+    expect(state.output).toBeUndefined();
+    expect(refunds).toHaveLength(1);
+  });
+});

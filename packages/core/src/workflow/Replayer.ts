@@ -11,6 +11,7 @@
 import type { ActorRef } from '../actor.ts';
 import { BatonError, ErrorCode, errorFromJSON, isBatonError, withheld } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
+import { checkOutput } from './checkOutput.ts';
 import { indexPage } from './history.ts';
 import {
   type CommandKind,
@@ -507,7 +508,11 @@ export class Replayer {
       .then(() => this.definition.run(ctx, this.state.input))
       .then(
         (value) => {
-          this.#run = { ok: true, value };
+          // An output its schema refuses (or no JSON) is the run failing: its saga unwinds.
+          const output = checkOutput(this.definition, value);
+          this.#run = output.ok
+            ? { ok: true, value: output.output }
+            : { ok: false, error: output.error };
         },
         (error) => {
           this.#run = { ok: false, error };

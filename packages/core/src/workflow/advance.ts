@@ -7,7 +7,6 @@ import { ANONYMOUS } from '../caller.ts';
 import { CONFIRM_RECORD } from '../contextSlots.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
-import { asJson } from '../shared/asJson.ts';
 import { callbackToken } from './callbackToken.ts';
 import { workflowSpan } from './commandSpans.ts';
 import { readSealed, sealHistory } from './history.ts';
@@ -66,11 +65,9 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
     ctx.cancel(RECHECK_TIMER);
   }
   switch (result.kind) {
-    case 'completed': {
-      const output = checkOutput(definition, result.value);
-      finish(definition, ctx, output.ok ? 'completed' : 'failed', output);
+    case 'completed':
+      finish(definition, ctx, 'completed', { output: result.value });
       return;
-    }
     case 'failed':
       finish(definition, ctx, 'failed', { error: result.error.toJSON() });
       return;
@@ -185,32 +182,6 @@ function busy(state: WorkflowState): boolean {
       e.state === 'pending' &&
       (e.kind === 'step' || e.kind === 'call' || e.kind === 'child' || e.kind === 'compensate'),
   );
-}
-
-function checkOutput(
-  definition: AnyWorkflowDefinition,
-  value: unknown,
-): { ok: true; output: unknown } | { ok: false; error: SerializedError } {
-  try {
-    const output = asJson(value);
-    if (!definition.output) return { ok: true, output };
-    const parsed = definition.output.safeParse(output);
-    if (parsed.success) return { ok: true, output };
-    const summary = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new BatonError(
-      ErrorCode.INVALID_STATE,
-      `workflow "${definition.name}" returned an output its output schema refuses: ${summary}`,
-    );
-  } catch (error) {
-    const baton =
-      error instanceof BatonError
-        ? error
-        : new BatonError(
-            ErrorCode.INVALID_STATE,
-            `workflow "${definition.name}" returned an output that is not JSON: ${(error as Error).message}`,
-          );
-    return { ok: false, error: baton.toJSON() };
-  }
 }
 
 /** What the replayer does to the world, through the actor's context. */
