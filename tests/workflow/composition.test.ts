@@ -111,6 +111,115 @@ describe('composition', () => {
     expect(childSteps).toBe(2);
   });
 
+  it("fails a child whose output is too large for its parent's journal, its compensations run, and tells the parent", async () => {
+    let parts = 0;
+    const undone: string[] = [];
+    const exportOf = (name: string, maxStepsPerTurn?: number) =>
+      workflow({
+        name,
+        input: z.object({}),
+        retentionMs: Number.POSITIVE_INFINITY,
+        ...(maxStepsPerTurn === undefined ? {} : { maxStepsPerTurn }),
+        run: async (ctx) => {
+          const chunks: string[] = [];
+          // Each part is within the 64 KiB a value may take; the output, 200 KiB, is not.
+          for (let i = 0; i < 4; i++) {
+            const part = await ctx.step(
+              `part-${i}`,
+              () => {
+                parts++;
+                return 'x'.repeat(50 * 1024);
+              },
+              { compensate: (result) => void undone.push(`${i}: ${result?.length}`) },
+            );
+            chunks.push(part);
+          }
+          return chunks;
+        },
+      });
+    // One step a turn (the last turn's step ran with the output), and every step in one turn.
+    const Exports = [exportOf('export', 1), exportOf('export-all')];
+    const reportOf = (Export: (typeof Exports)[number]) =>
+      workflow({
+        name: `report-${Export.name}`,
+        input: z.object({}),
+        retentionMs: Number.POSITIVE_INFINITY,
+        run: async (ctx) => {
+          try {
+            const chunks = await ctx.child(Export, `${ctx.id}-export`, {});
+            return { chunks: chunks.length };
+          } catch (error) {
+            return { failed: (error as { code: string }).code };
+          }
+        },
+      });
+    const Reports = Exports.map(reportOf);
+    const h = workflowHarness([...Exports, ...Reports].map((w) => w.actor));
+    for (const [i, Report] of Reports.entries()) {
+      parts = 0;
+      undone.length = 0;
+      const ref = await h.client.start(Report, 'r', {});
+      await h.runAll();
+
+      // Each step ran once, its result journaled; the child failed, its steps undone with them.
+      expect(parts).toBe(4);
+      expect(undone).toEqual(['3: 51200', '2: 51200', '1: 51200', '0: 51200']);
+      const child = (await h.state(Exports[i]!.ref('r-export').id)) as WorkflowState;
+      expect(child.status).toBe('failed');
+      expect(child.output).toBeUndefined();
+      expect(child.error).toMatchObject({
+        code: ErrorCode.MESSAGE_TOO_LARGE,
+        message: expect.stringMatching(
+          /is 204\d{3} bytes, more than the 65536 .* return a reference/,
+        ),
+      });
+      expect(await h.client.result(ref)).toEqual({ failed: ErrorCode.MESSAGE_TOO_LARGE });
+    }
+    // A top-level instance's output is capped alike.
+    await h.client.start(Exports[1]!, 'alone', {});
+    await h.runAll();
+    await expect(h.client.result(Exports[1]!.ref('alone'))).rejects.toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+    });
+  });
+
+  it('fails the child command of a parent taking an instance an earlier release let complete with a larger output', async () => {
+    const Export = workflow({
+      name: 'export',
+      input: z.object({}),
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: async () => 'small',
+    });
+    const Report = workflow({
+      name: 'report',
+      input: z.object({}),
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: (ctx) => ctx.child(Export, 'shared-export', {}),
+    });
+    const h = workflowHarness([Export.actor, Report.actor]);
+    const child = await h.client.start(Export, 'shared-export', {});
+    await h.runAll();
+    // Its record as an earlier release left it: completed, with an output of 100 KiB.
+    const record = (await h.record(child.id))!;
+    const state = { ...(record.state as WorkflowState), output: 'x'.repeat(100 * 1024) };
+    await h.backend.store.commit({
+      expectedVer: record.ver,
+      record: { ...record, ver: record.ver + 1, state },
+      outbox: [],
+      idempotency: [],
+    });
+    h.engine.cache.clear();
+    const ref = await h.client.start(Report, 'r', {});
+    await h.runAll();
+
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+      message: expect.stringContaining("so its parent's ctx.child fails"),
+    });
+    const parent = (await h.state(ref.id)) as WorkflowState;
+    expect(JSON.stringify(parent).length).toBeLessThan(64 * 1024);
+  });
+
   it('takes a child started before as its own only if trusted code started it with the same input', async () => {
     const mallory: Caller = { kind: 'user', identity: { userId: 'mallory' } };
     const owns = (caller: Caller, id: string) =>

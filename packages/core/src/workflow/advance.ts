@@ -7,12 +7,14 @@ import { ANONYMOUS } from '../caller.ts';
 import { CONFIRM_RECORD } from '../contextSlots.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
+import { jsonSize } from '../shared/jsonSize.ts';
 import { callbackToken } from './callbackToken.ts';
 import { workflowSpan } from './commandSpans.ts';
 import { readSealed, sealHistory } from './history.ts';
 import {
   endOfChild,
   FINAL_STATUSES,
+  MAX_JOURNAL_VALUE_BYTES,
   type Outcome,
   recordEntries,
   type WorkflowState,
@@ -235,6 +237,24 @@ export function tellParent(
 ): void {
   const parent = parseActorId(actor);
   if (!parent) return;
-  const done = run === undefined ? { seq, outcome } : { seq, outcome, run };
+  const told = outcome.ok ? childOutputFits(ctx.self.id, outcome.value) : outcome;
+  const done = run === undefined ? { seq, outcome: told } : { seq, outcome: told, run };
   ctx.send({ ...parent, id: actor } as never, '_childDone' as never, done as never);
+}
+
+/**
+ * A child's output as its parent's journal takes it: as it is, or, past what a workflow journals
+ * per value, MESSAGE_TOO_LARGE (the parent's `ctx.child` rejects). A run's output is capped so
+ * (its run fails), but an instance an earlier Baton let complete with a larger one may still be
+ * taken as a child, and a parent's worker may run an earlier Baton (see `_childDone`).
+ */
+export function childOutputFits(child: string, value: unknown): Outcome {
+  const size = jsonSize(value);
+  if (size <= MAX_JOURNAL_VALUE_BYTES) return { ok: true, value };
+  const error = new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `the output of child workflow ${child} is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value, so its parent's ctx.child fails: have the child return a reference to large data stored elsewhere`,
+    { details: { child, size, limit: MAX_JOURNAL_VALUE_BYTES } },
+  );
+  return { ok: false, error: error.toJSON() };
 }

@@ -12,6 +12,7 @@ import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
 import {
   advance,
   cancelPending,
+  childOutputFits,
   EXPIRE_TIMER,
   expireAfterRetention,
   finish,
@@ -231,7 +232,11 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         if (entry?.kind !== 'child') return;
         if (entry.child !== undefined && from !== entry.child) return;
         if (run !== undefined && run !== ctx.state.runId) return;
-        await settle(ctx, entry, outcome);
+        // A child on an earlier Baton's worker sends its output whatever its size.
+        const told = outcome.ok
+          ? childOutputFits(entry.child ?? from ?? '', outcome.value)
+          : outcome;
+        await settle(ctx, entry, told);
       },
     },
     _reply: {

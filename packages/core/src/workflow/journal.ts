@@ -269,6 +269,21 @@ export function replyTooLarge(name: string, reply: unknown): BatonError | undefi
 }
 
 /**
+ * MESSAGE_TOO_LARGE for the output of workflow instance `instance` when it is too large to
+ * journal (in its record, and in a parent's journal as its child command's result), else
+ * `undefined`.
+ */
+export function outputTooLarge(instance: string, output: unknown): BatonError | undefined {
+  const size = jsonSize(output);
+  if (size <= MAX_JOURNAL_VALUE_BYTES) return undefined;
+  return new BatonError(
+    ErrorCode.MESSAGE_TOO_LARGE,
+    `the output of workflow ${instance} is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value, so the run fails: return a reference to large data stored elsewhere (a step's result is capped alike)`,
+    { details: { size, limit: MAX_JOURNAL_VALUE_BYTES } },
+  );
+}
+
+/**
  * Most bytes of events an instance keeps for waits to come (`state.signals`): its record must stay
  * far under the store's item limit, and each turn writes it whole.
  */
