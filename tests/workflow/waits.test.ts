@@ -142,6 +142,129 @@ describe('waiting in a workflow', () => {
     expect(await h.client.result(ref)).toEqual([0, 1, 'b']);
   });
 
+  it('pauses a run racing a promise it derived from a wait, which the race could not cancel; code racing the wait itself goes on', async () => {
+    const approval = (version: string, derived: boolean) =>
+      workflow({
+        name: 'approval',
+        version,
+        input: z.object({}),
+        retentionMs: Number.POSITIVE_INFINITY,
+        run: async (ctx) => {
+          const go = ctx.waitForEvent<string>('go');
+          const first = await ctx.race([
+            derived ? go.then((by) => `approved by ${by}`) : go,
+            ctx.sleep(DAY),
+          ]);
+          const after = await ctx.waitForEvent<string>('go');
+          return [first.index, after];
+        },
+      });
+    const wrong = approval('1', true);
+    const h = workflowHarness([wrong.actor]);
+    const ref = await h.client.start(wrong, 'a-1', {});
+    await h.runAll({ until: h.clock.now() + 2 * DAY }); // the sleep ends
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'paused',
+      paused: {
+        error: {
+          code: ErrorCode.NON_DETERMINISTIC,
+          message: expect.stringContaining('passed ctx.race an entry (0) that is not the promise'),
+          details: { reason: 'RACE_ENTRY', entry: 0 },
+        },
+      },
+    });
+
+    h.deploy([approval('2', false).actor]);
+    await h.client.asSystem().send(ref as never, 'resume' as never, {} as never);
+    await h.runAll({ until: h.clock.now() });
+    await h.client.signal(ref, 'go', 'bob'); // for the wait after the race, not its loser
+    await h.runAll();
+
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.journal.map((e) => [e.seq, e.kind, e.state])).toEqual([
+      [0, 'event', 'cancelled'],
+      [1, 'sleep', 'done'],
+      [2, 'event', 'done'],
+    ]);
+    expect(await h.client.result(ref)).toEqual([1, 'bob']);
+  });
+
+  it('races as it did for a run an earlier release started, which replays as it ran', async () => {
+    const Legacy = workflow({
+      name: 'legacy',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.waitForEvent('begin');
+        const first = await ctx.race([
+          ctx.waitForEvent<string>('go').then((by) => `approved by ${by}`),
+          ctx.sleep(DAY),
+        ]);
+        return [first.index, await ctx.waitForEvent<string>('go')];
+      },
+    });
+    const h = workflowHarness([Legacy.actor]);
+    const ref = await h.client.start(Legacy, 'l', {});
+    await h.runAll({ until: h.clock.now() });
+    // The record as an earlier release left it: no `races` (nor a warm run to go on with).
+    const record = (await h.record(ref.id))!;
+    const { races: _races, drivenBy: _warm, ...state } = record.state as WorkflowState;
+    await h.backend.store.commit({
+      expectedVer: record.ver,
+      record: { ...record, ver: record.ver + 1, state },
+      outbox: [],
+      idempotency: [],
+    });
+    h.engine.cache.clear();
+    await h.client.signal(ref, 'begin');
+    await h.runAll({ until: h.clock.now() + 2 * DAY }); // the sleep wins
+    expect((await h.client.workflowStatus(ref)).status).toBe('waiting');
+    // Its losing wait was left pending, as that release left it: it takes the next event.
+    await h.client.signal(ref, 'go', 'first');
+    await h.client.signal(ref, 'go', 'second');
+    await h.runAll();
+    expect(await h.client.result(ref)).toEqual([1, 'second']);
+  });
+
+  it("pauses a run racing Promise.all's or an async function's promise, and cancels a losing race's own", async () => {
+    const racer = (name: string, entry: 'all' | 'async' | 'race') =>
+      workflow({
+        name,
+        input: z.object({}),
+        run: async (ctx) => {
+          const waits = async () => [await ctx.waitForEvent('a'), await ctx.waitForEvent('b')];
+          const first =
+            entry === 'all'
+              ? Promise.all([ctx.waitForEvent('a'), ctx.waitForEvent('b')])
+              : entry === 'async'
+                ? waits()
+                : ctx.race([ctx.waitForEvent('a'), ctx.waitForEvent('b')]);
+          const raced = await ctx.race([first, ctx.sleep(DAY)]);
+          return [raced.index, await ctx.waitForEvent('a'), await ctx.waitForEvent('b')];
+        },
+      });
+    const All = racer('all', 'all');
+    const Async = racer('async', 'async');
+    const Nested = racer('nested', 'race');
+    const h = workflowHarness([All.actor, Async.actor, Nested.actor]);
+    const refs = [
+      await h.client.start(All, 'x', {}),
+      await h.client.start(Async, 'x', {}),
+      await h.client.start(Nested, 'x', {}),
+    ];
+    await h.runAll({ until: h.clock.now() + 2 * DAY });
+    for (const ref of refs.slice(0, 2)) {
+      expect(await h.client.workflowStatus(ref)).toMatchObject({
+        status: 'paused',
+        paused: { error: { details: { reason: 'RACE_ENTRY', entry: 0 } } },
+      });
+    }
+    // A race is an entry another race cancels: its waits take no later event.
+    await h.client.signal(refs[2]!, 'a', 1);
+    await h.client.signal(refs[2]!, 'b', 2);
+    await h.runAll();
+    expect(await h.client.result(refs[2]!)).toEqual([1, 1, 2]);
+  });
+
   it('settles a race of two waits whose events came before them on one, leaving the other event', async () => {
     const Drain = workflow({
       name: 'drain',

@@ -71,7 +71,7 @@ export class ReplayContext implements WorkflowContext {
 
   /** `promise`, marked as command `slot`'s for `race`. */
   #tagged<T>(slot: Slot | undefined, promise: Promise<T>): Promise<T> {
-    if (slot) this.#replayer.slotOf.set(promise, slot.seq);
+    if (slot) this.#replayer.slotOf.set(promise, [slot.seq]);
     return promise;
   }
 
@@ -259,20 +259,38 @@ export class ReplayContext implements WorkflowContext {
   race<const T extends readonly Promise<unknown>[]>(
     commands: T,
   ): Promise<{ readonly index: number; readonly value: Awaited<T[number]> }> {
-    const seqs = commands.map((command) => this.#replayer.slotOf.get(command));
+    const replayer = this.#replayer;
+    const seqs = commands.map((command) => replayer.slotOf.get(command));
+    // A run started now races only what it can cancel (see `races` in the record): an entry
+    // that is no command's promise pauses it. One an earlier version started replays as it ran.
+    if (replayer.state.races === 'commands') {
+      const untraced = seqs.findIndex((seq, i) => seq === undefined && commands[i] !== NEVER);
+      if (untraced >= 0) {
+        replayer.refuseRace(untraced);
+        return NEVER;
+      }
+    }
     const raced = Promise.race(
       commands.map((command, index) => command.then((value) => ({ index, value }))),
     );
-    return raced.then(
+    const settled = raced.then(
       (won) => {
-        this.#replayer.cancel(seqs.filter((_, i) => i !== won.index));
+        replayer.cancel(seqs.filter((_, i) => i !== won.index).flatMap((seq) => seq ?? []));
         return won as { index: number; value: Awaited<T[number]> };
       },
       (error) => {
-        this.#replayer.cancel(seqs);
+        replayer.cancel(seqs.flatMap((seq) => seq ?? []));
         throw error;
       },
     );
+    // A race is an entry of another race: what it raced is cancelled when it loses.
+    if (replayer.state.races === 'commands') {
+      replayer.slotOf.set(
+        settled,
+        seqs.flatMap((seq) => seq ?? []),
+      );
+    }
+    return settled;
   }
 
   child(definition: AnyWorkflowDefinition, id: string, input: unknown): Promise<never> {

@@ -241,8 +241,25 @@ export class Replayer {
     this.#settle(slot);
   }
 
-  /** The slot of the command a promise `ctx` returned stands for (for `race`). */
-  readonly slotOf = new WeakMap<Promise<unknown>, number>();
+  /**
+   * The commands a promise `ctx` returned stands for (for `race`): a command's, its own; a
+   * race's, those it raced.
+   */
+  readonly slotOf = new WeakMap<Promise<unknown>, readonly number[]>();
+
+  /**
+   * Pauses the run at a `ctx.race` entry that is no promise ctx returned (see `races` in the
+   * record): the race could not cancel the commands behind it when it lost.
+   */
+  refuseRace(index: number): void {
+    if (this.#divergence) return;
+    const workflow = this.definition.name;
+    this.#divergence = new BatonError(
+      ErrorCode.NON_DETERMINISTIC,
+      `workflow "${workflow}" passed ctx.race an entry (${index}) that is not the promise a ctx command returned (one derived with .then, .catch or .finally, an async function's, Promise.all's): a race cancels its losers by their commands, and cannot find this one's. Race the commands themselves and map the winner's value after — const { index, value } = await ctx.race([ctx.waitForEvent('go'), ctx.sleep(ms)]) — deploy, and resume the instance`,
+      { details: { workflow, reason: RACE_ENTRY, entry: index } },
+    );
+  }
 
   /**
    * Cancels the pending commands of `seqs` (a race's losers, or what a failed run left): they
@@ -250,18 +267,15 @@ export class Replayer {
    * instead: the actor may apply it still, so it stays pending, and its compensation runs once
    * its reply came (see {@link SagaRunner.undo}).
    */
-  cancel(
-    seqs: readonly (number | undefined)[],
-    because: 'lost a race' | 'failed' = 'lost a race',
-  ): void {
+  cancel(seqs: readonly number[], because: 'lost a race' | 'failed' = 'lost a race'): void {
     for (const seq of seqs) {
-      const slot = seq === undefined ? undefined : this.#slots.get(seq);
+      const slot = this.#slots.get(seq);
       // In memory, not journaled: a replay settles the race at the same place and marks it again.
       if (slot?.compensable) {
         slot.undo = true;
         continue;
       }
-      const entry = seq === undefined ? undefined : this.#entry(seq);
+      const entry = this.#entry(seq);
       if (entry?.state !== 'pending' || !this.host) continue;
       entry.state = 'cancelled';
       if (entry.until !== undefined || entry.retryAt !== undefined)
@@ -632,6 +646,9 @@ export class Replayer {
     });
   }
 }
+
+/** The `details.reason` of a pause whose run raced something that is not a command's promise. */
+export const RACE_ENTRY = 'RACE_ENTRY';
 
 /** The `details.reason` of a pause whose run awaits something that is not a command. */
 export const AWAITS_OUTSIDE = 'AWAITS_OUTSIDE';

@@ -173,7 +173,10 @@ export interface WorkflowContext {
    * `child`) settles first: its index and value. The others are cancelled: a losing wait
    * consumes no later event, a losing timer never fires, a losing child is cancelled. A losing
    * `call` with a `compensate` is undone once its reply comes (the actor may apply it still);
-   * the run completes only after that.
+   * the run completes only after that. Pass the promises the commands returned (or another
+   * race's) and map the winner's value after: an entry derived from one (`.then`), an async
+   * function's or `Promise.all`'s pauses the instance (NON_DETERMINISTIC), as the race could
+   * not cancel what it awaits.
    */
   race<const T extends readonly Promise<unknown>[]>(
     commands: T,

@@ -401,6 +401,7 @@ function begin(ctx: Ctx, input: unknown): void {
   // instance halted) gives another.
   state.runId = digest128(ctx.message.id).slice(0, 16);
   state.stepKeys = 'name';
+  state.races = 'commands';
   state.input = input;
   state.caller = ctx.caller;
   state.startedAt = ctx.now();

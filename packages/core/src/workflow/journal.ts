@@ -107,6 +107,13 @@ export interface WorkflowState {
    * earlier versions, which keep the keys their attempts so far had).
    */
   stepKeys?: 'name';
+  /**
+   * What `ctx.race` takes: `commands`, only the promises ctx's commands (or a race) returned,
+   * since it cancels its losers by their commands, and pauses the run at an entry it cannot
+   * trace (every run started now); absent, any promise, a loser that is not a command's left
+   * pending (runs started by earlier versions, which replay as they ran).
+   */
+  races?: 'commands';
   input?: unknown;
   caller?: Caller;
   /** The `traceparent` of the span of the turn that started it: its spans' trace. */
