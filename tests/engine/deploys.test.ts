@@ -5,7 +5,14 @@
  */
 import { type AnyActorDefinition, actor, ErrorCode, silentLogger } from '@baton/core';
 import { Client } from '@baton/core/client';
-import { createEngine, fireDueTimers, redriveDeadLetter, Worker } from '@baton/core/engine';
+import {
+  answeredSender,
+  createEngine,
+  fireDueTimers,
+  purgeDeadLetter,
+  redriveDeadLetter,
+  Worker,
+} from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -30,13 +37,24 @@ function deployment() {
       queue: backend.queue,
       clock,
     }).asSystem();
-    return { client, engine, run: () => runUntilIdle(worker, backend, clock) };
+    return {
+      client,
+      engine,
+      /** One batch, on this code. */
+      poll: () => worker.poll(),
+      run: () => runUntilIdle(worker, backend, clock),
+    };
   };
-  /** Redrives every dead letter `actorId` keeps. */
+  /**
+   * Redrives every dead letter `actorId` keeps: with force, since a client's message was answered
+   * DEAD_LETTERED when it was kept (nobody here acted on that answer).
+   */
   const redriveAll = async (actorId: string) => {
     const letters = await backend.store.listDeadLetters(actorId);
     for (const letter of letters) {
-      await redriveDeadLetter(backend.store, backend.queue, actorId, letter.messageId);
+      await redriveDeadLetter(backend.store, backend.queue, actorId, letter.messageId, {
+        force: true,
+      });
     }
     return letters.length;
   };
@@ -233,5 +251,154 @@ describe('a rolling deploy', () => {
     const { state } = (await backend.store.load('account/a'))!;
     expect(state).toMatchObject({ closed: true });
     expect(applications(state)).toEqual([1, 1]);
+  });
+});
+
+/**
+ * A teller that closes accounts, the same in both versions: by an ask, whose continuation logs
+ * the outcome (and, told the close failed, pays the balance out another way), or by a plain send.
+ */
+function teller(Account: AnyActorDefinition) {
+  return actor({
+    name: 'teller',
+    state: z.object({ log: z.array(z.string()) }),
+    initial: () => ({ log: [] as string[] }),
+    handlers: {
+      close: {
+        payload: z.object({ account: z.string() }),
+        handle: (ctx, { account }) => {
+          ctx.ask(Account.ref(account) as never, 'close' as never, {} as never, {
+            onReply: 'closed',
+          });
+        },
+      },
+      closeLater: {
+        payload: z.object({ account: z.string() }),
+        handle: (ctx, { account }) => {
+          ctx.send(Account.ref(account) as never, 'close' as never, {} as never);
+        },
+      },
+      closed: {
+        payload: z.custom<{ ok: boolean; error?: { code: string } }>(),
+        handle: (ctx, reply) => {
+          ctx.state.log.push(reply.ok ? 'closed' : `not closed: ${reply.error?.code}`);
+        },
+      },
+    },
+  });
+}
+
+describe('a redrive of a message whose sender was told it failed', () => {
+  it("refuses an actor's ask that old code kept, whose asker was answered DEAD_LETTERED, unless forced: then it is applied once and the late reply dropped", async () => {
+    const { Old, New } = accounts();
+    const { backend, deploy } = deployment();
+    const before = deploy([Old, teller(Old)]);
+    const after = deploy([New, teller(New)]);
+    // The teller's turn runs the new code (its ask passes the door), the account's the old.
+    await after.client.send(teller(New).ref('t'), 'close', { account: 'a' });
+    await after.poll();
+    await before.run();
+    const tellerLog = async () =>
+      ((await backend.store.load('teller/t'))!.state as { log: string[] }).log;
+    expect(await tellerLog()).toEqual([`not closed: ${ErrorCode.DEAD_LETTERED}`]);
+    const [letter] = await backend.store.listDeadLetters('account/a');
+    expect(answeredSender(letter!)).toMatch(/^its asker teller\/t: /);
+
+    const refused = await redriveDeadLetter(
+      backend.store,
+      backend.queue,
+      'account/a',
+      letter!.messageId,
+    ).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      message: expect.stringContaining(
+        `dead letter ${letter!.messageId} of account/a was not redriven: when it was kept, its asker teller/t: the reply to its ask said DEAD_LETTERED, and the asker went on as for a failed call (a workflow failed, or its saga undid the call); applied now, it would change account/a after that answer. If its sender undid or gave up what it asked for, purge it`,
+      ),
+      details: { actorId: 'account/a', answered: 'asker', from: 'teller/t' },
+    });
+    // Nothing was sent: the new code applies nothing, the letter stays.
+    await after.run();
+    expect((await backend.store.load('account/a'))?.state).toMatchObject({ closed: false });
+    expect(await backend.store.listDeadLetters('account/a')).toHaveLength(1);
+
+    await redriveDeadLetter(backend.store, backend.queue, 'account/a', letter!.messageId, {
+      force: true,
+    });
+    await after.run();
+    const { state } = (await backend.store.load('account/a'))!;
+    expect(state).toMatchObject({ closed: true });
+    expect(applications(state)).toEqual([1]);
+    // The asker heard once: the reply the applied message sends comes after its answer.
+    expect(await tellerLog()).toEqual([`not closed: ${ErrorCode.DEAD_LETTERED}`]);
+    expect(await backend.store.listDeadLetters('account/a')).toEqual([]);
+  });
+
+  it('refuses a client ask kept by old code, whose outcome says DEAD_LETTERED under its key; a purge forgets it, never applied', async () => {
+    const { Old, New } = accounts();
+    const { backend, deploy } = deployment();
+    const before = deploy([Old]);
+    const after = deploy([New]);
+    const asked = after.client
+      .ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' })
+      .catch((error: unknown) => error);
+    await before.run();
+    expect(await asked).toMatchObject({ code: ErrorCode.DEAD_LETTERED });
+    const [letter] = await backend.store.listDeadLetters('account/a');
+    expect(answeredSender(letter!)).toMatch(/^its client: the outcome stored under its key/);
+
+    await expect(
+      redriveDeadLetter(backend.store, backend.queue, 'account/a', letter!.messageId),
+    ).rejects.toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      details: { answered: 'outcome', from: 'ingress' },
+    });
+    await purgeDeadLetter(backend.store, 'account/a', letter!.messageId, { by: 'ops' });
+    await after.run();
+    expect((await backend.store.load('account/a'))?.state).toMatchObject({ closed: false });
+    // Asked again under its key, it is told what it was told.
+    await expect(
+      after.client.ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' }),
+    ).rejects.toMatchObject({ code: ErrorCode.DEAD_LETTERED });
+  });
+
+  it('redrives a client ask with force: it is applied once, and its outcome is the real one', async () => {
+    const { Old, New } = accounts();
+    const { backend, deploy } = deployment();
+    const before = deploy([Old]);
+    const after = deploy([New]);
+    const asked = after.client
+      .ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' })
+      .catch((error: unknown) => error);
+    await before.run();
+    expect(await asked).toMatchObject({ code: ErrorCode.DEAD_LETTERED });
+    const [letter] = await backend.store.listDeadLetters('account/a');
+    await redriveDeadLetter(backend.store, backend.queue, 'account/a', letter!.messageId, {
+      force: true,
+    });
+    await after.run();
+    expect(
+      applications((await backend.store.load('account/a'))?.state as { log: string[] }),
+    ).toEqual([1]);
+    await expect(
+      after.client.ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' }),
+    ).resolves.toBeUndefined();
+  });
+
+  it("redrives an actor's plain send that old code kept without force: nobody was answered", async () => {
+    const { Old, New } = accounts();
+    const { backend, deploy } = deployment();
+    const before = deploy([Old, teller(Old)]);
+    const after = deploy([New, teller(New)]);
+    await after.client.send(teller(New).ref('t'), 'closeLater', { account: 'a' });
+    await after.poll();
+    await before.run();
+    const [letter] = await backend.store.listDeadLetters('account/a');
+    expect(answeredSender(letter!)).toBeUndefined();
+    await redriveDeadLetter(backend.store, backend.queue, 'account/a', letter!.messageId);
+    await after.run();
+    const { state } = (await backend.store.load('account/a'))!;
+    expect(state).toMatchObject({ closed: true });
+    expect(applications(state)).toEqual([1]);
   });
 });

@@ -339,9 +339,9 @@ describe('messages that keep failing', () => {
     expect((await h.client.outcome(messageId))?.ok).toBe(false);
 
     cure();
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId);
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId, { force: true });
     // A second redrive before the first is processed, and a copy enqueued by hand.
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId);
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId, { force: true });
     const [letter] = await h.backend.store.listDeadLetters('box/a');
     await h.backend.queue.send([
       {
@@ -462,7 +462,9 @@ describe('what cannot be kept', () => {
       error: { code: ErrorCode.DEAD_LETTERED, details: { truncated: true } },
     });
     failing = false;
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'wordy/a', messageId);
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'wordy/a', messageId, {
+      force: true,
+    });
     await h.run();
     expect(await h.state('wordy/a')).toEqual({ got: ['kept'] });
     expect(await h.backend.store.listDeadLetters('wordy/a')).toEqual([]);

@@ -299,7 +299,9 @@ describe("an actor's lives", () => {
     // it. The stock's dead letter for A is redriven before B's request reaches the stock.
     h.clock.advance(29 * DAY);
     await h.client.send(o1, 'buy', { item: 'B' }, { idempotencyKey: 'k' });
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'stock/x', letter!.messageId);
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'stock/x', letter!.messageId, {
+      force: true,
+    });
     await h.run();
 
     expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([

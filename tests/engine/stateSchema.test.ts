@@ -115,7 +115,9 @@ describe('state schemas', () => {
     expect(await h.state(ref.id)).toEqual({ count: 0 });
 
     strict = false; // the fix, deployed
-    await redriveDeadLetter(h.backend.store, h.backend.queue, ref.id, letter!.messageId);
+    await redriveDeadLetter(h.backend.store, h.backend.queue, ref.id, letter!.messageId, {
+      force: true,
+    });
     await h.run();
     expect(await h.state(ref.id)).toEqual({ count: 0.5 });
     expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);

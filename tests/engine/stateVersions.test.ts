@@ -172,7 +172,9 @@ describe('state versions', () => {
     const letters = await backend.store.listDeadLetters('profile/ada');
     expect(letters.map((letter) => letter.envelope.name).sort()).toEqual(['get', 'rename']);
     for (const letter of letters) {
-      await redriveDeadLetter(backend.store, backend.queue, 'profile/ada', letter.messageId);
+      await redriveDeadLetter(backend.store, backend.queue, 'profile/ada', letter.messageId, {
+        force: true,
+      });
     }
     await fixed.run();
     expect(await backend.store.load('profile/ada')).toMatchObject({

@@ -206,12 +206,51 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(purged.err).toMatch(/"by":"ops","action":"dead-letters purge","actor":"tally\/p4"/);
     expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
 
-    // The fix ships; redrive --all of what --since picks: previewed, then applied once each.
+    // The fix ships. The letters are a client's: each outcome says DEAD_LETTERED, so redrive
+    // --all leaves them, saying why, and a redrive by name is refused, nothing applied.
     faults.poisoned = false;
-    const dry = await json('dead-letters', 'redrive', '--all', '--since', between, '--dry-run');
+    const plain = await json('dead-letters', 'redrive', '--all', '--since', between, '--dry-run');
+    expect(plain.redrive).toEqual([]);
+    expect(ids(plain.left)).toEqual(['tally/p1', 'tally/p2']);
+    expect(plain.left[0].reason).toBe(
+      'its sender was answered DEAD_LETTERED when it was kept (an ask, a client message): purge it, or redrive it with --force if it must be applied still',
+    );
+    const left = await baton('dead-letters', 'redrive', '--all', '--since', between, '--yes');
+    expect(left.code, left.err).toBe(0);
+    expect(left.out).toMatch(
+      /^no dead letter that matches can be redriven without --force\nleft 2 dead letter\(s\) whose sender was answered DEAD_LETTERED when they were kept .* redrive them with --force:\nACTOR +MESSAGEID\ntally\/p[12] /,
+    );
+    const p1 = plain.left.find((l: { actor: string }) => l.actor === 'tally/p1');
+    const named = await baton('dead-letters', 'redrive', 'tally/p1', p1.messageId, '--yes');
+    expect(named.code).toBe(1);
+    expect(named.err).toMatch(
+      /was not redriven: when it was kept, its client: the outcome stored under its key says DEAD_LETTERED .* redrive it with force \(baton dead-letters redrive --force/,
+    );
+    await work();
+    expect(runs.get('poison')).toBe(12);
+
+    // With --force, as the operator chooses: previewed, then applied once each.
+    const dry = await json(
+      'dead-letters',
+      'redrive',
+      '--all',
+      '--since',
+      between,
+      '--force',
+      '--dry-run',
+    );
     expect(ids(dry.redrive)).toEqual(['tally/p1', 'tally/p2']);
+    expect(dry.left).toBeUndefined();
     expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
-    const redriven = await baton('dead-letters', 'redrive', '--all', '--since', between, '--yes');
+    const redriven = await baton(
+      'dead-letters',
+      'redrive',
+      '--all',
+      '--since',
+      between,
+      '--force',
+      '--yes',
+    );
     expect(redriven.code, redriven.err).toBe(0);
     expect(redriven.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(2);
     await work(async () => (await entriesOf('tally/p2')).length === 1);

@@ -16,7 +16,7 @@ import {
   type WorkflowState,
   workflow,
 } from '@baton/core';
-import { pauseActor, purgeDeadLetter, resumeActor } from '@baton/core/engine';
+import { pauseActor, purgeDeadLetter, redriveDeadLetter, resumeActor } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -275,11 +275,19 @@ describe('a workflow call that failed with no reply', () => {
     await expect(h.client.result(ref)).rejects.toMatchObject({ code: ErrorCode.DEAD_LETTERED });
     const [letter] = await h.backend.store.listDeadLetters(shelf.id);
     expect(letter?.envelope.name).toBe('reserve');
-    // The saga released what the reserve might hold: the docs say to purge its letter, not
-    // redrive it (a redrive now would be applied after the release).
+    // The saga released what the reserve might hold: a redrive now would be applied after the
+    // release, so a plain one is refused, nothing sent; the letter is purged.
     expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
 
     outage.on = false;
+    await expect(
+      redriveDeadLetter(h.backend.store, h.backend.queue, shelf.id, letter!.messageId),
+    ).rejects.toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      details: { answered: 'asker', from: ref.id },
+    });
+    await h.runAll();
+    expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });
     await purgeDeadLetter(h.backend.store, shelf.id, letter!.messageId, { by: 'test' });
     await h.runAll();
     expect(await h.state(shelf.id)).toEqual({ held: {}, reserves: 0, releases: 1 });

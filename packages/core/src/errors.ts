@@ -24,7 +24,11 @@ export const ErrorCode = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   /** A handler grew the state past the backend's record limit. Terminal; the state is unchanged. */
   STATE_TOO_LARGE: 'STATE_TOO_LARGE',
-  /** A handler left state that is not plain JSON (a BigInt, a cycle). Terminal; state unchanged. */
+  /**
+   * A handler left state that is not plain JSON (a BigInt, a cycle). Terminal; state unchanged.
+   * Also an operator's action refused for the state a message is in: a redrive of a parked
+   * message, or a plain redrive of a dead letter whose sender was answered DEAD_LETTERED.
+   */
   INVALID_STATE: 'INVALID_STATE',
   /** A message (or a turn's sends) passed the backend's item limit. Terminal. */
   MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',

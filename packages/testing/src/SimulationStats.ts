@@ -61,6 +61,11 @@ export interface SimulationStats {
   deadLettered: number;
   /** Engine dead letters redriven (`redriveDeadLetter`), each applied once. */
   redrives: number;
+  /**
+   * Plain redrives refused, nothing sent, since the letter's sender was answered DEAD_LETTERED
+   * (an ask, a client's message): the operator then redrove it with force.
+   */
+  answeredRefusals: number;
   /** Messages moved back from the queue's own dead-letter queue (past `maxReceives`). */
   queueRedrives: number;
   /** Inbox queues replaced by a new one that took their messages. */
@@ -108,6 +113,7 @@ export function emptyStats(): SimulationStats {
     abandonedDrains: 0,
     deadLettered: 0,
     redrives: 0,
+    answeredRefusals: 0,
     queueRedrives: 0,
     queueReplacements: 0,
     batchSplits: 0,

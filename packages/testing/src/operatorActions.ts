@@ -4,9 +4,9 @@
  * dead-letter queue, and replace the inbox queue with a new one that takes its messages. Every
  * inbox message moved is booked with the outbox holders, so the orphan check follows it.
  */
-import { ErrorCode } from '@baton/core';
+import { ErrorCode, isBatonError } from '@baton/core';
 import type { Commit } from '@baton/core/adapter';
-import { redriveDeadLetter } from '@baton/core/engine';
+import { answeredSender, redriveDeadLetter } from '@baton/core/engine';
 import type { Action } from './Action.ts';
 import { place } from './OutboxHolders.ts';
 import type { SimCluster } from './SimCluster.ts';
@@ -110,7 +110,11 @@ export class DeadLetterBook {
   }
 }
 
-/** Redrives a dead letter once (again only if it is dead-lettered again). */
+/**
+ * Redrives a dead letter once (again only if it is dead-lettered again). One whose sender was
+ * answered DEAD_LETTERED (an ask, a client's message) is refused a plain redrive, nothing sent;
+ * the operator here redrives it with force, as one who knows its sender undid nothing.
+ */
 export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
   const { actorId, messageId } = letter;
   return {
@@ -118,7 +122,22 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
     run: async () => {
       cluster.context.stats.redrives++;
       cluster.context.deadLetters.redriving(letter);
-      await redriveDeadLetter(cluster.backend.store, cluster.queue, actorId, messageId);
+      const { store } = cluster.backend;
+      const kept = await store.readDeadLetter(actorId, messageId);
+      const answered = kept !== undefined && answeredSender(kept) !== undefined;
+      if (answered) {
+        const refused = await redriveDeadLetter(store, cluster.queue, actorId, messageId).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (!isBatonError(refused) || refused.code !== ErrorCode.INVALID_STATE) {
+          throw new Error(
+            `a plain redrive of dead letter ${messageId} of ${actorId}, whose sender was answered, was not refused: ${String(refused)}`,
+          );
+        }
+        cluster.context.stats.answeredRefusals++;
+      }
+      await redriveDeadLetter(store, cluster.queue, actorId, messageId, { force: answered });
     },
   };
 }

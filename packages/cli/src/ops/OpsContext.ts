@@ -11,6 +11,8 @@ export interface OpsValues extends TargetOptions {
   readonly yes?: boolean;
   readonly 'dry-run'?: boolean;
   readonly all?: boolean;
+  /** `dead-letters redrive`: a letter whose sender was answered DEAD_LETTERED too. */
+  readonly force?: boolean;
   readonly app?: string;
   readonly type?: string;
   readonly code?: string;

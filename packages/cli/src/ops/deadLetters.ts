@@ -1,6 +1,11 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import type { DeadLetter } from '@baton/core/adapter';
-import { parkedLetterRefused, purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import {
+  answeredSender,
+  parkedLetterRefused,
+  purgeDeadLetter,
+  redriveDeadLetter,
+} from '@baton/core/engine';
 import { actorArg } from './actors.ts';
 import { duration, limitOption, since, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -178,9 +183,11 @@ async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Pro
 export async function deadLettersShow(ctx: OpsContext): Promise<void> {
   const letter = await named(ctx, 'show');
   const parked = letter.parked === undefined ? {} : { parked: letter.parked };
+  const answered = letter.parked === undefined ? answeredSender(letter) : undefined;
   const shown = {
     ...summary(ctx, letter),
     ...parked,
+    ...(answered === undefined ? {} : { answered }),
     envelope: letter.envelope,
     failure: letter.error,
   };
@@ -196,6 +203,11 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
             `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
             `cause      ${s.code}: ${s.error}`,
             `redrivable ${s.redrivable ? 'yes' : 'no (kept without its payload: send it again from its source)'}`,
+            ...(answered === undefined
+              ? []
+              : [
+                  `answered   ${answered}: a redrive needs --force (or purge it, if the sender undid what it asked for)`,
+                ]),
           ]
         : [
             `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (baton actors resume ${s.actor}); it cannot be redriven nor purged`,
@@ -219,13 +231,16 @@ async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promise<Dead
 }
 
 /**
- * `baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run]`: each
- * goes back to its actor's inbox and is applied exactly once, however often it is redriven.
+ * `baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]`:
+ * each goes back to its actor's inbox and is applied exactly once, however often it is
+ * redriven. A letter whose sender was answered DEAD_LETTERED (an ask, a client's message) is
+ * refused, or left by `--all`, unless `--force`.
  */
 export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
+  const force = ctx.values.force === true;
   await bulk(ctx, 'redrive', async (letter) => {
     const { store, queue } = await ctx.target();
-    await redriveDeadLetter(store, queue, letter.actorId, letter.messageId);
+    await redriveDeadLetter(store, queue, letter.actorId, letter.messageId, { force });
   });
 }
 
@@ -238,34 +253,62 @@ export async function deadLettersPurge(ctx: OpsContext): Promise<void> {
   });
 }
 
+/** A letter a bulk redrive leaves, and why. */
+type Left = { readonly actor: string; readonly messageId: string; readonly reason: string };
+
 /**
- * What a bulk redrive can redrive: a letter kept without its payload (too large) cannot be, so
- * `--all` leaves it and lists it apart (`left`). A named one is refused, saying why.
+ * What a bulk redrive can redrive: a letter kept without its payload (too large) cannot be, and
+ * one whose sender was answered DEAD_LETTERED is not without `--force`, so `--all` leaves them
+ * and lists them apart (`left`). A named one is refused, saying why.
  */
 function redrivable(
   ctx: OpsContext,
   verb: 'redrive' | 'purge',
   letters: DeadLetter[],
-): { acted: DeadLetter[]; left: Array<{ actor: string; messageId: string; reason: string }> } {
+): { acted: DeadLetter[]; left: Left[] } {
   if (verb !== 'redrive' || !ctx.values.all) return { acted: letters, left: [] };
-  return {
-    acted: letters.filter((l) => l.redrivable),
-    left: letters
-      .filter((l) => !l.redrivable)
-      .map((l) => ({ actor: l.actorId, messageId: l.messageId, reason: CUT })),
-  };
+  const force = ctx.values.force === true;
+  const acted: DeadLetter[] = [];
+  const left: Left[] = [];
+  for (const l of letters) {
+    const why = !l.redrivable
+      ? CUT
+      : !force && answeredSender(l) !== undefined
+        ? ANSWERED
+        : undefined;
+    if (why === undefined) acted.push(l);
+    else left.push({ actor: l.actorId, messageId: l.messageId, reason: why });
+  }
+  return { acted, left };
 }
 
 /** Why a bulk redrive leaves a letter. */
 const CUT = 'kept without its payload (too large to keep whole): send it again from its source';
+const ANSWERED =
+  'its sender was answered DEAD_LETTERED when it was kept (an ask, a client message): purge it, or redrive it with --force if it must be applied still';
 
-/** What a bulk redrive says of the letters it left, after what it did. */
-function leftLines(left: ReadonlyArray<{ actor: string; messageId: string }>): string {
-  if (left.length === 0) return '';
-  return (
-    `\nleft ${left.length} dead letter(s) kept without their payload (too large to keep whole), which cannot be redriven: send their messages again from their source, then purge them:\n` +
-    table(left, ['actor', 'messageId'])
-  );
+/** What a bulk redrive that leaves every letter that matches says. */
+function noneRedrivable(left: readonly Left[]): string {
+  const answered = left.some((l) => l.reason === ANSWERED);
+  return `no dead letter that matches can be redriven${answered ? ' without --force' : ''}`;
+}
+
+/** What a bulk redrive says of the letters it left, after what it did: each reason apart. */
+function leftLines(left: readonly Left[]): string {
+  const cut = left.filter((l) => l.reason === CUT);
+  const answered = left.filter((l) => l.reason === ANSWERED);
+  let lines = '';
+  if (answered.length > 0) {
+    lines +=
+      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client message, whose outcome says so): applied now, they would change their actor after that answer. Purge them (baton dead-letters purge), or, if they must be applied still, redrive them with --force:\n` +
+      table(answered, ['actor', 'messageId']);
+  }
+  if (cut.length > 0) {
+    lines +=
+      `\nleft ${cut.length} dead letter(s) kept without their payload (too large to keep whole), which cannot be redriven: send their messages again from their source, then purge them:\n` +
+      table(cut, ['actor', 'messageId']);
+  }
+  return lines;
 }
 
 async function bulk(
@@ -281,7 +324,7 @@ async function bulk(
       { dryRun: true, [verb]: listed, ...leftOut },
       () =>
         (letters.length === 0
-          ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : 'no dead letter that matches can be redriven'}`
+          ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : noneRedrivable(left)}`
           : `would ${verb} ${letters.length} dead letter(s):\n${table(listed, ['actor', 'messageId'])}`) +
         leftLines(left),
     );
@@ -291,9 +334,8 @@ async function bulk(
     ctx.print(
       { [verb]: [], ...leftOut },
       () =>
-        (left.length === 0
-          ? `no dead letter matches: nothing to ${verb}`
-          : 'no dead letter that matches can be redriven') + leftLines(left),
+        (left.length === 0 ? `no dead letter matches: nothing to ${verb}` : noneRedrivable(left)) +
+        leftLines(left),
     );
     return;
   }

@@ -77,7 +77,7 @@ const COMMANDS: Readonly<
   'dead-letters show': { run: deadLettersShow, takes: [], operands: ONE_LETTER },
   'dead-letters redrive': {
     run: deadLettersRedrive,
-    takes: [...FILTERS, 'all', 'dry-run'],
+    takes: [...FILTERS, 'all', 'dry-run', 'force'],
     operands: ONE_LETTER,
   },
   'dead-letters purge': {
@@ -148,7 +148,8 @@ export const OPS_USAGE = `Operating a deployed app:
   baton actors resume <type/key>                     it applies what waited, in order, then goes on
   baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
   baton dead-letters show <type/key> <message id>
-  baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run]
+  baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]
+    (not a letter whose sender was answered DEAD_LETTERED, an ask's or a client's, unless --force)
   baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
   baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
   baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox
@@ -198,6 +199,7 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   'dry-run': { type: 'boolean' },
   all: { type: 'boolean' },
+  force: { type: 'boolean' },
   app: { type: 'string' },
   type: { type: 'string' },
   code: { type: 'string' },

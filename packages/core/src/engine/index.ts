@@ -48,7 +48,11 @@ export {
 export { PAGE_BYTES, pageBytes } from './outcomePages.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { parkedLetterRefused } from './parking.ts';
-export { redriveDeadLetter } from './redriveDeadLetter.ts';
+export {
+  answeredSender,
+  type RedriveOptions,
+  redriveDeadLetter,
+} from './redriveDeadLetter.ts';
 export { runTurn, type TurnCounts, type TurnOptions, type TurnResult } from './runTurn.ts';
 export {
   STALE_OUTBOX_LOG,

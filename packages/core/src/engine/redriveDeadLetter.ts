@@ -1,7 +1,42 @@
-import { encodeEnvelope } from '../adapter/envelope.ts';
+import { encodeEnvelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { Queue, Store } from '../adapter/ports.ts';
+import type { DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { parkedLetterRefused } from './parking.ts';
+
+/** How a redrive treats a letter whose sender was answered (see {@link answeredSender}). */
+export interface RedriveOptions {
+  /**
+   * Redrive it even so: for an operator who knows its sender's effect was not undone and the
+   * message must still be applied (or that nobody acted on the answer). Without it such a
+   * letter is refused. @default false
+   */
+  readonly force?: boolean;
+}
+
+/**
+ * Who was answered DEAD_LETTERED when the engine kept this letter, or `undefined` when nobody
+ * was: an actor's ask (`ctx.ask`, a workflow's `ctx.call`) had that reply sent to its asker,
+ * which went on as for a failed call (a workflow failed, or its saga undid the call); an
+ * ingress message (`client.ask`, `client.send`, the HTTP and WebSocket ingress) had it stored
+ * as its outcome under its key, which its client's ask was told, and an ask retried under the
+ * key, or a read of its outcome, is told. A plain send of an actor, a timer's fire or an ask's
+ * reply answered nobody.
+ *
+ * @example
+ * const letters = await store.listDeadLetters('account/alice');
+ * const plain = letters.filter((letter) => answeredSender(letter) === undefined);
+ */
+export function answeredSender(letter: DeadLetter): string | undefined {
+  const { envelope } = letter;
+  if (envelope.from === INGRESS) {
+    return 'its client: the outcome stored under its key says DEAD_LETTERED (what a client.ask waiting for it was told, and what an ask retried under that key or a read of its outcome is told)';
+  }
+  if (envelope.ask !== undefined && isActorSender(envelope)) {
+    return `its asker ${envelope.from}: the reply to its ask said DEAD_LETTERED, and the asker went on as for a failed call (a workflow failed, or its saga undid the call)`;
+  }
+  return undefined;
+}
 
 /**
  * Sends a dead letter back to its actor's inbox, once its cause is fixed. The actor applies it
@@ -11,8 +46,14 @@ import { parkedLetterRefused } from './parking.ts';
  * messages that reached the actor since it was dead-lettered (channel order does not hold
  * across a redrive). If it fails again it becomes a dead letter again.
  *
+ * A letter whose sender was answered DEAD_LETTERED when it was kept ({@link answeredSender}:
+ * an ask, an ingress message) is refused with INVALID_STATE, nothing sent: applied now, it
+ * would change the actor after its sender was told it failed. Purge it, or pass
+ * `{ force: true }` when you know it must be applied still.
+ *
  * @example
  * for (const letter of await store.listDeadLetters('account/alice')) {
+ *   if (answeredSender(letter) !== undefined) continue; // purge it, or redrive it with force
  *   await redriveDeadLetter(store, queue, letter.actorId, letter.messageId);
  * }
  */
@@ -21,6 +62,7 @@ export async function redriveDeadLetter(
   queue: Queue,
   actorId: string,
   messageId: string,
+  options: RedriveOptions = {},
 ): Promise<void> {
   const letter = await store.readDeadLetter(actorId, messageId);
   if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'redrive');
@@ -38,6 +80,10 @@ export async function redriveDeadLetter(
       { details: { actorId, messageId } },
     );
   }
+  if (!options.force) {
+    const answered = answeredSender(letter);
+    if (answered !== undefined) throw answeredLetterRefused(letter, answered);
+  }
   const envelope = { ...letter.envelope, redrive: letter.at };
   await queue.send([
     {
@@ -47,4 +93,21 @@ export async function redriveDeadLetter(
       body: encodeEnvelope(envelope),
     },
   ]);
+}
+
+/** The refusal of a plain redrive of a letter whose sender was answered. */
+function answeredLetterRefused(letter: DeadLetter, answered: string): BatonError {
+  const { actorId, messageId, envelope } = letter;
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `dead letter ${messageId} of ${actorId} was not redriven: when it was kept, ${answered}; applied now, it would change ${actorId} after that answer. If its sender undid or gave up what it asked for, purge it (baton dead-letters purge ${actorId} <message id>); if you know it must be applied still, redrive it with force (baton dead-letters redrive --force; redriveDeadLetter(…, { force: true }))`,
+    {
+      details: {
+        actorId,
+        messageId,
+        answered: envelope.from === INGRESS ? 'outcome' : 'asker',
+        from: envelope.from,
+      },
+    },
+  );
 }

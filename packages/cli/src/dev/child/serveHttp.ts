@@ -28,7 +28,7 @@ const MAX_BODY = 1024 * 1024;
  * - `POST /send`, `POST /ask`, `GET /outcome…`: `@baton/server/http`'s `httpIngress`, the
  *   ingress the Lambda deployment runs too.
  * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form.
- * - `POST /_baton/redrive` `{ actorId, messageId }`: the engine's `redriveDeadLetter`.
+ * - `POST /_baton/redrive` `{ actorId, messageId, force? }`: the engine's `redriveDeadLetter`.
  * - `POST /_baton/history` `{ actorId }`: the actor's history as the store keeps it (it
  *   survives a restart, unlike the recent turns the inspector's live view shows).
  * - `POST /_baton/workflow` `{ action, workflow, id, event?, payload? }`: cancels, resumes,
@@ -80,14 +80,20 @@ export async function serveHttp(
         if (request.method !== 'POST') throw notFound(request.method, path);
         const input = parseJson(body);
         if (path === '/_baton/redrive') {
-          const { actorId, messageId } = input;
-          if (typeof actorId !== 'string' || typeof messageId !== 'string') {
+          const { actorId, messageId, force } = input;
+          if (
+            typeof actorId !== 'string' ||
+            typeof messageId !== 'string' ||
+            (force !== undefined && typeof force !== 'boolean')
+          ) {
             throw new BatonError(
               ErrorCode.INVALID_ARGUMENT,
-              'redrive takes {"actorId": "type/key", "messageId": "…"}',
+              'redrive takes {"actorId": "type/key", "messageId": "…"}, and "force": true to redrive a letter whose sender was answered DEAD_LETTERED',
             );
           }
-          await redriveDeadLetter(backend.store, backend.queue, actorId, messageId);
+          await redriveDeadLetter(backend.store, backend.queue, actorId, messageId, {
+            force: force === true,
+          });
           return send(response, 202, { redriven: messageId });
         }
         if (path === '/_baton/history') {

@@ -187,12 +187,27 @@ $('dead-letters').addEventListener('click', async (event) => {
   const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');
   if (!button) return;
   button.disabled = true;
+  const force = button.dataset.force === 'yes';
   button.textContent = 'redriving…';
   const response = await act('redrive', {
     actorId: button.dataset.actor,
     messageId: button.dataset.redrive,
+    ...(force ? { force: true } : {}),
   });
-  if (!response.ok) button.textContent = `failed: ${(await response.json()).error?.message}`;
+  if (response.ok) return;
+  const { error } = (await response.json()) as {
+    error?: { message: string; details?: { answered?: string } };
+  };
+  // Its sender was told it failed: redriven, it is applied after that answer. A second click
+  // redrives it anyway, the developer's choice.
+  if (!force && error?.details?.answered !== undefined) {
+    button.title = error.message;
+    button.dataset.force = 'yes';
+    button.textContent = 'its sender was told it failed: redrive anyway';
+    button.disabled = false;
+    return;
+  }
+  button.textContent = `failed: ${error?.message}`;
 });
 
 $('send').addEventListener('submit', async (event) => {

@@ -5,7 +5,7 @@
 import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
 import { type DeadLetter, parseActorId } from '@baton/core/adapter';
-import { readHistoryWindow, storedOutbox } from '@baton/core/engine';
+import { answeredSender, readHistoryWindow, storedOutbox } from '@baton/core/engine';
 import {
   actorHistory,
   type HeldSend,
@@ -34,6 +34,11 @@ export interface InspectedLetter {
   readonly attempts: number;
   readonly at: number;
   readonly redrivable: boolean;
+  /**
+   * Who was answered DEAD_LETTERED when it was kept (`answeredSender`): a redrive of it needs
+   * force. Absent when nobody was.
+   */
+  readonly answered?: string;
   /** Its place among a paused actor's parked messages; absent for a dead letter. */
   readonly parked?: number;
 }
@@ -158,6 +163,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
 
 function inspectLetter(l: DeadLetter): InspectedLetter {
   const cause = l.error.details?.cause as { code?: string; message?: string } | undefined;
+  const answered = l.parked === undefined ? answeredSender(l) : undefined;
   return {
     actorId: l.actorId,
     messageId: l.messageId,
@@ -169,6 +175,7 @@ function inspectLetter(l: DeadLetter): InspectedLetter {
     attempts: l.attempts,
     at: l.at,
     redrivable: l.redrivable,
+    ...(answered === undefined ? {} : { answered }),
     ...(l.parked === undefined ? {} : { parked: l.parked }),
   };
 }

@@ -94,10 +94,15 @@ function letters(list, withActor, empty) {
     list.map((l) => '<tr data-testid="letter"><td>' + (withActor ? actorLink(l.actorId) + '</td><td>' : '')
       + '<code>' + esc(l.name) + '</code> <code>' + esc(JSON.stringify(l.payload)) + '</code><br><small>' + esc(l.messageId) + '</small></td><td class="bad">'
       + esc(l.code) + ': ' + esc(l.error) + '</td><td>' + l.attempts + '</td><td>' + time(l.at) + '</td><td>'
-      + (l.parked === undefined && l.redrivable ? button('redrive', { actorId: l.actorId, messageId: l.messageId }, 'redrive') : '')
+      + (l.parked === undefined && l.redrivable ? redriveButton(l) : '')
       + (l.parked === undefined ? button('purge', { actorId: l.actorId, messageId: l.messageId }, 'purge') : '#' + l.parked)
       + '</td></tr>'), empty);
 }
+
+// A letter whose sender was answered DEAD_LETTERED is redriven with force, once confirmed.
+const redriveButton = (l) => l.answered === undefined
+  ? button('redrive', { actorId: l.actorId, messageId: l.messageId }, 'redrive')
+  : button('redrive', { actorId: l.actorId, messageId: l.messageId, force: true, answered: l.answered }, 'redrive anyway');
 
 const actorLink = (id) => '<a href="#actor=' + encodeURIComponent(id) + '" data-testid="actor-link"><code>' + esc(id) + '</code></a>';
 
@@ -151,6 +156,9 @@ document.addEventListener('click', (event) => {
   if (!act) return;
   const body = JSON.parse(act.dataset.body);
   if (act.dataset.action === 'purge' && !confirm('Purge this dead letter? It is never applied.')) return;
+  if (body.answered !== undefined && !confirm('When it was kept, ' + body.answered
+    + '. Redriven, it changes its actor after that answer. Redrive it anyway?')) return;
+  delete body.answered;
   act.disabled = true;
   run(async () => {
     const response = await fetch('/_baton/api/' + act.dataset.action, {

@@ -125,7 +125,9 @@ export async function startInspector(options: InspectorOptions): Promise<Running
     const by = await options.operator();
     switch (action) {
       case 'redrive':
-        await redriveDeadLetter(store, queue, actorId, field('messageId'));
+        await redriveDeadLetter(store, queue, actorId, field('messageId'), {
+          force: body.force === true,
+        });
         break;
       case 'purge':
         await purgeDeadLetter(store, actorId, field('messageId'), { by });
