@@ -19,9 +19,12 @@ import * as z from 'zod';
 import { runUntilIdle, virtualClock } from './helpers.ts';
 
 /** One embedded backend, and a worker and a client for any version of the app's code. */
-function deployment() {
+function deployment(options: { readonly maxReceives?: number } = {}) {
   const clock = virtualClock();
-  const backend = createEmbeddedBackend({ clock });
+  const backend = createEmbeddedBackend({
+    clock,
+    ...(options.maxReceives === undefined ? {} : { queue: { maxReceives: options.maxReceives } }),
+  });
   const deploy = (actors: readonly AnyActorDefinition[]) => {
     const engine = createEngine({
       actors,
@@ -400,5 +403,107 @@ describe('a redrive of a message whose sender was told it failed', () => {
     const { state } = (await backend.store.load('account/a'))!;
     expect(state).toMatchObject({ closed: true });
     expect(applications(state)).toEqual([1]);
+  });
+});
+
+describe("a deploy's failure", () => {
+  /** Polls on `code` while the clock is before `until`, moving it to the next message due. */
+  const pollUntil = async (
+    code: { poll(): Promise<number> },
+    backend: ReturnType<typeof deployment>['backend'],
+    clock: ReturnType<typeof deployment>['clock'],
+    until: number,
+  ) => {
+    const due: number[] = [];
+    while (clock.now() < until) {
+      if ((await code.poll()) > 0) continue;
+      const next = backend.queue.nextVisibleAt();
+      if (next === undefined || next > until) break;
+      due.push(next - clock.now());
+      clock.set(next);
+    }
+    return due;
+  };
+
+  it('waits on old code for the receives the queue allows, 5 s then longer apart, and the new code applies it: no dead letter', async () => {
+    const { Old, New } = accounts();
+    const { backend, clock, deploy } = deployment({ maxReceives: 10 });
+    const before = deploy([Old]);
+    const after = deploy([New]);
+    await after.client.send(New.ref('a'), 'close', {});
+    await after.client.send(New.ref('a'), 'deposit', { amount: 2 });
+    // Old workers only, for three minutes: each try 5 s, 10 s, 20 s … after the last.
+    const waits = await pollUntil(before, backend, clock, clock.now() + 180_000);
+    expect(waits.slice(0, 4)).toEqual([5_000, 10_000, 20_000, 40_000]);
+    expect(await backend.store.listDeadLetters('account/a')).toEqual([]);
+    expect((await backend.store.load('account/a'))?.state).toMatchObject({ balance: 0 });
+
+    // The new code runs now: it applies the message that waited, then the one behind it.
+    await after.run();
+    const { state } = (await backend.store.load('account/a'))!;
+    expect(state).toMatchObject({ closed: true, balance: 2 });
+    expect(applications(state)).toEqual([1, 1]);
+    expect(await backend.store.listDeadLetters('account/a')).toEqual([]);
+    expect(backend.queue.deadLetters()).toEqual([]);
+  });
+
+  it("is kept as a dead letter at the queue's last receive but one when no code knows it, never reaching the queue's dead-letter queue", async () => {
+    const { Old, New } = accounts();
+    const { backend, clock, deploy } = deployment({ maxReceives: 10 });
+    const before = deploy([Old]);
+    const after = deploy([New]);
+    const started = clock.now();
+    await after.client.send(New.ref('a'), 'close', {});
+    await after.client.send(New.ref('a'), 'deposit', { amount: 2 });
+    await before.run();
+    const [letter] = await backend.store.listDeadLetters('account/a');
+    // Nine attempts, 5 + 10 + 20 + 40 + 4 × 60 s apart: over five minutes.
+    expect(letter).toMatchObject({ attempts: 9, error: { code: ErrorCode.DEAD_LETTERED } });
+    expect(letter!.at - started).toBe(315_000);
+    expect(backend.queue.deadLetters()).toEqual([]);
+    // The actor went on with the message behind it.
+    expect((await backend.store.load('account/a'))?.state).toMatchObject({ balance: 2 });
+  });
+
+  it("of a record a newer state version wrote waits the same way, and a handler's fault does not", async () => {
+    const state = z.object({ n: z.number() });
+    const counter = (version: number, fails = false) =>
+      actor({
+        name: 'counter',
+        state,
+        initial: () => ({ n: 0 }),
+        version,
+        ...(version > 1 ? { migrate: { 1: (s: unknown) => s as { n: number } } } : {}),
+        handlers: {
+          bump: {
+            payload: z.object({}),
+            handle: (ctx) => {
+              if (fails) throw new Error('the handler has a bug');
+              ctx.state.n++;
+            },
+          },
+        },
+      });
+    const { backend, clock, deploy } = deployment({ maxReceives: 10 });
+    const after = deploy([counter(2)]);
+    await after.client.send(counter(2).ref('c'), 'bump', {});
+    await after.run();
+    // Old code meets the record version 2 wrote: it waits, as for an unknown name.
+    const before = deploy([counter(1)]);
+    await after.client.send(counter(2).ref('c'), 'bump', {});
+    const waits = await pollUntil(before, backend, clock, clock.now() + 60_000);
+    expect(waits.slice(0, 3)).toEqual([5_000, 10_000, 20_000]);
+    expect(await backend.store.listDeadLetters('counter/c')).toEqual([]);
+    await after.run();
+    expect((await backend.store.load('counter/c'))?.state).toEqual({ n: 2 });
+
+    // A handler's fault is tried maxAttempts times, 1 s and 2 s apart, then kept.
+    const buggy = deploy([counter(2, true)]);
+    const started = clock.now();
+    await after.client.send(counter(2).ref('c'), 'bump', {});
+    await buggy.run();
+    const [letter] = await backend.store.listDeadLetters('counter/c');
+    expect(letter).toMatchObject({ attempts: 3 });
+    expect(letter!.at - started).toBe(3_000);
   });
 });

@@ -159,7 +159,9 @@ export interface BatonAppProps {
    * message that keeps failing itself (DEAD_LETTERED) after 3 failures (its `maxAttempts`), or
    * at its last receive, before this; the queue's limit catches a worker that dies on it. A
    * message behind a failing one spends receives waiting: in a long outage, more room gives each
-   * message its 3 tries. Must be above 3: the construct refuses less, and so would the workers.
+   * message its 3 tries. A message that only newer code knows (a rolling deploy) waits for all
+   * but the last of these receives, each after the inbox's visibility timeout, before the
+   * engine keeps it. Must be above 3: the construct refuses less, and so would the workers.
    * @default 10
    */
   readonly maxReceiveCount?: number;

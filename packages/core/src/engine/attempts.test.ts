@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
+import { BatonError, ErrorCode, RetryableError } from '../errors.ts';
 import { attemptOf, attemptsMade, countedAttempt, outOfAttempts } from './attempts.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
+import { deployRetryMs, waitsForDeploy, waitsForNewerCode } from './turnErrors.ts';
 
 const record: ActorRecord = {
   id: 'job/j',
@@ -23,6 +25,19 @@ const inbound = (queueSeq: string, receiveCount: number): Inbound => ({
 const failing = { ...record, failing: { id: 'm1', at: '5', attempts: 2 } };
 const engine = (maxItemBytes = 400_000) =>
   ({ maxAttempts: 3, store: { limits: { maxItemBytes } } }) as unknown as Engine;
+/** A handler's failure, and failures of a deploy: a name unknown here, a newer state version. */
+const fault = new RetryableError('the database is down');
+const unknownName = waitsForNewerCode(
+  { id: 'm1', to: 'job/j' } as Envelope,
+  new BatonError(ErrorCode.UNKNOWN_MESSAGE, 'actor type "job" has no handler "run"'),
+);
+const newerState = new RetryableError('written by a newer version', {
+  details: { actorId: 'job/j', stateVersion: 3, version: 2 },
+});
+const failedMigration = new RetryableError('migrate step threw', {
+  details: { actorId: 'job/j', stateVersion: 1, migrateStep: 1 },
+});
+const at = (attempts: number) => ({ ...record, failing: { id: 'm1', at: '5', attempts } });
 
 describe('the attempts of a message', () => {
   it('count the failures the record keeps of this message at this inbox position', () => {
@@ -42,10 +57,37 @@ describe('the attempts of a message', () => {
   });
 
   it("end at maxAttempts, or at the queue's last receive when it is known", () => {
-    expect(outOfAttempts(engine(), failing, inbound('5', 3), undefined)).toBe(true);
-    expect(outOfAttempts(engine(), record, inbound('5', 9), undefined)).toBe(false);
-    expect(outOfAttempts(engine(), record, inbound('5', 9), 10)).toBe(false);
-    expect(outOfAttempts(engine(), record, inbound('5', 10), 10)).toBe(true);
+    expect(outOfAttempts(engine(), failing, inbound('5', 3), undefined, fault)).toBe(true);
+    expect(outOfAttempts(engine(), failing, inbound('5', 3), 10, fault)).toBe(true);
+    expect(outOfAttempts(engine(), record, inbound('5', 9), undefined, fault)).toBe(false);
+    expect(outOfAttempts(engine(), record, inbound('5', 9), 10, fault)).toBe(false);
+    expect(outOfAttempts(engine(), record, inbound('5', 10), 10, fault)).toBe(true);
+  });
+
+  it("of a deploy's failure end at the queue's last receive but one, when it is known", () => {
+    for (const deploy of [unknownName, newerState]) {
+      expect(waitsForDeploy(deploy)).toBe(true);
+      // Past maxAttempts (3), up to maxReceives - 1 (9): the last receive is the backstop.
+      expect(outOfAttempts(engine(), at(2), inbound('5', 3), 10, deploy)).toBe(false);
+      expect(outOfAttempts(engine(), at(7), inbound('5', 8), 10, deploy)).toBe(false);
+      expect(outOfAttempts(engine(), at(8), inbound('5', 9), 10, deploy)).toBe(true);
+      // Received as often as the queue allows (it waited behind others): ended at once.
+      expect(outOfAttempts(engine(), record, inbound('5', 10), 10, deploy)).toBe(true);
+      // Never fewer than maxAttempts; and maxAttempts when the queue does not say.
+      expect(outOfAttempts(engine(), at(1), inbound('5', 2), 4, deploy)).toBe(false);
+      expect(outOfAttempts(engine(), at(2), inbound('5', 3), 4, deploy)).toBe(true);
+      expect(outOfAttempts(engine(), at(2), inbound('5', 3), undefined, deploy)).toBe(true);
+    }
+    // A migration that threw, or a handler's failure, is no deploy's.
+    expect(waitsForDeploy(failedMigration)).toBe(false);
+    expect(waitsForDeploy(fault)).toBe(false);
+    expect(outOfAttempts(engine(), at(2), inbound('5', 3), 10, failedMigration)).toBe(true);
+  });
+
+  it("of a deploy's failure are 5 s apart, then twice as long each time, up to a minute", () => {
+    expect([1, 2, 3, 4, 5, 6, 9].map(deployRetryMs)).toEqual([
+      5_000, 10_000, 20_000, 40_000, 60_000, 60_000, 60_000,
+    ]);
   });
 
   it('are counted in the record while it fits its item, with room for its outcome page to grow', () => {

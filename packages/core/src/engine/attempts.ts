@@ -6,10 +6,12 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
+import type { BatonError } from '../errors.ts';
 import { halted, isFresh } from './advanceRecord.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
+import { waitsForDeploy } from './turnErrors.ts';
 
 /** This delivery's attempt of `inbound` (1 for the first) on `record`. */
 export function attemptOf(record: ActorRecord, inbound: Inbound): number {
@@ -29,18 +31,36 @@ export function attemptsMade(engine: Engine, record: ActorRecord, inbound: Inbou
 }
 
 /**
- * Whether a message whose handler failed in this delivery is out of tries: its `maxAttempts`
- * are spent, or the queue would not deliver it again (its `maxReceives`, when known): ended in
- * the actor's turn, it is kept to redrive, and the messages behind it get their turn.
+ * Whether a message whose handler failed in this delivery with `error` is out of tries: its
+ * attempts are spent ({@link attemptsFor}), or the queue would not deliver it again (its
+ * `maxReceives`, when known): ended in the actor's turn, it is kept to redrive, and the
+ * messages behind it get their turn.
  */
 export function outOfAttempts(
   engine: Engine,
   record: ActorRecord,
   inbound: Inbound,
   maxReceives: number | undefined,
+  error: BatonError,
 ): boolean {
   if ((inbound.receiveCount ?? 1) >= (maxReceives ?? Number.POSITIVE_INFINITY)) return true;
-  return attemptsMade(engine, record, inbound) >= engine.maxAttempts;
+  return attemptsMade(engine, record, inbound) >= attemptsFor(engine, maxReceives, error);
+}
+
+/**
+ * The attempts a message failing with `error` gets: `maxAttempts` — but a deploy's failure
+ * (`waitsForDeploy`: newer code knows what it needs) gets every receive the queue allows but
+ * its last, which stays the backstop for a worker that dies, when the queue says how many
+ * (`maxReceives`; BatonApp's `maxReceiveCount`, 10): old code may run for minutes while a
+ * deploy rolls, and a message that waits for the new code is applied by it, not dead-lettered.
+ */
+export function attemptsFor(
+  engine: Engine,
+  maxReceives: number | undefined,
+  error: BatonError,
+): number {
+  if (maxReceives === undefined || !waitsForDeploy(error)) return engine.maxAttempts;
+  return Math.max(engine.maxAttempts, maxReceives - 1);
 }
 
 /**

@@ -101,7 +101,9 @@ export interface EngineOptions {
    * receives, which also count those it spent waiting behind a failing message. A message is
    * ended sooner at its last receive, when the queue's own maxReceives (the backstop for
    * failures outside handlers: crashes, timeouts) is known: a worker refuses a queue whose
-   * maxReceives is not above maxAttempts. @default 3
+   * maxReceives is not above maxAttempts. A deploy's failure (the message, or the record it
+   * meets, is known only to newer code) gets more: every receive the queue allows but its last
+   * (see docs/deploys.md). @default 3
    */
   readonly maxAttempts?: number;
   /**

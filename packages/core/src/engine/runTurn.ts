@@ -6,7 +6,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { admit, fired, knownByOutcome } from './admitMessage.ts';
-import { countedAttempt, outOfAttempts } from './attempts.ts';
+import { attemptsMade, countedAttempt, outOfAttempts } from './attempts.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
@@ -30,10 +30,13 @@ import { roomFirst, withFewerMoves } from './recordRoom.ts';
 import { startHandlingSpan } from './spans.ts';
 import {
   commitTooLarge,
+  deployRetryMs,
   isEndedLifeCopy,
   keptAsDeadLetter,
   outlivedItsProof,
+  retriedAfter,
   senderLifeEnded,
+  waitsForDeploy,
 } from './turnErrors.ts';
 import { cached, checkFormat, load } from './turnRecord.ts';
 
@@ -430,8 +433,13 @@ async function handle(
       effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
     } else {
       effects = await applyMessage(turn, record, inbound, admission, span.trace, now);
-      if (isBatonError(effects) && outOfAttempts(engine, record, inbound, turn.maxReceives)) {
-        effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
+      if (isBatonError(effects)) {
+        if (outOfAttempts(engine, record, inbound, turn.maxReceives, effects)) {
+          effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
+        } else if (waitsForDeploy(effects) && effects.retryAfterMs === undefined) {
+          // A deploy's failure waits for the new code: longer between tries than a fault's.
+          effects = retriedAfter(effects, deployRetryMs(attemptsMade(engine, record, inbound)));
+        }
       }
     }
   } catch (error) {

@@ -154,6 +154,48 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
   );
 }
 
+/**
+ * Whether a retryable failure is a deploy's: what the message needs is known only to newer code
+ * — an actor type, a message name or a payload this code refuses ({@link waitsForNewerCode}), or
+ * a state a newer version of the actor wrote (`upgradeState`; not a migration that threw, which
+ * is the code's fault). Old code may run for minutes while a deploy rolls, so such a message
+ * waits longer than other failures before it is kept as a dead letter (see `attempts.ts`).
+ */
+export function waitsForDeploy(error: BatonError): boolean {
+  if (error.code !== ErrorCode.RETRYABLE) return false;
+  const { cause, stateVersion, version, migrateStep } = error.details as {
+    readonly cause?: { readonly code?: unknown };
+    readonly stateVersion?: unknown;
+    readonly version?: unknown;
+    readonly migrateStep?: unknown;
+  };
+  if (typeof cause?.code === 'string' && UNKNOWN_TO_THIS_CODE.has(cause.code)) return true;
+  return (
+    typeof stateVersion === 'number' &&
+    typeof version === 'number' &&
+    stateVersion > version &&
+    migrateStep === undefined
+  );
+}
+
+/**
+ * The delay before a deploy's failure ({@link waitsForDeploy}) is tried again, by attempt: 5 s,
+ * 10 s, 20 s, 40 s, then a minute — a worker polling the queue releases the message for that
+ * long (a Lambda's event source brings it back after the queue's visibility timeout instead).
+ */
+export function deployRetryMs(attempt: number): number {
+  return Math.min(60_000, 5_000 * 2 ** Math.max(0, attempt - 1));
+}
+
+/** `error`, to be tried again no sooner than `retryAfterMs` from now. */
+export function retriedAfter(error: BatonError, retryAfterMs: number): BatonError {
+  return new BatonError(error.code, error.message, {
+    details: error.details,
+    cause: error.cause,
+    retryAfterMs,
+  });
+}
+
 const DAY = 24 * 60 * 60 * 1000;
 
 /** A message of a sender's life that ended ({@link Envelope.lifeEnded}), not its redrive. */
