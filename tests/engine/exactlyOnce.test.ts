@@ -4,10 +4,12 @@
  */
 import { actor, callerOf, ErrorCode, jsonLogger, silentLogger } from '@baton/core';
 import {
+  decodeEnvelope,
   type Envelope,
   encodeEnvelope,
   INGRESS,
   ingressMessageId,
+  messageFingerprint,
   type Queue,
   type QueueMessage,
 } from '@baton/core/adapter';
@@ -16,7 +18,7 @@ import { createEngine, redriveDeadLetter, runTurn, Worker } from '@baton/core/en
 import { EmbeddedQueue, EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { START, settled, setup } from './helpers.ts';
+import { flush, START, settled, setup } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -177,6 +179,33 @@ describe('ingress ids and idempotency keys', () => {
     await h.run();
     expect(applied).toEqual(['x']);
     expect(await h.client.outcome(first.messageId)).toEqual({ ok: true, value: 1 });
+  });
+
+  it("marks a client's ask as awaited, not its send, in no part of the message: an ask under a send's key is the same message, applied once and answered", async () => {
+    const { Box, applied } = ledger();
+    const h = setup({ actors: [Box] });
+    await h.client.send(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' });
+    const other = settled(h.client.ask(Box.ref('b'), 'put', { item: 'y' }));
+    await flush();
+    const sent = h.backend.queue.messages().map((m) => decodeEnvelope(m.body)!);
+    expect(sent.map((e) => [e.to, e.awaited])).toEqual([
+      ['box/a', undefined],
+      ['box/b', true],
+    ]);
+    expect(sent[1]!.fingerprint).toBe(messageFingerprint('put', { item: 'y' }));
+    expect(decodeEnvelope(JSON.stringify({ ...sent[1], awaited: 'yes' }))).toBeUndefined();
+
+    // Its fingerprint is the send's: not IDEMPOTENCY_KEY_REUSED, and the queue keeps one copy.
+    const asked = settled(
+      h.client.ask(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' }),
+    );
+    await flush();
+    expect(h.backend.queue.messages()).toHaveLength(2);
+    await h.run();
+
+    expect(await asked).toEqual({ ok: true, value: 1 });
+    expect(await other).toEqual({ ok: true, value: 1 });
+    expect(applied.sort()).toEqual(['x', 'y']);
   });
 
   it('scopes a key by caller: two callers with one key send two messages, each reading its own outcome', async () => {

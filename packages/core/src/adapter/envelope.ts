@@ -39,6 +39,13 @@ export interface Envelope {
    */
   readonly fingerprint?: string;
   /**
+   * Ingress only: set on a client's ask (and on a host's request that waits for its outcome, a
+   * WebSocket ask or visible send), whose caller waits for its outcome, so is told DEAD_LETTERED
+   * if the message is kept as a dead letter. A plain send's caller waits for nothing. It is no
+   * part of the `fingerprint`: a send and an ask under one key are one message.
+   */
+  readonly awaited?: true;
+  /**
    * Set on a dead letter sent back to its actor: the dead letter's `at`. The engine applies the
    * message only while that dead letter is still kept, so a redrive applies it once.
    */
@@ -197,6 +204,7 @@ export function decodeEnvelope(body: string): Envelope | undefined {
       typeof value.sentAt === 'number' &&
       (value.prev === undefined || typeof value.prev === 'number') &&
       (value.fingerprint === undefined || typeof value.fingerprint === 'string') &&
+      (value.awaited === undefined || value.awaited === true) &&
       (value.redrive === undefined || typeof value.redrive === 'number') &&
       (value.traceparent === undefined || typeof value.traceparent === 'string') &&
       (value.timer === undefined || isTimerRef(value.timer)) &&

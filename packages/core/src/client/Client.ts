@@ -76,6 +76,15 @@ export interface SendOptions {
    * @default none
    */
   readonly traceparent?: string;
+  /**
+   * Marks the message as one its caller waits for the outcome of ({@link Envelope.awaited}), as
+   * `ask` does: for a host that waits for it by its own means (a WebSocket ask, a visible
+   * send). Told DEAD_LETTERED, such a caller may act on that answer, so a redrive of the dead
+   * letter needs force. It does not change the message: a send and an ask under one key are
+   * one message.
+   * @default false
+   */
+  readonly awaited?: boolean;
 }
 
 export interface AskOptions extends SendOptions {
@@ -177,7 +186,8 @@ export class Client {
     payload: PayloadOf<Def, Name>,
     options: AskOptions = {},
   ): Promise<ReplyOf<Def, Name>> {
-    let envelope = this.#envelope(to, name, payload, options);
+    // Marked as awaited: told DEAD_LETTERED, the caller may act on it, so no plain redrive.
+    let envelope = this.#envelope(to, name, payload, { ...options, awaited: true });
     await this.#checkToken(envelope, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
@@ -407,6 +417,7 @@ export class Client {
       payload: stored,
       sentAt: this.#clock.now(),
       fingerprint: messageFingerprint(name, stored),
+      ...(options.awaited === true ? { awaited: true as const } : {}),
       // An envelope without one is anonymous: the common case costs no bytes.
       ...(caller.kind === 'anonymous' ? {} : { caller }),
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),

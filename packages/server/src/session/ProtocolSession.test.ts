@@ -122,4 +122,53 @@ describe('ProtocolSession', () => {
     expect(told).toEqual([1_700_000_000_000, 1_700_000_000_000, 1_700_000_000_000]);
     backend.close();
   });
+
+  it('marks the message of an ask, and of a visible send, as awaited, whose caller waits for its outcome; not a plain send', async () => {
+    const Counter = actor({
+      name: 'counter',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: { add: { public: true, payload: z.object({}), handle: () => {} } },
+    });
+    const backend = createEmbeddedBackend();
+    const session = new ProtocolSession({
+      queries: [],
+      client: new Client({ actors: [Counter], store: backend.store, queue: backend.queue }),
+      clock: { now: () => 1_700_000_000_000 },
+      limits: { maxSubscriptions: 10, maxFramesPerSecond: 10, maxConnectionsPerUser: 10 },
+    });
+    const ports: SessionPorts = {
+      reply: () => {},
+      frames: new MemoryFrameCounter(),
+      subscriptions: { countBeside: () => 0, open: () => {}, close: () => {} },
+      outcomes: { expect: () => ({ accepted: () => {}, cancel: () => {} }) },
+    };
+    const frame = (type: string, idempotencyKey: string, more: object = {}) =>
+      Buffer.from(
+        JSON.stringify({
+          v: 1,
+          type,
+          requestId: idempotencyKey,
+          to: 'counter/c',
+          name: 'add',
+          payload: {},
+          idempotencyKey,
+          ...more,
+        }),
+      );
+    const caller = { identity: undefined, caller: ANONYMOUS };
+    await session.handle(caller, ports, frame('ask', 'asked'), false);
+    await session.handle(caller, ports, frame('send', 'visible', { visible: true }), false);
+    await session.handle(caller, ports, frame('send', 'sent'), false);
+    const awaited = backend.queue
+      .messages()
+      .map((m) => JSON.parse(m.body) as { id: string; awaited?: true })
+      .map((e) => [JSON.parse(e.id.slice('ingress:'.length))[1], e.awaited]);
+    expect(awaited).toEqual([
+      ['asked', true],
+      ['visible', true],
+      ['sent', undefined],
+    ]);
+    backend.close();
+  });
 });

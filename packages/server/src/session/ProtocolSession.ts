@@ -259,6 +259,8 @@ export class ProtocolSession {
       sent = await this.options.client.send(ref, name as never, payload as never, {
         idempotencyKey,
         caller: who.caller,
+        // Its caller waits for its outcome: told DEAD_LETTERED, it may act on that answer.
+        ...(kind === undefined ? {} : { awaited: true }),
         ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
       });
     } catch (caught) {
