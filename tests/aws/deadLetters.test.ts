@@ -97,9 +97,8 @@ describe('dead letters on DynamoDB Local and ElasticMQ', () => {
     expect(letter).toMatchObject({ actorId: 'ledger/p', messageId, attempts: 3, redrivable: true });
     expect(await store.listDeadLetters('ledger/p')).toEqual([letter]);
 
-    // A client's message: its outcome said DEAD_LETTERED, and nobody acted on it here.
-    await redriveDeadLetter(store, queue, 'ledger/p', messageId, { force: true });
-    await redriveDeadLetter(store, queue, 'ledger/p', messageId, { force: true });
+    await redriveDeadLetter(store, queue, 'ledger/p', messageId);
+    await redriveDeadLetter(store, queue, 'ledger/p', messageId);
     await pumpUntil(source, async () => (await depth(queue)) === 0);
     expect(await entries('ledger/p')).toEqual(['before', 'after', 'poison']);
     expect(await store.listDeadLetters()).toEqual([]);

@@ -157,7 +157,7 @@ describe('the IAM actions each part declares', () => {
 
     // The operator redrives the dead letter once it is cured; the worker applies it.
     cured = true;
-    await redriveDeadLetter(operator.store, operator.queue, 'node/p', messageId, { force: true });
+    await redriveDeadLetter(operator.store, operator.queue, 'node/p', messageId);
     await runWorker();
 
     // Outboxes left undrained, for the sweeper's code.

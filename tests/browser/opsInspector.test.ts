@@ -99,14 +99,7 @@ describe('baton inspect in Chromium', () => {
 
   it('redrives a dead letter from the page, applied once after the fix', async () => {
     faults.poisoned = false;
-    // A client's message, whose outcome says DEAD_LETTERED: redriven anyway, once confirmed.
-    let asked = '';
-    page.once('dialog', (dialog) => {
-      asked = dialog.message();
-      void dialog.accept();
-    });
-    await page.getByRole('button', { name: 'redrive anyway' }).first().click();
-    await expect.poll(() => asked).toMatch(/^When it was kept, its client: the outcome stored/);
+    await page.getByRole('button', { name: 'redrive' }).first().click();
     // Back in the actor's inbox: the worker applies it, and the page shows no dead letter.
     await expect.poll(async () => (await deployment.queue.approximateCounts()).visible).toBe(1);
     expect(await text('error')).toBe('');

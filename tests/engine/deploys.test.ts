@@ -48,16 +48,11 @@ function deployment(options: { readonly maxReceives?: number } = {}) {
       run: () => runUntilIdle(worker, backend, clock),
     };
   };
-  /**
-   * Redrives every dead letter `actorId` keeps: with force, since a client's message was answered
-   * DEAD_LETTERED when it was kept (nobody here acted on that answer).
-   */
+  /** Redrives every dead letter `actorId` keeps: clients' sends, redriven without force. */
   const redriveAll = async (actorId: string) => {
     const letters = await backend.store.listDeadLetters(actorId);
     for (const letter of letters) {
-      await redriveDeadLetter(backend.store, backend.queue, actorId, letter.messageId, {
-        force: true,
-      });
+      await redriveDeadLetter(backend.store, backend.queue, actorId, letter.messageId);
     }
     return letters.length;
   };
@@ -348,12 +343,18 @@ describe('a redrive of a message whose sender was told it failed', () => {
     await before.run();
     expect(await asked).toMatchObject({ code: ErrorCode.DEAD_LETTERED });
     const [letter] = await backend.store.listDeadLetters('account/a');
-    expect(answeredSender(letter!)).toMatch(/^its client: the outcome stored under its key/);
+    expect(letter!.envelope.awaited).toBe(true);
+    expect(answeredSender(letter!)).toMatch(
+      /^its client's ask: it was told DEAD_LETTERED, the outcome stored under its key/,
+    );
 
     await expect(
       redriveDeadLetter(backend.store, backend.queue, 'account/a', letter!.messageId),
     ).rejects.toMatchObject({
       code: ErrorCode.INVALID_STATE,
+      message: expect.stringContaining(
+        `dead letter ${letter!.messageId} of account/a was not redriven: when it was kept, its client's ask: it was told DEAD_LETTERED`,
+      ),
       details: { answered: 'outcome', from: 'ingress' },
     });
     await purgeDeadLetter(backend.store, 'account/a', letter!.messageId, { by: 'ops' });
@@ -383,6 +384,35 @@ describe('a redrive of a message whose sender was told it failed', () => {
     expect(
       applications((await backend.store.load('account/a'))?.state as { log: string[] }),
     ).toEqual([1]);
+    await expect(
+      after.client.ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' }),
+    ).resolves.toBeUndefined();
+  });
+
+  it("redrives a client's send that old code kept without force: its client waited for no answer", async () => {
+    const { Old, New } = accounts();
+    const { backend, deploy } = deployment();
+    const before = deploy([Old]);
+    const after = deploy([New]);
+    const { messageId } = await after.client.send(
+      New.ref('a'),
+      'close',
+      {},
+      { idempotencyKey: 'close-a' },
+    );
+    await before.run();
+    const [letter] = await backend.store.listDeadLetters('account/a');
+    expect(letter).toMatchObject({ messageId, envelope: { from: 'ingress' } });
+    // Unmarked, as is every client message an earlier Baton took in.
+    expect(letter!.envelope.awaited).toBeUndefined();
+    expect(answeredSender(letter!)).toBeUndefined();
+
+    await redriveDeadLetter(backend.store, backend.queue, 'account/a', messageId);
+    await after.run();
+    const { state } = (await backend.store.load('account/a'))!;
+    expect(state).toMatchObject({ closed: true });
+    expect(applications(state)).toEqual([1]);
+    // Its outcome is the applied one's now: an ask under its key is answered with it.
     await expect(
       after.client.ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' }),
     ).resolves.toBeUndefined();

@@ -368,9 +368,9 @@ describe('messages that keep failing', () => {
     expect((await h.client.outcome(messageId))?.ok).toBe(false);
 
     cure();
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId, { force: true });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId);
     // A second redrive before the first is processed, and a copy enqueued by hand.
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId, { force: true });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId);
     const [letter] = await h.backend.store.listDeadLetters('box/a');
     await h.backend.queue.send([
       {
@@ -491,9 +491,7 @@ describe('what cannot be kept', () => {
       error: { code: ErrorCode.DEAD_LETTERED, details: { truncated: true } },
     });
     failing = false;
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'wordy/a', messageId, {
-      force: true,
-    });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'wordy/a', messageId);
     await h.run();
     expect(await h.state('wordy/a')).toEqual({ got: ['kept'] });
     expect(await h.backend.store.listDeadLetters('wordy/a')).toEqual([]);

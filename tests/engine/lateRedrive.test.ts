@@ -81,8 +81,8 @@ describe('an ingress message redriven from the queue’s dead-letter queue after
     });
     // The operator's decision: a redrive of the engine's dead letter applies it, once.
     const { redriveDeadLetter } = await import('@baton/core/engine');
-    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId, { force: true });
-    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId, { force: true });
+    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId);
+    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId);
     await h.run();
     expect(await applied()).toEqual(['x', 'y', 'x']);
     expect(await h.backend.store.listDeadLetters('box/a')).toEqual([]);

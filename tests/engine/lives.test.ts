@@ -299,6 +299,7 @@ describe("an actor's lives", () => {
     // it. The stock's dead letter for A is redriven before B's request reaches the stock.
     h.clock.advance(29 * DAY);
     await h.client.send(o1, 'buy', { item: 'B' }, { idempotencyKey: 'k' });
+    // An actor's ask, told DEAD_LETTERED: redriven with force, as the test means to.
     await redriveDeadLetter(h.backend.store, h.backend.queue, 'stock/x', letter!.messageId, {
       force: true,
     });

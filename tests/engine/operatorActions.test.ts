@@ -140,9 +140,7 @@ describe('operator actions', () => {
       redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', first!.messageId),
     ).rejects.toThrow(/keeps no dead letter/);
     faults.failing = false;
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', second!.messageId, {
-      force: true,
-    });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', second!.messageId);
     await h.run();
     expect(await rang(h)).toEqual(['broken']);
     expect(await h.backend.store.listDeadLetters()).toEqual([]);
@@ -208,9 +206,7 @@ describe('operator actions', () => {
 
     // Redriven with the bell still broken: it fails its attempts again.
     h.clock.advance(60_000);
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId, {
-      force: true,
-    });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId);
     await h.run();
     const [again, ...others] = await h.backend.store.listDeadLetters('alarm/a');
     expect(others).toEqual([]);
@@ -218,9 +214,7 @@ describe('operator actions', () => {
     expect(await rang(h)).toEqual([]);
 
     faults.failing = false;
-    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId, {
-      force: true,
-    });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId);
     await h.run();
     expect(await rang(h)).toEqual(['broken']);
     expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: undefined });

@@ -115,6 +115,7 @@ describe('state schemas', () => {
     expect(await h.state(ref.id)).toEqual({ count: 0 });
 
     strict = false; // the fix, deployed
+    // A client's ask, told DEAD_LETTERED: nobody acted on that answer here.
     await redriveDeadLetter(h.backend.store, h.backend.queue, ref.id, letter!.messageId, {
       force: true,
     });

@@ -171,6 +171,7 @@ describe('state versions', () => {
     const fixed = deploy([ProfileV2]);
     const letters = await backend.store.listDeadLetters('profile/ada');
     expect(letters.map((letter) => letter.envelope.name).sort()).toEqual(['get', 'rename']);
+    // The get is a client's ask, told DEAD_LETTERED: nobody acted on that answer here.
     for (const letter of letters) {
       await redriveDeadLetter(backend.store, backend.queue, 'profile/ada', letter.messageId, {
         force: true,

@@ -270,7 +270,7 @@ describe('Sweeper', () => {
 
     faults.failing = false;
     const [a] = await store.listDeadLetters('fragile/a');
-    await redriveDeadLetter(store, queue, 'fragile/a', a!.messageId, { force: true });
+    await redriveDeadLetter(store, queue, 'fragile/a', a!.messageId);
     await h.run();
     const [b] = await store.listDeadLetters('fragile/b');
     await purgeDeadLetter(store, 'fragile/b', b!.messageId, { by: 'test' });

@@ -167,7 +167,13 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 2);
     const between = new Date(Date.now() + 1).toISOString();
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await poison('tally/p1', 'tally/p2');
+    // tally/p1's is a client's ask, told DEAD_LETTERED; tally/p2's a plain send.
+    let told = false;
+    const asked = baton('ask', 'tally/p1', 'add', '{"entry":"poison"}', '--app', TALLY);
+    void asked.finally(() => (told = true));
+    await poison('tally/p2');
+    await work(async () => told);
+    expect((await asked).err).toMatch(/failed 3 times .* kept as a dead letter/);
     expect(runs.get('poison')).toBe(12);
 
     const ids = (list: { actor: string }[]) => list.map((l) => l.actor).sort();
@@ -206,30 +212,35 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(purged.err).toMatch(/"by":"ops","action":"dead-letters purge","actor":"tally\/p4"/);
     expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
 
-    // The fix ships. The letters are a client's: each outcome says DEAD_LETTERED, so redrive
-    // --all leaves them, saying why, and a redrive by name is refused, nothing applied.
+    // The fix ships. tally/p1's letter is a client's ask, which was told DEAD_LETTERED: redrive
+    // --all leaves it, saying why, and a redrive by name is refused, nothing applied. The send's
+    // is redriven, applied once.
     faults.poisoned = false;
     const plain = await json('dead-letters', 'redrive', '--all', '--since', between, '--dry-run');
-    expect(plain.redrive).toEqual([]);
-    expect(ids(plain.left)).toEqual(['tally/p1', 'tally/p2']);
+    expect(ids(plain.redrive)).toEqual(['tally/p2']);
+    expect(ids(plain.left)).toEqual(['tally/p1']);
     expect(plain.left[0].reason).toBe(
-      'its sender was answered DEAD_LETTERED when it was kept (an ask, a client message): purge it, or redrive it with --force if it must be applied still',
+      "its sender was answered DEAD_LETTERED when it was kept (an actor's or a client's ask): purge it, or redrive it with --force if it must be applied still",
     );
-    const left = await baton('dead-letters', 'redrive', '--all', '--since', between, '--yes');
-    expect(left.code, left.err).toBe(0);
-    expect(left.out).toMatch(
-      /^no dead letter that matches can be redriven without --force\nleft 2 dead letter\(s\) whose sender was answered DEAD_LETTERED when they were kept .* redrive them with --force:\nACTOR +MESSAGEID\ntally\/p[12] /,
+    const some = await baton('dead-letters', 'redrive', '--all', '--since', between, '--yes');
+    expect(some.code, some.err).toBe(0);
+    expect(some.out).toMatch(
+      /^redriven 1 dead letter\(s\): each is applied once, in its actor's next turn\nleft 1 dead letter\(s\) whose sender was answered DEAD_LETTERED when they were kept \(an actor's ask, .* or a client's ask, which was told so\): .* redrive them with --force:\nACTOR +MESSAGEID\ntally\/p1 /,
     );
-    const p1 = plain.left.find((l: { actor: string }) => l.actor === 'tally/p1');
+    expect(some.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(1);
+    await work(async () => (await entriesOf('tally/p2')).length === 1);
+    expect(await entriesOf('tally/p2')).toEqual(['poison']);
+    const [p1] = plain.left;
     const named = await baton('dead-letters', 'redrive', 'tally/p1', p1.messageId, '--yes');
     expect(named.code).toBe(1);
     expect(named.err).toMatch(
-      /was not redriven: when it was kept, its client: the outcome stored under its key says DEAD_LETTERED .* redrive it with force \(baton dead-letters redrive --force/,
+      /was not redriven: when it was kept, its client's ask: it was told DEAD_LETTERED, the outcome stored under its key .* redrive it with force \(baton dead-letters redrive --force/,
     );
     await work();
-    expect(runs.get('poison')).toBe(12);
+    expect(runs.get('poison')).toBe(13);
+    expect(await entriesOf('tally/p1')).toEqual([]);
 
-    // With --force, as the operator chooses: previewed, then applied once each.
+    // With --force, as the operator chooses: previewed, then applied once.
     const dry = await json(
       'dead-letters',
       'redrive',
@@ -239,9 +250,9 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       '--force',
       '--dry-run',
     );
-    expect(ids(dry.redrive)).toEqual(['tally/p1', 'tally/p2']);
+    expect(ids(dry.redrive)).toEqual(['tally/p1']);
     expect(dry.left).toBeUndefined();
-    expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
+    expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(2);
     const redriven = await baton(
       'dead-letters',
       'redrive',
@@ -252,8 +263,8 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       '--yes',
     );
     expect(redriven.code, redriven.err).toBe(0);
-    expect(redriven.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(2);
-    await work(async () => (await entriesOf('tally/p2')).length === 1);
+    expect(redriven.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(1);
+    await work(async () => (await entriesOf('tally/p1')).length === 1);
     expect(await entriesOf('tally/p1')).toEqual(['poison']);
     expect(await entriesOf('tally/p2')).toEqual(['poison']);
     expect(runs.get('poison')).toBe(14);

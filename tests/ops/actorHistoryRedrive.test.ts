@@ -59,6 +59,7 @@ describe('the CLI history of a message its code dead-lettered, then redriven (Dy
     expect(await first).toMatchObject({ ok: false, error: { code: ErrorCode.DEAD_LETTERED } });
     const [letter] = await store.listDeadLetters(ref.id);
     strict = false; // the fix, deployed
+    // A client's ask, told DEAD_LETTERED: nobody acted on that answer here.
     await redriveDeadLetter(store, queue, ref.id, letter!.messageId, { force: true });
     await drain();
     expect((await store.load(ref.id))?.state).toEqual({ count: 0.5 });

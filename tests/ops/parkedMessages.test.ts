@@ -88,8 +88,7 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     faults.poisoned = false;
     expect((await baton('actors', 'pause', 'tally/q', '--yes')).code).toBe(0);
 
-    // Clients' messages, whose outcomes say DEAD_LETTERED: nobody acted on them here.
-    const redrive = await baton('dead-letters', 'redrive', '--all', '--force', '--yes');
+    const redrive = await baton('dead-letters', 'redrive', '--all', '--yes');
     expect(redrive.code, redrive.err).toBe(0);
     expect(redrive.out).toMatch(
       /^redriven 2 dead letter\(s\): 1 to paused actor\(s\) \(tally\/q\), parked there until resumed, then applied once, in order \(baton actors resume <type\/key>\); the other 1 each applied once, in its actor's next turn/,

@@ -63,7 +63,7 @@ export interface SimulationStats {
   redrives: number;
   /**
    * Plain redrives refused, nothing sent, since the letter's sender was answered DEAD_LETTERED
-   * (an ask, a client's message): the operator then redrove it with force.
+   * (an actor's or a client's ask): the operator then redrove it with force.
    */
   answeredRefusals: number;
   /** Messages moved back from the queue's own dead-letter queue (past `maxReceives`). */

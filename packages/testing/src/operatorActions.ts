@@ -112,7 +112,7 @@ export class DeadLetterBook {
 
 /**
  * Redrives a dead letter once (again only if it is dead-lettered again). One whose sender was
- * answered DEAD_LETTERED (an ask, a client's message) is refused a plain redrive, nothing sent;
+ * answered DEAD_LETTERED (an actor's or a client's ask) is refused a plain redrive, nothing sent;
  * the operator here redrives it with force, as one who knows its sender undid nothing.
  */
 export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {

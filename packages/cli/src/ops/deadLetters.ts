@@ -233,7 +233,7 @@ async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promise<Dead
 /**
  * `baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]`:
  * each goes back to its actor's inbox and is applied exactly once, however often it is
- * redriven. A letter whose sender was answered DEAD_LETTERED (an ask, a client's message) is
+ * redriven. A letter whose sender was answered DEAD_LETTERED (an actor's or a client's ask) is
  * refused, or left by `--all`, unless `--force`.
  */
 export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
@@ -285,7 +285,7 @@ function redrivable(
 /** Why a bulk redrive leaves a letter. */
 const CUT = 'kept without its payload (too large to keep whole): send it again from its source';
 const ANSWERED =
-  'its sender was answered DEAD_LETTERED when it was kept (an ask, a client message): purge it, or redrive it with --force if it must be applied still';
+  "its sender was answered DEAD_LETTERED when it was kept (an actor's or a client's ask): purge it, or redrive it with --force if it must be applied still";
 
 /** What a bulk redrive that leaves every letter that matches says. */
 function noneRedrivable(left: readonly Left[]): string {
@@ -300,7 +300,7 @@ function leftLines(left: readonly Left[]): string {
   let lines = '';
   if (answered.length > 0) {
     lines +=
-      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client message, whose outcome says so): applied now, they would change their actor after that answer. Purge them (baton dead-letters purge), or, if they must be applied still, redrive them with --force:\n` +
+      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. Purge them (baton dead-letters purge), or, if they must be applied still, redrive them with --force:\n` +
       table(answered, ['actor', 'messageId']);
   }
   if (cut.length > 0) {

@@ -149,7 +149,7 @@ export const OPS_USAGE = `Operating a deployed app:
   baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
   baton dead-letters show <type/key> <message id>
   baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]
-    (not a letter whose sender was answered DEAD_LETTERED, an ask's or a client's, unless --force)
+    (not a letter whose sender was answered DEAD_LETTERED, an actor's or a client's ask, unless --force)
   baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
   baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
   baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox

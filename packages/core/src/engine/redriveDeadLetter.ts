@@ -17,11 +17,13 @@ export interface RedriveOptions {
 /**
  * Who was answered DEAD_LETTERED when the engine kept this letter, or `undefined` when nobody
  * was: an actor's ask (`ctx.ask`, a workflow's `ctx.call`) had that reply sent to its asker,
- * which went on as for a failed call (a workflow failed, or its saga undid the call); an
- * ingress message (`client.ask`, `client.send`, the HTTP and WebSocket ingress) had it stored
- * as its outcome under its key, which its client's ask was told, and an ask retried under the
- * key, or a read of its outcome, is told. A plain send of an actor, a timer's fire or an ask's
- * reply answered nobody.
+ * which went on as for a failed call (a workflow failed, or its saga undid the call); a client's
+ * ask (`client.ask`, the HTTP ingress's `/ask`, a WebSocket ask or visible send, `baton ask`:
+ * its envelope is `awaited`) was told it, as its outcome under its key. A client's plain send
+ * (`client.send`, `/send`, a WebSocket send) waited for no answer: its letter is redriven as an
+ * actor's plain send, a timer's fire or an ask's reply are — as is the letter of a message an
+ * earlier Baton took in, which marked no ask. (Its outcome says DEAD_LETTERED too, which a
+ * read of it, or an ask under its key, is told; a redrive replaces it.)
  *
  * @example
  * const letters = await store.listDeadLetters('account/alice');
@@ -30,7 +32,9 @@ export interface RedriveOptions {
 export function answeredSender(letter: DeadLetter): string | undefined {
   const { envelope } = letter;
   if (envelope.from === INGRESS) {
-    return 'its client: the outcome stored under its key says DEAD_LETTERED (what a client.ask waiting for it was told, and what an ask retried under that key or a read of its outcome is told)';
+    return envelope.awaited === true
+      ? "its client's ask: it was told DEAD_LETTERED, the outcome stored under its key (what an ask retried under that key, or a read of its outcome, is told too)"
+      : undefined;
   }
   if (envelope.ask !== undefined && isActorSender(envelope)) {
     return `its asker ${envelope.from}: the reply to its ask said DEAD_LETTERED, and the asker went on as for a failed call (a workflow failed, or its saga undid the call)`;
@@ -47,7 +51,7 @@ export function answeredSender(letter: DeadLetter): string | undefined {
  * across a redrive). If it fails again it becomes a dead letter again.
  *
  * A letter whose sender was answered DEAD_LETTERED when it was kept ({@link answeredSender}:
- * an ask, an ingress message) is refused with INVALID_STATE, nothing sent: applied now, it
+ * an actor's or a client's ask) is refused with INVALID_STATE, nothing sent: applied now, it
  * would change the actor after its sender was told it failed. Purge it, or pass
  * `{ force: true }` when you know it must be applied still.
  *
