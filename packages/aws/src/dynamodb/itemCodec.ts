@@ -65,6 +65,43 @@ function toAttr(value: unknown): AttributeValue {
 export const ttlOf = (expiresAt: number): number => Math.ceil(expiresAt / 1000);
 
 /**
+ * The record's fields stored as they are, or (`json`) as JSON text, in `marshall`'s order of
+ * the item's attributes: a field left out (`undefined`) writes no attribute, an attribute
+ * missing reads back as no field.
+ */
+const RECORD_FIELDS: readonly (readonly [field: keyof ActorRecord, attr: string, json?: true])[] = [
+  ['ver', Attr.ver],
+  ['life', Attr.life],
+  ['format', Attr.format],
+  ['state', Attr.state, true],
+  ['stateVersion', Attr.stateVersion],
+  ['inboxOffset', Attr.inboxOffset],
+  ['inboxQueue', Attr.inboxQueue],
+  ['marks', Attr.marks, true],
+  ['sentSeq', Attr.sentSeq],
+  ['channels', Attr.channels, true],
+  ['overflowedAt', Attr.overflowedAt],
+  ['timerEpoch', Attr.timerEpoch],
+  ['expiresAt', Attr.expiresAt],
+];
+
+/** Fields written after the record's sends (see recordToItem), the same way. */
+const LATER_FIELDS: readonly (readonly [field: keyof ActorRecord, attr: string, json?: true])[] = [
+  ['paused', Attr.paused, true],
+  ['parked', Attr.parked],
+  ['outcomePage', Attr.outcomePage, true],
+  ['failing', Attr.failing, true],
+];
+
+/** Writes `fields` of `record` into `item`: each one set, as `marshall` would write it. */
+function putFields(item: Item, record: ActorRecord, fields: typeof RECORD_FIELDS): void {
+  for (const [field, attr, isJson] of fields) {
+    const value = record[field];
+    if (value !== undefined) item[attr] = toAttr(isJson ? json(value) : value);
+  }
+}
+
+/**
  * An actor record. One that holds its commit's sends is in the outbox index, by its oldest
  * send's time in index steps ({@link outboxIndexAt}), so the sweeper finds it.
  */
@@ -74,26 +111,12 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
   const known: Item = {};
   known[Attr.pk] = toAttr(actorPk(record.id));
   known[Attr.sk] = toAttr(RECORD_SK);
-  known[Attr.ver] = toAttr(record.ver);
-  if (record.life !== undefined) known[Attr.life] = toAttr(record.life);
-  if (record.format !== undefined) known[Attr.format] = toAttr(record.format);
-  known[Attr.state] = toAttr(json(record.state));
-  if (record.stateVersion !== undefined) known[Attr.stateVersion] = toAttr(record.stateVersion);
-  known[Attr.inboxOffset] = toAttr(record.inboxOffset);
-  if (record.inboxQueue !== undefined) known[Attr.inboxQueue] = toAttr(record.inboxQueue);
-  known[Attr.marks] = toAttr(json(record.marks));
-  known[Attr.sentSeq] = toAttr(record.sentSeq);
-  if (record.channels) known[Attr.channels] = toAttr(json(record.channels));
-  if (record.overflowedAt !== undefined) known[Attr.overflowedAt] = toAttr(record.overflowedAt);
-  if (record.timerEpoch !== undefined) known[Attr.timerEpoch] = toAttr(record.timerEpoch);
+  putFields(known, record, RECORD_FIELDS);
   // A halted actor's record: DynamoDB's TTL deletes it once it expires — but not while it
   // holds sends, which would go with it (the sweeper that retires them sets the TTL then), nor
   // while it is paused or holds parked messages (see deletableAt).
-  if (record.expiresAt !== undefined) {
-    known[Attr.expiresAt] = toAttr(record.expiresAt);
-    const deletable = deletableAt(record);
-    if (!held && deletable !== undefined) known[Attr.ttl] = toAttr(ttlOf(deletable));
-  }
+  const deletable = deletableAt(record);
+  if (!held && deletable !== undefined) known[Attr.ttl] = toAttr(ttlOf(deletable));
   if (held) {
     known[Attr.outbox] = toAttr(json(held));
     known[Attr.obPk] = toAttr(outboxShardKey(outboxShard(record.id, shards)));
@@ -102,10 +125,7 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
     known[Attr.obAt] = toAttr(outboxIndexAt(oldest));
   }
   if (record.outboxApart) known[Attr.outboxApart] = toAttr(true);
-  if (record.paused) known[Attr.paused] = toAttr(json(record.paused));
-  if (record.parked !== undefined) known[Attr.parked] = toAttr(record.parked);
-  if (record.outcomePage) known[Attr.outcomePage] = toAttr(json(record.outcomePage));
-  if (record.failing) known[Attr.failing] = toAttr(json(record.failing));
+  putFields(known, record, LATER_FIELDS);
   // What a newer Baton wrote and this one does not know goes back as it came.
   const unknown = record.unknownFields as Item | undefined;
   return unknown ? { ...unknown, ...known } : known;
@@ -116,40 +136,16 @@ const KNOWN_RECORD_ATTRIBUTES: ReadonlySet<string> = new Set(RECORD_ATTRIBUTES);
 
 export function itemToRecord(item: Item): ActorRecord {
   const raw = unmarshall(item);
+  const record: Record<string, unknown> = { id: actorIdOf(raw[Attr.pk] as string) };
+  for (const [field, attr, isJson] of [...RECORD_FIELDS, ...LATER_FIELDS]) {
+    const value = raw[attr];
+    if (value !== undefined) record[field] = isJson ? JSON.parse(value as string) : value;
+  }
+  if (raw[Attr.outbox] !== undefined) record.outbox = JSON.parse(raw[Attr.outbox] as string);
+  if (raw[Attr.outboxApart] === true) record.outboxApart = true;
   const unknown = Object.entries(item).filter(([name]) => !KNOWN_RECORD_ATTRIBUTES.has(name));
-  return {
-    id: actorIdOf(raw[Attr.pk] as string),
-    ver: raw[Attr.ver] as number,
-    ...(raw[Attr.life] === undefined ? {} : { life: raw[Attr.life] as string }),
-    state: JSON.parse(raw[Attr.state] as string),
-    ...(raw[Attr.stateVersion] === undefined
-      ? {}
-      : { stateVersion: raw[Attr.stateVersion] as number }),
-    inboxOffset: raw[Attr.inboxOffset] as string,
-    ...(raw[Attr.inboxQueue] === undefined ? {} : { inboxQueue: raw[Attr.inboxQueue] as string }),
-    marks: JSON.parse(raw[Attr.marks] as string),
-    sentSeq: raw[Attr.sentSeq] as number,
-    ...(raw[Attr.channels] === undefined
-      ? {}
-      : { channels: JSON.parse(raw[Attr.channels] as string) }),
-    ...(raw[Attr.overflowedAt] === undefined
-      ? {}
-      : { overflowedAt: raw[Attr.overflowedAt] as number }),
-    ...(raw[Attr.expiresAt] === undefined ? {} : { expiresAt: raw[Attr.expiresAt] as number }),
-    ...(raw[Attr.timerEpoch] === undefined ? {} : { timerEpoch: raw[Attr.timerEpoch] as number }),
-    ...(raw[Attr.outbox] === undefined ? {} : { outbox: JSON.parse(raw[Attr.outbox] as string) }),
-    ...(raw[Attr.outboxApart] === true ? { outboxApart: true } : {}),
-    ...(raw[Attr.paused] === undefined ? {} : { paused: JSON.parse(raw[Attr.paused] as string) }),
-    ...(raw[Attr.parked] === undefined ? {} : { parked: raw[Attr.parked] as number }),
-    ...(raw[Attr.format] === undefined ? {} : { format: raw[Attr.format] as number }),
-    ...(raw[Attr.outcomePage] === undefined
-      ? {}
-      : { outcomePage: JSON.parse(raw[Attr.outcomePage] as string) }),
-    ...(raw[Attr.failing] === undefined
-      ? {}
-      : { failing: JSON.parse(raw[Attr.failing] as string) }),
-    ...(unknown.length === 0 ? {} : { unknownFields: Object.fromEntries(unknown) }),
-  };
+  if (unknown.length > 0) record.unknownFields = Object.fromEntries(unknown);
+  return record as unknown as ActorRecord;
 }
 
 export function outboxToItem(item: OutboxItem, shards: number): Item {
