@@ -40,7 +40,7 @@ import {
 } from './itemCodec.ts';
 import { mapTransactionError, pageExistedOnly } from './mapTransactionError.ts';
 import { readPages } from './outcomePages.ts';
-import { getItem, queryItems } from './readItems.ts';
+import { getItem, queryActorItems, queryItems } from './readItems.ts';
 import {
   Attr,
   actorIdOf,
@@ -191,16 +191,7 @@ export class DynamoStore implements Store {
   }
 
   async readOutbox(actorId: string): Promise<OutboxItem[]> {
-    const items = await this.#query('Query (readOutbox)', {
-      TableName: this.tableName,
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
-      ExpressionAttributeValues: {
-        ':pk': { S: actorPk(actorId) },
-        ':prefix': { S: OUTBOX_SK_PREFIX },
-      },
-      ConsistentRead: true,
-    });
+    const items = await this.#actorItems(actorId, OUTBOX_SK_PREFIX, 'Query (readOutbox)');
     return items.map(itemToOutbox);
   }
 
@@ -326,16 +317,7 @@ export class DynamoStore implements Store {
   }
 
   async listTimers(actorId: string): Promise<Timer[]> {
-    const items = await this.#query('Query (listTimers)', {
-      TableName: this.tableName,
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
-      ExpressionAttributeValues: {
-        ':pk': { S: actorPk(actorId) },
-        ':prefix': { S: TIMER_SK_PREFIX },
-      },
-      ConsistentRead: true,
-    });
+    const items = await this.#actorItems(actorId, TIMER_SK_PREFIX, 'Query (listTimers)');
     return items.map(itemToTimer).sort((a, b) => a.at - b.at);
   }
 
@@ -421,6 +403,10 @@ export class DynamoStore implements Store {
 
   #query(operation: string, input: QueryCommandInput, max?: number): Promise<Item[]> {
     return queryItems(this.#client, input, operation, max);
+  }
+
+  #actorItems(actorId: string, prefix: string, operation: string): Promise<Item[]> {
+    return queryActorItems(this.#client, this.tableName, actorId, prefix, operation);
   }
 }
 

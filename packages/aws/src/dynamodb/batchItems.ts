@@ -9,6 +9,7 @@ import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
   type DynamoDBClient,
+  type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { unavailable } from '../internal/unavailable.ts';
 import type { Item } from './itemCodec.ts';
@@ -20,41 +21,40 @@ export const BATCH_GET_MAX = 100;
 export const BATCH_RETRIES = 8;
 
 /** Deletes the items with these keys (`BatchWriteItem`); absent ones are no error. */
-export async function batchDeleteItems(
+export function batchDeleteItems(
   client: DynamoDBClient,
   tableName: string,
   operation: string,
   keys: readonly Item[],
 ): Promise<void> {
-  for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) {
-    const requests = keys.slice(i, i + BATCH_WRITE_MAX).map((Key) => ({ DeleteRequest: { Key } }));
-    await untilProcessed(operation, requests, async (pending) => {
-      const result = await client.send(
-        new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }),
-      );
-      return (result.UnprocessedItems?.[tableName] ?? []).flatMap((r) =>
-        r.DeleteRequest?.Key ? [{ DeleteRequest: { Key: r.DeleteRequest.Key } }] : [],
-      );
-    });
-  }
+  const requests = keys.map((Key) => ({ DeleteRequest: { Key } }));
+  return batchWriteItems(client, tableName, operation, requests);
 }
 
 /** Puts these items (`BatchWriteItem`), unconditionally. */
-export async function batchPutItems(
+export function batchPutItems(
   client: DynamoDBClient,
   tableName: string,
   operation: string,
   items: readonly Item[],
 ): Promise<void> {
-  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) {
-    const requests = items.slice(i, i + BATCH_WRITE_MAX).map((Item) => ({ PutRequest: { Item } }));
-    await untilProcessed(operation, requests, async (pending) => {
+  const requests = items.map((Item) => ({ PutRequest: { Item } }));
+  return batchWriteItems(client, tableName, operation, requests);
+}
+
+/** Writes these requests, {@link BATCH_WRITE_MAX} a call, sending again what a call leaves. */
+async function batchWriteItems(
+  client: DynamoDBClient,
+  tableName: string,
+  operation: string,
+  requests: readonly WriteRequest[],
+): Promise<void> {
+  for (let i = 0; i < requests.length; i += BATCH_WRITE_MAX) {
+    await untilProcessed(operation, requests.slice(i, i + BATCH_WRITE_MAX), async (pending) => {
       const result = await client.send(
         new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }),
       );
-      return (result.UnprocessedItems?.[tableName] ?? []).flatMap((r) =>
-        r.PutRequest?.Item ? [{ PutRequest: { Item: r.PutRequest.Item } }] : [],
-      );
+      return result.UnprocessedItems?.[tableName] ?? [];
     });
   }
 }

@@ -7,7 +7,7 @@ import { type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DeadLetter } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
 import { type Item, itemToDeadLetter } from './itemCodec.ts';
-import { getItem, queryItems } from './readItems.ts';
+import { getItem, queryActorItems, queryItems } from './readItems.ts';
 import {
   Attr,
   actorPk,
@@ -44,17 +44,7 @@ export async function listDeadLetters(
   const { client, tableName } = table;
   let items: Item[];
   if (actorId !== undefined) {
-    const input = {
-      TableName: tableName,
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
-      ExpressionAttributeValues: {
-        ':pk': { S: actorPk(actorId) },
-        ':prefix': { S: DEAD_LETTER_SK_PREFIX },
-      },
-      ConsistentRead: true,
-    };
-    items = await queryItems(client, input, operation);
+    items = await queryActorItems(client, tableName, actorId, DEAD_LETTER_SK_PREFIX, operation);
   } else {
     // The sparse index holds keys only: find every dead letter there, then read each.
     const shards = Array.from({ length: table.shards }, (_, shard) =>

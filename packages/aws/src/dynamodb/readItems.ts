@@ -11,7 +11,7 @@ import {
 import { unavailable } from '../internal/unavailable.ts';
 import type { Item } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
-import { Attr } from './tableLayout.ts';
+import { Attr, actorPk } from './tableLayout.ts';
 
 /** The item with key `pk` + `sk` (`GetItem`, consistent), or `undefined`. */
 export async function getItem(
@@ -51,4 +51,22 @@ export async function queryItems(
     if (items.length >= max) break;
   }
   return items;
+}
+
+/** Every item of actor `actorId` whose sort key begins with `prefix` (a consistent query). */
+export function queryActorItems(
+  client: DynamoDBClient,
+  tableName: string,
+  actorId: string,
+  prefix: string,
+  operation: string,
+): Promise<Item[]> {
+  const input: QueryCommandInput = {
+    TableName: tableName,
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk },
+    ExpressionAttributeValues: { ':pk': { S: actorPk(actorId) }, ':prefix': { S: prefix } },
+    ConsistentRead: true,
+  };
+  return queryItems(client, input, operation);
 }
