@@ -2,8 +2,8 @@ import {
   createEngine,
   type EngineOptions,
   type MetricsRecorder,
+  PushWorker,
   turnMetrics,
-  Worker,
 } from '@baton/core/engine';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { fromSqsRecord } from '../sqs/fromSqsRecord.ts';
@@ -26,7 +26,7 @@ export function workerHandler(
   options: WorkerHandlerOptions,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const { metrics, ...engine } = options;
-  const worker = new Worker(
+  const worker = new PushWorker(
     createEngine(metrics && !engine.onTurn ? { ...engine, onTurn: turnMetrics(metrics) } : engine),
   );
   return async (event) => {

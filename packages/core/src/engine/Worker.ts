@@ -31,14 +31,15 @@ export interface ProcessResult {
 }
 
 /**
- * Runs turns for inbox messages. `process` serves push-style hosts (Lambda's SQS event source
- * acks what it returns as done); `poll` serves pull-style hosts (receive, process, ack).
+ * Runs turns for inbox messages a host pushes to it: `process` serves push-style hosts
+ * (Lambda's SQS event source acks what it returns as done). {@link Worker} adds `poll` for
+ * pull-style hosts; a Lambda's handler needs only this, and so bundles no more.
  *
  * @example
- * const worker = new Worker({ actors: [Account], store, queue });
- * while (running) await worker.poll();
+ * const worker = new PushWorker({ actors: [Account], store, queue });
+ * const { failed } = await worker.process(received);
  */
-export class Worker {
+export class PushWorker {
   readonly engine: Engine;
   /**
    * Per actor (most recent last): the record version, and its life, whose sends this worker
@@ -52,35 +53,16 @@ export class Worker {
     this.engine = 'registry' in options ? options : createEngine(options);
   }
 
-  /** Receives one batch, processes it, acks what is done and releases what must be retried. */
-  async poll(): Promise<number> {
-    // Before receiving anything: a queue that would take failing messages first is refused.
-    const policy = await checkRedrivePolicy(this.engine);
-    const { queue, batchSize, visibilityTimeoutMs } = this.engine;
-    const received = await queue.receive({ max: batchSize, visibilityTimeoutMs });
-    if (received.length === 0) return 0;
-    const result = await this.#process(received, policy?.maxReceives);
-    if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
-    // Each failed message comes back after its own delay: the handler's, or a backoff.
-    const byDelay = new Map<number, string[]>();
-    for (const m of result.failed) {
-      const delay = result.retryAfterMs.get(m.receipt) ?? backoff(m.receiveCount);
-      byDelay.set(delay, [...(byDelay.get(delay) ?? []), m.receipt]);
-    }
-    for (const [delay, receipts] of byDelay) await queue.release(receipts, delay);
-    return received.length;
-  }
-
   /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
   async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
-    return this.#process(received, (await checkRedrivePolicy(this.engine))?.maxReceives);
+    return this.processWith(received, (await checkRedrivePolicy(this.engine))?.maxReceives);
   }
 
   /**
    * `process` with the queue's redrive setting, asked per batch (the queue caches it): one
    * changed while this worker runs decides when a failing message is ended (see attempts.ts).
    */
-  async #process(
+  protected async processWith(
     received: readonly ReceivedMessage[],
     maxReceives: number | undefined,
   ): Promise<ProcessResult> {
@@ -264,6 +246,35 @@ export class Worker {
     if (result.timers.length > 0) await this.#arm(actorId, result);
     const { done, counts, retry } = result;
     return retry ? { done, counts, retry } : { done, counts };
+  }
+}
+
+/**
+ * Runs turns for inbox messages. `process` serves push-style hosts (Lambda's SQS event source
+ * acks what it returns as done); `poll` serves pull-style hosts (receive, process, ack).
+ *
+ * @example
+ * const worker = new Worker({ actors: [Account], store, queue });
+ * while (running) await worker.poll();
+ */
+export class Worker extends PushWorker {
+  /** Receives one batch, processes it, acks what is done and releases what must be retried. */
+  async poll(): Promise<number> {
+    // Before receiving anything: a queue that would take failing messages first is refused.
+    const policy = await checkRedrivePolicy(this.engine);
+    const { queue, batchSize, visibilityTimeoutMs } = this.engine;
+    const received = await queue.receive({ max: batchSize, visibilityTimeoutMs });
+    if (received.length === 0) return 0;
+    const result = await this.processWith(received, policy?.maxReceives);
+    if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
+    // Each failed message comes back after its own delay: the handler's, or a backoff.
+    const byDelay = new Map<number, string[]>();
+    for (const m of result.failed) {
+      const delay = result.retryAfterMs.get(m.receipt) ?? backoff(m.receiveCount);
+      byDelay.set(delay, [...(byDelay.get(delay) ?? []), m.receipt]);
+    }
+    for (const [delay, receipts] of byDelay) await queue.release(receipts, delay);
+    return received.length;
   }
 }
 
