@@ -230,22 +230,9 @@ export class SqsQueue implements Queue {
     const unique = [...new Set(receipts)];
     // One receipt (a turn's usual batch): `DeleteMessage`, cheaper for the SDK than a batch of one.
     if (unique.length === 1) return this.#ackOne(unique[0]!);
-    for (let i = 0; i < unique.length; i += BATCH_MAX) {
-      const chunk = unique.slice(i, i + BATCH_MAX);
-      let failed: { Code?: string; Message?: string }[];
-      try {
-        const result = await this.#client.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: this.queueUrl,
-            Entries: chunk.map((ReceiptHandle, n) => ({ Id: String(n), ReceiptHandle })),
-          }),
-        );
-        failed = result.Failed ?? [];
-      } catch (error) {
-        throw unavailable('SQS', 'DeleteMessageBatch', error);
-      }
-      throwUnlessStale('DeleteMessageBatch', failed);
-    }
+    await this.#perReceipt('DeleteMessageBatch', unique, (QueueUrl, Entries) =>
+      this.#client.send(new DeleteMessageBatchCommand({ QueueUrl, Entries })),
+    );
   }
 
   async #ackOne(ReceiptHandle: string): Promise<void> {
@@ -261,25 +248,38 @@ export class SqsQueue implements Queue {
   async release(receipts: readonly string[], delayMs: number): Promise<void> {
     const VisibilityTimeout = Math.min(MAX_VISIBILITY_SECONDS, toSeconds(delayMs));
     const unique = [...new Set(receipts)];
-    for (let i = 0; i < unique.length; i += BATCH_MAX) {
-      const chunk = unique.slice(i, i + BATCH_MAX);
+    await this.#perReceipt('ChangeMessageVisibilityBatch', unique, (QueueUrl, entries) =>
+      this.#client.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl,
+          Entries: entries.map((entry) => ({ ...entry, VisibilityTimeout })),
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Calls `operation` on `receipts`, {@link BATCH_MAX} a call; a stale receipt (the message came
+   * back or is gone) is no failure.
+   */
+  async #perReceipt(
+    operation: string,
+    receipts: readonly string[],
+    call: (
+      queueUrl: string,
+      entries: { Id: string; ReceiptHandle: string }[],
+    ) => Promise<{ Failed?: { Code?: string; Message?: string }[] }>,
+  ): Promise<void> {
+    for (let i = 0; i < receipts.length; i += BATCH_MAX) {
+      const chunk = receipts.slice(i, i + BATCH_MAX);
       let failed: { Code?: string; Message?: string }[];
       try {
-        const result = await this.#client.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: this.queueUrl,
-            Entries: chunk.map((ReceiptHandle, n) => ({
-              Id: String(n),
-              ReceiptHandle,
-              VisibilityTimeout,
-            })),
-          }),
-        );
-        failed = result.Failed ?? [];
+        const entries = chunk.map((ReceiptHandle, n) => ({ Id: String(n), ReceiptHandle }));
+        failed = (await call(this.queueUrl, entries)).Failed ?? [];
       } catch (error) {
-        throw unavailable('SQS', 'ChangeMessageVisibilityBatch', error);
+        throw unavailable('SQS', operation, error);
       }
-      throwUnlessStale('ChangeMessageVisibilityBatch', failed);
+      throwUnlessStale(operation, failed);
     }
   }
 
