@@ -4,97 +4,138 @@
  * a terminal error is never retried, a retryable one is (after `retryAfterMs` if given).
  */
 
-/** Stable error codes. Match on these, never on messages. */
-export const ErrorCode = {
+/** The stable error codes, each its own name: see {@link ErrorCode}. */
+export interface ErrorCodes {
   /**
    * A message payload failed its zod schema. Terminal at the doors (client, `ctx.send`); in the
    * inbox, where newer code may have sent it, the message waits (see `docs/deploys.md`).
    */
-  INVALID_PAYLOAD: 'INVALID_PAYLOAD',
+  readonly INVALID_PAYLOAD: 'INVALID_PAYLOAD';
   /** No actor type with that name is registered. Terminal at the doors; waits in the inbox. */
-  UNKNOWN_ACTOR: 'UNKNOWN_ACTOR',
+  readonly UNKNOWN_ACTOR: 'UNKNOWN_ACTOR';
   /** The actor type has no handler with that message name. Terminal at the doors; waits in the inbox. */
-  UNKNOWN_MESSAGE: 'UNKNOWN_MESSAGE',
+  readonly UNKNOWN_MESSAGE: 'UNKNOWN_MESSAGE';
   /** An actor key or ref is malformed. Terminal. */
-  INVALID_REF: 'INVALID_REF',
+  readonly INVALID_REF: 'INVALID_REF';
   /**
    * A request carried no valid credentials (no token, an expired, forged or foreign one). Terminal;
    * the caller learns only "unauthorized", the reason stays in the server's logs.
    */
-  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  readonly UNAUTHENTICATED: 'UNAUTHENTICATED';
   /** A handler grew the state past the backend's record limit. Terminal; the state is unchanged. */
-  STATE_TOO_LARGE: 'STATE_TOO_LARGE',
+  readonly STATE_TOO_LARGE: 'STATE_TOO_LARGE';
   /**
    * A handler left state that is not plain JSON (a BigInt, a cycle). Terminal; state unchanged.
    * Also an operator's action refused for the state a message is in: a redrive of a parked
    * message, or a plain redrive of a dead letter whose sender was answered DEAD_LETTERED.
    */
-  INVALID_STATE: 'INVALID_STATE',
+  readonly INVALID_STATE: 'INVALID_STATE';
   /** A message (or a turn's sends) passed the backend's item limit. Terminal. */
-  MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
+  readonly MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE';
   /** A handler threw a TerminalError: the message is rejected, the state unchanged. */
-  REJECTED: 'REJECTED',
+  readonly REJECTED: 'REJECTED';
   /** A handler threw a RetryableError or an unexpected error: the message is retried later. */
-  RETRYABLE: 'RETRYABLE',
+  readonly RETRYABLE: 'RETRYABLE';
   /** A commit lost a race: the record's version moved. The engine reloads and redoes the batch. */
-  VERSION_CONFLICT: 'VERSION_CONFLICT',
+  readonly VERSION_CONFLICT: 'VERSION_CONFLICT';
   /**
    * An idempotency key was used again for another message (another name or payload) to the same
    * actor. Terminal: the first message's outcome is not handed out; pick a fresh key.
    */
-  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  readonly IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED';
   /**
    * A message kept failing and the engine ended it — or an ingress copy arrived older than its
    * outcome's retention, so the engine could not tell whether it was applied (see
    * `docs/deploys.md`): state unchanged, kept as a dead letter to inspect and redrive. Terminal.
    */
-  DEAD_LETTERED: 'DEAD_LETTERED',
+  readonly DEAD_LETTERED: 'DEAD_LETTERED';
   /**
    * The actor is paused by an operator: its messages are held, in order, and applied when it is
    * resumed (`baton actors resume`). Not a failure of the message.
    */
-  ACTOR_PAUSED: 'ACTOR_PAUSED',
+  readonly ACTOR_PAUSED: 'ACTOR_PAUSED';
   /** A commit held an idempotency key that was already used. The engine skips that message. */
-  DUPLICATE: 'DUPLICATE',
+  readonly DUPLICATE: 'DUPLICATE';
   /** A commit passed a backend transaction limit (items or bytes). */
-  TRANSACTION_TOO_LARGE: 'TRANSACTION_TOO_LARGE',
+  readonly TRANSACTION_TOO_LARGE: 'TRANSACTION_TOO_LARGE';
   /** An ask got no answer within its timeout. The message may still be processed later. */
-  ASK_TIMEOUT: 'ASK_TIMEOUT',
+  readonly ASK_TIMEOUT: 'ASK_TIMEOUT';
   /** A thing asked for by id does not exist (yet), e.g. the outcome of an unprocessed message. */
-  NOT_FOUND: 'NOT_FOUND',
+  readonly NOT_FOUND: 'NOT_FOUND';
   /** Something called Baton wrongly (bad option, bad argument). */
-  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  readonly INVALID_ARGUMENT: 'INVALID_ARGUMENT';
   /** The backend went away mid-operation (a crash, a closed store). Retryable. */
-  UNAVAILABLE: 'UNAVAILABLE',
+  readonly UNAVAILABLE: 'UNAVAILABLE';
   /**
    * The caller may not do that: a message or query that is not public (or unknown), or one whose
    * `authorize` check refused this caller. Terminal; nothing was enqueued or subscribed.
    */
-  FORBIDDEN: 'FORBIDDEN',
+  readonly FORBIDDEN: 'FORBIDDEN';
   /**
    * @deprecated No door sends it: the HTTP ingress, which refused credentials with it, now does
    * with {@link ErrorCode.UNAUTHENTICATED}, as every other door.
    */
-  UNAUTHORIZED: 'UNAUTHORIZED',
+  readonly UNAUTHORIZED: 'UNAUTHORIZED';
   /** A connection sent more frames per second than its host allows. Retryable, after `retryAfterMs`. */
-  RATE_LIMITED: 'RATE_LIMITED',
+  readonly RATE_LIMITED: 'RATE_LIMITED';
   /** A per-connection cap was reached (e.g. its number of subscriptions). Terminal for that request. */
-  LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
+  readonly LIMIT_EXCEEDED: 'LIMIT_EXCEEDED';
   /**
    * A workflow's code no longer replays its recorded history (a step renamed, reordered or
    * removed): the instance is paused, its history intact; deploy code that replays it (keep the
    * old path behind `ctx.patched`) and it resumes on its next message or `client.resumeWorkflow`.
    */
-  NON_DETERMINISTIC: 'NON_DETERMINISTIC',
+  readonly NON_DETERMINISTIC: 'NON_DETERMINISTIC';
   /** A workflow step kept failing past its retry policy: what the run sees. Terminal. */
-  STEP_FAILED: 'STEP_FAILED',
+  readonly STEP_FAILED: 'STEP_FAILED';
   /** A workflow's wait (an event, a callback) or a result awaited passed its timeout. Terminal. */
-  TIMED_OUT: 'TIMED_OUT',
+  readonly TIMED_OUT: 'TIMED_OUT';
   /** A workflow was cancelled or terminated before it completed. Terminal. */
-  CANCELLED: 'CANCELLED',
-} as const;
+  readonly CANCELLED: 'CANCELLED';
+}
 
-export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+/** The codes of {@link ErrorCodes}, in its order; the compiler checks that it has them all. */
+const CODES = [
+  'INVALID_PAYLOAD',
+  'UNKNOWN_ACTOR',
+  'UNKNOWN_MESSAGE',
+  'INVALID_REF',
+  'UNAUTHENTICATED',
+  'STATE_TOO_LARGE',
+  'INVALID_STATE',
+  'MESSAGE_TOO_LARGE',
+  'REJECTED',
+  'RETRYABLE',
+  'VERSION_CONFLICT',
+  'IDEMPOTENCY_KEY_REUSED',
+  'DEAD_LETTERED',
+  'ACTOR_PAUSED',
+  'DUPLICATE',
+  'TRANSACTION_TOO_LARGE',
+  'ASK_TIMEOUT',
+  'NOT_FOUND',
+  'INVALID_ARGUMENT',
+  'UNAVAILABLE',
+  'FORBIDDEN',
+  'UNAUTHORIZED',
+  'RATE_LIMITED',
+  'LIMIT_EXCEEDED',
+  'NON_DETERMINISTIC',
+  'STEP_FAILED',
+  'TIMED_OUT',
+  'CANCELLED',
+] as const satisfies readonly (keyof ErrorCodes)[];
+/** A code of {@link ErrorCodes} not in {@link CODES} makes this `false`, and the line below fail. */
+const allCodes: Exclude<keyof ErrorCodes, (typeof CODES)[number]> extends never ? true : false =
+  true;
+void allCodes;
+
+/** Stable error codes. Match on these, never on messages. */
+export const ErrorCode: ErrorCodes = Object.fromEntries(
+  CODES.map((code) => [code, code]),
+) as unknown as ErrorCodes;
+
+export type ErrorCode = ErrorCodes[keyof ErrorCodes];
 
 const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
   ErrorCode.INVALID_PAYLOAD,
