@@ -6,7 +6,7 @@
 import type * as z from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import type { Caller } from './caller.ts';
-import { BatonError, ErrorCode } from './errors.ts';
+import { BatonError, ErrorCode, invalidArgument } from './errors.ts';
 import type { JsonOf } from './jsonOf.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
@@ -174,8 +174,7 @@ export function actor<
   };
 }): ActorDefinition<Name, StateSchema, Handlers> {
   if (!NAME.test(options.name)) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `actor name "${options.name}" is not valid: use a letter followed by letters, digits, "-" or "_"`,
     );
   }
@@ -183,8 +182,7 @@ export function actor<
     options.name.startsWith(WORKFLOW_TYPE_PREFIX) &&
     (options as { [WORKFLOW_ACTOR]?: true })[WORKFLOW_ACTOR] !== true
   ) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `actor name "${options.name}" is reserved: "${WORKFLOW_TYPE_PREFIX}" begins the names of workflows' actors, whose timers and messages Baton keeps for itself; rename the actor`,
     );
   }
@@ -232,11 +230,9 @@ function checkAccess(type: string, handlers: Record<string, Partial<AnyHandlerSp
     }
   }
   if (problems.length > 0) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `actor "${type}" has invalid handlers: ${problems.join('; ')}`,
-      { details: { problems } },
-    );
+    throw invalidArgument(`actor "${type}" has invalid handlers: ${problems.join('; ')}`, {
+      problems,
+    });
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './actor.ts';
 import type { AnyEffectDefinition } from './effect.ts';
-import { BatonError, ErrorCode } from './errors.ts';
+import { BatonError, ErrorCode, invalidArgument } from './errors.ts';
 import type { Schema } from './schema.ts';
 import { parseActorId } from './shared/actorId.ts';
 
@@ -28,17 +28,13 @@ export class Registry {
   ) {
     for (const effect of effects) {
       if (this.#effects.has(effect.name)) {
-        throw new BatonError(
-          ErrorCode.INVALID_ARGUMENT,
-          `two effects are named "${effect.name}": give each a unique name`,
-        );
+        throw invalidArgument(`two effects are named "${effect.name}": give each a unique name`);
       }
       this.#effects.set(effect.name, effect);
     }
     for (const definition of definitions) {
       if (this.#types.has(definition.name)) {
-        throw new BatonError(
-          ErrorCode.INVALID_ARGUMENT,
+        throw invalidArgument(
           `two actor types are named "${definition.name}": give each a unique name`,
         );
       }

@@ -6,7 +6,7 @@
  * naming where, rather than messages kept as dead letters later. Zod's schemas are read through
  * their definitions (`_zod.def`), classic and mini alike: core imports nothing of zod at run time.
  */
-import { BatonError, ErrorCode } from './errors.ts';
+import { invalidArgument } from './errors.ts';
 
 /** The parts of a zod 4 definition that hold schemas, and where each sits in the value. */
 interface ZodDef {
@@ -55,10 +55,9 @@ export function checkStateSchema(actor: string, schema: unknown): void {
   if (!found) return;
   const path = found.path.join('.');
   const { name, becomes, instead } = KINDS[found.kind];
-  throw new BatonError(
-    ErrorCode.INVALID_ARGUMENT,
+  throw invalidArgument(
     `actor "${actor}": its state schema declares a ${name} at ${path} (z.${found.kind}()), but state is kept as JSON, which stores a ${name} ${becomes}: declare ${instead} instead`,
-    { details: { path, kind: name } },
+    { path, kind: name },
   );
 }
 

@@ -5,7 +5,13 @@
  * that is rejected leaves the record as it was.
  */
 import type { AnyActorDefinition } from './actor.ts';
-import { BatonError, ErrorCode, isBatonError, RetryableError, unexpected } from './errors.ts';
+import {
+  type BatonError,
+  invalidArgument,
+  isBatonError,
+  RetryableError,
+  unexpected,
+} from './errors.ts';
 import { parseActorId } from './shared/actorId.ts';
 
 /**
@@ -27,8 +33,7 @@ export function checkStateVersions(
   migrate: Readonly<Record<number, Migration>> | undefined,
 ): void {
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `actor "${name}": version must be an integer ≥ 1, got ${String(version)}`,
     );
   }
@@ -37,8 +42,7 @@ export function checkStateVersions(
     if (typeof migrate?.[from] !== 'function') missing.push(from);
   }
   if (missing.length > 0) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `actor "${name}" is at version ${version} but has no migrate step from version ` +
         `${missing.join(', ')}: give migrate: { ${missing.map((v) => `${v}: (state) => …`).join(', ')} }`,
       { details: { version, missing } },

@@ -1,5 +1,4 @@
-import { BatonError, ErrorCode } from '@baton/core';
-import type { ReceivedMessage } from '@baton/core/adapter';
+import { invalidArgument, type ReceivedMessage } from '@baton/core/adapter';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 
 /** What SQS says about one received message, whichever API delivered it. */
@@ -38,8 +37,7 @@ export function toReceivedMessage(delivery: SqsDelivery): ReceivedMessage {
 
 function toSeq(sequenceNumber: string | undefined): string {
   if (sequenceNumber === undefined || !/^\d+$/.test(sequenceNumber)) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `an SQS message came without a SequenceNumber (${String(sequenceNumber)}): Baton's inbox must be a FIFO queue`,
     );
   }

@@ -1,5 +1,5 @@
 import type { RedrivePolicy } from '../adapter/ports.ts';
-import { BatonError, ErrorCode } from '../errors.ts';
+import { invalidArgument } from '../errors.ts';
 import type { Engine } from './createEngine.ts';
 
 /**
@@ -18,9 +18,8 @@ export async function checkRedrivePolicy(engine: Engine): Promise<RedrivePolicy 
   if (!policy || policy.maxReceives > engine.maxAttempts) return policy;
   const { maxReceives } = policy;
   const { maxAttempts } = engine;
-  throw new BatonError(
-    ErrorCode.INVALID_ARGUMENT,
+  throw invalidArgument(
     `the inbox queue moves a message to its dead-letter queue after ${maxReceives} receives, and the engine ends a failing message only after maxAttempts = ${maxAttempts} deliveries: the queue would take it (and the messages behind it) first. Set the queue's maxReceives (SQS: the RedrivePolicy's maxReceiveCount; BatonApp: maxReceiveCount) to ${maxAttempts + 2} or more, or the worker's maxAttempts below ${maxReceives}`,
-    { details: { maxReceives, maxAttempts } },
+    { maxReceives, maxAttempts },
   );
 }

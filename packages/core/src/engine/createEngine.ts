@@ -7,7 +7,7 @@ import {
   type TimerQueue,
 } from '../adapter/ports.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
-import { BatonError, ErrorCode } from '../errors.ts';
+import { invalidArgument } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
@@ -208,10 +208,7 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
   if (problems.length > 0) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `invalid engine options: ${problems.join('; ')}`,
-    );
+    throw invalidArgument(`invalid engine options: ${problems.join('; ')}`);
   }
   warnOfRetentions(engine);
   return engine;

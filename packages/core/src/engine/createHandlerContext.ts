@@ -28,7 +28,7 @@ import {
   WARM_CACHE,
 } from '../contextSlots.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
-import { BatonError, ErrorCode } from '../errors.ts';
+import { BatonError, ErrorCode, invalidArgument } from '../errors.ts';
 import { childLogger, type Logger } from '../logger.ts';
 import { uuidFrom } from '../shared/random.ts';
 import { parseStored, storable } from '../storedPayload.ts';
@@ -195,8 +195,7 @@ class HandlerContext implements ActorContext<unknown> {
       input: InputOf<W>,
     ): WorkflowRef<InputOf<W>, OutputOf<W>> => {
       if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
-        throw new BatonError(
-          ErrorCode.INVALID_ARGUMENT,
+        throw invalidArgument(
           'ctx.start(workflow, id, input) takes a workflow() definition the app registers',
         );
       }
@@ -210,8 +209,7 @@ class HandlerContext implements ActorContext<unknown> {
   get effect(): Ctx['effect'] {
     this.#effect ??= (effect: AnyEffectDefinition, payload: unknown): void => {
       if (effect?.kind !== 'effect') {
-        throw new BatonError(
-          ErrorCode.INVALID_ARGUMENT,
+        throw invalidArgument(
           'ctx.effect(effect, payload) takes an effect() or webhook() definition the app registers',
         );
       }
@@ -238,15 +236,13 @@ class HandlerContext implements ActorContext<unknown> {
       const then = options?.onReply;
       const own = engine.registry.definition(this.self.type).handlers as Record<string, unknown>;
       if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
-        throw new BatonError(
-          ErrorCode.INVALID_ARGUMENT,
+        throw invalidArgument(
           `ctx.ask(…, { onReply }) must name a handler of ${this.self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
         );
       }
       const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
       if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-        throw new BatonError(
-          ErrorCode.INVALID_ARGUMENT,
+        throw invalidArgument(
           `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${String(timeoutMs)}`,
         );
       }
@@ -463,8 +459,7 @@ const MAX_TIMER_ID_LENGTH = 256;
 
 function checkTimerId(id: unknown): string {
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_TIMER_ID_LENGTH) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `a timer id must be a non-empty string of at most ${MAX_TIMER_ID_LENGTH} characters, got ${JSON.stringify(id)}`,
     );
   }
@@ -474,15 +469,13 @@ function checkTimerId(id: unknown): string {
 /** When `schedule(when)` is due: `when` ms after `now`, or at the `Date`. */
 function dueAt(when: number | Date, now: number): number {
   if (typeof when !== 'number' && !(when instanceof Date)) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `ctx.schedule(when, …) takes a delay in ms or a Date, got ${JSON.stringify(when)}`,
     );
   }
   const at = when instanceof Date ? when.getTime() : now + when;
   if (!Number.isFinite(at) || (typeof when === 'number' && when < 0)) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${String(when)}`,
     );
   }
