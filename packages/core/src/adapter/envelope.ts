@@ -194,32 +194,48 @@ export function encodeEnvelope(envelope: Envelope): string {
 
 export function decodeEnvelope(body: string): Envelope | undefined {
   try {
-    const value = JSON.parse(body) as Partial<Envelope>;
+    const value = JSON.parse(body) as Record<string, unknown>;
+    for (const field in FIELDS) if (typeof value[field] !== FIELDS[field]) return undefined;
+    for (const field in OPTIONAL_FIELDS) {
+      const given = value[field];
+      if (given !== undefined && typeof given !== OPTIONAL_FIELDS[field]) return undefined;
+    }
     if (
-      typeof value.id === 'string' &&
-      typeof value.from === 'string' &&
-      typeof value.seq === 'number' &&
-      typeof value.to === 'string' &&
-      typeof value.name === 'string' &&
-      typeof value.sentAt === 'number' &&
-      (value.prev === undefined || typeof value.prev === 'number') &&
-      (value.fingerprint === undefined || typeof value.fingerprint === 'string') &&
       (value.awaited === undefined || value.awaited === true) &&
-      (value.redrive === undefined || typeof value.redrive === 'number') &&
-      (value.traceparent === undefined || typeof value.traceparent === 'string') &&
       (value.timer === undefined || isTimerRef(value.timer)) &&
-      (value.ask === undefined || typeof value.ask === 'string') &&
       (value.caller === undefined || isCaller(value.caller)) &&
-      (value.replyTo === undefined || typeof value.replyTo === 'string') &&
       (value.lifeEnded === undefined || value.lifeEnded === true)
     ) {
-      return value as Envelope;
+      return value as unknown as Envelope;
     }
   } catch {
-    // fall through: not an envelope
+    // fall through: not an envelope (`null` or not JSON)
   }
   return undefined;
 }
+
+/** The type of each field every envelope has. */
+const FIELDS: Readonly<Record<string, string>> = {
+  id: 'string',
+  from: 'string',
+  seq: 'number',
+  to: 'string',
+  name: 'string',
+  sentAt: 'number',
+};
+
+/**
+ * The type of each field an envelope may have, but for `timer`, `caller`, `awaited` and
+ * `lifeEnded`.
+ */
+const OPTIONAL_FIELDS: Readonly<Record<string, string>> = {
+  prev: 'number',
+  fingerprint: 'string',
+  redrive: 'number',
+  traceparent: 'string',
+  ask: 'string',
+  replyTo: 'string',
+};
 
 function isTimerRef(value: unknown): boolean {
   const ref = value as { id?: unknown; gen?: unknown } | null;
