@@ -62,13 +62,23 @@ export interface MetricsRecorder {
 export function turnMetrics(metrics: MetricsRecorder): TurnListener {
   return (turn) => {
     metrics.addMetric('TurnDuration', 'Milliseconds', turn.durationMs);
-    metrics.addMetric('BatchSize', 'Count', turn.batchSize);
-    metrics.addMetric('MessagesApplied', 'Count', turn.applied);
-    metrics.addMetric('MessagesRejected', 'Count', turn.rejected);
-    metrics.addMetric('MessagesDeadLettered', 'Count', turn.deadLettered);
-    metrics.addMetric('MessagesParked', 'Count', turn.parked);
-    metrics.addMetric('MessagesRetried', 'Count', turn.retried);
-    metrics.addMetric('VersionConflicts', 'Count', turn.versionConflicts);
+    for (const [name, field] of COUNTED) metrics.addMetric(name, 'Count', turn[field]);
     metrics.addMetric('TurnErrors', 'Count', turn.failed ? 1 : 0);
   };
 }
+
+/** The fields of {@link TurnStats} that count messages or commits. */
+type CountField = {
+  [K in keyof TurnStats]: TurnStats[K] extends number ? K : never;
+}[keyof TurnStats];
+
+/** The metrics {@link turnMetrics} counts, each from its field of {@link TurnStats}. */
+const COUNTED: readonly (readonly [name: string, field: CountField])[] = [
+  ['BatchSize', 'batchSize'],
+  ['MessagesApplied', 'applied'],
+  ['MessagesRejected', 'rejected'],
+  ['MessagesDeadLettered', 'deadLettered'],
+  ['MessagesParked', 'parked'],
+  ['MessagesRetried', 'retried'],
+  ['VersionConflicts', 'versionConflicts'],
+];
