@@ -245,7 +245,7 @@ export const RECORD_OVERHEAD = overhead(
  * the engine's check always fits DynamoDB.
  *
  * @example
- * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_267 (409,600 less the actor record's 333)
+ * DYNAMO_STORE_LIMITS.maxItemBytes; // 409_263 (409,600 less the actor record's 337)
  */
 export const DYNAMO_STORE_LIMITS: StoreLimits = Object.freeze({
   maxTransactionItems: 100,
