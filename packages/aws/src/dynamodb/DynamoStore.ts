@@ -40,7 +40,7 @@ import {
 } from './itemCodec.ts';
 import { mapTransactionError, pageExistedOnly } from './mapTransactionError.ts';
 import { readPages } from './outcomePages.ts';
-import { getItem, queryActorItems, queryItems } from './readItems.ts';
+import { getItem, queryActorItems, queryItems, shardQuery } from './readItems.ts';
 import {
   Attr,
   actorIdOf,
@@ -51,7 +51,6 @@ import {
   IDEMPOTENCY_SK,
   idempotencyPk,
   MAX_OUTBOX_SHARDS,
-  OUTBOX_INDEX,
   OUTBOX_SK_PREFIX,
   outboxShardKey,
   outboxSk,
@@ -211,17 +210,15 @@ export class DynamoStore implements Store {
 
   async listOutboxActors(olderThan: number): Promise<string[]> {
     const shards = Array.from({ length: this.#shards }, (_, shard) =>
-      this.#query('Query (listOutboxActors)', {
-        TableName: this.tableName,
-        IndexName: OUTBOX_INDEX,
-        KeyConditionExpression: '#shard = :shard AND #at < :before',
-        ExpressionAttributeNames: { '#shard': Attr.obPk, '#at': Attr.obAt, '#pk': Attr.pk },
-        ExpressionAttributeValues: {
-          ':shard': { S: outboxShardKey(shard) },
-          ':before': { N: String(olderThan) },
-        },
-        ProjectionExpression: '#pk, #at',
-      }),
+      this.#query(
+        'Query (listOutboxActors)',
+        shardQuery(this.tableName, outboxShardKey(shard), {
+          at: '#at < :before',
+          names: { '#pk': Attr.pk },
+          values: { ':before': { N: String(olderThan) } },
+          input: { ProjectionExpression: '#pk, #at' },
+        }),
+      ),
     );
     // Each shard comes sorted by its index time; the actors of all, by their oldest entry's.
     const oldest = new Map<string, number>();
@@ -337,18 +334,11 @@ export class DynamoStore implements Store {
     const shards = Array.from({ length: this.#shards }, (_, shard) =>
       this.#query(
         'Query (listDueTimers)',
-        {
-          TableName: this.tableName,
-          IndexName: OUTBOX_INDEX,
-          KeyConditionExpression: `#shard = :shard AND ${range.condition}`,
-          ExpressionAttributeNames: { '#shard': Attr.obPk, '#at': Attr.obAt },
-          ExpressionAttributeValues: {
-            ':shard': { S: timerShardKey(shard) },
-            ':before': { N: String(before) },
-            ...range.values,
-          },
-          Limit: limit,
-        },
+        shardQuery(this.tableName, timerShardKey(shard), {
+          at: range.condition,
+          values: { ':before': { N: String(before) }, ...range.values },
+          input: { Limit: limit },
+        }),
         limit,
       ),
     );

@@ -7,14 +7,13 @@ import { type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { DeadLetter } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
 import { type Item, itemToDeadLetter } from './itemCodec.ts';
-import { getItem, queryActorItems, queryItems } from './readItems.ts';
+import { getItem, queryActorItems, queryItems, shardQuery } from './readItems.ts';
 import {
   Attr,
   actorPk,
   DEAD_LETTER_SK_PREFIX,
   deadLetterShardKey,
   deadLetterSk,
-  OUTBOX_INDEX,
 } from './tableLayout.ts';
 
 /** The table the dead letters are in, and how many index shards it spreads them over. */
@@ -48,7 +47,7 @@ export async function listDeadLetters(
   } else {
     // The sparse index holds keys only: find every dead letter there, then read each.
     const shards = Array.from({ length: table.shards }, (_, shard) =>
-      queryItems(client, shardQuery(tableName, shard), operation),
+      queryItems(client, shardQuery(tableName, deadLetterShardKey(shard)), operation),
     );
     const keys = (await Promise.all(shards)).flat();
     const found = await Promise.all(
@@ -75,7 +74,9 @@ export async function countDeadLetters(table: DeadLettersTable): Promise<number>
     let count = 0;
     let from: Item | undefined;
     do {
-      const input = { ...shardQuery(tableName, shard), Select: 'COUNT' as const };
+      const input = shardQuery(tableName, deadLetterShardKey(shard), {
+        input: { Select: 'COUNT' },
+      });
       let page: { Count?: number; LastEvaluatedKey?: Item };
       try {
         page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: from }));
@@ -89,15 +90,4 @@ export async function countDeadLetters(table: DeadLettersTable): Promise<number>
   };
   const counts = await Promise.all(Array.from({ length: table.shards }, (_, s) => countShard(s)));
   return counts.reduce((sum, n) => sum + n, 0);
-}
-
-/** The query of one shard's dead-letter keys in the sparse index. */
-function shardQuery(tableName: string, shard: number) {
-  return {
-    TableName: tableName,
-    IndexName: OUTBOX_INDEX,
-    KeyConditionExpression: '#shard = :shard',
-    ExpressionAttributeNames: { '#shard': Attr.obPk },
-    ExpressionAttributeValues: { ':shard': { S: deadLetterShardKey(shard) } },
-  };
 }

@@ -11,7 +11,7 @@ import {
 import { unavailable } from '../internal/unavailable.ts';
 import type { Item } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
-import { Attr, actorPk } from './tableLayout.ts';
+import { Attr, actorPk, OUTBOX_INDEX } from './tableLayout.ts';
 
 /** The item with key `pk` + `sk` (`GetItem`, consistent), or `undefined`. */
 export async function getItem(
@@ -69,4 +69,31 @@ export function queryActorItems(
     ConsistentRead: true,
   };
   return queryItems(client, input, operation);
+}
+
+/** What a query of one shard of the sparse index asks besides the shard (see {@link shardQuery}). */
+export interface ShardQuery {
+  /** A condition on the index's sort key, `#at`. */
+  readonly at?: string;
+  readonly names?: Record<string, string>;
+  readonly values?: QueryCommandInput['ExpressionAttributeValues'];
+  /** Further input: a limit, a projection, a count. */
+  readonly input?: Partial<QueryCommandInput>;
+}
+
+/** The query of the sparse index's entries under shard key `shardKey`. */
+export function shardQuery(
+  tableName: string,
+  shardKey: string,
+  { at, names, values, input }: ShardQuery = {},
+): QueryCommandInput {
+  return {
+    TableName: tableName,
+    IndexName: OUTBOX_INDEX,
+    KeyConditionExpression: at ? `#shard = :shard AND ${at}` : '#shard = :shard',
+    // DynamoDB refuses a name the query does not use: `#at` only with its condition.
+    ExpressionAttributeNames: { '#shard': Attr.obPk, ...(at && { '#at': Attr.obAt }), ...names },
+    ExpressionAttributeValues: { ':shard': { S: shardKey }, ...values },
+    ...input,
+  };
 }
