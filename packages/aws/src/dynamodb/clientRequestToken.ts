@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Commit } from '@baton/core/adapter';
+import { sha256 } from '../internal/sha256.ts';
 
 /**
  * The `ClientRequestToken` of a commit's `TransactWriteItems`: 36 characters derived from the
@@ -13,11 +13,6 @@ import type { Commit } from '@baton/core/adapter';
  * clientRequestToken(commit); // 'a3F9…' (36 URL-safe base64 characters)
  */
 export function clientRequestToken(commit: Commit, variant = ''): string {
-  const content = createHash('sha256')
-    .update(JSON.stringify([commit.record, commit.outbox, commit.idempotency]))
-    .digest('base64url');
-  return createHash('sha256')
-    .update(`${commit.record.id}\n${commit.expectedVer}\n${content}${variant}`)
-    .digest('base64url')
-    .slice(0, 36);
+  const content = sha256(JSON.stringify([commit.record, commit.outbox, commit.idempotency]));
+  return sha256(`${commit.record.id}\n${commit.expectedVer}\n${content}${variant}`).slice(0, 36);
 }

@@ -3,9 +3,9 @@
  * index, and the item-size budget that keeps every item the engine accepts inside DynamoDB's
  * 400 KB limit. The package README documents the same layout for operators.
  */
-import { createHash } from 'node:crypto';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import type { StoreLimits } from '@baton/core/adapter';
+import { sha256 } from '../internal/sha256.ts';
 
 /** Attribute names, short and fixed: each one counts against the item size. */
 export const Attr = {
@@ -122,7 +122,7 @@ export function isShortId(id: string): boolean {
   return Buffer.byteLength(id, 'utf8') <= MAX_KEY_ID_BYTES;
 }
 
-const digest = (id: string): string => createHash('sha256').update(id).digest('base64url');
+const digest = (id: string): string => sha256(id);
 /**
  * An outbox item's sort key: its seq, padded, then the life that committed it, so that a new
  * life of the actor, which counts its seqs from 1 again, never writes over an earlier life's

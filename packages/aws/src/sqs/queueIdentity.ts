@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../internal/sha256.ts';
 
 /**
  * The identity of the queue an inbox offset belongs to (`Queue.identity`), from its URL and the
@@ -19,8 +19,5 @@ export function queueIdentity(
 ): string {
   const created = attributes?.CreatedTimestamp ?? '';
   const mode = attributes?.FifoThroughputLimit === 'perMessageGroupId' ? '@perMessageGroupId' : '';
-  return createHash('sha256')
-    .update(`${queueUrl}@${created}${mode}`)
-    .digest('base64url')
-    .slice(0, 16);
+  return sha256(`${queueUrl}@${created}${mode}`).slice(0, 16);
 }

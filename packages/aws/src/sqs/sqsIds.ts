@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../internal/sha256.ts';
 
 /** SQS's rule for MessageGroupId and MessageDeduplicationId: 1–128 ASCII letters, digits, punctuation. */
 const VALID_ID = /^[\x21-\x7e]{1,128}$/;
@@ -13,7 +13,7 @@ export const DEDUPE_ATTRIBUTE = 'BatonDedupeId';
  */
 export function toSqsId(value: string): { id: string; hashed: boolean } {
   if (VALID_ID.test(value)) return { id: value, hashed: false };
-  return { id: createHash('sha256').update(value, 'utf8').digest('hex'), hashed: true };
+  return { id: sha256(value, 'hex'), hashed: true };
 }
 
 /**
