@@ -194,13 +194,6 @@ describe('CommitBuilder', () => {
     expect(builder.fits(effects([envelope()]))).toBe(false);
   });
 
-  it('checks a record against the item limit', () => {
-    const limits = { ...roomy, maxItemBytes: 300 };
-    const builder = new CommitBuilder(base, limits);
-    expect(builder.recordFits(base)).toBe(true);
-    expect(builder.recordFits({ ...base, state: { text: 'z'.repeat(300) } })).toBe(false);
-  });
-
   it('takes the pending outbox and idempotency records and is empty afterwards', () => {
     const builder = new CommitBuilder(base, roomy);
     const added = effects([envelope()], { idempotency: true });

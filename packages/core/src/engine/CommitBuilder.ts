@@ -160,11 +160,6 @@ export class CommitBuilder {
     return [...this.#timers].flatMap(([id, timer]) => (timer ? [id] : []));
   }
 
-  /** Whether the record alone fits an item. */
-  recordFits(record: ActorRecord): boolean {
-    return jsonSize(record) <= this.#limits.maxItemBytes;
-  }
-
   /** Whether `effects` fit in the pending commit; if not, commit first and try again. */
   fits(effects: MessageEffects): boolean {
     const plan = this.#plan(effects);
