@@ -53,7 +53,7 @@ function stdoutLine(line: string): void {
 }
 
 /** A logger that drops everything. */
-export const silentLogger: Logger = jsonLogger({ level: 'silent' });
+export const silentLogger: Logger = /* @__PURE__ */ jsonLogger({ level: 'silent' });
 
 /** A logger that adds `fields` to every entry of `logger`. */
 export function childLogger(logger: Logger, fields: Record<string, unknown>): Logger {
