@@ -10,6 +10,17 @@ import { runEffects } from './runEffects.ts';
 import { runTurn, type TurnCounts, type TurnResult } from './runTurn.ts';
 import { withinReach } from './timers.ts';
 
+/** The counts of a turn that failed as a whole: none of its messages became anything. */
+const NO_COUNTS: TurnCounts = Object.freeze({
+  applied: 0,
+  rejected: 0,
+  deadLettered: 0,
+  parked: 0,
+  skipped: 0,
+  versionConflicts: 0,
+  roomCommits: 0,
+});
+
 /** Actors whose drained record version a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;
 
@@ -140,14 +151,8 @@ export class PushWorker {
         actorType: actorId.slice(0, Math.max(0, actorId.indexOf('/'))) || actorId,
         durationMs: performance.now() - started,
         batchSize,
-        applied: counts?.applied ?? 0,
-        rejected: counts?.rejected ?? 0,
-        deadLettered: counts?.deadLettered ?? 0,
-        parked: counts?.parked ?? 0,
-        skipped: counts?.skipped ?? 0,
+        ...(counts ?? NO_COUNTS),
         retried,
-        versionConflicts: counts?.versionConflicts ?? 0,
-        roomCommits: counts?.roomCommits ?? 0,
         failed: counts === undefined,
       },
       actorId,
