@@ -20,7 +20,12 @@ import type {
   StoreLimits,
   Timer,
 } from '@baton/core/adapter';
-import { checkCommit, ingressTarget, invalidArgument, systemClock } from '@baton/core/adapter';
+import {
+  checkCommitAsMeasured,
+  ingressTarget,
+  invalidArgument,
+  systemClock,
+} from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
@@ -139,7 +144,7 @@ export class DynamoStore implements Store {
   }
 
   async commit(commit: Commit): Promise<void> {
-    checkCommit(commit, this.limits);
+    checkCommitAsMeasured(commit, this.limits);
     try {
       await this.#write(commit, true);
     } catch (error) {

@@ -19,6 +19,23 @@ export function checkCommit(
   limits: StoreLimits,
   options: { readonly verifyMeasured?: boolean } = {},
 ): void {
+  check(commit, limits, options.verifyMeasured ? verified : undefined);
+}
+
+/**
+ * {@link checkCommit} without `verifyMeasured`, as a production store runs it: a store that
+ * never verifies calls this one, and its bundle holds no code of the verification.
+ */
+export function checkCommitAsMeasured(commit: Commit, limits: StoreLimits): void {
+  check(commit, limits);
+}
+
+/** {@link checkCommit}, its parts' sizes given by `measure` (default: `commit.measured`). */
+function check(
+  commit: Commit,
+  limits: StoreLimits,
+  measure?: (commit: Commit) => CommitMeasures,
+): void {
   const { record, expectedVer } = commit;
   if (typeof record?.id !== 'string' || record.id === '') {
     throw invalidArgument('commit.record.id must be a non-empty actor id (`type/key`)');
@@ -109,7 +126,7 @@ export function checkCommit(
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
-  const measured = options.verifyMeasured ? verified(commit) : commit.measured;
+  const measured = measure ? measure(commit) : commit.measured;
   let total =
     sizeChecked(measured?.record ?? jsonSize(record), limits) +
     listBytes(commit.outbox, limits) +

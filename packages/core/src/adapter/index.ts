@@ -19,7 +19,7 @@ export {
   utf8Bytes,
 } from '../shared/utf8.ts';
 export { upgradeState, upgradeStateForTurn } from '../stateVersions.ts';
-export { checkCommit } from './checkCommit.ts';
+export { checkCommit, checkCommitAsMeasured } from './checkCommit.ts';
 export {
   type Conflict,
   duplicateKeys,
