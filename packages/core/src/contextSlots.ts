@@ -5,6 +5,8 @@
  * workflows read them; the engine fills them in (createHandlerContext.ts).
  */
 
+import type { OpenTelemetryApi, SpanParent } from './openTelemetry.ts';
+
 /**
  * Where a handler context keeps the `traceparent` of its handling's span (what the messages it
  * sends carry), for workflows to keep their first turn's as the parent of their commands' spans.
@@ -12,10 +14,17 @@
 export const TURN_TRACE = Symbol.for('baton.turnTrace');
 
 /**
- * Where a handler context keeps `startInnerSpan` (engine/spans.ts) bound to its handling:
- * workflows read it to give each step a span.
+ * Where a handler context keeps what spans inside its handling start from (an
+ * {@link InnerSpanSource}), when the handling is traced with OpenTelemetry: workflows read it to
+ * give each step a span (see `startInnerSpan` in openTelemetry.ts).
  */
 export const INNER_SPAN = Symbol.for('baton.innerSpan');
+
+/** The app's OpenTelemetry module and the handling's trace: what {@link INNER_SPAN} holds. */
+export interface InnerSpanSource {
+  readonly openTelemetry: OpenTelemetryApi;
+  readonly trace: SpanParent;
+}
 
 /** A span of work inside a handling (a workflow's step), and what ends it. */
 export interface InnerSpan {

@@ -4,22 +4,10 @@
  * caused it. Span ids are derived from message ids, so a retried or replayed turn logs and
  * propagates the same ids — deterministic, like everything else in a turn.
  */
+import { parseTraceparent } from '../shared/traceparent.ts';
 import { messageFingerprint } from './fingerprint.ts';
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-
-/** The parts of a valid `traceparent` (version 00), or `undefined`. */
-export function parseTraceparent(
-  value: unknown,
-): { traceId: string; parentId: string; flags: string } | undefined {
-  if (typeof value !== 'string') return undefined;
-  const match = TRACEPARENT.exec(value);
-  if (!match) return undefined;
-  const [, traceId, parentId, flags] = match as unknown as [string, string, string, string];
-  // All-zero ids are invalid (W3C trace context, 3.2.2.3–3.2.2.4).
-  if (/^0+$/.test(traceId) || /^0+$/.test(parentId)) return undefined;
-  return { traceId, parentId, flags };
-}
+export { parseTraceparent };
 
 /** The span id of the handling of message `messageId`: 16 hex digits, never all zero. */
 export function spanIdOf(messageId: string): string {

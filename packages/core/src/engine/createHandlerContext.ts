@@ -21,7 +21,7 @@ import { ANONYMOUS, type Caller } from '../caller.ts';
 import {
   CONFIRM_RECORD,
   INNER_SPAN,
-  type InnerSpanOptions,
+  type InnerSpanSource,
   STATE_PAGES,
   type StatePages,
   TURN_TRACE,
@@ -40,7 +40,6 @@ import type {
 } from '../workflow/workflow.ts';
 import type { Engine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
-import { startInnerSpan } from './spans.ts';
 import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
 
 /** What one handler run produced, collected by its context. */
@@ -336,21 +335,14 @@ class HandlerContext implements ActorContext<unknown> {
   }
 
   /**
-   * Spans for a workflow's steps and commands under this handling's (see startInnerSpan);
-   * without OpenTelemetry there is none, and workflows skip looking for what to record.
+   * What spans for a workflow's steps and commands under this handling's start from (see
+   * startInnerSpan); without OpenTelemetry there is none, and workflows skip looking for what
+   * to record.
    */
-  get [INNER_SPAN]():
-    | ((
-        name: string,
-        attributes: Record<string, string | number | boolean>,
-        options?: InnerSpanOptions,
-      ) => unknown)
-    | undefined {
+  get [INNER_SPAN](): InnerSpanSource | undefined {
     const { openTelemetry } = this.#engine;
     const { trace } = this.#options;
-    if (!openTelemetry || !trace) return undefined;
-    return (name, attributes, options) =>
-      startInnerSpan(openTelemetry, trace, name, attributes, options);
+    return openTelemetry && trace ? { openTelemetry, trace } : undefined;
   }
 
   get [WARM_CACHE](): Engine['warm'] {

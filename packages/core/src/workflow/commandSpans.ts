@@ -8,7 +8,14 @@
  * starting turn's span.
  */
 import type { ActorContext } from '../ActorContext.ts';
-import { INNER_SPAN, type InnerSpan, type InnerSpanOptions, TURN_TRACE } from '../contextSlots.ts';
+import {
+  INNER_SPAN,
+  type InnerSpan,
+  type InnerSpanOptions,
+  type InnerSpanSource,
+  TURN_TRACE,
+} from '../contextSlots.ts';
+import { startInnerSpan } from '../openTelemetry.ts';
 import {
   type CommandKind,
   type JournalEntry,
@@ -51,9 +58,17 @@ export function spanParent(ctx: Ctx): string | undefined {
   return started;
 }
 
+/** Starts spans inside this turn's handling, if it is traced with OpenTelemetry. */
+function innerSpans(ctx: Ctx): SpanFn | undefined {
+  const source = (ctx as unknown as Record<symbol, InnerSpanSource | undefined>)[INNER_SPAN];
+  if (!source) return undefined;
+  return (name, attributes, options) =>
+    startInnerSpan(source.openTelemetry, source.trace, name, attributes, options);
+}
+
 /** Starts a span of the instance's work in this turn, in the workflow's trace (see above). */
 export function workflowSpan(ctx: Ctx): SpanFn | undefined {
-  const span = (ctx as unknown as Record<symbol, SpanFn | undefined>)[INNER_SPAN];
+  const span = innerSpans(ctx);
   if (!span) return undefined;
   return (name, attributes) => {
     const parent = spanParent(ctx);
@@ -75,7 +90,7 @@ export function traceCommands(
     wrapped[message] = {
       ...(handler as object),
       handle: async (ctx: Ctx, payload: unknown) => {
-        const span = (ctx as unknown as Record<symbol, SpanFn | undefined>)[INNER_SPAN];
+        const span = innerSpans(ctx);
         if (!span) return handle(ctx, payload);
         // Entries objects are changed in place as they end; a history's oldest final entries
         // may move out of the record into pages in this turn, so these are kept by reference.
