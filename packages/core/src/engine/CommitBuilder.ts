@@ -11,6 +11,7 @@ import type {
   Timer,
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
+import { pruneIdle } from './channels.ts';
 
 /** What one processed message adds to a commit. */
 export interface MessageEffects {
@@ -372,16 +373,9 @@ const overflowKey = (mark: OverflowMark) => `${mark.kind}\u0000${mark.peer}`;
 
 /**
  * Drops marks untouched since `before` (DESIGN: marks stay bounded): a new object, or `marks`
- * itself when none is dropped (most messages: records are never changed in place).
+ * itself when none is dropped (see {@link pruneIdle}).
  */
-export function pruneMarks(
+export const pruneMarks: (
   marks: Readonly<Record<string, SenderMark>>,
   before: number,
-): Readonly<Record<string, SenderMark>> {
-  if (!Object.values(marks).some((mark) => mark.at < before)) return marks;
-  const kept: Record<string, SenderMark> = {};
-  for (const [sender, mark] of Object.entries(marks)) {
-    if (mark.at >= before) kept[sender] = mark;
-  }
-  return kept;
-}
+) => Readonly<Record<string, SenderMark>> = pruneIdle;

@@ -93,19 +93,24 @@ export function forgetOldestGaps(
 }
 
 /**
- * Channels to targets, with those idle since `before` forgotten (their next message opens
- * anew): a new object, or `channels` itself when none is forgotten.
+ * Marks (a receiver's of its senders, a sender's channels to its targets) without those idle
+ * since `before`: a new object, or `marks` itself when none goes (most messages: records are
+ * never changed in place). A channel forgotten so opens anew with its next message.
  */
-export function pruneChannels(
-  channels: Readonly<Record<string, ChannelMark>> | undefined,
+export function pruneIdle<T extends { readonly at: number }>(
+  marks: Readonly<Record<string, T>> | undefined,
   before: number,
-): Readonly<Record<string, ChannelMark>> {
-  if (channels && !Object.values(channels).some((channel) => channel.at < before)) {
-    return channels;
-  }
-  const kept: Record<string, ChannelMark> = {};
-  for (const [target, channel] of Object.entries(channels ?? {})) {
-    if (channel.at >= before) kept[target] = channel;
+): Readonly<Record<string, T>> {
+  if (marks && !Object.values(marks).some((mark) => mark.at < before)) return marks;
+  const kept: Record<string, T> = {};
+  for (const [peer, mark] of Object.entries(marks ?? {})) {
+    if (mark.at >= before) kept[peer] = mark;
   }
   return kept;
 }
+
+/** Channels to targets, with those idle since `before` forgotten (see {@link pruneIdle}). */
+export const pruneChannels: (
+  channels: Readonly<Record<string, ChannelMark>> | undefined,
+  before: number,
+) => Readonly<Record<string, ChannelMark>> = pruneIdle;
