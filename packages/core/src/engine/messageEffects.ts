@@ -54,7 +54,7 @@ export async function applyMessage(
   let effects: ReturnType<typeof createHandlerContext>;
   let stateVersion: number;
   let definition: ReturnType<typeof engine.registry.resolve>['definition'];
-  const confirm = turn.warm ? new RecordConfirmation(engine, current, builder.baseVer) : undefined;
+  const confirm = turn.warm ? recordConfirmation(engine, current, builder.baseVer) : undefined;
   try {
     const message = resolveInbound(engine, envelope);
     definition = message.definition;
@@ -75,7 +75,7 @@ export async function applyMessage(
       handling: [current.life ?? null, builder.baseVer, builder.size],
       readPages: (ids) => turn.overflow.pages(ids),
       now,
-      ...(confirm ? { confirmRecord: () => confirm.check() } : {}),
+      ...(confirm ? { confirmRecord: confirm.check } : {}),
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;
@@ -217,18 +217,22 @@ function leftAsNew(
   effects: { readonly timers: ReadonlyMap<string, unknown>; readonly pages: readonly unknown[] },
 ): boolean {
   if (effects.timers.size > 0 || effects.pages.length > 0) return false;
-  const initial = definition.initial(parseActorId(current.id)!.key);
-  return JSON.stringify(state) === JSON.stringify(asJson(initial));
+  return sameAsInitial(definition, current, state);
 }
 
 /** Whether `state` (as JSON) is what `initial()` returns for `current`'s key. */
 function isInitial(definition: AnyActorDefinition, current: ActorRecord, state: unknown): boolean {
   try {
-    const initial = definition.initial(parseActorId(current.id)!.key);
-    return JSON.stringify(state) === JSON.stringify(asJson(initial));
+    return sameAsInitial(definition, current, state);
   } catch {
     return false;
   }
+}
+
+/** {@link isInitial}, but an `initial()` that throws throws here. */
+function sameAsInitial(definition: AnyActorDefinition, current: ActorRecord, state: unknown) {
+  const initial = definition.initial(parseActorId(current.id)!.key);
+  return JSON.stringify(state) === JSON.stringify(asJson(initial));
 }
 
 /** `record` without its `expiresAt`: copied only when it has one (a halted actor's). */
@@ -344,28 +348,21 @@ const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
  * Rejects with a version conflict carrying the store's record otherwise — an error of its own,
  * which the turn tells from any a handler throws.
  */
-class RecordConfirmation {
-  #checking: Promise<void> | undefined;
-  #conflict: BatonError | undefined;
-
-  constructor(
-    private readonly engine: Engine,
-    private readonly record: ActorRecord,
-    private readonly baseVer: number,
-  ) {}
-
-  check(): Promise<void> {
-    const { engine, record, baseVer } = this;
-    this.#checking ??= engine.store.load(record.id).then((stored) => {
-      if ((stored?.ver ?? 0) === baseVer && stored?.life === record.life) return;
-      this.#conflict = versionConflict(record.id, stored);
-      throw this.#conflict;
-    });
-    return this.#checking;
-  }
-
-  /** Whether `error` is this check's refusal. */
-  refused(error: unknown): boolean {
-    return error !== undefined && error === this.#conflict;
-  }
+function recordConfirmation(
+  engine: Engine,
+  record: ActorRecord,
+  baseVer: number,
+): { check(): Promise<void>; refused(error: unknown): boolean } {
+  let checking: Promise<void> | undefined;
+  let conflict: BatonError | undefined;
+  return {
+    check: () =>
+      (checking ??= engine.store.load(record.id).then((stored) => {
+        if ((stored?.ver ?? 0) === baseVer && stored?.life === record.life) return;
+        conflict = versionConflict(record.id, stored);
+        throw conflict;
+      })),
+    /** Whether `error` is this check's refusal. */
+    refused: (error) => error !== undefined && error === conflict,
+  };
 }
