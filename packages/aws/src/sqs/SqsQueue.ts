@@ -170,16 +170,10 @@ export class SqsQueue implements Queue {
   }
 
   async #sendOne(entry: SendMessageBatchRequestEntry): Promise<void> {
+    // The batch entry's fields, in the same order, but its `Id`.
+    const { Id: _, ...message } = entry;
     try {
-      await this.#client.send(
-        new SendMessageCommand({
-          QueueUrl: this.queueUrl,
-          MessageBody: entry.MessageBody,
-          MessageGroupId: entry.MessageGroupId,
-          MessageDeduplicationId: entry.MessageDeduplicationId,
-          ...(entry.MessageAttributes ? { MessageAttributes: entry.MessageAttributes } : {}),
-        }),
-      );
+      await this.#client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, ...message }));
     } catch (error) {
       throw unavailable('SQS', 'SendMessage', error);
     }
