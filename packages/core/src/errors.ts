@@ -137,28 +137,25 @@ export const ErrorCode: ErrorCodes = Object.fromEntries(
 
 export type ErrorCode = ErrorCodes[keyof ErrorCodes];
 
-const TERMINAL_CODES: ReadonlySet<ErrorCode> = new Set([
-  ErrorCode.INVALID_PAYLOAD,
-  ErrorCode.UNKNOWN_ACTOR,
-  ErrorCode.UNKNOWN_MESSAGE,
-  ErrorCode.INVALID_REF,
-  ErrorCode.UNAUTHENTICATED,
-  ErrorCode.STATE_TOO_LARGE,
-  ErrorCode.INVALID_STATE,
-  ErrorCode.MESSAGE_TOO_LARGE,
-  ErrorCode.REJECTED,
-  ErrorCode.INVALID_ARGUMENT,
-  ErrorCode.NOT_FOUND,
-  ErrorCode.IDEMPOTENCY_KEY_REUSED,
-  ErrorCode.DEAD_LETTERED,
-  ErrorCode.FORBIDDEN,
-  ErrorCode.UNAUTHORIZED,
-  ErrorCode.LIMIT_EXCEEDED,
-  ErrorCode.NON_DETERMINISTIC,
-  ErrorCode.STEP_FAILED,
-  ErrorCode.TIMED_OUT,
-  ErrorCode.CANCELLED,
+/**
+ * The codes of errors that are retried: a message failing with one comes back (after
+ * `retryAfterMs` if given). Every other code is terminal: its message is rejected for good.
+ */
+const RETRIED_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'RETRYABLE',
+  'VERSION_CONFLICT',
+  'ACTOR_PAUSED',
+  'DUPLICATE',
+  'TRANSACTION_TOO_LARGE',
+  'ASK_TIMEOUT',
+  'UNAVAILABLE',
+  'RATE_LIMITED',
 ]);
+
+/** The codes of terminal errors: every code of {@link ErrorCodes} but the retried ones. */
+const TERMINAL_CODES: ReadonlySet<string> = new Set(
+  CODES.filter((code) => !RETRIED_CODES.has(code)),
+);
 
 const MARK = Symbol.for('baton.error');
 /** Set on an error whose message is for the server's log only (`BatonErrorOptions.internal`). */
