@@ -109,6 +109,8 @@ export class DynamoStore implements Store {
   readonly #client: DynamoDBClient;
   readonly #clock: Clock;
   readonly #shards: number;
+  /** The client and table, as the item functions take them (dead letters, marks, held sends). */
+  readonly #table: { client: DynamoDBClient; tableName: string; shards: number; clock: Clock };
 
   constructor(options: DynamoStoreOptions) {
     const shards = options.outboxShards ?? 8;
@@ -135,6 +137,7 @@ export class DynamoStore implements Store {
     this.tableName = options.tableName;
     this.#clock = options.clock ?? systemClock;
     this.#shards = shards;
+    this.#table = { client: this.#client, tableName: this.tableName, shards, clock: this.#clock };
     this.limits = Object.freeze(limits);
   }
 
@@ -190,8 +193,7 @@ export class DynamoStore implements Store {
     life: string | undefined,
     expiresAt: number | undefined,
   ): Promise<void> {
-    const table = { client: this.#client, tableName: this.tableName };
-    return retireHeldOutbox(table, actorId, ver, life, expiresAt);
+    return retireHeldOutbox(this.#table, actorId, ver, life, expiresAt);
   }
 
   async readOutbox(actorId: string): Promise<OutboxItem[]> {
@@ -294,23 +296,23 @@ export class DynamoStore implements Store {
   }
 
   readEffectsDone(keys: readonly string[]): Promise<ReadonlySet<string>> {
-    return readEffectsDone(this.#marksTable(), keys);
+    return readEffectsDone(this.#table, keys);
   }
 
   markEffectsDone(keys: readonly string[], expiresAt: number): Promise<void> {
-    return markEffectsDone(this.#marksTable(), keys, expiresAt);
+    return markEffectsDone(this.#table, keys, expiresAt);
   }
 
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined> {
-    return readDeadLetter(this.#deadLettersTable(), actorId, messageId);
+    return readDeadLetter(this.#table, actorId, messageId);
   }
 
   listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
-    return listDeadLetters(this.#deadLettersTable(), actorId);
+    return listDeadLetters(this.#table, actorId);
   }
 
   countDeadLetters(): Promise<number> {
-    return countDeadLetters(this.#deadLettersTable());
+    return countDeadLetters(this.#table);
   }
 
   async readTimer(actorId: string, id: string): Promise<Timer | undefined> {
@@ -382,14 +384,6 @@ export class DynamoStore implements Store {
     const now = this.#clock.now();
     // DynamoDB's TTL deletes an expired item only eventually: an expired mark reads as absent.
     return found.map(itemToOverflow).filter((mark) => mark.expiresAt > now);
-  }
-
-  #deadLettersTable() {
-    return { client: this.#client, tableName: this.tableName, shards: this.#shards };
-  }
-
-  #marksTable() {
-    return { client: this.#client, tableName: this.tableName, clock: this.#clock };
   }
 
   #get(pk: string, sk: string, operation: string): Promise<Item | undefined> {
