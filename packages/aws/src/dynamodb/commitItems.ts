@@ -103,17 +103,14 @@ export function atVersion(
   Pick<Put, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
 > {
   const expected = { ':expected': { N: String(ver) } };
-  return life === undefined
-    ? {
-        ConditionExpression: '#ver = :expected AND attribute_not_exists(#life)',
-        ExpressionAttributeNames: { '#ver': Attr.ver, '#life': Attr.life },
-        ExpressionAttributeValues: expected,
-      }
-    : {
-        ConditionExpression: '#ver = :expected AND #life = :life',
-        ExpressionAttributeNames: { '#ver': Attr.ver, '#life': Attr.life },
-        ExpressionAttributeValues: { ...expected, ':life': { S: life } },
-      };
+  return {
+    ConditionExpression: `#ver = :expected AND ${
+      life === undefined ? 'attribute_not_exists(#life)' : '#life = :life'
+    }`,
+    ExpressionAttributeNames: { '#ver': Attr.ver, '#life': Attr.life },
+    ExpressionAttributeValues:
+      life === undefined ? expected : { ...expected, ':life': { S: life } },
+  };
 }
 
 /** Deletes one of the actor's own items; deleting an absent one is not an error. */
