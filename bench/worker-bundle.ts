@@ -17,7 +17,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { interleave, median, quartiles } from './measure.ts';
 import type { Row } from './report.ts';
 
@@ -25,7 +25,7 @@ const root = new URL('../', import.meta.url).pathname;
 /** Inside @baton/aws, so the bundle's external SDK imports resolve from its dependencies. */
 const outDir = join(root, 'packages/aws/node_modules/.cache/baton-bench');
 /** DESIGN: Baton's own share of the worker bundle ≤ 100 KB. */
-const BATON_BUDGET_BYTES = 100 * 1024;
+export const BATON_BUDGET_BYTES = 100 * 1024;
 /** The worker module's load time against the SDK clients' alone (issue 25: a cold start). */
 const LOAD_BUDGET = 1.3;
 
@@ -106,23 +106,7 @@ export async function workerBundle(options: WorkerBundleOptions): Promise<Row[]>
   }
   writeFileSync(namedPath, named);
   const bundle = async (label: string, actorsModule: string, outfile: string) => {
-    const result = await build({
-      stdin: {
-        contents: entry(actorsModule),
-        resolveDir: root,
-        loader: 'ts',
-        sourcefile: 'worker-entry.ts',
-      },
-      bundle: true,
-      minify: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: ['@aws-sdk/*'],
-      metafile: true,
-      outfile,
-      logLevel: 'warning',
-    });
+    const result = await build({ ...workerBuild(actorsModule), outfile, logLevel: 'warning' });
     const bytes = Object.values(result.metafile.outputs)[0]!.bytes;
     const shares = Object.entries(shareOf(result.metafile))
       .map(([part, size]) => `${part} ${kb(size)}`)
@@ -174,6 +158,37 @@ export async function workerBundle(options: WorkerBundleOptions): Promise<Row[]>
       false,
     ),
   ];
+}
+
+/** How a deployment bundles the worker entry of the actors `actorsModule` exports as `Account`. */
+function workerBuild(actorsModule: string): BuildOptions & { metafile: true } {
+  return {
+    stdin: {
+      contents: entry(actorsModule),
+      resolveDir: root,
+      loader: 'ts',
+      sourcefile: 'worker-entry.ts',
+    },
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['@aws-sdk/*'],
+    metafile: true,
+  };
+}
+
+/**
+ * Row 7a's figure: Baton's own share, in bytes, of the bank's worker bundle, built in memory.
+ *
+ * @example
+ * expect(await batonShareOfWorker()).toBeLessThanOrEqual(BATON_BUDGET_BYTES);
+ */
+export async function batonShareOfWorker(): Promise<number> {
+  const bank = join(root, 'examples/bank/src/bank.ts');
+  const result = await build({ ...workerBuild(bank), write: false, outfile: 'worker.mjs' });
+  return shareOf(result.metafile).baton!;
 }
 
 /** Baton's own share of the worker bundle against DESIGN's 100 KB. */
