@@ -26,6 +26,7 @@ import {
   IDEMPOTENCY_SK,
   idempotencyPk,
   isShortId,
+  LATER_FIELDS,
   OVERFLOW_SK_PREFIX,
   outboxIndexAt,
   outboxKeyOf,
@@ -34,7 +35,9 @@ import {
   outboxSk,
   overflowSk,
   RECORD_ATTRIBUTES,
+  RECORD_FIELDS,
   RECORD_SK,
+  type RecordField,
   timerShardKey,
   timerSk,
 } from './tableLayout.ts';
@@ -64,37 +67,8 @@ function toAttr(value: unknown): AttributeValue {
 /** DynamoDB's TTL reads epoch seconds. */
 export const ttlOf = (expiresAt: number): number => Math.ceil(expiresAt / 1000);
 
-/**
- * The record's fields stored as they are, or (`json`) as JSON text, in `marshall`'s order of
- * the item's attributes: a field left out (`undefined`) writes no attribute, an attribute
- * missing reads back as no field.
- */
-const RECORD_FIELDS: readonly (readonly [field: keyof ActorRecord, attr: string, json?: true])[] = [
-  ['ver', Attr.ver],
-  ['life', Attr.life],
-  ['format', Attr.format],
-  ['state', Attr.state, true],
-  ['stateVersion', Attr.stateVersion],
-  ['inboxOffset', Attr.inboxOffset],
-  ['inboxQueue', Attr.inboxQueue],
-  ['marks', Attr.marks, true],
-  ['sentSeq', Attr.sentSeq],
-  ['channels', Attr.channels, true],
-  ['overflowedAt', Attr.overflowedAt],
-  ['timerEpoch', Attr.timerEpoch],
-  ['expiresAt', Attr.expiresAt],
-];
-
-/** Fields written after the record's sends (see recordToItem), the same way. */
-const LATER_FIELDS: readonly (readonly [field: keyof ActorRecord, attr: string, json?: true])[] = [
-  ['paused', Attr.paused, true],
-  ['parked', Attr.parked],
-  ['outcomePage', Attr.outcomePage, true],
-  ['failing', Attr.failing, true],
-];
-
 /** Writes `fields` of `record` into `item`: each one set, as `marshall` would write it. */
-function putFields(item: Item, record: ActorRecord, fields: typeof RECORD_FIELDS): void {
+function putFields(item: Item, record: ActorRecord, fields: readonly RecordField[]): void {
   for (const [field, attr, isJson] of fields) {
     const value = record[field];
     if (value !== undefined) item[attr] = toAttr(isJson ? json(value) : value);

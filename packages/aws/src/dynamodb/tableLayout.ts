@@ -4,7 +4,7 @@
  * 400 KB limit. The package README documents the same layout for operators.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import type { StoreLimits } from '@baton/core/adapter';
+import type { ActorRecord, StoreLimits } from '@baton/core/adapter';
 import { sha256 } from '../internal/sha256.ts';
 
 /** Attribute names, short and fixed: each one counts against the item size. */
@@ -171,6 +171,38 @@ export function outboxShard(actorId: string, shards: number): number {
   return (hash >>> 0) % shards;
 }
 
+/** A field of the actor record, its item attribute, and whether it is stored as JSON text. */
+export type RecordField = readonly [field: keyof ActorRecord, attr: string, json?: true];
+
+/**
+ * The record's fields stored as they are, or (`json`) as JSON text, in `marshall`'s order of
+ * the item's attributes: a field left out (`undefined`) writes no attribute, an attribute
+ * missing reads back as no field.
+ */
+export const RECORD_FIELDS: readonly RecordField[] = [
+  ['ver', Attr.ver],
+  ['life', Attr.life],
+  ['format', Attr.format],
+  ['state', Attr.state, true],
+  ['stateVersion', Attr.stateVersion],
+  ['inboxOffset', Attr.inboxOffset],
+  ['inboxQueue', Attr.inboxQueue],
+  ['marks', Attr.marks, true],
+  ['sentSeq', Attr.sentSeq],
+  ['channels', Attr.channels, true],
+  ['overflowedAt', Attr.overflowedAt],
+  ['timerEpoch', Attr.timerEpoch],
+  ['expiresAt', Attr.expiresAt],
+];
+
+/** Fields written after the record's sends (see recordToItem), the same way. */
+export const LATER_FIELDS: readonly RecordField[] = [
+  ['paused', Attr.paused, true],
+  ['parked', Attr.parked],
+  ['outcomePage', Attr.outcomePage, true],
+  ['failing', Attr.failing, true],
+];
+
 /**
  * Every attribute of an actor record item this Baton writes: its size overhead counts their
  * names, and a record read back keeps any other attribute as one a newer Baton wrote.
@@ -178,28 +210,13 @@ export function outboxShard(actorId: string, shards: number): number {
 export const RECORD_ATTRIBUTES: readonly string[] = [
   Attr.pk,
   Attr.sk,
-  Attr.ver,
-  Attr.life,
-  Attr.format,
-  Attr.state,
-  Attr.stateVersion,
-  Attr.inboxOffset,
-  Attr.inboxQueue,
-  Attr.marks,
-  Attr.sentSeq,
-  Attr.channels,
-  Attr.overflowedAt,
-  Attr.timerEpoch,
-  Attr.expiresAt,
+  ...RECORD_FIELDS.map(([, attr]) => attr),
   Attr.ttl,
   Attr.outbox,
   Attr.obPk,
   Attr.obAt,
   Attr.outboxApart,
-  Attr.paused,
-  Attr.parked,
-  Attr.outcomePage,
-  Attr.failing,
+  ...LATER_FIELDS.map(([, attr]) => attr),
 ];
 
 /** DynamoDB's item size limit: 400 KB, attribute names included. */
