@@ -179,18 +179,6 @@ function workerBuild(actorsModule: string): BuildOptions & { metafile: true } {
   };
 }
 
-/**
- * Row 7a's figure: Baton's own share, in bytes, of the bank's worker bundle, built in memory.
- *
- * @example
- * expect(await batonShareOfWorker()).toBeLessThanOrEqual(BATON_BUDGET_BYTES);
- */
-export async function batonShareOfWorker(): Promise<number> {
-  const bank = join(root, 'examples/bank/src/bank.ts');
-  const result = await build({ ...workerBuild(bank), write: false, outfile: 'worker.mjs' });
-  return shareOf(result.metafile).baton!;
-}
-
 /** Baton's own share of the worker bundle against DESIGN's 100 KB. */
 function batonShareRow(bytes: number): Row {
   return {
