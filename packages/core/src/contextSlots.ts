@@ -26,20 +26,6 @@ export interface InnerSpanSource {
   readonly trace: SpanParent;
 }
 
-/** A span of work inside a handling (a workflow's step), and what ends it. */
-export interface InnerSpan {
-  /** Ends it now, or at `endTime`; `error` marks it failed. */
-  end(error?: { code: string; message: string }, endTime?: Date): void;
-}
-
-/** Where a span of work goes: under another span than the turn's, and since when. */
-export interface InnerSpanOptions {
-  /** The parent as a W3C `traceparent` (e.g. a workflow's first turn). @default the turn's span */
-  readonly parent?: string;
-  /** When the work began (a wait issued in an earlier turn). @default now */
-  readonly startTime?: Date;
-}
-
 /**
  * Pages of an actor's state moved out into items of their own, for state that only grows (a
  * workflow's history): a handler puts a page with its commit, as an overflow mark of kind

@@ -3,8 +3,21 @@
  * Baton has no dependency on it. The engine starts a span for each handling (engine/spans.ts);
  * workflows start the spans of their steps and commands inside it ({@link startInnerSpan}).
  */
-import type { InnerSpan, InnerSpanOptions } from './contextSlots.ts';
 import { parseTraceparent } from './shared/traceparent.ts';
+
+/** A span of work inside a handling (a workflow's step), and what ends it. */
+export interface InnerSpan {
+  /** Ends it now, or at `endTime`; `error` marks it failed. */
+  end(error?: { code: string; message: string }, endTime?: Date): void;
+}
+
+/** Where a span of work goes: under another span than the turn's, and since when. */
+export interface InnerSpanOptions {
+  /** The parent as a W3C `traceparent` (e.g. a workflow's first turn). @default the turn's span */
+  readonly parent?: string;
+  /** When the work began (a wait issued in an earlier turn). @default now */
+  readonly startTime?: Date;
+}
 
 /** The part of OpenTelemetry's span context Baton reads and makes. */
 export interface OtelSpanContext {

@@ -8,14 +8,8 @@
  * starting turn's span.
  */
 import type { ActorContext } from '../ActorContext.ts';
-import {
-  INNER_SPAN,
-  type InnerSpan,
-  type InnerSpanOptions,
-  type InnerSpanSource,
-  TURN_TRACE,
-} from '../contextSlots.ts';
-import { startInnerSpan } from '../openTelemetry.ts';
+import { INNER_SPAN, type InnerSpanSource, TURN_TRACE } from '../contextSlots.ts';
+import { type InnerSpan, type InnerSpanOptions, startInnerSpan } from '../openTelemetry.ts';
 import {
   type CommandKind,
   type JournalEntry,

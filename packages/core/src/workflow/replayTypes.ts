@@ -4,9 +4,9 @@
  */
 import type { ActorRef } from '../actor.ts';
 import type { Caller } from '../caller.ts';
-import type { InnerSpan } from '../contextSlots.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { InnerSpan } from '../openTelemetry.ts';
 import type { JournalEntry } from './journal.ts';
 import type { StepOptions } from './WorkflowContext.ts';
 
