@@ -170,7 +170,7 @@ describe('composition', () => {
       expect(child.error).toMatchObject({
         code: ErrorCode.MESSAGE_TOO_LARGE,
         message: expect.stringMatching(
-          /is 204\d{3} bytes, more than the 65536 .* return a reference/,
+          /^the output of workflow "export(-all)?" r-export is 204\d{3} bytes, more than the 65536 .* return a reference/,
         ),
       });
       expect(await h.client.result(ref)).toEqual({ failed: ErrorCode.MESSAGE_TOO_LARGE });

@@ -3,7 +3,7 @@
  * run never runs (nor one waiting to retry), a wait takes no event, and the saga runner undoes
  * exactly the steps that ran — counted across every replay of the run.
  */
-import { TerminalError, type WorkflowState, workflow } from '@baton/core';
+import { replayWorkflow, TerminalError, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -149,22 +149,42 @@ describe('a run that fails with work under way', () => {
   });
 });
 
-describe('a run whose output its schema refuses', () => {
-  it('fails, and the saga undoes the steps it kept, once', async () => {
+/** A checkout that charges (undone by a refund) and returns what `output` makes of the charge. */
+function checkout(refunds: string[], output: (charge: { id: number; at: Date }) => unknown) {
+  return workflow({
+    name: 'checkout',
+    input: z.object({ amount: z.number() }),
+    output: z.object({ charge: z.string(), at: z.string() }),
+    retentionMs: Number.POSITIVE_INFINITY,
+    run: async (ctx, { amount }) => {
+      const charge = await ctx.step('charge', () => ({ id: 17, amount }), {
+        compensate: (_, { stepKey }) => void refunds.push(stepKey),
+      });
+      return output({ id: charge.id, at: new Date(Date.UTC(2026, 11, 1)) }) as never;
+    },
+  });
+}
+
+describe("a run's output", () => {
+  it('that its schema takes is kept as JSON reads it back, and nothing is undone', async () => {
     const refunds: string[] = [];
-    const Checkout = workflow({
-      name: 'checkout',
-      input: z.object({ amount: z.number() }),
-      output: z.object({ charge: z.string() }),
-      retentionMs: Number.POSITIVE_INFINITY,
-      run: async (ctx, { amount }) => {
-        const charge = await ctx.step('charge', () => ({ id: 17, amount }), {
-          compensate: (_, { stepKey }) => void refunds.push(stepKey),
-        });
-        // A bug of the run: the id is a number, the schema wants a string.
-        return { charge: charge.id } as never;
-      },
+    const Checkout = checkout(refunds, ({ id, at }) => ({ charge: `ch_${id}`, at }));
+    const h = workflowHarness([Checkout.actor]);
+    const ref = await h.client.start(Checkout, 'c-0', { amount: 30 });
+    await h.runAll();
+
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state).toMatchObject({
+      status: 'completed',
+      output: { charge: 'ch_17', at: '2026-12-01T00:00:00.000Z' },
     });
+    expect(refunds).toEqual([]);
+  });
+
+  it('that its schema refuses fails the run, naming the field, and the saga undoes the steps it kept, once', async () => {
+    const refunds: string[] = [];
+    // A bug of the run: the id is a number, the schema wants a string.
+    const Checkout = checkout(refunds, ({ id, at }) => ({ charge: id, at }));
     const h = workflowHarness([Checkout.actor]);
     const ref = await h.client.start(Checkout, 'c-1', { amount: 30 });
     await h.runAll();
@@ -172,9 +192,66 @@ describe('a run whose output its schema refuses', () => {
     const state = (await h.state(ref.id)) as WorkflowState;
     expect(state).toMatchObject({
       status: 'failed',
-      error: { code: 'INVALID_STATE', message: expect.stringMatching(/output schema refuses/) },
+      error: {
+        code: 'INVALID_STATE',
+        message: expect.stringMatching(
+          /^workflow "checkout" returned an output its output schema refuses: charge: .*string/,
+        ),
+      },
     });
     expect(state.output).toBeUndefined();
     expect(refunds).toHaveLength(1);
+  });
+
+  it('that is not JSON fails the run, saying so, and the saga undoes the steps it kept, once', async () => {
+    const refunds: string[] = [];
+    const Checkout = checkout(refunds, ({ id }) => ({ charge: BigInt(id) }));
+    const h = workflowHarness([Checkout.actor]);
+    const ref = await h.client.start(Checkout, 'c-2', { amount: 30 });
+    await h.runAll();
+
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'INVALID_STATE',
+        message: expect.stringMatching(
+          /^workflow "checkout" returned an output that is not JSON: .*BigInt/,
+        ),
+      },
+    });
+    expect(refunds).toHaveLength(1);
+  });
+
+  it('over 64 KiB fails the run; a check replay reads it so, and reads one an earlier release let complete as completed', async () => {
+    const Big = workflow({
+      name: 'big',
+      input: z.object({}),
+      retentionMs: Number.POSITIVE_INFINITY,
+      run: async () => 'x'.repeat(100 * 1024),
+    });
+    const h = workflowHarness([Big.actor]);
+    const ref = await h.client.start(Big, 'b-1', {});
+    await h.runAll();
+
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'MESSAGE_TOO_LARGE',
+        message: expect.stringMatching(/^the output of workflow "big" b-1 is 102402 bytes/),
+      },
+    });
+    await expect(replayWorkflow(Big, structuredClone(state))).resolves.toMatchObject({
+      outcome: 'failed',
+    });
+    // As an earlier release, which took any output, left it.
+    const { error: _, ...rest } = structuredClone(state);
+    const earlier = {
+      ...rest,
+      status: 'completed',
+      output: 'x'.repeat(100 * 1024),
+    } as WorkflowState;
+    await expect(replayWorkflow(Big, earlier)).resolves.toMatchObject({ outcome: 'completed' });
   });
 });
