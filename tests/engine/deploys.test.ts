@@ -332,7 +332,11 @@ describe('a redrive of a message whose sender was told it failed', () => {
     expect(await backend.store.listDeadLetters('account/a')).toEqual([]);
   });
 
-  it('refuses a client ask kept by old code, whose outcome says DEAD_LETTERED under its key; a purge forgets it, never applied', async () => {
+  /**
+   * A client asks `close` of new code while old code runs the account: the ask is told
+   * DEAD_LETTERED, and its letter kept.
+   */
+  async function clientAskKeptByOldCode() {
     const { Old, New } = accounts();
     const { backend, deploy } = deployment();
     const before = deploy([Old]);
@@ -343,6 +347,11 @@ describe('a redrive of a message whose sender was told it failed', () => {
     await before.run();
     expect(await asked).toMatchObject({ code: ErrorCode.DEAD_LETTERED });
     const [letter] = await backend.store.listDeadLetters('account/a');
+    return { backend, after, New, letter };
+  }
+
+  it('refuses a client ask kept by old code, whose outcome says DEAD_LETTERED under its key; a purge forgets it, never applied', async () => {
+    const { backend, after, New, letter } = await clientAskKeptByOldCode();
     expect(letter!.envelope.awaited).toBe(true);
     expect(answeredSender(letter!)).toMatch(
       /^its client's ask: it was told DEAD_LETTERED, the outcome stored under its key/,
@@ -367,16 +376,7 @@ describe('a redrive of a message whose sender was told it failed', () => {
   });
 
   it('redrives a client ask with force: it is applied once, and its outcome is the real one', async () => {
-    const { Old, New } = accounts();
-    const { backend, deploy } = deployment();
-    const before = deploy([Old]);
-    const after = deploy([New]);
-    const asked = after.client
-      .ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' })
-      .catch((error: unknown) => error);
-    await before.run();
-    expect(await asked).toMatchObject({ code: ErrorCode.DEAD_LETTERED });
-    const [letter] = await backend.store.listDeadLetters('account/a');
+    const { backend, after, New, letter } = await clientAskKeptByOldCode();
     await redriveDeadLetter(backend.store, backend.queue, 'account/a', letter!.messageId, {
       force: true,
     });

@@ -165,15 +165,22 @@ function checkout(refunds: string[], output: (charge: { id: number; at: Date }) 
   });
 }
 
+/** Runs a checkout to its end: its last state, and the refunds its saga made. */
+async function runCheckout(id: string, output: Parameters<typeof checkout>[1]) {
+  const refunds: string[] = [];
+  const Checkout = checkout(refunds, output);
+  const h = workflowHarness([Checkout.actor]);
+  const ref = await h.client.start(Checkout, id, { amount: 30 });
+  await h.runAll();
+  return { state: (await h.state(ref.id)) as WorkflowState, refunds };
+}
+
 describe("a run's output", () => {
   it('that its schema takes is kept as JSON reads it back, and nothing is undone', async () => {
-    const refunds: string[] = [];
-    const Checkout = checkout(refunds, ({ id, at }) => ({ charge: `ch_${id}`, at }));
-    const h = workflowHarness([Checkout.actor]);
-    const ref = await h.client.start(Checkout, 'c-0', { amount: 30 });
-    await h.runAll();
-
-    const state = (await h.state(ref.id)) as WorkflowState;
+    const { state, refunds } = await runCheckout('c-0', ({ id, at }) => ({
+      charge: `ch_${id}`,
+      at,
+    }));
     expect(state).toMatchObject({
       status: 'completed',
       output: { charge: 'ch_17', at: '2026-12-01T00:00:00.000Z' },
@@ -182,14 +189,8 @@ describe("a run's output", () => {
   });
 
   it('that its schema refuses fails the run, naming the field, and the saga undoes the steps it kept, once', async () => {
-    const refunds: string[] = [];
     // A bug of the run: the id is a number, the schema wants a string.
-    const Checkout = checkout(refunds, ({ id, at }) => ({ charge: id, at }));
-    const h = workflowHarness([Checkout.actor]);
-    const ref = await h.client.start(Checkout, 'c-1', { amount: 30 });
-    await h.runAll();
-
-    const state = (await h.state(ref.id)) as WorkflowState;
+    const { state, refunds } = await runCheckout('c-1', ({ id, at }) => ({ charge: id, at }));
     expect(state).toMatchObject({
       status: 'failed',
       error: {
@@ -204,13 +205,7 @@ describe("a run's output", () => {
   });
 
   it('that is not JSON fails the run, saying so, and the saga undoes the steps it kept, once', async () => {
-    const refunds: string[] = [];
-    const Checkout = checkout(refunds, ({ id }) => ({ charge: BigInt(id) }));
-    const h = workflowHarness([Checkout.actor]);
-    const ref = await h.client.start(Checkout, 'c-2', { amount: 30 });
-    await h.runAll();
-
-    const state = (await h.state(ref.id)) as WorkflowState;
+    const { state, refunds } = await runCheckout('c-2', ({ id }) => ({ charge: BigInt(id) }));
     expect(state).toMatchObject({
       status: 'failed',
       error: {
