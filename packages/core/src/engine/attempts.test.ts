@@ -81,6 +81,17 @@ describe('the attempts of a message', () => {
     // A migration that threw, or a handler's failure, is no deploy's.
     expect(waitsForDeploy(failedMigration)).toBe(false);
     expect(waitsForDeploy(fault)).toBe(false);
+    // Only a retried failure waits: the same cause refused for good (at a door) does not.
+    const refused = new BatonError(ErrorCode.REJECTED, 'refused', { details: unknownName.details });
+    expect(waitsForDeploy(refused)).toBe(false);
+    // Only a state version newer than the code's, given as numbers.
+    for (const details of [
+      { stateVersion: 2, version: 2 },
+      { stateVersion: '3', version: 2 },
+      { stateVersion: 3, version: '2' },
+    ]) {
+      expect(waitsForDeploy(new RetryableError('state', { details }))).toBe(false);
+    }
     expect(outOfAttempts(engine(), at(2), inbound('5', 3), 10, failedMigration)).toBe(true);
   });
 
