@@ -1,18 +1,24 @@
+import { toBatonError } from '@baton/core';
 import {
   createEngine,
   type EngineOptions,
   type MetricsRecorder,
+  type ProcessResult,
   PushWorker,
+  retryDelays,
   turnMetrics,
 } from '@baton/core/engine';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { fromSqsRecord } from '../sqs/fromSqsRecord.ts';
+import { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
 
 /**
  * The worker Lambda: an SQS FIFO event source hands it inbox messages; it runs one turn per
  * actor, drains, and returns the messages it could not finish as `batchItemFailures` — a failed
- * message and every later one of its group — so SQS brings them back in order. The engine (and
- * its warm record cache) lives as long as the container.
+ * message and every later one of its group — so SQS brings them back in order. Each comes back
+ * after its retry delay, as from a polling `Worker` (the turn's `retryAfterMs`, a deploy's wait,
+ * or 1 s, 2 s, 4 s … by delivery count), not after the queue's visibility timeout, which would
+ * hold the actor for minutes. The engine (and its warm record cache) lives as long as the
+ * container.
  *
  * @example
  * // worker.ts, the Lambda entry point
@@ -32,12 +38,38 @@ export function workerHandler(
   return async (event) => {
     try {
       const result = await worker.process(event.Records.map(fromSqsRecord));
+      await releaseFailed(worker, event.Records, result);
       return { batchItemFailures: result.failed.map((m) => ({ itemIdentifier: m.receipt })) };
     } finally {
       // Written as CloudWatch EMF log lines: no call to CloudWatch.
       metrics?.publishStoredMetrics();
     }
   };
+}
+
+/**
+ * Makes each failed record visible again after its retry delay: the event source leaves it in
+ * flight for the rest of the queue's visibility timeout. Best effort: a record not released
+ * (the call failed, or the record carries no receipt handle) comes back after that timeout.
+ */
+async function releaseFailed(
+  worker: PushWorker,
+  records: readonly SqsEventRecord[],
+  result: ProcessResult,
+): Promise<void> {
+  const { queue, logger } = worker.engine;
+  const handles = new Map(records.map((record) => [record.messageId, record.receiptHandle]));
+  for (const [delayMs, failed] of retryDelays(result)) {
+    const receipts = failed.flatMap((m) => handles.get(m.receipt) ?? []);
+    try {
+      if (receipts.length > 0) await queue.release(receipts, delayMs);
+    } catch (error) {
+      logger.warn('failed messages come back after the visibility timeout: release failed', {
+        delayMs,
+        error: toBatonError(error).message,
+      });
+    }
+  }
 }
 
 /** The worker's options: the engine's, and where its turns' metrics go. */

@@ -4,6 +4,8 @@ import { toReceivedMessage } from './toReceivedMessage.ts';
 /** The parts of a Lambda SQS event record (`SQSRecord` of `aws-lambda`) Baton reads. */
 export interface SqsEventRecord {
   readonly messageId: string;
+  /** For a release of the record ahead of its visibility timeout (see `workerHandler`). */
+  readonly receiptHandle?: string;
   readonly body: string;
   readonly attributes: {
     readonly ApproximateReceiveCount?: string;

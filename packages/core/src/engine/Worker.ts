@@ -272,15 +272,29 @@ export class Worker extends PushWorker {
     if (received.length === 0) return 0;
     const result = await this.processWith(received, policy?.maxReceives);
     if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
-    // Each failed message comes back after its own delay: the handler's, or a backoff.
-    const byDelay = new Map<number, string[]>();
-    for (const m of result.failed) {
-      const delay = result.retryAfterMs.get(m.receipt) ?? backoff(m.receiveCount);
-      byDelay.set(delay, [...(byDelay.get(delay) ?? []), m.receipt]);
+    for (const [delay, failed] of retryDelays(result)) {
+      await queue.release(
+        failed.map((m) => m.receipt),
+        delay,
+      );
     }
-    for (const [delay, receipts] of byDelay) await queue.release(receipts, delay);
     return received.length;
   }
+}
+
+/**
+ * A processed batch's failed messages by the delay after which each should come back: the one
+ * its turn asked for (a `RetryableError`'s `retryAfterMs`, or a deploy's wait), else a backoff
+ * by its delivery count. A later message of a failed one's group may come back first: the FIFO
+ * queue still hands it out only after the failed one.
+ */
+export function retryDelays(result: ProcessResult): Map<number, ReceivedMessage[]> {
+  const byDelay = new Map<number, ReceivedMessage[]>();
+  for (const m of result.failed) {
+    const delay = result.retryAfterMs.get(m.receipt) ?? backoff(m.receiveCount);
+    byDelay.set(delay, [...(byDelay.get(delay) ?? []), m]);
+  }
+  return byDelay;
 }
 
 /** Retry delay by delivery count: 1 s, 2 s, 4 s … up to 60 s. */

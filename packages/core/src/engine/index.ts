@@ -74,5 +74,5 @@ export {
   type TurnStats,
   turnMetrics,
 } from './turnMetrics.ts';
-export { type ProcessResult, PushWorker, Worker } from './Worker.ts';
+export { type ProcessResult, PushWorker, retryDelays, Worker } from './Worker.ts';
 export { startWorkerLoops, type WorkerLoops, type WorkerLoopsOptions } from './WorkerLoops.ts';
