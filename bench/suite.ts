@@ -349,6 +349,8 @@ const STEPS: readonly Step[] = [
           target,
           steps: c.size(20, 5),
           instances: c.size(10, 4),
+          outsideSteps: c.size(200, 20),
+          outsideRounds: c.size(9, 2),
           longSteps: c.size(1_000, 60),
           rounds: c.size(5, 2),
           warmup: 1,

@@ -216,6 +216,13 @@ export interface WorkflowBenchOptions {
   readonly steps: number;
   /** Instances at once in the "many" row. */
   readonly instances: number;
+  /**
+   * Steps and rounds of the `ctx.step` pair (8d). Its steps run ten a turn, a few milliseconds
+   * each: a round of it needs many more steps than a `ctx.call` round to be longer than the
+   * host's hiccups.
+   */
+  readonly outsideSteps: number;
+  readonly outsideRounds: number;
   /** Steps of the one long instance whose write units per step are counted. */
   readonly longSteps: number;
   readonly rounds: number;
@@ -233,7 +240,13 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
     machine: countOwnWrites(sides.machine),
     workflow: countOwnWrites(sides.workflow),
   };
-  const compare = async (count: number, label: string, pair: Pair = PAIRS.calls): Promise<Row> => {
+  const compare = async (
+    count: number,
+    label: string,
+    pair: Pair = PAIRS.calls,
+    steps = options.steps,
+    rounds = options.rounds,
+  ): Promise<Row> => {
     resetCounter(sides.machine.counter);
     resetCounter(sides.workflow.counter);
     writes.machine.reset();
@@ -241,12 +254,12 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
     const result = await interleave({
       baseline: () => round(sides.machine, setup, pair, 'machine', count, steps),
       candidate: () => round(sides.workflow, setup, pair, 'workflow', count, steps),
-      rounds: options.rounds,
+      rounds,
       warmup: options.warmup,
     });
     const baseline = median(result.baseline);
     const candidate = median(result.candidate);
-    const total = (options.rounds + options.warmup) * count * steps;
+    const total = (rounds + options.warmup) * count * steps;
     const own = { baton: writes.workflow.per(total), baseline: writes.machine.per(total) };
     const calls = {
       baton: {
@@ -283,7 +296,14 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
   };
   const one = await compare(1, `one instance × ${steps} ctx.call steps`);
   const many = await compare(instances, `${instances} instances × ${steps} ctx.call steps`);
-  const outside = await compare(1, `one instance × ${steps} ctx.step steps`, PAIRS.steps);
+  const { outsideSteps, outsideRounds } = options;
+  const outside = await compare(
+    1,
+    `one instance × ${outsideSteps} ctx.step steps`,
+    PAIRS.steps,
+    outsideSteps,
+    outsideRounds,
+  );
   const own = (row: Row, side: 'baton' | 'baseline', what: 'ownRecordWrites' | 'ownItemWrites') =>
     row.calls![side]![what]!;
   // The budget is absolute (writes of the instance's record per step): ratio holds that figure.
