@@ -4,6 +4,7 @@
  * and is kept as a dead letter, which a redrive applies exactly once when the new code runs.
  */
 import { type AnyActorDefinition, actor, ErrorCode, silentLogger } from '@baton/core';
+import type { Store } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import {
   answeredSender,
@@ -16,10 +17,13 @@ import {
 import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { runUntilIdle, virtualClock } from './helpers.ts';
+import { flush, runUntilIdle, settled, virtualClock } from './helpers.ts';
 
-/** One embedded backend, and a worker and a client for any version of the app's code. */
-function deployment(options: { readonly maxReceives?: number } = {}) {
+/**
+ * One embedded backend, and a worker and a client for any version of the app's code. With
+ * `polled`, the clients read outcomes as DynamoDB's store gives them: polled, never pushed.
+ */
+function deployment(options: { readonly maxReceives?: number; readonly polled?: boolean } = {}) {
   const clock = virtualClock();
   const backend = createEmbeddedBackend({
     clock,
@@ -36,7 +40,7 @@ function deployment(options: { readonly maxReceives?: number } = {}) {
     const worker = new Worker(engine);
     const client = new Client({
       actors,
-      store: backend.store,
+      store: options.polled ? withoutOutcomePush(backend.store) : backend.store,
       queue: backend.queue,
       clock,
     }).asSystem();
@@ -57,6 +61,17 @@ function deployment(options: { readonly maxReceives?: number } = {}) {
     return letters.length;
   };
   return { backend, clock, deploy, redriveAll };
+}
+
+/** `store` without `watchOutcomes`, as DynamoDB's store is: a client polls for outcomes. */
+function withoutOutcomePush(store: Store): Store {
+  return new Proxy(store, {
+    get: (target, prop) => {
+      if (prop === 'watchOutcomes') return undefined;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /**
@@ -416,6 +431,92 @@ describe('a redrive of a message whose sender was told it failed', () => {
     await expect(
       after.client.ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a' }),
     ).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['pushed', false],
+    ['polled', true],
+  ] as const)(
+    "never tells an ask (outcomes %s) made under a plain send's key while the send waits that it is DEAD_LETTERED: the send's letter is redriven without force, and the ask is answered with what it applied",
+    async (_how, polled) => {
+      const { Old, New } = accounts();
+      const { backend, deploy } = deployment({ polled });
+      const before = deploy([Old]);
+      const after = deploy([New]);
+      const { messageId } = await after.client.send(
+        New.ref('a'),
+        'close',
+        {},
+        { idempotencyKey: 'close-a' },
+      );
+      // The client asks under the send's key while the old code retries the message.
+      let answered = false;
+      const asked = settled(
+        after.client.ask(
+          New.ref('a'),
+          'close',
+          {},
+          { idempotencyKey: 'close-a', timeoutMs: 20_000 },
+        ),
+      ).finally(() => {
+        answered = true;
+      });
+      await flush();
+      await before.run();
+      await new Promise((resolve) => setTimeout(resolve, polled ? 1_200 : 20));
+      expect(answered).toBe(false);
+      const [letter] = await backend.store.listDeadLetters('account/a');
+      expect(letter).toMatchObject({ messageId, envelope: { from: 'ingress' } });
+      expect(answeredSender(letter!)).toBeUndefined();
+      // Its outcome says DEAD_LETTERED, to a read: one that a redrive without force replaces.
+      expect(await after.client.outcome(messageId)).toMatchObject({
+        ok: false,
+        error: { code: ErrorCode.DEAD_LETTERED, details: { awaitsRedrive: true } },
+      });
+
+      await redriveDeadLetter(backend.store, backend.queue, 'account/a', messageId);
+      await after.run();
+      expect(await asked).toEqual({ ok: true, value: undefined });
+      const { state } = (await backend.store.load('account/a'))!;
+      expect(state).toMatchObject({ closed: true });
+      expect(applications(state)).toEqual([1]);
+    },
+  );
+
+  it('lets an ask under the key of a plain send whose letter is kept wait, told ASK_TIMEOUT that names the letter; a purge ends the message, and the ask is told DEAD_LETTERED', async () => {
+    const { Old, New } = accounts();
+    const { backend, deploy } = deployment();
+    const before = deploy([Old]);
+    const after = deploy([New]);
+    const { messageId } = await after.client.send(
+      New.ref('a'),
+      'close',
+      {},
+      { idempotencyKey: 'close-a' },
+    );
+    await before.run();
+    const ask = (timeoutMs: number) =>
+      after.client.ask(New.ref('a'), 'close', {}, { idempotencyKey: 'close-a', timeoutMs });
+    await expect(ask(50)).rejects.toMatchObject({
+      code: ErrorCode.ASK_TIMEOUT,
+      message: expect.stringContaining(
+        'its message waits as a dead letter of account/a, which a redrive applies',
+      ),
+    });
+    // Not marked by the ask: the letter is still a plain send's.
+    const [letter] = await backend.store.listDeadLetters('account/a');
+    expect(answeredSender(letter!)).toBeUndefined();
+
+    const asked = settled(ask(20_000));
+    await flush();
+    await purgeDeadLetter(backend.store, 'account/a', messageId, { by: 'ops' });
+    expect(await asked).toMatchObject({ ok: false, error: { code: ErrorCode.DEAD_LETTERED } });
+    const outcome = await after.client.outcome(messageId);
+    expect(outcome).toMatchObject({ ok: false, error: { code: ErrorCode.DEAD_LETTERED } });
+    expect(outcome?.ok === false && 'awaitsRedrive' in outcome.error.details).toBe(false);
+    await expect(ask(50)).rejects.toMatchObject({ code: ErrorCode.DEAD_LETTERED });
+    await after.run();
+    expect((await backend.store.load('account/a'))?.state).toMatchObject({ closed: false });
   });
 
   it("redrives an actor's plain send that old code kept without force: nobody was answered", async () => {

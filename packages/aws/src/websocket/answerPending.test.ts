@@ -46,6 +46,35 @@ const ask = (requestId: string, fingerprint?: string): PendingItem => ({
 });
 
 describe('answerPending', () => {
+  it("answers no request from an outcome that waits for its dead letter's redrive, and takes none", async () => {
+    const waiting: IdempotencyRecord = {
+      ...record(first, false),
+      outcome: {
+        ok: false,
+        error: { code: ErrorCode.DEAD_LETTERED, message: 'kept', details: { awaitsRedrive: true } },
+      },
+    };
+    let taken = 0;
+    const context = {
+      registry: {
+        pending: {
+          take: async () => {
+            taken++;
+            return [ask('r1', first)];
+          },
+        },
+      },
+    } as unknown as ReactiveContext;
+    const pusher = { send: async () => {} } as unknown as Pusher;
+    await answerPending(context, pusher, waiting);
+    expect(taken).toBe(0);
+    // Its purge's outcome, unmarked, answers it.
+    const purged = await answer({ ...waiting, outcome: { ...record(first, false).outcome } }, [
+      ask('r1', first),
+    ]);
+    expect(purged).toHaveLength(1);
+  });
+
   it('answers the request of the recorded message, and refuses one made with its key for another message', async () => {
     const sent = await answer(record(first), [ask('r1', first), ask('r2', second)]);
     const byRequest = new Map(

@@ -1,4 +1,4 @@
-import type { IdempotencyRecord } from '@baton/core/adapter';
+import { awaitsRedrive, type IdempotencyRecord } from '@baton/core/adapter';
 import { answerOutcome, visibleFrame } from '@baton/server/session';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';
@@ -11,7 +11,10 @@ import type { ReactiveContext } from './WebSocketOptions.ts';
  * connection that reads the actor has been sent a result computed after the commit (re-run
  * here unless `fresh` lists the instance as re-run and pushed after it) — `visible`. A request made with the
  * same key for another message (its fingerprint differs) gets IDEMPOTENCY_KEY_REUSED instead:
- * the queue dropped its message as a duplicate, and the outcome is not its.
+ * the queue dropped its message as a duplicate, and the outcome is not its. An outcome that
+ * waits for a redrive (`awaitsRedrive`: a plain send's under the key, kept as a dead letter that
+ * a redrive applies without force) answers no one: the requests stay, for the outcome its
+ * redrive or purge writes in its place, which the stream brings.
  *
  * @example
  * const change = decodeStreamRecord(record);
@@ -23,6 +26,7 @@ export async function answerPending(
   record: IdempotencyRecord,
   fresh: ReadonlySet<string> = new Set(),
 ): Promise<void> {
+  if (awaitsRedrive(record)) return;
   const pending = await context.registry.pending.take(record.key);
   await Promise.all(
     pending.map(async ({ connectionId, requestId, kind, actorId, name, fingerprint }) => {

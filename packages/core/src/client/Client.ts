@@ -1,5 +1,6 @@
 import { authorizeMessage } from '../access.ts';
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
+import { awaitsRedrive } from '../adapter/awaitsRedrive.ts';
 import {
   type Envelope,
   encodeEnvelope,
@@ -81,7 +82,8 @@ export interface SendOptions {
    * `ask` does: for a host that waits for it by its own means (a WebSocket ask, a visible
    * send). Told DEAD_LETTERED, such a caller may act on that answer, so a redrive of the dead
    * letter needs force. It does not change the message: a send and an ask under one key are
-   * one message.
+   * one message, and the first decides — an ask under the key of a plain send whose message is
+   * kept as a dead letter is not told DEAD_LETTERED but waits with it (`awaitsRedrive`).
    * @default false
    */
   readonly awaited?: boolean;
@@ -178,7 +180,10 @@ export class Client {
   /**
    * Sends a message and resolves with the handler's reply, or rejects with its error (a
    * BatonError: REJECTED for a TerminalError, INVALID_PAYLOAD, …). Asking again with the same
-   * idempotency key returns the first outcome without running the handler again.
+   * idempotency key returns the first outcome without running the handler again. Under the key
+   * of a plain `send` whose message waits as a dead letter (one a redrive applies without
+   * force), it waits with it: for what the redrive applies, or DEAD_LETTERED once the letter is
+   * purged (ASK_TIMEOUT meanwhile, naming the letter).
    */
   async ask<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
     to: ActorRef<Def>,
@@ -192,17 +197,29 @@ export class Client {
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
     const timeoutMs = options.timeoutMs ?? this.#askTimeoutMs;
+    // An outcome that waits for a redrive (a plain send's under this key, kept as a dead letter
+    // that a redrive without force applies) is not this ask's answer: it waits on with it.
+    const fingerprint = envelope.fingerprint;
+    const settles = (record: IdempotencyRecord) =>
+      !awaitsRedrive(record) || !answersMessage(record, fingerprint);
     // Watch before reading, so an outcome committed between the read and the watch is not missed.
     // Polled with the message's sentAt, which a retry moves back to its first send's.
-    const waiting = this.#waitForOutcome(envelope.id, timeoutMs, () => envelope.sentAt);
+    const waiting = this.#waitForOutcome(envelope.id, timeoutMs, () => envelope.sentAt, settles);
     try {
       // A fresh random key has no outcome yet: only a key given by the caller may have one.
       if (options.idempotencyKey !== undefined) {
         const bound = await this.#bindKey(envelope);
-        if (bound.known) return settle(bound.known, envelope) as ReplyOf<Def, Name>;
+        if (bound.known && settles(bound.known)) {
+          return settle(bound.known, envelope) as ReplyOf<Def, Name>;
+        }
         if (bound.envelope !== envelope) {
           envelope = bound.envelope;
           body = encodeEnvelope(envelope);
+        }
+        // Its message is a dead letter that waits for a redrive: nothing to enqueue.
+        if (bound.known) {
+          waiting.seen(bound.known);
+          return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
         }
       }
       await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body }]);
@@ -425,33 +442,57 @@ export class Client {
   }
 
   /**
-   * Resolves when the message's idempotency record appears: pushed if the store can, else
-   * polled (`sentAt`: the message's, so the store reads no outcome page older than it).
+   * Resolves when the message's idempotency record appears with an outcome that `settles` the
+   * wait: pushed if the store can, else polled (`sentAt`: the message's, so the store reads no
+   * outcome page older than it). An outcome that does not (one that waits for a redrive) is
+   * waited past, for the one that replaces it; `seen` tells the wait of one read before it began.
    */
   #waitForOutcome(
     key: string,
     timeoutMs: number,
     sentAt: () => number,
-  ): { record: Promise<IdempotencyRecord>; cancel: () => void } {
+    settles: (record: IdempotencyRecord) => boolean,
+  ): {
+    record: Promise<IdempotencyRecord>;
+    cancel: () => void;
+    seen: (record: IdempotencyRecord) => void;
+  } {
     let cancel = () => {};
+    let seen = (_record: IdempotencyRecord) => {};
     const outcome = new Promise<IdempotencyRecord>((resolve, reject) => {
       let pollDelay = 20;
       let poll: ReturnType<typeof setTimeout> | undefined;
       let stopped = false;
+      /** The outcome read that waits for its letter's redrive, if one was. */
+      let waitsFor: IdempotencyRecord | undefined;
       const finish = (record: IdempotencyRecord) => {
         cleanup();
         resolve(record);
       };
+      const consider = (record: IdempotencyRecord) => {
+        if (stopped) return;
+        if (settles(record)) return finish(record);
+        waitsFor = record;
+      };
       const unwatch = this.#store.watchOutcomes?.((record) => {
-        if (record.key === key) finish(record);
+        if (record.key === key) consider(record);
       });
       const timer = setTimeout(() => {
         cleanup();
+        const why = waitsFor
+          ? `: its message waits as a dead letter of ${waitsFor.actorId}, which a redrive applies (a purge ends it DEAD_LETTERED)`
+          : '; it may still be processed';
         reject(
           new BatonError(
             ErrorCode.ASK_TIMEOUT,
-            `no reply to ${key} within ${timeoutMs} ms; it may still be processed: ask again with the same idempotencyKey to get its outcome`,
-            { details: { messageId: key, timeoutMs } },
+            `no reply to ${key} within ${timeoutMs} ms${why}: ask again with the same idempotencyKey to get its outcome`,
+            {
+              details: {
+                messageId: key,
+                timeoutMs,
+                ...(waitsFor ? { deadLetter: waitsFor.actorId } : {}),
+              },
+            },
           ),
         );
       }, timeoutMs);
@@ -464,16 +505,18 @@ export class Client {
       const tick = async () => {
         const record = await this.#store.readIdempotency(key, sentAt()).catch(() => undefined);
         if (stopped) return;
-        if (record) return finish(record);
+        if (record) consider(record);
+        if (stopped) return;
         pollDelay = Math.min(pollDelay * 2, 1000);
         poll = setTimeout(tick, pollDelay);
       };
       if (!unwatch) poll = setTimeout(tick, pollDelay);
       cancel = cleanup;
+      seen = consider;
     });
     // `ask` awaits it only after its own awaits; a timeout meanwhile is not an unhandled rejection.
     outcome.catch(() => {});
-    return { record: outcome, cancel };
+    return { record: outcome, cancel, seen: (record) => seen(record) };
   }
 }
 

@@ -3,8 +3,9 @@
  * its cause the error that ended it), as a record item can hold it, and the proof that a redrive
  * applied a message of a sender's ended life.
  */
+import { markedAwaitingRedrive } from '../adapter/awaitsRedrive.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
-import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
+import type { ActorRecord, DeadLetter, IdempotencyRecord } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, withheld } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
@@ -16,6 +17,7 @@ import type { Inbound } from './Inbound.ts';
 import { errorGist, failedOutcome } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
+import { answeredSender } from './redriveDeadLetter.ts';
 import { deadLettered } from './turnErrors.ts';
 
 /**
@@ -98,15 +100,34 @@ export async function deadLetter(
     at: engine.clock.now(),
     ...(fires ? { timer: { id: fires.id, gen: fires.gen } } : {}),
   };
+  const letter = keptWithin(kept, engine.store.limits.maxItemBytes);
   return {
     ...withRecord(engine, out.record),
     envelopes: out.envelopes,
-    idempotency: failedOutcome(engine, envelope, told),
+    idempotency: outcomeOfKept(letter, failedOutcome(engine, envelope, told)),
     failure: error,
-    deadLetter: keptWithin(kept, engine.store.limits.maxItemBytes),
+    deadLetter: letter,
     ...(admission.redrives ? { replacesOutcome: true } : {}),
     // The timer stays, marked, until the fire is redriven: a cancel meanwhile still holds.
     ...(fires ? { timers: new Map([[fires.id, { ...fires, deadLettered: true as const }]]) } : {}),
+  };
+}
+
+/**
+ * The outcome of an ingress message kept as `letter`: marked as one that waits still
+ * (`awaitsRedrive`) when a redrive needs no force to apply it — a client's plain send, whose
+ * client waited for no answer — so that an ask under its key is not told DEAD_LETTERED of a
+ * message a plain redrive may apply still.
+ */
+function outcomeOfKept(
+  letter: DeadLetter,
+  outcome: IdempotencyRecord | undefined,
+): IdempotencyRecord | undefined {
+  if (outcome?.outcome.ok !== false) return outcome;
+  if (!letter.redrivable || answeredSender(letter) !== undefined) return outcome;
+  return {
+    ...outcome,
+    outcome: { ok: false, error: markedAwaitingRedrive(outcome.outcome.error) },
   };
 }
 

@@ -5,9 +5,10 @@
  */
 
 import { WORKFLOW_TYPE_PREFIX } from '../actor.ts';
+import { awaitsRedrive, endedWithoutRedrive } from '../adapter/awaitsRedrive.ts';
 import { readConflict } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
-import { askTimerId, encodeEnvelope } from '../adapter/envelope.ts';
+import { askTimerId, encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
 import type { Commit, Queue, Store } from '../adapter/ports.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
@@ -153,7 +154,9 @@ export async function resumeActor(
 /**
  * Forgets a dead letter without applying it (`baton dead-letters purge`). A parked message is
  * not a dead letter: it is refused with INVALID_STATE, saying so. The dead letter of a timer's
- * fire goes with its timer, kept until then: the fire is never applied.
+ * fire goes with its timer, kept until then: the fire is never applied. A client's plain send
+ * ends DEAD_LETTERED for good: its outcome, which waited for a redrive (`awaitsRedrive`), no
+ * longer does, and an ask waiting under its key is told DEAD_LETTERED.
  *
  * @example
  * await purgeDeadLetter(store, 'account/alice', 'ingress:["account/alice","dep-1"]', { by: 'ops' });
@@ -171,9 +174,17 @@ export async function purgeDeadLetter(
     const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
     // Only the scheduling whose fire this is: the app may have scheduled the id anew since.
     const kept = timer?.deadLettered && timer.gen === letter.timer?.gen;
+    // A plain send's outcome waited for a redrive: now DEAD_LETTERED is final, which an ask
+    // waiting under its key is told.
+    const outcome =
+      letter.envelope.from === INGRESS
+        ? await store.readIdempotency(messageId, letter.envelope.sentAt)
+        : undefined;
+    const ended = outcome && awaitsRedrive(outcome) ? [endedWithoutRedrive(outcome)] : [];
     return {
       record,
       deadLetters: { put: [], remove: [messageId] },
+      ...(ended.length > 0 ? { replaceIdempotency: ended } : {}),
       ...(kept ? { timers: { put: [], remove: [timer.id] } } : {}),
     };
   });

@@ -22,8 +22,9 @@ export interface RedriveOptions {
  * its envelope is `awaited`) was told it, as its outcome under its key. A client's plain send
  * (`client.send`, `/send`, a WebSocket send) waited for no answer: its letter is redriven as an
  * actor's plain send, a timer's fire or an ask's reply are — as is the letter of a message an
- * earlier Baton took in, which marked no ask. (Its outcome says DEAD_LETTERED too, which a
- * read of it, or an ask under its key, is told; a redrive replaces it.)
+ * earlier Baton took in, which marked no ask. (Its outcome says DEAD_LETTERED too, marked as
+ * one that waits for a redrive (`awaitsRedrive`): a read of it is given it, while an ask under
+ * its key waits on, for the outcome a redrive replaces it with, or a purge's.)
  *
  * @example
  * const letters = await store.listDeadLetters('account/alice');

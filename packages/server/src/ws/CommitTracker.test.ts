@@ -1,3 +1,4 @@
+import { ErrorCode } from '@baton/core';
 import type { ActorRecord, ChangeFeed } from '@baton/core/adapter';
 import { EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
@@ -76,6 +77,59 @@ describe('CommitTracker', () => {
     await expect(wait.record).resolves.toMatchObject({ key: 'm-1' });
     tracker.close();
   });
+
+  it.each([
+    ['pushed', false],
+    ['polled', true],
+  ] as const)(
+    "waits past an outcome (%s) that waits for its dead letter's redrive, for the one that replaces it",
+    async (_how, polled) => {
+      const now = Date.UTC(2026, 0, 1);
+      const embedded = new EmbeddedStore({ clock: { now: () => now } });
+      const store = polled
+        ? (new Proxy(embedded, {
+            get: (target, prop) => {
+              if (prop === 'watchOutcomes') return undefined;
+              const value = Reflect.get(target, prop, target);
+              return typeof value === 'function' ? value.bind(target) : value;
+            },
+          }) as EmbeddedStore)
+        : embedded;
+      const tracker = new CommitTracker(store, laggingFeed().feed);
+      const wait = tracker.wait('m-1', 'account/a', { onFeed: false });
+      let settled = false;
+      void wait.record.then(() => {
+        settled = true;
+      });
+      const error = { code: ErrorCode.DEAD_LETTERED, message: 'kept', details: {} };
+      const kept = {
+        key: 'm-1',
+        actorId: 'account/a',
+        outcome: { ok: false as const, error: { ...error, details: { awaitsRedrive: true } } },
+        expiresAt: now + DAY,
+      };
+      await store.commit({
+        expectedVer: 0,
+        record: record(1, 'life00000001'),
+        outbox: [],
+        idempotency: [kept],
+      });
+      await new Promise((resolve) => setTimeout(resolve, polled ? 100 : 0));
+      expect(settled).toBe(false);
+
+      // Its purge: DEAD_LETTERED for good.
+      const purged = { ...kept, outcome: { ok: false as const, error } };
+      await store.commit({
+        expectedVer: 1,
+        record: record(2, 'life00000001'),
+        outbox: [],
+        idempotency: [],
+        replaceIdempotency: [purged],
+      });
+      await expect(wait.record).resolves.toMatchObject({ outcome: { ok: false, error } });
+      tracker.close();
+    },
+  );
 
   it("polls a store that pushes no outcomes with the message's sentAt, once told it", async () => {
     const store = new EmbeddedStore();

@@ -1,5 +1,12 @@
 import { BatonError, ErrorCode } from '@baton/core';
-import type { ActorRecord, ChangeFeed, IdempotencyRecord, Store } from '@baton/core/adapter';
+import {
+  type ActorRecord,
+  answersMessage,
+  awaitsRedrive,
+  type ChangeFeed,
+  type IdempotencyRecord,
+  type Store,
+} from '@baton/core/adapter';
 import { positionOf, type ReadPosition, withNewest } from '../evaluation/ReadPosition.ts';
 
 /**
@@ -28,6 +35,8 @@ interface Watch {
   readonly messageId: string;
   readonly actorId: string;
   readonly onFeed: boolean;
+  /** Whether an outcome ends the wait: not one that waits for its letter's redrive. */
+  readonly settles: (record: IdempotencyRecord) => boolean;
   readonly resolve: (record: IdempotencyRecord) => void;
   readonly reject: (error: BatonError) => void;
   /** The record, once known, waiting for the feed to deliver version `at.ver` of life `at.life`. */
@@ -44,7 +53,10 @@ interface Watch {
  * until the change feed has delivered the actor's record at (at least) the committed version,
  * so the query engine has seen the commit — even on a feed that lags the store (DynamoDB
  * Streams). An outcome already stored when the wait starts (a re-sent message) is taken as
- * delivered. Waits end with ASK_TIMEOUT after `timeoutMs`.
+ * delivered. An outcome that waits for a redrive (`awaitsRedrive`: DEAD_LETTERED of a plain
+ * send under the key, kept as a dead letter a redrive applies without force) ends no wait of
+ * that message: the wait goes on for the outcome that replaces it, which its redrive or purge
+ * commits. Waits end with ASK_TIMEOUT after `timeoutMs`.
  *
  * @example
  * const wait = tracker.wait('dep-1', 'account/alice', { onFeed: true }); // before enqueueing
@@ -74,13 +86,24 @@ export class CommitTracker {
     this.#polls = unwatch === undefined;
   }
 
-  wait(messageId: string, actorId: string, options: { onFeed: boolean }): CommitWait {
+  wait(
+    messageId: string,
+    actorId: string,
+    options: {
+      onFeed: boolean;
+      /** The waiter's message's: another message's outcome under the key ends the wait. */
+      fingerprint?: string | undefined;
+    },
+  ): CommitWait {
+    const settles = (record: IdempotencyRecord) =>
+      !awaitsRedrive(record) || !answersMessage(record, options.fingerprint);
     let watch!: Watch;
     const committed = new Promise<IdempotencyRecord>((resolve, reject) => {
       watch = {
         messageId,
         actorId,
         onFeed: options.onFeed,
+        settles,
         resolve,
         reject,
         timers: [],
@@ -105,7 +128,9 @@ export class CommitTracker {
     this.store
       .readIdempotency(messageId)
       .then((record) => {
-        if (record && !watch.awaiting) this.#finish(watch, () => watch.resolve(record));
+        if (record && settles(record) && !watch.awaiting) {
+          this.#finish(watch, () => watch.resolve(record));
+        }
       })
       .catch(() => {})
       .finally(() => this.#polls && this.#poll(watch, 20));
@@ -132,14 +157,16 @@ export class CommitTracker {
       const record = await this.store
         .readIdempotency(watch.messageId, watch.sentAt)
         .catch(() => undefined);
-      if (record) this.#committed(watch, record);
+      if (record && watch.settles(record)) this.#committed(watch, record);
       else this.#poll(watch, Math.min(delayMs * 2, 1_000));
     }, delayMs);
     watch.timers.push(timer);
   }
 
   #onOutcome(record: IdempotencyRecord): void {
-    for (const watch of this.#watches.get(record.key) ?? []) this.#committed(watch, record);
+    for (const watch of this.#watches.get(record.key) ?? []) {
+      if (watch.settles(record)) this.#committed(watch, record);
+    }
   }
 
   /** The outcome is committed: done, or wait for the feed to deliver the actor's record. */

@@ -48,6 +48,7 @@ export function commitOutcomes(context: CommitOutcomesContext): OutcomeWaits {
       if (context.waiting() >= context.maxWaiting) throw tooManyWaiting(context.maxWaiting);
       const wait = context.tracker.wait(request.messageId, request.to, {
         onFeed: request.kind === 'visible',
+        fingerprint: request.fingerprint,
       });
       const forget = context.hold(wait);
       return {
