@@ -60,6 +60,9 @@ export const Receipt = effect({
   },
 });
 
+/** Per statement id, how many times its handler ran (it fails the first `failFirst` runs). */
+export const statementRuns = new Map<string, number>();
+
 const Transfer = z.object({ id: z.string(), to: z.string(), amount: z.number().int().positive() });
 
 /** Logs the withdrawal of `amount` (already taken from the balance) and sends it on. */
@@ -147,6 +150,23 @@ export const Account = actor({
         }
         ctx.state.balance += amount;
         ctx.state.log.push(`${id}:deposit`);
+      },
+    },
+    /**
+     * A client's ask for a statement, from a ledger service that is down for its first
+     * `failFirst` runs (of this statement): with as many attempts as that, the engine keeps it as
+     * a dead letter and answers the asker DEAD_LETTERED, so a plain redrive of it is refused and
+     * the run's operator forces it; it is logged once applied.
+     */
+    statement: {
+      public: true,
+      payload: z.object({ id: z.string(), failFirst: z.number().int().nonnegative() }),
+      handle: (ctx, { id, failFirst }) => {
+        const runs = (statementRuns.get(id) ?? 0) + 1;
+        statementRuns.set(id, runs);
+        if (runs <= failFirst) throw new Error('the ledger service is down');
+        ctx.state.log.push(`${id}:statement`);
+        return { balance: ctx.state.balance };
       },
     },
     refund: {

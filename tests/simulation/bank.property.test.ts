@@ -2,7 +2,15 @@ import { ErrorCode } from '@baton/core';
 import { type Faults, Simulation, type SimulationStats } from '@baton/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Account, AccountV2, Audit, INITIAL_BALANCE, Receipt, receipts } from './bank-model.ts';
+import {
+  Account,
+  AccountV2,
+  Audit,
+  INITIAL_BALANCE,
+  Receipt,
+  receipts,
+  statementRuns,
+} from './bank-model.ts';
 import { Guestbook, Session, Visited, visitedKeys } from './lives-model.ts';
 
 const RUNS = Number(process.env.BATON_SIM_RUNS ?? 2000);
@@ -58,6 +66,12 @@ const workload = fc.record({
       }),
     },
   ),
+  // Clients' asks for a statement (sent as asks: `awaited`), some failing their first runs: with
+  // few attempts, the engine keeps them as dead letters and answers DEAD_LETTERED, so the
+  // operator's plain redrive is refused and it forces them.
+  statements: fc.array(fc.record({ account: fc.nat(3), failing: fc.boolean() }), {
+    maxLength: 1,
+  }),
   processes: fc.integer({ min: 1, max: 3 }),
   upgrade: fc.boolean(),
   batchSize: fc.integer({ min: 1, max: 10 }),
@@ -129,6 +143,7 @@ const REGRESSIONS: Array<[Workload]> = [
         { session: 0, leave: false },
         { session: 0, leave: false },
       ],
+      statements: [],
       processes: 2,
       upgrade: true,
       batchSize: 5,
@@ -163,6 +178,7 @@ const REGRESSIONS: Array<[Workload]> = [
         { from: 0, to: 0, amount: 1, delay: 0, cancel: false },
       ],
       visits: [],
+      statements: [],
       processes: 3,
       upgrade: true,
       batchSize: 2,
@@ -239,6 +255,7 @@ describe('the bank under crash-injection simulation', () => {
       fc.asyncProperty(workload, async (w) => {
         receipts.clear();
         visitedKeys.clear();
+        statementRuns.clear();
         const sim = new Simulation({
           actors: [Account, Session, Guestbook],
           effects: [Receipt, Visited],
@@ -308,6 +325,22 @@ describe('the bank under crash-injection simulation', () => {
             sim.send(Session.ref(v.session), 'leave', {}, { idempotencyKey: `${v.id}-leave` });
           }
         }
+        // A failing statement fails every try the engine gives it (a run with many attempts has
+        // none: it would retry each for long).
+        const failFirst = w.attempts.maxAttempts <= 3 ? w.attempts.maxAttempts : 0;
+        const statements = w.statements.map((s, i) => ({
+          id: `st${i}`,
+          account: names[s.account % w.accounts]!,
+          failFirst: s.failing ? failFirst : 0,
+        }));
+        for (const { id, account, failFirst } of statements) {
+          sim.send(
+            Account.ref(account),
+            'statement',
+            { id, failFirst },
+            { idempotencyKey: id, awaited: true },
+          );
+        }
         let stats = await sim.run();
         // Sessions that left start new lives: time passes their records' expiry, the store
         // deletes them (as DynamoDB's TTL does), and the long-lived workers still hold the old
@@ -349,6 +382,18 @@ describe('the bank under crash-injection simulation', () => {
             );
           }
         }
+        // Every statement asked for applied once, its outcome the applied one's. One whose asker
+        // was told DEAD_LETTERED was applied only by a redrive with force (a plain one was
+        // refused): every forced redrive follows a refusal.
+        for (const { id } of statements) {
+          expect(effects.get(`${id}:statement`), `${id} applied`).toBe(1);
+          expect((await sim.outcome(id))?.ok, `${id} outcome`).toBe(true);
+          const answered = sim.answered(id);
+          if (answered) expect(answered.forced, `${id} forced`).toBeGreaterThan(0);
+          totals.counts.answeredStatements =
+            (totals.counts.answeredStatements ?? 0) + (answered ? 1 : 0);
+        }
+        expect(stats.forcedRedrives, 'forced redrives').toBe(stats.answeredRefusals);
         // Every scheduled transfer fired once or was cancelled, never both (timers are exactly-once).
         for (const t of scheduled) {
           const count = (effect: string) => effects.get(`${t.id}:${effect}`) ?? 0;
@@ -460,6 +505,9 @@ describe('the bank under crash-injection simulation', () => {
         'queueReplacements',
         'deadLettered',
         'redrives',
+        'answeredRefusals',
+        'forcedRedrives',
+        'answeredStatements',
         'queueRedrives',
         'duplicateIngress',
         'redeliveries',

@@ -101,12 +101,20 @@ export class Simulation {
     to: ActorRef<Def>,
     name: Name,
     payload: PayloadOf<Def, Name>,
-    options: { idempotencyKey?: string } = {},
+    options: {
+      idempotencyKey?: string;
+      /**
+       * Sends it as a client's ask does (`SendOptions.awaited`): told DEAD_LETTERED if it is kept
+       * as a dead letter, so the run's operator must force its redrive ({@link answered}).
+       */
+      awaited?: boolean;
+    } = {},
   ): string {
     this.#registry.resolve(to.id, name, payload);
     const idempotencyKey = options.idempotencyKey ?? `sim-${this.seed}-${this.#nextKey++}`;
+    const awaited = options.awaited === true ? { awaited: true } : {};
     const send: IngressSend = async (client) => {
-      const { messageId } = await client.send(to, name, payload, { idempotencyKey });
+      const { messageId } = await client.send(to, name, payload, { idempotencyKey, ...awaited });
       this.#messageIds.set(idempotencyKey, messageId);
     };
     this.#pending.push({ label: `ingress ${name} → ${to.id} (${idempotencyKey})`, send });
@@ -204,6 +212,16 @@ export class Simulation {
   /** The stored outcome of an ingress message, by the idempotency key {@link send} returned. */
   async outcome(idempotencyKey: string): Promise<Outcome | undefined> {
     return this.#cluster.client.outcome(this.#messageIds.get(idempotencyKey) ?? idempotencyKey);
+  }
+
+  /**
+   * Whether the sender of the message sent with `idempotencyKey` (an ask: `awaited`) was answered
+   * DEAD_LETTERED when the engine kept it as a dead letter — and then how many times the run's
+   * operator, refused a plain redrive of it, redrove it with force (`forced`); `undefined` when
+   * it never was. A message applied after that answer must have been forced.
+   */
+  answered(idempotencyKey: string): { readonly forced: number } | undefined {
+    return this.#deadLetters.answered(this.#messageIds.get(idempotencyKey) ?? idempotencyKey);
   }
 
   /** The backend as it is now (it is replaced on a simulated restart). */

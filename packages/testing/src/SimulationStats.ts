@@ -66,6 +66,11 @@ export interface SimulationStats {
    * (an actor's or a client's ask): the operator then redrove it with force.
    */
   answeredRefusals: number;
+  /**
+   * Redrives with force, each of a letter whose plain redrive was refused (one per refusal): the
+   * only way a message is applied after its sender was told DEAD_LETTERED.
+   */
+  forcedRedrives: number;
   /** Messages moved back from the queue's own dead-letter queue (past `maxReceives`). */
   queueRedrives: number;
   /** Inbox queues replaced by a new one that took their messages. */
@@ -114,6 +119,7 @@ export function emptyStats(): SimulationStats {
     deadLettered: 0,
     redrives: 0,
     answeredRefusals: 0,
+    forcedRedrives: 0,
     queueRedrives: 0,
     queueReplacements: 0,
     batchSplits: 0,

@@ -42,6 +42,11 @@ const UNKNOWN_TO_OLD_CODE: ReadonlySet<string> = new Set([
 /** The engine's dead letters now kept (`actorId` and message id), from the commits seen. */
 export class DeadLetterBook {
   readonly #letters = new Map<string, DeadLetter>();
+  /**
+   * Messages kept while their sender was answered DEAD_LETTERED (`answeredSender`), by message
+   * id: how many times each was redriven with force since.
+   */
+  readonly #answered = new Map<string, { forced: number }>();
   /** Redrives of each message's letters so far, by `actorId` and message id. */
   readonly #redrives = new Map<string, number>();
   /** The first message whose letters came back after every redrive allowed, if any. */
@@ -61,6 +66,11 @@ export class DeadLetterBook {
       this.#letters.delete(`${actorId}\u0000${removed}`);
     }
     const put = (deadLetters?.put ?? []).filter((letter) => !letter.applied);
+    for (const letter of put) {
+      if (answeredSender(letter) !== undefined && !this.#answered.has(letter.messageId)) {
+        this.#answered.set(letter.messageId, { forced: 0 });
+      }
+    }
     for (const { messageId, error, envelope } of put) {
       // A message kept for its code's fault — too large for any commit, its handler left state
       // the code cannot commit, or a migration of its actor's state threw (the cause of its
@@ -102,6 +112,21 @@ export class DeadLetterBook {
     return [...this.#letters.values()].find((l) => !l.redriven);
   }
 
+  /**
+   * Whether message `messageId`'s sender was answered DEAD_LETTERED when one of its letters was
+   * kept, and then how many times a redrive forced it; `undefined` if never.
+   */
+  answered(messageId: string): { readonly forced: number } | undefined {
+    const answered = this.#answered.get(messageId);
+    return answered && { ...answered };
+  }
+
+  /** Counts a redrive with force of message `messageId`, whose sender was answered. */
+  forced(messageId: string): void {
+    const answered = this.#answered.get(messageId);
+    if (answered) answered.forced++;
+  }
+
   /** Counts a redrive of `letter`'s message. */
   redriving(letter: DeadLetter): void {
     letter.redriven = true;
@@ -138,6 +163,10 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
         cluster.context.stats.answeredRefusals++;
       }
       await redriveDeadLetter(store, cluster.queue, actorId, messageId, { force: answered });
+      if (answered) {
+        cluster.context.stats.forcedRedrives++;
+        cluster.context.deadLetters.forced(messageId);
+      }
     },
   };
 }
