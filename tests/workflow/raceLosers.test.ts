@@ -155,6 +155,39 @@ describe('a race loser', () => {
     expect(log).toEqual(['book', 'unbook']);
   });
 
+  it('is left as it is when it is a child that completed as the race settled: a completed child is never undone', async () => {
+    const log: string[] = [];
+    const Child = workflow({
+      name: 'stay',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('book', () => void log.push('book'), {
+          compensate: () => void log.push('unbook'),
+        });
+        await ctx.waitForEvent('go');
+        return 'stayed';
+      },
+    });
+    const Parent = workflow({
+      name: 'trip',
+      input: z.object({}),
+      run: async (ctx) => {
+        const raced = await ctx.race([ctx.child(Child, 'c', {}), ctx.waitForEvent('stop')]);
+        return raced.index;
+      },
+    });
+    const h = workflowHarness([Parent.actor, Child.actor]);
+    const parent = await h.client.start(Parent, 'p', {});
+    await h.runAll();
+    // The parent's event wins the race while the child completes: the cancel finds it ended.
+    await h.client.signal(parent, 'stop');
+    await h.client.signal(Child.ref('c'), 'go');
+    await h.runAll();
+    expect(await h.client.result(parent)).toBe(1);
+    expect(await h.client.result(Child.ref('c'))).toBe('stayed');
+    expect(log).toEqual(['book']);
+  });
+
   it('finishes its undo, and the instance ends, when the run fails or is cancelled meanwhile', async () => {
     /** Releases by the outside API, which is down for the first try of each instance. */
     const releases = new Map<string, number>();
