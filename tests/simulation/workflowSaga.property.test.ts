@@ -219,15 +219,16 @@ describe('sagas in the simulation', () => {
           if (at === `${doing} ${what}`) sim.send(Book.ref(trip), 'cancel', { reason: 'late' });
         }
       };
-      // Approvals: one says yes, one no (twice: the second is refused), one never answers, and
-      // one is cancelled as its token goes out.
+      // Approvals: one says yes, one no (twice: the second is refused), one never answers, one
+      // is cancelled as its token goes out, and one terminated then (nothing undone).
       const answers: Record<string, string | undefined> = { a1: 'yes', a2: 'no', a3: undefined };
-      for (const id of ['a1', 'a2', 'a3', 'a4'])
+      for (const id of ['a1', 'a2', 'a3', 'a4', 'a5'])
         sim.send(Approve.ref(id), 'start', { input: { id } });
       onToken = (id, token) => {
         const answer = answers[id];
         const ref = Approve.ref(id);
         if (id === 'a4') sim.send(ref, 'cancel', {});
+        else if (id === 'a5') sim.send(ref, 'terminate', {});
         else if (answer !== undefined) {
           for (let n = id === 'a2' ? 2 : 1; n > 0; n--) {
             sim.send(ref, 'callback' as never, { token, ok: true, value: answer } as never);
@@ -242,6 +243,7 @@ describe('sagas in the simulation', () => {
         ['a2', 'failed', undefined],
         ['a3', 'completed', 'timed out'],
         ['a4', 'cancelled', undefined],
+        ['a5', 'terminated', undefined],
       ] as const) {
         const at = `${id} in seed ${seed}`;
         const state = (await sim.state(Approve.ref(id))) as unknown as WorkflowState;
@@ -249,7 +251,8 @@ describe('sagas in the simulation', () => {
         expect(state.output, at).toEqual(output);
         // One id drawn and one token handed out, whatever ran again.
         expect([drawn.get(id)?.size, handed.get(id)?.size], at).toEqual([1, 1]);
-        const done = status === 'completed';
+        // A terminated run keeps what it did, as a completed one does.
+        const done = status === 'completed' || status === 'terminated';
         for (const what of [`${id}-sent`, `${id}-p`]) {
           expect([held[what], released[what] ?? 0], `${what} ${at}`).toEqual([1, done ? 0 : 1]);
         }
