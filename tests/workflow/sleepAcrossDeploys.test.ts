@@ -93,6 +93,27 @@ describe('a sleep across deploys', () => {
     expect(ran).toEqual(['book', 'audit', 'ship']);
   });
 
+  it('stays paused after a rollback that outlasts its rechecks, until resumed once rolled forward', async () => {
+    ran.length = 0;
+    const h = workflowHarness([R2.actor]);
+    const ref = await h.client.start(R2, 'l', {});
+    await h.runAll({ until: h.clock.now() });
+    h.deploy([R1.actor]);
+    // The rollback lasts a day: the fire pauses it, and its rechecks are spent on release 1.
+    await h.runAll({ until: h.clock.now() + 4 * DAY });
+    h.deploy([R2.actor]);
+    await h.runAll({ until: h.clock.now() + DAY });
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect([state.status, state.rechecks]).toEqual(['paused', 5]);
+    expect(await h.backend.store.listTimers(ref.id)).toEqual([]);
+
+    await h.client.resumeWorkflow(ref);
+    await h.client.signal(ref, 'go');
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('shipped');
+    expect(ran).toEqual(['book', 'audit', 'ship']);
+  });
+
   it("keeps a finished instance's expiry that fires after its workflow was removed as a dead letter, which halts it once redriven", async () => {
     const h = workflowHarness([R1.actor], { maxAttempts: 3 });
     const ref = await h.client.start(R1, 'e', {});
