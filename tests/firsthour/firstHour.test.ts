@@ -2,11 +2,12 @@
  * A new app's first hour, as a user outside this repository lives it: every package packed
  * (`pnpm pack:all`), an app scaffolded in a temporary folder with `baton init --from <tarballs>`
  * and installed by npm (third-party packages from the registry, through npm's cache), then its
- * own scripts — `npm run dev` serves the page and Chromium sees a live update, Ctrl-C exits 0,
+ * own scripts — `npm run dev` serves the page and Chromium sees a live update and a failing
+ * query's error, Ctrl-C exits 0,
  * `npm test` passes, `npm run synth` bundles every function and is cdk-nag clean and quiet.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -112,6 +113,20 @@ describe('the first hour of a new app, from the packed packages, with npm', () =
     await page.getByRole('button', { name: 'Add one' }).click();
     await expect.poll(count, { timeout: 15_000 }).toBe('6');
     expect(output).toMatch(/info +counter\/main: added by=5 count=5/);
+    // A query that fails shows on the page, not as a count waited for: saved so that it throws,
+    // it reloads the app, and the open page resumes its query and says why there is no count.
+    const queries = join(app, 'src/queries.ts');
+    const source = readFileSync(queries, 'utf8');
+    const counted = '(await ctx.get(Counter.ref(key))).count';
+    expect(source).toContain(counted);
+    writeFileSync(queries, source.replace(counted, "{ throw new Error('no count today'); }"));
+    await expect
+      .poll(async () => (await page.getByRole('alert').allTextContents()).join(), {
+        timeout: 30_000,
+      })
+      .toContain('The count could not be read');
+    expect(output).toContain('no count today'); // the error's text is in the terminal
+    writeFileSync(queries, source);
     process.kill(-dev.pid!, 'SIGINT');
     expect(await exited).toBe(0);
   }, 120_000);

@@ -6,7 +6,9 @@ import { Counter } from '../counter.ts';
 import { count } from '../queries.ts';
 
 function CounterView() {
-  const { data } = useQuery(count, { key: 'main' }); // re-renders on every new count
+  // Re-renders on every new count. A query that fails (it threw, or the server refused it)
+  // sets `error` and keeps the last count: say so, or the page would wait for ever.
+  const { data, error } = useQuery(count, { key: 'main' });
   const send = useSend();
   return (
     <main style={{ font: '16px system-ui, sans-serif', margin: '3rem auto', maxWidth: '30rem' }}>
@@ -14,6 +16,11 @@ function CounterView() {
       <p>
         Count: <output id="count">{data ?? '…'}</output>
       </p>
+      {error && (
+        <p role="alert" style={{ color: 'crimson' }}>
+          The count could not be read: {error.message}
+        </p>
+      )}
       <button type="button" onClick={() => send(Counter.ref('main'), 'add', { by: 1 })}>
         Add one
       </button>{' '}
