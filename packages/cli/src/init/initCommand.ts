@@ -74,7 +74,7 @@ export async function initCommand(args: readonly string[]): Promise<void> {
 
 function run(command: string, args: readonly string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: 'inherit' });
+    const child = spawn(command, args, { cwd, env: npmEnvironment(process.env), stdio: 'inherit' });
     child.once('error', reject);
     child.once('exit', (code) =>
       code === 0
@@ -87,4 +87,16 @@ function run(command: string, args: readonly string[], cwd: string): Promise<voi
           ),
     );
   });
+}
+
+/**
+ * The environment npm runs in: this process's, less the setting pnpm gives the commands it runs
+ * (`pnpm exec baton init`), which npm does not know and warns of ("Unknown env config").
+ */
+function npmEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([name]) => name.toLowerCase() !== 'npm_config_verify_deps_before_run',
+    ),
+  );
 }

@@ -34,6 +34,8 @@ describe('baton init', () => {
     expect(scaffold({ dir, from })).toBe('my-app');
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(Object.keys(manifest.scripts)).toEqual(['dev', 'test', 'synth', 'deploy']);
+    // npm 11 skips (and warns of) install scripts the app does not allow: esbuild's is allowed.
+    expect(manifest.allowScripts).toEqual({ esbuild: true });
     expect(manifest.dependencies['@baton/core']).toBe(`file:${join(from, 'baton-core-0.1.0.tgz')}`);
     expect(manifest.devDependencies['@baton/cli']).toBe(
       `file:${join(from, 'baton-cli-0.1.0.tgz')}`,

@@ -71,6 +71,9 @@ export function scaffold(options: ScaffoldOptions): string {
     },
     dependencies: sorted({ ...pick(baton, BATON_DEPENDENCIES), ...APP_DEPENDENCIES }),
     devDependencies: sorted({ ...pick(baton, BATON_DEV_DEPENDENCIES), ...APP_DEV_DEPENDENCIES }),
+    // npm 11 runs a dependency's install script only once the app allows it, and warns of each
+    // it skipped: esbuild's checks its binary (Baton's own workspace allows it the same way).
+    allowScripts: { esbuild: true },
     // The tarballs' own @baton/* dependencies come from the same folder.
     ...(options.from === undefined ? {} : { overrides: baton }),
   };
