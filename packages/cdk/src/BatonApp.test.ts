@@ -282,6 +282,16 @@ describe('BatonApp', () => {
     ).not.toThrow();
   });
 
+  it("refuses at synth webSocketAuth: 'app' for an app module that exports no auth, saying what to do", () => {
+    // Bundling on, as `cdk synth` runs it: the check loads the app before any function is made.
+    const app = new App();
+    const stack = new Stack(app, 'Notes');
+    const noAuth = new URL('./fixtures/noAuthApp.ts', import.meta.url).pathname;
+    expect(() => new BatonApp(stack, 'Notes', { entry: noAuth, webSocketAuth: 'app' })).toThrow(
+      /noAuthApp\.ts: the app exports no auth, but its BatonApp declares webSocketAuth: 'app': export defineApp\(\{ actors, queries, auth \}\).*or deploy it open/,
+    );
+  });
+
   it('leaves the missing WebSocket authorizer to cdk-nag when the app’s own auth does not run on $connect', () => {
     const { app } = synth({ webSocketAuth: 'none', allowAnonymous: true });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

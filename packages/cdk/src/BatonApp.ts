@@ -28,13 +28,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createAlarms } from './alarms.ts';
+import { appHasAuth } from './appHasAuth.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
 import { createDashboard } from './dashboard.ts';
 import { ingressEndpoint } from './ingressEndpoint.ts';
 import { grantOperator, grantReadOnly } from './operatorGrants.ts';
 import { operatorOutputs } from './operatorOutputs.ts';
 import { findProjectRoot, lockFile } from './projectRoot.ts';
-import { WEBSOCKET_AUTH_ENV } from './requireConnectAuth.ts';
+import { NO_AUTH, WEBSOCKET_AUTH_ENV } from './requireConnectAuth.ts';
 import { createScaleAlarms } from './scaleAlarms.ts';
 import { tableSchema } from './tableSchema.ts';
 import { validateProps } from './validateProps.ts';
@@ -109,6 +110,15 @@ export class BatonApp extends Construct {
     super(scope, id);
     const settings = validateProps(props);
     const entry = resolve(props.entry);
+    // Said at synth, not first at the WebSocket function's cold start (which checks it too).
+    // Only when this synth bundles the functions: `cdk ls` and skipped stacks load no app.
+    if (
+      settings.webSocketAuth === 'app' &&
+      Stack.of(this).bundlingRequired &&
+      appHasAuth(entry) === false
+    ) {
+      throw new Error(`invalid BatonApp props:\n- ${props.entry}: ${NO_AUTH}`);
+    }
     const projectRoot = props.projectRoot ? resolve(props.projectRoot) : findProjectRoot(entry);
 
     // The layouts the store and the registry read and write, from `@baton/aws`.

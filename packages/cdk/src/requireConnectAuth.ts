@@ -16,11 +16,12 @@ export function requireConnectAuth(
   env: Readonly<Record<string, string | undefined>>,
 ): void {
   if (env[WEBSOCKET_AUTH_ENV] === 'app' && typeof app.auth !== 'function') {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      "the app exports no auth, but its BatonApp declares webSocketAuth: 'app': export " +
-        'defineApp({ actors, queries, auth }) with an auth hook (e.g. jwtAuth from ' +
-        "@baton/aws/auth), or deploy it open with webSocketAuth: 'none' and allowAnonymous: true",
-    );
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, NO_AUTH);
   }
 }
+
+/** What is wrong, and what to do, when an app declared `webSocketAuth: 'app'` has no `auth`. */
+export const NO_AUTH =
+  "the app exports no auth, but its BatonApp declares webSocketAuth: 'app': export " +
+  'defineApp({ actors, queries, auth }) with an auth hook (e.g. jwtAuth from ' +
+  "@baton/aws/auth), or deploy it open with webSocketAuth: 'none' and allowAnonymous: true";
