@@ -1,4 +1,4 @@
-import { actor, silentLogger, workflow } from '@baton/core';
+import { actor, defineApp, query, silentLogger, workflow } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type EmbeddedRuntime, startEmbedded } from './startEmbedded.ts';
@@ -28,5 +28,22 @@ describe('startEmbedded', () => {
     const system = runtime.client.asSystem();
     const ref = await system.start(Twice, 't', {});
     expect(await system.result(ref)).toBe(2);
+  });
+
+  it('runs a defineApp app as it is, whose actors list its workflows already', async () => {
+    const count = query({
+      name: 'count',
+      args: z.object({}),
+      handler: async (ctx) => (await ctx.get(Counter.ref('c'))).n,
+    });
+    const app = defineApp({
+      actors: [Counter],
+      workflows: [Twice],
+      queries: [count],
+      auth: () => ({}),
+    });
+    runtime = startEmbedded({ ...app, logger: silentLogger });
+    const system = runtime.client.asSystem();
+    expect(await system.result(await system.start(Twice, 't', {}))).toBe(2);
   });
 });

@@ -61,7 +61,9 @@ export interface EmbeddedRuntime {
 export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime {
   const backend = createEmbeddedBackend(options);
   const clock = options.clock;
-  const actors = [...options.actors, ...(options.workflows ?? []).map((w) => w.actor)];
+  // A `defineApp` app lists its workflows' actor types among its actors already.
+  const workflows = (options.workflows ?? []).map((w) => w.actor);
+  const actors = [...options.actors, ...workflows.filter((a) => !options.actors.includes(a))];
   const engine = createEngine({
     actors,
     ...(options.effects ? { effects: options.effects } : {}),

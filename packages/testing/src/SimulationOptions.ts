@@ -101,7 +101,8 @@ export interface SimSettings {
 export function resolveOptions(options: SimulationOptions): SimSettings {
   const workflows = (options.workflows ?? []).map((w) => w.actor);
   return {
-    actors: [...options.actors, ...workflows],
+    // A `defineApp` app lists its workflows' actor types among its actors already.
+    actors: [...options.actors, ...workflows.filter((a) => !options.actors.includes(a))],
     effects: options.effects ?? [],
     upgrades: withWorkflows(options.upgrades ?? [], workflows),
     processes: options.processes ?? 2,

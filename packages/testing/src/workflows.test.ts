@@ -1,4 +1,4 @@
-import { actor, ErrorCode, workflow } from '@baton/core';
+import { actor, defineApp, ErrorCode, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { noFaults, replayWorkflow, Simulation } from './index.ts';
@@ -51,6 +51,14 @@ const twice = (version: string) =>
 const Twice = twice('1');
 
 describe('workflows in a simulation', () => {
+  it('runs a defineApp app as it is, whose actors list its workflows already', async () => {
+    const app = defineApp({ actors: [Counter], workflows: [Trial] });
+    const sim = new Simulation({ ...app, seed: 1, faults: noFaults });
+    sim.send(Trial.ref('bo'), 'start', { input: { user: 'bo' } });
+    await sim.run();
+    expect((await sim.state(Trial.ref('bo'))).output).toBe('bill bo');
+  });
+
   it('runs a workflow on virtual time: a 30-day sleep completes at once', async () => {
     const sim = new Simulation({ actors: [Trial.actor], seed: 1, faults: noFaults });
     sim.send(Trial.ref('ann'), 'start', { input: { user: 'ann' } });
