@@ -52,6 +52,11 @@ describe('baton dev', () => {
   it("serves the app's page with the WebSocket URL of the same port", async () => {
     const html = await (await fetch(`${dev!.origin}/`)).text();
     expect(html).toContain(`<meta name="baton-url" content="ws://127.0.0.1:${port}">`);
+    // No request for /favicon.ico, whose 404 the page's console would show: its icon is empty,
+    // and the inspector's too.
+    expect(html).toContain('<link rel="icon" href="data:,">');
+    const inspector = await (await fetch(`${dev!.origin}/_baton`)).text();
+    expect(inspector).toContain('<link rel="icon" href="data:,">');
     const script = await fetch(`${dev!.origin}/page.js`);
     expect(script.status).toBe(200);
     expect(await script.text()).toContain('counter page, socket');

@@ -1,5 +1,11 @@
 /** The HTML the dev server serves itself: an app page's shell, a landing page, the inspector's. */
 
+/**
+ * An empty icon: without one a browser asks for `/favicon.ico`, which the dev server does not
+ * serve, and the console of every page shows a 404 that is none of the app's doing.
+ */
+const NO_ICON = '<link rel="icon" href="data:,">';
+
 import { escapeHtml } from '../escapeHtml.ts';
 
 /**
@@ -14,6 +20,7 @@ export function appPageHtml(title: string, webSocketUrl: string, token: string):
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
     <meta name="baton-token" content="${escapeHtml(token)}">
+    ${NO_ICON}
     <title>${escapeHtml(title)}</title>
   </head>
   <body><div id="root"></div><script type="module" src="/page.js"></script></body>
@@ -24,7 +31,7 @@ export function appPageHtml(title: string, webSocketUrl: string, token: string):
 export function landingHtml(title: string, origin: string): string {
   return `<!doctype html>
 <html lang="en">
-  <head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+  <head><meta charset="utf-8">${NO_ICON}<title>${escapeHtml(title)}</title>
   <style>body{font:15px/1.5 system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem}
   code,pre{background:#f2f2f5;border-radius:4px;padding:.1rem .3rem}pre{padding:.8rem;overflow:auto}</style></head>
   <body>
@@ -49,6 +56,7 @@ export function inspectorHtml(webSocketUrl: string, token: string): string {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
     <meta name="baton-token" content="${escapeHtml(token)}">
+    ${NO_ICON}
     <title>Baton inspector</title>
   </head>
   <body><div id="root"></div><script type="module" src="/_baton/inspector.js"></script></body>
