@@ -62,6 +62,8 @@ export {
   type StoreLimits,
   systemClock,
   type TimerQueue,
+  type TurnQueue,
+  type TurnStore,
 } from './ports.ts';
 export {
   type ActorRecord,

@@ -87,7 +87,12 @@ export interface StoreLimits {
   readonly historyBytes?: number;
 }
 
-export interface Store {
+/**
+ * What the turns of a worker that is handed its messages (`PushWorker`, a Lambda) need of
+ * a store: its records, their commits, and what a turn reads back. A store for such a worker
+ * alone may offer only this, and its bundle holds no code of the other roles.
+ */
+export interface TurnStore {
   readonly limits: StoreLimits;
   /** A strongly consistent read of an actor record; `undefined` if it was never committed. */
   load(actorId: string): Promise<ActorRecord | undefined>;
@@ -108,27 +113,6 @@ export interface Store {
    * `seq`. Deleting a missing item is not an error.
    */
   deleteOutbox(actorId: string, seqs: readonly number[], life: string | undefined): Promise<void>;
-  /**
-   * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart,
-   * by their oldest item, oldest first: the sweeper's work list, of which a sweep short of time
-   * drains the oldest. A store may list one a few seconds early, and order them by times in
-   * such steps (the DynamoDB store files send times in 5-second steps), never list one late.
-   */
-  listOutboxActors(olderThan: number): Promise<string[]>;
-  /**
-   * Writes the actor's record again without its held sends, at version `ver + 1`, if it is
-   * still at `ver` of life `life` (`undefined`: a record without a life); does nothing otherwise
-   * (a later commit replaced them). For the sweeper, after it drained them. `expiresAt` is that
-   * record's (a halted actor's; `undefined` for a live one): a store deletes a halted record
-   * only once it holds no sends, which would go with it, and may need the expiry now (DynamoDB
-   * gives the record its TTL in the same write).
-   */
-  retireHeldOutbox(
-    actorId: string,
-    ver: number,
-    life: string | undefined,
-    expiresAt: number | undefined,
-  ): Promise<void>;
   /**
    * Told that the sends the record at `ver` of life `life` holds are in the queue. Optional: a
    * store whose writes are cheap (the embedded one) drops them from the record, keeping its
@@ -151,6 +135,53 @@ export interface Store {
    */
   readPagedOutcomes?(actorId: string, sentAt: number, fromPage?: number): Promise<PagedOutcome[]>;
   /**
+   * Which of `keys` name effect runs that are done, as {@link markEffectsDone} recorded them (a
+   * consistent read). Optional, with `markEffectsDone`: with both, the effect runner skips a
+   * copy of an effect request that arrives after the queue's dedupe window (a sweep that came
+   * late, a redelivery after the run); without them, such a copy runs the effect again.
+   */
+  readEffectsDone?(keys: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Records the effect runs of `keys` (their idempotency keys) as done until `expiresAt`. */
+  markEffectsDone?(keys: readonly string[], expiresAt: number): Promise<void>;
+  /** One dead letter of an actor, by message id. */
+  readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
+  /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
+  listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
+  /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */
+  readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]>;
+  /** One timer of an actor, by id. */
+  readTimer(actorId: string, id: string): Promise<Timer | undefined>;
+  /** The timers of one actor, soonest first. */
+  listTimers(actorId: string): Promise<Timer[]>;
+}
+
+/**
+ * The whole store: the turns' part, and what the sweeper (the outbox and timers due), the
+ * client (key claims, outcomes) and the tools read and write besides.
+ */
+export interface Store extends TurnStore {
+  /**
+   * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart,
+   * by their oldest item, oldest first: the sweeper's work list, of which a sweep short of time
+   * drains the oldest. A store may list one a few seconds early, and order them by times in
+   * such steps (the DynamoDB store files send times in 5-second steps), never list one late.
+   */
+  listOutboxActors(olderThan: number): Promise<string[]>;
+  /**
+   * Writes the actor's record again without its held sends, at version `ver + 1`, if it is
+   * still at `ver` of life `life` (`undefined`: a record without a life); does nothing otherwise
+   * (a later commit replaced them). For the sweeper, after it drained them. `expiresAt` is that
+   * record's (a halted actor's; `undefined` for a live one): a store deletes a halted record
+   * only once it holds no sends, which would go with it, and may need the expiry now (DynamoDB
+   * gives the record its TTL in the same write).
+   */
+  retireHeldOutbox(
+    actorId: string,
+    ver: number,
+    life: string | undefined,
+    expiresAt: number | undefined,
+  ): Promise<void>;
+  /**
    * Binds `claim.key` to the message with `claim.fingerprint` unless an unexpired claim holds
    * the key already (one conditional write). Resolves `undefined` when this call claimed it,
    * else with the claim that holds it: of this very message when the fingerprints are equal (a
@@ -164,31 +195,12 @@ export interface Store {
    */
   readClaim?(key: string): Promise<KeyClaim | undefined>;
   /**
-   * Which of `keys` name effect runs that are done, as {@link markEffectsDone} recorded them (a
-   * consistent read). Optional, with `markEffectsDone`: with both, the effect runner skips a
-   * copy of an effect request that arrives after the queue's dedupe window (a sweep that came
-   * late, a redelivery after the run); without them, such a copy runs the effect again.
-   */
-  readEffectsDone?(keys: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Records the effect runs of `keys` (their idempotency keys) as done until `expiresAt`. */
-  markEffectsDone?(keys: readonly string[], expiresAt: number): Promise<void>;
-  /** One dead letter of an actor, by message id. */
-  readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
-  /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
-  listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
-  /**
    * How many dead letters every actor keeps, parked messages included (not the proofs redrives
    * leave): the standing count the sweeper logs each sweep, which an alarm watches until the
    * last one is redriven. Optional: without it the sweeper logs no count (listing them would read
    * each letter every sweep).
    */
   countDeadLetters?(): Promise<number>;
-  /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */
-  readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]>;
-  /** One timer of an actor, by id. */
-  readTimer(actorId: string, id: string): Promise<Timer | undefined>;
-  /** The timers of one actor, soonest first. */
-  listTimers(actorId: string): Promise<Timer[]>;
   /**
    * Timers of every actor due at or before `before` (epoch ms) — and after `after`, when given —
    * soonest first, at most `limit`.
@@ -220,18 +232,12 @@ export interface ReceiveOptions {
 }
 
 /**
- * A FIFO queue with message groups: one group is handed to one receiver at a time, in order;
- * an unacknowledged message comes back after its visibility timeout; duplicates by `dedupeId`
- * within the dedupe window are dropped.
+ * What the turns of a worker that is handed its messages (`PushWorker`, a Lambda, whose host
+ * receives and acks them) need of the queue: sending, and telling the inbox apart.
  */
-export interface Queue {
+export interface TurnQueue {
   /** Enqueues in order. */
   send(messages: readonly QueueMessage[]): Promise<void>;
-  receive(options: ReceiveOptions): Promise<ReceivedMessage[]>;
-  /** Deletes processed messages. */
-  ack(receipts: readonly string[]): Promise<void>;
-  /** Makes messages visible again after `delayMs` (0: at once). */
-  release(receipts: readonly string[], delayMs: number): Promise<void>;
   /**
    * What tells this queue from one created later under the same name (SQS: its creation time),
    * or from itself numbering its messages another way (SQS: its throughput mode), so an actor
@@ -245,6 +251,19 @@ export interface Queue {
    * `maxAttempts` before each batch (cache it). Absent: not checked.
    */
   redrivePolicy?(): Promise<RedrivePolicy | undefined>;
+}
+
+/**
+ * A FIFO queue with message groups: one group is handed to one receiver at a time, in order;
+ * an unacknowledged message comes back after its visibility timeout; duplicates by `dedupeId`
+ * within the dedupe window are dropped.
+ */
+export interface Queue extends TurnQueue {
+  receive(options: ReceiveOptions): Promise<ReceivedMessage[]>;
+  /** Deletes processed messages. */
+  ack(receipts: readonly string[]): Promise<void>;
+  /** Makes messages visible again after `delayMs` (0: at once). */
+  release(receipts: readonly string[], delayMs: number): Promise<void>;
 }
 
 /** A queue's own dead-lettering: see {@link Queue.redrivePolicy}. */

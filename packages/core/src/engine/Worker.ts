@@ -1,8 +1,8 @@
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
-import type { ReceivedMessage } from '../adapter/ports.ts';
+import type { ReceivedMessage, TurnQueue, TurnStore } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
-import { createEngine, type Engine, type EngineOptions } from './createEngine.ts';
+import { createEngine, type Engine, type EngineOptions, type TurnEngine } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
 import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
@@ -51,7 +51,7 @@ export interface ProcessResult {
  * const { failed } = await worker.process(received);
  */
 export class PushWorker {
-  readonly engine: Engine;
+  readonly engine: TurnEngine;
   /**
    * Per actor (most recent last): the record version, and its life, whose sends this worker
    * drained itself, and when. The life matters: a new life of the actor (after `ctx.halt()`)
@@ -60,7 +60,7 @@ export class PushWorker {
    */
   readonly #drained = new Map<string, Drained>();
 
-  constructor(options: EngineOptions | Engine) {
+  constructor(options: EngineOptions<TurnStore, TurnQueue> | TurnEngine) {
     this.engine = 'registry' in options ? options : createEngine(options);
   }
 
@@ -263,6 +263,13 @@ export class PushWorker {
  * while (running) await worker.poll();
  */
 export class Worker extends PushWorker {
+  /** Its queue is a whole one: it receives, acks and releases. */
+  declare readonly engine: Engine;
+
+  constructor(options: EngineOptions | Engine) {
+    super(options);
+  }
+
   /** Receives one batch, processes it, acks what is done and releases what must be retried. */
   async poll(): Promise<number> {
     // Before receiving anything: a queue that would take failing messages first is refused.

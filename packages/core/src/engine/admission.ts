@@ -5,7 +5,7 @@
 import type { DeadLetter, SenderMark, Timer } from '../adapter/storedRecords.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import type { Arrival } from './channels.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { OverflowLookup } from './overflow.ts';
 
 /**
@@ -32,7 +32,7 @@ export interface Admission {
 
 /** What a message's effects are computed with besides the record. */
 export interface Turn {
-  readonly engine: Engine;
+  readonly engine: TurnEngine;
   readonly overflow: OverflowLookup;
   /** The pending commit: what earlier messages of the batch did to timers. */
   readonly builder: CommitBuilder;

@@ -8,7 +8,7 @@ import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { Admission, Turn } from './admission.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import { classify } from './channels.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue } from './inboxQueue.ts';
 import type { PagedLookup } from './outcomePages.ts';
@@ -107,7 +107,7 @@ async function channelAdmission(
  * among the receiver's kept letters first: the receiver's mark for the sender may be a new
  * life's, and would take it for that life's next message, or a gap's.
  */
-function mayBeOfEndedLife(engine: Engine, envelope: Envelope): boolean {
+function mayBeOfEndedLife(engine: TurnEngine, envelope: Envelope): boolean {
   const retention = engine.markRetentionMs;
   const age = engine.clock.now() - envelope.sentAt;
   return age >= 2 * retention - clockMargin(retention);
@@ -124,7 +124,7 @@ export function knownByOutcome(envelope: Envelope): boolean {
  * dead letter is forgotten and nothing applied — the fire of a cancelled timer never runs.
  */
 async function redrivenFire(
-  engine: Engine,
+  engine: TurnEngine,
   builder: CommitBuilder,
   kept: DeadLetter,
   fire: NonNullable<DeadLetter['timer']>,
@@ -142,7 +142,7 @@ async function redrivenFire(
  * condition checks it — while what skips a message commits nothing, and is read.
  */
 async function storedTimer(
-  engine: Engine,
+  engine: TurnEngine,
   builder: CommitBuilder,
   id: string,
   gen: string,

@@ -9,7 +9,7 @@ import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { pruneMarks } from './CommitBuilder.ts';
 import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
 import { copyRecord } from './copyRecord.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { clockMargin } from './turnErrors.ts';
 
@@ -18,7 +18,7 @@ import { clockMargin } from './turnErrors.ts';
  * mark as `arrival` places the message against `mark` (none: the mark stays).
  */
 export function advance(
-  engine: Engine,
+  engine: TurnEngine,
   current: ActorRecord,
   inbound: Inbound,
   admission: { readonly arrival?: Arrival; readonly mark?: SenderMark },
@@ -111,6 +111,6 @@ export function isFresh(record: ActorRecord): boolean {
  * within the queue's retention — under half of it. A new life then meets no mark of this
  * one, and its ids carry its own life id.
  */
-export function halted(engine: Engine, now: number): number {
+export function halted(engine: TurnEngine, now: number): number {
   return now + 2 * engine.markRetentionMs;
 }

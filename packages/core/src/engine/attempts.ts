@@ -8,7 +8,7 @@ import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
 import type { BatonError } from '../errors.ts';
 import { halted, isFresh } from './advanceRecord.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
 import { waitsForDeploy } from './turnErrors.ts';
@@ -24,7 +24,7 @@ export function attemptOf(record: ActorRecord, inbound: Inbound): number {
  * The attempts of `inbound` this delivery makes: as the record counts them ({@link attemptOf}),
  * but by the queue's receives on a record too full to keep a count, which would never end.
  */
-export function attemptsMade(engine: Engine, record: ActorRecord, inbound: Inbound): number {
+export function attemptsMade(engine: TurnEngine, record: ActorRecord, inbound: Inbound): number {
   const counted = attemptOf(record, inbound);
   if (counted > 1 || countedAttempt(engine, record, inbound)) return counted;
   return inbound.receiveCount ?? 1;
@@ -37,7 +37,7 @@ export function attemptsMade(engine: Engine, record: ActorRecord, inbound: Inbou
  * messages behind it get their turn.
  */
 export function outOfAttempts(
-  engine: Engine,
+  engine: TurnEngine,
   record: ActorRecord,
   inbound: Inbound,
   maxReceives: number | undefined,
@@ -55,7 +55,7 @@ export function outOfAttempts(
  * deploy rolls, and a message that waits for the new code is applied by it, not dead-lettered.
  */
 export function attemptsFor(
-  engine: Engine,
+  engine: TurnEngine,
   maxReceives: number | undefined,
   error: BatonError,
 ): number {
@@ -68,7 +68,7 @@ export function attemptsFor(
  * when the count would not fit the record's item.
  */
 export function countedAttempt(
-  engine: Engine,
+  engine: TurnEngine,
   record: ActorRecord,
   inbound: Inbound,
 ): ActorRecord | undefined {

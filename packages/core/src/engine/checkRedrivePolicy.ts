@@ -1,6 +1,6 @@
 import type { RedrivePolicy } from '../adapter/ports.ts';
 import { invalidArgument } from '../errors.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 
 /**
  * Throws INVALID_ARGUMENT when the inbox queue dead-letters a message itself (its redrive
@@ -13,7 +13,7 @@ import type { Engine } from './createEngine.ts';
  * @example
  * await checkRedrivePolicy(engine); // before each of a worker's batches
  */
-export async function checkRedrivePolicy(engine: Engine): Promise<RedrivePolicy | undefined> {
+export async function checkRedrivePolicy(engine: TurnEngine): Promise<RedrivePolicy | undefined> {
   const policy = await engine.queue.redrivePolicy?.();
   if (!policy || policy.maxReceives > engine.maxAttempts) return policy;
   const { maxReceives } = policy;

@@ -5,6 +5,8 @@ import {
   type Store,
   systemClock,
   type TimerQueue,
+  type TurnQueue,
+  type TurnStore,
 } from '../adapter/ports.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
 import { invalidArgument } from '../errors.ts';
@@ -28,14 +30,17 @@ const DAY = 24 * 60 * 60 * 1000;
  */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
-/** Options shared by the worker, the sweeper and the client. */
-export interface EngineOptions {
+/**
+ * Options shared by the worker, the sweeper and the client, on a whole store and queue; a
+ * worker that is handed its messages (`PushWorker`) takes `EngineOptions<TurnStore, TurnQueue>`.
+ */
+export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue = Queue> {
   /** The app's actor types. */
   readonly actors: readonly AnyActorDefinition[];
   /** The app's effects (`effect()`, `webhook()`): what `ctx.effect` may ask for, run by workers. */
   readonly effects?: readonly AnyEffectDefinition[];
-  readonly store: Store;
-  readonly queue: Queue;
+  readonly store: S;
+  readonly queue: Q;
   /**
    * Arms timers as turns schedule them (AWS: `SqsTimerQueue`). Without one, the sweeper fires
    * them once due, as the embedded runtime does.
@@ -128,10 +133,10 @@ export interface EngineOptions {
 }
 
 /** The resolved options: what every engine function takes. */
-export interface Engine {
+export interface Engine<S extends TurnStore = Store, Q extends TurnQueue = Queue> {
   readonly registry: Registry;
-  readonly store: Store;
-  readonly queue: Queue;
+  readonly store: S;
+  readonly queue: Q;
   readonly timers: TimerQueue | undefined;
   readonly openTelemetry: OpenTelemetryApi | undefined;
   readonly clock: Clock;
@@ -157,7 +162,16 @@ export interface Engine {
   readonly onDeadLetter: DeadLetterListener | undefined;
 }
 
-export function createEngine(options: EngineOptions): Engine {
+/**
+ * An engine on the turns' part of a store and queue: what a turn's functions take, so that a
+ * worker that is handed its messages (`PushWorker`) runs on a {@link TurnStore} and a
+ * {@link TurnQueue} alone.
+ */
+export type TurnEngine = Engine<TurnStore, TurnQueue>;
+
+export function createEngine<S extends TurnStore, Q extends TurnQueue>(
+  options: EngineOptions<S, Q>,
+): Engine<S, Q> {
   const problems: string[] = [];
   const positive = (name: keyof EngineOptions, value: number | undefined, fallback: number) => {
     const v = value ?? fallback;
@@ -166,7 +180,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
   const batchSize = positive('batchSize', options.batchSize, 10);
   if (batchSize < 1) problems.push('batchSize must be at least 1');
-  const engine: Engine = {
+  const engine: Engine<S, Q> = {
     registry: new Registry(options.actors, options.effects),
     store: options.store,
     queue: options.queue,
@@ -221,7 +235,7 @@ export function createEngine(options: EngineOptions): Engine {
  * that, within the idempotency retention, may be applied again by the next life. Only warned of:
  * tests and simulations shorten the mark retention alone on purpose.
  */
-function warnOfRetentions(engine: Engine): void {
+function warnOfRetentions(engine: TurnEngine): void {
   const { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs } = engine;
   if (outcomeMs <= 2 * markMs) return;
   const days = (ms: number) => `${Math.round((ms / DAY) * 100) / 100} days`;

@@ -38,7 +38,7 @@ import type {
   OutputOf,
   WorkflowRef,
 } from '../workflow/workflow.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
 import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
 
@@ -80,7 +80,7 @@ export interface HandlingOptions {
  * Sends are validated here, so a bad send fails the handler that made it, not its target.
  */
 export function createHandlerContext(
-  engine: Engine,
+  engine: TurnEngine,
   actorId: string,
   draft: unknown,
   envelope: Envelope,
@@ -109,7 +109,7 @@ class HandlerContext implements ActorContext<unknown> {
   readonly message: HandledMessage;
   readonly caller: Caller;
   readonly #effects: HandlerEffects;
-  readonly #engine: Engine;
+  readonly #engine: TurnEngine;
   readonly #envelope: Envelope;
   readonly #options: HandlingOptions;
   /** The handling's time: fixed for the message. */
@@ -131,7 +131,7 @@ class HandlerContext implements ActorContext<unknown> {
   #uuid: Ctx['uuid'] | undefined;
 
   constructor(
-    engine: Engine,
+    engine: TurnEngine,
     actorId: string,
     draft: unknown,
     envelope: Envelope,
@@ -345,7 +345,7 @@ class HandlerContext implements ActorContext<unknown> {
     return openTelemetry && trace ? { openTelemetry, trace } : undefined;
   }
 
-  get [WARM_CACHE](): Engine['warm'] {
+  get [WARM_CACHE](): TurnEngine['warm'] {
     return this.#engine.warm;
   }
 

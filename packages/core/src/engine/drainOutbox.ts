@@ -1,5 +1,5 @@
 import { type Envelope, encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
-import type { Queue, QueueMessage, Store } from '../adapter/ports.ts';
+import type { Queue, QueueMessage, Store, TurnQueue, TurnStore } from '../adapter/ports.ts';
 import { type ActorRecord, deletableAt, type OutboxItem } from '../adapter/storedRecords.ts';
 
 /** One actor's committed sends to drain: the ones its record holds, and the items apart. */
@@ -41,7 +41,11 @@ export interface OutboxToDrain {
  *
  * @returns how many envelopes were sent
  */
-export function drainOutbox(store: Store, queue: Queue, outbox: OutboxToDrain): Promise<number> {
+export function drainOutbox(
+  store: TurnStore,
+  queue: TurnQueue,
+  outbox: OutboxToDrain,
+): Promise<number> {
   return drainOutboxes(store, queue, [outbox]);
 }
 
@@ -54,8 +58,8 @@ export function drainOutbox(store: Store, queue: Queue, outbox: OutboxToDrain): 
  * @returns how many envelopes were sent
  */
 export async function drainOutboxes(
-  store: Store,
-  queue: Queue,
+  store: TurnStore,
+  queue: TurnQueue,
   outboxes: readonly OutboxToDrain[],
 ): Promise<number> {
   const aparts = await Promise.all(
@@ -189,7 +193,7 @@ export async function sweepOutboxes(
  * reads: then both are read again, the items first, as an item of a live life has its record.
  */
 async function readWhole(
-  store: Store,
+  store: TurnStore,
   actorId: string,
 ): Promise<{ record: ActorRecord | undefined; apart: OutboxItem[] }> {
   const [record, apart] = await Promise.all([store.load(actorId), store.readOutbox(actorId)]);
@@ -204,7 +208,7 @@ async function readWhole(
  * Every outbox item an actor has stored, oldest first: the sends its record holds (drained or
  * not) and the items apart. For tools and tests; a drain takes them as {@link OutboxToDrain}.
  */
-export async function storedOutbox(store: Store, actorId: string): Promise<OutboxItem[]> {
+export async function storedOutbox(store: TurnStore, actorId: string): Promise<OutboxItem[]> {
   const [record, apart] = await Promise.all([store.load(actorId), store.readOutbox(actorId)]);
   return [...(record?.outbox ?? []), ...apart].sort((a, b) => a.seq - b.seq);
 }

@@ -5,12 +5,12 @@
  * compared from offset 0 — sender marks and idempotency keys still skip its duplicates.
  */
 import type { ActorRecord } from '../adapter/storedRecords.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 
 /** Logs, once per turn, an inbox message from another queue than the record's offset's. */
 export function reportReplacedQueue(
-  engine: Engine,
+  engine: TurnEngine,
   base: ActorRecord,
   batch: readonly Inbound[],
 ): void {

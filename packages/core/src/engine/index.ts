@@ -18,6 +18,7 @@ export {
   DEFAULT_MAX_ATTEMPTS,
   type Engine,
   type EngineOptions,
+  type TurnEngine,
 } from './createEngine.ts';
 export {
   drainOutbox,

@@ -12,7 +12,7 @@ import type { Admission, Turn } from './admission.ts';
 import { advance } from './advanceRecord.ts';
 import { attemptsMade } from './attempts.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { errorGist, failedOutcome } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
@@ -149,7 +149,7 @@ function keptWithin(kept: DeadLetter, maxItemBytes: number): DeadLetter {
  * Its `at` is new, so that no copy of the redrive, which names the letter's `at`, matches it
  * (nor on an earlier Baton, which knows no `applied`); and it is no parked message.
  */
-export function appliedProof(engine: Engine, letter: DeadLetter): DeadLetter {
+export function appliedProof(engine: TurnEngine, letter: DeadLetter): DeadLetter {
   const at = engine.clock.now();
   const { parked: _, ...kept } = letter;
   return {

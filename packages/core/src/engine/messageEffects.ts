@@ -19,7 +19,7 @@ import { asJson, asStrictJson, findCollection } from './asJson.ts';
 import { attemptsMade } from './attempts.ts';
 import type { CommitBuilder, MessageEffects } from './CommitBuilder.ts';
 import type { RecordDraft } from './copyRecord.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
 import { appliedProof, deadLetter } from './keptLetters.ts';
@@ -246,7 +246,7 @@ function withoutExpiry(record: ActorRecord): ActorRecord {
  * The handler and parsed payload of an inbox message. What this code cannot resolve waits for
  * newer code (see {@link waitsForNewerCode}): the doors validated it against the code there.
  */
-function resolveInbound(engine: Engine, envelope: Envelope) {
+function resolveInbound(engine: TurnEngine, envelope: Envelope) {
   try {
     return engine.registry.resolve(envelope.to, envelope.name, envelope.payload);
   } catch (error) {
@@ -256,7 +256,7 @@ function resolveInbound(engine: Engine, envelope: Envelope) {
 
 /** Removals of the actor's soonest stored timers, and of those the pending commit puts. */
 async function haltTimers(
-  engine: Engine,
+  engine: TurnEngine,
   actorId: string,
   builder: CommitBuilder,
 ): Promise<Map<string, null>> {
@@ -303,7 +303,7 @@ export async function reject(
  * inbox offset and its channel on, and removes the void timer and the forgotten dead letter.
  */
 export function ignore(
-  engine: Engine,
+  engine: TurnEngine,
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
@@ -331,7 +331,7 @@ export function ignore(
  * What applying or rejecting a message ends besides the message: a redriven one leaves the
  * dead letters and replaces its outcome; a timer's fire removes the timer.
  */
-function admissionEffects(engine: Engine, admission: Admission): Partial<MessageEffects> {
+function admissionEffects(engine: TurnEngine, admission: Admission): Partial<MessageEffects> {
   const { redrives } = admission;
   return {
     ...(redrives ? { redriven: redrives.messageId, replacesOutcome: true } : {}),
@@ -349,7 +349,7 @@ const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
  * which the turn tells from any a handler throws.
  */
 function recordConfirmation(
-  engine: Engine,
+  engine: TurnEngine,
   record: ActorRecord,
   baseVer: number,
 ): { check(): Promise<void>; refused(error: unknown): boolean } {

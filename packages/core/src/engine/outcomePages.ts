@@ -14,7 +14,7 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { INGRESS } from '../adapter/envelope.ts';
-import type { Clock, Store, StoreLimits } from '../adapter/ports.ts';
+import type { Clock, StoreLimits, TurnStore } from '../adapter/ports.ts';
 import type {
   ActorRecord,
   IdempotencyRecord,
@@ -43,7 +43,7 @@ export const ITEMS_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 const PAGED_FORMAT = 2;
 
 /** Whether the store keeps outcomes in pages. */
-export function pagesOutcomes(store: Store): boolean {
+export function pagesOutcomes(store: TurnStore): boolean {
   return typeof store.readPagedOutcomes === 'function';
 }
 
@@ -51,7 +51,7 @@ export function pagesOutcomes(store: Store): boolean {
  * `record` ready for a turn on `store`: with its outcome page state, begun now if it has none
  * (on a record written before pages, the outcomes kept as items until now are looked up too).
  */
-export function withOutcomePages(store: Store, record: ActorRecord, now: number): ActorRecord {
+export function withOutcomePages(store: TurnStore, record: ActorRecord, now: number): ActorRecord {
   if (!pagesOutcomes(store)) {
     if (record.outcomePage) {
       throw new Error(
@@ -92,7 +92,7 @@ export function pageBytes(limits: StoreLimits): number {
  * The largest outcome an ingress message may have on `store`: a page still open holds less than
  * {@link pageBytes}, and the outcome must fit the page's item beside it.
  */
-export function maxOutcomeBytes(store: Store): number {
+export function maxOutcomeBytes(store: TurnStore): number {
   const { maxItemBytes } = store.limits;
   return pagesOutcomes(store) ? maxItemBytes - pageBytes(store.limits) : maxItemBytes;
 }
@@ -213,7 +213,7 @@ export class PageKeyCache {
  * last read of the actor's pages.
  */
 export class PagedLookup {
-  readonly #store: Store;
+  readonly #store: TurnStore;
   readonly #cache: PageKeyCache;
   readonly #now: () => number;
   readonly #actorId: string;
@@ -221,7 +221,7 @@ export class PagedLookup {
   readonly #earliest: number;
 
   constructor(
-    engine: { readonly store: Store; readonly pageKeys: PageKeyCache; readonly clock: Clock },
+    engine: { readonly store: TurnStore; readonly pageKeys: PageKeyCache; readonly clock: Clock },
     actorId: string,
     batch: readonly Inbound[],
   ) {
@@ -266,7 +266,7 @@ export class PagedLookup {
 
   /** The keys of the actor's pages before `page` (closed), read only where not known yet. */
   async #known(record: ActorRecord, page: number): Promise<KnownPages> {
-    const read = this.#store.readPagedOutcomes as NonNullable<Store['readPagedOutcomes']>;
+    const read = this.#store.readPagedOutcomes as NonNullable<TurnStore['readPagedOutcomes']>;
     const cached = this.#cache.get(this.#actorId);
     if (cached && cached.life === record.life && cached.from <= this.#earliest) {
       if (cached.upTo < page) {

@@ -3,12 +3,12 @@ import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS } from '../adapter/envelope.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';
 
 /** A failed outcome; its details cut to the gist when they would not fit a record. */
 export function failedOutcome(
-  engine: Engine,
+  engine: TurnEngine,
   envelope: Envelope,
   error: BatonError,
 ): IdempotencyRecord | undefined {
@@ -37,7 +37,7 @@ export function errorGist(error: SerializedError, limit: number): SerializedErro
 
 /** The outcome record of an ingress message (none for actor messages and timer fires). */
 export function idempotencyFor(
-  engine: Engine,
+  engine: TurnEngine,
   envelope: Envelope,
   outcome: Outcome,
   now = engine.clock.now(),

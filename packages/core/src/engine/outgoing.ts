@@ -6,7 +6,7 @@
 import { ASK_REPLY, actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { OverflowLookup } from './overflow.ts';
 
 /** A send a turn makes: a handler's, or the reply to an ask. */
@@ -29,7 +29,7 @@ export function askReply(envelope: Envelope, outcome: Outcome): Send[] {
  * message on its channel; and the record with `sentSeq` and its channels moved on.
  */
 export async function outgoing(
-  { engine, overflow }: { readonly engine: Engine; readonly overflow: OverflowLookup },
+  { engine, overflow }: { readonly engine: TurnEngine; readonly overflow: OverflowLookup },
   record: ActorRecord,
   sends: readonly Send[],
   trace: HandlingTrace | undefined,

@@ -7,7 +7,7 @@
  * record that can no longer be written.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import type { Store } from '../adapter/ports.ts';
+import type { TurnStore } from '../adapter/ports.ts';
 import type {
   ActorRecord,
   ChannelMark,
@@ -174,7 +174,7 @@ const keyOf = (kind: OverflowMark['kind'], peer: string) => `${kind}\u0000${peer
 export class OverflowLookup {
   /** Marks read from the store or moved out this turn (`null`: none stored); made on first use. */
   #known: Map<string, OverflowMark | null> | undefined;
-  readonly #store: Store;
+  readonly #store: TurnStore;
   readonly #actorId: string;
   /** Whether the store may hold live overflow marks of this actor: else nothing is read. */
   readonly #live: boolean;
@@ -182,7 +182,7 @@ export class OverflowLookup {
   readonly #markSince: number;
 
   /** `base` is the record the turn read; `retentionMs` the engine's mark retention. */
-  constructor(store: Store, base: ActorRecord, now: number, retentionMs: number) {
+  constructor(store: TurnStore, base: ActorRecord, now: number, retentionMs: number) {
     this.#store = store;
     this.#actorId = base.id;
     this.#channelSince = now - retentionMs / 2;

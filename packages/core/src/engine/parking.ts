@@ -11,7 +11,7 @@ import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { ignore } from './messageEffects.ts';
 
@@ -21,7 +21,7 @@ import { ignore } from './messageEffects.ts';
  * message would not fit a record whole: it then waits in the inbox like a retried one.
  */
 export function park(
-  engine: Engine,
+  engine: TurnEngine,
   current: ActorRecord,
   inbound: Inbound,
   admission: Admission,
@@ -51,7 +51,7 @@ export function park(
  * no channel mark to tell it by, so the turn asks for its parked letter.
  */
 export async function isParkedCopy(
-  engine: Engine,
+  engine: TurnEngine,
   record: ActorRecord,
   inbound: Inbound,
 ): Promise<boolean> {
@@ -72,7 +72,7 @@ export function resumedWithParked(record: ActorRecord): boolean {
  * batch that carries them (its attempts count for them).
  */
 export async function parkedInbounds(
-  engine: Engine,
+  engine: TurnEngine,
   record: ActorRecord,
   carrier: Inbound | undefined,
 ): Promise<Array<{ inbound: Inbound; letter: DeadLetter }>> {

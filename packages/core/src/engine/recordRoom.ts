@@ -5,7 +5,7 @@
  */
 import type { ActorRecord, OverflowMark } from '../adapter/storedRecords.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import { boundPeers, withoutMarks } from './overflow.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
 
@@ -15,7 +15,7 @@ import { pageStateGrowth } from './pageStateGrowth.ts';
  * moved. `moves` caps the moves the count limit asks for.
  */
 export function withRecord(
-  engine: Engine,
+  engine: TurnEngine,
   unbounded: ActorRecord,
   moves?: number,
   now = engine.clock.now(),
@@ -35,7 +35,7 @@ export function withRecord(
  * `effects` with only the moves the item limit forces, for a message too large for a commit
  * with them: the record lists more peers than it should until a later message moves them.
  */
-export function withFewerMoves(engine: Engine, effects: MessageEffects): MessageEffects {
+export function withFewerMoves(engine: TurnEngine, effects: MessageEffects): MessageEffects {
   if (!effects.unbounded || !effects.overflow?.length) return effects;
   // Pages of state are the handler's, not marks: they stay.
   const pages = effects.overflow.filter((mark) => mark.kind === 'page');
@@ -50,7 +50,7 @@ export function withFewerMoves(engine: Engine, effects: MessageEffects): Message
  * and the message's effects on the record without them. Undefined when none can go first.
  */
 export function roomFirst(
-  engine: Engine,
+  engine: TurnEngine,
   current: ActorRecord,
   effects: MessageEffects,
   most: number,

@@ -14,10 +14,10 @@
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
 import type { ReceivedMessage } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 
 export async function runEffects(
-  engine: Engine,
+  engine: TurnEngine,
   messages: readonly ReceivedMessage[],
 ): Promise<{ done: number; retry?: BatonError }> {
   const envelopes = messages.map((message) => decodeEnvelope(message.body));
@@ -37,7 +37,7 @@ export async function runEffects(
 }
 
 async function runGroup(
-  engine: Engine,
+  engine: TurnEngine,
   messages: readonly ReceivedMessage[],
   ran: ReadonlySet<string>,
   marks: string[],
@@ -86,7 +86,7 @@ async function runGroup(
  * Marks the runs done. A failed write is logged, not thrown: the effects ran, and their
  * messages are acked; only a late copy of one of them would run it again.
  */
-async function markDone(engine: Engine, keys: readonly string[]): Promise<void> {
+async function markDone(engine: TurnEngine, keys: readonly string[]): Promise<void> {
   if (keys.length === 0 || !engine.store.markEffectsDone) return;
   const expiresAt = engine.clock.now() + engine.markRetentionMs;
   try {
@@ -103,7 +103,7 @@ async function markDone(engine: Engine, keys: readonly string[]): Promise<void> 
 }
 
 /** The idempotency key of an effect's runs: its message id, in the engine's namespace if any. */
-function effectKey(engine: Engine, messageId: string): string {
+function effectKey(engine: TurnEngine, messageId: string): string {
   const namespace = engine.effectKeyNamespace;
   return namespace === undefined ? messageId : `${namespace}:${messageId}`;
 }

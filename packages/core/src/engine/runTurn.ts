@@ -9,7 +9,7 @@ import { admit, fired, knownByOutcome } from './admitMessage.ts';
 import { attemptsMade, countedAttempt, outOfAttempts } from './attempts.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
 import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
@@ -100,7 +100,7 @@ const NO_KEYS: ReadonlySet<string> = new Set();
  * caller's to drain (`undrained`) before it acks.
  */
 export async function runTurn(
-  engine: Engine,
+  engine: TurnEngine,
   actorId: string,
   batch: readonly Inbound[],
   options: TurnOptions = {},
@@ -153,7 +153,7 @@ export async function runTurn(
  * record was warm), whose sends must be in the queue before those messages are acked.
  */
 async function drainSince(
-  engine: Engine,
+  engine: TurnEngine,
   base: ActorRecord,
   result: TurnResult,
 ): Promise<TurnResult> {
@@ -173,7 +173,7 @@ function withoutOutbox(record: ActorRecord): ActorRecord {
 }
 
 async function applyBatch(
-  engine: Engine,
+  engine: TurnEngine,
   loaded: ActorRecord,
   batch: readonly Inbound[],
   {

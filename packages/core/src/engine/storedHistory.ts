@@ -2,7 +2,7 @@
  * An instance's whole history as stored, read from outside a turn (operator tools): the entries
  * moved out into pages (see `workflow/history.ts`) followed by those its record keeps.
  */
-import type { Store } from '../adapter/ports.ts';
+import type { TurnStore } from '../adapter/ports.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { HISTORY_WINDOW, historyWindow, pageId } from '../workflow/history.ts';
 import type { JournalEntry, WorkflowState } from '../workflow/journal.ts';
@@ -15,7 +15,7 @@ import type { JournalEntry, WorkflowState } from '../workflow/journal.ts';
  * const history = await readStoredHistory(store, record.id, record.state as WorkflowState);
  */
 export async function readStoredHistory(
-  store: Store,
+  store: TurnStore,
   actorId: string,
   state: WorkflowState,
 ): Promise<JournalEntry[]> {
@@ -54,7 +54,7 @@ export async function readStoredHistory(
  * const { entries, older } = await readHistoryWindow(store, record.id, state, { limit: 200 });
  */
 export function readHistoryWindow(
-  store: Pick<Store, 'readOverflow'>,
+  store: Pick<TurnStore, 'readOverflow'>,
   actorId: string,
   state: WorkflowState,
   options: { readonly limit?: number; readonly before?: number } = {},

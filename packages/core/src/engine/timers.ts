@@ -5,7 +5,7 @@
  * crash — or the fire of a cancelled timer is skipped, never applied.
  */
 import { encodeEnvelope, TIMER, timerMessageId } from '../adapter/envelope.ts';
-import type { Queue, QueueMessage, TimerQueue } from '../adapter/ports.ts';
+import type { QueueMessage, TimerQueue, TurnQueue } from '../adapter/ports.ts';
 import type { ActorRecord, Timer, TimerRef } from '../adapter/storedRecords.ts';
 import type { Engine } from './createEngine.ts';
 
@@ -26,7 +26,7 @@ export function timerFire(timer: TimerRef): QueueMessage {
 }
 
 /** Sends the fires of `timers` into the inbox. */
-export async function fireTimers(queue: Queue, timers: readonly TimerRef[]): Promise<void> {
+export async function fireTimers(queue: TurnQueue, timers: readonly TimerRef[]): Promise<void> {
   if (timers.length > 0) await queue.send(timers.map(timerFire));
 }
 

@@ -6,7 +6,7 @@ import { parseActorId } from '../adapter/envelope.ts';
 import { type ActorRecord, RECORD_FORMAT } from '../adapter/storedRecords.ts';
 import { RetryableError } from '../errors.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
-import type { Engine } from './createEngine.ts';
+import type { TurnEngine } from './createEngine.ts';
 
 /**
  * Refuses a record a newer Baton wrote: this code would write it back without what it does not
@@ -36,7 +36,7 @@ export function checkFormat(record: ActorRecord): void {
  * its conflict returned, the store's.
  */
 export function cached(
-  engine: Engine,
+  engine: TurnEngine,
   actorId: string,
   attempt: number,
   drainedByCaller: (record: ActorRecord) => boolean,
@@ -54,7 +54,7 @@ export function cached(
  * The actor's record as the store holds it, or the first record of a new life: a new life id,
  * and the initial state of its type (none for a type this code does not know yet).
  */
-export async function load(engine: Engine, actorId: string): Promise<ActorRecord> {
+export async function load(engine: TurnEngine, actorId: string): Promise<ActorRecord> {
   const stored = await engine.store.load(actorId);
   if (stored) return stored;
   const parsed = parseActorId(actorId);
