@@ -8,7 +8,8 @@
 export { type AwsClients, type AwsClientsOptions, createAwsClients } from './createAwsClients.ts';
 export { createTable } from './dynamodb/createTable.ts';
 export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';
-export { DynamoStore, type DynamoStoreOptions } from './dynamodb/DynamoStore.ts';
+export { DynamoStore } from './dynamodb/DynamoStore.ts';
+export { type DynamoStoreOptions, DynamoTurnStore } from './dynamodb/DynamoTurnStore.ts';
 export { type ActorPage, listActors } from './dynamodb/listActors.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export {

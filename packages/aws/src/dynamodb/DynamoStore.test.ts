@@ -13,7 +13,8 @@ import { readConflict } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from './createTable.ts';
-import { DynamoStore, type DynamoStoreOptions } from './DynamoStore.ts';
+import { DynamoStore } from './DynamoStore.ts';
+import { type DynamoStoreOptions, DynamoTurnStore } from './DynamoTurnStore.ts';
 import { recordToItem } from './itemCodec.ts';
 import { mapTransactionError } from './mapTransactionError.ts';
 import { DYNAMO_STORE_LIMITS, OUTBOX_INDEX_STEP_MS } from './tableLayout.ts';
@@ -577,5 +578,36 @@ describe('DynamoStore', () => {
     expect(() => new DynamoStore({ client: dynamodb, tableName: '', outboxShards: 0 })).toThrow(
       /tableName.*outboxShards/,
     );
+  });
+});
+
+describe('DynamoTurnStore', () => {
+  it("commits and reads the same table as the whole store: it is the whole store's turns' part", async () => {
+    const turns = new DynamoTurnStore({ client: dynamodb, tableName, outboxShards: 4 });
+    const whole = storeWith({ outboxShards: 4 });
+    const a = fresh();
+    await turns.commit(commitOf(a, 1, { outbox: [outbox(a, 0, 1)] }));
+    expect(await whole.load(a)).toEqual(record(a, 1));
+    expect(await whole.listOutboxActors(Date.now() + OUTBOX_INDEX_STEP_MS)).toContain(a);
+    await whole.commit(commitOf(a, 2));
+    expect(await turns.load(a)).toEqual(record(a, 2));
+    expect((await turns.readOutbox(a)).map((item) => item.seq)).toEqual([0]);
+    expect(whole).toBeInstanceOf(DynamoTurnStore);
+    expect(turns.limits).toEqual(whole.limits);
+  });
+
+  it('refuses the options the whole store refuses, with the same error', () => {
+    const bad = { client: dynamodb, tableName: '', outboxShards: 0, limits: { maxItemBytes: 0 } };
+    const refusal = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('expected the options to be refused');
+    };
+    const turns = refusal(() => new DynamoTurnStore(bad));
+    expect(turns).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    expect(turns).toEqual(refusal(() => new DynamoStore(bad)));
   });
 });
