@@ -37,13 +37,14 @@ export {
 } from './iam.ts';
 export { createFifoQueue, type FifoQueue, type FifoQueueOptions } from './sqs/createFifoQueue.ts';
 export { createTimerQueue, type TimerQueueUrls } from './sqs/createTimerQueue.ts';
-export { SqsQueue, type SqsQueueOptions } from './sqs/SqsQueue.ts';
+export { SqsQueue } from './sqs/SqsQueue.ts';
 export {
   armDelaySeconds,
   MAX_DELAY_SECONDS,
   SqsTimerQueue,
   type SqsTimerQueueOptions,
 } from './sqs/SqsTimerQueue.ts';
+export { type SqsQueueOptions, SqsTurnQueue } from './sqs/SqsTurnQueue.ts';
 export { sqsEffect } from './sqs/sqsEffect.ts';
 export {
   connectionsTableDefinition,

@@ -9,6 +9,7 @@ import { createFifoQueue, type FifoQueueOptions } from './createFifoQueue.ts';
 import { createQueue } from './createQueue.ts';
 import { fromSqsRecord } from './fromSqsRecord.ts';
 import { SqsQueue } from './SqsQueue.ts';
+import { SqsTurnQueue } from './SqsTurnQueue.ts';
 
 const { sqs } = createAwsClients({ sqsEndpoint: inject('sqsEndpoint') });
 const prefix = `baton-queue-${randomUUID().slice(0, 8)}`;
@@ -315,5 +316,33 @@ describe('SqsQueue', () => {
     expect(
       () => new SqsQueue({ client: sqs, queueUrl: 'http://x/q', waitTimeSeconds: 30 }),
     ).toThrow(/FIFO.*waitTimeSeconds/);
+  });
+});
+
+describe('SqsTurnQueue', () => {
+  it("sends into the queue SqsQueue receives from, and reads its identity and redrive policy as SqsQueue does: it is SqsQueue's turns' part", async () => {
+    const { queue, queueUrl } = await fresh({ maxReceives: 7 });
+    const turns = new SqsTurnQueue({ client: sqs, queueUrl });
+    await turns.send([msg('g', '1'), msg('g', '2')]);
+    await turns.send([msg('h', '1')]);
+    expect(show(await queue.receive({ max: 10, ...VT })).sort()).toEqual(['g1', 'g2', 'h1']);
+    expect(await turns.identity()).toBe(await queue.identity());
+    expect(await turns.redrivePolicy()).toEqual({ maxReceives: 7 });
+    expect(queue).toBeInstanceOf(SqsTurnQueue);
+  });
+
+  it('refuses the options SqsQueue refuses, with the same error', () => {
+    const bad = { client: sqs, queueUrl: 'http://x/q', waitTimeSeconds: 30, maxMessageBytes: 0 };
+    const refusal = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('expected the options to be refused');
+    };
+    const turns = refusal(() => new SqsTurnQueue(bad));
+    expect(turns).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    expect(turns).toEqual(refusal(() => new SqsQueue(bad)));
   });
 });
