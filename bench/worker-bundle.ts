@@ -29,15 +29,18 @@ export const BATON_BUDGET_BYTES = 100 * 1024;
 /** The worker module's load time against the SDK clients' alone (issue 25: a cold start). */
 const LOAD_BUDGET = 1.3;
 
-/** A worker entry for the actors `actorsModule` exports as `Account`. */
+/**
+ * A worker entry for the actors `actorsModule` exports as `Account`, on the turns' part of the
+ * store and the queue, as `workerHandler`'s example and `workerFromEnvironment` build it.
+ */
 const entry = (actorsModule: string) => `
-import { createAwsClients, DynamoStore, SqsQueue } from '@baton/aws';
+import { createAwsClients, DynamoTurnStore, SqsTurnQueue } from '@baton/aws';
 import { workerHandler } from '@baton/aws/lambda';
 import { Account } from '${actorsModule}';
 
 const { dynamodb, sqs } = createAwsClients();
-const store = new DynamoStore({ client: dynamodb, tableName: 'baton' });
-const queue = new SqsQueue({ client: sqs, queueUrl: 'http://127.0.0.1:9324/000000000000/inbox.fifo' });
+const store = new DynamoTurnStore({ client: dynamodb, tableName: 'baton' });
+const queue = new SqsTurnQueue({ client: sqs, queueUrl: 'http://127.0.0.1:9324/000000000000/inbox.fifo' });
 export const handler = workerHandler({ actors: [Account], store, queue });
 `;
 
@@ -177,6 +180,18 @@ function workerBuild(actorsModule: string): BuildOptions & { metafile: true } {
     external: ['@aws-sdk/*'],
     metafile: true,
   };
+}
+
+/**
+ * Row 7a's figure: Baton's own share, in bytes, of the bank's worker bundle, built in memory.
+ *
+ * @example
+ * expect(await batonShareOfWorker()).toBeLessThanOrEqual(BATON_BUDGET_BYTES);
+ */
+export async function batonShareOfWorker(): Promise<number> {
+  const bank = join(root, 'examples/bank/src/bank.ts');
+  const result = await build({ ...workerBuild(bank), write: false, outfile: 'worker.mjs' });
+  return shareOf(result.metafile).baton!;
 }
 
 /** Baton's own share of the worker bundle against DESIGN's 100 KB. */

@@ -11,6 +11,7 @@
 import type { BatonApp } from '@baton/core';
 import { createAwsClients } from '../createAwsClients.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
+import { type DynamoStoreOptions, DynamoTurnStore } from '../dynamodb/DynamoTurnStore.ts';
 import {
   BATON_ENV,
   readEnvironment,
@@ -19,6 +20,7 @@ import {
 } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { SqsTimerQueue } from '../sqs/SqsTimerQueue.ts';
+import { type SqsQueueOptions, SqsTurnQueue } from '../sqs/SqsTurnQueue.ts';
 import { authCaller } from './iamCaller.ts';
 import { ingressHandler } from './ingressHandler.ts';
 import { relayHandler } from './relayHandler.ts';
@@ -28,15 +30,27 @@ import { workerMetricsFromEnvironment } from './workerMetrics.ts';
 
 /** The store and the inbox the environment names, on the shared clients. */
 export function portsFromEnvironment(): { store: DynamoStore; queue: SqsQueue } {
+  return environmentPorts(DynamoStore, SqsQueue);
+}
+
+/**
+ * The turns' part of the store and the inbox the environment names: all a worker uses, so its
+ * bundle holds no code of the sweeper's, the client's or a poller's part.
+ */
+function turnPortsFromEnvironment(): { store: DynamoTurnStore; queue: SqsTurnQueue } {
+  return environmentPorts(DynamoTurnStore, SqsTurnQueue);
+}
+
+/** A store of class `Store` and a queue of class `Queue` on the environment's table and inbox. */
+function environmentPorts<S, Q>(
+  Store: new (options: DynamoStoreOptions) => S,
+  Queue: new (options: SqsQueueOptions) => Q,
+): { store: S; queue: Q } {
   const { table, inboxUrl } = readEnvironment(['table', 'inboxUrl']);
   const { dynamodb, sqs } = createAwsClients();
   return {
-    store: new DynamoStore({
-      client: dynamodb,
-      tableName: table,
-      ...storeOptionsFromEnvironment(),
-    }),
-    queue: new SqsQueue({ client: sqs, queueUrl: inboxUrl }),
+    store: new Store({ client: dynamodb, tableName: table, ...storeOptionsFromEnvironment() }),
+    queue: new Queue({ client: sqs, queueUrl: inboxUrl }),
   };
 }
 
@@ -59,7 +73,7 @@ export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHa
     actors: app.actors,
     effects: app.effects,
     ...(app.effectKeyNamespace === undefined ? {} : { effectKeyNamespace: app.effectKeyNamespace }),
-    ...portsFromEnvironment(),
+    ...turnPortsFromEnvironment(),
     ...(timers ? { timers } : {}),
   });
 }

@@ -1,4 +1,5 @@
 import { toBatonError } from '@baton/core';
+import type { TurnQueue, TurnStore } from '@baton/core/adapter';
 import {
   createEngine,
   type EngineOptions,
@@ -18,13 +19,15 @@ import { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
  * after its retry delay, as from a polling `Worker` (the turn's `retryAfterMs`, a deploy's wait,
  * or 1 s, 2 s, 4 s … by delivery count), not after the queue's visibility timeout, which would
  * hold the actor for minutes. The engine (and its warm record cache) lives as long as the
- * container.
+ * container. It uses the turns' part of a store and a queue only: give it a `DynamoTurnStore`
+ * and an `SqsTurnQueue` (a `DynamoStore` and an `SqsQueue` work too, and bundle the sweeper's and
+ * a poller's code besides).
  *
  * @example
  * // worker.ts, the Lambda entry point
  * const { dynamodb, sqs } = createAwsClients();
- * const store = new DynamoStore({ client: dynamodb, tableName: process.env.TABLE_NAME! });
- * const queue = new SqsQueue({ client: sqs, queueUrl: process.env.QUEUE_URL! });
+ * const store = new DynamoTurnStore({ client: dynamodb, tableName: process.env.TABLE_NAME! });
+ * const queue = new SqsTurnQueue({ client: sqs, queueUrl: process.env.QUEUE_URL! });
  * export const handler = workerHandler({ actors: [Account], store, queue });
  * // with metrics: workerHandler({ …, metrics: new Metrics({ namespace: 'bank', serviceName: 'worker' }) })
  */
@@ -50,7 +53,8 @@ export function workerHandler(
 /**
  * Makes each failed record visible again after its retry delay: the event source leaves it in
  * flight for the rest of the queue's visibility timeout. Best effort: a record not released
- * (the call failed, or the record carries no receipt handle) comes back after that timeout.
+ * (the call failed, the record carries no receipt handle, or the queue cannot release) comes
+ * back after that timeout.
  */
 async function releaseFailed(
   worker: PushWorker,
@@ -62,7 +66,7 @@ async function releaseFailed(
   for (const [delayMs, failed] of retryDelays(result)) {
     const receipts = failed.flatMap((m) => handles.get(m.receipt) ?? []);
     try {
-      if (receipts.length > 0) await queue.release(receipts, delayMs);
+      if (receipts.length > 0) await queue.release?.(receipts, delayMs);
     } catch (error) {
       logger.warn('failed messages come back after the visibility timeout: release failed', {
         delayMs,
@@ -72,8 +76,11 @@ async function releaseFailed(
   }
 }
 
-/** The worker's options: the engine's, and where its turns' metrics go. */
-export interface WorkerHandlerOptions extends EngineOptions {
+/**
+ * The worker's options: the engine's, on the turns' part of a store and a queue, and where its
+ * turns' metrics go.
+ */
+export interface WorkerHandlerOptions extends EngineOptions<TurnStore, TurnQueue> {
   /**
    * Powertools Metrics (`new Metrics({ namespace, serviceName })` from
    * `@aws-lambda-powertools/metrics`), or anything alike: each turn is recorded

@@ -1,34 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
-import { BatonError, ErrorCode } from '@baton/core';
 import type { Queue, ReceivedMessage, ReceiveOptions } from '@baton/core/adapter';
-import { invalidArgument } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
+import { isStale, perReceipt, toSeconds } from './receipts.ts';
 import { SqsTurnQueue } from './SqsTurnQueue.ts';
 import { BATCH_MAX } from './sendEntries.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
-
-/** SQS's longest visibility timeout: 12 hours. */
-const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
-
-/** Per-entry failures that mean the receipt is stale: the message was redelivered or deleted. */
-const STALE_RECEIPT = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight']);
-
-/** Whether SQS refused a receipt as stale (a batch entry's failure, or a single call's error). */
-function isStale(code: string | undefined, message: string | undefined): boolean {
-  return (
-    STALE_RECEIPT.has(code ?? '') ||
-    (code === 'InvalidParameterValue' && /receipt handle/i.test(message ?? ''))
-  );
-}
 
 /**
  * The {@link Queue} on an SQS FIFO queue: its turns' part ({@link SqsTurnQueue}: sends, the
@@ -92,7 +76,7 @@ export class SqsQueue extends SqsTurnQueue implements Queue {
     const unique = [...new Set(receipts)];
     // One receipt (a turn's usual batch): `DeleteMessage`, cheaper for the SDK than a batch of one.
     if (unique.length === 1) return this.#ackOne(unique[0]!);
-    await this.#perReceipt('DeleteMessageBatch', unique, (QueueUrl, Entries) =>
+    await perReceipt(this.queueUrl, 'DeleteMessageBatch', unique, (QueueUrl, Entries) =>
       this.client.send(new DeleteMessageBatchCommand({ QueueUrl, Entries })),
     );
   }
@@ -103,45 +87,6 @@ export class SqsQueue extends SqsTurnQueue implements Queue {
     } catch (error) {
       if (isStale(awsErrorName(error), error instanceof Error ? error.message : undefined)) return;
       throw unavailable('SQS', 'DeleteMessage', error);
-    }
-  }
-
-  /** Makes messages visible again after `delayMs` (rounded up to seconds, at most 12 h). */
-  async release(receipts: readonly string[], delayMs: number): Promise<void> {
-    const VisibilityTimeout = Math.min(MAX_VISIBILITY_SECONDS, toSeconds(delayMs));
-    const unique = [...new Set(receipts)];
-    await this.#perReceipt('ChangeMessageVisibilityBatch', unique, (QueueUrl, entries) =>
-      this.client.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl,
-          Entries: entries.map((entry) => ({ ...entry, VisibilityTimeout })),
-        }),
-      ),
-    );
-  }
-
-  /**
-   * Calls `operation` on `receipts`, {@link BATCH_MAX} a call; a stale receipt (the message came
-   * back or is gone) is no failure.
-   */
-  async #perReceipt(
-    operation: string,
-    receipts: readonly string[],
-    call: (
-      queueUrl: string,
-      entries: { Id: string; ReceiptHandle: string }[],
-    ) => Promise<{ Failed?: { Code?: string; Message?: string }[] }>,
-  ): Promise<void> {
-    for (let i = 0; i < receipts.length; i += BATCH_MAX) {
-      const chunk = receipts.slice(i, i + BATCH_MAX);
-      let failed: { Code?: string; Message?: string }[];
-      try {
-        const entries = chunk.map((ReceiptHandle, n) => ({ Id: String(n), ReceiptHandle }));
-        failed = (await call(this.queueUrl, entries)).Failed ?? [];
-      } catch (error) {
-        throw unavailable('SQS', operation, error);
-      }
-      throwUnlessStale(operation, failed);
     }
   }
 
@@ -167,28 +112,5 @@ export class SqsQueue extends SqsTurnQueue implements Queue {
     } catch (error) {
       throw unavailable('SQS', 'GetQueueAttributes', error);
     }
-  }
-}
-
-/** Milliseconds as whole seconds, rounded up. */
-function toSeconds(ms: number): number {
-  if (!Number.isFinite(ms) || ms < 0) {
-    throw invalidArgument(`a duration must be a finite number of milliseconds ≥ 0, got ${ms}`);
-  }
-  return Math.ceil(ms / 1000);
-}
-
-function throwUnlessStale(
-  operation: string,
-  failed: readonly { Code?: string; Message?: string }[],
-) {
-  const real = failed.filter((f) => !isStale(f.Code, f.Message));
-  if (real.length > 0) {
-    const first = real[0]!;
-    throw new BatonError(
-      ErrorCode.UNAVAILABLE,
-      `SQS ${operation} failed for ${real.length} receipts (first: ${first.Code}: ${first.Message})`,
-      { details: { service: 'SQS', operation, failed: real }, internal: true },
-    );
   }
 }

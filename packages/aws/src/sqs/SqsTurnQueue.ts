@@ -10,6 +10,7 @@ import type { Clock, QueueMessage, RedrivePolicy, TurnQueue } from '@baton/core/
 import { invalidArgument, systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
 import { queueIdentity } from './queueIdentity.ts';
+import { releaseReceipts } from './receipts.ts';
 import { prepareEntry, sendBatches } from './sendEntries.ts';
 
 /** Options of an `SqsQueue`, and of an {@link SqsTurnQueue}. */
@@ -158,6 +159,15 @@ export class SqsTurnQueue implements TurnQueue {
    * @example
    * await queue.identity(); // 'q1w2e3r4t5y6u7i8'
    */
+  /**
+   * Makes messages visible again after `delayMs` (rounded up to seconds, at most 12 h): the
+   * worker Lambda releases the records its turns failed, so they come back after their retry
+   * delay rather than the visibility timeout. A stale receipt is ignored.
+   */
+  async release(receipts: readonly string[], delayMs: number): Promise<void> {
+    await releaseReceipts(this.client, this.queueUrl, receipts, delayMs);
+  }
+
   async identity(): Promise<string> {
     return (await this.#readAttributes()).identity;
   }

@@ -251,6 +251,12 @@ export interface TurnQueue {
    * `maxAttempts` before each batch (cache it). Absent: not checked.
    */
   redrivePolicy?(): Promise<RedrivePolicy | undefined>;
+  /**
+   * Makes messages visible again after `delayMs` (0: at once): a pushed worker's host releases
+   * the messages its turns failed, by the receipts its host handed it. Absent: they come back
+   * after the queue's visibility timeout.
+   */
+  release?(receipts: readonly string[], delayMs: number): Promise<void>;
 }
 
 /**

@@ -1,0 +1,91 @@
+/**
+ * Calls on received messages' receipts (delete, change visibility), a batch of at most
+ * {@link BATCH_MAX} a call. A stale receipt (the message came back or is gone) is no failure.
+ */
+import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { BatonError, ErrorCode } from '@baton/core';
+import { invalidArgument } from '@baton/core/adapter';
+import { unavailable } from '../internal/unavailable.ts';
+import { BATCH_MAX } from './sendEntries.ts';
+
+/** SQS's longest visibility timeout: 12 hours. */
+const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
+
+/** Per-entry failures that mean the receipt is stale: the message was redelivered or deleted. */
+const STALE_RECEIPT = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight']);
+
+/** Whether SQS refused a receipt as stale (a batch entry's failure, or a single call's error). */
+export function isStale(code: string | undefined, message: string | undefined): boolean {
+  return (
+    STALE_RECEIPT.has(code ?? '') ||
+    (code === 'InvalidParameterValue' && /receipt handle/i.test(message ?? ''))
+  );
+}
+
+/** Calls `operation` on `receipts`, {@link BATCH_MAX} a call; stale receipts are ignored. */
+export async function perReceipt(
+  queueUrl: string,
+  operation: string,
+  receipts: readonly string[],
+  call: (
+    queueUrl: string,
+    entries: { Id: string; ReceiptHandle: string }[],
+  ) => Promise<{ Failed?: { Code?: string; Message?: string }[] }>,
+): Promise<void> {
+  for (let i = 0; i < receipts.length; i += BATCH_MAX) {
+    const chunk = receipts.slice(i, i + BATCH_MAX);
+    let failed: { Code?: string; Message?: string }[];
+    try {
+      const entries = chunk.map((ReceiptHandle, n) => ({ Id: String(n), ReceiptHandle }));
+      failed = (await call(queueUrl, entries)).Failed ?? [];
+    } catch (error) {
+      throw unavailable('SQS', operation, error);
+    }
+    throwUnlessStale(operation, failed);
+  }
+}
+
+/** Makes messages visible again after `delayMs` (rounded up to seconds, at most 12 h). */
+export async function releaseReceipts(
+  client: SQSClient,
+  queueUrl: string,
+  receipts: readonly string[],
+  delayMs: number,
+): Promise<void> {
+  const VisibilityTimeout = Math.min(MAX_VISIBILITY_SECONDS, toSeconds(delayMs));
+  await perReceipt(
+    queueUrl,
+    'ChangeMessageVisibilityBatch',
+    [...new Set(receipts)],
+    (QueueUrl, entries) =>
+      client.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl,
+          Entries: entries.map((entry) => ({ ...entry, VisibilityTimeout })),
+        }),
+      ),
+  );
+}
+
+/** Milliseconds as whole seconds, rounded up. */
+export function toSeconds(ms: number): number {
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw invalidArgument(`a duration must be a finite number of milliseconds ≥ 0, got ${ms}`);
+  }
+  return Math.ceil(ms / 1000);
+}
+
+function throwUnlessStale(
+  operation: string,
+  failed: readonly { Code?: string; Message?: string }[],
+) {
+  const real = failed.filter((f) => !isStale(f.Code, f.Message));
+  if (real.length > 0) {
+    const first = real[0]!;
+    throw new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `SQS ${operation} failed for ${real.length} receipts (first: ${first.Code}: ${first.Message})`,
+      { details: { service: 'SQS', operation, failed: real }, internal: true },
+    );
+  }
+}
