@@ -180,8 +180,8 @@ export function waitsForDeploy(error: BatonError): boolean {
 
 /**
  * The delay before a deploy's failure ({@link waitsForDeploy}) is tried again, by attempt: 5 s,
- * 10 s, 20 s, 40 s, then a minute — a worker polling the queue releases the message for that
- * long (a Lambda's event source brings it back after the queue's visibility timeout instead).
+ * 10 s, 20 s, 40 s, then a minute: the worker, a polling one or a Lambda's, releases the
+ * message for that long.
  */
 export function deployRetryMs(attempt: number): number {
   return Math.min(60_000, 5_000 * 2 ** Math.max(0, attempt - 1));
