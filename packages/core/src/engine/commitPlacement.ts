@@ -118,6 +118,18 @@ export function placeSends(
   return { record: { ...record, outboxApart: true }, apart };
 }
 
+/** What marking a record whose sends go apart adds to it: a comma and `"outboxApart":true`. */
+const OUTBOX_APART_BYTES = ',"outboxApart":true'.length;
+
+/**
+ * How much {@link placeSends} may grow `record` at its commit, after the turn measured it: the
+ * `outboxApart` mark, when the commit's sends do not fit in the record. A turn keeps this room,
+ * or a record that passed its size check could fail every commit, and its actor with it.
+ */
+export function apartMarkGrowth(record: ActorRecord): number {
+  return record.outboxApart ? 0 : OUTBOX_APART_BYTES;
+}
+
 /** What holding sends adds to a record that holds none, besides them: a comma and `"outbox":`. */
 const OUTBOX_MEMBER_BYTES = ',"outbox":'.length;
 

@@ -5,14 +5,15 @@
  */
 import type { ActorRecord, OverflowMark } from '../adapter/storedRecords.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
+import { apartMarkGrowth } from './commitPlacement.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { boundPeers, withoutMarks } from './overflow.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
 
 /**
  * The record part of a message's effects: `unbounded` with the marks of its least recent peers
- * moved out (see overflow.ts), its size and the room it may grow by at its commit, and what
- * moved. `moves` caps the moves the count limit asks for.
+ * moved out (see overflow.ts), its size and the room it may grow by at its commit (its outcome
+ * page state, and the mark of sends apart), and what moved. `moves` caps the moves the count limit asks for.
  */
 export function withRecord(
   engine: TurnEngine,
@@ -20,7 +21,9 @@ export function withRecord(
   moves?: number,
   now = engine.clock.now(),
 ) {
-  const reserve = pageStateGrowth(unbounded);
+  // What the commit adds after the turn measured the record: the page state, the mark of
+  // sends apart.
+  const reserve = pageStateGrowth(unbounded) + apartMarkGrowth(unbounded);
   const { record, moved, bytes } = boundPeers(unbounded, {
     now,
     retentionMs: engine.markRetentionMs,

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { StoreLimits } from '../adapter/ports.ts';
+import type { ActorRecord, OutboxItem } from '../adapter/storedRecords.ts';
+import { jsonSize } from '../shared/jsonSize.ts';
+import { placeSends } from './commitPlacement.ts';
+import type { Engine } from './createEngine.ts';
+import { withRecord } from './recordRoom.ts';
+
+const limits: StoreLimits = {
+  maxTransactionItems: 100,
+  maxTransactionBytes: 4_000_000,
+  maxItemBytes: 1_000,
+};
+
+/** What `withRecord` reads of an engine. */
+const engine = {
+  store: { limits },
+  markRetentionMs: 24 * 60 * 60 * 1000,
+  recordPeers: 1_000,
+  clock: { now: () => 0 },
+} as unknown as Engine;
+
+/** A record whose outcome page state is at its widest: it leaves no room for that. */
+const recordWith = (pad: string): ActorRecord => ({
+  id: 'tally/a',
+  ver: 3,
+  state: { pad },
+  inboxOffset: '7',
+  marks: {},
+  sentSeq: 1,
+  outcomePage: {
+    page: 999_999,
+    bytes: 99_999,
+    sentAt: 9_999_999_999_999,
+    closedSentAt: 9_999_999_999_999,
+  },
+});
+
+/** A send too large to be held in a record near the limit: it goes into an item apart. */
+const sends: OutboxItem[] = [
+  {
+    actorId: 'tally/a',
+    seq: 1,
+    envelopes: [
+      {
+        id: 'tally/a:1',
+        from: 'tally/a',
+        seq: 1,
+        to: 'sink/s',
+        name: 'take',
+        payload: 'z'.repeat(400),
+        sentAt: 1,
+      },
+    ],
+    createdAt: 1,
+  },
+];
+
+describe('withRecord', () => {
+  it("keeps room for what its commit adds when the sends go apart: a record that passes a turn's size check stays within the item limit", () => {
+    const empty = withRecord(engine, recordWith(''));
+    const pad = 'x'.repeat(limits.maxItemBytes - empty.recordBytes - empty.recordGrowth);
+    const largest = withRecord(engine, recordWith(pad));
+    // The largest record a turn lets a message commit (see applyMessage's STATE_TOO_LARGE).
+    expect(largest.recordBytes + largest.recordGrowth).toBe(limits.maxItemBytes);
+
+    const placed = placeSends(largest.record, sends, limits, largest.recordBytes);
+    expect(placed.apart).toHaveLength(1);
+    expect(placed.record.outboxApart).toBe(true);
+    expect(jsonSize(placed.record)).toBeLessThanOrEqual(limits.maxItemBytes);
+  });
+});
