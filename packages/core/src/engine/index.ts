@@ -5,6 +5,7 @@
  */
 
 export { RECHECK_TIMER as WORKFLOW_RECHECK_TIMER } from '../workflow/advance.ts';
+export { answeredSender } from './answeredSender.ts';
 export {
   type Arrival,
   classify,
@@ -49,11 +50,7 @@ export {
 export { PAGE_BYTES, pageBytes } from './outcomePages.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { parkedLetterRefused } from './parking.ts';
-export {
-  answeredSender,
-  type RedriveOptions,
-  redriveDeadLetter,
-} from './redriveDeadLetter.ts';
+export { type RedriveOptions, redriveDeadLetter } from './redriveDeadLetter.ts';
 export { runTurn, type TurnCounts, type TurnOptions, type TurnResult } from './runTurn.ts';
 export {
   STALE_OUTBOX_LOG,

@@ -10,6 +10,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, withheld } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance } from './advanceRecord.ts';
+import { answeredSender } from './answeredSender.ts';
 import { attemptsMade } from './attempts.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import type { TurnEngine } from './createEngine.ts';
@@ -17,7 +18,6 @@ import type { Inbound } from './Inbound.ts';
 import { errorGist, failedOutcome } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
-import { answeredSender } from './redriveDeadLetter.ts';
 import { deadLettered } from './turnErrors.ts';
 
 /**

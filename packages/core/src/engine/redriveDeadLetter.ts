@@ -1,7 +1,8 @@
-import { encodeEnvelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
+import { encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
 import type { Queue, Store } from '../adapter/ports.ts';
 import type { DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
+import { answeredSender } from './answeredSender.ts';
 import { parkedLetterRefused } from './parking.ts';
 
 /** How a redrive treats a letter whose sender was answered (see {@link answeredSender}). */
@@ -12,35 +13,6 @@ export interface RedriveOptions {
    * letter is refused. @default false
    */
   readonly force?: boolean;
-}
-
-/**
- * Who was answered DEAD_LETTERED when the engine kept this letter, or `undefined` when nobody
- * was: an actor's ask (`ctx.ask`, a workflow's `ctx.call`) had that reply sent to its asker,
- * which went on as for a failed call (a workflow failed, or its saga undid the call); a client's
- * ask (`client.ask`, the HTTP ingress's `/ask`, a WebSocket ask or visible send, `baton ask`:
- * its envelope is `awaited`) was told it, as its outcome under its key. A client's plain send
- * (`client.send`, `/send`, a WebSocket send) waited for no answer: its letter is redriven as an
- * actor's plain send, a timer's fire or an ask's reply are — as is the letter of a message an
- * earlier Baton took in, which marked no ask. (Its outcome says DEAD_LETTERED too, marked as
- * one that waits for a redrive (`awaitsRedrive`): a read of it is given it, while an ask under
- * its key waits on, for the outcome a redrive replaces it with, or a purge's.)
- *
- * @example
- * const letters = await store.listDeadLetters('account/alice');
- * const plain = letters.filter((letter) => answeredSender(letter) === undefined);
- */
-export function answeredSender(letter: DeadLetter): string | undefined {
-  const { envelope } = letter;
-  if (envelope.from === INGRESS) {
-    return envelope.awaited === true
-      ? "its client's ask: it was told DEAD_LETTERED, the outcome stored under its key (what an ask retried under that key, or a read of its outcome, is told too)"
-      : undefined;
-  }
-  if (envelope.ask !== undefined && isActorSender(envelope)) {
-    return `its asker ${envelope.from}: the reply to its ask said DEAD_LETTERED, and the asker went on as for a failed call (a workflow failed, or its saga undid the call)`;
-  }
-  return undefined;
 }
 
 /**
