@@ -235,6 +235,7 @@ export class SimCluster {
 
   #spawn(role: 'worker' | 'sweeper' = 'worker'): SimProcess {
     const { settings, clock, rng, gates } = this.context;
+    const version = this.#deployed;
     const process = new SimProcess({
       id: this.#nextProcess++,
       gates,
@@ -251,7 +252,7 @@ export class SimCluster {
       recordPeers: settings.recordPeers,
       sendBatchSize: () => 1 + Math.floor(rng() * 10),
       ...(settings.wrapPorts && role === 'worker' ? { wrapPorts: settings.wrapPorts } : {}),
-      ...processHooks(this, role, this.actors),
+      ...processHooks(this, role, this.actors, () => version < this.#deployed),
     });
     this.#versions.set(process, this.#deployed);
     return process;

@@ -58,8 +58,11 @@ export class DeadLetterBook {
    */
   constructor(readonly maxRedrives = 3) {}
 
-  /** Books the dead letters a commit of `actorId` removed and put. @returns how many it put */
-  committed(actorId: string, deadLetters: Commit['deadLetters']): number {
+  /**
+   * Books the dead letters a commit of `actorId` removed and put; `byOldCode` when the process
+   * that committed them runs older code than the last deployed. @returns how many it put
+   */
+  committed(actorId: string, deadLetters: Commit['deadLetters'], byOldCode = false): number {
     // The proof that a redrive of an ended life's message leaves is no dead letter.
     const proofs = (deadLetters?.put ?? []).filter((letter) => letter.applied);
     for (const removed of [...(deadLetters?.remove ?? []), ...proofs.map((p) => p.messageId)]) {
@@ -91,10 +94,13 @@ export class DeadLetterBook {
         cause?.details?.migrateStep !== undefined;
       const key = `${actorId}\u0000${messageId}`;
       const redrives = this.#redrives.get(key) ?? 0;
-      // Kept again after every redrive allowed, and not for old code in a rolling deploy (which
-      // ends): the handler fails this message each time, and no redrive will change that.
+      // Kept again after every redrive allowed, and not by or for old code in a rolling deploy
+      // (which ends: a redrive that old code takes may keep it again, as a letter too large to
+      // keep whole no longer says why): the handler fails this message each time, and no
+      // redrive will change that.
       const looping =
         !codeFault &&
+        !byOldCode &&
         this.maxRedrives > 0 &&
         redrives >= this.maxRedrives &&
         !UNKNOWN_TO_OLD_CODE.has(cause?.details?.cause?.code ?? '');

@@ -24,6 +24,8 @@ export function processHooks(
   cluster: SimCluster,
   role: 'worker' | 'sweeper',
   actors: readonly AnyActorDefinition[],
+  /** Whether the process runs older code than the last deployed (a rolling deploy goes on). */
+  oldCode: () => boolean,
 ): ProcessHooks {
   const { stats, monitor, holders, deadLetters } = cluster.context;
   const known = new Map(actors.map((definition) => [definition.name, definition]));
@@ -37,7 +39,7 @@ export function processHooks(
       stats.versionConflicts++;
     },
     onCommit: (commit, batch) => {
-      stats.deadLettered += deadLetters.committed(commit.record.id, commit.deadLetters);
+      stats.deadLettered += deadLetters.committed(commit.record.id, commit.deadLetters, oldCode());
       stats.marksMovedOut += commit.overflow?.length ?? 0;
       if (commit.outbox.length > 0) stats.commitsApart++;
       holders.held(
