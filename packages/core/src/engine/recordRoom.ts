@@ -13,7 +13,8 @@ import { pageStateGrowth } from './pageStateGrowth.ts';
 /**
  * The record part of a message's effects: `unbounded` with the marks of its least recent peers
  * moved out (see overflow.ts), its size and the room it may grow by at its commit (its outcome
- * page state, and the mark of sends apart), and what moved. `moves` caps the moves the count limit asks for.
+ * page state, and the mark of sends apart), and what moved. `moves` caps the moves the count
+ * limit asks for.
  */
 export function withRecord(
   engine: TurnEngine,
