@@ -13,10 +13,14 @@
  * Then the same for `ctx.step` (outside work, at least once with one key): a workflow looping
  * over `ctx.step`, against an actor that does up to ten steps a turn and sends itself the next
  * (what a user writes for a durable loop without workflows; ten a turn as the workflow runs
- * them). A step is timed from one run of the work to the next.
+ * them). A step is timed from one run of the work to the next. Outside work must not run on a
+ * stale view of the instance (a worker's warm copy of a record another worker has committed
+ * over since: a charge after its refund), so before a turn from a warm copy runs a step, a
+ * workflow reads the store's record once; the loop does the same, reading its record before
+ * its steps (8d). 8f compares with the loop that runs its steps unconfirmed, for reading.
  */
 import { randomUUID } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoStore, SqsQueue } from '@baton/aws';
 import {
   type ActorContext,
@@ -158,28 +162,53 @@ function loopTurn(ctx: ActorContext<LoopState>): void {
 }
 
 /**
- * The hand-written durable loop: up to {@link STEPS_PER_TURN} steps a turn (from its first, as
- * a workflow's start runs its first steps), then a message to itself for the next ones.
+ * Reads a loop's record from the store (a consistent read): its step, or undefined when it has
+ * none. Set by {@link workflowBench} to the machine side's counted client.
  */
-const Loop = actor({
-  name: 'loop',
-  state: z.object({ step: z.number().int(), steps: z.number().int() }),
-  initial: () => ({ step: 0, steps: 0 }),
-  handlers: {
-    go: {
-      public: true,
-      payload: z.object({ steps: z.number().int() }),
-      handle: (ctx, { steps }) => {
-        if (ctx.state.steps > 0) return;
-        ctx.state.steps = steps;
-        loopTurn(ctx);
+let readLoopStep: (id: string) => Promise<number | undefined> = () => {
+  throw new Error('workflow bench: readLoopStep is set before a round runs');
+};
+
+/**
+ * The hand-written durable loop: up to {@link STEPS_PER_TURN} steps a turn (from its first, as
+ * a workflow's start runs its first steps), then a message to itself for the next ones. With
+ * `confirm`, a `next` turn first reads its record: if the store is past the step this turn
+ * began from (another worker went on from it), it runs nothing, and its commit's conflict has
+ * the turn done again on the store's record.
+ */
+function loop(name: string, confirm: boolean) {
+  return actor({
+    name,
+    state: z.object({ step: z.number().int(), steps: z.number().int() }),
+    initial: () => ({ step: 0, steps: 0 }),
+    handlers: {
+      go: {
+        public: true,
+        payload: z.object({ steps: z.number().int() }),
+        handle: (ctx, { steps }) => {
+          if (ctx.state.steps > 0) return;
+          ctx.state.steps = steps;
+          loopTurn(ctx);
+        },
+      },
+      next: {
+        payload: z.object({}),
+        handle: async (ctx) => {
+          if (confirm && (await readLoopStep(ctx.self.id)) !== ctx.state.step) return;
+          loopTurn(ctx);
+        },
       },
     },
-    next: { payload: z.object({}), handle: loopTurn },
-  },
-});
+  });
+}
 
-const app = defineApp({ actors: [Tally, Machine, Loop], workflows: [Chain, Steps, LongSteps] });
+const Loop = loop('loop', true);
+const BareLoop = loop('bareloop', false);
+
+const app = defineApp({
+  actors: [Tally, Machine, Loop, BareLoop],
+  workflows: [Chain, Steps, LongSteps],
+});
 
 /** The two sides of a comparison: what starts an instance of each, and what its steps are. */
 const PAIRS = {
@@ -195,6 +224,13 @@ const PAIRS = {
     workflow: (key: string, steps: number) =>
       ingressStart(Steps.ref(key), 'start', { input: { steps } }),
     baselineName: 'self-messaging actor',
+    what: 'ctx.step',
+  },
+  unconfirmed: {
+    machine: (key: string, steps: number) => ingressStart(BareLoop.ref(key), 'go', { steps }),
+    workflow: (key: string, steps: number) =>
+      ingressStart(Steps.ref(key), 'start', { input: { steps } }),
+    baselineName: 'self-messaging actor, steps unconfirmed',
     what: 'ctx.step',
   },
 } as const;
@@ -236,6 +272,16 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
   const { target, steps, instances, log } = options;
   const setup = await benchResources(target, 'workflow');
   const sides = { machine: target.clients(), workflow: target.clients() };
+  readLoopStep = async (id) => {
+    const { Item } = await sides.machine.dynamodb.send(
+      new GetItemCommand({
+        TableName: setup.tableName,
+        Key: { pk: { S: `A#${id}` }, sk: { S: 'R' } },
+        ConsistentRead: true,
+      }),
+    );
+    return Item?.state?.S === undefined ? undefined : JSON.parse(Item.state.S).step;
+  };
   const writes = {
     machine: countOwnWrites(sides.machine),
     workflow: countOwnWrites(sides.workflow),
@@ -320,7 +366,17 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
       unit: 'record writes/step',
     },
   };
-  return [one, many, writesRow, outside, await longRow(sides, setup, options)];
+  const long = await longRow(sides, setup, options);
+  const unconfirmed = await compare(
+    1,
+    `one instance × ${outsideSteps} ctx.step steps`,
+    PAIRS.unconfirmed,
+    outsideSteps,
+    outsideRounds,
+  );
+  // For reading: the workflow confirms its record before steps on a warm copy, this loop never.
+  const { budget: _, ...forReading } = unconfirmed;
+  return [one, many, writesRow, outside, long, forReading];
 }
 
 /**
@@ -435,7 +491,14 @@ async function round(
  * partition: its record, outbox items and timers), not the tally's, and of those its record's:
  * what "writes per step" of a workflow means.
  */
-const DRIVERS = ['A#wf-chain/', 'A#machine/', 'A#wf-steps/', 'A#wf-long/', 'A#loop/'];
+const DRIVERS = [
+  'A#wf-chain/',
+  'A#machine/',
+  'A#wf-steps/',
+  'A#wf-long/',
+  'A#loop/',
+  'A#bareloop/',
+];
 
 function countOwnWrites(side: Clients): {
   reset(): void;

@@ -41,6 +41,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '8c',
       '8d',
       '8e',
+      '8f',
       '9',
     ]);
     for (const row of rows) {
@@ -75,7 +76,12 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('4f')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('5a')).toEqual({ kind: 'max', value: 0.3 });
     expect(budgetOf('6')).toEqual({ kind: 'min', value: 1 });
+    expect(budgetOf('8d')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('8e')).toEqual({ kind: 'max', value: 1.5 });
+    // The loop that runs its steps unconfirmed, for reading; 8d's loop reads its record first.
+    expect(budgetOf('8f')).toBeUndefined();
+    const reads = (id: string) => rows.find((r) => r.bench.startsWith(`${id}.`))!.calls!.baseline!;
+    expect(reads('8d').GetItem).toBeGreaterThan(reads('8f').GetItem ?? 0);
     expect(budgetOf('1b')).toBeUndefined();
     expect(budgetOf('4c')).toBeUndefined();
     // The hand-written batch loop is the emulators' ceiling, for reading.
