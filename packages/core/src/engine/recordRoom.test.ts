@@ -21,9 +21,9 @@ const engine = {
 } as unknown as Engine;
 
 /** A record whose outcome page state is at its widest: it leaves no room for that. */
-const recordWith = (pad: string): ActorRecord => ({
+const recordWith = (pad: string, ver = 3): ActorRecord => ({
   id: 'tally/a',
-  ver: 3,
+  ver,
   state: { pad },
   inboxOffset: '7',
   marks: {},
@@ -67,6 +67,19 @@ describe('withRecord', () => {
     const placed = placeSends(largest.record, sends, limits, largest.recordBytes);
     expect(placed.apart).toHaveLength(1);
     expect(placed.record.outboxApart).toBe(true);
+    expect(jsonSize(placed.record)).toBeLessThanOrEqual(limits.maxItemBytes);
+  });
+
+  it('keeps room for a version number that gains a digit at the commit (9 to 10)', () => {
+    const empty = withRecord(engine, recordWith('', 9));
+    const pad = 'x'.repeat(limits.maxItemBytes - empty.recordBytes - empty.recordGrowth);
+    const largest = withRecord(engine, recordWith(pad, 9));
+    expect(largest.recordBytes + largest.recordGrowth).toBe(limits.maxItemBytes);
+
+    // The commit writes version 10, and its sends apart.
+    const committed = { ...largest.record, ver: 10 };
+    const placed = placeSends(committed, sends, limits);
+    expect(placed.apart).toHaveLength(1);
     expect(jsonSize(placed.record)).toBeLessThanOrEqual(limits.maxItemBytes);
   });
 });

@@ -3,6 +3,7 @@
  * so the record stays within the item limit, and, for a message whose commit cannot hold those
  * moves, fewer of them or a commit of its own that makes the room first.
  */
+import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord, OverflowMark } from '../adapter/storedRecords.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import { apartMarkGrowth } from './commitPlacement.ts';
@@ -23,8 +24,9 @@ export function withRecord(
   now = engine.clock.now(),
 ) {
   // What the commit adds after the turn measured the record: the page state, the mark of
-  // sends apart.
-  const reserve = pageStateGrowth(unbounded) + apartMarkGrowth(unbounded);
+  // sends apart, and a digit when its version number gains one (9 to 10).
+  const reserve =
+    pageStateGrowth(unbounded) + apartMarkGrowth(unbounded) + versionGrowth(unbounded);
   const { record, moved, bytes } = boundPeers(unbounded, {
     now,
     retentionMs: engine.markRetentionMs,
@@ -34,6 +36,9 @@ export function withRecord(
   });
   return { record, recordBytes: bytes, recordGrowth: reserve, unbounded, overflow: moved };
 }
+
+/** What the commit's version number (the record's next) adds to the record's size. */
+const versionGrowth = (record: ActorRecord) => jsonSize(record.ver + 1) - jsonSize(record.ver);
 
 /**
  * `effects` with only the moves the item limit forces, for a message too large for a commit
