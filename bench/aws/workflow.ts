@@ -73,21 +73,33 @@ const Chain = workflow({
   },
 });
 
+type StepState = { step: number; steps: number };
+
+/** The state of the hand-written sides: the step they are at, and how many they make. */
+const stepState = {
+  state: z.object({ step: z.number().int(), steps: z.number().int() }),
+  initial: (): StepState => ({ step: 0, steps: 0 }),
+};
+
+/** The `go` handler of a hand-written side: takes its step count once, then makes `first`. */
+function go(first: (ctx: ActorContext<StepState>) => void) {
+  return {
+    public: true,
+    payload: z.object({ steps: z.number().int() }),
+    handle: (ctx: ActorContext<StepState>, { steps }: { steps: number }) => {
+      if (ctx.state.steps > 0) return;
+      ctx.state.steps = steps;
+      first(ctx);
+    },
+  };
+}
+
 /** The hand-written state machine: ask, and on the reply ask again until `steps`. */
 const Machine = actor({
   name: 'machine',
-  state: z.object({ step: z.number().int(), steps: z.number().int() }),
-  initial: () => ({ step: 0, steps: 0 }),
+  ...stepState,
   handlers: {
-    go: {
-      public: true,
-      payload: z.object({ steps: z.number().int() }),
-      handle: (ctx, { steps }) => {
-        if (ctx.state.steps > 0) return;
-        ctx.state.steps = steps;
-        ctx.ask(Tally.ref(ctx.self.key), 'add', {}, { onReply: 'added' });
-      },
-    },
+    go: go((ctx) => ctx.ask(Tally.ref(ctx.self.key), 'add', {}, { onReply: 'added' })),
     added: {
       payload: z.object({ ok: z.boolean() }).passthrough(),
       handle: (ctx, reply) => {
@@ -148,10 +160,8 @@ const LongSteps = workflow({
   },
 });
 
-type LoopState = { step: number; steps: number };
-
 /** Runs up to {@link STEPS_PER_TURN} of the loop's steps, then asks itself for the next ones. */
-function loopTurn(ctx: ActorContext<LoopState>): void {
+function loopTurn(ctx: ActorContext<StepState>): void {
   const until = Math.min(ctx.state.step + STEPS_PER_TURN, ctx.state.steps);
   while (ctx.state.step < until) {
     work(ctx.self.key);
@@ -179,18 +189,9 @@ let readLoopStep: (id: string) => Promise<number | undefined> = () => {
 function loop(name: string, confirm: boolean) {
   return actor({
     name,
-    state: z.object({ step: z.number().int(), steps: z.number().int() }),
-    initial: () => ({ step: 0, steps: 0 }),
+    ...stepState,
     handlers: {
-      go: {
-        public: true,
-        payload: z.object({ steps: z.number().int() }),
-        handle: (ctx, { steps }) => {
-          if (ctx.state.steps > 0) return;
-          ctx.state.steps = steps;
-          loopTurn(ctx);
-        },
-      },
+      go: go(loopTurn),
       next: {
         payload: z.object({}),
         handle: async (ctx) => {
