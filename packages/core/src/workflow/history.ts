@@ -2,9 +2,11 @@
  * A history larger than a record should hold moves out into pages: once the record's journal
  * passes the store's `historyBytes` (8 KiB by default; DynamoDB bills each write of the record
  * by its size), its oldest final entries (no message changes them any more) move into pages of
- * about half that, items of their own written with the turn's commit. The record keeps the rest
- * and counts what moved (`state.sealed`). A warm worker never reads the pages back (its run
- * holds them); a cold one reads them all before it replays.
+ * up to seven eighths of that, items of their own written with the turn's commit. The record
+ * keeps the rest and counts what moved (`state.sealed`). Large pages keep the record small
+ * between moves and make the moves rare: each move makes the turn's commit a transaction, which
+ * bills the record's write twice. A warm worker never reads the pages back (its run holds them);
+ * a cold one reads them all before it replays.
  *
  * A pending entry does not stop the move: the record keeps it (`state.pinned`) while the final
  * entries around it move out, and it moves out with a later page once final.
@@ -44,7 +46,7 @@ export function sealHistory(ctx: Ctx, replayer: Replayer): void {
   if (heldBytes(state) <= keep) return;
   let pages: StatePages | undefined;
   for (;;) {
-    const next = nextPage(state, Math.floor(keep / 2));
+    const next = nextPage(state, keep - Math.floor(keep / 8));
     if (!next) return;
     pages ??= pagesOf(ctx);
     const n = state.sealed?.pages ?? 0;
