@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { StoreLimits } from '../adapter/ports.ts';
 import type { ActorRecord, OutboxItem } from '../adapter/storedRecords.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
-import { placeSends } from './commitPlacement.ts';
+import { apartMarkGrowth, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
+import { pageStateGrowth } from './pageStateGrowth.ts';
 import { withRecord } from './recordRoom.ts';
 
 const limits: StoreLimits = {
@@ -72,6 +73,11 @@ describe('withRecord', () => {
 
   it('keeps room for a version number that gains a digit at the commit (9 to 10)', () => {
     const empty = withRecord(engine, recordWith('', 9));
+    // A version that keeps its digits (3 to 4) needs no room; 9 to 10 needs one byte.
+    const kept = recordWith('', 3);
+    const commitMarks = pageStateGrowth(kept) + apartMarkGrowth(kept);
+    expect(withRecord(engine, kept).recordGrowth).toBe(commitMarks);
+    expect(empty.recordGrowth).toBe(commitMarks + 1);
     const pad = 'x'.repeat(limits.maxItemBytes - empty.recordBytes - empty.recordGrowth);
     const largest = withRecord(engine, recordWith(pad, 9));
     expect(largest.recordBytes + largest.recordGrowth).toBe(limits.maxItemBytes);
