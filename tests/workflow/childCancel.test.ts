@@ -50,6 +50,28 @@ describe('a parent ending', () => {
     expect(log).toEqual(['book', 'unbook']);
   });
 
+  it('cancels a child it shares with another parent, whose ctx.child then rejects', async () => {
+    const log: string[] = [];
+    const { Child, Parent } = family(log);
+    const h = workflowHarness([Parent.actor, Child.actor]);
+    // Both parents start child c with the same input: trusted code, so both take it as theirs.
+    const first = await h.client.start(Parent, 'p1', {});
+    const second = await h.client.start(Parent, 'p2', {});
+    await h.runAll();
+    expect(await h.client.workflowStatus(Child.ref('c'))).toMatchObject({ status: 'waiting' });
+
+    await h.client.cancel(first);
+    await h.runAll();
+    await expect(h.client.result(Child.ref('c'))).rejects.toMatchObject({
+      code: ErrorCode.CANCELLED,
+      message: 'workflow instance c was cancelled: its parent p1 ended',
+    });
+    await expect(h.client.result(second)).rejects.toMatchObject({ code: ErrorCode.CANCELLED });
+    // The other parent's run met the rejection unhandled: it failed, with the child's error.
+    expect(await h.client.workflowStatus(second)).toMatchObject({ status: 'failed' });
+    expect(log).toEqual(['book', 'unbook']);
+  });
+
   it('terminates its running child when terminated, without compensations', async () => {
     const log: string[] = [];
     const { Child, Parent } = family(log);
