@@ -5,7 +5,7 @@ import { jsonSize } from '../shared/jsonSize.ts';
 import { apartMarkGrowth, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
-import { withRecord } from './recordRoom.ts';
+import { roomFirst, withRecord } from './recordRoom.ts';
 
 const limits: StoreLimits = {
   maxTransactionItems: 100,
@@ -87,5 +87,22 @@ describe('withRecord', () => {
     const placed = placeSends(committed, sends, limits);
     expect(placed.apart).toHaveLength(1);
     expect(jsonSize(placed.record)).toBeLessThanOrEqual(limits.maxItemBytes);
+  });
+
+  it('keeps that room for the version after a commit that moves marks out first (8 to 9, then 10)', () => {
+    // Ten peers' marks, more than the item limit holds with the state: some must move out.
+    const marks = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`peer/p${i}`, { seq: 1, at: i + 1 }]),
+    );
+    const current: ActorRecord = { ...recordWith('x'.repeat(700), 8), marks };
+    const effects = { ...withRecord(engine, current), envelopes: [], idempotency: undefined };
+    expect(effects.overflow.length).toBeGreaterThan(0);
+
+    const first = roomFirst(engine, current, effects, 1);
+    expect(first).toBeDefined();
+    // The room's commit writes version 9, the message's then 10: a digit more than measured.
+    const kept = recordWith('', 3);
+    const commitMarks = pageStateGrowth(kept) + apartMarkGrowth(kept);
+    expect(first!.effects.recordGrowth).toBe(commitMarks + 1);
   });
 });

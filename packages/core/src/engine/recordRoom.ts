@@ -77,7 +77,9 @@ export function roomFirst(
     idempotency: undefined,
     overflow: first,
   };
-  const rest = withRecord(engine, withoutMarks(unbounded, first, now, retentionMs), 0);
+  // Measured at the version the room's commit leaves: the message commits one after it.
+  const after = { ...withoutMarks(unbounded, first, now, retentionMs), ver: current.ver + 1 };
+  const rest = withRecord(engine, after, 0);
   const pages = overflow.filter((mark) => mark.kind === 'page');
   return { room, effects: { ...effects, ...rest, overflow: [...rest.overflow, ...pages] } };
 }
