@@ -34,8 +34,8 @@ export interface InnerSpanSource {
  */
 export interface StatePages {
   /**
-   * How much of the growing state the record should keep: more moves out into pages of half
-   * this (the store's `historyBytes`).
+   * How much of the growing state the record should keep: more moves out into pages of up to
+   * seven eighths of this (the store's `historyBytes`).
    */
   readonly keepBytes: number;
   /** Writes page `id` with this handling's commit (a page is written once; put again, replaced). */

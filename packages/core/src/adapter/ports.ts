@@ -81,8 +81,9 @@ export interface StoreLimits {
   readonly outcomePageBytes?: number;
   /**
    * Bytes of a state that only grows (a workflow's history) an actor's record keeps before its
-   * oldest part moves out into pages of half that. Every commit writes the record whole: a
-   * store that bills a write by the size of the item keeps it small. @default 8 KiB
+   * oldest part moves out into pages of up to seven eighths of that. Every commit writes the
+   * record whole: a store that bills a write by the size of the item keeps it small.
+   * @default 8 KiB
    */
   readonly historyBytes?: number;
 }
