@@ -8,6 +8,28 @@ import { answered, commitsOf, settled, setup } from './helpers.ts';
 
 const FIVE_MINUTES = 5 * 60_000;
 
+/** `store`'s own methods, but for `watchOutcomes`: a store that cannot push outcomes. */
+function withoutPush(store: Store): Store {
+  return {
+    limits: store.limits,
+    load: (id) => store.load(id),
+    commit: (commit) => store.commit(commit),
+    readOutbox: (id) => store.readOutbox(id),
+    deleteOutbox: (id, seqs, life) => store.deleteOutbox(id, seqs, life),
+    listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
+    retireHeldOutbox: (id, ver, life, expiresAt) =>
+      store.retireHeldOutbox(id, ver, life, expiresAt),
+    readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
+    listDeadLetters: (id) => store.listDeadLetters(id),
+    readOverflow: (id, keys) => store.readOverflow(id, keys),
+    readTimer: (id, timerId) => store.readTimer(id, timerId),
+    listTimers: (id) => store.listTimers(id),
+    listDueTimers: (before, limit) => store.listDueTimers(before, limit),
+    readIdempotency: (key) => store.readIdempotency(key),
+    claimKey: (claim) => store.claimKey(claim),
+  };
+}
+
 describe('Client.send', () => {
   it('resolves with the idempotency key scoped by its target as the message id, and the outcome once processed', async () => {
     const { Account, Audit } = bank();
@@ -242,26 +264,12 @@ describe('Client.ask', () => {
     // A store whose read answers "not yet" after the worker has committed the message meanwhile.
     const store = h.backend.store;
     const slow: Store = {
-      limits: store.limits,
-      load: (id) => store.load(id),
-      commit: (commit) => store.commit(commit),
-      readOutbox: (id) => store.readOutbox(id),
-      deleteOutbox: (id, seqs, life) => store.deleteOutbox(id, seqs, life),
-      listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
-      retireHeldOutbox: (id, ver, life, expiresAt) =>
-        store.retireHeldOutbox(id, ver, life, expiresAt),
-      readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
-      listDeadLetters: (id) => store.listDeadLetters(id),
-      readOverflow: (id, keys) => store.readOverflow(id, keys),
-      readTimer: (id, timerId) => store.readTimer(id, timerId),
-      listTimers: (id) => store.listTimers(id),
-      listDueTimers: (before, limit) => store.listDueTimers(before, limit),
+      ...withoutPush(store),
       readIdempotency: async (key) => {
         const record = await store.readIdempotency(key);
         await h.run();
         return record;
       },
-      claimKey: (claim) => store.claimKey(claim),
       watchOutcomes: (listener) => store.watchOutcomes(listener),
     };
     const client = new Client({
@@ -297,25 +305,7 @@ describe('Client.ask', () => {
     const store = h.backend.store;
     const client = new Client({
       actors: [Account, Audit],
-      // The store's own methods, without watchOutcomes.
-      store: {
-        limits: store.limits,
-        load: (id) => store.load(id),
-        commit: (commit) => store.commit(commit),
-        readOutbox: (id) => store.readOutbox(id),
-        deleteOutbox: (id, seqs, life) => store.deleteOutbox(id, seqs, life),
-        listOutboxActors: (olderThan) => store.listOutboxActors(olderThan),
-        retireHeldOutbox: (id, ver, life, expiresAt) =>
-          store.retireHeldOutbox(id, ver, life, expiresAt),
-        readDeadLetter: (id, messageId) => store.readDeadLetter(id, messageId),
-        listDeadLetters: (id) => store.listDeadLetters(id),
-        readOverflow: (id, keys) => store.readOverflow(id, keys),
-        readTimer: (id, timerId) => store.readTimer(id, timerId),
-        listTimers: (id) => store.listTimers(id),
-        listDueTimers: (before, limit) => store.listDueTimers(before, limit),
-        readIdempotency: (key) => store.readIdempotency(key),
-        claimKey: (claim) => store.claimKey(claim),
-      },
+      store: withoutPush(store),
       queue: h.backend.queue,
       clock: h.clock,
       askTimeoutMs: 5_000,

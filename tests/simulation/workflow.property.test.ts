@@ -5,10 +5,11 @@
  * each sleep fired once, each event consumed once, each instance completed once, rightly; and
  * an incompatible deploy pauses the instances it cannot replay, never corrupting them.
  */
-import { actor, type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
+import { actor, type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { Hotel, holding, hotel } from './hotel-model.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const SEEDS = Number(process.env.BATON_SIM_WORKFLOW_RUNS ?? 24);
@@ -77,39 +78,6 @@ function fulfil(version: string) {
     },
   });
 }
-
-/** Holds and releases, by what was held: each applied once, or the count shows it. */
-const Hotel = actor({
-  name: 'hotel',
-  state: z.object({
-    held: z.record(z.string(), z.number()),
-    released: z.record(z.string(), z.number()),
-  }),
-  initial: () => ({ held: {} as Record<string, number>, released: {} as Record<string, number> }),
-  handlers: {
-    hold: {
-      payload: z.object({ what: z.string() }),
-      handle: (ctx, { what }) => {
-        ctx.state.held[what] = (ctx.state.held[what] ?? 0) + 1;
-      },
-    },
-    release: {
-      payload: z.object({ what: z.string() }),
-      handle: (ctx, { what }) => {
-        ctx.state.released[what] = (ctx.state.released[what] ?? 0) + 1;
-      },
-    },
-  },
-});
-const hotel = Hotel.ref('main');
-/** A call holding `what`, released when the saga unwinds or the call loses a race. */
-const holding = (ctx: WorkflowContext, what: string) =>
-  ctx.call(
-    hotel,
-    'hold',
-    { what },
-    { compensate: (_, saga) => saga.call(hotel, 'release', { what }) },
-  );
 
 /** A stay: holds a room, then waits for an event nobody sends, until its parent ends it. */
 const Stay = workflow({

@@ -9,10 +9,11 @@
  * and send applied and undone once, each charge refunded under one key, a completed child
  * left as it is, one id drawn and one token handed out whatever ran again.
  */
-import { actor, type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
+import { type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { Hotel, holding, hotel } from './hotel-model.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const SEEDS = Number(process.env.BATON_SIM_WORKFLOW_RUNS ?? 24);
@@ -24,37 +25,6 @@ const refunds = new Map<string, Set<string>>();
 const chargeKeys = new Map<string, Set<string>>();
 /** Called as a step or a compensation runs, with the instance it is for and what it does. */
 let onRun: (what: string, doing: 'charge' | 'refund' | 'last') => void = () => {};
-
-const Hotel = actor({
-  name: 'hotel',
-  state: z.object({
-    held: z.record(z.string(), z.number()),
-    released: z.record(z.string(), z.number()),
-  }),
-  initial: () => ({ held: {} as Record<string, number>, released: {} as Record<string, number> }),
-  handlers: {
-    hold: {
-      payload: z.object({ what: z.string() }),
-      handle: (ctx, { what }) => {
-        ctx.state.held[what] = (ctx.state.held[what] ?? 0) + 1;
-      },
-    },
-    release: {
-      payload: z.object({ what: z.string() }),
-      handle: (ctx, { what }) => {
-        ctx.state.released[what] = (ctx.state.released[what] ?? 0) + 1;
-      },
-    },
-  },
-});
-const hotel = Hotel.ref('main');
-const holding = (ctx: WorkflowContext, what: string) =>
-  ctx.call(
-    hotel,
-    'hold',
-    { what },
-    { compensate: (_, saga) => saga.call(hotel, 'release', { what }) },
-  );
 
 /** A charge of `what`, refunded by its key when the saga unwinds (the refund fails once). */
 const charging = (ctx: WorkflowContext, what: string) =>

@@ -5,27 +5,8 @@
 import { ErrorCode, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { family } from './bookingFamily.ts';
 import { workflowHarness } from './harness.ts';
-
-function family(log: string[]) {
-  const Child = workflow({
-    name: 'child',
-    input: z.object({}),
-    run: async (ctx) => {
-      await ctx.step('book', () => void log.push('book'), {
-        compensate: () => void log.push('unbook'),
-      });
-      await ctx.waitForEvent('go');
-      return 'done';
-    },
-  });
-  const Parent = workflow({
-    name: 'parent',
-    input: z.object({}),
-    run: async (ctx) => ctx.child(Child, 'c', {}),
-  });
-  return { Child, Parent };
-}
 
 describe('a parent ending', () => {
   it('cancels its waiting child, whose compensation runs once', async () => {

@@ -4,31 +4,11 @@
  * parent's cancel said, so nothing runs for a parent that is gone. A start the parent did not
  * cancel (another run of the parent) still starts it.
  */
-import { type AnyWorkflowDefinition, ErrorCode, workflow } from '@baton/core';
+import { type AnyWorkflowDefinition, ErrorCode } from '@baton/core';
 import { purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import { family } from './bookingFamily.ts';
 import { type WorkflowHarness, workflowHarness } from './harness.ts';
-
-function family(log: string[]) {
-  const Child = workflow({
-    name: 'child',
-    input: z.object({}),
-    run: async (ctx) => {
-      await ctx.step('book', () => void log.push('book'), {
-        compensate: () => void log.push('unbook'),
-      });
-      await ctx.waitForEvent('go');
-      return 'done';
-    },
-  });
-  const Parent = workflow({
-    name: 'parent',
-    input: z.object({}),
-    run: async (ctx) => ctx.child(Child, 'c', {}),
-  });
-  return { Child, Parent };
-}
 
 /**
  * Starts parent `p`, whose start of its child reaches a worker of a release that does not know

@@ -13,6 +13,7 @@ import {
 } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { bookingChild } from './bookingFamily.ts';
 import { workflowHarness } from './harness.ts';
 
 /** Rooms of one hotel; counts every hold and release it applied. */
@@ -68,6 +69,20 @@ const Booking = workflow({
 const hotelOf = async (h: ReturnType<typeof workflowHarness>) =>
   (await h.state(hotel.id)) as { free: number; holds: number; releases: number };
 
+/** A trip that races the booking child `c` against a `stop` event. */
+function racingFamily(log: string[]) {
+  const Child = bookingChild(log, 'stay');
+  const Parent = workflow({
+    name: 'trip',
+    input: z.object({}),
+    run: async (ctx) => {
+      const raced = await ctx.race([ctx.child(Child, 'c', {}), ctx.waitForEvent('stop')]);
+      return raced.index;
+    },
+  });
+  return { Child, Parent };
+}
+
 describe('a race loser', () => {
   it('is undone when it is a call with a compensation: its reply comes, and the compensation runs once', async () => {
     const h = workflowHarness([Booking.actor, Hotel]);
@@ -119,25 +134,7 @@ describe('a race loser', () => {
 
   it('is cancelled when it is a child: its compensations run once', async () => {
     const log: string[] = [];
-    const Child = workflow({
-      name: 'stay',
-      input: z.object({}),
-      run: async (ctx) => {
-        await ctx.step('book', () => void log.push('book'), {
-          compensate: () => void log.push('unbook'),
-        });
-        await ctx.waitForEvent('go');
-        return 'stayed';
-      },
-    });
-    const Parent = workflow({
-      name: 'trip',
-      input: z.object({}),
-      run: async (ctx) => {
-        const raced = await ctx.race([ctx.child(Child, 'c', {}), ctx.waitForEvent('stop')]);
-        return raced.index;
-      },
-    });
+    const { Child, Parent } = racingFamily(log);
     const h = workflowHarness([Parent.actor, Child.actor]);
     const parent = await h.client.start(Parent, 'p', {});
     await h.runAll();
@@ -157,25 +154,7 @@ describe('a race loser', () => {
 
   it('is left as it is when it is a child that completed as the race settled: a completed child is never undone', async () => {
     const log: string[] = [];
-    const Child = workflow({
-      name: 'stay',
-      input: z.object({}),
-      run: async (ctx) => {
-        await ctx.step('book', () => void log.push('book'), {
-          compensate: () => void log.push('unbook'),
-        });
-        await ctx.waitForEvent('go');
-        return 'stayed';
-      },
-    });
-    const Parent = workflow({
-      name: 'trip',
-      input: z.object({}),
-      run: async (ctx) => {
-        const raced = await ctx.race([ctx.child(Child, 'c', {}), ctx.waitForEvent('stop')]);
-        return raced.index;
-      },
-    });
+    const { Child, Parent } = racingFamily(log);
     const h = workflowHarness([Parent.actor, Child.actor]);
     const parent = await h.client.start(Parent, 'p', {});
     await h.runAll();
@@ -184,7 +163,7 @@ describe('a race loser', () => {
     await h.client.signal(Child.ref('c'), 'go');
     await h.runAll();
     expect(await h.client.result(parent)).toBe(1);
-    expect(await h.client.result(Child.ref('c'))).toBe('stayed');
+    expect(await h.client.result(Child.ref('c'))).toBe('done');
     expect(log).toEqual(['book']);
   });
 
