@@ -53,22 +53,31 @@ export function withFewerMoves(engine: TurnEngine, effects: MessageEffects): Mes
 }
 
 /**
- * For a message whose commit cannot hold the marks the item limit forces it to move out: a
+ * For a message whose commit cannot hold the marks the item limit forces it to move out, or the
+ * pages of state its handler put (a workflow that journaled thousands of commands in one turn): a
  * commit of its own, first, that moves up to `most` of those marks out of `current` (the record
- * before the message, otherwise unchanged: marks are found in the overflow as in the record),
- * and the message's effects on the record without them. Undefined when none can go first.
+ * before the message, otherwise unchanged: marks are found in the overflow as in the record), or,
+ * once none is left, writes up to `most` of those pages ahead, and the message's effects on the
+ * record without them. A page written ahead is read by no one until the message's commit counts
+ * it, and a message done again puts its pages again. `fitsWithoutPages` says whether the
+ * message's commit would fit without its pages: else writing them ahead would not help it.
+ * Undefined when none can go first.
  */
 export function roomFirst(
   engine: TurnEngine,
   current: ActorRecord,
   effects: MessageEffects,
   most: number,
+  fitsWithoutPages: (effects: MessageEffects) => boolean = () => false,
 ): { room: MessageEffects; effects: MessageEffects } | undefined {
   const { unbounded, overflow = [] } = effects;
+  if (!unbounded) return undefined;
   // Only marks the message leaves as they were: the message's own move with it. None when
   // `most` is 0 (a transaction of one item holds the record alone).
-  const first = overflow.filter((moved) => sameMark(current, moved)).slice(0, most);
-  if (!unbounded || first.length === 0) return undefined;
+  const marks = overflow.filter((moved) => sameMark(current, moved)).slice(0, most);
+  const first =
+    marks.length > 0 ? marks : pagesAhead(engine, current, effects, most, fitsWithoutPages);
+  if (first.length === 0) return undefined;
   const now = engine.clock.now();
   const retentionMs = engine.markRetentionMs;
   const room: MessageEffects = {
@@ -80,8 +89,38 @@ export function roomFirst(
   // Measured at the version the room's commit leaves: the message commits one after it.
   const after = { ...withoutMarks(unbounded, first, now, retentionMs), ver: current.ver + 1 };
   const rest = withRecord(engine, after, 0);
-  const pages = overflow.filter((mark) => mark.kind === 'page');
+  const ahead = new Set(first);
+  const pages = overflow.filter((mark) => mark.kind === 'page' && !ahead.has(mark));
   return { room, effects: { ...effects, ...rest, overflow: [...rest.overflow, ...pages] } };
+}
+
+/**
+ * The pages of state (not their drops: the record still counts what they forget) that a commit
+ * of `current` alone can write ahead of the message: at most `most`, within the transaction's
+ * bytes. None when the message's commit would not fit without its pages either.
+ */
+function pagesAhead(
+  engine: TurnEngine,
+  current: ActorRecord,
+  effects: MessageEffects,
+  most: number,
+  fitsWithoutPages: (effects: MessageEffects) => boolean,
+): OverflowMark[] {
+  const { overflow = [] } = effects;
+  const pages = overflow.filter((mark) => mark.kind === 'page' && mark.mark !== null);
+  if (pages.length === 0) return [];
+  const marks = overflow.filter((mark) => mark.kind !== 'page');
+  if (!fitsWithoutPages({ ...effects, overflow: marks })) return [];
+  // The room's record, its version a digit longer at most, and the pages.
+  let bytes = jsonSize(current) + 1;
+  const first: OverflowMark[] = [];
+  for (const page of pages) {
+    if (first.length >= most) break;
+    bytes += jsonSize(page);
+    if (bytes > engine.store.limits.maxTransactionBytes) break;
+    first.push(page);
+  }
+  return first;
 }
 
 function sameMark(record: ActorRecord, moved: OverflowMark): boolean {

@@ -338,10 +338,12 @@ async function applyBatch(
         }
       }
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
-      // The marks it must move out crowd its commit: move some out in commits of their own.
+      // The marks it must move out (or the pages it puts) crowd its commit: move some out in
+      // commits of their own.
       const maxRoomMoves = engine.store.limits.maxTransactionItems - 1;
+      const fitsWithoutPages = (rest: MessageEffects) => builder.fits(rest);
       while (!builder.fits(effects)) {
-        const room = roomFirst(engine, builder.record, effects, maxRoomMoves);
+        const room = roomFirst(engine, builder.record, effects, maxRoomMoves, fitsWithoutPages);
         if (!room) break;
         builder.add(room.room);
         overflow.moved(room.room.overflow ?? []);

@@ -8,6 +8,10 @@
  * bills the record's write twice. A warm worker never reads the pages back (its run holds them);
  * a cold one reads them all before it replays.
  *
+ * A turn that journaled more than one commit can move out (thousands of sends at once) has its
+ * pages written ahead, in commits of their own before its message's (see `roomFirst`): no one
+ * reads a page before a record counts it, and a message done again puts its pages again.
+ *
  * A pending entry does not stop the move: the record keeps it (`state.pinned`) while the final
  * entries around it move out, and it moves out with a later page once final.
  *
