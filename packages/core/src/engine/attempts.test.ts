@@ -4,6 +4,7 @@ import type { Envelope } from '../adapter/envelope.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode, RetryableError } from '../errors.ts';
 import { attemptOf, attemptsMade, countedAttempt, outOfAttempts } from './attempts.ts';
+import { apartMarkGrowth } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
@@ -101,13 +102,22 @@ describe('the attempts of a message', () => {
     ]);
   });
 
-  it('are counted in the record while it fits its item, with room for its outcome page to grow', () => {
+  it('are counted in the record while it fits its item, with room for what its commit adds', () => {
     const paged: ActorRecord = { ...record, outcomePage: { page: 0, bytes: 0 } };
     const counted = countedAttempt(engine(), paged, inbound('5', 1))!;
     expect(counted.failing).toEqual({ id: 'm1', at: '5', attempts: 1 });
-    const size = jsonSize(counted) + pageStateGrowth(counted);
+    // Its outcome page state, the mark of sends apart (of messages before it in the commit).
+    const size = jsonSize(counted) + pageStateGrowth(counted) + apartMarkGrowth(counted);
     expect(pageStateGrowth(counted)).toBeGreaterThan(0);
     expect(countedAttempt(engine(size), paged, inbound('5', 1))).toEqual(counted);
     expect(countedAttempt(engine(size - 1), paged, inbound('5', 1))).toBeUndefined();
+  });
+
+  it('keep room for the version the count commits at gaining a digit (9 to 10)', () => {
+    const nine: ActorRecord = { ...record, ver: 9 };
+    const counted = countedAttempt(engine(), nine, inbound('5', 1))!;
+    const size = jsonSize(counted) + apartMarkGrowth(counted) + 1;
+    expect(countedAttempt(engine(size), nine, inbound('5', 1))).toEqual(counted);
+    expect(countedAttempt(engine(size - 1), nine, inbound('5', 1))).toBeUndefined();
   });
 });

@@ -10,7 +10,7 @@ import type { BatonError } from '../errors.ts';
 import { halted, isFresh } from './advanceRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
-import { pageStateGrowth } from './pageStateGrowth.ts';
+import { commitGrowth } from './recordRoom.ts';
 import { waitsForDeploy } from './turnErrors.ts';
 
 /** This delivery's attempt of `inbound` (1 for the first) on `record`. */
@@ -82,6 +82,7 @@ export function countedAttempt(
   const counted = isFresh(record)
     ? { ...record, failing, expiresAt: halted(engine, engine.clock.now()) }
     : { ...record, failing };
-  const bytes = jsonSize(counted) + pageStateGrowth(counted);
+  // Its commit writes the next version, and may hold the sends of messages before it (apart).
+  const bytes = jsonSize(counted) + commitGrowth(counted);
   return bytes <= engine.store.limits.maxItemBytes ? counted : undefined;
 }

@@ -23,10 +23,7 @@ export function withRecord(
   moves?: number,
   now = engine.clock.now(),
 ) {
-  // What the commit adds after the turn measured the record: the page state, the mark of
-  // sends apart, and a digit when its version number gains one (9 to 10).
-  const reserve =
-    pageStateGrowth(unbounded) + apartMarkGrowth(unbounded) + versionGrowth(unbounded);
+  const reserve = commitGrowth(unbounded);
   const { record, moved, bytes } = boundPeers(unbounded, {
     now,
     retentionMs: engine.markRetentionMs,
@@ -36,6 +33,13 @@ export function withRecord(
   });
   return { record, recordBytes: bytes, recordGrowth: reserve, unbounded, overflow: moved };
 }
+
+/**
+ * What the commit adds to `record` after the turn measured it: the page state, the mark of sends
+ * apart, and a digit when its version number gains one (9 to 10).
+ */
+export const commitGrowth = (record: ActorRecord) =>
+  pageStateGrowth(record) + apartMarkGrowth(record) + versionGrowth(record);
 
 /** What the commit's version number (the record's next) adds to the record's size. */
 const versionGrowth = (record: ActorRecord) => jsonSize(record.ver + 1) - jsonSize(record.ver);
