@@ -432,14 +432,18 @@ describe('EmbeddedQueue message size', () => {
     expect(queue.messages().map((m) => m.dedupeId)).toEqual(['fits']);
   });
 
-  it('counts the bytes of a body whose length alone cannot tell: up to 3 bytes a UTF-16 unit', async () => {
+  it('counts the bytes of a body whose length alone cannot tell: up to 6 bytes a UTF-16 unit, as SQS counts it', async () => {
     const { queue } = setup({ maxMessageBytes: 9 });
-    const fits = ['€€€', '😀😀', '\ud800\ud800\ud800', 'x'.repeat(9)]; // 9, 8, 9 (each as U+FFFD), 9
+    const fits = ['€€€', '😀😀', 'x'.repeat(9), '\ud83dx']; // 9, 8, 9, 7 (the lone surrogate escaped)
     for (const [i, body] of fits.entries()) await queue.send([msg('g', body, `fits${i}`)]);
     const over: [string, number][] = [
       ['€€€€', 12],
       ['€€😀', 10],
       ['é'.repeat(5), 10],
+      // Characters SQS refuses go as six-byte escapes: a lone surrogate, U+FFFF, a control.
+      ['\ud800\ud800', 12],
+      ['\uffff\uffff', 12],
+      ['\u0001\u0001', 12],
     ];
     for (const [body, actual] of over) {
       await expect(queue.send([msg('g', body, 'over')])).rejects.toMatchObject({
@@ -448,6 +452,17 @@ describe('EmbeddedQueue message size', () => {
       });
     }
     expect(queue.counts().total).toBe(fits.length);
+  });
+
+  it('counts the attribute that carries an id SQS cannot take as it is', async () => {
+    const { queue } = setup({ maxMessageBytes: 40 });
+    // 20 bytes of body, and BatonGroup, String and "zoë" (6 bytes): 42.
+    await expect(queue.send([msg('zoë', 'x'.repeat(20), 'd1')])).rejects.toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+      details: { limit: 40, actual: 42 },
+    });
+    await queue.send([msg('zoë', 'x'.repeat(18), 'd2')]);
+    expect(queue.counts().total).toBe(1);
   });
 
   it('applies a smaller maxMessageBytes when given one, and refuses a bad one', async () => {

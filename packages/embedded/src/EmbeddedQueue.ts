@@ -42,8 +42,10 @@ export interface EmbeddedQueueOptions {
   /** A send whose `dedupeId` was accepted this recently is dropped. Default: 5 min (SQS). */
   readonly dedupeWindowMs?: number;
   /**
-   * The largest message body in UTF-8 bytes; a send holding a larger one is refused whole with
-   * a terminal MESSAGE_TOO_LARGE, as SQS refuses it. Default: `MAX_MESSAGE_BYTES` (SQS's 1 MiB).
+   * The largest message as SQS counts it (`queueMessageBytes`: the body in UTF-8, characters SQS
+   * refuses escaped, plus the attributes of ids SQS cannot take); a send holding a larger one is
+   * refused whole with a terminal MESSAGE_TOO_LARGE, as SQS refuses it. Default:
+   * `MAX_MESSAGE_BYTES` (SQS's 1 MiB).
    */
   readonly maxMessageBytes?: number;
 }
@@ -132,7 +134,7 @@ export class EmbeddedQueue implements Queue {
   /**
    * Enqueues in order; each accepted message gets the next sequence number. A message whose
    * `dedupeId` was accepted within the dedupe window (or earlier in this batch) is dropped.
-   * A body over `maxMessageBytes` fails the whole send with a terminal MESSAGE_TOO_LARGE
+   * A message over `maxMessageBytes` as SQS counts it (`queueMessageBytes`) fails the whole send with a terminal MESSAGE_TOO_LARGE
    * before anything is enqueued, as on SQS.
    */
   async send(messages: readonly QueueMessage[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { BatonError, ErrorCode } from '@baton/core';
-import { invalidArgument, type QueueMessage } from '@baton/core/adapter';
+import { invalidArgument, type QueueMessage, queueMessageBytes } from '@baton/core/adapter';
 import { GroupSchedule } from './GroupSchedule.ts';
 import { IndexedSet } from './IndexedSet.ts';
 import type { JournalEntry } from './Journal.ts';
@@ -289,14 +289,16 @@ function missingField(field: 'group' | 'dedupeId'): BatonError {
 }
 
 /**
- * Throws a terminal MESSAGE_TOO_LARGE, worded as the SQS adapter words it, when the body of `m`
- * is over `maxBytes` UTF-8 bytes (`MAX_MESSAGE_BYTES` by default: SQS's limit).
+ * Throws a terminal MESSAGE_TOO_LARGE, worded as the SQS adapter words it, when `m` is over
+ * `maxBytes` (`MAX_MESSAGE_BYTES` by default: SQS's limit) as SQS counts it: its body with the
+ * characters SQS refuses escaped, plus the attributes of ids SQS cannot take
+ * (`queueMessageBytes`, the SQS adapter's measure).
  */
 export function checkMessageSize(m: QueueMessage, maxBytes: number): void {
-  // A UTF-16 code unit is at most 3 UTF-8 bytes (a surrogate pair: 4 for 2), so most bodies
-  // need no count.
-  if (m.body.length * 3 <= maxBytes) return;
-  const bytes = Buffer.byteLength(m.body, 'utf8');
+  // A UTF-16 code unit takes at most 6 bytes as SQS counts it (an escape), and an id in an
+  // attribute at most 6 a unit besides its name and type: most messages need no count.
+  if ((m.body.length + m.group.length + m.dedupeId.length) * 6 + 64 <= maxBytes) return;
+  const bytes = queueMessageBytes(m);
   if (bytes <= maxBytes) return;
   throw new BatonError(
     ErrorCode.MESSAGE_TOO_LARGE,

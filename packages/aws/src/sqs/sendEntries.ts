@@ -5,7 +5,7 @@
  */
 import type { MessageAttributeValue, SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
-import type { QueueMessage } from '@baton/core/adapter';
+import { type QueueMessage, queueMessageBytes, sqsAttributeValue } from '@baton/core/adapter';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE, toSqsBody, toSqsId } from './sqsIds.ts';
 
 /** Entries per SQS batch call. */
@@ -29,21 +29,22 @@ export function prepareEntry(
   const group = toSqsId(message.group);
   const dedupe = toSqsId(message.dedupeId);
   const body = toSqsBody(message.body);
-  let bytes = utf8(body);
+  // The one measure the embedded queue takes too, so both refuse the same messages.
+  const bytes = queueMessageBytes(message);
   let attributes: Record<string, MessageAttributeValue> | undefined;
   if (group.hashed || dedupe.hashed) {
     attributes = {};
     if (group.hashed) {
-      attributes[GROUP_ATTRIBUTE] = { DataType: 'String', StringValue: original(message.group) };
+      attributes[GROUP_ATTRIBUTE] = {
+        DataType: 'String',
+        StringValue: sqsAttributeValue(message.group),
+      };
     }
     if (dedupe.hashed) {
       attributes[DEDUPE_ATTRIBUTE] = {
         DataType: 'String',
-        StringValue: original(message.dedupeId),
+        StringValue: sqsAttributeValue(message.dedupeId),
       };
-    }
-    for (const [name, value] of Object.entries(attributes)) {
-      bytes += utf8(name) + utf8(value.DataType!) + utf8(value.StringValue!);
     }
   }
   if (bytes > maxMessageBytes) {
@@ -70,11 +71,6 @@ export function prepareEntry(
   return { bytes, entry };
 }
 
-/** An original id as a message attribute: a JSON string, the characters SQS refuses escaped. */
-function original(value: string): string {
-  return toSqsBody(JSON.stringify(value));
-}
-
 /** Consecutive runs of at most 10 messages and `maxMessageBytes` bytes, in order. */
 export function* sendBatches(
   prepared: readonly Prepared[],
@@ -92,8 +88,4 @@ export function* sendBatches(
     bytes += p.bytes;
   }
   if (chunk.length > 0) yield chunk;
-}
-
-function utf8(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
 }

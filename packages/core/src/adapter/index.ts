@@ -66,6 +66,14 @@ export {
   type TurnStore,
 } from './ports.ts';
 export {
+  isSqsId,
+  queueMessageBytes,
+  SQS_DEDUPE_ATTRIBUTE,
+  SQS_GROUP_ATTRIBUTE,
+  sqsAttributeValue,
+  toSqsBody,
+} from './queueMessageBytes.ts';
+export {
   type ActorRecord,
   type ChannelMark,
   type DeadLetter,

@@ -2,7 +2,7 @@
  * The conformance suite: the same scenarios of the turn protocol on any backend. Each backend's
  * test file calls `conformanceSuite` with a way to open a fresh backend.
  */
-import { type AnyActorDefinition, ErrorCode, silentLogger } from '@baton/core';
+import { type AnyActorDefinition, ErrorCode, MAX_MESSAGE_BYTES, silentLogger } from '@baton/core';
 import { actorMessageId, encodeEnvelope, type QueueMessage } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import {
@@ -369,6 +369,23 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         error: { code: ErrorCode.STATE_TOO_LARGE },
       });
       expect(await state(ref.id)).toEqual({ entries: ['after'], total: 1 });
+    });
+
+    it('refuses a message as large as SQS counts it, not as its text is: characters SQS takes escaped, ids it takes as attributes', async () => {
+      const { b, client } = await start();
+      // Within the limit as UTF-8 text (three bytes a character), past it as SQS takes it: U+FFFF
+      // is a character SQS refuses, sent as a six-byte escape.
+      const entry = '\uffff'.repeat(Math.floor(MAX_MESSAGE_BYTES / 3.5));
+      await expect(
+        client.send(Ledger.ref('wide'), 'add', { entry, amount: 1 }),
+      ).rejects.toMatchObject({ code: ErrorCode.MESSAGE_TOO_LARGE });
+      // At the limit as text, with a group id SQS cannot take (not ASCII), which goes in an
+      // attribute that counts too.
+      const body = 'x'.repeat(MAX_MESSAGE_BYTES);
+      await expect(
+        b.queue.send([{ group: 'ledger/zoë', dedupeId: 'at-the-limit', body }]),
+      ).rejects.toMatchObject({ code: ErrorCode.MESSAGE_TOO_LARGE });
+      expect(await b.pending()).toBe(0);
     });
 
     it('migrates a record written by an earlier version of its definition when it is next loaded', async () => {
