@@ -40,6 +40,9 @@ const Inventory = actor({
   },
 });
 
+/** Steps each order runs one after the other, a turn each. */
+const PACKING = ['pick', 'pack', 'label', 'weigh'];
+
 /** Per order and step, the keys each run of the step saw. */
 const stepKeys = new Map<string, string[]>();
 const record = (order: string, step: string, key: string) => {
@@ -53,6 +56,9 @@ function fulfil(version: string) {
     version,
     // Kept: the simulation jumps time to every stored timer, an expiry's included.
     retentionMs: Number.POSITIVE_INFINITY,
+    // A step a turn: each turn sends its instance a wake for the next (crashes between them
+    // included).
+    maxStepsPerTurn: 1,
     input: z.object({ order: z.string() }),
     run: async (ctx, { order }) => {
       // Version 3's incompatible change: the first step renamed.
@@ -66,6 +72,8 @@ function fulfil(version: string) {
         },
         { retry: { maxAttempts: 5, initialDelayMs: 1000 } },
       );
+      // Steps back to back, a turn each.
+      for (const part of PACKING) await ctx.step(part, ({ key }) => record(order, part, key));
       await ctx.call(Inventory.ref('main'), 'reserve', { order });
       await ctx.sleep(3 * DAY);
       const tracking = await ctx.waitForEvent<string>('shipped');
@@ -167,7 +175,7 @@ describe('workflows in the simulation', () => {
         const [sleep] = byName('sleep');
         expect((sleep?.endedAt ?? 0) - (sleep?.at ?? 0)).toBeGreaterThanOrEqual(3 * DAY);
         expect(byName('shipped')).toMatchObject([{ state: 'done', value: `T-${order}` }]);
-        for (const step of ['charge', 'ship']) {
+        for (const step of ['charge', ...PACKING, 'ship']) {
           const keys = stepKeys.get(`${order}:${step}`) ?? [];
           expect(keys.length, `${order} ${step} ran at least once`).toBeGreaterThanOrEqual(1);
           expect(new Set(keys).size, `${order} ${step} always with one key`).toBe(1);
