@@ -128,8 +128,9 @@ describe('Client.send', () => {
 
   it('applies a key once when the first copy was committed in an earlier commit of the same turn', async () => {
     const { Account, Audit } = bank();
-    // Items too small for two outcomes in one page write: one message per commit.
-    const h = setup({ actors: [Account, Audit], limits: { maxItemBytes: 450 } });
+    // Items too small for two outcomes in one page write (as page entries, each one's JSON and
+    // its key again), large enough for one: one message per commit.
+    const h = setup({ actors: [Account, Audit], limits: { maxItemBytes: 600 } });
     const commits = commitsOf(h.backend, 'account/a');
     await h.client.send(Account.ref('a'), 'deposit', { amount: 7 }, { idempotencyKey: 'k' });
     h.clock.advance(FIVE_MINUTES + 1);

@@ -227,14 +227,17 @@ describe('the drain', () => {
 
   it('writes sends that do not fit in the record apart, and reads them back before the next commit', async () => {
     // Room for the relay's record (about 230 bytes, its outcome page's state included) or its
-    // send (about 200), not both; and for an outcome (about 260) beside a page's quarter.
+    // send (about 200), not both; and for an outcome (about 210) beside a page's quarter, and
+    // for its page item (about 380: its key again, an entry's and a page's overhead), which
+    // short idempotency keys keep small.
     const store = new EmbeddedStore({ limits: { maxItemBytes: 400 } });
     const queue = new EmbeddedQueue();
     const { calls, ...ports } = counted(store, queue);
     const actors = [Relay, Sink];
     const client = new Client({ actors, store, queue }).asSystem();
+    let sent = 0;
     const forward = async (worker: Worker) => {
-      await client.send(Relay.ref('r'), 'forward', {});
+      await client.send(Relay.ref('r'), 'forward', {}, { idempotencyKey: `f${sent++}` });
       while ((await worker.poll()) > 0);
     };
     const options = { actors, ...ports, logger: silentLogger };

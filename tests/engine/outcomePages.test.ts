@@ -14,9 +14,12 @@ import {
   ingressMessageId,
   jsonSize,
   messageFingerprint,
+  pageEntriesBytes,
+  pageEntryBytes,
+  pageItemBytes,
   type Store,
 } from '@baton/core/adapter';
-import { PAGE_BYTES } from '@baton/core/engine';
+import { PAGE_BYTES, pageBytes } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type Harness, settled, setup } from './helpers.ts';
@@ -90,7 +93,99 @@ function recordingCommits(h: Harness): Commit[] {
   return commits;
 }
 
+/** An actor whose reply is as long as its state says: a copy of a message may reply more. */
+const Echo = actor({
+  name: 'echo',
+  state: z.object({ n: z.number(), reply: z.number() }),
+  initial: () => ({ n: 0, reply: 0 }),
+  handlers: {
+    size: {
+      public: true,
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (ctx, { bytes }) => {
+        ctx.state.reply = bytes;
+      },
+    },
+    ask: {
+      public: true,
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.n++;
+        return 'x'.repeat(ctx.state.reply);
+      },
+    },
+  },
+});
+
+function echo(key: string, name: 'size' | 'ask', payload: object, sentAt: number): Envelope {
+  return {
+    id: ingressMessageId('echo/e', key, SYSTEM),
+    from: INGRESS,
+    seq: 0,
+    to: 'echo/e',
+    name,
+    payload,
+    sentAt,
+    fingerprint: messageFingerprint(name, payload),
+  };
+}
+
 describe('ingress outcomes in pages', () => {
+  it('closes a page in a commit of its own when an outcome does not fit beside its entries, and still skips a copy of a message in it', async () => {
+    // A page item holds 4,000 bytes and closes past 1,000: a reply may take 3,000 as JSON.
+    const h = setup({ actors: [Echo], batchSize: 10, limits: { maxItemBytes: 4000 } });
+    const commits = recordingCommits(h);
+    const start = h.clock.now();
+    // Keys as long as a client gives them: the page holds each one twice.
+    const key = (name: string) => `${name}-${'k'.repeat(120)}`;
+    const most = 4000 - pageBytes(h.backend.store.limits);
+    const asked = echo(key('asked'), 'ask', {}, start);
+    await enqueue(h, asked);
+    await h.run();
+    const held = (await h.record('echo/e'))?.outcomePage;
+    expect(held).toMatchObject({ page: 0 });
+
+    // Replies as large as the engine lets them be, less a little: each fits a page of its own,
+    // not one beside the entries that page holds.
+    const empty = { key: asked.id, actorId: 'echo/e', outcome: { ok: true, value: '' } };
+    const bytes =
+      most -
+      jsonSize({ ...empty, expiresAt: start, fingerprint: asked.fingerprint, sentAt: start }) -
+      8;
+    await enqueue(h, echo('s2', 'size', { bytes }, start + 1));
+    await h.run();
+    const page = await h.record('echo/e');
+    expect(page?.outcomePage).toMatchObject({ page: 0 });
+    const large = {
+      ...empty,
+      outcome: { ok: true as const, value: 'x'.repeat(bytes) },
+      expiresAt: start,
+      sentAt: start,
+    };
+    expect(jsonSize(large)).toBeLessThanOrEqual(most);
+    expect((page?.outcomePage?.bytes ?? 0) + pageItemBytes(pageEntryBytes(large))).toBeGreaterThan(
+      4000,
+    );
+
+    // A copy of the message in the open page, whose handler now replies large: the page is
+    // closed first, and the copy, looked up there, is skipped.
+    commits.length = 0;
+    await enqueue(h, asked, 'asked-again');
+    // And a new message with as large a reply, applied in the next page.
+    const next = echo(key('next'), 'ask', {}, start + 2);
+    await enqueue(h, next);
+    await h.run();
+    expect(await h.state('echo/e')).toMatchObject({ n: 2 });
+    expect(await h.client.outcome(asked.id)).toEqual({ ok: true, value: '' });
+    expect(await h.client.outcome(next.id)).toEqual({ ok: true, value: 'x'.repeat(bytes) });
+    // The page closed by a commit of its own, which writes no outcome; the reply went to the
+    // next page, which it fills.
+    expect(commits[0]?.outcomes).toBeUndefined();
+    expect(commits[0]?.record.outcomePage).toMatchObject({ page: 1, bytes: 0 });
+    expect(commits.at(-1)?.outcomes).toMatchObject({ page: 1 });
+    expect(commits.at(-1)?.outcomes?.records.map((o) => o.key)).toEqual([next.id]);
+  });
+
   it('hands the store the sizes of the record and of the page it measured, and no page size on a store without pages', async () => {
     for (const pages of [true, false]) {
       const { Counter } = counter();
@@ -106,7 +201,8 @@ describe('ingress outcomes in pages', () => {
         const outcomes = commit.outcomes?.records ?? [];
         expect(outcomes.length > 0, `pages: ${pages}`).toBe(pages);
         expect(commit.idempotency.length > 0, `pages: ${pages}`).toBe(!pages);
-        const pageBytes = outcomes.reduce((sum, outcome) => sum + jsonSize(outcome), 0);
+        // A page's outcomes as its entries: each one's JSON, its key again, an entry's overhead.
+        const pageBytes = pageEntriesBytes(outcomes);
         expect(commit.measured?.outcomes).toBe(pages ? pageBytes : undefined);
       }
     }
@@ -174,8 +270,9 @@ describe('ingress outcomes in pages', () => {
     expect(commit?.outbox).toEqual([]);
     expect(commit?.outcomes?.records).toHaveLength(10);
     expect(commit?.record.outcomePage).toMatchObject({ page: 0 });
-    // The page counts the bytes its outcomes take, measured once, as the message was applied.
-    const written = commit!.outcomes!.records.reduce((sum, o) => sum + jsonSize(o), 0);
+    // The page counts the bytes its outcomes take as its entries, measured once, as the message
+    // was applied.
+    const written = pageEntriesBytes(commit!.outcomes!.records);
     expect(commit?.record.outcomePage?.bytes).toBe(written);
     expect(await h.client.outcome(ingress('k9', 1, 0).id)).toEqual({ ok: true, value: 10 });
   });

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { ErrorCode, isBatonError } from '@baton/core';
 import type { ActorRecord, Commit, IdempotencyRecord, OutboxItem } from '@baton/core/adapter';
-import { readConflict } from '@baton/core/adapter';
+import { pageEntriesBytes, pageItemBytes, readConflict } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from './createTable.ts';
@@ -562,6 +562,29 @@ describe('DynamoStore', () => {
     const error = await failure(dynamodb.send(put('second')));
     const mapped = mapTransactionError(error, commitOf(a, 1), DYNAMO_STORE_LIMITS);
     expect(readConflict(mapped)).toEqual({ kind: 'version', current: undefined });
+  });
+
+  it("names the outcome page's size when DynamoDB finds an item too large and the page is the largest", () => {
+    const a = fresh();
+    const error = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+    });
+    const records = [{ ...outcome('k'.repeat(300), a, 1), sentAt: 1 }];
+    const appended = pageEntriesBytes(records);
+    const held = 300_000;
+    const onPage = (page: number, bytes: number): Commit => ({
+      ...commitOf(a, 2, { outcomes: { page: 4, sentAt: 1, records } }),
+      record: { ...record(a, 2), outcomePage: { page, bytes } },
+    });
+    // Still open after the commit, the page's bytes are all its entries', the held ones too.
+    const open = mapTransactionError(error, onPage(4, held + appended), DYNAMO_STORE_LIMITS);
+    expect(open).toMatchObject({
+      code: ErrorCode.TRANSACTION_TOO_LARGE,
+      details: { what: 'maxItemBytes', actual: pageItemBytes(held + appended) },
+    });
+    // Closed by it, the page is known by the entries the commit appends.
+    const closed = mapTransactionError(error, onPage(5, 0), DYNAMO_STORE_LIMITS);
+    expect(closed).toMatchObject({ details: { actual: pageItemBytes(appended) } });
   });
 
   it('reports a missing table as UNAVAILABLE, keeping the cause', async () => {

@@ -1,7 +1,14 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { BatonError } from '@baton/core';
 import type { Commit, StoreLimits } from '@baton/core/adapter';
-import { duplicateKeys, jsonSize, transactionTooLarge, versionConflict } from '@baton/core/adapter';
+import {
+  duplicateKeys,
+  jsonSize,
+  pageEntriesBytes,
+  pageItemBytes,
+  transactionTooLarge,
+  versionConflict,
+} from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { type Item, itemToRecord } from './itemCodec.ts';
 import { keysInPage } from './outcomePages.ts';
@@ -131,14 +138,34 @@ function tooLarge(message: string, commit: Commit, limits: StoreLimits): BatonEr
   return undefined;
 }
 
+/** The commit's items' sizes as the engine measures them, its outcome page's (appended) too. */
 function sizes(commit: Commit): number[] {
-  return [commit.record, ...commit.outbox, ...commit.idempotency].map((item) => jsonSize(item));
+  const items = [commit.record, ...commit.outbox, ...commit.idempotency].map((item) =>
+    jsonSize(item),
+  );
+  const appended = pagedEntries(commit);
+  if (appended !== undefined) items.push(pageItemBytes(appended));
+  return items;
 }
 
+/**
+ * The largest item: the outcome page counts whole, the entries it held with those appended,
+ * when the record says (the page is still open after the commit, its bytes all its entries').
+ */
 function largestItem(commit: Commit): number {
-  return Math.max(...sizes(commit));
+  const largest = Math.max(...sizes(commit));
+  const state = commit.record.outcomePage;
+  if (pagedEntries(commit) === undefined || state?.page !== commit.outcomes?.page) return largest;
+  return Math.max(largest, pageItemBytes(state?.bytes ?? 0));
 }
 
 function totalBytes(commit: Commit): number {
   return sizes(commit).reduce((a, b) => a + b, 0);
+}
+
+/** The summed entry bytes of the outcomes the commit appends to its page, if it appends any. */
+function pagedEntries(commit: Commit): number | undefined {
+  const records = commit.outcomes?.records ?? [];
+  if (records.length === 0) return undefined;
+  return commit.measured?.outcomes ?? pageEntriesBytes(records);
 }

@@ -2,6 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { checkCommit } from './checkCommit.ts';
+import {
+  PAGE_ENTRY_BYTES,
+  PAGE_ITEM_BYTES,
+  pageEntryBytes,
+  pageItemBytes,
+} from './outcomePageBytes.ts';
 import type { Commit, StoreLimits } from './ports.ts';
 import type { DeadLetter, IdempotencyRecord, OutboxItem, Timer } from './storedRecords.ts';
 
@@ -228,10 +234,14 @@ describe('checkCommit', () => {
     }
   });
 
-  it('measures the outcomes of a page together against the item limit', () => {
+  it('measures the outcomes of a page together, as its entries, against the item limit', () => {
     const outcomes = [outcome('é-1'), outcome('é-2')].map((o) => ({ ...o, sentAt: 1 }));
     const commit = { ...base, outcomes: { page: 0, sentAt: 1, records: outcomes } };
-    const page = jsonSize(outcomes[0]) + jsonSize(outcomes[1]);
+    // Each outcome's JSON, its key again (UTF-8: é is 2 bytes) and an entry's overhead, and the
+    // page item's own part.
+    const page = pageItemBytes(pageEntryBytes(outcomes[0]!) + pageEntryBytes(outcomes[1]!));
+    expect(pageEntryBytes(outcomes[0]!)).toBe(jsonSize(outcomes[0]) + 4 + PAGE_ENTRY_BYTES);
+    expect(page).toBe(PAGE_ITEM_BYTES + jsonSize(outcomes) - 3 + 8 + 2 * PAGE_ENTRY_BYTES);
     const record = jsonSize(base.record);
     const fits = { ...limits, maxItemBytes: page, maxTransactionBytes: page + record };
     expect(() => checkCommit(commit, fits)).not.toThrow();
@@ -250,8 +260,8 @@ describe('checkCommit', () => {
   it('takes the sizes the engine measured, or measures them all and compares when told to verify', () => {
     const outcomes = [{ ...outcome('k'), sentAt: 1 }];
     const commit = { ...base, outcomes: { page: 0, sentAt: 1, records: outcomes } };
-    const sizes = { record: jsonSize(base.record), outcomes: jsonSize(outcomes[0]) };
-    const small = { ...limits, maxItemBytes: sizes.record + sizes.outcomes };
+    const sizes = { record: jsonSize(base.record), outcomes: pageEntryBytes(outcomes[0]!) };
+    const small = { ...limits, maxItemBytes: sizes.record + pageItemBytes(sizes.outcomes) };
     expect(() => checkCommit({ ...commit, measured: sizes }, small)).not.toThrow();
     expect(() =>
       checkCommit({ ...commit, measured: sizes }, small, { verifyMeasured: true }),
@@ -261,9 +271,11 @@ describe('checkCommit', () => {
       ['record', { record: small.maxItemBytes + 1 }],
       ['outcomes', { outcomes: small.maxItemBytes + 1 }],
     ] as const) {
+      // The page item is its entries and its own part.
+      const actual = part === 'record' ? over.record : pageItemBytes(over.outcomes);
       expect(() => checkCommit({ ...commit, measured: over }, small), part).toThrow(
         expect.objectContaining({
-          details: { what: 'maxItemBytes', limit: small.maxItemBytes, actual: over[part] },
+          details: { what: 'maxItemBytes', limit: small.maxItemBytes, actual },
         }),
       );
       // Verified, a size that is not the part's own is a bug in whoever measured it.

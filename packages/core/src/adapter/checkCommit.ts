@@ -1,6 +1,7 @@
 import { jsonSize } from '../shared/jsonSize.ts';
 import { transactionTooLarge } from './conflicts.ts';
 import { invalidArgument } from './invalidArgument.ts';
+import { pageEntriesBytes, pageItemBytes } from './outcomePageBytes.ts';
 import type { Commit, CommitMeasures, StoreLimits } from './ports.ts';
 import type { DeadLetter, OutboxItem, Timer } from './storedRecords.ts';
 
@@ -135,12 +136,14 @@ function check(
     listBytes(deadLetters, limits) +
     listBytes(overflow, limits) +
     listBytes(timers, limits);
-  // A page's outcomes are one item: together they must fit it.
-  const page = measured?.outcomes ?? pageBytes(paged);
-  if (page > limits.maxItemBytes) {
-    throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, page);
+  // A page's outcomes are one item: together, as its entries, they must fit it.
+  if (paged.length > 0) {
+    const page = pageItemBytes(measured?.outcomes ?? pageEntriesBytes(paged));
+    if (page > limits.maxItemBytes) {
+      throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, page);
+    }
+    total += page;
   }
-  total += page;
   if (total > limits.maxTransactionBytes) {
     throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
   }
@@ -165,17 +168,10 @@ function sizeChecked(size: number, limits: StoreLimits): number {
   return size;
 }
 
-/** The summed bytes of outcomes appended to a page. */
-function pageBytes(outcomes: readonly unknown[]): number {
-  let bytes = 0;
-  for (const outcome of outcomes) bytes += jsonSize(outcome);
-  return bytes;
-}
-
 /** The commit's parts measured whole, after checking that they are what `measured` says. */
 function verified(commit: Commit): CommitMeasures {
   const record = jsonSize(commit.record);
-  const outcomes = pageBytes(commit.outcomes?.records ?? NONE);
+  const outcomes = pageEntriesBytes(commit.outcomes?.records ?? NONE);
   const { measured } = commit;
   if (
     (measured?.record !== undefined && measured.record !== record) ||

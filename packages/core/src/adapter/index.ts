@@ -48,6 +48,13 @@ export { messageFingerprint } from './fingerprint.ts';
 export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
 export { invalidArgument } from './invalidArgument.ts';
 export {
+  PAGE_ENTRY_BYTES,
+  PAGE_ITEM_BYTES,
+  pageEntriesBytes,
+  pageEntryBytes,
+  pageItemBytes,
+} from './outcomePageBytes.ts';
+export {
   type ChangeFeed,
   type Clock,
   type Commit,

@@ -37,7 +37,10 @@ export interface Commit {
   readonly replaceIdempotency?: readonly IdempotencyRecord[];
   /**
    * Outcomes appended to a page of the actor's outcomes (one item, however many), on a store
-   * with {@link Store.readPagedOutcomes}: put only if absent there, like `idempotency`.
+   * with {@link Store.readPagedOutcomes}: put only if absent there, like `idempotency`. The
+   * engine keeps a page item within `limits.maxItemBytes` as `pageItemBytes` measures it (each
+   * outcome's JSON, its key again and a fixed overhead, and the page's own part): a store's page
+   * item must take no more (see outcomePageBytes.ts).
    */
   readonly outcomes?: OutcomePageWrite;
   /** Dead letters to keep (put) and redriven ones to forget (message ids of this actor). */
@@ -57,14 +60,14 @@ export interface Commit {
 }
 
 /**
- * Sizes of a commit's parts, in `jsonSize` bytes, as the engine measured them deciding where
- * they go. `checkCommit` takes them instead of walking the values again (a record's walk is a
+ * Sizes of a commit's parts, in `jsonSize` bytes (its outcomes as page entries), as the engine
+ * measured them deciding where they go. `checkCommit` takes them instead of walking the values again (a record's walk is a
  * few percent of a turn); a part without one is measured. They are never stored.
  */
 export interface CommitMeasures {
   /** `jsonSize(record)`. */
   record?: number;
-  /** The summed `jsonSize` of `outcomes.records`. */
+  /** The summed `pageEntryBytes` of `outcomes.records` (see outcomePageBytes.ts). */
   outcomes?: number;
 }
 

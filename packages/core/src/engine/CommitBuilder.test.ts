@@ -18,6 +18,7 @@ import {
   outboxItemOverhead,
   pruneMarks,
 } from './CommitBuilder.ts';
+import { outcomeBytes } from './outcomePages.ts';
 
 const ACTOR = 'sender/a';
 
@@ -269,6 +270,45 @@ describe('CommitBuilder', () => {
     builder.add(measured);
     expect(builder.record.outcomePage).toStrictEqual({ page: 3, bytes: 0 });
     expect(builder.recordBytes).toBeUndefined();
+  });
+
+  it('measures a paged outcome as its page entry, long key and all, beside the entries the page holds', () => {
+    // A page of 1 KB nearly full of outcomes, and a reply as large as the store takes (its item
+    // less a page), its idempotency key as long as a client may give it.
+    const limits = { ...roomy, outcomePageBytes: 1024 };
+    const paged = { ...base, outcomePage: { page: 0, bytes: 1000, sentAt: 5 } };
+    const key = `ingress:${'k'.repeat(240)}`;
+    const empty: IdempotencyRecord = {
+      key,
+      actorId: ACTOR,
+      outcome: { ok: true, value: '' },
+      expiresAt: 1,
+    };
+    const value = 'x'.repeat(limits.maxItemBytes - 1024 - jsonSize(empty));
+    const large = {
+      ...effects([]),
+      record: paged,
+      idempotency: { ...empty, outcome: { ok: true as const, value } },
+    };
+    // Its JSON and the page's fit the item; the page item, each key twice, does not.
+    expect(jsonSize(large.idempotency) + 1000).toBeLessThanOrEqual(limits.maxItemBytes);
+    expect(outcomeBytes(large.idempotency) + 1000).toBeGreaterThan(limits.maxItemBytes);
+    const builder = new CommitBuilder(paged, limits, { pagedOutcomes: true });
+    expect(builder.fits(large)).toBe(false);
+    // It fits a page of its own: the open page is closed in a commit of its own first.
+    expect(builder.outgrowsPage(large)).toBe(true);
+    builder.closePage();
+    expect(builder.record.outcomePage).toStrictEqual({ page: 1, bytes: 0, closedSentAt: 5 });
+    expect(builder.fits(large)).toBe(true);
+    expect(builder.outgrowsPage(large)).toBe(false);
+    builder.add(large);
+    expect(builder.outcomeBytes).toBe(outcomeBytes(large.idempotency));
+    // Nothing pending is written to a page closed under it.
+    expect(() => builder.closePage()).toThrow(/commit of its own/);
+    // A store without pages measures the outcome as its own item, its JSON.
+    const items = new CommitBuilder(base, limits);
+    items.add({ ...large, record: base });
+    expect(items.outcomeBytes).toBe(jsonSize(large.idempotency));
   });
 
   it('counts the room a record may grow by at its commit against the byte limit', () => {

@@ -1,5 +1,6 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
+import { pageItemBytes } from '../adapter/outcomePageBytes.ts';
 import type { Commit, StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
@@ -12,6 +13,7 @@ import type {
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
 import { pruneIdle } from './channels.ts';
+import { closePage, outcomeBytes, outgrowsPage } from './outcomePages.ts';
 
 /** What one processed message adds to a commit. */
 export interface MessageEffects {
@@ -106,7 +108,7 @@ export class CommitBuilder {
   #overflowBytes = 0;
   /** By id, the last word of the pending messages on each timer: put, or removed (`null`). */
   #timers: ReadonlyMap<string, Timer | null> = EMPTY_MAP;
-  /** The summed `jsonSize` of `#idempotency`. */
+  /** The summed size of `#idempotency`: as page entries when paged ({@link outcomeBytes}). */
   #idempotencyBytes = 0;
   #count = 0;
   #baseVer: number;
@@ -167,8 +169,32 @@ export class CommitBuilder {
     return (
       plan.items <= this.#limits.maxTransactionItems &&
       plan.bytes <= this.#limits.maxTransactionBytes &&
-      plan.pageBytes <= this.#limits.maxItemBytes
+      (plan.entries === 0 || pageItemBytes(plan.held + plan.entries) <= this.#limits.maxItemBytes)
     );
+  }
+
+  /**
+   * Whether what keeps the outcome of `effects` (with the pending ones) out of the commit is the
+   * open outcome page's entries: they would fit a page of their own. Commit the pending ones,
+   * then close the page ({@link closePage}) in a commit of its own.
+   */
+  outgrowsPage(effects: MessageEffects): boolean {
+    const { held, entries } = this.#plan(effects);
+    return entries > 0 && outgrowsPage(held, entries, this.#limits.maxItemBytes);
+  }
+
+  /**
+   * Closes the open outcome page, with nothing pending, for a commit of its own: the next
+   * outcomes go to the next page. A message admitted before may be a copy of one in the page
+   * closed: look it up there after the commit, as after a commit that filled the page.
+   */
+  closePage(): void {
+    const state = this.#record.outcomePage;
+    if (!state || this.#count > 0) {
+      throw new Error('an outcome page is closed by a commit of its own, on a paged record');
+    }
+    this.#record = { ...this.#record, outcomePage: closePage(state) };
+    this.#recordBytes = undefined;
   }
 
   add(effects: MessageEffects): void {
@@ -188,7 +214,7 @@ export class CommitBuilder {
     }
     if (effects.idempotency) {
       (effects.replacesOutcome ? this.#replaced : this.#idempotency).push(effects.idempotency);
-      if (!effects.replacesOutcome) this.#idempotencyBytes += outcomeSize(effects);
+      if (!effects.replacesOutcome) this.#idempotencyBytes += this.#outcomeSize(effects);
     }
     if (effects.redriven !== undefined) {
       this.#redriven = writable(this.#redriven).add(effects.redriven);
@@ -219,7 +245,10 @@ export class CommitBuilder {
     this.#count++;
   }
 
-  /** The summed bytes of the pending outcomes (those that replace one left out), as measured. */
+  /**
+   * The summed bytes of the pending outcomes (those that replace one left out), as measured:
+   * as page entries ({@link outcomeBytes}) when they are paged.
+   */
   get outcomeBytes(): number {
     return this.#idempotencyBytes;
   }
@@ -279,10 +308,10 @@ export class CommitBuilder {
   }
 
   /**
-   * Items and bytes the pending commit would have with `effects` added, and the bytes of its
-   * outcomes (one page item, when they are paged).
+   * Items and bytes the pending commit would have with `effects` added, and, when the outcomes
+   * are paged, the bytes of their entries and of those the page holds already (one item).
    */
-  #plan(effects: MessageEffects): { items: number; bytes: number; pageBytes: number } {
+  #plan(effects: MessageEffects): { items: number; bytes: number; entries: number; held: number } {
     const outcomeItems = this.#paged
       ? Math.min(1, this.#idempotency.length)
       : this.#idempotency.length;
@@ -304,7 +333,8 @@ export class CommitBuilder {
       if (!this.#overflow.has(overflowKey(mark))) items++;
       bytes += jsonSize(mark);
     }
-    bytes += this.#idempotencyBytes;
+    // Paged outcomes count as their page item, below.
+    if (!this.#paged) bytes += this.#idempotencyBytes;
     for (const record of this.#replaced) bytes += jsonSize(record);
     for (const letter of this.#deadLetters.values()) bytes += jsonSize(letter);
     if (effects.deadLetter) {
@@ -334,24 +364,31 @@ export class CommitBuilder {
       }
       bytes += size;
     }
-    // The outcomes go to the current page, beside what it holds already.
-    let pageBytes = this.#paged
-      ? (this.#record.outcomePage?.bytes ?? 0) + this.#idempotencyBytes
-      : 0;
+    // The outcomes go to the current page, beside the entries it holds already.
+    let entries = this.#paged ? this.#idempotencyBytes : 0;
     if (effects.idempotency) {
-      const size = outcomeSize(effects);
+      const size = this.#outcomeSize(effects);
       const paged = this.#paged && !effects.replacesOutcome;
       if (!paged || this.#idempotency.length === 0) items++;
-      if (paged) pageBytes += size;
-      bytes += size;
+      if (paged) entries += size;
+      else bytes += size;
     }
-    return { items, bytes, pageBytes };
+    if (entries > 0) bytes += pageItemBytes(entries);
+    return { items, bytes, entries, held: this.#record.outcomePage?.bytes ?? 0 };
+  }
+
+  /**
+   * The bytes of a message's outcome, measured once: as a page entry ({@link outcomeBytes})
+   * when it goes to a page, else its `jsonSize`.
+   */
+  #outcomeSize(effects: MessageEffects): number {
+    const json = effects.idempotencyBytes ?? jsonSize(effects.idempotency);
+    const { idempotency } = effects;
+    return this.#paged && idempotency && !effects.replacesOutcome
+      ? outcomeBytes(idempotency, json)
+      : json;
   }
 }
-
-/** The bytes of a message's outcome, measured once. */
-const outcomeSize = (effects: MessageEffects) =>
-  effects.idempotencyBytes ?? jsonSize(effects.idempotency);
 
 /** An empty list, shared: only read. */
 const NONE: readonly never[] = [];

@@ -23,7 +23,7 @@ import type { TurnEngine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
 import { appliedProof, deadLetter } from './keptLetters.ts';
-import { maxOutcomeBytes } from './outcomePages.ts';
+import { maxOutcomeBytes, outcomeTooLarge } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
@@ -168,7 +168,7 @@ export async function applyMessage(
   const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply }, now);
   const idempotencyBytes = idempotency && jsonSize(idempotency);
   // A reply too large to store would fail every commit of the batch and block the actor.
-  if (idempotencyBytes !== undefined && idempotencyBytes > maxOutcomeBytes(engine.store)) {
+  if (idempotency && outcomeTooLarge(engine.store, idempotency, idempotencyBytes)) {
     return reject(
       turn,
       current,

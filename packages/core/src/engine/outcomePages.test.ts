@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS } from '../adapter/envelope.ts';
+import { PAGE_ENTRY_BYTES, PAGE_ITEM_BYTES } from '../adapter/outcomePageBytes.ts';
 import type { Store } from '../adapter/ports.ts';
 import type { ActorRecord, OutcomePageState, PagedOutcome } from '../adapter/storedRecords.ts';
 import type { Inbound } from './Inbound.ts';
 import {
   appendOutcomes,
+  closePage,
   maxOutcomeBytes,
   outcomeBytes,
+  outcomeTooLarge,
+  outgrowsPage,
   PAGE_BYTES,
   PagedLookup,
   PageKeyCache,
@@ -83,6 +88,70 @@ describe('outcome pages', () => {
     expect(closed.state).toEqual({ page: 4, bytes: 0, closedSentAt: 50, itemsBefore: 7 });
     const later = appendOutcomes({ page: 4, bytes: 0 }, [outcome('b', 90, 600)], small);
     expect(later.state).toEqual({ page: 5, bytes: 0, closedSentAt: 90 });
+  });
+});
+
+describe('the measure of a page', () => {
+  // Idempotency keys as long as a client may give them, and longer ingress ids.
+  const long = (i: number, sentAt = i) => outcome(`${i}${'k'.repeat(249)}`, sentAt);
+
+  it('counts each outcome as its entry: its JSON, its key again and an entry’s overhead', () => {
+    const a = long(1);
+    expect(outcomeBytes(a)).toBe(jsonSize(a) + 250 + PAGE_ENTRY_BYTES);
+    // Non-ASCII keys count their UTF-8 bytes.
+    const wide = outcome('é'.repeat(10), 1);
+    expect(outcomeBytes(wide)).toBe(jsonSize(wide) + 20 + PAGE_ENTRY_BYTES);
+    // A page of long keys holds their bytes twice: it closes at fewer outcomes than their JSON.
+    const billed = { ...limits, outcomePageBytes: 1024 };
+    let state: OutcomePageState = { page: 0, bytes: 0 };
+    let count = 0;
+    while (state.page === 0) {
+      state = appendOutcomes(state, [long(count)], billed).state;
+      count++;
+    }
+    expect(count).toBe(Math.ceil(1024 / outcomeBytes(a)));
+    expect(count).toBeLessThan(Math.ceil(1024 / jsonSize(a)));
+  });
+
+  it('holds a page and an outcome beside it only if the page item, its entries and its own part, fits', () => {
+    const held = 3 * outcomeBytes(long(1));
+    const room = limits.maxItemBytes - PAGE_ITEM_BYTES - held;
+    expect(outgrowsPage(held, room, limits.maxItemBytes)).toBe(false);
+    expect(outgrowsPage(held, room + 1, limits.maxItemBytes)).toBe(true);
+    // An empty page keeps nothing out; entries too large for a page of their own stay out.
+    expect(outgrowsPage(0, room + 1, limits.maxItemBytes)).toBe(false);
+    const alone = limits.maxItemBytes - PAGE_ITEM_BYTES;
+    expect(outgrowsPage(held, alone, limits.maxItemBytes)).toBe(true);
+    expect(outgrowsPage(held, alone + 1, limits.maxItemBytes)).toBe(false);
+  });
+
+  it('refuses an outcome past the item less a page, or whose entry no page item holds alone', () => {
+    const reply = (key: string, json: number) => {
+      const empty = outcome(key, 1);
+      return outcome(key, 1, json - jsonSize(empty));
+    };
+    const most = maxOutcomeBytes(paged);
+    expect(outcomeTooLarge(paged, reply('a', most))).toBe(false);
+    expect(outcomeTooLarge(paged, reply('a', most + 1))).toBe(true);
+    expect(outcomeTooLarge(unpaged, reply('a', most + 1))).toBe(false);
+    // A key long beside a small page: the entry passes what a page item holds with no other.
+    const small = { limits: { ...limits, maxItemBytes: 2_000 }, readPagedOutcomes: async () => [] };
+    const key = 'k'.repeat(600);
+    const fits = 2_000 - PAGE_ITEM_BYTES - 600 - PAGE_ENTRY_BYTES;
+    expect(outcomeTooLarge(small as unknown as Store, reply(key, fits))).toBe(false);
+    expect(outcomeTooLarge(small as unknown as Store, reply(key, fits + 1))).toBe(true);
+    expect(fits + 1).toBeLessThan(maxOutcomeBytes(small as unknown as Store));
+  });
+
+  it('closes a page with no outcome more, as a commit that fills it would', () => {
+    expect(
+      closePage({ page: 2, bytes: 900, sentAt: 70, closedSentAt: 50, itemsBefore: 7 }),
+    ).toEqual({ page: 3, bytes: 0, closedSentAt: 70, itemsBefore: 7 });
+    expect(closePage({ page: 0, bytes: 900, sentAt: 70 })).toEqual({
+      page: 1,
+      bytes: 0,
+      closedSentAt: 70,
+    });
   });
 });
 

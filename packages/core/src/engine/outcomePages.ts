@@ -14,6 +14,7 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import { INGRESS } from '../adapter/envelope.ts';
+import { pageEntryBytes, pageItemBytes } from '../adapter/outcomePageBytes.ts';
 import type { Clock, StoreLimits, TurnStore } from '../adapter/ports.ts';
 import type {
   ActorRecord,
@@ -74,9 +75,13 @@ export function pagedOutcome(record: IdempotencyRecord, sentAt: number): PagedOu
   return { ...record, sentAt };
 }
 
-/** The bytes an outcome takes in a page (its `jsonSize`). */
-export function outcomeBytes(outcome: IdempotencyRecord): number {
-  return jsonSize(outcome);
+/**
+ * The bytes an outcome takes in a page: its entry's, its `jsonSize` (`json`, when measured
+ * already) with its key again and an entry's overhead (`pageEntryBytes`), as every store's
+ * page item may take. A page's bytes (`OutcomePageState.bytes`) sum them.
+ */
+export function outcomeBytes(outcome: IdempotencyRecord, json?: number): number {
+  return pageEntryBytes(outcome, json);
 }
 
 /**
@@ -89,12 +94,50 @@ export function pageBytes(limits: StoreLimits): number {
 }
 
 /**
- * The largest outcome an ingress message may have on `store`: a page still open holds less than
- * {@link pageBytes}, and the outcome must fit the page's item beside it.
+ * The largest outcome an ingress message may have on `store`, by its `jsonSize`: on a store
+ * with pages, its item limit less a page's {@link pageBytes}, the limit a reply has always had
+ * there. An outcome whose entry does not fit the open page beside the entries it holds is
+ * written to the next page ({@link outgrowsPage}); see {@link outcomeTooLarge} for the rest.
  */
 export function maxOutcomeBytes(store: TurnStore): number {
   const { maxItemBytes } = store.limits;
   return pagesOutcomes(store) ? maxItemBytes - pageBytes(store.limits) : maxItemBytes;
+}
+
+/**
+ * Whether an ingress message's outcome is more than `store` keeps: its `jsonSize` (`json`, when
+ * measured already) past {@link maxOutcomeBytes}, or, on a store with pages, its entry past
+ * what a page item holds with no other entry (a key long beside a small page).
+ */
+export function outcomeTooLarge(
+  store: TurnStore,
+  outcome: IdempotencyRecord,
+  json = jsonSize(outcome),
+): boolean {
+  if (json > maxOutcomeBytes(store)) return true;
+  return (
+    pagesOutcomes(store) && pageItemBytes(outcomeBytes(outcome, json)) > store.limits.maxItemBytes
+  );
+}
+
+/**
+ * Whether a page holding entries of `held` bytes is what keeps entries of `bytes` more out of
+ * an item of `maxItemBytes`: they fit a page of their own. The page is then closed
+ * ({@link closePage}) and they go to the next.
+ */
+export function outgrowsPage(held: number, bytes: number, maxItemBytes: number): boolean {
+  return (
+    held > 0 && pageItemBytes(held + bytes) > maxItemBytes && pageItemBytes(bytes) <= maxItemBytes
+  );
+}
+
+/**
+ * The page state after closing the open page `state` with no outcome more (one the next
+ * outcome's entry does not fit beside: {@link outgrowsPage}). Its entries are all written, so
+ * the closed pages' latest `sentAt` takes in theirs, as when a commit fills a page.
+ */
+export function closePage(state: OutcomePageState): OutcomePageState {
+  return closed(state, latest(state.closedSentAt, state.sentAt) ?? 0);
 }
 
 /**
@@ -118,16 +161,21 @@ export function appendOutcomes(
   }
   const upTo = latest(state.closedSentAt, sentAt) ?? 0;
   const write = { page: state.page, sentAt: upTo, records: outcomes, begins: state.bytes === 0 };
+  if (bytes >= pageBytes(limits)) return { state: closed(state, upTo), write };
   // Built field by field, every field of OutcomePageState, not spread (every turn makes one;
   // see copyRecord).
-  const open = bytes < pageBytes(limits);
-  const next: Writable<OutcomePageState> = open
-    ? { page: state.page, bytes }
-    : { page: state.page + 1, bytes: 0, closedSentAt: upTo };
-  if (open && sentAt !== undefined) next.sentAt = sentAt;
-  if (open && state.closedSentAt !== undefined) next.closedSentAt = state.closedSentAt;
+  const next: Writable<OutcomePageState> = { page: state.page, bytes };
+  if (sentAt !== undefined) next.sentAt = sentAt;
+  if (state.closedSentAt !== undefined) next.closedSentAt = state.closedSentAt;
   if (state.itemsBefore !== undefined) next.itemsBefore = state.itemsBefore;
   return { state: next, write };
+}
+
+/** The state after `state`'s page is closed, the pages up to it holding messages sent up to `upTo`. */
+function closed(state: OutcomePageState, upTo: number): OutcomePageState {
+  const next: Writable<OutcomePageState> = { page: state.page + 1, bytes: 0, closedSentAt: upTo };
+  if (state.itemsBefore !== undefined) next.itemsBefore = state.itemsBefore;
+  return next;
 }
 
 function latest(a: number | undefined, b: number | undefined): number | undefined {

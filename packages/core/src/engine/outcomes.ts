@@ -1,10 +1,9 @@
 /** The idempotency records a turn commits for ingress messages: each one's outcome (I7). */
-import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS } from '../adapter/envelope.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
 import type { TurnEngine } from './createEngine.ts';
-import { maxOutcomeBytes } from './outcomePages.ts';
+import { maxOutcomeBytes, outcomeTooLarge } from './outcomePages.ts';
 
 /** A failed outcome; its details cut to the gist when they would not fit a record. */
 export function failedOutcome(
@@ -15,7 +14,7 @@ export function failedOutcome(
   const idempotency = idempotencyFor(engine, envelope, { ok: false, error: error.toJSON() });
   // Error details too large to store would fail every commit of the batch: keep the gist.
   const limit = maxOutcomeBytes(engine.store);
-  if (idempotency && jsonSize(idempotency) > limit) {
+  if (idempotency && outcomeTooLarge(engine.store, idempotency)) {
     return { ...idempotency, outcome: { ok: false, error: errorGist(error.toJSON(), limit) } };
   }
   return idempotency;

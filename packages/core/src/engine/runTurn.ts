@@ -71,7 +71,10 @@ export interface TurnCounts {
   parked: number;
   skipped: number;
   versionConflicts: number;
-  /** Commits made only to move marks out of the record, so that a message fits its own. */
+  /**
+   * Commits made only to move marks out of the record, or to close an outcome page a message's
+   * outcome does not fit beside, so that a message fits its own.
+   */
   roomCommits: number;
 }
 
@@ -321,21 +324,26 @@ async function applyBatch(
       break;
     }
     if (!builder.fits(effects)) {
-      if (builder.size > 0) {
-        const page = builder.record.outcomePage?.page;
+      // A commit that closes the page this message's first copy may be in leaves it to the next
+      // commit, written to a new page whose condition cannot see it: look in the closed page.
+      const page = builder.record.outcomePage?.page;
+      const inClosedPage = async () =>
+        !replay &&
+        knownByOutcome(envelope) &&
+        builder.record.outcomePage?.page !== page &&
+        (await pages.applied(builder.record, envelope.id, envelope.sentAt));
+      if (builder.size > 0) await commit();
+      // Its outcome does not fit beside the entries of the open page, but fits a page of its
+      // own: close the page in a commit of its own.
+      if (builder.outgrowsPage(effects)) {
+        builder.closePage();
         await commit();
-        // That commit closed the page this message's first copy may be in, and the next commit
-        // writes to a new one, whose condition cannot see it: look in the closed page now.
-        if (
-          !replay &&
-          knownByOutcome(envelope) &&
-          builder.record.outcomePage?.page !== page &&
-          (await pages.applied(builder.record, envelope.id, envelope.sentAt))
-        ) {
-          done++;
-          counts.skipped++;
-          continue;
-        }
+        counts.roomCommits++;
+      }
+      if (await inClosedPage()) {
+        done++;
+        counts.skipped++;
+        continue;
       }
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
       // The marks it must move out (or the pages it puts) crowd its commit: move some out in

@@ -29,7 +29,8 @@ export interface TurnStats {
   readonly versionConflicts: number;
   /**
    * Commits made only to move sender marks out of the record first, so that a message whose
-   * commit could not hold those moves fits its own (each one more write).
+   * commit could not hold those moves fits its own, or to close an outcome page its outcome
+   * does not fit beside (each one more write).
    */
   readonly roomCommits: number;
   /** Whether the turn failed as a whole (its messages come back). */
