@@ -79,6 +79,15 @@ export const WARM_CACHE = Symbol.for('baton.warmCache');
 export const CONFIRM_RECORD = Symbol.for('baton.confirmRecord');
 
 /**
+ * Where a handler context tells whether its record holds the effects of earlier messages of its
+ * turn that are not committed yet (they commit with this one): `true` then. Workflows run no
+ * step on such a record, which may hold what an earlier message drew (a callback's secret) or
+ * armed (a compensation): a commit that fails would take it back, and the step's effect outside
+ * would have seen it (see the Replayer's `drive`).
+ */
+export const UNCOMMITTED = Symbol.for('baton.uncommitted');
+
+/**
  * Reads pages of an actor's state (see {@link StatePages}) by id, the ones never put left out:
  * what a query context keeps under {@link QUERY_PAGES} when its server's store can read them.
  * Pages commit with the record that counts them and never change, so a query that read the

@@ -25,6 +25,7 @@ import {
   STATE_PAGES,
   type StatePages,
   TURN_TRACE,
+  UNCOMMITTED,
   WARM_CACHE,
 } from '../contextSlots.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
@@ -73,6 +74,8 @@ export interface HandlingOptions {
   now?: number;
   /** See {@link CONFIRM_RECORD}. Default: none to confirm (the record was read from the store). */
   confirmRecord?: () => Promise<void>;
+  /** See {@link UNCOMMITTED}: earlier messages of the turn wait to commit with this one. */
+  uncommitted?: boolean;
 }
 
 /**
@@ -351,6 +354,10 @@ class HandlerContext implements ActorContext<unknown> {
 
   get [CONFIRM_RECORD](): () => Promise<void> {
     return this.#options.confirmRecord ?? confirmed;
+  }
+
+  get [UNCOMMITTED](): boolean {
+    return this.#options.uncommitted === true;
   }
 
   get [STATE_PAGES](): StatePages {

@@ -76,6 +76,7 @@ export async function applyMessage(
       readPages: (ids) => turn.overflow.pages(ids),
       now,
       ...(confirm ? { confirmRecord: confirm.check } : {}),
+      uncommitted: builder.size > 0,
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
     reply = effects.reply.set ? effects.reply.value : returned;

@@ -32,6 +32,11 @@ export interface ReplayHost {
    * a step, whose effect outside no conflict at the commit could take back.
    */
   confirm?(): Promise<void>;
+  /**
+   * Whether the turn's record holds effects of earlier messages of the turn, not committed yet
+   * (see `UNCOMMITTED`): a step then waits for the next turn.
+   */
+  readonly uncommitted?: boolean;
 }
 
 /** How a drive ended. */

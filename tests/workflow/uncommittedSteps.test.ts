@@ -1,0 +1,54 @@
+/**
+ * A workflow step runs only on a committed record. A turn's messages commit together: a step
+ * run in the handling of a later message of the batch would see what an earlier one drew (a
+ * callback's secret) or armed, not committed yet; a refused commit redoes the turn, which
+ * draws again, and the step's effect outside would have seen both. The step waits for the
+ * next turn instead.
+ */
+import { type WorkflowState, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { workflowHarness } from './harness.ts';
+
+describe('a step after an earlier message of its turn', () => {
+  it('waits for that message to commit: what it drew is handed out once, whatever is redone', async () => {
+    const handed = new Set<string>();
+    const Approve = workflow({
+      name: 'approve',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.waitForEvent('go');
+        const callback = ctx.createCallback<string>('approval');
+        await ctx.step('hand', () => void handed.add(callback.token));
+        return 'handed';
+      },
+    });
+    const h = workflowHarness([Approve.actor]);
+    const ref = await h.client.start(Approve, 'a', {});
+    await h.runAll();
+    // One batch: the event, whose handling draws the callback's secret and sends a wake, and a
+    // wake already waiting behind it (a redelivered one): the wake's handling finds the secret
+    // in the record, not committed yet.
+    await h.client.signal(ref, 'go');
+    await h.client.send(ref as never, '_wake' as never, {} as never);
+    // The store refuses the first commit of that batch: the turn is redone from the store's
+    // record, and draws again.
+    const { store } = h.backend;
+    const commit = store.commit.bind(store);
+    let refused = false;
+    store.commit = (made) => {
+      const state = made.record.id === ref.id ? (made.record.state as WorkflowState) : undefined;
+      if (!refused && state?.journal.some((e) => e.kind === 'callback')) {
+        refused = true;
+        return Promise.reject(new Error('the store is unavailable'));
+      }
+      return commit(made);
+    };
+    await h.runAll();
+
+    expect(refused).toBe(true);
+    expect(handed.size).toBe(1);
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state.journal.find((e) => e.name === 'hand')?.state).toBe('done');
+  });
+});
