@@ -2,26 +2,49 @@
  * Ingress outcomes over many commits: on a backend that keeps them in pages
  * (`Store.readPagedOutcomes`), a batch's outcomes are one page write beside the record; on any
  * backend, a copy of a message is skipped whether its outcome is recent or written long before
- * (a closed page), and outcomes read back, answering a retried send.
+ * (a closed page), and outcomes read back, answering a retried send; and a reply as large as
+ * the engine lets one be is answered beside a page that outcomes with long keys nearly filled
+ * (a page item holds each key twice on DynamoDB: the engine measures it so).
  */
-import { ErrorCode, SYSTEM, silentLogger } from '@baton/core';
+import { actor, ErrorCode, SYSTEM, silentLogger } from '@baton/core';
 import {
   type Commit,
   type Envelope,
   encodeEnvelope,
   INGRESS,
   ingressMessageId,
+  jsonSize,
   messageFingerprint,
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { PAGE_BYTES, Worker } from '@baton/core/engine';
+import { PAGE_BYTES, pageBytes, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
 import { Ledger } from './ledger.ts';
 import { backendPerTest, pollUntilEmpty } from './suiteBackend.ts';
 
 /** Enough messages to close two pages (each outcome takes over 100 bytes). */
 const MESSAGES = Math.ceil((2 * PAGE_BYTES) / 100);
+
+/** Counts `add`s; `echo` replies with `bytes` characters. */
+const Echo = actor({
+  name: 'echo',
+  state: z.object({ n: z.number() }),
+  initial: () => ({ n: 0 }),
+  handlers: {
+    add: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.n++;
+      },
+    },
+    echo: {
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (_ctx, { bytes }) => 'e'.repeat(bytes),
+    },
+  },
+});
 
 export function outcomePageSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`ingress outcomes in pages on ${name}`, () => {
@@ -161,6 +184,68 @@ export function outcomePageSuite(name: string, open: () => Promise<ConformanceBa
         client.send(ref, 'add', { entry: 'other', amount: 5 }, { idempotencyKey: 'first' }),
       ).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_REUSED });
       expect((await b.store.load('ledger/p'))?.state).toMatchObject({ total: 5 + MESSAGES });
+    });
+
+    it('answers a reply as large as the store takes beside outcomes with long keys that nearly fill its page', async () => {
+      const b = await fresh();
+      const ports = { actors: [Echo], store: b.store, queue: b.queue, clock: b.clock };
+      const worker = new Worker({ ...ports, logger: silentLogger, visibilityTimeoutMs: 2_000 });
+      const client = new Client(ports).asSystem();
+      const to = 'echo/p';
+      const ingress = (key: string, sentAt: number, name: string, payload: object) => {
+        const envelope: Envelope = {
+          id: ingressMessageId(to, key, SYSTEM),
+          from: INGRESS,
+          seq: 0,
+          to,
+          name,
+          payload,
+          sentAt,
+          fingerprint: messageFingerprint(name, payload),
+        };
+        return envelope;
+      };
+      const enqueue = (envelopes: readonly Envelope[]) =>
+        b.queue.send(
+          envelopes.map((e) => ({ group: e.to, dedupeId: e.id, body: encodeEnvelope(e) })),
+        );
+      const { limits } = b.store;
+      const paged = typeof b.store.readPagedOutcomes === 'function';
+      // Idempotency keys as long as a client may give them: 200 characters.
+      const key = (i: number) => `${String(i).padStart(3, '0')}${'k'.repeat(197)}`;
+      const sentAt = b.clock.now();
+      await enqueue([ingress(key(0), sentAt, 'add', {})]);
+      await pollUntilEmpty(worker, b);
+      if (paged) {
+        // More outcomes of the same size, as many as the page takes before it closes.
+        const one = (await b.store.load(to))?.outcomePage?.bytes ?? 0;
+        const more = Math.floor((pageBytes(limits) - 1) / one) - 1;
+        await enqueue(
+          Array.from({ length: more }, (_, i) => ingress(key(i + 1), sentAt + i + 1, 'add', {})),
+        );
+        await pollUntilEmpty(worker, b);
+        const page = (await b.store.load(to))?.outcomePage;
+        expect(page).toMatchObject({ page: 0 });
+        expect(page?.bytes).toBeGreaterThan(pageBytes(limits) - one);
+      }
+      // The largest outcome the engine lets a reply have (maxOutcomeBytes), give or take the
+      // digits of its times.
+      const most = limits.maxItemBytes - (paged ? pageBytes(limits) : 0);
+      const probe = ingress(key(999), sentAt, 'echo', { bytes: 100_000 });
+      const empty = jsonSize({
+        key: probe.id,
+        actorId: probe.to,
+        outcome: { ok: true, value: '' },
+        expiresAt: sentAt + 86_400_000,
+        fingerprint: probe.fingerprint,
+        sentAt,
+      });
+      const bytes = most - empty - 16;
+      const large = ingress(key(999), sentAt + 999, 'echo', { bytes });
+      await enqueue([large]);
+      await pollUntilEmpty(worker, b);
+      const outcome = await client.outcome(large.id);
+      expect(outcome?.ok ? (outcome.value as string).length : outcome).toBe(bytes);
     });
   });
 }
