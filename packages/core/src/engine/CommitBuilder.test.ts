@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkCommit } from '../adapter/checkCommit.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
+import { pageEntryBytes } from '../adapter/outcomePageBytes.ts';
 import type { Commit, StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
@@ -18,7 +19,6 @@ import {
   outboxItemOverhead,
   pruneMarks,
 } from './CommitBuilder.ts';
-import { outcomeBytes } from './outcomePages.ts';
 
 const ACTOR = 'sender/a';
 
@@ -292,7 +292,7 @@ describe('CommitBuilder', () => {
     };
     // Its JSON and the page's fit the item; the page item, each key twice, does not.
     expect(jsonSize(large.idempotency) + 1000).toBeLessThanOrEqual(limits.maxItemBytes);
-    expect(outcomeBytes(large.idempotency) + 1000).toBeGreaterThan(limits.maxItemBytes);
+    expect(pageEntryBytes(large.idempotency) + 1000).toBeGreaterThan(limits.maxItemBytes);
     const builder = new CommitBuilder(paged, limits, { pagedOutcomes: true });
     expect(builder.fits(large)).toBe(false);
     // It fits a page of its own: the open page is closed in a commit of its own first.
@@ -302,7 +302,7 @@ describe('CommitBuilder', () => {
     expect(builder.fits(large)).toBe(true);
     expect(builder.outgrowsPage(large)).toBe(false);
     builder.add(large);
-    expect(builder.outcomeBytes).toBe(outcomeBytes(large.idempotency));
+    expect(builder.outcomeBytes).toBe(pageEntryBytes(large.idempotency));
     // Nothing pending is written to a page closed under it.
     expect(() => builder.closePage()).toThrow(/commit of its own/);
     // A store without pages measures the outcome as its own item, its JSON.

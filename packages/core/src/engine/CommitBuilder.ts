@@ -1,6 +1,6 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
-import { pageItemBytes } from '../adapter/outcomePageBytes.ts';
+import { pageEntryBytes, pageItemBytes } from '../adapter/outcomePageBytes.ts';
 import type { Commit, StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
@@ -13,7 +13,7 @@ import type {
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
 import { pruneIdle } from './channels.ts';
-import { closePage, outcomeBytes, outgrowsPage } from './outcomePages.ts';
+import { closePage, outgrowsPage } from './outcomePages.ts';
 
 /** What one processed message adds to a commit. */
 export interface MessageEffects {
@@ -108,7 +108,7 @@ export class CommitBuilder {
   #overflowBytes = 0;
   /** By id, the last word of the pending messages on each timer: put, or removed (`null`). */
   #timers: ReadonlyMap<string, Timer | null> = EMPTY_MAP;
-  /** The summed size of `#idempotency`: as page entries when paged ({@link outcomeBytes}). */
+  /** The summed size of `#idempotency`: as page entries when paged (`pageEntryBytes`). */
   #idempotencyBytes = 0;
   #count = 0;
   #baseVer: number;
@@ -247,7 +247,7 @@ export class CommitBuilder {
 
   /**
    * The summed bytes of the pending outcomes (those that replace one left out), as measured:
-   * as page entries ({@link outcomeBytes}) when they are paged.
+   * as page entries (`pageEntryBytes`) when they are paged.
    */
   get outcomeBytes(): number {
     return this.#idempotencyBytes;
@@ -378,14 +378,14 @@ export class CommitBuilder {
   }
 
   /**
-   * The bytes of a message's outcome, measured once: as a page entry ({@link outcomeBytes})
+   * The bytes of a message's outcome, measured once: as a page entry (`pageEntryBytes`)
    * when it goes to a page, else its `jsonSize`.
    */
   #outcomeSize(effects: MessageEffects): number {
     const json = effects.idempotencyBytes ?? jsonSize(effects.idempotency);
     const { idempotency } = effects;
     return this.#paged && idempotency && !effects.replacesOutcome
-      ? outcomeBytes(idempotency, json)
+      ? pageEntryBytes(idempotency, json)
       : json;
   }
 }

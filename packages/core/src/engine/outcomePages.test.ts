@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS } from '../adapter/envelope.ts';
-import { PAGE_ENTRY_BYTES, PAGE_ITEM_BYTES } from '../adapter/outcomePageBytes.ts';
+import { PAGE_ENTRY_BYTES, PAGE_ITEM_BYTES, pageEntryBytes } from '../adapter/outcomePageBytes.ts';
 import type { Store } from '../adapter/ports.ts';
 import type { ActorRecord, OutcomePageState, PagedOutcome } from '../adapter/storedRecords.ts';
 import type { Inbound } from './Inbound.ts';
@@ -9,7 +9,6 @@ import {
   appendOutcomes,
   closePage,
   maxOutcomeBytes,
-  outcomeBytes,
   outcomeTooLarge,
   outgrowsPage,
   PAGE_BYTES,
@@ -57,7 +56,7 @@ describe('outcome pages', () => {
       [first, outcome('b', 10)],
       limits,
     );
-    expect(state).toEqual({ page: 0, bytes: outcomeBytes(first) * 2, sentAt: 30 });
+    expect(state).toEqual({ page: 0, bytes: pageEntryBytes(first) * 2, sentAt: 30 });
     // The page held nothing: this write begins it (a store may put it whole).
     expect(write).toMatchObject({ page: 0, sentAt: 30, begins: true });
     expect(write.records.map((r) => r.key)).toEqual(['a', 'b']);
@@ -71,7 +70,7 @@ describe('outcome pages', () => {
 
   it('close a page that reaches its size exactly, and keep what an empty commit knows', () => {
     const a = outcome('a', 20);
-    const exact = appendOutcomes({ page: 0, bytes: PAGE_BYTES - outcomeBytes(a) }, [a], limits);
+    const exact = appendOutcomes({ page: 0, bytes: PAGE_BYTES - pageEntryBytes(a) }, [a], limits);
     expect(exact.state).toEqual({ page: 1, bytes: 0, closedSentAt: 20 });
     // No outcome: the write still carries the closed pages' latest sentAt, and no sentAt of its own.
     const empty = appendOutcomes({ page: 2, bytes: 0, closedSentAt: 50 }, [], limits);
@@ -97,10 +96,10 @@ describe('the measure of a page', () => {
 
   it('counts each outcome as its entry: its JSON, its key again and an entry’s overhead', () => {
     const a = long(1);
-    expect(outcomeBytes(a)).toBe(jsonSize(a) + 250 + PAGE_ENTRY_BYTES);
+    expect(pageEntryBytes(a)).toBe(jsonSize(a) + 250 + PAGE_ENTRY_BYTES);
     // Non-ASCII keys count their UTF-8 bytes.
     const wide = outcome('é'.repeat(10), 1);
-    expect(outcomeBytes(wide)).toBe(jsonSize(wide) + 20 + PAGE_ENTRY_BYTES);
+    expect(pageEntryBytes(wide)).toBe(jsonSize(wide) + 20 + PAGE_ENTRY_BYTES);
     // A page of long keys holds their bytes twice: it closes at fewer outcomes than their JSON.
     const billed = { ...limits, outcomePageBytes: 1024 };
     let state: OutcomePageState = { page: 0, bytes: 0 };
@@ -109,12 +108,12 @@ describe('the measure of a page', () => {
       state = appendOutcomes(state, [long(count)], billed).state;
       count++;
     }
-    expect(count).toBe(Math.ceil(1024 / outcomeBytes(a)));
+    expect(count).toBe(Math.ceil(1024 / pageEntryBytes(a)));
     expect(count).toBeLessThan(Math.ceil(1024 / jsonSize(a)));
   });
 
   it('holds a page and an outcome beside it only if the page item, its entries and its own part, fits', () => {
-    const held = 3 * outcomeBytes(long(1));
+    const held = 3 * pageEntryBytes(long(1));
     const room = limits.maxItemBytes - PAGE_ITEM_BYTES - held;
     expect(outgrowsPage(held, room, limits.maxItemBytes)).toBe(false);
     expect(outgrowsPage(held, room + 1, limits.maxItemBytes)).toBe(true);

@@ -76,15 +76,6 @@ export function pagedOutcome(record: IdempotencyRecord, sentAt: number): PagedOu
 }
 
 /**
- * The bytes an outcome takes in a page: its entry's, its `jsonSize` (`json`, when measured
- * already) with its key again and an entry's overhead (`pageEntryBytes`), as every store's
- * page item may take. A page's bytes (`OutcomePageState.bytes`) sum them.
- */
-export function outcomeBytes(outcome: IdempotencyRecord, json?: number): number {
-  return pageEntryBytes(outcome, json);
-}
-
-/**
  * Bytes of outcomes after which a page is closed on a store with `limits`: its
  * `outcomePageBytes` ({@link PAGE_BYTES} if it sets none), or a quarter of its item limit if
  * that is less.
@@ -116,7 +107,7 @@ export function outcomeTooLarge(
 ): boolean {
   if (json > maxOutcomeBytes(store)) return true;
   return (
-    pagesOutcomes(store) && pageItemBytes(outcomeBytes(outcome, json)) > store.limits.maxItemBytes
+    pagesOutcomes(store) && pageItemBytes(pageEntryBytes(outcome, json)) > store.limits.maxItemBytes
   );
 }
 
@@ -145,7 +136,7 @@ export function closePage(state: OutcomePageState): OutcomePageState {
  * state after it. A page that reaches {@link pageBytes} is closed by the commit that fills it,
  * so the record always tells which pages are closed before a turn admits its messages: a
  * message of a page closed while a turn ran would otherwise be looked up in neither.
- * `measured` is the outcomes' summed {@link outcomeBytes}, when the caller has it already.
+ * `measured` is the outcomes' summed `pageEntryBytes`, when the caller has it already.
  */
 export function appendOutcomes(
   state: OutcomePageState,
@@ -156,7 +147,7 @@ export function appendOutcomes(
   let bytes = state.bytes + (measured ?? 0);
   let sentAt = state.sentAt;
   for (const outcome of outcomes) {
-    if (measured === undefined) bytes += outcomeBytes(outcome);
+    if (measured === undefined) bytes += pageEntryBytes(outcome);
     sentAt = latest(sentAt, outcome.sentAt);
   }
   const upTo = latest(state.closedSentAt, sentAt) ?? 0;

@@ -72,7 +72,7 @@ export function roomFirst(
   current: ActorRecord,
   effects: MessageEffects,
   most: number,
-  fitsWithoutPages: (effects: MessageEffects) => boolean = () => false,
+  fitsWithoutPages: (effects: MessageEffects) => boolean,
 ): { room: MessageEffects; effects: MessageEffects } | undefined {
   const { unbounded, overflow = [] } = effects;
   if (!unbounded) return undefined;
