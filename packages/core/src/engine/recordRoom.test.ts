@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreLimits } from '../adapter/ports.ts';
-import type { ActorRecord, OutboxItem } from '../adapter/storedRecords.ts';
+import type { ActorRecord, OutboxItem, OverflowMark } from '../adapter/storedRecords.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
+import type { MessageEffects } from './CommitBuilder.ts';
 import { apartMarkGrowth, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
@@ -104,5 +105,73 @@ describe('withRecord', () => {
     const kept = recordWith('', 3);
     const commitMarks = pageStateGrowth(kept) + apartMarkGrowth(kept);
     expect(first!.effects.recordGrowth).toBe(commitMarks + 1);
+  });
+});
+
+describe('roomFirst: pages of state written ahead of their message', () => {
+  const current = recordWith('');
+  const page = (n: number): OverflowMark => ({
+    kind: 'page',
+    peer: `p${n}`,
+    mark: { entries: ['e'.repeat(50)] },
+    expiresAt: 1,
+  });
+  // A page the message forgets: the record still counts it until the message's commit.
+  const drop: OverflowMark = { kind: 'page', peer: 'p0', mark: null, expiresAt: 1 };
+  // A peer's mark the message itself moves out: it is not in `current`, so it cannot go first.
+  const sender: OverflowMark = {
+    kind: 'sender',
+    peer: 'peer/q',
+    mark: { seq: 1, at: 1 },
+    expiresAt: 1,
+  };
+  const effectsWith = (overflow: OverflowMark[]): MessageEffects => ({
+    ...withRecord(engine, current),
+    envelopes: [],
+    idempotency: undefined,
+    overflow,
+  });
+  const withBytes = (maxTransactionBytes: number) =>
+    ({ ...engine, store: { limits: { ...limits, maxTransactionBytes } } }) as unknown as Engine;
+  const fits = () => true;
+
+  it('writes ahead only the pages the message puts, not its marks or the pages it drops, and asks whether the message fits with those but without its pages', () => {
+    const effects = effectsWith([sender, page(1), drop, page(2)]);
+    const asked: (readonly OverflowMark[] | undefined)[] = [];
+    const first = roomFirst(engine, current, effects, 10, (without) => {
+      asked.push(without.overflow);
+      return true;
+    });
+    expect(asked).toEqual([[sender, drop]]);
+    expect(first?.room.overflow).toEqual([page(1), page(2)]);
+    expect(first?.room.record).toBe(current);
+    // The message commits the rest: its drop, and no page again.
+    expect(first?.effects.overflow).toContainEqual(drop);
+    expect(
+      first?.effects.overflow?.filter((mark) => mark.mark !== null && mark.kind === 'page'),
+    ).toEqual([]);
+  });
+
+  it('writes at most `most` pages ahead', () => {
+    const first = roomFirst(engine, current, effectsWith([page(1), page(2), page(3)]), 2, fits);
+    expect(first?.room.overflow).toEqual([page(1), page(2)]);
+    expect(first?.effects.overflow).toEqual([page(3)]);
+  });
+
+  it("writes ahead only the pages that fit in the transaction's bytes beside the record", () => {
+    // The room's record, a digit more for its version, and two pages: exactly the limit.
+    const two = jsonSize(current) + 1 + 2 * jsonSize(page(1));
+    const overflow = [page(1), page(2), page(3)];
+    expect(
+      roomFirst(withBytes(two), current, effectsWith(overflow), 10, fits)?.room.overflow,
+    ).toEqual([page(1), page(2)]);
+    expect(
+      roomFirst(withBytes(two - 1), current, effectsWith(overflow), 10, fits)?.room.overflow,
+    ).toEqual([page(1)]);
+  });
+
+  it('writes none ahead when the message would not fit without its pages, or puts none', () => {
+    expect(roomFirst(engine, current, effectsWith([page(1)]), 10, () => false)).toBeUndefined();
+    expect(roomFirst(engine, current, effectsWith([sender, drop]), 10, fits)).toBeUndefined();
   });
 });

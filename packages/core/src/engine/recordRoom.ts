@@ -111,10 +111,12 @@ function pagesAhead(
   fitsWithoutPages: (effects: MessageEffects) => boolean,
 ): OverflowMark[] {
   const { overflow = [] } = effects;
-  const pages = overflow.filter((mark) => mark.kind === 'page' && mark.mark !== null);
+  const isPut = (mark: OverflowMark) => mark.kind === 'page' && mark.mark !== null;
+  const pages = overflow.filter(isPut);
   if (pages.length === 0) return [];
-  const marks = overflow.filter((mark) => mark.kind !== 'page');
-  if (!fitsWithoutPages({ ...effects, overflow: marks })) return [];
+  // The message's commit still deletes the pages it drops.
+  const rest = overflow.filter((mark) => !isPut(mark));
+  if (!fitsWithoutPages({ ...effects, overflow: rest })) return [];
   // The room's record, its version a digit longer at most, and the pages.
   let bytes = jsonSize(current) + 1;
   const first: OverflowMark[] = [];
