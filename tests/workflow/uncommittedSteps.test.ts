@@ -2,8 +2,8 @@
  * A workflow step runs only on a committed record. A turn's messages commit together: a step
  * run in the handling of a later message of the batch would see what an earlier one drew (a
  * callback's secret) or armed, not committed yet; a refused commit redoes the turn, which
- * draws again, and the step's effect outside would have seen both. The step waits for the
- * next turn instead.
+ * draws again, and the step's effect outside would have seen both. The earlier messages commit
+ * first instead, and the message is handled again on the committed record.
  */
 import { type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
@@ -50,5 +50,36 @@ describe('a step after an earlier message of its turn', () => {
     expect(handed.size).toBe(1);
     const state = (await h.state(ref.id)) as WorkflowState;
     expect(state.journal.find((e) => e.name === 'hand')?.state).toBe('done');
+  });
+});
+
+describe('a step due in a handling after others of its batch', () => {
+  it('runs in that batch, once the others commit: a wake behind a wake runs its step without another going through the queue', async () => {
+    const ran: string[] = [];
+    const Steps = workflow({
+      name: 'steps',
+      input: z.object({}),
+      maxStepsPerTurn: 1,
+      run: async (ctx) => {
+        for (const name of ['one', 'two', 'three']) {
+          await ctx.step(name, () => void ran.push(name));
+        }
+        return 'done';
+      },
+    });
+    const h = workflowHarness([Steps.actor]);
+    const ref = await h.client.start(Steps, 's', {});
+    // The start runs step one and sends a wake, its turn's one step taken.
+    await h.worker.poll();
+    expect(ran).toEqual(['one']);
+    // A second wake behind it (a redelivered one): one batch of two wakes.
+    await h.client.send(ref as never, '_wake' as never, {} as never);
+    await h.worker.poll();
+    // The first wake runs step two. The second finds the first's effects uncommitted: they
+    // commit, and it is handled again on the committed record, where step three is due.
+    expect(ran).toEqual(['one', 'two', 'three']);
+    await h.runAll();
+    expect(ran).toEqual(['one', 'two', 'three']);
+    expect(((await h.state(ref.id)) as WorkflowState).status).toBe('completed');
   });
 });

@@ -79,13 +79,15 @@ export const WARM_CACHE = Symbol.for('baton.warmCache');
 export const CONFIRM_RECORD = Symbol.for('baton.confirmRecord');
 
 /**
- * Where a handler context tells whether its record holds the effects of earlier messages of its
- * turn that are not committed yet (they commit with this one): `true` then. Workflows run no
- * step on such a record, which may hold what an earlier message drew (a callback's secret) or
- * armed (a compensation): a commit that fails would take it back, and the step's effect outside
- * would have seen it (see the Replayer's `drive`).
+ * Where a handler context keeps, when its record holds the effects of earlier messages of its
+ * turn not committed yet (they would commit with this one), a function that asks the turn to
+ * commit those first and to handle this message again on the committed record: what this
+ * handling did is dropped. Absent when nothing of the turn waits to commit. Workflows call it
+ * before a step (see the Replayer's `drive`): such a record may hold what an earlier message
+ * drew (a callback's secret) or armed (a compensation), which a commit that fails would take
+ * back after the step's effect outside saw it.
  */
-export const UNCOMMITTED = Symbol.for('baton.uncommitted');
+export const COMMIT_FIRST = Symbol.for('baton.commitFirst');
 
 /**
  * Reads pages of an actor's state (see {@link StatePages}) by id, the ones never put left out:

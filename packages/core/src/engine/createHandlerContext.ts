@@ -19,13 +19,13 @@ import type { OverflowMark, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
 import {
+  COMMIT_FIRST,
   CONFIRM_RECORD,
   INNER_SPAN,
   type InnerSpanSource,
   STATE_PAGES,
   type StatePages,
   TURN_TRACE,
-  UNCOMMITTED,
   WARM_CACHE,
 } from '../contextSlots.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
@@ -55,6 +55,8 @@ export interface HandlerEffects {
   halted: boolean;
   /** Pages of state the handler moved out (see `StatePages` in contextSlots.ts). */
   readonly pages: OverflowMark[];
+  /** Whether the handler asked to be run again once the turn's earlier messages commit (see {@link COMMIT_FIRST}): the rest is then dropped. */
+  commitFirst: boolean;
 }
 
 /** Where a handling stands besides its message: see {@link createHandlerContext}. */
@@ -74,7 +76,7 @@ export interface HandlingOptions {
   now?: number;
   /** See {@link CONFIRM_RECORD}. Default: none to confirm (the record was read from the store). */
   confirmRecord?: () => Promise<void>;
-  /** See {@link UNCOMMITTED}: earlier messages of the turn wait to commit with this one. */
+  /** Earlier messages of the turn wait to commit with this one: see {@link COMMIT_FIRST}. */
   uncommitted?: boolean;
 }
 
@@ -161,6 +163,7 @@ class HandlerContext implements ActorContext<unknown> {
       timers: NO_TIMERS,
       halted: false,
       pages: [],
+      commitFirst: false,
     };
   }
 
@@ -356,8 +359,12 @@ class HandlerContext implements ActorContext<unknown> {
     return this.#options.confirmRecord ?? confirmed;
   }
 
-  get [UNCOMMITTED](): boolean {
-    return this.#options.uncommitted === true;
+  get [COMMIT_FIRST](): (() => void) | undefined {
+    if (this.#options.uncommitted !== true) return undefined;
+    const effects = this.#effects;
+    return () => {
+      effects.commitFirst = true;
+    };
   }
 
   get [STATE_PAGES](): StatePages {

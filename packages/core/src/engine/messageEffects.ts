@@ -38,7 +38,16 @@ import {
   waitsForNewerCode,
 } from './turnErrors.ts';
 
-/** Runs the handler on a draft; returns its effects, a rejection, or the error that stops the batch. */
+/**
+ * What a handling returns that asked to be done again once the turn's earlier messages commit
+ * (see `COMMIT_FIRST` in contextSlots.ts): it has no effects.
+ */
+export const HANDLE_AGAIN = Symbol('handle again on a committed record');
+
+/**
+ * Runs the handler on a draft; returns its effects, a rejection, the error that stops the batch,
+ * or {@link HANDLE_AGAIN}.
+ */
 export async function applyMessage(
   turn: Turn,
   current: ActorRecord,
@@ -47,7 +56,7 @@ export async function applyMessage(
   trace: HandlingTrace | undefined,
   /** The handling's time: the handler's `ctx.now()`, the marks' and the outcome's clock. */
   now: number,
-): Promise<MessageEffects | BatonError> {
+): Promise<MessageEffects | BatonError | typeof HANDLE_AGAIN> {
   const { engine, builder } = turn;
   const { envelope } = inbound;
   let reply: unknown;
@@ -79,6 +88,7 @@ export async function applyMessage(
       uncommitted: builder.size > 0,
     });
     const returned = await message.handler.handle(effects.ctx, message.payload);
+    if (effects.commitFirst) return HANDLE_AGAIN;
     reply = effects.reply.set ? effects.reply.value : returned;
   } catch (thrown) {
     // The warm record was not the store's: the turn is done again from the store's (see

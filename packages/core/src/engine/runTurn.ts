@@ -1,5 +1,5 @@
 import { readConflict, versionConflict } from '../adapter/conflicts.ts';
-import { isActorSender } from '../adapter/envelope.ts';
+import { type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { CommitMeasures } from '../adapter/ports.ts';
 import type { ActorRecord, OverflowKey, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
@@ -15,7 +15,7 @@ import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { reportReplacedQueue } from './inboxQueue.ts';
 import { deadLetter } from './keptLetters.ts';
-import { applyMessage, ignore } from './messageEffects.ts';
+import { applyMessage, HANDLE_AGAIN, ignore } from './messageEffects.ts';
 import { PagedLookup, withOutcomePages } from './outcomePages.ts';
 import { OverflowLookup } from './overflow.ts';
 import {
@@ -267,6 +267,15 @@ async function applyBatch(
     for (const timer of pending.timers?.put ?? []) if (!timer.deadLettered) timers.push(timer);
   };
 
+  // A commit that closes the outcome page a message's first copy may be in leaves the message
+  // (admitted as new) to the next commit, written to a new page whose condition cannot see it:
+  // whether it is in the page closed since `page` was the open one.
+  const inClosedPage = async (envelope: Envelope, page: number | undefined, replay: boolean) =>
+    !replay &&
+    knownByOutcome(envelope) &&
+    builder.record.outcomePage?.page !== page &&
+    (await pages.applied(builder.record, envelope.id, envelope.sentAt));
+
   // The ids of the messages known by id that the turn took: a batch holds ten at most.
   const seenIds: string[] = [];
   // The parked messages of a resumed actor first (they count in no batch), then the batch.
@@ -309,7 +318,25 @@ async function applyBatch(
       // a sender's ended life is kept as a dead letter at once: a parked one is applied.
       effects = park(engine, builder.record, inbound, admission) ?? actorPaused(builder.record);
     } else {
-      ({ effects, trace } = await handle(turn, builder.record, inbound, admission));
+      let handled = await handle(turn, builder.record, inbound, admission);
+      if (handled.effects === HANDLE_AGAIN) {
+        // A workflow step is due on the batch's earlier messages, uncommitted (see COMMIT_FIRST
+        // in contextSlots.ts): they commit, and the message is handled again on that record.
+        const page = builder.record.outcomePage?.page;
+        await commit();
+        if (await inClosedPage(envelope, page, replay !== undefined)) {
+          done++;
+          counts.skipped++;
+          continue;
+        }
+        handled = await handle(turn, builder.record, inbound, admission);
+      }
+      const result = handled.effects;
+      if (result === HANDLE_AGAIN) {
+        throw new Error('a handling on a record with nothing left to commit asked to commit first');
+      }
+      effects = result;
+      trace = handled.trace;
       // Its handler failed, to be retried: the record counts the attempt (see attempts.ts).
       const counted = isBatonError(effects)
         ? countedAttempt(engine, builder.record, inbound)
@@ -324,14 +351,7 @@ async function applyBatch(
       break;
     }
     if (!builder.fits(effects)) {
-      // A commit that closes the page this message's first copy may be in leaves it to the next
-      // commit, written to a new page whose condition cannot see it: look in the closed page.
       const page = builder.record.outcomePage?.page;
-      const inClosedPage = async () =>
-        !replay &&
-        knownByOutcome(envelope) &&
-        builder.record.outcomePage?.page !== page &&
-        (await pages.applied(builder.record, envelope.id, envelope.sentAt));
       if (builder.size > 0) await commit();
       // Its outcome does not fit beside the entries of the open page, but fits a page of its
       // own: close the page in a commit of its own.
@@ -340,7 +360,7 @@ async function applyBatch(
         await commit();
         counts.roomCommits++;
       }
-      if (await inClosedPage()) {
+      if (await inClosedPage(envelope, page, replay !== undefined)) {
         done++;
         counts.skipped++;
         continue;
@@ -421,13 +441,16 @@ async function handle(
   record: ActorRecord,
   inbound: Inbound,
   admission: Admission,
-): Promise<{ effects: MessageEffects | BatonError; trace: HandlingTrace | undefined }> {
+): Promise<{
+  effects: MessageEffects | BatonError | typeof HANDLE_AGAIN;
+  trace: HandlingTrace | undefined;
+}> {
   const { engine } = turn;
   const span = startHandlingSpan(engine.openTelemetry, inbound.envelope, {
     actor: record.id,
     inboxPosition: inbound.queueSeq,
   });
-  let effects: MessageEffects | BatonError;
+  let effects: MessageEffects | BatonError | typeof HANDLE_AGAIN;
   // A copy older than the proof that it was applied may be of a message applied already.
   const retention = { outcomeMs: engine.idempotencyRetentionMs, markMs: engine.markRetentionMs };
   const now = engine.clock.now();
@@ -456,6 +479,8 @@ async function handle(
     span.end({ code: 'UNEXPECTED', message: String(error) });
     throw error;
   }
-  span.end(isBatonError(effects) ? effects : effects.failure);
+  // A handling done again is traced again: this one ends as it would have, without a failure.
+  if (effects === HANDLE_AGAIN) span.end(undefined);
+  else span.end(isBatonError(effects) ? effects : effects.failure);
   return { effects, trace: span.trace };
 }

@@ -490,11 +490,16 @@ export class Replayer {
       // (a step with one is armed first, and any attempt of it is then undone, see
       // `#unfinishedAttempts`), and the values the run drew this turn (a step that passed out a
       // `ctx.uuid()` or a callback's token would otherwise see another on its next attempt).
+      if (this.#drawn || unarmed(runnable)) {
+        for (const slot of this.#slots.values()) if (unarmed(slot)) slot.entry.attempts = 0;
+        return { kind: 'suspended', more: true };
+      }
       // Nor does a step run on a record that holds earlier messages of the turn, uncommitted:
       // what they drew or armed is not committed either (their commit may fail, and its redo
-      // draw again), even though this drive drew nothing.
-      if (this.#drawn || unarmed(runnable) || this.host.uncommitted === true) {
-        for (const slot of this.#slots.values()) if (unarmed(slot)) slot.entry.attempts = 0;
+      // draw again), even though this drive drew nothing. They commit first, and the turn
+      // drives again on the committed record.
+      if (this.host.commitFirst) {
+        this.host.commitFirst();
         return { kind: 'suspended', more: true };
       }
       executed++;

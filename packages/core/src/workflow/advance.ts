@@ -4,7 +4,7 @@
  */
 import type { ActorContext } from '../ActorContext.ts';
 import { ANONYMOUS } from '../caller.ts';
-import { CONFIRM_RECORD, UNCOMMITTED } from '../contextSlots.ts';
+import { COMMIT_FIRST, CONFIRM_RECORD } from '../contextSlots.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
@@ -210,7 +210,7 @@ function actorHost(ctx: Ctx): ReplayHost {
     // In the workflow's trace, also in a turn a client's signal began (see commandSpans.ts).
     span: workflowSpan(ctx),
     confirm: (ctx as unknown as Record<symbol, (() => Promise<void>) | undefined>)[CONFIRM_RECORD],
-    uncommitted: (ctx as unknown as Record<symbol, boolean | undefined>)[UNCOMMITTED] === true,
+    commitFirst: (ctx as unknown as Record<symbol, (() => void) | undefined>)[COMMIT_FIRST],
   };
 }
 

@@ -33,10 +33,11 @@ export interface ReplayHost {
    */
   confirm?(): Promise<void>;
   /**
-   * Whether the turn's record holds effects of earlier messages of the turn, not committed yet
-   * (see `UNCOMMITTED`): a step then waits for the next turn.
+   * Present when the turn's record holds effects of earlier messages of the turn, not committed
+   * yet (see `COMMIT_FIRST`): asks the turn to commit them first and drive again on the committed
+   * record, where a step may run.
    */
-  readonly uncommitted?: boolean;
+  readonly commitFirst?: (() => void) | undefined;
 }
 
 /** How a drive ended. */
