@@ -1,0 +1,104 @@
+/**
+ * One admitted message's handling in a turn: the handler run inside its span (or the message
+ * dead-lettered, out of attempts or too old to tell from a copy), and what became of it counted.
+ */
+
+import type { ActorRecord } from '../adapter/storedRecords.ts';
+import type { HandlingTrace } from '../adapter/traceContext.ts';
+import { type BatonError, isBatonError } from '../errors.ts';
+import type { Admission, Turn } from './admission.ts';
+import { attemptsMade, outOfAttempts } from './attempts.ts';
+import type { MessageEffects } from './CommitBuilder.ts';
+import type { Inbound } from './Inbound.ts';
+import { deadLetter } from './keptLetters.ts';
+import { applyMessage, HANDLE_AGAIN } from './messageEffects.ts';
+import { startHandlingSpan } from './spans.ts';
+import {
+  deployRetryMs,
+  outlivedItsProof,
+  retriedAfter,
+  senderLifeEnded,
+  waitsForDeploy,
+} from './turnErrors.ts';
+
+/** The turn's messages by what became of them, and the commits it redid. */
+export interface TurnCounts {
+  applied: number;
+  rejected: number;
+  deadLettered: number;
+  parked: number;
+  skipped: number;
+  versionConflicts: number;
+  /**
+   * Commits made only to move marks out of the record, or to close an outcome page a message's
+   * outcome does not fit beside, so that a message fits its own.
+   */
+  roomCommits: number;
+}
+
+/** Counts what a message's effects did. */
+export function count(counts: TurnCounts, effects: MessageEffects, admission: Admission): void {
+  const letter = effects.deadLetter;
+  if (letter?.parked !== undefined) counts.parked++;
+  else if (letter && !letter.applied) counts.deadLettered++;
+  else if (effects.failure) counts.rejected++;
+  else if (skips(admission)) counts.skipped++;
+  else counts.applied++;
+}
+
+/** Whether an admitted message is only moved past: see {@link ignore}. */
+export function skips(admission: Admission): boolean {
+  return (
+    admission.lateReply === true || admission.voids !== undefined || admission.forgets !== undefined
+  );
+}
+
+/** Runs the handler — or dead-letters a message out of attempts — inside its handling's span. */
+export async function handle(
+  turn: Turn,
+  record: ActorRecord,
+  inbound: Inbound,
+  admission: Admission,
+): Promise<{
+  effects: MessageEffects | BatonError | typeof HANDLE_AGAIN;
+  trace: HandlingTrace | undefined;
+}> {
+  const { engine } = turn;
+  const span = startHandlingSpan(engine.openTelemetry, inbound.envelope, {
+    actor: record.id,
+    inboxPosition: inbound.queueSeq,
+  });
+  let effects: MessageEffects | BatonError | typeof HANDLE_AGAIN;
+  // A copy older than the proof that it was applied may be of a message applied already.
+  const retention = { outcomeMs: engine.idempotencyRetentionMs, markMs: engine.markRetentionMs };
+  const now = engine.clock.now();
+  const tooOld =
+    senderLifeEnded(inbound.envelope, now) ??
+    outlivedItsProof(inbound.envelope, now, retention, admission.mark !== undefined);
+  try {
+    if (tooOld) {
+      // Kept without moving its sender's mark: the copy may be of an earlier life of the sender,
+      // whose new life counts from 1 again, and a mark at its seq would take the new life's
+      // messages for copies.
+      const unmarked = { ...admission, arrival: undefined };
+      effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
+    } else {
+      effects = await applyMessage(turn, record, inbound, admission, span.trace, now);
+      if (isBatonError(effects)) {
+        if (outOfAttempts(engine, record, inbound, turn.maxReceives, effects)) {
+          effects = await deadLetter(turn, record, inbound, admission, effects, span.trace);
+        } else if (waitsForDeploy(effects) && effects.retryAfterMs === undefined) {
+          // A deploy's failure waits for the new code: longer between tries than a fault's.
+          effects = retriedAfter(effects, deployRetryMs(attemptsMade(engine, record, inbound)));
+        }
+      }
+    }
+  } catch (error) {
+    span.end({ code: 'UNEXPECTED', message: String(error) });
+    throw error;
+  }
+  // A handling done again is traced again: this one ends as it would have, without a failure.
+  if (effects === HANDLE_AGAIN) span.end(undefined);
+  else span.end(isBatonError(effects) ? effects : effects.failure);
+  return { effects, trace: span.trace };
+}
