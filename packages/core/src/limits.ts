@@ -14,6 +14,17 @@
 export const MAX_MESSAGE_BYTES = 1_048_576;
 
 /**
+ * The longest a received queue message stays hidden, in milliseconds: SQS's longest visibility
+ * timeout, 12 hours. SQS refuses a receive that asks for more; the SQS adapter and the embedded
+ * queue both refuse it with INVALID_ARGUMENT, and the engine refuses a longer
+ * `visibilityTimeoutMs` when it is created. A release for longer hides a message that long.
+ *
+ * @example
+ * new Worker({ actors, store, queue, visibilityTimeoutMs: MAX_VISIBILITY_TIMEOUT_MS }); // the most
+ */
+export const MAX_VISIBILITY_TIMEOUT_MS = 12 * 60 * 60 * 1000;
+
+/**
  * The longest actor key, in UTF-8 bytes. DynamoDB allows 2,048 bytes in a partition key, and
  * Baton's keys hold more than the actor key: a type and a prefix (`A#type/key`), and for ingress
  * ids the actor id plus an idempotency key of up to 200 characters. Half the partition-key

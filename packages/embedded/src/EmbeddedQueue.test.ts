@@ -1,4 +1,4 @@
-import { ErrorCode, isBatonError, MAX_MESSAGE_BYTES } from '@baton/core';
+import { ErrorCode, isBatonError, MAX_MESSAGE_BYTES, MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import type { QueueMessage } from '@baton/core/adapter';
 import { compareSeq } from '@baton/core/adapter';
 import { describe, expect, it, vi } from 'vitest';
@@ -133,6 +133,21 @@ describe('EmbeddedQueue', () => {
       ['1', 2],
       ['2', 2],
     ]);
+  });
+
+  it("hides a released message for at most SQS's 12 hours, and refuses a longer visibility timeout", async () => {
+    const { queue, clock } = setup();
+    await queue.send([msg('g', '1')]);
+    const [m] = await queue.receive({ max: 1, visibilityTimeoutMs: 60_000 });
+    await queue.release([m!.receipt], 2 * MAX_VISIBILITY_TIMEOUT_MS);
+    expect(queue.nextVisibleAt()).toBe(clock.t + MAX_VISIBILITY_TIMEOUT_MS);
+    clock.t += MAX_VISIBILITY_TIMEOUT_MS;
+    expect(await queue.receive({ max: 1, ...VT })).toHaveLength(1);
+    const over = { max: 1, visibilityTimeoutMs: MAX_VISIBILITY_TIMEOUT_MS + 1 };
+    await expect(queue.receive(over)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(() => new EmbeddedQueue({ visibilityTimeoutMs: MAX_VISIBILITY_TIMEOUT_MS + 1 })).toThrow(
+      /visibilityTimeoutMs must be at most/,
+    );
   });
 
   it('makes released messages visible at once with delay 0', async () => {

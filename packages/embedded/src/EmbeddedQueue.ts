@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
+import { BatonError, ErrorCode, MAX_MESSAGE_BYTES, MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import type {
   Clock,
   Queue,
@@ -8,7 +8,7 @@ import type {
   RedrivePolicy,
 } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
-import { checkDuration, checkInteger } from './checkOptions.ts';
+import { checkDuration, checkInteger, checkVisibility } from './checkOptions.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import {
   checkMessage,
@@ -35,7 +35,10 @@ export interface EmbeddedQueueOptions {
    * never replaced apart).
    */
   readonly identity?: string;
-  /** Used when `receive` is given no `visibilityTimeoutMs`. Default: 30 s (SQS's default). */
+  /**
+   * Used when `receive` is given no `visibilityTimeoutMs`. At most `MAX_VISIBILITY_TIMEOUT_MS`
+   * (SQS's 12 hours). Default: 30 s (SQS's default).
+   */
   readonly visibilityTimeoutMs?: number;
   /** Receives before a message moves to the dead-letter queue. Default: 5. */
   readonly maxReceives?: number;
@@ -99,7 +102,7 @@ export class EmbeddedQueue implements Queue {
   #closed = false;
 
   constructor(options: EmbeddedQueueOptions = {}) {
-    checkDuration('queue.visibilityTimeoutMs', options.visibilityTimeoutMs);
+    checkVisibility('queue.visibilityTimeoutMs', options.visibilityTimeoutMs);
     checkInteger('queue.maxReceives', options.maxReceives, 1);
     checkDuration('queue.dedupeWindowMs', options.dedupeWindowMs);
     checkInteger('queue.maxMessageBytes', options.maxMessageBytes, 1);
@@ -162,13 +165,15 @@ export class EmbeddedQueue implements Queue {
    * Up to `max` (default 10) messages. Groups are served oldest head first and round-robin, and
    * a group with a message in flight is skipped; within a group, messages come in order.
    * A message due for its `maxReceives + 1`-th receive moves to the dead-letter queue instead.
+   * A `visibilityTimeoutMs` over `MAX_VISIBILITY_TIMEOUT_MS` (12 hours) is refused with
+   * INVALID_ARGUMENT, as SQS refuses it.
    */
   async receive(options: Partial<ReceiveOptions> = {}): Promise<ReceivedMessage[]> {
     this.#checkOpen();
     const max = options.max ?? 10;
     const visibilityTimeoutMs = options.visibilityTimeoutMs ?? this.visibilityTimeoutMs;
     checkInteger('receive max', max, 1);
-    checkDuration('receive visibilityTimeoutMs', visibilityTimeoutMs);
+    checkVisibility('receive visibilityTimeoutMs', visibilityTimeoutMs);
     const now = this.#clock.now();
     const { picks, dead, taken } = this.#state.plan(now, max, this.maxReceives);
     try {
@@ -204,11 +209,14 @@ export class EmbeddedQueue implements Queue {
     this.#notify();
   }
 
-  /** Makes messages visible again at now + `delayMs`; stale receipts are ignored. */
+  /**
+   * Makes messages visible again at now + `delayMs`, at most `MAX_VISIBILITY_TIMEOUT_MS` (12
+   * hours) from now, as on SQS; stale receipts are ignored.
+   */
   async release(receipts: readonly string[], delayMs: number): Promise<void> {
     this.#checkOpen();
     checkDuration('release delayMs', delayMs);
-    const visibleAt = this.#clock.now() + delayMs;
+    const visibleAt = this.#clock.now() + Math.min(delayMs, MAX_VISIBILITY_TIMEOUT_MS);
     const released: StoredMessage[] = [];
     for (const receipt of receipts) {
       const message = this.#delivered(receipt);

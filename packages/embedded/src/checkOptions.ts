@@ -1,3 +1,4 @@
+import { MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import { invalidArgument } from '@baton/core/adapter';
 
 /** Throws unless `value` is an integer ≥ `min` (or undefined when optional). */
@@ -17,6 +18,20 @@ export function checkDuration(name: string, value: unknown): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw invalidArgument(
       `${name} must be a finite number of milliseconds ≥ 0, got ${String(value)}`,
+      { option: name, value },
+    );
+  }
+}
+
+/**
+ * Throws unless `value` is a visibility timeout SQS takes: a duration of at most
+ * `MAX_VISIBILITY_TIMEOUT_MS` (12 hours), or undefined.
+ */
+export function checkVisibility(name: string, value: unknown): void {
+  checkDuration(name, value);
+  if (typeof value === 'number' && value > MAX_VISIBILITY_TIMEOUT_MS) {
+    throw invalidArgument(
+      `${name} must be at most ${MAX_VISIBILITY_TIMEOUT_MS} ms (SQS's longest visibility timeout, 12 hours), got ${value}`,
       { option: name, value },
     );
   }

@@ -6,7 +6,9 @@ import {
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
+import { MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import type { Queue, ReceivedMessage, ReceiveOptions } from '@baton/core/adapter';
+import { invalidArgument } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { isStale, perReceipt, toSeconds } from './receipts.ts';
 import { SqsTurnQueue } from './SqsTurnQueue.ts';
@@ -31,8 +33,18 @@ import { toReceivedMessage } from './toReceivedMessage.ts';
  * while (running) await worker.poll();
  */
 export class SqsQueue extends SqsTurnQueue implements Queue {
+  /**
+   * Up to `max` messages (SQS: at most 10), hidden for `visibilityTimeoutMs`. One over
+   * `MAX_VISIBILITY_TIMEOUT_MS` (12 hours) is refused with INVALID_ARGUMENT before SQS is asked:
+   * SQS refuses it (ElasticMQ takes it), and every receive would fail as if SQS were down.
+   */
   async receive(options: ReceiveOptions): Promise<ReceivedMessage[]> {
     const max = Math.min(BATCH_MAX, Math.max(1, Math.floor(options.max)));
+    if (options.visibilityTimeoutMs > MAX_VISIBILITY_TIMEOUT_MS) {
+      throw invalidArgument(
+        `a receive's visibilityTimeoutMs must be at most ${MAX_VISIBILITY_TIMEOUT_MS} ms (SQS's longest visibility timeout, 12 hours), got ${options.visibilityTimeoutMs}`,
+      );
+    }
     let result: ReceiveMessageCommandOutput;
     try {
       result = await this.client.send(

@@ -3,13 +3,13 @@
  * {@link BATCH_MAX} a call. A stale receipt (the message came back or is gone) is no failure.
  */
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, ErrorCode, MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import { invalidArgument } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
 import { BATCH_MAX } from './sendEntries.ts';
 
 /** SQS's longest visibility timeout: 12 hours. */
-const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
+const MAX_VISIBILITY_SECONDS = MAX_VISIBILITY_TIMEOUT_MS / 1000;
 
 /** Per-entry failures that mean the receipt is stale: the message was redelivered or deleted. */
 const STALE_RECEIPT = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight']);

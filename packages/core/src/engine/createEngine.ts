@@ -10,6 +10,7 @@ import {
 } from '../adapter/ports.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
 import { invalidArgument } from '../errors.ts';
+import { MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
@@ -71,7 +72,10 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
   readonly effectKeyNamespace?: string;
   /** Inbox messages taken per receive (SQS: at most 10). @default 10 */
   readonly batchSize?: number;
-  /** How long a received message stays hidden from other workers. @default 30 s */
+  /**
+   * How long a received message stays hidden from other workers: at most
+   * `MAX_VISIBILITY_TIMEOUT_MS` (SQS's 12 hours). @default 30 s
+   */
   readonly visibilityTimeoutMs?: number;
   /** Actor records kept warm in memory; 0 disables the cache. @default 1000 */
   readonly cacheSize?: number;
@@ -180,6 +184,13 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
   };
   const batchSize = positive('batchSize', options.batchSize, 10);
   if (batchSize < 1) problems.push('batchSize must be at least 1');
+  const visibilityTimeoutMs = positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000);
+  // SQS refuses a longer one: every receive of a polling worker would fail.
+  if (visibilityTimeoutMs > MAX_VISIBILITY_TIMEOUT_MS) {
+    problems.push(
+      `visibilityTimeoutMs must be at most ${MAX_VISIBILITY_TIMEOUT_MS} (SQS's longest visibility timeout, 12 hours), got ${visibilityTimeoutMs}`,
+    );
+  }
   const engine: Engine<S, Q> = {
     registry: new Registry(options.actors, options.effects),
     store: options.store,
@@ -202,7 +213,7 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
     warm: new WarmCache(positive('workflowCacheSize', options.workflowCacheSize, 200)),
     pageKeys: new PageKeyCache(PAGE_KEYS_KEPT),
     batchSize,
-    visibilityTimeoutMs: positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000),
+    visibilityTimeoutMs,
     idempotencyRetentionMs: positive(
       'idempotencyRetentionMs',
       options.idempotencyRetentionMs,
