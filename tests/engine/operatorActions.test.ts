@@ -295,17 +295,17 @@ describe('operator actions', () => {
     expect(paused.paused).toEqual({ at: 5, by: 'ops' });
     // An actor never committed is paused on a fresh record: no state, inbox at its start.
     expect(paused).toMatchObject({ ver: 1, state: null, inboxOffset: '0', marks: {} });
-    const id = `operator:${paused.life}:1`;
+    const id = `operator:alarm/a:${paused.life}:1`;
     expect(sent()).toEqual([
       expect.objectContaining({ id, from: 'ingress', to: 'alarm/a', name: '$wake', redrive: 5 }),
     ]);
     await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops', now: 6 });
-    expect(sent().map((e) => e?.id)).toEqual([id, `operator:${paused.life}:2`]);
+    expect(sent().map((e) => e?.id)).toEqual([id, `operator:alarm/a:${paused.life}:2`]);
     expect((await h.backend.store.load('alarm/a'))?.paused).toBeUndefined();
     // Resumed again: woken again under the same id, which the queue takes once (a wake that
     // went out is not sent twice; one that was lost goes now).
     await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops', now: 7 });
-    expect(sent().map((e) => e?.id)).toEqual([id, `operator:${paused.life}:2`]);
+    expect(sent().map((e) => e?.id)).toEqual([id, `operator:alarm/a:${paused.life}:2`]);
   });
 
   it('refuses to purge a letter the actor does not keep, naming it, and a parked message, saying it is parked', async () => {

@@ -89,6 +89,34 @@ describe('pausing an actor', () => {
     expect((await h.state('ledger/q')) as { total: number }).toMatchObject({ total: 6 });
   });
 
+  it('wakes each of two actors resumed at the same version, also records written before lives', async () => {
+    // Records without a life, as a Baton before lives wrote them, both at version 1.
+    for (const id of ['ledger/old1', 'ledger/old2']) {
+      const record = {
+        id,
+        ver: 1,
+        state: { entries: [], total: 0 },
+        inboxOffset: '0',
+        marks: {},
+        sentSeq: 0,
+      };
+      await h.backend.store.commit({ expectedVer: 0, record, outbox: [], idempotency: [] });
+    }
+    for (const key of ['old1', 'old2']) {
+      await pauseActor(h.backend.store, h.backend.queue, `ledger/${key}`, { by: 'test' });
+      await h.client.send(Ledger.ref(key), 'add', { entry: key, amount: 1 });
+    }
+    await h.run();
+    expect((await h.record('ledger/old1'))?.ver).toBe((await h.record('ledger/old2'))?.ver);
+    // Each resume's wake-up alone makes its actor apply what it parked: nothing else arrives.
+    for (const key of ['old1', 'old2']) {
+      await resumeActor(h.backend.store, h.backend.queue, `ledger/${key}`, { by: 'test' });
+    }
+    await h.run();
+    expect(entries(await h.state('ledger/old1'))).toEqual(['old1']);
+    expect(entries(await h.state('ledger/old2'))).toEqual(['old2']);
+  });
+
   it('keeps a parked message whole, with who paused the actor and since when', async () => {
     h.clock.set(Date.UTC(2026, 0, 2));
     await pauseActor(h.backend.store, h.backend.queue, 'ledger/r', {

@@ -107,10 +107,12 @@ export async function pauseActor(
 /**
  * Sends the actor a wake-up: a message that only makes its next turn read the record from the
  * store, not from a worker's warm cache, so it sees what an operator changed. It is a redrive
- * of no dead letter, so it applies nothing.
+ * of no dead letter, so it applies nothing. Its id, the queue's dedupe id, names the actor: the
+ * inbox drops a second message of one id within its dedupe window whatever its group, and two
+ * records without a life (written before lives) at one version would share one otherwise.
  */
 async function wake(queue: Queue, record: ActorRecord, now: number): Promise<void> {
-  const id = `operator:${record.life ?? ''}:${record.ver}`;
+  const id = `operator:${record.id}:${record.life ?? ''}:${record.ver}`;
   const envelope: Envelope = {
     id,
     from: 'ingress',
