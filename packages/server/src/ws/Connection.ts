@@ -1,4 +1,11 @@
-import { BatonError, callerOf, ErrorCode, type Logger, toBatonError } from '@baton/core';
+import {
+  BatonError,
+  callerOf,
+  ErrorCode,
+  type Logger,
+  MAX_MESSAGE_BYTES,
+  toBatonError,
+} from '@baton/core';
 import type { Clock } from '@baton/core/adapter';
 import {
   ChunkAssembler,
@@ -47,6 +54,25 @@ export interface ConnectionContext {
   readonly leaseMs: number;
   /** Bytes that may wait unread in a client's socket before the connection is closed (4413). */
   readonly maxUnreadBytes: number;
+  /**
+   * The most bytes of chunked client messages a connection holds, one message or several
+   * together: the largest message a client may send (see {@link maxClientMessageBytes}).
+   */
+  readonly maxChunkedBytes: number;
+}
+
+/**
+ * The largest message a client may send in chunks: a queue message (a send's envelope, which
+ * carries its payload, is refused past it) and a frame's room for what the frame adds around
+ * the payload. A longer one could never be taken, so the host holds no more of it: the
+ * assembler's own defaults (8 MiB a message, 16 MiB in all) let one user with a hundred
+ * connections make the host hold gigabytes.
+ *
+ * @example
+ * maxClientMessageBytes(131_072); // 1,179,648
+ */
+export function maxClientMessageBytes(maxFrameBytes: number): number {
+  return MAX_MESSAGE_BYTES + maxFrameBytes;
 }
 
 /** How long a client's unread backlog may stay over `maxUnreadBytes` before it is closed. */
@@ -128,7 +154,11 @@ export class Connection {
     this.identity = identity;
     this.#validUntil = validUntil;
     this.#lastFrameAt = this.#lastRenewAt = context.clock.now();
-    this.#assembler = new ChunkAssembler({ onExpire: (error) => this.#error(error, {}) });
+    this.#assembler = new ChunkAssembler({
+      maxMessageBytes: context.maxChunkedBytes,
+      maxBufferedBytes: context.maxChunkedBytes,
+      onExpire: (error) => this.#error(error, {}),
+    });
     this.#who = { identity, caller: callerOf(identity) };
     this.#counted = socket.protocol === RECEIVED_SUBPROTOCOL;
     this.#ports = {

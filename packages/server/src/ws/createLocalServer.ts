@@ -12,7 +12,7 @@ import { connectionOwner, tooManyConnections } from '../session/connectionLimits
 import { ProtocolSession } from '../session/ProtocolSession.ts';
 import { CloseCode } from './CloseCode.ts';
 import { CommitTracker } from './CommitTracker.ts';
-import { Connection } from './Connection.ts';
+import { Connection, maxClientMessageBytes } from './Connection.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { type LocalServerOptions, resolveLocalServerOptions } from './LocalServerOptions.ts';
 import { ResultCache } from './ResultCache.ts';
@@ -97,7 +97,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const frames = new SharedFrames();
   const context = {
     ...{ engine, session, tracker, cache, frames, clock, logger },
-    ...{ leaseMs, maxUnreadBytes },
+    ...{ leaseMs, maxUnreadBytes, maxChunkedBytes: maxClientMessageBytes(maxFrameBytes) },
   };
   const connections = new Set<Connection>();
   /** Sockets whose auth hook is still running. */

@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_BYTES } from '@baton/core';
 import { splitFrame } from '@baton/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
@@ -124,6 +125,49 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect((await a.next('error')).error.code).toBe('RATE_LIMITED');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
+  });
+
+  it('holds no more of a chunked message than the largest a client may send (a queue message and a frame), and no more than that across its messages', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 1_000 });
+    const a = await t.open();
+    // 100 KB chunks of messages declared larger than any the host could take, never finished.
+    const chunk = (chunkId: string, index: number) => ({
+      v: 1 as const,
+      type: 'chunk' as const,
+      chunkId,
+      index,
+      count: 1_000,
+      data: 'x'.repeat(100_000),
+    });
+    for (let i = 0; i < 20; i++) a.send(chunk('huge', i));
+    const tooLarge = await a.next('error');
+    expect(tooLarge.error).toMatchObject({
+      code: 'MESSAGE_TOO_LARGE',
+      details: { reason: 'CHUNKED_MESSAGE_TOO_LARGE', limit: MAX_MESSAGE_BYTES + 131_072 },
+    });
+    // Dropped: its later chunks are ignored, and nothing of it is held.
+    await a.roundTrip();
+    expect(a.unread()).toEqual([]);
+    // Several messages at once hold no more than one of the largest together.
+    for (let m = 0; m < 8; m++) for (let i = 0; i < 2; i++) a.send(chunk(`part-${m}`, i));
+    const full = await a.next('error');
+    expect(full.error).toMatchObject({
+      code: 'UNAVAILABLE',
+      details: { reason: 'CHUNK_BUFFER_FULL' },
+    });
+    // A client's largest message still arrives whole: an ask with a 1 MB payload, in chunks.
+    const b = await t.open();
+    const big = JSON.stringify({
+      v: 1,
+      type: 'ask',
+      requestId: 'big',
+      to: 'counter/c',
+      name: 'increment',
+      payload: { by: 2, pad: 'y'.repeat(1_000_000) },
+      idempotencyKey: 'big',
+    });
+    for (const frame of splitFrame(big, 131_072, { chunkId: 'whole' })) b.send(frame);
+    expect((await b.next('reply', (f) => f.requestId === 'big')).value).toBe(2);
   });
 
   it('refuses a subscription past maxSubscriptions with LIMIT_EXCEEDED, naming it, and keeps the others', async () => {
