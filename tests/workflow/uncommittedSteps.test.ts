@@ -83,3 +83,48 @@ describe('a step due in a handling after others of its batch', () => {
     expect(((await h.state(ref.id)) as WorkflowState).status).toBe('completed');
   });
 });
+
+describe('a copy of an ingress message handled again once its batch commits', () => {
+  it('is skipped when that commit closes the outcome page its first copy is in: a copy of a signal settles no later wait', async () => {
+    const ran: number[] = [];
+    const Ticks = workflow({
+      name: 'ticks',
+      input: z.object({}),
+      run: async (ctx) => {
+        for (let i = 0; i < 5; i++) {
+          await ctx.waitForEvent('tick');
+          await ctx.step(`after ${i}`, () => void ran.push(i));
+        }
+        return 'done';
+      },
+    });
+    // Pages close past 1,000 bytes of entries: the start's outcome and one tick's fit, two
+    // ticks' do not.
+    const h = workflowHarness([Ticks.actor], { limits: { outcomePageBytes: 1000 } });
+    const ref = await h.client.start(Ticks, 't', {});
+    await h.runAll();
+    const bodies = new Map<string, string>();
+    const send = h.backend.queue.send.bind(h.backend.queue);
+    h.backend.queue.send = (messages) => {
+      for (const m of messages) bodies.set(m.dedupeId, m.body);
+      return send(messages);
+    };
+    const tick = (key: string) => h.client.signal(ref, 'tick', undefined, { idempotencyKey: key });
+    const { messageId } = await tick('k0');
+    await h.runAll();
+    expect(ran).toEqual([0]);
+    const page = async () => (await h.backend.store.load(ref.id))?.outcomePage?.page;
+    expect(await page(), "k0's outcome is in the open page").toBe(0);
+
+    // One batch: a new tick, whose handling runs step 1 and whose outcome closes the open page,
+    // then a copy of k0 (a queue's redelivery), whose outcome is in that page.
+    await tick('k1');
+    await send([{ group: ref.id, dedupeId: 'k0-again', body: bodies.get(messageId)! }]);
+    await h.worker.poll();
+
+    // The copy found step 2 due behind the new tick, uncommitted: that commit went first and
+    // closed the page, and the copy was found in it, not taken for the next tick.
+    expect(await page(), 'the batch closed it').toBe(1);
+    expect(ran).toEqual([0, 1]);
+  });
+});
