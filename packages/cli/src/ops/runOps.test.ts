@@ -33,6 +33,20 @@ describe('baton operating commands', () => {
     expect(err).toMatch(/unknown command "dead-letters explode"[\s\S]*baton dead-letters redrive/);
   });
 
+  it('names the subcommands of a command given none, or one it does not have', async () => {
+    const none = await baton('dead-letters');
+    expect(none.code).toBe(2);
+    expect(none.err).not.toMatch(/unknown command/);
+    expect(none.err).toMatch(
+      /^baton: "dead-letters" needs a subcommand: list, show, redrive or purge \(e\.g\. baton dead-letters list\)/,
+    );
+    const typo = await baton('queue-dead-letters', 'lst');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(
+      /^baton: unknown command "queue-dead-letters lst": queue-dead-letters takes list or redrive/,
+    );
+  });
+
   it('refuses to run without a deployment to act on, saying how to name one', async () => {
     const { code, err } = await baton('status', '--json');
     expect(code).toBe(2);

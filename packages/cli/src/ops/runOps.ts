@@ -239,7 +239,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   const two = `${first} ${second}`;
   const name = COMMANDS[two] ? two : COMMANDS[first] ? first : undefined;
   if (!name) {
-    io.err(`baton: unknown command "${positionals.join(' ')}"\n\n${OPS_USAGE}`);
+    io.err(`baton: ${unknownCommand(first, second, positionals)}\n\n${OPS_USAGE}`);
     return 2;
   }
   const command = COMMANDS[name]!;
@@ -280,6 +280,25 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     io.err(`baton ${name}: ${message}${await missingHint(ctx, message)}`);
     return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
   }
+}
+
+/**
+ * Why `baton <positionals>` names no command; for a command's first word (`dead-letters`) with
+ * no subcommand or a misspelt one, the subcommands it takes.
+ */
+function unknownCommand(first: string, second: string, positionals: readonly string[]): string {
+  const subcommands = Object.keys(COMMANDS)
+    .filter((c) => c.startsWith(`${first} `))
+    .map((c) => c.slice(first.length + 1));
+  const unknown = `unknown command "${positionals.join(' ')}"`;
+  if (subcommands.length === 0) return unknown;
+  const which =
+    subcommands.length === 1
+      ? subcommands[0]
+      : `${subcommands.slice(0, -1).join(', ')} or ${subcommands.at(-1)}`;
+  return second === ''
+    ? `"${first}" needs a subcommand: ${which} (e.g. baton ${first} ${subcommands[0]})`
+    : `${unknown}: ${first} takes ${which}`;
 }
 
 /**
