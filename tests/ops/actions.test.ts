@@ -523,4 +523,35 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     await work(async () => (await entriesOf('note/p')).includes('parked'));
     expect(await entriesOf('note/p')).toEqual(['x', 'parked']);
   });
+
+  it('says of a dead-lettered message’s outcome whether its dead letter is kept, or was purged and never will be applied', async () => {
+    const { messageId } = await json(
+      'send',
+      'tally/o',
+      'add',
+      '{"entry":"poison"}',
+      '--app',
+      TALLY,
+    );
+    await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 1);
+
+    const kept = await baton('outcome', messageId);
+    expect(kept.code, kept.err).toBe(0);
+    expect(kept.out).toMatch(/^failed DEAD_LETTERED: .*kept as a dead letter/);
+    expect(kept.out.split('\n').at(-1)).toBe(
+      `its dead letter is kept: baton dead-letters show tally/o '${messageId}'`,
+    );
+    expect((await json('outcome', messageId)).deadLetter).toBe('kept');
+
+    expect((await baton('dead-letters', 'purge', 'tally/o', messageId, '--yes')).code).toBe(0);
+    // The error the outcome keeps still says to redrive it; the outcome now says it cannot be.
+    const purged = await baton('outcome', messageId);
+    expect(purged.code, purged.err).toBe(0);
+    expect(purged.out.split('\n').at(-1)).toBe(
+      'its dead letter is no longer kept: it was purged, never applied, and no redrive can apply it',
+    );
+    expect((await json('outcome', messageId)).deadLetter).toBe('purged');
+    expect((await baton('dead-letters', 'redrive', 'tally/o', messageId, '--yes')).code).toBe(1);
+    expect(runs.get('poison')).toBe(3);
+  });
 });

@@ -109,9 +109,32 @@ export async function outcome(ctx: OpsContext): Promise<void> {
       { details: { messageId } },
     );
   }
-  ctx.print({ messageId, actor: record.actorId, outcome: record.outcome }, (r) =>
+  // A DEAD_LETTERED outcome's error says to redrive the letter, as it was when kept: say whether
+  // it is kept still, or was purged (a redrive applied or failed anew would have replaced it).
+  const deadLetter =
+    !record.outcome.ok && record.outcome.error.code === ErrorCode.DEAD_LETTERED
+      ? await letterOf(ctx, record.actorId, messageId)
+      : undefined;
+  const shown = { messageId, actor: record.actorId, outcome: record.outcome };
+  ctx.print(deadLetter === undefined ? shown : { ...shown, deadLetter }, (r) =>
     r.outcome.ok
       ? `ok ${JSON.stringify(r.outcome.value ?? null)}`
-      : `failed ${r.outcome.error.code}: ${r.outcome.error.message}`,
+      : `failed ${r.outcome.error.code}: ${r.outcome.error.message}` +
+        (deadLetter === 'kept'
+          ? `\nits dead letter is kept: baton dead-letters show ${r.actor} '${messageId}'`
+          : deadLetter === 'purged'
+            ? '\nits dead letter is no longer kept: it was purged, never applied, and no redrive can apply it'
+            : ''),
   );
+}
+
+/** Whether the dead letter of a message whose outcome is DEAD_LETTERED is kept, or purged. */
+async function letterOf(
+  ctx: OpsContext,
+  actorId: string,
+  messageId: string,
+): Promise<'kept' | 'purged'> {
+  const { store } = await ctx.target();
+  const letter = await store.readDeadLetter(actorId, messageId);
+  return letter && !letter.applied && letter.parked === undefined ? 'kept' : 'purged';
 }
