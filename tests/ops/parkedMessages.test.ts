@@ -80,6 +80,28 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     expect(runs.get('held')).toBe(1);
   }, 120_000);
 
+  it('names in baton status the paused actors that hold parked messages, with the commands for them', async () => {
+    for (const actor of ['tally/s1', 'tally/s2']) {
+      expect((await baton('actors', 'pause', actor, '--yes')).code).toBe(0);
+      await add(actor, 'held');
+    }
+    await add('tally/s2', 'held too');
+    await work();
+
+    const status = await baton('status');
+    expect(status.code, status.err).toBe(0);
+    // Parked messages are no problem (an operator paused these actors), but the operator paged
+    // for them must learn which actors hold them: dead-letters list leaves them out.
+    expect(status.out).toMatch(
+      /^parked {14}3 message\(s\) of 2 paused actor\(s\): tally\/s2 \(2\), tally\/s1 \(1\) — baton actors get <type\/key>; baton actors resume <type\/key> applies them$/m,
+    );
+    expect((await baton('status', '--json')).json().parked).toEqual({
+      messages: 3,
+      actors: 2,
+      byActor: { 'tally/s2': 2, 'tally/s1': 1 },
+    });
+  }, 120_000);
+
   it('says a dead letter redriven to a paused actor is parked there until it is resumed', async () => {
     faults.poisoned = true;
     await add('tally/q', 'poison');

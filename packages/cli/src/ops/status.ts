@@ -46,8 +46,12 @@ export interface Status {
   /** The engine's dead letters (DEAD_LETTERED), to inspect and redrive. */
   readonly deadLetters: number;
   readonly oldestDeadLetterAgeMs: number | null;
-  /** Messages held for paused actors, and how many actors hold them. */
-  readonly parked: { readonly messages: number; readonly actors: number };
+  /** Messages held for paused actors, how many actors hold them, and how many each holds (most first). */
+  readonly parked: {
+    readonly messages: number;
+    readonly actors: number;
+    readonly byActor: Readonly<Record<string, number>>;
+  };
   readonly timersDue: number;
   readonly oldestTimerOverdueMs: number | null;
   /** Actors whose committed sends wait undrained past the sweeper's round (it runs every minute). */
@@ -126,7 +130,7 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
     timerDeadLetters,
     deadLetters: dead.length,
     oldestDeadLetterAgeMs: oldestDead,
-    parked: { messages: parked.length, actors: new Set(parked.map((l) => l.actorId)).size },
+    parked: { messages: parked.length, ...parkedByActor(parked.map((l) => l.actorId)) },
     timersDue: due.length,
     oldestTimerOverdueMs: oldestDue,
     sweeperLag: { actors: lagging.length, thresholdMs: SWEEPER_LAG_MS },
@@ -160,6 +164,30 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   };
 }
 
+/** How many parked messages each actor holds, most first. */
+function parkedByActor(actorIds: readonly string[]): Omit<Status['parked'], 'messages'> {
+  const counts = new Map<string, number>();
+  for (const id of actorIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+  const sorted = [...counts].sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1));
+  return { actors: counts.size, byActor: Object.fromEntries(sorted) };
+}
+
+/** The actors `status` names in its parked line, most messages first. */
+const PARKED_NAMED = 5;
+
+/**
+ * How many messages paused actors hold, naming the actors (`dead-letters list` leaves parked
+ * messages out, so this is where the operator learns which actors to look at and resume).
+ */
+function parkedLine(parked: Status['parked']): string {
+  const line = `${parked.messages} message(s) of ${parked.actors} paused actor(s)`;
+  const held = Object.entries(parked.byActor);
+  if (held.length === 0) return line;
+  const named = held.slice(0, PARKED_NAMED).map(([id, n]) => `${id} (${n})`);
+  if (held.length > PARKED_NAMED) named.push(`and ${held.length - PARKED_NAMED} more`);
+  return `${line}: ${named.join(', ')} — baton actors get <type/key>; baton actors resume <type/key> applies them`;
+}
+
 function humanStatus(s: Status): string {
   const rows = s.queues.map((q) => ({
     queue: q.name,
@@ -185,7 +213,7 @@ function humanStatus(s: Status): string {
         'dead letters',
         `${s.deadLetters}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}`,
       ],
-      ['parked', `${s.parked.messages} message(s) of ${s.parked.actors} paused actor(s)`],
+      ['parked', parkedLine(s.parked)],
       [
         'timers due',
         `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
