@@ -65,15 +65,19 @@ describe('baton status: timers due and sweeper lag', () => {
       timersDue: 1,
       sweeperLag: { actors: 1, thresholdMs: 240_000 },
       healthy: false,
-      problems: ['1 actor(s) with sends undrained', 'timers fire late'],
     });
+    // Each problem names an actor to look at, and the command that shows it.
+    expect(later.json.problems).toEqual([
+      '1 actor(s) with sends undrained, e.g. note/a (baton actors get note/a shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md',
+      "timers fire late: the oldest due is note/a's timer r (baton timers list note/a): the sweeper fires them, see SweeperLagAlarm in docs/operations.md",
+    ]);
     expect(later.json.oldestTimerOverdueMs).toBeGreaterThan(8 * 60_000);
     expect(later.human).toMatch(/^timers due\s+1 \(oldest \d+m \d+s overdue\)$/m);
     expect(later.human).toMatch(
       /^sweeper lag\s+1 actor\(s\) with sends undrained for over 4m 0s$/m,
     );
     expect(later.human).toMatch(
-      /^health\s+ATTENTION — 1 actor\(s\) with sends undrained; timers fire late \(not checked: /m,
+      /^health\s+ATTENTION — 1 actor\(s\) with sends undrained, e\.g\. note\/a .*; timers fire late: .* \(not checked: /m,
     );
   });
 });

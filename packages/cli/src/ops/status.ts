@@ -113,8 +113,19 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
     problems.push(`inbox behind: its oldest message is ${duration(inbox.oldestAgeMs)} old`);
   }
-  if (lagging.length > 0) problems.push(`${lagging.length} actor(s) with sends undrained`);
-  if (oldestDue !== null && oldestDue > TIMER_LAG_MS) problems.push('timers fire late');
+  // Each names an actor to look at: the operator has no list of them across the table.
+  if (lagging.length > 0) {
+    const [first] = lagging;
+    problems.push(
+      `${lagging.length} actor(s) with sends undrained, e.g. ${first} (baton actors get ${first} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
+    );
+  }
+  if (oldestDue !== null && oldestDue > TIMER_LAG_MS) {
+    const oldest = due.reduce((a, b) => (b.at < a.at ? b : a));
+    problems.push(
+      `timers fire late: the oldest due is ${oldest.actorId}'s timer ${oldest.id} (baton timers list ${oldest.actorId}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
+    );
+  }
   return {
     table: names.table,
     inbox: {
