@@ -554,4 +554,22 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('dead-letters', 'redrive', 'tally/o', messageId, '--yes')).code).toBe(1);
     expect(runs.get('poison')).toBe(3);
   });
+
+  it('refuses an actor id as the type of actors list, and says when a type has no actors, rather than print an empty table', async () => {
+    await json('send', 'tally/l', 'add', '{"entry":"a"}', '--app', TALLY);
+    await work();
+
+    const byId = await baton('actors', 'list', 'tally/l');
+    expect(byId.code).toBe(2);
+    expect(byId.err).toBe(
+      'baton actors list: it takes an actor type (tally), not an actor id: baton actors get tally/l shows that actor',
+    );
+    const none = await baton('actors', 'list', 'talley');
+    expect(none.code, none.err).toBe(0);
+    expect(none.out).toBe(
+      'no actors of type talley (an actor type is the name its actor() definition gives)',
+    );
+    expect(await json('actors', 'list', 'talley')).toEqual({ actors: [] });
+    expect((await baton('actors', 'list', 'tally')).out).toMatch(/^ID +VERSION.*\ntally\/l /);
+  });
 });

@@ -140,6 +140,13 @@ async function stateCheck(ctx: OpsContext, record: ActorRecord): Promise<true | 
 /** `baton actors list <type>`: the type's actors, a page at a time. */
 export async function actorsList(ctx: OpsContext): Promise<void> {
   const type = ctx.arg(0, 'type');
+  if (parseActorId(type)) {
+    // Listed as a type, an id matches no actor: an empty table that reads as "none".
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `it takes an actor type (${parseActorId(type)?.type}), not an actor id: baton actors get ${type} shows that actor`,
+    );
+  }
   const { dynamodb, names } = await ctx.target();
   const limit = limitOption(ctx.values.limit, 50);
   const page = await listActors(dynamodb, names.table, type, {
@@ -149,7 +156,9 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
   const result = actorSummaries(page);
   ctx.print(result, (r) =>
     [
-      table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),
+      r.actors.length === 0 && !r.cursor && !ctx.values.cursor
+        ? `no actors of type ${type} (an actor type is the name its actor() definition gives)`
+        : table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),
       ...(r.cursor ? [`more: baton actors list ${type} --cursor ${r.cursor}`] : []),
     ].join('\n'),
   );
