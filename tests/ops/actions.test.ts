@@ -572,4 +572,24 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(await json('actors', 'list', 'talley')).toEqual({ actors: [] });
     expect((await baton('actors', 'list', 'tally')).out).toMatch(/^ID +VERSION.*\ntally\/l /);
   });
+
+  it('says an actor paused already stays paused as it was, and audits no pause that changed nothing', async () => {
+    await json('send', 'tally/twice', 'add', '{"entry":"a"}', '--app', TALLY);
+    await work();
+    const first = await baton('actors', 'pause', 'tally/twice', '--yes');
+    expect(first.out).toBe('tally/twice paused by ops');
+    const paused = (await json('actors', 'get', 'tally/twice')).paused;
+
+    const again = await runBaton([
+      ...['actors', 'pause', 'tally/twice', '--yes'],
+      ...flagsOf(deployment.options),
+      ...['--operator', 'someone-else'],
+    ]);
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toBe(
+      `tally/twice was paused already, since ${new Date(paused.at).toISOString()} by ops: nothing changed`,
+    );
+    expect(again.err).not.toMatch(/baton audit/);
+    expect((await json('actors', 'get', 'tally/twice')).paused).toEqual(paused);
+  });
 });

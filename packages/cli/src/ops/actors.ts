@@ -173,7 +173,18 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
   // with no record is as likely a typo: said, so the real one is not left running unseen.
   const known = (await store.load(id)) !== undefined;
   const by = await ctx.operator();
-  const record = await pauseActor(store, queue, id, { by, now: ctx.io.now() });
+  const now = ctx.io.now();
+  const record = await pauseActor(store, queue, id, { by, now });
+  const since = record.paused?.at ?? now;
+  // Paused already (by this operator or another): the pause stands as it was, nothing changed.
+  if (record.paused?.by !== by || since !== now) {
+    ctx.print(
+      { actor: id, paused: record.paused, hadRecord: known, alreadyPaused: true },
+      () =>
+        `${id} was paused already, since ${new Date(since).toISOString()} by ${record.paused?.by}: nothing changed`,
+    );
+    return;
+  }
   await ctx.audit('actors pause', { actor: id });
   ctx.print(
     { actor: id, paused: record.paused, hadRecord: known },
