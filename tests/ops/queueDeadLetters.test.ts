@@ -107,6 +107,33 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     );
   });
 
+  it('says which messages it moved to a paused actor: parked there until it is resumed', async () => {
+    const source = deployment.worker([Tally]);
+    const dlq = new SqsQueue({
+      client: createAwsClients({
+        dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
+        sqsEndpoint: deployment.options['sqs-endpoint']!,
+      }).sqs,
+      queueUrl: deployment.options['dead-letter-queue-url']!,
+    });
+    const other = { ...add('o0'), id: 'ingress:["tally/other","o0"]', to: 'tally/other' };
+    await dlq.send([message(add('m0')), message(add('m1')), message(other)]);
+    expect((await baton('actors', 'pause', 'tally/q', '--yes')).code).toBe(0);
+
+    const redrive = await baton('queue-dead-letters', 'redrive', '--yes');
+    expect(redrive.code, redrive.err).toBe(0);
+    expect(redrive.out).toBe(
+      "redriven 3 message(s) into the inbox: 2 to paused actor(s) (tally/q), parked there until resumed, then applied once, in order (baton actors resume <type/key>); the other 1 each applied at most once, in its actor's turn",
+    );
+    expect((await baton('queue-dead-letters', 'redrive', '--yes', '--json')).json()).toEqual({
+      redriven: 0,
+      left: 0,
+    });
+    await pumpUntil(deployment.queue, source);
+    expect((await baton('actors', 'get', 'tally/q', '--json')).json().parkedMessages).toBe(2);
+    expect(await entries()).toEqual([]);
+  });
+
   it('counts in a dry run every message the redrive moves, and says how many it shows', async () => {
     const { sqs } = createAwsClients({
       dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,

@@ -118,6 +118,8 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   const { sqs, url, inbox } = await deadLetterQueue(ctx);
   await ctx.confirm("redrive every message of the inbox's dead-letter queue into the inbox?");
   let moved = 0;
+  /** The actor of each message moved, in order. */
+  const actors: string[] = [];
   try {
     for (;;) {
       const taken = await receive(sqs, url, 10, MOVE_VISIBILITY_S, REDRIVE_WAIT_S);
@@ -128,6 +130,8 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
           new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }),
         );
         moved++;
+        const actor = decodeEnvelope(message.Body ?? '')?.to ?? message.Attributes?.MessageGroupId;
+        if (actor) actors.push(actor);
       }
     }
   } finally {
@@ -135,11 +139,20 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   }
   // What is left: held by another reader (a `list`, a redrive run before) or arrived since.
   const left = await countOf(sqs, url);
-  ctx.print({ redriven: moved, left }, () =>
+  // A paused actor parks what reaches it, as any message: applied once it is resumed.
+  const paused = await pausedActors(ctx, actors);
+  const held = actors.filter((actor) => paused.includes(actor)).length;
+  const parkedAt = paused.length > 0 ? { parkedAt: paused } : {};
+  ctx.print({ redriven: moved, left, ...parkedAt }, () =>
     [
       moved === 0
         ? "nothing redriven: the inbox's dead-letter queue gave no message"
-        : `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn`,
+        : held === 0
+          ? `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn`
+          : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (baton actors resume <type/key>)` +
+            (moved > held
+              ? `; the other ${moved - held} each applied at most once, in its actor's turn`
+              : ''),
       ...(left > 0
         ? [
             `${left} message(s) left in it, held by another reader or arrived since: run it again in a minute`,
@@ -147,6 +160,14 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
         : []),
     ].join('\n'),
   );
+}
+
+/** The actors of `actors` (ids, repeated or not) that are paused now. */
+async function pausedActors(ctx: OpsContext, actors: readonly string[]): Promise<string[]> {
+  const { store } = await ctx.target();
+  const unique = [...new Set(actors)];
+  const records = await Promise.all(unique.map((actor) => store.load(actor)));
+  return unique.filter((_, i) => records[i]?.paused !== undefined);
 }
 
 /** The messages in a queue, visible or held. */
