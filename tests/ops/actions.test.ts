@@ -555,6 +555,36 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(runs.get('poison')).toBe(3);
   });
 
+  it('warns, before a purge, that it cancels a redrive sent and not yet applied, which then applies nothing', async () => {
+    const { messageId } = await json(
+      'send',
+      'tally/r',
+      'add',
+      '{"entry":"poison"}',
+      '--app',
+      TALLY,
+    );
+    await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 1);
+    faults.poisoned = false;
+    // Redriven, but no turn has run since: the letter is kept and listed as before.
+    expect((await baton('dead-letters', 'redrive', 'tally/r', messageId, '--yes')).code).toBe(0);
+    expect((await json('dead-letters', 'list')).deadLetters).toEqual([
+      expect.objectContaining({ actor: 'tally/r', messageId }),
+    ]);
+
+    const asked = await baton('dead-letters', 'purge', 'tally/r', messageId);
+    expect(asked.code).toBe(2);
+    expect(asked.err).toBe(
+      `baton dead-letters purge: purge dead letter ${messageId}? They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave baton dead-letters list rather than purge it — refused without a terminal to ask: pass --yes to confirm`,
+    );
+    // Confirmed: the redrive that waited in the inbox applies nothing, as the question said.
+    expect((await baton('dead-letters', 'purge', 'tally/r', messageId, '--yes')).code).toBe(0);
+    await work();
+    expect(await entriesOf('tally/r')).toEqual([]);
+    expect(runs.get('poison')).toBe(3);
+    expect((await json('dead-letters', 'list')).deadLetters).toEqual([]);
+  });
+
   it('refuses an actor id as the type of actors list, and says when a type has no actors, rather than print an empty table', async () => {
     await json('send', 'tally/l', 'add', '{"entry":"a"}', '--app', TALLY);
     await work();

@@ -216,6 +216,14 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
   );
 }
 
+/**
+ * What a purge asks about. A redrive sent but not yet applied by its actor's turn leaves its
+ * letter kept (and listed) as before: Baton records no redrive in flight, so no command can tell
+ * one, and a purge meanwhile makes it apply nothing.
+ */
+const PURGE_WARNING =
+  "They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave baton dead-letters list rather than purge it";
+
 /** The dead letters a bulk action works on: one named, or `--all` matching the filters. */
 async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promise<DeadLetter[]> {
   if (ctx.values.all) {
@@ -343,9 +351,7 @@ async function bulk(
     letters.length === 1
       ? `dead letter ${letters[0]!.messageId}`
       : `${letters.length} dead letters`;
-  await ctx.confirm(
-    verb === 'purge' ? `purge ${what}? They are forgotten, never applied` : `redrive ${what}?`,
-  );
+  await ctx.confirm(verb === 'purge' ? `purge ${what}? ${PURGE_WARNING}` : `redrive ${what}?`);
   const done: typeof listed = [];
   for (const letter of letters) {
     await act(letter);
