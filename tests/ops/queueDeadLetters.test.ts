@@ -107,6 +107,42 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     );
   });
 
+  it('shows each message’s payload, clipped in the table and whole in --json, and leaves them there', async () => {
+    const dlq = new SqsQueue({
+      client: createAwsClients({
+        dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
+        sqsEndpoint: deployment.options['sqs-endpoint']!,
+      }).sqs,
+      queueUrl: deployment.options['dead-letter-queue-url']!,
+    });
+    const long = { ...add('x'), payload: { entry: 'a'.repeat(60) } };
+    await dlq.send([
+      message(long),
+      { group: 'tally/raw', dedupeId: 'raw-1', body: 'not\nan envelope' },
+    ]);
+
+    const listed = await baton('queue-dead-letters', 'list');
+    expect(listed.code, listed.err).toBe(0);
+    const lines = listed.out.split('\n');
+    expect(lines[0]).toMatch(/^ACTOR +NAME +FROM +MESSAGEID +AGE +PAYLOAD$/);
+    expect(lines[1]).toMatch(/ {2}\{"entry":"a{29}…$/);
+    expect(lines[2]).toMatch(/^tally\/raw +\(not a Baton envelope\) .* {2}not an envelope$/);
+    expect(lines.slice(3)).toEqual([
+      'showing 2 of 2 message(s); reading them hid them from other readers for 5s at most, and put them back at once: none was deleted',
+      'each whole, payload included: --json; redrive them into the inbox with: baton queue-dead-letters redrive',
+    ]);
+    const { messages } = (await baton('queue-dead-letters', 'list', '--json')).json();
+    expect(messages).toEqual([
+      expect.objectContaining({ actor: 'tally/q', envelope: long }),
+      expect.objectContaining({ actor: 'tally/raw', body: 'not\nan envelope' }),
+    ]);
+    // Read twice, both are there still, and none is held: a redrive moves both at once.
+    expect((await baton('queue-dead-letters', 'redrive', '--yes', '--json')).json()).toEqual({
+      redriven: 2,
+      left: 0,
+    });
+  });
+
   it('says which messages it moved to a paused actor: parked there until it is resumed', async () => {
     const source = deployment.worker([Tally]);
     const dlq = new SqsQueue({

@@ -16,7 +16,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
-import { decodeEnvelope } from '@baton/core/adapter';
+import { decodeEnvelope, type Envelope } from '@baton/core/adapter';
 import { duration, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -27,6 +27,13 @@ const MOVE_VISIBILITY_S = 60;
 /** How long a redrive's receive waits for a message before it counts the queue as drained. */
 const REDRIVE_WAIT_S = 2;
 
+/** The characters of a payload's JSON the table shows (`--json` gives the envelope whole). */
+const PAYLOAD_COLUMN = 40;
+/** How long a look hides the messages it takes, at most: it puts them back at once after. */
+const LOOK_VISIBILITY_S = 5;
+/** The columns `list` and a dry-run redrive print. */
+const COLUMNS = ['actor', 'name', 'from', 'messageId', 'age', 'payload'];
+
 /** What `list` shows of one message. */
 type Peeked = {
   readonly actor: string;
@@ -35,6 +42,12 @@ type Peeked = {
   readonly messageId: string;
   /** How long ago it was sent (its envelope's time: SQS restarts a message's age as it moves it). */
   readonly age: string;
+  /** The start of its payload's JSON, for the table. */
+  readonly payload: string;
+  /** The whole envelope, as the inbox would read it; absent for a body that is not one. */
+  readonly envelope?: Envelope;
+  /** The body as it is, for one that is not a Baton envelope. */
+  readonly body?: string;
 };
 
 /**
@@ -47,10 +60,13 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
   ctx.print({ total, messages: peeked }, () =>
     peeked.length === 0
       ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
-      : `${table(peeked, ['actor', 'name', 'from', 'messageId', 'age'])}\n${showing(peeked, total)}\n` +
-        'redrive them into the inbox with: baton queue-dead-letters redrive',
+      : `${table(peeked, COLUMNS)}\n${showing(peeked, total)}; ${LOOKED}\n` +
+        'each whole, payload included: --json; redrive them into the inbox with: baton queue-dead-letters redrive',
   );
 }
+
+/** What a look did to the messages it read. */
+const LOOKED = `reading them hid them from other readers for ${LOOK_VISIBILITY_S}s at most, and put them back at once: none was deleted`;
 
 /** `showing N of M …`: how much of the queue a look shows. */
 function showing(peeked: readonly Peeked[], total: number): string {
@@ -73,7 +89,7 @@ async function peek(ctx: OpsContext): Promise<{ total: number; peeked: Peeked[] 
   try {
     // Each receive hides what it took for a few seconds: all are put back at the end.
     while (peeked.length < limit) {
-      const taken = await receive(sqs, url, Math.min(10, limit - peeked.length), 5);
+      const taken = await receive(sqs, url, Math.min(10, limit - peeked.length), LOOK_VISIBILITY_S);
       if (taken.length === 0) break;
       for (const message of taken) {
         peeked.push(describe(message, ctx.io.now()));
@@ -109,9 +125,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
       total === 0
         ? "would redrive nothing: the inbox's dead-letter queue holds no message"
         : `would redrive all ${total} message(s) of the inbox's dead-letter queue into the inbox; ${showing(peeked, total)}` +
-          (peeked.length === 0
-            ? ''
-            : `:\n${table(peeked, ['actor', 'name', 'from', 'messageId', 'age'])}`),
+          (peeked.length === 0 ? '' : `:\n${table(peeked, COLUMNS)}`),
     );
     return;
   }
@@ -270,12 +284,21 @@ function attributesOf(message: Message): Record<string, MessageAttributeValue> {
 }
 
 function describe(message: Message, now: number): Peeked {
-  const envelope = decodeEnvelope(message.Body ?? '');
+  const body = message.Body ?? '';
+  const envelope = decodeEnvelope(body);
   return {
     actor: envelope?.to ?? message.Attributes?.MessageGroupId ?? '?',
     name: envelope?.name ?? '(not a Baton envelope)',
     from: envelope?.from ?? '?',
     messageId: envelope?.id ?? message.MessageId ?? '?',
     age: envelope ? duration(now - envelope.sentAt) : 'unknown',
+    payload: clipped(envelope ? (JSON.stringify(envelope.payload) ?? 'undefined') : body),
+    ...(envelope ? { envelope } : { body }),
   };
+}
+
+/** `text` on one line, cut to the table's payload column, with `…` where it was cut. */
+function clipped(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length <= PAYLOAD_COLUMN ? line : `${line.slice(0, PAYLOAD_COLUMN - 1)}…`;
 }
