@@ -321,8 +321,16 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     for (const action of ['show', 'redrive', 'purge']) {
       const run = await baton('dead-letters', action, id, messageId, '--yes');
       expect(run.code, action).toBe(1);
-      expect(run.err, action).toMatch(/keeps no dead letter/);
+      expect(run.err, action).toBe(
+        `baton dead-letters ${action}: ${id} keeps no dead letter ${messageId}: it was redriven, and applied at ${new Date(at).toISOString()}; nothing is left to redrive or purge`,
+      );
     }
+    // Another message between actors, not kept: it keeps no outcome to tell why.
+    const other = await baton('dead-letters', 'purge', id, 'tally/gone:L1.4', '--yes');
+    expect(other.code).toBe(1);
+    expect(other.err).toBe(
+      `baton dead-letters purge: ${id} keeps no dead letter tally/gone:L1.4: it was redriven or purged already, or never dead-lettered; a message between actors keeps no outcome to tell which: baton actors get ${id} shows the actor's state; baton dead-letters list shows the letters kept`,
+    );
     // A client message's id pasted without its quotes is named as such, not as gone.
     const unquoted = await baton('dead-letters', 'show', id, `ingress:[${id},d1,k1]`);
     expect(unquoted.err).toMatch(
@@ -551,7 +559,14 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       'its dead letter is no longer kept: it was purged, never applied, and no redrive can apply it',
     );
     expect((await json('outcome', messageId)).deadLetter).toBe('purged');
-    expect((await baton('dead-letters', 'redrive', 'tally/o', messageId, '--yes')).code).toBe(1);
+    // A redrive or a purge of it again is refused, naming the command that tells why.
+    for (const action of ['redrive', 'purge']) {
+      const gone = await baton('dead-letters', action, 'tally/o', messageId, '--yes');
+      expect(gone.code, action).toBe(1);
+      expect(gone.err, action).toBe(
+        `baton dead-letters ${action}: tally/o keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; baton outcome '${messageId}' tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged; baton dead-letters list shows the letters kept`,
+      );
+    }
     expect(runs.get('poison')).toBe(3);
   });
 

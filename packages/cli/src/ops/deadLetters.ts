@@ -1,5 +1,5 @@
 import { BatonError, ErrorCode } from '@baton/core';
-import type { DeadLetter } from '@baton/core/adapter';
+import { type DeadLetter, ingressTarget } from '@baton/core/adapter';
 import {
   answeredSender,
   parkedLetterRefused,
@@ -166,14 +166,33 @@ async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Pro
     if (action === 'show') return letter;
     throw parkedLetterRefused(letter, action);
   }
-  if (!letter || letter.applied) {
-    throw new BatonError(
+  if (!letter || letter.applied) throw noLetter(actorId, messageId, letter);
+  return letter;
+}
+
+/**
+ * The refusal of a letter not kept, with how to tell why: a redrive applied it, or a purge
+ * forgot it (or it was never dead-lettered). A client's message keeps its outcome, which says
+ * which; a message between actors keeps none, but the proof an ended life's leaves.
+ */
+function noLetter(actorId: string, messageId: string, proof: DeadLetter | undefined): BatonError {
+  const details = { details: { actorId, messageId } };
+  if (proof?.applied) {
+    return new BatonError(
       ErrorCode.NOT_FOUND,
-      `${actorId} keeps no dead letter ${messageId}: it was redriven or purged, or never dead-lettered; see baton dead-letters list`,
-      { details: { actorId, messageId } },
+      `${actorId} keeps no dead letter ${messageId}: it was redriven, and applied at ${new Date(proof.applied.at).toISOString()}; nothing is left to redrive or purge`,
+      details,
     );
   }
-  return letter;
+  const which =
+    ingressTarget(messageId) === undefined
+      ? `a message between actors keeps no outcome to tell which: baton actors get ${actorId} shows the actor's state`
+      : `baton outcome '${messageId}' tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged`;
+  return new BatonError(
+    ErrorCode.NOT_FOUND,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; ${which}; baton dead-letters list shows the letters kept`,
+    details,
+  );
 }
 
 /**
