@@ -600,6 +600,29 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('dead-letters', 'list')).deadLetters).toEqual([]);
   });
 
+  it('says an actor id that has no record has none, as likely a typo, when a timer or a dead letter of it is named', async () => {
+    await json('send', 'note/t', 'add', '{"entry":"a"}', '--app', NOTES);
+    await work();
+    const cancel = await baton('timers', 'cancel', 'note/tt', 'soon', '--yes');
+    expect(cancel.code).toBe(1);
+    expect(cancel.err).toBe(
+      "baton timers cancel: note/tt has no record, and no timer soon: it never committed a turn, or its record expired — check the actor id (a typo?): baton actors list note lists the type's actors",
+    );
+    // Of an actor that has a record, a timer not stored fired or was cancelled.
+    const fired = await baton('timers', 'cancel', 'note/t', 'soon', '--yes');
+    expect(fired.code).toBe(1);
+    expect(fired.err).toMatch(/note\/t has no pending timer soon: it fired or was cancelled/);
+
+    const messageId = 'ingress:["note/tt","k-1"]';
+    for (const action of ['show', 'redrive', 'purge']) {
+      const run = await baton('dead-letters', action, 'note/tt', messageId, '--yes');
+      expect(run.code, action).toBe(1);
+      expect(run.err, action).toBe(
+        `baton dead-letters ${action}: note/tt has no record, and keeps no dead letter ${messageId}: it never committed a turn, or its record expired — check the actor id (a typo?): baton actors list note lists the type's actors`,
+      );
+    }
+  });
+
   it('refuses an actor id as the type of actors list, and says when a type has no actors, rather than print an empty table', async () => {
     await json('send', 'tally/l', 'add', '{"entry":"a"}', '--app', TALLY);
     await work();

@@ -23,6 +23,19 @@ export function actorArg(ctx: OpsContext, index: number): string {
   return id;
 }
 
+/**
+ * The refusal of an action on what an actor with no record would hold (`what`: "no dead letter
+ * …", "no timer …"): as likely a typo in the actor id as something gone, so it says so.
+ */
+export function noRecord(id: string, what: string): BatonError {
+  const type = parseActorId(id)?.type;
+  return new BatonError(
+    ErrorCode.NOT_FOUND,
+    `${id} has no record, and ${what}: it never committed a turn, or its record expired — check the actor id (a typo?): baton actors list ${type} lists the type's actors`,
+    { details: { actorId: id } },
+  );
+}
+
 /** `baton actors get <type/key>`: the record and what waits on it. */
 export async function actorsGet(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);

@@ -6,7 +6,7 @@ import {
   purgeDeadLetter,
   redriveDeadLetter,
 } from '@baton/core/engine';
-import { actorArg } from './actors.ts';
+import { actorArg, noRecord } from './actors.ts';
 import { duration, limitOption, since, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -165,6 +165,9 @@ async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Pro
   if (letter?.parked !== undefined) {
     if (action === 'show') return letter;
     throw parkedLetterRefused(letter, action);
+  }
+  if (!letter && !(await store.load(actorId))) {
+    throw noRecord(actorId, `keeps no dead letter ${messageId}`);
   }
   if (!letter || letter.applied) throw noLetter(actorId, messageId, letter);
   return letter;

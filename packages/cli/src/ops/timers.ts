@@ -1,5 +1,5 @@
 import { cancelTimer } from '@baton/core/engine';
-import { actorArg } from './actors.ts';
+import { actorArg, noRecord } from './actors.ts';
 import { duration, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -28,6 +28,10 @@ export async function timersCancel(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   const timerId = ctx.arg(1, 'timer id');
   const { store } = await ctx.target();
+  // An actor with no record holds no timer: as likely a typo in its id as a timer gone.
+  if (!(await store.readTimer(id, timerId)) && !(await store.load(id))) {
+    throw noRecord(id, `no timer ${timerId}`);
+  }
   await ctx.confirm(`cancel timer ${timerId} of ${id}? It never fires`);
   const by = await ctx.operator();
   await cancelTimer(store, id, timerId, { by });
