@@ -40,6 +40,15 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
 
   const baton = (...argv: string[]) =>
     runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'drill']);
+  /** The inbox's dead-letter queue, as SQS moves messages there. */
+  const deadLetterQueue = () =>
+    new SqsQueue({
+      client: createAwsClients({
+        dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
+        sqsEndpoint: deployment.options['sqs-endpoint']!,
+      }).sqs,
+      queueUrl: deployment.options['dead-letter-queue-url']!,
+    });
   const entries = async () =>
     ((await deployment.store.load('tally/q'))?.state as { entries?: string[] } | undefined)
       ?.entries ?? [];
@@ -50,14 +59,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     // dead-letter queue too, with m1 and m2 behind it, never applied.
     await deployment.queue.send([message(add('m0'))]);
     await pumpUntil(deployment.queue, source, async () => (await entries()).length === 1, 'm0');
-    const { sqs } = createAwsClients({
-      dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
-      sqsEndpoint: deployment.options['sqs-endpoint']!,
-    });
-    const dlq = new SqsQueue({
-      client: sqs,
-      queueUrl: deployment.options['dead-letter-queue-url']!,
-    });
+    const dlq = deadLetterQueue();
     // m3 went from the inbox to the dead-letter queue moments ago: SQS moved it, as it does after
     // maxReceiveCount receives. A redrive under its own deduplication id would be dropped by the
     // inbox as a copy for five minutes after it was first sent.
@@ -108,13 +110,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
   });
 
   it('shows each message’s payload, clipped in the table and whole in --json, and leaves them there', async () => {
-    const dlq = new SqsQueue({
-      client: createAwsClients({
-        dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
-        sqsEndpoint: deployment.options['sqs-endpoint']!,
-      }).sqs,
-      queueUrl: deployment.options['dead-letter-queue-url']!,
-    });
+    const dlq = deadLetterQueue();
     const long = { ...add('x'), payload: { entry: 'a'.repeat(60) } };
     await dlq.send([
       message(long),
@@ -145,13 +141,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
 
   it('says which messages it moved to a paused actor: parked there until it is resumed', async () => {
     const source = deployment.worker([Tally]);
-    const dlq = new SqsQueue({
-      client: createAwsClients({
-        dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
-        sqsEndpoint: deployment.options['sqs-endpoint']!,
-      }).sqs,
-      queueUrl: deployment.options['dead-letter-queue-url']!,
-    });
+    const dlq = deadLetterQueue();
     const other = { ...add('o0'), id: 'ingress:["tally/other","o0"]', to: 'tally/other' };
     await dlq.send([message(add('m0')), message(add('m1')), message(other)]);
     expect((await baton('actors', 'pause', 'tally/q', '--yes')).code).toBe(0);
@@ -171,14 +161,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
   });
 
   it('counts in a dry run every message the redrive moves, and says how many it shows', async () => {
-    const { sqs } = createAwsClients({
-      dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
-      sqsEndpoint: deployment.options['sqs-endpoint']!,
-    });
-    const dlq = new SqsQueue({
-      client: sqs,
-      queueUrl: deployment.options['dead-letter-queue-url']!,
-    });
+    const dlq = deadLetterQueue();
     // SQS moved 25 messages of one actor there (its worker kept dying on them).
     const all = Array.from({ length: 25 }, (_, i) => message(add(`m${i}`)));
     for (let i = 0; i < all.length; i += 10) await dlq.send(all.slice(i, i + 10));
