@@ -55,7 +55,10 @@ export interface HandlerEffects {
   halted: boolean;
   /** Pages of state the handler moved out (see `StatePages` in contextSlots.ts). */
   readonly pages: OverflowMark[];
-  /** Whether the handler asked to be run again once the turn's earlier messages commit (see {@link COMMIT_FIRST}): the rest is then dropped. */
+  /**
+   * Whether the handler asked to be run again once the turn's earlier messages commit (see
+   * {@link COMMIT_FIRST}): what it did besides is dropped.
+   */
   commitFirst: boolean;
 }
 
