@@ -74,7 +74,16 @@ for (const account of [alice, bob, carol]) {
 console.log(`  ${'total'.padEnd(6)} ${String(total).padStart(5)}`);
 
 if (process.argv.includes('--serve')) {
-  const page = await servePage({ runtime: app, port: Number(process.env.PORT ?? 3000) });
+  const port = Number(process.env.PORT ?? 3000);
+  const page = await servePage({ runtime: app, port }).catch(async (error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    // Most often `pnpm dev` (same port) still runs in another terminal.
+    console.error(
+      `\nThe page cannot be served: port ${port} is in use (is pnpm dev running?). Stop what uses it, or pick another port: PORT=3001 pnpm start`,
+    );
+    await app.stop();
+    process.exit(1);
+  });
   console.log(`\nLive page: ${page.url} (open it in two windows; Ctrl-C stops). Sign in as`);
   for (const [userId, role] of [
     ['alice', 'customer'],
