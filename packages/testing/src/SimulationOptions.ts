@@ -34,12 +34,14 @@ export interface SimulationOptions {
   readonly visibilityTimeoutMs?: number;
   /**
    * Receives before the dead-letter queue; above `maxAttempts` (a worker refuses a queue that
-   * would dead-letter first). @default 1,001 (crashes alone never dead-letter)
+   * would dead-letter first). @default 101 (crashes alone never dead-letter)
    */
   readonly maxReceives?: number;
   /**
    * Deliveries of a failing message before the engine ends it as dead-lettered (the engine's
-   * `maxAttempts`; crash redeliveries count too). @default 1,000 (crashes alone never dead-letter)
+   * `maxAttempts`; crash redeliveries count too). @default 100: above what the fault budgets can
+   * cause (crashes alone never dead-letter), and low enough that a handler that always throws
+   * fails the run in well under a second, not after a test runner's timeout
    */
   readonly maxAttempts?: number;
   /**
@@ -110,8 +112,8 @@ export function resolveOptions(options: SimulationOptions): SimSettings {
     maxSteps: options.maxSteps ?? 200_000,
     batchSize: options.batchSize ?? 10,
     visibilityTimeoutMs: options.visibilityTimeoutMs ?? 30_000,
-    maxReceives: options.maxReceives ?? 1001,
-    maxAttempts: options.maxAttempts ?? 1000,
+    maxReceives: options.maxReceives ?? 101,
+    maxAttempts: options.maxAttempts ?? 100,
     deadLetterRedrives: options.deadLetterRedrives ?? 3,
     recordPeers: options.recordPeers ?? 1,
     limits: options.limits,

@@ -98,4 +98,17 @@ describe("the simulated operator's redrives of dead letters", () => {
     expect(await sim.outcome('w')).toMatchObject({ ok: true });
     expect(await sim.state(Flaky.ref('f'))).toEqual({ done: 1 });
   });
+
+  it('with the default options and faults, stops at a handler that always throws after hundreds of attempts, not thousands', async () => {
+    // What a user's first test meets when a handler has a bug: the run must end with the
+    // handler's error well within a test runner's 5-second timeout, on a loaded machine too.
+    const sim = new Simulation({ actors: [Stock], seed: 1 });
+    sim.send(Stock.ref('widgets'), 'reserve', { qty: 5 });
+    await expect(sim.run()).rejects.toThrow(
+      /handler "reserve" of stock\/widgets failed message .* \(last: unexpected error: not enough stock\)/,
+    );
+    // Four letters (the first and its three redrives), each after `maxAttempts` deliveries.
+    expect(sim.stats.deadLettered).toBe(4);
+    expect(sim.stats.deliveries).toBeLessThan(5_000);
+  });
 });
