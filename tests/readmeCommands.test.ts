@@ -3,6 +3,7 @@
  * the Node that runs this test: Node 20 in `pnpm test`, Node 22 in `pnpm test:node22`.
  */
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -54,6 +55,12 @@ describe("the README's commands", () => {
         const page = await fetch(`${origin}/`);
         expect(page.status).toBe(200);
         expect(await page.text()).toContain('<script');
+        if (command === 'pnpm dev') {
+          // What the README shows `pnpm dev` printing: the folders it watches, as it says.
+          const readme = readFileSync(join(root, 'README.md'), 'utf8');
+          const shown = /```text\nbaton dev: ready[\s\S]*?\n(Watching [^\n]+)\n```/.exec(readme);
+          expect(output).toContain(shown![1]);
+        }
         process.kill(-dev.pid!, 'SIGINT');
         expect(await exited, output).toBe(0);
         expect(output).not.toMatch(/ELIFECYCLE|ERR_/);
