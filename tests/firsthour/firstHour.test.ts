@@ -4,10 +4,11 @@
  * <tarballs>` and installed by npm without a warning (third-party packages from the registry,
  * through npm's cache), then its own scripts — `npm run dev` serves the page and Chromium sees a
  * live update and a failing query's error, Ctrl-C exits 0, `npm test` passes, `npm run synth`
- * bundles every function and is cdk-nag clean and quiet.
+ * bundles every function and is cdk-nag clean and quiet; a newer Baton packed again reaches the
+ * app with the command the README gives.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -144,5 +145,26 @@ describe('the first hour of a new app, from the packed packages, with npm', () =
       template.Resources,
     ).filter((resource) => resource.Type === 'AWS::Lambda::Function');
     expect(functions).toHaveLength(7);
+  }, 300_000);
+
+  it("takes a newer Baton, packed again, with the README's command (npm install keeps the old one)", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const command = /To take a newer Baton later .*?, run `(npm [^`]+)` in the app/.exec(
+      readme,
+    )?.[1];
+    expect(command, "the README's command").toBeDefined();
+    // A newer @baton/testing, as pnpm pack:all writes it again: same name, same version.
+    const tarball = join(packed, 'baton-testing-0.1.0.tgz');
+    const unpacked = join(scratch, 'newer');
+    mkdirSync(unpacked);
+    await sh(unpacked, 'tar', ['xzf', tarball]);
+    writeFileSync(join(unpacked, 'package', 'NEWER.md'), 'a newer Baton\n');
+    await sh(unpacked, 'tar', ['czf', tarball, 'package']);
+    const newer = join(app, 'node_modules', '@baton', 'testing', 'NEWER.md');
+    await sh(app, 'npm', ['install']);
+    expect(existsSync(newer)).toBe(false);
+    const [npm, ...args] = command!.split(' ');
+    await sh(app, npm!, args);
+    expect(existsSync(newer)).toBe(true);
   }, 300_000);
 });
