@@ -61,9 +61,15 @@ export async function awaitWorkflow(
       );
     }
     if (Date.now() >= deadline) {
+      // Awaiting again does not help an instance nobody started (or one halted after its
+      // retention, which reads as new): say what to look at instead.
+      const why =
+        state.status === 'new'
+          ? 'it was never started: start it with client.start(Workflow, id, input) (or ctx.start from an actor) first; a finished instance also reads as new once its retentionMs is over and it halted'
+          : `it is ${state.status}; it goes on: await its result again`;
       throw new BatonError(
         ErrorCode.TIMED_OUT,
-        `workflow instance ${ref.key} did not finish within ${timeoutMs} ms (it is ${state.status}); it goes on: await its result again`,
+        `workflow instance ${ref.key} did not finish within ${timeoutMs} ms: ${why}`,
         { details: { id: ref.id, status: state.status, timeoutMs } },
       );
     }
