@@ -53,6 +53,10 @@ export type { SimulationOptions } from './SimulationOptions.ts';
 /** Event-loop turns a run waits for a task between gates before calling it stuck. */
 const MAX_SETTLES = 1_000;
 
+/** Why a run stops with a task that neither parks at a gate nor ends. */
+const STUCK =
+  "a task is stuck outside the gates: a worker's task awaits something the simulation does not control. Most often that is real I/O in an effect or a workflow step — a webhook() POSTs for real, an effect's or a step's fetch, a timer, a promise that never settles. Give the simulation in-memory stand-ins: an effect() of the same name in `effects` that records its calls instead (a webhook's too), and steps whose I/O a fake behind them answers at once";
+
 export class Simulation {
   readonly seed: number;
   readonly clock = new VirtualClock();
@@ -153,8 +157,7 @@ export class Simulation {
       await settle();
       this.clock.advance(Math.floor(this.#rng() * 20));
     }
-    if (this.#cluster.all().some((p) => p.active > 0))
-      throw this.#fail('a task is stuck outside the gates');
+    if (this.#cluster.all().some((p) => p.active > 0)) throw this.#fail(STUCK);
     if (this.#monitor.violations.length > 0) throw this.#fail(this.#monitor.violations.join('; '));
     return this.stats;
   }
