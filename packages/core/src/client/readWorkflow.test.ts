@@ -30,4 +30,25 @@ describe('awaiting a workflow instance past its timeout', () => {
     expect(error).toMatchObject({ code: ErrorCode.TIMED_OUT, details: { status: 'waiting' } });
     expect(error.message).toContain('it is waiting; it goes on: await its result again');
   });
+
+  it('says a paused instance waits to be resumed, and why it paused, rather than to await again', async () => {
+    const paused: WorkflowState = {
+      ...newWorkflowState(),
+      status: 'paused',
+      paused: {
+        error: {
+          code: ErrorCode.NON_DETERMINISTIC,
+          message: 'workflow "loan" awaits something that is not a ctx command',
+          details: {},
+        },
+        version: '1',
+      },
+    };
+    const error = await failure(awaitWorkflow(async () => paused, ref, 20));
+    expect(error).toMatchObject({ code: ErrorCode.TIMED_OUT, details: { status: 'paused' } });
+    expect(error.message).toContain('it is paused, and goes on only once resumed');
+    expect(error.message).toContain('awaits something that is not a ctx command');
+    expect(error.message).toContain('client.resumeWorkflow(ref)');
+    expect(error.message).not.toContain('await its result again');
+  });
 });

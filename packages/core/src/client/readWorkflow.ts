@@ -66,7 +66,9 @@ export async function awaitWorkflow(
       const why =
         state.status === 'new'
           ? 'it was never started: start it with client.start(Workflow, id, input) (or ctx.start from an actor) first; a finished instance also reads as new once its retentionMs is over and it halted'
-          : `it is ${state.status}; it goes on: await its result again`;
+          : state.status === 'paused'
+            ? `it is paused, and goes on only once resumed: ${state.paused?.error.message ?? 'its code no longer replays its history'}. Deploy code that replays it, then client.resumeWorkflow(ref) (baton workflows resume)`
+            : `it is ${state.status}; it goes on: await its result again`;
       throw new BatonError(
         ErrorCode.TIMED_OUT,
         `workflow instance ${ref.key} did not finish within ${timeoutMs} ms: ${why}`,
