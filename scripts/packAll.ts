@@ -30,5 +30,7 @@ console.log(
   [
     `${packages.length} packages packed into ${shown}. A new app from them (installed with npm):`,
     `  pnpm exec baton init ../my-app --from ${shown}`,
+    'An app made from them before takes these with npm update in its folder (npm install keeps the',
+    'packages it installed: the tarballs keep their names and versions).',
   ].join('\n'),
 );

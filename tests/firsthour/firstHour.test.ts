@@ -49,9 +49,10 @@ async function sh(cwd: string, command: string, args: string[]): Promise<string>
 let browser: Browser | undefined;
 let dev: ChildProcess | undefined;
 let init = '';
+let pack = '';
 
 beforeAll(async () => {
-  await sh(ROOT, 'pnpm', ['run', '--silent', 'pack:all', packed]);
+  pack = await sh(ROOT, 'pnpm', ['run', '--silent', 'pack:all', packed]);
   // The workspace's `baton`, run as the README says before the packages are published.
   init = await sh(ROOT, 'pnpm', ['exec', 'baton', 'init', app, '--from', packed]);
 }, 600_000);
@@ -153,6 +154,8 @@ describe('the first hour of a new app, from the packed packages, with npm', () =
       readme,
     )?.[1];
     expect(command, "the README's command").toBeDefined();
+    // pnpm pack:all says it too, where the newer tarballs are made.
+    expect(pack.replace(/\s+/g, ' ')).toContain(`takes these with ${command} in its folder`);
     // A newer @baton/testing, as pnpm pack:all writes it again: same name, same version.
     const tarball = join(packed, 'baton-testing-0.1.0.tgz');
     const unpacked = join(scratch, 'newer');
