@@ -126,5 +126,7 @@ describe('a copy of an ingress message handled again once its batch commits', ()
     // closed the page, and the copy was found in it, not taken for the next tick.
     expect(await page(), 'the batch closed it').toBe(1);
     expect(ran).toEqual([0, 1]);
+    // Both are done with: acked, none left to come back.
+    expect(h.backend.queue.messages()).toEqual([]);
   });
 });
