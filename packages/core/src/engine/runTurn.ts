@@ -146,6 +146,24 @@ async function drainSince(
   return { ...result, ver: stored.ver, life: stored.life };
 }
 
+/**
+ * A commit that closes the outcome page a message's first copy may be in leaves the message
+ * (admitted as new) to the next commit, written to a new page whose condition cannot see it:
+ * whether it is in the page `record`'s commits closed since `page` was the open one.
+ */
+async function inClosedPage(
+  pages: PagedLookup,
+  record: ActorRecord,
+  envelope: Envelope,
+  page: number | undefined,
+): Promise<boolean> {
+  return (
+    knownByOutcome(envelope) &&
+    record.outcomePage?.page !== page &&
+    (await pages.applied(record, envelope.id, envelope.sentAt))
+  );
+}
+
 /** The record as a turn builds on it: the sends it holds are drained already. */
 function withoutOutbox(record: ActorRecord): ActorRecord {
   if (record.outbox === undefined && record.outboxApart === undefined) return record;
@@ -245,15 +263,6 @@ async function applyBatch(
     for (const timer of pending.timers?.put ?? []) if (!timer.deadLettered) timers.push(timer);
   };
 
-  // A commit that closes the outcome page a message's first copy may be in leaves the message
-  // (admitted as new) to the next commit, written to a new page whose condition cannot see it:
-  // whether it is in the page closed since `page` was the open one.
-  const inClosedPage = async (envelope: Envelope, page: number | undefined, replay: boolean) =>
-    !replay &&
-    knownByOutcome(envelope) &&
-    builder.record.outcomePage?.page !== page &&
-    (await pages.applied(builder.record, envelope.id, envelope.sentAt));
-
   // The ids of the messages known by id that the turn took: a batch holds ten at most.
   const seenIds: string[] = [];
   // The parked messages of a resumed actor first (they count in no batch), then the batch.
@@ -302,7 +311,7 @@ async function applyBatch(
         // in contextSlots.ts): they commit, and the message is handled again on that record.
         const page = builder.record.outcomePage?.page;
         await commit();
-        if (await inClosedPage(envelope, page, replay !== undefined)) {
+        if (!replay && (await inClosedPage(pages, builder.record, envelope, page))) {
           done++;
           counts.skipped++;
           continue;
@@ -338,7 +347,7 @@ async function applyBatch(
         await commit();
         counts.roomCommits++;
       }
-      if (await inClosedPage(envelope, page, replay !== undefined)) {
+      if (!replay && (await inClosedPage(pages, builder.record, envelope, page))) {
         done++;
         counts.skipped++;
         continue;
