@@ -346,5 +346,21 @@ describe('operator actions', () => {
       (e: unknown) => e,
     );
     expect(missing).toMatchObject({ details: { actorId: 'alarm/a', timerId: 'nope' } });
+
+    // A caller's follow-up renderer (the CLI's adds its target options) names each next command.
+    const followUp = (command: string) => `baton ${command} --stack Prod`;
+    const named = async (action: Promise<unknown>) =>
+      ((await action.catch((e: unknown) => e)) as Error).message;
+    expect(
+      await named(purgeDeadLetter(h.backend.store, 'alarm/a', 'nope', { by: 't', followUp })),
+    ).toMatch(/list them with `baton dead-letters list --stack Prod`$/);
+    expect(
+      await named(
+        redriveDeadLetter(h.backend.store, h.backend.queue, 'alarm/a', messageId, { followUp }),
+      ),
+    ).toMatch(/resume alarm\/a to apply it \(baton actors resume alarm\/a --stack Prod\)$/);
+    expect(
+      await named(cancelTimer(h.backend.store, 'alarm/a', 'nope', { by: 't', followUp })),
+    ).toMatch(/list them with `baton timers list alarm\/a --stack Prod`$/);
   });
 });

@@ -234,7 +234,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const named = await baton('dead-letters', 'redrive', 'tally/p1', p1.messageId, '--yes');
     expect(named.code).toBe(1);
     expect(named.err).toMatch(
-      /was not redriven: when it was kept, its client's ask: it was told DEAD_LETTERED, the outcome stored under its key .* redrive it with force \(baton dead-letters redrive --force/,
+      /was not redriven: when it was kept, its client's ask: it was told DEAD_LETTERED, the outcome stored under its key .* redrive it with force \(baton dead-letters redrive tally\/p1 <message id> --force;/,
     );
     await work();
     expect(runs.get('poison')).toBe(13);

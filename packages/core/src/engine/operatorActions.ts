@@ -16,13 +16,16 @@ import { parseActorId } from '../shared/actorId.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { RECHECK_TIMER } from '../workflow/advance.ts';
+import { batonCommand, type FollowUp } from './followUp.ts';
 import { parkedLetterRefused } from './parking.ts';
 
-/** Who acts, and when (epoch ms; default now). */
+/** Who acts, and when (epoch ms; default now); how a refusal names the next command. */
 export interface OperatorOptions {
   /** Recorded with the change, e.g. the caller's IAM ARN. */
   readonly by: string;
   readonly now?: number;
+  /** @default {@link batonCommand} */
+  readonly followUp?: FollowUp;
 }
 
 type Edit = Omit<Commit, 'expectedVer' | 'outbox' | 'idempotency'>;
@@ -167,12 +170,12 @@ export async function purgeDeadLetter(
   store: Store,
   actorId: string,
   messageId: string,
-  { now = Date.now() }: OperatorOptions,
+  { now = Date.now(), followUp = batonCommand }: OperatorOptions,
 ): Promise<void> {
   await changeRecord(store, actorId, now, async (record) => {
     const letter = await store.readDeadLetter(actorId, messageId);
-    if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'purge');
-    if (!letter || letter.applied) throw noDeadLetter(actorId, messageId);
+    if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'purge', followUp);
+    if (!letter || letter.applied) throw noDeadLetter(actorId, messageId, followUp);
     const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
     // Only the scheduling whose fire this is: the app may have scheduled the id anew since.
     const kept = timer?.deadLettered && timer.gen === letter.timer?.gen;
@@ -209,18 +212,18 @@ export async function cancelTimer(
   store: Store,
   actorId: string,
   timerId: string,
-  { now = Date.now() }: OperatorOptions,
+  { now = Date.now(), followUp = batonCommand }: OperatorOptions,
 ): Promise<void> {
   await changeRecord(store, actorId, now, async (record) => {
     const timer = await store.readTimer(actorId, timerId);
     if (!timer) {
       throw new BatonError(
         ErrorCode.NOT_FOUND,
-        `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`baton timers list ${actorId}\``,
+        `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`${followUp(`timers list ${actorId}`)}\``,
         { details: { actorId, timerId } },
       );
     }
-    const owned = ownedTimer(actorId, timer);
+    const owned = ownedTimer(actorId, timer, followUp);
     if (owned) throw owned;
     return { record, timers: { put: [], remove: [timerId] } };
   });
@@ -230,7 +233,7 @@ export async function cancelTimer(
  * Why `timer` is one Baton keeps for itself and no operator may cancel, with what to do
  * instead; `undefined` for a timer the app's own code scheduled.
  */
-function ownedTimer(actorId: string, timer: Timer): BatonError | undefined {
+function ownedTimer(actorId: string, timer: Timer, followUp: FollowUp): BatonError | undefined {
   const details = { actorId, timerId: timer.id };
   // An ask's timeout is stored under its ask's id (its `gen`): an app's own timer named
   // `ask:…` has a generation of its own.
@@ -242,7 +245,7 @@ function ownedTimer(actorId: string, timer: Timer): BatonError | undefined {
       : `an ask of ${actorId}`;
     return new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `timer ${timer.id} is the timeout of ${what}: it holds the asker's continuation, and cancelled, the reply would find none and be dropped, leaving ${actorId} waiting for good. It was not cancelled. Let the reply come instead: resume ${target} if it is paused (baton actors resume ${target}), redrive its dead letter (baton dead-letters list --type ${typeOf(target)}), or wait for the timeout, due ${new Date(timer.at).toISOString()}, which the asker handles as a failed ask`,
+      `timer ${timer.id} is the timeout of ${what}: it holds the asker's continuation, and cancelled, the reply would find none and be dropped, leaving ${actorId} waiting for good. It was not cancelled. Let the reply come instead: resume ${target} if it is paused (${followUp(`actors resume ${target}`)}), redrive its dead letter (${followUp(`dead-letters list --type ${typeOf(target)}`)}), or wait for the timeout, due ${new Date(timer.at).toISOString()}, which the asker handles as a failed ask`,
       { details },
     );
   }
@@ -252,7 +255,7 @@ function ownedTimer(actorId: string, timer: Timer): BatonError | undefined {
     const id = parseActorId(actorId)?.key ?? '';
     return new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (baton workflows cancel ${name} ${id}); to hurry a wait, send its event (baton workflows signal ${name} ${id} <event>)`,
+      `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (${followUp(`workflows cancel ${name} ${id}`)}); to hurry a wait, send its event (${followUp(`workflows signal ${name} ${id} <event>`)})`,
       { details },
     );
   }
@@ -271,10 +274,10 @@ function askedOf(payload: unknown): { to: string; name: string } | undefined {
 /** The type of actor id `type/key`. */
 const typeOf = (actorId: string) => parseActorId(actorId)?.type ?? '';
 
-function noDeadLetter(actorId: string, messageId: string): BatonError {
+function noDeadLetter(actorId: string, messageId: string, followUp: FollowUp): BatonError {
   return new BatonError(
     ErrorCode.NOT_FOUND,
-    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`baton dead-letters list\``,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`${followUp('dead-letters list')}\``,
     { details: { actorId, messageId } },
   );
 }

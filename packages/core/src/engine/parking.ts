@@ -12,6 +12,7 @@ import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import type { TurnEngine } from './createEngine.ts';
+import { batonCommand, type FollowUp } from './followUp.ts';
 import type { Inbound } from './Inbound.ts';
 import { ignore } from './messageEffects.ts';
 
@@ -109,11 +110,15 @@ export function actorPaused(record: ActorRecord): BatonError {
  * its parked letter tells a later copy of it (a redelivery, a client's retry) as one held
  * already — forgotten, that copy would be parked anew and applied.
  */
-export function parkedLetterRefused(letter: DeadLetter, action: 'redrive' | 'purge'): BatonError {
+export function parkedLetterRefused(
+  letter: DeadLetter,
+  action: 'redrive' | 'purge',
+  followUp: FollowUp = batonCommand,
+): BatonError {
   const { actorId, messageId } = letter;
   const instead =
     action === 'redrive'
-      ? `resume ${actorId} to apply it (baton actors resume ${actorId})`
+      ? `resume ${actorId} to apply it (${followUp(`actors resume ${actorId}`)})`
       : `to keep it from being applied, deploy code whose handler leaves it be, then resume ${actorId}`;
   return new BatonError(
     ErrorCode.INVALID_STATE,

@@ -3,6 +3,7 @@ import type { Queue, Store } from '../adapter/ports.ts';
 import type { DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { answeredSender } from './answeredSender.ts';
+import { batonCommand, type FollowUp } from './followUp.ts';
 import { parkedLetterRefused } from './parking.ts';
 
 /** How a redrive treats a letter whose sender was answered (see {@link answeredSender}). */
@@ -13,6 +14,8 @@ export interface RedriveOptions {
    * letter is refused. @default false
    */
   readonly force?: boolean;
+  /** How its refusals name the next command. @default {@link batonCommand} */
+  readonly followUp?: FollowUp;
 }
 
 /**
@@ -41,8 +44,9 @@ export async function redriveDeadLetter(
   messageId: string,
   options: RedriveOptions = {},
 ): Promise<void> {
+  const { followUp = batonCommand } = options;
   const letter = await store.readDeadLetter(actorId, messageId);
-  if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'redrive');
+  if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'redrive', followUp);
   if (!letter || letter.applied) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
@@ -59,7 +63,7 @@ export async function redriveDeadLetter(
   }
   if (!options.force) {
     const answered = answeredSender(letter);
-    if (answered !== undefined) throw answeredLetterRefused(letter, answered);
+    if (answered !== undefined) throw answeredLetterRefused(letter, answered, followUp);
   }
   const envelope = { ...letter.envelope, redrive: letter.at };
   await queue.send([
@@ -73,11 +77,15 @@ export async function redriveDeadLetter(
 }
 
 /** The refusal of a plain redrive of a letter whose sender was answered. */
-function answeredLetterRefused(letter: DeadLetter, answered: string): BatonError {
+function answeredLetterRefused(
+  letter: DeadLetter,
+  answered: string,
+  followUp: FollowUp,
+): BatonError {
   const { actorId, messageId, envelope } = letter;
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `dead letter ${messageId} of ${actorId} was not redriven: when it was kept, ${answered}; applied now, it would change ${actorId} after that answer. If its sender undid or gave up what it asked for, purge it (baton dead-letters purge ${actorId} <message id>); if you know it must be applied still, redrive it with force (baton dead-letters redrive --force; redriveDeadLetter(…, { force: true }))`,
+    `dead letter ${messageId} of ${actorId} was not redriven: when it was kept, ${answered}; applied now, it would change ${actorId} after that answer. If its sender undid or gave up what it asked for, purge it (${followUp(`dead-letters purge ${actorId} <message id>`)}); if you know it must be applied still, redrive it with force (${followUp(`dead-letters redrive ${actorId} <message id> --force`)}; redriveDeadLetter(…, { force: true }))`,
     {
       details: {
         actorId,
