@@ -19,6 +19,7 @@ import { Note } from './fixtures/notesApp.ts';
 import {
   createOpsDeployment,
   flagsOf,
+  hintWith,
   type OpsDeployment,
   pumpUntil,
   runBaton,
@@ -55,6 +56,8 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
   }
 
   const work = (done?: () => Promise<boolean>) => pumpUntil(deployment.queue, source, done);
+  /** A hint's `baton <command>`: with the deployment's target flags, as every command here runs. */
+  const hint = (command: string) => hintWith(deployment.options, command);
   const entriesOf = async (id: string) => (await json('actors', 'get', id)).state.entries;
 
   it('asks an actor for its reply, and reads a keyed send’s outcome by its actor and key', async () => {
@@ -115,7 +118,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const key = /"key":"([^"]+)"/.exec(first.err)?.[1];
     const error = first.err.split('\n').find((line) => line.startsWith('baton ask:'));
     expect(error).toBe(
-      `baton ask: no reply from note/k to "add" within 1s; the message was sent under the key ${key} and may still be applied (its actor may be paused or behind). Do not run the same command again without --key: it would send the message again, under a new key. Read its outcome once processed: baton outcome note/k ${key}; or wait for its reply again under the same key: baton ask note/k add '{"entry":"once"}' --app ${NOTES} --key ${key}`,
+      `baton ask: no reply from note/k to "add" within 1s; the message was sent under the key ${key} and may still be applied (its actor may be paused or behind). Do not run the same command again without --key: it would send the message again, under a new key. Read its outcome once processed: ${hint(`outcome note/k ${key}`)}; or wait for its reply again under the same key: ${hint(`ask note/k add '{"entry":"once"}' --app ${NOTES} --key ${key}`)}`,
     );
     await json('actors', 'resume', 'note/k', '--yes');
     await work();
@@ -234,7 +237,11 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const named = await baton('dead-letters', 'redrive', 'tally/p1', p1.messageId, '--yes');
     expect(named.code).toBe(1);
     expect(named.err).toMatch(
-      /was not redriven: when it was kept, its client's ask: it was told DEAD_LETTERED, the outcome stored under its key .* redrive it with force \(baton dead-letters redrive tally\/p1 <message id> --force;/,
+      /was not redriven: when it was kept, its client's ask: it was told DEAD_LETTERED, the outcome stored under its key .* redrive it with force/,
+    );
+    // The engine's refusal names the next commands with this run's target flags too.
+    expect(named.err).toContain(
+      `purge it (${hint('dead-letters purge tally/p1 <message id>')}); if you know it must be applied still, redrive it with force (${hint('dead-letters redrive tally/p1 <message id> --force')}; `,
     );
     await work();
     expect(runs.get('poison')).toBe(13);
@@ -329,7 +336,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const other = await baton('dead-letters', 'purge', id, 'tally/gone:L1.4', '--yes');
     expect(other.code).toBe(1);
     expect(other.err).toBe(
-      `baton dead-letters purge: ${id} keeps no dead letter tally/gone:L1.4: it was redriven or purged already, or never dead-lettered; a message between actors keeps no outcome to tell which: baton actors get ${id} shows the actor's state; baton dead-letters list shows the letters kept`,
+      `baton dead-letters purge: ${id} keeps no dead letter tally/gone:L1.4: it was redriven or purged already, or never dead-lettered; a message between actors keeps no outcome to tell which: ${hint(`actors get ${id}`)} shows the actor's state; ${hint('dead-letters list')} shows the letters kept`,
     );
     // A client message's id pasted without its quotes is named as such, not as gone.
     const unquoted = await baton('dead-letters', 'show', id, `ingress:[${id},d1,k1]`);
@@ -547,7 +554,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(kept.code, kept.err).toBe(0);
     expect(kept.out).toMatch(/^failed DEAD_LETTERED: .*kept as a dead letter/);
     expect(kept.out.split('\n').at(-1)).toBe(
-      `its dead letter is kept: baton dead-letters show tally/o '${messageId}'`,
+      `its dead letter is kept: ${hint(`dead-letters show tally/o '${messageId}'`)}`,
     );
     expect((await json('outcome', messageId)).deadLetter).toBe('kept');
 
@@ -564,7 +571,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       const gone = await baton('dead-letters', action, 'tally/o', messageId, '--yes');
       expect(gone.code, action).toBe(1);
       expect(gone.err, action).toBe(
-        `baton dead-letters ${action}: tally/o keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; baton outcome '${messageId}' tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged; baton dead-letters list shows the letters kept`,
+        `baton dead-letters ${action}: tally/o keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; ${hint(`outcome '${messageId}'`)} tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged; ${hint('dead-letters list')} shows the letters kept`,
       );
     }
     expect(runs.get('poison')).toBe(3);
@@ -590,7 +597,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const asked = await baton('dead-letters', 'purge', 'tally/r', messageId);
     expect(asked.code).toBe(2);
     expect(asked.err).toBe(
-      `baton dead-letters purge: purge dead letter ${messageId}? They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave baton dead-letters list rather than purge it — refused without a terminal to ask: pass --yes to confirm`,
+      `baton dead-letters purge: purge dead letter ${messageId}? They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${hint('dead-letters list')} rather than purge it — refused without a terminal to ask: pass --yes to confirm`,
     );
     // Confirmed: the redrive that waited in the inbox applies nothing, as the question said.
     expect((await baton('dead-letters', 'purge', 'tally/r', messageId, '--yes')).code).toBe(0);
@@ -606,19 +613,21 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const cancel = await baton('timers', 'cancel', 'note/tt', 'soon', '--yes');
     expect(cancel.code).toBe(1);
     expect(cancel.err).toBe(
-      "baton timers cancel: note/tt has no record, and no timer soon: it never committed a turn, or its record expired — check the actor id (a typo?): baton actors list note lists the type's actors",
+      `baton timers cancel: note/tt has no record, and no timer soon: it never committed a turn, or its record expired — check the actor id (a typo?): ${hint('actors list note')} lists the type's actors`,
     );
     // Of an actor that has a record, a timer not stored fired or was cancelled.
     const fired = await baton('timers', 'cancel', 'note/t', 'soon', '--yes');
     expect(fired.code).toBe(1);
     expect(fired.err).toMatch(/note\/t has no pending timer soon: it fired or was cancelled/);
+    // The engine's refusal, too, names its next command with this run's target flags.
+    expect(fired.err).toContain(`list them with \`${hint('timers list note/t')}\``);
 
     const messageId = 'ingress:["note/tt","k-1"]';
     for (const action of ['show', 'redrive', 'purge']) {
       const run = await baton('dead-letters', action, 'note/tt', messageId, '--yes');
       expect(run.code, action).toBe(1);
       expect(run.err, action).toBe(
-        `baton dead-letters ${action}: note/tt has no record, and keeps no dead letter ${messageId}: it never committed a turn, or its record expired — check the actor id (a typo?): baton actors list note lists the type's actors`,
+        `baton dead-letters ${action}: note/tt has no record, and keeps no dead letter ${messageId}: it never committed a turn, or its record expired — check the actor id (a typo?): ${hint('actors list note')} lists the type's actors`,
       );
     }
   });
@@ -630,7 +639,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const byId = await baton('actors', 'list', 'tally/l');
     expect(byId.code).toBe(2);
     expect(byId.err).toBe(
-      'baton actors list: it takes an actor type (tally), not an actor id: baton actors get tally/l shows that actor',
+      `baton actors list: it takes an actor type (tally), not an actor id: ${hint('actors get tally/l')} shows that actor`,
     );
     const none = await baton('actors', 'list', 'talley');
     expect(none.code, none.err).toBe(0);

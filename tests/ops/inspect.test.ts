@@ -13,6 +13,7 @@ import { faults, Note } from './fixtures/notesApp.ts';
 import {
   batonJson,
   createOpsDeployment,
+  hintWith,
   type OpsDeployment,
   pumpUntil,
 } from './fixtures/opsDeployment.ts';
@@ -45,12 +46,16 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     await pumpUntil(deployment.queue, deployment.worker([Note]));
   }
 
+  const hint = (command: string) => hintWith(deployment.options, command);
+
   async function inspector(allowActions = false) {
     const started = await startInspector({
       target: await resolveTarget(deployment.options, {}),
       allowActions,
       operator: async () => 'test',
       audit: async (action, details) => void audits.push(JSON.stringify({ action, ...details })),
+      // As `baton inspect` passes it: its hints name commands with its target flags.
+      followUp: hint,
     });
     running.push(started);
     const api = async (path: string, init?: RequestInit) => {
@@ -91,6 +96,9 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     const status = await baton('status');
     expect(overview.status.deadLetters).toBe(status.deadLetters);
     expect(overview.status.queues).toEqual(status.queues);
+    // Its problems name the commands a terminal runs for them with the inspector's target flags.
+    expect(overview.status.problems).toContain(`1 dead letter(s): ${hint('dead-letters list')}`);
+    expect(overview.status.problems).toEqual(status.problems);
     const [letter] = (await baton('dead-letters', 'list')).deadLetters;
     expect(overview.deadLetters).toEqual([
       expect.objectContaining({ actorId: 'note/other', messageId: letter.messageId, name: 'add' }),
@@ -185,8 +193,8 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     const readOnly = await inspector();
     const refused = await readOnly.api('/_baton/api/redrive', redrive(readOnly.token));
     expect(refused.status).toBe(403);
-    expect(refused.body.error.message).toMatch(
-      /read-only: restart it with baton inspect --allow-actions/,
+    expect(refused.body.error.message).toBe(
+      `the inspector is read-only: restart it with ${hint('inspect --allow-actions')} to redrive`,
     );
     expect((await baton('dead-letters', 'list')).deadLetters).toHaveLength(1);
 

@@ -11,6 +11,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,
   flagsOf,
+  hintWith,
   type OpsDeployment,
   pumpUntil,
   runBaton,
@@ -29,6 +30,8 @@ describe('baton timers cancel of the timers Baton keeps', () => {
   const baton = (...argv: string[]) =>
     runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'ops']);
   const work = (done?: () => Promise<boolean>) => pumpUntil(deployment.queue, source, done);
+  /** A hint's `baton <command>`: the engine's refusals name it with this run's target flags. */
+  const hint = (command: string) => hintWith(deployment.options, command);
   const timersOf = async (id: string) =>
     (await baton('timers', 'list', id, '--json')).json().timers as Array<{
       id: string;
@@ -52,7 +55,9 @@ describe('baton timers cancel of the timers Baton keeps', () => {
     expect(cancel.code).toBe(2);
     expect(cancel.err).toContain(`timer ${ask!.id} is the timeout of wf-ship/x's ask of "reserve"`);
     expect(cancel.err).toContain('It was not cancelled');
-    expect(cancel.err).toContain('baton actors resume shelf/main');
+    expect(cancel.err).toContain(
+      `resume shelf/main if it is paused (${hint('actors resume shelf/main')}), redrive its dead letter (${hint('dead-letters list --type shelf')})`,
+    );
     expect(cancel.err).not.toMatch(/"action":"timers cancel"/);
     expect((await timersOf('wf-ship/x')).map((t) => t.id)).toContain(ask!.id);
 
@@ -82,7 +87,9 @@ describe('baton timers cancel of the timers Baton keeps', () => {
     const cancel = await baton('timers', 'cancel', 'wf-ship/y', 'wf:expire', '--yes');
     expect(cancel.code).toBe(2);
     expect(cancel.err).toContain("timer wf:expire is workflow ship's own");
-    expect(cancel.err).toContain('baton workflows cancel ship y');
+    expect(cancel.err).toContain(
+      `(${hint('workflows cancel ship y')}); to hurry a wait, send its event (${hint('workflows signal ship y <event>')})`,
+    );
     expect((await timersOf('wf-ship/y')).map((t) => t.id)).toEqual(['wf:expire']);
   }, 120_000);
 });

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,
   flagsOf,
+  hintWith,
   type OpsDeployment,
   pumpUntil,
   runBaton,
@@ -40,6 +41,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
 
   const baton = (...argv: string[]) =>
     runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'drill']);
+  const hint = (command: string) => hintWith(deployment.options, command);
   /** The inbox's dead-letter queue, as SQS moves messages there. */
   const deadLetterQueue = () =>
     new SqsQueue({
@@ -125,7 +127,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     expect(lines[2]).toMatch(/^tally\/raw +\(not a Baton envelope\) .* {2}not an envelope$/);
     expect(lines.slice(3)).toEqual([
       'showing 2 of 2 message(s); reading them hid them from other readers for 5s at most, and put them back at once: none was deleted',
-      'each whole, payload included: --json; redrive them into the inbox with: baton queue-dead-letters redrive',
+      `each whole, payload included: --json; redrive them into the inbox with: ${hint('queue-dead-letters redrive')}`,
     ]);
     const { messages } = (await baton('queue-dead-letters', 'list', '--json')).json();
     expect(messages).toEqual([
@@ -149,7 +151,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     const redrive = await baton('queue-dead-letters', 'redrive', '--yes');
     expect(redrive.code, redrive.err).toBe(0);
     expect(redrive.out).toBe(
-      "redriven 3 message(s) into the inbox: 2 to paused actor(s) (tally/q), parked there until resumed, then applied once, in order (baton actors resume <type/key>); the other 1 each applied at most once, in its actor's turn",
+      `redriven 3 message(s) into the inbox: 2 to paused actor(s) (tally/q), parked there until resumed, then applied once, in order (${hint('actors resume <type/key>')}); the other 1 each applied at most once, in its actor's turn`,
     );
     expect((await baton('queue-dead-letters', 'redrive', '--yes', '--json')).json()).toEqual({
       redriven: 0,

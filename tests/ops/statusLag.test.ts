@@ -12,6 +12,7 @@ import {
   batonJson,
   createOpsDeployment,
   flagsOf,
+  hintWith,
   type OpsDeployment,
   pumpUntil,
 } from './fixtures/opsDeployment.ts';
@@ -66,10 +67,11 @@ describe('baton status: timers due and sweeper lag', () => {
       sweeperLag: { actors: 1, thresholdMs: 240_000 },
       healthy: false,
     });
-    // Each problem names an actor to look at, and the command that shows it.
+    // Each problem names an actor to look at, and the command that shows it, on this deployment.
+    const hint = (command: string) => hintWith(deployment.options, command);
     expect(later.json.problems).toEqual([
-      '1 actor(s) with sends undrained, e.g. note/a (baton actors get note/a shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md',
-      "timers fire late: the oldest due is note/a's timer r (baton timers list note/a): the sweeper fires them, see SweeperLagAlarm in docs/operations.md",
+      `1 actor(s) with sends undrained, e.g. note/a (${hint('actors get note/a')} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
+      `timers fire late: the oldest due is note/a's timer r (${hint('timers list note/a')}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
     ]);
     expect(later.json.oldestTimerOverdueMs).toBeGreaterThan(8 * 60_000);
     expect(later.human).toMatch(/^timers due\s+1 \(oldest \d+m \d+s overdue\)$/m);

@@ -15,6 +15,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,
   flagsOf,
+  hintWith,
   type OpsDeployment,
   pumpUntil as pump,
   runBaton,
@@ -37,10 +38,16 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     deploy();
   });
 
+  /** The target options these drills pass: they name no dead-letter queue. */
+  const target = () => {
+    const { 'dead-letter-queue-url': _, ...options } = deployment.options;
+    return options;
+  };
+  /** A hint's `baton <command>`: with the target flags every command here runs with. */
+  const hint = (command: string) => hintWith(target(), command);
+
   async function baton(...argv: string[]) {
-    // These drills name no dead-letter queue.
-    const { 'dead-letter-queue-url': _, ...target } = deployment.options;
-    const run = await runBaton([...argv, ...flagsOf(target), '--operator', 'drill']);
+    const run = await runBaton([...argv, ...flagsOf(target()), '--operator', 'drill']);
     const file = process.env.BATON_DRILL_OUT;
     if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${run.out}\n${run.err}\n\n`);
     return run;
@@ -215,9 +222,11 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(
       (await baton('workflows', 'list', 'ship', '--status', 'paused', '--json')).json().instances,
     ).toMatchObject([{ id: 'c', status: 'paused' }]);
-    expect((await baton('workflows', 'show', 'ship', 'c')).out).toMatch(
-      /status\s+paused[\s\S]*\npaused\s+workflow "ship" \(code version 1\) does not replay its history: .*and resume it with: baton workflows resume ship c\nnext replay\s+\S+Z, on its own/,
+    const paused = (await baton('workflows', 'show', 'ship', 'c')).out;
+    expect(paused).toMatch(
+      /status\s+paused[\s\S]*\npaused\s+workflow "ship" \(code version 1\) does not replay its history: .*and resume it with: .*\nnext replay\s+\S+Z, on its own/,
     );
+    expect(paused).toContain(`and resume it with: ${hint('workflows resume ship c')}\n`);
     // It is replayed again on its own a minute after it paused, in case a deploy was rolling out.
     const { nextReplayAt } = (await baton('workflows', 'show', 'ship', 'c', '--json')).json();
     const inMs = Date.parse(nextReplayAt) - Date.now();
@@ -243,7 +252,8 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     // Unknown instances and names say what to do.
     const missing = await baton('workflows', 'show', 'ship', 'zz');
     expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/workflow ship has no instance zz: .*baton workflows list ship/);
+    expect(missing.err).toMatch(/workflow ship has no instance zz: /);
+    expect(missing.err.endsWith(`list them with ${hint('workflows list ship')}`)).toBe(true);
     expect((await baton('workflows', 'show', 'wf-ship/a', 'a')).code).toBe(2);
     expect((await baton('workflows', 'list', 'ship', '--status', 'asleep')).code).toBe(2);
     expect(await shelf()).toEqual({ stock: 4, releases: 1 });
@@ -286,6 +296,27 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     );
   });
 
+  it('prints its follow-up command with the target flags it was given, so the hint runs as copied on the same deployment', async () => {
+    await shipClient().start(Ship, 'h', { qty: 1 });
+    await pumpUntil(async () => (await statusOf('h')) === 'waiting');
+
+    const {
+      table,
+      'queue-url': queueUrl,
+      'dynamodb-endpoint': dynamodb,
+      'sqs-endpoint': sqs,
+    } = target();
+    const signal = await baton('workflows', 'signal', 'ship', 'h', 'packed', '{"box":"B-9"}');
+    expect(signal.code).toBe(0);
+    const hint = `baton workflows show ship h --table ${table} --queue-url ${queueUrl} --dynamodb-endpoint ${dynamodb} --sqs-endpoint ${sqs}`;
+    expect(signal.out.split('\n').at(-1)).toBe(`follow it: ${hint}`);
+    // Copied as printed (no flag of this test's added), it shows the instance signalled.
+    const followed = await runBaton(hint.split(' ').slice(1));
+    expect(followed.code).toBe(0);
+    expect(followed.out).toMatch(/^status\s+\S+/m);
+    expect(followed.out).toContain('ship');
+  });
+
   it('warns that a signal sent without --app is unchecked, and shows the dead letter its worker kept of one the workflow does not take', async () => {
     await shipClient().start(Ship, 'e', { qty: 1 });
     await pumpUntil(async () => (await statusOf('e')) === 'waiting');
@@ -293,16 +324,19 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     // A typo of the event: the door cannot check it without the app.
     const signal = await baton('workflows', 'signal', 'ship', 'e', 'pakced', '{"box":"B-5"}');
     expect(signal.code).toBe(0);
-    expect(signal.out).toMatch(/follow it: baton workflows show ship e/);
+    expect(signal.out.split('\n').at(-1)).toBe(`follow it: ${hint('workflows show ship e')}`);
     expect(signal.err).toContain(
-      'baton: without --app, neither the event "pakced" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of wf-ship/e (baton workflows show lists it); pass --app <entry> to check it first',
+      `baton: without --app, neither the event "pakced" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of wf-ship/e (${hint('workflows show ship e')} lists it); pass --app <entry> to check it first`,
     );
     await pumpUntil(async () => (await baton('dead-letters', 'list', '--json')).json().total === 1);
 
     const shown = await baton('workflows', 'show', 'ship', 'e');
     expect(shown.out).toMatch(/^status\s+waiting$/m);
     expect(shown.out).toMatch(
-      /^dead letters\s+1 message\(s\) it did not apply: signal \(INVALID_PAYLOAD: .+\) — see baton dead-letters show wf-ship\/e <message id> \(ids: baton dead-letters list --type wf-ship\)$/m,
+      /^dead letters\s+1 message\(s\) it did not apply: signal \(INVALID_PAYLOAD: .+\) — see /m,
+    );
+    expect(shown.out).toContain(
+      ` — see ${hint('dead-letters show wf-ship/e <message id>')} (ids: ${hint('dead-letters list --type wf-ship')})`,
     );
     const [letter] = (await baton('dead-letters', 'list', '--json')).json().deadLetters;
     expect((await baton('workflows', 'show', 'ship', 'e', '--json')).json()).toMatchObject({

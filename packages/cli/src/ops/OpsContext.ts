@@ -3,7 +3,13 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { type BatonApp, BatonError, ErrorCode } from '@baton/core';
 import { loadApp } from './loadApp.ts';
 import type { OpsIo } from './OpsIo.ts';
-import { resolveTarget, type Target, type TargetOptions } from './target.ts';
+import {
+  type FollowUp,
+  followUp,
+  resolveTarget,
+  type Target,
+  type TargetOptions,
+} from './target.ts';
 
 /** The parsed options of one `baton` operating command (see `USAGE`). */
 export interface OpsValues extends TargetOptions {
@@ -54,6 +60,12 @@ export class OpsContext {
     this.#target ??= resolveTarget(this.values, this.io.env);
     return this.#target;
   }
+
+  /**
+   * A hint's next command, `baton <command>`, with this invocation's target options (see
+   * {@link followUp}): every hint that names a `baton` command renders it with this.
+   */
+  readonly followUp: FollowUp = (command) => followUp(command, this.values);
 
   /** The app `--app` names; refused when it is not given. */
   app(why: string): Promise<BatonApp> {

@@ -10,6 +10,7 @@ import { pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
 import { actorSummaries } from './actorSummaries.ts';
 import { fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
+import type { FollowUp } from './target.ts';
 
 /** An actor id argument (`type/key`), checked. */
 export function actorArg(ctx: OpsContext, index: number): string {
@@ -27,11 +28,11 @@ export function actorArg(ctx: OpsContext, index: number): string {
  * The refusal of an action on what an actor with no record would hold (`what`: "no dead letter
  * …", "no timer …"): as likely a typo in the actor id as something gone, so it says so.
  */
-export function noRecord(id: string, what: string): BatonError {
+export function noRecord(id: string, what: string, follow: FollowUp): BatonError {
   const type = parseActorId(id)?.type;
   return new BatonError(
     ErrorCode.NOT_FOUND,
-    `${id} has no record, and ${what}: it never committed a turn, or its record expired — check the actor id (a typo?): baton actors list ${type} lists the type's actors`,
+    `${id} has no record, and ${what}: it never committed a turn, or its record expired — check the actor id (a typo?): ${follow(`actors list ${type}`)} lists the type's actors`,
     { details: { actorId: id } },
   );
 }
@@ -44,7 +45,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   if (!record) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message) and was deleted — its dead letters stay (baton dead-letters list --type ${parseActorId(id)?.type}); list the type's actors with baton actors list ${parseActorId(id)?.type}`,
+      `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message) and was deleted — its dead letters stay (${ctx.followUp(`dead-letters list --type ${parseActorId(id)?.type}`)}); list the type's actors with ${ctx.followUp(`actors list ${parseActorId(id)?.type}`)}`,
     );
   }
   const [timers, letters, held] = await Promise.all([
@@ -157,7 +158,7 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
     // Listed as a type, an id matches no actor: an empty table that reads as "none".
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `it takes an actor type (${parseActorId(type)?.type}), not an actor id: baton actors get ${type} shows that actor`,
+      `it takes an actor type (${parseActorId(type)?.type}), not an actor id: ${ctx.followUp(`actors get ${type}`)} shows that actor`,
     );
   }
   const { dynamodb, names } = await ctx.target();
@@ -172,7 +173,7 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
       r.actors.length === 0 && !r.cursor && !ctx.values.cursor
         ? `no actors of type ${type} (an actor type is the name its actor() definition gives)`
         : table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),
-      ...(r.cursor ? [`more: baton actors list ${type} --cursor ${r.cursor}`] : []),
+      ...(r.cursor ? [`more: ${ctx.followUp(`actors list ${type} --cursor ${r.cursor}`)}`] : []),
     ].join('\n'),
   );
 }
@@ -205,7 +206,7 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
       `${id} paused by ${record.paused?.by}` +
       (known
         ? ''
-        : `\nnote: ${id} had no record: it never committed a turn. If you meant another actor, resume this one and pause that (baton actors list ${parseActorId(id)?.type})`),
+        : `\nnote: ${id} had no record: it never committed a turn. If you meant another actor, resume this one and pause that (${ctx.followUp(`actors list ${parseActorId(id)?.type}`)})`),
   );
 }
 
@@ -219,7 +220,7 @@ export async function actorsResume(ctx: OpsContext): Promise<void> {
   if (!paused && parked === 0) {
     throw new BatonError(
       ErrorCode.INVALID_STATE,
-      `${id} is not paused: nothing to resume (baton actors get ${id} shows its state)`,
+      `${id} is not paused: nothing to resume (${ctx.followUp(`actors get ${id}`)} shows its state)`,
       { details: { actor: id } },
     );
   }

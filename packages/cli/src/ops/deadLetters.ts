@@ -9,6 +9,7 @@ import {
 import { actorArg, noRecord } from './actors.ts';
 import { duration, limitOption, since, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
+import type { FollowUp } from './target.ts';
 
 /** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
 async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
@@ -158,18 +159,18 @@ async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Pro
   if (!letter && lostItsQuotes(messageId)) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `the message id ${messageId} lost its quotes (a shell strips them): put the id in single quotes, as baton dead-letters list prints it, e.g. '${messageId.replace(/([[,])([^,\]"]+)/g, '$1"$2"')}'`,
+      `the message id ${messageId} lost its quotes (a shell strips them): put the id in single quotes, as ${ctx.followUp('dead-letters list')} prints it, e.g. '${messageId.replace(/([[,])([^,\]"]+)/g, '$1"$2"')}'`,
       { details: { actorId, messageId } },
     );
   }
   if (letter?.parked !== undefined) {
     if (action === 'show') return letter;
-    throw parkedLetterRefused(letter, action);
+    throw parkedLetterRefused(letter, action, ctx.followUp);
   }
   if (!letter && !(await store.load(actorId))) {
-    throw noRecord(actorId, `keeps no dead letter ${messageId}`);
+    throw noRecord(actorId, `keeps no dead letter ${messageId}`, ctx.followUp);
   }
-  if (!letter || letter.applied) throw noLetter(actorId, messageId, letter);
+  if (!letter || letter.applied) throw noLetter(actorId, messageId, letter, ctx.followUp);
   return letter;
 }
 
@@ -178,7 +179,12 @@ async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Pro
  * forgot it (or it was never dead-lettered). A client's message keeps its outcome, which says
  * which; a message between actors keeps none, but the proof an ended life's leaves.
  */
-function noLetter(actorId: string, messageId: string, proof: DeadLetter | undefined): BatonError {
+function noLetter(
+  actorId: string,
+  messageId: string,
+  proof: DeadLetter | undefined,
+  follow: FollowUp,
+): BatonError {
   const details = { details: { actorId, messageId } };
   if (proof?.applied) {
     return new BatonError(
@@ -189,11 +195,11 @@ function noLetter(actorId: string, messageId: string, proof: DeadLetter | undefi
   }
   const which =
     ingressTarget(messageId) === undefined
-      ? `a message between actors keeps no outcome to tell which: baton actors get ${actorId} shows the actor's state`
-      : `baton outcome '${messageId}' tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged`;
+      ? `a message between actors keeps no outcome to tell which: ${follow(`actors get ${actorId}`)} shows the actor's state`
+      : `${follow(`outcome '${messageId}'`)} tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged`;
   return new BatonError(
     ErrorCode.NOT_FOUND,
-    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; ${which}; baton dead-letters list shows the letters kept`,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; ${which}; ${follow('dead-letters list')} shows the letters kept`,
     details,
   );
 }
@@ -232,7 +238,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
                 ]),
           ]
         : [
-            `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (baton actors resume ${s.actor}); it cannot be redriven nor purged`,
+            `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (${ctx.followUp(`actors resume ${s.actor}`)}); it cannot be redriven nor purged`,
           ]),
     ].join('\n'),
   );
@@ -243,8 +249,8 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
  * letter kept (and listed) as before: Baton records no redrive in flight, so no command can tell
  * one, and a purge meanwhile makes it apply nothing.
  */
-const PURGE_WARNING =
-  "They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave baton dead-letters list rather than purge it";
+const purgeWarning = (follow: FollowUp) =>
+  `They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${follow('dead-letters list')} rather than purge it`;
 
 /** The dead letters a bulk action works on: one named, or `--all` matching the filters. */
 async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promise<DeadLetter[]> {
@@ -270,7 +276,10 @@ export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
   const force = ctx.values.force === true;
   await bulk(ctx, 'redrive', async (letter) => {
     const { store, queue } = await ctx.target();
-    await redriveDeadLetter(store, queue, letter.actorId, letter.messageId, { force });
+    await redriveDeadLetter(store, queue, letter.actorId, letter.messageId, {
+      force,
+      followUp: ctx.followUp,
+    });
   });
 }
 
@@ -279,7 +288,7 @@ export async function deadLettersPurge(ctx: OpsContext): Promise<void> {
   await bulk(ctx, 'purge', async (letter) => {
     const { store } = await ctx.target();
     const by = await ctx.operator();
-    await purgeDeadLetter(store, letter.actorId, letter.messageId, { by });
+    await purgeDeadLetter(store, letter.actorId, letter.messageId, { by, followUp: ctx.followUp });
   });
 }
 
@@ -324,13 +333,13 @@ function noneRedrivable(left: readonly Left[]): string {
 }
 
 /** What a bulk redrive says of the letters it left, after what it did: each reason apart. */
-function leftLines(left: readonly Left[]): string {
+function leftLines(left: readonly Left[], follow: FollowUp): string {
   const cut = left.filter((l) => l.reason === CUT);
   const answered = left.filter((l) => l.reason === ANSWERED);
   let lines = '';
   if (answered.length > 0) {
     lines +=
-      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. Purge them (baton dead-letters purge), or, if they must be applied still, redrive them with --force:\n` +
+      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. Purge them (${follow('dead-letters purge')}), or, if they must be applied still, redrive them with --force:\n` +
       table(answered, ['actor', 'messageId']);
   }
   if (cut.length > 0) {
@@ -356,7 +365,7 @@ async function bulk(
         (letters.length === 0
           ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : noneRedrivable(left)}`
           : `would ${verb} ${letters.length} dead letter(s):\n${table(listed, ['actor', 'messageId'])}`) +
-        leftLines(left),
+        leftLines(left, ctx.followUp),
     );
     return;
   }
@@ -365,7 +374,7 @@ async function bulk(
       { [verb]: [], ...leftOut },
       () =>
         (left.length === 0 ? `no dead letter matches: nothing to ${verb}` : noneRedrivable(left)) +
-        leftLines(left),
+        leftLines(left, ctx.followUp),
     );
     return;
   }
@@ -373,7 +382,9 @@ async function bulk(
     letters.length === 1
       ? `dead letter ${letters[0]!.messageId}`
       : `${letters.length} dead letters`;
-  await ctx.confirm(verb === 'purge' ? `purge ${what}? ${PURGE_WARNING}` : `redrive ${what}?`);
+  await ctx.confirm(
+    verb === 'purge' ? `purge ${what}? ${purgeWarning(ctx.followUp)}` : `redrive ${what}?`,
+  );
   const done: typeof listed = [];
   for (const letter of letters) {
     await act(letter);
@@ -385,8 +396,9 @@ async function bulk(
   ctx.print(
     { [verb]: done, ...leftOut, ...(paused.length > 0 ? { parkedAt: paused } : {}) },
     () =>
-      (verb === 'redrive' ? redrivenLine(done, paused) : `purged ${done.length} dead letter(s)`) +
-      leftLines(left),
+      (verb === 'redrive'
+        ? redrivenLine(done, paused, ctx.followUp)
+        : `purged ${done.length} dead letter(s)`) + leftLines(left, ctx.followUp),
   );
 }
 
@@ -402,14 +414,18 @@ async function pausedOf(
 }
 
 /** What a redrive says it did: when each is applied, and which wait parked at a paused actor. */
-function redrivenLine(done: ReadonlyArray<{ actor: string }>, paused: readonly string[]): string {
+function redrivenLine(
+  done: ReadonlyArray<{ actor: string }>,
+  paused: readonly string[],
+  follow: FollowUp,
+): string {
   if (paused.length === 0) {
     return `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn`;
   }
   const held = done.filter((l) => paused.includes(l.actor)).length;
   const others = done.length - held;
   return (
-    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (baton actors resume <type/key>)` +
+    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${follow('actors resume <type/key>')})` +
     (others > 0 ? `; the other ${others} each applied once, in its actor's next turn` : '')
   );
 }

@@ -47,6 +47,23 @@ describe('baton operating commands', () => {
     );
   });
 
+  it('names its next command with the target options it was given, quoted for a shell; without them, as before', async () => {
+    const plain = await baton('actors', 'list', 'tally/fred');
+    expect(plain.code).toBe(2);
+    expect(plain.err).toBe(
+      'baton actors list: it takes an actor type (tally), not an actor id: baton actors get tally/fred shows that actor',
+    );
+    const target = ['--stack', 'My Stack', '--region', 'eu-west-1', '--operator', 'ops'];
+    const targeted = await baton('actors', 'list', 'tally/fred', ...target);
+    expect(targeted.err).toBe(
+      "baton actors list: it takes an actor type (tally), not an actor id: baton actors get tally/fred --stack 'My Stack' --region eu-west-1 shows that actor",
+    );
+    const local = await baton('dead-letters', '--local', 'http://localhost:3000');
+    expect(local.err).toMatch(
+      /^baton: "dead-letters" needs a subcommand: list, show, redrive or purge \(e\.g\. baton dead-letters list --local http:\/\/localhost:3000\)/,
+    );
+  });
+
   it('refuses to run without a deployment to act on, saying how to name one', async () => {
     const { code, err } = await baton('status', '--json');
     expect(code).toBe(2);

@@ -18,6 +18,7 @@ import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
 import { queueDeadLettersList, queueDeadLettersRedrive } from './queueDeadLetters.ts';
 import { status } from './status.ts';
+import { followUp, type TargetOptions } from './target.ts';
 import { timersCancel, timersList } from './timers.ts';
 import {
   workflowsCancel,
@@ -176,7 +177,8 @@ Which deployment:
   [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--timer-dead-letter-queue-url <url>]
   [--stream-failure-queue-url <url>]
   [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
-  Credentials and region: the AWS SDK's default chain.
+  Credentials and region: the AWS SDK's default chain. A command's hints repeat the options
+  above it was given (quoted), so a hint copied acts on the same deployment.
 
 Every command: --json (for scripts), --yes (confirm a destructive action without asking),
 --operator <name> (who acts, for the audit line; default: your STS identity, or local:<user>).
@@ -239,7 +241,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   const two = `${first} ${second}`;
   const name = COMMANDS[two] ? two : COMMANDS[first] ? first : undefined;
   if (!name) {
-    io.err(`baton: ${unknownCommand(first, second, positionals)}\n\n${OPS_USAGE}`);
+    io.err(`baton: ${unknownCommand(first, second, positionals, values)}\n\n${OPS_USAGE}`);
     return 2;
   }
   const command = COMMANDS[name]!;
@@ -286,7 +288,12 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
  * Why `baton <positionals>` names no command; for a command's first word (`dead-letters`) with
  * no subcommand or a misspelt one, the subcommands it takes.
  */
-function unknownCommand(first: string, second: string, positionals: readonly string[]): string {
+function unknownCommand(
+  first: string,
+  second: string,
+  positionals: readonly string[],
+  target: TargetOptions,
+): string {
   const subcommands = Object.keys(COMMANDS)
     .filter((c) => c.startsWith(`${first} `))
     .map((c) => c.slice(first.length + 1));
@@ -297,7 +304,7 @@ function unknownCommand(first: string, second: string, positionals: readonly str
       ? subcommands[0]
       : `${subcommands.slice(0, -1).join(', ')} or ${subcommands.at(-1)}`;
   return second === ''
-    ? `"${first}" needs a subcommand: ${which} (e.g. baton ${first} ${subcommands[0]})`
+    ? `"${first}" needs a subcommand: ${which} (e.g. ${followUp(`${first} ${subcommands[0]}`, target)})`
     : `${unknown}: ${first} takes ${which}`;
 }
 

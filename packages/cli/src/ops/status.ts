@@ -2,7 +2,7 @@ import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
-import type { Target } from './target.ts';
+import type { FollowUp, Target } from './target.ts';
 
 /**
  * How long undrained sends may wait before the sweeper counts as behind: as long as BatonApp's
@@ -68,11 +68,16 @@ export interface Status {
 
 /** `baton status`: queue depths and ages, dead letters, parked messages, timers due, sweeper lag. */
 export async function status(ctx: OpsContext): Promise<void> {
-  ctx.print(await readStatus(await ctx.target(), ctx.io.now()), humanStatus);
+  ctx.print(await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp), (s) =>
+    humanStatus(s, ctx.followUp),
+  );
 }
 
-/** What `baton status` (and `baton inspect`'s overview) reports, read afresh. */
-export async function readStatus(target: Target, now: number): Promise<Status> {
+/**
+ * What `baton status` (and `baton inspect`'s overview) reports, read afresh; its problems name
+ * their next commands with `follow`.
+ */
+export async function readStatus(target: Target, now: number, follow: FollowUp): Promise<Status> {
   const { indexReader: store, names } = target;
   const [{ queues, ages, unread }, letters, due, lagging] = await Promise.all([
     readQueues(target, now),
@@ -94,10 +99,12 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   const streamFailures = held('stream failures');
   const timerDeadLetters = held('timer dead letters');
   const problems: string[] = [];
-  if (dead.length > 0) problems.push(`${dead.length} dead letter(s): baton dead-letters list`);
+  if (dead.length > 0) {
+    problems.push(`${dead.length} dead letter(s): ${follow('dead-letters list')}`);
+  }
   if (queueDeadLetters) {
     problems.push(
-      `${queueDeadLetters} message(s) in the inbox's dead-letter queue: baton queue-dead-letters list`,
+      `${queueDeadLetters} message(s) in the inbox's dead-letter queue: ${follow('queue-dead-letters list')}`,
     );
   }
   if (streamFailures) {
@@ -117,13 +124,13 @@ export async function readStatus(target: Target, now: number): Promise<Status> {
   if (lagging.length > 0) {
     const [first] = lagging;
     problems.push(
-      `${lagging.length} actor(s) with sends undrained, e.g. ${first} (baton actors get ${first} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
+      `${lagging.length} actor(s) with sends undrained, e.g. ${first} (${follow(`actors get ${first}`)} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
     );
   }
   if (oldestDue !== null && oldestDue > TIMER_LAG_MS) {
     const oldest = due.reduce((a, b) => (b.at < a.at ? b : a));
     problems.push(
-      `timers fire late: the oldest due is ${oldest.actorId}'s timer ${oldest.id} (baton timers list ${oldest.actorId}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
+      `timers fire late: the oldest due is ${oldest.actorId}'s timer ${oldest.id} (${follow(`timers list ${oldest.actorId}`)}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
     );
   }
   return {
@@ -190,16 +197,16 @@ const PARKED_NAMED = 5;
  * How many messages paused actors hold, naming the actors (`dead-letters list` leaves parked
  * messages out, so this is where the operator learns which actors to look at and resume).
  */
-function parkedLine(parked: Status['parked']): string {
+function parkedLine(parked: Status['parked'], follow: FollowUp): string {
   const line = `${parked.messages} message(s) of ${parked.actors} paused actor(s)`;
   const held = Object.entries(parked.byActor);
   if (held.length === 0) return line;
   const named = held.slice(0, PARKED_NAMED).map(([id, n]) => `${id} (${n})`);
   if (held.length > PARKED_NAMED) named.push(`and ${held.length - PARKED_NAMED} more`);
-  return `${line}: ${named.join(', ')} — baton actors get <type/key>; baton actors resume <type/key> applies them`;
+  return `${line}: ${named.join(', ')} — ${follow('actors get <type/key>')}; ${follow('actors resume <type/key>')} applies them`;
 }
 
-function humanStatus(s: Status): string {
+function humanStatus(s: Status, follow: FollowUp): string {
   const rows = s.queues.map((q) => ({
     queue: q.name,
     waiting: String(q.waiting),
@@ -224,7 +231,7 @@ function humanStatus(s: Status): string {
         'dead letters',
         `${s.deadLetters}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}`,
       ],
-      ['parked', parkedLine(s.parked)],
+      ['parked', parkedLine(s.parked, follow)],
       [
         'timers due',
         `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,

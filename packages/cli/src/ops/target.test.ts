@@ -1,7 +1,11 @@
-/** `resolveTarget` with the resources named outright: what the environment adds to them. */
+/**
+ * `resolveTarget` with the resources named outright: what the environment adds to them; and
+ * `followUp`, the next command a hint names, with the target options it was given.
+ */
+import { execFileSync } from 'node:child_process';
 import { BatonError, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { resolveTarget } from './target.ts';
+import { followUp, resolveTarget, shellQuote } from './target.ts';
 
 const named = {
   table: 'app-table',
@@ -26,5 +30,49 @@ describe('resolveTarget, resources named outright', () => {
     expect((over as BatonError).message).toMatch(
       /outboxShards must be an integer from 1 to 100, got 500/,
     );
+  });
+});
+
+describe('followUp, the next command a hint names', () => {
+  it('is the command as before when no target option was given', () => {
+    expect(followUp('actors get tally/fred', {})).toBe('baton actors get tally/fred');
+  });
+
+  it('repeats every target option given, and nothing else', () => {
+    const options = {
+      region: 'eu-west-1',
+      stack: 'Prod',
+      'outbox-shards': '16',
+      json: true,
+      operator: 'ops',
+      app: 'src/app.ts',
+    };
+    expect(followUp('status', options)).toBe(
+      'baton status --stack Prod --region eu-west-1 --outbox-shards 16',
+    );
+    expect(followUp('actors resume <type/key>', named)).toBe(
+      'baton actors resume <type/key> --table app-table --queue-url http://127.0.0.1:9324/000000000000/app-inbox.fifo --dynamodb-endpoint http://127.0.0.1:8000 --sqs-endpoint http://127.0.0.1:9324',
+    );
+  });
+
+  it('quotes a value with spaces or shell characters, so a shell passes it back as given', () => {
+    const values = [
+      'My Stack',
+      "it's",
+      'http://localhost:3000/?a=1&b=2',
+      '$(rm -rf ~)',
+      '`id`; echo "hi" | cat > x',
+      '~',
+      '*',
+      '',
+    ];
+    for (const value of values) expect(shellQuote(value)).toMatch(/^'.*'$/s);
+    expect(followUp('status', { stack: "it's mine", local: 'http://h/?a=1&b=2' })).toBe(
+      `baton status --stack 'it'\\''s mine' --local 'http://h/?a=1&b=2'`,
+    );
+    // What a shell makes of the printed words: each value, unchanged, as one argument.
+    const printed = values.map(shellQuote).join(' ');
+    const parsed = execFileSync('sh', ['-c', `printf '%s\\0' ${printed}`], { encoding: 'utf8' });
+    expect(parsed.split('\0').slice(0, -1)).toEqual(values);
   });
 });

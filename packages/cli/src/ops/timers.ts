@@ -30,11 +30,11 @@ export async function timersCancel(ctx: OpsContext): Promise<void> {
   const { store } = await ctx.target();
   // An actor with no record holds no timer: as likely a typo in its id as a timer gone.
   if (!(await store.readTimer(id, timerId)) && !(await store.load(id))) {
-    throw noRecord(id, `no timer ${timerId}`);
+    throw noRecord(id, `no timer ${timerId}`, ctx.followUp);
   }
   await ctx.confirm(`cancel timer ${timerId} of ${id}? It never fires`);
   const by = await ctx.operator();
-  await cancelTimer(store, id, timerId, { by });
+  await cancelTimer(store, id, timerId, { by, followUp: ctx.followUp });
   await ctx.audit('timers cancel', { actor: id, timer: timerId });
   ctx.print({ actor: id, cancelled: timerId }, () => `timer ${timerId} of ${id} cancelled`);
 }

@@ -28,6 +28,7 @@ export async function inspect(ctx: OpsContext): Promise<void> {
       operator: () => ctx.operator(),
       audit: (action, details) => ctx.audit(action, details),
       now: ctx.io.now,
+      followUp: ctx.followUp,
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

@@ -14,7 +14,7 @@ import {
 } from '../../actorHistory.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { readStatus, type Status } from '../status.ts';
-import type { Target } from '../target.ts';
+import type { FollowUp, Target } from '../target.ts';
 
 /** The front page: `baton status`'s health, and every dead letter. */
 export interface Overview {
@@ -74,9 +74,13 @@ export interface InspectedActor {
   readonly history: readonly HistoryEntry[];
 }
 
-export async function readOverview(target: Target, now: number): Promise<Overview> {
+export async function readOverview(
+  target: Target,
+  now: number,
+  followUp: FollowUp,
+): Promise<Overview> {
   const [status, letters] = await Promise.all([
-    readStatus(target, now),
+    readStatus(target, now, followUp),
     target.indexReader.listDeadLetters(),
   ]);
   return {

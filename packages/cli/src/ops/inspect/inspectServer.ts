@@ -10,7 +10,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { BatonError, ErrorCode, isBatonError } from '@baton/core';
 import {
+  batonCommand,
   cancelTimer,
+  type FollowUp,
   pauseActor,
   purgeDeadLetter,
   redriveDeadLetter,
@@ -31,6 +33,12 @@ export interface InspectorOptions {
   /** Records an action taken from the page (the CLI writes its audit line). */
   readonly audit: (action: string, details: Record<string, unknown>) => Promise<void>;
   readonly now?: () => number;
+  /**
+   * How its hints name a `baton` command: the CLI's, with the target options `baton inspect`
+   * was given, since an operator runs them in a terminal, where they would act on the default
+   * deployment without them. @default {@link batonCommand}
+   */
+  readonly followUp?: FollowUp;
 }
 
 export interface RunningInspector {
@@ -47,6 +55,7 @@ const ACTIONS = ['redrive', 'purge', 'pause', 'resume', 'cancel-timer'] as const
 export async function startInspector(options: InspectorOptions): Promise<RunningInspector> {
   const token = randomBytes(18).toString('base64url');
   const now = options.now ?? Date.now;
+  const followUp = options.followUp ?? batonCommand;
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => fail(response, error));
   });
@@ -75,7 +84,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       return send(response, 200, 'text/javascript; charset=utf-8', INSPECT_SCRIPT);
     }
     if (request.method === 'GET' && path === '/_baton/api/overview') {
-      return sendJson(response, await readOverview(options.target, now()));
+      return sendJson(response, await readOverview(options.target, now(), followUp));
     }
     if (request.method === 'GET' && path === '/_baton/api/actors') {
       const limit = url.searchParams.get('limit');
@@ -97,7 +106,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       if (!options.allowActions) {
         throw new BatonError(
           ErrorCode.FORBIDDEN,
-          `the inspector is read-only: restart it with baton inspect --allow-actions to ${action}`,
+          `the inspector is read-only: restart it with ${followUp('inspect --allow-actions')} to ${action}`,
         );
       }
       if (request.headers[TOKEN_HEADER] !== token) {
@@ -127,10 +136,11 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       case 'redrive':
         await redriveDeadLetter(store, queue, actorId, field('messageId'), {
           force: body.force === true,
+          followUp,
         });
         break;
       case 'purge':
-        await purgeDeadLetter(store, actorId, field('messageId'), { by });
+        await purgeDeadLetter(store, actorId, field('messageId'), { by, followUp });
         break;
       case 'pause':
         await pauseActor(store, queue, actorId, { by, now: now() });
@@ -139,7 +149,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
         await resumeActor(store, queue, actorId, { by, now: now() });
         break;
       case 'cancel-timer':
-        await cancelTimer(store, actorId, field('timerId'), { by });
+        await cancelTimer(store, actorId, field('timerId'), { by, followUp });
         break;
     }
     const details = { actor: actorId, ...pick(body, ['messageId', 'timerId']), from: 'inspect' };
