@@ -346,6 +346,9 @@ describe('EmbeddedStore', () => {
     expect(store.nextTimerAt()).toBe(100);
     await store.commit(commitOf('a/1', 2, { timers: { put: [], remove: ['t2'] } }));
     expect(store.nextTimerAt()).toBe(200);
+    // Leaving some out: the soonest of the others.
+    expect(store.nextTimerAt((t) => t.actorId === 'b/1')).toBe(300);
+    expect(store.nextTimerAt(() => true)).toBeUndefined();
   });
 
   it('lists dead letters oldest first, of one actor or of all', async () => {

@@ -366,12 +366,17 @@ export class EmbeddedStore implements Store, ChangeFeed {
     return soonestFirst(due).slice(0, limit);
   }
 
-  /** When the soonest timer of any actor is due, epoch ms; `undefined` when there is none (a timer kept for a dead-lettered fire is never due). */
-  nextTimerAt(): number | undefined {
+  /**
+   * When the soonest timer of any actor is due, epoch ms; `undefined` when there is none (a timer
+   * kept for a dead-lettered fire is never due). Timers `skip` returns true for are left out.
+   */
+  nextTimerAt(skip?: (timer: Timer) => boolean): number | undefined {
     let next: number | undefined;
     for (const timers of this.#tables.timers.values()) {
-      for (const { at, deadLettered } of timers.values()) {
-        if (!deadLettered && (next === undefined || at < next)) next = at;
+      for (const timer of timers.values()) {
+        if (timer.deadLettered || (next !== undefined && timer.at >= next) || skip?.(timer))
+          continue;
+        next = timer.at;
       }
     }
     return next;

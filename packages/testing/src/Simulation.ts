@@ -9,7 +9,13 @@ import type {
   ResultOf,
   StateOf,
 } from '@baton/core';
-import { type ActorRecord, type Outcome, Registry, seededRandom } from '@baton/core/adapter';
+import {
+  type ActorRecord,
+  isRetentionTimer,
+  type Outcome,
+  Registry,
+  seededRandom,
+} from '@baton/core/adapter';
 import type { EmbeddedBackend } from '@baton/embedded';
 import type { Action } from './Action.ts';
 import { chooseFault, type IngressSend, sweepAction } from './faultActions.ts';
@@ -125,7 +131,12 @@ export class Simulation {
     return idempotencyKey;
   }
 
-  /** Runs until quiet: everything sent, processed and drained. Throws a {@link SimulationError}. */
+  /**
+   * Runs until quiet: everything sent, processed and drained, and every timer fired that work
+   * waits on. A finished workflow's expiry is fired only once due (time passed for other timers,
+   * or {@link idle}): after `run()`, an instance that finished is still there to read.
+   * Throws a {@link SimulationError}.
+   */
   async run(): Promise<SimulationStats> {
     const maxSteps = this.#settings.maxSteps;
     let settling = 0;
@@ -165,7 +176,8 @@ export class Simulation {
   /**
    * Lets `ms` pass between two `run()`s, as a long quiet time does: messages sent before are
    * past the queue's retention (never redelivered), and the store deletes what expired — such
-   * as the records of actors halted long enough ago, whose next message starts a new life.
+   * as the records of actors halted long enough ago, whose next message starts a new life. The
+   * next `run()` fires the timers due by then, finished workflows' expiries among them.
    *
    * @example
    * await sim.run();
@@ -287,8 +299,13 @@ export class Simulation {
       return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
     }
     if (this.backend.store.outboxSize() > 0) return sweepAction(cluster);
-    // Durable timers still stored: wait until the soonest is due, and let a sweep fire it.
-    const timerAt = this.backend.store.nextTimerAt();
+    // Durable timers still stored: wait until the soonest is due, and let a sweep fire it. A
+    // finished workflow's expiry is housekeeping, not work: fired once due, but no time passes
+    // for it alone, so a run ends with its finished instances still readable (`idle` expires them).
+    const now = this.clock.now();
+    const timerAt = this.backend.store.nextTimerAt(
+      (timer) => timer.at > now && isRetentionTimer(timer),
+    );
     if (timerAt !== undefined) {
       const sweep = sweepAction(cluster);
       return {

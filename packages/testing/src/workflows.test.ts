@@ -107,6 +107,29 @@ describe('workflows in a simulation', () => {
     expect((await sim.state(Twice.ref('d'))).output).toBe('done by 2');
   });
 
+  it('leaves a finished instance readable after run(), with the default retention, until idle lets it expire', async () => {
+    const Greet = workflow({
+      name: 'greet',
+      input: z.object({ user: z.string() }),
+      run: async (ctx, { user }) => {
+        await ctx.sleep(DAY);
+        return `hello ${user}`;
+      },
+    });
+    const sim = new Simulation({ actors: [], workflows: [Greet], seed: 5, faults: noFaults });
+    sim.send(Greet.ref('ann'), 'start', { input: { user: 'ann' } });
+    await sim.run();
+    expect(await sim.state(Greet.ref('ann'))).toMatchObject({
+      status: 'completed',
+      output: 'hello ann',
+    });
+
+    // Its retention (7 days) passes as it would in production: the instance halts.
+    sim.idle(7 * DAY);
+    await sim.run();
+    expect((await sim.state(Greet.ref('ann'))).status).toBe('new');
+  });
+
   it('takes workflows as defineApp does, and names the option when a workflow is missing', async () => {
     const sim = new Simulation({ actors: [], workflows: [Trial], seed: 2, faults: noFaults });
     sim.send(Trial.ref('bo'), 'start', { input: { user: 'bo' } });

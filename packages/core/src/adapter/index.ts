@@ -19,6 +19,7 @@ export {
   utf8Bytes,
 } from '../shared/utf8.ts';
 export { upgradeState, upgradeStateForTurn } from '../stateVersions.ts';
+export { isRetentionTimer } from '../workflow/retentionTimer.ts';
 export { awaitsRedrive, endedWithoutRedrive, markedAwaitingRedrive } from './awaitsRedrive.ts';
 export { checkCommit, checkCommitAsMeasured } from './checkCommit.ts';
 export {

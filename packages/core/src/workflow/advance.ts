@@ -23,6 +23,7 @@ import {
 import { journalError } from './journalError.ts';
 import { AWAITS_OUTSIDE, Replayer } from './Replayer.ts';
 import type { ReplayHost } from './replayTypes.ts';
+import { EXPIRE_TIMER } from './retentionTimer.ts';
 import { warmRuns } from './warmRuns.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
@@ -132,8 +133,7 @@ export function finish(
   expireAfterRetention(definition, ctx);
 }
 
-/** The timer that halts an instance once its retention ends (see `_expire`). */
-export const EXPIRE_TIMER = 'wf:expire';
+export { EXPIRE_TIMER } from './retentionTimer.ts';
 
 /**
  * Sets (or moves) the instance's expiry to `retentionMs` from now: a finished instance halts
