@@ -50,9 +50,8 @@ export const Fulfil = workflow({
         compensate: (_, { key, stepKey }) => payments().refund({ key, chargeKey: stepKey }),
       },
     );
-    const { tracking } = await ctx.waitForEvent<{ tracking: string }>('shipped', {
-      timeoutMs: SHIP_WITHIN_MS,
-    });
+    // Typed by `events`: the payload the door checked against its schema.
+    const { tracking } = await ctx.waitForEvent('shipped', { timeoutMs: SHIP_WITHIN_MS });
     return { charge: charge.id, tracking };
   },
 });

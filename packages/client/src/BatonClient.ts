@@ -9,11 +9,10 @@ import {
   errorFromJSON,
   type InputOf,
   type MessageName,
-  type OutputOf,
   type PayloadOf,
   type ReplyOf,
   type ResultOf,
-  type WorkflowRef,
+  type WorkflowRefOf,
 } from '@baton/core';
 import type { ServerMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
@@ -289,8 +288,8 @@ export class BatonClient {
     id: string,
     input: InputOf<W>,
     options: ClientSendOptions = {},
-  ): Promise<WorkflowRef<InputOf<W>, OutputOf<W>>> {
-    const ref = workflow.ref(id) as WorkflowRef<InputOf<W>, OutputOf<W>>;
+  ): Promise<WorkflowRefOf<W>> {
+    const ref = workflow.ref(id) as WorkflowRefOf<W>;
     await this.send(ref as ActorRef, 'start' as never, { input } as never, options);
     return ref;
   }

@@ -8,7 +8,7 @@ import type { Caller } from './caller.ts';
 import type { AnyEffectDefinition } from './effect.ts';
 import type { SerializedError } from './errors.ts';
 import type { Logger } from './logger.ts';
-import type { AnyWorkflowDefinition, InputOf, OutputOf, WorkflowRef } from './workflow/workflow.ts';
+import type { AnyWorkflowDefinition, InputOf, WorkflowRefOf } from './workflow/workflow.ts';
 
 /** A scheduled timer, as `ctx.schedule` returns it: pass it (or its id) to `ctx.cancel`. */
 export interface TimerHandle {
@@ -111,7 +111,7 @@ export interface ActorContext<
     workflow: W,
     id: string,
     input: InputOf<W>,
-  ): WorkflowRef<InputOf<W>, OutputOf<W>>;
+  ): WorkflowRefOf<W>;
   /**
    * Asks for an effect outside Baton (an `effect()` the app registers, e.g. a `webhook()`): it
    * leaves with this turn's commit and runs at least once, in order per actor, retried until it

@@ -21,12 +21,16 @@ import { callbackToken } from '../workflow/callbackToken.ts';
 import { summarize, type WorkflowSummary } from '../workflow/journal.ts';
 import type {
   AnyWorkflowDefinition,
+  EventInput,
+  EventName,
+  EventSchemas,
   InputOf,
-  OutputOf,
   WorkflowRef,
+  WorkflowRefOf,
 } from '../workflow/workflow.ts';
 import { checkCallbackToken } from './checkCallbackToken.ts';
 import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
+import { signalRefused } from './signalRefused.ts';
 
 export interface ClientOptions {
   readonly actors: readonly AnyActorDefinition[];
@@ -93,6 +97,15 @@ export interface AskOptions extends SendOptions {
   /** @default the client's askTimeoutMs */
   readonly timeoutMs?: number;
 }
+
+/**
+ * The payload and options of `client.signal`: a payload its event's schema takes (optional when
+ * it takes `undefined`), or anything when the workflow declares no `events`.
+ */
+export type SignalArgs<Events extends EventSchemas, Name extends string> =
+  undefined extends EventInput<Events, Name>
+    ? [payload?: EventInput<Events, Name>, options?: SendOptions]
+    : [payload: EventInput<Events, Name>, options?: SendOptions];
 
 /** What a send resolves with once its message is accepted. */
 export interface SendResult {
@@ -268,10 +281,10 @@ export class Client {
     id: string,
     input: InputOf<W>,
     options: SendOptions = {},
-  ): Promise<WorkflowRef<InputOf<W>, OutputOf<W>>> {
+  ): Promise<WorkflowRefOf<W>> {
     const ref = definition.ref(id);
     await this.send(ref as ActorRef, 'start' as never, { input } as never, options);
-    return ref as WorkflowRef<InputOf<W>, OutputOf<W>>;
+    return ref as WorkflowRefOf<W>;
   }
 
   /**
@@ -305,15 +318,28 @@ export class Client {
 
   /**
    * Sends event `name` to a workflow instance: the first `ctx.waitForEvent(name)` consumes it,
-   * also one that starts waiting later.
+   * also one that starts waiting later. A workflow that declares `events` takes only those, each
+   * with its schema's payload: checked when compiled, and refused here (INVALID_ARGUMENT, with
+   * nothing sent) when it is not.
+   *
+   * @example
+   * await client.asSystem().signal(Approval.ref('r-1'), 'approved', { by: 'ann' });
    */
-  async signal(
-    ref: WorkflowRef,
-    name: string,
-    payload?: unknown,
-    options: SendOptions = {},
+  async signal<Events extends EventSchemas, Name extends EventName<Events>>(
+    ref: WorkflowRef<unknown, unknown, Events>,
+    name: Name,
+    ...[payload, options = {}]: SignalArgs<Events, Name>
   ): Promise<SendResult> {
-    return this.send(ref as ActorRef, 'signal' as never, { name, payload } as never, options);
+    try {
+      return await this.send(
+        ref as ActorRef,
+        'signal' as never,
+        { name, payload } as never,
+        options,
+      );
+    } catch (error) {
+      throw signalRefused(error, ref, name);
+    }
   }
 
   /** Cancels a workflow instance: its compensations run, then it ends as `cancelled`. */

@@ -33,12 +33,7 @@ import { BatonError, ErrorCode, invalidArgument } from '../errors.ts';
 import { childLogger, type Logger } from '../logger.ts';
 import { uuidFrom } from '../shared/random.ts';
 import { parseStored, storable } from '../storedPayload.ts';
-import type {
-  AnyWorkflowDefinition,
-  InputOf,
-  OutputOf,
-  WorkflowRef,
-} from '../workflow/workflow.ts';
+import type { AnyWorkflowDefinition, InputOf, WorkflowRefOf } from '../workflow/workflow.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Send } from './outgoing.ts';
 import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
@@ -201,7 +196,7 @@ class HandlerContext implements ActorContext<unknown> {
       workflow: W,
       id: string,
       input: InputOf<W>,
-    ): WorkflowRef<InputOf<W>, OutputOf<W>> => {
+    ): WorkflowRefOf<W> => {
       if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
         throw invalidArgument(
           'ctx.start(workflow, id, input) takes a workflow() definition the app registers',

@@ -6,7 +6,15 @@
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
 import type { Caller } from '../caller.ts';
 import type { Logger } from '../logger.ts';
-import type { AnyWorkflowDefinition, InputOf, OutputOf } from './workflow.ts';
+import type {
+  AnyEvents,
+  AnyWorkflowDefinition,
+  EventName,
+  EventOutput,
+  EventSchemas,
+  InputOf,
+  OutputOf,
+} from './workflow.ts';
 
 /** How a failing step is retried: `maxAttempts` in all, with exponential backoff between. */
 export interface RetryPolicy {
@@ -101,6 +109,15 @@ export interface WaitOptions {
   readonly timeoutMs?: number;
 }
 
+/** `ctx.waitForEvent`: typed by the workflow's `events`, or any name and payload without them. */
+export type WaitForEvent<Events extends EventSchemas> =
+  string extends EventName<Events>
+    ? <T = unknown>(name: string, options?: WaitOptions) => Promise<T>
+    : <N extends EventName<Events>>(
+        name: N,
+        options?: WaitOptions,
+      ) => Promise<EventOutput<Events, N>>;
+
 /** A callback an outside system completes with its token (`client.completeCallback`). */
 export interface WorkflowCallback<T> {
   /** Unguessable: whoever holds it can complete the callback, once. */
@@ -123,7 +140,7 @@ export interface WorkflowCallback<T> {
  *   return { charge: charge.id, shipped: shipped.index === 0 };
  * }
  */
-export interface WorkflowContext {
+export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
   /** The workflow's name. */
   readonly workflow: string;
   /** This instance's id (the key it was started with). */
@@ -163,9 +180,10 @@ export interface WorkflowContext {
   sleep(duration: number | Date): Promise<void>;
   /**
    * Waits for the event `name` (`client.signal`). An event that arrived before the wait is kept
-   * and consumed by the first wait for it; each event is consumed once.
+   * and consumed by the first wait for it; each event is consumed once. With the workflow's
+   * `events`, `name` is one of them and the payload is typed (and parsed) by its schema.
    */
-  waitForEvent<T = unknown>(name: string, options?: WaitOptions): Promise<T>;
+  readonly waitForEvent: WaitForEvent<Events>;
   /** A callback whose token an outside system completes (`client.completeCallback`). */
   createCallback<T = unknown>(name: string, options?: WaitOptions): WorkflowCallback<T>;
   /**

@@ -41,7 +41,90 @@ const Order = workflow({
   },
 });
 
+const Approval = workflow({
+  name: 'approval',
+  input: z.object({ doc: z.string() }),
+  events: {
+    // Its input (what a sender passes) and output (what the run gets) differ.
+    approved: z.object({ by: z.string(), amount: z.string().transform(Number) }),
+    withdrawn: z.object({ note: z.string() }).optional(),
+  },
+  run: async (ctx) => {
+    const approved = await ctx.waitForEvent('approved', { timeoutMs: 1_000 });
+    expectTypeOf(approved).toEqualTypeOf<{ by: string; amount: number }>();
+    const withdrawn = await ctx.waitForEvent('withdrawn');
+    expectTypeOf(withdrawn).toEqualTypeOf<{ note: string } | undefined>();
+    // @ts-expect-error: not one of its events
+    await ctx.waitForEvent('aproved');
+    // @ts-expect-error: its events type the payload: no type argument to claim another
+    await ctx.waitForEvent<{ by: number }>('approved');
+    return approved.amount;
+  },
+});
+
 describe('workflow types', () => {
+  it("types a workflow's declared events: the wait's payload, the signal's name and payload", async () => {
+    const client = {} as Client;
+    const ref = Approval.ref('a');
+    client.signal(ref, 'approved', { by: 'ann', amount: '30' });
+    client.signal(ref, 'approved', { by: 'ann', amount: '30' }, { idempotencyKey: 'k' });
+    client.signal(ref, 'withdrawn');
+    client.signal(ref, 'withdrawn', { note: 'no longer needed' });
+    // @ts-expect-error: an event the workflow does not take
+    client.signal(ref, 'aproved', { by: 'ann', amount: '30' });
+    // @ts-expect-error: the payload is the event schema's input (amount: text)
+    client.signal(ref, 'approved', { by: 'ann', amount: 30 });
+    // @ts-expect-error: the event's payload is required
+    client.signal(ref, 'approved');
+    // The ref client.start returns is typed alike.
+    const started = await client.start(Approval, 'b', { doc: 'd' });
+    // @ts-expect-error: an event the workflow does not take
+    client.signal(started, 'rejected', {});
+    // A typed ref goes wherever a ref of any workflow does.
+    expectTypeOf(client.result(ref)).resolves.toEqualTypeOf<number>();
+    client.cancel(ref);
+    const any: WorkflowRef = ref;
+    client.signal(any, 'anything', 1);
+  });
+
+  it('takes any event name and payload of a workflow that declares no events', () => {
+    const client = {} as Client;
+    client.signal(Order.ref('o'), 'paid', { amount: 3 });
+    client.signal(Order.ref('o'), 'go');
+    workflow({
+      name: 'free',
+      input: z.object({}),
+      run: async (ctx) => {
+        expectTypeOf(await ctx.waitForEvent('go')).toEqualTypeOf<unknown>();
+        expectTypeOf(await ctx.waitForEvent<string>('go')).toEqualTypeOf<string>();
+      },
+    });
+  });
+
+  it("types an actor's signal of a workflow with events", () => {
+    actor({
+      name: 'reviewer',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        approve: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.send(Approval.ref('a'), 'signal', {
+              name: 'approved',
+              payload: { by: 'bot', amount: '1' },
+            });
+            ctx.send(Approval.ref('a'), 'signal', { name: 'withdrawn' });
+            // @ts-expect-error: an event the workflow does not take
+            ctx.send(Approval.ref('a'), 'signal', { name: 'aproved', payload: {} });
+            // @ts-expect-error: the payload is the event schema's input
+            ctx.send(Approval.ref('a'), 'signal', { name: 'approved', payload: { by: 1 } });
+          },
+        },
+      },
+    });
+  });
+
   it("types an instance's state as its record, so tests read it without a cast", () => {
     expectTypeOf<StateOf<typeof Order.actor>>().toEqualTypeOf<WorkflowState>();
     expectTypeOf<

@@ -28,14 +28,56 @@ export type WorkflowRequest<Input = unknown> =
   | { readonly action: 'cancel'; readonly id: string }
   | { readonly action: 'read'; readonly id: string };
 
-export interface WorkflowOptions<Name extends string, InputSchema extends Schema, Output> {
+/** The events a workflow takes, by name: each one's payload schema. */
+export type EventSchemas = Readonly<Record<string, Schema>>;
+
+/** The events of a workflow that declares none: any name, any payload. */
+export type AnyEvents = any;
+
+/** Whether `Events` names no events (a workflow without `events`): any name, any payload. */
+type Untyped<Events extends EventSchemas> = string extends keyof Events ? true : false;
+
+/** The event names a workflow takes: those it declares, or any without `events`. */
+export type EventName<Events extends EventSchemas> =
+  Untyped<Events> extends true ? string : keyof Events & string;
+
+/** What a sender passes as event `N`'s payload (the schema's input). */
+export type EventInput<Events extends EventSchemas, N extends string> =
+  Untyped<Events> extends true ? unknown : z.input<Events[N]>;
+
+/** What `ctx.waitForEvent(N)` resolves with (the schema's output). */
+export type EventOutput<Events extends EventSchemas, N extends string> =
+  Untyped<Events> extends true ? unknown : z.output<Events[N]>;
+
+/** A `signal` message's payload: one of the declared events, its payload typed by its schema. */
+export type SignalOf<Events extends EventSchemas> =
+  Untyped<Events> extends true
+    ? { name: string; payload?: unknown }
+    : {
+        [N in keyof Events & string]: undefined extends z.input<Events[N]>
+          ? { name: N; payload?: z.input<Events[N]> }
+          : { name: N; payload: z.input<Events[N]> };
+      }[keyof Events & string];
+
+export interface WorkflowOptions<
+  Name extends string,
+  InputSchema extends Schema,
+  Output,
+  Events extends EventSchemas = AnyEvents,
+> {
   /** Unique among the app's workflows: letters, digits, `-` and `_`, starting with a letter. */
   readonly name: Name;
   readonly input: InputSchema;
   /** Checks the run's result: one that fails it fails the instance. @default none */
   readonly output?: Schema;
-  /** Named events `ctx.waitForEvent` takes, with their payloads' schemas (checked at the door). */
-  readonly events?: Readonly<Record<string, Schema>>;
+  /**
+   * The events it takes, by name, with their payloads' schemas: `ctx.waitForEvent(name)` then
+   * resolves with the parsed payload's type, `client.signal(ref, name, payload)` is checked
+   * against them when compiled, and an unknown name or a bad payload is refused at the door.
+   * Without it, any name and payload are taken (and a misspelt name waits for ever).
+   * @example events: { approved: z.object({ by: z.string() }), rejected: z.object({}) }
+   */
+  readonly events?: Events;
   /**
    * The code version, named when a history no longer replays (NON_DETERMINISTIC): raise it with
    * each deploy of a changed `run`. @default '1'
@@ -55,16 +97,16 @@ export interface WorkflowOptions<Name extends string, InputSchema extends Schema
   /** The retry policy of compensations. @default 3 attempts */
   readonly compensationRetry?: RetryPolicy;
   /** The workflow: deterministic code between `ctx` commands. Its result is the output (JSON). */
-  readonly run: (ctx: WorkflowContext, input: z.output<InputSchema>) => Promise<Output>;
+  readonly run: (ctx: WorkflowContext<Events>, input: z.output<InputSchema>) => Promise<Output>;
 }
 
 /** The handlers of a workflow's actor, typed for `ctx.send` from actors. */
-export interface WorkflowHandlers<Input> {
+export interface WorkflowHandlers<Input, Events extends EventSchemas = AnyEvents> {
   readonly start: {
     payload: z.ZodType<{ input: Input }, { input: Input }>;
     handle: () => WorkflowSummary;
   };
-  readonly signal: { payload: Payload<{ name: string; payload?: unknown }>; handle: Summary };
+  readonly signal: { payload: Payload<SignalOf<Events>>; handle: Summary };
   readonly cancel: { payload: Payload<{ reason?: string }>; handle: Summary };
   readonly terminate: { payload: Payload<{ reason?: string }>; handle: Summary };
   readonly resume: { payload: Payload<Record<string, never>>; handle: Summary };
@@ -75,36 +117,51 @@ type Payload<T> = z.ZodType<T, T>;
 type Summary = () => WorkflowSummary;
 
 /** The actor type behind a workflow: its state is the instance's record. */
-export type WorkflowActor<Input = unknown> = ActorDefinition<
-  string,
-  z.ZodType<WorkflowState>,
-  WorkflowHandlers<Input>
->;
+export type WorkflowActor<
+  Input = unknown,
+  Events extends EventSchemas = AnyEvents,
+> = ActorDefinition<string, z.ZodType<WorkflowState>, WorkflowHandlers<Input, Events>>;
 
 /** One instance of a workflow. */
-export interface WorkflowRef<Input = unknown, Output = unknown>
-  extends ActorRef<WorkflowActor<Input>> {
+export interface WorkflowRef<
+  Input = unknown,
+  Output = unknown,
+  Events extends EventSchemas = AnyEvents,
+> extends ActorRef<WorkflowActor<Input, Events>> {
   /** The workflow's name. */
   readonly workflow: string;
-  /** Type-only marker; never set. */
+  /** Type-only markers; never set. */
   readonly __output?: Output;
+  readonly __events?: Events;
 }
 
-export interface WorkflowDefinition<Name extends string, InputSchema extends Schema, Output>
-  extends WorkflowOptions<Name, InputSchema, Output> {
+export interface WorkflowDefinition<
+  Name extends string,
+  InputSchema extends Schema,
+  Output,
+  Events extends EventSchemas = AnyEvents,
+> extends WorkflowOptions<Name, InputSchema, Output, Events> {
   readonly kind: 'workflow';
   readonly version: string;
   readonly retentionMs: number;
   /** The actor type of its instances: register it with the app (`defineApp` does). */
-  readonly actor: WorkflowActor<z.input<InputSchema>>;
+  readonly actor: WorkflowActor<z.input<InputSchema>, Events>;
   /** @example const order = OrderFlow.ref('order-17'); */
-  ref(id: string): WorkflowRef<z.input<InputSchema>, Output>;
+  ref(id: string): WorkflowRef<z.input<InputSchema>, Output, Events>;
 }
 
-export type AnyWorkflowDefinition = WorkflowDefinition<string, any, any>;
+export type AnyWorkflowDefinition = WorkflowDefinition<string, any, any, any>;
 export type InputOf<W extends AnyWorkflowDefinition> = z.input<W['input']>;
 export type OutputOf<W extends AnyWorkflowDefinition> =
-  W extends WorkflowDefinition<string, Schema, infer O> ? O : never;
+  W extends WorkflowDefinition<string, any, infer O, any> ? O : never;
+export type EventsOf<W extends AnyWorkflowDefinition> =
+  W extends WorkflowDefinition<string, any, any, infer E> ? E : never;
+/** The ref of an instance of `W`, typed by its input, output and events. */
+export type WorkflowRefOf<W extends AnyWorkflowDefinition> = WorkflowRef<
+  InputOf<W>,
+  OutputOf<W>,
+  EventsOf<W>
+>;
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const DAY = 24 * 60 * 60 * 1000;
@@ -133,9 +190,14 @@ export function workflowOf(definition: unknown): AnyWorkflowDefinition | undefin
  * });
  * export default defineApp({ actors: [Stock], workflows: [Checkout] });
  */
-export function workflow<const Name extends string, InputSchema extends Schema, Output>(
-  options: WorkflowOptions<Name, InputSchema, Output>,
-): WorkflowDefinition<Name, InputSchema, Output> {
+export function workflow<
+  const Name extends string,
+  InputSchema extends Schema,
+  Output,
+  Events extends EventSchemas = AnyEvents,
+>(
+  options: WorkflowOptions<Name, InputSchema, Output, Events>,
+): WorkflowDefinition<Name, InputSchema, Output, Events> {
   checkOptions(options);
   const type = workflowActorType(options.name);
   const definition = {
@@ -143,7 +205,7 @@ export function workflow<const Name extends string, InputSchema extends Schema, 
     kind: 'workflow',
     version: options.version ?? '1',
     retentionMs: options.retentionMs ?? 7 * DAY,
-  } as WorkflowDefinition<Name, InputSchema, Output> & { actor: WorkflowActor };
+  } as WorkflowDefinition<Name, InputSchema, Output, Events> & { actor: WorkflowActor };
   const actorOptions = {
     name: type,
     state: anyState,
@@ -173,12 +235,13 @@ const anyState = {
       : { success: false, error: { issues: [{ path: [], message: 'expected an object' }] } },
 } as unknown as Schema;
 
-function checkOptions(options: WorkflowOptions<string, Schema, unknown>): void {
+function checkOptions(options: WorkflowOptions<string, Schema, unknown, any>): void {
   const problems: string[] = [];
   if (typeof options?.name !== 'string' || !NAME.test(options.name)) {
     problems.push('name must be a letter followed by letters, digits, "-" or "_"');
   }
   if (typeof options?.input?.safeParse !== 'function') problems.push('input must be a zod schema');
+  checkEvents(options?.events, problems);
   if (typeof options?.run !== 'function')
     problems.push('run must be an async function (ctx, input)');
   if (options?.authorize !== undefined && options.public !== true) {
@@ -211,5 +274,18 @@ function checkOptions(options: WorkflowOptions<string, Schema, unknown>): void {
       `workflow "${String(options?.name)}" is not valid: ${problems.join('; ')}`,
       { details: { problems } },
     );
+  }
+}
+
+function checkEvents(events: unknown, problems: string[]): void {
+  if (events === undefined) return;
+  if (typeof events !== 'object' || events === null || Array.isArray(events)) {
+    problems.push('events must be an object of zod schemas by event name');
+    return;
+  }
+  for (const [name, schema] of Object.entries(events)) {
+    if (typeof (schema as Schema | undefined)?.safeParse !== 'function') {
+      problems.push(`events.${name} must be a zod schema (the payload's)`);
+    }
   }
 }
