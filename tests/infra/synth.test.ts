@@ -1,5 +1,5 @@
 /**
- * `pnpm synth` of infra/ works offline and quietly: the CDK CLI runs the app, the construct bundles every
+ * `pnpm synth` of infra/ works offline and quietly (no npm warnings, no feature flags left unset): the CDK CLI runs the app, the construct bundles every
  * function with esbuild, the page is bundled for S3 and CloudFront, and cdk-nag's AwsSolutions
  * checks pass (a finding fails the synth).
  */
@@ -22,6 +22,8 @@ describe('infra', () => {
       maxBuffer: 64 * 1024 * 1024,
     });
     expect(`${stdout}${stderr}`).not.toMatch(/npm warn/i);
+    // cdk.json sets the CDK's recommended feature flags: the CLI has none to point out.
+    expect(`${stdout}${stderr}`).not.toMatch(/feature flags/i);
     const template = JSON.parse(readFileSync(join(out, 'BatonBank.template.json'), 'utf8'));
     // The app's functions (the page's upload adds one of the CDK's own).
     const functions = Object.values<{ Type: string; Metadata?: Record<string, string> }>(

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -84,6 +85,16 @@ describe('baton init', () => {
       ...APP_DEV_DEPENDENCIES,
     })) {
       expect(version, name).toBe(workspace[name] ?? infra[name]);
+    }
+  });
+
+  it("sets the CDK's recommended feature flags of the aws-cdk-lib it pins in cdk.json, as cdk init does", () => {
+    const cdkLib = createRequire(join(root, 'infra/package.json'));
+    const recommended = cdkLib('aws-cdk-lib/recommended-feature-flags.json');
+    expect(cdkLib('aws-cdk-lib/package.json').version).toBe(APP_DEV_DEPENDENCIES['aws-cdk-lib']);
+    // The app's, and infra/'s: on a newer aws-cdk-lib, copy its recommended-feature-flags.json in.
+    for (const file of ['packages/cli/template/cdk.json', 'infra/cdk.json']) {
+      expect(JSON.parse(readFileSync(join(root, file), 'utf8')).context, file).toEqual(recommended);
     }
   });
 
