@@ -78,4 +78,20 @@ describe('BatonClient types', () => {
     // @ts-expect-error: the input must match the workflow's schema
     client.start(Greet, 'g', { name: 1 });
   });
+
+  it("checks a signal's event and payload against the workflow's events", () => {
+    const Ship = workflow({
+      name: 'ship',
+      input: z.object({}),
+      events: { shipped: z.object({ tracking: z.string() }) },
+      run: async (ctx) => (await ctx.waitForEvent('shipped')).tracking,
+    });
+    const client = {} as BatonClient;
+    const ref = Ship.ref('s');
+    void client.send(ref, 'signal', { name: 'shipped', payload: { tracking: 'T-1' } });
+    // @ts-expect-error: an event the workflow does not take
+    void client.send(ref, 'signal', { name: 'shiped', payload: { tracking: 'T-1' } });
+    // @ts-expect-error: the payload must match the event's schema
+    void client.send(ref, 'signal', { name: 'shipped', payload: { tracking: 1 } });
+  });
 });
