@@ -9,7 +9,8 @@ import { USAGE } from './dev/DevOptions.ts';
 import { devCommand } from './dev/devCommand.ts';
 import { INIT_USAGE, initCommand } from './init/initCommand.ts';
 import { processIo } from './ops/OpsIo.ts';
-import { isOpsCommand, OPS_USAGE, runOps } from './ops/runOps.ts';
+import { isOpsCommand, OPS_USAGE, OPS_WORDS, runOps } from './ops/runOps.ts';
+import { unknownTopCommand } from './unknownCommand.ts';
 
 const [command, ...args] = process.argv.slice(2);
 
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   }
   if (command === 'init') return initCommand(args);
   if (command !== 'dev') {
-    console.error(`baton: unknown command "${command}"\n\n${INIT_USAGE}\n\n${USAGE}`);
+    console.error(`baton: ${unknownTopCommand(command, ['init', 'dev', ...OPS_WORDS, 'help'])}`);
     process.exitCode = 2;
     return;
   }

@@ -43,8 +43,23 @@ describe('baton operating commands', () => {
     const typo = await baton('queue-dead-letters', 'lst');
     expect(typo.code).toBe(2);
     expect(typo.err).toMatch(
-      /^baton: unknown command "queue-dead-letters lst": queue-dead-letters takes list or redrive/,
+      /^baton: unknown command "queue-dead-letters lst": queue-dead-letters takes list or redrive; did you mean "list"\?\n/,
     );
+    const far = await baton('dead-letters', 'explode');
+    expect(far.err).toMatch(
+      /^baton: unknown command "dead-letters explode": dead-letters takes list, show, redrive or purge\n/,
+    );
+  });
+
+  it('names the nearest command to a misspelt first word, and points to --help, not the whole usage', async () => {
+    const typo = await baton('stauts', '--json');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toBe(
+      'baton: unknown command "stauts": did you mean "status"? baton --help lists the commands',
+    );
+    const actor = await baton('actor', 'list', 'tally');
+    expect(actor.code).toBe(2);
+    expect(actor.err).toMatch(/^baton: unknown command "actor": did you mean "actors"\?/);
   });
 
   it('names its next command with the target options it was given, quoted for a shell; without them, as before', async () => {

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ErrorCode, isBatonError } from '@baton/core';
+import { closestWord, unknownTopCommand } from '../unknownCommand.ts';
 import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
 import {
   deadLettersList,
@@ -136,9 +137,14 @@ const OPERAND_HINTS: Readonly<Record<string, string>> = {
   'workflows signal': ' (quote the JSON payload as one argument: \'{"box": "B-1"}\')',
 };
 
+/** The words that start an operating command (`baton <word> …`), in the usage's order. */
+export const OPS_WORDS: readonly string[] = [
+  ...new Set(Object.keys(COMMANDS).map((c) => c.split(' ')[0]!)),
+];
+
 /** Whether `word` starts an operating command (`baton <word> …`). */
 export function isOpsCommand(word: string): boolean {
-  return Object.keys(COMMANDS).some((c) => c.split(' ')[0] === word);
+  return OPS_WORDS.includes(word);
 }
 
 export const OPS_USAGE = `Operating a deployed app:
@@ -241,7 +247,12 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   const two = `${first} ${second}`;
   const name = COMMANDS[two] ? two : COMMANDS[first] ? first : undefined;
   if (!name) {
-    io.err(`baton: ${unknownCommand(first, second, positionals, values)}\n\n${OPS_USAGE}`);
+    // A first word of no command is likely a typo: the nearest command beats the whole usage.
+    io.err(
+      isOpsCommand(first)
+        ? `baton: ${unknownCommand(first, second, positionals, values)}\n\n${OPS_USAGE}`
+        : `baton: ${unknownTopCommand(first, OPS_WORDS)}`,
+    );
     return 2;
   }
   const command = COMMANDS[name]!;
@@ -285,8 +296,8 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
 }
 
 /**
- * Why `baton <positionals>` names no command; for a command's first word (`dead-letters`) with
- * no subcommand or a misspelt one, the subcommands it takes.
+ * Why `baton <positionals>` names no command, when its first word (`dead-letters`) starts one:
+ * it has no subcommand or a misspelt one, so the subcommands it takes, and the nearest.
  */
 function unknownCommand(
   first: string,
@@ -298,14 +309,15 @@ function unknownCommand(
     .filter((c) => c.startsWith(`${first} `))
     .map((c) => c.slice(first.length + 1));
   const unknown = `unknown command "${positionals.join(' ')}"`;
-  if (subcommands.length === 0) return unknown;
   const which =
     subcommands.length === 1
       ? subcommands[0]
       : `${subcommands.slice(0, -1).join(', ')} or ${subcommands.at(-1)}`;
-  return second === ''
-    ? `"${first}" needs a subcommand: ${which} (e.g. ${followUp(`${first} ${subcommands[0]}`, target)})`
-    : `${unknown}: ${first} takes ${which}`;
+  if (second === '') {
+    return `"${first}" needs a subcommand: ${which} (e.g. ${followUp(`${first} ${subcommands[0]}`, target)})`;
+  }
+  const near = closestWord(second, subcommands);
+  return `${unknown}: ${first} takes ${which}${near ? `; did you mean "${near}"?` : ''}`;
 }
 
 /**
