@@ -138,7 +138,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(listed.timers.map((t: { id: string }) => t.id).sort()).toEqual(['kept', 'soon']);
 
     expect((await baton('timers', 'list', 'note/t')).out).toMatch(
-      /^ID\s+KIND\s+NAME\s+DUE\s+IN\n(soon|kept)\s+timer\s+ring\s+\S+\s+overdue/,
+      /^ID\s+KIND\s+NAME\s+DUE\s+IN\s+PAYLOAD\n(soon|kept)\s+timer\s+ring\s+\S+\s+overdue \S+\s+\{"id":"(soon|kept)"\}\n/,
     );
     const unconfirmed = await baton('timers', 'cancel', 'note/t', 'soon');
     expect(unconfirmed.code).toBe(2);
@@ -158,6 +158,21 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     await work();
     expect(await entriesOf('note/t')).toEqual(['rang kept']);
     expect((await baton('timers', 'list', 'note/t')).out).toBe('note/t has no pending timers');
+  });
+
+  it('shows what each timer delivers: its payload cut in the table, whole with --json', async () => {
+    const id = `reminder-${'x'.repeat(50)}`;
+    await json('send', 'note/p', 'remind', JSON.stringify({ id, inMs: 3_600_000 }), '--app', NOTES);
+    await work();
+    const listed = await baton('timers', 'list', 'note/p');
+    expect(listed.code, listed.err).toBe(0);
+    const [header, row, footer] = listed.out.split('\n');
+    expect(header).toMatch(/^ID\s+KIND\s+NAME\s+DUE\s+IN\s+PAYLOAD$/);
+    expect(row).toMatch(/\s+ring\s+\S+\s+59m \d+s\s+\{"id":"reminder-x{23}…$/);
+    expect(footer).toBe('each payload whole: --json');
+    expect((await json('timers', 'list', 'note/p')).timers).toEqual([
+      expect.objectContaining({ id, name: 'ring', payload: { id } }),
+    ]);
   });
 
   it('filters dead letters by --since, purges one and then --all, and redrives --all of a filter once each', async () => {

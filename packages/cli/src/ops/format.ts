@@ -39,6 +39,20 @@ export function table(rows: ReadonlyArray<Record<string, unknown>>, columns: rea
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
+/** The characters of a payload's JSON a table shows (`--json` gives it whole). */
+export const PAYLOAD_COLUMN = 40;
+
+/**
+ * `text` on one line, cut to the table's payload column, with `…` where it was cut.
+ *
+ * @example
+ * clipped(JSON.stringify(payload) ?? 'undefined');
+ */
+export function clipped(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length <= PAYLOAD_COLUMN ? line : `${line.slice(0, PAYLOAD_COLUMN - 1)}…`;
+}
+
 /** `key  value` lines, aligned. */
 export function fields(entries: ReadonlyArray<readonly [string, unknown]>): string {
   const width = Math.max(...entries.map(([k]) => k.length));

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
 import { decodeEnvelope, type Envelope } from '@baton/core/adapter';
-import { duration, limitOption, table } from './format.ts';
+import { clipped, duration, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 /** Messages `list` shows unless `--limit` says otherwise. */
@@ -27,8 +27,6 @@ const MOVE_VISIBILITY_S = 60;
 /** How long a redrive's receive waits for a message before it counts the queue as drained. */
 const REDRIVE_WAIT_S = 2;
 
-/** The characters of a payload's JSON the table shows (`--json` gives the envelope whole). */
-const PAYLOAD_COLUMN = 40;
 /** How long a look hides the messages it takes, at most: it puts them back at once after. */
 const LOOK_VISIBILITY_S = 5;
 /** The columns `list` and a dry-run redrive print. */
@@ -295,10 +293,4 @@ function describe(message: Message, now: number): Peeked {
     payload: clipped(envelope ? (JSON.stringify(envelope.payload) ?? 'undefined') : body),
     ...(envelope ? { envelope } : { body }),
   };
-}
-
-/** `text` on one line, cut to the table's payload column, with `…` where it was cut. */
-function clipped(text: string): string {
-  const line = text.replace(/\s+/g, ' ');
-  return line.length <= PAYLOAD_COLUMN ? line : `${line.slice(0, PAYLOAD_COLUMN - 1)}…`;
 }

@@ -1,6 +1,6 @@
 import { cancelTimer } from '@baton/core/engine';
 import { actorArg, noRecord } from './actors.ts';
-import { duration, table } from './format.ts';
+import { clipped, duration, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 /** `baton timers list <type/key>`: its pending timers and asks, soonest first. */
@@ -16,11 +16,17 @@ export async function timersList(ctx: OpsContext): Promise<void> {
     in: t.at >= now ? duration(t.at - now) : `overdue ${duration(now - t.at)}`,
     payload: t.payload,
   }));
-  ctx.print({ actor: id, timers }, (r) =>
-    r.timers.length === 0
-      ? `${id} has no pending timers`
-      : table(r.timers, ['id', 'kind', 'name', 'due', 'in']),
-  );
+  ctx.print({ actor: id, timers }, (r) => {
+    if (r.timers.length === 0) return `${id} has no pending timers`;
+    // What each delivers: the start of its payload, the whole of it with --json.
+    const payloads = r.timers.map((t) => JSON.stringify(t.payload) ?? '');
+    const rows = r.timers.map((t, i) => ({ ...t, payload: clipped(payloads[i]!) }));
+    const cut = rows.some((row, i) => row.payload !== payloads[i]);
+    return (
+      table(rows, ['id', 'kind', 'name', 'due', 'in', 'payload']) +
+      (cut ? '\neach payload whole: --json' : '')
+    );
+  });
 }
 
 /** `baton timers cancel <type/key> <timer id> --yes`: the timer never fires. */
