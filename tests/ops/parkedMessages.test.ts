@@ -107,6 +107,32 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
       actors: 2,
       byActor: { 'tally/s2': 2, 'tally/s1': 1 },
     });
+    expect(status.out).toMatch(
+      /^paused {14}2 actor\(s\): tally\/s1 \(by ops, 1 parked\), tally\/s2 \(by ops, 2 parked\) — baton actors get <type\/key>; baton actors resume <type\/key> resumes it$/m,
+    );
+  }, 120_000);
+
+  it('names in baton status an actor paused with no message parked, and the commands to look at and resume it', async () => {
+    await add('tally/busy', 'a');
+    await work();
+    // Paused by an operator, nothing sent to it since: no parked message shows it.
+    expect((await baton('actors', 'pause', 'tally/idle', '--yes')).code).toBe(0);
+    await work();
+
+    const status = await baton('status');
+    expect(status.code, status.err).toBe(0);
+    expect(status.out).toMatch(/^parked {14}0 message\(s\) of 0 paused actor\(s\)$/m);
+    expect(status.out).toMatch(
+      /^paused {14}1 actor\(s\): tally\/idle \(by ops, nothing parked\) — baton actors get tally\/idle; baton actors resume tally\/idle resumes it$/m,
+    );
+    expect(status.out).not.toMatch(/paused actors past/);
+    expect((await baton('status', '--json')).json().paused).toEqual({
+      actors: [{ id: 'tally/idle', at: expect.any(Number), by: 'ops' }],
+      complete: true,
+    });
+
+    await baton('actors', 'resume', 'tally/idle', '--yes');
+    expect((await baton('status')).out).toMatch(/^paused {14}0 actor\(s\)$/m);
   }, 120_000);
 
   it('says a dead letter redriven to a paused actor is parked there until it is resumed', async () => {

@@ -1,3 +1,4 @@
+import { listPausedActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -17,6 +18,8 @@ const INBOX_AGE_MS = 5 * 60_000;
 const DEAD_LETTER_QUEUE = 'inbox dead letters';
 /** At most this many due timers are counted. */
 const DUE_TIMERS = 1000;
+/** At most this many items of the table are read for paused actors: no index finds a pause. */
+const PAUSED_SCAN_ITEMS = 10_000;
 
 /** What `baton status` reports: whether the app is healthy, on one screen. */
 export interface Status {
@@ -52,6 +55,18 @@ export interface Status {
     readonly actors: number;
     readonly byActor: Readonly<Record<string, number>>;
   };
+  /**
+   * The actors an operator paused, parked messages or none, oldest pause first; `complete` is
+   * false when the scan for them stopped at its bound (`unchecked` then says so).
+   */
+  readonly paused: {
+    readonly actors: ReadonlyArray<{
+      readonly id: string;
+      readonly at: number;
+      readonly by: string;
+    }>;
+    readonly complete: boolean;
+  };
   readonly timersDue: number;
   readonly oldestTimerOverdueMs: number | null;
   /** Actors whose committed sends wait undrained past the sweeper's round (it runs every minute). */
@@ -66,7 +81,10 @@ export interface Status {
   readonly problems: readonly string[];
 }
 
-/** `baton status`: queue depths and ages, dead letters, parked messages, timers due, sweeper lag. */
+/**
+ * `baton status`: queue depths and ages, dead letters, parked messages, paused actors, timers
+ * due, sweeper lag.
+ */
 export async function status(ctx: OpsContext): Promise<void> {
   ctx.print(await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp), (s) =>
     humanStatus(s, ctx.followUp),
@@ -79,11 +97,13 @@ export async function status(ctx: OpsContext): Promise<void> {
  */
 export async function readStatus(target: Target, now: number, follow: FollowUp): Promise<Status> {
   const { indexReader: store, names } = target;
-  const [{ queues, ages, unread }, letters, due, lagging] = await Promise.all([
+  const [{ queues, ages, unread }, letters, due, lagging, paused] = await Promise.all([
     readQueues(target, now),
     store.listDeadLetters(),
     store.listDueTimers(now, DUE_TIMERS),
     store.listOutboxActors(now - SWEEPER_LAG_MS),
+    // A pause with no message parked yet has no dead letter to show it: only its record does.
+    listPausedActors(target.dynamodb, names.table, { maxItems: PAUSED_SCAN_ITEMS }),
   ]);
   const inbox = queues.find((q) => q.name === 'inbox')!;
   /** What a queue holds, waiting or in flight; null for one not read. */
@@ -149,6 +169,10 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     deadLetters: dead.length,
     oldestDeadLetterAgeMs: oldestDead,
     parked: { messages: parked.length, ...parkedByActor(parked.map((l) => l.actorId)) },
+    paused: {
+      actors: [...paused.actors].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)),
+      complete: paused.complete,
+    },
     timersDue: due.length,
     oldestTimerOverdueMs: oldestDue,
     sweeperLag: { actors: lagging.length, thresholdMs: SWEEPER_LAG_MS },
@@ -156,6 +180,11 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     problems,
     unchecked: [
       ...unread.map(({ name, reason }) => `the ${name} queue, which could not be read (${reason})`),
+      ...(paused.complete
+        ? []
+        : [
+            `paused actors past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow('actors list <type>')} shows whether each actor of a type is paused)`,
+          ]),
       ...(names.deadLetterQueueUrl
         ? []
         : [
@@ -206,6 +235,23 @@ function parkedLine(parked: Status['parked'], follow: FollowUp): string {
   return `${line}: ${named.join(', ')} — ${follow('actors get <type/key>')}; ${follow('actors resume <type/key>')} applies them`;
 }
 
+/**
+ * The actors an operator holds paused, those with no message parked too (the `parked` line
+ * names only those that hold some), and the commands to look at and resume one.
+ */
+function pausedLine(s: Status, follow: FollowUp): string {
+  const { actors } = s.paused;
+  const line = `${actors.length} actor(s)`;
+  if (actors.length === 0) return line;
+  const named = actors.slice(0, PARKED_NAMED).map(({ id, by }) => {
+    const held = s.parked.byActor[id];
+    return `${id} (by ${by}, ${held === undefined ? 'nothing parked' : `${held} parked`})`;
+  });
+  if (actors.length > PARKED_NAMED) named.push(`and ${actors.length - PARKED_NAMED} more`);
+  const one = actors.length === 1 ? actors[0]!.id : '<type/key>';
+  return `${line}: ${named.join(', ')} — ${follow(`actors get ${one}`)}; ${follow(`actors resume ${one}`)} resumes it`;
+}
+
 function humanStatus(s: Status, follow: FollowUp): string {
   const rows = s.queues.map((q) => ({
     queue: q.name,
@@ -232,6 +278,7 @@ function humanStatus(s: Status, follow: FollowUp): string {
         `${s.deadLetters}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}`,
       ],
       ['parked', parkedLine(s.parked, follow)],
+      ['paused', pausedLine(s, follow)],
       [
         'timers due',
         `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
