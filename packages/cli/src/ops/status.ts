@@ -138,7 +138,7 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     );
   }
   if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
-    problems.push(`inbox behind: its oldest message is ${duration(inbox.oldestAgeMs)} old`);
+    problems.push(inboxBehind(inbox, inbox.oldestAgeMs));
   }
   // Each names an actor to look at: the operator has no list of them across the table.
   if (lagging.length > 0) {
@@ -209,6 +209,26 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
           ]),
     ],
   };
+}
+
+/**
+ * The inbox behind, and where to look next by what it holds now: messages in flight are taken
+ * by workers, and wait on a handler failing or a worker crashing; waiting ones with none in
+ * flight are taken by no worker. (The age is CloudWatch's latest minute, the counts are now.)
+ */
+export function inboxBehind(
+  { waiting, inFlight }: Pick<QueueHealth, 'waiting' | 'inFlight'>,
+  ageMs: number,
+): string {
+  const behind = `inbox behind: its oldest message is ${duration(ageMs)} old`;
+  const docs = 'see InboxAgeAlarm in docs/operations.md';
+  if (waiting + inFlight === 0) {
+    return `${behind} by CloudWatch's latest minute, and SQS counts none in it now: it may have caught up (run baton status again in a minute)`;
+  }
+  if (inFlight === 0) {
+    return `${behind} (${waiting} waiting, none in flight): no worker is taking them — throttled (WorkerThrottlesAlarm, AccountConcurrencyAlarm) or failing (workerErrorsAlarm, the worker's log); ${docs}`;
+  }
+  return `${behind} (${waiting} waiting, ${inFlight} in flight): a handler that keeps failing holds its actor's later messages — the worker's log names the actor and the error ("message will be retried"); a worker crashing or timing out raises workerErrorsAlarm; ${docs}`;
 }
 
 /** How many parked messages each actor holds, most first. */
