@@ -64,3 +64,24 @@ describe('baton status of an inbox behind', () => {
     expect(status.healthy).toBe(true);
   });
 });
+
+describe('baton status of paused actors', () => {
+  it('says the paused actors are unchecked when the scan for them fails, and reports the rest', async () => {
+    const denied = Object.assign(new Error('not authorized to perform: dynamodb:Scan'), {
+      name: 'AccessDeniedException',
+    });
+    const refused = {
+      ...target,
+      dynamodb: { send: async () => Promise.reject(denied) },
+    } as unknown as Target;
+    read.inbox = inbox(0, 0, 0);
+    const status = await readStatus(refused, 0);
+    expect(status.paused).toEqual({ actors: [], complete: false });
+    expect(status.healthy).toBe(true);
+    expect(status.unchecked).toEqual([
+      expect.stringMatching(
+        /^paused actors with no message parked, which could not be read \(.*AccessDeniedException.*\): finding them scans the table, which needs dynamodb:Scan$/,
+      ),
+    ]);
+  });
+});

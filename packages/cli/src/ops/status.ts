@@ -1,5 +1,6 @@
 import { listPausedActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
+import { BatonError, toBatonError } from '@baton/core';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
@@ -97,14 +98,18 @@ export async function status(ctx: OpsContext): Promise<void> {
  */
 export async function readStatus(target: Target, now: number, follow: FollowUp): Promise<Status> {
   const { indexReader: store, names } = target;
-  const [{ queues, ages, unread }, letters, due, lagging, paused] = await Promise.all([
+  const [{ queues, ages, unread }, letters, due, lagging, pausedRead] = await Promise.all([
     readQueues(target, now),
     store.listDeadLetters(),
     store.listDueTimers(now, DUE_TIMERS),
     store.listOutboxActors(now - SWEEPER_LAG_MS),
     // A pause with no message parked yet has no dead letter to show it: only its record does.
-    listPausedActors(target.dynamodb, names.table, { maxItems: PAUSED_SCAN_ITEMS }),
+    // Not read (a role without dynamodb:Scan) leaves it unchecked, as an unreadable queue is.
+    listPausedActors(target.dynamodb, names.table, { maxItems: PAUSED_SCAN_ITEMS }).catch(
+      (error: unknown) => toBatonError(error),
+    ),
   ]);
+  const paused = pausedRead instanceof BatonError ? { actors: [], complete: false } : pausedRead;
   const inbox = queues.find((q) => q.name === 'inbox')!;
   /** What a queue holds, waiting or in flight; null for one not read. */
   const held = (name: string) => {
@@ -183,7 +188,9 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
       ...(paused.complete
         ? []
         : [
-            `paused actors past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow('actors list <type>')} shows whether each actor of a type is paused)`,
+            pausedRead instanceof BatonError
+              ? `paused actors with no message parked, which could not be read (${pausedRead.message}): finding them scans the table, which needs dynamodb:Scan`
+              : `paused actors past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow('actors list <type>')} shows whether each actor of a type is paused)`,
           ]),
       ...(names.deadLetterQueueUrl
         ? []
