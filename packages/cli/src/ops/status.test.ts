@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { QueueHealth } from './queues.ts';
 import { readStatus } from './status.ts';
-import type { Target } from './target.ts';
+import { followUp, type Target } from './target.ts';
 
 /** The inbox as the queues read: its age is CloudWatch's, which the emulators have not. */
 const read = vi.hoisted(() => ({ inbox: undefined as unknown as QueueHealth }));
@@ -20,6 +20,9 @@ const target = {
   dynamodb: { send: async () => ({ Items: [], ScannedCount: 0 }) },
 } as unknown as Target;
 
+/** Hints as a run with no target options prints them. */
+const plain = (command: string) => followUp(command, {});
+
 const inbox = (waiting: number, inFlight: number, oldestAgeMs: number): QueueHealth => ({
   name: 'inbox',
   url: 'inbox',
@@ -36,7 +39,7 @@ describe('baton status of an inbox behind', () => {
 
   it('says where to look next when workers take its messages: the worker’s log and errors', async () => {
     read.inbox = inbox(40, 3, 12 * 60_000);
-    const status = await readStatus(target, 0);
+    const status = await readStatus(target, 0, plain);
     expect(status.healthy).toBe(false);
     expect(status.problems).toEqual([
       'inbox behind: its oldest message is 12m 0s old (40 waiting, 3 in flight): a handler that keeps failing holds its actor\'s later messages — the worker\'s log names the actor and the error ("message will be retried"); a worker crashing or timing out raises workerErrorsAlarm; see InboxAgeAlarm in docs/operations.md',
@@ -45,21 +48,21 @@ describe('baton status of an inbox behind', () => {
 
   it('says no worker is taking them when none is in flight', async () => {
     read.inbox = inbox(40, 0, 12 * 60_000);
-    expect((await readStatus(target, 0)).problems).toEqual([
+    expect((await readStatus(target, 0, plain)).problems).toEqual([
       "inbox behind: its oldest message is 12m 0s old (40 waiting, none in flight): no worker is taking them — throttled (WorkerThrottlesAlarm, AccountConcurrencyAlarm) or failing (workerErrorsAlarm, the worker's log); see InboxAgeAlarm in docs/operations.md",
     ]);
   });
 
   it('says an inbox CloudWatch found behind a minute ago and SQS finds empty now may have caught up', async () => {
     read.inbox = inbox(0, 0, 6 * 60_000);
-    expect((await readStatus(target, 0)).problems).toEqual([
+    expect((await readStatus(target, 0, plain)).problems).toEqual([
       "inbox behind: its oldest message is 6m 0s old by CloudWatch's latest minute, and SQS counts none in it now: it may have caught up (run baton status again in a minute)",
     ]);
   });
 
   it('finds nothing wrong with an inbox whose oldest message is young', async () => {
     read.inbox = inbox(40, 3, 60_000);
-    const status = await readStatus(target, 0);
+    const status = await readStatus(target, 0, plain);
     expect(status.problems).toEqual([]);
     expect(status.healthy).toBe(true);
   });
@@ -75,7 +78,7 @@ describe('baton status of paused actors', () => {
       dynamodb: { send: async () => Promise.reject(denied) },
     } as unknown as Target;
     read.inbox = inbox(0, 0, 0);
-    const status = await readStatus(refused, 0);
+    const status = await readStatus(refused, 0, plain);
     expect(status.paused).toEqual({ actors: [], complete: false });
     expect(status.healthy).toBe(true);
     expect(status.unchecked).toEqual([

@@ -143,7 +143,7 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     );
   }
   if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
-    problems.push(inboxBehind(inbox, inbox.oldestAgeMs));
+    problems.push(inboxBehind(inbox, inbox.oldestAgeMs, follow));
   }
   // Each names an actor to look at: the operator has no list of them across the table.
   if (lagging.length > 0) {
@@ -223,14 +223,15 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
  * by workers, and wait on a handler failing or a worker crashing; waiting ones with none in
  * flight are taken by no worker. (The age is CloudWatch's latest minute, the counts are now.)
  */
-export function inboxBehind(
+function inboxBehind(
   { waiting, inFlight }: Pick<QueueHealth, 'waiting' | 'inFlight'>,
   ageMs: number,
+  follow: FollowUp,
 ): string {
   const behind = `inbox behind: its oldest message is ${duration(ageMs)} old`;
   const docs = 'see InboxAgeAlarm in docs/operations.md';
   if (waiting + inFlight === 0) {
-    return `${behind} by CloudWatch's latest minute, and SQS counts none in it now: it may have caught up (run baton status again in a minute)`;
+    return `${behind} by CloudWatch's latest minute, and SQS counts none in it now: it may have caught up (run ${follow('status')} again in a minute)`;
   }
   if (inFlight === 0) {
     return `${behind} (${waiting} waiting, none in flight): no worker is taking them — throttled (WorkerThrottlesAlarm, AccountConcurrencyAlarm) or failing (workerErrorsAlarm, the worker's log); ${docs}`;
