@@ -3,10 +3,14 @@
  * purge`): one commit on the record's version each, so a cancelled timer never fires and a
  * purged dead letter is never applied — and neither touches what else the actor holds.
  */
+
+import { execFileSync } from 'node:child_process';
 import { type AskReply, actor, ErrorCode, RetryableError } from '@baton/core';
 import { type Commit, decodeEnvelope, type Store } from '@baton/core/adapter';
 import {
   cancelTimer,
+  commandLine,
+  type FollowUp,
   fireDueTimers,
   pauseActor,
   purgeDeadLetter,
@@ -16,6 +20,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { racingReadTimer, setup } from './helpers.ts';
+
+/** The words a shell makes of `line`: the arguments a command pasted as `line` is given. */
+const shellWords = (line: string) =>
+  execFileSync('sh', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' })
+    .split('\0')
+    .slice(0, -1);
 
 const faults = { failing: true };
 
@@ -348,7 +358,8 @@ describe('operator actions', () => {
     expect(missing).toMatchObject({ details: { actorId: 'alarm/a', timerId: 'nope' } });
 
     // A caller's follow-up renderer (the CLI's adds its target options) names each next command.
-    const followUp = (command: string) => `baton ${command} --stack Prod`;
+    const followUp: FollowUp = (command, ...operands) =>
+      `baton ${commandLine(command, ...operands)} --stack Prod`;
     const named = async (action: Promise<unknown>) =>
       ((await action.catch((e: unknown) => e)) as Error).message;
     expect(
@@ -362,5 +373,29 @@ describe('operator actions', () => {
     expect(
       await named(cancelTimer(h.backend.store, 'alarm/a', 'nope', { by: 't', followUp })),
     ).toMatch(/list them with `baton timers list alarm\/a --stack Prod`$/);
+  });
+
+  it('names an actor whose key holds shell characters quoted in its hints, so a shell passes the id back unchanged', async () => {
+    const h = setup({ actors: [Alarm] });
+    const key = `it's a $(x)`;
+    const id = `alarm/${key}`;
+    await pauseActor(h.backend.store, h.backend.queue, id, { by: 'ops' });
+    await h.client.send(Alarm.ref(key), 'set', { id: 'tea', delay: 1 });
+    await h.run();
+    const [parked] = await h.backend.store.listDeadLetters(id);
+    const message = async (action: Promise<unknown>) =>
+      ((await action.catch((e: unknown) => e)) as Error).message;
+    /** The `baton …` command a message ends with, in `(…)` or in backquotes. */
+    const hintOf = (text: string) => text.slice(text.lastIndexOf('baton '), -1);
+    const redrive = redriveDeadLetter(h.backend.store, h.backend.queue, id, parked!.messageId);
+    const resume = hintOf(await message(redrive));
+    expect(resume).toBe(`baton actors resume 'alarm/it'\\''s a $(x)'`);
+    expect(shellWords(resume)).toEqual(['baton', 'actors', 'resume', id]);
+    const list = hintOf(await message(cancelTimer(h.backend.store, id, 'nope', { by: 't' })));
+    expect(shellWords(list)).toEqual(['baton', 'timers', 'list', id]);
+    // A plain id reads as is.
+    expect(await message(cancelTimer(h.backend.store, 'alarm/a', 'nope', { by: 't' }))).toMatch(
+      /list them with `baton timers list alarm\/a`$/,
+    );
   });
 });

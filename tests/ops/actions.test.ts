@@ -5,8 +5,8 @@
  * `--all`) and `redrive --all` with a filter (each applied once), each refused without `--yes`,
  * previewed by `--dry-run` and audited; `actors get --app` checking the state against the app;
  * none of them taking the proof a redrive left for a dead letter; an option a command does not
- * take refused before anything is done; a filter matching nothing saying what there is; and
- * `actors resume` of an actor not paused refused.
+ * take refused before anything is done; a filter matching nothing saying what there is;
+ * `actors resume` of an actor not paused refused; and a hint's actor id quoted for a shell.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
 import { appendFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import {
   type OpsDeployment,
   pumpUntil,
   runBaton,
+  shellWords,
 } from './fixtures/opsDeployment.ts';
 import { faults, runs, Tally } from './fixtures/tallyApp.ts';
 
@@ -590,6 +591,27 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       );
     }
     expect(runs.get('poison')).toBe(3);
+  });
+
+  it('quotes in its hints an actor id whose key holds shell characters: pasted, each runs on that actor', async () => {
+    const id = `tally/it's a $(x); "y"`;
+    const { messageId } = await json('send', id, 'add', '{"entry":"poison"}', '--app', TALLY);
+    await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 1);
+    const flags = flagsOf(deployment.options);
+
+    const kept = (await baton('outcome', messageId)).out.split('\n').at(-1)!;
+    expect(kept).toMatch(/^its dead letter is kept: baton dead-letters show 'tally\/it'\\''s a /);
+    const show = shellWords(kept.slice('its dead letter is kept: '.length));
+    expect(show).toEqual(['baton', 'dead-letters', 'show', id, messageId, ...flags]);
+    // Pasted as printed, it shows that very letter.
+    const shown = await runBaton(show.slice(1));
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toContain(`actor      ${id}\nmessage    ${messageId}\n`);
+
+    const resume = await baton('actors', 'resume', id);
+    expect(resume.code).toBe(1);
+    const get = /nothing to resume \((baton .*) shows its state\)$/.exec(resume.err)?.[1];
+    expect(shellWords(get ?? '')).toEqual(['baton', 'actors', 'get', id, ...flags]);
   });
 
   it('warns, before a purge, that it cancels a redrive sent and not yet applied, which then applies nothing', async () => {

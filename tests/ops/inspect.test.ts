@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli/ops';
+import { commandLine } from '@baton/core/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { faults, Note } from './fixtures/notesApp.ts';
 import {
@@ -55,7 +56,7 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
       operator: async () => 'test',
       audit: async (action, details) => void audits.push(JSON.stringify({ action, ...details })),
       // As `baton inspect` passes it: its hints name commands with its target flags.
-      followUp: hint,
+      followUp: (command, ...operands) => hint(commandLine(command, ...operands)),
     });
     running.push(started);
     const api = async (path: string, init?: RequestInit) => {

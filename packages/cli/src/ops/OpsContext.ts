@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { type BatonApp, BatonError, ErrorCode } from '@baton/core';
+import { commandLine } from '@baton/core/engine';
 import { loadApp } from './loadApp.ts';
 import type { OpsIo } from './OpsIo.ts';
 import {
@@ -63,9 +64,11 @@ export class OpsContext {
 
   /**
    * A hint's next command, `baton <command>`, with this invocation's target options (see
-   * {@link followUp}): every hint that names a `baton` command renders it with this.
+   * {@link followUp}): every hint that names a `baton` command renders it with this, each id in
+   * it an operand, quoted: ``ctx.followUp`actors get ${id}` `` (see {@link FollowUp}).
    */
-  readonly followUp: FollowUp = (command) => followUp(command, this.values);
+  readonly followUp: FollowUp = (command, ...operands) =>
+    followUp(commandLine(command, ...operands), this.values);
 
   /** The app `--app` names; refused when it is not given. */
   app(why: string): Promise<BatonApp> {

@@ -24,15 +24,18 @@ export function actorArg(ctx: OpsContext, index: number): string {
   return id;
 }
 
+/** The type of an actor id {@link actorArg} checked: `tally` of `tally/fred`. */
+const typeOf = (id: string): string => parseActorId(id)?.type ?? '';
+
 /**
  * The refusal of an action on what an actor with no record would hold (`what`: "no dead letter
  * …", "no timer …"): as likely a typo in the actor id as something gone, so it says so.
  */
 export function noRecord(id: string, what: string, follow: FollowUp): BatonError {
-  const type = parseActorId(id)?.type;
+  const type = typeOf(id);
   return new BatonError(
     ErrorCode.NOT_FOUND,
-    `${id} has no record, and ${what}: it never committed a turn, or its record expired — check the actor id (a typo?): ${follow(`actors list ${type}`)} lists the type's actors`,
+    `${id} has no record, and ${what}: it never committed a turn, or its record expired — check the actor id (a typo?): ${follow`actors list ${type}`} lists the type's actors`,
     { details: { actorId: id } },
   );
 }
@@ -45,7 +48,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   if (!record) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message) and was deleted — its dead letters stay (${ctx.followUp(`dead-letters list --type ${parseActorId(id)?.type}`)}); list the type's actors with ${ctx.followUp(`actors list ${parseActorId(id)?.type}`)}`,
+      `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message) and was deleted — its dead letters stay (${ctx.followUp`dead-letters list --type ${typeOf(id)}`}); list the type's actors with ${ctx.followUp`actors list ${typeOf(id)}`}`,
     );
   }
   const [timers, letters, held] = await Promise.all([
@@ -158,7 +161,7 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
     // Listed as a type, an id matches no actor: an empty table that reads as "none".
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `it takes an actor type (${parseActorId(type)?.type}), not an actor id: ${ctx.followUp(`actors get ${type}`)} shows that actor`,
+      `it takes an actor type (${parseActorId(type)?.type}), not an actor id: ${ctx.followUp`actors get ${type}`} shows that actor`,
     );
   }
   const { dynamodb, names } = await ctx.target();
@@ -173,7 +176,7 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
       r.actors.length === 0 && !r.cursor && !ctx.values.cursor
         ? `no actors of type ${type} (an actor type is the name its actor() definition gives)`
         : table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),
-      ...(r.cursor ? [`more: ${ctx.followUp(`actors list ${type} --cursor ${r.cursor}`)}`] : []),
+      ...(r.cursor ? [`more: ${ctx.followUp`actors list ${type} --cursor ${r.cursor}`}`] : []),
     ].join('\n'),
   );
 }
@@ -206,7 +209,7 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
       `${id} paused by ${record.paused?.by}` +
       (known
         ? ''
-        : `\nnote: ${id} had no record: it never committed a turn. If you meant another actor, resume this one and pause that (${ctx.followUp(`actors list ${parseActorId(id)?.type}`)})`),
+        : `\nnote: ${id} had no record: it never committed a turn. If you meant another actor, resume this one and pause that (${ctx.followUp`actors list ${typeOf(id)}`})`),
   );
 }
 
@@ -220,7 +223,7 @@ export async function actorsResume(ctx: OpsContext): Promise<void> {
   if (!paused && parked === 0) {
     throw new BatonError(
       ErrorCode.INVALID_STATE,
-      `${id} is not paused: nothing to resume (${ctx.followUp(`actors get ${id}`)} shows its state)`,
+      `${id} is not paused: nothing to resume (${ctx.followUp`actors get ${id}`} shows its state)`,
       { details: { actor: id } },
     );
   }

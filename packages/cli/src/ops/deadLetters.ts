@@ -9,7 +9,7 @@ import {
 import { actorArg, noRecord } from './actors.ts';
 import { duration, limitOption, since, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
-import type { FollowUp } from './target.ts';
+import { type FollowUp, shellQuote } from './target.ts';
 
 /** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
 async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
@@ -159,7 +159,7 @@ async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Pro
   if (!letter && lostItsQuotes(messageId)) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `the message id ${messageId} lost its quotes (a shell strips them): put the id in single quotes, as ${ctx.followUp('dead-letters list')} prints it, e.g. '${messageId.replace(/([[,])([^,\]"]+)/g, '$1"$2"')}'`,
+      `the message id ${messageId} lost its quotes (a shell strips them): put the id in single quotes, as ${ctx.followUp`dead-letters list`} prints it, e.g. ${shellQuote(messageId.replace(/([[,])([^,\]"]+)/g, '$1"$2"'))}`,
       { details: { actorId, messageId } },
     );
   }
@@ -195,11 +195,11 @@ function noLetter(
   }
   const which =
     ingressTarget(messageId) === undefined
-      ? `a message between actors keeps no outcome to tell which: ${follow(`actors get ${actorId}`)} shows the actor's state`
-      : `${follow(`outcome '${messageId}'`)} tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged`;
+      ? `a message between actors keeps no outcome to tell which: ${follow`actors get ${actorId}`} shows the actor's state`
+      : `${follow`outcome ${messageId}`} tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged`;
   return new BatonError(
     ErrorCode.NOT_FOUND,
-    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; ${which}; ${follow('dead-letters list')} shows the letters kept`,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; ${which}; ${follow`dead-letters list`} shows the letters kept`,
     details,
   );
 }
@@ -238,7 +238,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
                 ]),
           ]
         : [
-            `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (${ctx.followUp(`actors resume ${s.actor}`)}); it cannot be redriven nor purged`,
+            `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (${ctx.followUp`actors resume ${s.actor}`}); it cannot be redriven nor purged`,
           ]),
     ].join('\n'),
   );
@@ -250,7 +250,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
  * one, and a purge meanwhile makes it apply nothing.
  */
 const purgeWarning = (follow: FollowUp) =>
-  `They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${follow('dead-letters list')} rather than purge it`;
+  `They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${follow`dead-letters list`} rather than purge it`;
 
 /** The dead letters a bulk action works on: one named, or `--all` matching the filters. */
 async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promise<DeadLetter[]> {
@@ -339,7 +339,7 @@ function leftLines(left: readonly Left[], follow: FollowUp): string {
   let lines = '';
   if (answered.length > 0) {
     lines +=
-      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. Purge them (${follow('dead-letters purge')}), or, if they must be applied still, redrive them with --force:\n` +
+      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. Purge them (${follow`dead-letters purge`}), or, if they must be applied still, redrive them with --force:\n` +
       table(answered, ['actor', 'messageId']);
   }
   if (cut.length > 0) {
@@ -425,7 +425,7 @@ function redrivenLine(
   const held = done.filter((l) => paused.includes(l.actor)).length;
   const others = done.length - held;
   return (
-    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${follow('actors resume <type/key>')})` +
+    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${follow`actors resume <type/key>`})` +
     (others > 0 ? `; the other ${others} each applied once, in its actor's next turn` : '')
   );
 }

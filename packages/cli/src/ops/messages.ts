@@ -3,7 +3,6 @@ import { ingressMessageId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { actorArg } from './actors.ts';
 import type { OpsContext } from './OpsContext.ts';
-import { shellQuote } from './target.ts';
 
 /** The payload argument: JSON. */
 function payloadArg(ctx: OpsContext): unknown {
@@ -61,17 +60,10 @@ export async function ask(ctx: OpsContext): Promise<void> {
   } catch (error) {
     if (!isBatonError(error) || error.code !== ErrorCode.ASK_TIMEOUT) throw error;
     // The library's advice names its option: the CLI's way keeps the key it chose.
-    const [actor, message, json, entry, quotedKey] = [
-      to,
-      name,
-      ctx.args[2] ?? '{}',
-      ctx.values.app ?? '',
-      key,
-    ].map(shellQuote);
-    const again = `ask ${actor} ${message} ${json} --app ${entry} --key ${quotedKey}`;
+    const [json, entry] = [ctx.args[2] ?? '{}', ctx.values.app ?? ''];
     throw new BatonError(
       ErrorCode.ASK_TIMEOUT,
-      `no reply from ${to} to "${name}" within ${timeoutMs / 1000}s; the message was sent under the key ${key} and may still be applied (its actor may be paused or behind). Do not run the same command again without --key: it would send the message again, under a new key. Read its outcome once processed: ${ctx.followUp(`outcome ${actor} ${quotedKey}`)}; or wait for its reply again under the same key: ${ctx.followUp(again)}`,
+      `no reply from ${to} to "${name}" within ${timeoutMs / 1000}s; the message was sent under the key ${key} and may still be applied (its actor may be paused or behind). Do not run the same command again without --key: it would send the message again, under a new key. Read its outcome once processed: ${ctx.followUp`outcome ${to} ${key}`}; or wait for its reply again under the same key: ${ctx.followUp`ask ${to} ${name} ${json} --app ${entry} --key ${key}`}`,
       { details: { ...error.details, actor: to, key }, cause: error },
     );
   }
@@ -129,7 +121,7 @@ export async function outcome(ctx: OpsContext): Promise<void> {
       ? `ok ${JSON.stringify(r.outcome.value ?? null)}`
       : `failed ${r.outcome.error.code}: ${r.outcome.error.message}` +
         (deadLetter === 'kept'
-          ? `\nits dead letter is kept: ${ctx.followUp(`dead-letters show ${r.actor} '${messageId}'`)}`
+          ? `\nits dead letter is kept: ${ctx.followUp`dead-letters show ${r.actor} ${messageId}`}`
           : deadLetter === 'purged'
             ? '\nits dead letter is no longer kept: it was purged, never applied, and no redrive can apply it'
             : ''),

@@ -59,7 +59,7 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
     peeked.length === 0
       ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
       : `${table(peeked, COLUMNS)}\n${showing(peeked, total)}; ${LOOKED}\n` +
-        `each whole, payload included: --json; redrive them into the inbox with: ${ctx.followUp('queue-dead-letters redrive')}`,
+        `each whole, payload included: --json; redrive them into the inbox with: ${ctx.followUp`queue-dead-letters redrive`}`,
   );
 }
 
@@ -161,7 +161,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
         ? "nothing redriven: the inbox's dead-letter queue gave no message"
         : held === 0
           ? `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn`
-          : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${ctx.followUp('actors resume <type/key>')})` +
+          : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${ctx.followUp`actors resume <type/key>`})` +
             (moved > held
               ? `; the other ${moved - held} each applied at most once, in its actor's turn`
               : ''),

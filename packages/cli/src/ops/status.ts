@@ -125,11 +125,11 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
   const timerDeadLetters = held('timer dead letters');
   const problems: string[] = [];
   if (dead.length > 0) {
-    problems.push(`${dead.length} dead letter(s): ${follow('dead-letters list')}`);
+    problems.push(`${dead.length} dead letter(s): ${follow`dead-letters list`}`);
   }
   if (queueDeadLetters) {
     problems.push(
-      `${queueDeadLetters} message(s) in the inbox's dead-letter queue: ${follow('queue-dead-letters list')}`,
+      `${queueDeadLetters} message(s) in the inbox's dead-letter queue: ${follow`queue-dead-letters list`}`,
     );
   }
   if (streamFailures) {
@@ -146,16 +146,16 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     problems.push(inboxBehind(inbox, inbox.oldestAgeMs, follow));
   }
   // Each names an actor to look at: the operator has no list of them across the table.
-  if (lagging.length > 0) {
-    const [first] = lagging;
+  const [first] = lagging;
+  if (first !== undefined) {
     problems.push(
-      `${lagging.length} actor(s) with sends undrained, e.g. ${first} (${follow(`actors get ${first}`)} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
+      `${lagging.length} actor(s) with sends undrained, e.g. ${first} (${follow`actors get ${first}`} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
     );
   }
   if (oldestDue !== null && oldestDue > TIMER_LAG_MS) {
     const oldest = due.reduce((a, b) => (b.at < a.at ? b : a));
     problems.push(
-      `timers fire late: the oldest due is ${oldest.actorId}'s timer ${oldest.id} (${follow(`timers list ${oldest.actorId}`)}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
+      `timers fire late: the oldest due is ${oldest.actorId}'s timer ${oldest.id} (${follow`timers list ${oldest.actorId}`}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
     );
   }
   return {
@@ -260,7 +260,7 @@ function parkedLine(parked: Status['parked'], follow: FollowUp): string {
   if (held.length === 0) return line;
   const named = held.slice(0, PARKED_NAMED).map(([id, n]) => `${id} (${n})`);
   if (held.length > PARKED_NAMED) named.push(`and ${held.length - PARKED_NAMED} more`);
-  return `${line}: ${named.join(', ')} — ${follow('actors get <type/key>')}; ${follow('actors resume <type/key>')} applies them`;
+  return `${line}: ${named.join(', ')} — ${follow`actors get <type/key>`}; ${follow`actors resume <type/key>`} applies them`;
 }
 
 /**

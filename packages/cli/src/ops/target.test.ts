@@ -1,11 +1,19 @@
 /**
  * `resolveTarget` with the resources named outright: what the environment adds to them; and
- * `followUp`, the next command a hint names, with the target options it was given.
+ * `followUp`, the next command a hint names, with the target options it was given and its
+ * operands (ids from data) quoted.
  */
 import { execFileSync } from 'node:child_process';
 import { BatonError, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
+import { OpsContext } from './OpsContext.ts';
 import { followUp, resolveTarget, shellQuote } from './target.ts';
+
+/** The words a shell makes of `line`: the arguments a command pasted as `line` is given. */
+const shellWords = (line: string) =>
+  execFileSync('sh', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' })
+    .split('\0')
+    .slice(0, -1);
 
 const named = {
   table: 'app-table',
@@ -71,8 +79,52 @@ describe('followUp, the next command a hint names', () => {
       `baton status --stack 'it'\\''s mine' --local 'http://h/?a=1&b=2'`,
     );
     // What a shell makes of the printed words: each value, unchanged, as one argument.
-    const printed = values.map(shellQuote).join(' ');
-    const parsed = execFileSync('sh', ['-c', `printf '%s\\0' ${printed}`], { encoding: 'utf8' });
-    expect(parsed.split('\0').slice(0, -1)).toEqual(values);
+    expect(shellWords(values.map(shellQuote).join(' '))).toEqual(values);
+  });
+
+  describe('a hint made in a command (OpsContext.followUp)', () => {
+    const io = { out: () => {}, err: () => {}, env: {}, now: () => 0 };
+    const ctx = new OpsContext(io, { stack: 'Prod' }, []);
+
+    it('quotes each id it names, whatever an app chose as its key, so a shell passes it back unchanged', () => {
+      const id = `tally/it's a $(x); \`id\``;
+      const messageId = `ingress:["${id}","k 1"]`;
+      const hint = ctx.followUp`dead-letters show ${id} ${messageId}`;
+      expect(hint).toBe(
+        `baton dead-letters show 'tally/it'\\''s a $(x); \`id\`' 'ingress:["tally/it'\\''s a $(x); \`id\`","k 1"]' --stack Prod`,
+      );
+      expect(shellWords(hint)).toEqual([
+        'baton',
+        'dead-letters',
+        'show',
+        id,
+        messageId,
+        '--stack',
+        'Prod',
+      ]);
+      expect(shellWords(ctx.followUp`actors list ${''} --cursor ${'a b'}`)).toEqual([
+        'baton',
+        'actors',
+        'list',
+        '',
+        '--cursor',
+        'a b',
+        '--stack',
+        'Prod',
+      ]);
+    });
+
+    it('leaves a plain id, and the words and placeholders of the command, as written', () => {
+      expect(ctx.followUp`actors get ${'tally/fred'}`).toBe(
+        'baton actors get tally/fred --stack Prod',
+      );
+      expect(ctx.followUp`dead-letters show ${'wf-ship/o-1'} ${'tally/a:L1.4'}`).toBe(
+        'baton dead-letters show wf-ship/o-1 tally/a:L1.4 --stack Prod',
+      );
+      expect(ctx.followUp`dead-letters redrive ${'tally/a'} <message id> --force`).toBe(
+        'baton dead-letters redrive tally/a <message id> --force --stack Prod',
+      );
+      expect(ctx.followUp`status`).toBe('baton status --stack Prod');
+    });
   });
 });

@@ -16,9 +16,9 @@ import {
   storeOptionsFromEnvironment,
 } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
-import type { FollowUp } from '@baton/core/engine';
+import { type FollowUp, shellQuote } from '@baton/core/engine';
 
-export type { FollowUp };
+export { type FollowUp, shellQuote };
 
 /** The resources of one deployed app, as its stack outputs (or the options) name them. */
 export interface TargetNames {
@@ -96,16 +96,13 @@ const REPEATED: Readonly<Record<keyof TargetOptions, boolean>> = {
   'outbox-shards': true,
 };
 
-/** `value` as one shell word: as is when plain, else in single quotes. */
-export function shellQuote(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
 /**
  * The follow-up command `baton <command>` with the target options this invocation was given,
  * their values shell-quoted, so that a hint copied as printed acts on the deployment the
- * operator was looking at (not the default one). `command` is kept as written. Options read
- * from the environment (`BATON_TABLE`, `AWS_REGION`, …) are not repeated: the same shell has them.
+ * operator was looking at (not the default one). `command` is kept as written: its operands
+ * quoted already (a hint writes it as a {@link FollowUp} template, `OpsContext.followUp`).
+ * Options read from the environment (`BATON_TABLE`, `AWS_REGION`, …) are not repeated: the same
+ * shell has them.
  *
  * @example
  * followUp('workflows show checkout o-1', { stack: 'bank', region: 'eu-west-1' });

@@ -56,7 +56,7 @@ async function readInstance(ctx: OpsContext, name: string, id: string): Promise<
   if (!state || state.status === 'new') {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `workflow ${name} has no instance ${id}: it never started, or its retention ended; list them with ${ctx.followUp(`workflows list ${name}`)}`,
+      `workflow ${name} has no instance ${id}: it never started, or its retention ended; list them with ${ctx.followUp`workflows list ${name}`}`,
       { details: { workflow: name, id } },
     );
   }
@@ -102,7 +102,7 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
   if (names.length > 1 && ctx.values.cursor) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `--cursor pages one workflow: pass its name, ${ctx.followUp('workflows list <workflow> --cursor …')}`,
+      `--cursor pages one workflow: pass its name, ${ctx.followUp`workflows list <workflow> --cursor …`}`,
     );
   }
   const { dynamodb, names: target } = await ctx.target();
@@ -154,7 +154,11 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
           ]),
       ...(r.cursor && only
         ? [
-            `more: ${ctx.followUp(`workflows list ${only}${status ? ` --status ${status}` : ''} --cursor ${r.cursor}`)}`,
+            `more: ${
+              status
+                ? ctx.followUp`workflows list ${only} --status ${status} --cursor ${r.cursor}`
+                : ctx.followUp`workflows list ${only} --cursor ${r.cursor}`
+            }`,
           ]
         : []),
     ].join('\n'),
@@ -244,7 +248,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           : ([
               [
                 'paused',
-                `${r.paused.error.message} with: ${ctx.followUp(`workflows resume ${name} ${id}`)}`,
+                `${r.paused.error.message} with: ${ctx.followUp`workflows resume ${name} ${id}`}`,
               ],
               [
                 'next replay',
@@ -261,7 +265,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           : ([
               [
                 'dead letters',
-                `${r.deadLetters.length} message(s) it did not apply: ${r.deadLetters.map((l) => `${l.name} (${clip(l.error)})`).join('; ')} — see ${ctx.followUp(`dead-letters show wf-${name}/${id} <message id>`)} (ids: ${ctx.followUp(`dead-letters list --type wf-${name}`)})`,
+                `${r.deadLetters.length} message(s) it did not apply: ${r.deadLetters.map((l) => `${l.name} (${clip(l.error)})`).join('; ')} — see ${ctx.followUp`dead-letters show ${instanceId(name, id)} <message id>`} (ids: ${ctx.followUp`dead-letters list --type wf-${name}`})`,
               ],
             ] as const)),
         ...(r.parkedMessages === 0
@@ -269,7 +273,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           : ([
               [
                 'parked',
-                `${r.parkedMessages} message(s), held while its actor is paused: applied when resumed (${ctx.followUp(`actors resume wf-${name}/${id}`)})`,
+                `${r.parkedMessages} message(s), held while its actor is paused: applied when resumed (${ctx.followUp`actors resume ${instanceId(name, id)}`})`,
               ],
             ] as const)),
       ]),
@@ -398,7 +402,7 @@ async function act(
   ctx.print(
     { action, workflow: name, id, messageId, ...details },
     () =>
-      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${messageId}\nfollow it: ${ctx.followUp(`workflows show ${name} ${id}`)}`,
+      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${messageId}\nfollow it: ${ctx.followUp`workflows show ${name} ${id}`}`,
   );
 }
 
@@ -423,6 +427,7 @@ export function workflowsTerminate(ctx: OpsContext): Promise<void> {
 /** `baton workflows signal <workflow> <id> <event> [json payload]`: the event its wait takes. */
 export function workflowsSignal(ctx: OpsContext): Promise<void> {
   const event = ctx.arg(2, 'event');
+  const [name, id] = [workflowArg(ctx, 0), ctx.arg(1, 'id')];
   const text = ctx.args[3];
   let payload: unknown;
   try {
@@ -435,7 +440,7 @@ export function workflowsSignal(ctx: OpsContext): Promise<void> {
   }
   if (!ctx.values.app) {
     ctx.note(
-      `without --app, neither the event "${event}" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of wf-${ctx.args[0]}/${ctx.args[1]} (${ctx.followUp(`workflows show ${ctx.args[0]} ${ctx.args[1]}`)} lists it); pass --app <entry> to check it first`,
+      `without --app, neither the event "${event}" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of ${instanceId(name, id)} (${ctx.followUp`workflows show ${name} ${id}`} lists it); pass --app <entry> to check it first`,
     );
   }
   return act(ctx, 'signal', { event }, (client, ref) =>

@@ -31,7 +31,7 @@ export {
   sweepOutboxes,
   sweepOutboxOf,
 } from './drainOutbox.ts';
-export { batonCommand, type FollowUp } from './followUp.ts';
+export { batonCommand, commandLine, type FollowUp, shellQuote } from './followUp.ts';
 export type {
   CommitListener,
   DeadLetterListener,

@@ -219,7 +219,7 @@ export async function cancelTimer(
     if (!timer) {
       throw new BatonError(
         ErrorCode.NOT_FOUND,
-        `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`${followUp(`timers list ${actorId}`)}\``,
+        `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`${followUp`timers list ${actorId}`}\``,
         { details: { actorId, timerId } },
       );
     }
@@ -243,9 +243,14 @@ function ownedTimer(actorId: string, timer: Timer, followUp: FollowUp): BatonErr
     const what = asked
       ? `${actorId}'s ask of "${asked.name}" to ${asked.to}`
       : `an ask of ${actorId}`;
+    // A timer that names no actor asked: its hints take a placeholder, not those words.
+    const resume = asked ? followUp`actors resume ${asked.to}` : followUp`actors resume <type/key>`;
+    const letters = asked
+      ? followUp`dead-letters list --type ${typeOf(asked.to)}`
+      : followUp`dead-letters list`;
     return new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `timer ${timer.id} is the timeout of ${what}: it holds the asker's continuation, and cancelled, the reply would find none and be dropped, leaving ${actorId} waiting for good. It was not cancelled. Let the reply come instead: resume ${target} if it is paused (${followUp(`actors resume ${target}`)}), redrive its dead letter (${followUp(`dead-letters list --type ${typeOf(target)}`)}), or wait for the timeout, due ${new Date(timer.at).toISOString()}, which the asker handles as a failed ask`,
+      `timer ${timer.id} is the timeout of ${what}: it holds the asker's continuation, and cancelled, the reply would find none and be dropped, leaving ${actorId} waiting for good. It was not cancelled. Let the reply come instead: resume ${target} if it is paused (${resume}), redrive its dead letter (${letters}), or wait for the timeout, due ${new Date(timer.at).toISOString()}, which the asker handles as a failed ask`,
       { details },
     );
   }
@@ -255,7 +260,7 @@ function ownedTimer(actorId: string, timer: Timer, followUp: FollowUp): BatonErr
     const id = parseActorId(actorId)?.key ?? '';
     return new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (${followUp(`workflows cancel ${name} ${id}`)}); to hurry a wait, send its event (${followUp(`workflows signal ${name} ${id} <event>`)})`,
+      `timer ${timer.id} is workflow ${name}'s own (a sleep, a wait's timeout, a retry or its retention): its run schedules and cancels it, and without it the instance would wait for good. It was not cancelled. To end the instance, cancel or terminate it (${followUp`workflows cancel ${name} ${id}`}); to hurry a wait, send its event (${followUp`workflows signal ${name} ${id} <event>`})`,
       { details },
     );
   }
@@ -277,7 +282,7 @@ const typeOf = (actorId: string) => parseActorId(actorId)?.type ?? '';
 function noDeadLetter(actorId: string, messageId: string, followUp: FollowUp): BatonError {
   return new BatonError(
     ErrorCode.NOT_FOUND,
-    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`${followUp('dead-letters list')}\``,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`${followUp`dead-letters list`}\``,
     { details: { actorId, messageId } },
   );
 }

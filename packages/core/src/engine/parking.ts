@@ -118,7 +118,7 @@ export function parkedLetterRefused(
   const { actorId, messageId } = letter;
   const instead =
     action === 'redrive'
-      ? `resume ${actorId} to apply it (${followUp(`actors resume ${actorId}`)})`
+      ? `resume ${actorId} to apply it (${followUp`actors resume ${actorId}`})`
       : `to keep it from being applied, deploy code whose handler leaves it be, then resume ${actorId}`;
   return new BatonError(
     ErrorCode.INVALID_STATE,

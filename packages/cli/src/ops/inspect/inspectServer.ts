@@ -106,7 +106,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       if (!options.allowActions) {
         throw new BatonError(
           ErrorCode.FORBIDDEN,
-          `the inspector is read-only: restart it with ${followUp('inspect --allow-actions')} to ${action}`,
+          `the inspector is read-only: restart it with ${followUp`inspect --allow-actions`} to ${action}`,
         );
       }
       if (request.headers[TOKEN_HEADER] !== token) {
