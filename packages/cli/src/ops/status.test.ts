@@ -1,7 +1,8 @@
+import { batonCommand as plain } from '@baton/core/engine';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { QueueHealth } from './queues.ts';
 import { readStatus } from './status.ts';
-import { followUp, type Target } from './target.ts';
+import type { Target } from './target.ts';
 
 /** The inbox as the queues read: its age is CloudWatch's, which the emulators have not. */
 const read = vi.hoisted(() => ({ inbox: undefined as unknown as QueueHealth }));
@@ -19,9 +20,6 @@ const target = {
   },
   dynamodb: { send: async () => ({ Items: [], ScannedCount: 0 }) },
 } as unknown as Target;
-
-/** Hints as a run with no target options prints them. */
-const plain = (command: string) => followUp(command, {});
 
 const inbox = (waiting: number, inFlight: number, oldestAgeMs: number): QueueHealth => ({
   name: 'inbox',

@@ -190,7 +190,7 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
         : [
             pausedRead instanceof BatonError
               ? `paused actors with no message parked, which could not be read (${pausedRead.message}): finding them scans the table, which needs dynamodb:Scan`
-              : `paused actors past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow('actors list <type>')} shows whether each actor of a type is paused)`,
+              : `paused actors past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow`actors list <type>`} shows whether each actor of a type is paused)`,
           ]),
       ...(names.deadLetterQueueUrl
         ? []
@@ -231,7 +231,7 @@ function inboxBehind(
   const behind = `inbox behind: its oldest message is ${duration(ageMs)} old`;
   const docs = 'see InboxAgeAlarm in docs/operations.md';
   if (waiting + inFlight === 0) {
-    return `${behind} by CloudWatch's latest minute, and SQS counts none in it now: it may have caught up (run ${follow('status')} again in a minute)`;
+    return `${behind} by CloudWatch's latest minute, and SQS counts none in it now: it may have caught up (run ${follow`status`} again in a minute)`;
   }
   if (inFlight === 0) {
     return `${behind} (${waiting} waiting, none in flight): no worker is taking them — throttled (WorkerThrottlesAlarm, AccountConcurrencyAlarm) or failing (workerErrorsAlarm, the worker's log); ${docs}`;
@@ -276,8 +276,12 @@ function pausedLine(s: Status, follow: FollowUp): string {
     return `${id} (by ${by}, ${held === undefined ? 'nothing parked' : `${held} parked`})`;
   });
   if (actors.length > PARKED_NAMED) named.push(`and ${actors.length - PARKED_NAMED} more`);
-  const one = actors.length === 1 ? actors[0]!.id : '<type/key>';
-  return `${line}: ${named.join(', ')} — ${follow(`actors get ${one}`)}; ${follow(`actors resume ${one}`)} resumes it`;
+  const [first] = actors;
+  const [get, resume] =
+    actors.length === 1 && first
+      ? [follow`actors get ${first.id}`, follow`actors resume ${first.id}`]
+      : [follow`actors get <type/key>`, follow`actors resume <type/key>`];
+  return `${line}: ${named.join(', ')} — ${get}; ${resume} resumes it`;
 }
 
 function humanStatus(s: Status, follow: FollowUp): string {
