@@ -122,6 +122,16 @@ describe("baton dev's door", () => {
     expect(await count()).toBe(5);
   });
 
+  it('serves the pages that hold its token unframed by other pages and uncached', async () => {
+    for (const path of ['/', '/_baton']) {
+      const page = await fetch(`${dev.origin}${path}`);
+      expect(await page.text()).toContain('baton-token');
+      expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
   it('refuses a text/plain body with 415 and applies nothing', async () => {
     const response = await fetch(`${dev.origin}/ask`, {
       method: 'POST',

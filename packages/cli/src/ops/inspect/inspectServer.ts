@@ -194,8 +194,18 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   }
 }
 
+/**
+ * The page holds this run's token: no answer is cached or framed by another page (a framed page
+ * could be clicked through its actions).
+ */
+const HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+};
+
 function send(response: ServerResponse, status: number, type: string, body: string): void {
-  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+  response.writeHead(status, { 'content-type': type, ...HEADERS }).end(body);
 }
 
 function sendJson(response: ServerResponse, value: unknown): void {
