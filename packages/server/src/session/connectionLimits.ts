@@ -22,7 +22,8 @@ export interface ConnectionLimits {
    * Gateway, close code 4429 locally). A user is an identity the `auth` hook returned, compared
    * whole (as canonical JSON): one that changes with each token (`iat`, `exp`) gets a cap per
    * token, and one shared by many people (`{ tenant }`) one cap for them all. Anonymous
-   * connections are not counted: bound them with the stage's throttle, or require auth. A
+   * connections are not counted: bound them with the stage's throttle (the local host, with its
+   * `maxAnonymousConnections`), or require auth. A
    * connection counts until it closes, or its lease lapses and it is swept. @default 100
    */
   readonly maxConnectionsPerUser?: number;
@@ -75,6 +76,21 @@ export function tooManyConnections(max: number): BatonError {
   return new BatonError(
     ErrorCode.LIMIT_EXCEEDED,
     `this user holds ${max} connections, the most it may: close some (other tabs or devices) first`,
+    { details: { limit: max } },
+  );
+}
+
+/**
+ * The LIMIT_EXCEEDED error of a connection attempt with no user past `max` such connections
+ * (the local host's `maxAnonymousConnections`). Its message fits a close frame's reason.
+ *
+ * @example
+ * refuse(tooManyAnonymousConnections(1000).message);
+ */
+export function tooManyAnonymousConnections(max: number): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `the server holds ${max} connections with no user, the most it may: connect with a token, or try again later`,
     { details: { limit: max } },
   );
 }

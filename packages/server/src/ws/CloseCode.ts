@@ -14,7 +14,10 @@ export const CloseCode = {
   LEASE_EXPIRED: 4408,
   /** The identity the auth hook gave ended (`validUntil`): connect again with a fresh token. */
   AUTH_EXPIRED: 4440,
-  /** The user holds `maxConnectionsPerUser` connections already. */
+  /**
+   * The user holds `maxConnectionsPerUser` connections already, or, for a connection with no
+   * user, the server holds `maxAnonymousConnections` of them.
+   */
   TOO_MANY_CONNECTIONS: 4429,
   /** The client left over `maxUnreadBytes` unread in its socket: read it, then connect again. */
   NOT_READING: 4413,

@@ -75,13 +75,14 @@ describe('local server options', () => {
       queries,
       leaseMs: -1,
       maxFrameBytes: 10,
+      maxAnonymousConnections: 0,
       auth: 'yes' as never,
       backend: { store: {}, queue: {}, feed: {} } as never,
     });
     await expect(bad).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(
-        /actors must be .*auth must be .*leaseMs must be .*maxFrameBytes must be .*backend.store .*backend.queue .*backend.feed/,
+        /actors must be .*auth must be .*leaseMs must be .*maxFrameBytes must be .*maxAnonymousConnections must be an integer ≥ 1, got 0.*backend.store .*backend.queue .*backend.feed/,
       ),
     });
   });

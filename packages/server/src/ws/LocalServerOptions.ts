@@ -98,6 +98,13 @@ export interface LocalServerOptions extends ConnectionLimits {
    * @default 8 MiB
    */
   readonly maxUnreadBytes?: number;
+  /**
+   * Connections with no user the server holds at once: those the `auth` hook gave no identity
+   * (all of them without a hook), which no user's `maxConnectionsPerUser` counts. One more is
+   * refused (4429), so that clients who need no token cannot open connections without bound.
+   * @default 1,000
+   */
+  readonly maxAnonymousConnections?: number;
   /** @default JSON lines on stdout */
   readonly logger?: Logger;
   /** Passed to the {@link QueryEngine} (e.g. `batchMs`, `scope`, `clock`). */
@@ -120,6 +127,7 @@ export interface ResolvedLocalServerOptions {
   readonly maxFrameBytes: number;
   readonly maxUnreadBytes: number;
   readonly limits: Required<ConnectionLimits>;
+  readonly maxAnonymousConnections: number;
 }
 
 /**
@@ -154,6 +162,12 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   const maxFrameBytes = number('maxFrameBytes', options?.maxFrameBytes, 128 * 1024, 1024);
   const maxUnreadBytes = number('maxUnreadBytes', options?.maxUnreadBytes, 8 * 1024 * 1024, 1);
   const limits = resolveConnectionLimits(options ?? {}, problems);
+  const maxAnonymousConnections = options?.maxAnonymousConnections ?? 1_000;
+  if (!Number.isSafeInteger(maxAnonymousConnections) || maxAnonymousConnections < 1) {
+    problems.push(
+      `maxAnonymousConnections must be an integer ≥ 1, got ${String(maxAnonymousConnections)}`,
+    );
+  }
   const host = options?.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') problems.push('host must be a host name or address');
   const given = options?.backend;
@@ -177,7 +191,10 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   }
   const { store, queue, feed } = ports!;
   const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
-  const settings = { port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes, limits };
+  const settings = {
+    ...{ port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes },
+    ...{ limits, maxAnonymousConnections },
+  };
   return { ports: { store, queue, feed }, client, ...settings };
 }
 

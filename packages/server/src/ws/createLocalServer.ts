@@ -8,7 +8,11 @@ import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
 import { authenticate, type ConnectAuth } from '../session/authenticate.ts';
 import { authRefusal } from '../session/authRefusal.ts';
-import { connectionOwner, tooManyConnections } from '../session/connectionLimits.ts';
+import {
+  connectionOwner,
+  tooManyAnonymousConnections,
+  tooManyConnections,
+} from '../session/connectionLimits.ts';
 import { ProtocolSession } from '../session/ProtocolSession.ts';
 import { CloseCode } from './CloseCode.ts';
 import { CommitTracker } from './CommitTracker.ts';
@@ -73,6 +77,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const logger = options.logger ?? jsonLogger();
   const settings = resolveLocalServerOptions(options);
   const { ports, leaseMs, heartbeatMs, maxFrameBytes, maxUnreadBytes, limits } = settings;
+  const { maxAnonymousConnections } = settings;
   const clock = options.engine?.clock ?? systemClock;
   const engine = new QueryEngine({
     logger,
@@ -117,8 +122,8 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
           ? SUBPROTOCOL
           : false,
   });
-  /** How many open connections the user `owner` holds. */
-  const ownedBy = (owner: string) => {
+  /** How many open connections the user `owner` holds (`undefined`: those with no user). */
+  const ownedBy = (owner: string | undefined) => {
     let held = 0;
     for (const connection of connections) {
       if (connection.owner === owner && !connection.closed) held++;
@@ -151,6 +156,10 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
       const max = limits.maxConnectionsPerUser;
       if (owner !== undefined && ownedBy(owner) >= max) {
         return ws.close(CloseCode.TOO_MANY_CONNECTIONS, tooManyConnections(max).message);
+      }
+      if (owner === undefined && ownedBy(undefined) >= maxAnonymousConnections) {
+        const refusal = tooManyAnonymousConnections(maxAnonymousConnections);
+        return ws.close(CloseCode.TOO_MANY_CONNECTIONS, refusal.message);
       }
       const connection = new Connection(ws, nextId++, auth, context, socket, owner);
       connections.add(connection);

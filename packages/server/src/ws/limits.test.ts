@@ -223,4 +223,43 @@ describe('per-connection limits of the local WebSocket host', () => {
     await again.roundTrip();
     expect(users().filter((u) => u !== undefined)).toHaveLength(3);
   });
+
+  it('closes a connection with no user past maxAnonymousConnections (4429); users still connect', async () => {
+    t = await startTestServer({
+      maxAnonymousConnections: 2,
+      auth: ({ token }) => (token === undefined ? undefined : { userId: token }),
+    });
+    const first = await t.open();
+    await t.open();
+    const third = await t.open();
+    expect(await third.closed).toEqual({
+      code: 4429,
+      reason:
+        'the server holds 2 connections with no user, the most it may: connect with a token, or try again later',
+    });
+    const alice = await t.open({ query: '?token=alice' });
+    await alice.roundTrip();
+    expect(t.server.connections()).toHaveLength(3);
+
+    // One closed, there is room for one more.
+    first.close();
+    await first.closed;
+    await vi.waitFor(() => expect(t!.server.connections()).toHaveLength(2));
+    const again = await t.open();
+    await again.roundTrip();
+    expect(t.server.connections().map((c) => c.identity)).toEqual([
+      undefined,
+      { userId: 'alice' },
+      undefined,
+    ]);
+  });
+
+  it('holds 1,000 connections with no user by default', async () => {
+    t = await startTestServer({ maxAnonymousConnections: undefined });
+    const sockets = await Promise.all(Array.from({ length: 1_000 }, () => t!.open()));
+    await sockets.at(-1)!.roundTrip();
+    const past = await t.open();
+    expect((await past.closed).code).toBe(4429);
+    expect(t.server.connections()).toHaveLength(1_000);
+  });
 });
