@@ -2,7 +2,9 @@
  * The bank example's live page (what `pnpm start` serves) in headless Chromium: alice signed in
  * sees only her account, an admin (teller) every one; a transfer alice makes shows in both, a
  * refused one says why; a page without a valid token gets nothing, and one whose token expired
- * says so and stops connecting. The page is sent with the
+ * says so and stops connecting. A sign-in link (`#token=…`) signs in only once the user confirms
+ * the account it names: another's link cannot sign a victim in to the sender's account unseen.
+ * The page is sent with the
  * content security policy the deployed one gets from CloudFront, and works under it.
  */
 import { silentLogger } from '@baton/core';
@@ -38,11 +40,18 @@ beforeAll(async () => {
   const alice = demoToken({ userId: 'alice', role: 'customer' });
   const teller = demoToken({ userId: 'teller', role: 'admin' });
   const [landing] = await Promise.all([
-    first.goto(`${live.url}#token=${alice}`),
-    second.goto(`${live.url}#token=${teller}`),
+    signInByLink(first, alice, 'alice'),
+    signInByLink(second, teller, 'teller'),
   ]);
   policy = landing?.headers()['content-security-policy'];
 }, 30_000);
+
+/** Opens the sign-in link of `token` and confirms the account it names. */
+async function signInByLink(page: Page, token: string, userId: string) {
+  const landing = await page.goto(`${live.url}#token=${token}`);
+  await page.getByRole('button', { name: `sign in as ${userId}` }).click();
+  return landing;
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -106,7 +115,7 @@ describe('the bank example page in Chromium', () => {
     page.on('websocket', () => sockets++);
     const hoursAgo = Date.now() - 13 * 3_600_000; // a 12-hour token made 13 hours ago
     const expired = demoToken({ userId: 'alice', role: 'customer' }, { now: hoursAgo });
-    await page.goto(`${live.url}#token=${expired}`);
+    await signInByLink(page, expired, 'alice');
     await expect.poll(() => cell(page, 'connection').textContent()).toBe('closed');
     expect(await page.getByRole('alert').textContent()).toMatch(/^the server refused the token/);
     expect(await cell(page, 'balance-alice').count()).toBe(0);
@@ -114,6 +123,39 @@ describe('the bank example page in Chromium', () => {
     expect(sockets).toBe(1);
     await page.getByRole('button', { name: 'sign in again' }).click();
     await expect.poll(() => page.getByLabel('token').count()).toBe(1);
+    await page.close();
+  });
+
+  it('asks before a link signs in, naming its account, and connects as no one until confirmed', async () => {
+    const page = await browser.newPage();
+    let sockets = 0;
+    page.on('websocket', () => sockets++);
+    const alice = demoToken({ userId: 'alice', role: 'customer' });
+    const mallory = demoToken({ userId: 'mallory', role: 'customer' });
+    await page.goto(`${live.url}#token=${mallory}`);
+    const ask = cell(page, 'confirm-link');
+    await expect.poll(() => ask.count()).toBe(1);
+    expect(await ask.textContent()).toContain("deposits go to mallory's account");
+    // The token is off the address at once, and nothing is connected or kept before a yes.
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await cell(page, 'balance-alice').count()).toBe(0);
+    expect(sockets).toBe(0);
+    await page.getByRole('button', { name: 'cancel' }).click();
+    await expect.poll(() => page.getByLabel('token').count()).toBe(1);
+    expect(sockets).toBe(0);
+
+    // Signed in as alice, a link for mallory asks too, and alice may stay herself.
+    await signInByLink(page, alice, 'alice');
+    await expect.poll(() => cell(page, 'me').textContent()).toBe('alice');
+    await page.goto(`${live.url}#token=${mallory}`);
+    await expect.poll(() => ask.textContent()).toContain('This tab is signed in as alice now.');
+    await page.getByRole('button', { name: 'stay alice' }).click();
+    await expect.poll(() => cell(page, 'me').textContent()).toBe('alice');
+    await expect.poll(() => cell(page, 'balance-alice').textContent()).toBe('70');
+
+    // Said yes to, the link signs the tab in as the account it named.
+    await signInByLink(page, mallory, 'mallory');
+    await expect.poll(() => cell(page, 'me').textContent()).toBe('mallory');
     await page.close();
   });
 

@@ -24,7 +24,9 @@ beforeAll(async () => {
   dev = await startDevProcess([entry, '--port', String(await freePort()), '--data-dir', dataDir]);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // The sign-in link asks first, naming the account.
   await page.goto(`${dev.origin}/#token=${token('alice')}`);
+  await page.getByRole('button', { name: 'sign in as alice' }).click();
 }, 40_000);
 
 afterAll(async () => {

@@ -8,46 +8,14 @@
 import { BatonClient } from '@baton/client';
 import type { ResultOf } from '@baton/core';
 import { BatonProvider, useConnectionState, useQuery, useSend } from '@baton/react';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Account } from '../bank.ts';
 import { balances } from '../queries.ts';
+import { ConfirmLink, type Me, SignIn, signedIn, signOut, takeLinkUser } from './signIn.tsx';
 import { BANK_CSS } from './style.ts';
 
 const ACCOUNTS = ['alice', 'bob', 'carol'];
-const TOKEN_KEY = 'baton-bank-token';
-
-/** The demo token: from the sign-in link's `#token=…` (then kept for this tab), or none. */
-function readToken(): string | undefined {
-  const fromLink = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (fromLink) {
-    sessionStorage.setItem(TOKEN_KEY, fromLink);
-    history.replaceState(null, '', location.pathname + location.search);
-  }
-  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
-}
-
-/** Forgets the token: the page shows the sign-in form. */
-function signOut(): void {
-  sessionStorage.removeItem(TOKEN_KEY);
-  location.reload();
-}
-
-/** Who the token says the user is, for display only: the server checks its signature. */
-function userOf(token: string): { userId: string; role: string } | undefined {
-  try {
-    const body = token.split('.')[0]!.replace(/-/g, '+').replace(/_/g, '/');
-    return JSON.parse(atob(body));
-  } catch {
-    return undefined;
-  }
-}
-
-interface Me {
-  readonly userId: string;
-  readonly admin: boolean;
-  readonly token: string;
-}
 
 type Rows = ResultOf<typeof balances>['rows'];
 interface Entry {
@@ -204,38 +172,6 @@ function Actions({ log, me }: { log: Log; me: Me }) {
   );
 }
 
-function SignIn() {
-  const [token, setToken] = useState('');
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    location.hash = `token=${encodeURIComponent(token.trim())}`;
-    location.reload();
-  };
-  return (
-    <main>
-      <section>
-        <h2>Sign in</h2>
-        <p>
-          Sign in with a demo token, signed with the bank's secret. Make one with{' '}
-          <code>pnpm --filter @baton/example-bank token alice</code> (or <code>bob</code>,{' '}
-          <code>carol</code>, <code>teller admin</code>) and open the link it prints, or paste the
-          token here.
-        </p>
-        <form onSubmit={onSubmit}>
-          <input
-            name="token"
-            aria-label="token"
-            style={{ width: '100%' }}
-            value={token}
-            onChange={(event) => setToken(event.target.value)}
-          />
-          <button type="submit">sign in</button>
-        </form>
-      </section>
-    </main>
-  );
-}
-
 function App({ me }: { me: Me }) {
   const connection = useConnectionState();
   const curl = `curl -X POST ${location.origin}/ask -H 'content-type: application/json' -H 'authorization: Bearer ${me.token}' -d '{"to":"account/${me.userId}","name":"deposit","payload":{"amount":5}}'`;
@@ -327,24 +263,28 @@ function App({ me }: { me: Me }) {
 }
 
 const url = document.querySelector<HTMLMetaElement>('meta[name="baton-url"]')!.content;
-const token = readToken();
-const user = token ? userOf(token) : undefined;
+const link = takeLinkUser();
+// A sign-in link opened over this page changes only the fragment: load it afresh to ask.
+addEventListener('hashchange', () => location.hash.includes('token=') && location.reload());
+const me = signedIn();
 const root = createRoot(document.getElementById('root')!);
-if (!token || !user) {
-  root.render(
-    <>
-      <style>{BANK_CSS}</style>
-      <header>
-        <h1>Baton bank</h1>
-      </header>
-      <SignIn />
-    </>,
-  );
+const signedOutPage = (body: ReactNode) => (
+  <>
+    <style>{BANK_CSS}</style>
+    <header>
+      <h1>Baton bank</h1>
+    </header>
+    {body}
+  </>
+);
+if (link && link.token !== me?.token) {
+  root.render(signedOutPage(<ConfirmLink link={link} current={me} />));
+} else if (!me) {
+  root.render(signedOutPage(<SignIn />));
 } else {
-  const me = { userId: user.userId, admin: user.role === 'admin', token };
   root.render(
     <BatonProvider
-      client={new BatonClient({ url, token, reconnect: { minMs: 250, maxMs: 4_000 } })}
+      client={new BatonClient({ url, token: me.token, reconnect: { minMs: 250, maxMs: 4_000 } })}
     >
       <App me={me} />
     </BatonProvider>,
