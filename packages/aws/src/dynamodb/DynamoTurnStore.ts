@@ -10,6 +10,7 @@ import type {
   DeadLetter,
   IdempotencyRecord,
   OutboxItem,
+  OutcomeReadOptions,
   OverflowKey,
   OverflowMark,
   PagedOutcome,
@@ -203,20 +204,28 @@ export class DynamoTurnStore implements TurnStore {
     await batchDeleteItems(this.#client, this.tableName, 'BatchWriteItem (deleteOutbox)', keys);
   }
 
-  async readIdempotency(key: string, sentAt = 0): Promise<IdempotencyRecord | undefined> {
+  async readIdempotency(
+    key: string,
+    sentAt = 0,
+    options: OutcomeReadOptions = {},
+  ): Promise<IdempotencyRecord | undefined> {
     // Its own item (from before pages, or a redrive's outcome) wins over its page. Without
-    // `sentAt`, the pages are read back from the newest until one holds it, or to the oldest.
+    // `sentAt`, the pages are read back from the newest until one holds it, or to the oldest
+    // (or to `maxPages`: a read past them throws, unless the item answers).
     const actorId = ingressTarget(key);
-    const [item, paged] = await Promise.all([
-      this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)'),
+    const pages =
       actorId === undefined
-        ? []
-        : readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt, key }),
-    ]);
+        ? Promise.resolve([])
+        : readPages(this.#client, this.tableName, this.#clock, {
+            ...{ actorId, sentAt, key },
+            ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
+          });
+    pages.catch(() => {});
+    const item = await this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)');
     const record = item && itemToIdempotency(item);
     // DynamoDB's TTL deletes an expired item only eventually: an expired record reads as absent.
     if (record && record.expiresAt > this.#clock.now()) return record;
-    const found = paged[0];
+    const found = (await pages)[0];
     if (!found) return undefined;
     const { sentAt: _, ...outcome } = found;
     return outcome;

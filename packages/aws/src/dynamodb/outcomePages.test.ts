@@ -10,7 +10,13 @@ import {
   type TransactWriteItemsCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { ErrorCode, isBatonError } from '@baton/core';
-import type { ActorRecord, Commit, OutcomePageWrite, PagedOutcome } from '@baton/core/adapter';
+import {
+  type ActorRecord,
+  type Commit,
+  ingressMessageId,
+  type OutcomePageWrite,
+  type PagedOutcome,
+} from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from './createTable.ts';
@@ -125,5 +131,41 @@ describe('DynamoStore outcome pages', () => {
     expect(isBatonError(error) && error.details).toMatchObject({ keys: ['k1'] });
     expect(await store.load(a)).toBeUndefined();
     expect(await keysOf(a)).toEqual(['k1']);
+  });
+
+  it('reads by message id through maxPages pages at most: a read that needs more throws LIMIT_EXCEEDED', async () => {
+    const a = fresh();
+    const id = (n: number) => ingressMessageId(a, `m${n}`);
+    // Six pages, page n holding the message sent at 10 n.
+    for (let n = 0; n < 6; n++) {
+      const records = [{ ...outcome(a, id(n)), sentAt: 10 * n }];
+      await store.commit({
+        ...commitOf(a, n + 1, 'L', { records, begins: true }),
+        outcomes: { page: n, sentAt: 10 * n, records, begins: true },
+      });
+    }
+    const read = (key: string, sentAt: number, maxPages?: number) =>
+      store.readIdempotency(key, sentAt, maxPages === undefined ? {} : { maxPages });
+
+    // A message no page holds, read from the first send on: every page would be read.
+    const error = await read(id(99), 0, 3).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(isBatonError(error) && error.code).toBe(ErrorCode.LIMIT_EXCEEDED);
+    expect(isBatonError(error) && error.message).toMatch(
+      /more than 3 outcome pages of .*: pass the sentAt its send returned.*baton outcome/,
+    );
+    expect(isBatonError(error) && error.details).toMatchObject({ actorId: a, limit: 3 });
+    // Within the bound: a recent message's page, or pages from a recent sentAt on.
+    expect(await read(id(3), 0, 3)).toMatchObject({ key: id(3), outcome: { ok: true } });
+    expect(await read(id(99), 30, 3)).toBeUndefined();
+    // Unbounded (an operator's read), the oldest page is read too.
+    expect(await read(id(0), 0)).toMatchObject({ key: id(0) });
+    // An outcome kept as an item of its own (a redrive's) answers whatever the pages.
+    const { outcomes: _, ...commit } = commitOf(a, 7, 'L', { records: [] });
+    const { sentAt: __, ...item } = outcome(a, id(98));
+    await store.commit({ ...commit, idempotency: [item] });
+    expect(await read(id(98), 0, 3)).toMatchObject({ key: id(98) });
   });
 });

@@ -14,6 +14,7 @@ import {
   QueryCommand,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
+import { BatonError, ErrorCode } from '@baton/core';
 import type { Clock, OutcomePageWrite, PagedOutcome } from '@baton/core/adapter';
 import type { Item } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
@@ -146,7 +147,8 @@ function outcomesOf(item: Item, actorId: string, now: number): PagedOutcome[] {
 /**
  * The live outcomes of the pages of `actorId` that may hold a message sent at `sentAt` (or, with
  * `key`, only its outcome, as soon as a page holds it), going back from the newest page to
- * `fromPage` at most.
+ * `fromPage` at most. With `maxPages`, a read that would go through more pages throws
+ * LIMIT_EXCEEDED instead.
  */
 export async function readPages(
   client: DynamoDBClient,
@@ -157,11 +159,13 @@ export async function readPages(
     readonly sentAt: number;
     readonly fromPage?: number;
     readonly key?: string;
+    readonly maxPages?: number;
   },
 ): Promise<PagedOutcome[]> {
-  const { actorId, sentAt, fromPage = 0, key } = request;
+  const { actorId, sentAt, fromPage = 0, key, maxPages = Number.POSITIVE_INFINITY } = request;
   const now = clock.now();
   const found: PagedOutcome[] = [];
+  let read = 0;
   const pages = itemPages(
     (from) =>
       client.send(
@@ -176,7 +180,8 @@ export async function readPages(
           },
           ScanIndexForward: false,
           ConsistentRead: true,
-          Limit: PAGES_PER_READ,
+          // One page past the bound at most: the one that tells the read needs more.
+          Limit: Math.min(PAGES_PER_READ, maxPages - read + 1),
           ...from,
         }),
       ),
@@ -186,6 +191,7 @@ export async function readPages(
     for (const item of items) {
       // Pages before this one hold only messages sent before `sentAt`.
       if (Number(item.pm?.N ?? 0) < sentAt) return found;
+      if (++read > maxPages) throw tooManyPages(actorId, sentAt, maxPages, key);
       const outcomes = outcomesOf(item, actorId, now);
       if (key === undefined) {
         found.push(...outcomes);
@@ -196,4 +202,18 @@ export async function readPages(
     }
   }
   return found;
+}
+
+function tooManyPages(
+  actorId: string,
+  sentAt: number,
+  maxPages: number,
+  key: string | undefined,
+): BatonError {
+  const since = sentAt > 0 ? `since ${new Date(sentAt).toISOString()}` : 'ever';
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `${key === undefined ? 'the outcomes' : `the outcome of ${key}`} would take reading more than ${maxPages} outcome pages of ${actorId} (those of the messages sent to it ${since}), the most one read may: pass the sentAt its send returned, so that only the pages since are read; an operator reads any outcome with baton outcome`,
+    { details: { actorId, sentAt, limit: maxPages } },
+  );
 }

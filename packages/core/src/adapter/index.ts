@@ -61,6 +61,7 @@ export {
   type Commit,
   type CommitMeasures,
   compareSeq,
+  type OutcomeReadOptions,
   type Queue,
   type QueueMessage,
   type ReceivedMessage,

@@ -128,8 +128,15 @@ export interface TurnStore {
    * The live outcome of ingress message `key`: its own idempotency record (which a redrive's
    * replaces), else the one in its actor's outcome pages. `sentAt`, when the caller knows when
    * the message was first sent, spares a store the pages of messages sent before.
+   * `options.maxPages` bounds the pages one read may go through (a client's read: one request
+   * must not make the store read an actor's every page); a read that needs more throws
+   * LIMIT_EXCEEDED. A store that keeps no pages ignores it.
    */
-  readIdempotency(key: string, sentAt?: number): Promise<IdempotencyRecord | undefined>;
+  readIdempotency(
+    key: string,
+    sentAt?: number,
+    options?: OutcomeReadOptions,
+  ): Promise<IdempotencyRecord | undefined>;
   /**
    * The live outcomes in the pages of `actorId` that may hold a message sent at `sentAt`: every
    * page whose {@link OutcomePageWrite.sentAt} is at least `sentAt` (and, with `fromPage`, whose
@@ -212,6 +219,12 @@ export interface Store extends TurnStore {
   listDueTimers(before: number, limit: number, after?: number): Promise<Timer[]>;
   /** Optional push of committed idempotency records, so askers need not poll. */
   watchOutcomes?(listener: (record: IdempotencyRecord) => void): () => void;
+}
+
+/** How far one {@link Store.readIdempotency} may read. */
+export interface OutcomeReadOptions {
+  /** The most outcome pages the read may go through. @default no bound */
+  readonly maxPages?: number;
 }
 
 /** A message to enqueue: SQS FIFO's group and deduplication id. */

@@ -51,6 +51,13 @@ const DAY = 24 * 60 * 60 * 1000;
 /** How far the clock of a send that made a claim may have run behind this one's. */
 const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
+/**
+ * The most outcome pages one {@link Client.outcome} may read (64 KB of outcomes on DynamoDB): a
+ * read by id with no `sentAt`, or a very old one, would otherwise read every page of a busy
+ * actor for one request. An operator's `baton outcome` reads the store without this bound.
+ */
+export const OUTCOME_READ_MAX_PAGES = 64;
+
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
   'this Client speaks for an anonymous caller: trusted server code sends internal messages with ' +
@@ -246,10 +253,12 @@ export class Client {
    * The stored outcome of an ingress message (by the `messageId` a send returned), if processed
    * — only to the caller that sent it (`options.caller`, else this client's): another caller's
    * id reads as unknown. `options.sentAt`, the `sentAt` its send returned, spares the read the
-   * outcomes of messages sent before it (without it, a busy actor's every outcome page may be
-   * read). A keyed message's claim (on a store that reads claims) names when it was sent: the
+   * outcomes of messages sent before it. A keyed message's claim (on a store that reads claims) names when it was sent: the
    * read starts there, whatever `sentAt` says, and with `keyed` (the message was sent with an
-   * idempotency key) one with no claim is unknown, read no further.
+   * idempotency key) one with no claim is unknown, read no further. The read starts no earlier
+   * than twice the outcome retention ago (an older message has no outcome left), and goes
+   * through {@link OUTCOME_READ_MAX_PAGES} outcome pages at most: one that needs more throws
+   * LIMIT_EXCEEDED (pass the send's `sentAt`).
    */
   async outcome(
     messageId: string,
@@ -262,9 +271,12 @@ export class Client {
     if (store.readClaim && !claim && options.keyed) return undefined;
     // A retry's copy carries the claim's sentAt or an earlier one, from a clock behind it.
     const claimed = claim?.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
-    const from = [options.sentAt, claimed].filter((at) => at !== undefined);
-    const sentAt = from.length > 0 ? Math.max(...from) : undefined;
-    return (await store.readIdempotency(messageId, sentAt))?.outcome;
+    // An outcome is committed within a retention of its send and kept a retention after.
+    const oldest = this.#clock.now() - 2 * this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
+    const from = [oldest, options.sentAt, claimed].filter((at) => at !== undefined);
+    const sentAt = Math.max(...from);
+    const bound = { maxPages: OUTCOME_READ_MAX_PAGES };
+    return (await store.readIdempotency(messageId, sentAt, bound))?.outcome;
   }
 
   /**

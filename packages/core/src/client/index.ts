@@ -8,6 +8,7 @@ export {
   type AskOptions,
   Client,
   type ClientOptions,
+  OUTCOME_READ_MAX_PAGES,
   type SendOptions,
   type SendResult,
 } from './Client.ts';

@@ -81,7 +81,9 @@ interface SendRequest {
  * - `GET …/outcome/<messageId>` (the id a send returned, `%`-escaped) → the same
  *
  * An outcome route takes `&sentAt=<the send's sentAt>` too: then it reads only the outcomes of
- * messages sent since, where without it a busy actor's every outcome page may be read.
+ * messages sent since. One read goes through `OUTCOME_READ_MAX_PAGES` outcome pages at most: one
+ * by id without `sentAt` (or with an old one) that needs more on a busy actor is refused (429
+ * LIMIT_EXCEEDED, saying to pass the send's `sentAt`).
  *
  * Only public handlers whose `authorize` lets the caller through are sent (403 FORBIDDEN
  * otherwise, naming only the public handlers); idempotency keys are scoped by the caller, and an

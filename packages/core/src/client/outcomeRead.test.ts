@@ -1,0 +1,56 @@
+/**
+ * `client.outcome` bounds what one read makes the store read: from no earlier than twice the
+ * outcome retention ago (whatever `sentAt` says, or none), through OUTCOME_READ_MAX_PAGES pages.
+ */
+import { describe, expect, it } from 'vitest';
+import { ingressMessageId } from '../adapter/envelope.ts';
+import type { OutcomeReadOptions, Queue, Store } from '../adapter/ports.ts';
+import type { IdempotencyRecord } from '../adapter/storedRecords.ts';
+import { Client, OUTCOME_READ_MAX_PAGES } from './Client.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+const NOW = 100 * DAY;
+const HOUR = 60 * 60 * 1000;
+
+/** A client over a store that records the reads of outcomes, and has none. */
+function reading(idempotencyRetentionMs?: number) {
+  const reads: { sentAt?: number; options?: OutcomeReadOptions }[] = [];
+  const store = {
+    readIdempotency: async (_key: string, sentAt?: number, options?: OutcomeReadOptions) => {
+      reads.push({ sentAt, options });
+      return undefined as IdempotencyRecord | undefined;
+    },
+  } as unknown as Store;
+  const client = new Client({
+    actors: [],
+    store,
+    queue: {} as Queue,
+    clock: { now: () => NOW },
+    ...(idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs }),
+  });
+  return { client, reads };
+}
+
+const id = ingressMessageId('account/alice', 'dep-1');
+
+describe('client.outcome', () => {
+  it('reads no earlier than twice the retention ago (less a clock margin), through 64 pages at most', async () => {
+    const { client, reads } = reading();
+    const oldest = NOW - 2 * 14 * DAY - HOUR;
+    await client.outcome(id);
+    await client.outcome(id, { sentAt: 0 });
+    await client.outcome(id, { sentAt: NOW - HOUR });
+    expect(OUTCOME_READ_MAX_PAGES).toBe(64);
+    expect(reads).toEqual([
+      { sentAt: oldest, options: { maxPages: 64 } },
+      { sentAt: oldest, options: { maxPages: 64 } },
+      { sentAt: NOW - HOUR, options: { maxPages: 64 } },
+    ]);
+  });
+
+  it("takes the engine's retention the client is given", async () => {
+    const { client, reads } = reading(DAY);
+    await client.outcome(id, { sentAt: 0 });
+    expect(reads).toEqual([{ sentAt: NOW - 2 * DAY - HOUR, options: { maxPages: 64 } }]);
+  });
+});
