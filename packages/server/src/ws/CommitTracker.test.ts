@@ -1,5 +1,6 @@
 import { ErrorCode } from '@baton/core';
-import type { ActorRecord, ChangeFeed } from '@baton/core/adapter';
+import type { ActorRecord, ChangeFeed, OutcomeReadOptions } from '@baton/core/adapter';
+import { OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
 import { EmbeddedStore } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { CommitTracker } from './CommitTracker.ts';
@@ -135,11 +136,13 @@ describe('CommitTracker', () => {
     const store = new EmbeddedStore();
     // A store without `watchOutcomes` (as DynamoDB's): the tracker polls it.
     const reads: Array<number | undefined> = [];
+    const bounds: Array<number | undefined> = [];
     const polled = Object.create(store, {
       watchOutcomes: { value: undefined },
       readIdempotency: {
-        value: (key: string, sentAt?: number) => {
+        value: (key: string, sentAt?: number, options?: OutcomeReadOptions) => {
           reads.push(sentAt);
+          bounds.push(options?.maxPages);
           return store.readIdempotency(key);
         },
       },
@@ -150,8 +153,11 @@ describe('CommitTracker', () => {
     await expect.poll(() => reads.length).toBeGreaterThanOrEqual(3);
     wait.cancel();
     tracker.close();
-    // The first read, before the message was sent, looks for an outcome of any age.
+    // The first read, before the message was sent, looks for an outcome of any age: through
+    // as many outcome pages as a client's read, no more (a frame must not read them all).
     expect(reads[0]).toBeUndefined();
+    expect(bounds[0]).toBe(OUTCOME_READ_MAX_PAGES);
     expect(new Set(reads.slice(1))).toEqual(new Set([1_700_000_000_000]));
+    expect(new Set(bounds.slice(1))).toEqual(new Set([undefined]));
   });
 });

@@ -7,7 +7,11 @@ import {
   type IdempotencyRecord,
   type Store,
 } from '@baton/core/adapter';
+import { OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
 import { positionOf, type ReadPosition, withNewest } from '../evaluation/ReadPosition.ts';
+
+/** How far a read of an outcome with no `sentAt` may go: as far as a client's own read. */
+const UNTIMED_READ = { maxPages: OUTCOME_READ_MAX_PAGES };
 
 /**
  * A wait for one ingress message, started before the message is enqueued.
@@ -124,9 +128,11 @@ export class CommitTracker {
       );
     }, this.timeoutMs);
     watch.timers.push(timeout);
-    // Already processed (a message sent again): no feed record will come for it.
+    // Already processed (a message sent again): no feed record will come for it. Read before
+    // the send's sentAt is known, from any time: through a bounded count of outcome pages, so
+    // that a frame cannot make the store read a busy actor's every page.
     this.store
-      .readIdempotency(messageId)
+      .readIdempotency(messageId, undefined, UNTIMED_READ)
       .then((record) => {
         if (record && settles(record) && !watch.awaiting) {
           this.#finish(watch, () => watch.resolve(record));
@@ -155,7 +161,7 @@ export class CommitTracker {
     if (watch.done || watch.awaiting) return;
     const timer = setTimeout(async () => {
       const record = await this.store
-        .readIdempotency(watch.messageId, watch.sentAt)
+        .readIdempotency(watch.messageId, watch.sentAt, watch.sentAt ? {} : UNTIMED_READ)
         .catch(() => undefined);
       if (record && watch.settles(record)) this.#committed(watch, record);
       else this.#poll(watch, Math.min(delayMs * 2, 1_000));
