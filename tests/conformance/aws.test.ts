@@ -12,6 +12,7 @@ import {
   livesSuite,
   manyPeersSuite,
   outcomePageSuite,
+  queueLimitSuite,
   workflowSuite,
 } from '@baton/testing/conformance';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
@@ -67,6 +68,7 @@ workflowSuite('DynamoDB Local and ElasticMQ', () => open());
 keyClaimSuite('DynamoDB Local and ElasticMQ', () => open());
 livesSuite('DynamoDB Local and ElasticMQ', () => open());
 outcomePageSuite('DynamoDB Local and ElasticMQ', () => open());
+queueLimitSuite('DynamoDB Local and ElasticMQ', () => open());
 
 /**
  * Senders of the fan-in on DynamoDB Local: 10,000 in every run (about a minute), the 100,000 the

@@ -84,6 +84,12 @@ describe('createEngine', () => {
     }
     expect(message.split('; ')).toHaveLength(9);
     expect(() => createEngine(options({ effectKeyNamespace: 7 }))).toThrow(/got 7/);
+    // SQS takes 1 to 10 messages a receive: a worker asking for more would fail every poll.
+    for (const batchSize of [11, 2.5]) {
+      expect(() => createEngine(options({ batchSize }))).toThrow(
+        `batchSize must be an integer from 1 to 10 (SQS's most messages a receive), got ${batchSize}`,
+      );
+    }
     expect(() =>
       createEngine(options({ batchSize: 1, maxAttempts: 1, recordPeers: 1 })),
     ).not.toThrow();

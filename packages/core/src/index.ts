@@ -57,7 +57,12 @@ export {
   withheld,
 } from './errors.ts';
 export type { JsonOf } from './jsonOf.ts';
-export { MAX_ACTOR_KEY_BYTES, MAX_MESSAGE_BYTES, MAX_VISIBILITY_TIMEOUT_MS } from './limits.ts';
+export {
+  MAX_ACTOR_KEY_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_RECEIVE_MESSAGES,
+  MAX_VISIBILITY_TIMEOUT_MS,
+} from './limits.ts';
 export { childLogger, jsonLogger, type Logger, type LogLevel, silentLogger } from './logger.ts';
 export {
   type AnyQueryDefinition,

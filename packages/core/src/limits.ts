@@ -25,6 +25,16 @@ export const MAX_MESSAGE_BYTES = 1_048_576;
 export const MAX_VISIBILITY_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 
 /**
+ * The most messages one receive takes: SQS's MaxNumberOfMessages, 1 to 10. SQS refuses a receive
+ * that asks for more; the SQS adapter and the embedded queue both refuse it with
+ * INVALID_ARGUMENT, and the engine refuses a larger `batchSize` when it is created.
+ *
+ * @example
+ * new Worker({ actors, store, queue, batchSize: MAX_RECEIVE_MESSAGES }); // the most
+ */
+export const MAX_RECEIVE_MESSAGES = 10;
+
+/**
  * The longest actor key, in UTF-8 bytes. DynamoDB allows 2,048 bytes in a partition key, and
  * Baton's keys hold more than the actor key: a type and a prefix (`A#type/key`), and for ingress
  * ids the actor id plus an idempotency key of up to 200 characters. Half the partition-key

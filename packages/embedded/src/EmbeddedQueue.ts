@@ -1,4 +1,10 @@
-import { BatonError, ErrorCode, MAX_MESSAGE_BYTES, MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
+import {
+  BatonError,
+  ErrorCode,
+  MAX_MESSAGE_BYTES,
+  MAX_RECEIVE_MESSAGES,
+  MAX_VISIBILITY_TIMEOUT_MS,
+} from '@baton/core';
 import type {
   Clock,
   Queue,
@@ -8,7 +14,7 @@ import type {
   RedrivePolicy,
 } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
-import { checkDuration, checkInteger, checkVisibility } from './checkOptions.ts';
+import { checkDuration, checkInteger, checkReceiveMax, checkVisibility } from './checkOptions.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import {
   checkMessage,
@@ -162,17 +168,17 @@ export class EmbeddedQueue implements Queue {
   }
 
   /**
-   * Up to `max` (default 10) messages. Groups are served oldest head first and round-robin, and
+   * Up to `max` (default and most: `MAX_RECEIVE_MESSAGES`, SQS's 10) messages. Groups are served oldest head first and round-robin, and
    * a group with a message in flight is skipped; within a group, messages come in order.
    * A message due for its `maxReceives + 1`-th receive moves to the dead-letter queue instead.
-   * A `visibilityTimeoutMs` over `MAX_VISIBILITY_TIMEOUT_MS` (12 hours) is refused with
-   * INVALID_ARGUMENT, as SQS refuses it.
+   * A `max` over `MAX_RECEIVE_MESSAGES`, or a `visibilityTimeoutMs` over
+   * `MAX_VISIBILITY_TIMEOUT_MS` (12 hours), is refused with INVALID_ARGUMENT, as SQS refuses it.
    */
   async receive(options: Partial<ReceiveOptions> = {}): Promise<ReceivedMessage[]> {
     this.#checkOpen();
-    const max = options.max ?? 10;
+    const max = options.max ?? MAX_RECEIVE_MESSAGES;
     const visibilityTimeoutMs = options.visibilityTimeoutMs ?? this.visibilityTimeoutMs;
-    checkInteger('receive max', max, 1);
+    checkReceiveMax('receive max', max);
     checkVisibility('receive visibilityTimeoutMs', visibilityTimeoutMs);
     const now = this.#clock.now();
     const { picks, dead, taken } = this.#state.plan(now, max, this.maxReceives);

@@ -1,4 +1,4 @@
-import { MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
+import { MAX_RECEIVE_MESSAGES, MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import { invalidArgument } from '@baton/core/adapter';
 
 /** Throws unless `value` is an integer ≥ `min` (or undefined when optional). */
@@ -32,6 +32,17 @@ export function checkVisibility(name: string, value: unknown): void {
   if (typeof value === 'number' && value > MAX_VISIBILITY_TIMEOUT_MS) {
     throw invalidArgument(
       `${name} must be at most ${MAX_VISIBILITY_TIMEOUT_MS} ms (SQS's longest visibility timeout, 12 hours), got ${value}`,
+      { option: name, value },
+    );
+  }
+}
+
+/** Throws unless `value` is a receive's `max` SQS takes: an integer from 1 to 10. */
+export function checkReceiveMax(name: string, value: unknown): void {
+  checkInteger(name, value, 1);
+  if ((value as number) > MAX_RECEIVE_MESSAGES) {
+    throw invalidArgument(
+      `${name} must be at most ${MAX_RECEIVE_MESSAGES} (SQS's most messages a receive), got ${value}`,
       { option: name, value },
     );
   }

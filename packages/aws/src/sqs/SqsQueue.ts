@@ -6,13 +6,12 @@ import {
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
-import { MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
+import { MAX_RECEIVE_MESSAGES, MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import type { Queue, ReceivedMessage, ReceiveOptions } from '@baton/core/adapter';
 import { invalidArgument } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { isStale, perReceipt, toSeconds } from './receipts.ts';
 import { SqsTurnQueue } from './SqsTurnQueue.ts';
-import { BATCH_MAX } from './sendEntries.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
 
@@ -34,12 +33,18 @@ import { toReceivedMessage } from './toReceivedMessage.ts';
  */
 export class SqsQueue extends SqsTurnQueue implements Queue {
   /**
-   * Up to `max` messages (SQS: at most 10), hidden for `visibilityTimeoutMs`. One over
-   * `MAX_VISIBILITY_TIMEOUT_MS` (12 hours) is refused with INVALID_ARGUMENT before SQS is asked:
-   * SQS refuses it (ElasticMQ takes it), and every receive would fail as if SQS were down.
+   * Up to `max` messages, hidden for `visibilityTimeoutMs`. A `max` that is not an integer from
+   * 1 to `MAX_RECEIVE_MESSAGES` (10), or a `visibilityTimeoutMs` over `MAX_VISIBILITY_TIMEOUT_MS`
+   * (12 hours), is refused with INVALID_ARGUMENT before SQS is asked: SQS refuses it (ElasticMQ
+   * takes the longer timeout), and every receive would fail as if SQS were down.
    */
   async receive(options: ReceiveOptions): Promise<ReceivedMessage[]> {
-    const max = Math.min(BATCH_MAX, Math.max(1, Math.floor(options.max)));
+    const { max } = options;
+    if (!Number.isInteger(max) || max < 1 || max > MAX_RECEIVE_MESSAGES) {
+      throw invalidArgument(
+        `a receive's max must be an integer from 1 to ${MAX_RECEIVE_MESSAGES} (SQS's most messages a receive), got ${max}`,
+      );
+    }
     if (options.visibilityTimeoutMs > MAX_VISIBILITY_TIMEOUT_MS) {
       throw invalidArgument(
         `a receive's visibilityTimeoutMs must be at most ${MAX_VISIBILITY_TIMEOUT_MS} ms (SQS's longest visibility timeout, 12 hours), got ${options.visibilityTimeoutMs}`,

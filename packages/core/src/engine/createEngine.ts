@@ -10,7 +10,7 @@ import {
 } from '../adapter/ports.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
 import { invalidArgument } from '../errors.ts';
-import { MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
+import { MAX_RECEIVE_MESSAGES, MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
@@ -70,7 +70,7 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
    * key. @example 'shop-prod'
    */
   readonly effectKeyNamespace?: string;
-  /** Inbox messages taken per receive (SQS: at most 10). @default 10 */
+  /** Inbox messages taken per receive: 1 to `MAX_RECEIVE_MESSAGES` (SQS's 10). @default 10 */
   readonly batchSize?: number;
   /**
    * How long a received message stays hidden from other workers: at most
@@ -184,6 +184,15 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
   };
   const batchSize = positive('batchSize', options.batchSize, 10);
   if (batchSize < 1) problems.push('batchSize must be at least 1');
+  // SQS refuses a larger receive: every receive of a polling worker would fail.
+  else if (
+    Number.isFinite(batchSize) &&
+    (!Number.isInteger(batchSize) || batchSize > MAX_RECEIVE_MESSAGES)
+  ) {
+    problems.push(
+      `batchSize must be an integer from 1 to ${MAX_RECEIVE_MESSAGES} (SQS's most messages a receive), got ${batchSize}`,
+    );
+  }
   const visibilityTimeoutMs = positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000);
   // SQS refuses a longer one: every receive of a polling worker would fail.
   if (visibilityTimeoutMs > MAX_VISIBILITY_TIMEOUT_MS) {

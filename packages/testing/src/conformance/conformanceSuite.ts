@@ -2,13 +2,7 @@
  * The conformance suite: the same scenarios of the turn protocol on any backend. Each backend's
  * test file calls `conformanceSuite` with a way to open a fresh backend.
  */
-import {
-  type AnyActorDefinition,
-  ErrorCode,
-  MAX_MESSAGE_BYTES,
-  MAX_VISIBILITY_TIMEOUT_MS,
-  silentLogger,
-} from '@baton/core';
+import { type AnyActorDefinition, ErrorCode, MAX_MESSAGE_BYTES, silentLogger } from '@baton/core';
 import { actorMessageId, encodeEnvelope, type QueueMessage } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import {
@@ -392,22 +386,6 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
         b.queue.send([{ group: 'ledger/zoë', dedupeId: 'at-the-limit', body }]),
       ).rejects.toMatchObject({ code: ErrorCode.MESSAGE_TOO_LARGE });
       expect(await b.pending()).toBe(0);
-    });
-
-    it("refuses a visibility timeout over SQS's 12 hours, for a receive and for a worker, and releases for at most that long", async () => {
-      const { b, engineOptions } = await start();
-      const over = MAX_VISIBILITY_TIMEOUT_MS + 1_000;
-      await expect(b.queue.receive({ max: 1, visibilityTimeoutMs: over })).rejects.toMatchObject({
-        code: ErrorCode.INVALID_ARGUMENT,
-      });
-      expect(() => new Worker({ ...engineOptions, visibilityTimeoutMs: over })).toThrow(
-        /visibilityTimeoutMs/,
-      );
-      // A release asked for longer is one of the longest SQS takes: the call succeeds.
-      await b.queue.send([{ group: 'ledger/slow', dedupeId: 'slow-1', body: '{}' }]);
-      const [message] = await b.queue.receive({ max: 1, visibilityTimeoutMs: 2_000 });
-      await b.queue.release([message!.receipt], over);
-      expect(await b.queue.receive({ max: 1, visibilityTimeoutMs: 2_000 })).toEqual([]);
     });
 
     it('migrates a record written by an earlier version of its definition when it is next loaded', async () => {

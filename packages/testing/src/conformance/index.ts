@@ -9,6 +9,7 @@ import { keyClaimSuite } from './keyClaims.ts';
 import { livesSuite } from './lives.ts';
 import { manyPeersSuite } from './manyPeers.ts';
 import { outcomePageSuite } from './outcomePages.ts';
+import { queueLimitSuite } from './queueLimits.ts';
 import { workflowSuite } from './workflowSuite.ts';
 
 export type { ConformanceBackend } from './ConformanceBackend.ts';
@@ -19,6 +20,7 @@ export { livesSuite } from './lives.ts';
 export { manyPeersSuite } from './manyPeers.ts';
 export { outcomePageSuite } from './outcomePages.ts';
 export { ProfileV1, ProfileV2 } from './profile.ts';
+export { queueLimitSuite } from './queueLimits.ts';
 export { workflowSuite } from './workflowSuite.ts';
 
 /** Options of {@link backendConformance}. */
@@ -32,8 +34,8 @@ export interface BackendConformanceOptions {
 
 /**
  * Registers every conformance suite (the turn protocol, workflows, idempotency key claims, what
- * is kept of ended lives, ingress outcomes in pages and actors with many peers) for the backend
- * `open` returns, fresh for each test.
+ * is kept of ended lives, ingress outcomes in pages, SQS's queue limits and actors with many
+ * peers) for the backend `open` returns, fresh for each test.
  *
  * @example
  * ```ts
@@ -65,5 +67,6 @@ export function backendConformance(
   keyClaimSuite(name, open);
   livesSuite(name, open);
   outcomePageSuite(name, open);
+  queueLimitSuite(name, open);
   manyPeersSuite(name, open, options.senders ?? 100_000);
 }
