@@ -14,7 +14,14 @@ import type {
   RedrivePolicy,
 } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
-import { checkDuration, checkInteger, checkReceiveMax, checkVisibility } from './checkOptions.ts';
+import {
+  checkDuration,
+  checkInteger,
+  checkReceiveMax,
+  checkRetention,
+  checkVisibility,
+  MAX_RETENTION_MS,
+} from './checkOptions.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import {
   checkMessage,
@@ -50,6 +57,12 @@ export interface EmbeddedQueueOptions {
   readonly maxReceives?: number;
   /** A send whose `dedupeId` was accepted this recently is dropped. Default: 5 min (SQS). */
   readonly dedupeWindowMs?: number;
+  /**
+   * How long a message stays in the queue, received or not, before a receive drops it (SQS's
+   * MessageRetentionPeriod): from 60 s to 14 days. Default: 14 days, what the BatonApp construct
+   * gives the production queues.
+   */
+  readonly retentionMs?: number;
   /**
    * The largest message as SQS counts it (`queueMessageBytes`: the body in UTF-8, characters SQS
    * refuses escaped, plus the attributes of ids SQS cannot take); a send holding a larger one is
@@ -97,6 +110,7 @@ export class EmbeddedQueue implements Queue {
   readonly visibilityTimeoutMs: number;
   readonly maxReceives: number;
   readonly dedupeWindowMs: number;
+  readonly retentionMs: number;
   readonly maxMessageBytes: number;
   readonly #clock: Clock;
   readonly #journal: Journal | undefined;
@@ -111,6 +125,7 @@ export class EmbeddedQueue implements Queue {
     checkVisibility('queue.visibilityTimeoutMs', options.visibilityTimeoutMs);
     checkInteger('queue.maxReceives', options.maxReceives, 1);
     checkDuration('queue.dedupeWindowMs', options.dedupeWindowMs);
+    checkRetention('queue.retentionMs', options.retentionMs);
     checkInteger('queue.maxMessageBytes', options.maxMessageBytes, 1);
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
       throw invalidArgument('queue name must be a non-empty string');
@@ -121,6 +136,7 @@ export class EmbeddedQueue implements Queue {
     this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? 30_000;
     this.maxReceives = options.maxReceives ?? 5;
     this.dedupeWindowMs = options.dedupeWindowMs ?? 5 * 60_000;
+    this.retentionMs = options.retentionMs ?? MAX_RETENTION_MS;
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.#clock = options.clock ?? systemClock;
     this.#journal = options.journal;
@@ -170,7 +186,8 @@ export class EmbeddedQueue implements Queue {
   /**
    * Up to `max` (default and most: `MAX_RECEIVE_MESSAGES`, SQS's 10) messages. Groups are served oldest head first and round-robin, and
    * a group with a message in flight is skipped; within a group, messages come in order.
-   * A message due for its `maxReceives + 1`-th receive moves to the dead-letter queue instead.
+   * A message due for its `maxReceives + 1`-th receive moves to the dead-letter queue instead;
+   * one sent `retentionMs` ago or longer is dropped, as SQS drops it.
    * A `max` over `MAX_RECEIVE_MESSAGES`, or a `visibilityTimeoutMs` over
    * `MAX_VISIBILITY_TIMEOUT_MS` (12 hours), is refused with INVALID_ARGUMENT, as SQS refuses it.
    */
@@ -181,8 +198,12 @@ export class EmbeddedQueue implements Queue {
     checkReceiveMax('receive max', max);
     checkVisibility('receive visibilityTimeoutMs', visibilityTimeoutMs);
     const now = this.#clock.now();
-    const { picks, dead, taken } = this.#state.plan(now, max, this.maxReceives);
+    const limits = { maxReceives: this.maxReceives, sentBy: now - this.retentionMs };
+    const { picks, dead, expired, taken } = this.#state.plan(now, max, limits);
     try {
+      if (expired.length > 0) {
+        this.#write({ t: 'queue.ack', q: this.name, seqs: expired.map((m) => m.n) });
+      }
       if (dead.length > 0) {
         const letters = dead.map((m) => toLetter(m, now));
         this.#write({ t: 'queue.dead', q: this.name, letters });

@@ -61,8 +61,18 @@ export type QueueEntry =
 export interface ReceivePlan {
   readonly picks: StoredMessage[];
   readonly dead: StoredMessage[];
+  /** Messages past the queue's retention: dropped, as SQS drops them. */
+  readonly expired: StoredMessage[];
   /** The groups taken out of the schedule: give them back with {@link QueueState.refile}. */
   readonly taken: readonly MessageGroup[];
+}
+
+/** Which messages a receive may hand out; the others are dead or expired. */
+export interface PickLimits {
+  /** Receives after which a message goes to the dead-letter queue. */
+  readonly maxReceives: number;
+  /** A message sent at or before this time (epoch ms) is past the queue's retention. */
+  readonly sentBy: number;
 }
 
 /**
@@ -122,10 +132,11 @@ export class QueueState {
   /**
    * Plans a receive at `now`: up to `max` messages from groups with nothing in flight, oldest
    * head first, round-robin, in order within a group; messages already received `maxReceives`
-   * times come back as `dead` instead. The groups looked at are taken out of the schedule and
-   * must be given back with {@link refile} once the picks are marked (also on failure).
+   * times come back as `dead` instead, and those sent at or before `sentBy` (past the queue's
+   * retention) as `expired`. The groups looked at are taken out of the schedule and must be given
+   * back with {@link refile} once the picks are marked (also on failure).
    */
-  plan(now: number, max: number, maxReceives: number): ReceivePlan {
+  plan(now: number, max: number, limits: PickLimits): ReceivePlan {
     // The first round-robin pass takes one message from each group, so `max` groups with a live
     // message are all a receive can reach; all-dead groups before them are taken too.
     const taken: MessageGroup[] = [];
@@ -133,12 +144,11 @@ export class QueueState {
       const group = this.#schedule.take(now);
       if (!group) break;
       taken.push(group);
-      if (hasLive(group, maxReceives)) live++;
+      if (hasLive(group, limits)) live++;
     }
-    const picks: StoredMessage[] = [];
-    const dead: StoredMessage[] = [];
-    pickMessages(taken, max, maxReceives, picks, dead);
-    return { picks, dead, taken };
+    const plan: ReceivePlan = { picks: [], dead: [], expired: [], taken };
+    pickMessages(taken, max, limits, plan);
+    return plan;
   }
 
   /** Sets when `messages` (all in the queue) become visible again, e.g. on release. */
@@ -307,24 +317,35 @@ export function checkMessageSize(m: QueueMessage, maxBytes: number): void {
   );
 }
 
-/** Whether `group` holds a message not yet received `maxReceives` times. */
-function hasLive(group: MessageGroup, maxReceives: number): boolean {
-  for (let i = 0; i < group.size; i++) if (group.at(i)!.receiveCount < maxReceives) return true;
+/** Whether `m` is past the queue's retention. */
+function isExpired(m: StoredMessage, limits: PickLimits): boolean {
+  return m.sentAt <= limits.sentBy;
+}
+
+/** Whether `m` may be handed out: neither expired nor received `maxReceives` times. */
+function isLive(m: StoredMessage, limits: PickLimits): boolean {
+  return m.receiveCount < limits.maxReceives && !isExpired(m, limits);
+}
+
+/** Whether `group` holds a message a receive may hand out. */
+function hasLive(group: MessageGroup, limits: PickLimits): boolean {
+  for (let i = 0; i < group.size; i++) if (isLive(group.at(i)!, limits)) return true;
   return false;
 }
 
 /**
- * Picks up to `max` messages from `groups` (receivable, oldest head first) into `picks`:
- * round-robin, in order within a group. Messages already received `maxReceives` times go to
- * `dead` instead (they go to the dead-letter queue). Changes nothing else.
+ * Picks up to `max` messages from `groups` (receivable, oldest head first) into `plan.picks`:
+ * round-robin, in order within a group. Messages past the retention go to `plan.expired`, those
+ * already received `maxReceives` times to `plan.dead` (the dead-letter queue). Changes nothing
+ * else.
  */
 export function pickMessages(
   groups: readonly MessageGroup[],
   max: number,
-  maxReceives: number,
-  picks: StoredMessage[],
-  dead: StoredMessage[],
+  limits: PickLimits,
+  plan: Pick<ReceivePlan, 'picks' | 'dead' | 'expired'>,
 ): void {
+  const { picks, dead, expired } = plan;
   /** Per group, the index of the next message to look at; -1 once the group has no more. */
   const next = new Array<number>(groups.length).fill(0);
   for (let open = groups.length; picks.length < max && open > 0; ) {
@@ -332,8 +353,8 @@ export function pickMessages(
       if (next[g] === -1) continue;
       const group = groups[g]!;
       let message = group.at(next[g]!);
-      while (message && message.receiveCount >= maxReceives) {
-        dead.push(message);
+      while (message && !isLive(message, limits)) {
+        (isExpired(message, limits) ? expired : dead).push(message);
         message = group.at(++next[g]!);
       }
       if (message) {

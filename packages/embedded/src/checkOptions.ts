@@ -47,3 +47,19 @@ export function checkReceiveMax(name: string, value: unknown): void {
     );
   }
 }
+
+/** SQS's shortest message retention: 60 s. */
+export const MIN_RETENTION_MS = 60_000;
+/** SQS's longest message retention, and the production queues': 14 days. */
+export const MAX_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
+
+/** Throws unless `value` is a message retention SQS takes: 60 s to 14 days (or undefined). */
+export function checkRetention(name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !(value >= MIN_RETENTION_MS && value <= MAX_RETENTION_MS)) {
+    throw invalidArgument(
+      `${name} must be from ${MIN_RETENTION_MS} ms (60 s) to ${MAX_RETENTION_MS} ms (14 days), SQS's message retentions, got ${String(value)}`,
+      { option: name, value },
+    );
+  }
+}

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { ChangeFeed, Clock, StoreLimits } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
-import { checkDuration, checkInteger } from './checkOptions.ts';
+import { checkDuration, checkInteger, checkRetention } from './checkOptions.ts';
 import { compactJournal } from './compactJournal.ts';
 import { EmbeddedQueue } from './EmbeddedQueue.ts';
 import { EmbeddedStore } from './EmbeddedStore.ts';
@@ -17,6 +17,8 @@ export interface EmbeddedQueueSettings {
   readonly maxReceives?: number;
   /** Dedupe window on `dedupeId`. Default: 5 min. */
   readonly dedupeWindowMs?: number;
+  /** How long a message stays in the queue (SQS's retention): 60 s to 14 days. Default: 14 days. */
+  readonly retentionMs?: number;
   /** The inbox's name in the journal, e.g. for a queue that replaced another. Default: `'inbox'`. */
   readonly name?: string;
   /** The inbox's `Queue.identity`, e.g. to simulate a replaced queue. Default: none. */
@@ -153,4 +155,5 @@ function checkOptions(options: EmbeddedBackendOptions): void {
   checkDuration('queue.visibilityTimeoutMs', options.queue?.visibilityTimeoutMs);
   checkInteger('queue.maxReceives', options.queue?.maxReceives, 1);
   checkDuration('queue.dedupeWindowMs', options.queue?.dedupeWindowMs);
+  checkRetention('queue.retentionMs', options.queue?.retentionMs);
 }

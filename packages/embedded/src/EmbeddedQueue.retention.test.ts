@@ -1,0 +1,70 @@
+import type { QueueMessage } from '@baton/core/adapter';
+import { describe, expect, it } from 'vitest';
+import { createEmbeddedBackend } from './createEmbeddedBackend.ts';
+import { EmbeddedQueue, type EmbeddedQueueOptions } from './EmbeddedQueue.ts';
+import { MemoryJournal } from './Journal.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+const VT = { visibilityTimeoutMs: 1_000 };
+
+function setup(options: EmbeddedQueueOptions = {}) {
+  const clock = { t: 1_000_000, now: () => clock.t };
+  return { clock, queue: new EmbeddedQueue({ clock, ...options }) };
+}
+
+function msg(group: string, body: string): QueueMessage {
+  return { group, dedupeId: `${group}:${body}`, body };
+}
+
+const bodies = (got: readonly { body: string }[]) => got.map((m) => m.body);
+
+describe("EmbeddedQueue's message retention", () => {
+  it('keeps a message 14 days by default, as the production queues, and drops it on the receive after', async () => {
+    const { queue, clock } = setup();
+    expect(queue.retentionMs).toBe(14 * DAY);
+    await queue.send([msg('a', 'old')]);
+    clock.t += 14 * DAY - VT.visibilityTimeoutMs;
+    await queue.send([msg('a', 'young'), msg('b', 'young')]);
+    expect(bodies(await queue.receive({ max: 10, ...VT }))).toEqual(['old', 'young', 'young']);
+    // Received and never acked: its retention runs on.
+    clock.t += VT.visibilityTimeoutMs;
+    expect(bodies(await queue.receive({ max: 10, ...VT }))).toEqual(['young', 'young']);
+    expect(queue.messages().map((m) => `${m.group}:${m.body}`)).toEqual(['a:young', 'b:young']);
+    expect(queue.deadLetters()).toEqual([]);
+  });
+
+  it('takes a retention from 60 s to 14 days, and drops a message past it before it dead-letters', async () => {
+    const { queue, clock } = setup({ retentionMs: 60_000, maxReceives: 1 });
+    await queue.send([msg('a', '1')]);
+    expect(bodies(await queue.receive({ max: 10, ...VT }))).toEqual(['1']);
+    clock.t += 60_000;
+    expect(await queue.receive({ max: 10, ...VT })).toEqual([]);
+    expect(queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+    for (const retentionMs of [59_999, 14 * DAY + 1, Number.NaN]) {
+      expect(() => new EmbeddedQueue({ retentionMs })).toThrow(
+        /queue.retentionMs must be from 60000 ms \(60 s\) to 1209600000 ms \(14 days\)/,
+      );
+      expect(() => createEmbeddedBackend({ queue: { retentionMs } })).toThrow(/queue.retentionMs/);
+    }
+  });
+
+  it('counts a redriven message from its redrive, and drops past it after a restart', async () => {
+    const journal = new MemoryJournal();
+    const clock = { t: 1_000_000, now: () => clock.t };
+    const options = { clock, journal, retentionMs: DAY, maxReceives: 1 };
+    const queue = new EmbeddedQueue(options);
+    await queue.send([msg('a', 'redriven'), msg('b', 'kept')]);
+    await queue.receive({ max: 10, ...VT });
+    clock.t += DAY / 2;
+    await queue.receive({ max: 10, ...VT }); // both dead-lettered
+    expect(queue.redrive([queue.deadLetters()[0]!.seq])).toBe(1);
+    await queue.send([msg('c', 'late')]);
+    clock.t += DAY / 2;
+    // The restarted queue drops what it replays past its retention, and journals the drop.
+    const restarted = new EmbeddedQueue(options);
+    expect(bodies(await restarted.receive({ max: 10, ...VT }))).toEqual(['redriven', 'late']);
+    clock.t += DAY / 2;
+    expect(await new EmbeddedQueue(options).receive({ max: 10, ...VT })).toEqual([]);
+    expect(new EmbeddedQueue(options).messages()).toEqual([]);
+  });
+});
