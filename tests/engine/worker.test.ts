@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { recordingLogger, setup } from './helpers.ts';
 
+const HOUR = 60 * 60 * 1000;
+
 const Ping = effect({ name: 'ping', payload: z.object({}), run: async () => {} });
 
 const Job = actor({
@@ -34,6 +36,12 @@ const Job = actor({
       payload: z.object({}),
       handle: () => {
         throw new RetryableError('busy', { retryAfterMs: 7_000 });
+      },
+    },
+    tomorrow: {
+      payload: z.object({}),
+      handle: () => {
+        throw new RetryableError('closed until tomorrow', { retryAfterMs: 13 * HOUR });
       },
     },
     later: {
@@ -100,6 +108,24 @@ describe('a Worker, batch by batch', () => {
       ['release', [expect.any(String)], 7_000],
     ]);
     expect(new Set(receipts.map((call) => (call[1] as string[])[0])).size).toBe(3);
+  });
+
+  it("releases a retry asked for past SQS's 12 hours for what its receive has left of them", async () => {
+    const h = setup({ actors: [Job] });
+    const { spy, calls } = spied(h.backend.queue);
+    // Ten minutes pass between the receive and the release (a slow turn).
+    spy.receive = async (options) => {
+      const received = await h.backend.queue.receive(options);
+      h.clock.advance(10 * 60_000);
+      return received;
+    };
+    const worker = new Worker({ ...h.engine, queue: spy });
+    await h.client.send(job, 'tomorrow', {});
+    // The queue refuses a release past 12 hours from the receive, as SQS does.
+    expect(await worker.poll()).toBe(1);
+    const released = calls.filter(([kind]) => kind === 'release').map((call) => call[2] as number);
+    expect(released).toEqual([12 * HOUR - 10 * 60_000 - 60_000]);
+    expect(h.backend.queue.nextVisibleAt()).toBe(h.clock.now() + released[0]!);
   });
 
   it('backs off 1 s, 2 s, 4 s … by delivery, up to 60 s, and acks nothing while all fail', async () => {

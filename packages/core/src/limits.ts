@@ -17,7 +17,8 @@ export const MAX_MESSAGE_BYTES = 1_048_576;
  * The longest a received queue message stays hidden, in milliseconds: SQS's longest visibility
  * timeout, 12 hours. SQS refuses a receive that asks for more; the SQS adapter and the embedded
  * queue both refuse it with INVALID_ARGUMENT, and the engine refuses a longer
- * `visibilityTimeoutMs` when it is created. A release for longer hides a message that long.
+ * `visibilityTimeoutMs` when it is created. The 12 hours count from the receive: SQS refuses a
+ * release past them, and so does the embedded queue; a worker releases for no longer.
  *
  * @example
  * new Worker({ actors, store, queue, visibilityTimeoutMs: MAX_VISIBILITY_TIMEOUT_MS }); // the most

@@ -212,6 +212,7 @@ export class EmbeddedQueue implements Queue {
         // `instance.seq.delivery`: unique, and leads back to the message (see #delivered).
         m.receipt = `${this.#receiptPrefix}${m.n}.${++this.#deliveries}`;
         m.receiveCount++;
+        m.receivedAt = now;
         const { group, dedupeId, body, receipt, receiveCount } = m;
         return { group, dedupeId, body, receipt, receiveCount, seq: String(m.n) };
       });
@@ -238,16 +239,27 @@ export class EmbeddedQueue implements Queue {
 
   /**
    * Makes messages visible again at now + `delayMs`, at most `MAX_VISIBILITY_TIMEOUT_MS` (12
-   * hours) from now, as on SQS; stale receipts are ignored.
+   * hours) from now, as the SQS adapter asks; stale receipts are ignored. A release past 12
+   * hours from the receive that handed out a receipt is refused whole with INVALID_ARGUMENT, as
+   * SQS refuses it (a Worker releases for no longer: `releaseReach`).
    */
   async release(receipts: readonly string[], delayMs: number): Promise<void> {
     this.#checkOpen();
     checkDuration('release delayMs', delayMs);
-    const visibleAt = this.#clock.now() + Math.min(delayMs, MAX_VISIBILITY_TIMEOUT_MS);
+    const now = this.#clock.now();
+    const visibleAt = now + Math.min(delayMs, MAX_VISIBILITY_TIMEOUT_MS);
     const released: StoredMessage[] = [];
     for (const receipt of receipts) {
       const message = this.#delivered(receipt);
       if (message) released.push(message);
+    }
+    const late = released.find((m) => visibleAt > m.receivedAt + MAX_VISIBILITY_TIMEOUT_MS);
+    if (late) {
+      const left = late.receivedAt + MAX_VISIBILITY_TIMEOUT_MS - now;
+      throw invalidArgument(
+        `a release may hide a message at most ${MAX_VISIBILITY_TIMEOUT_MS} ms (SQS's 12 hours) from the receive that handed it out, as SQS counts it; message ${late.dedupeId} has ${left} ms of them left, got delayMs ${delayMs}: release it for at most that; nothing was released`,
+        { option: 'delayMs', value: delayMs },
+      );
     }
     this.#state.setVisibleAt(released, visibleAt);
     this.#notify();

@@ -18,6 +18,8 @@ export class StoredMessage implements IndexedSetItem {
   receiveCount = 0;
   /** The receipt of the latest delivery. */
   receipt: string | undefined = undefined;
+  /** When the latest delivery was received: SQS's 12 hours of visibility run from it. */
+  receivedAt = 0;
   /** Its place among its group's `touched` messages, if it is one. */
   setIndex = -1;
 

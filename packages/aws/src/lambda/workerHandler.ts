@@ -6,6 +6,7 @@ import {
   type MetricsRecorder,
   type ProcessResult,
   PushWorker,
+  releaseReach,
   retryDelays,
   turnMetrics,
 } from '@baton/core/engine';
@@ -39,9 +40,11 @@ export function workerHandler(
     createEngine(metrics && !engine.onTurn ? { ...engine, onTurn: turnMetrics(metrics) } : engine),
   );
   return async (event) => {
+    // The event source received the records just before: their 12 hours run from about now.
+    const receivedAt = worker.engine.clock.now();
     try {
       const result = await worker.process(event.Records.map(fromSqsRecord));
-      await releaseFailed(worker, event.Records, result);
+      await releaseFailed(worker, event.Records, result, receivedAt);
       return { batchItemFailures: result.failed.map((m) => ({ itemIdentifier: m.receipt })) };
     } finally {
       // Written as CloudWatch EMF log lines: no call to CloudWatch.
@@ -51,8 +54,9 @@ export function workerHandler(
 }
 
 /**
- * Makes each failed record visible again after its retry delay: the event source leaves it in
- * flight for the rest of the queue's visibility timeout. Best effort: a record not released
+ * Makes each failed record visible again after its retry delay (at most what SQS's 12 hours
+ * from the receive leave): the event source leaves it in flight for the rest of the queue's
+ * visibility timeout. Best effort: a record not released
  * (the call failed, the record carries no receipt handle, or the queue cannot release) comes
  * back after that timeout.
  */
@@ -60,10 +64,11 @@ async function releaseFailed(
   worker: PushWorker,
   records: readonly SqsEventRecord[],
   result: ProcessResult,
+  receivedAt: number,
 ): Promise<void> {
-  const { queue, logger } = worker.engine;
+  const { queue, logger, clock } = worker.engine;
   const handles = new Map(records.map((record) => [record.messageId, record.receiptHandle]));
-  for (const [delayMs, failed] of retryDelays(result)) {
+  for (const [delayMs, failed] of retryDelays(result, releaseReach(receivedAt, clock.now()))) {
     const receipts = failed.flatMap((m) => handles.get(m.receipt) ?? []);
     try {
       if (receipts.length > 0) await queue.release?.(receipts, delayMs);

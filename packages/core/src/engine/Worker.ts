@@ -1,6 +1,7 @@
 import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
 import type { ReceivedMessage, TurnQueue, TurnStore } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
+import { MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
 import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
 import { createEngine, type Engine, type EngineOptions, type TurnEngine } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
@@ -274,12 +275,13 @@ export class Worker extends PushWorker {
   async poll(): Promise<number> {
     // Before receiving anything: a queue that would take failing messages first is refused.
     const policy = await checkRedrivePolicy(this.engine);
-    const { queue, batchSize, visibilityTimeoutMs } = this.engine;
+    const { queue, batchSize, visibilityTimeoutMs, clock } = this.engine;
+    const receivedAt = clock.now(); // before the receive: what is left of its 12 hours is no more
     const received = await queue.receive({ max: batchSize, visibilityTimeoutMs });
     if (received.length === 0) return 0;
     const result = await this.processWith(received, policy?.maxReceives);
     if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
-    for (const [delay, failed] of retryDelays(result)) {
+    for (const [delay, failed] of retryDelays(result, releaseReach(receivedAt, clock.now()))) {
       await queue.release(
         failed.map((m) => m.receipt),
         delay,
@@ -292,13 +294,18 @@ export class Worker extends PushWorker {
 /**
  * A processed batch's failed messages by the delay after which each should come back: the one
  * its turn asked for (a `RetryableError`'s `retryAfterMs`, or a deploy's wait), else a backoff
- * by its delivery count. A later message of a failed one's group may come back first: the FIFO
- * queue still hands it out only after the failed one.
+ * by its delivery count; at most `reachMs` (see {@link releaseReach}). A later message of a
+ * failed one's group may come back first: the FIFO queue still hands it out only after the
+ * failed one.
  */
-export function retryDelays(result: ProcessResult): Map<number, ReceivedMessage[]> {
+export function retryDelays(
+  result: ProcessResult,
+  reachMs = Number.POSITIVE_INFINITY,
+): Map<number, ReceivedMessage[]> {
   const byDelay = new Map<number, ReceivedMessage[]>();
   for (const m of result.failed) {
-    const delay = result.retryAfterMs.get(m.receipt) ?? backoff(m.receiveCount);
+    const asked = result.retryAfterMs.get(m.receipt) ?? backoff(m.receiveCount);
+    const delay = Math.min(asked, reachMs);
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), m]);
   }
   return byDelay;
@@ -307,4 +314,21 @@ export function retryDelays(result: ProcessResult): Map<number, ReceivedMessage[
 /** Retry delay by delivery count: 1 s, 2 s, 4 s … up to 60 s. */
 function backoff(receiveCount: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.max(0, receiveCount - 1));
+}
+
+/** Time kept back from SQS's 12 hours: the receive's own trip, a Lambda's hand-off. */
+const RELEASE_MARGIN_MS = 60_000;
+
+/**
+ * The longest release SQS takes, at `now`, for messages received at `receivedAt` (or later): a
+ * message stays hidden at most `MAX_VISIBILITY_TIMEOUT_MS` (12 hours) from the receive that
+ * handed it out, and SQS refuses a longer release (the message would then come back after the
+ * visibility timeout instead). In whole seconds, SQS's unit, less a minute; 0 once none is left.
+ *
+ * @example
+ * retryDelays(result, releaseReach(receivedAt, clock.now())); // a retry asked in 13 h: 12 h less
+ */
+export function releaseReach(receivedAt: number, now: number): number {
+  const left = MAX_VISIBILITY_TIMEOUT_MS - RELEASE_MARGIN_MS - (now - receivedAt);
+  return Math.max(0, Math.floor(left / 1000) * 1000);
 }

@@ -73,5 +73,5 @@ export {
   type TurnStats,
   turnMetrics,
 } from './turnMetrics.ts';
-export { type ProcessResult, PushWorker, retryDelays, Worker } from './Worker.ts';
+export { type ProcessResult, PushWorker, releaseReach, retryDelays, Worker } from './Worker.ts';
 export { startWorkerLoops, type WorkerLoops, type WorkerLoopsOptions } from './WorkerLoops.ts';

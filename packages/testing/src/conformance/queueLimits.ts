@@ -56,7 +56,7 @@ export function queueLimitSuite(name: string, open: () => Promise<ConformanceBac
       expect(() => new Worker({ ...engineOptions, visibilityTimeoutMs: over })).toThrow(
         /visibilityTimeoutMs/,
       );
-      // A release asked for longer is one of the longest SQS takes: the call succeeds.
+      // Right after the receive, a release asked for longer is one of the longest SQS takes.
       await b.queue.send([{ group: 'ledger/slow', dedupeId: 'slow-1', body: '{}' }]);
       const [message] = await b.queue.receive({ max: 1, visibilityTimeoutMs: 2_000 });
       await b.queue.release([message!.receipt], over);
