@@ -1,12 +1,13 @@
 /**
  * The repository's Markdown as a reader follows it: every link to a file points at one inside
- * the repository, and each package README's install line says it waits for publication and what
- * to do until then.
+ * the repository, every `baton` command it names is one the CLI has, and each package README's
+ * install line says it waits for publication and what to do until then.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markdownFiles, root } from './markdownFiles.ts';
+import { notACommand } from './opsCommands.ts';
 
 const markdown = markdownFiles();
 
@@ -34,6 +35,37 @@ describe("the repository's documents", () => {
     // The READMEs do link to the architecture document, the deploy contract and each other.
     expect(links).toBeGreaterThan(10);
     expect(broken).toEqual([]);
+  });
+
+  it('name only `baton` commands and options the CLI has', () => {
+    const unknown: string[] = [];
+    let commands = 0;
+    for (const doc of markdown) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      // In code spans (`baton status`), and as lines of code blocks (`$ baton status`).
+      const spans = [...text.matchAll(/`(baton [^`\n]+)`/g)].map((match) => match[1]!);
+      const lines = [...text.matchAll(/^(?:\$ )?(baton [^\n]+)$/gm)].map((match) => match[1]!);
+      for (const line of [...spans, ...lines]) {
+        commands++;
+        const why = notACommand(line);
+        if (why) unknown.push(`${doc}: ${why}`);
+      }
+    }
+    expect(commands).toBeGreaterThan(100);
+    expect(unknown).toEqual([]);
+  });
+
+  it('tell a command the CLI has from one it has not', () => {
+    expect(notACommand('baton dead-letters redrive --all --since 2h --dry-run')).toBeUndefined();
+    expect(notACommand('baton workflows list --status paused --app <entry>')).toBeUndefined();
+    expect(notACommand('baton status: 3 dead letters')).toBeUndefined();
+    expect(notACommand('baton messages')).toBe('baton messages: no command "messages"');
+    expect(notACommand('baton dead-letters lst')).toBe(
+      'baton dead-letters lst: no command "dead-letters lst"',
+    );
+    expect(notACommand('baton status --stak bank')).toBe(
+      'baton status --stak bank: no option --stak',
+    );
   });
 
   it('point a reader of the design to documents the repository owns', () => {
