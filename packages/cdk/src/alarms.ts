@@ -61,7 +61,7 @@ export function createAlarms(
       'InboxAgeAlarm',
       app.metricInboxAge({ period: Duration.minutes(1), statistic: 'Maximum' }),
       inboxAgeSeconds,
-      `The oldest inbox message waited ${inboxAgeSeconds} s or more: workers are behind or failing.`,
+      `The oldest inbox message waited ${inboxAgeSeconds} s or more: workers are behind or failing, and its actor's later messages wait behind it. See \`baton status\` (messages waiting and in flight), the worker's log (\`message will be retried\` and its error), and workerErrorsAlarm and the throttling alarms (docs/operations.md, InboxAgeAlarm).`,
     ),
     streamFailures: alarm(
       'StreamFailuresAlarm',
@@ -70,7 +70,7 @@ export function createAlarms(
         statistic: 'Maximum',
       }),
       1,
-      'The stream function gave up on table changes (after its retries or an hour): live queries may have missed pushes.',
+      'The stream function gave up on table changes (after its retries or an hour): live queries may have missed pushes; no message or state is lost. `baton status` counts them (stream failures); read the stream function’s log for the error and fix it, then purge the queue to clear the alarm (its URL: `baton status --json`, under queues).',
     ),
     timerDeadLetters: alarm(
       'TimerDeadLettersAlarm',
@@ -79,13 +79,13 @@ export function createAlarms(
         statistic: 'Maximum',
       }),
       1,
-      'The timer relay gave up on timer messages (see its errors): the timers stay stored, and the sweeper fires each once it is due, late by up to a sweep. Once the cause is found, purge the queue to clear the alarm.',
+      'The timer relay gave up on timer messages: the timers stay stored, and the sweeper fires each a minute past due. `baton status` counts them (timer dead letters) and the timers due; read the relay function’s log for the error and fix it, then purge the queue to clear the alarm (its URL: `baton status --json`, under queues).',
     ),
     staleOutbox: alarm(
       'StaleOutboxAlarm',
       staleOutboxMetric(app, functions.sweeper),
       1,
-      'The sweeper found outbox entries older than a day: their drains keep failing.',
+      'The sweeper found outbox entries older than a day: their drains keep failing, and the sends wait, kept. `baton status` names an actor whose sends wait and `baton actors get <type/key>` shows them; the sweeper’s log names each actor, and its warning `sweep could not drain an outbox` the error. Fix what it names; the next sweep sends them.',
     ),
     sweeperLag: new cloudwatch.Alarm(app, 'SweeperLagAlarm', {
       metric: sweeperLagMetric(app, functions.sweeper),
@@ -96,7 +96,9 @@ export function createAlarms(
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
       alarmDescription:
         'The sweeper ran late (a send it drained had waited 4 minutes or more) or did not run ' +
-        'for 5 minutes: past SQS’s 5-minute dedupe window only receivers’ marks and effects’ ' +
+        'for 5 minutes (see sweeperErrorsAlarm, its log and its schedule rule; `baton status` ' +
+        'counts actors with sends undrained, and timers due): past SQS’s 5-minute dedupe window ' +
+        'only receivers’ marks and effects’ ' +
         'done-marks catch the copies it sends, and without sweeps held sends are never retired. ' +
         'If its "sweep done" lines count outboxes "left" sweep after sweep, it falls behind the ' +
         'actors going idle: raise sweeperConcurrency (docs/scale.md, "The sweeper").',
@@ -107,11 +109,23 @@ export function createAlarms(
       `${name}ErrorsAlarm`,
       fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
       1,
-      `The ${name} function failed.`,
+      `The ${name} function failed: ${FAILED[name as BatonFunctionName]} Read its log (${name[0]!.toUpperCase()}${name.slice(1)}Logs); \`baton status\` shows what waits.`,
     );
   }
   return alarms;
 }
+
+/** What a function's failure puts at stake, for its errors alarm's description. */
+const FAILED: Readonly<Record<BatonFunctionName, string>> = {
+  worker:
+    'the batch’s unfinished messages go back to the inbox and are retried, none applied twice; one that keeps crashing a worker ends in the inbox’s dead-letter queue.',
+  ingress: 'callers got an error and retry; a keyed send retried is applied once.',
+  websocket: 'clients got an error (subscribing fails) and retry.',
+  stream: 'pushes to live queries are late or missed (StreamFailuresAlarm once it gives up).',
+  relay: 'timers fire late (the sweeper fires each a minute past due).',
+  sweeper: 'held sends and timers go out late; it runs again within a minute.',
+  connectionSweeper: 'lapsed WebSocket connections stay recorded; it runs again within a minute.',
+};
 
 /**
  * Counts the messages the engine dead-lettered in actors' turns (the worker logs each, with one

@@ -24,6 +24,16 @@ export const THROTTLED_FUNCTIONS = ['worker', 'stream', 'websocket', 'ingress'] 
 
 const minute = Duration.minutes(1);
 
+/** What waits while a function is throttled, and where to see it. */
+const THROTTLED: Readonly<Record<(typeof THROTTLED_FUNCTIONS)[number], string>> = {
+  worker: 'Inbox messages wait (`baton status`: the inbox’s oldest message).',
+  stream:
+    'Pushes to live queries are late (StreamIteratorAgeAlarm); `baton status` counts those given up on.',
+  websocket:
+    'Clients’ connects, subscriptions and sends fail and are retried (`baton status` says whether messages wait).',
+  ingress: 'HTTP callers get an error and retry (`baton status` says whether messages wait).',
+};
+
 /**
  * The alarms on nearing the scale limits `docs/scale.md` names: the inbox's send rate (FIFO's
  * 300 calls/s per action, or the region's quota in high-throughput mode), DynamoDB throttling
@@ -62,11 +72,11 @@ export function createScaleAlarms(
       highThroughputInbox
         ? `The inbox took ${perSecond} messages/s or more for 3 minutes: near the region's quota ` +
             'for a FIFO queue in high-throughput mode (2,400 to 70,000 calls/s per action), past ' +
-            'which sends are throttled and messages wait. Batch sends, or ask AWS for a higher ' +
-            'quota (docs/scale.md).'
+            'which sends are throttled and messages wait (`baton status`: the inbox). Batch ' +
+            'sends, or ask AWS for a higher quota (docs/scale.md).'
         : `The inbox took ${perSecond} messages/s or more for 3 minutes: near a FIFO queue's 300 calls/s ` +
-            'per action, past which sends are throttled and messages wait. Batch sends, or set ' +
-            'highThroughputInbox (docs/scale.md).',
+            'per action, past which sends are throttled and messages wait (`baton status`: the ' +
+            'inbox). Batch sends, or set highThroughputInbox (docs/scale.md).',
     ),
     tableThrottledRequests: alarm(
       'TableThrottledRequestsAlarm',
@@ -75,7 +85,8 @@ export function createScaleAlarms(
       1,
       'DynamoDB throttled requests to the actor table: a hot actor at its partition’s 1,000 ' +
         'WCU/s (Contributor Insights names the key), or the table at its account quota. Its ' +
-        'messages wait; split the actor or shrink its record (docs/scale.md).',
+        'messages wait (`baton status`: the inbox’s oldest message); split the actor or shrink ' +
+        'its record (docs/scale.md).',
     ),
     tableWriteThrottleEvents: alarm(
       'TableWriteThrottleEventsAlarm',
@@ -83,7 +94,10 @@ export function createScaleAlarms(
       thresholds.tableWriteThrottleEvents,
       1,
       'DynamoDB throttled writes to the actor table or its outbox index (see ' +
-        'WriteKeyRangeThroughputThrottleEvents on the dashboard for a hot partition).',
+        'WriteKeyRangeThroughputThrottleEvents on the dashboard for a hot partition): turns and ' +
+        'drains are retried, and messages wait (`baton status`: the inbox’s oldest message, ' +
+        'actors with sends undrained). Split a hot actor or shrink its record; raise ' +
+        'outboxShards for a hot outbox index key (docs/scale.md).',
     ),
     streamIteratorAge: alarm(
       'StreamIteratorAgeAlarm',
@@ -92,7 +106,8 @@ export function createScaleAlarms(
       1,
       `The stream function reads table changes ${thresholds.streamIteratorAgeMs / 1000} s or more ` +
         'after they happened: pushes to subscribers are that late (throttled pushes, too few ' +
-        'concurrent executions, or slow queries). Past an hour the changes are given up on.',
+        'concurrent executions, or slow queries). Past an hour the changes are given up on ' +
+        '(StreamFailuresAlarm; `baton status` counts them). Actors’ messages are not at stake.',
     ),
   };
   alarms.pushThrottles = alarm(
@@ -103,7 +118,8 @@ export function createScaleAlarms(
     'API Gateway refused PostToConnection calls as throttled (the stream function retries each ' +
       'until it lands): pushes reached the account’s limit of 10,000 requests/s, shared by every ' +
       'API of the region, and subscribers get results late. Set push.maxPushesPerSecond, ask ' +
-      'for a higher limit, or fan out through a shared channel (docs/scale.md).',
+      'for a higher limit, or fan out through a shared channel (docs/scale.md). Actors’ ' +
+      'messages are not at stake (`baton status` says whether any wait).',
   );
   for (const name of THROTTLED_FUNCTIONS) {
     const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
@@ -113,7 +129,7 @@ export function createScaleAlarms(
       thresholds.functionThrottles,
       1,
       `Lambda throttled the ${name} function: its reserved concurrency or the account's ` +
-        'concurrency is spent. Raise reservedConcurrency or the account quota.',
+        `concurrency is spent. ${THROTTLED[name]} Raise reservedConcurrency or the account quota.`,
     );
   }
   if (thresholds.accountConcurrentExecutions !== false) {
@@ -124,7 +140,8 @@ export function createScaleAlarms(
       3,
       `The account ran ${thresholds.accountConcurrentExecutions} or more concurrent executions ` +
         'for 3 minutes: at its quota Lambda throttles every function, pushes and WebSocket ' +
-        'routes included. Ask for a higher quota or lower maxConcurrency.',
+        'routes included (`baton status`: messages waiting). Ask for a higher quota or lower ' +
+        'maxConcurrency.',
     );
   }
   return alarms;

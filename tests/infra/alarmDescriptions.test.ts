@@ -1,0 +1,48 @@
+/**
+ * What an operator paged at night reads first: each alarm's description says what happened and
+ * names the first `baton` command to run, one the CLI has, spelt as it takes it.
+ */
+import { BatonApp, type BatonAppProps } from '@baton/cdk';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { notACommand } from '../opsCommands.ts';
+
+const entry = new URL('../../examples/bank/src/app.ts', import.meta.url).pathname;
+
+/** The description of each alarm a BatonApp made with `props` synthesizes, by its logical id. */
+function descriptions(props: Partial<BatonAppProps> = {}): Record<string, string> {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Bank', { env: { account: '123456789012', region: 'eu-west-1' } });
+  new BatonApp(stack, 'Baton', { entry, webSocketAuth: 'app', ...props });
+  const alarms = Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm');
+  return Object.fromEntries(
+    Object.entries(alarms).map(([id, alarm]) => [id, alarm.Properties.AlarmDescription]),
+  );
+}
+
+describe("every alarm's description", () => {
+  const cases: Array<[string, Partial<BatonAppProps>]> = [
+    ['by default', {}],
+    ['with highThroughputInbox', { highThroughputInbox: true }],
+  ];
+  it.each(cases)('names a baton command the CLI has, %s', (_, props) => {
+    const all = descriptions(props);
+    expect(Object.keys(all).length).toBeGreaterThan(20);
+    const wrong: string[] = [];
+    for (const [id, description] of Object.entries(all)) {
+      // CloudWatch takes up to 1,024 characters.
+      if (typeof description !== 'string' || description.length > 1024) {
+        wrong.push(`${id}: no description, or one longer than 1,024 characters`);
+        continue;
+      }
+      const commands = [...description.matchAll(/`(baton [^`]+)`/g)].map((match) => match[1]!);
+      if (commands.length === 0) wrong.push(`${id}: names no baton command`);
+      for (const command of commands) {
+        const why = notACommand(command);
+        if (why) wrong.push(`${id}: ${why}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
