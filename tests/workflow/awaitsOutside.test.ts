@@ -4,8 +4,10 @@
  * await; once the code awaits only ctx's promises, `resume` carries it on.
  */
 import { ErrorCode, workflow } from '@baton/core';
+import { WORKFLOW_LEFT_PAUSED_LOG } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { recordingLogger } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 
 /** Work outside Baton, awaited outside a step (as a `fetch` would be): counted. */
@@ -32,7 +34,8 @@ function waiter(version: string, awaitOutside: boolean) {
 describe('a run awaiting something that is not a ctx command', () => {
   it('pauses, saying what to await, and resumes once the code awaits ctx alone', async () => {
     const wrong = waiter('1', true);
-    const h = workflowHarness([wrong.actor]);
+    const { logger, lines } = recordingLogger();
+    const h = workflowHarness([wrong.actor], { logger });
     const ref = await h.client.start(wrong, 'w-1', {});
     await h.runAll();
     // Paused for good: no recheck runs it, and its work outside, again.
@@ -47,6 +50,10 @@ describe('a run awaiting something that is not a ctx command', () => {
         },
       },
     });
+    // No replay is due: said at once, for PausedWorkflowsAlarm.
+    expect(lines.filter((line) => line.message === WORKFLOW_LEFT_PAUSED_LOG)).toMatchObject([
+      { level: 'error', fields: { workflow: 'waiter', version: '1' } },
+    ]);
 
     const fixed = waiter('2', false);
     h.deploy([fixed.actor]);

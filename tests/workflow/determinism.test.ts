@@ -12,6 +12,7 @@ import {
   type WorkflowState,
   workflow,
 } from '@baton/core';
+import { WORKFLOW_LEFT_PAUSED_LOG } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { recordingLogger } from '../engine/helpers.ts';
@@ -95,6 +96,11 @@ describe('a deploy of changed workflow code', () => {
         level: 'error',
         fields: { workflow: 'ship', version: '2', error: paused.paused?.error.message },
       },
+    ]);
+    // Said once no replay is left due, not while one is (a deploy may still be rolling out):
+    // what PausedWorkflowsAlarm pages for.
+    expect(lines.filter((line) => line.message === WORKFLOW_LEFT_PAUSED_LOG)).toMatchObject([
+      { level: 'error', fields: { workflow: 'ship', version: '2' } },
     ]);
 
     h.deploy([V1.actor]);

@@ -4,7 +4,10 @@
  * catches what a crash left undrained, dead-letter redrive, and firing due timers.
  */
 
-export { RECHECK_TIMER as WORKFLOW_RECHECK_TIMER } from '../workflow/advance.ts';
+export {
+  RECHECK_TIMER as WORKFLOW_RECHECK_TIMER,
+  WORKFLOW_LEFT_PAUSED_LOG,
+} from '../workflow/advance.ts';
 export { answeredSender } from './answeredSender.ts';
 export {
   type Arrival,

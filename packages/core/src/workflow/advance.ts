@@ -58,7 +58,16 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
     state.paused = { error: result.error.toJSON(), version: definition.version };
     // A recheck cannot clear a run that awaits something else than a command, and would do
     // its work outside again: only a deploy and `resume` do.
-    if (result.error.details.reason !== AWAITS_OUTSIDE) recheckLater(ctx);
+    const rechecked = result.error.details.reason !== AWAITS_OUTSIDE && recheckLater(ctx);
+    // Nothing will carry it on by itself now: what an operator is paged for (a deploy rolling
+    // out is not, as long as a recheck is due).
+    if (!rechecked) {
+      ctx.log.error(WORKFLOW_LEFT_PAUSED_LOG, {
+        workflow: definition.name,
+        version: definition.version,
+        error: result.error.message,
+      });
+    }
     return;
   }
   state.version = definition.version;
@@ -92,6 +101,13 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
   }
 }
 
+/**
+ * What the worker logs (at error) when a turn leaves a workflow instance paused with no replay
+ * of it due: its rechecks are used up, or it awaits something else than a command. It goes on
+ * only once code that replays its history runs and it is resumed (or a message carries it on).
+ */
+export const WORKFLOW_LEFT_PAUSED_LOG = 'workflow left paused: no replay of it is due';
+
 /** The timer that replays a paused run again (`baton workflows show` reads when it is due). */
 export const RECHECK_TIMER = 'wf:recheck';
 /** Replays of a paused run on a timer: after 1, 2, 4, 8 and 16 minutes. */
@@ -102,14 +118,16 @@ const FIRST_RECHECK_MS = 60_000;
  * A paused run may be a deploy rolling out: old code that met a history the new code wrote (its
  * version may be the same string, as the default is). It is replayed again a few times, minutes
  * apart, so that once the new code runs everywhere it goes on by itself. Code that cannot replay
- * the history stays paused after the last try, at the cost of those few turns.
+ * the history stays paused after the last try, at the cost of those few turns. Whether a replay
+ * was scheduled.
  */
-function recheckLater(ctx: Ctx): void {
+function recheckLater(ctx: Ctx): boolean {
   const { state } = ctx;
   const done = state.rechecks ?? 0;
-  if (done >= RECHECKS) return;
+  if (done >= RECHECKS) return false;
   state.rechecks = done + 1;
   ctx.schedule(FIRST_RECHECK_MS * 2 ** done, '_wake' as never, {} as never, { id: RECHECK_TIMER });
+  return true;
 }
 
 /** Ends the instance: its outcome, its parents told, its pending timers cancelled, its expiry set. */
