@@ -404,7 +404,7 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters (the queue’s and the engine’s), the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
+  it('alarms on dead letters (the queue’s and the engine’s), workflows left paused, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
     // The scale limits' alarms are checked one by one in scaleAlarms.test.ts.
     const scale = [
       'inboxSendRate',
@@ -419,6 +419,7 @@ describe('BatonApp', () => {
       'deadLetters',
       'engineDeadLetters',
       'keptDeadLetters',
+      'pausedWorkflows',
       'inboxAge',
       'staleOutbox',
       'sweeperLag',
@@ -459,6 +460,27 @@ describe('BatonApp', () => {
     });
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('outbox item older than the alarm age'),
+    });
+    // A workflow instance left paused with no replay due (not one a recheck may still carry on
+    // while a deploy rolls out), from the worker's line for it.
+    const workerLogs = idOf(baton.functions.worker.logGroup as never);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: workerLogs },
+      FilterPattern: '{ $.message = "workflow left paused: no replay of it is due" }',
+      MetricTransformations: [
+        Match.objectLike({ MetricName: Match.stringLikeRegexp('^WorkflowsLeftPaused-') }),
+      ],
+    });
+    expect(
+      Object.values(template.findResources('AWS::CloudWatch::Alarm')).find((alarm) =>
+        /^WorkflowsLeftPaused-/.test(alarm.Properties.MetricName),
+      )?.Properties,
+    ).toMatchObject({
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
     });
     // The sweeper's lag nears SQS's 5-minute dedupe window, or no sweep logged at all.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {

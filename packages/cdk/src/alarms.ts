@@ -1,5 +1,10 @@
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
-import { DEAD_LETTER_LOGS, STALE_OUTBOX_LOG, SWEEP_LOG } from '@baton/core/engine';
+import {
+  DEAD_LETTER_LOGS,
+  STALE_OUTBOX_LOG,
+  SWEEP_LOG,
+  WORKFLOW_LEFT_PAUSED_LOG,
+} from '@baton/core/engine';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -9,7 +14,8 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 
 /**
  * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue; the
- * engine's, a new one and any kept), the inbox's oldest message, stream records the stream
+ * engine's, a new one and any kept), a workflow instance left paused with no replay due (the
+ * worker logs one line each time), the inbox's oldest message, stream records the stream
  * function gave up on, timer messages the relay gave up on, outbox items older than a day (the
  * sweeper logs one line each), a sweeper that runs late or not at all, and every function's
  * errors.
@@ -57,6 +63,18 @@ export function createAlarms(
         'The sweeper counts them every minute, so the alarm stays raised until none is kept; ' +
         'EngineDeadLettersAlarm pages for each new one meanwhile.',
     }),
+    pausedWorkflows: alarm(
+      'PausedWorkflowsAlarm',
+      logMetric(app, functions.worker, 'WorkflowsLeftPaused', WORKFLOW_LEFT_PAUSED_LOG, '1', 'Sum'),
+      1,
+      'A workflow instance was left paused in the last 5 minutes (NON_DETERMINISTIC): its code ' +
+        'cannot replay its history, and no replay of it is due (its rechecks, 1 to 16 minutes ' +
+        'after it paused, are used up, or it awaits something that is not a ctx command). It ' +
+        'waits, its history kept, until code that replays it runs. See `baton workflows list ' +
+        '--status paused --app <entry>` and `baton workflows show <workflow> <id>` (the error ' +
+        'names the command and the version); deploy code that replays it, then `baton ' +
+        'workflows resume <workflow> <id>` (docs/operations.md, PausedWorkflowsAlarm).',
+    ),
     inboxAge: alarm(
       'InboxAgeAlarm',
       app.metricInboxAge({ period: Duration.minutes(1), statistic: 'Maximum' }),
