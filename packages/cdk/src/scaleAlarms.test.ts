@@ -86,6 +86,12 @@ describe('BatonApp scale alarms and quotas', () => {
       'BatchWriteItem',
       'TransactWriteItems',
     ]);
+    // Where to find the hot actor: the worker's line for its failed commit, which names it (the
+    // table has no Contributor Insights to ask).
+    expect(props.AlarmDescription).toContain(
+      'the worker’s log names the actor whose commits fail (`turn failed; its messages will be redelivered`',
+    );
+    expect(props.AlarmDescription).not.toMatch(/Contributor Insights/);
   });
 
   it('alarms on one write throttle event on the actor table or its outbox index', () => {

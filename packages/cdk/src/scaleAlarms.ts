@@ -84,9 +84,10 @@ export function createScaleAlarms(
       thresholds.tableThrottledRequests,
       1,
       'DynamoDB throttled requests to the actor table: a hot actor at its partition’s 1,000 ' +
-        'WCU/s (Contributor Insights names the key), or the table at its account quota. Its ' +
-        'messages wait (`baton status`: the inbox’s oldest message); split the actor or shrink ' +
-        'its record (docs/scale.md).',
+        'WCU/s, or the table at its account quota. Its messages wait (`baton status`: the ' +
+        'inbox’s oldest message); the worker’s log names the actor whose commits fail (`turn ' +
+        'failed; its messages will be redelivered`, with the throttling error). Split the ' +
+        'actor or shrink its record (docs/scale.md).',
     ),
     tableWriteThrottleEvents: alarm(
       'TableWriteThrottleEventsAlarm',
