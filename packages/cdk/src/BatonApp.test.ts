@@ -7,8 +7,10 @@ import {
   HttpLambdaAuthorizer,
   HttpLambdaResponseType,
 } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { BatonApp, type BatonFunctionName } from './BatonApp.ts';
@@ -492,6 +494,21 @@ describe('BatonApp', () => {
       Statistic: 'Maximum',
       TreatMissingData: 'breaching',
     });
+  });
+
+  it('sends every alarm into ALARM and back to OK to the actions addAlarmActions gives', () => {
+    const told = synth({}, (inStack, app) => {
+      const topic = new Topic(inStack, 'OnCall');
+      app.addAlarmActions(new SnsAction(topic));
+    });
+    const topic = {
+      Ref: told.stack.getLogicalId(told.stack.node.findChild('OnCall').node.defaultChild as never),
+    };
+    const alarms = Object.values(told.template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBe(Object.keys(told.baton.alarms).length);
+    for (const alarm of alarms) {
+      expect(alarm.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic] });
+    }
   });
 
   it('adds one dashboard showing every alarm, the inbox, dead letters, sweeper lag and errors', () => {

@@ -446,6 +446,20 @@ export class BatonApp extends Construct {
     return grantOperator(this, grantee);
   }
 
+  /**
+   * Sends every alarm's changes, into ALARM and back to OK, to `actions`: whom to page, and
+   * when it is over (a pager's incident resolves with the OK).
+   *
+   * @example
+   * bank.addAlarmActions(new SnsAction(onCallTopic));
+   */
+  addAlarmActions(...actions: cloudwatch.IAlarmAction[]): void {
+    for (const alarm of Object.values(this.alarms)) {
+      alarm.addAlarmAction(...actions);
+      alarm.addOkAction(...actions);
+    }
+  }
+
   /** Lets `grantee` call the HTTP ingress; only with `ingressAuth: 'iam'`. */
   grantIngress(grantee: iam.IGrantable): iam.Grant {
     if (this.#ingressAuth !== undefined && this.#ingressAuth !== 'iam') {
