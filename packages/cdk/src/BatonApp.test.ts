@@ -442,6 +442,31 @@ describe('BatonApp', () => {
       Threshold: 1,
     });
     template.resourceCountIs('AWS::CloudWatch::Alarm', names.length);
+    // The inbox's dead-letter queue, its messages counted whether visible or not: those
+    // `baton queue-dead-letters list` looks at, hidden a few seconds, do not clear the alarm.
+    const deadLetters = template.toJSON().Resources[idOf(baton.alarms.deadLetters!)].Properties;
+    const series = (deadLetters.Metrics as { Id: string; MetricStat?: { Metric: unknown } }[])
+      .filter((query) => query.MetricStat)
+      .map((query) => [query.Id, query.MetricStat!.Metric]);
+    const inDeadLetters = [
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(baton.deadLetterQueue), 'QueueName'] } },
+    ];
+    expect(Object.fromEntries(series)).toEqual({
+      visible: {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: inDeadLetters,
+      },
+      hidden: {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesNotVisible',
+        Dimensions: inDeadLetters,
+      },
+    });
+    expect(deadLetters.Metrics).toContainEqual(
+      expect.objectContaining({ Expression: 'SUM([visible, hidden])', ReturnData: true }),
+    );
+    expect(deadLetters).toMatchObject({ Threshold: 1, TreatMissingData: 'notBreaching' });
     // The worker's log lines for each message the engine dead-letters in an actor's turn: one
     // that failed every attempt, one ended at once, and the line an earlier Baton logged for
     // both (its workers still run while a deploy rolls).

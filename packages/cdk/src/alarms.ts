@@ -38,7 +38,7 @@ export function createAlarms(
   const alarms: Record<string, cloudwatch.Alarm> = {
     deadLetters: alarm(
       'DeadLettersAlarm',
-      app.metricDeadLetters({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      deadLetterQueueDepth(app),
       1,
       'A message left the inbox for its dead-letter queue (a worker died on it again and again, or an effect was retried while its target stayed down): see `baton queue-dead-letters list` and the worker logs, fix the cause, then `baton queue-dead-letters redrive`.',
     ),
@@ -144,6 +144,24 @@ const FAILED: Readonly<Record<BatonFunctionName, string>> = {
   sweeper: 'held sends and timers go out late; it runs again within a minute.',
   connectionSweeper: 'lapsed WebSocket connections stay recorded; it runs again within a minute.',
 };
+
+/**
+ * The messages in the inbox's dead-letter queue, visible or not (Maximum per minute): `baton
+ * queue-dead-letters list` hides those it looks at for a few seconds, which must not read as an
+ * empty queue, clear the alarm, and page again a minute later.
+ */
+function deadLetterQueueDepth(app: BatonApp): cloudwatch.IMetric {
+  const options = { period: Duration.minutes(1), statistic: 'Maximum' };
+  return new cloudwatch.MathExpression({
+    expression: 'SUM([visible, hidden])',
+    usingMetrics: {
+      visible: app.metricDeadLetters(options),
+      hidden: app.deadLetterQueue.metricApproximateNumberOfMessagesNotVisible(options),
+    },
+    label: "Messages in the inbox's dead-letter queue",
+    period: Duration.minutes(1),
+  });
+}
 
 /**
  * Counts the messages the engine dead-lettered in actors' turns (the worker logs each, with one
