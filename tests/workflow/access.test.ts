@@ -81,6 +81,36 @@ describe('who may call a workflow', () => {
   });
 });
 
+describe("a public workflow's authorize of a signal", () => {
+  it('is asked only about the events the workflow declares: another is refused before it', async () => {
+    const asked: string[] = [];
+    const Approval = workflow({
+      name: 'approval',
+      input: z.object({}),
+      events: { approve: z.object({}) },
+      public: true,
+      authorize: (_caller, request) => {
+        if (request.action === 'signal') asked.push(request.event);
+        return true;
+      },
+      run: async (ctx) => {
+        await ctx.waitForEvent('approve');
+        return 'approved';
+      },
+    });
+    const { actors } = defineApp({ workflows: [Approval] });
+    const h = workflowHarness(actors);
+    const ref = await h.door.start(Approval, 'a', {}, { caller: alice });
+    await expect(
+      h.door.signal(ref, 'aprove' as never, {} as never, { caller: alice }),
+    ).rejects.toMatchObject({ code: ErrorCode.INVALID_PAYLOAD });
+    await h.door.signal(ref, 'approve', {}, { caller: alice });
+    await h.runAll();
+    expect(asked).toEqual(['approve']);
+    expect(await h.client.result(ref)).toBe('approved');
+  });
+});
+
 describe('the reply of start, signal and cancel', () => {
   /** A review: its author alone may read it; any signed-in colleague may approve it. */
   const Review = workflow({

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { actor, type StateOf } from '../actor.ts';
 import type { Client } from '../client/Client.ts';
 import type { WorkflowState } from './journal.ts';
-import { type WorkflowRef, workflow } from './workflow.ts';
+import { type WorkflowRef, type WorkflowRequest, workflow } from './workflow.ts';
 
 const Stock = actor({
   name: 'stock',
@@ -99,6 +99,48 @@ describe('workflow types', () => {
         expectTypeOf(await ctx.waitForEvent<string>('go')).toEqualTypeOf<string>();
       },
     });
+  });
+
+  it("narrows authorize's signal request to the workflow's declared events", () => {
+    workflow({
+      name: 'review',
+      input: z.object({ doc: z.string() }),
+      events: { approved: z.object({ by: z.string() }), withdrawn: z.object({}).optional() },
+      public: true,
+      authorize: (_caller, request) => {
+        if (request.action === 'start')
+          expectTypeOf(request.input).toEqualTypeOf<{ doc: string }>();
+        if (request.action !== 'signal') return true;
+        expectTypeOf(request.event).toEqualTypeOf<'approved' | 'withdrawn'>();
+        // @ts-expect-error: not one of its events, so never asked about
+        return request.event !== 'aproved';
+      },
+      run: async (ctx) => (await ctx.waitForEvent('approved')).by,
+    });
+    // An authorize written for any workflow's requests fits one with events too.
+    const anyone = (_caller: unknown, request: WorkflowRequest) => request.action !== 'cancel';
+    workflow({
+      name: 'review-any',
+      input: z.object({}),
+      events: { approved: z.object({}) },
+      public: true,
+      authorize: anyone,
+      run: async () => {},
+    });
+  });
+
+  it("keeps authorize's signal event any name for a workflow without events", () => {
+    workflow({
+      name: 'open',
+      input: z.object({}),
+      public: true,
+      authorize: (_caller, request) => {
+        if (request.action === 'signal') expectTypeOf(request.event).toEqualTypeOf<string>();
+        return true;
+      },
+      run: async () => {},
+    });
+    expectTypeOf<Extract<WorkflowRequest, { action: 'signal' }>['event']>().toEqualTypeOf<string>();
   });
 
   it("types an actor's signal of a workflow with events", () => {

@@ -21,10 +21,14 @@ import type { WorkflowState, WorkflowSummary } from './journal.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type { RetryPolicy, WorkflowContext } from './WorkflowContext.ts';
 
-/** What an `authorize` check of a workflow is asked: who wants to do what to which instance. */
-export type WorkflowRequest<Input = unknown> =
+/**
+ * What an `authorize` check of a workflow is asked: who wants to do what to which instance. A
+ * signal's `event` is one of the workflow's declared events (any name without `events`): one it
+ * does not take is refused before `authorize` is asked.
+ */
+export type WorkflowRequest<Input = unknown, Events extends EventSchemas = AnyEvents> =
   | { readonly action: 'start'; readonly id: string; readonly input: Input }
-  | { readonly action: 'signal'; readonly id: string; readonly event: string }
+  | { readonly action: 'signal'; readonly id: string; readonly event: EventName<Events> }
   | { readonly action: 'cancel'; readonly id: string }
   | { readonly action: 'read'; readonly id: string };
 
@@ -86,7 +90,10 @@ export interface WorkflowOptions<
   /** Whether clients may start, signal, cancel and read it (else only trusted code). @default false */
   readonly public?: boolean;
   /** For a public workflow: whether `caller` may do `request`. @default anyone */
-  readonly authorize?: (caller: Caller, request: WorkflowRequest<z.output<InputSchema>>) => boolean;
+  readonly authorize?: (
+    caller: Caller,
+    request: WorkflowRequest<z.output<InputSchema>, Events>,
+  ) => boolean;
   /**
    * How long a finished instance is kept before it halts (its id may then start anew);
    * `Infinity` keeps it. @default 7 days
