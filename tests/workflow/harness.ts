@@ -4,6 +4,7 @@
  * is left — so a month of sleeps passes in milliseconds. `deploy()` swaps in new code.
  */
 import { type AnyActorDefinition, silentLogger } from '@baton/core';
+import { isRetentionTimer } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { createEngine, type Engine, fireDueTimers, Worker } from '@baton/core/engine';
 import { type Harness, runUntilIdle, type SetupOptions, setup } from '../engine/helpers.ts';
@@ -38,7 +39,7 @@ export function workflowHarness(
       for (let round = 0; round < 10_000; round++) {
         await runUntilIdle(worker, h.backend, h.clock);
         const timers = await h.backend.store.listDueTimers(Number.MAX_SAFE_INTEGER, 1_000);
-        const soonest = timers.find((t) => expire || t.id !== 'wf:expire');
+        const soonest = timers.find((t) => expire || !isRetentionTimer(t));
         if (!soonest || soonest.at > until) return;
         h.clock.set(soonest.at);
         await fireDueTimers(engine, h.clock.now());
