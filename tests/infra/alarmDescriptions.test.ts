@@ -3,7 +3,7 @@
  * names the first `baton` command to run, one the CLI has, spelt as it takes it.
  */
 import { BatonApp, type BatonAppProps } from '@baton/cdk';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, type Environment, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { notACommand } from '../opsCommands.ts';
@@ -11,9 +11,12 @@ import { notACommand } from '../opsCommands.ts';
 const entry = new URL('../../examples/bank/src/app.ts', import.meta.url).pathname;
 
 /** The description of each alarm a BatonApp made with `props` synthesizes, by its logical id. */
-function descriptions(props: Partial<BatonAppProps> = {}): Record<string, string> {
+function descriptions(
+  props: Partial<BatonAppProps> = {},
+  env: Environment = { account: '123456789012', region: 'eu-west-1' },
+): Record<string, string> {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new Stack(app, 'Bank', { env: { account: '123456789012', region: 'eu-west-1' } });
+  const stack = new Stack(app, 'Bank', { env });
   new BatonApp(stack, 'Baton', { entry, webSocketAuth: 'app', ...props });
   const alarms = Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm');
   return Object.fromEntries(
@@ -44,5 +47,17 @@ describe("every alarm's description", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('ends with the target options that make its commands act on this app', () => {
+    const ends = (all: Record<string, string>) =>
+      new Set(Object.values(all).map((d) => d.slice(d.lastIndexOf(' Run the baton commands'))));
+    expect(ends(descriptions())).toEqual(
+      new Set([' Run the baton commands with `--stack Bank --region eu-west-1`.']),
+    );
+    // A stack deployed to whichever region the CLI names says no region it cannot know.
+    expect(ends(descriptions({}, {}))).toEqual(
+      new Set([' Run the baton commands with `--stack Bank`.']),
+    );
   });
 });

@@ -27,7 +27,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { createAlarms } from './alarms.ts';
+import { createAlarms, nameAlarmTarget } from './alarms.ts';
 import { appHasAuth } from './appHasAuth.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
 import { createDashboard } from './dashboard.ts';
@@ -335,6 +335,7 @@ export class BatonApp extends Construct {
       ),
       ...createScaleAlarms(this, functions, settings.alarmThresholds, settings.highThroughputInbox),
     };
+    nameAlarmTarget(this, this.alarms);
     this.dashboard = createDashboard(this, functions, this.alarms, this.metricsService);
     operatorOutputs(this, {
       table: this.table.tableName,

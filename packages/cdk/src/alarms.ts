@@ -5,7 +5,7 @@ import {
   SWEEP_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '@baton/core/engine';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -219,4 +219,22 @@ export function logMetric(
     metricValue,
   });
   return filter.metric({ period: Duration.minutes(5), statistic });
+}
+
+/**
+ * Ends every alarm's description with the target options its `baton` commands need to act on
+ * this app (`--stack`, and `--region` when the stack names one): paged, an operator pastes the
+ * commands with them, not against whatever deployment the shell names by default.
+ */
+export function nameAlarmTarget(
+  app: BatonApp,
+  alarms: Readonly<Record<string, cloudwatch.Alarm>>,
+): void {
+  const stack = Stack.of(app);
+  const region = Token.isUnresolved(stack.region) ? '' : ` --region ${stack.region}`;
+  const target = ` Run the baton commands with \`--stack ${stack.stackName}${region}\`.`;
+  for (const alarm of Object.values(alarms)) {
+    const cfn = alarm.node.defaultChild as cloudwatch.CfnAlarm;
+    cfn.alarmDescription = `${cfn.alarmDescription ?? ''}${target}`;
+  }
 }
