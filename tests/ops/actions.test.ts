@@ -4,6 +4,7 @@
  * never fires); `dead-letters list --since` and `--limit`; `dead-letters purge` (one, and
  * `--all`) and `redrive --all` with a filter (each applied once), each refused without `--yes`,
  * previewed by `--dry-run` and audited; `actors get --app` checking the state against the app;
+ * `actors get` showing the message failing at the head of an actor's inbox, with its attempts;
  * none of them taking the proof a redrive left for a dead letter; an option a command does not
  * take refused before anything is done; a filter matching nothing saying what there is;
  * `actors resume` of an actor not paused refused; and a hint's actor id quoted for a shell.
@@ -705,5 +706,51 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     );
     expect(again.err).not.toMatch(/baton audit/);
     expect((await json('actors', 'get', 'tally/twice')).paused).toEqual(paused);
+  });
+
+  it('shows the message failing at the head of an actor’s inbox, and the attempts it failed, until it is applied', async () => {
+    await json('send', 'tally/f', 'add', '{"entry":"a"}', '--app', TALLY);
+    const { messageId } = await json(
+      'send',
+      'tally/f',
+      'add',
+      '{"entry":"poison"}',
+      '--app',
+      TALLY,
+    );
+    await json('send', 'tally/f', 'add', '{"entry":"b"}', '--app', TALLY);
+    /** Runs the worker until tally/f's record counts `attempts` failures of its failing message. */
+    const failedTimes = async (attempts: number) => {
+      for (let i = 0; i < 40; i++) {
+        if ((await deployment.store.load('tally/f'))?.failing?.attempts === attempts) return;
+        if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`tally/f's message did not fail ${attempts} time(s)`);
+    };
+    await failedTimes(1);
+    const first = await json('actors', 'get', 'tally/f');
+    expect(first.state.entries).toEqual(['a']);
+    expect(first.failingMessage).toEqual({
+      messageId,
+      inboxPosition: expect.any(String),
+      attempts: 1,
+    });
+    // Behind what the actor applied: the message it stops at.
+    expect(BigInt(first.failingMessage.inboxPosition)).toBeGreaterThan(BigInt(first.inboxPosition));
+
+    await failedTimes(2);
+    const shown = await baton('actors', 'get', 'tally/f');
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toContain(
+      `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failed 2 time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); the worker's log has its error ("message will be retried", with this messageId)\npaused           no\n`,
+    );
+
+    // Fixed: it is applied, then the message behind it, and nothing is failing.
+    faults.poisoned = false;
+    await work();
+    const applied = await json('actors', 'get', 'tally/f');
+    expect(applied.state.entries).toEqual(['a', 'poison', 'b']);
+    expect(applied.failingMessage).toBeNull();
+    expect((await baton('actors', 'get', 'tally/f')).out).not.toContain('failing message');
   });
 });

@@ -6,7 +6,7 @@ import {
   RECORD_FORMAT,
   upgradeStateForTurn,
 } from '@baton/core/adapter';
-import { pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
+import { DEFAULT_MAX_ATTEMPTS, pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
 import { actorSummaries } from './actorSummaries.ts';
 import { fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -65,6 +65,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
     stateVersion: record.stateVersion ?? 1,
     recordFormat: record.format ?? 1,
     inboxPosition: record.inboxOffset,
+    failingMessage: failingMessage(record),
     paused: record.paused ?? null,
     parkedMessages: letters.filter((l) => l.parked !== undefined).length,
     deadLetters: letters.filter((l) => l.parked === undefined).length,
@@ -94,6 +95,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
           : r.recordFormat,
       ],
       ['inbox position', r.inboxPosition],
+      ...(r.failingMessage ? ([['failing message', failingLine(r.failingMessage)]] as const) : []),
       [
         'paused',
         r.paused ? `since ${new Date(r.paused.at).toISOString()} by ${r.paused.by}` : 'no',
@@ -118,6 +120,27 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       ['state', JSON.stringify(r.state)],
     ]),
   );
+}
+
+/**
+ * The message at the head of the actor's inbox whose handler failed, as its record counts it
+ * (`ActorRecord.failing`): its id, its inbox position and the attempts that failed; null when
+ * none is failing. The record keeps neither its handler's name nor its error: the worker's log
+ * does (`message will be retried`, by message id).
+ */
+function failingMessage(record: ActorRecord) {
+  const { failing } = record;
+  if (!failing) return null;
+  return { messageId: failing.id, inboxPosition: failing.at, attempts: failing.attempts };
+}
+
+/** `actors get`'s line of a failing message: what holds the actor, and where its error is. */
+function failingLine({
+  messageId,
+  inboxPosition,
+  attempts,
+}: NonNullable<ReturnType<typeof failingMessage>>): string {
+  return `${messageId} at inbox position ${inboxPosition}, failed ${attempts} time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default); the worker's log has its error ("message will be retried", with this messageId)`;
 }
 
 /**
