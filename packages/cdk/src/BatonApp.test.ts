@@ -406,7 +406,7 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters (the queue’s and the engine’s), workflows left paused, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
+  it('alarms on dead letters (the queue’s, its oldest nearing the queue’s retention, and the engine’s), workflows left paused, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
     // The scale limits' alarms are checked one by one in scaleAlarms.test.ts.
     const scale = [
       'inboxSendRate',
@@ -419,6 +419,7 @@ describe('BatonApp', () => {
     ];
     const names = [
       'deadLetters',
+      'deadLettersExpiring',
       'engineDeadLetters',
       'keptDeadLetters',
       'pausedWorkflows',
@@ -467,6 +468,25 @@ describe('BatonApp', () => {
       expect.objectContaining({ Expression: 'SUM([visible, hidden])', ReturnData: true }),
     );
     expect(deadLetters).toMatchObject({ Threshold: 1, TreatMissingData: 'notBreaching' });
+    // Its oldest message 4 days before SQS deletes it, at the queue's own retention: the last
+    // page before the loss, which DeadLettersAlarm, raised since it arrived, does not give.
+    const retention = template.toJSON().Resources[idOf(baton.deadLetterQueue)].Properties
+      .MessageRetentionPeriod as number;
+    expect(retention).toBe(14 * 86_400);
+    const expiring =
+      template.toJSON().Resources[idOf(baton.alarms.deadLettersExpiring!)].Properties;
+    expect(expiring).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: inDeadLetters,
+      Statistic: 'Maximum',
+      Threshold: retention - 4 * 86_400,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(expiring.AlarmDescription).toMatch(
+      /10 days or more in the inbox's dead-letter queue: SQS deletes it 14 days after it got there, in 4 days at most.*`baton queue-dead-letters list`.*`baton queue-dead-letters redrive`/,
+    );
     // The worker's log lines for each message the engine dead-letters in an actor's turn: one
     // that failed every attempt, one ended at once, and the line an earlier Baton logged for
     // both (its workers still run while a deploy rolls).

@@ -332,6 +332,7 @@ export class BatonApp extends Construct {
         functions,
         settings.alarmThresholds.inboxAgeSeconds,
         this.timerDeadLetterQueue,
+        queueDefaults.retentionPeriod,
       ),
       ...createScaleAlarms(this, functions, settings.alarmThresholds, settings.highThroughputInbox),
     };

@@ -13,8 +13,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 
 /**
- * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue; the
- * engine's, a new one and any kept), a workflow instance left paused with no replay due (the
+ * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue, and
+ * one there nearing the queue's retention; the engine's, a new one and any kept), a workflow instance left paused with no replay due (the
  * worker logs one line each time), the inbox's oldest message, stream records the stream
  * function gave up on, timer messages the relay gave up on, outbox items older than a day (the
  * sweeper logs one line each), a sweeper that runs late or not at all, and every function's
@@ -25,6 +25,8 @@ export function createAlarms(
   functions: Record<BatonFunctionName, NodejsFunction>,
   inboxAgeSeconds: number,
   timerDeadLetters: sqs.IQueue,
+  /** How long the queues keep a message (`retentionPeriod`): SQS deletes it after that. */
+  queueRetention: Duration,
 ): Record<string, cloudwatch.Alarm> {
   const alarm = (id: string, metric: cloudwatch.IMetric, threshold: number, description: string) =>
     new cloudwatch.Alarm(app, id, {
@@ -42,6 +44,7 @@ export function createAlarms(
       1,
       'A message left the inbox for its dead-letter queue (a worker died on it again and again, or an effect was retried while its target stayed down): see `baton queue-dead-letters list` and the worker logs, fix the cause, then `baton queue-dead-letters redrive`.',
     ),
+    deadLettersExpiring: deadLettersExpiring(app, queueRetention),
     engineDeadLetters: alarm(
       'EngineDeadLettersAlarm',
       engineDeadLettersMetric(app, functions.worker),
@@ -160,6 +163,37 @@ function deadLetterQueueDepth(app: BatonApp): cloudwatch.IMetric {
     },
     label: "Messages in the inbox's dead-letter queue",
     period: Duration.minutes(1),
+  });
+}
+
+/** How long before SQS deletes a message from the inbox's dead-letter queue its alarm pages. */
+const EXPIRY_WARNING = Duration.days(4);
+
+/**
+ * The oldest message in the inbox's dead-letter queue nears the queue's retention: SQS deletes
+ * it then, unseen, and DeadLettersAlarm, raised since it arrived, pages no more. A FIFO queue's
+ * message is kept `retention` from its move there, the age SQS measures it by.
+ */
+function deadLettersExpiring(app: BatonApp, retention: Duration): cloudwatch.Alarm {
+  const days = (duration: Duration) => duration.toDays({ integral: false });
+  const threshold = retention.minus(EXPIRY_WARNING);
+  return new cloudwatch.Alarm(app, 'DeadLettersExpiringAlarm', {
+    metric: app.deadLetterQueue.metricApproximateAgeOfOldestMessage({
+      period: Duration.minutes(5),
+      statistic: 'Maximum',
+    }),
+    threshold: threshold.toSeconds(),
+    evaluationPeriods: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    alarmDescription:
+      `A message has waited ${days(threshold)} days or more in the inbox's dead-letter queue: ` +
+      `SQS deletes it ${days(retention)} days after it got there, in ${days(EXPIRY_WARNING)} ` +
+      'days at most, lost for good, never applied. See `baton ' +
+      'queue-dead-letters list` (each message’s actor and age) and the worker logs; fix the ' +
+      'cause, then `baton queue-dead-letters redrive` before then. A fix that cannot land in ' +
+      'time: redrive anyway; one a worker dies on again comes back with its clock restarted ' +
+      '(docs/operations.md, DeadLettersExpiringAlarm).',
   });
 }
 
