@@ -5,6 +5,8 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { MAX_RECEIVE_MESSAGES } from '@baton/core';
+import { invalidArgument } from '@baton/core/adapter';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 export interface LocalSqsEventSourceOptions {
@@ -12,7 +14,10 @@ export interface LocalSqsEventSourceOptions {
   readonly queueUrl: string;
   /** The Lambda handler to feed. */
   readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
-  /** Messages per event (Lambda: up to 10 for FIFO). @default 10 */
+  /**
+   * Messages per event: an integer from 1 to `MAX_RECEIVE_MESSAGES` (10), the most an SQS
+   * receive returns. @default 10
+   */
   readonly batchSize?: number;
   /** @default 30 s */
   readonly visibilityTimeoutMs?: number;
@@ -39,7 +44,21 @@ export class LocalSqsEventSource {
   #running: Promise<void> | undefined;
   #stopping = false;
 
+  /**
+   * A `batchSize` that is not an integer from 1 to `MAX_RECEIVE_MESSAGES` is refused with
+   * INVALID_ARGUMENT: SQS and ElasticMQ refuse such a receive, and every poll would fail.
+   */
   constructor(options: LocalSqsEventSourceOptions) {
+    const { batchSize } = options;
+    if (
+      batchSize !== undefined &&
+      (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_RECEIVE_MESSAGES)
+    ) {
+      throw invalidArgument(
+        `batchSize must be an integer from 1 to ${MAX_RECEIVE_MESSAGES} (SQS's most messages a receive), got ${batchSize}`,
+        { option: 'batchSize', value: batchSize },
+      );
+    }
     this.#options = options;
   }
 
