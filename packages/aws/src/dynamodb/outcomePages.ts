@@ -210,10 +210,9 @@ function tooManyPages(
   maxPages: number,
   key: string | undefined,
 ): BatonError {
-  const since = sentAt > 0 ? `since ${new Date(sentAt).toISOString()}` : 'ever';
   return new BatonError(
     ErrorCode.LIMIT_EXCEEDED,
-    `${key === undefined ? 'the outcomes' : `the outcome of ${key}`} would take reading more than ${maxPages} outcome pages of ${actorId} (those of the messages sent to it ${since}), the most one read may: pass the sentAt its send returned, so that only the pages since are read; an operator reads any outcome with baton outcome`,
+    `reading ${key ?? 'the outcomes'} takes more than ${maxPages} outcome pages of ${actorId}: pass the sentAt its send returned (an operator: baton outcome)`,
     { details: { actorId, sentAt, limit: maxPages } },
   );
 }
