@@ -38,3 +38,60 @@ describe('baton with a misspelt command', () => {
     );
   }, 60_000);
 });
+
+describe('baton with options before the command', () => {
+  it('runs an operating command given them before it as after it, and refuses one it does not take', async () => {
+    const [status, targeted, foreign, unknown] = await Promise.all([
+      baton('--json', 'status'),
+      baton('--stack', 'My Stack', '--region', 'eu-west-1', 'actors', 'list', 'tally/fred'),
+      baton('--dry-run', 'actors', 'pause', 'tally/fred'),
+      baton('--stack', 'Prod', 'stauts'),
+    ]);
+    // `status` ran, with --json: it refuses only for want of a deployment to act on.
+    expect(status.code).toBe(2);
+    expect(status.err).not.toMatch(/unknown command/);
+    expect(JSON.parse(status.out)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+    expect(status.err).toMatch(/^baton status: no deployment to act on: pass --stack <name>/);
+
+    expect(targeted.code).toBe(2);
+    expect(targeted.err.trim()).toBe(
+      "baton actors list: it takes an actor type (tally), not an actor id: baton actors get tally/fred --stack 'My Stack' --region eu-west-1 shows that actor",
+    );
+
+    expect(foreign.code).toBe(2);
+    expect(foreign.err).toMatch(
+      /^baton actors pause: it takes no --dry-run \(its own options: none\); nothing was done\n/,
+    );
+
+    expect(unknown.code).toBe(2);
+    expect(unknown.err.trim()).toBe(
+      'baton: unknown command "stauts": did you mean "status"? baton --help lists the commands',
+    );
+  }, 60_000);
+
+  it('keeps --help, and says where init and dev take theirs, and when no command follows', async () => {
+    const [help, opsHelp, dev, init, none] = await Promise.all([
+      baton('--help'),
+      baton('--stack', 'Prod', '--help'),
+      baton('--port', '3000', 'dev', 'src/app.ts'),
+      baton('--json', 'init', 'my-app'),
+      baton('--stack', 'Prod'),
+    ]);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^baton — Baton's command line\n[\s\S]*Usage: baton dev <app entry>/);
+    expect(opsHelp.code).toBe(0);
+    expect(opsHelp.out).toMatch(/^Operating a deployed app:\n/);
+
+    expect(dev.code).toBe(2);
+    expect(dev.err.trim()).toBe(
+      "baton: dev's options go after it (baton dev --help): only the operating commands take them before",
+    );
+    expect(init.code).toBe(2);
+    expect(init.err.trim()).toBe(
+      "baton: init's options go after it (baton init --help): only the operating commands take them before",
+    );
+
+    expect(none.code).toBe(2);
+    expect(none.err.trim()).toBe('baton: no command: baton --help lists the commands');
+  }, 60_000);
+});

@@ -9,18 +9,33 @@ import { USAGE } from './dev/DevOptions.ts';
 import { devCommand } from './dev/devCommand.ts';
 import { INIT_USAGE, initCommand } from './init/initCommand.ts';
 import { processIo } from './ops/OpsIo.ts';
-import { isOpsCommand, OPS_USAGE, OPS_WORDS, runOps } from './ops/runOps.ts';
+import { commandWord, isOpsCommand, OPS_USAGE, OPS_WORDS, runOps } from './ops/runOps.ts';
 import { unknownTopCommand } from './unknownCommand.ts';
 
-const [command, ...args] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const [command, ...args] = argv;
 
 async function main(): Promise<void> {
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
     console.log(`baton — Baton's command line\n\n${INIT_USAGE}\n\n${USAGE}\n\n${OPS_USAGE}`);
     return;
   }
+  if (command.startsWith('-')) {
+    // Options before the command (`baton --stack Prod status`), as after it, for the operating
+    // commands; `init` and `dev` read theirs after their word only.
+    const word = commandWord(argv);
+    if (word === 'init' || word === 'dev') {
+      console.error(
+        `baton: ${word}'s options go after it (baton ${word} --help): only the operating commands take them before`,
+      );
+      process.exitCode = 2;
+      return;
+    }
+    process.exitCode = await runOps(argv, processIo());
+    return;
+  }
   if (isOpsCommand(command)) {
-    process.exitCode = await runOps([command, ...args], processIo());
+    process.exitCode = await runOps(argv, processIo());
     return;
   }
   if (command === 'init') return initCommand(args);

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runOps } from './runOps.ts';
+import { commandWord, runOps } from './runOps.ts';
 
 /** Runs `baton <argv>` with no terminal to ask; returns its exit code and output. */
 async function baton(...argv: string[]) {
@@ -167,5 +167,26 @@ describe('baton operating commands', () => {
     expect(code).toBe(2);
     expect(JSON.parse(out)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
     expect(err).toMatch(/"alice" is not an actor id: write <type>\/<key>/);
+  });
+
+  it('takes options before the command as after it, refusing one the command does not take', async () => {
+    const before = await baton(...LOCAL, 'status', 'now');
+    expect(before.code).toBe(2);
+    expect(before.err).toContain(
+      'baton status: too many arguments: it takes no operand, and "now" is left over',
+    );
+    const foreign = await baton('--dry-run', ...LOCAL, 'actors', 'pause', 'tally/p', '--yes');
+    expect(foreign.code).toBe(2);
+    expect(foreign.err).toMatch(/^baton actors pause: it takes no --dry-run/);
+    const none = await baton('--stack', 'Prod', '--json');
+    expect(none.code).toBe(2);
+    expect(none.err).toBe('baton: no command: baton --help lists the commands');
+  });
+
+  it('finds the command word after the options, each taking its value', () => {
+    expect(commandWord(['--stack', 'Prod', 'status'])).toBe('status');
+    expect(commandWord(['--stack', 'status', '--json', 'actors', 'get', 'a/b'])).toBe('actors');
+    expect(commandWord(['--stack=Prod', '-y', '--port', '3000', 'dev', 'app.ts'])).toBe('dev');
+    expect(commandWord(['--stack', 'Prod'])).toBeUndefined();
   });
 });

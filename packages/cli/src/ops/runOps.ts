@@ -147,6 +147,25 @@ export function isOpsCommand(word: string): boolean {
   return OPS_WORDS.includes(word);
 }
 
+/**
+ * The command word of `baton <options> <command> …`, its options given before it: the first
+ * operand, each option before it taking its value as the operating commands' do (the only
+ * options `baton` takes before a command). `undefined` when there is no operand.
+ *
+ * @example
+ * commandWord(['--stack', 'Prod', 'status']); // 'status'
+ */
+export function commandWord(argv: readonly string[]): string | undefined {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  return tokens.find((token) => token.kind === 'positional')?.value;
+}
+
 export const OPS_USAGE = `Operating a deployed app:
   baton status                                       queue depths and oldest ages, dead letters, parked, paused actors, timers due, sweeper lag
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
@@ -188,6 +207,7 @@ Which deployment:
 
 Every command: --json (for scripts), --yes (confirm a destructive action without asking),
 --operator <name> (who acts, for the audit line; default: your STS identity, or local:<user>).
+Options go after the command or before it: baton --stack Prod status is baton status --stack Prod.
 Exit codes: 0 done, 1 failed, 2 usage error.`;
 
 const OPTIONS = {
@@ -244,6 +264,10 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     return 0;
   }
   const [first = '', second = ''] = positionals;
+  if (positionals.length === 0) {
+    io.err('baton: no command: baton --help lists the commands');
+    return 2;
+  }
   const two = `${first} ${second}`;
   const name = COMMANDS[two] ? two : COMMANDS[first] ? first : undefined;
   if (!name) {
