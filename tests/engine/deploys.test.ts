@@ -12,6 +12,7 @@ import {
   fireDueTimers,
   purgeDeadLetter,
   redriveDeadLetter,
+  shellQuote,
   Worker,
 } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
@@ -330,6 +331,11 @@ describe('a redrive of a message whose sender was told it failed', () => {
       ),
       details: { actorId: 'account/a', answered: 'asker', from: 'teller/t' },
     });
+    // Its next commands name the letter, its id quoted for a shell: no placeholder to fill.
+    const id = shellQuote(letter!.messageId);
+    expect((refused as Error).message).toContain(
+      `purge it (baton dead-letters purge account/a ${id}); if you know it must be applied still, redrive it with force (baton dead-letters redrive account/a ${id} --force; `,
+    );
     // Nothing was sent: the new code applies nothing, the letter stays.
     await after.run();
     expect((await backend.store.load('account/a'))?.state).toMatchObject({ closed: false });

@@ -14,7 +14,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
 import { type DeadLetter, RECORD_FORMAT } from '@baton/core/adapter';
-import { fireTimers } from '@baton/core/engine';
+import { fireTimers, shellQuote } from '@baton/core/engine';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Note } from './fixtures/notesApp.ts';
 import {
@@ -256,10 +256,23 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(named.err).toMatch(
       /was not redriven: when it was kept, its client's ask: it was told DEAD_LETTERED, the outcome stored under its key .* redrive it with force/,
     );
-    // The engine's refusal names the next commands with this run's target flags too.
+    // The engine's refusal names the next commands, with the letter's id shell-quoted (an
+    // ingress id holds quotes and brackets) and this run's target flags too.
+    const quoted = shellQuote(p1.messageId);
     expect(named.err).toContain(
-      `purge it (${hint('dead-letters purge tally/p1 <message id>')}); if you know it must be applied still, redrive it with force (${hint('dead-letters redrive tally/p1 <message id> --force')}; `,
+      `purge it (${hint(`dead-letters purge tally/p1 ${quoted}`)}); if you know it must be applied still, redrive it with force (${hint(`dead-letters redrive tally/p1 ${quoted} --force`)}; `,
     );
+    // As pasted into a shell, the hint gives the id back whole.
+    const forced = /redrive it with force \((baton dead-letters redrive .*?); /.exec(
+      named.err,
+    )?.[1];
+    expect(shellWords(forced ?? '').slice(0, 5)).toEqual([
+      'baton',
+      'dead-letters',
+      'redrive',
+      'tally/p1',
+      p1.messageId,
+    ]);
     await work();
     expect(runs.get('poison')).toBe(13);
     expect(await entriesOf('tally/p1')).toEqual([]);

@@ -85,7 +85,7 @@ function answeredLetterRefused(
   const { actorId, messageId, envelope } = letter;
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `dead letter ${messageId} of ${actorId} was not redriven: when it was kept, ${answered}; applied now, it would change ${actorId} after that answer. If its sender undid or gave up what it asked for, purge it (${followUp`dead-letters purge ${actorId} <message id>`}); if you know it must be applied still, redrive it with force (${followUp`dead-letters redrive ${actorId} <message id> --force`}; redriveDeadLetter(…, { force: true }))`,
+    `dead letter ${messageId} of ${actorId} was not redriven: when it was kept, ${answered}; applied now, it would change ${actorId} after that answer. If its sender undid or gave up what it asked for, purge it (${followUp`dead-letters purge ${actorId} ${messageId}`}); if you know it must be applied still, redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true }))`,
     {
       details: {
         actorId,
