@@ -128,6 +128,7 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     expect(status.out).not.toMatch(/paused actors past/);
     expect((await baton('status', '--json')).json().paused).toEqual({
       actors: [{ id: 'tally/idle', at: expect.any(Number), by: 'ops' }],
+      workflows: [],
       complete: true,
     });
 

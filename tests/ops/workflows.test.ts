@@ -222,6 +222,30 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(
       (await baton('workflows', 'list', 'ship', '--status', 'paused', '--json')).json().instances,
     ).toMatchObject([{ id: 'c', status: 'paused' }]);
+    // baton status names it, as no paused actor shows it (its record is not paused, its state
+    // is), with the commands to see why and to resume it, and asks for attention.
+    const status = await baton('status');
+    expect(status.code, status.err).toBe(0);
+    expect(status.out.split('\n')).toContain(
+      `paused workflows    1 instance(s): ship/c (version 1) — ${hint('workflows show ship c')} says why; ${hint('workflows resume ship c')} once code that replays it runs`,
+    );
+    expect(status.out).toMatch(/^paused {14}0 actor\(s\)$/m);
+    expect(status.out).toContain(
+      `health              ATTENTION — 1 workflow instance(s) paused: their code does not replay their history (${hint('workflows list ship --status paused')}): `,
+    );
+    expect((await baton('status', '--json')).json().paused).toEqual({
+      actors: [],
+      workflows: [
+        {
+          id: 'wf-ship/c',
+          workflow: 'ship',
+          instance: 'c',
+          version: '1',
+          error: expect.stringMatching(/^workflow "ship" \(code version 1\) does not replay/),
+        },
+      ],
+      complete: true,
+    });
     const paused = (await baton('workflows', 'show', 'ship', 'c')).out;
     expect(paused).toMatch(
       /status\s+paused[\s\S]*\npaused\s+workflow "ship" \(code version 1\) does not replay its history: .*and resume it with: .*\nnext replay\s+\S+Z, on its own/,
@@ -248,6 +272,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     const done = (await baton('workflows', 'show', 'ship', 'c', '--json')).json();
     expect(done.output).toEqual({ box: 'B-3' });
     expect(done).not.toHaveProperty('nextReplayAt');
+    expect((await baton('status')).out).toMatch(/^paused workflows {4}0 instance\(s\)$/m);
 
     // Unknown instances and names say what to do.
     const missing = await baton('workflows', 'show', 'ship', 'zz');

@@ -11,7 +11,11 @@ export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';
 export { DynamoStore } from './dynamodb/DynamoStore.ts';
 export { type DynamoStoreOptions, DynamoTurnStore } from './dynamodb/DynamoTurnStore.ts';
 export { type ActorPage, listActors } from './dynamodb/listActors.ts';
-export { listPausedActors, type PausedActors } from './dynamodb/listPausedActors.ts';
+export {
+  listPausedActors,
+  type PausedActors,
+  type PausedWorkflow,
+} from './dynamodb/listPausedActors.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export {
   DYNAMO_STORE_LIMITS,

@@ -73,8 +73,8 @@ export function createAlarms(
       'A workflow instance was left paused in the last 5 minutes (NON_DETERMINISTIC): its code ' +
         'cannot replay its history, and no replay of it is due (its rechecks, 1 to 16 minutes ' +
         'after it paused, are used up, or it awaits something that is not a ctx command). It ' +
-        'waits, its history kept, until code that replays it runs. See `baton workflows list ' +
-        '--status paused --app <entry>` and `baton workflows show <workflow> <id>` (the error ' +
+        'waits, its history kept, until code that replays it runs. See `baton status` (its ' +
+        '`paused workflows` line), `baton workflows list --status paused --app <entry>` and `baton workflows show <workflow> <id>` (the error ' +
         'names the command and the version); deploy code that replays it, then `baton ' +
         'workflows resume <workflow> <id>` (docs/operations.md, PausedWorkflowsAlarm).',
     ),

@@ -6,7 +6,8 @@ import type { BatonApp } from './BatonApp.ts';
 
 /**
  * What the `baton` CLI reads: the table (records, dead letters, timers, outcomes, and a scan
- * for `actors list`; due timers and a workflow's history pages are read in batches) and its
+ * for `actors list` and for `status`'s paused actors and workflow instances, the records'
+ * pauses and states; due timers and a workflow's history pages are read in batches) and its
  * outbox index (dead letters, due timers, undrained sends), the depths of the inbox, the timer
  * queue, their dead-letter queues and the stream's failure queue, the stack's outputs and
  * resources (`--stack`; a queue's URL), and the queues' oldest message ages (CloudWatch's

@@ -14,11 +14,11 @@ const store = new DynamoStore({ client: dynamodb, tableName });
 beforeAll(() => createTable(dynamodb, tableName));
 afterAll(() => dynamodb.send(new DeleteTableCommand({ TableName: tableName })));
 
-function record(id: string, paused?: ActorRecord['paused']): ActorRecord {
+function record(id: string, paused?: ActorRecord['paused'], state: unknown = {}): ActorRecord {
   return {
     id,
     ver: 1,
-    state: {},
+    state,
     inboxOffset: '1',
     marks: {},
     sentSeq: 0,
@@ -46,5 +46,49 @@ describe('listPausedActors', () => {
     const bounded = await listPausedActors(dynamodb, tableName, { maxItems: 1 });
     expect(bounded.complete).toBe(false);
     expect(bounded.actors.length).toBeLessThanOrEqual(1);
+  });
+
+  it('finds in the same scan the workflow instances their code left paused, by their state', async () => {
+    const table = `baton-paused-wf-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, table);
+    const wfStore = new DynamoStore({ client: dynamodb, tableName: table });
+    const paused = (version: string) => ({
+      status: 'paused',
+      journal: [{ seq: 0, kind: 'step', name: 's', state: 'done', value: { status: 'running' } }],
+      paused: { error: { code: 'NON_DETERMINISTIC', message: 'does not replay' }, version },
+    });
+    const ops = { at: 7, by: 'ops' };
+    for (const r of [
+      record('wf-ship/left', undefined, paused('3')),
+      // An operator's pause of an instance's actor: an actor paused, whatever its status.
+      record('wf-ship/held', ops, { status: 'waiting', journal: [] }),
+      // The paused status nested in a running instance's state, and an actor's state that is
+      // no workflow's: neither is a paused instance.
+      record('wf-ship/nested', undefined, { status: 'running', output: { status: 'paused' } }),
+      record('tally/lookalike', undefined, { status: 'paused' }),
+    ]) {
+      await wfStore.commit({ expectedVer: 0, record: r, outbox: [], idempotency: [] });
+    }
+    try {
+      const found = await listPausedActors(dynamodb, table, { maxItems: 100 });
+      expect(found).toEqual({
+        actors: [{ id: 'wf-ship/held', ...ops }],
+        workflows: [
+          {
+            id: 'wf-ship/left',
+            workflow: 'ship',
+            instance: 'left',
+            version: '3',
+            error: 'does not replay',
+          },
+        ],
+        complete: true,
+      });
+      const bounded = await listPausedActors(dynamodb, table, { maxItems: 1 });
+      expect(bounded.complete).toBe(false);
+      expect(bounded.actors.length + bounded.workflows.length).toBeLessThanOrEqual(1);
+    } finally {
+      await dynamodb.send(new DeleteTableCommand({ TableName: table }));
+    }
   });
 });

@@ -1,23 +1,54 @@
 import { type DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { unavailable } from '../internal/unavailable.ts';
 import type { Item } from './itemCodec.ts';
-import { Attr, actorIdOf, RECORD_SK } from './tableLayout.ts';
+import { Attr, actorIdOf, actorPk, RECORD_SK } from './tableLayout.ts';
+
+/** A workflow instance paused on its own: its code did not replay its history. */
+export interface PausedWorkflow {
+  /** The instance's actor id, `wf-<workflow>/<id>`. */
+  readonly id: string;
+  readonly workflow: string;
+  /** The instance's id within its workflow. */
+  readonly instance: string;
+  /** The code version that could not replay it, and why (its NON_DETERMINISTIC error). */
+  readonly version: string;
+  readonly error: string;
+}
 
 /** What {@link listPausedActors} found. */
 export interface PausedActors {
   /** The paused actors it came upon, with who paused each and when (epoch ms), in table order. */
   readonly actors: ReadonlyArray<{ readonly id: string; readonly at: number; readonly by: string }>;
+  /**
+   * The workflow instances it came upon paused in their state (status `paused`: a deploy's code
+   * did not replay their history), in table order. An operator's pause of the instance's actor
+   * lists it in `actors` as any actor.
+   */
+  readonly workflows: readonly PausedWorkflow[];
   /** Whether it read the whole table: `false` when it stopped at `maxItems`. */
   readonly complete: boolean;
 }
 
+/** The partition key prefix of workflow instances' actors (`wf-<workflow>/<id>`). */
+const WORKFLOW_PK_PREFIX = actorPk('wf-');
 /**
- * The actors an operator holds paused (`pauseActor`), for operators (`baton status`). No index
- * finds them (a pause is a field of the record), so it scans the table, reading at most
- * `maxItems` items of every kind: a tool's call, never a handler's.
+ * What the state of a paused instance holds, as its record stores it (JSON text): its status.
+ * The same text nested deeper (a step's value) matches too; the state read back tells them apart.
+ */
+const PAUSED_STATUS = '"status":"paused"';
+
+/**
+ * The actors an operator holds paused (`pauseActor`), and the workflow instances paused because
+ * their code did not replay their history, for operators (`baton status`). No index finds them
+ * (a pause is a field of the record, an instance's status one of its state), so it scans the
+ * table, reading at most `maxItems` items of every kind: a tool's call, never a handler's. The
+ * same scan finds both: an instance's state is read back only from the records whose state
+ * holds its paused status.
  *
  * @example
- * const { actors, complete } = await listPausedActors(dynamodb, 'bank-actors', { maxItems: 10_000 });
+ * const { actors, workflows, complete } = await listPausedActors(dynamodb, 'bank-actors', {
+ *   maxItems: 10_000,
+ * });
  */
 export async function listPausedActors(
   client: DynamoDBClient,
@@ -25,6 +56,7 @@ export async function listPausedActors(
   { maxItems }: { readonly maxItems: number },
 ): Promise<PausedActors> {
   const actors: Array<{ id: string; at: number; by: string }> = [];
+  const workflows: PausedWorkflow[] = [];
   let scanned = 0;
   let next: Item | undefined;
   do {
@@ -33,10 +65,20 @@ export async function listPausedActors(
       page = await client.send(
         new ScanCommand({
           TableName: tableName,
-          FilterExpression: '#sk = :record AND attribute_exists(#paused)',
-          ProjectionExpression: '#pk, #paused',
-          ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk, '#paused': Attr.paused },
-          ExpressionAttributeValues: { ':record': { S: RECORD_SK } },
+          FilterExpression:
+            '#sk = :record AND (attribute_exists(#paused) OR (begins_with(#pk, :wf) AND contains(#state, :pausedStatus)))',
+          ProjectionExpression: '#pk, #paused, #state',
+          ExpressionAttributeNames: {
+            '#pk': Attr.pk,
+            '#sk': Attr.sk,
+            '#paused': Attr.paused,
+            '#state': Attr.state,
+          },
+          ExpressionAttributeValues: {
+            ':record': { S: RECORD_SK },
+            ':wf': { S: WORKFLOW_PK_PREFIX },
+            ':pausedStatus': { S: PAUSED_STATUS },
+          },
           // Limit counts the items read, not those that match: it bounds the scan.
           Limit: maxItems - scanned,
           ...(next ? { ExclusiveStartKey: next } : {}),
@@ -46,15 +88,37 @@ export async function listPausedActors(
       throw unavailable('DynamoDB', 'Scan (listPausedActors)', error);
     }
     for (const item of page.Items ?? []) {
-      const paused = JSON.parse(item[Attr.paused]?.S ?? '{}') as { at?: number; by?: string };
-      actors.push({
-        id: actorIdOf(item[Attr.pk]?.S ?? ''),
-        at: paused.at ?? 0,
-        by: paused.by ?? '',
-      });
+      const pk = item[Attr.pk]?.S ?? '';
+      const id = actorIdOf(pk);
+      const pause = item[Attr.paused]?.S;
+      if (pause !== undefined) {
+        const paused = JSON.parse(pause) as { at?: number; by?: string };
+        actors.push({ id, at: paused.at ?? 0, by: paused.by ?? '' });
+      }
+      const workflow = pk.startsWith(WORKFLOW_PK_PREFIX) ? pausedWorkflow(id, item) : undefined;
+      if (workflow) workflows.push(workflow);
     }
     scanned += page.ScannedCount ?? 0;
     next = page.LastEvaluatedKey;
   } while (next && scanned < maxItems);
-  return { actors, complete: next === undefined };
+  return { actors, workflows, complete: next === undefined };
+}
+
+/** The instance `id` if its record's state says it is paused. */
+function pausedWorkflow(id: string, item: Item): PausedWorkflow | undefined {
+  const text = item[Attr.state]?.S;
+  if (text === undefined || !text.includes(PAUSED_STATUS)) return undefined;
+  const state = JSON.parse(text) as {
+    status?: unknown;
+    paused?: { version?: unknown; error?: { message?: unknown } };
+  } | null;
+  const slash = id.indexOf('/');
+  if (state?.status !== 'paused' || slash < 0) return undefined;
+  return {
+    id,
+    workflow: id.slice('wf-'.length, slash),
+    instance: id.slice(slash + 1),
+    version: String(state.paused?.version ?? ''),
+    error: String(state.paused?.error?.message ?? ''),
+  };
 }

@@ -167,7 +167,7 @@ export function commandWord(argv: readonly string[]): string | undefined {
 }
 
 export const OPS_USAGE = `Operating a deployed app:
-  baton status                                       queue depths and oldest ages, dead letters, parked, paused actors, timers due, sweeper lag
+  baton status                                       queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
   baton actors pause <type/key>                      it processes nothing; its messages wait, in order

@@ -1,7 +1,8 @@
-import { batonCommand as plain } from '@baton/core/engine';
+import { batonCommand as plain, shellQuote } from '@baton/core/engine';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { OpsContext } from './OpsContext.ts';
 import type { QueueHealth } from './queues.ts';
-import { readStatus } from './status.ts';
+import { readStatus, status as statusCommand } from './status.ts';
 import type { Target } from './target.ts';
 
 /** The inbox as the queues read: its age is CloudWatch's, which the emulators have not. */
@@ -77,12 +78,168 @@ describe('baton status of paused actors', () => {
     } as unknown as Target;
     read.inbox = inbox(0, 0, 0);
     const status = await readStatus(refused, 0, plain);
-    expect(status.paused).toEqual({ actors: [], complete: false });
+    expect(status.paused).toEqual({ actors: [], workflows: [], complete: false });
     expect(status.healthy).toBe(true);
     expect(status.unchecked).toEqual([
       expect.stringMatching(
-        /^paused actors with no message parked, which could not be read \(.*AccessDeniedException.*\): finding them scans the table, which needs dynamodb:Scan$/,
+        /^paused actors with no message parked, and paused workflow instances, which could not be read \(.*AccessDeniedException.*\): finding them scans the table, which needs dynamodb:Scan$/,
       ),
     ]);
+    // Its lines say unknown, not none.
+    const human = await humanOf(refused);
+    expect(human).toMatch(/^paused {14}unknown \(unreadable: see "not checked" below\)$/m);
+    expect(human).toMatch(/^paused workflows {4}unknown \(unreadable: see "not checked" below\)$/m);
+  });
+});
+
+/** The record item of actor `id`, as the scan projects it: its pause and its state (JSON). */
+function recordItem(id: string, fields: { paused?: unknown; state?: unknown }) {
+  return {
+    pk: { S: `A#${id}` },
+    ...(fields.paused === undefined ? {} : { ps: { S: JSON.stringify(fields.paused) } }),
+    ...(fields.state === undefined ? {} : { state: { S: JSON.stringify(fields.state) } }),
+  };
+}
+
+/** A workflow instance's state, paused on a history its code (`version`) does not replay. */
+const pausedState = (version: string) => ({
+  status: 'paused',
+  journal: [],
+  completed: 0,
+  signals: [],
+  notify: [],
+  paused: {
+    error: { code: 'NON_DETERMINISTIC', message: `workflow (code version ${version}) diverged` },
+    version,
+  },
+});
+
+/** What `baton status` prints of `target`, its hints plain. */
+async function humanOf(on: Target): Promise<string> {
+  let printed = '';
+  const ctx = {
+    target: async () => on,
+    io: { now: () => 0 },
+    followUp: plain,
+    print: <T>(value: T, human: (value: T) => string) => {
+      printed = human(value);
+    },
+  } as unknown as OpsContext;
+  await statusCommand(ctx);
+  return printed;
+}
+
+/** `target`, its table scanned in one page of `items`, stopping short when `more` is left. */
+function scanning(items: readonly unknown[], more = false): { target: Target; scans: unknown[] } {
+  const scans: unknown[] = [];
+  const send = async (command: { input: unknown }) => {
+    scans.push(command.input);
+    return {
+      Items: items,
+      ScannedCount: more ? 10_000 : items.length,
+      ...(more ? { LastEvaluatedKey: { pk: { S: 'A#z/z' }, sk: { S: 'R' } } } : {}),
+    };
+  };
+  return { target: { ...target, dynamodb: { send } } as unknown as Target, scans };
+}
+
+describe('baton status of workflow instances a deploy paused', () => {
+  beforeEach(() => {
+    read.inbox = inbox(0, 0, 0);
+  });
+
+  it('names them from the same scan as the paused actors, asks for attention, and hints the commands', async () => {
+    const { target: paused, scans } = scanning([
+      recordItem('wf-ship/c', { state: pausedState('1') }),
+      recordItem('tally/idle', { paused: { at: 5, by: 'ops' }, state: { n: 1 } }),
+      // Paused text nested in a running instance's state: a step's value, not its status.
+      recordItem('wf-ship/d', { state: { status: 'waiting', output: { status: 'paused' } } }),
+    ]);
+    const status = await readStatus(paused, 0, plain);
+    // One scan, bounded, reads both: the record's pause, and an instance's state only when it
+    // holds a paused status.
+    expect(scans).toEqual([
+      expect.objectContaining({
+        Limit: 10_000,
+        ProjectionExpression: '#pk, #paused, #state',
+        ExpressionAttributeValues: expect.objectContaining({
+          ':wf': { S: 'A#wf-' },
+          ':pausedStatus': { S: '"status":"paused"' },
+        }),
+      }),
+    ]);
+    expect(status.paused).toEqual({
+      actors: [{ id: 'tally/idle', at: 5, by: 'ops' }],
+      workflows: [
+        {
+          id: 'wf-ship/c',
+          workflow: 'ship',
+          instance: 'c',
+          version: '1',
+          error: 'workflow (code version 1) diverged',
+        },
+      ],
+      complete: true,
+    });
+    expect(status.healthy).toBe(false);
+    expect(status.problems).toEqual([
+      '1 workflow instance(s) paused: their code does not replay their history (baton workflows list ship --status paused): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them, then resume them (see PausedWorkflowsAlarm in docs/operations.md)',
+    ]);
+    expect((await humanOf(paused)).split('\n')).toContain(
+      'paused workflows    1 instance(s): ship/c (version 1) — baton workflows show ship c says why; baton workflows resume ship c once code that replays it runs',
+    );
+  });
+
+  it('lists several with the command that lists them, across workflows with --app', async () => {
+    const { target: one } = scanning([
+      recordItem('wf-ship/b', { state: pausedState('2') }),
+      recordItem('wf-ship/a', { state: pausedState('2') }),
+    ]);
+    expect((await humanOf(one)).split('\n')).toContain(
+      'paused workflows    2 instance(s): ship/a (version 2), ship/b (version 2) — baton workflows list ship --status paused lists them, baton workflows show ship <id> says why; baton workflows resume ship <id> once code that replays it runs',
+    );
+    const { target: two } = scanning([
+      recordItem('wf-ship/a', { state: pausedState('2') }),
+      recordItem("wf-bill/it's", { state: pausedState('7') }),
+    ]);
+    const status = await readStatus(two, 0, plain);
+    expect(status.paused.workflows.map((w) => w.id)).toEqual(["wf-bill/it's", 'wf-ship/a']);
+    expect(status.problems[0]).toContain('(baton workflows list --status paused --app <entry>)');
+    expect((await humanOf(two)).split('\n')).toContain(
+      "paused workflows    2 instance(s): bill/it's (version 7), ship/a (version 2) — baton workflows list --status paused --app <entry> lists them, baton workflows show <workflow> <id> says why; baton workflows resume <workflow> <id> once code that replays it runs",
+    );
+    // One instance: its id shell-quoted in the hint.
+    const { target: quoted } = scanning([recordItem("wf-bill/it's", { state: pausedState('7') })]);
+    expect(await humanOf(quoted)).toContain(
+      `baton workflows show bill ${shellQuote("it's")} says why; baton workflows resume bill ${shellQuote("it's")} once`,
+    );
+  });
+
+  it('says when the scan stopped at its bound: what it found counts only the items it read', async () => {
+    const { target: bounded, scans } = scanning(
+      [recordItem('wf-ship/c', { state: pausedState('1') })],
+      true,
+    );
+    const status = await readStatus(bounded, 0, plain);
+    // One page of at most 10,000 items read: the scan stops there, not at the table's end.
+    expect(scans).toHaveLength(1);
+    expect(status.paused.complete).toBe(false);
+    expect(status.paused.workflows.map((w) => w.id)).toEqual(['wf-ship/c']);
+    expect(status.unchecked).toEqual([
+      'paused actors and workflow instances past the first 10,000 items of the table (baton actors list <type> shows whether each actor of a type is paused, baton workflows list --status paused --app <entry> the paused instances)',
+    ]);
+    const human = await humanOf(bounded);
+    expect(human).toMatch(
+      /^paused {14}0 actor\(s\) in the first 10,000 items of the table \(see "not checked" below\)$/m,
+    );
+    expect(human).toMatch(
+      /^paused workflows {4}1 instance\(s\) in the first 10,000 items of the table \(see "not checked" below\): ship\/c \(version 1\) — /m,
+    );
+  });
+
+  it('shows none when no instance is paused', async () => {
+    const human = await humanOf(scanning([]).target);
+    expect(human).toMatch(/^paused workflows {4}0 instance\(s\)$/m);
+    expect(human).toMatch(/^health {14}OK$/m);
   });
 });

@@ -1,4 +1,4 @@
-import { listPausedActors } from '@baton/aws';
+import { listPausedActors, type PausedWorkflow } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, toBatonError } from '@baton/core';
 import { duration, fields, table } from './format.ts';
@@ -19,8 +19,14 @@ const INBOX_AGE_MS = 5 * 60_000;
 const DEAD_LETTER_QUEUE = 'inbox dead letters';
 /** At most this many due timers are counted. */
 const DUE_TIMERS = 1000;
-/** At most this many items of the table are read for paused actors: no index finds a pause. */
+/**
+ * At most this many items of the table are read for paused actors and workflow instances: no
+ * index finds a pause.
+ */
 const PAUSED_SCAN_ITEMS = 10_000;
+/** How `unchecked` starts when the scan for paused actors and instances failed. */
+const PAUSED_UNREAD =
+  'paused actors with no message parked, and paused workflow instances, which could not be read';
 
 /** What `baton status` reports: whether the app is healthy, on one screen. */
 export interface Status {
@@ -57,8 +63,10 @@ export interface Status {
     readonly byActor: Readonly<Record<string, number>>;
   };
   /**
-   * The actors an operator paused, parked messages or none, oldest pause first; `complete` is
-   * false when the scan for them stopped at its bound (`unchecked` then says so).
+   * The actors an operator paused, parked messages or none, oldest pause first; the workflow
+   * instances paused because their code did not replay their history (a deploy's), by id. One
+   * scan finds both: `complete` is false when it stopped at its bound, or could not scan
+   * (`unchecked` then says which).
    */
   readonly paused: {
     readonly actors: ReadonlyArray<{
@@ -66,6 +74,7 @@ export interface Status {
       readonly at: number;
       readonly by: string;
     }>;
+    readonly workflows: readonly PausedWorkflow[];
     readonly complete: boolean;
   };
   readonly timersDue: number;
@@ -83,8 +92,8 @@ export interface Status {
 }
 
 /**
- * `baton status`: queue depths and ages, dead letters, parked messages, paused actors, timers
- * due, sweeper lag.
+ * `baton status`: queue depths and ages, dead letters, parked messages, paused actors and
+ * workflow instances, timers due, sweeper lag.
  */
 export async function status(ctx: OpsContext): Promise<void> {
   ctx.print(await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp), (s) =>
@@ -103,13 +112,16 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     store.listDeadLetters(),
     store.listDueTimers(now, DUE_TIMERS),
     store.listOutboxActors(now - SWEEPER_LAG_MS),
-    // A pause with no message parked yet has no dead letter to show it: only its record does.
-    // Not read (a role without dynamodb:Scan) leaves it unchecked, as an unreadable queue is.
+    // A pause with no message parked yet has no dead letter to show it: only its record does;
+    // a workflow instance a deploy paused, only its state. Not read (a role without
+    // dynamodb:Scan) leaves them unchecked, as an unreadable queue is.
     listPausedActors(target.dynamodb, names.table, { maxItems: PAUSED_SCAN_ITEMS }).catch(
       (error: unknown) => toBatonError(error),
     ),
   ]);
-  const paused = pausedRead instanceof BatonError ? { actors: [], complete: false } : pausedRead;
+  const paused =
+    pausedRead instanceof BatonError ? { actors: [], workflows: [], complete: false } : pausedRead;
+  const stuck = [...paused.workflows].sort((a, b) => (a.id < b.id ? -1 : 1));
   const inbox = queues.find((q) => q.name === 'inbox')!;
   /** What a queue holds, waiting or in flight; null for one not read. */
   const held = (name: string) => {
@@ -152,6 +164,11 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
       `${lagging.length} actor(s) with sends undrained, e.g. ${first} (${follow`actors get ${first}`} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
     );
   }
+  if (stuck.length > 0) {
+    problems.push(
+      `${stuck.length} workflow instance(s) paused: their code does not replay their history (${listPaused(stuck, follow)}): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them, then resume them (see PausedWorkflowsAlarm in docs/operations.md)`,
+    );
+  }
   if (oldestDue !== null && oldestDue > TIMER_LAG_MS) {
     const oldest = due.reduce((a, b) => (b.at < a.at ? b : a));
     problems.push(
@@ -176,6 +193,7 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     parked: { messages: parked.length, ...parkedByActor(parked.map((l) => l.actorId)) },
     paused: {
       actors: [...paused.actors].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)),
+      workflows: stuck,
       complete: paused.complete,
     },
     timersDue: due.length,
@@ -189,8 +207,8 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
         ? []
         : [
             pausedRead instanceof BatonError
-              ? `paused actors with no message parked, which could not be read (${pausedRead.message}): finding them scans the table, which needs dynamodb:Scan`
-              : `paused actors past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow`actors list <type>`} shows whether each actor of a type is paused)`,
+              ? `${PAUSED_UNREAD} (${pausedRead.message}): finding them scans the table, which needs dynamodb:Scan`
+              : `paused actors and workflow instances past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow`actors list <type>`} shows whether each actor of a type is paused, ${follow`workflows list --status paused --app <entry>`} the paused instances)`,
           ]),
       ...(names.deadLetterQueueUrl
         ? []
@@ -216,6 +234,15 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
           ]),
     ],
   };
+}
+
+/** The command that lists the paused instances: of their workflow, when they are all of one. */
+function listPaused(stuck: readonly PausedWorkflow[], follow: FollowUp): string {
+  const names = new Set(stuck.map((w) => w.workflow));
+  const [only] = names;
+  return names.size === 1 && only !== undefined
+    ? follow`workflows list ${only} --status paused`
+    : follow`workflows list --status paused --app <entry>`;
 }
 
 /**
@@ -269,7 +296,7 @@ function parkedLine(parked: Status['parked'], follow: FollowUp): string {
  */
 function pausedLine(s: Status, follow: FollowUp): string {
   const { actors } = s.paused;
-  const line = `${actors.length} actor(s)`;
+  const line = `${actors.length} actor(s)${scanNote(s)}`;
   if (actors.length === 0) return line;
   const named = actors.slice(0, PARKED_NAMED).map(({ id, by }) => {
     const held = s.parked.byActor[id];
@@ -284,7 +311,48 @@ function pausedLine(s: Status, follow: FollowUp): string {
   return `${line}: ${named.join(', ')} — ${get}; ${resume} resumes it`;
 }
 
+/**
+ * The workflow instances paused because their code does not replay their history (the first
+ * five, by id, with the version that could not), and the commands to list them, see why and
+ * resume one once code that replays it runs.
+ */
+function pausedWorkflowsLine(s: Status, follow: FollowUp): string {
+  const { workflows } = s.paused;
+  const line = `${workflows.length} instance(s)${scanNote(s)}`;
+  if (workflows.length === 0) return line;
+  const named = workflows
+    .slice(0, PARKED_NAMED)
+    .map(({ workflow, instance, version }) => `${workflow}/${instance} (version ${version})`);
+  if (workflows.length > PARKED_NAMED) named.push(`and ${workflows.length - PARKED_NAMED} more`);
+  const [first] = workflows;
+  if (workflows.length === 1 && first) {
+    const { workflow, instance } = first;
+    return `${line}: ${named.join(', ')} — ${follow`workflows show ${workflow} ${instance}`} says why; ${follow`workflows resume ${workflow} ${instance}`} once code that replays it runs`;
+  }
+  const names = new Set(workflows.map((w) => w.workflow));
+  const [only] = names;
+  const [show, resume] =
+    names.size === 1 && only !== undefined
+      ? [follow`workflows show ${only} <id>`, follow`workflows resume ${only} <id>`]
+      : [follow`workflows show <workflow> <id>`, follow`workflows resume <workflow> <id>`];
+  return `${line}: ${named.join(', ')} — ${listPaused(workflows, follow)} lists them, ${show} says why; ${resume} once code that replays it runs`;
+}
+
+/**
+ * What a paused line says after its count when the scan stopped at its bound: it counts only
+ * what the items read hold.
+ */
+function scanNote(s: Status): string {
+  return s.paused.complete
+    ? ''
+    : ` in the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (see "not checked" below)`;
+}
+
 function humanStatus(s: Status, follow: FollowUp): string {
+  // A scan that failed found nothing: its lines say unknown, not none.
+  const unread = s.unchecked.some((u) => u.startsWith(PAUSED_UNREAD));
+  const pausedRow = (line: () => string) =>
+    unread ? 'unknown (unreadable: see "not checked" below)' : line();
   const rows = s.queues.map((q) => ({
     queue: q.name,
     waiting: String(q.waiting),
@@ -310,7 +378,8 @@ function humanStatus(s: Status, follow: FollowUp): string {
         `${s.deadLetters}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}`,
       ],
       ['parked', parkedLine(s.parked, follow)],
-      ['paused', pausedLine(s, follow)],
+      ['paused', pausedRow(() => pausedLine(s, follow))],
+      ['paused workflows', pausedRow(() => pausedWorkflowsLine(s, follow))],
       [
         'timers due',
         `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
