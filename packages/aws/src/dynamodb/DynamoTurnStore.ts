@@ -213,19 +213,18 @@ export class DynamoTurnStore implements TurnStore {
     // `sentAt`, the pages are read back from the newest until one holds it, or to the oldest
     // (or to `maxPages`: a read past them throws, unless the item answers).
     const actorId = ingressTarget(key);
+    const { maxPages } = options;
     const pages =
       actorId === undefined
-        ? Promise.resolve([])
-        : readPages(this.#client, this.tableName, this.#clock, {
-            ...{ actorId, sentAt, key },
-            ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
-          });
-    pages.catch(() => {});
+        ? undefined
+        : readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt, key, maxPages });
+    // Read alongside the item, whose answer makes a failed read of them moot.
+    pages?.catch(() => {});
     const item = await this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)');
     const record = item && itemToIdempotency(item);
     // DynamoDB's TTL deletes an expired item only eventually: an expired record reads as absent.
     if (record && record.expiresAt > this.#clock.now()) return record;
-    const found = (await pages)[0];
+    const found = (await pages)?.[0];
     if (!found) return undefined;
     const { sentAt: _, ...outcome } = found;
     return outcome;
