@@ -265,8 +265,12 @@ export function errorFromJSON(error: SerializedError): BatonError {
 /** Wraps anything thrown into a BatonError, keeping Baton errors as they are. */
 export function toBatonError(error: unknown): BatonError {
   if (isBatonError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return unexpected(message, { cause: error });
+  return unexpected(messageOf(error), { cause: error });
+}
+
+/** The text of anything thrown: an error's message, or the value as a string. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -45,8 +45,7 @@ export function mapTransactionError(
   const actorId = commit.record.id;
   const name = awsErrorName(error);
   if (name === 'TransactionCanceledException') {
-    const reasons: readonly CancellationReason[] =
-      (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    const reasons = reasonsOf(error);
     const record = reasons[0];
     if (record?.Code === 'ConditionalCheckFailed') {
       return versionConflict(actorId, record.Item ? itemToRecord(record.Item) : undefined);
@@ -98,8 +97,7 @@ export function pageExistedOnly(error: unknown, commit: Commit, now: number): bo
   if (awsErrorName(error) !== 'TransactionCanceledException' || !outcomes?.records.length) {
     return false;
   }
-  const reasons: readonly CancellationReason[] =
-    (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+  const reasons = reasonsOf(error);
   const page = pageIndex(commit);
   return (
     reasons[page]?.Code === 'ConditionalCheckFailed' &&
@@ -109,6 +107,9 @@ export function pageExistedOnly(error: unknown, commit: Commit, now: number): bo
 }
 
 /** Where the outcome page is in a commit's items: after the record, outbox and idempotency. */
+const reasonsOf = (error: unknown): readonly CancellationReason[] =>
+  (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+
 function pageIndex(commit: Commit): number {
   return 1 + commit.outbox.length + commit.idempotency.length;
 }
@@ -121,7 +122,6 @@ const THROTTLED = new Set([
 
 /** A size or count complaint from DynamoDB, as the limit it names; else undefined. */
 function tooLarge(message: string, commit: Commit, limits: StoreLimits): BatonError | undefined {
-  const items = 1 + commit.outbox.length + commit.idempotency.length;
   if (/item size/i.test(message)) {
     return transactionTooLarge('maxItemBytes', limits.maxItemBytes, largestItem(commit));
   }
@@ -133,7 +133,11 @@ function tooLarge(message: string, commit: Commit, limits: StoreLimits): BatonEr
     );
   }
   if (/length less than or equal to|too many items|item count/i.test(message)) {
-    return transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
+    return transactionTooLarge(
+      'maxTransactionItems',
+      limits.maxTransactionItems,
+      pageIndex(commit),
+    );
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { BatonError, ErrorCode, isBatonError } from '@baton/core';
+import { messageOf } from '@baton/core/adapter';
 
 /** AWS error names that mean "slow down": retry after a pause rather than at once. */
 const THROTTLING = new Set([
@@ -30,7 +31,7 @@ export function unavailable(
 ): BatonError {
   if (isBatonError(error)) return error;
   const name = awsErrorName(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new BatonError(
     ErrorCode.UNAVAILABLE,
     `${service} ${operation} failed: ${name}: ${message}`,

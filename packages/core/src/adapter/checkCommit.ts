@@ -63,11 +63,9 @@ function check(
   }
   const outcome = repeated(keyOf, commit.idempotency, replaced, paged);
   if (outcome) {
-    throw invalidArgument(
-      `commit for ${record.id} holds the idempotency key ${outcome.key} twice: ` +
-        'put each key once per commit (DynamoDB rejects two writes to one item)',
-      { actorId: record.id, key: outcome.key },
-    );
+    throw writtenTwice(record.id, `holds the idempotency key ${outcome.key} twice`, {
+      key: outcome.key,
+    });
   }
   for (const item of record.outbox ?? []) {
     if (item.actorId !== record.id) {
@@ -86,28 +84,21 @@ function check(
   const letter = repeated<DeadLetter | string>(idOf, deadLetters, removed);
   if (letter !== undefined) {
     const id = idOf(letter);
-    throw invalidArgument(
-      `commit for ${record.id} writes dead letter ${id} twice: put or remove each once per commit`,
-      { actorId: record.id, messageId: id },
-    );
+    throw writtenTwice(record.id, `writes dead letter ${id} twice`, { messageId: id });
   }
   const overflow = commit.overflow ?? NONE;
   const mark = repeated(markKey, overflow);
   if (mark) {
-    throw invalidArgument(
-      `commit for ${record.id} moves the ${mark.kind} mark of ${mark.peer} out twice: put each once per commit`,
-      { actorId: record.id, peer: mark.peer },
-    );
+    throw writtenTwice(record.id, `moves the ${mark.kind} mark of ${mark.peer} out twice`, {
+      peer: mark.peer,
+    });
   }
   const timers = commit.timers?.put ?? NONE;
   const timersRemoved = commit.timers?.remove ?? NONE;
   const timer = repeated<Timer | string>(idOf, timers, timersRemoved);
   if (timer !== undefined) {
     const id = idOf(timer);
-    throw invalidArgument(
-      `commit for ${record.id} writes timer ${id} twice: put or remove each once per commit`,
-      { actorId: record.id, timer: id },
-    );
+    throw writtenTwice(record.id, `writes timer ${id} twice`, { timer: id });
   }
   for (const kept of [deadLetters, timers] as const) {
     for (const letter of kept) if (letter.actorId !== record.id) throw notItsOwn(record.id, letter);
@@ -216,11 +207,23 @@ const markKey = (mark: { readonly kind: string; readonly peer: string }): string
   `${mark.kind}:${mark.peer}`;
 const validSeq = (item: OutboxItem): boolean => Number.isSafeInteger(item.seq) && item.seq >= 0;
 
-function badOutboxItem(actorId: string, item: OutboxItem) {
+/** A commit that writes one item twice (`what`), as DynamoDB refuses. */
+function writtenTwice(actorId: string, what: string, details: object) {
   return invalidArgument(
-    `commit for ${actorId} holds outbox item ${item.seq} of ${item.actorId} twice or with a bad seq: ` +
-      'put each outbox item once per commit (DynamoDB rejects two writes to one item)',
-    { actorId: item.actorId, seq: item.seq },
+    `commit for ${actorId} ${what}: put or remove each item once per commit (DynamoDB rejects two writes to one item)`,
+    { actorId, ...details },
+  );
+}
+
+function badOutboxItem(actorId: string, item: OutboxItem) {
+  const { seq } = item;
+  return writtenTwice(
+    actorId,
+    `holds outbox item ${seq} of ${item.actorId} twice or with a bad seq`,
+    {
+      seq,
+      actorId: item.actorId,
+    },
   );
 }
 

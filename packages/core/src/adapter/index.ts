@@ -47,7 +47,7 @@ export {
 } from './envelope.ts';
 export { messageFingerprint } from './fingerprint.ts';
 export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
-export { invalidArgument } from './invalidArgument.ts';
+export { invalidArgument, messageOf } from './invalidArgument.ts';
 export {
   PAGE_ENTRY_BYTES,
   PAGE_ITEM_BYTES,

@@ -1,2 +1,2 @@
 /** Where adapters find `invalidArgument`: it lives with the error model (errors.ts). */
-export { invalidArgument } from '../errors.ts';
+export { invalidArgument, messageOf } from '../errors.ts';

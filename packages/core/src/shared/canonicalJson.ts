@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode } from '../errors.ts';
+import { BatonError, ErrorCode, messageOf } from '../errors.ts';
 
 /**
  * JSON with object keys sorted at every depth, so equal values give equal text whatever order
@@ -13,11 +13,9 @@ export function canonicalJson(value: unknown, what = 'value'): string {
   try {
     text = JSON.stringify(value, sortKeys);
   } catch (error) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `${what} is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, `${what} is not JSON: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
   // JSON.stringify gives undefined for undefined, functions and symbols at the top level.
   return text ?? 'null';
