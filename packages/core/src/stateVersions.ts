@@ -9,6 +9,7 @@ import {
   type BatonError,
   invalidArgument,
   isBatonError,
+  messageOf,
   RetryableError,
   unexpected,
 } from './errors.ts';
@@ -82,6 +83,9 @@ export function upgradeStateForTurn(
   return upgrade(definition, state, from, actorId, true);
 }
 
+/** What becomes of a message whose state this code cannot upgrade. */
+const WAITS = 'the message waits (then a dead letter, to redrive)';
+
 function upgrade(
   definition: AnyActorDefinition,
   state: unknown,
@@ -96,7 +100,7 @@ function upgrade(
     throw new RetryableError(
       `the state of ${actorId} was written by version ${from} of the "${definition.name}" ` +
         `definition, and this code has version ${definition.version}: deploy the newer code ` +
-        'everywhere; the message waits (and is dead-lettered, to redrive, if it waits too long)',
+        `everywhere; ${WAITS}`,
       { details: { actorId, stateVersion: from, version: definition.version } },
     );
   }
@@ -124,12 +128,11 @@ function migrationFailed(
   step: number,
   cause: unknown,
 ): BatonError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = messageOf(cause);
   const message =
     `the "${definition.name}" definition's migrate step from version ${step} threw on the ` +
-    `state of ${actorId} (${reason}); the record stays at version ${from} and the message ` +
-    'waits (and is dead-lettered, to redrive, if it waits too long): fix the migration, ' +
-    'deploy, then redrive it';
+    `state of ${actorId} (${reason}); the record stays at version ${from} and ${WAITS}: fix ` +
+    'the migration, deploy, then redrive it';
   const options = { details: { actorId, stateVersion: from, migrateStep: step }, cause };
   return isBatonError(cause) ? new RetryableError(message, options) : unexpected(message, options);
 }

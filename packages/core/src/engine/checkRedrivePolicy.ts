@@ -19,7 +19,7 @@ export async function checkRedrivePolicy(engine: TurnEngine): Promise<RedrivePol
   const { maxReceives } = policy;
   const { maxAttempts } = engine;
   throw invalidArgument(
-    `the inbox queue moves a message to its dead-letter queue after ${maxReceives} receives, and the engine ends a failing message only after maxAttempts = ${maxAttempts} deliveries: the queue would take it (and the messages behind it) first. Set the queue's maxReceives (SQS: the RedrivePolicy's maxReceiveCount; BatonApp: maxReceiveCount) to ${maxAttempts + 2} or more, or the worker's maxAttempts below ${maxReceives}`,
+    `the inbox queue dead-letters a message after ${maxReceives} receives, before the engine's maxAttempts = ${maxAttempts} deliveries end it: set the queue's maxReceiveCount to ${maxAttempts + 2} or more, or the worker's maxAttempts below ${maxReceives}`,
     { maxReceives, maxAttempts },
   );
 }

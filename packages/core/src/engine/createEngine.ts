@@ -260,7 +260,7 @@ function warnOfRetentions(engine: TurnEngine): void {
   if (outcomeMs <= 2 * markMs) return;
   const days = (ms: number) => `${Math.round((ms / DAY) * 100) / 100} days`;
   engine.logger.warn(
-    `idempotencyRetentionMs (${days(outcomeMs)}) is over twice markRetentionMs (${days(markMs)}): a client's copy of a message sent after the actor's record expired (twice the mark retention after the last message of a life that halted or never changed) may be applied again by its next life. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs`,
+    `idempotencyRetentionMs (${days(outcomeMs)}) is over twice markRetentionMs (${days(markMs)}): a client's copy of a message sent after the actor's record expired may be applied again by its next life. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs`,
     { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs },
   );
 }

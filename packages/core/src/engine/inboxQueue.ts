@@ -17,7 +17,7 @@ export function reportReplacedQueue(
   const replaced = batch.find((m) => isReplacedQueue(base, m));
   if (replaced) {
     engine.logger.error(
-      'the inbox queue was replaced: its sequence numbers start over, so the inbox offset of the old queue is set aside; duplicates are still skipped by sender marks and idempotency keys',
+      'the inbox queue was replaced: its sequence numbers start over, so the old offset is set aside (sender marks and idempotency keys still skip duplicates)',
       {
         actor: base.id,
         oldQueue: base.inboxQueue,

@@ -56,8 +56,7 @@ export function withOutcomePages(store: TurnStore, record: ActorRecord, now: num
   if (!pagesOutcomes(store)) {
     if (record.outcomePage) {
       throw new Error(
-        `the record of ${record.id} keeps its ingress outcomes in pages, but this store has no readPagedOutcomes: ` +
-          'a store that wraps another must pass readPagedOutcomes through, or exactly-once ingress is lost',
+        `the record of ${record.id} keeps its outcomes in pages, and this store has no readPagedOutcomes: a store that wraps another must pass it through`,
       );
     }
     return record;

@@ -1,13 +1,23 @@
 /** The terminal errors the turn engine gives a message it cannot apply. */
 import { type Envelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
-import { BatonError, ErrorCode } from '../errors.ts';
+import { BatonError, ErrorCode, messageOf } from '../errors.ts';
+
+/** What became of a message its handler's fault made unfit to commit. */
+const KEPT = 'the state is unchanged and the message was kept as a dead letter';
+
+/** What became of a message that cannot be applied as it is. */
+const REJECTED = 'the message was rejected and the state is unchanged';
+
+/** What became of a copy that may have been applied already. */
+const MAYBE_APPLIED =
+  'it may have been applied already, so it is kept as a dead letter: redrive it only if you know it was never applied';
 
 export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError {
   const limit = limits.maxItemBytes;
   return new BatonError(
     ErrorCode.STATE_TOO_LARGE,
-    `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; the message was rejected and the state is unchanged: keep large data elsewhere or split the actor`,
+    `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; ${REJECTED}: keep large data elsewhere or split the actor`,
     { details: { actorId, limit } },
   );
 }
@@ -26,9 +36,7 @@ export function leftNotJson(
   const path = collection && ['state', ...collection.path].join('.');
   const reason = collection
     ? `${path} is a ${collection.kind}: JSON stores it as {}, its entries lost; keep an array (z.array) or a record (z.record) instead`
-    : cause instanceof Error
-      ? cause.message
-      : String(cause);
+    : messageOf(cause);
   const left = what === 'state' ? 'left state' : 'returned a reply';
   const keep =
     what === 'state'
@@ -36,7 +44,7 @@ export function leftNotJson(
       : 'keep replies to plain JSON values (no BigInt or cycles; a Date becomes its ISO string, a Map or a Set {})';
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); the state is unchanged and the message was kept as a dead letter: ${keep}, deploy the fix, then redrive it`,
+    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); ${KEPT}: ${keep}, deploy the fix, then redrive it`,
     {
       details: { actorId, handler, [what]: 'not JSON', ...(path === undefined ? {} : { path }) },
       cause,
@@ -56,7 +64,7 @@ export function stateBreaksSchema(
   const { found, summary } = issuesOf(issues);
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); the state is unchanged and the message was kept as a dead letter: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
+    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${KEPT}: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
     { details: { actorId, handler, issues: found } },
   );
 }
@@ -75,7 +83,7 @@ export function initialBreaksSchema(
   const type = actorId.slice(0, actorId.indexOf('/'));
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `initial() of ${type} returns state its schema refuses (${summary}), and handler "${handler}" of ${actorId} left it so; the message was kept as a dead letter: make initial() return state the schema takes (or fix the schema), deploy, then redrive it`,
+    `initial() of ${type} returns state its schema refuses (${summary}), and handler "${handler}" of ${actorId} left it so; ${KEPT}: make initial() return state the schema takes (or fix the schema), deploy, then redrive it`,
     { details: { actorId, handler, initial: true, issues: found } },
   );
 }
@@ -107,7 +115,7 @@ export function keptAsDeadLetter(envelope: Envelope, error: BatonError): BatonEr
 export function replyTooLarge(envelope: Envelope, limit: number): BatonError {
   return new BatonError(
     ErrorCode.MESSAGE_TOO_LARGE,
-    `the reply to ${envelope.id} with its outcome record is larger than the ${limit} bytes the backend keeps for one; the message was rejected and the state is unchanged: reply with less and keep large data elsewhere`,
+    `the reply to ${envelope.id} with its outcome record is larger than the ${limit} bytes the backend keeps for one; ${REJECTED}: reply with less and keep large data elsewhere`,
     { details: { message: envelope.id, limit } },
   );
 }
@@ -115,7 +123,7 @@ export function replyTooLarge(envelope: Envelope, limit: number): BatonError {
 export function commitTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
   return new BatonError(
     ErrorCode.MESSAGE_TOO_LARGE,
-    `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes); the state is unchanged and the message was kept as a dead letter: send fewer or smaller messages per handler, deploy, then redrive it`,
+    `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes); ${KEPT}: send fewer or smaller messages per handler, deploy, then redrive it`,
     { details: { message: envelope.id, ...limits } },
   );
 }
@@ -123,7 +131,7 @@ export function commitTooLarge(envelope: Envelope, limits: StoreLimits): BatonEr
 export function deadLettered(envelope: Envelope, attempts: number, last: BatonError): BatonError {
   return new BatonError(
     ErrorCode.DEAD_LETTERED,
-    `message ${envelope.id} to ${envelope.to} failed ${attempts} times (last: ${last.message}); it was ended without changing the actor and kept as a dead letter: fix the cause, then redrive it`,
+    `message ${envelope.id} to ${envelope.to} failed ${attempts} times (last: ${last.message}); it is kept as a dead letter, the actor unchanged: fix the cause, then redrive it`,
     { details: { messageId: envelope.id, actorId: envelope.to, attempts, cause: last.toJSON() } },
   );
 }
@@ -146,7 +154,7 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
   if (!UNKNOWN_TO_THIS_CODE.has(error.code)) return error;
   return new BatonError(
     ErrorCode.RETRYABLE,
-    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); the doors accepted it, so newer code knows it: it waits, and is kept as a dead letter if it waits too long — finish deploying that code, then redrive it`,
+    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); newer code accepted it, so it waits (then a dead letter) — finish deploying that code, then redrive it`,
     {
       details: { messageId: envelope.id, actorId: envelope.to, cause: error.toJSON() },
       cause: error,
@@ -198,6 +206,9 @@ export function retriedAfter(error: BatonError, retryAfterMs: number): BatonErro
 
 const DAY = 24 * 60 * 60 * 1000;
 
+/** `ms` in days, to a tenth. */
+const days = (ms: number): number => Math.round((ms / DAY) * 10) / 10;
+
 /** A message of a sender's life that ended ({@link Envelope.lifeEnded}), not its redrive. */
 export function isEndedLifeCopy(envelope: Envelope): boolean {
   return envelope.lifeEnded === true && envelope.redrive === undefined;
@@ -211,10 +222,9 @@ export function isEndedLifeCopy(envelope: Envelope): boolean {
  */
 export function senderLifeEnded(envelope: Envelope, now: number): BatonError | undefined {
   if (!isEndedLifeCopy(envelope)) return undefined;
-  const days = Math.round(((now - envelope.sentAt) / DAY) * 10) / 10;
   return new BatonError(
     ErrorCode.DEAD_LETTERED,
-    `message ${envelope.id} to ${envelope.to} was committed ${days} days ago by a life of ${envelope.from} that has ended (it halted, and its record expired while the message waited in its outbox, as when the sweeper stops for weeks): it may have been applied already, so it was not applied and is kept as a dead letter: redrive it only if you know it was never applied`,
+    `message ${envelope.id} to ${envelope.to} was committed ${days(now - envelope.sentAt)} days ago by a life of ${envelope.from} that has ended (its record expired while the message waited in its outbox): ${MAYBE_APPLIED}`,
     {
       details: { messageId: envelope.id, actorId: envelope.to, sentAt: envelope.sentAt },
     },
@@ -250,11 +260,10 @@ export function outlivedItsProof(
   const retentionMs = ingress ? retention.outcomeMs : retention.markMs;
   const age = now - envelope.sentAt;
   if (age < retentionMs - clockMargin(retentionMs)) return undefined;
-  const days = (ms: number) => Math.round((ms / DAY) * 10) / 10;
   const proof = ingress ? 'its outcome' : "its sender's mark";
   return new BatonError(
     ErrorCode.DEAD_LETTERED,
-    `${ingress ? 'ingress message' : 'message'} ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as ${proof} is kept (${days(retentionMs)} days): a copy that old (a queue's dead letter redriven late) may be of a message applied already whose proof expired, so it was not applied and is kept as a dead letter: redrive it only if you know it was never applied`,
+    `${ingress ? 'ingress ' : ''}message ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as ${proof} is kept (${days(retentionMs)} days): ${MAYBE_APPLIED}`,
     {
       details: {
         messageId: envelope.id,
