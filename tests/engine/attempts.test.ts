@@ -5,7 +5,7 @@
  * instead. And a failing message is ended in the actor's turn at its last receive, rather than
  * left for the queue's own dead-letter queue with the messages behind it.
  */
-import { actor, RetryableError, silentLogger } from '@baton/core';
+import { actor, ErrorCode, RetryableError, silentLogger } from '@baton/core';
 import { jsonSize, type Queue } from '@baton/core/adapter';
 import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,25 @@ const Job = actor({
 const job = Job.ref('j');
 
 describe('the attempts of a message', () => {
+  it('are kept with the handler and the error that failed the last, until the message is applied', async () => {
+    runs.clear();
+    const h = setup({ actors: [Job], maxAttempts: 3 });
+    await h.client.send(job, 'step', { n: 1, failures: 1 });
+    await h.worker.poll();
+
+    expect(runs.get(1)).toBe(1);
+    expect((await h.record(job.id))?.failing).toEqual({
+      id: expect.any(String),
+      at: expect.any(String),
+      attempts: 1,
+      handler: 'step',
+      error: { code: ErrorCode.RETRYABLE, message: 'step 1 failed (run 1)' },
+    });
+    await h.run();
+    expect(await h.state(job.id)).toEqual({ done: [1] });
+    expect((await h.record(job.id))?.failing).toBeUndefined();
+  });
+
   it('are its own: one behind a message that ran out of attempts is tried maxAttempts times too', async () => {
     runs.clear();
     const h = setup({ actors: [Job], batchSize: 10, maxAttempts: 3 });

@@ -31,7 +31,13 @@ const full: ActorRecord = {
   paused: { at: 1, by: 'ops' },
   parked: 9,
   outcomePage: { page: 2, bytes: 300, sentAt: 5, closedSentAt: 4, itemsBefore: 3 },
-  failing: { id: 'ingress:k', at: '8', attempts: 2 },
+  failing: {
+    id: 'ingress:k',
+    at: '8',
+    attempts: 2,
+    handler: 'deposit',
+    error: { code: 'RETRYABLE', message: 'the "bank" said:\nno — ✓' },
+  },
 };
 
 describe('the actor record item', () => {
@@ -41,6 +47,11 @@ describe('the actor record item', () => {
     const attributes = RECORD_ATTRIBUTES.filter((name) => name !== Attr.ttl);
     expect(Object.keys(item).sort()).toEqual(attributes.sort());
     expect(itemToRecord(item)).toEqual(full);
+  });
+
+  it("reads a failing message's count written without its handler and error (an older Baton's) as it was", () => {
+    const counted: ActorRecord = { ...full, failing: { id: 'ingress:k', at: '8', attempts: 2 } };
+    expect(itemToRecord(recordToItem(counted, 4))).toEqual(counted);
   });
 
   it('gives a halted record its TTL only once it holds no sends, which would go with it', () => {

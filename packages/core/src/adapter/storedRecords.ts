@@ -232,12 +232,26 @@ export interface ActorRecord {
   readonly failing?: FailingMessage;
 }
 
-/** See {@link ActorRecord.failing}. */
+/**
+ * See {@link ActorRecord.failing}. `handler` and `error` say which handler failed and how, for
+ * an operator (`baton actors get`); a record written before they were kept, or one with no room
+ * for the error's text, has the count alone. Code that does not know them keeps them as they
+ * are, or writes its own count without them: they need no newer record format.
+ */
 export interface FailingMessage {
+  /** The envelope id. */
   readonly id: string;
+  /** Its inbox position (queue sequence number). */
   readonly at: string;
   readonly attempts: number;
+  /** The message's name: the handler that failed. */
+  readonly handler?: string;
+  /** The last attempt's error: its code and its message, clipped to {@link MAX_FAILING_ERROR_CHARS}. */
+  readonly error?: Pick<SerializedError, 'code' | 'message'>;
 }
+
+/** The longest error message a {@link FailingMessage} keeps, so an error cannot bloat the record. */
+export const MAX_FAILING_ERROR_CHARS = 300;
 
 /** Committed sends of one turn, waiting to be drained into their targets' inboxes. */
 export interface OutboxItem {

@@ -3,7 +3,7 @@ import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode, RetryableError } from '../errors.ts';
-import { attemptOf, attemptsMade, countedAttempt, outOfAttempts } from './attempts.ts';
+import { attemptOf, attemptsMade, clipped, countedAttempt, outOfAttempts } from './attempts.ts';
 import { apartMarkGrowth } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
@@ -119,5 +119,47 @@ describe('the attempts of a message', () => {
     const size = jsonSize(counted) + apartMarkGrowth(counted) + 1;
     expect(countedAttempt(engine(size), nine, inbound('5', 1))).toEqual(counted);
     expect(countedAttempt(engine(size - 1), nine, inbound('5', 1))).toBeUndefined();
+  });
+
+  it('keep the handler and the error that failed the message, its text clipped', () => {
+    const named: Inbound = { ...inbound('5', 1), envelope: { id: 'm1', name: 'run' } as Envelope };
+    const counted = countedAttempt(engine(), record, named, fault)!;
+    expect(counted.failing).toEqual({
+      id: 'm1',
+      at: '5',
+      attempts: 1,
+      handler: 'run',
+      error: { code: ErrorCode.RETRYABLE, message: 'the database is down' },
+    });
+    // A huge error keeps 300 characters of its text, the last an ellipsis.
+    const huge = new RetryableError(`boom ${'x'.repeat(100_000)}`);
+    const kept = countedAttempt(engine(), at(1), named, huge)!.failing!;
+    expect(kept.attempts).toBe(2);
+    expect(kept.error?.message).toBe(`boom ${'x'.repeat(294)}…`);
+    expect(kept.error?.message).toHaveLength(300);
+  });
+
+  it('fall back to the count alone when the error would not fit the item, not to no count', () => {
+    const named: Inbound = { ...inbound('5', 1), envelope: { id: 'm1', name: 'run' } as Envelope };
+    const told = countedAttempt(engine(), record, named, fault)!;
+    const bare = countedAttempt(engine(), record, named)!;
+    expect(bare.failing).toEqual({ id: 'm1', at: '5', attempts: 1 });
+    // Room for the count, not for the handler and the error: the count.
+    const tight = engine(jsonSize(told) - 1);
+    expect(countedAttempt(tight, record, named, fault)).toEqual(bare);
+    expect(attemptsMade(tight, record, inbound('5', 7))).toBe(1);
+    // Room for neither: no count (the queue's receives count instead).
+    expect(countedAttempt(engine(jsonSize(bare) - 1), record, named, fault)).toBeUndefined();
+  });
+});
+
+describe('an error kept with a failing message', () => {
+  it('is at most 300 characters, an ellipsis where it was cut, and never splits a surrogate pair', () => {
+    expect(clipped('short')).toBe('short');
+    expect(clipped('a'.repeat(300))).toBe('a'.repeat(300));
+    expect(clipped('a'.repeat(301))).toBe(`${'a'.repeat(299)}…`);
+    // The pair at 298–299 would be cut in two: it goes whole.
+    expect(clipped(`${'a'.repeat(298)}😀${'b'.repeat(10)}`)).toBe(`${'a'.repeat(298)}…`);
+    expect(clipped(`${'a'.repeat(297)}😀${'b'.repeat(10)}`)).toBe(`${'a'.repeat(297)}😀…`);
   });
 });

@@ -5,8 +5,13 @@
  * message at the head of its inbox instead ({@link ActorRecord.failing}).
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import type { ActorRecord } from '../adapter/storedRecords.ts';
+import {
+  type ActorRecord,
+  type FailingMessage,
+  MAX_FAILING_ERROR_CHARS,
+} from '../adapter/storedRecords.ts';
 import type { BatonError } from '../errors.ts';
+import { isHighSurrogate } from '../shared/utf8.ts';
 import { halted, isFresh } from './advanceRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
@@ -64,19 +69,32 @@ export function attemptsFor(
 }
 
 /**
- * `record` counting this failed attempt of `inbound`, to commit before it is retried; undefined
- * when the count would not fit the record's item.
+ * `record` counting this failed attempt of `inbound`, to commit before it is retried, with the
+ * handler and `error` that failed it ({@link FailingMessage}); with the count alone when the
+ * error's text would not fit the record's item, and undefined when not even the count would.
  */
 export function countedAttempt(
   engine: TurnEngine,
   record: ActorRecord,
   inbound: Inbound,
+  error?: BatonError,
 ): ActorRecord | undefined {
-  const failing = {
-    id: inbound.envelope.id,
-    at: inbound.queueSeq,
-    attempts: attemptOf(record, inbound),
+  const { id, name } = inbound.envelope;
+  const count: FailingMessage = { id, at: inbound.queueSeq, attempts: attemptOf(record, inbound) };
+  const told = error && {
+    ...count,
+    handler: name,
+    error: { code: error.code, message: clipped(error.message) },
   };
+  return (told && withFailing(engine, record, told)) || withFailing(engine, record, count);
+}
+
+/** `record` with `failing`, or undefined when it would not fit the record's item. */
+function withFailing(
+  engine: TurnEngine,
+  record: ActorRecord,
+  failing: FailingMessage,
+): ActorRecord | undefined {
   // A fresh actor's count is all its record holds: it expires as that of one that applied
   // nothing (see `isFresh`), unless the message is applied in the end.
   const counted = isFresh(record)
@@ -85,4 +103,12 @@ export function countedAttempt(
   // Its commit writes the next version, and may hold the sends of messages before it (apart).
   const bytes = jsonSize(counted) + commitGrowth(counted);
   return bytes <= engine.store.limits.maxItemBytes ? counted : undefined;
+}
+
+/** `text` cut to {@link MAX_FAILING_ERROR_CHARS}, an ellipsis saying so, no surrogate pair split. */
+export function clipped(text: string): string {
+  if (text.length <= MAX_FAILING_ERROR_CHARS) return text;
+  let end = MAX_FAILING_ERROR_CHARS - 1;
+  if (isHighSurrogate(text.charCodeAt(end - 1))) end--;
+  return `${text.slice(0, end)}…`;
 }

@@ -324,9 +324,10 @@ async function applyBatch(
       }
       effects = result;
       trace = handled.trace;
-      // Its handler failed, to be retried: the record counts the attempt (see attempts.ts).
+      // Its handler failed, to be retried: the record counts the attempt, with the handler and
+      // the error when they fit (see attempts.ts).
       const counted = isBatonError(effects)
-        ? countedAttempt(engine, builder.record, inbound)
+        ? countedAttempt(engine, builder.record, inbound, effects)
         : undefined;
       if (counted) {
         const attempt = { record: counted, envelopes: [], idempotency: undefined };
