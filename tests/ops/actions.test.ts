@@ -4,7 +4,8 @@
  * never fires); `dead-letters list --since` and `--limit`; `dead-letters purge` (one, and
  * `--all`) and `redrive --all` with a filter (each applied once), each refused without `--yes`,
  * previewed by `--dry-run` and audited; `actors get --app` checking the state against the app;
- * `actors get` showing the message failing at the head of an actor's inbox, with its attempts;
+ * `actors get` showing the message failing at the head of an actor's inbox, with its attempts,
+ * handler and error (or, counted by an older Baton, where the worker's log has them);
  * none of them taking the proof a redrive left for a dead letter; an option a command does not
  * take refused before anything is done; a filter matching nothing saying what there is;
  * `actors resume` of an actor not paused refused; and a hint's actor id quoted for a shell.
@@ -721,7 +722,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('actors', 'get', 'tally/twice')).paused).toEqual(paused);
   });
 
-  it('shows the message failing at the head of an actor’s inbox, and the attempts it failed, until it is applied', async () => {
+  it('shows the message failing at the head of an actor’s inbox, the attempts it failed, its handler and error, until it is applied', async () => {
     await json('send', 'tally/f', 'add', '{"entry":"a"}', '--app', TALLY);
     const { messageId } = await json(
       'send',
@@ -743,10 +744,14 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     await failedTimes(1);
     const first = await json('actors', 'get', 'tally/f');
     expect(first.state.entries).toEqual(['a']);
+    // The handler and the error that failed it, as the record keeps them.
+    const error = { code: 'RETRYABLE', message: 'the poison entry breaks add' };
     expect(first.failingMessage).toEqual({
       messageId,
       inboxPosition: expect.any(String),
       attempts: 1,
+      handler: 'add',
+      error,
     });
     // Behind what the actor applied: the message it stops at.
     expect(BigInt(first.failingMessage.inboxPosition)).toBeGreaterThan(BigInt(first.inboxPosition));
@@ -755,8 +760,27 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const shown = await baton('actors', 'get', 'tally/f');
     expect(shown.code, shown.err).toBe(0);
     expect(shown.out).toContain(
-      `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failed 2 time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); the worker's log has its error ("message will be retried", with this messageId)\npaused           no\n`,
+      `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failed 2 time(s) in handler "add": the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); its last error: RETRYABLE: the poison entry breaks add\npaused           no\n`,
     );
+
+    // A count an older Baton wrote, without the handler and the error: the worker's log has them.
+    const counted = (await deployment.store.load('tally/f'))!;
+    const { handler: _, error: __, ...count } = counted.failing!;
+    await deployment.store.commit({
+      record: { ...counted, ver: counted.ver + 1, failing: count },
+      expectedVer: counted.ver,
+      outbox: [],
+      idempotency: [],
+    });
+    const older = await baton('actors', 'get', 'tally/f');
+    expect(older.out).toContain(
+      `\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failed 2 time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); the worker's log has its error ("message will be retried", with this messageId)\npaused           no\n`,
+    );
+    expect((await json('actors', 'get', 'tally/f')).failingMessage).toMatchObject({
+      attempts: 2,
+      handler: null,
+      error: null,
+    });
 
     // Fixed: it is applied, then the message behind it, and nothing is failing.
     faults.poisoned = false;

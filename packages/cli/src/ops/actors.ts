@@ -124,23 +124,38 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
 
 /**
  * The message at the head of the actor's inbox whose handler failed, as its record counts it
- * (`ActorRecord.failing`): its id, its inbox position and the attempts that failed; null when
- * none is failing. The record keeps neither its handler's name nor its error: the worker's log
- * does (`message will be retried`, by message id).
+ * (`ActorRecord.failing`): its id, its inbox position, the attempts that failed, the handler
+ * and its last error (code and message, as the worker clipped it); null when none is failing.
+ * A record written before they were kept, or with no room for the error, has null for them:
+ * the worker's log has the error (`message will be retried`, by message id).
  */
 function failingMessage(record: ActorRecord) {
   const { failing } = record;
   if (!failing) return null;
-  return { messageId: failing.id, inboxPosition: failing.at, attempts: failing.attempts };
+  return {
+    messageId: failing.id,
+    inboxPosition: failing.at,
+    attempts: failing.attempts,
+    handler: failing.handler ?? null,
+    error: failing.error ? { code: failing.error.code, message: failing.error.message } : null,
+  };
 }
 
-/** `actors get`'s line of a failing message: what holds the actor, and where its error is. */
+/** `actors get`'s line of a failing message: what holds the actor, and what failed it. */
 function failingLine({
   messageId,
   inboxPosition,
   attempts,
+  handler,
+  error,
 }: NonNullable<ReturnType<typeof failingMessage>>): string {
-  return `${messageId} at inbox position ${inboxPosition}, failed ${attempts} time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default); the worker's log has its error ("message will be retried", with this messageId)`;
+  const where = handler === null ? '' : ` in handler ${JSON.stringify(handler)}`;
+  const waits = `the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default)`;
+  // The error's text on the line's one line, however many its message has.
+  const cause = error
+    ? `its last error: ${error.code}: ${error.message.replace(/\s+/g, ' ')}`
+    : 'the worker\'s log has its error ("message will be retried", with this messageId)';
+  return `${messageId} at inbox position ${inboxPosition}, failed ${attempts} time(s)${where}: ${waits}; ${cause}`;
 }
 
 /**

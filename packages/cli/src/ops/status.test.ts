@@ -41,7 +41,7 @@ describe('baton status of an inbox behind', () => {
     const status = await readStatus(target, 0, plain);
     expect(status.healthy).toBe(false);
     expect(status.problems).toEqual([
-      'inbox behind: its oldest message is 12m 0s old (40 waiting, 3 in flight): a handler that keeps failing holds its actor\'s later messages — the worker\'s log names the actor and the error ("message will be retried"), and baton actors get <type/key> of that actor shows the message it stops at and the attempts it failed; a worker crashing or timing out raises workerErrorsAlarm; see InboxAgeAlarm in docs/operations.md',
+      'inbox behind: its oldest message is 12m 0s old (40 waiting, 3 in flight): a handler that keeps failing holds its actor\'s later messages — the worker\'s log names the actor and the error ("message will be retried"), and baton actors get <type/key> of that actor shows the message it stops at, the attempts it failed, its handler and error; a worker crashing or timing out raises workerErrorsAlarm; see InboxAgeAlarm in docs/operations.md',
     ]);
   });
 

@@ -263,7 +263,7 @@ function inboxBehind(
   if (inFlight === 0) {
     return `${behind} (${waiting} waiting, none in flight): no worker is taking them — throttled (WorkerThrottlesAlarm, AccountConcurrencyAlarm) or failing (workerErrorsAlarm, the worker's log); ${docs}`;
   }
-  return `${behind} (${waiting} waiting, ${inFlight} in flight): a handler that keeps failing holds its actor's later messages — the worker's log names the actor and the error ("message will be retried"), and ${follow`actors get <type/key>`} of that actor shows the message it stops at and the attempts it failed; a worker crashing or timing out raises workerErrorsAlarm; ${docs}`;
+  return `${behind} (${waiting} waiting, ${inFlight} in flight): a handler that keeps failing holds its actor's later messages — the worker's log names the actor and the error ("message will be retried"), and ${follow`actors get <type/key>`} of that actor shows the message it stops at, the attempts it failed, its handler and error; a worker crashing or timing out raises workerErrorsAlarm; ${docs}`;
 }
 
 /** How many parked messages each actor holds, most first. */
