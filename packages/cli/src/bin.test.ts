@@ -94,4 +94,26 @@ describe('baton with options before the command', () => {
     expect(none.code).toBe(2);
     expect(none.err.trim()).toBe('baton: no command: baton --help lists the commands');
   }, 60_000);
+
+  it('says an option only dev or init takes goes after its word, its value not read as the command', async () => {
+    const runs = await Promise.all([
+      baton('--backend', 'local-aws', 'dev', 'src/app.ts'),
+      baton('--data-dir', '.data', '--log-level', 'debug', 'dev', 'src/app.ts'),
+      baton('--allow-origin', 'http://localhost:5173', '--in-memory', 'dev', 'src/app.ts'),
+      baton('--port', '4000', '--backend', 'local-aws', 'dev'),
+      baton('--from', '../packed', 'init', 'my-app'),
+    ]);
+    const [init, ...devs] = [runs[4]!, ...runs.slice(0, 4)];
+    for (const dev of devs) {
+      expect(dev.code).toBe(2);
+      expect(dev.err.trim()).toBe(
+        "baton: dev's options go after it (baton dev --help): only the operating commands take them before",
+      );
+      expect(dev.out).toBe('');
+    }
+    expect(init.code).toBe(2);
+    expect(init.err.trim()).toBe(
+      "baton: init's options go after it (baton init --help): only the operating commands take them before",
+    );
+  }, 60_000);
 });

@@ -5,9 +5,9 @@
  * `baton actors …`, `baton dead-letters …`; see `baton --help`).
  */
 import { ErrorCode, isBatonError } from '@baton/core';
-import { USAGE } from './dev/DevOptions.ts';
+import { DEV_OPTIONS, USAGE } from './dev/DevOptions.ts';
 import { devCommand } from './dev/devCommand.ts';
-import { INIT_USAGE, initCommand } from './init/initCommand.ts';
+import { INIT_OPTIONS, INIT_USAGE, initCommand } from './init/initCommand.ts';
 import { processIo } from './ops/OpsIo.ts';
 import { commandWord, isOpsCommand, OPS_USAGE, OPS_WORDS, runOps } from './ops/runOps.ts';
 import { unknownTopCommand } from './unknownCommand.ts';
@@ -22,8 +22,9 @@ async function main(): Promise<void> {
   }
   if (command.startsWith('-')) {
     // Options before the command (`baton --stack Prod status`), as after it, for the operating
-    // commands; `init` and `dev` read theirs after their word only.
-    const word = commandWord(argv);
+    // commands; `init` and `dev` read theirs after their word only. Their own options are read
+    // past with their values, so `baton --backend local-aws dev` finds `dev`, not `local-aws`.
+    const word = commandWord(argv, { ...DEV_OPTIONS, ...INIT_OPTIONS });
     if (word === 'init' || word === 'dev') {
       console.error(
         `baton: ${word}'s options go after it (baton ${word} --help): only the operating commands take them before`,

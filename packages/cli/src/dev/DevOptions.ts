@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { BatonError, ErrorCode, type LogLevel } from '@baton/core';
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -117,21 +117,27 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
   };
 }
 
+/**
+ * The options `baton dev` takes (after its word), as `parseArgs` reads them: `baton` reads past
+ * them too, to tell `baton --backend local-aws dev …` that they go after `dev`.
+ */
+export const DEV_OPTIONS = {
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'in-memory': { type: 'boolean' },
+  backend: { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
 /** `baton dev`'s options, strictly: an unknown option or a missing value throws. */
 function parse(args: readonly string[]) {
   return parseArgs({
     args: [...args],
     strict: true,
     allowPositionals: true,
-    options: {
-      port: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'in-memory': { type: 'boolean' },
-      backend: { type: 'string' },
-      'allow-origin': { type: 'string', multiple: true },
-      'log-level': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: DEV_OPTIONS,
   });
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { relative } from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
 import { BatonError, ErrorCode } from '@baton/core';
 import { scaffold } from './scaffold.ts';
 
@@ -16,6 +17,16 @@ Options:
   -h, --help        this text
 
 Example: baton init my-app && cd my-app && npm run dev`;
+
+/**
+ * The options {@link initCommand} reads (after `init`), as `parseArgs` would declare them:
+ * `baton` reads past them, to tell `baton --from ../packed init …` that they go after `init`.
+ */
+export const INIT_OPTIONS = {
+  from: { type: 'string' },
+  'no-install': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 /**
  * `baton init <folder> [--from <tarballs>] [--no-install]`: scaffolds an app, then runs

@@ -189,4 +189,13 @@ describe('baton operating commands', () => {
     expect(commandWord(['--stack=Prod', '-y', '--port', '3000', 'dev', 'app.ts'])).toBe('dev');
     expect(commandWord(['--stack', 'Prod'])).toBeUndefined();
   });
+
+  it("reads past the options it is also given with their values: dev's, init's", () => {
+    const dev = { backend: { type: 'string' }, 'in-memory': { type: 'boolean' } } as const;
+    expect(commandWord(['--backend', 'local-aws', 'dev', 'app.ts'])).toBe('local-aws');
+    expect(commandWord(['--backend', 'local-aws', 'dev', 'app.ts'], dev)).toBe('dev');
+    expect(commandWord(['--in-memory', '--stack', 'Prod', 'dev'], dev)).toBe('dev');
+    // Its own options keep their kind: --json takes no value.
+    expect(commandWord(['--json', 'status'], dev)).toBe('status');
+  });
 });

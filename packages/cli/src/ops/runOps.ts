@@ -3,7 +3,7 @@
  * `runOps` is the whole command as a function — arguments in, an exit code out — so tests run
  * it in-process against DynamoDB Local and ElasticMQ.
  */
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ErrorCode, isBatonError } from '@baton/core';
 import { closestWord, unknownTopCommand } from '../unknownCommand.ts';
 import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
@@ -150,15 +150,21 @@ export function isOpsCommand(word: string): boolean {
 /**
  * The command word of `baton <options> <command> …`, its options given before it: the first
  * operand, each option before it taking its value as the operating commands' do (the only
- * options `baton` takes before a command). `undefined` when there is no operand.
+ * options `baton` takes before a command), or as `also` declares it — `init`'s and `dev`'s, so
+ * that `baton --backend local-aws dev` finds `dev`, not `local-aws`. `undefined` when there is
+ * no operand.
  *
  * @example
  * commandWord(['--stack', 'Prod', 'status']); // 'status'
+ * commandWord(['--data-dir', '.data', 'dev', 'src/app.ts'], DEV_OPTIONS); // 'dev'
  */
-export function commandWord(argv: readonly string[]): string | undefined {
+export function commandWord(
+  argv: readonly string[],
+  also: NonNullable<ParseArgsConfig['options']> = {},
+): string | undefined {
   const { tokens } = parseArgs({
     args: [...argv],
-    options: OPTIONS,
+    options: { ...also, ...OPTIONS },
     allowPositionals: true,
     strict: false,
     tokens: true,
