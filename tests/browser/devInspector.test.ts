@@ -1,8 +1,9 @@
 /**
  * `baton dev`'s inspector (`/_baton`) in headless Chromium, kept live by its own query over the
  * app's WebSocket: actors with state, version and inbox position; turns; live queries; a form
- * that asks an actor; a dead letter that is redriven once its bug is fixed (a code reload); an
- * actor's history, read from the journal, the same after baton dev restarts.
+ * that asks an actor; a message that keeps failing, shown holding its actor while it is
+ * retried, then a dead letter that is redriven once its bug is fixed (a code reload); an actor's
+ * history, read from the journal, the same after baton dev restarts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,7 +79,19 @@ describe("baton dev's inspector in Chromium", () => {
       idempotencyKey: 'boom-1',
     });
     expect(sent.status).toBe(202);
+    // Retried (after 1 s, then 2 s) before it is dead-lettered, it holds counter/a meanwhile.
+    await expect.poll(() => text('held-counter/a')).toMatch(/^failing, [12] attempt\(s\)$/);
+    await page.getByTestId('actor-counter/a').click();
+    await expect
+      .poll(() => text('actor-holds'))
+      .toMatch(
+        /^failing message \S+ at inbox position \d+, failed [12] time\(s\) — its later messages wait until it is applied or dead-lettered/,
+      );
     await expect.poll(() => text('depth-dead-letters'), { timeout: 20_000 }).toBe('1');
+    // Dead-lettered, it holds the actor no more.
+    await expect.poll(() => text('held-counter/a')).toBe('');
+    await expect.poll(() => text('actor-holds')).toBe('');
+    expect(await text('paused-actors')).toBe('no actor is paused');
     const letters = page.locator('#dead-letters');
     expect(await letters.textContent()).toContain('boom: fixed in v2');
     await expect

@@ -1,8 +1,9 @@
 /**
  * `baton inspect` in headless Chromium against DynamoDB Local and ElasticMQ: the page shows the
  * state the CLI reads (health, dead letters, an actor found by the start of its 1,000-character
- * key, its state, timer and history), the long key wraps inside the layout, and a dead letter redriven
- * from the page (actions allowed) is applied once.
+ * key, its state, timer and history), the long key wraps inside the layout, a dead letter redriven
+ * from the page (actions allowed) is applied once, and what holds an actor shows: the paused
+ * actors on the overview (an id holding `<script>` as text), a failing message in its view.
  */
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
@@ -108,5 +109,43 @@ describe('baton inspect in Chromium', () => {
     await expect.poll(() => text('dead-letter-count')).toBe('0');
     expect((await baton('actors', 'get', 'note/other')).state).toEqual({ entries: ['poison'] });
     expect((await baton('dead-letters', 'list')).deadLetters).toEqual([]);
+  });
+
+  it("lists the paused actors as text, and shows the message failing at an actor's head", async () => {
+    const odd = 'note/<script>window.injected = true</script>';
+    await baton('actors', 'pause', odd);
+    faults.poisoned = true;
+    await baton('send', 'note/failing', 'add', '{"entry":"poison"}', '--app', APP);
+    for (let i = 0; (await deployment.store.load('note/failing'))?.failing === undefined; i++) {
+      if (i >= 40) throw new Error("note/failing's message did not fail");
+      if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.goto(inspector.url);
+    await expect.poll(() => text('paused-count')).toBe('1');
+    const paused = page.getByTestId('paused-actor');
+    expect(await paused.count()).toBe(1);
+    expect(await paused.first().textContent()).toMatch(
+      /^note\/<script>window\.injected = true<\/script>\d{4}-.+Ztest0$/,
+    );
+    // Rendered as text: no element made of it, no script run.
+    expect(await page.locator('#paused script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as { injected?: boolean }).injected)).toBeUndefined();
+
+    // Its link opens it: paused, by whom.
+    await paused.getByTestId('actor-link').click();
+    await expect.poll(() => text('actor-id')).toBe(odd);
+    expect(await text('actor-paused')).toMatch(/^since \d{4}-.+Z by test/);
+
+    const { failingMessage } = await baton('actors', 'get', 'note/failing');
+    await page.goto(`${inspector.url}#actor=${encodeURIComponent('note/failing')}`);
+    await expect.poll(() => text('actor-id')).toBe('note/failing');
+    expect(await text('actor-failing')).toBe(
+      `${failingMessage.messageId} at inbox position ${failingMessage.inboxPosition}, failed ${failingMessage.attempts} time(s) — its later messages wait until it is applied or dead-lettered (the worker log has its error: "message will be retried", with this message id)`,
+    );
+    faults.poisoned = false;
+    await work();
+    await page.reload();
+    await expect.poll(() => text('actor-id')).toBe('note/failing');
+    expect(await page.getByTestId('actor-failing').count()).toBe(0);
   });
 });

@@ -154,6 +154,29 @@ describe('baton dev --backend local-aws', () => {
     expect(
       (await baton('actors', 'list', 'counter')).actors.map((a: { id: string }) => a.id),
     ).toEqual(['counter/c']);
+
+    // An actor paused with the baton commands shows among the inspector's paused actors (the
+    // pause is a commit, which the change feed reports), and leaves them once resumed.
+    const client = new BatonClient({ url: dev!.origin.replace(/^http/, 'ws'), WebSocket });
+    try {
+      let inspector: InspectorSnapshot | undefined;
+      const token = await inspectorToken(dev!.origin);
+      client.subscribe<InspectorSnapshot>('baton.inspector', { token }, (state) => {
+        inspector = state.data;
+      });
+      await baton('actors', 'pause', 'counter/c', '--yes', '--operator', 'dev-test');
+      await expect
+        .poll(() => inspector?.pausedActors, { timeout: 10_000 })
+        .toEqual([{ id: 'counter/c', at: expect.any(Number), by: 'dev-test', parked: 0 }]);
+      expect(inspector!.pausedCount).toBe(1);
+      expect(inspector!.actors.find((a) => a.id === 'counter/c')?.paused).toMatchObject({
+        by: 'dev-test',
+      });
+      await baton('actors', 'resume', 'counter/c', '--yes', '--operator', 'dev-test');
+      await expect.poll(() => inspector?.pausedCount, { timeout: 10_000 }).toBe(0);
+    } finally {
+      client.close();
+    }
   });
 
   it('stops the app, then the emulators, on Ctrl-C: exit 0, no error, no emulator left', async () => {

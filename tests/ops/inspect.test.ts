@@ -1,10 +1,10 @@
 /**
  * `baton inspect` against DynamoDB Local and ElasticMQ, through HTTP as the page reads it: it
- * shows what the CLI reads (health, dead letters, an actor whole, its timers and the messages
- * parked in its inbox, its history as the table keeps it), finds actors by the start of their
- * id, renders and round-trips a 1,000-character key, shows the same after a worker and an
- * inspector restart, refuses every action unless started with --allow-actions, and then needs
- * the page's token and audits each.
+ * shows what the CLI reads (health, dead letters, the paused actors, an actor whole, its failing
+ * message, its timers and the messages parked in its inbox, its history as the table keeps it),
+ * finds actors by the start of their id, renders and round-trips a 1,000-character key, shows
+ * the same after a worker and an inspector restart, refuses every action unless started with
+ * --allow-actions, and then needs the page's token and audits each.
  */
 import { join } from 'node:path';
 import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli/ops';
@@ -179,6 +179,66 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
       status: 404,
       body: { error: expect.objectContaining({ code: 'NOT_FOUND' }) },
     });
+  });
+
+  it("lists the paused actors on its overview and shows the message failing at an actor's head", async () => {
+    const odd = 'note/<script>alert(1)</script>';
+    await baton('send', 'note/held', 'add', '{"entry":"a"}', '--app', APP);
+    await work();
+    await baton('actors', 'pause', 'note/held', '--yes');
+    await baton('actors', 'pause', odd, '--yes');
+    await baton('send', 'note/held', 'add', '{"entry":"parked"}', '--app', APP);
+    // A poisoned entry fails at the head of note/failing's inbox; the entry behind it waits.
+    await baton('send', 'note/failing', 'add', '{"entry":"a"}', '--app', APP);
+    const { messageId } = await baton(
+      'send',
+      'note/failing',
+      'add',
+      '{"entry":"poison"}',
+      '--app',
+      APP,
+    );
+    await baton('send', 'note/failing', 'add', '{"entry":"b"}', '--app', APP);
+    const source = deployment.worker([Note]);
+    for (let i = 0; (await deployment.store.load('note/failing'))?.failing === undefined; i++) {
+      if (i >= 40) throw new Error("note/failing's message did not fail");
+      if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const page = await inspector();
+    // The overview is `baton status`'s: the paused actors, oldest pause first, whole.
+    const overview = await page.get('/_baton/api/overview');
+    expect(overview.status.paused.complete).toBe(true);
+    expect(overview.status.paused.actors).toHaveLength(2);
+    expect(overview.status.paused.actors).toEqual(
+      expect.arrayContaining([
+        { id: 'note/held', at: expect.any(Number), by: 'test' },
+        { id: odd, at: expect.any(Number), by: 'test' },
+      ]),
+    );
+    expect(overview.status.paused).toEqual((await baton('status')).paused);
+    expect(overview.status.parked).toMatchObject({ messages: 1, byActor: { 'note/held': 1 } });
+
+    // The actor whole: what `baton actors get` says holds it.
+    const failing = await page.get('/_baton/api/actor?id=note%2Ffailing');
+    const got = await baton('actors', 'get', 'note/failing');
+    expect(failing.failing).toEqual(got.failingMessage);
+    expect(failing.failing).toEqual({
+      messageId,
+      inboxPosition: expect.any(String),
+      attempts: expect.any(Number),
+    });
+    expect(failing.state).toEqual({ entries: ['a'] });
+    expect(failing.paused).toBeNull();
+    const held = await page.get('/_baton/api/actor?id=note%2Fheld');
+    expect(held).toMatchObject({ paused: { by: 'test' }, failing: null });
+    const oddActor = await page.get(`/_baton/api/actor?id=${encodeURIComponent(odd)}`);
+    expect(oddActor).toMatchObject({ id: odd, paused: { by: 'test' }, failing: null });
+
+    // Fixed, it is applied and the message behind it too: nothing is failing.
+    faults.poisoned = false;
+    await pumpUntil(deployment.queue, source);
+    expect((await page.get('/_baton/api/actor?id=note%2Ffailing')).failing).toBeNull();
   });
 
   it('refuses actions unless started with --allow-actions; then needs the page’s token, acts once and audits it', async () => {

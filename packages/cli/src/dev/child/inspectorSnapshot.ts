@@ -1,11 +1,13 @@
 import type { BatonApp, WorkflowState } from '@baton/core';
 import { readHistoryWindow } from '@baton/core/engine';
 import type { QueryEngine } from '@baton/server';
+import { inspectFailing } from '../../inspectedFailing.ts';
 import {
   INSPECTOR_QUERY,
   type InspectedWorkflow,
   type InspectorSnapshot,
   MAX_ACTORS,
+  MAX_PAUSED,
 } from '../inspector/InspectorSnapshot.ts';
 import type { DevBackend } from './DevBackend.ts';
 import type { TurnLog } from './TurnLog.ts';
@@ -23,12 +25,23 @@ export interface SnapshotSources {
 /** The app as the inspector shows it, read afresh. */
 export async function inspectorSnapshot(sources: SnapshotSources): Promise<InspectorSnapshot> {
   const { app, backend, turns } = sources;
-  const [records, depths, letters] = await Promise.all([
+  const [records, depths, kept] = await Promise.all([
     backend.listActors(),
     backend.depths(),
     backend.store.listDeadLetters(),
   ]);
   records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // A message parked for a paused actor is kept as a dead letter is, but is none: it waits.
+  const letters = kept.filter((letter) => letter.parked === undefined);
+  const parked = new Map<string, number>();
+  for (const { actorId, parked: place } of kept) {
+    if (place !== undefined) parked.set(actorId, (parked.get(actorId) ?? 0) + 1);
+  }
+  const pausedActors = records
+    .flatMap(({ id, paused: pause }) =>
+      pause ? [{ id, at: pause.at, by: pause.by, parked: parked.get(id) ?? 0 }] : [],
+    )
+    .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const server = sources.server();
   return {
     backend: backend.label,
@@ -39,14 +52,21 @@ export async function inspectorSnapshot(sources: SnapshotSources): Promise<Inspe
       messages: Object.keys(definition.handlers as object),
       instances: records.filter((r) => r.id.startsWith(`${definition.name}/`)).length,
     })),
-    actors: records.slice(0, MAX_ACTORS).map(({ id, ver, inboxOffset, state }) => ({
-      id,
-      ver,
-      inboxOffset,
-      state,
-    })),
+    actors: records.slice(0, MAX_ACTORS).map(({ id, ver, inboxOffset, state, paused, failing }) => {
+      const failingMessage = inspectFailing(failing);
+      return {
+        id,
+        ver,
+        inboxOffset,
+        state,
+        ...(paused ? { paused: { at: paused.at, by: paused.by } } : {}),
+        ...(failingMessage ? { failing: failingMessage } : {}),
+      };
+    }),
     actorCount: records.length,
     actorsListed: backend.actorsListed,
+    pausedActors: pausedActors.slice(0, MAX_PAUSED),
+    pausedCount: pausedActors.length,
     depths: { ...depths, deadLetters: letters.length },
     turns: turns.recent().map((turn) => ({ ...turn, messages: [...turn.messages] })),
     turnCount: turns.count,

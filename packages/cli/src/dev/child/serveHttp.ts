@@ -5,6 +5,7 @@ import { Client } from '@baton/core/client';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { bearerCaller, type HttpIngressRequest, httpIngress } from '@baton/server/http';
 import { readActorHistory } from '../../actorHistory.ts';
+import { inspectFailing } from '../../inspectedFailing.ts';
 import { FORWARD_HEADER } from '../protocol.ts';
 import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
@@ -30,7 +31,8 @@ const MAX_BODY = 1024 * 1024;
  * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form.
  * - `POST /_baton/redrive` `{ actorId, messageId, force? }`: the engine's `redriveDeadLetter`.
  * - `POST /_baton/history` `{ actorId }`: the actor's history as the store keeps it (it
- *   survives a restart, unlike the recent turns the inspector's live view shows).
+ *   survives a restart, unlike the recent turns the inspector's live view shows), and what
+ *   holds it: its pause (`paused`) and the message failing at the head of its inbox (`failing`).
  * - `POST /_baton/workflow` `{ action, workflow, id, event?, payload? }`: cancels, resumes,
  *   terminates or signals a workflow instance, as trusted code (the inspector's buttons).
  * - `POST /_baton/crash` `{ message? }`: SIGKILL this process right after the next commit of
@@ -108,6 +110,8 @@ export async function serveHttp(
           if (!record) throw new BatonError(ErrorCode.NOT_FOUND, `${actorId} has no record`);
           return send(response, 200, {
             actorId,
+            paused: record.paused ? { at: record.paused.at, by: record.paused.by } : null,
+            failing: inspectFailing(record.failing),
             history: await readActorHistory(backend.store, record),
           });
         }

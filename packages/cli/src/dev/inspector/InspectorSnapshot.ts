@@ -1,5 +1,7 @@
 /** What the inspector's live query returns: a running app, seen from inside. */
 
+import type { InspectedFailing } from '../../inspectedFailing.ts';
+
 /** The live query the inspector page subscribes to (args `{}`). */
 export const INSPECTOR_QUERY = 'baton.inspector';
 
@@ -20,6 +22,10 @@ export interface InspectorSnapshot {
     readonly ver: number;
     readonly inboxOffset: string;
     readonly state: unknown;
+    /** Set while an operator holds it paused. */
+    readonly paused?: ActorPause;
+    /** The message failing at the head of its inbox, which its later messages wait behind. */
+    readonly failing?: InspectedFailing;
   }[];
   readonly actorCount: number;
   /**
@@ -27,6 +33,12 @@ export interface InspectorSnapshot {
    * (local-aws, whose inspector follows the change feed); the others are in DynamoDB all the same.
    */
   readonly actorsListed: 'all' | 'since-start';
+  /**
+   * The paused actors (of those listed: see `actorsListed`), oldest pause first: the first
+   * {@link MAX_PAUSED} of {@link pausedCount}, each with the messages parked for it.
+   */
+  readonly pausedActors: readonly (ActorPause & { readonly id: string; readonly parked: number })[];
+  readonly pausedCount: number;
   readonly depths: {
     readonly inbox: number;
     readonly inFlight: number;
@@ -46,6 +58,7 @@ export interface InspectorSnapshot {
     }[];
   }[];
   readonly turnCount: number;
+  /** The dead letters (not the messages parked for a paused actor: see `pausedActors`). */
   readonly deadLetters: readonly {
     readonly actorId: string;
     readonly messageId: string;
@@ -65,6 +78,14 @@ export interface InspectorSnapshot {
   /** The app's workflow instances (the first {@link MAX_ACTORS}), newest first, with their steps. */
   readonly workflows: readonly InspectedWorkflow[];
 }
+
+/** Who paused an actor (`pauseActor`'s `by`), and when (epoch ms). */
+export interface ActorPause {
+  readonly at: number;
+  readonly by: string;
+}
+
+export type { InspectedFailing };
 
 /** One workflow instance as the inspector lists it, with its step timeline. */
 export interface InspectedWorkflow {
@@ -88,3 +109,6 @@ export interface InspectedWorkflow {
 }
 
 export const MAX_ACTORS = 200;
+
+/** The paused actors a snapshot lists; it counts them all. */
+export const MAX_PAUSED = 50;

@@ -1,13 +1,20 @@
 /**
  * The inspector (`/_baton`), in the browser: one live query, `baton.inspector`, over the app's
- * own WebSocket, rendered as tables; an actor's history, read from the store when its row is
- * picked (`POST /_baton/history`); a form that sends or asks, redrive buttons, and workflow
- * views (instances by status, one instance's step timeline, cancel/resume/terminate/signal),
- * that POST to the dev server. The query and the actions carry this run's token, from the page.
+ * own WebSocket, rendered as tables (the paused actors among them); an actor's history and what
+ * holds it (its pause, its failing message), read from the store when its row is picked
+ * (`POST /_baton/history`); a form that sends or asks, redrive buttons, and workflow views
+ * (instances by status, one instance's step timeline, cancel/resume/terminate/signal), that
+ * POST to the dev server. The query and the actions carry this run's token, from the page.
  */
 import { BatonClient } from '@baton/client';
 import type { HistoryEntry } from '../../actorHistory.ts';
-import { INSPECTOR_QUERY, type InspectorSnapshot } from './InspectorSnapshot.ts';
+import { holdCell, holdsHtml, pausedActorsHtml } from './holdViews.ts';
+import {
+  type ActorPause,
+  INSPECTOR_QUERY,
+  type InspectedFailing,
+  type InspectorSnapshot,
+} from './InspectorSnapshot.ts';
 import { INSPECTOR_CSS } from './inspectorStyle.ts';
 import { bindWorkflowViews, renderWorkflows, WORKFLOWS_HTML } from './workflowViews.ts';
 
@@ -47,7 +54,8 @@ document.getElementById('root')!.innerHTML = `
   <section><h2>Actor types</h2><div id="types"></div></section>
   <section><h2>Live queries</h2><div id="queries"></div></section>
   <section class="wide"><h2>Actors</h2><p id="actors-note" class="note" data-testid="actors-note" hidden></p><div id="actors"></div></section>
-  <section class="wide" id="history-section" hidden><h2>History of <code id="history-actor" data-testid="history-actor"></code> (newest first, as the store keeps it)</h2><div id="history"></div></section>
+  <section class="wide"><h2>Paused actors</h2><div id="paused" data-testid="paused-actors"></div></section>
+  <section class="wide" id="history-section" hidden><h2>History of <code id="history-actor" data-testid="history-actor"></code> (newest first, as the store keeps it)</h2><div id="actor-holds" data-testid="actor-holds"></div><div id="history"></div></section>
   ${WORKFLOWS_HTML}
   <section class="wide"><h2>Recent turns</h2><div id="turns"></div></section>
   <section class="wide"><h2>Dead letters</h2><div id="dead-letters"></div></section>
@@ -111,13 +119,14 @@ function render(s: InspectorSnapshot): void {
       ? ''
       : 'Only the actors committed since the app process started are listed (local-aws follows the change feed); the others are still in DynamoDB.';
   $('actors').innerHTML = table(
-    ['actor', 'version', 'inbox position', 'state'],
+    ['actor', 'version', 'inbox position', 'held', 'state'],
     s.actors.map(
       (a) =>
-        `<tr data-testid="actor-${esc(a.id)}" data-actor="${esc(a.id)}" class="pick"><td><code>${esc(a.id)}</code></td><td class="num">${a.ver}</td><td class="num">${esc(a.inboxOffset)}</td><td><pre>${json(a.state)}</pre></td></tr>`,
+        `<tr data-testid="actor-${esc(a.id)}" data-actor="${esc(a.id)}" class="pick"><td><code>${esc(a.id)}</code></td><td class="num">${a.ver}</td><td class="num">${esc(a.inboxOffset)}</td><td data-testid="held-${esc(a.id)}">${holdCell(a)}</td><td><pre>${json(a.state)}</pre></td></tr>`,
     ),
     'no actor has committed yet: send one a message below',
   );
+  $('paused').innerHTML = pausedActorsHtml(s);
   $('turns').innerHTML = table(
     ['time', 'actor', 'messages', 'duration'],
     s.turns.map(
@@ -161,11 +170,14 @@ async function showHistory(actorId: string): Promise<void> {
   const response = await act('history', { actorId });
   const answer = (await response.json()) as {
     history?: HistoryEntry[];
+    paused?: ActorPause | null;
+    failing?: InspectedFailing | null;
     error?: { code: string; message: string };
   };
   if (historyOf !== actorId) return;
   $('history-section').hidden = false;
   $('history-actor').textContent = actorId;
+  $('actor-holds').innerHTML = answer.error ? '' : holdsHtml(answer);
   $('history').innerHTML = answer.error
     ? `<p class="rejected">${esc(answer.error.code)}: ${esc(answer.error.message)}</p>`
     : table(
@@ -178,10 +190,12 @@ async function showHistory(actorId: string): Promise<void> {
       );
 }
 
-$('actors').addEventListener('click', (event) => {
-  const row = (event.target as HTMLElement).closest<HTMLTableRowElement>('tr[data-actor]');
-  if (row?.dataset.actor) void showHistory(row.dataset.actor);
-});
+for (const list of ['actors', 'paused']) {
+  $(list).addEventListener('click', (event) => {
+    const row = (event.target as HTMLElement).closest<HTMLTableRowElement>('tr[data-actor]');
+    if (row?.dataset.actor) void showHistory(row.dataset.actor);
+  });
+}
 
 $('dead-letters').addEventListener('click', async (event) => {
   const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');

@@ -12,11 +12,15 @@ import {
   type HistoryEntry,
   recentOutcomes,
 } from '../../actorHistory.ts';
+import { type InspectedFailing, inspectFailing } from '../../inspectedFailing.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { readStatus, type Status } from '../status.ts';
 import type { FollowUp, Target } from '../target.ts';
 
-/** The front page: `baton status`'s health, and every dead letter. */
+/**
+ * The front page: `baton status`'s health (its `paused` lists the paused actors), and every
+ * dead letter.
+ */
 export interface Overview {
   readonly status: Status;
   readonly deadLetters: readonly InspectedLetter[];
@@ -50,6 +54,11 @@ export interface InspectedActor {
   readonly stateVersion: number;
   readonly inboxPosition: string;
   readonly paused: { readonly at: number; readonly by: string } | null;
+  /**
+   * The message failing at the head of its inbox, which its later messages wait behind (as
+   * `baton actors get` shows it); null when none is failing.
+   */
+  readonly failing: InspectedFailing | null;
   readonly state: unknown;
   /** Messages held while it is paused, in the order it applies them when resumed. */
   readonly inbox: readonly InspectedLetter[];
@@ -143,6 +152,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
     stateVersion: record.stateVersion ?? 1,
     inboxPosition: record.inboxOffset,
     paused: record.paused ? { at: record.paused.at, by: record.paused.by } : null,
+    failing: inspectFailing(record.failing),
     state: record.state,
     inbox: letters
       .filter((l) => l.parked !== undefined)

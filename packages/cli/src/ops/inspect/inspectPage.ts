@@ -1,6 +1,7 @@
 /**
- * `baton inspect`'s page: health and queues, dead letters, a search by actor id, and one actor
- * whole (state, history, inbox, dead letters, held sends, timers, a workflow's steps). Plain
+ * `baton inspect`'s page: health and queues, dead letters, paused actors, a search by actor id,
+ * and one actor whole (state, what holds it, history, inbox, dead letters, held sends, timers, a
+ * workflow's steps). Plain
  * script, no build: it reads `/_baton/api/…` and renders tables; ids of any length wrap, never widen the
  * layout, and travel URL-encoded (`#actor=<id>`). Action buttons show only with actions allowed.
  */
@@ -39,6 +40,7 @@ export function inspectHtml(page: { table: string; token: string; allowActions: 
     <main>
       <section><h2>Queues</h2><div id="queues"></div><dl id="counts"></dl></section>
       <section><h2>Dead letters</h2><div id="dead-letters"></div></section>
+      <section><h2>Paused actors</h2><div id="paused" data-testid="paused-actors"></div></section>
       <section><h2>Find an actor</h2>
         <form id="search"><input id="prefix" name="prefix" data-testid="prefix" placeholder="type, or type/start of key: account/al" required>
           <button type="submit">search</button></form><div id="results"></div></section>
@@ -62,6 +64,8 @@ const time = (at) => new Date(at).toISOString();
 const ms = (v) => v === null || v === undefined ? 'unknown' : v < 1000 ? v + 'ms' : Math.round(v / 1000) + 's';
 const table = (head, rows, empty) => rows.length === 0 ? '<p class="empty">' + empty + '</p>'
   : '<table><thead><tr>' + head.map((h) => '<th>' + h + '</th>').join('') + '</tr></thead><tbody>' + rows.join('') + '</tbody></table>';
+/** The paused actors the overview lists; it says how many more there are. */
+const PAUSED_SHOWN = 50;
 const button = (action, data, label) => actions
   ? '<button data-action="' + action + '" data-body="' + esc(JSON.stringify(data)) + '">' + label + '</button>' : '';
 
@@ -84,10 +88,30 @@ async function overview() {
   $('counts').innerHTML = [
     ['dead letters', '<span data-testid="dead-letter-count">' + s.deadLetters + '</span>'],
     ['parked', s.parked.messages + ' message(s) of ' + s.parked.actors + ' paused actor(s)'],
+    ['paused', '<span data-testid="paused-count">' + s.paused.actors.length + '</span> actor(s)' + (s.paused.complete ? '' : ' found (not all checked)')],
     ['timers due', s.timersDue], ['sweeper lag', s.sweeperLag.actors + ' actor(s) behind'],
   ].map(([k, v]) => '<dt>' + k + '</dt><dd>' + v + '</dd>').join('') + unknown;
   $('dead-letters').innerHTML = letters(deadLetters, true, 'no dead letter');
+  $('paused').innerHTML = paused(s);
 }
+
+// Oldest pause first, as baton status reads them: the first PAUSED_SHOWN, and how many more.
+function paused(s) {
+  const list = s.paused.actors;
+  const shown = list.slice(0, PAUSED_SHOWN);
+  const rows = shown.map((p) => '<tr data-testid="paused-actor"><td>' + actorLink(p.id) + '</td><td>' + time(p.at)
+    + '</td><td><code>' + esc(p.by) + '</code></td><td>' + (Object.hasOwn(s.parked.byActor, p.id) ? s.parked.byActor[p.id] : 0) + '</td></tr>');
+  return table(['actor', 'paused since', 'by', 'parked messages'], rows, 'no actor is paused')
+    + (list.length > shown.length ? '<p class="empty" data-testid="paused-more">and ' + (list.length - shown.length) + ' more paused actor(s), not listed</p>' : '')
+    + (s.paused.complete ? '' : '<p class="empty" data-testid="paused-unchecked">more may be paused: the health line says what was not checked</p>');
+}
+
+// What holds an actor: the message failing at the head of its inbox, as baton actors get says it.
+const failingLine = (f) => '<code>' + esc(f.messageId) + '</code> at inbox position <code>' + esc(f.inboxPosition) + '</code>, failed '
+  + esc(f.attempts) + ' time(s)' + (f.handler === undefined ? '' : ' in <code>' + esc(f.handler) + '</code>')
+  + (f.error === undefined ? '' : ': ' + esc(f.error))
+  + ' — its later messages wait until it is applied or dead-lettered'
+  + (f.error === undefined ? ' (the worker log has its error: "message will be retried", with this message id)' : '');
 
 function letters(list, withActor, empty) {
   return table([...(withActor ? ['actor'] : []), 'message', 'error', 'attempts', 'at', ''],
@@ -123,6 +147,7 @@ async function showActor(id) {
     + '<dt>version</dt><dd data-testid="actor-version">' + a.version + '</dd>'
     + '<dt>state version</dt><dd>' + a.stateVersion + '</dd>'
     + '<dt>inbox position</dt><dd>' + esc(a.inboxPosition) + '</dd>'
+    + (a.failing ? '<dt>failing message</dt><dd class="bad" data-testid="actor-failing">' + failingLine(a.failing) + '</dd>' : '')
     + '<dt>paused</dt><dd data-testid="actor-paused">' + (a.paused ? 'since ' + time(a.paused.at) + ' by ' + esc(a.paused.by) + ' '
       + button('resume', { actorId: a.id }, 'resume') : 'no ' + button('pause', { actorId: a.id }, 'pause')) + '</dd>'
     + '<dt>state</dt><dd><pre data-testid="actor-state">' + json(a.state) + '</pre></dd></dl>'
