@@ -26,6 +26,13 @@ export interface ConnectRequest {
    * Baton's passes it.
    */
   readonly validUntil?: (epochMs: number) => void;
+  /**
+   * Aborted when the host stops waiting for the hook: the local WebSocket host's
+   * `authTimeoutMs` passed (the connection is closed), or the host closes. Pass it to what the
+   * hook awaits (`fetch(url, { signal })`). Hosts that bound the hook otherwise (a Lambda's
+   * timeout) pass none.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**

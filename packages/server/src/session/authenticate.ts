@@ -7,6 +7,8 @@ import { BatonError, ErrorCode } from '@baton/core';
 export interface ConnectAttempt {
   readonly token?: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Aborted when the host stops waiting for the hook (the local host's `authTimeoutMs`). */
+  readonly signal?: AbortSignal;
 }
 
 /**

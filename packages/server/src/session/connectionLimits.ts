@@ -96,6 +96,36 @@ export function tooManyAnonymousConnections(max: number): BatonError {
 }
 
 /**
+ * The LIMIT_EXCEEDED error of a connection attempt that finds `max` others waiting for the app's
+ * `auth` hook (the local host's `maxPendingAuth`). Its message fits a close frame's reason.
+ *
+ * @example
+ * refuse(tooManyPendingAuth(100).message);
+ */
+export function tooManyPendingAuth(max: number): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `the server is checking the tokens of ${max} connections, the most it may: try again later`,
+    { details: { limit: max } },
+  );
+}
+
+/**
+ * The UNAVAILABLE error of a connection attempt whose `auth` hook ran past `timeoutMs` (the
+ * local host's `authTimeoutMs`). Its message fits a close frame's reason.
+ *
+ * @example
+ * ws.close(CloseCode.AUTH_TIMEOUT, authTimedOut(10_000).message);
+ */
+export function authTimedOut(timeoutMs: number): BatonError {
+  return new BatonError(
+    ErrorCode.UNAVAILABLE,
+    `the server could not check the token within ${timeoutMs} ms: try again later`,
+    { details: { timeoutMs } },
+  );
+}
+
+/**
  * The LIMIT_EXCEEDED error for a subscribe past `max`.
  *
  * @example

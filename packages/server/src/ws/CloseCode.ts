@@ -16,9 +16,15 @@ export const CloseCode = {
   AUTH_EXPIRED: 4440,
   /**
    * The user holds `maxConnectionsPerUser` connections already, or, for a connection with no
-   * user, the server holds `maxAnonymousConnections` of them.
+   * user, the server holds `maxAnonymousConnections` of them; or the server is running the `auth`
+   * hook for `maxPendingAuth` connection attempts already. Connect again later.
    */
   TOO_MANY_CONNECTIONS: 4429,
+  /**
+   * The `auth` hook did not settle within `authTimeoutMs` (a token check that hangs, e.g. on a
+   * JWKS fetch): connect again later.
+   */
+  AUTH_TIMEOUT: 4504,
   /** The client left over `maxUnreadBytes` unread in its socket: read it, then connect again. */
   NOT_READING: 4413,
 } as const;

@@ -7,6 +7,7 @@ import { Account } from '../fixtures/bank.ts';
 import { createLocalServer } from './createLocalServer.ts';
 import { actors, queries } from './fixtures/startTestServer.ts';
 import { TestSocket } from './fixtures/TestSocket.ts';
+import { resolveLocalServerOptions } from './LocalServerOptions.ts';
 
 /** Subscribes, deposits with `visible`, and checks the order: the new result, then visible. */
 async function readYourWrite(url: string) {
@@ -69,6 +70,13 @@ describe('local server options', () => {
     await app.stop();
   });
 
+  it('bounds the connection attempts waiting for auth by default: 100 at once, for 10 s each', async () => {
+    const app = startEmbedded({ actors, logger: silentLogger });
+    const settings = resolveLocalServerOptions({ actors, queries, backend: app });
+    expect(settings).toMatchObject({ maxPendingAuth: 100, authTimeoutMs: 10_000 });
+    await app.stop();
+  });
+
   it('collects every problem with the options into one INVALID_ARGUMENT error', async () => {
     const bad = createLocalServer({
       actors: 'Account' as never,
@@ -76,13 +84,15 @@ describe('local server options', () => {
       leaseMs: -1,
       maxFrameBytes: 10,
       maxAnonymousConnections: 0,
+      maxPendingAuth: 1.5,
+      authTimeoutMs: 2 ** 31,
       auth: 'yes' as never,
       backend: { store: {}, queue: {}, feed: {} } as never,
     });
     await expect(bad).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(
-        /actors must be .*auth must be .*leaseMs must be .*maxFrameBytes must be .*maxAnonymousConnections must be an integer ≥ 1, got 0.*backend.store .*backend.queue .*backend.feed/,
+        /actors must be .*auth must be .*leaseMs must be .*maxFrameBytes must be .*maxAnonymousConnections must be an integer ≥ 1, got 0.*maxPendingAuth must be an integer ≥ 1, got 1.5.*authTimeoutMs must be at most 2147483647.*backend.store .*backend.queue .*backend.feed/,
       ),
     });
   });

@@ -27,6 +27,12 @@ export interface AuthRequest {
    * counts; a time already past refuses the connection.
    */
   readonly validUntil: (epochMs: number) => void;
+  /**
+   * Aborted when the hook has run `authTimeoutMs` (the connection is then closed, 4504) or the
+   * server closes: pass it to what the hook awaits (`fetch(jwksUrl, { signal })`), so that a
+   * verification that hangs stops instead of holding its request past the connection.
+   */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -105,6 +111,19 @@ export interface LocalServerOptions extends ConnectionLimits {
    * @default 1,000
    */
   readonly maxAnonymousConnections?: number;
+  /**
+   * Connection attempts whose `auth` hook is still running that the server holds at once: no
+   * cap counts them otherwise (their user is not known yet), and a hook that is slow (a JWKS
+   * fetch) would let a stranger pile up sockets. One more is closed at once (4429), its hook not
+   * run, so that its client tries again later. @default 100
+   */
+  readonly maxPendingAuth?: number;
+  /**
+   * How long the `auth` hook may take for one connection attempt: past it the connection is
+   * closed (4504, "try again later"), the attempt stops counting against `maxPendingAuth`, its
+   * `request.signal` is aborted and the server logs a warning. @default 10 s
+   */
+  readonly authTimeoutMs?: number;
   /** @default JSON lines on stdout */
   readonly logger?: Logger;
   /** Passed to the {@link QueryEngine} (e.g. `batchMs`, `scope`, `clock`). */
@@ -128,6 +147,8 @@ export interface ResolvedLocalServerOptions {
   readonly maxUnreadBytes: number;
   readonly limits: Required<ConnectionLimits>;
   readonly maxAnonymousConnections: number;
+  readonly maxPendingAuth: number;
+  readonly authTimeoutMs: number;
 }
 
 /**
@@ -168,6 +189,16 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
       `maxAnonymousConnections must be an integer ≥ 1, got ${String(maxAnonymousConnections)}`,
     );
   }
+  const maxPendingAuth = options?.maxPendingAuth ?? 100;
+  if (!Number.isSafeInteger(maxPendingAuth) || maxPendingAuth < 1) {
+    problems.push(`maxPendingAuth must be an integer ≥ 1, got ${String(maxPendingAuth)}`);
+  }
+  const authTimeoutMs = number('authTimeoutMs', options?.authTimeoutMs, 10_000, 1);
+  if (authTimeoutMs > MAX_TIMER_MS) {
+    problems.push(
+      `authTimeoutMs must be at most ${MAX_TIMER_MS} (about 24.8 days), got ${authTimeoutMs}`,
+    );
+  }
   const host = options?.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') problems.push('host must be a host name or address');
   const given = options?.backend;
@@ -193,10 +224,13 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
   const settings = {
     ...{ port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes },
-    ...{ limits, maxAnonymousConnections },
+    ...{ limits, maxAnonymousConnections, maxPendingAuth, authTimeoutMs },
   };
   return { ports: { store, queue, feed }, client, ...settings };
 }
+
+/** The longest delay setTimeout keeps (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 function isApp(backend: unknown): backend is LocalServerApp {
   return (

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { jsonLogger, toBatonError } from '@baton/core';
+import { BatonError, ErrorCode, jsonLogger, toBatonError } from '@baton/core';
 import { systemClock } from '@baton/core/adapter';
 import { RECEIVED_SUBPROTOCOL, SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
@@ -9,9 +9,11 @@ import { QueryEngine } from '../QueryEngine.ts';
 import { authenticate, type ConnectAuth } from '../session/authenticate.ts';
 import { authRefusal } from '../session/authRefusal.ts';
 import {
+  authTimedOut,
   connectionOwner,
   tooManyAnonymousConnections,
   tooManyConnections,
+  tooManyPendingAuth,
 } from '../session/connectionLimits.ts';
 import { ProtocolSession } from '../session/ProtocolSession.ts';
 import { CloseCode } from './CloseCode.ts';
@@ -77,7 +79,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const logger = options.logger ?? jsonLogger();
   const settings = resolveLocalServerOptions(options);
   const { ports, leaseMs, heartbeatMs, maxFrameBytes, maxUnreadBytes, limits } = settings;
-  const { maxAnonymousConnections } = settings;
+  const { maxAnonymousConnections, maxPendingAuth, authTimeoutMs } = settings;
   const clock = options.engine?.clock ?? systemClock;
   const engine = new QueryEngine({
     logger,
@@ -105,8 +107,11 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     ...{ leaseMs, maxUnreadBytes, maxChunkedBytes: maxClientMessageBytes(maxFrameBytes) },
   };
   const connections = new Set<Connection>();
-  /** Sockets whose auth hook is still running. */
-  const upgrading = new Set<Duplex>();
+  /**
+   * Connection attempts whose auth hook is still running (and has run less than
+   * `authTimeoutMs`), each with what aborts its hook's `signal`: at most `maxPendingAuth`.
+   */
+  const upgrading = new Map<Duplex, AbortController>();
   let nextId = 1;
   let closing: Promise<void> | undefined;
 
@@ -136,18 +141,59 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   });
   http.on('clientError', (_error, socket) => socket.destroy());
 
+  /** Completes the handshake only to close the socket at once, with a code the client reads. */
+  const refuse = (
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    code: number,
+    reason: string,
+  ) => {
+    if (closing || socket.destroyed) return socket.destroy();
+    wss.handleUpgrade(request, socket, head, (ws) => ws.close(code, truncate(reason)));
+  };
+
   const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
+    // No cap counts an attempt whose user is not known yet but this one: a slow hook must not
+    // let a stranger hold sockets without bound. Refused before its hook runs.
+    if (upgrading.size >= maxPendingAuth) {
+      const refusal = tooManyPendingAuth(maxPendingAuth);
+      return refuse(request, socket, head, CloseCode.TOO_MANY_CONNECTIONS, refusal.message);
+    }
     let auth: ConnectAuth = { identity: undefined };
     let refusal: string | undefined;
-    upgrading.add(socket);
+    let timedOut = false;
+    const abort = new AbortController();
+    upgrading.set(socket, abort);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const attempt = { token: readToken(request), headers: request.headers };
-      auth = await authenticate(options.auth, attempt, clock);
+      const attempt = { token: readToken(request), headers: request.headers, signal: abort.signal };
+      // Waited for no longer than authTimeoutMs, nor past the server's close.
+      const expired = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(AUTH_TIMED_OUT), authTimeoutMs);
+        abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
+      });
+      auth = await Promise.race([authenticate(options.auth, attempt, clock), expired]);
     } catch (error) {
-      refusal = authRefusal(error, logger);
+      if (closing) {
+        // The socket is destroyed below.
+      } else if (error === AUTH_TIMED_OUT) {
+        timedOut = true;
+        logger.warn('connection closed: the auth hook did not settle in time', {
+          authTimeoutMs,
+        });
+        abort.abort(authTimedOut(authTimeoutMs));
+      } else {
+        refusal = authRefusal(error, logger);
+      }
     } finally {
+      clearTimeout(timer);
       upgrading.delete(socket);
+    }
+    if (timedOut) {
+      const reason = authTimedOut(authTimeoutMs).message;
+      return refuse(request, socket, head, CloseCode.AUTH_TIMEOUT, reason);
     }
     if (closing || socket.destroyed) return socket.destroy();
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -205,7 +251,10 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     clearInterval(heartbeat);
     for (const connection of connections) connection.close(1001, 'server closing');
     connections.clear();
-    for (const socket of upgrading) socket.destroy();
+    for (const [socket, abort] of upgrading) {
+      abort.abort(new BatonError(ErrorCode.UNAVAILABLE, 'the server is closing'));
+      socket.destroy();
+    }
     // Sockets that do not finish the closing handshake in time are cut.
     const grace = setTimeout(() => {
       for (const socket of wss.clients) socket.terminate();
@@ -232,6 +281,9 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     },
   };
 }
+
+/** What rejects the wait for an auth hook that ran past `authTimeoutMs`. */
+const AUTH_TIMED_OUT = Symbol('auth timed out');
 
 /** A close reason is at most 123 bytes of UTF-8. */
 function truncate(reason: string): string {
