@@ -62,11 +62,25 @@ export function withOutcomePages(store: TurnStore, record: ActorRecord, now: num
     return record;
   }
   if (record.outcomePage) return record;
+  const page = firstPage(now);
   const begun: OutcomePageState =
     record.ver === 0
-      ? { page: 0, bytes: 0 }
-      : { page: 0, bytes: 0, itemsBefore: now + ITEMS_CLOCK_MARGIN_MS };
+      ? { page, bytes: 0 }
+      : { page, bytes: 0, itemsBefore: now + ITEMS_CLOCK_MARGIN_MS };
   return { ...record, format: Math.max(record.format ?? 1, PAGED_FORMAT), outcomePage: begun };
+}
+
+/**
+ * The number of a life's first page: the time its pages begin, in ms. An earlier life's pages may
+ * outlive its record (a store deletes expired items when it gets to them, and a redrive renews
+ * an outcome), and a reader goes back from the highest page number, stopping at the first page
+ * of messages sent before the one it looks for: a new life numbered from 0 again would sort
+ * below such a page and hide its outcomes. Numbered from its start, it sorts above them all: a
+ * life closes far fewer than one page a millisecond, and the next begins days after its record
+ * was halted.
+ */
+export function firstPage(now: number): number {
+  return Math.max(0, Math.floor(now));
 }
 
 /** An ingress message's outcome, kept with its message's `sentAt`. */
@@ -179,7 +193,7 @@ export const PAGE_KEYS_KEPT = 100_000;
 
 /** What a worker knows of one actor's closed pages: they never change once closed. */
 interface KnownPages {
-  /** The actor's life whose pages these are (a new life numbers its pages from 0 again). */
+  /** The actor's life whose pages these are (each life numbers its pages from its own start). */
   readonly life: string | undefined;
   /** The pages read hold every outcome of a message sent at or after this. */
   readonly from: number;

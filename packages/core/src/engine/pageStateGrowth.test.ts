@@ -16,7 +16,13 @@ const record = (outcomePage?: OutcomePageState): ActorRecord => ({
 /** The growth as measured whole: the state at its widest, both times set, less the state. */
 function measured(state: OutcomePageState): number {
   const time = 9_999_999_999_999;
-  const widest = { ...state, page: 999_999, bytes: 99_999, sentAt: time, closedSentAt: time };
+  const widest = {
+    ...state,
+    page: 99_999_999_999_999,
+    bytes: 99_999,
+    sentAt: time,
+    closedSentAt: time,
+  };
   return Math.max(0, jsonSize(widest) - jsonSize(state));
 }
 
@@ -37,14 +43,19 @@ describe('pageStateGrowth', () => {
     ['short times', { page: 1, bytes: 20, sentAt: 5, closedSentAt: 7 }],
     [
       'numbers at their widest',
-      { page: 999_999, bytes: 99_999, sentAt: 9_999_999_999_999, closedSentAt: 9_999_999_999_999 },
+      {
+        page: 99_999_999_999_999,
+        bytes: 99_999,
+        sentAt: 9_999_999_999_999,
+        closedSentAt: 9_999_999_999_999,
+      },
     ],
   ])('is what measuring the widest state gives, for %s', (_, state) => {
     expect(pageStateGrowth(record(state))).toBe(measured(state));
   });
 
   it('never counts below 0, for numbers past the widest', () => {
-    const state = { page: 10_000_000, bytes: 1_000_000, sentAt: 1e15, closedSentAt: 1e15 };
+    const state = { page: 1e15, bytes: 1_000_000, sentAt: 1e15, closedSentAt: 1e15 };
     expect(measured(state)).toBe(0);
     expect(pageStateGrowth(record(state))).toBe(0);
   });

@@ -18,8 +18,8 @@ export function pageStateGrowth(record: ActorRecord): number {
   return Math.max(0, growth);
 }
 
-/** The widest numbers of an outcome page state: its page, its bytes, its times. */
-const WIDEST_PAGE = 999_999;
+/** The widest numbers of an outcome page state: its page (from a time), its bytes, its times. */
+const WIDEST_PAGE = 99_999_999_999_999;
 const WIDEST_PAGE_BYTES = 99_999;
 const WIDEST_TIME = 9_999_999_999_999;
 
