@@ -89,8 +89,8 @@ export function mapTransactionError(
 /**
  * Whether a commit that put its outcome page whole (`OutcomePageWrite.begins`) failed only
  * because that page exists, holding no live outcome of the commit's keys: the store then writes
- * it again per outcome. An earlier life of the actor, which numbers its pages from 0 again, may
- * have left it.
+ * it again per outcome. An earlier life of the actor, begun by a Baton that numbered pages from 0,
+ * may have left it.
  */
 export function pageExistedOnly(error: unknown, commit: Commit, now: number): boolean {
   const outcomes = commit.outcomes;

@@ -82,7 +82,7 @@ export function deletableAt(record: ActorRecord): number | undefined {
  * item for all its outcomes; a full page is closed and the next one begun.
  */
 export interface OutcomePageState {
-  /** The current page (0, 1, …). */
+  /** The current page: a life's first is the time its pages began, in ms; then +1 a page. */
   readonly page: number;
   /** How many bytes of outcomes the current page holds (their `jsonSize`). */
   readonly bytes: number;
@@ -120,8 +120,8 @@ export interface OutcomePageWrite {
    * True when the record's page state said the page held no outcome yet (`bytes` 0): this write
    * begins it. A store may then write the page whole, on the one condition that no such item
    * exists, instead of one condition per outcome; where it does exist (an earlier life of the
-   * actor, which numbers its pages from 0 again, may have left it), the store must fall back to
-   * the per-outcome conditions. Absent: the store cannot tell, and keeps those conditions.
+   * actor, begun by a Baton that numbered pages from 0, may have left it), the store must fall
+   * back to the per-outcome conditions. Absent: the store cannot tell, and keeps those conditions.
    */
   readonly begins?: boolean;
 }
