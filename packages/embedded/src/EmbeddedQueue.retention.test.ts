@@ -67,4 +67,41 @@ describe("EmbeddedQueue's message retention", () => {
     expect(await new EmbeddedQueue(options).receive({ max: 10, ...VT })).toEqual([]);
     expect(new EmbeddedQueue(options).messages()).toEqual([]);
   });
+
+  it('counts no message past the retention, whether or not a receive reached its group', async () => {
+    const { queue, clock } = setup({ retentionMs: 60_000 });
+    let notified = 0;
+    queue.onAvailable(() => notified++);
+    await queue.send([msg('a', '1')]);
+    clock.t += 30_000;
+    await queue.send([msg('b', '1'), msg('a', '2')]);
+    // a:1 in flight, for longer than it is kept; a:2 waits behind it; b:1 is never received.
+    expect(bodies(await queue.receive({ max: 1, visibilityTimeoutMs: 12 * 60 * 60_000 }))).toEqual([
+      '1',
+    ]);
+    expect(queue.counts()).toEqual({
+      total: 3,
+      visible: 2,
+      receivable: 1,
+      inFlight: 1,
+      deadLetters: 0,
+    });
+    clock.t += 30_000; // a:1 was sent 60 s ago: SQS deletes it, in flight or not
+    notified = 0;
+    expect(queue.counts()).toEqual({
+      total: 2,
+      visible: 2,
+      receivable: 2,
+      inFlight: 0,
+      deadLetters: 0,
+    });
+    // Its group is free: a:2 may be received now, and a waiting host is told so.
+    expect(notified).toBe(1);
+    expect(queue.nextVisibleAt()).toBe(clock.t);
+    expect(queue.messages().map((m) => `${m.group}:${m.body}`)).toEqual(['b:1', 'a:2']);
+    clock.t += 30_000;
+    expect(queue.counts()).toMatchObject({ total: 0, visible: 0, receivable: 0, inFlight: 0 });
+    expect(queue.nextVisibleAt()).toBeUndefined();
+    expect(queue.messages()).toEqual([]);
+  });
 });

@@ -58,7 +58,7 @@ export interface EmbeddedQueueOptions {
   /** A send whose `dedupeId` was accepted this recently is dropped. Default: 5 min (SQS). */
   readonly dedupeWindowMs?: number;
   /**
-   * How long a message stays in the queue, received or not, before a receive drops it (SQS's
+   * How long a message stays in the queue, received or not, before it is dropped (SQS's
    * MessageRetentionPeriod): from 60 s to 14 days. Default: 14 days, what the BatonApp construct
    * gives the production queues.
    */
@@ -72,7 +72,7 @@ export interface EmbeddedQueueOptions {
   readonly maxMessageBytes?: number;
 }
 
-/** Counts for tests and tools. */
+/** Counts for tests and tools; none counts a message past the retention. */
 export interface QueueCounts {
   /** Messages in the queue: `visible + inFlight`. Dead letters are not counted here. */
   readonly total: number;
@@ -93,7 +93,8 @@ let instances = 0;
  * one receiver per group at a time (a received, unacknowledged message blocks its group until
  * it is acked or its visibility timeout passes); redelivery with a new receipt and
  * `receiveCount + 1`; a dedupe window on `dedupeId`; increasing sequence numbers; a
- * dead-letter queue after `maxReceives` receives. With a journal, messages, dead letters,
+ * dead-letter queue after `maxReceives` receives; a message dropped at the retention
+ * (`retentionMs`, 14 days). With a journal, messages, dead letters,
  * dedupe ids and the sequence counter survive a restart; delivery state does not — after a
  * restart every unacknowledged message is visible again and its `receiveCount` starts over.
  *
@@ -187,7 +188,7 @@ export class EmbeddedQueue implements Queue {
    * Up to `max` (default and most: `MAX_RECEIVE_MESSAGES`, SQS's 10) messages. Groups are served oldest head first and round-robin, and
    * a group with a message in flight is skipped; within a group, messages come in order.
    * A message due for its `maxReceives + 1`-th receive moves to the dead-letter queue instead;
-   * one sent `retentionMs` ago or longer is dropped, as SQS drops it.
+   * one sent `retentionMs` ago or longer is dropped, as SQS drops it (see {@link counts}).
    * A `max` over `MAX_RECEIVE_MESSAGES`, or a `visibilityTimeoutMs` over
    * `MAX_VISIBILITY_TIMEOUT_MS` (12 hours), is refused with INVALID_ARGUMENT, as SQS refuses it.
    */
@@ -198,11 +199,12 @@ export class EmbeddedQueue implements Queue {
     checkReceiveMax('receive max', max);
     checkVisibility('receive visibilityTimeoutMs', visibilityTimeoutMs);
     const now = this.#clock.now();
+    this.#expire(now);
     const limits = { maxReceives: this.maxReceives, sentBy: now - this.retentionMs };
     const { picks, dead, expired, taken } = this.#state.plan(now, max, limits);
     try {
       if (expired.length > 0) {
-        this.#write({ t: 'queue.ack', q: this.name, seqs: expired.map((m) => m.n) });
+        this.#write({ t: 'queue.expire', q: this.name, seqs: expired.map((m) => m.n) });
       }
       if (dead.length > 0) {
         const letters = dead.map((m) => toLetter(m, now));
@@ -266,8 +268,9 @@ export class EmbeddedQueue implements Queue {
   }
 
   /**
-   * Calls `listener` after every send, ack, release and redrive: a host loop can then call
-   * `receive` or re-read {@link nextVisibleAt} instead of polling. Returns unsubscribe.
+   * Calls `listener` after every send, ack, release, redrive and drop of messages past the
+   * retention: a host loop can then call `receive` or re-read {@link nextVisibleAt} instead of
+   * polling. Returns unsubscribe.
    */
   onAvailable(listener: () => void): () => void {
     const entry = () => listener();
@@ -279,11 +282,20 @@ export class EmbeddedQueue implements Queue {
 
   /** `now` if a message is receivable, else when the next one will be; undefined if empty. */
   nextVisibleAt(): number | undefined {
-    return this.#state.nextVisibleAt(this.#clock.now());
+    const now = this.#clock.now();
+    this.#expire(now);
+    return this.#state.nextVisibleAt(now);
   }
 
+  /**
+   * What the queue holds now, as SQS's approximate counts would show it: a message past the
+   * retention is dropped first (as a receive drops it), in the time it takes to drop those, so
+   * it is never counted — whether or not a receive reached its group.
+   */
   counts(): QueueCounts {
-    const { inFlight, blocked } = this.#state.inFlight(this.#clock.now());
+    const now = this.#clock.now();
+    this.#expire(now);
+    const { inFlight, blocked } = this.#state.inFlight(now);
     const total = this.#state.bySeq.size;
     return {
       total,
@@ -294,8 +306,12 @@ export class EmbeddedQueue implements Queue {
     };
   }
 
-  /** The messages in the queue, in sequence order (copies, without receipts). */
+  /**
+   * The messages in the queue, in sequence order (copies, without receipts); those past the
+   * retention are dropped first.
+   */
   messages(): Omit<ReceivedMessage, 'receipt'>[] {
+    this.#expire(this.#clock.now());
     return [...this.#state.bySeq.values()]
       .sort((a, b) => a.n - b.n)
       .map(({ n, group, dedupeId, body, receiveCount }) => {
@@ -329,9 +345,11 @@ export class EmbeddedQueue implements Queue {
     return moves.length;
   }
 
-  /** The durable state as journal entries, to compact a journal. */
+  /** The durable state as journal entries, to compact a journal (what is past the retention left out). */
   snapshot(): JournalEntry[] {
-    return this.#state.snapshot(this.name, this.#clock.now() - this.dedupeWindowMs);
+    const now = this.#clock.now();
+    this.#expire(now);
+    return this.#state.snapshot(this.name, now - this.dedupeWindowMs);
   }
 
   /** Rejects every later call with UNAVAILABLE. Does not close the journal. */
@@ -347,6 +365,20 @@ export class EmbeddedQueue implements Queue {
   #delivered(receipt: string): StoredMessage | undefined {
     const message = this.#state.bySeq.get(seqInReceipt(receipt));
     return message?.receipt === receipt ? message : undefined;
+  }
+
+  /**
+   * Drops the messages sent (or redriven) `retentionMs` or longer before `now`, as SQS deletes
+   * them: one journaled entry, in O(their number). Reads call it too, so that nothing past the
+   * retention is counted or listed. A closed queue drops nothing (its journal may be closed).
+   */
+  #expire(now: number): void {
+    if (this.#closed) return;
+    const messages = this.#state.expired(now - this.retentionMs);
+    if (!messages) return;
+    this.#write({ t: 'queue.expire', q: this.name, seqs: messages.map((m) => m.n) });
+    // A dropped message held in flight no longer holds its group.
+    this.#notify();
   }
 
   #write(entry: QueueEntry): void {

@@ -1,5 +1,6 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import { invalidArgument, type QueueMessage, queueMessageBytes } from '@baton/core/adapter';
+import { ExpiryOrder } from './ExpiryOrder.ts';
 import { GroupSchedule } from './GroupSchedule.ts';
 import { IndexedSet } from './IndexedSet.ts';
 import type { JournalEntry } from './Journal.ts';
@@ -43,6 +44,8 @@ export type QueueEntry =
       readonly dedupe?: false;
     }
   | { readonly t: 'queue.ack'; readonly q: string; readonly seqs: number[] }
+  /** Messages past the queue's retention, dropped as SQS drops them. */
+  | { readonly t: 'queue.expire'; readonly q: string; readonly seqs: number[] }
   | { readonly t: 'queue.dead'; readonly q: string; readonly letters: Letter[] }
   | {
       readonly t: 'queue.redrive';
@@ -90,6 +93,11 @@ export class QueueState {
   readonly dedupe = new Map<string, number>();
   lastSeq = 0;
   readonly #schedule = new GroupSchedule();
+  /** The messages by send time (a redriven one by its redrive): the oldest expire first. */
+  readonly #bySent = new ExpiryOrder<StoredMessage>(
+    (m) => m.sentAt,
+    (m) => !m.removed,
+  );
   /** Groups with a received or released message: the only ones that can be in flight. */
   readonly #touched = new IndexedSet<MessageGroup>();
   /** Groups changed by the entry being applied, filed again once it is; each flags `changed`. */
@@ -101,6 +109,9 @@ export class QueueState {
         for (const sent of entry.msgs) this.#add(sent, entry.at, entry.dedupe !== false);
         break;
       case 'queue.ack':
+        for (const n of entry.seqs) this.#remove(n);
+        break;
+      case 'queue.expire':
         for (const n of entry.seqs) this.#remove(n);
         break;
       case 'queue.dead':
@@ -149,6 +160,16 @@ export class QueueState {
     const plan: ReceivePlan = { picks: [], dead: [], expired: [], taken };
     pickMessages(taken, max, limits, plan);
     return plan;
+  }
+
+  /**
+   * The messages sent at or before `cutoff` (past the queue's retention), oldest first;
+   * undefined when there are none. In O(their number), not the queue's. They stay until an
+   * entry removes them (`queue.expire`).
+   */
+  expired(cutoff: number): StoredMessage[] | undefined {
+    const oldest = this.#bySent.oldest();
+    return oldest !== undefined && oldest <= cutoff ? this.#bySent.addedBy(cutoff) : undefined;
   }
 
   /** Sets when `messages` (all in the queue) become visible again, e.g. on release. */
@@ -224,6 +245,7 @@ export class QueueState {
     const message = new StoredMessage(sent, at, group);
     group.push(message);
     this.bySeq.set(sent.n, message);
+    this.#bySent.push(message, this.bySeq.size);
     this.lastSeq = Math.max(this.lastSeq, sent.n);
     if (remember) this.#remember(sent.dedupeId, at);
   }
@@ -232,6 +254,7 @@ export class QueueState {
     const message = this.bySeq.get(n);
     if (!message) return undefined;
     this.bySeq.delete(n);
+    message.removed = true;
     const group = message.home;
     if (group.remove(message)) {
       if (group.size === 0) this.groups.delete(group.key);

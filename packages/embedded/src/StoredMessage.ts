@@ -20,6 +20,8 @@ export class StoredMessage implements IndexedSetItem {
   receipt: string | undefined = undefined;
   /** When the latest delivery was received: SQS's 12 hours of visibility run from it. */
   receivedAt = 0;
+  /** Set once it left the queue (acked, dead-lettered or expired). */
+  removed = false;
   /** Its place among its group's `touched` messages, if it is one. */
   setIndex = -1;
 
