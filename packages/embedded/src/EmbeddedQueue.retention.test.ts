@@ -68,6 +68,44 @@ describe("EmbeddedQueue's message retention", () => {
     expect(new EmbeddedQueue(options).messages()).toEqual([]);
   });
 
+  it('keeps a dead letter retentionMs from its move to the dead-letter queue, as an SQS FIFO dead-letter queue does, then drops it for good: no longer listed, counted or redriven', async () => {
+    const journal = new MemoryJournal();
+    const clock = { t: 1_000_000, now: () => clock.t };
+    const options = { clock, journal, retentionMs: DAY, maxReceives: 1 };
+    const queue = new EmbeddedQueue(options);
+    const t0 = clock.t;
+    await queue.send([msg('a', 'first')]);
+    await queue.receive({ max: 10, ...VT });
+    clock.t = t0 + DAY / 2;
+    await queue.receive({ max: 10, ...VT }); // 'first' dead-lettered, half a day after its send
+    await queue.send([msg('b', 'second')]);
+    await queue.receive({ max: 10, ...VT });
+    clock.t = t0 + (3 * DAY) / 4;
+    await queue.receive({ max: 10, ...VT }); // 'second' dead-lettered
+    const [first, second] = queue.deadLetters();
+    expect([first?.body, second?.body]).toEqual(['first', 'second']);
+    // A day after its send, 'first' is still there: SQS restarts a FIFO message's retention as
+    // it moves it to the dead-letter queue.
+    clock.t = t0 + DAY;
+    expect(bodies(queue.deadLetters())).toEqual(['first', 'second']);
+    clock.t = t0 + DAY / 2 + DAY - 1;
+    expect(queue.counts().deadLetters).toBe(2);
+    // A day after its move, it is gone, whichever asks first.
+    clock.t = t0 + DAY / 2 + DAY;
+    expect(queue.counts()).toMatchObject({ total: 0, deadLetters: 1 });
+    expect(bodies(queue.deadLetters())).toEqual(['second']);
+    expect(queue.redrive([first!.seq])).toBe(0);
+    // The drop is journaled: a queue restarted with a longer retention does not bring it back.
+    expect(bodies(new EmbeddedQueue({ ...options, retentionMs: 14 * DAY }).deadLetters())).toEqual([
+      'second',
+    ]);
+    clock.t = t0 + (3 * DAY) / 4 + DAY;
+    expect(queue.redrive()).toBe(0);
+    expect(queue.deadLetters()).toEqual([]);
+    expect(queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+    expect(new EmbeddedQueue(options).deadLetters()).toEqual([]);
+  });
+
   it('counts no message past the retention, whether or not a receive reached its group', async () => {
     const { queue, clock } = setup({ retentionMs: 60_000 });
     let notified = 0;

@@ -59,8 +59,10 @@ export interface EmbeddedQueueOptions {
   readonly dedupeWindowMs?: number;
   /**
    * How long a message stays in the queue, received or not, before it is dropped (SQS's
-   * MessageRetentionPeriod): from 60 s to 14 days. Default: 14 days, what the BatonApp construct
-   * gives the production queues.
+   * MessageRetentionPeriod): from 60 s to 14 days. The dead-letter queue keeps a dead letter as
+   * long from its move there, as an SQS FIFO dead-letter queue of the same retention keeps it.
+   * Default: 14 days, what the BatonApp construct gives the production queue and its
+   * dead-letter queue.
    */
   readonly retentionMs?: number;
   /**
@@ -72,7 +74,7 @@ export interface EmbeddedQueueOptions {
   readonly maxMessageBytes?: number;
 }
 
-/** Counts for tests and tools; none counts a message past the retention. */
+/** Counts for tests and tools; none counts a message or dead letter past the retention. */
 export interface QueueCounts {
   /** Messages in the queue: `visible + inFlight`. Dead letters are not counted here. */
   readonly total: number;
@@ -93,8 +95,8 @@ let instances = 0;
  * one receiver per group at a time (a received, unacknowledged message blocks its group until
  * it is acked or its visibility timeout passes); redelivery with a new receipt and
  * `receiveCount + 1`; a dedupe window on `dedupeId`; increasing sequence numbers; a
- * dead-letter queue after `maxReceives` receives; a message dropped at the retention
- * (`retentionMs`, 14 days). With a journal, messages, dead letters,
+ * dead-letter queue after `maxReceives` receives; a message, and a dead letter, dropped at the
+ * retention (`retentionMs`, 14 days). With a journal, messages, dead letters,
  * dedupe ids and the sequence counter survive a restart; delivery state does not — after a
  * restart every unacknowledged message is visible again and its `receiveCount` starts over.
  *
@@ -288,9 +290,9 @@ export class EmbeddedQueue implements Queue {
   }
 
   /**
-   * What the queue holds now, as SQS's approximate counts would show it: a message past the
-   * retention is dropped first (as a receive drops it), in the time it takes to drop those, so
-   * it is never counted — whether or not a receive reached its group.
+   * What the queue holds now, as SQS's approximate counts would show it: a message or dead
+   * letter past the retention is dropped first (as a receive drops it), in the time it takes to
+   * drop those, so it is never counted — whether or not a receive reached its group.
    */
   counts(): QueueCounts {
     const now = this.#clock.now();
@@ -319,8 +321,13 @@ export class EmbeddedQueue implements Queue {
       });
   }
 
-  /** The dead-letter queue, oldest first. */
+  /**
+   * The dead-letter queue, oldest first. A dead letter is kept `retentionMs` from its move there
+   * (`deadAt`), as an SQS FIFO dead-letter queue with the queue's retention keeps it, then
+   * dropped: neither listed, counted nor redriven.
+   */
   deadLetters(): DeadLetter[] {
+    this.#expire(this.#clock.now());
     return [...this.#state.dead.values()].map(({ n, ...letter }) => ({
       seq: String(n),
       ...letter,
@@ -334,6 +341,7 @@ export class EmbeddedQueue implements Queue {
    */
   redrive(seqs?: readonly string[]): number {
     this.#checkOpen();
+    this.#expire(this.#clock.now());
     const chosen = seqs
       ? seqs.map(Number).filter((n) => this.#state.dead.has(n))
       : [...this.#state.dead.keys()];
@@ -368,17 +376,20 @@ export class EmbeddedQueue implements Queue {
   }
 
   /**
-   * Drops the messages sent (or redriven) `retentionMs` or longer before `now`, as SQS deletes
-   * them: one journaled entry, in O(their number). Reads call it too, so that nothing past the
-   * retention is counted or listed. A closed queue drops nothing (its journal may be closed).
+   * Drops the messages sent (or redriven), and the dead letters moved, `retentionMs` or longer
+   * before `now`, as SQS deletes them: one journaled entry, in O(their number). Reads call it too,
+   * so that nothing past the retention is counted or listed. A closed queue drops nothing (its
+   * journal may be closed).
    */
   #expire(now: number): void {
     if (this.#closed) return;
-    const messages = this.#state.expired(now - this.retentionMs);
-    if (!messages) return;
-    this.#write({ t: 'queue.expire', q: this.name, seqs: messages.map((m) => m.n) });
+    const expired = this.#state.expired(now - this.retentionMs);
+    if (!expired) return;
+    const { messages, letters } = expired;
+    const seqs = [...messages.map((m) => m.n), ...letters.map((letter) => letter.n)];
+    this.#write({ t: 'queue.expire', q: this.name, seqs });
     // A dropped message held in flight no longer holds its group.
-    this.#notify();
+    if (messages.length > 0) this.#notify();
   }
 
   #write(entry: QueueEntry): void {

@@ -7,7 +7,10 @@ import type { JournalEntry } from './Journal.ts';
 import { MessageGroup } from './MessageGroup.ts';
 import { StoredMessage } from './StoredMessage.ts';
 
-/** A message moved to the dead-letter queue after too many receives. */
+/**
+ * A message moved to the dead-letter queue after too many receives. It is kept for the queue's
+ * retention from its move (`deadAt`), as an SQS FIFO dead-letter queue keeps it.
+ */
 export interface DeadLetter {
   /** The sequence number it had in the queue. */
   readonly seq: string;
@@ -44,7 +47,7 @@ export type QueueEntry =
       readonly dedupe?: false;
     }
   | { readonly t: 'queue.ack'; readonly q: string; readonly seqs: number[] }
-  /** Messages past the queue's retention, dropped as SQS drops them. */
+  /** Messages and dead letters past the queue's retention, dropped as SQS drops them. */
   | { readonly t: 'queue.expire'; readonly q: string; readonly seqs: number[] }
   | { readonly t: 'queue.dead'; readonly q: string; readonly letters: Letter[] }
   | {
@@ -59,6 +62,14 @@ export type QueueEntry =
       readonly lastSeq: number;
       readonly dedupe: [id: string, at: number][];
     };
+
+/** What is past the queue's retention (see {@link QueueState.expired}). */
+export interface Expired {
+  /** Messages sent (or redriven) at or before the cutoff, received or not. */
+  readonly messages: StoredMessage[];
+  /** Dead letters moved to the dead-letter queue at or before the cutoff. */
+  readonly letters: Letter[];
+}
 
 /** What a receive takes from the queue (see {@link QueueState.plan}). */
 export interface ReceivePlan {
@@ -98,6 +109,11 @@ export class QueueState {
     (m) => m.sentAt,
     (m) => !m.removed,
   );
+  /** The dead letters by the time of their move: the oldest expire first. */
+  readonly #byDeath = new ExpiryOrder<Letter>(
+    (letter) => letter.deadAt,
+    (letter) => this.dead.get(letter.n) === letter,
+  );
   /** Groups with a received or released message: the only ones that can be in flight. */
   readonly #touched = new IndexedSet<MessageGroup>();
   /** Groups changed by the entry being applied, filed again once it is; each flags `changed`. */
@@ -112,12 +128,16 @@ export class QueueState {
         for (const n of entry.seqs) this.#remove(n);
         break;
       case 'queue.expire':
-        for (const n of entry.seqs) this.#remove(n);
+        for (const n of entry.seqs) {
+          this.#remove(n);
+          this.dead.delete(n);
+        }
         break;
       case 'queue.dead':
         for (const letter of entry.letters) {
           this.#remove(letter.n);
           this.dead.set(letter.n, letter);
+          this.#byDeath.push(letter, this.dead.size);
         }
         break;
       case 'queue.redrive':
@@ -163,13 +183,16 @@ export class QueueState {
   }
 
   /**
-   * The messages sent at or before `cutoff` (past the queue's retention), oldest first;
-   * undefined when there are none. In O(their number), not the queue's. They stay until an
-   * entry removes them (`queue.expire`).
+   * The messages sent, and the dead letters moved, at or before `cutoff` (past the queue's
+   * retention), oldest first; undefined when there are none. In O(their number), not the
+   * queue's. They stay until an entry removes them (`queue.expire`).
    */
-  expired(cutoff: number): StoredMessage[] | undefined {
-    const oldest = this.#bySent.oldest();
-    return oldest !== undefined && oldest <= cutoff ? this.#bySent.addedBy(cutoff) : undefined;
+  expired(cutoff: number): Expired | undefined {
+    const message = this.#bySent.oldest();
+    const letter = this.#byDeath.oldest();
+    const due = (at: number | undefined) => at !== undefined && at <= cutoff;
+    if (!due(message) && !due(letter)) return undefined;
+    return { messages: this.#bySent.addedBy(cutoff), letters: this.#byDeath.addedBy(cutoff) };
   }
 
   /** Sets when `messages` (all in the queue) become visible again, e.g. on release. */
