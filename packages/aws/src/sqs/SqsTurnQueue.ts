@@ -162,7 +162,9 @@ export class SqsTurnQueue implements TurnQueue {
   /**
    * Makes messages visible again after `delayMs` (rounded up to seconds, at most 12 h): the
    * worker Lambda releases the records its turns failed, so they come back after their retry
-   * delay rather than the visibility timeout. A stale receipt is ignored.
+   * delay rather than the visibility timeout. A stale receipt is ignored. A message SQS refuses
+   * to hide past 12 hours from its receive is left as it was (back when its visibility timeout
+   * runs out, nothing deleted), and the release throws INVALID_ARGUMENT.
    */
   async release(receipts: readonly string[], delayMs: number): Promise<void> {
     await releaseReceipts(this.client, this.queueUrl, receipts, delayMs);

@@ -41,7 +41,8 @@ export async function perReceipt(
     } catch (error) {
       throw unavailable('SQS', operation, error);
     }
-    throwUnlessStale(operation, failed);
+    const error = batchFailure(operation, failed);
+    if (error) throw error;
   }
 }
 
@@ -75,17 +76,28 @@ export function toSeconds(ms: number): number {
   return Math.ceil(ms / 1000);
 }
 
-function throwUnlessStale(
+/**
+ * The error of a batch call on receipts whose entries `failed` (a `BatchResultErrorEntry` each);
+ * undefined when all failed as stale. A release SQS refused as past 12 hours from the receive
+ * ("Total VisibilityTimeout for the message is beyond the limit", `InvalidParameterValue`;
+ * ElasticMQ takes it) is INVALID_ARGUMENT: asked again, it fails again. Anything else is
+ * UNAVAILABLE. Either way SQS changed nothing of the failed ones: each comes back when the
+ * visibility timeout it has runs out; none is deleted.
+ */
+export function batchFailure(
   operation: string,
   failed: readonly { Code?: string; Message?: string }[],
-) {
+): BatonError | undefined {
   const real = failed.filter((f) => !isStale(f.Code, f.Message));
-  if (real.length > 0) {
-    const first = real[0]!;
-    throw new BatonError(
-      ErrorCode.UNAVAILABLE,
-      `SQS ${operation} failed for ${real.length} receipts (first: ${first.Code}: ${first.Message})`,
-      { details: { service: 'SQS', operation, failed: real }, internal: true },
-    );
-  }
+  if (real.length === 0) return undefined;
+  const first = real[0]!;
+  const past = real.every((f) => /beyond the limit/.test(f.Message!));
+  return new BatonError(
+    past ? ErrorCode.INVALID_ARGUMENT : ErrorCode.UNAVAILABLE,
+    `SQS ${operation} failed for ${real.length} receipts (first: ${first.Code}: ${first.Message})` +
+      (past
+        ? ': past 12 h from its receive; none deleted, back after its visibility timeout; see releaseReach'
+        : ''),
+    { details: { service: 'SQS', operation, failed: real }, internal: !past },
+  );
 }
