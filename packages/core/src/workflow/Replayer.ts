@@ -9,7 +9,7 @@
  * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched.
  */
 import type { ActorRef } from '../actor.ts';
-import { BatonError, ErrorCode, errorFromJSON, isBatonError, withheld } from '../errors.ts';
+import { BatonError, ErrorCode, errorFromJSON, withheld } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { checkOutput } from './checkOutput.ts';
 import { indexPage } from './history.ts';
@@ -26,6 +26,7 @@ import {
 } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { ReplayContext } from './ReplayContext.ts';
+import { awaitsOutside, divergence, raceEntryRefused, runFailure } from './replayErrors.ts';
 import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
 import { attemptStep, stepKey, unarmed, unfinishedAttempts } from './steps.ts';
@@ -253,12 +254,7 @@ export class Replayer {
    */
   refuseRace(index: number): void {
     if (this.#divergence) return;
-    const workflow = this.definition.name;
-    this.#divergence = new BatonError(
-      ErrorCode.NON_DETERMINISTIC,
-      `workflow "${workflow}" passed ctx.race an entry (${index}) that is not the promise a ctx command returned (one derived with .then, .catch or .finally, an async function's, Promise.all's): a race cancels its losers by their commands, and cannot find this one's. Race the commands themselves and map the winner's value after — const { index, value } = await ctx.race([ctx.waitForEvent('go'), ctx.sleep(ms)]) — deploy, and resume the instance`,
-      { details: { workflow, reason: RACE_ENTRY, entry: index } },
-    );
+    this.#divergence = raceEntryRefused(this.definition.name, index);
   }
 
   /**
@@ -354,20 +350,7 @@ export class Replayer {
   /** Stops the replay: the code no longer matches the history. */
   diverge(what: string, entry: JournalEntry | undefined): void {
     if (this.#divergence) return;
-    const version = this.definition.version;
-    this.#divergence = new BatonError(
-      ErrorCode.NON_DETERMINISTIC,
-      `workflow "${this.definition.name}" (code version ${version}) does not replay its history: ${what}. ` +
-        'The instance is paused with its history intact: deploy code that issues the same commands ' +
-        '(keep the old path behind ctx.patched(id)) and resume it',
-      {
-        details: {
-          workflow: this.definition.name,
-          version,
-          ...(entry ? { seq: entry.seq, step: entry.name, kind: entry.kind } : {}),
-        },
-      },
-    );
+    this.#divergence = divergence(this.definition, what, entry);
   }
 
   /**
@@ -653,29 +636,4 @@ export class Replayer {
         }),
     });
   }
-}
-
-/** The `details.reason` of a pause whose run raced something that is not a command's promise. */
-export const RACE_ENTRY = 'RACE_ENTRY';
-
-/** The `details.reason` of a pause whose run awaits something that is not a command. */
-export const AWAITS_OUTSIDE = 'AWAITS_OUTSIDE';
-
-/** NON_DETERMINISTIC: the run awaits a promise that is not a command (see `#awaitsOutside`). */
-function awaitsOutside(workflow: string): BatonError {
-  return new BatonError(
-    ErrorCode.NON_DETERMINISTIC,
-    `workflow "${workflow}" awaits something that is not a ctx command (a fetch, a timer or a promise of its own): nothing in its history can resume it. Await only ctx's promises (ctx.step for work outside, ctx.sleep to wait), deploy, and resume the instance`,
-    { details: { workflow, reason: AWAITS_OUTSIDE } },
-  );
-}
-
-/**
- * What a run that threw failed with: a Baton error as it is, anything else as REJECTED (a run's
- * own error is final, not a retryable turn).
- */
-function runFailure(thrown: unknown): BatonError {
-  if (isBatonError(thrown)) return thrown;
-  const message = thrown instanceof Error ? thrown.message : String(thrown);
-  return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
 }

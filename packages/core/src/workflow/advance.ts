@@ -21,7 +21,8 @@ import {
   type WorkflowStatus,
 } from './journal.ts';
 import { journalError } from './journalError.ts';
-import { AWAITS_OUTSIDE, Replayer } from './Replayer.ts';
+import { Replayer } from './Replayer.ts';
+import { AWAITS_OUTSIDE } from './replayErrors.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import { EXPIRE_TIMER } from './retentionTimer.ts';
 import { warmRuns } from './warmRuns.ts';
