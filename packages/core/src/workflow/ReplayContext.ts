@@ -14,6 +14,7 @@ import {
 } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
+import { armTimeout } from './eventWaits.ts';
 import { type CommandKind, callMayBeApplied } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { Replayer } from './Replayer.ts';
@@ -230,11 +231,12 @@ export class ReplayContext implements WorkflowContext {
     if (!slot) return NEVER;
     if (slot.fresh) {
       const timeoutMs = checkTimeout(options);
-      // An event that came before its wait is handed over once the run is quiescent (see the
-      // Replayer's `#handOver`), not now: a race of two such waits must leave the loser's event.
+      // An event that came before its wait is handed over once the run is quiescent (see
+      // `handOver` in eventWaits.ts), not now: a race of two such waits must leave the loser's
+      // event.
       if (this.#replayer.state.signals.some((signal) => signal.name === name)) {
         if (timeoutMs !== undefined) slot.timeoutMs = timeoutMs;
-      } else this.#replayer.armTimeout(slot, timeoutMs);
+      } else armTimeout(this.#replayer.host, slot, timeoutMs);
     }
     return this.#tagged(slot, slot.promise as Promise<T>);
   }
@@ -247,7 +249,7 @@ export class ReplayContext implements WorkflowContext {
     if (slot.fresh && host) {
       slot.entry.secret = host.secret();
       this.#replayer.drew();
-      this.#replayer.armTimeout(slot, checkTimeout(options));
+      armTimeout(this.#replayer.host, slot, checkTimeout(options));
     }
     const self = host?.self.id ?? '';
     return {

@@ -9,9 +9,10 @@
  * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched.
  */
 import type { ActorRef } from '../actor.ts';
-import { BatonError, ErrorCode, errorFromJSON, withheld } from '../errors.ts';
+import { BatonError, ErrorCode, withheld } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { checkOutput } from './checkOutput.ts';
+import { handOver } from './eventWaits.ts';
 import { indexPage } from './history.ts';
 import {
   type CommandKind,
@@ -26,6 +27,7 @@ import {
 } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { ReplayContext } from './ReplayContext.ts';
+import { ReplaySlots, settle } from './ReplaySlots.ts';
 import { awaitsOutside, divergence, raceEntryRefused, runFailure } from './replayErrors.ts';
 import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
@@ -59,9 +61,7 @@ export class Replayer {
   host: ReplayHost | undefined;
   readonly #maxSteps: number;
   #seq = 0;
-  readonly #slots = new Map<number, Slot>();
-  /** Steps and compensations issued so far, by name: what their keys count. */
-  readonly #issuedByName = new Map<string, number>();
+  readonly #slots = new ReplaySlots();
   /** Journaled completions in completion order, and how many this replay resolved. */
   #byOrder: JournalEntry[];
   /** The entries before the record's journal, moved out into pages (all final). */
@@ -174,11 +174,11 @@ export class Replayer {
         return undefined;
       }
       this.#seq++;
-      const slot = this.#slot(existing, false);
+      const slot = this.#slots.open(existing, false);
       // A result that came as the command was issued resolves as it did then.
       if (existing.inline && existing.order === this.#byOrder[this.#next]?.order) {
         this.#next++;
-        this.#settle(slot);
+        settle(slot);
       }
       return slot;
     }
@@ -200,26 +200,7 @@ export class Replayer {
     if (origin === 'runner') entry.saga = true;
     if (to !== undefined && kind !== 'child') entry.to = to;
     this.state.journal.push(entry);
-    return this.#slot(entry, true);
-  }
-
-  #slot(entry: JournalEntry, fresh: boolean): Slot {
-    let resolve!: (value: unknown) => void;
-    let reject!: (error: unknown) => void;
-    const promise = new Promise<unknown>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    // A failed command nobody awaits (a race's loser) is no unhandled rejection.
-    promise.catch(() => {});
-    let nth = 0;
-    if (entry.kind === 'step' || entry.kind === 'compensate') {
-      nth = this.#issuedByName.get(entry.name) ?? 0;
-      this.#issuedByName.set(entry.name, nth + 1);
-    }
-    const slot: Slot = { seq: entry.seq, entry, promise, resolve, reject, fresh, nth };
-    this.#slots.set(entry.seq, slot);
-    return slot;
+    return this.#slots.open(entry, true);
   }
 
   /** Tells that the run drew a fresh value (`ctx.random`, `uuid`, a callback's secret) this turn. */
@@ -227,19 +208,12 @@ export class Replayer {
     this.#drawn = true;
   }
 
-  /** Resolves or rejects a slot with its journaled result. */
-  #settle(slot: Slot): void {
-    const { entry } = slot;
-    if (entry.state === 'done') slot.resolve(entry.value);
-    else if (entry.state === 'failed' && entry.error) slot.reject(errorFromJSON(entry.error));
-  }
-
   /** Records a result that comes now, in this turn, and resolves the slot with it. */
   complete(slot: Slot, outcome: Outcome, inline = false): void {
     if (slot.entry.state !== 'pending') return;
     recordCompletion(this.state, slot.entry, outcome, this.host?.now());
     if (inline) slot.entry.inline = true;
-    this.#settle(slot);
+    settle(slot);
   }
 
   /**
@@ -306,11 +280,7 @@ export class Replayer {
 
   /** Whether a race's losing call, or its compensation, is under way. */
   #undoUnderWay(): boolean {
-    if (this.sagas.undoing) return true;
-    for (const slot of this.#slots.values()) {
-      if (slot.undo && slot.entry.state === 'pending') return true;
-    }
-    return false;
+    return this.sagas.undoing || this.#slots.undoUnderWay();
   }
 
   /**
@@ -418,7 +388,7 @@ export class Replayer {
         const slot = this.#slots.get(expected.seq);
         if (slot) {
           this.#next++;
-          this.#settle(slot);
+          settle(slot);
           continue;
         }
         // The history's next result is the saga runner's (a compensation step, or a command a
@@ -451,7 +421,7 @@ export class Replayer {
         const undo =
           this.sagas.compensations.length > 0 ||
           unfinishedAttempts(this.#slots.values()).length > 0 ||
-          this.#callsUnderWay() ||
+          this.#slots.callsUnderWay() ||
           this.#undoUnderWay();
         if (!undo || !this.host) return { kind: 'failed', error };
         const ending = journalError(error.toJSON());
@@ -460,8 +430,8 @@ export class Replayer {
         this.#startRunner();
         continue;
       }
-      if (this.#handOver()) continue;
-      const runnable = this.#runnable();
+      if (handOver(this, this.#slots.values())) continue;
+      const runnable = this.#slots.runnable();
       if (!runnable && this.#awaitsOutside()) {
         this.#divergence = awaitsOutside(this.definition.name);
         continue;
@@ -530,52 +500,6 @@ export class Replayer {
   }
 
   /**
-   * Hands an event that came before its wait to the first pending wait for it, the run being
-   * quiescent; one at a time, so that a race settled by one cancels its losers before they take
-   * events of their own. Its completion is journaled in order, as a step's result, so a replay
-   * hands it over at the same point. A wait left with no event arms its timeout.
-   */
-  #handOver(): boolean {
-    const { host } = this;
-    if (!host) return false;
-    const { signals } = this.state;
-    for (const slot of this.#slots.values()) {
-      const { entry } = slot;
-      if (entry.kind !== 'event' || entry.state !== 'pending') continue;
-      const index = signals.findIndex((signal) => signal.name === entry.name);
-      if (index >= 0) {
-        const [signal] = signals.splice(index, 1);
-        if (entry.until !== undefined) host.cancelTimer(entry.seq);
-        this.complete(slot, { ok: true, value: signal?.payload });
-        return true;
-      }
-      if (slot.timeoutMs !== undefined) {
-        this.armTimeout(slot, slot.timeoutMs);
-        delete slot.timeoutMs;
-      }
-    }
-    return false;
-  }
-
-  /** Arms the timeout of a wait or a callback, `timeoutMs` from now. */
-  armTimeout(slot: Slot, timeoutMs: number | undefined): void {
-    if (timeoutMs === undefined || !this.host) return;
-    slot.entry.until = this.host.now() + timeoutMs;
-    this.host.schedule(slot.seq, slot.entry.until, 'timeout');
-  }
-
-  /** The first issued step that may run now: new, or due for its next attempt. */
-  #runnable(): Slot | undefined {
-    let first: Slot | undefined;
-    for (const slot of this.#slots.values()) {
-      const { entry } = slot;
-      if (!slot.step || entry.state !== 'pending' || entry.retryAt !== undefined) continue;
-      if (!first || slot.seq < first.seq) first = slot;
-    }
-    return first;
-  }
-
-  /**
    * A failure as the journal keeps it. A public workflow's journal is read by clients (its
    * status, its result): an unexpected error's text is not journaled there, but logged (see
    * `withheld`). Trusted code alone reads another's, which keeps the text.
@@ -587,21 +511,13 @@ export class Replayer {
     );
   }
 
-  /** Whether a call with a compensation is under way (see `#startRunner`). */
-  #callsUnderWay(): boolean {
-    for (const slot of this.#slots.values()) {
-      if (slot.compensable && slot.entry.state === 'pending') return true;
-    }
-    return false;
-  }
-
   /** Starts the saga runner (once) when the run has ended and nothing it waits for is under way. */
   #startRunner(): boolean {
     if (this.sagas.started || !this.state.ending) return false;
     // A call under way may yet be applied: the runner starts once its reply came (and kept its
     // compensation, to run first) or it failed. Its reply is journaled before the runner's
     // commands, so a replay starts the runner at the same place.
-    if (this.#callsUnderWay() || this.#undoUnderWay()) return false;
+    if (this.#slots.callsUnderWay() || this.#undoUnderWay()) return false;
     for (const slot of unfinishedAttempts(this.#slots.values()))
       this.keepCompensation(slot, undefined);
     // A saga an earlier Baton began undid what it kept in another order, and left steps with
