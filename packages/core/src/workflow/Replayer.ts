@@ -9,11 +9,11 @@
  * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched.
  */
 import type { ActorRef } from '../actor.ts';
-import { BatonError, ErrorCode, withheld } from '../errors.ts';
+import { type BatonError, withheld } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { checkOutput } from './checkOutput.ts';
 import { handOver } from './eventWaits.ts';
-import { indexPage } from './history.ts';
+import { HistoryCursor } from './HistoryCursor.ts';
 import {
   type CommandKind,
   endOfChild,
@@ -62,11 +62,7 @@ export class Replayer {
   readonly #maxSteps: number;
   #seq = 0;
   readonly #slots = new ReplaySlots();
-  /** Journaled completions in completion order, and how many this replay resolved. */
-  #byOrder: JournalEntry[];
-  /** The entries before the record's journal, moved out into pages (all final). */
-  readonly #sealed: JournalEntry[];
-  #next = 0;
+  readonly #history: HistoryCursor;
   #started = false;
   #divergence: BatonError | undefined;
   /** The compensations the run kept, and the undos of race losers. */
@@ -89,48 +85,17 @@ export class Replayer {
     this.state = state;
     this.host = host;
     this.#maxSteps = options.maxStepsPerTurn ?? 10;
-    // The pages hold the final entries before the journal, the record the pinned ones.
-    const paged = options.sealed ?? [];
-    this.#sealed = [...paged, ...(state.pinned ?? [])].sort((a, b) => a.seq - b.seq);
-    if (
-      this.#sealed.length !== sealedCount(state) ||
-      this.#sealed.some((entry, n) => entry.seq !== n)
-    ) {
-      const given = this.#sealed.length - (state.pinned?.length ?? 0);
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `workflow "${definition.name}": the history has ${sealedCount(state) - (state.pinned?.length ?? 0)} entries in pages of their own, but ${given} were given: pass every page's entries, in order`,
-      );
-    }
-    this.#byOrder = [...this.#sealed, ...state.journal]
-      .filter((entry) => entry.order !== undefined)
-      .sort((a, b) => (a.order as number) - (b.order as number));
+    this.#history = new HistoryCursor(definition.name, state, options.sealed ?? []);
   }
 
   /** Entry number `seq`: the record's (in its journal or pinned), else a sealed one. */
   #entry(seq: number): JournalEntry | undefined {
-    return entryAt(this.state, seq) ?? this.#sealed[seq];
+    return this.#history.entry(this.state, seq);
   }
 
-  /**
-   * Moves the oldest `count` entries of the record's journal out of it, and `page` (final
-   * entries among them and the pinned ones) out of the record: `page` is to be written as a
-   * page with this turn, and the pending ones moved stay pinned in the record.
-   */
+  /** Moves entries out of the record into page `page` (see {@link HistoryCursor.seal}). */
   seal(count: number, page: readonly JournalEntry[]): void {
-    const moved = this.state.journal.splice(0, count);
-    this.#sealed.push(...moved);
-    const out = new Set(page);
-    // A pinned entry's object is the record's of the turn that ended it: the one to keep.
-    for (const entry of page) this.#sealed[entry.seq] = entry;
-    const pinned = [...(this.state.pinned ?? []), ...moved].filter((entry) => !out.has(entry));
-    if (pinned.length > 0) this.state.pinned = pinned;
-    else delete this.state.pinned;
-    const sealed = this.state.sealed;
-    const lows = indexPage(sealed, page);
-    const entries = this.#sealed.length;
-    const pages = (sealed?.pages ?? 0) + 1;
-    this.state.sealed = lows ? { entries, pages, lows } : { entries, pages };
+    this.#history.seal(this.state, count, page);
   }
 
   /**
@@ -176,8 +141,8 @@ export class Replayer {
       this.#seq++;
       const slot = this.#slots.open(existing, false);
       // A result that came as the command was issued resolves as it did then.
-      if (existing.inline && existing.order === this.#byOrder[this.#next]?.order) {
-        this.#next++;
+      if (existing.inline && existing.order === this.#history.next?.order) {
+        this.#history.took();
         settle(slot);
       }
       return slot;
@@ -185,8 +150,8 @@ export class Replayer {
     // A run that ended or is being cancelled issues nothing more: also not on a replay whose
     // history goes on with the saga runner's commands.
     if (origin === 'run' && this.state.ending) return undefined;
-    if (this.#next < this.#byOrder.length) {
-      const expected = this.#byOrder[this.#next] as JournalEntry;
+    const expected = this.#history.next;
+    if (expected) {
       this.diverge(
         `the code issues ${kind} "${name}" (command ${seq}) where the history has none before ${expected.kind} "${expected.name}" (command ${expected.seq}) completes`,
         expected,
@@ -297,7 +262,7 @@ export class Replayer {
       this.#seq++;
       return true;
     }
-    if (this.#next < this.#byOrder.length) return false;
+    if (!this.#history.caughtUp) return false;
     if ((origin === 'run' && this.#frozen) || !this.host) return true;
     this.#seq++;
     this.state.journal.push({ seq, kind: 'patch', name: id, state: 'done', at: this.host.now() });
@@ -334,7 +299,7 @@ export class Replayer {
       !this.#divergence &&
       this.#run === undefined &&
       !this.sagas.finished &&
-      this.#next >= this.#byOrder.length
+      this.#history.caughtUp
     );
   }
 
@@ -347,7 +312,7 @@ export class Replayer {
   continueWith(state: WorkflowState, host: ReplayHost): boolean {
     // Every result of the last drive's record is resolved in memory already.
     const settled = this.state.completed;
-    const base = this.#sealed.length;
+    const base = this.#history.sealedCount;
     if (
       !this.resumable ||
       sealedCount(state) !== base ||
@@ -366,10 +331,7 @@ export class Replayer {
       if (!entry || entry.kind !== slot.entry.kind || entry.name !== slot.entry.name) return false;
     }
     for (const slot of live) slot.entry = entryAt(state, slot.seq) as JournalEntry;
-    this.#byOrder = recordEntries(state)
-      .filter((entry) => entry.order !== undefined && entry.order >= settled)
-      .sort((a, b) => (a.order as number) - (b.order as number));
-    this.#next = 0;
+    this.#history.carryOver(state, settled);
     this.state = state;
     this.host = host;
     this.#drawn = false;
@@ -383,11 +345,11 @@ export class Replayer {
     for (;;) {
       await drain();
       if (this.#divergence) return { kind: 'diverged', error: this.#divergence };
-      const expected = this.#byOrder[this.#next];
+      const expected = this.#history.next;
       if (expected) {
         const slot = this.#slots.get(expected.seq);
         if (slot) {
-          this.#next++;
+          this.#history.took();
           settle(slot);
           continue;
         }
