@@ -1,47 +1,34 @@
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  BATON_ENV,
-  BATON_IAM,
-  CLAIM_LEADING_KEYS,
-  connectionsTableDefinition,
-  DEFAULT_METRICS_NAMESPACE,
-  type IamResource,
-  OUTBOX_INDEX,
-  OUTCOME_LEADING_KEYS,
-  TTL_ATTRIBUTE,
-  tableDefinition,
-} from '@baton/aws';
-import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { resolve } from 'node:path';
+import { BATON_ENV } from '@baton/aws';
+import { Stack } from 'aws-cdk-lib';
+import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { createAlarms, nameAlarmTarget } from './alarms.ts';
+import { addSettingsEnvironment, type BatonFunctionName, createFunctions } from './appFunctions.ts';
 import { appHasAuth } from './appHasAuth.ts';
+import { createQueues, queueDefaults } from './appQueues.ts';
+import { createTables } from './appTables.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
 import { createDashboard } from './dashboard.ts';
+import { CLAIMS_ONLY, grantFunction, OUTCOMES_ONLY } from './functionGrants.ts';
+import { addTriggers } from './functionTriggers.ts';
 import { ingressEndpoint } from './ingressEndpoint.ts';
+import { acknowledgeNagFindings } from './nagAcknowledgements.ts';
 import { grantOperator, grantReadOnly } from './operatorGrants.ts';
 import { operatorOutputs } from './operatorOutputs.ts';
-import { findProjectRoot, lockFile } from './projectRoot.ts';
-import { NO_AUTH, WEBSOCKET_AUTH_ENV } from './requireConnectAuth.ts';
+import { findProjectRoot } from './projectRoot.ts';
+import { NO_AUTH } from './requireConnectAuth.ts';
 import { createScaleAlarms } from './scaleAlarms.ts';
-import { tableSchema } from './tableSchema.ts';
 import { validateProps } from './validateProps.ts';
+import { addWebSocketRoutes, createWebSocketApi } from './webSocketApi.ts';
 
-/** The functions of a Baton app, by the part of `BATON_IAM` each runs. */
-export type BatonFunctionName = keyof typeof BATON_IAM;
+export type { BatonFunctionName } from './appFunctions.ts';
 
 /**
  * A Baton app on AWS: the actor table, the FIFO inbox with its dead-letter queue, the timer
@@ -121,79 +108,18 @@ export class BatonApp extends Construct {
     }
     const projectRoot = props.projectRoot ? resolve(props.projectRoot) : findProjectRoot(entry);
 
-    // The layouts the store and the registry read and write, from `@baton/aws`.
-    const actors = tableSchema(tableDefinition('actors'));
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: actors.partitionKey,
-      ...(actors.sortKey ? { sortKey: actors.sortKey } : {}),
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      stream: dynamodb.StreamViewType.NEW_IMAGE,
-      timeToLiveAttribute: TTL_ATTRIBUTE,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-    });
-    for (const index of actors.indexes) this.table.addGlobalSecondaryIndex(index);
-    const connections = tableSchema(connectionsTableDefinition('connections'));
-    this.connectionsTable = new dynamodb.Table(this, 'Connections', {
-      partitionKey: connections.partitionKey,
-      ...(connections.sortKey ? { sortKey: connections.sortKey } : {}),
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: TTL_ATTRIBUTE,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // Soft state: leases and subscriptions that clients re-create on reconnect.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-
-    const queueDefaults = {
-      enforceSSL: true,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      retentionPeriod: Duration.days(14),
-    };
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', { ...queueDefaults, fifo: true });
-    this.inbox = new sqs.Queue(this, 'Inbox', {
-      ...queueDefaults,
-      fifo: true,
-      contentBasedDeduplication: false,
-      ...(settings.highThroughputInbox
-        ? {
-            deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
-            fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
-          }
-        : {}),
-      visibilityTimeout: Duration.seconds(settings.workerTimeout.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
-    });
-    this.timerDeadLetterQueue = new sqs.Queue(this, 'TimerDeadLetters', queueDefaults);
-    this.timerQueue = new sqs.Queue(this, 'Timers', {
-      ...queueDefaults,
-      visibilityTimeout: Duration.minutes(3),
-      deadLetterQueue: { queue: this.timerDeadLetterQueue, maxReceiveCount: 10 },
-    });
-
-    this.webSocketApi = new apigwv2.WebSocketApi(this, 'WebSocketApi', {
-      description: `Baton live queries (${id})`,
-    });
-    const accessLogs = new logs.LogGroup(this, 'WebSocketAccessLogs', {
-      retention: settings.logRetention,
-    });
-    this.webSocketStage = new apigwv2.WebSocketStage(this, 'WebSocketStage', {
-      webSocketApi: this.webSocketApi,
-      stageName: settings.stageName,
-      autoDeploy: true,
-      throttle: settings.throttle,
-      accessLogSettings: {
-        destination: new apigwv2.LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: '$context.requestId',
-            connectionId: '$context.connectionId',
-            routeKey: '$context.routeKey',
-            status: '$context.status',
-            integrationError: '$context.integrationErrorMessage',
-          }),
-        ),
-      },
-    });
+    const tables = createTables(this, props.removalPolicy);
+    this.table = tables.table;
+    this.connectionsTable = tables.connectionsTable;
+    const defaults = queueDefaults();
+    const queues = createQueues(this, settings, defaults);
+    this.deadLetterQueue = queues.deadLetterQueue;
+    this.inbox = queues.inbox;
+    this.timerDeadLetterQueue = queues.timerDeadLetterQueue;
+    this.timerQueue = queues.timerQueue;
+    const webSocket = createWebSocketApi(this, id, settings);
+    this.webSocketApi = webSocket.api;
+    this.webSocketStage = webSocket.stage;
 
     const environment: Record<string, string> = {
       [BATON_ENV.table]: this.table.tableName,
@@ -204,117 +130,16 @@ export class BatonApp extends Construct {
       [BATON_ENV.outboxShards]: String(settings.outboxShards),
       NODE_OPTIONS: '--enable-source-maps',
     };
-    const entries = entriesDir();
-    const make = (name: BatonFunctionName, timeout: Duration) => {
-      const caps = settings.reservedConcurrency;
-      const reserved =
-        caps && (name === 'websocket' || name === 'ingress' || name === 'stream')
-          ? caps[name]
-          : undefined;
-      const id = `${name[0]!.toUpperCase()}${name.slice(1)}`;
-      const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: settings.logRetention });
-      // A role of its own that writes only its own log group (no AWS managed policy).
-      const role = new iam.Role(this, `${id}Role`, {
-        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-        description: `The ${name} function of Baton app ${this.node.path}`,
-      });
-      logGroup.grantWrite(role);
-      return new NodejsFunction(this, `${id}Function`, {
-        entry: join(entries.dir, `${name}${entries.ext}`),
-        role,
-        logGroup,
-        projectRoot,
-        depsLockFilePath: lockFile(projectRoot),
-        runtime: lambda.Runtime.NODEJS_24_X,
-        architecture: lambda.Architecture.ARM_64,
-        memorySize: 1024,
-        timeout,
-        environment,
-        ...(reserved ? { reservedConcurrentExecutions: reserved } : {}),
-        bundling: {
-          format: OutputFormat.ESM,
-          target: 'node24',
-          minify: true,
-          sourceMap: true,
-          externalModules: ['@aws-sdk/*'],
-          mainFields: ['module', 'main'],
-          // CommonJS dependencies inside an ES module bundle still call require().
-          banner:
-            "import { createRequire as __batonRequire } from 'node:module'; const require = __batonRequire(import.meta.url);",
-          esbuildArgs: { '--alias:baton-app': entry },
-          // A synth prints what needs attention, not each bundle's size.
-          logLevel: LogLevel.WARNING,
-        },
-      });
-    };
-    const functions = {
-      worker: make('worker', settings.workerTimeout),
-      sweeper: make('sweeper', Duration.minutes(5)),
-      relay: make('relay', Duration.seconds(30)),
-      ingress: make('ingress', Duration.seconds(30)),
-      websocket: make('websocket', Duration.seconds(29)),
-      stream: make('stream', Duration.minutes(1)),
-      connectionSweeper: make('connectionSweeper', Duration.minutes(5)),
-    };
+    const functions = createFunctions(this, settings, { entry, projectRoot, environment });
     this.functions = functions;
-    functions.sweeper.addEnvironment(
-      BATON_ENV.sweepConcurrency,
-      String(settings.sweeperConcurrency),
-    );
-    // What the WebSocket function checks at cold start against the app it bundles.
-    functions.websocket.addEnvironment(WEBSOCKET_AUTH_ENV, settings.webSocketAuth);
-    for (const [name, value] of settings.webSocketLimits) {
-      functions.websocket.addEnvironment(name, String(value));
-    }
-    // The worker's turn metrics (EMF log lines through Powertools), on unless turned off.
     this.metricsService = props.metrics === false ? undefined : this.node.path;
-    if (this.metricsService === undefined)
-      functions.worker.addEnvironment(BATON_ENV.metrics, 'off');
-    else {
-      functions.worker.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', DEFAULT_METRICS_NAMESPACE);
-      functions.worker.addEnvironment('POWERTOOLS_SERVICE_NAME', this.metricsService);
-    }
+    addSettingsEnvironment(functions, settings, this.metricsService);
     for (const [name, fn] of Object.entries(functions) as [BatonFunctionName, NodejsFunction][]) {
-      this.#grant(name, fn);
+      grantFunction(this, name, fn);
     }
+    this.streamFailureQueue = addTriggers(this, functions, this, settings, defaults);
 
-    functions.worker.addEventSource(
-      new SqsEventSource(this.inbox, {
-        batchSize: settings.batchSize,
-        maxConcurrency: settings.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
-    functions.relay.addEventSource(
-      new SqsEventSource(this.timerQueue, { batchSize: 10, reportBatchItemFailures: true }),
-    );
-    this.streamFailureQueue = new sqs.Queue(this, 'StreamFailures', queueDefaults);
-    functions.stream.addEventSource(
-      new DynamoEventSource(this.table, {
-        startingPosition: lambda.StartingPosition.LATEST,
-        batchSize: 100,
-        reportBatchItemFailures: true,
-        retryAttempts: 10,
-        // A failing record is split off from the good ones, and given up on after an hour
-        // (a push that late is worthless; clients re-sync on reconnect) into the queue, where
-        // an alarm fires: never dropped unseen.
-        bisectBatchOnError: true,
-        maxRecordAge: Duration.hours(1),
-        onFailure: new SqsDlq(this.streamFailureQueue),
-      }),
-    );
-    const everyMinute = events.Schedule.rate(Duration.minutes(1));
-    for (const name of ['sweeper', 'connectionSweeper'] as const) {
-      new events.Rule(this, `${name}Schedule`, {
-        schedule: everyMinute,
-        targets: [new targets.LambdaFunction(functions[name])],
-      });
-    }
-
-    const integration = new WebSocketLambdaIntegration('Routes', functions.websocket);
-    for (const route of ['$connect', '$disconnect', '$default']) {
-      this.webSocketApi.addRoute(route, { integration });
-    }
+    addWebSocketRoutes(this.webSocketApi, functions.websocket);
     const ingress = ingressEndpoint(
       this,
       functions.ingress,
@@ -332,7 +157,7 @@ export class BatonApp extends Construct {
         functions,
         settings.alarmThresholds.inboxAgeSeconds,
         this.timerDeadLetterQueue,
-        queueDefaults.retentionPeriod,
+        defaults.retentionPeriod,
       ),
       ...createScaleAlarms(this, functions, settings.alarmThresholds, settings.highThroughputInbox),
     };
@@ -349,53 +174,10 @@ export class BatonApp extends Construct {
       webSocket: this.webSocketStage.url,
       outboxShards: String(settings.outboxShards),
     });
-    this.#acknowledge(settings.webSocketAuth === 'app');
+    acknowledgeNagFindings(this, settings.webSocketAuth === 'app');
   }
 
   readonly #ingressAuth: BatonAppProps['ingressAuth'];
-
-  /**
-   * The cdk-nag findings this design accepts, each with its reason. The WebSocket routes' missing
-   * authorizer is accepted only when the app's own `auth` runs on `$connect`: an anonymous app's
-   * finding stays for its owner to see.
-   */
-  #acknowledge(appAuth: boolean): void {
-    if (appAuth) {
-      Validations.of(this.webSocketApi).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'API Gateway takes an authorizer on $connect only; the WebSocket function authorizes ' +
-          "each $connect with the app's auth hook (webSocketAuth: 'app', checked when the " +
-          'function starts) and refuses it with 401, and $default and $disconnect act only ' +
-          'for a connection that was accepted.',
-      });
-    }
-    Validations.of(this.streamFailureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'It is a dead-letter queue: the on-failure destination of the stream function’s event ' +
-        'source mapping, which cdk-nag does not recognise as one.',
-    });
-    const stack = Stack.of(this);
-    const api = stack.getLogicalId(this.webSocketApi.node.defaultChild as CfnElement);
-    const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
-    const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
-    const connections = `arn:<AWS::Partition>:execute-api:${region}:${account}:<${api}>/${this.webSocketStage.stageName}/*/@connections/*`;
-    for (const name of ['websocket', 'stream', 'connectionSweeper'] as const) {
-      Validations.of(this.functions[name].role!).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${connections}]`,
-        reason:
-          'Pushing to, reading and closing connections of this API and stage: connection ids ' +
-          'are made per connection, and the method (POST, GET, DELETE) is the call’s.',
-      });
-    }
-    Validations.of(this.functions.stream.role!).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'dynamodb:ListStreams, which the stream event source mapping calls, takes no resource; ' +
-        'every other stream action is on this table’s stream.',
-    });
-  }
 
   /** `wss://…/<stage>`: what a page's `BatonClient` connects to. */
   get webSocketUrl(): string {
@@ -482,64 +264,4 @@ export class BatonApp extends Construct {
   metricInboxAge(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.inbox.metricApproximateAgeOfOldestMessage(options);
   }
-
-  /** The IAM statements `BATON_IAM` declares for `part`, on this app's resources. */
-  #grant(part: BatonFunctionName, fn: NodejsFunction): void {
-    for (const { actions, resources } of BATON_IAM[part]) {
-      const arns = resources.flatMap((resource) => this.#arns(resource));
-      // `outcomes` and `claims` are the table on a condition, each a statement of its own.
-      const named = resources as readonly IamResource[];
-      const conditions = named.includes('outcomes')
-        ? OUTCOMES_ONLY
-        : named.includes('claims')
-          ? CLAIMS_ONLY
-          : undefined;
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({ actions: [...actions], resources: arns, conditions }),
-      );
-    }
-  }
-
-  #arns(resource: IamResource): string[] {
-    switch (resource) {
-      case 'table':
-      case 'outcomes':
-      case 'claims':
-        return [this.table.tableArn];
-      case 'outboxIndex':
-        return [`${this.table.tableArn}/index/${OUTBOX_INDEX}`];
-      case 'inbox':
-        return [this.inbox.queueArn];
-      case 'timerQueue':
-        return [this.timerQueue.queueArn];
-      case 'connections':
-        return [this.connectionsTable.tableArn];
-      case 'tableStream':
-        return [this.table.tableStreamArn!];
-      case 'webSocketApi':
-        return [
-          Stack.of(this).formatArn({
-            service: 'execute-api',
-            resource: this.webSocketApi.apiId,
-            resourceName: `${this.webSocketStage.stageName}/*/@connections/*`,
-          }),
-        ];
-    }
-  }
-}
-
-/** The condition that narrows the table to its idempotency records (`outcomes`). */
-const OUTCOMES_ONLY = {
-  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [OUTCOME_LEADING_KEYS] },
-};
-
-/** The condition that narrows the table to its key claims (`claims`). */
-const CLAIMS_ONLY = {
-  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CLAIM_LEADING_KEYS] },
-};
-
-/** Where the function entries are: beside this module, as sources or as built JavaScript. */
-function entriesDir(): { dir: string; ext: string } {
-  const here = fileURLToPath(import.meta.url);
-  return { dir: join(dirname(here), 'entries'), ext: here.endsWith('.ts') ? '.ts' : '.js' };
 }
