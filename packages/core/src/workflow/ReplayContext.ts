@@ -20,6 +20,7 @@ import { journalError } from './journalError.ts';
 import type { Replayer } from './Replayer.ts';
 import type { Slot } from './replayTypes.ts';
 import { checkRetryPolicy } from './retry.ts';
+import { keepCompensation } from './sagaStart.ts';
 import type {
   CallOptions,
   RetryPolicy,
@@ -112,12 +113,12 @@ export class ReplayContext implements WorkflowContext {
     slot.step = { fn, options: options as StepOptions<unknown> };
     const done = slot.promise.then(
       (value) => {
-        this.#replayer.keepCompensation(slot, value);
+        keepCompensation(this.#replayer, slot, value);
         return value as T;
       },
       (error: unknown) => {
         // Failed for good: its attempts may have had their effect all the same.
-        this.#replayer.keepCompensation(slot, undefined);
+        keepCompensation(this.#replayer, slot, undefined);
         throw error;
       },
     );

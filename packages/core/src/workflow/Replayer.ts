@@ -31,22 +31,9 @@ import { ReplaySlots, settle } from './ReplaySlots.ts';
 import { awaitsOutside, divergence, raceEntryRefused, runFailure } from './replayErrors.ts';
 import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
-import { attemptStep, stepKey, unarmed, unfinishedAttempts } from './steps.ts';
+import { keepCompensation, sagaOrder } from './sagaStart.ts';
+import { attemptStep, unarmed, unfinishedAttempts } from './steps.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
-
-/**
- * The patch a saga's history holds where its runner starts when it undoes every step that may
- * have been attempted (see `keepCompensation`), in the reverse order of the commands. One begun
- * without it (by an earlier Baton) replays as it ran.
- */
-const SAGA_BY_COMMAND = 'baton:saga-by-command';
-
-/**
- * The patch a saga's history holds, after {@link SAGA_BY_COMMAND}, when it also undoes calls that
- * failed with no reply yet may have been applied (see `ReplayContext.call`). One begun without it
- * replays without them.
- */
-const SAGA_UNREPLIED_CALLS = 'baton:saga-unreplied-calls';
 
 const macrotask: (fn: () => void) => void =
   typeof globalThis.setImmediate === 'function'
@@ -481,37 +468,9 @@ export class Replayer {
     // commands, so a replay starts the runner at the same place.
     if (this.#slots.callsUnderWay() || this.#undoUnderWay()) return false;
     for (const slot of unfinishedAttempts(this.#slots.values()))
-      this.keepCompensation(slot, undefined);
-    // A saga an earlier Baton began undid what it kept in another order, and left steps with
-    // no result undone: its history replays so.
-    const kept = this.sagas.compensations;
-    const byCommand = kept.length > 0 && this.#marked(SAGA_BY_COMMAND);
-    const unrepliedCalls =
-      byCommand &&
-      kept.some((compensation) => !compensation.step && compensation.attempted) &&
-      this.#marked(SAGA_UNREPLIED_CALLS);
-    this.sagas.start(this.definition.compensationRetry, { byCommand, unrepliedCalls });
+      keepCompensation(this, slot, undefined);
+    const order = sagaOrder(this.sagas.compensations, (id) => this.#marked(id));
+    this.sagas.start(this.definition.compensationRetry, order);
     return true;
-  }
-
-  /**
-   * Keeps the compensation of step `slot`, if it has one: with its result, or with `undefined`
-   * for a step with none (failed, or ended unfinished) whose attempts may have had their effect.
-   */
-  keepCompensation(slot: Slot, result: unknown): void {
-    const compensate = slot.step?.options.compensate;
-    if (!compensate) return;
-    this.sagas.compensations.push({
-      seq: slot.seq,
-      name: slot.entry.name,
-      step: true,
-      attempted: slot.entry.state !== 'done',
-      fn: (info) =>
-        compensate(result, {
-          ...info,
-          stepKey: stepKey(this.host!.self.id, this.state, slot),
-          stepAttempts: slot.entry.attempts ?? 0,
-        }),
-    });
   }
 }
