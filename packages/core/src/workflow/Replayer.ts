@@ -8,15 +8,13 @@
  * A run whose commands differ from its journal has diverged: the replayer stops before issuing
  * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched.
  */
-import type { ActorRef } from '../actor.ts';
 import { type BatonError, withheld } from '../errors.ts';
-import { parseActorId } from '../shared/actorId.ts';
+import { cancelCommands, leftByFailedRun } from './cancelCommands.ts';
 import { checkOutput } from './checkOutput.ts';
 import { handOver } from './eventWaits.ts';
 import { HistoryCursor } from './HistoryCursor.ts';
 import {
   type CommandKind,
-  endOfChild,
   entryAt,
   type JournalEntry,
   type Outcome,
@@ -183,51 +181,14 @@ export class Replayer {
     this.#divergence = raceEntryRefused(this.definition.name, index);
   }
 
-  /**
-   * Cancels the pending commands of `seqs` (a race's losers, or what a failed run left): they
-   * never resolve, their timers never fire, and a child still running is cancelled, told why. A call with a compensation is undone
-   * instead: the actor may apply it still, so it stays pending, and its compensation runs once
-   * its reply came (see {@link SagaRunner.undo}).
-   */
+  /** Cancels the pending commands of `seqs` (see {@link cancelCommands}). */
   cancel(seqs: readonly number[], because: 'lost a race' | 'failed' = 'lost a race'): void {
-    for (const seq of seqs) {
-      const slot = this.#slots.get(seq);
-      // In memory, not journaled: a replay settles the race at the same place and marks it again.
-      if (slot?.compensable) {
-        slot.undo = true;
-        continue;
-      }
-      const entry = this.#entry(seq);
-      if (entry?.state !== 'pending' || !this.host) continue;
-      entry.state = 'cancelled';
-      if (entry.until !== undefined || entry.retryAt !== undefined)
-        this.host.cancelTimer(entry.seq);
-      const child = entry.kind === 'child' && entry.child ? parseActorId(entry.child) : undefined;
-      if (child) {
-        const { key } = this.host.self;
-        const reason =
-          because === 'failed' ? `its parent ${key} failed` : `it lost a race in its parent ${key}`;
-        const end = endOfChild(this.state, entry.seq, reason);
-        this.host.send({ ...child, id: entry.child } as ActorRef, 'cancel', end);
-      }
-    }
+    cancelCommands(this, this.#slots, (seq) => this.#entry(seq), seqs, because);
   }
 
-  /**
-   * Ends what the failed run left under way, as a cancel does: a sibling step does not run after
-   * the failure (nor keep a compensation the runner would miss), a wait takes no event, a child
-   * is cancelled. Calls stay pending: the actor may apply one still, and a compensable call's
-   * reply is awaited before the runner starts. So do a race loser's undo's commands: the runner
-   * waits for the undo. The cancellations are journaled with the turn.
-   */
+  /** Ends what the failed run left under way, as a cancel does (see {@link leftByFailedRun}). */
   #endRun(): void {
-    const under = [...this.#slots.values()].filter(
-      (slot) => slot.entry.kind !== 'call' && !slot.entry.saga,
-    );
-    this.cancel(
-      under.map((slot) => slot.seq),
-      'failed',
-    );
+    this.cancel(leftByFailedRun(this.#slots), 'failed');
   }
 
   /** Whether a race's losing call, or its compensation, is under way. */
