@@ -5,7 +5,6 @@ import type {
   TimerHandle,
 } from '../ActorContext.ts';
 import type { ActorRef, AnyActorDefinition } from '../actor.ts';
-import { jsonSize } from '../adapter/conflicts.ts';
 import {
   askTimerId,
   type Envelope,
@@ -35,6 +34,12 @@ import { uuidFrom } from '../shared/random.ts';
 import { parseStored, storable } from '../storedPayload.ts';
 import type { AnyWorkflowDefinition, InputOf, WorkflowRefOf } from '../workflow/workflow.ts';
 import type { TurnEngine } from './createEngine.ts';
+import {
+  checkPayloadSize,
+  checkTimerId,
+  DEFAULT_ASK_TIMEOUT_MS,
+  dueAt,
+} from './handlerArguments.ts';
 import type { Send } from './outgoing.ts';
 import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
 
@@ -435,55 +440,6 @@ class HandlerContext implements ActorContext<unknown> {
         : {}),
     };
   }
-}
-
-/** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
-function checkPayloadSize(
-  limit: number,
-  what: string,
-  name: string,
-  payload: unknown,
-  to?: string,
-): void {
-  const size = jsonSize(payload);
-  if (size > limit) {
-    throw new BatonError(
-      ErrorCode.MESSAGE_TOO_LARGE,
-      `payload of "${name}" ${what} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
-      { details: { ...(to === undefined ? {} : { to }), name, size, limit } },
-    );
-  }
-}
-
-/** How long an ask waits for its reply by default: a day. */
-const DEFAULT_ASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-
-/** Timer ids are keys in the store: short, non-empty text. */
-const MAX_TIMER_ID_LENGTH = 256;
-
-function checkTimerId(id: unknown): string {
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_TIMER_ID_LENGTH) {
-    throw invalidArgument(
-      `a timer id must be a non-empty string of at most ${MAX_TIMER_ID_LENGTH} characters, got ${JSON.stringify(id)}`,
-    );
-  }
-  return id;
-}
-
-/** When `schedule(when)` is due: `when` ms after `now`, or at the `Date`. */
-function dueAt(when: number | Date, now: number): number {
-  if (typeof when !== 'number' && !(when instanceof Date)) {
-    throw invalidArgument(
-      `ctx.schedule(when, …) takes a delay in ms or a Date, got ${JSON.stringify(when)}`,
-    );
-  }
-  const at = when instanceof Date ? when.getTime() : now + when;
-  if (!Number.isFinite(at) || (typeof when === 'number' && when < 0)) {
-    throw invalidArgument(
-      `ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${String(when)}`,
-    );
-  }
-  return at;
 }
 
 /**

@@ -1,0 +1,55 @@
+/**
+ * The checks a handler's `ctx` puts its arguments through: a payload's size against its limit, a
+ * timer's id, when a schedule is due; and how long an ask waits for its reply by default.
+ */
+import { jsonSize } from '../adapter/conflicts.ts';
+import { BatonError, ErrorCode, invalidArgument } from '../errors.ts';
+
+/** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
+export function checkPayloadSize(
+  limit: number,
+  what: string,
+  name: string,
+  payload: unknown,
+  to?: string,
+): void {
+  const size = jsonSize(payload);
+  if (size > limit) {
+    throw new BatonError(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      `payload of "${name}" ${what} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
+      { details: { ...(to === undefined ? {} : { to }), name, size, limit } },
+    );
+  }
+}
+
+/** How long an ask waits for its reply by default: a day. */
+export const DEFAULT_ASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+/** Timer ids are keys in the store: short, non-empty text. */
+const MAX_TIMER_ID_LENGTH = 256;
+
+export function checkTimerId(id: unknown): string {
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_TIMER_ID_LENGTH) {
+    throw invalidArgument(
+      `a timer id must be a non-empty string of at most ${MAX_TIMER_ID_LENGTH} characters, got ${JSON.stringify(id)}`,
+    );
+  }
+  return id;
+}
+
+/** When `schedule(when)` is due: `when` ms after `now`, or at the `Date`. */
+export function dueAt(when: number | Date, now: number): number {
+  if (typeof when !== 'number' && !(when instanceof Date)) {
+    throw invalidArgument(
+      `ctx.schedule(when, …) takes a delay in ms or a Date, got ${JSON.stringify(when)}`,
+    );
+  }
+  const at = when instanceof Date ? when.getTime() : now + when;
+  if (!Number.isFinite(at) || (typeof when === 'number' && when < 0)) {
+    throw invalidArgument(
+      `ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${String(when)}`,
+    );
+  }
+  return at;
+}
