@@ -14,8 +14,7 @@ import {
   parseActorId,
 } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
-import type { OverflowMark, Timer } from '../adapter/storedRecords.ts';
-import type { HandlingTrace } from '../adapter/traceContext.ts';
+import type { Timer } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
 import {
   COMMIT_FIRST,
@@ -40,48 +39,8 @@ import {
   DEFAULT_ASK_TIMEOUT_MS,
   dueAt,
 } from './handlerArguments.ts';
-import type { Send } from './outgoing.ts';
+import type { HandlerEffects, HandlingOptions } from './handlerEffects.ts';
 import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
-
-/** What one handler run produced, collected by its context. */
-export interface HandlerEffects {
-  readonly ctx: ActorContext<unknown>;
-  /** Sends in call order, before sequence numbers are given; an ask carries its id. */
-  readonly sends: Send[];
-  reply: { set: boolean; value: unknown };
-  /** Timers by id as the handler left them: scheduled (put) or cancelled (`null`). */
-  timers: ReadonlyMap<string, Timer | null>;
-  /** Whether the handler called `ctx.halt()`. */
-  halted: boolean;
-  /** Pages of state the handler moved out (see `StatePages` in contextSlots.ts). */
-  readonly pages: OverflowMark[];
-  /**
-   * Whether the handler asked to be run again once the turn's earlier messages commit (see
-   * {@link COMMIT_FIRST}): what it did besides is dropped.
-   */
-  commitFirst: boolean;
-}
-
-/** Where a handling stands besides its message: see {@link createHandlerContext}. */
-export interface HandlingOptions {
-  inboxPosition?: string;
-  /** Reads pages of the actor's state (see `StatePages` in contextSlots.ts); without it, from the store. */
-  readPages?: StatePages['read'];
-  trace?: HandlingTrace;
-  /**
-   * What tells this handling from every other of the actor, in any of its lives: the ids of
-   * its asks and timer schedulings derive from it. The turn gives the record's life, the
-   * version its commit builds on and the message's place in that commit. Default: the message
-   * id (unique only while the message is, e.g. not for a client key reused after retention).
-   */
-  handling?: readonly unknown[];
-  /** The handling's time (`ctx.now()`), read once by the turn for the message. Default: the engine's clock. */
-  now?: number;
-  /** See {@link CONFIRM_RECORD}. Default: none to confirm (the record was read from the store). */
-  confirmRecord?: () => Promise<void>;
-  /** Earlier messages of the turn wait to commit with this one: see {@link COMMIT_FIRST}. */
-  uncommitted?: boolean;
-}
 
 /**
  * Builds the context for one message: a draft of the state, and sends held until commit.
