@@ -19,27 +19,17 @@ export interface InspectedFailing {
 }
 
 /**
- * The failing message of a record, or null when none is failing. A record may also name the
- * handler that failed and keep its error (`handler`, `error`): those show when present.
+ * The failing message of a record, or null when none is failing, with the handler that failed
+ * and its last error when the record keeps them (one written by an earlier Baton does not).
  */
 export function inspectFailing(failing: FailingMessage | undefined): InspectedFailing | null {
   if (!failing) return null;
-  const { handler, error } = failing as FailingMessage & { handler?: unknown; error?: unknown };
-  const errorLine = errorText(error);
+  const { handler, error } = failing;
   return {
     messageId: failing.id,
     inboxPosition: failing.at,
     attempts: failing.attempts,
-    ...(typeof handler === 'string' && handler !== '' ? { handler } : {}),
-    ...(errorLine === undefined ? {} : { error: errorLine }),
+    ...(handler ? { handler } : {}),
+    ...(error ? { error: `${error.code}: ${error.message.replace(/\s+/g, ' ')}` } : {}),
   };
-}
-
-/** An error kept as a line or as `{ code, message }`, in a line; undefined for anything else. */
-function errorText(error: unknown): string | undefined {
-  if (typeof error === 'string') return error === '' ? undefined : error;
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof message !== 'string') return undefined;
-  return typeof code === 'string' && code !== '' ? `${code}: ${message}` : message;
 }
