@@ -1,8 +1,18 @@
-import { listPausedActors, type PausedWorkflow } from '@baton/aws';
+import { listPausedActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, toBatonError } from '@baton/core';
 import { duration, fields, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
+import {
+  listPaused,
+  PAUSED_SCAN_ITEMS,
+  type ParkedCounts,
+  type PausedFound,
+  parkedByActor,
+  parkedLine,
+  pausedLine,
+  pausedWorkflowsLine,
+} from './pausedLines.ts';
 import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
 import type { FollowUp, Target } from './target.ts';
 
@@ -19,11 +29,6 @@ const INBOX_AGE_MS = 5 * 60_000;
 const DEAD_LETTER_QUEUE = 'inbox dead letters';
 /** At most this many due timers are counted. */
 const DUE_TIMERS = 1000;
-/**
- * At most this many items of the table are read for paused actors and workflow instances: no
- * index finds a pause.
- */
-const PAUSED_SCAN_ITEMS = 10_000;
 /** How `unchecked` starts when the scan for paused actors and instances failed. */
 const PAUSED_UNREAD =
   'paused actors with no message parked, and paused workflow instances, which could not be read';
@@ -57,26 +62,14 @@ export interface Status {
   readonly deadLetters: number;
   readonly oldestDeadLetterAgeMs: number | null;
   /** Messages held for paused actors, how many actors hold them, and how many each holds (most first). */
-  readonly parked: {
-    readonly messages: number;
-    readonly actors: number;
-    readonly byActor: Readonly<Record<string, number>>;
-  };
+  readonly parked: ParkedCounts;
   /**
    * The actors an operator paused, parked messages or none, oldest pause first; the workflow
    * instances paused because their code did not replay their history (a deploy's), by id. One
    * scan finds both: `complete` is false when it stopped at its bound, or could not scan
    * (`unchecked` then says which).
    */
-  readonly paused: {
-    readonly actors: ReadonlyArray<{
-      readonly id: string;
-      readonly at: number;
-      readonly by: string;
-    }>;
-    readonly workflows: readonly PausedWorkflow[];
-    readonly complete: boolean;
-  };
+  readonly paused: PausedFound;
   readonly timersDue: number;
   readonly oldestTimerOverdueMs: number | null;
   /** Actors whose committed sends wait undrained past the sweeper's round (it runs every minute). */
@@ -236,15 +229,6 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
   };
 }
 
-/** The command that lists the paused instances: of their workflow, when they are all of one. */
-function listPaused(stuck: readonly PausedWorkflow[], follow: FollowUp): string {
-  const names = new Set(stuck.map((w) => w.workflow));
-  const [only] = names;
-  return names.size === 1 && only !== undefined
-    ? follow`workflows list ${only} --status paused`
-    : follow`workflows list --status paused --app <entry>`;
-}
-
 /**
  * The inbox behind, and where to look next by what it holds now: messages in flight are taken
  * by workers, and wait on a handler failing or a worker crashing; waiting ones with none in
@@ -264,88 +248,6 @@ function inboxBehind(
     return `${behind} (${waiting} waiting, none in flight): no worker is taking them — throttled (WorkerThrottlesAlarm, AccountConcurrencyAlarm) or failing (workerErrorsAlarm, the worker's log); ${docs}`;
   }
   return `${behind} (${waiting} waiting, ${inFlight} in flight): a handler that keeps failing holds its actor's later messages — the worker's log names the actor and the error ("message will be retried"), and ${follow`actors get <type/key>`} of that actor shows the message it stops at, the attempts it failed, its handler and error; a worker crashing or timing out raises workerErrorsAlarm; ${docs}`;
-}
-
-/** How many parked messages each actor holds, most first. */
-function parkedByActor(actorIds: readonly string[]): Omit<Status['parked'], 'messages'> {
-  const counts = new Map<string, number>();
-  for (const id of actorIds) counts.set(id, (counts.get(id) ?? 0) + 1);
-  const sorted = [...counts].sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1));
-  return { actors: counts.size, byActor: Object.fromEntries(sorted) };
-}
-
-/** The actors `status` names in its parked line, most messages first. */
-const PARKED_NAMED = 5;
-
-/**
- * How many messages paused actors hold, naming the actors (`dead-letters list` leaves parked
- * messages out, so this is where the operator learns which actors to look at and resume).
- */
-function parkedLine(parked: Status['parked'], follow: FollowUp): string {
-  const line = `${parked.messages} message(s) of ${parked.actors} paused actor(s)`;
-  const held = Object.entries(parked.byActor);
-  if (held.length === 0) return line;
-  const named = held.slice(0, PARKED_NAMED).map(([id, n]) => `${id} (${n})`);
-  if (held.length > PARKED_NAMED) named.push(`and ${held.length - PARKED_NAMED} more`);
-  return `${line}: ${named.join(', ')} — ${follow`actors get <type/key>`}; ${follow`actors resume <type/key>`} applies them`;
-}
-
-/**
- * The actors an operator holds paused, those with no message parked too (the `parked` line
- * names only those that hold some), and the commands to look at and resume one.
- */
-function pausedLine(s: Status, follow: FollowUp): string {
-  const { actors } = s.paused;
-  const line = `${actors.length} actor(s)${scanNote(s)}`;
-  if (actors.length === 0) return line;
-  const named = actors.slice(0, PARKED_NAMED).map(({ id, by }) => {
-    const held = s.parked.byActor[id];
-    return `${id} (by ${by}, ${held === undefined ? 'nothing parked' : `${held} parked`})`;
-  });
-  if (actors.length > PARKED_NAMED) named.push(`and ${actors.length - PARKED_NAMED} more`);
-  const [first] = actors;
-  const [get, resume] =
-    actors.length === 1 && first
-      ? [follow`actors get ${first.id}`, follow`actors resume ${first.id}`]
-      : [follow`actors get <type/key>`, follow`actors resume <type/key>`];
-  return `${line}: ${named.join(', ')} — ${get}; ${resume} resumes it`;
-}
-
-/**
- * The workflow instances paused because their code does not replay their history (the first
- * five, by id, with the version that could not), and the commands to list them, see why and
- * resume one once code that replays it runs.
- */
-function pausedWorkflowsLine(s: Status, follow: FollowUp): string {
-  const { workflows } = s.paused;
-  const line = `${workflows.length} instance(s)${scanNote(s)}`;
-  if (workflows.length === 0) return line;
-  const named = workflows
-    .slice(0, PARKED_NAMED)
-    .map(({ workflow, instance, version }) => `${workflow}/${instance} (version ${version})`);
-  if (workflows.length > PARKED_NAMED) named.push(`and ${workflows.length - PARKED_NAMED} more`);
-  const [first] = workflows;
-  if (workflows.length === 1 && first) {
-    const { workflow, instance } = first;
-    return `${line}: ${named.join(', ')} — ${follow`workflows show ${workflow} ${instance}`} says why; ${follow`workflows resume ${workflow} ${instance}`} once code that replays it runs`;
-  }
-  const names = new Set(workflows.map((w) => w.workflow));
-  const [only] = names;
-  const [show, resume] =
-    names.size === 1 && only !== undefined
-      ? [follow`workflows show ${only} <id>`, follow`workflows resume ${only} <id>`]
-      : [follow`workflows show <workflow> <id>`, follow`workflows resume <workflow> <id>`];
-  return `${line}: ${named.join(', ')} — ${listPaused(workflows, follow)} lists them, ${show} says why; ${resume} once code that replays it runs`;
-}
-
-/**
- * What a paused line says after its count when the scan stopped at its bound: it counts only
- * what the items read hold.
- */
-function scanNote(s: Status): string {
-  return s.paused.complete
-    ? ''
-    : ` in the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (see "not checked" below)`;
 }
 
 function humanStatus(s: Status, follow: FollowUp): string {
@@ -378,8 +280,8 @@ function humanStatus(s: Status, follow: FollowUp): string {
         `${s.deadLetters}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}`,
       ],
       ['parked', parkedLine(s.parked, follow)],
-      ['paused', pausedRow(() => pausedLine(s, follow))],
-      ['paused workflows', pausedRow(() => pausedWorkflowsLine(s, follow))],
+      ['paused', pausedRow(() => pausedLine(s.paused, s.parked, follow))],
+      ['paused workflows', pausedRow(() => pausedWorkflowsLine(s.paused, follow))],
       [
         'timers due',
         `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
