@@ -11,6 +11,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
 import { Client } from '@baton/core/client';
+import { shellQuote } from '@baton/core/engine';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,
@@ -360,10 +361,11 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(shown.out).toMatch(
       /^dead letters\s+1 message\(s\) it did not apply: signal \(INVALID_PAYLOAD: .+\) — see /m,
     );
-    expect(shown.out).toContain(
-      ` — see ${hint('dead-letters show wf-ship/e <message id>')} (ids: ${hint('dead-letters list --type wf-ship')})`,
-    );
+    // Its one dead letter, named by its id, quoted for the shell.
     const [letter] = (await baton('dead-letters', 'list', '--json')).json().deadLetters;
+    expect(shown.out).toContain(
+      ` — see ${hint(`dead-letters show wf-ship/e ${shellQuote(letter.messageId)}`)}`,
+    );
     expect((await baton('workflows', 'show', 'ship', 'e', '--json')).json()).toMatchObject({
       deadLetters: [{ messageId: letter.messageId }],
       parkedMessages: 0,

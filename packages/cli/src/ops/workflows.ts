@@ -265,7 +265,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           : ([
               [
                 'dead letters',
-                `${r.deadLetters.length} message(s) it did not apply: ${r.deadLetters.map((l) => `${l.name} (${clip(l.error)})`).join('; ')} — see ${ctx.followUp`dead-letters show ${instanceId(name, id)} <message id>`} (ids: ${ctx.followUp`dead-letters list --type wf-${name}`})`,
+                `${r.deadLetters.length} message(s) it did not apply: ${r.deadLetters.map((l) => `${l.name} (${clip(l.error)})`).join('; ')} — ${lettersHint(ctx, name, id, r.deadLetters)}`,
               ],
             ] as const)),
         ...(r.parkedMessages === 0
@@ -451,4 +451,19 @@ export function workflowsSignal(ctx: OpsContext): Promise<void> {
 /** `baton workflows resume <workflow> <id>`: a paused instance replays with the code running now. */
 export function workflowsResume(ctx: OpsContext): Promise<void> {
   return act(ctx, 'resume', {}, (client, ref) => client.resumeWorkflow(ref, sendOptions(ctx)));
+}
+
+/** The command that shows an instance's dead letter: by its id when it has one, else how to list them. */
+function lettersHint(
+  ctx: OpsContext,
+  name: string,
+  id: string,
+  letters: ReadonlyArray<{ readonly messageId: string }>,
+): string {
+  const [only] = letters;
+  const actorId = instanceId(name, id);
+  if (letters.length === 1 && only) {
+    return `see ${ctx.followUp`dead-letters show ${actorId} ${only.messageId}`}`;
+  }
+  return `see ${ctx.followUp`dead-letters show ${actorId} <message id>`} (ids: ${ctx.followUp`dead-letters list --type wf-${name}`})`;
 }
