@@ -140,7 +140,7 @@ describe('baton inspect in Chromium', () => {
     await page.goto(`${inspector.url}#actor=${encodeURIComponent('note/failing')}`);
     await expect.poll(() => text('actor-id')).toBe('note/failing');
     expect(await text('actor-failing')).toBe(
-      `${failingMessage.messageId} at inbox position ${failingMessage.inboxPosition}, failed ${failingMessage.attempts} time(s) — its later messages wait until it is applied or dead-lettered (the worker log has its error: "message will be retried", with this message id)`,
+      `${failingMessage.messageId} at inbox position ${failingMessage.inboxPosition}, failed ${failingMessage.attempts} time(s) in ${failingMessage.handler}: ${failingMessage.error.code}: ${failingMessage.error.message} — its later messages wait until it is applied or dead-lettered`,
     );
     faults.poisoned = false;
     await work();

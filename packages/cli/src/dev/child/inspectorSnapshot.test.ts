@@ -99,6 +99,8 @@ describe("the dev inspector's snapshot of what holds an actor", () => {
       messageId: poison.messageId,
       inboxPosition: expect.any(String),
       attempts: 1,
+      handler: 'add',
+      error: expect.stringMatching(/^[A-Z_]+: /),
     });
     // The message it stops at is behind what it applied.
     expect(BigInt(failing!.failing!.inboxPosition)).toBeGreaterThan(BigInt(failing!.inboxOffset));
