@@ -209,4 +209,39 @@ describe('bearerCaller', () => {
       code: 'UNAUTHENTICATED',
     });
   });
+
+  it('answers 503 UNAVAILABLE, and aborts the hook, when the auth hook runs past its time: the client tries again later', async () => {
+    const backend = createEmbeddedBackend();
+    cleanups.push(() => backend.close());
+    let signal: AbortSignal | undefined;
+    // A hook that never settles, as one whose key server hangs would.
+    const hanging = bearerCaller(
+      (attempt) => {
+        signal = attempt.signal;
+        return new Promise(() => {});
+      },
+      { timeoutMs: 30 },
+    );
+    const ingress = httpIngress({
+      actors: [Counter],
+      store: backend.store,
+      queue: backend.queue,
+      caller: hanging,
+      logger: silentLogger,
+    });
+    const response = await ingress({
+      method: 'POST',
+      path: '/send',
+      headers: { authorization: 'Bearer alice', 'content-type': 'application/json' },
+      body: sendBody,
+    });
+    expect(response.statusCode).toBe(503);
+    expect(JSON.parse(response.body).error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'the server could not check the token within 30 ms: try again later',
+    });
+    expect(signal?.aborted).toBe(true);
+    // Nothing was sent.
+    expect(backend.queue.counts().total).toBe(0);
+  });
 });

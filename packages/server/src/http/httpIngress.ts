@@ -22,6 +22,7 @@ import {
 import { Client } from '@baton/core/client';
 import { authenticate } from '../session/authenticate.ts';
 import { authRefusal, UNAUTHORIZED } from '../session/authRefusal.ts';
+import { authTimedOut } from '../session/connectionLimits.ts';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
 
 /** An HTTP request as any host receives it: a Lambda event, a Node request, a test. */
@@ -172,20 +173,45 @@ export function httpIngress(
  * A `caller` for {@link httpIngress} that signs requests in as the WebSocket hosts do: the app's
  * `auth` is given the bearer token of the `authorization` header (and the headers), and what it
  * returns is the user (`callerOf(identity)`). An `auth` that throws, or ends the identity
- * already (`validUntil`), refuses the request (401).
+ * already (`validUntil`), refuses the request (401). One that runs past `timeoutMs` (10 s unless
+ * given) has its `request.signal` aborted, and the request is answered 503 UNAVAILABLE (try again
+ * later), as the local WebSocket host closes such a connection: a hook that hangs holds no
+ * request for longer.
  *
  * @example
  * const ingress = httpIngress({ actors, store, queue, caller: bearerCaller(app.auth) });
  */
 export function bearerCaller(
   auth: (request: ConnectRequest) => unknown,
+  options: { readonly timeoutMs?: number } = {},
 ): (request: HttpIngressRequest) => Promise<Caller> {
+  const timeoutMs = options.timeoutMs ?? AUTH_TIMEOUT_MS;
   return async ({ headers = {} }) => {
     const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
-    const attempt = match ? { token: match[1]!, headers } : { headers };
-    return callerOf((await authenticate(auth, attempt, systemClock)).identity);
+    const abort = new AbortController();
+    const attempt = { ...(match ? { token: match[1]! } : {}), headers, signal: abort.signal };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        const error = authTimedOut(timeoutMs);
+        timedOut.add(error);
+        abort.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
+    try {
+      const signedIn = await Promise.race([authenticate(auth, attempt, systemClock), expired]);
+      return callerOf(signedIn.identity);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }
+
+/** How long {@link bearerCaller} waits for the auth hook by default, as the local host does. */
+const AUTH_TIMEOUT_MS = 10_000;
+/** The errors of auth hooks that ran past their time: answered 503, not 401. */
+const timedOut = new WeakSet<object>();
 
 /** The message id an outcome route names, or the target and key to derive it from. */
 function outcomeId(path: string, query: URLSearchParams): string | [string, string] {
@@ -289,7 +315,7 @@ function decodePathSegment(segment: string): string {
 /**
  * The caller of the request; a hook that throws refuses the request as UNAUTHENTICATED. The
  * hook's reason goes to the server's log: the client learns only that it may not, and how
- * credentials are sent.
+ * credentials are sent. A hook that ran past its time is UNAVAILABLE: the client tries again.
  */
 async function identify(
   callerOf: (request: HttpIngressRequest) => Caller | Promise<Caller>,
@@ -299,6 +325,10 @@ async function identify(
   try {
     return await callerOf(request);
   } catch (error) {
+    if (timedOut.has(error as object)) {
+      logger.warn('request refused: the auth hook did not settle in time', { path: request.path });
+      throw error;
+    }
     authRefusal(error, logger);
     throw new BatonError(ErrorCode.UNAUTHENTICATED, UNAUTHORIZED, {
       details: {
