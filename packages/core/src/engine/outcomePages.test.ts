@@ -16,6 +16,7 @@ import {
   PageKeyCache,
   pageBytes,
   pagesOutcomes,
+  withOutcomePages,
 } from './outcomePages.ts';
 
 const outcome = (key: string, sentAt: number, pad = 0): PagedOutcome => ({
@@ -38,6 +39,23 @@ describe('outcome pages', () => {
     expect(pageBytes({ ...limits, maxItemBytes: 2_000 })).toBe(500);
     expect(maxOutcomeBytes(paged)).toBe(400_000 - PAGE_BYTES);
     expect(maxOutcomeBytes(unpaged)).toBe(400_000);
+  });
+
+  it("begin on a life's first turn numbered from its time, and refuse a store that cannot read them back", () => {
+    const record: ActorRecord = {
+      id: 'counter/c',
+      ver: 0,
+      state: {},
+      inboxOffset: '0',
+      marks: {},
+      sentSeq: 0,
+    };
+    const begun = withOutcomePages(paged, record, 1_700_000_000_000);
+    expect(begun.outcomePage).toEqual({ page: 1_700_000_000_000, bytes: 0 });
+    expect(withOutcomePages(paged, begun, 1_800_000_000_000)).toBe(begun);
+    expect(withOutcomePages(unpaged, record, 5)).toBe(record);
+    // Its outcomes would be looked for nowhere: a copy of one would be applied again.
+    expect(() => withOutcomePages(unpaged, begun, 5)).toThrow(/has no readPagedOutcomes/);
   });
 
   it('close at the size the store sets, as one that bills a write by its item does', () => {
