@@ -20,9 +20,8 @@ import {
   systemClock,
 } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { authenticate } from '../session/authenticate.ts';
+import { authenticateWithin, isAuthTimeout } from '../session/authenticate.ts';
 import { authRefusal, UNAUTHORIZED } from '../session/authRefusal.ts';
-import { authTimedOut } from '../session/connectionLimits.ts';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
 
 /** An HTTP request as any host receives it: a Lambda event, a Node request, a test. */
@@ -188,30 +187,13 @@ export function bearerCaller(
   const timeoutMs = options.timeoutMs ?? AUTH_TIMEOUT_MS;
   return async ({ headers = {} }) => {
     const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
-    const abort = new AbortController();
-    const attempt = { ...(match ? { token: match[1]! } : {}), headers, signal: abort.signal };
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        const error = authTimedOut(timeoutMs);
-        timedOut.add(error);
-        abort.abort(error);
-        reject(error);
-      }, timeoutMs);
-    });
-    try {
-      const signedIn = await Promise.race([authenticate(auth, attempt, systemClock), expired]);
-      return callerOf(signedIn.identity);
-    } finally {
-      clearTimeout(timer);
-    }
+    const attempt = match ? { token: match[1]!, headers } : { headers };
+    return callerOf((await authenticateWithin(auth, attempt, systemClock, timeoutMs)).identity);
   };
 }
 
 /** How long {@link bearerCaller} waits for the auth hook by default, as the local host does. */
 const AUTH_TIMEOUT_MS = 10_000;
-/** The errors of auth hooks that ran past their time: answered 503, not 401. */
-const timedOut = new WeakSet<object>();
 
 /** The message id an outcome route names, or the target and key to derive it from. */
 function outcomeId(path: string, query: URLSearchParams): string | [string, string] {
@@ -325,7 +307,7 @@ async function identify(
   try {
     return await callerOf(request);
   } catch (error) {
-    if (timedOut.has(error as object)) {
+    if (isAuthTimeout(error)) {
       logger.warn('request refused: the auth hook did not settle in time', { path: request.path });
       throw error;
     }

@@ -1,4 +1,5 @@
 import { BatonError, ErrorCode } from '@baton/core';
+import { authTimedOut } from './connectionLimits.ts';
 
 /**
  * What a connection attempt offers the app's `auth` hook, as each host reads it (the deadline
@@ -75,6 +76,47 @@ export async function authenticate(
     );
   }
   return { identity, validUntil };
+}
+
+/**
+ * {@link authenticate}, waited for `timeoutMs` at most: past it, `abort` (the hook's
+ * `request.signal`) is aborted with the UNAVAILABLE error of `authTimedOut`, and the wait rejects
+ * with it ({@link isAuthTimeout} tells it from a hook's refusal). An abort from elsewhere, such as
+ * a server closing, ends the wait too, with its reason.
+ *
+ * @example
+ * const { identity } = await authenticateWithin(app.auth, { token, headers }, clock, 10_000);
+ */
+export async function authenticateWithin(
+  auth: ((request: never) => unknown) | undefined,
+  attempt: Omit<ConnectAttempt, 'signal'>,
+  clock: { now(): number },
+  timeoutMs: number,
+  abort = new AbortController(),
+): Promise<ConnectAuth> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ended = new Promise<never>((_resolve, reject) => {
+    abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
+    timer = setTimeout(() => {
+      const error = authTimedOut(timeoutMs);
+      timeouts.add(error);
+      abort.abort(error);
+    }, timeoutMs);
+  });
+  try {
+    const signedIn = authenticate(auth, { ...attempt, signal: abort.signal }, clock);
+    return await Promise.race([signedIn, ended]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The errors of {@link authenticateWithin} for hooks that ran past their time. */
+const timeouts = new WeakSet<object>();
+
+/** Whether `error` is that of an auth hook that ran past its time: the client tries again later. */
+export function isAuthTimeout(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && timeouts.has(error);
 }
 
 /** Nesting past this is taken for a cycle. */

@@ -6,7 +6,7 @@ import { systemClock } from '@baton/core/adapter';
 import { RECEIVED_SUBPROTOCOL, SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
-import { authenticate, type ConnectAuth } from '../session/authenticate.ts';
+import { authenticateWithin, type ConnectAuth, isAuthTimeout } from '../session/authenticate.ts';
 import { authRefusal } from '../session/authRefusal.ts';
 import {
   authTimedOut,
@@ -166,29 +166,22 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     let timedOut = false;
     const abort = new AbortController();
     upgrading.set(socket, abort);
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const attempt = { token: readToken(request), headers: request.headers, signal: abort.signal };
+      const attempt = { token: readToken(request), headers: request.headers };
       // Waited for no longer than authTimeoutMs, nor past the server's close.
-      const expired = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(AUTH_TIMED_OUT), authTimeoutMs);
-        abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
-      });
-      auth = await Promise.race([authenticate(options.auth, attempt, clock), expired]);
+      auth = await authenticateWithin(options.auth, attempt, clock, authTimeoutMs, abort);
     } catch (error) {
       if (closing) {
         // The socket is destroyed below.
-      } else if (error === AUTH_TIMED_OUT) {
+      } else if (isAuthTimeout(error)) {
         timedOut = true;
         logger.warn('connection closed: the auth hook did not settle in time', {
           authTimeoutMs,
         });
-        abort.abort(authTimedOut(authTimeoutMs));
       } else {
         refusal = authRefusal(error, logger);
       }
     } finally {
-      clearTimeout(timer);
       upgrading.delete(socket);
     }
     if (timedOut) {
@@ -281,9 +274,6 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     },
   };
 }
-
-/** What rejects the wait for an auth hook that ran past `authTimeoutMs`. */
-const AUTH_TIMED_OUT = Symbol('auth timed out');
 
 /** A close reason is at most 123 bytes of UTF-8. */
 function truncate(reason: string): string {
