@@ -71,6 +71,18 @@ describe("baton dev's inspector in Chromium", () => {
       .toMatch(/counter\/aadd from ingress ok/);
   });
 
+  it('asks an internal handler from its form only as trusted code', async () => {
+    await page.getByLabel('actor').fill('counter/b');
+    await page.getByLabel('message').fill('set');
+    await page.getByLabel('payload').fill('{"n": 5}');
+    await page.getByRole('button', { name: 'ask', exact: true }).click();
+    await expect.poll(() => text('send-result')).toMatch(/^FORBIDDEN: /);
+    await page.getByLabel('as trusted code').check();
+    await page.getByRole('button', { name: 'ask', exact: true }).click();
+    await expect.poll(() => text('send-result')).toBe('reply: 5');
+    await page.getByLabel('as trusted code').uncheck();
+  });
+
   it('shows a message sent with HTTP that keeps failing as a dead letter', async () => {
     const sent = await postJson(`${dev.origin}/send`, {
       to: 'counter/a',

@@ -85,6 +85,28 @@ describe('baton dev', () => {
     expect((await ask('add', { n: 'x' })).status).toBe(400);
   });
 
+  it("sends an internal message from the inspector's form as trusted code only", async () => {
+    const set = { to: 'counter/internal', name: 'set', payload: { n: 7 } };
+    // From any client, the inspector's form too, an internal handler is refused.
+    expect((await postJson(`${dev!.origin}/ask`, set)).body.error.code).toBe('FORBIDDEN');
+    expect((await inspectorAction(dev!.origin, 'ask', set)).body.error.code).toBe('FORBIDDEN');
+    expect(await inspectorAction(dev!.origin, 'ask?as=system', set)).toEqual({
+      status: 200,
+      body: { value: 7 },
+    });
+    const sent = await inspectorAction(dev!.origin, 'send?as=system', {
+      ...set,
+      payload: { n: 8 },
+      idempotencyKey: 'set-8',
+    });
+    expect(sent.status).toBe(202);
+    // Only with the run's token, and only as the system.
+    expect((await postJson(`${dev!.origin}/_baton/ask?as=system`, set)).status).toBe(403);
+    const other = await inspectorAction(dev!.origin, 'ask?as=admin', set);
+    expect(other.status).toBe(400);
+    expect(other.body.error.message).toContain('?as=system');
+  });
+
   it("prints the app's ctx.log lines, and a failing handler's error with its stack", async () => {
     expect((await ask('add', { n: 0 })).status).toBe(200);
     expect(dev!.output()).toMatch(/\d\d:\d\d:\d\d info +counter\/c: added n=0\n/);

@@ -18,7 +18,7 @@ export function localTarget(config: ChildConfig): { status: number; body: unknow
         error: {
           code: 'INVALID_ARGUMENT',
           message:
-            'this baton dev runs the embedded backend, whose journal only its app process may open: restart it with --backend local-aws to operate it with the baton commands, or use its inspector at /_baton',
+            'this baton dev runs the embedded backend, whose journal only its app process may open: restart it with --backend local-aws to operate it with the baton commands, or use its inspector at /_baton, whose form sends as trusted code too (internal handlers, workflows)',
         },
       },
     };

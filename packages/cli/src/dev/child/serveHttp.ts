@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { BatonApp, Logger } from '@baton/core';
-import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { BatonError, ErrorCode, SYSTEM, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { bearerCaller, type HttpIngressRequest, httpIngress } from '@baton/server/http';
@@ -28,7 +28,8 @@ const MAX_BODY = 1024 * 1024;
  * inspector's actions (the supervisor asked them for the inspector's token).
  * - `POST /send`, `POST /ask`, `GET /outcome…`: `@baton/server/http`'s `httpIngress`, the
  *   ingress the Lambda deployment runs too.
- * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form.
+ * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form; with `?as=system`
+ *   sent as trusted code (`client.asSystem()`): internal handlers too, no `authorize`.
  * - `POST /_baton/redrive` `{ actorId, messageId, force? }`: the engine's `redriveDeadLetter`.
  * - `POST /_baton/history` `{ actorId }`: the actor's history as the store keeps it (it
  *   survives a restart, unlike the recent turns the inspector's live view shows), and what
@@ -49,6 +50,14 @@ export async function serveHttp(
     store: backend.store,
     queue: backend.queue,
     ...(app.auth ? { caller: bearerCaller(app.auth) } : {}),
+    logger: hooks.logger,
+  });
+  // The inspector's form as trusted code, as its workflow buttons send: internal handlers too.
+  const trusted = httpIngress({
+    actors: app.actors,
+    store: backend.store,
+    queue: backend.queue,
+    caller: () => SYSTEM,
     logger: hooks.logger,
   });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -74,7 +83,17 @@ export async function serveHttp(
       bodyBytes: bytes,
     });
     if (request.method === 'POST' && (path === '/_baton/send' || path === '/_baton/ask')) {
-      const result = await ingress(ingressRequest(path.slice('/_baton'.length)));
+      const as = url.searchParams.get('as');
+      if (as !== null && as !== 'system') {
+        return send(response, 400, {
+          error: {
+            code: ErrorCode.INVALID_ARGUMENT,
+            message: `${path} takes ?as=system (sent as trusted code) or no "as" (sent as the request's caller), not ${JSON.stringify(as)}`,
+          },
+        });
+      }
+      const door = as === 'system' ? trusted : ingress;
+      const result = await door({ ...ingressRequest(path.slice('/_baton'.length)), query: '' });
       return response.writeHead(result.statusCode, result.headers).end(result.body);
     }
     if (path.startsWith('/_baton/')) {

@@ -64,6 +64,7 @@ document.getElementById('root')!.innerHTML = `
       <label for="to">actor</label><input id="to" name="to" placeholder="type/key, e.g. account/alice" required list="actor-ids">
       <label for="name">message</label><input id="name" name="name" placeholder="e.g. deposit" required list="message-names">
       <label for="payload">payload</label><textarea id="payload" name="payload">{}</textarea>
+      <label class="check"><input type="checkbox" id="as-system" name="asSystem"> as trusted code (<code>client.asSystem()</code>): internal handlers too, no <code>authorize</code></label>
       <div class="buttons"><button type="submit" name="kind" value="ask">ask</button>
         <button type="submit" name="kind" value="send" class="secondary">send</button>
         <output id="send-result" data-testid="send-result"></output></div>
@@ -241,7 +242,7 @@ $('send').addEventListener('submit', async (event) => {
   const name = String(data.get('name')).trim();
   result.textContent = `${kind}ing…`;
   try {
-    const response = await act(kind, {
+    const response = await act(data.get('asSystem') ? `${kind}?as=system` : kind, {
       to,
       name,
       payload,

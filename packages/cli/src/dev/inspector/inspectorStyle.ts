@@ -21,6 +21,7 @@ code, pre { font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace } pre { ma
 form { display:grid; grid-template-columns:7rem 1fr; gap:.45rem .7rem; align-items:center }
 input, textarea, select { font:inherit; padding:.35rem .5rem; border:1px solid var(--line); border-radius:6px; width:100% }
 textarea { font:12px ui-monospace,monospace; min-height:4.5rem }
+form label.check { grid-column:2 } form label.check input { width:auto; margin:0 .4rem 0 0 }
 tr.pick { cursor:pointer }
 button { font:inherit; padding:.35rem .9rem; border:0; border-radius:6px; background:var(--accent); color:#fff; cursor:pointer }
 button.secondary { background:#eef0f6; color:var(--ink) } .buttons { grid-column:2; display:flex; gap:.5rem; align-items:center }
