@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
     typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
     testTimeout: 60_000,
+    // A beforeAll that starts a dev server or a browser waits up to 30 s for it; vitest's 10-s
+    // default gave up first on a loaded host and left the started process running.
+    hookTimeout: 60_000,
     // A poll waits on work in other processes (a dev server, Chromium, the emulators'
     // JVMs); on a loaded 2-core CI host a turn and its push can take past vitest's 1-s default.
     expect: { poll: { timeout: 10_000 } },

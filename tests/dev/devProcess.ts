@@ -71,10 +71,10 @@ export async function startDevProcess(
     child.once('exit', (code) => resolve(code)),
   );
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no readiness line in ${timeoutMs} ms:\n${output}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // not left running when the test gives up on it
+      reject(new Error(`no readiness line in ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const check = () => {
       const match = /baton dev: ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
       if (match) {
