@@ -1,11 +1,12 @@
 /**
- * An actor's failing message as the inspectors show it: what `ActorRecord.failing` holds, and
- * the handler and error a record may keep beside it, shown only when present.
+ * An actor's failing message as `baton actors get` and the inspectors give it: what
+ * `ActorRecord.failing` holds, and the handler and error a record may keep beside it (null when
+ * it does not), the error as `{ code, message }` and, for a page, in one line.
  */
 import { ErrorCode } from '@baton/core';
 import type { FailingMessage } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { inspectFailing } from './inspectedFailing.ts';
+import { errorLine, inspectFailing } from './inspectedFailing.ts';
 
 const failing: FailingMessage = { id: 'm-1', at: '42', attempts: 2 };
 
@@ -16,21 +17,25 @@ describe('inspectFailing', () => {
       messageId: 'm-1',
       inboxPosition: '42',
       attempts: 2,
+      handler: null,
+      error: null,
     });
   });
 
-  it('adds the handler and the error, in a line, when the record keeps them', () => {
+  it('adds the handler and the error as { code, message } when the record keeps them', () => {
     const kept = {
       ...failing,
       handler: 'add',
       error: { code: ErrorCode.UNAVAILABLE, message: 'boom\n  at x' },
     };
-    expect(inspectFailing(kept)).toEqual({
+    const inspected = inspectFailing(kept);
+    expect(inspected).toEqual({
       messageId: 'm-1',
       inboxPosition: '42',
       attempts: 2,
       handler: 'add',
-      error: 'UNAVAILABLE: boom at x',
+      error: { code: 'UNAVAILABLE', message: 'boom\n  at x' },
     });
+    expect(errorLine(inspected!.error!)).toBe('UNAVAILABLE: boom at x');
   });
 });

@@ -7,6 +7,7 @@ import {
   upgradeStateForTurn,
 } from '@baton/core/adapter';
 import { DEFAULT_MAX_ATTEMPTS, pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
+import { errorLine, type InspectedFailing, inspectFailing } from '../inspectedFailing.ts';
 import { actorSummaries } from './actorSummaries.ts';
 import { fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -65,7 +66,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
     stateVersion: record.stateVersion ?? 1,
     recordFormat: record.format ?? 1,
     inboxPosition: record.inboxOffset,
-    failingMessage: failingMessage(record),
+    failingMessage: inspectFailing(record.failing),
     paused: record.paused ?? null,
     parkedMessages: letters.filter((l) => l.parked !== undefined).length,
     deadLetters: letters.filter((l) => l.parked === undefined).length,
@@ -122,25 +123,6 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   );
 }
 
-/**
- * The message at the head of the actor's inbox whose handler failed, as its record counts it
- * (`ActorRecord.failing`): its id, its inbox position, the attempts that failed, the handler
- * and its last error (code and message, as the worker clipped it); null when none is failing.
- * A record written before they were kept, or with no room for the error, has null for them:
- * the worker's log has the error (`message will be retried`, by message id).
- */
-function failingMessage(record: ActorRecord) {
-  const { failing } = record;
-  if (!failing) return null;
-  return {
-    messageId: failing.id,
-    inboxPosition: failing.at,
-    attempts: failing.attempts,
-    handler: failing.handler ?? null,
-    error: failing.error ? { code: failing.error.code, message: failing.error.message } : null,
-  };
-}
-
 /** `actors get`'s line of a failing message: what holds the actor, and what failed it. */
 function failingLine({
   messageId,
@@ -148,12 +130,11 @@ function failingLine({
   attempts,
   handler,
   error,
-}: NonNullable<ReturnType<typeof failingMessage>>): string {
+}: InspectedFailing): string {
   const where = handler === null ? '' : ` in handler ${JSON.stringify(handler)}`;
   const waits = `the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default)`;
-  // The error's text on the line's one line, however many its message has.
   const cause = error
-    ? `its last error: ${error.code}: ${error.message.replace(/\s+/g, ' ')}`
+    ? `its last error: ${errorLine(error)}`
     : 'the worker\'s log has its error ("message will be retried", with this messageId)';
   return `${messageId} at inbox position ${inboxPosition}, failed ${attempts} time(s)${where}: ${waits}; ${cause}`;
 }

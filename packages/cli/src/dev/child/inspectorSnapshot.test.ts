@@ -100,7 +100,7 @@ describe("the dev inspector's snapshot of what holds an actor", () => {
       inboxPosition: expect.any(String),
       attempts: 1,
       handler: 'add',
-      error: expect.stringMatching(/^[A-Z_]+: /),
+      error: { code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) },
     });
     // The message it stops at is behind what it applied.
     expect(BigInt(failing!.failing!.inboxPosition)).toBeGreaterThan(BigInt(failing!.inboxOffset));

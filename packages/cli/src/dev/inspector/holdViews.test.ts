@@ -42,7 +42,13 @@ describe("the dev inspector's hold views", () => {
   it("shows an actor's failing message: its id, inbox position and attempts, escaped", () => {
     const html = holdsHtml({
       paused: null,
-      failing: { messageId: SCRIPT, inboxPosition: '42', attempts: 2 },
+      failing: {
+        messageId: SCRIPT,
+        inboxPosition: '42',
+        attempts: 2,
+        handler: null,
+        error: null,
+      },
     });
     expect(html).not.toContain('<script');
     expect(html).toContain(
@@ -59,12 +65,12 @@ describe("the dev inspector's hold views", () => {
         inboxPosition: '42',
         attempts: 2,
         handler: `add${SCRIPT}`,
-        error: `INTERNAL: ${SCRIPT}`,
+        error: { code: 'INTERNAL', message: `${SCRIPT}\n  at add` },
       },
     });
     expect(html).not.toContain('<script');
     expect(html).toContain(
-      `failed 2 time(s) in <code>add${ESCAPED}</code>: INTERNAL: ${ESCAPED} — its later messages wait until it is applied or dead-lettered</p>`,
+      `failed 2 time(s) in <code>add${ESCAPED}</code>: INTERNAL: ${ESCAPED} at add — its later messages wait until it is applied or dead-lettered</p>`,
     );
   });
 
@@ -78,7 +84,7 @@ describe("the dev inspector's hold views", () => {
     expect(
       holdCell({
         paused: { at: 1, by: 'ops' },
-        failing: { messageId: 'm', inboxPosition: '1', attempts: 3 },
+        failing: { messageId: 'm', inboxPosition: '1', attempts: 3, handler: null, error: null },
       }),
     ).toBe(
       '<span class="retry">paused</span><br><span class="rejected">failing, 3 attempt(s)</span>',

@@ -4,6 +4,7 @@
  * of its inbox. Markup only (no DOM), every value escaped.
  */
 import { escapeHtml } from '../../escapeHtml.ts';
+import { errorLine } from '../../inspectedFailing.ts';
 import type { ActorPause, InspectedFailing, InspectorSnapshot } from './InspectorSnapshot.ts';
 
 const esc = (value: unknown) => escapeHtml(String(value));
@@ -53,9 +54,9 @@ export function holdsHtml(hold: {
       : '',
     failing
       ? `<p class="rejected" data-testid="actor-failing">failing message <code>${esc(failing.messageId)}</code> at inbox position <code>${esc(failing.inboxPosition)}</code>, failed ${esc(failing.attempts)} time(s)${
-          failing.handler === undefined ? '' : ` in <code>${esc(failing.handler)}</code>`
-        }${failing.error === undefined ? '' : `: ${esc(failing.error)}`} — its later messages wait until it is applied or dead-lettered${
-          failing.error === undefined
+          failing.handler === null ? '' : ` in <code>${esc(failing.handler)}</code>`
+        }${failing.error === null ? '' : `: ${esc(errorLine(failing.error))}`} — its later messages wait until it is applied or dead-lettered${
+          failing.error === null
             ? ' (its error shows in the recent turns and in the log: "message will be retried")'
             : ''
         }</p>`

@@ -108,10 +108,10 @@ function paused(s) {
 
 // What holds an actor: the message failing at the head of its inbox, as baton actors get says it.
 const failingLine = (f) => '<code>' + esc(f.messageId) + '</code> at inbox position <code>' + esc(f.inboxPosition) + '</code>, failed '
-  + esc(f.attempts) + ' time(s)' + (f.handler === undefined ? '' : ' in <code>' + esc(f.handler) + '</code>')
-  + (f.error === undefined ? '' : ': ' + esc(f.error))
+  + esc(f.attempts) + ' time(s)' + (f.handler === null ? '' : ' in <code>' + esc(f.handler) + '</code>')
+  + (f.error === null ? '' : ': ' + esc(f.error.code + ': ' + f.error.message.replace(/\\s+/g, ' ')))
   + ' — its later messages wait until it is applied or dead-lettered'
-  + (f.error === undefined ? ' (the worker log has its error: "message will be retried", with this message id)' : '');
+  + (f.error === null ? ' (the worker log has its error: "message will be retried", with this message id)' : '');
 
 function letters(list, withActor, empty) {
   return table([...(withActor ? ['actor'] : []), 'message', 'error', 'attempts', 'at', ''],
