@@ -83,7 +83,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       '--key',
       'k-1',
     );
-    expect(sent.out).toMatch(/^sent add to note\/a\nmessage id ingress:\["note\/a","k-1",/);
+    expect(sent.out).toMatch(/^sent add to note\/a\nmessage id 'ingress:\["note\/a","k-1",/);
     await work();
     // Asked again with the key: the stored reply, at once, not applied again.
     const again = await baton(
@@ -310,7 +310,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
 
     // Purge --all: previewed, then done; nothing of it is ever applied.
     expect((await baton('dead-letters', 'purge', '--all', '--dry-run')).out).toMatch(
-      /^would purge 1 dead letter\(s\):\nACTOR\s+MESSAGEID\ntally\/p3\s+ingress:/,
+      /^would purge 1 dead letter\(s\):\nACTOR\s+MESSAGEID\ntally\/p3\s+'ingress:/,
     );
     expect((await json('dead-letters', 'purge', '--all', '--yes')).purge).toEqual([
       expect.objectContaining({ actor: 'tally/p3' }),

@@ -135,7 +135,7 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
     faults.poisoned = false;
     expect(
       (await baton('dead-letters', 'redrive', '--all', '--type', 'tally', '--dry-run')).out,
-    ).toMatch(/^would redrive 1 dead letter\(s\):\nACTOR\s+MESSAGEID\ntally\/drill\s+ingress:/);
+    ).toMatch(/^would redrive 1 dead letter\(s\):\nACTOR\s+MESSAGEID\ntally\/drill\s+'ingress:/);
     const dry = await baton(
       'dead-letters',
       'redrive',

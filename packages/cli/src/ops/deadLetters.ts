@@ -8,8 +8,9 @@ import {
 } from '@baton/core/engine';
 import { actorArg, noRecord } from './actors.ts';
 import { duration, limitOption, since, table } from './format.ts';
+import { lostItsQuotes, pasteable, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
-import { type FollowUp, shellQuote } from './target.ts';
+import type { FollowUp } from './target.ts';
 
 /** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
 async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
@@ -115,7 +116,7 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
   ctx.print(result, ({ deadLetters, total }) => {
     if (total === 0) return 'no dead letters';
     const rows = table(
-      deadLetters.map((l) => ({ ...l, error: clipped(l.error, ERROR_COLUMN) })),
+      deadLetters.map((l) => pasteable({ ...l, error: clipped(l.error, ERROR_COLUMN) })),
       ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'error'],
     );
     if (total === deadLetters.length) return rows;
@@ -136,17 +137,6 @@ const ERROR_COLUMN = 60;
 const clipped = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
-/** Whether `messageId` is a client message's id (`ingress:[…]`, JSON) with its quotes gone. */
-function lostItsQuotes(messageId: string): boolean {
-  if (!messageId.startsWith('ingress:[')) return false;
-  try {
-    JSON.parse(messageId.slice('ingress:'.length));
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 /**
  * The one dead letter `<type/key> <message id>` names; for `show`, a message parked at a paused
  * actor too (a redrive or purge of one is refused, saying it is parked).
@@ -156,13 +146,7 @@ async function named(ctx: OpsContext, action: 'show' | 'redrive' | 'purge'): Pro
   const messageId = ctx.arg(1, 'message id');
   const { store } = await ctx.target();
   const letter = await store.readDeadLetter(actorId, messageId);
-  if (!letter && lostItsQuotes(messageId)) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `the message id ${messageId} lost its quotes (a shell strips them): put the id in single quotes, as ${ctx.followUp`dead-letters list`} prints it, e.g. ${shellQuote(messageId.replace(/([[,])([^,\]"]+)/g, '$1"$2"'))}`,
-      { details: { actorId, messageId } },
-    );
-  }
+  if (!letter && lostItsQuotes(messageId)) throw quotesLost(messageId, { actorId });
   if (letter?.parked !== undefined) {
     if (action === 'show') return letter;
     throw parkedLetterRefused(letter, action, ctx.followUp);
@@ -340,12 +324,12 @@ function leftLines(left: readonly Left[], follow: FollowUp): string {
   if (answered.length > 0) {
     lines +=
       `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. Purge them (${follow`dead-letters purge`}), or, if they must be applied still, redrive them with --force:\n` +
-      table(answered, ['actor', 'messageId']);
+      table(answered.map(pasteable), ['actor', 'messageId']);
   }
   if (cut.length > 0) {
     lines +=
       `\nleft ${cut.length} dead letter(s) kept without their payload (too large to keep whole), which cannot be redriven: send their messages again from their source, then purge them:\n` +
-      table(cut, ['actor', 'messageId']);
+      table(cut.map(pasteable), ['actor', 'messageId']);
   }
   return lines;
 }
@@ -364,7 +348,7 @@ async function bulk(
       () =>
         (letters.length === 0
           ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : noneRedrivable(left)}`
-          : `would ${verb} ${letters.length} dead letter(s):\n${table(listed, ['actor', 'messageId'])}`) +
+          : `would ${verb} ${letters.length} dead letter(s):\n${table(listed.map(pasteable), ['actor', 'messageId'])}`) +
         leftLines(left, ctx.followUp),
     );
     return;

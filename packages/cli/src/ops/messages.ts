@@ -2,7 +2,9 @@ import { BatonError, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { actorArg } from './actors.ts';
+import { lostItsQuotes, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { shellQuote } from './target.ts';
 
 /** The payload argument: JSON. */
 function payloadArg(ctx: OpsContext): unknown {
@@ -39,7 +41,7 @@ export async function send(ctx: OpsContext): Promise<void> {
     ...(key ? { idempotencyKey: key } : {}),
   });
   await ctx.audit('send', { actor: to, name, messageId });
-  ctx.print({ messageId }, () => `sent ${name} to ${to}\nmessage id ${messageId}`);
+  ctx.print({ messageId }, () => `sent ${name} to ${to}\nmessage id ${shellQuote(messageId)}`);
 }
 
 /** `baton ask <type/key> <name> [json] --app <entry> [--key k] [--timeout 30s]`: the reply. */
@@ -97,6 +99,7 @@ export async function outcome(ctx: OpsContext): Promise<void> {
       : first;
   const { store } = await ctx.target();
   const record = await store.readIdempotency(messageId);
+  if (!record && lostItsQuotes(messageId)) throw quotesLost(messageId, {});
   if (!record || record.expiresAt <= ctx.io.now()) {
     // A key names a message per caller: by key, this finds only the keys the CLI sent with.
     const byKey =

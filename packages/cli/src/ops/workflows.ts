@@ -20,6 +20,7 @@ import { Client } from '@baton/core/client';
 import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { shellQuote } from './target.ts';
 
 const STATUSES: readonly WorkflowStatus[] = [
   'running',
@@ -402,7 +403,7 @@ async function act(
   ctx.print(
     { action, workflow: name, id, messageId, ...details },
     () =>
-      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${messageId}\nfollow it: ${ctx.followUp`workflows show ${name} ${id}`}`,
+      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${shellQuote(messageId)}\nfollow it: ${ctx.followUp`workflows show ${name} ${id}`}`,
   );
 }
 
