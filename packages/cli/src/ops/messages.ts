@@ -1,6 +1,7 @@
 import { BatonError, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
-import { ingressMessageId } from '@baton/core/adapter';
+import { ingressMessageId, ingressTarget } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
+import { errorLine } from '../inspectedFailing.ts';
 import { actorArg } from './actors.ts';
 import { lostItsQuotes, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -101,6 +102,12 @@ export async function outcome(ctx: OpsContext): Promise<void> {
   const record = await store.readIdempotency(messageId);
   if (!record && lostItsQuotes(messageId)) throw quotesLost(messageId, {});
   if (!record || record.expiresAt <= ctx.io.now()) {
+    const held = await heldAt(ctx, messageId);
+    if (held) {
+      throw new BatonError(ErrorCode.NOT_FOUND, `no outcome of ${messageId}: ${held}`, {
+        details: { messageId },
+      });
+    }
     // A key names a message per caller: by key, this finds only the keys the CLI sent with.
     const byKey =
       ctx.args.length >= 2
@@ -140,4 +147,32 @@ async function letterOf(
   const { store } = await ctx.target();
   const letter = await store.readDeadLetter(actorId, messageId);
   return letter && !letter.applied && letter.parked === undefined ? 'kept' : 'purged';
+}
+
+/**
+ * What holds a client message that has no outcome, when its actor's record or its dead letters
+ * say: failing at the head of the actor's inbox (retried, then dead-lettered), parked at the
+ * paused actor, or kept as a dead letter whose outcome outlived its retention. Else undefined:
+ * waiting in the inbox, or gone past the retention window, as far as the CLI can tell.
+ */
+async function heldAt(ctx: OpsContext, messageId: string): Promise<string | undefined> {
+  const actorId = ingressTarget(messageId);
+  if (actorId === undefined) return undefined;
+  const { store } = await ctx.target();
+  const [record, letter] = await Promise.all([
+    store.load(actorId),
+    store.readDeadLetter(actorId, messageId),
+  ]);
+  const failing = record?.failing;
+  if (failing?.id === messageId) {
+    const error = failing.error ? `, last with ${errorLine(failing.error)}` : '';
+    return `it is failing at the head of ${actorId}'s inbox (failed ${failing.attempts} time(s)${error}), and is retried until applied or dead-lettered: ${ctx.followUp`actors get ${actorId}`} shows it`;
+  }
+  if (letter?.parked !== undefined) {
+    return `it is parked at ${actorId}, which is paused: resumed (${ctx.followUp`actors resume ${actorId}`}), it applies it`;
+  }
+  if (letter && !letter.applied) {
+    return `it was dead-lettered, and its outcome is older than the retention window; its dead letter is kept: ${ctx.followUp`dead-letters show ${actorId} ${messageId}`}`;
+  }
+  return undefined;
 }
