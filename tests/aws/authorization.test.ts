@@ -89,6 +89,28 @@ describe('the bank on the API Gateway WebSocket handler', () => {
     const items = await stack.registryItems();
     expect(items.filter((item) => item.pk.startsWith('Q') || item.sk.startsWith('S'))).toEqual([]);
   });
+
+  it('refuses another user’s ask to an account whose message id is past a key’s limit as FORBIDDEN, not as a failure to retry', async () => {
+    const socket = new WebSocket(stack.gateway.url, ['baton.v1', `token.${tokens.mallory}`]);
+    const frames: ServerMessage[] = [];
+    socket.on('message', (data) => frames.push(JSON.parse(String(data)) as ServerMessage));
+    await new Promise((resolve) => socket.once('open', resolve));
+    // A key within an actor key's 1,024 bytes whose message id, which an ask waits under, is past
+    // a partition key's 2,048: JSON writes each of these characters in six.
+    const to = Account.ref(`alice${'\u0001'.repeat(400)}`).id;
+    for (const type of ['ask', 'send'] as const) {
+      const frame = { v: 1, type, requestId: type, to, name: 'withdraw', payload: { amount: 1 } };
+      socket.send(JSON.stringify({ ...frame, idempotencyKey: type, visible: type === 'send' }));
+    }
+    const answered = (id: string) => frames.find((f) => f.type === 'error' && f.requestId === id);
+    await until(() => answered('ask') && answered('send'), 'the refusals');
+    for (const id of ['ask', 'send']) {
+      const error = answered(id);
+      expect(error?.type === 'error' && error.error.code).toBe('FORBIDDEN');
+    }
+    socket.close();
+    expect((await stack.registryItems()).filter((item) => item.pk.startsWith('R#'))).toEqual([]);
+  });
 });
 
 describe('the bank’s actors and queries on an API Gateway WebSocket handler that accepts anonymous connections', () => {

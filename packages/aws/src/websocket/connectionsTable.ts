@@ -14,10 +14,14 @@
  *
  * `<instance>` is the hash of the instance key `[query, canonical args, identity scope]`, so keys
  * stay short whatever the args; `<owner>` is the digest of a user's caller
- * (`connectionOwner`): anonymous connections have none.
+ * (`connectionOwner`): anonymous connections have none. The ids a client or an app chooses (a
+ * subscription's or a request's id, an actor id, a message id) are key parts as they are up to
+ * 900 bytes, and their digest past it (`boundedKey`, as in the actor table): every item keeps
+ * its ids whole besides, and readers take them from there, so a long id is refused by nothing.
  */
 import type { CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTableWithTtl } from '../dynamodb/createTableWithTtl.ts';
+import { boundedKey } from '../dynamodb/tableLayout.ts';
 
 /** Attribute names of the connections table (each counts against the item size). */
 export const RegistryAttr = {
@@ -58,15 +62,15 @@ export const SUBSCRIPTION_PREFIX = 'S#';
 
 export const connectionPk = (connectionId: string): string => `C#${connectionId}`;
 export const instancePk = (instanceId: string): string => `Q#${instanceId}`;
-export const dependencyPk = (actorId: string): string => `D#${actorId}`;
-export const pendingPk = (idempotencyKey: string): string => `R#${idempotencyKey}`;
+export const dependencyPk = (actorId: string): string => `D#${boundedKey(actorId)}`;
+export const pendingPk = (idempotencyKey: string): string => `R#${boundedKey(idempotencyKey)}`;
 export const ownerPk = (owner: string): string => `U#${owner}`;
 export const subscriptionSk = (subscriptionId: string): string =>
-  `${SUBSCRIPTION_PREFIX}${subscriptionId}`;
+  `${SUBSCRIPTION_PREFIX}${boundedKey(subscriptionId)}`;
 export const subscriberSk = (connectionId: string, subscriptionId: string): string =>
-  `${SUBSCRIPTION_PREFIX}${connectionId}#${subscriptionId}`;
+  `${SUBSCRIPTION_PREFIX}${boundedKey(`${connectionId}#${subscriptionId}`)}`;
 export const pendingSk = (connectionId: string, requestId: string): string =>
-  `${connectionId}#${requestId}`;
+  boundedKey(`${connectionId}#${requestId}`);
 
 /**
  * The connections table: on-demand, string keys `pk` + `sk`, no index and no stream. Enable TTL
