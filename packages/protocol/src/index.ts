@@ -36,6 +36,7 @@ export {
   type ChunkMessage,
   CLIENT_MESSAGE_TYPES,
   MAX_FRAME_BYTES,
+  MAX_ID_LENGTH,
   MAX_RESUME_VERSION,
   type Message,
   PROTOCOL_VERSION,

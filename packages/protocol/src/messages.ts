@@ -31,6 +31,16 @@ export const SUPPORTED_VERSIONS: readonly number[] = [PROTOCOL_VERSION];
 export const MAX_FRAME_BYTES = 128 * 1024;
 
 /**
+ * The most characters of an id a client chooses: a subscription's `id`, a request's
+ * `requestId`, an `idempotencyKey`, a `chunkId`. A host keeps such ids while they live and sends
+ * them back with every answer, so a longer one is refused (INVALID_PAYLOAD), not held.
+ *
+ * @example
+ * if (id.length > MAX_ID_LENGTH) throw new Error('pick a shorter subscription id');
+ */
+export const MAX_ID_LENGTH = 256;
+
+/**
  * The frame types each side sends, in a stable order.
  *
  * @example

@@ -2,6 +2,7 @@ import { type BatonError, ErrorCode, toBatonError } from '@baton/core';
 import type { ChunkAssembler } from './ChunkAssembler.ts';
 import type { ClientMessage } from './clientMessages.ts';
 import { decodeClientMessage } from './decodeFrame.ts';
+import { MAX_ID_LENGTH } from './messages.ts';
 import { ProtocolErrorReason, protocolError } from './ProtocolErrorReason.ts';
 
 const utf8 = new TextDecoder();
@@ -124,7 +125,7 @@ function targetOf(text: string): ErrorTarget {
 }
 
 function isName(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= 256;
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH;
 }
 
 function failure(error: unknown, target: ErrorTarget): FrameReading {

@@ -3,10 +3,12 @@
  * WebSocket message, so no schema library on this path).
  */
 import { ErrorCode } from '@baton/core';
+import { MAX_ID_LENGTH } from '../messages.ts';
 import { ProtocolErrorReason, protocolError } from '../ProtocolErrorReason.ts';
 
 type Kind =
   | 'id'
+  | 'key'
   | 'string'
   | 'version'
   | 'index'
@@ -30,13 +32,13 @@ export type FrameSpec = readonly Field[];
 const f = (name: string, kind: Kind, optional = false): Field => ({ name, kind, optional });
 
 const chunk: FrameSpec = [
-  f('chunkId', 'id'),
+  f('chunkId', 'key'),
   f('index', 'index'),
   f('count', 'count'),
   f('data', 'string'),
 ];
 const sendFields = [
-  f('requestId', 'id'),
+  f('requestId', 'key'),
   f('to', 'id'),
   f('name', 'id'),
   f('payload', 'json'),
@@ -44,11 +46,11 @@ const sendFields = [
 ];
 
 export const CLIENT_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
-  ['subscribe', [f('id', 'id'), f('query', 'id'), f('args', 'json'), f('resume', 'resume', true)]],
-  ['unsubscribe', [f('id', 'id')]],
-  ['send', [...sendFields, f('idempotencyKey', 'id'), f('visible', 'boolean', true)]],
-  ['ask', [...sendFields, f('idempotencyKey', 'id')]],
-  ['ack', [f('id', 'id'), f('version', 'version')]],
+  ['subscribe', [f('id', 'key'), f('query', 'id'), f('args', 'json'), f('resume', 'resume', true)]],
+  ['unsubscribe', [f('id', 'key')]],
+  ['send', [...sendFields, f('idempotencyKey', 'key'), f('visible', 'boolean', true)]],
+  ['ask', [...sendFields, f('idempotencyKey', 'key')]],
+  ['ack', [f('id', 'key'), f('version', 'version')]],
   ['acks', [f('versions', 'versions')]],
   ['received', [f('frames', 'index')]],
   ['ping', [f('t', 'number')]],
@@ -71,6 +73,7 @@ export const SERVER_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
 
 const EXPECTED: Record<Kind, string> = {
   id: 'a non-empty string',
+  key: `a non-empty string of at most ${MAX_ID_LENGTH} characters`,
   string: 'a string',
   version: 'a non-negative integer',
   index: 'a non-negative integer',
@@ -131,6 +134,11 @@ function readValue(type: string, path: string, kind: Kind, value: unknown): unkn
     case 'id':
       if (typeof value === 'string' && value.length > 0) return value;
       break;
+    case 'key':
+      if (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH) {
+        return value;
+      }
+      break;
     case 'string':
       if (typeof value === 'string') return value;
       break;
@@ -187,6 +195,14 @@ function readVersions(type: string, path: string, value: Record<string, unknown>
   const versions: Record<string, unknown> = Object.create(null);
   for (const id of ids) {
     if (id === '') throw invalidField(type, `${path}[""]`, 'a non-empty subscription id', id);
+    if (id.length > MAX_ID_LENGTH) {
+      throw invalidField(
+        type,
+        `${path}[…]`,
+        `a subscription id of at most ${MAX_ID_LENGTH} characters`,
+        id,
+      );
+    }
     const name = id.length <= 40 ? id : `${id.slice(0, 40)}…`;
     versions[id] = readValue(type, `${path}.${name}`, 'version', value[id]);
   }

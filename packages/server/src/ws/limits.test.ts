@@ -1,5 +1,5 @@
 import { MAX_MESSAGE_BYTES } from '@baton/core';
-import { splitFrame } from '@baton/protocol';
+import { MAX_ID_LENGTH, splitFrame } from '@baton/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
 
@@ -188,6 +188,53 @@ describe('per-connection limits of the local WebSocket host', () => {
     subscribe('s3');
     await a.push('s3');
     expect(t.server.connections()).toEqual([expect.objectContaining({ subscriptions: 2 })]);
+  });
+
+  it('refuses ids past MAX_ID_LENGTH characters, holding nothing of them and echoing none, so that a hundred subscriptions cannot hold megabytes of ids', async () => {
+    t = await startTestServer();
+    const a = await t.open({ autoAck: true });
+    // In chunks, one id could take a whole message (a megabyte), held with its subscription
+    // and sent again with every push; each is refused whole instead.
+    const long = 'i'.repeat(MAX_ID_LENGTH + 1);
+    const frames = [
+      { v: 1, type: 'subscribe', id: long, query: 'totalBalance', args: { accounts: ['a'] } },
+      {
+        v: 1,
+        type: 'ask',
+        requestId: long,
+        to: 'account/a',
+        name: 'deposit',
+        payload: { amount: 1 },
+        idempotencyKey: 'k',
+      },
+      {
+        v: 1,
+        type: 'send',
+        requestId: 'r',
+        to: 'account/a',
+        name: 'deposit',
+        payload: { amount: 1 },
+        idempotencyKey: long,
+      },
+    ];
+    const chunked = JSON.stringify({ ...frames[0], id: 'c'.repeat(200_000) });
+    for (const frame of [...frames, ...splitFrame(chunked, 100_000)]) a.send(frame as never);
+    const refusals = [];
+    for (let i = 0; i < 4; i++) refusals.push(await a.next('error'));
+    expect(refusals.map((f) => [f.error.code, f.id, f.requestId])).toEqual([
+      ['INVALID_PAYLOAD', undefined, undefined],
+      ['INVALID_PAYLOAD', undefined, undefined],
+      ['INVALID_PAYLOAD', undefined, 'r'],
+      ['INVALID_PAYLOAD', undefined, undefined],
+    ]);
+    expect(refusals[0]!.error.message).toBe(
+      `"subscribe" frame: field "id" must be a non-empty string of at most ${MAX_ID_LENGTH} characters, got a string of ${MAX_ID_LENGTH + 1} characters`,
+    );
+    expect(t.server.connections()).toEqual([expect.objectContaining({ subscriptions: 0 })]);
+    // An id of MAX_ID_LENGTH characters is one like any other.
+    const longest = 'j'.repeat(MAX_ID_LENGTH);
+    a.send({ ...frames[0], id: longest } as never);
+    expect((await a.push(longest)).type).toBe('result');
   });
 
   it('closes a connection past maxConnectionsPerUser (4429), leaving the user the ones it holds; anonymous ones are not counted', async () => {
