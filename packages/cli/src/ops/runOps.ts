@@ -23,12 +23,11 @@ import { followUp, type TargetOptions } from './target.ts';
 import { timersCancel, timersList } from './timers.ts';
 import {
   workflowsCancel,
-  workflowsList,
   workflowsResume,
-  workflowsShow,
   workflowsSignal,
   workflowsTerminate,
-} from './workflows.ts';
+} from './workflowActions.ts';
+import { workflowsList, workflowsShow } from './workflows.ts';
 
 type Command = (ctx: OpsContext) => Promise<void>;
 type Option = keyof typeof OPTIONS;

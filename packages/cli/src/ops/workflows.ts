@@ -1,26 +1,22 @@
 /**
- * `baton workflows …`: a deployed app's workflow instances — listed by status, one shown with
- * its step history, and cancelled, signalled, resumed or terminated. An instance is the actor
- * `wf-<workflow>/<id>` whose state is its record; the actions are the messages `Client.cancel`,
- * `signal`, `resumeWorkflow` and `terminate` send, as trusted code.
+ * `baton workflows list | show`: a deployed app's workflow instances, listed by status, and one
+ * shown with its step history. An instance is the actor `wf-<workflow>/<id>` whose state is its
+ * record. The actions an operator sends one (cancel, terminate, signal, resume) are in
+ * `workflowActions.ts`.
  */
 import { listActors } from '@baton/aws';
 import {
-  type AnyWorkflowDefinition,
   BatonError,
   ErrorCode,
   type JournalEntry,
-  type Schema,
   type WorkflowState,
   type WorkflowStatus,
   type WorkflowSummary,
-  workflow,
 } from '@baton/core';
-import { Client } from '@baton/core/client';
 import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
-import { shellQuote } from './target.ts';
+import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';
 
 const STATUSES: readonly WorkflowStatus[] = [
   'running',
@@ -31,41 +27,6 @@ const STATUSES: readonly WorkflowStatus[] = [
   'cancelled',
   'terminated',
 ];
-const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'terminated']);
-const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
-
-/** The workflow name argument at `index`, checked. */
-function workflowArg(ctx: OpsContext, index: number): string {
-  const name = ctx.arg(index, 'workflow');
-  if (!NAME.test(name)) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `"${name}" is not a workflow name: pass the name given to workflow({ name }), e.g. fulfil (not wf-fulfil/…)`,
-    );
-  }
-  return name;
-}
-
-/** The actor id of instance `id` of workflow `name`. */
-const instanceId = (name: string, id: string) => `wf-${name}/${id}`;
-
-/** The stored record of an instance; NOT_FOUND when it never started (or expired). */
-async function readInstance(ctx: OpsContext, name: string, id: string): Promise<WorkflowState> {
-  const { store } = await ctx.target();
-  const record = await store.load(instanceId(name, id));
-  const state = record?.state as WorkflowState | undefined;
-  if (!state || state.status === 'new') {
-    throw new BatonError(
-      ErrorCode.NOT_FOUND,
-      `workflow ${name} has no instance ${id}: it never started, or its retention ended; list them with ${ctx.followUp`workflows list ${name}`}`,
-      { details: { workflow: name, id } },
-    );
-  }
-  return state;
-}
-
-/** Commands issued in all: those moved out of the record into pages, and the record's. */
-const stepsOf = (state: WorkflowState) => (state.sealed?.entries ?? 0) + state.journal.length;
 
 /** An instance's one-line summary, as `list` and `show` print it. */
 function summary(id: string, state: WorkflowState): WorkflowSummary {
@@ -322,137 +283,6 @@ function innermost(error: { code: string; message: string; details?: { cause?: u
 }
 
 const clip = (text: string) => (text.length <= 80 ? text : `${text.slice(0, 79)}…`);
-
-/** Any JSON: the worker's own definition checks what the app's does not here. */
-const anything = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as Schema;
-
-/**
- * A client as trusted code for workflow `name`: on the app's definition with `--app` (so a
- * signal's payload is checked at the door), else on a stand-in of the same actor type.
- */
-async function clientFor(
-  ctx: OpsContext,
-  name: string,
-): Promise<{ client: Client; definition: AnyWorkflowDefinition }> {
-  const { store, queue } = await ctx.target();
-  let definition: AnyWorkflowDefinition | undefined;
-  if (ctx.values.app) {
-    const app = await ctx.app('checking the message');
-    definition = app.workflows.find((w) => w.name === name);
-    if (!definition) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `the app has no workflow ${name}; it has ${app.workflows.map((w) => w.name).join(', ') || 'none'}`,
-      );
-    }
-  }
-  definition ??= workflow({ name, input: anything, run: async () => undefined });
-  const client = new Client({ actors: [definition.actor], store, queue }).asSystem();
-  return { client, definition };
-}
-
-type Action = 'cancel' | 'terminate' | 'signal' | 'resume';
-
-/**
- * Checks that instance `id` can take `action` now (refusing with what to do instead), then,
- * unless `--dry-run`, sends it and writes the audit line.
- */
-async function act(
-  ctx: OpsContext,
-  action: Action,
-  details: Record<string, unknown>,
-  send: (client: Client, ref: Parameters<Client['cancel']>[0]) => Promise<{ messageId: string }>,
-): Promise<void> {
-  const name = workflowArg(ctx, 0);
-  const id = ctx.arg(1, 'id');
-  const state = await readInstance(ctx, name, id);
-  if (FINAL.has(state.status)) {
-    throw new BatonError(
-      ErrorCode.INVALID_STATE,
-      `${name}/${id} is ${state.status} already: a finished instance takes no ${action}`,
-      { details: { workflow: name, id, status: state.status } },
-    );
-  }
-  if (action === 'resume' && state.status !== 'paused') {
-    throw new BatonError(
-      ErrorCode.INVALID_STATE,
-      `${name}/${id} is ${state.status}, not paused: only an instance whose code did not replay its history resumes`,
-      { details: { workflow: name, id, status: state.status } },
-    );
-  }
-  const what = `${action} ${name}/${id} (${state.status}, ${stepsOf(state)} steps)`;
-  if (ctx.values['dry-run']) {
-    ctx.print(
-      { dryRun: true, action, workflow: name, id, status: state.status, ...details },
-      () => `would ${what}`,
-    );
-    return;
-  }
-  if (action === 'cancel' || action === 'terminate') {
-    await ctx.confirm(
-      action === 'cancel'
-        ? state.status === 'paused'
-          ? `cancel ${name}/${id}? It is paused: its compensations run once its code replays (a recheck, or a resume after a deploy), then it ends cancelled; terminate ends it now without them`
-          : `cancel ${name}/${id}? Its compensations run, then it ends cancelled`
-        : `terminate ${name}/${id}? It ends at once, without compensations`,
-    );
-  }
-  const { client, definition } = await clientFor(ctx, name);
-  const { messageId } = await send(client, definition.ref(id));
-  await ctx.audit(`workflows ${action}`, { workflow: name, id, ...details, messageId });
-  ctx.print(
-    { action, workflow: name, id, messageId, ...details },
-    () =>
-      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${shellQuote(messageId)}\nfollow it: ${ctx.followUp`workflows show ${name} ${id}`}`,
-  );
-}
-
-const sendOptions = (ctx: OpsContext) => (ctx.values.key ? { idempotencyKey: ctx.values.key } : {});
-
-/** `baton workflows cancel <workflow> <id> [--reason r]`: compensations run, then it ends. */
-export function workflowsCancel(ctx: OpsContext): Promise<void> {
-  const reason = ctx.values.reason;
-  return act(ctx, 'cancel', reason ? { reason } : {}, (client, ref) =>
-    client.cancel(ref, { ...sendOptions(ctx), ...(reason ? { reason } : {}) }),
-  );
-}
-
-/** `baton workflows terminate <workflow> <id> [--reason r]`: ends it without compensations. */
-export function workflowsTerminate(ctx: OpsContext): Promise<void> {
-  const reason = ctx.values.reason;
-  return act(ctx, 'terminate', reason ? { reason } : {}, (client, ref) =>
-    client.terminate(ref, { ...sendOptions(ctx), ...(reason ? { reason } : {}) }),
-  );
-}
-
-/** `baton workflows signal <workflow> <id> <event> [json payload]`: the event its wait takes. */
-export function workflowsSignal(ctx: OpsContext): Promise<void> {
-  const event = ctx.arg(2, 'event');
-  const [name, id] = [workflowArg(ctx, 0), ctx.arg(1, 'id')];
-  const text = ctx.args[3];
-  let payload: unknown;
-  try {
-    payload = text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `the event's payload must be JSON, e.g. '{"tracking": "T-1"}', not ${text}`,
-    );
-  }
-  if (!ctx.values.app) {
-    ctx.note(
-      `without --app, neither the event "${event}" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of ${instanceId(name, id)} (${ctx.followUp`workflows show ${name} ${id}`} lists it); pass --app <entry> to check it first`,
-    );
-  }
-  return act(ctx, 'signal', { event }, (client, ref) =>
-    client.signal(ref, event, payload, sendOptions(ctx)),
-  );
-}
-
-/** `baton workflows resume <workflow> <id>`: a paused instance replays with the code running now. */
-export function workflowsResume(ctx: OpsContext): Promise<void> {
-  return act(ctx, 'resume', {}, (client, ref) => client.resumeWorkflow(ref, sendOptions(ctx)));
-}
 
 /** The command that shows an instance's dead letter: by its id when it has one, else how to list them. */
 function lettersHint(

@@ -1,0 +1,150 @@
+/**
+ * `baton workflows cancel | terminate | signal | resume`: the actions an operator sends an
+ * instance, as trusted code, through a client of the workflow's actor. Each checks that the
+ * instance can take it now, asks before it cancels or terminates, and writes the audit line.
+ */
+import {
+  type AnyWorkflowDefinition,
+  BatonError,
+  ErrorCode,
+  type Schema,
+  workflow,
+} from '@baton/core';
+import { Client } from '@baton/core/client';
+import type { OpsContext } from './OpsContext.ts';
+import { shellQuote } from './target.ts';
+import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';
+
+/** The statuses of a finished instance, which takes no action. */
+const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'terminated']);
+
+/** Any JSON: the worker's own definition checks what the app's does not here. */
+const anything = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as Schema;
+
+/**
+ * A client as trusted code for workflow `name`: on the app's definition with `--app` (so a
+ * signal's payload is checked at the door), else on a stand-in of the same actor type.
+ */
+async function clientFor(
+  ctx: OpsContext,
+  name: string,
+): Promise<{ client: Client; definition: AnyWorkflowDefinition }> {
+  const { store, queue } = await ctx.target();
+  let definition: AnyWorkflowDefinition | undefined;
+  if (ctx.values.app) {
+    const app = await ctx.app('checking the message');
+    definition = app.workflows.find((w) => w.name === name);
+    if (!definition) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `the app has no workflow ${name}; it has ${app.workflows.map((w) => w.name).join(', ') || 'none'}`,
+      );
+    }
+  }
+  definition ??= workflow({ name, input: anything, run: async () => undefined });
+  const client = new Client({ actors: [definition.actor], store, queue }).asSystem();
+  return { client, definition };
+}
+
+type Action = 'cancel' | 'terminate' | 'signal' | 'resume';
+
+/**
+ * Checks that instance `id` can take `action` now (refusing with what to do instead), then,
+ * unless `--dry-run`, sends it and writes the audit line.
+ */
+async function act(
+  ctx: OpsContext,
+  action: Action,
+  details: Record<string, unknown>,
+  send: (client: Client, ref: Parameters<Client['cancel']>[0]) => Promise<{ messageId: string }>,
+): Promise<void> {
+  const name = workflowArg(ctx, 0);
+  const id = ctx.arg(1, 'id');
+  const state = await readInstance(ctx, name, id);
+  if (FINAL.has(state.status)) {
+    throw new BatonError(
+      ErrorCode.INVALID_STATE,
+      `${name}/${id} is ${state.status} already: a finished instance takes no ${action}`,
+      { details: { workflow: name, id, status: state.status } },
+    );
+  }
+  if (action === 'resume' && state.status !== 'paused') {
+    throw new BatonError(
+      ErrorCode.INVALID_STATE,
+      `${name}/${id} is ${state.status}, not paused: only an instance whose code did not replay its history resumes`,
+      { details: { workflow: name, id, status: state.status } },
+    );
+  }
+  const what = `${action} ${name}/${id} (${state.status}, ${stepsOf(state)} steps)`;
+  if (ctx.values['dry-run']) {
+    ctx.print(
+      { dryRun: true, action, workflow: name, id, status: state.status, ...details },
+      () => `would ${what}`,
+    );
+    return;
+  }
+  if (action === 'cancel' || action === 'terminate') {
+    await ctx.confirm(
+      action === 'cancel'
+        ? state.status === 'paused'
+          ? `cancel ${name}/${id}? It is paused: its compensations run once its code replays (a recheck, or a resume after a deploy), then it ends cancelled; terminate ends it now without them`
+          : `cancel ${name}/${id}? Its compensations run, then it ends cancelled`
+        : `terminate ${name}/${id}? It ends at once, without compensations`,
+    );
+  }
+  const { client, definition } = await clientFor(ctx, name);
+  const { messageId } = await send(client, definition.ref(id));
+  await ctx.audit(`workflows ${action}`, { workflow: name, id, ...details, messageId });
+  ctx.print(
+    { action, workflow: name, id, messageId, ...details },
+    () =>
+      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${shellQuote(messageId)}\nfollow it: ${ctx.followUp`workflows show ${name} ${id}`}`,
+  );
+}
+
+const sendOptions = (ctx: OpsContext) => (ctx.values.key ? { idempotencyKey: ctx.values.key } : {});
+
+/** `baton workflows cancel <workflow> <id> [--reason r]`: compensations run, then it ends. */
+export function workflowsCancel(ctx: OpsContext): Promise<void> {
+  const reason = ctx.values.reason;
+  return act(ctx, 'cancel', reason ? { reason } : {}, (client, ref) =>
+    client.cancel(ref, { ...sendOptions(ctx), ...(reason ? { reason } : {}) }),
+  );
+}
+
+/** `baton workflows terminate <workflow> <id> [--reason r]`: ends it without compensations. */
+export function workflowsTerminate(ctx: OpsContext): Promise<void> {
+  const reason = ctx.values.reason;
+  return act(ctx, 'terminate', reason ? { reason } : {}, (client, ref) =>
+    client.terminate(ref, { ...sendOptions(ctx), ...(reason ? { reason } : {}) }),
+  );
+}
+
+/** `baton workflows signal <workflow> <id> <event> [json payload]`: the event its wait takes. */
+export function workflowsSignal(ctx: OpsContext): Promise<void> {
+  const event = ctx.arg(2, 'event');
+  const [name, id] = [workflowArg(ctx, 0), ctx.arg(1, 'id')];
+  const text = ctx.args[3];
+  let payload: unknown;
+  try {
+    payload = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the event's payload must be JSON, e.g. '{"tracking": "T-1"}', not ${text}`,
+    );
+  }
+  if (!ctx.values.app) {
+    ctx.note(
+      `without --app, neither the event "${event}" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of ${instanceId(name, id)} (${ctx.followUp`workflows show ${name} ${id}`} lists it); pass --app <entry> to check it first`,
+    );
+  }
+  return act(ctx, 'signal', { event }, (client, ref) =>
+    client.signal(ref, event, payload, sendOptions(ctx)),
+  );
+}
+
+/** `baton workflows resume <workflow> <id>`: a paused instance replays with the code running now. */
+export function workflowsResume(ctx: OpsContext): Promise<void> {
+  return act(ctx, 'resume', {}, (client, ref) => client.resumeWorkflow(ref, sendOptions(ctx)));
+}
