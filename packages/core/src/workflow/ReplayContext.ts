@@ -14,6 +14,7 @@ import {
 } from '../errors.ts';
 import { silentLogger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
+import { checkCompensate, checkName, checkTimeout, dueAt } from './contextArguments.ts';
 import { armTimeout } from './eventWaits.ts';
 import { type CommandKind, callMayBeApplied } from './journal.ts';
 import { journalError } from './journalError.ts';
@@ -377,53 +378,6 @@ export class ReplayContext implements WorkflowContext {
     checkName('ctx.patched', id);
     return this.#replayer.patched(id, this.#origin);
   }
-}
-
-function checkCompensate(where: string, compensate: unknown): void {
-  if (compensate !== undefined && typeof compensate !== 'function') {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `${where}: { compensate } must be a function (reply, saga) => …, got ${typeof compensate}`,
-    );
-  }
-}
-
-/** A wait's `timeoutMs`, checked: INVALID_ARGUMENT unless a number of ms > 0. */
-function checkTimeout({ timeoutMs }: WaitOptions): number | undefined {
-  if (
-    timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
-  ) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `{ timeoutMs } must be a number of ms > 0, got ${String(timeoutMs)}`,
-    );
-  }
-  return timeoutMs;
-}
-
-function checkName(where: string, name: unknown): void {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `${where}(name, …) needs a name of 1 to 200 characters, got ${JSON.stringify(name)}`,
-    );
-  }
-}
-
-function dueAt(when: number | Date, now: number): number {
-  const at = when instanceof Date ? when.getTime() : now + when;
-  if (
-    (typeof when !== 'number' && !(when instanceof Date)) ||
-    !Number.isFinite(at) ||
-    (typeof when === 'number' && when < 0)
-  ) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `ctx.sleep(duration) takes ms ≥ 0 or a valid Date, got ${String(when)}`,
-    );
-  }
-  return at;
 }
 
 /**
