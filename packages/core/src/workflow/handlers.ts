@@ -4,10 +4,7 @@
  */
 import type { ActorContext } from '../ActorContext.ts';
 import type { Authorize } from '../actor.ts';
-import { isTrusted } from '../caller.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
-import { canonicalJson } from '../shared/canonicalJson.ts';
-import { digest128 } from '../shared/sha256.ts';
 import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
 import {
   advance,
@@ -20,10 +17,17 @@ import {
   tellParent,
 } from './advance.ts';
 import { callbackEntry, callbackToken, notPendingCallback } from './callbackToken.ts';
-import { turnTrace } from './commandSpans.ts';
 import { dropHistory } from './history.ts';
 import {
-  type EndedStart,
+  begin,
+  cancelled,
+  type End,
+  endBeforeStart,
+  startedAlike,
+  takeEndedStart,
+  taken,
+} from './instanceStart.ts';
+import {
   entryAt,
   FINAL_STATUSES,
   heldEventsFull,
@@ -324,95 +328,4 @@ function retentionEnd(definition: AnyWorkflowDefinition, state: WorkflowState): 
     if (times.length > 0 && !times.includes(undefined)) since = Math.max(...(times as number[]));
   }
   return since === undefined ? undefined : since + definition.retentionMs;
-}
-
-/** A cancel's or terminate's payload (see `endPayload`). */
-interface End {
-  readonly reason?: string;
-  readonly seq?: number;
-  readonly run?: string;
-}
-
-/**
- * A parent's end of a child it started that came before the start (the start was kept as a dead
- * letter): kept, so that the start, when it comes, ends the child rather than runs it.
- */
-function endBeforeStart(
-  definition: AnyWorkflowDefinition,
-  ctx: Ctx,
-  status: EndedStart['status'],
-  end: End,
-): void {
-  if (ctx.caller.kind !== 'actor' || end.seq === undefined) return;
-  const error = journalError(cancelled(ctx, `${status} before it started`, end.reason));
-  const { actor } = ctx.caller;
-  const at = ctx.now();
-  const ended: EndedStart =
-    end.run === undefined
-      ? { actor, seq: end.seq, status, error, at }
-      : { actor, seq: end.seq, run: end.run, status, error, at };
-  ctx.state.endedStarts = [...(ctx.state.endedStarts ?? []), ended];
-  expireAfterRetention(definition, ctx);
-}
-
-/** The end a parent gave the start of its command `seq` before it came, taken out of `state`. */
-function takeEndedStart(
-  state: WorkflowState,
-  actor: string,
-  seq: number,
-  run: string | undefined,
-): EndedStart | undefined {
-  const list = state.endedStarts ?? [];
-  const i = list.findIndex((e) => e.actor === actor && e.seq === seq && e.run === run);
-  if (i < 0) return undefined;
-  const ended = list[i]!;
-  const rest = list.filter((_, k) => k !== i);
-  if (rest.length > 0) state.endedStarts = rest;
-  else delete state.endedStarts;
-  return ended;
-}
-
-/** A new instance: its input, its caller, and a run id no other start of this id shares. */
-/**
- * Whether a parent's child command may take the run `state` holds as its own: one that trusted
- * code (a parent, an actor, the system) started with the same input.
- */
-function startedAlike(state: WorkflowState, input: unknown): boolean {
-  if (!state.caller || !isTrusted(state.caller)) return false;
-  return canonicalJson(state.input) === canonicalJson(input);
-}
-
-function taken(ctx: Ctx): SerializedError {
-  return new BatonError(
-    ErrorCode.REJECTED,
-    `workflow instance ${ctx.self.key} was started by another caller, or with another input: ` +
-      'give a child an id only its parent starts (derive it from ctx.id)',
-    { details: { child: ctx.self.id } },
-  ).toJSON();
-}
-
-function begin(ctx: Ctx, input: unknown): void {
-  const { state } = ctx;
-  // What it held for its start is its own now: its expiry comes when it ends.
-  if (state.signals.length > 0 || state.endedStarts !== undefined) ctx.cancel(EXPIRE_TIMER);
-  state.status = 'running';
-  // From the starting message: the same when a crashed start is redelivered, so step keys
-  // are too (whichever release's worker runs it again); another message (a start after the
-  // instance halted) gives another.
-  state.runId = digest128(ctx.message.id).slice(0, 16);
-  state.stepKeys = 'name';
-  state.races = 'commands';
-  state.input = input;
-  state.caller = ctx.caller;
-  state.startedAt = ctx.now();
-  const trace = turnTrace(ctx);
-  if (trace) state.trace = trace;
-}
-
-function cancelled(ctx: Ctx, how: string, reason: string | undefined): SerializedError {
-  return new BatonError(
-    ErrorCode.CANCELLED,
-    `workflow instance ${ctx.self.key} was ${how}${reason ? `: ${reason}` : ''}`,
-    { details: { id: ctx.self.key, ...(reason ? { reason } : {}) } },
-  ).toJSON();
 }

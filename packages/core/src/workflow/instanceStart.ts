@@ -1,0 +1,113 @@
+/**
+ * How a workflow instance's start is taken: a new run begins (`begin`); a parent's child command
+ * takes a run as its own only if trusted code started it with the same input (`startedAlike`,
+ * else `taken`); and an end a parent sent before the start came (the start was kept as a dead
+ * letter) is kept until the start takes it (`endBeforeStart`, `takeEndedStart`), with the error
+ * a cancelled or terminated instance ends with (`cancelled`). The handlers in `handlers.ts` call
+ * these from start, `_child`, cancel and terminate.
+ */
+import type { ActorContext } from '../ActorContext.ts';
+import { isTrusted } from '../caller.ts';
+import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { canonicalJson } from '../shared/canonicalJson.ts';
+import { digest128 } from '../shared/sha256.ts';
+import { EXPIRE_TIMER, expireAfterRetention } from './advance.ts';
+import { turnTrace } from './commandSpans.ts';
+import type { EndedStart, WorkflowState } from './journal.ts';
+import { journalError } from './journalError.ts';
+import type { AnyWorkflowDefinition } from './workflow.ts';
+
+type Ctx = ActorContext<WorkflowState>;
+
+/** A cancel's or terminate's payload (see `endPayload`). */
+export interface End {
+  readonly reason?: string;
+  readonly seq?: number;
+  readonly run?: string;
+}
+
+/**
+ * A parent's end of a child it started that came before the start (the start was kept as a dead
+ * letter): kept, so that the start, when it comes, ends the child rather than runs it.
+ */
+export function endBeforeStart(
+  definition: AnyWorkflowDefinition,
+  ctx: Ctx,
+  status: EndedStart['status'],
+  end: End,
+): void {
+  if (ctx.caller.kind !== 'actor' || end.seq === undefined) return;
+  const error = journalError(cancelled(ctx, `${status} before it started`, end.reason));
+  const { actor } = ctx.caller;
+  const at = ctx.now();
+  const ended: EndedStart =
+    end.run === undefined
+      ? { actor, seq: end.seq, status, error, at }
+      : { actor, seq: end.seq, run: end.run, status, error, at };
+  ctx.state.endedStarts = [...(ctx.state.endedStarts ?? []), ended];
+  expireAfterRetention(definition, ctx);
+}
+
+/** The end a parent gave the start of its command `seq` before it came, taken out of `state`. */
+export function takeEndedStart(
+  state: WorkflowState,
+  actor: string,
+  seq: number,
+  run: string | undefined,
+): EndedStart | undefined {
+  const list = state.endedStarts ?? [];
+  const i = list.findIndex((e) => e.actor === actor && e.seq === seq && e.run === run);
+  if (i < 0) return undefined;
+  const ended = list[i]!;
+  const rest = list.filter((_, k) => k !== i);
+  if (rest.length > 0) state.endedStarts = rest;
+  else delete state.endedStarts;
+  return ended;
+}
+
+/**
+ * Whether a parent's child command may take the run `state` holds as its own: one that trusted
+ * code (a parent, an actor, the system) started with the same input.
+ */
+export function startedAlike(state: WorkflowState, input: unknown): boolean {
+  if (!state.caller || !isTrusted(state.caller)) return false;
+  return canonicalJson(state.input) === canonicalJson(input);
+}
+
+/** The refusal a parent's child command gets for a run it may not take (see `startedAlike`). */
+export function taken(ctx: Ctx): SerializedError {
+  return new BatonError(
+    ErrorCode.REJECTED,
+    `workflow instance ${ctx.self.key} was started by another caller, or with another input: ` +
+      'give a child an id only its parent starts (derive it from ctx.id)',
+    { details: { child: ctx.self.id } },
+  ).toJSON();
+}
+
+/** A new instance: its input, its caller, and a run id no other start of this id shares. */
+export function begin(ctx: Ctx, input: unknown): void {
+  const { state } = ctx;
+  // What it held for its start is its own now: its expiry comes when it ends.
+  if (state.signals.length > 0 || state.endedStarts !== undefined) ctx.cancel(EXPIRE_TIMER);
+  state.status = 'running';
+  // From the starting message: the same when a crashed start is redelivered, so step keys
+  // are too (whichever release's worker runs it again); another message (a start after the
+  // instance halted) gives another.
+  state.runId = digest128(ctx.message.id).slice(0, 16);
+  state.stepKeys = 'name';
+  state.races = 'commands';
+  state.input = input;
+  state.caller = ctx.caller;
+  state.startedAt = ctx.now();
+  const trace = turnTrace(ctx);
+  if (trace) state.trace = trace;
+}
+
+/** The error an instance cancelled or terminated ends with (`how`), with the reason given. */
+export function cancelled(ctx: Ctx, how: string, reason: string | undefined): SerializedError {
+  return new BatonError(
+    ErrorCode.CANCELLED,
+    `workflow instance ${ctx.self.key} was ${how}${reason ? `: ${reason}` : ''}`,
+    { details: { id: ctx.self.key, ...(reason ? { reason } : {}) } },
+  ).toJSON();
+}
