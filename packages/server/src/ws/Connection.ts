@@ -27,6 +27,7 @@ import { CloseCode } from './CloseCode.ts';
 import type { CommitTracker, CommitWait } from './CommitTracker.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { commitOutcomes } from './commitOutcomes.ts';
+import { ReceivedAcks } from './ReceivedAcks.ts';
 import type { ResultCache } from './ResultCache.ts';
 import type { SharedFrames } from './SharedFrames.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
@@ -85,14 +86,6 @@ export const UNREAD_GRACE_MS = 10_000;
  */
 export const MAX_WAITING_REQUESTS = 256;
 
-/** A push that awaits its ack, on a connection that counts acks by frame. */
-interface Unacked {
-  /** The number of the frame that carried it, counted from 1 on the socket. */
-  readonly frames: number;
-  readonly stream: SubscriptionStream;
-  readonly version: number;
-}
-
 /** The socket under a WebSocket (without permessage-deflate): a turn's frames go out in one write. */
 export interface RawSocket {
   write(chunk: Buffer): boolean;
@@ -108,7 +101,7 @@ export interface RawSocket {
  * gives each connection one per subscription) leave in one write of the underlying socket, as
  * one buffer of WebSocket frames ({@link textFrames}). On `baton.v1.received` the client acks by
  * the count of frames it read: the connection numbers the frames it writes and keeps each push
- * awaiting its ack with the number of its frame.
+ * awaiting its ack with the number of its frame ({@link ReceivedAcks}).
  *
  * @example
  * const connection = new Connection(socket, 1, { identity, validUntil }, context, rawSocket);
@@ -137,8 +130,8 @@ export class Connection {
   readonly #counted: boolean;
   /** When the identity ends (epoch ms), if the auth hook said. */
   readonly #validUntil: number | undefined;
-  /** On a counted connection, the pushes awaiting their acks, in the order they were written. */
-  #unacked: Unacked[] = [];
+  /** On a counted connection, the pushes awaiting their acks. */
+  readonly #acks = new ReceivedAcks();
 
   readonly identity: unknown;
 
@@ -175,7 +168,7 @@ export class Connection {
           this.#streams.delete(id);
         },
         ack: (id, version) => this.#streams.get(id)?.ack(version),
-        received: (frames) => this.#received(frames),
+        received: (frames) => this.#acks.received(frames),
       },
       outcomes: commitOutcomes({
         engine: context.engine,
@@ -279,7 +272,9 @@ export class Connection {
       id,
       (frame, awaiting) => {
         const sent = this.send(frame);
-        if (sent && awaiting !== undefined && this.#counted) this.#await(stream, awaiting);
+        if (sent && awaiting !== undefined && this.#counted) {
+          this.#acks.wrote(this.#written, stream, awaiting, this.#streams);
+        }
       },
       this.context.cache,
       this.context.frames,
@@ -336,30 +331,6 @@ export class Connection {
     }
     if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
     this.#outgoing.push(text);
-  }
-
-  /** A push of `stream` went out in the frame just written: it waits for a `received` past it. */
-  #await(stream: SubscriptionStream, version: number): void {
-    // Only an open stream's push in flight waits for anything: drop the others (of closed
-    // streams, or acked per id) before they pile up behind a client that never counts.
-    if (this.#unacked.length > 2 * this.#streams.size + 64) {
-      this.#unacked = this.#unacked.filter(
-        (push) =>
-          this.#streams.get(push.stream.id) === push.stream &&
-          push.stream.awaiting === push.version,
-      );
-    }
-    this.#unacked.push({ frames: this.#written, stream, version });
-  }
-
-  /** The client read the first `frames` frames: the pushes they carried are acknowledged. */
-  #received(frames: number): void {
-    let read = 0;
-    while (read < this.#unacked.length && this.#unacked[read]!.frames <= frames) read++;
-    if (read === 0) return;
-    // Acks can send held results, which append to the list: take the read ones out first.
-    const acked = this.#unacked.splice(0, read);
-    for (const push of acked) push.stream.ack(push.version);
   }
 
   /** Writes this turn's frames in one buffer, unless the socket started closing meanwhile. */
@@ -432,6 +403,6 @@ export class Connection {
     for (const wait of this.#waits) wait.cancel();
     this.#waits.clear();
     this.#assembler.clear();
-    this.#unacked = [];
+    this.#acks.clear();
   }
 }
