@@ -1,12 +1,4 @@
-import {
-  BatonError,
-  callerOf,
-  ErrorCode,
-  type Logger,
-  MAX_MESSAGE_BYTES,
-  toBatonError,
-} from '@baton/core';
-import type { Clock } from '@baton/core/adapter';
+import { BatonError, callerOf, ErrorCode, toBatonError } from '@baton/core';
 import {
   ChunkAssembler,
   type ErrorTarget,
@@ -18,63 +10,20 @@ import {
   splitFrame,
 } from '@baton/protocol';
 import type { WebSocket } from 'ws';
-import type { QueryEngine } from '../QueryEngine.ts';
 import { authLapsed, type ConnectAuth } from '../session/authenticate.ts';
 import { MemoryFrameCounter } from '../session/connectionLimits.ts';
-import type { ProtocolSession } from '../session/ProtocolSession.ts';
 import type { SessionCaller, SessionPorts, SubscriptionOpening } from '../session/SessionPorts.ts';
 import { CloseCode } from './CloseCode.ts';
-import type { CommitTracker, CommitWait } from './CommitTracker.ts';
+import type { CommitWait } from './CommitTracker.ts';
+import type { ConnectionContext } from './ConnectionContext.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { commitOutcomes } from './commitOutcomes.ts';
 import { ReceivedAcks } from './ReceivedAcks.ts';
-import type { ResultCache } from './ResultCache.ts';
-import type { SharedFrames } from './SharedFrames.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
 import { textFrames } from './textFrames.ts';
 
 /** Engine leases last this much longer than a connection's (renewals are throttled to a tenth). */
 const LEASE_MARGIN = 1.2;
-
-/**
- * What every connection of a server shares.
- *
- * @example
- * const context: ConnectionContext = { engine, session, tracker, cache, frames, clock, logger, leaseMs };
- */
-export interface ConnectionContext {
-  readonly engine: QueryEngine;
-  /** The protocol: frames, access, caps and replies, shared with the API Gateway host. */
-  readonly session: ProtocolSession;
-  readonly tracker: CommitTracker;
-  readonly cache: ResultCache;
-  /** Result frames encoded once for all the server's subscriptions. */
-  readonly frames: SharedFrames;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly leaseMs: number;
-  /** Bytes that may wait unread in a client's socket before the connection is closed (4413). */
-  readonly maxUnreadBytes: number;
-  /**
-   * The most bytes of chunked client messages a connection holds, one message or several
-   * together: the largest message a client may send (see {@link maxClientMessageBytes}).
-   */
-  readonly maxChunkedBytes: number;
-}
-
-/**
- * The largest message a client may send in chunks: a queue message (a send's envelope, which
- * carries its payload, is refused past it) and a frame's room for what the frame adds around
- * the payload. A longer one could never be taken, so the host holds no more of it: the
- * assembler's own defaults (8 MiB a message, 16 MiB in all) let one user with a hundred
- * connections make the host hold gigabytes.
- *
- * @example
- * maxClientMessageBytes(131_072); // 1,179,648
- */
-export function maxClientMessageBytes(maxFrameBytes: number): number {
-  return MAX_MESSAGE_BYTES + maxFrameBytes;
-}
 
 /** How long a client's unread backlog may stay over `maxUnreadBytes` before it is closed. */
 export const UNREAD_GRACE_MS = 10_000;

@@ -18,7 +18,8 @@ import {
 import { ProtocolSession } from '../session/ProtocolSession.ts';
 import { CloseCode } from './CloseCode.ts';
 import { CommitTracker } from './CommitTracker.ts';
-import { Connection, maxClientMessageBytes } from './Connection.ts';
+import { Connection } from './Connection.ts';
+import { maxClientMessageBytes } from './ConnectionContext.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { type LocalServerOptions, resolveLocalServerOptions } from './LocalServerOptions.ts';
 import { ResultCache } from './ResultCache.ts';
