@@ -17,6 +17,7 @@ import {
 import type { ServerMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { BatonClientOptions } from './BatonClientOptions.ts';
+import type { ClientAskOptions, ClientSendOptions } from './ClientRequestOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
 import { notSentError, otherUserError, unansweredError } from './internal/authEnd.ts';
 import { backoffDelay } from './internal/backoffDelay.ts';
@@ -28,38 +29,7 @@ import { randomId } from './internal/randomId.ts';
 import type { QueryListener, QueryObserver, QueryRef } from './QueryObserver.ts';
 import { PENDING_STATE, type QueryState } from './QueryState.ts';
 
-/**
- * Options of {@link BatonClient.send}.
- *
- * @example
- * await client.send(Account.ref('alice'), 'deposit', { amount: 5 }, { visible: true });
- */
-export interface ClientSendOptions {
-  /** Pass the same key when retrying, so the message is accepted once. @default a random UUID */
-  readonly idempotencyKey?: string;
-  /**
-   * Resolve only once the send's commit shows in this client's subscribed queries
-   * (read-your-writes), rather than once it is accepted. @default false
-   */
-  readonly visible?: boolean;
-  /** A W3C `traceparent` the message, and every message it causes, carries. @default none */
-  readonly traceparent?: string;
-}
-
-/**
- * Options of {@link BatonClient.ask}.
- *
- * @example
- * const balance = await client.ask(Account.ref('alice'), 'balance', {}, { timeoutMs: 5_000 });
- */
-export interface ClientAskOptions {
-  /** @default a random UUID */
-  readonly idempotencyKey?: string;
-  /** @default the client's `askTimeoutMs` (30 s) */
-  readonly timeoutMs?: number;
-  /** A W3C `traceparent` the message, and every message it causes, carries. @default none */
-  readonly traceparent?: string;
-}
+export type { ClientAskOptions, ClientSendOptions } from './ClientRequestOptions.ts';
 
 /**
  * The framework-free Baton client: live queries and sends over one WebSocket that reconnects
