@@ -2,52 +2,23 @@
  * The conformance suite: the same scenarios of the turn protocol on any backend. Each backend's
  * test file calls `conformanceSuite` with a way to open a fresh backend.
  */
-import { type AnyActorDefinition, ErrorCode, MAX_MESSAGE_BYTES, silentLogger } from '@baton/core';
+import { ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
 import { actorMessageId, encodeEnvelope, type QueueMessage } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import {
-  createEngine,
-  fireDueTimers,
-  redriveDeadLetter,
-  runTurn,
-  Sweeper,
-  storedOutbox,
-  timerFire,
-  Worker,
-} from '@baton/core/engine';
+import { createEngine, runTurn, Sweeper, storedOutbox, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceBackend } from './ConformanceBackend.ts';
-import { Ledger, ledgerRuns, Noted, notes } from './ledger.ts';
+import { Ledger, ledgerRuns, notes } from './ledger.ts';
 import { ProfileV1, ProfileV2 } from './profile.ts';
-import { backendPerTest, pollUntilEmpty } from './suiteBackend.ts';
+import { backendPerTest } from './suiteBackend.ts';
+import { timerScenarios } from './timerScenarios.ts';
+import { turnScenario } from './turnScenario.ts';
 
 export function conformanceSuite(name: string, open: () => Promise<ConformanceBackend>): void {
   describe(`the turn protocol on ${name}`, () => {
     const fresh = backendPerTest(open);
 
-    async function start(actors: readonly AnyActorDefinition[] = [Ledger]) {
-      const b = await fresh();
-      const engineOptions = {
-        actors,
-        effects: [Noted],
-        store: b.store,
-        queue: b.queue,
-        clock: b.clock,
-        logger: silentLogger,
-        visibilityTimeoutMs: 2_000,
-      };
-      const worker = new Worker(engineOptions);
-      const client = new Client({
-        actors,
-        store: b.store,
-        queue: b.queue,
-        clock: b.clock,
-      }).asSystem();
-      const run = (w = worker) => pollUntilEmpty(w, b);
-      const state = async (id: string) =>
-        (await b.store.load(id))?.state as { entries: string[]; total: number } | undefined;
-      return { b, worker, client, run, state, engineOptions };
-    }
+    const start = turnScenario(fresh);
 
     it('applies a message sent twice with one idempotency key once', async () => {
       const { client, run, state } = await start();
@@ -180,93 +151,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect((await state('ledger/dst'))?.entries).toEqual(['n0', 'n1', 'n2']);
     });
 
-    it('fires each durable timer once when due, and never a cancelled one', async () => {
-      const { b, client, run, state, engineOptions } = await start();
-      const engine = createEngine(engineOptions);
-      const ref = Ledger.ref('timers');
-      await client.send(ref, 'remind', { entry: 'a', delay: 0, id: 'a' });
-      await client.send(ref, 'remind', { entry: 'b', delay: 0, id: 'b' });
-      await client.send(ref, 'remind', { entry: 'later', delay: 3_600_000, id: 'later' });
-      await run();
-      // Soonest first: `a` and `b` may be due in the same millisecond, in either order.
-      const timers = (await b.store.listTimers(ref.id)).sort((x, y) => x.id.localeCompare(y.id));
-      expect(timers.map((t) => t.id)).toEqual(['a', 'b', 'later']);
-      await client.send(ref, 'remind', { entry: 'c', delay: 0, id: 'c', cancel: 'b' });
-      await run();
-      // Fired twice (the armed path and the sweeper), plus the cancelled one's fire.
-      await b.pass(1);
-      expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
-      expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
-      const cancelled = timerFire(timers[1]!);
-      await b.queue.send([{ ...cancelled, dedupeId: 'late-copy' }]);
-      await run();
-      expect((await state(ref.id))?.entries.sort()).toEqual(['a', 'c']);
-      expect((await b.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['later']);
-      expect(await b.store.listDueTimers(b.clock.now(), 10)).toEqual([]);
-    });
-
-    it('lists the timers due in a window: after its start, up to and with its end', async () => {
-      const { b, client, run } = await start();
-      const ref = Ledger.ref('timer-window');
-      for (const hours of [1, 2, 3]) {
-        await client.send(ref, 'remind', {
-          entry: `h${hours}`,
-          delay: hours * 3_600_000,
-          id: `h${hours}`,
-        });
-      }
-      await run();
-      const at = new Map((await b.store.listTimers(ref.id)).map((t) => [t.id, t.at]));
-      const [h1, h2, h3] = [at.get('h1')!, at.get('h2')!, at.get('h3')!];
-      const ids = async (before: number, after?: number) =>
-        (await b.store.listDueTimers(before, 10, after)).map((t) => t.id);
-      expect(await ids(h3)).toEqual(['h1', 'h2', 'h3']);
-      expect(await ids(h3, h1)).toEqual(['h2', 'h3']);
-      expect(await ids(h2, h2 - 1)).toEqual(['h2']);
-      expect(await ids(h2, h2)).toEqual([]);
-      expect(await ids(h3 - 1, h1)).toEqual(['h2']);
-    });
-
-    it('keeps a timer whose fire was dead-lettered out of the due ones; its redrive applies it once, unless it was cancelled', async () => {
-      const { b, client, run, state, engineOptions } = await start();
-      const once = { ...engineOptions, maxAttempts: 1 };
-      const engine = createEngine(once);
-      const worker = new Worker(once);
-      const ref = Ledger.ref('kept-fires');
-      await client.send(ref, 'remind', { entry: 'kept', delay: 0, id: 'kept', failures: 1 });
-      await client.send(ref, 'remind', { entry: 'dropped', delay: 0, id: 'dropped', failures: 1 });
-      await run(worker);
-      await b.pass(1);
-      expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
-      await run(worker);
-      const letters = await b.store.listDeadLetters(ref.id);
-      expect(letters.map((l) => l.timer?.id).sort()).toEqual(['dropped', 'kept']);
-      const timers = await b.store.listTimers(ref.id);
-      expect(timers).toHaveLength(2);
-      expect(timers.every((t) => t.deadLettered)).toBe(true);
-      expect(await fireDueTimers(engine, b.clock.now() + 3_600_000)).toBe(0);
-
-      await client.send(ref, 'remind', {
-        entry: 'plain',
-        delay: 0,
-        id: 'plain',
-        cancel: 'dropped',
-      });
-      await run(worker);
-      await b.pass(1);
-      // Due: the timer not fired yet, ahead of the older ones kept for their dead letters.
-      const due = await b.store.listDueTimers(b.clock.now(), 1);
-      expect(due.map((t) => t.id)).toEqual(['plain']);
-      expect(await fireDueTimers(engine, b.clock.now())).toBe(1);
-      await run(worker);
-      for (const letter of letters) {
-        await redriveDeadLetter(b.store, b.queue, ref.id, letter.messageId);
-      }
-      await run(worker);
-      expect((await state(ref.id))?.entries).toEqual(['plain', 'kept']);
-      expect(await b.store.listDeadLetters(ref.id)).toEqual([]);
-      expect(await b.store.listTimers(ref.id)).toEqual([]);
-    });
+    timerScenarios(start);
 
     it('answers an ask between actors once, to the continuation, with its context', async () => {
       const { b, client, run, state } = await start();

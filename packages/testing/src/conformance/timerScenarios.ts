@@ -1,0 +1,107 @@
+/**
+ * The conformance suite's scenarios of durable timers: each fires once when due and never once
+ * cancelled, a store lists the due ones in a window, and a timer whose fire was dead-lettered is
+ * kept out of the due ones until its redrive applies it. `conformanceSuite` runs them among its
+ * own, under its describe.
+ */
+import {
+  createEngine,
+  fireDueTimers,
+  redriveDeadLetter,
+  timerFire,
+  Worker,
+} from '@baton/core/engine';
+import { expect, it } from 'vitest';
+import { Ledger } from './ledger.ts';
+import type { StartScenario } from './turnScenario.ts';
+
+/** Declares the timer scenarios, each begun by `start`. */
+export function timerScenarios(start: StartScenario): void {
+  it('fires each durable timer once when due, and never a cancelled one', async () => {
+    const { b, client, run, state, engineOptions } = await start();
+    const engine = createEngine(engineOptions);
+    const ref = Ledger.ref('timers');
+    await client.send(ref, 'remind', { entry: 'a', delay: 0, id: 'a' });
+    await client.send(ref, 'remind', { entry: 'b', delay: 0, id: 'b' });
+    await client.send(ref, 'remind', { entry: 'later', delay: 3_600_000, id: 'later' });
+    await run();
+    // Soonest first: `a` and `b` may be due in the same millisecond, in either order.
+    const timers = (await b.store.listTimers(ref.id)).sort((x, y) => x.id.localeCompare(y.id));
+    expect(timers.map((t) => t.id)).toEqual(['a', 'b', 'later']);
+    await client.send(ref, 'remind', { entry: 'c', delay: 0, id: 'c', cancel: 'b' });
+    await run();
+    // Fired twice (the armed path and the sweeper), plus the cancelled one's fire.
+    await b.pass(1);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
+    const cancelled = timerFire(timers[1]!);
+    await b.queue.send([{ ...cancelled, dedupeId: 'late-copy' }]);
+    await run();
+    expect((await state(ref.id))?.entries.sort()).toEqual(['a', 'c']);
+    expect((await b.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['later']);
+    expect(await b.store.listDueTimers(b.clock.now(), 10)).toEqual([]);
+  });
+
+  it('lists the timers due in a window: after its start, up to and with its end', async () => {
+    const { b, client, run } = await start();
+    const ref = Ledger.ref('timer-window');
+    for (const hours of [1, 2, 3]) {
+      await client.send(ref, 'remind', {
+        entry: `h${hours}`,
+        delay: hours * 3_600_000,
+        id: `h${hours}`,
+      });
+    }
+    await run();
+    const at = new Map((await b.store.listTimers(ref.id)).map((t) => [t.id, t.at]));
+    const [h1, h2, h3] = [at.get('h1')!, at.get('h2')!, at.get('h3')!];
+    const ids = async (before: number, after?: number) =>
+      (await b.store.listDueTimers(before, 10, after)).map((t) => t.id);
+    expect(await ids(h3)).toEqual(['h1', 'h2', 'h3']);
+    expect(await ids(h3, h1)).toEqual(['h2', 'h3']);
+    expect(await ids(h2, h2 - 1)).toEqual(['h2']);
+    expect(await ids(h2, h2)).toEqual([]);
+    expect(await ids(h3 - 1, h1)).toEqual(['h2']);
+  });
+
+  it('keeps a timer whose fire was dead-lettered out of the due ones; its redrive applies it once, unless it was cancelled', async () => {
+    const { b, client, run, state, engineOptions } = await start();
+    const once = { ...engineOptions, maxAttempts: 1 };
+    const engine = createEngine(once);
+    const worker = new Worker(once);
+    const ref = Ledger.ref('kept-fires');
+    await client.send(ref, 'remind', { entry: 'kept', delay: 0, id: 'kept', failures: 1 });
+    await client.send(ref, 'remind', { entry: 'dropped', delay: 0, id: 'dropped', failures: 1 });
+    await run(worker);
+    await b.pass(1);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
+    await run(worker);
+    const letters = await b.store.listDeadLetters(ref.id);
+    expect(letters.map((l) => l.timer?.id).sort()).toEqual(['dropped', 'kept']);
+    const timers = await b.store.listTimers(ref.id);
+    expect(timers).toHaveLength(2);
+    expect(timers.every((t) => t.deadLettered)).toBe(true);
+    expect(await fireDueTimers(engine, b.clock.now() + 3_600_000)).toBe(0);
+
+    await client.send(ref, 'remind', {
+      entry: 'plain',
+      delay: 0,
+      id: 'plain',
+      cancel: 'dropped',
+    });
+    await run(worker);
+    await b.pass(1);
+    // Due: the timer not fired yet, ahead of the older ones kept for their dead letters.
+    const due = await b.store.listDueTimers(b.clock.now(), 1);
+    expect(due.map((t) => t.id)).toEqual(['plain']);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(1);
+    await run(worker);
+    for (const letter of letters) {
+      await redriveDeadLetter(b.store, b.queue, ref.id, letter.messageId);
+    }
+    await run(worker);
+    expect((await state(ref.id))?.entries).toEqual(['plain', 'kept']);
+    expect(await b.store.listDeadLetters(ref.id)).toEqual([]);
+    expect(await b.store.listTimers(ref.id)).toEqual([]);
+  });
+}
