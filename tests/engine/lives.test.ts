@@ -602,6 +602,45 @@ describe("an actor's lives", () => {
     ]);
   });
 
+  it("apply an old life's message once when a copy, redriven past twice the retention, meets the sender's new life's mark", async () => {
+    const h = harness();
+    const { store, queue } = h.backend;
+    const lines = async () => ((await h.state('log/audit')) as { lines: string[] }).lines;
+    const note = (seq: number, life: string, line: string): Envelope => ({
+      id: actorMessageId(o1.id, seq, life),
+      from: o1.id,
+      seq,
+      prev: seq - 1,
+      to: 'log/audit',
+      name: 'write',
+      payload: { line },
+      sentAt: h.clock.now(),
+    });
+    const send = (envelope: Envelope, dedupeId = envelope.id) =>
+      queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
+    // A life of o-1 writes twice; a copy of its second message, committed but never
+    // acknowledged, waits in the queue's dead-letter queue.
+    const old2 = note(2, 'old', 'old2');
+    await send(note(1, 'old', 'old1'));
+    await send(old2);
+    await h.run();
+    // Long after, o-1's new life writes: the log's mark for o-1 is the new life's, at 1, so it
+    // would take the old copy (seq 2, prev 1) for the new life's next message.
+    h.clock.advance(3 * RETENTION);
+    await send(note(1, 'new', 'new1'));
+    await h.run();
+    await send(old2, `redrive-${old2.id}`);
+    await h.run();
+    await send(note(2, 'new', 'new2'));
+    await h.run();
+    expect(await lines()).toEqual(['old1', 'old2', 'new1', 'new2']);
+    // The copy is kept, too old to tell: whoever knows it was never applied may redrive it.
+    const letters = await store.listDeadLetters('log/audit');
+    expect(letters.map((letter) => [letter.messageId, letter.error.code])).toEqual([
+      [old2.id, 'DEAD_LETTERED'],
+    ]);
+  });
+
   it('look for kept letters only for a message as old as one of a life that has ended since', async () => {
     const h = harness();
     const { store, queue } = h.backend;

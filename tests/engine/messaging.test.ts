@@ -167,7 +167,8 @@ describe('actor-to-actor messages', () => {
       to: 'sink/s',
       name: 'note',
       payload: { from: 'a', n: 2 },
-      sentAt: 0,
+      // Recent: a copy far older than the mark retention is kept as too old to tell instead.
+      sentAt: h.clock.now(),
     };
     await h.backend.queue.send([
       { group: 'sink/s', dedupeId: 'a-fresh-id', body: encodeEnvelope(replay) },

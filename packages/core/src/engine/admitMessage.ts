@@ -78,7 +78,9 @@ export async function admit(
  * no mark (a new life of the sender may own it): it is kept as a dead letter (see
  * `senderLifeEnded`), and a copy finds it kept — or, once a redrive applied it, kept as the
  * proof of that ({@link DeadLetter.applied}). A copy as old, but unmarked, is looked for there
- * too, whatever the mark says.
+ * too; kept nowhere, it is judged by no mark either (the mark may be a new life's, which would
+ * take it for that life's next message, or for a copy of one), so it is kept as a dead letter,
+ * too old to tell (see `outlivedItsProof`).
  */
 async function channelAdmission(
   { engine, overflow, builder }: Turn,
@@ -92,7 +94,7 @@ async function channelAdmission(
       builder.pendingLetter(envelope.id) ??
       (await engine.store.readDeadLetter(record.id, envelope.id));
     if (kept) return undefined;
-    if (ended) return {};
+    return {};
   }
   const mark = await overflow.sender(record, envelope.from);
   const arrival = classify(mark, envelope);
