@@ -308,6 +308,34 @@ describe('ingress outcomes in pages', () => {
     expect(await h.client.outcome(first.id)).toEqual({ ok: true, value: 100 });
   });
 
+  it('keeps the outcome of a copy found in a closed page as an item of its own, once however many copies a turn takes', async () => {
+    const { Counter, runs } = counter();
+    const h = setup({ actors: [Counter], batchSize: 10 });
+    const commits = recordingCommits(h);
+    const first = ingress('first', 100, h.clock.now());
+    await enqueue(h, first);
+    h.clock.advance(1);
+    await fill(h, MANY);
+    expect(pagesClosed(commits)).toBeGreaterThanOrEqual(2);
+    const before = commits.length;
+    const ver = (await h.record('counter/c'))?.ver ?? 0;
+
+    // Two copies in one batch: retries past the queue's dedupe window.
+    await enqueue(h, first, 'retry-1');
+    await enqueue(h, first, 'retry-2');
+    await h.run();
+
+    expect(runs.add).toBe(1 + MANY);
+    const kept = commits.slice(before).flatMap((c) => c.replaceIdempotency ?? []);
+    expect(kept.map((outcome) => [outcome.key, outcome.outcome])).toEqual([
+      [first.id, { ok: true, value: 100 }],
+    ]);
+    // Its first outcome's expiry: kept apart no longer than in its page.
+    const paged = await h.backend.store.readPagedOutcomes?.('counter/c', first.sentAt);
+    expect(kept[0]?.expiresAt).toBe(paged?.find((o) => o.key === first.id)?.expiresAt);
+    expect((await h.record('counter/c'))?.ver).toBe(ver + 1);
+  });
+
   it("applies once a send retried after its first copy's page closed: the retry carries the first send's sentAt", async () => {
     const { Counter, runs } = counter();
     const h = setup({ actors: [Counter], batchSize: 10 });

@@ -120,7 +120,10 @@ const workload = fc.record({
  *   was cancelled;
  * - a deposit the queue dead-lettered (past `maxReceives`) was moved to a new queue when the
  *   queue was replaced, behind the deposits that passed it: the documented FIFO exception of a
- *   redrive, which the run did not count as one, so the check of FIFO order failed.
+ *   redrive, which the run did not count as one, so the check of FIFO order failed;
+ * - a failing statement's dead letter was redriven in a batch beside a copy of it found in a
+ *   closed outcome page: the commit held both the redrive's outcome and the copy's, kept apart,
+ *   under one key, and was refused again and again.
  */
 const REGRESSIONS: Array<[Workload]> = [
   [
@@ -194,6 +197,36 @@ const REGRESSIONS: Array<[Workload]> = [
       attempts: { maxAttempts: 3, maxReceives: 4 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 4, maxItemBytes: 856 },
+    },
+  ],
+  [
+    {
+      seed: 849587103,
+      accounts: 3,
+      transfers: [
+        { from: 0, to: 1, amount: 1 },
+        { from: 1, to: 0, amount: 1 },
+        { from: 0, to: 0, amount: 1 },
+      ],
+      scheduled: [
+        { from: 2, to: 0, amount: 1, delay: 0, cancel: true },
+        { from: 0, to: 0, amount: 1, delay: 0, cancel: true },
+      ],
+      visits: [],
+      statements: [{ account: 0, failing: true }],
+      processes: 1,
+      upgrade: false,
+      batchSize: 5,
+      crash: 0.06,
+      timeout: 0.013,
+      restart: 0.002,
+      compaction: 0.002,
+      sweep: 0.03,
+      partialSend: 0.2,
+      reorder: 0.5,
+      attempts: { maxAttempts: 2, maxReceives: 1000 },
+      sequenceNumbers: 'queue',
+      limits: { maxTransactionItems: 5, maxItemBytes: 790 },
     },
   ],
 ];

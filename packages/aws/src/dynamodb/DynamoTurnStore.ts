@@ -214,16 +214,30 @@ export class DynamoTurnStore implements TurnStore {
     // (or to `maxPages`: a read past them throws, unless the item answers).
     const actorId = ingressTarget(key);
     const { maxPages } = options;
+    const own = this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)').then(
+      (item) => {
+        const record = item && itemToIdempotency(item);
+        // DynamoDB's TTL deletes an expired item only eventually: an expired one reads as absent.
+        return record && record.expiresAt > this.#clock.now() ? record : undefined;
+      },
+    );
+    // The pages' first request goes alongside the item's; the next ones only if it has none.
+    const readOn = () =>
+      own.then(
+        (record) => record === undefined,
+        () => true,
+      );
     const pages =
       actorId === undefined
         ? undefined
-        : readPages(this.#client, this.tableName, this.#clock, { actorId, sentAt, key, maxPages });
-    // Read alongside the item, whose answer makes a failed read of them moot.
+        : readPages(this.#client, this.tableName, this.#clock, {
+            ...{ actorId, sentAt, key, maxPages },
+            readOn,
+          });
+    // The item's answer makes a failed read of them moot.
     pages?.catch(() => {});
-    const item = await this.#get(idempotencyPk(key), IDEMPOTENCY_SK, 'GetItem (readIdempotency)');
-    const record = item && itemToIdempotency(item);
-    // DynamoDB's TTL deletes an expired item only eventually: an expired record reads as absent.
-    if (record && record.expiresAt > this.#clock.now()) return record;
+    const record = await own;
+    if (record) return record;
     const found = (await pages)?.[0];
     if (!found) return undefined;
     const { sentAt: _, ...outcome } = found;

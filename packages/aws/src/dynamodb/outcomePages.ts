@@ -148,7 +148,7 @@ function outcomesOf(item: Item, actorId: string, now: number): PagedOutcome[] {
  * The live outcomes of the pages of `actorId` that may hold a message sent at `sentAt` (or, with
  * `key`, only its outcome, as soon as a page holds it), going back from the newest page to
  * `fromPage` at most. With `maxPages`, a read that would go through more pages throws
- * LIMIT_EXCEEDED instead.
+ * LIMIT_EXCEEDED instead. With `readOn`, it asks it before each request after the first.
  */
 export async function readPages(
   client: DynamoDBClient,
@@ -160,6 +160,8 @@ export async function readPages(
     readonly fromPage?: number;
     readonly key?: string;
     readonly maxPages?: number;
+    /** Whether to read on past the first request: false once the answer came from elsewhere. */
+    readonly readOn?: () => Promise<boolean>;
   },
 ): Promise<PagedOutcome[]> {
   const { actorId, sentAt, fromPage = 0, key, maxPages = Number.POSITIVE_INFINITY } = request;
@@ -200,6 +202,7 @@ export async function readPages(
       const match = outcomes.find((outcome) => outcome.key === key);
       if (match) return [match];
     }
+    if (request.readOn && !(await request.readOn())) return found;
   }
   return found;
 }

@@ -1,4 +1,5 @@
-import { BatonError, callerOf, ErrorCode } from '@baton/core';
+import { BatonError, callerOf, ErrorCode, isBatonError } from '@baton/core';
+import { OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
 import { PROTOCOL_VERSION, resumeFloor } from '@baton/protocol';
 import { hashText } from '@baton/server/evaluation';
 import {
@@ -142,7 +143,14 @@ function pendingOutcomes(
       return {
         cancel: () => registry.pending.delete(messageId, connectionId, requestId),
         accepted: async (sentAt) => {
-          const outcome = await context.store.readIdempotency(messageId, sentAt);
+          // Through a client's bound: an outcome past it comes through the stream, once the
+          // actor has taken the retry for a copy and kept the outcome apart.
+          const outcome = await context.store
+            .readIdempotency(messageId, sentAt, { maxPages: OUTCOME_READ_MAX_PAGES })
+            .catch((error: unknown) => {
+              if (isBatonError(error) && error.code === ErrorCode.LIMIT_EXCEEDED) return undefined;
+              throw error;
+            });
           if (outcome) await answerPending(context, pusher, outcome);
         },
       };

@@ -14,7 +14,7 @@ import { type Clock, type Queue, type Store, systemClock } from '../adapter/port
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { parseTraceparent } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
-import { BatonError, ErrorCode, errorFromJSON } from '../errors.ts';
+import { BatonError, ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
 import { Registry } from '../registry.ts';
 import { parseStored } from '../storedPayload.ts';
 import { callbackToken } from '../workflow/callbackToken.ts';
@@ -52,11 +52,15 @@ const DAY = 24 * 60 * 60 * 1000;
 const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /**
- * The most outcome pages one {@link Client.outcome} may read (64 KB of outcomes on DynamoDB): a
- * read by id with no `sentAt`, or a very old one, would otherwise read every page of a busy
- * actor for one request. An operator's `baton outcome` reads the store without this bound.
+ * The most outcome pages one read of a client may go through (64 KB of outcomes on DynamoDB):
+ * {@link Client.outcome}, a retried `send` or `ask` looking for its first send's outcome, an
+ * `ask` waiting for its reply. A read by id with no `sentAt`, or a retry days after its send,
+ * would otherwise read every page a busy actor wrote since, for one request. An operator's
+ * `baton outcome` reads the store without this bound.
  */
 export const OUTCOME_READ_MAX_PAGES = 64;
+/** A client's read of an outcome: through {@link OUTCOME_READ_MAX_PAGES} pages at most. */
+const BOUNDED_READ = { maxPages: OUTCOME_READ_MAX_PAGES };
 
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
@@ -183,6 +187,7 @@ export class Client {
     options: SendOptions = {},
   ): Promise<SendResult> {
     let envelope = this.#envelope(to, name, payload, options);
+    let dedupeId = envelope.id;
     await this.#checkToken(envelope, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
@@ -190,10 +195,9 @@ export class Client {
       const bound = await this.#bindKey(envelope);
       envelope = bound.envelope;
       if (bound.known) return { messageId: envelope.id, sentAt: envelope.sentAt };
+      dedupeId = bound.dedupeId;
     }
-    await this.#queue.send([
-      { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
-    ]);
+    await this.#queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
     return { messageId: envelope.id, sentAt: envelope.sentAt };
   }
 
@@ -216,6 +220,7 @@ export class Client {
     await this.#checkToken(envelope, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
+    let dedupeId = envelope.id;
     const timeoutMs = options.timeoutMs ?? this.#askTimeoutMs;
     // An outcome that waits for a redrive (a plain send's under this key, kept as a dead letter
     // that a redrive without force applies) is not this ask's answer: it waits on with it.
@@ -237,12 +242,13 @@ export class Client {
           body = encodeEnvelope(envelope);
         }
         // Its message is a dead letter that waits for a redrive: nothing to enqueue.
+        dedupeId = bound.dedupeId;
         if (bound.known) {
           waiting.seen(bound.known);
           return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
         }
       }
-      await this.#queue.send([{ group: envelope.to, dedupeId: envelope.id, body }]);
+      await this.#queue.send([{ group: envelope.to, dedupeId, body }]);
       return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
     } finally {
       waiting.cancel();
@@ -275,8 +281,7 @@ export class Client {
     const oldest = this.#clock.now() - 2 * this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
     const from = [oldest, options.sentAt, claimed].filter((at) => at !== undefined);
     const sentAt = Math.max(...from);
-    const bound = { maxPages: OUTCOME_READ_MAX_PAGES };
-    return (await store.readIdempotency(messageId, sentAt, bound))?.outcome;
+    return (await store.readIdempotency(messageId, sentAt, BOUNDED_READ))?.outcome;
   }
 
   /**
@@ -411,8 +416,16 @@ export class Client {
    * within a retention of its send (an older copy is dead-lettered, not applied) and kept a
    * retention after, so while any outcome of the key lives, so does its claim, and a key
    * claimed afresh has no outcome to look for.
+   *
+   * The envelope goes with the queue's dedupe id to enqueue it under: its id, so that the queue
+   * drops a retry of a message it holds, unless the read of its outcome went through as many
+   * pages as it may. The copy then reaches its actor whatever the queue holds (the actor skips
+   * it, as any copy), and the actor keeps the outcome where the next read finds it at once (see
+   * outcomeKeptApart.ts).
    */
-  async #bindKey(envelope: Envelope): Promise<{ known?: IdempotencyRecord; envelope: Envelope }> {
+  async #bindKey(
+    envelope: Envelope,
+  ): Promise<{ known?: IdempotencyRecord; envelope: Envelope; dedupeId: string }> {
     const fingerprint = envelope.fingerprint!;
     const held = await this.#store.claimKey({
       key: envelope.id,
@@ -420,14 +433,22 @@ export class Client {
       expiresAt: this.#clock.now() + 2 * this.#claimRetentionMs,
       sentAt: envelope.sentAt,
     });
-    if (!held) return { envelope };
+    if (!held) return { envelope, dedupeId: envelope.id };
     if (held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
     // A claim made before claims kept it, a retention before it expires, less a clocks' margin.
     const claimed = held.sentAt ?? held.expiresAt - this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
     const retry = { ...envelope, sentAt: Math.min(claimed, envelope.sentAt) };
     // A retry: its message may have been processed since.
-    const known = await this.#store.readIdempotency(envelope.id, retry.sentAt);
-    return known ? { known, envelope: retry } : { envelope: retry };
+    let pastBound = false;
+    const known = await this.#store
+      .readIdempotency(envelope.id, retry.sentAt, BOUNDED_READ)
+      .catch((error: unknown) => {
+        if (!isBatonError(error) || error.code !== ErrorCode.LIMIT_EXCEEDED) throw error;
+        pastBound = true;
+        return undefined;
+      });
+    const dedupeId = pastBound ? `${envelope.id}@${this.#clock.now()}` : envelope.id;
+    return known ? { known, envelope: retry, dedupeId } : { envelope: retry, dedupeId };
   }
 
   /** A token-guarded message (a workflow's callback) from outside: its token checked here. */
@@ -541,7 +562,9 @@ export class Client {
         unwatch?.();
       };
       const tick = async () => {
-        const record = await this.#store.readIdempotency(key, sentAt()).catch(() => undefined);
+        const record = await this.#store
+          .readIdempotency(key, sentAt(), BOUNDED_READ)
+          .catch(() => undefined);
         if (stopped) return;
         if (record) consider(record);
         if (stopped) return;

@@ -246,6 +246,36 @@ describe('CommitBuilder', () => {
     expect(builder.take(ACTOR, 1).deadLetters).toEqual({ put: [], remove: ['m1'] });
   });
 
+  it("keeps a copy's outcome apart only where no message of the commit writes its key", () => {
+    const outcome = (value: string): IdempotencyRecord => ({
+      key: 'k',
+      actorId: ACTOR,
+      outcome: { ok: true, value },
+      expiresAt: 1,
+    });
+    const redrive = (value: string): MessageEffects => ({
+      ...effects([]),
+      idempotency: outcome(value),
+      replacesOutcome: true,
+    });
+    // Kept apart, then the key's redrive in the same commit: the redrive's outcome takes its place.
+    const later = new CommitBuilder(base, roomy);
+    later.keepApart(outcome('kept'));
+    expect(later.size).toBe(1);
+    later.add(redrive('redriven'));
+    expect(later.take(ACTOR, 1).replaceIdempotency).toEqual([outcome('redriven')]);
+    // The redrive first: the copy's outcome is not kept beside it.
+    const earlier = new CommitBuilder(base, roomy);
+    earlier.add(redrive('redriven'));
+    earlier.keepApart(outcome('kept'));
+    expect(earlier.take(ACTOR, 1).replaceIdempotency).toEqual([outcome('redriven')]);
+    // Alone, it is written as an item of its own, and the builder is empty after.
+    const alone = new CommitBuilder(base, roomy);
+    alone.keepApart(outcome('kept'));
+    expect(alone.take(ACTOR, 1).replaceIdempotency).toEqual([outcome('kept')]);
+    expect(alone.take(ACTOR, 2)).toEqual({ outbox: [], idempotency: [] });
+  });
+
   it('keeps the record of the last message added, and the committed one after reset', () => {
     const builder = new CommitBuilder(base, roomy);
     const added = effects([], { state: { n: 1 } });

@@ -98,6 +98,11 @@ export class CommitBuilder {
   #outbox: Array<{ seq: number; envelopes: Envelope[]; bytes: number }> = [];
   #idempotency: IdempotencyRecord[] = [];
   #replaced: IdempotencyRecord[] = [];
+  /**
+   * By key, the outcomes kept apart for copies found in a closed page ({@link keepApart}):
+   * written as replaced ones, unless another write of the commit holds the key.
+   */
+  #keptApart: ReadonlyMap<string, IdempotencyRecord> = EMPTY_MAP;
   // The maps and set below start as the shared empty ones, and `add` makes its own before it
   // writes: most commits hold no dead letter, mark or timer.
   #deadLetters: ReadonlyMap<string, DeadLetter> = EMPTY_MAP;
@@ -140,7 +145,7 @@ export class CommitBuilder {
     return this.#record;
   }
 
-  /** Messages whose effects are waiting for commit. */
+  /** Messages whose effects (or kept-apart outcome) are waiting for commit. */
   get size(): number {
     return this.#count;
   }
@@ -213,6 +218,10 @@ export class CommitBuilder {
       }
     }
     if (effects.idempotency) {
+      // The message's own outcome of a key takes the place of a copy's kept apart.
+      if (this.#keptApart.has(effects.idempotency.key)) {
+        writable(this.#keptApart).delete(effects.idempotency.key);
+      }
       (effects.replacesOutcome ? this.#replaced : this.#idempotency).push(effects.idempotency);
       if (!effects.replacesOutcome) this.#idempotencyBytes += this.#outcomeSize(effects);
     }
@@ -246,6 +255,31 @@ export class CommitBuilder {
   }
 
   /**
+   * Keeps a copy's live `outcome` apart, as an item of its own, in the pending commit (see
+   * outcomeKeptApart.ts) — unless the commit writes an outcome of its key already, which a read
+   * finds as well. A message of the commit that writes one later takes its place, so a commit
+   * never holds a key twice. Check {@link fitsKeptApart} first.
+   */
+  keepApart(outcome: IdempotencyRecord): void {
+    const { key } = outcome;
+    if (this.#idempotency.some((r) => r.key === key) || this.#replaced.some((r) => r.key === key)) {
+      return;
+    }
+    this.#keptApart = writable(this.#keptApart).set(key, outcome);
+    this.#count++;
+  }
+
+  /** Whether {@link keepApart} of `outcome` fits in the pending commit; if not, commit first. */
+  fitsKeptApart(outcome: IdempotencyRecord): boolean {
+    return this.fits({
+      record: this.#record,
+      envelopes: [],
+      idempotency: outcome,
+      replacesOutcome: true,
+    });
+  }
+
+  /**
    * The summed bytes of the pending outcomes (those that replace one left out), as measured:
    * as page entries (`pageEntryBytes`) when they are paged.
    */
@@ -271,7 +305,9 @@ export class CommitBuilder {
     const timers = this.#timers.size > 0 ? [...this.#timers] : NONE;
     // Set part by part: a commit is made once a turn, and spreads of optional parts cost more.
     const writes: Writable<PendingWrites> = { outbox, idempotency: this.#idempotency };
-    if (this.#replaced.length > 0) writes.replaceIdempotency = this.#replaced;
+    if (this.#replaced.length + this.#keptApart.size > 0) {
+      writes.replaceIdempotency = [...this.#replaced, ...this.#keptApart.values()];
+    }
     if (put.length + remove.length > 0) writes.deadLetters = { put, remove };
     if (overflow.length > 0) writes.overflow = overflow;
     if (timers.length > 0) {
@@ -286,6 +322,7 @@ export class CommitBuilder {
     this.#idempotency = [];
     this.#idempotencyBytes = 0;
     if (this.#replaced.length > 0) this.#replaced = [];
+    this.#keptApart = EMPTY_MAP;
     this.#deadLetters = EMPTY_MAP;
     this.#redriven = EMPTY_SET;
     this.#overflow = EMPTY_MAP;
@@ -320,6 +357,7 @@ export class CommitBuilder {
       this.#outbox.length +
       outcomeItems +
       this.#replaced.length +
+      this.#keptApart.size +
       this.#deadLetters.size +
       this.#redriven.size +
       this.#overflow.size +
@@ -336,6 +374,7 @@ export class CommitBuilder {
     // Paged outcomes count as their page item, below.
     if (!this.#paged) bytes += this.#idempotencyBytes;
     for (const record of this.#replaced) bytes += jsonSize(record);
+    for (const record of this.#keptApart.values()) bytes += jsonSize(record);
     for (const letter of this.#deadLetters.values()) bytes += jsonSize(letter);
     if (effects.deadLetter) {
       items++;

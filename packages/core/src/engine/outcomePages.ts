@@ -271,6 +271,8 @@ export class PagedLookup {
   readonly #actorId: string;
   /** The earliest `sentAt` of the turn's ingress messages: the pages read cover them all. */
   readonly #earliest: number;
+  /** The keys {@link applied} found in a closed page. */
+  readonly #inClosedPages = new Set<string>();
 
   constructor(
     engine: { readonly store: TurnStore; readonly pageKeys: PageKeyCache; readonly clock: Clock },
@@ -299,10 +301,22 @@ export class PagedLookup {
     if (state.closedSentAt === undefined || sentAt > state.closedSentAt) return false;
     const expiresAt = (await this.#known(record, state.page)).keys.get(key);
     if (expiresAt === undefined) return false;
-    if (expiresAt > this.#now()) return true;
-    // Expired as the worker last read it: the store decides (a redrive may have renewed it).
-    this.#cache.delete(this.#actorId);
-    return (await this.#known(record, state.page)).keys.has(key);
+    if (expiresAt <= this.#now()) {
+      // Expired as the worker last read it: the store decides (a redrive may have renewed it).
+      this.#cache.delete(this.#actorId);
+      if (!(await this.#known(record, state.page)).keys.has(key)) return false;
+    }
+    this.#inClosedPages.add(key);
+    return true;
+  }
+
+  /**
+   * Whether {@link applied} found ingress message `key` in a closed page: a copy (a retry, maybe
+   * days after its send) whose outcome a client's read, bounded to the actor's newest pages,
+   * may not reach (see outcomeKeptApart.ts).
+   */
+  inClosedPage(key: string): boolean {
+    return this.#inClosedPages.has(key);
   }
 
   /**

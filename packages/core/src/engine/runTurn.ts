@@ -17,6 +17,7 @@ import type { Inbound } from './Inbound.ts';
 import { reportReplacedQueue } from './inboxQueue.ts';
 import { deadLetter } from './keptLetters.ts';
 import { HANDLE_AGAIN, ignore } from './messageEffects.ts';
+import { outcomeKeptApart } from './outcomeKeptApart.ts';
 import { PagedLookup, withOutcomePages } from './outcomePages.ts';
 import { OverflowLookup } from './overflow.ts';
 import {
@@ -263,6 +264,20 @@ async function applyBatch(
     for (const timer of pending.timers?.put ?? []) if (!timer.deadLettered) timers.push(timer);
   };
 
+  /** Ingress messages whose outcome the turn keeps apart (see outcomeKeptApart.ts). */
+  const keptApart = new Set<string>();
+  /** A message skipped as a copy: one found in a closed page has its outcome kept apart. */
+  const skip = async ({ id, sentAt }: Envelope) => {
+    done++;
+    counts.skipped++;
+    if (!pages.inClosedPage(id) || keptApart.has(id)) return;
+    keptApart.add(id);
+    const outcome = await outcomeKeptApart(engine.store, builder.record, id, sentAt);
+    if (!outcome) return;
+    if (!builder.fitsKeptApart(outcome)) await commit();
+    builder.keepApart(outcome);
+  };
+
   // The ids of the messages known by id that the turn took: a batch holds ten at most.
   const seenIds: string[] = [];
   // The parked messages of a resumed actor first (they count in no batch), then the batch.
@@ -288,8 +303,7 @@ async function applyBatch(
       !admission ||
       (builder.record.paused && (await isParkedCopy(engine, builder.record, received)))
     ) {
-      done++;
-      counts.skipped++;
+      await skip(envelope);
       continue;
     }
     if (byId) seenIds.push(envelope.id);
@@ -312,8 +326,7 @@ async function applyBatch(
         const page = builder.record.outcomePage?.page;
         await commit();
         if (!replay && (await inClosedPage(pages, builder.record, envelope, page))) {
-          done++;
-          counts.skipped++;
+          await skip(envelope);
           continue;
         }
         handled = await handle(turn, builder.record, inbound, admission);
@@ -349,8 +362,7 @@ async function applyBatch(
         counts.roomCommits++;
       }
       if (!replay && (await inClosedPage(pages, builder.record, envelope, page))) {
-        done++;
-        counts.skipped++;
+        await skip(envelope);
         continue;
       }
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);

@@ -10,8 +10,12 @@ import {
 import { OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
 import { positionOf, type ReadPosition, withNewest } from '../evaluation/ReadPosition.ts';
 
-/** How far a read of an outcome with no `sentAt` may go: as far as a client's own read. */
-const UNTIMED_READ = { maxPages: OUTCOME_READ_MAX_PAGES };
+/**
+ * How far a read of an outcome may go: as far as a client's own read. A retry's outcome past it
+ * is brought where the next read finds it by its actor, which the retry reaches (see the
+ * engine's outcomeKeptApart.ts).
+ */
+const BOUNDED_READ = { maxPages: OUTCOME_READ_MAX_PAGES };
 
 /**
  * A wait for one ingress message, started before the message is enqueued.
@@ -132,7 +136,7 @@ export class CommitTracker {
     // the send's sentAt is known, from any time: through a bounded count of outcome pages, so
     // that a frame cannot make the store read a busy actor's every page.
     this.store
-      .readIdempotency(messageId, undefined, UNTIMED_READ)
+      .readIdempotency(messageId, undefined, BOUNDED_READ)
       .then((record) => {
         if (record && settles(record) && !watch.awaiting) {
           this.#finish(watch, () => watch.resolve(record));
@@ -161,7 +165,7 @@ export class CommitTracker {
     if (watch.done || watch.awaiting) return;
     const timer = setTimeout(async () => {
       const record = await this.store
-        .readIdempotency(watch.messageId, watch.sentAt, watch.sentAt ? {} : UNTIMED_READ)
+        .readIdempotency(watch.messageId, watch.sentAt, BOUNDED_READ)
         .catch(() => undefined);
       if (record && watch.settles(record)) this.#committed(watch, record);
       else this.#poll(watch, Math.min(delayMs * 2, 1_000));
