@@ -191,6 +191,28 @@ function apartHarness() {
   return { h, long, lines };
 }
 
+/** The `seq`-th message of a life `life` of o-1 to the log, writing `line`, sent at `sentAt`. */
+function auditNote(seq: number, life: string, line: string, sentAt: number): Envelope {
+  return {
+    id: actorMessageId(o1.id, seq, life),
+    from: o1.id,
+    seq,
+    prev: seq - 1,
+    to: 'log/audit',
+    name: 'write',
+    payload: { line },
+    sentAt,
+  };
+}
+
+/** The log's lines, and a send of an envelope into the inbox (under its id, unless told). */
+function auditOf(h: ReturnType<typeof harness>) {
+  const lines = async () => ((await h.state('log/audit')) as { lines: string[] }).lines;
+  const send = (envelope: Envelope, dedupeId = envelope.id) =>
+    h.backend.queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
+  return { lines, send };
+}
+
 /**
  * Takes `count` messages from the inbox to a worker that commits them and dies before it drains
  * the commit's sends; the messages are done (acked), and no sweep runs.
@@ -553,22 +575,10 @@ describe("an actor's lives", () => {
   it("drop the copies of an ended life's message that come after its letter, marked or not, whatever the receiver's mark", async () => {
     const h = harness();
     const { store, queue } = h.backend;
-    const lines = async () => ((await h.state('log/audit')) as { lines: string[] }).lines;
-    const note = (seq: number, life: string, line: string, sentAt: number): Envelope => ({
-      id: actorMessageId(o1.id, seq, life),
-      from: o1.id,
-      seq,
-      prev: seq - 1,
-      to: 'log/audit',
-      name: 'write',
-      payload: { line },
-      sentAt,
-    });
-    const send = (envelope: Envelope, dedupeId = envelope.id) =>
-      queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
+    const { lines, send } = auditOf(h);
     // The 7th message of a life of o-1 that ended long ago, sent marked, kept as a dead letter;
     // a copy drained unmarked (before the life ended, or by an earlier Baton) meets it kept.
-    const old = note(7, 'ended', 'old', h.clock.now() - 3 * RETENTION);
+    const old = auditNote(7, 'ended', 'old', h.clock.now() - 3 * RETENTION);
     await send({ ...old, lifeEnded: true });
     await h.run();
     await send(old, `${old.id}~unmarked`);
@@ -579,7 +589,7 @@ describe("an actor's lives", () => {
     // at 2, below the old message's 7, so the mark would take a copy for a message after a gap.
     await redriveDeadLetter(store, queue, 'log/audit', old.id);
     await h.run();
-    for (const seq of [1, 2]) await send(note(seq, 'new', `new${seq}`, h.clock.now()));
+    for (const seq of [1, 2]) await send(auditNote(seq, 'new', `new${seq}`, h.clock.now()));
     await h.run();
     h.clock.advance(60_000);
     await send({ ...old, lifeEnded: true }, `${old.id}~again`);
@@ -591,7 +601,7 @@ describe("an actor's lives", () => {
 
     // Two copies of another such message in one batch, the marked one first: the unmarked one
     // finds the letter the pending commit keeps for the first, neither applied nor replacing it.
-    const older = note(8, 'ended', 'older', h.clock.now() - 3 * RETENTION);
+    const older = auditNote(8, 'ended', 'older', h.clock.now() - 3 * RETENTION);
     await send({ ...older, lifeEnded: true });
     await send(older, `${older.id}~unmarked`);
     await h.run();
@@ -604,20 +614,10 @@ describe("an actor's lives", () => {
 
   it("apply an old life's message once when a copy, redriven past twice the retention, meets the sender's new life's mark", async () => {
     const h = harness();
-    const { store, queue } = h.backend;
-    const lines = async () => ((await h.state('log/audit')) as { lines: string[] }).lines;
-    const note = (seq: number, life: string, line: string): Envelope => ({
-      id: actorMessageId(o1.id, seq, life),
-      from: o1.id,
-      seq,
-      prev: seq - 1,
-      to: 'log/audit',
-      name: 'write',
-      payload: { line },
-      sentAt: h.clock.now(),
-    });
-    const send = (envelope: Envelope, dedupeId = envelope.id) =>
-      queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
+    const { store } = h.backend;
+    const { lines, send } = auditOf(h);
+    const note = (seq: number, life: string, line: string) =>
+      auditNote(seq, life, line, h.clock.now());
     // A life of o-1 writes twice; a copy of its second message, committed but never
     // acknowledged, waits in the queue's dead-letter queue.
     const old2 = note(2, 'old', 'old2');
