@@ -2,7 +2,7 @@
  * The bank example behind the local WebSocket host (what `pnpm start` and `baton dev` serve):
  * an anonymous connection and another user's connection try every internal handler, alice's
  * actor and alice's view. Each is refused with FORBIDDEN, nothing is applied and nothing leaks;
- * alice herself still may.
+ * alice herself still may, but not from a page on another site.
  */
 import { BatonClient } from '@baton/client';
 import { type BatonError, silentLogger } from '@baton/core';
@@ -114,6 +114,27 @@ describe('the bank behind the local WebSocket host', () => {
     } finally {
       await open.close();
     }
+  });
+
+  it("refuses a page on another site, though it holds alice's token, before anything runs for it", async () => {
+    const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const socket = new WebSocket(server.url, ['baton.v1', `token.${tokens.alice}`], {
+        origin: 'https://evil.example',
+      });
+      socket.once('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString('utf8');
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      socket.once('open', () => reject(new Error('a page on another site connected')));
+      socket.once('error', reject);
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('refused a WebSocket from a page on https://evil.example');
+    expect(refused.body).toContain('allowedOrigins');
+    expect(server.connections()).toEqual([]);
   });
 
   it('still lets alice move her own money and see her own balance', async () => {

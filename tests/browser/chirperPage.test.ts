@@ -49,6 +49,8 @@ beforeAll(async () => {
     queries: app.queries,
     backend: runtime,
     logger: silentLogger,
+    // The page is on a port of its own, known once its server listens.
+    allowedOrigins: (origin) => origin === new URL(pageUrl).origin,
   });
   const index = `<!doctype html>
 <html lang="en">

@@ -53,11 +53,14 @@ export async function startBrowserApp(): Promise<BrowserApp> {
     queries: [balance, privateBalance],
   });
   const runtime = startEmbedded({ actors: app.actors, logger: silentLogger });
+  /** The page's origin, once its server listens: the page is the one that connects. */
+  let pageOrigin = '';
   const server = await createLocalServer({
     actors: app.actors,
     queries: app.queries,
     backend: runtime,
     logger: silentLogger,
+    allowedOrigins: (origin) => origin === pageOrigin,
     auth: ({ token }): User | undefined => (token ? { user: token } : undefined),
   });
 
@@ -95,6 +98,7 @@ export async function startBrowserApp(): Promise<BrowserApp> {
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
+  pageOrigin = `http://127.0.0.1:${port}`;
 
   return {
     runtime,

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@baton/core';
 import type { EmbeddedRuntime } from '@baton/embedded';
+import { loopbackOrigins } from '@baton/server/session';
 import { createLocalServer } from '@baton/server/ws';
 import { Account } from '../bank.ts';
 import { demoAuth } from '../demoAuth.ts';
@@ -35,11 +36,14 @@ const HOST = '127.0.0.1';
  */
 export async function servePage(options: ServePageOptions): Promise<LivePage> {
   const script = pageScript();
+  /** The page's origins, once its server listens: the only pages the WebSocket server lets in. */
+  let pageOrigins: string[] = [];
   const live = await createLocalServer({
     actors: [Account],
     queries: [balances],
     backend: options.runtime,
     auth: demoAuth,
+    allowedOrigins: (origin) => pageOrigins.includes(origin),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const index = pageHtml(live.url);
@@ -68,6 +72,7 @@ export async function servePage(options: ServePageOptions): Promise<LivePage> {
     throw error;
   }
   const { port } = http.address() as AddressInfo;
+  pageOrigins = loopbackOrigins(port);
   return {
     url: `http://${HOST}:${port}/`,
     async close() {

@@ -98,4 +98,42 @@ describe('LocalWebSocketGateway', () => {
     expect(status).toBe(403);
     expect(gateway.connectionIds()).toEqual([]);
   });
+
+  it('refuses a page on another origin with 403 before $connect, and lets in its own and clients with none', async () => {
+    const events: WebSocketEvent[] = [];
+    const { gateway: own } = await start(events);
+    const attempt = (origin?: string, url = own.url) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const socket = new WebSocket(url, origin === undefined ? {} : { origin });
+        socket.on('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => {
+            body += chunk.toString('utf8');
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        socket.on('open', () => {
+          resolve({ status: 101, body: '' });
+          socket.close();
+        });
+        socket.on('error', reject);
+      });
+    const port = new URL(own.url).port;
+    const refused = await attempt('https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('refused a WebSocket from a page on https://evil.example');
+    expect(refused.body).toContain(`add "https://evil.example" to the server's allowedOrigins`);
+    expect(events).toEqual([]);
+    expect((await attempt(`http://localhost:${port}`)).status).toBe(101);
+    expect((await attempt()).status).toBe(101);
+    await own.close();
+    const listed = await LocalWebSocketGateway.start({
+      handler: async () => ({ statusCode: 200 }),
+      allowedOrigins: ['https://app.example'],
+    });
+    gateway = listed;
+    expect((await attempt('https://app.example', listed.url)).status).toBe(101);
+    const itsOwn = `http://localhost:${new URL(listed.url).port}`;
+    expect((await attempt(itsOwn, listed.url)).status).toBe(403);
+  });
 });

@@ -2,8 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { toBatonError } from '@baton/core';
+import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { MAX_FRAME_BYTES } from '@baton/protocol';
+import {
+  type AllowedOrigins,
+  loopbackOrigins,
+  type OriginCheck,
+  originCheck,
+  originRefused,
+} from '@baton/server/session';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { WebSocketEvent, WebSocketResponse } from '../websocket/websocketHandler.ts';
 
@@ -32,6 +39,15 @@ export interface LocalWebSocketGatewayOptions {
    * `LimitExceededException`, as API Gateway does. @default no limit
    */
   readonly postLimit?: { readonly perSecond: number; readonly burst?: number };
+  /**
+   * The web pages that may connect, by the `Origin` a browser sends with every upgrade (a list
+   * of origins, or a function): an upgrade from another page is refused with 403 before
+   * `$connect`, so that a site open in the developer's browser cannot connect as that browser.
+   * An upgrade without `Origin` (no browser's) is not checked. API Gateway itself checks no
+   * origin: see `websocketHandler`'s `allowedOrigins`.
+   * @default the gateway's own: `http://localhost:<port>`, `http://127.0.0.1:<port>`, `http://[::1]:<port>`
+   */
+  readonly allowedOrigins?: AllowedOrigins;
 }
 
 interface Socket {
@@ -80,10 +96,22 @@ export class LocalWebSocketGateway {
   #throttled = 0;
   /** Posts still to fail with a 500, by connection (see `failPosts`). */
   readonly #failing = new Map<string, number>();
+  /** The pages that may connect: the option's, else the gateway's own once it listens. */
+  #origins: OriginCheck | undefined;
 
   private constructor(options: LocalWebSocketGatewayOptions) {
     this.#options = options;
     this.stage = options.stage ?? 'local';
+    if (options.allowedOrigins !== undefined) {
+      const problems: string[] = [];
+      this.#origins = originCheck(options.allowedOrigins, problems);
+      if (problems.length > 0) {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          `invalid local gateway options: ${problems.join('; ')}`,
+        );
+      }
+    }
     this.#tokens = options.postLimit ? (options.postLimit.burst ?? options.postLimit.perSecond) : 0;
     this.#filledAt = performance.now();
     this.#wss = new WebSocketServer({
@@ -206,6 +234,15 @@ export class LocalWebSocketGateway {
   }
 
   async #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      const port = (this.#http.address() as AddressInfo).port;
+      this.#origins ??= originCheck(loopbackOrigins(port));
+      const origins = this.#origins;
+      if (!origins.allows(origin)) {
+        return refuseUpgrade(socket, 403, originRefused(origin, origins, 'allowedOrigins').message);
+      }
+    }
     const connectionId = randomBytes(12).toString('base64');
     const url = new URL(request.url ?? '/', 'http://localhost');
     const headers: Record<string, string> = {};
@@ -220,13 +257,7 @@ export class LocalWebSocketGateway {
       }),
     );
     const status = response?.statusCode ?? 200;
-    if (status < 200 || status > 299) {
-      const body = response?.body ?? '';
-      socket.end(
-        `HTTP/1.1 ${status} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-      return;
-    }
+    if (status < 200 || status > 299) return refuseUpgrade(socket, status, response?.body ?? '');
     const protocol = Object.entries(response?.headers ?? {}).find(
       ([name]) => name.toLowerCase() === 'sec-websocket-protocol',
     )?.[1];
@@ -366,6 +397,13 @@ export class LocalWebSocketGateway {
         return reply(response, 403, 'ForbiddenException', `method ${request.method} not allowed`);
     }
   }
+}
+
+/** Answers an upgrade with a status that refuses it, and `body`. */
+function refuseUpgrade(socket: Duplex, status: number, body: string): void {
+  socket.end(
+    `HTTP/1.1 ${status} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function reply(response: ServerResponse, status: number, type: string, message: string): void {

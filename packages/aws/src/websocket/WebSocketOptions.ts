@@ -14,7 +14,11 @@ import {
   systemClock,
 } from '@baton/core/adapter';
 import { type EvaluateEnvironment, identityScope } from '@baton/server/evaluation';
-import { type ConnectionLimits, resolveConnectionLimits } from '@baton/server/session';
+import {
+  type AllowedOrigins,
+  type ConnectionLimits,
+  resolveConnectionLimits,
+} from '@baton/server/session';
 import { type ManagementClientFactory, managementClients, type PusherContext } from './Pusher.ts';
 import type { PushOptions } from './PushQueue.ts';
 import { ConnectionRegistry } from './registry/ConnectionRegistry.ts';
@@ -94,6 +98,15 @@ export interface WebSocketHandlerOptions extends ReactiveOptions {
    * connection is accepted, identity `undefined`
    */
   readonly auth?: (request: ConnectAuthRequest) => unknown;
+  /**
+   * The web pages that may connect, by the `Origin` a browser sends with every upgrade: a list
+   * of origins (`'https://app.example.com'`) or a function `(origin) => boolean`. `$connect`
+   * refuses any other page with 403 before `auth` runs. API Gateway checks no origin itself:
+   * set this when `auth` trusts what a browser sends on its own (a cookie), so that another
+   * site cannot connect as its visitor. A client without `Origin` (no browser) is not checked.
+   * @default every origin
+   */
+  readonly allowedOrigins?: AllowedOrigins;
 }
 
 /**

@@ -13,6 +13,8 @@ import {
   authRefusal,
   type ConnectAuth,
   connectionOwner,
+  originCheck,
+  originRefused,
   ProtocolSession,
   tooManyConnections,
 } from '@baton/server/session';
@@ -49,7 +51,8 @@ export interface WebSocketResponse {
 /**
  * The WebSocket Lambda of an API Gateway WebSocket API, for the routes `$connect`,
  * `$disconnect` and `$default`, speaking Baton's protocol (see `@baton/protocol`'s README):
- * - `$connect`: the token (`?token=` or the `token.<token>` subprotocol) goes to `auth`; a
+ * - `$connect`: an upgrade from a page whose origin `allowedOrigins` does not list is refused
+ *   with 403. The token (`?token=` or the `token.<token>` subprotocol) goes to `auth`; a
  *   throw refuses with 401 "unauthorized" (the reason goes to the log only). The connection is
  *   stored with a lease of `leaseMs`, and the end of its identity if `auth` set one
  *   (`validUntil`): a frame after it gets an `error` frame and the connection is closed.
@@ -81,6 +84,17 @@ export function websocketHandler(
   if (typeof options.queue?.send !== 'function') {
     throw new BatonError(ErrorCode.INVALID_ARGUMENT, 'queue must be a Queue (the inbox queue)');
   }
+  const problems: string[] = [];
+  const origins =
+    options.allowedOrigins === undefined
+      ? undefined
+      : originCheck(options.allowedOrigins, problems);
+  if (problems.length > 0) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `invalid WebSocket handler options: ${problems.join('; ')}`,
+    );
+  }
   const client = new Client({
     actors: options.actors,
     store: options.store,
@@ -100,6 +114,11 @@ export function websocketHandler(
 
   const connect = async (event: WebSocketEvent): Promise<WebSocketResponse> => {
     const headers = lowerCase(event.headers);
+    const origin = headers.origin;
+    if (origins && origin !== undefined && !origins.allows(origin)) {
+      logger.warn('connection refused: its page is on an origin not allowed', { origin });
+      return { statusCode: 403, body: originRefused(origin, origins, 'allowedOrigins').message };
+    }
     const protocols = headers['sec-websocket-protocol'];
     const attempt = {
       headers,

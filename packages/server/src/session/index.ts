@@ -5,6 +5,13 @@
  * subscriptions, frame counts, outcome waits) and shapes every reply; a host keeps only its
  * transport and state.
  */
+export {
+  type AllowedOrigins,
+  loopbackOrigins,
+  type OriginCheck,
+  originCheck,
+  originRefused,
+} from './allowedOrigins.ts';
 export { answerOutcome, visibleFrame } from './answerOutcome.ts';
 export {
   authExpired,

@@ -9,6 +9,7 @@ import {
 import type { ChangeFeed, Queue, Store } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import type { QueryEngineOptions } from '../QueryEngineOptions.ts';
+import { type AllowedOrigins, type OriginCheck, originCheck } from '../session/allowedOrigins.ts';
 import { type ConnectionLimits, resolveConnectionLimits } from '../session/connectionLimits.ts';
 
 /**
@@ -91,6 +92,16 @@ export interface LocalServerOptions extends ConnectionLimits {
    * @default every connection is accepted, with identity `undefined`
    */
   readonly auth?: (request: AuthRequest) => unknown;
+  /**
+   * The web pages that may connect, by the `Origin` a browser sends with every upgrade: a list
+   * of origins (`'http://localhost:5173'`) or a function `(origin) => boolean`. An upgrade from
+   * any other page is refused with HTTP 403 before `auth` runs, so that a site open in the
+   * developer's browser cannot connect to this server as that browser. An upgrade without
+   * `Origin` (no browser's: Node's `ws`, a CLI) is not checked.
+   * @default this server's own origins: `http://localhost:<port>`, `http://127.0.0.1:<port>`,
+   * `http://[::1]:<port>` (and `http://<host>:<port>` for another `host`)
+   */
+  readonly allowedOrigins?: AllowedOrigins;
   /** How often leases are checked and lapsed subscriptions collected. @default min(leaseMs / 3, 30 s) */
   readonly heartbeatMs?: number;
   /** A connection that sends no frame for this long is closed (4408) and its subscriptions dropped. @default 90 s */
@@ -149,6 +160,8 @@ export interface ResolvedLocalServerOptions {
   readonly maxAnonymousConnections: number;
   readonly maxPendingAuth: number;
   readonly authTimeoutMs: number;
+  /** The `allowedOrigins` given; `undefined`: the server's own, known once it listens. */
+  readonly origins: OriginCheck | undefined;
 }
 
 /**
@@ -199,6 +212,10 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
       `authTimeoutMs must be at most ${MAX_TIMER_MS} (about 24.8 days), got ${authTimeoutMs}`,
     );
   }
+  const origins =
+    options?.allowedOrigins === undefined
+      ? undefined
+      : originCheck(options.allowedOrigins, problems);
   const host = options?.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') problems.push('host must be a host name or address');
   const given = options?.backend;
@@ -224,7 +241,7 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
   const settings = {
     ...{ port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes },
-    ...{ limits, maxAnonymousConnections, maxPendingAuth, authTimeoutMs },
+    ...{ limits, maxAnonymousConnections, maxPendingAuth, authTimeoutMs, origins },
   };
   return { ports: { store, queue, feed }, client, ...settings };
 }

@@ -6,6 +6,12 @@ import { systemClock } from '@baton/core/adapter';
 import { RECEIVED_SUBPROTOCOL, SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
+import {
+  loopbackOrigins,
+  type OriginCheck,
+  originCheck,
+  originRefused,
+} from '../session/allowedOrigins.ts';
 import { authenticateWithin, type ConnectAuth, isAuthTimeout } from '../session/authenticate.ts';
 import { authRefusal } from '../session/authRefusal.ts';
 import {
@@ -115,6 +121,8 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const upgrading = new Map<Duplex, AbortController>();
   let nextId = 1;
   let closing: Promise<void> | undefined;
+  /** The pages that may connect: the option's, else this server's own once it listens. */
+  let origins: OriginCheck | undefined = settings.origins;
 
   const wss = new WebSocketServer({
     noServer: true,
@@ -156,6 +164,17 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
 
   const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
+    // A browser always names the page that opens a socket: a foreign one is refused before
+    // anything else runs for it.
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      origins ??= originCheck(loopbackOrigins((http.address() as AddressInfo).port, settings.host));
+      if (!origins.allows(origin)) {
+        const refusal = originRefused(origin, origins, 'allowedOrigins');
+        logger.warn('connection refused: its page is on an origin not allowed', { origin });
+        return forbidden(socket, refusal.message);
+      }
+    }
     // No cap counts an attempt whose user is not known yet but this one: a slow hook must not
     // let a stranger hold sockets without bound. Refused before its hook runs.
     if (upgrading.size >= maxPendingAuth) {
@@ -274,6 +293,15 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
       return closing;
     },
   };
+}
+
+/** Refuses an upgrade with HTTP 403 and `message` as its body. */
+function forbidden(socket: Duplex, message: string): void {
+  const body = `${message}\n`;
+  socket.end(
+    `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** A close reason is at most 123 bytes of UTF-8. */

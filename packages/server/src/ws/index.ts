@@ -4,6 +4,7 @@
  * package root so that importing `@baton/server` (e.g. in a Lambda) pulls in no `ws`.
  */
 
+export type { AllowedOrigins } from '../session/allowedOrigins.ts';
 export { CloseCode } from './CloseCode.ts';
 export type { ConnectionInfo } from './ConnectionInfo.ts';
 export { createLocalServer, type LocalServer } from './createLocalServer.ts';

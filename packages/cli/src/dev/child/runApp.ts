@@ -117,6 +117,9 @@ async function start(
       actors: [...app.actors, channel.actor],
       queries: [...app.queries, channel.query],
       backend: { store: channel.store, queue: backend.queue, feed: channel.feed },
+      // The page is on the supervisor's port, whose door checked its origin (and Host) before
+      // forwarding; an upgrade that did not come through it is refused by `auth` below.
+      allowedOrigins: () => true,
       // Only upgrades that the supervisor checked and forwarded; the app's auth sees the rest.
       auth: (request) => {
         const { [FORWARD_HEADER]: secret, ...headers } = request.headers;
