@@ -102,6 +102,7 @@ export function websocketHandler(
     clock: context.clock,
   });
   const session = new ProtocolSession({
+    actors: options.actors,
     queries: options.queries,
     client,
     clock: context.clock,

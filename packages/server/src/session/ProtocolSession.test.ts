@@ -21,6 +21,7 @@ describe('ProtocolSession', () => {
     const backend = createEmbeddedBackend();
     const lines: string[] = [];
     const session = new ProtocolSession({
+      actors: [Note],
       queries: [],
       client: new Client({ actors: [Note], store: backend.store, queue: backend.queue }),
       clock: { now: () => 1_700_000_000_000 },
@@ -82,6 +83,7 @@ describe('ProtocolSession', () => {
       clock,
     });
     const session = new ProtocolSession({
+      actors: [Counter],
       queries: [],
       client,
       clock,
@@ -132,6 +134,7 @@ describe('ProtocolSession', () => {
     });
     const backend = createEmbeddedBackend();
     const session = new ProtocolSession({
+      actors: [Counter],
       queries: [],
       client: new Client({ actors: [Counter], store: backend.store, queue: backend.queue }),
       clock: { now: () => 1_700_000_000_000 },
@@ -169,6 +172,82 @@ describe('ProtocolSession', () => {
       ['visible', true],
       ['sent', undefined],
     ]);
+    backend.close();
+  });
+
+  it('prepares no outcome wait for an ask or visible send its caller may not make: refused first, at no cost', async () => {
+    const Vault = actor({
+      name: 'vault',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        open: {
+          public: true,
+          payload: z.object({ pin: z.number() }),
+          authorize: (caller) => caller.kind === 'user',
+          handle: () => {},
+        },
+        audit: { payload: z.object({}), handle: () => {} },
+      },
+    });
+    const backend = createEmbeddedBackend();
+    const session = new ProtocolSession({
+      actors: [Vault],
+      queries: [],
+      client: new Client({ actors: [Vault], store: backend.store, queue: backend.queue }),
+      clock: { now: () => 1_700_000_000_000 },
+      limits: { maxSubscriptions: 10, maxFramesPerSecond: 100, maxConnectionsPerUser: 10 },
+    });
+    const replies: ServerMessage[] = [];
+    const expected: string[] = [];
+    const ports: SessionPorts = {
+      reply: (frame) => void replies.push(frame),
+      frames: new MemoryFrameCounter(),
+      subscriptions: { countBeside: () => 0, open: () => {}, close: () => {} },
+      outcomes: {
+        expect: ({ requestId }) => {
+          expected.push(requestId);
+          return { accepted: () => {}, cancel: () => {} };
+        },
+      },
+    };
+    const frame = (type: string, requestId: string, name: string, payload: object, more = {}) =>
+      Buffer.from(
+        JSON.stringify({
+          v: 1,
+          type,
+          requestId,
+          to: 'vault/v',
+          name,
+          payload,
+          idempotencyKey: requestId,
+          ...more,
+        }),
+      );
+    const refused = [
+      frame('ask', 'not-a-user', 'open', { pin: 1 }),
+      frame('send', 'not-a-user-visible', 'open', { pin: 1 }, { visible: true }),
+      frame('ask', 'internal', 'audit', {}),
+      frame('ask', 'unknown', 'melt', {}),
+      frame('ask', 'bad-payload', 'open', { pin: 'one' }),
+      frame('ask', 'unknown-type', 'open', { pin: 1 }, { to: 'safe/s' }),
+    ];
+    for (const data of refused) {
+      await session.handle({ identity: undefined, caller: ANONYMOUS }, ports, data, false);
+    }
+    expect(expected).toEqual([]);
+    expect(replies.map((r) => r.type === 'error' && [r.requestId, r.error.code])).toEqual([
+      ['not-a-user', 'FORBIDDEN'],
+      ['not-a-user-visible', 'FORBIDDEN'],
+      ['internal', 'FORBIDDEN'],
+      ['unknown', 'FORBIDDEN'],
+      ['bad-payload', 'INVALID_PAYLOAD'],
+      ['unknown-type', 'FORBIDDEN'],
+    ]);
+    expect(backend.queue.messages()).toEqual([]);
+    const user = { identity: { user: 'u' }, caller: { kind: 'user', identity: 'u' } } as const;
+    await session.handle(user, ports, frame('ask', 'a-user', 'open', { pin: 1 }), false);
+    expect(expected).toEqual(['a-user']);
     backend.close();
   });
 });

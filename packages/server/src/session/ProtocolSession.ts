@@ -1,4 +1,5 @@
 import {
+  type AnyActorDefinition,
   type AnyQueryDefinition,
   BatonError,
   ErrorCode,
@@ -8,10 +9,12 @@ import {
   withheld,
 } from '@baton/core';
 import {
+  authorizeMessage,
   type Clock,
   ingressMessageId,
   messageFingerprint,
   parseActorId,
+  Registry,
 } from '@baton/core/adapter';
 import type { Client, SendResult } from '@baton/core/client';
 import {
@@ -39,9 +42,11 @@ const REFUSALS_ANSWERED = 10;
  * per-connection caps.
  *
  * @example
- * const options: ProtocolSessionOptions = { queries: [balance], client, clock, limits };
+ * const options: ProtocolSessionOptions = { actors: [Account], queries: [balance], client, clock, limits };
  */
 export interface ProtocolSessionOptions {
+  /** The app's actor types, the client's: a request is checked against them before it waits. */
+  readonly actors: readonly AnyActorDefinition[];
   readonly queries: readonly AnyQueryDefinition[];
   /** Enqueues sends and asks; every one carries the connection's caller. */
   readonly client: Client;
@@ -66,11 +71,12 @@ export interface ProtocolSessionOptions {
  * request when the frame does; nothing a client sends throws out of {@link handle}.
  *
  * @example
- * const session = new ProtocolSession({ queries, client, clock, limits });
+ * const session = new ProtocolSession({ actors, queries, client, clock, limits });
  * await session.handle({ identity, caller: callerOf(identity) }, ports, data, isBinary);
  */
 export class ProtocolSession {
   readonly #queries: ReadonlyMap<string, AnyQueryDefinition>;
+  readonly #registry: Registry;
   readonly #scope: (identity: unknown) => string;
   readonly #maxFrameBytes: number;
   readonly #logger: Logger;
@@ -79,6 +85,7 @@ export class ProtocolSession {
 
   constructor(private readonly options: ProtocolSessionOptions) {
     this.#queries = new Map(options.queries.map((query) => [query.name, query]));
+    this.#registry = new Registry(options.actors);
     this.#scope = options.scope ?? identityScope;
     this.#maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
     this.#logger = options.logger ?? jsonLogger();
@@ -239,10 +246,14 @@ export class ProtocolSession {
    * Enqueues a `send` or `ask` through the core client with the frame's idempotency key (scoped
    * by target and caller: one user can neither shadow nor read another's) and answers
    * `accepted`. An `ask`, or a `send` with `visible`, waits for its outcome through the host,
-   * the wait prepared before the message is enqueued.
+   * the wait prepared before the message is enqueued and after the caller is let through: a
+   * refused request costs the host no wait, no outcome read and no write.
    */
   async #request(who: SessionCaller, ports: SessionPorts, message: SendMessage | AskMessage) {
     const { requestId, to, name, payload, idempotencyKey } = message;
+    // The rule the client applies again: a malformed id is INVALID_REF, an unknown or internal
+    // message, or one its `authorize` refuses, FORBIDDEN, and a bad payload INVALID_PAYLOAD.
+    authorizeMessage(this.#registry, who.caller, to, name, payload);
     const messageId = ingressMessageId(to, idempotencyKey, who.caller);
     const kind = message.type === 'ask' ? 'ask' : message.visible === true ? 'visible' : undefined;
     let wait: OutcomeWait | undefined;
@@ -252,8 +263,7 @@ export class ProtocolSession {
       wait = await ports.outcomes.expect({ kind, requestId, messageId, to, name, fingerprint });
     }
     try {
-      // The client's registry refuses a malformed id (INVALID_REF), its access rule an unknown
-      // or internal message (FORBIDDEN).
+      // The client also checks a workflow callback's token (FORBIDDEN when it names none).
       const parsed = parseActorId(to);
       const ref = { id: to, type: parsed?.type ?? '', key: parsed?.key ?? '' };
       sent = await this.options.client.send(ref, name as never, payload as never, {
