@@ -175,5 +175,18 @@ describe('a callback sent from outside the app', () => {
     expect(await refusal(h.door, 'wf-open', 'o-1', forge(ref.id, 0))).toMatch(
       /^FORBIDDEN: not a pending callback of this workflow instance/,
     );
+    // A host checks a request before it waits for its outcome: the check refuses it alike,
+    // and enqueues nothing.
+    const queued = h.backend.queue.counts().total;
+    const checked = h.door.check(
+      ref,
+      'callback',
+      { token: forge(ref.id, 0), ok: true },
+      {
+        caller: ANONYMOUS,
+      },
+    );
+    await expect(checked).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
+    expect(h.backend.queue.counts().total).toBe(queued);
   });
 });

@@ -102,7 +102,6 @@ export function websocketHandler(
     clock: context.clock,
   });
   const session = new ProtocolSession({
-    actors: options.actors,
     queries: options.queries,
     client,
     clock: context.clock,

@@ -177,6 +177,21 @@ export class Client {
   }
 
   /**
+   * Checks a message as {@link send} and {@link ask} do before they enqueue it, and does nothing
+   * else: its idempotency key, the target's access rule (`authorize`), its payload, a workflow
+   * callback's token. Throws what they would throw. A host calls it before it prepares a wait
+   * for the message's outcome, so that a refused request costs no more than its refusal.
+   */
+  async check(
+    to: ActorRef,
+    name: string,
+    payload: unknown,
+    options: SendOptions = {},
+  ): Promise<void> {
+    await this.#checkToken(this.#envelope(to, name, payload, options), options);
+  }
+
+  /**
    * Enqueues a message; resolves once it is accepted (not yet processed) with its id, and when it
    * was first sent (a retry's is its first send's): what to pass `readIdempotency` for its outcome.
    */

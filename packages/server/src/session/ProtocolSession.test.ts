@@ -21,7 +21,6 @@ describe('ProtocolSession', () => {
     const backend = createEmbeddedBackend();
     const lines: string[] = [];
     const session = new ProtocolSession({
-      actors: [Note],
       queries: [],
       client: new Client({ actors: [Note], store: backend.store, queue: backend.queue }),
       clock: { now: () => 1_700_000_000_000 },
@@ -83,7 +82,6 @@ describe('ProtocolSession', () => {
       clock,
     });
     const session = new ProtocolSession({
-      actors: [Counter],
       queries: [],
       client,
       clock,
@@ -134,7 +132,6 @@ describe('ProtocolSession', () => {
     });
     const backend = createEmbeddedBackend();
     const session = new ProtocolSession({
-      actors: [Counter],
       queries: [],
       client: new Client({ actors: [Counter], store: backend.store, queue: backend.queue }),
       clock: { now: () => 1_700_000_000_000 },
@@ -192,7 +189,6 @@ describe('ProtocolSession', () => {
     });
     const backend = createEmbeddedBackend();
     const session = new ProtocolSession({
-      actors: [Vault],
       queries: [],
       client: new Client({ actors: [Vault], store: backend.store, queue: backend.queue }),
       clock: { now: () => 1_700_000_000_000 },

@@ -1,5 +1,4 @@
 import {
-  type AnyActorDefinition,
   type AnyQueryDefinition,
   BatonError,
   ErrorCode,
@@ -9,12 +8,10 @@ import {
   withheld,
 } from '@baton/core';
 import {
-  authorizeMessage,
   type Clock,
   ingressMessageId,
   messageFingerprint,
   parseActorId,
-  Registry,
 } from '@baton/core/adapter';
 import type { Client, SendResult } from '@baton/core/client';
 import {
@@ -42,11 +39,9 @@ const REFUSALS_ANSWERED = 10;
  * per-connection caps.
  *
  * @example
- * const options: ProtocolSessionOptions = { actors: [Account], queries: [balance], client, clock, limits };
+ * const options: ProtocolSessionOptions = { queries: [balance], client, clock, limits };
  */
 export interface ProtocolSessionOptions {
-  /** The app's actor types, the client's: a request is checked against them before it waits. */
-  readonly actors: readonly AnyActorDefinition[];
   readonly queries: readonly AnyQueryDefinition[];
   /** Enqueues sends and asks; every one carries the connection's caller. */
   readonly client: Client;
@@ -71,12 +66,11 @@ export interface ProtocolSessionOptions {
  * request when the frame does; nothing a client sends throws out of {@link handle}.
  *
  * @example
- * const session = new ProtocolSession({ actors, queries, client, clock, limits });
+ * const session = new ProtocolSession({ queries, client, clock, limits });
  * await session.handle({ identity, caller: callerOf(identity) }, ports, data, isBinary);
  */
 export class ProtocolSession {
   readonly #queries: ReadonlyMap<string, AnyQueryDefinition>;
-  readonly #registry: Registry;
   readonly #scope: (identity: unknown) => string;
   readonly #maxFrameBytes: number;
   readonly #logger: Logger;
@@ -85,7 +79,6 @@ export class ProtocolSession {
 
   constructor(private readonly options: ProtocolSessionOptions) {
     this.#queries = new Map(options.queries.map((query) => [query.name, query]));
-    this.#registry = new Registry(options.actors);
     this.#scope = options.scope ?? identityScope;
     this.#maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
     this.#logger = options.logger ?? jsonLogger();
@@ -251,9 +244,17 @@ export class ProtocolSession {
    */
   async #request(who: SessionCaller, ports: SessionPorts, message: SendMessage | AskMessage) {
     const { requestId, to, name, payload, idempotencyKey } = message;
-    // The rule the client applies again: a malformed id is INVALID_REF, an unknown or internal
-    // message, or one its `authorize` refuses, FORBIDDEN, and a bad payload INVALID_PAYLOAD.
-    authorizeMessage(this.#registry, who.caller, to, name, payload);
+    const parsed = parseActorId(to);
+    const ref = { id: to, type: parsed?.type ?? '', key: parsed?.key ?? '' };
+    const options = {
+      idempotencyKey,
+      caller: who.caller,
+      ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
+    };
+    // The client's checks first (it makes them again as it sends): a malformed id is
+    // INVALID_REF; an unknown or internal message, one its `authorize` refuses or a callback
+    // whose token names no pending callback, FORBIDDEN; a bad payload INVALID_PAYLOAD.
+    await this.options.client.check(ref, name, payload, options);
     const messageId = ingressMessageId(to, idempotencyKey, who.caller);
     const kind = message.type === 'ask' ? 'ask' : message.visible === true ? 'visible' : undefined;
     let wait: OutcomeWait | undefined;
@@ -263,15 +264,10 @@ export class ProtocolSession {
       wait = await ports.outcomes.expect({ kind, requestId, messageId, to, name, fingerprint });
     }
     try {
-      // The client also checks a workflow callback's token (FORBIDDEN when it names none).
-      const parsed = parseActorId(to);
-      const ref = { id: to, type: parsed?.type ?? '', key: parsed?.key ?? '' };
       sent = await this.options.client.send(ref, name as never, payload as never, {
-        idempotencyKey,
-        caller: who.caller,
+        ...options,
         // Its caller waits for its outcome: told DEAD_LETTERED, it may act on that answer.
         ...(kind === undefined ? {} : { awaited: true }),
-        ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
       });
     } catch (caught) {
       await wait?.cancel();

@@ -99,7 +99,6 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   // Subscribed after the engine: when the tracker sees a commit on the feed, so has the engine.
   const tracker = new CommitTracker(ports.store, ports.feed);
   const session = new ProtocolSession({
-    actors: options.actors,
     queries: options.queries,
     client: settings.client,
     clock,
