@@ -7,12 +7,8 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ErrorCode, isBatonError } from '@baton/core';
 import { closestWord, unknownTopCommand } from '../unknownCommand.ts';
 import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
-import {
-  deadLettersList,
-  deadLettersPurge,
-  deadLettersRedrive,
-  deadLettersShow,
-} from './deadLetters.ts';
+import { deadLettersPurge, deadLettersRedrive } from './deadLetterActions.ts';
+import { deadLettersList, deadLettersShow } from './deadLetters.ts';
 import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
 import { OpsContext, type OpsValues } from './OpsContext.ts';

@@ -1,0 +1,116 @@
+/**
+ * The dead letters a `baton dead-letters` command works on: those its filters (`--type`,
+ * `--code`, `--since`) pick, or the one `<type/key> <message id>` names, refused with why when
+ * it is not kept (parked at a paused actor, redriven, purged).
+ */
+import { BatonError, ErrorCode } from '@baton/core';
+import { type DeadLetter, ingressTarget } from '@baton/core/adapter';
+import { parkedLetterRefused } from '@baton/core/engine';
+import { actorArg, noRecord } from './actors.ts';
+import { causeOf, countByCode, errorChain } from './deadLetterCauses.ts';
+import { since } from './format.ts';
+import { lostItsQuotes, quotesLost } from './messageIds.ts';
+import type { OpsContext } from './OpsContext.ts';
+import type { FollowUp } from './target.ts';
+
+/** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
+export async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
+  const { indexReader } = await ctx.target();
+  const { type, code, since: from } = ctx.values;
+  const after = from === undefined ? undefined : since(from, ctx.io.now());
+  if (from !== undefined && after === undefined) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--since takes an ISO 8601 time or a duration back from now (30m, 2h, 7d), not "${from}"`,
+    );
+  }
+  if (type?.includes('/')) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--type takes an actor type (${type.slice(0, type.indexOf('/'))}), not an actor id: name one dead letter with <type/key> <message id>`,
+    );
+  }
+  const kept = (await indexReader.listDeadLetters()).filter((l) => l.parked === undefined);
+  const picked = kept.filter(
+    (l) =>
+      (type === undefined || l.actorId.startsWith(`${type}/`)) &&
+      (code === undefined || errorChain(l).some((error) => error.code === code)) &&
+      (after === undefined || l.at >= after),
+  );
+  if (picked.length === 0 && kept.length > 0) {
+    // A filter that matches nothing is as likely a typo (UNKNOWN_MESAGE): say what there is.
+    const codes = countByCode(kept.map((l) => causeOf(l).code));
+    ctx.note(
+      `none of the ${kept.length} dead letter(s) kept matches the filters; by code: ${codes}`,
+    );
+  }
+  return picked;
+}
+
+/**
+ * The one dead letter `<type/key> <message id>` names; for `show`, a message parked at a paused
+ * actor too (a redrive or purge of one is refused, saying it is parked).
+ */
+export async function named(
+  ctx: OpsContext,
+  action: 'show' | 'redrive' | 'purge',
+): Promise<DeadLetter> {
+  const actorId = actorArg(ctx, 0);
+  const messageId = ctx.arg(1, 'message id');
+  const { store } = await ctx.target();
+  const letter = await store.readDeadLetter(actorId, messageId);
+  if (!letter && lostItsQuotes(messageId)) throw quotesLost(messageId, { actorId });
+  if (letter?.parked !== undefined) {
+    if (action === 'show') return letter;
+    throw parkedLetterRefused(letter, action, ctx.followUp);
+  }
+  if (!letter && !(await store.load(actorId))) {
+    throw noRecord(actorId, `keeps no dead letter ${messageId}`, ctx.followUp);
+  }
+  if (!letter || letter.applied) throw noLetter(actorId, messageId, letter, ctx.followUp);
+  return letter;
+}
+
+/**
+ * The refusal of a letter not kept, with how to tell why: a redrive applied it, or a purge
+ * forgot it (or it was never dead-lettered). A client's message keeps its outcome, which says
+ * which; a message between actors keeps none, but the proof an ended life's leaves.
+ */
+function noLetter(
+  actorId: string,
+  messageId: string,
+  proof: DeadLetter | undefined,
+  follow: FollowUp,
+): BatonError {
+  const details = { details: { actorId, messageId } };
+  if (proof?.applied) {
+    return new BatonError(
+      ErrorCode.NOT_FOUND,
+      `${actorId} keeps no dead letter ${messageId}: it was redriven, and applied at ${new Date(proof.applied.at).toISOString()}; nothing is left to redrive or purge`,
+      details,
+    );
+  }
+  const which =
+    ingressTarget(messageId) === undefined
+      ? `a message between actors keeps no outcome to tell which: ${follow`actors get ${actorId}`} shows the actor's state`
+      : `${follow`outcome ${messageId}`} tells which: the outcome a redrive applied, or DEAD_LETTERED with its letter purged`;
+  return new BatonError(
+    ErrorCode.NOT_FOUND,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; ${which}; ${follow`dead-letters list`} shows the letters kept`,
+    details,
+  );
+}
+
+/** The dead letters a bulk action works on: one named, or `--all` matching the filters. */
+export async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promise<DeadLetter[]> {
+  if (ctx.values.all) {
+    if (ctx.args.length > 0) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `${verb} takes <type/key> <message id>, or --all with filters, not both`,
+      );
+    }
+    return matching(ctx);
+  }
+  return [await named(ctx, verb)];
+}
