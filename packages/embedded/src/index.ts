@@ -12,6 +12,7 @@ export {
 export { EmbeddedQueue, type EmbeddedQueueOptions, type QueueCounts } from './EmbeddedQueue.ts';
 export { EmbeddedStore, type EmbeddedStoreOptions } from './EmbeddedStore.ts';
 export { FileJournal } from './FileJournal.ts';
+export type { IdleOptions, IdleReport } from './idle.ts';
 export { type Journal, type JournalEntry, MemoryJournal } from './Journal.ts';
 export type { DeadLetter } from './QueueState.ts';
 export { type QueueWaiter, queueWaiter } from './queueWaiter.ts';

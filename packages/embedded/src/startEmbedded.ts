@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AnyActorDefinition,
   AnyEffectDefinition,
@@ -18,6 +17,7 @@ import {
   type EmbeddedBackend,
   type EmbeddedBackendOptions,
 } from './createEmbeddedBackend.ts';
+import { type IdleOptions, type IdleReport, waitUntilIdle } from './idle.ts';
 import { queueWaiter } from './queueWaiter.ts';
 import { TimerPump } from './TimerPump.ts';
 
@@ -42,8 +42,12 @@ export interface EmbeddedRuntime {
   readonly backend: EmbeddedBackend;
   readonly client: Client;
   readonly engine: Engine;
-  /** Resolves once every message sent so far is processed and every outbox drained. */
-  idle(): Promise<void>;
+  /**
+   * Resolves once every message sent so far is processed, every outbox drained, and every
+   * durable timer due within `timersWithinMs` (default 1 s) of the call has fired and been
+   * handled, with all it sent. Timers due later are not waited for: the report counts them.
+   */
+  idle(options?: IdleOptions): Promise<IdleReport>;
   /** Stops the loops (finishing the batches in hand) and closes the backend. */
   stop(): Promise<void>;
 }
@@ -95,13 +99,7 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     backend,
     client,
     engine,
-    async idle() {
-      for (;;) {
-        const counts = backend.queue.counts();
-        if (counts.total === 0 && backend.store.outboxSize() === 0) return;
-        await sleep(5);
-      }
-    },
+    idle: (idleOptions) => waitUntilIdle(backend, engine.clock, idleOptions),
     async stop() {
       await timers.stop();
       waiter.close();
