@@ -4,10 +4,11 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
 import { ingressHandler, workerHandler } from '@baton/aws/lambda';
 import { LocalSqsEventSource } from '@baton/aws/local';
-import { jsonLogger, silentLogger } from '@baton/core';
+import { defineApp, jsonLogger, silentLogger, workflow } from '@baton/core';
 import { ingressMessageId } from '@baton/core/adapter';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import * as z from 'zod';
 import { Account } from './fixtures/openAccount.ts';
 
 function request(path: string, body: unknown, method = 'POST'): APIGatewayProxyEventV2 {
@@ -228,6 +229,58 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
     expect(JSON.parse(outcome.body)).toEqual({ outcome: { ok: true, value: amount } });
     expect((await store.load('account/carol'))?.state).toMatchObject({ balance: amount });
     expect((await handle(deposit(14 - amount))).statusCode).toBe(409);
+  });
+});
+
+describe('the workflow routes of the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
+  const { dynamodb, sqs } = createAwsClients({
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  });
+  const tableName = `ingress-wf-${randomUUID().slice(0, 8)}`;
+  const Hello = workflow({
+    name: 'hello',
+    input: z.object({ name: z.string() }),
+    public: true,
+    run: async (_ctx, { name }) => `hello, ${name}`,
+  });
+  const { actors } = defineApp({ workflows: [Hello] });
+
+  it('start an instance, and read it as not started until a worker ran it, then its output', async () => {
+    await createTable(dynamodb, tableName);
+    const { queueUrl } = await createFifoQueue(sqs, tableName, { visibilityTimeoutMs: 2000 });
+    const store = new DynamoStore({ client: dynamodb, tableName });
+    const queue = new SqsQueue({ client: sqs, queueUrl });
+    const handle = ingressHandler({ actors, store, queue, logger: silentLogger });
+
+    const started = await handle(
+      request('/workflows/hello/start', { id: 'h-1', input: { name: 'ann' } }),
+    );
+    expect(started.statusCode).toBe(202);
+    expect(JSON.parse(started.body)).toMatchObject({ id: 'h-1', messageId: expect.any(String) });
+    const read = () => handle(request('/workflows/hello/h-1', undefined, 'GET'));
+    const before = await read();
+    expect(before.statusCode).toBe(404);
+    expect(JSON.parse(before.body).error.message).toMatch(/never started/);
+
+    const worker = workerHandler({ actors, store, queue, logger: silentLogger });
+    const source = new LocalSqsEventSource({
+      client: sqs,
+      queueUrl,
+      handler: worker,
+      waitSeconds: 0,
+    });
+    let after = await read();
+    for (let i = 0; i < 20 && after.statusCode !== 200; i++) {
+      await source.pollOnce();
+      after = await read();
+    }
+    expect(after.statusCode).toBe(200);
+    expect(JSON.parse(after.body)).toMatchObject({
+      id: 'h-1',
+      status: 'completed',
+      output: 'hello, ann',
+    });
   });
 });
 

@@ -234,8 +234,10 @@ describe('BatonApp', () => {
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
       'GET /outcome',
       'GET /outcome/{id}',
+      'GET /workflows/{name}/{id}',
       'POST /ask',
       'POST /send',
+      'POST /workflows/{name}/start',
     ]);
     for (const route of routes) {
       expect(route.Properties).toMatchObject({

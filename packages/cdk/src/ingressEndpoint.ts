@@ -22,6 +22,8 @@ const ROUTES = [
   [apigwv2.HttpMethod.POST, '/ask'],
   [apigwv2.HttpMethod.GET, '/outcome'],
   [apigwv2.HttpMethod.GET, '/outcome/{id}'],
+  [apigwv2.HttpMethod.POST, '/workflows/{name}/start'],
+  [apigwv2.HttpMethod.GET, '/workflows/{name}/{id}'],
 ] as const;
 
 /**

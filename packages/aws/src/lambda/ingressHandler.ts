@@ -27,11 +27,14 @@ export interface IngressOptions extends Omit<HttpIngressOptions, 'caller'> {
  * - `POST …/ask` (same body) → 200 `{ value }` with the handler's reply
  * - `GET …/outcome?to=account/alice&idempotencyKey=dep-1` → 200 `{ outcome }` or 404
  * - `GET …/outcome/<messageId>` (the id a send returned, `%`-escaped) → the same
+ * - `POST …/workflows/<name>/start` `{ id, input }` → 202 `{ id, messageId, sentAt }`
+ * - `GET …/workflows/<name>/<id>` → 200 `{ id, status, output?, error?, … }` or 404
  *
  * Every request has a caller (`options.caller`, by default the SigV4 principal): only public
  * handlers whose `authorize` lets it through are sent (403 FORBIDDEN otherwise, naming only the
  * public handlers), idempotency keys are scoped by it (two principals sharing a key send two
  * messages), and an outcome is read only by the caller that sent its message (404 to others).
+ * A workflow is reached only when public, and its `authorize` decides each start and read.
  *
  * Errors are JSON `{ error: { code, message, details } }`: 400 for malformed JSON or a wrong
  * payload, 403 for what the caller may not do, 404 for an unknown route or outcome, 413 for an

@@ -20,6 +20,7 @@ export {
 } from '../shared/utf8.ts';
 export { upgradeState, upgradeStateForTurn } from '../stateVersions.ts';
 export { isRetentionTimer } from '../workflow/retentionTimer.ts';
+export { workflowOf } from '../workflow/workflow.ts';
 export { awaitsRedrive, endedWithoutRedrive, markedAwaitingRedrive } from './awaitsRedrive.ts';
 export { checkCommit, checkCommitAsMeasured } from './checkCommit.ts';
 export {

@@ -23,6 +23,8 @@ import { Client } from '@baton/core/client';
 import { authenticateWithin, isAuthTimeout } from '../session/authenticate.ts';
 import { authRefusal, UNAUTHORIZED } from '../session/authRefusal.ts';
 import { badRequest, errorResponse, type HttpResponse, json } from './httpErrors.ts';
+import { jsonBody, unknownKeys } from './jsonBody.ts';
+import { answerWorkflowRoute, workflowRoute, workflowsOf } from './workflowRoutes.ts';
 
 /** An HTTP request as any host receives it: a Lambda event, a Node request, a test. */
 export interface HttpIngressRequest {
@@ -79,6 +81,10 @@ interface SendRequest {
  * - `POST …/ask` (same body) → 200 `{ value }` with the handler's reply
  * - `GET …/outcome?to=account/alice&idempotencyKey=dep-1` → 200 `{ outcome }` or 404
  * - `GET …/outcome/<messageId>` (the id a send returned, `%`-escaped) → the same
+ * - `POST …/workflows/<name>/start` `{ id, input, idempotencyKey? }` → 202
+ *   `{ id, messageId, sentAt }`: starts the instance (idempotent per id, as `client.start`)
+ * - `GET …/workflows/<name>/<id>` (`%`-escaped) → 200 `{ id, status, output?, error?, … }`, as
+ *   `client.workflowStatus` reads it, or 404 for an instance never started
  *
  * An outcome route takes `&sentAt=<the send's sentAt>` too: then it reads only the outcomes of
  * messages sent since. One read goes through `OUTCOME_READ_MAX_PAGES` outcome pages at most: one
@@ -87,7 +93,9 @@ interface SendRequest {
  *
  * Only public handlers whose `authorize` lets the caller through are sent (403 FORBIDDEN
  * otherwise, naming only the public handlers); idempotency keys are scoped by the caller, and an
- * outcome is read only by the caller that sent its message (404 to others).
+ * outcome is read only by the caller that sent its message (404 to others). A workflow is
+ * reached only when public (404 to others but trusted code), and its `authorize` decides each
+ * start (`{ action: 'start' }`) and read (`{ action: 'read' }`, 403 when refused).
  *
  * Errors are JSON `{ error: { code, message, details } }`: 400 for malformed JSON or a wrong
  * payload, 403 for what the caller may not do, 404 for an unknown route or outcome, 413 for an
@@ -113,10 +121,19 @@ export function httpIngress(
   const requireKey = options.requireIdempotencyKey ?? true;
   const callerOfRequest = options.caller ?? (() => ANONYMOUS);
   const logger = options.logger ?? jsonLogger();
+  const workflows = workflowsOf(options.actors);
 
   return async (request) => {
     try {
       const { method, path } = request;
+      const route = workflowRoute(method, path);
+      if (route) {
+        return await answerWorkflowRoute(route, request, workflows, {
+          client,
+          maxBodyBytes,
+          identify: () => identify(callerOfRequest, request, logger),
+        });
+      }
       if (method === 'GET' && /\/outcome(\/[^/]*)?$/.test(path)) {
         const messageId = outcomeId(path, new URLSearchParams(request.query ?? ''));
         const caller = await identify(callerOfRequest, request, logger);
@@ -138,7 +155,7 @@ export function httpIngress(
       const action = path.endsWith('/send') ? 'send' : path.endsWith('/ask') ? 'ask' : undefined;
       if (method !== 'POST' || !action) {
         throw notFound(
-          `no route ${method} ${path}: use POST /send, POST /ask or GET /outcome?to=<type/key>&idempotencyKey=<key>`,
+          `no route ${method} ${path}: use POST /send, POST /ask, GET /outcome?to=<type/key>&idempotencyKey=<key>, POST /workflows/<name>/start or GET /workflows/<name>/<id>`,
         );
       }
       const body = parseRequest(request, maxBodyBytes);
@@ -225,28 +242,14 @@ function sentAtOf(query: URLSearchParams): number | undefined {
 /** The keys of a `/send` or `/ask` body. */
 const REQUEST_KEYS: ReadonlySet<string> = new Set(['to', 'name', 'payload', 'idempotencyKey']);
 
+const SEND_SHAPE = {
+  example: '{"to": "type/key", "name": "...", "payload": {...}}',
+  keys: '{"to", "name", "payload", "idempotencyKey"}',
+};
+
 function parseRequest(request: HttpIngressRequest, maxBodyBytes: number): SendRequest {
-  const raw = request.body;
-  const size = request.bodyBytes ?? Buffer.byteLength(raw);
-  if (size > maxBodyBytes) {
-    throw new BatonError(
-      ErrorCode.MESSAGE_TOO_LARGE,
-      `the body is ${size} bytes; the limit is ${maxBodyBytes}: send large data by reference`,
-      { details: { size, limit: maxBodyBytes } },
-    );
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    throw badRequest(
-      'the body is not valid JSON: send {"to": "type/key", "name": "...", "payload": {...}}',
-    );
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('the body must be a JSON object {"to", "name", "payload", "idempotencyKey"}');
-  }
-  const { to, name, payload, idempotencyKey } = body as Record<string, unknown>;
+  const body = jsonBody(request, maxBodyBytes, SEND_SHAPE);
+  const { to, name, payload, idempotencyKey } = body;
   const problems: string[] = [];
   if (typeof to !== 'string') problems.push('"to" must be an actor id "type/key"');
   if (typeof name !== 'string') problems.push('"name" must be a message name');
@@ -254,19 +257,11 @@ function parseRequest(request: HttpIngressRequest, maxBodyBytes: number): SendRe
     problems.push('"idempotencyKey" must be a string');
   }
   if (problems.length > 0) {
-    // A misspelt key ("nam") is the likely cause: name what the body has that a request does not.
-    const unknown = Object.keys(body)
-      .filter((key) => !REQUEST_KEYS.has(key))
-      .slice(0, 5)
-      .map((key) => key.slice(0, 40));
-    if (unknown.length > 0) {
-      problems.push(
-        `the body has ${unknown.length === 1 ? 'a key' : 'keys'} a request does not: ${unknown.map((key) => JSON.stringify(key)).join(', ')} (misspelt? a request has "to", "name", "payload" and "idempotencyKey")`,
-      );
-    }
+    const unknown = unknownKeys(body, REQUEST_KEYS);
+    if (unknown) problems.push(unknown.problem);
     throw badRequest(`invalid request: ${problems.join('; ')}`, {
       problems,
-      ...(unknown.length > 0 ? { unknown } : {}),
+      ...(unknown ? { unknown: unknown.unknown } : {}),
     });
   }
   return {

@@ -1,0 +1,168 @@
+/**
+ * The HTTP ingress's workflow routes, for callers without the TypeScript client (curl, another
+ * service): `POST …/workflows/<name>/start` starts an instance as `client.start` does, and
+ * `GET …/workflows/<name>/<id>` reads its status, output or error as `client.workflowStatus`
+ * does, under the same rule: the workflow's `authorize` with `{ action: 'read', id }`.
+ */
+import {
+  type AnyActorDefinition,
+  type AnyWorkflowDefinition,
+  BatonError,
+  type Caller,
+  ErrorCode,
+  isTrusted,
+} from '@baton/core';
+import { parseTraceparent, workflowOf } from '@baton/core/adapter';
+import type { Client } from '@baton/core/client';
+import { badRequest, type HttpResponse, json } from './httpErrors.ts';
+import { jsonBody, unknownKeys } from './jsonBody.ts';
+
+/** A workflow route a request names. */
+export type WorkflowRoute =
+  | { readonly action: 'start'; readonly workflow: string }
+  | { readonly action: 'read'; readonly workflow: string; readonly id: string };
+
+/** What a workflow route needs of the ingress: its client, and who sent the request. */
+export interface WorkflowRouteContext {
+  readonly client: Client;
+  readonly maxBodyBytes: number;
+  readonly identify: () => Promise<Caller>;
+}
+
+/** A request to a workflow route, as the ingress holds it. */
+interface RouteRequest {
+  readonly body: string;
+  readonly bodyBytes?: number;
+  readonly headers?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The workflow route of `method path`, if it names one: `POST …/workflows/<name>/start`, or
+ * `GET …/workflows/<name>/<id>` (the id `%`-escaped).
+ */
+export function workflowRoute(method: string, path: string): WorkflowRoute | undefined {
+  const match = /\/workflows\/([^/]+)\/([^/]+)$/.exec(path);
+  if (!match) return undefined;
+  const workflow = decodeSegment(match[1]!);
+  if (method === 'POST' && match[2] === 'start') return { action: 'start', workflow };
+  if (method === 'GET') return { action: 'read', workflow, id: decodeSegment(match[2]!) };
+  return undefined;
+}
+
+/** The app's workflows, by name, from its actors (each workflow's instances are one type). */
+export function workflowsOf(
+  actors: readonly AnyActorDefinition[],
+): ReadonlyMap<string, AnyWorkflowDefinition> {
+  const workflows = new Map<string, AnyWorkflowDefinition>();
+  for (const actor of actors) {
+    const definition = workflowOf(actor);
+    if (definition) workflows.set(definition.name, definition);
+  }
+  return workflows;
+}
+
+/** Answers a workflow route. */
+export async function answerWorkflowRoute(
+  route: WorkflowRoute,
+  request: RouteRequest,
+  workflows: ReadonlyMap<string, AnyWorkflowDefinition>,
+  context: WorkflowRouteContext,
+): Promise<HttpResponse> {
+  if (route.action === 'start') {
+    const body = parseStart(request, context.maxBodyBytes);
+    const caller = await context.identify();
+    const definition = reachable(workflows, route.workflow, caller);
+    const traceparent = request.headers?.traceparent;
+    const sent = await context.client.send(
+      definition.ref(body.id) as never,
+      'start' as never,
+      { input: body.input } as never,
+      {
+        caller,
+        ...(body.idempotencyKey === undefined ? {} : { idempotencyKey: body.idempotencyKey }),
+        ...(parseTraceparent(traceparent) ? { traceparent } : {}),
+      },
+    );
+    return json(202, { id: body.id, ...sent });
+  }
+  const caller = await context.identify();
+  const definition = reachable(workflows, route.workflow, caller);
+  // FORBIDDEN unless the workflow lets this caller read this instance.
+  const summary = await context.client.workflowStatus(definition.ref(route.id), { caller });
+  if (summary.status === 'new') {
+    throw new BatonError(
+      ErrorCode.NOT_FOUND,
+      `workflow "${definition.name}" has no instance "${route.id}": it was never started, or it ended and its retention is over; start it with POST /workflows/${definition.name}/start {"id", "input"}`,
+      { details: { workflow: definition.name, id: route.id } },
+    );
+  }
+  return json(200, summary);
+}
+
+/**
+ * The workflow `name` names, if this caller may reach it: a public one, or any for trusted code.
+ * An internal workflow reads to others as unknown (404), so its name is not theirs to learn.
+ */
+function reachable(
+  workflows: ReadonlyMap<string, AnyWorkflowDefinition>,
+  name: string,
+  caller: Caller,
+): AnyWorkflowDefinition {
+  const definition = workflows.get(name);
+  if (definition && (definition.public === true || isTrusted(caller))) return definition;
+  const open = [...workflows.values()].filter((w) => w.public === true).map((w) => w.name);
+  throw new BatonError(
+    ErrorCode.NOT_FOUND,
+    `no workflow "${name}" takes requests from clients (${open.length > 0 ? `workflows that do: ${open.join(', ')}` : 'this app has none: declare one with public: true'})`,
+    { details: { workflow: name } },
+  );
+}
+
+/** The keys of a start's body. */
+const START_KEYS: ReadonlySet<string> = new Set(['id', 'input', 'idempotencyKey']);
+const START_SHAPE = {
+  example: '{"id": "order-17", "input": {...}}',
+  keys: '{"id", "input", "idempotencyKey"}',
+};
+
+interface StartRequest {
+  readonly id: string;
+  readonly input: unknown;
+  readonly idempotencyKey?: string;
+}
+
+function parseStart(request: RouteRequest, maxBodyBytes: number): StartRequest {
+  const body = jsonBody(request, maxBodyBytes, START_SHAPE);
+  const { id, input, idempotencyKey } = body;
+  const problems: string[] = [];
+  if (typeof id !== 'string' || id.length === 0) {
+    problems.push('"id" must be the instance id, a non-empty string');
+  }
+  if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
+    problems.push('"idempotencyKey" must be a string');
+  }
+  if (problems.length > 0) {
+    const unknown = unknownKeys(body, START_KEYS);
+    if (unknown) problems.push(unknown.problem);
+    throw badRequest(`invalid start: ${problems.join('; ')}`, {
+      problems,
+      ...(unknown ? { unknown: unknown.unknown } : {}),
+    });
+  }
+  return {
+    id: id as string,
+    input,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey: idempotencyKey as string }),
+  };
+}
+
+/** A `%`-escaped path segment; a malformed escape is the client's mistake (400). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(
+      'a workflow route is /workflows/<name>/<id> with the id %-escaped: encode it with encodeURIComponent',
+    );
+  }
+}
