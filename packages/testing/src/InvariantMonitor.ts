@@ -7,6 +7,11 @@ import { type ActorRecord, actorMessageId, decodeEnvelope, type Store } from '@b
 export class InvariantMonitor {
   readonly violations: string[] = [];
   readonly #last = new Map<string, { readonly ver: number; readonly life?: string }>();
+  /**
+   * Actor messages seen committed by their senders: a copy redriven late may come after its
+   * sender's record expired, with no new life yet.
+   */
+  readonly #committed = new Set<string>();
 
   /**
    * I5: each life of an actor goes 1, 2, 3 … — no two commits from the same version. A new life
@@ -27,7 +32,7 @@ export class InvariantMonitor {
   /** I2: an actor message reaching a worker was committed by its sender. */
   async received(store: Store, body: string): Promise<void> {
     const envelope = decodeEnvelope(body);
-    if (!envelope || envelope.seq === 0) return;
+    if (!envelope || envelope.seq === 0 || this.#committed.has(envelope.id)) return;
     const sender = await store.load(envelope.from);
     // A message of an earlier life of its sender: that life's record is gone.
     if (sender && envelope.id !== actorMessageId(envelope.from, envelope.seq, sender.life)) return;
@@ -35,6 +40,6 @@ export class InvariantMonitor {
       this.violations.push(
         `I2 violated: ${envelope.id} reached ${envelope.to} before its sender committed it`,
       );
-    }
+    } else this.#committed.add(envelope.id);
   }
 }

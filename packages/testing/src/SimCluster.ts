@@ -5,6 +5,7 @@ import { createEmbeddedBackend, type EmbeddedBackend, MemoryJournal } from '@bat
 import { FaultyQueue, type QueueFault } from './FaultyQueue.ts';
 import { type Gates, settle } from './Gates.ts';
 import type { InvariantMonitor } from './InvariantMonitor.ts';
+import type { LateCopies } from './LateCopies.ts';
 import type { OutboxHolders } from './OutboxHolders.ts';
 import type { DeadLetterBook } from './operatorActions.ts';
 import { processHooks } from './processHooks.ts';
@@ -31,6 +32,7 @@ export interface SimContext {
   readonly monitor: InvariantMonitor;
   readonly holders: OutboxHolders;
   readonly deadLetters: DeadLetterBook;
+  readonly lateCopies: LateCopies;
 }
 
 /**
@@ -221,6 +223,17 @@ export class SimCluster {
         `p${process.id} task failed: ${error instanceof Error ? error.stack : String(error)}`,
       );
     });
+  }
+
+  /**
+   * Time jumped past the retention: {@link history} forgets the messages sent before it (SQS
+   * keeps a message no longer), but for the few copies {@link LateCopies} may keep aside, as a
+   * dead-letter queue would.
+   */
+  forgetHistory(): void {
+    const { lateCopies, rng } = this.context;
+    lateCopies.keepAside(this.history, this.accepted, this.#backend.store.records(), rng);
+    this.history.length = 0;
   }
 
   /** Nothing in flight: no call parked, no task running, queue and outboxes empty. */

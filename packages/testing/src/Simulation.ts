@@ -18,9 +18,10 @@ import {
 } from '@baton/core/adapter';
 import type { EmbeddedBackend } from '@baton/embedded';
 import type { Action } from './Action.ts';
-import { chooseFault, type IngressSend, sweepAction } from './faultActions.ts';
+import { chooseFault, type IngressSend, lateRedriveAction, sweepAction } from './faultActions.ts';
 import { Gates, settle } from './Gates.ts';
 import { InvariantMonitor } from './InvariantMonitor.ts';
+import { LateCopies } from './LateCopies.ts';
 import { OutboxHolders } from './OutboxHolders.ts';
 import {
   DeadLetterBook,
@@ -59,6 +60,9 @@ export type { SimulationOptions } from './SimulationOptions.ts';
 /** Event-loop turns a run waits for a task between gates before calling it stuck. */
 const MAX_SETTLES = 1_000;
 
+/** The chance, at each step of progress, that a copy kept aside is redriven late. */
+const LATE_REDRIVE_CHANCE = 0.05;
+
 /** Why a run stops with a task that neither parks at a gate nor ends. */
 const STUCK =
   "a task is stuck outside the gates: a worker's task awaits something the simulation does not control. Most often that is real I/O in an effect or a workflow step — a webhook() POSTs for real, an effect's or a step's fetch, a timer, a promise that never settles. Give the simulation in-memory stand-ins: an effect() of the same name in `effects` that records its calls instead (a webhook's too), and steps whose I/O a fake behind them answers at once";
@@ -77,6 +81,7 @@ export class Simulation {
   }
   readonly #monitor = new InvariantMonitor();
   readonly #deadLetters: DeadLetterBook;
+  readonly #lateCopies: LateCopies;
   readonly #cluster: SimCluster;
   readonly #pending: Array<{ label: string; send: IngressSend }> = [];
   readonly #submitted: IngressSend[] = [];
@@ -89,7 +94,11 @@ export class Simulation {
     this.#settings = resolveOptions(options);
     this.#registry = new Registry(this.#settings.actors);
     this.#rng = seededRandom(options.seed);
-    this.#deadLetters = new DeadLetterBook(this.#settings.deadLetterRedrives);
+    const { lateRedrive, lateRedriveBudget } = this.#settings.faults;
+    this.#lateCopies = new LateCopies(lateRedrive, lateRedriveBudget);
+    this.#deadLetters = new DeadLetterBook(this.#settings.deadLetterRedrives, (messageId) =>
+      this.#lateCopies.redriven.has(messageId),
+    );
     this.#cluster = new SimCluster({
       settings: this.#settings,
       clock: this.clock,
@@ -99,6 +108,7 @@ export class Simulation {
       monitor: this.#monitor,
       holders: new OutboxHolders(),
       deadLetters: this.#deadLetters,
+      lateCopies: this.#lateCopies,
     });
     this.#cluster.open(false);
   }
@@ -187,8 +197,8 @@ export class Simulation {
    */
   idle(ms: number): void {
     this.clock.advance(ms);
-    this.#cluster.history.length = 0;
     this.backend.store.purgeExpired();
+    this.#cluster.forgetHistory();
   }
 
   /** The committed state of an actor (its initial state if it never committed). */
@@ -239,6 +249,15 @@ export class Simulation {
     return this.#deadLetters.answered(this.#messageIds.get(idempotencyKey) ?? idempotencyKey);
   }
 
+  /**
+   * The message ids of the copies the `lateRedrive` fault redrove, each of a message processed
+   * before a retention jump: such a copy may end kept as an engine dead letter (DEAD_LETTERED,
+   * too old to tell whether it was applied), which the run's operator never redrives.
+   */
+  get lateCopies(): ReadonlySet<string> {
+    return this.#lateCopies.redriven;
+  }
+
   /** The backend as it is now (it is replaced on a simulated restart). */
   get backend(): EmbeddedBackend {
     return this.#cluster.backend;
@@ -283,6 +302,10 @@ export class Simulation {
     const letter = this.#deadLetters.next();
     if (letter) actions.push(redriveAction(cluster, letter));
     if (this.backend.queue.deadLetters().length > 0) actions.push(queueRedriveAction(cluster));
+    // Copies kept aside past a retention jump come back at any step, one at a time (the rest at
+    // the end), so that some come between a new life's messages.
+    const late = this.#lateCopies.waiting > 0;
+    if (late && this.#rng() < LATE_REDRIVE_CHANCE) actions.push(lateRedriveAction(cluster));
     const counts = this.backend.queue.counts();
     for (const process of cluster.processes) {
       if (counts.receivable > 0 && process.active === 0) {
@@ -294,6 +317,7 @@ export class Simulation {
     }
     if (actions.length > 0) return actions[Math.floor(this.#rng() * actions.length)];
     if (cluster.all().some((p) => p.active > 0)) return undefined;
+    if (late) return lateRedriveAction(cluster);
     const visibleAt = this.backend.queue.nextVisibleAt();
     if (counts.total > 0 && visibleAt !== undefined) {
       return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };

@@ -22,6 +22,12 @@ export interface SimulationStats {
   longPauses: number;
   /** Time jumps past the per-sender mark retention. */
   retentionJumps: number;
+  /** Copies kept aside at a retention jump and redriven after it (the `lateRedrive` fault). */
+  lateRedrives: number;
+  /** Of those, actors' messages whose sender's life had ended by then (a new life, or none yet). */
+  lateRedrivesOfEndedLives: number;
+  /** Engine dead letters kept for a late copy (too old to tell): the operator leaves them. */
+  lateCopiesKept: number;
   duplicateIngress: number;
   /** Envelopes delivered again under a fresh dedupe id. */
   redeliveries: number;
@@ -103,6 +109,9 @@ export function emptyStats(): SimulationStats {
     timeouts: 0,
     longPauses: 0,
     retentionJumps: 0,
+    lateRedrives: 0,
+    lateRedrivesOfEndedLives: 0,
+    lateCopiesKept: 0,
     duplicateIngress: 0,
     redeliveries: 0,
     partialSends: 0,

@@ -4,6 +4,7 @@
  */
 import type { Client } from '@baton/core/client';
 import type { Action } from './Action.ts';
+import { ofEndedLife } from './LateCopies.ts';
 import { replaceQueueAction } from './operatorActions.ts';
 import type { SimCluster } from './SimCluster.ts';
 
@@ -162,7 +163,7 @@ function retentionJump(cluster: SimCluster): Action {
       cluster.context.stats.retentionJumps++;
       cluster.context.clock.advance(ms);
       cluster.backend.store.purgeExpired();
-      cluster.history.length = 0;
+      cluster.forgetHistory();
     },
   };
 }
@@ -188,6 +189,26 @@ function redeliver(cluster: SimCluster): Action {
       stats.redeliveries++;
       await cluster.backend.queue.send([
         { ...message, dedupeId: `${message.dedupeId}~${stats.redeliveries}` },
+      ]);
+    },
+  };
+}
+
+/**
+ * Redrives a copy kept aside since before a retention jump (see `LateCopies`) into the inbox,
+ * under a fresh dedupe id, as an operator redrives the queue's dead-letter queue late.
+ */
+export function lateRedriveAction(cluster: SimCluster): Action {
+  const { lateCopies, rng, stats } = cluster.context;
+  return {
+    label:
+      "late redrive: a copy kept in the queue's dead-letter queue since before a retention jump goes back into the inbox",
+    run: async () => {
+      const copy = lateCopies.take(rng);
+      stats.lateRedrives++;
+      if (ofEndedLife(cluster.backend.store.records(), copy.body)) stats.lateRedrivesOfEndedLives++;
+      await cluster.backend.queue.send([
+        { ...copy, dedupeId: `${copy.dedupeId}~late${stats.lateRedrives}` },
       ]);
     },
   };

@@ -53,6 +53,17 @@ export interface Faults {
   /** Most retention jumps in one run. @default 2 */
   readonly retentionJumpBudget: number;
   /**
+   * The chance, at each retention jump (and `Simulation.idle`), that copies of messages sent
+   * before it are kept aside, as the queue's dead-letter queue keeps a copy committed and never
+   * acknowledged, and redriven after it (one at a time, as progress) — after marks were pruned,
+   * perhaps after their sender began a new life. Each must be skipped or kept as an engine dead
+   * letter, never applied again; the run's operator never redrives such a letter.
+   * @default 0.5
+   */
+  readonly lateRedrive: number;
+  /** Most copies kept aside at once. @default 3 */
+  readonly lateRedriveBudget: number;
+  /**
    * Replace the inbox queue: every process dies, a new queue (another identity, sequence
    * numbers from 1 again) takes the old one's messages in order, and the backend reopens on it
    * — as an operator who recreates a queue and moves its messages over. @default 0.002
@@ -93,6 +104,8 @@ export const defaultFaults: Faults = {
   compactionBudget: 1,
   retentionJump: 0.05,
   retentionJumpBudget: 2,
+  lateRedrive: 0.5,
+  lateRedriveBudget: 3,
   replaceQueue: 0.002,
   replaceQueueBudget: 1,
   deploy: 0.005,
@@ -117,6 +130,8 @@ export const noFaults: Faults = {
   compactionBudget: 0,
   retentionJump: 0,
   retentionJumpBudget: 0,
+  lateRedrive: 0,
+  lateRedriveBudget: 0,
   replaceQueue: 0,
   replaceQueueBudget: 0,
   deploy: 0,

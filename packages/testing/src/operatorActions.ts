@@ -55,8 +55,14 @@ export class DeadLetterBook {
   /**
    * @param maxRedrives redrives of one message's letters (`SimulationOptions.deadLetterRedrives`);
    * a letter of it kept after the last is a {@link RedriveLoop}; 0: none, and no loop
+   * @param processedBefore whether a message is known to have been processed already (a copy the
+   * run redrove late, see `LateCopies`): its letters are never redriven, as an operator redrives
+   * a letter too old to tell only if it knows the message was never applied
    */
-  constructor(readonly maxRedrives = 3) {}
+  constructor(
+    readonly maxRedrives = 3,
+    readonly processedBefore: (messageId: string) => boolean = () => false,
+  ) {}
 
   /**
    * Books the dead letters a commit of `actorId` removed and put; `byOldCode` when the process
@@ -107,7 +113,8 @@ export class DeadLetterBook {
       if (looping && !this.loop) {
         this.loop = { actorId, messageId, handler: envelope.name, redrives, error: error.message };
       }
-      const redriven = codeFault || looping || this.maxRedrives === 0;
+      const redriven =
+        codeFault || looping || this.maxRedrives === 0 || this.processedBefore(messageId);
       this.#letters.set(key, { actorId, messageId, redriven });
     }
     return put.length;

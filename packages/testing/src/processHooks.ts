@@ -27,7 +27,7 @@ export function processHooks(
   /** Whether the process runs older code than the last deployed (a rolling deploy goes on). */
   oldCode: () => boolean,
 ): ProcessHooks {
-  const { stats, monitor, holders, deadLetters } = cluster.context;
+  const { stats, monitor, holders, deadLetters, lateCopies } = cluster.context;
   const known = new Map(actors.map((definition) => [definition.name, definition]));
   return {
     onReceive: (body) => {
@@ -40,6 +40,9 @@ export function processHooks(
     },
     onCommit: (commit, batch) => {
       stats.deadLettered += deadLetters.committed(commit.record.id, commit.deadLetters, oldCode());
+      for (const letter of commit.deadLetters?.put ?? []) {
+        if (!letter.applied && lateCopies.redriven.has(letter.messageId)) stats.lateCopiesKept++;
+      }
       stats.marksMovedOut += commit.overflow?.length ?? 0;
       if (commit.outbox.length > 0) stats.commitsApart++;
       holders.held(
