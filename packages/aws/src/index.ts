@@ -11,6 +11,7 @@ export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';
 export { DynamoStore } from './dynamodb/DynamoStore.ts';
 export { type DynamoStoreOptions, DynamoTurnStore } from './dynamodb/DynamoTurnStore.ts';
 export { type ActorPage, listActors } from './dynamodb/listActors.ts';
+export { type FailingActors, listFailingActors } from './dynamodb/listFailingActors.ts';
 export {
   listPausedActors,
   type PausedActors,

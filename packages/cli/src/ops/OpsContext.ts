@@ -25,6 +25,8 @@ export interface OpsValues extends TargetOptions {
   readonly code?: string;
   readonly since?: string;
   readonly limit?: string;
+  /** `backlog`: how many actors it shows. */
+  readonly top?: string;
   readonly cursor?: string;
   readonly key?: string;
   readonly timeout?: string;

@@ -7,6 +7,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ErrorCode, isBatonError } from '@baton/core';
 import { closestWord, unknownTopCommand } from '../unknownCommand.ts';
 import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
+import { backlog } from './backlog.ts';
 import { deadLettersPurge, deadLettersRedrive } from './deadLetterActions.ts';
 import { deadLettersList, deadLettersShow } from './deadLetters.ts';
 import { inspect } from './inspect/inspectCommand.ts';
@@ -66,6 +67,7 @@ const COMMANDS: Readonly<
   Record<string, { run: Command; takes: readonly Option[]; operands: readonly string[] }>
 > = {
   status: { run: status, takes: [], operands: [] },
+  backlog: { run: backlog, takes: ['top', 'limit'], operands: [] },
   'actors get': { run: actorsGet, takes: ['app'], operands: ['<type/key>'] },
   'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
   'actors pause': { run: actorsPause, takes: [], operands: ['<type/key>'] },
@@ -169,6 +171,7 @@ export function commandWord(
 
 export const OPS_USAGE = `Operating a deployed app:
   baton status                                       queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
+  baton backlog [--top n] [--limit n]                the actors stuck or hot: failing, parked, timers due, sends undrained, dead letters
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
   baton actors pause <type/key>                      it processes nothing; its messages wait, in order
@@ -234,6 +237,7 @@ const OPTIONS = {
   code: { type: 'string' },
   since: { type: 'string' },
   limit: { type: 'string' },
+  top: { type: 'string' },
   cursor: { type: 'string' },
   key: { type: 'string' },
   timeout: { type: 'string' },

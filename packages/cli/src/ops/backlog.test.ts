@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { readBacklog } from './backlog.ts';
+import type { Target } from './target.ts';
+
+/** A deployment with nothing kept, whose role may not scan the table. */
+const target = {
+  names: { table: 't', inboxUrl: 'inbox' },
+  queue: { approximateCounts: async () => ({ visible: 5, inFlight: 1 }) },
+  indexReader: {
+    listDeadLetters: async () => [],
+    listDueTimers: async () => [],
+    listOutboxActors: async () => [],
+  },
+  dynamodb: {
+    send: async () => {
+      throw Object.assign(new Error('not authorized to perform: dynamodb:Scan'), {
+        name: 'AccessDeniedException',
+      });
+    },
+  },
+} as unknown as Target;
+
+describe('baton backlog without dynamodb:Scan', () => {
+  it('counts the rest, and says it could not read the failing messages, and why', async () => {
+    const backlog = await readBacklog(target, Date.now(), { top: 20, scanItems: 100 });
+    expect(backlog.inbox).toEqual({ waiting: 5, inFlight: 1 });
+    expect(backlog.actors).toEqual([]);
+    const unread = backlog.notCounted.find((n) =>
+      n.startsWith('failing messages, which could not be read'),
+    );
+    expect(unread).toMatch(/not authorized to perform: dynamodb:Scan.*which needs dynamodb:Scan$/);
+  });
+});

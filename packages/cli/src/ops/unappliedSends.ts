@@ -1,0 +1,80 @@
+/**
+ * The sends still in their senders' outboxes that their target has not applied yet, for `baton
+ * backlog`. A sender's outbox keeps a send after its drain until its next commit or the sweeper
+ * retires it, so a send found there may be applied already: the target's mark for the sender
+ * tells (a duplicate by its mark is applied), read from its record or, moved out, its overflow.
+ */
+import type { Envelope, OutboxItem } from '@baton/core/adapter';
+import { classify, storedOutbox } from '@baton/core/engine';
+import type { Target } from './target.ts';
+
+/** At most this many senders' outboxes are read (a record and a query each), oldest first. */
+export const OUTBOX_SENDERS = 100;
+/** At most this many targets' records are read to tell what they applied. */
+export const TARGET_RECORDS = 200;
+
+/** What {@link unappliedSends} found. */
+export interface UnappliedSends {
+  /** Per send not applied: its target and when its sender committed it. */
+  readonly sends: ReadonlyArray<{ readonly to: string; readonly at: number }>;
+  /** Senders whose outbox waits past the age asked but was not read. */
+  readonly sendersLeft: number;
+  /** Targets of sends read whose records were not read: their sends are not counted. */
+  readonly targetsLeft: number;
+}
+
+/**
+ * The sends committed before `olderThan` that wait in their senders' outboxes and their target
+ * has not applied. Effect requests (`$effect/…`) are left out: they have no receiver's mark.
+ */
+export async function unappliedSends(target: Target, olderThan: number): Promise<UnappliedSends> {
+  const store = target.indexReader;
+  const senders = await store.listOutboxActors(olderThan);
+  const outboxes = await Promise.all(
+    senders.slice(0, OUTBOX_SENDERS).map((id) => storedOutbox(store, id)),
+  );
+  const waiting = outboxes
+    .flat()
+    .filter((item) => item.createdAt < olderThan)
+    .flatMap((item: OutboxItem) =>
+      item.envelopes
+        .filter((e) => !e.to.startsWith('$effect/'))
+        .map((e) => ({ e, at: item.createdAt })),
+    );
+  const targets = [...new Set(waiting.map(({ e }) => e.to))];
+  const read = targets.slice(0, TARGET_RECORDS);
+  const applied = new Map(
+    await Promise.all(read.map(async (to) => [to, await appliedBy(target, to, waiting)] as const)),
+  );
+  const sends = waiting
+    .filter(({ e }) => applied.get(e.to)?.(e) === false)
+    .map(({ e, at }) => ({ to: e.to, at }));
+  return {
+    sends,
+    sendersLeft: Math.max(0, senders.length - OUTBOX_SENDERS),
+    targetsLeft: targets.length - read.length,
+  };
+}
+
+/** Whether `to` applied an envelope, by its marks for the senders of `waiting`. */
+async function appliedBy(
+  target: Target,
+  to: string,
+  waiting: ReadonlyArray<{ readonly e: Envelope }>,
+): Promise<(envelope: Envelope) => boolean> {
+  const store = target.indexReader;
+  const record = await store.load(to);
+  const marks = new Map(Object.entries(record?.marks ?? {}));
+  const unlisted = [
+    ...new Set(waiting.filter(({ e }) => e.to === to).map(({ e }) => e.from)),
+  ].filter((from) => !marks.has(from));
+  // Marks moved out of the record live as overflow items: read those the record does not list.
+  if (record?.overflowedAt !== undefined && unlisted.length > 0) {
+    const found = await store.readOverflow(
+      to,
+      unlisted.map((peer) => ({ kind: 'sender' as const, peer })),
+    );
+    for (const mark of found) if (mark.kind === 'sender') marks.set(mark.peer, mark.mark);
+  }
+  return (envelope) => classify(marks.get(envelope.from), envelope).kind === 'duplicate';
+}
