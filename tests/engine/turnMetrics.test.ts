@@ -63,6 +63,37 @@ describe('turn metrics', () => {
     );
   });
 
+  it('counts a message rejected because its state would pass the record limit apart from the other rejections, and publishes it as MessagesStateTooLarge', async () => {
+    const turns: TurnStats[] = [];
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const metrics = new Metrics({ namespace: 'baton-test', serviceName: 'worker' });
+    const record = turnMetrics(metrics);
+    const h = withListener((stats) => {
+      turns.push(stats);
+      record(stats);
+    });
+    const bytes = h.backend.store.limits.maxItemBytes + 1;
+    await h.client.send(Ledger.ref('big'), 'pad', { bytes });
+    await h.client.send(Ledger.ref('big'), 'refuse', { entry: 'r' });
+    await h.client.send(Ledger.ref('big'), 'add', { entry: 'a', amount: 1 });
+    await h.run();
+    metrics.publishStoredMetrics();
+    vi.restoreAllMocks();
+
+    expect(sum(turns, 'rejected')).toBe(2);
+    expect(sum(turns, 'stateTooLarge')).toBe(1);
+    expect(sum(turns, 'applied')).toBe(1);
+    const emf = lines.map((l) => JSON.parse(l)).filter((l) => l._aws?.CloudWatchMetrics);
+    const published = (name: string) =>
+      emf.reduce((n, l) => n + [l[name] ?? 0].flat().reduce((a: number, b: number) => a + b, 0), 0);
+    expect(published('MessagesStateTooLarge')).toBe(1);
+    expect(published('MessagesRejected')).toBe(2);
+  });
+
   it('counts a commit lost to another writer of the actor as a version conflict, then applies the message once', async () => {
     const turns: TurnStats[] = [];
     let raced = false;

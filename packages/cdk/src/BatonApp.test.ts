@@ -425,6 +425,7 @@ describe('BatonApp', () => {
       'engineDeadLetters',
       'keptDeadLetters',
       'pausedWorkflows',
+      'stateTooLarge',
       'inboxAge',
       'staleOutbox',
       'sweeperLag',
@@ -529,6 +530,27 @@ describe('BatonApp', () => {
       Period: 300,
       Threshold: 1,
       EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    // A message rejected with STATE_TOO_LARGE, from the worker's line for each rejection.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: workerLogs },
+      FilterPattern: '{ ($.message = "message rejected") && ($.code = "STATE_TOO_LARGE") }',
+      MetricTransformations: [
+        Match.objectLike({
+          MetricName: Match.stringLikeRegexp('^StateTooLarge-'),
+          MetricValue: '1',
+        }),
+      ],
+    });
+    expect(
+      Object.values(template.findResources('AWS::CloudWatch::Alarm')).find((alarm) =>
+        /^StateTooLarge-/.test(alarm.Properties.MetricName),
+      )?.Properties,
+    ).toMatchObject({
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
       TreatMissingData: 'notBreaching',
     });
     // The sweeper's lag nears SQS's 5-minute dedupe window, or no sweep logged at all.

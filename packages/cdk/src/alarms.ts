@@ -1,6 +1,8 @@
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
+import { ErrorCode } from '@baton/core';
 import {
   DEAD_LETTER_LOGS,
+  REJECTED_LOG,
   STALE_OUTBOX_LOG,
   SWEEP_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
@@ -15,7 +17,8 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 /**
  * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue, and
  * one there nearing the queue's retention; the engine's, a new one and any kept), a workflow instance left paused with no replay due (the
- * worker logs one line each time), the inbox's oldest message, stream records the stream
+ * worker logs one line each time), a message rejected because its state would be too large (from
+ * the worker's log), the inbox's oldest message, stream records the stream
  * function gave up on, timer messages the relay gave up on, outbox items older than a day (the
  * sweeper logs one line each), a sweeper that runs late or not at all, and every function's
  * errors.
@@ -77,6 +80,12 @@ export function createAlarms(
         '`paused workflows` line), `baton workflows list --status paused --app <entry>` and `baton workflows show <workflow> <id>` (the error ' +
         'names the command and the version); deploy code that replays it, then `baton ' +
         'workflows resume <workflow> <id>` (docs/operations.md, PausedWorkflowsAlarm).',
+    ),
+    stateTooLarge: alarm(
+      'StateTooLargeAlarm',
+      stateTooLargeMetric(app, functions.worker),
+      1,
+      'A message was rejected in the last 5 minutes because its handler would grow its actor’s state past the record limit (STATE_TOO_LARGE): the state is unchanged and the message was not applied, for good — a client’s send has the error as its outcome (`baton outcome <message id>`), an asker is answered with it, an actor’s send or a timer’s fire tells no one. The worker’s `message rejected` line names the actor and the message. Keep large data elsewhere or split the actor, then deploy (docs/operations.md, StateTooLargeAlarm).',
     ),
     inboxAge: alarm(
       'InboxAgeAlarm',
@@ -206,6 +215,22 @@ function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwa
 }
 
 /**
+ * Counts the messages rejected with STATE_TOO_LARGE (the worker logs each rejection, with its
+ * code): unlike a dead letter, such a message leaves no record to list.
+ */
+function stateTooLargeMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
+  return logMetric(
+    app,
+    worker,
+    'StateTooLarge',
+    REJECTED_LOG,
+    '1',
+    'Sum',
+    logs.FilterPattern.stringValue('$.code', '=', ErrorCode.STATE_TOO_LARGE),
+  );
+}
+
+/**
  * The dead letters kept, parked messages included: the `deadLetters` the sweeper logs after each
  * sweep (Maximum per 5 minutes). A standing count, unlike the worker's line per dead letter, so
  * that its alarm clears only once every letter is redriven or purged.
@@ -236,13 +261,16 @@ export function logMetric(
   message: string | readonly string[],
   metricValue: string,
   statistic: 'Sum' | 'Maximum',
+  /** What the lines must hold besides, if anything. */
+  where?: logs.JsonPattern,
 ): cloudwatch.IMetric {
-  const lines =
+  const messages =
     typeof message === 'string'
       ? logs.FilterPattern.stringValue('$.message', '=', message)
       : logs.FilterPattern.any(
           ...message.map((text) => logs.FilterPattern.stringValue('$.message', '=', text)),
         );
+  const lines = where ? logs.FilterPattern.all(messages, where) : messages;
   const filter = new logs.MetricFilter(app, `${name}Filter`, {
     logGroup: fn.logGroup,
     metricNamespace: 'Baton',

@@ -82,6 +82,7 @@ function turnWidgets(
       [
         'MessagesApplied',
         'MessagesRejected',
+        'MessagesStateTooLarge',
         'MessagesDeadLettered',
         'MessagesParked',
         'MessagesRetried',

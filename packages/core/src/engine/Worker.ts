@@ -15,6 +15,7 @@ import { withinReach } from './timers.ts';
 const NO_COUNTS: TurnCounts = Object.freeze({
   applied: 0,
   rejected: 0,
+  stateTooLarge: 0,
   deadLettered: 0,
   parked: 0,
   skipped: 0,

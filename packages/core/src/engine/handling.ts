@@ -5,7 +5,7 @@
 
 import type { ActorRecord } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import { type BatonError, isBatonError } from '../errors.ts';
+import { type BatonError, ErrorCode, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { attemptsMade, outOfAttempts } from './attempts.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
@@ -25,6 +25,8 @@ import {
 export interface TurnCounts {
   applied: number;
   rejected: number;
+  /** Of the rejected, those whose state would have grown past the record limit. */
+  stateTooLarge: number;
   deadLettered: number;
   parked: number;
   skipped: number;
@@ -41,8 +43,10 @@ export function count(counts: TurnCounts, effects: MessageEffects, admission: Ad
   const letter = effects.deadLetter;
   if (letter?.parked !== undefined) counts.parked++;
   else if (letter && !letter.applied) counts.deadLettered++;
-  else if (effects.failure) counts.rejected++;
-  else if (skips(admission)) counts.skipped++;
+  else if (effects.failure) {
+    counts.rejected++;
+    if (effects.failure.code === ErrorCode.STATE_TOO_LARGE) counts.stateTooLarge++;
+  } else if (skips(admission)) counts.skipped++;
   else counts.applied++;
 }
 

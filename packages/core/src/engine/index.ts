@@ -44,6 +44,7 @@ export type {
 } from './hooks.ts';
 export type { Inbound } from './Inbound.ts';
 export { DEAD_LETTER_AT_ONCE_LOG, DEAD_LETTER_LOG, DEAD_LETTER_LOGS } from './keptLetters.ts';
+export { REJECTED_LOG } from './messageEffects.ts';
 export {
   cancelTimer,
   type OperatorOptions,

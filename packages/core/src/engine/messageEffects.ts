@@ -276,6 +276,12 @@ async function haltTimers(
   return new Map(removed.map((id) => [id, null]));
 }
 
+/**
+ * What the worker logs (at warn, with `actor`, `messageId`, `code` and `error`) for each message
+ * rejected for good: BatonApp counts those with `code` STATE_TOO_LARGE (StateTooLargeAlarm).
+ */
+export const REJECTED_LOG = 'message rejected';
+
 /** A terminal rejection: the state stays, the message counts as processed, an asker is told. */
 export async function reject(
   turn: Turn,
@@ -286,7 +292,7 @@ export async function reject(
   trace: HandlingTrace | undefined,
 ): Promise<MessageEffects> {
   const { engine } = turn;
-  engine.logger.warn('message rejected', {
+  engine.logger.warn(REJECTED_LOG, {
     actor: current.id,
     messageId: inbound.envelope.id,
     code: error.code,

@@ -209,6 +209,7 @@ async function applyBatch(
   const counts: TurnCounts = {
     applied: 0,
     rejected: 0,
+    stateTooLarge: 0,
     deadLettered: 0,
     parked: 0,
     skipped: 0,

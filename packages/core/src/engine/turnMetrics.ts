@@ -17,6 +17,11 @@ export interface TurnStats {
   readonly applied: number;
   /** Rejected for good (a TerminalError, a state too large …), answered with the error. */
   readonly rejected: number;
+  /**
+   * Of the rejected, those whose handler would have grown the state past the record limit
+   * (STATE_TOO_LARGE): the code's fault, which only a change to it mends.
+   */
+  readonly stateTooLarge: number;
   /** Ended after `maxAttempts` deliveries, kept to redrive. */
   readonly deadLettered: number;
   /** Held for a paused actor. */
@@ -50,7 +55,7 @@ export interface MetricsRecorder {
 
 /**
  * A turn listener that records each turn as metrics: `TurnDuration` (ms), `BatchSize`,
- * `MessagesApplied`, `MessagesRejected`, `MessagesDeadLettered`, `MessagesParked`,
+ * `MessagesApplied`, `MessagesRejected` (of them `MessagesStateTooLarge`), `MessagesDeadLettered`, `MessagesParked`,
  * `MessagesRetried`, `VersionConflicts`, `TurnErrors`. With Powertools Metrics they are
  * written as CloudWatch EMF when the handler publishes them (its `logMetrics` middleware, or
  * the worker handler's `metrics` option): no call to CloudWatch per turn.
@@ -78,6 +83,7 @@ const COUNTED: readonly (readonly [name: string, field: CountField])[] = [
   ['BatchSize', 'batchSize'],
   ['MessagesApplied', 'applied'],
   ['MessagesRejected', 'rejected'],
+  ['MessagesStateTooLarge', 'stateTooLarge'],
   ['MessagesDeadLettered', 'deadLettered'],
   ['MessagesParked', 'parked'],
   ['MessagesRetried', 'retried'],
