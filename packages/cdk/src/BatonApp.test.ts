@@ -119,6 +119,27 @@ describe('BatonApp', () => {
     ]);
   });
 
+  it('runs Contributor Insights on the actor table only when asked, as it is billed per event', () => {
+    const actorTable = (t: Template) =>
+      Object.values(t.findResources('AWS::DynamoDB::Table')).find(
+        (table) => table.Properties.StreamSpecification,
+      )!.Properties;
+    expect(actorTable(template).ContributorInsightsSpecification).toBeUndefined();
+    const { template: insights } = synth({ contributorInsights: true });
+    expect(actorTable(insights).ContributorInsightsSpecification).toEqual({ Enabled: true });
+    // The connections table and the outbox index stay without it.
+    const tables = Object.values(insights.findResources('AWS::DynamoDB::Table'));
+    expect(
+      tables.filter((table) => table.Properties.ContributorInsightsSpecification),
+    ).toHaveLength(1);
+    expect(
+      actorTable(insights).GlobalSecondaryIndexes[0].ContributorInsightsSpecification,
+    ).toBeUndefined();
+    expect(() => synth({ contributorInsights: 'yes' as never })).toThrow(
+      /contributorInsights must be true or false, got "yes"/,
+    );
+  });
+
   it('creates an encrypted FIFO inbox that refuses plain HTTP, with a FIFO dead-letter queue', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       FifoQueue: true,

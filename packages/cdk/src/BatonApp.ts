@@ -108,7 +108,7 @@ export class BatonApp extends Construct {
     }
     const projectRoot = props.projectRoot ? resolve(props.projectRoot) : findProjectRoot(entry);
 
-    const tables = createTables(this, props.removalPolicy);
+    const tables = createTables(this, props.removalPolicy, settings.contributorInsights);
     this.table = tables.table;
     this.connectionsTable = tables.connectionsTable;
     const defaults = queueDefaults();

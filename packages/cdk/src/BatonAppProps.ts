@@ -145,6 +145,14 @@ export interface BatonAppProps {
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
+   * Whether CloudWatch Contributor Insights runs on the actor table: its most-accessed and
+   * most-throttled partition keys, the answer to "which actor is hot?" (an actor's key is
+   * `A#<type/key>`). Off by default: AWS bills it per event, every read and write of the table.
+   * Its outbox index is left out.
+   * @default false
+   */
+  readonly contributorInsights?: boolean;
+  /**
    * Messages a worker takes from the inbox at once (SQS FIFO hands out at most 10).
    * @default 10
    */

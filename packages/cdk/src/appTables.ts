@@ -13,10 +13,14 @@ export interface AppTables {
   readonly connectionsTable: dynamodb.Table;
 }
 
-/** The actor table (kept on removal unless `removalPolicy` says otherwise) and the connections'. */
+/**
+ * The actor table (kept on removal unless `removalPolicy` says otherwise, with Contributor
+ * Insights on its keys when `contributorInsights`) and the connections'.
+ */
 export function createTables(
   scope: Construct,
   removalPolicy: RemovalPolicy | undefined,
+  contributorInsights: boolean,
 ): AppTables {
   const actors = tableSchema(tableDefinition('actors'));
   const table = new dynamodb.Table(scope, 'Table', {
@@ -27,6 +31,8 @@ export function createTables(
     timeToLiveAttribute: TTL_ATTRIBUTE,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     removalPolicy: removalPolicy ?? RemovalPolicy.RETAIN,
+    // Off, the property is left out: the default template stays as it was.
+    ...(contributorInsights ? { contributorInsightsSpecification: { enabled: true } } : {}),
   });
   for (const index of actors.indexes) table.addGlobalSecondaryIndex(index);
   const connections = tableSchema(connectionsTableDefinition('connections'));

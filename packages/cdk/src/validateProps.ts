@@ -17,6 +17,7 @@ export interface BatonAppSettings {
   readonly maxConcurrency: number;
   readonly maxReceiveCount: number;
   readonly highThroughputInbox: boolean;
+  readonly contributorInsights: boolean;
   readonly workerTimeout: Duration;
   readonly ingressAuth: IngressAuth;
   readonly webSocketAuth: WebSocketAuth;
@@ -87,6 +88,12 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
   if (typeof highThroughputInbox !== 'boolean') {
     problems.push(
       `highThroughputInbox must be true or false, got ${JSON.stringify(highThroughputInbox)}`,
+    );
+  }
+  const contributorInsights = props?.contributorInsights ?? false;
+  if (typeof contributorInsights !== 'boolean') {
+    problems.push(
+      `contributorInsights must be true or false, got ${JSON.stringify(contributorInsights)}`,
     );
   }
   const workerTimeout = props?.workerTimeout ?? Duration.seconds(30);
@@ -182,6 +189,7 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     maxConcurrency,
     maxReceiveCount,
     highThroughputInbox,
+    contributorInsights,
     workerTimeout,
     ingressAuth,
     webSocketAuth: webSocketAuth as WebSocketAuth,
