@@ -44,6 +44,9 @@ describe('baton dev', () => {
     const out = dev!.output();
     expect(out).toContain(`inspector  http://127.0.0.1:${port}/_baton`);
     expect(out).toContain(`websocket  ws://127.0.0.1:${port}`);
+    expect(out).toContain(
+      `workflows  POST http://127.0.0.1:${port}/workflows/<name>/start, GET http://127.0.0.1:${port}/workflows/<name>/<id>`,
+    );
     expect(out).toMatch(
       /data +\S*baton-dev-data-\S* \(embedded backend; state survives restarts\)/,
     );
@@ -83,6 +86,20 @@ describe('baton dev', () => {
     expect(noKey.status).toBe(400);
     expect((await ask('add', { n: -1 })).body.error.code).toBe('REJECTED');
     expect((await ask('add', { n: 'x' })).status).toBe(400);
+  });
+
+  it("answers the ingress's workflow routes: a start, then the instance's status and output", async () => {
+    const started = await postJson(`${dev!.origin}/workflows/greet/start`, {
+      id: 'g-1',
+      input: { name: 'ada' },
+    });
+    expect(started.status).toBe(202);
+    expect(started.body.id).toBe('g-1');
+    const statusUrl = `${dev!.origin}/workflows/greet/g-1`;
+    await expect
+      .poll(async () => (await (await fetch(statusUrl)).json()).status, { timeout: 5_000 })
+      .toBe('completed');
+    expect((await (await fetch(statusUrl)).json()).output).toBe('hello ada');
   });
 
   it("sends an internal message from the inspector's form as trusted code only", async () => {

@@ -155,6 +155,7 @@ export async function startDev(
       path === '/ask' ||
       path === '/outcome' ||
       path.startsWith('/outcome/') ||
+      path.startsWith('/workflows/') ||
       path.startsWith('/_baton/');
     if (!toApp) {
       return response
@@ -269,6 +270,7 @@ export async function startDev(
       `  inspector  ${origin}/_baton`,
       `  websocket  ${webSocketUrl()}`,
       `  ingress    POST ${origin}/send, POST ${origin}/ask, GET ${origin}/outcome?to=<type/key>&idempotencyKey=<key>`,
+      `  workflows  POST ${origin}/workflows/<name>/start, GET ${origin}/workflows/<name>/<id>`,
       `  data       ${dataLine}`,
       ...(options.allowOrigins?.length
         ? [`  trusts     pages on ${options.allowOrigins.join(', ')} (--allow-origin)`]
