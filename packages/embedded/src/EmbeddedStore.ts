@@ -15,44 +15,39 @@ import type {
   StoreLimits,
   Timer,
 } from '@baton/core/adapter';
-import { checkCommit, duplicateKeys, systemClock, versionConflict } from '@baton/core/adapter';
-import { deepCopy, type Writable } from '@baton/core/shared';
-import { deepFreeze } from './deepFreeze.ts';
+import { systemClock } from '@baton/core/adapter';
+import { deepCopy } from '@baton/core/shared';
+import { commitEntry } from './commitEntry.ts';
+import type { EmbeddedStoreOptions } from './EmbeddedStoreOptions.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import type { ClaimEntry } from './KeyClaims.ts';
-import { Notifier } from './Notifier.ts';
+import { StoreListeners } from './StoreListeners.ts';
 import {
-  type CommitEntry,
-  type DeleteOutboxEntry,
   type EffectsDoneEntry,
-  type HeldDrainedEntry,
-  outboxKey,
   overflowKey,
   type StoreEntry,
   StoreTables,
   unpaged,
 } from './StoreTables.ts';
 import { resolveLimits } from './storeLimits.ts';
+import {
+  deleteOutboxEntry,
+  heldDrainedEntry,
+  outboxActors,
+  outboxOf,
+  outboxSize,
+  retiredHeldEntry,
+} from './storeOutbox.ts';
+import {
+  deadLettersOf,
+  dueTimers,
+  liveIdempotency,
+  nextTimerAt,
+  pagedOutcomes,
+  timersOf,
+} from './storeReads.ts';
 
-/** Options of an {@link EmbeddedStore}. */
-export interface EmbeddedStoreOptions {
-  /** Transaction limits; the ones not given are DynamoDB's (100 items, 4 MB, 400 KB per item). */
-  readonly limits?: Partial<StoreLimits>;
-  /** Decides when idempotency records expire. Default: the system clock. */
-  readonly clock?: Clock;
-  /** Where commits are made durable and replayed from on start. Default: none (memory only). */
-  readonly journal?: Journal;
-  /** Called when a change or outcome listener throws (the commit stays done). Default: console.error. */
-  readonly onListenerError?: (error: unknown) => void;
-  /**
-   * Freezes what a commit passes in, which the store keeps as it is: code that changes a
-   * committed object afterwards throws instead of changing the store. It also measures every
-   * commit whole, and throws where the engine measured a size otherwise (`Commit.measured`).
-   * It costs walks of every commit, so it is for tests. Default: on when the environment
-   * variable `BATON_FREEZE_COMMITS` is `1` (Baton's own test suite sets it).
-   */
-  readonly freezeCommits?: boolean;
-}
+export type { EmbeddedStoreOptions } from './EmbeddedStoreOptions.ts';
 
 /**
  * Commits between purges of what expired: at least this many, and at least as many as the store
@@ -87,9 +82,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
   readonly #clock: Clock;
   readonly #journal: Journal | undefined;
   readonly #tables = new StoreTables();
-  readonly #changes: Notifier<ActorRecord>;
-  readonly #outcomes: Notifier<IdempotencyRecord>;
-  readonly #timersPut: Notifier<Timer>;
+  readonly #listeners: StoreListeners;
   readonly #freeze: boolean;
   #commitsSincePurge = 0;
   #closed = false;
@@ -99,12 +92,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#clock = options.clock ?? systemClock;
     this.#journal = options.journal;
     this.#freeze = options.freezeCommits ?? process.env.BATON_FREEZE_COMMITS === '1';
-    const onError =
-      options.onListenerError ??
-      ((error: unknown) => console.error('@baton/embedded: a store listener threw', error));
-    this.#changes = new Notifier((record) => deepCopy(record), onError);
-    this.#outcomes = new Notifier((record) => deepCopy(record), onError);
-    this.#timersPut = new Notifier((timer) => deepCopy(timer), onError);
+    this.#listeners = new StoreListeners(options.onListenerError);
     for (const entry of this.#journal?.replay() ?? []) {
       if (EmbeddedStore.owns(entry)) this.#tables.apply(entry as StoreEntry);
     }
@@ -128,56 +116,18 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   async commit(commit: Commit): Promise<void> {
     this.#checkOpen();
-    checkCommit(commit, this.limits, { verifyMeasured: this.#freeze });
-    const { record, expectedVer } = commit;
-    const current = this.#tables.records.get(record.id);
-    // A record of another life at the same version is not the one the turn read.
-    if ((current?.ver ?? 0) !== expectedVer || (current && current.life !== record.life)) {
-      throw versionConflict(record.id, current && deepCopy(current));
-    }
-    // Only `idempotency` is put-if-absent; `replaceIdempotency` overwrites (a redrive's outcome).
-    const used: string[] = [];
-    for (const { key } of commit.idempotency) if (this.#liveIdempotency(key)) used.push(key);
-    // A page, like DynamoDB's page item, knows only its own outcomes.
-    const page = commit.outcomes && this.#tables.pages.get(record.id)?.get(commit.outcomes.page);
-    for (const { key } of commit.outcomes?.records ?? []) {
-      if (page?.keys.has(key) && this.#liveIdempotency(key)) used.push(key);
-    }
-    if (used.length > 0) throw duplicateKeys(used);
-
-    // An absent part is an undefined field, which the journal's JSON leaves out. Built field by
-    // field: every commit makes one, and spreads of optional parts cost more than the rest.
-    const replaced = commit.replaceIdempotency;
-    const entry: Writable<CommitEntry> = {
-      t: 'store.commit',
-      record,
-      outbox: commit.outbox,
-      idempotency: replaced?.length ? [...commit.idempotency, ...replaced] : commit.idempotency,
-      deadLetters: commit.deadLetters,
-      timers: commit.timers,
-    };
-    if (commit.outcomes?.records.length) entry.outcomes = commit.outcomes;
-    if (commit.overflow?.length) entry.overflow = commit.overflow;
-    if (this.#freeze) deepFreeze(entry);
+    const entry = commitEntry(commit, this.#tables, this.limits, this.#clock, this.#freeze);
     this.#journal?.append([entry]);
     this.#tables.apply(entry);
     if (++this.#commitsSincePurge >= Math.max(PURGE_EVERY, this.#tables.idempotency.size)) {
       this.purgeExpired();
     }
-    this.#changes.emit(entry.record!);
-    for (const outcome of entry.idempotency) this.#outcomes.emit(outcome);
-    if (this.#outcomes.size > 0) {
-      for (const outcome of entry.outcomes?.records ?? []) this.#outcomes.emit(unpaged(outcome));
-    }
-    for (const timer of entry.timers?.put ?? []) {
-      if (!timer.deadLettered) this.#timersPut.emit(timer);
-    }
+    this.#listeners.committed(entry);
   }
 
   async readOutbox(actorId: string): Promise<OutboxItem[]> {
     this.#checkOpen();
-    const items = [...(this.#tables.outbox.get(actorId)?.values() ?? [])];
-    return items.sort((a, b) => a.seq - b.seq).map((item) => deepCopy(item));
+    return outboxOf(this.#tables, actorId);
   }
 
   async deleteOutbox(
@@ -186,37 +136,15 @@ export class EmbeddedStore implements Store, ChangeFeed {
     life: string | undefined,
   ): Promise<void> {
     this.#checkOpen();
-    const items = this.#tables.outbox.get(actorId);
-    const present = [...new Set(seqs)].filter((seq) => items?.has(outboxKey(seq, life)));
-    if (present.length === 0) return;
-    const entry: DeleteOutboxEntry = {
-      t: 'store.deleteOutbox',
-      actorId,
-      seqs: present,
-      ...(life === undefined ? {} : { life }),
-    };
+    const entry = deleteOutboxEntry(this.#tables, actorId, seqs, life);
+    if (!entry) return;
     this.#journal?.append([entry]);
     this.#tables.apply(entry);
   }
 
   async listOutboxActors(olderThan: number): Promise<string[]> {
     this.#checkOpen();
-    const oldest = new Map<string, number>();
-    const see = (actorId: string, item: OutboxItem) => {
-      if (
-        item.createdAt < olderThan &&
-        item.createdAt < (oldest.get(actorId) ?? Number.POSITIVE_INFINITY)
-      ) {
-        oldest.set(actorId, item.createdAt);
-      }
-    };
-    for (const record of this.#tables.records.values()) {
-      for (const item of record.outbox ?? []) see(record.id, item);
-    }
-    for (const [actorId, items] of this.#tables.outbox) {
-      for (const item of items.values()) see(actorId, item);
-    }
-    return [...oldest].sort((a, b) => a[1] - b[1]).map(([actorId]) => actorId);
+    return outboxActors(this.#tables, olderThan);
   }
 
   /** The record keeps its own `expiresAt`: a purge deletes it once it holds no sends. */
@@ -227,18 +155,11 @@ export class EmbeddedStore implements Store, ChangeFeed {
     _expiresAt: number | undefined,
   ): Promise<void> {
     this.#checkOpen();
-    const current = this.#tables.records.get(actorId);
-    if (current?.ver !== ver || current.life !== life || !current.outbox) return;
-    const { outbox: _held, outboxApart: _apart, ...rest } = current;
-    const entry: CommitEntry = {
-      t: 'store.commit',
-      record: { ...rest, ver: ver + 1 },
-      outbox: [],
-      idempotency: [],
-    };
+    const entry = retiredHeldEntry(this.#tables, actorId, ver, life);
+    if (!entry) return;
     this.#journal?.append([entry]);
     this.#tables.apply(entry);
-    this.#changes.emit(entry.record!);
+    this.#listeners.changed(entry.record!);
   }
 
   /**
@@ -248,30 +169,21 @@ export class EmbeddedStore implements Store, ChangeFeed {
    */
   async heldDrained(actorId: string, ver: number, life: string | undefined): Promise<void> {
     this.#checkOpen();
-    const record = this.#tables.records.get(actorId);
-    if (record?.ver !== ver || record.life !== life || !record.outbox) return;
-    const entry: HeldDrainedEntry = { t: 'store.heldDrained', actorId, ver, life };
+    const entry = heldDrainedEntry(this.#tables, actorId, ver, life);
+    if (!entry) return;
     this.#journal?.append([entry]);
     this.#tables.apply(entry);
   }
 
   async readIdempotency(key: string): Promise<IdempotencyRecord | undefined> {
     this.#checkOpen();
-    const record = this.#liveIdempotency(key);
+    const record = liveIdempotency(this.#tables, this.#clock, key);
     return record && deepCopy(unpaged(record));
   }
 
   async readPagedOutcomes(actorId: string, sentAt: number, fromPage = 0): Promise<PagedOutcome[]> {
     this.#checkOpen();
-    const found: PagedOutcome[] = [];
-    for (const [number, page] of this.#tables.pages.get(actorId) ?? []) {
-      if (number < fromPage || page.sentAt < sentAt) continue;
-      for (const [key, at] of page.keys) {
-        const record = this.#liveIdempotency(key);
-        if (record) found.push({ ...deepCopy(record), sentAt: at });
-      }
-    }
-    return found;
+    return pagedOutcomes(this.#tables, this.#clock, actorId, sentAt, fromPage);
   }
 
   async readClaim(key: string): Promise<KeyClaim | undefined> {
@@ -311,15 +223,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   async listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
     this.#checkOpen();
-    const lists =
-      actorId === undefined
-        ? [...this.#tables.deadLetters.values()]
-        : [this.#tables.deadLetters.get(actorId)];
-    return lists
-      .flatMap((letters) => [...(letters?.values() ?? [])])
-      .filter((letter) => !letter.applied)
-      .sort((a, b) => a.at - b.at)
-      .map((letter) => deepCopy(letter));
+    return deadLettersOf(this.#tables, actorId);
   }
 
   async countDeadLetters(): Promise<number> {
@@ -349,7 +253,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   async listTimers(actorId: string): Promise<Timer[]> {
     this.#checkOpen();
-    return soonestFirst([...(this.#tables.timers.get(actorId)?.values() ?? [])]);
+    return timersOf(this.#tables, actorId);
   }
 
   async listDueTimers(
@@ -358,12 +262,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
     after = Number.NEGATIVE_INFINITY,
   ): Promise<Timer[]> {
     this.#checkOpen();
-    const due = [...this.#tables.timers.values()].flatMap((timers) =>
-      [...timers.values()].filter(
-        (timer) => timer.at <= before && timer.at > after && !timer.deadLettered,
-      ),
-    );
-    return soonestFirst(due).slice(0, limit);
+    return dueTimers(this.#tables, before, limit, after);
   }
 
   /**
@@ -371,30 +270,22 @@ export class EmbeddedStore implements Store, ChangeFeed {
    * kept for a dead-lettered fire is never due). Timers `skip` returns true for are left out.
    */
   nextTimerAt(skip?: (timer: Timer) => boolean): number | undefined {
-    let next: number | undefined;
-    for (const timers of this.#tables.timers.values()) {
-      for (const timer of timers.values()) {
-        if (timer.deadLettered || (next !== undefined && timer.at >= next) || skip?.(timer))
-          continue;
-        next = timer.at;
-      }
-    }
-    return next;
+    return nextTimerAt(this.#tables, skip);
   }
 
   /** Calls `listener` with every committed actor record, in commit order. Returns unsubscribe. */
   subscribe(listener: (record: ActorRecord) => void): () => void {
-    return this.#changes.subscribe(listener);
+    return this.#listeners.subscribe(listener);
   }
 
   /** Calls `listener` with every timer a commit schedules. Returns unsubscribe. */
   watchTimers(listener: (timer: Timer) => void): () => void {
-    return this.#timersPut.subscribe(listener);
+    return this.#listeners.watchTimers(listener);
   }
 
   /** Calls `listener` with every committed idempotency record. Returns unsubscribe. */
   watchOutcomes(listener: (record: IdempotencyRecord) => void): () => void {
-    return this.#outcomes.subscribe(listener);
+    return this.#listeners.watchOutcomes(listener);
   }
 
   /** Every actor record (copies), for tests and tools. */
@@ -404,10 +295,7 @@ export class EmbeddedStore implements Store, ChangeFeed {
 
   /** The number of outbox items waiting to be drained, over all actors, held or apart. */
   outboxSize(): number {
-    let size = 0;
-    for (const record of this.#tables.records.values()) size += record.outbox?.length ?? 0;
-    for (const items of this.#tables.outbox.values()) size += items.size;
-    return size;
+    return outboxSize(this.#tables);
   }
 
   /** Every unexpired idempotency record (copies). */
@@ -439,17 +327,9 @@ export class EmbeddedStore implements Store, ChangeFeed {
     this.#closed = true;
   }
 
-  #liveIdempotency(key: string): IdempotencyRecord | undefined {
-    const record = this.#tables.idempotency.get(key);
-    return record && record.expiresAt > this.#clock.now() ? record : undefined;
-  }
-
   #checkOpen(): void {
     if (this.#closed) {
       throw new BatonError(ErrorCode.UNAVAILABLE, 'the embedded store is closed');
     }
   }
 }
-
-const soonestFirst = (timers: Timer[]): Timer[] =>
-  timers.sort((a, b) => a.at - b.at).map((timer) => deepCopy(timer));
