@@ -1,31 +1,21 @@
-import {
-  type ActorRef,
-  type AnyActorDefinition,
-  type AnyQueryDefinition,
-  type AnyWorkflowDefinition,
-  type ArgsOf,
-  BatonError,
-  ErrorCode,
-  errorFromJSON,
-  type InputOf,
-  type MessageName,
-  type PayloadOf,
-  type ReplyOf,
-  type ResultOf,
-  type WorkflowRefOf,
+import type {
+  ActorRef,
+  AnyActorDefinition,
+  AnyQueryDefinition,
+  AnyWorkflowDefinition,
+  ArgsOf,
+  InputOf,
+  MessageName,
+  PayloadOf,
+  ReplyOf,
+  ResultOf,
+  WorkflowRefOf,
 } from '@baton/core';
-import type { ServerMessage } from '@baton/protocol';
 import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { BatonClientOptions } from './BatonClientOptions.ts';
 import type { ClientAskOptions, ClientSendOptions } from './ClientRequestOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
-import { notSentError, otherUserError, unansweredError } from './internal/authEnd.ts';
-import { backoffDelay } from './internal/backoffDelay.ts';
-import { Connection } from './internal/Connection.ts';
-import { browserPageEvents } from './internal/PageEvents.ts';
-import { QueryTable } from './internal/QueryTable.ts';
-import { RequestTable } from './internal/RequestTable.ts';
-import { randomId } from './internal/randomId.ts';
+import { ClientSession } from './internal/ClientSession.ts';
 import type { QueryListener, QueryObserver, QueryRef } from './QueryObserver.ts';
 import { PENDING_STATE, type QueryState } from './QueryState.ts';
 
@@ -53,86 +43,11 @@ export type { ClientAskOptions, ClientSendOptions } from './ClientRequestOptions
  * client.close();
  */
 export class BatonClient {
-  readonly #connection: Connection;
-  readonly #requests: RequestTable;
-  readonly #queries: QueryTable;
-  readonly #stateListeners = new Set<(state: ConnectionState) => void>();
-  readonly #options: BatonClientOptions;
-  readonly #setTimeout: (callback: () => void, ms: number) => unknown;
-  readonly #clearTimeout: (handle: unknown) => void;
-  readonly #prefix: string;
-  #counter = 0;
-  /** Why the connection ended for good when the server ended its auth (a fixed token). */
-  #authEnded: BatonError | undefined;
+  /** The connection, the requests in flight and the live queries this client's API works on. */
+  readonly #session: ClientSession;
 
   constructor(options: BatonClientOptions) {
-    const WebSocket =
-      options.WebSocket ??
-      (globalThis as { WebSocket?: BatonClientOptions['WebSocket'] }).WebSocket;
-    if (WebSocket === undefined) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        'no WebSocket here: pass one as options.WebSocket (e.g. `import { WebSocket } from "ws"`)',
-      );
-    }
-    if (!/^(wss?|https?):\/\/[^/]/i.test(String(options.url))) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `url must be a ws:// or wss:// URL, got ${JSON.stringify(options.url)}`,
-      );
-    }
-    this.#options = options;
-    const timers = options.timers;
-    this.#setTimeout = timers
-      ? (callback, ms) => timers.setTimeout(callback, ms)
-      : (callback, ms) => setTimeout(callback, ms);
-    this.#clearTimeout = timers
-      ? (handle) => timers.clearTimeout(handle)
-      : (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>);
-    const random = options.random ?? Math.random;
-    const minMs = options.reconnect?.minMs ?? 1_000;
-    const maxMs = options.reconnect?.maxMs ?? 16_000;
-    this.#prefix = random().toString(36).slice(2, 10);
-    this.#requests = new RequestTable(this.#clearTimeout);
-    this.#queries = new QueryTable({
-      send: (message) => this.#connection.send(message),
-      isOpen: () => this.#connection.state === 'open',
-      acks: () => this.#connection.acks,
-      framesRead: () => this.#connection.framesRead,
-      nextId: () => this.#nextId('s'),
-      keepAliveMs: options.keepAliveMs ?? 1_000,
-      retryDelay: (attempt) => backoffDelay(attempt, minMs, maxMs, random),
-      setTimeout: this.#setTimeout,
-      clearTimeout: this.#clearTimeout,
-    });
-    this.#connection = new Connection(
-      {
-        url: options.url,
-        token: options.token,
-        WebSocket,
-        minMs,
-        maxMs,
-        // Longer than a refusal, or a crash on the first frames, takes to close a socket it
-        // just opened; shorter than any real session.
-        stableMs: options.reconnect?.stableMs ?? 5_000,
-        pingMs: options.pingMs ?? 5 * 60_000,
-        pongTimeoutMs: options.pongTimeoutMs ?? 30_000,
-        maxConnectionMs: options.maxConnectionMs ?? 110 * 60_000,
-        random,
-        setTimeout: this.#setTimeout,
-        clearTimeout: this.#clearTimeout,
-        page: browserPageEvents(),
-      },
-      {
-        onOpen: () => this.#onOpen(),
-        onMessage: (message) => this.#onMessage(message),
-        onState: (state) => {
-          for (const listener of [...this.#stateListeners]) listener(state);
-        },
-        onError: (error) => this.#options.onError?.(error),
-        onAuthEnded: (error, final) => this.#onAuthEnded(error, final),
-      },
-    );
+    this.#session = new ClientSession(options);
   }
 
   /**
@@ -142,7 +57,7 @@ export class BatonClient {
    * if (client.connectionState !== 'open') showOfflineBadge();
    */
   get connectionState(): ConnectionState {
-    return this.#connection.state;
+    return this.#session.connection.state;
   }
 
   /**
@@ -152,10 +67,7 @@ export class BatonClient {
    * const stop = client.subscribeConnectionState((state) => console.log('connection', state));
    */
   subscribeConnectionState(listener: (state: ConnectionState) => void): () => void {
-    this.#stateListeners.add(listener);
-    return () => {
-      this.#stateListeners.delete(listener);
-    };
+    return this.#session.subscribeConnectionState(listener);
   }
 
   /**
@@ -178,7 +90,7 @@ export class BatonClient {
   subscribe<T = unknown>(query: string, args: unknown, listener: QueryListener<T>): () => void;
   subscribe(query: QueryRef, args: unknown, listener: QueryListener<unknown>): () => void {
     // A wrapper per call: the same function subscribed twice is two listeners.
-    return this.#queries.listen(nameOf(query), args, (state) => listener(state));
+    return this.#session.queries.listen(nameOf(query), args, (state) => listener(state));
   }
 
   /**
@@ -190,7 +102,7 @@ export class BatonClient {
   getQueryState<Q extends AnyQueryDefinition>(query: Q, args: ArgsOf<Q>): QueryState<ResultOf<Q>>;
   getQueryState<T = unknown>(query: string, args: unknown): QueryState<T>;
   getQueryState(query: QueryRef, args: unknown): QueryState<unknown> {
-    return this.#queries.state(nameOf(query), args);
+    return this.#session.queries.state(nameOf(query), args);
   }
 
   /**
@@ -209,9 +121,10 @@ export class BatonClient {
   observe(query: QueryRef, args: unknown): QueryObserver<unknown> {
     if (args === 'skip') return SKIPPED;
     const name = nameOf(query);
+    const queries = this.#session.queries;
     return {
-      subscribe: (onChange) => this.#queries.listen(name, args, () => onChange()),
-      getSnapshot: () => this.#queries.state(name, args),
+      subscribe: (onChange) => queries.listen(name, args, () => onChange()),
+      getSnapshot: () => queries.state(name, args),
     };
   }
 
@@ -233,15 +146,15 @@ export class BatonClient {
     const frame = {
       v: PROTOCOL_VERSION,
       type: 'send',
-      requestId: this.#nextId('r'),
+      requestId: this.#session.nextId('r'),
       to: to.id,
       name,
       payload,
-      idempotencyKey: options.idempotencyKey ?? this.#newKey(),
+      idempotencyKey: options.idempotencyKey ?? this.#session.newKey(),
       ...(options.visible ? { visible: true } : {}),
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     } as const;
-    return this.#request(frame, undefined) as Promise<{ messageId: string }>;
+    return this.#session.request(frame, undefined) as Promise<{ messageId: string }>;
   }
 
   /**
@@ -281,15 +194,15 @@ export class BatonClient {
     const frame = {
       v: PROTOCOL_VERSION,
       type: 'ask',
-      requestId: this.#nextId('r'),
+      requestId: this.#session.nextId('r'),
       to: to.id,
       name,
       payload,
-      idempotencyKey: options.idempotencyKey ?? this.#newKey(),
+      idempotencyKey: options.idempotencyKey ?? this.#session.newKey(),
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     } as const;
-    const timeoutMs = options.timeoutMs ?? this.#options.askTimeoutMs ?? 30_000;
-    return this.#request(frame, timeoutMs) as Promise<ReplyOf<Def, Name>>;
+    const timeoutMs = options.timeoutMs ?? this.#session.askTimeoutMs;
+    return this.#session.request(frame, timeoutMs) as Promise<ReplyOf<Def, Name>>;
   }
 
   /**
@@ -300,7 +213,7 @@ export class BatonClient {
    * retryButton.onclick = () => client.reconnect();
    */
   reconnect(): void {
-    this.#connection.wake();
+    this.#session.connection.wake();
   }
 
   /**
@@ -311,99 +224,7 @@ export class BatonClient {
    * window.addEventListener('pagehide', () => client.close());
    */
   close(): void {
-    if (this.#connection.state === 'closed') return;
-    this.#connection.close();
-    this.#requests.failAll(
-      (frame) =>
-        new BatonError(
-          ErrorCode.UNAVAILABLE,
-          `the client was closed before ${frame.type} ${frame.idempotencyKey} was answered; it may or may not have been applied: ${frame.type} it again with the same idempotencyKey, from another client`,
-          { details: { idempotencyKey: frame.idempotencyKey } },
-        ),
-    );
-    this.#queries.clearTimers();
-  }
-
-  #request(frame: Parameters<RequestTable['add']>[0], timeoutMs: number | undefined) {
-    if (this.#authEnded) return Promise.reject(notSentError(this.#authEnded));
-    if (this.#connection.state === 'closed') {
-      return Promise.reject(new BatonError(ErrorCode.UNAVAILABLE, 'the client was closed'));
-    }
-    const settled = this.#requests.add(frame, this.#connection.subject);
-    if (timeoutMs !== undefined) {
-      const timer = this.#setTimeout(() => {
-        this.#requests.fail(
-          frame.requestId,
-          new BatonError(
-            ErrorCode.ASK_TIMEOUT,
-            `no reply to ${frame.idempotencyKey} within ${timeoutMs} ms; it may still be processed: ask again with the same idempotencyKey to get its outcome`,
-            { details: { messageId: frame.idempotencyKey, timeoutMs } },
-          ),
-        );
-      }, timeoutMs);
-      this.#requests.setTimer(frame.requestId, timer);
-    }
-    this.#connection.send(frame);
-    return settled;
-  }
-
-  #onOpen(): void {
-    this.#queries.resubscribeAll();
-    // What was made as another user fails: the page signed someone else in meanwhile.
-    const subject = this.#connection.subject ?? '';
-    const frames = this.#requests.resend(subject, (frame, madeAs) =>
-      otherUserError(frame, madeAs, subject),
-    );
-    for (const frame of frames) this.#connection.send(frame);
-  }
-
-  /**
-   * The server refused or expired the token: every query shows it. Sends and asks in flight stay,
-   * to go out again with their keys once a fresh token connects; if none can (`final`), they fail
-   * saying how to retry safely.
-   */
-  #onAuthEnded(error: BatonError, final: boolean): void {
-    if (!final) {
-      this.#queries.failAll(error);
-      return;
-    }
-    this.#authEnded = error;
-    this.#queries.end(error);
-    this.#requests.failAll((frame) => unansweredError(frame, error));
-  }
-
-  #onMessage(message: ServerMessage): void {
-    switch (message.type) {
-      case 'result':
-      case 'patch':
-      case 'unchanged':
-        this.#queries.push(message);
-        return;
-      case 'error': {
-        const error = errorFromJSON(message.error);
-        if (message.id !== undefined) this.#queries.fail(message.id, error);
-        else if (message.requestId === undefined || !this.#requests.answer(message)) {
-          this.#options.onError?.(error);
-        }
-        return;
-      }
-      case 'accepted':
-      case 'reply':
-      case 'visible':
-        this.#requests.answer(message);
-        return;
-      default:
-        return;
-    }
-  }
-
-  #nextId(kind: 's' | 'r'): string {
-    this.#counter += 1;
-    return `${kind}${this.#counter.toString(36)}-${this.#prefix}`;
-  }
-
-  #newKey(): string {
-    return randomId(this.#options.random ?? Math.random);
+    this.#session.close();
   }
 }
 
