@@ -1,8 +1,7 @@
-import { type DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { FailingMessage } from '@baton/core/adapter';
-import { unavailable } from '../internal/unavailable.ts';
-import type { Item } from './itemCodec.ts';
-import { Attr, actorIdOf, RECORD_SK } from './tableLayout.ts';
+import { scanRecords } from './scanRecords.ts';
+import { Attr, actorIdOf } from './tableLayout.ts';
 
 /** What {@link listFailingActors} found. */
 export interface FailingActors {
@@ -27,36 +26,17 @@ export async function listFailingActors(
   { maxItems }: { readonly maxItems: number },
 ): Promise<FailingActors> {
   const actors: Array<{ id: string; failing: FailingMessage }> = [];
-  let scanned = 0;
-  let next: Item | undefined;
-  do {
-    let page: ScanCommandOutput;
-    try {
-      page = await client.send(
-        new ScanCommand({
-          TableName: tableName,
-          FilterExpression: '#sk = :record AND attribute_exists(#failing)',
-          ProjectionExpression: '#pk, #failing',
-          ExpressionAttributeNames: { '#pk': Attr.pk, '#sk': Attr.sk, '#failing': Attr.failing },
-          ExpressionAttributeValues: { ':record': { S: RECORD_SK } },
-          // Limit counts the items read, not those that match: it bounds the scan.
-          Limit: maxItems - scanned,
-          ...(next ? { ExclusiveStartKey: next } : {}),
-        }),
-      );
-    } catch (error) {
-      throw unavailable('DynamoDB', 'Scan (listFailingActors)', error);
-    }
-    for (const item of page.Items ?? []) {
-      const text = item[Attr.failing]?.S;
-      if (text === undefined) continue;
-      actors.push({
-        id: actorIdOf(item[Attr.pk]?.S ?? ''),
-        failing: JSON.parse(text) as FailingMessage,
-      });
-    }
-    scanned += page.ScannedCount ?? 0;
-    next = page.LastEvaluatedKey;
-  } while (next && scanned < maxItems);
-  return { actors, complete: next === undefined };
+  const scan = {
+    filter: 'attribute_exists(#failing)',
+    projection: '#pk, #failing',
+    names: { '#failing': Attr.failing },
+    maxItems,
+    operation: 'Scan (listFailingActors)',
+  };
+  const complete = await scanRecords(client, tableName, scan, (item) => {
+    const text = item[Attr.failing]?.S;
+    if (text === undefined) return;
+    actors.push({ id: actorIdOf(item[Attr.pk]?.S ?? ''), failing: JSON.parse(text) });
+  });
+  return { actors, complete };
 }

@@ -1,7 +1,7 @@
-import { type DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
-import { unavailable } from '../internal/unavailable.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Item } from './itemCodec.ts';
-import { Attr, actorIdOf, actorPk, RECORD_SK } from './tableLayout.ts';
+import { scanRecords } from './scanRecords.ts';
+import { Attr, actorIdOf, actorPk } from './tableLayout.ts';
 
 /** A workflow instance paused on its own: its code did not replay its history. */
 export interface PausedWorkflow {
@@ -57,51 +57,27 @@ export async function listPausedActors(
 ): Promise<PausedActors> {
   const actors: Array<{ id: string; at: number; by: string }> = [];
   const workflows: PausedWorkflow[] = [];
-  let scanned = 0;
-  let next: Item | undefined;
-  do {
-    let page: ScanCommandOutput;
-    try {
-      page = await client.send(
-        new ScanCommand({
-          TableName: tableName,
-          FilterExpression:
-            '#sk = :record AND (attribute_exists(#paused) OR (begins_with(#pk, :wf) AND contains(#state, :pausedStatus)))',
-          ProjectionExpression: '#pk, #paused, #state',
-          ExpressionAttributeNames: {
-            '#pk': Attr.pk,
-            '#sk': Attr.sk,
-            '#paused': Attr.paused,
-            '#state': Attr.state,
-          },
-          ExpressionAttributeValues: {
-            ':record': { S: RECORD_SK },
-            ':wf': { S: WORKFLOW_PK_PREFIX },
-            ':pausedStatus': { S: PAUSED_STATUS },
-          },
-          // Limit counts the items read, not those that match: it bounds the scan.
-          Limit: maxItems - scanned,
-          ...(next ? { ExclusiveStartKey: next } : {}),
-        }),
-      );
-    } catch (error) {
-      throw unavailable('DynamoDB', 'Scan (listPausedActors)', error);
+  const scan = {
+    filter:
+      'attribute_exists(#paused) OR (begins_with(#pk, :wf) AND contains(#state, :pausedStatus))',
+    projection: '#pk, #paused, #state',
+    names: { '#paused': Attr.paused, '#state': Attr.state },
+    values: { ':wf': { S: WORKFLOW_PK_PREFIX }, ':pausedStatus': { S: PAUSED_STATUS } },
+    maxItems,
+    operation: 'Scan (listPausedActors)',
+  };
+  const complete = await scanRecords(client, tableName, scan, (item) => {
+    const pk = item[Attr.pk]?.S ?? '';
+    const id = actorIdOf(pk);
+    const pause = item[Attr.paused]?.S;
+    if (pause !== undefined) {
+      const paused = JSON.parse(pause) as { at?: number; by?: string };
+      actors.push({ id, at: paused.at ?? 0, by: paused.by ?? '' });
     }
-    for (const item of page.Items ?? []) {
-      const pk = item[Attr.pk]?.S ?? '';
-      const id = actorIdOf(pk);
-      const pause = item[Attr.paused]?.S;
-      if (pause !== undefined) {
-        const paused = JSON.parse(pause) as { at?: number; by?: string };
-        actors.push({ id, at: paused.at ?? 0, by: paused.by ?? '' });
-      }
-      const workflow = pk.startsWith(WORKFLOW_PK_PREFIX) ? pausedWorkflow(id, item) : undefined;
-      if (workflow) workflows.push(workflow);
-    }
-    scanned += page.ScannedCount ?? 0;
-    next = page.LastEvaluatedKey;
-  } while (next && scanned < maxItems);
-  return { actors, workflows, complete: next === undefined };
+    const workflow = pk.startsWith(WORKFLOW_PK_PREFIX) ? pausedWorkflow(id, item) : undefined;
+    if (workflow) workflows.push(workflow);
+  });
+  return { actors, workflows, complete };
 }
 
 /** The instance `id` if its record's state says it is paused. */
