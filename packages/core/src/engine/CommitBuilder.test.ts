@@ -269,6 +269,13 @@ describe('CommitBuilder', () => {
     earlier.add(redrive('redriven'));
     earlier.keepApart(outcome('kept'));
     expect(earlier.take(ACTOR, 1).replaceIdempotency).toEqual([outcome('redriven')]);
+    // Nor beside a message's first outcome of the key.
+    const applied = new CommitBuilder(base, roomy);
+    applied.add({ ...effects([]), idempotency: outcome('applied') });
+    applied.keepApart(outcome('kept'));
+    const taken = applied.take(ACTOR, 1);
+    expect(taken.idempotency).toEqual([outcome('applied')]);
+    expect(taken.replaceIdempotency).toBeUndefined();
     // Alone, it is written as an item of its own, and the builder is empty after.
     const alone = new CommitBuilder(base, roomy);
     alone.keepApart(outcome('kept'));
