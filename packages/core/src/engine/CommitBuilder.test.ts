@@ -269,6 +269,18 @@ describe('CommitBuilder', () => {
     earlier.add(redrive('redriven'));
     earlier.keepApart(outcome('kept'));
     expect(earlier.take(ACTOR, 1).replaceIdempotency).toEqual([outcome('redriven')]);
+    // Beside a redrive of another key, it is kept.
+    const other = new CommitBuilder(base, roomy);
+    const redriveOther: MessageEffects = {
+      ...redrive('other'),
+      idempotency: { ...outcome('other'), key: 'j' },
+    };
+    other.add(redriveOther);
+    other.keepApart(outcome('kept'));
+    expect(other.take(ACTOR, 1).replaceIdempotency).toEqual([
+      redriveOther.idempotency,
+      outcome('kept'),
+    ]);
     // Nor beside a message's first outcome of the key.
     const applied = new CommitBuilder(base, roomy);
     applied.add({ ...effects([]), idempotency: outcome('applied') });
