@@ -107,6 +107,54 @@ describe('the workflow routes of the HTTP ingress', () => {
     });
   });
 
+  it('wait, with ?waitMs, for the instance to end: the read answers once it completes', async () => {
+    const { call } = await serve();
+    await call('alice', 'POST', '/workflows/greeter/start', {
+      id: 'alice-1',
+      input: { greeting: 'hi' },
+    });
+    // Read before the start is applied: a waiting read takes `new` as not yet settled.
+    const waiting = call('alice', 'GET', '/workflows/greeter/alice-1?waitMs=10000');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const signal = {
+      to: Greeter.ref('alice-1').id,
+      name: 'signal',
+      payload: { name: 'go', payload: null },
+      idempotencyKey: 'go-1',
+    };
+    expect((await call('alice', 'POST', '/send', signal)).status).toBe(202);
+    expect(await waiting).toMatchObject({
+      status: 200,
+      body: { id: 'alice-1', status: 'completed', output: 'hi, alice' },
+    });
+  });
+
+  it('answer a waiting read when its waitMs passes, with the status it has then', async () => {
+    const { call } = await serve();
+    await call('alice', 'POST', '/workflows/greeter/start', {
+      id: 'alice-1',
+      input: { greeting: 'hi' },
+    });
+    const started = Date.now();
+    const read = await call('alice', 'GET', '/workflows/greeter/alice-1?waitMs=300');
+    expect(read).toMatchObject({ status: 200, body: { id: 'alice-1', status: 'waiting' } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    // Never started: the wait passes, then 404 as without it.
+    expect((await call('alice', 'GET', '/workflows/greeter/alice-9?waitMs=50')).status).toBe(404);
+  });
+
+  it('answer 400 for a waitMs that is not a whole number of ms up to askTimeoutMs', async () => {
+    const { call } = await serve();
+    for (const waitMs of ['soon', '-1', '1.5', '25001']) {
+      const read = await call('alice', 'GET', `/workflows/greeter/alice-1?waitMs=${waitMs}`);
+      expect(read.status).toBe(400);
+      expect(read.body.error).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: `waitMs must be a whole number of milliseconds from 0 to 25000 (the ingress's askTimeoutMs), not "${waitMs}": to wait longer, read again`,
+      });
+    }
+  });
+
   it('take an instance id %-escaped in the path', async () => {
     const { app, call } = await serve();
     const id = 'alice-a/b c';

@@ -84,7 +84,8 @@ interface SendRequest {
  * - `POST …/workflows/<name>/start` `{ id, input, idempotencyKey? }` → 202
  *   `{ id, messageId, sentAt }`: starts the instance (idempotent per id, as `client.start`)
  * - `GET …/workflows/<name>/<id>` (`%`-escaped) → 200 `{ id, status, output?, error?, … }`, as
- *   `client.workflowStatus` reads it, or 404 for an instance never started
+ *   `client.workflowStatus` reads it, or 404 for an instance never started; with `?waitMs=<ms>`
+ *   (up to `askTimeoutMs`) it first waits that long at most for the instance to end or pause
  *
  * An outcome route takes `&sentAt=<the send's sentAt>` too: then it reads only the outcomes of
  * messages sent since. One read goes through `OUTCOME_READ_MAX_PAGES` outcome pages at most: one
@@ -110,11 +111,12 @@ interface SendRequest {
 export function httpIngress(
   options: HttpIngressOptions,
 ): (request: HttpIngressRequest) => Promise<HttpResponse> {
+  const askTimeoutMs = options.askTimeoutMs ?? 25_000;
   const client = new Client({
     actors: options.actors,
     store: options.store,
     queue: options.queue,
-    askTimeoutMs: options.askTimeoutMs ?? 25_000,
+    askTimeoutMs,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const maxBodyBytes = options.maxBodyBytes ?? 256_000;
@@ -131,6 +133,7 @@ export function httpIngress(
         return await answerWorkflowRoute(route, request, workflows, {
           client,
           maxBodyBytes,
+          maxWaitMs: askTimeoutMs,
           identify: () => identify(callerOfRequest, request, logger),
         });
       }

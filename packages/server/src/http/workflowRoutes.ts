@@ -2,7 +2,9 @@
  * The HTTP ingress's workflow routes, for callers without the TypeScript client (curl, another
  * service): `POST …/workflows/<name>/start` starts an instance as `client.start` does, and
  * `GET …/workflows/<name>/<id>` reads its status, output or error as `client.workflowStatus`
- * does, under the same rule: the workflow's `authorize` with `{ action: 'read', id }`.
+ * does, under the same rule: the workflow's `authorize` with `{ action: 'read', id }`. With
+ * `?waitMs=<ms>` the read waits, up to that long, for the instance to settle (end, or pause):
+ * a long poll, so a caller waits for the result without reading in a tight loop.
  */
 import {
   type AnyActorDefinition,
@@ -11,6 +13,8 @@ import {
   type Caller,
   ErrorCode,
   isTrusted,
+  type WorkflowStatus,
+  type WorkflowSummary,
 } from '@baton/core';
 import { parseTraceparent, workflowOf } from '@baton/core/adapter';
 import type { Client } from '@baton/core/client';
@@ -26,6 +30,8 @@ export type WorkflowRoute =
 export interface WorkflowRouteContext {
   readonly client: Client;
   readonly maxBodyBytes: number;
+  /** The longest `waitMs` a read may ask for (the ingress's `askTimeoutMs`). */
+  readonly maxWaitMs: number;
   readonly identify: () => Promise<Caller>;
 }
 
@@ -33,6 +39,7 @@ export interface WorkflowRouteContext {
 interface RouteRequest {
   readonly body: string;
   readonly bodyBytes?: number;
+  readonly query?: string;
   readonly headers?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -85,10 +92,12 @@ export async function answerWorkflowRoute(
     );
     return json(202, { id: body.id, ...sent });
   }
+  const waitMs = waitOf(request.query, context.maxWaitMs);
   const caller = await context.identify();
   const definition = reachable(workflows, route.workflow, caller);
   // FORBIDDEN unless the workflow lets this caller read this instance.
-  const summary = await context.client.workflowStatus(definition.ref(route.id), { caller });
+  const read = () => context.client.workflowStatus(definition.ref(route.id), { caller });
+  const summary = await settledWithin(read, waitMs);
   if (summary.status === 'new') {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
@@ -97,6 +106,49 @@ export async function answerWorkflowRoute(
     );
   }
   return json(200, summary);
+}
+
+/** The statuses a waiting read returns at once: the final ones, and a pause, which waits for a deploy. */
+const SETTLED: ReadonlySet<WorkflowStatus> = new Set([
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+]);
+
+/**
+ * Reads until the instance settles or `waitMs` passes, backing off from 10 ms to 500 ms between
+ * reads (as `client.result` does); then the last read, whatever its status. A `new` instance is
+ * waited for too: a start just sent may not be applied yet.
+ */
+async function settledWithin(
+  read: () => Promise<WorkflowSummary>,
+  waitMs: number,
+): Promise<WorkflowSummary> {
+  const deadline = Date.now() + waitMs;
+  let delay = 10;
+  for (;;) {
+    const summary = await read();
+    const left = deadline - Date.now();
+    if (SETTLED.has(summary.status) || left <= 0) return summary;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    delay = Math.min(delay * 2, 500);
+  }
+}
+
+/** A read's `waitMs`: 0 when absent; a whole number of ms up to `maxWaitMs`, else 400. */
+function waitOf(query: string | undefined, maxWaitMs: number): number {
+  const given = new URLSearchParams(query ?? '').get('waitMs');
+  if (given === null) return 0;
+  const waitMs = Number(given);
+  if (!/^\d+$/.test(given) || waitMs > maxWaitMs) {
+    throw badRequest(
+      `waitMs must be a whole number of milliseconds from 0 to ${maxWaitMs} (the ingress's askTimeoutMs), not "${given}": to wait longer, read again`,
+      { waitMs: given, maxWaitMs },
+    );
+  }
+  return waitMs;
 }
 
 /**
