@@ -122,6 +122,28 @@ describe("baton dev's door", () => {
     expect(await count()).toBe(5);
   });
 
+  it('prints why it refused a WebSocket from another page, once, since a browser shows only code 1006', async () => {
+    const foreign = 'https://elsewhere.example';
+    const open = () =>
+      new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(dev.origin.replace(/^http/, 'ws'), {
+          headers: { origin: foreign },
+        });
+        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode!));
+        socket.on('open', () => reject(new Error('a WebSocket from another origin was opened')));
+        socket.on('error', () => {});
+      });
+    expect(await open()).toBe(403);
+    expect(await open()).toBe(403);
+    const printed = dev
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('baton dev: refused a WebSocket:'));
+    expect(printed).toEqual([
+      `baton dev: refused a WebSocket: baton dev refuses requests from pages on ${foreign}: only its own pages (${dev.origin}) may call it. If that page is yours, pass --allow-origin ${foreign}.`,
+    ]);
+  });
+
   it('serves the pages that hold its token unframed by other pages and uncached', async () => {
     for (const path of ['/', '/_baton']) {
       const page = await fetch(`${dev.origin}${path}`);

@@ -25,6 +25,9 @@ export interface DevServer {
 }
 
 const HOST = '127.0.0.1';
+/** How many distinct refusals a run prints (each once) before it prints no more. */
+const MAX_REFUSALS_PRINTED = 50;
+
 /** The error code of a request the door refuses (415: not JSON; 403: not allowed). */
 const refusedCode = (status: number) =>
   status === 415 ? ErrorCode.INVALID_ARGUMENT : ErrorCode.FORBIDDEN;
@@ -94,6 +97,15 @@ export async function startDev(
   }
 
   const upgraded = new Set<Duplex>();
+  // A refusal's reason is printed here, once each: a browser shows a refused WebSocket only as
+  // close code 1006, and keeps a refused cross-origin answer from the page. Bounded, as a
+  // rebinding page may name any number of hosts.
+  const refusals = new Set<string>();
+  const noteRefusal = (what: string, message: string) => {
+    if (refusals.has(message) || refusals.size >= MAX_REFUSALS_PRINTED) return;
+    refusals.add(message);
+    log(`baton dev: refused ${what}: ${message}`);
+  };
   let origin = '';
   let door: DevDoor | undefined;
   const webSocketUrl = () => origin.replace(/^http/, 'ws');
@@ -104,6 +116,7 @@ export async function startDev(
     const path = new URL(request.url ?? '/', origin).pathname;
     const answer = door!.check({ method: request.method ?? 'GET', path, headers: request.headers });
     if (answer.kind === 'refuse') {
+      noteRefusal(`${request.method} ${path}`, answer.message);
       return response
         .writeHead(answer.status, { 'content-type': 'application/json' })
         .end(
@@ -180,6 +193,7 @@ export async function startDev(
     socket.on('error', () => {});
     const answer = door!.checkUpgrade(request.headers);
     if (answer.kind === 'refuse') {
+      noteRefusal('a WebSocket', answer.message);
       const body = `${answer.message}\n`;
       socket.end(
         `HTTP/1.1 ${answer.status} Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n` +
