@@ -37,6 +37,8 @@ export default {
     'packages/embedded/src/StoreTables.ts',
     'packages/embedded/src/EmbeddedQueue.ts',
     'packages/embedded/src/QueueState.ts',
+    'packages/embedded/src/pickMessages.ts',
+    'packages/embedded/src/queueMessageChecks.ts',
   ],
   coverageAnalysis: 'perTest',
   incremental: true,

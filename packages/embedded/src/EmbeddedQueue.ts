@@ -25,14 +25,13 @@ import {
 import type { EmbeddedQueueOptions } from './EmbeddedQueueOptions.ts';
 import type { Journal, JournalEntry } from './Journal.ts';
 import {
-  checkMessage,
-  checkMessageSize,
   type DeadLetter,
   ownsQueueEntry,
   type QueueEntry,
   QueueState,
   toLetter,
 } from './QueueState.ts';
+import { checkMessage, checkMessageSize } from './queueMessageChecks.ts';
 import type { StoredMessage } from './StoredMessage.ts';
 
 export type { EmbeddedQueueOptions } from './EmbeddedQueueOptions.ts';

@@ -1,10 +1,9 @@
-import { BatonError, ErrorCode } from '@baton/core';
-import { invalidArgument, type QueueMessage, queueMessageBytes } from '@baton/core/adapter';
 import { ExpiryOrder } from './ExpiryOrder.ts';
 import { GroupSchedule } from './GroupSchedule.ts';
 import { IndexedSet } from './IndexedSet.ts';
 import type { JournalEntry } from './Journal.ts';
 import { MessageGroup } from './MessageGroup.ts';
+import { hasLive, type PickLimits, pickMessages } from './pickMessages.ts';
 import { StoredMessage } from './StoredMessage.ts';
 
 /**
@@ -79,14 +78,6 @@ export interface ReceivePlan {
   readonly expired: StoredMessage[];
   /** The groups taken out of the schedule: give them back with {@link QueueState.refile}. */
   readonly taken: readonly MessageGroup[];
-}
-
-/** Which messages a receive may hand out; the others are dead or expired. */
-export interface PickLimits {
-  /** Receives after which a message goes to the dead-letter queue. */
-  readonly maxReceives: number;
-  /** A message sent at or before this time (epoch ms) is past the queue's retention. */
-  readonly sentBy: number;
 }
 
 /**
@@ -327,89 +318,4 @@ export function ownsQueueEntry(entry: JournalEntry, q: string): boolean {
 export function toLetter(m: StoredMessage, deadAt: number): Letter {
   const { n, group, dedupeId, body, sentAt, receiveCount } = m;
   return { n, group, dedupeId, body, sentAt, receiveCount, deadAt };
-}
-
-/** Throws INVALID_ARGUMENT unless `m` is a queue message SQS FIFO would take. */
-export function checkMessage(m: QueueMessage): void {
-  if (!isNonEmptyString(m?.group)) throw missingField('group');
-  if (!isNonEmptyString(m.dedupeId)) throw missingField('dedupeId');
-  if (typeof m.body !== 'string') throw invalidArgument('a queue message body must be a string');
-}
-
-function isNonEmptyString(value: unknown): boolean {
-  return typeof value === 'string' && value !== '';
-}
-
-function missingField(field: 'group' | 'dedupeId'): BatonError {
-  return invalidArgument(`every queue message needs a non-empty string ${field}`);
-}
-
-/**
- * Throws a terminal MESSAGE_TOO_LARGE, worded as the SQS adapter words it, when `m` is over
- * `maxBytes` (`MAX_MESSAGE_BYTES` by default: SQS's limit) as SQS counts it: its body with the
- * characters SQS refuses escaped, plus the attributes of ids SQS cannot take
- * (`queueMessageBytes`, the SQS adapter's measure).
- */
-export function checkMessageSize(m: QueueMessage, maxBytes: number): void {
-  // A UTF-16 code unit takes at most 6 bytes as SQS counts it (an escape), and an id in an
-  // attribute at most 6 a unit besides its name and type: most messages need no count.
-  if ((m.body.length + m.group.length + m.dedupeId.length) * 6 + 64 <= maxBytes) return;
-  const bytes = queueMessageBytes(m);
-  if (bytes <= maxBytes) return;
-  throw new BatonError(
-    ErrorCode.MESSAGE_TOO_LARGE,
-    `message ${m.dedupeId} to ${m.group} is ${bytes} bytes, more than SQS's ${maxBytes}-byte limit; nothing was sent`,
-    { details: { dedupeId: m.dedupeId, group: m.group, limit: maxBytes, actual: bytes } },
-  );
-}
-
-/** Whether `m` is past the queue's retention. */
-function isExpired(m: StoredMessage, limits: PickLimits): boolean {
-  return m.sentAt <= limits.sentBy;
-}
-
-/** Whether `m` may be handed out: neither expired nor received `maxReceives` times. */
-function isLive(m: StoredMessage, limits: PickLimits): boolean {
-  return m.receiveCount < limits.maxReceives && !isExpired(m, limits);
-}
-
-/** Whether `group` holds a message a receive may hand out. */
-function hasLive(group: MessageGroup, limits: PickLimits): boolean {
-  for (let i = 0; i < group.size; i++) if (isLive(group.at(i)!, limits)) return true;
-  return false;
-}
-
-/**
- * Picks up to `max` messages from `groups` (receivable, oldest head first) into `plan.picks`:
- * round-robin, in order within a group. Messages past the retention go to `plan.expired`, those
- * already received `maxReceives` times to `plan.dead` (the dead-letter queue). Changes nothing
- * else.
- */
-export function pickMessages(
-  groups: readonly MessageGroup[],
-  max: number,
-  limits: PickLimits,
-  plan: Pick<ReceivePlan, 'picks' | 'dead' | 'expired'>,
-): void {
-  const { picks, dead, expired } = plan;
-  /** Per group, the index of the next message to look at; -1 once the group has no more. */
-  const next = new Array<number>(groups.length).fill(0);
-  for (let open = groups.length; picks.length < max && open > 0; ) {
-    for (let g = 0; g < groups.length && picks.length < max; g++) {
-      if (next[g] === -1) continue;
-      const group = groups[g]!;
-      let message = group.at(next[g]!);
-      while (message && !isLive(message, limits)) {
-        (isExpired(message, limits) ? expired : dead).push(message);
-        message = group.at(++next[g]!);
-      }
-      if (message) {
-        picks.push(message);
-        next[g]!++;
-      } else {
-        next[g] = -1;
-        open--;
-      }
-    }
-  }
 }
