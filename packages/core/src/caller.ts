@@ -44,7 +44,7 @@ export const ANONYMOUS: Caller<never> = Object.freeze({ kind: 'anonymous' });
  * @example
  * await client.send(Account.ref('bob'), 'credit', { from: 'bank', amount: 5 }, { caller: SYSTEM });
  */
-export const SYSTEM: Caller<never> = Object.freeze({ kind: 'system' });
+export const SYSTEM: Caller<never> = /* @__PURE__ */ Object.freeze({ kind: 'system' });
 
 /**
  * The caller of a connection whose `auth` returned `identity`: a user, or anonymous when there

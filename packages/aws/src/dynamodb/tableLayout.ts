@@ -55,7 +55,7 @@ export const Attr = {
 export const OUTBOX_INDEX = 'outbox';
 
 /** The attribute DynamoDB's TTL deletes expired items by, in both of Baton's tables. */
-export const TTL_ATTRIBUTE = Attr.ttl;
+export const TTL_ATTRIBUTE: typeof Attr.ttl = 'ttl';
 
 /** The sort key of an actor record. */
 export const RECORD_SK = 'R';
