@@ -6,8 +6,8 @@ import {
 import type { KeyClaim, Store, Timer } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchGetItems } from './batchItems.ts';
+import { countDeadLetters } from './countDeadLetters.ts';
 import { DynamoTurnStore } from './DynamoTurnStore.ts';
-import { countDeadLetters } from './deadLetterItems.ts';
 import { retireHeldOutbox } from './heldSends.ts';
 import { claimToItem, type Item, itemToClaim, itemToTimer } from './itemCodec.ts';
 import { getItem, queryItems, shardQuery } from './readItems.ts';

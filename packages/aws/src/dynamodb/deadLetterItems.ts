@@ -1,11 +1,11 @@
 /**
  * Reading the dead letters kept as items (`A#<actorId>` / `D#<message id>`): one actor's by a
  * query of its partition, every actor's through the sparse outbox index, where each dead letter
- * has a key of its own shard (`DEAD#<shard>`) — and the proof a redrive leaves has none.
+ * has a key of its own shard (`DEAD#<shard>`) — and the proof a redrive leaves has none. Counting
+ * them, which only the sweeper does, is in countDeadLetters.ts.
  */
-import { type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeadLetter } from '@baton/core/adapter';
-import { unavailable } from '../internal/unavailable.ts';
 import { type Item, itemToDeadLetter } from './itemCodec.ts';
 import { getItem, queryActorItems, queryItems, shardQuery } from './readItems.ts';
 import {
@@ -62,32 +62,4 @@ export async function listDeadLetters(
     .map(itemToDeadLetter)
     .filter((letter) => !letter.applied)
     .sort((a, b) => a.at - b.at);
-}
-
-/**
- * See `Store.countDeadLetters`: the keys the sparse index holds under each shard's dead-letter
- * key, counted there (a redrive's proof has none), without reading a letter.
- */
-export async function countDeadLetters(table: DeadLettersTable): Promise<number> {
-  const { client, tableName } = table;
-  const countShard = async (shard: number) => {
-    let count = 0;
-    let from: Item | undefined;
-    do {
-      const input = shardQuery(tableName, deadLetterShardKey(shard), {
-        input: { Select: 'COUNT' },
-      });
-      let page: { Count?: number; LastEvaluatedKey?: Item };
-      try {
-        page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: from }));
-      } catch (error) {
-        throw unavailable('DynamoDB', 'Query (countDeadLetters)', error);
-      }
-      count += page.Count ?? 0;
-      from = page.LastEvaluatedKey;
-    } while (from);
-    return count;
-  };
-  const counts = await Promise.all(Array.from({ length: table.shards }, (_, s) => countShard(s)));
-  return counts.reduce((sum, n) => sum + n, 0);
 }
