@@ -5,23 +5,12 @@ import { MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
 import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
 import { createEngine, type Engine, type EngineOptions, type TurnEngine } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
+import { NO_COUNTS } from './handling.ts';
 import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { runEffects } from './runEffects.ts';
 import { runTurn, type TurnCounts, type TurnResult } from './runTurn.ts';
 import { withinReach } from './timers.ts';
-
-/** The counts of a turn that failed as a whole: none of its messages became anything. */
-const NO_COUNTS: TurnCounts = Object.freeze({
-  applied: 0,
-  rejected: 0,
-  stateTooLarge: 0,
-  deadLettered: 0,
-  parked: 0,
-  skipped: 0,
-  versionConflicts: 0,
-  roomCommits: 0,
-});
 
 /** Actors whose drained record version a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;

@@ -38,6 +38,18 @@ export interface TurnCounts {
   roomCommits: number;
 }
 
+/** Counts of none: where a turn's counts start, and those of a turn that failed as a whole. */
+export const NO_COUNTS: Readonly<TurnCounts> = Object.freeze({
+  applied: 0,
+  rejected: 0,
+  stateTooLarge: 0,
+  deadLettered: 0,
+  parked: 0,
+  skipped: 0,
+  versionConflicts: 0,
+  roomCommits: 0,
+});
+
 /** Counts what a message's effects did. */
 export function count(counts: TurnCounts, effects: MessageEffects, admission: Admission): void {
   const letter = effects.deadLetter;

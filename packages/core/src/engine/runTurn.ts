@@ -11,7 +11,7 @@ import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
 import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
-import { count, handle, skips, type TurnCounts } from './handling.ts';
+import { count, handle, NO_COUNTS, skips, type TurnCounts } from './handling.ts';
 import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { reportReplacedQueue } from './inboxQueue.ts';
@@ -206,16 +206,7 @@ async function applyBatch(
   let undrained: OutboxToDrain | undefined;
   const timers: Timer[] = [];
   let retry: BatonError | undefined;
-  const counts: TurnCounts = {
-    applied: 0,
-    rejected: 0,
-    stateTooLarge: 0,
-    deadLettered: 0,
-    parked: 0,
-    skipped: 0,
-    versionConflicts: 0,
-    roomCommits: 0,
-  };
+  const counts: TurnCounts = { ...NO_COUNTS };
 
   const commit = async () => {
     // This commit replaces the record holding the previous commit's sends: drain them first.
