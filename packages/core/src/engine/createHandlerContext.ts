@@ -51,7 +51,7 @@ export function createHandlerContext(
   actorId: string,
   draft: unknown,
   envelope: Envelope,
-  options: HandlingOptions = {},
+  options: HandlingOptions,
 ): HandlerEffects {
   return HandlerContext.effectsOf(new HandlerContext(engine, actorId, draft, envelope, options));
 }
@@ -117,7 +117,7 @@ class HandlerContext implements ActorContext<unknown> {
     this.#engine = engine;
     this.#envelope = envelope;
     this.#options = options;
-    this.#time = options.now ?? engine.clock.now();
+    this.#time = options.now;
     this.#effects = {
       ctx: this,
       sends: [],
@@ -331,24 +331,16 @@ class HandlerContext implements ActorContext<unknown> {
 
   get [STATE_PAGES](): StatePages {
     const effects = this.#effects;
-    const engine = this.#engine;
-    const actorId = this.self.id;
     const now = this.#time;
     return {
-      keepBytes: historyBytes(engine.store.limits),
+      keepBytes: historyBytes(this.#engine.store.limits),
       put(id, value) {
         effects.pages.push({ kind: 'page', peer: id, mark: value, expiresAt: PAGE_EXPIRES_AT });
       },
       drop(id) {
         effects.pages.push({ kind: 'page', peer: id, mark: null, expiresAt: now });
       },
-      read:
-        this.#options.readPages ??
-        (async (ids) => {
-          const keys = ids.map((peer) => ({ kind: 'page' as const, peer }));
-          const found = await engine.store.readOverflow(actorId, keys);
-          return new Map(found.map((page) => [page.peer, page.mark]));
-        }),
+      read: this.#options.readPages,
     };
   }
 
@@ -362,7 +354,7 @@ class HandlerContext implements ActorContext<unknown> {
    * never match a later one.
    */
   #derivedId(kind: string, n: number): string {
-    const basis = this.#options.handling ?? [this.#envelope.id];
+    const basis = this.#options.handling;
     return messageFingerprint(kind, [...basis, n]).slice(0, 16);
   }
 
@@ -393,7 +385,7 @@ class HandlerContext implements ActorContext<unknown> {
     return {
       actor: this.self.id,
       messageId: this.#envelope.id,
-      ...(inboxPosition === undefined ? {} : { inboxPosition }),
+      inboxPosition,
       ...(trace
         ? { traceId: trace.traceId, spanId: trace.spanId, parentSpanId: trace.parentId }
         : {}),

@@ -29,19 +29,19 @@ export interface HandlerEffects {
 
 /** Where a handling stands besides its message: see `createHandlerContext`. */
 export interface HandlingOptions {
-  inboxPosition?: string;
-  /** Reads pages of the actor's state (see `StatePages` in contextSlots.ts); without it, from the store. */
-  readPages?: StatePages['read'];
+  /** The message's place in the inbox, which the handler's log entries carry. */
+  inboxPosition: string;
+  /** Reads pages of the actor's state (see `StatePages` in contextSlots.ts). */
+  readPages: StatePages['read'];
   trace?: HandlingTrace;
   /**
    * What tells this handling from every other of the actor, in any of its lives: the ids of
    * its asks and timer schedulings derive from it. The turn gives the record's life, the
-   * version its commit builds on and the message's place in that commit. Default: the message
-   * id (unique only while the message is, e.g. not for a client key reused after retention).
+   * version its commit builds on and the message's place in that commit.
    */
-  handling?: readonly unknown[];
-  /** The handling's time (`ctx.now()`), read once by the turn for the message. Default: the engine's clock. */
-  now?: number;
+  handling: readonly unknown[];
+  /** The handling's time (`ctx.now()`), read once by the turn for the message. */
+  now: number;
   /** See `CONFIRM_RECORD` in contextSlots.ts. Default: none to confirm (the record was read from the store). */
   confirmRecord?: () => Promise<void>;
   /** Earlier messages of the turn wait to commit with this one: see `COMMIT_FIRST` in contextSlots.ts. */
