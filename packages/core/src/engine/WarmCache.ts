@@ -5,10 +5,10 @@ import type { WarmEntries } from '../contextSlots.ts';
  * suspended run), least recently used first out. A handler takes its entry out as it starts and
  * puts one back as it ends, so two handlings of one actor never share an entry; whoever puts an
  * entry back must be able to tell, next time, whether the committed record is still the one it
- * left (the entry is only a hint).
+ * left (the entry is only a hint). A worker keeps the record versions it drained in one too.
  */
-export class WarmCache implements WarmEntries {
-  readonly #entries = new Map<string, unknown>();
+export class WarmCache<T = unknown> implements WarmEntries {
+  readonly #entries = new Map<string, T>();
   readonly #capacity: number;
 
   constructor(capacity: number) {
@@ -16,13 +16,13 @@ export class WarmCache implements WarmEntries {
   }
 
   /** Removes and returns the entry of `key`. */
-  take(key: string): unknown {
+  take(key: string): T | undefined {
     const value = this.#entries.get(key);
     this.#entries.delete(key);
     return value;
   }
 
-  put(key: string, value: unknown): void {
+  put(key: string, value: T): void {
     if (this.#capacity <= 0) return;
     this.#entries.delete(key);
     this.#entries.set(key, value);

@@ -11,6 +11,7 @@ import type { Inbound } from './Inbound.ts';
 import { runEffects } from './runEffects.ts';
 import { runTurn, type TurnCounts, type TurnResult } from './runTurn.ts';
 import { withinReach } from './timers.ts';
+import { WarmCache } from './WarmCache.ts';
 
 /** Actors whose drained record version a worker remembers; the least recent are forgotten. */
 const DRAINED_ACTORS = 10_000;
@@ -49,7 +50,7 @@ export class PushWorker {
    * counts its versions from 0 again, and a turn of this worker that committed nothing may
    * have read the old life's record from its cache. Trusted for the mark retention only.
    */
-  readonly #drained = new Map<string, Drained>();
+  readonly #drained = new WarmCache<Drained>(DRAINED_ACTORS);
 
   constructor(options: EngineOptions<TurnStore, TurnQueue> | TurnEngine) {
     this.engine = 'registry' in options ? options : createEngine(options);
@@ -152,8 +153,7 @@ export class PushWorker {
 
   /** The version of `actorId`'s record whose sends this worker drained, forgetting it. */
   #takeDrained(actorId: string, now: number): Drained | undefined {
-    const drained = this.#drained.get(actorId);
-    this.#drained.delete(actorId);
+    const drained = this.#drained.take(actorId);
     if (!drained || now - drained.at >= this.engine.markRetentionMs) {
       return undefined;
     }
@@ -165,11 +165,7 @@ export class PushWorker {
    * began: the version is trusted for the mark retention from then, never longer than from the drain.
    */
   #rememberDrained(actorId: string, { ver, life }: TurnResult, at: number): void {
-    this.#drained.set(actorId, { ver, life, at });
-    if (this.#drained.size > DRAINED_ACTORS) {
-      const oldest = this.#drained.keys().next().value;
-      if (oldest !== undefined) this.#drained.delete(oldest);
-    }
+    this.#drained.put(actorId, { ver, life, at });
   }
 
   /**
