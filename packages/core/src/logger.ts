@@ -29,12 +29,14 @@ export function jsonLogger(
 ): Logger {
   const min = ORDER[options.level ?? 'info'];
   const write = options.write ?? stdoutLine;
-  const entry =
-    (level: Exclude<LogLevel, 'silent'>) =>
-    (message: string, ...fields: Array<Record<string, unknown>>) => {
-      if (ORDER[level] < min) return;
-      write(JSON.stringify(Object.assign({ level, message }, options.fields, ...fields)));
-    };
+  return atEachLevel((level) => (message, ...fields) => {
+    if (ORDER[level] < min) return;
+    write(JSON.stringify(Object.assign({ level, message }, options.fields, ...fields)));
+  });
+}
+
+/** A logger whose method of each level is the one `entry` makes for it. */
+function atEachLevel(entry: (level: keyof Logger) => Logger[keyof Logger]): Logger {
   return { debug: entry('debug'), info: entry('info'), warn: entry('warn'), error: entry('error') };
 }
 
@@ -58,9 +60,9 @@ export const silentLogger: Logger = /* @__PURE__ */ jsonLogger({ level: 'silent'
 /** A logger that adds `fields` to every entry of `logger`. */
 export function childLogger(logger: Logger, fields: Record<string, unknown>): Logger {
   // Called as methods: a class-based logger (a Powertools `Logger`) needs its `this`.
-  const wrap =
-    (level: 'debug' | 'info' | 'warn' | 'error') =>
-    (message: string, ...extra: Array<Record<string, unknown>>) =>
-      logger[level](message, Object.assign({}, fields, ...extra));
-  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+  return atEachLevel(
+    (level) =>
+      (message, ...extra) =>
+        logger[level](message, Object.assign({}, fields, ...extra)),
+  );
 }
