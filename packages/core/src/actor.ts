@@ -6,7 +6,7 @@
 import type * as z from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import type { Caller } from './caller.ts';
-import { BatonError, ErrorCode, invalidArgument } from './errors.ts';
+import { BatonError, batonError, ErrorCode, invalidArgument } from './errors.ts';
 import type { JsonOf } from './jsonOf.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import type { Schema } from './schema.ts';
@@ -247,20 +247,20 @@ function checkAccess(type: string, handlers: Record<string, Partial<AnyHandlerSp
 export function checkActorKey(type: string, key: string, where: string): void {
   const bytes = utf8Bytes(key);
   if (bytes === undefined) {
-    throw new BatonError(
+    throw batonError(
       ErrorCode.INVALID_REF,
       `${where}: the key of a ${type} actor holds an unpaired UTF-16 surrogate, which has no ` +
         'UTF-8 form: use a key of well-formed text',
-      { details: { type } },
+      { type },
     );
   }
   if (bytes > MAX_ACTOR_KEY_BYTES) {
-    throw new BatonError(
+    throw batonError(
       ErrorCode.INVALID_REF,
       `${where}: the key of a ${type} actor is ${bytes} UTF-8 bytes, more than the ` +
         `${MAX_ACTOR_KEY_BYTES} an actor key may have (DynamoDB key limits): use a shorter key, ` +
         'e.g. a hash of a long one',
-      { details: { type, limit: MAX_ACTOR_KEY_BYTES, actual: bytes } },
+      { type, limit: MAX_ACTOR_KEY_BYTES, actual: bytes },
     );
   }
 }

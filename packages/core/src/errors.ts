@@ -320,5 +320,19 @@ export function withheld(error: BatonError, log?: (text: string) => void): Baton
  * throw invalidArgument(`batchSize must be 1 to 10, got ${size}`, { option: 'batchSize', value: size });
  */
 export function invalidArgument(message: string, details?: Record<string, unknown>): BatonError {
-  return new BatonError(ErrorCode.INVALID_ARGUMENT, message, details ? { details } : {});
+  return batonError(ErrorCode.INVALID_ARGUMENT, message, details);
+}
+
+/**
+ * A {@link BatonError} with `details` and no other option: the shape most of Baton's errors take.
+ *
+ * @example
+ * throw batonError(ErrorCode.UNKNOWN_ACTOR, `unknown actor type "${type}"`, { type });
+ */
+export function batonError(
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+): BatonError {
+  return new BatonError(code, message, { details });
 }

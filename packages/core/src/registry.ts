@@ -4,7 +4,7 @@
  */
 import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './actor.ts';
 import type { AnyEffectDefinition } from './effect.ts';
-import { BatonError, ErrorCode, invalidArgument } from './errors.ts';
+import { BatonError, batonError, ErrorCode, invalidArgument } from './errors.ts';
 import type { Schema } from './schema.ts';
 import { parseActorId } from './shared/actorId.ts';
 
@@ -46,10 +46,10 @@ export class Registry {
   effect(name: string): AnyEffectDefinition {
     const effect = this.#effects.get(name);
     if (!effect) {
-      throw new BatonError(
+      throw batonError(
         ErrorCode.UNKNOWN_MESSAGE,
         `unknown effect "${name}": register it with the app's effects (known: ${[...this.#effects.keys()].join(', ') || 'none'})`,
-        { details: { effect: name } },
+        { effect: name },
       );
     }
     return effect;
@@ -73,14 +73,14 @@ export class Registry {
   definition(type: string): AnyActorDefinition {
     const definition = this.#types.get(type);
     if (!definition) {
-      throw new BatonError(
+      throw batonError(
         ErrorCode.UNKNOWN_ACTOR,
         `unknown actor type "${type}": register it with the app (known: ${this.types.join(', ') || 'none'})` +
           // A workflow's instances are actors of type `wf-<name>`.
           (type.startsWith('wf-')
             ? `; for workflow "${type.slice(3)}", pass it as defineApp's workflows (or its .actor among the actors)`
             : ''),
-        { details: { type } },
+        { type },
       );
     }
     return definition;
@@ -104,10 +104,10 @@ export class Registry {
     const handlers = definition.handlers as Record<string, AnyHandler>;
     const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
     if (!handler) {
-      throw new BatonError(
+      throw batonError(
         ErrorCode.UNKNOWN_MESSAGE,
         `actor type "${parsed.type}" has no handler "${name}" (it has: ${Object.keys(handlers).join(', ')})`,
-        { details: { type: parsed.type, name } },
+        { type: parsed.type, name },
       );
     }
     return {
@@ -137,7 +137,8 @@ function parseWith(
     message: issue.message,
   }));
   const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-  throw new BatonError(ErrorCode.INVALID_PAYLOAD, `invalid payload for ${what}: ${summary}`, {
-    details: { ...details, issues },
+  throw batonError(ErrorCode.INVALID_PAYLOAD, `invalid payload for ${what}: ${summary}`, {
+    ...details,
+    issues,
   });
 }

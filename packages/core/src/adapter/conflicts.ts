@@ -3,32 +3,32 @@
  * from their vendor's failure (DynamoDB: the cancellation reasons of a TransactWriteItems);
  * the engine reads them back with {@link readConflict}.
  */
-import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
+import { type BatonError, batonError, ErrorCode, isBatonError } from '../errors.ts';
 import type { ActorRecord } from './storedRecords.ts';
 
 export { jsonSize } from '../shared/jsonSize.ts';
 
 /** The record's version moved. `current` is the stored record when the backend returned it. */
 export function versionConflict(actorId: string, current?: ActorRecord): BatonError {
-  return new BatonError(
+  return batonError(
     ErrorCode.VERSION_CONFLICT,
     `actor ${actorId} was committed by someone else since it was read`,
-    { details: { actorId, current } },
+    { actorId, current },
   );
 }
 
 /** Idempotency records with these keys already exist. */
 export function duplicateKeys(keys: readonly string[]): BatonError {
-  return new BatonError(ErrorCode.DUPLICATE, `idempotency keys already used: ${keys.join(', ')}`, {
-    details: { keys: [...keys] },
+  return batonError(ErrorCode.DUPLICATE, `idempotency keys already used: ${keys.join(', ')}`, {
+    keys: [...keys],
   });
 }
 
 export function transactionTooLarge(what: string, limit: number, actual: number): BatonError {
-  return new BatonError(
+  return batonError(
     ErrorCode.TRANSACTION_TOO_LARGE,
     `commit too large: ${what} is ${actual}, the limit is ${limit}`,
-    { details: { what, limit, actual } },
+    { what, limit, actual },
   );
 }
 

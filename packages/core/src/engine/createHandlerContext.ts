@@ -27,7 +27,7 @@ import {
   WARM_CACHE,
 } from '../contextSlots.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
-import { BatonError, ErrorCode, invalidArgument } from '../errors.ts';
+import { batonError, ErrorCode, invalidArgument } from '../errors.ts';
 import { childLogger, type Logger } from '../logger.ts';
 import { uuidFrom } from '../shared/random.ts';
 import { parseStored, storable } from '../storedPayload.ts';
@@ -214,10 +214,10 @@ class HandlerContext implements ActorContext<unknown> {
         );
       }
       const id = this.#derivedId('ask', this.#asked++);
-      const timeout = new BatonError(
+      const timeout = batonError(
         ErrorCode.ASK_TIMEOUT,
         `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
-        { details: { to: to.id, name, timeoutMs } },
+        { to: to.id, name, timeoutMs },
       );
       const context = storable(`the context of an ask answered by "${then}"`, options.context);
       const reply = { ok: false, error: timeout.toJSON(), context: context ?? null };

@@ -3,7 +3,7 @@
  * timer's id, when a schedule is due; and how long an ask waits for its reply by default.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import { BatonError, ErrorCode, invalidArgument } from '../errors.ts';
+import { batonError, ErrorCode, invalidArgument } from '../errors.ts';
 
 /** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
 export function checkPayloadSize(
@@ -15,10 +15,10 @@ export function checkPayloadSize(
 ): void {
   const size = jsonSize(payload);
   if (size > limit) {
-    throw new BatonError(
+    throw batonError(
       ErrorCode.MESSAGE_TOO_LARGE,
       `payload of "${name}" ${what} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
-      { details: { ...(to === undefined ? {} : { to }), name, size, limit } },
+      { ...(to === undefined ? {} : { to }), name, size, limit },
     );
   }
 }

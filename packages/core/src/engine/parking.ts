@@ -8,7 +8,7 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
-import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { BatonError, batonError, ErrorCode, type SerializedError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import type { TurnEngine } from './createEngine.ts';
@@ -120,10 +120,10 @@ export function parkedLetterRefused(
     action === 'redrive'
       ? `resume ${actorId} to apply it (${followUp`actors resume ${actorId}`})`
       : `to keep it from being applied, deploy code whose handler leaves it be, then resume ${actorId}`;
-  return new BatonError(
+  return batonError(
     ErrorCode.INVALID_STATE,
     `message ${messageId} is parked at ${actorId}, which is paused, not dead-lettered: it is applied, in order, when ${actorId} is resumed, and a parked message cannot be ${action === 'redrive' ? 'redriven' : 'purged'}; ${instead}`,
-    { details: { actorId, messageId, parked: letter.parked } },
+    { actorId, messageId, parked: letter.parked },
   );
 }
 

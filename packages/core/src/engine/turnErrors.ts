@@ -1,7 +1,7 @@
 /** The terminal errors the turn engine gives a message it cannot apply. */
 import { type Envelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
-import { BatonError, ErrorCode, messageOf } from '../errors.ts';
+import { BatonError, batonError, ErrorCode, messageOf } from '../errors.ts';
 
 /** What became of a message its handler's fault made unfit to commit. */
 const KEPT = 'the state is unchanged and the message was kept as a dead letter';
@@ -15,10 +15,10 @@ const MAYBE_APPLIED =
 
 export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError {
   const limit = limits.maxItemBytes;
-  return new BatonError(
+  return batonError(
     ErrorCode.STATE_TOO_LARGE,
     `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; ${REJECTED}: keep large data elsewhere or split the actor`,
-    { details: { actorId, limit } },
+    { actorId, limit },
   );
 }
 
@@ -62,10 +62,10 @@ export function stateBreaksSchema(
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
 ): BatonError {
   const { found, summary } = issuesOf(issues);
-  return new BatonError(
+  return batonError(
     ErrorCode.INVALID_STATE,
     `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${KEPT}: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
-    { details: { actorId, handler, issues: found } },
+    { actorId, handler, issues: found },
   );
 }
 
@@ -81,10 +81,10 @@ export function initialBreaksSchema(
 ): BatonError {
   const { found, summary } = issuesOf(issues);
   const type = actorId.slice(0, actorId.indexOf('/'));
-  return new BatonError(
+  return batonError(
     ErrorCode.INVALID_STATE,
     `initial() of ${type} returns state its schema refuses (${summary}), and handler "${handler}" of ${actorId} left it so; ${KEPT}: make initial() return state the schema takes (or fix the schema), deploy, then redrive it`,
-    { details: { actorId, handler, initial: true, issues: found } },
+    { actorId, handler, initial: true, issues: found },
   );
 }
 
@@ -113,26 +113,26 @@ export function keptAsDeadLetter(envelope: Envelope, error: BatonError): BatonEr
 
 /** `limit`: the largest outcome the backend keeps (its item limit, less an outcome page's room). */
 export function replyTooLarge(envelope: Envelope, limit: number): BatonError {
-  return new BatonError(
+  return batonError(
     ErrorCode.MESSAGE_TOO_LARGE,
     `the reply to ${envelope.id} with its outcome record is larger than the ${limit} bytes the backend keeps for one; ${REJECTED}: reply with less and keep large data elsewhere`,
-    { details: { message: envelope.id, limit } },
+    { message: envelope.id, limit },
   );
 }
 
 export function commitTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
-  return new BatonError(
+  return batonError(
     ErrorCode.MESSAGE_TOO_LARGE,
     `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes); ${KEPT}: send fewer or smaller messages per handler, deploy, then redrive it`,
-    { details: { message: envelope.id, ...limits } },
+    { message: envelope.id, ...limits },
   );
 }
 
 export function deadLettered(envelope: Envelope, attempts: number, last: BatonError): BatonError {
-  return new BatonError(
+  return batonError(
     ErrorCode.DEAD_LETTERED,
     `message ${envelope.id} to ${envelope.to} failed ${attempts} times (last: ${last.message}); it is kept as a dead letter, the actor unchanged: fix the cause, then redrive it`,
-    { details: { messageId: envelope.id, actorId: envelope.to, attempts, cause: last.toJSON() } },
+    { messageId: envelope.id, actorId: envelope.to, attempts, cause: last.toJSON() },
   );
 }
 
@@ -222,12 +222,10 @@ export function isEndedLifeCopy(envelope: Envelope): boolean {
  */
 export function senderLifeEnded(envelope: Envelope, now: number): BatonError | undefined {
   if (!isEndedLifeCopy(envelope)) return undefined;
-  return new BatonError(
+  return batonError(
     ErrorCode.DEAD_LETTERED,
     `message ${envelope.id} to ${envelope.to} was committed ${days(now - envelope.sentAt)} days ago by a life of ${envelope.from} that has ended (its record expired while the message waited in its outbox): ${MAYBE_APPLIED}`,
-    {
-      details: { messageId: envelope.id, actorId: envelope.to, sentAt: envelope.sentAt },
-    },
+    { messageId: envelope.id, actorId: envelope.to, sentAt: envelope.sentAt },
   );
 }
 
@@ -261,16 +259,14 @@ export function outlivedItsProof(
   const age = now - envelope.sentAt;
   if (age < retentionMs - clockMargin(retentionMs)) return undefined;
   const proof = ingress ? 'its outcome' : "its sender's mark";
-  return new BatonError(
+  return batonError(
     ErrorCode.DEAD_LETTERED,
     `${ingress ? 'ingress ' : ''}message ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as ${proof} is kept (${days(retentionMs)} days): ${MAYBE_APPLIED}`,
     {
-      details: {
-        messageId: envelope.id,
-        actorId: envelope.to,
-        sentAt: envelope.sentAt,
-        retentionMs,
-      },
+      messageId: envelope.id,
+      actorId: envelope.to,
+      sentAt: envelope.sentAt,
+      retentionMs,
     },
   );
 }
