@@ -31,6 +31,7 @@ import { listDeadLetters, readDeadLetter } from './deadLetterItems.ts';
 import { markEffectsDone, readEffectsDone } from './effectMarks.ts';
 import {
   type Item,
+  itemKey,
   itemToIdempotency,
   itemToOutbox,
   itemToOverflow,
@@ -41,7 +42,6 @@ import { mapTransactionError, pageExistedOnly } from './mapTransactionError.ts';
 import { readPages } from './outcomePages.ts';
 import { getItem, queryActorItems } from './readItems.ts';
 import {
-  Attr,
   actorPk,
   DYNAMO_STORE_LIMITS,
   IDEMPOTENCY_SK,
@@ -195,12 +195,7 @@ export class DynamoTurnStore implements TurnStore {
     seqs: readonly number[],
     life: string | undefined,
   ): Promise<void> {
-    const keys = [...new Set(seqs)].map(
-      (seq): Item => ({
-        [Attr.pk]: { S: actorPk(actorId) },
-        [Attr.sk]: { S: outboxSk(seq, life) },
-      }),
-    );
+    const keys = [...new Set(seqs)].map((seq) => itemKey(actorPk(actorId), outboxSk(seq, life)));
     await batchDeleteItems(this.#client, this.tableName, 'BatchWriteItem (deleteOutbox)', keys);
   }
 
@@ -278,7 +273,7 @@ export class DynamoTurnStore implements TurnStore {
     const wanted = new Map<string, Item>();
     for (const { kind, peer } of keys) {
       const sk = overflowSk(kind, peer);
-      wanted.set(sk, { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: sk } });
+      wanted.set(sk, itemKey(actorPk(actorId), sk));
     }
     const all = [...wanted.values()];
     const found = await batchGetItems(

@@ -10,6 +10,7 @@ import type { Clock, Commit } from '@baton/core/adapter';
 import {
   deadLetterToItem,
   idempotencyToItem,
+  itemKey,
   outboxToItem,
   overflowToItem,
   recordToItem,
@@ -116,6 +117,6 @@ export function atVersion(
 /** Deletes one of the actor's own items; deleting an absent one is not an error. */
 function deleteOf(TableName: string, actorId: string, sk: string): TransactWriteItem {
   return {
-    Delete: { TableName, Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: sk } } },
+    Delete: { TableName, Key: itemKey(actorPk(actorId), sk) },
   };
 }

@@ -6,7 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '@baton/core/adapter';
 import { batchGetItems, batchPutItems } from './batchItems.ts';
-import { type Item, ttlOf } from './itemCodec.ts';
+import { type Item, itemKey, ttlOf } from './itemCodec.ts';
 import { Attr, EFFECT_DONE_SK, effectDonePk } from './tableLayout.ts';
 
 /** Where the marks live, and the clock that tells an expired one (TTL deletes within days). */
@@ -16,10 +16,7 @@ export interface EffectMarksTable {
   readonly clock: Clock;
 }
 
-const keyOf = (key: string): Item => ({
-  [Attr.pk]: { S: effectDonePk(key) },
-  [Attr.sk]: { S: EFFECT_DONE_SK },
-});
+const keyOf = (key: string): Item => itemKey(effectDonePk(key), EFFECT_DONE_SK);
 
 /** Which of `keys` have an unexpired done-mark (one consistent BatchGetItem per 100 keys). */
 export async function readEffectsDone(

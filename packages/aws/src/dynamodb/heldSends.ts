@@ -6,7 +6,7 @@
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { atVersion } from './commitItems.ts';
-import { ttlOf } from './itemCodec.ts';
+import { itemKey, ttlOf } from './itemCodec.ts';
 import { Attr, actorPk, RECORD_SK } from './tableLayout.ts';
 
 /** The table the records are in. */
@@ -29,7 +29,7 @@ export async function retireHeldOutbox(
     await table.client.send(
       new UpdateItemCommand({
         TableName: table.tableName,
-        Key: { [Attr.pk]: { S: actorPk(actorId) }, [Attr.sk]: { S: RECORD_SK } },
+        Key: itemKey(actorPk(actorId), RECORD_SK),
         UpdateExpression: `SET #ver = :next${halted ? ', #ttl = :ttl' : ''} REMOVE #outbox, #apart, #obPk, #obAt`,
         ConditionExpression: at.ConditionExpression,
         ExpressionAttributeNames: {

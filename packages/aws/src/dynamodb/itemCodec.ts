@@ -44,6 +44,11 @@ import {
 
 export type Item = Record<string, AttributeValue>;
 
+/** An item's key, `pk` + `sk`, as DynamoDB takes it. */
+export function itemKey(pk: string, sk: string): Item {
+  return { [Attr.pk]: { S: pk }, [Attr.sk]: { S: sk } };
+}
+
 const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
 
 /**

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { BatonError, ErrorCode } from '@baton/core';
 import type { Clock, OutcomePageWrite, PagedOutcome } from '@baton/core/adapter';
-import type { Item } from './itemCodec.ts';
+import { type Item, itemKey } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
 import { Attr, boundedKey, IDEMPOTENCY_PK_PREFIX } from './tableLayout.ts';
 
@@ -48,7 +48,7 @@ export function pageWriteItem(
   now: number,
   whole = false,
 ): TransactWriteItem {
-  const key = { [Attr.pk]: { S: outcomePagesPk(actorId) }, [Attr.sk]: { S: pageSk(write.page) } };
+  const key = itemKey(outcomePagesPk(actorId), pageSk(write.page));
   // DynamoDB's TTL reads epoch seconds; it deletes within days, so reads check `e` too.
   const ttl = { N: String(Math.ceil(latestExpiry(write) / 1000)) };
   const pm = { N: String(write.sentAt) };

@@ -9,7 +9,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { unavailable } from '../internal/unavailable.ts';
-import type { Item } from './itemCodec.ts';
+import { type Item, itemKey } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
 import { Attr, actorPk, OUTBOX_INDEX } from './tableLayout.ts';
 
@@ -24,7 +24,7 @@ export async function getItem(
     const result = await client.send(
       new GetItemCommand({
         TableName: tableName,
-        Key: { [Attr.pk]: { S: key.pk }, [Attr.sk]: { S: key.sk } },
+        Key: itemKey(key.pk, key.sk),
         ConsistentRead: true,
       }),
     );
