@@ -87,9 +87,7 @@ function putFields(item: Item, record: ActorRecord, fields: readonly RecordField
 export function recordToItem(record: ActorRecord, shards: number): Item {
   const held = record.outbox && record.outbox.length > 0 ? record.outbox : undefined;
   // Built attribute by attribute in `marshall`'s order, each as `marshall` would write it.
-  const known: Item = {};
-  known[Attr.pk] = toAttr(actorPk(record.id));
-  known[Attr.sk] = toAttr(RECORD_SK);
+  const known = itemKey(actorPk(record.id), RECORD_SK);
   putFields(known, record, RECORD_FIELDS);
   // A halted actor's record: DynamoDB's TTL deletes it once it expires — but not while it
   // holds sends, which would go with it (the sweeper that retires them sets the TTL then), nor
@@ -128,9 +126,7 @@ export function itemToRecord(item: Item): ActorRecord {
 }
 
 export function outboxToItem(item: OutboxItem, shards: number): Item {
-  const out: Item = {};
-  out[Attr.pk] = toAttr(actorPk(item.actorId));
-  out[Attr.sk] = toAttr(outboxSk(item.seq, item.life));
+  const out = itemKey(actorPk(item.actorId), outboxSk(item.seq, item.life));
   out[Attr.envelopes] = toAttr(json(item.envelopes));
   out[Attr.createdAt] = toAttr(item.createdAt);
   out[Attr.obPk] = toAttr(outboxShardKey(outboxShard(item.actorId, shards)));
@@ -149,9 +145,7 @@ export function itemToOutbox(item: Item): OutboxItem {
 }
 
 export function idempotencyToItem(record: IdempotencyRecord): Item {
-  const out: Item = {};
-  out[Attr.pk] = toAttr(idempotencyPk(record.key));
-  out[Attr.sk] = toAttr(IDEMPOTENCY_SK);
+  const out = itemKey(idempotencyPk(record.key), IDEMPOTENCY_SK);
   if (!isShortId(record.key)) out[Attr.key] = toAttr(record.key);
   out[Attr.actorId] = toAttr(record.actorId);
   out[Attr.outcome] = toAttr(json(record.outcome));
