@@ -9,6 +9,7 @@ import type { Put, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { Clock, Commit } from '@baton/core/adapter';
 import {
   deadLetterToItem,
+  type Item,
   idempotencyToItem,
   itemKey,
   outboxToItem,
@@ -53,7 +54,7 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
     },
   ];
   for (const item of commit.outbox) {
-    items.push({ Put: { TableName, Item: outboxToItem(item, shards) } });
+    items.push(putOf(TableName, outboxToItem(item, shards)));
   }
   for (const outcome of commit.idempotency) {
     items.push({
@@ -72,16 +73,16 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
     items.push(pageWriteItem(TableName, record.id, commit.outcomes, clock.now(), whole));
   }
   for (const outcome of commit.replaceIdempotency ?? []) {
-    items.push({ Put: { TableName, Item: idempotencyToItem(outcome) } });
+    items.push(putOf(TableName, idempotencyToItem(outcome)));
   }
   for (const letter of commit.deadLetters?.put ?? []) {
-    items.push({ Put: { TableName, Item: deadLetterToItem(letter, shards) } });
+    items.push(putOf(TableName, deadLetterToItem(letter, shards)));
   }
   for (const mark of commit.overflow ?? []) {
-    items.push({ Put: { TableName, Item: overflowToItem(record.id, mark) } });
+    items.push(putOf(TableName, overflowToItem(record.id, mark)));
   }
   for (const timer of commit.timers?.put ?? []) {
-    items.push({ Put: { TableName, Item: timerToItem(timer, shards) } });
+    items.push(putOf(TableName, timerToItem(timer, shards)));
   }
   for (const messageId of commit.deadLetters?.remove ?? []) {
     items.push(deleteOf(TableName, record.id, deadLetterSk(messageId)));
@@ -112,6 +113,11 @@ export function atVersion(
     ExpressionAttributeValues:
       life === undefined ? expected : { ...expected, ':life': { S: life } },
   };
+}
+
+/** Puts one item, whatever is stored under its key. */
+function putOf(TableName: string, Item: Item): TransactWriteItem {
+  return { Put: { TableName, Item } };
 }
 
 /** Deletes one of the actor's own items; deleting an absent one is not an error. */
