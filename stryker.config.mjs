@@ -29,6 +29,7 @@ export default {
   mutate: [
     'packages/core/src/engine/**/*.ts',
     '!packages/core/src/engine/**/*.test.ts',
+    'packages/core/src/schemaIssues.ts',
     'packages/embedded/src/EmbeddedStore.ts',
     'packages/embedded/src/commitEntry.ts',
     'packages/embedded/src/StoreListeners.ts',

@@ -6,6 +6,7 @@ import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './acto
 import type { AnyEffectDefinition } from './effect.ts';
 import { BatonError, batonError, ErrorCode, invalidArgument } from './errors.ts';
 import type { Schema } from './schema.ts';
+import { schemaIssues } from './schemaIssues.ts';
 import { parseActorId } from './shared/actorId.ts';
 
 export type AnyHandler = HandlerSpec<unknown, Schema, unknown>;
@@ -132,11 +133,7 @@ function parseWith(
 ): unknown {
   const result = schema.safeParse(payload);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({
-    path: ['payload', ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
-  const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const { found: issues, summary } = schemaIssues('payload', result.error.issues);
   throw batonError(ErrorCode.INVALID_PAYLOAD, `invalid payload for ${what}: ${summary}`, {
     ...details,
     issues,

@@ -2,6 +2,7 @@
 import { type Envelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
 import { BatonError, batonError, ErrorCode, messageOf } from '../errors.ts';
+import { type SchemaIssue, schemaIssues } from '../schemaIssues.ts';
 
 /** What became of a message its handler's fault made unfit to commit. */
 const KEPT = 'the state is unchanged and the message was kept as a dead letter';
@@ -59,9 +60,9 @@ export function leftNotJson(
 export function stateBreaksSchema(
   actorId: string,
   handler: string,
-  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+  issues: readonly SchemaIssue[],
 ): BatonError {
-  const { found, summary } = issuesOf(issues);
+  const { found, summary } = schemaIssues('state', issues);
   return batonError(
     ErrorCode.INVALID_STATE,
     `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${KEPT}: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
@@ -77,26 +78,15 @@ export function stateBreaksSchema(
 export function initialBreaksSchema(
   actorId: string,
   handler: string,
-  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+  issues: readonly SchemaIssue[],
 ): BatonError {
-  const { found, summary } = issuesOf(issues);
+  const { found, summary } = schemaIssues('state', issues);
   const type = actorId.slice(0, actorId.indexOf('/'));
   return batonError(
     ErrorCode.INVALID_STATE,
     `initial() of ${type} returns state its schema refuses (${summary}), and handler "${handler}" of ${actorId} left it so; ${KEPT}: make initial() return state the schema takes (or fix the schema), deploy, then redrive it`,
     { actorId, handler, initial: true, issues: found },
   );
-}
-
-/** A schema's issues with the state, each as `state.<path>`, and all in one line. */
-function issuesOf(
-  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
-): { found: { path: string; message: string }[]; summary: string } {
-  const found = issues.map((issue) => ({
-    path: ['state', ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
-  return { found, summary: found.map((i) => `${i.path}: ${i.message}`).join('; ') };
 }
 
 /**
