@@ -4,6 +4,11 @@ import type { StoreLimits } from '../adapter/ports.ts';
 import { BatonError, batonError, ErrorCode, messageOf } from '../errors.ts';
 import { type SchemaIssue, schemaIssues } from '../schemaIssues.ts';
 
+/** The details that name a message: its id and the actor it is to. */
+function ofMessage(envelope: Envelope): { messageId: string; actorId: string } {
+  return { messageId: envelope.id, actorId: envelope.to };
+}
+
 /** What became of a message its handler's fault made unfit to commit. */
 const KEPT = 'the state is unchanged and the message was kept as a dead letter';
 
@@ -96,7 +101,7 @@ export function initialBreaksSchema(
  */
 export function keptAsDeadLetter(envelope: Envelope, error: BatonError): BatonError {
   return new BatonError(ErrorCode.DEAD_LETTERED, error.message, {
-    details: { messageId: envelope.id, actorId: envelope.to, cause: error.toJSON() },
+    details: { ...ofMessage(envelope), cause: error.toJSON() },
     cause: error,
   });
 }
@@ -122,7 +127,7 @@ export function deadLettered(envelope: Envelope, attempts: number, last: BatonEr
   return batonError(
     ErrorCode.DEAD_LETTERED,
     `message ${envelope.id} to ${envelope.to} failed ${attempts} times (last: ${last.message}); it is kept as a dead letter, the actor unchanged: fix the cause, then redrive it`,
-    { messageId: envelope.id, actorId: envelope.to, attempts, cause: last.toJSON() },
+    { ...ofMessage(envelope), attempts, cause: last.toJSON() },
   );
 }
 
@@ -146,7 +151,7 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
     ErrorCode.RETRYABLE,
     `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); newer code accepted it, so it waits (then a dead letter) — finish deploying that code, then redrive it`,
     {
-      details: { messageId: envelope.id, actorId: envelope.to, cause: error.toJSON() },
+      details: { ...ofMessage(envelope), cause: error.toJSON() },
       cause: error,
     },
   );
@@ -215,7 +220,7 @@ export function senderLifeEnded(envelope: Envelope, now: number): BatonError | u
   return batonError(
     ErrorCode.DEAD_LETTERED,
     `message ${envelope.id} to ${envelope.to} was committed ${days(now - envelope.sentAt)} days ago by a life of ${envelope.from} that has ended (its record expired while the message waited in its outbox): ${MAYBE_APPLIED}`,
-    { messageId: envelope.id, actorId: envelope.to, sentAt: envelope.sentAt },
+    { ...ofMessage(envelope), sentAt: envelope.sentAt },
   );
 }
 
@@ -253,8 +258,7 @@ export function outlivedItsProof(
     ErrorCode.DEAD_LETTERED,
     `${ingress ? 'ingress ' : ''}message ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as ${proof} is kept (${days(retentionMs)} days): ${MAYBE_APPLIED}`,
     {
-      messageId: envelope.id,
-      actorId: envelope.to,
+      ...ofMessage(envelope),
       sentAt: envelope.sentAt,
       retentionMs,
     },
