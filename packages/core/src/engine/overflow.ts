@@ -263,8 +263,8 @@ export class OverflowLookup {
   }
 }
 
-/** The mark `record` itself lists for a peer. */
-function listed(record: ActorRecord, key: OverflowKey): SenderMark | undefined {
+/** The mark `record` itself lists for a peer (none for a page). */
+export function listed(record: ActorRecord, key: OverflowKey): SenderMark | undefined {
   if (key.kind === 'page') return undefined;
   return key.kind === 'sender' ? record.marks[key.peer] : record.channels?.[key.peer];
 }

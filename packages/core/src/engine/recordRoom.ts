@@ -8,7 +8,7 @@ import type { ActorRecord, OverflowMark } from '../adapter/storedRecords.ts';
 import type { MessageEffects } from './CommitBuilder.ts';
 import { apartMarkGrowth } from './commitPlacement.ts';
 import type { TurnEngine } from './createEngine.ts';
-import { boundPeers, withoutMarks } from './overflow.ts';
+import { boundPeers, listed, withoutMarks } from './overflow.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';
 
 /**
@@ -130,7 +130,6 @@ function pagesAhead(
 }
 
 function sameMark(record: ActorRecord, moved: OverflowMark): boolean {
-  if (moved.kind === 'page') return false;
-  const listed = moved.kind === 'sender' ? record.marks[moved.peer] : record.channels?.[moved.peer];
-  return listed !== undefined && JSON.stringify(listed) === JSON.stringify(moved.mark);
+  const mark = listed(record, moved);
+  return mark !== undefined && JSON.stringify(mark) === JSON.stringify(moved.mark);
 }
