@@ -9,6 +9,7 @@ import type { Put, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { Clock, Commit } from '@baton/core/adapter';
 import {
   deadLetterToItem,
+  IF_ABSENT,
   type Item,
   idempotencyToItem,
   itemKey,
@@ -43,12 +44,7 @@ export function commitItems(commit: Commit, target: CommitTarget): TransactWrite
       Put: {
         TableName,
         Item: recordToItem(record, shards),
-        ...(expectedVer === 0
-          ? {
-              ConditionExpression: 'attribute_not_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': Attr.pk },
-            }
-          : atVersion(expectedVer, record.life)),
+        ...(expectedVer === 0 ? IF_ABSENT : atVersion(expectedVer, record.life)),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },

@@ -49,6 +49,12 @@ export function itemKey(pk: string, sk: string): Item {
   return { [Attr.pk]: { S: pk }, [Attr.sk]: { S: sk } };
 }
 
+/** A put's condition that no item has its key yet. */
+export const IF_ABSENT = {
+  ConditionExpression: 'attribute_not_exists(#pk)',
+  ExpressionAttributeNames: { '#pk': Attr.pk },
+} as const;
+
 const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
 
 /**

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { BatonError, ErrorCode } from '@baton/core';
 import type { Clock, OutcomePageWrite, PagedOutcome } from '@baton/core/adapter';
-import { type Item, itemKey } from './itemCodec.ts';
+import { IF_ABSENT, type Item, itemKey } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
 import { Attr, boundedKey, IDEMPOTENCY_PK_PREFIX } from './tableLayout.ts';
 
@@ -61,8 +61,7 @@ export function pageWriteItem(
       Put: {
         TableName: tableName,
         Item: item,
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': Attr.pk },
+        ...IF_ABSENT,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
