@@ -20,27 +20,15 @@ export interface ResolvedMessage {
 }
 
 export class Registry {
-  readonly #types = new Map<string, AnyActorDefinition>();
-  readonly #effects = new Map<string, AnyEffectDefinition>();
+  readonly #types: ReadonlyMap<string, AnyActorDefinition>;
+  readonly #effects: ReadonlyMap<string, AnyEffectDefinition>;
 
   constructor(
     definitions: readonly AnyActorDefinition[],
     effects: readonly AnyEffectDefinition[] = [],
   ) {
-    for (const effect of effects) {
-      if (this.#effects.has(effect.name)) {
-        throw invalidArgument(`two effects are named "${effect.name}": give each a unique name`);
-      }
-      this.#effects.set(effect.name, effect);
-    }
-    for (const definition of definitions) {
-      if (this.#types.has(definition.name)) {
-        throw invalidArgument(
-          `two actor types are named "${definition.name}": give each a unique name`,
-        );
-      }
-      this.#types.set(definition.name, definition);
-    }
+    this.#effects = byName(effects, 'effects');
+    this.#types = byName(definitions, 'actor types');
   }
 
   /** The effect named `name`; throws UNKNOWN_MESSAGE for one the app does not register. */
@@ -122,6 +110,21 @@ export class Registry {
 
 function parsePayload(handler: AnyHandler, to: string, name: string, payload: unknown): unknown {
   return parseWith(handler.payload, `${to} "${name}"`, payload, { to, name });
+}
+
+/** `list` by name; two of one name (`what` they are) are refused. */
+function byName<T extends { readonly name: string }>(
+  list: readonly T[],
+  what: string,
+): Map<string, T> {
+  const named = new Map<string, T>();
+  for (const item of list) {
+    if (named.has(item.name)) {
+      throw invalidArgument(`two ${what} are named "${item.name}": give each a unique name`);
+    }
+    named.set(item.name, item);
+  }
+  return named;
 }
 
 /** `payload` parsed by `schema`, or INVALID_PAYLOAD naming each field (`what`: for what). */
