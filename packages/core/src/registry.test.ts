@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { actor } from './actor.ts';
+import { effect } from './effect.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
 import { Registry } from './registry.ts';
@@ -58,6 +59,13 @@ describe('Registry', () => {
     const error = thrown(() => new Registry([Counter, Account, copy]));
     expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
     expect(error.message).toContain('"counter"');
+  });
+
+  it('rejects two effects with the same name, as it does two actor types', () => {
+    const receipt = effect({ name: 'receipt', payload: z.object({}), run: async () => {} });
+    const error = thrown(() => new Registry([Account], [receipt, { ...receipt }]));
+    expect(error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(error.message).toBe('two effects are named "receipt": give each a unique name');
   });
 
   it('throws UNKNOWN_ACTOR for a type it does not hold, naming the known ones', () => {
