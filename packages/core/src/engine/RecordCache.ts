@@ -2,6 +2,7 @@ import { jsonSize } from '../adapter/conflicts.ts';
 import type { Commit } from '../adapter/ports.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import { deepCopy } from '../shared/deepCopy.ts';
+import { recentlyUsed } from './recentlyUsed.ts';
 
 interface Entry {
   readonly record: ActorRecord;
@@ -58,12 +59,7 @@ export class RecordCache {
   }
 
   get(actorId: string): ActorRecord | undefined {
-    const entry = this.#entries.get(actorId);
-    if (entry) {
-      this.#entries.delete(actorId);
-      this.#entries.set(actorId, entry);
-    }
-    return entry?.record;
+    return recentlyUsed(this.#entries, actorId)?.record;
   }
 
   /** The record of `actorId`, unless another worker commits for it too (read it instead). */

@@ -25,6 +25,7 @@ import type {
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
 import type { Inbound } from './Inbound.ts';
+import { recentlyUsed } from './recentlyUsed.ts';
 
 /**
  * Bytes of outcomes after which a page is closed, unless the store sets its own
@@ -219,12 +220,7 @@ export class PageKeyCache {
   }
 
   get(actorId: string): KnownPages | undefined {
-    const known = this.#entries.get(actorId);
-    if (known) {
-      this.#entries.delete(actorId);
-      this.#entries.set(actorId, known);
-    }
-    return known;
+    return recentlyUsed(this.#entries, actorId);
   }
 
   /** Keeps `known` for `actorId`, or adds `outcomes` to the entry it keeps already. */
