@@ -47,15 +47,15 @@ export function mapTransactionError(
   if (name === 'TransactionCanceledException') {
     const reasons = reasonsOf(error);
     const record = reasons[0];
-    if (record?.Code === 'ConditionalCheckFailed') {
+    if (conditionFailed(record)) {
       return versionConflict(actorId, record.Item ? itemToRecord(record.Item) : undefined);
     }
     const firstKey = 1 + commit.outbox.length;
     const used = commit.idempotency
-      .filter((_, i) => reasons[firstKey + i]?.Code === 'ConditionalCheckFailed')
+      .filter((_, i) => conditionFailed(reasons[firstKey + i]))
       .map((r) => r.key);
     const page = commit.outcomes?.records.length ? reasons[pageIndex(commit)] : undefined;
-    if (commit.outcomes && page?.Code === 'ConditionalCheckFailed') {
+    if (commit.outcomes && conditionFailed(page)) {
       // The stored page as it was: which of the commit's keys it holds, live.
       used.push(...keysInPage(page.Item ?? {}, commit.outcomes, now));
     }
@@ -100,16 +100,21 @@ export function pageExistedOnly(error: unknown, commit: Commit, now: number): bo
   const reasons = reasonsOf(error);
   const page = pageIndex(commit);
   return (
-    reasons[page]?.Code === 'ConditionalCheckFailed' &&
+    conditionFailed(reasons[page]) &&
     keysInPage(reasons[page]?.Item ?? {}, outcomes, now).length === 0 &&
     reasons.every((reason, i) => i === page || (reason.Code ?? 'None') === 'None')
   );
 }
 
-/** Where the outcome page is in a commit's items: after the record, outbox and idempotency. */
+/** A cancelled transaction's reasons, one per item in the commit's order. */
 const reasonsOf = (error: unknown): readonly CancellationReason[] =>
   (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
 
+/** Whether a cancellation reason is its item's condition failing. */
+const conditionFailed = (reason: CancellationReason | undefined): reason is CancellationReason =>
+  reason?.Code === 'ConditionalCheckFailed';
+
+/** Where the outcome page is in a commit's items: after the record, outbox and idempotency. */
 function pageIndex(commit: Commit): number {
   return 1 + commit.outbox.length + commit.idempotency.length;
 }
