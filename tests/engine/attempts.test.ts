@@ -149,10 +149,17 @@ describe('the attempts of a message', () => {
     expect(lines.filter((line) => line.message.startsWith('turn failed'))).toEqual([]);
     expect(runs.get(1)).toBe(3);
     const letters = await h.backend.store.listDeadLetters(job.id);
-    expect(letters.map((l) => [l.envelope.payload, l.attempts])).toEqual([
-      [{ n: 1, failures: 99 }, 3],
+    const cause = (l: (typeof letters)[number]) => (l.error.details.cause as { code: string }).code;
+    // The pads that did not fit were kept too, for their state (STATE_TOO_LARGE).
+    const pads = letters.filter((l) => l.envelope.name === 'pad');
+    expect([...new Set(pads.map(cause))]).toEqual([ErrorCode.STATE_TOO_LARGE]);
+    const steps = letters.filter((l) => l.envelope.name === 'step');
+    expect(steps.map((l) => [l.envelope.payload, cause(l)])).toEqual([
+      [{ n: 1, failures: 99 }, ErrorCode.RETRYABLE],
+      // The message behind it ran (its state too large for the record: kept, not stuck).
+      [{ n: 2, failures: 0 }, ErrorCode.STATE_TOO_LARGE],
     ]);
-    // The message behind it ran (its state too large for the record: refused, not stuck).
+    expect(steps[0]!.attempts).toBe(3);
     expect(runs.get(2)).toBe(1);
   });
 });

@@ -50,7 +50,7 @@ const Job = actor({
 });
 
 describe('what a failing message logs', () => {
-  it('warns of each retry with its attempt and stack, then logs the dead letter the alarm counts', async () => {
+  it("warns of each retry with its attempt and stack, then logs the dead letter the alarm counts, with its last error's code", async () => {
     const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Job], logger, maxAttempts: 3 });
     const { messageId } = await h.client.send(Job.ref('j'), 'crash', {});
@@ -77,6 +77,7 @@ describe('what a failing message logs', () => {
           actor: 'job/j',
           messageId,
           attempts: 3,
+          code: 'RETRYABLE',
           error: 'unexpected error: database unreachable',
         },
       },
@@ -143,7 +144,7 @@ describe('what a failing message logs', () => {
     expect(await h.backend.store.listDeadLetters('job/j')).toEqual([]);
   });
 
-  it('logs a message the engine ends at once, without retries, with a line of its own that the alarm counts too, giving the reason', async () => {
+  it("logs a message the engine ends at once, without retries, with a line of its own that the alarm counts too, giving the reason and its cause's code", async () => {
     const { logger, lines } = recordingLogger();
     const h = setup({
       actors: [Job],
@@ -163,6 +164,7 @@ describe('what a failing message logs', () => {
           actor: 'job/j',
           messageId,
           attempts: 1,
+          code: 'MESSAGE_TOO_LARGE',
           error: expect.stringContaining('produces more than one commit can hold'),
         },
       },

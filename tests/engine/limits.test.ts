@@ -3,7 +3,7 @@ import { jsonSize } from '@baton/core/adapter';
 import { createEngine, redriveDeadLetter, type TurnStats, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { commitsOf, runUntilIdle, setup } from './helpers.ts';
+import { commitsOf, recordingLogger, runUntilIdle, setup } from './helpers.ts';
 
 const Notes = actor({
   name: 'notes',
@@ -68,8 +68,50 @@ const Fan = actor({
   },
 });
 
+/** How many characters `log`'s `pad` keeps: a handler fix caps it. */
+let padCap = Number.POSITIVE_INFINITY;
+
+const Log = actor({
+  name: 'log',
+  state: z.object({ items: z.array(z.string()) }),
+  initial: () => ({ items: [] as string[] }),
+  handlers: {
+    append: {
+      payload: z.object({ text: z.string() }),
+      handle: (ctx, { text }) => {
+        ctx.state.items.push(text);
+      },
+    },
+    pad: {
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (ctx, { bytes }) => {
+        ctx.state.items.push('x'.repeat(Math.min(bytes, padCap)));
+      },
+    },
+  },
+});
+
+/** Sends `log/l` an append, a pad, then two appends, in one turn. */
+const Writer = actor({
+  name: 'writer',
+  state: z.object({}),
+  initial: () => ({}),
+  handlers: {
+    write: {
+      payload: z.object({ bytes: z.number().int() }),
+      handle: (ctx, { bytes }) => {
+        const log = Log.ref('l');
+        ctx.send(log, 'append', { text: 'a' });
+        ctx.send(log, 'pad', { bytes });
+        ctx.send(log, 'append', { text: 'b' });
+        ctx.send(log, 'append', { text: 'c' });
+      },
+    },
+  },
+});
+
 describe('limits', () => {
-  it('rejects a message that grows the state past the record limit with STATE_TOO_LARGE and keeps the actor going', async () => {
+  it('keeps a message that grows the state past the record limit as a dead letter (STATE_TOO_LARGE its cause) and keeps the actor going', async () => {
     const h = setup({ actors: [Notes], limits: { maxItemBytes: 2000 } });
     const notes = Notes.ref('n');
     const commits = commitsOf(h.backend, notes.id);
@@ -79,17 +121,77 @@ describe('limits', () => {
     await h.run();
 
     expect(await h.state(notes.id)).toEqual({ items: ['a', 'b'] });
+    const cause = { code: ErrorCode.STATE_TOO_LARGE, details: { actorId: notes.id, limit: 2000 } };
     const outcome = await h.client.outcome(messageId);
     expect(outcome).toMatchObject({
       ok: false,
-      error: { code: ErrorCode.STATE_TOO_LARGE, details: { actorId: notes.id, limit: 2000 } },
+      error: { code: ErrorCode.DEAD_LETTERED, details: { cause } },
     });
+    expect(await h.backend.store.listDeadLetters(notes.id)).toMatchObject([
+      { messageId, redrivable: true, error: { details: { cause } } },
+    ]);
     expect(commits).toHaveLength(1);
 
     // The actor keeps processing later messages.
     await h.client.send(notes, 'append', { text: 'c' });
     await h.run();
     expect(await h.state(notes.id)).toEqual({ items: ['a', 'b', 'c'] });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
+  });
+
+  it("keeps an actor's send whose state would pass the record limit as one dead letter, goes on in order, and applies its redrive once after a fix", async () => {
+    padCap = Number.POSITIVE_INFINITY;
+    const turns: TurnStats[] = [];
+    const { logger, lines } = recordingLogger();
+    const h = setup({
+      actors: [Log, Writer],
+      limits: { maxItemBytes: 2000 },
+      logger,
+      onTurn: (stats) => turns.push(stats),
+    });
+    const log = Log.ref('l');
+    await h.client.send(Writer.ref('w'), 'write', { bytes: 3000 });
+    await h.run();
+
+    expect(await h.state(log.id)).toEqual({ items: ['a', 'b', 'c'] });
+    const letters = await h.backend.store.listDeadLetters(log.id);
+    expect(letters).toHaveLength(1);
+    const [letter] = letters;
+    expect(letter).toMatchObject({
+      redrivable: true,
+      envelope: { name: 'pad', payload: { bytes: 3000 } },
+      error: {
+        code: ErrorCode.DEAD_LETTERED,
+        message: expect.stringMatching(
+          /record limit; the state is unchanged and the message was kept as a dead letter: keep large data elsewhere or split the actor, deploy, then redrive it$/,
+        ),
+        details: { cause: { code: ErrorCode.STATE_TOO_LARGE, details: { actorId: log.id } } },
+      },
+    });
+    const counted = (key: 'deadLettered' | 'stateTooLarge' | 'rejected') =>
+      turns.filter((t) => t.actorId === log.id).reduce((n, t) => n + t[key], 0);
+    expect([counted('deadLettered'), counted('stateTooLarge'), counted('rejected')]).toEqual([
+      1, 1, 0,
+    ]);
+    // The line StateTooLargeAlarm counts.
+    expect(lines.filter((line) => line.level === 'error')).toMatchObject([
+      {
+        message: 'message dead-lettered at once: a retry would not apply it',
+        fields: { actor: log.id, messageId: letter!.messageId, code: ErrorCode.STATE_TOO_LARGE },
+      },
+    ]);
+
+    padCap = 100; // the fix, deployed
+    await redriveDeadLetter(h.backend.store, h.backend.queue, log.id, letter!.messageId);
+    await h.run();
+    expect(await h.state(log.id)).toEqual({ items: ['a', 'b', 'c', 'x'.repeat(100)] });
+    expect(await h.backend.store.listDeadLetters(log.id)).toEqual([]);
+    // Applied once: nothing is left to redrive again.
+    await expect(
+      redriveDeadLetter(h.backend.store, h.backend.queue, log.id, letter!.messageId),
+    ).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND });
+    await h.run();
+    expect(await h.state(log.id)).toEqual({ items: ['a', 'b', 'c', 'x'.repeat(100)] });
     expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
   });
 
@@ -411,8 +513,8 @@ describe('limits', () => {
   it('never lets a record that fits before its commit outgrow the item limit when the commit appends its outcome page state', async () => {
     // A keyed message leaves its outcome in the actor's outcome page, whose state in the record
     // (page, bytes, times) the commit writes after the record was measured. Padded to every
-    // size just under the limit, each message is applied or refused STATE_TOO_LARGE, and the
-    // actor goes on: no commit fails, nothing is retried or dead-lettered.
+    // size just under the limit, each message is applied or kept as a dead letter for
+    // STATE_TOO_LARGE, and the actor goes on: no commit fails, nothing is retried.
     const limits = { maxItemBytes: 2000 };
     const probe = setup({ actors: [Notes], limits });
     await probe.client.send(Notes.ref('n'), 'append', { text: '' }, { idempotencyKey: 'k0' });
@@ -428,9 +530,14 @@ describe('limits', () => {
       const after = await h.client.send(notes, 'echo', { bytes: 1 }, { idempotencyKey: 'k2' });
       await h.run();
       const outcome = await h.client.outcome(messageId);
-      if (!outcome?.ok) expect(outcome?.error.code, `${under}`).toBe(ErrorCode.STATE_TOO_LARGE);
+      const letters = await h.backend.store.listDeadLetters(notes.id);
+      if (outcome?.ok) expect(letters, `${under}`).toEqual([]);
+      else {
+        const cause = { code: ErrorCode.STATE_TOO_LARGE };
+        expect(outcome?.error, `${under}`).toMatchObject({ details: { cause } });
+        expect(letters, `${under}`).toMatchObject([{ messageId, attempts: 1 }]);
+      }
       expect(await h.client.outcome(after.messageId), `${under}`).toEqual({ ok: true, value: 'y' });
-      expect(await h.backend.store.listDeadLetters(notes.id)).toEqual([]);
       expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
     }
   });

@@ -63,7 +63,7 @@ describe('turn metrics', () => {
     );
   });
 
-  it('counts a message rejected because its state would pass the record limit apart from the other rejections, and publishes it as MessagesStateTooLarge', async () => {
+  it('counts a message kept because its state would pass the record limit among the dead letters and apart, and publishes it as MessagesStateTooLarge', async () => {
     const turns: TurnStats[] = [];
     const lines: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
@@ -84,14 +84,16 @@ describe('turn metrics', () => {
     metrics.publishStoredMetrics();
     vi.restoreAllMocks();
 
-    expect(sum(turns, 'rejected')).toBe(2);
+    expect(sum(turns, 'rejected')).toBe(1);
+    expect(sum(turns, 'deadLettered')).toBe(1);
     expect(sum(turns, 'stateTooLarge')).toBe(1);
     expect(sum(turns, 'applied')).toBe(1);
     const emf = lines.map((l) => JSON.parse(l)).filter((l) => l._aws?.CloudWatchMetrics);
     const published = (name: string) =>
       emf.reduce((n, l) => n + [l[name] ?? 0].flat().reduce((a: number, b: number) => a + b, 0), 0);
     expect(published('MessagesStateTooLarge')).toBe(1);
-    expect(published('MessagesRejected')).toBe(2);
+    expect(published('MessagesDeadLettered')).toBe(1);
+    expect(published('MessagesRejected')).toBe(1);
   });
 
   it('counts a commit lost to another writer of the actor as a version conflict, then applies the message once', async () => {

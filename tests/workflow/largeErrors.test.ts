@@ -1,8 +1,8 @@
 /**
  * Errors are cut to fit the journal, as values are capped: a step failing with a large message
  * (an HTTP body thrown whole) or an outside system failing a callback with one must not make the
- * turn's record too large after the step ran — that would reject the message and lose the step's
- * run, and a second start would run it again under another key.
+ * turn's record too large after the step ran — that would keep the message as a dead letter
+ * without the step's run, and its redrive would run the step again.
  */
 import {
   ErrorCode,

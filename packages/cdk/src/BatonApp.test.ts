@@ -553,10 +553,12 @@ describe('BatonApp', () => {
       EvaluationPeriods: 1,
       TreatMissingData: 'notBreaching',
     });
-    // A message rejected with STATE_TOO_LARGE, from the worker's line for each rejection.
+    // A message kept for STATE_TOO_LARGE, from the worker's line for each (and an earlier
+    // Baton's line for each such rejection).
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       LogGroupName: { Ref: workerLogs },
-      FilterPattern: '{ ($.message = "message rejected") && ($.code = "STATE_TOO_LARGE") }',
+      FilterPattern:
+        '{ (($.message = "message dead-lettered at once: a retry would not apply it") || ($.message = "message rejected")) && ($.code = "STATE_TOO_LARGE") }',
       MetricTransformations: [
         Match.objectLike({
           MetricName: Match.stringLikeRegexp('^StateTooLarge-'),

@@ -1,6 +1,7 @@
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { ErrorCode } from '@baton/core';
 import {
+  DEAD_LETTER_AT_ONCE_LOG,
   DEAD_LETTER_LOGS,
   REJECTED_LOG,
   STALE_OUTBOX_LOG,
@@ -17,7 +18,7 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
 /**
  * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue, and
  * one there nearing the queue's retention; the engine's, a new one and any kept), a workflow instance left paused with no replay due (the
- * worker logs one line each time), a message rejected because its state would be too large (from
+ * worker logs one line each time), a message kept because its state would be too large (from
  * the worker's log), the inbox's oldest message, stream records the stream
  * function gave up on, timer messages the relay gave up on, outbox items older than a day (the
  * sweeper logs one line each), a sweeper that runs late or not at all, and every function's
@@ -85,7 +86,7 @@ export function createAlarms(
       'StateTooLargeAlarm',
       stateTooLargeMetric(app, functions.worker),
       1,
-      'A message was rejected in the last 5 minutes because its handler would grow its actor’s state past the record limit (STATE_TOO_LARGE): the state is unchanged and the message was not applied, for good — a client’s send has the error as its outcome (`baton outcome <message id>`), an asker is answered with it, an actor’s send or a timer’s fire tells no one. The worker’s `message rejected` line names the actor and the message. Keep large data elsewhere or split the actor, then deploy (docs/operations.md, StateTooLargeAlarm).',
+      'A message was kept as a dead letter in the last 5 minutes because its handler would grow its actor’s state past the record limit (STATE_TOO_LARGE): the state is unchanged and the actor went on with its next messages. `baton dead-letters list` shows the letter, with its cause; the worker’s `message dead-lettered at once` line names the actor and the message. Keep large data elsewhere or split the actor, deploy, then `baton dead-letters redrive` (docs/operations.md, StateTooLargeAlarm).',
     ),
     inboxAge: alarm(
       'InboxAgeAlarm',
@@ -215,15 +216,16 @@ function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwa
 }
 
 /**
- * Counts the messages rejected with STATE_TOO_LARGE (the worker logs each rejection, with its
- * code): unlike a dead letter, such a message leaves no record to list.
+ * Counts the messages kept as dead letters for STATE_TOO_LARGE (the worker logs each with the
+ * code of its cause), and those an earlier Baton rejected for it, so that none is missed while a
+ * deploy rolls.
  */
 function stateTooLargeMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
   return logMetric(
     app,
     worker,
     'StateTooLarge',
-    REJECTED_LOG,
+    [DEAD_LETTER_AT_ONCE_LOG, REJECTED_LOG],
     '1',
     'Sum',
     logs.FilterPattern.stringValue('$.code', '=', ErrorCode.STATE_TOO_LARGE),

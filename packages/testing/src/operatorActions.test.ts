@@ -38,7 +38,7 @@ function deadLettered(cause: ErrorCode, gist = false, details = {}): SerializedE
 }
 
 describe("the simulation's book of dead letters", () => {
-  it("redrives a letter that kept failing, not one kept for its code's fault (too large for a commit, state it cannot commit, a migration that threw), its error whole or a gist", () => {
+  it("redrives a letter that kept failing, not one kept for its code's fault (too large for a commit, state it cannot commit or too large for its record, a migration that threw), its error whole or a gist", () => {
     const book = new DeadLetterBook();
     const put = book.committed('fan/f', {
       put: [
@@ -46,12 +46,14 @@ describe("the simulation's book of dead letters", () => {
         letter('large-gist', deadLettered(ErrorCode.MESSAGE_TOO_LARGE, true)),
         letter('invalid', deadLettered(ErrorCode.INVALID_STATE)),
         letter('invalid-gist', deadLettered(ErrorCode.INVALID_STATE, true)),
+        letter('state', deadLettered(ErrorCode.STATE_TOO_LARGE)),
+        letter('state-gist', deadLettered(ErrorCode.STATE_TOO_LARGE, true)),
         letter('migration', deadLettered(ErrorCode.RETRYABLE, false, { migrateStep: 1 })),
         letter('retried', deadLettered(ErrorCode.RETRYABLE)),
       ],
       remove: [],
     });
-    expect(put).toBe(6);
+    expect(put).toBe(8);
     expect(book.next()).toMatchObject({ actorId: 'fan/f', messageId: 'retried', redriven: false });
     book.next()!.redriven = true;
     expect(book.next()).toBeUndefined();

@@ -82,9 +82,9 @@ export class DeadLetterBook {
     }
     for (const { messageId, error, envelope } of put) {
       // A message kept for its code's fault — too large for any commit, its handler left state
-      // the code cannot commit, or a migration of its actor's state threw (the cause of its
-      // DEAD_LETTERED) — fails again on the same code: an operator deploys a fix before
-      // redriving it, which a run does not.
+      // the code cannot commit or its record cannot hold, or a migration of its actor's state
+      // threw (the cause of its DEAD_LETTERED) — fails again on the same code: an operator
+      // deploys a fix before redriving it, which a run does not.
       const cause = error.details?.cause as
         | {
             readonly code?: string;
@@ -97,6 +97,7 @@ export class DeadLetterBook {
       const codeFault =
         cause?.code === ErrorCode.MESSAGE_TOO_LARGE ||
         cause?.code === ErrorCode.INVALID_STATE ||
+        cause?.code === ErrorCode.STATE_TOO_LARGE ||
         cause?.details?.migrateStep !== undefined;
       const key = `${actorId}\u0000${messageId}`;
       const redrives = this.#redrives.get(key) ?? 0;

@@ -25,7 +25,7 @@ import {
 export interface TurnCounts {
   applied: number;
   rejected: number;
-  /** Of the rejected, those whose state would have grown past the record limit. */
+  /** Of the dead-lettered, those whose state would have grown past the record limit. */
   stateTooLarge: number;
   deadLettered: number;
   parked: number;
@@ -54,11 +54,13 @@ export const NO_COUNTS: Readonly<TurnCounts> = Object.freeze({
 export function count(counts: TurnCounts, effects: MessageEffects, admission: Admission): void {
   const letter = effects.deadLetter;
   if (letter?.parked !== undefined) counts.parked++;
-  else if (letter && !letter.applied) counts.deadLettered++;
-  else if (effects.failure) {
-    counts.rejected++;
-    if (effects.failure.code === ErrorCode.STATE_TOO_LARGE) counts.stateTooLarge++;
-  } else if (skips(admission)) counts.skipped++;
+  else if (letter && !letter.applied) {
+    counts.deadLettered++;
+    // Kept for its cause (see `keptAsDeadLetter`).
+    const cause = (effects.failure as BatonError).cause as BatonError | undefined;
+    if (cause?.code === ErrorCode.STATE_TOO_LARGE) counts.stateTooLarge++;
+  } else if (effects.failure) counts.rejected++;
+  else if (skips(admission)) counts.skipped++;
   else counts.applied++;
 }
 

@@ -32,7 +32,9 @@ export const DEAD_LETTER_LOG = 'message dead-lettered: it failed every attempt';
 /**
  * What the engine logs (at error) when it ends a message as DEAD_LETTERED at once, without
  * retries, with the `reason`: its code's fault (a commit too large, state or a reply it cannot
- * commit), which a retry would meet again, or a copy too old to tell whether it was applied.
+ * commit, state past the record limit), which a retry would meet again, or a copy too old to
+ * tell whether it was applied. Its `code` is the cause's: BatonApp's StateTooLargeAlarm counts
+ * the lines whose code is STATE_TOO_LARGE.
  */
 export const DEAD_LETTER_AT_ONCE_LOG = 'message dead-lettered at once: a retry would not apply it';
 
@@ -64,7 +66,8 @@ export async function deadLetter(
    * The engine's own error, for a message ended without retries: DEAD_LETTERED for a copy too
    * old to tell, or for one its code's fault kept (see `keptAsDeadLetter`), whose cause is
    * MESSAGE_TOO_LARGE for one whose commit no transaction can hold, INVALID_STATE for one whose
-   * handler left state or a reply the code cannot commit.
+   * handler left state or a reply the code cannot commit, STATE_TOO_LARGE for one whose state
+   * would pass the record limit.
    */
   ended?: BatonError,
 ): Promise<MessageEffects> {
@@ -80,6 +83,7 @@ export async function deadLetter(
     actor: current.id,
     messageId: envelope.id,
     attempts,
+    code: last.code,
     error: last.message,
   });
   const { redrive: _, timer: __, ...original } = envelope;

@@ -110,8 +110,9 @@ export async function applyMessage(
   }
 
   // State and reply as JSON: what a warm worker keeps is exactly what a reload returns. What the
-  // code left that cannot be stored is the code's fault, not the message's: the message is kept
-  // as a dead letter, to redrive once a fix is deployed.
+  // code left that cannot be stored (not JSON, refused by its schema, past the record limit) is
+  // the code's fault, not the message's: the message is kept as a dead letter, to redrive once a
+  // fix is deployed.
   const kept = (error: BatonError) =>
     deadLetter(turn, current, inbound, admission, error, trace, keptAsDeadLetter(envelope, error));
   let left: unknown;
@@ -167,14 +168,7 @@ export async function applyMessage(
   }
   const bounded = withRecord(engine, next, undefined, now);
   if (bounded.recordBytes + bounded.recordGrowth > engine.store.limits.maxItemBytes) {
-    return reject(
-      turn,
-      current,
-      inbound,
-      admission,
-      stateTooLarge(current.id, engine.store.limits),
-      trace,
-    );
+    return kept(stateTooLarge(current.id, engine.store.limits));
   }
   const idempotency = idempotencyFor(engine, envelope, { ok: true, value: reply }, now);
   const idempotencyBytes = idempotency && jsonSize(idempotency);
@@ -278,7 +272,8 @@ async function haltTimers(
 
 /**
  * What the worker logs (at warn, with `actor`, `messageId`, `code` and `error`) for each message
- * rejected for good: BatonApp counts those with `code` STATE_TOO_LARGE (StateTooLargeAlarm).
+ * rejected for good. An earlier Baton rejected a state past the record limit so: BatonApp counts
+ * those lines with `code` STATE_TOO_LARGE too, while a deploy rolls (StateTooLargeAlarm).
  */
 export const REJECTED_LOG = 'message rejected';
 

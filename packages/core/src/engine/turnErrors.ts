@@ -19,11 +19,15 @@ const REJECTED = 'the message was rejected and the state is unchanged';
 const MAYBE_APPLIED =
   'it may have been applied already, so it is kept as a dead letter: redrive it only if you know it was never applied';
 
+/**
+ * A handler would grow its actor's record past the item limit: the code's fault, so the message
+ * is kept as a dead letter.
+ */
 export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError {
   const limit = limits.maxItemBytes;
   return batonError(
     ErrorCode.STATE_TOO_LARGE,
-    `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; ${REJECTED}: keep large data elsewhere or split the actor`,
+    `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; ${KEPT}: keep large data elsewhere or split the actor, deploy, then redrive it`,
     { actorId, limit },
   );
 }

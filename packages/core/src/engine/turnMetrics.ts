@@ -15,14 +15,14 @@ export interface TurnStats {
   readonly batchSize: number;
   /** Handled and committed. */
   readonly applied: number;
-  /** Rejected for good (a TerminalError, a state too large …), answered with the error. */
+  /** Rejected for good (a TerminalError, a reply too large …), answered with the error. */
   readonly rejected: number;
   /**
-   * Of the rejected, those whose handler would have grown the state past the record limit
+   * Of the dead-lettered, those whose handler would have grown the state past the record limit
    * (STATE_TOO_LARGE): the code's fault, which only a change to it mends.
    */
   readonly stateTooLarge: number;
-  /** Ended after `maxAttempts` deliveries, kept to redrive. */
+  /** Ended after `maxAttempts` deliveries, or at once for the code's fault, kept to redrive. */
   readonly deadLettered: number;
   /** Held for a paused actor. */
   readonly parked: number;
@@ -55,7 +55,7 @@ export interface MetricsRecorder {
 
 /**
  * A turn listener that records each turn as metrics: `TurnDuration` (ms), `BatchSize`,
- * `MessagesApplied`, `MessagesRejected` (of them `MessagesStateTooLarge`), `MessagesDeadLettered`, `MessagesParked`,
+ * `MessagesApplied`, `MessagesRejected`, `MessagesDeadLettered` (of them `MessagesStateTooLarge`), `MessagesParked`,
  * `MessagesRetried`, `VersionConflicts`, `TurnErrors`. With Powertools Metrics they are
  * written as CloudWatch EMF when the handler publishes them (its `logMetrics` middleware, or
  * the worker handler's `metrics` option): no call to CloudWatch per turn.

@@ -241,7 +241,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       expect((await b.store.load(ref.id))?.ver).toBe(2);
     });
 
-    it('rejects a message that grows the state past the record limit, and keeps going', async () => {
+    it('keeps a message that grows the state past the record limit as a dead letter, and keeps going', async () => {
       const { b, client, run, state } = await start();
       const ref = Ledger.ref('big');
       const { messageId } = await client.send(ref, 'pad', {
@@ -249,11 +249,15 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
       });
       await client.send(ref, 'add', { entry: 'after', amount: 1 });
       await run();
+      const cause = { code: ErrorCode.STATE_TOO_LARGE };
       expect(await client.outcome(messageId)).toMatchObject({
         ok: false,
-        error: { code: ErrorCode.STATE_TOO_LARGE },
+        error: { code: ErrorCode.DEAD_LETTERED, details: { cause } },
       });
       expect(await state(ref.id)).toEqual({ entries: ['after'], total: 1 });
+      expect(await b.store.listDeadLetters(ref.id)).toMatchObject([
+        { messageId, redrivable: true, error: { details: { cause } } },
+      ]);
     });
 
     it('refuses a message as large as SQS counts it, not as its text is: characters SQS takes escaped, ids it takes as attributes', async () => {
