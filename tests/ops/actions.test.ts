@@ -8,7 +8,8 @@
  * handler and error (or, counted by an older Baton, where the worker's log has them);
  * none of them taking the proof a redrive left for a dead letter; an option a command does not
  * take refused before anything is done; a filter matching nothing saying what there is;
- * `actors resume` of an actor not paused refused; and a hint's actor id quoted for a shell.
+ * `actors resume` of an actor not paused refused; a hint's actor id quoted for a shell; and a
+ * message kept because its state would pass the record limit, listed and shown with its cause.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
 import { appendFileSync } from 'node:fs';
@@ -323,6 +324,33 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('dead-letters', 'redrive', '--all', '--yes')).out).toBe(
       'no dead letter matches: nothing to redrive',
     );
+  });
+
+  it('lists and shows a message kept because its state would pass the record limit, with its cause', async () => {
+    const entry = 'x'.repeat(150_000);
+    for (let i = 0; i < 3; i++) {
+      await json(
+        'send',
+        'note/big',
+        'add',
+        JSON.stringify({ entry: `${i}${entry}` }),
+        '--app',
+        NOTES,
+      );
+    }
+    await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 1);
+    expect((await entriesOf('note/big')).map((e: string) => e[0])).toEqual(['0', '1']);
+    const listed = await json('dead-letters', 'list');
+    expect(listed).toMatchObject({
+      total: 1,
+      byCode: { STATE_TOO_LARGE: 1 },
+      deadLetters: [{ actor: 'note/big', name: 'add', code: 'STATE_TOO_LARGE', redrivable: true }],
+    });
+    const shown = await baton('dead-letters', 'show', 'note/big', listed.deadLetters[0].messageId);
+    expect(shown.out).toMatch(
+      /\ncause {6}STATE_TOO_LARGE: the state of note\/big would grow past the backend's \d+-byte record limit; the state is unchanged and the message was kept as a dead letter: keep large data elsewhere or split the actor, deploy, then redrive it\nredrivable yes/,
+    );
+    expect((await baton('status')).out).toMatch(/1 dead letter\(s\)/);
   });
 
   it('lists, shows, redrives and purges no proof a redrive of an ended life’s message left', async () => {
