@@ -97,7 +97,7 @@ describe("baton dev's inspector in Chromium", () => {
     await expect
       .poll(() => text('actor-holds'))
       .toMatch(
-        /^failing message \S+ at inbox position \d+, failed [12] time\(s\) in \S+: [A-Z_]+: .+ — its later messages wait until it is applied or dead-lettered/,
+        /^failing message \S+ at inbox position \d+, failing since .+, failed [12] time\(s\) in \S+: [A-Z_]+: .+ — its later messages wait until it is applied or dead-lettered/,
       );
     await expect.poll(() => text('depth-dead-letters'), { timeout: 20_000 }).toBe('1');
     // Dead-lettered, it holds the actor no more.

@@ -140,7 +140,7 @@ describe('baton inspect in Chromium', () => {
     await page.goto(`${inspector.url}#actor=${encodeURIComponent('note/failing')}`);
     await expect.poll(() => text('actor-id')).toBe('note/failing');
     expect(await text('actor-failing')).toBe(
-      `${failingMessage.messageId} at inbox position ${failingMessage.inboxPosition}, failed ${failingMessage.attempts} time(s) in ${failingMessage.handler}: ${failingMessage.error.code}: ${failingMessage.error.message} — its later messages wait until it is applied or dead-lettered`,
+      `${failingMessage.messageId} at inbox position ${failingMessage.inboxPosition}, failing since ${new Date(failingMessage.since).toISOString()}, failed ${failingMessage.attempts} time(s) in ${failingMessage.handler}: ${failingMessage.error.code}: ${failingMessage.error.message} — its later messages wait until it is applied or dead-lettered`,
     );
     faults.poisoned = false;
     await work();

@@ -55,11 +55,37 @@ describe('the attempts of a message', () => {
       id: expect.any(String),
       at: expect.any(String),
       attempts: 1,
+      since: h.clock.now(),
       handler: 'step',
       error: { code: ErrorCode.RETRYABLE, message: 'step 1 failed (run 1)' },
     });
     await h.run();
     expect(await h.state(job.id)).toEqual({ done: [1] });
+    expect((await h.record(job.id))?.failing).toBeUndefined();
+  });
+
+  it("keep when the message's first attempt failed through its later attempts, anew for the next message", async () => {
+    runs.clear();
+    const h = setup({ actors: [Job], batchSize: 10, maxAttempts: 3 });
+    // Each count the turns commit, with the time it was committed at.
+    const counts: Array<{ id: string; attempts: number; since?: number; at: number }> = [];
+    h.backend.feed.subscribe((r) => {
+      if (r.id === job.id && r.failing) counts.push({ ...r.failing, at: h.clock.now() });
+    });
+    await h.client.send(job, 'step', { n: 1, failures: 99 });
+    await h.client.send(job, 'step', { n: 2, failures: 2 });
+    await h.run();
+
+    const [first, second] = [...new Set(counts.map((c) => c.id))];
+    const of = (id: string | undefined) => counts.filter((c) => c.id === id);
+    expect(of(first).map((c) => c.attempts)).toEqual([1, 2]);
+    expect(of(second).map((c) => c.attempts)).toEqual([1, 2]);
+    // Retried later and later: each attempt's count keeps the time of the message's first.
+    for (const ofOne of [of(first), of(second)]) {
+      expect(ofOne[1]!.at).toBeGreaterThan(ofOne[0]!.at);
+      expect(ofOne.map((c) => c.since)).toEqual([ofOne[0]!.at, ofOne[0]!.at]);
+    }
+    expect(of(second)[0]!.since).toBeGreaterThan(of(first)[1]!.at);
     expect((await h.record(job.id))?.failing).toBeUndefined();
   });
 

@@ -750,7 +750,8 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('actors', 'get', 'tally/twice')).paused).toEqual(paused);
   });
 
-  it('shows the message failing at the head of an actor’s inbox, the attempts it failed, its handler and error, until it is applied', async () => {
+  it('shows the message failing at the head of an actor’s inbox, since when, the attempts it failed, its handler and error, until it is applied', async () => {
+    const sent = Date.now();
     await json('send', 'tally/f', 'add', '{"entry":"a"}', '--app', TALLY);
     const { messageId } = await json(
       'send',
@@ -778,22 +779,36 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       messageId,
       inboxPosition: expect.any(String),
       attempts: 1,
+      since: expect.any(Number),
       handler: 'add',
       error,
     });
+    const { since } = first.failingMessage;
+    expect(since).toBeGreaterThanOrEqual(sent);
+    expect(since).toBeLessThanOrEqual(Date.now());
     // Behind what the actor applied: the message it stops at.
     expect(BigInt(first.failingMessage.inboxPosition)).toBeGreaterThan(BigInt(first.inboxPosition));
 
     await failedTimes(2);
+    // The second attempt keeps the first's time; set back here, it reads as hours of failing.
+    const second = (await deployment.store.load('tally/f'))!;
+    expect(second.failing?.since).toBe(since);
+    const hoursAgo = Date.now() - ((3 * 60 + 12) * 60_000 + 30_000);
+    await deployment.store.commit({
+      record: { ...second, ver: second.ver + 1, failing: { ...second.failing!, since: hoursAgo } },
+      expectedVer: second.ver,
+      outbox: [],
+      idempotency: [],
+    });
     const shown = await baton('actors', 'get', 'tally/f');
     expect(shown.code, shown.err).toBe(0);
     expect(shown.out).toContain(
-      `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failed 2 time(s) in handler "add": the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); its last error: RETRYABLE: the poison entry breaks add\npaused           no\n`,
+      `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failing for 3h 12m, failed 2 time(s) in handler "add": the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); its last error: RETRYABLE: the poison entry breaks add\npaused           no\n`,
     );
 
-    // A count an older Baton wrote, without the handler and the error: the worker's log has them.
+    // A count an older Baton wrote, without its time, the handler and the error: the worker's log has them.
     const counted = (await deployment.store.load('tally/f'))!;
-    const { handler: _, error: __, ...count } = counted.failing!;
+    const { since: _, handler: __, error: ___, ...count } = counted.failing!;
     await deployment.store.commit({
       record: { ...counted, ver: counted.ver + 1, failing: count },
       expectedVer: counted.ver,
@@ -802,10 +817,11 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     });
     const older = await baton('actors', 'get', 'tally/f');
     expect(older.out).toContain(
-      `\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failed 2 time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); the worker's log has its error ("message will be retried", with this messageId)\npaused           no\n`,
+      `\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, age unknown, failed 2 time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); the worker's log has its error ("message will be retried", with this messageId)\npaused           no\n`,
     );
     expect((await json('actors', 'get', 'tally/f')).failingMessage).toMatchObject({
       attempts: 2,
+      since: null,
       handler: null,
       error: null,
     });

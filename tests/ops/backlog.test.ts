@@ -101,6 +101,9 @@ describe('baton backlog', () => {
       failing: { handler: 'add', error: { code: 'RETRYABLE' } },
     });
     expect(stuck.failing.attempts).toBeGreaterThanOrEqual(1);
+    // Its first failure's time, as the worker kept it (the CLI reads ten minutes later).
+    expect(stuck.failing.since).toBe((await deployment.store.load('note/stuck'))?.failing?.since);
+    expect(stuck.failing.since).toBeGreaterThanOrEqual(sentAt);
     expect(hot).toMatchObject({ waiting: 3, undrainedSends: 3, parked: 0, failing: null });
     expect(hot.oldestWaitingAgeMs).toBeGreaterThanOrEqual(LATER);
     expect(parked).toMatchObject({ waiting: 2, parked: 2, undrainedSends: 0 });
@@ -113,10 +116,27 @@ describe('baton backlog', () => {
     expect(top.out).toMatch(
       /^actors +4 with a message failing.*\(the first 2; --top shows more\)/m,
     );
-    expect(top.out).toMatch(/^note\/stuck +0 +— +\d attempt\(s\), add — RETRYABLE: /m);
+    expect(top.out).toMatch(
+      /^note\/stuck +0 +— +failing for 10m \d+s, \d attempt\(s\), add — RETRYABLE: /m,
+    );
     expect(top.out).toMatch(/^note\/hot +3 +10m \d+s +— +0 +0 +3 +0$/m);
     expect(top.out).not.toMatch(/^note\/p /m);
     expect(top.out).toMatch(/^not counted: messages in the inbox queue, per actor/m);
+
+    // A count an older Baton wrote, without its time: listed still, its age unknown.
+    const counted = (await deployment.store.load('note/stuck'))!;
+    const { since: _, ...count } = counted.failing!;
+    await deployment.store.commit({
+      record: { ...counted, ver: counted.ver + 1, failing: count },
+      expectedVer: counted.ver,
+      outbox: [],
+      idempotency: [],
+    });
+    const older = await backlog('--top', '1');
+    expect(older.code, older.err).toBe(0);
+    expect(older.out).toMatch(
+      /^note\/stuck +0 +— +age unknown, \d attempt\(s\), add — RETRYABLE: /m,
+    );
   }, 120_000);
 
   it('reads at most --limit items of the table for failing messages, and says so', async () => {

@@ -67,7 +67,7 @@ describe('baton outcome of a message that has none', () => {
     const failing = await baton(['outcome', id]);
     expect(failing.code).toBe(1);
     expect(failing.err).toMatch(
-      /^baton outcome: no outcome of \S+: it is failing at the head of tally\/o's inbox \(failed \d time\(s\), last with RETRYABLE: the poison entry breaks add\), and is retried until applied or dead-lettered: /,
+      /^baton outcome: no outcome of \S+: it is failing at the head of tally\/o's inbox \(failing for \d+(ms|s), failed \d time\(s\), last with RETRYABLE: the poison entry breaks add\), and is retried until applied or dead-lettered: /,
     );
     expect(failing.err).toContain(`: ${hint('actors get tally/o')} shows it`);
 

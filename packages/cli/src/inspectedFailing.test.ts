@@ -6,7 +6,7 @@
 import { ErrorCode } from '@baton/core';
 import type { FailingMessage } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { errorLine, inspectFailing } from './inspectedFailing.ts';
+import { errorLine, failingFor, inspectFailing } from './inspectedFailing.ts';
 
 const failing: FailingMessage = { id: 'm-1', at: '42', attempts: 2 };
 
@@ -17,6 +17,7 @@ describe('inspectFailing', () => {
       messageId: 'm-1',
       inboxPosition: '42',
       attempts: 2,
+      since: null,
       handler: null,
       error: null,
     });
@@ -25,6 +26,7 @@ describe('inspectFailing', () => {
   it('adds the handler and the error as { code, message } when the record keeps them', () => {
     const kept = {
       ...failing,
+      since: 1_000,
       handler: 'add',
       error: { code: ErrorCode.UNAVAILABLE, message: 'boom\n  at x' },
     };
@@ -33,9 +35,22 @@ describe('inspectFailing', () => {
       messageId: 'm-1',
       inboxPosition: '42',
       attempts: 2,
+      since: 1_000,
       handler: 'add',
       error: { code: 'UNAVAILABLE', message: 'boom\n  at x' },
     });
     expect(errorLine(inspected!.error!)).toBe('UNAVAILABLE: boom at x');
+  });
+});
+
+describe('failingFor', () => {
+  it('says how long a message has failed, and that its age is unknown on a record without it', () => {
+    const since = 1_700_000_000_000;
+    expect(failingFor(since, since + (3 * 60 + 12) * 60_000 + 5_000)).toBe('failing for 3h 12m');
+    expect(failingFor(inspectFailing({ ...failing, since })!.since, since + 12_000)).toBe(
+      'failing for 12s',
+    );
+    expect(failingFor(inspectFailing(failing)!.since, since)).toBe('age unknown');
+    expect(failingFor(undefined, since)).toBe('age unknown');
   });
 });

@@ -5,6 +5,7 @@
  * three, so a script reads `failingMessage` of one as `failing` of the others.
  */
 import type { FailingMessage } from '@baton/core/adapter';
+import { duration } from './ops/format.ts';
 
 /** An actor's failing message (`failingMessage` of `baton actors get --json`). */
 export interface InspectedFailing {
@@ -13,6 +14,11 @@ export interface InspectedFailing {
   readonly inboxPosition: string;
   /** The times its handler failed. */
   readonly attempts: number;
+  /**
+   * When its first attempt failed (epoch ms): the actor has been stuck on it since. Null on a
+   * record written before workers kept it.
+   */
+  readonly since: number | null;
   /** The handler that failed; null when the record does not name it. */
   readonly handler: string | null;
   /** Its last error, as the worker clipped it; null when the record does not keep it. */
@@ -21,20 +27,28 @@ export interface InspectedFailing {
 
 /**
  * The failing message of a record, or null when none is failing. A record written before the
- * handler and error were kept, or with no room for the error, has null for them: the worker's
- * log has the error (`message will be retried`, by message id).
+ * time, handler and error were kept, or with no room for the error, has null for them: the
+ * worker's log has the error (`message will be retried`, by message id).
  */
 export function inspectFailing(failing: FailingMessage | undefined): InspectedFailing | null {
   if (!failing) return null;
-  const { handler, error } = failing;
+  const { since, handler, error } = failing;
   return {
     messageId: failing.id,
     inboxPosition: failing.at,
     attempts: failing.attempts,
+    since: since ?? null,
     handler: handler ?? null,
     error: error ? { code: error.code, message: error.message } : null,
   };
 }
+
+/**
+ * How long a message has failed, at `now`: `failing for 3h 12m`, or `age unknown` on a record
+ * written before its first failure's time was kept.
+ */
+export const failingFor = (since: number | null | undefined, now: number): string =>
+  since == null ? 'age unknown' : `failing for ${duration(now - since)}`;
 
 /** A failing message's error in one line (`CODE: message`), however many lines its message has. */
 export const errorLine = (error: { readonly code: string; readonly message: string }): string =>

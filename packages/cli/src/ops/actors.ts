@@ -7,7 +7,12 @@ import {
   upgradeStateForTurn,
 } from '@baton/core/adapter';
 import { DEFAULT_MAX_ATTEMPTS, pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
-import { errorLine, type InspectedFailing, inspectFailing } from '../inspectedFailing.ts';
+import {
+  errorLine,
+  failingFor,
+  type InspectedFailing,
+  inspectFailing,
+} from '../inspectedFailing.ts';
 import { actorSummaries } from './actorSummaries.ts';
 import { fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -46,6 +51,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   const { store } = await ctx.target();
   const record = await store.load(id);
+  const now = ctx.io.now();
   if (!record) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
@@ -96,7 +102,9 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
           : r.recordFormat,
       ],
       ['inbox position', r.inboxPosition],
-      ...(r.failingMessage ? ([['failing message', failingLine(r.failingMessage)]] as const) : []),
+      ...(r.failingMessage
+        ? ([['failing message', failingLine(r.failingMessage, now)]] as const)
+        : []),
       [
         'paused',
         r.paused ? `since ${new Date(r.paused.at).toISOString()} by ${r.paused.by}` : 'no',
@@ -123,20 +131,17 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   );
 }
 
-/** `actors get`'s line of a failing message: what holds the actor, and what failed it. */
-function failingLine({
-  messageId,
-  inboxPosition,
-  attempts,
-  handler,
-  error,
-}: InspectedFailing): string {
+/** `actors get`'s line of a failing message: what holds the actor, since when, what failed it. */
+function failingLine(
+  { messageId, inboxPosition, attempts, since, handler, error }: InspectedFailing,
+  now: number,
+): string {
   const where = handler === null ? '' : ` in handler ${JSON.stringify(handler)}`;
   const waits = `the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default)`;
   const cause = error
     ? `its last error: ${errorLine(error)}`
     : 'the worker\'s log has its error ("message will be retried", with this messageId)';
-  return `${messageId} at inbox position ${inboxPosition}, failed ${attempts} time(s)${where}: ${waits}; ${cause}`;
+  return `${messageId} at inbox position ${inboxPosition}, ${failingFor(since, now)}, failed ${attempts} time(s)${where}: ${waits}; ${cause}`;
 }
 
 /**

@@ -8,7 +8,7 @@
 import { listFailingActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
-import { errorLine } from '../inspectedFailing.ts';
+import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { type ActorBacklog, BacklogTally } from './actorBacklog.ts';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -47,7 +47,7 @@ export async function backlog(ctx: OpsContext): Promise<void> {
   const top = topOption(ctx.values.top);
   const scanItems = scanOption(ctx.values.limit);
   const result = await readBacklog(await ctx.target(), ctx.io.now(), { top, scanItems });
-  ctx.print(result, (b) => humanBacklog(b, ctx));
+  ctx.print(result, (b) => humanBacklog(b, ctx, ctx.io.now()));
 }
 
 /** Reads what Baton records of each actor's backlog; every read bounded. */
@@ -111,13 +111,13 @@ export async function readBacklog(
   };
 }
 
-function humanBacklog(b: Backlog, ctx: OpsContext): string {
+function humanBacklog(b: Backlog, ctx: OpsContext, now: number): string {
   const rows = b.actors.map((a) => ({
     actor: a.actor,
     waiting: String(a.waiting),
     oldest: a.oldestWaitingAgeMs === null ? undefined : duration(a.oldestWaitingAgeMs),
     failing: a.failing
-      ? `${a.failing.attempts} attempt(s)${a.failing.handler ? `, ${a.failing.handler}` : ''}${a.failing.error ? ` — ${errorLine(a.failing.error)}` : ''}`
+      ? `${failingFor(a.failing.since, now)}, ${a.failing.attempts} attempt(s)${a.failing.handler ? `, ${a.failing.handler}` : ''}${a.failing.error ? ` — ${errorLine(a.failing.error)}` : ''}`
       : undefined,
     parked: String(a.parked),
     'timers due': String(a.timersDue),

@@ -1,7 +1,7 @@
 import { BatonError, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
 import { ingressMessageId, ingressTarget } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
-import { errorLine } from '../inspectedFailing.ts';
+import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { actorArg } from './actors.ts';
 import { lostItsQuotes, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -166,7 +166,7 @@ async function heldAt(ctx: OpsContext, messageId: string): Promise<string | unde
   const failing = record?.failing;
   if (failing?.id === messageId) {
     const error = failing.error ? `, last with ${errorLine(failing.error)}` : '';
-    return `it is failing at the head of ${actorId}'s inbox (failed ${failing.attempts} time(s)${error}), and is retried until applied or dead-lettered: ${ctx.followUp`actors get ${actorId}`} shows it`;
+    return `it is failing at the head of ${actorId}'s inbox (${failingFor(failing.since, ctx.io.now())}, failed ${failing.attempts} time(s)${error}), and is retried until applied or dead-lettered: ${ctx.followUp`actors get ${actorId}`} shows it`;
   }
   if (letter?.parked !== undefined) {
     return `it is parked at ${actorId}, which is paused: resumed (${ctx.followUp`actors resume ${actorId}`}), it applies it`;

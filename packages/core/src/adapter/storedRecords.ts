@@ -233,9 +233,9 @@ export interface ActorRecord {
 }
 
 /**
- * See {@link ActorRecord.failing}. `handler` and `error` say which handler failed and how, for
- * an operator (`baton actors get`); a record written before they were kept, or one with no room
- * for the error's text, has the count alone. Code that does not know them keeps them as they
+ * See {@link ActorRecord.failing}. `since`, `handler` and `error` say since when, which handler
+ * failed and how, for an operator (`baton actors get`); a record written before they were kept,
+ * or one with no room for the error's text, has the count alone. Code that does not know them keeps them as they
  * are, or writes its own count without them: they need no newer record format.
  */
 export interface FailingMessage {
@@ -244,6 +244,11 @@ export interface FailingMessage {
   /** Its inbox position (queue sequence number). */
   readonly at: string;
   readonly attempts: number;
+  /**
+   * When its first failed attempt was committed (epoch ms): how long the actor has been stuck on
+   * it. Absent on a record written before it was kept, and kept so by later attempts.
+   */
+  readonly since?: number;
   /** The message's name: the handler that failed. */
   readonly handler?: string;
   /** The last attempt's error: its code and its message, clipped to {@link MAX_FAILING_ERROR_CHARS}. */

@@ -24,8 +24,14 @@ const inbound = (queueSeq: string, receiveCount: number): Inbound => ({
   receiveCount,
 });
 const failing = { ...record, failing: { id: 'm1', at: '5', attempts: 2 } };
+/** The engine's clock: the time a first failed attempt is kept as `since`. */
+const T0 = 1_700_000_000_000;
 const engine = (maxItemBytes = 400_000) =>
-  ({ maxAttempts: 3, store: { limits: { maxItemBytes } } }) as unknown as Engine;
+  ({
+    maxAttempts: 3,
+    store: { limits: { maxItemBytes } },
+    clock: { now: () => T0 },
+  }) as unknown as Engine;
 /** A handler's failure, and failures of a deploy: a name unknown here, a newer state version. */
 const fault = new RetryableError('the database is down');
 const unknownName = waitsForNewerCode(
@@ -105,12 +111,27 @@ describe('the attempts of a message', () => {
   it('are counted in the record while it fits its item, with room for what its commit adds', () => {
     const paged: ActorRecord = { ...record, outcomePage: { page: 0, bytes: 0 } };
     const counted = countedAttempt(engine(), paged, inbound('5', 1))!;
-    expect(counted.failing).toEqual({ id: 'm1', at: '5', attempts: 1 });
+    expect(counted.failing).toEqual({ id: 'm1', at: '5', attempts: 1, since: T0 });
     // Its outcome page state, the mark of sends apart (of messages before it in the commit).
     const size = jsonSize(counted) + pageStateGrowth(counted) + apartMarkGrowth(counted);
     expect(pageStateGrowth(counted)).toBeGreaterThan(0);
     expect(countedAttempt(engine(size), paged, inbound('5', 1))).toEqual(counted);
     expect(countedAttempt(engine(size - 1), paged, inbound('5', 1))).toBeUndefined();
+  });
+
+  it("keep the time of the message's first failed attempt, anew for another message, none on a record without it", () => {
+    const since = T0 - 3_600_000;
+    const kept = { ...record, failing: { id: 'm1', at: '5', attempts: 2, since } };
+    expect(countedAttempt(engine(), kept, inbound('5', 3))!.failing).toEqual({
+      id: 'm1',
+      at: '5',
+      attempts: 3,
+      since,
+    });
+    // Another message (or the same id at another inbox position) fails: its own first attempt.
+    expect(countedAttempt(engine(), kept, inbound('6', 1))!.failing?.since).toBe(T0);
+    // A record from before `since` was kept: its message's age stays unknown, not made up.
+    expect(countedAttempt(engine(), failing, inbound('5', 3))!.failing?.since).toBeUndefined();
   });
 
   it('keep room for the version the count commits at gaining a digit (9 to 10)', () => {
@@ -128,6 +149,7 @@ describe('the attempts of a message', () => {
       id: 'm1',
       at: '5',
       attempts: 1,
+      since: T0,
       handler: 'run',
       error: { code: ErrorCode.RETRYABLE, message: 'the database is down' },
     });
@@ -143,7 +165,7 @@ describe('the attempts of a message', () => {
     const named: Inbound = { ...inbound('5', 1), envelope: { id: 'm1', name: 'run' } as Envelope };
     const told = countedAttempt(engine(), record, named, fault)!;
     const bare = countedAttempt(engine(), record, named)!;
-    expect(bare.failing).toEqual({ id: 'm1', at: '5', attempts: 1 });
+    expect(bare.failing).toEqual({ id: 'm1', at: '5', attempts: 1, since: T0 });
     // Room for the count, not for the handler and the error: the count.
     const tight = engine(jsonSize(told) - 1);
     expect(countedAttempt(tight, record, named, fault)).toEqual(bare);

@@ -80,7 +80,10 @@ export function countedAttempt(
   error?: BatonError,
 ): ActorRecord | undefined {
   const { id, name } = inbound.envelope;
-  const count: FailingMessage = { id, at: inbound.queueSeq, attempts: attemptOf(record, inbound) };
+  const attempts = attemptOf(record, inbound);
+  // A later attempt keeps its message's `since` (none on a record older than it).
+  const since = attempts < 2 ? engine.clock.now() : record.failing!.since;
+  const count: FailingMessage = { id, at: inbound.queueSeq, attempts, since };
   const told = error && {
     ...count,
     handler: name,

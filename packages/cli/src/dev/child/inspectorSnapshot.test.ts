@@ -99,6 +99,7 @@ describe("the dev inspector's snapshot of what holds an actor", () => {
       messageId: poison.messageId,
       inboxPosition: expect.any(String),
       attempts: 1,
+      since: expect.any(Number),
       handler: 'add',
       error: { code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) },
     });

@@ -46,13 +46,14 @@ describe("the dev inspector's hold views", () => {
         messageId: SCRIPT,
         inboxPosition: '42',
         attempts: 2,
+        since: null,
         handler: null,
         error: null,
       },
     });
     expect(html).not.toContain('<script');
     expect(html).toContain(
-      `failing message <code>${ESCAPED}</code> at inbox position <code>42</code>, failed 2 time(s) — its later messages wait`,
+      `failing message <code>${ESCAPED}</code> at inbox position <code>42</code>, age unknown, failed 2 time(s) — its later messages wait`,
     );
     expect(html).toContain('"message will be retried"');
     expect(html).not.toContain('actor-paused');
@@ -64,11 +65,13 @@ describe("the dev inspector's hold views", () => {
         messageId: 'm-1',
         inboxPosition: '42',
         attempts: 2,
+        since: 1_000,
         handler: `add${SCRIPT}`,
         error: { code: 'INTERNAL', message: `${SCRIPT}\n  at add` },
       },
     });
     expect(html).not.toContain('<script');
+    expect(html).toContain(`, failing since ${new Date(1_000).toLocaleString()}, failed 2 time(s)`);
     expect(html).toContain(
       `failed 2 time(s) in <code>add${ESCAPED}</code>: INTERNAL: ${ESCAPED} at add — its later messages wait until it is applied or dead-lettered</p>`,
     );
@@ -84,7 +87,14 @@ describe("the dev inspector's hold views", () => {
     expect(
       holdCell({
         paused: { at: 1, by: 'ops' },
-        failing: { messageId: 'm', inboxPosition: '1', attempts: 3, handler: null, error: null },
+        failing: {
+          messageId: 'm',
+          inboxPosition: '1',
+          attempts: 3,
+          since: null,
+          handler: null,
+          error: null,
+        },
       }),
     ).toBe(
       '<span class="retry">paused</span><br><span class="rejected">failing, 3 attempt(s)</span>',

@@ -41,7 +41,7 @@ export function holdCell(a: { paused?: ActorPause; failing?: InspectedFailing })
 
 /**
  * An actor's view: who paused it and since when, and its failing message (id, inbox position,
- * attempts, and the handler and error when its record keeps them); '' when nothing holds it.
+ * since when, attempts, and the handler and error when its record keeps them); '' when nothing holds it.
  */
 export function holdsHtml(hold: {
   readonly paused?: ActorPause | null;
@@ -53,7 +53,7 @@ export function holdsHtml(hold: {
       ? `<p class="retry" data-testid="actor-paused">paused since ${esc(when(paused.at))} by <code>${esc(paused.by)}</code>: it applies nothing, and its messages are parked, in order, until it is resumed</p>`
       : '',
     failing
-      ? `<p class="rejected" data-testid="actor-failing">failing message <code>${esc(failing.messageId)}</code> at inbox position <code>${esc(failing.inboxPosition)}</code>, failed ${esc(failing.attempts)} time(s)${
+      ? `<p class="rejected" data-testid="actor-failing">failing message <code>${esc(failing.messageId)}</code> at inbox position <code>${esc(failing.inboxPosition)}</code>, ${failing.since === null ? 'age unknown' : `failing since ${esc(when(failing.since))}`}, failed ${esc(failing.attempts)} time(s)${
           failing.handler === null ? '' : ` in <code>${esc(failing.handler)}</code>`
         }${failing.error === null ? '' : `: ${esc(errorLine(failing.error))}`} — its later messages wait until it is applied or dead-lettered${
           failing.error === null

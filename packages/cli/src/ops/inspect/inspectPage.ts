@@ -107,7 +107,7 @@ function paused(s) {
 }
 
 // What holds an actor: the message failing at the head of its inbox, as baton actors get says it.
-const failingLine = (f) => '<code>' + esc(f.messageId) + '</code> at inbox position <code>' + esc(f.inboxPosition) + '</code>, failed '
+const failingLine = (f) => '<code>' + esc(f.messageId) + '</code> at inbox position <code>' + esc(f.inboxPosition) + '</code>, ' + (f.since === null ? 'age unknown' : 'failing since ' + time(f.since)) + ', failed '
   + esc(f.attempts) + ' time(s)' + (f.handler === null ? '' : ' in <code>' + esc(f.handler) + '</code>')
   + (f.error === null ? '' : ': ' + esc(f.error.code + ': ' + f.error.message.replace(/\\s+/g, ' ')))
   + ' — its later messages wait until it is applied or dead-lettered'
