@@ -5,7 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { createAwsClients, createFifoQueue, createTable, createTimerQueue } from '@baton/aws';
+import {
+  createAwsClients,
+  createFifoQueue,
+  createTable,
+  createTimerQueue,
+  DynamoStore,
+} from '@baton/aws';
 import { runOps } from '@baton/cli/ops';
 import { describe, expect, inject, it } from 'vitest';
 
@@ -105,6 +111,102 @@ describe('baton status on the emulators', () => {
     expect(human).toMatch(
       /^health\s+OK \(not checked: .*whether the inbox is behind: its oldest message's age is unknown \(CloudWatch only: SQS and the emulators report no age\); compare its waiting count a minute apart\)$/m,
     );
+  });
+
+  it('reads dead letters and undrained sends up to --limit entries, says it stopped there, and counts at least what it read', async () => {
+    const name = `status-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const inbox = await createFifoQueue(sqs, name, { visibilityTimeoutMs: 60_000 });
+    const store = new DynamoStore({ client: dynamodb, tableName: name });
+    // Five actors, each with a dead letter and a send committed an hour ago, never drained.
+    const hourAgo = Date.now() - 3_600_000;
+    for (let i = 0; i < 5; i++) {
+      const id = `note/n${i}`;
+      const envelope = {
+        id: `m${i}`,
+        from: 'note/src',
+        seq: i + 1,
+        to: id,
+        name: 'add',
+        payload: {},
+        sentAt: hourAgo,
+      };
+      await store.commit({
+        expectedVer: 0,
+        record: { id, ver: 1, state: {}, inboxOffset: '1', marks: {}, sentSeq: 1 },
+        outbox: [
+          {
+            actorId: id,
+            seq: 1,
+            envelopes: [{ ...envelope, from: id, to: 'note/x' }],
+            createdAt: hourAgo,
+          },
+        ],
+        idempotency: [],
+        deadLetters: {
+          put: [
+            {
+              actorId: id,
+              messageId: envelope.id,
+              envelope,
+              redrivable: true,
+              error: { code: 'RETRYABLE', message: 'boom', details: {} },
+              attempts: 3,
+              at: hourAgo + i,
+            },
+          ],
+          remove: [],
+        },
+      });
+    }
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
+    const status = async (...more: string[]) => {
+      out.length = 0;
+      const argv = ['status', '--table', name, '--queue-url', inbox.queueUrl, ...emulatorFlags];
+      expect(await runOps([...argv, ...more], io)).toBe(0);
+      return out.join('\n');
+    };
+
+    // Under the bound: the exact counts, as before.
+    const whole = JSON.parse(await status('--json'));
+    expect(whole).toMatchObject({ deadLetters: 5, deadLettersComplete: true, readBound: 10_000 });
+    expect(whole.sweeperLag).toMatchObject({ actors: 5, complete: true });
+    expect(whole.unchecked.join(' ')).not.toMatch(/--limit raises it/);
+    expect(await status()).toMatch(/^dead letters +5 \(oldest 1h 0m ago\)$/m);
+
+    // Over it: the reads stop at 3 entries each, and the counts are lower bounds, said so.
+    const bounded = JSON.parse(await status('--limit', '3', '--json'));
+    expect(bounded).toMatchObject({ deadLetters: 3, deadLettersComplete: false, readBound: 3 });
+    expect(bounded.sweeperLag.complete).toBe(false);
+    expect(bounded.sweeperLag.actors).toBeGreaterThan(0);
+    expect(bounded.sweeperLag.actors).toBeLessThanOrEqual(3);
+    expect(bounded.problems).toEqual([
+      expect.stringMatching(/^at least 3 dead letter\(s\): baton dead-letters list /),
+      expect.stringMatching(/^at least [123] actor\(s\) with sends undrained, e\.g\. note\/n/),
+    ]);
+    expect(bounded.unchecked).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^dead letters and parked messages past the first 3 entries of the table's index: the counts shown are lower bounds \(--limit raises it; baton dead-letters list .*reads them all\)$/,
+        ),
+        "actors with sends undrained past the first 3 entries of the table's outbox index, the oldest read first: the count shown is a lower bound (--limit raises it)",
+      ]),
+    );
+    const human = await status('--limit', '3');
+    expect(human).toMatch(
+      /^dead letters +at least 3 \(oldest 1h 0m ago\) \(stopped at the read bound of 3 entries; use --limit to see all\)$/m,
+    );
+    expect(human).toMatch(
+      /^sweeper lag +at least [123] actor\(s\) with sends undrained for over 4m 0s \(stopped at the read bound of 3 entries; use --limit to see all\)$/m,
+    );
+    expect(human).toMatch(/^parked +at least 0 message\(s\) of 0 paused actor\(s\) \(stopped at/m);
+
+    const bad = await runOps(
+      ['status', '--limit', '0', '--table', name, '--queue-url', inbox.queueUrl, ...emulatorFlags],
+      io,
+    );
+    expect(bad).toBe(2);
   });
 
   it('counts the table changes the stream function gave up on, and asks for attention', async () => {

@@ -6,6 +6,7 @@
  * WebSocket API are `@baton/aws/local`.
  */
 export { type AwsClients, type AwsClientsOptions, createAwsClients } from './createAwsClients.ts';
+export type { Bounded } from './dynamodb/boundedIndexReads.ts';
 export { createTable } from './dynamodb/createTable.ts';
 export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';
 export { DynamoStore } from './dynamodb/DynamoStore.ts';

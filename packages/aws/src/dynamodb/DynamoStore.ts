@@ -3,22 +3,22 @@ import {
   PutItemCommand,
   type QueryCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import type { KeyClaim, Store, Timer } from '@baton/core/adapter';
+import type { DeadLetter, KeyClaim, Store, Timer } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchGetItems } from './batchItems.ts';
+import {
+  type Bounded,
+  byOldestEntry,
+  listDeadLettersBounded,
+  listOutboxActorsBounded,
+  outboxQuery,
+} from './boundedIndexReads.ts';
 import { countDeadLetters } from './countDeadLetters.ts';
 import { DynamoTurnStore } from './DynamoTurnStore.ts';
 import { retireHeldOutbox } from './heldSends.ts';
 import { claimToItem, type Item, itemToClaim, itemToTimer } from './itemCodec.ts';
 import { getItem, queryItems, shardQuery } from './readItems.ts';
-import {
-  Attr,
-  actorIdOf,
-  CLAIM_SK,
-  claimPk,
-  outboxShardKey,
-  timerShardKey,
-} from './tableLayout.ts';
+import { Attr, CLAIM_SK, claimPk, timerShardKey } from './tableLayout.ts';
 
 /**
  * The {@link Store} on one DynamoDB table (layout: {@link tableDefinition}, the package
@@ -45,29 +45,26 @@ export class DynamoStore extends DynamoTurnStore implements Store {
 
   async listOutboxActors(olderThan: number): Promise<string[]> {
     const shards = Array.from({ length: this.table.shards }, (_, shard) =>
-      this.#query(
-        'Query (listOutboxActors)',
-        shardQuery(this.tableName, outboxShardKey(shard), {
-          at: '#at < :before',
-          names: { '#pk': Attr.pk },
-          values: { ':before': { N: String(olderThan) } },
-          input: { ProjectionExpression: '#pk, #at' },
-        }),
-      ),
+      this.#query('Query (listOutboxActors)', outboxQuery(this.tableName, shard, olderThan)),
     );
     // Each shard comes sorted by its index time; the actors of all, by their oldest entry's.
-    const oldest = new Map<string, number>();
-    for (const items of await Promise.all(shards)) {
-      for (const item of items) {
-        const pk = item[Attr.pk]?.S;
-        if (!pk) continue;
-        const actorId = actorIdOf(pk);
-        // The index's sort key: every entry has one.
-        const at = Number(item[Attr.obAt]?.N);
-        if (at < (oldest.get(actorId) ?? Number.POSITIVE_INFINITY)) oldest.set(actorId, at);
-      }
-    }
-    return [...oldest].sort((a, b) => a[1] - b[1]).map(([actorId]) => actorId);
+    return byOldestEntry((await Promise.all(shards)).flat());
+  }
+
+  /**
+   * {@link listOutboxActors} for tools, reading at most `maxItems` of the index's entries;
+   * `complete` is false when it stopped there.
+   */
+  listOutboxActorsBounded(olderThan: number, maxItems: number): Promise<Bounded<string[]>> {
+    return listOutboxActorsBounded(this.table, olderThan, maxItems);
+  }
+
+  /**
+   * Every actor's dead letters, as {@link listDeadLetters} lists them, from at most `maxItems`
+   * of the index's keys, for tools; `complete` is false when it stopped there.
+   */
+  listDeadLettersBounded(maxItems: number): Promise<Bounded<DeadLetter[]>> {
+    return listDeadLettersBounded(this.table, maxItems);
   }
 
   async readClaim(key: string): Promise<KeyClaim | undefined> {

@@ -10,7 +10,7 @@ import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { type ActorBacklog, BacklogTally } from './actorBacklog.ts';
-import { duration, fields, limitOption, table } from './format.ts';
+import { duration, fields, itemBoundOption, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import type { Target } from './target.ts';
 import { OUTBOX_SENDERS, TARGET_RECORDS, unappliedSends } from './unappliedSends.ts';
@@ -19,8 +19,6 @@ import { OUTBOX_SENDERS, TARGET_RECORDS, unappliedSends } from './unappliedSends
 const TOP = 20;
 /** Items of the table the scan for failing messages reads unless `--limit`. */
 const SCAN_ITEMS = 10_000;
-/** The most items `--limit` may ask the scan to read. */
-const SCAN_ITEMS_MAX = 1_000_000;
 /** At most this many timers due are read. */
 const DUE_TIMERS = 1000;
 /**
@@ -45,7 +43,11 @@ export interface Backlog {
 /** `baton backlog [--top n] [--limit n]`. */
 export async function backlog(ctx: OpsContext): Promise<void> {
   const top = topOption(ctx.values.top);
-  const scanItems = scanOption(ctx.values.limit);
+  const scanItems = itemBoundOption(
+    ctx.values.limit,
+    SCAN_ITEMS,
+    'the items of the table the scan for failing messages reads',
+  );
   const result = await readBacklog(await ctx.target(), ctx.io.now(), { top, scanItems });
   ctx.print(result, (b) => humanBacklog(b, ctx, ctx.io.now()));
 }
@@ -167,17 +169,4 @@ function topOption(value: string | undefined): number {
       `--top takes a whole number from 1 to 1000, not "${value}"`,
     );
   }
-}
-
-/** `--limit`: how many items of the table the scan for failing messages reads at most. */
-function scanOption(value: string | undefined): number {
-  if (value === undefined) return SCAN_ITEMS;
-  const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > SCAN_ITEMS_MAX) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `--limit takes a whole number from 1 to ${SCAN_ITEMS_MAX.toLocaleString('en-US')} (the items of the table the scan for failing messages reads), not "${value}"`,
-    );
-  }
-  return limit;
 }

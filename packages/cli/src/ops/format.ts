@@ -22,6 +22,32 @@ export function limitOption(value: string | undefined, fallback: number): number
   return limit;
 }
 
+/** The most items `--limit` may ask a read of the table for (`baton backlog`, `baton status`). */
+const ITEM_BOUND_MAX = 1_000_000;
+
+/**
+ * The value of a `--limit` that bounds reads of the table: a whole number from 1 to 1,000,000,
+ * `fallback` when not given; `reads` says what it bounds, for the error.
+ *
+ * @example
+ * itemBoundOption(ctx.values.limit, 10_000, 'the items of the table the scan for failing messages reads');
+ */
+export function itemBoundOption(
+  value: string | undefined,
+  fallback: number,
+  reads: string,
+): number {
+  if (value === undefined) return fallback;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > ITEM_BOUND_MAX) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--limit takes a whole number from 1 to ${ITEM_BOUND_MAX.toLocaleString('en-US')} (${reads}), not "${value}"`,
+    );
+  }
+  return limit;
+}
+
 /**
  * An aligned text table of `rows` under `columns` (each cell as a string; `—` when absent).
  *

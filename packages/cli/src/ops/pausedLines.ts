@@ -6,12 +6,6 @@
 import type { PausedWorkflow } from '@baton/aws';
 import type { FollowUp } from './target.ts';
 
-/**
- * At most this many items of the table are read for paused actors and workflow instances: no
- * index finds a pause.
- */
-export const PAUSED_SCAN_ITEMS = 10_000;
-
 /** Messages held for paused actors, how many actors hold them, and how many each holds (most first). */
 export interface ParkedCounts {
   readonly messages: number;
@@ -67,9 +61,14 @@ export function parkedLine(parked: ParkedCounts, follow: FollowUp): string {
  * The actors an operator holds paused, those with no message parked too (the `parked` line
  * names only those that hold some), and the commands to look at and resume one.
  */
-export function pausedLine(paused: PausedFound, parked: ParkedCounts, follow: FollowUp): string {
+export function pausedLine(
+  paused: PausedFound,
+  parked: ParkedCounts,
+  follow: FollowUp,
+  readBound: number,
+): string {
   const { actors } = paused;
-  const line = `${actors.length} actor(s)${scanNote(paused)}`;
+  const line = `${actors.length} actor(s)${scanNote(paused, readBound)}`;
   if (actors.length === 0) return line;
   const named = actors.slice(0, PARKED_NAMED).map(({ id, by }) => {
     const held = parked.byActor[id];
@@ -89,9 +88,13 @@ export function pausedLine(paused: PausedFound, parked: ParkedCounts, follow: Fo
  * five, by id, with the version that could not), and the commands to list them, see why and
  * resume one once code that replays it runs.
  */
-export function pausedWorkflowsLine(paused: PausedFound, follow: FollowUp): string {
+export function pausedWorkflowsLine(
+  paused: PausedFound,
+  follow: FollowUp,
+  readBound: number,
+): string {
   const { workflows } = paused;
-  const line = `${workflows.length} instance(s)${scanNote(paused)}`;
+  const line = `${workflows.length} instance(s)${scanNote(paused, readBound)}`;
   if (workflows.length === 0) return line;
   const named = workflows
     .slice(0, PARKED_NAMED)
@@ -112,11 +115,11 @@ export function pausedWorkflowsLine(paused: PausedFound, follow: FollowUp): stri
 }
 
 /**
- * What a paused line says after its count when the scan stopped at its bound: it counts only
- * what the items read hold.
+ * What a paused line says after its count when the scan stopped at its bound (`readBound`
+ * items): it counts only what the items read hold.
  */
-function scanNote(paused: PausedFound): string {
+function scanNote(paused: PausedFound, readBound: number): string {
   return paused.complete
     ? ''
-    : ` in the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (see "not checked" below)`;
+    : ` in the first ${readBound.toLocaleString('en-US')} items of the table (see "not checked" below)`;
 }

@@ -66,7 +66,7 @@ const MESSAGE = ['<type/key>', '<name>', '[json payload]'];
 const COMMANDS: Readonly<
   Record<string, { run: Command; takes: readonly Option[]; operands: readonly string[] }>
 > = {
-  status: { run: status, takes: [], operands: [] },
+  status: { run: status, takes: ['limit'], operands: [] },
   backlog: { run: backlog, takes: ['top', 'limit'], operands: [] },
   'actors get': { run: actorsGet, takes: ['app'], operands: ['<type/key>'] },
   'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
@@ -170,7 +170,7 @@ export function commandWord(
 }
 
 export const OPS_USAGE = `Operating a deployed app:
-  baton status                                       queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
+  baton status [--limit n]                           queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
   baton backlog [--top n] [--limit n]                the actors stuck or hot: failing, parked, timers due, sends undrained, dead letters
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time

@@ -15,9 +15,9 @@ vi.mock('./queues.ts', () => ({
 const target = {
   names: { table: 't', inboxUrl: 'inbox', deadLetterQueueUrl: 'dlq', streamFailureQueueUrl: 'sf' },
   indexReader: {
-    listDeadLetters: async () => [],
+    listDeadLettersBounded: async () => ({ found: [], complete: true }),
     listDueTimers: async () => [],
-    listOutboxActors: async () => [],
+    listOutboxActorsBounded: async () => ({ found: [], complete: true }),
   },
   dynamodb: { send: async () => ({ Items: [], ScannedCount: 0 }) },
 } as unknown as Target;
@@ -119,6 +119,7 @@ async function humanOf(on: Target): Promise<string> {
   let printed = '';
   const ctx = {
     target: async () => on,
+    values: {},
     io: { now: () => 0 },
     followUp: plain,
     print: <T>(value: T, human: (value: T) => string) => {
@@ -226,7 +227,7 @@ describe('baton status of workflow instances a deploy paused', () => {
     expect(status.paused.complete).toBe(false);
     expect(status.paused.workflows.map((w) => w.id)).toEqual(['wf-ship/c']);
     expect(status.unchecked).toEqual([
-      'paused actors and workflow instances past the first 10,000 items of the table (baton actors list <type> shows whether each actor of a type is paused, baton workflows list --status paused --app <entry> the paused instances)',
+      'paused actors and workflow instances past the first 10,000 items of the table (--limit raises it; baton actors list <type> shows whether each actor of a type is paused, baton workflows list --status paused --app <entry> the paused instances)',
     ]);
     const human = await humanOf(bounded);
     expect(human).toMatch(

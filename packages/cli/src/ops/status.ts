@@ -1,11 +1,10 @@
 import { listPausedActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, toBatonError } from '@baton/core';
-import { duration, fields, table } from './format.ts';
+import { duration, fields, itemBoundOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import {
   listPaused,
-  PAUSED_SCAN_ITEMS,
   type ParkedCounts,
   type PausedFound,
   parkedByActor,
@@ -29,6 +28,12 @@ const INBOX_AGE_MS = 5 * 60_000;
 const DEAD_LETTER_QUEUE = 'inbox dead letters';
 /** At most this many due timers are counted. */
 const DUE_TIMERS = 1000;
+/**
+ * Unless `--limit`: at most this many entries each read of the table takes — of the index for
+ * dead letters (parked messages too) and for undrained sends, of the table for paused actors
+ * and workflow instances (no index finds a pause) — so a big table is not paged for minutes.
+ */
+export const STATUS_READ_ITEMS = 10_000;
 /** How `unchecked` starts when the scan for paused actors and instances failed. */
 const PAUSED_UNREAD =
   'paused actors with no message parked, and paused workflow instances, which could not be read';
@@ -58,9 +63,19 @@ export interface Status {
    * stored, and the sweeper fires them late. `null` without `--timer-dead-letter-queue-url`.
    */
   readonly timerDeadLetters: number | null;
-  /** The engine's dead letters (DEAD_LETTERED), to inspect and redrive. */
+  /**
+   * The engine's dead letters (DEAD_LETTERED), to inspect and redrive: at least this many when
+   * `deadLettersComplete` is false.
+   */
   readonly deadLetters: number;
   readonly oldestDeadLetterAgeMs: number | null;
+  /**
+   * Whether the read of the dead letters (parked messages too) took them all: false when it
+   * stopped at `readBound`, and `deadLetters` and `parked` count only what it took.
+   */
+  readonly deadLettersComplete: boolean;
+  /** The most entries each read of the table took (`--limit`). */
+  readonly readBound: number;
   /** Messages held for paused actors, how many actors hold them, and how many each holds (most first). */
   readonly parked: ParkedCounts;
   /**
@@ -72,8 +87,15 @@ export interface Status {
   readonly paused: PausedFound;
   readonly timersDue: number;
   readonly oldestTimerOverdueMs: number | null;
-  /** Actors whose committed sends wait undrained past the sweeper's round (it runs every minute). */
-  readonly sweeperLag: { readonly actors: number; readonly thresholdMs: number };
+  /**
+   * Actors whose committed sends wait undrained past the sweeper's round (it runs every minute);
+   * at least `actors` when `complete` is false (the read stopped at `readBound`).
+   */
+  readonly sweeperLag: {
+    readonly actors: number;
+    readonly thresholdMs: number;
+    readonly complete: boolean;
+  };
   readonly healthy: boolean;
   /**
    * What was not looked at, so `healthy` does not speak for it: the queues not named, those
@@ -85,11 +107,16 @@ export interface Status {
 }
 
 /**
- * `baton status`: queue depths and ages, dead letters, parked messages, paused actors and
- * workflow instances, timers due, sweeper lag.
+ * `baton status [--limit n]`: queue depths and ages, dead letters, parked messages, paused
+ * actors and workflow instances, timers due, sweeper lag.
  */
 export async function status(ctx: OpsContext): Promise<void> {
-  ctx.print(await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp), (s) =>
+  const readBound = itemBoundOption(
+    ctx.values.limit,
+    STATUS_READ_ITEMS,
+    'the entries each read of the table takes',
+  );
+  ctx.print(await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp, readBound), (s) =>
     humanStatus(s, ctx.followUp),
   );
 }
@@ -98,20 +125,28 @@ export async function status(ctx: OpsContext): Promise<void> {
  * What `baton status` (and `baton inspect`'s overview) reports, read afresh; its problems name
  * their next commands with `follow`.
  */
-export async function readStatus(target: Target, now: number, follow: FollowUp): Promise<Status> {
+export async function readStatus(
+  target: Target,
+  now: number,
+  follow: FollowUp,
+  readBound = STATUS_READ_ITEMS,
+): Promise<Status> {
   const { indexReader: store, names } = target;
-  const [{ queues, ages, unread }, letters, due, lagging, pausedRead] = await Promise.all([
+  const [{ queues, ages, unread }, lettersRead, due, laggingRead, pausedRead] = await Promise.all([
     readQueues(target, now),
-    store.listDeadLetters(),
+    store.listDeadLettersBounded(readBound),
     store.listDueTimers(now, DUE_TIMERS),
-    store.listOutboxActors(now - SWEEPER_LAG_MS),
+    store.listOutboxActorsBounded(now - SWEEPER_LAG_MS, readBound),
     // A pause with no message parked yet has no dead letter to show it: only its record does;
     // a workflow instance a deploy paused, only its state. Not read (a role without
     // dynamodb:Scan) leaves them unchecked, as an unreadable queue is.
-    listPausedActors(target.dynamodb, names.table, { maxItems: PAUSED_SCAN_ITEMS }).catch(
+    listPausedActors(target.dynamodb, names.table, { maxItems: readBound }).catch(
       (error: unknown) => toBatonError(error),
     ),
   ]);
+  const { found: letters, complete: lettersComplete } = lettersRead;
+  const { found: lagging, complete: laggingComplete } = laggingRead;
+  const bound = readBound.toLocaleString('en-US');
   const paused =
     pausedRead instanceof BatonError ? { actors: [], workflows: [], complete: false } : pausedRead;
   const stuck = [...paused.workflows].sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -130,7 +165,9 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
   const timerDeadLetters = held('timer dead letters');
   const problems: string[] = [];
   if (dead.length > 0) {
-    problems.push(`${dead.length} dead letter(s): ${follow`dead-letters list`}`);
+    problems.push(
+      `${atLeast(dead.length, lettersComplete)} dead letter(s): ${follow`dead-letters list`}`,
+    );
   }
   if (queueDeadLetters) {
     problems.push(
@@ -154,7 +191,7 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
   const [first] = lagging;
   if (first !== undefined) {
     problems.push(
-      `${lagging.length} actor(s) with sends undrained, e.g. ${first} (${follow`actors get ${first}`} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
+      `${atLeast(lagging.length, laggingComplete)} actor(s) with sends undrained, e.g. ${first} (${follow`actors get ${first}`} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
     );
   }
   if (stuck.length > 0) {
@@ -183,6 +220,8 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     timerDeadLetters,
     deadLetters: dead.length,
     oldestDeadLetterAgeMs: oldestDead,
+    deadLettersComplete: lettersComplete,
+    readBound,
     parked: { messages: parked.length, ...parkedByActor(parked.map((l) => l.actorId)) },
     paused: {
       actors: [...paused.actors].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)),
@@ -191,7 +230,7 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
     },
     timersDue: due.length,
     oldestTimerOverdueMs: oldestDue,
-    sweeperLag: { actors: lagging.length, thresholdMs: SWEEPER_LAG_MS },
+    sweeperLag: { actors: lagging.length, thresholdMs: SWEEPER_LAG_MS, complete: laggingComplete },
     healthy: problems.length === 0,
     problems,
     unchecked: [
@@ -201,7 +240,17 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
         : [
             pausedRead instanceof BatonError
               ? `${PAUSED_UNREAD} (${pausedRead.message}): finding them scans the table, which needs dynamodb:Scan`
-              : `paused actors and workflow instances past the first ${PAUSED_SCAN_ITEMS.toLocaleString('en-US')} items of the table (${follow`actors list <type>`} shows whether each actor of a type is paused, ${follow`workflows list --status paused --app <entry>`} the paused instances)`,
+              : `paused actors and workflow instances past the first ${bound} items of the table (--limit raises it; ${follow`actors list <type>`} shows whether each actor of a type is paused, ${follow`workflows list --status paused --app <entry>`} the paused instances)`,
+          ]),
+      ...(lettersComplete
+        ? []
+        : [
+            `dead letters and parked messages past the first ${bound} entries of the table's index: the counts shown are lower bounds (--limit raises it; ${follow`dead-letters list`} reads them all)`,
+          ]),
+      ...(laggingComplete
+        ? []
+        : [
+            `actors with sends undrained past the first ${bound} entries of the table's outbox index, the oldest read first: the count shown is a lower bound (--limit raises it)`,
           ]),
       ...(names.deadLetterQueueUrl
         ? []
@@ -229,6 +278,9 @@ export async function readStatus(target: Target, now: number, follow: FollowUp):
   };
 }
 
+/** A count of a read that may have stopped at its bound: "at least" when it did. */
+const atLeast = (n: number, complete: boolean) => (complete ? `${n}` : `at least ${n}`);
+
 /**
  * The inbox behind, and where to look next by what it holds now: messages in flight are taken
  * by workers, and wait on a handler failing or a worker crashing; waiting ones with none in
@@ -251,6 +303,11 @@ function inboxBehind(
 }
 
 function humanStatus(s: Status, follow: FollowUp): string {
+  /** What a line of a read that stopped at its bound says after its count. */
+  const stopped = (complete: boolean) =>
+    complete
+      ? ''
+      : ` (stopped at the read bound of ${s.readBound.toLocaleString('en-US')} entries; use --limit to see all)`;
   // A scan that failed found nothing: its lines say unknown, not none.
   const unread = s.unchecked.some((u) => u.startsWith(PAUSED_UNREAD));
   const pausedRow = (line: () => string) =>
@@ -277,18 +334,21 @@ function humanStatus(s: Status, follow: FollowUp): string {
       ],
       [
         'dead letters',
-        `${s.deadLetters}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}`,
+        `${atLeast(s.deadLetters, s.deadLettersComplete)}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}${stopped(s.deadLettersComplete)}`,
       ],
-      ['parked', parkedLine(s.parked, follow)],
-      ['paused', pausedRow(() => pausedLine(s.paused, s.parked, follow))],
-      ['paused workflows', pausedRow(() => pausedWorkflowsLine(s.paused, follow))],
+      [
+        'parked',
+        `${s.deadLettersComplete ? '' : 'at least '}${parkedLine(s.parked, follow)}${stopped(s.deadLettersComplete)}`,
+      ],
+      ['paused', pausedRow(() => pausedLine(s.paused, s.parked, follow, s.readBound))],
+      ['paused workflows', pausedRow(() => pausedWorkflowsLine(s.paused, follow, s.readBound))],
       [
         'timers due',
         `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
       ],
       [
         'sweeper lag',
-        `${s.sweeperLag.actors} actor(s) with sends undrained for over ${duration(s.sweeperLag.thresholdMs)}`,
+        `${atLeast(s.sweeperLag.actors, s.sweeperLag.complete)} actor(s) with sends undrained for over ${duration(s.sweeperLag.thresholdMs)}${stopped(s.sweeperLag.complete)}`,
       ],
       [
         'health',

@@ -76,6 +76,9 @@ async function get(path) {
   return body;
 }
 
+// A count of a read that stopped at its bound (the health line's "not checked" says which).
+const atLeast = (complete) => (complete ? '' : 'at least ');
+
 async function overview() {
   const { status: s, deadLetters } = await get('/_baton/api/overview');
   $('health').textContent = (s.healthy ? 'healthy' : 'attention: ' + s.problems.join('; '))
@@ -86,10 +89,10 @@ async function overview() {
       + '</td><td>' + q.delayed + '</td><td>' + ms(q.oldestAgeMs) + '</td></tr>'), 'no queue');
   const unknown = s.oldestAges === 'cloudwatch' ? '' : ' (oldest ages unknown: ' + esc(s.oldestAges.unknown) + ')';
   $('counts').innerHTML = [
-    ['dead letters', '<span data-testid="dead-letter-count">' + s.deadLetters + '</span>'],
-    ['parked', s.parked.messages + ' message(s) of ' + s.parked.actors + ' paused actor(s)'],
+    ['dead letters', atLeast(s.deadLettersComplete) + '<span data-testid="dead-letter-count">' + s.deadLetters + '</span>'],
+    ['parked', atLeast(s.deadLettersComplete) + s.parked.messages + ' message(s) of ' + s.parked.actors + ' paused actor(s)'],
     ['paused', '<span data-testid="paused-count">' + s.paused.actors.length + '</span> actor(s)' + (s.paused.complete ? '' : ' found (not all checked)')],
-    ['timers due', s.timersDue], ['sweeper lag', s.sweeperLag.actors + ' actor(s) behind'],
+    ['timers due', s.timersDue], ['sweeper lag', atLeast(s.sweeperLag.complete) + s.sweeperLag.actors + ' actor(s) behind'],
   ].map(([k, v]) => '<dt>' + k + '</dt><dd>' + v + '</dd>').join('') + unknown;
   $('dead-letters').innerHTML = letters(deadLetters, true, 'no dead letter');
   $('paused').innerHTML = paused(s);
