@@ -511,7 +511,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const limited = await baton('dead-letters', 'purge', '--all', '--limit', '1', '--yes');
     expect(limited.code).toBe(2);
     expect(limited.err).toMatch(/it takes no --limit/);
-    expect((await baton('status', '--limit', '3')).err).toMatch(
+    expect((await baton('timers', 'list', 'note/d', '--limit', '3')).err).toMatch(
       /it takes no --limit \(its own options: none\)/,
     );
     // An operand it does not take, too: two ids to purge purge neither.

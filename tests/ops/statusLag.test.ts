@@ -59,6 +59,7 @@ describe('baton status: timers due and sweeper lag', () => {
     expect((await statusAt(Date.now() + 3 * 60_000)).json.sweeperLag).toEqual({
       actors: 0,
       thresholdMs: 240_000,
+      complete: true,
     });
     // Ten minutes on, with no sweeper or timer relay running.
     const later = await statusAt(Date.now() + 10 * 60_000);
