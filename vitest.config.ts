@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
-    typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'] },
+    // The type tests (`*.test-d.ts`) are checked by `pnpm run check`'s tsc, which `pnpm test` runs
+    // first and which fails on any of their assertions: a second tsc here only cost a minute.
     testTimeout: 60_000,
     // A beforeAll that starts a dev server or a browser waits up to 30 s for it; vitest's 10-s
     // default gave up first on a loaded host and left the started process running.
