@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { BatonApp } from '@baton/cdk';
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { BankPage } from './bankPage.ts';
 
@@ -12,10 +12,14 @@ export function bankStack(scope: Construct, id = 'BatonBank'): { stack: Stack; b
   const stack = new Stack(scope, id, {
     description: 'Baton bank example: exactly-once actors with live queries',
   });
-  const bank = new BatonApp(stack, 'Bank', {
+  const bank: BatonApp = new BatonApp(stack, 'Bank', {
     entry: fileURLToPath(new URL('../../examples/bank/src/app.ts', import.meta.url)),
     // The bank signs its users in: its own auth hook checks every $connect.
     webSocketAuth: 'app',
+    // Only the bank's own page may open a socket from a browser (its domain is known at deploy).
+    allowedOrigins: [
+      Lazy.string({ produce: (): string => `https://${page.distribution.distributionDomainName}` }),
+    ],
   });
   new CfnOutput(stack, 'WebSocketUrl', {
     value: bank.webSocketUrl,
@@ -26,7 +30,7 @@ export function bankStack(scope: Construct, id = 'BatonBank'): { stack: Stack; b
     description:
       'HTTP ingress: POST /send, POST /ask, GET /outcome?to=…&idempotencyKey=… (SigV4-signed)',
   });
-  new BankPage(stack, 'Page', {
+  const page: BankPage = new BankPage(stack, 'Page', {
     webSocketUrl: bank.webSocketUrl,
     webSocketOrigin: bank.webSocketApi.apiEndpoint,
   });

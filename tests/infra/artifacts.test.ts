@@ -55,6 +55,12 @@ function resolver(local: Record<string, string>, webSocketApi: string, endpoint:
       if (found === undefined) throw new Error(`no local resource for ${value.Ref}`);
       return found;
     }
+    if ('Fn::GetAtt' in value) {
+      const [id, attribute] = value['Fn::GetAtt'] as [string, string];
+      const found = local[`${id}.${attribute}`];
+      if (found === undefined) throw new Error(`no local attribute ${id}.${attribute}`);
+      return found;
+    }
     if ('Fn::Join' in value) {
       // The stage's callback URL, https://<api>.execute-api.<region>.<suffix>/<stage>: the
       // local gateway's management endpoint stands for it.
@@ -97,6 +103,8 @@ beforeAll(async () => {
       inbox.queueUrl,
     [Object.keys(template.Resources).find((id) => id.startsWith('BankTimers'))!]:
       timerQueue.queueUrl,
+    // The page's CloudFront domain, which names the one origin allowed to open a socket.
+    [`${byType('AWS::CloudFront::Distribution')}.DomainName`]: PAGE_DOMAIN,
   };
   let handleWebSocket: (event: any) => Promise<any> = async () => undefined;
   gateway = await LocalWebSocketGateway.start({ handler: (event) => handleWebSocket(event) });
@@ -142,6 +150,9 @@ afterAll(async () => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
+/** The domain that stands for the bank page's CloudFront distribution. */
+const PAGE_DOMAIN = 'd111111abcdef8.cloudfront.net';
+
 /** The bank's demo tokens, signed with this test's secret (the deployed app reads it). */
 const SECRET = 'artifacts-test-secret';
 const token = (userId: string, role: 'customer' | 'admin' = 'customer') =>
@@ -174,6 +185,30 @@ describe('the functions the construct deploys', () => {
       expect(variables.BATON_INBOX_URL).toMatch(/\.fifo$/);
       expect(variables.BATON_TIMER_QUEUE_URL).toMatch(/-timers$/);
     }
+  });
+
+  it("let only the bank page's origin open a socket from a browser, from the deployed WebSocket bundle", async () => {
+    process.env.BANK_DEMO_SECRET = SECRET;
+    expect(environments.Websocket!.BATON_ALLOWED_ORIGINS).toBe(`https://${PAGE_DOMAIN}`);
+    const connect = (connectionId: string, origin: string) =>
+      handlers.Websocket!({
+        requestContext: {
+          routeKey: '$connect',
+          eventType: 'CONNECT',
+          connectionId,
+          domainName: 'local',
+          stage: 'live',
+          requestTimeEpoch: Date.now(),
+          connectedAt: Date.now(),
+        },
+        headers: { Origin: origin },
+        queryStringParameters: { token: token('alice') },
+        isBase64Encoded: false,
+      });
+    const refused = await connect('artifact-evil=', 'https://evil.example');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain(`only pages on https://${PAGE_DOMAIN} may`);
+    expect((await connect('artifact-page=', `https://${PAGE_DOMAIN}`)).statusCode).toBe(200);
   });
 
   it('relay a due timer into the inbox and re-arm a later one, from the deployed relay bundle', async () => {

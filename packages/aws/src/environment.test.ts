@@ -44,6 +44,7 @@ describe('readEnvironment', () => {
       maxSubscriptions: 'BATON_MAX_SUBSCRIPTIONS',
       maxFramesPerSecond: 'BATON_MAX_FRAMES_PER_SECOND',
       maxConnectionsPerUser: 'BATON_MAX_CONNECTIONS_PER_USER',
+      allowedOrigins: 'BATON_ALLOWED_ORIGINS',
     });
   });
 

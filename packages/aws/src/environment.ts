@@ -33,6 +33,11 @@ export const BATON_ENV = {
   maxFramesPerSecond: 'BATON_MAX_FRAMES_PER_SECOND',
   /** The WebSocket function's `maxConnectionsPerUser`: connections one user may hold. */
   maxConnectionsPerUser: 'BATON_MAX_CONNECTIONS_PER_USER',
+  /**
+   * The WebSocket function's `allowedOrigins`, separated by commas (the construct's
+   * `allowedOrigins`); every origin when unset.
+   */
+  allowedOrigins: 'BATON_ALLOWED_ORIGINS',
 } as const;
 
 /** The namespace of the worker's turn metrics when `POWERTOOLS_METRICS_NAMESPACE` names none. */

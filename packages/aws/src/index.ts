@@ -54,6 +54,10 @@ export {
 export { type SqsQueueOptions, SqsTurnQueue } from './sqs/SqsTurnQueue.ts';
 export { sqsEffect } from './sqs/sqsEffect.ts';
 export {
+  allowedOriginsProblems,
+  allowedOriginsVariable,
+} from './websocket/allowedOriginsSetting.ts';
+export {
   connectionsTableDefinition,
   createConnectionsTable,
 } from './websocket/connectionsTable.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BATON_ENV, BATON_IAM } from '@baton/aws';
-import { App, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import {
   HttpLambdaAuthorizer,
@@ -177,13 +177,14 @@ describe('BatonApp', () => {
       const worker = id === idOf(baton.functions.worker);
       // The sweeper also learns how many outboxes to drain at once.
       const sweeper = id === idOf(baton.functions.sweeper);
-      // The WebSocket caps only when webSocketLimits sets them.
+      // The WebSocket caps and origins only when webSocketLimits and allowedOrigins set them.
       const absent: string[] = [
         BATON_ENV.metrics,
         ...(sweeper ? [] : [BATON_ENV.sweepConcurrency]),
         BATON_ENV.maxSubscriptions,
         BATON_ENV.maxFramesPerSecond,
         BATON_ENV.maxConnectionsPerUser,
+        BATON_ENV.allowedOrigins,
       ];
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
         [
@@ -670,6 +671,29 @@ describe('BatonApp', () => {
     expect(capped).not.toHaveProperty(BATON_ENV.maxSubscriptions);
     expect(() => synth({ webSocketLimits: { maxFramesPerSecond: 0 } })).toThrow(
       /webSocketLimits.maxFramesPerSecond must be an integer from 1 to 100000, got 0/,
+    );
+  });
+
+  it('gives the WebSocket function the origins allowedOrigins lists, each checked at synth', () => {
+    const websocketEnv = ({ template: t, baton: app }: { template: Template; baton: BatonApp }) =>
+      t.findResources('AWS::Lambda::Function')[idOf(app.functions.websocket)]?.Properties
+        .Environment.Variables;
+    expect(websocketEnv({ template, baton })).not.toHaveProperty(BATON_ENV.allowedOrigins);
+    const page = Lazy.string({ produce: () => 'https://d111.cloudfront.net' });
+    const listed = websocketEnv(
+      synth({ allowedOrigins: ['https://app.example.com', 'http://localhost:5173', page] }),
+    );
+    expect(listed[BATON_ENV.allowedOrigins]).toBe(
+      'https://app.example.com,http://localhost:5173,https://d111.cloudfront.net',
+    );
+    expect(() => synth({ allowedOrigins: ['app.example.com'] })).toThrow(
+      /allowedOrigins holds "app.example.com", which is no origin: give scheme:\/\/host\[:port\]/,
+    );
+    expect(() => synth({ allowedOrigins: ['https://a.example,https://b.example'] })).toThrow(
+      /"https:\/\/a.example,https:\/\/b.example" is two origins or none/,
+    );
+    expect(() => synth({ allowedOrigins: [] })).toThrow(
+      /allowedOrigins is empty: list the origins .* or leave it unset/,
     );
   });
 

@@ -260,4 +260,13 @@ export interface BatonAppProps {
     readonly maxFramesPerSecond?: number;
     readonly maxConnectionsPerUser?: number;
   };
+  /**
+   * The origins (`scheme://host[:port]`) whose pages may open a WebSocket connection: an upgrade
+   * a browser sends from a page on any other origin is refused with 403 on `$connect`, before
+   * the app's `auth` runs, so a page elsewhere cannot use the cookies of a signed-in user
+   * (cross-site WebSocket hijacking). A client that is no browser sends no `Origin` and is not
+   * checked: this guards beside `auth`, not instead of it.
+   * @default every origin
+   */
+  readonly allowedOrigins?: readonly string[];
 }

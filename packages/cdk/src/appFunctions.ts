@@ -5,7 +5,12 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BATON_ENV, type BATON_IAM, DEFAULT_METRICS_NAMESPACE } from '@baton/aws';
+import {
+  allowedOriginsVariable,
+  BATON_ENV,
+  type BATON_IAM,
+  DEFAULT_METRICS_NAMESPACE,
+} from '@baton/aws';
 import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -101,6 +106,12 @@ export function addSettingsEnvironment(
   functions.websocket.addEnvironment(WEBSOCKET_AUTH_ENV, settings.webSocketAuth);
   for (const [name, value] of settings.webSocketLimits) {
     functions.websocket.addEnvironment(name, String(value));
+  }
+  if (settings.allowedOrigins !== undefined) {
+    functions.websocket.addEnvironment(
+      BATON_ENV.allowedOrigins,
+      allowedOriginsVariable(settings.allowedOrigins),
+    );
   }
   // The worker's turn metrics (EMF log lines through Powertools), on unless turned off.
   if (metricsService === undefined) functions.worker.addEnvironment(BATON_ENV.metrics, 'off');

@@ -1,4 +1,4 @@
-import { BATON_ENV, MAX_OUTBOX_SHARDS } from '@baton/aws';
+import { allowedOriginsProblems, BATON_ENV, MAX_OUTBOX_SHARDS } from '@baton/aws';
 import { DEFAULT_MAX_ATTEMPTS, SWEEP_CONCURRENCY } from '@baton/core/engine';
 import { Duration, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -30,6 +30,8 @@ export interface BatonAppSettings {
   readonly sweeperConcurrency: number;
   /** The WebSocket caps given, by their environment variable. */
   readonly webSocketLimits: ReadonlyArray<readonly [string, number]>;
+  /** The origins whose pages may connect; `undefined`: every origin. */
+  readonly allowedOrigins: readonly string[] | undefined;
 }
 
 /**
@@ -72,6 +74,19 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     if (value === undefined) continue;
     integer(`webSocketLimits.${name}`, value, value, 1, 100_000);
     webSocketLimits.push([BATON_ENV[name], value]);
+  }
+  const allowedOrigins = props?.allowedOrigins;
+  if (allowedOrigins !== undefined) {
+    if (Array.isArray(allowedOrigins) && allowedOrigins.length === 0) {
+      problems.push(
+        'allowedOrigins is empty: list the origins of the pages that may connect, or leave it unset to let every origin connect',
+      );
+    }
+    // An origin known at deploy time (e.g. `https://${distribution.domainName}`) is checked there.
+    const known = Array.isArray(allowedOrigins)
+      ? allowedOrigins.filter((origin) => !Token.isUnresolved(origin))
+      : allowedOrigins;
+    problems.push(...allowedOriginsProblems(known, 'allowedOrigins'));
   }
   // The workers run the engine's default maxAttempts; the queue must leave it a receive more.
   if (
@@ -201,5 +216,6 @@ export function validateProps(props: BatonAppProps): BatonAppSettings {
     outboxShards,
     sweeperConcurrency,
     webSocketLimits,
+    allowedOrigins,
   };
 }

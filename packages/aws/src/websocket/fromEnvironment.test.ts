@@ -194,6 +194,44 @@ describe('the WebSocket handlers built from the environment', () => {
     expect((await registry.connections.get('conn-proto='))?.identity).toEqual({ user: 'u1' });
   });
 
+  it('refuses with 403 a $connect from a page on an origin BATON_ALLOWED_ORIGINS does not list, before auth', async () => {
+    process.env.BATON_ALLOWED_ORIGINS = 'https://app.example.com, http://localhost:5173';
+    const handler = websocketFromEnvironment(app);
+    const from = (id: string, origin: string) =>
+      handler(connectEvent(id, { token: 'good-token' }, { Origin: origin }));
+    const refused = await from('conn-evil=', 'https://evil.example');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('refused a WebSocket from a page on https://evil.example');
+    expect(refused.body).toContain('only pages on https://app.example.com, http://localhost:5173');
+    expect(offered).toEqual([]);
+    expect(await registry.connections.get('conn-evil=')).toBeUndefined();
+    expect((await from('conn-app=', 'https://app.example.com')).statusCode).toBe(200);
+    expect((await from('conn-local=', 'http://localhost:5173')).statusCode).toBe(200);
+    // A client that is no browser sends no Origin: its token decides.
+    expect((await handler(connectEvent('conn-cli=', { token: 'good-token' }))).statusCode).toBe(
+      200,
+    );
+  });
+
+  it('lets every origin connect when BATON_ALLOWED_ORIGINS is unset', async () => {
+    const response = await websocketFromEnvironment(app)(
+      connectEvent('conn-any=', { token: 'good-token' }, { Origin: 'https://elsewhere.example' }),
+    );
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('fails at cold start, naming BATON_ALLOWED_ORIGINS and the entry, when it lists no origin', () => {
+    process.env.BATON_ALLOWED_ORIGINS = 'https://app.example.com,app.example.com';
+    expect(() => websocketFromEnvironment(app)).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_ARGUMENT,
+        message: expect.stringMatching(
+          /^BATON_ALLOWED_ORIGINS must list origins separated by commas: BATON_ALLOWED_ORIGINS holds "app.example.com", which is no origin/,
+        ),
+      }),
+    );
+  });
+
   it('caps the connections of a user at BATON_MAX_CONNECTIONS_PER_USER (429 past it)', async () => {
     const held = await registry.connections.owned(connectionOwner({ user: 'u1' })!, 1_000);
     process.env.BATON_MAX_CONNECTIONS_PER_USER = String(held + 1);

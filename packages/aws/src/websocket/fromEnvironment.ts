@@ -16,6 +16,7 @@ import {
   storeOptionsFromEnvironment,
 } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
+import { allowedOriginsFromEnvironment } from './allowedOriginsSetting.ts';
 import { connectionSweeper } from './connectionSweeper.ts';
 import { streamHandler } from './streamHandler.ts';
 import type { ReactiveOptions } from './WebSocketOptions.ts';
@@ -50,6 +51,7 @@ export function websocketFromEnvironment(app: BatonApp): ReturnType<typeof webso
   return websocketHandler({
     ...reactiveFromEnvironment(app, env),
     ...connectionLimitsFromEnvironment(),
+    ...allowedOriginsFromEnvironment(),
     queue,
     ...(auth ? { auth: (request) => auth(request) } : {}),
   });

@@ -10,6 +10,7 @@ export {
 } from '../streams/createStreamClients.ts';
 export { DynamoStreamFeed, type DynamoStreamFeedOptions } from '../streams/DynamoStreamFeed.ts';
 export { decodeStreamRecord, type StoreChange } from '../streams/decodeStreamRecord.ts';
+export { allowedOriginsFromEnvironment } from './allowedOriginsSetting.ts';
 export { connectionSweeper } from './connectionSweeper.ts';
 export {
   connectionSweeperFromEnvironment,
