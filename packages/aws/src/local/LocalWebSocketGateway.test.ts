@@ -122,7 +122,9 @@ describe('LocalWebSocketGateway', () => {
     const refused = await attempt('https://evil.example');
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('refused a WebSocket from a page on https://evil.example');
-    expect(refused.body).toContain(`add "https://evil.example" to the server's allowedOrigins`);
+    expect(refused.body).toContain(
+      `add "https://evil.example" to the gateway's allowedOrigins option`,
+    );
     expect(events).toEqual([]);
     expect((await attempt(`http://localhost:${port}`)).status).toBe(101);
     expect((await attempt()).status).toBe(101);

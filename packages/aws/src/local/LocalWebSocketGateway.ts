@@ -240,7 +240,11 @@ export class LocalWebSocketGateway {
       this.#origins ??= originCheck(loopbackOrigins(port));
       const origins = this.#origins;
       if (!origins.allows(origin)) {
-        return refuseUpgrade(socket, 403, originRefused(origin, origins, 'allowedOrigins').message);
+        return refuseUpgrade(
+          socket,
+          403,
+          originRefused(origin, origins, "the gateway's allowedOrigins option").message,
+        );
       }
     }
     const connectionId = randomBytes(12).toString('base64');

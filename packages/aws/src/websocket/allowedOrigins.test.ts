@@ -50,7 +50,7 @@ describe("the WebSocket handler's allowedOrigins", () => {
     expect(answer.statusCode).toBe(403);
     expect(answer.body).toContain('refused a WebSocket from a page on https://evil.example');
     expect(answer.body).toContain('only pages on https://app.example.com may');
-    expect(answer.body).toContain(`add "https://evil.example" to the server's allowedOrigins`);
+    expect(answer.body).toContain(`add "https://evil.example" to BatonApp's allowedOrigins prop`);
     expect(authRuns()).toBe(0);
     expect(touched).toEqual([]);
   });

@@ -21,14 +21,14 @@ export function allowedOriginsProblems(origins: unknown, name: string): string[]
     return [`${name} must be a list of origins, e.g. ['https://app.example.com']`];
   }
   const problems: string[] = [];
-  originCheck(origins, problems);
+  originCheck(origins, problems, name);
   // An origin holds no comma: one would split into two entries on the way to the function.
   for (const origin of origins) {
     if (typeof origin === 'string' && origin.includes(SEPARATOR)) {
       problems.push(`${JSON.stringify(origin)} is two origins or none: give each as its own entry`);
     }
   }
-  return problems.map((problem) => problem.replace(/^allowedOrigins\b/, name));
+  return problems;
 }
 
 /** `origins` as the WebSocket function's environment holds them. */

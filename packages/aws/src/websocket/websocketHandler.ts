@@ -117,7 +117,7 @@ export function websocketHandler(
     const origin = headers.origin;
     if (origins && origin !== undefined && !origins.allows(origin)) {
       logger.warn('connection refused: its page is on an origin not allowed', { origin });
-      return { statusCode: 403, body: originRefused(origin, origins, 'allowedOrigins').message };
+      return { statusCode: 403, body: originRefused(origin, origins, ORIGIN_SETTING).message };
     }
     const protocols = headers['sec-websocket-protocol'];
     const attempt = {
@@ -200,6 +200,10 @@ export function websocketHandler(
     }
   };
 }
+
+/** Where a deployed app's pages are allowed, for a refusal to name. */
+const ORIGIN_SETTING =
+  "BatonApp's allowedOrigins prop (or websocketHandler's allowedOrigins option)";
 
 function lowerCase(
   headers: Readonly<Record<string, string | undefined>> | null | undefined,

@@ -30,21 +30,25 @@ export interface OriginCheck {
 }
 
 /**
- * Checks `allowedOrigins` (a problem goes to `problems`, an entry that is no origin among them)
- * and builds its check: listed origins compare as browsers send them (`HTTP://LocalHost:80/`
- * is `http://localhost`).
+ * Checks `allowedOrigins` (a problem goes to `problems`, an entry that is no origin among them,
+ * each naming the setting as `name`) and builds its check: listed origins compare as browsers
+ * send them (`HTTP://LocalHost:80/` is `http://localhost`).
  *
  * @example
  * const problems: string[] = [];
  * const check = originCheck(options.allowedOrigins ?? [], problems);
  */
-export function originCheck(allowed: AllowedOrigins, problems: string[] = []): OriginCheck {
+export function originCheck(
+  allowed: AllowedOrigins,
+  problems: string[] = [],
+  name = 'allowedOrigins',
+): OriginCheck {
   if (typeof allowed === 'function') {
     return { allows: (origin) => allowed(origin) === true, listed: undefined };
   }
   if (!Array.isArray(allowed)) {
     problems.push(
-      "allowedOrigins must be a list of origins (['http://localhost:5173']) or a function (origin) => boolean",
+      `${name} must be a list of origins (['http://localhost:5173']) or a function (origin) => boolean`,
     );
     return { allows: () => false, listed: [] };
   }
@@ -53,7 +57,7 @@ export function originCheck(allowed: AllowedOrigins, problems: string[] = []): O
     const origin = originOf(entry);
     if (origin === undefined) {
       problems.push(
-        `allowedOrigins holds ${JSON.stringify(entry)}, which is no origin: give scheme://host[:port], e.g. 'http://localhost:5173'`,
+        `${name} holds ${JSON.stringify(entry)}, which is no origin: give scheme://host[:port], e.g. 'http://localhost:5173'`,
       );
     } else if (!listed.includes(origin)) listed.push(origin);
   }
@@ -82,20 +86,20 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 const EVERY_ADDRESS = ['0.0.0.0', '[::]'];
 
 /**
- * The refusal of an upgrade from a page on `origin`, saying which option lets it in; `option`
- * names it as the host's users write it.
+ * The refusal of an upgrade from a page on `origin`, saying which setting lets it in: `setting`
+ * names it as the host's users write it (the server's option, a construct's prop).
  *
  * @example
- * throw originRefused('https://evil.example', check, 'allowedOrigins');
+ * throw originRefused('https://evil.example', check, "the server's allowedOrigins option");
  */
-export function originRefused(origin: string, check: OriginCheck, option: string): BatonError {
+export function originRefused(origin: string, check: OriginCheck, setting: string): BatonError {
   const who =
     check.listed === undefined
-      ? `its ${option} function refused it`
+      ? 'its allowedOrigins function refused it'
       : `only pages on ${check.listed.join(', ') || 'no origin'} may`;
   return new BatonError(
     ErrorCode.FORBIDDEN,
-    `this server refused a WebSocket from a page on ${origin}: ${who} (a page on another site must not connect as its visitor's browser). If that page is yours, add ${JSON.stringify(origin)} to the server's ${option} option.`,
+    `this server refused a WebSocket from a page on ${origin}: ${who} (a page on another site must not connect as its visitor's browser). If that page is yours, add ${JSON.stringify(origin)} to ${setting}.`,
     { details: { origin } },
   );
 }

@@ -170,7 +170,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     if (origin !== undefined) {
       origins ??= originCheck(loopbackOrigins((http.address() as AddressInfo).port, settings.host));
       if (!origins.allows(origin)) {
-        const refusal = originRefused(origin, origins, 'allowedOrigins');
+        const refusal = originRefused(origin, origins, "the server's allowedOrigins option");
         logger.warn('connection refused: its page is on an origin not allowed', { origin });
         return forbidden(socket, refusal.message);
       }
