@@ -16,7 +16,7 @@ export default defineConfig({
     // committed object afterwards fails its test.
     env: { BATON_FREEZE_COMMITS: '1' },
     // DynamoDB Local + ElasticMQ, started once per run (needs Java 17+; Maven on the first run).
-    globalSetup: ['./tests/setup/emulators.ts'],
+    globalSetup: ['./tests/setup/emulators.ts', './tests/setup/packedFolder.ts'],
     reporters: ['default', './tests/summary-reporter.ts'],
   },
 });

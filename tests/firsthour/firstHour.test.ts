@@ -16,6 +16,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../browser/launchChromium.ts';
 import { freePort, ROOT } from '../dev/devProcess.ts';
+import { packedOnce } from '../pack/packedOnce.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'baton-first-hour-'));
 const packed = join(scratch, 'packed');
@@ -52,7 +53,7 @@ let init = '';
 let pack = '';
 
 beforeAll(async () => {
-  pack = await sh(ROOT, 'pnpm', ['run', '--silent', 'pack:all', packed]);
+  ({ output: pack } = await packedOnce(packed));
   // The workspace's `baton`, run as the README says before the packages are published.
   init = await sh(ROOT, 'pnpm', ['exec', 'baton', 'init', app, '--from', packed]);
 }, 600_000);

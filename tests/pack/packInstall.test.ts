@@ -1,10 +1,11 @@
 /**
- * The packages as a user gets them: built, packed with `pnpm pack`, and installed from the
- * tarballs into an app outside the workspace (no workspace links) with each package README's
- * install line as written. The app (`tests/pack/app`) is type-checked with `tsc --strict`
- * against the installed types, run with plain `node`, synthesized with the CDK construct (which
- * bundles every function from the installed packages), and its worker Lambda entry is bundled
- * with esbuild alone to check what it carries (the AWS SDK left to the runtime).
+ * The packages as a user gets them: built, packed with `pnpm pack` (by `pnpm pack:all`, once a
+ * run: `packedOnce.ts`), and installed from the tarballs into an app outside the workspace (no
+ * workspace links) with each package README's install line as written. The app
+ * (`tests/pack/app`) is type-checked with `tsc --strict` against the installed types, run with
+ * plain `node`, synthesized with the CDK construct (which bundles every function from the
+ * installed packages), and its worker Lambda entry is bundled with esbuild alone to check what
+ * it carries (the AWS SDK left to the runtime).
  */
 import { execFile } from 'node:child_process';
 import {
@@ -21,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packedOnce } from './packedOnce.ts';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
@@ -70,16 +72,15 @@ function workspaceVersion(dependency: string): string {
 }
 
 beforeAll(async () => {
-  await sh(root, 'pnpm', ['run', 'build']);
-  mkdirSync(tarballs);
-  for (const name of packages) {
-    await sh(join(root, 'packages', name), 'pnpm', ['pack', '--pack-destination', tarballs]);
-  }
+  await packedOnce(tarballs);
   // Every @baton/* dependency, direct or not, comes from a tarball, never from a registry.
   const overrides: Record<string, string> = {};
-  for (const file of readdirSync(tarballs)) {
-    const name = file.replace(/^baton-(.+)-\d+\.\d+\.\d+\.tgz$/, '@baton/$1');
-    overrides[name] = `file:${join(tarballs, file)}`;
+  for (const name of packages) {
+    const file = join(
+      tarballs,
+      `baton-${name}-${readJson(join(root, 'packages', name, 'package.json')).version}.tgz`,
+    );
+    overrides[`@baton/${name}`] = `file:${file}`;
   }
   mkdirSync(app);
   cpSync(join(root, 'tests/pack/app/src'), join(app, 'src'), { recursive: true });
