@@ -2,7 +2,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
 import type { ActorContext } from './ActorContext.ts';
 import { actor, type MessageName, type PayloadOf, type ReplyOf } from './actor.ts';
-import type { Client, SendResult } from './client/Client.ts';
+import type { Client } from './client/Client.ts';
+import type { SendResult } from './client/clientOptions.ts';
 
 const Account = actor({
   name: 'account',

@@ -1,27 +1,16 @@
-import { authorizeMessage } from '../access.ts';
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
 import { awaitsRedrive } from '../adapter/awaitsRedrive.ts';
-import {
-  type Envelope,
-  encodeEnvelope,
-  INGRESS,
-  ingressIdBelongsTo,
-  ingressMessageId,
-} from '../adapter/envelope.ts';
-import { messageFingerprint } from '../adapter/fingerprint.ts';
+import { type Envelope, encodeEnvelope, ingressIdBelongsTo } from '../adapter/envelope.ts';
 import { answersMessage, idempotencyKeyReused } from '../adapter/idempotencyKeyReused.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
-import { parseTraceparent } from '../adapter/traceContext.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
-import { BatonError, ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
+import { ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
 import { Registry } from '../registry.ts';
-import { parseStored } from '../storedPayload.ts';
 import { callbackToken } from '../workflow/callbackToken.ts';
 import { summarize, type WorkflowSummary } from '../workflow/journal.ts';
 import type {
   AnyWorkflowDefinition,
-  EventInput,
   EventName,
   EventSchemas,
   InputOf,
@@ -29,23 +18,17 @@ import type {
   WorkflowRefOf,
 } from '../workflow/workflow.ts';
 import { checkCallbackToken } from './checkCallbackToken.ts';
+import type {
+  AskOptions,
+  ClientOptions,
+  SendOptions,
+  SendResult,
+  SignalArgs,
+} from './clientOptions.ts';
+import { ingressEnvelope } from './ingressEnvelope.ts';
 import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 import { signalRefused } from './signalRefused.ts';
-
-export interface ClientOptions {
-  readonly actors: readonly AnyActorDefinition[];
-  readonly store: Store;
-  readonly queue: Queue;
-  /** @default the system clock */
-  readonly clock?: Clock;
-  /** How long `ask` waits for the reply. @default 30 s */
-  readonly askTimeoutMs?: number;
-  /**
-   * The engine's `idempotencyRetentionMs`: how long an outcome is kept. A key stays bound to its
-   * message (claimed) twice that from its send, past the end of any outcome of it. @default 14 days
-   */
-  readonly idempotencyRetentionMs?: number;
-}
+import { waitForOutcome } from './waitForOutcome.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** How far the clock of a send that made a claim may have run behind this one's. */
@@ -67,66 +50,6 @@ const IMPLICIT_HINT =
   'this Client speaks for an anonymous caller: trusted server code sends internal messages with ' +
   'client.asSystem().send(…) (workflows: client.asSystem().start(…), or declare one clients may ' +
   'start with public: true), and a host passes the caller it authenticated as { caller }';
-
-export interface SendOptions {
-  /**
-   * Makes the send idempotent: a message with a key already accepted (within 14 days) is not
-   * processed again. Pass the same key when retrying. A key is scoped by its target actor (and
-   * `caller`) and bound to its message when first sent: used again for another message (another
-   * name or payload) it is refused with IDEMPOTENCY_KEY_REUSED, also while the first message
-   * still waits to be processed.
-   * @default a fresh random key (`crypto.randomUUID`)
-   */
-  readonly idempotencyKey?: string;
-  /**
-   * Who is calling, as the host authenticated them (e.g. `callerOf(identity)`): the message is
-   * refused (FORBIDDEN) unless this caller may send it — a public handler whose `authorize` lets
-   * it through — and the handler sees it as `ctx.caller`. Keys are scoped by it, so one caller
-   * can neither shadow nor read another's messages.
-   * @default the client's own: anonymous, or the system for `client.asSystem()`
-   */
-  readonly caller?: Caller;
-  /**
-   * A W3C `traceparent` (`00-<trace id>-<parent id>-<flags>`): the message, and every message
-   * sent in consequence, carries the trace, and handlers log its ids.
-   * @default none
-   */
-  readonly traceparent?: string;
-  /**
-   * Marks the message as one its caller waits for the outcome of ({@link Envelope.awaited}), as
-   * `ask` does: for a host that waits for it by its own means (a WebSocket ask, a visible
-   * send). Told DEAD_LETTERED, such a caller may act on that answer, so a redrive of the dead
-   * letter needs force. It does not change the message: a send and an ask under one key are
-   * one message, and the first decides — an ask under the key of a plain send whose message is
-   * kept as a dead letter is not told DEAD_LETTERED but waits with it (`awaitsRedrive`).
-   * @default false
-   */
-  readonly awaited?: boolean;
-}
-
-export interface AskOptions extends SendOptions {
-  /** @default the client's askTimeoutMs */
-  readonly timeoutMs?: number;
-}
-
-/**
- * The payload and options of `client.signal`: a payload its event's schema takes (optional when
- * it takes `undefined`), or anything when the workflow declares no `events`.
- */
-export type SignalArgs<Events extends EventSchemas, Name extends string> =
-  undefined extends EventInput<Events, Name>
-    ? [payload?: EventInput<Events, Name>, options?: SendOptions]
-    : [payload: EventInput<Events, Name>, options?: SendOptions];
-
-/** What a send resolves with once its message is accepted. */
-export interface SendResult {
-  readonly messageId: string;
-  /**
-   * When the message was first sent (a retry's is its first send's): passed to
-   * `Store.readIdempotency`, it spares the read every outcome page of messages sent before.
-   */
-  readonly sentAt: number;
-}
 
 /**
  * Ingress from outside: sends messages to actors and asks for their replies.
@@ -243,8 +166,9 @@ export class Client {
     const settles = (record: IdempotencyRecord) =>
       !awaitsRedrive(record) || !answersMessage(record, fingerprint);
     // Watch before reading, so an outcome committed between the read and the watch is not missed.
-    // Polled with the message's sentAt, which a retry moves back to its first send's.
-    const waiting = this.#waitForOutcome(envelope.id, timeoutMs, () => envelope.sentAt, settles);
+    // Polled from the message's sentAt, which a retry moves back to its first send's.
+    const read = () => this.#store.readIdempotency(envelope.id, envelope.sentAt, BOUNDED_READ);
+    const waiting = waitForOutcome(this.#store, envelope.id, timeoutMs, read, settles);
     try {
       // A fresh random key has no outcome yet: only a key given by the caller may have one.
       if (options.idempotencyKey !== undefined) {
@@ -481,118 +405,15 @@ export class Client {
   }
 
   #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {
-    const key = options.idempotencyKey;
-    if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 200)) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        'idempotencyKey must be a non-empty string of at most 200 characters',
-      );
-    }
-    if (options.traceparent !== undefined && !parseTraceparent(options.traceparent)) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `traceparent must be a W3C trace context, 00-<32 hex>-<16 hex>-<2 hex> with non-zero ids, got ${JSON.stringify(options.traceparent)}`,
-      );
-    }
-    const { caller, hint } = this.#sender(options);
-    // The message as its receiver reads it: JSON.
-    const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
-      authorizeMessage(this.#registry, caller, to.id, name, p, hint),
-    );
-    return {
-      id: ingressMessageId(to.id, key ?? globalThis.crypto.randomUUID(), caller),
-      from: INGRESS,
-      seq: 0,
-      to: to.id,
+    return ingressEnvelope(
+      this.#registry,
+      this.#clock.now(),
+      this.#sender(options),
+      to,
       name,
-      payload: stored,
-      sentAt: this.#clock.now(),
-      fingerprint: messageFingerprint(name, stored),
-      ...(options.awaited === true ? { awaited: true as const } : {}),
-      // An envelope without one is anonymous: the common case costs no bytes.
-      ...(caller.kind === 'anonymous' ? {} : { caller }),
-      ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
-    };
-  }
-
-  /**
-   * Resolves when the message's idempotency record appears with an outcome that `settles` the
-   * wait: pushed if the store can, else polled (`sentAt`: the message's, so the store reads no
-   * outcome page older than it). An outcome that does not (one that waits for a redrive) is
-   * waited past, for the one that replaces it; `seen` tells the wait of one read before it began.
-   */
-  #waitForOutcome(
-    key: string,
-    timeoutMs: number,
-    sentAt: () => number,
-    settles: (record: IdempotencyRecord) => boolean,
-  ): {
-    record: Promise<IdempotencyRecord>;
-    cancel: () => void;
-    seen: (record: IdempotencyRecord) => void;
-  } {
-    let cancel = () => {};
-    let seen = (_record: IdempotencyRecord) => {};
-    const outcome = new Promise<IdempotencyRecord>((resolve, reject) => {
-      let pollDelay = 20;
-      let poll: ReturnType<typeof setTimeout> | undefined;
-      let stopped = false;
-      /** The outcome read that waits for its letter's redrive, if one was. */
-      let waitsFor: IdempotencyRecord | undefined;
-      const finish = (record: IdempotencyRecord) => {
-        cleanup();
-        resolve(record);
-      };
-      const consider = (record: IdempotencyRecord) => {
-        if (stopped) return;
-        if (settles(record)) return finish(record);
-        waitsFor = record;
-      };
-      const unwatch = this.#store.watchOutcomes?.((record) => {
-        if (record.key === key) consider(record);
-      });
-      const timer = setTimeout(() => {
-        cleanup();
-        const why = waitsFor
-          ? `: its message waits as a dead letter of ${waitsFor.actorId}, which a redrive applies (a purge ends it DEAD_LETTERED)`
-          : '; it may still be processed';
-        reject(
-          new BatonError(
-            ErrorCode.ASK_TIMEOUT,
-            `no reply to ${key} within ${timeoutMs} ms${why}: ask again with the same idempotencyKey to get its outcome`,
-            {
-              details: {
-                messageId: key,
-                timeoutMs,
-                ...(waitsFor ? { deadLetter: waitsFor.actorId } : {}),
-              },
-            },
-          ),
-        );
-      }, timeoutMs);
-      const cleanup = () => {
-        stopped = true;
-        clearTimeout(timer);
-        if (poll) clearTimeout(poll);
-        unwatch?.();
-      };
-      const tick = async () => {
-        const record = await this.#store
-          .readIdempotency(key, sentAt(), BOUNDED_READ)
-          .catch(() => undefined);
-        if (stopped) return;
-        if (record) consider(record);
-        if (stopped) return;
-        pollDelay = Math.min(pollDelay * 2, 1000);
-        poll = setTimeout(tick, pollDelay);
-      };
-      if (!unwatch) poll = setTimeout(tick, pollDelay);
-      cancel = cleanup;
-      seen = consider;
-    });
-    // `ask` awaits it only after its own awaits; a timeout meanwhile is not an unhandled rejection.
-    outcome.catch(() => {});
-    return { record: outcome, cancel, seen: (record) => seen(record) };
+      payload,
+      options,
+    );
   }
 }
 

@@ -4,11 +4,5 @@
  * beside the engine, over the adapter ports; an app's definitions (`@baton/core`) do not need it,
  * and a browser talks to the ingress through `@baton/client` instead.
  */
-export {
-  type AskOptions,
-  Client,
-  type ClientOptions,
-  OUTCOME_READ_MAX_PAGES,
-  type SendOptions,
-  type SendResult,
-} from './Client.ts';
+export { Client, OUTCOME_READ_MAX_PAGES } from './Client.ts';
+export type { AskOptions, ClientOptions, SendOptions, SendResult } from './clientOptions.ts';
