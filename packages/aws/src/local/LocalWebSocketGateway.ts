@@ -13,6 +13,7 @@ import {
 } from '@baton/server/session';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { WebSocketEvent, WebSocketResponse } from '../websocket/websocketHandler.ts';
+import { TokenBucket } from './TokenBucket.ts';
 
 /**
  * Options of {@link LocalWebSocketGateway}.
@@ -90,9 +91,8 @@ export class LocalWebSocketGateway {
   readonly #calls = new Set<Promise<unknown>>();
   readonly stage: string;
   #port = 0;
-  /** The post limit's bucket: tokens left, and when it was last filled. */
-  #tokens = 0;
-  #filledAt = 0;
+  /** The post limit's bucket; none without a `postLimit`. */
+  readonly #posts: TokenBucket | undefined;
   #throttled = 0;
   /** Posts still to fail with a 500, by connection (see `failPosts`). */
   readonly #failing = new Map<string, number>();
@@ -112,8 +112,8 @@ export class LocalWebSocketGateway {
         );
       }
     }
-    this.#tokens = options.postLimit ? (options.postLimit.burst ?? options.postLimit.perSecond) : 0;
-    this.#filledAt = performance.now();
+    const limit = options.postLimit;
+    this.#posts = limit && new TokenBucket(limit.perSecond, limit.burst ?? limit.perSecond);
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: MAX_FRAME_BYTES,
@@ -331,22 +331,6 @@ export class LocalWebSocketGateway {
     this.#sockets.delete(connectionId);
   }
 
-  /** Takes a token of the post limit's bucket; false if it is empty. */
-  #take(): boolean {
-    const limit = this.#options.postLimit;
-    if (!limit) return true;
-    const now = performance.now();
-    const burst = limit.burst ?? limit.perSecond;
-    this.#tokens = Math.min(
-      burst,
-      this.#tokens + ((now - this.#filledAt) / 1000) * limit.perSecond,
-    );
-    this.#filledAt = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens--;
-    return true;
-  }
-
   /** The management API: `/{stage}/@connections/{id}`. */
   async #manage(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -363,7 +347,7 @@ export class LocalWebSocketGateway {
     }
     switch (request.method) {
       case 'POST': {
-        if (!this.#take()) {
+        if (this.#posts && !this.#posts.take()) {
           this.#throttled++;
           return reply(response, 429, 'LimitExceededException', 'Rate exceeded');
         }
