@@ -1,6 +1,5 @@
 import { readConflict, versionConflict } from '../adapter/conflicts.ts';
 import { type Envelope, isActorSender } from '../adapter/envelope.ts';
-import type { CommitMeasures } from '../adapter/ports.ts';
 import type { ActorRecord, OverflowKey, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
@@ -8,11 +7,9 @@ import type { Admission, Turn } from './admission.ts';
 import { admit, fired, knownByOutcome } from './admitMessage.ts';
 import { countedAttempt } from './attempts.ts';
 import { CommitBuilder, type MessageEffects } from './CommitBuilder.ts';
-import { placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
 import { count, handle, NO_COUNTS, skips, type TurnCounts } from './handling.ts';
-import { notify } from './hooks.ts';
 import type { Inbound } from './Inbound.ts';
 import { reportReplacedQueue } from './inboxQueue.ts';
 import { deadLetter } from './keptLetters.ts';
@@ -29,8 +26,9 @@ import {
   withoutParked,
 } from './parking.ts';
 import { roomFirst, withFewerMoves } from './recordRoom.ts';
+import { turnCommits } from './turnCommits.ts';
 import { commitTooLarge, isEndedLifeCopy, keptAsDeadLetter } from './turnErrors.ts';
-import { cached, checkFormat, load } from './turnRecord.ts';
+import { cached, checkFormat, load, withoutOutbox } from './turnRecord.ts';
 
 export type { TurnCounts } from './handling.ts';
 
@@ -165,13 +163,6 @@ async function inClosedPage(
   );
 }
 
-/** The record as a turn builds on it: the sends it holds are drained already. */
-function withoutOutbox(record: ActorRecord): ActorRecord {
-  if (record.outbox === undefined && record.outboxApart === undefined) return record;
-  const { outbox: _held, outboxApart: _apart, ...rest } = record;
-  return rest;
-}
-
 async function applyBatch(
   engine: TurnEngine,
   loaded: ActorRecord,
@@ -200,61 +191,11 @@ async function applyBatch(
     if (isActorSender(envelope)) senders.push({ kind: 'sender', peer: envelope.from });
   }
   if (senders.length > 0) await overflow.load(base, senders);
-  let committed = base;
+  const commits = turnCommits(engine, builder, base);
+  const { commit } = commits;
   let done = 0;
-  let sent = 0;
-  let undrained: OutboxToDrain | undefined;
-  const timers: Timer[] = [];
   let retry: BatonError | undefined;
   const counts: TurnCounts = { ...NO_COUNTS };
-
-  const commit = async () => {
-    // This commit replaces the record holding the previous commit's sends: drain them first.
-    if (undrained) await drainOutbox(engine.store, engine.queue, undrained);
-    undrained = undefined;
-    const outcomeBytes = builder.outcomeBytes;
-    const { recordBytes } = builder;
-    const taken = builder.take(base.id, engine.clock.now());
-    const { record: next, writes: pending } = placeOutcomes(
-      builder.record,
-      committed.ver + 1,
-      taken,
-      engine.store.limits,
-      outcomeBytes,
-    );
-    const nextBytes =
-      recordBytes === undefined ? undefined : placedBytes(builder.record, next, recordBytes);
-    const { record, apart, bytes } = placeSends(
-      next,
-      pending.outbox,
-      engine.store.limits,
-      nextBytes,
-    );
-    // The sizes measured on the way, so that the store need not walk the values again.
-    const measured: CommitMeasures = {};
-    if (bytes !== undefined) measured.record = bytes;
-    else if (record === next && nextBytes !== undefined) measured.record = nextBytes;
-    if (pending.outcomes) measured.outcomes = outcomeBytes;
-    const applied = { expectedVer: committed.ver, record, ...pending, outbox: apart, measured };
-    await engine.store.commit(applied);
-    notify(engine.logger, 'onCommit', engine.onCommit, applied, base.id);
-    // A parked message is no failure, nor a redrive's proof: only the ones a turn ended are told.
-    for (const letter of pending.deadLetters?.put ?? []) {
-      if (letter.parked === undefined && !letter.applied) {
-        notify(engine.logger, 'onDeadLetter', engine.onDeadLetter, letter, base.id);
-      }
-    }
-    engine.cache.committed(record, committed, pending.timers, measured.record);
-    committed = record;
-    builder.reset(withoutOutbox(record));
-    for (const item of pending.outbox) sent += item.envelopes.length;
-    if (pending.outbox.length > 0) {
-      const { ver, life } = record;
-      undrained = { actorId: base.id, held: record.outbox ?? [], apart, ver, life };
-    }
-    // A timer kept for its dead-lettered fire is not armed: only a redrive applies it.
-    for (const timer of pending.timers?.put ?? []) if (!timer.deadLettered) timers.push(timer);
-  };
 
   /** Ingress messages whose outcome the turn keeps apart (see outcomeKeptApart.ts). */
   const keptApart = new Set<string>();
@@ -398,14 +339,5 @@ async function applyBatch(
     if (!replay) done++;
   }
   if (builder.size > 0) await commit();
-  return {
-    done,
-    sent,
-    ver: committed.ver,
-    life: committed.life,
-    timers,
-    ...(undrained ? { undrained } : {}),
-    ...(retry ? { retry } : {}),
-    counts,
-  };
+  return { done, ...commits.made(), ...(retry ? { retry } : {}), counts };
 }

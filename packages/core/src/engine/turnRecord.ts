@@ -80,3 +80,10 @@ export async function load(engine: TurnEngine, actorId: string): Promise<ActorRe
     stateVersion: definition.version,
   };
 }
+
+/** The record as a turn builds on it: the sends it holds are drained already. */
+export function withoutOutbox(record: ActorRecord): ActorRecord {
+  if (record.outbox === undefined && record.outboxApart === undefined) return record;
+  const { outbox: _held, outboxApart: _apart, ...rest } = record;
+  return rest;
+}
