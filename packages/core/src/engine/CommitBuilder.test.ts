@@ -13,12 +13,9 @@ import type {
   Timer,
 } from '../adapter/storedRecords.ts';
 import { ErrorCode, type SerializedError } from '../errors.ts';
-import {
-  CommitBuilder,
-  type MessageEffects,
-  outboxItemOverhead,
-  pruneMarks,
-} from './CommitBuilder.ts';
+import { CommitBuilder, outboxItemOverhead } from './CommitBuilder.ts';
+import { pruneMarks } from './channels.ts';
+import type { MessageEffects } from './commitParts.ts';
 
 const ACTOR = 'sender/a';
 

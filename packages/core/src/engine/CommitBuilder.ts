@@ -1,59 +1,18 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import { pageEntryBytes, pageItemBytes } from '../adapter/outcomePageBytes.ts';
-import type { Commit, StoreLimits } from '../adapter/ports.ts';
+import type { StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
   DeadLetter,
   IdempotencyRecord,
   OutboxItem,
   OverflowMark,
-  SenderMark,
   Timer,
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
-import { pruneIdle } from './channels.ts';
+import type { MessageEffects, PendingWrites } from './commitParts.ts';
 import { closePage, outgrowsPage } from './outcomePages.ts';
-
-/** What one processed message adds to a commit. */
-export interface MessageEffects {
-  /** The record after the message (state, offset, marks, sentSeq); `ver` is set on commit. */
-  readonly record: ActorRecord;
-  /** `jsonSize(record)` when the caller measured it already. */
-  readonly recordBytes?: number;
-  /** How much the record may grow at its commit (its outcome page state; see pageStateGrowth). */
-  readonly recordGrowth?: number;
-  /** The record before its peers were bounded, to bound it again with fewer moves. */
-  readonly unbounded?: ActorRecord;
-  readonly envelopes: readonly Envelope[];
-  readonly idempotency: IdempotencyRecord | undefined;
-  /** `jsonSize(idempotency)` when the caller measured it already. */
-  readonly idempotencyBytes?: number;
-  /** Whether `idempotency` replaces a stored outcome (a redrive) instead of being put once. */
-  readonly replacesOutcome?: boolean;
-  /** A message ended as DEAD_LETTERED: keep it. */
-  readonly deadLetter?: DeadLetter;
-  /** A redriven message applied: forget its dead letter. */
-  readonly redriven?: string;
-  /** Marks the record moved out to stay small (see overflow.ts). */
-  readonly overflow?: readonly OverflowMark[];
-  /** Timers by id: scheduled (put) or fired and cancelled (`null`: removed). */
-  readonly timers?: ReadonlyMap<string, Timer | null>;
-  /** Why the message was rejected or dead-lettered, when it was. */
-  readonly failure?: { readonly code: string; readonly message: string };
-}
-
-/** The parts of a commit besides the record. */
-export type PendingWrites = Pick<
-  Commit,
-  | 'outbox'
-  | 'idempotency'
-  | 'replaceIdempotency'
-  | 'outcomes'
-  | 'deadLetters'
-  | 'overflow'
-  | 'timers'
->;
 
 /**
  * The widest JSON number (`-0.0000012345678901234567`): the room kept for an item's
@@ -446,12 +405,3 @@ function writable<K, V>(collection: ReadonlyMap<K, V> | ReadonlySet<K>): Map<K, 
 }
 
 const overflowKey = (mark: OverflowMark) => `${mark.kind}\u0000${mark.peer}`;
-
-/**
- * Drops marks untouched since `before` (DESIGN: marks stay bounded): a new object, or `marks`
- * itself when none is dropped (see {@link pruneIdle}).
- */
-export const pruneMarks: (
-  marks: Readonly<Record<string, SenderMark>>,
-  before: number,
-) => Readonly<Record<string, SenderMark>> = pruneIdle;

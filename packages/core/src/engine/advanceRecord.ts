@@ -6,8 +6,14 @@
 import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, SenderMark } from '../adapter/storedRecords.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
-import { pruneMarks } from './CommitBuilder.ts';
-import { type Arrival, forgetOldestGaps, markAfter, maxGaps, pruneChannels } from './channels.ts';
+import {
+  type Arrival,
+  forgetOldestGaps,
+  markAfter,
+  maxGaps,
+  pruneChannels,
+  pruneMarks,
+} from './channels.ts';
 import { copyRecord } from './copyRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';

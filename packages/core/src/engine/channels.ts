@@ -114,3 +114,12 @@ export const pruneChannels: (
   channels: Readonly<Record<string, ChannelMark>> | undefined,
   before: number,
 ) => Readonly<Record<string, ChannelMark>> = pruneIdle;
+
+/**
+ * Drops marks untouched since `before` (DESIGN: marks stay bounded): a new object, or `marks`
+ * itself when none is dropped (see {@link pruneIdle}).
+ */
+export const pruneMarks: (
+  marks: Readonly<Record<string, SenderMark>>,
+  before: number,
+) => Readonly<Record<string, SenderMark>> = pruneIdle;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoreLimits } from '../adapter/ports.ts';
 import type { ActorRecord, PagedOutcome } from '../adapter/storedRecords.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
-import type { PendingWrites } from './CommitBuilder.ts';
+import type { PendingWrites } from './commitParts.ts';
 import { PENDING_FIELDS, placedBytes, placeOutcomes, placeSends } from './commitPlacement.ts';
 
 const limits: StoreLimits = {

@@ -12,7 +12,7 @@ import type {
   PagedOutcome,
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
-import type { PendingWrites } from './CommitBuilder.ts';
+import type { PendingWrites } from './commitParts.ts';
 import { copyRecord } from './copyRecord.ts';
 import { appendOutcomes } from './outcomePages.ts';
 

@@ -8,7 +8,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, ErrorCode, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { attemptsMade, outOfAttempts } from './attempts.ts';
-import type { MessageEffects } from './CommitBuilder.ts';
+import type { MessageEffects } from './commitParts.ts';
 import type { Inbound } from './Inbound.ts';
 import { deadLetter } from './keptLetters.ts';
 import { applyMessage, HANDLE_AGAIN } from './messageEffects.ts';

@@ -12,7 +12,7 @@ import type { Admission, Turn } from './admission.ts';
 import { advance } from './advanceRecord.ts';
 import { answeredSender } from './answeredSender.ts';
 import { attemptsMade } from './attempts.ts';
-import type { MessageEffects } from './CommitBuilder.ts';
+import type { MessageEffects } from './commitParts.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { errorGist, failedOutcome } from './outcomes.ts';

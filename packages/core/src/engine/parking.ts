@@ -10,7 +10,7 @@ import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, batonError, ErrorCode, type SerializedError } from '../errors.ts';
 import type { Admission } from './admission.ts';
-import type { MessageEffects } from './CommitBuilder.ts';
+import type { MessageEffects } from './commitParts.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import type { Inbound } from './Inbound.ts';

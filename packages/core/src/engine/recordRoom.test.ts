@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoreLimits } from '../adapter/ports.ts';
 import type { ActorRecord, OutboxItem, OverflowMark } from '../adapter/storedRecords.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
-import type { MessageEffects } from './CommitBuilder.ts';
+import type { MessageEffects } from './commitParts.ts';
 import { apartMarkGrowth, placeSends } from './commitPlacement.ts';
 import type { Engine } from './createEngine.ts';
 import { pageStateGrowth } from './pageStateGrowth.ts';

@@ -5,7 +5,7 @@
  */
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { ActorRecord, OverflowMark } from '../adapter/storedRecords.ts';
-import type { MessageEffects } from './CommitBuilder.ts';
+import type { MessageEffects } from './commitParts.ts';
 import { apartMarkGrowth } from './commitPlacement.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { boundPeers, listed, withoutMarks } from './overflow.ts';
