@@ -112,7 +112,7 @@ const STEPS: readonly Step[] = [
         turnOverhead({
           target,
           ops: c.size(40, 10),
-          rounds: c.size(11, 3),
+          rounds: c.size(25, 3),
           warmup: 1,
           log: c.log,
         }),
@@ -158,7 +158,7 @@ const STEPS: readonly Step[] = [
         pingPongAws({
           target,
           roundTrips: c.size(20, 5),
-          rounds: c.size(9, 2),
+          rounds: c.size(21, 2),
           warmup: 1,
           log: c.log,
         }),
