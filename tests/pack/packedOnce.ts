@@ -1,9 +1,9 @@
 /**
- * The packages packed once per test run. Two files install Baton from its tarballs, and each
- * packing builds every package into the same `dist/` folders: run twice at once, the two builds
- * wrote over each other, and the run paid for a pack twice. Now the first file to ask runs
- * `pnpm pack:all` into the folder the global setup names; any other waits for it, then each
- * takes a copy of its own (a test may change a tarball).
+ * The packages packed once per test run. Two files install Baton from its tarballs, and a
+ * packing builds every package into the same `dist/` folders: two at once (vitest runs two
+ * files at a time) would write over each other, and a pack each cost the run one too many. So
+ * the first file to ask runs `pnpm pack:all` into the folder the global setup names; any other
+ * waits for it, then each takes a copy of its own (a test may change a tarball).
  *
  * @example
  * const { output } = await packedOnce(join(scratch, 'tarballs'));

@@ -25,7 +25,7 @@ import type {
   SendResult,
   SignalArgs,
 } from './clientOptions.ts';
-import { ingressEnvelope } from './ingressEnvelope.ts';
+import { ingressEnvelope, type Sender } from './ingressEnvelope.ts';
 import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 import { signalRefused } from './signalRefused.ts';
 import { waitForOutcome } from './waitForOutcome.ts';
@@ -398,7 +398,7 @@ export class Client {
   }
 
   /** Who a call speaks for, and what a refusal of an implicit anonymous caller adds. */
-  #sender(options: SendOptions): { caller: Caller; hint: string | undefined } {
+  #sender(options: SendOptions): Sender {
     const caller = options.caller ?? this.#caller;
     const implicit = options.caller === undefined && caller.kind === 'anonymous';
     return { caller, hint: implicit ? IMPLICIT_HINT : undefined };

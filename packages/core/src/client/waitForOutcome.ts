@@ -18,8 +18,9 @@ export interface OutcomeWait {
 
 /**
  * Resolves when message `key`'s idempotency record appears with an outcome that `settles` the
- * wait: pushed if the store can, else polled with `read`. An outcome that does not (one that waits for a redrive) is
- * waited past, for the one that replaces it; `seen` tells the wait of one read before it began.
+ * wait: pushed if the store can, else polled with `read`. An outcome that does not (one that
+ * waits for a redrive) is waited past, for the one that replaces it; `seen` tells the wait of one
+ * read before it began.
  */
 export function waitForOutcome(
   store: Pick<Store, 'watchOutcomes'>,
