@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { createAlarms, nameAlarmTarget } from './alarms.ts';
 import { addSettingsEnvironment, type BatonFunctionName, createFunctions } from './appFunctions.ts';
 import { appHasAuth } from './appHasAuth.ts';
+import type { AppParts } from './appParts.ts';
 import { createQueues, queueDefaults } from './appQueues.ts';
 import { createTables } from './appTables.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
@@ -45,7 +46,7 @@ export type { BatonFunctionName } from './appFunctions.ts';
  * new CfnOutput(this, 'WebSocketUrl', { value: bank.webSocketUrl });
  * bank.grantSend(myOtherFunction);
  */
-export class BatonApp extends Construct {
+export class BatonApp extends Construct implements AppParts {
   /** The actor table: records, outboxes, idempotency records, dead letters. */
   readonly table: dynamodb.Table;
   /** The live queries' connections, subscriptions and query instances. */

@@ -13,7 +13,8 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
+import type { BatonFunctionName } from './appFunctions.ts';
+import type { AppParts } from './appParts.ts';
 
 /**
  * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue, and
@@ -25,7 +26,7 @@ import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
  * errors.
  */
 export function createAlarms(
-  app: BatonApp,
+  app: AppParts,
   functions: Record<BatonFunctionName, NodejsFunction>,
   inboxAgeSeconds: number,
   timerDeadLetters: sqs.IQueue,
@@ -163,7 +164,7 @@ const FAILED: Readonly<Record<BatonFunctionName, string>> = {
  * queue-dead-letters list` hides those it looks at for a few seconds, which must not read as an
  * empty queue, clear the alarm, and page again a minute later.
  */
-function deadLetterQueueDepth(app: BatonApp): cloudwatch.IMetric {
+function deadLetterQueueDepth(app: AppParts): cloudwatch.IMetric {
   const options = { period: Duration.minutes(1), statistic: 'Maximum' };
   return new cloudwatch.MathExpression({
     expression: 'SUM([visible, hidden])',
@@ -184,7 +185,7 @@ const EXPIRY_WARNING = Duration.days(4);
  * it then, unseen, and DeadLettersAlarm, raised since it arrived, pages no more. A FIFO queue's
  * message is kept `retention` from its move there, the age SQS measures it by.
  */
-function deadLettersExpiring(app: BatonApp, retention: Duration): cloudwatch.Alarm {
+function deadLettersExpiring(app: AppParts, retention: Duration): cloudwatch.Alarm {
   const days = (duration: Duration) => duration.toDays({ integral: false });
   const threshold = retention.minus(EXPIRY_WARNING);
   return new cloudwatch.Alarm(app, 'DeadLettersExpiringAlarm', {
@@ -211,7 +212,7 @@ function deadLettersExpiring(app: BatonApp, retention: Duration): cloudwatch.Ala
  * Counts the messages the engine dead-lettered in actors' turns (the worker logs each, with one
  * line for a message that failed every attempt and another for one ended at once).
  */
-function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
+function engineDeadLettersMetric(app: AppParts, worker: NodejsFunction): cloudwatch.IMetric {
   return logMetric(app, worker, 'EngineDeadLetters', DEAD_LETTER_LOGS, '1', 'Sum');
 }
 
@@ -220,7 +221,7 @@ function engineDeadLettersMetric(app: BatonApp, worker: NodejsFunction): cloudwa
  * code of its cause), and those an earlier Baton rejected for it, so that none is missed while a
  * deploy rolls.
  */
-function stateTooLargeMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.IMetric {
+function stateTooLargeMetric(app: AppParts, worker: NodejsFunction): cloudwatch.IMetric {
   return logMetric(
     app,
     worker,
@@ -237,17 +238,17 @@ function stateTooLargeMetric(app: BatonApp, worker: NodejsFunction): cloudwatch.
  * sweep (Maximum per 5 minutes). A standing count, unlike the worker's line per dead letter, so
  * that its alarm clears only once every letter is redriven or purged.
  */
-function keptDeadLettersMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
+function keptDeadLettersMetric(app: AppParts, sweeper: NodejsFunction): cloudwatch.IMetric {
   return logMetric(app, sweeper, 'KeptDeadLetters', SWEEP_LOG, '$.deadLetters', 'Maximum');
 }
 
 /** Counts the sweeper's log entries about outbox items older than a day. */
-function staleOutboxMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
+function staleOutboxMetric(app: AppParts, sweeper: NodejsFunction): cloudwatch.IMetric {
   return logMetric(app, sweeper, 'StaleOutbox', STALE_OUTBOX_LOG, '1', 'Sum');
 }
 
 /** The `lagMs` of each sweep, from the line the sweeper logs after it (Maximum per 5 minutes). */
-function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IMetric {
+function sweeperLagMetric(app: AppParts, sweeper: NodejsFunction): cloudwatch.IMetric {
   return logMetric(app, sweeper, 'SweeperLag', SWEEP_LOG, '$.lagMs', 'Maximum');
 }
 
@@ -256,7 +257,7 @@ function sweeperLagMetric(app: BatonApp, sweeper: NodejsFunction): cloudwatch.IM
  * read from a field (`$.lagMs`) counts only the lines that carry it.
  */
 export function logMetric(
-  app: BatonApp,
+  app: AppParts,
   fn: NodejsFunction,
   name: string,
   /** The line's `message`, or any of several. */
@@ -291,7 +292,7 @@ export function logMetric(
  * commands with them, not against whatever deployment the shell names by default.
  */
 export function nameAlarmTarget(
-  app: BatonApp,
+  app: AppParts,
   alarms: Readonly<Record<string, cloudwatch.Alarm>>,
 ): void {
   const stack = Stack.of(app);

@@ -2,7 +2,8 @@ import { DEFAULT_METRICS_NAMESPACE } from '@baton/aws';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
+import type { BatonFunctionName } from './appFunctions.ts';
+import type { AppParts } from './appParts.ts';
 import { scaleWidgets } from './scaleAlarms.ts';
 
 /**
@@ -14,7 +15,7 @@ import { scaleWidgets } from './scaleAlarms.ts';
  * outcome and turn durations.
  */
 export function createDashboard(
-  app: BatonApp,
+  app: AppParts,
   functions: Record<BatonFunctionName, NodejsFunction>,
   alarms: Readonly<Record<string, cloudwatch.Alarm>>,
   metricsService: string | undefined,

@@ -2,7 +2,7 @@ import { OUTBOX_INDEX } from '@baton/aws';
 import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { BatonApp } from './BatonApp.ts';
+import type { AppParts } from './appParts.ts';
 
 /**
  * What the `baton` CLI reads: the table (records, dead letters, timers, outcomes, and a scan
@@ -15,7 +15,7 @@ import type { BatonApp } from './BatonApp.ts';
  * (docs/operations.md) reads besides: the app's functions' logs, line by line and through Logs
  * Insights (`GetQueryResults` takes no resource either).
  */
-export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant {
+export function grantReadOnly(app: AppParts, grantee: iam.IGrantable): iam.Grant {
   const stack = Stack.of(app);
   const table = iam.Grant.addToPrincipal({
     grantee,
@@ -84,7 +84,7 @@ export function grantReadOnly(app: BatonApp, grantee: iam.IGrantable): iam.Grant
  * of table changes). No delete of a table or queue, no purge of the inbox or its dead-letter
  * queue, no change of the app's functions.
  */
-export function grantOperator(app: BatonApp, grantee: iam.IGrantable): iam.Grant {
+export function grantOperator(app: AppParts, grantee: iam.IGrantable): iam.Grant {
   const writes = iam.Grant.addToPrincipal({
     grantee,
     actions: [

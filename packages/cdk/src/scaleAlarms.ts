@@ -5,7 +5,8 @@ import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { logMetric } from './alarms.ts';
-import type { BatonApp, BatonFunctionName } from './BatonApp.ts';
+import type { BatonFunctionName } from './appFunctions.ts';
+import type { AppParts } from './appParts.ts';
 import type { AlarmThresholds } from './BatonAppProps.ts';
 
 /** The operations Baton's functions call on the actor table (a transaction is its own). */
@@ -42,7 +43,7 @@ const THROTTLED: Readonly<Record<(typeof THROTTLED_FUNCTIONS)[number], string>> 
  * iterator age (pushes late), and the account's concurrent executions near its quota.
  */
 export function createScaleAlarms(
-  app: BatonApp,
+  app: AppParts,
   functions: Record<BatonFunctionName, NodejsFunction>,
   thresholds: Required<AlarmThresholds>,
   highThroughputInbox: boolean,
@@ -149,7 +150,7 @@ export function createScaleAlarms(
 }
 
 /** `ThrottledRequests` of the actor table, summed over the operations Baton calls on it. */
-function tableThrottledRequests(app: BatonApp): cloudwatch.IMetric {
+function tableThrottledRequests(app: AppParts): cloudwatch.IMetric {
   const metrics = Object.fromEntries(
     TABLE_OPERATIONS.map((operation, i) => [
       `op${i}`,
@@ -163,7 +164,7 @@ function tableThrottledRequests(app: BatonApp): cloudwatch.IMetric {
 }
 
 /** `WriteThrottleEvents` of the actor table and of its outbox index, summed. */
-function tableWriteThrottleEvents(app: BatonApp): cloudwatch.IMetric {
+function tableWriteThrottleEvents(app: AppParts): cloudwatch.IMetric {
   return sum(
     {
       table: app.table.metric('WriteThrottleEvents', { period: minute, statistic: 'Sum' }),
@@ -196,7 +197,7 @@ function sum(metrics: Record<string, cloudwatch.IMetric>, label: string): cloudw
  * throttles, the inbox's send rate, the stream's iterator age and the account's concurrency.
  */
 export function scaleWidgets(
-  app: BatonApp,
+  app: AppParts,
   functions: Record<BatonFunctionName, NodejsFunction>,
   alarms: Readonly<Record<string, cloudwatch.Alarm>>,
 ): cloudwatch.IWidget[][] {
