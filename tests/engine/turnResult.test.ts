@@ -4,8 +4,8 @@
  * sent and scheduled, the sends left to drain, and why the batch stopped.
  */
 import { actor, ErrorCode, RetryableError } from '@baton/core';
-import { type Envelope, INGRESS, ingressMessageId } from '@baton/core/adapter';
-import { type Inbound, pauseActor, resumeActor, runTurn } from '@baton/core/engine';
+import { decodeEnvelope, type Envelope, INGRESS, ingressMessageId } from '@baton/core/adapter';
+import { type Inbound, pauseActor, resumeActor, runTurn, timerFire } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { START, setup } from './helpers.ts';
@@ -30,10 +30,12 @@ const Desk = actor({
         for (let i = 0; i < count; i++) ctx.send(Desk.ref(to), 'work', { task: `t${i}` });
       },
     },
+    /** Schedules `work` in `inMs`, or `busy` when asked (a fire that fails while the desk is). */
     remind: {
-      payload: z.object({ inMs: z.number() }),
-      handle: (ctx, { inMs }) => {
-        ctx.schedule(inMs, 'work', { task: 'reminded' }, { id: 'reminder' });
+      payload: z.object({ inMs: z.number(), busy: z.boolean().optional() }),
+      handle: (ctx, { inMs, busy }) => {
+        if (busy) ctx.schedule(inMs, 'busy', {}, { id: 'reminder' });
+        else ctx.schedule(inMs, 'work', { task: 'reminded' }, { id: 'reminder' });
       },
     },
     /** Fails retryably while `desk.busy`: the batch stops before it. */
@@ -99,6 +101,32 @@ describe('a turn’s result', () => {
     expect(result).toMatchObject({ done: 1, sent: 0, ver: 1, timers: [] });
     expect(result).not.toHaveProperty('undrained');
     expect(result).not.toHaveProperty('retry');
+  });
+
+  it('arms no timer whose fire it dead-lettered: that fire waits for a redrive', async () => {
+    const h = setup({ actors: [Desk], maxAttempts: 1 });
+    const scheduled = await runTurn(h.engine, 'desk/a', [
+      inbound('a', 'remind', { inMs: 0, busy: true }),
+    ]);
+    const [timer] = scheduled.timers;
+    expect(timer).toMatchObject({ id: 'reminder', name: 'busy' });
+    const fire = decodeEnvelope(timerFire(timer!).body)!;
+    const wasBusy = desk.busy;
+    desk.busy = true;
+    try {
+      const result = await runTurn(
+        h.engine,
+        'desk/a',
+        [{ envelope: fire, queueSeq: String(++seq), receiveCount: 1 }],
+        { drainedAt: { ver: scheduled.ver, life: scheduled.life } },
+      );
+      expect(result).toMatchObject({ done: 1, counts: { deadLettered: 1 }, timers: [] });
+    } finally {
+      desk.busy = wasBusy;
+    }
+    expect(await h.backend.store.listTimers('desk/a')).toMatchObject([
+      { id: 'reminder', deadLettered: true },
+    ]);
   });
 
   it('counts a resumed actor’s parked messages as applied but not as done: only the batch’s are acked', async () => {
