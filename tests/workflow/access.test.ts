@@ -38,7 +38,7 @@ describe('who may call a workflow', () => {
     await expect(outside.start(Internal, 'i', {})).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,
       message: expect.stringMatching(
-        /^no actor type "wf-internal" takes messages from clients \(types that do: wf-greeter\);/,
+        /^no actor type "wf-internal" takes messages from clients \(types that do: wf-greeter\): one clients send to is among the app's actors, with a public handler; /,
       ),
     });
     // The anonymous client of trusted code is told how to start it.

@@ -11,6 +11,7 @@ import { BatonError, ErrorCode, isBatonError } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
 import type { AnyHandler, Registry, ResolvedMessage } from './registry.ts';
 import { parseActorId } from './shared/actorId.ts';
+import { clip } from './shared/clip.ts';
 import { TOKEN_GUARDED } from './shared/tokenGuarded.ts';
 
 /** A handler clients may send to, and that a refusal may name. */
@@ -42,7 +43,8 @@ export function authorizeMessage(
     ? (registry.definition(parsed.type).handlers as Record<string, AnyHandler>)
     : {};
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-  if (handler?.public !== true) throw notOpen(registry, parsed.type, name, hint);
+  // The hint (to trusted code that forgot to say so) fits an internal handler only.
+  if (handler?.public !== true) throw notOpen(registry, parsed.type, name, handler && hint);
   const resolved = registry.resolve(to, name, payload);
   if (handler.authorize && !allows(() => handler.authorize!(caller, refOf(to), resolved.payload))) {
     throw forbidden(`not allowed: this caller may not send "${name}" to ${to}`, {
@@ -96,9 +98,10 @@ export function authorizeQuery(
  */
 export function unknownQuery(name: string, publicNames: readonly string[]): BatonError {
   return forbidden(
-    `no public query "${name}"` +
-      (publicNames.length > 0 ? ` (clients may subscribe to: ${publicNames.join(', ')})` : ''),
-    { query: name },
+    `no public query "${clip(name)}"` +
+      (publicNames.length > 0 ? ` (clients may subscribe to: ${publicNames.join(', ')})` : '') +
+      ": one clients subscribe to is among the app's queries, with public: true",
+    { query: clip(name) },
   );
 }
 
@@ -127,9 +130,9 @@ export function notOpen(registry: Registry, type: string, name: string, hint?: s
   const open = Object.keys(handlers).filter((n) => listed(handlers[n]));
   const reason =
     open.length > 0
-      ? `actor type "${type}" has no public handler "${name}" (clients may send: ${open.join(', ')})`
-      : `no actor type "${type}" takes messages from clients (types that do: ${publicTypes(registry).join(', ') || 'none'})`;
-  return forbidden(reason + (hint ? `; ${hint}` : ''), { type, name });
+      ? `actor type "${type}" has no public handler "${clip(name)}" (clients may send: ${open.join(', ')})`
+      : `no actor type "${clip(type)}" takes messages from clients (types that do: ${publicTypes(registry).join(', ') || 'none'}): one clients send to is among the app's actors, with a public handler`;
+  return forbidden(reason + (hint ? `; ${hint}` : ''), { type: clip(type), name: clip(name) });
 }
 
 /** Whether clients may send `type` anything but token-guarded messages. */

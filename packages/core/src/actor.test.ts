@@ -3,7 +3,7 @@ import * as z from 'zod';
 import * as zm from 'zod/mini';
 import { actor } from './actor.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
-import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
+import { MAX_ACTOR_KEY_BYTES, MAX_NAME_LENGTH } from './limits.ts';
 import { parseActorId } from './shared/actorId.ts';
 import { workflow } from './workflow/workflow.ts';
 
@@ -52,6 +52,25 @@ describe('actor', () => {
       expect(actor({ ...options, name }).name).toBe(name);
     },
   );
+
+  it('takes names of up to MAX_NAME_LENGTH characters, for its type and its handlers, which clients name', () => {
+    const name = `a${'b'.repeat(MAX_NAME_LENGTH - 1)}`;
+    const handlers = { [name]: options.handlers.add };
+    expect(actor({ ...options, name, handlers }).name).toBe(name);
+    expect(() => actor({ ...options, name: `${name}c` })).toThrow(
+      `actor name "${name.slice(0, 40)}…" is too long: it is 129 characters long, and a name is at most 128`,
+    );
+    expect(() =>
+      actor({ ...options, name: 'a', handlers: { [`${name}c`]: options.handlers.add } }),
+    ).toThrow(
+      /^actor "a" has invalid handlers: "abbb[b]*…": it is 129 characters long, and a name is at most 128$/,
+    );
+    const flow = { input: z.object({}), run: async () => null };
+    expect(workflow({ ...flow, name: name.slice(3) }).actor.name).toHaveLength(MAX_NAME_LENGTH);
+    expect(() => workflow({ ...flow, name: name.slice(2) })).toThrow(
+      /name is too long: as its actor type "wf-<name>", it is 129 characters long/,
+    );
+  });
 
   it('keeps the options and marks the definition as an actor', () => {
     const Counter = actor({ ...options, name: 'counter' });

@@ -8,7 +8,7 @@ import type { ActorContext } from './ActorContext.ts';
 import type { Caller } from './caller.ts';
 import { BatonError, batonError, ErrorCode, invalidArgument } from './errors.ts';
 import type { JsonOf } from './jsonOf.ts';
-import { MAX_ACTOR_KEY_BYTES } from './limits.ts';
+import { MAX_ACTOR_KEY_BYTES, nameTooLong } from './limits.ts';
 import type { Schema } from './schema.ts';
 import { actorId } from './shared/actorId.ts';
 import { utf8Bytes } from './shared/utf8.ts';
@@ -178,6 +178,9 @@ export function actor<
       `actor name "${options.name}" is not valid: use a letter followed by letters, digits, "-" or "_"`,
     );
   }
+  const long = nameTooLong(options.name);
+  if (long)
+    throw invalidArgument(`actor name "${options.name.slice(0, 40)}…" is too long: ${long}`);
   if (
     options.name.startsWith(WORKFLOW_TYPE_PREFIX) &&
     (options as { [WORKFLOW_ACTOR]?: true })[WORKFLOW_ACTOR] !== true
@@ -214,6 +217,8 @@ type AnyHandlerSpec = HandlerSpec<unknown, Schema, unknown>;
 function checkAccess(type: string, handlers: Record<string, Partial<AnyHandlerSpec>>): void {
   const problems: string[] = [];
   for (const [name, spec] of Object.entries(handlers ?? {})) {
+    const long = nameTooLong(name);
+    if (long) problems.push(`"${name.slice(0, 40)}…": ${long}`);
     if (spec?.public !== undefined && typeof spec.public !== 'boolean') {
       problems.push(`"${name}": public must be true or false`);
     }

@@ -60,6 +60,7 @@ export type { JsonOf } from './jsonOf.ts';
 export {
   MAX_ACTOR_KEY_BYTES,
   MAX_MESSAGE_BYTES,
+  MAX_NAME_LENGTH,
   MAX_RECEIVE_MESSAGES,
   MAX_VISIBILITY_TIMEOUT_MS,
 } from './limits.ts';

@@ -47,3 +47,21 @@ export const MAX_RECEIVE_MESSAGES = 10;
  * Account.ref('x'.repeat(MAX_ACTOR_KEY_BYTES + 1)); // throws INVALID_REF
  */
 export const MAX_ACTOR_KEY_BYTES = 1024;
+
+/**
+ * The longest name of an actor type, a handler, a query or a workflow, in characters. Clients
+ * name them in every message and subscription: a host refuses a longer name in a frame
+ * (INVALID_PAYLOAD) before it looks it up, and `actor()`, `query()` and `workflow()` refuse to
+ * define one (INVALID_ARGUMENT), so every name an app has is one a client can send.
+ *
+ * @example
+ * actor({ name: 'account', ... }); // fine: 7 characters
+ */
+export const MAX_NAME_LENGTH = 128;
+
+/** What is wrong with `name` past {@link MAX_NAME_LENGTH}, if it is that long. */
+export function nameTooLong(name: string): string | undefined {
+  return name.length > MAX_NAME_LENGTH
+    ? `it is ${name.length} characters long, and a name is at most ${MAX_NAME_LENGTH}`
+    : undefined;
+}

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { actor } from './actor.ts';
 import { createQueryContext } from './adapter/createQueryContext.ts';
 import { ErrorCode, isBatonError } from './errors.ts';
+import { MAX_NAME_LENGTH } from './limits.ts';
 import { query } from './query.ts';
 
 const Account = actor({
@@ -32,6 +33,14 @@ describe('query', () => {
   it.each(['', '1x', '.x', 'a b', 'a/b'])('rejects the name %j with INVALID_ARGUMENT', (name) => {
     const error = thrown(() => query({ name, args: z.object({}), handler: () => 1 }));
     expect(isBatonError(error) && error.code).toBe(ErrorCode.INVALID_ARGUMENT);
+  });
+
+  it('rejects a name over MAX_NAME_LENGTH characters, which no client could send', () => {
+    const name = 'q'.repeat(MAX_NAME_LENGTH);
+    expect(query({ name, args: z.object({}), handler: () => 1 }).name).toBe(name);
+    const error = thrown(() => query({ name: `${name}q`, args: z.object({}), handler: () => 1 }));
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    expect((error as Error).message).toMatch(/is too long: it is 129 characters long/);
   });
 
   it('rejects args that are not a zod schema and a missing handler', () => {

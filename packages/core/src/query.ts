@@ -8,6 +8,7 @@ import type * as z from 'zod';
 import type { ActorRef, AnyActorDefinition, StateOf } from './actor.ts';
 import type { Caller } from './caller.ts';
 import { BatonError, ErrorCode } from './errors.ts';
+import { nameTooLong } from './limits.ts';
 import type { Schema } from './schema.ts';
 
 /**
@@ -157,6 +158,13 @@ export function query<
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `query name ${JSON.stringify(options?.name)} is not valid: use a letter followed by letters, digits, "-", "_" or "."`,
+    );
+  }
+  const long = nameTooLong(options.name);
+  if (long) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `query name "${options.name.slice(0, 40)}…" is too long: ${long}`,
     );
   }
   if (typeof options.args?.safeParse !== 'function') {

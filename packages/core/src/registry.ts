@@ -8,6 +8,7 @@ import { BatonError, batonError, ErrorCode, invalidArgument } from './errors.ts'
 import type { Schema } from './schema.ts';
 import { schemaIssues } from './schemaIssues.ts';
 import { parseActorId } from './shared/actorId.ts';
+import { clip } from './shared/clip.ts';
 
 export type AnyHandler = HandlerSpec<unknown, Schema, unknown>;
 
@@ -64,12 +65,12 @@ export class Registry {
     if (!definition) {
       throw batonError(
         ErrorCode.UNKNOWN_ACTOR,
-        `unknown actor type "${type}": register it with the app (known: ${this.types.join(', ') || 'none'})` +
+        `unknown actor type "${clip(type)}": register it with the app (known: ${this.types.join(', ') || 'none'})` +
           // A workflow's instances are actors of type `wf-<name>`.
           (type.startsWith('wf-')
-            ? `; for workflow "${type.slice(3)}", pass it as defineApp's workflows (or its .actor among the actors)`
+            ? `; for workflow "${clip(type.slice(3))}", pass it as defineApp's workflows (or its .actor among the actors)`
             : ''),
-        { type },
+        { type: clip(type) },
       );
     }
     return definition;
@@ -85,7 +86,7 @@ export class Registry {
     if (!parsed) {
       throw new BatonError(
         ErrorCode.INVALID_REF,
-        `"${String(to)}" is not an actor id of the form type/key`,
+        `"${clip(String(to))}" is not an actor id of the form type/key`,
       );
     }
     checkActorKey(parsed.type, parsed.key, `the actor id "${parsed.type}/…"`);
@@ -95,8 +96,8 @@ export class Registry {
     if (!handler) {
       throw batonError(
         ErrorCode.UNKNOWN_MESSAGE,
-        `actor type "${parsed.type}" has no handler "${name}" (it has: ${Object.keys(handlers).join(', ')})`,
-        { type: parsed.type, name },
+        `actor type "${parsed.type}" has no handler "${clip(name)}" (it has: ${Object.keys(handlers).join(', ')})`,
+        { type: parsed.type, name: clip(name) },
       );
     }
     return {

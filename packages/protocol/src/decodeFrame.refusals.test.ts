@@ -160,6 +160,27 @@ describe('the decoders refuse', () => {
       /"received" frame: field "frames" must be a non-negative integer, got nothing/,
     ],
     [
+      'a query name over 128 characters',
+      `{"v":1,"type":"subscribe","id":"s","query":"${'q'.repeat(129)}","args":{}}`,
+      'INVALID_PAYLOAD',
+      'INVALID_FIELD',
+      /"subscribe" frame: field "query" must be a non-empty string of at most 128 characters, got a string of 129 characters/,
+    ],
+    [
+      'a handler name over 128 characters',
+      `{"v":1,"type":"send","requestId":"r","to":"a/b","name":"${'n'.repeat(129)}","idempotencyKey":"k"}`,
+      'INVALID_PAYLOAD',
+      'INVALID_FIELD',
+      /"send" frame: field "name" must be a non-empty string of at most 128 characters/,
+    ],
+    [
+      'an actor id longer than a name, "/" and the longest key',
+      `{"v":1,"type":"ask","requestId":"r","to":"a/${'k'.repeat(1152)}","name":"n","idempotencyKey":"k"}`,
+      'INVALID_PAYLOAD',
+      'INVALID_FIELD',
+      /"ask" frame: field "to" must be an actor id "type\/key" of at most 1153 characters, got a string of 1154 characters/,
+    ],
+    [
       'a zero chunk count',
       '{"v":1,"type":"chunk","chunkId":"c","index":0,"count":0,"data":"x"}',
       'INVALID_PAYLOAD',

@@ -1,4 +1,4 @@
-import { ErrorCode, isBatonError } from '@baton/core';
+import { ErrorCode, isBatonError, MAX_ACTOR_KEY_BYTES, MAX_NAME_LENGTH } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import type { ClientMessage } from './clientMessages.ts';
 import { decodeClientMessage, decodeServerMessage, encodeMessage } from './decodeFrame.ts';
@@ -98,6 +98,15 @@ describe('encodeMessage and the decoders', () => {
     expect(reply).toEqual({ v: 1, type: 'reply', requestId: 'r' });
     const error = decodeServerMessage('{"v":1,"type":"error","error":{"code":"X","message":"m"}}');
     expect(error).toMatchObject({ error: { code: 'X', message: 'm', details: {} } });
+  });
+
+  it('take names and actor ids as long as the app may define them', () => {
+    const name = 'n'.repeat(MAX_NAME_LENGTH);
+    const to = `${'t'.repeat(MAX_NAME_LENGTH)}/${'k'.repeat(MAX_ACTOR_KEY_BYTES)}`;
+    const send = { v: 1, type: 'send', requestId: 'r', to, name, idempotencyKey: 'k' } as const;
+    expect(decodeClientMessage(JSON.stringify(send))).toEqual(send);
+    const subscribe = { v: 1, type: 'subscribe', id: 's', query: name, args: {} } as const;
+    expect(decodeClientMessage(JSON.stringify(subscribe))).toEqual(subscribe);
   });
 
   it('drop fields the protocol does not know', () => {

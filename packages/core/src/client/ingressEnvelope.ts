@@ -11,6 +11,7 @@ import { parseTraceparent } from '../adapter/traceContext.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import type { Registry } from '../registry.ts';
+import { clip } from '../shared/clip.ts';
 import { parseStored } from '../storedPayload.ts';
 import type { SendOptions } from './clientOptions.ts';
 
@@ -44,7 +45,7 @@ export function ingressEnvelope(
   if (options.traceparent !== undefined && !parseTraceparent(options.traceparent)) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `traceparent must be a W3C trace context, 00-<32 hex>-<16 hex>-<2 hex> with non-zero ids, got ${JSON.stringify(options.traceparent)}`,
+      `traceparent must be a W3C trace context, 00-<32 hex>-<16 hex>-<2 hex> with non-zero ids, got ${JSON.stringify(clip(String(options.traceparent)))}`,
     );
   }
   // The message as its receiver reads it: JSON.

@@ -7,6 +7,7 @@
 export { actorId, parseActorId } from './actorId.ts';
 export { asJson } from './asJson.ts';
 export { canonicalJson } from './canonicalJson.ts';
+export { CLIP_CHARS, clip } from './clip.ts';
 export { deepCopy } from './deepCopy.ts';
 export { jsonSize } from './jsonSize.ts';
 export { lifeId, type Random, seededRandom, uuidFrom } from './random.ts';

@@ -14,6 +14,7 @@ import {
 } from '../actor.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
+import { nameTooLong } from '../limits.ts';
 import type { Schema } from '../schema.ts';
 import { traceCommands } from './commandSpans.ts';
 import { workflowHandlers } from './handlers.ts';
@@ -246,6 +247,9 @@ function checkOptions(options: WorkflowOptions<string, Schema, unknown, any>): v
   const problems: string[] = [];
   if (typeof options?.name !== 'string' || !NAME.test(options.name)) {
     problems.push('name must be a letter followed by letters, digits, "-" or "_"');
+  } else {
+    const long = nameTooLong(workflowActorType(options.name));
+    if (long) problems.push(`name is too long: as its actor type "wf-<name>", ${long}`);
   }
   if (typeof options?.input?.safeParse !== 'function') problems.push('input must be a zod schema');
   checkEvents(options?.events, problems);

@@ -2,12 +2,14 @@
  * The fields of every frame type and their hand-written checks (frames are decoded one per
  * WebSocket message, so no schema library on this path).
  */
-import { ErrorCode } from '@baton/core';
+import { ErrorCode, MAX_ACTOR_KEY_BYTES, MAX_NAME_LENGTH } from '@baton/core';
 import { MAX_ID_LENGTH } from '../messages.ts';
 import { ProtocolErrorReason, protocolError } from '../ProtocolErrorReason.ts';
 
 type Kind =
   | 'id'
+  | 'name'
+  | 'actorId'
   | 'key'
   | 'string'
   | 'version'
@@ -39,14 +41,17 @@ const chunk: FrameSpec = [
 ];
 const sendFields = [
   f('requestId', 'key'),
-  f('to', 'id'),
-  f('name', 'id'),
+  f('to', 'actorId'),
+  f('name', 'name'),
   f('payload', 'json'),
   f('traceparent', 'string', true),
 ];
 
 export const CLIENT_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
-  ['subscribe', [f('id', 'key'), f('query', 'id'), f('args', 'json'), f('resume', 'resume', true)]],
+  [
+    'subscribe',
+    [f('id', 'key'), f('query', 'name'), f('args', 'json'), f('resume', 'resume', true)],
+  ],
   ['unsubscribe', [f('id', 'key')]],
   ['send', [...sendFields, f('idempotencyKey', 'key'), f('visible', 'boolean', true)]],
   ['ask', [...sendFields, f('idempotencyKey', 'key')]],
@@ -71,8 +76,16 @@ export const SERVER_SPECS: ReadonlyMap<string, FrameSpec> = new Map([
   ['chunk', chunk],
 ]);
 
+/**
+ * The longest actor id a client names: a type, `/` and a key (a key's limit is in UTF-8
+ * bytes, never fewer than its characters). A host refuses a longer one before it looks it up.
+ */
+const MAX_ACTOR_ID_LENGTH = MAX_NAME_LENGTH + 1 + MAX_ACTOR_KEY_BYTES;
+
 const EXPECTED: Record<Kind, string> = {
   id: 'a non-empty string',
+  name: `a non-empty string of at most ${MAX_NAME_LENGTH} characters`,
+  actorId: `an actor id "type/key" of at most ${MAX_ACTOR_ID_LENGTH} characters`,
   key: `a non-empty string of at most ${MAX_ID_LENGTH} characters`,
   string: 'a string',
   version: 'a non-negative integer',
@@ -135,9 +148,13 @@ function readValue(type: string, path: string, kind: Kind, value: unknown): unkn
       if (typeof value === 'string' && value.length > 0) return value;
       break;
     case 'key':
-      if (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH) {
-        return value;
-      }
+      if (isString(value, MAX_ID_LENGTH)) return value;
+      break;
+    case 'name':
+      if (isString(value, MAX_NAME_LENGTH)) return value;
+      break;
+    case 'actorId':
+      if (isString(value, MAX_ACTOR_ID_LENGTH)) return value;
       break;
     case 'string':
       if (typeof value === 'string') return value;
@@ -248,4 +265,9 @@ export function describe(value: unknown): string {
     return value.length <= 40 ? JSON.stringify(value) : `a string of ${value.length} characters`;
   }
   return `${typeof value} ${String(value).slice(0, 40)}`;
+}
+
+/** A non-empty string of at most `max` characters. */
+function isString(value: unknown, max: number): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= max;
 }

@@ -40,6 +40,8 @@ export interface RawSocket {
   write(chunk: Buffer): boolean;
   /** Bytes written and not yet taken by the peer (a `net.Socket`'s). */
   readonly writableLength?: number;
+  /** A `net.Socket`'s: `'drain'` once what was written is taken. */
+  once?(event: 'drain', listener: () => void): unknown;
 }
 
 /**
@@ -73,6 +75,8 @@ export class Connection {
   #outgoing: string[] = [];
   /** Since when the client's unread backlog is over `maxUnreadBytes` (see `#notReading`). */
   #unreadSince: number | undefined;
+  /** Whether the client's frames are left unread until its backlog drains (see `#holdFrames`). */
+  #holding = false;
   /** Frames written on the socket: the count a `received` frame acknowledges up to. */
   #written = 0;
   /** Whether the client acks by count (`baton.v1.received`). */
@@ -146,7 +150,14 @@ export class Connection {
 
   info(): ConnectionInfo {
     const { id, identity } = this;
-    return { id, identity, subscriptions: this.#streams.size, lastFrameAt: this.#lastFrameAt };
+    const subscriptions = this.#streams.size;
+    return {
+      id,
+      identity,
+      subscriptions,
+      lastFrameAt: this.#lastFrameAt,
+      unreadBytes: this.#unread(),
+    };
   }
 
   /** Whether the lease lapsed: no frame for `leaseMs` by `now`. */
@@ -164,6 +175,16 @@ export class Connection {
     return true;
   }
 
+  /**
+   * Closes the connection (4413) if its client has left more than `maxUnreadBytes` unread since
+   * a grace before `now`: one whose frames are held (see `#holdFrames`) gets no write that
+   * would find it. True if it is closed.
+   */
+  closeIfNotReading(now: number): boolean {
+    if (this.#closed || this.#unreadSince === undefined) return false;
+    return this.#notReading(this.#unread(), now);
+  }
+
   /** Drops pending chunked messages that timed out, telling the client. */
   evictChunks(): void {
     for (const error of this.#assembler.evictExpired()) this.#error(error, {});
@@ -174,6 +195,8 @@ export class Connection {
     this.#flush();
     this.#cleanUp();
     this.socket.close(code, reason);
+    // Its frames are read again (and dropped), so that its answer to the close is read.
+    if (this.#holding) this.socket.resume();
   }
 
   #onFrame(data: Buffer, isBinary: boolean): void {
@@ -275,7 +298,7 @@ export class Connection {
   #write(text: string): void {
     this.#written++;
     if (!this.transport) {
-      if (!this.#notReading(this.socket.bufferedAmount)) this.socket.send(text);
+      if (!this.#notReading(this.#unread(), this.context.clock.now())) this.socket.send(text);
       return;
     }
     if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
@@ -288,8 +311,13 @@ export class Connection {
     const texts = this.#outgoing;
     this.#outgoing = [];
     if (this.socket.readyState !== this.socket.OPEN) return;
-    if (this.#notReading(this.transport!.writableLength ?? 0)) return;
+    if (this.#notReading(this.#unread(), this.context.clock.now())) return;
     this.transport!.write(textFrames(texts));
+  }
+
+  /** Bytes written to the client that it has not read yet. */
+  #unread(): number {
+    return this.transport ? (this.transport.writableLength ?? 0) : this.socket.bufferedAmount;
   }
 
   /**
@@ -297,15 +325,15 @@ export class Connection {
    * for {@link UNREAD_GRACE_MS}: its connection is then closed. Its acks (a count it may send
    * without reading) are no proof that it reads; the socket's backlog is. One large write (a
    * page subscribing to views of megabytes) is no sign, so the backlog is read before a write,
-   * and a client that reads catches up within the grace.
+   * and a client that reads catches up within the grace. Meanwhile its frames wait unread.
    */
-  #notReading(unread: number): boolean {
+  #notReading(unread: number, now: number): boolean {
     const max = this.context.maxUnreadBytes;
     if (unread <= max) {
       this.#unreadSince = undefined;
       return false;
     }
-    const now = this.context.clock.now();
+    this.#holdFrames();
     this.#unreadSince ??= now;
     if (now - this.#unreadSince < UNREAD_GRACE_MS) return false;
     this.context.logger.warn('closing a connection whose client does not read', {
@@ -318,6 +346,23 @@ export class Connection {
       `over ${max} bytes sent were left unread: read, then connect again`,
     );
     return true;
+  }
+
+  /**
+   * Leaves the client's frames unread until what was written to it drains. Most frames are
+   * answered, and an ack frees a held push: a client that sent frames on and read none of the
+   * answers would have the host write without bound within the grace. Its frames wait in the
+   * sockets' buffers, then in its own, and its backlog here stays near `maxUnreadBytes`.
+   */
+  #holdFrames(): void {
+    if (this.#holding || !this.transport?.once) return;
+    this.#holding = true;
+    this.socket.pause();
+    this.transport.once('drain', () => {
+      this.#holding = false;
+      this.#unreadSince = undefined;
+      if (!this.#closed) this.socket.resume();
+    });
   }
 
   #error(error: BatonError, target: ErrorTarget): void {

@@ -13,4 +13,9 @@ export interface ConnectionInfo {
   readonly subscriptions: number;
   /** When the last frame arrived (epoch ms, on the engine's clock). */
   readonly lastFrameAt: number;
+  /**
+   * Bytes written to the client that it has not read yet, as far as this process holds them
+   * (past the operating system's buffers). Over `maxUnreadBytes`, the client's frames wait.
+   */
+  readonly unreadBytes: number;
 }

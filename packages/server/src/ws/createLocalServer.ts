@@ -136,12 +136,14 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
           ? SUBPROTOCOL
           : false,
   });
-  /** How many open connections the user `owner` holds (`undefined`: those with no user). */
+  /**
+   * How many sockets the user `owner` holds (`undefined`: those with no user): a closed
+   * connection counts until its socket is gone, which takes a client that does not read the
+   * close up to 30 s, so that closing a socket does not free a place for one more.
+   */
   const ownedBy = (owner: string | undefined) => {
     let held = 0;
-    for (const connection of connections) {
-      if (connection.owner === owner && !connection.closed) held++;
-    }
+    for (const connection of connections) if (connection.owner === owner) held++;
     return held;
   };
   const http = createServer((_request, response) => {
@@ -234,12 +236,12 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
 
   const heartbeat = setInterval(() => {
     const now = clock.now();
+    // A connection closed here leaves the set when its socket closes (see ownedBy).
     for (const connection of connections) {
-      if (connection.closeIfAuthLapsed(now)) {
-        connections.delete(connection);
-      } else if (connection.expired(now)) {
+      if (connection.closed) continue;
+      if (connection.closeIfAuthLapsed(now) || connection.closeIfNotReading(now)) continue;
+      if (connection.expired(now)) {
         connection.close(CloseCode.LEASE_EXPIRED, `no frame within ${leaseMs} ms: lease expired`);
-        connections.delete(connection);
       } else connection.evictChunks();
     }
     engine.collect(now);

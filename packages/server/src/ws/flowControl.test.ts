@@ -216,7 +216,8 @@ describe('a client that stops reading', () => {
     await t.close();
     let now = 1_700_000_000_000;
     const clock = { now: () => now };
-    t = await startTestServer({ maxUnreadBytes: 256 * 1024, engine: { clock } });
+    // The heartbeat closes it: its frames wait unread, so no write of an answer finds it.
+    t = await startTestServer({ maxUnreadBytes: 256 * 1024, heartbeatMs: 50, engine: { clock } });
     const ws = new WebSocket(t.server.url, [RECEIVED_SUBPROTOCOL]);
     await once(ws, 'open');
     const closed = new Promise<{ code: number; reason: string }>((resolve) => {
@@ -232,11 +233,10 @@ describe('a client that stops reading', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(t.server.connections()).toHaveLength(1); // within the grace: open still
-    // A grace later, a ping's pong finds the backlog as it was. On a busy host the first results
-    // may take longer than a second to write: then the grace begins with a later pong.
+    // A grace later, a heartbeat finds the backlog as it was. On a busy host the first results
+    // may take longer than a second to write: then the grace begins with a later write.
     for (let round = 0; round < 50 && t.server.connections().length > 0; round++) {
       now += UNREAD_GRACE_MS;
-      send({ type: 'ping', t: round });
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     raw.resume();
@@ -245,6 +245,44 @@ describe('a client that stops reading', () => {
       code: CloseCode.NOT_READING,
       reason: 'over 262144 bytes sent were left unread: read, then connect again',
     });
+  });
+
+  it('has its frames left unread while it leaves its answers unread, so the server does not write on without bound', async () => {
+    await t.close();
+    const maxUnreadBytes = 64 * 1024;
+    t = await startTestServer({ maxUnreadBytes, maxFramesPerSecond: 100_000 });
+    const ws = new WebSocket(t.server.url, [RECEIVED_SUBPROTOCOL]);
+    await once(ws, 'open');
+    (ws as unknown as { _socket: Socket })._socket.pause(); // reads nothing from now on
+    // 20,000 frames, each answered with a refusal of some 300 bytes: about 6 MB of answers, more
+    // than the sockets' buffers hold.
+    const frame = JSON.stringify({
+      v: 1,
+      type: 'subscribe',
+      id: 's',
+      query: 'q'.repeat(128),
+      args: {},
+    });
+    for (let i = 0; i < 20_000; i++) ws.send(frame);
+    let peak = 0;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      peak = Math.max(peak, t.server.connections()[0]?.unreadBytes ?? 0);
+    }
+    // Past maxUnreadBytes it was held: what is written past it is one read of frames' answers.
+    expect(peak).toBeGreaterThan(maxUnreadBytes);
+    expect(peak).toBeLessThan(maxUnreadBytes + 1024 * 1024);
+    // A client that reads again gets every answer, in order, and its frames are read again.
+    const errors: number[] = [];
+    ws.on('message', (data) => {
+      if (JSON.parse(String(data)).type === 'error') errors.push(errors.length);
+    });
+    (ws as unknown as { _socket: Socket })._socket.resume();
+    for (let i = 0; i < 300 && errors.length < 20_000; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(errors).toHaveLength(20_000);
+    ws.close();
   });
 
   it('is not a client that reads: twelve views of 1 MB at once, as a page subscribes on load', async () => {

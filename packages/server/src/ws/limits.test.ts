@@ -1,6 +1,9 @@
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
 import { MAX_MESSAGE_BYTES } from '@baton/core';
 import { MAX_ID_LENGTH, splitFrame } from '@baton/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { startTestServer } from './fixtures/startTestServer.ts';
 
 /** A clock that stands still: every frame falls in the same second, whatever the machine's speed. */
@@ -269,6 +272,32 @@ describe('per-connection limits of the local WebSocket host', () => {
     const again = await t.open({ query: '?token=alice' });
     await again.roundTrip();
     expect(users().filter((u) => u !== undefined)).toHaveLength(3);
+  });
+
+  it('counts a connection it closed until its socket is gone: closing one a client does not read frees no place', async () => {
+    let now = 1_700_000_000_000;
+    t = await startTestServer({
+      maxConnectionsPerUser: 1,
+      leaseMs: 60_000,
+      heartbeatMs: 20,
+      engine: { clock: { now: () => now } },
+      auth: ({ token }) => (token === undefined ? undefined : { userId: token }),
+    });
+    const first = new WebSocket(`${t.server.url}?token=alice`, ['baton.v1']);
+    await once(first, 'open');
+    const raw = (first as unknown as { _socket: Socket })._socket;
+    raw.pause(); // it will not read the close
+    now += 60_000; // its lease lapses: the next heartbeat closes it
+    await vi.waitFor(() => expect(t!.server.connections()).toHaveLength(0));
+    const second = await t.open({ query: '?token=alice' });
+    expect(await second.closed).toMatchObject({ code: 4429 });
+    // Once the client reads the close, the socket goes, and with it the place it held.
+    const gone = once(first, 'close');
+    raw.resume();
+    expect((await gone)[0]).toBe(4408);
+    const third = await t.open({ query: '?token=alice' });
+    await third.roundTrip();
+    expect(t.server.connections()).toHaveLength(1);
   });
 
   it('closes a connection with no user past maxAnonymousConnections (4429); users still connect', async () => {
