@@ -2,7 +2,7 @@
  * `baton dev` reloads the app when any local file it is built from changes, not only those in
  * the entry's folder: here a module one folder up, shared as in a monorepo.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -41,5 +41,27 @@ describe('baton dev reload', () => {
       .poll(async () => (await greet()).body.value, { timeout: 15_000 })
       .toMatch(/^hi #\d+$/);
     expect(dev!.output()).toMatch(/shared\/greeting\.ts changed: reloading the app/);
+    await expect.poll(() => dev!.output(), { timeout: 15_000 }).toMatch(/the app is running again/);
+  });
+
+  it('says what an entry must export when it exports no app, then that the app runs again once it does', async () => {
+    const entry = join(dir, 'app/src/app.ts');
+    const app = readFileSync(entry, 'utf8');
+    const told = (pattern: RegExp) =>
+      expect.poll(() => dev!.output(), { timeout: 15_000 }).toMatch(pattern);
+    const musts = 'the entry must end with export default defineApp\\(\\{ actors, queries \\}\\)';
+    writeFileSync(entry, app.replace('export default defineApp', 'export const app = defineApp'));
+    await told(new RegExp(`No matching export in "[^"]*app\\.ts" for import "default": ${musts}`));
+    writeFileSync(
+      entry,
+      app.replace('export default defineApp({ actors: [Greeter] })', 'export default 42'),
+    );
+    await told(new RegExp(`its default export is number: ${musts}`));
+    const before = dev!.output().split('the app is running again').length;
+    writeFileSync(entry, app);
+    await expect
+      .poll(() => dev!.output().split('the app is running again').length, { timeout: 15_000 })
+      .toBe(before + 1);
+    expect((await greet()).body.value).toMatch(/^hi #\d+$/);
   });
 });

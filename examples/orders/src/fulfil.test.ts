@@ -113,6 +113,31 @@ describe('order fulfilment', () => {
     expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
   });
 
+  it("takes no stock for an order named __proto__, and holds and gives back an order named like an object's own property", async () => {
+    const { sim, service } = await shop({ fails: () => false });
+    // __proto__ would be dropped from the record's held orders; constructor is in any object.
+    for (const id of ['__proto__', 'constructor']) {
+      sim.send(Fulfil.ref(id), 'start', { input: { sku: 'kettle', qty: 1, amount: 5 } });
+    }
+    await sim.run();
+    const refused = await order(sim, '__proto__');
+    expect(refused.status).toBe('failed');
+    expect(refused.error?.message).toContain('an order id begins with a letter or a digit');
+    expect(chargesOf(service, '__proto__')).toEqual([]);
+    // Held as its own (not read as Object.prototype's), then given back when it timed out.
+    const held = await order(sim, 'constructor');
+    expect(held.error?.code).toBe(ErrorCode.TIMED_OUT);
+    expect(held.journal.find((e) => e.name === 'inventory.reserve')).toMatchObject({
+      state: 'done',
+      value: { left: 9 },
+    });
+    expect(held.journal.find((e) => e.name === 'inventory.release')).toMatchObject({
+      state: 'done',
+      value: { left: 10 },
+    });
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
+  });
+
   it('under crashes, redeliveries and a flaky payment service, charges each order once and keeps the stock whole', async () => {
     let calls = 0;
     const { sim, service } = await shop({ fails: () => ++calls % 3 === 0, faults: true, seed: 7 });

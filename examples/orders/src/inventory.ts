@@ -5,6 +5,15 @@
 import { actor, query, TerminalError } from '@baton/core';
 import * as z from 'zod';
 
+/**
+ * An order id as the inventory keeps it, a key of `held`: it begins with a letter or a digit, so
+ * no client's order can be named `__proto__` (which a record's parse drops), and `held` is read
+ * with `Object.hasOwn`, so no name an object has of its own (`constructor`) reads as held.
+ */
+const OrderId = z
+  .string()
+  .regex(/^[A-Za-z0-9][\w-]*$/, 'an order id begins with a letter or a digit');
+
 export const Inventory = actor({
   name: 'inventory',
   state: z.object({ stock: z.number(), held: z.record(z.string(), z.number()) }),
@@ -24,7 +33,7 @@ export const Inventory = actor({
      * workflow's `ctx.call` is applied exactly once, crashes and redeliveries included.
      */
     reserve: {
-      payload: z.object({ orderId: z.string(), qty: z.number().int().positive() }),
+      payload: z.object({ orderId: OrderId, qty: z.number().int().positive() }),
       handle: (ctx, { orderId, qty }) => {
         if (ctx.state.stock < qty) {
           throw new TerminalError(
@@ -32,16 +41,16 @@ export const Inventory = actor({
           );
         }
         ctx.state.stock -= qty;
-        ctx.state.held[orderId] = (ctx.state.held[orderId] ?? 0) + qty;
+        ctx.state.held[orderId] = heldFor(ctx.state.held, orderId) + qty;
         return { left: ctx.state.stock };
       },
     },
     /** Gives back what `orderId` holds (an order that will not ship). */
     release: {
-      payload: z.object({ orderId: z.string() }),
+      payload: z.object({ orderId: OrderId }),
       handle: (ctx, { orderId }) => {
-        const qty = ctx.state.held[orderId];
-        if (qty === undefined) return { left: ctx.state.stock };
+        const qty = heldFor(ctx.state.held, orderId);
+        if (qty === 0) return { left: ctx.state.stock };
         ctx.state.stock += qty;
         delete ctx.state.held[orderId];
         return { left: ctx.state.stock };
@@ -49,6 +58,11 @@ export const Inventory = actor({
     },
   },
 });
+
+/** What `orderId` holds: its own entry only. */
+function heldFor(held: Record<string, number>, orderId: string): number {
+  return Object.hasOwn(held, orderId) ? held[orderId]! : 0;
+}
 
 /**
  * Orders the book keeps: the newest, so that its record — written whole by every order —

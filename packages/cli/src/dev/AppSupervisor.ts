@@ -52,7 +52,10 @@ export class AppSupervisor {
     const bundle = await this.#build();
     if (!bundle || this.#closed) return;
     this.#log(`${reason}: reloading the app`);
-    await this.#launch(bundle).catch(() => {});
+    await this.#launch(bundle).then(
+      () => this.#log('the app is running again'),
+      () => {},
+    );
   }
 
   /**

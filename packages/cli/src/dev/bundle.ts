@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { DEFAULT_EXPORT } from './appEntry.ts';
 
 /** A bundle and the source files it was made of (absolute paths), to watch. */
 export interface Bundle {
@@ -88,12 +89,18 @@ function inputsOf(metafile: Metafile): Set<string> {
 }
 
 /** An esbuild failure as a few readable lines. */
+/** esbuild's error for an entry with no default export. */
+const NO_DEFAULT = /^No matching export in ".*" for import "default"$/;
+
 export function buildErrorText(error: unknown): string {
   const errors = (
     error as { errors?: { text: string; location?: { file: string; line: number } }[] }
   ).errors;
   if (!errors?.length) return String(error);
   return errors
-    .map((e) => (e.location ? `${e.location.file}:${e.location.line}: ${e.text}` : e.text))
+    .map((e) => {
+      const text = NO_DEFAULT.test(e.text) ? `${e.text}: ${DEFAULT_EXPORT}` : e.text;
+      return e.location ? `${e.location.file}:${e.location.line}: ${text}` : text;
+    })
     .join('\n');
 }

@@ -12,6 +12,7 @@ export const APP_DEV_DEPENDENCIES = {
   '@types/node': '^20.19.0',
   '@types/react': '^19.3.0',
   '@types/react-dom': '^19.3.0',
+  '@types/ws': '^8.18.2',
   'aws-cdk': '2.1148.1',
   'aws-cdk-lib': '2.276.0',
   'cdk-nag': '3.0.2',
@@ -20,6 +21,8 @@ export const APP_DEV_DEPENDENCIES = {
   tsx: '^4.23.15',
   typescript: '~5.9.3',
   vitest: '^3.2.7',
+  // A script's BatonClient on Node 20, which has no WebSocket of its own.
+  ws: '^8.23.0',
 } as const;
 
 /** Baton's packages a new app depends on, and those it needs only to develop and deploy. */

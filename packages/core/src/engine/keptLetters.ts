@@ -77,9 +77,9 @@ export async function deadLetter(
   const error = ended ?? deadLettered(envelope, attempts, last);
   // What the sender and clients are told: no unexpected error's text (the letter keeps it).
   const told = ended ?? deadLettered(envelope, attempts, withheld(last));
-  // One log line for all, the engine's own endings as well.
+  // One log line for all, the engine's own endings as well (their reason, when not the error's).
   engine.logger.error(ended ? DEAD_LETTER_AT_ONCE_LOG : DEAD_LETTER_LOG, {
-    ...(ended ? { reason: ended.message } : {}),
+    ...(ended && ended.message !== last.message ? { reason: ended.message } : {}),
     actor: current.id,
     messageId: envelope.id,
     attempts,

@@ -60,8 +60,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
         [
           /handler "deposit" of account\/alice left state its schema refuses/,
           /\(state\.balance: expected an integer; state\.owners\.0: too short\)/,
-          /kept as a dead letter: fix the handler or the schema, deploy, then redrive it\. A field the schema gained is missing from the records written before it/,
-          /raise the actor's version with a migrate step that adds it/,
+          /kept as a dead letter: fix the handler or the schema, deploy, then redrive it$/,
         ],
         {
           actorId: 'account/alice',
@@ -69,6 +68,24 @@ describe('the errors a turn gives a message it cannot apply', () => {
           issues: [
             { path: 'state.balance', message: 'expected an integer' },
             { path: 'state.owners.0', message: 'too short' },
+          ],
+        },
+      ],
+      [
+        stateBreaksSchema('account/alice', 'deposit', [
+          { path: ['limit'], message: 'Invalid input: expected number, received undefined' },
+        ]),
+        ErrorCode.INVALID_STATE,
+        [
+          /\(state\.limit: Invalid input: expected number, received undefined\)/,
+          /then redrive it\. If a field the schema gained is missing from the records written before it/,
+          /raise the actor's version with a migrate step that adds it$/,
+        ],
+        {
+          actorId: 'account/alice',
+          handler: 'deposit',
+          issues: [
+            { path: 'state.limit', message: 'Invalid input: expected number, received undefined' },
           ],
         },
       ],

@@ -62,6 +62,9 @@ export function leftNotJson(
   );
 }
 
+/** A schema issue of a value that is not there (zod's "received undefined"; "Required" before zod 4). */
+const MISSING = /received undefined|^required$/i;
+
 /**
  * A committed state its actor's `state` schema refuses: the issues as `state.<path>: message`.
  * The message is kept as a dead letter.
@@ -72,9 +75,14 @@ export function stateBreaksSchema(
   issues: readonly SchemaIssue[],
 ): BatonError {
   const { found, summary } = schemaIssues('state', issues);
+  // A field missing from a record is most often one the schema gained since it was written.
+  const missing = issues.some((issue) => MISSING.test(issue.message));
   return batonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${KEPT}: fix the handler or the schema, deploy, then redrive it. A field the schema gained is missing from the records written before it (a .default() is not filled in on load): raise the actor's version with a migrate step that adds it`,
+    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${KEPT}: fix the handler or the schema, deploy, then redrive it` +
+      (missing
+        ? ". If a field the schema gained is missing from the records written before it (a .default() is not filled in on load), raise the actor's version with a migrate step that adds it"
+        : ''),
     { actorId, handler, issues: found },
   );
 }

@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { type BatonApp, BatonError, ErrorCode, toBatonError } from '@baton/core';
 import { createEngine, startWorkerLoops, Worker } from '@baton/core/engine';
 import { createLocalServer, type LocalServer } from '@baton/server/ws';
+import { DEFAULT_EXPORT } from '../appEntry.ts';
 import {
   CHILD_CONFIG_ENV,
   type ChildConfig,
@@ -50,12 +51,26 @@ export async function runApp(
   // The supervisor is gone (even SIGKILLed): nothing would forward to this process any more.
   process.on('disconnect', shutdown);
   try {
-    stop = await start(app, config, openBackend);
+    stop = await start(checkedApp(app), config, openBackend);
     tell({ type: 'ready', ...ports });
   } catch (error) {
     tell({ type: 'failed', message: toBatonError(error).message });
     process.exit(1);
   }
+}
+
+/** The entry's default export, if it is an app; else the error that says what it is instead. */
+function checkedApp(app: unknown): BatonApp {
+  const made = app as Partial<BatonApp> | null | undefined;
+  if (Array.isArray(made?.actors) && Array.isArray(made?.queries)) return app as BatonApp;
+  const what =
+    typeof app === 'object' && app !== null
+      ? 'an object without the actors and queries lists defineApp makes'
+      : `${app === null ? 'null' : typeof app}`;
+  throw new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `its default export is ${what}: ${DEFAULT_EXPORT}`,
+  );
 }
 
 const ports = { httpPort: 0, wsPort: 0 };
