@@ -49,6 +49,44 @@ describe("every alarm's description", () => {
     expect(wrong).toEqual([]);
   });
 
+  it('names each dead-letters redrive or purge, and each actors command, with what it needs to run', () => {
+    const wrong: string[] = [];
+    for (const [id, description] of Object.entries(descriptions())) {
+      for (const [, command] of description.matchAll(/`(baton [^`]+)`/g)) {
+        // Bare, each is a usage error: missing <type/key> (and <message id>), or --all.
+        const bare =
+          /^baton dead-letters (?:redrive|purge)(?! <type\/key> <message id>| --all)/.test(
+            command!,
+          ) || /^baton actors (?:get|pause|resume)(?! \S)/.test(command!);
+        if (bare) wrong.push(`${id}: ${command}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('says to preview a bulk redrive of the dead letters, and that an ask’s letter needs --force', () => {
+    const all = descriptions();
+    const of = (alarm: string) =>
+      Object.entries(all).find(([id]) => id.startsWith(`Baton${alarm}`))?.[1] ?? '';
+    expect(of('EngineDeadLettersAlarm')).toContain(
+      'fix the cause, then `baton dead-letters redrive --all --code <code> --dry-run`, then without --dry-run. It leaves an ask’s letter (its asker was told DEAD_LETTERED): purge it, or redrive it with --force.',
+    );
+    expect(of('KeptDeadLettersAlarm')).toContain(
+      'fix the cause, then `baton dead-letters redrive --all --dry-run`, then without --dry-run (it leaves an ask’s letter, whose asker was told DEAD_LETTERED: purge it, or redrive it with --force), or `baton actors resume <type/key>`. A redriven letter stays listed until its actor applies it: do not purge it meanwhile.',
+    );
+    expect(of('StateTooLargeAlarm')).toContain(
+      'deploy, then `baton dead-letters redrive --all --code STATE_TOO_LARGE --dry-run`, then without --dry-run (an ask’s letter only with --force: its asker was told DEAD_LETTERED)',
+    );
+    // The workflows' commands that need no --app first; the one that does, last.
+    const paused = of('PausedWorkflowsAlarm');
+    expect(paused.indexOf('`baton workflows show <workflow> <id>`')).toBeLessThan(
+      paused.indexOf('--app <entry>'),
+    );
+    expect(paused.indexOf('`baton workflows list <workflow> --status paused`')).toBeLessThan(
+      paused.indexOf('--app <entry>'),
+    );
+  });
+
   it('ends with the target options that make its commands act on this app', () => {
     const ends = (all: Record<string, string>) =>
       new Set(Object.values(all).map((d) => d.slice(d.lastIndexOf(' Run the baton commands'))));

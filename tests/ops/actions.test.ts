@@ -195,7 +195,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     void asked.finally(() => (told = true));
     await poison('tally/p2');
     await work(async () => told);
-    expect((await asked).err).toMatch(/failed 3 times .* kept as a dead letter/);
+    expect((await asked).code).toBe(1);
     expect(runs.get('poison')).toBe(12);
 
     const ids = (list: { actor: string }[]) => list.map((l) => l.actor).sort();
@@ -244,15 +244,63 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(plain.left[0].reason).toBe(
       "its sender was answered DEAD_LETTERED when it was kept (an actor's or a client's ask): purge it, or redrive it with --force if it must be applied still",
     );
+    const [p1] = plain.left;
+    const quoted = shellQuote(p1.messageId);
+    // The ask said what its letter needs: it was told DEAD_LETTERED, so --force, or a purge.
+    expect((await asked).err.split('\n').find((line) => line.startsWith('baton ask:'))).toBe(
+      `baton ask: tally/p1 did not apply "add": its message was kept as a dead letter, the actor unchanged (cause RETRYABLE: the poison entry breaks add). This command, its asker, was told DEAD_LETTERED, so a plain redrive of it is refused. Fix the cause, then look at it: ${hint(`dead-letters show tally/p1 ${quoted}`)}; purge it if it must not run: ${hint(`dead-letters purge tally/p1 ${quoted}`)}; or, if it must be applied still, redrive it with --force: ${hint(`dead-letters redrive tally/p1 ${quoted} --force`)}`,
+    );
+    // list and show say so too, before any redrive is tried.
+    const listed = (await json('dead-letters', 'list', '--since', between)).deadLetters;
+    expect(
+      Object.fromEntries(
+        listed.map((l: { actor: string; needsForce: boolean }) => [l.actor, l.needsForce]),
+      ),
+    ).toEqual({ 'tally/p1': true, 'tally/p2': false });
+    const table = (await baton('dead-letters', 'list', '--since', between)).out.split('\n');
+    expect(table[0]).toMatch(/^ACTOR +NAME +CODE +ATTEMPTS +AGE +MESSAGEID +REDRIVE +ERROR$/);
+    const redriveOf = (actor: string) =>
+      table.find((line) => line.startsWith(`${actor} `))?.split(/ {2,}/)[6];
+    expect([redriveOf('tally/p1'), redriveOf('tally/p2')]).toEqual(['--force', 'yes']);
+    expect(table.at(-1)).toBe(
+      `REDRIVE --force: its sender, an ask, was answered DEAD_LETTERED; a redrive applies it only with --force (or purge it): ${hint('dead-letters show <type/key> <message id>')} says who`,
+    );
+    const shown = await baton('dead-letters', 'show', 'tally/p1', p1.messageId);
+    expect(shown.out.split('\n').find((line) => line.startsWith('redrivable'))).toBe(
+      `redrivable only with --force: its sender was answered DEAD_LETTERED (below), and applied now it would change tally/p1 after that answer — ${hint(`dead-letters redrive tally/p1 ${quoted} --force`)}, or purge it`,
+    );
+    expect((await json('dead-letters', 'show', 'tally/p1', p1.messageId)).needsForce).toBe(true);
+    // A dry run names, for the letter it leaves, the commands that act on it: each one runs.
+    const preview = await baton(
+      'dead-letters',
+      'redrive',
+      '--all',
+      '--since',
+      between,
+      '--dry-run',
+    );
+    const lines = preview.out.split('\n');
+    expect(lines.slice(-3)).toEqual([
+      "left 1 dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. For each, purge it if it must not run, or redrive it with --force if it must be applied still:",
+      `  ${hint(`dead-letters purge tally/p1 ${quoted}`)}`,
+      `  ${hint(`dead-letters redrive tally/p1 ${quoted} --force`)}`,
+    ]);
+    expect(shellWords(lines.at(-2)!)).toEqual([
+      ...['baton', 'dead-letters', 'purge', 'tally/p1', p1.messageId],
+      ...flagsOf(deployment.options),
+    ]);
+    const purgeDry = await runBaton([...shellWords(lines.at(-2)!).slice(1), '--dry-run']);
+    expect(purgeDry.code, purgeDry.err).toBe(0);
+    expect(purgeDry.out).toMatch(/^would purge 1 dead letter\(s\):\nACTOR +MESSAGEID\ntally\/p1 /);
+
     const some = await baton('dead-letters', 'redrive', '--all', '--since', between, '--yes');
     expect(some.code, some.err).toBe(0);
     expect(some.out).toMatch(
-      /^redriven 1 dead letter\(s\): each is applied once, in its actor's next turn\nleft 1 dead letter\(s\) whose sender was answered DEAD_LETTERED when they were kept \(an actor's ask, .* or a client's ask, which was told so\): .* redrive them with --force:\nACTOR +MESSAGEID\ntally\/p1 /,
+      /^redriven 1 dead letter\(s\): each is applied once, in its actor's next turn\neach stays listed in baton dead-letters list .* until its actor applies it: do not purge it meanwhile \(the redrive would then apply nothing\)\nleft 1 dead letter\(s\) whose sender was answered DEAD_LETTERED when they were kept \(an actor's ask, .* or a client's ask, which was told so\): .* redrive it with --force if it must be applied still:\n {2}baton dead-letters purge tally\/p1 /,
     );
     expect(some.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(1);
     await work(async () => (await entriesOf('tally/p2')).length === 1);
     expect(await entriesOf('tally/p2')).toEqual(['poison']);
-    const [p1] = plain.left;
     const named = await baton('dead-letters', 'redrive', 'tally/p1', p1.messageId, '--yes');
     expect(named.code).toBe(1);
     expect(named.err).toMatch(
@@ -260,7 +308,6 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     );
     // The engine's refusal names the next commands, with the letter's id shell-quoted (an
     // ingress id holds quotes and brackets) and this run's target flags too.
-    const quoted = shellQuote(p1.messageId);
     expect(named.err).toContain(
       `purge it (${hint(`dead-letters purge tally/p1 ${quoted}`)}); if you know it must be applied still, redrive it with force (${hint(`dead-letters redrive tally/p1 ${quoted} --force`)}; `,
     );
@@ -561,6 +608,17 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const idle = await baton('actors', 'resume', 'note/p');
     expect(idle.code).toBe(1);
     expect(idle.err).toMatch(/note\/p is not paused: nothing to resume/);
+    // An id with no record: as likely a typo, said as dead-letters show says it.
+    const never = await baton('actors', 'resume', 'note/never');
+    expect(never.code).toBe(1);
+    expect(never.err).toBe(
+      `baton actors resume: note/never has no record, and holds nothing to resume: it never committed a turn, or its record expired — check the actor id (a typo?): ${hint('actors list note')} lists the type's actors`,
+    );
+    // Paused with nothing parked: resumed, with no count of parked messages to apply.
+    expect((await baton('actors', 'pause', 'note/p', '--yes')).code).toBe(0);
+    const none = await baton('actors', 'resume', 'note/p', '--yes');
+    expect(none.code, none.err).toBe(0);
+    expect(none.out).toBe('note/p resumed; it applies its messages again, as they come');
 
     const typo = await baton('actors', 'pause', 'note/q', '--yes');
     expect(typo.code).toBe(0);
@@ -619,11 +677,13 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
 
     expect((await baton('dead-letters', 'purge', 'tally/o', messageId, '--yes')).code).toBe(0);
     // The error the outcome keeps still says to redrive it; the outcome now says it cannot be.
+    // Its stored error's advice (fix the cause, redrive it) is no longer printed: only its cause.
     const purged = await baton('outcome', messageId);
     expect(purged.code, purged.err).toBe(0);
-    expect(purged.out.split('\n').at(-1)).toBe(
-      'its dead letter is no longer kept: it was purged, never applied, and no redrive can apply it',
+    expect(purged.out).toBe(
+      'failed DEAD_LETTERED (its cause: RETRYABLE)\nits dead letter is no longer kept: it was purged, never applied, and no redrive can apply it (--json has the error as it was stored)',
     );
+    expect((await json('outcome', messageId)).outcome.error.message).toMatch(/then redrive it$/);
     expect((await json('outcome', messageId)).deadLetter).toBe('purged');
     // A redrive or a purge of it again is refused, naming the command that tells why.
     for (const action of ['redrive', 'purge']) {
@@ -668,8 +728,13 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     );
     await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 1);
     faults.poisoned = false;
-    // Redriven, but no turn has run since: the letter is kept and listed as before.
-    expect((await baton('dead-letters', 'redrive', 'tally/r', messageId, '--yes')).code).toBe(0);
+    // Redriven, but no turn has run since: the letter is kept and listed as before, as the
+    // redrive says, with not to purge it meanwhile.
+    const redriven = await baton('dead-letters', 'redrive', 'tally/r', messageId, '--yes');
+    expect(redriven.code, redriven.err).toBe(0);
+    expect(redriven.out).toBe(
+      `redriven 1 dead letter(s): each is applied once, in its actor's next turn\neach stays listed in ${hint('dead-letters list')} until its actor applies it: do not purge it meanwhile (the redrive would then apply nothing)`,
+    );
     expect((await json('dead-letters', 'list')).deadLetters).toEqual([
       expect.objectContaining({ actor: 'tally/r', messageId }),
     ]);
@@ -679,8 +744,13 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(asked.err).toBe(
       `baton dead-letters purge: purge dead letter ${messageId}? They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${hint('dead-letters list')} rather than purge it — refused without a terminal to ask: pass --yes to confirm`,
     );
-    // Confirmed: the redrive that waited in the inbox applies nothing, as the question said.
-    expect((await baton('dead-letters', 'purge', 'tally/r', messageId, '--yes')).code).toBe(0);
+    // Confirmed by --yes, no question was asked: its warning is printed all the same. The
+    // redrive that waited in the inbox applies nothing, as it says.
+    const purged = await baton('dead-letters', 'purge', 'tally/r', messageId, '--yes');
+    expect(purged.code, purged.err).toBe(0);
+    expect(purged.err.split('\n')[0]).toBe(
+      `baton: purging dead letter ${messageId}. They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${hint('dead-letters list')} rather than purge it`,
+    );
     await work();
     expect(await entriesOf('tally/r')).toEqual([]);
     expect(runs.get('poison')).toBe(3);
@@ -728,6 +798,20 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     );
     expect(await json('actors', 'list', 'talley')).toEqual({ actors: [] });
     expect((await baton('actors', 'list', 'tally')).out).toMatch(/^ID +VERSION.*\ntally\/l /);
+    // A page of --limit 2: the next page's command keeps the --limit.
+    for (const id of ['tally/m', 'tally/n']) {
+      await json('send', id, 'add', '{"entry":"a"}', '--app', TALLY);
+    }
+    await work();
+    const page = (await baton('actors', 'list', 'tally', '--limit', '2')).out.split('\n');
+    expect(page).toHaveLength(4);
+    const cursor = (await json('actors', 'list', 'tally', '--limit', '2')).cursor;
+    expect(page[3]).toBe(
+      `more: ${hint(`actors list tally --limit 2 --cursor ${shellQuote(cursor)}`)}`,
+    );
+    const next = await runBaton(shellWords(page[3]!.slice('more: '.length)).slice(1));
+    expect(next.code, next.err).toBe(0);
+    expect(next.out.split('\n')).toHaveLength(2);
   });
 
   it('says an actor paused already stays paused as it was, and audits no pause that changed nothing', async () => {
@@ -833,5 +917,63 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(applied.state.entries).toEqual(['a', 'poison', 'b']);
     expect(applied.failingMessage).toBeNull();
     expect((await baton('actors', 'get', 'tally/f')).out).not.toContain('failing message');
+  });
+
+  it('refuses an outcome asked of what is not a message id, or with a message id as the key, showing both forms', async () => {
+    const { messageId } = await json('send', 'note/o', 'add', '{"entry":"a"}', '--app', NOTES);
+    await work();
+    const forms =
+      "baton outcome takes <message id> (a client message's, 'ingress:[…]', quoted as send and ask print it) or <type/key> <idempotency key> (a key the CLI sent with)";
+    const bogus = await baton('outcome', 'bogus');
+    expect(bogus.code).toBe(2);
+    expect(bogus.err).toBe(
+      `baton outcome: "bogus" is not a client message's id, and only a client's message (a send or an ask) keeps an outcome: ${forms}`,
+    );
+    const actor = await baton('outcome', 'note/o');
+    expect(actor.code).toBe(2);
+    expect(actor.err).toBe(
+      `baton outcome: "note/o" is not a client message's id, and only a client's message (a send or an ask) keeps an outcome: note/o is an actor id: give the key after it. ${forms}`,
+    );
+    // In the order of dead-letters show: the id is no key; said, with the command it meant.
+    const swapped = await baton('outcome', 'note/o', messageId);
+    expect(swapped.code).toBe(2);
+    expect(swapped.err).toBe(
+      `baton outcome: ${shellQuote(messageId)} is a message id, not an idempotency key: give it alone, ${hint(`outcome ${shellQuote(messageId)}`)}; ${forms}`,
+    );
+    expect((await baton('outcome', messageId)).out).toBe('ok null');
+  });
+
+  it('chooses and audits a send’s key before it sends, and after a failure says to send it again under that key: applied once', async () => {
+    const missing = `${deployment.options['queue-url']!.replace(/\.fifo$/, '')}-gone.fifo`;
+    const argv = ['send', 'note/s', 'add', '{"entry":"once"}', '--app', NOTES];
+    const failed = await runBaton([
+      ...argv,
+      ...flagsOf({ ...deployment.options, 'queue-url': missing }),
+      ...['--operator', 'ops'],
+    ]);
+    expect(failed.code).toBe(1);
+    const [audit, error] = failed.err.split('\n');
+    const key = /"key":"([^"]+)"/.exec(audit!)?.[1];
+    expect(audit).toMatch(/^baton audit .*"action":"send","actor":"note\/s","name":"add","key":"/);
+    const again = hintWith(
+      { ...deployment.options, 'queue-url': missing },
+      `send note/s add '{"entry":"once"}' --app ${NOTES} --key ${key}`,
+    );
+    expect(error).toMatch(
+      new RegExp(
+        `^baton send: sending "add" to note/s failed \\(.*\\); it may have reached the inbox all the same\\. It was sent under the key ${key}: send it again under that key, which makes the two one message: `,
+      ),
+    );
+    expect(
+      error!.endsWith(`${again} (without --key it would be sent again, under a new key)`),
+    ).toBe(true);
+    // Sent again under the key, once the queue is right (twice: a retry of a retry), applied once.
+    for (let i = 0; i < 2; i++) {
+      const sent = await baton(...argv, '--key', key!);
+      expect(sent.code, sent.err).toBe(0);
+      await work();
+    }
+    expect(await entriesOf('note/s')).toEqual(['once']);
+    expect((await baton('outcome', 'note/s', key!)).out).toBe('ok null');
   });
 });

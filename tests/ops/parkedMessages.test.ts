@@ -146,8 +146,9 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
 
     const redrive = await baton('dead-letters', 'redrive', '--all', '--yes');
     expect(redrive.code, redrive.err).toBe(0);
+    // The resume named with the paused actor's id, not a placeholder: pasted, it resumes it.
     expect(redrive.out.split('\n')[0]).toBe(
-      `redriven 2 dead letter(s): 1 to paused actor(s) (tally/q), parked there until resumed, then applied once, in order (${hint('actors resume <type/key>')}); the other 1 each applied once, in its actor's next turn`,
+      `redriven 2 dead letter(s): 1 to paused actor(s) (tally/q), parked there until resumed, then applied once, in order (${hint('actors resume tally/q')}); the other 1 each applied once, in its actor's next turn`,
     );
     expect(redrive.out).not.toMatch(/: each is applied once/);
     await work();

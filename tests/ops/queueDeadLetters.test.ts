@@ -13,6 +13,7 @@ import {
   type OpsDeployment,
   pumpUntil,
   runBaton,
+  shellWords,
 } from './fixtures/opsDeployment.ts';
 import { faults, Tally } from './fixtures/tallyApp.ts';
 
@@ -124,6 +125,10 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     const lines = listed.out.split('\n');
     expect(lines[0]).toMatch(/^ACTOR +NAME +FROM +MESSAGEID +AGE +PAYLOAD$/);
     expect(lines[1]).toMatch(/ {2}\{"entry":"a{29}…$/);
+    // Its message id a shell word, as dead-letters list prints one: pasted, it is the id.
+    const printed = lines[1]!.split(/ {2,}/)[3]!;
+    expect(printed).toBe(`'${add('x').id}'`);
+    expect(shellWords(printed)).toEqual([add('x').id]);
     expect(lines[2]).toMatch(/^tally\/raw +\(not a Baton envelope\) .* {2}not an envelope$/);
     expect(lines.slice(3)).toEqual([
       'showing 2 of 2 message(s); reading them hid them from other readers for 5s at most, and put them back at once: none was deleted',
@@ -151,7 +156,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     const redrive = await baton('queue-dead-letters', 'redrive', '--yes');
     expect(redrive.code, redrive.err).toBe(0);
     expect(redrive.out).toBe(
-      `redriven 3 message(s) into the inbox: 2 to paused actor(s) (tally/q), parked there until resumed, then applied once, in order (${hint('actors resume <type/key>')}); the other 1 each applied at most once, in its actor's turn`,
+      `redriven 3 message(s) into the inbox: 2 to paused actor(s) (tally/q), parked there until resumed, then applied once, in order (${hint('actors resume tally/q')}); the other 1 each applied at most once, in its actor's turn`,
     );
     expect((await baton('queue-dead-letters', 'redrive', '--yes', '--json')).json()).toEqual({
       redriven: 0,

@@ -74,6 +74,27 @@ describe('baton status: timers due and sweeper lag', () => {
       `1 actor(s) with sends undrained, e.g. note/a (${hint('actors get note/a')} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
       `timers fire late: the oldest due is note/a's timer r (${hint('timers list note/a')}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
     ]);
+    // The command it names shows each held send: where it goes, and how long it waited.
+    const heldAt = Date.now() + 10 * 60_000;
+    const get = async (json: boolean) => {
+      const out: string[] = [];
+      const argv = ['actors', 'get', 'note/a', ...flagsOf(deployment.options)];
+      const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => heldAt };
+      expect(await runOps(json ? [...argv, '--json'] : argv, io)).toBe(0);
+      return out.join('\n');
+    };
+    const { heldSends, heldSendList } = JSON.parse(await get(true));
+    expect(heldSends).toBe(1);
+    expect(heldSendList).toEqual([
+      {
+        to: 'note/b',
+        name: 'add',
+        messageId: expect.any(String),
+        since: expect.any(String),
+        age: expect.stringMatching(/^10m \d+s$/),
+      },
+    ]);
+    expect(await get(false)).toMatch(/^held sends +1: add to note\/b, waiting 10m \d+s$/m);
     expect(later.json.oldestTimerOverdueMs).toBeGreaterThan(8 * 60_000);
     expect(later.human).toMatch(/^timers due\s+1 \(oldest \d+m \d+s overdue\)$/m);
     expect(later.human).toMatch(

@@ -54,7 +54,7 @@ export function createAlarms(
       'EngineDeadLettersAlarm',
       engineDeadLettersMetric(app, functions.worker),
       1,
-      'The engine ended a message as DEAD_LETTERED in the last 5 minutes, after it failed every attempt or at once, without retries (a new one: KeptDeadLettersAlarm stays raised while any is kept). See `baton dead-letters list`, fix the cause, then `baton dead-letters redrive`.',
+      'The engine ended a message as DEAD_LETTERED in the last 5 minutes, after it failed every attempt or at once, without retries (a new one: KeptDeadLettersAlarm stays raised while any is kept). See `baton dead-letters list` (each letter’s code), fix the cause, then `baton dead-letters redrive --all --code <code> --dry-run`, then without --dry-run. It leaves an ask’s letter (its asker was told DEAD_LETTERED): purge it, or redrive it with --force.',
     ),
     keptDeadLetters: new cloudwatch.Alarm(app, 'KeptDeadLettersAlarm', {
       metric: keptDeadLettersMetric(app, functions.sweeper),
@@ -66,8 +66,11 @@ export function createAlarms(
       treatMissingData: cloudwatch.TreatMissingData.IGNORE,
       alarmDescription:
         'Dead letters are kept: messages the engine ended as DEAD_LETTERED, or messages parked ' +
-        'at a paused actor. See `baton status`, `baton dead-letters list` and `baton actors get`; ' +
-        'fix the cause, then `baton dead-letters redrive` (or purge), or `baton actors resume`. ' +
+        'at a paused actor. See `baton status`, `baton dead-letters list` and `baton actors get <type/key>`; ' +
+        'fix the cause, then `baton dead-letters redrive --all --dry-run`, then without ' +
+        '--dry-run (it leaves an ask’s letter, whose asker was told DEAD_LETTERED: purge it, or ' +
+        'redrive it with --force), or `baton actors resume <type/key>`. A redriven letter stays listed until ' +
+        'its actor applies it: do not purge it meanwhile. ' +
         'The sweeper counts them every minute, so the alarm stays raised until none is kept; ' +
         'EngineDeadLettersAlarm pages for each new one meanwhile.',
     }),
@@ -79,15 +82,17 @@ export function createAlarms(
         'cannot replay its history, and no replay of it is due (its rechecks, 1 to 16 minutes ' +
         'after it paused, are used up, or it awaits something that is not a ctx command). It ' +
         'waits, its history kept, until code that replays it runs. See `baton status` (its ' +
-        '`paused workflows` line), `baton workflows list --status paused --app <entry>` and `baton workflows show <workflow> <id>` (the error ' +
-        'names the command and the version); deploy code that replays it, then `baton ' +
-        'workflows resume <workflow> <id>` (docs/operations.md, PausedWorkflowsAlarm).',
+        '`paused workflows` line names them), `baton workflows show <workflow> <id>` (the error ' +
+        'names the command and the version) and `baton workflows list <workflow> --status ' +
+        'paused`; every workflow’s: `baton workflows list --status paused --app <entry>`. Deploy ' +
+        'code that replays it, then `baton workflows resume <workflow> <id>` ' +
+        '(docs/operations.md, PausedWorkflowsAlarm).',
     ),
     stateTooLarge: alarm(
       'StateTooLargeAlarm',
       stateTooLargeMetric(app, functions.worker),
       1,
-      'A message was kept as a dead letter in the last 5 minutes because its handler would grow its actor’s state past the record limit (STATE_TOO_LARGE): the state is unchanged and the actor went on with its next messages. `baton dead-letters list` shows the letter, with its cause; the worker’s `message dead-lettered at once` line names the actor and the message. Keep large data elsewhere or split the actor, deploy, then `baton dead-letters redrive` (docs/operations.md, StateTooLargeAlarm).',
+      'A message was kept as a dead letter in the last 5 minutes because its handler would grow its actor’s state past the record limit (STATE_TOO_LARGE): the state is unchanged and the actor went on with its next messages. `baton dead-letters list` shows the letter, with its cause; the worker’s `message dead-lettered at once` line names the actor and the message. Keep large data elsewhere or split the actor, deploy, then `baton dead-letters redrive --all --code STATE_TOO_LARGE --dry-run`, then without --dry-run (an ask’s letter only with --force: its asker was told DEAD_LETTERED) (docs/operations.md, StateTooLargeAlarm).',
     ),
     inboxAge: alarm(
       'InboxAgeAlarm',
@@ -117,7 +122,7 @@ export function createAlarms(
       'StaleOutboxAlarm',
       staleOutboxMetric(app, functions.sweeper),
       1,
-      'The sweeper found outbox entries older than a day: their drains keep failing, and the sends wait, kept. `baton status` names an actor whose sends wait and `baton actors get <type/key>` shows them; the sweeper’s log names each actor, and its warning `sweep could not drain an outbox` the error. Fix what it names; the next sweep sends them.',
+      'The sweeper found outbox entries older than a day: their drains keep failing, and the sends wait, kept. `baton status` names an actor whose sends wait and `baton actors get <type/key>` shows each held send’s target and age; the sweeper’s log names each actor, and its warning `sweep could not drain an outbox` the error. Fix what it names; the next sweep sends them.',
     ),
     sweeperLag: new cloudwatch.Alarm(app, 'SweeperLagAlarm', {
       metric: sweeperLagMetric(app, functions.sweeper),

@@ -117,3 +117,33 @@ describe('baton with options before the command', () => {
     );
   }, 60_000);
 });
+
+describe('baton operating a deployment on Node 20', () => {
+  it('prints no AWS SDK notice about Node.js versions, unless the environment asks for it', async () => {
+    const argv = [
+      ...['actors', 'get', 'tally/a', '--table', 't'],
+      ...['--queue-url', 'http://127.0.0.1:1/000000000000/q.fifo'],
+      ...['--dynamodb-endpoint', 'http://127.0.0.1:1', '--sqs-endpoint', 'http://127.0.0.1:1'],
+    ];
+    const run = async (env: Record<string, string>) => {
+      const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, ...rest } = process.env;
+      try {
+        await promisify(execFile)(process.execPath, [BIN, ...argv], { env: { ...rest, ...env } });
+        return '';
+      } catch (error) {
+        return (error as { stderr: string }).stderr;
+      }
+    };
+    const [quiet, asked] = await Promise.all([
+      run({}),
+      run({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'false' }),
+    ]);
+    // It failed reaching DynamoDB (nothing answers on port 1), saying so, and only that.
+    expect(quiet).toMatch(/^baton actors get: DynamoDB GetItem/);
+    expect(quiet).not.toMatch(/NodeVersionSupportWarning/);
+    // The SDK warns below Node 22: there, the environment that asks for it gets it still.
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      expect(asked).toMatch(/NodeVersionSupportWarning/);
+    }
+  }, 60_000);
+});

@@ -8,7 +8,7 @@ import { ErrorCode, isBatonError } from '@baton/core';
 import { DEV_OPTIONS, USAGE } from './dev/DevOptions.ts';
 import { devCommand } from './dev/devCommand.ts';
 import { INIT_OPTIONS, INIT_USAGE, initCommand } from './init/initCommand.ts';
-import { processIo } from './ops/OpsIo.ts';
+import { processIo, quietSdkNodeWarning } from './ops/OpsIo.ts';
 import { commandWord, isOpsCommand, OPS_USAGE, OPS_WORDS, runOps } from './ops/runOps.ts';
 import { unknownTopCommand } from './unknownCommand.ts';
 
@@ -32,11 +32,11 @@ async function main(): Promise<void> {
       process.exitCode = 2;
       return;
     }
-    process.exitCode = await runOps(argv, processIo());
+    process.exitCode = await runOps(argv, opsIo());
     return;
   }
   if (isOpsCommand(command)) {
-    process.exitCode = await runOps(argv, processIo());
+    process.exitCode = await runOps(argv, opsIo());
     return;
   }
   if (command === 'init') return initCommand(args);
@@ -46,6 +46,12 @@ async function main(): Promise<void> {
     return;
   }
   await devCommand(args);
+}
+
+/** The process's streams for an operating command, without the AWS SDK's Node.js version notice. */
+function opsIo() {
+  quietSdkNodeWarning();
+  return processIo();
 }
 
 main().catch((error: unknown) => {

@@ -14,7 +14,7 @@ import {
   inspectFailing,
 } from '../inspectedFailing.ts';
 import { actorSummaries } from './actorSummaries.ts';
-import { fields, limitOption, table } from './format.ts';
+import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import type { FollowUp } from './target.ts';
 
@@ -77,6 +77,16 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
     parkedMessages: letters.filter((l) => l.parked !== undefined).length,
     deadLetters: letters.filter((l) => l.parked === undefined).length,
     heldSends: held.reduce((n, item) => n + item.envelopes.length, 0),
+    // Each send the sweeper has not sent yet: where it goes, and since when it waits.
+    heldSendList: held.flatMap((item) =>
+      item.envelopes.map((e) => ({
+        to: e.to,
+        name: e.name,
+        messageId: e.id,
+        since: new Date(item.createdAt).toISOString(),
+        age: duration(now - item.createdAt),
+      })),
+    ),
     pendingTimers: timers
       .filter((t) => !t.id.startsWith('ask:'))
       .map(({ id, name, at }) => ({
@@ -111,7 +121,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       ],
       ['parked messages', r.parkedMessages],
       ['dead letters', r.deadLetters],
-      ['held sends', r.heldSends],
+      ['held sends', heldLine(r.heldSendList)],
       ['pending timers', r.pendingTimers.map((t) => `${t.id}@${t.at}`).join(', ') || 0],
       ['pending asks', r.pendingAsks],
       ...(r.halted
@@ -129,6 +139,18 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       ['state', JSON.stringify(r.state)],
     ]),
   );
+}
+
+/** How many held sends `actors get` names on its line (`--json` lists every one). */
+const HELD_SHOWN = 5;
+
+/** `actors get`'s line of held sends: how many, and the oldest ones' targets and ages. */
+function heldLine(sends: ReadonlyArray<{ to: string; name: string; age: string }>): string | 0 {
+  if (sends.length === 0) return 0;
+  const named = sends.slice(0, HELD_SHOWN).map((s) => `${s.name} to ${s.to}, waiting ${s.age}`);
+  const more =
+    sends.length > HELD_SHOWN ? `, and ${sends.length - HELD_SHOWN} more (--json lists each)` : '';
+  return `${sends.length}: ${named.join('; ')}${more}`;
 }
 
 /** `actors get`'s line of a failing message: what holds the actor, since when, what failed it. */
@@ -200,9 +222,17 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
       r.actors.length === 0 && !r.cursor && !ctx.values.cursor
         ? `no actors of type ${type} (an actor type is the name its actor() definition gives)`
         : table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),
-      ...(r.cursor ? [`more: ${ctx.followUp`actors list ${type} --cursor ${r.cursor}`}`] : []),
+      ...(r.cursor ? [`more: ${nextPage(ctx, type, r.cursor)}`] : []),
     ].join('\n'),
   );
+}
+
+/** The command of `actors list`'s next page: the same type and `--limit`, from `cursor`. */
+function nextPage(ctx: OpsContext, type: string, cursor: string): string {
+  const limit = ctx.values.limit;
+  return limit === undefined
+    ? ctx.followUp`actors list ${type} --cursor ${cursor}`
+    : ctx.followUp`actors list ${type} --limit ${limit} --cursor ${cursor}`;
 }
 
 /** `baton actors pause <type/key>`: it processes nothing until resumed; its messages wait. */
@@ -241,8 +271,11 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
 export async function actorsResume(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   const { store, queue } = await ctx.target();
-  const paused = (await store.load(id))?.paused !== undefined;
+  const record = await store.load(id);
+  const paused = record?.paused !== undefined;
   const parked = (await store.listDeadLetters(id)).filter((l) => l.parked !== undefined).length;
+  // An id with no record is as likely a typo as an actor that never ran: said so.
+  if (!record && parked === 0) throw noRecord(id, 'holds nothing to resume', ctx.followUp);
   // Not paused with messages parked: an earlier resume whose wake was lost. Woken again.
   if (!paused && parked === 0) {
     throw new BatonError(
@@ -259,8 +292,9 @@ export async function actorsResume(ctx: OpsContext): Promise<void> {
   const by = await ctx.operator();
   await resumeActor(store, queue, id, { by, now: ctx.io.now() });
   await ctx.audit('actors resume', { actor: id, parked });
-  ctx.print(
-    { actor: id, resumed: true, parkedToApply: parked },
-    () => `${id} resumed; it applies the ${parked} message(s) parked meanwhile first, in order`,
+  ctx.print({ actor: id, resumed: true, parkedToApply: parked }, () =>
+    parked === 0
+      ? `${id} resumed; it applies its messages again, as they come`
+      : `${id} resumed; it applies the ${parked} message(s) parked meanwhile first, in order`,
   );
 }

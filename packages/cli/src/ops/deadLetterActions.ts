@@ -85,15 +85,24 @@ function noneRedrivable(left: readonly Left[]): string {
   return `no dead letter that matches can be redriven${answered ? ' without --force' : ''}`;
 }
 
-/** What a bulk redrive says of the letters it left, after what it did: each reason apart. */
+/**
+ * What a bulk redrive says of the letters it left, after what it did: each reason apart. A letter
+ * whose sender was answered is named with the commands for it, one per letter: `purge --all` with
+ * the same filters would purge the letters the redrive took too (cancelling their redrive).
+ */
 function leftLines(left: readonly Left[], follow: FollowUp): string {
   const cut = left.filter((l) => l.reason === CUT);
   const answered = left.filter((l) => l.reason === ANSWERED);
   let lines = '';
   if (answered.length > 0) {
     lines +=
-      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. Purge them (${follow`dead-letters purge`}), or, if they must be applied still, redrive them with --force:\n` +
-      table(answered.map(pasteable), ['actor', 'messageId']);
+      `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. For each, purge it if it must not run, or redrive it with --force if it must be applied still:\n` +
+      answered
+        .map(
+          (l) =>
+            `  ${follow`dead-letters purge ${l.actor} ${l.messageId}`}\n  ${follow`dead-letters redrive ${l.actor} ${l.messageId} --force`}`,
+        )
+        .join('\n');
   }
   if (cut.length > 0) {
     lines +=
@@ -138,6 +147,10 @@ async function bulk(
   await ctx.confirm(
     verb === 'purge' ? `purge ${what}? ${purgeWarning(ctx.followUp)}` : `redrive ${what}?`,
   );
+  // Confirmed by --yes, the question was never shown: its warning is, before the purge.
+  if (verb === 'purge' && ctx.values.yes) {
+    ctx.note(`purging ${what}. ${purgeWarning(ctx.followUp)}`);
+  }
   const done: typeof listed = [];
   for (const letter of letters) {
     await act(letter);
@@ -172,13 +185,27 @@ function redrivenLine(
   paused: readonly string[],
   follow: FollowUp,
 ): string {
+  const listed = `\n${stillListed(follow)}`;
   if (paused.length === 0) {
-    return `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn`;
+    return `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn${listed}`;
   }
   const held = done.filter((l) => paused.includes(l.actor)).length;
   const others = done.length - held;
   return (
-    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${follow`actors resume <type/key>`})` +
-    (others > 0 ? `; the other ${others} each applied once, in its actor's next turn` : '')
+    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${resumeCommands(paused, follow)})` +
+    (others > 0 ? `; the other ${others} each applied once, in its actor's next turn` : '') +
+    listed
   );
+}
+
+/**
+ * What a redrive says of the letters it sent: Baton records no redrive in flight, so each stays
+ * listed until its actor applies it, and a purge meanwhile makes the redrive apply nothing.
+ */
+const stillListed = (follow: FollowUp) =>
+  `each stays listed in ${follow`dead-letters list`} until its actor applies it: do not purge it meanwhile (the redrive would then apply nothing)`;
+
+/** The command that resumes each of `paused`, its id quoted: `baton actors resume tally/q …; …`. */
+export function resumeCommands(paused: readonly string[], follow: FollowUp): string {
+  return paused.map((actor) => follow`actors resume ${actor}`).join('; ');
 }

@@ -112,5 +112,19 @@ export async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promi
     }
     return matching(ctx);
   }
+  if (ctx.args.length < 2) throw oneOrAll(ctx, verb);
   return [await named(ctx, verb)];
+}
+
+/** The refusal of a redrive or purge that names no letter whole, nor `--all`: both forms. */
+function oneOrAll(ctx: OpsContext, verb: 'redrive' | 'purge'): BatonError {
+  const [actor] = ctx.args;
+  const missing =
+    actor === undefined
+      ? 'missing <type/key> <message id>, or --all'
+      : `missing the <message id> of ${actor}'s dead letter, after its <type/key>`;
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `${missing}: dead-letters ${verb} takes <type/key> <message id> (one dead letter, as ${ctx.followUp`dead-letters list`} prints them), or --all with filters (--type, --code, --since) for every one that matches — ${ctx.followUp`dead-letters ${verb} --all --dry-run`} shows which first; nothing was done`,
+  );
 }

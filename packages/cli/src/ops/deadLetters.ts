@@ -21,9 +21,15 @@ function summary(ctx: OpsContext, l: DeadLetter) {
     at: new Date(l.at).toISOString(),
     age: duration(ctx.io.now() - l.at),
     redrivable: l.redrivable,
+    // Its sender was answered DEAD_LETTERED (an ask): a redrive refuses it without --force.
+    needsForce: l.redrivable && answeredSender(l) !== undefined,
     error: cause.message,
   };
 }
+
+/** The `REDRIVE` column of `list`: yes, only with --force (an ask's letter), or no (cut). */
+const redriveCell = (l: { redrivable: boolean; needsForce: boolean }) =>
+  !l.redrivable ? 'no' : l.needsForce ? '--force' : 'yes';
 
 /**
  * `baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]`: the oldest `n` (100)
@@ -39,13 +45,19 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
   ctx.print(result, ({ deadLetters, total }) => {
     if (total === 0) return 'no dead letters';
     const rows = table(
-      deadLetters.map((l) => pasteable({ ...l, error: clipped(l.error, ERROR_COLUMN) })),
-      ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'error'],
+      deadLetters.map((l) =>
+        pasteable({ ...l, redrive: redriveCell(l), error: clipped(l.error, ERROR_COLUMN) }),
+      ),
+      ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'redrive', 'error'],
     );
-    if (total === deadLetters.length) return rows;
+    // The column's --force, said once: why a plain redrive refuses those letters.
+    const forced = deadLetters.some((l) => l.needsForce)
+      ? `\nREDRIVE --force: its sender, an ask, was answered DEAD_LETTERED; a redrive applies it only with --force (or purge it): ${ctx.followUp`dead-letters show <type/key> <message id>`} says who`
+      : '';
+    if (total === deadLetters.length) return `${rows}${forced}`;
     const counts = countByCode(all.map((letter) => letter.code));
     return (
-      `${rows}\nthe oldest ${deadLetters.length} of ${total} (by code: ${counts}): ` +
+      `${rows}${forced}\nthe oldest ${deadLetters.length} of ${total} (by code: ${counts}): ` +
       'narrow with --type, --code or --since, or show more with --limit'
     );
   });
@@ -86,7 +98,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
         ? [
             `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
             `cause      ${s.code}: ${s.error}`,
-            `redrivable ${s.redrivable ? 'yes' : 'no (kept without its payload: send it again from its source)'}`,
+            `redrivable ${!s.redrivable ? 'no (kept without its payload: send it again from its source)' : answered === undefined ? 'yes' : `only with --force: its sender was answered DEAD_LETTERED (below), and applied now it would change ${s.actor} after that answer — ${ctx.followUp`dead-letters redrive ${s.actor} ${s.messageId} --force`}, or purge it`}`,
             ...(answered === undefined
               ? []
               : [

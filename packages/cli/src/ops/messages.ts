@@ -1,5 +1,5 @@
 import { BatonError, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
-import { ingressMessageId, ingressTarget } from '@baton/core/adapter';
+import { ingressMessageId, ingressTarget, parseActorId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { actorArg } from './actors.ts';
@@ -31,18 +31,48 @@ function refOf(id: string) {
   return { id } as Parameters<Client['send']>[0];
 }
 
-/** `baton send <type/key> <name> [json] --app <entry> [--key k]`: enqueues, prints the id. */
+/**
+ * `baton send <type/key> <name> [json] --app <entry> [--key k]`: enqueues, prints the id. The key
+ * is chosen, and audited, before the send: a send that fails may have reached the inbox still (a
+ * timeout after SQS took it), and only the same key makes sending it again one message.
+ */
 export async function send(ctx: OpsContext): Promise<void> {
   const to = actorArg(ctx, 0);
   const name = ctx.arg(1, 'message name');
   const payload = payloadArg(ctx);
   const client = await clientFor(ctx);
-  const key = ctx.values.key;
-  const { messageId } = await client.send(refOf(to), name as never, payload as never, {
-    ...(key ? { idempotencyKey: key } : {}),
-  });
-  await ctx.audit('send', { actor: to, name, messageId });
+  const key = ctx.values.key ?? globalThis.crypto.randomUUID();
+  const planned = ingressMessageId(to, key, SYSTEM);
+  await ctx.audit('send', { actor: to, name, key, messageId: planned });
+  let messageId: string;
+  try {
+    ({ messageId } = await client.send(refOf(to), name as never, payload as never, {
+      idempotencyKey: key,
+    }));
+  } catch (error) {
+    if (!mayHaveBeenSent(error)) throw error;
+    const [json, entry] = [ctx.args[2] ?? '{}', ctx.values.app ?? ''];
+    const again = ctx.followUp`send ${to} ${name} ${json} --app ${entry} --key ${key}`;
+    throw new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `sending "${name}" to ${to} failed (${(error as Error).message}); it may have reached the inbox all the same. It was sent under the key ${key}: send it again under that key, which makes the two one message: ${again} (without --key it would be sent again, under a new key)`,
+      { details: { actor: to, key, messageId: planned }, cause: error },
+    );
+  }
   ctx.print({ messageId }, () => `sent ${name} to ${to}\nmessage id ${shellQuote(messageId)}`);
+}
+
+/**
+ * Whether a send that threw may have reached the inbox: an AWS error, or one Baton reports as
+ * unavailable (a timeout, a throttle), not a refusal of the message before it was sent.
+ */
+function mayHaveBeenSent(error: unknown): boolean {
+  if (!isBatonError(error)) return true;
+  return (
+    error.code === ErrorCode.UNAVAILABLE ||
+    error.code === ErrorCode.RETRYABLE ||
+    error.code === ErrorCode.RATE_LIMITED
+  );
 }
 
 /** `baton ask <type/key> <name> [json] --app <entry> [--key k] [--timeout 30s]`: the reply. */
@@ -61,6 +91,9 @@ export async function ask(ctx: OpsContext): Promise<void> {
       timeoutMs,
     });
   } catch (error) {
+    if (isBatonError(error) && error.code === ErrorCode.DEAD_LETTERED) {
+      throw askDeadLettered(ctx, to, name, key, error);
+    }
     if (!isBatonError(error) || error.code !== ErrorCode.ASK_TIMEOUT) throw error;
     // The library's advice names its option: the CLI's way keeps the key it chose.
     const [json, entry] = [ctx.args[2] ?? '{}', ctx.values.app ?? ''];
@@ -72,6 +105,30 @@ export async function ask(ctx: OpsContext): Promise<void> {
   }
   // A handler that returns nothing replies null, so `--json` prints `{"value": null}`, not `{}`.
   ctx.print({ value: value ?? null }, (r) => JSON.stringify(r.value));
+}
+
+/**
+ * The failure of an ask whose message was kept as a dead letter. The engine's error says to
+ * redrive it; but this ask was told DEAD_LETTERED, so a plain redrive refuses its letter: what to
+ * do is to look at it, then purge it, or redrive it with --force — each command with the id
+ * quoted for a shell.
+ */
+function askDeadLettered(
+  ctx: OpsContext,
+  to: string,
+  name: string,
+  key: string,
+  error: BatonError,
+): BatonError {
+  const messageId = ingressMessageId(to, key, SYSTEM);
+  const cause = (error.details as { cause?: { code?: string; message?: string } } | undefined)
+    ?.cause;
+  const why = cause?.code ? `${cause.code}: ${cause.message ?? ''}` : error.message;
+  return new BatonError(
+    ErrorCode.DEAD_LETTERED,
+    `${to} did not apply "${name}": its message was kept as a dead letter, the actor unchanged (cause ${why}). This command, its asker, was told DEAD_LETTERED, so a plain redrive of it is refused. Fix the cause, then look at it: ${ctx.followUp`dead-letters show ${to} ${messageId}`}; purge it if it must not run: ${ctx.followUp`dead-letters purge ${to} ${messageId}`}; or, if it must be applied still, redrive it with --force: ${ctx.followUp`dead-letters redrive ${to} ${messageId} --force`}`,
+    { details: { ...error.details, actor: to, key, messageId }, cause: error },
+  );
 }
 
 /** `--timeout` in ms: seconds (`30`), or seconds or minutes with their unit (`30s`, `2m`). */
@@ -93,11 +150,7 @@ function timeoutArg(value: string | undefined): number {
  * CLI sent with): the stored outcome of a client message, once processed.
  */
 export async function outcome(ctx: OpsContext): Promise<void> {
-  const first = ctx.arg(0, 'message id');
-  const messageId =
-    ctx.args.length >= 2
-      ? ingressMessageId(actorArg(ctx, 0), ctx.arg(1, 'idempotency key'), SYSTEM)
-      : first;
+  const messageId = outcomeId(ctx);
   const { store } = await ctx.target();
   const record = await store.readIdempotency(messageId);
   if (!record && lostItsQuotes(messageId)) throw quotesLost(messageId, {});
@@ -126,16 +179,58 @@ export async function outcome(ctx: OpsContext): Promise<void> {
       ? await letterOf(ctx, record.actorId, messageId)
       : undefined;
   const shown = { messageId, actor: record.actorId, outcome: record.outcome };
-  ctx.print(deadLetter === undefined ? shown : { ...shown, deadLetter }, (r) =>
-    r.outcome.ok
-      ? `ok ${JSON.stringify(r.outcome.value ?? null)}`
-      : `failed ${r.outcome.error.code}: ${r.outcome.error.message}` +
-        (deadLetter === 'kept'
-          ? `\nits dead letter is kept: ${ctx.followUp`dead-letters show ${r.actor} ${messageId}`}`
-          : deadLetter === 'purged'
-            ? '\nits dead letter is no longer kept: it was purged, never applied, and no redrive can apply it'
-            : ''),
-  );
+  ctx.print(deadLetter === undefined ? shown : { ...shown, deadLetter }, (r) => {
+    if (r.outcome.ok) return `ok ${JSON.stringify(r.outcome.value ?? null)}`;
+    const { error } = r.outcome;
+    if (deadLetter === 'purged') {
+      // The stored error says to fix the cause and redrive the letter: no longer so.
+      return `failed ${error.code}${causeOf(error)}\nits dead letter is no longer kept: it was purged, never applied, and no redrive can apply it (--json has the error as it was stored)`;
+    }
+    return (
+      `failed ${error.code}: ${error.message}` +
+      (deadLetter === 'kept'
+        ? `\nits dead letter is kept: ${ctx.followUp`dead-letters show ${r.actor} ${messageId}`}`
+        : '')
+    );
+  });
+}
+
+/** ` (its cause: CODE)` of a DEAD_LETTERED error, when it keeps one. */
+function causeOf(error: { details?: unknown }): string {
+  const code = (error.details as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === 'string' ? ` (its cause: ${code})` : '';
+}
+
+/** Both forms of `baton outcome`, for its usage errors. */
+const OUTCOME_FORMS =
+  "baton outcome takes <message id> (a client message's, 'ingress:[…]', quoted as send and ask print it) or <type/key> <idempotency key> (a key the CLI sent with)";
+
+/**
+ * The id of the message `outcome` reads: the one given, or the CLI's id of `<type/key> <key>`.
+ * A first argument alone that is no client message's id is refused (a typo would read as a
+ * message not processed yet), as is a message id given where the key goes (the order of
+ * `dead-letters show`), which would name another message.
+ */
+function outcomeId(ctx: OpsContext): string {
+  const first = ctx.arg(0, 'message id');
+  const second = ctx.args[1];
+  if (second === undefined) {
+    if (first.startsWith('ingress:')) return first;
+    const actor = parseActorId(first) ? ` ${first} is an actor id: give the key after it.` : '';
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `"${first}" is not a client message's id, and only a client's message (a send or an ask) keeps an outcome:${actor} ${OUTCOME_FORMS}`,
+      { details: { given: first } },
+    );
+  }
+  if (second.startsWith('ingress:')) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${shellQuote(second)} is a message id, not an idempotency key: give it alone, ${ctx.followUp`outcome ${second}`}; ${OUTCOME_FORMS}`,
+      { details: { messageId: second } },
+    );
+  }
+  return ingressMessageId(actorArg(ctx, 0), ctx.arg(1, 'idempotency key'), SYSTEM);
 }
 
 /** Whether the dead letter of a message whose outcome is DEAD_LETTERED is kept, or purged. */

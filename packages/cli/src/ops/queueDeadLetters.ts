@@ -17,7 +17,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
 import { decodeEnvelope, type Envelope } from '@baton/core/adapter';
+import { resumeCommands } from './deadLetterActions.ts';
 import { clipped, duration, limitOption, table } from './format.ts';
+import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 /** Messages `list` shows unless `--limit` says otherwise. */
@@ -31,6 +33,8 @@ const REDRIVE_WAIT_S = 2;
 const LOOK_VISIBILITY_S = 5;
 /** The columns `list` and a dry-run redrive print. */
 const COLUMNS = ['actor', 'name', 'from', 'messageId', 'age', 'payload'];
+/** The table of `peeked`, its actor and message ids shell words, as `dead-letters list` prints them. */
+const peekTable = (peeked: readonly Peeked[]) => table(peeked.map(pasteable), COLUMNS);
 
 /** What `list` shows of one message. */
 type Peeked = {
@@ -58,7 +62,7 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
   ctx.print({ total, messages: peeked }, () =>
     peeked.length === 0
       ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
-      : `${table(peeked, COLUMNS)}\n${showing(peeked, total)}; ${LOOKED}\n` +
+      : `${peekTable(peeked)}\n${showing(peeked, total)}; ${LOOKED}\n` +
         `each whole, payload included: --json; redrive them into the inbox with: ${ctx.followUp`queue-dead-letters redrive`}`,
   );
 }
@@ -123,7 +127,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
       total === 0
         ? "would redrive nothing: the inbox's dead-letter queue holds no message"
         : `would redrive all ${total} message(s) of the inbox's dead-letter queue into the inbox; ${showing(peeked, total)}` +
-          (peeked.length === 0 ? '' : `:\n${table(peeked, COLUMNS)}`),
+          (peeked.length === 0 ? '' : `:\n${peekTable(peeked)}`),
     );
     return;
   }
@@ -161,7 +165,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
         ? "nothing redriven: the inbox's dead-letter queue gave no message"
         : held === 0
           ? `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn`
-          : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${ctx.followUp`actors resume <type/key>`})` +
+          : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${resumeCommands(paused, ctx.followUp)})` +
             (moved > held
               ? `; the other ${moved - held} each applied at most once, in its actor's turn`
               : ''),

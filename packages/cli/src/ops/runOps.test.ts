@@ -85,6 +85,58 @@ describe('baton operating commands', () => {
     expect(err).toMatch(/pass --stack <name>.*or --table <name> and --queue-url/);
   });
 
+  it('names the --queue-url missing beside a --table given, and the --table beside a --queue-url', async () => {
+    const table = await baton('actors', 'get', 'x/y', '--table', 't');
+    expect(table.code).toBe(2);
+    expect(table.err).toBe(
+      "baton actors get: the table t is named, but not its app's inbox: pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead of both",
+    );
+    const queue = await baton('actors', 'get', 'x/y', '--queue-url', 'http://q/q.fifo');
+    expect(queue.code).toBe(2);
+    expect(queue.err).toBe(
+      "baton actors get: the inbox http://q/q.fifo is named, but not its app's table: pass --table <name> too (also BATON_TABLE), or --stack <name> instead of both",
+    );
+  });
+
+  it('refuses --stack or --local given with a target option it names itself, rather than drop one unseen', async () => {
+    const stack = await baton('status', '--stack', 'Prod', '--table', 't', '--queue-url', 'u');
+    expect(stack.code).toBe(2);
+    expect(stack.err).toBe(
+      "baton status: --stack names the deployment's table and queues itself, so --table, --queue-url cannot go with it: pass --stack alone, or drop it and name the resources outright (--table <name> --queue-url <inbox url> …); nothing was done",
+    );
+    const local = await baton('actors', 'get', 'a/b', '--local', 'http://127.0.0.1:1', ...LOCAL);
+    expect(local.code).toBe(2);
+    expect(local.err).toBe(
+      "baton actors get: --local names the deployment's table, queues and endpoints itself, so --table, --queue-url, --dynamodb-endpoint, --sqs-endpoint cannot go with it: pass --local alone, or drop it and name the resources outright (--table <name> --queue-url <inbox url> …); nothing was done",
+    );
+    const both = await baton('status', '--local', 'http://127.0.0.1:1', '--stack', 'Prod');
+    expect(both.err).toMatch(/^baton status: --local names .* so --stack cannot go with it/);
+    // With --stack, a region and endpoints still apply: not refused for them (it fails reading
+    // the stack at the unreachable endpoint, exit 1, not a usage error).
+  });
+
+  it.each([
+    ['redrive', []],
+    ['purge', ['--yes']],
+  ])(
+    'refuses dead-letters %s that names no letter, naming both forms it takes',
+    async (verb, extra) => {
+      const none = await baton('dead-letters', verb, ...extra, ...LOCAL);
+      expect(none.code).toBe(2);
+      const hint = (command: string) => `baton ${command} ${LOCAL.join(' ')}`;
+      expect(none.err).toBe(
+        `baton dead-letters ${verb}: missing <type/key> <message id>, or --all: dead-letters ${verb} takes <type/key> <message id> (one dead letter, as ${hint('dead-letters list')} prints them), or --all with filters (--type, --code, --since) for every one that matches — ${hint(`dead-letters ${verb} --all --dry-run`)} shows which first; nothing was done`,
+      );
+      const half = await baton('dead-letters', verb, 'tally/p', ...extra, ...LOCAL);
+      expect(half.code).toBe(2);
+      expect(half.err).toMatch(
+        new RegExp(
+          `^baton dead-letters ${verb}: missing the <message id> of tally/p's dead letter, after its <type/key>: dead-letters ${verb} takes <type/key> <message id> .* or --all with filters`,
+        ),
+      );
+    },
+  );
+
   it('refuses a destructive action without --yes when there is no terminal to ask', async () => {
     const { code, err } = await baton('actors', 'pause', 'account/alice', ...LOCAL);
     expect(code).toBe(2);
@@ -197,5 +249,66 @@ describe('baton operating commands', () => {
     expect(commandWord(['--in-memory', '--stack', 'Prod', 'dev'], dev)).toBe('dev');
     // Its own options keep their kind: --json takes no value.
     expect(commandWord(['--json', 'status'], dev)).toBe('status');
+  });
+
+  describe('with the resources named outright, and no region or credentials found', () => {
+    /** Runs `fn` with the environment changed as `changes` says (undefined: unset), then as before. */
+    async function withEnv<T>(changes: Record<string, string | undefined>, fn: () => Promise<T>) {
+      const before = Object.fromEntries(Object.keys(changes).map((k) => [k, process.env[k]]));
+      const apply = (values: Record<string, string | undefined>) => {
+        for (const [k, v] of Object.entries(values)) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+      };
+      apply(changes);
+      try {
+        return await fn();
+      } finally {
+        apply(before);
+      }
+    }
+    const noProfile = {
+      AWS_PROFILE: undefined,
+      AWS_CONFIG_FILE: '/nonexistent/baton-test-config',
+      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/baton-test-credentials',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+    const named = ['--table', 't', '--queue-url', 'https://sqs.eu-west-1.amazonaws.com/1/q.fifo'];
+
+    it('says where the region comes from, as the --stack path does', async () => {
+      const run = await withEnv(
+        { ...noProfile, AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined },
+        () => baton('actors', 'get', 'a/b', ...named),
+      );
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(/^baton actors get: .*Region is missing/);
+      expect(run.err.split('\n').at(-1)).toBe(
+        '  no region was found: pass --region <r> (or set AWS_REGION, or a region in your AWS profile); check too the names (--stack, or --table and --queue-url) and the region (--region or AWS_REGION)',
+      );
+    });
+
+    it('says to check the credentials, as the --stack path does', async () => {
+      const run = await withEnv(
+        {
+          ...noProfile,
+          AWS_REGION: 'eu-west-1',
+          AWS_ACCESS_KEY_ID: undefined,
+          AWS_SECRET_ACCESS_KEY: undefined,
+          AWS_SESSION_TOKEN: undefined,
+          AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: undefined,
+          AWS_CONTAINER_CREDENTIALS_FULL_URI: undefined,
+          AWS_WEB_IDENTITY_TOKEN_FILE: undefined,
+        },
+        // An endpoint no name resolves to (not a loopback one, which gets local credentials):
+        // nothing leaves the host, credentials or not.
+        () => baton('actors', 'get', 'a/b', ...named, '--dynamodb-endpoint', 'http://db.invalid'),
+      );
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(/credentials/i);
+      expect(run.err.split('\n').at(-1)).toBe(
+        '  no credentials were found, or they were refused: check your credentials (AWS_PROFILE, or the AWS_ACCESS_KEY_ID of the account the app runs in; `aws sts get-caller-identity` shows whose they are); check too the names (--stack, or --table and --queue-url) and the region (--region or AWS_REGION)',
+      );
+    });
   });
 });

@@ -16,7 +16,7 @@ import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
 import { queueDeadLettersList, queueDeadLettersRedrive } from './queueDeadLetters.ts';
 import { status } from './status.ts';
-import { followUp, type TargetOptions } from './target.ts';
+import { followUp, type Target, type TargetOptions } from './target.ts';
 import { timersCancel, timersList } from './timers.ts';
 import {
   workflowsCancel,
@@ -350,15 +350,52 @@ function unknownCommand(
 }
 
 /**
- * For an AWS answer that a table or queue does not exist: which ones the command looked for,
- * and where — a wrong name or region reads as a missing resource.
+ * What to check after an AWS failure, given with the error: for an answer that a table or queue
+ * does not exist, which ones the command looked for, and where (a wrong name or region reads as
+ * a missing resource); for a region or credentials the SDK found none of (or were refused),
+ * where it looks for them. The `--stack` path says so itself when it cannot read the stack.
  */
 async function missingHint(ctx: OpsContext, message: string): Promise<string> {
+  if (ACCESS.test(message) && !message.includes('your credentials')) return accessHint(message);
   if (!/ResourceNotFoundException|NonExistentQueue|QueueDoesNotExist/.test(message)) return '';
   const target = await ctx.target().catch(() => undefined);
   if (!target) return '';
+  return notFoundHint(target);
+}
+
+/** The errors of a region or credentials missing or refused, as the AWS SDK words them. */
+const ACCESS =
+  /Region is missing|CredentialsProviderError|Could not load credentials|credentials from any providers|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken|security token included in the request is (?:invalid|expired)|InvalidAccessKeyId|SignatureDoesNotMatch/;
+
+/**
+ * The advice after an error {@link ACCESS} matches: where the SDK takes a region and credentials.
+ *
+ * @example
+ * accessHint('Region is missing'); // '\n  no region: pass --region <r> (or set AWS_REGION) …'
+ */
+export function accessHint(message: string): string {
+  const what = /Region is missing/.test(message)
+    ? 'no region was found: pass --region <r> (or set AWS_REGION, or a region in your AWS profile)'
+    : 'no credentials were found, or they were refused: check your credentials (AWS_PROFILE, or the AWS_ACCESS_KEY_ID of the account the app runs in; `aws sts get-caller-identity` shows whose they are)';
+  return `\n  ${what}; check too the names (--stack, or --table and --queue-url) and the region (--region or AWS_REGION)`;
+}
+
+/**
+ * Which table and queues a command looked for, and where: at the endpoints it was given (the
+ * emulators, `baton dev`), else in the region.
+ */
+export function notFoundHint(target: Target): string {
   const { table, inboxUrl, deadLetterQueueUrl } = target.names;
   const dlq = deadLetterQueueUrl ? ` (and its dead-letter queue ${deadLetterQueueUrl})` : '';
   const flag = deadLetterQueueUrl ? ', --dead-letter-queue-url' : '';
-  return `\n  looked for table ${table} and inbox ${inboxUrl}${dlq} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table, --queue-url${flag}) and the region (--region or AWS_REGION)`;
+  const { dynamodb, sqs } = target.endpoints;
+  const at =
+    dynamodb !== undefined || sqs !== undefined
+      ? [...(dynamodb ? [`DynamoDB at ${dynamodb}`] : []), ...(sqs ? [`SQS at ${sqs}`] : [])].join(
+          ' and ',
+        )
+      : undefined;
+  return at
+    ? `\n  looked for table ${table} and inbox ${inboxUrl}${dlq} on ${at}: check the names (--table, --queue-url${flag}) and the endpoints (--dynamodb-endpoint, --sqs-endpoint)`
+    : `\n  looked for table ${table} and inbox ${inboxUrl}${dlq} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table, --queue-url${flag}) and the region (--region or AWS_REGION)`;
 }

@@ -55,6 +55,8 @@ export interface Target {
   /** Whether it runs on local emulators (no STS to ask who the caller is). */
   readonly local: boolean;
   readonly region: string | undefined;
+  /** The endpoints the clients were given (DynamoDB Local, ElasticMQ, `baton dev`'s), if any. */
+  readonly endpoints: { readonly dynamodb?: string; readonly sqs?: string };
 }
 
 /** The target options every operating command takes (see `USAGE`). */
@@ -140,6 +142,7 @@ export async function resolveTarget(
   options: TargetOptions,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Target> {
+  refuseConflicts(options);
   const dev = options.local ? await devNames(options.local) : undefined;
   const dynamodbEndpoint =
     dev?.dynamodbEndpoint ?? options['dynamodb-endpoint'] ?? env.BATON_DYNAMODB_ENDPOINT;
@@ -181,7 +184,43 @@ export async function resolveTarget(
     sqs,
     local: dynamodbEndpoint !== undefined || sqsEndpoint !== undefined,
     region,
+    endpoints: {
+      ...(dynamodbEndpoint ? { dynamodb: dynamodbEndpoint } : {}),
+      ...(sqsEndpoint ? { sqs: sqsEndpoint } : {}),
+    },
   };
+}
+
+/**
+ * The target options each way of naming a deployment makes moot: `--local` names the table, the
+ * queues and the endpoints; `--stack` the table and the queues. Given with it, one would be
+ * dropped unseen, and the command act on another deployment than the one it names.
+ */
+const STACK_NAMES: ReadonlyArray<keyof TargetOptions> = [
+  'table',
+  'queue-url',
+  'dead-letter-queue-url',
+  'timer-queue-url',
+  'timer-dead-letter-queue-url',
+  'stream-failure-queue-url',
+];
+const NAMED_BY: Readonly<Record<'local' | 'stack', ReadonlyArray<keyof TargetOptions>>> = {
+  local: ['stack', ...STACK_NAMES, 'dynamodb-endpoint', 'sqs-endpoint'],
+  stack: STACK_NAMES,
+};
+
+/** Refuses `--local` or `--stack` given with a target option it names itself. */
+function refuseConflicts(options: TargetOptions): void {
+  for (const way of ['local', 'stack'] as const) {
+    if (options[way] === undefined) continue;
+    const given = NAMED_BY[way].filter((option) => options[option] !== undefined);
+    if (given.length === 0) continue;
+    const flags = given.map((option) => `--${option}`).join(', ');
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--${way} names the deployment's ${way === 'local' ? 'table, queues and endpoints' : 'table and queues'} itself, so ${flags} cannot go with it: pass --${way} alone, or drop it and name the resources outright (--table <name> --queue-url <inbox url> …); nothing was done`,
+    );
+  }
 }
 
 /** What `baton dev` at `url` answers on `/_baton/target` (it runs with `--backend local-aws`). */
@@ -236,10 +275,24 @@ function explicitNames(
 ): TargetNames {
   const table = options.table ?? env[BATON_ENV.table];
   const inboxUrl = options['queue-url'] ?? env[BATON_ENV.inboxUrl];
-  if (!table || !inboxUrl) {
+  if (!table && !inboxUrl) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       'no deployment to act on: pass --stack <name> (a stack with a BatonApp), or --table <name> and --queue-url <inbox url> (with --dynamodb-endpoint/--sqs-endpoint for local emulators)',
+    );
+  }
+  // The target holds the inbox for the commands that send to it (a resume's wake-up, a
+  // redrive, `send`): it is named with the table, whichever command runs.
+  if (!inboxUrl) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the table ${table} is named, but not its app's inbox: pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead of both`,
+    );
+  }
+  if (!table) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the inbox ${inboxUrl} is named, but not its app's table: pass --table <name> too (also BATON_TABLE), or --stack <name> instead of both`,
     );
   }
   // The queues only operators read: the functions have no variable of theirs to share.
