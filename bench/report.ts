@@ -17,8 +17,11 @@ export interface Row {
    * the two medians shown beside it.
    */
   readonly ratio: number;
-  /** Quartiles (25th, 75th percentile) of the per-round paired ratios, to show the noise. */
-  readonly spread: readonly [number, number];
+  /**
+   * Quartiles (25th, 75th percentile) of the per-round paired ratios, to show the noise; none for
+   * a figure counted or measured once.
+   */
+  readonly spread?: readonly [number, number];
   /** DESIGN's budget for this figure; none where DESIGN sets none (the row is for reading). */
   readonly budget?: Budget;
   /** The two medians as numbers, in `unit` (for latest.json). */
@@ -44,6 +47,16 @@ export function verdict(row: Row): string {
   return row.ratio >= value ? 'PASS' : 'UNDER';
 }
 
+/**
+ * Whether the budget lies within the row's paired IQR: the middle half of its rounds falls on
+ * both sides of it, so its verdict may read otherwise in the next run.
+ */
+export function withinNoise(row: Row): boolean {
+  if (!row.budget || !row.spread) return false;
+  const [low, high] = row.spread;
+  return low <= row.budget.value && row.budget.value <= high;
+}
+
 export function formatBudget(budget: Budget | undefined): string {
   if (!budget) return '—';
   return `${budget.kind === 'max' ? '≤' : '≥'} ${formatRatio(budget.value)}`;
@@ -57,9 +70,9 @@ export function formatTable(rows: readonly Row[]): string {
     row.baseline,
     row.candidate,
     formatRatio(row.ratio),
-    `${formatRatio(row.spread[0])}–${formatRatio(row.spread[1])}`,
+    row.spread ? `${formatRatio(row.spread[0])}–${formatRatio(row.spread[1])}` : '—',
     formatBudget(row.budget),
-    verdict(row),
+    `${verdict(row)}${withinNoise(row) ? '*' : ''}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: readonly string[]) =>

@@ -426,7 +426,6 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
             baseline: '—',
             candidate: '—',
             ratio: Number.NaN,
-            spread: [Number.NaN, Number.NaN],
           });
         }
       });

@@ -226,7 +226,7 @@ function namedImportRow(named: number, namespace: number): Row {
 /** A row of two sizes, measured once: no spread. */
 function sizeRow(bench: string, candidate: number, baseline: number): Row {
   const ratio = candidate / baseline;
-  return { bench, baseline: kb(baseline), candidate: kb(candidate), ratio, spread: [ratio, ratio] };
+  return { bench, baseline: kb(baseline), candidate: kb(candidate), ratio };
 }
 
 function kb(bytes: number): string {

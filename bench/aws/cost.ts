@@ -61,7 +61,6 @@ export async function costPerMessage(options: CostOptions): Promise<Row[]> {
       baseline: `${a} ${unit}${baseWcu}`,
       candidate: `${b} ${unit}${wcu}`,
       ratio,
-      spread: [ratio, ratio],
       ...(budget === undefined ? {} : { budget: { kind: 'max' as const, value: budget } }),
       values: { baseline: a, candidate: b, unit },
       calls: { baton: baton.counts, baseline: base.counts },

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { quantile } from '../measure.ts';
-import { type Row, verdict } from '../report.ts';
+import { type Row, verdict, withinNoise } from '../report.ts';
 
 export interface LatestJson {
   readonly results: readonly unknown[];
@@ -49,7 +49,9 @@ export function toJson(
         ratio: round(row.ratio),
         budget: row.budget ? { kind: row.budget.kind, value: row.budget.value } : null,
         met: row.budget ? v === 'PASS' : null,
-        iqr: [round(row.spread[0]), round(row.spread[1])],
+        // Null for a figure counted or measured once; withinNoise: the next run may read otherwise.
+        iqr: row.spread ? [round(row.spread[0]), round(row.spread[1])] : null,
+        ...(withinNoise(row) ? { withinNoise: true } : {}),
         ...(row.calls ? { calls: row.calls } : {}),
         ...(row.latencies
           ? {
