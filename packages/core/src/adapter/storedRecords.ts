@@ -20,6 +20,13 @@ export interface SenderMark {
    * One arriving later is applied, not skipped as a duplicate. Absent when there is no gap.
    */
   readonly missing?: ReadonlyArray<readonly [number, number]>;
+  /**
+   * Set on a mark made by a gap when the receiver had none (it forgot an idle sender, or never
+   * heard from it): the gap's top. Seqs at or below it may be messages applied under a mark since
+   * forgotten, so one in a gap there is told by its age, not taken as missing (see
+   * `outlivedItsProof`). Dropped once no gap reaches below it.
+   */
+  readonly unprovenUpTo?: number;
 }
 
 /** What a sender knows about one target: the last `seq` it sent there (the next one's `prev`). */

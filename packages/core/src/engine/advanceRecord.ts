@@ -34,7 +34,7 @@ export function advance(
   let marks = pruneMarks(current.marks, now - engine.markRetentionMs);
   const { arrival, mark } = admission;
   if (arrival && isActorSender(envelope)) {
-    if (arrival.kind === 'gap') {
+    if (arrival.kind === 'gap' && !arrival.reopened) {
       engine.logger.error('gap on a channel: messages from the sender never arrived in order', {
         actor: current.id,
         from: envelope.from,
@@ -68,8 +68,9 @@ export function advance(
     }
     marks = { ...marks, [envelope.from]: bounded.mark };
   }
-  // Channels are forgotten well before the receivers' marks (half the retention), so a message
-  // that opens a channel anew can never meet a receiver that still expects the old one.
+  // Channels are forgotten well before the receivers' marks (half the retention): a message that
+  // opens a channel anew may meet a receiver's mark that stayed, which then remembers what lies
+  // between as missing (see `classify`).
   const channels = pruneChannels(current.channels, now - engine.markRetentionMs / 2);
   const inboxOffset = inbound.queueSeq;
   // A halted actor stays halted through a message it does not apply (a late reply to an ask

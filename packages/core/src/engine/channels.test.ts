@@ -6,6 +6,7 @@ import {
   classify,
   forgetOldestGaps,
   markAfter,
+  markProves,
   maxGaps,
   pruneChannels,
   RECORD_GAPS,
@@ -53,8 +54,39 @@ describe('classify', () => {
     expect(classify(undefined, msg(9, 7))).toEqual({ kind: 'gap', missing: [0, 7] });
   });
 
-  it('opens a channel anew for prev 0 whatever the mark (the sender forgot an idle channel)', () => {
-    expect(classify({ seq: 4, at: 0 }, msg(8, 0)).kind).toBe('next');
+  it('opens a channel anew for prev 0, what lies between the mark and it remembered as missing (the sender forgot an idle channel)', () => {
+    expect(classify({ seq: 4, at: 0 }, msg(8, 0))).toEqual({
+      kind: 'gap',
+      missing: [4, 7],
+      reopened: true,
+    });
+    expect(classify({ seq: 4, at: 0 }, msg(5, 0)).kind).toBe('next');
+    expect(classify(undefined, msg(8, 0)).kind).toBe('next');
+    // Sent before the sender forgot the channel, and arrived after: applied, not a duplicate.
+    const { kinds, mark } = receive([msg(8, 0), msg(6, 4)], { seq: 4, at: 0 });
+    expect(kinds).toEqual(['gap', 'late']);
+    expect(mark).toEqual({ seq: 8, at: 1, missing: [[6, 7]] });
+  });
+
+  it('keeps what a gap opened with no mark spans as unproven, until no gap reaches below it', () => {
+    // No mark (forgotten, or never): seqs up to 7 may have been applied under the one forgotten.
+    const { mark } = receive([msg(9, 7)]);
+    expect(mark).toEqual({ seq: 9, at: 1, missing: [[0, 7]], unprovenUpTo: 7 });
+    expect(markProves(mark, msg(5, 3))).toBe(false);
+    expect(markProves(mark, msg(8, 7))).toBe(true);
+    // A gap a mark opens is proven: nothing at or below it was applied unseen.
+    expect(receive([msg(12, 11)], mark).mark).toEqual({
+      seq: 12,
+      at: 1,
+      missing: [
+        [0, 7],
+        [9, 11],
+      ],
+      unprovenUpTo: 7,
+    });
+    // Filled up to 7 (each late message's prev closes what lies below it), it is dropped.
+    expect(receive([msg(7, 0)], mark).mark).toEqual({ seq: 9, at: 1 });
+    expect(markProves(undefined, msg(1, 0))).toBe(false);
   });
 
   it('takes a message without prev (sent before channels existed) as the next one', () => {

@@ -33,8 +33,16 @@ export type Arrival =
   | { readonly kind: 'next' }
   /** Applied already: skip it. */
   | { readonly kind: 'duplicate' }
-  /** Later than a message that never arrived: apply it and remember `(lo, hi]` as missing. */
-  | { readonly kind: 'gap'; readonly missing: readonly [number, number] }
+  /**
+   * Later than a message that never arrived: apply it and remember `(lo, hi]` as missing.
+   * `reopened`: the sender opened its channel anew (it forgot it, idle for half the retention,
+   * while this mark stayed): what it sent here before then may lie in `(lo, hi]`, or nothing.
+   */
+  | {
+      readonly kind: 'gap';
+      readonly missing: readonly [number, number];
+      readonly reopened?: true;
+    }
   /** A message that was missing: apply it now. */
   | { readonly kind: 'late' };
 
@@ -46,8 +54,13 @@ export function classify(mark: SenderMark | undefined, envelope: Envelope): Arri
     return missing ? { kind: 'late' } : { kind: 'duplicate' };
   }
   const prev = envelope.prev ?? 0;
-  // prev 0 opens the channel (a first message, or the sender forgot an idle channel).
   if (prev > last) return { kind: 'gap', missing: [last, prev] };
+  // prev 0 opens the channel: a first message, or one after the sender forgot an idle channel.
+  // Then a message it sent here before, still on its way (a dead-letter queue's), lies between
+  // this mark and this message: it is remembered as missing, not taken for a duplicate later.
+  if (envelope.prev === 0 && mark !== undefined && envelope.seq - 1 > last) {
+    return { kind: 'gap', missing: [last, envelope.seq - 1], reopened: true };
+  }
   return { kind: 'next' };
 }
 
@@ -78,7 +91,21 @@ export function markAfter(
     seq = envelope.seq;
   }
   const moved = Math.max(mark?.at ?? at, at);
-  return missing.length > 0 ? { seq, at: moved, missing } : { seq, at: moved };
+  if (missing.length === 0) return { seq, at: moved };
+  // A gap opened with no mark spans what the receiver may have applied before it forgot one.
+  const opened = mark === undefined && arrival.kind === 'gap' ? arrival.missing[1] : undefined;
+  const unproven = opened ?? mark?.unprovenUpTo;
+  return unproven !== undefined && missing.some(([lo]) => lo < unproven)
+    ? { seq, at: moved, missing, unprovenUpTo: unproven }
+    : { seq, at: moved, missing };
+}
+
+/**
+ * Whether `mark` tells whether `envelope` was applied, whatever its age: not for a message in a
+ * gap the mark opened with no mark before it (see {@link SenderMark.unprovenUpTo}).
+ */
+export function markProves(mark: SenderMark | undefined, envelope: Envelope): boolean {
+  return mark !== undefined && envelope.seq > (mark.unprovenUpTo ?? 0);
 }
 
 /** `mark` with at most `limit` gaps, and the oldest ones it had to forget to get there. */

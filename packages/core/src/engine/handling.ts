@@ -8,6 +8,7 @@ import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, ErrorCode, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { attemptsMade, outOfAttempts } from './attempts.ts';
+import { markProves } from './channels.ts';
 import type { MessageEffects } from './commitParts.ts';
 import type { Inbound } from './Inbound.ts';
 import { deadLetter } from './keptLetters.ts';
@@ -92,7 +93,12 @@ export async function handle(
   const now = engine.clock.now();
   const tooOld =
     senderLifeEnded(inbound.envelope, now) ??
-    outlivedItsProof(inbound.envelope, now, retention, admission.mark !== undefined);
+    outlivedItsProof(
+      inbound.envelope,
+      now,
+      retention,
+      markProves(admission.mark, inbound.envelope),
+    );
   try {
     if (tooOld) {
       // Kept without moving its sender's mark: the copy may be of an earlier life of the sender,

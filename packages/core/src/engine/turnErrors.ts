@@ -249,7 +249,8 @@ export function clockMargin(retentionMs: number): number {
  * for the sender's clock): DEAD_LETTERED, else `undefined`. The proof of an ingress message is
  * its outcome (idempotency record); of an actor's message, the receiver's mark for its sender,
  * pruned once the channel is idle that long — so a message whose mark is there is told by it,
- * whatever its age. A copy committed but never acknowledged, moved to the queue's dead-letter
+ * whatever its age, but for one in a gap the mark opened when there was none (`hasMark` false
+ * then: that gap spans the messages applied before the mark was pruned; see `markProves`). A copy committed but never acknowledged, moved to the queue's dead-letter
  * queue and redriven after its proof expired would otherwise be applied again. (An engine dead
  * letter's own redrive is never refused; timers are told by their stored timer.)
  */
