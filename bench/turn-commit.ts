@@ -9,7 +9,9 @@
  * up there.
  *
  * Baseline: `store.commit` of the same two items, built by hand from a record kept in a
- * local variable: what the commit costs with no engine around it.
+ * local variable, its outcome page rolled over at the engine's byte rules (see outcomePage.ts):
+ * what the commit costs with no engine around it. A check before the rounds compares the two
+ * sides' commits one by one over three pages, and throws if they differ.
  */
 import { actor, silentLogger } from '@baton/core';
 import {
@@ -20,17 +22,13 @@ import {
   jsonSize,
   type PagedOutcome,
   type Store,
+  type StoreLimits,
 } from '@baton/core/adapter';
-import {
-  createEngine,
-  type Inbound,
-  PAGE_BYTES,
-  runTurn,
-  type TurnResult,
-} from '@baton/core/engine';
+import { createEngine, type Inbound, runTurn, type TurnResult } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import * as z from 'zod';
 import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
+import { appendOutcome, firstPageState } from './outcomePage.ts';
 import { instrument, overlay } from './ports.ts';
 import type { Row } from './report.ts';
 
@@ -158,10 +156,13 @@ async function baselineRound(ops: number, latencyNs: number): Promise<Sample> {
   const backend = createEmbeddedBackend();
   const store =
     latencyNs > 0 ? instrument(backend.store, backend.queue, latencyNs).store : backend.store;
+  const limits = backend.store.limits;
+  // The messages' one `sentAt`, as the candidate's (see candidateRound).
+  const sentAt = Date.now();
   const ns = await timeNs(async () => {
     let record: ActorRecord = initialRecord();
     for (let i = 1; i <= ops; i++) {
-      const commit = handBuilt(record, i, Date.now());
+      const commit = handBuilt(record, i, Date.now(), sentAt, limits);
       await store.commit(commit);
       record = commit.record;
     }
@@ -185,8 +186,17 @@ function initialRecord(): ActorRecord {
   };
 }
 
-/** What the engine commits for deposit `i`, written out by hand. */
-function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
+/**
+ * What the engine commits for deposit `i` at `now`, of a message sent at `sentAt`, written out
+ * by hand on a store with `limits`.
+ */
+function handBuilt(
+  previous: ActorRecord,
+  i: number,
+  now: number,
+  sentAt: number,
+  limits: StoreLimits,
+): Commit {
   const state = previous.state as { balance: number; deposits: number };
   const seq = previous.sentSeq + 1;
   const envelope: Envelope = {
@@ -204,15 +214,11 @@ function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
     actorId: ACTOR,
     outcome: { ok: true, value: state.balance + 1 },
     expiresAt: now + 14 * DAY,
-    sentAt: now,
+    sentAt,
   };
-  // The outcome page: appended to until it holds PAGE_BYTES, then the next one begins.
-  const page = previous.outcomePage ?? { page: 0, bytes: 0 };
-  const bytes = page.bytes + jsonSize(outcome);
-  const outcomePage =
-    bytes < PAGE_BYTES
-      ? { page: page.page, bytes, sentAt: now, ...closed(page) }
-      : { page: page.page + 1, bytes: 0, closedSentAt: now };
+  // The outcome page, begun by the actor's first commit, appended to until its entries reach the
+  // store's page bytes (the engine's byte rules): that commit closes it, the next begins the next.
+  const page = appendOutcome(previous.outcomePage ?? firstPageState(now), outcome, limits);
   const record: ActorRecord = {
     id: ACTOR,
     ver: previous.ver + 1,
@@ -225,22 +231,27 @@ function handBuilt(previous: ActorRecord, i: number, now: number): Commit {
     channels: { [LEDGER]: { seq, at: now } },
     outbox: [{ actorId: ACTOR, seq, envelopes: [envelope], createdAt: now }],
     format: 2,
-    outcomePage,
+    outcomePage: page.state,
   };
   return {
     expectedVer: previous.ver,
     record,
     outbox: [],
     idempotency: [],
-    outcomes: { page: page.page, sentAt: now, records: [outcome] },
+    outcomes: { page: page.page, sentAt: page.sentAt, records: [outcome], begins: page.begins },
+    // The entry bytes the page's rollover measured, handed on as the engine hands on its own.
+    measured: { outcomes: page.entryBytes },
   };
 }
 
-function closed(page: { closedSentAt?: number }): { closedSentAt?: number } {
-  return page.closedSentAt === undefined ? {} : { closedSentAt: page.closedSentAt };
-}
+/** Turns of the shape check: its commits cross two page boundaries (about 50 turns a page). */
+const CHECK_TURNS = 120;
 
-/** Makes sure the baseline commits what the engine commits: same items, about the same bytes. */
+/**
+ * Makes sure the baseline commits what the engine commits, commit by commit over
+ * {@link CHECK_TURNS} turns run as a round runs them: the same items, bytes, record fields and
+ * outcome page (its place, bytes, rollover and whether the commit begins it). Throws if not.
+ */
 async function checkSameItems(log: (line: string) => void): Promise<void> {
   const seen: Commit[] = [];
   const backend = createEmbeddedBackend();
@@ -258,18 +269,82 @@ async function checkSameItems(log: (line: string) => void): Promise<void> {
     logger: silentLogger,
   });
   const now = Date.now();
-  await runTurn(engine, ACTOR, [inbound(1, now)]);
+  let drainedAt: TurnResult | undefined;
+  for (let i = 1; i <= CHECK_TURNS; i++) {
+    drainedAt = await runTurn(engine, ACTOR, [inbound(i, now)], drainedAt ? { drainedAt } : {});
+  }
   backend.close();
-  const engineCommit = seen[0];
-  if (!engineCommit || seen.length !== 1) throw new Error('turn commit: expected one commit');
-  const a = shape(engineCommit);
-  const b = shape(handBuilt(initialRecord(), 1, now));
-  log(`  commit shape: engine ${a}; hand-built ${b}${a === b ? '' : '  (MISMATCH)'}`);
+  if (seen.length !== CHECK_TURNS) {
+    throw new Error(`turn commit: expected ${CHECK_TURNS} commits, the engine made ${seen.length}`);
+  }
+  const built: Commit[] = [];
+  let record = initialRecord();
+  for (let i = 1; i <= CHECK_TURNS; i++) {
+    const commit = handBuilt(record, i, Date.now(), now, store.limits);
+    built.push(commit);
+    record = commit.record;
+  }
+  const begun = (commits: readonly Commit[]) =>
+    commits.flatMap((commit, n) => (commit.outcomes?.begins ? [n + 1] : []));
+  for (let n = 0; n < CHECK_TURNS; n++) {
+    const a = shape(seen[n]!, seen[0]!);
+    const b = shape(built[n]!, built[0]!);
+    if (a !== b) {
+      log(`  commit ${n + 1}: engine ${a}`);
+      log(`  commit ${n + 1}: hand-built ${b}  (MISMATCH)`);
+      throw new Error(`turn commit: the baseline's commit ${n + 1} is not the engine's`);
+    }
+  }
+  const pages = begun(seen);
+  if (pages.length < 3) {
+    throw new Error(`turn commit: the shape check crossed no two pages (begun at ${pages})`);
+  }
+  const first = size(seen[0]!);
+  log(
+    `  commit shape: engine and hand-built alike over ${CHECK_TURNS} commits ` +
+      `(pages begun at commits ${pages.join(', ')}; commit 1: ${first.items} items, ${first.bytes} bytes)`,
+  );
 }
 
-function shape(commit: Commit): string {
+function size(commit: Commit): { items: number; bytes: number } {
   const items: unknown[] = [commit.record, ...commit.outbox, ...commit.idempotency];
   if (commit.outcomes) items.push(commit.outcomes);
   const bytes = items.reduce((n: number, item) => n + jsonSize(item), 0);
-  return `${items.length} items, ${bytes} bytes`;
+  return { items: items.length, bytes };
+}
+
+/**
+ * A commit as the check compares it: its parts and their bytes, the record's fields and outcome
+ * page state, and the page write, page numbers counted from the first commit's page (each side
+ * begins its pages at its own first commit's time).
+ */
+function shape(commit: Commit, first: Commit): string {
+  const base = first.outcomes?.page ?? 0;
+  const { items, bytes } = size(commit);
+  const parts = Object.entries(commit)
+    .filter(([name, value]) => value !== undefined && name !== 'measured')
+    .map(([name]) => name)
+    .sort();
+  const fields = Object.keys(commit.record).sort();
+  const state = commit.record.outcomePage;
+  const page = state && {
+    page: state.page - base,
+    bytes: state.bytes,
+    fields: Object.keys(state).sort(),
+  };
+  const write = commit.outcomes && {
+    page: commit.outcomes.page - base,
+    begins: commit.outcomes.begins,
+    records: commit.outcomes.records.length,
+  };
+  return JSON.stringify({
+    ver: commit.expectedVer,
+    items,
+    bytes,
+    parts,
+    fields,
+    outbox: commit.record.outbox?.length,
+    page,
+    write,
+  });
 }

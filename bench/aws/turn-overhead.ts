@@ -8,8 +8,10 @@
  *
  * Baseline: the same `TransactWriteItems`, written with the AWS SDK directly — the two items
  * built by hand as plain attribute values (same keys, attributes and conditions), a random
- * `ClientRequestToken`, the record kept in a local variable. A check before the rounds
- * compares the items each side sends.
+ * `ClientRequestToken`, the record and its outcome page state kept in local variables, the
+ * page rolled over at the engine's byte rules (see ../outcomePage.ts). A check before the
+ * rounds compares every transaction of a round of each side, across two page boundaries, and
+ * the run throws if the two sides' item writes or write units differ.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -20,12 +22,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DYNAMO_STORE_LIMITS, DynamoStore } from '@baton/aws';
 import { silentLogger } from '@baton/core';
-import type { Queue } from '@baton/core/adapter';
-import { createEngine, pageBytes, runTurn } from '@baton/core/engine';
+import type { OutcomePageState, Queue } from '@baton/core/adapter';
+import { createEngine, runTurn } from '@baton/core/engine';
 import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
+import { appendOutcome, firstPageState } from '../outcomePage.ts';
 import type { Row } from '../report.ts';
 import { Account, ingress, Ledger } from './actors.ts';
-import { formatCallTimes, formatPerOp, perOp, resetCounter } from './counting.ts';
+import { type CallCounter, formatCallTimes, formatPerOp, perOp, resetCounter } from './counting.ts';
 import type { Clients, Target } from './target.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -57,8 +60,11 @@ export async function turnOverhead(options: TurnOverheadOptions): Promise<Row> {
   const rawSide = target.clients();
   checker = target.clients();
   let round = 0;
-  const tag = () => `r${++round}`;
+  // Keys of one length on both sides: a longer key takes more of a page, which may then roll
+  // over a turn earlier.
+  const tag = () => `r${String(++round).padStart(4, '0')}`;
   await checkSameItems(engineSide, rawSide, tableName, log);
+  sameWrites(engineSide.counter, rawSide.counter, 'the shape check');
   resetCounter(engineSide.counter);
   resetCounter(rawSide.counter);
   const result = await interleave({
@@ -72,6 +78,7 @@ export async function turnOverhead(options: TurnOverheadOptions): Promise<Row> {
     baton: perOp(engineSide.counter, turns),
     baseline: perOp(rawSide.counter, turns),
   };
+  sameWrites(engineSide.counter, rawSide.counter, 'the rounds');
   const baseline = median(result.baseline);
   const candidate = median(result.candidate);
   log(
@@ -140,6 +147,7 @@ async function rawRound(
 ): Promise<Sample> {
   const id = Account.ref(key).id;
   let record = { ver: 0, balance: 0, deposits: 0, sentSeq: 0 };
+  let page: OutcomePageState | undefined;
   const write = async (i: number) => {
     const now = Date.now();
     const next = {
@@ -148,13 +156,15 @@ async function rawRound(
       deposits: record.deposits + 1,
       sentSeq: record.sentSeq + 1,
     };
+    const built = handBuilt(tableName, key, i, record.ver, next, now, page);
     await side.dynamodb.send(
       new TransactWriteItemsCommand({
-        TransactItems: handBuilt(tableName, key, i, record.ver, next, now),
+        TransactItems: built.items,
         ClientRequestToken: randomUUID(),
       }),
     );
     record = next;
+    page = built.page;
   };
   await write(1);
   const latencies: number[] = [];
@@ -172,7 +182,11 @@ async function rawRound(
 /** The baseline actor's life id: the engine draws one at an actor's first commit. */
 const LIFE = 'k3j9x2m1qa0z';
 
-/** What the engine writes for deposit `i` of `account/<key>`, as plain attribute values. */
+/**
+ * What the engine writes for deposit `i` of `account/<key>`, as plain attribute values, with
+ * the record's outcome page state before it (`page`, absent at the actor's first commit) and
+ * after.
+ */
 function handBuilt(
   TableName: string,
   key: string,
@@ -180,7 +194,8 @@ function handBuilt(
   expectedVer: number,
   next: { ver: number; balance: number; deposits: number; sentSeq: number },
   now: number,
-): TransactWriteItem[] {
+  page: OutcomePageState | undefined,
+): { items: TransactWriteItem[]; page: OutcomePageState } {
   const id = `account/${key}`;
   const n = (value: number): AttributeValue => ({ N: String(value) });
   const s = (value: string): AttributeValue => ({ S: value });
@@ -216,17 +231,21 @@ function handBuilt(
   // the record says where its next outcomes go.
   const outcome = {
     key: `dep-${key}-${i}`,
-    outcome: { ok: true, value: next.balance },
+    outcome: { ok: true as const, value: next.balance },
     expiresAt,
     sentAt: now,
   };
-  const outcomeBytes = JSON.stringify({ ...outcome, actorId: id }).length;
-  const filled = outcomeBytes * i;
-  const pageSize = pageBytes(DYNAMO_STORE_LIMITS);
-  const page = Math.floor(filled / pageSize);
+  // Pages begin at the actor's first commit; the commit that fills one (by the engine's byte
+  // rules) closes it, and the next commit begins the next, putting it whole.
+  const placed = appendOutcome(
+    page ?? firstPageState(now),
+    { ...outcome, actorId: id },
+    DYNAMO_STORE_LIMITS,
+  );
+  const sk = s(`P#${String(placed.page).padStart(16, '0')}`);
   record.fmt = n(2);
-  record.op = s(JSON.stringify({ page, bytes: filled - page * pageSize, sentAt: now }));
-  return [
+  record.op = s(JSON.stringify(placed.state));
+  const items: TransactWriteItem[] = [
     {
       Put: {
         TableName,
@@ -245,14 +264,14 @@ function handBuilt(
       },
     },
     // A commit that begins its page puts it whole, on one condition; later ones append to it.
-    i === 1 || Math.floor((filled - outcomeBytes) / pageSize) < page
+    placed.begins
       ? {
           Put: {
             TableName,
             Item: {
               pk: s(`I#@${id}`),
-              sk: s(`P#${String(page).padStart(16, '0')}`),
-              pm: n(now),
+              sk,
+              pm: n(placed.sentAt),
               ttl: n(Math.ceil(expiresAt / 1000)),
               [`o:${outcome.key}`]: { M: { j: s(JSON.stringify(outcome)), e: n(expiresAt) } },
             },
@@ -264,7 +283,7 @@ function handBuilt(
       : {
           Update: {
             TableName,
-            Key: { pk: s(`I#@${id}`), sk: s(`P#${String(page).padStart(16, '0')}`) },
+            Key: { pk: s(`I#@${id}`), sk },
             UpdateExpression: 'SET #pm = :pm, #ttl = :ttl, #o0 = :o0',
             ConditionExpression: '(attribute_not_exists(#o0) OR #o0.#e <= :now)',
             ExpressionAttributeNames: {
@@ -274,7 +293,7 @@ function handBuilt(
               '#o0': `o:${outcome.key}`,
             },
             ExpressionAttributeValues: {
-              ':pm': n(now),
+              ':pm': n(placed.sentAt),
               ':now': n(now),
               ':ttl': n(Math.ceil(expiresAt / 1000)),
               ':o0': { M: { j: s(JSON.stringify(outcome)), e: n(expiresAt) } },
@@ -283,6 +302,7 @@ function handBuilt(
           },
         },
   ];
+  return { items, page: placed.state };
 }
 
 /** Every deposit applied once: the record's count and version say so. */
@@ -300,9 +320,14 @@ async function check(TableName: string, id: string, turns: number): Promise<void
   }
 }
 
+/** Turns of each side's round in the shape check: its pages (about 6 turns each) roll over twice at least. */
+const CHECK_TURNS = 20;
+
 /**
- * Both sides' first two transactions (the first begins the outcome page, the second appends to
- * it): same items, attributes and (within digits) bytes.
+ * Every transaction of a round of {@link CHECK_TURNS} turns on each side, across page
+ * boundaries: the same items, each a put or an update of the same key attributes, the same
+ * attributes, update and condition expressions, the same outcome page (counted from the
+ * round's first) and the same bytes. Throws if not.
  */
 async function checkSameItems(
   engineSide: Clients,
@@ -325,41 +350,105 @@ async function checkSameItems(
     );
   capture(engineSide, seen.engine);
   capture(rawSide, seen.raw);
-  await engineRound(engineSide, tableName, 'shape-e', 1);
-  await rawRound(rawSide, tableName, 'shape-r', 1);
-  engineSide.dynamodb.middlewareStack.remove('benchCapture');
-  rawSide.dynamodb.middlewareStack.remove('benchCapture');
-  for (const n of [0, 1]) {
-    const a = shape(seen.engine[n] ?? []);
-    const b = shape(seen.raw[n] ?? []);
-    const same = a.names === b.names && Math.abs(a.bytes - b.bytes) <= 16;
-    log(
-      `  items of commit ${n + 1}: engine ${a.text}; hand-built ${b.text}${same ? '' : '  (MISMATCH)'}`,
+  try {
+    await engineRound(engineSide, tableName, 'shape-e', CHECK_TURNS - 1);
+    await rawRound(rawSide, tableName, 'shape-r', CHECK_TURNS - 1);
+  } finally {
+    engineSide.dynamodb.middlewareStack.remove('benchCapture');
+    rawSide.dynamodb.middlewareStack.remove('benchCapture');
+  }
+  if (seen.engine.length !== CHECK_TURNS || seen.raw.length !== CHECK_TURNS) {
+    throw new Error(
+      `turn overhead: expected ${CHECK_TURNS} transactions a side, got ${seen.engine.length} and ${seen.raw.length}`,
     );
-    if (!same) {
-      throw new Error(`turn overhead: the baseline writes other items (${a.names} vs ${b.names})`);
+  }
+  const firstPage = { engine: pageOf(seen.engine[0]!), raw: pageOf(seen.raw[0]!) };
+  for (let n = 0; n < CHECK_TURNS; n++) {
+    const a = shape(seen.engine[n]!, firstPage.engine);
+    const b = shape(seen.raw[n]!, firstPage.raw);
+    if (a.signature !== b.signature || a.bytes !== b.bytes) {
+      log(`  commit ${n + 1}: engine ${a.text}\n    ${a.signature}`);
+      log(`  commit ${n + 1}: hand-built ${b.text}\n    ${b.signature}  (MISMATCH)`);
+      throw new Error(`turn overhead: the baseline's transaction ${n + 1} is not the engine's`);
     }
+  }
+  const begun = seen.engine.flatMap((items, n) => (items.some(beginsPage) ? [n + 1] : []));
+  if (begun.length < 3) {
+    throw new Error(`turn overhead: the shape check crossed no two pages (begun at ${begun})`);
+  }
+  const first = shape(seen.engine[0]!, firstPage.engine);
+  const second = shape(seen.engine[1]!, firstPage.engine);
+  log(
+    `  items: engine and hand-built alike in all ${CHECK_TURNS} transactions of a round ` +
+      `(pages begun at commits ${begun.join(', ')}; commit 1: ${first.text}; commit 2: ${second.text})`,
+  );
+}
+
+/** Throws unless both sides wrote as many items for as many write units. */
+function sameWrites(engine: CallCounter, raw: CallCounter, when: string): void {
+  if (engine.itemWrites !== raw.itemWrites || engine.wcu !== raw.wcu) {
+    throw new Error(
+      `turn overhead: in ${when} the baseline wrote ${raw.itemWrites} items for ${raw.wcu} WCU, ` +
+        `the engine ${engine.itemWrites} items for ${engine.wcu} WCU`,
+    );
   }
 }
 
-function shape(items: readonly TransactWriteItem[]) {
+const isPage = (t: TransactWriteItem) =>
+  (t.Put?.Item?.sk?.S ?? t.Update?.Key?.sk?.S ?? '').startsWith('P#');
+const beginsPage = (t: TransactWriteItem) => t.Put !== undefined && isPage(t);
+
+/** The outcome page a transaction writes to. */
+function pageOf(items: readonly TransactWriteItem[]): number {
+  const page = items.find(isPage);
+  return Number((page?.Put?.Item?.sk?.S ?? page?.Update?.Key?.sk?.S ?? 'P#-1').slice(2));
+}
+
+function shape(items: readonly TransactWriteItem[], firstPage: number) {
   // A put's attributes; an update's key, the attributes it sets and the values it sets them to.
   const keyless = (name: string) => (name.startsWith('o:') ? 'o:<key>' : name);
   const written = items.map((t) => {
-    if (t.Put) return { names: Object.keys(t.Put.Item ?? {}).map(keyless), value: t.Put.Item };
+    const write = t.Put ?? t.Update;
+    const names = Object.entries(write?.ExpressionAttributeNames ?? {}).map(
+      ([alias, name]) => `${alias}=${keyless(name)}`,
+    );
+    const common = {
+      kind: t.Put ? 'Put' : t.Update ? 'Update' : 'other',
+      condition: write?.ConditionExpression,
+      names: names.sort(),
+      values: Object.keys(write?.ExpressionAttributeValues ?? {}).sort(),
+      returns: write?.ReturnValuesOnConditionCheckFailure,
+    };
+    if (t.Put) {
+      const attributes = Object.keys(t.Put.Item ?? {}).map(keyless);
+      return { ...common, attributes: attributes.sort(), value: t.Put.Item };
+    }
     const update = t.Update;
-    const names = Object.values(update?.ExpressionAttributeNames ?? {}).map(keyless);
+    const attributes = Object.keys(update?.Key ?? {}).sort();
     const value = [update?.Key, update?.ExpressionAttributeValues];
-    return { names: [...Object.keys(update?.Key ?? {}), ...names], value };
+    return { ...common, attributes, update: update?.UpdateExpression, value };
   });
-  const names = written.map((item) => item.names.sort().join(',')).join(' | ');
+  const page = pageOf(items) - firstPage;
+  // The record's outcome page state: the page it points to, the bytes it says that page holds.
+  const op = items.find((t) => t.Put?.Item?.sk?.S === 'R')?.Put?.Item?.op?.S;
+  const state = op === undefined ? undefined : (JSON.parse(op) as OutcomePageState);
+  const signature = JSON.stringify({
+    page,
+    state: state && {
+      page: state.page - firstPage,
+      bytes: state.bytes,
+      fields: Object.keys(state).sort(),
+    },
+    items: written.map(({ value: _, ...rest }) => rest),
+  });
   const bytes = written.reduce((sum, item) => sum + JSON.stringify(item.value).length, 0);
   const conditions = items.filter(
     (t) => t.Put?.ConditionExpression ?? t.Update?.ConditionExpression,
   ).length;
+  const kinds = written.map((item) => item.kind).join('+');
   return {
-    names,
+    signature,
     bytes,
-    text: `${items.length} items (${conditions} conditional), ${bytes} bytes`,
+    text: `${kinds} (${conditions} conditional, page +${page}), ${bytes} bytes`,
   };
 }
