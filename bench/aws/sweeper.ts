@@ -6,10 +6,16 @@
  * idle a second (see docs/scale.md, "The sweeper"). Baseline: one actor after the other
  * (`sweepOutboxOf`), as the sweeper did before 2026-11-30; candidate: the sweeper, its default
  * `SWEEP_CONCURRENCY` groups of ten at a time, each group's sends in one call. Each round commits
- * a deposit to fresh accounts (untimed), then times one sweep of them all.
+ * a deposit to fresh accounts (untimed), then times one sweep of them all. After each sweep the
+ * helper's uncounted clients check it (untimed), whatever the side says it did: the outbox
+ * listing names none of the round's accounts, no account's record holds a send (nor any apart),
+ * and the queue holds exactly one message from each account to the ledger, which are then
+ * received and deleted, so the next round starts from an empty queue.
  */
+import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoStore, SqsQueue } from '@baton/aws';
 import { silentLogger } from '@baton/core';
+import { decodeEnvelope } from '@baton/core/adapter';
 import {
   createEngine,
   runTurn,
@@ -22,7 +28,7 @@ import { formatNs, interleave, median, quartiles, type Sample } from '../measure
 import type { Row } from '../report.ts';
 import { Account, ingress, Ledger } from './actors.ts';
 import { formatCallTimes, formatPerOp, perOp, resetCounter } from './counting.ts';
-import { benchResources, type Clients, type Target } from './target.ts';
+import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
 
 export interface SweeperBenchOptions {
   readonly target: Target;
@@ -46,9 +52,10 @@ export async function sweeperBench(options: SweeperBenchOptions): Promise<Row> {
     const queue = new SqsQueue({ client: side.sqs, queueUrl: resources.queueUrl });
     const start = process.hrtime.bigint();
     let drained = 0;
+    let sent = 0;
     if (oneByOne) {
       for (const actorId of await store.listOutboxActors(Date.now())) {
-        await sweepOutboxOf(store, queue, actorId);
+        sent += (await sweepOutboxOf(store, queue, actorId)).sent;
         drained++;
       }
     } else {
@@ -58,10 +65,16 @@ export async function sweeperBench(options: SweeperBenchOptions): Promise<Row> {
         queue,
         logger: silentLogger,
       });
-      ({ drained } = await new Sweeper(engine, { minAgeMs: 0 }).sweep());
+      ({ drained, sent } = await new Sweeper(engine, { minAgeMs: 0 }).sweep());
     }
     const ns = Number(process.hrtime.bigint() - start);
-    if (drained !== actors) throw new Error(`a sweep retired ${drained} of ${actors} idle actors`);
+    const how = oneByOne ? 'one at a time' : 'in groups';
+    if (drained !== actors || sent !== actors) {
+      throw new Error(
+        `sweeper (${how}): the sweep says it retired ${drained} of ${actors} idle actors, sending ${sent}`,
+      );
+    }
+    await checkSwept(resources, tag, actors, how, target.kind === 'aws');
     return { ns, ops: actors };
   };
   // Only the sweeps count: the first round's setup made calls on neither side's clients.
@@ -124,6 +137,82 @@ async function idleAccounts(
     const envelope = ingress(`dep-${tag}-${i}`, id, 'deposit', { amount: 1 });
     await runTurn(engine, id, [{ envelope, queueSeq: '1' }]);
   }
+}
+
+/**
+ * Checks a sweep of the `count` accounts of round `tag` with the helper's uncounted clients: the
+ * outbox listing names none of them, no record holds a send, none has one apart, and the queue
+ * holds exactly one message from each to the ledger (received and deleted here). Throws on any
+ * difference. `eventual`: the listing's index is eventually consistent (AWS), so a retired actor
+ * may stay listed for a moment; the emulators' is not, and get no second look.
+ */
+async function checkSwept(
+  resources: BenchResources,
+  tag: string,
+  count: number,
+  side: string,
+  eventual: boolean,
+): Promise<void> {
+  const fail = (what: string): never => {
+    throw new Error(`sweeper (${side}), round ${tag}: ${what}`);
+  };
+  const { helper, tableName, queueUrl } = resources;
+  const store = new DynamoStore({ client: helper.dynamodb, tableName });
+  const ids = Array.from({ length: count }, (_, i) => Account.ref(`${tag}-${i}`).id);
+  const ours = new Set(ids);
+  for (let attempt = 1; ; attempt++) {
+    const listed = (await store.listOutboxActors(Number.MAX_SAFE_INTEGER)).filter((id) =>
+      ours.has(id),
+    );
+    if (listed.length === 0) break;
+    if (!eventual || attempt >= 20) {
+      fail(`the outbox listing still names ${listed.length} of its accounts (${listed[0]}, …)`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  for (let i = 0; i < ids.length; i += SWEEP_GROUP) {
+    await Promise.all(
+      ids.slice(i, i + SWEEP_GROUP).map(async (id) => {
+        const [record, apart] = await Promise.all([store.load(id), store.readOutbox(id)]);
+        if (!record) fail(`${id} has no record`);
+        const held = record?.outbox?.length ?? 0;
+        if (held > 0 || apart.length > 0) {
+          fail(`${id} still holds ${held} send(s) in its record and ${apart.length} apart`);
+        }
+      }),
+    );
+  }
+  const ledger = Ledger.ref('main').id;
+  const seen = new Set<string>();
+  for (;;) {
+    // A long poll: it answers as soon as a message is there, and waits a second for none.
+    const { Messages = [] } = await helper.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 30,
+        WaitTimeSeconds: 1,
+      }),
+    );
+    if (Messages.length === 0) break;
+    for (const message of Messages) {
+      const envelope = decodeEnvelope(message.Body ?? '');
+      if (!envelope || envelope.to !== ledger || !ours.has(envelope.from)) {
+        fail(`the queue holds a message not of this round's sends: ${message.Body}`);
+      } else if (seen.has(envelope.from)) {
+        fail(`the queue holds a second message from ${envelope.from}`);
+      } else seen.add(envelope.from);
+    }
+    // The ledger's group is one: its next messages come once these are deleted.
+    const { Failed = [] } = await helper.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((m, n) => ({ Id: String(n), ReceiptHandle: m.ReceiptHandle })),
+      }),
+    );
+    if (Failed.length > 0) fail(`${Failed.length} received message(s) could not be deleted`);
+  }
+  if (seen.size !== count) fail(`the queue received ${seen.size} of its ${count} sends`);
 }
 
 /** runTurn sends only what a turn before it left undrained: nothing here. */

@@ -87,7 +87,13 @@ describe('classify', () => {
     // Filled up to 7 (each late message's prev closes what lies below it), it is dropped.
     expect(receive([msg(7, 0)], mark).mark).toEqual({ seq: 9, at: 1 });
     // A gap left above it holds no unproven seq: dropped too (from its bottom, 7, up).
-    const above = receive([msg(7, 0)], { ...mark, missing: [[0, 7], [7, 8]] }).mark;
+    const above = receive([msg(7, 0)], {
+      ...mark!,
+      missing: [
+        [0, 7],
+        [7, 8],
+      ],
+    }).mark;
     expect(above).toEqual({ seq: 9, at: 1, missing: [[7, 8]] });
     expect(above).not.toHaveProperty('unprovenUpTo');
     // And no mark that never had one gets it.
