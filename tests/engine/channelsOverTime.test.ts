@@ -6,94 +6,15 @@
  * again; a message sent before the sender forgot its channel, and redriven after, must not be
  * skipped as a duplicate.
  */
-import { actor, silentLogger } from '@baton/core';
-import { decodeEnvelope, type Queue, type QueueMessage } from '@baton/core/adapter';
-import { Worker } from '@baton/core/engine';
+import { decodeEnvelope } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import { runUntilIdle, setup } from './helpers.ts';
-
-const DAY = 24 * 60 * 60 * 1000;
-
-const Tally = actor({
-  name: 'tally',
-  state: z.object({ lines: z.array(z.string()) }),
-  initial: () => ({ lines: [] as string[] }),
-  handlers: {
-    add: {
-      payload: z.object({ line: z.string() }),
-      handle: (ctx, { line }) => {
-        ctx.state.lines.push(line);
-      },
-    },
-  },
-});
-
-const Sender = actor({
-  name: 'sender',
-  state: z.object({}),
-  initial: () => ({}),
-  handlers: {
-    emit: {
-      payload: z.object({ line: z.string() }),
-      handle: (ctx, { line }) => ctx.send(Tally.ref('t'), 'add', { line }),
-    },
-  },
-});
-
-const lineOf = (m: QueueMessage) =>
-  (decodeEnvelope(m.body)?.payload as { line?: string } | undefined)?.line;
-
-/**
- * The app on the default 28-day retention, whose inbox moves to `dlq` the messages `divert`
- * names: a copy too (`keep`: delivered as well), or the message alone.
- */
-function app(divert: (line: string | undefined) => 'copy' | 'only' | undefined) {
-  const actors = [Sender, Tally];
-  const h = setup({ actors });
-  const inner = h.backend.queue;
-  const dlq: QueueMessage[] = [];
-  const queue: Queue = {
-    send: async (messages) => {
-      const kept = messages.filter((m) => {
-        const how = divert(lineOf(m));
-        if (how !== undefined) dlq.push(m);
-        return how !== 'only';
-      });
-      if (kept.length > 0) await inner.send(kept);
-    },
-    receive: (o) => inner.receive(o),
-    ack: (r) => inner.ack(r),
-    release: (r, d) => inner.release(r, d),
-  };
-  const worker = new Worker({
-    actors,
-    store: h.backend.store,
-    queue,
-    clock: h.clock,
-    logger: silentLogger,
-  });
-  return {
-    h,
-    dlq,
-    run: () => runUntilIdle(worker, h.backend, h.clock),
-    emit: (line: string) => h.client.send(Sender.ref('s'), 'emit', { line }),
-    /** The operator redrives the dead-letter queue's messages, as the CLI does. */
-    redrive: (messages: readonly QueueMessage[]) =>
-      inner.send(messages.map((m) => ({ ...m, dedupeId: `redrive-${m.dedupeId}` }))),
-    tally: async () => {
-      const lines = ((await h.state('tally/t')) as { lines: string[] }).lines;
-      const letters = await h.backend.store.listDeadLetters('tally/t');
-      return { lines, letters: letters.map((l) => l.envelope.payload) };
-    },
-  };
-}
+import { DAY, lineOf, tallyApp } from './tallyChannel.ts';
 
 describe('a channel over weeks', () => {
   it('applies no copy twice of a message applied before the receiver forgot its mark, however often it is redriven', async () => {
     // 'a' is applied, and a copy of it (committed, never acked) moves to the dead-letter queue;
     // 'b' moves there undelivered.
-    const t = app((line) => (line === 'a' ? 'copy' : line === 'b' ? 'only' : undefined));
+    const t = tallyApp((line) => (line === 'a' ? 'copy' : line === 'b' ? 'only' : undefined));
     await t.emit('a'); // seq 1, prev 0
     await t.run();
     t.h.clock.advance(13 * DAY); // the sender's channel stays open (under 14 days idle)
@@ -116,7 +37,7 @@ describe('a channel over weeks', () => {
   });
 
   it('applies a message sent before its sender forgot the channel, redriven after the sender opened it anew', async () => {
-    const t = app((line) => (line === 'a2' ? 'only' : undefined));
+    const t = tallyApp((line) => (line === 'a2' ? 'only' : undefined));
     await t.emit('a1'); // seq 1, prev 0: applied
     await t.run();
     await t.emit('a2'); // seq 2, prev 1: to the dead-letter queue
