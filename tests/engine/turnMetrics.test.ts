@@ -50,6 +50,8 @@ describe('turn metrics', () => {
     expect(sum(turns, 'applied')).toBe(2);
     expect(sum(turns, 'rejected')).toBe(1);
     expect(sum(turns, 'deadLettered')).toBe(1);
+    // Kept for its failures, not its size: not counted apart.
+    expect(sum(turns, 'stateTooLarge')).toBe(0);
     expect(sum(turns, 'parked')).toBe(1);
     // The flaky message was left twice for the queue (and 'b' behind it), then dead-lettered.
     expect(sum(turns, 'retried')).toBe(4);
