@@ -4,6 +4,7 @@ import { createAwsClients, createFifoQueue, createTable } from '@baton/aws';
 import { BatonError } from '@baton/core';
 import { isEmulatorError } from '../emulators/EmulatorError.ts';
 import { startEmulators } from '../emulators/startEmulators.ts';
+import { SDK_NODE_WARNING_OFF } from '../sdkNodeWarning.ts';
 import type { ChildConfig } from './protocol.ts';
 
 /**
@@ -48,7 +49,7 @@ export async function startLocalAws(
     ]);
     // The AWS SDK's Node.js version notice, if any, was printed above by this process: the app
     // process need not repeat it each time it starts.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+    process.env[SDK_NODE_WARNING_OFF] = 'true';
     return {
       config: {
         dynamodbEndpoint,
