@@ -7,6 +7,7 @@
  * skipped as a duplicate.
  */
 import { decodeEnvelope } from '@baton/core/adapter';
+import { redriveDeadLetter } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { DAY, lineOf, tallyApp } from './tallyChannel.ts';
 
@@ -57,5 +58,52 @@ describe('a channel over weeks', () => {
     await t.redrive(t.dlq);
     await t.run();
     expect(await t.tally()).toEqual({ lines: ['a1', 'b', 'a2'], letters: [] });
+  });
+
+  it('applies a message sent before its sender forgot the channel, redriven after the sender opened it anew to a receiver with no mark', async () => {
+    // 'a' goes to the dead-letter queue undelivered: the tally never heard from the sender.
+    const t = tallyApp((line) => (line === 'a' ? 'only' : undefined));
+    await t.emit('a'); // seq 1, prev 0
+    await t.run();
+    // 15 days on the sender has forgotten its channel: 'b' says prev 0 again, and the tally,
+    // with no mark, takes what lies below it as missing.
+    t.h.clock.advance(15 * DAY);
+    await t.emit('b'); // seq 2, prev 0
+    await t.run();
+    await t.redrive(t.dlq);
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: ['b', 'a'], letters: [] });
+    // A copy of it once more is a duplicate now.
+    t.h.clock.advance(10 * 60_000);
+    await t.redrive(t.dlq);
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: ['b', 'a'], letters: [] });
+  });
+
+  it('keeps no second letter of a message that a redrive applied once it was too old to tell, when another copy of it comes', async () => {
+    // 'a' never reached the tally before its two copies in the dead-letter queue (a worker that
+    // timed out on it, and a send again past the dedupe window).
+    const t = tallyApp((line) => (line === 'a' ? 'only' : undefined));
+    await t.emit('a');
+    await t.run();
+    t.dlq.push(t.dlq[0]!);
+    t.h.clock.advance(29 * DAY);
+    await t.redrive(t.dlq.slice(0, 1));
+    await t.run();
+    // 29 days old and no mark to tell it by: kept, too old to tell.
+    expect(await t.tally()).toEqual({ lines: [], letters: [{ line: 'a' }] });
+    const [letter] = await t.h.backend.store.listDeadLetters('tally/t');
+    expect(letter?.unmarked).toBe(true);
+    // The operator knows it was never applied, and redrives it: applied.
+    await redriveDeadLetter(t.h.backend.store, t.h.backend.queue, 'tally/t', letter!.messageId);
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: ['a'], letters: [] });
+
+    // The other copy comes: the proof the redrive left tells it, so it is neither applied nor
+    // kept again as a letter an operator would take for the one redriven.
+    t.h.clock.advance(10 * 60_000);
+    await t.redrive(t.dlq.slice(1));
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: ['a'], letters: [] });
   });
 });

@@ -12,6 +12,7 @@ import { processHooks } from './processHooks.ts';
 import { SimProcess } from './SimProcess.ts';
 import type { SimSettings } from './SimulationOptions.ts';
 import type { SimulationStats } from './SimulationStats.ts';
+import type { StrandedMessages } from './StrandedMessages.ts';
 import type { VirtualClock } from './VirtualClock.ts';
 
 /** The counter each fault of the workers' queue adds to. */
@@ -33,6 +34,7 @@ export interface SimContext {
   readonly holders: OutboxHolders;
   readonly deadLetters: DeadLetterBook;
   readonly lateCopies: LateCopies;
+  readonly stranded: StrandedMessages;
 }
 
 /**
@@ -226,14 +228,17 @@ export class SimCluster {
   }
 
   /**
-   * Time jumped past the retention: {@link history} forgets the messages sent before it (SQS
-   * keeps a message no longer), but for the few copies {@link LateCopies} may keep aside, as a
-   * dead-letter queue would.
+   * Time jumped, days on, while nothing was in flight: the store deletes what expired (as
+   * DynamoDB's TTL does), and {@link history} forgets the messages sent before (a copy that comes
+   * back days later comes from a dead-letter queue), but for the few copies {@link LateCopies}
+   * may keep aside. The stranded messages waited across it.
    */
-  forgetHistory(): void {
-    const { lateCopies, rng } = this.context;
+  timeJumped(): void {
+    const { lateCopies, stranded, rng } = this.context;
+    this.#backend.store.purgeExpired();
     lateCopies.keepAside(this.history, this.accepted, this.#backend.store.records(), rng);
     this.history.length = 0;
+    stranded.jumped();
   }
 
   /** Nothing in flight: no call parked, no task running, queue and outboxes empty. */
@@ -271,12 +276,27 @@ export class SimCluster {
     return process;
   }
 
-  /** The queue, remembering every message sent so a fault can deliver it again. */
+  /**
+   * The queue, remembering every message sent so a fault can deliver it again; those the
+   * `strand` fault moves to the dead-letter queue at once are accepted but kept apart.
+   */
   #recording(queue: Queue): Queue {
     return {
       send: async (messages) => {
-        this.history.push(...messages);
-        await queue.send(messages);
+        const { stranded, rng, stats, clock, monitor } = this.context;
+        const before = stranded.waiting;
+        const inbox = stranded.sift(messages, this.accepted, rng, {
+          now: clock.now(),
+          dedupeWindowMs: this.#backend.queue.dedupeWindowMs,
+        });
+        stats.stranded += stranded.waiting - before;
+        // I2 for what the inbox did not take: its first delivery may come after its sender's
+        // record expired.
+        for (const m of messages.filter((m) => !inbox.includes(m))) {
+          await monitor.received(this.#backend.store, m.body);
+        }
+        this.history.push(...inbox);
+        if (inbox.length > 0) await queue.send(inbox);
         for (const m of messages) this.accepted.add(m.dedupeId);
       },
       receive: (options) => queue.receive(options),

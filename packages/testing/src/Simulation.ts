@@ -18,7 +18,14 @@ import {
 } from '@baton/core/adapter';
 import type { EmbeddedBackend } from '@baton/embedded';
 import type { Action } from './Action.ts';
-import { chooseFault, type IngressSend, lateRedriveAction, sweepAction } from './faultActions.ts';
+import {
+  agingJumpAction,
+  chooseFault,
+  type IngressSend,
+  lateRedriveAction,
+  strandedRedriveAction,
+  sweepAction,
+} from './faultActions.ts';
 import { Gates, settle } from './Gates.ts';
 import { InvariantMonitor } from './InvariantMonitor.ts';
 import { LateCopies } from './LateCopies.ts';
@@ -34,6 +41,7 @@ import { SimCluster } from './SimCluster.ts';
 import { SimulationError } from './SimulationError.ts';
 import { resolveOptions, type SimSettings, type SimulationOptions } from './SimulationOptions.ts';
 import { emptyStats, type SimulationStats } from './SimulationStats.ts';
+import { StrandedMessages } from './StrandedMessages.ts';
 import { VirtualClock } from './VirtualClock.ts';
 
 export { SimulationError } from './SimulationError.ts';
@@ -82,6 +90,7 @@ export class Simulation {
   readonly #monitor = new InvariantMonitor();
   readonly #deadLetters: DeadLetterBook;
   readonly #lateCopies: LateCopies;
+  readonly #stranded: StrandedMessages;
   readonly #cluster: SimCluster;
   readonly #pending: Array<{ label: string; send: IngressSend }> = [];
   readonly #submitted: IngressSend[] = [];
@@ -94,10 +103,13 @@ export class Simulation {
     this.#settings = resolveOptions(options);
     this.#registry = new Registry(this.#settings.actors);
     this.#rng = seededRandom(options.seed);
-    const { lateRedrive, lateRedriveBudget } = this.#settings.faults;
+    const { lateRedrive, lateRedriveBudget, strand, strandBudget } = this.#settings.faults;
     this.#lateCopies = new LateCopies(lateRedrive, lateRedriveBudget);
-    this.#deadLetters = new DeadLetterBook(this.#settings.deadLetterRedrives, (messageId) =>
-      this.#lateCopies.redriven.has(messageId),
+    this.#stranded = new StrandedMessages(strand, strandBudget);
+    this.#deadLetters = new DeadLetterBook(
+      this.#settings.deadLetterRedrives,
+      (messageId) =>
+        this.#lateCopies.redriven.has(messageId) || this.#stranded.deliveredIds.has(messageId),
     );
     this.#cluster = new SimCluster({
       settings: this.#settings,
@@ -109,6 +121,7 @@ export class Simulation {
       holders: new OutboxHolders(),
       deadLetters: this.#deadLetters,
       lateCopies: this.#lateCopies,
+      stranded: this.#stranded,
     });
     this.#cluster.open(false);
   }
@@ -197,8 +210,7 @@ export class Simulation {
    */
   idle(ms: number): void {
     this.clock.advance(ms);
-    this.backend.store.purgeExpired();
-    this.#cluster.forgetHistory();
+    this.#cluster.timeJumped();
   }
 
   /** The committed state of an actor (its initial state if it never committed). */
@@ -250,12 +262,14 @@ export class Simulation {
   }
 
   /**
-   * The message ids of the copies the `lateRedrive` fault redrove, each of a message processed
-   * before a retention jump: such a copy may end kept as an engine dead letter (DEAD_LETTERED,
-   * too old to tell whether it was applied), which the run's operator never redrives.
+   * The message ids of the copies redriven late of messages that may have been applied before:
+   * those the `lateRedrive` fault redrove, each of a message processed before a retention jump,
+   * and stranded messages (the `strand` fault) a drain also sent past the dedupe window. Such a
+   * copy may end kept as an engine dead letter (DEAD_LETTERED, too old to tell whether it was
+   * applied), which the run's operator never redrives.
    */
   get lateCopies(): ReadonlySet<string> {
-    return this.#lateCopies.redriven;
+    return new Set([...this.#lateCopies.redriven, ...this.#stranded.deliveredIds]);
   }
 
   /** The backend as it is now (it is replaced on a simulated restart). */
@@ -306,6 +320,11 @@ export class Simulation {
     // the end), so that some come between a new life's messages.
     const late = this.#lateCopies.waiting > 0;
     if (late && this.#rng() < LATE_REDRIVE_CHANCE) actions.push(lateRedriveAction(cluster));
+    // Stranded messages come back at any step once they waited across a time jump; the rest
+    // wait for one until all else is done.
+    if (this.#stranded.aged > 0 && this.#rng() < LATE_REDRIVE_CHANCE) {
+      actions.push(strandedRedriveAction(cluster, true));
+    }
     const counts = this.backend.queue.counts();
     for (const process of cluster.processes) {
       if (counts.receivable > 0 && process.active === 0) {
@@ -323,6 +342,12 @@ export class Simulation {
       return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
     }
     if (this.backend.store.outboxSize() > 0) return sweepAction(cluster);
+    if (this.#stranded.waiting > 0) {
+      // All else is done: they wait across a time jump first, within the budget.
+      const { agingJumpBudget } = this.#settings.faults;
+      const jump = this.stats.agingJumps < agingJumpBudget && cluster.idle();
+      return jump ? agingJumpAction(cluster) : strandedRedriveAction(cluster, false);
+    }
     // Durable timers still stored: wait until the soonest is due, and let a sweep fire it. A
     // finished workflow's expiry is housekeeping, not work: fired once due, but no time passes
     // for it alone, so a run ends with its finished instances still readable (`idle` expires them).

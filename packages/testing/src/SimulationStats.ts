@@ -28,6 +28,14 @@ export interface SimulationStats {
   lateRedrivesOfEndedLives: number;
   /** Engine dead letters kept for a late copy (too old to tell): the operator leaves them. */
   lateCopiesKept: number;
+  /** Time jumps by a span within twice the mark retention (the `agingJump` fault). */
+  agingJumps: number;
+  /** Actor messages the queue moved to its dead-letter queue before any delivery (`strand`). */
+  stranded: number;
+  /** Stranded messages redriven into the inbox. */
+  strandedRedrives: number;
+  /** Of those, the ones that waited across a time jump (an aging or a retention jump). */
+  strandedAcrossJumps: number;
   duplicateIngress: number;
   /** Envelopes delivered again under a fresh dedupe id. */
   redeliveries: number;
@@ -112,6 +120,10 @@ export function emptyStats(): SimulationStats {
     lateRedrives: 0,
     lateRedrivesOfEndedLives: 0,
     lateCopiesKept: 0,
+    agingJumps: 0,
+    stranded: 0,
+    strandedRedrives: 0,
+    strandedAcrossJumps: 0,
     duplicateIngress: 0,
     redeliveries: 0,
     partialSends: 0,

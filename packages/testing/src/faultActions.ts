@@ -64,6 +64,14 @@ export function chooseFault(cluster: SimCluster, ingress: IngressState): Action 
       () => s.retentionJumps < f.retentionJumpBudget && cluster.idle() && ingress.pending > 0,
       () => retentionJump(cluster),
     ],
+    [
+      f.agingJump,
+      () =>
+        s.agingJumps < f.agingJumpBudget &&
+        cluster.idle() &&
+        (ingress.pending > 0 || cluster.context.stranded.waiting > 0),
+      () => agingJumpAction(cluster),
+    ],
   ];
   for (const [chance, allowed, make] of options) {
     threshold += chance;
@@ -162,8 +170,27 @@ function retentionJump(cluster: SimCluster): Action {
     run: () => {
       cluster.context.stats.retentionJumps++;
       cluster.context.clock.advance(ms);
-      cluster.backend.store.purgeExpired();
-      cluster.forgetHistory();
+      cluster.timeJumped();
+    },
+  };
+}
+
+/**
+ * While idle, time jumps by a span drawn between a quarter and twice the mark retention, so a
+ * message stranded in the dead-letter queue comes back at any age a channel's rules tell apart:
+ * its sender may have forgotten the channel (idle for half the retention) and sent on from
+ * `prev` 0, its receiver may have forgotten the sender's mark (idle for all of it), or both.
+ */
+export function agingJumpAction(cluster: SimCluster): Action {
+  const { settings, rng } = cluster.context;
+  const retention = settings.markRetentionMs;
+  const ms = Math.floor(retention / 4 + rng() * ((7 * retention) / 4));
+  return {
+    label: `aging: time jumps ${ms} ms (${(ms / retention).toFixed(2)} of the mark retention)`,
+    run: () => {
+      cluster.context.stats.agingJumps++;
+      cluster.context.clock.advance(ms);
+      cluster.timeJumped();
     },
   };
 }
@@ -210,6 +237,23 @@ export function lateRedriveAction(cluster: SimCluster): Action {
       await cluster.backend.queue.send([
         { ...copy, dedupeId: `${copy.dedupeId}~late${stats.lateRedrives}` },
       ]);
+    },
+  };
+}
+
+/**
+ * Redrives a message stranded in the dead-letter queue (see `StrandedMessages`) into the inbox:
+ * one that waited across a time jump if `aged`.
+ */
+export function strandedRedriveAction(cluster: SimCluster, aged: boolean): Action {
+  const { stranded, rng, stats } = cluster.context;
+  return {
+    label: `redrive a message stranded in the queue's dead-letter queue before any delivery${aged ? ', across a time jump' : ''}`,
+    run: async () => {
+      stats.strandedRedrives++;
+      const { queue } = cluster.backend;
+      const acrossJump = await stranded.redrive(queue, rng, stats.strandedRedrives, aged);
+      if (acrossJump) stats.strandedAcrossJumps++;
     },
   };
 }

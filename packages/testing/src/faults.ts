@@ -64,6 +64,31 @@ export interface Faults {
   /** Most copies kept aside at once. @default 3 */
   readonly lateRedriveBudget: number;
   /**
+   * Per actor message a drain sends to the inbox: the queue moves it to its dead-letter queue
+   * before any worker applies it (as SQS does with one received `maxReceives` times), where it
+   * waits until the run redrives it — one at a time, as progress, once it waited across a time
+   * jump; those left when all else is done wait across an aging jump first (within
+   * `agingJumpBudget`, whatever the `agingJump` rate). SQS FIFO restarts a message's retention
+   * on each move, so it may come back after its sender forgot the channel and sent on, or after
+   * its receiver forgot the sender's mark: it must be applied once all the same (kept as a dead
+   * letter too old to tell, it is one the run's operator redrives, knowing it was never
+   * applied). Off by default: a stranded message comes after those sent behind it, the FIFO
+   * exception of any redrive. @default 0
+   */
+  readonly strand: number;
+  /** Most messages stranded in one run. @default 2 */
+  readonly strandBudget: number;
+  /**
+   * While nothing is in flight and ingress or a stranded message is still to come, jump time by
+   * a span between a quarter and twice the per-sender mark retention: past a sender's forgetting
+   * of an idle channel (half of it), a receiver's pruning of an idle sender's mark (all of it),
+   * or both — the ages at which a message redriven from the dead-letter queue meets each rule.
+   * (A `retentionJump` goes past all of them at once.) Off by default. @default 0
+   */
+  readonly agingJump: number;
+  /** Most aging jumps in one run. @default 3 */
+  readonly agingJumpBudget: number;
+  /**
    * Replace the inbox queue: every process dies, a new queue (another identity, sequence
    * numbers from 1 again) takes the old one's messages in order, and the backend reopens on it
    * — as an operator who recreates a queue and moves its messages over. @default 0.002
@@ -106,6 +131,10 @@ export const defaultFaults: Faults = {
   retentionJumpBudget: 2,
   lateRedrive: 0.5,
   lateRedriveBudget: 3,
+  strand: 0,
+  strandBudget: 2,
+  agingJump: 0,
+  agingJumpBudget: 3,
   replaceQueue: 0.002,
   replaceQueueBudget: 1,
   deploy: 0.005,
@@ -132,6 +161,10 @@ export const noFaults: Faults = {
   retentionJumpBudget: 0,
   lateRedrive: 0,
   lateRedriveBudget: 0,
+  strand: 0,
+  strandBudget: 0,
+  agingJump: 0,
+  agingJumpBudget: 0,
   replaceQueue: 0,
   replaceQueueBudget: 0,
   deploy: 0,

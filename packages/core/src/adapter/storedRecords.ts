@@ -347,11 +347,17 @@ export interface DeadLetter {
    */
   readonly parked?: number;
   /**
-   * Set once a redrive applied a message of a sender's ended life ({@link Envelope.lifeEnded}).
-   * Such a message has no mark to tell a copy of it by, so its letter stays, without its
-   * payload, as the proof that it was applied, until `expiresAt` (the mark retention after the
-   * redrive): a copy that comes meanwhile finds it and is dropped. It is not a dead letter to
-   * list, redrive or purge.
+   * Set on an actor's message kept as too old to tell whether it was applied (older than its
+   * sender's mark, which cannot tell a copy of it: see `outlivedItsProof`). Like a message of a
+   * sender's ended life, once a redrive applies it, its letter stays as the proof ({@link applied}).
+   */
+  readonly unmarked?: true;
+  /**
+   * Set once a redrive applied a message no mark tells a copy of: one of a sender's ended life
+   * ({@link Envelope.lifeEnded}), or one kept as too old to tell ({@link unmarked}). Its letter
+   * stays, without its payload, as the proof that it was applied, until `expiresAt` (the mark
+   * retention after the redrive): a copy that comes meanwhile finds it and is dropped. It is not
+   * a dead letter to list, redrive or purge.
    */
   readonly applied?: { readonly at: number; readonly expiresAt: number };
 }

@@ -16,6 +16,11 @@ export interface Admission {
   readonly arrival?: Arrival;
   /** The receiver's mark for the sender that `arrival` was classified against. */
   readonly mark?: SenderMark;
+  /**
+   * Judged by no mark: an actor's message kept as too old to tell, whose letter says so
+   * ({@link DeadLetter.unmarked}).
+   */
+  readonly unmarked?: true;
   readonly redrives?: DeadLetter;
   /** The stored timer this message fires: a timer's own, or an ask's (the reply). */
   readonly fires?: Timer;

@@ -7,13 +7,13 @@ import { compareSeq } from '../adapter/ports.ts';
 import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { Admission, Turn } from './admission.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
-import { classify } from './channels.ts';
+import { classify, markProves } from './channels.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue } from './inboxQueue.ts';
 import type { PagedLookup } from './outcomePages.ts';
 import { isVoid } from './timers.ts';
-import { clockMargin, isEndedLifeCopy } from './turnErrors.ts';
+import { asOldAs, clockMargin, isEndedLifeCopy } from './turnErrors.ts';
 
 /**
  * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
@@ -80,7 +80,8 @@ export async function admit(
  * proof of that ({@link DeadLetter.applied}). A copy as old, but unmarked, is looked for there
  * too; kept nowhere, it is judged by no mark either (the mark may be a new life's, which would
  * take it for that life's next message, or for a copy of one), so it is kept as a dead letter,
- * too old to tell (see `outlivedItsProof`).
+ * too old to tell (see `outlivedItsProof`). So is a copy as old as the mark retention that the
+ * mark cannot tell (see `markProves`): a letter of it, or the proof its redrive left, tells it.
  */
 async function channelAdmission(
   { engine, overflow, builder }: Turn,
@@ -89,17 +90,33 @@ async function channelAdmission(
   const { record } = builder;
   const ended = isEndedLifeCopy(envelope);
   if (ended || mayBeOfEndedLife(engine, envelope)) {
-    // An earlier copy in this batch may have been kept by the pending commit.
-    const kept =
-      builder.pendingLetter(envelope.id) ??
-      (await engine.store.readDeadLetter(record.id, envelope.id));
-    if (kept) return undefined;
-    return {};
+    return (await keptAlready(engine, builder, envelope)) ? undefined : {};
   }
   const mark = await overflow.sender(record, envelope.from);
+  // A copy as old as the mark retention that the mark cannot tell is known by a letter of it:
+  // one that waits for its redrive, or the proof a redrive of it left.
+  const age = engine.clock.now() - envelope.sentAt;
+  if (!markProves(mark, envelope) && asOldAs(age, engine.markRetentionMs)) {
+    if (await keptAlready(engine, builder, envelope)) return undefined;
+  }
   const arrival = classify(mark, envelope);
   if (arrival.kind === 'duplicate') return undefined;
   return { arrival, mark };
+}
+
+/**
+ * Whether a letter of `envelope` is kept: by the pending commit (an earlier copy in this batch),
+ * or in the store — waiting for its redrive, or the proof one left ({@link DeadLetter.applied}).
+ */
+async function keptAlready(
+  engine: TurnEngine,
+  builder: CommitBuilder,
+  envelope: Envelope,
+): Promise<boolean> {
+  const kept =
+    builder.pendingLetter(envelope.id) ??
+    (await engine.store.readDeadLetter(builder.record.id, envelope.id));
+  return kept !== undefined;
 }
 
 /**

@@ -61,11 +61,27 @@ describe('classify', () => {
       reopened: true,
     });
     expect(classify({ seq: 4, at: 0 }, msg(5, 0)).kind).toBe('next');
-    expect(classify(undefined, msg(8, 0)).kind).toBe('next');
+    expect(classify(undefined, msg(1, 0)).kind).toBe('next');
     // Sent before the sender forgot the channel, and arrived after: applied, not a duplicate.
     const { kinds, mark } = receive([msg(8, 0), msg(6, 4)], { seq: 4, at: 0 });
     expect(kinds).toEqual(['gap', 'late']);
     expect(mark).toEqual({ seq: 8, at: 1, missing: [[6, 7]] });
+  });
+
+  it('opens a channel with no mark for prev 0 past seq 1, what lies below it remembered as missing and unproven (the receiver forgot its mark, or never had one)', () => {
+    // The sender forgot its channel and opens it anew, while what it sent here before still
+    // waits in a dead-letter queue, never applied: no mark here tells it from a duplicate.
+    expect(classify(undefined, msg(8, 0))).toEqual({
+      kind: 'gap',
+      missing: [0, 7],
+      reopened: true,
+    });
+    const { kinds, mark } = receive([msg(8, 0), msg(6, 0)]);
+    expect(kinds).toEqual(['gap', 'late']);
+    // The late one opened the channel before: nothing else lies below it; above it, unproven.
+    expect(mark).toEqual({ seq: 8, at: 1, missing: [[6, 7]], unprovenUpTo: 7 });
+    expect(markProves(mark, msg(7, 6))).toBe(false);
+    expect(classify(mark, msg(6, 0)).kind).toBe('duplicate');
   });
 
   it('keeps what a gap opened with no mark spans as unproven, until no gap reaches below it', () => {

@@ -35,8 +35,9 @@ export type Arrival =
   | { readonly kind: 'duplicate' }
   /**
    * Later than a message that never arrived: apply it and remember `(lo, hi]` as missing.
-   * `reopened`: the sender opened its channel anew (it forgot it, idle for half the retention,
-   * while this mark stayed): what it sent here before then may lie in `(lo, hi]`, or nothing.
+   * `reopened`: the sender opened its channel (`prev` 0) past this mark, or with no mark here:
+   * it may have forgotten an idle channel (after half the retention) on which it sent here
+   * before, and what it sent then may lie in `(lo, hi]` — or nothing, and the gap is never filled.
    */
   | {
       readonly kind: 'gap';
@@ -57,8 +58,10 @@ export function classify(mark: SenderMark | undefined, envelope: Envelope): Arri
   if (prev > last) return { kind: 'gap', missing: [last, prev] };
   // prev 0 opens the channel: a first message, or one after the sender forgot an idle channel.
   // Then a message it sent here before, still on its way (a dead-letter queue's), lies between
-  // this mark and this message: it is remembered as missing, not taken for a duplicate later.
-  if (envelope.prev === 0 && mark !== undefined && envelope.seq - 1 > last) {
+  // this mark (or nothing: the receiver forgot its mark, or never had one) and this message: it
+  // is remembered as missing, not taken for a duplicate later. A sender's first message of all
+  // (seq 1) leaves nothing below it.
+  if (envelope.prev === 0 && envelope.seq - 1 > last) {
     return { kind: 'gap', missing: [last, envelope.seq - 1], reopened: true };
   }
   return { kind: 'next' };

@@ -104,7 +104,7 @@ export async function handle(
       // Kept without moving its sender's mark: the copy may be of an earlier life of the sender,
       // whose new life counts from 1 again, and a mark at its seq would take the new life's
       // messages for copies.
-      const unmarked = { ...admission, arrival: undefined };
+      const unmarked = { ...admission, arrival: undefined, unmarked: true as const };
       effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
     } else {
       effects = await applyMessage(turn, record, inbound, admission, span.trace, now);

@@ -244,15 +244,22 @@ export function clockMargin(retentionMs: number): number {
   return Math.min(DAY, retentionMs / 2);
 }
 
+/** Whether a message `age` ms old is as old as `retentionMs`, less the {@link clockMargin}. */
+export function asOldAs(age: number, retentionMs: number): boolean {
+  return age >= retentionMs - clockMargin(retentionMs);
+}
+
 /**
  * A copy of a message sent longer ago than the proof that it was applied is kept (less a margin
  * for the sender's clock): DEAD_LETTERED, else `undefined`. The proof of an ingress message is
  * its outcome (idempotency record); of an actor's message, the receiver's mark for its sender,
  * pruned once the channel is idle that long — so a message whose mark is there is told by it,
  * whatever its age, but for one in a gap the mark opened when there was none (`hasMark` false
- * then: that gap spans the messages applied before the mark was pruned; see `markProves`). A copy committed but never acknowledged, moved to the queue's dead-letter
- * queue and redriven after its proof expired would otherwise be applied again. (An engine dead
- * letter's own redrive is never refused; timers are told by their stored timer.)
+ * then: that gap spans the messages applied before the mark was pruned; see `markProves`). A
+ * copy committed but never acknowledged, moved to the queue's dead-letter queue and redriven
+ * after its proof expired would otherwise be applied again. (An engine dead letter's own
+ * redrive is never refused; timers are told by their stored timer. Once a redrive applied a
+ * letter kept so, the letter stays as the proof, and a copy finds it: see `channelAdmission`.)
  */
 export function outlivedItsProof(
   envelope: Envelope,
@@ -265,7 +272,7 @@ export function outlivedItsProof(
   if (!ingress && (hasMark || !isActorSender(envelope))) return undefined;
   const retentionMs = ingress ? retention.outcomeMs : retention.markMs;
   const age = now - envelope.sentAt;
-  if (age < retentionMs - clockMargin(retentionMs)) return undefined;
+  if (!asOldAs(age, retentionMs)) return undefined;
   const proof = ingress ? 'its outcome' : "its sender's mark";
   return batonError(
     ErrorCode.DEAD_LETTERED,
