@@ -189,7 +189,18 @@ describe('bad input that reached the inbox', () => {
 
     expect(await h.client.outcome(messageId)).toMatchObject({
       ok: false,
-      error: { code: ErrorCode.INVALID_PAYLOAD, details: { to: 'audit/log', name: 'record' } },
+      error: {
+        code: ErrorCode.INVALID_PAYLOAD,
+        // The sender's outcome names the handler that made the bad call, not just its target.
+        message: expect.stringMatching(
+          /^in handler "forward" of forwarder\/f: invalid payload for audit\/log "record": payload\.entry: /,
+        ),
+        details: {
+          to: 'audit/log',
+          name: 'record',
+          sentBy: { actor: 'forwarder/f', handler: 'forward' },
+        },
+      },
     });
     expect(await h.state('forwarder/f')).toEqual({ forwarded: 1 });
     expect(await h.state('audit/log')).toEqual({ entries: ['before', 'ok'] });

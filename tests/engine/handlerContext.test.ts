@@ -3,7 +3,7 @@
  * what `ctx` threw and answers with it, so a test sees the error a user's handler would (its
  * code, message and details), at the edges of each check.
  */
-import { type ActorContext, actor, ErrorCode, effect, isBatonError } from '@baton/core';
+import { type ActorContext, actor, ErrorCode, effect, isBatonError, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
@@ -26,6 +26,12 @@ const Target = actor({
 });
 
 const to = Target.ref('t');
+
+const Greet = workflow({
+  name: 'greet',
+  input: z.object({ name: z.string() }),
+  run: async (_ctx, { name }) => `hello ${name}`,
+});
 
 /** A text payload whose JSON is exactly `bytes` long: `{"text":"…"}` is 11 bytes around it. */
 const ofSize = (bytes: number) => ({ text: 'x'.repeat(bytes - 11) });
@@ -71,6 +77,12 @@ const cases: Record<string, (ctx: Ctx) => unknown> = {
   'ask: a Date its schema takes but JSON turns into text': (ctx) =>
     ctx.ask(Probe.ref('q'), 'dated', { on: new Date(0) }, { onReply: 'answer' } as never),
   'send: a Map': (ctx) => ctx.send(Probe.ref('q'), 'answer', new Map([['a', 1]])),
+  'send: a payload its schema refuses': (ctx) => ctx.send(to, 'take', { text: 5 } as never),
+  'ask: a payload its schema refuses': (ctx) =>
+    ctx.ask(to, 'take', { text: 5 } as never, { onReply: 'answer' } as never),
+  'effect: a payload its schema refuses': (ctx) => ctx.effect(Noted, { text: 5 } as never),
+  'schedule: a payload its schema refuses': (ctx) => ctx.schedule(1, 'tick', { pad: 5 } as never),
+  'start: an input its schema refuses': (ctx) => ctx.start(Greet, 'g1', { name: 5 } as never),
   'schedule: in 0 ms': (ctx) => ctx.schedule(0, 'tick', { pad: '' } as never).at,
   'schedule: at a Date before now': (ctx) =>
     ctx.schedule(new Date(0), 'tick', { pad: '' } as never).at,
@@ -131,7 +143,11 @@ type Outcome =
 
 async function run(name: string): Promise<Outcome> {
   // maxItemBytes 2,000: a payload may take half of an item, 1,000 bytes.
-  const h = setup({ actors: [Probe, Target], effects: [Noted], limits: { maxItemBytes: 2_000 } });
+  const h = setup({
+    actors: [Probe, Target, Greet.actor],
+    effects: [Noted],
+    limits: { maxItemBytes: 2_000 },
+  });
   return (await answered(h, h.client.ask(Probe.ref('p'), 'run', { name }))) as Outcome;
 }
 
@@ -200,7 +216,7 @@ describe("a handler's ctx", () => {
     expect(await run('ask: a context JSON cannot hold')).toEqual(
       refused(
         ErrorCode.INVALID_PAYLOAD,
-        /^the context of an ask answered by "answer" must be JSON, as it is stored: /,
+        /^in handler "run" of probe\/p: the context of an ask answered by "answer" must be JSON, as it is stored: /,
       ),
     );
     const over = await run('ask: a context over the limit');
@@ -253,17 +269,20 @@ describe("a handler's ctx", () => {
     expect(await run('schedule: a payload JSON cannot hold')).toEqual(
       refused(
         ErrorCode.INVALID_PAYLOAD,
-        /^the payload of timer "answer" must be JSON, as it is stored: /,
+        /^in handler "run" of probe\/p: the payload of timer "answer" must be JSON, as it is stored: /,
       ),
     );
     const dated = await run('schedule: a Date its schema takes but JSON turns into text');
     expect(dated).toEqual(
       refused(
         ErrorCode.INVALID_PAYLOAD,
-        /^the payload of timer "dated" passes its schema but not once stored as JSON, as its receiver reads it \(a Date becomes an ISO string.*z\.coerce\.date\(\).* invalid payload for probe\/p "dated": payload\.on: /,
+        /^in handler "run" of probe\/p: the payload of timer "dated" passes its schema but not once stored as JSON, as its receiver reads it \(a Date becomes an ISO string.*z\.coerce\.date\(\).* invalid payload for probe\/p "dated": payload\.on: /,
       ),
     );
-    expect((dated as { details: object }).details).toMatchObject({ name: 'dated' });
+    expect((dated as { details: object }).details).toMatchObject({
+      name: 'dated',
+      sentBy: { actor: 'probe/p', handler: 'run' },
+    });
   });
 
   it('refuses at ctx.send, ctx.ask and the client what its receiver would refuse once stored as JSON', async () => {
@@ -274,14 +293,14 @@ describe("a handler's ctx", () => {
       expect(await run(name)).toEqual(
         refused(
           ErrorCode.INVALID_PAYLOAD,
-          /^the payload of "dated" to probe\/q passes its schema but not once stored as JSON, as its receiver reads it \(a Date becomes an ISO string/,
+          /^in handler "run" of probe\/p: the payload of "dated" to probe\/q passes its schema but not once stored as JSON, as its receiver reads it \(a Date becomes an ISO string.* invalid payload for probe\/q "dated": payload\.on: /,
         ),
       );
     }
     expect(await run('send: a Map')).toEqual(
       refused(
         ErrorCode.INVALID_PAYLOAD,
-        /^the payload of "answer" to probe\/q must be JSON, as it is stored: a Map is not JSON/,
+        /^in handler "run" of probe\/p: the payload of "answer" to probe\/q must be JSON, as it is stored: a Map is not JSON/,
       ),
     );
     const h = setup({ actors: [Probe, Target], effects: [Noted] });
@@ -300,6 +319,50 @@ describe("a handler's ctx", () => {
       code: ErrorCode.INVALID_PAYLOAD,
       message: expect.stringMatching(/^invalid payload for probe\/c "dated": payload\.on: /),
     });
+  });
+
+  it('names the handler that sent a payload its schema refuses, in the message and in details.sentBy', async () => {
+    const sentBy = { actor: 'probe/p', handler: 'run' };
+    const wrong = 'Invalid input: expected string, received number';
+    const issues = (path: string) => [{ path, message: wrong }];
+    const refusedSend = {
+      code: ErrorCode.INVALID_PAYLOAD,
+      message: `in handler "run" of probe/p: invalid payload for target/t "take": payload.text: ${wrong}`,
+      details: { to: 'target/t', name: 'take', sentBy, issues: issues('payload.text') },
+    };
+    expect(await run('send: a payload its schema refuses')).toEqual(refusedSend);
+    expect(await run('ask: a payload its schema refuses')).toEqual(refusedSend);
+    expect(await run('effect: a payload its schema refuses')).toEqual({
+      code: ErrorCode.INVALID_PAYLOAD,
+      message: `in handler "run" of probe/p: invalid payload for effect "noted": payload.text: ${wrong}`,
+      details: { effect: 'noted', sentBy, issues: issues('payload.text') },
+    });
+    expect(await run('schedule: a payload its schema refuses')).toEqual({
+      code: ErrorCode.INVALID_PAYLOAD,
+      message: `in handler "run" of probe/p: invalid payload for probe/p "tick": payload.pad: ${wrong}`,
+      details: { to: 'probe/p', name: 'tick', sentBy, issues: issues('payload.pad') },
+    });
+    expect(await run('start: an input its schema refuses')).toEqual({
+      code: ErrorCode.INVALID_PAYLOAD,
+      message: `in handler "run" of probe/p: invalid payload for wf-greet/g1 "start": payload.input.name: ${wrong}`,
+      details: { to: 'wf-greet/g1', name: 'start', sentBy, issues: issues('payload.input.name') },
+    });
+    // What JSON cannot hold names the handler too, in its details as well.
+    expect(await run('send: a Map')).toMatchObject({ details: { sentBy } });
+    expect(await run('ask: a context JSON cannot hold')).toMatchObject({ details: { sentBy } });
+  });
+
+  it("leaves a client's refused payload as it was: no handler sent it", async () => {
+    const h = setup({ actors: [Probe, Target], effects: [Noted] });
+    const error = await h.client
+      .send(Target.ref('t'), 'take', { text: 5 } as never)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: ErrorCode.INVALID_PAYLOAD,
+      message:
+        'invalid payload for target/t "take": payload.text: Invalid input: expected string, received number',
+    });
+    expect(Object.keys((error as { details: object }).details)).toEqual(['to', 'name', 'issues']);
   });
 
   it('schedules in 0 ms or at a past Date, and refuses NaN and an invalid Date', async () => {

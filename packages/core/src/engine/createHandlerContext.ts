@@ -27,7 +27,7 @@ import {
   WARM_CACHE,
 } from '../contextSlots.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
-import { batonError, ErrorCode, invalidArgument } from '../errors.ts';
+import { BatonError, batonError, ErrorCode, invalidArgument, isBatonError } from '../errors.ts';
 import { childLogger, type Logger } from '../logger.ts';
 import { uuidFrom } from '../shared/random.ts';
 import { parseStored, storable } from '../storedPayload.ts';
@@ -140,11 +140,29 @@ class HandlerContext implements ActorContext<unknown> {
    * and the payload limit.
    */
   #messagePayload(to: ActorRef, name: string, payload: unknown, limit: number): unknown {
-    const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
+    const stored = this.#stored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
       this.#engine.registry.resolve(to.id, name, p),
     );
     checkPayloadSize(limit, `to ${to.id}`, name, stored, to.id);
     return stored;
+  }
+
+  /**
+   * `payload` as it is stored, checked by `parse` (see `parseStored`; without: as JSON only). A
+   * payload refused names this handler, which sent it, in the message and in `details.sentBy`.
+   */
+  #stored(what: string, payload: unknown, parse?: (payload: unknown) => unknown): unknown {
+    try {
+      return parse ? parseStored(what, payload, parse).stored : storable(what, payload);
+    } catch (error) {
+      if (!isBatonError(error) || error.code !== ErrorCode.INVALID_PAYLOAD) throw error;
+      const sentBy = { actor: this.self.id, handler: this.#envelope.name };
+      throw new BatonError(
+        error.code,
+        `in handler "${sentBy.handler}" of ${sentBy.actor}: ${error.message}`,
+        { details: { ...error.details, sentBy } },
+      );
+    }
   }
 
   get send(): Ctx['send'] {
@@ -181,7 +199,7 @@ class HandlerContext implements ActorContext<unknown> {
         );
       }
       const { name } = effect;
-      const { stored } = parseStored(`the payload of effect "${name}"`, payload, (p) =>
+      const stored = this.#stored(`the payload of effect "${name}"`, payload, (p) =>
         this.#engine.registry.effectPayload(name, p),
       );
       checkPayloadSize(this.#payloadLimit(), `for effect ${name}`, name, stored);
@@ -219,7 +237,7 @@ class HandlerContext implements ActorContext<unknown> {
         `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
         { to: to.id, name, timeoutMs },
       );
-      const context = storable(`the context of an ask answered by "${then}"`, options.context);
+      const context = this.#stored(`the context of an ask answered by "${then}"`, options.context);
       const reply = { ok: false, error: timeout.toJSON(), context: context ?? null };
       checkPayloadSize(payloadLimit, 'as the context of an ask', then, reply);
       // The timeout timer holds the continuation: the reply replaces its payload and removes it.
@@ -242,7 +260,7 @@ class HandlerContext implements ActorContext<unknown> {
       const { registry } = this.#engine;
       const actorId = this.self.id;
       // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
-      const { stored } = parseStored(`the payload of timer "${name}"`, payload, (p) =>
+      const stored = this.#stored(`the payload of timer "${name}"`, payload, (p) =>
         registry.resolve(actorId, name, p),
       );
       checkPayloadSize(this.#payloadLimit(), 'scheduled', name, stored);
