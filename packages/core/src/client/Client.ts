@@ -7,6 +7,7 @@ import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
 import { ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
 import { Registry } from '../registry.ts';
+import { DAY } from '../shared/days.ts';
 import { callbackToken } from '../workflow/callbackToken.ts';
 import { summarize, type WorkflowSummary } from '../workflow/journal.ts';
 import type {
@@ -30,7 +31,6 @@ import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 import { signalRefused } from './signalRefused.ts';
 import { waitForOutcome } from './waitForOutcome.ts';
 
-const DAY = 24 * 60 * 60 * 1000;
 /** How far the clock of a send that made a claim may have run behind this one's. */
 const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 

@@ -14,6 +14,7 @@ import { MAX_RECEIVE_MESSAGES, MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
 import { Registry } from '../registry.ts';
+import { DAY, days } from '../shared/days.ts';
 import { lifeId, type Random } from '../shared/random.ts';
 import type { CommitListener, DeadLetterListener, TurnStartListener } from './hooks.ts';
 import { PAGE_KEYS_KEPT, PageKeyCache } from './outcomePages.ts';
@@ -22,8 +23,6 @@ import { DEFAULT_CACHE_BYTES, RecordCache } from './RecordCache.ts';
 import type { OpenTelemetryApi } from './spans.ts';
 import type { TurnListener } from './turnMetrics.ts';
 import { WarmCache } from './WarmCache.ts';
-
-const DAY = 24 * 60 * 60 * 1000;
 
 /**
  * The engine's `maxAttempts` unless given: the inbox queue's own `maxReceives` must be above it
@@ -258,9 +257,8 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
 function warnOfRetentions(engine: TurnEngine): void {
   const { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs } = engine;
   if (outcomeMs <= 2 * markMs) return;
-  const days = (ms: number) => `${Math.round((ms / DAY) * 100) / 100} days`;
   engine.logger.warn(
-    `idempotencyRetentionMs (${days(outcomeMs)}) is over twice markRetentionMs (${days(markMs)}): a client's copy of a message sent after the actor's record expired may be applied again by its next life. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs`,
+    `idempotencyRetentionMs (${days(outcomeMs)} days) is over twice markRetentionMs (${days(markMs)} days): a client's copy of a message sent after the actor's record expired may be applied again by its next life. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs`,
     { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs },
   );
 }

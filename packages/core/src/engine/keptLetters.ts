@@ -5,7 +5,7 @@
  */
 import { markedAwaitingRedrive } from '../adapter/awaitsRedrive.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
-import { type Envelope, isActorSender } from '../adapter/envelope.ts';
+import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter, IdempotencyRecord } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, withheld } from '../errors.ts';
@@ -104,7 +104,10 @@ export async function deadLetter(
     attempts,
     at: engine.clock.now(),
     ...(fires ? { timer: { id: fires.id, gen: fires.gen } } : {}),
-    ...(isUnmarked(envelope, admission) ? { unmarked: true as const } : {}),
+    // An actor's message kept as too old to tell, or such a letter's redrive kept again.
+    ...((admission.unmarked || admission.redrives?.unmarked) && isActorSender(envelope)
+      ? { unmarked: true as const }
+      : {}),
   };
   const letter = keptWithin(kept, engine.store.limits.maxItemBytes);
   return {
@@ -150,37 +153,23 @@ function keptWithin(kept: DeadLetter, maxItemBytes: number): DeadLetter {
 }
 
 /**
- * Whether a letter of `envelope` is one no mark tells a copy of: an actor's message kept as
- * too old to tell, or a redrive of such a letter kept again.
- */
-function isUnmarked(envelope: Envelope, admission: Admission): boolean {
-  if (!isActorSender(envelope)) return false;
-  return admission.unmarked === true || admission.redrives?.unmarked === true;
-}
-
-/**
- * Whether the redrive that applies `letter` leaves its proof ({@link appliedProof}): it is of a
- * message no mark tells a copy of.
- */
-export function needsProof(letter: DeadLetter): boolean {
-  return letter.envelope.lifeEnded === true || letter.unmarked === true;
-}
-
-/**
  * The letter of a message no mark tells a copy of (an ended life's, or one kept as too old to
  * tell), kept once its redrive applied it: the letter tells a copy, for the mark retention
  * ({@link DeadLetter.applied}).
  * Its `at` is new, so that no copy of the redrive, which names the letter's `at`, matches it
- * (nor on an earlier Baton, which knows no `applied`); and it is no parked message.
+ * (nor on an earlier Baton, which knows no `applied`); and it is no parked message. Like any
+ * letter, it fits an item (its error's gist, if need be): it is a bit more than the letter it
+ * replaces, which may have just fitted.
  */
 export function appliedProof(engine: TurnEngine, letter: DeadLetter): DeadLetter {
   const at = engine.clock.now();
   const { parked: _, ...kept } = letter;
-  return {
+  const proof = {
     ...kept,
     envelope: { ...letter.envelope, payload: null },
     redrivable: false,
     at,
     applied: { at, expiresAt: at + engine.markRetentionMs },
   };
+  return keptWithin(proof, engine.store.limits.maxItemBytes);
 }

@@ -23,7 +23,7 @@ import type { RecordDraft } from './copyRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
-import { appliedProof, deadLetter, needsProof } from './keptLetters.ts';
+import { appliedProof, deadLetter } from './keptLetters.ts';
 import { maxOutcomeBytes, outcomeTooLarge } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
@@ -348,7 +348,10 @@ function admissionEffects(engine: TurnEngine, admission: Admission): Partial<Mes
   const { redrives } = admission;
   return {
     ...(redrives ? { redriven: redrives.messageId, replacesOutcome: true } : {}),
-    ...(redrives && needsProof(redrives) ? { deadLetter: appliedProof(engine, redrives) } : {}),
+    // A message no mark tells a copy of: its letter stays, as the proof.
+    ...(redrives && (redrives.envelope.lifeEnded || redrives.unmarked)
+      ? { deadLetter: appliedProof(engine, redrives) }
+      : {}),
     ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { type Envelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
 import { BatonError, batonError, ErrorCode, messageOf } from '../errors.ts';
 import { type SchemaIssue, schemaIssues } from '../schemaIssues.ts';
+import { DAY, days } from '../shared/days.ts';
 
 /** The details that name a message: its id and the actor it is to. */
 function ofMessage(envelope: Envelope): { messageId: string; actorId: string } {
@@ -210,11 +211,6 @@ export function retriedAfter(error: BatonError, retryAfterMs: number): BatonErro
     retryAfterMs,
   });
 }
-
-const DAY = 24 * 60 * 60 * 1000;
-
-/** `ms` in days, to a tenth. */
-const days = (ms: number): number => Math.round((ms / DAY) * 10) / 10;
 
 /** A message of a sender's life that ended ({@link Envelope.lifeEnded}), not its redrive. */
 export function isEndedLifeCopy(envelope: Envelope): boolean {

@@ -16,6 +16,7 @@ import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { nameTooLong } from '../limits.ts';
 import type { Schema } from '../schema.ts';
+import { DAY } from '../shared/days.ts';
 import { traceCommands } from './commandSpans.ts';
 import { workflowHandlers } from './handlers.ts';
 import type { WorkflowState, WorkflowSummary } from './journal.ts';
@@ -172,7 +173,6 @@ export type WorkflowRefOf<W extends AnyWorkflowDefinition> = WorkflowRef<
 >;
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
-const DAY = 24 * 60 * 60 * 1000;
 /** The reserved actor type of a workflow's instances. */
 export const workflowActorType = (name: string) => `${WORKFLOW_TYPE_PREFIX}${name}`;
 const WORKFLOW = Symbol.for('baton.workflow');
