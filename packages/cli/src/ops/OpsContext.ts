@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import type { SqsQueue } from '@baton/aws';
 import { type BatonApp, BatonError, ErrorCode } from '@baton/core';
 import { commandLine } from '@baton/core/engine';
 import { loadApp } from './loadApp.ts';
@@ -7,6 +8,7 @@ import type { OpsIo } from './OpsIo.ts';
 import {
   type FollowUp,
   followUp,
+  requireInbox,
   resolveTarget,
   type Target,
   type TargetOptions,
@@ -62,6 +64,14 @@ export class OpsContext {
   target(): Promise<Target> {
     this.#target ??= resolveTarget(this.values, this.io.env);
     return this.#target;
+  }
+
+  /**
+   * The app's inbox queue, for a command that sends to it; refused when only the table is named
+   * (`runOps` refuses such a command before it runs: see inboxNeeds.ts).
+   */
+  async inbox(): Promise<SqsQueue> {
+    return requireInbox(await this.target()).queue;
   }
 
   /**

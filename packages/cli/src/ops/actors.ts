@@ -239,7 +239,8 @@ function nextPage(ctx: OpsContext, type: string, cursor: string): string {
 export async function actorsPause(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   await ctx.confirm(`pause ${id}? Its messages wait until it is resumed`);
-  const { store, queue } = await ctx.target();
+  const { store } = await ctx.target();
+  const queue = await ctx.inbox();
   // An actor is paused before its first turn too (to hold what is about to come), but an id
   // with no record is as likely a typo: said, so the real one is not left running unseen.
   const known = (await store.load(id)) !== undefined;
@@ -270,7 +271,8 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
 /** `baton actors resume <type/key>`: applies what waited, in order, then goes on. */
 export async function actorsResume(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
-  const { store, queue } = await ctx.target();
+  const { store } = await ctx.target();
+  const queue = await ctx.inbox();
   const record = await store.load(id);
   const paused = record?.paused !== undefined;
   const parked = (await store.listDeadLetters(id)).filter((l) => l.parked !== undefined).length;

@@ -31,3 +31,14 @@ describe('baton backlog without dynamodb:Scan', () => {
     expect(unread).toMatch(/not authorized to perform: dynamodb:Scan.*which needs dynamodb:Scan$/);
   });
 });
+
+describe('baton backlog given the table alone', () => {
+  it("counts what the table records, leaving out the inbox's count, and says so", async () => {
+    const alone = { ...target, names: { table: 't' }, queue: undefined } as unknown as Target;
+    const backlog = await readBacklog(alone, Date.now(), { top: 20, scanItems: 100 });
+    expect(backlog.inbox).toBeNull();
+    expect(backlog.notCounted[0]).toMatch(
+      /^messages in the inbox queue, which is not named \(--queue-url or BATON_INBOX_URL\)/,
+    );
+  });
+});

@@ -12,6 +12,7 @@ import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { type ActorBacklog, BacklogTally } from './actorBacklog.ts';
 import { duration, fields, itemBoundOption, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { INBOX_LEFT } from './status.ts';
 import type { Target } from './target.ts';
 import { OUTBOX_SENDERS, TARGET_RECORDS, unappliedSends } from './unappliedSends.ts';
 
@@ -30,8 +31,8 @@ const UNDRAINED_AFTER_MS = SWEEPER_LAG_ALARM_MS;
 /** What `baton backlog` reports. */
 export interface Backlog {
   readonly table: string;
-  /** The inbox as SQS counts it: all actors' messages together. */
-  readonly inbox: { readonly waiting: number; readonly inFlight: number };
+  /** The inbox as SQS counts it: all actors' messages together; `null` when it is not named. */
+  readonly inbox: { readonly waiting: number; readonly inFlight: number } | null;
   /** The actors with anything held or failing, shown (at most `--top`). */
   readonly actors: readonly ActorBacklog[];
   /** How many actors the reads found with anything held or failing. */
@@ -60,7 +61,8 @@ export async function readBacklog(
 ): Promise<Backlog> {
   const { indexReader: store, names } = target;
   const [counts, scanned, letters, due, undrained] = await Promise.all([
-    target.queue.approximateCounts(),
+    // Only the table named: the inbox's count is left out, as the output says.
+    target.queue?.approximateCounts(),
     // Not read (a role without dynamodb:Scan) leaves them uncounted, as the output says.
     listFailingActors(target.dynamodb, names.table, { maxItems: scanItems }).catch(
       (error: unknown) => toBatonError(error),
@@ -82,11 +84,13 @@ export async function readBacklog(
   const count = (n: number) => n.toLocaleString('en-US');
   return {
     table: names.table,
-    inbox: { waiting: counts.visible, inFlight: counts.inFlight },
+    inbox: counts ? { waiting: counts.visible, inFlight: counts.inFlight } : null,
     actors: rows.slice(0, top),
     found: rows.length,
     notCounted: [
-      "messages in the inbox queue, per actor: SQS counts a FIFO queue's messages, not each message group's (the inbox line gives them all together); a failing actor's later messages wait there, behind its failing message",
+      counts
+        ? "messages in the inbox queue, per actor: SQS counts a FIFO queue's messages, not each message group's (the inbox line gives them all together); a failing actor's later messages wait there, behind its failing message"
+        : "messages in the inbox queue, which is not named (--queue-url or BATON_INBOX_URL); a failing actor's later messages wait there, behind its failing message",
       `sends committed less than ${duration(UNDRAINED_AFTER_MS)} ago: they are being drained into the inbox`,
       'effect requests waiting in their outboxes',
       ...(scanned instanceof BatonError
@@ -131,7 +135,12 @@ function humanBacklog(b: Backlog, ctx: OpsContext, now: number): string {
   return [
     fields([
       ['table', b.table],
-      ['inbox', `${b.inbox.waiting} waiting, ${b.inbox.inFlight} in flight, all actors together`],
+      [
+        'inbox',
+        b.inbox
+          ? `${b.inbox.waiting} waiting, ${b.inbox.inFlight} in flight, all actors together`
+          : INBOX_LEFT,
+      ],
       [
         'actors',
         b.found === 0

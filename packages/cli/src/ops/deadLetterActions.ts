@@ -28,7 +28,8 @@ const purgeWarning = (follow: FollowUp) =>
 export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
   const force = ctx.values.force === true;
   await bulk(ctx, 'redrive', async (letter) => {
-    const { store, queue } = await ctx.target();
+    const { store } = await ctx.target();
+    const queue = await ctx.inbox();
     await redriveDeadLetter(store, queue, letter.actorId, letter.messageId, {
       force,
       followUp: ctx.followUp,

@@ -23,7 +23,8 @@ function payloadArg(ctx: OpsContext): unknown {
 /** A client as trusted code, on the app's definitions: it validates what it sends. */
 async function clientFor(ctx: OpsContext): Promise<Client> {
   const app = await ctx.app('sending needs the app, to check the message against its schema');
-  const { store, queue } = await ctx.target();
+  const { store } = await ctx.target();
+  const queue = await ctx.inbox();
   return new Client({ actors: app.actors, store, queue }).asSystem();
 }
 

@@ -21,6 +21,7 @@ import { resumeCommands } from './deadLetterActions.ts';
 import { clipped, duration, limitOption, table } from './format.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { requireInbox } from './target.ts';
 
 /** Messages `list` shows unless `--limit` says otherwise. */
 const LIST_DEFAULT = 20;
@@ -131,7 +132,8 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
     );
     return;
   }
-  const { sqs, url, inbox } = await deadLetterQueue(ctx);
+  const { sqs, url } = await deadLetterQueue(ctx);
+  const inbox = requireInbox(await ctx.target()).url;
   await ctx.confirm("redrive every message of the inbox's dead-letter queue into the inbox?");
   let moved = 0;
   /** The actor of each message moved, in order. */
@@ -202,7 +204,7 @@ async function countOf(sqs: SQSClient, url: string): Promise<number> {
   );
 }
 
-/** The dead-letter queue's URL (refused when the target names none) and the inbox's. */
+/** The dead-letter queue's URL (refused when the target names none), and the SQS client. */
 async function deadLetterQueue(ctx: OpsContext) {
   const target = await ctx.target();
   const url = target.names.deadLetterQueueUrl;
@@ -212,7 +214,7 @@ async function deadLetterQueue(ctx: OpsContext) {
       'no dead-letter queue to read: pass --dead-letter-queue-url <url> (or --stack <name>, whose outputs name it)',
     );
   }
-  return { sqs: target.sqs, url, inbox: target.names.inboxUrl };
+  return { sqs: target.sqs, url };
 }
 
 async function receive(

@@ -31,11 +31,11 @@ export type AgeSource = 'cloudwatch' | { readonly unknown: string };
 /** CloudWatch's latest datapoint is looked for this far back (SQS publishes every minute). */
 const AGE_WINDOW_MS = 15 * 60_000;
 
-/** The queues a target names, in the order status prints them. */
+/** The queues a target names, in the order status prints them (no inbox with the table alone). */
 function namedQueues(target: Target): Array<{ name: string; url: string }> {
   const { names } = target;
   return [
-    { name: 'inbox', url: names.inboxUrl },
+    ...(names.inboxUrl ? [{ name: 'inbox', url: names.inboxUrl }] : []),
     ...(names.deadLetterQueueUrl
       ? [{ name: 'inbox dead letters', url: names.deadLetterQueueUrl }]
       : []),
@@ -53,7 +53,8 @@ function namedQueues(target: Target): Array<{ name: string; url: string }> {
  * Reads every queue the target names: depths from SQS, ages from CloudWatch (not on the
  * emulators; nor when CloudWatch refuses, then the reason is kept and status goes on). A queue
  * other than the inbox that cannot be read (a policy written without it) is left out and said
- * `unread`, with why; an unreadable inbox fails the whole read.
+ * `unread`, with why; an unreadable inbox fails the whole read. With none named (the table
+ * alone), it reads nothing.
  */
 export async function readQueues(
   target: Target,
@@ -64,6 +65,9 @@ export async function readQueues(
   unread: Array<{ name: string; reason: string }>;
 }> {
   const named = namedQueues(target);
+  if (named.length === 0) {
+    return { queues: [], ages: { unknown: 'no queue is named' }, unread: [] };
+  }
   const [counts, aged] = await Promise.all([
     Promise.all(
       named.map(({ name, url }) =>

@@ -4,12 +4,17 @@ import { commandWord, runOps } from './runOps.ts';
 
 /** Runs `baton <argv>` with no terminal to ask; returns its exit code and output. */
 async function baton(...argv: string[]) {
+  return batonWith({}, ...argv);
+}
+
+/** {@link baton} with the environment `env`. */
+async function batonWith(env: Record<string, string>, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runOps(argv, {
     out: (line) => out.push(line),
     err: (line) => err.push(line),
-    env: {},
+    env,
     now: () => 0,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
@@ -82,20 +87,112 @@ describe('baton operating commands', () => {
   it('refuses to run without a deployment to act on, saying how to name one', async () => {
     const { code, err } = await baton('status', '--json');
     expect(code).toBe(2);
-    expect(err).toMatch(/pass --stack <name>.*or --table <name> and --queue-url/);
+    expect(err).toBe(
+      "baton status: no deployment to act on: pass --stack <name> (a stack with a BatonApp), or --table <name> (and --queue-url <inbox url> for a command that sends to the inbox, or for the inbox's depth in status and backlog; --dynamodb-endpoint/--sqs-endpoint for local emulators)",
+    );
   });
 
-  it('names the --queue-url missing beside a --table given, and the --table beside a --queue-url', async () => {
-    const table = await baton('actors', 'get', 'x/y', '--table', 't');
-    expect(table.code).toBe(2);
-    expect(table.err).toBe(
-      "baton actors get: the table t is named, but not its app's inbox: pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead of both",
-    );
+  it('names the --table missing beside a --queue-url', async () => {
     const queue = await baton('actors', 'get', 'x/y', '--queue-url', 'http://q/q.fifo');
     expect(queue.code).toBe(2);
     expect(queue.err).toBe(
       "baton actors get: the inbox http://q/q.fifo is named, but not its app's table: pass --table <name> too (also BATON_TABLE), or --stack <name> instead of both",
     );
+  });
+
+  /** The table alone, where nothing answers: a command that read or sent anything would exit 1. */
+  const TABLE_ALONE = [
+    '--table',
+    't',
+    '--dynamodb-endpoint',
+    'http://127.0.0.1:1',
+    '--sqs-endpoint',
+    'http://127.0.0.1:1',
+  ];
+  /** What a command that needs the inbox says, given the table alone, after why it needs it. */
+  const NO_INBOX =
+    ", and only the app's table t is named: pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead";
+
+  it.each([
+    [['actors', 'pause', 'tally/p'], 'to send the actor a wake-up'],
+    [['actors', 'resume', 'tally/p', '--yes'], 'to send the actor a wake-up'],
+    [['dead-letters', 'redrive', 'tally/p', 'm-1'], 'to send each letter back'],
+    [['dead-letters', 'redrive', '--all', '--yes'], 'to send each letter back'],
+    [['queue-dead-letters', 'redrive', '--yes'], "to move its dead-letter queue's messages back"],
+    [['workflows', 'cancel', 'ship', 'o-1', '--yes'], 'to send the cancel to the instance'],
+    [['workflows', 'terminate', 'ship', 'o-1', '--yes'], 'to send the terminate to the instance'],
+    [['workflows', 'signal', 'ship', 'o-1', 'shipped'], 'to send the signal to the instance'],
+    [['workflows', 'resume', 'ship', 'o-1'], 'to send the resume to the instance'],
+    [['send', 'tally/p', 'add', '{}', '--app', 'missing.ts'], 'to send the message'],
+    [['ask', 'tally/p', 'add', '{}', '--app', 'missing.ts'], 'to send the message'],
+  ])(
+    'refuses %j given the table alone, before it reads, asks or sends anything, saying how to name the inbox',
+    async (argv, why) => {
+      const { code, out, err } = await baton(...argv, ...TABLE_ALONE);
+      const name = argv.slice(0, ['send', 'ask'].includes(argv[0]!) ? 1 : 2).join(' ');
+      expect(code).toBe(2);
+      expect(out).toBe('');
+      expect(err).toBe(
+        `baton ${name}: it needs the app's inbox queue ${why}${NO_INBOX}; nothing was done`,
+      );
+    },
+  );
+
+  it('refuses a command that needs the inbox given BATON_TABLE alone too, with --json printing the error', async () => {
+    const run = await batonWith(
+      { BATON_TABLE: 't' },
+      'actors',
+      'resume',
+      'tally/p',
+      '--json',
+      '--dynamodb-endpoint',
+      'http://127.0.0.1:1',
+    );
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.out)).toEqual({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: `it needs the app's inbox queue to send the actor a wake-up${NO_INBOX}; nothing was done`,
+        details: { table: 't', missing: 'queue-url' },
+      },
+    });
+    // BATON_INBOX_URL names it: the command goes on, to ask before it acts.
+    const named = await batonWith(
+      { BATON_TABLE: 't', BATON_INBOX_URL: 'http://127.0.0.1:1/000000000000/q.fifo' },
+      'actors',
+      'pause',
+      'tally/p',
+    );
+    expect(named.code).toBe(2);
+    expect(named.err).toMatch(/refused without a terminal to ask: pass --yes/);
+  });
+
+  it('refuses baton inspect --allow-actions given the table alone, saying it reads the table alone without', async () => {
+    const { code, err } = await baton('inspect', '--allow-actions', '--port', '0', ...TABLE_ALONE);
+    expect(code).toBe(2);
+    expect(err).toBe(
+      `baton inspect: it needs the app's inbox queue for the page's actions --allow-actions allows (redrive, pause, resume)${NO_INBOX} (or drop --allow-actions: the inspector reads the table alone); nothing was done`,
+    );
+  });
+
+  it('lets a command that only reads the table run given the table alone', async () => {
+    // Past the target: it reads the table, which nothing answers for here (exit 1, not 2).
+    for (const argv of [
+      ['actors', 'get', 'x/y'],
+      ['actors', 'list', 'tally'],
+      ['dead-letters', 'list'],
+      ['dead-letters', 'show', 'tally/p', 'm-1'],
+      ['dead-letters', 'purge', 'tally/p', 'm-1', '--yes'],
+      ['timers', 'list', 'tally/p'],
+      ['workflows', 'show', 'ship', 'o-1'],
+      ['outcome', 'tally/p', 'k-1'],
+      ['status'],
+      ['backlog'],
+    ]) {
+      const { code, err } = await baton(...argv, ...TABLE_ALONE);
+      expect({ argv, code }).toEqual({ argv, code: 1 });
+      expect(err).not.toMatch(/inbox queue|--queue-url <inbox url>|no deployment/);
+    }
   });
 
   it('refuses --stack or --local given with a target option it names itself, rather than drop one unseen', async () => {

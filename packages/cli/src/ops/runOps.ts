@@ -10,6 +10,7 @@ import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
 import { backlog } from './backlog.ts';
 import { deadLettersPurge, deadLettersRedrive } from './deadLetterActions.ts';
 import { deadLettersList, deadLettersShow } from './deadLetters.ts';
+import { checkInbox } from './inboxNeeds.ts';
 import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
 import { OpsContext, type OpsValues } from './OpsContext.ts';
@@ -200,7 +201,10 @@ export const OPS_USAGE = `Operating a deployed app:
 Which deployment:
   --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
   --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
-  --table <name> --queue-url <url>    or the resources outright (also BATON_TABLE, BATON_INBOX_URL)
+  --table <name> [--queue-url <url>]  or the resources outright (also BATON_TABLE, BATON_INBOX_URL);
+                                      the inbox is needed only to send to it (pause, resume, redrive,
+                                      workflows' actions, send, ask, inspect --allow-actions): without
+                                      it status and backlog leave out its depth, and say so
   [--outbox-shards <n>]               the app's outboxShards (also BATON_OUTBOX_SHARDS); unknown,
                                       reads of every dead letter or due timer query all 100 keys
   [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--timer-dead-letter-queue-url <url>]
@@ -308,6 +312,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   }
   const ctx = new OpsContext(io, values as OpsValues, args);
   try {
+    checkInbox(ctx, name);
     await command.run(ctx);
     return 0;
   } catch (error) {
@@ -386,8 +391,13 @@ export function accessHint(message: string): string {
  */
 export function notFoundHint(target: Target): string {
   const { table, inboxUrl, deadLetterQueueUrl } = target.names;
-  const dlq = deadLetterQueueUrl ? ` (and its dead-letter queue ${deadLetterQueueUrl})` : '';
-  const flag = deadLetterQueueUrl ? ', --dead-letter-queue-url' : '';
+  const inbox = inboxUrl ? ` and inbox ${inboxUrl}` : '';
+  const dlq = !deadLetterQueueUrl
+    ? ''
+    : inboxUrl
+      ? ` (and its dead-letter queue ${deadLetterQueueUrl})`
+      : ` and the inbox's dead-letter queue ${deadLetterQueueUrl}`;
+  const flag = `${inboxUrl ? ', --queue-url' : ''}${deadLetterQueueUrl ? ', --dead-letter-queue-url' : ''}`;
   const { dynamodb, sqs } = target.endpoints;
   const at =
     dynamodb !== undefined || sqs !== undefined
@@ -396,6 +406,6 @@ export function notFoundHint(target: Target): string {
         )
       : undefined;
   return at
-    ? `\n  looked for table ${table} and inbox ${inboxUrl}${dlq} on ${at}: check the names (--table, --queue-url${flag}) and the endpoints (--dynamodb-endpoint, --sqs-endpoint)`
-    : `\n  looked for table ${table} and inbox ${inboxUrl}${dlq} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table, --queue-url${flag}) and the region (--region or AWS_REGION)`;
+    ? `\n  looked for table ${table}${inbox}${dlq} on ${at}: check the names (--table${flag}) and the endpoints (--dynamodb-endpoint, --sqs-endpoint)`
+    : `\n  looked for table ${table}${inbox}${dlq} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table${flag}) and the region (--region or AWS_REGION)`;
 }

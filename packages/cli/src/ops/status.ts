@@ -34,6 +34,9 @@ const DUE_TIMERS = 1000;
  * and workflow instances (no index finds a pause) — so a big table is not paged for minutes.
  */
 export const STATUS_READ_ITEMS = 10_000;
+/** What `unchecked` says of the inbox when only the table is named. */
+const INBOX_UNNAMED =
+  'the inbox queue, its depth and whether it is behind (--queue-url or BATON_INBOX_URL)';
 /** How `unchecked` starts when the scan for paused actors and instances failed. */
 const PAUSED_UNREAD =
   'paused actors with no message parked, and paused workflow instances, which could not be read';
@@ -41,12 +44,13 @@ const PAUSED_UNREAD =
 /** What `baton status` reports: whether the app is healthy, on one screen. */
 export interface Status {
   readonly table: string;
+  /** `null` when only the table is named (no `--queue-url`): `unchecked` says so. */
   readonly inbox: {
     readonly url: string;
     readonly waiting: number;
     readonly inFlight: number;
     readonly oldestAgeMs: number | null;
-  };
+  } | null;
   /** Every queue the target names (inbox, dead-letter queues, timers): depth and oldest age. */
   readonly queues: readonly QueueHealth[];
   /** Where the oldest ages come from (CloudWatch), or why they are unknown. */
@@ -150,7 +154,7 @@ export async function readStatus(
   const paused =
     pausedRead instanceof BatonError ? { actors: [], workflows: [], complete: false } : pausedRead;
   const stuck = [...paused.workflows].sort((a, b) => (a.id < b.id ? -1 : 1));
-  const inbox = queues.find((q) => q.name === 'inbox')!;
+  const inbox = queues.find((q) => q.name === 'inbox');
   /** What a queue holds, waiting or in flight; null for one not read. */
   const held = (name: string) => {
     const queue = queues.find((q) => q.name === name);
@@ -184,7 +188,7 @@ export async function readStatus(
       `${timerDeadLetters} timer message(s) the relay gave up on: the timers stay stored and the sweeper fires them late (see the relay's logs; docs/operations.md)`,
     );
   }
-  if (inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
+  if (inbox && inbox.oldestAgeMs !== null && inbox.oldestAgeMs > INBOX_AGE_MS) {
     problems.push(inboxBehind(inbox, inbox.oldestAgeMs, follow));
   }
   // Each names an actor to look at: the operator has no list of them across the table.
@@ -207,12 +211,14 @@ export async function readStatus(
   }
   return {
     table: names.table,
-    inbox: {
-      url: inbox.url,
-      waiting: inbox.waiting,
-      inFlight: inbox.inFlight,
-      oldestAgeMs: inbox.oldestAgeMs,
-    },
+    inbox: inbox
+      ? {
+          url: inbox.url,
+          waiting: inbox.waiting,
+          inFlight: inbox.inFlight,
+          oldestAgeMs: inbox.oldestAgeMs,
+        }
+      : null,
     queues,
     oldestAges: ages,
     queueDeadLetters,
@@ -234,6 +240,7 @@ export async function readStatus(
     healthy: problems.length === 0,
     problems,
     unchecked: [
+      ...(inbox ? [] : [INBOX_UNNAMED]),
       ...unread.map(({ name, reason }) => `the ${name} queue, which could not be read (${reason})`),
       ...(paused.complete
         ? []
@@ -269,7 +276,7 @@ export async function readStatus(
             "the timer queue's dead-letter queue (--timer-dead-letter-queue-url or BATON_TIMER_DEAD_LETTER_QUEUE_URL; a stack names it once redeployed with the current @baton/cdk)",
           ]),
       // Without the age, an inbox that keeps growing (workers stopped) reads as a busy one.
-      ...(ages === 'cloudwatch'
+      ...(!inbox || ages === 'cloudwatch'
         ? []
         : [
             `whether the inbox is behind: its oldest message's age is unknown (${ages.unknown}); compare its waiting count a minute apart`,
@@ -302,6 +309,10 @@ function inboxBehind(
   return `${behind} (${waiting} waiting, ${inFlight} in flight): a handler that keeps failing holds its actor's later messages — the worker's log names the actor and the error ("message will be retried"), and ${follow`actors get <type/key>`} of that actor shows the message it stops at, the attempts it failed, its handler and error; a worker crashing or timing out raises workerErrorsAlarm; ${docs}`;
 }
 
+/** The inbox's line in the human output of `status` and `backlog` when only the table is named. */
+export const INBOX_LEFT =
+  'not read, no inbox named: --queue-url <inbox url> adds it (also BATON_INBOX_URL), or --stack <name>';
+
 function humanStatus(s: Status, follow: FollowUp): string {
   /** What a line of a read that stopped at its bound says after its count. */
   const stopped = (complete: boolean) =>
@@ -322,7 +333,7 @@ function humanStatus(s: Status, follow: FollowUp): string {
   return [
     fields([
       ['table', s.table],
-      ['inbox', `${s.inbox.waiting} waiting, ${s.inbox.inFlight} in flight`],
+      ['inbox', s.inbox ? `${s.inbox.waiting} waiting, ${s.inbox.inFlight} in flight` : INBOX_LEFT],
       [
         'queue dead letters',
         s.queueDeadLetters ??
@@ -356,10 +367,15 @@ function humanStatus(s: Status, follow: FollowUp): string {
           (s.unchecked.length > 0 ? ` (not checked: ${s.unchecked.join('; ')})` : ''),
       ],
     ]),
-    '',
-    table(rows, ['queue', 'waiting', 'in flight', 'delayed', 'oldest message']),
-    ...(s.oldestAges === 'cloudwatch'
+    // With the table alone, no queue may be named: no table of them, nor of their ages.
+    ...(rows.length === 0
       ? []
-      : [`oldest message age unknown: ${s.oldestAges.unknown}`]),
+      : [
+          '',
+          table(rows, ['queue', 'waiting', 'in flight', 'delayed', 'oldest message']),
+          ...(s.oldestAges === 'cloudwatch'
+            ? []
+            : [`oldest message age unknown: ${s.oldestAges.unknown}`]),
+        ]),
   ].join('\n');
 }

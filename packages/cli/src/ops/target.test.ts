@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { BatonError, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { OpsContext } from './OpsContext.ts';
-import { followUp, resolveTarget, shellQuote } from './target.ts';
+import { followUp, requireInbox, resolveTarget, shellQuote, tableAlone } from './target.ts';
 
 /** The words a shell makes of `line`: the arguments a command pasted as `line` is given. */
 const shellWords = (line: string) =>
@@ -38,6 +38,31 @@ describe('resolveTarget, resources named outright', () => {
     expect((over as BatonError).message).toMatch(
       /outboxShards must be an integer from 1 to 100, got 500/,
     );
+  });
+});
+
+describe('resolveTarget, the table alone', () => {
+  it('resolves a table named without its inbox, with no inbox queue to send to', async () => {
+    const { 'queue-url': _, ...alone } = named;
+    const target = await resolveTarget(alone, {});
+    expect(target.names).toEqual({ table: 'app-table' });
+    expect(target.queue).toBeUndefined();
+    expect(() => requireInbox(target)).toThrow(
+      /^it needs the app's inbox queue to send to it, and only the app's table app-table is named: pass --queue-url <inbox url> too/,
+    );
+    const whole = await resolveTarget(named, {});
+    expect(requireInbox(whole).url).toBe(named['queue-url']);
+  });
+
+  it('tells the table alone from the options and the environment, before anything is read', () => {
+    expect(tableAlone({ table: 't' }, {})).toBe('t');
+    expect(tableAlone({}, { BATON_TABLE: 't' })).toBe('t');
+    expect(tableAlone({ table: 't', 'queue-url': 'u' }, {})).toBeUndefined();
+    expect(tableAlone({ table: 't' }, { BATON_INBOX_URL: 'u' })).toBeUndefined();
+    // --stack and --local name the inbox; no table is refused as no deployment.
+    expect(tableAlone({ stack: 'Prod' }, { BATON_TABLE: 't' })).toBeUndefined();
+    expect(tableAlone({ local: 'http://localhost:3000' }, {})).toBeUndefined();
+    expect(tableAlone({}, {})).toBeUndefined();
   });
 });
 

@@ -23,7 +23,12 @@ export { type FollowUp, shellQuote };
 /** The resources of one deployed app, as its stack outputs (or the options) name them. */
 export interface TargetNames {
   readonly table: string;
-  readonly inboxUrl: string;
+  /**
+   * The app's inbox queue; absent when only the table is named (`--table` without
+   * `--queue-url`): the commands that send to it are refused then, and those that read its depth
+   * (`status`, `backlog`) leave it out, saying so (see {@link tableAlone}).
+   */
+  readonly inboxUrl?: string;
   readonly deadLetterQueueUrl?: string;
   readonly timerQueueUrl?: string;
   /** The timer messages the relay gave up on (`BatonApp.timerDeadLetterQueue`). */
@@ -48,7 +53,8 @@ export interface Target {
    * above the default keeps items under keys the default count never reads).
    */
   readonly indexReader: DynamoStore;
-  readonly queue: SqsQueue;
+  /** The inbox; `undefined` when only the table is named ({@link requireInbox} refuses then). */
+  readonly queue: SqsQueue | undefined;
   readonly deadLetterQueue: SqsQueue | undefined;
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
@@ -118,6 +124,45 @@ export function followUp(command: string, options: TargetOptions): string {
   return ['baton', command, ...flags].join(' ');
 }
 
+/** How to name the inbox beside a table, as each refusal and note for want of it says. */
+export const NAME_THE_INBOX =
+  "pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead";
+
+/**
+ * The table's name when the options (or the environment) name the table outright and not its
+ * app's inbox (`--table` without `--queue-url`); else `undefined` — `--stack` and `--local`
+ * name the inbox too, and a target with neither or no table is refused by {@link resolveTarget}.
+ * Read from the options alone, it is known before the command reads or asks anything.
+ */
+export function tableAlone(
+  options: TargetOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (options.stack !== undefined || options.local !== undefined) return undefined;
+  const table = options.table ?? env[BATON_ENV.table];
+  const inboxUrl = options['queue-url'] ?? env[BATON_ENV.inboxUrl];
+  return table && !inboxUrl ? table : undefined;
+}
+
+/**
+ * The refusal of a command that needs the inbox (`why`: `to send the actor a wake-up`) given
+ * only the table: a usage error, naming the ways to pass the inbox; `extra` follows them.
+ */
+export function inboxRefusal(table: string, why: string, extra = ''): BatonError {
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `it needs the app's inbox queue ${why}, and only the app's table ${table} is named: ${NAME_THE_INBOX}${extra}; nothing was done`,
+    { details: { table, missing: 'queue-url' } },
+  );
+}
+
+/** The target's inbox, its queue and URL; refused as {@link inboxRefusal} says when not named. */
+export function requireInbox(target: Target): { queue: SqsQueue; url: string } {
+  const { queue, names } = target;
+  if (!queue || !names.inboxUrl) throw inboxRefusal(names.table, 'to send to it');
+  return { queue, url: names.inboxUrl };
+}
+
 /** The description each of `BatonApp`'s outputs starts with, then what it names. */
 export const OUTPUT_PREFIX = 'baton:';
 
@@ -136,7 +181,8 @@ const OUTPUTS: Record<string, keyof TargetNames> = {
 
 /**
  * Resolves the target: `--stack` reads the stack's outputs; otherwise `--table` and
- * `--queue-url` (or `BATON_TABLE` / `BATON_INBOX_URL`) name the resources outright.
+ * `--queue-url` (or `BATON_TABLE` / `BATON_INBOX_URL`) name the resources outright — the table
+ * alone for a command that only reads it.
  */
 export async function resolveTarget(
   options: TargetOptions,
@@ -176,7 +222,7 @@ export async function resolveTarget(
           tableName: names.table,
           outboxShards: MAX_OUTBOX_SHARDS,
         }),
-    queue: new SqsQueue({ client: sqs, queueUrl: names.inboxUrl }),
+    queue: names.inboxUrl ? new SqsQueue({ client: sqs, queueUrl: names.inboxUrl }) : undefined,
     deadLetterQueue: names.deadLetterQueueUrl
       ? new SqsQueue({ client: sqs, queueUrl: names.deadLetterQueueUrl })
       : undefined,
@@ -278,17 +324,11 @@ function explicitNames(
   if (!table && !inboxUrl) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      'no deployment to act on: pass --stack <name> (a stack with a BatonApp), or --table <name> and --queue-url <inbox url> (with --dynamodb-endpoint/--sqs-endpoint for local emulators)',
+      "no deployment to act on: pass --stack <name> (a stack with a BatonApp), or --table <name> (and --queue-url <inbox url> for a command that sends to the inbox, or for the inbox's depth in status and backlog; --dynamodb-endpoint/--sqs-endpoint for local emulators)",
     );
   }
-  // The target holds the inbox for the commands that send to it (a resume's wake-up, a
-  // redrive, `send`): it is named with the table, whichever command runs.
-  if (!inboxUrl) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `the table ${table} is named, but not its app's inbox: pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead of both`,
-    );
-  }
+  // The table alone is a target: the commands that send to the inbox refuse it before they
+  // read anything (inboxNeeds.ts), and `status` and `backlog` say they left its depth out.
   if (!table) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
@@ -320,7 +360,7 @@ function explicitNames(
   }
   return {
     table,
-    inboxUrl,
+    ...(inboxUrl ? { inboxUrl } : {}),
     ...(deadLetters ? { deadLetterQueueUrl: deadLetters } : {}),
     ...(timers ? { timerQueueUrl: timers } : {}),
     ...(timerDeadLetters ? { timerDeadLetterQueueUrl: timerDeadLetters } : {}),

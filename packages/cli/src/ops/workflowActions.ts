@@ -29,7 +29,8 @@ async function clientFor(
   ctx: OpsContext,
   name: string,
 ): Promise<{ client: Client; definition: AnyWorkflowDefinition }> {
-  const { store, queue } = await ctx.target();
+  const { store } = await ctx.target();
+  const queue = await ctx.inbox();
   let definition: AnyWorkflowDefinition | undefined;
   if (ctx.values.app) {
     const app = await ctx.app('checking the message');

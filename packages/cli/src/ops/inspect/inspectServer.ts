@@ -18,7 +18,7 @@ import {
   redriveDeadLetter,
   resumeActor,
 } from '@baton/core/engine';
-import type { Target } from '../target.ts';
+import { requireInbox, type Target } from '../target.ts';
 import { readActor, readOverview, searchActors } from './inspectData.ts';
 import { INSPECT_SCRIPT, inspectHtml } from './inspectPage.ts';
 
@@ -122,7 +122,9 @@ export async function startInspector(options: InspectorOptions): Promise<Running
   }
 
   async function act(action: (typeof ACTIONS)[number], body: Record<string, unknown>) {
-    const { store, queue } = options.target;
+    const { store } = options.target;
+    // Redrive, pause and resume send to the inbox: refused when only the table is named.
+    const inbox = () => requireInbox(options.target).queue;
     const field = (name: string) => {
       const value = body[name];
       if (typeof value !== 'string' || value === '') {
@@ -134,7 +136,7 @@ export async function startInspector(options: InspectorOptions): Promise<Running
     const by = await options.operator();
     switch (action) {
       case 'redrive':
-        await redriveDeadLetter(store, queue, actorId, field('messageId'), {
+        await redriveDeadLetter(store, inbox(), actorId, field('messageId'), {
           force: body.force === true,
           followUp,
         });
@@ -143,10 +145,10 @@ export async function startInspector(options: InspectorOptions): Promise<Running
         await purgeDeadLetter(store, actorId, field('messageId'), { by, followUp });
         break;
       case 'pause':
-        await pauseActor(store, queue, actorId, { by, now: now() });
+        await pauseActor(store, inbox(), actorId, { by, now: now() });
         break;
       case 'resume':
-        await resumeActor(store, queue, actorId, { by, now: now() });
+        await resumeActor(store, inbox(), actorId, { by, now: now() });
         break;
       case 'cancel-timer':
         await cancelTimer(store, actorId, field('timerId'), { by, followUp });
