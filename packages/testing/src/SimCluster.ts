@@ -241,12 +241,20 @@ export class SimCluster {
     stranded.jumped();
   }
 
-  /** Nothing in flight: no call parked, no task running, queue and outboxes empty. */
+  /**
+   * Nothing in flight: no call parked, no task running, queue and outboxes empty — and the
+   * queue's dead-letter queue too, as the operator redrives it soon after it fills: what it
+   * holds may be a copy of a message applied or one never applied, and only the copies the run
+   * keeps aside itself ({@link LateCopies}, `StrandedMessages`) wait across a time jump, known
+   * for what they are.
+   */
   idle(): boolean {
+    const counts = this.#backend.queue.counts();
     return (
       this.context.gates.parked.length === 0 &&
       this.all().every((p) => p.active === 0) &&
-      this.#backend.queue.counts().total === 0 &&
+      counts.total === 0 &&
+      counts.deadLetters === 0 &&
       this.#backend.store.outboxSize() === 0
     );
   }
