@@ -3,12 +3,12 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import type { SqsQueue } from '@baton/aws';
 import { type BatonApp, BatonError, ErrorCode } from '@baton/core';
 import { commandLine } from '@baton/core/engine';
+import { requireInbox } from './inboxNeeds.ts';
 import { loadApp } from './loadApp.ts';
 import type { OpsIo } from './OpsIo.ts';
 import {
   type FollowUp,
   followUp,
-  requireInbox,
   resolveTarget,
   type Target,
   type TargetOptions,

@@ -4,10 +4,13 @@
  * table alone, and `status` and `backlog`, which read the inbox's depth too, leave it out when
  * it is not named, saying so. Given the table alone (`--table` without `--queue-url`), a command
  * that needs the inbox is refused before it reads or asks anything; its `--dry-run`, which reads
- * the table only, runs, with a note of what the command itself needs.
+ * the table only, runs, with a note of what the command itself needs. The refusal, and the
+ * typed inbox a command that sends gets (`requireInbox`), are here too.
  */
+import { BATON_ENV, type SqsQueue } from '@baton/aws';
+import { BatonError, ErrorCode } from '@baton/core';
 import type { OpsContext } from './OpsContext.ts';
-import { inboxRefusal, NAME_THE_INBOX, tableAlone } from './target.ts';
+import type { Target, TargetOptions } from './target.ts';
 
 /**
  * Why each command that sends to the inbox needs it, as its refusal says it ("it needs the
@@ -48,4 +51,43 @@ export function checkInbox(ctx: OpsContext, name: string): void {
     why,
     name === 'inspect' ? ' (or drop --allow-actions: the inspector reads the table alone)' : '',
   );
+}
+
+/** How to name the inbox beside a table, as each refusal and note for want of it says. */
+export const NAME_THE_INBOX =
+  "pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead";
+
+/**
+ * The table's name when the options (or the environment) name the table outright and not its
+ * app's inbox (`--table` without `--queue-url`); else `undefined` — `--stack` and `--local`
+ * name the inbox too, and a target with neither or no table is refused by {@link resolveTarget}.
+ * Read from the options alone, it is known before the command reads or asks anything.
+ */
+export function tableAlone(
+  options: TargetOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (options.stack !== undefined || options.local !== undefined) return undefined;
+  const table = options.table ?? env[BATON_ENV.table];
+  const inboxUrl = options['queue-url'] ?? env[BATON_ENV.inboxUrl];
+  return table && !inboxUrl ? table : undefined;
+}
+
+/**
+ * The refusal of a command that needs the inbox (`why`: `to send the actor a wake-up`) given
+ * only the table: a usage error, naming the ways to pass the inbox; `extra` follows them.
+ */
+export function inboxRefusal(table: string, why: string, extra = ''): BatonError {
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `it needs the app's inbox queue ${why}, and only the app's table ${table} is named: ${NAME_THE_INBOX}${extra}; nothing was done`,
+    { details: { table, missing: 'queue-url' } },
+  );
+}
+
+/** The target's inbox, its queue and URL; refused as {@link inboxRefusal} says when not named. */
+export function requireInbox(target: Target): { queue: SqsQueue; url: string } {
+  const { queue, names } = target;
+  if (!queue || !names.inboxUrl) throw inboxRefusal(names.table, 'to send to it');
+  return { queue, url: names.inboxUrl };
 }

@@ -19,9 +19,9 @@ import { BatonError, ErrorCode } from '@baton/core';
 import { decodeEnvelope, type Envelope } from '@baton/core/adapter';
 import { resumeCommands } from './deadLetterActions.ts';
 import { clipped, duration, limitOption, table } from './format.ts';
+import { requireInbox } from './inboxNeeds.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
-import { requireInbox } from './target.ts';
 
 /** Messages `list` shows unless `--limit` says otherwise. */
 const LIST_DEFAULT = 20;

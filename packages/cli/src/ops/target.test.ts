@@ -6,8 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { BatonError, ErrorCode } from '@baton/core';
 import { describe, expect, it } from 'vitest';
+import { requireInbox, tableAlone } from './inboxNeeds.ts';
 import { OpsContext } from './OpsContext.ts';
-import { followUp, requireInbox, resolveTarget, shellQuote, tableAlone } from './target.ts';
+import { followUp, resolveTarget, shellQuote } from './target.ts';
 
 /** The words a shell makes of `line`: the arguments a command pasted as `line` is given. */
 const shellWords = (line: string) =>

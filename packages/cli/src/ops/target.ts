@@ -26,7 +26,7 @@ export interface TargetNames {
   /**
    * The app's inbox queue; absent when only the table is named (`--table` without
    * `--queue-url`): the commands that send to it are refused then, and those that read its depth
-   * (`status`, `backlog`) leave it out, saying so (see {@link tableAlone}).
+   * (`status`, `backlog`) leave it out, saying so (see inboxNeeds.ts).
    */
   readonly inboxUrl?: string;
   readonly deadLetterQueueUrl?: string;
@@ -53,7 +53,7 @@ export interface Target {
    * above the default keeps items under keys the default count never reads).
    */
   readonly indexReader: DynamoStore;
-  /** The inbox; `undefined` when only the table is named ({@link requireInbox} refuses then). */
+  /** The inbox; `undefined` when only the table is named (`requireInbox` refuses then). */
   readonly queue: SqsQueue | undefined;
   readonly deadLetterQueue: SqsQueue | undefined;
   readonly dynamodb: DynamoDBClient;
@@ -122,45 +122,6 @@ export function followUp(command: string, options: TargetOptions): string {
     return repeated && value !== undefined ? [`--${flag}`, shellQuote(value)] : [];
   });
   return ['baton', command, ...flags].join(' ');
-}
-
-/** How to name the inbox beside a table, as each refusal and note for want of it says. */
-export const NAME_THE_INBOX =
-  "pass --queue-url <inbox url> too (also BATON_INBOX_URL; the stack's Inbox queue), or --stack <name> instead";
-
-/**
- * The table's name when the options (or the environment) name the table outright and not its
- * app's inbox (`--table` without `--queue-url`); else `undefined` — `--stack` and `--local`
- * name the inbox too, and a target with neither or no table is refused by {@link resolveTarget}.
- * Read from the options alone, it is known before the command reads or asks anything.
- */
-export function tableAlone(
-  options: TargetOptions,
-  env: Readonly<Record<string, string | undefined>>,
-): string | undefined {
-  if (options.stack !== undefined || options.local !== undefined) return undefined;
-  const table = options.table ?? env[BATON_ENV.table];
-  const inboxUrl = options['queue-url'] ?? env[BATON_ENV.inboxUrl];
-  return table && !inboxUrl ? table : undefined;
-}
-
-/**
- * The refusal of a command that needs the inbox (`why`: `to send the actor a wake-up`) given
- * only the table: a usage error, naming the ways to pass the inbox; `extra` follows them.
- */
-export function inboxRefusal(table: string, why: string, extra = ''): BatonError {
-  return new BatonError(
-    ErrorCode.INVALID_ARGUMENT,
-    `it needs the app's inbox queue ${why}, and only the app's table ${table} is named: ${NAME_THE_INBOX}${extra}; nothing was done`,
-    { details: { table, missing: 'queue-url' } },
-  );
-}
-
-/** The target's inbox, its queue and URL; refused as {@link inboxRefusal} says when not named. */
-export function requireInbox(target: Target): { queue: SqsQueue; url: string } {
-  const { queue, names } = target;
-  if (!queue || !names.inboxUrl) throw inboxRefusal(names.table, 'to send to it');
-  return { queue, url: names.inboxUrl };
 }
 
 /** The description each of `BatonApp`'s outputs starts with, then what it names. */

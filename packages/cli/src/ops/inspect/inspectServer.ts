@@ -18,7 +18,8 @@ import {
   redriveDeadLetter,
   resumeActor,
 } from '@baton/core/engine';
-import { requireInbox, type Target } from '../target.ts';
+import { requireInbox } from '../inboxNeeds.ts';
+import type { Target } from '../target.ts';
 import { readActor, readOverview, searchActors } from './inspectData.ts';
 import { INSPECT_SCRIPT, inspectHtml } from './inspectPage.ts';
 
