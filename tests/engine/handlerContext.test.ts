@@ -78,6 +78,9 @@ const cases: Record<string, (ctx: Ctx) => unknown> = {
     ctx.ask(Probe.ref('q'), 'dated', { on: new Date(0) }, { onReply: 'answer' } as never),
   'send: a Map': (ctx) => ctx.send(Probe.ref('q'), 'answer', new Map([['a', 1]])),
   'send: a payload its schema refuses': (ctx) => ctx.send(to, 'take', { text: 5 } as never),
+  'send: a message its target has no handler for': (ctx) => ctx.send(to, 'nope' as never, {}),
+  'send: an actor type the app does not register': (ctx) =>
+    ctx.send({ id: 'ghost/g', type: 'ghost', key: 'g' } as never, 'take', {}),
   'ask: a payload its schema refuses': (ctx) =>
     ctx.ask(to, 'take', { text: 5 } as never, { onReply: 'answer' } as never),
   'effect: a payload its schema refuses': (ctx) => ctx.effect(Noted, { text: 5 } as never),
@@ -350,6 +353,20 @@ describe("a handler's ctx", () => {
     // What JSON cannot hold names the handler too, in its details as well.
     expect(await run('send: a Map')).toMatchObject({ details: { sentBy } });
     expect(await run('ask: a context JSON cannot hold')).toMatchObject({ details: { sentBy } });
+  });
+
+  it('names the handler that sent to a message or an actor type the app does not know', async () => {
+    const sentBy = { actor: 'probe/p', handler: 'run' };
+    expect(await run('send: a message its target has no handler for')).toMatchObject({
+      code: ErrorCode.UNKNOWN_MESSAGE,
+      message: expect.stringMatching(/^in handler "run" of probe\/p: .*"nope"/),
+      details: { sentBy },
+    });
+    expect(await run('send: an actor type the app does not register')).toMatchObject({
+      code: ErrorCode.UNKNOWN_ACTOR,
+      message: expect.stringMatching(/^in handler "run" of probe\/p: .*ghost/),
+      details: { sentBy },
+    });
   });
 
   it("leaves a client's refused payload as it was: no handler sent it", async () => {

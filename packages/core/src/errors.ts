@@ -10,7 +10,8 @@ export interface ErrorCodes {
    * A message payload failed its zod schema. Terminal at the doors (client, `ctx.send`); in the
    * inbox, where newer code may have sent it, the message waits (see `docs/deploys.md`). Refused
    * at a handler's `ctx` (`send`, `ask`, `start`, `schedule`, `effect`), it names that handler
-   * first (`in handler "checkout" of cart/42: …`), and `details.sentBy` is `{ actor, handler }`.
+   * first (`in handler "checkout" of cart/42: …`), and `details.sentBy` is `{ actor, handler }`,
+   * as do UNKNOWN_ACTOR, UNKNOWN_MESSAGE and INVALID_REF refused there.
    */
   readonly INVALID_PAYLOAD: 'INVALID_PAYLOAD';
   /** No actor type with that name is registered. Terminal at the doors; waits in the inbox. */

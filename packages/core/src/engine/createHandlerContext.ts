@@ -148,14 +148,15 @@ class HandlerContext implements ActorContext<unknown> {
   }
 
   /**
-   * `payload` as it is stored, checked by `parse` (see `parseStored`; without: as JSON only). A
-   * payload refused names this handler, which sent it, in the message and in `details.sentBy`.
+   * `payload` as it is stored, checked by `parse` (see `parseStored`; without: as JSON only) with
+   * its target. A refusal (a payload, an unknown actor or message, a bad ref) names this
+   * handler, which made the call, in the message and in `details.sentBy`.
    */
   #stored(what: string, payload: unknown, parse?: (payload: unknown) => unknown): unknown {
     try {
       return parse ? parseStored(what, payload, parse).stored : storable(what, payload);
     } catch (error) {
-      if (!isBatonError(error) || error.code !== ErrorCode.INVALID_PAYLOAD) throw error;
+      if (!isBatonError(error)) throw error;
       const sentBy = { actor: this.self.id, handler: this.#envelope.name };
       throw new BatonError(
         error.code,
