@@ -68,6 +68,13 @@ export type { SimulationOptions } from './SimulationOptions.ts';
 /** Event-loop turns a run waits for a task between gates before calling it stuck. */
 const MAX_SETTLES = 1_000;
 
+/**
+ * How long after a send a client may retry it under the same key: the engine's idempotency
+ * retention (14 days by default) less its day of margin for a sender's clock. Past it, the key's
+ * outcome is gone, and a send under it is a new message (docs: use a key for one message only).
+ */
+const RETRY_WINDOW_MS = 13 * 24 * 60 * 60 * 1000;
+
 /** The chance, at each step of progress, that a copy kept aside is redriven late. */
 const LATE_REDRIVE_CHANCE = 0.05;
 
@@ -93,7 +100,8 @@ export class Simulation {
   readonly #stranded: StrandedMessages;
   readonly #cluster: SimCluster;
   readonly #pending: Array<{ label: string; send: IngressSend }> = [];
-  readonly #submitted: IngressSend[] = [];
+  /** The ingress sends made, and when: a client retries one under its key (`duplicateIngress`). */
+  readonly #submitted: Array<{ readonly send: IngressSend; readonly at: number }> = [];
   /** Idempotency key → the message id the client gave it. */
   readonly #messageIds = new Map<string, string>();
   #nextKey = 1;
@@ -278,7 +286,10 @@ export class Simulation {
   }
 
   #choose(): Action | undefined {
-    const ingress = { pending: this.#pending.length, submitted: this.#submitted };
+    // A client retries a send within its key's retention only: later, it would be a new send.
+    const since = this.clock.now() - RETRY_WINDOW_MS;
+    const submitted = this.#submitted.filter((s) => s.at > since).map((s) => s.send);
+    const ingress = { pending: this.#pending.length, submitted };
     return chooseFault(this.#cluster, ingress) ?? this.#progress();
   }
 
@@ -295,7 +306,7 @@ export class Simulation {
         label: next.label,
         run: async () => {
           this.#pending.shift();
-          this.#submitted.push(next.send);
+          this.#submitted.push({ send: next.send, at: this.clock.now() });
           await next.send(cluster.client);
         },
       });
