@@ -6,10 +6,13 @@
  * again; a message sent before the sender forgot its channel, and redriven after, must not be
  * skipped as a duplicate.
  */
-import { decodeEnvelope } from '@baton/core/adapter';
+import { type Clock, decodeEnvelope } from '@baton/core/adapter';
 import { redriveDeadLetter } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
+import { runUntilIdle } from './helpers.ts';
 import { DAY, lineOf, tallyApp } from './tallyChannel.ts';
+
+const HOUR = 60 * 60 * 1000;
 
 describe('a channel over weeks', () => {
   it('applies no copy twice of a message applied before the receiver forgot its mark, however often it is redriven', async () => {
@@ -105,5 +108,55 @@ describe('a channel over weeks', () => {
     await t.redrive(t.dlq.slice(1));
     await t.run();
     expect(await t.tally()).toEqual({ lines: ['a'], letters: [] });
+  });
+
+  it('applies a message sent before its sender forgot the channel when the message that reopened it came late, and it later still', async () => {
+    const t = tallyApp((line) => (line === 'a1' || line === 'b' ? 'only' : undefined));
+    await t.emit('a0'); // seq 1, prev 0: applied
+    await t.run();
+    await t.emit('a1'); // seq 2, prev 1: to the dead-letter queue
+    await t.run();
+    t.h.clock.advance(15 * DAY); // the sender forgets its idle channel
+    await t.emit('b'); // seq 3, prev 0: to the dead-letter queue
+    await t.run();
+    await t.emit('c'); // seq 4, prev 3: applied, (1, 3] missing
+    await t.run();
+    // The redrive applies 'b' late; 'a1' failed its receives again and is back in the
+    // dead-letter queue. 'b' opened the channel anew: it says nothing of what lies below it.
+    await t.redrive(t.dlq.filter((m) => lineOf(m) === 'b'));
+    await t.run();
+    t.h.clock.advance(10 * 60_000);
+    await t.redrive(t.dlq.filter((m) => lineOf(m) === 'a1'));
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: ['a0', 'c', 'b', 'a1'], letters: [] });
+  });
+
+  it('applies a message once whose letter, too old to tell, was redriven after a mark appeared, when another copy of it comes', async () => {
+    const t = tallyApp((line) => (line === 'x' || line === 'm' ? 'only' : undefined));
+    await t.emit('x'); // seq 1, prev 0
+    await t.run();
+    // The sender's next turn runs on a worker whose clock is 20 hours behind: within the day's
+    // margin the engine allows a sender's clock, 'm' (seq 2) says it was sent before 'x'.
+    const behind: Clock = { now: () => t.h.clock.now() - 20 * HOUR };
+    t.h.clock.advance(60_000);
+    await t.emit('m');
+    await runUntilIdle(t.worker(behind), t.h.backend, t.h.clock);
+    const [x, m] = t.dlq;
+    t.h.clock.advance(26.5 * DAY); // 'm' is 27.3 days old by its clock, 'x' 26.5
+    await t.redrive([m!]);
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: [], letters: [{ line: 'm' }] });
+    // 'x', young enough, makes a mark; the operator, who knows 'm' never was applied, redrives it.
+    await t.redrive([x!]);
+    await t.run();
+    const [letter] = await t.h.backend.store.listDeadLetters('tally/t');
+    await redriveDeadLetter(t.h.backend.store, t.h.backend.queue, 'tally/t', letter!.messageId);
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: ['x', 'm'], letters: [] });
+    // Another copy of 'm': the mark (at 'x') would take it for the next message; its proof tells it.
+    t.h.clock.advance(10 * 60_000);
+    await t.redrive([m!]);
+    await t.run();
+    expect(await t.tally()).toEqual({ lines: ['x', 'm'], letters: [] });
   });
 });

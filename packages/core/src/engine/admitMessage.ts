@@ -7,7 +7,7 @@ import { compareSeq } from '../adapter/ports.ts';
 import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { Admission, Turn } from './admission.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
-import { classify, markProves } from './channels.ts';
+import { classify } from './channels.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue } from './inboxQueue.ts';
@@ -80,8 +80,8 @@ export async function admit(
  * proof of that ({@link DeadLetter.applied}). A copy as old, but unmarked, is looked for there
  * too; kept nowhere, it is judged by no mark either (the mark may be a new life's, which would
  * take it for that life's next message, or for a copy of one), so it is kept as a dead letter,
- * too old to tell (see `outlivedItsProof`). So is a copy as old as the mark retention that the
- * mark cannot tell (see `markProves`): a letter of it, or the proof its redrive left, tells it.
+ * too old to tell (see `outlivedItsProof`). Any copy as old as the mark retention is looked for
+ * there first, whatever the mark says: a letter of it, or the proof its redrive left, tells it.
  */
 async function channelAdmission(
   { engine, overflow, builder }: Turn,
@@ -93,11 +93,13 @@ async function channelAdmission(
     return (await keptAlready(engine, builder, envelope)) ? undefined : {};
   }
   const mark = await overflow.sender(record, envelope.from);
-  // A copy as old as the mark retention that the mark cannot tell is known by a letter of it:
-  // one that waits for its redrive, or the proof a redrive of it left.
+  // A copy as old as the mark retention may have been kept as too old to tell: a letter of it
+  // (one that waits for its redrive, or the proof a redrive of it left) tells it. Whatever the
+  // mark says now: a mark made since, by a message sent after it on a clock behind the sender's
+  // (within the day's margin), would take it for the next one.
   const age = engine.clock.now() - envelope.sentAt;
-  if (!markProves(mark, envelope) && asOldAs(age, engine.markRetentionMs)) {
-    if (await keptAlready(engine, builder, envelope)) return undefined;
+  if (asOldAs(age, engine.markRetentionMs) && (await keptAlready(engine, builder, envelope))) {
+    return undefined;
   }
   const arrival = classify(mark, envelope);
   if (arrival.kind === 'duplicate') return undefined;

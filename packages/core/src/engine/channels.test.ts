@@ -78,10 +78,20 @@ describe('classify', () => {
     });
     const { kinds, mark } = receive([msg(8, 0), msg(6, 0)]);
     expect(kinds).toEqual(['gap', 'late']);
-    // The late one opened the channel before: nothing else lies below it; above it, unproven.
-    expect(mark).toEqual({ seq: 8, at: 1, missing: [[6, 7]], unprovenUpTo: 7 });
+    // The late one opened the channel too, so it says nothing of what lies below it: an earlier
+    // opening's messages may. Only it leaves the gap, the rest still missing and unproven.
+    expect(mark).toEqual({
+      seq: 8,
+      at: 1,
+      missing: [
+        [0, 5],
+        [6, 7],
+      ],
+      unprovenUpTo: 7,
+    });
     expect(markProves(mark, msg(7, 6))).toBe(false);
     expect(classify(mark, msg(6, 0)).kind).toBe('duplicate');
+    expect(classify(mark, msg(3, 2)).kind).toBe('late');
   });
 
   it('keeps what a gap opened with no mark spans as unproven, until no gap reaches below it', () => {
@@ -100,10 +110,17 @@ describe('classify', () => {
       ],
       unprovenUpTo: 7,
     });
-    // Filled up to 7 (each late message's prev closes what lies below it), it is dropped.
-    expect(receive([msg(7, 0)], mark).mark).toEqual({ seq: 9, at: 1 });
+    // Filled up to 7, it is dropped: each late message's prev closes what lies below it, down to
+    // seq 1 (a prev of 0 opened the channel, maybe anew, and closes nothing below it).
+    expect(receive([msg(7, 4), msg(4, 0)], mark).mark).toEqual({
+      seq: 9,
+      at: 1,
+      missing: [[0, 3]],
+      unprovenUpTo: 7,
+    });
+    expect(receive([msg(7, 1), msg(1, 0)], mark).mark).toEqual({ seq: 9, at: 1 });
     // A gap left above it holds no unproven seq: dropped too (from its bottom, 7, up).
-    const above = receive([msg(7, 0)], {
+    const above = receive([msg(7, 1), msg(1, 0)], {
       ...mark!,
       missing: [
         [0, 7],

@@ -80,8 +80,10 @@ export function markAfter(
   let missing = [...(mark?.missing ?? [])];
   let seq = mark?.seq ?? 0;
   if (arrival.kind === 'late') {
-    // The late message's own `prev` says nothing else of this channel lies in (prev, seq).
-    const prev = envelope.prev ?? envelope.seq - 1;
+    // The late message's own `prev` says nothing else of this channel lies in (prev, seq) — but
+    // for `prev` 0, which opened the channel anew: what the sender sent on an earlier opening of
+    // it, before it forgot the channel, may lie below, so only the message itself is removed.
+    const prev = envelope.prev || envelope.seq - 1;
     missing = missing.flatMap(([lo, hi]): Array<[number, number]> => {
       if (envelope.seq <= lo || envelope.seq > hi) return [[lo, hi]];
       const parts: Array<[number, number]> = [];
