@@ -236,6 +236,17 @@ describe('CommitBuilder', () => {
     expect(first.take(ACTOR, 2)).toEqual({ outbox: [], idempotency: [] });
   });
 
+  it('counts a redriven letter the message puts again under its id (its proof, or kept again) as the one write the commit makes', () => {
+    const builder = new CommitBuilder(base, { ...roomy, maxTransactionItems: 2 });
+    const letter = deadLetterOf(`${ACTOR}:7`);
+    const proof = { ...letter, applied: { at: 1, expiresAt: 2 } };
+    const redrive = { ...effects([]), redriven: letter.messageId, deadLetter: proof };
+    expect(builder.fits(redrive)).toBe(true); // the record and the letter
+    builder.add(redrive);
+    expect(builder.fits(effects([]))).toBe(true); // still two
+    expect(builder.take(ACTOR, 0).deadLetters).toEqual({ put: [proof], remove: [] });
+  });
+
   it('forgets a dead letter put earlier in the commit when its message is redriven', () => {
     const builder = new CommitBuilder(base, roomy);
     builder.add({ ...effects([]), deadLetter: deadLetterOf('m1') });

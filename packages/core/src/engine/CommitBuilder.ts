@@ -184,14 +184,15 @@ export class CommitBuilder {
       (effects.replacesOutcome ? this.#replaced : this.#idempotency).push(effects.idempotency);
       if (!effects.replacesOutcome) this.#idempotencyBytes += this.#outcomeSize(effects);
     }
-    if (effects.redriven !== undefined) {
-      this.#redriven = writable(this.#redriven).add(effects.redriven);
-      if (this.#deadLetters.has(effects.redriven)) {
-        writable(this.#deadLetters).delete(effects.redriven);
-      }
+    const { redriven, deadLetter } = effects;
+    if (redriven !== undefined) {
+      // A letter the message puts under the same id (its proof, or the message kept again)
+      // replaces the redriven one: one write, not a delete beside it.
+      if (redriven !== deadLetter?.messageId)
+        this.#redriven = writable(this.#redriven).add(redriven);
+      if (this.#deadLetters.has(redriven)) writable(this.#deadLetters).delete(redriven);
     }
-    if (effects.deadLetter) {
-      const { deadLetter } = effects;
+    if (deadLetter) {
       this.#deadLetters = writable(this.#deadLetters).set(deadLetter.messageId, deadLetter);
     }
     for (const mark of effects.overflow ?? []) {
@@ -335,11 +336,13 @@ export class CommitBuilder {
     for (const record of this.#replaced) bytes += jsonSize(record);
     for (const record of this.#keptApart.values()) bytes += jsonSize(record);
     for (const letter of this.#deadLetters.values()) bytes += jsonSize(letter);
-    if (effects.deadLetter) {
+    const { redriven, deadLetter } = effects;
+    if (deadLetter) {
       items++;
-      bytes += jsonSize(effects.deadLetter);
+      bytes += jsonSize(deadLetter);
     }
-    if (effects.redriven !== undefined) items++;
+    // One write for a letter put again under the id redriven (see `add`).
+    if (redriven !== undefined && redriven !== deadLetter?.messageId) items++;
     // Each timer's last word, the message's over the pending ones'. Removals count as items,
     // not bytes, as `checkCommit` counts deletes.
     for (const [id, timer] of this.#timers) {
