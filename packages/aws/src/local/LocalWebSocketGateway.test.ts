@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import {
   ApiGatewayManagementApiClient,
   DeleteConnectionCommand,
@@ -137,5 +138,136 @@ describe('LocalWebSocketGateway', () => {
     expect((await attempt('https://app.example', listed.url)).status).toBe(101);
     const itsOwn = `http://localhost:${new URL(listed.url).port}`;
     expect((await attempt(itsOwn, listed.url)).status).toBe(403);
+  });
+});
+
+const maxUnreadBytes = 64 * 1024;
+/** The answer to every frame: 32 KB. */
+const reply = JSON.stringify({ type: 'reply', pad: 'x'.repeat(32 * 1024) });
+
+/**
+ * A gateway on which every frame is answered with {@link reply}, posted by an invocation of its
+ * connection's own (Lambdas share no client) that its `$default` call does not wait for, as a
+ * send's reply comes from the stream handler. The `$default` calls and how each post ended are
+ * kept by connection.
+ */
+async function startReplying() {
+  const calls = new Map<string, number>();
+  const posts = new Map<string, string[]>();
+  const apis = new Map<string, ApiGatewayManagementApiClient>();
+  const post = (ConnectionId: string) => {
+    const api =
+      apis.get(ConnectionId) ??
+      new ApiGatewayManagementApiClient({
+        endpoint: gateway!.managementEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+    apis.set(ConnectionId, api);
+    const data = Buffer.from(reply);
+    return errorName(api.send(new PostToConnectionCommand({ ConnectionId, Data: data })));
+  };
+  gateway = await LocalWebSocketGateway.start({
+    maxUnreadBytes,
+    unreadGraceMs: 1_000,
+    handler: async ({ requestContext: { routeKey, connectionId } }) => {
+      if (routeKey !== '$default') return { statusCode: 200 };
+      calls.set(connectionId, (calls.get(connectionId) ?? 0) + 1);
+      void post(connectionId).then((outcome) => {
+        posts.set(connectionId, [...(posts.get(connectionId) ?? []), outcome]);
+      });
+      return { statusCode: 200 };
+    },
+  });
+  const destroy = () => {
+    for (const api of apis.values()) api.destroy();
+  };
+  return { gateway, calls, posts, post, destroy };
+}
+
+/** The socket under a `ws` client: paused, the client reads nothing. */
+const rawSocket = (socket: WebSocket) => (socket as unknown as { _socket: Socket })._socket;
+
+describe('a client that stops reading', () => {
+  it('has its frames left unread and posts to it held within maxUnreadBytes, and is closed (4413) after the grace, while another reads on', async () => {
+    const { gateway, calls, posts, post, destroy } = await startReplying();
+    const reader = await open(gateway.url);
+    const readerId = gateway.connectionIds()[0]!;
+    const flooder = new WebSocket(gateway.url);
+    await new Promise((resolve) => flooder.once('open', resolve));
+    const id = gateway.connectionIds().find((each) => each !== readerId)!;
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+      flooder.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+    });
+    const raw = rawSocket(flooder);
+    raw.pause(); // from now on it reads nothing
+    // It asks on and on: each ask answered with 32 KB, more than the sockets' buffers hold.
+    const flood = setInterval(() => {
+      for (let i = 0; i < 10; i++) flooder.send('ask');
+    }, 10);
+    let peak = 0;
+    const watch = setInterval(() => {
+      peak = Math.max(peak, gateway.unreadBytes(id));
+    }, 2);
+    const bound = maxUnreadBytes + Buffer.byteLength(reply) + 14; // and one frame, its header
+    let heard: number | undefined;
+    try {
+      await expect.poll(() => peak, { timeout: 10_000 }).toBeGreaterThan(maxUnreadBytes);
+      // Over the bound, its frames wait unread: the handler hears none of them, and what waits
+      // here for it stays within the bound, while the other client is answered.
+      heard = calls.get(id);
+      reader.socket.send('ask');
+      await expect.poll(() => reader.received.length).toBe(1);
+      expect(peak).toBeLessThanOrEqual(bound);
+      expect(calls.get(id)).toBe(heard);
+      // A grace later it is closed: the posts that waited for it, and any later, find it gone.
+      await expect
+        .poll(() => posts.get(id) ?? [], { timeout: 5_000 })
+        .toContain('GoneException 410');
+      expect(await post(id)).toBe('GoneException 410');
+      expect(calls.get(id)).toBe(heard);
+      expect(peak).toBeLessThanOrEqual(bound);
+    } finally {
+      clearInterval(flood);
+      clearInterval(watch);
+    }
+    // Once it reads, it finds the close (and no `$default` of the frames it sent on).
+    raw.resume();
+    expect(await closed).toEqual({
+      code: 4413,
+      reason: `over ${maxUnreadBytes} bytes sent were left unread: read, then connect again`,
+    });
+    await expect.poll(() => gateway.connectionIds()).toEqual([readerId]);
+    expect(calls.get(id)).toBe(heard);
+    reader.socket.send('ask');
+    await expect.poll(() => reader.received.length).toBe(2);
+    await expect.poll(() => posts.get(readerId)).toEqual(['none', 'none']);
+    destroy();
+  });
+
+  it('is read again, and answered in full, once it reads within the grace', async () => {
+    const { gateway, calls, posts, destroy } = await startReplying();
+    const { socket, received } = await open(gateway.url);
+    const [id] = gateway.connectionIds();
+    rawSocket(socket).pause();
+    for (let i = 0; i < 400; i++) socket.send('ask');
+    await expect
+      .poll(() => gateway.unreadBytes(id!), { timeout: 10_000 })
+      .toBeGreaterThan(maxUnreadBytes);
+    // Frames it sends now wait, until it reads.
+    const heard = calls.get(id!);
+    for (let i = 0; i < 10; i++) socket.send('ask');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls.get(id!)).toBe(heard);
+    rawSocket(socket).resume();
+    await expect.poll(() => received.length, { timeout: 10_000 }).toBe(410);
+    expect(calls.get(id!)).toBe(410);
+    expect(posts.get(id!)?.filter((outcome) => outcome !== 'none')).toEqual([]);
+    // Past the grace, it is open still.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(gateway.connectionIds()).toEqual([id]);
+    socket.send('ask');
+    await expect.poll(() => received.length).toBe(411);
+    destroy();
   });
 });

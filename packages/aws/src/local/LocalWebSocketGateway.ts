@@ -13,6 +13,11 @@ import {
 } from '@baton/server/session';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { WebSocketEvent, WebSocketResponse } from '../websocket/websocketHandler.ts';
+import {
+  type ConnectionSettings,
+  connectionSettings,
+  GatewayConnection,
+} from './GatewayConnection.ts';
 import { TokenBucket } from './TokenBucket.ts';
 
 /**
@@ -49,20 +54,16 @@ export interface LocalWebSocketGatewayOptions {
    * @default the gateway's own: `http://localhost:<port>`, `http://127.0.0.1:<port>`, `http://[::1]:<port>`
    */
   readonly allowedOrigins?: AllowedOrigins;
-}
-
-interface Socket {
-  readonly ws: WebSocket;
-  readonly connectedAt: Date;
-  readonly sourceIp: string;
-  readonly userAgent: string;
-  lastActiveAt: Date;
-  idle: ReturnType<typeof setTimeout> | undefined;
-  readonly lifetime: ReturnType<typeof setTimeout>;
-  /** The handler calls of this connection, one after the other. */
-  queue: Promise<unknown>;
-  /** Whether `$disconnect` is still owed when the socket closes. */
-  announce: boolean;
+  /**
+   * Bytes posted to a connection that may wait unread in its socket. Past them, its client's
+   * frames are left unread and posts to it wait, until it reads; if it does not within
+   * `unreadGraceMs`, the connection is closed (4413, as the local server does) and posts to it
+   * are answered 410 `GoneException`, as API Gateway drops a client that does not keep up.
+   * @default 8 MiB (the local server's)
+   */
+  readonly maxUnreadBytes?: number;
+  /** How long a connection may stay over `maxUnreadBytes` before it is closed. @default 10 s */
+  readonly unreadGraceMs?: number;
 }
 
 /**
@@ -72,7 +73,9 @@ interface Socket {
  * `$default` for every message (one at a time per connection) and `$disconnect` on close; and,
  * on the same port, the management API the real `ApiGatewayManagementApiClient` talks to:
  * `POST /{stage}/@connections/{id}` (the body as one text frame; 410 `GoneException` for an
- * unknown connection, 413 past 128 KB), `GET` (connection info) and `DELETE` (close).
+ * unknown connection, 413 past 128 KB), `GET` (connection info) and `DELETE` (close). A client
+ * that leaves more than `maxUnreadBytes` unread has its frames left unread and posts to it
+ * wait, until it reads; one that does not read within `unreadGraceMs` is closed (4413).
  *
  * @example
  * const gateway = await LocalWebSocketGateway.start({ handler: (event) => handler(event) });
@@ -84,7 +87,8 @@ export class LocalWebSocketGateway {
   readonly #options: LocalWebSocketGatewayOptions;
   readonly #http: Server;
   readonly #wss: WebSocketServer;
-  readonly #sockets = new Map<string, Socket>();
+  readonly #sockets = new Map<string, GatewayConnection>();
+  readonly #settings: ConnectionSettings;
   /** The subprotocol each accepted upgrade request answers with. */
   readonly #protocols = new WeakMap<IncomingMessage, string>();
   /** Handler calls not yet settled, awaited by `close()`. */
@@ -102,15 +106,16 @@ export class LocalWebSocketGateway {
   private constructor(options: LocalWebSocketGatewayOptions) {
     this.#options = options;
     this.stage = options.stage ?? 'local';
+    const problems: string[] = [];
     if (options.allowedOrigins !== undefined) {
-      const problems: string[] = [];
       this.#origins = originCheck(options.allowedOrigins, problems);
-      if (problems.length > 0) {
-        throw new BatonError(
-          ErrorCode.INVALID_ARGUMENT,
-          `invalid local gateway options: ${problems.join('; ')}`,
-        );
-      }
+    }
+    this.#settings = connectionSettings(options, problems);
+    if (problems.length > 0) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `invalid local gateway options: ${problems.join('; ')}`,
+      );
     }
     const limit = options.postLimit;
     this.#posts = limit && new TokenBucket(limit.perSecond, limit.burst ?? limit.perSecond);
@@ -171,6 +176,14 @@ export class LocalWebSocketGateway {
   }
 
   /**
+   * Bytes posted to a connection that its client has not read yet (past the operating system's
+   * buffers): at most `maxUnreadBytes` and one frame. 0 for a connection that is gone.
+   */
+  unreadBytes(connectionId: string): number {
+    return this.#sockets.get(connectionId)?.unreadBytes ?? 0;
+  }
+
+  /**
    * Answers the next `count` posts to a connection with 500 `InternalServerErrorException`, as
    * API Gateway may: for tests of what a push that fails does.
    */
@@ -183,18 +196,18 @@ export class LocalWebSocketGateway {
    * lost: the registry still holds it until a push finds it gone.
    */
   lose(connectionId: string): void {
-    const socket = this.#sockets.get(connectionId);
-    if (!socket) return;
-    socket.announce = false;
+    const connection = this.#sockets.get(connectionId);
+    if (!connection) return;
+    connection.announce = false;
     this.#forget(connectionId);
-    socket.ws.terminate();
+    connection.ws.terminate();
   }
 
   /** Closes every connection (each with `$disconnect`) and stops listening. */
   async close(): Promise<void> {
-    const pending = [...this.#sockets.values()].map((socket) => {
-      socket.ws.close(1001, 'going away');
-      return socket.queue;
+    const pending = [...this.#sockets.values()].map((connection) => {
+      connection.close(1001, 'going away');
+      return connection.queue;
     });
     const grace = setTimeout(() => {
       for (const ws of this.#wss.clients) ws.terminate();
@@ -270,23 +283,11 @@ export class LocalWebSocketGateway {
   }
 
   #accept(connectionId: string, ws: WebSocket, request: IncomingMessage): void {
-    const maxConnectionMs = this.#options.maxConnectionMs ?? 2 * 60 * 60_000;
-    const state: Socket = {
-      ws,
-      connectedAt: new Date(),
-      lastActiveAt: new Date(),
-      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-      userAgent: String(request.headers['user-agent'] ?? ''),
-      idle: undefined,
-      lifetime: setTimeout(() => ws.close(1001, 'Going away'), maxConnectionMs),
-      queue: Promise.resolve(),
-      announce: true,
-    };
-    state.lifetime.unref();
-    this.#sockets.set(connectionId, state);
-    this.#touch(state);
+    const connection = new GatewayConnection(ws, request, this.#settings);
+    this.#sockets.set(connectionId, connection);
     ws.on('message', (data, isBinary) => {
-      this.#touch(state);
+      if (!connection.heard) return;
+      connection.touch();
       const body = isBinary
         ? (data as Buffer).toString('base64')
         : (data as Buffer).toString('utf8');
@@ -294,40 +295,30 @@ export class LocalWebSocketGateway {
         body,
         isBase64Encoded: isBinary,
       });
-      this.#call(state, event);
+      this.#call(connection, event);
     });
     ws.on('error', () => {});
     ws.on('close', () => {
-      const announce = state.announce;
+      const announce = connection.announce;
       this.#forget(connectionId);
-      if (announce) this.#call(state, this.#event(connectionId, '$disconnect', 'DISCONNECT', {}));
+      if (announce) {
+        this.#call(connection, this.#event(connectionId, '$disconnect', 'DISCONNECT', {}));
+      }
     });
   }
 
   /** Calls the handler after the connection's earlier calls. */
-  #call(state: Socket, event: WebSocketEvent): void {
-    const call = state.queue.then(() =>
+  #call(connection: GatewayConnection, event: WebSocketEvent): void {
+    const call = connection.queue.then(() =>
       this.#options.handler(event).catch((error: unknown) => this.#options.onError?.(error)),
     );
-    state.queue = call;
+    connection.queue = call;
     this.#calls.add(call);
     void call.finally(() => this.#calls.delete(call));
   }
 
-  #touch(state: Socket): void {
-    state.lastActiveAt = new Date();
-    if (state.idle) clearTimeout(state.idle);
-    const idleMs = this.#options.idleTimeoutMs ?? 10 * 60_000;
-    state.idle = setTimeout(() => state.ws.close(1001, 'Going away'), idleMs);
-    state.idle.unref();
-  }
-
   #forget(connectionId: string): void {
-    const state = this.#sockets.get(connectionId);
-    if (!state) return;
-    clearTimeout(state.idle);
-    clearTimeout(state.lifetime);
-    state.announce = false;
+    this.#sockets.get(connectionId)?.closed();
     this.#sockets.delete(connectionId);
   }
 
@@ -341,10 +332,9 @@ export class LocalWebSocketGateway {
     }
     const connectionId = decodeURIComponent(match[2]!);
     const body = await readBody(request);
-    const state = this.#sockets.get(connectionId);
-    if (!state || state.ws.readyState !== state.ws.OPEN) {
-      return reply(response, 410, 'GoneException', `connection ${connectionId} is gone`);
-    }
+    const connection = this.#sockets.get(connectionId);
+    const gone = () => reply(response, 410, 'GoneException', `connection ${connectionId} is gone`);
+    if (!connection?.open) return gone();
     switch (request.method) {
       case 'POST': {
         if (this.#posts && !this.#posts.take()) {
@@ -360,25 +350,24 @@ export class LocalWebSocketGateway {
           const message = `message is ${body.length} bytes, over the ${MAX_FRAME_BYTES}-byte limit`;
           return reply(response, 413, 'PayloadTooLargeException', message);
         }
-        this.#touch(state);
-        await new Promise<void>((resolve, reject) =>
-          state.ws.send(body.toString('utf8'), (error) => (error ? reject(error) : resolve())),
-        );
+        // Answered once the frame is handed to the socket (not when the client reads it), as
+        // API Gateway answers; past `maxUnreadBytes` unread, once the client reads.
+        if (!(await connection.post(body.toString('utf8')))) return gone();
         response.writeHead(200, { 'content-type': 'application/json' }).end();
         return;
       }
       case 'GET': {
         // The management API's JSON names, as the SDK reads them.
         const info = {
-          connectedAt: state.connectedAt.toISOString(),
-          lastActiveAt: state.lastActiveAt.toISOString(),
-          identity: { sourceIp: state.sourceIp, userAgent: state.userAgent },
+          connectedAt: connection.connectedAt.toISOString(),
+          lastActiveAt: connection.lastActiveAt.toISOString(),
+          identity: { sourceIp: connection.sourceIp, userAgent: connection.userAgent },
         };
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(info));
         return;
       }
       case 'DELETE':
-        state.ws.close(1000, 'closed by the server');
+        connection.close(1000, 'closed by the server');
         response.writeHead(204).end();
         return;
       default:
