@@ -7,10 +7,10 @@
  * skipped as a duplicate.
  */
 import { type Clock, decodeEnvelope } from '@baton/core/adapter';
-import { redriveDeadLetter } from '@baton/core/engine';
+import { pauseActor, redriveDeadLetter, resumeActor } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import { runUntilIdle } from './helpers.ts';
-import { DAY, lineOf, tallyApp } from './tallyChannel.ts';
+import { DAY, lineOf, Tally, tallyApp } from './tallyChannel.ts';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -158,5 +158,76 @@ describe('a channel over weeks', () => {
     await t.redrive([m!]);
     await t.run();
     expect(await t.tally()).toEqual({ lines: ['x', 'm'], letters: [] });
+  });
+
+  describe('while the receiver is paused', () => {
+    /** The operator pauses, and later resumes, the tally of `t`. */
+    const operator = (t: ReturnType<typeof tallyApp>) => {
+      const { store, queue } = t.h.backend;
+      const by = { by: 'ops', now: t.h.clock.now() };
+      return {
+        pause: () => pauseActor(store, queue, 'tally/t', by),
+        resume: () => resumeActor(store, queue, 'tally/t', { ...by, now: t.h.clock.now() }),
+      };
+    };
+
+    it('keeps a copy too old to tell as a dead letter, rather than park it to be applied on resume', async () => {
+      const t = tallyApp((line) => (line === 'a' ? 'copy' : undefined));
+      await t.emit('a'); // applied; a copy, committed and never acknowledged, to the DLQ
+      await t.run();
+      t.h.clock.advance(29 * DAY); // the tally's mark for the sender is gone
+      const ops = operator(t);
+      await ops.pause();
+      await t.run();
+      await t.redrive(t.dlq);
+      await t.run();
+      await ops.resume();
+      await t.run();
+      expect(await t.tally()).toEqual({ lines: ['a'], letters: [{ line: 'a' }] });
+    });
+
+    it("keeps a client's copy older than its outcome as a dead letter, rather than park it", async () => {
+      const t = tallyApp(() => undefined);
+      const { queue } = t.h.backend;
+      await t.h.client.send(Tally.ref('t'), 'add', { line: 'i' });
+      const [got] = await queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
+      const copy = { group: got!.group, dedupeId: got!.dedupeId, body: got!.body };
+      await queue.release([got!.receipt], 0);
+      await t.run();
+      t.h.clock.advance(15 * DAY); // past the 14 days its outcome is kept
+      const ops = operator(t);
+      await ops.pause();
+      await t.run();
+      await t.redrive([copy]);
+      await t.run();
+      await ops.resume();
+      await t.run();
+      expect(await t.tally()).toEqual({ lines: ['i'], letters: [{ line: 'i' }] });
+    });
+
+    it('leaves the proof of a letter too old to tell that was parked by its redrive and applied on resume', async () => {
+      const t = tallyApp((line) => (line === 'a' ? 'only' : undefined));
+      await t.emit('a');
+      await t.run();
+      t.dlq.push(t.dlq[0]!);
+      t.h.clock.advance(29 * DAY);
+      await t.redrive(t.dlq.slice(0, 1));
+      await t.run();
+      const { store, queue } = t.h.backend;
+      const [letter] = await store.listDeadLetters('tally/t');
+      const ops = operator(t);
+      await ops.pause();
+      await t.run();
+      await redriveDeadLetter(store, queue, 'tally/t', letter!.messageId);
+      await t.run();
+      await ops.resume();
+      await t.run();
+      expect(await t.tally()).toEqual({ lines: ['a'], letters: [] });
+      // The other copy: the proof tells it, where a fresh letter just like the first would not.
+      t.h.clock.advance(10 * 60_000);
+      await t.redrive(t.dlq.slice(1));
+      await t.run();
+      expect(await t.tally()).toEqual({ lines: ['a'], letters: [] });
+    });
   });
 });

@@ -3,6 +3,7 @@
  * dead-lettered, out of attempts or too old to tell from a copy), and what became of it counted.
  */
 
+import type { Envelope } from '../adapter/envelope.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, ErrorCode, isBatonError } from '../errors.ts';
@@ -10,6 +11,7 @@ import type { Admission, Turn } from './admission.ts';
 import { attemptsMade, outOfAttempts } from './attempts.ts';
 import { markProves } from './channels.ts';
 import type { MessageEffects } from './commitParts.ts';
+import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { deadLetter } from './keptLetters.ts';
 import { applyMessage, HANDLE_AGAIN } from './messageEffects.ts';
@@ -72,6 +74,24 @@ export function skips(admission: Admission): boolean {
   );
 }
 
+/**
+ * Why a message is kept at once as too old to tell whether it was applied — a copy of a
+ * sender's ended life, or one older than the proof that it was (the receiver's mark, an ingress
+ * message's outcome) — else `undefined`. A paused actor asks too before it parks a message: a
+ * parked message is applied on resume, as a redrive is, which no age refuses.
+ */
+export function tooOldToTell(
+  engine: TurnEngine,
+  envelope: Envelope,
+  admission: Admission,
+  now: number,
+): BatonError | undefined {
+  return (
+    senderLifeEnded(envelope, now) ??
+    outlivedItsProof(envelope, now, engine, markProves(admission.mark, envelope))
+  );
+}
+
 /** Runs the handler — or dead-letters a message out of attempts — inside its handling's span. */
 export async function handle(
   turn: Turn,
@@ -88,17 +108,8 @@ export async function handle(
     inboxPosition: inbound.queueSeq,
   });
   let effects: MessageEffects | BatonError | typeof HANDLE_AGAIN;
-  // A copy older than the proof that it was applied may be of a message applied already.
-  const retention = { outcomeMs: engine.idempotencyRetentionMs, markMs: engine.markRetentionMs };
   const now = engine.clock.now();
-  const tooOld =
-    senderLifeEnded(inbound.envelope, now) ??
-    outlivedItsProof(
-      inbound.envelope,
-      now,
-      retention,
-      markProves(admission.mark, inbound.envelope),
-    );
+  const tooOld = tooOldToTell(engine, inbound.envelope, admission, now);
   try {
     if (tooOld) {
       // Kept without moving its sender's mark: the copy may be of an earlier life of the sender,

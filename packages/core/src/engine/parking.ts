@@ -38,6 +38,8 @@ export function park(
     attempts: inbound.receiveCount ?? 1,
     at: engine.clock.now(),
     parked: place,
+    // The redrive of a letter too old to tell: its proof is still owed once it is applied.
+    ...(admission.redrives?.unmarked && { unmarked: true }),
   };
   if (jsonSize(letter) > engine.store.limits.maxItemBytes) return undefined;
   // Moves the offset and the channel on, as for a message ignored; a timer's fire (or an ask's

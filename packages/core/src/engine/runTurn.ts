@@ -10,7 +10,7 @@ import { CommitBuilder } from './CommitBuilder.ts';
 import type { MessageEffects } from './commitParts.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { drainOutbox, type OutboxToDrain, outboxOf } from './drainOutbox.ts';
-import { count, handle, NO_COUNTS, skips, type TurnCounts } from './handling.ts';
+import { count, handle, NO_COUNTS, skips, type TurnCounts, tooOldToTell } from './handling.ts';
 import type { Inbound } from './Inbound.ts';
 import { reportReplacedQueue } from './inboxQueue.ts';
 import { deadLetter } from './keptLetters.ts';
@@ -28,7 +28,7 @@ import {
 } from './parking.ts';
 import { roomFirst, withFewerMoves } from './recordRoom.ts';
 import { turnCommits } from './turnCommits.ts';
-import { commitTooLarge, isEndedLifeCopy, keptAsDeadLetter } from './turnErrors.ts';
+import { commitTooLarge, keptAsDeadLetter } from './turnErrors.ts';
 import { cached, checkFormat, load, withoutOutbox } from './turnRecord.ts';
 
 export type { TurnCounts } from './handling.ts';
@@ -248,9 +248,12 @@ async function applyBatch(
     let trace: HandlingTrace | undefined;
     if (skips(admission)) {
       effects = ignore(engine, builder.record, inbound, admission);
-    } else if (builder.record.paused && !isEndedLifeCopy(inbound.envelope)) {
-      // A message too large to park whole waits in the inbox until the actor is resumed. One of
-      // a sender's ended life is kept as a dead letter at once: a parked one is applied.
+    } else if (
+      builder.record.paused &&
+      !tooOldToTell(engine, inbound.envelope, admission, engine.clock.now())
+    ) {
+      // A message too large to park whole waits in the inbox until the actor is resumed. One too
+      // old to tell (see tooOldToTell) is kept as a dead letter at once: a parked one is applied.
       effects = park(engine, builder.record, inbound, admission) ?? actorPaused(builder.record);
     } else {
       let handled = await handle(turn, builder.record, inbound, admission);

@@ -156,7 +156,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
 
 describe('a copy older than the proof that it was applied', () => {
   const DAY = 24 * 60 * 60 * 1000;
-  const retention = { outcomeMs: 14 * DAY, markMs: 28 * DAY };
+  const retention = { idempotencyRetentionMs: 14 * DAY, markRetentionMs: 28 * DAY };
   const fromActor: Envelope = { ...envelope, id: 'account/bob:l1.3', from: 'account/bob', seq: 3 };
 
   it('is an ingress message sent a day less than its outcome is kept ago, or longer', () => {

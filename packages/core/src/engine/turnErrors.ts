@@ -260,13 +260,13 @@ export function asOldAs(age: number, retentionMs: number): boolean {
 export function outlivedItsProof(
   envelope: Envelope,
   now: number,
-  retention: { readonly outcomeMs: number; readonly markMs: number },
+  retention: { readonly idempotencyRetentionMs: number; readonly markRetentionMs: number },
   hasMark: boolean,
 ): BatonError | undefined {
   if (envelope.redrive !== undefined) return undefined;
   const ingress = envelope.from === INGRESS;
   if (!ingress && (hasMark || !isActorSender(envelope))) return undefined;
-  const retentionMs = ingress ? retention.outcomeMs : retention.markMs;
+  const retentionMs = ingress ? retention.idempotencyRetentionMs : retention.markRetentionMs;
   const age = now - envelope.sentAt;
   if (!asOldAs(age, retentionMs)) return undefined;
   const proof = ingress ? 'its outcome' : "its sender's mark";
