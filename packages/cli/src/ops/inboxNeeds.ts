@@ -9,7 +9,6 @@
  */
 import { BATON_ENV, type SqsQueue } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
-import type { OpsContext } from './OpsContext.ts';
 import type { Target, TargetOptions } from './target.ts';
 
 /**
@@ -30,11 +29,21 @@ export const INBOX_NEEDS: Readonly<Record<string, string>> = {
   inspect: "for the page's actions --allow-actions allows (redrive, pause, resume)",
 };
 
+/** What {@link checkInbox} reads of a command's context (an `OpsContext`). */
+interface InboxCheck {
+  readonly values: TargetOptions & {
+    readonly 'allow-actions'?: boolean;
+    readonly 'dry-run'?: boolean;
+  };
+  readonly io: { readonly env: Readonly<Record<string, string | undefined>> };
+  note(text: string): void;
+}
+
 /**
  * Refuses command `name` when it needs the inbox and only the table is named; a dry run of it
  * goes on, noting what the command itself needs. Called before the command runs.
  */
-export function checkInbox(ctx: OpsContext, name: string): void {
+export function checkInbox(ctx: InboxCheck, name: string): void {
   const why = INBOX_NEEDS[name];
   if (why === undefined) return;
   if (name === 'inspect' && ctx.values['allow-actions'] !== true) return;
