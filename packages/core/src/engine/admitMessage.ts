@@ -95,8 +95,8 @@ async function channelAdmission(
   const mark = await overflow.sender(record, envelope.from);
   // A copy as old as the mark retention may have been kept as too old to tell: a letter of it
   // (one that waits for its redrive, or the proof a redrive of it left) tells it. Whatever the
-  // mark says now: a mark made since, by a message sent after it on a clock behind the sender's
-  // (within the day's margin), would take it for the next one.
+  // mark says now: a mark made since by an earlier message of the sender, younger by its stamp
+  // (this one's was taken on a clock behind, within the day's margin), takes it for the next.
   const age = engine.clock.now() - envelope.sentAt;
   if (asOldAs(age, engine.markRetentionMs) && (await keptAlready(engine, builder, envelope))) {
     return undefined;
