@@ -55,9 +55,9 @@ export class DeadLetterBook {
   /**
    * @param maxRedrives redrives of one message's letters (`SimulationOptions.deadLetterRedrives`);
    * a letter of it kept after the last is a {@link RedriveLoop}; 0: none, and no loop
-   * @param processedBefore whether a message is known to have been processed already (a copy the
-   * run redrove late, see `LateCopies`): its letters are never redriven, as an operator redrives
-   * a letter too old to tell only if it knows the message was never applied
+   * @param processedBefore whether a message may have been processed already (a copy the run
+   * redrove late, see `LateCopies`): its letters kept as too old to tell are never redriven, as
+   * an operator redrives such a letter only if it knows the message was never applied
    */
   constructor(
     readonly maxRedrives = 3,
@@ -80,7 +80,7 @@ export class DeadLetterBook {
         this.#answered.set(letter.messageId, { forced: 0 });
       }
     }
-    for (const { messageId, error, envelope } of put) {
+    for (const { messageId, error, envelope, unmarked } of put) {
       // A message kept for its code's fault — too large for any commit, its handler left state
       // the code cannot commit or its record cannot hold, or a migration of its actor's state
       // threw (the cause of its DEAD_LETTERED) — fails again on the same code: an operator
@@ -114,8 +114,14 @@ export class DeadLetterBook {
       if (looping && !this.loop) {
         this.loop = { actorId, messageId, handler: envelope.name, redrives, error: error.message };
       }
+      // A letter too old to tell (its sender's mark cannot, or its life ended) of a message that
+      // may have been processed is left; one kept for its failures is the message's own, unapplied.
+      const tooOld = unmarked === true || envelope.lifeEnded === true;
       const redriven =
-        codeFault || looping || this.maxRedrives === 0 || this.processedBefore(messageId);
+        codeFault ||
+        looping ||
+        this.maxRedrives === 0 ||
+        (tooOld && this.processedBefore(messageId));
       this.#letters.set(key, { actorId, messageId, redriven });
     }
     return put.length;
