@@ -3,7 +3,9 @@
  * state the CLI reads (health, dead letters, an actor found by the start of its 1,000-character
  * key, its state, timer and history), the long key wraps inside the layout, a dead letter redriven
  * from the page (actions allowed) is applied once, and what holds an actor shows: the paused
- * actors on the overview (an id holding `<script>` as text), a failing message in its view.
+ * actors on the overview (an id holding `<script>` as text), a failing message in its view; a
+ * letter kept as too old to tell says why a redrive needs force, and is redriven with force only
+ * once the page's question is confirmed.
  */
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
@@ -147,5 +149,72 @@ describe('baton inspect in Chromium', () => {
     await page.reload();
     await expect.poll(() => text('actor-id')).toBe('note/failing');
     expect(await page.getByTestId('actor-failing').count()).toBe(0);
+  });
+
+  it('redrives a letter kept as too old to tell only with force, once its question is confirmed, the reason shown', async () => {
+    faults.poisoned = false;
+    await baton('send', 'note/old', 'add', '{"entry":"first"}', '--app', APP);
+    await work();
+    // A message of a sender's life that ended, kept as too old to tell (as the engine keeps it).
+    const messageId = 'note/gone:L1.2';
+    const record = await deployment.store.load('note/old');
+    await deployment.store.commit({
+      expectedVer: record!.ver,
+      record: { ...record!, ver: record!.ver + 1 },
+      outbox: [],
+      idempotency: [],
+      deadLetters: {
+        put: [
+          {
+            actorId: 'note/old',
+            messageId,
+            envelope: {
+              id: messageId,
+              from: 'note/gone',
+              seq: 2,
+              to: 'note/old',
+              name: 'add',
+              payload: { entry: 'late' },
+              sentAt: Date.now() - 40 * 86_400_000,
+              lifeEnded: true,
+            },
+            redrivable: true,
+            error: { code: 'DEAD_LETTERED', message: 'too old to tell', details: {} },
+            attempts: 1,
+            at: Date.now(),
+            unmarked: true,
+          },
+        ],
+        remove: [],
+      },
+    });
+    await page.goto(inspector.url);
+    await expect.poll(() => text('dead-letter-count')).toBe('1');
+    expect(await text('needs-force')).toBe(
+      'a redrive needs force: kept as too old to tell whether it was applied: redrive it only if you know it never was, else purge it',
+    );
+    const button = page.locator('#dead-letters').getByRole('button', { name: 'redrive anyway' });
+    // Not confirmed: nothing is sent.
+    const questions: string[] = [];
+    page.once('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await button.click();
+    await expect.poll(() => questions.length).toBe(1);
+    expect(questions[0]).toBe(
+      'It was kept as too old to tell whether it was applied: it may have been applied already, and redriven it would be applied twice. Redrive it only if you know it was never applied (else purge it). Redrive it anyway?',
+    );
+    expect((await deployment.queue.approximateCounts()).visible).toBe(0);
+    // Confirmed: redriven with force, applied once.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await button.click();
+    await expect.poll(async () => (await deployment.queue.approximateCounts()).visible).toBe(1);
+    expect(await text('error')).toBe('');
+    await work();
+    expect((await baton('actors', 'get', 'note/old')).state).toEqual({
+      entries: ['first', 'late'],
+    });
+    expect((await baton('dead-letters', 'list')).deadLetters).toEqual([]);
   });
 });

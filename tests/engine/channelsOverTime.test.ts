@@ -12,6 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { runUntilIdle } from './helpers.ts';
 import { DAY, lineOf, Tally, tallyApp } from './tallyChannel.ts';
 
+/** A redrive of a letter kept as too old to tell: by an operator who knows it never applied. */
+const FORCE = { force: true };
+
 const HOUR = 60 * 60 * 1000;
 
 /**
@@ -105,7 +108,13 @@ describe('a channel over weeks', () => {
     expect(await t.tally()).toEqual({ lines: [], letters: [{ line: 'a' }] });
     expect(letter.unmarked).toBe(true);
     // The operator knows it was never applied, and redrives it: applied.
-    await redriveDeadLetter(t.h.backend.store, t.h.backend.queue, 'tally/t', letter.messageId);
+    await redriveDeadLetter(
+      t.h.backend.store,
+      t.h.backend.queue,
+      'tally/t',
+      letter.messageId,
+      FORCE,
+    );
     await t.run();
     expect(await t.tally()).toEqual({ lines: ['a'], letters: [] });
 
@@ -157,7 +166,13 @@ describe('a channel over weeks', () => {
     await t.redrive([x!]);
     await t.run();
     const [letter] = await t.h.backend.store.listDeadLetters('tally/t');
-    await redriveDeadLetter(t.h.backend.store, t.h.backend.queue, 'tally/t', letter!.messageId);
+    await redriveDeadLetter(
+      t.h.backend.store,
+      t.h.backend.queue,
+      'tally/t',
+      letter!.messageId,
+      FORCE,
+    );
     await t.run();
     expect(await t.tally()).toEqual({ lines: ['x', 'm'], letters: [] });
     // Another copy of 'm': the mark (at 'x') would take it for the next message; its proof tells it.
@@ -218,7 +233,7 @@ describe('a channel over weeks', () => {
       const ops = operator(t);
       await ops.pause();
       await t.run();
-      await redriveDeadLetter(store, queue, 'tally/t', letter.messageId);
+      await redriveDeadLetter(store, queue, 'tally/t', letter.messageId, FORCE);
       await t.run();
       await ops.resume();
       await t.run();

@@ -11,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { setup } from './helpers.ts';
 
+/** A redrive of a letter kept as too old to tell: by an operator who knows it never applied. */
+const FORCE = { force: true };
+
 const DAY = 24 * 60 * 60 * 1000;
 
 function counted() {
@@ -84,8 +87,8 @@ describe('an ingress message redriven from the queue’s dead-letter queue after
     });
     // The operator's decision: a redrive of the engine's dead letter applies it, once.
     const { redriveDeadLetter } = await import('@baton/core/engine');
-    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId);
-    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId);
+    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId, FORCE);
+    await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId, FORCE);
     await h.run();
     expect(await applied()).toEqual(['x', 'y', 'x']);
     expect(await h.backend.store.listDeadLetters('box/a')).toEqual([]);

@@ -36,6 +36,9 @@ import * as z from 'zod';
 import { bank } from './bank.ts';
 import { commitsOf, runUntilIdle, setup } from './helpers.ts';
 
+/** A redrive of a letter kept as too old to tell: by an operator who knows it never applied. */
+const FORCE = { force: true };
+
 const DAY = 24 * 60 * 60 * 1000;
 // Longer than the queue's 5-minute dedupe window, which a new life's ids must outlast too.
 const RETENTION = 10 * 60_000;
@@ -505,7 +508,7 @@ describe("an actor's lives", () => {
     const first = letters[0]!.messageId;
     expect(h.told.letters.sort()).toEqual(letters.map((letter) => letter.messageId).sort());
     const before = { ...h.told };
-    await redriveDeadLetter(store, queue, 'log/audit', first);
+    await redriveDeadLetter(store, queue, 'log/audit', first, FORCE);
     await h.run();
     expect(await lines()).toEqual(['new1', 'new2', 'new3', 'old1']);
     // Counted as applied, and no dead letter told of (metrics and alarms count those).
@@ -564,7 +567,7 @@ describe("an actor's lives", () => {
     await h.run();
     const [letter] = await store.listDeadLetters('log/audit');
     expect(letter?.error.message).toContain('days ago');
-    await redriveDeadLetter(store, queue, 'log/audit', letter!.messageId);
+    await redriveDeadLetter(store, queue, 'log/audit', letter!.messageId, FORCE);
     await h.run();
     expect(await h.state('log/audit')).toEqual({ lines: ['held'] });
     // Its sends retired, the record goes: the next message starts a new life.
@@ -587,7 +590,7 @@ describe("an actor's lives", () => {
     expect(kept?.envelope.lifeEnded).toBe(true);
     // Redriven, it is applied once. Then o-1's new life writes twice: the log's mark for o-1 is
     // at 2, below the old message's 7, so the mark would take a copy for a message after a gap.
-    await redriveDeadLetter(store, queue, 'log/audit', old.id);
+    await redriveDeadLetter(store, queue, 'log/audit', old.id, FORCE);
     await h.run();
     for (const seq of [1, 2]) await send(auditNote(seq, 'new', `new${seq}`, h.clock.now()));
     await h.run();
@@ -700,9 +703,9 @@ describe("an actor's lives", () => {
     expect(kept.map((letter) => letter.envelope.seq).sort()).toEqual([4, 5, 6]);
   });
 
-  it("keep an ended life's reply as a dead letter that keeps its ask; its redrive runs the continuation", async () => {
+  it("apply an ended life's reply to an ask that still waits: its timer tells it never ran the continuation", async () => {
     const h = harness();
-    const { store, queue } = h.backend;
+    const { store } = h.backend;
     const engine = createEngine(h.engineOptions);
     // o-1 asks the stock; the request is committed, not yet drained.
     const buy: Envelope = {
@@ -730,19 +733,14 @@ describe("an actor's lives", () => {
       lifeEnded: true,
     };
     await runTurn(engine, o1.id, [{ envelope: reply, queueSeq: '2' }]);
-    const [letter] = await store.listDeadLetters(o1.id);
-    expect(letter).toMatchObject({ messageId: reply.id, timer: { id: ask!.id } });
-    expect(letter!.error.code).toBe('DEAD_LETTERED');
-    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual([]);
-
-    // The operator redrives it: the continuation runs with it.
-    await redriveDeadLetter(store, queue, o1.id, reply.id);
-    // (The inbox holds the stock's request too, drained before the reply's commit.)
-    const received = await queue.receive({ max: 10, visibilityTimeoutMs: 60_000 });
-    const envelope = received.map((m) => decodeEnvelope(m.body)!).find((e) => e.redrive)!;
-    await runTurn(engine, o1.id, [{ envelope, queueSeq: '3' }]);
+    // The ask's timer was stored: its continuation had not run, so it runs now, once.
     expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual(['A => an old answer']);
     expect(await store.listTimers(o1.id)).toEqual([]);
+    expect(await store.listDeadLetters(o1.id)).toEqual([]);
+    // A copy of it, later: the ask is over, and nothing more runs.
+    await runTurn(engine, o1.id, [{ envelope: reply, queueSeq: '3' }]);
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual(['A => an old answer']);
+    expect(await store.listDeadLetters(o1.id)).toEqual([]);
   });
 
   it("keep a message of a sender's ended life that reaches a paused actor as a dead letter, never parked", async () => {
@@ -774,7 +772,7 @@ describe("an actor's lives", () => {
     // Redriven while the log is paused again, it is parked, and applied once on resume; its
     // proof is no parked message, and the turn counts it applied.
     await pauseActor(store, queue, 'log/audit', { by: 'ops', now: h.clock.now() });
-    await redriveDeadLetter(store, queue, 'log/audit', note.id);
+    await redriveDeadLetter(store, queue, 'log/audit', note.id, FORCE);
     await h.run();
     expect((await store.readDeadLetter('log/audit', note.id))?.parked).toBe(1);
     // A parked message is applied on resume, never redriven: refused, saying it is parked.

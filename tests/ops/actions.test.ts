@@ -8,17 +8,20 @@
  * handler and error (or, counted by an older Baton, where the worker's log has them);
  * none of them taking the proof a redrive left for a dead letter; an option a command does not
  * take refused before anything is done; a filter matching nothing saying what there is;
- * `actors resume` of an actor not paused refused; a hint's actor id quoted for a shell; and a
- * message kept because its state would pass the record limit, listed and shown with its cause.
+ * `actors resume` of an actor not paused refused; a hint's actor id quoted for a shell; a
+ * message kept because its state would pass the record limit, listed and shown with its cause;
+ * a letter kept as too old to tell whether it was applied, marked, shown, left by `redrive
+ * --all` and redriven only with `--force`; and the letter of an ask's timeout refused a purge
+ * (left by `purge --all`), while a purged reply's ask times out.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
-import { type DeadLetter, RECORD_FORMAT } from '@baton/core/adapter';
+import { type DeadLetter, RECORD_FORMAT, type Timer, timerMessageId } from '@baton/core/adapter';
 import { fireTimers, shellQuote } from '@baton/core/engine';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Note } from './fixtures/notesApp.ts';
+import { Note, faults as noteFaults } from './fixtures/notesApp.ts';
 import {
   createOpsDeployment,
   flagsOf,
@@ -501,6 +504,250 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const named = await baton('dead-letters', 'redrive', id, messageId, '--yes');
     expect(named.code).toBe(2);
     expect(named.err).toMatch(/cannot be redriven: send its message again from its source/);
+  });
+
+  /** Keeps `letters` (and `timers`) at `id`, an actor whose record a first message made. */
+  async function keep(id: string, letters: DeadLetter[], timers: Timer[] = []) {
+    await json('send', id, 'add', '{"entry":"first"}', '--app', NOTES);
+    await work();
+    const record = await deployment.store.load(id);
+    await deployment.store.commit({
+      expectedVer: record!.ver,
+      record: { ...record!, ver: record!.ver + 1 },
+      outbox: [],
+      idempotency: [],
+      deadLetters: { put: letters, remove: [] },
+      ...(timers.length > 0 ? { timers: { put: timers, remove: [] } } : {}),
+    });
+  }
+
+  it('leaves a dead letter kept as too old to tell out of a bulk redrive, marks and shows why, and redrives it only with --force', async () => {
+    // A message of a sender's life that ended, kept as too old to tell (as the engine keeps
+    // one), beside a plain send's dead letter.
+    const id = 'note/old';
+    const messageId = 'note/gone:L1.3';
+    const sentAt = Date.now() - 40 * 86_400_000;
+    const old: DeadLetter = {
+      actorId: id,
+      messageId,
+      envelope: {
+        id: messageId,
+        from: 'note/gone',
+        seq: 3,
+        to: id,
+        name: 'add',
+        payload: { entry: 'late' },
+        sentAt,
+        lifeEnded: true,
+      },
+      redrivable: true,
+      error: {
+        code: 'DEAD_LETTERED',
+        message: 'kept as too old to tell',
+        details: {
+          cause: {
+            code: 'DEAD_LETTERED',
+            message: `message ${messageId} to ${id} was committed 40 days ago by a life of note/gone that has ended (its record expired while the message waited in its outbox): it may have been applied already, so it is kept as a dead letter: redrive it only if you know it was never applied`,
+          },
+        },
+      },
+      attempts: 1,
+      at: Date.now(),
+      unmarked: true,
+    };
+    await keep(id, [old]);
+    noteFaults.poisoned = true;
+    await json('send', 'note/plain', 'add', '{"entry":"poison"}', '--app', NOTES);
+    await work(async () => (await json('dead-letters', 'list')).deadLetters.length === 2);
+    noteFaults.poisoned = false;
+    const quoted = shellQuote(messageId);
+
+    // list marks it --force, and says why once: JSON keeps needsForce, and adds the reason.
+    const listed = (await json('dead-letters', 'list')).deadLetters;
+    const byActor = Object.fromEntries(listed.map((l: { actor: string }) => [l.actor, l]));
+    expect(byActor[id]).toMatchObject({ needsForce: true, forceBecause: 'tooOldToTell' });
+    expect(byActor['note/plain'].needsForce).toBe(false);
+    expect(byActor['note/plain']).not.toHaveProperty('forceBecause');
+    const table = (await baton('dead-letters', 'list')).out.split('\n');
+    const redriveOf = (actor: string) =>
+      table.find((line) => line.startsWith(`${actor} `))?.split(/ {2,}/)[6];
+    expect([redriveOf(id), redriveOf('note/plain')]).toEqual(['--force', 'yes']);
+    expect(table.at(-1)).toBe(
+      `REDRIVE --force: kept as too old to tell whether it was applied (it may have been already); redrive it with --force only if you know it was never applied, else purge it: ${hint('dead-letters show <type/key> <message id>')} says why`,
+    );
+    // show says why a redrive needs --force, and what to check before using it.
+    const shown = (await baton('dead-letters', 'show', id, messageId)).out.split('\n');
+    expect(shown.find((line) => line.startsWith('redrivable'))).toBe(
+      `redrivable only with --force: it was kept as too old to tell whether it was applied (below), and applied now it may be applied twice — ${hint(`dead-letters redrive ${id} ${quoted} --force`)} only if you know it was never applied, else purge it (${hint(`dead-letters purge ${id} ${quoted}`)})`,
+    );
+    expect(shown.find((line) => line.startsWith('too old'))).toBe(
+      `too old    it was sent by a life of note/gone that had ended (its record expired while the message waited in its outbox), so no mark tells whether it was applied: a redrive needs --force, which may apply it twice. Before you use it, check that it was never applied: ${id}'s state does not show its effect (${hint(`actors get ${id}`)}). If you cannot tell, purge it`,
+    );
+    expect(shown.some((line) => line.startsWith('answered'))).toBe(false);
+
+    // redrive --all leaves it, dry run or not, with the commands for it; the send is redriven.
+    const reason =
+      'kept as too old to tell whether it was applied (it may have been already): redrive it with --force only if you know it was never applied, else purge it';
+    const dry = await json('dead-letters', 'redrive', '--all', '--dry-run');
+    expect(dry.redrive).toEqual([expect.objectContaining({ actor: 'note/plain' })]);
+    expect(dry.left).toEqual([{ actor: id, messageId, reason }]);
+    const leftLines = [
+      `left 1 dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${hint('actors get <type/key>')}); only then redrive it with --force:`,
+      `  ${hint(`dead-letters purge ${id} ${quoted}`)}`,
+      `  ${hint(`dead-letters redrive ${id} ${quoted} --force`)}`,
+    ];
+    expect(
+      (await baton('dead-letters', 'redrive', '--all', '--dry-run')).out.split('\n').slice(-3),
+    ).toEqual(leftLines);
+    const some = await baton('dead-letters', 'redrive', '--all', '--yes');
+    expect(some.code, some.err).toBe(0);
+    expect(some.out).toMatch(/^redriven 1 dead letter\(s\): each is applied once/);
+    expect(some.out.split('\n').slice(-3)).toEqual(leftLines);
+    expect(some.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(1);
+    await work(async () => (await entriesOf('note/plain')).length === 1);
+    // Alone, it leaves nothing to redrive without --force.
+    const none = await baton('dead-letters', 'redrive', '--all', '--type', 'note', '--yes');
+    expect(none.out.split('\n')[0]).toBe(
+      'no dead letter that matches can be redriven without --force',
+    );
+
+    // By name, the engine refuses it, saying why and what to run.
+    const named = await baton('dead-letters', 'redrive', id, messageId, '--yes');
+    expect(named.code).toBe(1);
+    expect(named.err).toContain(
+      `was not redriven: it was kept as too old to tell whether it was applied (it came after what proves a message applied was gone: its sender's mark, or its outcome), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${hint(`dead-letters redrive ${id} ${quoted} --force`)}; `,
+    );
+    const refused = await baton('dead-letters', 'redrive', id, messageId, '--yes', '--json');
+    expect(refused.json().error).toMatchObject({
+      code: 'INVALID_STATE',
+      details: { actorId: id, messageId, tooOldToTell: true },
+    });
+    await work();
+    expect(await entriesOf(id)).toEqual(['first']);
+
+    // --all --force takes it, and says so before it acts; applied once, it leaves the list.
+    const forcedDry = await json('dead-letters', 'redrive', '--all', '--force', '--dry-run');
+    expect(forcedDry.redrive).toEqual([{ actor: id, messageId }]);
+    expect(forcedDry.left).toBeUndefined();
+    const unconfirmed = await baton('dead-letters', 'redrive', '--all', '--force');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.err).toContain(
+      `redrive dead letter ${messageId}? With --force it takes 1 kept as too old to tell whether it was applied (applied already, it would be applied twice): redrive each only if you know it must be applied — refused without a terminal to ask`,
+    );
+    const forced = await baton('dead-letters', 'redrive', id, messageId, '--force', '--yes');
+    expect(forced.code, forced.err).toBe(0);
+    expect(forced.err).toContain(
+      `baton: redriving dead letter ${messageId}. With --force it takes 1 kept as too old to tell whether it was applied`,
+    );
+    await work(async () => (await entriesOf(id)).length === 2);
+    expect(await entriesOf(id)).toEqual(['first', 'late']);
+    expect((await json('dead-letters', 'list')).deadLetters).toEqual([]);
+  });
+
+  it('refuses to purge the letter of an ask’s timeout, leaves it out of purge --all, and says a purged reply’s ask times out', async () => {
+    const id = 'note/asker';
+    const at = Date.now();
+    const due = at + 3_600_000;
+    // An ask's timeout whose fire was dead-lettered, and another ask's reply: each letter holds
+    // its ask's timeout timer, as the engine keeps them.
+    const timer = (ask: string): Timer => ({
+      actorId: id,
+      id: `ask:${ask}`,
+      gen: ask,
+      at: due,
+      name: 'ring',
+      payload: { ok: false, error: { code: 'ASK_TIMEOUT', message: 'no reply' }, context: null },
+      createdAt: at,
+      deadLettered: true,
+    });
+    const failed = {
+      error: { code: 'DEAD_LETTERED', message: 'its continuation failed', details: {} },
+      attempts: 3,
+      at,
+      redrivable: true,
+    } as const;
+    const timeoutId = timerMessageId(id, 'ask:a1', 'a1');
+    const timeout: DeadLetter = {
+      actorId: id,
+      messageId: timeoutId,
+      envelope: {
+        id: timeoutId,
+        from: id,
+        seq: 0,
+        to: id,
+        name: 'ring',
+        payload: null,
+        sentAt: at,
+        timer: { id: 'ask:a1', gen: 'a1' },
+      },
+      timer: { id: 'ask:a1', gen: 'a1' },
+      ...failed,
+    };
+    const replyId = 'note/answerer:4';
+    const reply: DeadLetter = {
+      actorId: id,
+      messageId: replyId,
+      envelope: {
+        id: replyId,
+        from: 'note/answerer',
+        seq: 4,
+        to: id,
+        // The reply's name (`ASK_REPLY`).
+        name: '$reply',
+        payload: { ok: true, value: null },
+        sentAt: at,
+        replyTo: 'a2',
+      },
+      timer: { id: 'ask:a2', gen: 'a2' },
+      ...failed,
+    };
+    await keep(id, [timeout, reply], [timer('a1'), timer('a2')]);
+    const quoted = shellQuote(timeoutId);
+
+    // By name, the engine refuses it, asked or not: nothing to confirm, nothing purged.
+    for (const yes of [[], ['--yes']]) {
+      const refused = await baton('dead-letters', 'purge', id, timeoutId, ...yes);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toBe(
+        `baton dead-letters purge: dead letter ${timeoutId} of ${id} is the timeout of an ask of ${id}'s: it holds the asker's continuation, and purged, ${id} would wait for good (a reply that comes later is dropped as late). It was not purged. Fix what made the continuation fail, deploy, then redrive it (${hint(`dead-letters redrive ${id} ${quoted}`)}): the continuation runs once, with ASK_TIMEOUT`,
+      );
+    }
+    expect((await deployment.store.readTimer(id, 'ask:a1'))?.deadLettered).toBe(true);
+
+    // purge --all leaves it, with its redrive command; it says what the reply's purge does.
+    const reason =
+      "the timeout of an ask, which holds its asker's continuation: purged, the asker would wait for good; redrive it instead (the continuation runs once, with ASK_TIMEOUT)";
+    expect(await json('dead-letters', 'purge', '--all', '--type', 'note', '--dry-run')).toEqual({
+      dryRun: true,
+      purge: [{ actor: id, messageId: replyId }],
+      left: [{ actor: id, messageId: timeoutId, reason }],
+    });
+    const preview = await baton('dead-letters', 'purge', '--all', '--type', 'note', '--dry-run');
+    expect(preview.out.split('\n').slice(-4)).toEqual([
+      `${id}  ${replyId}`,
+      "One is the reply to an ask that still waits for it: purged, the ask's timeout is left to fire, and its continuation runs once, with ASK_TIMEOUT",
+      `left 1 dead letter(s) of an ask's timeout, each holding its asker's continuation: purged, the asker would wait for good (a reply that comes later is dropped as late). Fix what made the continuation fail, deploy, then redrive each (the continuation runs once, with ASK_TIMEOUT):`,
+      `  ${hint(`dead-letters redrive ${id} ${quoted}`)}`,
+    ]);
+    const purged = await baton('dead-letters', 'purge', '--all', '--type', 'note', '--yes');
+    expect(purged.code, purged.err).toBe(0);
+    expect(purged.out.split('\n')[0]).toBe(
+      "purged 1 dead letter(s); 1 of them the reply to an ask that waited for it: its timeout now fires when due, and the ask's continuation runs once, with ASK_TIMEOUT",
+    );
+    expect(purged.err).toContain(
+      "One is the reply to an ask that still waits for it: purged, the ask's timeout is left to fire, and its continuation runs once, with ASK_TIMEOUT",
+    );
+    expect(purged.err.match(/"action":"dead-letters purge"/g)).toHaveLength(1);
+    // The reply's letter gone, its ask's timeout is left to fire; the other ask's is held still.
+    expect((await deployment.store.readTimer(id, 'ask:a2'))?.deadLettered).toBeUndefined();
+    expect((await deployment.store.readTimer(id, 'ask:a1'))?.deadLettered).toBe(true);
+    expect((await json('dead-letters', 'list')).deadLetters).toEqual([
+      expect.objectContaining({ actor: id, messageId: timeoutId }),
+    ]);
+    // Alone, nothing that matches can be purged.
+    expect((await baton('dead-letters', 'purge', '--all', '--yes')).out.split('\n')[0]).toBe(
+      'no dead letter that matches can be purged',
+    );
   });
 
   it('says which Baton wrote a record, and flags one a newer Baton wrote', async () => {

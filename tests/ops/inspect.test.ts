@@ -4,7 +4,8 @@
  * message, its timers and the messages parked in its inbox, its history as the table keeps it),
  * finds actors by the start of their id, renders and round-trips a 1,000-character key, shows
  * the same after a worker and an inspector restart, refuses every action unless started with
- * --allow-actions, and then needs the page's token and audits each.
+ * --allow-actions, and then needs the page's token and audits each; a letter kept as too old to
+ * tell whether it was applied is marked, its plain redrive refused, its forced one applied.
  */
 import { join } from 'node:path';
 import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli/ops';
@@ -293,5 +294,71 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
         from: 'inspect',
       }),
     ]);
+  });
+
+  it('marks a letter kept as too old to tell, whose plain redrive is refused, and redrives it with force', async () => {
+    await baton('send', 'note/old', 'add', '{"entry":"first"}', '--app', APP);
+    await work();
+    // A message of a sender's life that ended, kept as too old to tell (as the engine keeps it).
+    const messageId = 'note/gone:L1.2';
+    const record = await deployment.store.load('note/old');
+    await deployment.store.commit({
+      expectedVer: record!.ver,
+      record: { ...record!, ver: record!.ver + 1 },
+      outbox: [],
+      idempotency: [],
+      deadLetters: {
+        put: [
+          {
+            actorId: 'note/old',
+            messageId,
+            envelope: {
+              id: messageId,
+              from: 'note/gone',
+              seq: 2,
+              to: 'note/old',
+              name: 'add',
+              payload: { entry: 'late' },
+              sentAt: Date.now() - 40 * 86_400_000,
+              lifeEnded: true,
+            },
+            redrivable: true,
+            error: { code: 'DEAD_LETTERED', message: 'too old to tell', details: {} },
+            attempts: 1,
+            at: Date.now(),
+            unmarked: true,
+          },
+        ],
+        remove: [],
+      },
+    });
+    const page = await inspector(true);
+    const [letter] = (await page.get('/_baton/api/overview')).deadLetters;
+    expect(letter).toMatchObject({ actorId: 'note/old', messageId, tooOldToTell: true });
+    expect(letter).not.toHaveProperty('answered');
+    // Its button redrives it with force, once the page's question is confirmed, the reason shown.
+    const script = await (await fetch(new URL('/_baton/inspect.js', page.url))).text();
+    expect(script).toContain("needsForce('kept as too old to tell whether it was applied");
+    expect(script).toContain('and redriven it would be applied twice');
+    const redrive = (force: boolean) =>
+      page.api('/_baton/api/redrive', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-baton-token': page.token },
+        body: JSON.stringify({ actorId: 'note/old', messageId, ...(force ? { force } : {}) }),
+      });
+    const refused = await redrive(false);
+    expect(refused.body.error).toMatchObject({
+      code: 'INVALID_STATE',
+      message: expect.stringContaining('kept as too old to tell whether it was applied'),
+    });
+    expect(await redrive(true)).toEqual({
+      status: 200,
+      body: { done: 'redrive', actor: 'note/old' },
+    });
+    await work();
+    expect((await baton('actors', 'get', 'note/old')).state).toEqual({
+      entries: ['first', 'late'],
+    });
+    expect((await page.get('/_baton/api/overview')).deadLetters).toEqual([]);
   });
 });

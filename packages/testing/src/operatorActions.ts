@@ -6,7 +6,7 @@
  */
 import { ErrorCode, isBatonError } from '@baton/core';
 import type { Commit } from '@baton/core/adapter';
-import { answeredSender, redriveDeadLetter } from '@baton/core/engine';
+import { answeredSender, redriveDeadLetter, redriveNeedsForce } from '@baton/core/engine';
 import type { Action } from './Action.ts';
 import { place } from './OutboxHolders.ts';
 import type { SimCluster } from './SimCluster.ts';
@@ -158,7 +158,8 @@ export class DeadLetterBook {
 /**
  * Redrives a dead letter once (again only if it is dead-lettered again). One whose sender was
  * answered DEAD_LETTERED (an actor's or a client's ask) is refused a plain redrive, nothing sent;
- * the operator here redrives it with force, as one who knows its sender undid nothing.
+ * the operator here redrives it with force, as one who knows its sender undid nothing. So is one
+ * kept as too old to tell, which the run redrives only when it knows it was never applied.
  */
 export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
   const { actorId, messageId } = letter;
@@ -170,19 +171,21 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
       const { store } = cluster.backend;
       const kept = await store.readDeadLetter(actorId, messageId);
       const answered = kept !== undefined && answeredSender(kept) !== undefined;
-      if (answered) {
+      // Answered, or kept as too old to tell (redriven only when known never applied).
+      const force = kept !== undefined && redriveNeedsForce(kept);
+      if (force) {
         const refused = await redriveDeadLetter(store, cluster.queue, actorId, messageId).then(
           () => undefined,
           (error: unknown) => error,
         );
         if (!isBatonError(refused) || refused.code !== ErrorCode.INVALID_STATE) {
           throw new Error(
-            `a plain redrive of dead letter ${messageId} of ${actorId}, whose sender was answered, was not refused: ${String(refused)}`,
+            `a plain redrive of dead letter ${messageId} of ${actorId}, ${answered ? 'whose sender was answered' : 'kept as too old to tell'}, was not refused: ${String(refused)}`,
           );
         }
-        cluster.context.stats.answeredRefusals++;
+        if (answered) cluster.context.stats.answeredRefusals++;
       }
-      await redriveDeadLetter(store, cluster.queue, actorId, messageId, { force: answered });
+      await redriveDeadLetter(store, cluster.queue, actorId, messageId, { force });
       if (answered) {
         cluster.context.stats.forcedRedrives++;
         cluster.context.deadLetters.forced(messageId);

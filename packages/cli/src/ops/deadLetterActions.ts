@@ -1,11 +1,13 @@
 /**
  * `baton dead-letters redrive | purge`: the actions on one dead letter named, or on `--all`
  * that match the filters, with `--dry-run` to see which first. A bulk redrive leaves, and lists
- * apart, the letters it must not redrive; each action asks first and writes the audit line.
+ * apart, the letters it must not redrive (a bulk purge, the timeouts of asks it must not purge);
+ * each action asks first and writes the audit line.
  */
-import type { DeadLetter } from '@baton/core/adapter';
-import { answeredSender, purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import { askTimerId, type DeadLetter } from '@baton/core/adapter';
+import { purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
 import { targets } from './deadLetterSelection.ts';
+import { forceReason } from './deadLetters.ts';
 import { table } from './format.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -22,8 +24,9 @@ const purgeWarning = (follow: FollowUp) =>
 /**
  * `baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]`:
  * each goes back to its actor's inbox and is applied exactly once, however often it is
- * redriven. A letter whose sender was answered DEAD_LETTERED (an actor's or a client's ask) is
- * refused, or left by `--all`, unless `--force`.
+ * redriven. A letter whose sender was answered DEAD_LETTERED (an actor's or a client's ask), or
+ * one kept as too old to tell whether it was applied, is refused, or left by `--all`, unless
+ * `--force`.
  */
 export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
   const force = ctx.values.force === true;
@@ -37,7 +40,11 @@ export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
   });
 }
 
-/** `baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run] --yes`. */
+/**
+ * `baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run] --yes`. The
+ * letter of an ask's timeout, which holds its asker's continuation, is refused by the engine
+ * (named) or left (`--all`); the letter of an ask's reply goes, and the ask then times out.
+ */
 export async function deadLettersPurge(ctx: OpsContext): Promise<void> {
   await bulk(ctx, 'purge', async (letter) => {
     const { store } = await ctx.target();
@@ -46,64 +53,130 @@ export async function deadLettersPurge(ctx: OpsContext): Promise<void> {
   });
 }
 
-/** A letter a bulk redrive leaves, and why. */
+/** A letter a bulk action leaves, and why. */
 type Left = { readonly actor: string; readonly messageId: string; readonly reason: string };
 
 /**
- * What a bulk redrive can redrive: a letter kept without its payload (too large) cannot be, and
- * one whose sender was answered DEAD_LETTERED is not without `--force`, so `--all` leaves them
- * and lists them apart (`left`). A named one is refused, saying why.
+ * The letters an action takes, and those it leaves (`left`), with why. A redrive cannot take a
+ * letter kept without its payload (too large), and takes one whose sender was answered
+ * DEAD_LETTERED, or one kept as too old to tell whether it was applied, only with `--force`:
+ * `--all` leaves them and lists them apart; a named one is refused, saying why. A purge leaves
+ * the letter of an ask's timeout, held with its asker's continuation (see {@link heldAsks}); its
+ * `replies` are the letters of asks' replies whose asks then time out.
  */
-function redrivable(
+async function sorted(
   ctx: OpsContext,
   verb: 'redrive' | 'purge',
   letters: DeadLetter[],
-): { acted: DeadLetter[]; left: Left[] } {
-  if (verb !== 'redrive' || !ctx.values.all) return { acted: letters, left: [] };
+): Promise<{ acted: DeadLetter[]; left: Left[]; replies: number }> {
+  if (verb === 'purge') {
+    const { timeouts, replies } = await heldAsks(ctx, letters);
+    const leftOut = (l: DeadLetter) => ({
+      actor: l.actorId,
+      messageId: l.messageId,
+      reason: ASK_TIMEOUT,
+    });
+    return {
+      acted: letters.filter((l) => !timeouts.has(l)),
+      left: letters.filter((l) => timeouts.has(l)).map(leftOut),
+      replies: replies.length,
+    };
+  }
+  if (!ctx.values.all) return { acted: letters, left: [], replies: 0 };
   const force = ctx.values.force === true;
   const acted: DeadLetter[] = [];
   const left: Left[] = [];
   for (const l of letters) {
+    const because = force ? undefined : forceReason(l);
     const why = !l.redrivable
       ? CUT
-      : !force && answeredSender(l) !== undefined
+      : because === 'answered'
         ? ANSWERED
-        : undefined;
+        : because === 'tooOldToTell'
+          ? TOO_OLD
+          : undefined;
     if (why === undefined) acted.push(l);
     else left.push({ actor: l.actorId, messageId: l.messageId, reason: why });
   }
-  return { acted, left };
-}
-
-/** Why a bulk redrive leaves a letter. */
-const CUT = 'kept without its payload (too large to keep whole): send it again from its source';
-const ANSWERED =
-  "its sender was answered DEAD_LETTERED when it was kept (an actor's or a client's ask): purge it, or redrive it with --force if it must be applied still";
-
-/** What a bulk redrive that leaves every letter that matches says. */
-function noneRedrivable(left: readonly Left[]): string {
-  const answered = left.some((l) => l.reason === ANSWERED);
-  return `no dead letter that matches can be redriven${answered ? ' without --force' : ''}`;
+  return { acted, left, replies: 0 };
 }
 
 /**
- * What a bulk redrive says of the letters it left, after what it did: each reason apart. A letter
- * whose sender was answered is named with the commands for it, one per letter: `purge --all` with
- * the same filters would purge the letters the redrive took too (cancelling their redrive).
+ * Which of `letters` are an ask's, with its timeout timer held with the letter (stored, marked
+ * `deadLettered`, of the same scheduling), as the engine's purge tells them: the letter of the
+ * timeout's own fire (`timeouts`), which a purge must not take (the asker would wait for good),
+ * and the letter of its reply (`replies`), whose purge leaves the timeout to fire: the ask ends
+ * with ASK_TIMEOUT. Only the letters that name an ask's timer are read for.
+ */
+async function heldAsks(
+  ctx: OpsContext,
+  letters: readonly DeadLetter[],
+): Promise<{ timeouts: Set<DeadLetter>; replies: DeadLetter[] }> {
+  const asks = letters.filter(
+    (l) => l.timer !== undefined && l.timer.id === askTimerId(l.timer.gen),
+  );
+  const timeouts = new Set<DeadLetter>();
+  const replies: DeadLetter[] = [];
+  if (asks.length === 0) return { timeouts, replies };
+  const { store } = await ctx.target();
+  for (const l of asks) {
+    const timer = await store.readTimer(l.actorId, l.timer!.id);
+    if (!timer?.deadLettered || timer.gen !== l.timer!.gen) continue;
+    if (l.envelope.replyTo === undefined) timeouts.add(l);
+    else replies.push(l);
+  }
+  return { timeouts, replies };
+}
+
+/** Why a bulk action leaves a letter. */
+const CUT = 'kept without its payload (too large to keep whole): send it again from its source';
+const ANSWERED =
+  "its sender was answered DEAD_LETTERED when it was kept (an actor's or a client's ask): purge it, or redrive it with --force if it must be applied still";
+const TOO_OLD =
+  'kept as too old to tell whether it was applied (it may have been already): redrive it with --force only if you know it was never applied, else purge it';
+const ASK_TIMEOUT =
+  "the timeout of an ask, which holds its asker's continuation: purged, the asker would wait for good; redrive it instead (the continuation runs once, with ASK_TIMEOUT)";
+
+/** What a bulk action that leaves every letter that matches says. */
+function noneActed(verb: 'redrive' | 'purge', left: readonly Left[]): string {
+  if (verb === 'purge') return 'no dead letter that matches can be purged';
+  const forced = left.some((l) => l.reason === ANSWERED || l.reason === TOO_OLD);
+  return `no dead letter that matches can be redriven${forced ? ' without --force' : ''}`;
+}
+
+/**
+ * What a bulk action says of the letters it left, after what it did: each reason apart. A letter
+ * a redrive leaves for its answered sender or its age is named with the commands for it, one per
+ * letter: `purge --all` with the same filters would purge the letters the redrive took too
+ * (cancelling their redrive). So is the letter of an ask's timeout a purge leaves.
  */
 function leftLines(left: readonly Left[], follow: FollowUp): string {
   const cut = left.filter((l) => l.reason === CUT);
   const answered = left.filter((l) => l.reason === ANSWERED);
+  const tooOld = left.filter((l) => l.reason === TOO_OLD);
+  const timeouts = left.filter((l) => l.reason === ASK_TIMEOUT);
+  const commands = (letters: readonly Left[]) =>
+    letters
+      .map(
+        (l) =>
+          `  ${follow`dead-letters purge ${l.actor} ${l.messageId}`}\n  ${follow`dead-letters redrive ${l.actor} ${l.messageId} --force`}`,
+      )
+      .join('\n');
   let lines = '';
   if (answered.length > 0) {
     lines +=
       `\nleft ${answered.length} dead letter(s) whose sender was answered DEAD_LETTERED when they were kept (an actor's ask, whose asker went on as for a failed call — a workflow failed, or its saga undid the call —, or a client's ask, which was told so): applied now, they would change their actor after that answer. For each, purge it if it must not run, or redrive it with --force if it must be applied still:\n` +
-      answered
-        .map(
-          (l) =>
-            `  ${follow`dead-letters purge ${l.actor} ${l.messageId}`}\n  ${follow`dead-letters redrive ${l.actor} ${l.messageId} --force`}`,
-        )
-        .join('\n');
+      commands(answered);
+  }
+  if (tooOld.length > 0) {
+    lines +=
+      `\nleft ${tooOld.length} dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${follow`actors get <type/key>`}); only then redrive it with --force:\n` +
+      commands(tooOld);
+  }
+  if (timeouts.length > 0) {
+    lines +=
+      `\nleft ${timeouts.length} dead letter(s) of an ask's timeout, each holding its asker's continuation: purged, the asker would wait for good (a reply that comes later is dropped as late). Fix what made the continuation fail, deploy, then redrive each (the continuation runs once, with ASK_TIMEOUT):\n` +
+      timeouts.map((l) => `  ${follow`dead-letters redrive ${l.actor} ${l.messageId}`}`).join('\n');
   }
   if (cut.length > 0) {
     lines +=
@@ -113,12 +186,50 @@ function leftLines(left: readonly Left[], follow: FollowUp): string {
   return lines;
 }
 
+/**
+ * What a purge of asks' replies adds to its question and its summary: each ask then times out.
+ */
+const repliesLine = (replies: number) =>
+  `${replies === 1 ? 'One is' : `${replies} are`} the reply to an ask that still waits for it: purged, the ask's timeout is left to fire, and its continuation runs once, with ASK_TIMEOUT`;
+
+/** What a purge's summary says of the letters of asks' replies it purged. */
+const purgedReplies = (replies: number) =>
+  replies === 0
+    ? ''
+    : `; ${replies} of them the reply to an ask that waited for it: its timeout now fires when due, and the ask's continuation runs once, with ASK_TIMEOUT`;
+
+/**
+ * What a redrive with `--force` adds to its question: how many of its letters a plain redrive
+ * would refuse, and why, since `--all --force` takes every one the filters match.
+ */
+function forcedLine(ctx: OpsContext, letters: readonly DeadLetter[]): string {
+  if (ctx.values.force !== true) return '';
+  const reasons = letters.filter((l) => l.redrivable).map(forceReason);
+  const answered = reasons.filter((r) => r === 'answered').length;
+  const tooOld = reasons.filter((r) => r === 'tooOldToTell').length;
+  if (answered + tooOld === 0) return '';
+  const parts = [
+    ...(answered > 0
+      ? [
+          `${answered} whose sender was answered DEAD_LETTERED (it would change its actor after that answer)`,
+        ]
+      : []),
+    ...(tooOld > 0
+      ? [
+          `${tooOld} kept as too old to tell whether it was applied (applied already, it would be applied twice)`,
+        ]
+      : []),
+  ];
+  return `With --force it takes ${parts.join(', and ')}: redrive each only if you know it must be applied`;
+}
+
 async function bulk(
   ctx: OpsContext,
   verb: 'redrive' | 'purge',
   act: (letter: DeadLetter) => Promise<void>,
 ): Promise<void> {
-  const { acted: letters, left } = redrivable(ctx, verb, await targets(ctx, verb));
+  const picked = await targets(ctx, verb);
+  const { acted: letters, left, replies } = await sorted(ctx, verb, picked);
   const listed = letters.map((l) => ({ actor: l.actorId, messageId: l.messageId }));
   const leftOut = left.length === 0 ? {} : { left };
   if (ctx.values['dry-run']) {
@@ -126,9 +237,22 @@ async function bulk(
       { dryRun: true, [verb]: listed, ...leftOut },
       () =>
         (letters.length === 0
-          ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : noneRedrivable(left)}`
-          : `would ${verb} ${letters.length} dead letter(s):\n${table(listed.map(pasteable), ['actor', 'messageId'])}`) +
+          ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : noneActed(verb, left)}`
+          : `would ${verb} ${letters.length} dead letter(s):\n${table(listed.map(pasteable), ['actor', 'messageId'])}${replies === 0 ? '' : `\n${repliesLine(replies)}`}`) +
         leftLines(left, ctx.followUp),
+    );
+    return;
+  }
+  // The named letter of an ask's timeout: the engine refuses its purge, saying why, and changes
+  // nothing, so there is nothing to ask first. (Were its timeout let go between the two reads,
+  // the engine would purge it as asked by name: audited and said as any purge.)
+  if (verb === 'purge' && !ctx.values.all && left.length === 1) {
+    const [letter] = picked;
+    await act(letter!);
+    await ctx.audit('dead-letters purge', { actor: letter!.actorId, messageId: letter!.messageId });
+    ctx.print(
+      { purge: [{ actor: letter!.actorId, messageId: letter!.messageId }] },
+      () => 'purged 1 dead letter(s)',
     );
     return;
   }
@@ -136,7 +260,7 @@ async function bulk(
     ctx.print(
       { [verb]: [], ...leftOut },
       () =>
-        (left.length === 0 ? `no dead letter matches: nothing to ${verb}` : noneRedrivable(left)) +
+        (left.length === 0 ? `no dead letter matches: nothing to ${verb}` : noneActed(verb, left)) +
         leftLines(left, ctx.followUp),
     );
     return;
@@ -145,12 +269,14 @@ async function bulk(
     letters.length === 1
       ? `dead letter ${letters[0]!.messageId}`
       : `${letters.length} dead letters`;
-  await ctx.confirm(
-    verb === 'purge' ? `purge ${what}? ${purgeWarning(ctx.followUp)}` : `redrive ${what}?`,
-  );
-  // Confirmed by --yes, the question was never shown: its warning is, before the purge.
-  if (verb === 'purge' && ctx.values.yes) {
-    ctx.note(`purging ${what}. ${purgeWarning(ctx.followUp)}`);
+  const warning =
+    verb === 'purge'
+      ? `${purgeWarning(ctx.followUp)}${replies === 0 ? '' : `. ${repliesLine(replies)}`}`
+      : forcedLine(ctx, letters);
+  await ctx.confirm(`${verb} ${what}?${warning === '' ? '' : ` ${warning}`}`);
+  // Confirmed by --yes, the question was never shown: its warning is, before the action.
+  if (ctx.values.yes && warning !== '') {
+    ctx.note(`${verb === 'purge' ? 'purging' : 'redriving'} ${what}. ${warning}`);
   }
   const done: typeof listed = [];
   for (const letter of letters) {
@@ -165,7 +291,8 @@ async function bulk(
     () =>
       (verb === 'redrive'
         ? redrivenLine(done, paused, ctx.followUp)
-        : `purged ${done.length} dead letter(s)`) + leftLines(left, ctx.followUp),
+        : `purged ${done.length} dead letter(s)${purgedReplies(replies)}`) +
+      leftLines(left, ctx.followUp),
   );
 }
 

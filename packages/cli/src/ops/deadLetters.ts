@@ -2,16 +2,31 @@
  * `baton dead-letters list | show`: the dead letters kept, and one of them whole. Which letters
  * a command takes is in deadLetterSelection.ts; `redrive` and `purge` are in deadLetterActions.ts.
  */
-import type { DeadLetter } from '@baton/core/adapter';
-import { answeredSender } from '@baton/core/engine';
+import { type DeadLetter, INGRESS } from '@baton/core/adapter';
+import { answeredSender, keptTooOldToTell } from '@baton/core/engine';
 import { causeOf, countByCode } from './deadLetterCauses.ts';
 import { matching, named } from './deadLetterSelection.ts';
 import { duration, limitOption, table } from './format.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 
+/**
+ * Why a plain redrive refuses a letter, asking for `--force` (the engine's `redriveNeedsForce`):
+ * its sender, an ask, was answered DEAD_LETTERED (`answered`); or it was kept as too old to tell
+ * whether it was applied (`tooOldToTell`), so it may have been applied already. `undefined` when
+ * a plain redrive takes it. The engine refuses an answered letter first, so that reason comes
+ * first here too.
+ */
+export type ForceReason = 'answered' | 'tooOldToTell';
+
+export function forceReason(l: DeadLetter): ForceReason | undefined {
+  if (answeredSender(l) !== undefined) return 'answered';
+  return keptTooOldToTell(l) ? 'tooOldToTell' : undefined;
+}
+
 function summary(ctx: OpsContext, l: DeadLetter) {
   const cause = causeOf(l);
+  const because = l.redrivable ? forceReason(l) : undefined;
   return {
     actor: l.actorId,
     messageId: l.messageId,
@@ -21,13 +36,18 @@ function summary(ctx: OpsContext, l: DeadLetter) {
     at: new Date(l.at).toISOString(),
     age: duration(ctx.io.now() - l.at),
     redrivable: l.redrivable,
-    // Its sender was answered DEAD_LETTERED (an ask): a redrive refuses it without --force.
-    needsForce: l.redrivable && answeredSender(l) !== undefined,
+    // A redrive refuses it without --force: its sender, an ask, was answered DEAD_LETTERED, or
+    // it was kept as too old to tell whether it was applied (`forceBecause` says which).
+    needsForce: because !== undefined,
+    ...(because === undefined ? {} : { forceBecause: because }),
     error: cause.message,
   };
 }
 
-/** The `REDRIVE` column of `list`: yes, only with --force (an ask's letter), or no (cut). */
+/**
+ * The `REDRIVE` column of `list`: yes, only with --force (an ask's letter, or one kept as too
+ * old to tell), or no (cut).
+ */
 const redriveCell = (l: { redrivable: boolean; needsForce: boolean }) =>
   !l.redrivable ? 'no' : l.needsForce ? '--force' : 'yes';
 
@@ -50,10 +70,15 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
       ),
       ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'redrive', 'error'],
     );
-    // The column's --force, said once: why a plain redrive refuses those letters.
-    const forced = deadLetters.some((l) => l.needsForce)
-      ? `\nREDRIVE --force: its sender, an ask, was answered DEAD_LETTERED; a redrive applies it only with --force (or purge it): ${ctx.followUp`dead-letters show <type/key> <message id>`} says who`
-      : '';
+    // The column's --force, said once per reason: why a plain redrive refuses those letters.
+    const show = ctx.followUp`dead-letters show <type/key> <message id>`;
+    const forced =
+      (deadLetters.some((l) => l.forceBecause === 'answered')
+        ? `\nREDRIVE --force: its sender, an ask, was answered DEAD_LETTERED; a redrive applies it only with --force (or purge it): ${show} says who`
+        : '') +
+      (deadLetters.some((l) => l.forceBecause === 'tooOldToTell')
+        ? `\nREDRIVE --force: kept as too old to tell whether it was applied (it may have been already); redrive it with --force only if you know it was never applied, else purge it: ${show} says why`
+        : '');
     if (total === deadLetters.length) return `${rows}${forced}`;
     const counts = countByCode(all.map((letter) => letter.code));
     return (
@@ -80,6 +105,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
   const letter = await named(ctx, 'show');
   const parked = letter.parked === undefined ? {} : { parked: letter.parked };
   const answered = letter.parked === undefined ? answeredSender(letter) : undefined;
+  const tooOld = letter.parked === undefined && answered === undefined && keptTooOldToTell(letter);
   const shown = {
     ...summary(ctx, letter),
     ...parked,
@@ -98,16 +124,50 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
         ? [
             `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
             `cause      ${s.code}: ${s.error}`,
-            `redrivable ${!s.redrivable ? 'no (kept without its payload: send it again from its source)' : answered === undefined ? 'yes' : `only with --force: its sender was answered DEAD_LETTERED (below), and applied now it would change ${s.actor} after that answer — ${ctx.followUp`dead-letters redrive ${s.actor} ${s.messageId} --force`}, or purge it`}`,
+            `redrivable ${redrivableLine(ctx, s, answered, tooOld)}`,
             ...(answered === undefined
               ? []
               : [
                   `answered   ${answered}: a redrive needs --force (or purge it, if the sender undid what it asked for)`,
                 ]),
+            ...(tooOld
+              ? [
+                  `too old    ${tooOldLine(letter)}: a redrive needs --force, which may apply it twice. Before you use it, check that it was never applied: ${s.actor}'s state does not show its effect (${ctx.followUp`actors get ${s.actor}`})${letter.envelope.ask === undefined ? '' : `, and ${s.envelope.from} got no reply to its ask`}. If you cannot tell, purge it`,
+                ]
+              : []),
           ]
         : [
             `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (${ctx.followUp`actors resume ${s.actor}`}); it cannot be redriven nor purged`,
           ]),
     ].join('\n'),
   );
+}
+
+/** What `show` says on its `redrivable` line. */
+function redrivableLine(
+  ctx: OpsContext,
+  s: { actor: string; messageId: string; redrivable: boolean },
+  answered: string | undefined,
+  tooOld: boolean,
+): string {
+  if (!s.redrivable) return 'no (kept without its payload: send it again from its source)';
+  const forced = ctx.followUp`dead-letters redrive ${s.actor} ${s.messageId} --force`;
+  if (answered !== undefined) {
+    return `only with --force: its sender was answered DEAD_LETTERED (below), and applied now it would change ${s.actor} after that answer — ${forced}, or purge it`;
+  }
+  if (tooOld) {
+    return `only with --force: it was kept as too old to tell whether it was applied (below), and applied now it may be applied twice — ${forced} only if you know it was never applied, else purge it (${ctx.followUp`dead-letters purge ${s.actor} ${s.messageId}`})`;
+  }
+  return 'yes';
+}
+
+/** Why the engine kept a letter as too old to tell whether it was applied. */
+function tooOldLine(letter: DeadLetter): string {
+  const { envelope } = letter;
+  if (envelope.lifeEnded === true) {
+    return `it was sent by a life of ${envelope.from} that had ended (its record expired while the message waited in its outbox), so no mark tells whether it was applied`;
+  }
+  const proof =
+    envelope.from === INGRESS ? 'its outcome' : `${envelope.from}'s mark on ${letter.actorId}`;
+  return `it came after what proves a message applied (${proof}) was gone, so it may have been applied already`;
 }

@@ -180,8 +180,12 @@ export const OPS_USAGE = `Operating a deployed app:
   baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
   baton dead-letters show <type/key> <message id>
   baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]
-    (not a letter whose sender was answered DEAD_LETTERED, an actor's or a client's ask, unless --force)
+    (not a letter whose sender was answered DEAD_LETTERED, an actor's or a client's ask, nor one
+    kept as too old to tell whether it was applied, unless --force; --all --force redrives every
+    such letter it matches, and a too-old one applied already is applied again: decide about each)
   baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
+    (not the letter of an ask's timeout, which holds its asker's continuation: redrive it; an ask's
+    reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT)
   baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
   baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox
   baton timers list <type/key>

@@ -34,6 +34,7 @@ export { createQueryContext, type QueryContextOptions } from './createQueryConte
 export {
   actorId,
   actorMessageId,
+  askTimerId,
   decodeEnvelope,
   type Envelope,
   encodeEnvelope,

@@ -347,9 +347,11 @@ export interface DeadLetter {
    */
   readonly parked?: number;
   /**
-   * Set on an actor's message kept as too old to tell whether it was applied (older than its
-   * sender's mark, which cannot tell a copy of it: see `outlivedItsProof`). Like a message of a
-   * sender's ended life, once a redrive applies it, its letter stays as the proof ({@link applied}).
+   * Set on a message kept as too old to tell whether it was applied: an actor's older than its
+   * sender's mark, which cannot tell a copy of it (see `outlivedItsProof`), or of a sender's
+   * ended life; a client's older than its outcome. Its asker was not answered; a redrive needs
+   * force (see `redriveNeedsForce`). Like a message of a sender's ended life, once a redrive
+   * applies it, its letter stays as the proof ({@link applied}).
    */
   readonly unmarked?: true;
   /**

@@ -8,7 +8,6 @@ export {
   RECHECK_TIMER as WORKFLOW_RECHECK_TIMER,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '../workflow/advance.ts';
-export { answeredSender } from './answeredSender.ts';
 export {
   type Arrival,
   classify,
@@ -56,6 +55,7 @@ export { PAGE_BYTES, pageBytes } from './outcomePages.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { parkedLetterRefused } from './parking.ts';
 export { type RedriveOptions, redriveDeadLetter } from './redriveDeadLetter.ts';
+export { answeredSender, keptTooOldToTell, redriveNeedsForce } from './redriveNeedsForce.ts';
 export { runTurn, type TurnCounts, type TurnOptions, type TurnResult } from './runTurn.ts';
 export {
   STALE_OUTBOX_LOG,

@@ -5,13 +5,11 @@
  */
 import { markedAwaitingRedrive } from '../adapter/awaitsRedrive.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
-import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter, IdempotencyRecord } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, withheld } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance } from './advanceRecord.ts';
-import { answeredSender } from './answeredSender.ts';
 import { attemptsMade } from './attempts.ts';
 import type { MessageEffects } from './commitParts.ts';
 import type { TurnEngine } from './createEngine.ts';
@@ -19,6 +17,7 @@ import type { Inbound } from './Inbound.ts';
 import { errorGist, failedOutcome } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
+import { answeredSender } from './redriveNeedsForce.ts';
 import { deadLettered } from './turnErrors.ts';
 
 /**
@@ -88,10 +87,14 @@ export async function deadLetter(
     error: last.message,
   });
   const { redrive: _, timer: __, ...original } = envelope;
+  // Kept as too old to tell (or such a letter's redrive kept again): it may have been applied,
+  // so its asker is not told it failed. Its ask's timeout, or the reply of the message applied,
+  // ends the ask.
+  const unmarked = admission.unmarked || admission.redrives?.unmarked;
   const out = await outgoing(
     turn,
     advance(engine, current, inbound, admission),
-    askReply(envelope, { ok: false, error: told.toJSON() }),
+    unmarked ? [] : askReply(envelope, { ok: false, error: told.toJSON() }),
     trace,
   );
   const { fires } = admission;
@@ -104,10 +107,8 @@ export async function deadLetter(
     attempts,
     at: engine.clock.now(),
     ...(fires ? { timer: { id: fires.id, gen: fires.gen } } : {}),
-    // An actor's message kept as too old to tell, or such a letter's redrive kept again.
-    ...((admission.unmarked || admission.redrives?.unmarked) && isActorSender(envelope)
-      ? { unmarked: true as const }
-      : {}),
+    // Kept as too old to tell, or such a letter's redrive kept again.
+    ...(unmarked && { unmarked }),
   };
   const letter = keptWithin(kept, engine.store.limits.maxItemBytes);
   return {

@@ -159,9 +159,12 @@ export async function resumeActor(
 /**
  * Forgets a dead letter without applying it (`baton dead-letters purge`). A parked message is
  * not a dead letter: it is refused with INVALID_STATE, saying so. The dead letter of a timer's
- * fire goes with its timer, kept until then: the fire is never applied. A client's plain send
- * ends DEAD_LETTERED for good: its outcome, which waited for a redrive (`awaitsRedrive`), no
- * longer does, and an ask waiting under its key is told DEAD_LETTERED.
+ * fire goes with its timer, kept until then: the fire is never applied. An ask's continuation
+ * still runs once: the letter of its reply goes, and the ask's timeout, held with it, is left
+ * to fire (the asker is told ASK_TIMEOUT); the letter of the timeout's own fire is refused with
+ * INVALID_ARGUMENT, as its asker would then wait for good (redrive it instead). A client's
+ * plain send ends DEAD_LETTERED for good: its outcome, which waited for a redrive
+ * (`awaitsRedrive`), no longer does, and an ask waiting under its key is told DEAD_LETTERED.
  *
  * @example
  * await purgeDeadLetter(store, 'account/alice', 'ingress:["account/alice","dep-1"]', { by: 'ops' });
@@ -178,7 +181,13 @@ export async function purgeDeadLetter(
     if (!letter || letter.applied) throw noDeadLetter(actorId, messageId, followUp);
     const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
     // Only the scheduling whose fire this is: the app may have scheduled the id anew since.
-    const kept = timer?.deadLettered && timer.gen === letter.timer?.gen;
+    const kept = timer?.deadLettered && timer.gen === letter.timer?.gen ? timer : undefined;
+    // An ask's timeout holds its asker's continuation: it stays, to end the ask (its own fire's
+    // letter is refused: nothing would end the ask then).
+    const asks = kept !== undefined && kept.id === askTimerId(kept.gen);
+    if (asks && letter.envelope.replyTo === undefined) {
+      throw askTimeoutPurgeRefused(actorId, messageId, followUp);
+    }
     // A plain send's outcome waited for a redrive: now DEAD_LETTERED is final, which an ask
     // waiting under its key is told.
     const outcome =
@@ -190,9 +199,29 @@ export async function purgeDeadLetter(
       record,
       deadLetters: { put: [], remove: [messageId] },
       ...(ended.length > 0 ? { replaceIdempotency: ended } : {}),
-      ...(kept ? { timers: { put: [], remove: [timer.id] } } : {}),
+      ...(kept
+        ? { timers: asks ? { put: [waiting(kept)], remove: [] } : { put: [], remove: [kept.id] } }
+        : {}),
     };
   });
+}
+
+/** A timer held with its fire's letter (`deadLettered`), left to fire when due. */
+function waiting({ deadLettered: _, ...timer }: Timer): Timer {
+  return timer;
+}
+
+/** The refusal to purge the letter of an ask's timeout: its asker would wait for good. */
+function askTimeoutPurgeRefused(
+  actorId: string,
+  messageId: string,
+  followUp: FollowUp,
+): BatonError {
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `dead letter ${messageId} of ${actorId} is the timeout of an ask of ${actorId}'s: it holds the asker's continuation, and purged, ${actorId} would wait for good (a reply that comes later is dropped as late). It was not purged. Fix what made the continuation fail, deploy, then redrive it (${followUp`dead-letters redrive ${actorId} ${messageId}`}): the continuation runs once, with ASK_TIMEOUT`,
+    { details: { actorId, messageId } },
+  );
 }
 
 /**

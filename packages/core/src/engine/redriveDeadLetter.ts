@@ -2,16 +2,20 @@ import { encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
 import type { Queue, Store } from '../adapter/ports.ts';
 import type { DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
-import { answeredSender } from './answeredSender.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import { parkedLetterRefused } from './parking.ts';
+import { answeredSender, keptTooOldToTell } from './redriveNeedsForce.ts';
 
-/** How a redrive treats a letter whose sender was answered (see {@link answeredSender}). */
+/**
+ * How a redrive treats a letter whose sender was answered (see {@link answeredSender}), or one
+ * kept as too old to tell whether it was applied (see {@link keptTooOldToTell}).
+ */
 export interface RedriveOptions {
   /**
    * Redrive it even so: for an operator who knows its sender's effect was not undone and the
-   * message must still be applied (or that nobody acted on the answer). Without it such a
-   * letter is refused. @default false
+   * message must still be applied (or that nobody acted on the answer), or who knows a letter
+   * kept as too old to tell was never applied. Without it such a letter is refused.
+   * @default false
    */
   readonly force?: boolean;
   /** How its refusals name the next command. @default {@link batonCommand} */
@@ -29,11 +33,13 @@ export interface RedriveOptions {
  * A letter whose sender was answered DEAD_LETTERED when it was kept ({@link answeredSender}:
  * an actor's or a client's ask) is refused with INVALID_STATE, nothing sent: applied now, it
  * would change the actor after its sender was told it failed. Purge it, or pass
- * `{ force: true }` when you know it must be applied still.
+ * `{ force: true }` when you know it must be applied still. So is a letter kept as too old to
+ * tell whether it was applied ({@link keptTooOldToTell}): applied now, it may be applied twice.
+ * Pass `{ force: true }` only when you know it was never applied; else purge it.
  *
  * @example
  * for (const letter of await store.listDeadLetters('account/alice')) {
- *   if (answeredSender(letter) !== undefined) continue; // purge it, or redrive it with force
+ *   if (redriveNeedsForce(letter)) continue; // decide about it apart
  *   await redriveDeadLetter(store, queue, letter.actorId, letter.messageId);
  * }
  */
@@ -64,6 +70,7 @@ export async function redriveDeadLetter(
   if (!options.force) {
     const answered = answeredSender(letter);
     if (answered !== undefined) throw answeredLetterRefused(letter, answered, followUp);
+    if (keptTooOldToTell(letter)) throw tooOldLetterRefused(letter, followUp);
   }
   const envelope = { ...letter.envelope, redrive: letter.at };
   await queue.send([
@@ -94,5 +101,15 @@ function answeredLetterRefused(
         from: envelope.from,
       },
     },
+  );
+}
+
+/** The refusal of a plain redrive of a letter kept as too old to tell whether it was applied. */
+function tooOldLetterRefused(letter: DeadLetter, followUp: FollowUp): BatonError {
+  const { actorId, messageId } = letter;
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `dead letter ${messageId} of ${actorId} was not redriven: it was kept as too old to tell whether it was applied (it came after what proves a message applied was gone: its sender's mark, or its outcome), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true })); else purge it (${followUp`dead-letters purge ${actorId} ${messageId}`})`,
+    { details: { actorId, messageId, tooOldToTell: true } },
   );
 }

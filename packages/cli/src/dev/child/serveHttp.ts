@@ -109,7 +109,7 @@ export async function serveHttp(
           ) {
             throw new BatonError(
               ErrorCode.INVALID_ARGUMENT,
-              'redrive takes {"actorId": "type/key", "messageId": "…"}, and "force": true to redrive a letter whose sender was answered DEAD_LETTERED',
+              'redrive takes {"actorId": "type/key", "messageId": "…"}, and "force": true to redrive a letter whose sender was answered DEAD_LETTERED, or one kept as too old to tell whether it was applied',
             );
           }
           await redriveDeadLetter(backend.store, backend.queue, actorId, messageId, {

@@ -211,14 +211,22 @@ $('dead-letters').addEventListener('click', async (event) => {
   });
   if (response.ok) return;
   const { error } = (await response.json()) as {
-    error?: { message: string; details?: { answered?: string } };
+    error?: { message: string; details?: { answered?: string; tooOldToTell?: boolean } };
   };
-  // Its sender was told it failed: redriven, it is applied after that answer. A second click
-  // redrives it anyway, the developer's choice.
-  if (!force && error?.details?.answered !== undefined) {
-    button.title = error.message;
+  // Refused a plain redrive: its sender was told it failed (redriven, it is applied after that
+  // answer), or it was kept as too old to tell whether it was applied (redriven, it may be
+  // applied twice). A second click redrives it anyway, the developer's choice; the refusal,
+  // which says why, is the button's title.
+  const why =
+    error?.details?.answered !== undefined
+      ? 'its sender was told it failed: redrive anyway'
+      : error?.details?.tooOldToTell === true
+        ? 'kept as too old to tell whether it was applied: redrive anyway, only if it never was'
+        : undefined;
+  if (!force && why !== undefined) {
+    button.title = error!.message;
     button.dataset.force = 'yes';
-    button.textContent = 'its sender was told it failed: redrive anyway';
+    button.textContent = why;
     button.disabled = false;
     return;
   }

@@ -5,7 +5,12 @@
 import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
 import { type DeadLetter, parseActorId } from '@baton/core/adapter';
-import { answeredSender, readHistoryWindow, storedOutbox } from '@baton/core/engine';
+import {
+  answeredSender,
+  keptTooOldToTell,
+  readHistoryWindow,
+  storedOutbox,
+} from '@baton/core/engine';
 import {
   actorHistory,
   type HeldSend,
@@ -43,6 +48,17 @@ export interface InspectedLetter {
    * force. Absent when nobody was.
    */
   readonly answered?: string;
+  /**
+   * Set when it was kept as too old to tell whether it was applied (`keptTooOldToTell`), and
+   * nobody was answered: it may have been applied already, so a redrive of it needs force, for
+   * an operator who knows it never was.
+   */
+  readonly tooOldToTell?: true;
+  /**
+   * Set on the letter of an ask's reply: purged, the ask's timeout, held with it, is left to
+   * fire, and the asker's continuation runs once, with ASK_TIMEOUT.
+   */
+  readonly askReply?: true;
   /** Its place among a paused actor's parked messages; absent for a dead letter. */
   readonly parked?: number;
 }
@@ -178,6 +194,11 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
 function inspectLetter(l: DeadLetter): InspectedLetter {
   const cause = l.error.details?.cause as { code?: string; message?: string } | undefined;
   const answered = l.parked === undefined ? answeredSender(l) : undefined;
+  const tooOld = l.parked === undefined && answered === undefined && keptTooOldToTell(l);
+  const askReply =
+    l.parked === undefined &&
+    l.envelope.replyTo !== undefined &&
+    l.timer?.id === `ask:${l.envelope.replyTo}`;
   return {
     actorId: l.actorId,
     messageId: l.messageId,
@@ -190,6 +211,8 @@ function inspectLetter(l: DeadLetter): InspectedLetter {
     at: l.at,
     redrivable: l.redrivable,
     ...(answered === undefined ? {} : { answered }),
+    ...(tooOld ? { tooOldToTell: true as const } : {}),
+    ...(askReply ? { askReply: true as const } : {}),
     ...(l.parked === undefined ? {} : { parked: l.parked }),
   };
 }

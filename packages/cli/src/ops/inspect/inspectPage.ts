@@ -122,14 +122,20 @@ function letters(list, withActor, empty) {
       + '<code>' + esc(l.name) + '</code> <code>' + esc(JSON.stringify(l.payload)) + '</code><br><small>' + esc(l.messageId) + '</small></td><td class="bad">'
       + esc(l.code) + ': ' + esc(l.error) + '</td><td>' + l.attempts + '</td><td>' + time(l.at) + '</td><td>'
       + (l.parked === undefined && l.redrivable ? redriveButton(l) : '')
-      + (l.parked === undefined ? button('purge', { actorId: l.actorId, messageId: l.messageId }, 'purge') : '#' + l.parked)
+      + (l.parked === undefined ? button('purge', { actorId: l.actorId, messageId: l.messageId, ...(l.askReply ? { askReply: true } : {}) }, 'purge') : '#' + l.parked)
       + '</td></tr>'), empty);
 }
 
-// A letter whose sender was answered DEAD_LETTERED is redriven with force, once confirmed.
-const redriveButton = (l) => l.answered === undefined
-  ? button('redrive', { actorId: l.actorId, messageId: l.messageId }, 'redrive')
-  : button('redrive', { actorId: l.actorId, messageId: l.messageId, force: true, answered: l.answered }, 'redrive anyway');
+// A letter a plain redrive refuses is redriven with force, once confirmed, its reason shown: its
+// sender was answered DEAD_LETTERED, or it was kept as too old to tell whether it was applied.
+const redriveButton = (l) => l.answered !== undefined
+  ? needsForce('its sender was answered DEAD_LETTERED')
+    + button('redrive', { actorId: l.actorId, messageId: l.messageId, force: true, answered: l.answered }, 'redrive anyway')
+  : l.tooOldToTell
+    ? needsForce('kept as too old to tell whether it was applied: redrive it only if you know it never was, else purge it')
+      + button('redrive', { actorId: l.actorId, messageId: l.messageId, force: true, tooOldToTell: true }, 'redrive anyway')
+    : button('redrive', { actorId: l.actorId, messageId: l.messageId }, 'redrive');
+const needsForce = (why) => '<small class="bad" data-testid="needs-force">a redrive needs force: ' + esc(why) + '</small><br>';
 
 const actorLink = (id) => '<a href="#actor=' + encodeURIComponent(id) + '" data-testid="actor-link"><code>' + esc(id) + '</code></a>';
 
@@ -183,10 +189,15 @@ document.addEventListener('click', (event) => {
   const act = event.target.closest('button[data-action]');
   if (!act) return;
   const body = JSON.parse(act.dataset.body);
-  if (act.dataset.action === 'purge' && !confirm('Purge this dead letter? It is never applied.')) return;
+  if (act.dataset.action === 'purge' && !confirm('Purge this dead letter? It is never applied.'
+    + (body.askReply ? ' It is the reply to an ask: if the ask still waits, its timeout is left to fire, and its continuation runs once, with ASK_TIMEOUT.' : ''))) return;
   if (body.answered !== undefined && !confirm('When it was kept, ' + body.answered
     + '. Redriven, it changes its actor after that answer. Redrive it anyway?')) return;
+  if (body.tooOldToTell && !confirm('It was kept as too old to tell whether it was applied: it may have been applied already,'
+    + ' and redriven it would be applied twice. Redrive it only if you know it was never applied (else purge it). Redrive it anyway?')) return;
   delete body.answered;
+  delete body.tooOldToTell;
+  delete body.askReply;
   act.disabled = true;
   run(async () => {
     const response = await fetch('/_baton/api/' + act.dataset.action, {

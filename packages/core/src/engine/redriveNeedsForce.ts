@@ -3,7 +3,7 @@ import type { DeadLetter } from '../adapter/storedRecords.ts';
 
 /**
  * Who was answered DEAD_LETTERED when the engine kept this letter, or `undefined` when nobody
- * was: an actor's ask (`ctx.ask`, a workflow's `ctx.call`) had that reply sent to its asker,
+ * was (nor is, for a letter kept as too old to tell: see {@link keptTooOldToTell}): an actor's ask (`ctx.ask`, a workflow's `ctx.call`) had that reply sent to its asker,
  * which went on as for a failed call (a workflow failed, or its saga undid the call); a client's
  * ask (`client.ask`, the HTTP ingress's `/ask`, a WebSocket ask or visible send, `baton ask`:
  * its envelope is `awaited`) was told it, as its outcome under its key. A client's plain send
@@ -19,6 +19,8 @@ import type { DeadLetter } from '../adapter/storedRecords.ts';
  */
 export function answeredSender(letter: DeadLetter): string | undefined {
   const { envelope } = letter;
+  // Kept as too old to tell: nobody was told it failed, as it may have been applied.
+  if (letter.unmarked) return undefined;
   if (envelope.from === INGRESS) {
     return envelope.awaited === true
       ? "its client's ask: it was told DEAD_LETTERED, the outcome stored under its key (what an ask retried under that key, or a read of its outcome, is told too)"
@@ -28,4 +30,29 @@ export function answeredSender(letter: DeadLetter): string | undefined {
     return `its asker ${envelope.from}: the reply to its ask said DEAD_LETTERED, and the asker went on as for a failed call (a workflow failed, or its saga undid the call)`;
   }
   return undefined;
+}
+
+/**
+ * Whether the engine kept this letter as too old to tell whether it was applied: a copy that
+ * came after what proves a message applied was gone (its sender's mark, a client's outcome), or
+ * a message of a sender's life that had ended. Its message may have been applied already, so a
+ * redrive of it needs force, for an operator who knows it was never applied.
+ */
+export function keptTooOldToTell(letter: DeadLetter): boolean {
+  return letter.unmarked === true || letter.envelope.lifeEnded === true;
+}
+
+/**
+ * Whether a plain redrive refuses this letter, asking for force: its sender was answered
+ * DEAD_LETTERED ({@link answeredSender}), or it was kept as too old to tell whether it was
+ * applied ({@link keptTooOldToTell}). Decide about each such letter apart; redrive the others.
+ *
+ * @example
+ * for (const letter of await store.listDeadLetters('account/alice')) {
+ *   if (redriveNeedsForce(letter)) continue; // decide about it apart
+ *   await redriveDeadLetter(store, queue, letter.actorId, letter.messageId);
+ * }
+ */
+export function redriveNeedsForce(letter: DeadLetter): boolean {
+  return answeredSender(letter) !== undefined || keptTooOldToTell(letter);
 }
