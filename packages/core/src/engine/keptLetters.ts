@@ -17,7 +17,7 @@ import type { Inbound } from './Inbound.ts';
 import { errorGist, failedOutcome } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
-import { answeredSender } from './redriveNeedsForce.ts';
+import { wasAnswered } from './redriveNeedsForce.ts';
 import { deadLettered } from './turnErrors.ts';
 
 /**
@@ -134,7 +134,7 @@ function outcomeOfKept(
   outcome: IdempotencyRecord | undefined,
 ): IdempotencyRecord | undefined {
   if (outcome?.outcome.ok !== false) return outcome;
-  if (!letter.redrivable || answeredSender(letter) !== undefined) return outcome;
+  if (!letter.redrivable || wasAnswered(letter)) return outcome;
   return {
     ...outcome,
     outcome: { ok: false, error: markedAwaitingRedrive(outcome.outcome.error) },

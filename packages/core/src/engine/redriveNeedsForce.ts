@@ -3,10 +3,11 @@ import type { DeadLetter } from '../adapter/storedRecords.ts';
 
 /**
  * Who was answered DEAD_LETTERED when the engine kept this letter, or `undefined` when nobody
- * was (nor is, for a letter kept as too old to tell: see {@link keptTooOldToTell}): an actor's ask (`ctx.ask`, a workflow's `ctx.call`) had that reply sent to its asker,
- * which went on as for a failed call (a workflow failed, or its saga undid the call); a client's
- * ask (`client.ask`, the HTTP ingress's `/ask`, a WebSocket ask or visible send, `baton ask`:
- * its envelope is `awaited`) was told it, as its outcome under its key. A client's plain send
+ * was (nor is, for a letter kept as too old to tell: see {@link keptTooOldToTell}): an actor's
+ * ask (`ctx.ask`, a workflow's `ctx.call`) had that reply sent to its asker, which went on as
+ * for a failed call (a workflow failed, or its saga undid the call); a client's ask
+ * (`client.ask`, the HTTP ingress's `/ask`, a WebSocket ask or visible send, `baton ask`: its
+ * envelope is `awaited`) was told it, as its outcome under its key. A client's plain send
  * (`client.send`, `/send`, a WebSocket send) waited for no answer: its letter is redriven as an
  * actor's plain send, a timer's fire or an ask's reply are — as is the letter of a message an
  * earlier Baton took in, which marked no ask. (Its outcome says DEAD_LETTERED too, marked as
@@ -18,18 +19,23 @@ import type { DeadLetter } from '../adapter/storedRecords.ts';
  * const plain = letters.filter((letter) => answeredSender(letter) === undefined);
  */
 export function answeredSender(letter: DeadLetter): string | undefined {
+  if (!wasAnswered(letter)) return undefined;
   const { envelope } = letter;
+  return envelope.from === INGRESS
+    ? "its client's ask: it was told DEAD_LETTERED, the outcome stored under its key (what an ask retried under that key, or a read of its outcome, is told too)"
+    : `its asker ${envelope.from}: the reply to its ask said DEAD_LETTERED, and the asker went on as for a failed call (a workflow failed, or its saga undid the call)`;
+}
+
+/**
+ * Whether {@link answeredSender} names someone: the test alone, which the turn needs (without
+ * the words an operator reads, which stay out of the worker's bundle).
+ */
+export function wasAnswered(letter: DeadLetter): boolean {
   // Kept as too old to tell: nobody was told it failed, as it may have been applied.
-  if (letter.unmarked) return undefined;
-  if (envelope.from === INGRESS) {
-    return envelope.awaited === true
-      ? "its client's ask: it was told DEAD_LETTERED, the outcome stored under its key (what an ask retried under that key, or a read of its outcome, is told too)"
-      : undefined;
-  }
-  if (envelope.ask !== undefined && isActorSender(envelope)) {
-    return `its asker ${envelope.from}: the reply to its ask said DEAD_LETTERED, and the asker went on as for a failed call (a workflow failed, or its saga undid the call)`;
-  }
-  return undefined;
+  if (letter.unmarked) return false;
+  const { envelope } = letter;
+  if (envelope.from === INGRESS) return envelope.awaited === true;
+  return envelope.ask !== undefined && isActorSender(envelope);
 }
 
 /**
@@ -54,5 +60,5 @@ export function keptTooOldToTell(letter: DeadLetter): boolean {
  * }
  */
 export function redriveNeedsForce(letter: DeadLetter): boolean {
-  return answeredSender(letter) !== undefined || keptTooOldToTell(letter);
+  return wasAnswered(letter) || keptTooOldToTell(letter);
 }
