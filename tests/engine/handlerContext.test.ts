@@ -160,6 +160,9 @@ const refused = (code: string, message: string | RegExp) =>
     message: typeof message === 'string' ? message : expect.stringMatching(message),
   });
 
+/** Who made the call, as a refusal of it names them: the probe's `run` handler. */
+const sentBy = { actor: 'probe/p', handler: 'run' };
+
 describe("a handler's ctx", () => {
   it('refuses what is not a registered definition in ctx.effect and ctx.start, as INVALID_ARGUMENT', async () => {
     const effectMisuse = refused(
@@ -226,13 +229,14 @@ describe("a handler's ctx", () => {
     expect(over).toEqual(
       refused(
         ErrorCode.MESSAGE_TOO_LARGE,
-        /^payload of "answer" as the context of an ask is \d+ bytes; the limit is 1000: store large data elsewhere and send a reference$/,
+        /^in handler "run" of probe\/p: payload of "answer" as the context of an ask is \d+ bytes; the limit is 1000: store large data elsewhere and send a reference$/,
       ),
     );
     expect((over as { details: object }).details).toEqual({
       name: 'answer',
       size: expect.any(Number),
       limit: 1000,
+      sentBy,
     });
   });
 
@@ -243,27 +247,28 @@ describe("a handler's ctx", () => {
     expect(new Set(ids).size).toBe(4);
   });
 
-  it('takes a payload of exactly the limit and refuses one byte more, naming what and where', async () => {
+  it('takes a payload of exactly the limit and refuses one byte more, naming what, where and the handler that sent it', async () => {
     expect(await run('send: at the limit')).toEqual({ ok: null });
     const over = (size: number) =>
       `is ${size} bytes; the limit is 1000: store large data elsewhere and send a reference`;
+    const inRun = 'in handler "run" of probe/p:';
     expect(await run('send: one byte over')).toEqual({
       code: ErrorCode.MESSAGE_TOO_LARGE,
-      message: `payload of "take" to target/t ${over(1001)}`,
-      details: { to: 'target/t', name: 'take', size: 1001, limit: 1000 },
+      message: `${inRun} payload of "take" to target/t ${over(1001)}`,
+      details: { to: 'target/t', name: 'take', size: 1001, limit: 1000, sentBy },
     });
     expect(await run('ask: one byte over')).toEqual(
-      refused(ErrorCode.MESSAGE_TOO_LARGE, `payload of "take" to target/t ${over(1001)}`),
+      refused(ErrorCode.MESSAGE_TOO_LARGE, `${inRun} payload of "take" to target/t ${over(1001)}`),
     );
     expect(await run('effect: one byte over')).toEqual({
       code: ErrorCode.MESSAGE_TOO_LARGE,
-      message: `payload of "noted" for effect noted ${over(1001)}`,
-      details: { name: 'noted', size: 1001, limit: 1000 },
+      message: `${inRun} payload of "noted" for effect noted ${over(1001)}`,
+      details: { name: 'noted', size: 1001, limit: 1000, sentBy },
     });
     expect(await run('schedule: one byte over')).toEqual(
       refused(
         ErrorCode.MESSAGE_TOO_LARGE,
-        /^payload of "tick" scheduled is 1010 bytes; the limit is 1000/,
+        /^in handler "run" of probe\/p: payload of "tick" scheduled is 1010 bytes; the limit is 1000/,
       ),
     );
   });

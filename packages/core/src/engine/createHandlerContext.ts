@@ -140,21 +140,30 @@ class HandlerContext implements ActorContext<unknown> {
    * and the payload limit.
    */
   #messagePayload(to: ActorRef, name: string, payload: unknown, limit: number): unknown {
-    const stored = this.#stored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
-      this.#engine.registry.resolve(to.id, name, p),
+    return this.#stored(
+      `the payload of "${name}" to ${to.id}`,
+      payload,
+      (p) => this.#engine.registry.resolve(to.id, name, p),
+      (stored) => checkPayloadSize(limit, `to ${to.id}`, name, stored, to.id),
     );
-    checkPayloadSize(limit, `to ${to.id}`, name, stored, to.id);
-    return stored;
   }
 
   /**
    * `payload` as it is stored, checked by `parse` (see `parseStored`; without: as JSON only) with
-   * its target. A refusal (a payload, an unknown actor or message, a bad ref) names this
-   * handler, which made the call, in the message and in `details.sentBy`.
+   * its target, then by `check` (its size). A refusal (a payload, its size, an unknown actor or
+   * message, a bad ref) names this handler, which made the call, in the message and in
+   * `details.sentBy`.
    */
-  #stored(what: string, payload: unknown, parse?: (payload: unknown) => unknown): unknown {
+  #stored(
+    what: string,
+    payload: unknown,
+    parse: ((payload: unknown) => unknown) | undefined,
+    check: (stored: unknown) => void,
+  ): unknown {
     try {
-      return parse ? parseStored(what, payload, parse).stored : storable(what, payload);
+      const stored = parse ? parseStored(what, payload, parse).stored : storable(what, payload);
+      check(stored);
+      return stored;
     } catch (error) {
       if (!isBatonError(error)) throw error;
       const sentBy = { actor: this.self.id, handler: this.#envelope.name };
@@ -200,10 +209,12 @@ class HandlerContext implements ActorContext<unknown> {
         );
       }
       const { name } = effect;
-      const stored = this.#stored(`the payload of effect "${name}"`, payload, (p) =>
-        this.#engine.registry.effectPayload(name, p),
+      const stored = this.#stored(
+        `the payload of effect "${name}"`,
+        payload,
+        (p) => this.#engine.registry.effectPayload(name, p),
+        (p) => checkPayloadSize(this.#payloadLimit(), `for effect ${name}`, name, p),
       );
-      checkPayloadSize(this.#payloadLimit(), `for effect ${name}`, name, stored);
       this.#effects.sends.push({ to: effectTarget(name), name, payload: stored });
     };
     return this.#effect;
@@ -238,9 +249,16 @@ class HandlerContext implements ActorContext<unknown> {
         `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
         { to: to.id, name, timeoutMs },
       );
-      const context = this.#stored(`the context of an ask answered by "${then}"`, options.context);
-      const reply = { ok: false, error: timeout.toJSON(), context: context ?? null };
-      checkPayloadSize(payloadLimit, 'as the context of an ask', then, reply);
+      const error = timeout.toJSON();
+      // The timeout's reply, context and all, is what the timer stores.
+      const asReply = (context: unknown) => ({ ok: false, error, context: context ?? null });
+      const context = this.#stored(
+        `the context of an ask answered by "${then}"`,
+        options.context,
+        undefined,
+        (c) => checkPayloadSize(payloadLimit, 'as the context of an ask', then, asReply(c)),
+      );
+      const reply = asReply(context);
       // The timeout timer holds the continuation: the reply replaces its payload and removes it.
       const at = dueAt(timeoutMs, this.#time);
       this.#setTimer(askTimerId(id), this.#timer(askTimerId(id), id, at, then, reply));
@@ -261,10 +279,12 @@ class HandlerContext implements ActorContext<unknown> {
       const { registry } = this.#engine;
       const actorId = this.self.id;
       // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
-      const stored = this.#stored(`the payload of timer "${name}"`, payload, (p) =>
-        registry.resolve(actorId, name, p),
+      const stored = this.#stored(
+        `the payload of timer "${name}"`,
+        payload,
+        (p) => registry.resolve(actorId, name, p),
+        (p) => checkPayloadSize(this.#payloadLimit(), 'scheduled', name, p),
       );
-      checkPayloadSize(this.#payloadLimit(), 'scheduled', name, stored);
       const gen = this.#derivedId('timer', this.#scheduled++);
       const id = options.id === undefined ? gen : checkTimerId(options.id);
       this.#setTimer(id, this.#timer(id, gen, at, name, stored));
