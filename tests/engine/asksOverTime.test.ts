@@ -136,6 +136,7 @@ describe("an ask's timeout and its reply, across time", () => {
     ).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(/timeout of an ask .* would wait for good .* redrive it/),
+      details: { actorId: shop.id, messageId: letter!.messageId },
     });
     expect(await t.letters(shop.id)).toHaveLength(1);
     // The request is redriven: the stock reserves and replies, too late for the ask.
