@@ -19,6 +19,7 @@ import {
   type OpsDeployment,
   pumpUntil,
 } from '../ops/fixtures/opsDeployment.ts';
+import { keepTooOldLetter } from '../ops/fixtures/tooOldLetter.ts';
 import { launchChromium } from './launchChromium.ts';
 
 const APP = join(import.meta.dirname, '..', 'ops', 'fixtures', 'notesApp.ts');
@@ -156,38 +157,7 @@ describe('baton inspect in Chromium', () => {
     await baton('send', 'note/old', 'add', '{"entry":"first"}', '--app', APP);
     await work();
     // A message of a sender's life that ended, kept as too old to tell (as the engine keeps it).
-    const messageId = 'note/gone:L1.2';
-    const record = await deployment.store.load('note/old');
-    await deployment.store.commit({
-      expectedVer: record!.ver,
-      record: { ...record!, ver: record!.ver + 1 },
-      outbox: [],
-      idempotency: [],
-      deadLetters: {
-        put: [
-          {
-            actorId: 'note/old',
-            messageId,
-            envelope: {
-              id: messageId,
-              from: 'note/gone',
-              seq: 2,
-              to: 'note/old',
-              name: 'add',
-              payload: { entry: 'late' },
-              sentAt: Date.now() - 40 * 86_400_000,
-              lifeEnded: true,
-            },
-            redrivable: true,
-            error: { code: 'DEAD_LETTERED', message: 'too old to tell', details: {} },
-            attempts: 1,
-            at: Date.now(),
-            unmarked: true,
-          },
-        ],
-        remove: [],
-      },
-    });
+    await keepTooOldLetter(deployment.store, 'note/old');
     await page.goto(inspector.url);
     await expect.poll(() => text('dead-letter-count')).toBe('1');
     expect(await text('needs-force')).toBe(

@@ -14,6 +14,26 @@ export const DAY = 24 * 60 * 60 * 1000;
 export type Divert = (message: QueueMessage) => 'copy' | 'only' | undefined;
 
 /**
+ * `inner` as a worker's inbox: what it sends goes to `dlq` as `divert` says (`copy` — delivered
+ * too; `only` — never delivered), the rest as it is.
+ */
+export function divertingQueue(inner: Queue, divert: Divert, dlq: QueueMessage[]): Queue {
+  return {
+    send: async (messages) => {
+      const kept = messages.filter((m) => {
+        const how = divert(m);
+        if (how !== undefined) dlq.push(m);
+        return how !== 'only';
+      });
+      if (kept.length > 0) await inner.send(kept);
+    },
+    receive: (o) => inner.receive(o),
+    ack: (r) => inner.ack(r),
+    release: (r, d) => inner.release(r, d),
+  };
+}
+
+/**
  * An app on the embedded backend whose inbox moves the messages `divert` names into `dlq` (the
  * queue's dead-letter queue): `copy` — a worker committed it and never acked, so a copy waits
  * there too; `only` — it never reached its actor.
@@ -26,19 +46,7 @@ export function divertingApp(
   const h = setup({ actors });
   const inner = h.backend.queue;
   const dlq: QueueMessage[] = [];
-  const queue: Queue = {
-    send: async (messages) => {
-      const kept = messages.filter((m) => {
-        const how = divert.fn(m);
-        if (how !== undefined) dlq.push(m);
-        return how !== 'only';
-      });
-      if (kept.length > 0) await inner.send(kept);
-    },
-    receive: (o) => inner.receive(o),
-    ack: (r) => inner.ack(r),
-    release: (r, d) => inner.release(r, d),
-  };
+  const queue = divertingQueue(inner, (m) => divert.fn(m), dlq);
   const worker = new Worker({
     actors,
     store: h.backend.store,

@@ -3,10 +3,11 @@
  * what the channel tests over time (mark retention, forgotten channels) share.
  */
 import { actor, silentLogger } from '@baton/core';
-import type { Clock, Queue, QueueMessage } from '@baton/core/adapter';
+import type { Clock, QueueMessage } from '@baton/core/adapter';
 import { decodeEnvelope } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import * as z from 'zod';
+import { divertingQueue } from './divertingInbox.ts';
 import { runUntilIdle, setup } from './helpers.ts';
 
 export const DAY = 24 * 60 * 60 * 1000;
@@ -54,19 +55,7 @@ export function tallyApp(
   const h = setup({ actors });
   const inner = h.backend.queue;
   const dlq: QueueMessage[] = [];
-  const queue: Queue = {
-    send: async (messages) => {
-      const kept = messages.filter((m) => {
-        const how = divert(lineOf(m));
-        if (how !== undefined) dlq.push(m);
-        return how !== 'only';
-      });
-      if (kept.length > 0) await inner.send(kept);
-    },
-    receive: (o) => inner.receive(o),
-    ack: (r) => inner.ack(r),
-    release: (r, d) => inner.release(r, d),
-  };
+  const queue = divertingQueue(inner, (m) => divert(lineOf(m)), dlq);
   /** A worker on this inbox, on the harness's clock unless told another. */
   const worker = (clock: Clock = h.clock) =>
     new Worker({ actors, store: h.backend.store, queue, clock, logger: silentLogger, ...options });

@@ -19,6 +19,7 @@ import {
   type OpsDeployment,
   pumpUntil,
 } from './fixtures/opsDeployment.ts';
+import { keepTooOldLetter } from './fixtures/tooOldLetter.ts';
 
 const APP = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
 const LONG = `note/${'k'.repeat(1000)}`;
@@ -300,38 +301,7 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     await baton('send', 'note/old', 'add', '{"entry":"first"}', '--app', APP);
     await work();
     // A message of a sender's life that ended, kept as too old to tell (as the engine keeps it).
-    const messageId = 'note/gone:L1.2';
-    const record = await deployment.store.load('note/old');
-    await deployment.store.commit({
-      expectedVer: record!.ver,
-      record: { ...record!, ver: record!.ver + 1 },
-      outbox: [],
-      idempotency: [],
-      deadLetters: {
-        put: [
-          {
-            actorId: 'note/old',
-            messageId,
-            envelope: {
-              id: messageId,
-              from: 'note/gone',
-              seq: 2,
-              to: 'note/old',
-              name: 'add',
-              payload: { entry: 'late' },
-              sentAt: Date.now() - 40 * 86_400_000,
-              lifeEnded: true,
-            },
-            redrivable: true,
-            error: { code: 'DEAD_LETTERED', message: 'too old to tell', details: {} },
-            attempts: 1,
-            at: Date.now(),
-            unmarked: true,
-          },
-        ],
-        remove: [],
-      },
-    });
+    const messageId = await keepTooOldLetter(deployment.store, 'note/old');
     const page = await inspector(true);
     const [letter] = (await page.get('/_baton/api/overview')).deadLetters;
     expect(letter).toMatchObject({ actorId: 'note/old', messageId, tooOldToTell: true });
