@@ -4,7 +4,7 @@
  */
 import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
-import { type DeadLetter, parseActorId } from '@baton/core/adapter';
+import { askTimerId, type DeadLetter, parseActorId } from '@baton/core/adapter';
 import {
   answeredSender,
   keptTooOldToTell,
@@ -198,7 +198,7 @@ function inspectLetter(l: DeadLetter): InspectedLetter {
   const askReply =
     l.parked === undefined &&
     l.envelope.replyTo !== undefined &&
-    l.timer?.id === `ask:${l.envelope.replyTo}`;
+    l.timer?.id === askTimerId(l.envelope.replyTo);
   return {
     actorId: l.actorId,
     messageId: l.messageId,
