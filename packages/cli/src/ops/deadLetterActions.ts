@@ -4,8 +4,8 @@
  * apart, the letters it must not redrive (a bulk purge, the timeouts of asks it must not purge);
  * each action asks first and writes the audit line.
  */
-import { askTimerId, type DeadLetter } from '@baton/core/adapter';
-import { purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import type { DeadLetter } from '@baton/core/adapter';
+import { heldAsk, purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
 import { targets } from './deadLetterSelection.ts';
 import { forceReason } from './deadLetters.ts';
 import { table } from './format.ts';
@@ -102,28 +102,23 @@ async function sorted(
 }
 
 /**
- * Which of `letters` are an ask's, with its timeout timer held with the letter (stored, marked
- * `deadLettered`, of the same scheduling), as the engine's purge tells them: the letter of the
- * timeout's own fire (`timeouts`), which a purge must not take (the asker would wait for good),
- * and the letter of its reply (`replies`), whose purge leaves the timeout to fire: the ask ends
- * with ASK_TIMEOUT. Only the letters that name an ask's timer are read for.
+ * Which of `letters` are an ask's with its timeout held, as the engine's purge tells them
+ * (`heldAsk`): the letter of the timeout's own fire (`timeouts`), which a purge must not take
+ * (the asker would wait for good), and the letter of its reply (`replies`), whose purge leaves
+ * the timeout to fire: the ask ends with ASK_TIMEOUT.
  */
 async function heldAsks(
   ctx: OpsContext,
   letters: readonly DeadLetter[],
 ): Promise<{ timeouts: Set<DeadLetter>; replies: DeadLetter[] }> {
-  const asks = letters.filter(
-    (l) => l.timer !== undefined && l.timer.id === askTimerId(l.timer.gen),
-  );
   const timeouts = new Set<DeadLetter>();
   const replies: DeadLetter[] = [];
-  if (asks.length === 0) return { timeouts, replies };
+  if (!letters.some((l) => l.timer !== undefined)) return { timeouts, replies };
   const { store } = await ctx.target();
-  for (const l of asks) {
-    const timer = await store.readTimer(l.actorId, l.timer!.id);
-    if (!timer?.deadLettered || timer.gen !== l.timer!.gen) continue;
-    if (l.envelope.replyTo === undefined) timeouts.add(l);
-    else replies.push(l);
+  for (const l of letters) {
+    const held = await heldAsk(store, l);
+    if (held === 'timeout') timeouts.add(l);
+    else if (held === 'reply') replies.push(l);
   }
   return { timeouts, replies };
 }

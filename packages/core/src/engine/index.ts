@@ -46,6 +46,7 @@ export { DEAD_LETTER_AT_ONCE_LOG, DEAD_LETTER_LOG, DEAD_LETTER_LOGS } from './ke
 export { REJECTED_LOG } from './messageEffects.ts';
 export {
   cancelTimer,
+  heldAsk,
   type OperatorOptions,
   pauseActor,
   purgeDeadLetter,

@@ -10,7 +10,7 @@ import { readConflict } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import { askTimerId, encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
 import type { Commit, Queue, Store } from '../adapter/ports.ts';
-import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
+import type { ActorRecord, DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { lifeId } from '../shared/random.ts';
@@ -179,15 +179,11 @@ export async function purgeDeadLetter(
     const letter = await store.readDeadLetter(actorId, messageId);
     if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'purge', followUp);
     if (!letter || letter.applied) throw noDeadLetter(actorId, messageId, followUp);
-    const timer = letter.timer && (await store.readTimer(actorId, letter.timer.id));
-    // Only the scheduling whose fire this is: the app may have scheduled the id anew since.
-    const kept = timer?.deadLettered && timer.gen === letter.timer?.gen ? timer : undefined;
+    const kept = await heldTimer(store, letter);
     // An ask's timeout holds its asker's continuation: it stays, to end the ask (its own fire's
     // letter is refused: nothing would end the ask then).
-    const asks = kept !== undefined && kept.id === askTimerId(kept.gen);
-    if (asks && letter.envelope.replyTo === undefined) {
-      throw askTimeoutPurgeRefused(actorId, messageId, followUp);
-    }
+    const ask = kept && askLetter(letter, kept);
+    if (ask === 'timeout') throw askTimeoutPurgeRefused(actorId, messageId, followUp);
     // A plain send's outcome waited for a redrive: now DEAD_LETTERED is final, which an ask
     // waiting under its key is told.
     const outcome =
@@ -200,10 +196,46 @@ export async function purgeDeadLetter(
       deadLetters: { put: [], remove: [messageId] },
       ...(ended.length > 0 ? { replaceIdempotency: ended } : {}),
       ...(kept
-        ? { timers: asks ? { put: [waiting(kept)], remove: [] } : { put: [], remove: [kept.id] } }
+        ? {
+            timers:
+              ask === 'reply'
+                ? { put: [waiting(kept)], remove: [] }
+                : { put: [], remove: [kept.id] },
+          }
         : {}),
     };
   });
+}
+
+/**
+ * The timer a timer's fire's letter holds (or an ask's reply's): stored, marked `deadLettered`,
+ * of the letter's scheduling (the app may have scheduled the id anew since); else `undefined`.
+ */
+async function heldTimer(store: Store, letter: DeadLetter): Promise<Timer | undefined> {
+  if (!letter.timer) return undefined;
+  const timer = await store.readTimer(letter.actorId, letter.timer.id);
+  return timer?.deadLettered && timer.gen === letter.timer.gen ? timer : undefined;
+}
+
+/** Which of an ask's letters holds `timer`, its timeout: its own fire's, or its reply's. */
+function askLetter(letter: DeadLetter, timer: Timer): 'timeout' | 'reply' | undefined {
+  if (timer.id !== askTimerId(timer.gen)) return undefined;
+  return letter.envelope.replyTo === undefined ? 'timeout' : 'reply';
+}
+
+/**
+ * Whether `letter` is an ask's whose timeout is held with it, as {@link purgeDeadLetter} tells
+ * it: the letter of the timeout's own fire (`timeout`), which a purge refuses, or of its reply
+ * (`reply`), whose purge leaves the timeout to fire; else `undefined`. Only a letter that names
+ * an ask's timer is read for.
+ */
+export async function heldAsk(
+  store: Store,
+  letter: DeadLetter,
+): Promise<'timeout' | 'reply' | undefined> {
+  if (!letter.timer || letter.timer.id !== askTimerId(letter.timer.gen)) return undefined;
+  const timer = await heldTimer(store, letter);
+  return timer && askLetter(letter, timer);
 }
 
 /** A timer held with its fire's letter (`deadLettered`), left to fire when due. */
