@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { START, setup } from './helpers.ts';
 
+const DAY = 86_400_000;
+
 function box() {
   const applied: number[] = [];
   const Box = actor({
@@ -149,10 +151,60 @@ describe('what a gap on a channel logs', () => {
     expect(applied).toEqual([1, 4, 3, 5]);
   });
 
+  /** An engine on `h` whose warnings and errors are kept in `logs`. */
+  function logged(h: ReturnType<typeof setup>, Box: ReturnType<typeof box>['Box']) {
+    const logs: { level: string; message: string }[] = [];
+    const engine = createEngine({
+      ...h.engine,
+      actors: [Box],
+      logger: {
+        ...silentLogger,
+        warn: (message) => logs.push({ level: 'warn', message }),
+        error: (message) => logs.push({ level: 'error', message }),
+      },
+    });
+    return { engine, logs };
+  }
+
+  it('logs an error for a gap at a receiver with no mark while the message is too young to have outlived one', async () => {
+    const { Box, applied } = box();
+    const h = setup({ actors: [Box] });
+    const { engine, logs } = logged(h, Box);
+    // The receiver never applied 1: 2 says it was sent, a day ago, and 1 is missing.
+    const envelope = { ...fromS(2), sentAt: h.clock.now() - DAY };
+    await runTurn(engine, 'box/t', [{ envelope, queueSeq: '1' }]);
+    expect(applied).toEqual([2]);
+    expect(logs).toEqual([
+      {
+        level: 'error',
+        message: 'gap on a channel: messages from the sender never arrived in order',
+      },
+    ]);
+  });
+
+  it('warns, not errs, for a gap at a receiver with no mark from a message old enough to have outlived it', async () => {
+    const { Box, applied } = box();
+    const h = setup({ actors: [Box] });
+    const { engine, logs } = logged(h, Box);
+    await runTurn(engine, 'box/t', [{ envelope: fromS(1), queueSeq: '1' }]);
+    // 2 was sent 3 days after 1, then stranded 26 days: the receiver's mark of 1 (28 days) is
+    // gone, and the gap below 2 is what it applied before it forgot, not a message lost.
+    h.clock.advance(29 * DAY);
+    const envelope = { ...fromS(2), sentAt: h.clock.now() - 26 * DAY };
+    await runTurn(engine, 'box/t', [{ envelope, queueSeq: '2' }]);
+    expect(applied).toEqual([1, 2]);
+    expect(logs).toEqual([
+      {
+        level: 'warn',
+        message:
+          'gap on a channel past a forgotten mark: the messages it skips were most likely applied',
+      },
+    ]);
+  });
+
   it('applies a missing message however old it is, while the receiver keeps its sender’s mark', async () => {
     const { Box, applied } = box();
     const h = setup({ actors: [Box] });
-    const DAY = 86_400_000;
     const deliver = (seq: number, queueSeq: number) =>
       runTurn(h.engine, 'box/t', [
         {

@@ -17,7 +17,7 @@ import {
 import { copyRecord } from './copyRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
-import { clockMargin } from './turnErrors.ts';
+import { asOldAs, clockMargin } from './turnErrors.ts';
 
 /**
  * The record with the inbox offset and the sender's mark moved past `inbound`, at `now`: the
@@ -35,13 +35,24 @@ export function advance(
   const { arrival, mark } = admission;
   if (arrival && isActorSender(envelope)) {
     if (arrival.kind === 'gap' && !arrival.reopened) {
-      engine.logger.error('gap on a channel: messages from the sender never arrived in order', {
+      const fields = {
         actor: current.id,
         from: envelope.from,
         messageId: envelope.id,
         missingAfter: arrival.missing[0],
         missingUpTo: arrival.missing[1],
-      });
+      };
+      if (mark === undefined && mayHaveOutlivedMark(engine, envelope.sentAt, now)) {
+        engine.logger.warn(
+          'gap on a channel past a forgotten mark: the messages it skips were most likely applied',
+          fields,
+        );
+      } else {
+        engine.logger.error(
+          'gap on a channel: messages from the sender never arrived in order',
+          fields,
+        );
+      }
     } else if (arrival.kind === 'late') {
       engine.logger.warn('applying a message that was missing from its channel', {
         actor: current.id,
@@ -97,6 +108,17 @@ export function advance(
   const next = { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
   if (next.failing !== undefined) delete next.failing;
   return next;
+}
+
+/**
+ * Whether a message sent at `sentAt` may have outlived its receiver's mark of the one before it
+ * on its channel: the sender remembers a channel half the mark retention (its `prev` is of a
+ * message sent within that), and the receiver a mark the retention from that message. So a
+ * message younger than half the retention that finds no mark shows a message lost; an older
+ * one, most likely a mark forgotten (an ask's reply or a redrive weeks late).
+ */
+function mayHaveOutlivedMark(engine: TurnEngine, sentAt: number, now: number): boolean {
+  return asOldAs(now - sentAt, engine.markRetentionMs / 2);
 }
 
 /**
