@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { demoAuth, demoToken } from './demoAuth.ts';
 
 const headers = {};
@@ -42,5 +44,35 @@ describe('the bank’s demo identity provider', () => {
     for (const [token, why] of refusals) {
       expect(() => demoAuth({ ...(token === undefined ? {} : { token }), headers })).toThrow(why);
     }
+  });
+
+  describe('its secret, when BANK_DEMO_SECRET is not set', () => {
+    afterEach(() => vi.unstubAllEnvs());
+
+    it('is one no one can read in the repository: a token signed with the secret it once published is refused', () => {
+      vi.stubEnv('BANK_DEMO_SECRET', '');
+      const published = 'baton-bank-demo-secret-for-local-development-only';
+      const token = demoToken({ userId: 'mallory', role: 'admin' }, { key: published });
+      expect(() => demoAuth({ token, headers })).toThrow('not signed with this bank’s secret');
+    });
+
+    it('is the user’s, shared by their processes: a token `pnpm token` prints signs in here', () => {
+      vi.stubEnv('BANK_DEMO_SECRET', '');
+      const script = fileURLToPath(new URL('./token.ts', import.meta.url));
+      const env = { ...process.env, BANK_DEMO_SECRET: '' };
+      const printed = execFileSync(process.execPath, ['--import', 'tsx', script, 'bob'], {
+        env,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const token = printed.toString().trim();
+      expect(demoAuth({ token, headers })).toEqual({ userId: 'bob', role: 'customer' });
+    });
+
+    it('is none in Lambda: every sign-in is refused until the deployment sets one', () => {
+      vi.stubEnv('BANK_DEMO_SECRET', '');
+      vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'bank-websocket');
+      expect(() => demoAuth({ token: 'x.y', headers })).toThrow('no demo secret');
+      expect(() => demoToken({ userId: 'alice', role: 'customer' })).toThrow('BANK_DEMO_SECRET');
+    });
   });
 });

@@ -6,10 +6,16 @@
  * every WebSocket `$connect` and HTTP ingress request, and ends a connection's identity when
  * its token expires: a token that leaks is good for hours, not for ever.
  *
- * The secret is `BANK_DEMO_SECRET`; without it a fixed development secret is used — except in
- * Lambda, where every sign-in is refused until the deployment sets its own.
+ * The secret is `BANK_DEMO_SECRET`. Without it, in Lambda every sign-in is refused until the
+ * deployment sets one; anywhere else the bank makes a random secret on first use and keeps it in
+ * the user's `~/.config/baton/bank-demo-secret`: the dev server (which runs the app bundled,
+ * elsewhere), `pnpm token` and the tests, each a process of its own, share it, and no secret
+ * that anyone can read in the repository signs a user in.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { ConnectRequest } from '@baton/core';
 import * as z from 'zod';
 import { BankUser } from './users.ts';
@@ -22,13 +28,50 @@ export const TOKEN_HOURS = 12;
 /** What a token's body holds: the user, and when it expires (`exp`, epoch seconds, as a JWT's). */
 const TokenBody = BankUser.extend({ exp: z.number().int() });
 
-/** The development secret: never used in Lambda. */
-const DEV_SECRET = 'baton-bank-demo-secret-for-local-development-only';
-
 function secret(): string | undefined {
   const configured = process.env.BANK_DEMO_SECRET;
   if (configured) return configured;
-  return process.env.AWS_LAMBDA_FUNCTION_NAME ? undefined : DEV_SECRET;
+  return process.env.AWS_LAMBDA_FUNCTION_NAME ? undefined : localSecret();
+}
+
+let local: string | undefined;
+
+/**
+ * This user's secret, made on first use. Two processes may make one at once: each writes its own
+ * file and links it into place, which only the first link does, so every process reads the same
+ * whole secret.
+ */
+function localSecret(): string {
+  if (local) return local;
+  const folder = join(homedir(), '.config', 'baton');
+  const file = join(folder, 'bank-demo-secret');
+  try {
+    local = readFileSync(file, 'utf8');
+    return local;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw cannotKeep(file, error);
+  }
+  const mine = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    writeFileSync(mine, randomBytes(32).toString('base64url'), { mode: 0o600 });
+    try {
+      linkSync(mine, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(mine);
+    }
+    local = readFileSync(file, 'utf8');
+    return local;
+  } catch (error) {
+    throw cannotKeep(file, error);
+  }
+}
+
+function cannotKeep(file: string, error: unknown): Error {
+  const why = (error as NodeJS.ErrnoException).code ?? String(error);
+  return new Error(`cannot keep the bank's demo secret in ${file} (${why}): set BANK_DEMO_SECRET`);
 }
 
 function sign(body: string, key: string): Buffer {
