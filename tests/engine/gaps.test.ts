@@ -182,6 +182,24 @@ describe('what a gap on a channel logs', () => {
     ]);
   });
 
+  it('logs an error for a gap below an old message while the receiver still keeps its sender’s mark', async () => {
+    const { Box, applied } = box();
+    const h = setup({ actors: [Box] });
+    const { engine, logs } = logged(h, Box);
+    await runTurn(engine, 'box/t', [{ envelope: fromS(1), queueSeq: '1' }]);
+    // 3, sent a day after 1, arrives 20 days later: the mark of 1 is there, and 2 never came.
+    h.clock.advance(21 * DAY);
+    const envelope = { ...fromS(3), sentAt: h.clock.now() - 20 * DAY };
+    await runTurn(engine, 'box/t', [{ envelope, queueSeq: '2' }]);
+    expect(applied).toEqual([1, 3]);
+    expect(logs).toEqual([
+      {
+        level: 'error',
+        message: 'gap on a channel: messages from the sender never arrived in order',
+      },
+    ]);
+  });
+
   it('warns, not errs, for a gap at a receiver with no mark from a message old enough to have outlived it', async () => {
     const { Box, applied } = box();
     const h = setup({ actors: [Box] });
