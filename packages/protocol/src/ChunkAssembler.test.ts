@@ -1,5 +1,6 @@
 import { type BatonError, ErrorCode, isBatonError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
+import { ByteBudget } from './ByteBudget.ts';
 import { ChunkAssembler } from './ChunkAssembler.ts';
 import type { ChunkMessage } from './messages.ts';
 
@@ -98,6 +99,27 @@ describe('ChunkAssembler', () => {
     const error = thrown(() => assembler.add(chunk('b', 0, 2, '6789')));
     expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'b' });
     expect(assembler.bufferedBytes).toBe(5);
+  });
+
+  it('refuses a chunk past a budget shared with other assemblers, and gives back what each lets go', () => {
+    const shared = new ByteBudget(8);
+    const one = new ChunkAssembler({ shared });
+    const other = new ChunkAssembler({ shared });
+    one.add(chunk('a', 0, 2, '12345'));
+    const error = thrown(() => other.add(chunk('b', 0, 2, '6789')));
+    expect(error.code).toBe(ErrorCode.UNAVAILABLE);
+    expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'b' });
+    expect(error.message).toMatch(/the host already holds 8 bytes of chunked messages in all/);
+    expect(shared.used).toBe(5);
+    // A message finished, dropped or cleared gives its bytes back.
+    expect(one.add(chunk('a', 1, 2, '6'))).toBe('123456');
+    expect(shared.used).toBe(0);
+    other.add(chunk('c', 0, 2, '1234'));
+    expect(() => other.add(chunk('c', 0, 3, 'x'))).toThrow(/count 3/);
+    expect(shared.used).toBe(0);
+    one.add(chunk('d', 0, 2, '1234567'));
+    one.clear();
+    expect(shared.used).toBe(0);
   });
 
   it('drops a message not complete within timeoutMs and reports it', () => {

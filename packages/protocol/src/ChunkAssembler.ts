@@ -1,5 +1,6 @@
 import { type BatonError, ErrorCode } from '@baton/core';
 import { utf8ByteLength } from '@baton/core/shared';
+import type { ByteBudget } from './ByteBudget.ts';
 import type { ChunkMessage } from './messages.ts';
 import { ProtocolErrorReason, protocolError } from './ProtocolErrorReason.ts';
 
@@ -8,6 +9,11 @@ export interface ChunkAssemblerOptions {
   readonly maxMessageBytes?: number;
   /** The most bytes held across all incomplete messages. @default 16 MiB */
   readonly maxBufferedBytes?: number;
+  /**
+   * A limit shared with other assemblers (a server's, for all its connections): the bytes this
+   * one holds count against it too.
+   */
+  readonly shared?: ByteBudget;
   /** The most incomplete messages held at once. @default 8 */
   readonly maxPending?: number;
   /** How long a message may take to arrive in full, from its first chunk. @default 30 s */
@@ -52,6 +58,7 @@ export class ChunkAssembler {
   readonly timeoutMs: number;
   readonly #onExpire: ((error: BatonError) => void) | undefined;
   readonly #now: () => number;
+  readonly #shared: ByteBudget | undefined;
   readonly #pending = new Map<string, Pending>();
   readonly #recent = new Set<string>();
   #ignored = 0;
@@ -64,6 +71,7 @@ export class ChunkAssembler {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.#onExpire = options.onExpire;
     this.#now = options.now ?? Date.now;
+    this.#shared = options.shared;
   }
 
   /** How many messages are incomplete. */
@@ -98,7 +106,10 @@ export class ChunkAssembler {
         throw this.#drop(chunkId, this.#tooLarge(chunkId, count, 'chunks'));
       }
       if (this.#pending.size >= this.maxPending) {
-        throw this.#drop(chunkId, this.#full(chunkId, `${this.maxPending} incomplete messages`));
+        throw this.#drop(
+          chunkId,
+          this.#full(chunkId, `the assembler already holds ${this.maxPending} incomplete messages`),
+        );
       }
       entry = { count, parts: new Map(), startedAt: this.#now(), bytes: 0 };
       this.#pending.set(chunkId, entry);
@@ -125,7 +136,14 @@ export class ChunkAssembler {
       throw this.#drop(chunkId, this.#tooLarge(chunkId, entry.bytes + bytes, 'bytes'));
     }
     if (this.#buffered + bytes > this.maxBufferedBytes) {
-      throw this.#drop(chunkId, this.#full(chunkId, `${this.maxBufferedBytes} bytes`));
+      throw this.#drop(
+        chunkId,
+        this.#full(chunkId, `the assembler already holds ${this.maxBufferedBytes} bytes`),
+      );
+    }
+    if (this.#shared && !this.#shared.take(bytes)) {
+      const held = `the host already holds ${this.#shared.limit} bytes of chunked messages in all`;
+      throw this.#drop(chunkId, this.#full(chunkId, held));
     }
     entry.parts.set(index, data);
     entry.bytes += bytes;
@@ -163,13 +181,17 @@ export class ChunkAssembler {
   clear(): void {
     this.#pending.clear();
     this.#recent.clear();
+    this.#shared?.give(this.#buffered);
     this.#buffered = 0;
   }
 
   /** Removes a message and remembers its id, so late duplicates of its chunks are ignored. */
   #forget(chunkId: string): void {
     const entry = this.#pending.get(chunkId);
-    if (entry !== undefined) this.#buffered -= entry.bytes;
+    if (entry !== undefined) {
+      this.#buffered -= entry.bytes;
+      this.#shared?.give(entry.bytes);
+    }
     this.#pending.delete(chunkId);
     this.#recent.add(chunkId);
     if (this.#recent.size > RECENT_LIMIT) {
@@ -199,8 +221,8 @@ export class ChunkAssembler {
     );
   }
 
-  #full(chunkId: string, limit: string): BatonError {
-    const message = `chunked message ${JSON.stringify(chunkId)} was refused: the assembler already holds ${limit}; send it again later`;
+  #full(chunkId: string, held: string): BatonError {
+    const message = `chunked message ${JSON.stringify(chunkId)} was refused: ${held}; send it again later`;
     return protocolError(ErrorCode.UNAVAILABLE, ProtocolErrorReason.CHUNK_BUFFER_FULL, message, {
       chunkId,
     });

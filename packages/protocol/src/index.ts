@@ -5,6 +5,7 @@
  * reader of client frames that hosts answer with. No I/O; runs in browsers and Node.
  */
 export { applyPatch } from './applyPatch.ts';
+export { ByteBudget } from './ByteBudget.ts';
 export { ChunkAssembler, type ChunkAssemblerOptions } from './ChunkAssembler.ts';
 export type {
   AckMessage,

@@ -103,6 +103,7 @@ export class Connection {
     this.#assembler = new ChunkAssembler({
       maxMessageBytes: context.maxChunkedBytes,
       maxBufferedBytes: context.maxChunkedBytes,
+      shared: context.assembling,
       onExpire: (error) => this.#error(error, {}),
     });
     this.#who = { identity, caller: callerOf(identity) };

@@ -7,6 +7,7 @@
 import type { Logger } from '@baton/core';
 import { MAX_MESSAGE_BYTES } from '@baton/core';
 import type { Clock } from '@baton/core/adapter';
+import type { ByteBudget } from '@baton/protocol';
 import type { QueryEngine } from '../QueryEngine.ts';
 import type { ProtocolSession } from '../session/ProtocolSession.ts';
 import type { CommitTracker } from './CommitTracker.ts';
@@ -37,6 +38,8 @@ export interface ConnectionContext {
    * together: the largest message a client may send (see {@link maxClientMessageBytes}).
    */
   readonly maxChunkedBytes: number;
+  /** What all connections hold of chunked client messages together (`maxAssemblingBytes`). */
+  readonly assembling: ByteBudget;
 }
 
 /**

@@ -117,6 +117,14 @@ export interface LocalServerOptions extends ConnectionLimits {
    */
   readonly maxUnreadBytes?: number;
   /**
+   * Bytes of chunked client messages still arriving that the server holds, all connections
+   * together. Each connection holds at most the largest message a client may send (about
+   * 1.1 MiB); past this, a chunk is refused (`UNAVAILABLE`, `CHUNK_BUFFER_FULL`: send it again
+   * later), so that many connections that never finish their messages cannot exhaust memory.
+   * @default 64 MiB
+   */
+  readonly maxAssemblingBytes?: number;
+  /**
    * Connections with no user the server holds at once: those the `auth` hook gave no identity
    * (all of them without a hook), which no user's `maxConnectionsPerUser` counts. One more is
    * refused (4429), so that clients who need no token cannot open connections without bound.
@@ -157,6 +165,7 @@ export interface ResolvedLocalServerOptions {
   readonly leaseMs: number;
   readonly maxFrameBytes: number;
   readonly maxUnreadBytes: number;
+  readonly maxAssemblingBytes: number;
   readonly limits: Required<ConnectionLimits>;
   readonly maxAnonymousConnections: number;
   readonly maxPendingAuth: number;
@@ -196,6 +205,12 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   );
   const maxFrameBytes = number('maxFrameBytes', options?.maxFrameBytes, 128 * 1024, 1024);
   const maxUnreadBytes = number('maxUnreadBytes', options?.maxUnreadBytes, 8 * 1024 * 1024, 1);
+  const maxAssemblingBytes = number(
+    'maxAssemblingBytes',
+    options?.maxAssemblingBytes,
+    64 * 1024 * 1024,
+    1,
+  );
   const limits = resolveConnectionLimits(options ?? {}, problems);
   const maxAnonymousConnections = options?.maxAnonymousConnections ?? 1_000;
   if (!Number.isSafeInteger(maxAnonymousConnections) || maxAnonymousConnections < 1) {
@@ -241,7 +256,7 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
   const { store, queue, feed } = ports!;
   const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
   const settings = {
-    ...{ port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes },
+    ...{ port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes, maxAssemblingBytes },
     ...{ limits, maxAnonymousConnections, maxPendingAuth, authTimeoutMs, origins },
   };
   return { ports: { store, queue, feed }, client, ...settings };

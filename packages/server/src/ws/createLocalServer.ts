@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { BatonError, ErrorCode, jsonLogger, toBatonError } from '@baton/core';
 import { systemClock } from '@baton/core/adapter';
-import { RECEIVED_SUBPROTOCOL, SUBPROTOCOL } from '@baton/protocol';
+import { ByteBudget, RECEIVED_SUBPROTOCOL, SUBPROTOCOL } from '@baton/protocol';
 import { WebSocketServer } from 'ws';
 import { QueryEngine } from '../QueryEngine.ts';
 import {
@@ -86,6 +86,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const logger = options.logger ?? jsonLogger();
   const settings = resolveLocalServerOptions(options);
   const { ports, leaseMs, heartbeatMs, maxFrameBytes, maxUnreadBytes, limits } = settings;
+  const assembling = new ByteBudget(settings.maxAssemblingBytes);
   const { maxAnonymousConnections, maxPendingAuth, authTimeoutMs } = settings;
   const clock = options.engine?.clock ?? systemClock;
   const engine = new QueryEngine({
@@ -112,6 +113,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const context = {
     ...{ engine, session, tracker, cache, frames, clock, logger },
     ...{ leaseMs, maxUnreadBytes, maxChunkedBytes: maxClientMessageBytes(maxFrameBytes) },
+    assembling,
   };
   const connections = new Set<Connection>();
   /**

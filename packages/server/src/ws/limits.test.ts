@@ -173,6 +173,45 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect((await b.next('reply', (f) => f.requestId === 'big')).value).toBe(2);
   });
 
+  it('holds no more of chunked messages than maxAssemblingBytes across all connections, and takes them again once one lets go', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 1_000, maxAssemblingBytes: 300_000 });
+    const chunk = (chunkId: string, index: number) => ({
+      v: 1 as const,
+      type: 'chunk' as const,
+      chunkId,
+      index,
+      count: 10,
+      data: 'x'.repeat(100_000),
+    });
+    // Two connections that never finish their messages: the second's second chunk is one too many.
+    const a = await t.open();
+    const b = await t.open();
+    for (let i = 0; i < 2; i++) a.send(chunk('a', i));
+    await a.roundTrip();
+    b.send(chunk('b', 0));
+    b.send(chunk('b', 1));
+    const full = await b.next('error');
+    expect(full.error).toMatchObject({
+      code: 'UNAVAILABLE',
+      details: { reason: 'CHUNK_BUFFER_FULL', chunkId: 'b' },
+    });
+    expect(full.error.message).toMatch(/the host already holds 300000 bytes of chunked messages/);
+    // The first one gone, its bytes are let go: a whole message in chunks arrives again.
+    a.close();
+    await expect.poll(() => t.server.connections().length).toBe(1);
+    const ask = JSON.stringify({
+      v: 1,
+      type: 'ask',
+      requestId: 'r',
+      to: 'counter/c',
+      name: 'increment',
+      payload: { by: 3, pad: 'y'.repeat(250_000) },
+      idempotencyKey: 'r',
+    });
+    for (const frame of splitFrame(ask, 131_072, { chunkId: 'whole' })) b.send(frame);
+    expect((await b.next('reply', (f) => f.requestId === 'r')).value).toBe(3);
+  });
+
   it('refuses a subscription past maxSubscriptions with LIMIT_EXCEEDED, naming it, and keeps the others', async () => {
     t = await startTestServer({ maxSubscriptions: 2 });
     const a = await t.open({ autoAck: true });
