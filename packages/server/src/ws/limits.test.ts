@@ -175,6 +175,7 @@ describe('per-connection limits of the local WebSocket host', () => {
 
   it('holds no more of chunked messages than maxAssemblingBytes across all connections, and takes them again once one lets go', async () => {
     t = await startTestServer({ maxFramesPerSecond: 1_000, maxAssemblingBytes: 300_000 });
+    const { server } = t;
     const chunk = (chunkId: string, index: number) => ({
       v: 1 as const,
       type: 'chunk' as const,
@@ -198,7 +199,7 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect(full.error.message).toMatch(/the host already holds 300000 bytes of chunked messages/);
     // The first one gone, its bytes are let go: a whole message in chunks arrives again.
     a.close();
-    await expect.poll(() => t.server.connections().length).toBe(1);
+    await expect.poll(() => server.connections().length).toBe(1);
     const ask = JSON.stringify({
       v: 1,
       type: 'ask',
