@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
+import { shellQuote } from '@baton/core/engine';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,
@@ -55,7 +56,15 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     expect((await baton('actors', 'pause', 'tally/p', '--yes')).code).toBe(0);
     const id = await add('tally/p', 'held');
     await work();
-    expect((await baton('actors', 'get', 'tally/p', '--json')).json().parkedMessages).toBe(1);
+    expect((await baton('actors', 'get', 'tally/p', '--json')).json()).toMatchObject({
+      parkedMessages: 1,
+      parkedMessageIds: [id],
+    });
+    // The actor names its parked message, quoted for the shell, and the command that shows it.
+    const got = await baton('actors', 'get', 'tally/p');
+    expect(got.out).toContain(
+      `parked messages  1, in the order a resume applies them: ${shellQuote(id)} — ${hint(`dead-letters show tally/p ${shellQuote(id)}`)} shows one`,
+    );
 
     const show = await baton('dead-letters', 'show', 'tally/p', id);
     expect(show.code, show.err).toBe(0);

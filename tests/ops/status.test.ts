@@ -183,14 +183,16 @@ describe('baton status on the emulators', () => {
     expect(bounded.sweeperLag.actors).toBeLessThanOrEqual(3);
     expect(bounded.problems).toEqual([
       expect.stringMatching(/^at least 3 dead letter\(s\): baton dead-letters list /),
-      expect.stringMatching(/^at least [123] actor\(s\) with sends undrained, e\.g\. note\/n/),
+      expect.stringMatching(
+        /^at least [123] actor\(s\) holding sends no sweep retired, e\.g\. note\/n/,
+      ),
     ]);
     expect(bounded.unchecked).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
           /^dead letters and parked messages past the first 3 entries of the table's index: the counts shown are lower bounds \(--limit raises it; baton dead-letters list .*reads them all\)$/,
         ),
-        "actors with sends undrained past the first 3 entries of the table's outbox index, the oldest read first: the count shown is a lower bound (--limit raises it)",
+        "actors holding sends no sweep retired past the first 3 entries of the table's outbox index, the oldest read first: the count shown is a lower bound (--limit raises it)",
       ]),
     );
     const human = await status('--limit', '3');
@@ -198,7 +200,7 @@ describe('baton status on the emulators', () => {
       /^dead letters +at least 3 \(oldest 1h 0m ago\) \(stopped at the read bound of 3 entries; use --limit to see all\)$/m,
     );
     expect(human).toMatch(
-      /^sweeper lag +at least [123] actor\(s\) with sends undrained for over 4m 0s \(stopped at the read bound of 3 entries; use --limit to see all\)$/m,
+      /^sweeper lag +at least [123] actor\(s\) holding sends no sweep retired for over 4m 0s \(stopped at the read bound of 3 entries; use --limit to see all\)$/m,
     );
     expect(human).toMatch(/^parked +at least 0 message\(s\) of 0 paused actor\(s\) \(stopped at/m);
 

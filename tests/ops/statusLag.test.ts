@@ -7,6 +7,8 @@
 import { join } from 'node:path';
 import { runOps } from '@baton/cli/ops';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { readActor } from '../../packages/cli/src/ops/inspect/inspectData.ts';
+import type { Target } from '../../packages/cli/src/ops/target.ts';
 import { Note } from './fixtures/notesApp.ts';
 import {
   batonJson,
@@ -71,7 +73,7 @@ describe('baton status: timers due and sweeper lag', () => {
     // Each problem names an actor to look at, and the command that shows it, on this deployment.
     const hint = (command: string) => hintWith(deployment.options, command);
     expect(later.json.problems).toEqual([
-      `1 actor(s) with sends undrained, e.g. note/a (${hint('actors get note/a')} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
+      `1 actor(s) holding sends no sweep retired, e.g. note/a (${hint('actors get note/a')} shows them, and which ones their targets have already; ${hint('backlog')} names the targets still waiting): the next sweep retires them, sending again any not sent, see SweeperLagAlarm in docs/operations.md`,
       `timers fire late: the oldest due is note/a's timer r (${hint('timers list note/a')}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
     ]);
     // The command it names shows each held send: where it goes, and how long it waited.
@@ -92,16 +94,55 @@ describe('baton status: timers due and sweeper lag', () => {
         messageId: expect.any(String),
         since: expect.any(String),
         age: expect.stringMatching(/^10m \d+s$/),
+        delivered: true,
       },
     ]);
-    expect(await get(false)).toMatch(/^held sends +1: add to note\/b, waiting 10m \d+s$/m);
+    // note/b applied it already: the send waits for nothing but a sweep to retire it.
+    expect(await get(false)).toMatch(
+      /^held sends +1: add to note\/b, delivered 10m \d+s ago: a sweep retires it$/m,
+    );
     expect(later.json.oldestTimerOverdueMs).toBeGreaterThan(8 * 60_000);
     expect(later.human).toMatch(/^timers due\s+1 \(oldest \d+m \d+s overdue\)$/m);
     expect(later.human).toMatch(
-      /^sweeper lag\s+1 actor\(s\) with sends undrained for over 4m 0s$/m,
+      /^sweeper lag\s+1 actor\(s\) holding sends no sweep retired for over 4m 0s$/m,
     );
     expect(later.human).toMatch(
-      /^health\s+ATTENTION — 1 actor\(s\) with sends undrained, e\.g\. note\/a .*; timers fire late: .* \(not checked: /m,
+      /^health\s+ATTENTION — 1 actor\(s\) holding sends no sweep retired, e\.g\. note\/a .*; timers fire late: .* \(not checked: /m,
     );
+  });
+
+  it('tells a held send its target does not have yet from one it has', async () => {
+    const baton = (...argv: string[]) => batonJson(deployment, [...argv, '--app', APP]);
+    const worker = deployment.worker([Note]);
+    const get = async () => {
+      const out: string[] = [];
+      const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
+      const argv = ['actors', 'get', 'note/a', ...flagsOf(deployment.options)];
+      expect(await runOps(argv, io)).toBe(0);
+      return { json: await baton('actors', 'get', 'note/a'), human: out.join('\n') };
+    };
+    await baton('send', 'note/a', 'pass', '{"to":"b","entry":"on its way"}');
+    // One poll: note/a's turn commits and drains its send; note/b has not taken it yet.
+    expect(await worker.pollOnce()).toBe(1);
+    const sent = await get();
+    expect(sent.json.heldSendList).toEqual([
+      expect.objectContaining({ to: 'note/b', delivered: false }),
+    ]);
+    expect(sent.human).toMatch(
+      /^held sends +1: add to note\/b, not delivered yet, waiting \d+m?s$/m,
+    );
+    // The inspector's page of the actor says the same.
+    const inspected = await readActor({ store: deployment.store } as unknown as Target, 'note/a');
+    expect(inspected.heldSends).toEqual([expect.objectContaining({ delivered: false })]);
+    expect(inspected.history).toContainEqual(
+      expect.objectContaining({ kind: 'sent', result: 'to note/b, not delivered yet' }),
+    );
+    // Parked at a paused note/b, it is delivered: note/b has it, shown as parked there.
+    await batonJson(deployment, ['actors', 'pause', 'note/b']);
+    await pumpUntil(deployment.queue, worker);
+    expect((await get()).json.heldSendList).toEqual([
+      expect.objectContaining({ to: 'note/b', delivered: true }),
+    ]);
+    expect((await baton('actors', 'get', 'note/b')).parkedMessages).toBe(1);
   });
 });

@@ -134,7 +134,8 @@ export function createAlarms(
       alarmDescription:
         'The sweeper ran late (a send it drained had waited 4 minutes or more) or did not run ' +
         'for 5 minutes (see sweeperErrorsAlarm, its log and its schedule rule; `baton status` ' +
-        'counts actors with sends undrained, and timers due): past SQS’s 5-minute dedupe window ' +
+        'counts actors holding sends no sweep retired, and timers due; `baton backlog` the ' +
+        'sends not yet applied): past SQS’s 5-minute dedupe window ' +
         'only receivers’ marks and effects’ ' +
         'done-marks catch the copies it sends, and without sweeps held sends are never retired. ' +
         'If its "sweep done" lines count outboxes "left" sweep after sweep, it falls behind the ' +

@@ -98,7 +98,7 @@ export function createScaleAlarms(
       'DynamoDB throttled writes to the actor table or its outbox index (see ' +
         'WriteKeyRangeThroughputThrottleEvents on the dashboard for a hot partition): turns and ' +
         'drains are retried, and messages wait (`baton status`: the inbox’s oldest message, ' +
-        'actors with sends undrained). Split a hot actor or shrink its record; raise ' +
+        '`baton backlog`: the sends not yet applied). Split a hot actor or shrink its record; raise ' +
         'outboxShards for a hot outbox index key (docs/scale.md).',
     ),
     streamIteratorAge: alarm(

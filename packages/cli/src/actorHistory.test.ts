@@ -36,14 +36,20 @@ describe('actorHistory', () => {
       outcomes: [outcome('k1', 10, true), outcome('k22', 50, false)],
       deadLetters: [letter(30), letter(60, 1)],
       timers: [timer],
-      sends: [{ to: 'note/b', name: 'add', sentAt: 20 }],
+      sends: [
+        { to: 'note/b', name: 'add', sentAt: 20 },
+        { to: 'note/c', name: 'add', sentAt: 21, delivered: true },
+        { to: 'note/d', name: 'add', sentAt: 22, delivered: false },
+      ],
     });
     expect(history.map((h) => [h.at, h.kind, h.message, h.result, h.ok])).toEqual([
       [60, 'parked', 'add', 'waits as #1 until the actor is resumed', true],
       [50, 'outcome', 'k22', 'REJECTED: no', false],
       [40, 'timer set', 'ring', `due ${new Date(9_000).toISOString()}`, true],
       [30, 'dead letter', 'add', 'INTERNAL: boom (after 3 attempt(s))', false],
-      [20, 'sent', 'add', 'to note/b, not drained yet', true],
+      [22, 'sent', 'add', 'to note/d, not delivered yet', true],
+      [21, 'sent', 'add', 'to note/c, delivered (a sweep retires it)', true],
+      [20, 'sent', 'add', 'to note/b, held until retired (drained or not)', true],
       [10, 'outcome', 'k1', 'ok 2', true],
     ]);
   });

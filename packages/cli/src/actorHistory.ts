@@ -31,15 +31,20 @@ export interface HistorySources {
   readonly outcomes: readonly PagedOutcome[];
   readonly deadLetters: readonly DeadLetter[];
   readonly timers: readonly Timer[];
-  /** The sends the actor committed that wait to be drained. */
+  /** The sends the actor committed and holds, drained or not. */
   readonly sends: readonly HeldSend[];
 }
 
-/** A send an actor committed that waits to be drained into its receiver's inbox. */
+/**
+ * A send an actor committed and holds until its next commit or a sweep retires it, drained into
+ * its receiver's inbox or not.
+ */
 export interface HeldSend {
   readonly to: string;
   readonly name: string;
   readonly sentAt: number;
+  /** Whether its receiver has it (applied, parked or dead-lettered); absent or null: not read. */
+  readonly delivered?: boolean | null;
 }
 
 /** The newest `limit` entries of `sources`, newest first. */
@@ -87,12 +92,18 @@ export function actorHistory(sources: HistorySources, limit = HISTORY_LIMIT): Hi
         at: s.sentAt,
         kind: 'sent',
         message: s.name,
-        result: `to ${s.to}, not drained yet`,
+        result: `to ${s.to}, ${heldSendState(s.delivered)}`,
         ok: true,
       }),
     ),
   ];
   return entries.sort((a, b) => b.at - a.at).slice(0, limit);
+}
+
+/** Where a held send is, as far as its receiver's marks were read. */
+function heldSendState(delivered: boolean | null | undefined): string {
+  if (delivered === true) return 'delivered (a sweep retires it)';
+  return delivered === false ? 'not delivered yet' : 'held until retired (drained or not)';
 }
 
 /**

@@ -2,6 +2,7 @@ import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 import {
   type ActorRecord,
+  effectOf,
   parseActorId,
   RECORD_FORMAT,
   upgradeStateForTurn,
@@ -16,7 +17,8 @@ import {
 import { actorSummaries } from './actorSummaries.ts';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
-import type { FollowUp } from './target.ts';
+import { type FollowUp, shellQuote } from './target.ts';
+import { deliveredByMarks } from './unappliedSends.ts';
 
 /** An actor id argument (`type/key`), checked. */
 export function actorArg(ctx: OpsContext, index: number): string {
@@ -63,7 +65,16 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
     store.listDeadLetters(id),
     storedOutbox(store, id),
   ]);
+  // A send stays held after its drain until the actor's next commit or a sweep: say which ones
+  // their target has already (applied, parked or dead-lettered), so an operator does not chase them.
+  const { delivered } = await deliveredByMarks(
+    store,
+    held.flatMap((item) => item.envelopes).filter((e) => effectOf(e.to) === undefined),
+  );
   const schema = ctx.values.app ? await stateCheck(ctx, record) : undefined;
+  const parked = letters
+    .filter((l) => l.parked !== undefined)
+    .sort((a, b) => a.parked! - b.parked!);
   const asks = timers.filter((t) => t.id.startsWith('ask:'));
   const result = {
     id,
@@ -74,10 +85,13 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
     inboxPosition: record.inboxOffset,
     failingMessage: inspectFailing(record.failing),
     paused: record.paused ?? null,
-    parkedMessages: letters.filter((l) => l.parked !== undefined).length,
+    parkedMessages: parked.length,
+    // In the order a resume applies them: each one's id, for `dead-letters show`.
+    parkedMessageIds: parked.map((l) => l.envelope.id),
     deadLetters: letters.filter((l) => l.parked === undefined).length,
     heldSends: held.reduce((n, item) => n + item.envelopes.length, 0),
-    // Each send the sweeper has not sent yet: where it goes, and since when it waits.
+    // Each send the actor holds: where it goes, since when, and whether its target has it
+    // (null: an effect's, or a target not read).
     heldSendList: held.flatMap((item) =>
       item.envelopes.map((e) => ({
         to: e.to,
@@ -85,6 +99,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
         messageId: e.id,
         since: new Date(item.createdAt).toISOString(),
         age: duration(now - item.createdAt),
+        delivered: effectOf(e.to) === undefined ? (delivered(e) ?? null) : null,
       })),
     ),
     pendingTimers: timers
@@ -119,7 +134,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
         'paused',
         r.paused ? `since ${new Date(r.paused.at).toISOString()} by ${r.paused.by}` : 'no',
       ],
-      ['parked messages', r.parkedMessages],
+      ['parked messages', parkedLine(r.id, r.parkedMessageIds, ctx.followUp)],
       ['dead letters', r.deadLetters],
       ['held sends', heldLine(r.heldSendList)],
       ['pending timers', r.pendingTimers.map((t) => `${t.id}@${t.at}`).join(', ') || 0],
@@ -141,13 +156,34 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   );
 }
 
+/** How many parked messages `actors get` names on its line (`--json` lists every one). */
+const PARKED_SHOWN = 3;
+
+/** `actors get`'s line of parked messages: how many, the first ones' ids, and how to see one. */
+function parkedLine(id: string, ids: readonly string[], follow: FollowUp): string | 0 {
+  if (ids.length === 0) return 0;
+  const named = ids.slice(0, PARKED_SHOWN).map(shellQuote).join(', ');
+  const more =
+    ids.length > PARKED_SHOWN ? `, and ${ids.length - PARKED_SHOWN} more (--json lists each)` : '';
+  return `${ids.length}, in the order a resume applies them: ${named}${more} — ${follow`dead-letters show ${id} ${ids[0]!}`} shows one`;
+}
+
 /** How many held sends `actors get` names on its line (`--json` lists every one). */
 const HELD_SHOWN = 5;
 
-/** `actors get`'s line of held sends: how many, and the oldest ones' targets and ages. */
-function heldLine(sends: ReadonlyArray<{ to: string; name: string; age: string }>): string | 0 {
+/**
+ * `actors get`'s line of held sends: how many, and the oldest ones' targets, ages and whether
+ * their targets have them (such a send waits only for a sweep to retire it).
+ */
+function heldLine(
+  sends: ReadonlyArray<{ to: string; name: string; age: string; delivered: boolean | null }>,
+): string | 0 {
   if (sends.length === 0) return 0;
-  const named = sends.slice(0, HELD_SHOWN).map((s) => `${s.name} to ${s.to}, waiting ${s.age}`);
+  const named = sends.slice(0, HELD_SHOWN).map((s) => {
+    const where = `${s.name} to ${s.to}`;
+    if (s.delivered === true) return `${where}, delivered ${s.age} ago: a sweep retires it`;
+    return `${where}, ${s.delivered === false ? 'not delivered yet, ' : ''}waiting ${s.age}`;
+  });
   const more =
     sends.length > HELD_SHOWN ? `, and ${sends.length - HELD_SHOWN} more (--json lists each)` : '';
   return `${sends.length}: ${named.join('; ')}${more}`;

@@ -16,8 +16,9 @@ import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
 import type { FollowUp, Target } from './target.ts';
 
 /**
- * How long undrained sends may wait before the sweeper counts as behind: as long as BatonApp's
- * alarm lets them (on DynamoDB an idle actor's drained sends wait there for the sweeper too).
+ * How long held sends may wait before the sweeper counts as behind: as long as BatonApp's alarm
+ * lets them. An actor keeps its sends after their drain until its next commit or a sweep retires
+ * them, so an idle actor's wait for the sweeper whether drained or not.
  */
 const SWEEPER_LAG_MS = SWEEPER_LAG_ALARM_MS;
 /** Timers overdue by this long mean the relay (or sweeper) is behind. */
@@ -92,8 +93,9 @@ export interface Status {
   readonly timersDue: number;
   readonly oldestTimerOverdueMs: number | null;
   /**
-   * Actors whose committed sends wait undrained past the sweeper's round (it runs every minute);
-   * at least `actors` when `complete` is false (the read stopped at `readBound`).
+   * Actors holding committed sends no sweep retired past the sweeper's round (it runs every
+   * minute), drained or not; at least `actors` when `complete` is false (the read stopped at
+   * `readBound`).
    */
   readonly sweeperLag: {
     readonly actors: number;
@@ -195,7 +197,7 @@ export async function readStatus(
   const [first] = lagging;
   if (first !== undefined) {
     problems.push(
-      `${atLeast(lagging.length, laggingComplete)} actor(s) with sends undrained, e.g. ${first} (${follow`actors get ${first}`} shows its held sends): the sweeper sends them, see SweeperLagAlarm in docs/operations.md`,
+      `${atLeast(lagging.length, laggingComplete)} actor(s) holding sends no sweep retired, e.g. ${first} (${follow`actors get ${first}`} shows them, and which ones their targets have already; ${follow`backlog`} names the targets still waiting): the next sweep retires them, sending again any not sent, see SweeperLagAlarm in docs/operations.md`,
     );
   }
   if (stuck.length > 0) {
@@ -257,7 +259,7 @@ export async function readStatus(
       ...(laggingComplete
         ? []
         : [
-            `actors with sends undrained past the first ${bound} entries of the table's outbox index, the oldest read first: the count shown is a lower bound (--limit raises it)`,
+            `actors holding sends no sweep retired past the first ${bound} entries of the table's outbox index, the oldest read first: the count shown is a lower bound (--limit raises it)`,
           ]),
       ...(names.deadLetterQueueUrl
         ? []
@@ -359,7 +361,7 @@ function humanStatus(s: Status, follow: FollowUp): string {
       ],
       [
         'sweeper lag',
-        `${atLeast(s.sweeperLag.actors, s.sweeperLag.complete)} actor(s) with sends undrained for over ${duration(s.sweeperLag.thresholdMs)}${stopped(s.sweeperLag.complete)}`,
+        `${atLeast(s.sweeperLag.actors, s.sweeperLag.complete)} actor(s) holding sends no sweep retired for over ${duration(s.sweeperLag.thresholdMs)}${stopped(s.sweeperLag.complete)}`,
       ],
       [
         'health',

@@ -4,9 +4,12 @@
  * retires it, so a send found there may be applied already: the target's mark for the sender
  * tells (a duplicate by its mark is applied), read from its record or, moved out, its overflow.
  */
-import type { Envelope, OutboxItem } from '@baton/core/adapter';
+import { type Envelope, effectOf, type OutboxItem, type Store } from '@baton/core/adapter';
 import { classify, storedOutbox } from '@baton/core/engine';
 import type { Target } from './target.ts';
+
+/** What reads a receiver's marks: its record, and the marks moved out of it. */
+type MarkReader = Pick<Store, 'load' | 'readOverflow'>;
 
 /** At most this many senders' outboxes are read (a record and a query each), oldest first. */
 export const OUTBOX_SENDERS = 100;
@@ -38,36 +41,54 @@ export async function unappliedSends(target: Target, olderThan: number): Promise
     .filter((item) => item.createdAt < olderThan)
     .flatMap((item: OutboxItem) =>
       item.envelopes
-        .filter((e) => !e.to.startsWith('$effect/'))
+        .filter((e) => effectOf(e.to) === undefined)
         .map((e) => ({ e, at: item.createdAt })),
     );
-  const targets = [...new Set(waiting.map(({ e }) => e.to))];
-  const read = targets.slice(0, TARGET_RECORDS);
-  const applied = new Map(
-    await Promise.all(read.map(async (to) => [to, await appliedBy(target, to, waiting)] as const)),
+  const { delivered, targetsLeft } = await deliveredByMarks(
+    store,
+    waiting.map(({ e }) => e),
   );
   const sends = waiting
-    .filter(({ e }) => applied.get(e.to)?.(e) === false)
+    .filter(({ e }) => delivered(e) === false)
     .map(({ e, at }) => ({ to: e.to, at }));
   return {
     sends,
     sendersLeft: Math.max(0, senders.length - OUTBOX_SENDERS),
+    targetsLeft,
+  };
+}
+
+/**
+ * Whether the target of each of `sends` (actor messages) took it — applied it, or keeps it
+ * parked or as a dead letter — by its mark for the sender: for the first
+ * {@link TARGET_RECORDS} targets, `undefined` for a send to a target past them.
+ */
+export async function deliveredByMarks(
+  store: MarkReader,
+  sends: readonly Envelope[],
+): Promise<{ delivered: (send: Envelope) => boolean | undefined; targetsLeft: number }> {
+  const targets = [...new Set(sends.map((e) => e.to))];
+  const read = targets.slice(0, TARGET_RECORDS);
+  const byTarget = new Map(
+    await Promise.all(read.map(async (to) => [to, await takenBy(store, to, sends)] as const)),
+  );
+  return {
+    delivered: (send) => byTarget.get(send.to)?.(send),
     targetsLeft: targets.length - read.length,
   };
 }
 
-/** Whether `to` applied an envelope, by its marks for the senders of `waiting`. */
-async function appliedBy(
-  target: Target,
+/** Whether `to` took an envelope, by its marks for the senders of `sends`. */
+async function takenBy(
+  store: MarkReader,
   to: string,
-  waiting: ReadonlyArray<{ readonly e: Envelope }>,
+  sends: readonly Envelope[],
 ): Promise<(envelope: Envelope) => boolean> {
-  const store = target.indexReader;
   const record = await store.load(to);
   const marks = new Map(Object.entries(record?.marks ?? {}));
-  const unlisted = [
-    ...new Set(waiting.filter(({ e }) => e.to === to).map(({ e }) => e.from)),
-  ].filter((from) => !marks.has(from));
+  const unlisted = [...new Set(sends.filter((e) => e.to === to).map((e) => e.from))].filter(
+    (from) => !marks.has(from),
+  );
   // Marks moved out of the record live as overflow items: read those the record does not list.
   if (record?.overflowedAt !== undefined && unlisted.length > 0) {
     const found = await store.readOverflow(

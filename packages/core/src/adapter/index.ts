@@ -37,6 +37,7 @@ export {
   askTimerId,
   decodeEnvelope,
   type Envelope,
+  effectOf,
   encodeEnvelope,
   INGRESS,
   ingressIdBelongsTo,

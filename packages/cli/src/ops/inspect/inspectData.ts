@@ -4,7 +4,7 @@
  */
 import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
-import { askTimerId, type DeadLetter, parseActorId } from '@baton/core/adapter';
+import { askTimerId, type DeadLetter, effectOf, parseActorId } from '@baton/core/adapter';
 import {
   answeredSender,
   keptTooOldToTell,
@@ -21,6 +21,7 @@ import { type InspectedFailing, inspectFailing } from '../../inspectedFailing.ts
 import { actorSummaries } from '../actorSummaries.ts';
 import { readStatus, type Status } from '../status.ts';
 import type { FollowUp, Target } from '../target.ts';
+import { deliveredByMarks } from '../unappliedSends.ts';
 
 /**
  * The front page: `baton status`'s health (its `paused` lists the paused actors), and every
@@ -79,7 +80,10 @@ export interface InspectedActor {
   /** Messages held while it is paused, in the order it applies them when resumed. */
   readonly inbox: readonly InspectedLetter[];
   readonly deadLetters: readonly InspectedLetter[];
-  /** Sends it committed that wait to be drained into their receivers' inboxes. */
+  /**
+   * Sends it committed and keeps until its next commit or a sweep, drained or not; `delivered`
+   * says whether the target has one (null: an effect's, or not read).
+   */
   readonly heldSends: readonly HeldSend[];
   readonly timers: readonly {
     readonly id: string;
@@ -156,6 +160,16 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
     recentOutcomes(store, record),
   ]);
   const sends = held.flatMap((item) => item.envelopes);
+  const { delivered } = await deliveredByMarks(
+    store,
+    sends.filter((e) => effectOf(e.to) === undefined),
+  );
+  const heldSends = sends.map((e) => ({
+    to: e.to,
+    name: e.name,
+    sentAt: e.sentAt,
+    delivered: effectOf(e.to) === undefined ? (delivered(e) ?? null) : null,
+  }));
   const journal = (record.state as { journal?: unknown } | null)?.journal;
   // A workflow's newest steps, from the pages of a long history too.
   const steps =
@@ -175,7 +189,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
       .sort((a, b) => a.parked! - b.parked!)
       .map(inspectLetter),
     deadLetters: letters.filter((l) => l.parked === undefined).map(inspectLetter),
-    heldSends: sends.map((e) => ({ to: e.to, name: e.name, sentAt: e.sentAt })),
+    heldSends,
     timers: timers
       .sort((a, b) => a.at - b.at)
       .map((t) => ({
@@ -187,7 +201,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
         payload: t.payload ?? null,
       })),
     steps,
-    history: actorHistory({ outcomes, deadLetters: letters, timers, sends }),
+    history: actorHistory({ outcomes, deadLetters: letters, timers, sends: heldSends }),
   };
 }
 

@@ -165,8 +165,9 @@ async function showActor(id) {
       + esc(h.result) + '</td></tr>'), 'nothing kept: no outcome, dead letter, timer or held send')
     + '<h2>Inbox (parked while paused, in order)</h2>' + letters(a.inbox, false, 'nothing parked')
     + '<h2>Dead letters</h2>' + letters(a.deadLetters, false, 'none')
-    + '<h2>Held sends</h2>' + table(['to', 'message', 'sent'], a.heldSends.map((s) => '<tr><td><code>' + esc(s.to)
-      + '</code></td><td><code>' + esc(s.name) + '</code></td><td>' + time(s.sentAt) + '</td></tr>'), 'none')
+    + '<h2>Held sends (drained or not, until a commit or sweep retires them)</h2>' + table(['to', 'message', 'sent', 'receiver has it'], a.heldSends.map((s) => '<tr><td><code>' + esc(s.to)
+      + '</code></td><td><code>' + esc(s.name) + '</code></td><td>' + time(s.sentAt) + '</td><td>'
+      + (s.delivered === true ? 'yes' : s.delivered === false ? 'not yet' : '—') + '</td></tr>'), 'none')
     + '<h2>Timers</h2>' + table(['id', 'kind', 'message', 'due', ''], a.timers.map((t) => '<tr data-testid="timer"><td><code>' + esc(t.id)
       + '</code></td><td>' + t.kind + (t.deadLettered ? ' (fire dead-lettered)' : '') + '</td><td><code>' + esc(t.name) + '</code></td><td>' + time(t.at) + '</td><td>'
       + (t.kind === 'timer' && (!a.steps || t.id === 'wf:recheck') ? button('cancel-timer', { actorId: a.id, timerId: t.id }, 'cancel') : '') + '</td></tr>'), 'none pending')
