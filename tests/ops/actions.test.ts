@@ -29,6 +29,7 @@ import {
   type OpsDeployment,
   pumpUntil,
   runBaton,
+  shellLine,
   shellWords,
 } from './fixtures/opsDeployment.ts';
 import { faults, runs, Tally } from './fixtures/tallyApp.ts';
@@ -51,7 +52,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
   async function baton(...argv: string[]) {
     const run = await runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'ops']);
     const file = process.env.BATON_DRILL_OUT;
-    if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${run.out}\n${run.err}\n\n`);
+    if (file) appendFileSync(file, `$ baton ${shellLine(argv)}\n${run.out}\n${run.err}\n\n`);
     return run;
   }
 
@@ -111,6 +112,10 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(unknown.code).toBe(1);
     expect(unknown.err).toMatch(
       /no outcome of ingress:.*not processed yet.*a key another caller sent names another message/,
+    );
+    // Or SQS moved it to the inbox's dead-letter queue: the command that lists it, for this target.
+    expect(unknown.err).toContain(
+      `or it is in the inbox's dead-letter queue (SQS moved it there after maxReceiveCount receives: ${hint('queue-dead-letters list')} shows it)`,
     );
   });
 

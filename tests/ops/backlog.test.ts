@@ -12,6 +12,7 @@ import {
   batonJson,
   createOpsDeployment,
   flagsOf,
+  hintWith,
   type OpsDeployment,
   pumpUntil,
 } from './fixtures/opsDeployment.ts';
@@ -115,6 +116,10 @@ describe('baton backlog', () => {
     expect(top.code, top.err).toBe(0);
     expect(top.out).toMatch(
       /^actors +4 with a message failing.*\(the first 2; --top shows more\)/m,
+    );
+    // The command names the first actor listed, so that it runs as pasted (no <type/key>).
+    expect(top.out).toContain(
+      `: failing first, then most waiting — ${hintWith(deployment.options, 'actors get note/stuck')} shows the first\n`,
     );
     expect(top.out).toMatch(
       /^note\/stuck +0 +— +failing for 10m \d+s, \d attempt\(s\), add — RETRYABLE: /m,

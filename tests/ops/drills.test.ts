@@ -16,6 +16,7 @@ import {
   type OpsDeployment,
   pumpUntil as pump,
   runBaton,
+  shellLine,
 } from './fixtures/opsDeployment.ts';
 import { faults, runs, Tally } from './fixtures/tallyApp.ts';
 
@@ -36,7 +37,7 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
   async function baton(...argv: string[]) {
     const run = await runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'drill']);
     const file = process.env.BATON_DRILL_OUT;
-    if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${run.out}\n\n`);
+    if (file) appendFileSync(file, `$ baton ${shellLine(argv)}\n${run.out}\n\n`);
     return run;
   }
 

@@ -65,6 +65,10 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     expect(got.out).toContain(
       `parked messages  1, in the order a resume applies them: ${shellQuote(id)} — ${hint(`dead-letters show tally/p ${shellQuote(id)}`)} shows one`,
     );
+    // baton status names the actor and the commands for it, which run as pasted (no <type/key>).
+    expect((await baton('status')).out.split('\n')).toContain(
+      `parked${' '.repeat(14)}1 message(s) of 1 paused actor(s): tally/p (1) — ${hint('actors get tally/p')}; ${hint('actors resume tally/p')} applies them`,
+    );
 
     const show = await baton('dead-letters', 'show', 'tally/p', id);
     expect(show.code, show.err).toBe(0);
@@ -109,7 +113,7 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     // Parked messages are no problem (an operator paused these actors), but the operator paged
     // for them must learn which actors hold them: dead-letters list leaves them out.
     expect(status.out.split('\n')).toContain(
-      `parked${' '.repeat(14)}3 message(s) of 2 paused actor(s): tally/s2 (2), tally/s1 (1) — ${hint('actors get <type/key>')}; ${hint('actors resume <type/key>')} applies them`,
+      `parked${' '.repeat(14)}3 message(s) of 2 paused actor(s): tally/s2 (2), tally/s1 (1) — ${hint('actors get tally/s2')} shows the first; ${hint('actors resume tally/s2')} applies them, and likewise for the others`,
     );
     expect((await baton('status', '--json')).json().parked).toEqual({
       messages: 3,
@@ -117,7 +121,7 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
       byActor: { 'tally/s2': 2, 'tally/s1': 1 },
     });
     expect(status.out.split('\n')).toContain(
-      `paused${' '.repeat(14)}2 actor(s): tally/s1 (by ops, 1 parked), tally/s2 (by ops, 2 parked) — ${hint('actors get <type/key>')}; ${hint('actors resume <type/key>')} resumes it`,
+      `paused${' '.repeat(14)}2 actor(s): tally/s1 (by ops, 1 parked), tally/s2 (by ops, 2 parked) — ${hint('actors get tally/s1')} shows the first; ${hint('actors resume tally/s1')} resumes it, and likewise for the others`,
     );
   }, 120_000);
 

@@ -132,7 +132,8 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     expect(lines[2]).toMatch(/^tally\/raw +\(not a Baton envelope\) .* {2}not an envelope$/);
     expect(lines.slice(3)).toEqual([
       'showing 2 of 2 message(s); reading them hid them from other readers for 5s at most, and put them back at once: none was deleted',
-      `each whole, payload included: --json; redrive them into the inbox with: ${hint('queue-dead-letters redrive')}`,
+      // The runbook's order: what a redrive would move first, then the redrive.
+      `each whole, payload included: --json; once their cause is fixed, ${hint('queue-dead-letters redrive --dry-run')} shows what a redrive moves, then ${hint('queue-dead-letters redrive')} moves them into the inbox`,
     ]);
     const { messages } = (await baton('queue-dead-letters', 'list', '--json')).json();
     expect(messages).toEqual([

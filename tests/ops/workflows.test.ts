@@ -20,6 +20,7 @@ import {
   type OpsDeployment,
   pumpUntil as pump,
   runBaton,
+  shellLine,
 } from './fixtures/opsDeployment.ts';
 import { Bulk, code, Shelf, Ship } from './fixtures/shipApp.ts';
 
@@ -50,7 +51,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
   async function baton(...argv: string[]) {
     const run = await runBaton([...argv, ...flagsOf(target()), '--operator', 'drill']);
     const file = process.env.BATON_DRILL_OUT;
-    if (file) appendFileSync(file, `$ baton ${argv.join(' ')}\n${run.out}\n${run.err}\n\n`);
+    if (file) appendFileSync(file, `$ baton ${shellLine(argv)}\n${run.out}\n${run.err}\n\n`);
     return run;
   }
 
@@ -264,6 +265,16 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect((await baton('workflows', 'show', 'ship', 'c')).out).toMatch(
       /next replay\s+none scheduled: only a resume replays it now/,
     );
+    // Resumed before the fix, it replays on the same code and pauses again: the resume says so.
+    const early = await baton('workflows', 'resume', 'ship', 'c');
+    expect(early.code, early.err).toBe(0);
+    expect(early.out.split('\n').at(-1)).toBe(
+      `follow it: it replays its history in its next turn, and pauses again if the code running still cannot replay it: ${hint('workflows show ship c')} says which`,
+    );
+    await pumpUntil(async () => true);
+    const again = (await baton('workflows', 'show', 'ship', 'c', '--json')).json();
+    expect(again.status).toBe('paused');
+    expect(again.nextReplayAt).not.toBeNull();
     code.renamed = false;
     deploy();
     const resume = await baton('workflows', 'resume', 'ship', 'c', '--json');

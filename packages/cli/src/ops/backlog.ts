@@ -145,7 +145,7 @@ function humanBacklog(b: Backlog, ctx: OpsContext, now: number): string {
         'actors',
         b.found === 0
           ? 'none with a message failing, parked, due, undrained or dead-lettered'
-          : `${b.found} with a message failing, parked, due, undrained or dead-lettered${shown}: failing first, then most waiting — ${ctx.followUp`actors get <type/key>`} shows one`,
+          : `${b.found} with a message failing, parked, due, undrained or dead-lettered${shown}: failing first, then most waiting — ${ctx.followUp`actors get ${b.actors[0]?.actor ?? ''}`} shows ${b.found === 1 ? 'it' : 'the first'}`,
       ],
     ]),
     ...(rows.length === 0

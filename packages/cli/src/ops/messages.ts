@@ -169,7 +169,7 @@ export async function outcome(ctx: OpsContext): Promise<void> {
         : '';
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `no outcome of ${messageId}: it is not processed yet (or the actor is paused), or it is older than the retention window${byKey}`,
+      `no outcome of ${messageId}: it is not processed yet (or the actor is paused), or it is older than the retention window, or it is in the inbox's dead-letter queue (SQS moved it there after maxReceiveCount receives: ${ctx.followUp`queue-dead-letters list`} shows it)${byKey}`,
       { details: { messageId } },
     );
   }

@@ -54,7 +54,23 @@ export function parkedLine(parked: ParkedCounts, follow: FollowUp): string {
   if (held.length === 0) return line;
   const named = held.slice(0, PARKED_NAMED).map(([id, n]) => `${id} (${n})`);
   if (held.length > PARKED_NAMED) named.push(`and ${held.length - PARKED_NAMED} more`);
-  return `${line}: ${named.join(', ')} — ${follow`actors get <type/key>`}; ${follow`actors resume <type/key>`} applies them`;
+  return `${line}: ${named.join(', ')} — ${actorCommands(
+    held.map(([id]) => id),
+    follow,
+    'applies them',
+  )}`;
+}
+
+/**
+ * The commands to look at and resume the actors a line names (`ids`, at least one): the one,
+ * or the first of several, by its id, so that pasted they run (a `<type/key>` would not).
+ */
+function actorCommands(ids: readonly string[], follow: FollowUp, resumes: string): string {
+  const first = ids[0] ?? '';
+  const [get, resume] = [follow`actors get ${first}`, follow`actors resume ${first}`];
+  return ids.length === 1
+    ? `${get}; ${resume} ${resumes}`
+    : `${get} shows the first; ${resume} ${resumes}, and likewise for the others`;
 }
 
 /**
@@ -75,12 +91,8 @@ export function pausedLine(
     return `${id} (by ${by}, ${held === undefined ? 'nothing parked' : `${held} parked`})`;
   });
   if (actors.length > PARKED_NAMED) named.push(`and ${actors.length - PARKED_NAMED} more`);
-  const [first] = actors;
-  const [get, resume] =
-    actors.length === 1 && first
-      ? [follow`actors get ${first.id}`, follow`actors resume ${first.id}`]
-      : [follow`actors get <type/key>`, follow`actors resume <type/key>`];
-  return `${line}: ${named.join(', ')} — ${get}; ${resume} resumes it`;
+  const ids = actors.map(({ id }) => id);
+  return `${line}: ${named.join(', ')} — ${actorCommands(ids, follow, 'resumes it')}`;
 }
 
 /**

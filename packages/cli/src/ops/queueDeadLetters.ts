@@ -64,7 +64,7 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
     peeked.length === 0
       ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
       : `${peekTable(peeked)}\n${showing(peeked, total)}; ${LOOKED}\n` +
-        `each whole, payload included: --json; redrive them into the inbox with: ${ctx.followUp`queue-dead-letters redrive`}`,
+        `each whole, payload included: --json; once their cause is fixed, ${ctx.followUp`queue-dead-letters redrive --dry-run`} shows what a redrive moves, then ${ctx.followUp`queue-dead-letters redrive`} moves them into the inbox`,
   );
 }
 

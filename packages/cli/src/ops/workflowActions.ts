@@ -96,10 +96,16 @@ async function act(
   const { client, definition } = await clientFor(ctx, name);
   const { messageId } = await send(client, definition.ref(id));
   await ctx.audit(`workflows ${action}`, { workflow: name, id, ...details, messageId });
+  const show = ctx.followUp`workflows show ${name} ${id}`;
+  // A resume is no fix: it replays on the code running now, which may still not replay it.
+  const follow =
+    action === 'resume'
+      ? `it replays its history in its next turn, and pauses again if the code running still cannot replay it: ${show} says which`
+      : show;
   ctx.print(
     { action, workflow: name, id, messageId, ...details },
     () =>
-      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${shellQuote(messageId)}\nfollow it: ${ctx.followUp`workflows show ${name} ${id}`}`,
+      `sent ${action} to ${name}/${id} (it was ${state.status})\nmessage id ${shellQuote(messageId)}\nfollow it: ${follow}`,
   );
 }
 
