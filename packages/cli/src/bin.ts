@@ -9,7 +9,8 @@ import { DEV_OPTIONS, USAGE } from './dev/DevOptions.ts';
 import { devCommand } from './dev/devCommand.ts';
 import { INIT_OPTIONS, INIT_USAGE, initCommand } from './init/initCommand.ts';
 import { processIo } from './ops/OpsIo.ts';
-import { commandWord, isOpsCommand, OPS_USAGE, OPS_WORDS, runOps } from './ops/runOps.ts';
+import { OPS_USAGE } from './ops/opsUsage.ts';
+import { commandWord, isOpsCommand, OPS_WORDS, runOps } from './ops/runOps.ts';
 import { quietSdkNodeWarning } from './sdkNodeWarning.ts';
 import { unknownTopCommand } from './unknownCommand.ts';
 

@@ -9,7 +9,8 @@ export {
   startInspector,
 } from './inspect/inspectServer.ts';
 export { type OpsIo, processIo } from './OpsIo.ts';
-export { isOpsCommand, OPS_USAGE, runOps } from './runOps.ts';
+export { OPS_USAGE } from './opsUsage.ts';
+export { isOpsCommand, runOps } from './runOps.ts';
 export {
   namesFromOutputs,
   OUTPUT_PREFIX,

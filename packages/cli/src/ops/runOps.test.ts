@@ -56,6 +56,31 @@ describe('baton operating commands', () => {
     );
   });
 
+  it('prints the help of the command --help is given with: its usage, then how to name the deployment', async () => {
+    const redrive = await baton('dead-letters', 'redrive', '--help');
+    expect(redrive.code).toBe(0);
+    const lines = redrive.out.split('\n');
+    expect(lines[0]).toMatch(/^ {2}baton dead-letters redrive <type\/key> <message id> \| --all/);
+    // Its notes go with it; no other command's line does.
+    expect(redrive.out).toContain('unless --force');
+    expect(lines.filter((line) => line.startsWith('  baton '))).toHaveLength(1);
+    expect(redrive.out).toContain('Which deployment:');
+    expect(redrive.out).toMatch(
+      /All the commands: baton --help\. The runbooks: docs\/operations\.md\.$/,
+    );
+    // A group gives each of its commands; a word of no command, the whole usage.
+    const group = await baton('dead-letters', '--help');
+    expect(group.out.split('\n').filter((line) => line.startsWith('  baton '))).toEqual([
+      expect.stringMatching(/^ {2}baton dead-letters list /),
+      '  baton dead-letters show <type/key> <message id>',
+      expect.stringMatching(/^ {2}baton dead-letters redrive /),
+      expect.stringMatching(/^ {2}baton dead-letters purge /),
+    ]);
+    expect((await baton('dead-letters', 'explode', '--help')).out).toBe(group.out);
+    expect((await baton('--help')).out).toMatch(/^Operating a deployed app:/);
+    expect((await baton('nonsense', '--help')).out).toMatch(/^Operating a deployed app:/);
+  });
+
   it('names the nearest command to a misspelt first word, and points to --help, not the whole usage', async () => {
     const typo = await baton('stauts', '--json');
     expect(typo.code).toBe(2);

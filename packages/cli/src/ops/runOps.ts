@@ -15,6 +15,7 @@ import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
 import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
+import { commandHelp, OPS_USAGE } from './opsUsage.ts';
 import { queueDeadLettersList, queueDeadLettersRedrive } from './queueDeadLetters.ts';
 import { status } from './status.ts';
 import { followUp, type Target, type TargetOptions } from './target.ts';
@@ -170,58 +171,6 @@ export function commandWord(
   return tokens.find((token) => token.kind === 'positional')?.value;
 }
 
-export const OPS_USAGE = `Operating a deployed app:
-  baton status [--limit n]                           queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
-  baton backlog [--top n] [--limit n]                the actors stuck or hot: failing, parked, timers due, sends undrained, dead letters
-  baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
-  baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
-  baton actors pause <type/key>                      it processes nothing; its messages wait, in order
-  baton actors resume <type/key>                     it applies what waited, in order, then goes on
-  baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
-  baton dead-letters show <type/key> <message id>
-  baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]
-    (not a letter whose sender was answered DEAD_LETTERED, an actor's or a client's ask, nor one
-    kept as too old to tell whether it was applied, unless --force; --all --force redrives every
-    such letter it matches, and a too-old one applied already is applied again: decide about each)
-  baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
-    (not the letter of an ask's timeout, which holds its asker's continuation: redrive it; an ask's
-    reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT)
-  baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
-  baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox
-  baton timers list <type/key>
-  baton timers cancel <type/key> <timer id>         it never fires (not an ask's timeout, nor a workflow's timer)
-  baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)
-  baton workflows show <workflow> <id>               status, output or error, and each step
-  baton workflows cancel <workflow> <id> [--reason r] [--dry-run]      compensations run, then it ends
-  baton workflows terminate <workflow> <id> [--reason r] [--dry-run]   it ends, no compensations
-  baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run]
-  baton workflows resume <workflow> <id> [--dry-run] a paused instance replays on the code running now
-    (the four take --key <idempotency key> to make a retried command one, and --app <entry>)
-  baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
-  baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout 30s]
-  baton outcome <message id> | <type/key> <idempotency key>
-  baton inspect [--port 4390] [--allow-actions]     the inspector on 127.0.0.1, read-only unless allowed
-
-Which deployment:
-  --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
-  --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
-  --table <name> [--queue-url <url>]  or the resources outright (also BATON_TABLE, BATON_INBOX_URL);
-                                      the inbox is needed only to send to it (pause, resume, redrive,
-                                      workflows' actions, send, ask, inspect --allow-actions): without
-                                      it status and backlog leave out its depth, and say so
-  [--outbox-shards <n>]               the app's outboxShards (also BATON_OUTBOX_SHARDS); unknown,
-                                      reads of every dead letter or due timer query all 100 keys
-  [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--timer-dead-letter-queue-url <url>]
-  [--stream-failure-queue-url <url>]
-  [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
-  Credentials and region: the AWS SDK's default chain. A command's hints repeat the options
-  above it was given (quoted), so a hint copied acts on the same deployment.
-
-Every command: --json (for scripts), --yes (confirm a destructive action without asking),
---operator <name> (who acts, for the audit line; default: your STS identity, or local:<user>).
-Options go after the command or before it: baton --stack Prod status is baton status --stack Prod.
-Exit codes: 0 done, 1 failed, 2 usage error.`;
-
 const OPTIONS = {
   stack: { type: 'string' },
   local: { type: 'string' },
@@ -273,7 +222,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    io.out(OPS_USAGE);
+    io.out(commandHelp(positionals) ?? OPS_USAGE);
     return 0;
   }
   const [first = '', second = ''] = positionals;

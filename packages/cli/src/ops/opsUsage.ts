@@ -1,0 +1,88 @@
+/**
+ * What `baton --help` prints of the operating commands (`OPS_USAGE`), and the help of one
+ * command or group (`baton dead-letters redrive --help`): its lines of the usage, then how to
+ * name the deployment.
+ */
+export const OPS_USAGE = `Operating a deployed app:
+  baton status [--limit n]                           queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
+  baton backlog [--top n] [--limit n]                the actors stuck or hot: failing, parked, timers due, sends undrained, dead letters
+  baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
+  baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
+  baton actors pause <type/key>                      it processes nothing; its messages wait, in order
+  baton actors resume <type/key>                     it applies what waited, in order, then goes on
+  baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
+  baton dead-letters show <type/key> <message id>
+  baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]
+    (not a letter whose sender was answered DEAD_LETTERED, an actor's or a client's ask, nor one
+    kept as too old to tell whether it was applied, unless --force; --all --force redrives every
+    such letter it matches, and a too-old one applied already is applied again: decide about each)
+  baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
+    (not the letter of an ask's timeout, which holds its asker's continuation: redrive it; an ask's
+    reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT)
+  baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
+  baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox
+  baton timers list <type/key>
+  baton timers cancel <type/key> <timer id>         it never fires (not an ask's timeout, nor a workflow's timer)
+  baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)
+  baton workflows show <workflow> <id>               status, output or error, and each step
+  baton workflows cancel <workflow> <id> [--reason r] [--dry-run]      compensations run, then it ends
+  baton workflows terminate <workflow> <id> [--reason r] [--dry-run]   it ends, no compensations
+  baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run]
+  baton workflows resume <workflow> <id> [--dry-run] a paused instance replays on the code running now
+    (the four take --key <idempotency key> to make a retried command one, and --app <entry>)
+  baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
+  baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout 30s]
+  baton outcome <message id> | <type/key> <idempotency key>
+  baton inspect [--port 4390] [--allow-actions]     the inspector on 127.0.0.1, read-only unless allowed
+
+Which deployment:
+  --stack <name>                      a CloudFormation stack holding a BatonApp (reads its outputs)
+  --local <url>                       a running baton dev --backend local-aws (e.g. http://localhost:3000)
+  --table <name> [--queue-url <url>]  or the resources outright (also BATON_TABLE, BATON_INBOX_URL);
+                                      the inbox is needed only to send to it (pause, resume, redrive,
+                                      workflows' actions, send, ask, inspect --allow-actions): without
+                                      it status and backlog leave out its depth, and say so
+  [--outbox-shards <n>]               the app's outboxShards (also BATON_OUTBOX_SHARDS); unknown,
+                                      reads of every dead letter or due timer query all 100 keys
+  [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--timer-dead-letter-queue-url <url>]
+  [--stream-failure-queue-url <url>]
+  [--dynamodb-endpoint <url>] [--sqs-endpoint <url>] [--region <r>]
+  Credentials and region: the AWS SDK's default chain. A command's hints repeat the options
+  above it was given (quoted), so a hint copied acts on the same deployment.
+
+Every command: --json (for scripts), --yes (confirm a destructive action without asking),
+--operator <name> (who acts, for the audit line; default: your STS identity, or local:<user>),
+--help (the command's usage: baton dead-letters redrive --help).
+Options go after the command or before it: baton --stack Prod status is baton status --stack Prod.
+Exit codes: 0 done, 1 failed, 2 usage error.`;
+
+/**
+ * `baton <command> --help`: the usage lines of the command (or of every command of a group,
+ * `dead-letters`), then how to name the deployment; undefined for no command, or none known.
+ */
+export function commandHelp(positionals: readonly string[]): string | undefined {
+  const words = positionals.slice(0, 2);
+  for (let n = words.length; n > 0; n--) {
+    const prefix = `  baton ${words.slice(0, n).join(' ')}`;
+    const lines = usageEntries().filter((entry) => {
+      const head = entry[0]!;
+      return head === prefix || head.startsWith(`${prefix} `);
+    });
+    if (lines.length > 0) {
+      const shared = OPS_USAGE.slice(OPS_USAGE.indexOf('\n\nWhich deployment:') + 2);
+      return `${lines.flat().join('\n')}\n\n${shared}\nAll the commands: baton --help. The runbooks: docs/operations.md.`;
+    }
+  }
+  return undefined;
+}
+
+/** The commands of {@link OPS_USAGE}, each its line and the indented lines that go on from it. */
+function usageEntries(): string[][] {
+  const body = OPS_USAGE.slice(0, OPS_USAGE.indexOf('\n\nWhich deployment:')).split('\n');
+  const entries: string[][] = [];
+  for (const line of body.slice(1)) {
+    if (line.startsWith('  baton ')) entries.push([line]);
+    else entries.at(-1)?.push(line);
+  }
+  return entries;
+}
