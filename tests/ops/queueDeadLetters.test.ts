@@ -96,7 +96,9 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
 
     const redrive = await baton('queue-dead-letters', 'redrive', '--yes');
     expect(redrive.code).toBe(0);
-    expect(redrive.out).toMatch(/^redriven 4 message\(s\) into the inbox/);
+    expect(redrive.out).toMatch(
+      /^redriven 4 message\(s\) into the inbox: each is applied at most once, in its actor's turn, after what its actor received since it left \(order does not hold across this queue\)$/m,
+    );
     expect(redrive.out).toMatch(/1 message\(s\) left in it, held by another reader/);
     expect(redrive.err).toMatch(/"action":"queue-dead-letters redrive","moved":4/);
     expect(await listed()).toEqual([]);
@@ -178,7 +180,7 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     expect(dry.code, dry.err).toBe(0);
     // Of one actor, a look shows the first ten (SQS FIFO hands out no more of a group meanwhile).
     expect(dry.out.split('\n')[0]).toBe(
-      "would redrive all 25 message(s) of the inbox's dead-letter queue into the inbox; showing 10 of 25 message(s) (SQS counts approximately; of one actor a look shows the first ten at most, --limit shows more of others):",
+      "would redrive all 25 message(s) of the inbox's dead-letter queue into the inbox, each applied after what its actor received since it left; showing 10 of 25 message(s) (SQS counts approximately; of one actor a look shows the first ten at most, --limit shows more of others):",
     );
     expect(dry.out.split('\n').filter((line) => line.startsWith('tally/q'))).toHaveLength(10);
     expect(

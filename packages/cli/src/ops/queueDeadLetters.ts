@@ -127,7 +127,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
     ctx.print({ dryRun: true, total, messages: peeked }, () =>
       total === 0
         ? "would redrive nothing: the inbox's dead-letter queue holds no message"
-        : `would redrive all ${total} message(s) of the inbox's dead-letter queue into the inbox; ${showing(peeked, total)}` +
+        : `would redrive all ${total} message(s) of the inbox's dead-letter queue into the inbox, each applied after what its actor received since it left; ${showing(peeked, total)}` +
           (peeked.length === 0 ? '' : `:\n${peekTable(peeked)}`),
     );
     return;
@@ -166,7 +166,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
       moved === 0
         ? "nothing redriven: the inbox's dead-letter queue gave no message"
         : held === 0
-          ? `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn`
+          ? `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn, after what its actor received since it left (order does not hold across this queue)`
           : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${resumeCommands(paused, ctx.followUp)})` +
             (moved > held
               ? `; the other ${moved - held} each applied at most once, in its actor's turn`
