@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { relative } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { BatonError, ErrorCode } from '@baton/core';
 import { scaffold } from './scaffold.ts';
@@ -16,7 +17,9 @@ Options:
   --no-install      write the files only
   -h, --help        this text
 
-Example: baton init my-app && cd my-app && npm run dev`;
+Example: baton init my-app && cd my-app && npm run dev
+Until Baton is on npm: pnpm pack:all in its repository, then
+         baton init my-app --from <repository>/packed`;
 
 /**
  * The options {@link initCommand} reads (after `init`), as `parseArgs` would declare them:
@@ -61,11 +64,16 @@ export async function initCommand(args: readonly string[]): Promise<void> {
     }
   }
   if (dir === undefined) throw usage('which folder? e.g. baton init my-app');
+  const existed = existsSync(dir);
   const name = scaffold({ dir, ...(from === undefined ? {} : { from }) });
   console.log(`baton init: created ${name} in ${dir}`);
   if (install) {
     console.log('baton init: npm install…');
-    await run('npm', ['install', '--no-audit', '--no-fund'], dir);
+    try {
+      await run('npm', ['install', '--no-audit', '--no-fund'], dir);
+    } catch (error) {
+      throw installFailed(error, { dir, existed, from });
+    }
   }
   // A path that climbs out more than once reads better whole.
   const near = relative(process.cwd(), dir) || '.';
@@ -83,6 +91,34 @@ export async function initCommand(args: readonly string[]): Promise<void> {
   );
 }
 
+/**
+ * The error of an `npm install` that failed. With the registry's packages (no `--from`), what
+ * init wrote is removed, so that `baton init` can run again in the same folder, and it says
+ * where the packages come from until Baton is published; with tarballs, the app stays, and a
+ * second `npm install` there finishes it.
+ */
+function installFailed(
+  error: unknown,
+  { dir, existed, from }: { dir: string; existed: boolean; from: string | undefined },
+): BatonError {
+  const failed = error instanceof Error ? error.message : String(error);
+  if (from !== undefined) {
+    return new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `${failed}: the app is written; fix what npm printed, then run npm install in ${dir}`,
+      { cause: error },
+    );
+  }
+  // The folder was absent or empty: nothing of the user's is in it.
+  if (existed) for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true });
+  else rmSync(dir, { recursive: true, force: true });
+  return new BatonError(
+    ErrorCode.UNAVAILABLE,
+    `${failed}; nothing is left in ${dir}. If npm found no @baton/* package (404), Baton is not on the registry yet: run pnpm pack:all in Baton's repository, then baton init ${dir} --from <repository>/packed; else fix what npm printed and run baton init ${dir} again`,
+    { cause: error },
+  );
+}
+
 function run(command: string, args: readonly string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: npmEnvironment(process.env), stdio: 'inherit' });
@@ -93,7 +129,7 @@ function run(command: string, args: readonly string[], cwd: string): Promise<voi
         : reject(
             new BatonError(
               ErrorCode.UNAVAILABLE,
-              `${command} ${args.join(' ')} failed (${code}) in ${cwd}: fix what it printed, then run it there again`,
+              `${command} ${args.join(' ')} failed (${code}) in ${cwd}`,
             ),
           ),
     );

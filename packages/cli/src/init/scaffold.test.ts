@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { initCommand } from './initCommand.ts';
 import { scaffold } from './scaffold.ts';
 import { APP_DEPENDENCIES, APP_DEV_DEPENDENCIES } from './versions.ts';
 
@@ -74,6 +75,31 @@ describe('baton init', () => {
       /lacks the tarballs of @baton\/react, @baton\/cli, @baton\/testing, @baton\/cdk, @baton\/embedded, @baton\/server: run pnpm pack:all/,
     );
   });
+
+  it('leaves nothing behind when npm cannot install from the registry, and says where the packages come from until Baton is published', async () => {
+    // A registry nobody answers on: npm fails at once, as it does today with a 404.
+    vi.stubEnv('npm_config_registry', 'http://127.0.0.1:9/');
+    vi.stubEnv('npm_config_fetch_retries', '0');
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const empty = temp();
+      const dir = join(temp(), 'app');
+      for (const [folder, kept] of [
+        [dir, false],
+        [empty, true],
+      ] as const) {
+        await expect(initCommand([folder])).rejects.toThrow(
+          `; nothing is left in ${folder}. If npm found no @baton/* package (404), Baton is not on the registry yet: run pnpm pack:all in Baton's repository, then baton init ${folder} --from <repository>/packed`,
+        );
+        // A folder it made is gone; one that was there, empty, is empty again: init runs again.
+        expect(existsSync(folder)).toBe(kept);
+        if (kept) expect(readdirSync(folder)).toEqual([]);
+      }
+    } finally {
+      vi.unstubAllEnvs();
+      vi.restoreAllMocks();
+    }
+  }, 60_000);
 
   it('pins what an app uses besides Baton to the versions this repository tests with', () => {
     const workspace = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
