@@ -1,8 +1,9 @@
 /**
- * The sends still in their senders' outboxes that their target has not applied yet, for `baton
- * backlog`. A sender's outbox keeps a send after its drain until its next commit or the sweeper
- * retires it, so a send found there may be applied already: the target's mark for the sender
- * tells (a duplicate by its mark is applied), read from its record or, moved out, its overflow.
+ * Whether a send held in its sender's outbox reached its target, by the target's mark for the
+ * sender (a duplicate by its mark was taken: applied, parked or kept as a dead letter), read from
+ * its record or, moved out, its overflow: `actors get` and the inspector tell each held send so,
+ * and `baton backlog` counts those not yet taken. A sender keeps a send after its drain until its
+ * next commit or a sweep retires it, so a send found there may well be delivered already.
  */
 import { type Envelope, effectOf, type OutboxItem, type Store } from '@baton/core/adapter';
 import { classify, storedOutbox } from '@baton/core/engine';
