@@ -140,6 +140,13 @@ describe('baton dev', () => {
       );
     // The stack, one frame a line, points into the app's source.
     expect(dev!.output()).toMatch(/\n {4}Error: boom: fixed in v2\n {4}( {4})?at .*app\.ts:\d+/);
+    // Out of attempts, the ask is told DEAD_LETTERED, and where dev redrives it.
+    const { status, body } = await failing;
+    expect(status).toBe(422);
+    expect(body.error).toMatchObject({
+      code: 'DEAD_LETTERED',
+      details: { hint: 'baton dev: the inspector (/_baton) shows the dead letter and redrives it' },
+    });
   });
 
   it('reads an outcome by the actor and idempotency key it was sent with', async () => {

@@ -3,7 +3,12 @@ import type { BatonApp, Logger } from '@baton/core';
 import { BatonError, ErrorCode, SYSTEM, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { redriveDeadLetter } from '@baton/core/engine';
-import { bearerCaller, type HttpIngressRequest, httpIngress } from '@baton/server/http';
+import {
+  bearerCaller,
+  type HttpIngressRequest,
+  type HttpResponse,
+  httpIngress,
+} from '@baton/server/http';
 import { readActorHistory } from '../../actorHistory.ts';
 import { inspectFailing } from '../../inspectedFailing.ts';
 import { FORWARD_HEADER } from '../protocol.ts';
@@ -149,7 +154,7 @@ export async function serveHttp(
         return send(response, status, { error: baton.toJSON() });
       }
     }
-    const result = await ingress(ingressRequest(path));
+    const result = withInspectorHint(await ingress(ingressRequest(path)));
     response.writeHead(result.statusCode, result.headers).end(result.body);
   };
   const server = createServer((request, response) => {
@@ -162,6 +167,24 @@ export async function serveHttp(
     server.once('error', reject).listen(0, '127.0.0.1', resolve);
   });
   return server;
+}
+
+/**
+ * The ingress's answer, with where `baton dev` redrives a dead letter: a DEAD_LETTERED error says
+ * to fix the cause and redrive the message, and here that is the inspector's button.
+ */
+function withInspectorHint(result: HttpResponse): HttpResponse {
+  if (result.statusCode !== 422) return result;
+  let answer: { error?: { code?: string; details?: object } };
+  try {
+    answer = JSON.parse(result.body);
+  } catch {
+    return result;
+  }
+  if (answer.error?.code !== ErrorCode.DEAD_LETTERED) return result;
+  const hint = 'baton dev: the inspector (/_baton) shows the dead letter and redrives it';
+  const details = { ...answer.error.details, hint };
+  return { ...result, body: JSON.stringify({ ...answer, error: { ...answer.error, details } }) };
 }
 
 const WORKFLOW_ACTIONS = ['cancel', 'resume', 'terminate', 'signal'];
