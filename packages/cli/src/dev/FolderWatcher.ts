@@ -1,5 +1,5 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 
 /**
  * Watches the folders that hold a set of files, each one on its own (not recursively): the
@@ -52,4 +52,24 @@ export class FolderWatcher {
     watcher.close();
     if (this.#watchers.get(folder) === watcher) this.#watchers.delete(folder);
   }
+}
+
+/**
+ * What `baton dev`'s readiness line says it watches: the entry's folder `appDir`, then the
+ * watched folders outside it (what the app imports from elsewhere), by `name` when there are at
+ * most three, else counted.
+ *
+ * @example
+ * watchedFolders('/a/src', ['/a/src', '/a/shared'], (p) => p) // '/a/src and /a/shared'
+ */
+export function watchedFolders(
+  appDir: string,
+  folders: readonly string[],
+  name: (folder: string) => string,
+): string {
+  const outside = folders.filter((folder) => folder !== appDir && !folder.startsWith(appDir + sep));
+  if (outside.length > 3)
+    return `${name(appDir)} and ${outside.length} more folders the app is built from`;
+  const names = [appDir, ...outside].map(name);
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }

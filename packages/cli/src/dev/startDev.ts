@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { BatonError, ErrorCode } from '@baton/core';
 import { AppSupervisor } from './AppSupervisor.ts';
 import { type Bundle, buildErrorText, bundlePage, ownModule } from './bundle.ts';
 import { DevDoor } from './DevDoor.ts';
 import type { DevOptions } from './DevOptions.ts';
-import { FolderWatcher } from './FolderWatcher.ts';
+import { FolderWatcher, watchedFolders } from './FolderWatcher.ts';
 import { forwardRequest, forwardUpgrade } from './forward.ts';
 import { LOCAL_TARGET_PATH, localTarget } from './localTarget.ts';
 import { appPageHtml, inspectorHtml, landingHtml } from './pages.ts';
@@ -267,9 +267,6 @@ export async function startDev(
     watchInputs();
   };
   watchInputs();
-  const outside = watcher.folders.filter(
-    (folder) => folder !== appDir && !folder.startsWith(appDir + sep),
-  ).length;
 
   const dataLine =
     options.backend === 'local-aws'
@@ -289,7 +286,7 @@ export async function startDev(
       ...(options.allowOrigins?.length
         ? [`  trusts     pages on ${options.allowOrigins.join(', ')} (--allow-origin)`]
         : []),
-      `Watching ${shortPath(appDir)}${outside === 0 ? '' : ` and ${outside} more folder${outside === 1 ? '' : 's'} the app is built from`} for changes. Ctrl-C stops.`,
+      `Watching ${watchedFolders(appDir, watcher.folders, shortPath)} for changes. Ctrl-C stops.`,
     ].join('\n'),
   );
 
