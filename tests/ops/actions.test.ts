@@ -923,7 +923,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(kept.code, kept.err).toBe(0);
     expect(kept.out).toMatch(/^failed DEAD_LETTERED: .*kept as a dead letter/);
     expect(kept.out.split('\n').at(-1)).toBe(
-      `its dead letter is kept: ${hint(`dead-letters show tally/o '${messageId}'`)}`,
+      `its dead letter is kept (cause RETRYABLE: the poison entry breaks add): ${hint(`dead-letters show tally/o '${messageId}'`)}`,
     );
     expect((await json('outcome', messageId)).deadLetter).toBe('kept');
 
@@ -948,6 +948,25 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(runs.get('poison')).toBe(3);
   });
 
+  it('gives the operator the cause a caller of a dead-lettered message was not shown', async () => {
+    let settled = false;
+    const asked = baton('ask', 'tally/c', 'add', '{"entry":"crash"}', '--app', TALLY);
+    void asked.finally(() => (settled = true));
+    await work(async () => settled);
+    const told = (await asked).err.split('\n').find((line) => line.startsWith('baton ask:'));
+    expect(told).toMatch(/\(cause RETRYABLE: unexpected error: add crashed on db:\/\/internal\)/);
+
+    const [letter] = (await json('dead-letters', 'list')).deadLetters;
+    const stored = await json('outcome', letter.messageId);
+    expect(stored.outcome.error.details.cause.message).toBe(
+      "an unexpected error; its text is in the server's log",
+    );
+    const shown = await baton('outcome', letter.messageId);
+    expect(shown.out.split('\n').at(-1)).toBe(
+      `its dead letter is kept (cause RETRYABLE: unexpected error: add crashed on db://internal): ${hint(`dead-letters show tally/c ${shellQuote(letter.messageId)}`)}`,
+    );
+  });
+
   it('quotes in its hints an actor id whose key holds shell characters: pasted, each runs on that actor', async () => {
     const id = `tally/it's a $(x); "y"`;
     const { messageId } = await json('send', id, 'add', '{"entry":"poison"}', '--app', TALLY);
@@ -955,8 +974,11 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const flags = flagsOf(deployment.options);
 
     const kept = (await baton('outcome', messageId)).out.split('\n').at(-1)!;
-    expect(kept).toMatch(/^its dead letter is kept: baton dead-letters show 'tally\/it'\\''s a /);
-    const show = shellWords(kept.slice('its dead letter is kept: '.length));
+    const keptLine = 'its dead letter is kept (cause RETRYABLE: the poison entry breaks add): ';
+    expect(kept.startsWith(`${keptLine}baton dead-letters show 'tally/it'\\''s a `), kept).toBe(
+      true,
+    );
+    const show = shellWords(kept.slice(keptLine.length));
     expect(show).toEqual(['baton', 'dead-letters', 'show', id, messageId, ...flags]);
     // Pasted as printed, it shows that very letter.
     const shown = await runBaton(show.slice(1));

@@ -3,6 +3,7 @@ import { ingressMessageId, ingressTarget, parseActorId } from '@baton/core/adapt
 import { Client } from '@baton/core/client';
 import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { actorArg } from './actors.ts';
+import { causeOf } from './deadLetterCauses.ts';
 import { lostItsQuotes, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { shellQuote } from './target.ts';
@@ -93,7 +94,7 @@ export async function ask(ctx: OpsContext): Promise<void> {
     });
   } catch (error) {
     if (isBatonError(error) && error.code === ErrorCode.DEAD_LETTERED) {
-      throw askDeadLettered(ctx, to, name, key, error);
+      throw await askDeadLettered(ctx, to, name, key, error);
     }
     if (!isBatonError(error) || error.code !== ErrorCode.ASK_TIMEOUT) throw error;
     // The library's advice names its option: the CLI's way keeps the key it chose.
@@ -112,18 +113,21 @@ export async function ask(ctx: OpsContext): Promise<void> {
  * The failure of an ask whose message was kept as a dead letter. The engine's error says to
  * redrive it; but this ask was told DEAD_LETTERED, so a plain redrive refuses its letter: what to
  * do is to look at it, then purge it, or redrive it with --force — each command with the id
- * quoted for a shell.
+ * quoted for a shell. The cause is the letter's: a caller is told less of an unexpected error
+ * than the operator may read.
  */
-function askDeadLettered(
+async function askDeadLettered(
   ctx: OpsContext,
   to: string,
   name: string,
   key: string,
   error: BatonError,
-): BatonError {
+): Promise<BatonError> {
   const messageId = ingressMessageId(to, key, SYSTEM);
-  const cause = (error.details as { cause?: { code?: string; message?: string } } | undefined)
+  const told = (error.details as { cause?: { code?: string; message?: string } } | undefined)
     ?.cause;
+  const letter = await letterOf(ctx, to, messageId);
+  const cause = letter.kept ? letter.cause : told;
   const why = cause?.code ? `${cause.code}: ${cause.message ?? ''}` : error.message;
   return new BatonError(
     ErrorCode.DEAD_LETTERED,
@@ -175,29 +179,29 @@ export async function outcome(ctx: OpsContext): Promise<void> {
   }
   // A DEAD_LETTERED outcome's error says to redrive the letter, as it was when kept: say whether
   // it is kept still, or was purged (a redrive applied or failed anew would have replaced it).
-  const deadLetter =
+  const letter =
     !record.outcome.ok && record.outcome.error.code === ErrorCode.DEAD_LETTERED
       ? await letterOf(ctx, record.actorId, messageId)
       : undefined;
   const shown = { messageId, actor: record.actorId, outcome: record.outcome };
+  const deadLetter = letter && (letter.kept ? 'kept' : 'purged');
   ctx.print(deadLetter === undefined ? shown : { ...shown, deadLetter }, (r) => {
     if (r.outcome.ok) return `ok ${JSON.stringify(r.outcome.value ?? null)}`;
     const { error } = r.outcome;
-    if (deadLetter === 'purged') {
+    if (!letter?.kept) {
+      if (letter === undefined) return `failed ${error.code}: ${error.message}`;
       // The stored error says to fix the cause and redrive the letter: no longer so.
-      return `failed ${error.code}${causeOf(error)}\nits dead letter is no longer kept: it was purged, never applied, and no redrive can apply it (--json has the error as it was stored)`;
+      return `failed ${error.code}${causeCodeOf(error)}\nits dead letter is no longer kept: it was purged, never applied, and no redrive can apply it (--json has the error as it was stored)`;
     }
-    return (
-      `failed ${error.code}: ${error.message}` +
-      (deadLetter === 'kept'
-        ? `\nits dead letter is kept: ${ctx.followUp`dead-letters show ${r.actor} ${messageId}`}`
-        : '')
-    );
+    // The stored error is the caller's, which withholds an unexpected error's text: the
+    // letter keeps it.
+    const { code, message } = letter.cause;
+    return `failed ${error.code}: ${error.message}\nits dead letter is kept (cause ${code}: ${message}): ${ctx.followUp`dead-letters show ${r.actor} ${messageId}`}`;
   });
 }
 
 /** ` (its cause: CODE)` of a DEAD_LETTERED error, when it keeps one. */
-function causeOf(error: { details?: unknown }): string {
+function causeCodeOf(error: { details?: unknown }): string {
   const code = (error.details as { cause?: { code?: unknown } } | undefined)?.cause?.code;
   return typeof code === 'string' ? ` (its cause: ${code})` : '';
 }
@@ -234,15 +238,20 @@ function outcomeId(ctx: OpsContext): string {
   return ingressMessageId(actorArg(ctx, 0), ctx.arg(1, 'idempotency key'), SYSTEM);
 }
 
-/** Whether the dead letter of a message whose outcome is DEAD_LETTERED is kept, or purged. */
+/**
+ * Whether the dead letter of a message whose outcome is DEAD_LETTERED is kept, with its cause,
+ * or was purged (or is gone: applied, or parked anew).
+ */
 async function letterOf(
   ctx: OpsContext,
   actorId: string,
   messageId: string,
-): Promise<'kept' | 'purged'> {
+): Promise<{ kept: true; cause: { code: string; message: string } } | { kept: false }> {
   const { store } = await ctx.target();
   const letter = await store.readDeadLetter(actorId, messageId);
-  return letter && !letter.applied && letter.parked === undefined ? 'kept' : 'purged';
+  return letter && !letter.applied && letter.parked === undefined
+    ? { kept: true, cause: causeOf(letter) }
+    : { kept: false };
 }
 
 /**
