@@ -3,7 +3,8 @@
  * app's WebSocket: actors with state, version and inbox position; turns; live queries; a form
  * that asks an actor; a message that keeps failing, shown holding its actor while it is
  * retried, then a dead letter that is redriven once its bug is fixed (a code reload); an actor's
- * history, read from the journal, the same after baton dev restarts.
+ * history, read from the journal, the same after baton dev restarts; the letter of an ask told
+ * DEAD_LETTERED, redriven only by a second click.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -154,4 +155,43 @@ describe("baton dev's inspector in Chromium", () => {
     await page.getByTestId('actor-counter/a').click();
     await expect.poll(history).toEqual(before);
   });
+
+  it('redrives the letter of an ask told it failed only on a second click, the refusal its title', async () => {
+    await reloadWith('v1');
+    const asked = await postJson(`${dev.origin}/ask`, {
+      to: 'counter/c',
+      name: 'boom',
+      payload: {},
+      idempotencyKey: 'boom-2',
+    });
+    expect(asked.status).toBe(422);
+    await expect.poll(() => text('depth-dead-letters'), { timeout: 10_000 }).toBe('1');
+    await reloadWith('v2');
+
+    await page.getByRole('button', { name: 'redrive' }).click();
+    const anyway = page.getByRole('button', {
+      name: 'its sender was told it failed: redrive anyway',
+    });
+    await expect
+      .poll(() => anyway.getAttribute('title'))
+      .toMatch(/^dead letter \S+ of counter\/c was not redriven: .* it was told DEAD_LETTERED/);
+    // The first click redrove nothing: the letter is still kept, counter/c unchanged.
+    expect(await text('depth-dead-letters')).toBe('1');
+    expect(await page.getByTestId('actor-counter/c').textContent()).toMatch(/\{"count":0\}$/);
+    await anyway.click();
+    await expect.poll(() => text('depth-dead-letters'), { timeout: 10_000 }).toBe('0');
+    await expect
+      .poll(() => page.getByTestId('actor-counter/c').textContent())
+      .toMatch(/\{"count":100\}$/);
+  });
 });
+
+/** Edits the fixture's version, then waits until the page is on the reloaded app. */
+async function reloadWith(version: 'v1' | 'v2'): Promise<void> {
+  const before = await page.locator('#backend').textContent();
+  writeFileSync(join(app, 'src/version.ts'), `export const VERSION = '${version}';\n`);
+  await expect
+    .poll(() => page.locator('#backend').textContent(), { timeout: 20_000 })
+    .not.toBe(before);
+  await expect.poll(() => text('connection')).toBe('open');
+}
