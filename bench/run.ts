@@ -14,7 +14,7 @@ import { timeNs } from './measure.ts';
 import { toJson, writeJson } from './output/json.ts';
 import { latencySvg, writeSvg } from './output/svg.ts';
 import { formatTable } from './report.ts';
-import { runSuite } from './suite.ts';
+import { runSuite, selectSteps } from './suite.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const only = process.env.BENCH_ONLY?.split(',')
@@ -67,6 +67,16 @@ async function main(): Promise<void> {
   if (errors.length > 0) {
     console.error(`${errors.length} benchmark(s) failed:\n${errors.join('\n')}`);
     process.exitCode = 1;
+  }
+}
+
+if (only) {
+  // An id no step answers to stops the run before anything starts, saying which ids there are.
+  try {
+    selectSteps(only);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
   }
 }
 

@@ -47,7 +47,7 @@ interface Context {
   size(full: number, quick: number): number;
 }
 
-interface Step {
+export interface Step {
   readonly id: string;
   readonly title: string;
   /**
@@ -378,16 +378,32 @@ const STEPS: readonly Step[] = [
 export const STEP_IDS = STEPS.map((s) => s.id);
 
 /**
+ * The steps `only` asks for: a step by its id (`3a`), all steps of a number (`2`: 2a, 2b, 2c),
+ * the step that prints a row (`2d`; `7a` of step 7's lettered rows). An id no step answers to is
+ * refused, naming those there are: a run that measured nothing would pass for a clean one.
+ */
+export function selectSteps(only: readonly string[]): Step[] {
+  const asks = (s: Step, o: string) =>
+    o === s.id ||
+    o === s.id.replace(/[a-z]$/, '') ||
+    s.prints?.includes(o) === true ||
+    (/^\d+$/.test(s.id) && o.replace(/[a-z]$/, '') === s.id);
+  const unknown = only.filter((o) => !STEPS.some((s) => asks(s, o)));
+  if (unknown.length > 0) {
+    throw new Error(
+      `BENCH_ONLY: no benchmark has the id ${unknown.join(', ')}; the ids are ${STEP_IDS.join(', ')} (a number alone runs all its rows, a row's id such as 7a or 2d the step that prints it)`,
+    );
+  }
+  return STEPS.filter((s) => only.some((o) => asks(s, o)));
+}
+
+/**
  * Runs the selected steps in order (those marked `first` before the others; the rows keep the
  * steps' order); a step that throws is reported and the rest go on.
  */
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const { log, quick, only } = options;
-  const selected = STEPS.filter(
-    (s) =>
-      !only ||
-      only.some((o) => o === s.id || o === s.id.replace(/[a-z]$/, '') || s.prints?.includes(o)),
-  );
+  const selected = only ? selectSteps(only) : STEPS;
   let target: Promise<Target> | undefined;
   const context: Context = {
     log,

@@ -42,6 +42,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '8d',
       '8e',
       '8f',
+      '8g',
       '9',
     ]);
     for (const row of rows) {
@@ -78,6 +79,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('6')).toEqual({ kind: 'min', value: 1 });
     expect(budgetOf('8d')).toEqual({ kind: 'max', value: 1.2 });
     expect(budgetOf('8e')).toEqual({ kind: 'max', value: 1.5 });
+    expect(budgetOf('8g')).toEqual({ kind: 'max', value: 1.1 });
     // The loop that runs its steps unconfirmed, for reading; 8d's loop reads its record first.
     expect(budgetOf('8f')).toBeUndefined();
     const reads = (id: string) => rows.find((r) => r.bench.startsWith(`${id}.`))!.calls!.baseline!;
