@@ -1,13 +1,15 @@
 /**
- * The refusals of callers outside the app: what they say of a name the app does not have, and
- * that they never repeat a caller's long string whole.
+ * The refusals of callers outside the app: what they say of a name the app does not have, that
+ * they never repeat a caller's long string whole, and that an `authorize` lets a caller through
+ * only by returning `true`.
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { authorizeMessage, unknownQuery } from './access.ts';
+import { authorizeMessage, authorizeQuery, unknownQuery } from './access.ts';
 import { actor } from './actor.ts';
-import { ANONYMOUS } from './caller.ts';
-import { type BatonError, isBatonError } from './errors.ts';
+import { ANONYMOUS, callerOf } from './caller.ts';
+import { type BatonError, ErrorCode, invalidArgument, isBatonError } from './errors.ts';
+import { query } from './query.ts';
 import { Registry } from './registry.ts';
 import { CLIP_CHARS } from './shared/clip.ts';
 
@@ -73,5 +75,84 @@ describe('a refusal to a caller outside the app', () => {
     }
     expect(refusals[1]!.details).toMatchObject({ name: `${'x'.repeat(CLIP_CHARS)}…` });
     expect(refusals[2]!.details).toMatchObject({ query: `${'x'.repeat(CLIP_CHARS)}…` });
+  });
+});
+
+describe('an authorize that does not return true', () => {
+  // What a check written in JavaScript, or cast, may return or do: each refuses.
+  const verdicts: [string, () => unknown][] = [
+    [
+      'throws',
+      () => {
+        throw new Error('lookup failed');
+      },
+    ],
+    ['returns undefined', () => undefined],
+    ['returns a truthy string', () => 'yes'],
+    ['returns 1', () => 1],
+    ['returns a promise', () => Promise.resolve(true)],
+  ];
+  const alice = callerOf({ user: 'alice' });
+
+  for (const [what, verdict] of verdicts) {
+    it(`refuses a message when it ${what}`, () => {
+      const Vault = actor({
+        name: 'vault',
+        state: z.object({}),
+        initial: () => ({}),
+        handlers: {
+          open: {
+            public: true,
+            payload: z.object({}),
+            authorize: verdict as never,
+            handle: () => 1,
+          },
+        },
+      });
+      const vaults = new Registry([Vault]);
+      expect(() => authorizeMessage(vaults, alice, 'vault/v', 'open', {})).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.FORBIDDEN,
+          message: 'not allowed: this caller may not send "open" to vault/v',
+        }),
+      );
+    });
+
+    it(`refuses a subscription when it ${what}`, () => {
+      const secrets = query({
+        name: 'secrets',
+        public: true,
+        args: z.object({}),
+        authorize: verdict as never,
+        handler: () => 1,
+      });
+      expect(() => authorizeQuery(secrets, alice, {})).toThrow(
+        expect.objectContaining({ code: ErrorCode.FORBIDDEN }),
+      );
+    });
+  }
+
+  it('lets the caller through on true, and passes on a Baton error it throws on purpose', () => {
+    const Vault = actor({
+      name: 'vault',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        open: { public: true, payload: z.object({}), authorize: () => true, handle: () => 1 },
+        shut: {
+          public: true,
+          payload: z.object({}),
+          authorize: () => {
+            throw invalidArgument('say which vault');
+          },
+          handle: () => 1,
+        },
+      },
+    });
+    const vaults = new Registry([Vault]);
+    expect(authorizeMessage(vaults, alice, 'vault/v', 'open', {}).key).toBe('v');
+    expect(() => authorizeMessage(vaults, alice, 'vault/v', 'shut', {})).toThrow(
+      expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT, message: 'say which vault' }),
+    );
   });
 });
