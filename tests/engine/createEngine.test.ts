@@ -8,7 +8,6 @@ import { createEmbeddedBackend } from '@baton/embedded';
 import { describe, expect, it } from 'vitest';
 import { checkRedrivePolicy } from '../../packages/core/src/engine/checkRedrivePolicy.ts';
 import { bank } from './bank.ts';
-import { recordingLogger } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -48,7 +47,8 @@ describe('createEngine', () => {
   });
 
   it('takes 0 for a cache size or a retention, and refuses every bad option in one error naming each', () => {
-    expect(createEngine(options({ cacheSize: 0, markRetentionMs: 0 })).markRetentionMs).toBe(0);
+    const zeros = { cacheSize: 0, markRetentionMs: 0, idempotencyRetentionMs: 0 };
+    expect(createEngine(options(zeros)).markRetentionMs).toBe(0);
     const bad = {
       batchSize: 0,
       cacheSize: -1,
@@ -95,26 +95,22 @@ describe('createEngine', () => {
     ).not.toThrow();
   });
 
-  it('warns, naming both retentions and the fix, of an idempotency retention over twice the mark retention', () => {
-    const warned = (more: Record<string, unknown>) => {
-      const { logger, lines } = recordingLogger();
-      createEngine(options({ logger, ...more }));
-      return lines;
-    };
-    expect(warned({})).toEqual([]);
-    expect(warned({ markRetentionMs: 7 * DAY, idempotencyRetentionMs: 14 * DAY })).toEqual([]);
-    expect(warned({ markRetentionMs: 5 * DAY })).toEqual([
-      {
-        level: 'warn',
-        message: expect.stringMatching(
-          /^idempotencyRetentionMs \(14 days\) is over twice markRetentionMs \(5 days\): .* may be applied again by its next life\. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs$/,
-        ),
-        fields: { idempotencyRetentionMs: 14 * DAY, markRetentionMs: 5 * DAY },
-      },
-    ]);
-    expect(warned({ markRetentionMs: 7 * DAY, idempotencyRetentionMs: 14 * DAY + 1 })).toHaveLength(
-      1,
+  it('refuses an idempotency retention over twice the mark retention, naming both and the fix, unless a test says it runs so', () => {
+    expect(() => createEngine(options({ markRetentionMs: 5 * DAY }))).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_ARGUMENT,
+        message:
+          "invalid engine options: idempotencyRetentionMs (14 days) is over twice markRetentionMs (5 days): a client's copy of a message may outlive its actor's record and be applied again by a new life; keep it at most twice markRetentionMs",
+      }),
     );
+    expect(() =>
+      createEngine(options({ markRetentionMs: 7 * DAY, idempotencyRetentionMs: 14 * DAY + 1 })),
+    ).toThrow(/is over twice markRetentionMs/);
+    expect(() =>
+      createEngine(options({ markRetentionMs: 7 * DAY, idempotencyRetentionMs: 14 * DAY })),
+    ).not.toThrow();
+    const allowed = { markRetentionMs: 5 * DAY, allowShortMarkRetention: true };
+    expect(createEngine(options(allowed)).markRetentionMs).toBe(5 * DAY);
   });
 
   it('requires a store and a queue', () => {

@@ -156,6 +156,7 @@ function harness(
     clock: h.clock,
     logger: silentLogger,
     markRetentionMs: RETENTION,
+    idempotencyRetentionMs: 2 * RETENTION,
     onDeadLetter: (letter) => told.letters.push(letter.messageId),
     onTurn: (stats) => {
       told.applied += stats.applied;

@@ -19,9 +19,10 @@ import {
  *
  * A client's message is not kept aside: its proof is its outcome, kept for the idempotency
  * retention (14 days), and a halted actor's outcomes go with its record, twice the mark
- * retention after its last message — 2 days in a run, a combination the engine warns of (keep
- * the idempotency retention at most twice the mark retention), so a late copy of a client's
- * message could rightly be applied again by the actor's next life.
+ * retention after its last message — 2 days in a run, a combination the engine refuses
+ * outside a run (`allowShortMarkRetention`: keep the idempotency retention at most twice the
+ * mark retention), so a late copy of a client's message could rightly be applied again by the
+ * actor's next life.
  */
 export class LateCopies {
   readonly #aside: QueueMessage[] = [];

@@ -91,11 +91,10 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
    */
   readonly workflowCacheSize?: number;
   /**
-   * How long an ingress idempotency key is remembered (I7). Keep it at most twice
-   * `markRetentionMs`: a halted actor's record is deleted twice the mark retention after its
-   * last message, and a copy of a client's message its life applied, coming later but within
-   * this retention, would be applied again by the next life (the engine warns of it when it
-   * starts). @default 14 days
+   * How long an ingress idempotency key is remembered (I7). At most twice `markRetentionMs`, or
+   * the engine refuses to start: a halted actor's record is deleted twice the mark retention
+   * after its last message, and a copy of a client's message its life applied, coming later but
+   * within this retention, would be applied again by the next life. @default 14 days
    */
   readonly idempotencyRetentionMs?: number;
   /**
@@ -103,6 +102,13 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
    * of it, so keep it over twice the queue's message retention. @default 28 days
    */
   readonly markRetentionMs?: number;
+  /**
+   * Starts with `idempotencyRetentionMs` over twice `markRetentionMs`, which the engine otherwise
+   * refuses: I7 then does not hold across an actor's lives. Only for a test or a simulation that
+   * shortens the mark retention alone, to see marks expire in a short run, and sends no client's
+   * copy that late. @default false
+   */
+  readonly allowShortMarkRetention?: boolean;
   /**
    * Failures of a message's handler before the engine ends it as DEAD_LETTERED (kept for
    * redrive). Each message counts its own (the actor's record keeps the count), not the queue's
@@ -240,25 +246,24 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
       `effectKeyNamespace must be a non-empty string, got ${JSON.stringify(namespace)}`,
     );
   }
+  if (options.allowShortMarkRetention !== true) checkRetentions(engine, problems);
   if (problems.length > 0) {
     throw invalidArgument(`invalid engine options: ${problems.join('; ')}`);
   }
-  warnOfRetentions(engine);
   return engine;
 }
 
 /**
- * Warns of an idempotency retention over twice the mark retention. An actor's record tells which
- * of its outcome pages to look a copy up in, and it is deleted twice the mark retention after the
- * last message of a life that halted or never changed: a client's copy of a message coming after
- * that, within the idempotency retention, may be applied again by the next life. Only warned of:
- * tests and simulations shorten the mark retention alone on purpose.
+ * Refuses an idempotency retention over twice the mark retention. An actor's record tells which
+ * of its outcome pages to look a copy up in, and it is deleted twice the mark retention after
+ * the last message of a life that halted or never changed: a client's copy of a message coming
+ * after that, within the idempotency retention, may be applied again by the next life.
  */
-function warnOfRetentions(engine: TurnEngine): void {
+function checkRetentions(engine: TurnEngine, problems: string[]): void {
   const { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs } = engine;
-  if (outcomeMs <= 2 * markMs) return;
-  engine.logger.warn(
-    `idempotencyRetentionMs (${days(outcomeMs)} days) is over twice markRetentionMs (${days(markMs)} days): a client's copy of a message sent after the actor's record expired may be applied again by its next life. Raise markRetentionMs to at least half idempotencyRetentionMs, or lower idempotencyRetentionMs`,
-    { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs },
+  // A retention refused as it is (negative, not finite) is reported alone.
+  if (!(outcomeMs > 2 * markMs && markMs >= 0 && outcomeMs < Number.POSITIVE_INFINITY)) return;
+  problems.push(
+    `idempotencyRetentionMs (${days(outcomeMs)} days) is over twice markRetentionMs (${days(markMs)} days): a client's copy of a message may outlive its actor's record and be applied again by a new life; keep it at most twice markRetentionMs`,
   );
 }

@@ -223,7 +223,7 @@ export function conformanceSuite(name: string, open: () => Promise<ConformanceBa
     it('refuses the commit of a worker whose warm record is of an earlier life of the actor', async () => {
       const { b, client, run, state, engineOptions } = await start();
       // The halted record expires 2 s after the halt: twice this mark retention.
-      const options = { ...engineOptions, markRetentionMs: 1_000 };
+      const options = { ...engineOptions, markRetentionMs: 1_000, idempotencyRetentionMs: 2_000 };
       const [warm, other] = [new Worker(options), new Worker(options)];
       const ref = Ledger.ref('lives');
       await client.send(ref, 'add', { entry: 'old-life', amount: 1 });
