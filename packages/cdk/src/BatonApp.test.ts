@@ -430,7 +430,7 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters (the queue’s, its oldest nearing the queue’s retention, and the engine’s), workflows left paused, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
+  it('alarms on dead letters (the queue’s, its oldest nearing the queue’s retention, and the engine’s), workflows left paused, a channel’s gaps forgotten, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
     // The scale limits' alarms are checked one by one in scaleAlarms.test.ts.
     const scale = [
       'inboxSendRate',
@@ -448,6 +448,7 @@ describe('BatonApp', () => {
       'keptDeadLetters',
       'pausedWorkflows',
       'stateTooLarge',
+      'forgottenGaps',
       'inboxAge',
       'staleOutbox',
       'sweeperLag',
@@ -577,6 +578,23 @@ describe('BatonApp', () => {
       Threshold: 1,
       TreatMissingData: 'notBreaching',
     });
+    // A channel's gaps forgotten: a message missing there that still comes is skipped.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: workerLogs },
+      FilterPattern:
+        '{ $.message = "gaps on a channel forgotten: a message missing there is skipped" }',
+      MetricTransformations: [
+        Match.objectLike({
+          MetricName: Match.stringLikeRegexp('^ForgottenGaps-'),
+          MetricValue: '1',
+        }),
+      ],
+    });
+    expect(
+      Object.values(template.findResources('AWS::CloudWatch::Alarm')).find((alarm) =>
+        /^ForgottenGaps-/.test(alarm.Properties.MetricName),
+      )?.Properties,
+    ).toMatchObject({ Statistic: 'Sum', Threshold: 1, TreatMissingData: 'notBreaching' });
     // The sweeper's lag nears SQS's 5-minute dedupe window, or no sweep logged at all.
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       FilterPattern: Match.stringLikeRegexp('sweep done'),
@@ -587,6 +605,17 @@ describe('BatonApp', () => {
       Statistic: 'Maximum',
       TreatMissingData: 'breaching',
     });
+  });
+
+  it('has a runbook entry in docs/operations.md for every alarm, where the descriptions send the operator', () => {
+    const runbook = readFileSync(join(import.meta.dirname, '../../../docs/operations.md'), 'utf8');
+    const ids = Object.values(baton.alarms).map((alarm) => alarm.node.id);
+    // The functions' errors alarms share one entry, `<function>ErrorsAlarm`.
+    const missing = ids.filter(
+      (id) => !runbook.includes(`\`${id.endsWith('ErrorsAlarm') ? '<function>ErrorsAlarm' : id}\``),
+    );
+    expect(ids.length).toBeGreaterThan(20);
+    expect(missing).toEqual([]);
   });
 
   it('sends every alarm into ALARM and back to OK to the actions addAlarmActions gives', () => {

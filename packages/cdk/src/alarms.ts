@@ -3,6 +3,7 @@ import { ErrorCode } from '@baton/core';
 import {
   DEAD_LETTER_AT_ONCE_LOG,
   DEAD_LETTER_LOGS,
+  GAPS_FORGOTTEN_LOG,
   REJECTED_LOG,
   STALE_OUTBOX_LOG,
   SWEEP_LOG,
@@ -18,12 +19,12 @@ import type { AppParts } from './appParts.ts';
 
 /**
  * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue, and
- * one there nearing the queue's retention; the engine's, a new one and any kept), a workflow instance left paused with no replay due (the
- * worker logs one line each time), a message kept because its state would be too large (from
- * the worker's log), the inbox's oldest message, stream records the stream
- * function gave up on, timer messages the relay gave up on, outbox items older than a day (the
- * sweeper logs one line each), a sweeper that runs late or not at all, and every function's
- * errors.
+ * one there nearing the queue's retention; the engine's, a new one and any kept), a workflow
+ * instance left paused with no replay due (the worker logs one line each time), a message kept
+ * because its state would be too large and a channel's gaps forgotten (from the worker's log),
+ * the inbox's oldest message, stream records the stream function gave up on, timer messages the
+ * relay gave up on, outbox items older than a day (the sweeper logs one line each), a sweeper
+ * that runs late or not at all, and every function's errors.
  */
 export function createAlarms(
   app: AppParts,
@@ -93,6 +94,12 @@ export function createAlarms(
       stateTooLargeMetric(app, functions.worker),
       1,
       'A message was kept as a dead letter in the last 5 minutes because its handler would grow its actor’s state past the record limit (STATE_TOO_LARGE): the state is unchanged and the actor went on with its next messages. `baton dead-letters list` shows the letter, with its cause; the worker’s `message dead-lettered at once` line names the actor and the message. Keep large data elsewhere or split the actor, deploy, then `baton dead-letters redrive --all --code STATE_TOO_LARGE --dry-run`, then without --dry-run (an ask’s letter only with --force: its asker was told DEAD_LETTERED) (docs/operations.md, StateTooLargeAlarm).',
+    ),
+    forgottenGaps: alarm(
+      'ForgottenGapsAlarm',
+      logMetric(app, functions.worker, 'ForgottenGaps', GAPS_FORGOTTEN_LOG, '1', 'Sum'),
+      1,
+      'An actor’s mark of a sender held more gaps (messages missing from their channel) than fit in its record, and the worker forgot the oldest: a message missing there that still comes, redriven from the inbox’s dead-letter queue, is skipped as if applied. Its line in the worker’s log (`gaps on a channel forgotten`) names the actor, the sender and the sequence ranges forgotten; `baton queue-dead-letters list` shows those that wait there. A redrive skips them: decide for each whether to do what it asked for another way or accept its loss, then find why so many of one sender’s messages failed (DeadLettersAlarm) (docs/operations.md, ForgottenGapsAlarm).',
     ),
     inboxAge: alarm(
       'InboxAgeAlarm',

@@ -20,6 +20,13 @@ import type { Inbound } from './Inbound.ts';
 import { asOldAs, clockMargin } from './turnErrors.ts';
 
 /**
+ * What the worker logs, at error, when a channel has more gaps than its mark holds: the oldest
+ * are forgotten, and a message missing there that still comes is skipped as applied. The CDK
+ * construct's ForgottenGapsAlarm counts these lines.
+ */
+export const GAPS_FORGOTTEN_LOG = 'gaps on a channel forgotten: a message missing there is skipped';
+
+/**
  * The record with the inbox offset and the sender's mark moved past `inbound`, at `now`: the
  * mark as `arrival` places the message against `mark` (none: the mark stays).
  */
@@ -71,7 +78,7 @@ export function advance(
       maxGaps(engine.store.limits.maxItemBytes),
     );
     if (bounded.forgotten.length > 0) {
-      engine.logger.error('gaps on a channel forgotten: a message missing there is skipped', {
+      engine.logger.error(GAPS_FORGOTTEN_LOG, {
         actor: current.id,
         from: envelope.from,
         forgotten: bounded.forgotten,
