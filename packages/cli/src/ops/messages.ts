@@ -126,7 +126,8 @@ async function askDeadLettered(
   const messageId = ingressMessageId(to, key, SYSTEM);
   const told = (error.details as { cause?: { code?: string; message?: string } } | undefined)
     ?.cause;
-  const letter = await letterOf(ctx, to, messageId);
+  // A letter this operator may not read leaves the cause as the ask was told it.
+  const letter = await letterOf(ctx, to, messageId).catch(() => ({ kept: false }) as const);
   const cause = letter.kept ? letter.cause : told;
   const why = cause?.code ? `${cause.code}: ${cause.message ?? ''}` : error.message;
   return new BatonError(
