@@ -645,6 +645,29 @@ describe("an actor's lives", () => {
     ]);
   });
 
+  it("never apply again a client's keyed message whose copy comes once its halted actor's record expired (I7 across lives)", async () => {
+    const h = harness();
+    await h.client.send(o1, 'pay', { amount: 7 }, { idempotencyKey: 'pay-7' });
+    await h.client.send(o1, 'end', {});
+    await h.run();
+    const paid = h.sent.find((m) => decodeEnvelope(m.body)?.name === 'pay')!;
+    // The life ends, its record and outcomes go; o-1 lives again. A copy of the keyed pay,
+    // committed and never acknowledged in the first life, comes back from the queue's
+    // dead-letter queue: the idempotency retention (at most twice the mark retention, which the
+    // engine checks) has passed with the record.
+    await h.expire(o1.id);
+    await h.client.send(o1, 'remind', {});
+    await h.run();
+    await h.backend.queue.send([{ ...paid, dedupeId: `redrive-${paid.dedupeId}` }]);
+    await h.run();
+    expect(charges.map((charge) => charge.amount)).toEqual([7]);
+    expect(((await h.state(o1.id)) as { log: string[] }).log).toEqual(['reminded']);
+    const letters = await h.backend.store.listDeadLetters(o1.id);
+    expect(letters.map((letter) => [letter.messageId, letter.error.code])).toEqual([
+      [decodeEnvelope(paid.body)!.id, 'DEAD_LETTERED'],
+    ]);
+  });
+
   it('look for kept letters only for a message as old as the mark retention (less the margin for a clock)', async () => {
     const h = harness();
     const { store, queue } = h.backend;
