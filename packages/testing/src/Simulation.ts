@@ -280,6 +280,16 @@ export class Simulation {
     return new Set([...this.#lateCopies.redriven, ...this.#stranded.deliveredIds]);
   }
 
+  /**
+   * The channels (`from→to`; `*→to`: any sender) on which a message left the inbox's order — kept
+   * as an engine dead letter, moved to the queue's dead-letter queue, or stranded there — and may
+   * have been applied, once redriven, after messages sent later on its channel: the one exception
+   * to per-channel FIFO (I3). On every other channel, messages are applied in send order.
+   */
+  get detouredChannels(): ReadonlySet<string> {
+    return new Set([...this.#deadLetters.detours, ...this.#stranded.channels]);
+  }
+
   /** The backend as it is now (it is replaced on a simulated restart). */
   get backend(): EmbeddedBackend {
     return this.#cluster.backend;

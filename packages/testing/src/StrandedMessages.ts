@@ -17,6 +17,8 @@ interface Stranded {
  */
 export class StrandedMessages {
   readonly #waiting: Stranded[] = [];
+  /** The channels (`from→to`) of the messages stranded so far. */
+  readonly #channels = new Set<string>();
   /** When each message was stranded, by message id. */
   readonly #strandedAt = new Map<string, number>();
   /**
@@ -83,9 +85,15 @@ export class StrandedMessages {
       if (accepted.has(message.dedupeId) || this.#strandedAt.size >= this.most) return true;
       if (!(rng() < this.chance)) return true;
       this.#strandedAt.set(envelope.id, time.now);
+      this.#channels.add(`${envelope.from}→${envelope.to}`);
       this.#waiting.push({ message, acrossJump: false });
       return false;
     });
+  }
+
+  /** The channels (`from→to`) a message of which was stranded: redriven, it comes late. */
+  get channels(): ReadonlySet<string> {
+    return this.#channels;
   }
 
   /** Time jumped: every message waiting now waited across it. */

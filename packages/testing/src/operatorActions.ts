@@ -5,7 +5,7 @@
  * inbox message moved is booked with the outbox holders, so the orphan check follows it.
  */
 import { ErrorCode, isBatonError } from '@baton/core';
-import type { Commit } from '@baton/core/adapter';
+import { type Commit, decodeEnvelope } from '@baton/core/adapter';
 import { answeredSender, redriveDeadLetter, redriveNeedsForce } from '@baton/core/engine';
 import type { Action } from './Action.ts';
 import { place } from './OutboxHolders.ts';
@@ -51,6 +51,8 @@ export class DeadLetterBook {
   readonly #redrives = new Map<string, number>();
   /** The first message whose letters came back after every redrive allowed, if any. */
   loop: RedriveLoop | undefined;
+  /** The channels (`from→to`) a message of which left the inbox's order: see {@link detoured}. */
+  readonly #detours = new Set<string>();
 
   /**
    * @param maxRedrives redrives of one message's letters (`SimulationOptions.deadLetterRedrives`);
@@ -80,6 +82,7 @@ export class DeadLetterBook {
         this.#answered.set(letter.messageId, { forced: 0 });
       }
     }
+    for (const letter of put) this.detoured(actorId, letter.envelope);
     for (const { messageId, error, envelope, unmarked } of put) {
       // A message kept for its code's fault — too large for any commit, its handler left state
       // the code cannot commit or its record cannot hold, or a migration of its actor's state
@@ -147,6 +150,20 @@ export class DeadLetterBook {
     if (answered) answered.forced++;
   }
 
+  /**
+   * Books that a message to `actorId` left its inbox's order — kept as a dead letter, or moved to
+   * the queue's dead-letter queue — so that its redrive may apply it after messages sent later on
+   * its channel (I3's documented exception). Without its envelope, every channel to the actor.
+   */
+  detoured(actorId: string, envelope: { from: string; to: string } | undefined): void {
+    this.#detours.add(envelope ? `${envelope.from}→${envelope.to}` : `*→${actorId}`);
+  }
+
+  /** The channels booked by {@link detoured}: `from→to`, or `*→to` for any sender. */
+  get detours(): ReadonlySet<string> {
+    return this.#detours;
+  }
+
   /** Counts a redrive of `letter`'s message. */
   redriving(letter: DeadLetter): void {
     letter.redriven = true;
@@ -211,9 +228,10 @@ function redriveQueueDeadLetters(cluster: SimCluster): number {
   queue.redrive();
   const back = queue.messages().slice(-letters.length);
   const generation = cluster.generation;
-  const { holders } = cluster.context;
+  const { holders, deadLetters } = cluster.context;
   letters.forEach((m, i) => {
     holders.moved(place(generation, m.seq), place(generation, back[i]!.seq));
+    deadLetters.detoured(m.group, decodeEnvelope(m.body));
   });
   return letters.length;
 }
