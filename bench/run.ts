@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   log(
     '\nfigures are from this one run on a shared machine: baseline and candidate are medians over' +
       ' rounds; ratio is the median, "paired IQR" the middle half, of the ratios of adjacent' +
-      ' baseline/candidate rounds ("—": a figure counted or measured once). A verdict marked *' +
+      " baseline/candidate rounds (row 6, measured against a fixed budget: of its rounds' rates over" +
+      ' the budget; "—": a figure counted or measured once). A verdict marked *' +
       ' has its budget within that middle half: the next run may read otherwise.',
   );
   const subtitle = `${target ?? 'embedded only'} · ${cpus().length} cpus · node ${process.version} · ${new Date().toISOString().slice(0, 16)}Z${quick ? ' · BENCH_QUICK' : ''}`;
