@@ -20,6 +20,10 @@ const quick = process.env.BENCH_QUICK === '1';
 const only = process.env.BENCH_ONLY?.split(',')
   .map((s) => s.trim().toLowerCase())
   .filter((s) => s !== '');
+if (process.env.BENCH_ONLY !== undefined && only?.length === 0) {
+  console.error('BENCH_ONLY is set but names no benchmark: give ids such as 1,3a, or unset it');
+  process.exit(2);
+}
 const out = process.env.BENCH_OUT ?? new URL('./results/', import.meta.url).pathname;
 const log = (line: string) => console.log(line);
 

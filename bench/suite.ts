@@ -379,8 +379,9 @@ export const STEP_IDS = STEPS.map((s) => s.id);
 
 /**
  * The steps `only` asks for: a step by its id (`3a`), all steps of a number (`2`: 2a, 2b, 2c),
- * the step that prints a row (`2d`; `7a` of step 7's lettered rows). An id no step answers to is
- * refused, naming those there are: a run that measured nothing would pass for a clean one.
+ * the step that prints a row (`2d`; any letter after a step that is a number alone, `7a`, runs
+ * that step, whose rows are lettered as they come). An id no step answers to is refused, naming
+ * those there are: a run that measured nothing would pass for a clean one.
  */
 export function selectSteps(only: readonly string[]): Step[] {
   const asks = (s: Step, o: string) =>

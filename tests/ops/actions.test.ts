@@ -961,6 +961,10 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(stored.outcome.error.details.cause.message).toBe(
       "an unexpected error; its text is in the server's log",
     );
+    expect((await json('outcome', letter.messageId)).deadLetterCause).toEqual({
+      code: 'RETRYABLE',
+      message: 'unexpected error: add crashed on db://internal',
+    });
     const shown = await baton('outcome', letter.messageId);
     expect(shown.out.split('\n').at(-1)).toBe(
       `its dead letter is kept (cause RETRYABLE: unexpected error: add crashed on db://internal): ${hint(`dead-letters show tally/c ${shellQuote(letter.messageId)}`)}`,

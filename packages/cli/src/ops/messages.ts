@@ -180,13 +180,19 @@ export async function outcome(ctx: OpsContext): Promise<void> {
   }
   // A DEAD_LETTERED outcome's error says to redrive the letter, as it was when kept: say whether
   // it is kept still, or was purged (a redrive applied or failed anew would have replaced it).
+  // A letter this operator may not read leaves the outcome as it is stored.
   const letter =
     !record.outcome.ok && record.outcome.error.code === ErrorCode.DEAD_LETTERED
-      ? await letterOf(ctx, record.actorId, messageId)
+      ? await letterOf(ctx, record.actorId, messageId).catch(() => undefined)
       : undefined;
   const shown = { messageId, actor: record.actorId, outcome: record.outcome };
-  const deadLetter = letter && (letter.kept ? 'kept' : 'purged');
-  ctx.print(deadLetter === undefined ? shown : { ...shown, deadLetter }, (r) => {
+  const told =
+    letter === undefined
+      ? shown
+      : letter.kept
+        ? { ...shown, deadLetter: 'kept', deadLetterCause: letter.cause }
+        : { ...shown, deadLetter: 'purged' };
+  ctx.print(told, (r) => {
     if (r.outcome.ok) return `ok ${JSON.stringify(r.outcome.value ?? null)}`;
     const { error } = r.outcome;
     if (!letter?.kept) {
