@@ -126,9 +126,8 @@ async function askDeadLettered(
   const messageId = ingressMessageId(to, key, SYSTEM);
   const told = (error.details as { cause?: { code?: string; message?: string } } | undefined)
     ?.cause;
-  // A letter this operator may not read leaves the cause as the ask was told it.
-  const letter = await letterOf(ctx, to, messageId).catch(() => ({ kept: false }) as const);
-  const cause = letter.kept ? letter.cause : told;
+  const letter = await letterOf(ctx, to, messageId);
+  const cause = letter?.kept ? letter.cause : told;
   const why = cause?.code ? `${cause.code}: ${cause.message ?? ''}` : error.message;
   return new BatonError(
     ErrorCode.DEAD_LETTERED,
@@ -180,10 +179,9 @@ export async function outcome(ctx: OpsContext): Promise<void> {
   }
   // A DEAD_LETTERED outcome's error says to redrive the letter, as it was when kept: say whether
   // it is kept still, or was purged (a redrive applied or failed anew would have replaced it).
-  // A letter this operator may not read leaves the outcome as it is stored.
   const letter =
     !record.outcome.ok && record.outcome.error.code === ErrorCode.DEAD_LETTERED
-      ? await letterOf(ctx, record.actorId, messageId).catch(() => undefined)
+      ? await letterOf(ctx, record.actorId, messageId)
       : undefined;
   const shown = { messageId, actor: record.actorId, outcome: record.outcome };
   const told =
@@ -247,15 +245,17 @@ function outcomeId(ctx: OpsContext): string {
 
 /**
  * Whether the dead letter of a message whose outcome is DEAD_LETTERED is kept, with its cause,
- * or was purged (or is gone: applied, or parked anew).
+ * or was purged (or is gone: applied, or parked anew); `undefined` when it cannot be read (an
+ * operator who may not read dead letters): the caller then says what is stored.
  */
 async function letterOf(
   ctx: OpsContext,
   actorId: string,
   messageId: string,
-): Promise<{ kept: true; cause: { code: string; message: string } } | { kept: false }> {
+): Promise<{ kept: true; cause: { code: string; message: string } } | { kept: false } | undefined> {
   const { store } = await ctx.target();
-  const letter = await store.readDeadLetter(actorId, messageId);
+  const letter = await store.readDeadLetter(actorId, messageId).catch(() => null);
+  if (letter === null) return undefined;
   return letter && !letter.applied && letter.parked === undefined
     ? { kept: true, cause: causeOf(letter) }
     : { kept: false };
