@@ -109,6 +109,21 @@ describe('createEngine', () => {
     expect(() =>
       createEngine(options({ markRetentionMs: 7 * DAY, idempotencyRetentionMs: 14 * DAY })),
     ).not.toThrow();
+    // A retention refused as it is (negative, not finite) is reported alone, not as a pair.
+    for (const [bad, told] of [
+      [{ markRetentionMs: -5 }, 'markRetentionMs must be a number ≥ 0, got -5'],
+      [
+        { idempotencyRetentionMs: Number.POSITIVE_INFINITY },
+        'idempotencyRetentionMs must be a number ≥ 0, got Infinity',
+      ],
+    ] as const) {
+      expect(() => createEngine(options(bad))).toThrow(`invalid engine options: ${told}`);
+      expect(() => createEngine(options(bad))).not.toThrow(/is over twice/);
+    }
+    // No mark kept at all, with keys kept: refused too.
+    expect(() => createEngine(options({ markRetentionMs: 0 }))).toThrow(
+      /is over twice markRetentionMs \(0 ms, 0 days\)/,
+    );
     const allowed = { markRetentionMs: 5 * DAY, allowShortMarkRetention: true };
     expect(createEngine(options(allowed)).markRetentionMs).toBe(5 * DAY);
   });
