@@ -51,7 +51,11 @@ export {
   SqsTimerQueue,
   type SqsTimerQueueOptions,
 } from './sqs/SqsTimerQueue.ts';
-export { type SqsQueueOptions, SqsTurnQueue } from './sqs/SqsTurnQueue.ts';
+export {
+  type SqsQueueOptions,
+  SqsTurnQueue,
+  type SqsTurnQueueOptions,
+} from './sqs/SqsTurnQueue.ts';
 export { sqsEffect } from './sqs/sqsEffect.ts';
 export {
   allowedOriginsProblems,

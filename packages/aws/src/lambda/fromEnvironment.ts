@@ -20,7 +20,7 @@ import {
 } from '../environment.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
 import { SqsTimerQueue } from '../sqs/SqsTimerQueue.ts';
-import { type SqsQueueOptions, SqsTurnQueue } from '../sqs/SqsTurnQueue.ts';
+import { SqsTurnQueue, type SqsTurnQueueOptions } from '../sqs/SqsTurnQueue.ts';
 import { authCaller } from './iamCaller.ts';
 import { ingressHandler } from './ingressHandler.ts';
 import { relayHandler } from './relayHandler.ts';
@@ -44,7 +44,7 @@ function turnPortsFromEnvironment(): { store: DynamoTurnStore; queue: SqsTurnQue
 /** A store of class `Store` and a queue of class `Queue` on the environment's table and inbox. */
 function environmentPorts<S, Q>(
   Store: new (options: DynamoStoreOptions) => S,
-  Queue: new (options: SqsQueueOptions) => Q,
+  Queue: new (options: SqsTurnQueueOptions) => Q,
 ): { store: S; queue: Q } {
   const { table, inboxUrl } = readEnvironment(['table', 'inboxUrl']);
   const { dynamodb, sqs } = createAwsClients();

@@ -315,7 +315,7 @@ describe('SqsQueue', () => {
   it('refuses a queue URL that is not a FIFO queue', () => {
     expect(
       () => new SqsQueue({ client: sqs, queueUrl: 'http://x/q', waitTimeSeconds: 30 }),
-    ).toThrow(/FIFO.*waitTimeSeconds/);
+    ).toThrow(/waitTimeSeconds.*FIFO/);
   });
 });
 
@@ -331,7 +331,7 @@ describe('SqsTurnQueue', () => {
     expect(queue).toBeInstanceOf(SqsTurnQueue);
   });
 
-  it('refuses the options SqsQueue refuses, with the same error', () => {
+  it('refuses the options SqsQueue refuses, with the same error, but for the receive’s waitTimeSeconds, which it does not take', () => {
     const bad = { client: sqs, queueUrl: 'http://x/q', waitTimeSeconds: 30, maxMessageBytes: 0 };
     const refusal = (make: () => unknown) => {
       try {
@@ -341,8 +341,12 @@ describe('SqsTurnQueue', () => {
       }
       throw new Error('expected the options to be refused');
     };
-    const turns = refusal(() => new SqsTurnQueue(bad));
+    const { waitTimeSeconds: _, ...turnOptions } = bad;
+    const turns = refusal(() => new SqsTurnQueue(turnOptions));
     expect(turns).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
-    expect(turns).toEqual(refusal(() => new SqsQueue(bad)));
+    expect(turns).toEqual(refusal(() => new SqsQueue({ ...bad, waitTimeSeconds: 0 })));
+    expect(refusal(() => new SqsQueue(bad))).toMatchObject({
+      message: expect.stringMatching(/^invalid SqsQueue options: waitTimeSeconds .*; queueUrl/),
+    });
   });
 });

@@ -11,7 +11,7 @@ import type { Queue, ReceivedMessage, ReceiveOptions } from '@baton/core/adapter
 import { invalidArgument } from '@baton/core/adapter';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { isStale, perReceipt, toSeconds } from './receipts.ts';
-import { SqsTurnQueue } from './SqsTurnQueue.ts';
+import { type SqsQueueOptions, SqsTurnQueue } from './SqsTurnQueue.ts';
 import { DEDUPE_ATTRIBUTE, GROUP_ATTRIBUTE } from './sqsIds.ts';
 import { toReceivedMessage } from './toReceivedMessage.ts';
 
@@ -32,6 +32,15 @@ import { toReceivedMessage } from './toReceivedMessage.ts';
  * while (running) await worker.poll();
  */
 export class SqsQueue extends SqsTurnQueue implements Queue {
+  readonly waitTimeSeconds: number;
+
+  constructor(options: SqsQueueOptions) {
+    const wait = options.waitTimeSeconds ?? 0;
+    const valid = Number.isInteger(wait) && wait >= 0 && wait <= 20;
+    super(options, valid ? [] : [`waitTimeSeconds must be an integer from 0 to 20, got ${wait}`]);
+    this.waitTimeSeconds = wait;
+  }
+
   /**
    * Up to `max` messages, hidden for `visibilityTimeoutMs`. A `max` that is not an integer from
    * 1 to `MAX_RECEIVE_MESSAGES` (10), or a `visibilityTimeoutMs` over `MAX_VISIBILITY_TIMEOUT_MS`

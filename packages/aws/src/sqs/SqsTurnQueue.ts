@@ -13,17 +13,12 @@ import { queueIdentity } from './queueIdentity.ts';
 import { releaseReceipts } from './receipts.ts';
 import { prepareEntry, sendBatches } from './sendEntries.ts';
 
-/** Options of an `SqsQueue`, and of an {@link SqsTurnQueue}. */
-export interface SqsQueueOptions {
+/** Options of an {@link SqsTurnQueue}: those of an `SqsQueue` but its receive's. */
+export interface SqsTurnQueueOptions {
   /** An SQS client, e.g. `createAwsClients().sqs`. */
   readonly client: SQSClient;
   /** The URL of a FIFO queue (its name ends in `.fifo`), e.g. from {@link createFifoQueue}. */
   readonly queueUrl: string;
-  /**
-   * Long polling: how long `receive` waits for a message when none is there (0–20 s). Use 20
-   * in a poller, 0 in tests. @default 0
-   */
-  readonly waitTimeSeconds?: number;
   /**
    * The largest message, and the largest `SendMessageBatch`, in bytes (body and attributes).
    * @default MAX_MESSAGE_BYTES (SQS's 1 MiB)
@@ -31,6 +26,15 @@ export interface SqsQueueOptions {
   readonly maxMessageBytes?: number;
   /** Times the cache of the queue's attributes (`SqsQueue.identity`). @default the system clock */
   readonly clock?: Clock;
+}
+
+/** Options of an `SqsQueue`. */
+export interface SqsQueueOptions extends SqsTurnQueueOptions {
+  /**
+   * Long polling: how long `receive` waits for a message when none is there (0–20 s). Use 20
+   * in a poller, 0 in tests. @default 0
+   */
+  readonly waitTimeSeconds?: number;
 }
 
 /** What {@link SqsTurnQueue} reads of the queue's attributes. */
@@ -60,25 +64,20 @@ const ATTRIBUTES_TTL_MS = 30_000;
  */
 export class SqsTurnQueue implements TurnQueue {
   readonly queueUrl: string;
-  readonly waitTimeSeconds: number;
   readonly maxMessageBytes: number;
   /** The SQS client, for the turns' calls and for `SqsQueue`'s others. */
   protected readonly client: SQSClient;
   readonly #clock: Clock;
   #attributes: { readonly at: number; readonly read: Promise<QueueAttributes> } | undefined;
 
-  constructor(options: SqsQueueOptions) {
-    const wait = options.waitTimeSeconds ?? 0;
+  /** `problems`: those a subclass found in its own options, refused with these. */
+  constructor(options: SqsTurnQueueOptions, problems: string[] = []) {
     const max = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    const problems: string[] = [];
     if (!options.client) problems.push('client is required');
     if (typeof options.queueUrl !== 'string' || !options.queueUrl.endsWith('.fifo')) {
       problems.push(
         `queueUrl must be the URL of a FIFO queue (ending in .fifo), got ${String(options.queueUrl)}`,
       );
-    }
-    if (!Number.isInteger(wait) || wait < 0 || wait > 20) {
-      problems.push(`waitTimeSeconds must be an integer from 0 to 20, got ${wait}`);
     }
     if (!Number.isInteger(max) || max < 1) {
       problems.push(`maxMessageBytes must be an integer ≥ 1, got ${max}`);
@@ -89,7 +88,6 @@ export class SqsTurnQueue implements TurnQueue {
     this.client = options.client;
     this.#clock = options.clock ?? systemClock;
     this.queueUrl = options.queueUrl;
-    this.waitTimeSeconds = wait;
     this.maxMessageBytes = max;
   }
 
