@@ -2,11 +2,19 @@
  * Gaps on a channel are never bounded by the actor's record: a receiver remembers every message
  * missing from a sender (a long list moves out of the record into an item of its own), so each
  * one that arrives later — a redrive — is applied once, never skipped as a duplicate. Only past
- * what one item holds is the oldest gap forgotten, and that is an error log.
+ * what one item holds is the oldest gap forgotten, an error log: a message that comes there,
+ * missing or a copy, is kept as a dead letter, neither applied nor skipped.
  */
 import { actor, silentLogger } from '@baton/core';
 import type { Envelope } from '@baton/core/adapter';
-import { createEngine, RECORD_GAPS, runTurn } from '@baton/core/engine';
+import {
+  createEngine,
+  GAPS_FORGOTTEN_LOG,
+  RECORD_GAPS,
+  redriveDeadLetter,
+  redriveNeedsForce,
+  runTurn,
+} from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { START, setup } from './helpers.ts';
@@ -83,7 +91,7 @@ describe('gaps on a channel', () => {
     expect(record?.marks['box/s']?.missing?.length ?? 0).toBeLessThanOrEqual(RECORD_GAPS);
   });
 
-  it('logs an error naming the gaps it forgets once a mark holds more than fit an item', async () => {
+  it('keeps a message that comes where a mark forgot its gaps, missing or a copy, as a dead letter too old to tell', async () => {
     const { Box, applied } = box();
     const errors: { message: string; fields: unknown }[] = [];
     const h = setup({ actors: [Box], limits: { maxItemBytes: 2_000 } });
@@ -92,16 +100,65 @@ describe('gaps on a channel', () => {
       actors: [Box],
       logger: { ...silentLogger, error: (message, fields) => errors.push({ message, fields }) },
     });
-    await evenThenOdd(engine, 40); // a 2 KB item holds 27 gaps
+    // A 2 KB item holds 27 gaps: of the 40 the evens open, the 13 oldest (1, 3, …, 25) go.
+    const { evens, odds } = await evenThenOdd(engine, 40);
 
-    const forgotten = errors.filter((e) => e.message.includes('forgotten'));
-    expect(forgotten.length).toBeGreaterThan(0);
-    expect(forgotten[0]?.fields).toMatchObject({ actor: 'box/t', from: 'box/s' });
-    // The forgotten ones were skipped; every other message applied once.
+    const forgotten = errors.filter((e) => e.message === GAPS_FORGOTTEN_LOG);
+    expect(forgotten.length).toBe(13);
+    expect(forgotten[0]?.fields).toMatchObject({
+      actor: 'box/t',
+      from: 'box/s',
+      forgotten: [[0, 1]],
+    });
+    // Every message applied once at most: none where the gaps were forgotten, after they were.
     expect(new Set(applied).size).toBe(applied.length);
-    expect(applied.length).toBe(80 - 13);
+    const late = odds.filter((seq) => seq > 25);
+    expect([...applied].sort(byNumber)).toEqual([...evens, ...late].sort(byNumber));
+    // Kept instead: the 13 missing ones, and the copies of the evens applied there (2, …, 24),
+    // which the mark can no more tell from them. None is redriven without force.
+    const letters = await h.backend.store.listDeadLetters('box/t');
+    const kept = letters.map((letter) => letter.envelope.seq).sort(byNumber);
+    expect(kept).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(letters.every(redriveNeedsForce)).toBe(true);
+    expect(letters[0]?.error).toMatchObject({
+      code: 'DEAD_LETTERED',
+      message: expect.stringMatching(
+        /gaps were forgotten.*redrive it only if you know it was never applied/,
+      ),
+    });
+  });
+
+  it('applies a kept message of a forgotten gap once when it is redriven with force, and keeps no copy after', async () => {
+    const { Box, applied } = box();
+    const h = setup({ actors: [Box], limits: { maxItemBytes: 2_000 } });
+    const engine = createEngine({ ...h.engine, actors: [Box] });
+    let queueSeq = 0;
+    const deliver = (envelope: Envelope) =>
+      runTurn(engine, 'box/t', [{ envelope, queueSeq: String(++queueSeq) }]);
+    // 29 gaps: the two oldest, 1 and 3, are forgotten.
+    for (let seq = 2; seq <= 58; seq += 2) await deliver(fromS(seq));
+    await deliver(fromS(1));
+    const [letter, ...others] = await h.backend.store.listDeadLetters('box/t');
+    expect(others).toEqual([]);
+    expect(letter?.messageId).toBe('box/s:1');
+    expect(applied).not.toContain(1);
+    await expect(
+      redriveDeadLetter(h.backend.store, h.backend.queue, 'box/t', 'box/s:1'),
+    ).rejects.toThrow(/too old to tell/);
+
+    // The operator knows 1 never applied: its redrive with force applies it.
+    await deliver({ ...letter!.envelope, redrive: letter!.at });
+    await deliver(fromS(1)); // a copy of it comes later: its applied letter tells it
+    expect(applied.filter((seq) => seq === 1)).toEqual([1]);
+    // No letter waits; the one kept as the proof of the redrive tells later copies.
+    expect(await h.backend.store.listDeadLetters('box/t')).toEqual([]);
+    expect(await h.backend.store.readDeadLetter('box/t', 'box/s:1')).toMatchObject({
+      applied: expect.anything(),
+    });
   });
 });
+
+const byNumber = (a: number, b: number) => a - b;
 
 describe('what a gap on a channel logs', () => {
   it('logs an error naming the missing range, and a warning when the missing message arrives late', async () => {

@@ -3,7 +3,7 @@ import { ErrorCode } from '@baton/core';
 import {
   DEAD_LETTER_AT_ONCE_LOG,
   DEAD_LETTER_LOGS,
-  GAPS_FORGOTTEN_LOG,
+  GAPS_FORGOTTEN_LOGS,
   REJECTED_LOG,
   STALE_OUTBOX_LOG,
   SWEEP_LOG,
@@ -97,9 +97,9 @@ export function createAlarms(
     ),
     forgottenGaps: alarm(
       'ForgottenGapsAlarm',
-      logMetric(app, functions.worker, 'ForgottenGaps', GAPS_FORGOTTEN_LOG, '1', 'Sum'),
+      logMetric(app, functions.worker, 'ForgottenGaps', GAPS_FORGOTTEN_LOGS, '1', 'Sum'),
       1,
-      'An actor’s mark of a sender held more gaps (messages missing from their channel) than fit in its record, and the worker forgot the oldest: a message missing there that still comes, redriven from the inbox’s dead-letter queue, is skipped as if applied. Its line in the worker’s log (`gaps on a channel forgotten`) names the actor, the sender and the sequence ranges forgotten; `baton queue-dead-letters list` shows those that wait there. A redrive skips them: decide for each whether to do what it asked for another way or accept its loss, then find why so many of one sender’s messages failed (DeadLettersAlarm) (docs/operations.md, ForgottenGapsAlarm).',
+      'An actor’s mark of a sender held more gaps (messages missing from their channel) than one item holds, and the worker forgot the oldest: a message that still comes there (a missing one redriven from the inbox’s dead-letter queue, or a copy of one applied) cannot be told apart, and is kept as a dead letter, neither applied nor skipped. Its line in the worker’s log (`gaps on a channel forgotten`) names the actor, the sender and the sequence ranges forgotten; `baton queue-dead-letters list` shows those that wait in the queue’s dead-letter queue, `baton dead-letters list` those kept. Redrive a kept letter with --force only if you know it was never applied; then find why so many of one sender’s messages failed (DeadLettersAlarm) (docs/operations.md, ForgottenGapsAlarm).',
     ),
     inboxAge: alarm(
       'InboxAgeAlarm',

@@ -27,6 +27,13 @@ export interface SenderMark {
    * `outlivedItsProof`). Dropped once no gap reaches below it.
    */
   readonly unprovenUpTo?: number;
+  /**
+   * Set once the mark had more gaps than it holds and forgot the oldest: the top of the last one
+   * forgotten. A seq at or below it in no gap listed may be a missing message or a copy of one
+   * applied, which the mark cannot tell apart: it is kept as a dead letter, neither applied nor
+   * skipped (see `inForgottenGaps`).
+   */
+  readonly forgottenUpTo?: number;
 }
 
 /** What a sender knows about one target: the last `seq` it sent there (the next one's `prev`). */

@@ -3,6 +3,7 @@
  * and what its effects are computed with ({@link Turn}).
  */
 import type { DeadLetter, SenderMark, Timer } from '../adapter/storedRecords.ts';
+import type { BatonError } from '../errors.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import type { Arrival } from './channels.ts';
 import type { TurnEngine } from './createEngine.ts';
@@ -21,6 +22,12 @@ export interface Admission {
    * ({@link DeadLetter.unmarked}).
    */
   readonly unmarked?: true;
+  /**
+   * Why the message is kept at once as too old to tell, found on its channel: it lies where the
+   * receiver's mark forgot its gaps, a missing message or a copy of one applied, which no mark
+   * tells (see `inForgottenGaps`).
+   */
+  readonly tooOld?: BatonError;
   readonly redrives?: DeadLetter;
   /** The stored timer this message fires: a timer's own, or an ask's (the reply). */
   readonly fires?: Timer;

@@ -7,13 +7,13 @@ import { compareSeq } from '../adapter/ports.ts';
 import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { Admission, Turn } from './admission.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
-import { classify } from './channels.ts';
+import { classify, inForgottenGaps } from './channels.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue } from './inboxQueue.ts';
 import type { PagedLookup } from './outcomePages.ts';
 import { isVoid } from './timers.ts';
-import { asOldAs, clockMargin, isEndedLifeCopy } from './turnErrors.ts';
+import { asOldAs, clockMargin, inForgottenGap, isEndedLifeCopy } from './turnErrors.ts';
 
 /**
  * Decides whether a message is applied, or skipped as one applied already (by inbox offset,
@@ -102,8 +102,12 @@ async function channelAdmission(
     return undefined;
   }
   const arrival = classify(mark, envelope);
-  if (arrival.kind === 'duplicate') return undefined;
-  return { arrival, mark };
+  if (arrival.kind !== 'duplicate') return { arrival, mark };
+  // Where the mark forgot its gaps, a copy may as well be a missing message: kept, once.
+  if (!inForgottenGaps(mark, envelope)) return undefined;
+  return (await keptAlready(engine, builder, envelope))
+    ? undefined
+    : { mark, tooOld: inForgottenGap(envelope) };
 }
 
 /**

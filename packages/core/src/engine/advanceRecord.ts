@@ -21,10 +21,20 @@ import { asOldAs, clockMargin } from './turnErrors.ts';
 
 /**
  * What the worker logs, at error, when a channel has more gaps than its mark holds: the oldest
- * are forgotten, and a message missing there that still comes is skipped as applied. The CDK
- * construct's ForgottenGapsAlarm counts these lines.
+ * are forgotten, and a message that comes there, missing or a copy, is kept as a dead letter,
+ * too old to tell. The CDK construct's ForgottenGapsAlarm counts these lines.
  */
-export const GAPS_FORGOTTEN_LOG = 'gaps on a channel forgotten: a message missing there is skipped';
+export const GAPS_FORGOTTEN_LOG =
+  'gaps on a channel forgotten: a message there is kept as a dead letter';
+
+/**
+ * The lines the alarm counts: {@link GAPS_FORGOTTEN_LOG}, and the one an earlier Baton (which
+ * skipped such a message as applied) logged, while a deploy rolls.
+ */
+export const GAPS_FORGOTTEN_LOGS: readonly string[] = [
+  GAPS_FORGOTTEN_LOG,
+  'gaps on a channel forgotten: a message missing there is skipped',
+];
 
 /**
  * The record with the inbox offset and the sender's mark moved past `inbound`, at `now`: the

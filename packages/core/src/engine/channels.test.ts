@@ -5,6 +5,7 @@ import {
   type Arrival,
   classify,
   forgetOldestGaps,
+  inForgottenGaps,
   markAfter,
   markProves,
   maxGaps,
@@ -231,9 +232,30 @@ describe('markAfter', () => {
     const mark: SenderMark = { seq: 1000, at: 0, missing };
     expect(forgetOldestGaps(mark, 5)).toEqual({ mark, forgotten: [] });
     expect(forgetOldestGaps(mark, 3)).toEqual({
-      mark: { ...mark, missing: missing.slice(2) },
+      mark: { ...mark, missing: missing.slice(2), forgottenUpTo: 4 },
       forgotten: missing.slice(0, 2),
     });
+  });
+
+  it('takes no message where the gaps were forgotten for a copy, and keeps that through later marks', () => {
+    const missing = Array.from({ length: 5 }, (_, i): [number, number] => [i * 3, i * 3 + 1]);
+    const { mark } = forgetOldestGaps({ seq: 20, at: 0, missing }, 3);
+    // 1 and 4 were missing, 2 and 3 applied: the mark tells none of them now.
+    for (const seq of [1, 2, 3, 4]) {
+      expect(classify(mark, msg(seq, seq - 1)).kind).toBe('duplicate');
+      expect(inForgottenGaps(mark, msg(seq, seq - 1))).toBe(true);
+    }
+    // Above the last gap forgotten, the mark tells as before.
+    expect(classify(mark, msg(7, 6)).kind).toBe('late');
+    expect(inForgottenGaps(mark, msg(5, 4))).toBe(false);
+    expect(inForgottenGaps(undefined, msg(1, 0))).toBe(false);
+    // A message applied next, or the last gap filled, leaves what was forgotten forgotten.
+    const next = markAfter(mark, msg(21, 20), { kind: 'next' }, 1);
+    expect(next).toMatchObject({ seq: 21, forgottenUpTo: 4 });
+    let filled: SenderMark = next;
+    for (const seq of [7, 10, 13])
+      filled = markAfter(filled, msg(seq, seq - 1), { kind: 'late' }, 1);
+    expect(filled).toEqual({ seq: 21, at: 1, forgottenUpTo: 4 });
   });
 
   it('keeps as many gaps as fill half an item, at least one', () => {

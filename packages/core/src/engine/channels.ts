@@ -95,15 +95,19 @@ export function markAfter(
     if (arrival.kind === 'gap') missing.push([...arrival.missing]);
     seq = envelope.seq;
   }
-  const moved = Math.max(mark?.at ?? at, at);
-  if (missing.length === 0) return { seq, at: moved };
+  const next: Writable<SenderMark> = { seq, at: Math.max(mark?.at ?? at, at) };
+  // What the mark forgot stays forgotten: no message tells it again.
+  if (mark?.forgottenUpTo !== undefined) next.forgottenUpTo = mark.forgottenUpTo;
+  if (missing.length === 0) return next;
+  next.missing = missing;
   // A gap opened with no mark spans what the receiver may have applied before it forgot one.
   const opened = mark === undefined && arrival.kind === 'gap' ? arrival.missing[1] : undefined;
   const unproven = opened ?? mark?.unprovenUpTo;
-  return unproven !== undefined && missing.some(([lo]) => lo < unproven)
-    ? { seq, at: moved, missing, unprovenUpTo: unproven }
-    : { seq, at: moved, missing };
+  if (unproven !== undefined && missing.some(([lo]) => lo < unproven)) next.unprovenUpTo = unproven;
+  return next;
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * Whether `mark` tells whether `envelope` was applied, whatever its age: not for a message in a
@@ -113,7 +117,11 @@ export function markProves(mark: SenderMark | undefined, envelope: Envelope): bo
   return mark !== undefined && envelope.seq > (mark.unprovenUpTo ?? 0);
 }
 
-/** `mark` with at most `limit` gaps, and the oldest ones it had to forget to get there. */
+/**
+ * `mark` with at most `limit` gaps, and the oldest ones it had to forget to get there (the
+ * lowest: gaps open in the order of their seqs). The mark keeps the top of the last one
+ * forgotten ({@link SenderMark.forgottenUpTo}).
+ */
 export function forgetOldestGaps(
   mark: SenderMark,
   limit: number,
@@ -121,7 +129,17 @@ export function forgetOldestGaps(
   const missing = mark.missing ?? [];
   if (missing.length <= limit) return { mark, forgotten: [] };
   const cut = missing.length - limit;
-  return { mark: { ...mark, missing: missing.slice(cut) }, forgotten: missing.slice(0, cut) };
+  const forgotten = missing.slice(0, cut);
+  const forgottenUpTo = forgotten[cut - 1]![1];
+  return { mark: { ...mark, missing: missing.slice(cut), forgottenUpTo }, forgotten };
+}
+
+/**
+ * Whether `envelope`, which `mark` takes for a copy ({@link classify}: a duplicate), lies where
+ * the mark forgot its gaps: it may as well be a missing message, so it is kept, not skipped.
+ */
+export function inForgottenGaps(mark: SenderMark | undefined, envelope: Envelope): boolean {
+  return envelope.seq <= (mark?.forgottenUpTo ?? 0);
 }
 
 /**

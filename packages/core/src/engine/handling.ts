@@ -76,10 +76,11 @@ export function skips(admission: Admission): boolean {
 
 /**
  * Why a message is kept at once as too old to tell whether it was applied — a copy of a
- * sender's ended life, or one older than the proof that it was (the receiver's mark, an ingress
- * message's outcome) — else `undefined`. A paused actor asks too before it parks a message: a
- * parked message is applied on resume, as a redrive is, which no age refuses. A reply whose ask's
- * timer is stored is never too old: the timer, gone once the continuation runs, tells it.
+ * sender's ended life, one older than the proof that it was (the receiver's mark, an ingress
+ * message's outcome), or one where that mark forgot its channel's gaps — else `undefined`. A
+ * paused actor asks too before it parks a message: a parked message is applied on resume, as a
+ * redrive is, which no age refuses. A reply whose ask's timer is stored is never too old: the
+ * timer, gone once the continuation runs, tells it.
  */
 export function tooOldToTell(
   engine: TurnEngine,
@@ -89,6 +90,7 @@ export function tooOldToTell(
 ): BatonError | undefined {
   if (admission.fires) return undefined;
   return (
+    admission.tooOld ??
     senderLifeEnded(envelope, now) ??
     outlivedItsProof(envelope, now, engine, markProves(admission.mark, envelope))
   );

@@ -8,7 +8,7 @@ export {
   RECHECK_TIMER as WORKFLOW_RECHECK_TIMER,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '../workflow/advance.ts';
-export { GAPS_FORGOTTEN_LOG } from './advanceRecord.ts';
+export { GAPS_FORGOTTEN_LOG, GAPS_FORGOTTEN_LOGS } from './advanceRecord.ts';
 export {
   type Arrival,
   classify,

@@ -109,7 +109,7 @@ function tooOldLetterRefused(letter: DeadLetter, followUp: FollowUp): BatonError
   const { actorId, messageId } = letter;
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `dead letter ${messageId} of ${actorId} was not redriven: it was kept as too old to tell whether it was applied (it came after what proves a message applied was gone: its sender's mark, or its outcome), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true })); else purge it (${followUp`dead-letters purge ${actorId} ${messageId}`})`,
+    `dead letter ${messageId} of ${actorId} was not redriven: it was kept as too old to tell whether it was applied (it came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true })); else purge it (${followUp`dead-letters purge ${actorId} ${messageId}`})`,
     { details: { actorId, messageId, tooOldToTell: true } },
   );
 }

@@ -40,9 +40,10 @@ export function wasAnswered(letter: DeadLetter): boolean {
 
 /**
  * Whether the engine kept this letter as too old to tell whether it was applied: a copy that
- * came after what proves a message applied was gone (its sender's mark, a client's outcome), or
- * a message of a sender's life that had ended. Its message may have been applied already, so a
- * redrive of it needs force, for an operator who knows it was never applied.
+ * came after what proves a message applied was gone (its sender's mark, a client's outcome), one
+ * where its sender's mark had forgotten its channel's gaps, or a message of a sender's life that
+ * had ended. Its message may have been applied already, so a redrive of it needs force, for an
+ * operator who knows it was never applied.
  */
 export function keptTooOldToTell(letter: DeadLetter): boolean {
   return letter.unmarked === true || letter.envelope.lifeEnded === true;

@@ -41,7 +41,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
         [
           /handler "deposit" of account\/alice left state that is not JSON \(cycle\)/,
           /kept as a dead letter: keep state to plain JSON values/,
-          /deploy the fix, then redrive it$/,
+          /deploy, then redrive it$/,
         ],
         { actorId: 'account/alice', handler: 'deposit', state: 'not JSON' },
       ],

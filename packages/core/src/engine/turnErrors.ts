@@ -10,8 +10,9 @@ function ofMessage(envelope: Envelope): { messageId: string; actorId: string } {
   return { messageId: envelope.id, actorId: envelope.to };
 }
 
-/** What became of a message its handler's fault made unfit to commit. */
-const KEPT = 'the state is unchanged and the message was kept as a dead letter';
+/** What became of a message its handler's fault made unfit to commit, and what to do: `fix`. */
+const kept = (fix: string) =>
+  `the state is unchanged and the message was kept as a dead letter: ${fix}, deploy, then redrive it`;
 
 /** What became of a message that cannot be applied as it is. */
 const REJECTED = 'the message was rejected and the state is unchanged';
@@ -28,7 +29,7 @@ export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError 
   const limit = limits.maxItemBytes;
   return batonError(
     ErrorCode.STATE_TOO_LARGE,
-    `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; ${KEPT}: keep large data elsewhere or split the actor, deploy, then redrive it`,
+    `the state of ${actorId} would grow past the backend's ${limit}-byte record limit; ${kept('keep large data elsewhere or split the actor')}`,
     { actorId, limit },
   );
 }
@@ -55,7 +56,7 @@ export function leftNotJson(
       : 'keep replies to plain JSON values (no BigInt or cycles; a Date becomes its ISO string, a Map or a Set {})';
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); ${KEPT}: ${keep}, deploy the fix, then redrive it`,
+    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); ${kept(keep)}`,
     {
       details: { actorId, handler, [what]: 'not JSON', ...(path === undefined ? {} : { path }) },
       cause,
@@ -80,7 +81,7 @@ export function stateBreaksSchema(
   const missing = issues.some((issue) => MISSING.test(issue.message));
   return batonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${KEPT}: fix the handler or the schema, deploy, then redrive it` +
+    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${kept('fix the handler or the schema')}` +
       (missing
         ? ". If a field the schema gained is missing from the records written before it (a .default() is not filled in on load), raise the actor's version with a migrate step that adds it"
         : ''),
@@ -102,7 +103,7 @@ export function initialBreaksSchema(
   const type = actorId.slice(0, actorId.indexOf('/'));
   return batonError(
     ErrorCode.INVALID_STATE,
-    `initial() of ${type} returns state its schema refuses (${summary}), and handler "${handler}" of ${actorId} left it so; ${KEPT}: make initial() return state the schema takes (or fix the schema), deploy, then redrive it`,
+    `initial() of ${type} returns state its schema refuses (${summary}), and handler "${handler}" of ${actorId} left it so; ${kept('make initial() return state the schema takes (or fix the schema)')}`,
     { actorId, handler, initial: true, issues: found },
   );
 }
@@ -131,7 +132,7 @@ export function replyTooLarge(envelope: Envelope, limit: number): BatonError {
 export function commitTooLarge(envelope: Envelope, limits: StoreLimits): BatonError {
   return batonError(
     ErrorCode.MESSAGE_TOO_LARGE,
-    `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes); ${KEPT}: send fewer or smaller messages per handler, deploy, then redrive it`,
+    `message ${envelope.id} produces more than one commit can hold (${limits.maxTransactionItems} items, ${limits.maxTransactionBytes} bytes); ${kept('send fewer or smaller messages per handler')}`,
     { message: envelope.id, ...limits },
   );
 }
@@ -225,10 +226,32 @@ export function isEndedLifeCopy(envelope: Envelope): boolean {
  */
 export function senderLifeEnded(envelope: Envelope, now: number): BatonError | undefined {
   if (!isEndedLifeCopy(envelope)) return undefined;
+  return maybeApplied(
+    envelope,
+    `was committed ${days(now - envelope.sentAt)} days ago by a life of ${envelope.from} that has ended (its record expired while the message waited in its outbox)`,
+    { sentAt: envelope.sentAt },
+  );
+}
+
+/**
+ * An actor's message where its receiver's mark forgot the gaps of its channel (more went missing
+ * than a mark holds): it may be one of them, or a copy of one applied. DEAD_LETTERED, kept.
+ */
+export function inForgottenGap(envelope: Envelope): BatonError {
+  return maybeApplied(envelope, "lies where its channel's gaps were forgotten");
+}
+
+/** DEAD_LETTERED for a message that may have been applied already: `why`, after its name. */
+function maybeApplied(
+  envelope: Envelope,
+  why: string,
+  details?: Record<string, unknown>,
+  kind = '',
+): BatonError {
   return batonError(
     ErrorCode.DEAD_LETTERED,
-    `message ${envelope.id} to ${envelope.to} was committed ${days(now - envelope.sentAt)} days ago by a life of ${envelope.from} that has ended (its record expired while the message waited in its outbox): ${MAYBE_APPLIED}`,
-    { ...ofMessage(envelope), sentAt: envelope.sentAt },
+    `${kind}message ${envelope.id} to ${envelope.to} ${why}: ${MAYBE_APPLIED}`,
+    { ...ofMessage(envelope), ...details },
   );
 }
 
@@ -270,13 +293,10 @@ export function outlivedItsProof(
   const age = now - envelope.sentAt;
   if (!asOldAs(age, retentionMs)) return undefined;
   const proof = ingress ? 'its outcome' : "its sender's mark";
-  return batonError(
-    ErrorCode.DEAD_LETTERED,
-    `${ingress ? 'ingress ' : ''}message ${envelope.id} to ${envelope.to} was sent ${days(age)} days ago, about as long as ${proof} is kept (${days(retentionMs)} days): ${MAYBE_APPLIED}`,
-    {
-      ...ofMessage(envelope),
-      sentAt: envelope.sentAt,
-      retentionMs,
-    },
+  return maybeApplied(
+    envelope,
+    `was sent ${days(age)} days ago, about as long as ${proof} is kept (${days(retentionMs)} days)`,
+    { sentAt: envelope.sentAt, retentionMs },
+    ingress ? 'ingress ' : '',
   );
 }
