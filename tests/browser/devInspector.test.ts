@@ -178,6 +178,17 @@ describe("baton dev's inspector in Chromium", () => {
     // The first click redrove nothing: the letter is still kept, counter/c unchanged.
     expect(await text('depth-dead-letters')).toBe('1');
     expect(await page.getByTestId('actor-counter/c').textContent()).toMatch(/\{"count":0\}$/);
+    // A push of the live view redraws the table: the button stays armed, its refusal its title.
+    const other = await postJson(`${dev.origin}/ask`, {
+      to: 'counter/d',
+      name: 'add',
+      payload: { n: 1 },
+    });
+    expect(other.status).toBe(200);
+    await expect.poll(() => page.getByTestId('actor-counter/d').count()).toBe(1);
+    expect(await anyway.getAttribute('title')).toMatch(
+      /^dead letter \S+ of counter\/c was not redriven/,
+    );
     await anyway.click();
     await expect.poll(() => text('depth-dead-letters'), { timeout: 10_000 }).toBe('0');
     await expect

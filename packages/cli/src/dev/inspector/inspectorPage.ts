@@ -146,9 +146,7 @@ function render(s: InspectorSnapshot): void {
     s.deadLetters.map(
       (d) =>
         `<tr><td>${time(d.at)}</td><td><code>${esc(d.actorId)}</code></td><td><code>${esc(d.name)}</code> <code>${json(d.payload)}</code></td><td class="dead-lettered">${esc(d.error)}</td><td class="num">${d.attempts}</td><td>${
-          d.redrivable
-            ? `<button data-redrive="${esc(d.messageId)}" data-actor="${esc(d.actorId)}">redrive</button>`
-            : 'too large to redrive'
+          d.redrivable ? redriveButton(d.actorId, d.messageId) : 'too large to redrive'
         }</td></tr>`,
     ),
     'no dead letter',
@@ -198,18 +196,40 @@ for (const list of ['actors', 'paused']) {
   });
 }
 
+/**
+ * Letters whose plain redrive was refused, by actor and message id: the refusal's message and
+ * what the button offers instead. The live view redraws the table on every push; their buttons
+ * are drawn armed again, so the developer's second click redrives.
+ */
+const refused = new Map<string, { readonly message: string; readonly offer: string }>();
+const letterKey = (actorId: string, messageId: string) => `${actorId}\n${messageId}`;
+
+function redriveButton(actorId: string, messageId: string): string {
+  const ids = `data-redrive="${esc(messageId)}" data-actor="${esc(actorId)}"`;
+  const armed = refused.get(letterKey(actorId, messageId));
+  return armed
+    ? `<button ${ids} data-force="yes" title="${esc(armed.message)}">${esc(armed.offer)}</button>`
+    : `<button ${ids}>redrive</button>`;
+}
+
 $('dead-letters').addEventListener('click', async (event) => {
-  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');
-  if (!button) return;
-  button.disabled = true;
-  const force = button.dataset.force === 'yes';
-  button.textContent = 'redriving…';
-  const response = await act('redrive', {
-    actorId: button.dataset.actor,
-    messageId: button.dataset.redrive,
-    ...(force ? { force: true } : {}),
-  });
-  if (response.ok) return;
+  const clicked = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');
+  if (!clicked) return;
+  const actorId = clicked.dataset.actor ?? '';
+  const messageId = clicked.dataset.redrive ?? '';
+  // The table may be redrawn while the redrive runs: the letter's button is looked up again.
+  const button = () =>
+    Array.from($('dead-letters').querySelectorAll<HTMLButtonElement>('button[data-redrive]')).find(
+      (b) => b.dataset.actor === actorId && b.dataset.redrive === messageId,
+    ) ?? clicked;
+  clicked.disabled = true;
+  const force = clicked.dataset.force === 'yes';
+  clicked.textContent = 'redriving…';
+  const response = await act('redrive', { actorId, messageId, ...(force ? { force: true } : {}) });
+  if (response.ok) {
+    refused.delete(letterKey(actorId, messageId));
+    return;
+  }
   const { error } = (await response.json()) as {
     error?: { message: string; details?: { answered?: string; tooOldToTell?: boolean } };
   };
@@ -224,13 +244,13 @@ $('dead-letters').addEventListener('click', async (event) => {
         ? 'kept as too old to tell whether it was applied: redrive anyway, only if it never was'
         : undefined;
   if (!force && why !== undefined) {
-    button.title = error!.message;
-    button.dataset.force = 'yes';
-    button.textContent = why;
-    button.disabled = false;
+    refused.set(letterKey(actorId, messageId), { message: error!.message, offer: why });
+    button().outerHTML = redriveButton(actorId, messageId);
     return;
   }
-  button.textContent = `failed: ${error?.message}`;
+  const shown = button();
+  shown.disabled = true;
+  shown.textContent = `failed: ${error?.message}`;
 });
 
 $('send').addEventListener('submit', async (event) => {
