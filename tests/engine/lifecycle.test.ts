@@ -3,11 +3,11 @@
  * are cancelled, its state is the initial one again, its record expires after the mark
  * retention — and a later message finds a new actor whose messages are still exactly-once.
  */
-import { actor } from '@baton/core';
-import { fireDueTimers } from '@baton/core/engine';
+import { actor, silentLogger } from '@baton/core';
+import { createEngine, fireDueTimers } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { answered, setup } from './helpers.ts';
+import { answered, type Harness, setup } from './helpers.ts';
 
 const Log = actor({
   name: 'log',
@@ -58,13 +58,22 @@ const s1 = Session.ref('s1');
 // Longer than the queue's 5-minute dedupe window, which a new life's message ids must outlast too.
 const RETENTION = 10 * 60_000;
 
+/** The harness, its engine's retentions short and consistent (keys kept twice the marks). */
 function harness() {
   const h = setup({ actors: [Session, Log] });
-  const engine = { ...h.engine, markRetentionMs: RETENTION };
+  const engine = createEngine({
+    actors: [Session, Log],
+    store: h.backend.store,
+    queue: h.backend.queue,
+    clock: h.clock,
+    logger: silentLogger,
+    markRetentionMs: RETENTION,
+    idempotencyRetentionMs: 2 * RETENTION,
+  });
   return { ...h, engine };
 }
 
-const lines = async (h: ReturnType<typeof harness>) =>
+const lines = async (h: Pick<Harness, 'state'>) =>
   ((await h.state('log/audit')) as { lines: string[] } | undefined)?.lines ?? [];
 
 describe('ctx.halt()', () => {
