@@ -122,6 +122,8 @@ describe('gaps on a channel', () => {
     expect(letters.every(redriveNeedsForce)).toBe(true);
     expect(letters[0]?.error).toMatchObject({
       code: 'DEAD_LETTERED',
+      // What `baton dead-letters show` tells this cause by.
+      details: { actorId: 'box/t', forgottenGaps: true },
       message: expect.stringMatching(
         /gaps were forgotten.*redrive it only if you know it was never applied/,
       ),

@@ -597,7 +597,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(dry.redrive).toEqual([expect.objectContaining({ actor: 'note/plain' })]);
     expect(dry.left).toEqual([{ actor: id, messageId, reason }]);
     const leftLines = [
-      `left 1 dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${hint('actors get <type/key>')}); only then redrive it with --force:`,
+      `left 1 dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${hint('actors get <type/key>')}); only then redrive it with --force:`,
       `  ${hint(`dead-letters purge ${id} ${quoted}`)}`,
       `  ${hint(`dead-letters redrive ${id} ${quoted} --force`)}`,
     ];

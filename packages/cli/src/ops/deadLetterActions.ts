@@ -165,7 +165,7 @@ function leftLines(left: readonly Left[], follow: FollowUp): string {
   }
   if (tooOld.length > 0) {
     lines +=
-      `\nleft ${tooOld.length} dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${follow`actors get <type/key>`}); only then redrive it with --force:\n` +
+      `\nleft ${tooOld.length} dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${follow`actors get <type/key>`}); only then redrive it with --force:\n` +
       commands(tooOld);
   }
   if (timeouts.length > 0) {

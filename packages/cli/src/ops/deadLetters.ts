@@ -164,6 +164,9 @@ function redrivableLine(
 /** Why the engine kept a letter as too old to tell whether it was applied. */
 function tooOldLine(letter: DeadLetter): string {
   const { envelope } = letter;
+  if (letter.error.details?.forgottenGaps === true) {
+    return `it lies where ${letter.actorId}'s mark on ${envelope.from} forgot the gaps of their channel (more of its messages went missing than a mark holds), so no mark tells whether it was applied`;
+  }
   if (envelope.lifeEnded === true) {
     return `it was sent by a life of ${envelope.from} that had ended (its record expired while the message waited in its outbox), so no mark tells whether it was applied`;
   }

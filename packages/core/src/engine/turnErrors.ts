@@ -238,7 +238,9 @@ export function senderLifeEnded(envelope: Envelope, now: number): BatonError | u
  * than a mark holds): it may be one of them, or a copy of one applied. DEAD_LETTERED, kept.
  */
 export function inForgottenGap(envelope: Envelope): BatonError {
-  return maybeApplied(envelope, "lies where its channel's gaps were forgotten");
+  return maybeApplied(envelope, "lies where its channel's gaps were forgotten", {
+    forgottenGaps: true,
+  });
 }
 
 /** DEAD_LETTERED for a message that may have been applied already: `why`, after its name. */

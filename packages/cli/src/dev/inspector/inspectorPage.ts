@@ -141,6 +141,9 @@ function render(s: InspectorSnapshot): void {
     ),
     'no turn since the app (re)started',
   );
+  // A letter no longer kept is forgotten: kept again later, its plain redrive is tried first.
+  const listed = new Set(s.deadLetters.map((d) => letterKey(d.actorId, d.messageId)));
+  for (const key of refused.keys()) if (!listed.has(key)) refused.delete(key);
   $('dead-letters').innerHTML = table(
     ['time', 'actor', 'message', 'error', 'attempts', ''],
     s.deadLetters.map(
@@ -217,11 +220,12 @@ $('dead-letters').addEventListener('click', async (event) => {
   if (!clicked) return;
   const actorId = clicked.dataset.actor ?? '';
   const messageId = clicked.dataset.redrive ?? '';
-  // The table may be redrawn while the redrive runs: the letter's button is looked up again.
+  // The table may be redrawn while the redrive runs: the letter's button, if it is still listed,
+  // is looked up again.
   const button = () =>
     Array.from($('dead-letters').querySelectorAll<HTMLButtonElement>('button[data-redrive]')).find(
       (b) => b.dataset.actor === actorId && b.dataset.redrive === messageId,
-    ) ?? clicked;
+    );
   clicked.disabled = true;
   const force = clicked.dataset.force === 'yes';
   clicked.textContent = 'redriving…';
@@ -245,12 +249,12 @@ $('dead-letters').addEventListener('click', async (event) => {
         : undefined;
   if (!force && why !== undefined) {
     refused.set(letterKey(actorId, messageId), { message: error!.message, offer: why });
-    button().outerHTML = redriveButton(actorId, messageId);
+    const shown = button();
+    if (shown) shown.outerHTML = redriveButton(actorId, messageId);
     return;
   }
   const shown = button();
-  shown.disabled = true;
-  shown.textContent = `failed: ${error?.message}`;
+  if (shown) shown.textContent = `failed: ${error?.message}`;
 });
 
 $('send').addEventListener('submit', async (event) => {
