@@ -758,7 +758,8 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
   it('says which Baton wrote a record, and flags one a newer Baton wrote', async () => {
     await json('send', 'note/f', 'add', '{"entry":"x"}', '--app', NOTES);
     await work();
-    expect(await json('actors', 'get', 'note/f')).toMatchObject({ recordFormat: RECORD_FORMAT });
+    // Format 2: its outcomes in pages (3 marks only a record whose mark forgot gaps).
+    expect(await json('actors', 'get', 'note/f')).toMatchObject({ recordFormat: 2 });
     const newer = { id: 'note/newer', ver: 1, state: {}, inboxOffset: '0', marks: {}, sentSeq: 0 };
     await deployment.store.commit({
       expectedVer: 0,

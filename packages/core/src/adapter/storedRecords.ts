@@ -72,10 +72,13 @@ export interface OverflowKey {
  * write over such a record, and keeps the fields it does not know when it writes one of its
  * own format. See docs/deploys.md, "Upgrading Baton".
  *
+ * Format 2 marks a record whose outcomes are kept in pages; format 3, one whose mark of a sender
+ * forgot gaps ({@link SenderMark.forgottenUpTo}). Other records keep the format they had.
+ *
  * @example
  * if ((record.format ?? 1) > RECORD_FORMAT) throw new RetryableError('written by a newer Baton');
  */
-export const RECORD_FORMAT = 2;
+export const RECORD_FORMAT = 3;
 
 /**
  * When a store may delete `record` (DynamoDB: its TTL): its `expiresAt` (a halted actor's, or

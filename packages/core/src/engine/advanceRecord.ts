@@ -14,7 +14,7 @@ import {
   pruneChannels,
   pruneMarks,
 } from './channels.ts';
-import { copyRecord } from './copyRecord.ts';
+import { copyRecord, type RecordDraft } from './copyRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { asOldAs, clockMargin } from './turnErrors.ts';
@@ -50,6 +50,7 @@ export function advance(
   const { envelope } = inbound;
   let marks = pruneMarks(current.marks, now - engine.markRetentionMs);
   const { arrival, mark } = admission;
+  let forgot = false;
   if (arrival && isActorSender(envelope)) {
     if (arrival.kind === 'gap' && !arrival.reopened) {
       const fields = {
@@ -88,6 +89,7 @@ export function advance(
       maxGaps(engine.store.limits.maxItemBytes),
     );
     if (bounded.forgotten.length > 0) {
+      forgot = true;
       engine.logger.error(GAPS_FORGOTTEN_LOG, {
         actor: current.id,
         from: envelope.from,
@@ -110,22 +112,30 @@ export function advance(
       : isFresh(current)
         ? halted(engine, now)
         : undefined;
+  let next: RecordDraft;
   // Most records have neither part below: one copy, field by field (see copyRecord).
   if (inbound.queue === undefined && expiresAt === undefined) {
-    const next = copyRecord(current);
+    next = copyRecord(current);
     next.inboxOffset = inboxOffset;
     next.marks = marks;
     next.channels = channels;
-    // The inbox moved on: the failures counted were the head's (see attempts.ts).
-    if (next.failing !== undefined) delete next.failing;
-    return next;
+  } else {
+    const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
+    const expiry = expiresAt === undefined ? {} : { expiresAt };
+    next = { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
   }
-  const queue = inbound.queue === undefined ? {} : { inboxQueue: inbound.queue };
-  const expiry = expiresAt === undefined ? {} : { expiresAt };
-  const next = { ...current, ...expiry, inboxOffset, ...queue, marks, channels };
+  // The inbox moved on: the failures counted were the head's (see attempts.ts).
   if (next.failing !== undefined) delete next.failing;
+  if (forgot) next.format = Math.max(next.format ?? 1, FORGOTTEN_GAPS_FORMAT);
   return next;
 }
+
+/**
+ * The record format of an actor whose mark of a sender forgot gaps: an earlier Baton would write
+ * the mark back without what it forgot ({@link SenderMark.forgottenUpTo}), and skip a message
+ * that comes there again, so it must not write the record (see `checkFormat`).
+ */
+const FORGOTTEN_GAPS_FORMAT = 3;
 
 /**
  * Whether a message sent at `sentAt` may have outlived its receiver's mark of the one before it

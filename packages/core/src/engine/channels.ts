@@ -9,6 +9,7 @@
  */
 import type { Envelope } from '../adapter/envelope.ts';
 import type { ChannelMark, SenderMark } from '../adapter/storedRecords.ts';
+import type { Writable } from '../shared/Writable.ts';
 
 /**
  * How many gaps a sender's mark may list while the actor's record lists the mark: one with more
@@ -106,8 +107,6 @@ export function markAfter(
   if (unproven !== undefined && missing.some(([lo]) => lo < unproven)) next.unprovenUpTo = unproven;
   return next;
 }
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * Whether `mark` tells whether `envelope` was applied, whatever its age: not for a message in a
