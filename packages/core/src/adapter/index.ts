@@ -51,6 +51,7 @@ export {
 export { messageFingerprint } from './fingerprint.ts';
 export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
 export { invalidArgument, messageOf } from './invalidArgument.ts';
+export type { ChannelMark, OverflowKey, OverflowMark, SenderMark } from './marks.ts';
 export {
   PAGE_ENTRY_BYTES,
   PAGE_ITEM_BYTES,
@@ -87,7 +88,6 @@ export {
 } from './queueMessageBytes.ts';
 export {
   type ActorRecord,
-  type ChannelMark,
   type DeadLetter,
   deletableAt,
   type FailingMessage,
@@ -97,11 +97,8 @@ export {
   type Outcome,
   type OutcomePageState,
   type OutcomePageWrite,
-  type OverflowKey,
-  type OverflowMark,
   type PagedOutcome,
   RECORD_FORMAT,
-  type SenderMark,
   type Timer,
   type TimerRef,
 } from './storedRecords.ts';

@@ -4,6 +4,7 @@
  * {@link BatonError}s — most importantly a failed commit into a {@link CommitConflict}.
  */
 
+import type { OverflowKey, OverflowMark } from './marks.ts';
 import type {
   ActorRecord,
   DeadLetter,
@@ -11,8 +12,6 @@ import type {
   KeyClaim,
   OutboxItem,
   OutcomePageWrite,
-  OverflowKey,
-  OverflowMark,
   PagedOutcome,
   Timer,
   TimerRef,

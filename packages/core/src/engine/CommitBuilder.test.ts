@@ -3,13 +3,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkCommit } from '../adapter/checkCommit.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
+import type { OverflowMark } from '../adapter/marks.ts';
 import { pageEntryBytes } from '../adapter/outcomePageBytes.ts';
 import type { Commit, StoreLimits } from '../adapter/ports.ts';
 import type {
   ActorRecord,
   DeadLetter,
   IdempotencyRecord,
-  OverflowMark,
   Timer,
 } from '../adapter/storedRecords.ts';
 import { ErrorCode, type SerializedError } from '../errors.ts';

@@ -1,5 +1,6 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
+import type { OverflowMark } from '../adapter/marks.ts';
 import { pageEntryBytes, pageItemBytes } from '../adapter/outcomePageBytes.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
 import type {
@@ -7,7 +8,6 @@ import type {
   DeadLetter,
   IdempotencyRecord,
   OutboxItem,
-  OverflowMark,
   Timer,
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';

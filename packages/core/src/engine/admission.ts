@@ -2,7 +2,9 @@
  * What a turn knows of a message before it handles it: why it is admitted ({@link Admission}),
  * and what its effects are computed with ({@link Turn}).
  */
-import type { DeadLetter, SenderMark, Timer } from '../adapter/storedRecords.ts';
+
+import type { SenderMark } from '../adapter/marks.ts';
+import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import type { BatonError } from '../errors.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import type { Arrival } from './channels.ts';

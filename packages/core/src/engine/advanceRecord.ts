@@ -4,7 +4,8 @@
  * actor's expiry kept ahead of the marks and sends of the commit.
  */
 import { isActorSender } from '../adapter/envelope.ts';
-import type { ActorRecord, SenderMark } from '../adapter/storedRecords.ts';
+import type { SenderMark } from '../adapter/marks.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import {
   type Arrival,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../adapter/envelope.ts';
-import type { SenderMark } from '../adapter/storedRecords.ts';
+import type { SenderMark } from '../adapter/marks.ts';
 import {
   type Arrival,
   classify,

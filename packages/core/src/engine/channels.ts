@@ -8,7 +8,7 @@
  * never skipped as a duplicate.
  */
 import type { Envelope } from '../adapter/envelope.ts';
-import type { ChannelMark, SenderMark } from '../adapter/storedRecords.ts';
+import type { ChannelMark, SenderMark } from '../adapter/marks.ts';
 import type { Writable } from '../shared/Writable.ts';
 
 /**

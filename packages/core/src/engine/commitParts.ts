@@ -4,12 +4,12 @@
  * them, and the commit places the second (see commitPlacement.ts).
  */
 import type { Envelope } from '../adapter/envelope.ts';
+import type { OverflowMark } from '../adapter/marks.ts';
 import type { Commit } from '../adapter/ports.ts';
 import type {
   ActorRecord,
   DeadLetter,
   IdempotencyRecord,
-  OverflowMark,
   Timer,
 } from '../adapter/storedRecords.ts';
 

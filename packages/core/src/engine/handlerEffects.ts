@@ -3,7 +3,8 @@
  * stands besides its message (see `createHandlerContext`).
  */
 import type { ActorContext } from '../ActorContext.ts';
-import type { OverflowMark, Timer } from '../adapter/storedRecords.ts';
+import type { OverflowMark } from '../adapter/marks.ts';
+import type { Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import type { StatePages } from '../contextSlots.ts';
 import type { Send } from './outgoing.ts';

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { jsonSize } from '../adapter/conflicts.ts';
+import type { OverflowKey, OverflowMark, SenderMark } from '../adapter/marks.ts';
 import type { Store } from '../adapter/ports.ts';
-import type {
-  ActorRecord,
-  OverflowKey,
-  OverflowMark,
-  SenderMark,
-} from '../adapter/storedRecords.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import { RECORD_GAPS } from './channels.ts';
 import { boundPeers, MOVES_PER_MESSAGE, OverflowLookup, RECORD_PEERS } from './overflow.ts';
 

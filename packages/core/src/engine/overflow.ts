@@ -7,14 +7,9 @@
  * record that can no longer be written.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
+import type { ChannelMark, OverflowKey, OverflowMark, SenderMark } from '../adapter/marks.ts';
 import type { TurnStore } from '../adapter/ports.ts';
-import type {
-  ActorRecord,
-  ChannelMark,
-  OverflowKey,
-  OverflowMark,
-  SenderMark,
-} from '../adapter/storedRecords.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import { RECORD_GAPS } from './channels.ts';
 
 /** Peers of each kind (senders, targets) a record lists by default (`recordPeers`). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { OverflowMark } from '../adapter/marks.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
-import type { ActorRecord, OutboxItem, OverflowMark } from '../adapter/storedRecords.ts';
+import type { ActorRecord, OutboxItem } from '../adapter/storedRecords.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import type { MessageEffects } from './commitParts.ts';
 import { apartMarkGrowth, placeSends } from './commitPlacement.ts';

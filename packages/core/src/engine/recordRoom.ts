@@ -4,7 +4,8 @@
  * moves, fewer of them or a commit of its own that makes the room first.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
-import type { ActorRecord, OverflowMark } from '../adapter/storedRecords.ts';
+import type { OverflowMark } from '../adapter/marks.ts';
+import type { ActorRecord } from '../adapter/storedRecords.ts';
 import type { MessageEffects } from './commitParts.ts';
 import { apartMarkGrowth } from './commitPlacement.ts';
 import type { TurnEngine } from './createEngine.ts';

@@ -1,6 +1,7 @@
 import { readConflict, versionConflict } from '../adapter/conflicts.ts';
 import { type Envelope, isActorSender } from '../adapter/envelope.ts';
-import type { ActorRecord, OverflowKey, Timer } from '../adapter/storedRecords.ts';
+import type { OverflowKey } from '../adapter/marks.ts';
+import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { OverflowKey, OverflowMark } from '../adapter/marks.ts';
 import type { Store } from '../adapter/ports.ts';
-import type { OverflowKey, OverflowMark } from '../adapter/storedRecords.ts';
 import type { JournalEntry, WorkflowState } from '../workflow/journal.ts';
 import { readStoredHistory } from './storedHistory.ts';
 
