@@ -526,6 +526,43 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     });
   }
 
+  it('shows why a letter of a forgotten gap was kept: its mark forgot the channel’s gaps', async () => {
+    // As the engine keeps a message that lies where its receiver's mark forgot the gaps.
+    const id = 'note/gaps';
+    const messageId = 'note/busy:L1.7';
+    const letter: DeadLetter = {
+      actorId: id,
+      messageId,
+      envelope: {
+        id: messageId,
+        from: 'note/busy',
+        seq: 7,
+        prev: 6,
+        to: id,
+        name: 'add',
+        payload: { entry: 'late' },
+        sentAt: Date.now(),
+      },
+      redrivable: true,
+      error: {
+        code: 'DEAD_LETTERED',
+        message: `message ${messageId} to ${id} lies where its channel's gaps were forgotten: it may have been applied already, so it is kept as a dead letter: redrive it only if you know it was never applied`,
+        details: { messageId, actorId: id, forgottenGaps: true },
+      },
+      attempts: 1,
+      at: Date.now(),
+      unmarked: true,
+    };
+    await keep(id, [letter]);
+    const shown = (await baton('dead-letters', 'show', id, messageId)).out.split('\n');
+    expect(shown.find((line) => line.startsWith('too old'))).toMatch(
+      /^too old {4}it lies where note\/gaps's mark on note\/busy forgot the gaps of their channel \(more of its messages went missing than a mark holds\), so no mark tells whether it was applied: a redrive needs --force/,
+    );
+    expect(shown.find((line) => line.startsWith('redrivable'))).toMatch(
+      /^redrivable only with --force/,
+    );
+  });
+
   it('leaves a dead letter kept as too old to tell out of a bulk redrive, marks and shows why, and redrives it only with --force', async () => {
     // A message of a sender's life that ended, kept as too old to tell (as the engine keeps
     // one), beside a plain send's dead letter.
