@@ -28,6 +28,11 @@ export interface SimulationStats {
   lateRedrivesOfEndedLives: number;
   /** Engine dead letters kept for a late copy (too old to tell): the operator leaves them. */
   lateCopiesKept: number;
+  /**
+   * Engine dead letters kept where a receiver's mark forgot its channel's gaps (small item limits
+   * hold few): a missing message or a copy, which the operator redrives only if it never applied.
+   */
+  forgottenGapLetters: number;
   /** Time jumps by a span within twice the mark retention (the `agingJump` fault). */
   agingJumps: number;
   /** Actor messages the queue moved to its dead-letter queue before any delivery (`strand`). */
@@ -120,6 +125,7 @@ export function emptyStats(): SimulationStats {
     lateRedrives: 0,
     lateRedrivesOfEndedLives: 0,
     lateCopiesKept: 0,
+    forgottenGapLetters: 0,
     agingJumps: 0,
     stranded: 0,
     strandedRedrives: 0,

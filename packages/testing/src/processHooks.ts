@@ -42,6 +42,9 @@ export function processHooks(
       stats.deadLettered += deadLetters.committed(commit.record.id, commit.deadLetters, oldCode());
       for (const letter of commit.deadLetters?.put ?? []) {
         if (!letter.applied && lateCopies.redriven.has(letter.messageId)) stats.lateCopiesKept++;
+        if (!letter.applied && letter.error.details?.forgottenGaps === true) {
+          stats.forgottenGapLetters++;
+        }
       }
       stats.marksMovedOut += commit.overflow?.length ?? 0;
       if (commit.outbox.length > 0) stats.commitsApart++;
