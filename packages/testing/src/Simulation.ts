@@ -116,8 +116,8 @@ export class Simulation {
     this.#stranded = new StrandedMessages(strand, strandBudget);
     this.#deadLetters = new DeadLetterBook(
       this.#settings.deadLetterRedrives,
-      (messageId) =>
-        this.#lateCopies.redriven.has(messageId) || this.#stranded.deliveredIds.has(messageId),
+      (id, forgottenGaps) =>
+        this.#lateCopies.redriven.has(id) || this.#stranded.mayBeApplied(id, forgottenGaps),
     );
     this.#cluster = new SimCluster({
       settings: this.#settings,

@@ -47,6 +47,15 @@ export class StrandedMessages {
   }
 
   /**
+   * Whether message `messageId`, whose letter was kept as too old to tell, may have been applied:
+   * a copy of it reached the inbox, or (`forgottenGaps`: kept where its receiver's mark forgot
+   * the channel's gaps, where a copy of a message applied is kept too) this run never stranded it.
+   */
+  mayBeApplied(messageId: string, forgottenGaps: boolean): boolean {
+    return this.#delivered.has(messageId) || (forgottenGaps && !this.#strandedAt.has(messageId));
+  }
+
+  /**
    * Stranded messages a copy of which reached the inbox too (sent again past the dedupe window):
    * not known never to have been applied.
    */

@@ -58,12 +58,14 @@ export class DeadLetterBook {
    * @param maxRedrives redrives of one message's letters (`SimulationOptions.deadLetterRedrives`);
    * a letter of it kept after the last is a {@link RedriveLoop}; 0: none, and no loop
    * @param processedBefore whether a message may have been processed already (a copy the run
-   * redrove late, see `LateCopies`): its letters kept as too old to tell are never redriven, as
-   * an operator redrives such a letter only if it knows the message was never applied
+   * redrove late, see `LateCopies`; `forgottenGaps`: its letter was kept where its receiver's
+   * mark forgot the channel's gaps, where a copy of a message applied is kept too): its letters
+   * kept as too old to tell are never redriven, as an operator redrives such a letter only if it
+   * knows the message was never applied
    */
   constructor(
     readonly maxRedrives = 3,
-    readonly processedBefore: (messageId: string) => boolean = () => false,
+    readonly processedBefore: (messageId: string, forgottenGaps: boolean) => boolean = () => false,
   ) {}
 
   /**
@@ -124,7 +126,7 @@ export class DeadLetterBook {
         codeFault ||
         looping ||
         this.maxRedrives === 0 ||
-        (tooOld && this.processedBefore(messageId));
+        (tooOld && this.processedBefore(messageId, error.details?.forgottenGaps === true));
       this.#letters.set(key, { actorId, messageId, redriven });
     }
     return put.length;
