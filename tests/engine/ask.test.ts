@@ -167,14 +167,23 @@ describe('ctx.ask between actors', () => {
     expect(await log(h)).toEqual(['o1: 2 left (stock/widgets)']);
   });
 
-  it('refuses an ask whose continuation is not a handler of the asker', async () => {
+  it('refuses an ask whose continuation is not a handler of the asker, keeping the message for a fix', async () => {
     const h = setup({ actors: [Shop, Stock] });
     const error = await answered(h, h.client.ask(shop, 'badThen', {})).catch((e) => e);
-    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
-    expect(error.message).toMatch(/onReply.*must name a handler of shop.*"nope"/);
+    expect(error).toMatchObject({
+      code: ErrorCode.DEAD_LETTERED,
+      details: { cause: { code: ErrorCode.INVALID_ARGUMENT } },
+    });
+    expect(error.message).toMatch(
+      /^in handler "badThen" of shop\/main: .*onReply.*must name a handler of shop.*"nope"/,
+    );
     const late = await answered(h, h.client.ask(shop, 'badTimeout', {})).catch((e) => e);
-    expect(late).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
-    expect(late.message).toMatch(/timeoutMs.*> 0, got -5/);
+    expect(late).toMatchObject({
+      code: ErrorCode.DEAD_LETTERED,
+      details: { cause: { code: ErrorCode.INVALID_ARGUMENT } },
+    });
+    expect(late.message).toMatch(/timeoutMs.*> 0, got -5.*kept as a dead letter/);
     expect(await h.state('stock/widgets')).toBeUndefined();
+    expect(await h.backend.store.listDeadLetters(shop.id)).toHaveLength(2);
   });
 });

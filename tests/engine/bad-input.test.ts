@@ -1,5 +1,6 @@
 import { actor, type BatonError, ErrorCode, isBatonError } from '@baton/core';
 import { type Envelope, encodeEnvelope, INGRESS } from '@baton/core/adapter';
+import { redriveDeadLetter } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { bank } from './bank.ts';
@@ -165,8 +166,9 @@ describe('bad input that reached the inbox', () => {
     expect(h.backend.queue.counts().total).toBe(0);
   });
 
-  it('rejects a message whose handler sends an invalid payload, and sends nothing', async () => {
+  it('keeps a message whose handler sends an invalid payload as a dead letter, sending nothing, and applies it once redriven after the fix', async () => {
     const { Audit } = bank();
+    const code = { fixed: false };
     const Forwarder = actor({
       name: 'forwarder',
       state: z.object({ forwarded: z.number() }),
@@ -177,7 +179,9 @@ describe('bad input that reached the inbox', () => {
           handle: (ctx, { entry }) => {
             ctx.state.forwarded++;
             ctx.send(Audit.ref('log'), 'record', { entry: 'before' });
-            ctx.send(Audit.ref('log'), 'record', { entry: entry as string });
+            ctx.send(Audit.ref('log'), 'record', {
+              entry: code.fixed ? String(entry) : (entry as string),
+            });
           },
         },
       },
@@ -187,22 +191,72 @@ describe('bad input that reached the inbox', () => {
     await h.client.send(Forwarder.ref('f'), 'forward', { entry: 'ok' });
     await h.run();
 
+    // The refusal is the code's fault, not the message's: kept, not rejected for good. The
+    // sender's outcome names the handler that made the bad call, not just its target.
     expect(await h.client.outcome(messageId)).toMatchObject({
       ok: false,
       error: {
-        code: ErrorCode.INVALID_PAYLOAD,
-        // The sender's outcome names the handler that made the bad call, not just its target.
+        code: ErrorCode.DEAD_LETTERED,
         message: expect.stringMatching(
-          /^in handler "forward" of forwarder\/f: invalid payload for audit\/log "record": payload\.entry: /,
+          /^in handler "forward" of forwarder\/f: invalid payload for audit\/log "record": payload\.entry: .*; the state is unchanged and the message was kept as a dead letter: fix the handler, deploy, then redrive it$/,
         ),
         details: {
-          to: 'audit/log',
-          name: 'record',
-          sentBy: { actor: 'forwarder/f', handler: 'forward' },
+          cause: {
+            code: ErrorCode.INVALID_PAYLOAD,
+            details: {
+              to: 'audit/log',
+              name: 'record',
+              sentBy: { actor: 'forwarder/f', handler: 'forward' },
+            },
+          },
         },
       },
     });
     expect(await h.state('forwarder/f')).toEqual({ forwarded: 1 });
     expect(await h.state('audit/log')).toEqual({ entries: ['before', 'ok'] });
+
+    code.fixed = true;
+    const [letter, ...more] = await h.backend.store.listDeadLetters('forwarder/f');
+    expect(more).toEqual([]);
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'forwarder/f', letter!.messageId);
+    await h.run();
+    expect(await h.state('forwarder/f')).toEqual({ forwarded: 2 });
+    expect(await h.state('audit/log')).toEqual({ entries: ['before', 'ok', 'before', '42'] });
+    expect(await h.backend.store.listDeadLetters('forwarder/f')).toEqual([]);
+  });
+
+  it('keeps a message whose handler sends to an actor type the app does not register as a dead letter', async () => {
+    const { Audit } = bank();
+    const Noter = actor({
+      name: 'noter',
+      state: z.object({ noted: z.number() }),
+      initial: () => ({ noted: 0 }),
+      handlers: {
+        note: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.state.noted++;
+            ctx.send(Audit.ref('log'), 'record', { entry: 'noted' });
+          },
+        },
+      },
+    });
+    // Audit left out of the app: a deploy that forgot to register it.
+    const h = setup({ actors: [Noter] });
+    const { messageId } = await h.client.send(Noter.ref('n'), 'note', {});
+    await h.run();
+
+    expect(await h.client.outcome(messageId)).toMatchObject({
+      ok: false,
+      error: {
+        code: ErrorCode.DEAD_LETTERED,
+        message: expect.stringMatching(
+          /^in handler "note" of noter\/n: unknown actor type "audit": register it with the app .*; the state is unchanged and the message was kept as a dead letter/,
+        ),
+        details: { cause: { code: ErrorCode.UNKNOWN_ACTOR } },
+      },
+    });
+    expect(await h.state('noter/n')).toEqual({ noted: 0 });
+    expect(await h.backend.store.listDeadLetters('noter/n')).toMatchObject([{ messageId }]);
   });
 });

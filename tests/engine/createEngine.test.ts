@@ -70,14 +70,14 @@ describe('createEngine', () => {
     const message = (error as Error).message;
     expect(message).toMatch(/^invalid engine options: /);
     for (const part of [
-      'batchSize must be at least 1',
+      'batchSize must be a number ≥ 1, got 0',
       'cacheSize must be a number ≥ 0, got -1',
       'cacheBytes must be a number ≥ 0, got -2',
       'visibilityTimeoutMs must be a number ≥ 0, got NaN',
       'idempotencyRetentionMs must be a number ≥ 0, got Infinity',
       'markRetentionMs must be a number ≥ 0, got -5',
-      'maxAttempts must be at least 1',
-      'recordPeers must be at least 1',
+      'maxAttempts must be a number ≥ 1, got 0',
+      'recordPeers must be a number ≥ 1, got 0',
       'effectKeyNamespace must be a non-empty string, got ""',
     ]) {
       expect(message).toContain(part);

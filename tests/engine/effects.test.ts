@@ -125,7 +125,7 @@ describe('effects', () => {
     expect(runs.length).toBeGreaterThan(1);
   });
 
-  it('refuse an invalid payload or an effect the app does not register, in the handler', async () => {
+  it('refuse an invalid payload or an effect the app does not register, in the handler, keeping its message for a fix', async () => {
     const h = await start([User], [Notify]);
     const cases = [
       ['payload', ErrorCode.INVALID_PAYLOAD],
@@ -137,9 +137,13 @@ describe('effects', () => {
       await h.run();
       const result = await asked;
       expect(result.ok, how).toBe(false);
-      expect((result as { error: { code: string } }).error.code, how).toBe(code);
+      expect((result as { error: unknown }).error, how).toMatchObject({
+        code: ErrorCode.DEAD_LETTERED,
+        details: { cause: { code, details: { sentBy: { actor: 'user/ada', handler: 'misuse' } } } },
+      });
     }
     expect(runs).toEqual([]);
+    expect(await h.backend.store.listDeadLetters('user/ada')).toHaveLength(cases.length);
   });
 
   it('include webhook(), which POSTs JSON with the idempotency key and retries until a 2xx', async () => {

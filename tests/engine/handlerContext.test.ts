@@ -167,13 +167,14 @@ describe("a handler's ctx", () => {
   it('refuses what is not a registered definition in ctx.effect and ctx.start, as INVALID_ARGUMENT', async () => {
     const effectMisuse = refused(
       ErrorCode.INVALID_ARGUMENT,
-      'ctx.effect(effect, payload) takes an effect() or webhook() definition the app registers',
+      'in handler "run" of probe/p: ctx.effect(effect, payload) takes an effect() or webhook() definition the app registers',
     );
     expect(await run('effect: not a definition')).toEqual(effectMisuse);
     expect(await run('effect: nothing')).toEqual(effectMisuse);
+    expect(await run('effect: nothing')).toMatchObject({ details: { sentBy } });
     const startMisuse = refused(
       ErrorCode.INVALID_ARGUMENT,
-      'ctx.start(workflow, id, input) takes a workflow() definition the app registers',
+      'in handler "run" of probe/p: ctx.start(workflow, id, input) takes a workflow() definition the app registers',
     );
     for (const name of [
       'start: not a definition',
@@ -190,7 +191,7 @@ describe("a handler's ctx", () => {
     expect(await run('ask: no options')).toEqual(
       refused(
         ErrorCode.INVALID_ARGUMENT,
-        `ctx.ask(…, { onReply }) must name a handler of probe to receive the reply, got undefined (${handlers})`,
+        `in handler "run" of probe/p: ctx.ask(…, { onReply }) must name a handler of probe to receive the reply, got undefined (${handlers})`,
       ),
     );
     expect(await run('ask: onReply not a handler')).toEqual(
@@ -212,7 +213,7 @@ describe("a handler's ctx", () => {
       expect(await run(name!), name).toEqual(
         refused(
           ErrorCode.INVALID_ARGUMENT,
-          `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${shown}`,
+          `in handler "run" of probe/p: ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${shown}`,
         ),
       );
     }
@@ -393,13 +394,13 @@ describe("a handler's ctx", () => {
     expect(await run('schedule: at an invalid Date')).toEqual(
       refused(
         ErrorCode.INVALID_ARGUMENT,
-        'ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got Invalid Date',
+        'in handler "run" of probe/p: ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got Invalid Date',
       ),
     );
     expect(await run('schedule: in NaN ms')).toEqual(
       refused(
         ErrorCode.INVALID_ARGUMENT,
-        'ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got NaN',
+        'in handler "run" of probe/p: ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got NaN',
       ),
     );
   });
@@ -414,7 +415,7 @@ describe("a handler's ctx", () => {
     expect(await run('cancel: nothing')).toEqual(
       refused(
         ErrorCode.INVALID_ARGUMENT,
-        'a timer id must be a non-empty string of at most 256 characters, got undefined',
+        'in handler "run" of probe/p: a timer id must be a non-empty string of at most 256 characters, got undefined',
       ),
     );
   });

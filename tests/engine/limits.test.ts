@@ -305,7 +305,7 @@ describe('limits', () => {
     expect(await h.backend.store.listDeadLetters('fan/f')).toEqual([]);
   });
 
-  it('rejects a send whose payload passes half the item limit, failing the handler that made it', async () => {
+  it('refuses a send whose payload passes half the item limit, keeping the message of the handler that made it', async () => {
     const Big = actor({
       name: 'big',
       state: z.object({ sent: z.number() }),
@@ -327,8 +327,14 @@ describe('limits', () => {
 
     expect(await h.client.outcome(messageId)).toMatchObject({
       ok: false,
-      error: { code: ErrorCode.MESSAGE_TOO_LARGE, details: { to: 'notes/n', name: 'append' } },
+      error: {
+        code: ErrorCode.DEAD_LETTERED,
+        details: {
+          cause: { code: ErrorCode.MESSAGE_TOO_LARGE, details: { to: 'notes/n', name: 'append' } },
+        },
+      },
     });
+    expect(await h.backend.store.listDeadLetters('big/b')).toMatchObject([{ messageId }]);
     expect(await h.state('big/b')).toEqual({ sent: 1 });
     expect(await h.state('notes/n')).toEqual({ items: ['z'.repeat(10)] });
   });

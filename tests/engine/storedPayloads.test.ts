@@ -72,7 +72,8 @@ describe('stored timer payloads and ask contexts', () => {
     const error = (await answered(h, h.client.ask(planner, 'plan', { to: 'strict' })).catch(
       (e) => e,
     )) as BatonError;
-    expect(error.code).toBe(ErrorCode.INVALID_PAYLOAD);
+    expect(error.code).toBe(ErrorCode.DEAD_LETTERED);
+    expect(error.details.cause).toMatchObject({ code: ErrorCode.INVALID_PAYLOAD });
     expect(error.message).toMatch(/timer "strict".*JSON/);
     expect(await h.backend.store.listTimers(planner.id)).toEqual([]);
   });

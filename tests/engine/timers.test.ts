@@ -382,7 +382,7 @@ describe('durable timers', () => {
     expect(new Set(armed).size).toBe(count);
   });
 
-  it('refuse a bad schedule in the handler that made it, with a clear error', async () => {
+  it('refuse a bad schedule in the handler that made it, with a clear error, keeping its message for a fix', async () => {
     const h = setup({ actors: [Reminder] });
     const cases = [
       ['negative', ErrorCode.INVALID_ARGUMENT, /delay ≥ 0 ms/],
@@ -396,10 +396,12 @@ describe('durable timers', () => {
       const error = (await answered(h, h.client.ask(alice, 'misuse', { how })).catch(
         (e) => e,
       )) as BatonError;
-      expect(error.code, how).toBe(code);
+      expect(error.code, how).toBe(ErrorCode.DEAD_LETTERED);
+      expect(error.details.cause, how).toMatchObject({ code });
       expect(error.message, how).toMatch(message);
     }
     expect(await h.backend.store.listTimers(alice.id)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(alice.id)).toHaveLength(cases.length);
     const longest = await answered(h, h.client.ask(alice, 'misuse', { how: 'longest id' }));
     expect(longest).toBe('x'.repeat(256));
   });

@@ -69,8 +69,9 @@ describe('ctx.start', () => {
     });
     const h = workflowHarness([Bad]);
     await expect(answered(h, h.client.ask(Bad.ref('b'), 'go', {}))).rejects.toMatchObject({
-      code: ErrorCode.INVALID_ARGUMENT,
+      code: ErrorCode.DEAD_LETTERED,
       message: expect.stringContaining('ctx.start(workflow, id, input) takes a workflow()'),
+      details: { cause: { code: ErrorCode.INVALID_ARGUMENT } },
     });
   });
 });

@@ -11,7 +11,8 @@ export interface ErrorCodes {
    * inbox, where newer code may have sent it, the message waits (see `docs/deploys.md`). Refused
    * at a handler's `ctx` (`send`, `ask`, `start`, `schedule`, `effect`), it names that handler
    * first (`in handler "checkout" of cart/42: …`), and `details.sentBy` is `{ actor, handler }`,
-   * as do UNKNOWN_ACTOR, UNKNOWN_MESSAGE and INVALID_REF refused there.
+   * as do UNKNOWN_ACTOR, UNKNOWN_MESSAGE and INVALID_REF refused there; if the handler lets it
+   * escape, its message is kept as a dead letter (DEAD_LETTERED, this error its cause).
    */
   readonly INVALID_PAYLOAD: 'INVALID_PAYLOAD';
   /** No actor type with that name is registered. Terminal at the doors; waits in the inbox. */

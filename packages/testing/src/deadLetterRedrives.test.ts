@@ -51,6 +51,30 @@ describe("the simulated operator's redrives of dead letters", () => {
     expect(sim.stats.deadLettered).toBe(4);
   });
 
+  it('stops at a message whose handler sends to an actor the app forgot to register, saying so', async () => {
+    const Order = actor({
+      name: 'order',
+      state: z.object({ placed: z.boolean() }),
+      initial: () => ({ placed: false }),
+      handlers: {
+        place: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.state.placed = true;
+            ctx.send(Stock.ref('widgets'), 'reserve', { qty: 1 });
+          },
+        },
+      },
+    });
+    // Stock left out: the run must not pass quietly with the order's message rejected.
+    const sim = new Simulation({ actors: [Order], seed: 1, faults: noFaults, maxSteps: 5_000 });
+    sim.send(Order.ref('o1'), 'place', {}, { idempotencyKey: 'o1' });
+    await expect(sim.run()).rejects.toThrow(
+      /handler "place" of order\/o1 failed message .* again after \d+ redrives .*unknown actor type "stock": register it with the app/,
+    );
+    expect(await sim.state(Order.ref('o1'))).toEqual({ placed: false });
+  });
+
   it('redrives as often as deadLetterRedrives says', async () => {
     const sim = reserveTooMany({ deadLetterRedrives: 1 });
     await expect(sim.run()).rejects.toThrow(/again after 1 redrives/);

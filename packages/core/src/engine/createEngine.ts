@@ -182,15 +182,21 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
   options: EngineOptions<S, Q>,
 ): Engine<S, Q> {
   const problems: string[] = [];
-  const positive = (name: keyof EngineOptions, value: number | undefined, fallback: number) => {
+  const positive = (
+    name: keyof EngineOptions,
+    value: number | undefined,
+    fallback: number,
+    least = 0,
+  ) => {
     const v = value ?? fallback;
-    if (!Number.isFinite(v) || v < 0) problems.push(`${name} must be a number ≥ 0, got ${v}`);
+    if (!Number.isFinite(v) || v < least)
+      problems.push(`${name} must be a number ≥ ${least}, got ${v}`);
     return v;
   };
-  const batchSize = positive('batchSize', options.batchSize, 10);
-  if (batchSize < 1) problems.push('batchSize must be at least 1');
+  const batchSize = positive('batchSize', options.batchSize, 10, 1);
   // SQS refuses a larger receive: every receive of a polling worker would fail.
-  else if (
+  if (
+    batchSize >= 1 &&
     Number.isFinite(batchSize) &&
     (!Number.isInteger(batchSize) || batchSize > MAX_RECEIVE_MESSAGES)
   ) {
@@ -234,11 +240,9 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
       14 * DAY,
     ),
     markRetentionMs: positive('markRetentionMs', options.markRetentionMs, 28 * DAY),
-    maxAttempts: positive('maxAttempts', options.maxAttempts, DEFAULT_MAX_ATTEMPTS),
-    recordPeers: positive('recordPeers', options.recordPeers, RECORD_PEERS),
+    maxAttempts: positive('maxAttempts', options.maxAttempts, DEFAULT_MAX_ATTEMPTS, 1),
+    recordPeers: positive('recordPeers', options.recordPeers, RECORD_PEERS, 1),
   };
-  if (engine.maxAttempts < 1) problems.push('maxAttempts must be at least 1');
-  if (engine.recordPeers < 1) problems.push('recordPeers must be at least 1');
   if (!options.store || !options.queue) problems.push('store and queue are required');
   const namespace = options.effectKeyNamespace;
   if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '')) {

@@ -150,9 +150,7 @@ class HandlerContext implements ActorContext<unknown> {
 
   /**
    * `payload` as it is stored, checked by `parse` (see `parseStored`; without: as JSON only) with
-   * its target, then by `check` (its size). A refusal (a payload, its size, an unknown actor or
-   * message, a bad ref) names this handler, which made the call, in the message and in
-   * `details.sentBy`.
+   * its target, then by `check` (its size).
    */
   #stored(
     what: string,
@@ -160,49 +158,65 @@ class HandlerContext implements ActorContext<unknown> {
     parse: ((payload: unknown) => unknown) | undefined,
     check: (stored: unknown) => void,
   ): unknown {
-    try {
-      const stored = parse ? parseStored(what, payload, parse).stored : storable(what, payload);
-      check(stored);
-      return stored;
-    } catch (error) {
-      if (!isBatonError(error)) throw error;
-      const sentBy = { actor: this.self.id, handler: this.#envelope.name };
-      throw new BatonError(
-        error.code,
-        `in handler "${sentBy.handler}" of ${sentBy.actor}: ${error.message}`,
-        { details: { ...error.details, sentBy } },
-      );
-    }
+    const stored = parse ? parseStored(what, payload, parse).stored : storable(what, payload);
+    check(stored);
+    return stored;
+  }
+
+  /**
+   * `call`, a ctx method, whose refusals (a payload, its size, an unknown actor or message, a bad
+   * ref or argument) name this handler, which made the call, in the message and in
+   * `details.sentBy`. The engine keeps the message of a handler that lets one escape as a dead
+   * letter: the code's fault, not the message's.
+   */
+  #named<A extends unknown[], R>(call: (...args: A) => R): (...args: A) => R {
+    return (...args) => {
+      try {
+        return call(...args);
+      } catch (error) {
+        if (!isBatonError(error) || error.details.sentBy) throw error;
+        const sentBy = { actor: this.self.id, handler: this.#envelope.name };
+        throw new BatonError(
+          error.code,
+          `in handler "${sentBy.handler}" of ${sentBy.actor}: ${error.message}`,
+          { details: { ...error.details, sentBy } },
+        );
+      }
+    };
   }
 
   get send(): Ctx['send'] {
-    this.#send ??= (to: ActorRef<AnyActorDefinition>, name: string, payload: unknown): void => {
-      const stored = this.#messagePayload(to, name, payload, this.#payloadLimit());
-      this.#effects.sends.push({ to: to.id, name, payload: stored });
-    };
+    this.#send ??= this.#named(
+      (to: ActorRef<AnyActorDefinition>, name: string, payload: unknown): void => {
+        const stored = this.#messagePayload(to, name, payload, this.#payloadLimit());
+        this.#effects.sends.push({ to: to.id, name, payload: stored });
+      },
+    );
     return this.#send;
   }
 
   get start(): Ctx['start'] {
-    this.#start ??= <W extends AnyWorkflowDefinition>(
-      workflow: W,
-      id: string,
-      input: InputOf<W>,
-    ): WorkflowRefOf<W> => {
-      if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
-        throw invalidArgument(
-          'ctx.start(workflow, id, input) takes a workflow() definition the app registers',
-        );
-      }
-      const ref = workflow.ref(id);
-      this.send(ref as never, 'start', { input });
-      return ref;
-    };
+    this.#start ??= this.#named(
+      <W extends AnyWorkflowDefinition>(
+        workflow: W,
+        id: string,
+        input: InputOf<W>,
+      ): WorkflowRefOf<W> => {
+        if (workflow?.kind !== 'workflow' || typeof workflow.ref !== 'function') {
+          throw invalidArgument(
+            'ctx.start(workflow, id, input) takes a workflow() definition the app registers',
+          );
+        }
+        const ref = workflow.ref(id);
+        this.send(ref as never, 'start', { input });
+        return ref;
+      },
+    );
     return this.#start;
   }
 
   get effect(): Ctx['effect'] {
-    this.#effect ??= (effect: AnyEffectDefinition, payload: unknown): void => {
+    this.#effect ??= this.#named((effect: AnyEffectDefinition, payload: unknown): void => {
       if (effect?.kind !== 'effect') {
         throw invalidArgument(
           'ctx.effect(effect, payload) takes an effect() or webhook() definition the app registers',
@@ -216,88 +230,92 @@ class HandlerContext implements ActorContext<unknown> {
         (p) => checkPayloadSize(this.#payloadLimit(), `for effect ${name}`, name, p),
       );
       this.#effects.sends.push({ to: effectTarget(name), name, payload: stored });
-    };
+    });
     return this.#effect;
   }
 
   get ask(): Ctx['ask'] {
-    this.#ask ??= (
-      to: ActorRef<AnyActorDefinition>,
-      name: string,
-      payload: unknown,
-      options: ActorAskOptions<string>,
-    ): { readonly id: string } => {
-      const engine = this.#engine;
-      const payloadLimit = this.#payloadLimit();
-      const stored = this.#messagePayload(to, name, payload, payloadLimit);
-      const then = options?.onReply;
-      const own = engine.registry.definition(this.self.type).handlers as Record<string, unknown>;
-      if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
-        throw invalidArgument(
-          `ctx.ask(…, { onReply }) must name a handler of ${this.self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
+    this.#ask ??= this.#named(
+      (
+        to: ActorRef<AnyActorDefinition>,
+        name: string,
+        payload: unknown,
+        options: ActorAskOptions<string>,
+      ): { readonly id: string } => {
+        const engine = this.#engine;
+        const payloadLimit = this.#payloadLimit();
+        const stored = this.#messagePayload(to, name, payload, payloadLimit);
+        const then = options?.onReply;
+        const own = engine.registry.definition(this.self.type).handlers as Record<string, unknown>;
+        if (typeof then !== 'string' || !Object.hasOwn(own, then)) {
+          throw invalidArgument(
+            `ctx.ask(…, { onReply }) must name a handler of ${this.self.type} to receive the reply, got ${JSON.stringify(then)} (it has: ${Object.keys(own).join(', ')})`,
+          );
+        }
+        const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+        if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+          throw invalidArgument(
+            `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${String(timeoutMs)}`,
+          );
+        }
+        const id = this.#derivedId('ask', this.#asked++);
+        const timeout = batonError(
+          ErrorCode.ASK_TIMEOUT,
+          `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
+          { to: to.id, name, timeoutMs },
         );
-      }
-      const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
-      if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-        throw invalidArgument(
-          `ctx.ask(…, { timeoutMs }) must be a number of ms > 0, got ${String(timeoutMs)}`,
+        const error = timeout.toJSON();
+        // The timeout's reply, context and all, is what the timer stores.
+        const asReply = (context: unknown) => ({ ok: false, error, context: context ?? null });
+        const context = this.#stored(
+          `the context of an ask answered by "${then}"`,
+          options.context,
+          undefined,
+          (c) => checkPayloadSize(payloadLimit, 'as the context of an ask', then, asReply(c)),
         );
-      }
-      const id = this.#derivedId('ask', this.#asked++);
-      const timeout = batonError(
-        ErrorCode.ASK_TIMEOUT,
-        `no reply from ${to.id} to "${name}" within ${timeoutMs} ms`,
-        { to: to.id, name, timeoutMs },
-      );
-      const error = timeout.toJSON();
-      // The timeout's reply, context and all, is what the timer stores.
-      const asReply = (context: unknown) => ({ ok: false, error, context: context ?? null });
-      const context = this.#stored(
-        `the context of an ask answered by "${then}"`,
-        options.context,
-        undefined,
-        (c) => checkPayloadSize(payloadLimit, 'as the context of an ask', then, asReply(c)),
-      );
-      const reply = asReply(context);
-      // The timeout timer holds the continuation: the reply replaces its payload and removes it.
-      const at = dueAt(timeoutMs, this.#time);
-      this.#setTimer(askTimerId(id), this.#timer(askTimerId(id), id, at, then, reply));
-      this.#effects.sends.push({ to: to.id, name, payload: stored, ask: id });
-      return { id };
-    };
+        const reply = asReply(context);
+        // The timeout timer holds the continuation: the reply replaces its payload and removes it.
+        const at = dueAt(timeoutMs, this.#time);
+        this.#setTimer(askTimerId(id), this.#timer(askTimerId(id), id, at, then, reply));
+        this.#effects.sends.push({ to: to.id, name, payload: stored, ask: id });
+        return { id };
+      },
+    );
     return this.#ask;
   }
 
   get schedule(): Ctx['schedule'] {
-    this.#schedule ??= (
-      when: number | Date,
-      name: string,
-      payload: unknown,
-      options: { id?: string } = {},
-    ): TimerHandle => {
-      const at = dueAt(when, this.#time);
-      const { registry } = this.#engine;
-      const actorId = this.self.id;
-      // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
-      const stored = this.#stored(
-        `the payload of timer "${name}"`,
-        payload,
-        (p) => registry.resolve(actorId, name, p),
-        (p) => checkPayloadSize(this.#payloadLimit(), 'scheduled', name, p),
-      );
-      const gen = this.#derivedId('timer', this.#scheduled++);
-      const id = options.id === undefined ? gen : checkTimerId(options.id);
-      this.#setTimer(id, this.#timer(id, gen, at, name, stored));
-      return { id, at };
-    };
+    this.#schedule ??= this.#named(
+      (
+        when: number | Date,
+        name: string,
+        payload: unknown,
+        options: { id?: string } = {},
+      ): TimerHandle => {
+        const at = dueAt(when, this.#time);
+        const { registry } = this.#engine;
+        const actorId = this.self.id;
+        // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
+        const stored = this.#stored(
+          `the payload of timer "${name}"`,
+          payload,
+          (p) => registry.resolve(actorId, name, p),
+          (p) => checkPayloadSize(this.#payloadLimit(), 'scheduled', name, p),
+        );
+        const gen = this.#derivedId('timer', this.#scheduled++);
+        const id = options.id === undefined ? gen : checkTimerId(options.id);
+        this.#setTimer(id, this.#timer(id, gen, at, name, stored));
+        return { id, at };
+      },
+    );
     return this.#schedule;
   }
 
   get cancel(): Ctx['cancel'] {
-    this.#cancel ??= (timer: TimerHandle | string): void => {
+    this.#cancel ??= this.#named((timer: TimerHandle | string): void => {
       const id = typeof timer === 'string' ? timer : timer?.id;
       this.#setTimer(checkTimerId(id), null);
-    };
+    });
     return this.#cancel;
   }
 

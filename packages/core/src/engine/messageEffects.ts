@@ -65,6 +65,20 @@ export async function applyMessage(
   let stateVersion: number;
   let definition: ReturnType<typeof engine.registry.resolve>['definition'];
   const confirm = turn.warm ? recordConfirmation(engine, current, builder.baseVer) : undefined;
+  // What the code left that cannot be stored (not JSON, refused by its schema, past the record
+  // limit) or sent (a call its ctx refused: `details.sentBy` names this actor) is the code's
+  // fault, not the message's: the message is kept as a dead letter, to redrive once a fix is
+  // deployed.
+  const kept = (error: BatonError, fix?: string) =>
+    deadLetter(
+      turn,
+      current,
+      inbound,
+      admission,
+      error,
+      trace,
+      keptAsDeadLetter(envelope, error, fix),
+    );
   try {
     const message = resolveInbound(engine, envelope);
     definition = message.definition;
@@ -107,15 +121,11 @@ export async function applyMessage(
       });
       return error;
     }
-    return reject(turn, current, inbound, admission, error, trace);
+    return (error.details.sentBy as { actor?: unknown } | undefined)?.actor === current.id
+      ? kept(error, 'fix the handler')
+      : reject(turn, current, inbound, admission, error, trace);
   }
-
-  // State and reply as JSON: what a warm worker keeps is exactly what a reload returns. What the
-  // code left that cannot be stored (not JSON, refused by its schema, past the record limit) is
-  // the code's fault, not the message's: the message is kept as a dead letter, to redrive once a
-  // fix is deployed.
-  const kept = (error: BatonError) =>
-    deadLetter(turn, current, inbound, admission, error, trace, keptAsDeadLetter(envelope, error));
+  // State and reply as JSON: what a warm worker keeps is exactly what a reload returns.
   let left: unknown;
   let state: unknown;
   try {

@@ -49,14 +49,10 @@ export function leftNotJson(
   const reason = collection
     ? `${path} is a ${collection.kind}: JSON stores it as {}, its entries lost; keep an array (z.array) or a record (z.record) instead`
     : messageOf(cause);
-  const left = what === 'state' ? 'left state' : 'returned a reply';
-  const keep =
-    what === 'state'
-      ? 'keep state to plain JSON values (no BigInt, Map, Set or cycles; a Date becomes its ISO string)'
-      : 'keep replies to plain JSON values (no BigInt or cycles; a Date becomes its ISO string, a Map or a Set {})';
+  const [left, keep] = what === 'state' ? ['left state', what] : ['returned a reply', 'replies'];
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); ${kept(keep)}`,
+    `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); ${kept(`keep ${keep} to plain JSON values (no BigInt, Map, Set or cycles; a Date becomes its ISO string)`)}`,
     {
       details: { actorId, handler, [what]: 'not JSON', ...(path === undefined ? {} : { path }) },
       cause,
@@ -111,10 +107,12 @@ export function initialBreaksSchema(
 /**
  * What a message kept as a dead letter at once, for `error` (its code's fault), tells its sender:
  * DEAD_LETTERED, as every kept message does, since a redrive may apply it later (a workflow's
- * saga then undoes a call so answered), with `error` as its cause.
+ * saga then undoes a call so answered), with `error` as its cause; `fix`, what to do, when
+ * `error` does not say it.
  */
-export function keptAsDeadLetter(envelope: Envelope, error: BatonError): BatonError {
-  return new BatonError(ErrorCode.DEAD_LETTERED, error.message, {
+export function keptAsDeadLetter(envelope: Envelope, error: BatonError, fix?: string): BatonError {
+  const message = fix ? `${error.message}; ${kept(fix)}` : error.message;
+  return new BatonError(ErrorCode.DEAD_LETTERED, message, {
     details: { ...ofMessage(envelope), cause: error.toJSON() },
     cause: error,
   });
