@@ -16,7 +16,7 @@ import {
   SqsTimerQueue,
 } from '@baton/aws';
 import { relayHandler } from '@baton/aws/lambda';
-import { actor, RetryableError, silentLogger } from '@baton/core';
+import { actor, RetryableError, silentLogger, workflow } from '@baton/core';
 import { INGRESS } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import {
@@ -78,6 +78,9 @@ const Node = actor({
   },
 });
 
+/** A workflow whose instance's status the ingress reads. */
+const Nap = workflow({ name: 'nap', input: z.object({}), run: async () => 'rested' });
+
 describe('the IAM actions each part declares', () => {
   it('are exactly those the worker, the ingress, the sweeper and the relay call', async () => {
     const endpoints = {
@@ -109,7 +112,7 @@ describe('the IAM actions each part declares', () => {
       return { calls, ...ports(dynamodb, sqs, maxItemBytes) };
     };
     const operator = ports(setup.dynamodb, setup.sqs);
-    const actors = [Node];
+    const actors = [Node, Nap.actor];
     // The worker's items are small, so sends that do not fit in their record go apart.
     const [ingress, worker, sweeper, relay] = [part(), part(1_500), part(), part()];
     const workerEngine = createEngine({
@@ -154,6 +157,8 @@ describe('the IAM actions each part declares', () => {
     await client.send(Node.ref('w'), 'bump', {});
     await runWorker(new Worker(workerEngine));
     expect(await client.outcome(messageId)).toMatchObject({ ok: false });
+    // `GET /workflows/<name>/<id>` reads the instance's record: a workflow's, no other actor's.
+    expect(await client.workflowStatus(Nap.ref('n1'))).toMatchObject({ status: 'new' });
 
     // The operator redrives the dead letter once it is cured; the worker applies it.
     cured = true;

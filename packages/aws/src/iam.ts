@@ -14,6 +14,10 @@
  * - `claims`: the table's key claims only (`Store.claimKey`): the table's ARN on condition that
  *   every partition key the call names begins with `K#` ({@link CLAIM_LEADING_KEYS}). Writing a
  *   claim lets no one write an outcome or an actor's record.
+ * - `workflowRecords`: the records of workflow instances only (read by `GET /workflows/<name>/<id>`
+ *   and by the check of a callback's token at the door): the table's ARN on condition that every
+ *   partition key the call names begins with `A#wf-` ({@link WORKFLOW_RECORD_LEADING_KEYS}; no
+ *   actor but a workflow's may be named `wf-…`).
  * - `inbox`: the FIFO inbox queue.
  * - `timerQueue`: the standard queue durable timers are armed on (`createTimerQueue`).
  * - `connections`: the WebSocket handlers' connections table (`createConnectionsTable`).
@@ -25,7 +29,7 @@
  *   closes, `GET` reads), so a resource naming `POST` alone refuses `DeleteConnection`.
  */
 
-import { CLAIM_PK_PREFIX, IDEMPOTENCY_PK_PREFIX } from './dynamodb/tableLayout.ts';
+import { actorPk, CLAIM_PK_PREFIX, IDEMPOTENCY_PK_PREFIX } from './dynamodb/tableLayout.ts';
 
 /**
  * The partition keys the `outcomes` resource covers, as an IAM condition on the table:
@@ -39,6 +43,13 @@ import { CLAIM_PK_PREFIX, IDEMPOTENCY_PK_PREFIX } from './dynamodb/tableLayout.t
  * });
  */
 export const OUTCOME_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
+
+/**
+ * The partition keys the `workflowRecords` resource covers, as an IAM condition on the table:
+ * `{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [WORKFLOW_RECORD_LEADING_KEYS] } }`.
+ * A workflow's actor type is `wf-<name>`, a prefix the core reserves for them.
+ */
+export const WORKFLOW_RECORD_LEADING_KEYS = `${actorPk('wf-')}*`;
 
 /**
  * The partition keys the `claims` resource covers, as an IAM condition on the table:
@@ -58,6 +69,7 @@ export type IamResource =
   | 'table'
   | 'outcomes'
   | 'claims'
+  | 'workflowRecords'
   | 'outboxIndex'
   | 'inbox'
   | 'timerQueue'
@@ -109,6 +121,15 @@ const readTable: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['ta
 const readOutcomes: IamStatement = {
   actions: ['dynamodb:GetItem', 'dynamodb:Query'],
   resources: ['outcomes'],
+};
+
+/**
+ * Reading a workflow instance's record (`store.load`): its status for `GET /workflows/<name>/<id>`,
+ * and the callbacks it journaled, which a callback's token must name to pass the door.
+ */
+const readWorkflows: IamStatement = {
+  actions: ['dynamodb:GetItem'],
+  resources: ['workflowRecords'],
 };
 
 /** Binding a keyed message's idempotency key to it when it is sent (`claimKey`): one PutItem. */
@@ -204,10 +225,10 @@ export const BATON_IAM = {
    */
   relay: [readTable, send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
   /**
-   * `ingressHandler` and `Client`: reads outcomes (and no actor record), claims the keys of
-   * keyed messages and reads those claims, sends.
+   * `ingressHandler` and `Client`: reads outcomes and workflow instances' records (and no other
+   * actor's), claims the keys of keyed messages and reads those claims, sends.
    */
-  ingress: [readOutcomes, claimAndReadKeys, send],
+  ingress: [readOutcomes, readWorkflows, claimAndReadKeys, send],
   /**
    * `websocketHandler` (`@baton/aws/websocket`; `$connect`, `$disconnect`, `$default`): the
    * registry; queries' reads and outcomes; `send`/`ask` into the inbox with their keys'

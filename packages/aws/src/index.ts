@@ -41,6 +41,7 @@ export {
   type IamResource,
   type IamStatement,
   OUTCOME_LEADING_KEYS,
+  WORKFLOW_RECORD_LEADING_KEYS,
 } from './iam.ts';
 export { createFifoQueue, type FifoQueue, type FifoQueueOptions } from './sqs/createFifoQueue.ts';
 export { createTimerQueue, type TimerQueueUrls } from './sqs/createTimerQueue.ts';

@@ -64,6 +64,9 @@ function withAuthorizer(stack: Stack): Partial<BatonAppProps> {
 /** The condition that narrows a grant on the table to its idempotency records. */
 const OUTCOMES_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['I#*'] } };
 const CLAIMS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['K#*'] } };
+const WORKFLOW_RECORDS_ONLY = {
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#wf-*'] },
+};
 
 /** What an SQS event source grants the function it feeds, on that queue. */
 const CONSUME = [
@@ -832,7 +835,7 @@ describe('BatonApp', () => {
     );
   });
 
-  it('lets the ingress and grantSend read outcomes and write key claims only, never an actor record', () => {
+  it("lets the ingress and grantSend read outcomes and write key claims only, and the ingress read workflow instances' records, never another actor's", () => {
     let role: Role | undefined;
     const {
       stack: other,
@@ -843,7 +846,8 @@ describe('BatonApp', () => {
       baton.grantSend(role);
     });
     const policies = Object.values(granted.findResources('AWS::IAM::Policy'));
-    for (const roleId of [idIn(other, role!), idIn(other, app.functions.ingress.role as never)]) {
+    const ingress = idIn(other, app.functions.ingress.role as never);
+    for (const roleId of [idIn(other, role!), ingress]) {
       const policy = policies.find((p) =>
         p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId),
       );
@@ -851,17 +855,23 @@ describe('BatonApp', () => {
         (statement: { Resource: unknown }) =>
           JSON.stringify(statement.Resource).includes(idIn(other, app.table)),
       );
-      expect(onTable, roleId).toEqual([
-        // An outcome is an item of its own or in its actor's outcome pages (a Query).
-        expect.objectContaining({
-          Action: ['dynamodb:GetItem', 'dynamodb:Query'],
-          Condition: OUTCOMES_ONLY,
-        }),
-        expect.objectContaining({
-          Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-          Condition: CLAIMS_ONLY,
-        }),
-      ]);
+      // An outcome is an item of its own or in its actor's outcome pages (a Query).
+      const outcomes = expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+        Condition: OUTCOMES_ONLY,
+      });
+      const claims = expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Condition: CLAIMS_ONLY,
+      });
+      // `GET /workflows/<name>/<id>` and a callback token's check read an instance's record.
+      const workflows = expect.objectContaining({
+        Action: 'dynamodb:GetItem',
+        Condition: WORKFLOW_RECORDS_ONLY,
+      });
+      expect(onTable, roleId).toEqual(
+        roleId === ingress ? [outcomes, workflows, claims] : [outcomes, claims],
+      );
     }
   });
 

@@ -1,6 +1,7 @@
 /**
  * The IAM statements `@baton/aws` declares each function needs (`BATON_IAM`), on this app's
- * resources, and the conditions that narrow the table to its idempotency records and key claims.
+ * resources, and the conditions that narrow the table to its idempotency records, its key claims
+ * or its workflow instances' records.
  */
 import {
   BATON_IAM,
@@ -8,6 +9,7 @@ import {
   type IamResource,
   OUTBOX_INDEX,
   OUTCOME_LEADING_KEYS,
+  WORKFLOW_RECORD_LEADING_KEYS,
 } from '@baton/aws';
 import { Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
@@ -28,6 +30,11 @@ export const CLAIMS_ONLY = {
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CLAIM_LEADING_KEYS] },
 };
 
+/** The condition that narrows the table to workflow instances' records (`workflowRecords`). */
+export const WORKFLOW_RECORDS_ONLY = {
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [WORKFLOW_RECORD_LEADING_KEYS] },
+};
+
 /** The app's resources that `BATON_IAM` names. */
 export interface IamResources extends Construct {
   readonly table: dynamodb.Table;
@@ -46,13 +53,16 @@ export function grantFunction(
 ): void {
   for (const { actions, resources } of BATON_IAM[part]) {
     const arns = resources.flatMap((resource) => arnsOf(app, resource));
-    // `outcomes` and `claims` are the table on a condition, each a statement of its own.
+    // `outcomes`, `claims` and `workflowRecords` are the table on a condition, each a statement
+    // of its own.
     const named = resources as readonly IamResource[];
     const conditions = named.includes('outcomes')
       ? OUTCOMES_ONLY
       : named.includes('claims')
         ? CLAIMS_ONLY
-        : undefined;
+        : named.includes('workflowRecords')
+          ? WORKFLOW_RECORDS_ONLY
+          : undefined;
     fn.addToRolePolicy(
       new iam.PolicyStatement({ actions: [...actions], resources: arns, conditions }),
     );
@@ -64,6 +74,7 @@ function arnsOf(app: IamResources, resource: IamResource): string[] {
     case 'table':
     case 'outcomes':
     case 'claims':
+    case 'workflowRecords':
       return [app.table.tableArn];
     case 'outboxIndex':
       return [`${app.table.tableArn}/index/${OUTBOX_INDEX}`];
