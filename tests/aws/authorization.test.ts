@@ -148,7 +148,10 @@ function httpEvent(
     rawPath: path,
     body: body === undefined ? '' : JSON.stringify(body),
     isBase64Encoded: false,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     requestContext: {
       http: { method },
       ...(principal ? { authorizer: { iam: { userArn: principal } } } : {}),

@@ -16,6 +16,8 @@ function request(path: string, body: unknown, method = 'POST'): APIGatewayProxyE
     rawPath: path,
     body: typeof body === 'string' ? body : JSON.stringify(body),
     isBase64Encoded: false,
+    // API Gateway and function URLs give headers in lower case.
+    headers: { 'content-type': 'application/json' },
     requestContext: { http: { method } },
   } as unknown as APIGatewayProxyEventV2;
 }
@@ -112,14 +114,38 @@ describe('the HTTP ingress on DynamoDB Local and ElasticMQ', () => {
       /limit is 256000/,
     ],
     ['an unknown route', '/steal', {}, 404, 'NOT_FOUND', /no route/],
+  ])('answers %s and writes nothing', async (_what, path, body, status, code, message) => {
+    const response = await handle(request(path, body));
+    expect(response.statusCode).toBe(status);
+    const { error } = JSON.parse(response.body);
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(message);
+    await expectNothingWritten();
+  });
+
+  it.each([
+    [
+      'as text/plain, as a page on another site may have a browser send it',
+      'text/plain;charset=UTF-8',
+    ],
+    ['as a form', 'application/x-www-form-urlencoded'],
+    ['without a content type', undefined],
   ])(
-    'answers %s with %i %s and writes nothing',
-    async (_what, path, body, status, code, message) => {
-      const response = await handle(request(path, body));
-      expect(response.statusCode).toBe(status);
+    'refuses a JSON body sent %s, and writes nothing: only application/json makes a browser ask first',
+    async (_how, type) => {
+      const event = request('/send', {
+        to: 'account/alice',
+        name: 'deposit',
+        payload: { amount: 1 },
+        idempotencyKey: 'csrf',
+      });
+      const response = await handle({ ...event, headers: type ? { 'content-type': type } : {} });
+      expect(response.statusCode).toBe(400);
       const { error } = JSON.parse(response.body);
-      expect(error.code).toBe(code);
-      expect(error.message).toMatch(message);
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message).toMatch(
+        /^the body must be JSON sent with content-type: application\/json/,
+      );
       await expectNothingWritten();
     },
   );

@@ -36,6 +36,7 @@ function post(path: string, body: unknown): APIGatewayProxyEventV2 {
     rawPath: path,
     body: JSON.stringify(body),
     isBase64Encoded: false,
+    headers: { 'content-type': 'application/json' },
     requestContext: { http: { method: 'POST' } },
   } as unknown as APIGatewayProxyEventV2;
 }

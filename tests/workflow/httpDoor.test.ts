@@ -27,7 +27,7 @@ function setup() {
     const response = await ingress({
       method: 'POST',
       path: '/send',
-      headers: { 'x-user': user },
+      headers: { 'x-user': user, 'content-type': 'application/json' },
       body: JSON.stringify({ to, name, payload, idempotencyKey: `k-${++keys}` }),
     });
     return { status: response.statusCode, body: JSON.parse(response.body) };

@@ -52,7 +52,11 @@ async function serve(): Promise<{
       method: request.method ?? 'GET',
       path: url.pathname,
       query: url.search.slice(1),
-      headers: { 'x-user': request.headers['x-user'] as string | undefined },
+      // The host passes the headers the ingress reads: the caller's, and the body's type.
+      headers: {
+        'x-user': request.headers['x-user'] as string | undefined,
+        'content-type': request.headers['content-type'],
+      },
       body,
     });
     response.writeHead(answer.statusCode, answer.headers).end(answer.body);

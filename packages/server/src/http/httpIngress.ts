@@ -98,8 +98,11 @@ interface SendRequest {
  * reached only when public (404 to others but trusted code), and its `authorize` decides each
  * start (`{ action: 'start' }`) and read (`{ action: 'read' }`, 403 when refused).
  *
- * Errors are JSON `{ error: { code, message, details } }`: 400 for malformed JSON or a wrong
- * payload, 403 for what the caller may not do, 404 for an unknown route or outcome, 413 for an
+ * A POST's body must come as `content-type: application/json` when the request has headers (as
+ * every HTTP host gives): a browser sends a `text/plain` or untyped body from any site's page
+ * without asking first, with the user's cookies. Errors are JSON
+ * `{ error: { code, message, details } }`: 400 for malformed JSON, another content type or a
+ * wrong payload, 403 for what the caller may not do, 404 for an unknown route or outcome, 413 for an
  * oversized body, 422 for a rejection, 503/504 for what may pass. Nothing is enqueued unless the
  * request is valid and allowed.
  *

@@ -5,6 +5,7 @@ import { badRequest } from './httpErrors.ts';
 interface Body {
   readonly body: string;
   readonly bodyBytes?: number;
+  readonly headers?: Readonly<Record<string, string | undefined>>;
 }
 
 /** How a route's body looks, for its errors: an example, and its keys (`{"to", "name"}`). */
@@ -15,13 +16,22 @@ export interface BodyShape {
 
 /**
  * The request's body as a JSON object: 413 past `maxBodyBytes`, 400 for malformed JSON or
- * another JSON value, saying what the route takes.
+ * another JSON value, saying what the route takes. A request that came over HTTP (it has
+ * headers) must say its body is `application/json`: a page on any site can make a browser send a
+ * `text/plain` POST, or one without a content type, with the user's cookies and without asking
+ * first (CORS preflights only other types), and an app's `auth` may trust those cookies.
  */
 export function jsonBody(
   request: Body,
   maxBodyBytes: number,
   shape: BodyShape,
 ): Record<string, unknown> {
+  const type = request.headers?.['content-type'];
+  if (request.headers && type?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
+    throw badRequest(
+      `the body must be JSON sent with content-type: application/json (this one came ${type === undefined ? 'without a content type' : `as ${type.slice(0, 100)}`}): a browser sends other types from any site's page without asking, so they are refused`,
+    );
+  }
   const raw = request.body;
   const size = request.bodyBytes ?? Buffer.byteLength(raw);
   if (size > maxBodyBytes) {
