@@ -62,7 +62,12 @@ export class QueryEngine {
     this.#options = resolveEngineOptions(options);
     this.#clock = this.#options.clock;
     const registry = new Registry(options.actors);
-    this.#env = { registry, store: options.store, index: new DependencyIndex() };
+    this.#env = {
+      registry,
+      store: options.store,
+      index: new DependencyIndex((instance) => instance.scope),
+      checkRoom: (instance, actorId) => this.#checkRoom(instance, actorId),
+    };
     this.#scheduler = new RerunScheduler(this.#options, (i) => this.#run(i));
     this.#unsubscribeFeed = options.feed.subscribe((record) => this.#onChange(record));
   }
@@ -75,7 +80,7 @@ export class QueryEngine {
   subscribe(request: SubscribeRequest, listener: (update: QueryUpdate) => void): QuerySubscription {
     if (this.#closed) throw new BatonError(ErrorCode.UNAVAILABLE, 'the query engine is closed');
     checkSubscribe(request, listener);
-    const { definition, args, key } = resolveInstanceKey(
+    const { definition, args, key, scope } = resolveInstanceKey(
       this.#options.queries,
       this.#options.scope,
       request,
@@ -83,7 +88,7 @@ export class QueryEngine {
     let instance = this.#instances.get(key);
     const created = !instance;
     if (!instance) {
-      instance = new QueryInstance(key, definition, args, request.identity);
+      instance = new QueryInstance(key, definition, args, request.identity, scope);
       this.#instances.set(key, instance);
     }
     const { leaseMs } = request;
@@ -230,6 +235,28 @@ export class QueryEngine {
     if (dirty) this.#scheduler.mark(instance);
     else if (retryable) this.#scheduler.retry(instance);
     else instance.retryDelayMs = 0;
+  }
+
+  /**
+   * Refuses a new dependency of `instance` past `maxDependencies`, or past
+   * `maxDependenciesPerScope` for its scope: the engine's memory is bounded, and one scope (all
+   * anonymous subscribers are one) cannot take it all. A dependency it holds already is no new one.
+   */
+  #checkRoom(instance: QueryInstance, actorId: string): void {
+    const { index } = this.#env;
+    if (index.has(actorId, instance)) return;
+    const { maxDependencies, maxDependenciesPerScope } = this.#options;
+    const [held, most, whose] =
+      index.entries >= maxDependencies
+        ? [index.entries, maxDependencies, 'all live queries here']
+        : [index.entriesOf(instance.scope), maxDependenciesPerScope, `this caller's live queries`];
+    if (held < most) return;
+    const { name } = instance.definition;
+    throw new BatonError(
+      ErrorCode.LIMIT_EXCEEDED,
+      `query "${name}" cannot read ${actorId}: ${whose} hold ${held} actors' reads, the most this server keeps (${most}); unsubscribe from views no longer shown, or read fewer actors per query`,
+      { details: { query: name, held, limit: most } },
+    );
   }
 
   #catchUp(subscriber: Subscriber): void {

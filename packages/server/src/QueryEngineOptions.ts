@@ -47,6 +47,18 @@ export interface QueryEngineOptions {
    * scopes share an instance (and its `ctx.identity`). @default one scope per distinct identity
    */
   readonly scope?: (identity: unknown) => string;
+  /**
+   * The most dependencies (one per actor a live instance read) the engine keeps, in all: what
+   * bounds its memory, whoever subscribes. A run that would read one more actor past it fails
+   * with LIMIT_EXCEEDED, which its subscribers get. @default 1,000,000 (a few hundred MB)
+   */
+  readonly maxDependencies?: number;
+  /**
+   * The most dependencies the instances of one identity scope keep: all anonymous subscribers
+   * share one scope, so together they cannot take the whole of `maxDependencies` from signed-in
+   * users (nor one user from the others). @default 100,000
+   */
+  readonly maxDependenciesPerScope?: number;
 }
 
 /**
@@ -89,6 +101,12 @@ export function resolveEngineOptions(options: QueryEngineOptions) {
     batchMs: duration('batchMs', options?.batchMs, 10),
     retryMs: duration('retryMs', options?.retryMs, 1_000),
     scope: options?.scope ?? identityScope,
+    maxDependencies: duration('maxDependencies', options?.maxDependencies, 1_000_000),
+    maxDependenciesPerScope: duration(
+      'maxDependenciesPerScope',
+      options?.maxDependenciesPerScope,
+      100_000,
+    ),
   };
   if (problems.length > 0) {
     throw new BatonError(

@@ -71,6 +71,8 @@ export class QueryInstance {
     readonly definition: AnyQueryDefinition,
     readonly args: unknown,
     readonly identity: unknown,
+    /** The identity scope whose reads it counts against. */
+    readonly scope = '',
   ) {}
 
   /** The newest update: what every subscriber has been (or is being) given. */

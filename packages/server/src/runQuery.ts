@@ -9,6 +9,11 @@ export interface RunEnvironment {
   /** With `readOverflow`, `workflowHistory` reads entries moved out into pages too. */
   readonly store: Pick<Store, 'load'> & Partial<Pick<Store, 'readOverflow'>>;
   readonly index: DependencyIndex<QueryInstance>;
+  /**
+   * Throws (LIMIT_EXCEEDED) when `instance` may not depend on one more actor, `actorId`: the
+   * run fails with that error, and its subscribers get it.
+   */
+  readonly checkRoom?: (instance: QueryInstance, actorId: string) => void;
 }
 
 /**
@@ -26,6 +31,7 @@ export async function runQuery(instance: QueryInstance, env: RunEnvironment): Pr
   const { definition, args, identity } = instance;
   const { outcome } = await evaluateQuery(definition, args, identity, env, {
     beforeLoad: (actorId) => {
+      env.checkRoom?.(instance, actorId);
       if (instance.beginRead(run, actorId) && !instance.closed) env.index.add(actorId, instance);
     },
     afterLoad: (actorId, at) => instance.endRead(run, actorId, at),

@@ -15,6 +15,8 @@ export interface ResolvedRequest {
   readonly args: unknown;
   /** `[name, canonical args, scope]` as JSON: equal for requests that share an instance. */
   readonly key: string;
+  /** The identity scope: whose live queries' reads it counts against (`maxReadsPerScope`). */
+  readonly scope: string;
 }
 
 /**
@@ -66,5 +68,5 @@ export function resolveInstanceKey(
     );
   }
   const key = JSON.stringify([definition.name, canonical, scope]);
-  return { definition, args, key };
+  return { definition, args, key, scope };
 }
