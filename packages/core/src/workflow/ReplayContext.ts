@@ -12,13 +12,14 @@ import {
   type SerializedError,
   toBatonError,
 } from '../errors.ts';
-import { silentLogger } from '../logger.ts';
+import type { Logger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
 import { checkCompensate, checkName, checkTimeout, dueAt } from './contextArguments.ts';
 import { armTimeout } from './eventWaits.ts';
 import { type CommandKind, callMayBeApplied } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { Replayer } from './Replayer.ts';
+import { replayLogger } from './replayLogger.ts';
 import type { Slot } from './replayTypes.ts';
 import { checkRetryPolicy } from './retry.ts';
 import { keepCompensation } from './sagaStart.ts';
@@ -39,6 +40,7 @@ const NEVER: Promise<never> = new Promise(() => {});
 export class ReplayContext implements WorkflowContext {
   readonly #replayer: Replayer;
   readonly #origin: 'run' | 'runner';
+  #log: Logger | undefined;
 
   constructor(replayer: Replayer, origin: 'run' | 'runner') {
     this.#replayer = replayer;
@@ -54,8 +56,9 @@ export class ReplayContext implements WorkflowContext {
   get caller(): Caller {
     return this.#replayer.state.caller ?? ANONYMOUS;
   }
-  get log() {
-    return this.#replayer.host?.log ?? silentLogger;
+  get log(): Logger {
+    this.#log ??= replayLogger(this.#replayer);
+    return this.#log;
   }
 
   /** A command's failure as it is journaled (see {@link Replayer.told}), cut to fit. */

@@ -97,6 +97,11 @@ export class Replayer {
     return this.host === undefined || this.state.ending !== undefined;
   }
 
+  /** Whether the run goes over its history: a journaled completion is still to resolve. */
+  get replaying(): boolean {
+    return this.#history.next !== undefined;
+  }
+
   /**
    * Issues command number `seq`: the journaled one (checked against `kind` and `name`), or a
    * new one past the journal. `undefined` when it must not be issued (it waits forever).
