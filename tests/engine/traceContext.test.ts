@@ -159,7 +159,7 @@ describe('trace context', () => {
     const handle = ingressHandler({ actors: [Relay], store, queue });
     const request = (key: string, traceparent: string) => ({
       rawPath: '/send',
-      headers: { traceparent },
+      headers: { traceparent, 'content-type': 'application/json' },
       body: JSON.stringify({
         to: `relay/${key}`,
         name: 'pass',

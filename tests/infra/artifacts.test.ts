@@ -164,7 +164,7 @@ function http(method: string, path: string, body?: unknown) {
     rawPath: path,
     body: body === undefined ? undefined : JSON.stringify(body),
     isBase64Encoded: false,
-    headers: { authorization: `Bearer ${token('alice')}` },
+    headers: { authorization: `Bearer ${token('alice')}`, 'content-type': 'application/json' },
     requestContext: { http: { method } },
   };
 }

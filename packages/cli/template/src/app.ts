@@ -11,6 +11,6 @@ export default defineApp({
   queries: [count],
   // Who a WebSocket connection is. Everyone is a guest here, so the app deployed as it is lets
   // anyone who reaches its URL count; a real app checks a token, e.g. with jwtAuth from
-  // @baton/aws/auth, and handlers see the user as ctx.caller.
+  // @baton/aws/auth (npm install aws-jwt-verify too), and handlers see the user as ctx.caller.
   auth: () => ({ guest: true }),
 });
