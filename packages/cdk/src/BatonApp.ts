@@ -4,7 +4,7 @@ import { Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -17,7 +17,7 @@ import { createQueues, queueDefaults } from './appQueues.ts';
 import { createTables } from './appTables.ts';
 import type { BatonAppProps } from './BatonAppProps.ts';
 import { createDashboard } from './dashboard.ts';
-import { CLAIMS_ONLY, grantFunction, OUTCOMES_ONLY } from './functionGrants.ts';
+import { grantPart, statementsFor } from './functionGrants.ts';
 import { addTriggers } from './functionTriggers.ts';
 import { ingressEndpoint } from './ingressEndpoint.ts';
 import { acknowledgeNagFindings } from './nagAcknowledgements.ts';
@@ -136,7 +136,7 @@ export class BatonApp extends Construct implements AppParts {
     this.metricsService = props.metrics === false ? undefined : this.node.path;
     addSettingsEnvironment(functions, settings, this.metricsService);
     for (const [name, fn] of Object.entries(functions) as [BatonFunctionName, NodejsFunction][]) {
-      grantFunction(this, name, fn);
+      for (const statement of statementsFor(this, name)) fn.addToRolePolicy(statement);
     }
     this.streamFailureQueue = addTriggers(this, functions, this, settings, defaults);
 
@@ -186,24 +186,14 @@ export class BatonApp extends Construct implements AppParts {
   }
 
   /**
-   * Lets `grantee` send messages to actors: enqueue into the inbox, claim the idempotency keys
-   * of keyed messages (and read those claims) and read outcomes (an item each, or an actor's
-   * outcome pages) — the table's key claims and outcomes only, never an actor's record.
+   * Lets `grantee` do what a `Client` does, as the ingress does: send messages to actors
+   * (enqueue into the inbox, claim the idempotency keys of keyed messages and read those
+   * claims), read outcomes (an item each, or an actor's outcome pages), and read workflow
+   * instances' records (`workflowStatus`, a callback token's check). The table's outcomes, key
+   * claims and `A#wf-*` records only, never another actor's record.
    */
   grantSend(grantee: iam.IGrantable): iam.Grant {
-    const outcomes = iam.Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-      resourceArns: [this.table.tableArn],
-      conditions: OUTCOMES_ONLY,
-    });
-    const claims = iam.Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-      resourceArns: [this.table.tableArn],
-      conditions: CLAIMS_ONLY,
-    });
-    return outcomes.combine(claims).combine(this.inbox.grantSendMessages(grantee));
+    return grantPart(this, 'ingress', grantee);
   }
 
   /**

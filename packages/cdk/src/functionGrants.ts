@@ -15,7 +15,6 @@ import { Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BatonFunctionName } from './appFunctions.ts';
@@ -46,13 +45,8 @@ export interface IamResources extends Construct {
 }
 
 /** The IAM statements `BATON_IAM` declares for `part`, on `app`'s resources. */
-export function grantFunction(
-  app: IamResources,
-  part: BatonFunctionName,
-  fn: NodejsFunction,
-): void {
-  for (const { actions, resources } of BATON_IAM[part]) {
-    const arns = resources.flatMap((resource) => arnsOf(app, resource));
+export function statementsFor(app: IamResources, part: BatonFunctionName): iam.PolicyStatement[] {
+  return BATON_IAM[part].map(({ actions, resources }) => {
     // `outcomes`, `claims` and `workflowRecords` are the table on a condition, each a statement
     // of its own.
     const named = resources as readonly IamResource[];
@@ -63,10 +57,30 @@ export function grantFunction(
         : named.includes('workflowRecords')
           ? WORKFLOW_RECORDS_ONLY
           : undefined;
-    fn.addToRolePolicy(
-      new iam.PolicyStatement({ actions: [...actions], resources: arns, conditions }),
-    );
-  }
+    return new iam.PolicyStatement({
+      actions: [...actions],
+      resources: resources.flatMap((resource) => arnsOf(app, resource)),
+      conditions,
+    });
+  });
+}
+
+/** Grants `grantee` what `BATON_IAM` declares for `part`, on `app`'s resources. */
+export function grantPart(
+  app: IamResources,
+  part: BatonFunctionName,
+  grantee: iam.IGrantable,
+): iam.Grant {
+  return statementsFor(app, part)
+    .map((statement) =>
+      iam.Grant.addToPrincipal({
+        grantee,
+        actions: statement.actions,
+        resourceArns: statement.resources,
+        conditions: statement.conditions,
+      }),
+    )
+    .reduce((all, grant) => all.combine(grant));
 }
 
 function arnsOf(app: IamResources, resource: IamResource): string[] {
