@@ -92,6 +92,9 @@ const cases: Record<string, (ctx: Ctx) => unknown> = {
   'schedule: at an invalid Date': (ctx) =>
     ctx.schedule(new Date(Number.NaN), 'tick', { pad: '' } as never),
   'schedule: in NaN ms': (ctx) => ctx.schedule(Number.NaN, 'tick', { pad: '' } as never),
+  'schedule: in -1 ms': (ctx) => ctx.schedule(-1, 'tick', { pad: '' } as never),
+  'schedule: in "5" ms': (ctx) => ctx.schedule('5' as never, 'tick', { pad: '' } as never),
+  'schedule: at nothing': (ctx) => ctx.schedule(undefined as never, 'tick', { pad: '' } as never),
   'schedule: two in one handling': (ctx) => [
     ctx.schedule(1, 'tick', { pad: '' } as never).id,
     ctx.schedule(1, 'tick', { pad: '' } as never).id,
@@ -388,7 +391,7 @@ describe("a handler's ctx", () => {
     expect(Object.keys((error as { details: object }).details)).toEqual(['to', 'name', 'issues']);
   });
 
-  it('schedules in 0 ms or at a past Date, and refuses NaN and an invalid Date', async () => {
+  it('schedules in 0 ms or at a past Date, and refuses NaN, a negative delay, an invalid Date and what is neither a number nor a Date', async () => {
     expect(await run('schedule: in 0 ms')).toEqual({ ok: expect.any(Number) });
     expect(await run('schedule: at a Date before now')).toEqual({ ok: 0 });
     expect(await run('schedule: at an invalid Date')).toEqual(
@@ -403,11 +406,69 @@ describe("a handler's ctx", () => {
         'in handler "run" of probe/p: ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got NaN',
       ),
     );
+    for (const [name, shown] of [
+      ['schedule: in -1 ms', '-1'],
+      ['schedule: in "5" ms', '"5"'],
+      ['schedule: at nothing', 'undefined'],
+    ]) {
+      expect(await run(name!), name).toEqual(
+        refused(
+          ErrorCode.INVALID_ARGUMENT,
+          `in handler "run" of probe/p: ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${shown}`,
+        ),
+      );
+    }
   });
 
   it('works taken apart (`const { send } = ctx`), and lists only its data as own keys', async () => {
     expect(await run('taken apart')).toEqual({ ok: { in: 5, uuid: 36, same: true } });
     expect(await run('own keys')).toEqual({ ok: ['caller', 'message', 'self', 'state'] });
+  });
+
+  it('refuses a call that would change the turn once the handler has returned, and the turn commits without it', async () => {
+    let kept: ActorContext<{ n: number }> | undefined;
+    const Late = actor({
+      name: 'late',
+      state: z.object({ n: z.number() }),
+      initial: () => ({ n: 0 }),
+      handlers: {
+        go: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.state.n += 1;
+            kept = ctx;
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Late, Target] });
+    await h.client.send(Late.ref('l'), 'go', {});
+    await h.run();
+    const late = {
+      send: () => kept!.send(to, 'take', { text: 'late' }),
+      schedule: () => kept!.schedule(1, 'go', {}),
+      cancel: () => kept!.cancel('t1'),
+      reply: () => kept!.reply('late'),
+      halt: () => kept!.halt(),
+      start: () => kept!.start(Greet, 'g1', { name: 'late' }),
+      effect: () => kept!.effect(Noted, { text: 'late' }),
+      ask: () => kept!.ask(to, 'take', { text: 'late' }, { onReply: 'go' } as never),
+    };
+    for (const [method, call] of Object.entries(late)) {
+      expect(call, method).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.INVALID_ARGUMENT,
+          message:
+            'ctx called after handler "go" of late/l returned did nothing: await each call before the handler returns',
+        }),
+      );
+    }
+    // What it may still do: read, and log.
+    expect(kept!.now()).toBe(h.clock.now());
+    expect(() => kept!.log.info('still logs')).not.toThrow();
+    await h.run();
+    expect(await h.state('late/l')).toEqual({ n: 1 });
+    expect(await h.record('target/t')).toBeUndefined();
   });
 
   it('cancels a timer by its handle, and refuses to cancel nothing', async () => {

@@ -390,7 +390,7 @@ describe('durable timers', () => {
       ['payload', ErrorCode.INVALID_PAYLOAD, /note/],
       ['id', ErrorCode.INVALID_ARGUMENT, /timer id must be a non-empty string/],
       ['long id', ErrorCode.INVALID_ARGUMENT, /at most 256 characters/],
-      ['when', ErrorCode.INVALID_ARGUMENT, /a delay in ms or a Date/],
+      ['when', ErrorCode.INVALID_ARGUMENT, /needs a delay ≥ 0 ms or a valid Date, got "soon"/],
     ] as const;
     for (const [how, code, message] of cases) {
       const error = (await answered(h, h.client.ask(alice, 'misuse', { how })).catch(

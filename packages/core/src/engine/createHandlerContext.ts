@@ -126,6 +126,7 @@ class HandlerContext implements ActorContext<unknown> {
       halted: false,
       pages: [],
       commitFirst: false,
+      ended: false,
     };
   }
 
@@ -168,9 +169,18 @@ class HandlerContext implements ActorContext<unknown> {
    * ref or argument) name this handler, which made the call, in the message and in
    * `details.sentBy`. The engine keeps the message of a handler that lets one escape as a dead
    * letter: the code's fault, not the message's.
+   *
+   * Once the handler has returned, `call` is refused: a call in a promise the handler did not
+   * await, or in a `setTimeout`, would change a turn that went on without it, and be lost without
+   * a word. (A change to `ctx.state` then is lost too: nothing can see it.)
    */
   #named<A extends unknown[], R>(call: (...args: A) => R): (...args: A) => R {
     return (...args) => {
+      if (this.#effects.ended) {
+        throw invalidArgument(
+          `ctx called after handler "${this.#envelope.name}" of ${this.self.id} returned did nothing: await each call before the handler returns`,
+        );
+      }
       try {
         return call(...args);
       } catch (error) {
@@ -320,16 +330,16 @@ class HandlerContext implements ActorContext<unknown> {
   }
 
   get reply(): Ctx['reply'] {
-    this.#reply ??= (value: unknown): void => {
+    this.#reply ??= this.#named((value: unknown): void => {
       this.#effects.reply = { set: true, value };
-    };
+    });
     return this.#reply;
   }
 
   get halt(): Ctx['halt'] {
-    this.#halt ??= (): void => {
+    this.#halt ??= this.#named((): void => {
       this.#effects.halted = true;
-    };
+    });
     return this.#halt;
   }
 

@@ -40,15 +40,15 @@ export function checkTimerId(id: unknown): string {
 
 /** When `schedule(when)` is due: `when` ms after `now`, or at the `Date`. */
 export function dueAt(when: number | Date, now: number): number {
-  if (typeof when !== 'number' && !(when instanceof Date)) {
+  const at =
+    when instanceof Date
+      ? when.getTime()
+      : typeof when === 'number' && when >= 0
+        ? now + when
+        : NaN;
+  if (!Number.isFinite(at)) {
     throw invalidArgument(
-      `ctx.schedule(when, …) takes a delay in ms or a Date, got ${JSON.stringify(when)}`,
-    );
-  }
-  const at = when instanceof Date ? when.getTime() : now + when;
-  if (!Number.isFinite(at) || (typeof when === 'number' && when < 0)) {
-    throw invalidArgument(
-      `ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${String(when)}`,
+      `ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${typeof when === 'string' ? JSON.stringify(when) : String(when)}`,
     );
   }
   return at;

@@ -26,6 +26,8 @@ export interface HandlerEffects {
    * `COMMIT_FIRST` in contextSlots.ts): what it did besides is dropped.
    */
   commitFirst: boolean;
+  /** Whether the handler has returned (or thrown): `ctx` then refuses what would change the turn. */
+  ended: boolean;
 }
 
 /** Where a handling stands besides its message: see `createHandlerContext`. */

@@ -102,7 +102,12 @@ export async function applyMessage(
       ...(confirm ? { confirmRecord: confirm.check } : {}),
       uncommitted: builder.size > 0,
     });
-    const returned = await message.handler.handle(effects.ctx, message.payload);
+    let returned: unknown;
+    try {
+      returned = await message.handler.handle(effects.ctx, message.payload);
+    } finally {
+      effects.ended = true;
+    }
     if (effects.commitFirst) return HANDLE_AGAIN;
     reply = effects.reply.set ? effects.reply.value : returned;
   } catch (thrown) {
