@@ -154,13 +154,13 @@ describe("baton dev's door", () => {
     }
   });
 
-  it('refuses a text/plain body with 415 and applies nothing', async () => {
+  it('refuses a text/plain body with 400, as the deployed ingress does, and applies nothing', async () => {
     const response = await fetch(`${dev.origin}/ask`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
       body: add1000,
     });
-    expect(response.status).toBe(415);
+    expect(response.status).toBe(400);
     expect((await response.json()).error.message).toContain('content-type: application/json');
     expect(await count()).toBe(5);
   });

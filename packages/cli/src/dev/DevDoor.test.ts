@@ -63,7 +63,7 @@ describe('DevDoor', () => {
 
   it('takes bodies only as application/json: text/plain skips the CORS preflight', () => {
     const answer = refused(check('POST', '/send', { ...own, 'content-type': 'text/plain' }));
-    expect(answer?.status).toBe(415);
+    expect(answer?.status).toBe(400);
     expect(answer?.message).toContain('content-type: application/json');
     expect(check('POST', '/send', own).kind).toBe('refuse');
     const form = { ...own, 'content-type': 'application/x-www-form-urlencoded' };

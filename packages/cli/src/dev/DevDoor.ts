@@ -18,7 +18,7 @@ export interface DoorRequest {
  */
 export type DoorAnswer =
   | { readonly kind: 'pass' | 'preflight'; readonly headers: Readonly<Record<string, string>> }
-  | { readonly kind: 'refuse'; readonly status: 403 | 415; readonly message: string };
+  | { readonly kind: 'refuse'; readonly status: 400 | 403; readonly message: string };
 
 export interface DevDoorOptions {
   /** The port `baton dev` listens on (127.0.0.1). */
@@ -104,7 +104,7 @@ export class DevDoor {
       const type = header(headers, 'content-type');
       if (mediaType(type) !== 'application/json') {
         return refuse(
-          415,
+          400,
           `a ${method} body must be JSON sent with content-type: application/json (this one came ${type === undefined ? 'without a content type' : `as ${type}`}), e.g. curl -X POST ${this.#home}/ask -H 'content-type: application/json' -d '{"to": "type/key", "name": "message", "payload": {}}'`,
         );
       }
@@ -153,7 +153,7 @@ export class DevDoor {
   }
 }
 
-function refuse(status: 403 | 415, message: string): DoorAnswer & { kind: 'refuse' } {
+function refuse(status: 400 | 403, message: string): DoorAnswer & { kind: 'refuse' } {
   return { kind: 'refuse', status, message };
 }
 

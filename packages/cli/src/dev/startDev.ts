@@ -28,9 +28,9 @@ const HOST = '127.0.0.1';
 /** How many distinct refusals a run prints (each once) before it prints no more. */
 const MAX_REFUSALS_PRINTED = 50;
 
-/** The error code of a request the door refuses (415: not JSON; 403: not allowed). */
+/** The error code of a request the door refuses (400: not JSON; 403: not allowed), as the ingress answers it. */
 const refusedCode = (status: number) =>
-  status === 415 ? ErrorCode.INVALID_ARGUMENT : ErrorCode.FORBIDDEN;
+  status === 400 ? ErrorCode.INVALID_ARGUMENT : ErrorCode.FORBIDDEN;
 
 /**
  * Serves an app on one port: its page, the WebSocket, the HTTP ingress and the inspector. The
