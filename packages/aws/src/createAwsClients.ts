@@ -28,6 +28,13 @@ const cache = new Map<string, AwsClients>();
  * used: the emulators accept any. (The reactive layer's DynamoDB Streams client is
  * `createStreamClients` in `@baton/aws/websocket`, so a worker's bundle does not carry it.)
  *
+ * The clients set the SDK's `cacheMiddleware`: a client resolves each command type's middleware
+ * stack once, not on every call, which saves about 0.2 ms of CPU a call (a ping-pong hop of
+ * four calls spends 0.7–0.8 ms less on the emulators). The SDK then ignores middleware added to
+ * a command, or to a client after its first call of that command type; tracing that instruments
+ * a client as it is made (Powertools' `captureAWSv3Client`) is unaffected. Code that adds
+ * middleware later makes its own clients: every Baton class takes a `client`.
+ *
  * @example
  * // In a Lambda handler module: created on cold start, reused after.
  * const { dynamodb, sqs } = createAwsClients();
@@ -59,13 +66,15 @@ export function createAwsClients(options: AwsClientsOptions = {}): AwsClients {
 export function clientSettings(options: AwsClientsOptions) {
   const dynamodbEndpoint = options.dynamodbEndpoint ?? env('BATON_DYNAMODB_ENDPOINT');
   const sqsEndpoint = options.sqsEndpoint ?? env('BATON_SQS_ENDPOINT');
-  const local = [dynamodbEndpoint, sqsEndpoint].some((e) => e !== undefined);
+  const local = (dynamodbEndpoint ?? sqsEndpoint) !== undefined;
   const region = options.region ?? env('AWS_REGION') ?? (local ? 'us-east-1' : undefined);
   const config = (endpoint: string | undefined) => ({
+    // Each command type's middleware resolved once, not at every call: about 0.2 ms of CPU a call.
+    cacheMiddleware: true,
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),
     ...(endpoint && isLoopback(endpoint) && !env('AWS_ACCESS_KEY_ID')
-      ? { credentials: { accessKeyId: 'batonlocal', secretAccessKey: 'batonlocal' } }
+      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
   });
   const key = JSON.stringify([region, dynamodbEndpoint, sqsEndpoint]);
