@@ -7,7 +7,7 @@ import { awsBackend, embeddedBackend, type OpenBackend, STREAM_POLL_MS } from '.
 import { costPerMessage } from './aws/cost.ts';
 import { gatewayFanOut } from './aws/gatewayFanOut.ts';
 import { type HotActorAwsOptions, hotActorAws } from './aws/hot-actor.ts';
-import { pingPongAws } from './aws/ping-pong.ts';
+import { pingPongAws, pingPongClientsAws } from './aws/ping-pong.ts';
 import { propagation } from './aws/propagation.ts';
 import { sweeperBench } from './aws/sweeper.ts';
 import { openTarget, type Target } from './aws/target.ts';
@@ -175,6 +175,21 @@ const STEPS: readonly Step[] = [
         latencyNs: 0,
         log: c.log,
       }),
+  },
+  {
+    id: '3c',
+    title:
+      "actor→actor ping-pong — the engine on createAwsClients' clients (cacheMiddleware) vs the SDK's default",
+    run: (c) =>
+      c.target().then((target) =>
+        pingPongClientsAws({
+          target,
+          roundTrips: c.size(20, 5),
+          rounds: c.size(11, 2),
+          warmup: 1,
+          log: c.log,
+        }),
+      ),
   },
   {
     id: '4a',

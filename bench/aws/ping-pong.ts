@@ -93,6 +93,43 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
 }
 
 /**
+ * 3c. The engine's ping-pong on the clients `createAwsClients` makes (the SDK's
+ * `cacheMiddleware`: each command type's middleware resolved once per client) against the same
+ * on clients with the SDK's default (resolved at every call, as in 3a on both sides). For
+ * reading: what a deployed worker gains from its clients' configuration.
+ */
+export async function pingPongClientsAws(options: PingPongAwsOptions): Promise<Row> {
+  const { target, roundTrips, log } = options;
+  const hops = 2 * roundTrips + 1;
+  const setup = await benchResources(target, 'clients');
+  const plain = target.clients();
+  const cached = target.clients({ cacheMiddleware: true });
+  const meters = { plain: new SideMeter(plain), cached: new SideMeter(cached) };
+  const result = await interleave({
+    baseline: () => meters.plain.measure(() => engineRound(plain, setup, roundTrips)),
+    candidate: () => meters.cached.measure(() => engineRound(cached, setup, roundTrips)),
+    rounds: options.rounds,
+    warmup: options.warmup,
+  });
+  const baseline = median(result.baseline);
+  const candidate = median(result.candidate);
+  log(
+    `  default clients ${formatNs(baseline)}/hop, caching clients ${formatNs(candidate)}/hop (${hops} hops × ${options.rounds} rounds per side)`,
+  );
+  log(
+    `  Node CPU per hop (this process, all rounds): default ${meters.plain.cpuPerOp()}; caching ${meters.cached.cpuPerOp()}`,
+  );
+  return {
+    bench: `ping-pong hop, engine on clients caching their middleware vs the SDK's default (${target.label})`,
+    baseline: `${formatNs(baseline)}/hop`,
+    candidate: `${formatNs(candidate)}/hop`,
+    ratio: median(result.paired),
+    spread: quartiles(result.paired),
+    values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/hop' },
+  };
+}
+
+/**
  * A side's rounds, per operation: the CPU time this process spends in them, and the time outside
  * its SDK calls (the rounds' time less the time its counter saw its calls take; the calls of a
  * round are sequential).

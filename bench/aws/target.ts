@@ -26,9 +26,11 @@ export interface Target {
   readonly endpoints: Endpoints | undefined;
   /**
    * Fresh, counted clients: one set per side, so each side's calls are its own. With
-   * `capacity`, their writes ask DynamoDB what they cost its indexes (see `countDynamoDb`).
+   * `capacity`, their writes ask DynamoDB what they cost its indexes (see `countDynamoDb`); with
+   * `cacheMiddleware`, they resolve each command type's middleware once, as `createAwsClients`'
+   * do (the SDK's default, and every other row's, resolves it at every call).
    */
-  clients(options?: { capacity?: boolean }): Clients;
+  clients(options?: { capacity?: boolean; cacheMiddleware?: boolean }): Clients;
   /** Clients for a DynamoDB stream (the change feed). */
   streamClients(): StreamClients;
   /** Creates a table named `<prefix>-<name>`; deleted on close. */
@@ -49,14 +51,17 @@ export interface Endpoints {
  * Uncounted SDK clients for `endpoints` (or AWS's own when undefined): for a bench part in a
  * process of its own.
  */
-export function sdkClients(endpoints: Endpoints | undefined): {
+export function sdkClients(
+  endpoints: Endpoints | undefined,
+  cacheMiddleware = false,
+): {
   dynamodb: DynamoDBClient;
   sqs: SQSClient;
 } {
-  const local = localConfig(endpoints);
+  const config = { ...localConfig(endpoints), cacheMiddleware };
   return {
-    dynamodb: new DynamoDBClient({ ...local, endpoint: endpoints?.dynamodb }),
-    sqs: new SQSClient({ ...local, endpoint: endpoints?.sqs }),
+    dynamodb: new DynamoDBClient({ ...config, endpoint: endpoints?.dynamodb }),
+    sqs: new SQSClient({ ...config, endpoint: endpoints?.sqs }),
   };
 }
 
@@ -121,7 +126,8 @@ function target(
     endpoints,
     clients(options = {}) {
       const counter = newCounter();
-      const { dynamodb, sqs } = sdkClients(endpoints);
+      // The counting middleware is added before any call: a client caching its middleware has it.
+      const { dynamodb, sqs } = sdkClients(endpoints, options.cacheMiddleware);
       countDynamoDb(dynamodb, counter, options);
       countSqs(sqs, counter);
       return { dynamodb, sqs, counter };
