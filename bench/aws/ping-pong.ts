@@ -126,6 +126,7 @@ export async function pingPongClientsAws(options: PingPongAwsOptions): Promise<R
     ratio: median(result.paired),
     spread: quartiles(result.paired),
     values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/hop' },
+    latencies: result.latencies,
   };
 }
 

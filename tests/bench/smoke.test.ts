@@ -11,11 +11,11 @@ import { verdict } from '../../bench/report.ts';
 import { runSuite } from '../../bench/suite.ts';
 
 describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
-  it('runs turn overhead (emulators and embedded), hot actor (and its ceiling), ping-pong, propagation, fan-out (on the local server and through the local gateway), cost, embedded turns, workflows and the sweeper', async () => {
+  it('runs turn overhead (emulators and embedded), hot actor (and its ceiling), ping-pong (and on caching clients), propagation, fan-out (on the local server and through the local gateway), cost, embedded turns, workflows and the sweeper', async () => {
     const lines: string[] = [];
     const { rows, errors, target } = await runSuite({
       quick: true,
-      only: ['1a', '1b', '2a', '2d', '3a', '4a', '4c', '4f', '5', '6', '8', '9'],
+      only: ['1a', '1b', '2a', '2d', '3a', '3c', '4a', '4c', '4f', '5', '6', '8', '9'],
       endpoints: { dynamodb: inject('dynamodbEndpoint'), sqs: inject('sqsEndpoint') },
       log: (line) => lines.push(line),
     });
@@ -28,6 +28,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '2a',
       '2d',
       '3a',
+      '3c',
       '4a',
       '4c',
       '4f',
@@ -61,6 +62,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '2a',
       '2d',
       '3a',
+      '3c',
       '4a',
       '4c',
       '4f',
