@@ -57,7 +57,10 @@ export interface Step {
    * actor-to-actor turns the same embedded turn takes more CPU.
    */
   readonly first?: true;
-  /** Ids of rows it prints besides its own (`2d`): asking for one of them runs the step. */
+  /**
+   * Ids of rows it prints besides its own (`2d`; a numbered step's lettered rows, `8a`…): asking
+   * for one of them runs the step.
+   */
   readonly prints?: readonly string[];
   readonly run: (c: Context) => Promise<Row | Row[]>;
 }
@@ -323,6 +326,7 @@ const STEPS: readonly Step[] = [
   },
   {
     id: '5',
+    prints: ['5a', '5b', '5c', '5d'],
     title: 'cost per message — item writes (WCU) and SQS requests, counted on the SDK clients',
     run: (c) =>
       c.target().then((target) =>
@@ -351,11 +355,13 @@ const STEPS: readonly Step[] = [
   },
   {
     id: '7',
+    prints: ['7a', '7b', '7c', '7d', '7e', '7f'],
     title: 'worker Lambda bundle — size against the budget, load time against the SDK alone',
     run: (c) => workerBundle({ rounds: c.size(15, 3), log: c.log }),
   },
   {
     id: '8',
+    prints: ['8a', '8b', '8c', '8d', '8e', '8f', '8g'],
     title:
       'workflows — steps of one instance and of many vs a hand-written actor state machine, item writes per step',
     run: (c) =>
@@ -394,16 +400,12 @@ export const STEP_IDS = STEPS.map((s) => s.id);
 
 /**
  * The steps `only` asks for: a step by its id (`3a`), all steps of a number (`2`: 2a, 2b, 2c),
- * the step that prints a row (`2d`; any letter after a step that is a number alone, `7a`, runs
- * that step, whose rows are lettered as they come). An id no step answers to is refused, naming
+ * the step that prints a row (`2d`, `7a`: its `prints`). An id no step answers to is refused, naming
  * those there are: a run that measured nothing would pass for a clean one.
  */
 export function selectSteps(only: readonly string[]): Step[] {
   const asks = (s: Step, o: string) =>
-    o === s.id ||
-    o === s.id.replace(/[a-z]$/, '') ||
-    s.prints?.includes(o) === true ||
-    (/^\d+$/.test(s.id) && o.replace(/[a-z]$/, '') === s.id);
+    o === s.id || o === s.id.replace(/[a-z]$/, '') || s.prints?.includes(o) === true;
   const unknown = only.filter((o) => !STEPS.some((s) => asks(s, o)));
   if (unknown.length > 0) {
     throw new Error(

@@ -19,5 +19,8 @@ describe('BENCH_ONLY: the steps it selects', () => {
     expect(() => ids(['3a', '77'])).toThrow(
       /^BENCH_ONLY: no benchmark has the id 77; the ids are 1a, 1b, 2a, .*a number alone runs all its rows/,
     );
+    // A letter no row of the step has.
+    expect(() => ids(['7z'])).toThrow(/no benchmark has the id 7z;/);
+    expect(() => ids(['6a'])).toThrow(/no benchmark has the id 6a;/);
   });
 });

@@ -8,7 +8,7 @@ import { referenceNs } from '../../bench/hostSpeed.ts';
 import { toJson } from '../../bench/output/json.ts';
 import { latencySvg } from '../../bench/output/svg.ts';
 import { verdict } from '../../bench/report.ts';
-import { runSuite } from '../../bench/suite.ts';
+import { runSuite, selectSteps } from '../../bench/suite.ts';
 
 describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
   it('runs turn overhead (emulators and embedded), hot actor (and its ceiling), ping-pong (and on caching clients), propagation, fan-out (on the local server and through the local gateway), cost, embedded turns, workflows and the sweeper', async () => {
@@ -47,6 +47,9 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '9',
     ]);
     for (const row of rows) {
+      // Each row can be asked for by its id: a step's `prints` names every row it adds.
+      const id = row.bench.slice(0, row.bench.indexOf('.'));
+      expect(selectSteps([id]), id).toHaveLength(1);
       expect(Number.isFinite(row.ratio) && row.ratio > 0, row.bench).toBe(true);
       expect(
         row.values && Number.isFinite(row.values.baseline + row.values.candidate),
