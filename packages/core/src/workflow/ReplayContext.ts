@@ -66,6 +66,17 @@ export class ReplayContext implements WorkflowContext {
     return journalError(this.told(thrown).toJSON());
   }
 
+  /**
+   * A command the turn's ctx refused, as the journal keeps it. A refusal that names its handler
+   * (`details.sentBy`: an unknown actor or message, a payload its target refuses) is the code's
+   * fault: noted, so that a run that fails with it leaves its message for a fix (see
+   * `Replayer.drive`).
+   */
+  #refused(thrown: unknown): SerializedError {
+    if (isBatonError(thrown) && thrown.details.sentBy) this.#replayer.refused = true;
+    return this.#failure(thrown);
+  }
+
   /** `thrown` as the journal keeps it (see {@link Replayer.told}). */
   told(thrown: unknown): BatonError {
     return this.#replayer.told(toBatonError(thrown));
@@ -142,7 +153,7 @@ export class ReplayContext implements WorkflowContext {
       try {
         this.#replayer.host!.ask(slot.seq, to, name, payload, options.timeoutMs);
       } catch (error) {
-        this.#replayer.complete(slot, { ok: false, error: this.#failure(error) }, true);
+        this.#replayer.complete(slot, { ok: false, error: this.#refused(error) }, true);
       }
     }
     const { compensate } = options;
@@ -189,7 +200,7 @@ export class ReplayContext implements WorkflowContext {
         entry.state = 'done';
       } catch (error) {
         entry.state = 'failed';
-        entry.error = this.#failure(error);
+        entry.error = this.#refused(error);
         throw error;
       }
     }
@@ -312,7 +323,7 @@ export class ReplayContext implements WorkflowContext {
         this.#replayer.host!.send(ref, '_child', start);
         slot.entry.child = ref.id;
       } catch (error) {
-        this.#replayer.complete(slot, { ok: false, error: this.#failure(error) }, true);
+        this.#replayer.complete(slot, { ok: false, error: this.#refused(error) }, true);
       }
     }
     return this.#tagged(slot, slot.promise as Promise<never>);
