@@ -66,17 +66,6 @@ export class ReplayContext implements WorkflowContext {
     return journalError(this.told(thrown).toJSON());
   }
 
-  /**
-   * A command the turn's ctx refused, as the journal keeps it. A refusal that names its handler
-   * (`details.sentBy`: an unknown actor or message, a payload its target refuses) is the code's
-   * fault: noted, so that a run that fails with it leaves its message for a fix (see
-   * `Replayer.drive`).
-   */
-  #refused(thrown: unknown): SerializedError {
-    if (isBatonError(thrown) && thrown.details.sentBy) this.#replayer.refused = true;
-    return this.#failure(thrown);
-  }
-
   /** `thrown` as the journal keeps it (see {@link Replayer.told}). */
   told(thrown: unknown): BatonError {
     return this.#replayer.told(toBatonError(thrown));
@@ -153,7 +142,7 @@ export class ReplayContext implements WorkflowContext {
       try {
         this.#replayer.host!.ask(slot.seq, to, name, payload, options.timeoutMs);
       } catch (error) {
-        this.#replayer.complete(slot, { ok: false, error: this.#refused(error) }, true);
+        this.#replayer.complete(slot, { ok: false, error: this.#failure(error) }, true);
       }
     }
     const { compensate } = options;
@@ -200,7 +189,7 @@ export class ReplayContext implements WorkflowContext {
         entry.state = 'done';
       } catch (error) {
         entry.state = 'failed';
-        entry.error = this.#refused(error);
+        entry.error = this.#failure(error);
         throw error;
       }
     }
@@ -323,7 +312,7 @@ export class ReplayContext implements WorkflowContext {
         this.#replayer.host!.send(ref, '_child', start);
         slot.entry.child = ref.id;
       } catch (error) {
-        this.#replayer.complete(slot, { ok: false, error: this.#refused(error) }, true);
+        this.#replayer.complete(slot, { ok: false, error: this.#failure(error) }, true);
       }
     }
     return this.#tagged(slot, slot.promise as Promise<never>);

@@ -53,8 +53,6 @@ export class Replayer {
   /** The compensations the run kept, and the undos of race losers. */
   readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
-  /** Whether this turn's `ctx` refused a command of the run (see `ReplayContext`'s `#refused`). */
-  refused = false;
   /** This turn drew a fresh `random`, `uuid` or callback secret, not committed yet (see `drive`). */
   #drawn = false;
 
@@ -290,7 +288,6 @@ export class Replayer {
     this.state = state;
     this.host = host;
     this.#drawn = false;
-    this.refused = false;
     return true;
   }
 
@@ -336,11 +333,6 @@ export class Replayer {
       if (run?.ok && !this.#undoUnderWay()) return { kind: 'completed', value: run.value };
       if (run && !run.ok) {
         const error = runFailure(run.error);
-        // A run that failed on a command this turn's ctx refused (an actor the app does not
-        // register, a payload its target refuses) failed on its code, not on the world: the
-        // turn is not committed, and the engine keeps its message as a dead letter to redrive
-        // once a fix is deployed, as an actor's handler's.
-        if (this.refused && error.details.sentBy) throw error;
         const undo =
           this.sagas.compensations.length > 0 ||
           unfinishedAttempts(this.#slots.values()).length > 0 ||
