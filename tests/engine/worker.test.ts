@@ -6,7 +6,7 @@
  */
 import { actor, ErrorCode, effect, RetryableError } from '@baton/core';
 import type { Queue, Store, TimerQueue } from '@baton/core/adapter';
-import { type TurnStart, type TurnStats, Worker } from '@baton/core/engine';
+import { Sweeper, type TurnStart, type TurnStats, UNSENT_LOG, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { recordingLogger, setup } from './helpers.ts';
@@ -54,6 +54,13 @@ const Job = actor({
       payload: z.object({}),
       handle: (ctx) => {
         ctx.effect(Ping, {});
+      },
+    },
+    pass: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.done++;
+        ctx.send(Job.ref('j'), 'work', {});
       },
     },
   },
@@ -228,6 +235,51 @@ describe('a Worker, batch by batch', () => {
         fields: { actor: 'job/c', timers: 1, error: 'unexpected error: arming is down' },
       },
     ]);
+  });
+
+  it('acks a turn’s messages once committed even when its sends are refused, and its next turn or the sweeper sends them', async () => {
+    const { logger, lines } = recordingLogger();
+    const h = setup({ actors: [Job], logger });
+    let refused = false;
+    const { spy, calls } = spied(h.backend.queue);
+    const queue: Queue = {
+      ...spy,
+      send: (messages) =>
+        refused ? Promise.reject(new Error('AccessDenied')) : h.backend.queue.send(messages),
+    };
+    const worker = new Worker({ ...h.engine, queue });
+    const a = Job.ref('a');
+    await h.client.send(a, 'pass', {});
+    refused = true;
+    expect(await worker.poll()).toBe(1);
+    // Applied and acked: nothing comes back to be skipped, or to end in a dead-letter queue.
+    expect(calls.filter(([kind]) => kind !== 'receive')).toEqual([['ack', [expect.any(String)]]]);
+    expect(await h.state(a.id)).toEqual({ done: 1 });
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: UNSENT_LOG,
+        fields: { actor: a.id, error: 'unexpected error: AccessDenied' },
+      },
+    ]);
+    expect((await h.record(a.id))?.outbox).toHaveLength(1); // kept in the record
+    // The actor's next message waits while its earlier sends cannot go out: I3 holds.
+    refused = false;
+    await h.client.send(a, 'pass', {});
+    refused = true;
+    expect(await worker.poll()).toBe(1);
+    expect(calls.at(-1)).toEqual(['release', [expect.any(String)], 1_000]);
+    expect(await h.state(a.id)).toEqual({ done: 1 });
+    // Once the inbox takes sends again, a sweep sends the first turn's, and the retried message
+    // is applied after them: each once.
+    refused = false;
+    h.clock.advance(1_000);
+    const sweep = await new Sweeper({ ...h.engine, queue }, { minAgeMs: 0 }).sweep();
+    expect(sweep).toMatchObject({ sent: 1, failed: 0 });
+    await h.run();
+    expect(await h.state(a.id)).toEqual({ done: 2 });
+    expect(await h.state(job.id)).toEqual({ done: 2 });
+    expect(h.backend.queue.counts()).toMatchObject({ total: 0, deadLetters: 0 });
   });
 
   it('asks the queue for its redrive setting before each batch (the queue caches it), and refuses each batch while it is too low', async () => {

@@ -73,7 +73,7 @@ describe('baton status: timers due and sweeper lag', () => {
     // Each problem names an actor to look at, and the command that shows it, on this deployment.
     const hint = (command: string) => hintWith(deployment.options, command);
     expect(later.json.problems).toEqual([
-      `1 actor(s) holding sends no sweep retired, e.g. note/a (${hint('actors get note/a')} shows them, and which ones their targets have already; ${hint('backlog')} names the targets still waiting): the next sweep retires them, sending again any not sent, see SweeperLagAlarm in docs/operations.md`,
+      `1 actor(s) holding sends no sweep retired, e.g. note/a (${hint('actors get note/a')} shows them, and which ones their targets have already; ${hint('backlog')} names the targets still waiting): the next sweep retires them, sending again any not sent; if they stay, see DrainFailuresAlarm (sends refused) and SweeperLagAlarm in docs/operations.md`,
       `timers fire late: the oldest due is note/a's timer r (${hint('timers list note/a')}): the sweeper fires them, see SweeperLagAlarm in docs/operations.md`,
     ]);
     // The command it names shows each held send: where it goes, and how long it waited.

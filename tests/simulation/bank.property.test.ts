@@ -636,7 +636,8 @@ describe('the bank under crash-injection simulation', () => {
         }
         expect(await sim.backend.store.listDueTimers(Number.POSITIVE_INFINITY, 10)).toEqual([]);
         // The sweeper has nothing to repair when no worker died or gave up between a commit and
-        // its drain: redelivery alone drains every outbox, and ack comes only after the drain.
+        // its drain: redelivery alone drains every outbox, and ack comes only after the drain
+        // (a worker whose drain failed acks and leaves it to the sweeper: it gave up).
         // (Outboxes it found while a live worker was about to drain them are races, not repairs;
         // an outbox nothing but the sweeper would send fails the run as orphaned.)
         if (stats.drainWindowCrashes === 0 && stats.abandonedDrains === 0) {

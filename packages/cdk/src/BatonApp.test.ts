@@ -433,7 +433,7 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters (the queue’s, its oldest nearing the queue’s retention, and the engine’s), workflows left paused, a channel’s gaps forgotten, the inbox age, stream records given up on, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
+  it('alarms on dead letters (the queue’s, its oldest nearing the queue’s retention, and the engine’s), workflows left paused, a channel’s gaps forgotten, the inbox age, stream records given up on, failing drains, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
     // The scale limits' alarms are checked one by one in scaleAlarms.test.ts.
     const scale = [
       'inboxSendRate',
@@ -454,6 +454,7 @@ describe('BatonApp', () => {
       'forgottenGaps',
       'inboxAge',
       'staleOutbox',
+      'drainFailures',
       'sweeperLag',
       'streamFailures',
       'timerDeadLetters',

@@ -7,6 +7,7 @@ import {
   REJECTED_LOG,
   STALE_OUTBOX_LOG,
   SWEEP_LOG,
+  UNSENT_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '@baton/core/engine';
 import { Duration, Stack, Token } from 'aws-cdk-lib';
@@ -23,8 +24,9 @@ import type { AppParts } from './appParts.ts';
  * instance left paused with no replay due (the worker logs one line each time), a message kept
  * because its state would be too large and a channel's gaps forgotten (from the worker's log),
  * the inbox's oldest message, stream records the stream function gave up on, timer messages the
- * relay gave up on, outbox items older than a day (the sweeper logs one line each), a sweeper
- * that runs late or not at all, and every function's errors.
+ * relay gave up on, committed sends whose drain keeps failing, outbox items older than a day (the
+ * sweeper logs one line each), a sweeper that runs late or not at all, and every function's
+ * errors.
  */
 export function createAlarms(
   app: AppParts,
@@ -34,11 +36,17 @@ export function createAlarms(
   /** How long the queues keep a message (`retentionPeriod`): SQS deletes it after that. */
   queueRetention: Duration,
 ): Record<string, cloudwatch.Alarm> {
-  const alarm = (id: string, metric: cloudwatch.IMetric, threshold: number, description: string) =>
+  const alarm = (
+    id: string,
+    metric: cloudwatch.IMetric,
+    threshold: number,
+    description: string,
+    evaluationPeriods = 1,
+  ) =>
     new cloudwatch.Alarm(app, id, {
       metric,
       threshold,
-      evaluationPeriods: 1,
+      evaluationPeriods,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: description,
@@ -130,6 +138,15 @@ export function createAlarms(
       staleOutboxMetric(app, functions.sweeper),
       1,
       'The sweeper found outbox entries older than a day: their drains keep failing, and the sends wait, kept. `baton status` names an actor whose sends wait and `baton actors get <type/key>` shows each held send’s target and age; the sweeper’s log names each actor, and its warning `sweep could not drain an outbox` the error. Fix what it names; the next sweep sends them.',
+    ),
+    drainFailures: alarm(
+      'DrainFailuresAlarm',
+      drainFailuresMetric(app, functions),
+      1,
+      'Committed sends could not go out to the inbox in each of the last two 5-minute periods: a worker’s drain after its turn (its line `' +
+        UNSENT_LOG +
+        '`; the turn’s messages are applied and acked) or a sweep’s (`sweep could not drain an outbox`, its `failed` count). The sends are kept in their actors’ records, and each actor’s next message waits until they go out. Read the error in those lines: a refused SendMessage is the inbox’s policy or the function’s role (a change to either, or a deleted queue). Fix it; the next sweep sends them, in order, once (docs/operations.md, DrainFailuresAlarm).',
+      2,
     ),
     sweeperLag: new cloudwatch.Alarm(app, 'SweeperLagAlarm', {
       metric: sweeperLagMetric(app, functions.sweeper),
@@ -258,6 +275,34 @@ function keptDeadLettersMetric(app: AppParts, sweeper: NodejsFunction): cloudwat
 /** Counts the sweeper's log entries about outbox items older than a day. */
 function staleOutboxMetric(app: AppParts, sweeper: NodejsFunction): cloudwatch.IMetric {
   return logMetric(app, sweeper, 'StaleOutbox', STALE_OUTBOX_LOG, '1', 'Sum');
+}
+
+/**
+ * Committed sends that could not go out, per 5 minutes: the workers' drains that failed after
+ * their commit (a line each) and the most actors one sweep could not drain. The sweeper retries
+ * every minute, so a cause that stays shows in period after period; a worker whose own role is
+ * refused while the sweeper's is not shows too, its sends late by a sweep each.
+ */
+function drainFailuresMetric(
+  app: AppParts,
+  functions: Record<BatonFunctionName, NodejsFunction>,
+): cloudwatch.IMetric {
+  return new cloudwatch.MathExpression({
+    expression: 'FILL(unsent, 0) + FILL(failed, 0)',
+    usingMetrics: {
+      unsent: logMetric(app, functions.worker, 'UnsentSends', UNSENT_LOG, '1', 'Sum'),
+      failed: logMetric(
+        app,
+        functions.sweeper,
+        'SweepDrainFailures',
+        SWEEP_LOG,
+        '$.failed',
+        'Maximum',
+      ),
+    },
+    label: 'Drains that failed after their commit',
+    period: Duration.minutes(5),
+  });
 }
 
 /** The `lagMs` of each sweep, from the line the sweeper logs after it (Maximum per 5 minutes). */

@@ -19,10 +19,26 @@ export class OutboxHolders {
    * commit for messages that have moved meanwhile.
    */
   readonly #movedTo = new Map<string, string>();
+  /** `actorId#seq` of the items a worker left to the sweeper ({@link leftToSweeper}). */
+  readonly #left = new Set<string>();
 
   /** A commit put `items` in its outbox while its process held the inbox messages at `places`. */
   held(items: readonly OutboxItem[], places: readonly string[]): void {
-    for (const item of items) this.#holders.set(`${item.actorId}#${item.seq}`, places);
+    for (const item of items) {
+      const key = `${item.actorId}#${item.seq}`;
+      this.#holders.set(key, places);
+      this.#left.delete(key);
+    }
+  }
+
+  /**
+   * A worker acked the inbox messages holding `actorId`'s items after their drain failed: they
+   * are left to the actor's next turn or the sweeper, by design, and no longer orphans.
+   */
+  leftToSweeper(actorId: string): void {
+    for (const key of this.#holders.keys()) {
+      if (key.startsWith(`${actorId}#`)) this.#left.add(key);
+    }
   }
 
   /** The inbox message at `from` is at `to` now. */
@@ -38,7 +54,9 @@ export class OutboxHolders {
   orphans(actorId: string, items: readonly OutboxItem[], present: ReadonlySet<string>): string[] {
     const violations: string[] = [];
     for (const item of items) {
-      const holders = this.#holders.get(`${item.actorId}#${item.seq}`) ?? [];
+      const key = `${item.actorId}#${item.seq}`;
+      if (this.#left.has(key)) continue;
+      const holders = this.#holders.get(key) ?? [];
       if (!holders.some((at) => present.has(this.#whereNow(at)))) {
         violations.push(
           `orphaned outbox: the sweeper found item ${item.seq} of ${actorId}, whose inbox messages (queue seqs ${holders.join(', ') || 'unknown'}) were all deleted from the queue: no worker will ever drain it (was the inbox acked before the drain?)`,

@@ -7,6 +7,7 @@ import {
 import {
   type Clock,
   type Commit,
+  decodeEnvelope,
   type OutboxItem,
   type Queue,
   type QueueMessage,
@@ -68,6 +69,11 @@ export interface SimProcessOptions {
   readonly onTurn?: TurnListener;
   /** Called when a task ended while the process still held commits it had not drained or acked. */
   readonly onAbandoned?: (actorIds: readonly string[]) => void;
+  /**
+   * Called when the process acked the messages of commits whose drain failed (a send refused):
+   * their sends are left to the actor's next turn or the sweeper.
+   */
+  readonly onLeftToSweeper?: (actorIds: readonly string[]) => void;
 }
 
 /**
@@ -88,6 +94,8 @@ export class SimProcess {
   readonly #gates: Gates;
   readonly #options: SimProcessOptions;
   readonly #undrained = new Set<string>();
+  /** Actors whose sends a send of this process failed to take (not a crash): their drain failed. */
+  readonly #failedDrains = new Set<string>();
   /** The current batch: group → the queue sequence numbers received. */
   #batch = new Map<string, string[]>();
   readonly #receiptGroups = new Map<string, string>();
@@ -157,6 +165,7 @@ export class SimProcess {
   #endTask(): void {
     for (const [actorId, n] of this.#commits) if (n > 1) this.#options.onBatchSplit?.(actorId);
     this.#commits.clear();
+    this.#failedDrains.clear();
     if (this.#alive && this.#undrained.size > 0) {
       this.#options.onAbandoned?.([...this.#undrained]);
       this.#undrained.clear();
@@ -244,10 +253,15 @@ export class SimProcess {
       },
       ack: async (receipts: readonly string[]) => {
         // An ack declares the turn done: what the process has not drained by now, it never will.
+        // Only after a failed drain is that the worker's design (the next turn or the sweeper
+        // sends it); else the orphan check catches it.
+        const left: string[] = [];
         for (const receipt of receipts) {
           const group = this.#receiptGroups.get(receipt);
-          if (group !== undefined) this.#undrained.delete(group);
+          if (group === undefined || !this.#undrained.delete(group)) continue;
+          if (this.#failedDrains.delete(group)) left.push(group);
         }
+        if (left.length > 0) options.onLeftToSweeper?.(left);
         await queue.ack(receipts);
       },
     };
@@ -274,7 +288,14 @@ export class SimProcess {
       const chunk = messages.slice(i, i + size);
       i += size;
       await this.#gate('queue.send');
-      await queue.send(chunk);
+      try {
+        await queue.send(chunk);
+      } catch (error) {
+        if (!(error instanceof SimulatedCrash)) {
+          for (const m of messages) this.#failedDrains.add(decodeEnvelope(m.body)?.from ?? '');
+        }
+        throw error;
+      }
     }
     await this.#gate('queue.send:done');
   }

@@ -12,6 +12,7 @@ type ProcessHooks = Pick<
   | 'onOutboxRead'
   | 'onBatchSplit'
   | 'onAbandoned'
+  | 'onLeftToSweeper'
   | 'onTurn'
 >;
 
@@ -64,6 +65,10 @@ export function processHooks(
     },
     onAbandoned: () => {
       stats.abandonedDrains++;
+    },
+    onLeftToSweeper: (actorIds) => {
+      stats.abandonedDrains++;
+      for (const actorId of actorIds) holders.leftToSweeper(actorId);
     },
     onTurn: (turn) => {
       stats.roomCommits += turn.roomCommits;

@@ -197,7 +197,7 @@ export async function readStatus(
   const [first] = lagging;
   if (first !== undefined) {
     problems.push(
-      `${atLeast(lagging.length, laggingComplete)} actor(s) holding sends no sweep retired, e.g. ${first} (${follow`actors get ${first}`} shows them, and which ones their targets have already; ${follow`backlog`} names the targets still waiting): the next sweep retires them, sending again any not sent, see SweeperLagAlarm in docs/operations.md`,
+      `${atLeast(lagging.length, laggingComplete)} actor(s) holding sends no sweep retired, e.g. ${first} (${follow`actors get ${first}`} shows them, and which ones their targets have already; ${follow`backlog`} names the targets still waiting): the next sweep retires them, sending again any not sent; if they stay, see DrainFailuresAlarm (sends refused) and SweeperLagAlarm in docs/operations.md`,
     );
   }
   if (stuck.length > 0) {

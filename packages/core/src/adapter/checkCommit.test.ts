@@ -119,7 +119,7 @@ describe('checkCommit', () => {
     [
       'an outbox item of another actor held in the record',
       { record: { ...base.record, outbox: [{ ...item(1), actorId: 'other/b' }] } },
-      'the record of tally/a holds an outbox item of other/b',
+      'commit for tally/a holds an outbox item of other/b: an actor keeps only its own',
       { actorId: 'tally/a' },
     ],
     [

@@ -43,8 +43,7 @@ function check(
   }
   if (!Number.isInteger(expectedVer) || expectedVer < 0 || record.ver !== expectedVer + 1) {
     throw invalidArgument(
-      `commit.record.ver must be commit.expectedVer + 1 (a non-negative integer): ` +
-        `got ver ${String(record.ver)} on expectedVer ${String(expectedVer)} for ${record.id}`,
+      `commit for ${record.id}: record.ver ${String(record.ver)} is not expectedVer ${String(expectedVer)} + 1 (an integer ≥ 0)`,
       { actorId: record.id },
     );
   }
@@ -69,10 +68,7 @@ function check(
   }
   for (const item of record.outbox ?? []) {
     if (item.actorId !== record.id) {
-      throw invalidArgument(
-        `the record of ${record.id} holds an outbox item of ${item.actorId}: a record holds only its own sends`,
-        { actorId: record.id },
-      );
+      throw notItsOwn(record.id, 'an outbox item', item.actorId);
     }
   }
   const held = record.outbox ?? NONE;
@@ -101,7 +97,9 @@ function check(
     throw writtenTwice(record.id, `writes timer ${id} twice`, { timer: id });
   }
   for (const kept of [deadLetters, timers] as const) {
-    for (const letter of kept) if (letter.actorId !== record.id) throw notItsOwn(record.id, letter);
+    for (const { actorId } of kept) {
+      if (actorId !== record.id) throw notItsOwn(record.id, 'a dead letter or timer', actorId);
+    }
   }
 
   const items =
@@ -227,9 +225,10 @@ function badOutboxItem(actorId: string, item: OutboxItem) {
   );
 }
 
-function notItsOwn(actorId: string, letter: DeadLetter | Timer) {
+/** A commit that holds `what` of another actor, `owner`. */
+function notItsOwn(actorId: string, what: string, owner: string) {
   return invalidArgument(
-    `commit for ${actorId} holds a dead letter or timer of ${letter.actorId}: an actor keeps only its own`,
+    `commit for ${actorId} holds ${what} of ${owner}: an actor keeps only its own`,
     { actorId },
   );
 }

@@ -23,6 +23,14 @@ interface Drained {
   readonly at: number;
 }
 
+/**
+ * The warning a worker logs when a turn committed but its sends could not go out: its messages
+ * are acked all the same, and the actor's next turn, or the sweeper, sends them.
+ */
+export const UNSENT_LOG = 'sends committed, not sent yet: the next turn or a sweep sends them';
+
+const TIMERS_NOT_ARMED = 'timers committed but not armed: the sweeper will fire them';
+
 /** The outcome of processing one received batch. */
 export interface ProcessResult {
   /** Processed and drained: delete them from the queue. */
@@ -169,23 +177,28 @@ export class PushWorker {
   }
 
   /**
-   * Arms the timers the turn scheduled that are due within the timer queue's reach (the
-   * sweeper arms later ones as they come within it). They are committed already: if arming
-   * fails, the sweeper fires them once overdue, so the batch is not failed for it.
+   * What follows a turn's commit: its sends go out, then the timers it scheduled that are due
+   * within the timer queue's reach are armed (the sweeper arms later ones as they come within
+   * it). Neither fails the batch, whose messages are applied. Failed, they would come back only
+   * to fail again at the drain before their turn while the inbox refuses the sends, and end in
+   * its dead-letter queue, applied. Sends that did not go out stay in the record: the actor's
+   * next turn sends them before it commits, or the sweeper does. Timers not armed, the sweeper
+   * fires once overdue.
    */
-  async #arm(actorId: string, result: TurnResult): Promise<void> {
-    const { timers, logger, clock } = this.engine;
+  async #afterCommit(actorId: string, result: TurnResult, now: number): Promise<void> {
+    const { store, queue, timers, logger, clock } = this.engine;
+    const warn = (message: string, error: unknown, timers?: number) =>
+      logger.warn(message, { actor: actorId, timers, error: toBatonError(error).message });
+    try {
+      if (result.undrained) await drainOutbox(store, queue, result.undrained);
+      this.#rememberDrained(actorId, result, now);
+    } catch (error) {
+      warn(UNSENT_LOG, error);
+    }
     if (!timers) return;
     const soon = withinReach(result.timers, timers, clock.now());
-    if (soon.length === 0) return;
-    try {
-      await timers.arm(soon);
-    } catch (error) {
-      logger.warn('timers committed but not armed: the sweeper will fire them', {
-        actor: actorId,
-        timers: soon.length,
-        error: toBatonError(error).message,
-      });
+    if (soon.length > 0) {
+      await timers.arm(soon).catch((error: unknown) => warn(TIMERS_NOT_ARMED, error, soon.length));
     }
   }
 
@@ -232,12 +245,8 @@ export class PushWorker {
     const now = this.engine.clock.now();
     const drainedAt = this.#takeDrained(actorId, now);
     const result = await runTurn(this.engine, actorId, batch, { drainedAt, maxReceives });
-    const { store, queue } = this.engine;
-    if (result.undrained) await drainOutbox(store, queue, result.undrained);
-    this.#rememberDrained(actorId, result, now);
-    if (result.timers.length > 0) await this.#arm(actorId, result);
-    const { done, counts, retry } = result;
-    return retry ? { done, counts, retry } : { done, counts };
+    await this.#afterCommit(actorId, result, now);
+    return result;
   }
 }
 

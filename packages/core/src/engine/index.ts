@@ -79,5 +79,12 @@ export {
   type TurnStats,
   turnMetrics,
 } from './turnMetrics.ts';
-export { type ProcessResult, PushWorker, releaseReach, retryDelays, Worker } from './Worker.ts';
+export {
+  type ProcessResult,
+  PushWorker,
+  releaseReach,
+  retryDelays,
+  UNSENT_LOG,
+  Worker,
+} from './Worker.ts';
 export { startWorkerLoops, type WorkerLoops, type WorkerLoopsOptions } from './WorkerLoops.ts';
