@@ -145,7 +145,7 @@ export function createAlarms(
       1,
       'Committed sends could not go out to the inbox in each of the last two 5-minute periods: a worker’s drain after its turn (its line `' +
         UNSENT_LOG +
-        '`; the turn’s messages are applied and acked) or a sweep’s (`sweep could not drain an outbox`, its `failed` count). The sends are kept in their actors’ records, and each actor’s next message waits until they go out. Read the error in those lines: a refused SendMessage is the inbox’s policy or the function’s role (a change to either, or a deleted queue). Fix it; the next sweep sends them, in order, once (docs/operations.md, DrainFailuresAlarm).',
+        '`; the turn’s messages are applied and acked) or a sweep’s (`sweep could not drain an outbox`, its `failed` count). The sends stay in their actors’ records, and each actor’s next message waits until they go out. The error in those lines names the cause: a refused SendMessage is the inbox’s policy or the function’s role, else a deleted queue. `baton status` counts the actors holding sends, `baton actors get <type/key>` shows them. Fix the cause; the next sweep sends them, in order, once (docs/operations.md, DrainFailuresAlarm).',
       2,
     ),
     sweeperLag: new cloudwatch.Alarm(app, 'SweeperLagAlarm', {
