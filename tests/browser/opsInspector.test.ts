@@ -145,11 +145,32 @@ describe('baton inspect in Chromium', () => {
     expect(await text('actor-failing')).toBe(
       `${failingMessage.messageId} at inbox position ${failingMessage.inboxPosition}, failing since ${new Date(failingMessage.since).toISOString()}, failed ${failingMessage.attempts} time(s) in ${failingMessage.handler}: ${failingMessage.error.code}: ${failingMessage.error.message} — its later messages wait until it is applied or dead-lettered`,
     );
-    faults.poisoned = false;
+    // Ended from the page, once confirmed: the line says so, and the button is gone.
+    const questions: string[] = [];
+    page.once('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'end', exact: true }).click();
+    await expect
+      .poll(() => text('actor-failing'))
+      .toMatch(
+        / — ended by test: its next delivery keeps it as a dead letter, its handler not run$/,
+      );
+    expect(questions).toEqual([expect.stringMatching(/^End this failing message\?/)]);
+    expect(await text('error')).toBe('');
+    expect(await page.getByRole('button', { name: 'end', exact: true }).count()).toBe(0);
+    // Its next delivery keeps it as a dead letter without a run; nothing is failing.
     await work();
     await page.reload();
     await expect.poll(() => text('actor-id')).toBe('note/failing');
     expect(await page.getByTestId('actor-failing').count()).toBe(0);
+    const [letter] = (await baton('dead-letters', 'list')).deadLetters.filter(
+      (l: { actor: string }) => l.actor === 'note/failing',
+    );
+    expect(letter).toMatchObject({ messageId: failingMessage.messageId });
+    await baton('dead-letters', 'purge', 'note/failing', failingMessage.messageId, '--yes');
+    faults.poisoned = false;
   });
 
   it('redrives a letter kept as too old to tell only with force, once its question is confirmed, the reason shown', async () => {

@@ -100,7 +100,7 @@ describe('createEngine', () => {
       expect.objectContaining({
         code: ErrorCode.INVALID_ARGUMENT,
         message:
-          "invalid engine options: idempotencyRetentionMs (1209600000 ms, 14 days) is over twice markRetentionMs (432000000 ms, 5 days): a client's copy of a message may outlive its actor's record and be applied again by a new life; keep it at most twice markRetentionMs",
+          "invalid engine options: idempotencyRetentionMs (1209600000 ms, 14 days) is over twice markRetentionMs (432000000 ms, 5 days): a client's copy of a message may outlive its actor's record and be applied again by a new life; keep it at most twice that",
       }),
     );
     expect(() =>

@@ -10,6 +10,7 @@ import { type Commit, decodeEnvelope, type Store } from '@baton/core/adapter';
 import {
   cancelTimer,
   commandLine,
+  endFailingMessage,
   type FollowUp,
   fireDueTimers,
   pauseActor,
@@ -373,6 +374,90 @@ describe('operator actions', () => {
     expect(
       await named(cancelTimer(h.backend.store, 'alarm/a', 'nope', { by: 't', followUp })),
     ).toMatch(/list them with `baton timers list alarm\/a --stack Prod`$/);
+  });
+
+  it('ends the message failing at the head: kept as a dead letter at its next delivery without a run, the messages behind it applied, the ask told', async () => {
+    faults.failing = true;
+    const h = setup({ actors: [Alarm], maxAttempts: 3 });
+    const { store, queue } = h.backend;
+    const asked = h.client
+      .ask(Alarm.ref('a'), 'ring', { note: 'broken' }, { timeoutMs: 600_000 })
+      .catch((e: unknown) => e);
+    await h.worker.poll();
+    const failing = (await h.record('alarm/a'))!.failing!;
+    expect(failing).toMatchObject({ attempts: 1, handler: 'ring' });
+    const messageId = failing.id;
+    await h.client.send(Alarm.ref('a'), 'ring', { note: 'tea' });
+
+    const end = (id: string) =>
+      endFailingMessage(store, 'alarm/a', id, { by: 'ops', now: h.clock.now() });
+    // Not the failing message: refused, naming the one failing.
+    expect(await end('nope').catch((e: unknown) => e)).toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+      message: expect.stringContaining(
+        `message nope is not failing at the head of alarm/a's inbox: the message failing there is ${messageId} (handler "ring" failed 1 time(s) since `,
+      ),
+      details: { actorId: 'alarm/a', messageId: 'nope', failing: messageId },
+    });
+    // Paused, its next delivery parks it: the end would be lost.
+    await pauseActor(store, queue, 'alarm/a', { by: 'ops' });
+    expect(await end(messageId).catch((e: unknown) => e)).toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      message: expect.stringMatching(
+        /^alarm\/a is paused: .* Resume it \(baton actors resume alarm\/a\)/,
+      ),
+    });
+    await resumeActor(store, queue, 'alarm/a', { by: 'ops' });
+
+    // Not a dead letter yet: redrive and purge say how to end it instead.
+    const notYet = {
+      code: ErrorCode.INVALID_STATE,
+      details: { actorId: 'alarm/a', messageId, failing: true, attempts: 1 },
+    };
+    const refusal = (action: Promise<unknown>) => action.catch((e: unknown) => e);
+    const hint = `to end it now, without running its handler again: baton actors end-failing alarm/a '${messageId}'`;
+    expect(await refusal(redriveDeadLetter(store, queue, 'alarm/a', messageId))).toMatchObject({
+      ...notYet,
+      message: expect.stringContaining(hint),
+    });
+    expect(await refusal(purgeDeadLetter(store, 'alarm/a', messageId, { by: 't' }))).toMatchObject({
+      ...notYet,
+      message: expect.stringContaining(hint),
+    });
+
+    const ended = await end(messageId);
+    expect(ended).toEqual({ ...failing, ended: { at: h.clock.now(), by: 'ops' } });
+    h.clock.advance(1_000);
+    // Ended already: nothing changes.
+    expect(await end(messageId)).toEqual(ended);
+    expect(await refusal(purgeDeadLetter(store, 'alarm/a', messageId, { by: 't' }))).toMatchObject({
+      ...notYet,
+      message: expect.stringContaining('an operator ended it already (ops, at '),
+    });
+
+    await h.run();
+    // Kept without another run; the message behind it applied; the ask told.
+    expect(await rang(h)).toEqual(['tea']);
+    expect((await h.record('alarm/a'))?.failing).toBeUndefined();
+    const [letter, ...others] = await store.listDeadLetters('alarm/a');
+    expect(others).toEqual([]);
+    expect(letter).toMatchObject({
+      messageId,
+      attempts: 1,
+      redrivable: true,
+      error: {
+        code: ErrorCode.DEAD_LETTERED,
+        details: { attempts: 1, cause: { code: ErrorCode.RETRYABLE, message: 'broken bell' } },
+      },
+    });
+    expect(await asked).toMatchObject({ code: ErrorCode.DEAD_LETTERED, details: { attempts: 1 } });
+
+    // Fixed, its letter is redriven as any other (its asker was told: with force) and applied once.
+    faults.failing = false;
+    await redriveDeadLetter(store, queue, 'alarm/a', messageId, { force: true });
+    await h.run();
+    expect(await rang(h)).toEqual(['tea', 'broken']);
+    expect(await store.listDeadLetters('alarm/a')).toEqual([]);
   });
 
   it('names an actor whose key holds shell characters quoted in its hints, so a shell passes the id back unchanged', async () => {

@@ -589,7 +589,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
         details: {
           cause: {
             code: 'DEAD_LETTERED',
-            message: `message ${messageId} to ${id} was committed 40 days ago by a life of note/gone that has ended (its record expired while the message waited in its outbox): it may have been applied already, so it is kept as a dead letter: redrive it only if you know it was never applied`,
+            message: `message ${messageId} to ${id} was committed 40 days ago by a life of note/gone that has ended (its record expired while the message waited): it may have been applied already, so it is kept as a dead letter: redrive it only if you know it was never applied`,
           },
         },
       },
@@ -1182,6 +1182,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       since: expect.any(Number),
       handler: 'add',
       error,
+      ended: null,
     });
     const { since } = first.failingMessage;
     expect(since).toBeGreaterThanOrEqual(sent);
@@ -1203,7 +1204,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const shown = await baton('actors', 'get', 'tally/f');
     expect(shown.code, shown.err).toBe(0);
     expect(shown.out).toContain(
-      `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failing for 3h 12m, failed 2 time(s) in handler "add": the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); its last error: RETRYABLE: the poison entry breaks add\npaused           no\n`,
+      `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failing for 3h 12m, failed 2 time(s) in handler "add": the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default), or ended (${hint(`actors end-failing tally/f ${shellQuote(messageId)}`)}); its last error: RETRYABLE: the poison entry breaks add\npaused           no\n`,
     );
 
     // A count an older Baton wrote, without its time, the handler and the error: the worker's log has them.
@@ -1217,7 +1218,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     });
     const older = await baton('actors', 'get', 'tally/f');
     expect(older.out).toContain(
-      `\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, age unknown, failed 2 time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default); the worker's log has its error ("message will be retried", with this messageId)\npaused           no\n`,
+      `\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, age unknown, failed 2 time(s): the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default), or ended (${hint(`actors end-failing tally/f ${shellQuote(messageId)}`)}); the worker's log has its error ("message will be retried", with this messageId)\npaused           no\n`,
     );
     expect((await json('actors', 'get', 'tally/f')).failingMessage).toMatchObject({
       attempts: 2,
@@ -1233,6 +1234,81 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(applied.state.entries).toEqual(['a', 'poison', 'b']);
     expect(applied.failingMessage).toBeNull();
     expect((await baton('actors', 'get', 'tally/f')).out).not.toContain('failing message');
+  });
+
+  it('ends the message failing at an actor’s head, which dead-letters refused: kept as a letter at its next delivery, its handler not run, and the messages behind it applied', async () => {
+    await json('send', 'tally/end', 'add', '{"entry":"a"}', '--app', TALLY);
+    const { messageId } = await json(
+      'send',
+      'tally/end',
+      'add',
+      '{"entry":"poison"}',
+      '--app',
+      TALLY,
+    );
+    await json('send', 'tally/end', 'add', '{"entry":"b"}', '--app', TALLY);
+    /** Runs the worker until tally/end's record holds `failing` as `wanted` says. */
+    const failingUntil = async (wanted: (failing: unknown) => boolean) => {
+      for (let i = 0; i < 60; i++) {
+        if (wanted((await deployment.store.load('tally/end'))?.failing)) return;
+        if ((await source.pollOnce()) === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('tally/end did not get there');
+    };
+    await failingUntil((failing) => failing !== undefined);
+    const quoted = shellQuote(messageId);
+    const endHint = hint(`actors end-failing tally/end ${quoted}`);
+
+    // Not a dead letter yet: purge and redrive say so, and how to end it.
+    for (const action of ['purge', 'redrive']) {
+      const refused = await baton('dead-letters', action, 'tally/end', messageId, '--yes');
+      expect(refused.code).not.toBe(0);
+      expect(refused.err).toContain(
+        `message ${messageId} is no dead letter yet: it is failing at the head of tally/end's inbox (handler "add" failed 1 time(s) since `,
+      );
+      expect(refused.err).toContain(
+        `; last error RETRYABLE: the poison entry breaks add), and the messages behind it wait. The worker retries it until its attempts run out, then keeps it as a dead letter to redrive or purge; to end it now, without running its handler again: ${endHint}; to let it succeed, fix its cause and deploy`,
+      );
+    }
+    // Another id is refused, naming the message failing there.
+    const wrong = await baton('actors', 'end-failing', 'tally/end', 'other-id', '--yes');
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.err).toContain(
+      `message other-id is not failing at the head of tally/end's inbox: the message failing there is ${messageId} (handler "add" failed 1 time(s) since `,
+    );
+    const unconfirmed = await baton('actors', 'end-failing', 'tally/end', messageId);
+    expect(unconfirmed.err).toMatch(/pass --yes to confirm/);
+    expect((await deployment.store.load('tally/end'))?.failing?.ended).toBeUndefined();
+
+    const ended = await baton('actors', 'end-failing', 'tally/end', messageId, '--yes');
+    expect(ended.code, ended.err).toBe(0);
+    expect(ended.out).toContain(`message ${messageId} of tally/end ended by ops (handler "add"`);
+    expect(ended.err).toMatch(/baton audit .*"action":"actors end-failing"/);
+    const marked = (await json('actors', 'get', 'tally/end')).failingMessage;
+    expect(marked.ended).toEqual({ at: expect.any(Number), by: 'ops' });
+    expect((await baton('actors', 'get', 'tally/end')).out).toContain(
+      `failed 1 time(s) in handler "add": ended by ops at ${new Date(marked.ended.at).toISOString()}: its next delivery keeps it as a dead letter`,
+    );
+    const again = await json('actors', 'end-failing', 'tally/end', messageId, '--yes');
+    expect(again).toMatchObject({ alreadyEnded: true, ended: marked.ended });
+
+    // Its next delivery keeps it without a run; the message behind it is applied.
+    await failingUntil((failing) => failing === undefined);
+    await work();
+    expect(runs.get('poison')).toBe(1);
+    const record = await json('actors', 'get', 'tally/end');
+    expect(record.state.entries).toEqual(['a', 'b']);
+    expect(record.failingMessage).toBeNull();
+    const letter = await json('dead-letters', 'show', 'tally/end', messageId);
+    // Kept with the error its last attempt failed with, as if its attempts had run out.
+    expect(letter).toMatchObject({ attempts: 1, error: 'the poison entry breaks add' });
+
+    // Fixed, the letter is redriven as any other and applied once.
+    faults.poisoned = false;
+    await json('dead-letters', 'redrive', 'tally/end', messageId, '--yes');
+    await work();
+    expect((await json('actors', 'get', 'tally/end')).state.entries).toEqual(['a', 'b', 'poison']);
+    expect(runs.get('poison')).toBe(2);
   });
 
   it('refuses an outcome asked of what is not a message id, or with a message id as the key, showing both forms', async () => {

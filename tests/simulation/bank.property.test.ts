@@ -89,6 +89,9 @@ const workload = fc.record({
   // channel, or its receiver the sender's mark (SQS FIFO restarts its retention on each move).
   strand: fc.constantFrom(0, 0, 0.05, 0.2),
   agingJump: fc.constantFrom(0, 0.05),
+  // In some schedules the operator ends a message failing at an actor's head rather than wait
+  // for its attempts (its next delivery keeps it as a dead letter, which the run redrives).
+  endFailing: fc.constantFrom(0, 0.2),
   // Few attempts in some schedules, so failing handlers run messages out of them: the engine
   // dead-letters them (or, past `maxReceives`, the queue does) and the run redrives them. With
   // few receives, a message that waited behind a failing one is ended at its last receive.
@@ -179,6 +182,7 @@ const REGRESSIONS: Array<[Workload]> = [
       reorder: 0.1,
       strand: 0,
       agingJump: 0,
+      endFailing: 0,
       attempts: { maxAttempts: 2, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: undefined,
@@ -216,6 +220,7 @@ const REGRESSIONS: Array<[Workload]> = [
       reorder: 0.1,
       strand: 0,
       agingJump: 0,
+      endFailing: 0,
       attempts: { maxAttempts: 3, maxReceives: 4 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 4, maxItemBytes: 856 },
@@ -248,6 +253,7 @@ const REGRESSIONS: Array<[Workload]> = [
       reorder: 0.5,
       strand: 0,
       agingJump: 0,
+      endFailing: 0,
       attempts: { maxAttempts: 2, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 5, maxItemBytes: 790 },
@@ -276,6 +282,7 @@ const REGRESSIONS: Array<[Workload]> = [
       reorder: 0.1,
       strand: 0,
       agingJump: 0,
+      endFailing: 0,
       attempts: { maxAttempts: 999, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: undefined,
@@ -309,6 +316,7 @@ const REGRESSIONS: Array<[Workload]> = [
       reorder: 0.5,
       strand: 0.2,
       agingJump: 0,
+      endFailing: 0,
       attempts: { maxAttempts: 2, maxReceives: 3 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 5, maxItemBytes: 855 },
@@ -342,6 +350,7 @@ const REGRESSIONS: Array<[Workload]> = [
       reorder: 0.1,
       strand: 0.2,
       agingJump: 0,
+      endFailing: 0,
       attempts: { maxAttempts: 999, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: undefined,
@@ -436,6 +445,7 @@ describe('the bank under crash-injection simulation', () => {
             reorder: w.reorder,
             strand: w.strand,
             agingJump: w.agingJump,
+            endFailing: w.endFailing,
             ...FAULTS,
           },
         });
@@ -689,6 +699,7 @@ describe('the bank under crash-injection simulation', () => {
         'queueReplacements',
         'deadLettered',
         'redrives',
+        'endedFailing',
         'answeredRefusals',
         'forcedRedrives',
         'answeredStatements',

@@ -20,6 +20,7 @@ describe('inspectFailing', () => {
       since: null,
       handler: null,
       error: null,
+      ended: null,
     });
   });
 
@@ -38,6 +39,7 @@ describe('inspectFailing', () => {
       since: 1_000,
       handler: 'add',
       error: { code: 'UNAVAILABLE', message: 'boom\n  at x' },
+      ended: null,
     });
     expect(errorLine(inspected!.error!)).toBe('UNAVAILABLE: boom at x');
   });

@@ -23,6 +23,11 @@ export interface InspectedFailing {
   readonly handler: string | null;
   /** Its last error, as the worker clipped it; null when the record does not keep it. */
   readonly error: { readonly code: string; readonly message: string } | null;
+  /**
+   * When and by whom an operator ended it (`baton actors end-failing`): its next delivery keeps
+   * it as a dead letter without running its handler. Null while it is retried.
+   */
+  readonly ended: { readonly at: number; readonly by: string } | null;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface InspectedFailing {
  */
 export function inspectFailing(failing: FailingMessage | undefined): InspectedFailing | null {
   if (!failing) return null;
-  const { since, handler, error } = failing;
+  const { since, handler, error, ended } = failing;
   return {
     messageId: failing.id,
     inboxPosition: failing.at,
@@ -40,6 +45,7 @@ export function inspectFailing(failing: FailingMessage | undefined): InspectedFa
     since: since ?? null,
     handler: handler ?? null,
     error: error ? { code: error.code, message: error.message } : null,
+    ended: ended ? { at: ended.at, by: ended.by } : null,
   };
 }
 

@@ -32,6 +32,7 @@ import { LateCopies } from './LateCopies.ts';
 import { OutboxHolders } from './OutboxHolders.ts';
 import {
   DeadLetterBook,
+  endFailingAction,
   queueRedriveAction,
   type RedriveLoop,
   redriveAction,
@@ -336,6 +337,11 @@ export class Simulation {
     // `deadLetterRedrives` times each).
     const letter = this.#deadLetters.next();
     if (letter) actions.push(redriveAction(cluster, letter));
+    // Now and then the operator ends a message failing at an actor's head rather than wait.
+    const failing = this.#deadLetters.nextFailing();
+    if (failing && this.#rng() < this.#settings.faults.endFailing) {
+      actions.push(endFailingAction(cluster, failing));
+    }
     if (this.backend.queue.deadLetters().length > 0) actions.push(queueRedriveAction(cluster));
     // Copies kept aside past a retention jump come back at any step, one at a time (the rest at
     // the end), so that some come between a new life's messages.

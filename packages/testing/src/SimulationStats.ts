@@ -81,6 +81,11 @@ export interface SimulationStats {
   /** Engine dead letters redriven (`redriveDeadLetter`), each applied once. */
   redrives: number;
   /**
+   * Messages failing at an actor's head that the operator ended (`endFailingMessage`): each is
+   * kept as a dead letter at its next delivery, then redriven.
+   */
+  endedFailing: number;
+  /**
    * Plain redrives refused, nothing sent, since the letter's sender was answered DEAD_LETTERED
    * (an actor's or a client's ask): the operator then redrove it with force.
    */
@@ -145,6 +150,7 @@ export function emptyStats(): SimulationStats {
     abandonedDrains: 0,
     deadLettered: 0,
     redrives: 0,
+    endedFailing: 0,
     answeredRefusals: 0,
     forcedRedrives: 0,
     queueRedrives: 0,

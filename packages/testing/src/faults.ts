@@ -110,6 +110,13 @@ export interface Faults {
    * actor type) for many turns before the deploy ends. @default 0.02
    */
   readonly roll: number;
+  /**
+   * The chance, at each step of progress while a message is failing at an actor's head, that
+   * the run's operator ends it (`endFailingMessage`) rather than wait for its attempts to run
+   * out: its next delivery keeps it as a dead letter without running its handler, and the run
+   * redrives that letter as any other. Off by default. @default 0
+   */
+  readonly endFailing: number;
 }
 
 export const defaultFaults: Faults = {
@@ -139,6 +146,7 @@ export const defaultFaults: Faults = {
   replaceQueueBudget: 1,
   deploy: 0.005,
   roll: 0.02,
+  endFailing: 0,
 };
 
 /** No faults at all: a plain deterministic run (the sweeper still runs when all else is quiet). */
@@ -169,4 +177,5 @@ export const noFaults: Faults = {
   replaceQueueBudget: 0,
   deploy: 0,
   roll: 0,
+  endFailing: 0,
 };

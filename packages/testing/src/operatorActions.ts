@@ -1,12 +1,18 @@
 /**
  * What an operator does during a run: redrive the engine's dead letters once the cause is fixed
- * (here: the crashes and timeouts that ran a message out of attempts), redrive the queue's own
- * dead-letter queue, and replace the inbox queue with a new one that takes its messages. Every
+ * (here: the crashes and timeouts that ran a message out of attempts), end a message failing at
+ * an actor's head (then redrive its letter), redrive the queue's own dead-letter queue, and
+ * replace the inbox queue with a new one that takes its messages. Every
  * inbox message moved is booked with the outbox holders, so the orphan check follows it.
  */
 import { ErrorCode, isBatonError } from '@baton/core';
-import { type Commit, decodeEnvelope } from '@baton/core/adapter';
-import { answeredSender, redriveDeadLetter, redriveNeedsForce } from '@baton/core/engine';
+import { type ActorRecord, type Commit, decodeEnvelope } from '@baton/core/adapter';
+import {
+  answeredSender,
+  endFailingMessage,
+  redriveDeadLetter,
+  redriveNeedsForce,
+} from '@baton/core/engine';
 import type { Action } from './Action.ts';
 import { place } from './OutboxHolders.ts';
 import type { SimCluster } from './SimCluster.ts';
@@ -53,6 +59,10 @@ export class DeadLetterBook {
   loop: RedriveLoop | undefined;
   /** The channels (`from→to`) a message of which left the inbox's order: see {@link detoured}. */
   readonly #detours = new Set<string>();
+  /** By actor, the message failing at the head of its inbox that no operator ended yet. */
+  readonly #failing = new Map<string, string>();
+  /** Messages an operator ended whose letter is not kept yet. */
+  readonly #ended = new Set<string>();
 
   /**
    * @param maxRedrives redrives of one message's letters (`SimulationOptions.deadLetterRedrives`);
@@ -106,11 +116,15 @@ export class DeadLetterBook {
         cause?.details?.migrateStep !== undefined;
       const key = `${actorId}\u0000${messageId}`;
       const redrives = this.#redrives.get(key) ?? 0;
+      // Ended by an operator before its attempts ran out (its last error perhaps written by old
+      // code in a rolling deploy, whichever process keeps the letter): no sign of a loop.
+      const ended = this.#ended.delete(key);
       // Kept again after every redrive allowed, and not by or for old code in a rolling deploy
       // (which ends: a redrive that old code takes may keep it again, as a letter too large to
       // keep whole no longer says why): the handler fails this message each time, and no
       // redrive will change that.
       const looping =
+        !ended &&
         !codeFault &&
         !byOldCode &&
         this.maxRedrives > 0 &&
@@ -135,6 +149,28 @@ export class DeadLetterBook {
   /** The first dead letter not redriven yet. */
   next(): DeadLetter | undefined {
     return [...this.#letters.values()].find((l) => !l.redriven);
+  }
+
+  /** Books the message failing at the head of a committed `record`'s inbox, if any. */
+  headOf(record: ActorRecord): void {
+    if (record.failing && !record.failing.ended) this.#failing.set(record.id, record.failing.id);
+    else this.#failing.delete(record.id);
+  }
+
+  /** The first message failing at an actor's head that no operator ended, if any. */
+  nextFailing(): { readonly actorId: string; readonly messageId: string } | undefined {
+    const [first] = this.#failing;
+    return first && { actorId: first[0], messageId: first[1] };
+  }
+
+  /** Books that the message failing at `actorId`'s head is being ended. */
+  ending(actorId: string): void {
+    this.#failing.delete(actorId);
+  }
+
+  /** Books that an operator ended message `messageId` at `actorId`'s head. */
+  ended(actorId: string, messageId: string): void {
+    this.#ended.add(`${actorId}\u0000${messageId}`);
   }
 
   /**
@@ -209,6 +245,37 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
         cluster.context.stats.forcedRedrives++;
         cluster.context.deadLetters.forced(messageId);
       }
+    },
+  };
+}
+
+/**
+ * Ends the message failing at an actor's head, as an operator who will not wait for its attempts
+ * to run out: its next delivery keeps it as a dead letter without running its handler, and the
+ * run redrives that letter as any other. The head may have moved on since it was booked (the
+ * message applied, or ended by its attempts): then nothing is ended.
+ */
+export function endFailingAction(
+  cluster: SimCluster,
+  { actorId, messageId }: { readonly actorId: string; readonly messageId: string },
+): Action {
+  return {
+    label: `end failing message ${messageId} of ${actorId}`,
+    run: async () => {
+      cluster.context.deadLetters.ending(actorId);
+      const by = 'operator';
+      const now = cluster.context.clock.now();
+      const ended = await endFailingMessage(cluster.backend.store, actorId, messageId, { by, now })
+        .then(() => true)
+        .catch((error: unknown) => {
+          // Moved on since, or a record too near the item limit to hold the mark.
+          const noRoom = isBatonError(error) && error.details.noRoom === true;
+          if (isBatonError(error) && (error.code === ErrorCode.NOT_FOUND || noRoom)) return false;
+          throw error;
+        });
+      if (!ended) return;
+      cluster.context.stats.endedFailing++;
+      cluster.context.deadLetters.ended(actorId, messageId);
     },
   };
 }

@@ -41,6 +41,7 @@ export function processHooks(
     },
     onCommit: (commit, batch) => {
       stats.deadLettered += deadLetters.committed(commit.record.id, commit.deadLetters, oldCode());
+      deadLetters.headOf(commit.record);
       for (const letter of commit.deadLetters?.put ?? []) {
         if (!letter.applied && lateCopies.redriven.has(letter.messageId)) stats.lateCopiesKept++;
         if (!letter.applied && letter.error.details?.forgottenGaps === true) {

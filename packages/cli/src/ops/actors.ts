@@ -128,7 +128,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       ],
       ['inbox position', r.inboxPosition],
       ...(r.failingMessage
-        ? ([['failing message', failingLine(r.failingMessage, now)]] as const)
+        ? ([['failing message', failingLine(r.id, r.failingMessage, now, ctx.followUp)]] as const)
         : []),
       [
         'paused',
@@ -189,13 +189,20 @@ function heldLine(
   return `${sends.length}: ${named.join('; ')}${more}`;
 }
 
-/** `actors get`'s line of a failing message: what holds the actor, since when, what failed it. */
+/**
+ * `actors get`'s line of a failing message: what holds the actor, since when, what failed it,
+ * and how to end it (or who ended it).
+ */
 function failingLine(
-  { messageId, inboxPosition, attempts, since, handler, error }: InspectedFailing,
+  actorId: string,
+  { messageId, inboxPosition, attempts, since, handler, error, ended }: InspectedFailing,
   now: number,
+  follow: FollowUp,
 ): string {
   const where = handler === null ? '' : ` in handler ${JSON.stringify(handler)}`;
-  const waits = `the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default)`;
+  const waits = ended
+    ? `ended by ${ended.by} at ${new Date(ended.at).toISOString()}: its next delivery keeps it as a dead letter, its handler not run, and the actor's later messages follow`
+    : `the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default), or ended (${follow`actors end-failing ${actorId} ${messageId}`})`;
   const cause = error
     ? `its last error: ${errorLine(error)}`
     : 'the worker\'s log has its error ("message will be retried", with this messageId)';

@@ -5,7 +5,7 @@
  */
 import { BatonError, ErrorCode } from '@baton/core';
 import { type DeadLetter, ingressTarget } from '@baton/core/adapter';
-import { parkedLetterRefused } from '@baton/core/engine';
+import { failingNotDeadLettered, parkedLetterRefused } from '@baton/core/engine';
 import { actorArg, noRecord } from './actors.ts';
 import { causeOf, countByCode, errorChain } from './deadLetterCauses.ts';
 import { since } from './format.ts';
@@ -49,7 +49,8 @@ export async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
 
 /**
  * The one dead letter `<type/key> <message id>` names; for `show`, a message parked at a paused
- * actor too (a redrive or purge of one is refused, saying it is parked).
+ * actor too (a redrive or purge of one is refused, saying it is parked). The message failing at
+ * the head of the actor's inbox is refused, saying how to end it.
  */
 export async function named(
   ctx: OpsContext,
@@ -64,10 +65,15 @@ export async function named(
     if (action === 'show') return letter;
     throw parkedLetterRefused(letter, action, ctx.followUp);
   }
-  if (!letter && !(await store.load(actorId))) {
-    throw noRecord(actorId, `keeps no dead letter ${messageId}`, ctx.followUp);
+  if (!letter) {
+    const record = await store.load(actorId);
+    if (!record) throw noRecord(actorId, `keeps no dead letter ${messageId}`, ctx.followUp);
+    throw (
+      failingNotDeadLettered(record, messageId, ctx.followUp) ??
+      noLetter(actorId, messageId, letter, ctx.followUp)
+    );
   }
-  if (!letter || letter.applied) throw noLetter(actorId, messageId, letter, ctx.followUp);
+  if (letter.applied) throw noLetter(actorId, messageId, letter, ctx.followUp);
   return letter;
 }
 

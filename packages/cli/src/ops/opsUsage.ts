@@ -10,6 +10,8 @@ export const OPS_USAGE = `Operating a deployed app:
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
   baton actors pause <type/key>                      it processes nothing; its messages wait, in order
   baton actors resume <type/key>                     it applies what waited, in order, then goes on
+  baton actors end-failing <type/key> <message id>   the message failing at its head is dead-lettered
+    at its next delivery, its handler not run again; the actor goes on with the messages behind it
   baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
   baton dead-letters show <type/key> <message id>
   baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]

@@ -10,6 +10,7 @@ import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
 import { backlog } from './backlog.ts';
 import { deadLettersPurge, deadLettersRedrive } from './deadLetterActions.ts';
 import { deadLettersList, deadLettersShow } from './deadLetters.ts';
+import { actorsEndFailing } from './endFailing.ts';
 import { checkInbox } from './inboxNeeds.ts';
 import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
@@ -74,6 +75,11 @@ const COMMANDS: Readonly<
   'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
   'actors pause': { run: actorsPause, takes: [], operands: ['<type/key>'] },
   'actors resume': { run: actorsResume, takes: [], operands: ['<type/key>'] },
+  'actors end-failing': {
+    run: actorsEndFailing,
+    takes: [],
+    operands: ['<type/key>', '<message id>'],
+  },
   'dead-letters list': { run: deadLettersList, takes: [...FILTERS, 'limit'], operands: [] },
   'dead-letters show': { run: deadLettersShow, takes: [], operands: ONE_LETTER },
   'dead-letters redrive': {

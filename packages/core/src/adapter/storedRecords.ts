@@ -213,6 +213,13 @@ export interface FailingMessage {
   readonly handler?: string;
   /** The last attempt's error: its code and its message, clipped to {@link MAX_FAILING_ERROR_CHARS}. */
   readonly error?: Pick<SerializedError, 'code' | 'message'>;
+  /**
+   * An operator ended it (`endFailingMessage`, `baton actors end-failing`): its next delivery
+   * keeps it as a dead letter of its last error without running its handler, and the inbox
+   * moves on. Code that does not know it runs the handler again, and a failure writes the count
+   * without it: the end is then made again.
+   */
+  readonly ended?: { readonly at: number; readonly by: string };
 }
 
 /** The longest error message a {@link FailingMessage} keeps, so an error cannot bloat the record. */

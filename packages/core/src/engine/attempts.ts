@@ -18,11 +18,14 @@ import type { Inbound } from './Inbound.ts';
 import { commitGrowth } from './recordRoom.ts';
 import { waitsForDeploy } from './turnErrors.ts';
 
-/** This delivery's attempt of `inbound` (1 for the first) on `record`. */
+/**
+ * This delivery's attempt of `inbound` (1 for the first) on `record`; for a message an operator
+ * ended ({@link FailingMessage.ended}), the attempts it made: this delivery runs nothing.
+ */
 export function attemptOf(record: ActorRecord, inbound: Inbound): number {
   const { failing } = record;
   const same = failing?.id === inbound.envelope.id && failing.at === inbound.queueSeq;
-  return same ? failing.attempts + 1 : 1;
+  return same ? failing.attempts + (failing.ended ? 0 : 1) : 1;
 }
 
 /**

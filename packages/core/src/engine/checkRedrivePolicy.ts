@@ -19,7 +19,7 @@ export async function checkRedrivePolicy(engine: TurnEngine): Promise<RedrivePol
   const { maxReceives } = policy;
   const { maxAttempts } = engine;
   throw invalidArgument(
-    `the inbox queue dead-letters a message after ${maxReceives} receives, before the engine's maxAttempts = ${maxAttempts} deliveries end it: set the queue's maxReceives (SQS, BatonApp: maxReceiveCount) to ${maxAttempts + 2} or more, or the worker's maxAttempts below ${maxReceives}`,
+    `the inbox queue dead-letters a message after ${maxReceives} receives, before the engine's maxAttempts = ${maxAttempts} deliveries end it: set the queue's maxReceives (BatonApp: maxReceiveCount) to ${maxAttempts + 2} or more, or the worker's maxAttempts below ${maxReceives}`,
     { maxReceives, maxAttempts },
   );
 }

@@ -268,6 +268,6 @@ function checkRetentions(engine: TurnEngine, problems: string[]): void {
   // A retention refused as it is (negative, not finite) is reported alone.
   if (!(outcomeMs > 2 * markMs && markMs >= 0 && outcomeMs < Number.POSITIVE_INFINITY)) return;
   problems.push(
-    `idempotencyRetentionMs (${outcomeMs} ms, ${days(outcomeMs)} days) is over twice markRetentionMs (${markMs} ms, ${days(markMs)} days): a client's copy of a message may outlive its actor's record and be applied again by a new life; keep it at most twice markRetentionMs`,
+    `idempotencyRetentionMs (${outcomeMs} ms, ${days(outcomeMs)} days) is over twice markRetentionMs (${markMs} ms, ${days(markMs)} days): a client's copy of a message may outlive its actor's record and be applied again by a new life; keep it at most twice that`,
   );
 }

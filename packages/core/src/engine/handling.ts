@@ -6,7 +6,7 @@
 import type { Envelope } from '../adapter/envelope.ts';
 import type { ActorRecord } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import { type BatonError, ErrorCode, isBatonError } from '../errors.ts';
+import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { attemptsMade, outOfAttempts } from './attempts.ts';
 import { markProves } from './channels.ts';
@@ -96,7 +96,10 @@ export function tooOldToTell(
   );
 }
 
-/** Runs the handler — or dead-letters a message out of attempts — inside its handling's span. */
+/**
+ * Runs the handler — or dead-letters a message out of attempts, or one an operator ended —
+ * inside its handling's span.
+ */
 export async function handle(
   turn: Turn,
   record: ActorRecord,
@@ -114,6 +117,7 @@ export async function handle(
   let effects: MessageEffects | BatonError | typeof HANDLE_AGAIN;
   const now = engine.clock.now();
   const tooOld = tooOldToTell(engine, inbound.envelope, admission, now);
+  const { failing } = record;
   try {
     if (tooOld) {
       // Kept without moving its sender's mark: the copy may be of an earlier life of the sender,
@@ -121,6 +125,12 @@ export async function handle(
       // messages for copies.
       const unmarked = { ...admission, arrival: undefined, unmarked: true as const };
       effects = await deadLetter(turn, record, inbound, unmarked, tooOld, span.trace, tooOld);
+    } else if (failing?.ended && failing.id === inbound.envelope.id) {
+      // An operator ended it: kept as a dead letter of its last error (the text a client was
+      // told before), its handler not run.
+      const { code = ErrorCode.RETRYABLE, message = 'ended by an operator' } = failing.error ?? {};
+      const last = new BatonError(code as ErrorCode, message);
+      effects = await deadLetter(turn, record, inbound, admission, last, span.trace);
     } else {
       effects = await applyMessage(turn, record, inbound, admission, span.trace, now);
       if (isBatonError(effects)) {

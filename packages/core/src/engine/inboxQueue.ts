@@ -17,7 +17,7 @@ export function reportReplacedQueue(
   const replaced = batch.find((m) => isReplacedQueue(base, m));
   if (replaced) {
     engine.logger.error(
-      'the inbox queue was replaced: its sequence numbers start over, so the old offset is set aside (sender marks and idempotency keys still skip duplicates)',
+      'the inbox queue was replaced: its numbering starts over, so the old offset is set aside (marks and idempotency keys still skip duplicates)',
       {
         actor: base.id,
         oldQueue: base.inboxQueue,

@@ -34,6 +34,7 @@ export {
   sweepOutboxes,
   sweepOutboxOf,
 } from './drainOutbox.ts';
+export { endFailingMessage, failingNotDeadLettered, failingSummary } from './failingHead.ts';
 export { batonCommand, commandLine, type FollowUp, shellQuote } from './followUp.ts';
 export type {
   CommitListener,
@@ -48,11 +49,11 @@ export { REJECTED_LOG } from './messageEffects.ts';
 export {
   cancelTimer,
   heldAsk,
-  type OperatorOptions,
   pauseActor,
   purgeDeadLetter,
   resumeActor,
 } from './operatorActions.ts';
+export type { OperatorOptions } from './operatorCommit.ts';
 export { PAGE_BYTES, pageBytes } from './outcomePages.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { parkedLetterRefused } from './parking.ts';

@@ -1,85 +1,22 @@
 /**
  * What an operator does to one actor outside its turns — pause, resume, forget a dead letter,
- * cancel a timer — each as one commit of the actor's record on its version, like a turn's: a
- * turn in flight meanwhile loses its commit, reloads and sees the change. Used by `baton`.
+ * cancel a timer (and end a failing message: `failingHead.ts`) — each as one commit of the
+ * actor's record on its version (`operatorCommit.ts`). Used by `baton`.
  */
 
 import { WORKFLOW_TYPE_PREFIX } from '../actor.ts';
 import { awaitsRedrive, endedWithoutRedrive } from '../adapter/awaitsRedrive.ts';
-import { readConflict } from '../adapter/conflicts.ts';
 import type { Envelope } from '../adapter/envelope.ts';
 import { askTimerId, encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
-import type { Commit, Queue, Store } from '../adapter/ports.ts';
+import type { Queue, Store } from '../adapter/ports.ts';
 import type { ActorRecord, DeadLetter, Timer } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
-import { lifeId } from '../shared/random.ts';
-import { NO_STATE_VERSION } from '../stateVersions.ts';
 import { RECHECK_TIMER } from '../workflow/advance.ts';
+import { failingNotDeadLettered } from './failingHead.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
+import { changeRecord, type OperatorOptions } from './operatorCommit.ts';
 import { parkedLetterRefused } from './parking.ts';
-
-/** Who acts, and when (epoch ms; default now); how a refusal names the next command. */
-export interface OperatorOptions {
-  /** Recorded with the change, e.g. the caller's IAM ARN. */
-  readonly by: string;
-  readonly now?: number;
-  /** @default {@link batonCommand} */
-  readonly followUp?: FollowUp;
-}
-
-type Edit = Omit<Commit, 'expectedVer' | 'outbox' | 'idempotency'>;
-
-/**
- * The change to make to a record, or `undefined` when there is nothing to do. What else of the
- * actor it reads (timers, dead letters) it reads here, after the load: those change only in the
- * actor's own commits, so the commit's version condition holds them as read.
- */
-type Change = (record: ActorRecord) => Promise<Edit | undefined> | Edit | undefined;
-
-const ATTEMPTS = 16;
-
-/** Commits `change` on the actor's current record, again on each version conflict. */
-async function changeRecord(
-  store: Store,
-  actorId: string,
-  now: number,
-  change: Change,
-): Promise<ActorRecord> {
-  for (let attempt = 1; ; attempt++) {
-    const stored = await store.load(actorId);
-    // An actor with no record (never committed, or its record expired): a record without state,
-    // read as the initial one. It holds nothing, so it expires at once, as a halted record would:
-    // kept while paused or holding parked messages (deletableAt), and for good only once a
-    // message changes its state.
-    const record: ActorRecord = stored ?? {
-      id: actorId,
-      ver: 0,
-      life: lifeId(),
-      state: null,
-      stateVersion: NO_STATE_VERSION,
-      inboxOffset: '0',
-      marks: {},
-      sentSeq: 0,
-      expiresAt: now,
-    };
-    const next = await change(record);
-    if (!next) return record;
-    const written = { ...next.record, ver: record.ver + 1 };
-    try {
-      await store.commit({
-        ...next,
-        record: written,
-        expectedVer: record.ver,
-        outbox: [],
-        idempotency: [],
-      });
-      return written;
-    } catch (error) {
-      if (readConflict(error)?.kind !== 'version' || attempt >= ATTEMPTS) throw error;
-    }
-  }
-}
 
 /**
  * Pauses an actor: from its next turn on it applies nothing, and its messages are parked in
@@ -158,8 +95,9 @@ export async function resumeActor(
 
 /**
  * Forgets a dead letter without applying it (`baton dead-letters purge`). A parked message is
- * not a dead letter: it is refused with INVALID_STATE, saying so. The dead letter of a timer's
- * fire goes with its timer, kept until then: the fire is never applied. An ask's continuation
+ * not a dead letter, nor is the message failing at the head of the inbox: each is refused with
+ * INVALID_STATE, saying so (and how to end the failing one: `endFailingMessage`). The dead
+ * letter of a timer's fire goes with its timer, kept until then: the fire is never applied. An ask's continuation
  * still runs once: the letter of its reply goes, and the ask's timeout, held with it, is left
  * to fire (the asker is told ASK_TIMEOUT); the letter of the timeout's own fire is refused with
  * INVALID_ARGUMENT, as its asker would then wait for good (redrive it instead). A client's
@@ -178,7 +116,13 @@ export async function purgeDeadLetter(
   await changeRecord(store, actorId, now, async (record) => {
     const letter = await store.readDeadLetter(actorId, messageId);
     if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'purge', followUp);
-    if (!letter || letter.applied) throw noDeadLetter(actorId, messageId, followUp);
+    if (!letter) {
+      throw (
+        failingNotDeadLettered(record, messageId, followUp) ??
+        noDeadLetter(actorId, messageId, followUp)
+      );
+    }
+    if (letter.applied) throw noDeadLetter(actorId, messageId, followUp);
     const kept = await heldTimer(store, letter);
     // An ask's timeout holds its asker's continuation: it stays, to end the ask (its own fire's
     // letter is refused: nothing would end the ask then).

@@ -2,6 +2,7 @@ import { encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
 import type { Queue, Store } from '../adapter/ports.ts';
 import type { DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
+import { failingNotDeadLettered } from './failingHead.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import { parkedLetterRefused } from './parking.ts';
 import { answeredSender, keptTooOldToTell } from './redriveNeedsForce.ts';
@@ -28,7 +29,9 @@ export interface RedriveOptions {
  * twice, or a redelivered copy, applies nothing more (the letter of a message of a sender's
  * ended life stays, as the proof that it was applied). The message is applied after the
  * messages that reached the actor since it was dead-lettered (channel order does not hold
- * across a redrive). If it fails again it becomes a dead letter again.
+ * across a redrive). If it fails again it becomes a dead letter again. The message failing at
+ * the head of the inbox is no dead letter yet: refused with INVALID_STATE, saying how to end it
+ * (`endFailingMessage`).
  *
  * A letter whose sender was answered DEAD_LETTERED when it was kept ({@link answeredSender}:
  * an actor's or a client's ask) is refused with INVALID_STATE, nothing sent: applied now, it
@@ -53,6 +56,10 @@ export async function redriveDeadLetter(
   const { followUp = batonCommand } = options;
   const letter = await store.readDeadLetter(actorId, messageId);
   if (letter?.parked !== undefined) throw parkedLetterRefused(letter, 'redrive', followUp);
+  // No letter: it may be the message failing at the head of the inbox, not ended yet.
+  const record = letter ? undefined : await store.load(actorId);
+  const notYet = failingNotDeadLettered(record, messageId, followUp);
+  if (notYet) throw notYet;
   if (!letter || letter.applied) {
     throw new BatonError(
       ErrorCode.NOT_FOUND,

@@ -271,7 +271,7 @@ async function applyBatch(
       }
       const result = handled.effects;
       if (result === HANDLE_AGAIN) {
-        throw new Error('a handling on a record with nothing left to commit asked to commit first');
+        throw new Error('a handling asked to commit first with nothing left to commit');
       }
       effects = result;
       trace = handled.trace;

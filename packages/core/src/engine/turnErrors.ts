@@ -161,7 +161,7 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
   if (!UNKNOWN_TO_THIS_CODE.has(error.code)) return error;
   return new BatonError(
     ErrorCode.RETRYABLE,
-    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); newer code accepted it, so it waits (then a dead letter) — finish deploying that code, then redrive it`,
+    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); newer code accepted it, so it waits (then a dead letter): finish deploying that code, then redrive it`,
     {
       details: { ...ofMessage(envelope), cause: error.toJSON() },
       cause: error,
@@ -226,7 +226,7 @@ export function senderLifeEnded(envelope: Envelope, now: number): BatonError | u
   if (!isEndedLifeCopy(envelope)) return undefined;
   return maybeApplied(
     envelope,
-    `was committed ${days(now - envelope.sentAt)} days ago by a life of ${envelope.from} that has ended (its record expired while the message waited in its outbox)`,
+    `was committed ${days(now - envelope.sentAt)} days ago by a life of ${envelope.from} that has ended (its record expired while the message waited)`,
     { sentAt: envelope.sentAt },
   );
 }

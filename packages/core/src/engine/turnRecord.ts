@@ -25,7 +25,8 @@ export function checkFormat(record: ActorRecord): void {
 
 /**
  * The warm record of `actorId`, unless it belongs to a halted actor past its expiry (its store
- * may have deleted it, and a new life begun), or it holds sends older than half the mark
+ * may have deleted it, and a new life begun), or its head message is failing (an operator may
+ * have ended it since: see `endFailingMessage`), or it holds sends older than half the mark
  * retention: the turn drains a record's held sends before it commits over it, and sends that
  * old, taken from a warm record another worker replaced long ago (or of a life since ended),
  * may reach receivers that have forgotten them. Nor, on a first attempt, when its commit put
@@ -43,7 +44,7 @@ export function cached(
 ): ActorRecord | undefined {
   const record = attempt === 1 ? engine.cache.trusted(actorId) : engine.cache.get(actorId);
   const now = engine.clock.now();
-  if (record?.expiresAt !== undefined && record.expiresAt <= now) return undefined;
+  if (record?.failing || (record?.expiresAt ?? now + 1) <= now) return undefined;
   const stale = now - engine.markRetentionMs / 2;
   if (record?.outbox?.some((item) => item.createdAt < stale)) return undefined;
   if (attempt === 1 && record?.outboxApart && !drainedByCaller(record)) return undefined;

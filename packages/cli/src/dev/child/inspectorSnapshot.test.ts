@@ -102,6 +102,7 @@ describe("the dev inspector's snapshot of what holds an actor", () => {
       since: expect.any(Number),
       handler: 'add',
       error: { code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) },
+      ended: null,
     });
     // The message it stops at is behind what it applied.
     expect(BigInt(failing!.failing!.inboxPosition)).toBeGreaterThan(BigInt(failing!.inboxOffset));

@@ -4,10 +4,23 @@
  * message — every value escaped, an id or an error holding `<script>` included.
  */
 import { describe, expect, it } from 'vitest';
+import type { InspectedFailing } from '../../inspectedFailing.ts';
 import { holdCell, holdsHtml, pausedActorsHtml } from './holdViews.ts';
 
 const SCRIPT = '<script>alert("x")</script>';
 const ESCAPED = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;';
+
+/** A failing message as a record an older Baton counted keeps it, with `fields` over it. */
+const failingWith = (fields: Partial<InspectedFailing>): InspectedFailing => ({
+  messageId: 'm-1',
+  inboxPosition: '42',
+  attempts: 2,
+  since: null,
+  handler: null,
+  error: null,
+  ended: null,
+  ...fields,
+});
 
 describe("the dev inspector's hold views", () => {
   it('lists the paused actors, escaped, and says how many more there are', () => {
@@ -42,14 +55,7 @@ describe("the dev inspector's hold views", () => {
   it("shows an actor's failing message: its id, inbox position and attempts, escaped", () => {
     const html = holdsHtml({
       paused: null,
-      failing: {
-        messageId: SCRIPT,
-        inboxPosition: '42',
-        attempts: 2,
-        since: null,
-        handler: null,
-        error: null,
-      },
+      failing: failingWith({ messageId: SCRIPT }),
     });
     expect(html).not.toContain('<script');
     expect(html).toContain(
@@ -61,19 +67,26 @@ describe("the dev inspector's hold views", () => {
 
   it('shows the handler and the error of a failing message when its record keeps them', () => {
     const html = holdsHtml({
-      failing: {
-        messageId: 'm-1',
-        inboxPosition: '42',
-        attempts: 2,
+      failing: failingWith({
         since: 1_000,
         handler: `add${SCRIPT}`,
         error: { code: 'INTERNAL', message: `${SCRIPT}\n  at add` },
-      },
+      }),
     });
     expect(html).not.toContain('<script');
     expect(html).toContain(`, failing since ${new Date(1_000).toLocaleString()}, failed 2 time(s)`);
     expect(html).toContain(
       `failed 2 time(s) in <code>add${ESCAPED}</code>: INTERNAL: ${ESCAPED} at add — its later messages wait until it is applied or dead-lettered</p>`,
+    );
+  });
+
+  it('shows who ended a failing message, escaped, and that its next delivery keeps it as a dead letter', () => {
+    const html = holdsHtml({
+      failing: failingWith({ since: 1_000, handler: 'add', ended: { at: 2_000, by: SCRIPT } }),
+    });
+    expect(html).not.toContain('<script');
+    expect(html).toContain(
+      `failed 2 time(s) in <code>add</code> — ended by <code>${ESCAPED}</code>: its next delivery keeps it as a dead letter, its handler not run</p>`,
     );
   });
 
@@ -87,14 +100,7 @@ describe("the dev inspector's hold views", () => {
     expect(
       holdCell({
         paused: { at: 1, by: 'ops' },
-        failing: {
-          messageId: 'm',
-          inboxPosition: '1',
-          attempts: 3,
-          since: null,
-          handler: null,
-          error: null,
-        },
+        failing: failingWith({ attempts: 3 }),
       }),
     ).toBe(
       '<span class="retry">paused</span><br><span class="rejected">failing, 3 attempt(s)</span>',

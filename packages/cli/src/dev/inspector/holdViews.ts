@@ -55,8 +55,12 @@ export function holdsHtml(hold: {
     failing
       ? `<p class="rejected" data-testid="actor-failing">failing message <code>${esc(failing.messageId)}</code> at inbox position <code>${esc(failing.inboxPosition)}</code>, ${failing.since === null ? 'age unknown' : `failing since ${esc(when(failing.since))}`}, failed ${esc(failing.attempts)} time(s)${
           failing.handler === null ? '' : ` in <code>${esc(failing.handler)}</code>`
-        }${failing.error === null ? '' : `: ${esc(errorLine(failing.error))}`} — its later messages wait until it is applied or dead-lettered${
-          failing.error === null
+        }${failing.error === null ? '' : `: ${esc(errorLine(failing.error))}`} — ${
+          failing.ended
+            ? `ended by <code>${esc(failing.ended.by)}</code>: its next delivery keeps it as a dead letter, its handler not run`
+            : 'its later messages wait until it is applied or dead-lettered'
+        }${
+          failing.error === null && !failing.ended
             ? ' (its error shows in the recent turns and in the log: "message will be retried")'
             : ''
         }</p>`

@@ -113,8 +113,9 @@ function paused(s) {
 const failingLine = (f) => '<code>' + esc(f.messageId) + '</code> at inbox position <code>' + esc(f.inboxPosition) + '</code>, ' + (f.since === null ? 'age unknown' : 'failing since ' + time(f.since)) + ', failed '
   + esc(f.attempts) + ' time(s)' + (f.handler === null ? '' : ' in <code>' + esc(f.handler) + '</code>')
   + (f.error === null ? '' : ': ' + esc(f.error.code + ': ' + f.error.message.replace(/\\s+/g, ' ')))
-  + ' — its later messages wait until it is applied or dead-lettered'
-  + (f.error === null ? ' (the worker log has its error: "message will be retried", with this message id)' : '');
+  + (f.ended ? ' — ended by ' + esc(f.ended.by) + ': its next delivery keeps it as a dead letter, its handler not run'
+    : ' — its later messages wait until it is applied or dead-lettered'
+      + (f.error === null ? ' (the worker log has its error: "message will be retried", with this message id)' : ''));
 
 function letters(list, withActor, empty) {
   return table([...(withActor ? ['actor'] : []), 'message', 'error', 'attempts', 'at', ''],
@@ -156,7 +157,8 @@ async function showActor(id) {
     + '<dt>version</dt><dd data-testid="actor-version">' + a.version + '</dd>'
     + '<dt>state version</dt><dd>' + a.stateVersion + '</dd>'
     + '<dt>inbox position</dt><dd>' + esc(a.inboxPosition) + '</dd>'
-    + (a.failing ? '<dt>failing message</dt><dd class="bad" data-testid="actor-failing">' + failingLine(a.failing) + '</dd>' : '')
+    + (a.failing ? '<dt>failing message</dt><dd class="bad"><span data-testid="actor-failing">' + failingLine(a.failing) + '</span>'
+      + (a.failing.ended ? '' : ' ' + button('end-failing', { actorId: a.id, messageId: a.failing.messageId }, 'end')) + '</dd>' : '')
     + '<dt>paused</dt><dd data-testid="actor-paused">' + (a.paused ? 'since ' + time(a.paused.at) + ' by ' + esc(a.paused.by) + ' '
       + button('resume', { actorId: a.id }, 'resume') : 'no ' + button('pause', { actorId: a.id }, 'pause')) + '</dd>'
     + '<dt>state</dt><dd><pre data-testid="actor-state">' + json(a.state) + '</pre></dd></dl>'
@@ -190,6 +192,8 @@ document.addEventListener('click', (event) => {
   const act = event.target.closest('button[data-action]');
   if (!act) return;
   const body = JSON.parse(act.dataset.body);
+  if (act.dataset.action === 'end-failing' && !confirm('End this failing message? Its next delivery keeps it as a dead letter'
+    + ' without running its handler, and the actor goes on with the messages behind it.')) return;
   if (act.dataset.action === 'purge' && !confirm('Purge this dead letter? It is never applied.'
     + (body.askReply ? ' It is the reply to an ask: if the ask still waits, its timeout is left to fire, and its continuation runs once, with ASK_TIMEOUT.' : ''))) return;
   if (body.answered !== undefined && !confirm('When it was kept, ' + body.answered

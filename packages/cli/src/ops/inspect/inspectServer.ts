@@ -12,6 +12,7 @@ import { BatonError, ErrorCode, isBatonError } from '@baton/core';
 import {
   batonCommand,
   cancelTimer,
+  endFailingMessage,
   type FollowUp,
   pauseActor,
   purgeDeadLetter,
@@ -51,7 +52,13 @@ export interface RunningInspector {
 }
 
 const TOKEN_HEADER = 'x-baton-token';
-const ACTIONS = ['redrive', 'purge', 'pause', 'resume', 'cancel-timer'] as const;
+const ACTIONS = ['redrive', 'purge', 'pause', 'resume', 'cancel-timer', 'end-failing'] as const;
+
+/** The audit line's action of the page's actions named apart from their CLI command. */
+const AUDITED_AS: Partial<Record<(typeof ACTIONS)[number], string>> = {
+  'cancel-timer': 'timers cancel',
+  'end-failing': 'actors end-failing',
+};
 
 export async function startInspector(options: InspectorOptions): Promise<RunningInspector> {
   const token = randomBytes(18).toString('base64url');
@@ -154,9 +161,12 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       case 'cancel-timer':
         await cancelTimer(store, actorId, field('timerId'), { by, followUp });
         break;
+      case 'end-failing':
+        await endFailingMessage(store, actorId, field('messageId'), { by, now: now(), followUp });
+        break;
     }
     const details = { actor: actorId, ...pick(body, ['messageId', 'timerId']), from: 'inspect' };
-    await options.audit(action === 'cancel-timer' ? 'timers cancel' : action, details);
+    await options.audit(AUDITED_AS[action] ?? action, details);
     return { done: action, actor: actorId };
   }
 
