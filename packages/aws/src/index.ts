@@ -13,6 +13,7 @@ export { DynamoStore } from './dynamodb/DynamoStore.ts';
 export { type DynamoStoreOptions, DynamoTurnStore } from './dynamodb/DynamoTurnStore.ts';
 export { type ActorPage, listActors } from './dynamodb/listActors.ts';
 export { type FailingActors, listFailingActors } from './dynamodb/listFailingActors.ts';
+export { type HeldActors, listHeldActors } from './dynamodb/listHeldActors.ts';
 export {
   listPausedActors,
   type PausedActors,

@@ -1,49 +1,15 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Item } from './itemCodec.ts';
-import { scanRecords } from './scanRecords.ts';
-import { Attr, actorIdOf, actorPk } from './tableLayout.ts';
+import { type HeldActors, listHeldActors } from './listHeldActors.ts';
 
-/** A workflow instance paused on its own: its code did not replay its history. */
-export interface PausedWorkflow {
-  /** The instance's actor id, `wf-<workflow>/<id>`. */
-  readonly id: string;
-  readonly workflow: string;
-  /** The instance's id within its workflow. */
-  readonly instance: string;
-  /** The code version that could not replay it, and why (its NON_DETERMINISTIC error). */
-  readonly version: string;
-  readonly error: string;
-}
+export type { PausedWorkflow } from './listHeldActors.ts';
 
-/** What {@link listPausedActors} found. */
-export interface PausedActors {
-  /** The paused actors it came upon, with who paused each and when (epoch ms), in table order. */
-  readonly actors: ReadonlyArray<{ readonly id: string; readonly at: number; readonly by: string }>;
-  /**
-   * The workflow instances it came upon paused in their state (status `paused`: a deploy's code
-   * did not replay their history), in table order. An operator's pause of the instance's actor
-   * lists it in `actors` as any actor.
-   */
-  readonly workflows: readonly PausedWorkflow[];
-  /** Whether it read the whole table: `false` when it stopped at `maxItems`. */
-  readonly complete: boolean;
-}
-
-/** The partition key prefix of workflow instances' actors (`wf-<workflow>/<id>`). */
-const WORKFLOW_PK_PREFIX = actorPk('wf-');
-/**
- * What the state of a paused instance holds, as its record stores it (JSON text): its status.
- * The same text nested deeper (a step's value) matches too; the state read back tells them apart.
- */
-const PAUSED_STATUS = '"status":"paused"';
+/** What {@link listPausedActors} found: {@link HeldActors} but the failing actors. */
+export type PausedActors = Omit<HeldActors, 'failing'>;
 
 /**
  * The actors an operator holds paused (`pauseActor`), and the workflow instances paused because
- * their code did not replay their history, for operators (`baton status`). No index finds them
- * (a pause is a field of the record, an instance's status one of its state), so it scans the
- * table, reading at most `maxItems` items of every kind: a tool's call, never a handler's. The
- * same scan finds both: an instance's state is read back only from the records whose state
- * holds its paused status.
+ * their code did not replay their history: {@link listHeldActors}'s scan, at most `maxItems`
+ * items of the table read.
  *
  * @example
  * const { actors, workflows, complete } = await listPausedActors(dynamodb, 'bank-actors', {
@@ -55,46 +21,10 @@ export async function listPausedActors(
   tableName: string,
   { maxItems }: { readonly maxItems: number },
 ): Promise<PausedActors> {
-  const actors: Array<{ id: string; at: number; by: string }> = [];
-  const workflows: PausedWorkflow[] = [];
-  const scan = {
-    filter:
-      'attribute_exists(#paused) OR (begins_with(#pk, :wf) AND contains(#state, :pausedStatus))',
-    projection: '#pk, #paused, #state',
-    names: { '#paused': Attr.paused, '#state': Attr.state },
-    values: { ':wf': { S: WORKFLOW_PK_PREFIX }, ':pausedStatus': { S: PAUSED_STATUS } },
+  const operation = 'Scan (listPausedActors)';
+  const { failing: _, ...paused } = await listHeldActors(client, tableName, {
     maxItems,
-    operation: 'Scan (listPausedActors)',
-  };
-  const complete = await scanRecords(client, tableName, scan, (item) => {
-    const pk = item[Attr.pk]?.S ?? '';
-    const id = actorIdOf(pk);
-    const pause = item[Attr.paused]?.S;
-    if (pause !== undefined) {
-      const paused = JSON.parse(pause) as { at?: number; by?: string };
-      actors.push({ id, at: paused.at ?? 0, by: paused.by ?? '' });
-    }
-    const workflow = pk.startsWith(WORKFLOW_PK_PREFIX) ? pausedWorkflow(id, item) : undefined;
-    if (workflow) workflows.push(workflow);
+    operation,
   });
-  return { actors, workflows, complete };
-}
-
-/** The instance `id` if its record's state says it is paused. */
-function pausedWorkflow(id: string, item: Item): PausedWorkflow | undefined {
-  const text = item[Attr.state]?.S;
-  if (text === undefined || !text.includes(PAUSED_STATUS)) return undefined;
-  const state = JSON.parse(text) as {
-    status?: unknown;
-    paused?: { version?: unknown; error?: { message?: unknown } };
-  } | null;
-  const slash = id.indexOf('/');
-  if (state?.status !== 'paused' || slash < 0) return undefined;
-  return {
-    id,
-    workflow: id.slice('wf-'.length, slash),
-    instance: id.slice(slash + 1),
-    version: String(state.paused?.version ?? ''),
-    error: String(state.paused?.error?.message ?? ''),
-  };
+  return paused;
 }

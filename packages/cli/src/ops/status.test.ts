@@ -82,21 +82,97 @@ describe('baton status of paused actors', () => {
     expect(status.healthy).toBe(true);
     expect(status.unchecked).toEqual([
       expect.stringMatching(
-        /^paused actors with no message parked, and paused workflow instances, which could not be read \(.*AccessDeniedException.*\): finding them scans the table, which needs dynamodb:Scan$/,
+        /^paused actors with no message parked, paused workflow instances and actors stuck on a failing message, which could not be read \(.*AccessDeniedException.*\): finding them scans the table, which needs dynamodb:Scan$/,
       ),
     ]);
     // Its lines say unknown, not none.
     const human = await humanOf(refused);
     expect(human).toMatch(/^paused {14}unknown \(unreadable: see "not checked" below\)$/m);
     expect(human).toMatch(/^paused workflows {4}unknown \(unreadable: see "not checked" below\)$/m);
+    expect(human).toMatch(/^failing {13}unknown \(unreadable: see "not checked" below\)$/m);
+  });
+});
+
+describe('baton status of actors stuck on a failing message', () => {
+  beforeEach(() => {
+    read.inbox = inbox(0, 0, 0);
+  });
+  const minutes = (n: number) => n * 60_000;
+  /** A count of failures of `id` at the head of the inbox, the first `since`. */
+  const failing = (id: string, since?: number, ended?: { at: number; by: string }) => ({
+    id,
+    at: '7',
+    attempts: 4,
+    ...(since === undefined ? {} : { since }),
+    handler: 'add',
+    error: { code: 'RETRYABLE', message: 'the ledger is down' },
+    ...(ended ? { ended } : {}),
+  });
+  const now = minutes(200);
+
+  it('names the one stuck longest from the scan that finds the paused, and asks for attention past 5 minutes', async () => {
+    const { target: stuck, scans } = scanning([
+      recordItem('tally/new', { failing: failing('m-new', now - minutes(1)) }),
+      recordItem('tally/old', { failing: failing('m-old', now - minutes(192)) }),
+      recordItem('tally/idle', { paused: { at: 5, by: 'ops' } }),
+    ]);
+    const status = await readStatus(stuck, now, plain);
+    expect(scans).toEqual([
+      expect.objectContaining({ ProjectionExpression: '#pk, #paused, #failing, #state' }),
+    ]);
+    expect(status.failing).toEqual({
+      actors: 2,
+      longest: {
+        id: 'tally/old',
+        messageId: 'm-old',
+        attempts: 4,
+        since: now - minutes(192),
+        ended: false,
+      },
+    });
+    expect(status.problems).toEqual([
+      '2 actor(s) stuck on a failing message, the longest tally/old (message m-old, failing for 3h 12m, 4 attempt(s)): its later messages wait until it is applied or dead-lettered; baton actors get tally/old shows its error, baton backlog lists the others; to end it now, without running its handler again: baton actors end-failing tally/old m-old (see InboxAgeAlarm in docs/operations.md)',
+    ]);
+    const human = (await humanOf(stuck, now)).split('\n');
+    expect(human).toContain(
+      'failing             2 actor(s), the longest tally/old (failing for 3h 12m, 4 attempt(s))',
+    );
+  });
+
+  it('asks for nothing while the longest has failed for under 5 minutes, and says when an operator ended it', async () => {
+    const { target: fresh } = scanning([
+      recordItem('tally/new', { failing: failing('m-new', now - minutes(4)) }),
+    ]);
+    const young = await readStatus(fresh, now, plain);
+    expect(young.healthy).toBe(true);
+    expect(await humanOf(fresh, now)).toMatch(
+      /^failing {13}1 actor\(s\), the longest tally\/new \(failing for 4m/m,
+    );
+
+    const ended = { at: now - minutes(1), by: 'ops' };
+    const { target: ending } = scanning([
+      recordItem('tally/old', { failing: failing('m-old', now - minutes(30), ended) }),
+    ]);
+    const status = await readStatus(ending, now, plain);
+    expect(status.problems[0]).toMatch(
+      /; an operator ended it: its next delivery keeps it as a dead letter \(see InboxAgeAlarm/,
+    );
+    expect(await humanOf(ending, now)).toMatch(/, 4 attempt\(s\), ended by an operator\)$/m);
+    // A count an older Baton kept, without a time: stuck for how long is unknown, so it is said.
+    const { target: older } = scanning([recordItem('tally/old', { failing: failing('m-old') })]);
+    expect((await readStatus(older, now, plain)).problems[0]).toContain(
+      '(message m-old, age unknown, 4 attempt(s))',
+    );
+    expect(await humanOf(scanning([]).target)).toMatch(/^failing {13}none$/m);
   });
 });
 
 /** The record item of actor `id`, as the scan projects it: its pause and its state (JSON). */
-function recordItem(id: string, fields: { paused?: unknown; state?: unknown }) {
+function recordItem(id: string, fields: { paused?: unknown; state?: unknown; failing?: unknown }) {
   return {
     pk: { S: `A#${id}` },
     ...(fields.paused === undefined ? {} : { ps: { S: JSON.stringify(fields.paused) } }),
+    ...(fields.failing === undefined ? {} : { fl: { S: JSON.stringify(fields.failing) } }),
     ...(fields.state === undefined ? {} : { state: { S: JSON.stringify(fields.state) } }),
   };
 }
@@ -114,13 +190,13 @@ const pausedState = (version: string) => ({
   },
 });
 
-/** What `baton status` prints of `target`, its hints plain. */
-async function humanOf(on: Target): Promise<string> {
+/** What `baton status` prints of `target` at `now`, its hints plain. */
+async function humanOf(on: Target, now = 0): Promise<string> {
   let printed = '';
   const ctx = {
     target: async () => on,
     values: {},
-    io: { now: () => 0 },
+    io: { now: () => now },
     followUp: plain,
     print: <T>(value: T, human: (value: T) => string) => {
       printed = human(value);
@@ -162,7 +238,7 @@ describe('baton status of workflow instances a deploy paused', () => {
     expect(scans).toEqual([
       expect.objectContaining({
         Limit: 10_000,
-        ProjectionExpression: '#pk, #paused, #state',
+        ProjectionExpression: '#pk, #paused, #failing, #state',
         ExpressionAttributeValues: expect.objectContaining({
           ':wf': { S: 'A#wf-' },
           ':pausedStatus': { S: '"status":"paused"' },
@@ -227,7 +303,7 @@ describe('baton status of workflow instances a deploy paused', () => {
     expect(status.paused.complete).toBe(false);
     expect(status.paused.workflows.map((w) => w.id)).toEqual(['wf-ship/c']);
     expect(status.unchecked).toEqual([
-      'paused actors and workflow instances past the first 10,000 items of the table (--limit raises it; baton actors list <type> shows whether each actor of a type is paused, baton workflows list --status paused --app <entry> the paused instances)',
+      'paused actors, workflow instances and actors stuck on a failing message past the first 10,000 items of the table (--limit raises it; baton actors list <type> shows whether each actor of a type is paused, baton workflows list --status paused --app <entry> the paused instances)',
     ]);
     const human = await humanOf(bounded);
     expect(human).toMatch(

@@ -1,4 +1,4 @@
-import { listPausedActors } from '@baton/aws';
+import { listHeldActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, toBatonError } from '@baton/core';
 import { duration, fields, itemBoundOption, table } from './format.ts';
@@ -13,6 +13,7 @@ import {
   pausedWorkflowsLine,
 } from './pausedLines.ts';
 import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
+import { type StuckActors, stuckActors, stuckLine, stuckProblem } from './stuckActors.ts';
 import type { FollowUp, Target } from './target.ts';
 
 /**
@@ -40,7 +41,7 @@ const INBOX_UNNAMED =
   'the inbox queue, its depth and whether it is behind (--queue-url or BATON_INBOX_URL)';
 /** How `unchecked` starts when the scan for paused actors and instances failed. */
 const PAUSED_UNREAD =
-  'paused actors with no message parked, and paused workflow instances, which could not be read';
+  'paused actors with no message parked, paused workflow instances and actors stuck on a failing message, which could not be read';
 
 /** What `baton status` reports: whether the app is healthy, on one screen. */
 export interface Status {
@@ -90,6 +91,12 @@ export interface Status {
    * (`unchecked` then says which).
    */
   readonly paused: PausedFound;
+  /**
+   * The actors stuck on a message failing at the head of their inbox, found by the scan that
+   * finds the paused ones (so as complete as `paused`). A health problem once the longest has
+   * failed for over 5 minutes.
+   */
+  readonly failing: StuckActors;
   readonly timersDue: number;
   readonly oldestTimerOverdueMs: number | null;
   /**
@@ -123,7 +130,7 @@ export async function status(ctx: OpsContext): Promise<void> {
     'the entries each read of the table takes',
   );
   ctx.print(await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp, readBound), (s) =>
-    humanStatus(s, ctx.followUp),
+    humanStatus(s, ctx.followUp, ctx.io.now()),
   );
 }
 
@@ -146,15 +153,18 @@ export async function readStatus(
     // A pause with no message parked yet has no dead letter to show it: only its record does;
     // a workflow instance a deploy paused, only its state. Not read (a role without
     // dynamodb:Scan) leaves them unchecked, as an unreadable queue is.
-    listPausedActors(target.dynamodb, names.table, { maxItems: readBound }).catch(
-      (error: unknown) => toBatonError(error),
+    listHeldActors(target.dynamodb, names.table, { maxItems: readBound }).catch((error: unknown) =>
+      toBatonError(error),
     ),
   ]);
   const { found: letters, complete: lettersComplete } = lettersRead;
   const { found: lagging, complete: laggingComplete } = laggingRead;
   const bound = readBound.toLocaleString('en-US');
-  const paused =
-    pausedRead instanceof BatonError ? { actors: [], workflows: [], complete: false } : pausedRead;
+  const { failing: failingFound, ...paused } =
+    pausedRead instanceof BatonError
+      ? { actors: [], workflows: [], failing: [], complete: false }
+      : pausedRead;
+  const failing = stuckActors(failingFound);
   const stuck = [...paused.workflows].sort((a, b) => (a.id < b.id ? -1 : 1));
   const inbox = queues.find((q) => q.name === 'inbox');
   /** What a queue holds, waiting or in flight; null for one not read. */
@@ -200,6 +210,8 @@ export async function readStatus(
       `${atLeast(lagging.length, laggingComplete)} actor(s) holding sends no sweep retired, e.g. ${first} (${follow`actors get ${first}`} shows them, and which ones their targets have already; ${follow`backlog`} names the targets still waiting): the next sweep retires them, sending again any not sent; if they stay, see DrainFailuresAlarm (sends refused) and SweeperLagAlarm in docs/operations.md`,
     );
   }
+  const stuckHere = stuckProblem(failing, now, INBOX_AGE_MS, follow);
+  if (stuckHere) problems.push(stuckHere);
   if (stuck.length > 0) {
     problems.push(
       `${stuck.length} workflow instance(s) paused: their code does not replay their history (${listPaused(stuck, follow)}): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them, then resume them (see PausedWorkflowsAlarm in docs/operations.md)`,
@@ -236,6 +248,7 @@ export async function readStatus(
       workflows: stuck,
       complete: paused.complete,
     },
+    failing,
     timersDue: due.length,
     oldestTimerOverdueMs: oldestDue,
     sweeperLag: { actors: lagging.length, thresholdMs: SWEEPER_LAG_MS, complete: laggingComplete },
@@ -249,7 +262,7 @@ export async function readStatus(
         : [
             pausedRead instanceof BatonError
               ? `${PAUSED_UNREAD} (${pausedRead.message}): finding them scans the table, which needs dynamodb:Scan`
-              : `paused actors and workflow instances past the first ${bound} items of the table (--limit raises it; ${follow`actors list <type>`} shows whether each actor of a type is paused, ${follow`workflows list --status paused --app <entry>`} the paused instances)`,
+              : `paused actors, workflow instances and actors stuck on a failing message past the first ${bound} items of the table (--limit raises it; ${follow`actors list <type>`} shows whether each actor of a type is paused, ${follow`workflows list --status paused --app <entry>`} the paused instances)`,
           ]),
       ...(lettersComplete
         ? []
@@ -315,7 +328,7 @@ function inboxBehind(
 export const INBOX_LEFT =
   'not read, no inbox named: --queue-url <inbox url> adds it (also BATON_INBOX_URL), or --stack <name>';
 
-function humanStatus(s: Status, follow: FollowUp): string {
+function humanStatus(s: Status, follow: FollowUp, now: number): string {
   /** What a line of a read that stopped at its bound says after its count. */
   const stopped = (complete: boolean) =>
     complete
@@ -355,6 +368,7 @@ function humanStatus(s: Status, follow: FollowUp): string {
       ],
       ['paused', pausedRow(() => pausedLine(s.paused, s.parked, follow, s.readBound))],
       ['paused workflows', pausedRow(() => pausedWorkflowsLine(s.paused, follow, s.readBound))],
+      ['failing', pausedRow(() => stuckLine(s.failing, now, s.paused.complete))],
       [
         'timers due',
         `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import type { ActorRecord } from '@baton/core/adapter';
+import { ErrorCode } from '@baton/core';
+import type { ActorRecord, FailingMessage } from '@baton/core/adapter';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from './createTable.ts';
 import { DynamoStore } from './DynamoStore.ts';
+import { listFailingActors } from './listFailingActors.ts';
+import { listHeldActors } from './listHeldActors.ts';
 import { listPausedActors } from './listPausedActors.ts';
 
 const { dynamodb } = createAwsClients({ dynamodbEndpoint: inject('dynamodbEndpoint') });
@@ -26,7 +29,7 @@ function record(id: string, paused?: ActorRecord['paused'], state: unknown = {})
   };
 }
 
-describe('listPausedActors', () => {
+describe('listHeldActors, listPausedActors and listFailingActors', () => {
   it('finds the paused actors, with who paused them, and says when it stopped short of the table', async () => {
     const idle = { at: 1_000, by: 'ops' };
     for (const r of [
@@ -87,6 +90,55 @@ describe('listPausedActors', () => {
       const bounded = await listPausedActors(dynamodb, table, { maxItems: 1 });
       expect(bounded.complete).toBe(false);
       expect(bounded.actors.length + bounded.workflows.length).toBeLessThanOrEqual(1);
+    } finally {
+      await dynamodb.send(new DeleteTableCommand({ TableName: table }));
+    }
+  });
+
+  it('finds in the same scan the actors stuck on a failing message, which listPausedActors leaves out', async () => {
+    const table = `baton-failing-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, table);
+    const tableStore = new DynamoStore({ client: dynamodb, tableName: table });
+    const failing: FailingMessage = {
+      id: 'm-1',
+      at: '7',
+      attempts: 4,
+      since: 1_000,
+      handler: 'add',
+      error: { code: ErrorCode.RETRYABLE, message: 'the ledger is down' },
+      ended: { at: 2_000, by: 'ops' },
+    };
+    const held = { at: 3, by: 'ops' };
+    for (const r of [
+      { ...record('c/stuck'), failing },
+      { ...record('c/both', held), failing: { id: 'm-2', at: '9', attempts: 1 } },
+      record('c/held', held),
+      record('c/fine'),
+    ]) {
+      await tableStore.commit({ expectedVer: 0, record: r, outbox: [], idempotency: [] });
+    }
+    try {
+      const found = await listHeldActors(dynamodb, table, { maxItems: 100 });
+      const byId = <T extends { id: string }>(list: readonly T[]) =>
+        [...list].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(byId(found.failing)).toEqual([
+        { id: 'c/both', failing: { id: 'm-2', at: '9', attempts: 1 } },
+        { id: 'c/stuck', failing },
+      ]);
+      expect(byId(found.actors)).toEqual([
+        { id: 'c/both', ...held },
+        { id: 'c/held', ...held },
+      ]);
+      expect(found.complete).toBe(true);
+      const { failing: _, ...paused } = found;
+      expect(await listPausedActors(dynamodb, table, { maxItems: 100 })).toEqual(paused);
+      expect(await listFailingActors(dynamodb, table, { maxItems: 100 })).toEqual({
+        actors: found.failing,
+        complete: true,
+      });
+      const bounded = await listHeldActors(dynamodb, table, { maxItems: 1 });
+      expect(bounded.complete).toBe(false);
+      expect(bounded.failing.length + bounded.actors.length).toBeLessThanOrEqual(2);
     } finally {
       await dynamodb.send(new DeleteTableCommand({ TableName: table }));
     }
