@@ -144,6 +144,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(signal.err).toMatch(
       /baton audit \{.*"by":"drill","action":"workflows signal","workflow":"ship","id":"a","event":"packed","messageId"/,
     );
+    expect(signal.err).not.toContain('is not waiting for');
     await pumpUntil(async () => (await statusOf('a')) === 'completed');
     expect((await baton('workflows', 'show', 'ship', 'a', '--json')).json().output).toEqual({
       box: 'B-1',
@@ -363,7 +364,11 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(signal.code).toBe(0);
     expect(signal.out.split('\n').at(-1)).toBe(`follow it: ${hint('workflows show ship e')}`);
     expect(signal.err).toContain(
-      `baton: without --app, neither the event "pakced" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of wf-ship/e (${hint('workflows show ship e')} lists it); pass --app <entry> to check it first`,
+      `baton: without --app, neither the event "pakced" nor its payload is checked before it is sent: a workflow that declares its events refuses one it does not take at its worker (retried, then kept as a dead letter of wf-ship/e: ${hint('workflows show ship e')} lists it), and one that declares none holds any event until a wait for it comes; pass --app <entry> to check it first`,
+    );
+    // The instance waits for another event: said, since a misspelt one would be held for good.
+    expect(signal.err).toContain(
+      'baton: ship/e is not waiting for "pakced" now (its open waits: packed): the event is held until a wait for it comes, so check its name',
     );
     await pumpUntil(async () => (await baton('dead-letters', 'list', '--json')).json().total === 1);
 

@@ -8,6 +8,7 @@ import {
   BatonError,
   ErrorCode,
   type Schema,
+  type WorkflowState,
   workflow,
 } from '@baton/core';
 import { Client } from '@baton/core/client';
@@ -58,10 +59,13 @@ async function act(
   action: Action,
   details: Record<string, unknown>,
   send: (client: Client, ref: Parameters<Client['cancel']>[0]) => Promise<{ messageId: string }>,
+  /** Notes on what the instance's state says of the command, before it is sent. */
+  notes?: (state: WorkflowState) => void,
 ): Promise<void> {
   const name = workflowArg(ctx, 0);
   const id = ctx.arg(1, 'id');
   const state = await readInstance(ctx, name, id);
+  notes?.(state);
   if (FINAL.has(state.status)) {
     throw new BatonError(
       ErrorCode.INVALID_STATE,
@@ -143,12 +147,31 @@ export function workflowsSignal(ctx: OpsContext): Promise<void> {
   }
   if (!ctx.values.app) {
     ctx.note(
-      `without --app, neither the event "${event}" nor its payload is checked before it is sent: one the workflow does not take is refused by its worker, retried, then kept as a dead letter of ${instanceId(name, id)} (${ctx.followUp`workflows show ${name} ${id}`} lists it); pass --app <entry> to check it first`,
+      `without --app, neither the event "${event}" nor its payload is checked before it is sent: a workflow that declares its events refuses one it does not take at its worker (retried, then kept as a dead letter of ${instanceId(name, id)}: ${ctx.followUp`workflows show ${name} ${id}`} lists it), and one that declares none holds any event until a wait for it comes; pass --app <entry> to check it first`,
     );
   }
-  return act(ctx, 'signal', { event }, (client, ref) =>
-    client.signal(ref, event, payload, sendOptions(ctx)),
+  return act(
+    ctx,
+    'signal',
+    { event },
+    (client, ref) => client.signal(ref, event, payload, sendOptions(ctx)),
+    (state) => {
+      // An event may come before its wait, so this is said, not refused: a misspelt name waits
+      // for good.
+      const waits = openWaits(state);
+      if (waits.includes(event)) return;
+      const open = waits.length > 0 ? `its open waits: ${waits.join(', ')}` : 'no wait is open';
+      ctx.note(
+        `${name}/${id} is not waiting for "${event}" now (${open}): the event is held until a wait for it comes, so check its name`,
+      );
+    },
   );
+}
+
+/** The events an instance's run waits for now: its pending waits, by name. */
+function openWaits(state: WorkflowState): string[] {
+  const entries = [...(state.pinned ?? []), ...state.journal];
+  return entries.filter((e) => e.kind === 'event' && e.state === 'pending').map((e) => e.name);
 }
 
 /** `baton workflows resume <workflow> <id>`: a paused instance replays with the code running now. */
