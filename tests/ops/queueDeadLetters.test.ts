@@ -170,6 +170,40 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     expect(await entries()).toEqual([]);
   });
 
+  it('redrives with --type only the messages to actors of that type, and puts the others back', async () => {
+    const source = deployment.worker([Tally]);
+    const dlq = deadLetterQueue();
+    const note = { ...add('n0'), id: 'ingress:["note/x","n0"]', to: 'note/x' };
+    await dlq.send([message(note), ...['m0', 'm1'].map((entry) => message(add(entry)))]);
+
+    const dry = await baton('queue-dead-letters', 'redrive', '--type', 'tally', '--dry-run');
+    expect(dry.code, dry.err).toBe(0);
+    expect(dry.out.split('\n')[0]).toMatch(
+      /^would redrive the messages to tally actors of the 3 in the inbox's dead-letter queue into the inbox, .*; 2 of those shown are to tally actors:$/,
+    );
+    expect(dry.out).not.toContain('note/x');
+    const refused = await baton('queue-dead-letters', 'redrive', '--type', 'tally/q', '--yes');
+    expect(refused.err).toContain('--type takes an actor type (tally), not an actor id');
+
+    const redrive = await baton('queue-dead-letters', 'redrive', '--type', 'tally', '--yes');
+    expect(redrive.code, redrive.err).toBe(0);
+    expect(redrive.out).toMatch(/^redriven 2 message\(s\) into the inbox: /m);
+    expect(redrive.out).toContain(
+      '1 message(s) to actors of other types left in it, as --type asked',
+    );
+    expect(redrive.out).not.toContain('held by another reader');
+    expect(redrive.err).toMatch(/"action":"queue-dead-letters redrive","moved":2,"type":"tally"/);
+    // The other type's message is back in view at once, for another redrive.
+    const left = (await baton('queue-dead-letters', 'list', '--json')).json().messages;
+    expect(left.map((m: { actor: string }) => m.actor)).toEqual(['note/x']);
+    await pumpUntil(deployment.queue, source, async () => (await entries()).length === 2, 'm1');
+    expect(await entries()).toEqual(['m0', 'm1']);
+    const none = await baton('queue-dead-letters', 'redrive', '--type', 'tally', '--yes');
+    expect(none.out).toMatch(
+      /^nothing redriven: the inbox's dead-letter queue gave no message to a tally actor$/m,
+    );
+  });
+
   it('counts in a dry run every message the redrive moves, and says how many it shows', async () => {
     const dlq = deadLetterQueue();
     // SQS moved 25 messages of one actor there (its worker kept dying on them).

@@ -22,7 +22,7 @@ export const OPS_USAGE = `Operating a deployed app:
     (not the letter of an ask's timeout, which holds its asker's continuation: redrive it; an ask's
     reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT)
   baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
-  baton queue-dead-letters redrive [--dry-run]      moves it all back into the inbox
+  baton queue-dead-letters redrive [--type t] [--dry-run]   moves it all (or a type's) back into the inbox
   baton timers list <type/key>
   baton timers cancel <type/key> <timer id>         it never fires (not an ask's timeout, nor a workflow's timer)
   baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)

@@ -100,21 +100,50 @@ async function peek(ctx: OpsContext): Promise<{ total: number; peeked: Peeked[] 
       }
     }
   } finally {
-    for (let i = 0; i < receipts.length; i += 10) {
-      await sqs.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: url,
-          Entries: receipts.slice(i, i + 10).map((r) => ({ ...r, VisibilityTimeout: 0 })),
-        }),
-      );
-    }
+    await putBack(sqs, url, receipts);
   }
   return { total: Math.max(total, peeked.length), peeked };
 }
 
+/** Makes the messages taken under `receipts` visible again at once. */
+async function putBack(
+  sqs: SQSClient,
+  url: string,
+  receipts: ReadonlyArray<{ Id: string; ReceiptHandle: string }>,
+): Promise<void> {
+  for (let i = 0; i < receipts.length; i += 10) {
+    await sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: url,
+        Entries: receipts.slice(i, i + 10).map((r) => ({ ...r, VisibilityTimeout: 0 })),
+      }),
+    );
+  }
+}
+
 /**
- * `baton queue-dead-letters redrive [--dry-run]`: moves every message of the inbox's dead-letter
- * queue back into the inbox, one after the other, so that an actor's messages keep their order.
+ * The actor type `--type` names (the messages of its actors only), or undefined for all; an
+ * actor id given for it is refused.
+ */
+function typeFilter(ctx: OpsContext): string | undefined {
+  const { type } = ctx.values;
+  if (type?.includes('/')) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `--type takes an actor type (${type.slice(0, type.indexOf('/'))}), not an actor id: the messages of every actor of that type are redriven`,
+    );
+  }
+  return type;
+}
+
+/** Whether a message to `actor` is one `type` (from {@link typeFilter}) picks. */
+const ofType = (type: string | undefined, actor: string | undefined) =>
+  type === undefined || (actor?.startsWith(`${type}/`) ?? false);
+
+/**
+ * `baton queue-dead-letters redrive [--type t] [--dry-run]`: moves every message of the inbox's
+ * dead-letter queue (with `--type`, every one to an actor of that type) back into the inbox, one
+ * after the other, so that an actor's messages keep their order.
  * Each is sent again under a deduplication id of its own (`redrive-<its message id>`, which SQS
  * keeps when it moves a message to a dead-letter queue), so the inbox does not drop it as a copy
  * of the message it was — and a redrive stopped between a send and its delete, run again, sends
@@ -122,38 +151,58 @@ async function peek(ctx: OpsContext): Promise<{ total: number; peeked: Peeked[] 
  * the first send the inbox refuses, and says what it left.
  */
 export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
+  const type = typeFilter(ctx);
+  const which = type === undefined ? 'every message' : `every message to a ${type} actor`;
   if (ctx.values['dry-run']) {
     const { total, peeked } = await peek(ctx);
-    ctx.print({ dryRun: true, total, messages: peeked }, () =>
-      total === 0
-        ? "would redrive nothing: the inbox's dead-letter queue holds no message"
-        : `would redrive all ${total} message(s) of the inbox's dead-letter queue into the inbox, each applied after what its actor received since it left; ${showing(peeked, total)}` +
-          (peeked.length === 0 ? '' : `:\n${peekTable(peeked)}`),
+    const picked = peeked.filter((p) => ofType(type, p.actor));
+    const what =
+      type === undefined
+        ? `all ${total} message(s) of the inbox's dead-letter queue`
+        : `the messages to ${type} actors of the ${total} in the inbox's dead-letter queue`;
+    const of = type === undefined ? '' : `; ${picked.length} of those shown are to ${type} actors`;
+    ctx.print(
+      { dryRun: true, total, ...(type === undefined ? {} : { type }), messages: picked },
+      () =>
+        total === 0
+          ? "would redrive nothing: the inbox's dead-letter queue holds no message"
+          : `would redrive ${what} into the inbox, each applied after what its actor received since it left; ${showing(peeked, total)}${of}` +
+            (picked.length === 0 ? '' : `:\n${peekTable(picked)}`),
     );
     return;
   }
   const { sqs, url } = await deadLetterQueue(ctx);
   const inbox = requireInbox(await ctx.target()).url;
-  await ctx.confirm("redrive every message of the inbox's dead-letter queue into the inbox?");
+  await ctx.confirm(`redrive ${which} of the inbox's dead-letter queue into the inbox?`);
   let moved = 0;
   /** The actor of each message moved, in order. */
   const actors: string[] = [];
+  /** The messages of other types taken, hidden until put back at the end. */
+  const others: Array<{ Id: string; ReceiptHandle: string }> = [];
   try {
     for (;;) {
       const taken = await receive(sqs, url, 10, MOVE_VISIBILITY_S, REDRIVE_WAIT_S);
       if (taken.length === 0) break;
       for (const message of taken) {
+        const to = decodeEnvelope(message.Body ?? '')?.to ?? message.Attributes?.MessageGroupId;
+        if (!ofType(type, to)) {
+          others.push({ Id: String(others.length), ReceiptHandle: message.ReceiptHandle ?? '' });
+          continue;
+        }
         await moveBack(sqs, inbox, message);
         await sqs.send(
           new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }),
         );
         moved++;
-        const actor = decodeEnvelope(message.Body ?? '')?.to ?? message.Attributes?.MessageGroupId;
-        if (actor) actors.push(actor);
+        if (to) actors.push(to);
       }
     }
   } finally {
-    await ctx.audit('queue-dead-letters redrive', { moved });
+    await putBack(sqs, url, others);
+    await ctx.audit('queue-dead-letters redrive', {
+      moved,
+      ...(type === undefined ? {} : { type }),
+    });
   }
   // What is left: held by another reader (a `list`, a redrive run before) or arrived since.
   const left = await countOf(sqs, url);
@@ -164,16 +213,21 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   ctx.print({ redriven: moved, left, ...parkedAt }, () =>
     [
       moved === 0
-        ? "nothing redriven: the inbox's dead-letter queue gave no message"
+        ? type === undefined
+          ? "nothing redriven: the inbox's dead-letter queue gave no message"
+          : `nothing redriven: the inbox's dead-letter queue gave no message to a ${type} actor`
         : held === 0
           ? `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn, after what its actor received since it left (order does not hold across this queue)`
           : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${resumeCommands(paused, ctx.followUp)})` +
             (moved > held
               ? `; the other ${moved - held} each applied at most once, in its actor's turn`
               : ''),
-      ...(left > 0
+      ...(others.length > 0
+        ? [`${others.length} message(s) to actors of other types left in it, as --type asked`]
+        : []),
+      ...(left > others.length
         ? [
-            `${left} message(s) left in it, held by another reader or arrived since: run it again in a minute`,
+            `${left - others.length} message(s) left in it, held by another reader or arrived since: run it again in a minute`,
           ]
         : []),
     ].join('\n'),

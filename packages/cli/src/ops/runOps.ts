@@ -93,7 +93,11 @@ const COMMANDS: Readonly<
     operands: ONE_LETTER,
   },
   'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'], operands: [] },
-  'queue-dead-letters redrive': { run: queueDeadLettersRedrive, takes: ['dry-run'], operands: [] },
+  'queue-dead-letters redrive': {
+    run: queueDeadLettersRedrive,
+    takes: ['type', 'dry-run'],
+    operands: [],
+  },
   'timers list': { run: timersList, takes: [], operands: ['<type/key>'] },
   'timers cancel': { run: timersCancel, takes: [], operands: ['<type/key>', '<timer id>'] },
   'workflows list': {
