@@ -93,6 +93,9 @@ const cases: Record<string, (ctx: Ctx) => unknown> = {
     ctx.schedule(new Date(Number.NaN), 'tick', { pad: '' } as never),
   'schedule: in NaN ms': (ctx) => ctx.schedule(Number.NaN, 'tick', { pad: '' } as never),
   'schedule: in -1 ms': (ctx) => ctx.schedule(-1, 'tick', { pad: '' } as never),
+  // Past the latest time a Date holds: the timer could not be shown as a date.
+  'schedule: in MAX_SAFE_INTEGER ms': (ctx) =>
+    ctx.schedule(Number.MAX_SAFE_INTEGER, 'tick', { pad: '' } as never),
   'schedule: in "5" ms': (ctx) => ctx.schedule('5' as never, 'tick', { pad: '' } as never),
   'schedule: at nothing': (ctx) => ctx.schedule(undefined as never, 'tick', { pad: '' } as never),
   'schedule: two in one handling': (ctx) => [
@@ -391,7 +394,7 @@ describe("a handler's ctx", () => {
     expect(Object.keys((error as { details: object }).details)).toEqual(['to', 'name', 'issues']);
   });
 
-  it('schedules in 0 ms or at a past Date, and refuses NaN, a negative delay, an invalid Date and what is neither a number nor a Date', async () => {
+  it('schedules in 0 ms or at a past Date, and refuses NaN, a negative delay, one past the latest Date, an invalid Date and what is neither a number nor a Date', async () => {
     expect(await run('schedule: in 0 ms')).toEqual({ ok: expect.any(Number) });
     expect(await run('schedule: at a Date before now')).toEqual({ ok: 0 });
     expect(await run('schedule: at an invalid Date')).toEqual(
@@ -408,6 +411,7 @@ describe("a handler's ctx", () => {
     );
     for (const [name, shown] of [
       ['schedule: in -1 ms', '-1'],
+      ['schedule: in MAX_SAFE_INTEGER ms', String(Number.MAX_SAFE_INTEGER)],
       ['schedule: in "5" ms', '"5"'],
       ['schedule: at nothing', 'undefined'],
     ]) {

@@ -78,4 +78,19 @@ describe('sleeping until a date', () => {
     });
     expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'failed' });
   });
+
+  it('fails the run on a sleep past the latest time a Date holds, saying to wait for an event instead', async () => {
+    const Forever = workflow({
+      name: 'forever',
+      input: z.object({}),
+      run: async (ctx) => ctx.sleep(Number.MAX_SAFE_INTEGER),
+    });
+    const h = workflowHarness([Forever.actor]);
+    const ref = await h.client.start(Forever, 'f', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: `ctx.sleep(duration) takes ms ≥ 0 or a valid Date, due by +275760-09-13T00:00:00.000Z at the latest, got ${Number.MAX_SAFE_INTEGER}: to wait for good, wait for an event instead`,
+    });
+  });
 });

@@ -38,7 +38,10 @@ export function checkTimerId(id: unknown): string {
   return id;
 }
 
-/** When `schedule(when)` is due: `when` ms after `now`, or at the `Date`. */
+/**
+ * When `schedule(when)` is due: `when` ms after `now`, or at the `Date` — by the latest time a
+ * `Date` holds (8.64e15 ms, the year 275760), so that the timer can be shown as a date.
+ */
 export function dueAt(when: number | Date, now: number): number {
   const at =
     when instanceof Date
@@ -46,7 +49,7 @@ export function dueAt(when: number | Date, now: number): number {
       : typeof when === 'number' && when >= 0
         ? now + when
         : NaN;
-  if (!Number.isFinite(at)) {
+  if (!(at <= 864e13)) {
     throw invalidArgument(
       `ctx.schedule(when, …) needs a delay ≥ 0 ms or a valid Date, got ${typeof when === 'string' ? JSON.stringify(when) : String(when)}`,
     );

@@ -41,17 +41,23 @@ export function checkName(where: string, name: unknown): void {
   }
 }
 
-/** When a `ctx.sleep(duration)` is due, epoch ms: INVALID_ARGUMENT unless ms ≥ 0 or a valid Date. */
+/** The latest time a `Date` holds (the year 275760), epoch ms. */
+const LATEST_DATE_MS = 8.64e15;
+
+/**
+ * When a `ctx.sleep(duration)` is due, epoch ms: INVALID_ARGUMENT unless ms ≥ 0 or a valid Date,
+ * due by the latest time a `Date` holds (so that the sleep can be shown as a date).
+ */
 export function dueAt(when: number | Date, now: number): number {
   const at = when instanceof Date ? when.getTime() : now + when;
   if (
     (typeof when !== 'number' && !(when instanceof Date)) ||
-    !Number.isFinite(at) ||
+    !(at <= LATEST_DATE_MS) ||
     (typeof when === 'number' && when < 0)
   ) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `ctx.sleep(duration) takes ms ≥ 0 or a valid Date, got ${String(when)}`,
+      `ctx.sleep(duration) takes ms ≥ 0 or a valid Date, due by ${new Date(LATEST_DATE_MS).toISOString()} at the latest, got ${String(when)}: to wait for good, wait for an event instead`,
     );
   }
   return at;
