@@ -56,6 +56,8 @@ export class QueryEngine {
   readonly #onClose = new Set<() => void>();
   readonly #unsubscribeFeed: () => void;
   readonly #stats = { runs: 0, pushes: 0, skipped: 0 };
+  /** The refusals of {@link #checkRoom}: a run they failed is tried again as room frees. */
+  readonly #roomRefusals = new WeakSet<BatonError>();
   #closed = false;
 
   constructor(options: QueryEngineOptions) {
@@ -231,7 +233,12 @@ export class QueryEngine {
     instance.skips = 0;
     const update = instance.settle(outcome);
     if (update) this.#stats.pushes += instance.fanOut(update, this.#onListenerError);
-    const retryable = !outcome.ok && !outcome.unexpected && !outcome.error.terminal;
+    // A run refused room for its reads is no fault of the query: it is tried again, with the
+    // retry's backoff, and its subscribers get its result once other instances free room.
+    const retryable =
+      !outcome.ok &&
+      !outcome.unexpected &&
+      (!outcome.error.terminal || this.#roomRefusals.has(outcome.error));
     if (dirty) this.#scheduler.mark(instance);
     else if (retryable) this.#scheduler.retry(instance);
     else instance.retryDelayMs = 0;
@@ -252,11 +259,15 @@ export class QueryEngine {
         : [index.entriesOf(instance.scope), maxDependenciesPerScope, `this caller's live queries`];
     if (held < most) return;
     const { name } = instance.definition;
-    throw new BatonError(
+    // Its details name no `limit`: a client takes that for a subscribe refused, held by none,
+    // and subscribes again; this subscription is held, and gets the result once room frees.
+    const refused = new BatonError(
       ErrorCode.LIMIT_EXCEEDED,
-      `query "${name}" cannot read ${actorId}: ${whose} hold ${held} actors' reads, the most this server keeps (${most}); unsubscribe from views no longer shown, or read fewer actors per query`,
-      { details: { query: name, held, limit: most } },
+      `query "${name}" cannot read ${actorId}: ${whose} hold ${held} actors' reads, the most this server keeps (${most}); it runs again as room frees. Unsubscribe from views no longer shown, or read fewer actors per query`,
+      { details: { query: name, held, most } },
     );
+    this.#roomRefusals.add(refused);
+    throw refused;
   }
 
   #catchUp(subscriber: Subscriber): void {

@@ -23,7 +23,7 @@ describe("the query engine's dependency budget", () => {
     expect(second.values()).toEqual(['error:LIMIT_EXCEEDED']);
     const [refused] = second.updates;
     expect(refused?.kind === 'error' && refused.error.message).toMatch(
-      /^query "totalBalance" cannot read account\/f: this caller's live queries hold 5 actors' reads, the most this server keeps \(5\); unsubscribe from views no longer shown, or read fewer actors per query$/,
+      /^query "totalBalance" cannot read account\/f: this caller's live queries hold 5 actors' reads, the most this server keeps \(5\); it runs again as room frees\. Unsubscribe from views no longer shown, or read fewer actors per query$/,
     );
     expect(signedIn.values()).toEqual([{ total: 0, currency: 'EUR' }]);
   });
@@ -58,11 +58,32 @@ describe("the query engine's dependency budget", () => {
     const refused = harness.watch(balances('d'));
     await harness.engine.flush();
     expect(refused.values()).toEqual(['error:LIMIT_EXCEEDED']);
+    // Not the mark of a subscribe refused, held by none, which a client subscribes again after.
+    expect(refused.updates[0]?.kind === 'error' && refused.updates[0].error.details).toEqual({
+      query: 'totalBalance',
+      held: 3,
+      most: 3,
+    });
     refused.subscription.unsubscribe();
     full.subscription.unsubscribe();
     const later = harness.watch(balances('d', 'e', 'f'));
     await harness.engine.flush();
     expect(later.values()).toEqual([{ total: 0, currency: 'EUR' }]);
+  });
+
+  it('runs a refused instance again as room frees: its subscribers, and one who joins it, get its result', async () => {
+    harness = createHarness({ engine: { maxDependenciesPerScope: 3, retryMs: 5 } });
+    const full = harness.watch(balances('a', 'b', 'c'));
+    const refused = harness.watch(balances('d', 'e'));
+    await harness.engine.flush();
+    expect(refused.values()).toEqual(['error:LIMIT_EXCEEDED']);
+
+    full.subscription.unsubscribe();
+    await expect.poll(() => refused.values().length, { timeout: 5_000 }).toBe(2);
+    expect(refused.values()).toEqual(['error:LIMIT_EXCEEDED', { total: 0, currency: 'EUR' }]);
+    const joined = harness.watch(balances('d', 'e'));
+    await harness.engine.flush();
+    expect(joined.values()).toEqual([{ total: 0, currency: 'EUR' }]);
   });
 
   it('refuses a budget that is not a number ≥ 0', () => {
