@@ -406,6 +406,7 @@ describe('operator actions', () => {
       message: expect.stringMatching(
         /^alarm\/a is paused: .* Resume it \(baton actors resume alarm\/a\)/,
       ),
+      details: { actorId: 'alarm/a', messageId },
     });
     await resumeActor(store, queue, 'alarm/a', { by: 'ops' });
 
@@ -458,6 +459,59 @@ describe('operator actions', () => {
     await h.run();
     expect(await rang(h)).toEqual(['tea', 'broken']);
     expect(await store.listDeadLetters('alarm/a')).toEqual([]);
+  });
+
+  it('ends only the message it names: none failing is refused, and a mark left by a message gone from the queue ends nothing else', async () => {
+    faults.failing = false;
+    const h = setup({ actors: [Alarm], maxAttempts: 3 });
+    const { store } = h.backend;
+    await h.client.send(Alarm.ref('a'), 'ring', { note: 'tea' });
+    await h.run();
+    expect(
+      await endFailingMessage(store, 'alarm/a', 'nope', { by: 'ops' }).catch((e: unknown) => e),
+    ).toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+      message: expect.stringContaining(
+        "message nope is not failing at the head of alarm/a's inbox: none is failing there",
+      ),
+      details: { actorId: 'alarm/a', messageId: 'nope', failing: null },
+    });
+    // The ended message left the queue another way (SQS moved it to its dead-letter queue after
+    // its last receive): the mark stays on the record until the inbox moves on.
+    const record = (await h.record('alarm/a'))!;
+    const ended = { at: h.clock.now(), by: 'ops' };
+    const gone = { id: 'gone', at: record.inboxOffset, attempts: 2, ended };
+    await store.commit({
+      record: { ...record, ver: record.ver + 1, failing: gone },
+      expectedVer: record.ver,
+      outbox: [],
+      idempotency: [],
+    });
+    await h.client.send(Alarm.ref('a'), 'ring', { note: 'cake' });
+    await h.run();
+    expect(await rang(h)).toEqual(['tea', 'cake']);
+    expect(await store.listDeadLetters('alarm/a')).toEqual([]);
+    expect((await h.record('alarm/a'))?.failing).toBeUndefined();
+
+    // A count kept without its error (no room for it): the letter says an operator ended it.
+    faults.failing = true;
+    await h.client.send(Alarm.ref('a'), 'ring', { note: 'broken' });
+    await h.worker.poll();
+    const counted = (await h.record('alarm/a'))!;
+    const { error: _, handler: __, ...count } = counted.failing!;
+    await store.commit({
+      record: { ...counted, ver: counted.ver + 1, failing: { ...count, ended } },
+      expectedVer: counted.ver,
+      outbox: [],
+      idempotency: [],
+    });
+    await h.run();
+    const [letter] = await store.listDeadLetters('alarm/a');
+    expect(letter?.error.details?.cause).toMatchObject({
+      code: ErrorCode.RETRYABLE,
+      message: 'ended by an operator',
+    });
+    expect(await rang(h)).toEqual(['tea', 'cake']);
   });
 
   it('names an actor whose key holds shell characters quoted in its hints, so a shell passes the id back unchanged', async () => {
