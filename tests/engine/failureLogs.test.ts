@@ -4,9 +4,13 @@
  * dead-letter alarm counts, so its text is a contract with deployed alarms.
  */
 import { actor, TerminalError } from '@baton/core';
+import { redriveDeadLetter } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { recordingLogger, setup } from './helpers.ts';
+
+/** How many times `crash` ran. */
+let crashRuns = 0;
 
 const Job = actor({
   name: 'job',
@@ -17,6 +21,7 @@ const Job = actor({
     crash: {
       payload: z.object({}),
       handle: () => {
+        crashRuns++;
         throw new Error('database unreachable');
       },
     },
@@ -170,5 +175,30 @@ describe('what a failing message logs', () => {
       },
     ]);
     expect(await h.state('job/sink')).toBeUndefined();
+  });
+
+  it('logs a dead letter once, its handler run once, when a redrive follows it in the batch of a warm worker', async () => {
+    const { logger, lines } = recordingLogger();
+    const h = setup({ actors: [Job], logger, maxAttempts: 1, batchSize: 4 });
+    const first = await h.client.send(Job.ref('j'), 'crash', {});
+    await h.client.send(Job.ref('j'), 'work', {});
+    await h.run();
+    // The worker holds the record warm; a failing message, then the redrive of the first, arrive
+    // in one batch. A redrive may follow a change made outside the actor's turns, so the turn
+    // reads the store: a turn that took the warm record found that out after it had handled
+    // (and logged) the failing message, and handled it again.
+    crashRuns = 0;
+    const second = await h.client.send(Job.ref('j'), 'crash', {});
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'job/j', first.messageId);
+    const logged = lines.length;
+    await h.run();
+
+    expect(crashRuns).toBe(2);
+    const deadLettered = lines.slice(logged).filter((line) => line.level === 'error');
+    expect(deadLettered.map((line) => line.fields.messageId)).toEqual([
+      second.messageId,
+      first.messageId,
+    ]);
+    expect(await h.state('job/j')).toEqual({ done: 1 });
   });
 });

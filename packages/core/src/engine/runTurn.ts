@@ -1,4 +1,4 @@
-import { readConflict, versionConflict } from '../adapter/conflicts.ts';
+import { readConflict } from '../adapter/conflicts.ts';
 import { type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { OverflowKey } from '../adapter/marks.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
@@ -92,8 +92,11 @@ export async function runTurn(
   const { drainedAt } = options;
   const drainedByCaller = (record: ActorRecord) =>
     drainedAt?.ver === record.ver && drainedAt.life === record.life;
+  // An operator's redrive — or resume, which wakes the actor with one — may follow a change
+  // made outside the actor's turns (a pause lifted) that a warm record does not show.
+  const cold = batch.some(({ envelope }) => envelope.redrive !== undefined);
   for (let attempt = 1; ; attempt++) {
-    const warm = cached(engine, actorId, attempt, drainedByCaller);
+    const warm = cold ? undefined : cached(engine, actorId, attempt, drainedByCaller);
     const base = warm ?? (await load(engine, actorId));
     if (!warm && base.ver > 0) engine.cache.read(base);
     if (attempt === 1) reportReplacedQueue(engine, base, batch);
@@ -224,9 +227,6 @@ async function applyBatch(
     // A queue may hand over two copies of an ingress message or of a redrive (SQS is
     // at-least-once); neither has a channel mark, so a second copy is known by its id.
     const { envelope } = received;
-    // An operator's redrive — or resume, which wakes the actor with one — may follow a change
-    // made outside the actor's turns (a pause lifted) that a warm record does not show.
-    if (warm && !replay && envelope.redrive !== undefined) throw versionConflict(loaded.id);
     const byId = !isActorSender(envelope) || envelope.redrive !== undefined;
     const copy = byId && seenIds.includes(envelope.id);
     const admission: Admission | undefined = replay
