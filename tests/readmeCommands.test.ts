@@ -59,13 +59,18 @@ describe("the README's commands", () => {
           // What the README shows `pnpm dev` printing: the folders it watches, as it says. How many
           // folders the app is built from moves with the workspace, so the count is any number.
           const readme = readFileSync(join(root, 'README.md'), 'utf8');
-          const shown = /```text\nbaton dev: ready[\s\S]*?\n(Watching [^\n]+)\n```/.exec(readme);
+          const shown = /```text\nbaton dev: ready[\s\S]*?\n(Watching [^\n]+)\n[^`]*```/.exec(
+            readme,
+          );
           const [before, after] = shown![1]!.split(/\d+ more folders/);
           expect(after, 'the README shows the count of watched folders').toBeDefined();
           const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
           expect(output).toMatch(
             new RegExp(`${literal(before!)}\\d+ more folders${literal(after!)}`),
           );
+          // And the project it checks the types with.
+          const types = /\n( {2}types {6}[^\n]+)\n/.exec(readme)![1]!;
+          expect(output).toContain(types);
         }
         process.kill(-dev.pid!, 'SIGINT');
         expect(await exited, output).toBe(0);

@@ -3,7 +3,7 @@
  * loopback port, and what the tests need around it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -105,11 +105,17 @@ export async function startDevProcess(
 
 /**
  * A copy of a fixture app (`fixtures/<name>`) inside the repository, so that its imports of
- * `@baton/core` and `zod` resolve, in a folder of its own that a test may edit.
+ * `@baton/core` and `zod` resolve, in a folder of its own that a test may edit. It is a package
+ * of its own, without a tsconfig.json (its types are not checked) unless the test writes one:
+ * `baton dev` would otherwise check it with the repository's, and so the whole repository.
  */
 export function copyFixtureApp(name = 'counter'): string {
   const dir = mkdtempSync(join(ROOT, 'tests/dev/.work-'));
   cpSync(join(ROOT, 'tests/dev/fixtures', name), dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ private: true, type: 'module' })}\n`,
+  );
   return dir;
 }
 

@@ -39,6 +39,15 @@ describe('parseDevArgs', () => {
     expect(parseDevArgs([entry], '/')).toMatchObject({ port: 3000, logLevel: 'info' });
   });
 
+  it('checks types unless --typecheck off, and refuses another value', () => {
+    expect(parseDevArgs([entry], '/').typeCheck).toBe(true);
+    expect(parseDevArgs([entry, '--typecheck', 'off'], '/').typeCheck).toBe(false);
+    expect(parseDevArgs([entry, '--typecheck=on'], '/').typeCheck).toBe(true);
+    expect(() => parseDevArgs([entry, '--typecheck', 'no'], '/')).toThrow(
+      '--typecheck must be on or off, got "no"',
+    );
+  });
+
   it('refuses an unknown option by name, with the usage', () => {
     expect(() => parseDevArgs([entry, '--prot', '4000'], '/')).toThrow(
       /Unknown option '--prot'[\s\S]*Usage: baton dev/,

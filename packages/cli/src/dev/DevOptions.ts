@@ -22,6 +22,8 @@ export interface DevOptions {
   readonly allowOrigins?: readonly string[];
   /** What the app's `ctx.log` and the engine print. @default 'info' */
   readonly logLevel?: LogLevel;
+  /** Whether each build's types are checked (see TypeChecker.ts). @default true */
+  readonly typeCheck?: boolean;
 }
 
 export const USAGE = `Usage: baton dev <app entry> [options]
@@ -41,6 +43,8 @@ Options:
                       and clients that send no Origin (curl, scripts)
   --log-level <l>     what the app's ctx.log and Baton print: debug, info (default),
                       warn, error or silent
+  --typecheck <on|off>  check the app's types with its tsconfig.json after each change
+                      (default on; the app runs with type errors too)
   -h, --help          this text
 
 Example: baton dev src/app.ts --port 3000`;
@@ -96,6 +100,10 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw usage(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const typeCheck = values.typecheck ?? 'on';
+  if (typeCheck !== 'on' && typeCheck !== 'off') {
+    throw usage(`--typecheck must be on or off, got "${typeCheck}"`);
+  }
   if (entry === undefined) throw usage('which app? Name its entry module, e.g. src/app.ts');
   if (!existsSync(entry) || !statSync(entry).isFile()) {
     throw usage(`no file ${entry}: name the module that default-exports defineApp(…)`);
@@ -114,6 +122,7 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
     backend,
     allowOrigins,
     logLevel,
+    typeCheck: typeCheck === 'on',
   };
 }
 
@@ -128,6 +137,7 @@ export const DEV_OPTIONS = {
   backend: { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   'log-level': { type: 'string' },
+  typecheck: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 

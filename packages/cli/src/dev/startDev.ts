@@ -14,6 +14,7 @@ import { LOCAL_TARGET_PATH, localTarget } from './localTarget.ts';
 import { appPageHtml, inspectorHtml, landingHtml } from './pages.ts';
 import type { ChildConfig } from './protocol.ts';
 import { newSecret } from './secrets.ts';
+import { findTypeProject, TypeChecker } from './TypeChecker.ts';
 
 /** A running `baton dev`. */
 export interface DevServer {
@@ -64,6 +65,11 @@ export async function startDev(
     stopEmulators = aws.stop;
   }
   const supervisor = new AppSupervisor(options.entry, config, log);
+  const types =
+    options.typeCheck === false
+      ? { unchecked: '--typecheck off' }
+      : findTypeProject(options.entry, shortPath);
+  const typeChecker = 'tsc' in types ? new TypeChecker(types, log) : undefined;
   const pages = new Map<string, Bundle | { error: string }>();
   /** The inputs of each page's last good build: kept through a failed one, to watch them. */
   const pageInputs = new Map<string, ReadonlySet<string>>();
@@ -264,9 +270,11 @@ export async function startDev(
     if (cause !== undefined || supervisor.buildFailed) {
       await supervisor.reload(`${shortPath(cause ?? files[0]!)} changed`);
     }
+    typeChecker?.check();
     watchInputs();
   };
   watchInputs();
+  typeChecker?.check();
 
   const dataLine =
     options.backend === 'local-aws'
@@ -283,6 +291,7 @@ export async function startDev(
       `  ingress    POST ${origin}/send, POST ${origin}/ask, GET ${origin}/outcome?to=<type/key>&idempotencyKey=<key>`,
       `  workflows  POST ${origin}/workflows/<name>/start, GET ${origin}/workflows/<name>/<id>`,
       `  data       ${dataLine}`,
+      `  types      ${'tsc' in types ? `checked with ${shortPath(types.tsconfig)} after each change` : `not checked: ${types.unchecked}`}`,
       ...(options.allowOrigins?.length
         ? [`  trusts     pages on ${options.allowOrigins.join(', ')} (--allow-origin)`]
         : []),
@@ -298,6 +307,7 @@ export async function startDev(
       closing ??= (async () => {
         watcher.close();
         clearTimeout(timer);
+        typeChecker?.close();
         for (const socket of upgraded) socket.destroy();
         http.closeAllConnections();
         await new Promise<void>((done) => http.close(() => done()));
