@@ -334,6 +334,20 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     );
   });
 
+  it('shows the compensations that failed of an instance that ended with them, and what to do', async () => {
+    await shipClient().start(Ship, 'big', { qty: 150 });
+    await pumpUntil(async () => (await statusOf('big')) === 'waiting');
+    expect((await baton('workflows', 'cancel', 'ship', 'big', '--yes')).code).toBe(0);
+    await pumpUntil(async () => (await statusOf('big')) === 'cancelled');
+
+    const shown = await baton('workflows', 'show', 'ship', 'big');
+    expect(shown.out).toMatch(
+      /\ncompensations failed\s+1: REJECTED: a shelf takes back 100 at most, not 150\. What they undo stays done: fix the cause, then do each undo yourself \(docs\/operations\.md, CompensationFailuresAlarm\)\n/,
+    );
+    // The reservation stays: nothing released it.
+    expect(await shelf()).toEqual({ stock: -140, releases: 0 });
+  });
+
   it('prints its follow-up command with the target flags it was given, so the hint runs as copied on the same deployment', async () => {
     await shipClient().start(Ship, 'h', { qty: 1 });
     await pumpUntil(async () => (await statusOf('h')) === 'waiting');

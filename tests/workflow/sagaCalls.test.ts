@@ -11,9 +11,10 @@ import {
   type WorkflowState,
   workflow,
 } from '@baton/core';
-import { createEngine, Worker } from '@baton/core/engine';
+import { createEngine, WORKFLOW_COMPENSATIONS_FAILED_LOG, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { recordingLogger } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 
 /** Stock of one product; counts every reserve and release it applied. */
@@ -253,9 +254,10 @@ describe('compensations that call actors', () => {
     ]);
   });
 
-  it('ends the instance with compensationErrors naming a release the actor refused', async () => {
+  it('ends the instance with compensationErrors naming a release the actor refused, and logs the line the alarm counts', async () => {
     const Order = order([]);
-    const h = workflowHarness([Order.actor, Shelf]);
+    const { logger, lines } = recordingLogger();
+    const h = workflowHarness([Order.actor, Shelf], { logger });
     const ref = await h.client.start(Order, 'o3', { refuseRelease: true });
     await h.runAll();
     await h.client.cancel(ref);
@@ -267,5 +269,33 @@ describe('compensations that call actors', () => {
       expect.objectContaining({ message: 'release of o3 refused' }),
     ]);
     expect(await shelfOf(h)).toMatchObject({ stock: 7, held: { o3: 3 }, releases: 0 });
+    // Once: what CompensationFailuresAlarm counts, naming the instance and each failure.
+    const failed = lines.filter((line) => line.message === WORKFLOW_COMPENSATIONS_FAILED_LOG);
+    expect(failed).toEqual([
+      {
+        level: 'error',
+        message: 'workflow ended with failed compensations: what they undo stays done',
+        fields: expect.objectContaining({
+          actor: ref.id,
+          workflow: 'order',
+          status: 'cancelled',
+          failed: 1,
+          errors: [expect.stringMatching(/^REJECTED: release of o3 refused/)],
+        }),
+      },
+    ]);
+  });
+
+  it('logs no failed compensations for a saga whose compensations all ran', async () => {
+    const Order = order([]);
+    const { logger, lines } = recordingLogger();
+    const h = workflowHarness([Order.actor, Shelf], { logger });
+    const ref = await h.client.start(Order, 'o4', { refuseRelease: false });
+    await h.runAll();
+    await h.client.cancel(ref);
+    await h.runAll();
+
+    expect((await h.client.workflowStatus(ref)).status).toBe('cancelled');
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
   });
 });

@@ -433,7 +433,7 @@ describe('BatonApp', () => {
     }
   });
 
-  it('alarms on dead letters (the queue’s, its oldest nearing the queue’s retention, and the engine’s), workflows left paused, a channel’s gaps forgotten, the inbox age, stream records given up on, failing drains, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
+  it('alarms on dead letters (the queue’s, its oldest nearing the queue’s retention, and the engine’s), workflows left paused or ended with failed compensations, a channel’s gaps forgotten, the inbox age, stream records given up on, failing drains, stale outboxes, a late or absent sweeper, every function’s errors and the scale limits', () => {
     // The scale limits' alarms are checked one by one in scaleAlarms.test.ts.
     const scale = [
       'inboxSendRate',
@@ -450,6 +450,7 @@ describe('BatonApp', () => {
       'engineDeadLetters',
       'keptDeadLetters',
       'pausedWorkflows',
+      'compensationFailures',
       'stateTooLarge',
       'forgottenGaps',
       'inboxAge',

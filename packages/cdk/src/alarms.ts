@@ -8,6 +8,7 @@ import {
   STALE_OUTBOX_LOG,
   SWEEP_LOG,
   UNSENT_LOG,
+  WORKFLOW_COMPENSATIONS_FAILED_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '@baton/core/engine';
 import { Duration, Stack, Token } from 'aws-cdk-lib';
@@ -21,7 +22,8 @@ import type { AppParts } from './appParts.ts';
 /**
  * The app's alarms, by what they watch: a dead letter (in the inbox's dead-letter queue, and
  * one there nearing the queue's retention; the engine's, a new one and any kept), a workflow
- * instance left paused with no replay due (the worker logs one line each time), a message kept
+ * instance left paused with no replay due (the worker logs one line each time) or ended with
+ * compensations that failed (one line each), a message kept
  * because its state would be too large and a channel's gaps forgotten (from the worker's log),
  * the inbox's oldest message, stream records the stream function gave up on, timer messages the
  * relay gave up on, committed sends whose drain keeps failing, outbox items older than a day (the
@@ -96,6 +98,26 @@ export function createAlarms(
         'paused`; every workflow’s: `baton workflows list --status paused --app <entry>`. Deploy ' +
         'code that replays it, then `baton workflows resume <workflow> <id>` ' +
         '(docs/operations.md, PausedWorkflowsAlarm).',
+    ),
+    compensationFailures: alarm(
+      'CompensationFailuresAlarm',
+      logMetric(
+        app,
+        functions.worker,
+        'CompensationFailures',
+        WORKFLOW_COMPENSATIONS_FAILED_LOG,
+        '1',
+        'Sum',
+      ),
+      1,
+      'A workflow instance ended in the last 5 minutes with compensations that failed for good ' +
+        '(an actor refused a compensation’s call, a compensating step ran out of retries): what ' +
+        'they were to undo stays done, and nothing tries them again. The worker’s line `workflow ' +
+        'ended with failed compensations` names the instance (its `actor`) and each error; ' +
+        '`baton workflows show <workflow> <id>` lists them under `compensations failed`. Fix the ' +
+        'cause, then do each undo yourself: `baton send <type/key> <handler> <json payload> --app ' +
+        '<entry>` with the message the compensation sent (docs/operations.md, ' +
+        'CompensationFailuresAlarm).',
     ),
     stateTooLarge: alarm(
       'StateTooLargeAlarm',

@@ -9,6 +9,7 @@ import {
   BatonError,
   ErrorCode,
   type JournalEntry,
+  type SerializedError,
   type WorkflowState,
   type WorkflowStatus,
   type WorkflowSummary,
@@ -195,6 +196,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
         ...(r.error === undefined
           ? []
           : ([['error', `${r.error.code}: ${r.error.message}`]] as const)),
+        ...failedCompensations(r.error),
         ...(r.ending === undefined
           ? []
           : ([
@@ -297,4 +299,22 @@ function lettersHint(
     return `see ${ctx.followUp`dead-letters show ${actorId} ${only.messageId}`}`;
   }
   return `see ${ctx.followUp`dead-letters show ${actorId} <message id>`} (ids: ${ctx.followUp`dead-letters list --type wf-${name}`})`;
+}
+
+/**
+ * The `compensations failed` line of an instance that ended with compensations that failed for
+ * good (its error's `compensationErrors`, as its run kept them), each as `CODE: message`.
+ */
+function failedCompensations(error: SerializedError | undefined): ReadonlyArray<[string, string]> {
+  const failed = error?.details?.compensationErrors;
+  if (!Array.isArray(failed) || failed.length === 0) return [];
+  const cut = Number(error?.details?.compensationErrorsCut ?? 0);
+  const each = (failed as SerializedError[]).map((e) => clip(`${e.code}: ${e.message}`));
+  const more = cut > 0 ? `; ${cut} more not kept` : '';
+  return [
+    [
+      'compensations failed',
+      `${failed.length + cut}: ${each.join('; ')}${more}. What they undo stays done: fix the cause, then do each undo yourself (docs/operations.md, CompensationFailuresAlarm)`,
+    ],
+  ];
 }

@@ -6,6 +6,7 @@
 
 export {
   RECHECK_TIMER as WORKFLOW_RECHECK_TIMER,
+  WORKFLOW_COMPENSATIONS_FAILED_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '../workflow/advance.ts';
 export { GAPS_FORGOTTEN_LOG, GAPS_FORGOTTEN_LOGS } from './advanceRecord.ts';

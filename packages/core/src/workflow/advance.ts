@@ -87,6 +87,15 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
     case 'compensated': {
       const { status, error } = state.ending!;
       const failed = result.errors;
+      if (failed.length > 0) {
+        ctx.log.error(WORKFLOW_COMPENSATIONS_FAILED_LOG, {
+          workflow: definition.name,
+          version: definition.version,
+          status,
+          failed: failed.length,
+          errors: failed.map((e) => `${e.code}: ${e.message}`),
+        });
+      }
       finish(definition, ctx, status, {
         error:
           failed.length === 0
@@ -108,6 +117,14 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
  * only once code that replays its history runs and it is resumed (or a message carries it on).
  */
 export const WORKFLOW_LEFT_PAUSED_LOG = 'workflow left paused: no replay of it is due';
+
+/**
+ * What the worker logs (at error) when an instance ends with compensations that failed for good
+ * (`compensationErrors` in its error): what they were to undo stays done, and nothing will try
+ * them again. BatonApp's CompensationFailuresAlarm counts these lines.
+ */
+export const WORKFLOW_COMPENSATIONS_FAILED_LOG =
+  'workflow ended with failed compensations: what they undo stays done';
 
 /** The timer that replays a paused run again (`baton workflows show` reads when it is due). */
 export const RECHECK_TIMER = 'wf:recheck';
