@@ -76,6 +76,26 @@ describe('pausing an actor', () => {
     expect((await h.record('ledger/p'))?.paused).toMatchObject({ by: 'test' });
   });
 
+  it('reads the record from the store for a batch its pause and resume woke, on a worker warm from before them: no turn redone', async () => {
+    let conflicts = 0;
+    const w = setup({
+      actors: [Ledger],
+      batchSize: 4,
+      onTurn: (stats) => void (conflicts += stats.versionConflicts),
+    });
+    await w.client.send(Ledger.ref('w'), 'add', { entry: 'w0', amount: 1 });
+    await w.run();
+    // Changes made outside the actor's turns, which the worker's warm record does not show; the
+    // wake-up each sends comes in one batch with the message after them.
+    await pauseActor(w.backend.store, w.backend.queue, 'ledger/w', { by: 'test' });
+    await resumeActor(w.backend.store, w.backend.queue, 'ledger/w', { by: 'test' });
+    await w.client.send(Ledger.ref('w'), 'add', { entry: 'w1', amount: 1 });
+    await w.run();
+
+    expect(entries(await w.state('ledger/w'))).toEqual(['w0', 'w1']);
+    expect(conflicts).toBe(0);
+  });
+
   it('applies parked messages once when the actor is resumed with nothing else arriving', async () => {
     await pauseActor(h.backend.store, h.backend.queue, 'ledger/q', { by: 'test' });
     for (let i = 0; i < 6; i++) {
