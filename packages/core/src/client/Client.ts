@@ -275,7 +275,7 @@ export class Client {
   /**
    * Sends event `name` to a workflow instance: the first `ctx.waitForEvent(name)` consumes it,
    * also one that starts waiting later. A workflow that declares `events` takes only those, each
-   * with its schema's payload: checked when compiled, and refused here (INVALID_ARGUMENT, with
+   * with its schema's payload: checked when compiled, and refused here (INVALID_PAYLOAD, with
    * nothing sent) when it is not.
    *
    * @example
