@@ -81,7 +81,9 @@ describe('pausing an actor', () => {
     const w = setup({
       actors: [Ledger],
       batchSize: 4,
-      onTurn: (stats) => void (conflicts += stats.versionConflicts),
+      onTurn: (stats) => {
+        conflicts += stats.versionConflicts;
+      },
     });
     await w.client.send(Ledger.ref('w'), 'add', { entry: 'w0', amount: 1 });
     await w.run();
