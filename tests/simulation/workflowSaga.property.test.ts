@@ -9,7 +9,7 @@
  * and send applied and undone once, each charge refunded under one key, a completed child
  * left as it is, one id drawn and one token handed out whatever ran again.
  */
-import { type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
+import { TerminalError, type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -80,7 +80,7 @@ const Book = workflow({
       ctx.waitForEvent('confirm', { timeoutMs: 3 * DAY }),
       ctx.sleep(2 * DAY),
     ]);
-    if (fail) throw new Error('no room after all');
+    if (fail) throw new TerminalError('no room after all');
     await ctx.step('last', () => onRun(trip, 'last'));
     return { leg, confirmed: confirmed.index === 0 };
   },
@@ -117,7 +117,7 @@ const Approve = workflow({
       onToken(id, callback.token);
     });
     const answer = await callback.result.catch(() => 'timed out');
-    if (answer === 'no') throw new Error('refused');
+    if (answer === 'no') throw new TerminalError('refused');
     return answer;
   },
 });

@@ -4,7 +4,7 @@
  * instance in one documented status, runs each compensation once, and tells the asker and the
  * parent one answer.
  */
-import { actor, ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { actor, ErrorCode, TerminalError, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered } from '../engine/helpers.ts';
@@ -48,7 +48,7 @@ function order(log: string[], fail: boolean) {
         {},
         { compensate: (_, saga) => saga.call(Stock.ref('s'), 'release', {}) },
       );
-      if (fail) throw new Error('out of stock');
+      if (fail) throw new TerminalError('out of stock');
       return 'done';
     },
   });

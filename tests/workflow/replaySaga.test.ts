@@ -8,6 +8,7 @@ import {
   actor,
   ErrorCode,
   replayWorkflow,
+  TerminalError,
   type WorkflowState,
   workflow,
 } from '@baton/core';
@@ -41,7 +42,7 @@ function saga(version: string, { undo = 'refund', fail = false } = {}) {
         { compensate: (_, s) => s.call(Shelf.ref('s'), 'release', {}) },
       );
       await ctx.waitForEvent('shipped');
-      if (fail) throw new Error('the label printer is out');
+      if (fail) throw new TerminalError('the label printer is out');
       return 'shipped';
     },
   });
@@ -96,7 +97,7 @@ describe('replayWorkflow over a saga', () => {
           { compensate: (_, s) => s.call(Shelf.ref('s'), 'hold', {}) },
         );
         await ctx.waitForEvent('shipped');
-        throw new Error('the label printer is out');
+        throw new TerminalError('the label printer is out');
       },
     });
     await expect(replayWorkflow(Renamed, history)).rejects.toMatchObject({

@@ -351,13 +351,13 @@ describe('a workflow', () => {
     expect(attempts).toBe(1);
   });
 
-  it('fails with REJECTED and the message when the run itself throws', async () => {
+  it('fails with REJECTED and the message when the run itself throws a TerminalError', async () => {
     const Broken = workflow({
       name: 'broken',
       input: z.object({}),
       run: async (ctx) => {
         await ctx.step('fine', () => 1);
-        throw new Error('the order has no lines');
+        throw new TerminalError('the order has no lines');
       },
     });
     const h = workflowHarness([Broken.actor]);

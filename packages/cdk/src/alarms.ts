@@ -89,14 +89,15 @@ export function createAlarms(
       'PausedWorkflowsAlarm',
       logMetric(app, functions.worker, 'WorkflowsLeftPaused', WORKFLOW_LEFT_PAUSED_LOG, '1', 'Sum'),
       1,
-      'A workflow instance was left paused in the last 5 minutes (NON_DETERMINISTIC): its code ' +
-        'cannot replay its history, and no replay of it is due (its rechecks, 1 to 16 minutes ' +
-        'after it paused, are used up, or it awaits something that is not a ctx command). It ' +
+      'A workflow instance was left paused in the last 5 minutes: its code cannot replay its ' +
+        'history (NON_DETERMINISTIC) or its run threw an unexpected error (RETRYABLE, ' +
+        'RUN_THREW), and no replay of it is due (its rechecks, 1 to 16 minutes after it paused, ' +
+        'are used up, or it awaits something that is not a ctx command). It ' +
         'waits, its history kept, until code that replays it runs. See `baton status` (its ' +
         '`paused workflows` line names them), `baton workflows show <workflow> <id>` (the error ' +
-        'names the command and the version) and `baton workflows list <workflow> --status ' +
+        'names the command and the version, or what the run threw) and `baton workflows list <workflow> --status ' +
         'paused`; every workflow’s: `baton workflows list --status paused --app <entry>`. Deploy ' +
-        'code that replays it, then `baton workflows resume <workflow> <id>` ' +
+        'code that replays it (or fixes the bug), then `baton workflows resume <workflow> <id>` ' +
         '(docs/operations.md, PausedWorkflowsAlarm).',
     ),
     compensationFailures: alarm(

@@ -25,7 +25,7 @@ export interface WorkflowProgress<Output> {
   readonly output?: Output;
   /** What ended it, once `failed`, `cancelled` or `terminated`. */
   readonly error?: SerializedError;
-  /** Why it is `paused` (NON_DETERMINISTIC) and the code version that could not replay it. */
+  /** Why it is `paused` (NON_DETERMINISTIC, or RETRYABLE for a run that threw) and the code version. */
   readonly paused?: { readonly error: SerializedError; readonly version: string };
   /** Commands issued so far. */
   readonly steps: number;

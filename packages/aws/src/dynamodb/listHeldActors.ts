@@ -11,7 +11,7 @@ export interface PausedWorkflow {
   readonly workflow: string;
   /** The instance's id within its workflow. */
   readonly instance: string;
-  /** The code version that could not replay it, and why (its NON_DETERMINISTIC error). */
+  /** The code version that could not go on, and why (NON_DETERMINISTIC, or RETRYABLE: its run threw). */
   readonly version: string;
   readonly error: string;
 }

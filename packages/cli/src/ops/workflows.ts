@@ -14,7 +14,7 @@ import {
   type WorkflowStatus,
   type WorkflowSummary,
 } from '@baton/core';
-import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
+import { readStoredHistory, WORKFLOW_RECHECK_TIMER, WORKFLOW_RUN_THREW } from '@baton/core/engine';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';
@@ -218,7 +218,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
                 'next replay',
                 r.nextReplayAt === null
                   ? 'none scheduled: only a resume replays it now'
-                  : `${r.nextReplayAt}, on its own (a deploy still rolling out may have paused it)`,
+                  : `${r.nextReplayAt}, on its own (${r.paused.error.details?.reason === WORKFLOW_RUN_THREW ? 'a fix deployed by then carries it on' : 'a deploy still rolling out may have paused it'})`,
               ],
             ] as const)),
         ...(r.pendingEvents.length === 0

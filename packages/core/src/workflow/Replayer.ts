@@ -6,7 +6,9 @@
  * one at a time once the run is quiescent, and their results commit with the turn.
  *
  * A run whose commands differ from its journal has diverged: the replayer stops before issuing
- * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched.
+ * anything new, and the instance pauses (NON_DETERMINISTIC) with its journal untouched. A run
+ * that throws an unexpected error (a bug, a passing fault) pauses too (RETRYABLE): only a final
+ * Baton error, such as a TerminalError, fails it.
  */
 import { type BatonError, withheld } from '../errors.ts';
 import { cancelCommands, leftByFailedRun } from './cancelCommands.ts';
@@ -26,7 +28,13 @@ import {
 import { journalError } from './journalError.ts';
 import { ReplayContext } from './ReplayContext.ts';
 import { ReplaySlots, settle } from './ReplaySlots.ts';
-import { awaitsOutside, divergence, raceEntryRefused, runFailure } from './replayErrors.ts';
+import {
+  awaitsOutside,
+  divergence,
+  pausesRun,
+  raceEntryRefused,
+  runThrew,
+} from './replayErrors.ts';
 import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
 import { keepCompensation, sagaOrder } from './sagaStart.ts';
@@ -297,7 +305,7 @@ export class Replayer {
     let executed = 0;
     for (;;) {
       await drain();
-      if (this.#divergence) return { kind: 'diverged', error: this.#divergence };
+      if (this.#divergence) return { kind: 'paused', error: this.#divergence };
       const expected = this.#history.next;
       if (expected) {
         const slot = this.#slots.get(expected.seq);
@@ -331,8 +339,11 @@ export class Replayer {
       const run = !this.sagas.started && !this.state.ending ? this.#run : undefined;
       // A run that returned completes once the race losers it left are undone.
       if (run?.ok && !this.#undoUnderWay()) return { kind: 'completed', value: run.value };
+      if (run && !run.ok && pausesRun(run.error)) {
+        return { kind: 'paused', error: runThrew(this.definition, run.error) };
+      }
       if (run && !run.ok) {
-        const error = runFailure(run.error);
+        const error = run.error as BatonError;
         const undo =
           this.sagas.compensations.length > 0 ||
           unfinishedAttempts(this.#slots.values()).length > 0 ||

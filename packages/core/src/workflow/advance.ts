@@ -1,6 +1,7 @@
 /**
  * Drives an instance in its actor's turn: replays and carries on its run, then records where it
- * stands — suspended, finished, or paused on a history its code no longer replays.
+ * stands — suspended, finished, or paused (on a history its code no longer replays, or on an
+ * unexpected error its run threw).
  */
 import type { ActorContext } from '../ActorContext.ts';
 import { ANONYMOUS } from '../caller.ts';
@@ -22,7 +23,7 @@ import {
 } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { Replayer } from './Replayer.ts';
-import { AWAITS_OUTSIDE } from './replayErrors.ts';
+import { AWAITS_OUTSIDE, RUN_THREW } from './replayErrors.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import { EXPIRE_TIMER } from './retentionTimer.ts';
 import { warmRuns } from './warmRuns.ts';
@@ -45,18 +46,27 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
         : { maxStepsPerTurn: definition.maxStepsPerTurn }),
     });
   const result = await replayer.drive();
-  if (result.kind !== 'diverged') sealHistory(ctx, replayer);
+  if (result.kind !== 'paused') sealHistory(ctx, replayer);
   if (result.kind === 'suspended') warm?.keep(ctx.self.id, replayer);
-  if (result.kind === 'diverged') {
+  if (result.kind === 'paused') {
+    const threw = result.error.details.reason === RUN_THREW;
     if (state.status !== 'paused') {
-      ctx.log.error('workflow paused: its code cannot go on from its history', {
-        workflow: definition.name,
-        version: definition.version,
-        error: result.error.message,
-      });
+      const { cause } = result.error;
+      ctx.log.error(
+        threw
+          ? 'workflow paused: its run threw'
+          : 'workflow paused: its code cannot go on from its history',
+        {
+          workflow: definition.name,
+          version: definition.version,
+          error: result.error.message,
+          ...(threw && cause instanceof Error ? { stack: cause.stack } : {}),
+        },
+      );
     }
     state.status = 'paused';
-    state.paused = { error: result.error.toJSON(), version: definition.version };
+    // A message thrown whole (an HTTP body) is cut, as the journal cuts errors.
+    state.paused = { error: journalError(result.error.toJSON()), version: definition.version };
     // A recheck cannot clear a run that awaits something else than a command, and would do
     // its work outside again: only a deploy and `resume` do.
     const rechecked = result.error.details.reason !== AWAITS_OUTSIDE && recheckLater(ctx);

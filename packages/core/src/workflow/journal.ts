@@ -12,7 +12,8 @@ import { journalError } from './journalError.ts';
 /**
  * Where an instance stands. `new`: never started. `running`: working (a step, a call, a child).
  * `waiting`: suspended on time or on the outside (a sleep, an event, a callback). `paused`: its
- * code no longer replays its history (NON_DETERMINISTIC). The rest are final.
+ * code no longer replays its history (NON_DETERMINISTIC), or its run threw an unexpected error
+ * (RETRYABLE). The rest are final.
  */
 export type WorkflowStatus =
   | 'new'
@@ -158,7 +159,7 @@ export interface WorkflowState {
    * command (`ending.seq`), so a check replay (`replayWorkflow`) replays them as the saga's.
    */
   sagaFrom?: number;
-  /** Why the instance is paused, and the code version that could not replay it. */
+  /** Why the instance is paused, and the code version that could not go on. */
   paused?: { error: SerializedError; version: string };
   /** While paused: how many times it was replayed again on a timer since (see `advance.ts`). */
   rechecks?: number;

@@ -1,7 +1,8 @@
 /**
  * How a replay ends short of its run's own end: the NON_DETERMINISTIC errors that pause an
  * instance until code that replays its history is deployed (the history diverged, a race entry
- * that is no command, a wait on something outside), and the failure a run that threw ends with.
+ * that is no command, a wait on something outside), and the RETRYABLE one of a run that threw
+ * an unexpected error.
  */
 import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
 import type { JournalEntry } from './journal.ts';
@@ -56,12 +57,26 @@ export function awaitsOutside(workflow: string): BatonError {
   );
 }
 
+/** The `details.reason` of a pause whose run threw an unexpected error (see {@link runThrew}). */
+export const RUN_THREW = 'RUN_THREW';
+
 /**
- * What a run that threw failed with: a Baton error as it is, anything else as REJECTED (a run's
- * own error is final, not a retryable turn).
+ * Whether what a run threw pauses the instance rather than ending it: anything but a Baton error
+ * (a TypeError, a plain Error), and a RetryableError — taken, as an actor's handler takes them,
+ * for a bug or a passing fault, where failing the run would run its compensations for good. A
+ * final Baton error (a TerminalError, a step's STEP_FAILED, a call's rejection) fails the run.
  */
-export function runFailure(thrown: unknown): BatonError {
-  if (isBatonError(thrown)) return thrown;
-  const message = thrown instanceof Error ? thrown.message : String(thrown);
-  return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
+export function pausesRun(thrown: unknown): boolean {
+  return !isBatonError(thrown) || thrown.code === ErrorCode.RETRYABLE;
+}
+
+/** RETRYABLE: why an instance whose run threw `thrown` is paused (see {@link pausesRun}). */
+export function runThrew(definition: AnyWorkflowDefinition, thrown: unknown): BatonError {
+  const { name, version } = definition;
+  const what = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  return new BatonError(
+    ErrorCode.RETRYABLE,
+    `workflow "${name}" (code version ${version}) threw ${what}. An error that is not a TerminalError pauses the instance, its history intact, where a TerminalError would fail it and run its compensations. It is replayed at its next recheck (baton workflows show says when): if the code is at fault, deploy a fix, and resume it`,
+    { details: { workflow: name, version, reason: RUN_THREW }, cause: thrown },
+  );
 }

@@ -46,7 +46,8 @@ export type DriveResult =
   | { readonly kind: 'failed'; readonly error: BatonError }
   | { readonly kind: 'compensated'; readonly errors: readonly SerializedError[] }
   | { readonly kind: 'suspended'; readonly more: boolean }
-  | { readonly kind: 'diverged'; readonly error: BatonError };
+  /** NON_DETERMINISTIC (the code does not replay the history), or RETRYABLE (the run threw). */
+  | { readonly kind: 'paused'; readonly error: BatonError };
 
 /** One issued command of this replay. */
 export interface Slot {

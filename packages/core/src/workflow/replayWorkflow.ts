@@ -4,6 +4,7 @@
  */
 import { sealedCount, type WorkflowState } from './journal.ts';
 import { Replayer } from './Replayer.ts';
+import { RUN_THREW } from './replayErrors.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
@@ -11,8 +12,9 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
  * result leaves the journal out) with `definition`'s code — of an instance that ran
  * compensations, the run and then its compensations, as the live turns did. Resolves with how far
  * the history takes the run (`cancelled` or `failed` for a saga that ended so); rejects with
- * NON_DETERMINISTIC, naming the command, when the code no longer issues what the history holds —
- * the error that would pause the instance after the deploy. Steps are not run, nothing is sent.
+ * NON_DETERMINISTIC, naming the command, when the code no longer issues what the history holds,
+ * or with RETRYABLE when the run throws an unexpected error — the error that would pause the
+ * instance after the deploy. Steps are not run, nothing is sent.
  *
  * @example
  * for (const history of recordedHistories) await replayWorkflow(Checkout, history);
@@ -43,7 +45,13 @@ export async function replayWorkflow(
     state.ending = { status, error, seq: sagaFrom };
   }
   const result = await new Replayer(definition, state, undefined).drive();
-  if (result.kind === 'diverged') throw result.error;
+  if (result.kind === 'paused') {
+    // An instance that failed so under an earlier Baton, which ended a run on any error.
+    if (status === 'failed' && result.error.details.reason === RUN_THREW) {
+      return { outcome: 'failed', commands: sealedCount(state) + state.journal.length };
+    }
+    throw result.error;
+  }
   const outcome =
     result.kind === 'completed'
       ? 'completed'

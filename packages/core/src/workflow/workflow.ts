@@ -105,7 +105,11 @@ export interface WorkflowOptions<
   readonly maxStepsPerTurn?: number;
   /** The retry policy of compensations. @default 3 attempts */
   readonly compensationRetry?: RetryPolicy;
-  /** The workflow: deterministic code between `ctx` commands. Its result is the output (JSON). */
+  /**
+   * The workflow: deterministic code between `ctx` commands. Its result is the output (JSON).
+   * A `TerminalError` it throws (or a command's error it lets through) fails the instance and
+   * runs its compensations; any other error (a bug's TypeError) pauses it until fixed code runs.
+   */
   readonly run: (ctx: WorkflowContext<Events>, input: z.output<InputSchema>) => Promise<Output>;
 }
 

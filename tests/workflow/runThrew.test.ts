@@ -1,0 +1,155 @@
+/**
+ * A run that throws an unexpected error — a bug such as a TypeError, or a RetryableError — pauses
+ * its instance (RETRYABLE, reason RUN_THREW) instead of failing it: nothing is undone, no step
+ * runs again, and once fixed code runs, the next recheck carries it on. Only a TerminalError (or
+ * another final Baton error) fails a run and runs its compensations.
+ */
+import {
+  ErrorCode,
+  RetryableError,
+  replayWorkflow,
+  TerminalError,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { recordingLogger } from '../engine/helpers.ts';
+import { workflowHarness } from './harness.ts';
+
+/** Every run of each step and compensation, across every version of the code. */
+const ran = { charge: 0, refund: 0, ship: 0 };
+
+/** The order workflow; `fault` is what the run does once charged (`none`: the fixed code). */
+function order(fault: 'type-error' | 'retryable' | 'terminal' | 'none') {
+  return workflow({
+    name: 'order',
+    input: z.object({ note: z.string().optional() }),
+    run: async (ctx, { note }) => {
+      await ctx.step('charge', () => ++ran.charge, { compensate: () => ++ran.refund });
+      if (fault === 'retryable') throw new RetryableError('the label service is down');
+      if (fault === 'terminal') throw new TerminalError('the order was withdrawn');
+      // The bug: an order without a note.
+      const label = fault === 'type-error' ? note!.toUpperCase() : (note ?? '').toUpperCase();
+      return ctx.step('ship', () => ++ran.ship && label);
+    },
+  });
+}
+
+function reset() {
+  Object.assign(ran, { charge: 0, refund: 0, ship: 0 });
+}
+
+describe('a run that throws an unexpected error', () => {
+  it('pauses, undoes nothing, and goes on at the recheck after a fix deploys', async () => {
+    reset();
+    const { logger, lines } = recordingLogger();
+    const Buggy = order('type-error');
+    const h = workflowHarness([Buggy.actor], { logger });
+    const ref = await h.client.start(Buggy, 'o-1', {});
+    await h.runAll({ until: h.clock.now() });
+
+    const paused = await h.client.workflowStatus(ref);
+    expect(paused.status).toBe('paused');
+    expect(paused.paused?.error).toMatchObject({
+      code: ErrorCode.RETRYABLE,
+      details: { workflow: 'order', reason: 'RUN_THREW' },
+    });
+    expect(paused.paused?.error.message).toMatch(/threw TypeError: .*not a TerminalError/);
+    expect(ran).toEqual({ charge: 1, refund: 0, ship: 0 });
+    const logged = lines.filter((l) => l.message === 'workflow paused: its run threw');
+    expect(logged).toHaveLength(1);
+    expect(String(logged[0]!.fields.stack)).toMatch(/^TypeError/);
+    const [recheck] = await h.backend.store.listTimers(ref.id);
+    expect(recheck?.id).toBe('wf:recheck');
+
+    // The recheck replays the same code: still paused, nothing run again, not logged again.
+    await h.runAll({ until: recheck!.at });
+    expect((await h.client.workflowStatus(ref)).status).toBe('paused');
+    expect(ran).toEqual({ charge: 1, refund: 0, ship: 0 });
+    expect(lines.filter((l) => l.message === 'workflow paused: its run threw')).toHaveLength(1);
+
+    h.deploy([order('none').actor]);
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('');
+    expect(ran).toEqual({ charge: 1, refund: 0, ship: 1 });
+    const done = (await h.state(ref.id)) as WorkflowState;
+    expect(done.paused).toBeUndefined();
+    expect(await h.backend.store.listTimers(ref.id)).not.toContainEqual(
+      expect.objectContaining({ id: 'wf:recheck' }),
+    );
+  });
+
+  it('pauses on a RetryableError too, and a cancel then runs its compensations', async () => {
+    reset();
+    const Flaky = order('retryable');
+    const h = workflowHarness([Flaky.actor]);
+    const ref = await h.client.start(Flaky, 'o-2', {});
+    await h.runAll({ until: h.clock.now() });
+    expect((await h.client.workflowStatus(ref)).paused?.error).toMatchObject({
+      code: ErrorCode.RETRYABLE,
+      message: expect.stringContaining('threw RetryableError: the label service is down'),
+    });
+
+    await h.client.cancel(ref, { reason: 'gave up' });
+    await h.runAll();
+    expect((await h.client.workflowStatus(ref)).status).toBe('cancelled');
+    expect(ran).toEqual({ charge: 1, refund: 1, ship: 0 });
+  });
+
+  it('fails with a TerminalError, whose compensations run at once', async () => {
+    reset();
+    const Withdrawn = order('terminal');
+    const h = workflowHarness([Withdrawn.actor]);
+    const ref = await h.client.start(Withdrawn, 'o-3', {});
+    await h.runAll();
+    await expect(h.client.result(ref)).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message: 'the order was withdrawn',
+    });
+    expect(ran).toEqual({ charge: 1, refund: 1, ship: 0 });
+  });
+});
+
+describe('replayWorkflow over code that throws', () => {
+  it('rejects with the RETRYABLE that would pause a running instance', async () => {
+    reset();
+    const h = workflowHarness([order('type-error').actor]);
+    const ref = await h.client.start(order('type-error'), 'o-4', {});
+    await h.runAll({ until: h.clock.now() });
+    const history = (await h.state(ref.id)) as WorkflowState;
+    await expect(replayWorkflow(order('type-error'), history)).rejects.toMatchObject({
+      code: ErrorCode.RETRYABLE,
+      details: { reason: 'RUN_THREW' },
+    });
+    // The fix replays it up to its next step, which a check does not run.
+    await expect(replayWorkflow(order('none'), history)).resolves.toMatchObject({
+      outcome: 'suspended',
+    });
+  });
+
+  it('takes a failed history as failed, as an earlier Baton failed a run on any error', async () => {
+    /** A run with nothing to undo that fails: so an earlier Baton ended it on a plain Error. */
+    const check = (terminal: boolean) =>
+      workflow({
+        name: 'check',
+        input: z.object({}),
+        run: async (ctx) => {
+          await ctx.step('look', () => 1);
+          throw terminal ? new TerminalError('not in stock') : new Error('not in stock');
+        },
+      });
+    const h = workflowHarness([check(true).actor]);
+    const ref = await h.client.start(check(true), 'c-1', {});
+    await h.runAll();
+    const history = (await h.state(ref.id)) as WorkflowState;
+    expect(history.status).toBe('failed');
+    await expect(replayWorkflow(check(false), history)).resolves.toMatchObject({
+      outcome: 'failed',
+    });
+    // The same history, running: the plain Error would pause it.
+    await expect(
+      replayWorkflow(check(false), { ...history, status: 'running' }),
+    ).rejects.toMatchObject({ code: ErrorCode.RETRYABLE });
+  });
+});
