@@ -2,6 +2,7 @@ import type { QueryState } from '@baton/client';
 import {
   BatonError,
   ErrorCode,
+  type JsonOf,
   type SerializedError,
   type WorkflowHistoryEntry,
   type WorkflowQueryArgs,
@@ -58,15 +59,15 @@ export interface WorkflowProgress<Output> {
  */
 export function useWorkflow<Output>(
   ref: WorkflowRef<any, Output> | 'skip',
-): QueryState<WorkflowProgress<Output>> {
+): QueryState<WorkflowProgress<JsonOf<Output>>> {
   const args: WorkflowQueryArgs | 'skip' =
     ref === 'skip' ? 'skip' : { workflow: ref.workflow, id: ref.key };
-  const state = useQuery<WorkflowProgress<Output> | null>('workflowHistory', args);
+  const state = useQuery<WorkflowProgress<JsonOf<Output>> | null>('workflowHistory', args);
   const workflow = ref === 'skip' ? undefined : ref.workflow;
   // The query yields null only for a workflow the app does not register: show that as an error.
   return useMemo(() => {
     if (state.status !== 'success' || state.data !== null) {
-      return state as QueryState<WorkflowProgress<Output>>;
+      return state as QueryState<WorkflowProgress<JsonOf<Output>>>;
     }
     const error = new BatonError(
       ErrorCode.NOT_FOUND,

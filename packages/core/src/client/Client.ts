@@ -6,6 +6,7 @@ import { type Clock, type Queue, type Store, systemClock } from '../adapter/port
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
 import { ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
+import type { JsonOf } from '../jsonOf.ts';
 import { Registry } from '../registry.ts';
 import { DAY } from '../shared/days.ts';
 import { callbackToken } from '../workflow/callbackToken.ts';
@@ -250,14 +251,14 @@ export class Client {
   async result<Output>(
     ref: WorkflowRef<unknown, Output>,
     options: { readonly caller?: Caller; readonly timeoutMs?: number } = {},
-  ): Promise<Output> {
+  ): Promise<JsonOf<Output>> {
     const caller = options.caller ?? this.#caller;
     const read = () => readWorkflow(this.#store, this.#registry, caller, ref as ActorRef);
     return (await awaitWorkflow(
       read,
       ref as ActorRef,
       options.timeoutMs ?? this.#askTimeoutMs,
-    )) as Output;
+    )) as JsonOf<Output>;
   }
 
   /** A workflow instance's status, output or error, and the number of commands it issued. */

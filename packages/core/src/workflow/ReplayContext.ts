@@ -12,6 +12,7 @@ import {
   type SerializedError,
   toBatonError,
 } from '../errors.ts';
+import type { JsonOf } from '../jsonOf.ts';
 import type { Logger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
 import { checkCompensate, checkName, checkTimeout, dueAt } from './contextArguments.ts';
@@ -84,8 +85,8 @@ export class ReplayContext implements WorkflowContext {
   step<T>(
     name: string,
     fn: (info: StepInfo) => T | Promise<T>,
-    options: StepOptions<T> = {},
-  ): Promise<T> {
+    options: StepOptions<NoInfer<JsonOf<Awaited<T>>>> = {},
+  ): Promise<JsonOf<Awaited<T>>> {
     checkName('ctx.step', name);
     if (typeof fn !== 'function') {
       throw new BatonError(
@@ -94,7 +95,8 @@ export class ReplayContext implements WorkflowContext {
       );
     }
     checkRetryPolicy(`ctx.step("${name}")`, options.retry);
-    return this.#step('step', name, fn, options);
+    // The slot resolves with the journaled result, its JSON.
+    return this.#step('step', name, fn, options) as Promise<JsonOf<Awaited<T>>>;
   }
 
   /** A compensation: a step of its own kind, run by the saga runner. */
@@ -106,19 +108,19 @@ export class ReplayContext implements WorkflowContext {
     return this.#step('compensate', name, fn, retry ? { retry } : {});
   }
 
-  #step<T>(
+  #step(
     kind: 'step' | 'compensate',
     name: string,
-    fn: (info: StepInfo) => T | Promise<T>,
-    options: StepOptions<T>,
-  ): Promise<T> {
+    fn: (info: StepInfo) => unknown,
+    options: StepOptions<never>,
+  ): Promise<unknown> {
     const slot = this.#issue(kind, name);
     if (!slot) return NEVER;
     slot.step = { fn, options: options as StepOptions<unknown> };
     const done = slot.promise.then(
       (value) => {
         keepCompensation(this.#replayer, slot, value);
-        return value as T;
+        return value;
       },
       (error: unknown) => {
         // Failed for good: its attempts may have had their effect all the same.

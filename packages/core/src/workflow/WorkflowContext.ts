@@ -5,6 +5,7 @@
  */
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
 import type { Caller } from '../caller.ts';
+import type { JsonOf } from '../jsonOf.ts';
 import type { Logger } from '../logger.ts';
 import type {
   AnyEvents,
@@ -151,13 +152,15 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
   /**
    * Runs `fn` — work outside Baton — at least once (again after a crash before its result
    * commits), retried on failure per `retry`; the run sees its result, or STEP_FAILED after the
-   * last attempt (at once when `fn` throws a `TerminalError`). The result must be JSON.
+   * last attempt (at once when `fn` throws a `TerminalError`). The result must be JSON: the run
+   * gets it as it is journaled, on its first run as on a replay ({@link JsonOf}: a Date as its
+   * ISO string, a Map as `{}`), and so does the step's `compensate`.
    */
   step<T>(
     name: string,
     fn: (info: StepInfo) => T | Promise<T>,
-    options?: StepOptions<T>,
-  ): Promise<T>;
+    options?: StepOptions<NoInfer<JsonOf<Awaited<T>>>>,
+  ): Promise<JsonOf<Awaited<T>>>;
   /**
    * Asks an actor: the message is applied exactly once, and its reply (or the error that
    * rejected it, or ASK_TIMEOUT) is journaled with the workflow's progress. `compensate`

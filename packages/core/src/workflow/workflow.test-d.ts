@@ -184,6 +184,31 @@ describe('workflow types', () => {
     client.start(Order, 'o', { sku: 1 });
   });
 
+  it('types what a step, a child and a result give as the JSON that is journaled', () => {
+    const Dated = workflow({
+      name: 'dated',
+      input: z.object({}),
+      run: async (ctx) => {
+        const at = await ctx.step('at', () => new Date(), {
+          compensate: (result) => {
+            expectTypeOf(result).toEqualTypeOf<string | undefined>();
+          },
+        });
+        expectTypeOf(at).toEqualTypeOf<string>();
+        const seen = await ctx.step('seen', async () => new Map<string, number>());
+        expectTypeOf(seen).toEqualTypeOf<Record<string, never>>();
+        const total = await ctx.child(Order, 'o', { sku: 'a', qty: 1 });
+        expectTypeOf(total).toEqualTypeOf<{ total: number }>();
+        return { at: new Date(at), note: undefined as string | undefined };
+      },
+    });
+    const client = {} as Client;
+    expectTypeOf(client.result(Dated.ref('d'))).resolves.toEqualTypeOf<{
+      at: string;
+      note?: string;
+    }>();
+  });
+
   it('types an actor sending the workflow its start', () => {
     actor({
       name: 'shop',

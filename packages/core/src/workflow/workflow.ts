@@ -14,6 +14,7 @@ import {
 } from '../actor.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
+import type { JsonOf } from '../jsonOf.ts';
 import { nameTooLong } from '../limits.ts';
 import type { Schema } from '../schema.ts';
 import { DAY } from '../shared/days.ts';
@@ -143,7 +144,7 @@ export interface WorkflowRef<
 > extends ActorRef<WorkflowActor<Input, Events>> {
   /** The workflow's name. */
   readonly workflow: string;
-  /** Type-only markers; never set. */
+  /** Type-only markers; never set. What the run returns: its readers get its JSON. */
   readonly __output?: Output;
   readonly __events?: Events;
 }
@@ -165,14 +166,17 @@ export interface WorkflowDefinition<
 
 export type AnyWorkflowDefinition = WorkflowDefinition<string, any, any, any>;
 export type InputOf<W extends AnyWorkflowDefinition> = z.input<W['input']>;
-export type OutputOf<W extends AnyWorkflowDefinition> =
+/** The output of `W` as it is committed and read back: the JSON of what its run returns. */
+export type OutputOf<W extends AnyWorkflowDefinition> = JsonOf<RunOutputOf<W>>;
+/** What `W`'s run returns (a ref's `Output`: its readers take its JSON, see {@link OutputOf}). */
+type RunOutputOf<W extends AnyWorkflowDefinition> =
   W extends WorkflowDefinition<string, any, infer O, any> ? O : never;
 export type EventsOf<W extends AnyWorkflowDefinition> =
   W extends WorkflowDefinition<string, any, any, infer E> ? E : never;
 /** The ref of an instance of `W`, typed by its input, output and events. */
 export type WorkflowRefOf<W extends AnyWorkflowDefinition> = WorkflowRef<
   InputOf<W>,
-  OutputOf<W>,
+  RunOutputOf<W>,
   EventsOf<W>
 >;
 
