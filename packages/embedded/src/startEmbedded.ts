@@ -24,7 +24,10 @@ import { TimerPump } from './TimerPump.ts';
 /** Options of {@link startEmbedded}. */
 export interface EmbeddedRuntimeOptions
   extends EmbeddedBackendOptions,
-    Pick<EngineOptions, 'onTurnStart' | 'onCommit' | 'onTurn' | 'onDeadLetter'> {
+    Pick<
+      EngineOptions,
+      'onTurnStart' | 'onCommit' | 'onTurn' | 'onDeadLetter' | 'workflowCacheSize'
+    > {
   readonly actors: readonly AnyActorDefinition[];
   /** Durable workflows: their actor types join `actors`, as `defineApp`'s do. */
   readonly workflows?: readonly AnyWorkflowDefinition[];
@@ -79,6 +82,9 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     onCommit: options.onCommit,
     onTurn: options.onTurn,
     onDeadLetter: options.onDeadLetter,
+    ...(options.workflowCacheSize === undefined
+      ? {}
+      : { workflowCacheSize: options.workflowCacheSize }),
   });
   const client = new Client({
     actors,

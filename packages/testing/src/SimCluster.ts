@@ -262,8 +262,9 @@ export class SimCluster {
   #spawn(role: 'worker' | 'sweeper' = 'worker'): SimProcess {
     const { settings, clock, rng, gates } = this.context;
     const version = this.#deployed;
+    const id = this.#nextProcess++;
     const process = new SimProcess({
-      id: this.#nextProcess++,
+      id,
       gates,
       store: this.#backend.store,
       queue: this.#workerQueue,
@@ -276,6 +277,7 @@ export class SimCluster {
       markRetentionMs: settings.markRetentionMs,
       maxAttempts: settings.maxAttempts,
       recordPeers: settings.recordPeers,
+      workflowCacheSize: settings.workflowCacheSize(id),
       sendBatchSize: () => 1 + Math.floor(rng() * 10),
       ...(settings.wrapPorts && role === 'worker' ? { wrapPorts: settings.wrapPorts } : {}),
       ...processHooks(this, role, this.actors, () => version < this.#deployed),

@@ -41,6 +41,8 @@ export interface SimProcessOptions {
   readonly maxAttempts?: number;
   /** Peers a record lists before marks move out (the engine's `recordPeers`). */
   readonly recordPeers?: number;
+  /** Suspended workflow runs kept warm (the engine's `workflowCacheSize`). @default the engine's */
+  readonly workflowCacheSize?: number;
   /**
    * How many messages the next `SendMessageBatch` call of a send takes (1–10); each call is
    * an I/O boundary of its own. @default 1: one message per call
@@ -128,6 +130,9 @@ export class SimProcess {
         : { markRetentionMs: options.markRetentionMs, allowShortMarkRetention: true }),
       ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
       ...(options.recordPeers === undefined ? {} : { recordPeers: options.recordPeers }),
+      ...(options.workflowCacheSize === undefined
+        ? {}
+        : { workflowCacheSize: options.workflowCacheSize }),
       ...(options.onTurn ? { onTurn: options.onTurn } : {}),
     };
     this.worker = new Worker(engine);

@@ -78,6 +78,15 @@ export interface SimulationOptions {
    * the simulation catches a broken engine (a mutant). See `SimProcessOptions.wrapPorts`.
    */
   readonly wrapPorts?: (ports: SimPorts, processId: number) => SimPorts;
+  /**
+   * Suspended workflow runs each worker process keeps warm (the engine's `workflowCacheSize`).
+   * By default the odd-numbered processes keep none — the first worker is one, so a run with
+   * one process replays every turn — and turns both carry on warm runs and replay histories
+   * cold, as a restarted or another Lambda does: a run that is not deterministic (it branches on
+   * `Math.random()` or `Date.now()`) pauses NON_DETERMINISTIC in a simulation, not first in
+   * production. @default 0 in odd-numbered processes, 200 in even-numbered ones
+   */
+  readonly workflowCacheSize?: number;
 }
 
 /** {@link SimulationOptions} with every default filled in (the seed aside). */
@@ -98,6 +107,8 @@ export interface SimSettings {
   readonly sequenceNumbers: 'queue' | 'group';
   readonly markRetentionMs: number;
   readonly wrapPorts: SimulationOptions['wrapPorts'];
+  /** The cache size of process `id`. */
+  readonly workflowCacheSize: (id: number) => number;
 }
 
 export function resolveOptions(options: SimulationOptions): SimSettings {
@@ -120,6 +131,7 @@ export function resolveOptions(options: SimulationOptions): SimSettings {
     sequenceNumbers: options.sequenceNumbers ?? 'queue',
     markRetentionMs: options.markRetentionMs ?? DAY,
     wrapPorts: options.wrapPorts,
+    workflowCacheSize: (id) => options.workflowCacheSize ?? (id % 2 === 1 ? 0 : 200),
   };
 }
 

@@ -86,8 +86,8 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
   readonly cacheBytes?: number;
   /**
    * Suspended workflow runs kept in memory, each continued by the instance's next turn on this
-   * worker instead of replayed from its journal (any other turn replays); 0 disables it.
-   * @default 200
+   * worker instead of replayed from its journal (any other turn replays); 0 disables it, which
+   * in tests replays every turn and so finds a run that is not deterministic. @default 200
    */
   readonly workflowCacheSize?: number;
   /**

@@ -246,7 +246,7 @@ export class Replayer {
   /** Stops the replay: the code no longer matches the history. */
   diverge(what: string, entry: JournalEntry | undefined): void {
     if (this.#divergence) return;
-    this.#divergence = divergence(this.definition, what, entry);
+    this.#divergence = divergence(this.definition, what, entry, this.state.version);
   }
 
   /**

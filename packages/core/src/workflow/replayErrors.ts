@@ -14,22 +14,32 @@ export const RACE_ENTRY = 'RACE_ENTRY';
 /** The `details.reason` of a pause whose run awaits something that is not a command. */
 export const AWAITS_OUTSIDE = 'AWAITS_OUTSIDE';
 
-/** NON_DETERMINISTIC: the code no longer matches the history (see `Replayer.diverge`). */
+/**
+ * NON_DETERMINISTIC: the code no longer matches the history (see `Replayer.diverge`), which code
+ * of version `recordedBy` carried last. When that is this code's own version, no deploy may
+ * have changed anything: the run is then not deterministic, and the error says where to look.
+ */
 export function divergence(
   definition: AnyWorkflowDefinition,
   what: string,
   entry: JournalEntry | undefined,
+  recordedBy: string | undefined,
 ): BatonError {
   const version = definition.version;
+  const sameVersion = recordedBy === version;
   return new BatonError(
     ErrorCode.NON_DETERMINISTIC,
     `workflow "${definition.name}" (code version ${version}) does not replay its history: ${what}. ` +
+      (sameVersion
+        ? 'Code of this same version recorded it: unless a deploy changed the code without raising its version, the run is not deterministic, choosing its commands by something a replay sees otherwise (Math.random(), Date.now(), new Date(), state outside the workflow): take those from ctx.random(), ctx.now() or a step. '
+        : '') +
       'The instance is paused with its history intact: deploy code that issues the same commands ' +
       '(keep the old path behind ctx.patched(id)) and resume it',
     {
       details: {
         workflow: definition.name,
         version,
+        ...(recordedBy === undefined ? {} : { recordedBy }),
         ...(entry ? { seq: entry.seq, step: entry.name, kind: entry.kind } : {}),
       },
     },
