@@ -13,6 +13,7 @@ import {
 } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { answered } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 
 const Stock = actor({
@@ -252,6 +253,16 @@ describe('a workflow', () => {
     expect(await h.client.result(ref)).toBe(1);
     expect(log.count('work')).toBe(1);
     expect(await h.state(Stock.ref('pear').id)).toMatchObject({ reserved: 1 });
+
+    // Asked, a start with the same input answers the instance; one with another is refused.
+    const start = (n: number) =>
+      answered(h, h.client.ask(ref as never, 'start' as never, { input: { n } } as never));
+    await expect(start(1)).resolves.toMatchObject({ status: 'completed' });
+    await expect(start(2)).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message: expect.stringContaining('ran already (completed) with another input'),
+      details: { id: 'x', status: 'completed' },
+    });
   });
 
   it('retries a failing step on durable backoff with one key, and goes on with its result', async () => {

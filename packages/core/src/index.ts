@@ -90,6 +90,7 @@ export type {
   CallOptions,
   CompensationContext,
   CompensationInfo,
+  RaceResult,
   RetryPolicy,
   StepInfo,
   StepOptions,

@@ -226,7 +226,9 @@ export class Client {
 
   /**
    * Starts workflow instance `id` with `input`. Idempotent per id: starting an instance that
-   * exists does nothing and returns the same ref (its outcome is the first start's). A public
+   * exists with the same input does nothing and returns the same ref (its outcome is the first
+   * start's); its start with another input is refused in its turn (REJECTED, logged; this call
+   * does not wait for the turn, an `ask` of `start` does). A public
    * workflow may be started by any caller its `authorize` allows; others only by trusted code.
    *
    * @example

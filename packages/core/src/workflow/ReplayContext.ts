@@ -26,6 +26,7 @@ import { checkRetryPolicy } from './retry.ts';
 import { keepCompensation } from './sagaStart.ts';
 import type {
   CallOptions,
+  RaceResult,
   RetryPolicy,
   StepInfo,
   StepOptions,
@@ -265,9 +266,7 @@ export class ReplayContext implements WorkflowContext {
     };
   }
 
-  race<const T extends readonly Promise<unknown>[]>(
-    commands: T,
-  ): Promise<{ readonly index: number; readonly value: Awaited<T[number]> }> {
+  race<const T extends readonly Promise<unknown>[]>(commands: T): Promise<RaceResult<T>> {
     const replayer = this.#replayer;
     const seqs = commands.map((command) => replayer.slotOf.get(command));
     // A run started now races only what it can cancel (see `races` in the record): an entry
@@ -285,7 +284,7 @@ export class ReplayContext implements WorkflowContext {
     const settled = raced.then(
       (won) => {
         replayer.cancel(seqs.filter((_, i) => i !== won.index).flatMap((seq) => seq ?? []));
-        return won as { index: number; value: Awaited<T[number]> };
+        return won as RaceResult<T>;
       },
       (error) => {
         replayer.cancel(seqs.flatMap((seq) => seq ?? []));

@@ -73,6 +73,20 @@ export interface CompensationInfo extends StepInfo {
  */
 export type CompensationContext = Pick<WorkflowContext, 'call' | 'send' | 'step' | 'log'>;
 
+/**
+ * What `ctx.race(commands)` resolves with: the winner's `index` and its `value`, typed by each
+ * other, so that a check of `index` narrows `value` to that command's result.
+ * @example
+ * const won = await ctx.race([ctx.waitForEvent('paid'), ctx.sleep(DAY)]);
+ * if (won.index === 0) won.value; // the event's payload
+ */
+export type RaceResult<T extends readonly Promise<unknown>[]> = {
+  [K in keyof T]: {
+    readonly index: K extends `${infer N extends number}` ? N : number;
+    readonly value: Awaited<T[K]>;
+  };
+}[number];
+
 /** Options of `ctx.call` and `ctx.send`. */
 export interface CallOptions<R> {
   /** How long `call` waits for the reply before it fails with ASK_TIMEOUT. @default the engine's */
@@ -199,9 +213,7 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
    * function's or `Promise.all`'s pauses the instance (NON_DETERMINISTIC), as the race could
    * not cancel what it awaits.
    */
-  race<const T extends readonly Promise<unknown>[]>(
-    commands: T,
-  ): Promise<{ readonly index: number; readonly value: Awaited<T[number]> }>;
+  race<const T extends readonly Promise<unknown>[]>(commands: T): Promise<RaceResult<T>>;
   /** Starts workflow `definition` as a child with id `id`, and resolves with its output. */
   child<W extends AnyWorkflowDefinition>(
     definition: W,

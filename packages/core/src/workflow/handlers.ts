@@ -24,6 +24,7 @@ import {
   type End,
   endBeforeStart,
   startedAlike,
+  startedOtherwise,
   takeEndedStart,
   taken,
 } from './instanceStart.ts';
@@ -87,6 +88,9 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         if (ctx.state.status === 'new') {
           begin(ctx, input);
           await advance(definition, ctx);
+        } else {
+          const refused = startedOtherwise(ctx, input);
+          if (refused) throw refused;
         }
         return summary(ctx);
       },

@@ -1,5 +1,6 @@
 /**
- * How a workflow instance's start is taken: a new run begins (`begin`); a parent's child command
+ * How a workflow instance's start is taken: a new run begins (`begin`), a repeat with another
+ * input is refused (`startedOtherwise`); a parent's child command
  * takes a run as its own only if trusted code started it with the same input (`startedAlike`,
  * else `taken`); and an end a parent sent before the start came (the start was kept as a dead
  * letter) is kept until the start takes it (`endBeforeStart`, `takeEndedStart`), with the error
@@ -13,7 +14,7 @@ import { canonicalJson } from '../shared/canonicalJson.ts';
 import { digest128 } from '../shared/sha256.ts';
 import { EXPIRE_TIMER, expireAfterRetention } from './advance.ts';
 import { turnTrace } from './commandSpans.ts';
-import type { EndedStart, WorkflowState } from './journal.ts';
+import { type EndedStart, FINAL_STATUSES, type WorkflowState } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
@@ -82,6 +83,24 @@ export function taken(ctx: Ctx): SerializedError {
       'give a child an id only its parent starts (derive it from ctx.id)',
     { details: { child: ctx.self.id } },
   ).toJSON();
+}
+
+/**
+ * The refusal of a start of an instance that ran, or runs, with another input: its id names that
+ * run until it halts. A start with the same input changes nothing (starting is idempotent).
+ */
+export function startedOtherwise(ctx: Ctx, input: unknown): BatonError | undefined {
+  const { state } = ctx;
+  if (canonicalJson(state.input) === canonicalJson(input)) return undefined;
+  const ended = FINAL_STATUSES.has(state.status);
+  return new BatonError(
+    ErrorCode.REJECTED,
+    `workflow instance ${ctx.self.key} ${ended ? `ran already (${state.status})` : 'runs already'} with another input, and a start with this one changes nothing: ` +
+      (ended
+        ? 'its id starts anew only once it halts, its retentionMs after it ended; start another id'
+        : 'start another id, or signal this instance'),
+    { details: { id: ctx.self.key, status: state.status } },
+  );
 }
 
 /** A new instance: its input, its caller, and a run id no other start of this id shares. */

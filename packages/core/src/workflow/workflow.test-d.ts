@@ -184,6 +184,25 @@ describe('workflow types', () => {
     client.start(Order, 'o', { sku: 1 });
   });
 
+  it("narrows a race's value by the winner's index", () => {
+    workflow({
+      name: 'raced',
+      input: z.object({}),
+      events: { paid: z.object({ amount: z.number() }) },
+      run: async (ctx) => {
+        const won = await ctx.race([ctx.waitForEvent('paid'), ctx.step('quote', () => 'q-1')]);
+        expectTypeOf(won.index).toEqualTypeOf<0 | 1>();
+        if (won.index === 0) expectTypeOf(won.value).toEqualTypeOf<{ amount: number }>();
+        else expectTypeOf(won.value).toEqualTypeOf<string>();
+        // Of an array that is no tuple: any index, any of its values.
+        const quotes = ['a', 'b'].map((shop) => ctx.step(shop, () => 1));
+        const first = await ctx.race(quotes);
+        expectTypeOf(first).toEqualTypeOf<{ readonly index: number; readonly value: number }>();
+        return null;
+      },
+    });
+  });
+
   it('types what a step, a child and a result give as the JSON that is journaled', () => {
     const Dated = workflow({
       name: 'dated',
