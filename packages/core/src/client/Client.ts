@@ -263,7 +263,11 @@ export class Client {
     )) as JsonOf<Output>;
   }
 
-  /** A workflow instance's status, output or error, and the number of commands it issued. */
+  /**
+   * A workflow instance's status, output or error, and the number of commands it issued. `new`
+   * for an id with no start applied: never started (a misspelt id too), a start still on its
+   * way, or an instance that halted its `retentionMs` after it ended.
+   */
   async workflowStatus(
     ref: WorkflowRef,
     options: { readonly caller?: Caller } = {},
