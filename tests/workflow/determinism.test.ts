@@ -81,6 +81,12 @@ describe('a deploy of changed workflow code', () => {
     expect(paused.paused?.error.message).toContain(
       'command 0 of the history is step "pack", but the code now issues step "box" there',
     );
+    // Another version recorded it: a deploy, not a run that is not deterministic.
+    expect(paused.paused?.error.details).toMatchObject({ recordedBy: '1' });
+    expect(paused.paused?.error.message).not.toContain('same version recorded it');
+    expect(paused.paused?.error.message).toMatch(
+      /\(keep the old path behind ctx\.patched\(id\)\) and resume it$/,
+    );
     // Nothing of the new code ran, and the history (with the event) is intact.
     expect(runs.get('box')).toBeUndefined();
     const state = (await h.state(ref.id)) as WorkflowState;
@@ -94,6 +100,7 @@ describe('a deploy of changed workflow code', () => {
     expect(said).toMatchObject([
       {
         level: 'error',
+        message: 'workflow paused: its code cannot go on from its history',
         fields: { workflow: 'ship', version: '2', error: paused.paused?.error.message },
       },
     ]);

@@ -19,6 +19,8 @@ export class HistoryCursor {
   /** Journaled completions in completion order, and how many this replay resolved. */
   #byOrder: JournalEntry[];
   #next = 0;
+  /** How many completions of the whole history this replay resolved (across carry-overs). */
+  #position = 0;
 
   /** `paged`: the entries moved out of the record (`state.sealed`), read back from their pages. */
   constructor(workflow: string, state: WorkflowState, paged: readonly JournalEntry[]) {
@@ -61,7 +63,17 @@ export class HistoryCursor {
 
   /** Counts {@link next} resolved. */
   took(): void {
-    this.#next++;
+    this.passed(this.#byOrder[this.#next++]);
+  }
+
+  /** Counts `entry`'s completion resolved: one of the history, or one that comes now. */
+  passed(entry: JournalEntry | undefined): void {
+    if (entry?.order !== undefined) this.#position = Math.max(this.#position, entry.order + 1);
+  }
+
+  /** How many completions of the history the run has resolved: where it is in its history. */
+  get position(): number {
+    return this.#position;
   }
 
   /**

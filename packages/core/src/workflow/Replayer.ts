@@ -61,6 +61,9 @@ export class Replayer {
   /** The compensations the run kept, and the undos of race losers. */
   readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+  /** The lines the run logged at place `#linesAt` of its history (see `logsLine`). */
+  #linesAt = -1;
+  #linesHere = 0;
   /** This turn drew a fresh `random`, `uuid` or callback secret, not committed yet (see `drive`). */
   #drawn = false;
 
@@ -105,9 +108,23 @@ export class Replayer {
     return this.host === undefined || this.state.ending !== undefined;
   }
 
-  /** Whether the run goes over its history: a journaled completion is still to resolve. */
-  get replaying(): boolean {
-    return this.#history.next !== undefined;
+  /**
+   * Whether a line the run logs now is new, and to be written: it is not when the run had come
+   * past this place in its history in a turn that committed (`state.logged`), since that turn
+   * wrote it. The place is the completions resolved, and the lines logged after the last of
+   * them: a run replays them in the same order. A turn that crashed after it logged writes its
+   * lines again when it is redone.
+   */
+  logsLine(): boolean {
+    if (!this.host) return false;
+    const at = this.#history.position;
+    const mark = this.state.logged ?? { at: 0, lines: 0 };
+    if (at < mark.at) return false;
+    this.#linesHere = at === this.#linesAt ? this.#linesHere + 1 : 1;
+    this.#linesAt = at;
+    if (at === mark.at && this.#linesHere <= mark.lines) return false;
+    this.state.logged = { at, lines: this.#linesHere };
+    return true;
   }
 
   /**
@@ -176,6 +193,7 @@ export class Replayer {
     if (slot.entry.state !== 'pending') return;
     recordCompletion(this.state, slot.entry, outcome, this.host?.now());
     if (inline) slot.entry.inline = true;
+    this.#history.passed(slot.entry);
     settle(slot);
   }
 

@@ -139,6 +139,12 @@ export interface WorkflowState {
   pinned?: JournalEntry[];
   /** Completions so far: the next entry's `order`. */
   completed: number;
+  /**
+   * Where the run's last logged line was: after resolving `at` completions, the `lines`-th line
+   * logged there. A replay writes only lines past it (see `Replayer.logsLine`). Absent until the
+   * run logs, and on records an earlier Baton wrote.
+   */
+  logged?: { at: number; lines: number };
   /** Events that arrived before a wait for them, oldest first: each is consumed once. */
   signals: { name: string; payload: unknown; at: number }[];
   output?: unknown;
