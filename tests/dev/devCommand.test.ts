@@ -185,12 +185,22 @@ describe('baton dev', () => {
 
   it('reloads the app when a source file changes, keeping its state', async () => {
     expect((await ask('version', {})).body).toEqual({ value: 'v1' });
+    // A workflow whose run throws pauses; the reload replays it on the fixed code at once.
+    await postJson(`${dev!.origin}/workflows/label/start`, { id: 'l-1', input: { name: 'ada' } });
+    const label = async () => (await fetch(`${dev!.origin}/workflows/label/l-1`)).json();
+    await expect.poll(async () => (await label()).status, { timeout: 5_000 }).toBe('paused');
+    expect(dev!.output()).toMatch(/workflow paused: its run threw[^\n]*TypeError: label: fixed/);
+
     writeFileSync(join(app, 'src/version.ts'), "export const VERSION = 'v2';\n");
     await expect
       .poll(async () => (await ask('version', {})).body.value, { timeout: 15_000 })
       .toBe('v2');
     expect(dev!.output()).toContain('version.ts changed: reloading the app');
     expect((await ask('add', { n: 0 })).body).toEqual({ value: 5 });
+    await expect.poll(async () => (await label()).output, { timeout: 5_000 }).toBe('ada:3');
+    expect(dev!.output()).toMatch(
+      /replaying the paused workflow instances on this code.*label\/l-1/,
+    );
   });
 
   it('restarts a killed app process, losing nothing that was committed', async () => {

@@ -51,3 +51,42 @@ describe("a workflow run's ctx.log", () => {
     expect(lines.filter((line) => ours.has(line))).toEqual(['greeted ada', 'slept', 'went']);
   });
 });
+
+/** Version `v` of a run that logs around a step and an event; v2 logs one line more, early. */
+function noted(version: string) {
+  return workflow({
+    name: 'noted',
+    version,
+    input: z.object({}),
+    events: { go: z.object({}) },
+    run: async (ctx) => {
+      ctx.log.info('asked');
+      if (version === '2') ctx.log.info('asked, in v2');
+      await ctx.step('look', () => 1);
+      ctx.log.info('looked');
+      await ctx.waitForEvent('go');
+      ctx.log.info('went');
+      return null;
+    },
+  });
+}
+
+describe("a workflow run's ctx.log across a deploy", () => {
+  it('writes the lines past where the run had logged, though the new code logs more before', async () => {
+    const { logger, lines } = infoLines();
+    const h = workflowHarness([noted('1').actor], { logger });
+    const ref = await h.client.start(noted('1'), 'n', {});
+    await h.runAll();
+    h.deploy([noted('2').actor]);
+    await h.client.signal(ref, 'go', {});
+    await h.runAll();
+
+    expect((await h.client.workflowStatus(ref)).status).toBe('completed');
+    // A count of lines alone would skip 'asked, in v2' for 'looked', and write 'looked' again.
+    expect(lines.filter((line) => /^(asked|looked|went)/.test(line))).toEqual([
+      'asked',
+      'looked',
+      'went',
+    ]);
+  });
+});

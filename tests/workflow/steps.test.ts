@@ -260,8 +260,34 @@ describe('a workflow', () => {
     await expect(start(1)).resolves.toMatchObject({ status: 'completed' });
     await expect(start(2)).rejects.toMatchObject({
       code: ErrorCode.REJECTED,
-      message: expect.stringContaining('ran already (completed) with another input'),
+      message:
+        'workflow instance x ran already (completed) with another input, and a start with this one changes nothing: its id starts anew only once it halts, its retentionMs after it ended; start another id',
       details: { id: 'x', status: 'completed' },
+    });
+  });
+
+  it('refuses a start with another input while the instance runs, saying what to do', async () => {
+    const Waiter = workflow({
+      name: 'waiter',
+      input: z.object({ n: z.number() }),
+      events: { go: z.object({}) },
+      run: async (ctx, { n }) => {
+        await ctx.waitForEvent('go');
+        return n;
+      },
+    });
+    const h = workflowHarness([Waiter.actor]);
+    const ref = await h.client.start(Waiter, 'w', { n: 1 });
+    await h.runAll();
+    const start = answered(
+      h,
+      h.client.ask(ref as never, 'start' as never, { input: { n: 2 } } as never),
+    );
+    await expect(start).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message:
+        'workflow instance w runs already with another input, and a start with this one changes nothing: start another id, or signal this instance',
+      details: { id: 'w', status: 'waiting' },
     });
   });
 

@@ -116,7 +116,6 @@ export class Replayer {
    * lines again when it is redone.
    */
   logsLine(): boolean {
-    if (!this.host) return false;
     const at = this.#history.position;
     const mark = this.state.logged ?? { at: 0, lines: 0 };
     if (at < mark.at) return false;

@@ -20,6 +20,7 @@ import type { DevBackend } from './DevBackend.ts';
 import { inspectorChannel } from './inspectorChannel.ts';
 import { inspectorSnapshot } from './inspectorSnapshot.ts';
 import { readableLogger } from './readableLogger.ts';
+import { resumePausedWorkflows } from './resumePaused.ts';
 import { serveHttp } from './serveHttp.ts';
 import { TurnLog } from './TurnLog.ts';
 import { TurnRecorder } from './TurnRecorder.ts';
@@ -167,6 +168,17 @@ async function start(
     await backend.close();
     throw error;
   }
+  // What a save was to fix goes on at once: a paused instance is replayed on this code.
+  resumePausedWorkflows(app, backend).then(
+    (resumed) => {
+      if (resumed.length === 0) return;
+      logger.info('replaying the paused workflow instances on this code', { instances: resumed });
+    },
+    (error: unknown) =>
+      logger.warn('could not replay the paused workflow instances', {
+        error: toBatonError(error).message,
+      }),
+  );
   ports.httpPort = (http.address() as { port: number }).port;
   ports.wsPort = server.port;
   return async () => {
