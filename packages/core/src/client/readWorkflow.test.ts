@@ -46,7 +46,7 @@ describe('awaiting a workflow instance past its timeout', () => {
     };
     const error = await failure(awaitWorkflow(async () => paused, ref, 20));
     expect(error).toMatchObject({ code: ErrorCode.TIMED_OUT, details: { status: 'paused' } });
-    expect(error.message).toContain('it is paused, and goes on only once resumed');
+    expect(error.message).toContain('it is paused, and goes on only once replayed by code');
     expect(error.message).toContain('awaits something that is not a ctx command');
     expect(error.message).toContain('client.resumeWorkflow(ref)');
     expect(error.message).not.toContain('await its result again');

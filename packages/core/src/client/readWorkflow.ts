@@ -67,7 +67,7 @@ export async function awaitWorkflow(
         state.status === 'new'
           ? 'it was never started: start it with client.start(Workflow, id, input) (or ctx.start from an actor) first; a finished instance also reads as new once its retentionMs is over and it halted'
           : state.status === 'paused'
-            ? `it is paused, and goes on only once resumed: ${state.paused?.error.message ?? 'its code no longer replays its history'}. Deploy code that replays it, then client.resumeWorkflow(ref) (baton workflows resume)`
+            ? `it is paused, and goes on only once replayed by code that can carry it on: ${state.paused?.error.message ?? 'its code no longer replays its history'}. Deploy such code (that replays its history, or fixes what its run threw), then client.resumeWorkflow(ref) (baton workflows resume)`
             : `it is ${state.status}; it goes on: await its result again`;
       throw new BatonError(
         ErrorCode.TIMED_OUT,
