@@ -21,7 +21,7 @@ import { workflowHarness } from './harness.ts';
 const ran = { charge: 0, refund: 0, ship: 0 };
 
 /** The order workflow; `fault` is what the run does once charged (`none`: the fixed code). */
-function order(fault: 'type-error' | 'retryable' | 'terminal' | 'none') {
+function order(fault: 'type-error' | 'retryable' | 'misuse' | 'terminal' | 'none') {
   return workflow({
     name: 'order',
     input: z.object({ note: z.string().optional() }),
@@ -29,6 +29,8 @@ function order(fault: 'type-error' | 'retryable' | 'terminal' | 'none') {
       await ctx.step('charge', () => ++ran.charge, { compensate: () => ++ran.refund });
       if (fault === 'retryable') throw new RetryableError('the label service is down');
       if (fault === 'terminal') throw new TerminalError('the order was withdrawn');
+      // A misuse of ctx, which Baton refuses with INVALID_ARGUMENT: a bug as a TypeError is.
+      if (fault === 'misuse') await ctx.sleep(Number.NaN);
       // The bug: an order without a note.
       const label = fault === 'type-error' ? note!.toUpperCase() : (note ?? '').toUpperCase();
       return ctx.step('ship', () => ++ran.ship && label);
@@ -88,13 +90,27 @@ describe('a run that throws an unexpected error', () => {
     await h.runAll({ until: h.clock.now() });
     expect((await h.client.workflowStatus(ref)).paused?.error).toMatchObject({
       code: ErrorCode.RETRYABLE,
-      message: expect.stringContaining('threw RetryableError: the label service is down'),
+      message: expect.stringContaining('threw RETRYABLE: the label service is down'),
     });
 
     await h.client.cancel(ref, { reason: 'gave up' });
     await h.runAll();
     expect((await h.client.workflowStatus(ref)).status).toBe('cancelled');
     expect(ran).toEqual({ charge: 1, refund: 1, ship: 0 });
+  });
+
+  it('pauses on a misuse of ctx that Baton refuses, as on any other bug', async () => {
+    reset();
+    const Misused = order('misuse');
+    const h = workflowHarness([Misused.actor]);
+    const ref = await h.client.start(Misused, 'o-6', {});
+    await h.runAll({ until: h.clock.now() });
+    expect((await h.client.workflowStatus(ref)).paused?.error).toMatchObject({
+      code: ErrorCode.RETRYABLE,
+      message: expect.stringMatching(/threw INVALID_ARGUMENT: ctx\.sleep/),
+      details: { reason: 'RUN_THREW' },
+    });
+    expect(ran).toEqual({ charge: 1, refund: 0, ship: 0 });
   });
 
   it('fails with a TerminalError, whose compensations run at once', async () => {

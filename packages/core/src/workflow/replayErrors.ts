@@ -70,20 +70,35 @@ export function awaitsOutside(workflow: string): BatonError {
 /** The `details.reason` of a pause whose run threw an unexpected error (see {@link runThrew}). */
 export const RUN_THREW = 'RUN_THREW';
 
+/** The codes of Baton errors that say the code called Baton wrongly: a bug, as a TypeError is. */
+const CODE_FAULTS: ReadonlySet<string> = new Set([
+  ErrorCode.INVALID_ARGUMENT,
+  ErrorCode.INVALID_REF,
+  ErrorCode.INVALID_PAYLOAD,
+  ErrorCode.UNKNOWN_ACTOR,
+  ErrorCode.UNKNOWN_MESSAGE,
+  ErrorCode.RETRYABLE,
+]);
+
 /**
  * Whether what a run threw pauses the instance rather than ending it: anything but a Baton error
- * (a TypeError, a plain Error), and a RetryableError — taken, as an actor's handler takes them,
- * for a bug or a passing fault, where failing the run would run its compensations for good. A
- * final Baton error (a TerminalError, a step's STEP_FAILED, a call's rejection) fails the run.
+ * (a TypeError, a plain Error), a RetryableError, and a misuse of `ctx` (a bad argument, a
+ * payload its schema refuses) — taken, as an actor's handler takes them, for a bug or a passing
+ * fault, where failing the run would run its compensations for good. A final Baton error (a
+ * TerminalError, a step's STEP_FAILED, a call's rejection, a wait's TIMED_OUT) fails the run.
  */
 export function pausesRun(thrown: unknown): boolean {
-  return !isBatonError(thrown) || thrown.code === ErrorCode.RETRYABLE;
+  return !isBatonError(thrown) || CODE_FAULTS.has(thrown.code);
 }
 
 /** RETRYABLE: why an instance whose run threw `thrown` is paused (see {@link pausesRun}). */
 export function runThrew(definition: AnyWorkflowDefinition, thrown: unknown): BatonError {
   const { name, version } = definition;
-  const what = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  const what = isBatonError(thrown)
+    ? `${thrown.code}: ${thrown.message}`
+    : thrown instanceof Error
+      ? `${thrown.name}: ${thrown.message}`
+      : String(thrown);
   return new BatonError(
     ErrorCode.RETRYABLE,
     `workflow "${name}" (code version ${version}) threw ${what}. An error that is not a TerminalError pauses the instance, its history intact, where a TerminalError would fail it and run its compensations. It is replayed at its next recheck (baton workflows show says when): if the code is at fault, deploy a fix, and resume it`,
