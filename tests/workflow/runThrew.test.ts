@@ -57,6 +57,8 @@ describe('a run that throws an unexpected error', () => {
       code: ErrorCode.RETRYABLE,
       details: { workflow: 'order', reason: 'RUN_THREW' },
     });
+    // Where the run threw, for `baton workflows show` and the inspector.
+    expect(paused.paused?.error.details.where).toMatch(/^at .*runThrew\.test\.ts:\d+:\d+/);
     expect(paused.paused?.error.message).toMatch(/threw TypeError: .*not a TerminalError/);
     expect(ran).toEqual({ charge: 1, refund: 0, ship: 0 });
     const logged = lines.filter((l) => l.message === 'workflow paused: its run threw');

@@ -102,6 +102,16 @@ export function runThrew(definition: AnyWorkflowDefinition, thrown: unknown): Ba
   return new BatonError(
     ErrorCode.RETRYABLE,
     `workflow "${name}" (code version ${version}) threw ${what}. An error that is not a TerminalError pauses the instance, its history intact, where a TerminalError would fail it and run its compensations. It is replayed at its next recheck (baton workflows show says when): if the code is at fault, deploy a fix, and resume it`,
-    { details: { workflow: name, version, reason: RUN_THREW }, cause: thrown },
+    {
+      details: { workflow: name, version, reason: RUN_THREW, ...whereThrown(thrown) },
+      cause: thrown,
+    },
   );
+}
+
+/** The top frame of `thrown`'s stack (`at run (src/order.ts:12:5)`), for `workflows show`. */
+function whereThrown(thrown: unknown): { where?: string } {
+  const stack = thrown instanceof Error ? thrown.stack : undefined;
+  const top = stack?.split('\n').find((line) => line.trimStart().startsWith('at '));
+  return top === undefined ? {} : { where: top.trim() };
 }
