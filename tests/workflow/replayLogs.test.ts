@@ -2,7 +2,7 @@
  * A run's `ctx.log` writes each line once: a cold worker runs the workflow again from the start
  * over its history, and the lines of that replay were written when the run first came there.
  */
-import { type Logger, workflow } from '@baton/core';
+import { type Logger, type WorkflowState, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -86,6 +86,36 @@ describe("a workflow run's ctx.log across a deploy", () => {
     expect(lines.filter((line) => /^(asked|looked|went)/.test(line))).toEqual([
       'asked',
       'looked',
+      'went',
+    ]);
+  });
+});
+
+describe("a workflow run's ctx.log on a record an earlier Baton wrote", () => {
+  it('writes the lines past its history once, not the history again', async () => {
+    const { logger, lines } = infoLines();
+    const h = workflowHarness([Greeting.actor], { logger });
+    const ref = await h.client.start(Greeting, 'old', {});
+    await h.runAll({ until: 0 });
+    await h.runAll();
+    // The record as an earlier Baton left it: no `logged` mark (nor a warm run).
+    const record = (await h.record(ref.id))!;
+    const { logged: _, drivenBy: __, ...state } = record.state as WorkflowState;
+    await h.backend.store.commit({
+      expectedVer: record.ver,
+      record: { ...record, ver: record.ver + 1, state },
+      outbox: [],
+      idempotency: [],
+    });
+    h.engine.cache.clear();
+    h.deploy([Greeting.actor]);
+    await h.client.signal(ref, 'go', {});
+    await h.runAll();
+
+    expect(await h.client.result(ref)).toBe('ada');
+    expect(lines.filter((line) => /^(greeted|slept|went)/.test(line))).toEqual([
+      'greeted ada',
+      'slept',
       'went',
     ]);
   });

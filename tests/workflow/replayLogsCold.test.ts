@@ -36,6 +36,25 @@ const Order = workflow({
 
 const OURS = ['charging', 'charged', 'drew', 'packed', 'slept', 'failing', 'refunding'];
 
+/** Logs in its step's attempts, which retry on durable backoff: a turn each. */
+const Flaky = workflow({
+  name: 'flaky',
+  input: z.object({}),
+  run: async (ctx) => {
+    ctx.log.info('before');
+    await ctx.step(
+      'call',
+      ({ attempt }) => {
+        ctx.log.info(`attempt ${attempt}`);
+        if (attempt < 3) throw new Error('busy');
+      },
+      { retry: { maxAttempts: 3, initialDelayMs: 1 } },
+    );
+    ctx.log.info('after');
+    return null;
+  },
+});
+
 /** A logger that keeps the messages of its info lines. */
 function infoLines(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -59,6 +78,26 @@ describe("a workflow run's ctx.log, every turn replayed cold", () => {
       }
       const ours = lines.filter((line) => OURS.includes(line));
       expect(ours).toEqual(OURS);
+    });
+
+    it(`writes each line of each attempt of a step (workflowCacheSize ${workflowCacheSize})`, async () => {
+      const { logger, lines } = infoLines();
+      const app = startEmbedded({ actors: [], workflows: [Flaky], logger, workflowCacheSize });
+      try {
+        const ref = await app.client.asSystem().start(Flaky, 'f-1', {});
+        await app.idle();
+        expect((await app.client.asSystem().workflowStatus(ref)).status).toBe('completed');
+      } finally {
+        await app.stop();
+      }
+      expect(lines.filter((line) => !line.includes(' '))).toEqual(['before', 'after']);
+      expect(lines.filter((line) => /^(before|attempt|after)/.test(line))).toEqual([
+        'before',
+        'attempt 1',
+        'attempt 2',
+        'attempt 3',
+        'after',
+      ]);
     });
   }
 });

@@ -20,6 +20,7 @@ import { armTimeout } from './eventWaits.ts';
 import { type CommandKind, callMayBeApplied } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { Replayer } from './Replayer.ts';
+import { journaled } from './replayErrors.ts';
 import { replayLogger } from './replayLogger.ts';
 import type { Slot } from './replayTypes.ts';
 import { checkRetryPolicy } from './retry.ts';
@@ -185,7 +186,7 @@ export class ReplayContext implements WorkflowContext {
     if (!slot) return;
     const { entry } = slot;
     if (!slot.fresh) {
-      if (entry.state === 'failed' && entry.error) throw errorFromJSON(entry.error);
+      if (entry.state === 'failed' && entry.error) throw journaled(errorFromJSON(entry.error));
     } else {
       try {
         this.#replayer.host!.send(to, name, payload);
@@ -219,11 +220,13 @@ export class ReplayContext implements WorkflowContext {
   }
 
   sleep(duration: number | Date): Promise<void> {
+    const host = this.#replayer.host;
+    // Checked before the command is journaled: a misuse pauses the run, and fixed code issues
+    // the sleep anew.
+    const at = host && dueAt(duration, host.now());
     const slot = this.#issue('sleep', 'sleep');
     if (!slot) return NEVER;
-    if (slot.fresh) {
-      const host = this.#replayer.host!;
-      const at = dueAt(duration, host.now());
+    if (slot.fresh && host && at !== undefined) {
       slot.entry.until = at;
       host.schedule(slot.seq, at, 'sleep');
     }
@@ -235,10 +238,10 @@ export class ReplayContext implements WorkflowContext {
 
   waitForEvent<T = unknown>(name: string, options: WaitOptions = {}): Promise<T> {
     checkName('ctx.waitForEvent', name);
+    const timeoutMs = checkTimeout(options);
     const slot = this.#issue('event', name);
     if (!slot) return NEVER;
     if (slot.fresh) {
-      const timeoutMs = checkTimeout(options);
       // An event that came before its wait is handed over once the run is quiescent (see
       // `handOver` in eventWaits.ts), not now: a race of two such waits must leave the loser's
       // event.
@@ -251,13 +254,14 @@ export class ReplayContext implements WorkflowContext {
 
   createCallback<T = unknown>(name: string, options: WaitOptions = {}): WorkflowCallback<T> {
     checkName('ctx.createCallback', name);
+    const timeoutMs = checkTimeout(options);
     const slot = this.#issue('callback', name);
     if (!slot) return { token: '', result: NEVER };
     const host = this.#replayer.host;
     if (slot.fresh && host) {
       slot.entry.secret = host.secret();
       this.#replayer.drew();
-      armTimeout(this.#replayer.host, slot, checkTimeout(options));
+      armTimeout(this.#replayer.host, slot, timeoutMs);
     }
     const self = host?.self.id ?? '';
     return {

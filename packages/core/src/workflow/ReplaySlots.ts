@@ -5,6 +5,7 @@
  */
 import { errorFromJSON } from '../errors.ts';
 import type { JournalEntry } from './journal.ts';
+import { journaled } from './replayErrors.ts';
 import type { Slot } from './replayTypes.ts';
 
 export class ReplaySlots {
@@ -77,5 +78,7 @@ export class ReplaySlots {
 export function settle(slot: Slot): void {
   const { entry } = slot;
   if (entry.state === 'done') slot.resolve(entry.value);
-  else if (entry.state === 'failed' && entry.error) slot.reject(errorFromJSON(entry.error));
+  else if (entry.state === 'failed' && entry.error) {
+    slot.reject(journaled(errorFromJSON(entry.error)));
+  }
 }

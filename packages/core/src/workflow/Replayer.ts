@@ -33,6 +33,7 @@ import {
   divergence,
   pausesRun,
   raceEntryRefused,
+  runFailure,
   runThrew,
 } from './replayErrors.ts';
 import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
@@ -61,6 +62,8 @@ export class Replayer {
   /** The compensations the run kept, and the undos of race losers. */
   readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+  /** A step's attempt is under way (see `logsLine`). */
+  #attempting = false;
   /** The lines the run logged at place `#linesAt` of its history (see `logsLine`). */
   #linesAt = -1;
   #linesHere = 0;
@@ -116,12 +119,16 @@ export class Replayer {
    * lines again when it is redone.
    */
   logsLine(): boolean {
+    // A step's attempt runs once, never replayed: each line it logs is new.
+    if (this.#attempting) return true;
     const at = this.#history.position;
-    const mark = this.state.logged ?? { at: 0, lines: 0 };
-    if (at < mark.at) return false;
+    const mark = this.state.logged;
+    // A record an earlier Baton wrote has no mark: the lines up to its history's end were logged.
+    if (mark === undefined && this.#history.next !== undefined) return false;
+    if (mark !== undefined && at < mark.at) return false;
     this.#linesHere = at === this.#linesAt ? this.#linesHere + 1 : 1;
     this.#linesAt = at;
-    if (at === mark.at && this.#linesHere <= mark.lines) return false;
+    if (at === mark?.at && this.#linesHere <= mark.lines) return false;
     this.state.logged = { at, lines: this.#linesHere };
     return true;
   }
@@ -356,11 +363,11 @@ export class Replayer {
       const run = !this.sagas.started && !this.state.ending ? this.#run : undefined;
       // A run that returned completes once the race losers it left are undone.
       if (run?.ok && !this.#undoUnderWay()) return { kind: 'completed', value: run.value };
-      if (run && !run.ok && pausesRun(run.error)) {
+      if (run && !run.ok && pausesRun(this.state, run.error)) {
         return { kind: 'paused', error: runThrew(this.definition, run.error) };
       }
       if (run && !run.ok) {
-        const error = run.error as BatonError;
+        const error = runFailure(run.error);
         const undo =
           this.sagas.compensations.length > 0 ||
           unfinishedAttempts(this.#slots.values()).length > 0 ||
@@ -400,7 +407,12 @@ export class Replayer {
       }
       executed++;
       await this.host.confirm?.();
-      await attemptStep(this, runnable, this.host);
+      this.#attempting = true;
+      try {
+        await attemptStep(this, runnable, this.host);
+      } finally {
+        this.#attempting = false;
+      }
     }
   }
 

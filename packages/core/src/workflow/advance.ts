@@ -46,10 +46,11 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
         : { maxStepsPerTurn: definition.maxStepsPerTurn }),
     });
   const result = await replayer.drive();
-  if (result.kind !== 'paused') sealHistory(ctx, replayer);
+  const threw = result.kind === 'paused' && result.error.details.reason === RUN_THREW;
+  // A history that diverged is left as it is; one whose run threw is whole, and moves out.
+  if (result.kind !== 'paused' || threw) sealHistory(ctx, replayer);
   if (result.kind === 'suspended') warm?.keep(ctx.self.id, replayer);
   if (result.kind === 'paused') {
-    const threw = result.error.details.reason === RUN_THREW;
     if (state.status !== 'paused') {
       const { cause } = result.error;
       ctx.log.error(

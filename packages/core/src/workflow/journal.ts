@@ -115,6 +115,12 @@ export interface WorkflowState {
    * pending (runs started by earlier versions, which replay as they ran).
    */
   races?: 'commands';
+  /**
+   * What an unexpected error its run throws does (see `pausesRun`): `pauses`, the instance
+   * waits for fixed code (every run started now); absent, it fails the run as any error does
+   * (runs started by earlier versions, whose code may throw a plain Error to fail on purpose).
+   */
+  thrown?: 'pauses';
   input?: unknown;
   caller?: Caller;
   /** The `traceparent` of the span of the turn that started it: its spans' trace. */

@@ -5,7 +5,7 @@
  * an unexpected error.
  */
 import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
-import type { JournalEntry } from './journal.ts';
+import type { JournalEntry, WorkflowState } from './journal.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /** The `details.reason` of a pause whose run raced something that is not a command's promise. */
@@ -84,11 +84,24 @@ const CODE_FAULTS: ReadonlySet<string> = new Set([
  * Whether what a run threw pauses the instance rather than ending it: anything but a Baton error
  * (a TypeError, a plain Error), a RetryableError, and a misuse of `ctx` (a bad argument, a
  * payload its schema refuses) — taken, as an actor's handler takes them, for a bug or a passing
- * fault, where failing the run would run its compensations for good. A final Baton error (a
- * TerminalError, a step's STEP_FAILED, a call's rejection, a wait's TIMED_OUT) fails the run.
+ * fault, where failing the run would run its compensations for good. A command's own outcome
+ * the run lets through (a step's STEP_FAILED, a call's rejection, a wait's TIMED_OUT: see
+ * {@link journaled}) and a final Baton error (a TerminalError) fail the run; so does any error
+ * of a run an earlier Baton started (`thrown` absent from its record).
  */
-export function pausesRun(thrown: unknown): boolean {
-  return !isBatonError(thrown) || CODE_FAULTS.has(thrown.code);
+export function pausesRun(state: WorkflowState, thrown: unknown): boolean {
+  if (state.thrown !== 'pauses') return false;
+  if (!isBatonError(thrown)) return true;
+  return !OUTCOMES.has(thrown) && CODE_FAULTS.has(thrown.code);
+}
+
+/** The errors that are commands' journaled outcomes: the same on every replay, no bug to fix. */
+const OUTCOMES = new WeakSet<BatonError>();
+
+/** `error`, a command's journaled outcome that the run gets, marked so (see {@link pausesRun}). */
+export function journaled(error: BatonError): BatonError {
+  OUTCOMES.add(error);
+  return error;
 }
 
 /** RETRYABLE: why an instance whose run threw `thrown` is paused (see {@link pausesRun}). */
@@ -102,16 +115,16 @@ export function runThrew(definition: AnyWorkflowDefinition, thrown: unknown): Ba
   return new BatonError(
     ErrorCode.RETRYABLE,
     `workflow "${name}" (code version ${version}) threw ${what}. An error that is not a TerminalError pauses the instance, its history intact, where a TerminalError would fail it and run its compensations. It is replayed at its next recheck (baton workflows show says when): if the code is at fault, deploy a fix, and resume it`,
-    {
-      details: { workflow: name, version, reason: RUN_THREW, ...whereThrown(thrown) },
-      cause: thrown,
-    },
+    { details: { workflow: name, version, reason: RUN_THREW }, cause: thrown },
   );
 }
 
-/** The top frame of `thrown`'s stack (`at run (src/order.ts:12:5)`), for `workflows show`. */
-function whereThrown(thrown: unknown): { where?: string } {
-  const stack = thrown instanceof Error ? thrown.stack : undefined;
-  const top = stack?.split('\n').find((line) => line.trimStart().startsWith('at '));
-  return top === undefined ? {} : { where: top.trim() };
+/**
+ * What a run that threw fails with: a Baton error as it is, anything else (thrown by a run an
+ * earlier Baton started, see {@link pausesRun}) as REJECTED.
+ */
+export function runFailure(thrown: unknown): BatonError {
+  if (isBatonError(thrown)) return thrown;
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
 }

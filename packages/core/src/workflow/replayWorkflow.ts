@@ -4,7 +4,6 @@
  */
 import { sealedCount, type WorkflowState } from './journal.ts';
 import { Replayer } from './Replayer.ts';
-import { RUN_THREW } from './replayErrors.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
@@ -45,13 +44,7 @@ export async function replayWorkflow(
     state.ending = { status, error, seq: sagaFrom };
   }
   const result = await new Replayer(definition, state, undefined).drive();
-  if (result.kind === 'paused') {
-    // An instance that failed so under an earlier Baton, which ended a run on any error.
-    if (status === 'failed' && result.error.details.reason === RUN_THREW) {
-      return { outcome: 'failed', commands: sealedCount(state) + state.journal.length };
-    }
-    throw result.error;
-  }
+  if (result.kind === 'paused') throw result.error;
   const outcome =
     result.kind === 'completed'
       ? 'completed'
