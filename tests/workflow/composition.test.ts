@@ -200,15 +200,7 @@ describe('composition', () => {
     const child = await h.client.start(Export, 'shared-export', {});
     await h.runAll();
     // Its record as an earlier release left it: completed, with an output of 100 KiB.
-    const record = (await h.record(child.id))!;
-    const state = { ...(record.state as WorkflowState), output: 'x'.repeat(100 * 1024) };
-    await h.backend.store.commit({
-      expectedVer: record.ver,
-      record: { ...record, ver: record.ver + 1, state },
-      outbox: [],
-      idempotency: [],
-    });
-    h.engine.cache.clear();
+    await h.rewriteState(child.id, (state) => ({ ...state, output: 'x'.repeat(100 * 1024) }));
     const ref = await h.client.start(Report, 'r', {});
     await h.runAll();
 

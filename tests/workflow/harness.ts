@@ -3,7 +3,7 @@
  * inbox is empty, then moves the clock to the soonest stored timer and fires it, until nothing
  * is left — so a month of sleeps passes in milliseconds. `deploy()` swaps in new code.
  */
-import { type AnyActorDefinition, silentLogger } from '@baton/core';
+import { type AnyActorDefinition, silentLogger, type WorkflowState } from '@baton/core';
 import { isRetentionTimer } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { createEngine, type Engine, fireDueTimers, Worker } from '@baton/core/engine';
@@ -17,6 +17,12 @@ export interface WorkflowHarness extends Harness {
   runAll(options?: { until?: number; expire?: boolean }): Promise<void>;
   /** Runs `actors` (new code) from now on: a new worker, engine and client on the same backend. */
   deploy(actors: readonly AnyActorDefinition[]): void;
+  /**
+   * Rewrites instance `id`'s committed record with `change(state)`, as an earlier release would
+   * have left it (a field it did not write, a value it allowed), and drops the warm runs and
+   * cached records, so the next turn reads it from the store.
+   */
+  rewriteState(id: string, change: (state: WorkflowState) => WorkflowState): Promise<void>;
   /**
    * A client as a host holds it for callers outside the app: it speaks for the caller each call
    * names (anonymous when none), where `client` is trusted code's.
@@ -45,6 +51,17 @@ export function workflowHarness(
         await fireDueTimers(engine, h.clock.now());
       }
       throw new Error('timers kept firing after 10,000 rounds');
+    },
+    async rewriteState(id, change) {
+      const record = (await h.record(id))!;
+      const { drivenBy: _warm, ...state } = record.state as WorkflowState;
+      await h.backend.store.commit({
+        expectedVer: record.ver,
+        record: { ...record, ver: record.ver + 1, state: change(state) },
+        outbox: [],
+        idempotency: [],
+      });
+      engine.cache.clear();
     },
     deploy(next) {
       engine = createEngine({ actors: next, ...ports, logger: options.logger ?? silentLogger });
