@@ -247,16 +247,23 @@ export class QueryEngine {
   /**
    * Refuses a new dependency of `instance` past `maxDependencies`, or past
    * `maxDependenciesPerScope` for its scope: the engine's memory is bounded, and one scope (all
-   * anonymous subscribers are one) cannot take it all. A dependency it holds already is no new one.
+   * anonymous subscribers are one) cannot take it all. A dependency it holds already is no new one,
+   * and the ones its run leaves (read last time, not yet this time) are room it frees: a run whose
+   * reads move to other actors keeps its share, at the cost of holding both for the run's time.
    */
   #checkRoom(instance: QueryInstance, actorId: string): void {
     const { index } = this.#env;
     if (index.has(actorId, instance)) return;
     const { maxDependencies, maxDependenciesPerScope } = this.#options;
+    const { leaving } = instance;
     const [held, most, whose] =
-      index.entries >= maxDependencies
-        ? [index.entries, maxDependencies, 'all live queries here']
-        : [index.entriesOf(instance.scope), maxDependenciesPerScope, `this caller's live queries`];
+      index.entries - leaving >= maxDependencies
+        ? [index.entries - leaving, maxDependencies, 'all live queries here']
+        : [
+            index.entriesOf(instance.scope) - leaving,
+            maxDependenciesPerScope,
+            `this caller's live queries`,
+          ];
     if (held < most) return;
     const { name } = instance.definition;
     // Its details name no `limit`: a client takes that for a subscribe refused, held by none,

@@ -59,6 +59,8 @@ export class QueryInstance {
   retryTimer: ReturnType<typeof setTimeout> | undefined;
   #run = 0;
   #reads: Map<string, ReadPosition | typeof IN_FLIGHT> | undefined;
+  /** Of the last run's dependencies, those the run in progress has not read (yet). */
+  #unread = 0;
   /** Commits the feed delivered while a read was in flight, by actor id. */
   #seen = new Map<string, ReadPosition[]>();
   #dirty = false;
@@ -88,6 +90,7 @@ export class QueryInstance {
   beginRun(): number {
     this.state = 'running';
     this.#reads = new Map();
+    this.#unread = this.deps.size;
     this.#seen.clear();
     this.#dirty = false;
     return ++this.#run;
@@ -97,7 +100,16 @@ export class QueryInstance {
   beginRead(run: number, actorId: string): boolean {
     if (run !== this.#run || !this.#reads || this.#reads.has(actorId)) return false;
     this.#reads.set(actorId, IN_FLIGHT);
+    if (this.deps.has(actorId)) this.#unread--;
     return true;
+  }
+
+  /**
+   * How many of its index entries the run in progress leaves: the last run's reads it has not
+   * read again (yet), dropped when it ends unless it reads them still. 0 between runs.
+   */
+  get leaving(): number {
+    return this.#reads ? this.#unread : 0;
   }
 
   endRead(run: number, actorId: string, at: ReadPosition): void {

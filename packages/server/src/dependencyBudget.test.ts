@@ -86,6 +86,28 @@ describe("the query engine's dependency budget", () => {
     expect(joined.values()).toEqual([{ total: 0, currency: 'EUR' }]);
   });
 
+  it('runs an instance at its share again when its reads move to other actors', async () => {
+    harness = createHarness({ engine: { maxDependenciesPerScope: 2 } });
+    const followed = harness.watch({ query: 'followPointer', args: {} });
+    await harness.engine.flush();
+    // The pointer now names account b: the run leaves a for b, and keeps two reads.
+    await harness.commit('pointer/main', { use: 'b' });
+    await harness.engine.flush();
+    await harness.deposit('b', 7);
+    await harness.engine.flush();
+
+    expect(followed.values()).toEqual([
+      { use: 'a', balance: 0 },
+      { use: 'b', balance: 0 },
+      { use: 'b', balance: 7 },
+    ]);
+    expect(harness.engine.stats().dependencies).toBe(2);
+    // A third actor is past the share still.
+    const refused = harness.watch(balances('c'));
+    await harness.engine.flush();
+    expect(refused.values()).toEqual(['error:LIMIT_EXCEEDED']);
+  });
+
   it('refuses a budget that is not a number ≥ 0', () => {
     expect(() => createHarness({ engine: { maxDependencies: -1 } })).toThrow(
       /maxDependencies must be a number ≥ 0, got -1/,
