@@ -36,6 +36,7 @@ import {
   runFailure,
   runThrew,
 } from './replayErrors.ts';
+import { LogPlace } from './replayLogger.ts';
 import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
 import { keepCompensation, sagaOrder } from './sagaStart.ts';
@@ -64,9 +65,7 @@ export class Replayer {
   #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
   /** A step's attempt is under way (see `logsLine`). */
   #attempting = false;
-  /** The lines the run logged at place `#linesAt` of its history (see `logsLine`). */
-  #linesAt = -1;
-  #linesHere = 0;
+  readonly #logPlace = new LogPlace();
   /** This turn drew a fresh `random`, `uuid` or callback secret, not committed yet (see `drive`). */
   #drawn = false;
 
@@ -111,26 +110,12 @@ export class Replayer {
     return this.host === undefined || this.state.ending !== undefined;
   }
 
-  /**
-   * Whether a line the run logs now is new, and to be written: it is not when the run had come
-   * past this place in its history in a turn that committed (`state.logged`), since that turn
-   * wrote it. The place is the completions resolved, and the lines logged after the last of
-   * them: a run replays them in the same order. A turn that crashed after it logged writes its
-   * lines again when it is redone.
-   */
+  /** Whether a line the run logs now is new, and to be written (see {@link LogPlace}). */
   logsLine(): boolean {
     // A step's attempt runs once, never replayed: each line it logs is new.
     if (this.#attempting) return true;
-    const at = this.#history.position;
-    const mark = this.state.logged;
-    // A record an earlier Baton wrote has no mark: the lines up to its history's end were logged.
-    if (mark === undefined && this.#history.next !== undefined) return false;
-    if (mark !== undefined && at < mark.at) return false;
-    this.#linesHere = at === this.#linesAt ? this.#linesHere + 1 : 1;
-    this.#linesAt = at;
-    if (at === mark?.at && this.#linesHere <= mark.lines) return false;
-    this.state.logged = { at, lines: this.#linesHere };
-    return true;
+    const { position, next } = this.#history;
+    return this.#logPlace.logs(this.state, position, next !== undefined);
   }
 
   /**
