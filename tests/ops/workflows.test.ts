@@ -245,6 +245,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
           instance: 'c',
           version: '1',
           error: expect.stringMatching(/^workflow "ship" \(code version 1\) does not replay/),
+          threw: false,
         },
       ],
       complete: true,

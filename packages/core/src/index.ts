@@ -85,6 +85,8 @@ export type {
   WorkflowStatus,
   WorkflowSummary,
 } from './workflow/journal.ts';
+/** The `details.reason` of a workflow instance paused because its run threw (RETRYABLE). */
+export { RUN_THREW as WORKFLOW_RUN_THREW } from './workflow/replayErrors.ts';
 export { replayWorkflow } from './workflow/replayWorkflow.ts';
 export type {
   CallOptions,

@@ -60,9 +60,18 @@ describe('listHeldActors, listPausedActors and listFailingActors', () => {
       journal: [{ seq: 0, kind: 'step', name: 's', state: 'done', value: { status: 'running' } }],
       paused: { error: { code: 'NON_DETERMINISTIC', message: 'does not replay' }, version },
     });
+    const threw = {
+      status: 'paused',
+      journal: [],
+      paused: {
+        error: { code: 'RETRYABLE', message: 'threw TypeError', details: { reason: 'RUN_THREW' } },
+        version: '4',
+      },
+    };
     const ops = { at: 7, by: 'ops' };
     for (const r of [
       record('wf-ship/left', undefined, paused('3')),
+      record('wf-ship/threw', undefined, threw),
       // An operator's pause of an instance's actor: an actor paused, whatever its status.
       record('wf-ship/held', ops, { status: 'waiting', journal: [] }),
       // The paused status nested in a running instance's state, and an actor's state that is
@@ -74,7 +83,9 @@ describe('listHeldActors, listPausedActors and listFailingActors', () => {
     }
     try {
       const found = await listPausedActors(dynamodb, table, { maxItems: 100 });
-      expect(found).toEqual({
+      // In table order, which the keys' hashes decide: read in the ids' order here.
+      const workflows = [...found.workflows].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect({ ...found, workflows }).toEqual({
         actors: [{ id: 'wf-ship/held', ...ops }],
         workflows: [
           {
@@ -83,6 +94,15 @@ describe('listHeldActors, listPausedActors and listFailingActors', () => {
             instance: 'left',
             version: '3',
             error: 'does not replay',
+            threw: false,
+          },
+          {
+            id: 'wf-ship/threw',
+            workflow: 'ship',
+            instance: 'threw',
+            version: '4',
+            error: 'threw TypeError',
+            threw: true,
           },
         ],
         complete: true,

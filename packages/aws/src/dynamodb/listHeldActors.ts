@@ -1,10 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { WORKFLOW_RUN_THREW } from '@baton/core';
 import type { FailingMessage } from '@baton/core/adapter';
 import type { Item } from './itemCodec.ts';
 import { scanRecords } from './scanRecords.ts';
 import { Attr, actorIdOf, actorPk } from './tableLayout.ts';
 
-/** A workflow instance paused on its own: its code did not replay its history. */
+/** A workflow instance paused on its own: its code did not replay its history, or its run threw. */
 export interface PausedWorkflow {
   /** The instance's actor id, `wf-<workflow>/<id>`. */
   readonly id: string;
@@ -14,6 +15,8 @@ export interface PausedWorkflow {
   /** The code version that could not go on, and why (NON_DETERMINISTIC, or RETRYABLE: its run threw). */
   readonly version: string;
   readonly error: string;
+  /** Its run threw an unexpected error (a bug to fix), rather than its history not replaying. */
+  readonly threw: boolean;
 }
 
 /** What {@link listHeldActors} found, each list in table order. */
@@ -96,7 +99,10 @@ function pausedWorkflow(id: string, item: Item): PausedWorkflow | undefined {
   if (text === undefined || !text.includes(PAUSED_STATUS)) return undefined;
   const state = JSON.parse(text) as {
     status?: unknown;
-    paused?: { version?: unknown; error?: { message?: unknown } };
+    paused?: {
+      version?: unknown;
+      error?: { message?: unknown; details?: { reason?: unknown } };
+    };
   } | null;
   const slash = id.indexOf('/');
   if (state?.status !== 'paused' || slash < 0) return undefined;
@@ -106,5 +112,6 @@ function pausedWorkflow(id: string, item: Item): PausedWorkflow | undefined {
     instance: id.slice(slash + 1),
     version: String(state.paused?.version ?? ''),
     error: String(state.paused?.error?.message ?? ''),
+    threw: state.paused?.error?.details?.reason === WORKFLOW_RUN_THREW,
   };
 }

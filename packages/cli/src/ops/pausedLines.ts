@@ -96,9 +96,9 @@ export function pausedLine(
 }
 
 /**
- * The workflow instances paused because their code does not replay their history (the first
- * five, by id, with the version that could not), and the commands to list them, see why and
- * resume one once code that replays it runs.
+ * The workflow instances paused because their code does not replay their history or their run
+ * threw (the first five, by id, with the version that could not go on), and the commands to list
+ * them, see why and resume one once code that replays it runs.
  */
 export function pausedWorkflowsLine(
   paused: PausedFound,
@@ -110,7 +110,10 @@ export function pausedWorkflowsLine(
   if (workflows.length === 0) return line;
   const named = workflows
     .slice(0, PARKED_NAMED)
-    .map(({ workflow, instance, version }) => `${workflow}/${instance} (version ${version})`);
+    .map(
+      ({ workflow, instance, version, threw }) =>
+        `${workflow}/${instance} (version ${version}${threw ? ', its run threw' : ''})`,
+    );
   if (workflows.length > PARKED_NAMED) named.push(`and ${workflows.length - PARKED_NAMED} more`);
   const [first] = workflows;
   if (workflows.length === 1 && first) {

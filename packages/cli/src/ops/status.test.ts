@@ -254,16 +254,47 @@ describe('baton status of workflow instances a deploy paused', () => {
           instance: 'c',
           version: '1',
           error: 'workflow (code version 1) diverged',
+          threw: false,
         },
       ],
       complete: true,
     });
     expect(status.healthy).toBe(false);
     expect(status.problems).toEqual([
-      '1 workflow instance(s) paused: their code does not replay their history (baton workflows list ship --status paused): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them, then resume them (see PausedWorkflowsAlarm in docs/operations.md)',
+      '1 workflow instance(s) paused: their code does not replay their history (baton workflows list ship --status paused): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them (or fixes what they threw), then resume them (see PausedWorkflowsAlarm in docs/operations.md)',
     ]);
     expect((await humanOf(paused)).split('\n')).toContain(
       'paused workflows    1 instance(s): ship/c (version 1) — baton workflows show ship c says why; baton workflows resume ship c once code that replays it runs',
+    );
+  });
+
+  it('tells an instance whose run threw from one whose history does not replay', async () => {
+    const threw = {
+      ...pausedState('3'),
+      paused: {
+        error: {
+          code: 'RETRYABLE',
+          message: 'workflow "ship" (code version 3) threw TypeError: x is undefined',
+          details: { reason: 'RUN_THREW' },
+        },
+        version: '3',
+      },
+    };
+    const { target: one } = scanning([recordItem('wf-ship/t', { state: threw })]);
+    const status = await readStatus(one, 0, plain);
+    expect(status.paused.workflows).toMatchObject([{ id: 'wf-ship/t', threw: true }]);
+    expect(status.problems[0]).toMatch(
+      /^1 workflow instance\(s\) paused: their run threw an unexpected error \(/,
+    );
+    expect((await humanOf(one)).split('\n')).toContain(
+      'paused workflows    1 instance(s): ship/t (version 3, its run threw) — baton workflows show ship t says why; baton workflows resume ship t once code that replays it runs',
+    );
+    const { target: both } = scanning([
+      recordItem('wf-ship/t', { state: threw }),
+      recordItem('wf-ship/u', { state: pausedState('2') }),
+    ]);
+    expect((await readStatus(both, 0, plain)).problems[0]).toContain(
+      'paused: their code does not replay their history, or their run threw an unexpected error (',
     );
   });
 

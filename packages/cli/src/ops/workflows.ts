@@ -10,11 +10,12 @@ import {
   ErrorCode,
   type JournalEntry,
   type SerializedError,
+  WORKFLOW_RUN_THREW,
   type WorkflowState,
   type WorkflowStatus,
   type WorkflowSummary,
 } from '@baton/core';
-import { readStoredHistory, WORKFLOW_RECHECK_TIMER, WORKFLOW_RUN_THREW } from '@baton/core/engine';
+import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';

@@ -9,7 +9,6 @@ export {
   WORKFLOW_COMPENSATIONS_FAILED_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '../workflow/advance.ts';
-export { RUN_THREW as WORKFLOW_RUN_THREW } from '../workflow/replayErrors.ts';
 export { GAPS_FORGOTTEN_LOG, GAPS_FORGOTTEN_LOGS } from './advanceRecord.ts';
 export {
   type Arrival,
