@@ -1,8 +1,8 @@
 /**
  * How a replay ends short of its run's own end: the NON_DETERMINISTIC errors that pause an
  * instance until code that replays its history is deployed (the history diverged, a race entry
- * that is no command, a wait on something outside), and the RETRYABLE one of a run that threw
- * an unexpected error.
+ * that is no command, a wait on something outside); the RETRYABLE one of a run that threw an
+ * unexpected error, and which errors a run throws pause it (`pausesRun`) or fail it.
  */
 import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
 import type { JournalEntry, WorkflowState } from './journal.ts';
@@ -70,8 +70,11 @@ export function awaitsOutside(workflow: string): BatonError {
 /** The `details.reason` of a pause whose run threw an unexpected error (see {@link runThrew}). */
 export const RUN_THREW = 'RUN_THREW';
 
-/** The codes of Baton errors that say the code called Baton wrongly: a bug, as a TypeError is. */
-const CODE_FAULTS: ReadonlySet<string> = new Set([
+/**
+ * The codes of Baton errors a run's own code throws that pause it: a misuse of `ctx` (a bug, as
+ * a TypeError is) and a RetryableError (a passing fault).
+ */
+const PAUSING_CODES: ReadonlySet<string> = new Set([
   ErrorCode.INVALID_ARGUMENT,
   ErrorCode.INVALID_REF,
   ErrorCode.INVALID_PAYLOAD,
@@ -92,7 +95,7 @@ const CODE_FAULTS: ReadonlySet<string> = new Set([
 export function pausesRun(state: WorkflowState, thrown: unknown): boolean {
   if (state.thrown !== 'pauses') return false;
   if (!isBatonError(thrown)) return true;
-  return !OUTCOMES.has(thrown) && CODE_FAULTS.has(thrown.code);
+  return !OUTCOMES.has(thrown) && PAUSING_CODES.has(thrown.code);
 }
 
 /** The errors that are commands' journaled outcomes: the same on every replay, no bug to fix. */
