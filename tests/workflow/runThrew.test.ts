@@ -5,11 +5,13 @@
  * another final Baton error) fails a run and runs its compensations.
  */
 import {
+  ANONYMOUS,
   actor,
   BatonError,
   ErrorCode,
   RetryableError,
   replayWorkflow,
+  SYSTEM,
   TerminalError,
   type WorkflowState,
   workflow,
@@ -181,6 +183,32 @@ describe('a run that throws an unexpected error', () => {
       message: 'out of stock',
     });
     expect(ran).toEqual({ charge: 1, refund: 1, ship: 0 });
+  });
+
+  it("withholds what an unexpected error says from a public workflow's readers, and logs it", async () => {
+    const secret = "ENOENT: no such file or directory, open '/srv/app/config/db.json'";
+    const Report = workflow({
+      name: 'report',
+      public: true,
+      input: z.object({}),
+      run: async () => {
+        throw new Error(secret);
+      },
+    });
+    const { logger, lines } = recordingLogger();
+    const h = workflowHarness([Report.actor], { logger });
+    const ref = await h.client.start(Report, 'r-1', {});
+    await h.runAll({ until: h.clock.now() });
+
+    for (const caller of [ANONYMOUS, SYSTEM]) {
+      const { status, paused } = await h.client.workflowStatus(ref, { caller });
+      expect(status).toBe('paused');
+      expect(paused?.error.message).toContain('threw an error, Error, whose text is withheld');
+      expect(JSON.stringify(paused)).not.toContain('/srv/app');
+    }
+    const [line] = lines.filter((l) => l.message === 'workflow paused: its run threw');
+    expect(line?.fields.threw).toBe(`Error: ${secret}`);
+    expect(String(line?.fields.stack)).toContain(secret);
   });
 
   it('fails with a TerminalError, whose compensations run at once', async () => {

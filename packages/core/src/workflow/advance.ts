@@ -23,7 +23,7 @@ import {
 } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { Replayer } from './Replayer.ts';
-import { AWAITS_OUTSIDE, RUN_THREW } from './replayErrors.ts';
+import { AWAITS_OUTSIDE, RUN_THREW, thrownText } from './replayErrors.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import { EXPIRE_TIMER } from './retentionTimer.ts';
 import { warmRuns } from './warmRuns.ts';
@@ -61,6 +61,7 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
           workflow: definition.name,
           version: definition.version,
           error: result.error.message,
+          ...(threw ? { threw: thrownText(cause) } : {}),
           ...(threw && cause instanceof Error ? { stack: cause.stack } : {}),
         },
       );

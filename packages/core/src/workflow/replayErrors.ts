@@ -4,7 +4,7 @@
  * that is no command, a wait on something outside); the RETRYABLE one of a run that threw an
  * unexpected error, and which errors a run throws pause it (`pausesRun`) or fail it.
  */
-import { BatonError, ErrorCode, isBatonError } from '../errors.ts';
+import { BatonError, ErrorCode, isBatonError, withheld } from '../errors.ts';
 import type { JournalEntry, WorkflowState } from './journal.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
@@ -107,19 +107,30 @@ export function journaled(error: BatonError): BatonError {
   return error;
 }
 
-/** RETRYABLE: why an instance whose run threw `thrown` is paused (see {@link pausesRun}). */
+/**
+ * RETRYABLE: why an instance whose run threw `thrown` is paused (see {@link pausesRun}). A
+ * public workflow's readers see its status: there, what an unexpected error says (a server path,
+ * a record's data) is withheld, as a failed command's is, and the worker's log line has it.
+ */
 export function runThrew(definition: AnyWorkflowDefinition, thrown: unknown): BatonError {
   const { name, version } = definition;
-  const what = isBatonError(thrown)
-    ? `${thrown.code}: ${thrown.message}`
-    : thrown instanceof Error
-      ? `${thrown.name}: ${thrown.message}`
-      : String(thrown);
+  const what =
+    definition.public !== true
+      ? thrownText(thrown)
+      : isBatonError(thrown)
+        ? thrownText(withheld(thrown))
+        : `${thrown instanceof Error ? `an error, ${thrown.name},` : 'a value that is no Error,'} whose text is withheld from the readers of this public workflow (the worker's log line "workflow paused: its run threw" has it)`;
   return new BatonError(
     ErrorCode.RETRYABLE,
     `workflow "${name}" (code version ${version}) threw ${what}. An error that is not a TerminalError pauses the instance, its history intact, where a TerminalError would fail it and run its compensations. It is replayed at its next recheck (baton workflows show says when): if the code is at fault, deploy a fix, and resume it`,
     { details: { workflow: name, version, reason: RUN_THREW }, cause: thrown },
   );
+}
+
+/** What a run threw, said whole: for the log, and for the readers of a workflow that is not public. */
+export function thrownText(thrown: unknown): string {
+  if (isBatonError(thrown)) return `${thrown.code}: ${thrown.message}`;
+  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { BatonError, callerOf, ErrorCode, toBatonError } from '@baton/core';
+import { BatonError, callerOf, ErrorCode, toBatonError, withheld } from '@baton/core';
 import {
   ChunkAssembler,
   type ErrorTarget,
@@ -128,6 +128,7 @@ export class Connection {
         engine: context.engine,
         tracker: context.tracker,
         reply: (frame) => this.send(frame),
+        told: (error) => this.#told(error, 'an outcome wait failed'),
         streams: () => this.#streams.values(),
         hold: (wait) => {
           if (this.#closed) wait.cancel();
@@ -264,7 +265,14 @@ export class Connection {
     stream.beginResume();
     engine.resume({ ...request, lastVersion: resume.version, hash: resume.hash }).then(
       (answer) => stream.resumed(resume, answer),
-      (error: unknown) => stream.fail(error),
+      (error: unknown) => stream.fail(this.#told(error, 'a subscription could not resume')),
+    );
+  }
+
+  /** A host-side failure as the client is told it: a surprise's text goes to the log only. */
+  #told(error: unknown, what: string): BatonError {
+    return withheld(toBatonError(error), (text) =>
+      this.context.logger.error(what, { connection: this.id, error: text }),
     );
   }
 

@@ -1,4 +1,4 @@
-import { type SerializedError, toBatonError } from '@baton/core';
+import type { BatonError, SerializedError } from '@baton/core';
 import {
   type JsonValue,
   PROTOCOL_VERSION,
@@ -171,11 +171,11 @@ export class SubscriptionStream {
     for (const waiter of this.#waiters.splice(0)) waiter.resolve();
   }
 
-  /** Fails the subscription with a host-side problem (a resume that threw). */
-  fail(error: unknown): void {
+  /** Fails the subscription with a host-side problem (a resume that threw), as the client is told it. */
+  fail(error: BatonError): void {
     if (this.#closed) return;
     this.#resuming = false;
-    this.#error(toBatonError(error).toJSON());
+    this.#error(error.toJSON());
   }
 
   #deliver(result: QueryResult): void {

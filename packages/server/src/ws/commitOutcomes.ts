@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { BatonError, ErrorCode } from '@baton/core';
 import { PROTOCOL_VERSION, type ServerMessage } from '@baton/protocol';
 import type { QueryEngine } from '../QueryEngine.ts';
 import { answerOutcome, visibleFrame } from '../session/answerOutcome.ts';
@@ -17,6 +17,8 @@ export interface CommitOutcomesContext {
   readonly tracker: CommitTracker;
   /** Sends a frame, unless the connection closed. */
   reply(frame: ServerMessage): void;
+  /** A failure as the client is told it: a surprise's text withheld (and logged). */
+  told(error: unknown): BatonError;
   /** The connection's live subscriptions. */
   streams(): Iterable<SubscriptionStream>;
   /** Keeps a wait so that closing the connection cancels it; returns a function forgetting it. */
@@ -77,12 +79,11 @@ async function answer(
     context.reply(visibleFrame(request.requestId, request.messageId));
   } catch (error) {
     wait.cancel();
-    const serialized = toBatonError(error).toJSON();
     context.reply({
       v: PROTOCOL_VERSION,
       type: 'error',
       requestId: request.requestId,
-      error: serialized,
+      error: context.told(error).toJSON(),
     });
   }
 }

@@ -1,3 +1,4 @@
+import { ErrorCode, jsonLogger } from '@baton/core';
 import { type JsonValue, MAX_RESUME_VERSION } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer } from './fixtures/startTestServer.ts';
@@ -100,5 +101,33 @@ describe('resume after a reconnect', () => {
     const second = await connect(first.held);
     expect(second.answer).toMatchObject({ type: 'patch', version: 2, baseVersion: 1 });
     expect(t.server.engine.stats().instances).toBe(1);
+  });
+
+  it('tells a client whose resume failed on the host only that it failed, and logs what it was', async () => {
+    await t.close();
+    const lines: Record<string, unknown>[] = [];
+    t = await startTestServer({
+      logger: jsonLogger({ write: (line) => lines.push(JSON.parse(line)) }),
+    });
+    const secret = 'connect ECONNREFUSED 10.0.0.7:5432 (user baton, password hunter2)';
+    t.server.engine.resume = () => Promise.reject(new Error(secret));
+    const socket = await t.open();
+    socket.send({
+      v: 1,
+      type: 'subscribe',
+      id: 's1',
+      query: 'padded',
+      args,
+      resume: { version: 3, hash: 'held' },
+    });
+    const failed = await socket.next('error', (f) => f.id === 's1');
+    expect(failed.error.code).toBe(ErrorCode.RETRYABLE);
+    expect(JSON.stringify(failed)).not.toContain('hunter2');
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        message: 'a subscription could not resume',
+        error: expect.stringContaining(secret),
+      }),
+    );
   });
 });
