@@ -399,8 +399,19 @@ describe('operator actions', () => {
       ),
       details: { actorId: 'alarm/a', messageId: 'nope', failing: messageId },
     });
-    // Paused, its next delivery parks it: the end would be lost.
-    await pauseActor(store, queue, 'alarm/a', { by: 'ops' });
+    // A pause would park it, its handler to run again from its first attempt: refused.
+    const pause = (force?: boolean) =>
+      pauseActor(store, queue, 'alarm/a', { by: 'ops', ...(force ? { force } : {}) });
+    expect(await pause().catch((e: unknown) => e)).toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      message: expect.stringContaining(
+        `alarm/a was not paused: message ${messageId} is failing at the head of its inbox (handler "ring" failed 1 time(s)`,
+      ),
+      details: { actorId: 'alarm/a', messageId, attempts: 1, ended: false },
+    });
+    expect((await h.record('alarm/a'))?.paused).toBeUndefined();
+    // Paused all the same, its next delivery parks it: the end would be lost.
+    await pause(true);
     expect(await end(messageId).catch((e: unknown) => e)).toMatchObject({
       code: ErrorCode.INVALID_STATE,
       message: expect.stringMatching(
@@ -434,6 +445,12 @@ describe('operator actions', () => {
     expect(await refusal(purgeDeadLetter(store, 'alarm/a', messageId, { by: 't' }))).toMatchObject({
       ...notYet,
       message: expect.stringContaining('an operator ended it already (ops, at '),
+    });
+    // Nor is it paused before the end takes effect, which the pause would drop.
+    expect(await pause().catch((e: unknown) => e)).toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      message: expect.stringContaining('an operator ended it (ops, at '),
+      details: { ended: true },
     });
 
     await h.run();

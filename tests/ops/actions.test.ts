@@ -869,6 +869,43 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('dead-letters', 'list')).total).toBe(1);
   });
 
+  it('refuses an inbox URL that names no inbox before anything is done: a queue that does not exist, or the dead-letter queue', async () => {
+    await json('send', 'note/q', 'add', '{"entry":"x"}', '--app', NOTES);
+    await work();
+    const { options } = deployment;
+    const inbox = options['queue-url']!;
+    const dlq = options['dead-letter-queue-url']!;
+    // The inbox given by hand, as --table and --queue-url alone name a deployment.
+    const { 'dead-letter-queue-url': _, ...named } = options;
+    const as = (url: string, ...argv: string[]) =>
+      runBaton([...argv, ...flagsOf({ ...named, 'queue-url': url }), '--operator', 'ops']);
+    const typo = await as(
+      inbox.replace(/\.fifo$/, '-typo.fifo'),
+      'actors',
+      'pause',
+      'note/q',
+      '--yes',
+    );
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(
+      /the inbox queue \S+-typo\.fifo does not exist \(.*\); check --queue-url .* nothing was done/,
+    );
+    expect(typo.err).not.toMatch(/baton audit/);
+    expect((await json('actors', 'get', 'note/q')).paused).toBeNull();
+    for (const argv of [
+      ['actors', 'pause', 'note/q', '--yes'],
+      ['send', 'note/q', 'add', '{"entry":"y"}', '--app', NOTES],
+    ]) {
+      const swapped = await as(dlq, ...argv);
+      expect(swapped.code).toBe(2);
+      expect(swapped.err).toContain(
+        `the inbox queue ${dlq} is the dead-letter queue of ${inbox}, not an inbox: a message sent to it is never applied (the inbox is --queue-url ${inbox})`,
+      );
+    }
+    expect((await json('actors', 'get', 'note/q')).paused).toBeNull();
+    expect((await json('queue-dead-letters', 'list')).total).toBe(0);
+  });
+
   it('says what dead letters there are when a filter matches none, and refuses an actor id as --type', async () => {
     await json('send', 'tally/t', 'add', '{"entry":"poison"}', '--app', TALLY);
     await work(async () => (await json('dead-letters', 'list')).total === 1);
@@ -1276,6 +1313,15 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(wrong.err).toContain(
       `message other-id is not failing at the head of tally/end's inbox: the message failing there is ${messageId} (handler "add" failed 1 time(s) since `,
     );
+    // A pause would park it and run it again from its first attempt once resumed: refused.
+    const pause = () => baton('actors', 'pause', 'tally/end', '--yes');
+    const unpaused = await pause();
+    expect(unpaused.code).toBe(1);
+    expect(unpaused.err).toContain(
+      `tally/end was not paused: message ${messageId} is failing at the head of its inbox (handler "add" failed 1 time(s)`,
+    );
+    expect(unpaused.err).toContain(`to stop its handler running again, end it (${endHint})`);
+    expect((await json('actors', 'get', 'tally/end')).paused).toBeNull();
     const unconfirmed = await baton('actors', 'end-failing', 'tally/end', messageId);
     expect(unconfirmed.err).toMatch(/pass --yes to confirm/);
     expect((await deployment.store.load('tally/end'))?.failing?.ended).toBeUndefined();
@@ -1291,6 +1337,8 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     );
     const again = await json('actors', 'end-failing', 'tally/end', messageId, '--yes');
     expect(again).toMatchObject({ alreadyEnded: true, ended: marked.ended });
+    // Nor once ended: a pause would drop the end.
+    expect((await pause()).err).toContain('an operator ended it (ops, at ');
 
     // Its next delivery keeps it without a run; the message behind it is applied.
     await failingUntil((failing) => failing === undefined);
@@ -1336,19 +1384,16 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
   });
 
   it('chooses and audits a send’s key before it sends, and after a failure says to send it again under that key: applied once', async () => {
-    const missing = `${deployment.options['queue-url']!.replace(/\.fifo$/, '')}-gone.fifo`;
+    // SQS out of reach (a closed port): whether the send reached the inbox is unknown.
+    const unreachable = { ...deployment.options, 'sqs-endpoint': 'http://127.0.0.1:1' };
     const argv = ['send', 'note/s', 'add', '{"entry":"once"}', '--app', NOTES];
-    const failed = await runBaton([
-      ...argv,
-      ...flagsOf({ ...deployment.options, 'queue-url': missing }),
-      ...['--operator', 'ops'],
-    ]);
+    const failed = await runBaton([...argv, ...flagsOf(unreachable), ...['--operator', 'ops']]);
     expect(failed.code).toBe(1);
     const [audit, error] = failed.err.split('\n');
     const key = /"key":"([^"]+)"/.exec(audit!)?.[1];
     expect(audit).toMatch(/^baton audit .*"action":"send","actor":"note\/s","name":"add","key":"/);
     const again = hintWith(
-      { ...deployment.options, 'queue-url': missing },
+      unreachable,
       `send note/s add '{"entry":"once"}' --app ${NOTES} --key ${key}`,
     );
     expect(error).toMatch(

@@ -125,7 +125,8 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     const listed = await baton('queue-dead-letters', 'list');
     expect(listed.code, listed.err).toBe(0);
     const lines = listed.out.split('\n');
-    expect(lines[0]).toMatch(/^ACTOR +NAME +FROM +MESSAGEID +AGE +PAYLOAD$/);
+    expect(lines[0]).toMatch(/^ACTOR +NAME +FROM +MESSAGEID +SENT +PAYLOAD$/);
+    expect(lines[1]).toMatch(/ {2}\d+(ms|s) ago {2}/);
     expect(lines[1]).toMatch(/ {2}\{"entry":"a{29}…$/);
     // Its message id a shell word, as dead-letters list prints one: pasted, it is the id.
     const printed = lines[1]!.split(/ {2,}/)[3]!;

@@ -224,7 +224,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     await pumpUntil(async () => (await statusOf('c')) === 'paused');
     expect(
       (await baton('workflows', 'list', 'ship', '--status', 'paused', '--json')).json().instances,
-    ).toMatchObject([{ id: 'c', status: 'paused' }]);
+    ).toMatchObject([{ id: 'c', status: 'paused', error: 'NON_DETERMINISTIC' }]);
     // baton status names it, as no paused actor shows it (its record is not paused, its state
     // is), with the commands to see why and to resume it, and asks for attention.
     const status = await baton('status');

@@ -769,6 +769,7 @@ describe('BatonApp', () => {
       'logs:StartQuery',
       'sqs:ChangeMessageVisibility',
       'sqs:GetQueueAttributes',
+      'sqs:ListDeadLetterSourceQueues',
       'sqs:ReceiveMessage',
     ]);
     // Only GetMetricData and GetQueryResults, which take no resource, are on "*".

@@ -24,7 +24,8 @@ export function grantReadOnly(app: AppParts, grantee: iam.IGrantable): iam.Grant
   });
   const queues = iam.Grant.addToPrincipal({
     grantee,
-    actions: ['sqs:GetQueueAttributes'],
+    // The second tells a dead-letter queue passed as the inbox (see the CLI's checkInboxQueue).
+    actions: ['sqs:GetQueueAttributes', 'sqs:ListDeadLetterSourceQueues'],
     resourceArns: [
       app.inbox.queueArn,
       app.deadLetterQueue.queueArn,

@@ -3,7 +3,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import type { SqsQueue } from '@baton/aws';
 import { type BatonApp, BatonError, ErrorCode } from '@baton/core';
 import { commandLine } from '@baton/core/engine';
-import { requireInbox } from './inboxNeeds.ts';
+import { checkInboxQueue, requireInbox } from './inboxNeeds.ts';
 import { loadApp } from './loadApp.ts';
 import type { OpsIo } from './OpsIo.ts';
 import {
@@ -50,6 +50,7 @@ export class OpsContext {
   #target: Promise<Target> | undefined;
   #operator: Promise<string> | undefined;
   #app: Promise<BatonApp> | undefined;
+  #inboxChecked: Promise<void> | undefined;
 
   constructor(io: OpsIo, values: OpsValues, args: readonly string[]) {
     this.io = io;
@@ -68,10 +69,15 @@ export class OpsContext {
 
   /**
    * The app's inbox queue, for a command that sends to it; refused when only the table is named
-   * (`runOps` refuses such a command before it runs: see inboxNeeds.ts).
+   * (`runOps` refuses such a command before it runs: see inboxNeeds.ts), and when its URL names
+   * no inbox (`checkInboxQueue`, once per command).
    */
   async inbox(): Promise<SqsQueue> {
-    return requireInbox(await this.target()).queue;
+    const target = await this.target();
+    const { queue, url } = requireInbox(target);
+    this.#inboxChecked ??= checkInboxQueue(target.sqs, url);
+    await this.#inboxChecked;
+    return queue;
   }
 
   /**

@@ -289,7 +289,12 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
   const known = (await store.load(id)) !== undefined;
   const by = await ctx.operator();
   const now = ctx.io.now();
-  const record = await pauseActor(store, queue, id, { by, now });
+  const record = await pauseActor(store, queue, id, {
+    by,
+    now,
+    followUp: ctx.followUp,
+    force: ctx.values.force === true,
+  });
   const since = record.paused?.at ?? now;
   // Paused already (by this operator or another): the pause stands as it was, nothing changed.
   if (record.paused?.by !== by || since !== now) {

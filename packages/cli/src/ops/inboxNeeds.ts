@@ -7,6 +7,11 @@
  * the table only, runs, with a note of what the command itself needs. The refusal, and the
  * typed inbox a command that sends gets (`requireInbox`), are here too.
  */
+import {
+  GetQueueAttributesCommand,
+  ListDeadLetterSourceQueuesCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { BATON_ENV, type SqsQueue } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 import type { Target, TargetOptions } from './target.ts';
@@ -99,4 +104,46 @@ export function requireInbox(target: Target): { queue: SqsQueue; url: string } {
   const { queue, names } = target;
   if (!queue || !names.inboxUrl) throw inboxRefusal(names.table, 'to send to it');
   return { queue, url: names.inboxUrl };
+}
+
+/**
+ * Refuses, before a command changes anything, an inbox URL that names no inbox: a queue that
+ * does not exist, one that is not FIFO, or a dead-letter queue (another queue's redrive policy
+ * names it), which would take a redrive or a message and never apply it. A check SQS cannot
+ * answer (a caller without `sqs:ListDeadLetterSourceQueues`) lets the command go on.
+ */
+export async function checkInboxQueue(sqs: SQSClient, url: string): Promise<void> {
+  const refuse = (why: string) =>
+    new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the inbox queue ${url} ${why}; check --queue-url (or BATON_INBOX_URL), or name the deployment with --stack; nothing was done`,
+      { details: { queueUrl: url } },
+    );
+  let fifo: string | undefined;
+  try {
+    const attributes = new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['FifoQueue'],
+    });
+    fifo = (await sqs.send(attributes)).Attributes?.FifoQueue;
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'QueueDoesNotExist' || name.endsWith('NonExistentQueue')) {
+      throw refuse(`does not exist (${name})`);
+    }
+    return;
+  }
+  if (fifo !== 'true') throw refuse("is not a FIFO queue, as Baton's inbox is");
+  let sources: readonly string[];
+  try {
+    const named = new ListDeadLetterSourceQueuesCommand({ QueueUrl: url });
+    sources = (await sqs.send(named)).queueUrls ?? [];
+  } catch {
+    return;
+  }
+  if (sources.length > 0) {
+    throw refuse(
+      `is the dead-letter queue of ${sources.join(', ')}, not an inbox: a message sent to it is never applied (the inbox is --queue-url ${sources[0]})`,
+    );
+  }
 }

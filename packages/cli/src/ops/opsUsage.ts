@@ -8,7 +8,9 @@ export const OPS_USAGE = `Operating a deployed app:
   baton backlog [--top n] [--limit n]                the actors stuck or hot: failing, parked, timers due, sends undrained, dead letters
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
-  baton actors pause <type/key>                      it processes nothing; its messages wait, in order
+  baton actors pause <type/key> [--force]            it processes nothing; its messages wait, in order
+    (not while a message fails at its head, which it would run again from its first attempt once
+    resumed: end that one instead; --force pauses all the same)
   baton actors resume <type/key>                     it applies what waited, in order, then goes on
   baton actors end-failing <type/key> <message id>   the message failing at its head is dead-lettered
     at its next delivery, its handler not run again; the actor goes on with the messages behind it

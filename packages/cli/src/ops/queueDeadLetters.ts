@@ -33,7 +33,7 @@ const REDRIVE_WAIT_S = 2;
 /** How long a look hides the messages it takes, at most: it puts them back at once after. */
 const LOOK_VISIBILITY_S = 5;
 /** The columns `list` and a dry-run redrive print. */
-const COLUMNS = ['actor', 'name', 'from', 'messageId', 'age', 'payload'];
+const COLUMNS = ['actor', 'name', 'from', 'messageId', 'sent', 'payload'];
 /** The table of `peeked`, its actor and message ids shell words, as `dead-letters list` prints them. */
 const peekTable = (peeked: readonly Peeked[]) => table(peeked.map(pasteable), COLUMNS);
 
@@ -43,8 +43,11 @@ type Peeked = {
   readonly name: string;
   readonly from: string;
   readonly messageId: string;
-  /** How long ago it was sent (its envelope's time: SQS restarts a message's age as it moves it). */
-  readonly age: string;
+  /**
+   * How long ago it was first sent (its envelope's time). Not how long it has been here: SQS
+   * keeps it 14 days from its move, which it tells of no message (`status` has the queue's oldest).
+   */
+  readonly sent: string;
   /** The start of its payload's JSON, for the table. */
   readonly payload: string;
   /** The whole envelope, as the inbox would read it; absent for a body that is not one. */
@@ -172,6 +175,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
     return;
   }
   const { sqs, url } = await deadLetterQueue(ctx);
+  await ctx.inbox();
   const inbox = requireInbox(await ctx.target()).url;
   await ctx.confirm(`redrive ${which} of the inbox's dead-letter queue into the inbox?`);
   let moved = 0;
@@ -349,7 +353,7 @@ function describe(message: Message, now: number): Peeked {
     name: envelope?.name ?? '(not a Baton envelope)',
     from: envelope?.from ?? '?',
     messageId: envelope?.id ?? message.MessageId ?? '?',
-    age: envelope ? duration(now - envelope.sentAt) : 'unknown',
+    sent: envelope ? `${duration(now - envelope.sentAt)} ago` : 'unknown',
     payload: clipped(envelope ? (JSON.stringify(envelope.payload) ?? 'undefined') : body),
     ...(envelope ? { envelope } : { body }),
   };

@@ -73,7 +73,7 @@ const COMMANDS: Readonly<
   backlog: { run: backlog, takes: ['top', 'limit'], operands: [] },
   'actors get': { run: actorsGet, takes: ['app'], operands: ['<type/key>'] },
   'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
-  'actors pause': { run: actorsPause, takes: [], operands: ['<type/key>'] },
+  'actors pause': { run: actorsPause, takes: ['force'], operands: ['<type/key>'] },
   'actors resume': { run: actorsResume, takes: [], operands: ['<type/key>'] },
   'actors end-failing': {
     run: actorsEndFailing,

@@ -91,7 +91,7 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
           steps: stepsOf(state),
           startedAt: iso(state.startedAt),
           endedAt: iso(state.endedAt),
-          ...(state.error ? { error: state.error.code } : {}),
+          ...errorColumn(state),
         });
       }
       from = page.cursor;
@@ -272,6 +272,19 @@ async function nextReplay(ctx: OpsContext, name: string, id: string): Promise<st
   const timers = await store.listTimers(instanceId(name, id));
   const recheck = timers.find((timer) => timer.id === WORKFLOW_RECHECK_TIMER);
   return recheck ? new Date(recheck.at).toISOString() : null;
+}
+
+/**
+ * The error `workflows list` shows of an instance: the one that ended it, or the one that paused
+ * it, with why (`RETRYABLE (RUN_THREW)`: its run threw; `NON_DETERMINISTIC`: its history does
+ * not replay), so that a paused list tells the two apart.
+ */
+function errorColumn(state: WorkflowState): { error?: string } {
+  if (state.error) return { error: state.error.code };
+  const paused = state.paused?.error;
+  if (!paused) return {};
+  const reason = paused.details?.reason;
+  return { error: typeof reason === 'string' ? `${paused.code} (${reason})` : paused.code };
 }
 
 /** The innermost error a dead letter keeps (what made it fail: its `details.cause` chain). */

@@ -50,6 +50,7 @@ export { REJECTED_LOG } from './messageEffects.ts';
 export {
   cancelTimer,
   heldAsk,
+  type PauseOptions,
   pauseActor,
   purgeDeadLetter,
   resumeActor,

@@ -9,11 +9,11 @@ import { awaitsRedrive, endedWithoutRedrive } from '../adapter/awaitsRedrive.ts'
 import type { Envelope } from '../adapter/envelope.ts';
 import { askTimerId, encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
 import type { Queue, Store } from '../adapter/ports.ts';
-import type { ActorRecord, DeadLetter, Timer } from '../adapter/storedRecords.ts';
+import type { ActorRecord, DeadLetter, FailingMessage, Timer } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { RECHECK_TIMER } from '../workflow/advance.ts';
-import { failingNotDeadLettered } from './failingHead.ts';
+import { failingNotDeadLettered, failingSummary } from './failingHead.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import { changeRecord, type OperatorOptions } from './operatorCommit.ts';
 import { parkedLetterRefused } from './parking.ts';
@@ -24,6 +24,9 @@ import { parkedLetterRefused } from './parking.ts';
  * actors go on. A wake-up sent to its inbox makes the worker holding it warm read the paused
  * record; another worker's warm record may still run the handlers of one batch, whose commit
  * the pause then refuses (nothing of it is applied). Pausing a paused actor changes nothing.
+ * Refused with INVALID_STATE while a message is failing at the head of its inbox, unless
+ * `force`: parked, it would run again from its first attempt once resumed (see
+ * {@link PauseOptions.force}); `endFailingMessage` is what stops it.
  * A paused actor's record is not deleted, even a halted one's past its expiry: it is once
  * resumed, and its parked messages applied, if it is still halted then.
  *
@@ -34,14 +37,55 @@ export async function pauseActor(
   store: Store,
   queue: Queue,
   actorId: string,
-  { by, now = Date.now() }: OperatorOptions,
+  { by, now = Date.now(), followUp = batonCommand, force = false }: PauseOptions,
 ): Promise<ActorRecord> {
   // A paused record keeps its expiry, but no store deletes it while paused (see deletableAt).
-  const record = await changeRecord(store, actorId, now, (current) =>
-    current.paused ? undefined : { record: { ...current, paused: { at: now, by } } },
-  );
+  const record = await changeRecord(store, actorId, now, (current) => {
+    if (current.paused) return undefined;
+    if (current.failing && !force) throw pauseOfFailing(current, current.failing, followUp);
+    return { record: { ...current, paused: { at: now, by } } };
+  });
   await wake(queue, record, now);
   return record;
+}
+
+export interface PauseOptions extends OperatorOptions {
+  /**
+   * Pause an actor whose head message is failing too: the pause parks that message at its next
+   * delivery, dropping its count of attempts (and an operator's end of it), so its handler runs
+   * again from its first attempt once the actor is resumed.
+   * @default false
+   */
+  readonly force?: boolean;
+}
+
+/**
+ * The refusal to pause an actor whose head message is failing (without `force`): a pause would
+ * park it and restart its attempts, and would drop an end an operator made of it. The messages
+ * behind it wait already; ending it is what stops its handler.
+ */
+function pauseOfFailing(
+  record: ActorRecord,
+  failing: FailingMessage,
+  followUp: FollowUp,
+): BatonError {
+  const { id: actorId } = record;
+  const messageId = failing.id;
+  const why = failing.ended
+    ? `an operator ended it (${failing.ended.by}, at ${new Date(failing.ended.at).toISOString()}), and its next delivery keeps it as a dead letter without running its handler; a pause would park it at that delivery instead, dropping the end, and its handler would run again once resumed. Let the end take effect first (${followUp`actors get ${actorId}`} shows no failing message then), then pause`
+    : `a pause would park it at its next delivery and drop its count, so its handler would run again from its first attempt once resumed. The messages behind it wait already: to stop its handler running again, end it (${followUp`actors end-failing ${actorId} ${messageId}`})`;
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `${actorId} was not paused: message ${messageId} is failing at the head of its inbox (${failingSummary(failing)}), and ${why}. To pause it all the same, pass --force (pauseActor's force)`,
+    {
+      details: {
+        actorId,
+        messageId,
+        attempts: failing.attempts,
+        ended: failing.ended !== undefined,
+      },
+    },
+  );
 }
 
 /**
