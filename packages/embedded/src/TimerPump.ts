@@ -31,9 +31,17 @@ export class TimerPump {
   #pass: Promise<void> = Promise.resolve();
   readonly #unsubscribe: () => void;
 
-  constructor(engine: Engine, store: EmbeddedStore) {
+  /** The longest real wait between two looks (see the constructor). */
+  readonly #maxWaitMs: number;
+
+  /**
+   * `maxWaitMs` bounds each real wait: a clock of the caller's own (a test's VirtualClock) moves
+   * by `advance`, which no real timer follows, so the pump then looks again that often.
+   */
+  constructor(engine: Engine, store: EmbeddedStore, maxWaitMs = MAX_WAIT_MS) {
     this.#engine = engine;
     this.#store = store;
+    this.#maxWaitMs = maxWaitMs;
     this.#unsubscribe = store.watchTimers((timer) => {
       if (this.#wakeAt === undefined || timer.at < this.#wakeAt) this.#schedule(timer.at);
     });
@@ -53,7 +61,7 @@ export class TimerPump {
     if (!this.#running) return;
     clearTimeout(this.#wake);
     this.#wakeAt = at;
-    const delay = Math.min(Math.max(0, at - this.#engine.clock.now()), MAX_WAIT_MS);
+    const delay = Math.min(Math.max(0, at - this.#engine.clock.now()), this.#maxWaitMs);
     this.#wake = setTimeout(() => {
       this.#wakeAt = undefined;
       this.#pass = this.#pass.then(() => this.#fireDue());

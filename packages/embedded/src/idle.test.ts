@@ -91,6 +91,26 @@ describe('idle()', () => {
     expect(await lines(running)).toEqual([]);
   });
 
+  it("fires a timer once a clock of the caller's own is moved past it, as idle() then waits for", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const clock = { now: () => now };
+    // The sweeper, a backstop that fires due timers too, not within the test: the pump alone.
+    const sweepIntervalMs = 3_600_000;
+    app = startEmbedded({ actors: [Log, Ticker], logger: silentLogger, clock, sweepIntervalMs });
+    await app.client.asSystem().send(Ticker.ref('t'), 'start', { inMs: 600_000, left: 0 });
+    expect(await app.idle({ timersWithinMs: 0 })).toEqual({
+      timersLater: 1,
+      nextTimerAt: now + 600_000,
+    });
+    now += 601_000;
+    // No real timer follows the clock: the pump looks again while idle() waits for it.
+    expect(await app.idle({ timersWithinMs: 0 })).toEqual({
+      timersLater: 0,
+      nextTimerAt: undefined,
+    });
+    expect(await lines(app)).toEqual(['tick 0']);
+  });
+
   it('rejects a bound that is not a duration, saying what it takes', async () => {
     const running = start();
     await expect(running.idle({ timersWithinMs: -1 })).rejects.toMatchObject({

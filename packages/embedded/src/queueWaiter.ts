@@ -2,7 +2,10 @@ import type { EmbeddedQueue } from './EmbeddedQueue.ts';
 
 /** See {@link queueWaiter}. */
 export interface QueueWaiter {
-  /** Resolves when a message may be receivable (a send, a release, a timeout), or within 1 s. */
+  /**
+   * Resolves when a message may be receivable (a send, a release, a timeout), or within
+   * `maxWaitMs` (1 s by default; less on a clock a test moves, which no real timer follows).
+   */
   waitForWork(): Promise<void>;
   /** Ends every pending `waitForWork` at once. */
   wake(): void;
@@ -18,7 +21,11 @@ export interface QueueWaiter {
  * const waiter = queueWaiter(backend.queue);
  * const loops = startWorkerLoops(worker, waiter);
  */
-export function queueWaiter(queue: EmbeddedQueue, now: () => number = Date.now): QueueWaiter {
+export function queueWaiter(
+  queue: EmbeddedQueue,
+  now: () => number = Date.now,
+  maxWaitMs = 1000,
+): QueueWaiter {
   const sleepers = new Set<() => void>();
   const wake = () => {
     if (sleepers.size === 0) return; // the usual case while the workers are busy: no copy
@@ -29,8 +36,8 @@ export function queueWaiter(queue: EmbeddedQueue, now: () => number = Date.now):
     waitForWork: () =>
       new Promise<void>((resolve) => {
         const next = queue.nextVisibleAt();
-        const delay = next === undefined ? 1000 : Math.max(0, next - now());
-        const timer = setTimeout(done, Math.min(delay, 1000));
+        const delay = next === undefined ? maxWaitMs : Math.max(0, next - now());
+        const timer = setTimeout(done, Math.min(delay, maxWaitMs));
         sleepers.add(done);
         function done() {
           clearTimeout(timer);

@@ -55,6 +55,9 @@ export interface EmbeddedRuntime {
   stop(): Promise<void>;
 }
 
+/** How often waits are looked at again on a clock a test moves (see `recheckMs` below). */
+const VIRTUAL_RECHECK_MS = 20;
+
 /**
  * Runs an app in this process: worker loops that wake when messages arrive, durable timers
  * fired when due, a periodic sweeper, and a client for ingress. With `dataDir`, everything committed survives a restart.
@@ -92,14 +95,17 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     queue: backend.queue,
     ...(clock ? { clock } : {}),
   });
-  const waiter = queueWaiter(backend.queue, () => engine.clock.now());
+  // On a clock of the caller's own, which moves by `advance` and no real timer follows, the
+  // waits for a message's visibility and a timer's due time are looked at again this often.
+  const recheckMs = clock ? VIRTUAL_RECHECK_MS : undefined;
+  const waiter = queueWaiter(backend.queue, () => engine.clock.now(), recheckMs);
   const loops = startWorkerLoops(new Worker(engine), {
     waitForWork: waiter.waitForWork,
     wake: waiter.wake,
     concurrency: options.concurrency,
     sweepIntervalMs: options.sweepIntervalMs,
   });
-  const timers = new TimerPump(engine, backend.store);
+  const timers = new TimerPump(engine, backend.store, recheckMs);
 
   return {
     backend,
