@@ -46,6 +46,21 @@ describe('actor', () => {
     expect(Shift.actor.name).toBe('wf-shift');
   });
 
+  it("refuses a workflow ref of a ref's actor id, naming the instance id to pass", () => {
+    const Shift = workflow({ name: 'shift', input: z.object({}), run: async () => null });
+    const ref = Shift.ref('s-1');
+    expect(ref).toMatchObject({ id: 'wf-shift/s-1', key: 's-1', workflow: 'shift' });
+    expect(() => Shift.ref(ref.id)).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_REF,
+        message:
+          'shift.ref("wf-shift/s-1"): that is the actor id of instance "s-1" (a ref\'s .id), not an instance id: pass the instance id, a ref\'s .key — shift.ref("s-1")',
+      }),
+    );
+    // An instance id of other slashes is an id as any other.
+    expect(Shift.ref('wf-other/s-1').key).toBe('wf-other/s-1');
+  });
+
   it.each(['counter', 'Counter', 'c', 'bank-account', 'bank_account2', 'wf', 'wfx-1'])(
     'accepts the name %j',
     (name) => {

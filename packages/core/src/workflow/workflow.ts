@@ -237,6 +237,16 @@ export function workflow<
   Object.assign(definition, {
     actor: generated,
     ref(id: string) {
+      // A ref's `id` is its actor's (`wf-<name>/<instance id>`): passed back here by mistake,
+      // it would name another instance, never started, and a signal to it would wait there.
+      if (typeof id === 'string' && id.startsWith(`${type}/`)) {
+        const key = id.slice(type.length + 1);
+        throw new BatonError(
+          ErrorCode.INVALID_REF,
+          `${options.name}.ref(${JSON.stringify(id)}): that is the actor id of instance ${JSON.stringify(key)} (a ref's .id), not an instance id: pass the instance id, a ref's .key — ${options.name}.ref(${JSON.stringify(key)})`,
+          { details: { workflow: options.name, id } },
+        );
+      }
       return { ...generated.ref(id), workflow: options.name };
     },
   });
