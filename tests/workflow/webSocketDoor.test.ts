@@ -1,7 +1,8 @@
 /**
  * A public workflow through the local WebSocket host and the browser's `BatonClient`: the user
  * the app's auth hook signed in starts their instance, watches it live with the
- * `workflowStatus` query and signals it on; another user may neither start, signal nor read it
+ * `workflowStatus` query, signals it on or cancels it; another user may neither start, signal,
+ * cancel nor read it
  * (FORBIDDEN), and the run sees its starter as `ctx.caller`.
  */
 
@@ -72,13 +73,26 @@ describe('a public workflow through the WebSocket host', () => {
 
     const refused = await watch(bob, 'alice-1', (s) => s.status === 'error');
     expect(refused.error).toMatchObject({ code: 'FORBIDDEN' });
-    await expect(bob.send(ref, 'signal', { name: 'go', payload: null })).rejects.toMatchObject({
-      code: 'FORBIDDEN',
-    });
+    await expect(bob.signal(ref, 'go', null)).rejects.toMatchObject({ code: 'FORBIDDEN' });
 
     const completed = watch(alice, 'alice-1', (s) => s.data?.status === 'completed');
-    await alice.send(ref, 'signal', { name: 'go', payload: null });
+    await alice.signal(ref, 'go', null);
     await runtime.idle();
     expect((await completed).data).toMatchObject({ status: 'completed', output: 'hi, alice' });
+  });
+
+  it('is cancelled by its user only, with the reason given', async () => {
+    const alice = connect('alice');
+    const bob = connect('bob');
+    const ref = await alice.start(Greeter, 'alice-2', { greeting: 'hey' });
+    await runtime.idle();
+    await expect(bob.cancel(ref)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    const cancelled = watch(alice, 'alice-2', (s) => s.data?.status === 'cancelled');
+    await alice.cancel(ref, { reason: 'changed my mind' });
+    await runtime.idle();
+    expect((await cancelled).data).toMatchObject({
+      status: 'cancelled',
+      error: { code: 'CANCELLED', message: expect.stringContaining('changed my mind') },
+    });
   });
 });

@@ -93,5 +93,14 @@ describe('BatonClient types', () => {
     void client.send(ref, 'signal', { name: 'shiped', payload: { tracking: 'T-1' } });
     // @ts-expect-error: the payload must match the event's schema
     void client.send(ref, 'signal', { name: 'shipped', payload: { tracking: 1 } });
+    // The same through `signal`, which takes the event's name and payload apart.
+    void client.signal(ref, 'shipped', { tracking: 'T-1' });
+    // @ts-expect-error: an event the workflow does not take
+    void client.signal(ref, 'shiped', { tracking: 'T-1' });
+    // @ts-expect-error: the payload must match the event's schema
+    void client.signal(ref, 'shipped', { tracking: 1 });
+    // @ts-expect-error: the event's schema takes a payload
+    void client.signal(ref, 'shipped');
+    void client.cancel(ref, { reason: 'lost' });
   });
 });

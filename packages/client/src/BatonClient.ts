@@ -4,11 +4,15 @@ import type {
   AnyQueryDefinition,
   AnyWorkflowDefinition,
   ArgsOf,
+  EventInput,
+  EventName,
+  EventSchemas,
   InputOf,
   MessageName,
   PayloadOf,
   ReplyOf,
   ResultOf,
+  WorkflowRef,
   WorkflowRefOf,
 } from '@baton/core';
 import { PROTOCOL_VERSION } from '@baton/protocol';
@@ -178,6 +182,38 @@ export class BatonClient {
   }
 
   /**
+   * Sends event `name` to a workflow instance (the workflow must be public, and its `authorize`
+   * allow this client's caller to signal it): the first `ctx.waitForEvent(name)` consumes it.
+   * A workflow that declares `events` takes only those, each with its schema's payload (typed
+   * here, and refused with INVALID_PAYLOAD by the server). Resolves once the server accepted it.
+   *
+   * @example
+   * await client.signal(Approval.ref('r-1'), 'approved', { by: 'ann' });
+   */
+  signal<Events extends EventSchemas, Name extends EventName<Events>>(
+    ref: WorkflowRef<unknown, unknown, Events>,
+    name: Name,
+    ...[payload, options = {}]: ClientSignalArgs<Events, Name>
+  ): Promise<{ messageId: string }> {
+    return this.send(ref as ActorRef, 'signal' as never, { name, payload } as never, options);
+  }
+
+  /**
+   * Cancels a workflow instance (as its `authorize` allows this client's caller): its
+   * compensations run, then it ends as `cancelled`. Resolves once the server accepted it.
+   *
+   * @example
+   * await client.cancel(Fulfil.ref('order-17'), { reason: 'changed my mind' });
+   */
+  cancel(
+    ref: WorkflowRef,
+    options: ClientSendOptions & { readonly reason?: string } = {},
+  ): Promise<{ messageId: string }> {
+    const { reason, ...send } = options;
+    return this.send(ref as ActorRef, 'cancel' as never, (reason ? { reason } : {}) as never, send);
+  }
+
+  /**
    * Sends a message and resolves with the handler's reply; rejects with a BatonError carrying
    * `code` (REJECTED for a TerminalError, ASK_TIMEOUT after `timeoutMs`, …). Asking again with
    * the same idempotency key returns the first outcome.
@@ -236,3 +272,9 @@ const SKIPPED: QueryObserver<unknown> = Object.freeze({
   subscribe: () => () => {},
   getSnapshot: () => PENDING_STATE,
 });
+
+/** `signal`'s payload and options: the payload may be left out where the event's schema takes none. */
+type ClientSignalArgs<Events extends EventSchemas, Name extends string> =
+  undefined extends EventInput<Events, Name>
+    ? [payload?: EventInput<Events, Name>, options?: ClientSendOptions]
+    : [payload: EventInput<Events, Name>, options?: ClientSendOptions];
