@@ -31,7 +31,7 @@ export function divergence(
     ErrorCode.NON_DETERMINISTIC,
     `workflow "${definition.name}" (code version ${version}) does not replay its history: ${what}. ` +
       (sameVersion
-        ? 'Code of this same version recorded it: unless a deploy changed the code without raising its version, the run is not deterministic, choosing its commands by something a replay sees otherwise (Math.random(), Date.now(), new Date(), state outside the workflow): take those from ctx.random(), ctx.now() or a step. '
+        ? 'Code of this same version recorded it: unless a deploy (or a save under baton dev) changed the code without raising its version, the run is not deterministic, choosing its commands by something a replay sees otherwise (Math.random(), Date.now(), new Date(), state outside the workflow): take those from ctx.random(), ctx.now() or a step. '
         : '') +
       'The instance is paused with its history intact: deploy code that issues the same commands ' +
       '(keep the old path behind ctx.patched(id)) and resume it',
