@@ -824,6 +824,11 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('actors', 'get', 'note/s', '--app', TALLY)).stateValid).toBe(
       'the app defines no actor type note',
     );
+    // A deploy that changed the schema without raising the version: each field that breaks it.
+    const tagged = join(import.meta.dirname, 'fixtures', 'notesTaggedApp.ts');
+    expect((await json('actors', 'get', 'note/s', '--app', tagged)).stateValid).toBe(
+      'state.tags: Invalid input: expected array, received undefined',
+    );
     expect(await json('actors', 'get', 'note/s')).not.toHaveProperty('stateValid');
   });
 

@@ -234,9 +234,12 @@ async function stateCheck(ctx: OpsContext, record: ActorRecord): Promise<true | 
     return `${written}, and its migrate step from version ${step ?? stored} throws on this state (${reason}): every message to ${record.id} waits, then becomes a dead letter — fix the migration, deploy, then redrive them`;
   }
   const checked = definition.state.safeParse(state);
+  // Each issue by the field it is about, which the schema's message alone does not name.
   const problems = checked.success
     ? undefined
-    : checked.error.issues.map((i) => i.message).join('; ');
+    : checked.error.issues
+        .map((i) => `${['state', ...i.path.map(String)].join('.')}: ${i.message}`)
+        .join('; ');
   if (stored === definition.version) return problems ?? true;
   return problems === undefined
     ? `${written}: migrated on its next turn (its migration, run here on a copy, gives a valid state)`
