@@ -129,7 +129,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
     });
   });
 
-  it('make a message unknown to this code wait for newer code, and leave other errors as they are', () => {
+  it('make a message unknown to this code wait for code that knows it, and leave other errors as they are', () => {
     for (const code of [
       ErrorCode.UNKNOWN_ACTOR,
       ErrorCode.UNKNOWN_MESSAGE,
@@ -141,7 +141,9 @@ describe('the errors a turn gives a message it cannot apply', () => {
       expect(error.message).toMatch(
         /ingress:k1 to account\/alice is unknown to the code running here \(no such thing\)/,
       );
-      expect(error.message).toMatch(/finish deploying that code, then redrive it/);
+      expect(error.message).toMatch(
+        /other code accepted it: it waits \(then a dead letter\) for code that knows it to run here, then redrive it$/,
+      );
       expect(error.details).toEqual({
         messageId: 'ingress:k1',
         actorId: 'account/alice',

@@ -154,14 +154,15 @@ const UNKNOWN_TO_THIS_CODE: ReadonlySet<string> = new Set([
  * A message in the inbox that this code cannot resolve — an actor type or message name it does
  * not have, a payload its schema refuses — passed a door (the client, `ctx.send`,
  * `ctx.schedule`) that validated it against the code running there: during a rolling deploy,
- * newer code. So it waits, as a retryable error (and is then kept as a dead letter to redrive
- * once the newer code runs here), rather than being rejected for good. Other errors as they are.
+ * newer code; after a deploy that removed a handler, older code. So it waits, as a retryable
+ * error (and is then kept as a dead letter to redrive once code that knows it runs here), rather
+ * than being rejected for good. Other errors as they are.
  */
 export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonError {
   if (!UNKNOWN_TO_THIS_CODE.has(error.code)) return error;
   return new BatonError(
     ErrorCode.RETRYABLE,
-    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); newer code accepted it, so it waits (then a dead letter): finish deploying that code, then redrive it`,
+    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); other code accepted it: it waits (then a dead letter) for code that knows it to run here, then redrive it`,
     {
       details: { ...ofMessage(envelope), cause: error.toJSON() },
       cause: error,
