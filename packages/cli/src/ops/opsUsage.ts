@@ -65,6 +65,24 @@ Exit codes: 0 done, 1 failed, 2 usage error.`;
  * `dead-letters`), then how to name the deployment; undefined for no command, or none known.
  */
 export function commandHelp(positionals: readonly string[]): string | undefined {
+  const lines = commandLines(positionals);
+  if (lines === undefined) return undefined;
+  const shared = OPS_USAGE.slice(OPS_USAGE.indexOf('\n\nWhich deployment:') + 2);
+  return `${lines}\n\n${shared}\nAll the commands: baton --help. The runbooks: docs/operations.md.`;
+}
+
+/**
+ * What a usage error prints after saying what was wrong: the lines of the command
+ * `positionals` name, and where its whole help is; the whole usage for no known command.
+ */
+export function usageAfterError(positionals: readonly string[]): string {
+  const lines = commandLines(positionals);
+  const words = positionals.slice(0, 2).join(' ');
+  return lines === undefined ? OPS_USAGE : `${lines}\n(baton ${words} --help says more)`;
+}
+
+/** The usage lines of the command (or group) `positionals` begin with, if any. */
+function commandLines(positionals: readonly string[]): string | undefined {
   const words = positionals.slice(0, 2);
   for (let n = words.length; n > 0; n--) {
     const prefix = `  baton ${words.slice(0, n).join(' ')}`;
@@ -72,10 +90,7 @@ export function commandHelp(positionals: readonly string[]): string | undefined 
       const head = entry[0]!;
       return head === prefix || head.startsWith(`${prefix} `);
     });
-    if (lines.length > 0) {
-      const shared = OPS_USAGE.slice(OPS_USAGE.indexOf('\n\nWhich deployment:') + 2);
-      return `${lines.flat().join('\n')}\n\n${shared}\nAll the commands: baton --help. The runbooks: docs/operations.md.`;
-    }
+    if (lines.length > 0) return lines.flat().join('\n');
   }
   return undefined;
 }

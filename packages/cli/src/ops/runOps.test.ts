@@ -92,6 +92,22 @@ describe('baton operating commands', () => {
     expect(actor.err).toMatch(/^baton: unknown command "actor": did you mean "actors"\?/);
   });
 
+  it("follows a mistyped option with the command's own usage lines, not the whole usage", async () => {
+    const typo = await baton('dead-letters', 'redrive', '--all', '--dryrun');
+    expect(typo.code).toBe(2);
+    const [error, blank, ...usage] = typo.err.split('\n');
+    expect(error).toMatch(/^baton: Unknown option '--dryrun'/);
+    expect(blank).toBe('');
+    expect(usage[0]).toMatch(/^ {2}baton dead-letters redrive <type\/key> <message id> \| --all/);
+    expect(usage.at(-1)).toBe('(baton dead-letters redrive --help says more)');
+    expect(typo.err).not.toContain('Which deployment:');
+    const foreign = await baton('timers', 'list', 'note/d', '--limit', '3');
+    expect(foreign.err.split('\n').slice(2)).toEqual([
+      '  baton timers list <type/key>',
+      '(baton timers list --help says more)',
+    ]);
+  });
+
   it('names its next command with the target options it was given, quoted for a shell; without them, as before', async () => {
     const plain = await baton('actors', 'list', 'tally/fred');
     expect(plain.code).toBe(2);

@@ -16,7 +16,7 @@ import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
 import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
-import { commandHelp, OPS_USAGE } from './opsUsage.ts';
+import { commandHelp, OPS_USAGE, usageAfterError } from './opsUsage.ts';
 import { queueDeadLettersList, queueDeadLettersRedrive } from './queueDeadLetters.ts';
 import { status } from './status.ts';
 import { followUp, type Target, type TargetOptions } from './target.ts';
@@ -227,7 +227,14 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    io.err(`baton: ${(error as Error).message}\n\n${OPS_USAGE}`);
+    // The command's own lines, not the whole usage: what it takes is what the error is about.
+    const words = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: false,
+    });
+    io.err(`baton: ${(error as Error).message}\n\n${usageAfterError(words.positionals)}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -258,7 +265,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   if (foreign.length > 0) {
     const takes = command.takes.map((option) => `--${option}`).join(', ') || 'none';
     io.err(
-      `baton ${name}: it takes no ${foreign.map((option) => `--${option}`).join(', ')} (its own options: ${takes}); nothing was done\n\n${OPS_USAGE}`,
+      `baton ${name}: it takes no ${foreign.map((option) => `--${option}`).join(', ')} (its own options: ${takes}); nothing was done\n\n${usageAfterError(positionals)}`,
     );
     return 2;
   }
@@ -269,7 +276,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     const extra = args.slice(command.operands.length).map((a) => JSON.stringify(a));
     const takes = command.operands.join(' ') || 'no operand';
     io.err(
-      `baton ${name}: too many arguments: it takes ${takes}, and ${extra.join(' ')} ${extra.length === 1 ? 'is' : 'are'} left over${OPERAND_HINTS[name] ?? ''}; nothing was done\n\n${OPS_USAGE}`,
+      `baton ${name}: too many arguments: it takes ${takes}, and ${extra.join(' ')} ${extra.length === 1 ? 'is' : 'are'} left over${OPERAND_HINTS[name] ?? ''}; nothing was done\n\n${usageAfterError(positionals)}`,
     );
     return 2;
   }
