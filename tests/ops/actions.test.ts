@@ -909,6 +909,22 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     }
     expect((await json('actors', 'get', 'note/q')).paused).toBeNull();
     expect((await json('queue-dead-letters', 'list')).total).toBe(0);
+
+    // SQS out of reach after the check: the record is paused, its wake-up not sent. Audited,
+    // and said; run again, the pause sends its wake-up.
+    const unreachable = { ...options, 'sqs-endpoint': 'http://127.0.0.1:1' };
+    const half = await runBaton([
+      ...['actors', 'pause', 'note/q', '--yes'],
+      ...flagsOf(unreachable),
+      ...['--operator', 'ops'],
+    ]);
+    expect(half.code).toBe(1);
+    expect(half.err).toMatch(
+      /baton audit .*"action":"actors pause","actor":"note\/q","wakeUp":"failed"/,
+    );
+    expect(half.err).toContain('note/q is paused, but its wake-up could not be sent (');
+    expect((await json('actors', 'get', 'note/q')).paused).toMatchObject({ by: 'ops' });
+    expect((await baton('actors', 'pause', 'note/q', '--yes')).out).toMatch(/was paused already/);
   });
 
   it('says what dead letters there are when a filter matches none, and refuses an actor id as --type', async () => {

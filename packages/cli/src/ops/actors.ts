@@ -292,11 +292,17 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
   const known = (await store.load(id)) !== undefined;
   const by = await ctx.operator();
   const now = ctx.io.now();
-  const record = await pauseActor(store, queue, id, {
-    by,
-    now,
-    followUp: ctx.followUp,
-    force: ctx.values.force === true,
+  const options = { by, now, followUp: ctx.followUp, force: ctx.values.force === true };
+  const record = await pauseActor(store, queue, id, options).catch(async (error: unknown) => {
+    // Paused, its wake-up not sent (SQS failed): the pause stands, so it is audited, and said.
+    const paused = (await store.load(id))?.paused;
+    if (paused?.by !== by || paused.at !== now) throw error;
+    await ctx.audit('actors pause', { actor: id, wakeUp: 'failed' });
+    throw new BatonError(
+      ErrorCode.RETRYABLE,
+      `${id} is paused, but its wake-up could not be sent (${(error as Error).message}): a worker holding it warm may run one more batch, whose commit the pause refuses. Run ${ctx.followUp`actors pause ${id}`} again: it sends the wake-up again and changes nothing else`,
+      { details: { actor: id, paused } },
+    );
   });
   const since = record.paused?.at ?? now;
   // Paused already (by this operator or another): the pause stands as it was, nothing changed.
