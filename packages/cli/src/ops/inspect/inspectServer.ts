@@ -153,7 +153,12 @@ export async function startInspector(options: InspectorOptions): Promise<Running
         await purgeDeadLetter(store, actorId, field('messageId'), { by, followUp });
         break;
       case 'pause':
-        await pauseActor(store, inbox(), actorId, { by, now: now() });
+        await pauseActor(store, inbox(), actorId, {
+          by,
+          now: now(),
+          followUp,
+          force: body.force === true,
+        });
         break;
       case 'resume':
         await resumeActor(store, inbox(), actorId, { by, now: now() });
