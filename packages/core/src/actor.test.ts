@@ -5,7 +5,7 @@ import { actor } from './actor.ts';
 import { type BatonError, ErrorCode, isBatonError } from './errors.ts';
 import { MAX_ACTOR_KEY_BYTES, MAX_NAME_LENGTH } from './limits.ts';
 import { parseActorId } from './shared/actorId.ts';
-import { workflow } from './workflow/workflow.ts';
+import { storedInstanceRef, workflow } from './workflow/workflow.ts';
 
 const options = {
   state: z.object({ n: z.number() }),
@@ -59,6 +59,13 @@ describe('actor', () => {
     );
     // An instance id of other slashes is an id as any other.
     expect(Shift.ref('wf-other/s-1').key).toBe('wf-other/s-1');
+    // One an earlier Baton started under such an id stays in operators' reach.
+    expect(storedInstanceRef(Shift, ref.id)).toEqual({
+      id: 'wf-shift/wf-shift/s-1',
+      type: 'wf-shift',
+      key: 'wf-shift/s-1',
+      workflow: 'shift',
+    });
   });
 
   it.each(['counter', 'Counter', 'c', 'bank-account', 'bank_account2', 'wf', 'wfx-1'])(

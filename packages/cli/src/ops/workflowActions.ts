@@ -12,6 +12,7 @@ import {
   workflow,
 } from '@baton/core';
 import { Client } from '@baton/core/client';
+import { storedInstanceRef } from '@baton/core/engine';
 import type { OpsContext } from './OpsContext.ts';
 import { shellQuote } from './target.ts';
 import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';
@@ -98,7 +99,7 @@ async function act(
     );
   }
   const { client, definition } = await clientFor(ctx, name);
-  const { messageId } = await send(client, definition.ref(id));
+  const { messageId } = await send(client, storedInstanceRef(definition, id));
   await ctx.audit(`workflows ${action}`, { workflow: name, id, ...details, messageId });
   const show = ctx.followUp`workflows show ${name} ${id}`;
   // A resume is no fix: it replays on the code running now, which may still not replay it.

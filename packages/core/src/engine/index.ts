@@ -9,6 +9,8 @@ export {
   WORKFLOW_COMPENSATIONS_FAILED_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '../workflow/advance.ts';
+// An operator's way to an instance by its stored key (see the function).
+export { storedInstanceRef } from '../workflow/workflow.ts';
 export { GAPS_FORGOTTEN_LOG, GAPS_FORGOTTEN_LOGS } from './advanceRecord.ts';
 export {
   type Arrival,

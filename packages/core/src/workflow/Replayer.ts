@@ -352,7 +352,12 @@ export class Replayer {
         return { kind: 'paused', error: runThrew(this.definition, run.error) };
       }
       if (run && !run.ok) {
-        const error = runFailure(run.error);
+        const error = runFailure(this.definition, run.error, (text) =>
+          this.host?.log.error('workflow run failed', {
+            workflow: this.definition.name,
+            error: text,
+          }),
+        );
         const undo =
           this.sagas.compensations.length > 0 ||
           unfinishedAttempts(this.#slots.values()).length > 0 ||

@@ -114,15 +114,9 @@ export function journaled(error: BatonError): BatonError {
  */
 export function runThrew(definition: AnyWorkflowDefinition, thrown: unknown): BatonError {
   const { name, version } = definition;
-  const what =
-    definition.public !== true
-      ? thrownText(thrown)
-      : isBatonError(thrown)
-        ? thrownText(withheld(thrown))
-        : `${thrown instanceof Error ? `an error, ${thrown.name},` : 'a value that is no Error,'} whose text is withheld from the readers of this public workflow (the worker's log line "workflow paused: its run threw" has it)`;
   return new BatonError(
     ErrorCode.RETRYABLE,
-    `workflow "${name}" (code version ${version}) threw ${what}. An error that is not a TerminalError pauses the instance, its history intact, where a TerminalError would fail it and run its compensations. It is replayed at its next recheck (baton workflows show says when): if the code is at fault, deploy a fix, and resume it`,
+    `workflow "${name}" (code version ${version}) threw ${shownText(definition, thrown)}. An error that is not a TerminalError pauses the instance, its history intact, where a TerminalError would fail it and run its compensations. It is replayed at its next recheck (baton workflows show says when): if the code is at fault, deploy a fix, and resume it`,
     { details: { workflow: name, version, reason: RUN_THREW }, cause: thrown },
   );
 }
@@ -133,12 +127,30 @@ export function thrownText(thrown: unknown): string {
   return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
 }
 
+/** What the readers of `definition`'s instances are told its run threw (see {@link runThrew}). */
+function shownText(definition: AnyWorkflowDefinition, thrown: unknown): string {
+  if (definition.public !== true) return thrownText(thrown);
+  if (isBatonError(thrown)) return thrownText(withheld(thrown));
+  const what = thrown instanceof Error ? `an error, ${thrown.name},` : 'a value that is no Error,';
+  return `${what} whose text is withheld from the readers of this public workflow (the worker's log has it)`;
+}
+
 /**
  * What a run that threw fails with: a Baton error as it is, anything else (thrown by a run an
- * earlier Baton started, see {@link pausesRun}) as REJECTED.
+ * earlier Baton started, see {@link pausesRun}) as REJECTED; in a public workflow, without its
+ * text, which `log` gets.
  */
-export function runFailure(thrown: unknown): BatonError {
+export function runFailure(
+  definition: AnyWorkflowDefinition,
+  thrown: unknown,
+  log: (text: string) => void,
+): BatonError {
   if (isBatonError(thrown)) return thrown;
   const message = thrown instanceof Error ? thrown.message : String(thrown);
-  return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
+  if (definition.public !== true)
+    return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
+  log(thrownText(thrown));
+  return new BatonError(ErrorCode.REJECTED, `its run threw ${shownText(definition, thrown)}`, {
+    cause: thrown,
+  });
 }

@@ -253,6 +253,18 @@ export function workflow<
   return definition;
 }
 
+/**
+ * The ref of instance `key` as stored, for operators' tools that reach an instance by its stored
+ * key (`baton workflows`, `baton dev`'s resume of paused instances): `definition.ref` refuses a
+ * key that begins as its actor ids do, which an instance an earlier Baton started may have.
+ */
+export function storedInstanceRef<W extends AnyWorkflowDefinition>(
+  definition: W,
+  key: string,
+): WorkflowRef {
+  return { ...definition.actor.ref(key), workflow: definition.name } as WorkflowRef;
+}
+
 /** The instance's state is the engine's own; its shape is checked where it is made. */
 const anyState = {
   safeParse: (value: unknown) =>

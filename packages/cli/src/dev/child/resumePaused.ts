@@ -7,6 +7,7 @@
 import type { BatonApp, WorkflowState } from '@baton/core';
 import { parseActorId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
+import { storedInstanceRef } from '@baton/core/engine';
 import type { DevBackend } from './DevBackend.ts';
 
 /** Sends `resume` to each paused instance the backend lists; the keys of those, by workflow. */
@@ -22,7 +23,7 @@ export async function resumePausedWorkflows(app: BatonApp, backend: DevBackend):
     const id = parseActorId(record.id);
     const definition = id && byType.get(id.type);
     if (!id || !definition || (record.state as WorkflowState).status !== 'paused') continue;
-    await client.resumeWorkflow(definition.ref(id.key));
+    await client.resumeWorkflow(storedInstanceRef(definition, id.key));
     resumed.push(`${definition.name}/${id.key}`);
   }
   return resumed;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { BatonApp, Logger } from '@baton/core';
 import { BatonError, ErrorCode, SYSTEM, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
-import { redriveDeadLetter } from '@baton/core/engine';
+import { redriveDeadLetter, storedInstanceRef } from '@baton/core/engine';
 import {
   bearerCaller,
   type HttpIngressRequest,
@@ -213,7 +213,7 @@ async function workflowAction(
     store: backend.store,
     queue: backend.queue,
   }).asSystem();
-  const ref = definition.ref(id);
+  const ref = storedInstanceRef(definition, id);
   const body =
     action === 'signal'
       ? { name: event, payload }
