@@ -922,7 +922,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(half.err).toMatch(
       /baton audit .*"action":"actors pause","actor":"note\/q","wakeUp":"failed"/,
     );
-    expect(half.err).toContain('note/q is paused, but its wake-up could not be sent (');
+    expect(half.err).toContain('note/q is paused, but the command failed after pausing it (');
     expect((await json('actors', 'get', 'note/q')).paused).toMatchObject({ by: 'ops' });
     expect((await baton('actors', 'pause', 'note/q', '--yes')).out).toMatch(/was paused already/);
   });

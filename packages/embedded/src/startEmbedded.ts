@@ -4,6 +4,7 @@ import type {
   AnyWorkflowDefinition,
   Logger,
 } from '@baton/core';
+import { systemClock } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import {
   createEngine,
@@ -97,7 +98,7 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
   });
   // On a clock of the caller's own, which moves by `advance` and no real timer follows, the
   // waits for a message's visibility and a timer's due time are looked at again this often.
-  const recheckMs = clock ? VIRTUAL_RECHECK_MS : undefined;
+  const recheckMs = clock && clock !== systemClock ? VIRTUAL_RECHECK_MS : undefined;
   const waiter = queueWaiter(backend.queue, () => engine.clock.now(), recheckMs);
   const loops = startWorkerLoops(new Worker(engine), {
     waitForWork: waiter.waitForWork,

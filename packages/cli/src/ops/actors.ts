@@ -300,7 +300,7 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
     await ctx.audit('actors pause', { actor: id, wakeUp: 'failed' });
     throw new BatonError(
       ErrorCode.RETRYABLE,
-      `${id} is paused, but its wake-up could not be sent (${(error as Error).message}): a worker holding it warm may run one more batch, whose commit the pause refuses. Run ${ctx.followUp`actors pause ${id}`} again: it sends the wake-up again and changes nothing else`,
+      `${id} is paused, but the command failed after pausing it (${(error as Error).message}), so its wake-up may not have been sent: a worker holding it warm may run one more batch, whose commit the pause refuses. Run ${ctx.followUp`actors pause ${id}`} again: it sends the wake-up again and changes nothing else`,
       { details: { actor: id, paused } },
     );
   });

@@ -65,10 +65,10 @@ Exit codes: 0 done, 1 failed, 2 usage error.`;
  * `dead-letters`), then how to name the deployment; undefined for no command, or none known.
  */
 export function commandHelp(positionals: readonly string[]): string | undefined {
-  const lines = commandLines(positionals);
-  if (lines === undefined) return undefined;
+  const found = commandLines(positionals);
+  if (found === undefined) return undefined;
   const shared = OPS_USAGE.slice(OPS_USAGE.indexOf('\n\nWhich deployment:') + 2);
-  return `${lines}\n\n${shared}\nAll the commands: baton --help. The runbooks: docs/operations.md.`;
+  return `${found.lines}\n\n${shared}\nAll the commands: baton --help. The runbooks: docs/operations.md.`;
 }
 
 /**
@@ -76,21 +76,25 @@ export function commandHelp(positionals: readonly string[]): string | undefined 
  * `positionals` name, and where its whole help is; the whole usage for no known command.
  */
 export function usageAfterError(positionals: readonly string[]): string {
-  const lines = commandLines(positionals);
-  const words = positionals.slice(0, 2).join(' ');
-  return lines === undefined ? OPS_USAGE : `${lines}\n(baton ${words} --help says more)`;
+  const found = commandLines(positionals);
+  return found === undefined
+    ? OPS_USAGE
+    : `${found.lines}\n(baton ${found.words} --help says more)`;
 }
 
-/** The usage lines of the command (or group) `positionals` begin with, if any. */
-function commandLines(positionals: readonly string[]): string | undefined {
+/** The usage lines of the command (or group) `positionals` begin with, and its words, if any. */
+function commandLines(
+  positionals: readonly string[],
+): { readonly lines: string; readonly words: string } | undefined {
   const words = positionals.slice(0, 2);
   for (let n = words.length; n > 0; n--) {
-    const prefix = `  baton ${words.slice(0, n).join(' ')}`;
+    const named = words.slice(0, n).join(' ');
+    const prefix = `  baton ${named}`;
     const lines = usageEntries().filter((entry) => {
       const head = entry[0]!;
       return head === prefix || head.startsWith(`${prefix} `);
     });
-    if (lines.length > 0) return lines.flat().join('\n');
+    if (lines.length > 0) return { lines: lines.flat().join('\n'), words: named };
   }
   return undefined;
 }

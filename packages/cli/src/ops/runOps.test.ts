@@ -101,6 +101,9 @@ describe('baton operating commands', () => {
     expect(usage[0]).toMatch(/^ {2}baton dead-letters redrive <type\/key> <message id> \| --all/);
     expect(usage.at(-1)).toBe('(baton dead-letters redrive --help says more)');
     expect(typo.err).not.toContain('Which deployment:');
+    // A command of one word: the word after it is an operand, not part of its name.
+    const operand = await baton('send', 'note/s', 'add', '{}', 'extra');
+    expect(operand.err.split('\n').at(-1)).toBe('(baton send --help says more)');
     const foreign = await baton('timers', 'list', 'note/d', '--limit', '3');
     expect(foreign.err.split('\n').slice(2)).toEqual([
       '  baton timers list <type/key>',

@@ -76,7 +76,7 @@ function pauseOfFailing(
     : `a pause would park it at its next delivery and drop its count, so its handler would run again from its first attempt once resumed. The messages behind it wait already: to stop its handler running again, end it (${followUp`actors end-failing ${actorId} ${messageId}`})`;
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `${actorId} was not paused: message ${messageId} is failing at the head of its inbox (${failingSummary(failing)}), and ${why}. To pause it all the same, pass --force (pauseActor's force)`,
+    `${actorId} was not paused: message ${messageId} is failing at the head of its inbox (${failingSummary(failing)}), and ${why}. To pause it all the same, or if the message left the inbox (the inbox's dead-letter queue took it: ${followUp`queue-dead-letters list`}), pass --force (pauseActor's force)`,
     {
       details: {
         actorId,

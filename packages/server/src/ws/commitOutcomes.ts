@@ -10,7 +10,7 @@ import type { SubscriptionStream } from './SubscriptionStream.ts';
  * What the local host's outcome waits need from their connection.
  *
  * @example
- * const context: CommitOutcomesContext = { engine, tracker, reply: send, streams, hold };
+ * const context: CommitOutcomesContext = { engine, tracker, reply: send, told, streams, hold };
  */
 export interface CommitOutcomesContext {
   readonly engine: QueryEngine;

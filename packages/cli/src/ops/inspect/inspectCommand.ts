@@ -19,6 +19,8 @@ export async function inspect(ctx: OpsContext): Promise<void> {
   }
   const target = await ctx.target();
   const allowActions = ctx.values['allow-actions'] === true;
+  // The page's actions send to the inbox: one that names no inbox is refused before it serves.
+  if (allowActions) await ctx.inbox();
   let inspector: Awaited<ReturnType<typeof startInspector>>;
   try {
     inspector = await startInspector({
