@@ -293,11 +293,13 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
   const by = await ctx.operator();
   const now = ctx.io.now();
   const options = { by, now, followUp: ctx.followUp, force: ctx.values.force === true };
+  // A forced pause drops a failing message's count: the audit line says so.
+  const forced = options.force ? { force: true } : {};
   const record = await pauseActor(store, queue, id, options).catch(async (error: unknown) => {
     // Paused, its wake-up not sent (SQS failed): the pause stands, so it is audited, and said.
     const paused = (await store.load(id))?.paused;
     if (paused?.by !== by || paused.at !== now) throw error;
-    await ctx.audit('actors pause', { actor: id, wakeUp: 'failed' });
+    await ctx.audit('actors pause', { actor: id, ...forced, wakeUp: 'failed' });
     throw new BatonError(
       ErrorCode.RETRYABLE,
       `${id} is paused, but the command failed after pausing it (${(error as Error).message}), so its wake-up may not have been sent: a worker holding it warm may run one more batch, whose commit the pause refuses. Run ${ctx.followUp`actors pause ${id}`} again: it sends the wake-up again and changes nothing else`,
@@ -314,7 +316,7 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
     );
     return;
   }
-  await ctx.audit('actors pause', { actor: id });
+  await ctx.audit('actors pause', { actor: id, ...forced });
   ctx.print(
     { actor: id, paused: record.paused, hadRecord: known },
     () =>

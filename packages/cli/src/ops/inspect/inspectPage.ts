@@ -160,7 +160,9 @@ async function showActor(id) {
     + (a.failing ? '<dt>failing message</dt><dd class="bad"><span data-testid="actor-failing">' + failingLine(a.failing) + '</span>'
       + (a.failing.ended ? '' : ' ' + button('end-failing', { actorId: a.id, messageId: a.failing.messageId }, 'end')) + '</dd>' : '')
     + '<dt>paused</dt><dd data-testid="actor-paused">' + (a.paused ? 'since ' + time(a.paused.at) + ' by ' + esc(a.paused.by) + ' '
-      + button('resume', { actorId: a.id }, 'resume') : 'no ' + button('pause', { actorId: a.id }, 'pause')) + '</dd>'
+      + button('resume', { actorId: a.id }, 'resume')
+      // A pause would park a failing message and run it again from its first attempt: only with force.
+      : 'no ' + (a.failing ? button('pause', { actorId: a.id, force: true }, 'pause anyway (the failing message runs again once resumed)') : button('pause', { actorId: a.id }, 'pause'))) + '</dd>'
     + '<dt>state</dt><dd><pre data-testid="actor-state">' + json(a.state) + '</pre></dd></dl>'
     + '<h2>History (newest first, as the table keeps it)</h2>' + table(['at', 'what', 'message', 'result'], a.history.map((h) => '<tr data-testid="history-entry"><td>'
       + time(h.at) + '</td><td>' + esc(h.kind) + '</td><td><code>' + esc(h.message) + '</code></td><td class="' + (h.ok ? 'ok' : 'bad') + '">'

@@ -170,7 +170,11 @@ export async function startInspector(options: InspectorOptions): Promise<Running
         await endFailingMessage(store, actorId, field('messageId'), { by, now: now(), followUp });
         break;
     }
-    const details = { actor: actorId, ...pick(body, ['messageId', 'timerId']), from: 'inspect' };
+    const details = {
+      actor: actorId,
+      ...pick(body, ['messageId', 'timerId', 'force']),
+      from: 'inspect',
+    };
     await options.audit(AUDITED_AS[action] ?? action, details);
     return { done: action, actor: actorId };
   }
