@@ -13,6 +13,7 @@ import {
   replayWorkflow,
   SYSTEM,
   TerminalError,
+  toBatonError,
   type WorkflowState,
   workflow,
 } from '@baton/core';
@@ -185,39 +186,46 @@ describe('a run that throws an unexpected error', () => {
     expect(ran).toEqual({ charge: 1, refund: 1, ship: 0 });
   });
 
-  it("withholds what such a run threw from a public workflow's readers too, and logs it", async () => {
-    const secret = 'connect ECONNREFUSED 10.0.0.7:5432 (password hunter2)';
-    const Legacy = workflow({
-      name: 'legacy',
-      public: true,
-      input: z.object({}),
-      events: { go: z.object({}) },
-      run: async (ctx) => {
-        await ctx.waitForEvent('go');
-        throw new Error(secret);
-      },
-    });
-    const { logger, lines } = recordingLogger();
-    const h = workflowHarness([Legacy.actor], { logger });
-    const ref = await h.client.start(Legacy, 'l-2', {});
-    await h.runAll();
-    await h.rewriteState(ref.id, ({ thrown: _, ...state }) => state);
-    await h.client.signal(ref, 'go', {});
-    await h.runAll();
-    const { status, error } = await h.client.workflowStatus(ref, { caller: ANONYMOUS });
-    expect(status).toBe('failed');
-    expect(error).toMatchObject({
-      code: ErrorCode.REJECTED,
-      message:
-        "its run threw an error, Error, whose text is withheld from the readers of this public workflow (the worker's log has it)",
-    });
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        message: 'workflow run failed',
-        fields: expect.objectContaining({ error: `Error: ${secret}` }),
-      }),
-    );
-  });
+  it.each([
+    [
+      'a plain Error',
+      (text: string) => new Error(text),
+      "its run threw an error, Error, whose text is withheld from the readers of this public workflow (the worker's log has it)",
+    ],
+    [
+      'a surprise Baton wrapped',
+      (text: string) => toBatonError(new Error(text)),
+      "an unexpected error; its text is in the server's log",
+    ],
+  ])(
+    "withholds what such a run threw (%s) from a public workflow's readers too, and logs it",
+    async (_, thrown, shown) => {
+      const secret = 'connect ECONNREFUSED 10.0.0.7:5432 (password hunter2)';
+      const Legacy = workflow({
+        name: 'legacy',
+        public: true,
+        input: z.object({}),
+        events: { go: z.object({}) },
+        run: async (ctx) => {
+          await ctx.waitForEvent('go');
+          throw thrown(secret);
+        },
+      });
+      const { logger, lines } = recordingLogger();
+      const h = workflowHarness([Legacy.actor], { logger });
+      const ref = await h.client.start(Legacy, 'l-2', {});
+      await h.runAll();
+      await h.rewriteState(ref.id, ({ thrown: _, ...state }) => state);
+      await h.client.signal(ref, 'go', {});
+      await h.runAll();
+      const { status, error } = await h.client.workflowStatus(ref, { caller: ANONYMOUS });
+      expect(status).toBe('failed');
+      expect(error?.message).toBe(shown);
+      expect(JSON.stringify(error)).not.toContain('hunter2');
+      const logged = lines.find((l) => l.message === 'workflow run failed');
+      expect(String(logged?.fields.error)).toContain(secret);
+    },
+  );
 
   it("withholds what an unexpected error says from a public workflow's readers, and logs it", async () => {
     const secret = "ENOENT: no such file or directory, open '/srv/app/config/db.json'";

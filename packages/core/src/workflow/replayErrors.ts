@@ -145,7 +145,7 @@ export function runFailure(
   thrown: unknown,
   log: (text: string) => void,
 ): BatonError {
-  if (isBatonError(thrown)) return thrown;
+  if (isBatonError(thrown)) return definition.public === true ? withheld(thrown, log) : thrown;
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   if (definition.public !== true)
     return new BatonError(ErrorCode.REJECTED, message, { cause: thrown });
