@@ -10,12 +10,15 @@ const Account = actor({
   initial: () => ({ balance: 0 }),
   handlers: {
     deposit: {
+      public: true,
       payload: z.object({ amount: z.number() }),
       handle: (ctx, { amount }) => {
         ctx.state.balance += amount;
         return ctx.state.balance;
       },
     },
+    /** Internal: only actors and trusted code send it, so a client's types refuse it. */
+    reset: { payload: z.object({}), handle: (ctx) => void (ctx.state.balance = 0) },
   },
 });
 
@@ -58,6 +61,10 @@ describe('BatonClient types', () => {
     >();
     // @ts-expect-error unknown message
     void client.send(Account.ref('alice'), 'withdraw', { amount: 5 });
+    // @ts-expect-error an internal handler: the server refuses it to clients
+    void client.send(Account.ref('alice'), 'reset', {});
+    // @ts-expect-error nor may a client ask it
+    void client.ask(Account.ref('alice'), 'reset', {});
     // @ts-expect-error wrong payload
     void client.send(Account.ref('alice'), 'deposit', { amount: '5' });
     expectTypeOf(client.ask(Account.ref('alice'), 'deposit', { amount: 5 })).toEqualTypeOf<

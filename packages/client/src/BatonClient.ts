@@ -8,8 +8,8 @@ import type {
   EventName,
   EventSchemas,
   InputOf,
-  MessageName,
   PayloadOf,
+  PublicMessageName,
   ReplyOf,
   ResultOf,
   WorkflowRef,
@@ -141,7 +141,7 @@ export class BatonClient {
    * @example
    * const { messageId } = await client.send(Account.ref('alice'), 'deposit', { amount: 5 });
    */
-  send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+  send<Def extends AnyActorDefinition, Name extends PublicMessageName<Def>>(
     to: ActorRef<Def>,
     name: Name,
     payload: PayloadOf<Def, Name>,
@@ -221,7 +221,7 @@ export class BatonClient {
    * @example
    * const balance = await client.ask(Account.ref('alice'), 'balance', {});
    */
-  ask<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+  ask<Def extends AnyActorDefinition, Name extends PublicMessageName<Def>>(
     to: ActorRef<Def>,
     name: Name,
     payload: PayloadOf<Def, Name>,

@@ -99,6 +99,19 @@ export type AnyActorDefinition = ActorDefinition<string, Schema, any>;
 /** The message names of an actor definition. */
 export type MessageName<Def extends AnyActorDefinition> = keyof Def['handlers'] & string;
 
+/**
+ * The message names a client may send: handlers with `public: true`, and those public as their
+ * workflow is (a workflow's `start`, `signal`, `cancel`: `public: boolean`). An internal handler,
+ * which the server refuses to clients (FORBIDDEN), is no name of `BatonClient.send`.
+ */
+export type PublicMessageName<Def extends AnyActorDefinition> = {
+  [K in MessageName<Def>]: Def['handlers'][K] extends { readonly public: infer P }
+    ? true extends P
+      ? K
+      : never
+    : never;
+}[MessageName<Def>];
+
 /** The payload type (the schema's input) of a message. */
 export type PayloadOf<
   Def extends AnyActorDefinition,

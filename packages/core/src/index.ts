@@ -24,6 +24,7 @@ export {
   type HandlerSpec,
   type MessageName,
   type PayloadOf,
+  type PublicMessageName,
   type ReplyOf,
   type StateOf,
   type Target,

@@ -1,5 +1,11 @@
 import type { ClientAskOptions } from '@baton/client';
-import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '@baton/core';
+import type {
+  ActorRef,
+  AnyActorDefinition,
+  PayloadOf,
+  PublicMessageName,
+  ReplyOf,
+} from '@baton/core';
 import { useCallback } from 'react';
 import { useBatonClient } from './useBatonClient.ts';
 
@@ -9,7 +15,7 @@ import { useBatonClient } from './useBatonClient.ts';
  * @example
  * const ask: AskFunction = useAsk();
  */
-export type AskFunction = <Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+export type AskFunction = <Def extends AnyActorDefinition, Name extends PublicMessageName<Def>>(
   to: ActorRef<Def>,
   name: Name,
   payload: PayloadOf<Def, Name>,

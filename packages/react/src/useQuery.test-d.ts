@@ -13,12 +13,15 @@ const Account = actor({
   initial: () => ({ balance: 0 }),
   handlers: {
     deposit: {
+      public: true,
       payload: z.object({ amount: z.number() }),
       handle: (ctx, { amount }) => {
         ctx.state.balance += amount;
         return ctx.state.balance;
       },
     },
+    /** Internal: only actors and trusted code send it, so a client's types refuse it. */
+    reset: { payload: z.object({}), handle: (ctx) => void (ctx.state.balance = 0) },
   },
 });
 
@@ -65,6 +68,8 @@ describe('useQuery types', () => {
     >();
     // @ts-expect-error wrong payload
     void send(Account.ref('a'), 'deposit', { amount: '1' });
+    // @ts-expect-error an internal handler: the server refuses it to clients
+    void send(Account.ref('a'), 'reset', {});
     const ask = useAsk();
     expectTypeOf(ask(Account.ref('a'), 'deposit', { amount: 1 })).toEqualTypeOf<Promise<number>>();
     expectTypeOf(useConnectionState()).toEqualTypeOf<

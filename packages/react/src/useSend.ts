@@ -1,5 +1,5 @@
 import type { ClientSendOptions } from '@baton/client';
-import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf } from '@baton/core';
+import type { ActorRef, AnyActorDefinition, PayloadOf, PublicMessageName } from '@baton/core';
 import { useCallback } from 'react';
 import { useBatonClient } from './useBatonClient.ts';
 
@@ -9,7 +9,7 @@ import { useBatonClient } from './useBatonClient.ts';
  * @example
  * const send: SendFunction = useSend({ visible: true });
  */
-export type SendFunction = <Def extends AnyActorDefinition, Name extends MessageName<Def>>(
+export type SendFunction = <Def extends AnyActorDefinition, Name extends PublicMessageName<Def>>(
   to: ActorRef<Def>,
   name: Name,
   payload: PayloadOf<Def, Name>,

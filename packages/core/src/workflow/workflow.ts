@@ -114,14 +114,18 @@ export interface WorkflowOptions<
   readonly run: (ctx: WorkflowContext<Events>, input: z.output<InputSchema>) => Promise<Output>;
 }
 
-/** The handlers of a workflow's actor, typed for `ctx.send` from actors. */
+/**
+ * The handlers of a workflow's actor, typed for `ctx.send` from actors; `start`, `signal` and
+ * `cancel` are public as the workflow is (`public: boolean`), so clients may send them.
+ */
 export interface WorkflowHandlers<Input, Events extends EventSchemas = AnyEvents> {
   readonly start: {
     payload: z.ZodType<{ input: Input }, { input: Input }>;
+    public: boolean;
     handle: () => WorkflowSummary;
   };
-  readonly signal: { payload: Payload<SignalOf<Events>>; handle: Summary };
-  readonly cancel: { payload: Payload<{ reason?: string }>; handle: Summary };
+  readonly signal: { payload: Payload<SignalOf<Events>>; public: boolean; handle: Summary };
+  readonly cancel: { payload: Payload<{ reason?: string }>; public: boolean; handle: Summary };
   readonly terminate: { payload: Payload<{ reason?: string }>; handle: Summary };
   readonly resume: { payload: Payload<Record<string, never>>; handle: Summary };
 }
