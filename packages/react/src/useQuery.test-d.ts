@@ -21,7 +21,12 @@ const Account = actor({
       },
     },
     /** Internal: only actors and trusted code send it, so a client's types refuse it. */
-    reset: { payload: z.object({}), handle: (ctx) => void (ctx.state.balance = 0) },
+    reset: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.balance = 0;
+      },
+    },
   },
 });
 
