@@ -110,12 +110,62 @@ describe('BatonClient sends', () => {
     await expect(sent).resolves.toEqual({ messageId: 'm' });
   });
 
-  it('times out an ask without a reply', async () => {
+  it('times out an ask without a reply, naming the key to ask again under', async () => {
     client = testClient(server.url);
+    const connection = await server.connection(0);
     const asked = client.ask(alice, 'balance', {}, { timeoutMs: 30, idempotencyKey: 'b1' });
+    await connection.take('ask');
     await expect(asked).rejects.toMatchObject({
       code: 'ASK_TIMEOUT',
-      details: { messageId: 'b1' },
+      message:
+        'no reply to ask "balance" to account/alice within 30 ms; it may still be processed: ask again with { idempotencyKey: "b1" } to get its outcome',
+      details: { messageId: 'b1', sent: true },
+    });
+  });
+
+  it('says a request that never went out was not applied, and drops it, when it times out', async () => {
+    server.accepting = false;
+    client = testClient(server.url);
+    const asked = client.ask(alice, 'balance', {}, { timeoutMs: 30 });
+    const sent = client.send(alice, 'deposit', { amount: 1 }, { timeoutMs: 30 });
+    for (const [request, what] of [
+      [asked, 'ask "balance"'],
+      [sent, 'send "deposit"'],
+    ] as const) {
+      await expect(request).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(
+          new RegExp(
+            `^${what} to account/alice was not sent within 30 ms: the client had no connection to the server \\(it is (connecting|reconnecting)\\), so it was not applied, and it goes out no more`,
+          ),
+        ),
+        details: { sent: false },
+      });
+    }
+    // Connected later, neither goes out.
+    server.accepting = true;
+    const connection = await server.connection(0);
+    const later = client.send(alice, 'deposit', { amount: 2 }, { idempotencyKey: 'dep-2' });
+    const frame = await connection.take('send');
+    expect(frame).toMatchObject({ name: 'deposit', payload: { amount: 2 } });
+    connection.send({ v: 1, type: 'accepted', requestId: frame.requestId, messageId: 'dep-2' });
+    await expect(later).resolves.toEqual({ messageId: 'dep-2' });
+  });
+
+  it('times out a send given timeoutMs that went out unanswered: it may have been accepted', async () => {
+    client = testClient(server.url);
+    const connection = await server.connection(0);
+    const sent = client.send(
+      alice,
+      'deposit',
+      { amount: 1 },
+      { idempotencyKey: 'd3', timeoutMs: 30 },
+    );
+    await connection.take('send');
+    await expect(sent).rejects.toMatchObject({
+      code: 'TIMED_OUT',
+      message:
+        'no answer to send "deposit" to account/alice within 30 ms; it may have been accepted: send again with { idempotencyKey: "d3" }, which makes the two one message',
     });
   });
 

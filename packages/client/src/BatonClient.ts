@@ -158,7 +158,7 @@ export class BatonClient {
       ...(options.visible ? { visible: true } : {}),
       ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     } as const;
-    return this.#session.request(frame, undefined) as Promise<{ messageId: string }>;
+    return this.#session.request(frame, options.timeoutMs) as Promise<{ messageId: string }>;
   }
 
   /**

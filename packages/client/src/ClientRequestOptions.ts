@@ -19,6 +19,12 @@ export interface ClientSendOptions {
   readonly visible?: boolean;
   /** A W3C `traceparent` the message, and every message it causes, carries. @default none */
   readonly traceparent?: string;
+  /**
+   * Give up after this many ms without the server's answer: UNAVAILABLE when it never went out
+   * (the client had no connection: it was not applied), TIMED_OUT when it did (it may have been
+   * accepted: send it again under its key). @default none: a send waits for a connection, however long
+   */
+  readonly timeoutMs?: number;
 }
 
 /**

@@ -116,8 +116,9 @@ export class ClientSession {
   }
 
   /**
-   * Sends `frame`, settled by its answer; an ask fails with ASK_TIMEOUT after `timeoutMs`. Waits
-   * while disconnected (see `#onOpen`); refused at once once the client is closed.
+   * Sends `frame`, settled by its answer; after `timeoutMs` without one it fails (see
+   * {@link timedOut}). Waits while disconnected (see `#onOpen`); refused at once once the client
+   * is closed.
    */
   request(frame: RequestFrame, timeoutMs: number | undefined): Promise<unknown> {
     if (this.#authEnded) return Promise.reject(notSentError(this.#authEnded));
@@ -127,18 +128,15 @@ export class ClientSession {
     const settled = this.#requests.add(frame, this.connection.subject);
     if (timeoutMs !== undefined) {
       const timer = this.#setTimeout(() => {
+        const sent = this.#requests.wasSent(frame.requestId);
         this.#requests.fail(
           frame.requestId,
-          new BatonError(
-            ErrorCode.ASK_TIMEOUT,
-            `no reply to ${frame.idempotencyKey} within ${timeoutMs} ms; it may still be processed: ask again with the same idempotencyKey to get its outcome`,
-            { details: { messageId: frame.idempotencyKey, timeoutMs } },
-          ),
+          timedOut(frame, timeoutMs, sent, this.connection.state),
         );
       }, timeoutMs);
       this.#requests.setTimer(frame.requestId, timer);
     }
-    this.connection.send(frame);
+    if (this.connection.send(frame)) this.#requests.markSent(frame.requestId);
     return settled;
   }
 
@@ -175,7 +173,9 @@ export class ClientSession {
     const frames = this.#requests.resend(subject, (frame, madeAs) =>
       otherUserError(frame, madeAs, subject),
     );
-    for (const frame of frames) this.connection.send(frame);
+    for (const frame of frames) {
+      if (this.connection.send(frame)) this.#requests.markSent(frame.requestId);
+    }
   }
 
   /**
@@ -217,4 +217,39 @@ export class ClientSession {
         return;
     }
   }
+}
+
+/**
+ * Why a request got no answer within `timeoutMs`. One that never went out (`sent` false: the
+ * client had no connection all along) was not applied, and goes out no more: UNAVAILABLE, to make
+ * again once connected. One that went out may have been: an ask's ASK_TIMEOUT, a send's
+ * TIMED_OUT, saying the key under which making it again is the same message.
+ */
+function timedOut(
+  frame: RequestFrame,
+  timeoutMs: number,
+  sent: boolean,
+  state: ConnectionState,
+): BatonError {
+  const what = `${frame.type} "${frame.name}" to ${frame.to}`;
+  const details = { messageId: frame.idempotencyKey, timeoutMs, sent };
+  if (!sent) {
+    return new BatonError(
+      ErrorCode.UNAVAILABLE,
+      `${what} was not sent within ${timeoutMs} ms: the client had no connection to the server (it is ${state}), so it was not applied, and it goes out no more: ${frame.type} it again once connected`,
+      { details },
+    );
+  }
+  const again = `${frame.type} again with { idempotencyKey: ${JSON.stringify(frame.idempotencyKey)} }`;
+  return frame.type === 'ask'
+    ? new BatonError(
+        ErrorCode.ASK_TIMEOUT,
+        `no reply to ${what} within ${timeoutMs} ms; it may still be processed: ${again} to get its outcome`,
+        { details },
+      )
+    : new BatonError(
+        ErrorCode.TIMED_OUT,
+        `no answer to ${what} within ${timeoutMs} ms; it may have been accepted: ${again}, which makes the two one message`,
+        { details },
+      );
 }

@@ -14,6 +14,8 @@ interface InFlight {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: BatonError) => void;
   timer: unknown;
+  /** Whether it went out on an open socket: one that never did was not applied. */
+  sent: boolean;
   /**
    * The user the client was connected as when it was made (`Connection.subject`); undefined
    * for one made before the first connection opened, which then goes out as its user.
@@ -65,8 +67,26 @@ export class RequestTable {
   /** Registers a request made as `madeAs`; `settled` resolves or rejects with its answer. */
   add(frame: SendMessage | AskMessage, madeAs: string | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.#inFlight.set(frame.requestId, { frame, resolve, reject, timer: undefined, madeAs });
+      this.#inFlight.set(frame.requestId, {
+        frame,
+        resolve,
+        reject,
+        timer: undefined,
+        sent: false,
+        madeAs,
+      });
     });
+  }
+
+  /** Notes that a request went out on an open socket. */
+  markSent(requestId: string): void {
+    const entry = this.#inFlight.get(requestId);
+    if (entry) entry.sent = true;
+  }
+
+  /** Whether a request in flight went out on an open socket (see {@link InFlight.sent}). */
+  wasSent(requestId: string): boolean {
+    return this.#inFlight.get(requestId)?.sent === true;
   }
 
   /** Attaches a timer to a request, cleared when it settles. */
