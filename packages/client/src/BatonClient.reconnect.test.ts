@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import type { BatonClient } from './BatonClient.ts';
 import type { Timers } from './BatonClientOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
@@ -358,6 +359,22 @@ describe('BatonClient reconnects', () => {
     client.close();
     expect(client.connectionState).toBe('closed');
     await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.connections).toHaveLength(1);
+  });
+
+  it('opens no socket when closed in the turn it was made (React StrictMode mounts effects twice)', async () => {
+    let sockets = 0;
+    class Counted extends WebSocket {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        sockets++;
+      }
+    }
+    const once = testClient(server.url, { WebSocket: Counted as never });
+    once.close();
+    client = testClient(server.url, { WebSocket: Counted as never });
+    await vi.waitFor(() => expect(client.connectionState).toBe('open'));
+    expect(sockets).toBe(1);
     expect(server.connections).toHaveLength(1);
   });
 });

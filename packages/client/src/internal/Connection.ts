@@ -100,7 +100,9 @@ export class Connection {
     this.#settings = settings;
     this.#hooks = hooks;
     this.#stopPage = settings.page?.listen(() => this.wake()) ?? (() => {});
-    void this.#connect();
+    // Not in the constructor's own turn: a client closed at once (React's StrictMode mounts a
+    // provider's effects twice) then opens no socket to abandon, which a browser reports.
+    queueMicrotask(() => void this.#connect());
   }
 
   get state(): ConnectionState {
