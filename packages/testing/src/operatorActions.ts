@@ -119,23 +119,25 @@ export class DeadLetterBook {
       // Ended by an operator before its attempts ran out (its last error perhaps written by old
       // code in a rolling deploy, whichever process keeps the letter): no sign of a loop.
       const ended = this.#ended.delete(key);
+      // A letter too old to tell (its sender's mark cannot, or its life ended) of a message that
+      // may have been processed is left; one kept for its failures is the message's own, unapplied.
+      const tooOld = unmarked === true || envelope.lifeEnded === true;
       // Kept again after every redrive allowed, and not by or for old code in a rolling deploy
       // (which ends: a redrive that old code takes may keep it again, as a letter too large to
       // keep whole no longer says why): the handler fails this message each time, and no
-      // redrive will change that.
+      // redrive will change that. A letter kept as too old to tell is no failure of its handler
+      // (a copy redriven late, after time passed its sender's mark): it is no sign of a loop.
       const looping =
         !ended &&
         !codeFault &&
         !byOldCode &&
+        !tooOld &&
         this.maxRedrives > 0 &&
         redrives >= this.maxRedrives &&
         !UNKNOWN_TO_OLD_CODE.has(cause?.details?.cause?.code ?? '');
       if (looping && !this.loop) {
         this.loop = { actorId, messageId, handler: envelope.name, redrives, error: error.message };
       }
-      // A letter too old to tell (its sender's mark cannot, or its life ended) of a message that
-      // may have been processed is left; one kept for its failures is the message's own, unapplied.
-      const tooOld = unmarked === true || envelope.lifeEnded === true;
       const redriven =
         codeFault ||
         looping ||
