@@ -409,6 +409,9 @@ describe('operator actions', () => {
       ),
       details: { actorId: 'alarm/a', messageId, attempts: 1, ended: false },
     });
+    expect(((await pause().catch((e: unknown) => e)) as Error).message).toContain(
+      `and a pause would park it at its next delivery and drop its count, so its handler would run again from its first attempt once resumed. The messages behind it wait already: to stop its handler running again, end it (baton actors end-failing alarm/a '${messageId}'). To pause it all the same, or if the message left the inbox (the inbox's dead-letter queue took it: baton queue-dead-letters list), pass --force (pauseActor's force)`,
+    );
     expect((await h.record('alarm/a'))?.paused).toBeUndefined();
     // Paused all the same, its next delivery parks it: the end would be lost.
     await pause(true);
@@ -449,7 +452,9 @@ describe('operator actions', () => {
     // Nor is it paused before the end takes effect, which the pause would drop.
     expect(await pause().catch((e: unknown) => e)).toMatchObject({
       code: ErrorCode.INVALID_STATE,
-      message: expect.stringContaining('an operator ended it (ops, at '),
+      message: expect.stringMatching(
+        /an operator ended it \(ops, at [^)]+\), and its next delivery keeps it as a dead letter without running its handler; a pause would park it at that delivery instead, dropping the end, and its handler would run again once resumed\. Let the end take effect first \(baton actors get alarm\/a shows no failing message then\), then pause\./,
+      ),
       details: { ended: true },
     });
 

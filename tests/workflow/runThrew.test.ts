@@ -227,6 +227,22 @@ describe('a run that throws an unexpected error', () => {
     },
   );
 
+  it("shows a public workflow's readers the text of a Baton error its run threw, as any door does", async () => {
+    const Labels = workflow({
+      name: 'labels',
+      public: true,
+      input: z.object({}),
+      run: async () => {
+        throw new RetryableError('the label service is down');
+      },
+    });
+    const h = workflowHarness([Labels.actor]);
+    const ref = await h.client.start(Labels, 'l-3', {});
+    await h.runAll({ until: h.clock.now() });
+    const { paused } = await h.client.workflowStatus(ref, { caller: ANONYMOUS });
+    expect(paused?.error.message).toContain('threw RETRYABLE: the label service is down.');
+  });
+
   it("withholds what an unexpected error says from a public workflow's readers, and logs it", async () => {
     const secret = "ENOENT: no such file or directory, open '/srv/app/config/db.json'";
     const Report = workflow({
