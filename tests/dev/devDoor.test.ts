@@ -144,10 +144,13 @@ describe("baton dev's door", () => {
     ]);
   });
 
-  it('serves the pages that hold its token unframed by other pages and uncached', async () => {
-    for (const path of ['/', '/_baton']) {
+  it('serves the pages that hold its tokens unframed by other pages and uncached', async () => {
+    for (const [path, meta] of [
+      ['/', 'baton-crash-token'],
+      ['/_baton', 'baton-token'],
+    ] as const) {
       const page = await fetch(`${dev.origin}${path}`);
-      expect(await page.text()).toContain('baton-token');
+      expect(await page.text()).toContain(`<meta name="${meta}"`);
       expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
       expect(page.headers.get('x-frame-options')).toBe('DENY');
       expect(page.headers.get('cache-control')).toBe('no-store');
@@ -191,6 +194,33 @@ describe("baton dev's door", () => {
       body: JSON.stringify({ to: 'counter/c', name: 'add', payload: { n: 1000 } }),
     });
     expect(other.status).toBe(403);
+    expect(await count()).toBe(5);
+  });
+
+  it("gives the app's page, where its users sign in, a token that arms a crash and does nothing else", async () => {
+    const html = await (await fetch(`${dev.origin}/`)).text();
+    const crashToken = /<meta name="baton-crash-token" content="([^"]+)">/.exec(html)?.[1];
+    expect(crashToken).toMatch(/.{20}/);
+    const inspector = await inspectorToken(dev.origin);
+    expect(html).not.toContain(inspector);
+    expect(crashToken).not.toBe(inspector);
+    const asPage = { 'x-baton-token': crashToken! };
+    // Trusted code's doors stay shut to it: a credit as the system, a redrive, a workflow action.
+    const credit = await postJson(
+      `${dev.origin}/_baton/send?as=system`,
+      { to: 'counter/c', name: 'add', payload: { n: 1000 } },
+      asPage,
+    );
+    expect(credit.status).toBe(403);
+    expect(credit.body.error.message).toContain('x-baton-token');
+    for (const action of ['ask', 'redrive', 'history', 'workflow']) {
+      expect((await postJson(`${dev.origin}/_baton/${action}`, {}, asPage)).status).toBe(403);
+    }
+    // Nor does it open the inspector's live query.
+    expect((await inspectorWith({ token: crashToken })).status).toBe('error');
+    // The crash passes the door: the app process answers it (in memory here, it refuses).
+    const crash = await postJson(`${dev.origin}/_baton/crash`, {}, asPage);
+    expect(crash).toMatchObject({ status: 400, body: { error: { code: 'INVALID_STATE' } } });
     expect(await count()).toBe(5);
   });
 

@@ -134,8 +134,10 @@ function Actions({ log, me }: { log: Log; me: Me }) {
   const crash = async () => {
     setBusy(true);
     try {
-      // `baton dev` puts its token for such actions in the page it serves.
-      const token = document.querySelector<HTMLMetaElement>('meta[name="baton-token"]')?.content;
+      // `baton dev` puts a token in the page it serves that arms a crash and does nothing else.
+      const token = document.querySelector<HTMLMetaElement>(
+        'meta[name="baton-crash-token"]',
+      )?.content;
       const armed = await fetch('/_baton/crash', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-baton-token': token ?? '' },

@@ -89,6 +89,22 @@ describe('DevDoor', () => {
     }
   });
 
+  it("takes the app page's token for a crash only", () => {
+    const withPage = new DevDoor({ port: 3000, token, pageToken: 'page-token-0123456789' });
+    const headers = { ...own, ...json, 'x-baton-token': 'page-token-0123456789' };
+    const at = (path: string) => withPage.check({ method: 'POST', path, headers }).kind;
+    expect(at('/_baton/crash')).toBe('pass');
+    for (const action of ['redrive', 'send', 'ask', 'history', 'workflow']) {
+      expect(at(`/_baton/${action}`)).toBe('refuse');
+    }
+    // The inspector's token arms a crash too; without a page token, only it does.
+    const inspector = { ...headers, 'x-baton-token': token };
+    expect(withPage.check({ method: 'POST', path: '/_baton/crash', headers: inspector }).kind).toBe(
+      'pass',
+    );
+    expect(door.check({ method: 'POST', path: '/_baton/crash', headers }).kind).toBe('refuse');
+  });
+
   it('serves the pages that hold the token (the inspector, the app) to their own origin only', () => {
     for (const path of ['/_baton', '/']) {
       for (const site of [undefined, 'none', 'same-origin']) {

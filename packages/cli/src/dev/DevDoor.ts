@@ -27,6 +27,11 @@ export interface DevDoorOptions {
   readonly allowOrigins?: readonly string[];
   /** This run's inspector token. */
   readonly token: string;
+  /**
+   * The app page's token: it arms a crash (`POST /_baton/crash`) and nothing else. The app's
+   * page is where its users sign in, so it holds no token that acts as trusted code.
+   */
+  readonly pageToken?: string;
 }
 
 /**
@@ -38,8 +43,9 @@ export interface DevDoorOptions {
  *   server-to-server) a request passes on a right `Host`.
  * - A body comes as `application/json`: a `text/plain` POST is a "simple" cross-origin request
  *   that a browser sends without asking first.
- * - The pages that embed the token (the app's page and the inspector's) are served to their own
- *   origin only; the inspector's actions (`POST /_baton/…`) carry it in {@link TOKEN_HEADER}.
+ * - The pages that embed a token (the app's page and the inspector's) are served to their own
+ *   origin only; the inspector's actions (`POST /_baton/…`) carry its token in
+ *   {@link TOKEN_HEADER}. The app's page holds another, which arms a crash and nothing else.
  *
  * @example
  * const door = new DevDoor({ port: 3000, token });
@@ -52,6 +58,7 @@ export class DevDoor {
   readonly #hosts: ReadonlySet<string>;
   readonly #others: ReadonlySet<string>;
   readonly #token: string;
+  readonly #pageToken: string | undefined;
 
   constructor(options: DevDoorOptions) {
     const names = ['127.0.0.1', 'localhost', '[::1]'];
@@ -65,6 +72,7 @@ export class DevDoor {
       ...[...this.#others].map((origin) => new URL(origin).host),
     ]);
     this.#token = options.token;
+    this.#pageToken = options.pageToken;
   }
 
   /** The answer to an HTTP request. */
@@ -108,7 +116,13 @@ export class DevDoor {
           `a ${method} body must be JSON sent with content-type: application/json (this one came ${type === undefined ? 'without a content type' : `as ${type}`}), e.g. curl -X POST ${this.#home}/ask -H 'content-type: application/json' -d '{"to": "type/key", "name": "message", "payload": {}}'`,
         );
       }
-      if (inspector && !sameSecret(header(headers, TOKEN_HEADER), this.#token)) {
+      const token = header(headers, TOKEN_HEADER);
+      const crash = path === '/_baton/crash' && this.#pageToken !== undefined;
+      if (
+        inspector &&
+        !sameSecret(token, this.#token) &&
+        !(crash && sameSecret(token, this.#pageToken))
+      ) {
         return refuse(
           403,
           `the inspector's actions need this run's token in the ${TOKEN_HEADER} header: use them from the inspector (${this.#home}/_baton), whose page carries it in <meta name="baton-token">`,

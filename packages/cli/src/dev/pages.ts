@@ -10,16 +10,18 @@ import { escapeHtml } from '../escapeHtml.ts';
 
 /**
  * `index.html` for the app's page: the WebSocket URL in `<meta name="baton-url">`, and this
- * run's token (for the inspector's actions, e.g. a crash button) in `<meta name="baton-token">`.
+ * run's crash token in `<meta name="baton-crash-token">`: it arms a crash (a demo's button, see
+ * `POST /_baton/crash`) and nothing else. The inspector's token, which acts as trusted code, is
+ * not on the page the app's users sign in to.
  */
-export function appPageHtml(title: string, webSocketUrl: string, token: string): string {
+export function appPageHtml(title: string, webSocketUrl: string, crashToken: string): string {
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
-    <meta name="baton-token" content="${escapeHtml(token)}">
+    <meta name="baton-crash-token" content="${escapeHtml(crashToken)}">
     ${NO_ICON}
     <title>${escapeHtml(title)}</title>
   </head>

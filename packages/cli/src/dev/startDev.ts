@@ -46,9 +46,11 @@ export async function startDev(
   const appDir = dirname(options.entry);
   const pageEntry = join(appDir, 'web', 'page.tsx');
   const title = `${basename(dirname(appDir))} · baton dev`;
-  // This run's secrets: the inspector's token (in its page only), and the proof that a request
-  // reaching the app process came through this one (never leaves the two processes).
+  // This run's secrets: the inspector's token (in its page only), the app page's (it arms a
+  // crash, nothing else), and the proof that a request reaching the app process came through
+  // this one (never leaves the two processes).
   const inspectorToken = newSecret();
+  const crashToken = newSecret();
   const forwardSecret = newSecret();
   let config: ChildConfig = {
     backend: options.backend,
@@ -141,7 +143,7 @@ export async function startDev(
     };
     if (request.method === 'GET' && path === '/') {
       return html(
-        hasPage ? appPageHtml(title, webSocketUrl(), inspectorToken) : landingHtml(title, origin),
+        hasPage ? appPageHtml(title, webSocketUrl(), crashToken) : landingHtml(title, origin),
         tokenPage,
       );
     }
@@ -231,7 +233,12 @@ export async function startDev(
   }
   const { port } = http.address() as AddressInfo;
   origin = `http://${HOST}:${port}`;
-  door = new DevDoor({ port, allowOrigins: options.allowOrigins ?? [], token: inspectorToken });
+  door = new DevDoor({
+    port,
+    allowOrigins: options.allowOrigins ?? [],
+    token: inspectorToken,
+    pageToken: crashToken,
+  });
 
   // Reload: a saved source file of the app restarts the app process; one of a page rebuilds it.
   // Every folder holding a local file of a bundle is watched (after each build, afresh), so a
