@@ -6,9 +6,9 @@ import { type AnyActorDefinition, checkActorKey, type HandlerSpec } from './acto
 import type { AnyEffectDefinition } from './effect.ts';
 import { BatonError, batonError, ErrorCode, invalidArgument } from './errors.ts';
 import type { Schema } from './schema.ts';
-import { schemaIssues } from './schemaIssues.ts';
 import { parseActorId } from './shared/actorId.ts';
 import { clip } from './shared/clip.ts';
+import { schemaIssues } from './shared/schemaIssues.ts';
 
 export type AnyHandler = HandlerSpec<unknown, Schema, unknown>;
 

@@ -1,4 +1,12 @@
-import { ErrorCode, isBatonError, jsonLogger, query, TerminalError } from '@baton/core';
+import {
+  type BatonError,
+  ErrorCode,
+  isBatonError,
+  jsonLogger,
+  query,
+  TerminalError,
+} from '@baton/core';
+import { MAX_SCHEMA_ISSUES } from '@baton/core/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Account, bankQueries } from './fixtures/bank.ts';
@@ -116,6 +124,18 @@ describe('QueryEngine subscriptions', () => {
     expect((error as Error).message).toMatch(
       /^invalid args for query "totalBalance": args\.accounts\.0: /,
     );
+  });
+
+  it('names at most MAX_SCHEMA_ISSUES bad args: a refusal is not many times its request', () => {
+    harness = createHarness();
+    const accounts = new Array(5000).fill(0);
+    const error = thrown(() =>
+      harness.engine.subscribe({ query: 'totalBalance', args: { accounts } }, () => {}),
+    ) as BatonError;
+    expect(error.code).toBe(ErrorCode.INVALID_PAYLOAD);
+    expect(error.details.issues).toHaveLength(MAX_SCHEMA_ISSUES);
+    expect(error.message).toMatch(/args\.accounts\.19: [^;]+; and 4980 more$/);
+    expect(JSON.stringify(error.toJSON()).length).toBeLessThan(JSON.stringify(accounts).length);
   });
 
   it.each([

@@ -2,8 +2,8 @@
 import { type Envelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { StoreLimits } from '../adapter/ports.ts';
 import { BatonError, batonError, ErrorCode, messageOf } from '../errors.ts';
-import { type SchemaIssue, schemaIssues } from '../schemaIssues.ts';
 import { DAY, days } from '../shared/days.ts';
+import { type SchemaIssue, schemaIssues } from '../shared/schemaIssues.ts';
 
 /** The details that name a message: its id and the actor it is to. */
 function ofMessage(envelope: Envelope): { messageId: string; actorId: string } {

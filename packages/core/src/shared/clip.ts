@@ -2,13 +2,13 @@
 export const CLIP_CHARS = 64;
 
 /**
- * `text` as an error repeats it: whole up to {@link CLIP_CHARS} characters, else their first
- * ones and `…`. A refusal goes back to whoever sent the text (and may be logged): one that
+ * `text` as an error repeats it: whole up to `max` ({@link CLIP_CHARS}) characters, else their
+ * first ones and `…`. A refusal goes back to whoever sent the text (and may be logged): one that
  * repeated a long name or id whole would be as large as the request, or twice as large.
  *
  * @example
  * `no public query "${clip(name)}"`;
  */
-export function clip(text: string): string {
-  return text.length <= CLIP_CHARS ? text : `${text.slice(0, CLIP_CHARS)}…`;
+export function clip(text: string, max = CLIP_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
