@@ -1,7 +1,7 @@
 import { jsonSize } from '../adapter/conflicts.ts';
 import type { Commit } from '../adapter/ports.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
-import { deepCopy } from '../shared/deepCopy.ts';
+import { asJson } from './asJson.ts';
 import { recentlyUsed } from './recentlyUsed.ts';
 
 interface Entry {
@@ -119,7 +119,7 @@ export class RecordCache {
     const held = this.#entries.get(actorId);
     if (held?.record.ver !== ver || held.record.life !== life) return undefined;
     const timer = held.timers?.get(id);
-    return timer && { ...timer, payload: deepCopy(timer.payload) };
+    return timer && { ...timer, payload: asJson(timer.payload) };
   }
 
   /**

@@ -10,7 +10,6 @@ import { type Envelope, INGRESS, parseActorId } from '../adapter/envelope.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
-import { deepCopy } from '../shared/deepCopy.ts';
 import type { Writable } from '../shared/Writable.ts';
 import { upgradeStateForTurn } from '../stateVersions.ts';
 import type { Admission, Turn } from './admission.ts';
@@ -87,7 +86,7 @@ export async function applyMessage(
     // that throws is the stored state's fault, so the message waits for a fix, whatever the error.
     const draft = upgradeStateForTurn(
       message.definition,
-      deepCopy(current.state),
+      asJson(current.state),
       current.stateVersion ?? 1,
       current.id,
     );
