@@ -1,6 +1,6 @@
 /**
- * A public workflow for the door tests: each user runs their own instances (id `<user>-…`),
- * which wait for the event `go` and greet their starter.
+ * A public workflow for the door tests: each user runs their own instances (id `<user>-<rest>`,
+ * the rest without a `-`), which wait for the event `go` and greet their starter.
  */
 import { type Caller, workflow } from '@baton/core';
 import * as z from 'zod';
@@ -9,13 +9,20 @@ import * as z from 'zod';
 export const userOf = (caller: Caller) =>
   caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
 
+/**
+ * The user an instance id `<user>-<rest>` belongs to (`''` for an id without a `-`). The rest
+ * holds no `-`, so that the owner is read exactly: with `id.startsWith(\`${user}-\`)`, user
+ * `alice` would reach the instances of user `alice-x`.
+ */
+export const ownerOf = (id: string) => id.slice(0, Math.max(0, id.lastIndexOf('-')));
+
 export const Greeter = workflow({
   name: 'greeter',
   input: z.object({ greeting: z.string() }),
   public: true,
   authorize: (caller, request) => {
     const user = userOf(caller);
-    return user !== undefined && request.id.startsWith(`${user}-`);
+    return user !== undefined && ownerOf(request.id) === user;
   },
   run: async (ctx, { greeting }) => {
     await ctx.waitForEvent('go');

@@ -195,6 +195,22 @@ describe('the workflow routes of the HTTP ingress', () => {
     expect(start.body.error.code).toBe('FORBIDDEN');
     await app.idle();
     expect((await call('alice', 'GET', '/workflows/greeter/alice-2')).status).toBe(404);
+
+    // Owners are read exactly: user alice-x's instance is not alice's, though its id begins
+    // with "alice-".
+    const theirs = await call('alice-x', 'POST', '/workflows/greeter/start', {
+      id: 'alice-x-1',
+      input: { greeting: 'hi' },
+    });
+    expect(theirs.status).toBe(202);
+    await app.idle();
+    expect((await call('alice', 'GET', '/workflows/greeter/alice-x-1')).status).toBe(403);
+    expect((await call('alice-x', 'GET', '/workflows/greeter/alice-x-1')).status).toBe(200);
+    const squat = await call('alice', 'POST', '/workflows/greeter/start', {
+      id: 'alice-x-2',
+      input: { greeting: 'hi' },
+    });
+    expect(squat.status).toBe(403);
   });
 
   it('answer 404 for an instance never started, saying how to start it, and for a workflow clients may not reach', async () => {
