@@ -45,8 +45,11 @@ export interface SimContext {
 export class SimCluster {
   readonly context: SimContext;
   readonly journal = new MemoryJournal();
-  /** Every message sent to the queue (ingress and drains), so a fault can deliver it again. */
-  readonly history: QueueMessage[] = [];
+  /**
+   * Every message sent to the queue (ingress and drains) since the last time jump, and when,
+   * oldest first: a fault may deliver one again ({@link redeliverable}).
+   */
+  readonly #sent: Array<{ readonly message: QueueMessage; readonly at: number }> = [];
   /** The dedupe ids the inbox queue accepted (a replaced queue's messages move to the new one). */
   readonly accepted = new Set<string>();
   #backend!: EmbeddedBackend;
@@ -229,16 +232,30 @@ export class SimCluster {
 
   /**
    * Time jumped, days on, while nothing was in flight: the store deletes what expired (as
-   * DynamoDB's TTL does), and {@link history} forgets the messages sent before (a copy that comes
+   * DynamoDB's TTL does), and the run forgets the messages sent before (a copy that comes
    * back days later comes from a dead-letter queue), but for the few copies {@link LateCopies}
    * may keep aside. The stranded messages waited across it.
    */
   timeJumped(): void {
     const { lateCopies, stranded, rng } = this.context;
     this.#backend.store.purgeExpired();
-    lateCopies.keepAside(this.history, this.accepted, this.#backend.store.records(), rng);
-    this.history.length = 0;
+    const history = this.#sent.map((sent) => sent.message);
+    lateCopies.keepAside(history, this.accepted, this.#backend.store.records(), rng);
+    this.#sent.length = 0;
     stranded.jumped();
+  }
+
+  /**
+   * The messages a fault may deliver again (SQS delivers at least once): those sent within half
+   * the mark retention. The queue keeps a message no longer than the retention the marks follow
+   * (`markRetentionMs`), so a copy of an older one — after a workflow slept for days, say —
+   * would come from nowhere; a copy that does come back days later comes from a dead-letter
+   * queue, as {@link LateCopies} and `StrandedMessages` model.
+   */
+  redeliverable(): QueueMessage[] {
+    const { clock, settings } = this.context;
+    const since = clock.now() - settings.markRetentionMs / 2;
+    return this.#sent.filter((sent) => sent.at >= since).map((sent) => sent.message);
   }
 
   /**
@@ -305,7 +322,8 @@ export class SimCluster {
         for (const m of messages.filter((m) => !inbox.includes(m))) {
           await monitor.received(this.#backend.store, m.body);
         }
-        this.history.push(...inbox);
+        const at = clock.now();
+        for (const message of inbox) this.#sent.push({ message, at });
         if (inbox.length > 0) await queue.send(inbox);
         for (const m of messages) this.accepted.add(m.dedupeId);
       },

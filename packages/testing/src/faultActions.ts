@@ -40,7 +40,7 @@ export function chooseFault(cluster: SimCluster, ingress: IngressState): Action 
     ],
     [
       f.redeliver,
-      () => s.redeliveries < 10 && cluster.history.length > 0,
+      () => s.redeliveries < 10 && cluster.redeliverable().length > 0,
       () => redeliver(cluster),
     ],
     [
@@ -207,9 +207,9 @@ function duplicate(cluster: SimCluster, submitted: readonly IngressSend[]): Acti
 }
 
 function redeliver(cluster: SimCluster): Action {
-  const { history } = cluster;
   const { rng, stats } = cluster.context;
-  const message = history[Math.floor(rng() * history.length)]!;
+  const candidates = cluster.redeliverable();
+  const message = candidates[Math.floor(rng() * candidates.length)]!;
   return {
     label: `redeliver ${message.dedupeId} under a fresh dedupe id`,
     run: async () => {

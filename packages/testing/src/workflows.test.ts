@@ -142,4 +142,42 @@ describe('workflows in a simulation', () => {
       /unknown actor type "wf-other".*; for workflow "other", pass it as defineApp's workflows \(or its \.actor among the actors\)/,
     );
   });
+
+  it('applies each call of a workflow that sleeps past the mark retention once, whatever the seed', async () => {
+    // A redelivery (SQS's at-least-once) comes while its message may still be in the queue: a
+    // copy of a call made before a 9-day sleep, delivered after it, was kept as too old to tell,
+    // and the run's operator redrove it — the reserve applied twice, on 8 of 60 seeds.
+    const Stock = actor({
+      name: 'stock',
+      state: z.object({ reserves: z.number(), releases: z.number() }),
+      initial: () => ({ reserves: 0, releases: 0 }),
+      handlers: {
+        reserve: { payload: z.object({}), handle: (ctx) => void ctx.state.reserves++ },
+        release: { payload: z.object({}), handle: (ctx) => void ctx.state.releases++ },
+      },
+    });
+    const Hold = workflow({
+      name: 'hold',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.call(Stock.ref('s'), 'reserve', {});
+        await ctx.sleep(9 * DAY);
+        await ctx.call(Stock.ref('s'), 'release', {});
+      },
+    });
+    const app = defineApp({ actors: [Stock], workflows: [Hold] });
+    const twice: number[] = [];
+    let redeliveries = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const sim = new Simulation({ ...app, seed });
+      sim.send(Hold.ref('h'), 'start', { input: {} });
+      await sim.run();
+      redeliveries += sim.stats.redeliveries;
+      expect((await sim.state(Hold.ref('h'))).status).toBe('completed');
+      const stock = await sim.state(Stock.ref('s'));
+      if (stock.reserves !== 1 || stock.releases !== 1) twice.push(seed);
+    }
+    expect(twice).toEqual([]);
+    expect(redeliveries).toBeGreaterThan(0);
+  });
 });
