@@ -38,6 +38,7 @@ import {
   checkTimerId,
   DEFAULT_ASK_TIMEOUT_MS,
   dueAt,
+  payloadLimit,
 } from './handlerArguments.ts';
 import type { HandlerEffects, HandlingOptions } from './handlerEffects.ts';
 import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
@@ -412,7 +413,7 @@ class HandlerContext implements ActorContext<unknown> {
   }
 
   #payloadLimit(): number {
-    return this.#engine.store.limits.maxItemBytes / 2;
+    return payloadLimit(this.#engine.store.limits);
   }
 
   /**

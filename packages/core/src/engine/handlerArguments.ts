@@ -3,7 +3,14 @@
  * timer's id, when a schedule is due; and how long an ask waits for its reply by default.
  */
 import { jsonSize } from '../adapter/conflicts.ts';
+import type { StoreLimits } from '../adapter/ports.ts';
 import { batonError, ErrorCode, invalidArgument } from '../errors.ts';
+
+/**
+ * The largest payload a message may carry: half a store item, so that its envelope fits an
+ * outbox item, or the record that holds it, with room to spare.
+ */
+export const payloadLimit = (limits: StoreLimits): number => limits.maxItemBytes / 2;
 
 /** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
 export function checkPayloadSize(

@@ -94,7 +94,7 @@ export async function deadLetter(
   const out = await outgoing(
     turn,
     advance(engine, current, inbound, admission),
-    unmarked ? [] : askReply(envelope, { ok: false, error: told.toJSON() }),
+    unmarked ? [] : askReply(engine, envelope, { ok: false, error: told.toJSON() }),
     trace,
   );
   const { fires } = admission;

@@ -21,11 +21,12 @@ import type { MessageEffects } from './commitParts.ts';
 import type { RecordDraft } from './copyRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
+import { payloadLimit } from './handlerArguments.ts';
 import type { Inbound } from './Inbound.ts';
 import { appliedProof, deadLetter } from './keptLetters.ts';
 import { maxOutcomeBytes, outcomeTooLarge } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
-import { askReply, outgoing } from './outgoing.ts';
+import { askReply, isActorAsk, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
@@ -155,7 +156,13 @@ export async function applyMessage(
       return kept(blame(current.id, envelope.name, checked.error.issues));
     }
   }
-  const replied = askReply(envelope, { ok: true, value: reply });
+  // A reply to an actor's ask goes as a message: one over a payload's limit would fail every
+  // commit of the batch and block the actor.
+  const replyLimit = payloadLimit(engine.store.limits);
+  if (isActorAsk(envelope) && jsonSize(reply) > replyLimit) {
+    return reject(turn, current, inbound, admission, replyTooLarge(envelope, replyLimit), trace);
+  }
+  const replied = askReply(engine, envelope, { ok: true, value: reply });
   const sends = replied.length === 0 ? effects.sends : [...effects.sends, ...replied];
   const advanced = advance(engine, current, inbound, admission, now);
   // Most messages send nothing: they skip the call (an async one) altogether.
@@ -312,7 +319,7 @@ export async function reject(
   const out = await outgoing(
     turn,
     advance(engine, current, inbound, admission),
-    askReply(inbound.envelope, failed),
+    askReply(engine, inbound.envelope, failed),
     trace,
   );
   return {

@@ -3,10 +3,14 @@
  * previous message on its channel (`prev`), carrying the handling's trace — the handler's sends
  * and asks, and the reply an actor's ask gets with the message's outcome.
  */
+
+import { jsonSize } from '../adapter/conflicts.ts';
 import { ASK_REPLY, actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import type { TurnEngine } from './createEngine.ts';
+import { payloadLimit } from './handlerArguments.ts';
+import { errorGist } from './outcomes.ts';
 import type { OverflowLookup } from './overflow.ts';
 
 /** A send a turn makes: a handler's, or the reply to an ask. */
@@ -18,10 +22,24 @@ export interface Send {
   readonly replyTo?: string;
 }
 
-/** The reply an actor's ask gets with this message's outcome; none for other messages. */
-export function askReply(envelope: Envelope, outcome: Outcome): Send[] {
-  if (envelope.ask === undefined || !isActorSender(envelope)) return [];
-  return [{ to: envelope.from, name: ASK_REPLY, payload: outcome, replyTo: envelope.ask }];
+/** Whether `envelope` is an actor's ask, which a reply message answers. */
+export const isActorAsk = (envelope: Envelope): boolean =>
+  envelope.ask !== undefined && isActorSender(envelope);
+
+/**
+ * The reply an actor's ask gets with this message's outcome; none for other messages. An error
+ * over a payload's limit (a handler's TerminalError with a long text, say) goes as its gist: a
+ * reply too large to send would fail every commit of its batch. A value that large is refused
+ * before (`replyTooLarge`).
+ */
+export function askReply(engine: TurnEngine, envelope: Envelope, outcome: Outcome): Send[] {
+  if (!isActorAsk(envelope)) return [];
+  const limit = payloadLimit(engine.store.limits);
+  const payload =
+    outcome.ok || jsonSize(outcome) <= limit
+      ? outcome
+      : { ok: false, error: errorGist(outcome.error, limit) };
+  return [{ to: envelope.from, name: ASK_REPLY, payload, replyTo: envelope.ask }];
 }
 
 /**

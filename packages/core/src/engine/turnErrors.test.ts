@@ -92,10 +92,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
       [
         replyTooLarge(envelope, 391_808),
         ErrorCode.MESSAGE_TOO_LARGE,
-        [
-          /reply to ingress:k1 with its outcome record is larger than the 391808 bytes/,
-          /reply with less/,
-        ],
+        [/reply to ingress:k1 is larger than the 391808 bytes/, /reply with less/],
         { message: 'ingress:k1', limit: 391_808 },
       ],
       [
