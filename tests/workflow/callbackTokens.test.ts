@@ -4,8 +4,10 @@
  * ago) gets one answer, so a forged token tells nothing of which instances exist — even of
  * workflows no client may reach, whose `callback` handler every client may call.
  */
-import { ANONYMOUS, ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import { ANONYMOUS, ErrorCode, query, type WorkflowState, workflow } from '@baton/core';
+import { Registry } from '@baton/core/adapter';
 import type { Client } from '@baton/core/client';
+import { evaluateQuery } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { settled } from '../engine/helpers.ts';
@@ -188,5 +190,31 @@ describe('a callback sent from outside the app', () => {
     );
     await expect(checked).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
     expect(h.backend.queue.counts().total).toBe(queued);
+  });
+});
+
+describe("a query that reads a workflow instance's state", () => {
+  it("reads it without its callbacks' secrets, which would let any reader complete them", async () => {
+    tokens.length = 0;
+    const h = workflowHarness([Internal.actor]);
+    const ref = await h.client.start(Internal, 'q-1', {});
+    await h.runAll({ until: h.clock.now() });
+    const stored = (await h.state(ref.id)) as WorkflowState;
+    const secret = stored.journal.find((entry) => entry.kind === 'callback')?.secret;
+    expect(secret).toMatch(/.{16}/);
+    const peek = query({
+      name: 'peek',
+      args: z.object({ id: z.string() }),
+      handler: async (ctx, { id }) => ctx.get(Internal.ref(id)),
+    });
+    const env = { registry: new Registry([Internal.actor]), store: h.backend.store };
+    const { outcome } = await evaluateQuery(peek, { id: 'q-1' }, undefined, env);
+    if (!outcome.ok) throw outcome.error;
+    expect(outcome.text).not.toContain(secret);
+    const read = JSON.parse(outcome.text) as WorkflowState;
+    expect(read.journal.map(({ seq, kind }) => ({ seq, kind }))).toEqual(
+      stored.journal.map(({ seq, kind }) => ({ seq, kind })),
+    );
+    expect(read.journal.find((entry) => entry.kind === 'callback')).not.toHaveProperty('secret');
   });
 });

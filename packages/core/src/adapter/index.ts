@@ -19,6 +19,7 @@ export {
   utf8Bytes,
 } from '../shared/utf8.ts';
 export { upgradeState, upgradeStateForTurn } from '../stateVersions.ts';
+export { readableState } from '../workflow/readableState.ts';
 export { isRetentionTimer } from '../workflow/retentionTimer.ts';
 export { workflowOf } from '../workflow/workflow.ts';
 export { awaitsRedrive, endedWithoutRedrive, markedAwaitingRedrive } from './awaitsRedrive.ts';

@@ -11,6 +11,7 @@ import {
   canonicalJson,
   createQueryContext,
   type Registry,
+  readableState,
   type Store,
   upgradeState,
 } from '@baton/core/adapter';
@@ -136,7 +137,8 @@ async function readActor(
   reads.set(ref.id, at);
   observer.afterLoad?.(ref.id, at);
   if (!record) return definition.initial(ref.key);
-  return upgradeState(definition, record.state, record.stateVersion ?? 1, ref.id);
+  const state = upgradeState(definition, record.state, record.stateVersion ?? 1, ref.id);
+  return readableState(definition, state);
 }
 
 function tooManyReads(query: string, read: number): BatonError {
