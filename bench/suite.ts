@@ -355,7 +355,7 @@ const STEPS: readonly Step[] = [
   },
   {
     id: '7',
-    prints: ['7a', '7b', '7c', '7d', '7e', '7f'],
+    prints: ['7a', '7g', '7b', '7c', '7d', '7e', '7f'],
     title: 'worker Lambda bundle — size against the budget, load time against the SDK alone',
     run: (c) => workerBundle({ rounds: c.size(15, 3), log: c.log }),
   },
