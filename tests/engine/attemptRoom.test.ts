@@ -67,8 +67,11 @@ async function notesAtNine(under: number, empty = 0) {
   const client = new Client({ actors, store, queue: backend.queue, clock }).asSystem();
   const run = () => runUntilIdle(worker, backend, clock, 200);
   const notes = Notes.ref('n');
+  // The bytes that bring the record `under` the limit, in two appends: a payload may be half an
+  // item at most.
+  const fill = empty === 0 ? 0 : maxItemBytes - empty - under;
   for (let i = 0; i < 9; i++) {
-    const text = i < 8 || empty === 0 ? '' : 'x'.repeat(maxItemBytes - empty - under);
+    const text = i < 7 ? '' : 'x'.repeat(i === 7 ? Math.floor(fill / 2) : Math.ceil(fill / 2));
     await client.send(notes, 'append', { text });
     await run();
   }

@@ -452,9 +452,20 @@ describe('what cannot be kept', () => {
 
   it('keeps a dead letter too large for a record without its payload, and refuses to redrive it', async () => {
     const h = setup({ actors: [Fragile], maxAttempts: 1, limits: { maxItemBytes: 3_000 } });
-    const { messageId } = await h.client.send(Fragile.ref('a'), 'fail', {
-      blob: 'x'.repeat(2_500),
-    });
+    // The doors refuse a payload over half an item now; an earlier release's client took it.
+    const messageId = ingressMessageId('fragile/a', 'k-large');
+    const envelope = {
+      id: messageId,
+      from: INGRESS,
+      seq: 0,
+      to: 'fragile/a',
+      name: 'fail',
+      payload: { blob: 'x'.repeat(2_500) },
+      sentAt: h.clock.now(),
+    };
+    await h.backend.queue.send([
+      { group: envelope.to, dedupeId: envelope.id, body: encodeEnvelope(envelope) },
+    ]);
     await h.run();
 
     const [letter] = await h.backend.store.listDeadLetters('fragile/a');

@@ -420,6 +420,7 @@ export class Client {
       name,
       payload,
       options,
+      this.#store.limits,
     );
   }
 }

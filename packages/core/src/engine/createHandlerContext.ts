@@ -14,6 +14,7 @@ import {
   parseActorId,
 } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
+import { checkPayloadSize, payloadLimit } from '../adapter/payloadLimit.ts';
 import type { Timer } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller } from '../caller.ts';
 import {
@@ -33,13 +34,7 @@ import { uuidFrom } from '../shared/random.ts';
 import { parseStored, storable } from '../storedPayload.ts';
 import type { AnyWorkflowDefinition, InputOf, WorkflowRefOf } from '../workflow/workflow.ts';
 import type { TurnEngine } from './createEngine.ts';
-import {
-  checkPayloadSize,
-  checkTimerId,
-  DEFAULT_ASK_TIMEOUT_MS,
-  dueAt,
-  payloadLimit,
-} from './handlerArguments.ts';
+import { checkTimerId, DEFAULT_ASK_TIMEOUT_MS, dueAt } from './handlerArguments.ts';
 import type { HandlerEffects, HandlingOptions } from './handlerEffects.ts';
 import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
 

@@ -1,34 +1,8 @@
 /**
- * The checks a handler's `ctx` puts its arguments through: a payload's size against its limit, a
+ * The checks a handler's `ctx` puts its arguments through (a payload's size: `payloadLimit.ts`): a
  * timer's id, when a schedule is due; and how long an ask waits for its reply by default.
  */
-import { jsonSize } from '../adapter/conflicts.ts';
-import type { StoreLimits } from '../adapter/ports.ts';
-import { batonError, ErrorCode, invalidArgument } from '../errors.ts';
-
-/**
- * The largest payload a message may carry: half a store item, so that its envelope fits an
- * outbox item, or the record that holds it, with room to spare.
- */
-export const payloadLimit = (limits: StoreLimits): number => limits.maxItemBytes / 2;
-
-/** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
-export function checkPayloadSize(
-  limit: number,
-  what: string,
-  name: string,
-  payload: unknown,
-  to?: string,
-): void {
-  const size = jsonSize(payload);
-  if (size > limit) {
-    throw batonError(
-      ErrorCode.MESSAGE_TOO_LARGE,
-      `payload of "${name}" ${what} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
-      { ...(to === undefined ? {} : { to }), name, size, limit },
-    );
-  }
-}
+import { invalidArgument } from '../errors.ts';
 
 /** How long an ask waits for its reply by default: a day. */
 export const DEFAULT_ASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;

@@ -7,6 +7,7 @@
 import type { AnyActorDefinition } from '../actor.ts';
 import { jsonSize, versionConflict } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS, parseActorId } from '../adapter/envelope.ts';
+import { payloadLimit } from '../adapter/payloadLimit.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
@@ -21,7 +22,6 @@ import type { MessageEffects } from './commitParts.ts';
 import type { RecordDraft } from './copyRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
-import { payloadLimit } from './handlerArguments.ts';
 import type { Inbound } from './Inbound.ts';
 import { appliedProof, deadLetter } from './keptLetters.ts';
 import { maxOutcomeBytes, outcomeTooLarge } from './outcomePages.ts';

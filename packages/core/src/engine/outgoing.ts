@@ -6,10 +6,10 @@
 
 import { jsonSize } from '../adapter/conflicts.ts';
 import { ASK_REPLY, actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
+import { payloadLimit } from '../adapter/payloadLimit.ts';
 import type { ActorRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import type { TurnEngine } from './createEngine.ts';
-import { payloadLimit } from './handlerArguments.ts';
 import { errorGist } from './outcomes.ts';
 import type { OverflowLookup } from './overflow.ts';
 

@@ -158,19 +158,31 @@ describe('per-connection limits of the local WebSocket host', () => {
       code: 'UNAVAILABLE',
       details: { reason: 'CHUNK_BUFFER_FULL' },
     });
-    // A client's largest message still arrives whole: an ask with a 1 MB payload, in chunks.
+    // A message in chunks still arrives whole: an ask with a payload near its limit (half the
+    // store's item); a 1 MB payload, a queue message's worth, arrives too and is refused by name.
     const b = await t.open();
-    const big = JSON.stringify({
-      v: 1,
-      type: 'ask',
-      requestId: 'big',
-      to: 'counter/c',
-      name: 'increment',
-      payload: { by: 2, pad: 'y'.repeat(1_000_000) },
-      idempotencyKey: 'big',
-    });
-    for (const frame of splitFrame(big, 131_072, { chunkId: 'whole' })) b.send(frame);
+    const ask = (requestId: string, pad: number) =>
+      JSON.stringify({
+        v: 1,
+        type: 'ask',
+        requestId,
+        to: 'counter/c',
+        name: 'increment',
+        payload: { by: 2, pad: 'y'.repeat(pad) },
+        idempotencyKey: requestId,
+      });
+    for (const frame of splitFrame(ask('big', 199_000), 131_072, { chunkId: 'whole' })) {
+      b.send(frame);
+    }
     expect((await b.next('reply', (f) => f.requestId === 'big')).value).toBe(2);
+    for (const frame of splitFrame(ask('huge', 1_000_000), 131_072, { chunkId: 'huge' })) {
+      b.send(frame);
+    }
+    const refused = await b.next('error', (f) => f.requestId === 'huge');
+    expect(refused.error).toMatchObject({
+      code: 'MESSAGE_TOO_LARGE',
+      details: { to: 'counter/c', name: 'increment', limit: 200_000 },
+    });
   });
 
   it('holds no more of chunked messages than maxAssemblingBytes across all connections, and takes them again once one lets go', async () => {
@@ -206,7 +218,7 @@ describe('per-connection limits of the local WebSocket host', () => {
       requestId: 'r',
       to: 'counter/c',
       name: 'increment',
-      payload: { by: 3, pad: 'y'.repeat(250_000) },
+      payload: { by: 3, pad: 'y'.repeat(190_000) },
       idempotencyKey: 'r',
     });
     for (const frame of splitFrame(ask, 131_072, { chunkId: 'whole' })) b.send(frame);
