@@ -339,6 +339,44 @@ describe('limits', () => {
     expect(await h.state('notes/n')).toEqual({ items: ['z'.repeat(10)] });
   });
 
+  it("refuses a client's payload over half the item limit before enqueueing it, as a handler's send is: what a handler may take, it may send on, park or keep", async () => {
+    const h = setup({ actors: [Notes], limits: { maxItemBytes: 2000 } });
+    const notes = Notes.ref('n');
+    const refused = await h.client.send(notes, 'append', { text: 'z'.repeat(1200) }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      code: ErrorCode.MESSAGE_TOO_LARGE,
+      message: expect.stringMatching(
+        /^payload of "append" to notes\/n is \d+ bytes; the limit is 1000: store large data elsewhere/,
+      ),
+      details: { to: 'notes/n', name: 'append', limit: 1000 },
+    });
+    expect(h.backend.queue.counts().total).toBe(0);
+    await h.client.send(notes, 'append', { text: 'z'.repeat(900) });
+    await h.run();
+    expect(await h.state(notes.id)).toEqual({ items: ['z'.repeat(900)] });
+  });
+
+  it('refuses a payload nested too deep for JSON to copy, saying so rather than what ran out of stack', async () => {
+    const h = setup({ actors: [Notes] });
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const refused = await h.client
+      .send(Notes.ref('n'), 'append', { text: 'x', deep } as never)
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toMatchObject({
+      code: ErrorCode.INVALID_PAYLOAD,
+      message:
+        'the payload of "append" to notes/n must be JSON, as it is stored: it nests too deeply',
+    });
+    expect(h.backend.queue.counts().total).toBe(0);
+  });
+
   it('rejects a message whose reply passes the record limit, rather than blocking the actor', async () => {
     const h = setup({ actors: [Notes], limits: { maxItemBytes: 2000 } });
     const notes = Notes.ref('n');

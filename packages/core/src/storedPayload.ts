@@ -14,9 +14,11 @@ export function storable(what: string, value: unknown): unknown {
   try {
     return asStrictJson(value);
   } catch (error) {
+    // JSON's own walk runs out of stack on a value nested thousands deep.
+    const why = error instanceof RangeError ? 'it nests too deeply' : (error as Error).message;
     throw new BatonError(
       ErrorCode.INVALID_PAYLOAD,
-      `${what} must be JSON, as it is stored: ${(error as Error).message}`,
+      `${what} must be JSON, as it is stored: ${why}`,
       { cause: error },
     );
   }
