@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BATON_ENV, BATON_IAM } from '@baton/aws';
+import { MAX_MESSAGE_BYTES } from '@baton/core';
 import { App, Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import {
@@ -154,6 +155,10 @@ describe('BatonApp', () => {
         maxReceiveCount: 10,
       },
     });
+    // Every queue takes what the adapters send, up to SQS's most: its default is 256 KiB.
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues.length).toBeGreaterThanOrEqual(5);
+    for (const queue of queues) expect(queue.Properties.MaximumMessageSize).toBe(MAX_MESSAGE_BYTES);
     for (const queue of [baton.inbox, baton.deadLetterQueue, baton.timerQueue]) {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: idOf(queue) }],

@@ -2,17 +2,23 @@
  * The app's queues: the FIFO inbox with its dead-letter queue, the timer queue with its own, and
  * the settings every queue of the app takes (the stream's failure queue's too).
  */
+import { MAX_MESSAGE_BYTES } from '@baton/core';
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BatonAppSettings } from './validateProps.ts';
 
-/** What every queue of the app takes: TLS only, SQS-managed encryption, 14 days' retention. */
+/**
+ * What every queue of the app takes: TLS only, SQS-managed encryption, 14 days' retention, and
+ * messages up to SQS's most (1 MiB), which Baton's adapters check against. SQS's default is 256
+ * KiB: a drain of a committed send over it would be refused on every try.
+ */
 export function queueDefaults() {
   return {
     enforceSSL: true,
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     retentionPeriod: Duration.days(14),
+    maxMessageSizeBytes: MAX_MESSAGE_BYTES,
   };
 }
 
