@@ -111,6 +111,18 @@ describe('idle()', () => {
     expect(await lines(app)).toEqual(['tick 0']);
   });
 
+  it("waits only for the timers due by now on a clock of the caller's own, which nothing else moves", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const clock = { now: () => now };
+    app = startEmbedded({ actors: [Log, Ticker], logger: silentLogger, clock });
+    await app.client.asSystem().send(Ticker.ref('t'), 'start', { inMs: 500, left: 0 });
+    // Due within the default second, but the clock stands still until the test moves it.
+    expect(await app.idle()).toEqual({ timersLater: 1, nextTimerAt: now + 500 });
+    now += 500;
+    expect(await app.idle()).toEqual({ timersLater: 0, nextTimerAt: undefined });
+    expect(await lines(app)).toEqual(['tick 0']);
+  });
+
   it('rejects a bound that is not a duration, saying what it takes', async () => {
     const running = start();
     await expect(running.idle({ timersWithinMs: -1 })).rejects.toMatchObject({

@@ -8,7 +8,8 @@ export interface IdleOptions {
   /**
    * Durable timers due within this many ms of the call (on the runtime's clock) are waited for:
    * fired, handled, and whatever they send handled too. Later ones are left stored and counted
-   * in the report. 0 waits only for the timers due already. Default: 1 000.
+   * in the report. 0 waits only for the timers due already. Default: 1 000; on a clock of the
+   * caller's own (`startEmbedded({ clock })`), 0, since time moves only when the caller moves it.
    */
   readonly timersWithinMs?: number;
 }

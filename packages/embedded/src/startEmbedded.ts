@@ -48,8 +48,9 @@ export interface EmbeddedRuntime {
   readonly engine: Engine;
   /**
    * Resolves once every message sent so far is processed, every outbox drained, and every
-   * durable timer due within `timersWithinMs` (default 1 s) of the call has fired and been
-   * handled, with all it sent. Timers due later are not waited for: the report counts them.
+   * durable timer due within `timersWithinMs` (default 1 s; on a clock of the caller's own, 0:
+   * only those due by then, as nothing else moves it) of the call has fired and been handled,
+   * with all it sent. Timers due later are not waited for: the report counts them.
    */
   idle(options?: IdleOptions): Promise<IdleReport>;
   /** Stops the loops (finishing the batches in hand) and closes the backend. */
@@ -112,7 +113,14 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
     backend,
     client,
     engine,
-    idle: (idleOptions) => waitUntilIdle(backend, engine.clock, idleOptions),
+    // On a clock of the caller's own, time moves only when the caller moves it: a timer not due
+    // yet would be waited for forever.
+    idle: (idleOptions) =>
+      waitUntilIdle(
+        backend,
+        engine.clock,
+        recheckMs === undefined ? idleOptions : { timersWithinMs: 0, ...idleOptions },
+      ),
     async stop() {
       await timers.stop();
       waiter.close();
