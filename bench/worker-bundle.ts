@@ -211,7 +211,12 @@ export async function batonShareOfWorker(): Promise<number> {
  * parsing, the timer queue and the metrics, and Powertools' metrics (a dependency of Baton's,
  * counted apart).
  */
-async function deployedWorker(): Promise<{ bytes: number; shares: Record<string, number> }> {
+export async function deployedWorker(): Promise<{
+  bytes: number;
+  shares: Record<string, number>;
+  /** The modules bundled, as paths from the workspace's root. */
+  inputs: string[];
+}> {
   const result = await build({
     entryPoints: [join(root, 'packages/cdk/src/entries/worker.ts')],
     bundle: true,
@@ -236,6 +241,7 @@ async function deployedWorker(): Promise<{ bytes: number; shares: Record<string,
   return {
     bytes: output.bytes,
     shares: { ...shares, app: shares.app! - powertools, powertools },
+    inputs: Object.keys(output.inputs),
   };
 }
 

@@ -5,7 +5,11 @@
  * counted as `pnpm bench` counts it (the bytes of the workspace's packages).
  */
 import { describe, expect, it } from 'vitest';
-import { BATON_BUDGET_BYTES, batonShareOfWorker } from '../../bench/worker-bundle.ts';
+import {
+  BATON_BUDGET_BYTES,
+  batonShareOfWorker,
+  deployedWorker,
+} from '../../bench/worker-bundle.ts';
 
 describe('the worker Lambda bundle (bench row 7a)', () => {
   it("keeps Baton's own share within DESIGN's 100 KB", async () => {
@@ -13,5 +17,13 @@ describe('the worker Lambda bundle (bench row 7a)', () => {
     expect(bytes, `Baton's share is ${(bytes / 1024).toFixed(1)} KB`).toBeLessThanOrEqual(
       BATON_BUDGET_BYTES,
     );
+  });
+
+  it('holds no workflow code in the worker BatonApp deploys for an app without workflows (row 7g)', async () => {
+    const { inputs } = await deployedWorker();
+    expect(inputs.some((input) => input.endsWith('packages/core/src/defineApp.ts'))).toBe(true);
+    expect(inputs.filter((input) => input.includes('packages/core/src/workflow/'))).toEqual([
+      'packages/core/src/workflow/builtInQueries.ts',
+    ]);
   });
 });

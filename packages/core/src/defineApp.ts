@@ -7,8 +7,8 @@ import type { AnyActorDefinition } from './actor.ts';
 import type { AnyEffectDefinition } from './effect.ts';
 import { BatonError, ErrorCode } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
+import { builtInQueries } from './workflow/builtInQueries.ts';
 import type { AnyWorkflowDefinition } from './workflow/workflow.ts';
-import { workflowQueries } from './workflow/workflowQueries.ts';
 
 /**
  * What a WebSocket connection attempt offers the auth hook: the token from `?token=` or the
@@ -102,7 +102,7 @@ export function defineApp<Identity = unknown>(app: {
   }
   const queries = [
     ...(Array.isArray(app?.queries) ? app.queries : []),
-    ...(Array.isArray(workflows) && workflows.length > 0 ? workflowQueries(workflows) : []),
+    ...(Array.isArray(workflows) && workflows.length > 0 ? builtInQueries(workflows) : []),
   ];
   if (app?.queries !== undefined && !Array.isArray(app.queries)) {
     problems.push('queries must be an array of query()s');

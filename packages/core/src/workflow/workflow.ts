@@ -18,11 +18,13 @@ import type { JsonOf } from '../jsonOf.ts';
 import { nameTooLong } from '../limits.ts';
 import type { Schema } from '../schema.ts';
 import { DAY } from '../shared/days.ts';
+import { BUILT_IN_QUERIES } from './builtInQueries.ts';
 import { traceCommands } from './commandSpans.ts';
 import { workflowHandlers } from './handlers.ts';
 import type { WorkflowState, WorkflowSummary } from './journal.ts';
 import { checkRetryPolicy } from './retry.ts';
 import type { RetryPolicy, WorkflowContext } from './WorkflowContext.ts';
+import { workflowQueries } from './workflowQueries.ts';
 
 /**
  * What an `authorize` check of a workflow is asked: who wants to do what to which instance. A
@@ -238,6 +240,7 @@ export function workflow<
     [WORKFLOW_ACTOR]: true,
   } as typeof actorOptions) as unknown as WorkflowActor;
   Object.defineProperty(generated, WORKFLOW, { value: definition });
+  Object.defineProperty(definition, BUILT_IN_QUERIES, { value: workflowQueries });
   Object.assign(definition, {
     actor: generated,
     ref(id: string) {
