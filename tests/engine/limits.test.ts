@@ -1,5 +1,6 @@
 import { actor, ErrorCode, silentLogger, TerminalError } from '@baton/core';
 import { jsonSize } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { createEngine, redriveDeadLetter, type TurnStats, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -357,6 +358,46 @@ describe('limits', () => {
     await h.client.send(notes, 'append', { text: 'z'.repeat(900) });
     await h.run();
     expect(await h.state(notes.id)).toEqual({ items: ['z'.repeat(900)] });
+  });
+
+  it('answers the keyed retry of a message an earlier release took over the limit, and refuses a new one', async () => {
+    const h = setup({ actors: [Notes], limits: { maxItemBytes: 2000 } });
+    // An earlier release's door: the same store, which it read as taking up to 1 MB payloads.
+    const store = h.backend.store;
+    const earlier = new Client({
+      actors: [Notes],
+      store: new Proxy(store, {
+        get: (target, prop) => {
+          if (prop === 'limits') return { ...target.limits, maxItemBytes: 2_000_000 };
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+      queue: h.backend.queue,
+      clock: h.clock,
+    }).asSystem();
+    const notes = Notes.ref('n');
+    const text = 'z'.repeat(1200);
+    const first = await earlier.send(notes, 'append', { text }, { idempotencyKey: 'k1' });
+    await h.run();
+    // Retried through this release's door, across the deploy: the same message, answered.
+    expect(await h.client.send(notes, 'append', { text }, { idempotencyKey: 'k1' })).toEqual(first);
+    expect(await h.client.ask(notes, 'append', { text }, { idempotencyKey: 'k1' })).toBe(1);
+    await h.run();
+    expect(await h.state(notes.id)).toEqual({ items: [text] });
+    // Another key, or the same key with another payload, is a new message: refused.
+    for (const [key, body] of [
+      ['k2', text],
+      ['k1', `${text}!`],
+    ] as const) {
+      const refused = await h.client
+        .send(notes, 'append', { text: body }, { idempotencyKey: key })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(refused).toMatchObject({ code: ErrorCode.MESSAGE_TOO_LARGE });
+    }
   });
 
   it('refuses a payload nested too deep for JSON to copy, saying so rather than what ran out of stack', async () => {

@@ -9,7 +9,7 @@ import { jsonSize } from './conflicts.ts';
 import type { StoreLimits } from './ports.ts';
 
 /** Half a store item (about 200 KB on DynamoDB), with room beside the payload to spare. */
-export const payloadLimit = (limits: StoreLimits): number => limits.maxItemBytes / 2;
+export const payloadLimit = (limits: StoreLimits): number => Math.floor(limits.maxItemBytes / 2);
 
 /** Throws MESSAGE_TOO_LARGE when `payload` is over `limit` bytes of JSON. */
 export function checkPayloadSize(

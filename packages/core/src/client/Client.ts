@@ -2,6 +2,7 @@ import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } fr
 import { awaitsRedrive } from '../adapter/awaitsRedrive.ts';
 import { type Envelope, encodeEnvelope, ingressIdBelongsTo } from '../adapter/envelope.ts';
 import { answersMessage, idempotencyKeyReused } from '../adapter/idempotencyKeyReused.ts';
+import { checkPayloadSize, payloadLimit } from '../adapter/payloadLimit.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
@@ -112,7 +113,9 @@ export class Client {
     payload: unknown,
     options: SendOptions = {},
   ): Promise<void> {
-    await this.#checkToken(this.#envelope(to, name, payload, options), options);
+    const envelope = this.#envelope(to, name, payload, options);
+    await this.#checkToken(envelope, options);
+    await this.#checkSize(envelope, options);
   }
 
   /**
@@ -128,6 +131,7 @@ export class Client {
     let envelope = this.#envelope(to, name, payload, options);
     let dedupeId = envelope.id;
     await this.#checkToken(envelope, options);
+    await this.#checkSize(envelope, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
     if (options.idempotencyKey !== undefined) {
@@ -157,6 +161,7 @@ export class Client {
     // Marked as awaited: told DEAD_LETTERED, the caller may act on it, so no plain redrive.
     let envelope = this.#envelope(to, name, payload, { ...options, awaited: true });
     await this.#checkToken(envelope, options);
+    await this.#checkSize(envelope, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
     let dedupeId = envelope.id;
@@ -397,6 +402,25 @@ export class Client {
     return known ? { known, envelope: retry, dedupeId } : { envelope: retry, dedupeId };
   }
 
+  /**
+   * Refuses a payload over the limit, half the store's item, as `ctx.send` does: one the store
+   * could not keep whole (parked at a paused actor, kept as a dead letter) is refused here rather
+   * than taken and lost there. But not the retry of a message an earlier release took under the
+   * same key (its claim holds this very message): it is answered as any retry is.
+   */
+  async #checkSize(envelope: Envelope, options: SendOptions): Promise<void> {
+    const { to, name, payload } = envelope;
+    try {
+      checkPayloadSize(payloadLimit(this.#store.limits), `to ${to}`, name, payload, to);
+    } catch (error) {
+      const claim =
+        options.idempotencyKey === undefined
+          ? undefined
+          : await this.#store.readClaim?.(envelope.id);
+      if (claim?.fingerprint !== envelope.fingerprint) throw error;
+    }
+  }
+
   /** A token-guarded message (a workflow's callback) from outside: its token checked here. */
   #checkToken(envelope: Envelope, options: SendOptions): Promise<void> {
     const { caller, hint } = this.#sender(options);
@@ -420,7 +444,6 @@ export class Client {
       name,
       payload,
       options,
-      this.#store.limits,
     );
   }
 }

@@ -7,8 +7,6 @@ import { authorizeMessage } from '../access.ts';
 import type { ActorRef } from '../actor.ts';
 import { type Envelope, INGRESS, ingressMessageId } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
-import { checkPayloadSize, payloadLimit } from '../adapter/payloadLimit.ts';
-import type { StoreLimits } from '../adapter/ports.ts';
 import { parseTraceparent } from '../adapter/traceContext.ts';
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
@@ -36,7 +34,6 @@ export function ingressEnvelope(
   name: string,
   payload: unknown,
   options: SendOptions,
-  limits: StoreLimits,
 ): Envelope {
   const key = options.idempotencyKey;
   if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 200)) {
@@ -55,9 +52,6 @@ export function ingressEnvelope(
   const { stored } = parseStored(`the payload of "${name}" to ${to.id}`, payload, (p) =>
     authorizeMessage(registry, caller, to.id, name, p, hint),
   );
-  // A payload the store could not keep whole (parked at a paused actor, kept as a dead letter)
-  // is refused here rather than taken and lost there; what a handler may send on, it may take.
-  checkPayloadSize(payloadLimit(limits), `to ${to.id}`, name, stored, to.id);
   return {
     id: ingressMessageId(to.id, key ?? globalThis.crypto.randomUUID(), caller),
     from: INGRESS,
