@@ -1,7 +1,7 @@
 /**
- * The reply an actor's ask gets is a message: it must fit one. A value over a payload's limit
- * rejects the asked message (MESSAGE_TOO_LARGE, its state unchanged), and an error that long
- * goes as its gist — where the turn used to fail at its commit, over and over, with every message
+ * The reply an actor's ask gets is a message: it must fit an item of its own. A value over what
+ * a client's ask takes too rejects the asked message (MESSAGE_TOO_LARGE, its state unchanged),
+ * and an error that long goes as its gist — where the turn used to fail at its commit, over and over, with every message
  * of its batch, until the queue moved them all to its dead-letter queue and the askers heard
  * nothing.
  */
@@ -57,26 +57,29 @@ const Asker = actor({
 });
 
 describe("the reply to an actor's ask", () => {
-  it('rejects the asked message when its value is over a payload, and answers the asks beside it', async () => {
+  it('rejects the asked message when its value is over what a reply may take, and answers the asks beside it', async () => {
     const { logger, lines } = recordingLogger();
     const h = setup({ actors: [Asker, Echo], maxReceives: 10, logger });
-    const limit = h.backend.store.limits.maxItemBytes / 2;
+    // A reply's limit: the item, less room for what it is kept with (a client's ask's too).
+    const limit = h.backend.store.limits.maxItemBytes - 8192;
     const asker = Asker.ref('a');
     for (const [tag, bytes] of [
       ['before', 10],
       ['huge', limit + 1],
+      ['large', limit - 1024],
       ['after', 10],
     ] as const) {
       await h.client.send(asker, 'ask', { name: 'echo', bytes, tag });
     }
     await h.run();
     const { got } = (await h.state(asker.id)) as { got: string[] };
-    expect(got).toHaveLength(3);
+    expect(got).toHaveLength(4);
     expect(got).toContain('before: ok 10');
+    expect(got).toContain(`large: ok ${limit - 1024}`);
     expect(got).toContain('after: ok 10');
     expect(got.find((line) => line.startsWith('huge: '))).toMatch(/^huge: MESSAGE_TOO_LARGE \d+$/);
     // The too-large reply left the asked actor as it was.
-    expect(await h.state('echo/e')).toEqual({ echoed: 2 });
+    expect(await h.state('echo/e')).toEqual({ echoed: 3 });
     expect(h.backend.queue.deadLetters()).toEqual([]);
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
     const rejected = lines.find((line) => line.fields.code === ErrorCode.MESSAGE_TOO_LARGE);

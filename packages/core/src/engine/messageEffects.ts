@@ -7,7 +7,6 @@
 import type { AnyActorDefinition } from '../actor.ts';
 import { jsonSize, versionConflict } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS, parseActorId } from '../adapter/envelope.ts';
-import { payloadLimit } from '../adapter/payloadLimit.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
@@ -156,11 +155,11 @@ export async function applyMessage(
       return kept(blame(current.id, envelope.name, checked.error.issues));
     }
   }
-  // A reply to an actor's ask goes as a message: one over a payload's limit would fail every
-  // commit of the batch and block the actor.
-  const replyLimit = payloadLimit(engine.store.limits);
-  if (isActorAsk(envelope) && jsonSize(reply) > replyLimit) {
-    return reject(turn, current, inbound, admission, replyTooLarge(envelope, replyLimit), trace);
+  // A reply to an actor's ask goes as a message, which must fit an item of its own: one larger
+  // would fail every commit of the batch and block the actor. A client's ask takes as much.
+  if (isActorAsk(envelope) && jsonSize(reply) > maxOutcomeBytes(engine.store)) {
+    const limit = maxOutcomeBytes(engine.store);
+    return reject(turn, current, inbound, admission, replyTooLarge(envelope, limit), trace);
   }
   const replied = askReply(engine, envelope, { ok: true, value: reply });
   const sends = replied.length === 0 ? effects.sends : [...effects.sends, ...replied];

@@ -6,10 +6,10 @@
 
 import { jsonSize } from '../adapter/conflicts.ts';
 import { ASK_REPLY, actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
-import { payloadLimit } from '../adapter/payloadLimit.ts';
 import type { ActorRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import type { TurnEngine } from './createEngine.ts';
+import { maxOutcomeBytes } from './outcomePages.ts';
 import { errorGist } from './outcomes.ts';
 import type { OverflowLookup } from './overflow.ts';
 
@@ -28,13 +28,13 @@ export const isActorAsk = (envelope: Envelope): boolean =>
 
 /**
  * The reply an actor's ask gets with this message's outcome; none for other messages. An error
- * over a payload's limit (a handler's TerminalError with a long text, say) goes as its gist: a
- * reply too large to send would fail every commit of its batch. A value that large is refused
- * before (`replyTooLarge`).
+ * over what an outcome may hold (a handler's TerminalError with a long text, say) goes as its
+ * gist: a reply too large to send would fail every commit of its batch. A value that large is
+ * refused before (`replyTooLarge`).
  */
 export function askReply(engine: TurnEngine, envelope: Envelope, outcome: Outcome): Send[] {
   if (!isActorAsk(envelope)) return [];
-  const limit = payloadLimit(engine.store.limits);
+  const limit = maxOutcomeBytes(engine.store);
   const payload =
     outcome.ok || jsonSize(outcome) <= limit
       ? outcome

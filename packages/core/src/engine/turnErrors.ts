@@ -122,7 +122,7 @@ export function keptAsDeadLetter(envelope: Envelope, error: BatonError, fix?: st
 export function replyTooLarge(envelope: Envelope, limit: number): BatonError {
   return batonError(
     ErrorCode.MESSAGE_TOO_LARGE,
-    `the reply to ${envelope.id} is larger than the ${limit} bytes the backend keeps for one; ${REJECTED}: reply with less and keep large data elsewhere`,
+    `the reply to ${envelope.id} is larger than the ${limit} bytes a reply may take (the backend's item, less room for what it is kept with); ${REJECTED}: reply with less and keep large data elsewhere`,
     { message: envelope.id, limit },
   );
 }
