@@ -94,6 +94,18 @@ describe('the bank page under baton dev, in Chromium', () => {
     await page.screenshot({ path: join(tmpdir(), 'baton-dev-bank.png'), fullPage: true });
   });
 
+  it("keeps the inspector's token from a script on the app's page, which holds a crash token only", async () => {
+    const read = await page.evaluate(async () => {
+      const response = await fetch('/_baton');
+      return { status: response.status, text: await response.text() };
+    });
+    expect(read.status).toBe(403);
+    expect(read.text).not.toContain('baton-token');
+    const crashToken = await page.locator('meta[name="baton-crash-token"]').getAttribute('content');
+    expect(crashToken).toMatch(/.{20}/);
+    expect(await page.locator('meta[name="baton-token"]').count()).toBe(0);
+  });
+
   it('opens the inspector of an app that signs its users in, and shows every account', async () => {
     // The inspector signs in with the run's token, not the bank's: the bank's auth would refuse it.
     const inspector = await browser.newPage();

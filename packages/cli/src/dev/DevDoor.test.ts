@@ -111,6 +111,13 @@ describe('DevDoor', () => {
         const headers = site === undefined ? own : { ...own, 'sec-fetch-site': site };
         expect(check('GET', path, headers).kind).toBe('pass');
       }
+      // A script's fetch of it, even from the app's own page, does not get it.
+      for (const mode of ['cors', 'same-origin', 'no-cors']) {
+        const fetched = { ...own, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': mode };
+        expect(check('GET', path, fetched).kind).toBe('refuse');
+      }
+      const navigated = { ...own, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' };
+      expect(check('GET', path, navigated).kind).toBe('pass');
       for (const site of ['same-site', 'cross-site']) {
         const answer = refused(check('GET', path, { ...own, 'sec-fetch-site': site }));
         expect(answer?.status).toBe(403);

@@ -182,10 +182,15 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /**
- * Whether a browser fetches the page for its own origin or for the address bar: Chromium and
- * Firefox say so in `Sec-Fetch-Site`; a request without it is not a browser's.
+ * Whether a browser loads the page as a page, for its own origin or the address bar: Chromium
+ * and Firefox say so in `Sec-Fetch-Site` and `Sec-Fetch-Mode`; a request without the first is
+ * not a browser's. A script's fetch of it is refused even from the app's own page, so that a script
+ * there (an app's bug, say) cannot read the inspector's token.
  */
 function sameOriginNavigation(headers: IncomingHttpHeaders): boolean {
   const site = header(headers, 'sec-fetch-site');
-  return site === undefined || site === 'same-origin' || site === 'none';
+  if (site === undefined) return true;
+  // Node's fetch sends a mode alone; a browser, both.
+  const mode = header(headers, 'sec-fetch-mode');
+  return (site === 'same-origin' || site === 'none') && (mode === undefined || mode === 'navigate');
 }
