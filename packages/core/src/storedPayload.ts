@@ -15,7 +15,8 @@ export function storable(what: string, value: unknown): unknown {
     return asStrictJson(value);
   } catch (error) {
     // JSON's own walk runs out of stack on a value nested thousands deep.
-    const why = error instanceof RangeError ? 'it nests too deeply' : (error as Error).message;
+    const message = (error as Error).message;
+    const why = /call stack/i.test(message) ? 'it nests too deeply' : message;
     throw new BatonError(
       ErrorCode.INVALID_PAYLOAD,
       `${what} must be JSON, as it is stored: ${why}`,

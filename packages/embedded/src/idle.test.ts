@@ -118,6 +118,10 @@ describe('idle()', () => {
     await app.client.asSystem().send(Ticker.ref('t'), 'start', { inMs: 500, left: 0 });
     // Due within the default second, but the clock stands still until the test moves it.
     expect(await app.idle()).toEqual({ timersLater: 1, nextTimerAt: now + 500 });
+    expect(await app.idle({ timersWithinMs: undefined })).toEqual({
+      timersLater: 1,
+      nextTimerAt: now + 500,
+    });
     now += 500;
     expect(await app.idle()).toEqual({ timersLater: 0, nextTimerAt: undefined });
     expect(await lines(app)).toEqual(['tick 0']);

@@ -119,7 +119,9 @@ export function startEmbedded(options: EmbeddedRuntimeOptions): EmbeddedRuntime 
       waitUntilIdle(
         backend,
         engine.clock,
-        recheckMs === undefined ? idleOptions : { timersWithinMs: 0, ...idleOptions },
+        recheckMs === undefined
+          ? idleOptions
+          : { ...idleOptions, timersWithinMs: idleOptions?.timersWithinMs ?? 0 },
       ),
     async stop() {
       await timers.stop();
