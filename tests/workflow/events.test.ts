@@ -40,6 +40,20 @@ describe("a workflow's declared events", () => {
         issues: [expect.objectContaining({ path: 'payload.payload.amount' })],
       },
     });
+    // A payload with many bad entries: the first are named, then how many more.
+    const Tally = workflow({
+      name: 'tally',
+      input: z.object({}),
+      events: { counts: z.object({ values: z.array(z.number()) }) },
+      run: async (ctx) => ctx.waitForEvent('counts'),
+    });
+    const tally = workflowHarness([Tally.actor]);
+    const many = tally.client.signal(Tally.ref('t'), 'counts', {
+      values: new Array(25).fill('x'),
+    } as never);
+    await expect(many).rejects.toMatchObject({
+      message: expect.stringMatching(/payload\.values\.19: [^;]+; and 5 more\. Nothing was sent/),
+    });
     // Nothing was enqueued: the instance still waits, holding no event.
     expect(h.backend.queue.counts().total).toBe(0);
     await h.runAll();

@@ -137,9 +137,10 @@ function parseWith(
 ): unknown {
   const result = schema.safeParse(payload);
   if (result.success) return result.data;
-  const { found: issues, summary } = schemaIssues('payload', result.error.issues);
+  const { found: issues, summary, more } = schemaIssues('payload', result.error.issues);
   throw batonError(ErrorCode.INVALID_PAYLOAD, `invalid payload for ${what}: ${summary}`, {
     ...details,
     issues,
+    ...(more > 0 ? { moreIssues: more } : {}),
   });
 }

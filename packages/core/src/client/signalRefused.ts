@@ -19,6 +19,11 @@ export function signalRefused(error: unknown, ref: WorkflowRef, event: string): 
     ? named.message
     : issues
         .map((issue) => `${issue.path.replace(/^payload\.payload/, 'payload')}: ${issue.message}`)
+        .concat(
+          typeof error.details.moreIssues === 'number'
+            ? [`and ${error.details.moreIssues} more`]
+            : [],
+        )
         .join('; ');
   const next = named
     ? "send one of the events the workflow's `events` declare"
