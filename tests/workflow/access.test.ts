@@ -58,9 +58,9 @@ describe('who may call a workflow', () => {
 
   it('lets a public workflow authorize each caller per instance, and the run sees its starter', async () => {
     const { h, outside } = clients();
-    const ref = await outside.start(Greeter, 'alice-1', { greeting: 'hi' }, { caller: alice });
+    const ref = await outside.start(Greeter, 'alice:1', { greeting: 'hi' }, { caller: alice });
     await expect(
-      outside.start(Greeter, 'alice-2', { greeting: 'hi' }, { caller: bob }),
+      outside.start(Greeter, 'alice:2', { greeting: 'hi' }, { caller: bob }),
     ).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
     await expect(outside.signal(ref, 'go', null, { caller: bob })).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,
@@ -190,7 +190,7 @@ describe('reading an instance from outside', () => {
     await h.client.start(Internal, 'payroll', {});
     await h.runAll();
     // A ref is plain JSON: one of alice's own instances, with the id of an internal one.
-    const forged = { ...Greeter.ref('alice-1'), id: Internal.ref('payroll').id };
+    const forged = { ...Greeter.ref('alice:1'), id: Internal.ref('payroll').id };
     await expect(outside.workflowStatus(forged, { caller: alice })).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,
       message: expect.stringContaining('"internal" instance payroll'),

@@ -1,6 +1,6 @@
 /**
- * A public workflow for the door tests: each user runs their own instances (id `<user>-<rest>`,
- * the rest without a `-`), which wait for the event `go` and greet their starter.
+ * A public workflow for the door tests: each user runs their own instances (id `<user>:<rest>`;
+ * no user id holds a `:`), which wait for the event `go` and greet their starter.
  */
 import { type Caller, workflow } from '@baton/core';
 import * as z from 'zod';
@@ -10,11 +10,11 @@ export const userOf = (caller: Caller) =>
   caller.kind === 'user' ? (caller.identity as { userId: string }).userId : undefined;
 
 /**
- * The user an instance id `<user>-<rest>` belongs to (`''` for an id without a `-`). The rest
- * holds no `-`, so that the owner is read exactly: with `id.startsWith(\`${user}-\`)`, user
- * `alice` would reach the instances of user `alice-x`.
+ * The user an instance id `<user>:<rest>` belongs to: what comes before its first `:`, read
+ * exactly. With `id.startsWith(\`${user}-\`)`, user `alice` would reach the instances of user
+ * `alice-x`.
  */
-export const ownerOf = (id: string) => id.slice(0, Math.max(0, id.lastIndexOf('-')));
+export const ownerOf = (id: string) => id.split(':')[0];
 
 export const Greeter = workflow({
   name: 'greeter',

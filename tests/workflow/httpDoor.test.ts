@@ -38,7 +38,7 @@ function setup() {
 describe('a public workflow through the HTTP ingress', () => {
   it('lets its authorize decide each start and signal, and the run sees the caller it signed in', async () => {
     const { h, send } = setup();
-    const ref = Greeter.ref('alice-1');
+    const ref = Greeter.ref('alice:1');
 
     const refused = await send('bob', ref.id, 'start', { input: { greeting: 'hi' } });
     expect(refused.status).toBe(403);

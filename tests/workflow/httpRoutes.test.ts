@@ -84,44 +84,44 @@ interface Answer {
 describe('the workflow routes of the HTTP ingress', () => {
   it('start an instance and read its status, then its output once it completes', async () => {
     const { app, call } = await serve();
-    const start = { id: 'alice-1', input: { greeting: 'hi' } };
+    const start = { id: 'alice:1', input: { greeting: 'hi' } };
     const started = await call('alice', 'POST', '/workflows/greeter/start', start);
     expect(started).toEqual({
       status: 202,
-      body: { id: 'alice-1', messageId: expect.any(String), sentAt: expect.any(Number) },
+      body: { id: 'alice:1', messageId: expect.any(String), sentAt: expect.any(Number) },
     });
     await app.idle();
-    expect(await call('alice', 'GET', '/workflows/greeter/alice-1')).toMatchObject({
+    expect(await call('alice', 'GET', '/workflows/greeter/alice:1')).toMatchObject({
       status: 200,
-      body: { id: 'alice-1', status: 'waiting' },
+      body: { id: 'alice:1', status: 'waiting' },
     });
 
     // Signalled through POST /send, as before: it completes.
     const signal = {
-      to: Greeter.ref('alice-1').id,
+      to: Greeter.ref('alice:1').id,
       name: 'signal',
       payload: { name: 'go', payload: null },
       idempotencyKey: 'go-1',
     };
     expect((await call('alice', 'POST', '/send', signal)).status).toBe(202);
     await app.idle();
-    expect(await call('alice', 'GET', '/workflows/greeter/alice-1')).toMatchObject({
+    expect(await call('alice', 'GET', '/workflows/greeter/alice:1')).toMatchObject({
       status: 200,
-      body: { id: 'alice-1', status: 'completed', output: 'hi, alice' },
+      body: { id: 'alice:1', status: 'completed', output: 'hi, alice' },
     });
   });
 
   it('wait, with ?waitMs, for the instance to end: the read answers once it completes', async () => {
     const { call } = await serve();
     await call('alice', 'POST', '/workflows/greeter/start', {
-      id: 'alice-1',
+      id: 'alice:1',
       input: { greeting: 'hi' },
     });
     // Read before the start is applied: a waiting read takes `new` as not yet settled.
-    const waiting = call('alice', 'GET', '/workflows/greeter/alice-1?waitMs=10000');
+    const waiting = call('alice', 'GET', '/workflows/greeter/alice:1?waitMs=10000');
     await new Promise((resolve) => setTimeout(resolve, 100));
     const signal = {
-      to: Greeter.ref('alice-1').id,
+      to: Greeter.ref('alice:1').id,
       name: 'signal',
       payload: { name: 'go', payload: null },
       idempotencyKey: 'go-1',
@@ -129,28 +129,28 @@ describe('the workflow routes of the HTTP ingress', () => {
     expect((await call('alice', 'POST', '/send', signal)).status).toBe(202);
     expect(await waiting).toMatchObject({
       status: 200,
-      body: { id: 'alice-1', status: 'completed', output: 'hi, alice' },
+      body: { id: 'alice:1', status: 'completed', output: 'hi, alice' },
     });
   });
 
   it('answer a waiting read when its waitMs passes, with the status it has then', async () => {
     const { call } = await serve();
     await call('alice', 'POST', '/workflows/greeter/start', {
-      id: 'alice-1',
+      id: 'alice:1',
       input: { greeting: 'hi' },
     });
     const started = Date.now();
-    const read = await call('alice', 'GET', '/workflows/greeter/alice-1?waitMs=300');
-    expect(read).toMatchObject({ status: 200, body: { id: 'alice-1', status: 'waiting' } });
+    const read = await call('alice', 'GET', '/workflows/greeter/alice:1?waitMs=300');
+    expect(read).toMatchObject({ status: 200, body: { id: 'alice:1', status: 'waiting' } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     // Never started: the wait passes, then 404 as without it.
-    expect((await call('alice', 'GET', '/workflows/greeter/alice-9?waitMs=50')).status).toBe(404);
+    expect((await call('alice', 'GET', '/workflows/greeter/alice:9?waitMs=50')).status).toBe(404);
   });
 
   it('answer 400 for a waitMs that is not a whole number of ms up to askTimeoutMs', async () => {
     const { call } = await serve();
     for (const waitMs of ['soon', '-1', '1.5', '25001']) {
-      const read = await call('alice', 'GET', `/workflows/greeter/alice-1?waitMs=${waitMs}`);
+      const read = await call('alice', 'GET', `/workflows/greeter/alice:1?waitMs=${waitMs}`);
       expect(read.status).toBe(400);
       expect(read.body.error).toMatchObject({
         code: 'INVALID_ARGUMENT',
@@ -161,7 +161,7 @@ describe('the workflow routes of the HTTP ingress', () => {
 
   it('take an instance id %-escaped in the path', async () => {
     const { app, call } = await serve();
-    const id = 'alice-a/b c';
+    const id = 'alice:a/b c';
     const started = await call('alice', 'POST', '/workflows/greeter/start', {
       id,
       input: { greeting: 'yo' },
@@ -175,39 +175,39 @@ describe('the workflow routes of the HTTP ingress', () => {
   it("let the workflow's authorize decide who starts and reads an instance: 403 to the others", async () => {
     const { app, call } = await serve();
     await call('alice', 'POST', '/workflows/greeter/start', {
-      id: 'alice-1',
+      id: 'alice:1',
       input: { greeting: 'hi' },
     });
     await app.idle();
 
-    const read = await call('bob', 'GET', '/workflows/greeter/alice-1');
+    const read = await call('bob', 'GET', '/workflows/greeter/alice:1');
     expect(read.status).toBe(403);
     expect(read.body.error).toMatchObject({
       code: 'FORBIDDEN',
-      message: 'not allowed: this caller may not read workflow "greeter" instance alice-1',
+      message: 'not allowed: this caller may not read workflow "greeter" instance alice:1',
     });
 
     const start = await call('bob', 'POST', '/workflows/greeter/start', {
-      id: 'alice-2',
+      id: 'alice:2',
       input: { greeting: 'hi' },
     });
     expect(start.status).toBe(403);
     expect(start.body.error.code).toBe('FORBIDDEN');
     await app.idle();
-    expect((await call('alice', 'GET', '/workflows/greeter/alice-2')).status).toBe(404);
+    expect((await call('alice', 'GET', '/workflows/greeter/alice:2')).status).toBe(404);
 
     // Owners are read exactly: user alice-x's instance is not alice's, though its id begins
     // with "alice-".
     const theirs = await call('alice-x', 'POST', '/workflows/greeter/start', {
-      id: 'alice-x-1',
+      id: 'alice-x:1',
       input: { greeting: 'hi' },
     });
     expect(theirs.status).toBe(202);
     await app.idle();
-    expect((await call('alice', 'GET', '/workflows/greeter/alice-x-1')).status).toBe(403);
-    expect((await call('alice-x', 'GET', '/workflows/greeter/alice-x-1')).status).toBe(200);
+    expect((await call('alice', 'GET', '/workflows/greeter/alice-x:1')).status).toBe(403);
+    expect((await call('alice-x', 'GET', '/workflows/greeter/alice-x:1')).status).toBe(200);
     const squat = await call('alice', 'POST', '/workflows/greeter/start', {
-      id: 'alice-x-2',
+      id: 'alice-x:2',
       input: { greeting: 'hi' },
     });
     expect(squat.status).toBe(403);
@@ -215,7 +215,7 @@ describe('the workflow routes of the HTTP ingress', () => {
 
   it('answer 404 for an instance never started, saying how to start it, and for a workflow clients may not reach', async () => {
     const { call } = await serve();
-    const never = await call('alice', 'GET', '/workflows/greeter/alice-9');
+    const never = await call('alice', 'GET', '/workflows/greeter/alice:9');
     expect(never.status).toBe(404);
     expect(never.body.error).toMatchObject({
       code: 'NOT_FOUND',
@@ -244,7 +244,7 @@ describe('the workflow routes of the HTTP ingress', () => {
     );
 
     const misspelt = await call('alice', 'POST', path, {
-      ID: 'alice-1',
+      ID: 'alice:1',
       input: { greeting: 'hi' },
     });
     expect(misspelt.status).toBe(400);
@@ -252,12 +252,12 @@ describe('the workflow routes of the HTTP ingress', () => {
       'invalid start: "id" must be the instance id, a non-empty string; the body has a key a request does not: "ID" (misspelt? a request has "id", "input" and "idempotencyKey")',
     );
 
-    const wrongInput = await call('alice', 'POST', path, { id: 'alice-1', input: { greeting: 5 } });
+    const wrongInput = await call('alice', 'POST', path, { id: 'alice:1', input: { greeting: 5 } });
     expect(wrongInput.status).toBe(400);
     expect(wrongInput.body.error.code).toBe('INVALID_PAYLOAD');
 
     await app.idle();
     expect(app.backend.queue.counts().total).toBe(0);
-    expect((await call('alice', 'GET', '/workflows/greeter/alice-1')).status).toBe(404);
+    expect((await call('alice', 'GET', '/workflows/greeter/alice:1')).status).toBe(404);
   });
 });

@@ -61,21 +61,21 @@ describe('a public workflow through the WebSocket host', () => {
   it('is started, watched and signalled by its user only, and the run sees that user', async () => {
     const alice = connect('alice');
     const bob = connect('bob');
-    const ref = Greeter.ref('alice-1');
+    const ref = Greeter.ref('alice:1');
 
-    await expect(bob.start(Greeter, 'alice-1', { greeting: 'hi' })).rejects.toMatchObject({
+    await expect(bob.start(Greeter, 'alice:1', { greeting: 'hi' })).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
-    expect(await alice.start(Greeter, 'alice-1', { greeting: 'hi' })).toEqual(ref);
+    expect(await alice.start(Greeter, 'alice:1', { greeting: 'hi' })).toEqual(ref);
     await runtime.idle();
-    const waiting = await watch(alice, 'alice-1', (s) => s.data?.status === 'waiting');
+    const waiting = await watch(alice, 'alice:1', (s) => s.data?.status === 'waiting');
     expect(waiting.data).toMatchObject({ status: 'waiting' });
 
-    const refused = await watch(bob, 'alice-1', (s) => s.status === 'error');
+    const refused = await watch(bob, 'alice:1', (s) => s.status === 'error');
     expect(refused.error).toMatchObject({ code: 'FORBIDDEN' });
     await expect(bob.signal(ref, 'go', null)).rejects.toMatchObject({ code: 'FORBIDDEN' });
 
-    const completed = watch(alice, 'alice-1', (s) => s.data?.status === 'completed');
+    const completed = watch(alice, 'alice:1', (s) => s.data?.status === 'completed');
     await alice.signal(ref, 'go', null);
     await runtime.idle();
     expect((await completed).data).toMatchObject({ status: 'completed', output: 'hi, alice' });
@@ -84,10 +84,10 @@ describe('a public workflow through the WebSocket host', () => {
   it('is cancelled by its user only, with the reason given', async () => {
     const alice = connect('alice');
     const bob = connect('bob');
-    const ref = await alice.start(Greeter, 'alice-2', { greeting: 'hey' });
+    const ref = await alice.start(Greeter, 'alice:2', { greeting: 'hey' });
     await runtime.idle();
     await expect(bob.cancel(ref)).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    const cancelled = watch(alice, 'alice-2', (s) => s.data?.status === 'cancelled');
+    const cancelled = watch(alice, 'alice:2', (s) => s.data?.status === 'cancelled');
     await alice.cancel(ref, { reason: 'changed my mind' });
     await runtime.idle();
     expect((await cancelled).data).toMatchObject({

@@ -253,9 +253,18 @@ export class SimCluster {
    * queue, as {@link LateCopies} and `StrandedMessages` model.
    */
   redeliverable(): QueueMessage[] {
-    const { clock, settings } = this.context;
-    const since = clock.now() - settings.markRetentionMs / 2;
+    const since = this.#redeliverableSince();
     return this.#sent.filter((sent) => sent.at >= since).map((sent) => sent.message);
+  }
+
+  /** Whether any message is {@link redeliverable}: the newest is (they are kept oldest first). */
+  hasRedeliverable(): boolean {
+    return (this.#sent.at(-1)?.at ?? Number.NEGATIVE_INFINITY) >= this.#redeliverableSince();
+  }
+
+  #redeliverableSince(): number {
+    const { clock, settings } = this.context;
+    return clock.now() - settings.markRetentionMs / 2;
   }
 
   /**

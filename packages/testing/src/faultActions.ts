@@ -40,7 +40,7 @@ export function chooseFault(cluster: SimCluster, ingress: IngressState): Action 
     ],
     [
       f.redeliver,
-      () => s.redeliveries < 10 && cluster.redeliverable().length > 0,
+      () => s.redeliveries < 10 && cluster.hasRedeliverable(),
       () => redeliver(cluster),
     ],
     [
