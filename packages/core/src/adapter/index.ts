@@ -60,6 +60,7 @@ export {
   pageEntryBytes,
   pageItemBytes,
 } from './outcomePageBytes.ts';
+export { checkPayloadSize, payloadLimit } from './payloadLimit.ts';
 export {
   type ChangeFeed,
   type Clock,

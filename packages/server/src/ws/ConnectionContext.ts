@@ -6,7 +6,7 @@
  */
 import type { Logger } from '@baton/core';
 import { MAX_MESSAGE_BYTES } from '@baton/core';
-import type { Clock } from '@baton/core/adapter';
+import { type Clock, payloadLimit, type StoreLimits } from '@baton/core/adapter';
 import type { ByteBudget } from '@baton/protocol';
 import type { QueryEngine } from '../QueryEngine.ts';
 import type { ProtocolSession } from '../session/ProtocolSession.ts';
@@ -43,15 +43,15 @@ export interface ConnectionContext {
 }
 
 /**
- * The largest message a client may send in chunks: a queue message (a send's envelope, which
- * carries its payload, is refused past it) and a frame's room for what the frame adds around
- * the payload. A longer one could never be taken, so the host holds no more of it: the
+ * The largest message a client may send in chunks: the largest payload the doors take (half the
+ * store's item, `payloadLimit`; never past a queue message) and a frame's room for what the frame
+ * adds around it. A longer one could never be taken, so the host holds no more of it: the
  * assembler's own defaults (8 MiB a message, 16 MiB in all) let one user with a hundred
  * connections make the host hold gigabytes.
  *
  * @example
- * maxClientMessageBytes(131_072); // 1,179,648
+ * maxClientMessageBytes(131_072, store.limits); // 331,072 on the embedded store's 400,000
  */
-export function maxClientMessageBytes(maxFrameBytes: number): number {
-  return MAX_MESSAGE_BYTES + maxFrameBytes;
+export function maxClientMessageBytes(maxFrameBytes: number, limits: StoreLimits): number {
+  return Math.min(payloadLimit(limits), MAX_MESSAGE_BYTES) + maxFrameBytes;
 }

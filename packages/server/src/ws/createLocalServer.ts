@@ -112,7 +112,9 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
   const frames = new SharedFrames();
   const context = {
     ...{ engine, session, tracker, cache, frames, clock, logger },
-    ...{ leaseMs, maxUnreadBytes, maxChunkedBytes: maxClientMessageBytes(maxFrameBytes) },
+    leaseMs,
+    maxUnreadBytes,
+    maxChunkedBytes: maxClientMessageBytes(maxFrameBytes, ports.store.limits),
     assembling,
   };
   const connections = new Set<Connection>();

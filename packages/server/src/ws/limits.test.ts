@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
-import { MAX_MESSAGE_BYTES } from '@baton/core';
 import { MAX_ID_LENGTH, splitFrame } from '@baton/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
@@ -72,9 +71,9 @@ describe('per-connection limits of the local WebSocket host', () => {
     t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: { now: () => now } } });
     const a = await t.open();
     const b = await t.open();
-    // Chunks of 100 KB of messages never finished, each of its own message: none is free.
-    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(150_000) });
-    for (let i = 0; i < 50; i++) a.send(splitFrame(ping, 100_000, { chunkId: `m${i}` })[0]!);
+    // Chunks of 40 KB of messages never finished, each of its own message: none is free.
+    const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(60_000) });
+    for (let i = 0; i < 50; i++) a.send(splitFrame(ping, 40_000, { chunkId: `m${i}` })[0]!);
     a.send({ v: 1, type: 'ping', t: 1 });
     const refusals = [];
     for (let i = 0; i < 10; i++) refusals.push(await a.next('error'));
@@ -86,7 +85,7 @@ describe('per-connection limits of the local WebSocket host', () => {
     // The next second, the last chunk of a message whose first chunk was dropped completes
     // nothing: the client sends the message again.
     now += 1_000;
-    a.send(splitFrame(ping, 100_000, { chunkId: 'm49' })[1]!);
+    a.send(splitFrame(ping, 40_000, { chunkId: 'm49' })[1]!);
     a.send({ v: 1, type: 'ping', t: 2 });
     expect((await a.next('pong')).t).toBe(2);
     await a.roundTrip();
@@ -130,7 +129,7 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
   });
 
-  it('holds no more of a chunked message than the largest a client may send (a queue message and a frame), and no more than that across its messages', async () => {
+  it('holds no more of a chunked message than the largest a client may send (a payload and a frame), and no more than that across its messages', async () => {
     t = await startTestServer({ maxFramesPerSecond: 1_000 });
     const a = await t.open();
     // 100 KB chunks of messages declared larger than any the host could take, never finished.
@@ -146,7 +145,8 @@ describe('per-connection limits of the local WebSocket host', () => {
     const tooLarge = await a.next('error');
     expect(tooLarge.error).toMatchObject({
       code: 'MESSAGE_TOO_LARGE',
-      details: { reason: 'CHUNKED_MESSAGE_TOO_LARGE', limit: MAX_MESSAGE_BYTES + 131_072 },
+      // Half the embedded store's 400,000-byte item, and a frame.
+      details: { reason: 'CHUNKED_MESSAGE_TOO_LARGE', limit: 200_000 + 131_072 },
     });
     // Dropped: its later chunks are ignored, and nothing of it is held.
     await a.roundTrip();
@@ -159,7 +159,7 @@ describe('per-connection limits of the local WebSocket host', () => {
       details: { reason: 'CHUNK_BUFFER_FULL' },
     });
     // A message in chunks still arrives whole: an ask with a payload near its limit (half the
-    // store's item); a 1 MB payload, a queue message's worth, arrives too and is refused by name.
+    // store's item); one a little over it arrives too, and the door refuses it by name.
     const b = await t.open();
     const ask = (requestId: string, pad: number) =>
       JSON.stringify({
@@ -175,7 +175,7 @@ describe('per-connection limits of the local WebSocket host', () => {
       b.send(frame);
     }
     expect((await b.next('reply', (f) => f.requestId === 'big')).value).toBe(2);
-    for (const frame of splitFrame(ask('huge', 1_000_000), 131_072, { chunkId: 'huge' })) {
+    for (const frame of splitFrame(ask('huge', 200_100), 131_072, { chunkId: 'huge' })) {
       b.send(frame);
     }
     const refused = await b.next('error', (f) => f.requestId === 'huge');
