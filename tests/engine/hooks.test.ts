@@ -145,12 +145,12 @@ describe('the worker runner', () => {
       wake: waiter.wake,
     });
     await h.client.send(Ledger.ref('d'), 'add', { entry: 'w', amount: 4 });
-    for (let i = 0; i < 100 && !(await h.backend.store.load('ledger/d')); i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    // Applied by the loops (a hundred event-loop turns were not always enough on a loaded host).
+    await expect
+      .poll(() => h.backend.store.load('ledger/d'))
+      .toMatchObject({ state: { total: 4 } });
     await loops.stop();
     waiter.close();
-    expect(await h.backend.store.load('ledger/d')).toMatchObject({ state: { total: 4 } });
     expect(waits).toBeGreaterThan(0);
   });
 });
