@@ -67,19 +67,22 @@ describe("the reply to an actor's ask", () => {
       ['before', 10],
       ['huge', limit + 1],
       ['large', limit - 1024],
+      // Its JSON ('"yy…y"') exactly the limit: taken.
+      ['edge', limit - 2],
       ['after', 10],
     ] as const) {
       await h.client.send(asker, 'ask', { name: 'echo', bytes, tag });
     }
     await h.run();
     const { got } = (await h.state(asker.id)) as { got: string[] };
-    expect(got).toHaveLength(4);
+    expect(got).toHaveLength(5);
+    expect(got).toContain(`edge: ok ${limit - 2}`);
     expect(got).toContain('before: ok 10');
     expect(got).toContain(`large: ok ${limit - 1024}`);
     expect(got).toContain('after: ok 10');
     expect(got.find((line) => line.startsWith('huge: '))).toMatch(/^huge: MESSAGE_TOO_LARGE \d+$/);
     // The too-large reply left the asked actor as it was.
-    expect(await h.state('echo/e')).toEqual({ echoed: 3 });
+    expect(await h.state('echo/e')).toEqual({ echoed: 4 });
     expect(h.backend.queue.deadLetters()).toEqual([]);
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
     const rejected = lines.find((line) => line.fields.code === ErrorCode.MESSAGE_TOO_LARGE);
