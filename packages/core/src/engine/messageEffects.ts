@@ -25,7 +25,7 @@ import type { Inbound } from './Inbound.ts';
 import { appliedProof, deadLetter } from './keptLetters.ts';
 import { maxOutcomeBytes, outcomeTooLarge } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
-import { askReply, isActorAsk, outgoing } from './outgoing.ts';
+import { askReply, askReplyRefused, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
@@ -155,12 +155,8 @@ export async function applyMessage(
       return kept(blame(current.id, envelope.name, checked.error.issues));
     }
   }
-  // A reply to an actor's ask goes as a message, which must fit an item of its own: one larger
-  // would fail every commit of the batch and block the actor. A client's ask takes as much.
-  if (isActorAsk(envelope) && jsonSize(reply) > maxOutcomeBytes(engine.store)) {
-    const limit = maxOutcomeBytes(engine.store);
-    return reject(turn, current, inbound, admission, replyTooLarge(envelope, limit), trace);
-  }
+  const refused = askReplyRefused(engine, envelope, reply);
+  if (refused) return reject(turn, current, inbound, admission, refused, trace);
   const replied = askReply(engine, envelope, { ok: true, value: reply });
   const sends = replied.length === 0 ? effects.sends : [...effects.sends, ...replied];
   const advanced = advance(engine, current, inbound, admission, now);

@@ -3,15 +3,16 @@
  * previous message on its channel (`prev`), carrying the handling's trace — the handler's sends
  * and asks, and the reply an actor's ask gets with the message's outcome.
  */
-
 import { jsonSize } from '../adapter/conflicts.ts';
 import { ASK_REPLY, actorMessageId, type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
+import type { BatonError } from '../errors.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { maxOutcomeBytes } from './outcomePages.ts';
 import { errorGist } from './outcomes.ts';
 import type { OverflowLookup } from './overflow.ts';
+import { replyTooLarge } from './turnErrors.ts';
 
 /** A send a turn makes: a handler's, or the reply to an ask. */
 export interface Send {
@@ -27,10 +28,25 @@ export const isActorAsk = (envelope: Envelope): boolean =>
   envelope.ask !== undefined && isActorSender(envelope);
 
 /**
+ * MESSAGE_TOO_LARGE for the value `reply` when it answers an actor's ask and is larger than a
+ * reply may take, as much as a client's ask takes: the reply goes as a message, which must fit
+ * an item of its own, and a larger one would fail every commit of its batch and block the actor.
+ */
+export function askReplyRefused(
+  engine: TurnEngine,
+  envelope: Envelope,
+  reply: unknown,
+): BatonError | undefined {
+  if (!isActorAsk(envelope)) return undefined;
+  const limit = maxOutcomeBytes(engine.store);
+  return jsonSize(reply) > limit ? replyTooLarge(envelope, limit) : undefined;
+}
+
+/**
  * The reply an actor's ask gets with this message's outcome; none for other messages. An error
  * over what an outcome may hold (a handler's TerminalError with a long text, say) goes as its
  * gist: a reply too large to send would fail every commit of its batch. A value that large is
- * refused before (`replyTooLarge`).
+ * refused before ({@link askReplyRefused}).
  */
 export function askReply(engine: TurnEngine, envelope: Envelope, outcome: Outcome): Send[] {
   if (!isActorAsk(envelope)) return [];

@@ -8,12 +8,13 @@ import { workflowOf } from './workflow.ts';
  * showed the journal — a public one, say — would let any reader complete the callback.
  */
 export function readableState(definition: AnyActorDefinition, state: unknown): unknown {
-  if (!workflowOf(definition) || typeof state !== 'object' || state === null) return state;
-  const { journal, pinned } = state as Partial<WorkflowState>;
+  if (!workflowOf(definition)) return state;
+  // A workflow's state is always its WorkflowState (initial() too).
+  const stored = state as WorkflowState;
   return {
-    ...state,
-    ...(journal ? { journal: journal.map(withoutSecret) } : {}),
-    ...(pinned ? { pinned: pinned.map(withoutSecret) } : {}),
+    ...stored,
+    journal: stored.journal.map(withoutSecret),
+    ...(stored.pinned ? { pinned: stored.pinned.map(withoutSecret) } : {}),
   };
 }
 
