@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
 import type { QueueMessage, ReceivedMessage } from '@baton/core/adapter';
 import { compareSeq } from '@baton/core/adapter';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createFifoQueue, type FifoQueueOptions } from './createFifoQueue.ts';
-import { createQueue } from './createQueue.ts';
+import { createQueue, queueArn } from './createQueue.ts';
 import { fromSqsRecord } from './fromSqsRecord.ts';
 import { SqsQueue } from './SqsQueue.ts';
 import { SqsTurnQueue } from './SqsTurnQueue.ts';
@@ -25,6 +30,11 @@ async function fresh(options: FifoQueueOptions = {}) {
   const made = await createFifoQueue(sqs, `${prefix}-${++queues}`, options);
   created.push(made.queueUrl, made.deadLetterQueueUrl);
   return { ...made, queue: new SqsQueue({ client: sqs, queueUrl: made.queueUrl }) };
+}
+
+/** A redrive policy to the queue at `url`. */
+async function redrive(url: string, maxReceiveCount: number): Promise<string> {
+  return JSON.stringify({ deadLetterTargetArn: await queueArn(sqs, url), maxReceiveCount });
 }
 
 function msg(group: string, body: string, dedupeId = `${group}:${body}`): QueueMessage {
@@ -88,6 +98,29 @@ describe('SqsQueue', () => {
     expect(await queue.identity()).toBe(first);
     now += 1;
     expect(await queue.identity()).not.toBe(first);
+  });
+
+  it('takes over queues made with other attributes (an earlier version, other options) and updates them', async () => {
+    const name = `${prefix}-earlier`;
+    // As an earlier version made them: no MaximumMessageSize, so SQS refuses today's CreateQueue.
+    const fifo = { FifoQueue: 'true', MessageRetentionPeriod: '1209600' };
+    const dlq = await createQueue(sqs, `${name}-dlq.fifo`, fifo);
+    const earlier = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: `${name}.fifo`,
+        Attributes: { ...fifo, VisibilityTimeout: '30', RedrivePolicy: await redrive(dlq, 5) },
+      }),
+    );
+    created.push(dlq, earlier.QueueUrl!);
+    const again = await createFifoQueue(sqs, name, { maxReceives: 9, visibilityTimeoutMs: 45_000 });
+    expect(again).toMatchObject({ queueUrl: earlier.QueueUrl, deadLetterQueueUrl: dlq });
+    expect(await new SqsQueue({ client: sqs, queueUrl: again.queueUrl }).redrivePolicy()).toEqual({
+      maxReceives: 9,
+    });
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: again.queueUrl, AttributeNames: ['All'] }),
+    );
+    expect(Attributes?.VisibilityTimeout).toBe('45');
   });
 
   it('reads the queue redrive policy: its maxReceiveCount, or none', async () => {

@@ -22,9 +22,10 @@ export interface FifoQueue {
 
 /**
  * Creates a FIFO queue `<name>.fifo` and its dead-letter queue `<name>-dlq.fifo`, with a
- * redrive policy that moves a message there after `maxReceives` receives. Safe to call again
- * with the same options. For production queues prefer infrastructure as code (the CDK
- * construct); this serves tests, the local emulators and scripts.
+ * redrive policy that moves a message there after `maxReceives` receives, each taking SQS's
+ * largest message. Safe to call again: queues that exist (made by an earlier version, or with
+ * other options) take these options. For production queues prefer infrastructure as code (the
+ * CDK construct); this serves tests, the local emulators and scripts.
  *
  * @example
  * const { sqs } = createAwsClients({ sqsEndpoint: 'http://127.0.0.1:9324' });
