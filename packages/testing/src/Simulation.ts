@@ -11,6 +11,7 @@ import type {
 } from '@baton/core';
 import {
   type ActorRecord,
+  invalidArgument,
   isRetentionTimer,
   type Outcome,
   Registry,
@@ -106,6 +107,8 @@ export class Simulation {
   /** Idempotency key → the message id the client gave it. */
   readonly #messageIds = new Map<string, string>();
   #nextKey = 1;
+  /** The virtual time a bounded run goes no further than (`run({ forMs })`). */
+  #until: number | undefined;
 
   constructor(options: SimulationOptions) {
     this.seed = options.seed;
@@ -167,9 +170,39 @@ export class Simulation {
    * Runs until quiet: everything sent, processed and drained, and every timer fired that work
    * waits on. A finished workflow's expiry is fired only once due (time passed for other timers,
    * or {@link idle}): after `run()`, an instance that finished is still there to read.
+   *
+   * With `forMs`, virtual time goes no further than `forMs` from now: the run stops where it
+   * would wait past that (a timer, a message's visibility), with the clock at that point, so that
+   * what is sent next arrives then — a signal on day 3 of a week's sleep. Such a run takes none
+   * of the faults' time jumps (`retentionJump`, `agingJump`); their small delays (a visibility
+   * timeout, a pause) may still carry it a little past.
    * Throws a {@link SimulationError}.
+   *
+   * @example
+   * sim.send(Trial.ref('t1'), 'start', { input: { days: 7 } });
+   * await sim.run({ forMs: 3 * DAY }); // the trial sleeps on
+   * sim.send(Trial.ref('t1'), 'signal', { name: 'upgrade', payload: {} });
+   * await sim.run(); // the rest of the week, and what the signal did
    */
-  async run(): Promise<SimulationStats> {
+  async run(options: { readonly forMs?: number } = {}): Promise<SimulationStats> {
+    const { forMs } = options;
+    if (forMs !== undefined && !(Number.isFinite(forMs) && forMs >= 0)) {
+      throw invalidArgument(
+        `run's forMs must be a finite number of milliseconds, 0 or more, got ${forMs}`,
+      );
+    }
+    this.#until = forMs === undefined ? undefined : this.clock.now() + forMs;
+    try {
+      return await this.#runSteps();
+    } finally {
+      if (this.#until !== undefined && this.clock.now() < this.#until) {
+        this.clock.advanceTo(this.#until);
+      }
+      this.#until = undefined;
+    }
+  }
+
+  async #runSteps(): Promise<SimulationStats> {
     const maxSteps = this.#settings.maxSteps;
     let settling = 0;
     for (;;) {
@@ -301,7 +334,7 @@ export class Simulation {
     const since = this.clock.now() - RETRY_WINDOW_MS;
     const submitted = this.#submitted.filter((s) => s.at > since).map((s) => s.send);
     const ingress = { pending: this.#pending.length, submitted };
-    return chooseFault(this.#cluster, ingress) ?? this.#progress();
+    return chooseFault(this.#cluster, ingress, this.#until !== undefined) ?? this.#progress();
   }
 
   /** Normal progress: resume a parked call, submit ingress, start a poll; else wait or sweep. */
@@ -366,13 +399,15 @@ export class Simulation {
     if (late) return lateRedriveAction(cluster);
     const visibleAt = this.backend.queue.nextVisibleAt();
     if (counts.total > 0 && visibleAt !== undefined) {
+      if (this.#pastBound(visibleAt)) return undefined;
       return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
     }
     if (this.backend.store.outboxSize() > 0) return sweepAction(cluster);
     if (this.#stranded.waiting > 0) {
       // All else is done: they wait across a time jump first, within the budget.
       const { agingJumpBudget } = this.#settings.faults;
-      const jump = this.stats.agingJumps < agingJumpBudget && cluster.idle();
+      const jump =
+        this.stats.agingJumps < agingJumpBudget && cluster.idle() && this.#until === undefined;
       return jump ? agingJumpAction(cluster) : strandedRedriveAction(cluster, false);
     }
     // Durable timers still stored: wait until the soonest is due, and let a sweep fire it. A
@@ -382,7 +417,7 @@ export class Simulation {
     const timerAt = this.backend.store.nextTimerAt(
       (timer) => timer.at > now && isRetentionTimer(timer),
     );
-    if (timerAt !== undefined) {
+    if (timerAt !== undefined && !this.#pastBound(timerAt)) {
       const sweep = sweepAction(cluster);
       return {
         label: `wait until a timer is due at ${timerAt}, then ${sweep.label}`,
@@ -393,6 +428,11 @@ export class Simulation {
       };
     }
     return undefined;
+  }
+
+  /** Whether waiting until `time` would take a bounded run past its bound. */
+  #pastBound(time: number): boolean {
+    return this.#until !== undefined && time > this.#until;
   }
 
   #fail(message: string): SimulationError {

@@ -17,8 +17,15 @@ export interface IngressState {
   readonly submitted: readonly IngressSend[];
 }
 
-/** A fault, when the dice say so and its budget allows. */
-export function chooseFault(cluster: SimCluster, ingress: IngressState): Action | undefined {
+/**
+ * A fault, when the dice say so and its budget allows. `bounded`: the run goes only so far in
+ * virtual time (`run({ forMs })`), so no fault jumps time by a retention.
+ */
+export function chooseFault(
+  cluster: SimCluster,
+  ingress: IngressState,
+  bounded: boolean,
+): Action | undefined {
   const { settings, stats: s, gates, rng } = cluster.context;
   const f = settings.faults;
   const busy = gates.parked.length > 0 || ingress.pending > 0;
@@ -61,12 +68,17 @@ export function chooseFault(cluster: SimCluster, ingress: IngressState): Action 
     [f.deploy, () => cluster.deployed < settings.upgrades.length && busy, () => deploy(cluster)],
     [
       f.retentionJump,
-      () => s.retentionJumps < f.retentionJumpBudget && cluster.idle() && ingress.pending > 0,
+      () =>
+        !bounded &&
+        s.retentionJumps < f.retentionJumpBudget &&
+        cluster.idle() &&
+        ingress.pending > 0,
       () => retentionJump(cluster),
     ],
     [
       f.agingJump,
       () =>
+        !bounded &&
         s.agingJumps < f.agingJumpBudget &&
         cluster.idle() &&
         (ingress.pending > 0 || cluster.context.stranded.waiting > 0),

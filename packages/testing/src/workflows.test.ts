@@ -130,6 +130,41 @@ describe('workflows in a simulation', () => {
     expect((await sim.state(Greet.ref('ann'))).status).toBe('new');
   });
 
+  it('runs for a span of virtual time with run({ forMs }), so that a signal arrives mid-sleep', async () => {
+    const Shipment = workflow({
+      name: 'shipment',
+      input: z.object({}),
+      events: { shipped: z.object({ day: z.number() }) },
+      run: async (ctx) => {
+        const shipped = await ctx.race([ctx.waitForEvent('shipped'), ctx.sleep(7 * DAY)]);
+        return shipped.index === 0 ? `shipped on day ${shipped.value.day}` : 'gave up';
+      },
+    });
+    for (let seed = 1; seed <= 10; seed++) {
+      const sim = new Simulation({ actors: [], workflows: [Shipment], seed });
+      const started = sim.clock.now();
+      sim.send(Shipment.ref('s'), 'start', { input: {} });
+      await sim.run({ forMs: 3 * DAY });
+      expect((await sim.state(Shipment.ref('s'))).status, `seed ${seed}`).toBe('waiting');
+      // The clock stands at the bound, not at the sleep's end.
+      expect(sim.clock.now() - started).toBeGreaterThanOrEqual(3 * DAY);
+      expect(sim.clock.now() - started).toBeLessThan(4 * DAY);
+
+      sim.send(Shipment.ref('s'), 'signal', { name: 'shipped', payload: { day: 3 } });
+      await sim.run();
+      expect((await sim.state(Shipment.ref('s'))).output, `seed ${seed}`).toBe('shipped on day 3');
+    }
+    // Unbounded, the same run sleeps the week out.
+    const sim = new Simulation({ actors: [], workflows: [Shipment], seed: 1, faults: noFaults });
+    sim.send(Shipment.ref('s'), 'start', { input: {} });
+    await sim.run();
+    expect((await sim.state(Shipment.ref('s'))).output).toBe('gave up');
+    await expect(sim.run({ forMs: -1 })).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: /forMs must be a finite number of milliseconds, 0 or more, got -1/,
+    });
+  });
+
   it('takes workflows as defineApp does, and names the option when a workflow is missing', async () => {
     const sim = new Simulation({ actors: [], workflows: [Trial], seed: 2, faults: noFaults });
     sim.send(Trial.ref('bo'), 'start', { input: { user: 'bo' } });
