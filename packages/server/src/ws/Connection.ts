@@ -18,6 +18,7 @@ import type { CommitWait } from './CommitTracker.ts';
 import type { ConnectionContext } from './ConnectionContext.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { commitOutcomes } from './commitOutcomes.ts';
+import { PushGate } from './PushGate.ts';
 import { ReceivedAcks } from './ReceivedAcks.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
 import { textFrames } from './textFrames.ts';
@@ -71,8 +72,11 @@ export class Connection {
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
-  /** This turn's frames, written together at its end. */
+  /** This turn's frames, written together at its end, and their length. */
   #outgoing: string[] = [];
+  #outgoingLength = 0;
+  /** Holds subscription pushes while the client leaves over `maxUnreadBytes` unread. */
+  readonly #gate: PushGate;
   /** Since when the client's unread backlog is over `maxUnreadBytes` (see `#notReading`). */
   #unreadSince: number | undefined;
   /** Whether the client's frames are left unread until its backlog drains (see `#holdFrames`). */
@@ -106,6 +110,11 @@ export class Connection {
       shared: context.assembling,
       onExpire: (error) => this.#error(error, {}),
     });
+    this.#gate = new PushGate(
+      () => this.#unread() + this.#outgoingLength,
+      context.maxUnreadBytes,
+      transport,
+    );
     this.#who = { identity, caller: callerOf(identity) };
     this.#counted = socket.protocol === RECEIVED_SUBPROTOCOL;
     this.#ports = {
@@ -252,6 +261,7 @@ export class Connection {
       },
       this.context.cache,
       this.context.frames,
+      this.#gate,
     );
     const { engine, leaseMs } = this.context;
     const request = { query, args, identity: this.identity, caller: this.#who.caller };
@@ -312,6 +322,7 @@ export class Connection {
     }
     if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
     this.#outgoing.push(text);
+    this.#outgoingLength += text.length;
   }
 
   /** Writes this turn's frames in one buffer, unless the socket started closing meanwhile. */
@@ -319,9 +330,13 @@ export class Connection {
     if (this.#outgoing.length === 0) return;
     const texts = this.#outgoing;
     this.#outgoing = [];
+    this.#outgoingLength = 0;
     if (this.socket.readyState !== this.socket.OPEN) return;
-    if (this.#notReading(this.#unread(), this.context.clock.now())) return;
+    const now = this.context.clock.now();
+    if (this.#notReading(this.#unread(), now)) return;
     this.transport!.write(textFrames(texts));
+    // What the socket could not take starts the grace (pushes wait at the gate meanwhile).
+    if (!this.#notReading(this.#unread(), now)) this.#gate.written();
   }
 
   /** Bytes written to the client that it has not read yet. */
@@ -407,5 +422,6 @@ export class Connection {
     this.#waits.clear();
     this.#assembler.clear();
     this.#acks.clear();
+    this.#gate.clear();
   }
 }

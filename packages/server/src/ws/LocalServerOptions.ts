@@ -110,7 +110,8 @@ export interface LocalServerOptions extends ConnectionLimits {
   readonly maxFrameBytes?: number;
   /**
    * Bytes sent to a client that may wait unread in its socket: past them, its frames are left
-   * unread until it reads, and after 10 s the connection is closed (4413), so a client that
+   * unread and its subscriptions' newest results held until it reads, and after 10 s the
+   * connection is closed (4413), so a client that
    * stops reading (while it sends frames or acks what it never read) cannot make the host
    * buffer without bound. A client that reads connects again and resubscribes.
    * @default 8 MiB

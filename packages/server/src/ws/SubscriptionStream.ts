@@ -9,6 +9,7 @@ import {
 } from '@baton/protocol';
 import type { QueryResult, QueryUpdate, ResumeAnswer } from '../QueryUpdate.ts';
 import type { QuerySubscription } from '../SubscribeRequest.ts';
+import type { GatedStream, PushGate } from './PushGate.ts';
 import type { ResultCache } from './ResultCache.ts';
 import { idTail, SharedFrames } from './SharedFrames.ts';
 
@@ -27,14 +28,16 @@ interface Waiter {
  * frames come from {@link SharedFrames}, encoded once for every stream that shares `frames`;
  * `push` is then given the frame's text (the shared head and this subscription's id) instead of
  * the frame. `push` is told the version a `result` or `patch` awaits the ack of, for a
- * connection that counts acks by frame (`baton.v1.received`).
+ * connection that counts acks by frame (`baton.v1.received`). While the connection's `gate` is
+ * shut (its client leaves too much unread), the newest result is held as for an ack, and goes
+ * out when the gate releases the stream.
  *
  * @example
  * const stream = new SubscriptionStream('s1', (frame) => connection.send(frame), cache);
  * stream.attach(engine.subscribe(request, (update) => stream.onUpdate(update)));
  * stream.ack(3); // the client acknowledged version 3: the newest held result goes out
  */
-export class SubscriptionStream {
+export class SubscriptionStream implements GatedStream {
   #subscription: QuerySubscription | undefined;
   /** The value the client acknowledged (or was told is current): the base of patches. */
   #base: VersionedValue | undefined;
@@ -53,6 +56,7 @@ export class SubscriptionStream {
     private readonly push: (frame: ServerMessage | string, awaiting?: number) => void,
     private readonly cache: ResultCache,
     private readonly frames: SharedFrames = new SharedFrames(),
+    private readonly gate?: PushGate,
   ) {
     this.#tail = idTail(id);
   }
@@ -140,7 +144,7 @@ export class SubscriptionStream {
     }
     if (update.version <= this.#sentVersion) return;
     if (this.#inFlight) this.#held = update;
-    else this.#deliver(update);
+    else this.#offer(update);
   }
 
   /** The client holds `version`: the newest held result, if any, goes out now. */
@@ -150,7 +154,15 @@ export class SubscriptionStream {
     this.#inFlight = undefined;
     const held = this.#held;
     this.#held = undefined;
-    if (held && held.version > this.#base.version) this.#deliver(held);
+    if (held && held.version > this.#base.version) this.#offer(held);
+  }
+
+  /** The connection's gate opened: the result held for it goes out, unless one awaits its ack. */
+  release(): void {
+    const held = this.#held;
+    if (this.#closed || this.#inFlight || !held) return;
+    this.#held = undefined;
+    this.#offer(held);
   }
 
   /**
@@ -176,6 +188,16 @@ export class SubscriptionStream {
     if (this.#closed) return;
     this.#resuming = false;
     this.#error(error.toJSON());
+  }
+
+  /** Delivers `result` now, or holds it until the connection's gate opens. */
+  #offer(result: QueryResult): void {
+    if (!this.gate || this.gate.open()) {
+      this.#deliver(result);
+      return;
+    }
+    this.#held = result;
+    this.gate.wait(this);
   }
 
   #deliver(result: QueryResult): void {

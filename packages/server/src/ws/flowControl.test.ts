@@ -296,3 +296,32 @@ describe('a client that stops reading', () => {
     expect(t.server.connections()).toHaveLength(1);
   });
 });
+
+describe('a client that subscribes to much and reads nothing', () => {
+  it('is written about maxUnreadBytes and one result past what the sockets hold: the other first results wait for it to read, then all come', async () => {
+    await t.close();
+    const maxUnreadBytes = 256 * 1024;
+    t = await startTestServer({ maxUnreadBytes });
+    const a = await t.open();
+    const raw = (a.socket as unknown as { _socket: Socket })._socket;
+    raw.pause(); // reads nothing until told
+    // 40 views of 1 MB each: far more than the sockets' buffers hold.
+    for (let i = 0; i < 40; i++) {
+      const args = { account: `held-${i}`, size: 1_000_000 };
+      a.send({ v: 1, type: 'subscribe', id: `s${i}`, query: 'padded', args });
+    }
+    let peak = 0;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      peak = Math.max(peak, t.server.connections()[0]?.unreadBytes ?? 0);
+    }
+    expect(peak).toBeGreaterThan(maxUnreadBytes);
+    expect(peak).toBeLessThan(maxUnreadBytes + 1_100_000);
+    // Once it reads, every view's first result comes.
+    raw.resume();
+    for (let i = 0; i < 40; i++) {
+      expect(await a.push(`s${i}`, 20_000)).toMatchObject({ type: 'result', version: 1 });
+    }
+    expect(t.server.connections()).toHaveLength(1);
+  });
+});
