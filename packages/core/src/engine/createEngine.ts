@@ -66,7 +66,8 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
   /**
    * Put before every effect's idempotency key (`<namespace>:<actor id>:<life>.<seq>`), so that
    * two apps or stages (staging, production) calling one outside service never send the same
-   * key. @example 'shop-prod'
+   * key. Set it before the first deploy: changed later, an effect retried after the change
+   * carries the new key (docs/deploys.md). @example 'shop-prod'
    */
   readonly effectKeyNamespace?: string;
   /** Inbox messages taken per receive: 1 to `MAX_RECEIVE_MESSAGES` (SQS's 10). @default 10 */
@@ -94,12 +95,14 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
    * How long an ingress idempotency key is remembered (I7). At most twice `markRetentionMs`, or
    * the engine refuses to start: a halted actor's record is deleted twice the mark retention
    * after its last message, and a copy of a client's message its life applied, coming later but
-   * within this retention, would be applied again by the next life. @default 14 days
+   * within this retention, would be applied again by the next life. Lower it at any time;
+   * raise it only as docs/deploys.md says. @default 14 days
    */
   readonly idempotencyRetentionMs?: number;
   /**
    * How long a receiver keeps an idle sender's mark. A sender forgets an idle channel after half
-   * of it, so keep it over twice the queue's message retention. @default 28 days
+   * of it, so keep it over twice the queue's message retention. Lower it at any time; do not raise
+   * it on a running app (docs/deploys.md). @default 28 days
    */
   readonly markRetentionMs?: number;
   /**
