@@ -1,6 +1,7 @@
 /**
  * What comes for an instance before its start — a signal, a parent's end of a start still on its
- * way — is kept for the instance's retention after the latest, and dropped with the instance
+ * way — is kept for the instance's retention after the latest (a signal a week at most), and
+ * dropped with the instance
  * (halted, its record expiring) if nobody starts it: messages to ids nobody starts cost storage
  * for a while, not for good. A start within the retention takes what was kept.
  */
@@ -70,6 +71,23 @@ describe('what comes for an instance before its start', () => {
     await h.runAll({ until: h.clock.now() });
     expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
     expect(((await h.state(ref.id)) as WorkflowState).signals).toEqual([]);
+  });
+
+  it('keeps signals to an id never started a week at most, also when finished instances are kept for good', async () => {
+    const Kept = workflow({ name: 'kept', retentionMs: Number.POSITIVE_INFINITY, ...approval });
+    const h = workflowHarness([Kept.actor]);
+    const ref = Kept.ref('nobody-starts-it');
+    const t0 = h.clock.now();
+    await h.client.signal(ref, 'approved', 'x'.repeat(1_000));
+    await h.runAll({ until: h.clock.now() });
+    expect(await expiryOf(h, ref.id)).toMatchObject([{ at: t0 + 7 * DAY }]);
+
+    await h.runAll({ expire: true });
+    const halted = await h.backend.store.load(ref.id);
+    expect(halted?.expiresAt).toBe(t0 + 7 * DAY + 2 * h.engine.markRetentionMs);
+    h.clock.set(halted!.expiresAt!);
+    h.backend.store.purgeExpired();
+    expect(await h.backend.store.load(ref.id)).toBeUndefined();
   });
 
   it('gives a start within the retention the signals kept, and the running instance no expiry', async () => {
@@ -191,13 +209,13 @@ describe('what comes for an instance before its start', () => {
     expect((await h.backend.store.load(ref.id))?.expiresAt).toBeUndefined();
   });
 
-  it('keeps them for good with an infinite retention, as it keeps a finished instance', async () => {
-    const Kept = workflow({ name: 'kept', retentionMs: Number.POSITIVE_INFINITY, ...approval });
-    const h = workflowHarness([Kept.actor]);
+  it("keeps a parent's end for good with an infinite retention, as it keeps a finished instance", async () => {
+    const Kept = workflow({ name: 'approval', retentionMs: Number.POSITIVE_INFINITY, ...approval });
+    const h = workflowHarness([Parent, Kept.actor]);
     const ref = Kept.ref('k');
-    await h.client.signal(ref, 'approved', 'yes');
+    await h.client.send(Parent.ref('p'), 'end', { child: 'k' });
     await h.runAll({ until: h.clock.now() });
     expect(await h.backend.store.listTimers(ref.id)).toEqual([]);
-    expect(((await h.state(ref.id)) as WorkflowState).signals).toHaveLength(1);
+    expect(((await h.state(ref.id)) as WorkflowState).endedStarts).toHaveLength(1);
   });
 });

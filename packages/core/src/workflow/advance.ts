@@ -190,10 +190,26 @@ export { EXPIRE_TIMER } from './retentionTimer.ts';
  * records for good. When the timer fires, the retention of the code running then decides (see
  * `_expire`): a deploy that raised it keeps the instance longer.
  */
-export function expireAfterRetention(definition: AnyWorkflowDefinition, ctx: Ctx): void {
-  if (Number.isFinite(definition.retentionMs)) {
-    ctx.schedule(definition.retentionMs, '_expire' as never, {} as never, { id: EXPIRE_TIMER });
+export function expireAfterRetention(
+  definition: AnyWorkflowDefinition,
+  ctx: Ctx,
+  retentionMs = definition.retentionMs,
+): void {
+  if (Number.isFinite(retentionMs)) {
+    ctx.schedule(retentionMs, '_expire' as never, {} as never, { id: EXPIRE_TIMER });
   }
+}
+
+/** The longest an id never started keeps the events sent to it, whatever its `retentionMs`. */
+export const HELD_EVENTS_MAX_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * How long an id never started keeps the events sent to it for a start that may not come: its
+ * `retentionMs`, at most {@link HELD_EVENTS_MAX_MS} (so `Infinity`, which keeps finished
+ * instances, does not keep what anyone signals to ids nobody starts).
+ */
+export function heldEventsMs(definition: AnyWorkflowDefinition): number {
+  return Math.min(definition.retentionMs, HELD_EVENTS_MAX_MS);
 }
 
 /**

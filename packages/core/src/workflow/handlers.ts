@@ -13,6 +13,7 @@ import {
   EXPIRE_TIMER,
   expireAfterRetention,
   finish,
+  heldEventsMs,
   notifyParents,
   tellParent,
 } from './advance.ts';
@@ -111,8 +112,10 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           const full = heldEventsFull(state.signals, name, payload);
           if (full) throw full;
           state.signals.push({ name, payload, at: ctx.now() });
-          // Kept for a start that may never come: for the retention after the latest.
-          if (state.status === 'new') expireAfterRetention(definition, ctx);
+          // Kept for a start that may never come: for the retention after the latest (a week
+          // at most).
+          if (state.status === 'new')
+            expireAfterRetention(definition, ctx, heldEventsMs(definition));
         }
         return summary(ctx);
       },
@@ -322,14 +325,21 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
  * tell (written by an earlier Baton): the expiry timer's moment stands.
  */
 function retentionEnd(definition: AnyWorkflowDefinition, state: WorkflowState): number | undefined {
-  let since: number | undefined;
-  if (state.status !== 'new') since = state.endedAt;
-  else {
-    const times = [
-      ...state.signals.map((signal) => signal.at),
-      ...(state.endedStarts ?? []).map((ended) => ended.at),
-    ];
-    if (times.length > 0 && !times.includes(undefined)) since = Math.max(...(times as number[]));
+  if (state.status !== 'new') {
+    return state.endedAt === undefined ? undefined : state.endedAt + definition.retentionMs;
   }
-  return since === undefined ? undefined : since + definition.retentionMs;
+  const signals = latest(state.signals.map((signal) => signal.at));
+  const ends = latest((state.endedStarts ?? []).map((ended) => ended.at));
+  if (signals === null || ends === null) return undefined;
+  if (signals === undefined && ends === undefined) return undefined;
+  return Math.max(
+    (signals ?? Number.NEGATIVE_INFINITY) + heldEventsMs(definition),
+    (ends ?? Number.NEGATIVE_INFINITY) + definition.retentionMs,
+  );
+}
+
+/** The latest of `times`; `undefined` for none, `null` when one is not known (an earlier Baton's). */
+function latest(times: readonly (number | undefined)[]): number | undefined | null {
+  if (times.includes(undefined)) return null;
+  return times.length === 0 ? undefined : Math.max(...(times as number[]));
 }
