@@ -1,4 +1,4 @@
-import { actor } from '@baton/core';
+import { actor, callerOf, ErrorCode } from '@baton/core';
 import { decodeEnvelope, type QueueMessage } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -94,6 +94,47 @@ function ackBeforeDrain(ports: SimPorts): SimPorts {
 }
 
 describe('Simulation', () => {
+  it("sends as a user with { caller }: the handler's authorize decides at once, and the handler sees the caller", async () => {
+    const Note = actor({
+      name: 'note',
+      state: z.object({ text: z.string(), by: z.string() }),
+      initial: () => ({ text: '', by: '' }),
+      handlers: {
+        write: {
+          public: true,
+          authorize: (caller, note) => caller.kind === 'user' && caller.identity === note.key,
+          payload: z.object({ text: z.string() }),
+          handle: (ctx, { text }) => {
+            ctx.state.text = text;
+            ctx.state.by =
+              ctx.caller.kind === 'user' ? String(ctx.caller.identity) : ctx.caller.kind;
+          },
+        },
+        stamp: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            ctx.state.by = ctx.caller.kind;
+          },
+        },
+      },
+    });
+    const sim = new Simulation({ actors: [Note], seed: 3 });
+    const key = sim.send(Note.ref('ann'), 'write', { text: 'hi' }, { caller: callerOf('ann') });
+    expect(() =>
+      sim.send(Note.ref('ann'), 'write', { text: 'not yours' }, { caller: callerOf('bob') }),
+    ).toThrow(expect.objectContaining({ code: ErrorCode.FORBIDDEN }));
+    expect(() => sim.send(Note.ref('ann'), 'stamp', {}, { caller: callerOf('ann') })).toThrow(
+      expect.objectContaining({ code: ErrorCode.FORBIDDEN }),
+    );
+    await sim.run();
+    expect(await sim.state(Note.ref('ann'))).toEqual({ text: 'hi', by: 'ann' });
+    expect(await sim.outcome(key)).toEqual({ ok: true });
+    // Without a caller, as trusted code: any handler.
+    sim.send(Note.ref('ann'), 'stamp', {});
+    await sim.run();
+    expect((await sim.state(Note.ref('ann'))).by).toBe('system');
+  });
+
   it('replays the same schedule step for step from the same seed', async () => {
     const a = await runCounters(42, { crash: 0.1 });
     const b = await runCounters(42, { crash: 0.1 });

@@ -1,16 +1,19 @@
-import type {
-  ActorRef,
-  AnyActorDefinition,
-  AnyQueryDefinition,
-  ArgsOf,
-  IdentityOf,
-  MessageName,
-  PayloadOf,
-  ResultOf,
-  StateOf,
+import {
+  type ActorRef,
+  type AnyActorDefinition,
+  type AnyQueryDefinition,
+  type ArgsOf,
+  type Caller,
+  type IdentityOf,
+  type MessageName,
+  type PayloadOf,
+  type ResultOf,
+  type StateOf,
+  SYSTEM,
 } from '@baton/core';
 import {
   type ActorRecord,
+  authorizeMessage,
   invalidArgument,
   isRetentionTimer,
   type Outcome,
@@ -153,13 +156,22 @@ export class Simulation {
        * as a dead letter, so the run's operator must force its redrive ({@link answered}).
        */
       awaited?: boolean;
+      /**
+       * Who sends it, as a host authenticated them (`callerOf({ userId: 'bob' })`): the handler
+       * must be public and its `authorize` let this caller through, or `send` throws FORBIDDEN
+       * at once; the handler sees it as `ctx.caller`. @default trusted code (`{ kind: 'system' }`),
+       * which may send any handler
+       */
+      caller?: Caller;
     } = {},
   ): string {
-    this.#registry.resolve(to.id, name, payload);
+    const caller = options.caller ?? SYSTEM;
+    authorizeMessage(this.#registry, caller, to.id, name, payload);
     const idempotencyKey = options.idempotencyKey ?? `sim-${this.seed}-${this.#nextKey++}`;
     const awaited = options.awaited === true ? { awaited: true } : {};
     const send: IngressSend = async (client) => {
-      const { messageId } = await client.send(to, name, payload, { idempotencyKey, ...awaited });
+      const sendOptions = { idempotencyKey, caller, ...awaited };
+      const { messageId } = await client.send(to, name, payload, sendOptions);
       this.#messageIds.set(idempotencyKey, messageId);
     };
     this.#pending.push({ label: `ingress ${name} → ${to.id} (${idempotencyKey})`, send });
