@@ -37,6 +37,8 @@ export interface OpsValues extends TargetOptions {
   readonly reason?: string;
   readonly port?: string;
   readonly 'allow-actions'?: boolean;
+  /** The inbox queue was created anew since an actor's last turn: send to it all the same. */
+  readonly 'queue-replaced'?: boolean;
 }
 
 /**
@@ -78,6 +80,28 @@ export class OpsContext {
     this.#inboxChecked ??= checkInboxQueue(target.sqs, url);
     await this.#inboxChecked;
     return queue;
+  }
+
+  /**
+   * The app's inbox queue ({@link inbox}), for a command that sends to actor `id`: refused when
+   * the actor's record read its inbox from another queue (`inboxQueue`), which the message would
+   * never reach — `--queue-url` naming another deployment's inbox, say — unless the inbox was
+   * created anew since its last turn (`--queue-replaced`). A check SQS cannot answer lets the
+   * command go on.
+   */
+  async inboxOf(id: string): Promise<SqsQueue> {
+    const queue = await this.inbox();
+    if (this.values['queue-replaced'] === true) return queue;
+    const { store, names } = await this.target();
+    const read = (await store.load(id))?.inboxQueue;
+    // A check SQS cannot answer lets the command go on, as the inbox's own check does.
+    const identity = read && (await queue.identity().catch(() => undefined));
+    if (!identity || identity === read) return queue;
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${id} reads its inbox from another queue than ${names.inboxUrl}: check --queue-url (or BATON_INBOX_URL), or name the deployment with --stack. If the inbox was created anew since its last turn, pass --queue-replaced. Nothing was done`,
+      { details: { actorId: id, queueUrl: names.inboxUrl } },
+    );
   }
 
   /**

@@ -286,7 +286,7 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   await ctx.confirm(`pause ${id}? Its messages wait until it is resumed`);
   const { store } = await ctx.target();
-  const queue = await ctx.inbox();
+  const queue = await ctx.inboxOf(id);
   // An actor is paused before its first turn too (to hold what is about to come), but an id
   // with no record is as likely a typo: said, so the real one is not left running unseen.
   const known = (await store.load(id)) !== undefined;
@@ -331,7 +331,7 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
 export async function actorsResume(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
   const { store } = await ctx.target();
-  const queue = await ctx.inbox();
+  const queue = await ctx.inboxOf(id);
   const record = await store.load(id);
   const paused = record?.paused !== undefined;
   const parked = (await store.listDeadLetters(id)).filter((l) => l.parked !== undefined).length;

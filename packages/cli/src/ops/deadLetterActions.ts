@@ -32,7 +32,7 @@ export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
   const force = ctx.values.force === true;
   await bulk(ctx, 'redrive', async (letter) => {
     const { store } = await ctx.target();
-    const queue = await ctx.inbox();
+    const queue = await ctx.inboxOf(letter.actorId);
     await redriveDeadLetter(store, queue, letter.actorId, letter.messageId, {
       force,
       followUp: ctx.followUp,

@@ -22,10 +22,10 @@ function payloadArg(ctx: OpsContext): unknown {
 }
 
 /** A client as trusted code, on the app's definitions: it validates what it sends. */
-async function clientFor(ctx: OpsContext): Promise<Client> {
+async function clientFor(ctx: OpsContext, to: string): Promise<Client> {
   const app = await ctx.app('sending needs the app, to check the message against its schema');
   const { store } = await ctx.target();
-  const queue = await ctx.inbox();
+  const queue = await ctx.inboxOf(to);
   return new Client({ actors: app.actors, store, queue }).asSystem();
 }
 
@@ -42,7 +42,7 @@ export async function send(ctx: OpsContext): Promise<void> {
   const to = actorArg(ctx, 0);
   const name = ctx.arg(1, 'message name');
   const payload = payloadArg(ctx);
-  const client = await clientFor(ctx);
+  const client = await clientFor(ctx, to);
   const key = ctx.values.key ?? globalThis.crypto.randomUUID();
   const planned = ingressMessageId(to, key, SYSTEM);
   await ctx.audit('send', { actor: to, name, key, messageId: planned });
@@ -83,7 +83,7 @@ export async function ask(ctx: OpsContext): Promise<void> {
   const name = ctx.arg(1, 'message name');
   const payload = payloadArg(ctx);
   const timeoutMs = timeoutArg(ctx.values.timeout);
-  const client = await clientFor(ctx);
+  const client = await clientFor(ctx, to);
   const key = ctx.values.key ?? globalThis.crypto.randomUUID();
   await ctx.audit('ask', { actor: to, name, key });
   let value: unknown;

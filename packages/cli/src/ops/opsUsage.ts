@@ -45,7 +45,9 @@ Which deployment:
   --table <name> [--queue-url <url>]  or the resources outright (also BATON_TABLE, BATON_INBOX_URL);
                                       the inbox is needed only to send to it (pause, resume, redrive,
                                       workflows' actions, send, ask, inspect --allow-actions): without
-                                      it status and backlog leave out its depth, and say so
+                                      it status and backlog leave out its depth, and say so; one an
+                                      actor did not read its inbox from is refused, unless
+                                      --queue-replaced (the inbox was created anew since)
   [--outbox-shards <n>]               the app's outboxShards (also BATON_OUTBOX_SHARDS); unknown,
                                       reads of every dead letter or due timer query all 100 keys
   [--dead-letter-queue-url <url>] [--timer-queue-url <url>] [--timer-dead-letter-queue-url <url>]

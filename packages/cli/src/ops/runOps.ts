@@ -66,6 +66,9 @@ const MESSAGE = ['<type/key>', '<name>', '[json payload]'];
  * The commands, by their words, with the options each takes besides {@link COMMON}: any other
  * is refused, so that a `--dry-run` given to a command that has none never acts for real.
  */
+/** Of a command that sends to an actor's inbox: send to a queue it did not read from (`inboxOf`). */
+const INBOX: Option = 'queue-replaced';
+
 const COMMANDS: Readonly<
   Record<string, { run: Command; takes: readonly Option[]; operands: readonly string[] }>
 > = {
@@ -73,8 +76,8 @@ const COMMANDS: Readonly<
   backlog: { run: backlog, takes: ['top', 'limit'], operands: [] },
   'actors get': { run: actorsGet, takes: ['app'], operands: ['<type/key>'] },
   'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
-  'actors pause': { run: actorsPause, takes: ['force'], operands: ['<type/key>'] },
-  'actors resume': { run: actorsResume, takes: [], operands: ['<type/key>'] },
+  'actors pause': { run: actorsPause, takes: ['force', INBOX], operands: ['<type/key>'] },
+  'actors resume': { run: actorsResume, takes: [INBOX], operands: ['<type/key>'] },
   'actors end-failing': {
     run: actorsEndFailing,
     takes: [],
@@ -84,7 +87,7 @@ const COMMANDS: Readonly<
   'dead-letters show': { run: deadLettersShow, takes: [], operands: ONE_LETTER },
   'dead-letters redrive': {
     run: deadLettersRedrive,
-    takes: [...FILTERS, 'all', 'dry-run', 'force'],
+    takes: [...FILTERS, 'all', 'dry-run', 'force', INBOX],
     operands: ONE_LETTER,
   },
   'dead-letters purge': {
@@ -108,26 +111,26 @@ const COMMANDS: Readonly<
   'workflows show': { run: workflowsShow, takes: [], operands: INSTANCE },
   'workflows cancel': {
     run: workflowsCancel,
-    takes: ['reason', 'key', 'app', 'dry-run'],
+    takes: ['reason', 'key', 'app', 'dry-run', INBOX],
     operands: INSTANCE,
   },
   'workflows terminate': {
     run: workflowsTerminate,
-    takes: ['reason', 'key', 'app', 'dry-run'],
+    takes: ['reason', 'key', 'app', 'dry-run', INBOX],
     operands: INSTANCE,
   },
   'workflows signal': {
     run: workflowsSignal,
-    takes: ['app', 'key', 'dry-run'],
+    takes: ['app', 'key', 'dry-run', INBOX],
     operands: [...INSTANCE, '<event>', '[json payload]'],
   },
   'workflows resume': {
     run: workflowsResume,
-    takes: ['key', 'app', 'dry-run'],
+    takes: ['key', 'app', 'dry-run', INBOX],
     operands: INSTANCE,
   },
-  send: { run: send, takes: ['app', 'key'], operands: MESSAGE },
-  ask: { run: ask, takes: ['app', 'key', 'timeout'], operands: MESSAGE },
+  send: { run: send, takes: ['app', 'key', INBOX], operands: MESSAGE },
+  ask: { run: ask, takes: ['app', 'key', 'timeout', INBOX], operands: MESSAGE },
   outcome: {
     run: outcome,
     takes: [],
@@ -199,6 +202,7 @@ const OPTIONS = {
   'dry-run': { type: 'boolean' },
   all: { type: 'boolean' },
   force: { type: 'boolean' },
+  'queue-replaced': { type: 'boolean' },
   app: { type: 'string' },
   type: { type: 'string' },
   code: { type: 'string' },

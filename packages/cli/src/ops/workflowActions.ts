@@ -30,9 +30,10 @@ const anything = { safeParse: (data: unknown) => ({ success: true, data }) } as 
 async function clientFor(
   ctx: OpsContext,
   name: string,
+  id: string,
 ): Promise<{ client: Client; definition: AnyWorkflowDefinition }> {
   const { store } = await ctx.target();
-  const queue = await ctx.inbox();
+  const queue = await ctx.inboxOf(instanceId(name, id));
   let definition: AnyWorkflowDefinition | undefined;
   if (ctx.values.app) {
     const app = await ctx.app('checking the message');
@@ -98,7 +99,7 @@ async function act(
         : `terminate ${name}/${id}? It ends at once, without compensations`,
     );
   }
-  const { client, definition } = await clientFor(ctx, name);
+  const { client, definition } = await clientFor(ctx, name, id);
   const { messageId } = await send(client, storedInstanceRef(definition, id));
   await ctx.audit(`workflows ${action}`, { workflow: name, id, ...details, messageId });
   const show = ctx.followUp`workflows show ${name} ${id}`;
