@@ -71,6 +71,31 @@ describe('operator actions', () => {
     expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
   });
 
+  it('refuses to cancel a timer whose fire is parked at its paused actor, saying it is applied on resume', async () => {
+    const h = setup({ actors: [Alarm] });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
+    await h.run();
+    await pauseActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });
+    h.clock.advance(61_000);
+    await fireDueTimers(h.engine, h.clock.now());
+    await h.run();
+    const parked = (await h.backend.store.listDeadLetters('alarm/a')).find(
+      (letter) => letter.parked !== undefined,
+    );
+    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+    const refused = await cancelTimer(h.backend.store, 'alarm/a', 'tea', { by: 'ops' }).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      message: `timer tea of alarm/a fired while alarm/a was paused: its fire (message ${parked!.messageId}) is parked, and is applied, in order, when alarm/a is resumed (baton actors resume alarm/a); a parked fire cannot be cancelled: to keep it from being applied, deploy code whose handler leaves it be, then resume alarm/a`,
+      details: { actorId: 'alarm/a', timerId: 'tea', parked: 1 },
+    });
+    await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });
+    await h.run();
+    expect(await rang(h)).toEqual(['tea']);
+  });
+
   it('refuses to cancel an ask’s timeout, which holds the asker’s continuation, saying what to do instead', async () => {
     const Stock = actor({
       name: 'stock',

@@ -1219,7 +1219,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       '--app',
       TALLY,
     );
-    await json('send', 'tally/f', 'add', '{"entry":"b"}', '--app', TALLY);
+    const behind = await json('send', 'tally/f', 'add', '{"entry":"b"}', '--app', TALLY);
     /** Runs the worker until tally/f's record counts `attempts` failures of its failing message. */
     const failedTimes = async (attempts: number) => {
       for (let i = 0; i < 40; i++) {
@@ -1264,6 +1264,13 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(shown.out).toContain(
       `\ninbox position   ${first.inboxPosition}\nfailing message  ${messageId} at inbox position ${first.failingMessage.inboxPosition}, failing for 3h 12m, failed 2 time(s) in handler "add": the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, 3 by default), or ended (${hint(`actors end-failing tally/f ${shellQuote(messageId)}`)}); its last error: RETRYABLE: the poison entry breaks add\npaused           no\n`,
     );
+
+    // The message behind it has no outcome yet: said to wait behind it, with what ends it.
+    const waiting = await baton('outcome', behind.messageId);
+    expect(waiting.err).toContain(
+      `tally/f's inbox is held by message ${messageId}, failing at its head (failing for 3h 12m, failed 2 time(s), last with RETRYABLE: the poison entry breaks add): the messages behind it wait`,
+    );
+    expect(waiting.err).toContain(hint(`actors end-failing tally/f ${shellQuote(messageId)}`));
 
     // A count an older Baton wrote, without its time, the handler and the error: the worker's log has them.
     const counted = (await deployment.store.load('tally/f'))!;

@@ -264,7 +264,8 @@ async function letterOf(
 /**
  * What holds a client message that has no outcome, when its actor's record or its dead letters
  * say: failing at the head of the actor's inbox (retried, then dead-lettered), parked at the
- * paused actor, or kept as a dead letter whose outcome outlived its retention. Else undefined:
+ * paused actor, kept as a dead letter whose outcome outlived its retention, or waiting behind
+ * another message failing at the head. Else undefined:
  * waiting in the inbox, or gone past the retention window, as far as the CLI can tell.
  */
 async function heldAt(ctx: OpsContext, messageId: string): Promise<string | undefined> {
@@ -285,6 +286,11 @@ async function heldAt(ctx: OpsContext, messageId: string): Promise<string | unde
   }
   if (letter && !letter.applied) {
     return `it was dead-lettered, and its outcome is older than the retention window; its dead letter is kept: ${ctx.followUp`dead-letters show ${actorId} ${messageId}`}`;
+  }
+  if (failing) {
+    // The actor's messages go in order: this one, if it is in the inbox, waits behind that one.
+    const error = failing.error ? `, last with ${errorLine(failing.error)}` : '';
+    return `it is not processed yet, and ${actorId}'s inbox is held by message ${failing.id}, failing at its head (${failingFor(failing.since, ctx.io.now())}, failed ${failing.attempts} time(s)${error}): the messages behind it wait until it is applied or dead-lettered. ${ctx.followUp`actors get ${actorId}`} shows it; ${ctx.followUp`actors end-failing ${actorId} ${failing.id}`} ends it at its next delivery`;
   }
   return undefined;
 }

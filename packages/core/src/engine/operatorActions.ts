@@ -7,10 +7,10 @@
 import { WORKFLOW_TYPE_PREFIX } from '../actor.ts';
 import { awaitsRedrive, endedWithoutRedrive } from '../adapter/awaitsRedrive.ts';
 import type { Envelope } from '../adapter/envelope.ts';
-import { askTimerId, encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
+import { askTimerId, encodeEnvelope, INGRESS, TIMER } from '../adapter/envelope.ts';
 import type { Queue, Store } from '../adapter/ports.ts';
 import type { ActorRecord, DeadLetter, FailingMessage, Timer } from '../adapter/storedRecords.ts';
-import { BatonError, ErrorCode } from '../errors.ts';
+import { BatonError, batonError, ErrorCode } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { RECHECK_TIMER } from '../workflow/advance.ts';
 import { failingNotDeadLettered, failingSummary } from './failingHead.ts';
@@ -266,6 +266,9 @@ export async function cancelTimer(
   await changeRecord(store, actorId, now, async (record) => {
     const timer = await store.readTimer(actorId, timerId);
     if (!timer) {
+      const letters = await store.listDeadLetters(actorId);
+      const parked = letters.find((l) => l.parked !== undefined && firedTimer(l) === timerId);
+      if (parked) throw parkedFireRefused(parked, followUp);
       throw new BatonError(
         ErrorCode.NOT_FOUND,
         `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`${followUp`timers list ${actorId}`}\``,
@@ -276,6 +279,28 @@ export async function cancelTimer(
     if (owned) throw owned;
     return { record, timers: { put: [], remove: [timerId] } };
   });
+}
+
+/** The refusal to cancel a timer whose fire is parked at its paused actor: resumed, it applies. */
+function parkedFireRefused(letter: DeadLetter, followUp: FollowUp): BatonError {
+  const { actorId, messageId } = letter;
+  const timerId = firedTimer(letter);
+  return batonError(
+    ErrorCode.INVALID_STATE,
+    `timer ${timerId} of ${actorId} fired while ${actorId} was paused: its fire (message ${messageId}) is parked, and is applied, in order, when ${actorId} is resumed (${followUp`actors resume ${actorId}`}); a parked fire cannot be cancelled: to keep it from being applied, deploy code whose handler leaves it be, then resume ${actorId}`,
+    { actorId, timerId, messageId, parked: letter.parked },
+  );
+}
+
+/** The id of the timer whose fire `letter` holds (its message id `timer:[actor, id, gen]`). */
+function firedTimer(letter: DeadLetter): string | undefined {
+  if (letter.envelope.from !== TIMER) return undefined;
+  try {
+    const [, id] = JSON.parse(letter.messageId.slice(TIMER.length + 1)) as unknown[];
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
