@@ -50,6 +50,18 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     return sent.json().messageId;
   }
 
+  it('says, sending to a paused actor, that the message is parked there until it is resumed', async () => {
+    expect((await baton('actors', 'pause', 'tally/s', '--yes')).code).toBe(0);
+    const sent = await baton('send', 'tally/s', 'add', '{"entry":"held"}', '--app', TALLY);
+    expect(sent.code, sent.err).toBe(0);
+    expect(sent.err).toContain('tally/s is paused (since ');
+    expect(sent.err).toContain(
+      `: the message is parked there, and applied, in order, when it is resumed (${hint('actors resume tally/s')})`,
+    );
+    const running = await baton('send', 'tally/r', 'add', '{"entry":"a"}', '--app', TALLY);
+    expect(running.err).not.toContain('is paused');
+  });
+
   it('shows a parked message as parked, and refuses to purge or redrive it, saying why', async () => {
     await add('tally/p', 'a');
     await work();

@@ -62,6 +62,17 @@ export async function send(ctx: OpsContext): Promise<void> {
     );
   }
   ctx.print({ messageId }, () => `sent ${name} to ${to}\nmessage id ${shellQuote(messageId)}`);
+  await notePaused(ctx, to);
+}
+
+/** Says when `actorId` is paused: what is sent to it is parked, and applied on its resume. */
+async function notePaused(ctx: OpsContext, actorId: string): Promise<void> {
+  const { store } = await ctx.target();
+  const paused = (await store.load(actorId))?.paused;
+  if (!paused) return;
+  ctx.note(
+    `${actorId} is paused (since ${new Date(paused.at).toISOString()} by ${paused.by}): the message is parked there, and applied, in order, when it is resumed (${ctx.followUp`actors resume ${actorId}`})`,
+  );
 }
 
 /**

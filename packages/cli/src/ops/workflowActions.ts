@@ -61,13 +61,15 @@ async function act(
   action: Action,
   details: Record<string, unknown>,
   send: (client: Client, ref: Parameters<Client['cancel']>[0]) => Promise<{ messageId: string }>,
-  /** Notes on what the instance's state says of the command, before it is sent. */
+  /**
+   * Notes on what the instance's state says of the command, once the door took it (or on a dry
+   * run): a command it refuses gets its refusal alone.
+   */
   notes?: (state: WorkflowState) => void,
 ): Promise<void> {
   const name = workflowArg(ctx, 0);
   const id = ctx.arg(1, 'id');
   const state = await readInstance(ctx, name, id);
-  notes?.(state);
   if (FINAL.has(state.status)) {
     throw new BatonError(
       ErrorCode.INVALID_STATE,
@@ -84,6 +86,7 @@ async function act(
   }
   const what = `${action} ${name}/${id} (${state.status}, ${stepsOf(state)} steps)`;
   if (ctx.values['dry-run']) {
+    notes?.(state);
     ctx.print(
       { dryRun: true, action, workflow: name, id, status: state.status, ...details },
       () => `would ${what}`,
@@ -101,6 +104,7 @@ async function act(
   }
   const { client, definition } = await clientFor(ctx, name, id);
   const { messageId } = await send(client, storedInstanceRef(definition, id));
+  notes?.(state);
   await ctx.audit(`workflows ${action}`, { workflow: name, id, ...details, messageId });
   const show = ctx.followUp`workflows show ${name} ${id}`;
   // A resume is no fix: it replays on the code running now, which may still not replay it.
@@ -163,8 +167,11 @@ export function workflowsSignal(ctx: OpsContext): Promise<void> {
       const waits = openWaits(state);
       if (waits.includes(event)) return;
       const open = waits.length > 0 ? `its open waits: ${waits.join(', ')}` : 'no wait is open';
+      // Without --app, the door checked nothing: a workflow that declares its events refuses
+      // one it does not take at its worker (said before the send).
+      const held = ctx.values.app ? 'it is held' : 'if the workflow takes it, it is held';
       ctx.note(
-        `${name}/${id} is not waiting for "${event}" now (${open}): the event is held until a wait for it comes, so check its name`,
+        `${name}/${id} is not waiting for "${event}" now (${open}): ${held} until a wait for it comes, so check its name`,
       );
     },
   );
