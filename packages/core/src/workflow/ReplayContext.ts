@@ -56,6 +56,9 @@ export class ReplayContext implements WorkflowContext {
   get id(): string {
     return this.#replayer.host?.self.key ?? '';
   }
+  get runId(): string {
+    return this.#replayer.state.runId ?? '';
+  }
   get caller(): Caller {
     return this.#replayer.state.caller ?? ANONYMOUS;
   }

@@ -160,6 +160,13 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
   readonly workflow: string;
   /** This instance's id (the key it was started with). */
   readonly id: string;
+  /**
+   * This run's id: another each time the id starts anew (once its retention ended), the same on
+   * every replay. Derive a child's id from it when the child may outlive this instance's
+   * retention (`ctx.child(Charge, \`${ctx.id}-${ctx.runId}\`, input)`), so a later run of this
+   * id starts a child of its own.
+   */
+  readonly runId: string;
   /** Who started it. */
   readonly caller: Caller;
   readonly log: Logger;

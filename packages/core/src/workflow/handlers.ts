@@ -24,7 +24,9 @@ import {
   cancelled,
   type End,
   endBeforeStart,
+  ofEarlierRun,
   startedAlike,
+  startedByEarlierRun,
   startedOtherwise,
   takeEndedStart,
   taken,
@@ -219,11 +221,18 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           tellParent(ctx, { actor: parent, seq, run }, { ok: false, error: taken(ctx) });
           return summary(ctx);
         }
+        if (state.status !== 'new' && ofEarlierRun(state, parent, run)) {
+          // The child of an earlier run of the parent's id: its work was done for that run.
+          const error = startedByEarlierRun(ctx);
+          tellParent(ctx, { actor: parent, seq, run }, { ok: false, error });
+          return summary(ctx);
+        }
         state.notify.push(run === undefined ? { actor: parent, seq } : { actor: parent, seq, run });
         const ended = state.status === 'new' ? takeEndedStart(state, parent, seq, run) : undefined;
         if (ended) finish(definition, ctx, ended.status, { error: ended.error });
         else if (state.status === 'new') {
           begin(ctx, input);
+          if (run !== undefined) state.parentRun = run;
           await advance(definition, ctx);
         } else if (FINAL_STATUSES.has(state.status)) notifyParents(ctx);
         return summary(ctx);

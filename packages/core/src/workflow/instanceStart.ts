@@ -75,6 +75,30 @@ export function startedAlike(state: WorkflowState, input: unknown): boolean {
   return canonicalJson(state.input) === canonicalJson(input);
 }
 
+/**
+ * Whether the run `state` holds was started as the child of another run of `parent`'s id: an
+ * earlier run, since ended and started anew, whose child this stays while it is kept.
+ */
+export function ofEarlierRun(
+  state: WorkflowState,
+  parent: string,
+  run: string | undefined,
+): boolean {
+  const { caller, parentRun } = state;
+  if (run === undefined || parentRun === undefined || caller?.kind !== 'actor') return false;
+  return caller.actor === parent && parentRun !== run;
+}
+
+/** The refusal a child command gets for the child of an earlier run of its parent's id. */
+export function startedByEarlierRun(ctx: Ctx): SerializedError {
+  return new BatonError(
+    ErrorCode.REJECTED,
+    `workflow instance ${ctx.self.key} is the child of an earlier run of this parent's id, kept longer than that run: its work was done for that run. ` +
+      'Derive a child id from ctx.runId when a child may outlive its parent (e.g. `${ctx.id}-${ctx.runId}`)',
+    { details: { child: ctx.self.id } },
+  ).toJSON();
+}
+
 /** The refusal a parent's child command gets for a run it may not take (see `startedAlike`). */
 export function taken(ctx: Ctx): SerializedError {
   return new BatonError(

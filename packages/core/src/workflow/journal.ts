@@ -103,6 +103,11 @@ export interface WorkflowState {
   /** Unique per start of this id: step keys carry it, so a new life never repeats a key. */
   runId?: string;
   /**
+   * The run of the parent whose `ctx.child` started this instance: a later run of that parent's
+   * id (started anew once its retention ended) does not take this instance as its child.
+   */
+  parentRun?: string;
+  /**
    * How its steps' keys are made: `name`, by the step's name and how many of that name came
    * before it (every run started now); absent, by the step's command number (runs started by
    * earlier versions, which keep the keys their attempts so far had).
