@@ -115,7 +115,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       ],
     });
     expect((await baton('workflows', 'show', 'ship', 'a')).out).toMatch(
-      /instance\s+ship\/a\nstatus\s+waiting[\s\S]*\n0\s+call\s+shelf\.reserve\s+done\s[\s\S]*\n1\s+event\s+packed\s+pending/,
+      /instance\s+ship\/a\nstatus\s+waiting[\s\S]*\n0\s+call\s+shelf\.reserve\s+shelf\/main\s+done\s[\s\S]*\n1\s+event\s+packed\s+—\s+pending/,
     );
 
     // a: a dry run sends nothing; the signal completes it, with an audit line.
@@ -345,6 +345,12 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(shown.out).toMatch(
       /\ncompensations failed\s+1: REJECTED: a shelf takes back 100 at most, not 150\. What they undo stays done: fix the cause, then do each undo yourself \(docs\/operations\.md, CompensationFailuresAlarm\)\n/,
     );
+    // The history names the undo that failed and the actor it called.
+    expect(shown.out).toMatch(/\n\d+\s+call \(undo\)\s+shelf\.release\s+shelf\/main\s+failed\s/);
+    const [undo] = (await baton('workflows', 'show', 'ship', 'big', '--json'))
+      .json()
+      .history.filter((s: { undo?: true }) => s.undo);
+    expect(undo).toMatchObject({ kind: 'call', name: 'shelf.release', to: 'shelf/main' });
     // The reservation stays: nothing released it.
     expect(await shelf()).toEqual({ stock: -140, releases: 0 });
   });

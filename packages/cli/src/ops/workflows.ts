@@ -135,6 +135,9 @@ function step(entry: JournalEntry) {
     seq: entry.seq,
     kind: entry.kind,
     name: entry.name,
+    ...(entry.to === undefined ? {} : { to: entry.to }),
+    // A compensation's command (the saga's, or a race loser's undo), not the run's own.
+    ...(entry.saga ? { undo: true } : {}),
     state: entry.state,
     ...(entry.attempts === undefined ? {} : { attempts: entry.attempts }),
     at: iso(entry.at),
@@ -248,6 +251,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
         : table(
             r.history.map((s) => ({
               ...s,
+              kind: 'undo' in s ? `${s.kind} (undo)` : s.kind,
               result:
                 'error' in s && s.error
                   ? `${s.error.code}: ${s.error.message}`
@@ -257,7 +261,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
                       ? `until ${s.until}`
                       : undefined,
             })),
-            ['seq', 'kind', 'name', 'state', 'attempts', 'at', 'endedAt', 'result'],
+            ['seq', 'kind', 'name', 'to', 'state', 'attempts', 'at', 'endedAt', 'result'],
           ),
     ].join('\n');
   });
