@@ -1,4 +1,7 @@
-import type { RawSocket } from './Connection.ts';
+/** The socket under a connection, as far as the gate needs it: `'drain'` once it took its writes. */
+interface DrainingSocket {
+  once?(event: 'drain', listener: () => void): unknown;
+}
 
 /** A subscription stream that holds its newest result while the gate is shut. */
 export interface GatedStream {
@@ -26,7 +29,7 @@ export class PushGate {
   constructor(
     private readonly backlog: () => number,
     private readonly maxUnreadBytes: number,
-    private readonly transport: RawSocket | undefined,
+    private readonly transport: DrainingSocket | undefined,
   ) {}
 
   /** Whether a push may be written now. */
