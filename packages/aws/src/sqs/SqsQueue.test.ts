@@ -100,7 +100,7 @@ describe('SqsQueue', () => {
     expect(await queue.identity()).not.toBe(first);
   });
 
-  it('takes over queues made with other attributes (an earlier version, other options) and updates them', async () => {
+  it('takes the queues an earlier version made (without MaximumMessageSize), and refuses to change ones made with other options', async () => {
     const name = `${prefix}-earlier`;
     // As an earlier version made them: no MaximumMessageSize, so SQS refuses today's CreateQueue.
     const fifo = { FifoQueue: 'true', MessageRetentionPeriod: '1209600' };
@@ -112,15 +112,25 @@ describe('SqsQueue', () => {
       }),
     );
     created.push(dlq, earlier.QueueUrl!);
-    const again = await createFifoQueue(sqs, name, { maxReceives: 9, visibilityTimeoutMs: 45_000 });
+    const again = await createFifoQueue(sqs, name);
     expect(again).toMatchObject({ queueUrl: earlier.QueueUrl, deadLetterQueueUrl: dlq });
+
+    // Other options would change a running queue: refused, the queue as it was.
+    await expect(
+      createFifoQueue(sqs, name, { maxReceives: 9, visibilityTimeoutMs: 45_000 }),
+    ).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: expect.stringMatching(
+        /^queue .*-earlier\.fifo exists with other settings \(VisibilityTimeout 30, not 45; RedrivePolicy .*\): call with the options it was made with/,
+      ),
+    });
     expect(await new SqsQueue({ client: sqs, queueUrl: again.queueUrl }).redrivePolicy()).toEqual({
-      maxReceives: 9,
+      maxReceives: 5,
     });
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: again.queueUrl, AttributeNames: ['All'] }),
     );
-    expect(Attributes?.VisibilityTimeout).toBe('45');
+    expect(Attributes?.VisibilityTimeout).toBe('30');
   });
 
   it('reads the queue redrive policy: its maxReceiveCount, or none', async () => {

@@ -23,8 +23,9 @@ export interface FifoQueue {
 /**
  * Creates a FIFO queue `<name>.fifo` and its dead-letter queue `<name>-dlq.fifo`, with a
  * redrive policy that moves a message there after `maxReceives` receives, each taking SQS's
- * largest message. Safe to call again: queues that exist (made by an earlier version, or with
- * other options) take these options. For production queues prefer infrastructure as code (the
+ * largest message. Safe to call again with the same options: queues an earlier version made
+ * are taken as they are (given SQS's largest message); queues that exist with other options
+ * are refused, never changed. For production queues prefer infrastructure as code (the
  * CDK construct); this serves tests, the local emulators and scripts.
  *
  * @example
