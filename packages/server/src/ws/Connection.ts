@@ -187,13 +187,24 @@ export class Connection {
   }
 
   /**
-   * Closes the connection (4413) if its client has left more than `maxUnreadBytes` unread since
-   * a grace before `now`: one whose frames are held (see `#holdFrames`) gets no write that
-   * would find it. True if it is closed.
+   * The heartbeat's look at the client's backlog: closes the connection (4413) if it has left
+   * more than `maxUnreadBytes` unread since a grace before `now` (one whose frames and pushes
+   * are held gets no write that would find it), else starts that grace. Under the bound, what
+   * was held goes on: the socket emits `'drain'` only after a write it could not take, which a
+   * backlog under its high-water mark never was. True if it is closed.
    */
   closeIfNotReading(now: number): boolean {
-    if (this.#closed || this.#unreadSince === undefined) return false;
-    return this.#notReading(this.#unread(), now);
+    if (this.#closed) return false;
+    const unread = this.#unread();
+    if (this.#notReading(unread, now)) return true;
+    if (unread <= this.context.maxUnreadBytes) {
+      if (this.#holding) {
+        this.#holding = false;
+        this.socket.resume();
+      }
+      this.#gate.written();
+    }
+    return false;
   }
 
   /** Drops pending chunked messages that timed out, telling the client. */
@@ -322,7 +333,7 @@ export class Connection {
     }
     if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
     this.#outgoing.push(text);
-    this.#outgoingLength += text.length;
+    this.#outgoingLength += Buffer.byteLength(text);
   }
 
   /** Writes this turn's frames in one buffer, unless the socket started closing meanwhile. */
@@ -335,8 +346,7 @@ export class Connection {
     const now = this.context.clock.now();
     if (this.#notReading(this.#unread(), now)) return;
     this.transport!.write(textFrames(texts));
-    // What the socket could not take starts the grace (pushes wait at the gate meanwhile).
-    if (!this.#notReading(this.#unread(), now)) this.#gate.written();
+    this.#gate.written();
   }
 
   /** Bytes written to the client that it has not read yet. */

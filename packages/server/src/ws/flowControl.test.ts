@@ -324,4 +324,40 @@ describe('a client that subscribes to much and reads nothing', () => {
     }
     expect(t.server.connections()).toHaveLength(1);
   });
+
+  it('lets held pushes go at a heartbeat once the backlog is back under maxUnreadBytes, which no drain may say when it is under the socket high-water mark', async () => {
+    await t.close();
+    t = await startTestServer({
+      maxUnreadBytes: 1_000,
+      heartbeatMs: 100,
+      maxSubscriptions: 2_000,
+      maxFramesPerSecond: 100_000,
+    });
+    const a = await t.open({ autoAck: true });
+    const b = await t.open();
+    for (let i = 0; i < 10; i++) {
+      a.send({
+        v: 1,
+        type: 'subscribe',
+        id: `w${i}`,
+        query: 'totalBalance',
+        args: { accounts: [`w-${i}`] },
+      });
+      await a.push(`w${i}`);
+    }
+    const raw = (a.socket as unknown as { _socket: Socket })._socket;
+    raw.pause(); // reads nothing while the sockets fill
+    for (let i = 0; i < 600; i++) {
+      const args = { account: `g-${i}`, size: 12_000 };
+      a.send({ v: 1, type: 'subscribe', id: `s${i}`, query: 'padded', args });
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    for (let i = 0; i < 10; i++) await t.deposit(b, `w-${i}`, 5);
+    await t.server.engine.flush();
+    raw.resume();
+    // Each watched view's new total comes.
+    for (let i = 0; i < 10; i++) {
+      expect(await a.push(`w${i}`, 20_000)).toMatchObject({ version: 2 });
+    }
+  });
 });
