@@ -1267,8 +1267,9 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
 
     // The message behind it has no outcome yet: said to wait behind it, with what ends it.
     const waiting = await baton('outcome', behind.messageId);
+    expect(waiting.err).toContain('it is not processed yet (or the actor is paused)');
     expect(waiting.err).toContain(
-      `tally/f's inbox is held by message ${messageId}, failing at its head (failing for 3h 12m, failed 2 time(s), last with RETRYABLE: the poison entry breaks add): the messages behind it wait`,
+      `. If it is in the inbox, it waits behind message ${messageId}, failing at the head of tally/f's inbox (failing for 3h 12m, failed 2 time(s), last with RETRYABLE: the poison entry breaks add) until that one is applied or dead-lettered`,
     );
     expect(waiting.err).toContain(hint(`actors end-failing tally/f ${shellQuote(messageId)}`));
 

@@ -31,7 +31,7 @@ it('refuses to send to an actor through a queue it does not read its inbox from,
     expect(refused.err).toContain(
       `tally/o reads its inbox from another queue than ${other.queueUrl}: check --queue-url`,
     );
-    expect(refused.err).toContain('pass --queue-replaced. Nothing was done');
+    expect(refused.err).toContain('pass --queue-replaced. Nothing was sent to tally/o');
   }
   const otherQueue = new SqsQueue({ client: sqs, queueUrl: other.queueUrl });
   expect(await otherQueue.receive({ max: 10, visibilityTimeoutMs: 1_000 })).toEqual([]);

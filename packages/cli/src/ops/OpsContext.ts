@@ -99,7 +99,7 @@ export class OpsContext {
     if (!identity || identity === read) return queue;
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `${id} reads its inbox from another queue than ${names.inboxUrl}: check --queue-url (or BATON_INBOX_URL), or name the deployment with --stack. If the inbox was created anew since its last turn, pass --queue-replaced. Nothing was done`,
+      `${id} reads its inbox from another queue than ${names.inboxUrl}: check --queue-url (or BATON_INBOX_URL; the URL as the app's workers spell it: another spelling of the same queue reads as another), or name the deployment with --stack. If the inbox was created anew since its last turn, pass --queue-replaced. Nothing was sent to ${id}`,
       { details: { actorId: id, queueUrl: names.inboxUrl } },
     );
   }

@@ -184,7 +184,7 @@ export async function outcome(ctx: OpsContext): Promise<void> {
         : '';
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `no outcome of ${messageId}: it is not processed yet (or the actor is paused), or it is older than the retention window, or it is in the inbox's dead-letter queue (SQS moved it there after maxReceiveCount receives: ${ctx.followUp`queue-dead-letters list`} shows it)${byKey}`,
+      `no outcome of ${messageId}: it is not processed yet (or the actor is paused), or it is older than the retention window, or it is in the inbox's dead-letter queue (SQS moved it there after maxReceiveCount receives: ${ctx.followUp`queue-dead-letters list`} shows it)${byKey}${await behindFailing(ctx, messageId)}`,
       { details: { messageId } },
     );
   }
@@ -275,8 +275,7 @@ async function letterOf(
 /**
  * What holds a client message that has no outcome, when its actor's record or its dead letters
  * say: failing at the head of the actor's inbox (retried, then dead-lettered), parked at the
- * paused actor, kept as a dead letter whose outcome outlived its retention, or waiting behind
- * another message failing at the head. Else undefined:
+ * paused actor, or kept as a dead letter whose outcome outlived its retention. Else undefined:
  * waiting in the inbox, or gone past the retention window, as far as the CLI can tell.
  */
 async function heldAt(ctx: OpsContext, messageId: string): Promise<string | undefined> {
@@ -298,10 +297,19 @@ async function heldAt(ctx: OpsContext, messageId: string): Promise<string | unde
   if (letter && !letter.applied) {
     return `it was dead-lettered, and its outcome is older than the retention window; its dead letter is kept: ${ctx.followUp`dead-letters show ${actorId} ${messageId}`}`;
   }
-  if (failing) {
-    // The actor's messages go in order: this one, if it is in the inbox, waits behind that one.
-    const error = failing.error ? `, last with ${errorLine(failing.error)}` : '';
-    return `it is not processed yet, and ${actorId}'s inbox is held by message ${failing.id}, failing at its head (${failingFor(failing.since, ctx.io.now())}, failed ${failing.attempts} time(s)${error}): the messages behind it wait until it is applied or dead-lettered. ${ctx.followUp`actors get ${actorId}`} shows it; ${ctx.followUp`actors end-failing ${actorId} ${failing.id}`} ends it at its next delivery`;
-  }
   return undefined;
+}
+
+/**
+ * What a message with no outcome may wait behind: the message failing at its actor's head, if
+ * one is (the actor's messages go in order). Empty else.
+ */
+async function behindFailing(ctx: OpsContext, messageId: string): Promise<string> {
+  const actorId = ingressTarget(messageId);
+  if (actorId === undefined) return '';
+  const { store } = await ctx.target();
+  const failing = (await store.load(actorId))?.failing;
+  if (!failing) return '';
+  const error = failing.error ? `, last with ${errorLine(failing.error)}` : '';
+  return `. If it is in the inbox, it waits behind message ${failing.id}, failing at the head of ${actorId}'s inbox (${failingFor(failing.since, ctx.io.now())}, failed ${failing.attempts} time(s)${error}) until that one is applied or dead-lettered: ${ctx.followUp`actors get ${actorId}`} shows it, and ${ctx.followUp`actors end-failing ${actorId} ${failing.id}`} ends it at its next delivery`;
 }
