@@ -161,8 +161,10 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
   /** This instance's id (the key it was started with). */
   readonly id: string;
   /**
-   * This run's id: another each time the id starts anew (once its retention ended), the same on
-   * every replay. Derive a child's id from it when the child may outlive this instance's
+   * This run's id: another each time the id starts anew (once its retention ended) under another
+   * start message, the same on every replay. It comes from the start's message id, so a start
+   * under an idempotency key an earlier start of this id used repeats that run's id (and its
+   * step keys): give each start a key of its own. Derive a child's id from it when the child may outlive this instance's
    * retention (`ctx.child(Charge, \`${ctx.id}-${ctx.runId}\`, input)`), so a later run of this
    * id starts a child of its own.
    */
