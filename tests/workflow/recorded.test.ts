@@ -2,13 +2,14 @@
  * `ctx.now()`, `ctx.random()` and `ctx.uuid()` are recorded: a run that branches on them replays
  * the values it saw first — on every later message, across a day's sleep, and on a cold worker
  * (new code, engine and worker on the same backend) — so it issues the same commands again and
- * ends with the values it started with.
+ * ends with the values it started with. Read before a step, they are committed before it runs,
+ * so a step redone after a crash is the same step.
  */
-import { workflow } from '@baton/core';
+import { type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { workflowHarness } from './harness.ts';
+import { type WorkflowHarness, workflowHarness } from './harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -123,22 +124,70 @@ describe('recorded time, randomness and ids', () => {
     }
   });
 
-  it('reads the clock before a step without a turn of its own', async () => {
-    let turns = 0;
-    const Clocked = workflow({
-      name: 'clocked',
+  it('commits a time read before a step: a step named by it, redone after a crash, keeps its key', async () => {
+    const billed = new Set<string>();
+    const Bill = workflow({
+      name: 'bill',
       input: z.object({}),
       run: async (ctx) => {
-        for (let n = 0; n < 5; n++) {
-          const at = ctx.now();
-          await ctx.step(`log ${n}`, () => at);
-        }
+        const month = new Date(ctx.now()).toISOString().slice(0, 7);
+        await ctx.step(`bill-${month}`, ({ key }) => void billed.add(key));
+        return month;
       },
     });
-    const h = workflowHarness([Clocked.actor], { onTurn: () => void turns++ });
-    await h.client.start(Clocked, 'c', {});
+    const h = workflowHarness([Bill.actor]);
+    // A second before the month ends; the crash and its redelivery take a few seconds.
+    h.clock.set(Date.UTC(2025, 0, 31, 23, 59, 59));
+    crashOnceAfterAStep(h, () => h.clock.advance(5_000));
+    await h.client.start(Bill, 'acct-1', {});
     await h.runAll();
-    expect((await h.client.workflowStatus(Clocked.ref('c'))).status).toBe('completed');
-    expect(turns).toBe(1);
+    const status = await h.client.workflowStatus(Bill.ref('acct-1'));
+    expect(status).toMatchObject({ status: 'completed', output: '2025-01' });
+    expect([...billed].map((key) => key.slice(key.lastIndexOf(':bill-')))).toEqual([
+      ':bill-2025-01:0',
+    ]);
+  });
+
+  it('commits a time read before a step: a branch on a deadline, redone after a crash, takes the same way', async () => {
+    const charged: string[] = [];
+    const deadline = Date.UTC(2025, 0, 31, 12);
+    const Offer = workflow({
+      name: 'offer',
+      input: z.object({}),
+      run: async (ctx) => {
+        if (ctx.now() >= deadline) return 'expired';
+        await ctx.step('charge', ({ key }) => void charged.push(key));
+        return 'charged';
+      },
+    });
+    const h = workflowHarness([Offer.actor]);
+    h.clock.set(deadline - 1_000);
+    crashOnceAfterAStep(h, () => h.clock.advance(5_000));
+    await h.client.start(Offer, 'o-1', {});
+    await h.runAll();
+    expect(await h.client.workflowStatus(Offer.ref('o-1'))).toMatchObject({
+      status: 'completed',
+      output: 'charged',
+    });
+    expect(new Set(charged).size).toBe(1);
   });
 });
+
+/**
+ * The first commit of a step's result fails, as a worker that crashed after the step ran outside
+ * would leave it; `meanwhile` runs before the message comes again.
+ */
+function crashOnceAfterAStep(h: WorkflowHarness, meanwhile: () => void): void {
+  const { store } = h.backend;
+  const commit = store.commit.bind(store);
+  let crashed = false;
+  store.commit = (made) => {
+    const state = made.record.state as WorkflowState | undefined;
+    if (!crashed && state?.journal?.some((e) => e.kind === 'step' && e.state === 'done')) {
+      crashed = true;
+      meanwhile();
+      return Promise.reject(new Error('the worker crashed before its commit'));
+    }
+    return commit(made);
+  };
+}

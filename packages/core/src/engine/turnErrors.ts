@@ -154,7 +154,8 @@ const UNKNOWN_TO_THIS_CODE: ReadonlySet<string> = new Set([
  * A message in the inbox that this code cannot resolve — an actor type or message name it does
  * not have, a payload its schema refuses — passed a door (the client, `ctx.send`,
  * `ctx.schedule`) that validated it against the code running there: during a rolling deploy,
- * newer code; after a deploy that removed a handler, older code. So it waits, as a retryable
+ * newer code; after a deploy that removed or renamed a handler, older code (a timer it
+ * scheduled, a message it sent), which no code may come back to know: then it is purged. So it waits, as a retryable
  * error (and is then kept as a dead letter to redrive once code that knows it runs here), rather
  * than being rejected for good. Other errors as they are.
  */
@@ -162,7 +163,7 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
   if (!UNKNOWN_TO_THIS_CODE.has(error.code)) return error;
   return new BatonError(
     ErrorCode.RETRYABLE,
-    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); other code accepted it: it waits (then a dead letter) for code that knows it to run here, then redrive it`,
+    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); code of another release sent it: it waits (then a dead letter) for code that knows it to run here, then redrive it, or purge it if none will`,
     {
       details: { ...ofMessage(envelope), cause: error.toJSON() },
       cause: error,

@@ -379,8 +379,9 @@ export class ReplayContext implements WorkflowContext {
     if (slot.fresh) {
       slot.entry.value = make();
       slot.entry.state = 'done';
-      // A time is read anew by design; an id or a number drawn is what a step may hand out.
-      if (kind !== 'now') this.#replayer.drew();
+      // Committed before a step runs: a step may hand out an id or a number drawn, and a run
+      // may name or pick its step by the time it read (a redo after a crash reads a later one).
+      this.#replayer.drew();
     }
     return slot.entry.value;
   }

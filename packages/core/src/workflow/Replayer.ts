@@ -66,7 +66,7 @@ export class Replayer {
   /** A step's attempt is under way (see `logsLine`). */
   #attempting = false;
   readonly #logPlace = new LogPlace();
-  /** This turn drew a fresh `random`, `uuid` or callback secret, not committed yet (see `drive`). */
+  /** This turn read a fresh `now`, `random`, `uuid` or callback secret, not committed yet (see `drive`). */
   #drawn = false;
 
   constructor(
@@ -174,7 +174,7 @@ export class Replayer {
     return this.#slots.open(entry, true);
   }
 
-  /** Tells that the run drew a fresh value (`ctx.random`, `uuid`, a callback's secret) this turn. */
+  /** Tells that the run drew a fresh value (`ctx.now`, `random`, `uuid`, a callback's secret) this turn. */
   drew(): void {
     this.#drawn = true;
   }
@@ -382,7 +382,8 @@ export class Replayer {
       // after the step leaves no trace that the next attempt would not match: a compensation
       // (a step with one is armed first, and any attempt of it is then undone, see
       // `#unfinishedAttempts`), and the values the run drew this turn (a step that passed out a
-      // `ctx.uuid()` or a callback's token would otherwise see another on its next attempt).
+      // `ctx.uuid()` or a callback's token, or that the run named by `ctx.now()`, would
+      // otherwise see another on its next attempt).
       if (this.#drawn || unarmed(runnable)) {
         for (const slot of this.#slots.values()) if (unarmed(slot)) slot.entry.attempts = 0;
         return { kind: 'suspended', more: true };

@@ -112,6 +112,9 @@ export interface StepInfo {
   /**
    * Stable across the attempts of this step and unique to it (instance, start and step): pass
    * it as the idempotency key of the outside call, so a repeated attempt is applied once there.
+   * Made of the step's name and how many steps of that name came before it: across a deploy,
+   * rename no step and add none before a step of its name (docs/workflows.md, "Changing a
+   * workflow while instances run").
    */
   readonly key: string;
   /** 1 for the first attempt. */
@@ -240,7 +243,10 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
     fn: (item: I, index: number) => Promise<T>,
     options?: { readonly maxConcurrency?: number },
   ): Promise<T[]>;
-  /** The time, recorded: a replay sees the same. */
+  /**
+   * The time, recorded like {@link random}: committed before a step runs, so a run that names or
+   * picks a step by it makes the same choice on every attempt.
+   */
   now(): number;
   /**
    * A random number in [0, 1), recorded: committed before a step runs, so a step that passed it
