@@ -5,7 +5,9 @@
  *
  * Who may do what: a signed-in user moves money only out of their own account (`withdraw`,
  * `transfer`); deposits, closing and reading a balance are for the owner or an admin; `credit`
- * and `refund` are internal — only accounts send them, no client can.
+ * and `refund` are internal — only accounts send them, no client can. A refund tells the sender
+ * that the other account is closed or near its limit: a bank that must not tell would check
+ * the receiver before withdrawing (an ask), or hold refused credits for review.
  */
 import { actor, type Caller, type Target, TerminalError } from '@baton/core';
 import * as z from 'zod';

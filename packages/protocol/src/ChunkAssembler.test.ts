@@ -1,7 +1,7 @@
 import { type BatonError, ErrorCode, isBatonError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { ByteBudget } from './ByteBudget.ts';
-import { ChunkAssembler } from './ChunkAssembler.ts';
+import { CHUNK_OVERHEAD_BYTES, ChunkAssembler } from './ChunkAssembler.ts';
 import type { ChunkMessage } from './messages.ts';
 
 const chunk = (chunkId: string, index: number, count: number, data: string): ChunkMessage => ({
@@ -42,7 +42,7 @@ describe('ChunkAssembler', () => {
     expect(assembler.ignored).toBe(0);
     expect(assembler.add(chunk('a', 0, 2, 'é'))).toBeUndefined();
     expect(assembler.ignored).toBe(1);
-    expect(assembler.bufferedBytes).toBe(2);
+    expect(assembler.bufferedBytes).toBe(2 + CHUNK_OVERHEAD_BYTES);
     expect(assembler.add(chunk('a', 1, 2, '!'))).toBe('é!');
     expect(assembler.add(chunk('a', 1, 2, '!'))).toBeUndefined();
     expect(assembler.ignored).toBe(2);
@@ -94,23 +94,35 @@ describe('ChunkAssembler', () => {
   });
 
   it('refuses a chunk past maxBufferedBytes across messages, as retryable', () => {
-    const assembler = new ChunkAssembler({ maxBufferedBytes: 8 });
+    const assembler = new ChunkAssembler({ maxBufferedBytes: 8 + 2 * CHUNK_OVERHEAD_BYTES });
     assembler.add(chunk('a', 0, 2, '12345'));
     const error = thrown(() => assembler.add(chunk('b', 0, 2, '6789')));
     expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'b' });
-    expect(assembler.bufferedBytes).toBe(5);
+    expect(assembler.bufferedBytes).toBe(5 + CHUNK_OVERHEAD_BYTES);
+  });
+
+  it('counts what each chunk costs beside its text: many one-byte chunks fill the buffers as their memory does', () => {
+    const assembler = new ChunkAssembler();
+    const most = Math.floor(assembler.maxBufferedBytes / (1 + CHUNK_OVERHEAD_BYTES));
+    for (let i = 0; i < most; i++) assembler.add(chunk('tiny', i, 8_000_000, 'x'));
+    const error = thrown(() => assembler.add(chunk('tiny', most, 8_000_000, 'x')));
+    expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'tiny' });
+    expect(assembler.bufferedBytes).toBe(0);
   });
 
   it('refuses a chunk past a budget shared with other assemblers, and gives back what each lets go', () => {
-    const shared = new ByteBudget(8);
+    const limit = 8 + 2 * CHUNK_OVERHEAD_BYTES;
+    const shared = new ByteBudget(limit);
     const one = new ChunkAssembler({ shared });
     const other = new ChunkAssembler({ shared });
     one.add(chunk('a', 0, 2, '12345'));
     const error = thrown(() => other.add(chunk('b', 0, 2, '6789')));
     expect(error.code).toBe(ErrorCode.UNAVAILABLE);
     expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'b' });
-    expect(error.message).toMatch(/the host already holds 8 bytes of chunked messages in all/);
-    expect(shared.used).toBe(5);
+    expect(error.message).toContain(
+      `the host already holds ${limit} bytes of chunked messages in all`,
+    );
+    expect(shared.used).toBe(5 + CHUNK_OVERHEAD_BYTES);
     // A message finished, dropped or cleared gives its bytes back.
     expect(one.add(chunk('a', 1, 2, '6'))).toBe('123456');
     expect(shared.used).toBe(0);

@@ -28,8 +28,18 @@ interface Pending {
   readonly count: number;
   readonly parts: Map<number, string>;
   readonly startedAt: number;
+  /** The UTF-8 bytes of the parts' text. */
+  text: number;
+  /** What the parts hold, counted against the buffers: their text and each one's overhead. */
   bytes: number;
 }
+
+/**
+ * What holding one chunk costs beside its text (a map entry, a string's header), counted with
+ * its bytes against the buffers' limits: a peer sending many one-byte chunks holds about as much
+ * memory as the limits say, not tens of times more.
+ */
+export const CHUNK_OVERHEAD_BYTES = 64;
 
 /** How many finished or dropped chunk ids are remembered, so late duplicates are ignored. */
 const RECENT_LIMIT = 256;
@@ -87,7 +97,7 @@ export class ChunkAssembler {
     return this.#ignored;
   }
 
-  /** The UTF-8 bytes held for incomplete messages. */
+  /** The bytes held for incomplete messages: their UTF-8 text, and each chunk's overhead. */
   get bufferedBytes(): number {
     return this.#buffered;
   }
@@ -111,7 +121,7 @@ export class ChunkAssembler {
           this.#full(chunkId, `the assembler already holds ${this.maxPending} incomplete messages`),
         );
       }
-      entry = { count, parts: new Map(), startedAt: this.#now(), bytes: 0 };
+      entry = { count, parts: new Map(), startedAt: this.#now(), text: 0, bytes: 0 };
       this.#pending.set(chunkId, entry);
     }
     if (data.length === 0)
@@ -120,9 +130,9 @@ export class ChunkAssembler {
       const problem = `chunk ${index} says count ${count}, an earlier one ${entry.count}`;
       throw this.#drop(chunkId, this.#invalid(chunkId, problem));
     }
-    const held = entry.parts.get(index);
-    if (held !== undefined) {
-      if (held === data) {
+    const kept = entry.parts.get(index);
+    if (kept !== undefined) {
+      if (kept === data) {
         this.#ignored++;
         return undefined;
       }
@@ -132,22 +142,24 @@ export class ChunkAssembler {
       );
     }
     const bytes = utf8ByteLength(data);
-    if (entry.bytes + bytes > this.maxMessageBytes) {
-      throw this.#drop(chunkId, this.#tooLarge(chunkId, entry.bytes + bytes, 'bytes'));
+    if (entry.text + bytes > this.maxMessageBytes) {
+      throw this.#drop(chunkId, this.#tooLarge(chunkId, entry.text + bytes, 'bytes'));
     }
-    if (this.#buffered + bytes > this.maxBufferedBytes) {
+    const cost = bytes + CHUNK_OVERHEAD_BYTES;
+    if (this.#buffered + cost > this.maxBufferedBytes) {
       throw this.#drop(
         chunkId,
         this.#full(chunkId, `the assembler already holds ${this.maxBufferedBytes} bytes`),
       );
     }
-    if (this.#shared && !this.#shared.take(bytes)) {
-      const held = `the host already holds ${this.#shared.limit} bytes of chunked messages in all`;
-      throw this.#drop(chunkId, this.#full(chunkId, held));
+    if (this.#shared && !this.#shared.take(cost)) {
+      const full = `the host already holds ${this.#shared.limit} bytes of chunked messages in all`;
+      throw this.#drop(chunkId, this.#full(chunkId, full));
     }
     entry.parts.set(index, data);
-    entry.bytes += bytes;
-    this.#buffered += bytes;
+    entry.text += bytes;
+    entry.bytes += cost;
+    this.#buffered += cost;
     if (entry.parts.size < count) return undefined;
     const parts: string[] = [];
     for (let i = 0; i < count; i++) parts.push(entry.parts.get(i)!);
