@@ -2,7 +2,7 @@ import { ErrorCode } from '@baton/core';
 import { type IdempotencyRecord, messageFingerprint } from '@baton/core/adapter';
 import type { ServerMessage } from '@baton/protocol';
 import { describe, expect, it } from 'vitest';
-import { answerPending } from './answerPending.ts';
+import { answerFound, answerPending } from './answerPending.ts';
 import type { Pusher } from './Pusher.ts';
 import type { PendingItem } from './registry/PendingRequests.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
@@ -114,5 +114,86 @@ describe('answerPending', () => {
         { connectionId: 'c1', frame: { v: 1, type: 'reply', requestId: 'r1', value: 5 } },
       ]);
     }
+  });
+});
+
+describe('answerPending, many requests at once', () => {
+  it('answers them a few at a time', async () => {
+    let sending = 0;
+    let most = 0;
+    const waiting = Array.from({ length: 100 }, (_, i) => ask(`r${i}`, first));
+    const context = {
+      registry: { pending: { take: async () => waiting } },
+    } as unknown as ReactiveContext;
+    const pusher = {
+      send: async () => {
+        sending++;
+        most = Math.max(most, sending);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        sending--;
+        return true;
+      },
+    } as unknown as Pusher;
+    await answerPending(context, pusher, record(first));
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(16);
+  });
+});
+
+describe('answerFound (an outcome recorded before its re-sent visible send was accepted)', () => {
+  const visible: PendingItem = { ...ask('r1', first), kind: 'visible' };
+
+  /** Answers `visible` with a connection that reads nothing, recording what it did in order. */
+  async function answerShown(shownBefore: boolean, posted = true) {
+    const steps: string[] = [];
+    const context = {
+      registry: {
+        pending: { take: async () => [visible] },
+        subscriptions: {
+          of: async () => {
+            steps.push('read subscriptions');
+            return [];
+          },
+        },
+        shown: {
+          has: async (connectionId: string, k: string) => {
+            steps.push(`has ${connectionId} ${k === key}`);
+            return shownBefore;
+          },
+          add: async (connectionId: string, k: string) => {
+            steps.push(`add ${connectionId} ${k === key}`);
+          },
+        },
+      },
+    } as unknown as ReactiveContext;
+    const pusher = {
+      send: async (_connectionId: string, frame: ServerMessage) => {
+        steps.push(`send ${frame.type}`);
+        return posted;
+      },
+    } as unknown as Pusher;
+    await answerFound(context, pusher, record(first));
+    return steps;
+  }
+
+  it('shows the write, answers visible, then remembers the connection was shown it', async () => {
+    expect(await answerShown(false)).toEqual([
+      'has c1 true',
+      'read subscriptions',
+      'send visible',
+      'add c1 true',
+    ]);
+  });
+
+  it('answers visible at once, re-running nothing, to a connection shown the write already', async () => {
+    expect(await answerShown(true)).toEqual(['has c1 true', 'send visible']);
+  });
+
+  it('remembers nothing when visible could not be sent', async () => {
+    expect(await answerShown(false, false)).toEqual([
+      'has c1 true',
+      'read subscriptions',
+      'send visible',
+    ]);
   });
 });

@@ -1,8 +1,13 @@
 import { awaitsRedrive, type IdempotencyRecord } from '@baton/core/adapter';
 import { answerOutcome, visibleFrame } from '@baton/server/session';
+import { forEachAtMost } from '../internal/forEachAtMost.ts';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';
+import type { PendingItem } from './registry/PendingRequests.ts';
 import type { ReactiveContext } from './WebSocketOptions.ts';
+
+/** Requests one outcome answers at once: each may re-run queries and push their results. */
+const ANSWERS_AT_ONCE = 16;
 
 /**
  * Answers the requests waiting for an ingress message's outcome (each taken from the registry
@@ -26,19 +31,62 @@ export async function answerPending(
   record: IdempotencyRecord,
   fresh: ReadonlySet<string> = new Set(),
 ): Promise<void> {
+  await answerEach(context, pusher, record, async ({ connectionId, requestId, actorId }) => {
+    await showIn(context, pusher, connectionId, actorId, fresh);
+    await pusher.send(connectionId, visibleFrame(requestId, record.key));
+  });
+}
+
+/**
+ * {@link answerPending} for an outcome a frame found recorded when its message was accepted (a
+ * re-sent key: nothing new was committed). A visible send's connection is shown the write once,
+ * then remembered as shown (`registry.shown`, written only once the pushes and `visible` went
+ * out); re-sent again, it is answered `visible` at once. Else every re-sent frame would re-run
+ * each instance of the connection that reads the actor and push it again: up to
+ * `maxSubscriptions` runs and pushes a frame. `visible` still overtakes no push the connection
+ * needs: it was sent a result computed after the commit for each such instance (a later push
+ * only carries a newer one), and an instance it subscribed to since ran after the commit.
+ *
+ * @example
+ * const outcome = await store.readIdempotency(messageId, sentAt);
+ * if (outcome) await answerFound(context, pusher, outcome);
+ */
+export async function answerFound(
+  context: ReactiveContext,
+  pusher: Pusher,
+  record: IdempotencyRecord,
+): Promise<void> {
+  const { shown } = context.registry;
+  await answerEach(context, pusher, record, async ({ connectionId, requestId, actorId }) => {
+    const visible = visibleFrame(requestId, record.key);
+    // Shown already: what the connection holds shows the write, or something newer.
+    if (await shown.has(connectionId, record.key)) {
+      await pusher.send(connectionId, visible);
+      return;
+    }
+    await showIn(context, pusher, connectionId, actorId, new Set());
+    if (await pusher.send(connectionId, visible)) await shown.add(connectionId, record.key);
+  });
+}
+
+/**
+ * Takes the requests waiting for `record` and answers each, a few at once: `reply` or `error`
+ * at once, `visible` through `answerVisible`.
+ */
+async function answerEach(
+  context: ReactiveContext,
+  pusher: Pusher,
+  record: IdempotencyRecord,
+  answerVisible: (pending: PendingItem) => Promise<void>,
+): Promise<void> {
   if (awaitsRedrive(record)) return;
   const pending = await context.registry.pending.take(record.key);
-  await Promise.all(
-    pending.map(async ({ connectionId, requestId, kind, actorId, name, fingerprint }) => {
-      const answer = answerOutcome(record, { kind, requestId, to: actorId, name, fingerprint });
-      if (answer !== 'visible') {
-        await pusher.send(connectionId, answer);
-        return;
-      }
-      await showIn(context, pusher, connectionId, actorId, fresh);
-      await pusher.send(connectionId, visibleFrame(requestId, record.key));
-    }),
-  );
+  await forEachAtMost(pending, ANSWERS_AT_ONCE, async (request) => {
+    const { connectionId, requestId, kind, actorId, name, fingerprint } = request;
+    const answer = answerOutcome(record, { kind, requestId, to: actorId, name, fingerprint });
+    if (answer === 'visible') await answerVisible(request);
+    else await pusher.send(connectionId, answer);
+  });
 }
 
 /**

@@ -11,6 +11,7 @@
  * | `Q#<instance>`   | `S#<conn>#<sub>`   | a subscriber of the instance                          |
  * | `D#<actor id>`   | `<instance>`       | the instance read that actor (its dependency)         |
  * | `R#<idem. key>`  | `<conn>#<request>` | a pending `ask` or visible `send`                     |
+ * | `V#<connection>` | `<idem. key>`      | the connection was shown that message's write         |
  *
  * `<instance>` is the hash of the instance key `[query, canonical args, identity scope]`, so keys
  * stay short whatever the args; `<owner>` is the digest of a user's caller
@@ -64,13 +65,17 @@ export const connectionPk = (connectionId: string): string => `C#${connectionId}
 export const instancePk = (instanceId: string): string => `Q#${instanceId}`;
 export const dependencyPk = (actorId: string): string => `D#${boundedKey(actorId)}`;
 export const pendingPk = (idempotencyKey: string): string => `R#${boundedKey(idempotencyKey)}`;
+export const shownPk = (connectionId: string): string => `V#${connectionId}`;
 export const ownerPk = (owner: string): string => `U#${owner}`;
 export const subscriptionSk = (subscriptionId: string): string =>
   `${SUBSCRIPTION_PREFIX}${boundedKey(subscriptionId)}`;
 export const subscriberSk = (connectionId: string, subscriptionId: string): string =>
   `${SUBSCRIPTION_PREFIX}${boundedKey(`${connectionId}#${subscriptionId}`)}`;
+/** What a connection's pending sort keys begin with, however long the request's id. */
+export const pendingPrefix = (connectionId: string): string => `${connectionId}#`;
 export const pendingSk = (connectionId: string, requestId: string): string =>
-  boundedKey(`${connectionId}#${requestId}`);
+  `${pendingPrefix(connectionId)}${boundedKey(requestId)}`;
+export const shownSk = (idempotencyKey: string): string => boundedKey(idempotencyKey);
 
 /**
  * The connections table: on-demand, string keys `pk` + `sk`, no index and no stream. Enable TTL

@@ -9,7 +9,7 @@ import {
   type SubscriptionOpening,
   tooManySubscriptions,
 } from '@baton/server/session';
-import { answerPending } from './answerPending.ts';
+import { answerFound } from './answerPending.ts';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';
 import type { ConnectionItem } from './registry/Connections.ts';
@@ -119,10 +119,18 @@ async function subscribe(
 }
 
 /**
+ * Requests one connection may have waiting under one idempotency key. A client re-sends a key
+ * only to retry, and one waiting request gets the outcome as well as many: without a cap a
+ * connection could pile up requests behind a backlog for one outcome to answer all at once.
+ */
+export const MAX_WAITING_PER_KEY = 8;
+
+/**
  * This host's outcome waits: a request is recorded as pending (with its message's fingerprint:
  * another request may wait under the same key for another message) before its message is
  * enqueued, so that the stream handler, seeing the outcome, finds and answers it — or it is
- * answered here, when the outcome exists already (a re-sent key).
+ * answered here, when the outcome exists already (a re-sent key). A connection may have at most
+ * {@link MAX_WAITING_PER_KEY} requests waiting under one key.
  */
 function pendingOutcomes(
   context: FrameContext,
@@ -140,6 +148,7 @@ function pendingOutcomes(
         name,
         fingerprint,
       });
+      await withinWaitingCap(context, connectionId, messageId, requestId);
       return {
         cancel: () => registry.pending.delete(messageId, connectionId, requestId),
         accepted: async (sentAt) => {
@@ -151,9 +160,36 @@ function pendingOutcomes(
               if (isBatonError(error) && error.code === ErrorCode.LIMIT_EXCEEDED) return undefined;
               throw error;
             });
-          if (outcome) await answerPending(context, pusher, outcome);
+          if (outcome) await answerFound(context, pusher, outcome);
         },
       };
     },
   };
+}
+
+/**
+ * Withdraws the request just recorded, and refuses it, if its connection now has more than
+ * {@link MAX_WAITING_PER_KEY} waiting under its key. Counted after the write: API Gateway hands
+ * a connection's frames to invocations side by side, as for `maxSubscriptions`.
+ */
+async function withinWaitingCap(
+  context: FrameContext,
+  connectionId: string,
+  messageId: string,
+  requestId: string,
+): Promise<void> {
+  const { pending } = context.registry;
+  const waiting = await pending.countOf(messageId, connectionId, MAX_WAITING_PER_KEY + 1);
+  if (waiting <= MAX_WAITING_PER_KEY) return;
+  await pending.delete(messageId, connectionId, requestId);
+  throw tooManyWaitingUnderKey(MAX_WAITING_PER_KEY, messageId);
+}
+
+/** The LIMIT_EXCEEDED error of an ask or visible send past `max` waiting under its key. */
+function tooManyWaitingUnderKey(max: number, messageId: string): BatonError {
+  return new BatonError(
+    ErrorCode.LIMIT_EXCEEDED,
+    `this connection has ${max} asks and visible sends waiting for the outcome of this idempotency key, the most it may, so this one was not sent: wait for the answer to a request already waiting under that key (one outcome answers them all) instead of sending it again`,
+    { details: { limit: max, messageId } },
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONNECTION_SK, connectionPk, instancePk } from '../connectionsTable.ts';
+import { CONNECTION_SK, connectionPk, instancePk, shownPk } from '../connectionsTable.ts';
 import { ConnectionRegistry } from './ConnectionRegistry.ts';
 import { fresh, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
 import type { InstanceItem } from './Instances.ts';
@@ -71,6 +71,16 @@ describe('ConnectionRegistry', () => {
     ]);
     expect(await registry.instances.dependents(sharedActor)).toEqual([shared]);
     await registry.removeConnection(connectionId);
+  });
+
+  it('removes with a connection the writes it was shown, and only its', async () => {
+    const [connectionId, other] = [await connect(), await connect()];
+    const key = fresh('ingress');
+    await registry.shown.add(connectionId, key);
+    await registry.shown.add(other, key);
+    await registry.removeConnection(connectionId);
+    expect(await table.query(shownPk(connectionId))).toEqual([]);
+    expect(await registry.shown.has(other, key)).toBe(true);
   });
 
   it('drops the instance with the last subscription, and keeps it while another remains', async () => {

@@ -4,6 +4,7 @@ import { Connections } from './Connections.ts';
 import { Instances } from './Instances.ts';
 import { PendingRequests } from './PendingRequests.ts';
 import { RegistryTable } from './RegistryTable.ts';
+import { ShownWrites } from './ShownWrites.ts';
 import { Subscriptions } from './Subscriptions.ts';
 
 /**
@@ -26,11 +27,11 @@ const TTL_GRACE_MS = 60 * 60_000;
 
 /**
  * The WebSocket registry in DynamoDB (layout in `connectionsTable.ts`): connections with
- * leases, shared query instances with their subscribers and dependencies, pending requests.
- * Each kind of item has its part — {@link Connections}, {@link Instances},
- * {@link Subscriptions}, {@link PendingRequests} — which callers use directly; this holds them
- * on one table, and holds the operations that span parts: removing a connection or a
- * subscription drops the instances left unused. DynamoDB failures become UNAVAILABLE
+ * leases, shared query instances with their subscribers and dependencies, pending requests, the
+ * writes a connection was shown. Each kind of item has its part — {@link Connections},
+ * {@link Instances}, {@link Subscriptions}, {@link PendingRequests}, {@link ShownWrites} — which
+ * callers use directly; this holds them on one table, and holds the operations that span parts:
+ * removing a connection or a subscription drops the instances left unused. DynamoDB failures become UNAVAILABLE
  * BatonErrors.
  *
  * @example
@@ -43,6 +44,7 @@ export class ConnectionRegistry {
   readonly instances: Instances;
   readonly subscriptions: Subscriptions;
   readonly pending: PendingRequests;
+  readonly shown: ShownWrites;
 
   constructor(options: ConnectionRegistryOptions) {
     const table = new RegistryTable(options.client, options.tableName);
@@ -54,14 +56,16 @@ export class ConnectionRegistry {
     this.instances = new Instances(table, ttl);
     this.subscriptions = new Subscriptions(table, ttl);
     this.pending = new PendingRequests(table, ttl);
+    this.shown = new ShownWrites(table, ttl);
   }
 
   /**
-   * Removes a connection, its subscriptions, and the instances (with their dependencies) left
-   * without subscribers. Idempotent.
+   * Removes a connection, its subscriptions, the writes it was shown, and the instances (with
+   * their dependencies) left without subscribers. Idempotent.
    */
   async removeConnection(connectionId: string): Promise<void> {
     const removed = await this.subscriptions.removeAllOf(connectionId);
+    await this.shown.removeAllOf(connectionId);
     await this.connections.remove(connectionId);
     const instanceIds = new Set(removed.map((subscription) => subscription.instanceId));
     await Promise.all([...instanceIds].map((id) => this.dropIfUnused(id)));

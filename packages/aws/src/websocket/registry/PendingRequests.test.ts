@@ -2,8 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { pendingPk } from '../connectionsTable.ts';
 import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
 import { type PendingItem, PendingRequests } from './PendingRequests.ts';
+import { RegistryTable } from './RegistryTable.ts';
 
-const { table, ttl } = useConnectionsTable();
+/** The table, counting its deletes in flight at once. */
+class CountingTable extends RegistryTable {
+  deleting = 0;
+  mostDeleting = 0;
+
+  override async delete(...args: Parameters<RegistryTable['delete']>): Promise<boolean> {
+    this.deleting++;
+    this.mostDeleting = Math.max(this.mostDeleting, this.deleting);
+    try {
+      return await super.delete(...args);
+    } finally {
+      this.deleting--;
+    }
+  }
+}
+
+const { dynamodb, tableName, ttl } = useConnectionsTable();
+const table = new CountingTable(dynamodb, tableName);
 const pending = new PendingRequests(table, ttl);
 
 const request = (requestId: string, more: Partial<PendingItem> = {}): PendingItem => ({
@@ -52,5 +70,33 @@ describe('PendingRequests', () => {
     await Promise.all([pending.put(key, request('r1')), pending.put(key, request('r2'))]);
     await pending.delete(key, 'c1', 'r1');
     expect(await pending.take(key)).toEqual([request('r2')]);
+  });
+
+  it('takes many requests with a few deletes at a time', async () => {
+    const key = fresh('ingress');
+    const ids = Array.from({ length: 60 }, (_, i) => `r${i}`);
+    await Promise.all(ids.map((id) => pending.put(key, request(id))));
+    table.mostDeleting = 0;
+    const taken = await pending.take(key);
+    expect(taken.map((p) => p.requestId).sort()).toEqual([...ids].sort());
+    expect(table.mostDeleting).toBeLessThanOrEqual(16);
+  });
+
+  it("counts one connection's requests under a key, up to a most, long request ids too", async () => {
+    const key = fresh('ingress');
+    const long = 'é'.repeat(600); // 1,200 bytes: its sort key holds its digest
+    await Promise.all([
+      pending.put(key, request('r1')),
+      pending.put(key, request(long)),
+      pending.put(key, request('r3', { connectionId: 'c10' })), // c1's id is its prefix
+      pending.put(key, request('r4', { connectionId: 'c2' })),
+      pending.put(fresh('ingress'), request('r5')),
+    ]);
+    expect(await pending.countOf(key, 'c1', 5)).toBe(2);
+    expect(await pending.countOf(key, 'c1', 1)).toBe(1);
+    expect(await pending.countOf(key, 'c2', 5)).toBe(1);
+    expect(await pending.countOf(key, 'c3', 5)).toBe(0);
+    await pending.delete(key, 'c1', long);
+    expect(await pending.countOf(key, 'c1', 5)).toBe(1);
   });
 });

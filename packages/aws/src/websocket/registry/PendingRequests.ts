@@ -1,5 +1,9 @@
-import { RegistryAttr as A, pendingPk, pendingSk } from '../connectionsTable.ts';
-import type { RegistryTable } from './RegistryTable.ts';
+import { forEachAtMost } from '../../internal/forEachAtMost.ts';
+import { RegistryAttr as A, pendingPk, pendingPrefix, pendingSk } from '../connectionsTable.ts';
+import type { Item, RegistryTable } from './RegistryTable.ts';
+
+/** Deletes one `take` has in flight: one outcome may find many requests waiting for it. */
+const TAKES_AT_ONCE = 16;
 
 /**
  * A request waiting for its message's outcome.
@@ -63,28 +67,43 @@ export class PendingRequests {
   }
 
   /**
+   * How many requests `connectionId` has waiting for `idempotencyKey`, counted up to `most`
+   * (the query reads no further).
+   */
+  async countOf(idempotencyKey: string, connectionId: string, most: number): Promise<number> {
+    const items = await this.table.query(
+      pendingPk(idempotencyKey),
+      pendingPrefix(connectionId),
+      most,
+    );
+    return Math.min(items.length, most);
+  }
+
+  /**
    * Removes and returns the requests waiting for `idempotencyKey`. Each is deleted on condition
    * that it still exists, so of two handlers taking it at once only one answers it.
    */
   async take(idempotencyKey: string): Promise<PendingItem[]> {
     const items = await this.table.query(pendingPk(idempotencyKey));
-    const taken = await Promise.all(
-      items.map(async (item) => {
-        const taken = await this.table.delete(item[A.pk] as string, item[A.sk] as string, {
-          expression: 'attribute_exists(#pk)',
-          names: { '#pk': A.pk },
-        });
-        if (!taken) return undefined;
-        return {
-          connectionId: item[A.connectionId] as string,
-          requestId: item[A.requestId] as string,
-          kind: item[A.kind] as PendingItem['kind'],
-          actorId: item[A.actorId] as string,
-          name: item[A.name] as string | undefined,
-          fingerprint: item[A.fingerprint] as string | undefined,
-        };
-      }),
-    );
-    return taken.filter((pending) => pending !== undefined);
+    const taken: PendingItem[] = [];
+    await forEachAtMost(items, TAKES_AT_ONCE, async (item) => {
+      const deleted = await this.table.delete(item[A.pk] as string, item[A.sk] as string, {
+        expression: 'attribute_exists(#pk)',
+        names: { '#pk': A.pk },
+      });
+      if (deleted) taken.push(toPending(item));
+    });
+    return taken;
   }
+}
+
+function toPending(item: Item): PendingItem {
+  return {
+    connectionId: item[A.connectionId] as string,
+    requestId: item[A.requestId] as string,
+    kind: item[A.kind] as PendingItem['kind'],
+    actorId: item[A.actorId] as string,
+    name: item[A.name] as string | undefined,
+    fingerprint: item[A.fingerprint] as string | undefined,
+  };
 }
