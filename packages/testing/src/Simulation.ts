@@ -7,16 +7,18 @@ import {
   type IdentityOf,
   type MessageName,
   type PayloadOf,
+  type ReplyOf,
   type ResultOf,
   type StateOf,
   SYSTEM,
+  type WorkflowRef,
+  type WorkflowSummary,
 } from '@baton/core';
 import {
   type ActorRecord,
   authorizeMessage,
   invalidArgument,
   isRetentionTimer,
-  type Outcome,
   Registry,
   seededRandom,
 } from '@baton/core/adapter';
@@ -42,6 +44,7 @@ import {
   redriveAction,
 } from './operatorActions.ts';
 import { runQuery } from './runQuery.ts';
+import type { SentKey, SentOutcome } from './SentKey.ts';
 import { SimCluster } from './SimCluster.ts';
 import { SimulationError } from './SimulationError.ts';
 import { resolveOptions, type SimSettings, type SimulationOptions } from './SimulationOptions.ts';
@@ -143,7 +146,8 @@ export class Simulation {
 
   /**
    * Schedules an ingress send; the run decides when it reaches the queue. Validates at once.
-   * @returns the idempotency key, by which {@link outcome} finds the message's outcome
+   * @returns the idempotency key, by which {@link outcome} finds the message's outcome (typed by
+   * the handler's reply)
    */
   send<Def extends AnyActorDefinition, Name extends MessageName<Def>>(
     to: ActorRef<Def>,
@@ -164,7 +168,7 @@ export class Simulation {
        */
       caller?: Caller;
     } = {},
-  ): string {
+  ): SentKey<ReplyOf<Def, Name>> {
     const caller = options.caller ?? SYSTEM;
     authorizeMessage(this.#registry, caller, to.id, name, payload);
     const idempotencyKey = options.idempotencyKey ?? `sim-${this.seed}-${this.#nextKey++}`;
@@ -185,9 +189,11 @@ export class Simulation {
    *
    * With `forMs`, virtual time goes no further than `forMs` from now: the run stops where it
    * would wait past that (a timer, a message's visibility), with the clock at that point, so that
-   * what is sent next arrives then — a signal on day 3 of a week's sleep. Such a run takes none
-   * of the faults' time jumps (`retentionJump`, `agingJump`); their small delays (a visibility
-   * timeout, a pause) may still carry it a little past.
+   * what is sent next arrives then — a signal on day 3 of a week's sleep. Such a run takes no
+   * fault's jump of time past its bound (`retentionJump`, `agingJump`, a long pause, a
+   * visibility timeout). Under faults, work may still be under way at the bound: a message a
+   * crash left waits out the queue's visibility timeout (`visibilityTimeoutMs`), so bound a run
+   * by more than that when it must see the work sent before it done.
    * Throws a {@link SimulationError}.
    *
    * @example
@@ -300,9 +306,24 @@ export class Simulation {
     return this.backend.store.records();
   }
 
-  /** The stored outcome of an ingress message, by the idempotency key {@link send} returned. */
-  async outcome(idempotencyKey: string): Promise<Outcome | undefined> {
-    return this.#cluster.client.outcome(this.#messageIds.get(idempotencyKey) ?? idempotencyKey);
+  /**
+   * The stored outcome of an ingress message, by the idempotency key {@link send} returned: its
+   * reply typed as the handler's, or its error; `undefined` if it was not processed.
+   */
+  async outcome<Reply>(idempotencyKey: SentKey<Reply>): Promise<SentOutcome<Reply> | undefined> {
+    const id = this.#messageIds.get(idempotencyKey) ?? idempotencyKey;
+    return (await this.#cluster.client.outcome(id)) as SentOutcome<Reply> | undefined;
+  }
+
+  /**
+   * A workflow instance as `client.workflowStatus` reads it: its status, its output typed as its
+   * run returns it (as JSON), or its error. `new` for an instance never started or halted.
+   *
+   * @example
+   * expect(await sim.workflowStatus(Checkout.ref('o-1'))).toMatchObject({ status: 'completed' });
+   */
+  workflowStatus<Output>(ref: WorkflowRef<unknown, Output>): Promise<WorkflowSummary<Output>> {
+    return this.#cluster.client.workflowStatus(ref);
   }
 
   /**
@@ -346,7 +367,8 @@ export class Simulation {
     const since = this.clock.now() - RETRY_WINDOW_MS;
     const submitted = this.#submitted.filter((s) => s.at > since).map((s) => s.send);
     const ingress = { pending: this.#pending.length, submitted };
-    return chooseFault(this.#cluster, ingress, this.#until !== undefined) ?? this.#progress();
+    const room = this.#until === undefined ? undefined : this.#until - this.clock.now();
+    return chooseFault(this.#cluster, ingress, room) ?? this.#progress();
   }
 
   /** Normal progress: resume a parked call, submit ingress, start a poll; else wait or sweep. */

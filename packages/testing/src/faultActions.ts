@@ -18,15 +18,18 @@ export interface IngressState {
 }
 
 /**
- * A fault, when the dice say so and its budget allows. `bounded`: the run goes only so far in
- * virtual time (`run({ forMs })`), so no fault jumps time by a retention.
+ * A fault, when the dice say so and its budget allows. `roomMs`: the virtual time a bounded run
+ * (`run({ forMs })`) has left, which no fault's jump of time passes; `undefined` when unbounded.
  */
 export function chooseFault(
   cluster: SimCluster,
   ingress: IngressState,
-  bounded: boolean,
+  roomMs: number | undefined,
 ): Action | undefined {
   const { settings, stats: s, gates, rng } = cluster.context;
+  const bounded = roomMs !== undefined;
+  const fits = (ms: number) => roomMs === undefined || ms <= roomMs;
+  const timeoutMs = settings.visibilityTimeoutMs + 1;
   const f = settings.faults;
   const busy = gates.parked.length > 0 || ingress.pending > 0;
   const roll = rng();
@@ -36,10 +39,14 @@ export function chooseFault(
     [f.restart, () => s.restarts < f.restartBudget && busy, () => restart(cluster, false)],
     [
       f.timeout,
-      () => s.timeouts < 10 && busy,
-      () => jump(cluster, 'timeout', settings.visibilityTimeoutMs + 1),
+      () => s.timeouts < 10 && busy && fits(timeoutMs),
+      () => jump(cluster, 'timeout', timeoutMs),
     ],
-    [f.longPause, () => s.longPauses < 3 && busy, () => jump(cluster, 'longPause', 6 * 60_000)],
+    [
+      f.longPause,
+      () => s.longPauses < 3 && busy && fits(LONG_PAUSE_MS),
+      () => jump(cluster, 'longPause', LONG_PAUSE_MS),
+    ],
     [
       f.duplicateIngress,
       () => s.duplicateIngress < 10 && ingress.submitted.length > 0,
@@ -91,6 +98,9 @@ export function chooseFault(
   }
   return undefined;
 }
+
+/** How far a long pause (a worker stalled, a GC) carries virtual time. */
+const LONG_PAUSE_MS = 6 * 60_000;
 
 /** Starts the sweeper: a fault while workers run, and progress once all else is quiet. */
 export function sweepAction(cluster: SimCluster): Action {

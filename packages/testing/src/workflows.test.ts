@@ -1,7 +1,7 @@
 import { actor, defineApp, ErrorCode, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { noFaults, replayWorkflow, Simulation } from './index.ts';
+import { defaultFaults, noFaults, replayWorkflow, Simulation } from './index.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -163,6 +163,33 @@ describe('workflows in a simulation', () => {
       code: ErrorCode.INVALID_ARGUMENT,
       message: /forMs must be a finite number of milliseconds, 0 or more, got -1/,
     });
+  });
+
+  it('takes no jump of time past the bound of run({ forMs }), however often the faults pause', async () => {
+    const Reminder = workflow({
+      name: 'reminder',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('note', () => 'noted');
+        await ctx.sleep(7 * 60_000);
+        return 'reminded';
+      },
+    });
+    const faults = { ...defaultFaults, longPause: 0.3, timeout: 0.2 };
+    for (let seed = 1; seed <= 10; seed++) {
+      const sim = new Simulation({ actors: [], workflows: [Reminder], seed, faults });
+      const started = sim.clock.now();
+      sim.send(Reminder.ref('r'), 'start', { input: {} });
+      await sim.run({ forMs: 6 * 60_000 });
+      // Past the bound by no more than the few milliseconds each step takes.
+      expect(sim.clock.now() - started, `seed ${seed}`).toBeLessThan(6 * 60_000 + 1_000);
+      expect((await sim.state(Reminder.ref('r'))).status, `seed ${seed}`).not.toBe('completed');
+      await sim.run();
+      expect(await sim.workflowStatus(Reminder.ref('r')), `seed ${seed}`).toMatchObject({
+        status: 'completed',
+        output: 'reminded',
+      });
+    }
   });
 
   it('takes workflows as defineApp does, and names the option when a workflow is missing', async () => {

@@ -273,15 +273,13 @@ export class Client {
    * for an id with no start applied: never started (a misspelt id too), a start still on its
    * way, or an instance that halted its `retentionMs` after it ended.
    */
-  async workflowStatus(
-    ref: WorkflowRef,
+  async workflowStatus<Output>(
+    ref: WorkflowRef<unknown, Output>,
     options: { readonly caller?: Caller } = {},
-  ): Promise<WorkflowSummary> {
+  ): Promise<WorkflowSummary<Output>> {
     const caller = options.caller ?? this.#caller;
-    return summarize(
-      ref.key,
-      await readWorkflow(this.#store, this.#registry, caller, ref as ActorRef),
-    );
+    const state = await readWorkflow(this.#store, this.#registry, caller, ref as ActorRef);
+    return summarize(ref.key, state) as WorkflowSummary<Output>;
   }
 
   /**

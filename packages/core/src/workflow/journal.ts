@@ -6,6 +6,7 @@
 
 import type { Caller } from '../caller.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import type { JsonOf } from '../jsonOf.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { journalError } from './journalError.ts';
 
@@ -361,14 +362,14 @@ export function newWorkflowState(): WorkflowState {
 
 /**
  * An instance as `client.workflowStatus`, the `workflowStatus` query and `start`'s reply show
- * it: no journal.
+ * it: no journal. `Output`: what its run returns, read back as JSON (`output`).
  */
-export interface WorkflowSummary {
+export interface WorkflowSummary<Output = unknown> {
   readonly id: string;
   readonly status: WorkflowStatus;
   readonly startedAt?: number;
   readonly endedAt?: number;
-  readonly output?: unknown;
+  readonly output?: JsonOf<Output>;
   readonly error?: SerializedError;
   /** Commands issued so far. */
   readonly steps: number;
