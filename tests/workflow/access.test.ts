@@ -12,6 +12,7 @@ import {
   type QueryContext,
   workflow,
 } from '@baton/core';
+import { authorizeQuery, unknownQuery } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Greeter } from './greeter.ts';
@@ -45,6 +46,25 @@ describe('who may call a workflow', () => {
     await expect(outside.start(Internal, 'i', {})).rejects.toMatchObject({
       message: expect.stringMatching(/client\.asSystem\(\)\.start\(…\).*public: true/),
     });
+    // A user is told the rule, in the words a workflow the app does not have gets too.
+    const rule =
+      'a client starts, signals and reads only a workflow declared with public: true, whose authorize lets it';
+    const Ghost = workflow({ name: 'ghost', input: z.object({}), run: async () => 'boo' });
+    for (const definition of [Internal, Ghost]) {
+      const refused = await outside.start(definition, 'i', {}, { caller: alice }).catch((e) => e);
+      expect(refused.message).toMatch(
+        new RegExp(`^no actor type "wf-${definition.name}".*; ${rule}$`),
+      );
+    }
+    // Reading it through the workflows' queries, as `useWorkflow` does, says the same.
+    const app = defineApp({ workflows: [Internal, Greeter] });
+    const history = app.queries.find((q) => q.name === 'workflowHistory')!;
+    expect(() => authorizeQuery(history, alice, { workflow: 'internal', id: 'i' })).toThrow(
+      `not allowed: this caller may not subscribe to "workflowHistory" with these args; ${rule}`,
+    );
+    const none = defineApp({ workflows: [Internal] }).queries;
+    expect(none.some((q) => q.name === 'workflowHistory' && q.public)).toBe(false);
+    expect(unknownQuery('workflowHistory', []).message).toContain(`(${rule})`);
     await expect(outside.start(Internal, 'i', {}, { caller: alice })).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,
     });

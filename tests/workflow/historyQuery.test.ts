@@ -3,7 +3,7 @@
  * result), and older ones a window at a time with `before`, back to the first command. The
  * inspectors (`baton inspect`, `baton dev`) show the newest steps from the pages as well.
  */
-import { defineApp, type WorkflowState, workflow } from '@baton/core';
+import { defineApp, TerminalError, type WorkflowState, workflow } from '@baton/core';
 import { Registry } from '@baton/core/adapter';
 import { evaluateQuery } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
@@ -102,6 +102,46 @@ describe('the workflowHistory query of a history in pages', () => {
       false,
     );
     expect(definition.args.safeParse({ workflow: 'long', id: 'l', before: 3 }).success).toBe(true);
+  });
+
+  it("shows the app's steps and compensations, not Baton's own markers", async () => {
+    const Trip = workflow({
+      name: 'trip',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('book', () => 'booked', { compensate: () => 'unbooked' });
+        await ctx.step('pay', () => {
+          throw new TerminalError('declined');
+        });
+      },
+    });
+    const app = defineApp({ workflows: [Trip] });
+    const h = workflowHarness(app.actors);
+    const ref = await h.client.start(Trip, 't', {});
+    await h.runAll();
+    const state = (await h.state(ref.id)) as WorkflowState;
+    const marker = (e: { kind: string; name: string }) =>
+      e.kind === 'patch' && e.name.startsWith('baton:');
+    expect(state.journal.some(marker)).toBe(true);
+
+    const definition = app.queries.find((q) => q.name === 'workflowHistory')!;
+    const env = { registry: new Registry(app.actors), store: h.backend.store };
+    const { outcome } = await evaluateQuery(
+      definition,
+      { workflow: 'trip', id: 't' },
+      undefined,
+      env,
+    );
+    if (!outcome.ok) throw outcome.error;
+    const { history } = JSON.parse(outcome.text) as {
+      history: { kind: string; name: string; state: string }[];
+    };
+    expect(history.some(marker)).toBe(false);
+    expect(history.map((e) => `${e.kind} ${e.name} ${e.state}`)).toEqual([
+      'step book done',
+      'step pay failed',
+      expect.stringMatching(/^compensate book/),
+    ]);
   });
 
   it('is shown by both inspectors: the newest steps, from the pages too', async () => {

@@ -6,6 +6,7 @@
  * the caller may use, so an outsider learns nothing of internal handlers.
  */
 
+import { WORKFLOW_TYPE_PREFIX } from './actor.ts';
 import { type Caller, isTrusted } from './caller.ts';
 import { BatonError, ErrorCode, isBatonError } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
@@ -81,13 +82,22 @@ export function authorizeQuery(
   if (definition.public !== true) throw unknownQuery(definition.name, []);
   if (definition.authorize && !allows(() => definition.authorize!(caller, args))) {
     throw forbidden(
-      `not allowed: this caller may not subscribe to "${definition.name}" with these args`,
-      {
-        query: definition.name,
-      },
+      `not allowed: this caller may not subscribe to "${definition.name}" with these args` +
+        (WORKFLOW_QUERIES.has(definition.name) ? `; ${READ_WORKFLOW}` : ''),
+      { query: definition.name },
     );
   }
 }
+
+/** The built-in queries of workflows (`workflowQueries.ts`). */
+const WORKFLOW_QUERIES: ReadonlySet<string> = new Set(['workflowStatus', 'workflowHistory']);
+
+/**
+ * What a refusal of a workflow's start, signal or read tells the caller of the rule, the same
+ * for a workflow that exists or not: the refusal tells an outsider nothing of internal ones.
+ */
+const READ_WORKFLOW =
+  'a client starts, signals and reads only a workflow declared with public: true, whose authorize lets it';
 
 /**
  * The FORBIDDEN error for a query an outside caller asked for that is unknown or not public,
@@ -100,7 +110,8 @@ export function unknownQuery(name: string, publicNames: readonly string[]): Bato
   return forbidden(
     `no public query "${clip(name)}"` +
       (publicNames.length > 0 ? ` (clients may subscribe to: ${publicNames.join(', ')})` : '') +
-      ": one clients subscribe to is among the app's queries, with public: true",
+      ": one clients subscribe to is among the app's queries, with public: true" +
+      (WORKFLOW_QUERIES.has(name) ? ` (${READ_WORKFLOW})` : ''),
     { query: clip(name) },
   );
 }
@@ -132,7 +143,9 @@ export function notOpen(registry: Registry, type: string, name: string, hint?: s
     open.length > 0
       ? `actor type "${type}" has no public handler "${clip(name)}" (clients may send: ${open.join(', ')})`
       : `no actor type "${clip(type)}" takes messages from clients (types that do: ${publicTypes(registry).join(', ') || 'none'}): one clients send to is among the app's actors, with a public handler`;
-  return forbidden(reason + (hint ? `; ${hint}` : ''), { type: clip(type), name: clip(name) });
+  const workflow = type.startsWith(WORKFLOW_TYPE_PREFIX) ? READ_WORKFLOW : undefined;
+  const hints = [hint, workflow].filter(Boolean).join('; ');
+  return forbidden(reason + (hints ? `; ${hints}` : ''), { type: clip(type), name: clip(name) });
 }
 
 /** Whether clients may send `type` anything but token-guarded messages. */

@@ -8,19 +8,22 @@ import type { ReplayHost, Slot } from './replayTypes.ts';
 import type { Compensation, SagaRunner } from './SagaRunner.ts';
 import { stepKey } from './steps.ts';
 
+/** What begins the names of Baton's own patches in a history; an app's may not. */
+export const BATON_PATCH = 'baton:';
+
 /**
  * The patch a saga's history holds where its runner starts when it undoes every step that may
  * have been attempted (see `keepCompensation`), in the reverse order of the commands. One begun
  * without it (by an earlier Baton) replays as it ran.
  */
-const SAGA_BY_COMMAND = 'baton:saga-by-command';
+const SAGA_BY_COMMAND = `${BATON_PATCH}saga-by-command`;
 
 /**
  * The patch a saga's history holds, after {@link SAGA_BY_COMMAND}, when it also undoes calls that
  * failed with no reply yet may have been applied (see `ReplayContext.call`). One begun without it
  * replays without them.
  */
-const SAGA_UNREPLIED_CALLS = 'baton:saga-unreplied-calls';
+const SAGA_UNREPLIED_CALLS = `${BATON_PATCH}saga-unreplied-calls`;
 
 /** The replayer, as a kept compensation reads it when it runs (maybe in a later turn). */
 export interface CompensationKeeper {

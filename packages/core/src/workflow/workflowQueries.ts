@@ -15,6 +15,7 @@ import {
   type WorkflowSummary,
 } from './journal.ts';
 import { mayReadWorkflow } from './readAccess.ts';
+import { BATON_PATCH } from './sagaStart.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
@@ -112,9 +113,11 @@ export function workflowQueries(
         pages ? (ids) => pages(id, ids) : undefined,
         a.before === undefined ? {} : { before: a.before },
       );
-      const steps: WorkflowHistoryEntry[] = window.entries.map(
-        ({ secret: _, inline: __, ...entry }) => entry,
-      );
+      // Baton's own markers (`baton:` patches, which record how a saga undoes) are not the
+      // run's steps: a view that lists the history shows the app's alone.
+      const steps: WorkflowHistoryEntry[] = window.entries
+        .filter((entry) => !(entry.kind === 'patch' && entry.name.startsWith(BATON_PATCH)))
+        .map(({ secret: _, inline: __, ...entry }) => entry);
       return {
         ...summarize(a.id, state),
         ...(state.sealed
