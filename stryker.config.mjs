@@ -56,9 +56,10 @@ export default {
     include: [
       'packages/core/src/**/*.test.ts',
       'packages/embedded/src/**/*.test.ts',
-      // Not mutated by default; here so that `--mutate` of the local server's files finds the
-      // tests that cover them.
+      // Not mutated by default; here so that `--mutate` of the local server's and the wire
+      // protocol's files finds the tests that cover them.
       'packages/server/src/**/*.test.ts',
+      'packages/protocol/src/**/*.test.ts',
       'tests/engine/**/*.test.ts',
       'tests/workflow/**/*.test.ts',
       'tests/conformance/embedded.test.ts',
