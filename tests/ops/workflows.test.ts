@@ -21,6 +21,7 @@ import {
   pumpUntil as pump,
   runBaton,
   shellLine,
+  shellWords,
 } from './fixtures/opsDeployment.ts';
 import { Bulk, code, Shelf, Ship } from './fixtures/shipApp.ts';
 
@@ -355,6 +356,39 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(await shelf()).toEqual({ stock: -140, releases: 0 });
   });
 
+  it("shows an instance's input and the code version it paused on, and how to run a failed one again", async () => {
+    const client = shipClient();
+    await client.start(Ship, 'zero', { qty: 0 });
+    await client.start(Ship, 'bug', { qty: -1 });
+    await pumpUntil(async () => (await statusOf('zero')) === 'failed');
+    await pumpUntil(async () => (await statusOf('bug')) === 'paused');
+
+    // Its run threw in its first turn: no code replayed it, the one it paused on is named.
+    const paused = await baton('workflows', 'show', 'ship', 'bug');
+    expect(paused.out).toMatch(/^code version\s+1$/m);
+    expect(paused.out).toMatch(/^input\s+\{"qty":-1\}$/m);
+    expect(paused.out).toMatch(/^paused\s+workflow "ship" \(code version 1\) threw /m);
+    expect((await baton('workflows', 'show', 'ship', 'bug', '--json')).json()).toMatchObject({
+      version: '1',
+      input: { qty: -1 },
+    });
+
+    const failed = await baton('workflows', 'show', 'ship', 'zero');
+    expect(failed.out).toMatch(/^input\s+\{"qty":0\}$/m);
+    const start = hint(`send wf-ship/<new id> start '{"input":{"qty":0}}' --app <entry>`);
+    expect(failed.out).toContain(
+      `\nrun again     a failed instance does not run again (resume takes only a paused one): start a new one, under a new id, with its input (--json has it whole), from the app's code (client.start) or with ${start}\n`,
+    );
+    expect((await baton('workflows', 'resume', 'ship', 'zero')).err).toMatch(/is failed already/);
+    // The command, its placeholders filled in, starts one.
+    const words = shellWords(start.replace('<new id>', 'zero-2').replace('<entry>', APP));
+    expect((await runBaton(words.slice(1))).code).toBe(0);
+    await pumpUntil(async () => (await statusOf('zero-2')) === 'failed');
+    expect((await baton('workflows', 'show', 'ship', 'zero-2', '--json')).json().input).toEqual({
+      qty: 0,
+    });
+  });
+
   it('prints its follow-up command with the target flags it was given, so the hint runs as copied on the same deployment', async () => {
     await shipClient().start(Ship, 'h', { qty: 1 });
     await pumpUntil(async () => (await statusOf('h')) === 'waiting');
@@ -376,12 +410,34 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(followed.out).toContain('ship');
   });
 
-  it('warns that a signal sent without --app is unchecked, and shows the dead letter its worker kept of one the workflow does not take', async () => {
+  it('refuses, without --app, an event the instance does not wait for, and keeps the one sent with --force as a dead letter', async () => {
     await shipClient().start(Ship, 'e', { qty: 1 });
     await pumpUntil(async () => (await statusOf('e')) === 'waiting');
 
-    // A typo of the event: the door cannot check it without the app.
-    const signal = await baton('workflows', 'signal', 'ship', 'e', 'pakced', '{"box":"B-5"}');
+    // A typo of the event: the door cannot check it without the app, and its worker would hold
+    // the instance's inbox on it for minutes. Refused, nothing sent, and its nearest wait named.
+    const refused = await baton('workflows', 'signal', 'ship', 'e', 'pakced', '{"box":"B-5"}');
+    expect(refused.code).toBe(2);
+    expect(refused.err.split('\n')[0]).toBe(
+      `baton workflows signal: ship/e waits for "packed", not "pakced", and without --app the CLI cannot check the name: an event its code does not know waits at the head of wf-ship/e's inbox for minutes (retried, then kept as a dead letter), holding every message sent after it, a corrected signal too. Nothing was sent. Did you mean ${hint(`workflows signal ship e packed '{"box":"B-5"}'`)}? Pass --app <entry> to check the name and payload, or --force to send it as it is (an event may be sent before the run waits for it)`,
+    );
+    expect((await deployment.queue.approximateCounts()).visible).toBe(0);
+    // A dry run is refused alike: it says what the command would do.
+    expect(
+      (await baton('workflows', 'signal', 'ship', 'e', 'pakced', '{"box":"B-5"}', '--dry-run'))
+        .code,
+    ).toBe(2);
+
+    // --force sends it as it is, with the notes that it went unchecked and is not waited for.
+    const signal = await baton(
+      'workflows',
+      'signal',
+      'ship',
+      'e',
+      'pakced',
+      '{"box":"B-5"}',
+      '--force',
+    );
     expect(signal.code).toBe(0);
     expect(signal.out.split('\n').at(-1)).toBe(`follow it: ${hint('workflows show ship e')}`);
     expect(signal.err).toContain(

@@ -5,7 +5,12 @@
  * DynamoDB Streams is `@baton/aws/websocket`; local stand-ins for Lambda's event sources and the
  * WebSocket API are `@baton/aws/local`.
  */
-export { type AwsClients, type AwsClientsOptions, createAwsClients } from './createAwsClients.ts';
+export {
+  type AwsClients,
+  type AwsClientsOptions,
+  clientSettings,
+  createAwsClients,
+} from './createAwsClients.ts';
 export type { Bounded } from './dynamodb/boundedIndexReads.ts';
 export { createTable } from './dynamodb/createTable.ts';
 export { createTableWithTtl } from './dynamodb/createTableWithTtl.ts';

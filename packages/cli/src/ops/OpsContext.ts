@@ -20,7 +20,11 @@ export interface OpsValues extends TargetOptions {
   readonly yes?: boolean;
   readonly 'dry-run'?: boolean;
   readonly all?: boolean;
-  /** `dead-letters redrive`: a letter whose sender was answered DEAD_LETTERED too. */
+  /**
+   * `dead-letters redrive`: a letter whose sender was answered DEAD_LETTERED too; `actors
+   * pause`: an actor whose head message fails; `workflows signal`: an event the instance's open
+   * waits do not name, unchecked (no `--app`).
+   */
   readonly force?: boolean;
   readonly app?: string;
   readonly type?: string;

@@ -30,6 +30,13 @@ describe('baton backlog without dynamodb:Scan', () => {
     );
     expect(unread).toMatch(/not authorized to perform: dynamodb:Scan.*which needs dynamodb:Scan$/);
   });
+
+  it('says an actor hot with messages in the inbox alone is not listed, and where to find it', async () => {
+    const backlog = await readBacklog(target, Date.now(), { top: 20, scanItems: 100 });
+    expect(backlog.notCounted[0]).toMatch(
+      /, and an actor hot with messages there alone is not listed: the table's Contributor Insights \(BatonApp's contributorInsights\) names the actors taking the most requests \(keys A#<type\/key>\), and the worker's log the actors whose turns fail \(turn failed, message will be retried\)$/,
+    );
+  });
 });
 
 describe('baton backlog given the table alone', () => {

@@ -1,9 +1,10 @@
 /**
- * `baton backlog`: which actors are stuck or hot. SQS counts a FIFO queue's messages, not each
- * message group's, so the messages waiting in the inbox are not counted per actor: this lists
- * what Baton itself records per actor — the message its inbox stops at (failing), messages parked
- * while it is paused, its timers due, the sends to it still in their senders' outboxes, and its
- * dead letters — and says what it did not count.
+ * `baton backlog`: which actors are stuck, and which hold messages Baton records. SQS counts a
+ * FIFO queue's messages, not each message group's, so the messages waiting in the inbox are not
+ * counted per actor, and an actor hot with those alone is not found here: this lists what Baton
+ * itself records per actor — the message its inbox stops at (failing), messages parked while it
+ * is paused, its timers due, the sends to it still in their senders' outboxes, and its dead
+ * letters — and says what it did not count, and where to find a hot actor.
  */
 import { listFailingActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
@@ -27,6 +28,13 @@ const DUE_TIMERS = 1000;
  * `SweeperLagAlarm` fires at).
  */
 const UNDRAINED_AFTER_MS = SWEEPER_LAG_ALARM_MS;
+
+/**
+ * Where to find an actor hot with messages in the inbox alone, which no read here counts: the
+ * worker's metrics have no actor dimension, and its log names an actor only when a turn fails.
+ */
+const HOT_ACTORS =
+  "an actor hot with messages there alone is not listed: the table's Contributor Insights (BatonApp's contributorInsights) names the actors taking the most requests (keys A#<type/key>), and the worker's log the actors whose turns fail (turn failed, message will be retried)";
 
 /** What `baton backlog` reports. */
 export interface Backlog {
@@ -89,7 +97,7 @@ export async function readBacklog(
     found: rows.length,
     notCounted: [
       counts
-        ? "messages in the inbox queue, per actor: SQS counts a FIFO queue's messages, not each message group's (the inbox line gives them all together); a failing actor's later messages wait there, behind its failing message"
+        ? `messages in the inbox queue, per actor: SQS counts a FIFO queue's messages, not each message group's (the inbox line gives them all together); a failing actor's later messages wait there, behind its failing message, and ${HOT_ACTORS}`
         : "messages in the inbox queue, which is not named (--queue-url or BATON_INBOX_URL); a failing actor's later messages wait there, behind its failing message",
       `sends committed less than ${duration(UNDRAINED_AFTER_MS)} ago: they are being drained into the inbox`,
       'effect requests waiting in their outboxes',

@@ -237,12 +237,7 @@ function outcomeId(ctx: OpsContext): string {
   const second = ctx.args[1];
   if (second === undefined) {
     if (first.startsWith('ingress:')) return first;
-    const actor = parseActorId(first) ? ` ${first} is an actor id: give the key after it.` : '';
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `"${first}" is not a client message's id, and only a client's message (a send or an ask) keeps an outcome:${actor} ${OUTCOME_FORMS}`,
-      { details: { given: first } },
-    );
+    throw notAClientMessage(ctx, first);
   }
   if (second.startsWith('ingress:')) {
     throw new BatonError(
@@ -252,6 +247,53 @@ function outcomeId(ctx: OpsContext): string {
     );
   }
   return ingressMessageId(actorArg(ctx, 0), ctx.arg(1, 'idempotency key'), SYSTEM);
+}
+
+/**
+ * The id of a message one actor sent another: `<sender>:<life>.<seq>`, or `<sender>:<seq>` from
+ * a record written before lives (an actor type holds no `:` or `/`); the sender is group 1.
+ */
+const ACTOR_MESSAGE_ID = /^([^/:]+\/.+):(?:[0-9A-Za-z]+\.)?\d+$/;
+
+/**
+ * The refusal of `outcome <first>` when `first` names no client message: a message between
+ * actors (as `dead-letters list` prints them) and a timer's fire keep no outcome record, so what
+ * to read instead; an actor id wants the key after it.
+ */
+function notAClientMessage(ctx: OpsContext, first: string): BatonError {
+  const details = { details: { given: first } };
+  const sender = ACTOR_MESSAGE_ID.exec(first)?.[1];
+  if (sender !== undefined) {
+    return new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${shellQuote(first)} is the id of a message ${sender} sent another actor (<sender>:<life>.<seq>), and a message between actors keeps no outcome record: outcomes are kept for client messages (a send or an ask, 'ingress:[…]'). If it was dead-lettered, it is a letter of the actor it went to (the ACTOR column of ${ctx.followUp`dead-letters list`}): ${ctx.followUp`dead-letters show <type/key> ${first}`} shows it, and ${ctx.followUp`dead-letters redrive <type/key> ${first}`} applies it again; whether that actor applied it shows in its state: ${ctx.followUp`actors get <type/key>`}`,
+      details,
+    );
+  }
+  const timer = first.startsWith('timer:') ? timerOwner(first) : undefined;
+  if (timer !== undefined) {
+    return new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${shellQuote(first)} is the id of a timer's fire at ${timer}, and a fire keeps no outcome record: outcomes are kept for client messages (a send or an ask, 'ingress:[…]'). ${ctx.followUp`timers list ${timer}`} lists its timers still to fire, and ${ctx.followUp`dead-letters show ${timer} ${first}`} shows the fire if it was dead-lettered`,
+      details,
+    );
+  }
+  const actor = parseActorId(first) ? ` ${first} is an actor id: give the key after it.` : '';
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `"${first}" is not a client message's id, and only a client's message (a send or an ask) keeps an outcome:${actor} ${OUTCOME_FORMS}`,
+    details,
+  );
+}
+
+/** The actor of a timer's fire id (`timer:["<type/key>","<timer>","<gen>"]`), if it is one. */
+function timerOwner(messageId: string): string | undefined {
+  try {
+    const [actorId] = JSON.parse(messageId.slice('timer:'.length)) as unknown[];
+    return typeof actorId === 'string' && parseActorId(actorId) ? actorId : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 export const OPS_USAGE = `Operating a deployed app:
   baton status [--limit n]                           queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
-  baton backlog [--top n] [--limit n]                the actors stuck or hot: failing, parked, timers due, sends undrained, dead letters
+  baton backlog [--top n] [--limit n]                the actors stuck or holding messages Baton records: failing, parked, timers due,
+    sends undrained, dead letters (not the inbox's per actor: SQS counts none; it says where a hot one shows)
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
   baton actors pause <type/key> [--force]            it processes nothing; its messages wait, in order
@@ -31,7 +32,9 @@ export const OPS_USAGE = `Operating a deployed app:
   baton workflows show <workflow> <id>               status, output or error, and each step
   baton workflows cancel <workflow> <id> [--reason r] [--dry-run]      compensations run, then it ends
   baton workflows terminate <workflow> <id> [--reason r] [--dry-run]   it ends, no compensations
-  baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run]
+  baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run] [--force]
+    (without --app, not an event its open waits do not name, which it cannot check: a name its
+    code does not know holds its inbox for minutes; --force sends it all the same)
   baton workflows resume <workflow> <id> [--dry-run] a paused instance replays on the code running now
     (the four take --key <idempotency key> to make a retried command one, and --app <entry>)
   baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]

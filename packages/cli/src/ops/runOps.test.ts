@@ -362,6 +362,31 @@ describe('baton operating commands', () => {
     expect(err).toMatch(/"alice" is not an actor id: write <type>\/<key>/);
   });
 
+  it("says an outcome asked of a message between actors, or of a timer's fire, is kept for client messages only, and what to read instead", async () => {
+    const hint = (command: string) => `baton ${command} ${LOCAL.join(' ')}`;
+    // As dead-letters list prints a message one actor sent another.
+    const id = 'account/bob:2unpo620wtwb.1';
+    const between = await baton('outcome', id, ...LOCAL);
+    expect(between.code).toBe(2);
+    expect(between.err).toBe(
+      `baton outcome: ${id} is the id of a message account/bob sent another actor (<sender>:<life>.<seq>), and a message between actors keeps no outcome record: outcomes are kept for client messages (a send or an ask, 'ingress:[…]'). If it was dead-lettered, it is a letter of the actor it went to (the ACTOR column of ${hint('dead-letters list')}): ${hint(`dead-letters show <type/key> ${id}`)} shows it, and ${hint(`dead-letters redrive <type/key> ${id}`)} applies it again; whether that actor applied it shows in its state: ${hint('actors get <type/key>')}`,
+    );
+    // One from a record written before lives, with no life in it.
+    expect((await baton('outcome', 'tally/a:7', ...LOCAL)).err).toMatch(
+      /^baton outcome: tally\/a:7 is the id of a message tally\/a sent another actor/,
+    );
+    const fire = 'timer:["note/t","soon","g1"]';
+    const timer = await baton('outcome', fire, ...LOCAL);
+    expect(timer.code).toBe(2);
+    expect(timer.err).toBe(
+      `baton outcome: '${fire}' is the id of a timer's fire at note/t, and a fire keeps no outcome record: outcomes are kept for client messages (a send or an ask, 'ingress:[…]'). ${hint('timers list note/t')} lists its timers still to fire, and ${hint(`dead-letters show note/t '${fire}'`)} shows the fire if it was dead-lettered`,
+    );
+    // An actor id still wants its key after it.
+    expect((await baton('outcome', 'account/bob', ...LOCAL)).err).toMatch(
+      /account\/bob is an actor id: give the key after it\./,
+    );
+  });
+
   it('takes options before the command as after it, refusing one the command does not take', async () => {
     const before = await baton(...LOCAL, 'status', 'now');
     expect(before.code).toBe(2);

@@ -4,9 +4,11 @@
  * it in-process against DynamoDB Local and ElasticMQ.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { MAX_OUTBOX_SHARDS } from '@baton/aws';
 import { ErrorCode, isBatonError } from '@baton/core';
 import { closestWord, unknownTopCommand } from '../unknownCommand.ts';
 import { actorsGet, actorsList, actorsPause, actorsResume } from './actors.ts';
+import { maxAttempts } from './awsClients.ts';
 import { backlog } from './backlog.ts';
 import { deadLettersPurge, deadLettersRedrive } from './deadLetterActions.ts';
 import { deadLettersList, deadLettersShow } from './deadLetters.ts';
@@ -121,7 +123,7 @@ const COMMANDS: Readonly<
   },
   'workflows signal': {
     run: workflowsSignal,
-    takes: ['app', 'key', 'dry-run', INBOX],
+    takes: ['app', 'key', 'dry-run', 'force', INBOX],
     operands: [...INSTANCE, '<event>', '[json payload]'],
   },
   'workflows resume': {
@@ -298,7 +300,9 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
         : { code: ErrorCode.UNAVAILABLE, message, details: { name: (error as Error)?.name } };
       io.out(JSON.stringify({ error: json }, null, 2));
     }
-    io.err(`baton ${name}: ${message}${await missingHint(ctx, message)}`);
+    io.err(
+      `baton ${name}: ${message}${await missingHint(ctx, message)}${await throttleHint(ctx, message)}`,
+    );
     return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
   }
 }
@@ -340,6 +344,26 @@ async function missingHint(ctx: OpsContext, message: string): Promise<string> {
   const target = await ctx.target().catch(() => undefined);
   if (!target) return '';
   return notFoundHint(target);
+}
+
+/** The errors of DynamoDB refusing calls over the table's (or the account's) throughput. */
+const TABLE_THROTTLED =
+  /ProvisionedThroughputExceeded|RequestLimitExceeded|DynamoDB [^:]+ failed: ThrottlingException/;
+
+/**
+ * The advice after an error {@link TABLE_THROTTLED} matches, which the clients' retries did not
+ * outlast (awsClients.ts): what throttles, and what to do — wait and run it again, read fewer
+ * index keys (`--outbox-shards`, unless the target names them already), or raise the capacity.
+ */
+async function throttleHint(ctx: OpsContext, message: string): Promise<string> {
+  if (!TABLE_THROTTLED.test(message)) return '';
+  const attempts = maxAttempts(ctx.io.env);
+  const target = await ctx.target().catch(() => undefined);
+  const shards =
+    target?.names.outboxShards === undefined
+      ? `; name the app's outboxShards with --outbox-shards <n> (or use --stack, whose outputs name it): without it, the reads of the outbox index query all ${MAX_OUTBOX_SHARDS} keys it may use`
+      : '';
+  return `\n  the table is throttling: DynamoDB refused a call of this command ${attempts} times (the app's traffic takes its capacity, or one partition is hot). Run the command again in a minute${shards}; or raise the table's capacity (its provisioned capacity, or its on-demand maximum throughput)`;
 }
 
 /** The errors of a region or credentials missing or refused, as the AWS SDK words them. */

@@ -9,7 +9,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   BATON_ENV,
-  createAwsClients,
   DynamoStore,
   MAX_OUTBOX_SHARDS,
   SqsQueue,
@@ -17,6 +16,7 @@ import {
 } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 import { type FollowUp, shellQuote } from '@baton/core/engine';
+import { operatorClients, operatorRetries } from './awsClients.ts';
 
 export { type FollowUp, shellQuote };
 
@@ -158,13 +158,9 @@ export async function resolveTarget(
   const names = dev
     ? dev.names
     : options.stack
-      ? await stackNames(options.stack, region)
+      ? await stackNames(options.stack, region, env)
       : explicitNames(options, env);
-  const { dynamodb, sqs } = createAwsClients({
-    ...(region ? { region } : {}),
-    ...(dynamodbEndpoint ? { dynamodbEndpoint } : {}),
-    ...(sqsEndpoint ? { sqsEndpoint } : {}),
-  });
+  const { dynamodb, sqs } = operatorClients({ region, dynamodbEndpoint, sqsEndpoint }, env);
   const store = new DynamoStore({
     client: dynamodb,
     tableName: names.table,
@@ -331,8 +327,16 @@ function explicitNames(
 }
 
 /** The names a stack's `BatonApp` outputs carry (`baton:<what> <construct path>`). */
-async function stackNames(stack: string, region: string | undefined): Promise<TargetNames> {
-  const client = new CloudFormationClient(region ? { region } : {});
+async function stackNames(
+  stack: string,
+  region: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<TargetNames> {
+  // DescribeStacks is throttled at a few calls a second per account: retried as the rest are.
+  const client = new CloudFormationClient({
+    ...operatorRetries(env),
+    ...(region ? { region } : {}),
+  });
   let outputs: Array<{ OutputValue?: string; Description?: string }>;
   try {
     const described = await client.send(new DescribeStacksCommand({ StackName: stack }));

@@ -13,6 +13,7 @@ import {
 } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { storedInstanceRef } from '@baton/core/engine';
+import { closestWord } from '../unknownCommand.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { shellQuote } from './target.ts';
 import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';
@@ -52,6 +53,20 @@ async function clientFor(
 
 type Action = 'cancel' | 'terminate' | 'signal' | 'resume';
 
+/** What an action reads of the instance's state, besides whether it can take the action. */
+interface StateChecks {
+  /**
+   * Once the instance can take the action, before it is sent (a dry run too): refuses what its
+   * state says must not be sent, by throwing.
+   */
+  readonly before?: (state: WorkflowState) => void;
+  /**
+   * Notes on what the instance's state says of the command, once the door took it (or on a dry
+   * run): a command it refuses gets its refusal alone.
+   */
+  readonly notes?: (state: WorkflowState) => void;
+}
+
 /**
  * Checks that instance `id` can take `action` now (refusing with what to do instead), then,
  * unless `--dry-run`, sends it and writes the audit line.
@@ -61,11 +76,7 @@ async function act(
   action: Action,
   details: Record<string, unknown>,
   send: (client: Client, ref: Parameters<Client['cancel']>[0]) => Promise<{ messageId: string }>,
-  /**
-   * Notes on what the instance's state says of the command, once the door took it (or on a dry
-   * run): a command it refuses gets its refusal alone.
-   */
-  notes?: (state: WorkflowState) => void,
+  { before, notes }: StateChecks = {},
 ): Promise<void> {
   const name = workflowArg(ctx, 0);
   const id = ctx.arg(1, 'id');
@@ -84,6 +95,7 @@ async function act(
       { details: { workflow: name, id, status: state.status } },
     );
   }
+  before?.(state);
   const what = `${action} ${name}/${id} (${state.status}, ${stepsOf(state)} steps)`;
   if (ctx.values['dry-run']) {
     notes?.(state);
@@ -137,7 +149,10 @@ export function workflowsTerminate(ctx: OpsContext): Promise<void> {
   );
 }
 
-/** `baton workflows signal <workflow> <id> <event> [json payload]`: the event its wait takes. */
+/**
+ * `baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--force]`: the
+ * event its wait takes.
+ */
 export function workflowsSignal(ctx: OpsContext): Promise<void> {
   const event = ctx.arg(2, 'event');
   const [name, id] = [workflowArg(ctx, 0), ctx.arg(1, 'id')];
@@ -151,29 +166,66 @@ export function workflowsSignal(ctx: OpsContext): Promise<void> {
       `the event's payload must be JSON, e.g. '{"tracking": "T-1"}', not ${text}`,
     );
   }
-  if (!ctx.values.app) {
-    ctx.note(
-      `without --app, neither the event "${event}" nor its payload is checked before it is sent: a workflow that declares its events refuses one it does not take at its worker (retried, then kept as a dead letter of ${instanceId(name, id)}: ${ctx.followUp`workflows show ${name} ${id}`} lists it), and one that declares none holds any event until a wait for it comes; pass --app <entry> to check it first`,
-    );
-  }
   return act(
     ctx,
     'signal',
     { event },
     (client, ref) => client.signal(ref, event, payload, sendOptions(ctx)),
-    (state) => {
-      // An event may come before its wait, so this is said, not refused: a misspelt name waits
-      // for good.
-      const waits = openWaits(state);
-      if (waits.includes(event)) return;
-      const open = waits.length > 0 ? `its open waits: ${waits.join(', ')}` : 'no wait is open';
-      // Without --app, the door checked nothing: a workflow that declares its events refuses
-      // one it does not take at its worker (said before the send).
-      const held = ctx.values.app ? 'it is held' : 'if the workflow takes it, it is held';
-      ctx.note(
-        `${name}/${id} is not waiting for "${event}" now (${open}): ${held} until a wait for it comes, so check its name`,
-      );
+    {
+      before: (state) => {
+        refuseUnwaitedEvent(ctx, name, id, event, state);
+        if (!ctx.values.app) {
+          ctx.note(
+            `without --app, neither the event "${event}" nor its payload is checked before it is sent: a workflow that declares its events refuses one it does not take at its worker (retried, then kept as a dead letter of ${instanceId(name, id)}: ${ctx.followUp`workflows show ${name} ${id}`} lists it), and one that declares none holds any event until a wait for it comes; pass --app <entry> to check it first`,
+          );
+        }
+      },
+      notes: (state) => {
+        // An event may come before its wait: said, not refused, once its name was checked (or
+        // sent with --force). A misspelt name that the workflow takes waits for good.
+        const waits = openWaits(state);
+        if (waits.includes(event)) return;
+        const open = waits.length > 0 ? `its open waits: ${waits.join(', ')}` : 'no wait is open';
+        // Without --app, the door checked nothing: a workflow that declares its events refuses
+        // one it does not take at its worker (said before the send).
+        const held = ctx.values.app ? 'it is held' : 'if the workflow takes it, it is held';
+        ctx.note(
+          `${name}/${id} is not waiting for "${event}" now (${open}): ${held} until a wait for it comes, so check its name`,
+        );
+      },
     },
+  );
+}
+
+/**
+ * Refuses, without `--app` or `--force`, an event the instance's open waits do not name: unable
+ * to check the name, the CLI would send a typo that its worker does not know, which blocks the
+ * instance's inbox (it is retried for minutes, then dead-lettered) and the signal sent after it
+ * to fix it. With no wait open, nothing tells a typo from an early event: it is sent, noted.
+ */
+function refuseUnwaitedEvent(
+  ctx: OpsContext,
+  name: string,
+  id: string,
+  event: string,
+  state: WorkflowState,
+): void {
+  const waits = openWaits(state);
+  if (ctx.values.app || ctx.values.force || waits.length === 0 || waits.includes(event)) return;
+  const near = closestWord(event, waits);
+  const text = ctx.args[3];
+  const meant =
+    near === undefined
+      ? ''
+      : ` Did you mean ${
+          text === undefined
+            ? ctx.followUp`workflows signal ${name} ${id} ${near}`
+            : ctx.followUp`workflows signal ${name} ${id} ${near} ${text}`
+        }?`;
+  throw new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `${name}/${id} waits for ${waits.map((w) => `"${w}"`).join(', ')}, not "${event}", and without --app the CLI cannot check the name: an event its code does not know waits at the head of ${instanceId(name, id)}'s inbox for minutes (retried, then kept as a dead letter), holding every message sent after it, a corrected signal too. Nothing was sent.${meant} Pass --app <entry> to check the name and payload, or --force to send it as it is (an event may be sent before the run waits for it)`,
+    { details: { workflow: name, id, event, openWaits: waits } },
   );
 }
 

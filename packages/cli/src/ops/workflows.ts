@@ -177,7 +177,8 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
     ...(state.ending ? { ending: { status: state.ending.status, error: state.ending.error } } : {}),
     startedAt: iso(state.startedAt),
     endedAt: iso(state.endedAt),
-    version: state.version ?? null,
+    input: state.input ?? null,
+    version: codeVersion(state),
     pendingEvents: state.signals.map((s) => s.name),
     deadLetters,
     parkedMessages: parked,
@@ -190,7 +191,8 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
       fields([
         ['instance', `${name}/${id}`],
         ['status', r.status],
-        ['code version', r.version],
+        ['code version', versionLine(state)],
+        ['input', clip(JSON.stringify(r.input))],
         ['started', r.startedAt],
         [
           r.endedAt === undefined ? 'running for' : 'took',
@@ -201,6 +203,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           ? []
           : ([['error', `${r.error.code}: ${r.error.message}`]] as const)),
         ...failedCompensations(r.error),
+        ...rerunLine(ctx, name, state),
         ...(r.ending === undefined
           ? []
           : ([
@@ -265,6 +268,48 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           ),
     ].join('\n');
   });
+}
+
+/**
+ * The code version an instance is on: while paused, the one it paused on (which its `paused`
+ * line names: a run that threw in its first turn was never replayed by any); else the one that
+ * last replayed it. `null` for a record that keeps neither.
+ */
+function codeVersion(state: WorkflowState): string | null {
+  const pausedOn = state.status === 'paused' ? state.paused?.version : undefined;
+  return pausedOn ?? state.version ?? state.paused?.version ?? null;
+}
+
+/** {@link codeVersion}, with the version that last replayed a paused instance when another. */
+function versionLine(state: WorkflowState): string | null {
+  const version = codeVersion(state);
+  const replayed = state.version;
+  return state.status === 'paused' && replayed !== undefined && replayed !== version
+    ? `${version}, which it paused on (${replayed} replayed its history last)`
+    : version;
+}
+
+/**
+ * How to run a failed instance again: `resume` takes only a paused one, and an id starts once
+ * (while its record is kept), so a new instance, under a new id, with its input.
+ */
+function rerunLine(
+  ctx: OpsContext,
+  name: string,
+  state: WorkflowState,
+): ReadonlyArray<[string, string]> {
+  if (state.status !== 'failed') return [];
+  const start = JSON.stringify({ input: state.input ?? null });
+  const command =
+    start.length <= 200
+      ? ctx.followUp`send wf-${name}/<new id> start ${start} --app <entry>`
+      : ctx.followUp`send wf-${name}/<new id> start '{"input": …}' --app <entry>`;
+  return [
+    [
+      'run again',
+      `a failed instance does not run again (resume takes only a paused one): start a new one, under a new id, with its input (--json has it whole), from the app's code (client.start) or with ${command}`,
+    ],
+  ];
 }
 
 /**
