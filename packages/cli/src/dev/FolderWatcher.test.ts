@@ -10,7 +10,9 @@ describe('watchedFolders', () => {
 
   it('names up to three folders outside the entry folder', () => {
     const folders = ['/app/src', '/app/shared', '/app/lib', '/app/src/web'];
-    expect(watchedFolders('/app/src', folders, name)).toBe('src, shared and lib');
+    expect(watchedFolders('/app/src', folders, name)).toBe(
+      'src, shared and lib (the folders the app is built from)',
+    );
   });
 
   it('counts the folders outside past three', () => {
@@ -21,6 +23,8 @@ describe('watchedFolders', () => {
   });
 
   it('takes a folder whose name only starts like the entry folder as outside it', () => {
-    expect(watchedFolders('/app/src', ['/app/src', '/app/src-gen'], name)).toBe('src and src-gen');
+    expect(watchedFolders('/app/src', ['/app/src', '/app/src-gen'], name)).toBe(
+      'src and src-gen (the folders the app is built from)',
+    );
   });
 });

@@ -60,7 +60,8 @@ export class FolderWatcher {
  * most three, else counted.
  *
  * @example
- * watchedFolders('/a/src', ['/a/src', '/a/shared'], (p) => p) // '/a/src and /a/shared'
+ * watchedFolders('/a/src', ['/a/src', '/a/shared'], (p) => p)
+ * // '/a/src and /a/shared (the folders the app is built from)'
  */
 export function watchedFolders(
   appDir: string,
@@ -71,5 +72,7 @@ export function watchedFolders(
   if (outside.length > 3)
     return `${name(appDir)} and ${outside.length} more folders the app is built from`;
   const names = [appDir, ...outside].map(name);
-  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  if (names.length === 1) return names[0]!;
+  // Each named for what it is: a folder of files the app imports, watched for those alone.
+  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)} (the folders the app is built from)`;
 }
