@@ -1,8 +1,8 @@
 /**
  * Requests waiting for an outcome on the API Gateway WebSocket handler, where a client could
  * make the host work for nothing. A connection may have at most MAX_WAITING_PER_KEY asks and
- * visible sends waiting under one idempotency key: one more, even in a burst side by side, is
- * refused with LIMIT_EXCEEDED and not sent. A visible send re-sent under a key whose outcome is
+ * visible sends waiting under one idempotency key, the newest: one more, even in a burst side by
+ * side, takes the place of the oldest, which is told (LIMIT_EXCEEDED). A visible send re-sent under a key whose outcome is
  * recorded is shown once — its connection's queries re-run and pushed — then answered `visible`
  * at once each time it is re-sent again, with no query run nor push.
  */
@@ -47,59 +47,67 @@ describe('asks and visible sends waiting under one key, on one connection', () =
       (i) => i.pk.startsWith('R#') && i.sk.startsWith(`${connectionId}#`),
     );
 
-  it(`are at most ${MAX_WAITING_PER_KEY}: one more is refused and not sent, and a burst leaves no more`, async () => {
+  it(`are at most ${MAX_WAITING_PER_KEY}, the newest: a client's retry takes the place of the oldest, which is told`, async () => {
     const { socket, connectionId, received, event } = await rawConnection(stack);
-    const answered = (id: string) => received.find((f) => f.requestId === id);
-    // One at a time, as API Gateway hands over a connection's frames when they come apart.
-    for (let i = 0; i <= MAX_WAITING_PER_KEY; i++) {
+    const framesOf = (id: string) => received.filter((f) => f.requestId === id);
+    // One at a time, as a client re-sends under a key each time its ask times out (each retry a
+    // new request id, the one it gave up on still waiting).
+    const requests = Array.from({ length: MAX_WAITING_PER_KEY + 1 }, (_, i) => `r${i}`);
+    for (const [i, id] of requests.entries()) {
       await stack.handle(
-        event(deposit(`r${i}`, 'one-key', i % 2 ? { type: 'send', visible: true } : {})),
+        event(deposit(id, 'one-key', i % 2 ? { type: 'send', visible: true } : {})),
       );
     }
-    await until(() => answered(`r${MAX_WAITING_PER_KEY}`), 'an answer to one too many');
+    await until(() => framesOf('r0').length === 2, 'the oldest told it no longer waits');
     const accepted = received.filter((f) => f.type === 'accepted').map((f) => f.requestId);
-    expect(accepted).toEqual(Array.from({ length: MAX_WAITING_PER_KEY }, (_, i) => `r${i}`));
-    const refused = answered(`r${MAX_WAITING_PER_KEY}`);
-    expect(refused).toMatchObject({ type: 'error', error: { code: 'LIMIT_EXCEEDED' } });
-    expect(refused?.error?.message).toMatch(
-      new RegExp(
-        `has ${MAX_WAITING_PER_KEY} asks and visible sends waiting for the outcome of this idempotency key.*wait for the answer to a request already waiting under that key`,
-      ),
+    expect(accepted).toEqual(requests);
+    expect(framesOf('r0')[1]).toMatchObject({ type: 'error', error: { code: 'LIMIT_EXCEEDED' } });
+    expect(framesOf('r0')[1]?.error?.message).toMatch(
+      /so this one, the oldest, no longer waits: the newest request under the key gets the outcome/,
     );
-    expect(await waitingOf(connectionId)).toHaveLength(MAX_WAITING_PER_KEY);
+    const waitingIds = async () =>
+      (await waitingOf(connectionId)).map((i) => i.sk.slice(connectionId.length + 1)).sort();
+    expect(await waitingIds()).toEqual(requests.slice(1).sort());
 
-    // Side by side, each past the count before any wrote: the ones too many withdraw.
+    // Side by side, each counting after its write: the oldest withdraw, the cap holds.
     const burst = Array.from({ length: 3 * MAX_WAITING_PER_KEY }, (_, i) => `b${i}`);
     await Promise.all(burst.map((id) => stack.handle(event(deposit(id, 'burst-key')))));
-    await until(() => burst.every(answered), 'an answer to each of the burst');
-    const burstRefused = burst.map(answered).filter((f) => f?.type === 'error');
-    expect(burstRefused.length).toBeGreaterThanOrEqual(2 * MAX_WAITING_PER_KEY);
-    expect(burstRefused.map((f) => f?.error?.code)).toEqual(
-      burstRefused.map(() => 'LIMIT_EXCEEDED'),
-    );
-    expect(await waitingOf(connectionId)).toHaveLength(
-      MAX_WAITING_PER_KEY + burst.length - burstRefused.length,
+    // The first key's requests, and at most the cap of the burst's.
+    const held = (await waitingOf(connectionId)).length - MAX_WAITING_PER_KEY;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(MAX_WAITING_PER_KEY);
+    await until(
+      () =>
+        burst.filter((id) => framesOf(id).some((f) => f.type === 'error')).length ===
+        burst.length - held,
+      'each burst request withdrawn told so',
     );
 
     // Another key, or another connection under the key, has a cap of its own.
     await stack.handle(event(deposit('other', 'other-key')));
     const second = await rawConnection(stack);
     await stack.handle(second.event(deposit('r0', 'one-key')));
-    await until(() => answered('other') && second.received.length > 0, 'two more answers');
-    expect([answered('other')?.type, second.received[0]?.type]).toEqual(['accepted', 'accepted']);
-
-    // The outcome answers each waiting request, and none refused: its message was not sent.
-    stack.startWorker();
-    const waiting = accepted.filter((_, i) => i % 2 === 0);
     await until(
-      () => waiting.every((id) => received.some((f) => f.type === 'reply' && f.requestId === id)),
+      () => framesOf('other').length > 0 && second.received.length > 0,
+      'two more answers',
+    );
+    expect([framesOf('other')[0]?.type, second.received[0]?.type]).toEqual([
+      'accepted',
+      'accepted',
+    ]);
+
+    // The outcome answers each request still waiting, the client's last retry among them.
+    stack.startWorker();
+    const asks = requests.filter((_, i) => i > 0 && i % 2 === 0);
+    await until(
+      () => asks.every((id) => framesOf(id).some((f) => f.type === 'reply')),
       'a reply to each waiting ask',
     );
     await until(
       async () => (await waitingOf(connectionId)).length === 0,
       'no request of the connection waiting',
     );
-    expect(received.filter((f) => f.requestId === `r${MAX_WAITING_PER_KEY}`)).toHaveLength(1);
+    expect(framesOf('r0').map((f) => f.type)).toEqual(['accepted', 'error']);
     socket.close();
     second.socket.close();
   });

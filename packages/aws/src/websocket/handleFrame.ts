@@ -148,7 +148,7 @@ function pendingOutcomes(
         name,
         fingerprint,
       });
-      await withinWaitingCap(context, connectionId, messageId, requestId);
+      await keepWithinCap(context, pusher, connectionId, messageId, requestId);
       return {
         cancel: () => registry.pending.delete(messageId, connectionId, requestId),
         accepted: async (sentAt) => {
@@ -168,28 +168,43 @@ function pendingOutcomes(
 }
 
 /**
- * Withdraws the request just recorded, and refuses it, if its connection now has more than
- * {@link MAX_WAITING_PER_KEY} waiting under its key. Counted after the write: API Gateway hands
- * a connection's frames to invocations side by side, as for `maxSubscriptions`.
+ * Keeps at most {@link MAX_WAITING_PER_KEY} of the connection's requests waiting under a key,
+ * the newest: an older one is withdrawn and told so. A client that timed out re-sends under the
+ * key with a new request id (as ASK_TIMEOUT tells it to), and the request it gave up on still
+ * waits: refusing the new one would leave the client no way to the outcome on this connection.
+ * Counted after the write: API Gateway hands a connection's frames to invocations side by side,
+ * as for `maxSubscriptions`.
  */
-async function withinWaitingCap(
+async function keepWithinCap(
   context: FrameContext,
+  pusher: Pusher,
   connectionId: string,
   messageId: string,
   requestId: string,
 ): Promise<void> {
   const { pending } = context.registry;
-  const waiting = await pending.countOf(messageId, connectionId, MAX_WAITING_PER_KEY + 1);
-  if (waiting <= MAX_WAITING_PER_KEY) return;
-  await pending.delete(messageId, connectionId, requestId);
-  throw tooManyWaitingUnderKey(MAX_WAITING_PER_KEY, messageId);
+  const older = await pending.beyond(messageId, connectionId, MAX_WAITING_PER_KEY);
+  await Promise.all(
+    older
+      .filter((request) => request.requestId !== requestId)
+      .map(async (request) => {
+        await pending.delete(messageId, connectionId, request.requestId);
+        const error = replacedUnderKey(MAX_WAITING_PER_KEY, messageId).toJSON();
+        await pusher.send(connectionId, {
+          v: PROTOCOL_VERSION,
+          type: 'error',
+          requestId: request.requestId,
+          error,
+        });
+      }),
+  );
 }
 
-/** The LIMIT_EXCEEDED error of an ask or visible send past `max` waiting under its key. */
-function tooManyWaitingUnderKey(max: number, messageId: string): BatonError {
+/** The LIMIT_EXCEEDED error of a request a newer one under its key took the place of. */
+function replacedUnderKey(max: number, messageId: string): BatonError {
   return new BatonError(
     ErrorCode.LIMIT_EXCEEDED,
-    `this connection has ${max} asks and visible sends waiting for the outcome of this idempotency key, the most it may, so this one was not sent: wait for the answer to a request already waiting under that key (one outcome answers them all) instead of sending it again`,
+    `more than ${max} asks and visible sends of this connection waited for the outcome of this idempotency key, so this one, the oldest, no longer waits: the newest request under the key gets the outcome (send under the key again to wait for it)`,
     { details: { limit: max, messageId } },
   );
 }

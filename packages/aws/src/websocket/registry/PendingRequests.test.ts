@@ -82,21 +82,25 @@ describe('PendingRequests', () => {
     expect(table.mostDeleting).toBeLessThanOrEqual(16);
   });
 
-  it("counts one connection's requests under a key, up to a most, long request ids too", async () => {
+  it("lists one connection's requests under a key past the newest few, oldest first, long request ids too", async () => {
     const key = fresh('ingress');
     const long = 'é'.repeat(600); // 1,200 bytes: its sort key holds its digest
+    await pending.put(key, request('r1'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await pending.put(key, request(long));
     await Promise.all([
-      pending.put(key, request('r1')),
-      pending.put(key, request(long)),
       pending.put(key, request('r3', { connectionId: 'c10' })), // c1's id is its prefix
       pending.put(key, request('r4', { connectionId: 'c2' })),
       pending.put(fresh('ingress'), request('r5')),
     ]);
-    expect(await pending.countOf(key, 'c1', 5)).toBe(2);
-    expect(await pending.countOf(key, 'c1', 1)).toBe(1);
-    expect(await pending.countOf(key, 'c2', 5)).toBe(1);
-    expect(await pending.countOf(key, 'c3', 5)).toBe(0);
+    const ids = async (connectionId: string, keep: number) =>
+      (await pending.beyond(key, connectionId, keep)).map((r) => r.requestId);
+    expect(await ids('c1', 2)).toEqual([]);
+    expect(await ids('c1', 1)).toEqual(['r1']);
+    expect(await ids('c1', 0)).toEqual(['r1', long]);
+    expect(await ids('c2', 0)).toEqual(['r4']);
+    expect(await ids('c3', 0)).toEqual([]);
     await pending.delete(key, 'c1', long);
-    expect(await pending.countOf(key, 'c1', 5)).toBe(1);
+    expect(await ids('c1', 0)).toEqual(['r1']);
   });
 });

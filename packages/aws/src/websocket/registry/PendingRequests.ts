@@ -59,6 +59,8 @@ export class PendingRequests {
       [A.name]: pending.name,
       [A.fingerprint]: pending.fingerprint,
       [A.ttl]: this.ttl(),
+      // When it was recorded, to tell the oldest of a connection's requests under one key.
+      [A.at]: Date.now(),
     });
   }
 
@@ -67,16 +69,14 @@ export class PendingRequests {
   }
 
   /**
-   * How many requests `connectionId` has waiting for `idempotencyKey`, counted up to `most`
-   * (the query reads no further).
+   * The requests `connectionId` has waiting for `idempotencyKey` past the newest `keep`, oldest
+   * first (by when each was recorded; one an earlier release recorded counts as oldest).
    */
-  async countOf(idempotencyKey: string, connectionId: string, most: number): Promise<number> {
-    const items = await this.table.query(
-      pendingPk(idempotencyKey),
-      pendingPrefix(connectionId),
-      most,
-    );
-    return Math.min(items.length, most);
+  async beyond(idempotencyKey: string, connectionId: string, keep: number): Promise<PendingItem[]> {
+    const items = await this.table.query(pendingPk(idempotencyKey), pendingPrefix(connectionId));
+    const at = (item: Item) => (typeof item[A.at] === 'number' ? (item[A.at] as number) : 0);
+    items.sort((a, b) => at(a) - at(b));
+    return items.slice(0, Math.max(0, items.length - keep)).map(toPending);
   }
 
   /**
