@@ -42,7 +42,7 @@ describe('ChunkAssembler', () => {
     expect(assembler.ignored).toBe(0);
     expect(assembler.add(chunk('a', 0, 2, 'é'))).toBeUndefined();
     expect(assembler.ignored).toBe(1);
-    expect(assembler.bufferedBytes).toBe(2 + CHUNK_OVERHEAD_BYTES);
+    expect(assembler.bufferedBytes).toBe(2);
     expect(assembler.add(chunk('a', 1, 2, '!'))).toBe('é!');
     expect(assembler.add(chunk('a', 1, 2, '!'))).toBeUndefined();
     expect(assembler.ignored).toBe(2);
@@ -81,6 +81,39 @@ describe('ChunkAssembler', () => {
     );
   });
 
+  it('holds no more chunks than maxBufferedBytes of their overhead: many one-byte chunks fill it as their memory does', () => {
+    const assembler = new ChunkAssembler({ maxBufferedBytes: 100 * CHUNK_OVERHEAD_BYTES });
+    // A message in more chunks than that can never be whole: refused at its first.
+    const many = thrown(() => assembler.add(chunk('many', 0, 101, 'x')));
+    expect(many.code).toBe(ErrorCode.MESSAGE_TOO_LARGE);
+    expect(many.message).toMatch(
+      /comes in 101 chunks, more than the 100 an assembler holds at once/,
+    );
+    // Across messages, the 101st chunk held waits for room, as full buffers do.
+    for (let i = 0; i < 60; i++) assembler.add(chunk('a', i, 100, 'x'));
+    for (let i = 0; i < 40; i++) assembler.add(chunk('b', i, 100, 'x'));
+    const full = thrown(() => assembler.add(chunk('c', 0, 2, 'x')));
+    expect(full.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'c' });
+    expect(full.message).toMatch(/already holds 100 chunks; send it again later/);
+    // A message dropped or whole gives its chunks back.
+    expect(thrown(() => assembler.add(chunk('b', 40, 99, 'x'))).code).toBe(
+      ErrorCode.INVALID_PAYLOAD,
+    );
+    for (let i = 60; i < 99; i++) assembler.add(chunk('a', i, 100, 'x'));
+    expect(assembler.add(chunk('a', 99, 100, 'x'))).toBe('x'.repeat(100));
+    for (let i = 0; i < 60; i++) assembler.add(chunk('d', i, 100, 'y'));
+    assembler.clear();
+    for (let i = 0; i < 100; i++) assembler.add(chunk('e', i, 100, 'z'));
+  });
+
+  it('takes a message of exactly maxMessageBytes, in as many chunks as bytes', () => {
+    const assembler = new ChunkAssembler({ maxMessageBytes: 10, maxBufferedBytes: 10 });
+    assembler.add(chunk('b', 0, 2, '12345'));
+    expect(assembler.add(chunk('b', 1, 2, '67890'))).toBe('1234567890');
+    for (let i = 0; i < 9; i++) assembler.add(chunk('c', i, 10, `${i}`));
+    expect(assembler.add(chunk('c', 9, 10, '9'))).toBe('0123456789');
+  });
+
   it('refuses a new message while maxPending are incomplete, as retryable', () => {
     const assembler = new ChunkAssembler({ maxPending: 2 });
     assembler.add(chunk('a', 0, 2, 'x'));
@@ -94,35 +127,23 @@ describe('ChunkAssembler', () => {
   });
 
   it('refuses a chunk past maxBufferedBytes across messages, as retryable', () => {
-    const assembler = new ChunkAssembler({ maxBufferedBytes: 8 + 2 * CHUNK_OVERHEAD_BYTES });
+    const assembler = new ChunkAssembler({ maxBufferedBytes: 8 });
     assembler.add(chunk('a', 0, 2, '12345'));
     const error = thrown(() => assembler.add(chunk('b', 0, 2, '6789')));
     expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'b' });
-    expect(assembler.bufferedBytes).toBe(5 + CHUNK_OVERHEAD_BYTES);
-  });
-
-  it('counts what each chunk costs beside its text: many one-byte chunks fill the buffers as their memory does', () => {
-    const assembler = new ChunkAssembler();
-    const most = Math.floor(assembler.maxBufferedBytes / (1 + CHUNK_OVERHEAD_BYTES));
-    for (let i = 0; i < most; i++) assembler.add(chunk('tiny', i, 8_000_000, 'x'));
-    const error = thrown(() => assembler.add(chunk('tiny', most, 8_000_000, 'x')));
-    expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'tiny' });
-    expect(assembler.bufferedBytes).toBe(0);
+    expect(assembler.bufferedBytes).toBe(5);
   });
 
   it('refuses a chunk past a budget shared with other assemblers, and gives back what each lets go', () => {
-    const limit = 8 + 2 * CHUNK_OVERHEAD_BYTES;
-    const shared = new ByteBudget(limit);
+    const shared = new ByteBudget(8);
     const one = new ChunkAssembler({ shared });
     const other = new ChunkAssembler({ shared });
     one.add(chunk('a', 0, 2, '12345'));
     const error = thrown(() => other.add(chunk('b', 0, 2, '6789')));
     expect(error.code).toBe(ErrorCode.UNAVAILABLE);
     expect(error.details).toMatchObject({ reason: 'CHUNK_BUFFER_FULL', chunkId: 'b' });
-    expect(error.message).toContain(
-      `the host already holds ${limit} bytes of chunked messages in all`,
-    );
-    expect(shared.used).toBe(5 + CHUNK_OVERHEAD_BYTES);
+    expect(error.message).toMatch(/the host already holds 8 bytes of chunked messages in all/);
+    expect(shared.used).toBe(5);
     // A message finished, dropped or cleared gives its bytes back.
     expect(one.add(chunk('a', 1, 2, '6'))).toBe('123456');
     expect(shared.used).toBe(0);

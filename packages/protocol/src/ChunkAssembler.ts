@@ -28,16 +28,13 @@ interface Pending {
   readonly count: number;
   readonly parts: Map<number, string>;
   readonly startedAt: number;
-  /** The UTF-8 bytes of the parts' text. */
-  text: number;
-  /** What the parts hold, counted against the buffers: their text and each one's overhead. */
   bytes: number;
 }
 
 /**
- * What holding one chunk costs beside its text (a map entry, a string's header), counted with
- * its bytes against the buffers' limits: a peer sending many one-byte chunks holds about as much
- * memory as the limits say, not tens of times more.
+ * What holding one chunk costs beside its text (a map entry, a string's header). The chunks an
+ * assembler holds are at most `maxBufferedBytes` of it: a peer sending many one-byte chunks then
+ * holds about twice the memory the limit says, not tens of times more.
  */
 export const CHUNK_OVERHEAD_BYTES = 64;
 
@@ -73,6 +70,8 @@ export class ChunkAssembler {
   readonly #recent = new Set<string>();
   #ignored = 0;
   #buffered = 0;
+  /** Chunks held, across the incomplete messages. */
+  #chunks = 0;
 
   constructor(options: ChunkAssemblerOptions = {}) {
     this.maxMessageBytes = options.maxMessageBytes ?? 8 * 1024 * 1024;
@@ -97,7 +96,7 @@ export class ChunkAssembler {
     return this.#ignored;
   }
 
-  /** The bytes held for incomplete messages: their UTF-8 text, and each chunk's overhead. */
+  /** The UTF-8 bytes held for incomplete messages. */
   get bufferedBytes(): number {
     return this.#buffered;
   }
@@ -115,13 +114,16 @@ export class ChunkAssembler {
       if (count > this.maxMessageBytes) {
         throw this.#drop(chunkId, this.#tooLarge(chunkId, count, 'chunks'));
       }
+      if (count > this.#maxChunks) {
+        throw this.#drop(chunkId, this.#tooManyChunks(chunkId, count));
+      }
       if (this.#pending.size >= this.maxPending) {
         throw this.#drop(
           chunkId,
           this.#full(chunkId, `the assembler already holds ${this.maxPending} incomplete messages`),
         );
       }
-      entry = { count, parts: new Map(), startedAt: this.#now(), text: 0, bytes: 0 };
+      entry = { count, parts: new Map(), startedAt: this.#now(), bytes: 0 };
       this.#pending.set(chunkId, entry);
     }
     if (data.length === 0)
@@ -130,9 +132,9 @@ export class ChunkAssembler {
       const problem = `chunk ${index} says count ${count}, an earlier one ${entry.count}`;
       throw this.#drop(chunkId, this.#invalid(chunkId, problem));
     }
-    const kept = entry.parts.get(index);
-    if (kept !== undefined) {
-      if (kept === data) {
+    const held = entry.parts.get(index);
+    if (held !== undefined) {
+      if (held === data) {
         this.#ignored++;
         return undefined;
       }
@@ -142,24 +144,27 @@ export class ChunkAssembler {
       );
     }
     const bytes = utf8ByteLength(data);
-    if (entry.text + bytes > this.maxMessageBytes) {
-      throw this.#drop(chunkId, this.#tooLarge(chunkId, entry.text + bytes, 'bytes'));
+    if (entry.bytes + bytes > this.maxMessageBytes) {
+      throw this.#drop(chunkId, this.#tooLarge(chunkId, entry.bytes + bytes, 'bytes'));
     }
-    const cost = bytes + CHUNK_OVERHEAD_BYTES;
-    if (this.#buffered + cost > this.maxBufferedBytes) {
+    if (this.#chunks >= this.#maxChunks) {
+      const held = `the assembler already holds ${this.#maxChunks} chunks`;
+      throw this.#drop(chunkId, this.#full(chunkId, held));
+    }
+    if (this.#buffered + bytes > this.maxBufferedBytes) {
       throw this.#drop(
         chunkId,
         this.#full(chunkId, `the assembler already holds ${this.maxBufferedBytes} bytes`),
       );
     }
-    if (this.#shared && !this.#shared.take(cost)) {
-      const full = `the host already holds ${this.#shared.limit} bytes of chunked messages in all`;
-      throw this.#drop(chunkId, this.#full(chunkId, full));
+    if (this.#shared && !this.#shared.take(bytes)) {
+      const held = `the host already holds ${this.#shared.limit} bytes of chunked messages in all`;
+      throw this.#drop(chunkId, this.#full(chunkId, held));
     }
     entry.parts.set(index, data);
-    entry.text += bytes;
-    entry.bytes += cost;
-    this.#buffered += cost;
+    entry.bytes += bytes;
+    this.#buffered += bytes;
+    this.#chunks++;
     if (entry.parts.size < count) return undefined;
     const parts: string[] = [];
     for (let i = 0; i < count; i++) parts.push(entry.parts.get(i)!);
@@ -195,6 +200,12 @@ export class ChunkAssembler {
     this.#recent.clear();
     this.#shared?.give(this.#buffered);
     this.#buffered = 0;
+    this.#chunks = 0;
+  }
+
+  /** The most chunks held at once (see {@link CHUNK_OVERHEAD_BYTES}); 64 at least. */
+  get #maxChunks(): number {
+    return Math.max(64, Math.floor(this.maxBufferedBytes / CHUNK_OVERHEAD_BYTES));
   }
 
   /** Removes a message and remembers its id, so late duplicates of its chunks are ignored. */
@@ -202,6 +213,7 @@ export class ChunkAssembler {
     const entry = this.#pending.get(chunkId);
     if (entry !== undefined) {
       this.#buffered -= entry.bytes;
+      this.#chunks -= entry.parts.size;
       this.#shared?.give(entry.bytes);
     }
     this.#pending.delete(chunkId);
@@ -230,6 +242,17 @@ export class ChunkAssembler {
       ProtocolErrorReason.CHUNKED_MESSAGE_TOO_LARGE,
       message,
       { chunkId, limit: this.maxMessageBytes },
+    );
+  }
+
+  /** A message in more chunks than the assembler holds at once: it can never be whole. */
+  #tooManyChunks(chunkId: string, count: number): BatonError {
+    const message = `chunked message ${JSON.stringify(chunkId)} comes in ${count} chunks, more than the ${this.#maxChunks} an assembler holds at once: send it in fewer, larger chunks`;
+    return protocolError(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      ProtocolErrorReason.CHUNKED_MESSAGE_TOO_LARGE,
+      message,
+      { chunkId, chunks: count, limit: this.#maxChunks },
     );
   }
 
