@@ -66,6 +66,12 @@ describe('the read commands while the table throttles', () => {
       /the table is throttling: .* Run the command again in a minute; or raise/,
     );
     expect(JSON.parse(run.out).error).toMatchObject({ code: 'UNAVAILABLE' });
+    // A command that reads no outbox index is not told of its keys; the SDK's own retry mode
+    // is not said to have tried a number of times it did not.
+    const list = await baton(['dead-letters', 'list'], { AWS_MAX_ATTEMPTS: '1' });
+    expect(list.err).toMatch(/refused a call of this command 1 time \(.* minute; or raise/);
+    const sdk = await baton(['dead-letters', 'list'], { AWS_RETRY_MODE: 'standard' });
+    expect(sdk.err).toMatch(/refused a call of this command past its retries \(/);
   });
 });
 

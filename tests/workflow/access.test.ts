@@ -90,6 +90,7 @@ describe('who may call a workflow', () => {
     });
     await expect(outside.workflowStatus(ref, { caller: bob })).rejects.toMatchObject({
       code: ErrorCode.FORBIDDEN,
+      message: expect.stringMatching(/may not read workflow "greeter".*declared with public: true/),
     });
     // Terminate and resume are for trusted code only.
     await expect(outside.terminate(ref, { caller: alice })).rejects.toMatchObject({

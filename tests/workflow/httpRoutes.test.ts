@@ -184,7 +184,8 @@ describe('the workflow routes of the HTTP ingress', () => {
     expect(read.status).toBe(403);
     expect(read.body.error).toMatchObject({
       code: 'FORBIDDEN',
-      message: 'not allowed: this caller may not read workflow "greeter" instance alice:1',
+      message:
+        'not allowed: this caller may not read workflow "greeter" instance alice:1; a client starts, signals and reads only a workflow declared with public: true, whose authorize lets it',
     });
 
     const start = await call('bob', 'POST', '/workflows/greeter/start', {

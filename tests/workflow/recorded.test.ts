@@ -5,7 +5,7 @@
  * ends with the values it started with. Read before a step, they are committed before it runs,
  * so a step redone after a crash is the same step.
  */
-import { type WorkflowState, workflow } from '@baton/core';
+import { type WorkflowContext, type WorkflowState, workflow } from '@baton/core';
 import { Simulation } from '@baton/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -122,6 +122,29 @@ describe('recorded time, randomness and ids', () => {
       await sim.run();
       expect((await sim.state(Approval.ref('a'))).output, `seed ${seed}`).toBe('yes');
     }
+  });
+
+  it('costs a turn a step for a time read before each step of a loop, and one turn for a time read once', async () => {
+    const turnsOf = async (name: string, run: (ctx: WorkflowContext) => Promise<void>) => {
+      let turns = 0;
+      const Loop = workflow({ name, input: z.object({}), run });
+      const h = workflowHarness([Loop.actor], { onTurn: () => void turns++ });
+      await h.client.start(Loop, 'l', {});
+      await h.runAll();
+      expect((await h.client.workflowStatus(Loop.ref('l'))).status).toBe('completed');
+      return turns;
+    };
+    const each = await turnsOf('each', async (ctx) => {
+      for (let n = 0; n < 5; n++) {
+        const at = ctx.now();
+        await ctx.step(`log ${n}`, () => at);
+      }
+    });
+    const once = await turnsOf('once', async (ctx) => {
+      const at = ctx.now();
+      for (let n = 0; n < 5; n++) await ctx.step(`log ${n}`, () => at + n);
+    });
+    expect({ each, once }).toEqual({ each: 6, once: 2 });
   });
 
   it('commits a time read before a step: a step named by it, redone after a crash, keeps its key', async () => {

@@ -96,7 +96,7 @@ const WORKFLOW_QUERIES: ReadonlySet<string> = new Set(['workflowStatus', 'workfl
  * What a refusal of a workflow's start, signal or read tells the caller of the rule, the same
  * for a workflow that exists or not: the refusal tells an outsider nothing of internal ones.
  */
-const READ_WORKFLOW =
+export const READ_WORKFLOW =
   'a client starts, signals and reads only a workflow declared with public: true, whose authorize lets it';
 
 /**

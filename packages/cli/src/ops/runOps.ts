@@ -301,7 +301,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
       io.out(JSON.stringify({ error: json }, null, 2));
     }
     io.err(
-      `baton ${name}: ${message}${await missingHint(ctx, message)}${await throttleHint(ctx, message)}`,
+      `baton ${name}: ${message}${await missingHint(ctx, message)}${await throttleHint(ctx, name, message)}`,
     );
     return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
   }
@@ -355,16 +355,23 @@ const TABLE_THROTTLED =
  * outlast (awsClients.ts): what throttles, and what to do — wait and run it again, read fewer
  * index keys (`--outbox-shards`, unless the target names them already), or raise the capacity.
  */
-async function throttleHint(ctx: OpsContext, message: string): Promise<string> {
+async function throttleHint(ctx: OpsContext, command: string, message: string): Promise<string> {
   if (!TABLE_THROTTLED.test(message)) return '';
-  const attempts = maxAttempts(ctx.io.env);
+  // Under AWS_RETRY_MODE the SDK's own mode retried, as many times as it does.
+  const tries = maxAttempts(ctx.io.env);
+  const attempts = ctx.io.env.AWS_RETRY_MODE
+    ? 'past its retries'
+    : `${tries} time${tries === 1 ? '' : 's'}`;
   const target = await ctx.target().catch(() => undefined);
   const shards =
-    target?.names.outboxShards === undefined
+    READS_OUTBOX_INDEX.has(command) && target?.names.outboxShards === undefined
       ? `; name the app's outboxShards with --outbox-shards <n> (or use --stack, whose outputs name it): without it, the reads of the outbox index query all ${MAX_OUTBOX_SHARDS} keys it may use`
       : '';
-  return `\n  the table is throttling: DynamoDB refused a call of this command ${attempts} times (the app's traffic takes its capacity, or one partition is hot). Run the command again in a minute${shards}; or raise the table's capacity (its provisioned capacity, or its on-demand maximum throughput)`;
+  return `\n  the table is throttling: DynamoDB refused a call of this command ${attempts} (the app's traffic takes its capacity, or one partition is hot). Run the command again in a minute${shards}; or raise the table's capacity (its provisioned capacity, or its on-demand maximum throughput)`;
 }
+
+/** The commands that query every key of the outbox index the app may use. */
+const READS_OUTBOX_INDEX: ReadonlySet<string> = new Set(['status', 'backlog']);
 
 /** The errors of a region or credentials missing or refused, as the AWS SDK words them. */
 const ACCESS =

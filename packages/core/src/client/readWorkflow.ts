@@ -2,6 +2,8 @@
  * Reading an instance from outside (`client.result`, `client.workflowStatus`): its committed
  * state, for a caller the workflow lets read it, and waiting for its outcome.
  */
+
+import { READ_WORKFLOW } from '../access.ts';
 import type { ActorRef } from '../actor.ts';
 import type { Store } from '../adapter/ports.ts';
 import type { Caller } from '../caller.ts';
@@ -33,7 +35,7 @@ export async function readWorkflow(
   if (!mayReadWorkflow(definition, caller, named.key)) {
     throw new BatonError(
       ErrorCode.FORBIDDEN,
-      `not allowed: this caller may not read workflow "${definition.name}" instance ${named.key}`,
+      `not allowed: this caller may not read workflow "${definition.name}" instance ${named.key}; ${READ_WORKFLOW}`,
       { details: { workflow: definition.name, id: named.key } },
     );
   }

@@ -113,8 +113,8 @@ export interface StepInfo {
    * Stable across the attempts of this step and unique to it (instance, start and step): pass
    * it as the idempotency key of the outside call, so a repeated attempt is applied once there.
    * Made of the step's name and how many steps of that name came before it: across a deploy,
-   * rename no step and add none before a step of its name (docs/workflows.md, "Changing a
-   * workflow while instances run").
+   * rename no step, and add or remove none before a step of its name (docs/workflows.md,
+   * "Changing a workflow while instances run").
    */
   readonly key: string;
   /** 1 for the first attempt. */
