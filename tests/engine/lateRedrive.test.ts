@@ -6,7 +6,8 @@
  * state (a handler may run again before its commit is refused as a duplicate; only what commits
  * counts).
  */
-import { actor, ErrorCode } from '@baton/core';
+import { actor, ErrorCode, RetryableError } from '@baton/core';
+import { redriveDeadLetter, redriveNeedsForce } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { setup } from './helpers.ts';
@@ -86,7 +87,6 @@ describe('an ingress message redriven from the queue’s dead-letter queue after
       message: expect.stringMatching(/redrive it only if you know it was never applied/),
     });
     // The operator's decision: a redrive of the engine's dead letter applies it, once.
-    const { redriveDeadLetter } = await import('@baton/core/engine');
     await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId, FORCE);
     await redriveDeadLetter(h.backend.store, queue, 'box/a', kept!.messageId, FORCE);
     await h.run();
@@ -126,5 +126,58 @@ describe('an actor’s message that comes back after the receiver forgot its sen
     await h.client.send(Relay.ref('r'), 'pass', { item: 'z' });
     await h.run();
     expect(await applied()).toEqual(['x', 'y', 'z']);
+  });
+});
+
+describe('a client’s retry of a keyed send, after its outcome expired, that meets a dead letter of the send', () => {
+  /** A box whose `put` fails while `failing`: a deploy's fault, say, until the fix is out. */
+  function failingBox(faults: { failing: boolean }) {
+    return actor({
+      name: 'box',
+      state: z.object({ items: z.array(z.string()) }),
+      initial: () => ({ items: [] }),
+      handlers: {
+        put: {
+          public: true,
+          payload: z.object({ item: z.string() }),
+          handle: (ctx, { item }) => {
+            if (faults.failing) throw new RetryableError('the fix is not deployed yet');
+            ctx.state.items.push(item);
+          },
+        },
+      },
+    });
+  }
+
+  it('leaves the letter as it was, redriven without force, and the send is applied once', async () => {
+    const faults = { failing: true };
+    const Box = failingBox(faults);
+    const h = setup({ actors: [Box], maxAttempts: 2 });
+    const applied = async () =>
+      ((await h.state('box/a')) as { items: string[] } | undefined)?.items;
+    const put = () => h.client.send(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' });
+    const { messageId } = await put();
+    await h.run();
+    const [letter] = await h.backend.store.listDeadLetters('box/a');
+    expect(letter).toMatchObject({ messageId });
+    expect(redriveNeedsForce(letter!)).toBe(false);
+
+    // 16 days on, past the outcome's 14 and within the key's claim: the same message again.
+    h.clock.advance(16 * DAY);
+    h.backend.store.purgeExpired();
+    expect(await put()).toMatchObject({ messageId });
+    await h.run();
+    const [still] = await h.backend.store.listDeadLetters('box/a');
+    expect(still).toEqual(letter);
+
+    faults.failing = false;
+    await redriveDeadLetter(h.backend.store, h.backend.queue, 'box/a', messageId);
+    await h.run();
+    expect(await applied()).toEqual(['x']);
+    // And a copy after the redrive finds the proof it left: not kept as too old again.
+    await put();
+    await h.run();
+    expect(await applied()).toEqual(['x']);
+    expect(await h.backend.store.listDeadLetters('box/a')).toEqual([]);
   });
 });

@@ -68,6 +68,15 @@ export async function admit(
       : { ...onChannel, fires: timer };
   }
   if (duplicateKeys.has(envelope.id)) return undefined;
+  // A copy as old as its outcome may find a letter of it instead (one that waits for its
+  // redrive, or the proof one left), which it must not overwrite as too old to tell.
+  const age = engine.clock.now() - envelope.sentAt;
+  if (
+    asOldAs(age, engine.idempotencyRetentionMs) &&
+    (await keptAlready(engine, builder, envelope))
+  ) {
+    return undefined;
+  }
   if (!pages.mayHold(record, envelope.sentAt)) return {};
   return (await pages.applied(record, envelope.id, envelope.sentAt)) ? undefined : {};
 }
