@@ -169,11 +169,28 @@ describe('the reply of start, signal and cancel', () => {
       code: ErrorCode.FORBIDDEN,
     });
     // Alice, who may read it, gets its summary (the instance ended with Bob's approval).
-    expect(await ask(alice)).toMatchObject({
+    const started = door.ask(
+      ref as never,
+      'start' as never,
+      { input: { note: 'raise 12%' } } as never,
+      {
+        caller: alice,
+      },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    await h.runAll();
+    expect(await started).toMatchObject({
       id: 'alice-1',
       status: 'completed',
       output: { verdict: 'private: raise 12%' },
     });
+    // Her approval comes after the end: refused, naming its status to her, not to Bob.
+    await expect(ask(alice)).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      details: { id: 'alice-1', event: 'approve', status: 'completed' },
+    });
+    await expect(ask(bob)).rejects.toMatchObject({ details: { id: 'alice-1', event: 'approve' } });
+    await expect(ask(bob)).rejects.not.toHaveProperty('details.status');
   });
 
   it('is given, without the summary, when the workflow’s authorize throws for a read', async () => {

@@ -1,7 +1,7 @@
 /**
  * A public workflow through the HTTP ingress, the door an outside system uses: its `authorize`
  * decides each start and signal per caller there too (403 and nothing enqueued for the others),
- * a start of the same id again is accepted and changes nothing, and the run sees the caller the
+ * a start of the same id sent before the first is applied changes nothing, and the run sees the caller the
  * ingress signed in as `ctx.caller`.
  */
 import { callerOf, defineApp } from '@baton/core';
@@ -46,7 +46,8 @@ describe('a public workflow through the HTTP ingress', () => {
     expect(await h.backend.queue.counts()).toMatchObject({ total: 0 });
 
     expect((await send('alice', ref.id, 'start', { input: { greeting: 'hi' } })).status).toBe(202);
-    // The same id again: accepted, and the instance keeps its first input.
+    // The same id again before the first is applied: the door cannot tell, its turn refuses
+    // it (see refusedAtEnd.test.ts), and the instance keeps its first input.
     expect((await send('alice', ref.id, 'start', { input: { greeting: 'yo' } })).status).toBe(202);
     await h.runAll();
     expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });

@@ -237,7 +237,9 @@ describe('a workflow', () => {
     const ref = await h.client.start(Once, 'x', { n: 1 });
     await h.client.start(Once, 'x', { n: 1 });
     await h.runAll();
-    await h.client.start(Once, 'x', { n: 2 });
+    await expect(h.client.start(Once, 'x', { n: 2 })).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+    });
     await h.runAll();
 
     expect(await h.client.result(ref)).toBe(1);
@@ -251,7 +253,7 @@ describe('a workflow', () => {
     await expect(start(2)).rejects.toMatchObject({
       code: ErrorCode.REJECTED,
       message:
-        'workflow instance x ran already (completed) with another input, and a start with this one changes nothing: its id starts anew only once it halts, its retentionMs after it ended; start another id',
+        'workflow instance x ran already (completed), started with another input: this start was not taken, and its id starts anew only once it halts, its retentionMs after it ended. Start another id, or read this instance',
       details: { id: 'x', status: 'completed' },
     });
   });
@@ -276,7 +278,7 @@ describe('a workflow', () => {
     await expect(start).rejects.toMatchObject({
       code: ErrorCode.REJECTED,
       message:
-        'workflow instance w runs already with another input, and a start with this one changes nothing: start another id, or signal this instance',
+        'workflow instance w runs already (waiting), started with another input: this start was not taken. Start another id, or read (or signal) this instance',
       details: { id: 'w', status: 'waiting' },
     });
   });

@@ -79,6 +79,20 @@ describe('a public workflow through the WebSocket host', () => {
     await alice.signal(ref, 'go', null);
     await runtime.idle();
     expect((await completed).data).toMatchObject({ status: 'completed', output: 'hi, alice' });
+
+    // Its id is taken: a start with another input is refused, saying so; one with the same
+    // input is accepted, as before; an ask of a signal after the end is told it was not taken.
+    await expect(alice.start(Greeter, 'alice:1', { greeting: 'yo' })).rejects.toMatchObject({
+      code: 'REJECTED',
+      message: expect.stringContaining('started with another input: this start was not taken'),
+    });
+    expect(await alice.start(Greeter, 'alice:1', { greeting: 'hi' })).toEqual(ref);
+    const late = alice.ask(ref, 'signal', { name: 'go', payload: null });
+    await runtime.idle();
+    await expect(late).rejects.toMatchObject({
+      code: 'REJECTED',
+      details: { id: 'alice:1', event: 'go', status: 'completed' },
+    });
   });
 
   it('is cancelled by its user only, with the reason given', async () => {

@@ -65,10 +65,17 @@ describe('order fulfilment', () => {
       [`${Fulfil.ref('o-2').id}:${state.runId}:charge:1`, 'ch-1'],
     ]);
     expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 10, held: {} });
-    // A shipment after the deadline changes nothing.
-    sim.send(Fulfil.ref('o-2'), 'signal', { name: 'shipped', payload: { tracking: 'late' } });
+    // A shipment after the deadline changes nothing, and its outcome says it was not taken.
+    const late = sim.send(Fulfil.ref('o-2'), 'signal', {
+      name: 'shipped',
+      payload: { tracking: 'late' },
+    });
     await sim.run();
     expect((await order(sim, 'o-2')).status).toBe('failed');
+    expect(await sim.outcome(late)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.REJECTED, details: { event: 'shipped', status: 'failed' } },
+    });
   });
 
   it('refunds the charge and gives the stock back once when a waiting order is cancelled', async () => {

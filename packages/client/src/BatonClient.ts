@@ -165,7 +165,8 @@ export class BatonClient {
    * Starts workflow instance `id` with `input` (the workflow must be public, and its
    * `authorize` allow this client's caller to start it): resolves with its ref once the server
    * accepted the start — follow it with `useWorkflow(ref)` or the `workflowStatus` query.
-   * Idempotent per id: an instance that exists is left as it is.
+   * Idempotent per id: an instance that exists is left as it is; one that runs (or ran) with
+   * another input refuses the start (REJECTED, saying to start another id).
    *
    * @example
    * const order = await client.start(Fulfil, 'order-17', { orderId: 'o-17', amount: 30 });
@@ -185,7 +186,9 @@ export class BatonClient {
    * Sends event `name` to a workflow instance (the workflow must be public, and its `authorize`
    * allow this client's caller to signal it): the first `ctx.waitForEvent(name)` consumes it.
    * A workflow that declares `events` takes only those, each with its schema's payload (typed
-   * here, and refused with INVALID_PAYLOAD by the server). Resolves once the server accepted it.
+   * here, and refused with INVALID_PAYLOAD by the server). Resolves once the server accepted it:
+   * an instance that ended before it came does not take it (its outcome is REJECTED; `ask` the
+   * `signal` message to be told).
    *
    * @example
    * await client.signal(Approval.ref('r-1'), 'approved', { by: 'ann' });

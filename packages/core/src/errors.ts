@@ -36,7 +36,11 @@ export interface ErrorCodes {
   readonly INVALID_STATE: 'INVALID_STATE';
   /** A message (or a turn's sends) passed the backend's item limit. Terminal. */
   readonly MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE';
-  /** A handler threw a TerminalError: the message is rejected, the state unchanged. */
+  /**
+   * A handler threw a TerminalError: the message is rejected, the state unchanged. Also what a
+   * workflow instance answers a message it cannot take: a signal after it ended, a start with
+   * another input than its run's (refused at the client's door already when its record shows it).
+   */
   readonly REJECTED: 'REJECTED';
   /** A handler threw a RetryableError or an unexpected error: the message is retried later. */
   readonly RETRYABLE: 'RETRYABLE';

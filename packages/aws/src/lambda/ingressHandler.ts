@@ -27,7 +27,8 @@ export interface IngressOptions extends Omit<HttpIngressOptions, 'caller'> {
  * - `POST …/ask` (same body) → 200 `{ value }` with the handler's reply
  * - `GET …/outcome?to=account/alice&idempotencyKey=dep-1` → 200 `{ outcome }` or 404
  * - `GET …/outcome/<messageId>` (the id a send returned, `%`-escaped) → the same
- * - `POST …/workflows/<name>/start` `{ id, input }` → 202 `{ id, messageId, sentAt }`
+ * - `POST …/workflows/<name>/start` `{ id, input }` → 202 `{ id, messageId, sentAt }`, or 422
+ *   REJECTED for an id that runs or ran with another input
  * - `GET …/workflows/<name>/<id>` → 200 `{ id, status, output?, error?, … }` or 404
  *
  * Every request has a caller (`options.caller`, by default the SigV4 principal): only public

@@ -21,6 +21,7 @@ import type {
   WorkflowRefOf,
 } from '../workflow/workflow.ts';
 import { checkCallbackToken } from './checkCallbackToken.ts';
+import { checkStart } from './checkStart.ts';
 import type {
   AskOptions,
   ClientOptions,
@@ -104,8 +105,10 @@ export class Client {
   /**
    * Checks a message as {@link send} and {@link ask} do before they enqueue it, and does nothing
    * else: its idempotency key, the target's access rule (`authorize`), its payload, a workflow
-   * callback's token. Throws what they would throw. A host calls it before it prepares a wait
-   * for the message's outcome, so that a refused request costs no more than its refusal.
+   * callback's token. Throws what they would throw for those (a workflow start of an id taken
+   * with another input is refused by `send` and `ask` alone, which read the instance). A host
+   * calls it before it prepares a wait for the message's outcome, so that a refused request
+   * costs no more than its refusal.
    */
   async check(
     to: ActorRef,
@@ -132,6 +135,7 @@ export class Client {
     let dedupeId = envelope.id;
     await this.#checkToken(envelope, options);
     await this.#checkSize(envelope, options);
+    await this.#checkStart(envelope, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
     if (options.idempotencyKey !== undefined) {
@@ -162,6 +166,7 @@ export class Client {
     let envelope = this.#envelope(to, name, payload, { ...options, awaited: true });
     await this.#checkToken(envelope, options);
     await this.#checkSize(envelope, options);
+    await this.#checkStart(envelope, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
     let dedupeId = envelope.id;
@@ -232,8 +237,10 @@ export class Client {
   /**
    * Starts workflow instance `id` with `input`. Idempotent per id: starting an instance that
    * exists with the same input does nothing and returns the same ref (its outcome is the first
-   * start's); its start with another input is refused in its turn (REJECTED, logged; this call
-   * does not wait for the turn, an `ask` of `start` does). A public
+   * start's); a start of an instance that runs (or ran) with another input is refused here
+   * (REJECTED, saying to start another id or read that instance), nothing enqueued. One that
+   * races another start of the id is refused in its turn (logged; this call does not wait for
+   * the turn, an `ask` of `start` does). A public
    * workflow may be started by any caller its `authorize` allows; others only by trusted code.
    *
    * @example
@@ -286,7 +293,9 @@ export class Client {
    * Sends event `name` to a workflow instance: the first `ctx.waitForEvent(name)` consumes it,
    * also one that starts waiting later. A workflow that declares `events` takes only those, each
    * with its schema's payload: checked when compiled, and refused here (INVALID_PAYLOAD, with
-   * nothing sent) when it is not.
+   * nothing sent) when it is not. Resolves once the event is accepted: an instance that ended
+   * before it came does not take it, and its outcome says so (REJECTED, `details.status`).
+   * Read it with {@link outcome}, or `ask` the `signal` message where it matters.
    *
    * @example
    * await client.asSystem().signal(Approval.ref('r-1'), 'approved', { by: 'ann' });
@@ -417,6 +426,14 @@ export class Client {
           : await this.#store.readClaim?.(envelope.id);
       if (claim?.fingerprint !== envelope.fingerprint) throw error;
     }
+  }
+
+  /**
+   * A workflow's start of an id that runs (or ran) with another input: refused here, before
+   * anything is enqueued or its key bound, as its turn would refuse it (see checkStart.ts).
+   */
+  #checkStart(envelope: Envelope, options: SendOptions): Promise<void> {
+    return checkStart(this.#store, this.#registry, this.#sender(options).caller, envelope);
   }
 
   /** A token-guarded message (a workflow's callback) from outside: its token checked here. */

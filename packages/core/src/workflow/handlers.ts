@@ -71,11 +71,10 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       check ? check(caller, request(target.key, payload) as never) : true;
     return { public: true, authorize };
   };
+  const readable = (ctx: Ctx) => mayReadWorkflow(definition, ctx.caller, ctx.self.key);
   // The reply of start, signal, cancel: the instance's summary, to a caller who may read it.
   const summary = (ctx: Ctx): WorkflowSummary | { readonly id: string } =>
-    mayReadWorkflow(definition, ctx.caller, ctx.self.key)
-      ? summarize(ctx.self.key, ctx.state)
-      : { id: ctx.self.key };
+    readable(ctx) ? summarize(ctx.self.key, ctx.state) : { id: ctx.self.key };
   const settle = async (ctx: Ctx, entry: JournalEntry | undefined, outcome: Outcome) => {
     if (entry?.state !== 'pending') return;
     recordCompletion(ctx.state, entry, outcome, ctx.now());
@@ -92,7 +91,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           begin(ctx, input);
           await advance(definition, ctx);
         } else {
-          const refused = startedOtherwise(ctx, input);
+          const refused = startedOtherwise(ctx.self.key, ctx.state, input, readable(ctx));
           if (refused) throw refused;
         }
         return summary(ctx);
@@ -103,7 +102,8 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       ...access((id, { name }: { name: string }) => ({ action: 'signal', id, event: name })),
       handle: async (ctx: Ctx, { name, payload }: { name: string; payload: unknown }) => {
         const { state } = ctx;
-        if (FINAL_STATUSES.has(state.status)) return summary(ctx);
+        // Not taken, and said so: a retry of one taken before the end is answered by its outcome.
+        if (FINAL_STATUSES.has(state.status)) throw endedBeforeEvent(ctx, name, readable(ctx));
         const tooLarge = journalValueTooLarge(`the payload of event "${name}"`, payload);
         if (tooLarge) throw tooLarge;
         const waiting = recordEntries(state).find(
@@ -326,6 +326,20 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       },
     },
   };
+}
+
+/**
+ * The refusal of event `name` sent to an instance that ended: it is not taken (no later run of
+ * the id gets it either). Its status only to a caller who may read it (`readable`).
+ */
+function endedBeforeEvent(ctx: Ctx, name: string, readable: boolean): BatonError {
+  const { key } = ctx.self;
+  const { status } = ctx.state;
+  return new BatonError(
+    ErrorCode.REJECTED,
+    `workflow instance ${key} ended${readable ? ` (${status})` : ''} before event "${name}" came: an ended instance takes no event, so this one was not taken. ${readable ? 'Read its status, output or error (client.workflowStatus), or start' : 'Start'} another id for a new run`,
+    { details: readable ? { id: key, event: name, status } : { id: key, event: name } },
+  );
 }
 
 /**

@@ -110,21 +110,29 @@ export function taken(ctx: Ctx): SerializedError {
 }
 
 /**
- * The refusal of a start of an instance that ran, or runs, with another input: its id names that
- * run until it halts. A start with the same input changes nothing (starting is idempotent).
+ * The refusal of a start of instance `key` that ran, or runs, with another input than `input`:
+ * its id names that run until it halts. A start with the same input changes nothing (starting is
+ * idempotent). The door (the client, before it enqueues) and the start's turn refuse alike; the
+ * instance's status, and that it may be read, are said only to a caller who may read it
+ * (`readable`).
  */
-export function startedOtherwise(ctx: Ctx, input: unknown): BatonError | undefined {
-  const { state } = ctx;
+export function startedOtherwise(
+  key: string,
+  state: WorkflowState,
+  input: unknown,
+  readable: boolean,
+): BatonError | undefined {
   if (canonicalJson(state.input) === canonicalJson(input)) return undefined;
-  const ended = FINAL_STATUSES.has(state.status);
-  return new BatonError(
-    ErrorCode.REJECTED,
-    `workflow instance ${ctx.self.key} ${ended ? `ran already (${state.status})` : 'runs already'} with another input, and a start with this one changes nothing: ` +
-      (ended
-        ? 'its id starts anew only once it halts, its retentionMs after it ended; start another id'
-        : 'start another id, or signal this instance'),
-    { details: { id: ctx.self.key, status: state.status } },
-  );
+  const { status } = state;
+  const notTaken = 'started with another input: this start was not taken';
+  const message = !readable
+    ? `workflow instance ${key} exists already, ${notTaken}. Start another id`
+    : FINAL_STATUSES.has(status)
+      ? `workflow instance ${key} ran already (${status}), ${notTaken}, and its id starts anew only once it halts, its retentionMs after it ended. Start another id, or read this instance`
+      : `workflow instance ${key} runs already (${status}), ${notTaken}. Start another id, or read (or signal) this instance`;
+  return new BatonError(ErrorCode.REJECTED, message, {
+    details: readable ? { id: key, status } : { id: key },
+  });
 }
 
 /** A new instance: its input, its caller, and a run id no other start of this id shares. */

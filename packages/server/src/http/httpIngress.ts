@@ -82,7 +82,8 @@ interface SendRequest {
  * - `GET …/outcome?to=account/alice&idempotencyKey=dep-1` → 200 `{ outcome }` or 404
  * - `GET …/outcome/<messageId>` (the id a send returned, `%`-escaped) → the same
  * - `POST …/workflows/<name>/start` `{ id, input, idempotencyKey? }` → 202
- *   `{ id, messageId, sentAt }`: starts the instance (idempotent per id, as `client.start`)
+ *   `{ id, messageId, sentAt }`: starts the instance (idempotent per id, as `client.start`;
+ *   422 REJECTED for an id that runs or ran with another input)
  * - `GET …/workflows/<name>/<id>` (`%`-escaped) → 200 `{ id, status, output?, error?, … }`, as
  *   `client.workflowStatus` reads it, or 404 for an instance never started; with `?waitMs=<ms>`
  *   (up to `askTimeoutMs`) it first waits that long at most for the instance to end or pause

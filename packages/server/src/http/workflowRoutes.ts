@@ -1,6 +1,7 @@
 /**
  * The HTTP ingress's workflow routes, for callers without the TypeScript client (curl, another
- * service): `POST …/workflows/<name>/start` starts an instance as `client.start` does, and
+ * service): `POST …/workflows/<name>/start` starts an instance as `client.start` does (422
+ * REJECTED, nothing enqueued, for an id that runs or ran with another input), and
  * `GET …/workflows/<name>/<id>` reads its status, output or error as `client.workflowStatus`
  * does, under the same rule: the workflow's `authorize` with `{ action: 'read', id }`. With
  * `?waitMs=<ms>` the read waits, up to that long, for the instance to settle (end, or pause):

@@ -1,0 +1,253 @@
+/**
+ * What a door answers when an instance cannot take a message: a signal to an ended instance is
+ * refused (REJECTED, naming its status to a caller who may read it), not answered as if taken —
+ * while a retried signal that was taken before the end still answers as taken; a start of an id
+ * that runs (or ran) with another input is refused at the door, before anything is enqueued, and
+ * in its turn when it raced another start there.
+ */
+import { callerOf, defineApp, ErrorCode, workflow } from '@baton/core';
+import { httpIngress } from '@baton/server/http';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { answered } from '../engine/helpers.ts';
+import { Greeter } from './greeter.ts';
+import { workflowHarness } from './harness.ts';
+
+const Order = workflow({
+  name: 'order',
+  input: z.object({ amount: z.number() }),
+  events: { shipped: z.object({ tracking: z.string() }) },
+  run: async (ctx, { amount }) => {
+    const { tracking } = await ctx.waitForEvent('shipped');
+    return { amount, tracking };
+  },
+});
+
+/** Greeter's app behind the HTTP ingress, signing the caller in from an `x-user` header. */
+function http() {
+  const { actors } = defineApp({ workflows: [Greeter] });
+  const h = workflowHarness(actors);
+  const ingress = httpIngress({
+    actors,
+    store: h.backend.store,
+    queue: h.backend.queue,
+    clock: h.clock,
+    caller: ({ headers }) =>
+      callerOf(headers?.['x-user'] ? { userId: headers['x-user'] } : undefined),
+  });
+  const call = async (user: string, method: string, path: string, body?: unknown) => {
+    const [route, query = ''] = path.split('?');
+    const response = await ingress({
+      method,
+      path: route!,
+      query,
+      headers: { 'x-user': user, 'content-type': 'application/json' },
+      body: body === undefined ? '' : JSON.stringify(body),
+    });
+    return { status: response.statusCode, body: JSON.parse(response.body) };
+  };
+  return { h, call };
+}
+
+describe('a signal to an ended instance', () => {
+  it('is refused, REJECTED with the status it ended with, and changes nothing', async () => {
+    const h = workflowHarness([Order.actor]);
+    const ref = await h.client.start(Order, 'o-1', { amount: 30 });
+    await h.runAll();
+    const shipped = { name: 'shipped', payload: { tracking: 'T-1' } };
+    const ask = (key: string) =>
+      answered(
+        h,
+        h.client.ask(ref as never, 'signal' as never, shipped as never, { idempotencyKey: key }),
+      );
+    // Taken: it ends the instance, and the answer says so.
+    await expect(ask('first')).resolves.toMatchObject({ status: 'completed' });
+
+    const late = ask('late');
+    await expect(late).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message:
+        'workflow instance o-1 ended (completed) before event "shipped" came: an ended instance takes no event, so this one was not taken. Read its status, output or error (client.workflowStatus), or start another id for a new run',
+      details: { id: 'o-1', event: 'shipped', status: 'completed' },
+    });
+    // A retry of the signal it took before it ended still answers as taken.
+    await expect(ask('first')).resolves.toMatchObject({ status: 'completed' });
+    // Sent (not asked), its outcome says the same.
+    const sent = await h.client.signal(ref, 'shipped', { tracking: 'T-2' });
+    await h.runAll();
+    expect(await h.client.outcome(sent.messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.REJECTED, details: { status: 'completed' } },
+    });
+    expect(await h.client.result(ref)).toEqual({ amount: 30, tracking: 'T-1' });
+  });
+
+  it('names no status to a caller who may signal the instance but not read it', async () => {
+    const Review = workflow({
+      name: 'review',
+      input: z.object({}),
+      public: true,
+      authorize: (caller, request) => request.action === 'signal' || caller.kind !== 'anonymous',
+      run: async (ctx) => ctx.waitForEvent('approve'),
+    });
+    const h = workflowHarness([Review.actor]);
+    const ref = await h.client.start(Review, 'r-1', {});
+    await h.client.signal(ref, 'approve', null);
+    await h.runAll();
+    const asked = answered(
+      h,
+      h.door.ask(ref as never, 'signal' as never, { name: 'approve', payload: null } as never),
+    );
+    await expect(asked).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message:
+        'workflow instance r-1 ended before event "approve" came: an ended instance takes no event, so this one was not taken. Start another id for a new run',
+      details: { id: 'r-1', event: 'approve' },
+    });
+    await expect(asked).rejects.not.toHaveProperty('details.status');
+  });
+
+  it('is refused over HTTP: 422 to POST /ask, and the outcome of POST /send says so', async () => {
+    const { h, call } = http();
+    const to = Greeter.ref('alice:1').id;
+    const go = { name: 'go', payload: null };
+    await call('alice', 'POST', '/workflows/greeter/start', {
+      id: 'alice:1',
+      input: { greeting: 'hi' },
+    });
+    await h.runAll();
+    const first = { to, name: 'signal', payload: go, idempotencyKey: 'go-1' };
+    expect((await call('alice', 'POST', '/send', first)).status).toBe(202);
+    await h.runAll();
+
+    const asked = call('alice', 'POST', '/ask', { ...first, idempotencyKey: 'go-2' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await h.runAll();
+    expect(await asked).toMatchObject({
+      status: 422,
+      body: { error: { code: 'REJECTED', details: { status: 'completed', event: 'go' } } },
+    });
+    expect(
+      (await call('alice', 'POST', '/send', { ...first, idempotencyKey: 'go-3' })).status,
+    ).toBe(202);
+    await h.runAll();
+    const outcome = await call('alice', 'GET', `/outcome?to=${to}&idempotencyKey=go-3`);
+    expect(outcome).toMatchObject({
+      status: 200,
+      body: { outcome: { ok: false, error: { code: 'REJECTED' } } },
+    });
+    // The signal it took before it ended reads as taken still.
+    const taken = await call('alice', 'GET', `/outcome?to=${to}&idempotencyKey=go-1`);
+    expect(taken).toMatchObject({ status: 200, body: { outcome: { ok: true } } });
+  });
+});
+
+describe('a start of an id that runs with another input', () => {
+  it('is refused at the door by client.start, saying what to do, with nothing enqueued', async () => {
+    const h = workflowHarness([Order.actor]);
+    await h.client.start(Order, 'o-1', { amount: 30 });
+    await h.runAll();
+    // The same input: idempotent, accepted.
+    await h.client.start(Order, 'o-1', { amount: 30 });
+    await h.runAll();
+    await expect(h.client.start(Order, 'o-1', { amount: 31 })).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message:
+        'workflow instance o-1 runs already (waiting), started with another input: this start was not taken. Start another id, or read (or signal) this instance',
+      details: { id: 'o-1', status: 'waiting' },
+    });
+    expect(h.backend.queue.counts().total).toBe(0);
+    expect(await h.client.workflowStatus(Order.ref('o-1'))).toMatchObject({
+      status: 'waiting',
+    });
+  });
+
+  it('names no status to a caller who may start the instance but not read it', async () => {
+    const Drop = workflow({
+      name: 'drop',
+      input: z.object({ box: z.string() }),
+      public: true,
+      authorize: (_caller, request) => request.action === 'start',
+      run: async (ctx) => ctx.waitForEvent('collected'),
+    });
+    const h = workflowHarness([Drop.actor]);
+    await h.door.start(Drop, 'd-1', { box: 'a' });
+    await h.runAll();
+    const refused = h.door.start(Drop, 'd-1', { box: 'b' });
+    await expect(refused).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message:
+        'workflow instance d-1 exists already, started with another input: this start was not taken. Start another id',
+      details: { id: 'd-1' },
+    });
+    await expect(refused).rejects.not.toHaveProperty('details.status');
+  });
+
+  it('lets through a keyed retry of the start that began the run, whatever its input parses to now', async () => {
+    // A default drawn at random: each parse of the same input is another input.
+    const Ticket = workflow({
+      name: 'ticket',
+      input: z.object({ code: z.string().default(() => crypto.randomUUID()) }),
+      run: async (_ctx, { code }) => code,
+    });
+    const h = workflowHarness([Ticket.actor]);
+    const ref = await h.client.start(Ticket, 't-1', {}, { idempotencyKey: 'buy-1' });
+    await h.runAll();
+    const code = await h.client.result(ref);
+    // The same start again, under its key: answered as taken, the run unchanged.
+    await expect(h.client.start(Ticket, 't-1', {}, { idempotencyKey: 'buy-1' })).resolves.toEqual(
+      ref,
+    );
+    expect(h.backend.queue.counts().total).toBe(0);
+    // Another start: another input, refused.
+    await expect(h.client.start(Ticket, 't-1', {})).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      details: { id: 't-1', status: 'completed' },
+    });
+    expect(await h.client.result(ref)).toBe(code);
+  });
+
+  it('is 422 at POST /workflows/<name>/start, and a start that raced another is refused in its turn, its outcome saying so', async () => {
+    const { h, call } = http();
+    const path = '/workflows/greeter/start';
+    // Two starts before either is applied: the door cannot tell, the turn refuses the second.
+    const first = await call('alice', 'POST', path, { id: 'alice:1', input: { greeting: 'hi' } });
+    const raced = await call('alice', 'POST', path, { id: 'alice:1', input: { greeting: 'yo' } });
+    expect([first.status, raced.status]).toEqual([202, 202]);
+    await h.runAll();
+    const outcome = await call(
+      'alice',
+      'GET',
+      `/outcome/${encodeURIComponent(raced.body.messageId)}`,
+    );
+    expect(outcome).toMatchObject({
+      status: 200,
+      body: {
+        outcome: {
+          ok: false,
+          error: {
+            code: 'REJECTED',
+            message: expect.stringContaining('started with another input'),
+          },
+        },
+      },
+    });
+
+    const again = await call('alice', 'POST', path, { id: 'alice:1', input: { greeting: 'yo' } });
+    expect(again).toMatchObject({
+      status: 422,
+      body: {
+        error: {
+          code: 'REJECTED',
+          message:
+            'workflow instance alice:1 runs already (waiting), started with another input: this start was not taken. Start another id, or read (or signal) this instance',
+          details: { id: 'alice:1', status: 'waiting' },
+        },
+      },
+    });
+    expect(h.backend.queue.counts().total).toBe(0);
+    // The same input again: accepted, as before.
+    const same = await call('alice', 'POST', path, { id: 'alice:1', input: { greeting: 'hi' } });
+    expect(same.status).toBe(202);
+  });
+});
