@@ -106,6 +106,13 @@ export interface WebSocketHandlerOptions extends ReactiveOptions {
   /** Where `send` and `ask` are enqueued (the inbox queue). */
   readonly queue: Queue;
   /**
+   * The engine's `idempotencyRetentionMs`: give this door the value its engine has. A key stays
+   * bound to its message twice this from its send; with less than the engine's, a client's retry
+   * past that would be a new message, applied again while the engine still keeps the first's
+   * outcome. @default 14 days, the engine's default
+   */
+  readonly idempotencyRetentionMs?: number;
+  /**
    * Turns a connection attempt into the identity queries see as `ctx.identity`; throw (or
    * reject) to refuse with 401 "unauthorized" (the reason goes to the log only). @default every
    * connection is accepted, identity `undefined`

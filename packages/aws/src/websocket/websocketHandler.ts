@@ -100,6 +100,9 @@ export function websocketHandler(
     store: options.store,
     queue: options.queue,
     clock: context.clock,
+    ...(options.idempotencyRetentionMs === undefined
+      ? {}
+      : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
   });
   const session = new ProtocolSession({
     queries: options.queries,

@@ -6,7 +6,7 @@ import { checkPayloadSize, payloadLimit } from '../adapter/payloadLimit.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
-import { ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
+import { ErrorCode, errorFromJSON, invalidArgument, isBatonError } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
 import { Registry } from '../registry.ts';
 import { DAY } from '../shared/days.ts';
@@ -84,7 +84,13 @@ export class Client {
     this.#queue = options.queue;
     this.#clock = options.clock ?? systemClock;
     this.#askTimeoutMs = options.askTimeoutMs ?? 30_000;
-    this.#claimRetentionMs = options.idempotencyRetentionMs ?? 14 * DAY;
+    const retention = options.idempotencyRetentionMs ?? 14 * DAY;
+    if (typeof retention !== 'number' || !(retention > 0) || !Number.isFinite(retention)) {
+      throw invalidArgument(
+        `idempotencyRetentionMs must be a positive number of milliseconds, the engine's (default 14 days), got ${String(retention)}`,
+      );
+    }
+    this.#claimRetentionMs = retention;
     this.#options = options;
   }
 

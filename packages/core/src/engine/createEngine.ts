@@ -96,7 +96,9 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
    * the engine refuses to start: a halted actor's record is deleted twice the mark retention
    * after its last message, and a copy of a client's message its life applied, coming later but
    * within this retention, would be applied again by the next life. Lower it at any time;
-   * raise it only as docs/deploys.md says. @default 14 days
+   * raise it only as docs/deploys.md says. Give every door that sends to this engine the same
+   * value (`Client`, `httpIngress`, `ingressHandler`, `websocketHandler`, `createLocalServer`'s
+   * `idempotencyRetentionMs`): a key is bound for twice the door's. @default 14 days
    */
   readonly idempotencyRetentionMs?: number;
   /**

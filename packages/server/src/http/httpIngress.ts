@@ -56,6 +56,13 @@ export interface HttpIngressOptions {
   /** How long `/ask` waits. @default 25 s (under API Gateway's 30 s) */
   readonly askTimeoutMs?: number;
   /**
+   * The engine's `idempotencyRetentionMs`: give this door the value its engine has. A key stays
+   * bound to its message twice this from its send; with less than the engine's, a client's retry
+   * past that would be a new message, applied again while the engine still keeps the first's
+   * outcome. @default 14 days, the engine's default
+   */
+  readonly idempotencyRetentionMs?: number;
+  /**
    * Who sent a request: what handlers see as `ctx.caller`, what access is checked against, and
    * what idempotency keys and outcome reads are scoped by. Throw to refuse the request (401
    * UNAUTHENTICATED; the client is told only "unauthorized", the reason goes to `logger`).
@@ -122,6 +129,9 @@ export function httpIngress(
     queue: options.queue,
     askTimeoutMs,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.idempotencyRetentionMs === undefined
+      ? {}
+      : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
   });
   const maxBodyBytes = options.maxBodyBytes ?? 256_000;
   const requireKey = options.requireIdempotencyKey ?? true;

@@ -80,6 +80,13 @@ export interface LocalServerOptions extends ConnectionLimits {
    * or the ports of any backend. The server does not stop what it is given.
    */
   readonly backend: LocalServerApp | LocalServerPorts;
+  /**
+   * The engine's `idempotencyRetentionMs`: for a backend given as ports, give this door the value its engine has (an app lends its client). A key stays
+   * bound to its message twice this from its send; with less than the engine's, a client's retry
+   * past that would be a new message, applied again while the engine still keeps the first's
+   * outcome. @default 14 days, the engine's default
+   */
+  readonly idempotencyRetentionMs?: number;
   /** @default 0: any free port */
   readonly port?: number;
   /** @default '127.0.0.1' */
@@ -255,7 +262,15 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
     );
   }
   const { store, queue, feed } = ports!;
-  const client = isApp(given) ? given.client : new Client({ actors: options.actors, store, queue });
+  const retention = options.idempotencyRetentionMs;
+  const client = isApp(given)
+    ? given.client
+    : new Client({
+        actors: options.actors,
+        store,
+        queue,
+        ...(retention === undefined ? {} : { idempotencyRetentionMs: retention }),
+      });
   const settings = {
     ...{ port, host, heartbeatMs, leaseMs, maxFrameBytes, maxUnreadBytes, maxAssemblingBytes },
     ...{ limits, maxAnonymousConnections, maxPendingAuth, authTimeoutMs, origins },
