@@ -9,7 +9,6 @@ import {
   type ReadPosition,
   samePosition,
 } from '@baton/server/evaluation';
-import type { RoomCheck } from './dependencyRoom.ts';
 import type { Pusher } from './Pusher.ts';
 import {
   type InstanceChange,
@@ -32,19 +31,6 @@ export interface Refreshed {
   readonly changed: boolean;
 }
 
-/**
- * How {@link refreshInstance} runs an instance for a subscribe.
- *
- * @example
- * const options: RefreshOptions = { floor: (hash) => resumeFloor(resume, hash), room };
- */
-export interface RefreshOptions {
-  /** The least version a changed result takes, by its hash (a resuming client's). @default 0 */
-  readonly floor?: (hash: string | undefined) => number;
-  /** Checks a run that read actors the instance did not hold, before they are stored. */
-  readonly room?: RoomCheck;
-}
-
 /** Attempts before a run gives up on a contended instance (another handler keeps winning). */
 const MAX_ATTEMPTS = 5;
 
@@ -53,9 +39,7 @@ const MAX_ATTEMPTS = 5;
  * hash differs bumps the version (at least to `floor(hash)`, so a resuming client never sees its
  * version go back), the reads replace the dependencies. The write is conditional on the
  * instance's `rev`; when another handler wrote first, the instance is reloaded and run again.
- * A run that read actors the instance did not hold goes through `room` first, which may refuse
- * it (it throws). Returns `undefined` if the instance is gone. A retryable failure (a store
- * outage) throws.
+ * Returns `undefined` if the instance is gone. A retryable failure (a store outage) throws.
  *
  * @example
  * const refreshed = await refreshInstance(context, instance);
@@ -64,7 +48,7 @@ const MAX_ATTEMPTS = 5;
 export async function refreshInstance(
   context: ReactiveContext,
   start: InstanceItem,
-  { floor = () => 0, room }: RefreshOptions = {},
+  floor: (hash: string | undefined) => number = () => 0,
 ): Promise<Refreshed | undefined> {
   let instance: InstanceItem | undefined = start;
   let changedBefore = false;
@@ -78,10 +62,7 @@ export async function refreshInstance(
     const stored = update.kind === 'result' ? { ...update, version } : update;
     const next = { version, hash, failed, deps };
     if (sameRun(instance, next)) return { instance, update: stored, changed };
-    const held = instance.deps;
-    const counted = room !== undefined && Object.keys(deps).some((actorId) => !(actorId in held));
-    if (counted) await room(instance, deps);
-    if (!(await context.registry.instances.saveRun(instance, next, counted))) {
+    if (!(await context.registry.instances.saveRun(instance, next))) {
       instance = await context.registry.instances.get(instance.id);
       continue;
     }

@@ -1,6 +1,6 @@
 import type { ReadPosition } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
-import { dependencyPk, INSTANCE_SK, instancePk, scopePk } from '../connectionsTable.ts';
+import { dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
 import { type InstanceChange, type InstanceItem, Instances } from './Instances.ts';
 
@@ -157,35 +157,6 @@ describe('Instances', () => {
     expect(await instances.drop(saved)).toBe(true);
     expect(await instances.get(instance.id)).toBeUndefined();
     expect(await instances.dependents(actorId)).toEqual([]);
-  });
-
-  it("keeps its scope's count of what it read: written when a run reads more or fewer actors, deleted with it", async () => {
-    const scope = fresh('scope');
-    const make = () =>
-      instances.upsert(fresh('inst'), {
-        key: JSON.stringify(['balance', '{}', scope]),
-        query: 'balance',
-        args: '{}',
-        identity: null,
-      });
-    const [one, two] = [await make(), await make()];
-    expect(await instances.saveRun(one, change({ 'account/a': 1, 'account/b': 1 }))).toBe(true);
-    expect(await instances.saveRun(two, change({ 'account/c': 1 }))).toBe(true);
-    expect(await instances.heldBeside(one)).toBe(1);
-    expect(await instances.heldBeside(two)).toBe(2);
-    // A count whose TTL passed, not yet deleted by DynamoDB, counts for nothing.
-    await table.put({ pk: scopePk(scope), sk: fresh('inst'), reads: 50, ttl: 1 });
-    expect(await instances.heldBeside(two)).toBe(2);
-
-    // A re-run on a change reads one more actor: its count follows.
-    const again = (await instances.get(one.id))!;
-    const more = change({ 'account/a': 2, 'account/b': 1, 'account/d': 1 }, 'h2');
-    expect(await instances.saveRun(again, more)).toBe(true);
-    expect(await instances.heldBeside(two)).toBe(3);
-    // Dropped, it holds none.
-    expect(await instances.drop((await instances.get(one.id))!)).toBe(true);
-    expect(await instances.heldBeside(two)).toBe(0);
-    expect(await table.get(scopePk(scope), one.id)).toBeUndefined();
   });
 
   it('keeps an instance whose rev moved since it was read (a new subscriber), with its dependencies', async () => {

@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ReadPosition } from '@baton/server/evaluation';
-import {
-  RegistryAttr as A,
-  dependencyPk,
-  INSTANCE_SK,
-  instancePk,
-  scopePk,
-} from '../connectionsTable.ts';
+import { RegistryAttr as A, dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { type Expression, type Item, parseJson, type RegistryTable } from './RegistryTable.ts';
 
 /**
@@ -52,12 +46,11 @@ export interface InstanceChange {
 }
 
 /**
- * The shared query instances (`Q#<instance>` / `Q`), their dependency items
- * (`D#<actor id>` / `<instance>`), which tell the stream handler whom a write concerns, and the
- * count of their dependencies by identity scope (`P#<scope>` / `<instance>`), which
- * `maxDependenciesPerScope` sums. Every write of an instance is conditional on or bumps its
- * `rev`, so concurrent handlers never go backwards; dependency items carry the instance's `gen`,
- * so a newer incarnation's are not deleted for an older one's.
+ * The shared query instances (`Q#<instance>` / `Q`) and their dependency items
+ * (`D#<actor id>` / `<instance>`), which tell the stream handler whom a write concerns. Every
+ * write of an instance is conditional on or bumps its `rev`, so concurrent handlers never go
+ * backwards; dependency items carry the instance's `gen`, so a newer incarnation's are not
+ * deleted for an older one's.
  *
  * @example
  * const instances = new Instances(table, ttl);
@@ -66,12 +59,10 @@ export interface InstanceChange {
 export class Instances {
   /**
    * @param ttl the `ttl` (epoch seconds) to give an item written now
-   * @param now the registry's clock
    */
   constructor(
     private readonly table: RegistryTable,
     private readonly ttl: () => number,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -120,11 +111,10 @@ export class Instances {
 
   /**
    * Stores a run's result on condition that the instance is still at `instance.rev` and moves
-   * its dependency items to the new reads, and its scope's count of them when their number
-   * changed (unless `counted`: the caller {@link count}ed them already). False if another handler
-   * wrote first or the instance is gone (the caller reloads and runs again, or stops).
+   * its dependency items to the new reads. False if another handler wrote first or the instance
+   * is gone (the caller reloads and runs again, or stops).
    */
-  async saveRun(instance: InstanceItem, change: InstanceChange, counted = false): Promise<boolean> {
+  async saveRun(instance: InstanceItem, change: InstanceChange): Promise<boolean> {
     const names: Record<string, string> = { '#version': A.version, '#deps': A.deps, '#rev': A.rev };
     const set = ['#version = :version', '#deps = :deps', '#rev = :next'];
     const remove: string[] = [];
@@ -157,11 +147,7 @@ export class Instances {
     if (!saved) return false;
     const added = Object.keys(change.deps).filter((id) => !(id in instance.deps));
     const dropped = Object.keys(instance.deps).filter((id) => !(id in change.deps));
-    const reads = Object.keys(change.deps).length;
     await Promise.all([
-      counted || reads === Object.keys(instance.deps).length
-        ? undefined
-        : this.count(instance, reads),
       ...added.map((actorId) =>
         this.table.put({
           [A.pk]: dependencyPk(actorId),
@@ -185,44 +171,12 @@ export class Instances {
       values: { ':rev': instance.rev },
     });
     if (!deleted) return false;
-    await Promise.all([
-      this.count(instance, 0),
-      ...Object.keys(instance.deps).map((actorId) =>
+    await Promise.all(
+      Object.keys(instance.deps).map((actorId) =>
         this.removeDependency(actorId, instance.id, instance.gen),
       ),
-    ]);
+    );
     return true;
-  }
-
-  /**
-   * Records that `instance` holds `reads` dependencies, in its scope's count (none: the count
-   * item is deleted). One write, no read.
-   */
-  async count(instance: InstanceItem, reads: number): Promise<void> {
-    const pk = scopePk(instanceScope(instance));
-    if (reads === 0) {
-      await this.table.delete(pk, instance.id);
-      return;
-    }
-    await this.table.put({
-      [A.pk]: pk,
-      [A.sk]: instance.id,
-      [A.reads]: reads,
-      [A.ttl]: this.ttl(),
-    });
-  }
-
-  /**
-   * The dependencies the other instances of `instance`'s scope hold, as their counts say: one
-   * query of the scope's count items (a few dozen bytes each), past TTLs DynamoDB has not acted
-   * on yet left out.
-   */
-  async heldBeside(instance: InstanceItem): Promise<number> {
-    const now = this.now();
-    const items = await this.table.query(scopePk(instanceScope(instance)));
-    return items
-      .filter((item) => item[A.sk] !== instance.id && (item[A.ttl] as number) * 1000 > now)
-      .reduce((sum, item) => sum + Number(item[A.reads] ?? 0), 0);
   }
 
   /** Ids of the instances that depend on `actorId`. */
@@ -277,11 +231,6 @@ export function instanceItemBytes(instance: InstanceItem, change: InstanceChange
     [...strings, ...names, ...numbers].reduce((sum, text) => sum + Buffer.byteLength(text), 0) +
     21 * numbers.length
   );
-}
-
-/** The identity scope of an instance: the last part of its key `[query, canonical args, scope]`. */
-function instanceScope(instance: Pick<InstanceItem, 'key'>): string {
-  return String((JSON.parse(instance.key) as unknown[])[2]);
 }
 
 function toInstance(item: Item): InstanceItem {
