@@ -251,3 +251,40 @@ describe('a start of an id that runs with another input', () => {
     expect(same.status).toBe(202);
   });
 });
+
+describe('a keyed retry of a start that was taken, once the id has run again with another input', () => {
+  const HOUR = 3_600_000;
+  const Job = workflow({
+    name: 'job',
+    input: z.object({ n: z.number() }),
+    retentionMs: HOUR,
+    run: async (_ctx, { n }) => n,
+  });
+
+  it('is answered as taken by its outcome, by start and by ask, and reads nothing of the instance', async () => {
+    const h = workflowHarness([Job.actor]);
+    const ref = await h.client.start(Job, 'j', { n: 1 }, { idempotencyKey: 'k' });
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe(1);
+    // The instance halts its retention after it ended; the id then runs with another input.
+    await h.runAll({ expire: true });
+    h.clock.advance(2 * HOUR);
+    await h.client.start(Job, 'j', { n: 2 });
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe(2);
+
+    const store = h.backend.store;
+    const load = store.load.bind(store);
+    let loads = 0;
+    (store as { load: typeof store.load }).load = async (...args) => {
+      loads++;
+      return load(...args);
+    };
+    // The caller of k, whose first call it never heard back from, retries it.
+    await expect(h.client.start(Job, 'j', { n: 1 }, { idempotencyKey: 'k' })).resolves.toEqual(ref);
+    await expect(
+      h.client.ask(Job.ref('j'), 'start', { input: { n: 1 } }, { idempotencyKey: 'k' }),
+    ).resolves.toMatchObject({ id: 'j' });
+    expect(loads).toBe(0);
+  });
+});

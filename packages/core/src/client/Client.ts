@@ -21,7 +21,7 @@ import type {
   WorkflowRefOf,
 } from '../workflow/workflow.ts';
 import { checkCallbackToken } from './checkCallbackToken.ts';
-import { checkStart } from './checkStart.ts';
+import { checkStart, isStart } from './checkStart.ts';
 import type {
   AskOptions,
   ClientOptions,
@@ -141,7 +141,6 @@ export class Client {
     let dedupeId = envelope.id;
     await this.#checkToken(envelope, options);
     await this.#checkSize(envelope, options);
-    await this.#checkStart(envelope, options);
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
     if (options.idempotencyKey !== undefined) {
@@ -150,6 +149,7 @@ export class Client {
       if (bound.known) return { messageId: envelope.id, sentAt: envelope.sentAt };
       dedupeId = bound.dedupeId;
     }
+    if (isStart(envelope)) await this.#checkStart(envelope, options);
     await this.#queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
     return { messageId: envelope.id, sentAt: envelope.sentAt };
   }
@@ -172,7 +172,6 @@ export class Client {
     let envelope = this.#envelope(to, name, payload, { ...options, awaited: true });
     await this.#checkToken(envelope, options);
     await this.#checkSize(envelope, options);
-    await this.#checkStart(envelope, options);
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
     let dedupeId = envelope.id;
@@ -204,6 +203,7 @@ export class Client {
           return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
         }
       }
+      if (isStart(envelope)) await this.#checkStart(envelope, options);
       await this.#queue.send([{ group: envelope.to, dedupeId, body }]);
       return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
     } finally {
@@ -436,7 +436,9 @@ export class Client {
 
   /**
    * A workflow's start of an id that runs (or ran) with another input: refused here, before
-   * anything is enqueued or its key bound, as its turn would refuse it (see checkStart.ts).
+   * anything is enqueued, as its turn would refuse it (see checkStart.ts). After its key is
+   * bound: a keyed retry of a start already processed is answered by its outcome, whatever the
+   * id runs now, and one refused here is refused again.
    */
   #checkStart(envelope: Envelope, options: SendOptions): Promise<void> {
     return checkStart(this.#store, this.#registry, this.#sender(options).caller, envelope);

@@ -4,7 +4,8 @@
  * id): the caller learns it from the start itself rather than from an outcome it may never read.
  * A start that races another of the same id (neither applied yet) passes here, and its turn
  * refuses it: its outcome says so. A keyed retry of the start that began the run passes too,
- * whatever its input now parses to (a `.default()` drawn at random): its outcome answers it.
+ * whatever its input now parses to (a `.default()` drawn at random): its outcome answers it (a
+ * keyed one's before this check, once the id has run again too: see the Client's `send`).
  */
 import type { Envelope } from '../adapter/envelope.ts';
 import type { Store } from '../adapter/ports.ts';
@@ -17,6 +18,9 @@ import type { WorkflowState } from '../workflow/journal.ts';
 import { mayReadWorkflow } from '../workflow/readAccess.ts';
 import { workflowOf } from '../workflow/workflow.ts';
 
+/** Whether `message` may be a workflow's start: those alone are checked, and pay the read. */
+export const isStart = (message: Pick<Envelope, 'name'>): boolean => message.name === 'start';
+
 /** Throws the refusal of `message`, a workflow's `start` from `caller`, if its id is taken. */
 export async function checkStart(
   store: Store,
@@ -25,7 +29,7 @@ export async function checkStart(
   message: Pick<Envelope, 'id' | 'to' | 'name' | 'payload'>,
 ): Promise<void> {
   const { id, to, name, payload } = message;
-  const named = name === 'start' ? parseActorId(to) : undefined;
+  const named = isStart(message) ? parseActorId(to) : undefined;
   const definition =
     named && registry.has(named.type) ? workflowOf(registry.definition(named.type)) : undefined;
   if (!named || !definition) return;
