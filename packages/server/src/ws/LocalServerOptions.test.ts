@@ -50,6 +50,18 @@ describe('local server options', () => {
     });
   });
 
+  it('refuses an idempotency retention beside an app, whose client has its engine’s', async () => {
+    const app = startEmbedded({ actors, logger: silentLogger });
+    const options = { actors, queries, backend: app, logger: silentLogger };
+    await expect(
+      createLocalServer({ ...options, idempotencyRetentionMs: 40 * 86_400_000 }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('idempotencyRetentionMs is for a backend given as ports'),
+    });
+    await app.stop();
+  });
+
   it('runs on the bare ports of a backend, polling outcomes when the store cannot push them', async () => {
     const app = startEmbedded({ actors, logger: silentLogger });
     const { store, queue, feed } = app.backend;

@@ -255,6 +255,11 @@ export function resolveLocalServerOptions(options: LocalServerOptions): Resolved
       problems.push('backend.feed must be a ChangeFeed');
     }
   }
+  if (isApp(given) && options?.idempotencyRetentionMs !== undefined) {
+    problems.push(
+      "idempotencyRetentionMs is for a backend given as ports: an app lends its own client, which has its engine's retention; leave it out",
+    );
+  }
   if (problems.length > 0) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
