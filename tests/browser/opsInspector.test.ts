@@ -65,7 +65,8 @@ describe('baton inspect in Chromium', () => {
   const text = (testId: string) => page.getByTestId(testId).first().textContent();
 
   it('shows the health, what it did not check, and the dead letters the CLI reads', async () => {
-    const status = await baton('status');
+    // A dead letter is a problem: status exits 3.
+    const status = await batonJson(deployment, ['status'], 3);
     await expect.poll(() => text('dead-letter-count')).toBe(String(status.deadLetters));
     expect(status.deadLetters).toBe(1);
     expect(await text('health')).toContain('1 dead letter(s)');
@@ -116,7 +117,8 @@ describe('baton inspect in Chromium', () => {
 
   it("lists the paused actors as text, and shows the message failing at an actor's head", async () => {
     const odd = 'note/<script>window.injected = true</script>';
-    await baton('actors', 'pause', odd);
+    // No record yet: a pause before its first turn takes --force.
+    await baton('actors', 'pause', odd, '--force');
     faults.poisoned = true;
     await baton('send', 'note/failing', 'add', '{"entry":"poison"}', '--app', APP);
     for (let i = 0; (await deployment.store.load('note/failing'))?.failing === undefined; i++) {

@@ -8,7 +8,8 @@
  * handler and error (or, counted by an older Baton, where the worker's log has them);
  * none of them taking the proof a redrive left for a dead letter; an option a command does not
  * take refused before anything is done; a filter matching nothing saying what there is;
- * `actors resume` of an actor not paused refused; a hint's actor id quoted for a shell; a
+ * `actors resume` of an actor not paused refused, and `actors pause` of an id of no record, or of a
+ * type `--app` lacks (the nearest offered), unless `--force`; a hint's actor id quoted for a shell; a
  * message kept because its state would pass the record limit, listed and shown with its cause;
  * a letter kept as too old to tell whether it was applied, marked, shown, left by `redrive
  * --all` and redriven only with `--force`; and the letter of an ask's timeout refused a purge
@@ -36,6 +37,8 @@ import { faults, runs, Tally } from './fixtures/tallyApp.ts';
 
 const NOTES = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
 const TALLY = join(import.meta.dirname, 'fixtures', 'tallyApp.ts');
+/** A time as every `--json` output gives it. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --all on the emulators', () => {
   let deployment: OpsDeployment;
@@ -950,7 +953,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('dead-letters', 'list')).total).toBe(1);
   });
 
-  it('resumes only a paused actor, once confirmed, and says so when the id it pauses has no record', async () => {
+  it('resumes only a paused actor, once confirmed, and refuses to pause an id of no record or of a type the app lacks, unless --force', async () => {
     await json('send', 'note/p', 'add', '{"entry":"x"}', '--app', NOTES);
     await work();
     const idle = await baton('actors', 'resume', 'note/p');
@@ -968,11 +971,34 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(none.code, none.err).toBe(0);
     expect(none.out).toBe('note/p resumed; it applies its messages again, as they come');
 
-    const typo = await baton('actors', 'pause', 'note/q', '--yes');
-    expect(typo.code).toBe(0);
-    expect(typo.out).toMatch(
+    // An id with no record: as likely a typo, so refused before it asks, nothing paused.
+    const force =
+      'To pause it all the same (to hold the messages about to come to an actor before its first turn), pass --force';
+    const typo = await baton('actors', 'pause', 'note/q');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toBe(
+      `baton actors pause: note/q has no record: it never committed a turn, or its record expired (halted, or never changed by a message), and is as likely a typo of the actor id — ${hint('actors list note')} lists the type's actors; --app <entry> checks its type against the app. Nothing was changed. ${force}`,
+    );
+    expect(await deployment.store.load('note/q')).toBeUndefined();
+    // With --app, a type the app does not define is refused with the nearest, as a misspelt
+    // command or event is; --json prints the refusal, what was typed and what was meant.
+    const misspelt = await baton('actors', 'pause', 'ntoe/p', '--app', NOTES, '--yes', '--json');
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.err).toBe(
+      `baton actors pause: the app defines no actor type "ntoe" (it has note). Nothing was changed. Did you mean ${hint('actors pause note/p')}? ${force}`,
+    );
+    expect(misspelt.json().error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { actorId: 'ntoe/p', hasRecord: false, knownTypes: ['note'], nearType: 'note' },
+    });
+    expect((await json('actors', 'get', 'note/p')).paused).toBeNull();
+    // Forced, an actor is paused before its first turn, and said to have had no record.
+    const forced = await baton('actors', 'pause', 'note/q', '--yes', '--force');
+    expect(forced.code, forced.err).toBe(0);
+    expect(forced.out).toMatch(
       /note\/q paused by ops\nnote: note\/q had no record: it never committed a turn/,
     );
+    expect((await deployment.store.load('note/q'))?.paused).toMatchObject({ by: 'ops' });
     expect((await baton('actors', 'pause', 'note/p', '--yes')).out).toBe('note/p paused by ops');
     await json('send', 'note/p', 'add', '{"entry":"parked"}', '--app', NOTES);
     await work();
@@ -1194,6 +1220,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const first = await baton('actors', 'pause', 'tally/twice', '--yes');
     expect(first.out).toBe('tally/twice paused by ops');
     const paused = (await json('actors', 'get', 'tally/twice')).paused;
+    expect(paused).toEqual({ at: expect.stringMatching(ISO_TIME), by: 'ops' });
 
     const again = await runBaton([
       ...['actors', 'pause', 'tally/twice', '--yes'],
@@ -1202,7 +1229,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     ]);
     expect(again.code, again.err).toBe(0);
     expect(again.out).toBe(
-      `tally/twice was paused already, since ${new Date(paused.at).toISOString()} by ops: nothing changed`,
+      `tally/twice was paused already, since ${paused.at} by ops: nothing changed`,
     );
     expect(again.err).not.toMatch(/baton audit/);
     expect((await json('actors', 'get', 'tally/twice')).paused).toEqual(paused);
@@ -1237,21 +1264,21 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       messageId,
       inboxPosition: expect.any(String),
       attempts: 1,
-      since: expect.any(Number),
+      since: expect.stringMatching(ISO_TIME),
       handler: 'add',
       error,
       ended: null,
     });
     const { since } = first.failingMessage;
-    expect(since).toBeGreaterThanOrEqual(sent);
-    expect(since).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(since)).toBeGreaterThanOrEqual(sent);
+    expect(Date.parse(since)).toBeLessThanOrEqual(Date.now());
     // Behind what the actor applied: the message it stops at.
     expect(BigInt(first.failingMessage.inboxPosition)).toBeGreaterThan(BigInt(first.inboxPosition));
 
     await failedTimes(2);
     // The second attempt keeps the first's time; set back here, it reads as hours of failing.
     const second = (await deployment.store.load('tally/f'))!;
-    expect(second.failing?.since).toBe(since);
+    expect(new Date(second.failing!.since!).toISOString()).toBe(since);
     const hoursAgo = Date.now() - ((3 * 60 + 12) * 60_000 + 30_000);
     await deployment.store.commit({
       record: { ...second, ver: second.ver + 1, failing: { ...second.failing!, since: hoursAgo } },
@@ -1360,9 +1387,9 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(ended.out).toContain(`message ${messageId} of tally/end ended by ops (handler "add"`);
     expect(ended.err).toMatch(/baton audit .*"action":"actors end-failing"/);
     const marked = (await json('actors', 'get', 'tally/end')).failingMessage;
-    expect(marked.ended).toEqual({ at: expect.any(Number), by: 'ops' });
+    expect(marked.ended).toEqual({ at: expect.stringMatching(ISO_TIME), by: 'ops' });
     expect((await baton('actors', 'get', 'tally/end')).out).toContain(
-      `failed 1 time(s) in handler "add": ended by ops at ${new Date(marked.ended.at).toISOString()}: its next delivery keeps it as a dead letter`,
+      `failed 1 time(s) in handler "add": ended by ops at ${marked.ended.at}: its next delivery keeps it as a dead letter`,
     );
     const again = await json('actors', 'end-failing', 'tally/end', messageId, '--yes');
     expect(again).toMatchObject({ alreadyEnded: true, ended: marked.ended });

@@ -48,7 +48,8 @@ describe('baton backlog', () => {
     await baton('send', 'note/a', 'remind', '{"id":"r","inMs":60000}');
     // A send note/b applied: note/a's outbox keeps it until the sweeper retires it.
     await baton('send', 'note/a', 'pass', '{"to":"b","entry":"passed"}');
-    await batonJson(deployment, ['actors', 'pause', 'note/p']);
+    // Paused before its first turn (no record yet): --force.
+    await batonJson(deployment, ['actors', 'pause', 'note/p', '--force']);
     await baton('send', 'note/p', 'add', '{"entry":"h1"}');
     await baton('send', 'note/p', 'add', '{"entry":"h2"}');
     await pumpUntil(deployment.queue, source);
@@ -102,9 +103,11 @@ describe('baton backlog', () => {
       failing: { handler: 'add', error: { code: 'RETRYABLE' } },
     });
     expect(stuck.failing.attempts).toBeGreaterThanOrEqual(1);
-    // Its first failure's time, as the worker kept it (the CLI reads ten minutes later).
-    expect(stuck.failing.since).toBe((await deployment.store.load('note/stuck'))?.failing?.since);
-    expect(stuck.failing.since).toBeGreaterThanOrEqual(sentAt);
+    // Its first failure's time, as the worker kept it (the CLI reads ten minutes later), an ISO
+    // time as every time in --json.
+    const since = (await deployment.store.load('note/stuck'))?.failing?.since;
+    expect(stuck.failing.since).toBe(new Date(since!).toISOString());
+    expect(Date.parse(stuck.failing.since)).toBeGreaterThanOrEqual(sentAt);
     expect(hot).toMatchObject({ waiting: 3, undrainedSends: 3, parked: 0, failing: null });
     expect(hot.oldestWaitingAgeMs).toBeGreaterThanOrEqual(LATER);
     expect(parked).toMatchObject({ waiting: 2, parked: 2, undrainedSends: 0 });

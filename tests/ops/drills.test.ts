@@ -99,10 +99,13 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
     }
     await pumpUntil(async () => (await entriesOf('tally/drill')).length === 4);
 
+    // A dead letter is a problem: status says ATTENTION and exits 3, --json or not.
     const status = await baton('status', '--json');
-    expect(status.code).toBe(0);
+    expect(status.code).toBe(3);
     expect(status.json()).toMatchObject({ deadLetters: 1, healthy: false, queueDeadLetters: 0 });
-    expect((await baton('status')).out).toMatch(/dead letters\s+1/);
+    const human = await baton('status');
+    expect(human.code).toBe(3);
+    expect(human.out).toMatch(/dead letters\s+1/);
 
     const list = await baton(
       'dead-letters',
@@ -172,7 +175,9 @@ describe('incident drills through the baton CLI on DynamoDB Local and ElasticMQ'
       deadLetters: 0,
       healthy: true,
     });
-    expect((await baton('status')).out).toMatch(/health\s+OK/);
+    const healthy = await baton('status');
+    expect(healthy.out).toMatch(/health\s+OK/);
+    expect(healthy.code).toBe(0);
     expect((await baton('outcome', letter.messageId)).out).toBe('ok null');
     expect((await baton('actors', 'get', 'tally/drill')).out).toMatch(
       /dead letters\s+0\n[\s\S]*state\s+\{"entries":\["m1","m2","m4","m5","poison"\]\}/,

@@ -23,6 +23,8 @@ import { keepTooOldLetter } from './fixtures/tooOldLetter.ts';
 
 const APP = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
 const LONG = `note/${'k'.repeat(1000)}`;
+/** A time as every `--json` output gives it. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
   let deployment: OpsDeployment;
@@ -96,7 +98,8 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
 
     // The overview is `baton status` and `baton dead-letters list`.
     const overview = await page.get('/_baton/api/overview');
-    const status = await baton('status');
+    // A dead letter is a problem: status exits 3.
+    const status = await batonJson(deployment, ['status'], 3);
     expect(overview.status.deadLetters).toBe(status.deadLetters);
     expect(overview.status.queues).toEqual(status.queues);
     // Its problems name the commands a terminal runs for them with the inspector's target flags.
@@ -149,7 +152,8 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     expect(poisoned.history[0].result).toContain('the poison entry breaks add');
 
     // A paused actor's inbox: what waits for it, in order.
-    await baton('actors', 'pause', 'note/kept');
+    // No record yet: a pause before its first turn takes --force.
+    await baton('actors', 'pause', 'note/kept', '--force');
     await baton('send', 'note/kept', 'add', '{"entry":"held 1"}', '--app', APP);
     await baton('send', 'note/kept', 'add', '{"entry":"held 2"}', '--app', APP);
     await work();
@@ -188,7 +192,7 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     await baton('send', 'note/held', 'add', '{"entry":"a"}', '--app', APP);
     await work();
     await baton('actors', 'pause', 'note/held', '--yes');
-    await baton('actors', 'pause', odd, '--yes');
+    await baton('actors', 'pause', odd, '--yes', '--force');
     await baton('send', 'note/held', 'add', '{"entry":"parked"}', '--app', APP);
     // A poisoned entry fails at the head of note/failing's inbox; the entry behind it waits.
     await baton('send', 'note/failing', 'add', '{"entry":"a"}', '--app', APP);
@@ -214,8 +218,8 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
     expect(overview.status.paused.actors).toHaveLength(2);
     expect(overview.status.paused.actors).toEqual(
       expect.arrayContaining([
-        { id: 'note/held', at: expect.any(Number), by: 'test' },
-        { id: odd, at: expect.any(Number), by: 'test' },
+        { id: 'note/held', at: expect.stringMatching(ISO_TIME), by: 'test' },
+        { id: odd, at: expect.stringMatching(ISO_TIME), by: 'test' },
       ]),
     );
     expect(overview.status.paused).toEqual((await baton('status')).paused);

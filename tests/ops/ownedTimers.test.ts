@@ -40,7 +40,8 @@ describe('baton timers cancel of the timers Baton keeps', () => {
 
   it('refuses an ask’s timeout, naming what to do instead; the reply still reaches the workflow', async () => {
     // The shelf is paused while someone looks: the reservation the instance asks for waits.
-    expect((await baton('actors', 'pause', 'shelf/main', '--yes')).code).toBe(0);
+    // (It has no record yet: a pause before its first turn takes --force.)
+    expect((await baton('actors', 'pause', 'shelf/main', '--yes', '--force')).code).toBe(0);
     const client = new Client({
       actors: [Shelf, Ship.actor],
       store: deployment.store,

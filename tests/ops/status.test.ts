@@ -164,7 +164,8 @@ describe('baton status on the emulators', () => {
     const status = async (...more: string[]) => {
       out.length = 0;
       const argv = ['status', '--table', name, '--queue-url', inbox.queueUrl, ...emulatorFlags];
-      expect(await runOps([...argv, ...more], io)).toBe(0);
+      // Dead letters are a problem: its health line says ATTENTION, and it exits 3.
+      expect(await runOps([...argv, ...more], io)).toBe(3);
       return out.join('\n');
     };
 
@@ -226,7 +227,8 @@ describe('baton status on the emulators', () => {
       ...emulatorFlags,
     ];
     const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
-    expect(await runOps(['status', '--json', ...argv], io)).toBe(0);
+    // A problem found: exit 3 (not 1, a status that could not read), the JSON printed whole.
+    expect(await runOps(['status', '--json', ...argv], io)).toBe(3);
     const status = JSON.parse(out.join('\n'));
     expect(status.streamFailures).toBe(1);
     expect(status.queues.map((q: { name: string }) => q.name)).toEqual([
@@ -237,6 +239,9 @@ describe('baton status on the emulators', () => {
     expect(status.problems).toEqual([
       '1 table change(s) the stream function gave up on: live queries may have missed pushes (see its logs)',
     ]);
+    out.length = 0;
+    expect(await runOps(['status', ...argv], io)).toBe(3);
+    expect(out.join('\n')).toMatch(/^health +ATTENTION — 1 table change\(s\) the stream function/m);
     // The queue not named is said to be unchecked, not counted as healthy.
     expect(status.unchecked).toEqual([
       "the inbox's dead-letter queue (--dead-letter-queue-url or BATON_DEAD_LETTER_QUEUE_URL)",
@@ -269,7 +274,7 @@ describe('baton status on the emulators', () => {
 
     out.length = 0;
     const named = [...target, '--timer-dead-letter-queue-url', timerDeadLetters!];
-    expect(await runOps(['status', '--json', ...named], io)).toBe(0);
+    expect(await runOps(['status', '--json', ...named], io)).toBe(3);
     const status = JSON.parse(out.join('\n'));
     expect(status.timerDeadLetters).toBe(1);
     expect(status.queues.map((q: { name: string }) => q.name)).toEqual([

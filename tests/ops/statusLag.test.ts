@@ -28,16 +28,21 @@ describe('baton status: timers due and sweeper lag', () => {
     deployment = await createOpsDeployment('lag');
   });
 
-  /** `baton status` with the CLI's clock at `now`: its JSON, and its human screen. */
+  /**
+   * `baton status` with the CLI's clock at `now`: its JSON, and its human screen; each run
+   * exits 0 when healthy, 3 when it found a problem.
+   */
   async function statusAt(now: number) {
     const read = async (json: boolean) => {
       const out: string[] = [];
       const argv = ['status', ...flagsOf(deployment.options), ...(json ? ['--json'] : [])];
       const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => now };
-      expect(await runOps(argv, io)).toBe(0);
-      return out.join('\n');
+      return { code: await runOps(argv, io), out: out.join('\n') };
     };
-    return { json: JSON.parse(await read(true)), human: await read(false) };
+    const [json, human] = [await read(true), await read(false)];
+    const status = JSON.parse(json.out);
+    expect([json.code, human.code]).toEqual(status.healthy ? [0, 0] : [3, 3]);
+    return { json: status, human: human.out };
   }
 
   it('counts a timer nothing fired as due, and held sends no sweeper retired as lag', async () => {
@@ -138,7 +143,8 @@ describe('baton status: timers due and sweeper lag', () => {
       expect.objectContaining({ kind: 'sent', result: 'to note/b, not delivered yet' }),
     );
     // Parked at a paused note/b, it is delivered: note/b has it, shown as parked there.
-    await batonJson(deployment, ['actors', 'pause', 'note/b']);
+    // note/b has no record yet: a pause before its first turn takes --force.
+    await batonJson(deployment, ['actors', 'pause', 'note/b', '--force']);
     await pumpUntil(deployment.queue, worker);
     expect((await get()).json.heldSendList).toEqual([
       expect.objectContaining({ to: 'note/b', delivered: true }),

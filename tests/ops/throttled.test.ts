@@ -6,7 +6,7 @@
  * an incident; and when the table throttles past the retries, the error says so and what to do.
  */
 import { runOps } from '@baton/cli/ops';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOpsDeployment, flagsOf, type OpsDeployment } from './fixtures/opsDeployment.ts';
 import { startThrottleProxy, type ThrottleProxy } from './fixtures/throttleProxy.ts';
 
@@ -81,3 +81,46 @@ function counts(answer: Record<string, unknown>): unknown {
     JSON.stringify(answer, (key, value) => (/At$|AgeMs$|Ms$/.test(key) ? undefined : value)),
   );
 }
+
+describe('the read commands over a slow table', () => {
+  let deployment: OpsDeployment;
+  let proxy: ThrottleProxy;
+
+  beforeEach(async () => {
+    deployment = await createOpsDeployment('slow');
+    proxy = await startThrottleProxy(deployment.options['dynamodb-endpoint']!, 0);
+  });
+  afterEach(() => proxy.close());
+
+  it('status sends its 300 queries no more at once than the SDK has sockets, so the SDK warns of no socket at capacity', async () => {
+    // Each call answered after 1.2 s: status given the table alone queries 100 index keys three
+    // times, side by side, which the SDK's 50 sockets take in six rounds of 1.2 s.
+    proxy.delayMs = 1200;
+    const warnings: string[] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+      warnings.push(args.map(String).join(' '));
+    });
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const out: string[] = [];
+      const options = { ...deployment.options, 'dynamodb-endpoint': proxy.endpoint };
+      const code = await runOps(['status', ...flagsOf(options), '--json'], {
+        out: (line) => out.push(line),
+        err: (line) => warnings.push(line),
+        env: {},
+        now: () => Date.now(),
+      });
+      expect(code).toBe(0);
+      expect(JSON.parse(out.join('\n')).healthy).toBe(true);
+    } finally {
+      warn.mockRestore();
+      process.off('warning', onWarning);
+    }
+    expect(proxy.seen.Query).toBeGreaterThanOrEqual(300);
+    expect(warnings.filter((w) => /socket usage at capacity/.test(w))).toEqual([]);
+    // Side by side still, as many at once as the SDK's sockets, no more.
+    expect(proxy.mostAtOnce).toBeGreaterThan(25);
+    expect(proxy.mostAtOnce).toBeLessThanOrEqual(50);
+  }, 120_000);
+});

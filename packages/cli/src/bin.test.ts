@@ -60,7 +60,7 @@ describe('baton with options before the command', () => {
 
     expect(foreign.code).toBe(2);
     expect(foreign.err).toMatch(
-      /^baton actors pause: it takes no --dry-run \(its own options: --force, --queue-replaced\); nothing was done\n/,
+      /^baton actors pause: it takes no --dry-run \(its own options: --app, --force, --queue-replaced\); nothing was done\n/,
     );
 
     expect(unknown.code).toBe(2);

@@ -22,8 +22,9 @@ export interface OpsValues extends TargetOptions {
   readonly all?: boolean;
   /**
    * `dead-letters redrive`: a letter whose sender was answered DEAD_LETTERED too; `actors
-   * pause`: an actor whose head message fails; `workflows signal`: an event the instance's open
-   * waits do not name, unchecked (no `--app`).
+   * pause`: an actor whose head message fails, or with no record, or of a type `--app` does not
+   * define; `workflows signal`: an event the instance's open waits do not name, unchecked (no
+   * `--app`).
    */
   readonly force?: boolean;
   readonly app?: string;

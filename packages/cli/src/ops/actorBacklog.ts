@@ -3,7 +3,7 @@
  * which counts no message per actor — and the order it lists actors in.
  */
 import type { FailingMessage } from '@baton/core/adapter';
-import { type InspectedFailing, inspectFailing } from '../inspectedFailing.ts';
+import { type FailingJson, failingJson } from '../inspectedFailing.ts';
 
 /** One actor's row of `baton backlog`. */
 export interface ActorBacklog {
@@ -13,7 +13,7 @@ export interface ActorBacklog {
   /** How long the oldest of those has waited (ms); `null` when none waits. */
   readonly oldestWaitingAgeMs: number | null;
   /** The message its inbox stops at, whose handler keeps failing: later ones wait behind it. */
-  readonly failing: InspectedFailing | null;
+  readonly failing: FailingJson | null;
   /** Messages parked while it is paused, applied when it is resumed. */
   readonly parked: number;
   /** Its timers due and not fired yet. */
@@ -77,7 +77,7 @@ export class BacklogTally {
         actor,
         waiting,
         oldestWaitingAgeMs: waiting > 0 ? Math.max(0, now - e.oldest) : null,
-        failing: inspectFailing(e.failing),
+        failing: failingJson(e.failing),
         parked: e.parked,
         timersDue: e.timersDue,
         undrainedSends: e.undrainedSends,

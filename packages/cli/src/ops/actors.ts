@@ -8,14 +8,10 @@ import {
   upgradeStateForTurn,
 } from '@baton/core/adapter';
 import { DEFAULT_MAX_ATTEMPTS, pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
-import {
-  errorLine,
-  failingFor,
-  type InspectedFailing,
-  inspectFailing,
-} from '../inspectedFailing.ts';
+import { errorLine, type FailingJson, failingFor, failingJson } from '../inspectedFailing.ts';
 import { actorSummaries } from './actorSummaries.ts';
-import { duration, fields, limitOption, table } from './format.ts';
+import { duration, fields, isoTime, limitOption, table } from './format.ts';
+import { knownActor } from './knownActor.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { type FollowUp, shellQuote } from './target.ts';
 import { deliveredByMarks } from './unappliedSends.ts';
@@ -34,6 +30,10 @@ export function actorArg(ctx: OpsContext, index: number): string {
 
 /** The type of an actor id {@link actorArg} checked: `tally` of `tally/fred`. */
 const typeOf = (id: string): string => parseActorId(id)?.type ?? '';
+
+/** An actor's pause as `--json` gives it: who paused it, and when (an ISO time); null if none. */
+export const pauseJson = (paused: ActorRecord['paused']) =>
+  paused ? { at: isoTime(paused.at), by: paused.by } : null;
 
 /**
  * The refusal of an action on what an actor with no record would hold (`what`: "no dead letter
@@ -83,8 +83,8 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
     stateVersion: record.stateVersion ?? 1,
     recordFormat: record.format ?? 1,
     inboxPosition: record.inboxOffset,
-    failingMessage: inspectFailing(record.failing),
-    paused: record.paused ?? null,
+    failingMessage: failingJson(record.failing),
+    paused: pauseJson(record.paused),
     parkedMessages: parked.length,
     // In the order a resume applies them: each one's id, for `dead-letters show`.
     parkedMessageIds: parked.map((l) => l.envelope.id),
@@ -130,10 +130,7 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
       ...(r.failingMessage
         ? ([['failing message', failingLine(r.id, r.failingMessage, now, ctx.followUp)]] as const)
         : []),
-      [
-        'paused',
-        r.paused ? `since ${new Date(r.paused.at).toISOString()} by ${r.paused.by}` : 'no',
-      ],
+      ['paused', r.paused ? `since ${r.paused.at} by ${r.paused.by}` : 'no'],
       ['parked messages', parkedLine(r.id, r.parkedMessageIds, ctx.followUp)],
       ['dead letters', r.deadLetters],
       ['held sends', heldLine(r.heldSendList)],
@@ -195,13 +192,13 @@ function heldLine(
  */
 function failingLine(
   actorId: string,
-  { messageId, inboxPosition, attempts, since, handler, error, ended }: InspectedFailing,
+  { messageId, inboxPosition, attempts, since, handler, error, ended }: FailingJson,
   now: number,
   follow: FollowUp,
 ): string {
   const where = handler === null ? '' : ` in handler ${JSON.stringify(handler)}`;
   const waits = ended
-    ? `ended by ${ended.by} at ${new Date(ended.at).toISOString()}: its next delivery keeps it as a dead letter, its handler not run, and the actor's later messages follow`
+    ? `ended by ${ended.by} at ${ended.at}: its next delivery keeps it as a dead letter, its handler not run, and the actor's later messages follow`
     : `the actor's later messages wait until it is applied or dead-lettered (at a worker's maxAttempts, ${DEFAULT_MAX_ATTEMPTS} by default), or ended (${follow`actors end-failing ${actorId} ${messageId}`})`;
   const cause = error
     ? `its last error: ${errorLine(error)}`
@@ -281,20 +278,31 @@ function nextPage(ctx: OpsContext, type: string, cursor: string): string {
     : ctx.followUp`actors list ${type} --limit ${limit} --cursor ${cursor}`;
 }
 
-/** `baton actors pause <type/key>`: it processes nothing until resumed; its messages wait. */
+/**
+ * `baton actors pause <type/key> [--app <entry>] [--force]`: it processes nothing until resumed;
+ * its messages wait. An id of no record, or of a type `--app` lacks, is refused as a typo
+ * (`knownActor`) unless `--force`, which pauses an actor before its first turn too.
+ */
 export async function actorsPause(ctx: OpsContext): Promise<void> {
   const id = actorArg(ctx, 0);
+  const force = ctx.values.force === true;
+  if (!force) {
+    await knownActor(ctx, id, {
+      again: (near) => ctx.followUp`actors pause ${near}`,
+      force:
+        'To pause it all the same (to hold the messages about to come to an actor before its first turn), pass --force',
+    });
+  }
   await ctx.confirm(`pause ${id}? Its messages wait until it is resumed`);
   const { store } = await ctx.target();
   const queue = await ctx.inboxOf(id);
-  // An actor is paused before its first turn too (to hold what is about to come), but an id
-  // with no record is as likely a typo: said, so the real one is not left running unseen.
-  const known = (await store.load(id)) !== undefined;
+  // Forced, an id with no record is paused, and said so: if it was a typo, the actor meant runs.
+  const known = !force || (await store.load(id)) !== undefined;
   const by = await ctx.operator();
   const now = ctx.io.now();
-  const options = { by, now, followUp: ctx.followUp, force: ctx.values.force === true };
+  const options = { by, now, followUp: ctx.followUp, force };
   // A forced pause drops a failing message's count: the audit line says so.
-  const forced = options.force ? { force: true } : {};
+  const forced = force ? { force: true } : {};
   const record = await pauseActor(store, queue, id, options).catch(async (error: unknown) => {
     // Paused, its wake-up not sent (SQS failed): the pause stands, so it is audited, and said.
     const paused = (await store.load(id))?.paused;
@@ -303,22 +311,23 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
     throw new BatonError(
       ErrorCode.RETRYABLE,
       `${id} is paused, but the command failed after pausing it (${(error as Error).message}), so its wake-up may not have been sent: a worker holding it warm may run one more batch, whose commit the pause refuses. Run ${ctx.followUp`actors pause ${id}`} again: it sends the wake-up again and changes nothing else`,
-      { details: { actor: id, paused } },
+      { details: { actor: id, paused: pauseJson(paused) } },
     );
   });
   const since = record.paused?.at ?? now;
+  const paused = pauseJson(record.paused);
   // Paused already (by this operator or another): the pause stands as it was, nothing changed.
   if (record.paused?.by !== by || since !== now) {
     ctx.print(
-      { actor: id, paused: record.paused, hadRecord: known, alreadyPaused: true },
+      { actor: id, paused, hadRecord: known, alreadyPaused: true },
       () =>
-        `${id} was paused already, since ${new Date(since).toISOString()} by ${record.paused?.by}: nothing changed`,
+        `${id} was paused already, since ${isoTime(since)} by ${record.paused?.by}: nothing changed`,
     );
     return;
   }
   await ctx.audit('actors pause', { actor: id, ...forced });
   ctx.print(
-    { actor: id, paused: record.paused, hadRecord: known },
+    { actor: id, paused, hadRecord: known },
     () =>
       `${id} paused by ${record.paused?.by}` +
       (known

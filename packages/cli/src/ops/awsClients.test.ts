@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { maxAttempts, OperatorRetryStrategy, operatorRetries } from './awsClients.ts';
+import {
+  CALLS_AT_ONCE,
+  callGate,
+  maxAttempts,
+  OperatorRetryStrategy,
+  operatorClients,
+  operatorRetries,
+} from './awsClients.ts';
 
 /** The retries the strategy grants a call that keeps failing with `errorType`, and their pauses. */
 async function retriesOf(strategy: OperatorRetryStrategy, errorType: string) {
@@ -42,5 +49,51 @@ describe("the operating commands' retries", () => {
       'retryStrategy' in set && (await retriesOf(set.retryStrategy, 'THROTTLING')),
     ).toHaveLength(1);
     expect(operatorRetries({ AWS_RETRY_MODE: 'adaptive' })).toEqual({ retryMode: 'adaptive' });
+  });
+});
+
+describe("the operating commands' calls at once", () => {
+  it('run at most the limit at once, the others in the order they came, each place handed on', async () => {
+    const gate = callGate(2);
+    const started: number[] = [];
+    let atOnce = 0;
+    let most = 0;
+    const ends = new Map<number, () => void>();
+    const calls = [0, 1, 2, 3, 4].map((n) =>
+      gate(async () => {
+        started.push(n);
+        most = Math.max(most, ++atOnce);
+        await new Promise<void>((resolve) => ends.set(n, resolve));
+        atOnce--;
+        return n;
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1]);
+    ends.get(1)!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([0, 1, 2]);
+    for (const n of [0, 2, 3, 4]) {
+      await new Promise((resolve) => setImmediate(resolve));
+      ends.get(n)!();
+    }
+    expect(await Promise.all(calls)).toEqual([0, 1, 2, 3, 4]);
+    expect(most).toBe(2);
+    // A call that throws frees its place too.
+    await expect(gate(() => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(await gate(async () => 'next')).toBe('next');
+  });
+
+  it('hold each client to as many calls as the SDK has sockets', () => {
+    expect(CALLS_AT_ONCE).toBe(50);
+    const { dynamodb, sqs } = operatorClients(
+      { region: 'us-east-1', dynamodbEndpoint: undefined, sqsEndpoint: undefined },
+      {},
+    );
+    for (const client of [dynamodb, sqs]) {
+      expect(client.middlewareStack.identify()).toContainEqual(
+        expect.stringMatching(/^batonCallsAtOnce - deserialize/),
+      );
+    }
   });
 });

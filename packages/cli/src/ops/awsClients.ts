@@ -103,8 +103,56 @@ export interface OperatorClientOptions {
 }
 
 /**
+ * The most calls a client of the operating commands has in flight at once: as many as the
+ * sockets the SDK's HTTP agent opens to an endpoint (its default `maxSockets`). `status` given
+ * the table alone sends some 300 queries side by side (and a dead letter's read per letter
+ * found): past 50, the agent queued them, and once one waited 3 s for a socket, the SDK printed
+ * "socket usage at capacity" on stderr in the operator's terminal, though nothing was wrong.
+ * Held back here instead, they wait their turn unseen, as many at once as before.
+ */
+export const CALLS_AT_ONCE = 50;
+
+/**
+ * A gate that lets at most `limit` calls run at once; the others wait their turn, in order.
+ *
+ * @example
+ * const gate = callGate(2);
+ * await Promise.all(urls.map((url) => gate(() => fetch(url)))); // two at a time
+ */
+export function callGate(limit: number): <T>(call: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (call) => {
+    // A call that ends hands its place to the first waiting, so none overtakes it.
+    if (running < limit) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await call();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
+/**
+ * Holds `client`'s calls to {@link CALLS_AT_ONCE} at once: a middleware around each attempt's
+ * request and the read of its answer (the socket is free again once the answer is read), inside
+ * the retries, so a call pausing before its retry holds no place.
+ */
+function limitCallsAtOnce(client: DynamoDBClient | SQSClient): void {
+  const gate = callGate(CALLS_AT_ONCE);
+  (client.middlewareStack as DynamoDBClient['middlewareStack']).add(
+    (next) => (args) => gate(() => next(args)),
+    { step: 'deserialize', priority: 'high', name: 'batonCallsAtOnce' },
+  );
+}
+
+/**
  * DynamoDB and SQS clients configured as the functions' are (`clientSettings`: the region, the
- * emulators' endpoints and their placeholder credentials), with {@link operatorRetries}.
+ * emulators' endpoints and their placeholder credentials), with {@link operatorRetries}, each
+ * with at most {@link CALLS_AT_ONCE} calls in flight.
  */
 export function operatorClients(
   { region, dynamodbEndpoint, sqsEndpoint }: OperatorClientOptions,
@@ -119,8 +167,9 @@ export function operatorClients(
     ...settings.config(endpoint),
     ...operatorRetries(env),
   });
-  return {
-    dynamodb: new DynamoDBClient(config(settings.dynamodbEndpoint)),
-    sqs: new SQSClient(config(settings.sqsEndpoint)),
-  };
+  const dynamodb = new DynamoDBClient(config(settings.dynamodbEndpoint));
+  const sqs = new SQSClient(config(settings.sqsEndpoint));
+  limitCallsAtOnce(dynamodb);
+  limitCallsAtOnce(sqs);
+  return { dynamodb, sqs };
 }

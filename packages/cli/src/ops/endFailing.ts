@@ -5,6 +5,7 @@
  */
 import { endFailingMessage, failingSummary } from '@baton/core/engine';
 import { actorArg, noRecord } from './actors.ts';
+import { isoTime } from './format.ts';
 import { lostItsQuotes, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -28,12 +29,17 @@ export async function actorsEndFailing(ctx: OpsContext): Promise<void> {
     followUp: ctx.followUp,
   });
   const ended = failing.ended!;
-  const result = { actor: id, messageId, attempts: failing.attempts, ended };
+  const result = {
+    actor: id,
+    messageId,
+    attempts: failing.attempts,
+    ended: { at: isoTime(ended.at), by: ended.by },
+  };
   if (ended.by !== by || ended.at !== now) {
     ctx.print(
       { ...result, alreadyEnded: true },
       () =>
-        `message ${messageId} of ${id} was ended already, at ${new Date(ended.at).toISOString()} by ${ended.by}: nothing changed`,
+        `message ${messageId} of ${id} was ended already, at ${result.ended.at} by ${ended.by}: nothing changed`,
     );
     return;
   }

@@ -1,6 +1,15 @@
 /** Human output of the operating commands (aligned tables, durations) and their option values. */
 import { BatonError, ErrorCode } from '@baton/core';
 
+/**
+ * A time as every `--json` output gives it: an ISO 8601 string in UTC (a duration stays a number
+ * of milliseconds, `…Ms`). A message's envelope, printed verbatim, keeps its epoch `sentAt`.
+ *
+ * @example
+ * isoTime(0); // '1970-01-01T00:00:00.000Z'
+ */
+export const isoTime = (ms: number): string => new Date(ms).toISOString();
+
 /** The most rows a `--limit` may ask a list for. */
 const LIMIT_MAX = 1000;
 

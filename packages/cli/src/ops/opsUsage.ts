@@ -5,13 +5,16 @@
  */
 export const OPS_USAGE = `Operating a deployed app:
   baton status [--limit n]                           queue depths and oldest ages, dead letters, parked, paused actors and workflows, timers due, sweeper lag
+    (exit 3 when its health line says ATTENTION, with --json too: it read and found a problem;
+    0 when OK, whatever it says it did not check; 1 when it could not read)
   baton backlog [--top n] [--limit n]                the actors stuck or holding messages Baton records: failing, parked, timers due,
     sends undrained, dead letters (not the inbox's per actor: SQS counts none; it says where a hot one shows)
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
   baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
-  baton actors pause <type/key> [--force]            it processes nothing; its messages wait, in order
-    (not while a message fails at its head, which it would run again from its first attempt once
-    resumed: end that one instead; --force pauses all the same)
+  baton actors pause <type/key> [--app <entry>] [--force]   it processes nothing; its messages wait, in order
+    (not an actor with no record, nor with --app of a type the app does not define: a typo?, the
+    nearest type offered; not while a message fails at its head, which it would run again from
+    its first attempt once resumed: end that one instead; --force pauses all the same)
   baton actors resume <type/key>                     it applies what waited, in order, then goes on
   baton actors end-failing <type/key> <message id>   the message failing at its head is dead-lettered
     at its next delivery, its handler not run again; the actor goes on with the messages behind it
@@ -63,7 +66,7 @@ Every command: --json (for scripts), --yes (confirm a destructive action without
 --operator <name> (who acts, for the audit line; default: your STS identity, or local:<user>),
 --help (the command's usage: baton dead-letters redrive --help).
 Options go after the command or before it: baton --stack Prod status is baton status --stack Prod.
-Exit codes: 0 done, 1 failed, 2 usage error.`;
+Exit codes: 0 done, 1 failed, 2 usage error, 3 status found a problem (its health line says ATTENTION).`;
 
 /**
  * `baton <command> --help`: the usage lines of the command (or of every command of a group,

@@ -19,7 +19,8 @@ export interface ParkedCounts {
  * scan finds both: `complete` is false when it stopped at its bound, or could not scan.
  */
 export interface PausedFound {
-  readonly actors: ReadonlyArray<{ readonly id: string; readonly at: number; readonly by: string }>;
+  /** Who paused each, and when (an ISO time, as every time `--json` gives). */
+  readonly actors: ReadonlyArray<{ readonly id: string; readonly at: string; readonly by: string }>;
   readonly workflows: readonly PausedWorkflow[];
   readonly complete: boolean;
 }

@@ -200,12 +200,14 @@ describe('baton operating commands', () => {
         details: { table: 't', missing: 'queue-url' },
       },
     });
-    // BATON_INBOX_URL names it: the command goes on, to ask before it acts.
+    // BATON_INBOX_URL names it: the command goes on, to ask before it acts (--force: with no
+    // record of the actor to read first, at an endpoint that answers nothing).
     const named = await batonWith(
       { BATON_TABLE: 't', BATON_INBOX_URL: 'http://127.0.0.1:1/000000000000/q.fifo' },
       'actors',
       'pause',
       'tally/p',
+      '--force',
     );
     expect(named.code).toBe(2);
     expect(named.err).toMatch(/refused without a terminal to ask: pass --yes/);
@@ -279,7 +281,8 @@ describe('baton operating commands', () => {
   );
 
   it('refuses a destructive action without --yes when there is no terminal to ask', async () => {
-    const { code, err } = await baton('actors', 'pause', 'account/alice', ...LOCAL);
+    // --force: no record of the actor to read before it asks, at an endpoint that answers nothing.
+    const { code, err } = await baton('actors', 'pause', 'account/alice', '--force', ...LOCAL);
     expect(code).toBe(2);
     expect(err).toMatch(/refused without a terminal to ask: pass --yes/);
   });

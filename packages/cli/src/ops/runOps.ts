@@ -31,7 +31,8 @@ import {
 } from './workflowActions.ts';
 import { workflowsList, workflowsShow } from './workflows.ts';
 
-type Command = (ctx: OpsContext) => Promise<void>;
+/** A command; one whose finding sets its exit code (`status`) resolves with that code. */
+type Command = (ctx: OpsContext) => Promise<unknown>;
 type Option = keyof typeof OPTIONS;
 
 /** What every command takes: which deployment, how to print, who acts, confirmations. */
@@ -78,7 +79,7 @@ const COMMANDS: Readonly<
   backlog: { run: backlog, takes: ['top', 'limit'], operands: [] },
   'actors get': { run: actorsGet, takes: ['app'], operands: ['<type/key>'] },
   'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
-  'actors pause': { run: actorsPause, takes: ['force', INBOX], operands: ['<type/key>'] },
+  'actors pause': { run: actorsPause, takes: ['app', 'force', INBOX], operands: ['<type/key>'] },
   'actors resume': { run: actorsResume, takes: [INBOX], operands: ['<type/key>'] },
   'actors end-failing': {
     run: actorsEndFailing,
@@ -223,7 +224,8 @@ const OPTIONS = {
 } as const;
 
 /**
- * Runs one operating command; resolves with its exit code (0 done, 1 failed, 2 usage error).
+ * Runs one operating command; resolves with its exit code (0 done, 1 failed, 2 usage error, 3
+ * `status` found a problem: see `UNHEALTHY_EXIT`).
  *
  * @example
  * const code = await runOps(['status', '--stack', 'bank', '--json'], processIo());
@@ -289,8 +291,8 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
   const ctx = new OpsContext(io, values as OpsValues, args);
   try {
     checkInbox(ctx, name);
-    await command.run(ctx);
-    return 0;
+    const code = await command.run(ctx);
+    return typeof code === 'number' ? code : 0;
   } catch (error) {
     // With --json, every failure is JSON on stdout too, an AWS SDK's or a bug's as well.
     const message = isBatonError(error) ? error.message : String(error);

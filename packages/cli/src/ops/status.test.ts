@@ -2,7 +2,7 @@ import { batonCommand as plain, shellQuote } from '@baton/core/engine';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OpsContext } from './OpsContext.ts';
 import type { QueueHealth } from './queues.ts';
-import { readStatus, status as statusCommand } from './status.ts';
+import { readStatus, status as statusCommand, UNHEALTHY_EXIT } from './status.ts';
 import type { Target } from './target.ts';
 
 /** The inbox as the queues read: its age is CloudWatch's, which the emulators have not. */
@@ -126,7 +126,8 @@ describe('baton status of actors stuck on a failing message', () => {
         id: 'tally/old',
         messageId: 'm-old',
         attempts: 4,
-        since: now - minutes(192),
+        // An ISO time, as every time in --json.
+        since: new Date(now - minutes(192)).toISOString(),
         ended: false,
       },
     });
@@ -192,6 +193,11 @@ const pausedState = (version: string) => ({
 
 /** What `baton status` prints of `target` at `now`, its hints plain. */
 async function humanOf(on: Target, now = 0): Promise<string> {
+  return (await statusRun(on, now)).printed;
+}
+
+/** `baton status` of `target` at `now`: what it prints, its hints plain, and its exit code. */
+async function statusRun(on: Target, now = 0): Promise<{ printed: string; code: unknown }> {
   let printed = '';
   const ctx = {
     target: async () => on,
@@ -202,9 +208,29 @@ async function humanOf(on: Target, now = 0): Promise<string> {
       printed = human(value);
     },
   } as unknown as OpsContext;
-  await statusCommand(ctx);
-  return printed;
+  const code = await statusCommand(ctx);
+  return { printed, code };
 }
+
+describe('baton status’s exit code', () => {
+  it('is 3 when its health line says ATTENTION, and 0 when it says OK, whatever it did not check', async () => {
+    read.inbox = inbox(40, 3, 12 * 60_000);
+    const behind = await statusRun(target);
+    expect(behind.code).toBe(UNHEALTHY_EXIT);
+    expect(UNHEALTHY_EXIT).toBe(3);
+    expect(behind.printed).toMatch(/^health +ATTENTION — inbox behind/m);
+
+    read.inbox = inbox(0, 0, 0);
+    const ok = await statusRun(target);
+    expect(ok.code).toBe(0);
+    expect(ok.printed).toMatch(/^health +OK$/m);
+    // A scan refused leaves paused actors unchecked, said so: not a problem found.
+    const refused = { ...target, dynamodb: { send: async () => Promise.reject(new Error('no')) } };
+    const unchecked = await statusRun(refused as unknown as Target);
+    expect(unchecked.code).toBe(0);
+    expect(unchecked.printed).toMatch(/^health +OK \(not checked: paused actors/m);
+  });
+});
 
 /** `target`, its table scanned in one page of `items`, stopping short when `more` is left. */
 function scanning(items: readonly unknown[], more = false): { target: Target; scans: unknown[] } {
@@ -246,7 +272,7 @@ describe('baton status of workflow instances a deploy paused', () => {
       }),
     ]);
     expect(status.paused).toEqual({
-      actors: [{ id: 'tally/idle', at: 5, by: 'ops' }],
+      actors: [{ id: 'tally/idle', at: '1970-01-01T00:00:00.005Z', by: 'ops' }],
       workflows: [
         {
           id: 'wf-ship/c',

@@ -1,7 +1,7 @@
 import { listHeldActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, toBatonError } from '@baton/core';
-import { duration, fields, itemBoundOption, table } from './format.ts';
+import { duration, fields, isoTime, itemBoundOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import {
   listPaused,
@@ -120,18 +120,27 @@ export interface Status {
 }
 
 /**
- * `baton status [--limit n]`: queue depths and ages, dead letters, parked messages, paused
- * actors and workflow instances, timers due, sweeper lag.
+ * The exit code of a `baton status` whose health line says ATTENTION (`healthy: false`): it
+ * read what it could and found a problem. Not 1, which says the command failed (it could not
+ * read the table, say), nor 2, a usage error: a script or a pager tells the three apart. What it
+ * did not check (`unchecked`) alone leaves it 0, as its health line says OK.
  */
-export async function status(ctx: OpsContext): Promise<void> {
+export const UNHEALTHY_EXIT = 3;
+
+/**
+ * `baton status [--limit n]`: queue depths and ages, dead letters, parked messages, paused
+ * actors and workflow instances, timers due, sweeper lag; exits {@link UNHEALTHY_EXIT} when
+ * it finds a problem.
+ */
+export async function status(ctx: OpsContext): Promise<number> {
   const readBound = itemBoundOption(
     ctx.values.limit,
     STATUS_READ_ITEMS,
     'the entries each read of the table takes',
   );
-  ctx.print(await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp, readBound), (s) =>
-    humanStatus(s, ctx.followUp, ctx.io.now()),
-  );
+  const found = await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp, readBound);
+  ctx.print(found, (s) => humanStatus(s, ctx.followUp, ctx.io.now()));
+  return found.healthy ? 0 : UNHEALTHY_EXIT;
 }
 
 /**
@@ -244,7 +253,9 @@ export async function readStatus(
     readBound,
     parked: { messages: parked.length, ...parkedByActor(parked.map((l) => l.actorId)) },
     paused: {
-      actors: [...paused.actors].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)),
+      actors: [...paused.actors]
+        .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+        .map(({ id, at, by }) => ({ id, at: isoTime(at), by })),
       workflows: stuck,
       complete: paused.complete,
     },

@@ -5,6 +5,7 @@
  */
 import type { HeldActors } from '@baton/aws';
 import { failingFor } from '../inspectedFailing.ts';
+import { isoTime } from './format.ts';
 import type { FollowUp } from './target.ts';
 
 /** The actors stuck on a failing message, and the one stuck longest. */
@@ -19,8 +20,8 @@ export interface StuckActors {
     readonly id: string;
     readonly messageId: string;
     readonly attempts: number;
-    /** When its first attempt failed (epoch ms); null on a record an older Baton counted. */
-    readonly since: number | null;
+    /** When its first attempt failed (an ISO time); null on a record an older Baton counted. */
+    readonly since: string | null;
     /** Whether an operator ended it: its next delivery keeps it as a dead letter. */
     readonly ended: boolean;
   } | null;
@@ -38,7 +39,7 @@ export function stuckActors(found: HeldActors['failing']): StuckActors {
           id: oldest.id,
           messageId: oldest.failing.id,
           attempts: oldest.failing.attempts,
-          since: oldest.failing.since ?? null,
+          since: oldest.failing.since === undefined ? null : isoTime(oldest.failing.since),
           ended: oldest.failing.ended !== undefined,
         }
       : null,
@@ -57,7 +58,9 @@ export function stuckProblem(
   follow: FollowUp,
 ): string | undefined {
   const { longest } = stuck;
-  if (!longest || (longest.since !== null && now - longest.since <= afterMs)) return undefined;
+  if (!longest || (longest.since !== null && now - Date.parse(longest.since) <= afterMs)) {
+    return undefined;
+  }
   const { id, messageId, attempts } = longest;
   const next = longest.ended
     ? 'an operator ended it: its next delivery keeps it as a dead letter'

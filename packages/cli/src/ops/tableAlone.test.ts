@@ -38,9 +38,10 @@ describe('baton given the table alone, on DynamoDB Local and ElasticMQ', () => {
     options = rest;
     tableAlone = flagsOf(rest);
     table = rest.table!;
-    // An actor paused through the whole target, for the reads below to find.
+    // An actor paused through the whole target, for the reads below to find (before its first
+    // turn: --force).
     const paused = await runBaton([
-      ...['actors', 'pause', 'tally/p', '--yes', '--operator', 'ops'],
+      ...['actors', 'pause', 'tally/p', '--yes', '--force', '--operator', 'ops'],
       ...flagsOf(deployment.options),
     ]);
     expect(paused.code).toBe(0);

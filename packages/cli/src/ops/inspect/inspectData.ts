@@ -17,8 +17,9 @@ import {
   type HistoryEntry,
   recentOutcomes,
 } from '../../actorHistory.ts';
-import { type InspectedFailing, inspectFailing } from '../../inspectedFailing.ts';
+import { type FailingJson, failingJson } from '../../inspectedFailing.ts';
 import { actorSummaries } from '../actorSummaries.ts';
+import { pauseJson } from '../actors.ts';
 import { readStatus, type Status } from '../status.ts';
 import type { FollowUp, Target } from '../target.ts';
 import { deliveredByMarks } from '../unappliedSends.ts';
@@ -70,12 +71,13 @@ export interface InspectedActor {
   readonly version: number;
   readonly stateVersion: number;
   readonly inboxPosition: string;
-  readonly paused: { readonly at: number; readonly by: string } | null;
+  /** Who paused it, and when (an ISO time), as `baton actors get --json` gives it. */
+  readonly paused: { readonly at: string; readonly by: string } | null;
   /**
    * The message failing at the head of its inbox, which its later messages wait behind (as
-   * `baton actors get` shows it); null when none is failing.
+   * `baton actors get --json` gives it, its times ISO); null when none is failing.
    */
-  readonly failing: InspectedFailing | null;
+  readonly failing: FailingJson | null;
   readonly state: unknown;
   /** Messages held while it is paused, in the order it applies them when resumed. */
   readonly inbox: readonly InspectedLetter[];
@@ -181,8 +183,8 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
     version: record.ver,
     stateVersion: record.stateVersion ?? 1,
     inboxPosition: record.inboxOffset,
-    paused: record.paused ? { at: record.paused.at, by: record.paused.by } : null,
-    failing: inspectFailing(record.failing),
+    paused: pauseJson(record.paused),
+    failing: failingJson(record.failing),
     state: record.state,
     inbox: letters
       .filter((l) => l.parked !== undefined)
