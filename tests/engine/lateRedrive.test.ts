@@ -17,7 +17,8 @@ const FORCE = { force: true };
 
 const DAY = 24 * 60 * 60 * 1000;
 
-function counted() {
+/** `faults.failing`: `put` fails, as a deploy's fault would until its fix is out. */
+function counted(faults = { failing: false }) {
   const Box = actor({
     name: 'box',
     state: z.object({ items: z.array(z.string()) }),
@@ -27,6 +28,7 @@ function counted() {
         public: true,
         payload: z.object({ item: z.string() }),
         handle: (ctx, { item }) => {
+          if (faults.failing) throw new RetryableError('the fix is not deployed yet');
           ctx.state.items.push(item);
         },
       },
@@ -130,28 +132,9 @@ describe('an actor’s message that comes back after the receiver forgot its sen
 });
 
 describe('a client’s retry of a keyed send, after its outcome expired, that meets a dead letter of the send', () => {
-  /** A box whose `put` fails while `failing`: a deploy's fault, say, until the fix is out. */
-  function failingBox(faults: { failing: boolean }) {
-    return actor({
-      name: 'box',
-      state: z.object({ items: z.array(z.string()) }),
-      initial: () => ({ items: [] }),
-      handlers: {
-        put: {
-          public: true,
-          payload: z.object({ item: z.string() }),
-          handle: (ctx, { item }) => {
-            if (faults.failing) throw new RetryableError('the fix is not deployed yet');
-            ctx.state.items.push(item);
-          },
-        },
-      },
-    });
-  }
-
   it('leaves the letter as it was, redriven without force, and the send is applied once', async () => {
     const faults = { failing: true };
-    const Box = failingBox(faults);
+    const { Box } = counted(faults);
     const h = setup({ actors: [Box], maxAttempts: 2 });
     const applied = async () =>
       ((await h.state('box/a')) as { items: string[] } | undefined)?.items;
