@@ -13,6 +13,7 @@ import {
   type Store,
   systemClock,
 } from '@baton/core/adapter';
+import { resolveMaxDependenciesPerScope } from './evaluation/dependencyRoom.ts';
 
 /**
  * Options of a {@link QueryEngine}.
@@ -56,7 +57,8 @@ export interface QueryEngineOptions {
   /**
    * The most dependencies the instances of one identity scope keep: all anonymous subscribers
    * share one scope, so together they cannot take the whole of `maxDependencies` from signed-in
-   * users (nor one user from the others). @default 100,000
+   * users (nor one user from the others). The API Gateway handlers take the same option.
+   * @default 100,000
    */
   readonly maxDependenciesPerScope?: number;
 }
@@ -102,10 +104,9 @@ export function resolveEngineOptions(options: QueryEngineOptions) {
     retryMs: duration('retryMs', options?.retryMs, 1_000),
     scope: options?.scope ?? identityScope,
     maxDependencies: duration('maxDependencies', options?.maxDependencies, 1_000_000),
-    maxDependenciesPerScope: duration(
-      'maxDependenciesPerScope',
+    maxDependenciesPerScope: resolveMaxDependenciesPerScope(
       options?.maxDependenciesPerScope,
-      100_000,
+      problems,
     ),
   };
   if (problems.length > 0) {
