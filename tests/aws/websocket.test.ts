@@ -174,9 +174,8 @@ describe('the WebSocket handlers on API Gateway (emulated), DynamoDB Local and E
         (i) => `${i.pk.slice(0, 2)}${i.sk === 'Q' || i.sk === 'C' ? i.sk : 'S'}`,
       ),
     );
-    // U#S: the user's count of the connection (its sort key is the connection id); P#S: its
-    // scope's count of what each instance read (its sort key is the instance's).
-    expect([...kinds].sort()).toEqual(['C#C', 'C#S', 'D#S', 'P#S', 'Q#Q', 'Q#S', 'U#S']);
+    // U#S: the user's count of the connection (its sort key is the connection id).
+    expect([...kinds].sort()).toEqual(['C#C', 'C#S', 'D#S', 'Q#Q', 'Q#S', 'U#S']);
     for (const c of suite.clients.splice(0)) c.close();
     await until(async () => (await suite.stack.registryItems()).length === 0, 'an empty registry');
   });

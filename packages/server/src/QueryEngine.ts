@@ -1,7 +1,6 @@
 import { BatonError, ErrorCode } from '@baton/core';
 import { type ActorRecord, type Clock, Registry } from '@baton/core/adapter';
 import { DependencyIndex } from './DependencyIndex.ts';
-import { dependencyRoomRefused } from './evaluation/dependencyRoom.ts';
 import { positionOf } from './evaluation/ReadPosition.ts';
 import { resolveInstanceKey } from './evaluation/resolveInstanceKey.ts';
 import { type QueryEngineOptions, resolveEngineOptions } from './QueryEngineOptions.ts';
@@ -259,13 +258,21 @@ export class QueryEngine {
     const { leaving } = instance;
     const [held, most, whose] =
       index.entries - leaving >= maxDependencies
-        ? [index.entries - leaving, maxDependencies, 'all' as const]
-        : [index.entriesOf(instance.scope) - leaving, maxDependenciesPerScope, 'scope' as const];
+        ? [index.entries - leaving, maxDependencies, 'all live queries here']
+        : [
+            index.entriesOf(instance.scope) - leaving,
+            maxDependenciesPerScope,
+            `this caller's live queries`,
+          ];
     if (held < most) return;
+    const { name } = instance.definition;
     // Its details name no `limit`: a client takes that for a subscribe refused, held by none,
     // and subscribes again; this subscription is held, and gets the result once room frees.
-    const query = instance.definition.name;
-    const refused = dependencyRoomRefused({ query, actorId, held, most, whose });
+    const refused = new BatonError(
+      ErrorCode.LIMIT_EXCEEDED,
+      `query "${name}" cannot read ${actorId}: ${whose} hold ${held} actors' reads, the most this server keeps (${most}); it runs again as room frees. Unsubscribe from views no longer shown, or read fewer actors per query`,
+      { details: { query: name, held, most } },
+    );
     this.#roomRefusals.add(refused);
     throw refused;
   }

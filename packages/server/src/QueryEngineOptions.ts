@@ -13,7 +13,6 @@ import {
   type Store,
   systemClock,
 } from '@baton/core/adapter';
-import { resolveMaxDependenciesPerScope } from './evaluation/dependencyRoom.ts';
 
 /**
  * Options of a {@link QueryEngine}.
@@ -57,8 +56,7 @@ export interface QueryEngineOptions {
   /**
    * The most dependencies the instances of one identity scope keep: all anonymous subscribers
    * share one scope, so together they cannot take the whole of `maxDependencies` from signed-in
-   * users (nor one user from the others). The API Gateway handlers take the same option.
-   * @default 100,000
+   * users (nor one user from the others). @default 100,000
    */
   readonly maxDependenciesPerScope?: number;
 }
@@ -104,9 +102,10 @@ export function resolveEngineOptions(options: QueryEngineOptions) {
     retryMs: duration('retryMs', options?.retryMs, 1_000),
     scope: options?.scope ?? identityScope,
     maxDependencies: duration('maxDependencies', options?.maxDependencies, 1_000_000),
-    maxDependenciesPerScope: resolveMaxDependenciesPerScope(
+    maxDependenciesPerScope: duration(
+      'maxDependenciesPerScope',
       options?.maxDependenciesPerScope,
-      problems,
+      100_000,
     ),
   };
   if (problems.length > 0) {

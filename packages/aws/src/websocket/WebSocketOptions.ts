@@ -13,11 +13,7 @@ import {
   type Store,
   systemClock,
 } from '@baton/core/adapter';
-import {
-  type EvaluateEnvironment,
-  identityScope,
-  resolveMaxDependenciesPerScope,
-} from '@baton/server/evaluation';
+import { type EvaluateEnvironment, identityScope } from '@baton/server/evaluation';
 import {
   type AllowedOrigins,
   type ConnectionLimits,
@@ -77,15 +73,6 @@ export interface ReactiveOptions extends ConnectionLimits {
   readonly push?: PushOptions;
   /** Subscribers with equal scopes share an instance. @default one per distinct identity */
   readonly scope?: (identity: unknown) => string;
-  /**
-   * The most dependencies (one per actor a live instance's run read) the instances of one
-   * identity scope keep, as the local engine's option of that name: all anonymous subscribers
-   * share one scope. A subscribe whose run would read one more actor past it is refused with
-   * LIMIT_EXCEEDED (its subscription withdrawn; the client subscribes again as room frees), and
-   * the scope's other subscriptions are kept. Counted on subscribe: a re-run of a live query on
-   * a change updates its count but is not refused. @default 100,000
-   */
-  readonly maxDependenciesPerScope?: number;
   /** A connection's lease: pushes skip it and the sweeper removes it unless a `ping` renews it. @default 10 min */
   readonly leaseMs?: number;
   /** The longest a connection lives (API Gateway: 2 h); registry items get a TTL past it. @default 2 h */
@@ -147,8 +134,6 @@ export interface ReactiveContext {
   readonly logger: Logger;
   /** Per-connection caps on subscriptions and frames per second. */
   readonly limits: Required<ConnectionLimits>;
-  /** The dependencies one identity scope's instances may keep. */
-  readonly maxDependenciesPerScope: number;
 }
 
 /**
@@ -183,10 +168,6 @@ export function resolveReactiveOptions(options: ReactiveOptions): ReactiveContex
   const leaseMs = duration('leaseMs', options?.leaseMs, 10 * 60_000);
   const maxConnectionMs = duration('maxConnectionMs', options?.maxConnectionMs, 2 * 60 * 60_000);
   const limits = resolveConnectionLimits(options ?? {}, problems);
-  const maxDependenciesPerScope = resolveMaxDependenciesPerScope(
-    options?.maxDependenciesPerScope,
-    problems,
-  );
   for (const [name, value] of Object.entries(options?.push ?? {})) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
       problems.push(`push.${name} must be a number > 0, got ${String(value)}`);
@@ -220,7 +201,6 @@ export function resolveReactiveOptions(options: ReactiveOptions): ReactiveContex
     },
     scope: options.scope ?? identityScope,
     limits,
-    maxDependenciesPerScope,
     leaseMs,
     clock,
     logger,

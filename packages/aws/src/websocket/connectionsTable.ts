@@ -10,20 +10,17 @@
  * | `Q#<instance>`   | `Q`                | a shared query instance: query, args, version, deps   |
  * | `Q#<instance>`   | `S#<conn>#<sub>`   | a subscriber of the instance                          |
  * | `D#<actor id>`   | `<instance>`       | the instance read that actor (its dependency)         |
- * | `P#<scope>`      | `<instance>`       | how many actors an instance of the scope read         |
  * | `R#<idem. key>`  | `<conn>#<request>` | a pending `ask` or visible `send`                     |
  * | `V#<connection>` | `<idem. key>`      | the connection was shown that message's write         |
  *
  * `<instance>` is the hash of the instance key `[query, canonical args, identity scope]`, so keys
- * stay short whatever the args; `<scope>` is the hash of the identity scope (what
- * `maxDependenciesPerScope` counts by); `<owner>` is the digest of a user's caller
+ * stay short whatever the args; `<owner>` is the digest of a user's caller
  * (`connectionOwner`): anonymous connections have none. The ids a client or an app chooses (a
  * subscription's or a request's id, an actor id, a message id) are key parts as they are up to
  * 900 bytes, and their digest past it (`boundedKey`, as in the actor table): every item keeps
  * its ids whole besides, and readers take them from there, so a long id is refused by nothing.
  */
 import type { CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { hashText } from '@baton/server/evaluation';
 import { createTableWithTtl } from '../dynamodb/createTableWithTtl.ts';
 import { boundedKey } from '../dynamodb/tableLayout.ts';
 
@@ -48,8 +45,6 @@ export const RegistryAttr = {
   hash: 'hash',
   failed: 'failed',
   deps: 'deps',
-  reads: 'reads',
-  mark: 'mark',
   rev: 'rev',
   gen: 'gen',
   requestId: 'requestId',
@@ -72,7 +67,6 @@ export const dependencyPk = (actorId: string): string => `D#${boundedKey(actorId
 export const pendingPk = (idempotencyKey: string): string => `R#${boundedKey(idempotencyKey)}`;
 export const shownPk = (connectionId: string): string => `V#${connectionId}`;
 export const ownerPk = (owner: string): string => `U#${owner}`;
-export const scopePk = (scope: string): string => `P#${hashText(scope)}`;
 export const subscriptionSk = (subscriptionId: string): string =>
   `${SUBSCRIPTION_PREFIX}${boundedKey(subscriptionId)}`;
 export const subscriberSk = (connectionId: string, subscriptionId: string): string =>

@@ -10,7 +10,6 @@ import {
   tooManySubscriptions,
 } from '@baton/server/session';
 import { answerFound } from './answerPending.ts';
-import { scopeRoom } from './dependencyRoom.ts';
 import type { Pusher } from './Pusher.ts';
 import { fanOut, refreshInstance, updateFrame } from './refreshInstance.ts';
 import type { ConnectionItem } from './registry/Connections.ts';
@@ -72,8 +71,8 @@ export async function handleFrame(
 
 /**
  * Registers the subscription and its shared instance, runs the instance's query against
- * committed state (recording its reads, within `maxDependenciesPerScope`) and pushes its result
- * — or `unchanged` to a client resuming with the value it holds.
+ * committed state (recording its reads) and pushes its result — or `unchanged` to a client
+ * resuming with the value it holds.
  */
 async function subscribe(
   context: FrameContext,
@@ -103,11 +102,7 @@ async function subscribe(
     args: JSON.stringify(resolved.args),
     identity,
   });
-  const refreshed = await refreshInstance(context, instance, {
-    floor: (hash) => resumeFloor(resume, hash),
-    // Past `maxDependenciesPerScope`, the subscription is withdrawn, and the others are kept.
-    room: scopeRoom(context, () => registry.removeSubscription(connectionId, id)),
-  });
+  const refreshed = await refreshInstance(context, instance, (hash) => resumeFloor(resume, hash));
   if (!refreshed) {
     throw new BatonError(ErrorCode.UNAVAILABLE, 'the query instance was dropped; subscribe again');
   }

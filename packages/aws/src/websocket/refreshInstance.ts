@@ -9,7 +9,6 @@ import {
   type ReadPosition,
   samePosition,
 } from '@baton/server/evaluation';
-import type { RoomCheck } from './dependencyRoom.ts';
 import type { Pusher } from './Pusher.ts';
 import {
   type InstanceChange,
@@ -32,19 +31,6 @@ export interface Refreshed {
   readonly changed: boolean;
 }
 
-/**
- * How {@link refreshInstance} runs an instance for a subscribe.
- *
- * @example
- * const options: RefreshOptions = { floor: (hash) => resumeFloor(resume, hash), room };
- */
-export interface RefreshOptions {
-  /** The least version a changed result takes, by its hash (a resuming client's). @default 0 */
-  readonly floor?: (hash: string | undefined) => number;
-  /** Checks a run that read actors the instance did not hold, before they are stored. */
-  readonly room?: RoomCheck;
-}
-
 /** Attempts before a run gives up on a contended instance (another handler keeps winning). */
 const MAX_ATTEMPTS = 5;
 
@@ -53,15 +39,7 @@ const MAX_ATTEMPTS = 5;
  * hash differs bumps the version (at least to `floor(hash)`, so a resuming client never sees its
  * version go back), the reads replace the dependencies. The write is conditional on the
  * instance's `rev`; when another handler wrote first, the instance is reloaded and run again.
- * A run that read actors the instance did not hold goes through `room` first, which may refuse
- * it (it throws). Returns `undefined` if the instance is gone. A retryable failure (a store
- * outage) throws.
- *
- * The scope's count of the instance's reads is written before a run whose number of reads
- * differs is stored (so that `room`, and subscribes side by side, see it): when that run is not
- * stored after all — the instance gone, `room` refusing it, any throw — the count is set back to
- * what the instance stored holds, deleted with an instance gone, so that no count outlives its
- * instance's run. (A run stored by another handler in its place leaves the count to that run's.)
+ * Returns `undefined` if the instance is gone. A retryable failure (a store outage) throws.
  *
  * @example
  * const refreshed = await refreshInstance(context, instance);
@@ -70,66 +48,32 @@ const MAX_ATTEMPTS = 5;
 export async function refreshInstance(
   context: ReactiveContext,
   start: InstanceItem,
-  { floor = () => 0, room }: RefreshOptions = {},
+  floor: (hash: string | undefined) => number = () => 0,
 ): Promise<Refreshed | undefined> {
-  const { instances } = context.registry;
   let instance: InstanceItem | undefined = start;
   let changedBefore = false;
-  // The mark of the count written for a run not (yet) stored, and for whom.
-  let unstored: { readonly instance: InstanceItem; readonly mark: string } | undefined;
-  try {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS && instance; attempt++) {
-      const { update, hash, failed, deps } = await run(context, instance);
-      const version =
-        update.kind === 'result' && hash !== instance.hash
-          ? Math.max(instance.version + 1, floor(hash))
-          : Math.max(instance.version, floor(hash));
-      const changed: boolean =
-        changedBefore || hash !== instance.hash || failed !== instance.failed;
-      const stored = update.kind === 'result' ? { ...update, version } : update;
-      const next = { version, hash, failed, deps };
-      if (sameRun(instance, next)) {
-        // Stored by another handler as this run read it: a count written for an earlier
-        // attempt is set to it.
-        if (unstored) await instances.setBack(unstored.instance, unstored.mark);
-        unstored = undefined;
-        return { instance, update: stored, changed };
-      }
-      const held = instance.deps;
-      const reads = Object.keys(deps);
-      const adds = reads.some((actorId) => !(actorId in held));
-      // Counted again after an earlier attempt's count: this run's number may differ.
-      if (reads.length !== Object.keys(held).length || (room && adds) || unstored) {
-        unstored = { instance, mark: await instances.count(instance, reads.length) };
-      }
-      if (room && adds) await room(instance, deps);
-      if (!(await instances.saveRun(instance, next))) {
-        instance = await instances.get(instance.id);
-        continue;
-      }
-      // A run of no reads leaves no count (its instance's drop deletes none it would miss).
-      if (unstored && reads.length === 0) await instances.uncount(instance, unstored.mark);
-      unstored = undefined;
-      const saved = { ...instance, ...next, rev: instance.rev + 1 };
-      // A commit between a new dependency's read and its dependency item went unseen: run again.
-      if (!(await movedSince(context, deps, instance.deps))) {
-        return { instance: saved, update: stored, changed };
-      }
-      instance = saved;
-      changedBefore = changed;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS && instance; attempt++) {
+    const { update, hash, failed, deps } = await run(context, instance);
+    const version =
+      update.kind === 'result' && hash !== instance.hash
+        ? Math.max(instance.version + 1, floor(hash))
+        : Math.max(instance.version, floor(hash));
+    const changed: boolean = changedBefore || hash !== instance.hash || failed !== instance.failed;
+    const stored = update.kind === 'result' ? { ...update, version } : update;
+    const next = { version, hash, failed, deps };
+    if (sameRun(instance, next)) return { instance, update: stored, changed };
+    if (!(await context.registry.instances.saveRun(instance, next))) {
+      instance = await context.registry.instances.get(instance.id);
+      continue;
     }
-  } catch (error) {
-    if (unstored) {
-      await instances.setBack(unstored.instance, unstored.mark).catch((cause: unknown) => {
-        context.logger.warn('a count could not be set back; its TTL ends it', {
-          instance: unstored?.instance.id,
-          error: String(cause),
-        });
-      });
+    const saved = { ...instance, ...next, rev: instance.rev + 1 };
+    // A commit between a new dependency's read and its dependency item went unseen: run again.
+    if (!(await movedSince(context, deps, instance.deps))) {
+      return { instance: saved, update: stored, changed };
     }
-    throw error;
+    instance = saved;
+    changedBefore = changed;
   }
-  if (unstored) await instances.setBack(unstored.instance, unstored.mark);
   if (!instance) return undefined;
   throw new BatonError(
     ErrorCode.UNAVAILABLE,

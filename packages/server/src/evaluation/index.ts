@@ -3,16 +3,9 @@
  * one in memory builds on (the API Gateway handlers of `@baton/aws/websocket`, where each event
  * is its own Lambda invocation and the instances live in DynamoDB): run a query recording the
  * position of each actor it read, compare read positions with commits, key an instance by
- * (query, canonical args, identity scope), and hash a result; and the dependency budget both
- * hosts share (`maxDependenciesPerScope`: its default, its check and its error).
+ * (query, canonical args, identity scope), and hash a result.
  */
 export { identityScope } from '../QueryEngineOptions.ts';
-export {
-  DEFAULT_MAX_DEPENDENCIES_PER_SCOPE,
-  dependencyRoomRefused,
-  type RoomRefusal,
-  resolveMaxDependenciesPerScope,
-} from './dependencyRoom.ts';
 export {
   type EvaluateEnvironment,
   type Evaluation,

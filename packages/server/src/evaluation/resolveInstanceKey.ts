@@ -15,7 +15,7 @@ export interface ResolvedRequest {
   readonly args: unknown;
   /** `[name, canonical args, scope]` as JSON: equal for requests that share an instance. */
   readonly key: string;
-  /** The identity scope: whose live queries' reads count together (`maxDependenciesPerScope`). */
+  /** The identity scope: whose live queries' reads it counts against (`maxReadsPerScope`). */
   readonly scope: string;
 }
 

@@ -1,6 +1,6 @@
 import type { ReadPosition } from '@baton/server/evaluation';
 import { describe, expect, it } from 'vitest';
-import { dependencyPk, INSTANCE_SK, instancePk, scopePk } from '../connectionsTable.ts';
+import { dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { fresh, TEST_TTL, useConnectionsTable } from './fixtures/connectionsTableFixture.ts';
 import { type InstanceChange, type InstanceItem, Instances } from './Instances.ts';
 
@@ -157,56 +157,6 @@ describe('Instances', () => {
     expect(await instances.drop(saved)).toBe(true);
     expect(await instances.get(instance.id)).toBeUndefined();
     expect(await instances.dependents(actorId)).toEqual([]);
-  });
-
-  it("keeps its scope's count of what it read: written before a run, set back when the run is not stored, renewed with it, deleted with it", async () => {
-    const scope = fresh('scope');
-    const key = JSON.stringify(['balance', '{}', scope]);
-    const make = () =>
-      instances.upsert(fresh('inst'), { key, query: 'balance', args: '{}', identity: null });
-    const [one, two] = [await make(), await make()];
-    await instances.count(one, 2);
-    expect(await instances.saveRun(one, change({ 'account/a': 1, 'account/b': 1 }))).toBe(true);
-    await instances.count(two, 1);
-    expect(await instances.saveRun(two, change({ 'account/c': 1 }))).toBe(true);
-    expect(await instances.heldBeside(one)).toBe(1);
-    expect(await instances.heldBeside(two)).toBe(2);
-    // A count whose TTL passed, not yet deleted by DynamoDB, counts for nothing.
-    await table.put({ pk: scopePk(scope), sk: fresh('inst'), reads: 50, ttl: 1 });
-    expect(await instances.heldBeside(two)).toBe(2);
-
-    // A run counted but not stored (another handler wrote first) is set back to the stored one.
-    const stale = (await instances.get(one.id))!;
-    const mark = await instances.count(stale, 4);
-    expect(await instances.heldBeside(two)).toBe(4);
-    await instances.upsert(one.id, { key, query: 'balance', args: '{}', identity: null });
-    expect(await instances.saveRun(stale, change({ 'account/d': 1 }))).toBe(false);
-    await instances.setBack(stale, mark);
-    expect(await instances.heldBeside(two)).toBe(2);
-    // A count written since is another run's: a set-back leaves it.
-    const theirs = await instances.count(stale, 3);
-    await instances.setBack(stale, mark);
-    expect(await instances.heldBeside(two)).toBe(3);
-    await instances.setBack(stale, theirs);
-    expect(await instances.heldBeside(two)).toBe(2);
-
-    // A subscribe renews the count's TTL with the instance's.
-    await table.update(scopePk(scope), one.id, {
-      expression: 'SET #ttl = :ttl',
-      names: { '#ttl': 'ttl' },
-      values: { ':ttl': 1 },
-    });
-    expect(await instances.heldBeside(two)).toBe(0);
-    await instances.upsert(one.id, { key, query: 'balance', args: '{}', identity: null });
-    expect((await table.get(scopePk(scope), one.id))?.ttl).toBe(TEST_TTL);
-    expect(await instances.heldBeside(two)).toBe(2);
-
-    // Dropped, it holds none; a count set back, or renewed, afterwards is not made again.
-    expect(await instances.drop((await instances.get(one.id))!)).toBe(true);
-    expect(await instances.heldBeside(two)).toBe(0);
-    await instances.setBack(stale, theirs);
-    await instances.upsert(one.id, { key, query: 'balance', args: '{}', identity: null });
-    expect(await table.get(scopePk(scope), one.id)).toBeUndefined();
   });
 
   it('keeps an instance whose rev moved since it was read (a new subscriber), with its dependencies', async () => {

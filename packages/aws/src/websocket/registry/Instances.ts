@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ReadPosition } from '@baton/server/evaluation';
-import {
-  RegistryAttr as A,
-  dependencyPk,
-  INSTANCE_SK,
-  instancePk,
-  scopePk,
-} from '../connectionsTable.ts';
+import { RegistryAttr as A, dependencyPk, INSTANCE_SK, instancePk } from '../connectionsTable.ts';
 import { type Expression, type Item, parseJson, type RegistryTable } from './RegistryTable.ts';
 
 /**
@@ -52,12 +46,11 @@ export interface InstanceChange {
 }
 
 /**
- * The shared query instances (`Q#<instance>` / `Q`), their dependency items
- * (`D#<actor id>` / `<instance>`), which tell the stream handler whom a write concerns, and the
- * count of their dependencies by identity scope (`P#<scope>` / `<instance>`), which
- * `maxDependenciesPerScope` sums. Every write of an instance is conditional on or bumps its
- * `rev`, so concurrent handlers never go backwards; dependency items carry the instance's `gen`,
- * so a newer incarnation's are not deleted for an older one's.
+ * The shared query instances (`Q#<instance>` / `Q`) and their dependency items
+ * (`D#<actor id>` / `<instance>`), which tell the stream handler whom a write concerns. Every
+ * write of an instance is conditional on or bumps its `rev`, so concurrent handlers never go
+ * backwards; dependency items carry the instance's `gen`, so a newer incarnation's are not
+ * deleted for an older one's.
  *
  * @example
  * const instances = new Instances(table, ttl);
@@ -66,44 +59,21 @@ export interface InstanceChange {
 export class Instances {
   /**
    * @param ttl the `ttl` (epoch seconds) to give an item written now
-   * @param now the registry's clock
    */
   constructor(
     private readonly table: RegistryTable,
     private readonly ttl: () => number,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /**
    * Creates the instance if it is new, renews its TTL and bumps its `rev` (so that a concurrent
-   * drop does not delete it under a new subscriber); returns it as stored. Its scope's count of
-   * its reads, if it has one, is given the same TTL beside it (one more write, side by side): a
-   * count lapses no sooner than its instance, whose TTL only a subscribe renews.
+   * drop does not delete it under a new subscriber); returns it as stored.
    */
   async upsert(
     id: string,
     fields: Pick<InstanceItem, 'key' | 'query' | 'args' | 'identity'>,
   ): Promise<InstanceItem> {
-    const ttl = this.ttl();
-    const [item] = await Promise.all([
-      this.#upsertItem(id, fields, ttl),
-      // Never made here: a count deleted with its instance stays deleted.
-      this.table.update(
-        scopePk(instanceScope(fields)),
-        id,
-        { expression: 'SET #ttl = :ttl', names: { '#ttl': A.ttl }, values: { ':ttl': ttl } },
-        { expression: 'attribute_exists(#pk)', names: { '#pk': A.pk }, values: {} },
-      ),
-    ]);
-    return toInstance(item);
-  }
-
-  async #upsertItem(
-    id: string,
-    fields: Pick<InstanceItem, 'key' | 'query' | 'args' | 'identity'>,
-    ttl: number,
-  ): Promise<Item> {
-    return this.table.updateReturning(instancePk(id), INSTANCE_SK, {
+    const item = await this.table.updateReturning(instancePk(id), INSTANCE_SK, {
       expression:
         'SET #key = :key, #query = :query, #args = :args, #identity = :identity, #ttl = :ttl, ' +
         '#version = if_not_exists(#version, :zero), #deps = if_not_exists(#deps, :deps), ' +
@@ -124,13 +94,14 @@ export class Instances {
         ':query': fields.query,
         ':args': fields.args,
         ':identity': JSON.stringify(fields.identity ?? null),
-        ':ttl': ttl,
+        ':ttl': this.ttl(),
         ':zero': 0,
         ':deps': '{}',
         ':gen': randomUUID(),
         ':one': 1,
       },
     });
+    return toInstance(item);
   }
 
   async get(id: string): Promise<InstanceItem | undefined> {
@@ -141,8 +112,7 @@ export class Instances {
   /**
    * Stores a run's result on condition that the instance is still at `instance.rev` and moves
    * its dependency items to the new reads. False if another handler wrote first or the instance
-   * is gone (the caller reloads and runs again, or stops). The scope's count of the reads is the
-   * caller's: {@link count} before, {@link setBack} if the run is not stored.
+   * is gone (the caller reloads and runs again, or stops).
    */
   async saveRun(instance: InstanceItem, change: InstanceChange): Promise<boolean> {
     const names: Record<string, string> = { '#version': A.version, '#deps': A.deps, '#rev': A.rev };
@@ -201,83 +171,12 @@ export class Instances {
       values: { ':rev': instance.rev },
     });
     if (!deleted) return false;
-    await Promise.all([
-      this.table.delete(scopePk(instanceScope(instance)), instance.id),
-      ...Object.keys(instance.deps).map((actorId) =>
+    await Promise.all(
+      Object.keys(instance.deps).map((actorId) =>
         this.removeDependency(actorId, instance.id, instance.gen),
       ),
-    ]);
-    return true;
-  }
-
-  /**
-   * Records, before a run of `instance` is stored, that it holds `reads` dependencies, in its
-   * scope's count: one write, no read. Returns the write's mark: if the run is not stored, the
-   * caller gives it to {@link setBack}.
-   */
-  async count(instance: InstanceItem, reads: number): Promise<string> {
-    const mark = randomUUID();
-    await this.table.put({
-      [A.pk]: scopePk(instanceScope(instance)),
-      [A.sk]: instance.id,
-      [A.reads]: reads,
-      [A.mark]: mark,
-      [A.ttl]: this.ttl(),
-    });
-    return mark;
-  }
-
-  /**
-   * Sets back a count written (`mark`) for a run of `instance` that was not stored: to what the
-   * instance stored holds, or deleted when it holds none or is gone. A count written since (by
-   * another run, or deleted with its instance) is left as it is, so that a count is never made
-   * again for an instance gone: a get, and a conditional write.
-   */
-  async setBack(instance: InstanceItem, mark: string): Promise<void> {
-    const stored = await this.get(instance.id);
-    const reads = stored ? Object.keys(stored.deps).length : 0;
-    const pk = scopePk(instanceScope(instance));
-    const mine = {
-      expression: '#mark = :mark',
-      names: { '#mark': A.mark },
-      values: { ':mark': mark },
-    };
-    if (reads === 0) {
-      await this.table.delete(pk, instance.id, mine);
-      return;
-    }
-    await this.table.update(
-      pk,
-      instance.id,
-      {
-        expression: 'SET #reads = :reads REMOVE #mark',
-        names: { '#reads': A.reads, '#mark': A.mark },
-        values: { ':reads': reads },
-      },
-      mine,
     );
-  }
-
-  /** Deletes the count written (`mark`) for a run that stored no reads, unless written since. */
-  async uncount(instance: InstanceItem, mark: string): Promise<void> {
-    await this.table.delete(scopePk(instanceScope(instance)), instance.id, {
-      expression: '#mark = :mark',
-      names: { '#mark': A.mark },
-      values: { ':mark': mark },
-    });
-  }
-
-  /**
-   * The dependencies the other instances of `instance`'s scope hold, as their counts say: one
-   * query of the scope's count items (a few dozen bytes each), past TTLs DynamoDB has not acted
-   * on yet left out.
-   */
-  async heldBeside(instance: InstanceItem): Promise<number> {
-    const now = this.now();
-    const items = await this.table.query(scopePk(instanceScope(instance)));
-    return items
-      .filter((item) => item[A.sk] !== instance.id && (item[A.ttl] as number) * 1000 > now)
-      .reduce((sum, item) => sum + Number(item[A.reads] ?? 0), 0);
+    return true;
   }
 
   /** Ids of the instances that depend on `actorId`. */
@@ -332,11 +231,6 @@ export function instanceItemBytes(instance: InstanceItem, change: InstanceChange
     [...strings, ...names, ...numbers].reduce((sum, text) => sum + Buffer.byteLength(text), 0) +
     21 * numbers.length
   );
-}
-
-/** The identity scope of an instance: the last part of its key `[query, canonical args, scope]`. */
-function instanceScope(instance: Pick<InstanceItem, 'key'>): string {
-  return String((JSON.parse(instance.key) as unknown[])[2]);
 }
 
 function toInstance(item: Item): InstanceItem {
