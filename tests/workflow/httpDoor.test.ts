@@ -4,24 +4,11 @@
  * a start of the same id sent before the first is applied changes nothing, and the run sees the caller the
  * ingress signed in as `ctx.caller`.
  */
-import { callerOf, defineApp } from '@baton/core';
-import { httpIngress } from '@baton/server/http';
 import { describe, expect, it } from 'vitest';
-import { Greeter } from './greeter.ts';
-import { workflowHarness } from './harness.ts';
+import { Greeter, greeterIngress } from './greeter.ts';
 
 function setup() {
-  const { actors } = defineApp({ workflows: [Greeter] });
-  const h = workflowHarness(actors);
-  const ingress = httpIngress({
-    actors,
-    store: h.backend.store,
-    queue: h.backend.queue,
-    clock: h.clock,
-    // Signs the caller in from a header, as an app's auth hook would from its token.
-    caller: ({ headers }) =>
-      callerOf(headers?.['x-user'] ? { userId: headers['x-user'] } : undefined),
-  });
+  const { h, ingress } = greeterIngress();
   let keys = 0;
   const send = async (user: string, to: string, name: string, payload: unknown) => {
     const response = await ingress({

@@ -5,12 +5,11 @@
  * that runs (or ran) with another input is refused at the door, before anything is enqueued, and
  * in its turn when it raced another start there.
  */
-import { callerOf, defineApp, ErrorCode, workflow } from '@baton/core';
-import { httpIngress } from '@baton/server/http';
+import { ErrorCode, workflow } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered } from '../engine/helpers.ts';
-import { Greeter } from './greeter.ts';
+import { Greeter, greeterIngress } from './greeter.ts';
 import { workflowHarness } from './harness.ts';
 
 const Order = workflow({
@@ -23,18 +22,9 @@ const Order = workflow({
   },
 });
 
-/** Greeter's app behind the HTTP ingress, signing the caller in from an `x-user` header. */
+/** Greeter's app behind the HTTP ingress, called as a user (`x-user`) with a JSON body. */
 function http() {
-  const { actors } = defineApp({ workflows: [Greeter] });
-  const h = workflowHarness(actors);
-  const ingress = httpIngress({
-    actors,
-    store: h.backend.store,
-    queue: h.backend.queue,
-    clock: h.clock,
-    caller: ({ headers }) =>
-      callerOf(headers?.['x-user'] ? { userId: headers['x-user'] } : undefined),
-  });
+  const { h, ingress } = greeterIngress();
   const call = async (user: string, method: string, path: string, body?: unknown) => {
     const [route, query = ''] = path.split('?');
     const response = await ingress({
