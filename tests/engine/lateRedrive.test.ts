@@ -163,4 +163,31 @@ describe('a client’s retry of a keyed send, after its outcome expired, that me
     expect(await applied()).toEqual(['x']);
     expect(await h.backend.store.listDeadLetters('box/a')).toEqual([]);
   });
+
+  it('reads no letter for a copy younger than its outcome, which tells it alone', async () => {
+    const { Box } = counted();
+    const h = setup({ actors: [Box] });
+    const store = h.backend.store;
+    const read = store.readDeadLetter.bind(store);
+    let letterReads = 0;
+    store.readDeadLetter = async (...args) => {
+      letterReads++;
+      return read(...args);
+    };
+    // The first delivery commits, then its ack fails: the queue hands the message over again.
+    const queue = h.backend.queue;
+    const ack = queue.ack.bind(queue);
+    let acks = 0;
+    queue.ack = async (receipts) => {
+      if (acks++ === 0) throw new Error('the worker crashed before it acknowledged');
+      return ack(receipts);
+    };
+    await h.client.send(Box.ref('a'), 'put', { item: 'x' }, { idempotencyKey: 'k' });
+    await h.worker.poll().catch(() => {});
+    h.clock.advance(60_000);
+    await h.run();
+    expect(((await h.state('box/a')) as { items: string[] }).items).toEqual(['x']);
+    expect(acks).toBeGreaterThan(1);
+    expect(letterReads).toBe(0);
+  });
 });
