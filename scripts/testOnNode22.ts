@@ -72,6 +72,10 @@ const run = spawnSync(
     'vitest',
     'run',
     '--typecheck.enabled=false',
+    // One file at a time: the README's `pnpm dev` and `pnpm start` begin with `pnpm install`,
+    // which can relink node_modules/.bin while another file runs `tsx` from it (seen once in CI
+    // as "tsx: Permission denied").
+    '--fileParallelism=false',
     ...(args.length > 0 ? args : DEFAULT_TESTS),
   ],
   { cwd: root, env, stdio: 'inherit' },

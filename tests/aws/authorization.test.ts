@@ -85,9 +85,13 @@ describe('the bank on the API Gateway WebSocket handler', () => {
     // Nothing was enqueued for alice: the inbox holds no message at all.
     expect(await stack.queue.receive({ max: 10, visibilityTimeoutMs: 1 })).toEqual([]);
     expect(await stack.store.load('account/alice')).toEqual(before);
-    // No subscription was registered for the refused ones.
+    // No subscription was registered for the refused ones: no query instance, no subscriber.
+    // (The prefixes keep their `#`: a user's connection item has the connection's id for its
+    // sort key, which may begin with an S.)
     const items = await stack.registryItems();
-    expect(items.filter((item) => item.pk.startsWith('Q') || item.sk.startsWith('S'))).toEqual([]);
+    expect(items.filter((item) => item.pk.startsWith('Q#') || item.sk.startsWith('S#'))).toEqual(
+      [],
+    );
   });
 
   it('refuses another user’s ask to an account whose message id is past a key’s limit as FORBIDDEN, not as a failure to retry', async () => {
