@@ -13,7 +13,7 @@ import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { type ActorBacklog, BacklogTally } from './actorBacklog.ts';
 import { duration, fields, itemBoundOption, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
-import { INBOX_LEFT } from './status.ts';
+import { INBOX_LEFT } from './statusText.ts';
 import type { Target } from './target.ts';
 import { OUTBOX_SENDERS, TARGET_RECORDS, unappliedSends } from './unappliedSends.ts';
 

@@ -1,19 +1,12 @@
 import { listHeldActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, toBatonError } from '@baton/core';
-import { duration, fields, isoTime, itemBoundOption, table } from './format.ts';
+import { duration, isoTime, itemBoundOption } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
-import {
-  listPaused,
-  type ParkedCounts,
-  type PausedFound,
-  parkedByActor,
-  parkedLine,
-  pausedLine,
-  pausedWorkflowsLine,
-} from './pausedLines.ts';
+import { listPaused, type ParkedCounts, type PausedFound, parkedByActor } from './pausedLines.ts';
 import { type AgeSource, type QueueHealth, readQueues } from './queues.ts';
-import { type StuckActors, stuckActors, stuckLine, stuckProblem } from './stuckActors.ts';
+import { atLeast, DEAD_LETTER_QUEUE, humanStatus, PAUSED_UNREAD } from './statusText.ts';
+import { type StuckActors, stuckActors, stuckProblem } from './stuckActors.ts';
 import type { FollowUp, Target } from './target.ts';
 
 /**
@@ -26,8 +19,6 @@ const SWEEPER_LAG_MS = SWEEPER_LAG_ALARM_MS;
 const TIMER_LAG_MS = 2 * 60_000;
 /** An inbox message this old means the workers are behind (or stopped). */
 const INBOX_AGE_MS = 5 * 60_000;
-/** What `readQueues` calls the inbox's dead-letter queue. */
-const DEAD_LETTER_QUEUE = 'inbox dead letters';
 /** At most this many due timers are counted. */
 const DUE_TIMERS = 1000;
 /**
@@ -39,9 +30,6 @@ export const STATUS_READ_ITEMS = 10_000;
 /** What `unchecked` says of the inbox when only the table is named. */
 const INBOX_UNNAMED =
   'the inbox queue, its depth and whether it is behind (--queue-url or BATON_INBOX_URL)';
-/** How `unchecked` starts when the scan for paused actors and instances failed. */
-const PAUSED_UNREAD =
-  'paused actors with no message parked, paused workflow instances and actors stuck on a failing message, which could not be read';
 
 /** What `baton status` reports: whether the app is healthy, on one screen. */
 export interface Status {
@@ -311,9 +299,6 @@ export async function readStatus(
   };
 }
 
-/** A count of a read that may have stopped at its bound: "at least" when it did. */
-const atLeast = (n: number, complete: boolean) => (complete ? `${n}` : `at least ${n}`);
-
 /**
  * The inbox behind, and where to look next by what it holds now: messages in flight are taken
  * by workers, and wait on a handler failing or a worker crashing; waiting ones with none in
@@ -333,76 +318,4 @@ function inboxBehind(
     return `${behind} (${waiting} waiting, none in flight): no worker is taking them — throttled (WorkerThrottlesAlarm, AccountConcurrencyAlarm) or failing (workerErrorsAlarm, the worker's log); ${docs}`;
   }
   return `${behind} (${waiting} waiting, ${inFlight} in flight): a handler that keeps failing holds its actor's later messages — the worker's log names the actor and the error ("message will be retried"), and ${follow`actors get <type/key>`} of that actor shows the message it stops at, the attempts it failed, its handler and error; a worker crashing or timing out raises workerErrorsAlarm; ${docs}`;
-}
-
-/** The inbox's line in the human output of `status` and `backlog` when only the table is named. */
-export const INBOX_LEFT =
-  'not read, no inbox named: --queue-url <inbox url> adds it (also BATON_INBOX_URL), or --stack <name>';
-
-function humanStatus(s: Status, follow: FollowUp, now: number): string {
-  /** What a line of a read that stopped at its bound says after its count. */
-  const stopped = (complete: boolean) =>
-    complete
-      ? ''
-      : ` (stopped at the read bound of ${s.readBound.toLocaleString('en-US')} entries; use --limit to see all)`;
-  // A scan that failed found nothing: its lines say unknown, not none.
-  const unread = s.unchecked.some((u) => u.startsWith(PAUSED_UNREAD));
-  const pausedRow = (line: () => string) =>
-    unread ? 'unknown (unreadable: see "not checked" below)' : line();
-  const rows = s.queues.map((q) => ({
-    queue: q.name,
-    waiting: String(q.waiting),
-    'in flight': String(q.inFlight),
-    delayed: String(q.delayed),
-    'oldest message': q.oldestAgeMs === null ? 'unknown' : duration(q.oldestAgeMs),
-  }));
-  return [
-    fields([
-      ['table', s.table],
-      ['inbox', s.inbox ? `${s.inbox.waiting} waiting, ${s.inbox.inFlight} in flight` : INBOX_LEFT],
-      [
-        'queue dead letters',
-        s.queueDeadLetters ??
-          (s.unchecked.some((u) =>
-            u.startsWith(`the ${DEAD_LETTER_QUEUE} queue, which could not be read`),
-          )
-            ? 'unknown (unreadable: see "not checked" below)'
-            : 'unknown (no --dead-letter-queue-url)'),
-      ],
-      [
-        'dead letters',
-        `${atLeast(s.deadLetters, s.deadLettersComplete)}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}${stopped(s.deadLettersComplete)}`,
-      ],
-      [
-        'parked',
-        `${s.deadLettersComplete ? '' : 'at least '}${parkedLine(s.parked, follow)}${stopped(s.deadLettersComplete)}`,
-      ],
-      ['paused', pausedRow(() => pausedLine(s.paused, s.parked, follow, s.readBound))],
-      ['paused workflows', pausedRow(() => pausedWorkflowsLine(s.paused, follow, s.readBound))],
-      ['failing', pausedRow(() => stuckLine(s.failing, now, s.paused.complete))],
-      [
-        'timers due',
-        `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
-      ],
-      [
-        'sweeper lag',
-        `${atLeast(s.sweeperLag.actors, s.sweeperLag.complete)} actor(s) holding sends no sweep retired for over ${duration(s.sweeperLag.thresholdMs)}${stopped(s.sweeperLag.complete)}`,
-      ],
-      [
-        'health',
-        (s.healthy ? 'OK' : `ATTENTION — ${s.problems.join('; ')}`) +
-          (s.unchecked.length > 0 ? ` (not checked: ${s.unchecked.join('; ')})` : ''),
-      ],
-    ]),
-    // With the table alone, no queue may be named: no table of them, nor of their ages.
-    ...(rows.length === 0
-      ? []
-      : [
-          '',
-          table(rows, ['queue', 'waiting', 'in flight', 'delayed', 'oldest message']),
-          ...(s.oldestAges === 'cloudwatch'
-            ? []
-            : [`oldest message age unknown: ${s.oldestAges.unknown}`]),
-        ]),
-  ].join('\n');
 }

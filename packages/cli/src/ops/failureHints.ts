@@ -1,0 +1,96 @@
+/**
+ * The advice `baton` prints after a command's AWS call failed: which table and queues it looked
+ * for and where, where the SDK takes a region and credentials, and what to do when the table
+ * throttles.
+ */
+import { MAX_OUTBOX_SHARDS } from '@baton/aws';
+import { maxAttempts } from './awsClients.ts';
+import type { OpsContext } from './OpsContext.ts';
+import type { Target } from './target.ts';
+
+/**
+ * What to check after an AWS failure, given with the error: for an answer that a table or queue
+ * does not exist, which ones the command looked for, and where (a wrong name or region reads as
+ * a missing resource); for a region or credentials the SDK found none of (or were refused),
+ * where it looks for them. The `--stack` path says so itself when it cannot read the stack.
+ */
+export async function missingHint(ctx: OpsContext, message: string): Promise<string> {
+  if (ACCESS.test(message) && !message.includes('your credentials')) return accessHint(message);
+  if (!/ResourceNotFoundException|NonExistentQueue|QueueDoesNotExist/.test(message)) return '';
+  const target = await ctx.target().catch(() => undefined);
+  if (!target) return '';
+  return notFoundHint(target);
+}
+
+/** The errors of DynamoDB refusing calls over the table's (or the account's) throughput. */
+const TABLE_THROTTLED =
+  /ProvisionedThroughputExceeded|RequestLimitExceeded|DynamoDB [^:]+ failed: ThrottlingException/;
+
+/**
+ * The advice after an error {@link TABLE_THROTTLED} matches, which the clients' retries did not
+ * outlast (awsClients.ts): what throttles, and what to do — wait and run it again, read fewer
+ * index keys (`--outbox-shards`, unless the target names them already), or raise the capacity.
+ */
+export async function throttleHint(
+  ctx: OpsContext,
+  command: string,
+  message: string,
+): Promise<string> {
+  if (!TABLE_THROTTLED.test(message)) return '';
+  // Under AWS_RETRY_MODE the SDK's own mode retried, as many times as it does.
+  const tries = maxAttempts(ctx.io.env);
+  const attempts = ctx.io.env.AWS_RETRY_MODE
+    ? 'past its retries'
+    : `${tries} time${tries === 1 ? '' : 's'}`;
+  const target = await ctx.target().catch(() => undefined);
+  const shards =
+    READS_OUTBOX_INDEX.has(command) && target?.names.outboxShards === undefined
+      ? `; name the app's outboxShards with --outbox-shards <n> (or use --stack, whose outputs name it): without it, the reads of the outbox index query all ${MAX_OUTBOX_SHARDS} keys it may use`
+      : '';
+  return `\n  the table is throttling: DynamoDB refused a call of this command ${attempts} (the app's traffic takes its capacity, or one partition is hot). Run the command again in a minute${shards}; or raise the table's capacity (its provisioned capacity, or its on-demand maximum throughput)`;
+}
+
+/** The commands that query every key of the outbox index the app may use. */
+const READS_OUTBOX_INDEX: ReadonlySet<string> = new Set(['status', 'backlog']);
+
+/** The errors of a region or credentials missing or refused, as the AWS SDK words them. */
+const ACCESS =
+  /Region is missing|CredentialsProviderError|Could not load credentials|credentials from any providers|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken|security token included in the request is (?:invalid|expired)|InvalidAccessKeyId|SignatureDoesNotMatch/;
+
+/**
+ * The advice after an error {@link ACCESS} matches: where the SDK takes a region and credentials.
+ *
+ * @example
+ * accessHint('Region is missing'); // '\n  no region: pass --region <r> (or set AWS_REGION) …'
+ */
+function accessHint(message: string): string {
+  const what = /Region is missing/.test(message)
+    ? 'no region was found: pass --region <r> (or set AWS_REGION, or a region in your AWS profile)'
+    : 'no credentials were found, or they were refused: check your credentials (AWS_PROFILE, or the AWS_ACCESS_KEY_ID of the account the app runs in; `aws sts get-caller-identity` shows whose they are)';
+  return `\n  ${what}; check too the names (--stack, or --table and --queue-url) and the region (--region or AWS_REGION)`;
+}
+
+/**
+ * Which table and queues a command looked for, and where: at the endpoints it was given (the
+ * emulators, `baton dev`), else in the region.
+ */
+function notFoundHint(target: Target): string {
+  const { table, inboxUrl, deadLetterQueueUrl } = target.names;
+  const inbox = inboxUrl ? ` and inbox ${inboxUrl}` : '';
+  const dlq = !deadLetterQueueUrl
+    ? ''
+    : inboxUrl
+      ? ` (and its dead-letter queue ${deadLetterQueueUrl})`
+      : ` and the inbox's dead-letter queue ${deadLetterQueueUrl}`;
+  const flag = `${inboxUrl ? ', --queue-url' : ''}${deadLetterQueueUrl ? ', --dead-letter-queue-url' : ''}`;
+  const { dynamodb, sqs } = target.endpoints;
+  const at =
+    dynamodb !== undefined || sqs !== undefined
+      ? [...(dynamodb ? [`DynamoDB at ${dynamodb}`] : []), ...(sqs ? [`SQS at ${sqs}`] : [])].join(
+          ' and ',
+        )
+      : undefined;
+  return at
+    ? `\n  looked for table ${table}${inbox}${dlq} on ${at}: check the names (--table${flag}) and the endpoints (--dynamodb-endpoint, --sqs-endpoint)`
+    : `\n  looked for table ${table}${inbox}${dlq} in region ${target.region ?? '(the SDK default)'}: check the names (--stack, --table${flag}) and the region (--region or AWS_REGION)`;
+}
