@@ -4,7 +4,7 @@
  */
 import { duration, fields, table } from './format.ts';
 import { parkedLine, pausedLine, pausedWorkflowsLine } from './pausedLines.ts';
-import type { Status } from './status.ts';
+import type { StatusReport } from './StatusReport.ts';
 import { stuckLine } from './stuckActors.ts';
 import type { FollowUp } from './target.ts';
 
@@ -22,7 +22,7 @@ export const INBOX_LEFT =
   'not read, no inbox named: --queue-url <inbox url> adds it (also BATON_INBOX_URL), or --stack <name>';
 
 /** `baton status`'s human output: one line per part, then the queues' table. */
-export function humanStatus(s: Status, follow: FollowUp, now: number): string {
+export function humanStatus(s: StatusReport, follow: FollowUp, now: number): string {
   /** What a line of a read that stopped at its bound says after its count. */
   const stopped = (complete: boolean) =>
     complete

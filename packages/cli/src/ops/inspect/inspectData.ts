@@ -20,7 +20,8 @@ import {
 import { type FailingJson, failingJson } from '../../inspectedFailing.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { pauseJson } from '../actors.ts';
-import { readStatus, type Status } from '../status.ts';
+import type { StatusReport } from '../StatusReport.ts';
+import { readStatus } from '../status.ts';
 import type { FollowUp, Target } from '../target.ts';
 import { deliveredByMarks } from '../unappliedSends.ts';
 
@@ -29,7 +30,7 @@ import { deliveredByMarks } from '../unappliedSends.ts';
  * dead letter.
  */
 export interface Overview {
-  readonly status: Status;
+  readonly status: StatusReport;
   readonly deadLetters: readonly InspectedLetter[];
 }
 
