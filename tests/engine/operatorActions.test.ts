@@ -71,7 +71,7 @@ describe('operator actions', () => {
     expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
   });
 
-  it('refuses to cancel a timer whose fire is parked at its paused actor, saying it is applied on resume', async () => {
+  it('cancels a timer whose fire is parked at its paused actor: resumed, the fire applies nothing', async () => {
     const h = setup({ actors: [Alarm] });
     await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
     await h.run();
@@ -79,16 +79,46 @@ describe('operator actions', () => {
     h.clock.advance(61_000);
     await fireDueTimers(h.engine, h.clock.now());
     await h.run();
-    const parked = (await h.backend.store.listDeadLetters('alarm/a')).find(
-      (letter) => letter.parked !== undefined,
+    // Parked, the fire keeps its timer, due no more.
+    expect(await h.backend.store.listTimers('alarm/a')).toMatchObject([
+      { id: 'tea', deadLettered: true },
+    ]);
+    await cancelTimer(h.backend.store, 'alarm/a', 'tea', { by: 'ops' });
+    await expect(cancelTimer(h.backend.store, 'alarm/a', 'tea', { by: 'ops' })).rejects.toThrow(
+      /has no pending timer tea: it fired or was cancelled/,
     );
-    expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
+    await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });
+    await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters('alarm/a')).toEqual([]);
+  });
+
+  it('refuses to cancel a timer whose fire an earlier release parked (its timer removed), saying it is applied on resume', async () => {
+    const h = setup({ actors: [Alarm] });
+    await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
+    await h.run();
+    await pauseActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });
+    h.clock.advance(61_000);
+    await fireDueTimers(h.engine, h.clock.now());
+    await h.run();
+    const [kept] = await h.backend.store.listDeadLetters('alarm/a');
+    // As an earlier release parked a fire: the letter names no timer, and the timer is gone.
+    const { timer: _, ...legacy } = kept!;
+    const record = (await h.backend.store.load('alarm/a'))!;
+    await h.backend.store.commit({
+      expectedVer: record.ver,
+      record: { ...record, ver: record.ver + 1 },
+      outbox: [],
+      idempotency: [],
+      deadLetters: { put: [legacy], remove: [] },
+      timers: { put: [], remove: ['tea'] },
+    });
     const refused = await cancelTimer(h.backend.store, 'alarm/a', 'tea', { by: 'ops' }).catch(
       (e: unknown) => e,
     );
     expect(refused).toMatchObject({
       code: ErrorCode.INVALID_STATE,
-      message: `timer tea of alarm/a fired while alarm/a was paused: its fire (message ${parked!.messageId}) is parked, and is applied, in order, when alarm/a is resumed (baton actors resume alarm/a); a parked fire cannot be cancelled: to keep it from being applied, deploy code whose handler leaves it be, then resume alarm/a`,
+      message: `timer tea of alarm/a fired while alarm/a was paused: its fire (message ${legacy.messageId}) is parked, and is applied, in order, when alarm/a is resumed (baton actors resume alarm/a); a parked fire cannot be cancelled: to keep it from being applied, deploy code whose handler leaves it be, then resume alarm/a`,
       details: { actorId: 'alarm/a', timerId: 'tea', parked: 1 },
     });
     await resumeActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });

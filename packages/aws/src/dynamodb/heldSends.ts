@@ -38,12 +38,12 @@ export async function retireHeldOutbox(
           '#apart': Attr.outboxApart,
           '#obPk': Attr.obPk,
           '#obAt': Attr.obAt,
-          ...(halted ? { '#ttl': Attr.ttl } : {}),
+          ...(halted && { '#ttl': Attr.ttl }),
         },
         ExpressionAttributeValues: {
           ...at.ExpressionAttributeValues,
           ':next': { N: String(ver + 1) },
-          ...(halted ? { ':ttl': { N: String(ttlOf(expiresAt)) } } : {}),
+          ...(halted && { ':ttl': { N: String(ttlOf(expiresAt)) } }),
         },
       }),
     );

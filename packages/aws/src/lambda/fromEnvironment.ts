@@ -69,12 +69,12 @@ export function workerFromEnvironment(app: BatonApp): ReturnType<typeof workerHa
   const timers = process.env[BATON_ENV.timerQueueUrl] ? timerQueueFromEnvironment() : undefined;
   const metrics = workerMetricsFromEnvironment();
   return workerHandler({
-    ...(metrics ? { metrics } : {}),
+    ...(metrics && { metrics }),
     actors: app.actors,
     effects: app.effects,
     ...(app.effectKeyNamespace === undefined ? {} : { effectKeyNamespace: app.effectKeyNamespace }),
     ...turnPortsFromEnvironment(),
-    ...(timers ? { timers } : {}),
+    ...(timers && { timers }),
   });
 }
 
@@ -91,8 +91,8 @@ export function relayFromEnvironment(): ReturnType<typeof relayHandler> {
 export function sweeperFromEnvironment(app: BatonApp): ReturnType<typeof sweeperHandler> {
   const timers = process.env[BATON_ENV.timerQueueUrl] ? timerQueueFromEnvironment() : undefined;
   return sweeperHandler(
-    { actors: app.actors, ...portsFromEnvironment(), ...(timers ? { timers } : {}) },
-    { ...sweeperOptionsFromEnvironment(), ...(timers ? { timerGraceMs: 60_000 } : {}) },
+    { actors: app.actors, ...portsFromEnvironment(), ...(timers && { timers }) },
+    { ...sweeperOptionsFromEnvironment(), ...(timers && { timerGraceMs: 60_000 }) },
   );
 }
 
@@ -104,6 +104,6 @@ export function ingressFromEnvironment(app: BatonApp): ReturnType<typeof ingress
   return ingressHandler({
     actors: app.actors,
     ...portsFromEnvironment(),
-    ...(app.auth ? { caller: authCaller(app.auth) } : {}),
+    ...(app.auth && { caller: authCaller(app.auth) }),
   });
 }

@@ -10,7 +10,7 @@ export async function timersList(ctx: OpsContext): Promise<void> {
   const now = ctx.io.now();
   const timers = (await store.listTimers(id)).map((t) => ({
     id: t.id,
-    kind: `${t.id.startsWith('ask:') ? 'ask timeout' : 'timer'}${t.deadLettered ? ' (fire dead-lettered)' : ''}`,
+    kind: `${t.id.startsWith('ask:') ? 'ask timeout' : 'timer'}${t.deadLettered ? ' (fire held: dead-lettered, or parked at a paused actor)' : ''}`,
     name: t.name,
     due: new Date(t.at).toISOString(),
     in: t.at >= now ? duration(t.at - now) : `overdue ${duration(now - t.at)}`,

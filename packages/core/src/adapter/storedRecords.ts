@@ -295,9 +295,9 @@ export interface DeadLetter {
   readonly at: number;
   /**
    * Set when the message is a timer's fire (or an ask's reply): the timer, which stays stored,
-   * marked {@link Timer.deadLettered}. A redrive applies the fire only while that scheduling of
-   * the timer is stored still: once it is cancelled, scheduled anew or voided by a halt, the
-   * redrive applies nothing and forgets the dead letter.
+   * marked {@link Timer.deadLettered}. A redrive (or a resume, for a parked fire) applies the
+   * fire only while that scheduling of the timer is stored still: once it is cancelled,
+   * scheduled anew or voided by a halt, it applies nothing and forgets the letter.
    */
   readonly timer?: { readonly id: string; readonly gen: string };
   /**
@@ -352,9 +352,10 @@ export interface Timer extends TimerRef {
   /** The actor's {@link ActorRecord.timerEpoch} when it was scheduled. @default 0 */
   readonly epoch?: number;
   /**
-   * Set when its fire was dead-lettered ({@link DeadLetter.timer}): it fires no more (no store
-   * lists it due), and stays until the dead letter is redriven, or the timer is cancelled or
-   * scheduled anew, so a cancel after the dead letter still means the fire is never applied.
+   * Set when its fire was dead-lettered or parked ({@link DeadLetter.timer}): it fires no more
+   * (no store lists it due), and stays until the letter is redriven (or resumed, when parked),
+   * or the timer is cancelled or scheduled anew, so a cancel after the letter still means the
+   * fire is never applied.
    */
   readonly deadLettered?: true;
 }

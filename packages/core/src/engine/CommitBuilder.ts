@@ -38,7 +38,7 @@ export function outboxItemOverhead(actorId: string, seq: number, life?: string):
     seq,
     envelopes: [],
     createdAt: 0,
-    ...(life === undefined ? {} : { life }),
+    ...(life && { life }),
   } satisfies OutboxItem;
   // `createdAt: 0` is 1 byte of JSON; the first envelope has no comma before it.
   return jsonSize(empty) - 1 + MAX_JSON_NUMBER_BYTES - 1;

@@ -39,7 +39,7 @@ export async function admit(
     if (kept?.at !== envelope.redrive || kept.parked !== undefined || kept.applied) {
       return undefined;
     }
-    return kept.timer ? redrivenFire(engine, builder, kept, kept.timer) : { redrives: kept };
+    return redriven(turn, kept);
   }
   if (envelope.timer) {
     const { id, gen } = envelope.timer;
@@ -153,20 +153,20 @@ export function knownByOutcome(envelope: Envelope): boolean {
 }
 
 /**
- * The redrive of a timer's fire (or an ask's reply) that was dead-lettered: applied while its
- * timer is stored for it still; after a cancel, a new scheduling of the id or a halt, the
- * dead letter is forgotten and nothing applied — the fire of a cancelled timer never runs.
+ * A kept letter applied: a redriven dead letter, or a message parked at an actor now resumed.
+ * A timer's fire (or an ask's reply) among them is applied only while its timer is stored for
+ * it still; after a cancel, a new scheduling of the id or a halt, the letter is forgotten and
+ * nothing applied — the fire of a cancelled timer never runs.
  */
-async function redrivenFire(
-  engine: TurnEngine,
-  builder: CommitBuilder,
-  kept: DeadLetter,
-  fire: NonNullable<DeadLetter['timer']>,
-): Promise<Admission> {
-  const record = builder.record;
+export async function redriven(turn: Turn, kept: DeadLetter): Promise<Admission> {
+  const fire = kept.timer;
+  if (!fire) return { redrives: kept };
+  const { engine, builder } = turn;
   const timer = await storedTimer(engine, builder, fire.id, fire.gen);
   if (timer?.gen !== fire.gen) return { forgets: kept };
-  return isVoid(record, timer) ? { forgets: kept, voids: timer } : { redrives: kept, fires: timer };
+  return isVoid(builder.record, timer)
+    ? { forgets: kept, voids: timer }
+    : { redrives: kept, fires: timer };
 }
 
 /**

@@ -438,7 +438,7 @@ class HandlerContext implements ActorContext<unknown> {
       at,
       name,
       payload,
-      ...(trace ? { traceparent: trace.child } : {}),
+      ...(trace && { traceparent: trace.child }),
       createdAt: this.#time,
     };
   }
@@ -449,9 +449,7 @@ class HandlerContext implements ActorContext<unknown> {
       actor: this.self.id,
       messageId: this.#envelope.id,
       inboxPosition,
-      ...(trace
-        ? { traceId: trace.traceId, spanId: trace.spanId, parentSpanId: trace.parentId }
-        : {}),
+      ...(trace && { traceId: trace.traceId, spanId: trace.spanId, parentSpanId: trace.parentId }),
     };
   }
 }

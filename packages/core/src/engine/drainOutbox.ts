@@ -128,7 +128,7 @@ export function outboxOf(record: ActorRecord): OutboxToDrain | undefined {
     held: record.outbox ?? [],
     ver: record.ver,
     life: record.life,
-    ...(record.outboxApart ? {} : { apart: [] }),
+    ...(!record.outboxApart && { apart: [] }),
   };
 }
 

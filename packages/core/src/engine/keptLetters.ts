@@ -18,6 +18,7 @@ import { errorGist, failedOutcome } from './outcomes.ts';
 import { askReply, outgoing } from './outgoing.ts';
 import { withRecord } from './recordRoom.ts';
 import { wasAnswered } from './redriveNeedsForce.ts';
+import { heldFire } from './timers.ts';
 import { deadLettered } from './turnErrors.ts';
 
 /**
@@ -97,7 +98,7 @@ export async function deadLetter(
     unmarked ? [] : askReply(engine, envelope, { ok: false, error: told.toJSON() }),
     trace,
   );
-  const { fires } = admission;
+  const held = heldFire(admission.fires);
   const kept: DeadLetter = {
     actorId: current.id,
     messageId: envelope.id,
@@ -106,7 +107,7 @@ export async function deadLetter(
     error: error.toJSON(),
     attempts,
     at: engine.clock.now(),
-    ...(fires ? { timer: { id: fires.id, gen: fires.gen } } : {}),
+    ...(held && { timer: held.timer }),
     // Kept as too old to tell, or such a letter's redrive kept again.
     ...(unmarked && { unmarked }),
   };
@@ -117,9 +118,9 @@ export async function deadLetter(
     idempotency: outcomeOfKept(letter, failedOutcome(engine, envelope, told)),
     failure: error,
     deadLetter: letter,
-    ...(admission.redrives ? { replacesOutcome: true } : {}),
+    ...(admission.redrives && { replacesOutcome: true }),
     // The timer stays, marked, until the fire is redriven: a cancel meanwhile still holds.
-    ...(fires ? { timers: new Map([[fires.id, { ...fires, deadLettered: true as const }]]) } : {}),
+    ...(held && { timers: held.timers }),
   };
 }
 

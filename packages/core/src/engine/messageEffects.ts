@@ -98,7 +98,7 @@ export async function applyMessage(
       handling: [current.life ?? null, builder.baseVer, builder.size],
       readPages: (ids) => turn.overflow.pages(ids),
       now,
-      ...(confirm ? { confirmRecord: confirm.check } : {}),
+      ...(confirm && { confirmRecord: confirm.check }),
       uncommitted: builder.size > 0,
     });
     let returned: unknown;
@@ -351,8 +351,8 @@ export function ignore(
     ...withRecord(engine, advance(engine, current, inbound, admission)),
     envelopes: [],
     idempotency: undefined,
-    ...(admission.voids ? { timers: firedTimer(admission.voids) } : {}),
-    ...(admission.forgets ? { redriven: admission.forgets.messageId } : {}),
+    ...(admission.voids && { timers: firedTimer(admission.voids) }),
+    ...(admission.forgets && { redriven: admission.forgets.messageId }),
   };
 }
 
@@ -363,12 +363,13 @@ export function ignore(
 function admissionEffects(engine: TurnEngine, admission: Admission): Partial<MessageEffects> {
   const { redrives } = admission;
   return {
-    ...(redrives ? { redriven: redrives.messageId, replacesOutcome: true } : {}),
+    ...(redrives && { redriven: redrives.messageId, replacesOutcome: true }),
     // A message no mark tells a copy of: its letter stays, as the proof.
-    ...(redrives && (redrives.envelope.lifeEnded || redrives.unmarked)
-      ? { deadLetter: appliedProof(engine, redrives) }
-      : {}),
-    ...(admission.fires ? { timers: firedTimer(admission.fires) } : {}),
+    ...(redrives &&
+      (redrives.envelope.lifeEnded || redrives.unmarked) && {
+        deadLetter: appliedProof(engine, redrives),
+      }),
+    ...(admission.fires && { timers: firedTimer(admission.fires) }),
   };
 }
 

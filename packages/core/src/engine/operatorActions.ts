@@ -267,7 +267,11 @@ export async function cancelTimer(
     const timer = await store.readTimer(actorId, timerId);
     if (!timer) {
       const letters = await store.listDeadLetters(actorId);
-      const parked = letters.find((l) => l.parked !== undefined && firedTimer(l) === timerId);
+      // A fire parked by an earlier release, which removed its timer as fired: resumed, it
+      // applies. (One parked since keeps its timer, which a cancel removes: it then never runs.)
+      const parked = letters.find(
+        (l) => l.parked !== undefined && !l.timer && firedTimer(l) === timerId,
+      );
       if (parked) throw parkedFireRefused(parked, followUp);
       throw new BatonError(
         ErrorCode.NOT_FOUND,
@@ -281,7 +285,10 @@ export async function cancelTimer(
   });
 }
 
-/** The refusal to cancel a timer whose fire is parked at its paused actor: resumed, it applies. */
+/**
+ * The refusal to cancel a timer whose fire an earlier release parked at its paused actor (its
+ * timer removed as fired): resumed, it applies.
+ */
 function parkedFireRefused(letter: DeadLetter, followUp: FollowUp): BatonError {
   const { actorId, messageId } = letter;
   const timerId = firedTimer(letter);

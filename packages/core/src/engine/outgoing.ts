@@ -90,9 +90,9 @@ export async function outgoing(
       name,
       payload,
       sentAt: now,
-      ...(trace ? { traceparent: trace.child } : {}),
-      ...(ask === undefined ? {} : { ask }),
-      ...(replyTo === undefined ? {} : { replyTo }),
+      ...(trace && { traceparent: trace.child }),
+      ...(ask && { ask }),
+      ...(replyTo && { replyTo }),
     });
   }
   return { record: { ...record, sentSeq, channels }, envelopes };

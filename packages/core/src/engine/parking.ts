@@ -15,6 +15,7 @@ import type { TurnEngine } from './createEngine.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import type { Inbound } from './Inbound.ts';
 import { ignore } from './messageEffects.ts';
+import { heldFire } from './timers.ts';
 
 /**
  * The effects of parking `inbound` at the next place: the record moves past it (offset,
@@ -28,6 +29,7 @@ export function park(
   admission: Admission,
 ): MessageEffects | undefined {
   const { redrive: _, timer: __, ...original } = inbound.envelope;
+  const held = heldFire(admission.fires);
   const place = (current.parked ?? 0) + 1;
   const letter: DeadLetter = {
     actorId: current.id,
@@ -40,13 +42,14 @@ export function park(
     parked: place,
     // The redrive of a letter too old to tell: its proof is still owed once it is applied.
     ...(admission.redrives?.unmarked && { unmarked: true }),
+    ...(held && { timer: held.timer }),
   };
   if (jsonSize(letter) > engine.store.limits.maxItemBytes) return undefined;
-  // Moves the offset and the channel on, as for a message ignored; a timer's fire (or an ask's
-  // reply) is parked as the handler would see it, and the timer removed as fired.
+  // Moves the offset and the channel on, as for a message ignored. A timer's fire (or an ask's
+  // reply) is parked as the handler would see it, and its timer stays, marked as a dead
+  // letter's: a cancel, a new scheduling or a halt parked before it still voids it on resume.
   const moved = ignore(engine, { ...current, parked: place }, inbound, admission);
-  const fires = admission.fires ? { timers: new Map([[admission.fires.id, null]]) } : {};
-  return { ...moved, ...fires, deadLetter: letter };
+  return { ...moved, ...(held && { timers: held.timers }), deadLetter: letter };
 }
 
 /**

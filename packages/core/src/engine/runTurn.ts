@@ -5,7 +5,7 @@ import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
-import { admit, fired, knownByOutcome } from './admitMessage.ts';
+import { admit, fired, knownByOutcome, redriven } from './admitMessage.ts';
 import { countedAttempt } from './attempts.ts';
 import { CommitBuilder } from './CommitBuilder.ts';
 import type { MessageEffects } from './commitParts.ts';
@@ -230,7 +230,7 @@ async function applyBatch(
     const byId = !isActorSender(envelope) || envelope.redrive !== undefined;
     const copy = byId && seenIds.includes(envelope.id);
     const admission: Admission | undefined = replay
-      ? { redrives: replay.letter }
+      ? await redriven(turn, replay.letter)
       : copy
         ? undefined
         : await admit(turn, received, duplicateKeys, pages);
@@ -344,5 +344,5 @@ async function applyBatch(
     if (!replay) done++;
   }
   if (builder.size > 0) await commit();
-  return { done, ...commits.made(), ...(retry ? { retry } : {}), counts };
+  return { done, ...commits.made(), ...(retry && { retry }), counts };
 }

@@ -126,6 +126,21 @@ export async function armComingTimers(
 export const HALT_TIMER_REMOVALS = 25;
 
 /**
+ * What a timer's fire (or an ask's reply) kept as a letter leaves, dead-lettered or parked at a
+ * paused actor: the letter names that scheduling of the timer, and the timer stays, marked and
+ * due no more, so that a cancel, a new scheduling of its id or a halt before the letter is
+ * applied still means the fire never runs (the letter is then forgotten, see `redriven`).
+ */
+export function heldFire(fires: Timer | undefined) {
+  return (
+    fires && {
+      timer: { id: fires.id, gen: fires.gen },
+      timers: new Map([[fires.id, { ...fires, deadLettered: true as const }]]),
+    }
+  );
+}
+
+/**
  * Whether `timer` belongs to an earlier life of the actor, or was scheduled before it last
  * halted: its fire is skipped, and the timer removed.
  */

@@ -1,13 +1,16 @@
 /**
  * The conformance suite's scenarios of durable timers: each fires once when due and never once
  * cancelled, a store lists the due ones in a window, and a timer whose fire was dead-lettered is
- * kept out of the due ones until its redrive applies it. `conformanceSuite` runs them among its
- * own, under its describe.
+ * kept out of the due ones until its redrive applies it, as is one whose fire was parked at its
+ * paused actor until the resume applies it. `conformanceSuite` runs them among its own, under
+ * its describe.
  */
 import {
   createEngine,
   fireDueTimers,
+  pauseActor,
   redriveDeadLetter,
+  resumeActor,
   timerFire,
   Worker,
 } from '@baton/core/engine';
@@ -101,6 +104,30 @@ export function timerScenarios(start: StartScenario): void {
     }
     await run(worker);
     expect((await state(ref.id))?.entries).toEqual(['plain', 'kept']);
+    expect(await b.store.listDeadLetters(ref.id)).toEqual([]);
+    expect(await b.store.listTimers(ref.id)).toEqual([]);
+  });
+
+  it('keeps the timer of a fire parked at a paused actor, due no more: a cancel parked before the fire means it never runs', async () => {
+    const { b, client, run, state, engineOptions } = await start();
+    const engine = createEngine(engineOptions);
+    const ref = Ledger.ref('parked-fires');
+    await client.send(ref, 'remind', { entry: 'cancelled', delay: 0, id: 'cancelled' });
+    await client.send(ref, 'remind', { entry: 'kept', delay: 0, id: 'kept' });
+    await run();
+    await pauseActor(b.store, b.queue, ref.id, { by: 'conformance', now: b.clock.now() });
+    await run();
+    // Parked ahead of both fires: a message that cancels one of them.
+    await client.send(ref, 'remind', { delay: 0, cancel: 'cancelled' });
+    await b.pass(1);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(2);
+    await run();
+    expect((await b.store.listDeadLetters(ref.id)).filter((l) => l.parked)).toHaveLength(3);
+    expect(await fireDueTimers(engine, b.clock.now() + 3_600_000)).toBe(0);
+
+    await resumeActor(b.store, b.queue, ref.id, { by: 'conformance', now: b.clock.now() });
+    await run();
+    expect((await state(ref.id))?.entries).toEqual(['kept']);
     expect(await b.store.listDeadLetters(ref.id)).toEqual([]);
     expect(await b.store.listTimers(ref.id)).toEqual([]);
   });

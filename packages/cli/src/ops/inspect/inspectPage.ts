@@ -173,7 +173,7 @@ async function showActor(id) {
       + '</code></td><td><code>' + esc(s.name) + '</code></td><td>' + time(s.sentAt) + '</td><td>'
       + (s.delivered === true ? 'yes' : s.delivered === false ? 'not yet' : '—') + '</td></tr>'), 'none')
     + '<h2>Timers</h2>' + table(['id', 'kind', 'message', 'due', ''], a.timers.map((t) => '<tr data-testid="timer"><td><code>' + esc(t.id)
-      + '</code></td><td>' + t.kind + (t.deadLettered ? ' (fire dead-lettered)' : '') + '</td><td><code>' + esc(t.name) + '</code></td><td>' + time(t.at) + '</td><td>'
+      + '</code></td><td>' + t.kind + (t.deadLettered ? ' (fire held: dead-lettered, or parked at a paused actor)' : '') + '</td><td><code>' + esc(t.name) + '</code></td><td>' + time(t.at) + '</td><td>'
       + (t.kind === 'timer' && (!a.steps || t.id === 'wf:recheck') ? button('cancel-timer', { actorId: a.id, timerId: t.id }, 'cancel') : '') + '</td></tr>'), 'none pending')
     + (a.steps ? '<h2>Workflow steps</h2>' + table(['#', 'kind', 'name', 'state', 'at'], a.steps.map((s) => '<tr><td>' + s.seq
       + '</td><td>' + esc(s.kind) + '</td><td><code>' + esc(s.name) + '</code></td><td>' + esc(s.state) + '</td><td>' + time(s.at) + '</td></tr>'), 'no step yet') : '');
