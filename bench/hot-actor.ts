@@ -20,17 +20,9 @@ import {
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import * as z from 'zod';
-import {
-  formatNs,
-  formatRate,
-  interleave,
-  median,
-  quartiles,
-  type Sample,
-  timeNs,
-} from './measure.ts';
+import { formatNs, formatRate, interleave, median, type Sample, timeNs } from './measure.ts';
 import { formatCalls, instrument } from './ports.ts';
-import type { Row } from './report.ts';
+import { pairedFigures, type Row } from './report.ts';
 
 const Counter = actor({
   name: 'counter',
@@ -88,8 +80,7 @@ export async function hotActor(options: HotActorOptions): Promise<Row> {
     bench: label,
     baseline: formatRate(baseline),
     candidate: formatRate(candidate),
-    ratio: median(gains),
-    spread: quartiles(gains),
+    ...pairedFigures(gains, baseline / candidate),
     // No budget: DESIGN's (≥ 8x) is measured on the emulators (2b). In memory a call costs
     // nearly nothing, so batching has little to save: a figure to read.
   };

@@ -20,9 +20,9 @@ import {
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import * as z from 'zod';
-import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
+import { formatNs, interleave, median, type Sample, timeNs } from './measure.ts';
 import { type CallCounts, formatCalls, instrument } from './ports.ts';
-import type { Row } from './report.ts';
+import { pairedFigures, type Row } from './report.ts';
 
 const Player = actor({
   name: 'player',
@@ -85,8 +85,7 @@ export async function pingPong(options: PingPongOptions): Promise<Row> {
     bench: label,
     baseline: `${formatNs(baseline)}/hop`,
     candidate: `${formatNs(candidate)}/hop`,
-    ratio: median(result.paired),
-    spread: quartiles(result.paired),
+    ...pairedFigures(result.paired, candidate / baseline),
     // No budget: DESIGN's (≤ 1.2x) is measured on the emulators (3a). In memory the baseline
     // is a bare loop with no I/O: a figure to read.
   };

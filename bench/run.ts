@@ -7,9 +7,9 @@
  * Environment (see README): BENCH_QUICK=1, BENCH_ONLY=1,3a, BENCH_VERBOSE=1, BENCH_TARGET=aws,
  * BENCH_DYNAMODB_ENDPOINT + BENCH_SQS_ENDPOINT, BENCH_OUT (results folder).
  */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { referenceNs } from './hostSpeed.ts';
+import { hostWarnings, referenceNs } from './hostSpeed.ts';
 import { timeNs } from './measure.ts';
 import { toJson, writeJson } from './output/json.ts';
 import { latencySvg, writeSvg } from './output/svg.ts';
@@ -34,9 +34,17 @@ async function main(): Promise<void> {
   );
   // Before any row, while the process is quiet: the host's speed, to compare absolute figures.
   const reference = referenceNs();
+  const loadAtStart = loadavg()[0]!;
   log(
-    `host reference: ${reference} ns per op of a fixed JSON and Map workload (bench/hostSpeed.ts)`,
+    `host reference: ${reference} ns per op of a fixed JSON and Map workload (bench/hostSpeed.ts); load average ${loadAtStart.toFixed(1)} on ${cpus().length} cores`,
   );
+  for (const warning of hostWarnings({
+    referenceNs: reference,
+    loadAverage: [loadAtStart],
+    cores: cpus().length,
+  })) {
+    log(`WARNING: ${warning}`);
+  }
   log('baseline and candidate rounds are interleaved; every ratio comes from this run\n');
   let result: Awaited<ReturnType<typeof runSuite>> | undefined;
   const total = await timeNs(async () => {
@@ -44,20 +52,27 @@ async function main(): Promise<void> {
   });
   const { rows, errors, target } = result!;
   const totalSeconds = Math.round(total / 1e8) / 10;
+  const loadAverage = [loadAtStart, loadavg()[0]!].map((n) => Math.round(n * 100) / 100);
+  const warnings = hostWarnings({ referenceNs: reference, loadAverage, cores: cpus().length });
   log(formatTable(rows));
   log(
     '\nfigures are from this one run on a shared machine: baseline and candidate are medians over' +
       ' rounds; ratio is the median, "paired IQR" the middle half, of the ratios of adjacent' +
       " baseline/candidate rounds (row 6, measured against a fixed budget: of its rounds' rates over" +
       ' the budget; "—": a figure counted or measured once). A verdict marked *' +
-      ' has its budget within that middle half: the next run may read otherwise.',
+      ' has its budget within that middle half, or between the ratio and "medians ÷" (the quotient' +
+      ' of the two medians; a verdict passes only if both meet the budget): the next run may read' +
+      ' otherwise. n: the paired rounds.',
   );
+  for (const warning of warnings) log(`WARNING: ${warning}`);
   const subtitle = `${target ?? 'embedded only'} · ${cpus().length} cpus · node ${process.version} · ${new Date().toISOString().slice(0, 16)}Z${quick ? ' · BENCH_QUICK' : ''}`;
   const json = toJson(rows, {
     target: target ?? 'embedded',
     quick,
     totalSeconds,
     referenceNs: reference,
+    loadAverage,
+    warnings,
   });
   if (only) {
     // A partial run leaves the full run's files as they are: its rows go to a file of its own.

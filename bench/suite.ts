@@ -140,7 +140,12 @@ const STEPS: readonly Step[] = [
     'raw',
     '2d',
   ),
-  hotActorStep('2b', 'Worker batch 10 vs Worker batch 1 (batching alone)', [5, 1], 'engine'),
+  hotActorStep(
+    '2b',
+    'Worker batch 10 vs Worker batch 1 (batching alone; 2a is the stricter reading)',
+    [5, 1],
+    'engine',
+  ),
   {
     id: '2c',
     title: 'hot actor — embedded backend: Worker batch 10 vs 1',

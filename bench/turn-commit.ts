@@ -27,10 +27,10 @@ import {
 import { createEngine, type Inbound, runTurn, type TurnResult } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
 import * as z from 'zod';
-import { formatNs, interleave, median, quartiles, type Sample, timeNs } from './measure.ts';
+import { formatNs, interleave, median, type Sample, timeNs } from './measure.ts';
 import { appendOutcome, firstPageState } from './outcomePage.ts';
 import { instrument, overlay } from './ports.ts';
-import type { Row } from './report.ts';
+import { pairedFigures, type Row } from './report.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -103,8 +103,7 @@ export async function turnCommit(options: TurnCommitOptions): Promise<Row> {
     baseline: `${baseline.toFixed(0)} ns/op`,
     candidate: `${candidate.toFixed(0)} ns/op`,
     values: { baseline: baseline / 1000, candidate: candidate / 1000, unit: 'µs/turn' },
-    ratio: median(result.paired),
-    spread: quartiles(result.paired),
+    ...pairedFigures(result.paired, candidate / baseline),
     // No budget: DESIGN's (≤ 1.10x) is measured on the emulators (1a). In memory, with no I/O,
     // the ratio is the engine's CPU over a bare commit: a figure to read.
   };

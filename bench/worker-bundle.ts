@@ -18,14 +18,19 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { interleave, median, quartiles } from './measure.ts';
-import type { Row } from './report.ts';
+import { interleave, median } from './measure.ts';
+import { pairedFigures, type Row } from './report.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 /** Inside @baton/aws, so the bundle's external SDK imports resolve from its dependencies. */
 const outDir = join(root, 'packages/aws/node_modules/.cache/baton-bench');
-/** DESIGN: Baton's own share of the worker bundle ≤ 100 KB. */
+/**
+ * DESIGN: Baton's own share of the worker bundle ≤ 100 KB, read as 100 KiB: 102,400 bytes. Read
+ * as 100 kB (100,000 bytes), the share is over it today: rows 7a and 7g print both.
+ */
 export const BATON_BUDGET_BYTES = 100 * 1024;
+/** DESIGN's 100 KB read as decimal kilobytes, for the rows' other reading. */
+const DECIMAL_BUDGET_BYTES = 100_000;
 /** The worker module's load time against the SDK clients' alone (issue 25: a cold start). */
 const LOAD_BUDGET = 1.3;
 
@@ -154,17 +159,16 @@ export async function workerBundle(options: WorkerBundleOptions): Promise<Row[]>
     bench,
     baseline: ms(median(measured.baseline)),
     candidate: ms(median(measured.candidate)),
-    ratio: median(measured.paired),
-    spread: quartiles(measured.paired),
+    ...pairedFigures(measured.paired, median(measured.candidate) / median(measured.baseline)),
     ...(budgeted && { budget: { kind: 'max', value: LOAD_BUDGET } }),
   });
   return [
     batonShareRow(
-      "7a. worker bundle, Baton's own share (minified, SDK external) vs the 100 KB (KiB) budget",
+      "7a. worker bundle, Baton's own share (minified, SDK external) vs DESIGN's 100 KB read as 100 KiB (102,400 bytes; not 100,000)",
       Math.max(classic.baton, mini.baton),
     ),
     batonShareRow(
-      "7g. worker bundle as BatonApp deploys it (the bank's app), Baton's own share vs the 100 KB (KiB) budget",
+      "7g. worker bundle as BatonApp deploys it (the bank's app), Baton's own share vs DESIGN's 100 KB read as 100 KiB (102,400 bytes; not 100,000)",
       deployed.shares.baton!,
     ),
     zodChoiceRow(classic.bytes, mini.bytes),
@@ -251,13 +255,26 @@ export async function deployedWorker(): Promise<{
   };
 }
 
-/** Baton's own share of a worker bundle against DESIGN's 100 KB (rows 7a and 7g). */
-function batonShareRow(bench: string, bytes: number): Row {
+/**
+ * Baton's own share of a worker bundle against DESIGN's 100 KB (rows 7a and 7g), read as
+ * 102,400 bytes, with the bytes to spare (or over) under that reading and under 100,000 bytes.
+ */
+export function batonShareRow(bench: string, bytes: number): Row {
   return {
     ...sizeRow(bench, bytes, BATON_BUDGET_BYTES),
+    candidate: `${kb(bytes)}: ${spare(bytes, BATON_BUDGET_BYTES)}; ${spare(bytes, DECIMAL_BUDGET_BYTES)}`,
     baseline: `budget ${kb(BATON_BUDGET_BYTES)}`,
     budget: { kind: 'max', value: 1 },
   };
+}
+
+/** `29 bytes to spare under 102,400`, or `2,371 bytes over 100,000`. */
+function spare(bytes: number, budget: number): string {
+  const left = budget - bytes;
+  const figure = (n: number) => n.toLocaleString('en-US');
+  return left >= 0
+    ? `${figure(left)} bytes to spare under ${figure(budget)}`
+    : `${figure(-left)} bytes over ${figure(budget)}`;
 }
 
 /** The whole bundle with schemas in zod against the same in zod/mini: for reading. */

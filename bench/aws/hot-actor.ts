@@ -1,6 +1,9 @@
 /**
- * 2. Hot-actor batching on DynamoDB + SQS FIFO (DESIGN "Budgets": ≥ 8x; 10x is the ceiling, as
- * SQS FIFO hands out at most 10 messages per receive).
+ * 2. Hot-actor batching on DynamoDB + SQS FIFO (DESIGN "Budgets": ≥ 8x against one message per
+ * transaction: against the raw loop, 2a, and the Worker at batch 1, 2b; 10x is the ceiling, as SQS FIFO hands out at most
+ * 10 messages per receive). A raw round takes seconds and the Worker's a few tenths, so a pair
+ * of rounds does not cancel a host's drift: the row gives both estimators (the median of the
+ * paired gains and the quotient of the medians), and its verdict passes only if both meet 8x.
  *
  * N ingress messages wait in the FIFO inbox for ONE actor (one message group).
  * Candidate: a `Worker` with `batchSize: 10` on `DynamoStore` + `SqsQueue`, polling until every
@@ -8,7 +11,9 @@
  * Baselines, one message per transaction:
  * - raw: the AWS SDK directly — `ReceiveMessage` (1), one `TransactWriteItems` of the record
  *   (on its version) and the message's idempotency record, `DeleteMessage`;
- * - engine: the same `Worker` with `batchSize: 1` (what batching alone gains).
+ * - engine: the same `Worker` with `batchSize: 1` (what batching alone gains). The Worker at
+ *   batch 1 is slower than the raw loop, so 8x against it is less than 8x against one message
+ *   per transaction done by hand: 2a is the stricter reading of the budget, 2b the looser.
  * And, for reading, the emulators' ceiling: a hand-written batch loop — `ReceiveMessage` (10),
  * one `TransactWriteItems` of the record and one item holding the batch's outcomes (each on one
  * condition), `DeleteMessageBatch` — what any engine's batch 10 can reach, measured against the
@@ -33,13 +38,13 @@ import { Worker } from '@baton/core/engine';
 import {
   formatNs,
   formatRate,
+  formatRatio,
   interleaveMany,
   median,
-  quartiles,
   type Round,
   type Sample,
 } from '../measure.ts';
-import type { Row } from '../report.ts';
+import { pairedFigures, type Row } from '../report.ts';
 import { applied, Counter, inboxMessage, ingress } from './actors.ts';
 import { formatCallTimes, formatGaps, formatPerOp, perOp } from './counting.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
@@ -95,13 +100,15 @@ export async function hotActorAws(options: HotActorAwsOptions): Promise<Row[]> {
   const workerBench =
     options.baseline === 'raw'
       ? 'hot actor: Worker batch 10 vs raw SDK 1/txn'
-      : 'hot actor: Worker batch 10 vs batch 1';
+      : 'hot actor: Worker batch 10 vs batch 1 (batching alone; 2a is the stricter reading)';
   const sides = [
     {
       name: 'Worker batchSize 10',
       comparison: result.worker!,
       side: batonSide,
       bench: workerBench,
+      // ≥ 8x both against the raw loop (2a, DESIGN's "one message per transaction" done by hand)
+      // and against the Worker at batch 1 (2b, the tracking issue's "batch 10 vs batch 1").
       budget: { kind: 'min', value: 8 } as const,
     },
     ...(result.ceiling
@@ -118,7 +125,12 @@ export async function hotActorAws(options: HotActorAwsOptions): Promise<Row[]> {
   ];
   for (const { name, comparison } of sides) {
     const candidate = median(comparison.candidate);
-    log(`  ${name}: ${formatRate(candidate)} (${formatNs(candidate)}/msg)`);
+    const gains = comparison.paired.map((ratio) => 1 / ratio);
+    // The two estimators of the gain: they differ where the sides' rounds differ in length.
+    log(
+      `  ${name}: ${formatRate(candidate)} (${formatNs(candidate)}/msg); gain ${formatRatio(median(gains))} ` +
+        `(median of ${gains.length} paired rounds), ${formatRatio(baseline / candidate)} (quotient of the medians)`,
+    );
   }
   const callsOf = (side: Clients) => perOp(side.counter, total);
   const all = [...sides, { name: 'baseline', side: baseSide }];
@@ -136,8 +148,7 @@ export async function hotActorAws(options: HotActorAwsOptions): Promise<Row[]> {
       bench: `${bench} (${target.label})`,
       baseline: formatRate(baseline),
       candidate: formatRate(candidate),
-      ratio: median(gains),
-      spread: quartiles(gains),
+      ...pairedFigures(gains, baseline / candidate),
       ...(budget ? { budget } : {}),
       values: { baseline: 1e9 / baseline, candidate: 1e9 / candidate, unit: 'msg/s' },
       calls: { baton: callsOf(side), baseline: callsOf(baseSide) },

@@ -22,8 +22,8 @@ import {
 import { DynamoStore, SqsQueue } from '@baton/aws';
 import { silentLogger } from '@baton/core';
 import { Worker } from '@baton/core/engine';
-import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
-import type { Row } from '../report.ts';
+import { formatNs, interleave, median, type Sample } from '../measure.ts';
+import { pairedFigures, type Row } from '../report.ts';
 import { hits, inboxMessage, ingress, Player } from './actors.ts';
 import { callMs, formatCallTimes, formatGaps, formatPerOp, perOp } from './counting.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
@@ -83,8 +83,7 @@ export async function pingPongAws(options: PingPongAwsOptions): Promise<Row> {
     bench: `actor→actor ping-pong (${target.label})`,
     baseline: `${formatNs(baseline)}/hop`,
     candidate: `${formatNs(candidate)}/hop`,
-    ratio: median(result.paired),
-    spread: quartiles(result.paired),
+    ...pairedFigures(result.paired, candidate / baseline),
     budget: { kind: 'max', value: 1.2 },
     values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/hop' },
     calls,
@@ -123,8 +122,7 @@ export async function pingPongClientsAws(options: PingPongAwsOptions): Promise<R
     bench: `ping-pong hop, engine on clients caching their middleware vs the SDK's default (${target.label})`,
     baseline: `${formatNs(baseline)}/hop`,
     candidate: `${formatNs(candidate)}/hop`,
-    ratio: median(result.paired),
-    spread: quartiles(result.paired),
+    ...pairedFigures(result.paired, candidate / baseline),
     values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/hop' },
     latencies: result.latencies,
   };

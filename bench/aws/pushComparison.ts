@@ -2,16 +2,8 @@
  * What the push rows (4a–4f) share: Baton's rounds interleaved with a hand-written push's, the
  * log's summary of both, and the row they make.
  */
-import {
-  type Comparison,
-  formatNs,
-  interleave,
-  median,
-  quantile,
-  quartiles,
-  type Round,
-} from '../measure.ts';
-import type { Row } from '../report.ts';
+import { type Comparison, formatNs, interleave, median, quantile, type Round } from '../measure.ts';
+import { pairedFigures, type Row } from '../report.ts';
 
 /** A comparison of pushes, with its medians (ns per change) and the log's summary of both. */
 export interface PushComparison {
@@ -53,8 +45,7 @@ export function pushRow(
     bench,
     baseline: formatNs(baseline),
     candidate: formatNs(candidate),
-    ratio: median(result.paired),
-    spread: quartiles(result.paired),
+    ...pairedFigures(result.paired, candidate / baseline),
     ...(budget === undefined ? {} : { budget: { kind: 'max' as const, value: budget } }),
     values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms' },
     latencies: result.latencies,

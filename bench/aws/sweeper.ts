@@ -24,8 +24,8 @@ import {
   Sweeper,
   sweepOutboxOf,
 } from '@baton/core/engine';
-import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
-import type { Row } from '../report.ts';
+import { formatNs, interleave, median, type Sample } from '../measure.ts';
+import { pairedFigures, type Row } from '../report.ts';
 import { Account, ingress, Ledger } from './actors.ts';
 import { formatCallTimes, formatPerOp, perOp, resetCounter } from './counting.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
@@ -109,8 +109,7 @@ export async function sweeperBench(options: SweeperBenchOptions): Promise<Row> {
     bench: `sweeper: idle actors retired a second, ${SWEEP_CONCURRENCY} groups of ${SWEEP_GROUP} at a time vs one at a time (${target.label})`,
     baseline: rate(baseline),
     candidate: rate(candidate),
-    ratio: median(gains),
-    spread: quartiles(gains),
+    ...pairedFigures(gains, baseline / candidate),
     values: { baseline: 1e9 / baseline, candidate: 1e9 / candidate, unit: 'actors/s' },
     calls,
   };

@@ -3,8 +3,9 @@
  *
  * Candidate: `runTurn` on a `DynamoStore`, warm (the record is cached, as in a busy worker):
  * a deposit that changes the state and sends one message, so one `TransactWriteItems` of the
- * actor record (on its version, holding the send) and one idempotency record (on "absent or
- * expired"), with its `ClientRequestToken`.
+ * actor record (on its version, holding the send) and the actor's outcome page (put whole on
+ * "absent" by the commit that begins it, else its outcome set on "absent or expired"), with its
+ * `ClientRequestToken`.
  *
  * Baseline: the same `TransactWriteItems`, written with the AWS SDK directly — the two items
  * built by hand as plain attribute values (same keys, attributes and conditions), a random
@@ -24,9 +25,9 @@ import { DYNAMO_STORE_LIMITS, DynamoStore } from '@baton/aws';
 import { silentLogger } from '@baton/core';
 import type { OutcomePageState, Queue } from '@baton/core/adapter';
 import { createEngine, runTurn } from '@baton/core/engine';
-import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
+import { formatNs, interleave, median, type Sample } from '../measure.ts';
 import { appendOutcome, firstPageState } from '../outcomePage.ts';
-import type { Row } from '../report.ts';
+import { pairedFigures, type Row } from '../report.ts';
 import { Account, ingress, Ledger } from './actors.ts';
 import { type CallCounter, formatCallTimes, formatPerOp, perOp, resetCounter } from './counting.ts';
 import type { Clients, Target } from './target.ts';
@@ -93,8 +94,7 @@ export async function turnOverhead(options: TurnOverheadOptions): Promise<Row> {
     bench: `turn overhead (${target.label})`,
     baseline: `${formatNs(baseline)}/turn`,
     candidate: `${formatNs(candidate)}/turn`,
-    ratio: median(result.paired),
-    spread: quartiles(result.paired),
+    ...pairedFigures(result.paired, candidate / baseline),
     budget: { kind: 'max', value: 1.1 },
     values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/turn' },
     calls,

@@ -32,8 +32,8 @@ import {
 } from '@baton/core';
 import { Worker } from '@baton/core/engine';
 import * as z from 'zod';
-import { formatNs, interleave, median, quartiles, type Sample } from '../measure.ts';
-import type { Row } from '../report.ts';
+import { formatNs, interleave, median, type Sample } from '../measure.ts';
+import { pairedFigures, type Row } from '../report.ts';
 import { inboxMessage, ingress } from './actors.ts';
 import { formatPerOp, perOp, resetCounter } from './counting.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
@@ -333,8 +333,7 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
       bench: `workflow, ${label} — vs a hand-written ${hand} (${target.label})`,
       baseline: `${formatNs(baseline)}/step`,
       candidate: `${formatNs(candidate)}/step`,
-      ratio: median(result.paired),
-      spread: quartiles(result.paired),
+      ...pairedFigures(result.paired, candidate / baseline),
       budget: { kind: 'max', value: 1.2 },
       values: { baseline: baseline / 1e6, candidate: candidate / 1e6, unit: 'ms/step' },
       calls,
@@ -351,13 +350,22 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
     outsideSteps,
     outsideRounds,
   );
-  const own = (row: Row, side: 'baton' | 'baseline', what: 'ownRecordWrites' | 'ownItemWrites') =>
-    row.calls![side]![what]!;
-  // The budget is absolute (writes of the instance's record per step): ratio holds that figure.
+  const own = (
+    row: Row,
+    side: 'baton' | 'baseline',
+    what: 'ownRecordWrites' | 'ownItemWrites' | 'itemWrites' | 'wcu',
+  ) => row.calls![side]![what]!;
+  // The absolute figures beside both readings of the budget: the instance's own item writes per
+  // step, all item writes per step, and their write units.
+  const absolute = (side: 'baton' | 'baseline') =>
+    `own items ${own(one, side, 'ownItemWrites')}, all items ${own(one, side, 'itemWrites')}, ${own(one, side, 'wcu')} WCU`;
+  // DESIGN's "≤ 1.1 item writes per step" read as an absolute count of the instance's RECORD's
+  // writes per step (ratio holds that figure); its other items (outbox, timers) are not counted
+  // by this reading, so the row prints them beside it.
   const writesRow: Row = {
-    bench: `workflow — writes of the instance's record per step, one instance (many) (${target.label})`,
-    baseline: `${own(one, 'baseline', 'ownRecordWrites')} (state machine)`,
-    candidate: `${own(one, 'baton', 'ownRecordWrites')} (${own(many, 'baton', 'ownRecordWrites')}); all own items ${own(one, 'baton', 'ownItemWrites')} vs ${own(one, 'baseline', 'ownItemWrites')}`,
+    bench: `workflow — DESIGN's ≤ 1.1 item writes/step read as writes of the instance's record alone per step, one instance (many); its other items printed beside, not budgeted (${target.label})`,
+    baseline: `${own(one, 'baseline', 'ownRecordWrites')} (state machine; ${absolute('baseline')})`,
+    candidate: `${own(one, 'baton', 'ownRecordWrites')} (${own(many, 'baton', 'ownRecordWrites')}); ${absolute('baton')}`,
     ratio: own(one, 'baton', 'ownRecordWrites'),
     budget: { kind: 'max', value: 1.1 },
     values: {
@@ -376,12 +384,13 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
   );
   // For reading: the workflow confirms its record before steps on a warm copy, this loop never.
   const { budget: _, ...forReading } = unconfirmed;
-  // DESIGN's "≤ 1.1 item writes per step", read against the state machine doing the same work:
-  // every item of the instance's partition a step writes (8c counts its record's writes alone).
+  // DESIGN's "≤ 1.1 item writes per step", read as a RATIO against the state machine doing the
+  // same work: every item of the instance's partition a step writes (8c counts its record's
+  // writes alone). The absolute count (about 3 a step) is far above 1.1: the row prints it.
   const itemsRow: Row = {
-    bench: `workflow — all the instance's own item writes per step (record, outbox, timers), one instance — vs the state machine's (${target.label})`,
-    baseline: `${own(one, 'baseline', 'ownItemWrites')} (state machine)`,
-    candidate: `${own(one, 'baton', 'ownItemWrites')}`,
+    bench: `workflow — DESIGN's ≤ 1.1 item writes/step read as a ratio: all the instance's own item writes per step (record, outbox, timers), one instance, vs the state machine's; the absolute counts beside (${target.label})`,
+    baseline: `${own(one, 'baseline', 'ownItemWrites')}/step (state machine; ${absolute('baseline')})`,
+    candidate: `${own(one, 'baton', 'ownItemWrites')}/step (${absolute('baton')})`,
     ratio: own(one, 'baton', 'ownItemWrites') / own(one, 'baseline', 'ownItemWrites'),
     budget: { kind: 'max', value: 1.1 },
     values: {

@@ -15,7 +15,11 @@ export interface LatestJson {
     readonly node: string;
     /** ns per op of `bench/hostSpeed.ts`'s fixed workload: to compare hosts across runs. */
     readonly referenceNs?: number;
+    /** `os.loadavg()[0]` at the run's start and at its end. */
+    readonly loadAverage?: readonly number[];
   };
+  /** Why the run's verdicts are unreliable (a loaded host, `hostWarnings`); absent if none. */
+  readonly warnings?: readonly string[];
   readonly date: string;
   readonly target: string;
   readonly quick: boolean;
@@ -25,9 +29,16 @@ export interface LatestJson {
 /** One result per row: `name`, `baton`, `baseline`, `ratio`, `budget`, `met`, and details. */
 export function toJson(
   rows: readonly Row[],
-  extra: { target: string; quick: boolean; totalSeconds: number; referenceNs?: number },
+  extra: {
+    target: string;
+    quick: boolean;
+    totalSeconds: number;
+    referenceNs?: number;
+    loadAverage?: readonly number[];
+    warnings?: readonly string[];
+  },
 ): LatestJson {
-  const { referenceNs, ...run } = extra;
+  const { referenceNs, loadAverage, warnings, ...run } = extra;
   const round = (n: number, digits = 4) => Number(n.toPrecision(digits));
   const percentiles = (values: readonly number[]) =>
     values.length === 0
@@ -47,6 +58,9 @@ export function toJson(
         baseline: row.values ? round(row.values.baseline) : row.baseline,
         unit: row.values?.unit,
         ratio: round(row.ratio),
+        // The quotient of the two medians, the verdict's second estimator; the paired rounds.
+        ...(row.quotient === undefined ? {} : { quotient: round(row.quotient) }),
+        ...(row.rounds === undefined ? {} : { rounds: row.rounds }),
         budget: row.budget ? { kind: row.budget.kind, value: row.budget.value } : null,
         met: row.budget ? v === 'PASS' : null,
         // Null for a figure counted or measured once; withinNoise: the next run may read otherwise.
@@ -70,7 +84,9 @@ export function toJson(
       os: `${platform()} ${release()} ${arch()}`,
       node: process.version,
       ...(referenceNs === undefined ? {} : { referenceNs }),
+      ...(loadAverage === undefined ? {} : { loadAverage }),
     },
+    ...(warnings && warnings.length > 0 ? { warnings } : {}),
     date: new Date().toISOString(),
     ...run,
   };

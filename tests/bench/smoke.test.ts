@@ -15,7 +15,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     const lines: string[] = [];
     const { rows, errors, target } = await runSuite({
       quick: true,
-      only: ['1a', '1b', '2a', '2d', '3a', '3c', '4a', '4c', '4f', '5', '6', '8', '9'],
+      only: ['1a', '1b', '2a', '2d', '2b', '3a', '3c', '4a', '4c', '4f', '5', '6', '8', '9'],
       endpoints: { dynamodb: inject('dynamodbEndpoint'), sqs: inject('sqsEndpoint') },
       log: (line) => lines.push(line),
     });
@@ -27,6 +27,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '1b',
       '2a',
       '2d',
+      '2b',
       '3a',
       '3c',
       '4a',
@@ -64,6 +65,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '1a',
       '2a',
       '2d',
+      '2b',
       '3a',
       '3c',
       '4a',
@@ -93,7 +95,14 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('4c')).toBeUndefined();
     // The hand-written batch loop is the emulators' ceiling, for reading.
     expect(budgetOf('2d')).toBeUndefined();
+    // ≥ 8x against one message per transaction: by hand (2a, the stricter) and the Worker's own
+    // batch 1 (2b).
+    expect(budgetOf('2a')).toEqual({ kind: 'min', value: 8 });
+    expect(budgetOf('2b')).toEqual({ kind: 'min', value: 8 });
     const hot = rows.find((r) => r.bench.startsWith('2a'))!;
+    // Its verdict's two estimators, and the rounds it rests on.
+    expect(hot.rounds).toBe(2);
+    expect(Number.isFinite(hot.quotient)).toBe(true);
     expect(hot.calls?.baton?.TransactWriteItems).toBeGreaterThan(0);
     // Batch 10: a record write plus one outcome page write for the ten ingress messages.
     const writes = rows.find((r) => r.bench.startsWith('5a'))!;
