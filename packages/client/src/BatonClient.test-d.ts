@@ -29,11 +29,19 @@ const Account = actor({
 
 const balance = query({
   name: 'balance',
+  public: true,
   args: z.object({ account: z.string(), currency: z.string().default('EUR') }),
   handler: async (ctx, { account, currency }) => ({
     amount: (await ctx.get(Account.ref(account))).balance,
     currency,
   }),
+});
+
+/** Internal (no `public: true`): every door refuses it to clients, so their types refuse it. */
+const ledger = query({
+  name: 'ledger',
+  args: z.object({ account: z.string() }),
+  handler: async (ctx, { account }) => (await ctx.get(Account.ref(account))).balance,
 });
 
 declare const client: BatonClient;
@@ -56,6 +64,18 @@ describe('BatonClient types', () => {
       expectTypeOf(state.data).toEqualTypeOf<unknown>();
     });
     expectTypeOf(client.getQueryState(balance, { account: 'a' }).data).toEqualTypeOf<
+      { amount: number; currency: string } | undefined
+    >();
+  });
+
+  it('takes only a public query, as the server refuses the others to clients', () => {
+    // @ts-expect-error an internal query: the server answers FORBIDDEN
+    client.subscribe(ledger, { account: 'alice' }, () => {});
+    // @ts-expect-error nor may a client read its state
+    client.getQueryState(ledger, { account: 'alice' });
+    // @ts-expect-error nor observe it
+    client.observe(ledger, { account: 'alice' });
+    expectTypeOf(client.observe(balance, 'skip').getSnapshot().data).toEqualTypeOf<
       { amount: number; currency: string } | undefined
     >();
   });

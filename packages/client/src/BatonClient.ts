@@ -1,7 +1,7 @@
 import type {
   ActorRef,
   AnyActorDefinition,
-  AnyQueryDefinition,
+  AnyPublicQueryDefinition,
   AnyWorkflowDefinition,
   ArgsOf,
   EventInput,
@@ -78,14 +78,15 @@ export class BatonClient {
    * Subscribes `listener` to a live query. Listeners of the same query and args (compared as
    * canonical JSON) share one subscription; a listener joining one that already has a state is
    * called with it at once. Returns a function that removes the listener; the subscription ends
-   * `keepAliveMs` after its last listener left.
+   * `keepAliveMs` after its last listener left. A query's definition must be `public: true`:
+   * the server refuses an internal one to clients (FORBIDDEN), so it does not compile.
    *
    * @example
    * const stop = client.subscribe(balance, { account: 'alice' }, (state) => {
    *   if (state.status === 'error') console.warn(state.error.code, state.data); // last good data
    * });
    */
-  subscribe<Q extends AnyQueryDefinition>(
+  subscribe<Q extends AnyPublicQueryDefinition>(
     query: Q,
     args: ArgsOf<Q>,
     listener: QueryListener<ResultOf<Q>>,
@@ -103,7 +104,10 @@ export class BatonClient {
    * @example
    * const { data } = client.getQueryState(balance, { account: 'alice' });
    */
-  getQueryState<Q extends AnyQueryDefinition>(query: Q, args: ArgsOf<Q>): QueryState<ResultOf<Q>>;
+  getQueryState<Q extends AnyPublicQueryDefinition>(
+    query: Q,
+    args: ArgsOf<Q>,
+  ): QueryState<ResultOf<Q>>;
   getQueryState<T = unknown>(query: string, args: unknown): QueryState<T>;
   getQueryState(query: QueryRef, args: unknown): QueryState<unknown> {
     return this.#session.queries.state(nameOf(query), args);
@@ -117,7 +121,7 @@ export class BatonClient {
    * const observer = client.observe(balance, { account: 'alice' });
    * const stop = observer.subscribe(() => render(observer.getSnapshot()));
    */
-  observe<Q extends AnyQueryDefinition>(
+  observe<Q extends AnyPublicQueryDefinition>(
     query: Q,
     args: ArgsOf<Q> | 'skip',
   ): QueryObserver<ResultOf<Q>>;

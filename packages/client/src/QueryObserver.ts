@@ -1,14 +1,15 @@
-import type { AnyQueryDefinition } from '@baton/core';
+import type { AnyPublicQueryDefinition } from '@baton/core';
 import type { QueryState } from './QueryState.ts';
 
 /**
- * A query, by definition (typed) or by name (untyped).
+ * A query, by definition (typed; one declared `public: true`, as clients may subscribe to no
+ * other) or by name (untyped).
  *
  * @example
  * const byDefinition: QueryRef = balance;
  * const byName: QueryRef = 'balance';
  */
-export type QueryRef = AnyQueryDefinition | string;
+export type QueryRef = AnyPublicQueryDefinition | string;
 
 /**
  * Called with a live query's new state each time it changes.

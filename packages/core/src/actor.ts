@@ -96,21 +96,28 @@ export interface ActorDefinition<Name extends string, StateSchema extends Schema
 
 export type AnyActorDefinition = ActorDefinition<string, Schema, any>;
 
-/** The message names of an actor definition. */
-export type MessageName<Def extends AnyActorDefinition> = keyof Def['handlers'] & string;
+/**
+ * The message names of an actor definition. Written with `Extract` so that TypeScript shows the
+ * names themselves (`"addItem" | "checkout"`) in an error about a misspelt one, not this alias.
+ */
+export type MessageName<Def extends AnyActorDefinition> = Extract<keyof Def['handlers'], string>;
 
 /**
  * The message names a client may send: handlers with `public: true`, and those public as their
  * workflow is (a workflow's `start`, `signal`, `cancel`: `public: boolean`). An internal handler,
- * which the server refuses to clients (FORBIDDEN), is no name of `BatonClient.send`.
+ * which the server refuses to clients (FORBIDDEN), is no name of `BatonClient.send`. Like
+ * {@link MessageName}, an error shows the public names themselves.
  */
-export type PublicMessageName<Def extends AnyActorDefinition> = {
-  [K in MessageName<Def>]: Def['handlers'][K] extends { readonly public: infer P }
-    ? true extends P
-      ? K
-      : never
-    : never;
-}[MessageName<Def>];
+export type PublicMessageName<Def extends AnyActorDefinition> = Extract<
+  {
+    [K in MessageName<Def>]: Def['handlers'][K] extends { readonly public: infer P }
+      ? true extends P
+        ? K
+        : never
+      : never;
+  }[MessageName<Def>],
+  string
+>;
 
 /** The payload type (the schema's input) of a message. */
 export type PayloadOf<

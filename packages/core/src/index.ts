@@ -67,6 +67,7 @@ export {
 } from './limits.ts';
 export { childLogger, jsonLogger, type Logger, type LogLevel, silentLogger } from './logger.ts';
 export {
+  type AnyPublicQueryDefinition,
   type AnyQueryDefinition,
   type ArgsOf,
   type IdentityOf,

@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import * as z from 'zod';
 import { actor } from './actor.ts';
 import {
+  type AnyPublicQueryDefinition,
   type AnyQueryDefinition,
   type ArgsOf,
   type IdentityOf,
@@ -59,6 +60,20 @@ describe('query types', () => {
     expectTypeOf<ResultOf<typeof myBalance>>().toEqualTypeOf<number>();
     expectTypeOf<IdentityOf<typeof myBalance>>().toEqualTypeOf<User>();
     expectTypeOf<IdentityOf<typeof totalBalance>>().toEqualTypeOf<unknown>();
+  });
+
+  it('keeps `public` as a literal type: only a `public: true` query is a public one', () => {
+    const open = query({ name: 'open', public: true, args: z.object({}), handler: () => 1 });
+    const closed = query({ name: 'closed', public: false, args: z.object({}), handler: () => 1 });
+    expectTypeOf(open.public).toEqualTypeOf<true | undefined>();
+    expectTypeOf(closed.public).toEqualTypeOf<false | undefined>();
+    expectTypeOf(totalBalance.public).toEqualTypeOf<false | undefined>();
+    expectTypeOf(open).toExtend<AnyPublicQueryDefinition>();
+    expectTypeOf(closed).not.toExtend<AnyPublicQueryDefinition>();
+    expectTypeOf(totalBalance).not.toExtend<AnyPublicQueryDefinition>();
+    // Public or not, each is a query a server runs.
+    const all: readonly AnyQueryDefinition[] = [open, closed];
+    void all;
   });
 
   it('makes every query an AnyQueryDefinition', () => {

@@ -61,7 +61,13 @@ export type QueryHandler<ArgsSchema extends Schema, Result, Identity> = (
  * @example
  * const options = { name: 'balance', args: z.object({ key: z.string() }), handler } as const;
  */
-export interface QueryOptions<Name extends string, ArgsSchema extends Schema, Result, Identity> {
+export interface QueryOptions<
+  Name extends string,
+  ArgsSchema extends Schema,
+  Result,
+  Identity,
+  Public extends boolean = boolean,
+> {
   /** Unique among an app's queries. Letters, digits, `-`, `_` and `.`; starts with a letter. */
   readonly name: Name;
   /** The schema of the arguments a subscriber passes. */
@@ -69,9 +75,11 @@ export interface QueryOptions<Name extends string, ArgsSchema extends Schema, Re
   readonly handler: QueryHandler<ArgsSchema, Result, Identity>;
   /**
    * Whether clients may subscribe to it over a WebSocket. A query that is not public is refused
-   * at every door (FORBIDDEN); in-process code may still run it. @default false
+   * at every door (FORBIDDEN); in-process code may still run it. `query()` keeps it as a literal
+   * type, so `BatonClient.subscribe` and React's `useQuery` take only a query with `public: true`
+   * (an internal one does not compile). @default false
    */
-  readonly public?: boolean;
+  readonly public?: Public;
   /**
    * For a public query: whether `caller` may subscribe with these (parsed) args; a refusal is
    * FORBIDDEN. Queries can also check `ctx.caller` themselves. @default anyone
@@ -82,7 +90,8 @@ export interface QueryOptions<Name extends string, ArgsSchema extends Schema, Re
 }
 
 /**
- * A query as `query()` returns it: its options, marked `kind: 'query'`.
+ * A query as `query()` returns it: its options, marked `kind: 'query'`. `Public` is `true` for a
+ * query declared `public: true`, `false` for one that left it out or set `false`.
  *
  * @example
  * const engine = new QueryEngine({ queries: [totalBalance], actors: [Account], store, feed });
@@ -92,7 +101,8 @@ export interface QueryDefinition<
   ArgsSchema extends Schema,
   Result,
   Identity = unknown,
-> extends QueryOptions<Name, ArgsSchema, Result, Identity> {
+  Public extends boolean = boolean,
+> extends QueryOptions<Name, ArgsSchema, Result, Identity, Public> {
   readonly kind: 'query';
 }
 
@@ -103,6 +113,15 @@ export interface QueryDefinition<
  * const queries: readonly AnyQueryDefinition[] = [totalBalance, myBalance];
  */
 export type AnyQueryDefinition = QueryDefinition<string, Schema, any, any>;
+
+/**
+ * Any query declared `public: true`: what a client may subscribe to (`BatonClient.subscribe`,
+ * React's `useQuery`). An internal query, which every door refuses (FORBIDDEN), is none.
+ *
+ * @example
+ * const shown: readonly AnyPublicQueryDefinition[] = [totalBalance];
+ */
+export type AnyPublicQueryDefinition = QueryDefinition<string, Schema, any, any, true>;
 
 /**
  * The arguments a subscriber passes (the schema's input: defaulted fields may be left out).
@@ -151,9 +170,10 @@ export function query<
   ArgsSchema extends Schema,
   Result,
   Identity = unknown,
+  Public extends boolean = false,
 >(
-  options: QueryOptions<Name, ArgsSchema, Result, Identity>,
-): QueryDefinition<Name, ArgsSchema, Result, Identity> {
+  options: QueryOptions<Name, ArgsSchema, Result, Identity, Public>,
+): QueryDefinition<Name, ArgsSchema, Result, Identity, Public> {
   if (typeof options?.name !== 'string' || !NAME.test(options.name)) {
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,

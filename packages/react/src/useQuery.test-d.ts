@@ -32,11 +32,19 @@ const Account = actor({
 
 const balance = query({
   name: 'balance',
+  public: true,
   args: z.object({ account: z.string() }),
   handler: async (ctx, { account }) => ({
     account,
     balance: (await ctx.get(Account.ref(account))).balance,
   }),
+});
+
+/** Internal (no `public: true`): every door refuses it to clients, so `useQuery` refuses it. */
+const ledger = query({
+  name: 'ledger',
+  args: z.object({ account: z.string() }),
+  handler: async (ctx, { account }) => (await ctx.get(Account.ref(account))).balance,
 });
 
 describe('useQuery types', () => {
@@ -59,6 +67,13 @@ describe('useQuery types', () => {
     useQuery(balance, { account: 5 });
     // @ts-expect-error account is required
     useQuery(balance, {});
+  });
+
+  it('takes only a public query, as the server refuses the others to clients', () => {
+    // @ts-expect-error an internal query: the server answers FORBIDDEN
+    useQuery(ledger, { account: 'alice' });
+    // @ts-expect-error even skipped
+    useQuery(ledger, 'skip');
   });
 
   it('types a query by name with an explicit data type', () => {

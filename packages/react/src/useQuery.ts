@@ -1,5 +1,5 @@
 import { PENDING_STATE, type QueryObserver, type QueryRef, type QueryState } from '@baton/client';
-import type { AnyQueryDefinition, ArgsOf, ResultOf } from '@baton/core';
+import type { AnyPublicQueryDefinition, ArgsOf, ResultOf } from '@baton/core';
 import { useMemo, useSyncExternalStore } from 'react';
 import { useBatonClient } from './useBatonClient.ts';
 
@@ -9,7 +9,8 @@ import { useBatonClient } from './useBatonClient.ts';
  * `data` keeps its reference while the result is unchanged (and unchanged parts of a patched
  * result keep theirs); an error keeps the last good `data`. Pass `'skip'` to subscribe to
  * nothing (the state stays `pending`), e.g. until an id is known. On the server, and in the
- * render that hydrates its HTML, the state is `pending`: the live data comes after.
+ * render that hydrates its HTML, the state is `pending`: the live data comes after. The query
+ * must be `public: true`: the server refuses an internal one to clients, so it does not compile.
  *
  * @example
  * function Balance({ account }: { account: string }) {
@@ -18,7 +19,7 @@ import { useBatonClient } from './useBatonClient.ts';
  *   return <span title={error?.message}>{data ?? '—'}</span>;
  * }
  */
-export function useQuery<Q extends AnyQueryDefinition>(
+export function useQuery<Q extends AnyPublicQueryDefinition>(
   query: Q,
   args: ArgsOf<Q> | 'skip',
 ): QueryState<ResultOf<Q>>;
