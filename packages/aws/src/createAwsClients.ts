@@ -1,5 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient, SQSClient } from './sdk.ts';
 
 /** Options of {@link createAwsClients}. */
 export interface AwsClientsOptions {

@@ -1,8 +1,4 @@
-import {
-  type DynamoDBClient,
-  PutItemCommand,
-  TransactWriteItemsCommand,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type {
   ActorRecord,
   Clock,
@@ -24,6 +20,7 @@ import {
   invalidArgument,
   systemClock,
 } from '@baton/core/adapter';
+import { PutItemCommand, TransactWriteItemsCommand } from '../sdk.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
 import { commitItems } from './commitItems.ts';

@@ -5,13 +5,9 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  BatchGetItemCommand,
-  BatchWriteItemCommand,
-  type DynamoDBClient,
-  type WriteRequest,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, WriteRequest } from '@aws-sdk/client-dynamodb';
 import { unavailable } from '../internal/unavailable.ts';
+import { BatchGetItemCommand, BatchWriteItemCommand } from '../sdk.ts';
 import type { Item } from './itemCodec.ts';
 
 /** Deletes per BatchWriteItem call (DynamoDB's limit). */

@@ -2,13 +2,10 @@
  * Reads of the sparse index across its shards that stop at a bound: for operators' tools
  * (`baton status`), which must not page a big table for minutes, nor read all it holds.
  */
-import {
-  type DynamoDBClient,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import type { DeadLetter } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
+import { QueryCommand } from '../sdk.ts';
 import type { DeadLettersTable } from './deadLetterItems.ts';
 import { type Item, itemToDeadLetter } from './itemCodec.ts';
 import { getItem, shardQuery } from './readItems.ts';

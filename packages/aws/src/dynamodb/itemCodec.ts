@@ -179,7 +179,7 @@ export function claimToItem(claim: KeyClaim): Item {
   return marshall({
     [Attr.pk]: claimPk(claim.key),
     [Attr.sk]: CLAIM_SK,
-    ...(isShortId(claim.key) ? {} : { [Attr.key]: claim.key }),
+    ...(!isShortId(claim.key) && { [Attr.key]: claim.key }),
     [Attr.fingerprint]: claim.fingerprint,
     [Attr.expiresAt]: claim.expiresAt,
     ...(claim.sentAt === undefined ? {} : { [Attr.sentAt]: claim.sentAt }),

@@ -8,14 +8,10 @@
  * latest `sentAt` of the page and the pages before it, so a reader that goes back from the
  * newest page stops at the first whose `pm` is earlier than the message it looks for.
  */
-import {
-  type AttributeValue,
-  type DynamoDBClient,
-  QueryCommand,
-  type TransactWriteItem,
-} from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient, TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { BatonError, ErrorCode } from '@baton/core';
 import type { Clock, OutcomePageWrite, PagedOutcome } from '@baton/core/adapter';
+import { QueryCommand } from '../sdk.ts';
 import { IF_ABSENT, type Item, itemKey } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
 import { Attr, boundedKey, IDEMPOTENCY_PK_PREFIX } from './tableLayout.ts';

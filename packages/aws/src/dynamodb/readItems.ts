@@ -2,13 +2,9 @@
  * Consistent reads on one table: one item by key, and every page of a query. Failures come back
  * as UNAVAILABLE, named after the caller's `operation`.
  */
-import {
-  type DynamoDBClient,
-  GetItemCommand,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import { unavailable } from '../internal/unavailable.ts';
+import { GetItemCommand, QueryCommand } from '../sdk.ts';
 import { type Item, itemKey } from './itemCodec.ts';
 import { itemPages } from './itemPages.ts';
 import { Attr, actorPk, OUTBOX_INDEX } from './tableLayout.ts';

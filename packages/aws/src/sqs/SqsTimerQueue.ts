@@ -5,14 +5,11 @@
  * timer at once, hops: the relay re-arms it until it is due). The relay then sends its fire
  * into the FIFO inbox.
  */
-import {
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock, TimerQueue, TimerRef } from '@baton/core/adapter';
 import { systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
+import { SendMessageBatchCommand } from '../sdk.ts';
 
 /** SQS's longest message delay. */
 export const MAX_DELAY_SECONDS = 900;

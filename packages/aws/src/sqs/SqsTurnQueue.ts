@@ -1,14 +1,9 @@
-import {
-  GetQueueAttributesCommand,
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
 import type { Clock, QueueMessage, RedrivePolicy, TurnQueue } from '@baton/core/adapter';
 import { invalidArgument, systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
+import { GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand } from '../sdk.ts';
 import { queueIdentity } from './queueIdentity.ts';
 import { releaseReceipts } from './receipts.ts';
 import { prepareEntry, sendBatches } from './sendEntries.ts';

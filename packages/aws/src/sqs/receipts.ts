@@ -2,10 +2,11 @@
  * Calls on received messages' receipts (delete, change visibility), a batch of at most
  * {@link BATCH_MAX} a call. A stale receipt (the message came back or is gone) is no failure.
  */
-import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode, MAX_VISIBILITY_TIMEOUT_MS } from '@baton/core';
 import { invalidArgument } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
+import { ChangeMessageVisibilityBatchCommand } from '../sdk.ts';
 import { BATCH_MAX } from './sendEntries.ts';
 
 /** SQS's longest visibility timeout: 12 hours. */

@@ -24,7 +24,7 @@ export function checkPayloadSize(
     throw batonError(
       ErrorCode.MESSAGE_TOO_LARGE,
       `payload of "${name}" ${what} is ${size} bytes; the limit is ${limit}: store large data elsewhere and send a reference`,
-      { ...(to === undefined ? {} : { to }), name, size, limit },
+      { ...(to && { to }), name, size, limit },
     );
   }
 }

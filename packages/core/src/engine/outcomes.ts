@@ -47,7 +47,7 @@ export function idempotencyFor(
     actorId: envelope.to,
     outcome,
     expiresAt: now + engine.idempotencyRetentionMs,
-    ...(envelope.fingerprint === undefined ? {} : { fingerprint: envelope.fingerprint }),
+    ...(envelope.fingerprint && { fingerprint: envelope.fingerprint }),
     // Kept only in an outcome page (see outcomePages.ts); the commit drops it from an item.
     sentAt: envelope.sentAt,
   } as IdempotencyRecord;

@@ -154,8 +154,8 @@ export function stamped(
   timers: ReadonlyMap<string, Timer | null>,
 ): Map<string, Timer | null> {
   const stamp = {
-    ...(record.life === undefined ? {} : { life: record.life }),
-    ...(record.timerEpoch ? { epoch: record.timerEpoch } : {}),
+    ...(record.life && { life: record.life }),
+    ...(record.timerEpoch && { epoch: record.timerEpoch }),
   };
   const out = new Map<string, Timer | null>();
   for (const [id, timer] of timers) out.set(id, timer && { ...timer, ...stamp });
