@@ -71,7 +71,8 @@ describe('operator actions', () => {
     expect(await h.backend.store.listTimers('alarm/a')).toEqual([]);
   });
 
-  it('cancels a timer whose fire is parked at its paused actor: resumed, the fire applies nothing', async () => {
+  /** Alarm `a` with timer `tea` set, paused, then its fire parked. */
+  async function teaParked() {
     const h = setup({ actors: [Alarm] });
     await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
     await h.run();
@@ -79,6 +80,11 @@ describe('operator actions', () => {
     h.clock.advance(61_000);
     await fireDueTimers(h.engine, h.clock.now());
     await h.run();
+    return h;
+  }
+
+  it('cancels a timer whose fire is parked at its paused actor: resumed, the fire applies nothing', async () => {
+    const h = await teaParked();
     // Parked, the fire keeps its timer, due no more.
     expect(await h.backend.store.listTimers('alarm/a')).toMatchObject([
       { id: 'tea', deadLettered: true },
@@ -94,13 +100,7 @@ describe('operator actions', () => {
   });
 
   it('refuses to cancel a timer whose fire an earlier release parked (its timer removed), saying it is applied on resume', async () => {
-    const h = setup({ actors: [Alarm] });
-    await h.client.send(Alarm.ref('a'), 'set', { id: 'tea', delay: 60_000 });
-    await h.run();
-    await pauseActor(h.backend.store, h.backend.queue, 'alarm/a', { by: 'ops' });
-    h.clock.advance(61_000);
-    await fireDueTimers(h.engine, h.clock.now());
-    await h.run();
+    const h = await teaParked();
     const [kept] = await h.backend.store.listDeadLetters('alarm/a');
     // As an earlier release parked a fire: the letter names no timer, and the timer is gone.
     const { timer: _, ...legacy } = kept!;

@@ -3,7 +3,7 @@
  * are parked in order — never retried, never dead-lettered — and other actors go on; resumed,
  * it applies every parked message exactly once, in order, before anything that came later.
  */
-import type { Store } from '@baton/core/adapter';
+import { type QueueMessage, RECORD_FORMAT, type Store } from '@baton/core/adapter';
 import { pauseActor, resumeActor, Worker } from '@baton/core/engine';
 import { Ledger, ledgerRuns } from '@baton/testing/conformance';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -184,6 +184,18 @@ describe('pausing an actor', () => {
     expect(entries(await h.state('ledger/s'))).toEqual(['s0', 's1', 's2']);
   });
 
+  it('writes a record that parked a message in format 4, which an earlier Baton leaves alone', async () => {
+    await h.client.send(Ledger.ref('t'), 'add', { entry: 't0', amount: 1 });
+    await h.run();
+    const before = (await h.record('ledger/t'))?.format ?? 1;
+    expect(before).toBeLessThan(4);
+    await pauseActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
+    await h.client.send(Ledger.ref('t'), 'add', { entry: 't1', amount: 1 });
+    await h.run();
+    expect((await h.record('ledger/t'))?.format).toBe(4);
+    expect(RECORD_FORMAT).toBe(4);
+  });
+
   it('parks a copy of a parked client message once, and applies it once on resume', async () => {
     await pauseActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
     await h.client.send(
@@ -203,6 +215,70 @@ describe('pausing an actor', () => {
     expect(await h.backend.store.listDeadLetters('ledger/t')).toHaveLength(1);
     expect((await h.record('ledger/t'))?.parked).toBe(1);
     await resumeActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
+    await h.run();
+    expect(entries(await h.state('ledger/t'))).toEqual(['t0']);
+  });
+});
+
+describe('copies of a client message across a pause', () => {
+  let h: ReturnType<typeof setup>;
+  beforeEach(() => {
+    h = setup({ actors: [Ledger], batchSize: 4 });
+  });
+
+  /**
+   * Sends t0 under key `k`; returns its queue message, to deliver a copy of later, and a read of
+   * its outcome.
+   */
+  async function sendKept() {
+    const { messageId } = await h.client.send(
+      Ledger.ref('t'),
+      'add',
+      { entry: 't0', amount: 1 },
+      { idempotencyKey: 'k' },
+    );
+    const [sent] = await h.backend.queue.receive({ max: 1, visibilityTimeoutMs: 1 });
+    const message: QueueMessage = {
+      group: sent!.group,
+      dedupeId: sent!.dedupeId,
+      body: sent!.body,
+    };
+    const outcome = async () => (await h.backend.store.readIdempotency(messageId))?.outcome;
+    return { message, outcome };
+  }
+
+  /** The queue delivers a copy of `message` (past its dedupe window, or a client's retry). */
+  const deliverCopy = (message: QueueMessage, name: string) =>
+    h.backend.queue.send([{ ...message, dedupeId: name }]);
+
+  it('applies nothing of a copy of a message applied before the pause, parked during it', async () => {
+    const { message } = await sendKept();
+    await h.run();
+    expect(entries(await h.state('ledger/t'))).toEqual(['t0']);
+    await pauseActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
+    await deliverCopy(message, 'copy');
+    await h.run();
+    await resumeActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
+    await h.run();
+    expect(entries(await h.state('ledger/t'))).toEqual(['t0']);
+    expect(await h.backend.store.listDeadLetters('ledger/t')).toEqual([]);
+  });
+
+  it('applies nothing of a copy that comes after the resume applied the parked message', async () => {
+    await pauseActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
+    const { message, outcome } = await sendKept();
+    await deliverCopy(message, 'first');
+    await h.run();
+    // Held meanwhile with an outcome an ask waits past: ACTOR_PAUSED, waiting for the resume.
+    expect(await outcome()).toMatchObject({
+      ok: false,
+      error: { code: 'ACTOR_PAUSED', details: { awaitsRedrive: true } },
+    });
+    await resumeActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
+    await h.run();
+    expect(entries(await h.state('ledger/t'))).toEqual(['t0']);
+    expect(await outcome()).toMatchObject({ ok: true });
+    await deliverCopy(message, 'later');
     await h.run();
     expect(entries(await h.state('ledger/t'))).toEqual(['t0']);
   });

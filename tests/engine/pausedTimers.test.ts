@@ -5,7 +5,13 @@
  * and as for a dead-lettered fire's redrive.
  */
 import { type AskReply, actor } from '@baton/core';
-import { fireDueTimers, pauseActor, redriveDeadLetter, resumeActor } from '@baton/core/engine';
+import {
+  cancelTimer,
+  fireDueTimers,
+  pauseActor,
+  redriveDeadLetter,
+  resumeActor,
+} from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type Harness, setup } from './helpers.ts';
@@ -79,6 +85,8 @@ function alarmModel() {
   return { Sink, Alarm, log };
 }
 
+type AlarmRef = ReturnType<ReturnType<typeof alarmModel>['Alarm']['ref']>;
+
 const pause = (h: Harness, id: string) =>
   pauseActor(h.backend.store, h.backend.queue, id, { by: 'ops', now: h.clock.now() });
 
@@ -101,18 +109,29 @@ async function resumeAndSettle(h: Harness, id: string): Promise<void> {
   expect(await parkedNames(h, id)).toEqual([]);
 }
 
+/**
+ * An alarm armed as `tag`, its actor paused, then `before` (what is parked ahead of the fire)
+ * and the fire, parked behind it.
+ */
+async function fireParkedBehind(
+  tag: string,
+  before?: (h: Harness, a: AlarmRef) => Promise<unknown>,
+) {
+  const { Alarm, Sink, log } = alarmModel();
+  const h = setup({ actors: [Alarm, Sink] });
+  await h.client.send(Alarm.ref('a'), 'arm', { tag, inMs: 10_000 });
+  await h.run();
+  await pause(h, 'alarm/a');
+  await before?.(h, Alarm.ref('a'));
+  h.clock.advance(10_000);
+  await fireDueTimers(h.engine, h.clock.now());
+  await h.run();
+  return { h, log };
+}
+
 describe('a timer’s fire parked at a paused actor, behind a message parked before it', () => {
   it('never runs once a cancel parked before it applies', async () => {
-    const { Alarm, Sink, log } = alarmModel();
-    const h = setup({ actors: [Alarm, Sink] });
-    const a = Alarm.ref('a');
-    await h.client.send(a, 'arm', { tag: 'x', inMs: 10_000 });
-    await h.run();
-    await pause(h, 'alarm/a');
-    await h.client.send(a, 'disarm', {});
-    h.clock.advance(10_000);
-    await fireDueTimers(h.engine, h.clock.now());
-    await h.run();
+    const { h, log } = await fireParkedBehind('x', (h, a) => h.client.send(a, 'disarm', {}));
     expect(await parkedNames(h, 'alarm/a')).toEqual(['disarm', 'ring']);
 
     await resumeAndSettle(h, 'alarm/a');
@@ -122,16 +141,9 @@ describe('a timer’s fire parked at a paused actor, behind a message parked bef
   });
 
   it('runs once, as the new scheduling, when a new scheduling of its id was parked before it', async () => {
-    const { Alarm, Sink, log } = alarmModel();
-    const h = setup({ actors: [Alarm, Sink] });
-    const a = Alarm.ref('a');
-    await h.client.send(a, 'arm', { tag: 'old', inMs: 10_000 });
-    await h.run();
-    await pause(h, 'alarm/a');
-    await h.client.send(a, 'arm', { tag: 'new', inMs: 60_000 });
-    h.clock.advance(10_000);
-    await fireDueTimers(h.engine, h.clock.now());
-    await h.run();
+    const { h, log } = await fireParkedBehind('old', (h, a) =>
+      h.client.send(a, 'arm', { tag: 'new', inMs: 60_000 }),
+    );
     expect(await parkedNames(h, 'alarm/a')).toEqual(['arm', 'ring']);
 
     await resumeAndSettle(h, 'alarm/a');
@@ -140,16 +152,7 @@ describe('a timer’s fire parked at a paused actor, behind a message parked bef
   });
 
   it('never runs once a halt parked before it applies, and leaves the next life as new', async () => {
-    const { Alarm, Sink, log } = alarmModel();
-    const h = setup({ actors: [Alarm, Sink] });
-    const a = Alarm.ref('a');
-    await h.client.send(a, 'arm', { tag: 'x', inMs: 10_000 });
-    await h.run();
-    await pause(h, 'alarm/a');
-    await h.client.send(a, 'halt', {});
-    h.clock.advance(10_000);
-    await fireDueTimers(h.engine, h.clock.now());
-    await h.run();
+    const { h, log } = await fireParkedBehind('x', (h, a) => h.client.send(a, 'halt', {}));
     expect(await parkedNames(h, 'alarm/a')).toEqual(['halt', 'ring']);
 
     await resumeAndSettle(h, 'alarm/a');
@@ -158,15 +161,7 @@ describe('a timer’s fire parked at a paused actor, behind a message parked bef
   });
 
   it('runs once when nothing parked before it changed its timer', async () => {
-    const { Alarm, Sink, log } = alarmModel();
-    const h = setup({ actors: [Alarm, Sink] });
-    const a = Alarm.ref('a');
-    await h.client.send(a, 'arm', { tag: 'x', inMs: 10_000 });
-    await h.run();
-    await pause(h, 'alarm/a');
-    h.clock.advance(10_000);
-    await fireDueTimers(h.engine, h.clock.now());
-    await h.run();
+    const { h, log } = await fireParkedBehind('x');
     // A copy of the fire, delivered again while it is parked, is not parked twice.
     await fireDueTimers(h.engine, h.clock.now());
     await h.run();
@@ -211,6 +206,13 @@ describe('an ask’s reply parked at a paused actor', () => {
     await h.client.send(a, 'halt', {});
     await h.run();
     expect(await parkedNames(h, 'alarm/a')).toEqual(['replied', 'halt']);
+    // Its timeout is kept, marked: an operator is told the reply is held, not to wait for it.
+    const [timeout] = await h.backend.store.listTimers('alarm/a');
+    await expect(
+      cancelTimer(h.backend.store, 'alarm/a', timeout!.id, { by: 'ops' }),
+    ).rejects.toThrow(
+      /Its reply \(or its timeout's fire\) is held at alarm\/a, parked while it is paused/,
+    );
 
     await resumeAndSettle(h, 'alarm/a');
     expect(log).toEqual(['sink:q', 'replied:q', 'halt']);

@@ -92,6 +92,10 @@ const workload = fc.record({
   // In some schedules the operator ends a message failing at an actor's head rather than wait
   // for its attempts (its next delivery keeps it as a dead letter, which the run redrives).
   endFailing: fc.constantFrom(0, 0.2),
+  // In some schedules the operator pauses an actor (an account, a session, the guestbook…) for
+  // a while: its messages are parked — timers' fires and asks' replies among them — and its
+  // resume applies them first, in order, each once (a cancel parked before a fire voids it).
+  pause: fc.constantFrom(0, 0.01, 0.05),
   // Few attempts in some schedules, so failing handlers run messages out of them: the engine
   // dead-letters them (or, past `maxReceives`, the queue does) and the run redrives them. With
   // few receives, a message that waited behind a failing one is ended at its last receive.
@@ -187,6 +191,7 @@ const REGRESSIONS: Array<[Workload]> = [
       strand: 0,
       agingJump: 0,
       endFailing: 0,
+      pause: 0,
       attempts: { maxAttempts: 2, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: undefined,
@@ -225,6 +230,7 @@ const REGRESSIONS: Array<[Workload]> = [
       strand: 0,
       agingJump: 0,
       endFailing: 0,
+      pause: 0,
       attempts: { maxAttempts: 3, maxReceives: 4 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 4, maxItemBytes: 856 },
@@ -258,6 +264,7 @@ const REGRESSIONS: Array<[Workload]> = [
       strand: 0,
       agingJump: 0,
       endFailing: 0,
+      pause: 0,
       attempts: { maxAttempts: 2, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 5, maxItemBytes: 790 },
@@ -287,6 +294,7 @@ const REGRESSIONS: Array<[Workload]> = [
       strand: 0,
       agingJump: 0,
       endFailing: 0,
+      pause: 0,
       attempts: { maxAttempts: 999, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: undefined,
@@ -321,6 +329,7 @@ const REGRESSIONS: Array<[Workload]> = [
       strand: 0.2,
       agingJump: 0,
       endFailing: 0,
+      pause: 0,
       attempts: { maxAttempts: 2, maxReceives: 3 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 5, maxItemBytes: 855 },
@@ -355,6 +364,7 @@ const REGRESSIONS: Array<[Workload]> = [
       strand: 0.2,
       agingJump: 0,
       endFailing: 0,
+      pause: 0,
       attempts: { maxAttempts: 999, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: undefined,
@@ -390,6 +400,7 @@ const REGRESSIONS: Array<[Workload]> = [
       strand: 0.05,
       agingJump: 0,
       endFailing: 0.2,
+      pause: 0,
       attempts: { maxAttempts: 999, maxReceives: 1000 },
       sequenceNumbers: 'queue',
       limits: { maxTransactionItems: 5, maxItemBytes: 1187 },
@@ -485,6 +496,7 @@ describe('the bank under crash-injection simulation', () => {
             strand: w.strand,
             agingJump: w.agingJump,
             endFailing: w.endFailing,
+            pause: w.pause,
             ...FAULTS,
           },
         });
@@ -666,6 +678,11 @@ describe('the bank under crash-injection simulation', () => {
           else expect(outcome, `${v.id} applied`).toMatchObject({ ok: true });
         }
         await checkLives(sim, applied);
+        // Every actor paused was resumed, and applied what it parked.
+        expect(stats.resumes, 'resumes').toBe(stats.pauses);
+        expect(
+          sim.records().filter((r) => r.paused !== undefined || r.parked !== undefined),
+        ).toEqual([]);
         // Nothing left behind.
         expect(sim.backend.store.outboxSize()).toBe(0);
         expect(sim.backend.queue.counts().total).toBe(0);
@@ -739,6 +756,11 @@ describe('the bank under crash-injection simulation', () => {
         'deadLettered',
         'redrives',
         'endedFailing',
+        'pauses',
+        'forcedPauses',
+        'resumes',
+        'parked',
+        'parkedFires',
         'answeredRefusals',
         'forcedRedrives',
         'answeredStatements',

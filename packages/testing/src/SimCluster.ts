@@ -35,6 +35,17 @@ export interface SimContext {
   readonly deadLetters: DeadLetterBook;
   readonly lateCopies: LateCopies;
   readonly stranded: StrandedMessages;
+  /**
+   * The actors the run's operator paused and has not resumed yet (the `pause` fault), each with
+   * whether faults may copy messages to it meanwhile (`Faults.pauseBusy`).
+   */
+  readonly paused: Map<string, { readonly busy: boolean }>;
+  /**
+   * The ingress messages an actor paused without `pauseBusy` parked, by message id: no fault
+   * copies them, and their actor is resumed only while the inbox holds no copy of them (see
+   * `Faults.pauseBusy`).
+   */
+  readonly parkedIngress: Set<string>;
 }
 
 /**

@@ -42,6 +42,7 @@ import {
   queueRedriveAction,
   type RedriveLoop,
   redriveAction,
+  resumeAction,
 } from './operatorActions.ts';
 import { runQuery } from './runQuery.ts';
 import type { SentKey, SentOutcome } from './SentKey.ts';
@@ -86,6 +87,15 @@ const RETRY_WINDOW_MS = 13 * 24 * 60 * 60 * 1000;
 /** The chance, at each step of progress, that a copy kept aside is redriven late. */
 const LATE_REDRIVE_CHANCE = 0.05;
 
+/** The chance, at each step of progress, that a paused actor is resumed. */
+const RESUME_CHANCE = 0.01;
+
+/**
+ * The longest a run waits, once all else is done, with an actor paused: a timer due sooner
+ * fires into its inbox while it is paused; the actor is resumed before a longer wait.
+ */
+const PAUSED_WAIT_MS = 5 * 60_000;
+
 /** Why a run stops with a task that neither parks at a gate nor ends. */
 const STUCK =
   "a task is stuck outside the gates: a worker's task awaits something the simulation does not control. Most often that is real I/O in an effect or a workflow step — a webhook() POSTs for real, an effect's or a step's fetch, a timer, a promise that never settles. Give the simulation in-memory stand-ins: an effect() of the same name in `effects` that records its calls instead (a webhook's too), and steps whose I/O a fake behind them answers at once";
@@ -107,9 +117,14 @@ export class Simulation {
   readonly #lateCopies: LateCopies;
   readonly #stranded: StrandedMessages;
   readonly #cluster: SimCluster;
-  readonly #pending: Array<{ label: string; send: IngressSend }> = [];
+  readonly #pending: Array<{ label: string; to: string; key: string; send: IngressSend }> = [];
   /** The ingress sends made, and when: a client retries one under its key (`duplicateIngress`). */
-  readonly #submitted: Array<{ readonly send: IngressSend; readonly at: number }> = [];
+  readonly #submitted: Array<{
+    readonly send: IngressSend;
+    readonly to: string;
+    readonly key: string;
+    readonly at: number;
+  }> = [];
   /** Idempotency key → the message id the client gave it. */
   readonly #messageIds = new Map<string, string>();
   #nextKey = 1;
@@ -140,6 +155,8 @@ export class Simulation {
       deadLetters: this.#deadLetters,
       lateCopies: this.#lateCopies,
       stranded: this.#stranded,
+      paused: new Map(),
+      parkedIngress: new Set(),
     });
     this.#cluster.open(false);
   }
@@ -178,7 +195,8 @@ export class Simulation {
       const { messageId } = await client.send(to, name, payload, sendOptions);
       this.#messageIds.set(idempotencyKey, messageId);
     };
-    this.#pending.push({ label: `ingress ${name} → ${to.id} (${idempotencyKey})`, send });
+    const label = `ingress ${name} → ${to.id} (${idempotencyKey})`;
+    this.#pending.push({ label, to: to.id, key: idempotencyKey, send });
     return idempotencyKey;
   }
 
@@ -365,7 +383,12 @@ export class Simulation {
   #choose(): Action | undefined {
     // A client retries a send within its key's retention only: later, it would be a new send.
     const since = this.clock.now() - RETRY_WINDOW_MS;
-    const submitted = this.#submitted.filter((s) => s.at > since).map((s) => s.send);
+    // Nor to an actor paused unless copies to it are allowed (`Faults.pauseBusy`).
+    const { paused, parkedIngress } = this.#cluster.context;
+    const submitted = this.#submitted
+      .filter((s) => s.at > since && paused.get(s.to)?.busy !== false)
+      .filter((s) => !parkedIngress.has(this.#messageIds.get(s.key) ?? ''))
+      .map((s) => s.send);
     const ingress = { pending: this.#pending.length, submitted };
     const room = this.#until === undefined ? undefined : this.#until - this.clock.now();
     return chooseFault(this.#cluster, ingress, room) ?? this.#progress();
@@ -384,7 +407,8 @@ export class Simulation {
         label: next.label,
         run: async () => {
           this.#pending.shift();
-          this.#submitted.push({ send: next.send, at: this.clock.now() });
+          const { send, to, key } = next;
+          this.#submitted.push({ send, to, key, at: this.clock.now() });
           await next.send(cluster.client);
         },
       });
@@ -428,38 +452,65 @@ export class Simulation {
         });
       }
     }
+    // A paused actor is resumed now and then while work goes on.
+    const paused = [...cluster.context.paused.keys()];
+    if (paused.length > 0 && this.#rng() < RESUME_CHANCE) {
+      actions.push(resumeAction(cluster, paused[Math.floor(this.#rng() * paused.length)]!));
+    }
     if (actions.length > 0) return actions[Math.floor(this.#rng() * actions.length)];
     if (cluster.all().some((p) => p.active > 0)) return undefined;
     if (late) return lateRedriveAction(cluster);
+    if (paused.length === 0) return this.#quiet(counts)?.action;
+    // Once all else is done, a paused actor is resumed, so that every run ends with its parked
+    // messages applied: at once, or after a short wait (a timer due soon fires while it is
+    // paused; a long one, such as a workflow's sleep, would time its asks out).
+    const quiet = this.#quiet(counts);
+    const soon = quiet !== undefined && quiet.at - this.clock.now() <= PAUSED_WAIT_MS;
+    if (soon && this.#rng() < 0.5) return quiet.action;
+    return resumeAction(cluster, paused[0]!);
+  }
+
+  /**
+   * With nothing to do now: the wait for the next message to be visible, the sweep of an
+   * outbox, stranded messages' redrive, or the wait for the next timer — and the virtual time
+   * it takes the run to (now, for all but the waits); `undefined` once the run is quiet.
+   */
+  #quiet(
+    counts: ReturnType<EmbeddedBackend['queue']['counts']>,
+  ): { readonly action: Action; readonly at: number } | undefined {
+    const cluster = this.#cluster;
+    const now = this.clock.now();
     const visibleAt = this.backend.queue.nextVisibleAt();
     // A bounded run does not wait past its bound, but still sweeps and fires what is due.
     if (counts.total > 0 && visibleAt !== undefined && !this.#pastBound(visibleAt)) {
-      return { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
+      const wait = { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
+      return { action: wait, at: visibleAt };
     }
-    if (this.backend.store.outboxSize() > 0) return sweepAction(cluster);
+    if (this.backend.store.outboxSize() > 0) return { action: sweepAction(cluster), at: now };
     if (this.#stranded.waiting > 0) {
       // All else is done: they wait across a time jump first, within the budget.
       const { agingJumpBudget } = this.#settings.faults;
       const jump =
         this.stats.agingJumps < agingJumpBudget && cluster.idle() && this.#until === undefined;
-      return jump ? agingJumpAction(cluster) : strandedRedriveAction(cluster, false);
+      const action = jump ? agingJumpAction(cluster) : strandedRedriveAction(cluster, false);
+      return { action, at: jump ? Number.POSITIVE_INFINITY : now };
     }
     // Durable timers still stored: wait until the soonest is due, and let a sweep fire it. A
     // finished workflow's expiry is housekeeping, not work: fired once due, but no time passes
     // for it alone, so a run ends with its finished instances still readable (`idle` expires them).
-    const now = this.clock.now();
     const timerAt = this.backend.store.nextTimerAt(
       (timer) => timer.at > now && isRetentionTimer(timer),
     );
     if (timerAt !== undefined && !this.#pastBound(timerAt)) {
       const sweep = sweepAction(cluster);
-      return {
+      const action = {
         label: `wait until a timer is due at ${timerAt}, then ${sweep.label}`,
         run: () => {
           this.clock.advanceTo(timerAt);
           return sweep.run();
         },
       };
+      return { action, at: timerAt };
     }
     return undefined;
   }

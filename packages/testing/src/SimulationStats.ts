@@ -97,6 +97,16 @@ export interface SimulationStats {
   forcedRedrives: number;
   /** Messages moved back from the queue's own dead-letter queue (past `maxReceives`). */
   queueRedrives: number;
+  /** Actors the operator paused (the `pause` fault), forced pauses included. */
+  pauses: number;
+  /** Of those, pauses forced past a message failing at the actor's head (`force`). */
+  forcedPauses: number;
+  /** Paused actors the operator resumed: each pause is resumed before the run ends. */
+  resumes: number;
+  /** Messages a paused actor parked (timers' fires and asks' replies among them). */
+  parked: number;
+  /** Of those, timers' fires and asks' replies: their timers stay, marked, while parked. */
+  parkedFires: number;
   /** Inbox queues replaced by a new one that took their messages. */
   queueReplacements: number;
   /** Turns that committed their batch in two or more commits (store limits). */
@@ -154,6 +164,11 @@ export function emptyStats(): SimulationStats {
     answeredRefusals: 0,
     forcedRedrives: 0,
     queueRedrives: 0,
+    pauses: 0,
+    forcedPauses: 0,
+    resumes: 0,
+    parked: 0,
+    parkedFires: 0,
     queueReplacements: 0,
     batchSplits: 0,
     marksMovedOut: 0,

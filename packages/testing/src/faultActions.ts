@@ -2,10 +2,11 @@
  * The faults a run injects between steps of progress: each chosen by the dice at its rate and
  * within its budget (see `Faults`), and the actions that inject them.
  */
+import { decodeEnvelope } from '@baton/core/adapter';
 import type { Client } from '@baton/core/client';
 import type { Action } from './Action.ts';
 import { ofEndedLife } from './LateCopies.ts';
-import { replaceQueueAction } from './operatorActions.ts';
+import { pauseAction, replaceQueueAction } from './operatorActions.ts';
 import type { SimCluster } from './SimCluster.ts';
 
 /** An ingress send, as the run replays it (a duplicate keeps the idempotency key). */
@@ -34,7 +35,7 @@ export function chooseFault(
   const busy = gates.parked.length > 0 || ingress.pending > 0;
   const roll = rng();
   let threshold = 0;
-  const options: Array<[number, () => boolean, () => Action]> = [
+  const options: Array<[number, () => boolean, () => Action | undefined]> = [
     [f.crash, () => s.crashes < f.crashBudget && gates.parked.length > 0, () => crash(cluster)],
     [f.restart, () => s.restarts < f.restartBudget && busy, () => restart(cluster, false)],
     [
@@ -91,6 +92,7 @@ export function chooseFault(
         (ingress.pending > 0 || cluster.context.stranded.waiting > 0),
       () => agingJumpAction(cluster),
     ],
+    [f.pause, () => s.pauses < f.pauseBudget && busy, () => pauseAction(cluster)],
   ];
   for (const [chance, allowed, make] of options) {
     threshold += chance;
@@ -228,10 +230,18 @@ function duplicate(cluster: SimCluster, submitted: readonly IngressSend[]): Acti
   };
 }
 
-function redeliver(cluster: SimCluster): Action {
-  const { rng, stats } = cluster.context;
-  const candidates = cluster.redeliverable();
-  const message = candidates[Math.floor(rng() * candidates.length)]!;
+function redeliver(cluster: SimCluster): Action | undefined {
+  const { rng, stats, paused, parkedIngress } = cluster.context;
+  // None to an actor paused unless copies to it are allowed, nor of a message one parked
+  // (`Faults.pauseBusy`).
+  const candidates = cluster
+    .redeliverable()
+    .filter((m) => paused.get(m.group)?.busy !== false)
+    .filter(
+      (m) => parkedIngress.size === 0 || !parkedIngress.has(decodeEnvelope(m.body)?.id ?? ''),
+    );
+  const message = candidates[Math.floor(rng() * candidates.length)];
+  if (!message) return undefined;
   return {
     label: `redeliver ${message.dedupeId} under a fresh dedupe id`,
     run: async () => {

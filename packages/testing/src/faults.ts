@@ -117,6 +117,25 @@ export interface Faults {
    * redrives that letter as any other. Off by default. @default 0
    */
   readonly endFailing: number;
+  /**
+   * Pause an actor that has a record, chosen at random (`pauseActor`), while work goes on: each
+   * message it admits is parked until the run's operator resumes it (`resumeActor`) — at each
+   * step of progress now and then, and always once nothing else is left to do, so every run
+   * ends with its actors resumed and their parked messages applied. A pause refused for a
+   * message failing at the actor's head is forced half the time. Off by default. @default 0
+   */
+  readonly pause: number;
+  /** Most pauses in one run. @default 3 */
+  readonly pauseBudget: number;
+  /**
+   * Per pause: the chance that it may strike an actor whose inbox holds a copy of an ingress
+   * message it applied, that the duplicate-ingress and redelivery faults copy messages to it
+   * while it is paused, and that it is resumed while the inbox holds a copy of an ingress
+   * message it parked — the copies an engine that held no outcome for a parked client message
+   * applied twice (found by this fault). At 0 a run copies neither to nor of a paused actor,
+   * and waits for such copies to leave the inbox: a knob to tell a failure's cause. @default 1
+   */
+  readonly pauseBusy: number;
 }
 
 export const defaultFaults: Faults = {
@@ -147,6 +166,9 @@ export const defaultFaults: Faults = {
   deploy: 0.005,
   roll: 0.02,
   endFailing: 0,
+  pause: 0,
+  pauseBudget: 3,
+  pauseBusy: 1,
 };
 
 /** No faults at all: a plain deterministic run (the sweeper still runs when all else is quiet). */
@@ -178,4 +200,7 @@ export const noFaults: Faults = {
   deploy: 0,
   roll: 0,
   endFailing: 0,
+  pause: 0,
+  pauseBudget: 0,
+  pauseBusy: 0,
 };

@@ -1,17 +1,19 @@
 /**
  * What an operator does during a run: redrive the engine's dead letters once the cause is fixed
  * (here: the crashes and timeouts that ran a message out of attempts), end a message failing at
- * an actor's head (then redrive its letter), redrive the queue's own dead-letter queue, and
- * replace the inbox queue with a new one that takes its messages. Every
- * inbox message moved is booked with the outbox holders, so the orphan check follows it.
+ * an actor's head (then redrive its letter), redrive the queue's own dead-letter queue, replace
+ * the inbox queue with a new one that takes its messages, and pause an actor, then resume it.
+ * Every inbox message moved is booked with the outbox holders, so the orphan check follows it.
  */
 import { ErrorCode, isBatonError } from '@baton/core';
-import { type ActorRecord, type Commit, decodeEnvelope } from '@baton/core/adapter';
+import { type ActorRecord, type Commit, decodeEnvelope, INGRESS } from '@baton/core/adapter';
 import {
   answeredSender,
   endFailingMessage,
+  pauseActor,
   redriveDeadLetter,
   redriveNeedsForce,
+  resumeActor,
 } from '@baton/core/engine';
 import type { Action } from './Action.ts';
 import { place } from './OutboxHolders.ts';
@@ -88,7 +90,10 @@ export class DeadLetterBook {
     for (const removed of [...(deadLetters?.remove ?? []), ...proofs.map((p) => p.messageId)]) {
       this.#letters.delete(`${actorId}\u0000${removed}`);
     }
-    const put = (deadLetters?.put ?? []).filter((letter) => !letter.applied);
+    // A message parked at a paused actor is no dead letter: its resume applies it, in order.
+    const put = (deadLetters?.put ?? []).filter(
+      (letter) => !letter.applied && letter.parked === undefined,
+    );
     for (const letter of put) {
       if (answeredSender(letter) !== undefined && !this.#answered.has(letter.messageId)) {
         this.#answered.set(letter.messageId, { forced: 0 });
@@ -267,17 +272,121 @@ export function endFailingAction(
       cluster.context.deadLetters.ending(actorId);
       const by = 'operator';
       const now = cluster.context.clock.now();
-      const ended = await endFailingMessage(cluster.backend.store, actorId, messageId, { by, now })
+      const { store } = cluster.backend;
+      const ended = await endFailingMessage(store, actorId, messageId, { by, now })
         .then(() => true)
-        .catch((error: unknown) => {
+        .catch(async (error: unknown) => {
           // Moved on since, or a record too near the item limit to hold the mark.
           const noRoom = isBatonError(error) && error.details.noRoom === true;
           if (isBatonError(error) && (error.code === ErrorCode.NOT_FOUND || noRoom)) return false;
+          // Refused at a paused actor (a forced pause): the message is parked at its next
+          // delivery, and runs again once resumed.
+          const paused = (await store.load(actorId))?.paused !== undefined;
+          if (isBatonError(error) && error.code === ErrorCode.INVALID_STATE && paused) return false;
           throw error;
         });
       if (!ended) return;
       cluster.context.stats.endedFailing++;
       cluster.context.deadLetters.ended(actorId, messageId);
+    },
+  };
+}
+
+/**
+ * Pauses an actor with a record, not paused yet, chosen by the dice (`pause` fault): half the
+ * time one with a timer stored, if any, so that fires are parked beside the cancels and new
+ * schedulings before them. A pause refused for a message failing at its head is forced half the
+ * time (which parks that message too, its attempts counted anew); else nothing is paused, as
+ * for a record too near the item limit to hold the pause. Its messages are parked from its next
+ * turn on, until {@link resumeAction}. Unless `pauseBusy`, it pauses only an actor with no copy
+ * of an ingress message it applied in the inbox (see `Faults.pauseBusy`).
+ */
+export function pauseAction(cluster: SimCluster): Action | undefined {
+  const { rng, stats, clock, paused, settings } = cluster.context;
+  const busy = rng() < settings.faults.pauseBusy;
+  const { store } = cluster.backend;
+  const candidates = store.records().filter((r) => !r.paused && !paused.has(r.id));
+  const timed = new Set<string>();
+  // Visits every timer due to fire (none is skipped for a sooner one while all are).
+  store.nextTimerAt((timer) => timed.add(timer.actorId).size < 0);
+  const withTimers = candidates.filter((r) => timed.has(r.id));
+  const among = withTimers.length > 0 && rng() < 0.5 ? withTimers : candidates;
+  const record = among[Math.floor(rng() * among.length)];
+  if (!record) return undefined;
+  const actorId = record.id;
+  const force = rng() < 0.5;
+  return {
+    label: `pause ${actorId}${force ? ' (forced if its head is failing)' : ''}${busy ? ', copies to it allowed' : ''}`,
+    run: async () => {
+      if (!busy && (await holdsAppliedCopy(cluster, actorId))) return;
+      const by = 'operator';
+      const tried = (forced: boolean) =>
+        pauseActor(store, cluster.queue, actorId, { by, now: clock.now(), force: forced });
+      const refused = await tried(false).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      // A record too near the item limit to hold the pause (the run's small limits) stays as
+      // it is, as one whose head is failing does unless forced.
+      const noRoom = (error: unknown) =>
+        isBatonError(error) && error.code === ErrorCode.TRANSACTION_TOO_LARGE;
+      if (noRoom(refused)) return;
+      if (refused !== undefined) {
+        if (!isBatonError(refused) || refused.code !== ErrorCode.INVALID_STATE) throw refused;
+        if (!force) return;
+        const forced = await tried(true).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (noRoom(forced)) return;
+        if (forced !== undefined) throw forced;
+        stats.forcedPauses++;
+      }
+      stats.pauses++;
+      paused.set(actorId, { busy });
+    },
+  };
+}
+
+/**
+ * Whether the inbox (or its dead-letter queue) holds a copy of an ingress message to `actorId`
+ * that has an outcome: one applied already, which a pause would park and its resume apply again.
+ */
+async function holdsAppliedCopy(cluster: SimCluster, actorId: string): Promise<boolean> {
+  const { queue } = cluster.backend;
+  for (const message of [...queue.messages(), ...queue.deadLetters()]) {
+    if (message.group !== actorId) continue;
+    const envelope = decodeEnvelope(message.body);
+    // A client's message, known by its outcome (a redrive or a timer's fire is not).
+    const ingress = envelope?.from === INGRESS && envelope.redrive === undefined;
+    if (!envelope || !ingress || envelope.timer) continue;
+    const { sentAt } = envelope;
+    if (await cluster.client.outcome(envelope.id, { sentAt })) return true;
+  }
+  return false;
+}
+
+/**
+ * Resumes a paused actor: its next turn applies the messages it parked, in order, first. Unless
+ * it was paused with `pauseBusy`, only while the inbox holds no copy of an ingress message it
+ * parked (a crash's redelivery): else nothing is done, and the run resumes it later.
+ */
+export function resumeAction(cluster: SimCluster, actorId: string): Action {
+  return {
+    label: `resume ${actorId}`,
+    run: async () => {
+      const { paused, parkedIngress } = cluster.context;
+      if (paused.get(actorId)?.busy === false) {
+        const { queue } = cluster.backend;
+        const copies = [...queue.messages(), ...queue.deadLetters()].filter(
+          (m) => m.group === actorId && parkedIngress.has(decodeEnvelope(m.body)?.id ?? ''),
+        );
+        if (copies.length > 0) return;
+      }
+      const now = cluster.context.clock.now();
+      await resumeActor(cluster.backend.store, cluster.queue, actorId, { by: 'operator', now });
+      cluster.context.paused.delete(actorId);
+      cluster.context.stats.resumes++;
     },
   };
 }

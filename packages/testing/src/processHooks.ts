@@ -1,5 +1,5 @@
 import type { AnyActorDefinition } from '@baton/core';
-import { decodeEnvelope, type OutboxItem, parseActorId } from '@baton/core/adapter';
+import { decodeEnvelope, INGRESS, type OutboxItem, parseActorId, TIMER } from '@baton/core/adapter';
 import { place } from './OutboxHolders.ts';
 import type { SimCluster } from './SimCluster.ts';
 import type { SimProcessOptions } from './SimProcess.ts';
@@ -28,7 +28,7 @@ export function processHooks(
   /** Whether the process runs older code than the last deployed (a rolling deploy goes on). */
   oldCode: () => boolean,
 ): ProcessHooks {
-  const { stats, monitor, holders, deadLetters, lateCopies } = cluster.context;
+  const { stats, monitor, holders, deadLetters, lateCopies, parkedIngress } = cluster.context;
   const known = new Map(actors.map((definition) => [definition.name, definition]));
   return {
     onReceive: (body) => {
@@ -46,6 +46,13 @@ export function processHooks(
         if (!letter.applied && lateCopies.redriven.has(letter.messageId)) stats.lateCopiesKept++;
         if (!letter.applied && letter.error.details?.forgottenGaps === true) {
           stats.forgottenGapLetters++;
+        }
+        if (letter.parked !== undefined && !letter.applied) {
+          stats.parked++;
+          const busy = cluster.context.paused.get(commit.record.id)?.busy === true;
+          if (letter.envelope.from === INGRESS && !busy) parkedIngress.add(letter.messageId);
+          const { from, replyTo } = letter.envelope;
+          if (letter.timer || from === TIMER || replyTo !== undefined) stats.parkedFires++;
         }
       }
       stats.marksMovedOut += commit.overflow?.length ?? 0;

@@ -170,7 +170,11 @@ export async function outcome(ctx: OpsContext): Promise<void> {
   const { store } = await ctx.target();
   const record = await store.readIdempotency(messageId);
   if (!record && lostItsQuotes(messageId)) throw quotesLost(messageId, {});
-  if (!record || record.expiresAt <= ctx.io.now()) {
+  // A message parked at its paused actor holds an outcome that waits for the resume
+  // (ACTOR_PAUSED): no outcome yet, and where it is held says more.
+  const waits =
+    record?.outcome.ok === false && record.outcome.error.code === ErrorCode.ACTOR_PAUSED;
+  if (!record || record.expiresAt <= ctx.io.now() || waits) {
     const held = await heldAt(ctx, messageId);
     if (held) {
       throw new BatonError(ErrorCode.NOT_FOUND, `no outcome of ${messageId}: ${held}`, {

@@ -1,15 +1,16 @@
-import { ErrorCode, type SerializedError } from '../errors.ts';
+import type { SerializedError } from '../errors.ts';
 import type { IdempotencyRecord } from './storedRecords.ts';
 
 /**
  * Whether an ingress message's outcome waits still: DEAD_LETTERED, while its actor keeps its
  * letter for a redrive that needs no force — the letter of a client's plain send, whose client
- * waited for no answer. The engine marks such an outcome (`details.awaitsRedrive`) in the commit
- * that keeps the letter, and replaces it in the commit that ends the letter: a redrive's applies
- * the message (its real outcome), a purge's leaves DEAD_LETTERED unmarked, for good. A read of
- * the outcome is given it as it is; an ask, or a WebSocket request that waits, under the key
- * goes on waiting, so that no caller is told DEAD_LETTERED of a message a plain redrive may
- * apply still.
+ * waited for no answer — or ACTOR_PAUSED, while the message is parked at its paused actor. The
+ * engine marks such an outcome (`details.awaitsRedrive`) in the commit that keeps the letter,
+ * and replaces it in the commit that ends the letter: a redrive's (or a resume's) applies the
+ * message (its real outcome), a purge's leaves DEAD_LETTERED unmarked, for good. A read of the
+ * outcome is given it as it is; an ask, or a WebSocket request that waits, under the key goes on
+ * waiting, so that no caller is told DEAD_LETTERED (or ACTOR_PAUSED) of a message a plain
+ * redrive (or the resume) may apply still.
  *
  * @example
  * const record = await store.readIdempotency(messageId);
@@ -17,11 +18,7 @@ import type { IdempotencyRecord } from './storedRecords.ts';
  */
 export function awaitsRedrive(record: Pick<IdempotencyRecord, 'outcome'>): boolean {
   const { outcome } = record;
-  return (
-    !outcome.ok &&
-    outcome.error.code === ErrorCode.DEAD_LETTERED &&
-    outcome.error.details.awaitsRedrive === true
-  );
+  return !outcome.ok && outcome.error.details.awaitsRedrive === true;
 }
 
 /** `error` marked as the outcome of a message whose letter waits for a redrive ({@link awaitsRedrive}). */

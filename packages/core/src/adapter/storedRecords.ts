@@ -16,12 +16,14 @@ import type { ChannelMark, SenderMark } from './marks.ts';
  * own format. See docs/deploys.md, "Upgrading Baton".
  *
  * Format 2 marks a record whose outcomes are kept in pages; format 3, one whose mark of a sender
- * forgot gaps ({@link SenderMark.forgottenUpTo}). Other records keep the format they had.
+ * forgot gaps ({@link SenderMark.forgottenUpTo}); format 4, one that parked a message at a pause
+ * as this Baton does (a fire's timer kept, marked; a client message's outcome held), which an
+ * earlier Baton's resume would apply regardless. Other records keep the format they had.
  *
  * @example
  * if ((record.format ?? 1) > RECORD_FORMAT) throw new RetryableError('written by a newer Baton');
  */
-export const RECORD_FORMAT = 3;
+export const RECORD_FORMAT = 4;
 
 /**
  * When a store may delete `record` (DynamoDB: its TTL): its `expiresAt` (a halted actor's, or

@@ -329,9 +329,13 @@ function ownedTimer(actorId: string, timer: Timer, followUp: FollowUp): BatonErr
     const letters = asked
       ? followUp`dead-letters list --type ${typeOf(asked.to)}`
       : followUp`dead-letters list`;
+    // Marked: its reply (or its timeout's fire) is held at the asker, parked or dead-lettered.
+    const instead = timer.deadLettered
+      ? `Its reply (or its timeout's fire) is held at ${actorId}, parked while it is paused or kept as its dead letter: resume ${actorId} (${followUp`actors resume ${actorId}`}), or redrive that letter (${followUp`dead-letters list --type ${typeOf(actorId)}`}), and the continuation runs`
+      : `Let the reply come instead: resume ${target} if it is paused (${resume}), redrive its dead letter (${letters}), or wait for the timeout, due ${new Date(timer.at).toISOString()}, which the asker handles as a failed ask`;
     return new BatonError(
       ErrorCode.INVALID_ARGUMENT,
-      `timer ${timer.id} is the timeout of ${what}: it holds the asker's continuation, and cancelled, the reply would find none and be dropped, leaving ${actorId} waiting for good. It was not cancelled. Let the reply come instead: resume ${target} if it is paused (${resume}), redrive its dead letter (${letters}), or wait for the timeout, due ${new Date(timer.at).toISOString()}, which the asker handles as a failed ask`,
+      `timer ${timer.id} is the timeout of ${what}: it holds the asker's continuation, and cancelled, the reply would find none and be dropped, leaving ${actorId} waiting for good. It was not cancelled. ${instead}`,
       { details },
     );
   }

@@ -5,6 +5,7 @@
  * dead-lettered. Once resumed, the actor's next turn applies the parked messages first, in the
  * order they arrived, each exactly once (as a redrive of its parked letter), then its batch.
  */
+import { markedAwaitingRedrive } from '../adapter/awaitsRedrive.ts';
 import { jsonSize } from '../adapter/conflicts.ts';
 import { isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
@@ -15,7 +16,15 @@ import type { TurnEngine } from './createEngine.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import type { Inbound } from './Inbound.ts';
 import { ignore } from './messageEffects.ts';
+import { idempotencyFor } from './outcomes.ts';
 import { heldFire } from './timers.ts';
+
+/**
+ * The format of a record that parked a message (see `RECORD_FORMAT`): an earlier Baton would
+ * resume it applying a parked fire whatever was parked before it, leave its timer marked for
+ * good, and answer no copy of a client message by the outcome held for it; so it refuses it.
+ */
+const PARKED_FORMAT = 4;
 
 /**
  * The effects of parking `inbound` at the next place: the record moves past it (offset,
@@ -48,8 +57,18 @@ export function park(
   // Moves the offset and the channel on, as for a message ignored. A timer's fire (or an ask's
   // reply) is parked as the handler would see it, and its timer stays, marked as a dead
   // letter's: a cancel, a new scheduling or a halt parked before it still voids it on resume.
-  const moved = ignore(engine, { ...current, parked: place }, inbound, admission);
-  return { ...moved, ...(held && { timers: held.timers }), deadLetter: letter };
+  const format = Math.max(current.format ?? 1, PARKED_FORMAT);
+  const moved = ignore(engine, { ...current, parked: place, format }, inbound, admission);
+  // A client's message is held with an outcome as a dead letter is (ACTOR_PAUSED, waiting for
+  // the resume, which replaces it): committed as any outcome is, it tells a copy of a message
+  // applied already, before the pause or after the resume, which no channel mark tells.
+  const outcome = !admission.redrives && {
+    idempotency: idempotencyFor(engine, original, {
+      ok: false,
+      error: markedAwaitingRedrive(letter.error),
+    }),
+  };
+  return { ...moved, ...outcome, ...(held && { timers: held.timers }), deadLetter: letter };
 }
 
 /**
