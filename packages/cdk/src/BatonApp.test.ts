@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BATON_ENV, BATON_IAM } from '@baton/aws';
 import { MAX_MESSAGE_BYTES } from '@baton/core';
@@ -324,6 +324,44 @@ describe('BatonApp', () => {
     expect(() => new BatonApp(stack, 'Notes', { entry: noAuth, webSocketAuth: 'app' })).toThrow(
       /noAuthApp\.ts: the app exports no auth, but its BatonApp declares webSocketAuth: 'app': export defineApp\(\{ actors, queries, auth \}\).*or deploy it open/,
     );
+  });
+
+  it('refuses an entry that names no file, saying where it looked and what it must be', () => {
+    const relative =
+      /entry "src\/ap\.ts" is no file: \S+\/src\/ap\.ts does not exist \(a relative entry is read from the folder cdk runs in, \S+\); it must be the path of the app's module, whose default export is defineApp\(\{ actors, queries \}\) from @baton\/core/;
+    expect(() => synth({ entry: 'src/ap.ts' })).toThrow(relative);
+    const folder = new URL('./fixtures', import.meta.url).pathname;
+    expect(() => synth({ entry: folder })).toThrow(
+      /entry "\S+\/fixtures" is a folder \(\S+\/fixtures\), not a file; it must be the path of the app's module/,
+    );
+  });
+
+  it("refuses at synth an entry without a default export, with baton dev's words, from its source alone", () => {
+    const noDefault = new URL('./fixtures/noDefaultApp.ts', import.meta.url).pathname;
+    // Bundling on, as `cdk synth` runs it; not first as esbuild's error in the bundling.
+    const stack = new Stack(new App(), 'Notes');
+    expect(() => new BatonApp(stack, 'Notes', { entry: noDefault, webSocketAuth: 'app' })).toThrow(
+      /^invalid BatonApp props:\n- entry "\S+noDefaultApp\.ts" has no default export \(it exports app\): the entry must end with export default defineApp\(\{ actors, queries \}\) \(defineApp from @baton\/core\)$/,
+    );
+    // `cdk ls`, or a stack this synth does not bundle, reads no source.
+    expect(() => synth({ entry: noDefault })).not.toThrow();
+  });
+
+  it('refuses at synth an entry that does not parse, naming where', () => {
+    const dir = mkdtempSync(join(import.meta.dirname, 'fixtures', '.entry-'));
+    try {
+      const broken = join(dir, 'app.ts');
+      writeFileSync(
+        broken,
+        "import { defineApp } from '@baton/core';\nexport default defineApp({ actors: [ });\n",
+      );
+      const stack = new Stack(new App(), 'Notes');
+      expect(() => new BatonApp(stack, 'Notes', { entry: broken, webSocketAuth: 'app' })).toThrow(
+        /entry "\S+app\.ts" does not parse: \S*app\.ts:2:\d+: /,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('leaves the missing WebSocket authorizer to cdk-nag when the app’s own auth does not run on $connect', () => {

@@ -96,7 +96,8 @@ export class BatonApp extends Construct implements AppParts {
 
   constructor(scope: Construct, id: string, props: BatonAppProps) {
     super(scope, id);
-    const settings = validateProps(props);
+    // The entry's source is read only when this synth bundles the functions, as they read it.
+    const settings = validateProps(props, { readEntry: Stack.of(this).bundlingRequired });
     const entry = resolve(props.entry);
     // Said at synth, not first at the WebSocket function's cold start (which checks it too).
     // Only when this synth bundles the functions: `cdk ls` and skipped stacks load no app.

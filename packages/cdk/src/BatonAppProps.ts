@@ -119,7 +119,10 @@ export interface BatonAppProps {
   /**
    * The app module: it exports, as its default export, what `defineApp({ actors, queries, auth })`
    * from `@baton/core` returns. Every function is bundled from it (esbuild, the AWS SDK left to
-   * the runtime). A path relative to the working directory, or absolute.
+   * the runtime). A path relative to the working directory, or absolute. Checked as the
+   * construct is made: a path that names no file is refused, and when the synth bundles the
+   * functions, so is a module without a default export or one that does not parse (its source
+   * read by the project's esbuild, never run), before any bundling.
    */
   readonly entry: string;
   /**

@@ -10,6 +10,7 @@ import type {
   StageThrottle,
   WebSocketAuth,
 } from './BatonAppProps.ts';
+import { entryProblems } from './entryProblems.ts';
 
 /** The props with defaults filled in. */
 export interface BatonAppSettings {
@@ -36,12 +37,18 @@ export interface BatonAppSettings {
 
 /**
  * Checks every prop, collecting all problems into one error (like the CDK's own constructs), and
- * fills in the defaults.
+ * fills in the defaults. The entry must be a file; with `readEntry` (when the synth bundles the
+ * functions) its source is read too, for a default export (see {@link entryProblems}).
  */
-export function validateProps(props: BatonAppProps): BatonAppSettings {
+export function validateProps(
+  props: BatonAppProps,
+  { readEntry = false }: { readonly readEntry?: boolean } = {},
+): BatonAppSettings {
   const problems: string[] = [];
   if (typeof props?.entry !== 'string' || props.entry === '') {
     problems.push('entry must be the path of the module that exports defineApp(...) as default');
+  } else if (!Token.isUnresolved(props.entry)) {
+    problems.push(...entryProblems(props.entry, { readSource: readEntry }));
   }
   const integer = (
     name: string,
