@@ -68,6 +68,14 @@ describe("the README's commands", () => {
           expect(output).toMatch(
             new RegExp(`${literal(before!)}\\d+ more folders${literal(after!)}`),
           );
+          // The inspector on a port of its own, at the path the README shows.
+          const inspectorAt = (text: string) =>
+            new URL(/\n {2}inspector {2}(\S+)\n/.exec(text)![1]!);
+          const shownInspector = inspectorAt(readme);
+          const printedInspector = inspectorAt(output);
+          expect(printedInspector.pathname).toBe(shownInspector.pathname);
+          expect(printedInspector.port).not.toBe(new URL(origin).port);
+          expect(shownInspector.port).not.toBe(new URL(/ready at (\S+)/.exec(readme)![1]!).port);
           // And the project it checks the types with.
           const types = /\n( {2}types {6}[^\n]+)\n/.exec(readme)![1]!;
           expect(output).toContain(types);

@@ -99,17 +99,78 @@ describe('the bank page under baton dev, in Chromium', () => {
       const response = await fetch('/_baton');
       return { status: response.status, text: await response.text() };
     });
-    expect(read.status).toBe(403);
+    expect(read.status).not.toBe(200);
     expect(read.text).not.toContain('baton-token');
     const crashToken = await page.locator('meta[name="baton-crash-token"]').getAttribute('content');
     expect(crashToken).toMatch(/.{20}/);
     expect(await page.locator('meta[name="baton-token"]').count()).toBe(0);
   });
 
-  it('opens the inspector of an app that signs its users in, and shows every account', async () => {
+  it("keeps the inspector's token from a script on the app's page that opens the inspector in a window", async () => {
+    // The review's theft: open the inspector (a navigation, which its door lets through), read
+    // its token out of the window, and credit mallory as trusted code with it.
+    const targets = ['/_baton', `${dev.inspector}/`, `${dev.inspector}/_baton`];
+    for (const [index, target] of targets.entries()) {
+      const opened = page.context().waitForEvent('page');
+      await page.evaluate((url) => {
+        (window as unknown as { stolen: Window | null }).stolen = window.open(url);
+      }, target);
+      const popup = await opened;
+      await popup.waitForLoadState();
+      const loadedInspector = (await popup.locator('meta[name="baton-token"]').count()) === 1;
+      const theft = await page.evaluate(
+        async ({ inspector, key }) => {
+          const stolen = (window as unknown as { stolen: Window | null }).stolen;
+          let token: string | undefined;
+          try {
+            token =
+              stolen?.document.querySelector<HTMLMetaElement>('meta[name="baton-token"]')
+                ?.content ?? undefined;
+          } catch {
+            // Another origin's window: its document is not the opener's to read.
+          }
+          const statuses: (number | string)[] = [];
+          for (const origin of ['', inspector]) {
+            try {
+              const response = await fetch(`${origin}/_baton/ask?as=system`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'x-baton-token': token ?? '' },
+                body: JSON.stringify({
+                  idempotencyKey: key,
+                  to: 'account/mallory',
+                  name: 'credit',
+                  payload: { from: 'nobody', amount: 1_000_000_000 },
+                }),
+              });
+              statuses.push(response.status);
+            } catch (caught) {
+              statuses.push(String(caught));
+            }
+          }
+          return { token, statuses };
+        },
+        { inspector: dev.inspector, key: `mint-${index}` },
+      );
+      const url = popup.url();
+      await popup.close();
+      expect(theft.token, target).toBeUndefined();
+      expect(theft.statuses, target).not.toContain(200);
+      if (target !== '/_baton') {
+        // The inspector itself did open, on its own origin, where the app's page cannot look.
+        expect(url).toBe(target);
+        expect(loadedInspector, target).toBe(true);
+      }
+    }
+    expect((await ask('mallory', 'balance', {})).body).toEqual({ value: 0 });
+  });
+
+  it('links to the inspector on its own port, which opens and shows every account', async () => {
     // The inspector signs in with the run's token, not the bank's: the bank's auth would refuse it.
-    const inspector = await browser.newPage();
-    await inspector.goto(`${dev.origin}/_baton`);
+    const opened = page.context().waitForEvent('page');
+    await page.getByRole('link', { name: 'inspector' }).click();
+    const inspector = await opened;
+    await inspector.waitForLoadState();
+    expect(inspector.url()).toBe(`${dev.inspector}/`);
     await expect.poll(() => inspector.getByTestId('connection').textContent()).toBe('open');
     await expect
       .poll(() => inspector.getByTestId('actor-account/bob').textContent())

@@ -4,7 +4,7 @@
  * that asks an actor; a message that keeps failing, shown holding its actor while it is
  * retried, then a dead letter that is redriven once its bug is fixed (a code reload); an actor's
  * history, read from the journal, the same after baton dev restarts; the letter of an ask told
- * DEAD_LETTERED, redriven only by a second click.
+ * DEAD_LETTERED, redriven only by a second click; a dead letter purged, applied never.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   dev = await startDev();
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
-  await page.goto(`${dev.origin}/_baton`);
+  await page.goto(`${dev.inspector}/_baton`);
 }, 40_000);
 
 /** `baton dev` on the fixture app and this file's data directory, on a free port. */
@@ -148,7 +148,7 @@ describe("baton dev's inspector in Chromium", () => {
 
     await dev.stop('SIGINT');
     dev = await startDev();
-    await page.goto(`${dev.origin}/_baton`);
+    await page.goto(`${dev.inspector}/_baton`);
     await expect.poll(() => text('connection')).toBe('open');
     // The live view's turns were in the old process's memory; the history is in the journal.
     await expect.poll(() => page.locator('#turns').textContent()).toContain('no turn since');
@@ -189,11 +189,36 @@ describe("baton dev's inspector in Chromium", () => {
     expect(await anyway.getAttribute('title')).toMatch(
       /^dead letter \S+ of counter\/c was not redriven/,
     );
+    // The refusal names the inspector's buttons, not the baton commands dev refuses.
+    expect(await anyway.getAttribute('title')).toContain(
+      'purge it (the purge button on that dead letter in the inspector, or POST /_baton/purge on its port)',
+    );
     await anyway.click();
     await expect.poll(() => text('depth-dead-letters'), { timeout: 10_000 }).toBe('0');
     await expect
       .poll(() => page.getByTestId('actor-counter/c').textContent())
       .toMatch(/\{"count":100\}$/);
+  });
+
+  it('purges a dead letter with the button beside its redrive, applying nothing', async () => {
+    await reloadWith('v1');
+    const asked = await postJson(`${dev.origin}/ask`, {
+      to: 'counter/e',
+      name: 'boom',
+      payload: {},
+      idempotencyKey: 'boom-3',
+    });
+    expect(asked.status).toBe(422);
+    await expect.poll(() => text('depth-dead-letters'), { timeout: 10_000 }).toBe('1');
+    await reloadWith('v2');
+    await page.getByRole('button', { name: 'purge' }).click();
+    await expect.poll(() => text('depth-dead-letters'), { timeout: 10_000 }).toBe('0');
+    // Forgotten, not applied: the fixed handler never ran for it.
+    await page.getByTestId('actor-counter/e').click();
+    await expect.poll(() => text('history-actor')).toBe('counter/e');
+    const history = page.locator('#history');
+    await expect.poll(() => history.textContent()).toContain('DEAD_LETTERED');
+    expect(await page.getByTestId('actor-counter/e').textContent()).toMatch(/\{"count":0\}$/);
   });
 });
 

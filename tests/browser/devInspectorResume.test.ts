@@ -64,7 +64,7 @@ describe("baton dev's inspector and a paused workflow", () => {
   it('shows an instance paused by a renamed step, and resumes it once the name is back', async () => {
     expect((await send('start', { input: {} })).status).toBe(202);
     const inspector = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-    await inspector.goto(`${dev.origin}/_baton`);
+    await inspector.goto(`${dev.inspector}/_baton`);
     const see = (testId: string) => inspector.getByTestId(testId).textContent();
     await expect.poll(() => see('wf-counts'), { timeout: 20_000 }).toBe('waiting 1');
 

@@ -157,7 +157,9 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
   it('changes nothing in the end when the app process is SIGKILLed right after an order’s turns commit', async () => {
     // Killed right after the stock's turn commits the hold: before its reply leaves the outbox
     // and before its message is acknowledged, so both come again after the restart.
-    expect((await inspectorAction(dev.origin, 'crash', { message: 'reserve' })).status).toBe(202);
+    expect((await inspectorAction(dev.inspector, 'crash', { message: 'reserve' })).status).toBe(
+      202,
+    );
     expect(
       (await send('wf-fulfil/crash-1', 'start', { input: { sku: 'kettle', qty: 3, amount: 75 } }))
         .status,
@@ -167,7 +169,7 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     await expect.poll(() => text('status-crash-1'), { timeout: 20_000 }).toBe('waiting');
     await expect.poll(() => text('connection')).toBe('open');
     // Again right after the workflow's turn commits the shipment.
-    expect((await inspectorAction(dev.origin, 'crash', { message: 'signal' })).status).toBe(202);
+    expect((await inspectorAction(dev.inspector, 'crash', { message: 'signal' })).status).toBe(202);
     await page.getByTestId('order-crash-1').getByRole('button', { name: 'ship' }).click();
     await expect.poll(() => restarts(), { timeout: 20_000 }).toBe(2);
     await expect.poll(() => text('status-crash-1'), { timeout: 10_000 }).toBe('completed');
@@ -191,7 +193,7 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     ).toBe(202);
     await expect.poll(() => text('status-inspect-1'), { timeout: 20_000 }).toBe('waiting');
     const inspector = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-    await inspector.goto(`${dev.origin}/_baton`);
+    await inspector.goto(`${dev.inspector}/_baton`);
     const see = (testId: string) => inspector.getByTestId(testId).textContent();
     await expect.poll(() => see('wf-counts')).toBe('waiting 1 · completed 2');
     await inspector.getByTestId('wf-status').selectOption('waiting');
@@ -226,7 +228,7 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     }
     await expect.poll(() => text('stock-kettle')).toBe('3');
     const inspector = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-    await inspector.goto(`${dev.origin}/_baton`);
+    await inspector.goto(`${dev.inspector}/_baton`);
     const see = (testId: string) => inspector.getByTestId(testId).textContent();
 
     await inspector.getByTestId('wf-fulfil/signal-1').click();

@@ -55,7 +55,7 @@ beforeAll(async () => {
   elsewhereOrigin = `http://127.0.0.1:${(elsewhere.address() as { port: number }).port}`;
   browser = await launchChromium([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`]);
   inspector = await browser.newPage();
-  await inspector.goto(`${dev.origin}/_baton`);
+  await inspector.goto(`${dev.inspector}/_baton`);
 
   // The state the attacks aim at: a counter at 5, and a dead letter on counter/a.
   expect((await ask('counter/c', 'add', { n: 5 })).body).toEqual({ value: 5 });
@@ -183,12 +183,16 @@ const readable = (results: Record<string, Outcome>) =>
 describe('baton dev against pages of other origins, in Chromium', () => {
   it('applies nothing a page on another port sends, and lets it read nothing', async () => {
     const pid = await inspector.locator('#backend').textContent();
-    const page = await browser.newPage();
-    await page.goto(`${elsewhereOrigin}/`);
-    const results = await page.evaluate(attack, { target: dev.origin, deadLetter });
-    // Every cross-origin request failed or came back opaque; none was readable.
-    expect(readable(results)).toEqual([]);
-    expect(results.websocket).toEqual({ error: 'closed' });
+    // The app's port, and the inspector's, each from a fresh page.
+    for (const target of [dev.origin, dev.inspector]) {
+      const page = await browser.newPage();
+      await page.goto(`${elsewhereOrigin}/`);
+      const results = await page.evaluate(attack, { target, deadLetter });
+      // Every cross-origin request failed or came back opaque; none was readable.
+      expect(readable(results), target).toEqual([]);
+      expect(results.websocket, target).toEqual({ error: 'closed' });
+      await page.close();
+    }
     // Nothing applied: the counter, the dead letter, the crash switch (the next turn commits
     // without the app process being killed).
     expect((await ask('counter/c', 'add', { n: 0 })).body).toEqual({ value: 5 });
@@ -196,7 +200,6 @@ describe('baton dev against pages of other origins, in Chromium', () => {
     await expect.poll(() => text('depth-dead-letters')).toBe('1');
     expect(await inspector.locator('#backend').textContent()).toBe(pid);
     expect(dev.output()).not.toMatch(/ended \(SIGKILL\)/);
-    await page.close();
   });
 
   it('refuses a page whose name was rebound to this machine, though the browser calls it same-origin', async () => {

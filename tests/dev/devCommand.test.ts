@@ -3,7 +3,8 @@
  * its data directory across reloads, crashes and restarts; a saved source file reloads the app;
  * Ctrl-C (SIGINT) exits 0, also when a package manager passes it on a second time.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   freePort,
   inspectorAction,
   postJson,
+  runDevToExit,
   startDevProcess,
 } from './devProcess.ts';
 
@@ -42,7 +44,10 @@ describe('baton dev', () => {
   it('says where everything is in its readiness lines', () => {
     expect(dev!.origin).toBe(`http://127.0.0.1:${port}`);
     const out = dev!.output();
-    expect(out).toContain(`inspector  http://127.0.0.1:${port}/_baton`);
+    // Its own port (a free one here, the test's startDevProcess asks so; the next by default).
+    expect(out).toContain(`inspector  ${dev!.inspector}/\n`);
+    expect(dev!.inspector).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(dev!.inspector).not.toBe(dev!.origin);
     expect(out).toContain(`websocket  ws://127.0.0.1:${port}`);
     expect(out).toContain(
       `workflows  POST http://127.0.0.1:${port}/workflows/<name>/start, GET http://127.0.0.1:${port}/workflows/<name>/<id>`,
@@ -58,8 +63,12 @@ describe('baton dev', () => {
     // No request for /favicon.ico, whose 404 the page's console would show: its icon is empty,
     // and the inspector's too.
     expect(html).toContain('<link rel="icon" href="data:,">');
-    const inspector = await (await fetch(`${dev!.origin}/_baton`)).text();
+    expect(html).toContain(`<meta name="baton-inspector" content="${dev!.inspector}/">`);
+    const inspector = await (await fetch(`${dev!.inspector}/`)).text();
     expect(inspector).toContain('<link rel="icon" href="data:,">');
+    expect(inspector).toContain(
+      `<meta name="baton-url" content="ws://${new URL(dev!.inspector).host}">`,
+    );
     const script = await fetch(`${dev!.origin}/page.js`);
     expect(script.status).toBe(200);
     expect(await script.text()).toContain('counter page, socket');
@@ -106,20 +115,20 @@ describe('baton dev', () => {
     const set = { to: 'counter/internal', name: 'set', payload: { n: 7 } };
     // From any client, the inspector's form too, an internal handler is refused.
     expect((await postJson(`${dev!.origin}/ask`, set)).body.error.code).toBe('FORBIDDEN');
-    expect((await inspectorAction(dev!.origin, 'ask', set)).body.error.code).toBe('FORBIDDEN');
-    expect(await inspectorAction(dev!.origin, 'ask?as=system', set)).toEqual({
+    expect((await inspectorAction(dev!.inspector, 'ask', set)).body.error.code).toBe('FORBIDDEN');
+    expect(await inspectorAction(dev!.inspector, 'ask?as=system', set)).toEqual({
       status: 200,
       body: { value: 7 },
     });
-    const sent = await inspectorAction(dev!.origin, 'send?as=system', {
+    const sent = await inspectorAction(dev!.inspector, 'send?as=system', {
       ...set,
       payload: { n: 8 },
       idempotencyKey: 'set-8',
     });
     expect(sent.status).toBe(202);
     // Only with the run's token, and only as the system.
-    expect((await postJson(`${dev!.origin}/_baton/ask?as=system`, set)).status).toBe(403);
-    const other = await inspectorAction(dev!.origin, 'ask?as=admin', set);
+    expect((await postJson(`${dev!.inspector}/_baton/ask?as=system`, set)).status).toBe(403);
+    const other = await inspectorAction(dev!.inspector, 'ask?as=admin', set);
     expect(other.status).toBe(400);
     expect(other.body.error.message).toContain('?as=system');
   });
@@ -145,8 +154,54 @@ describe('baton dev', () => {
     expect(status).toBe(422);
     expect(body.error).toMatchObject({
       code: 'DEAD_LETTERED',
-      details: { hint: 'baton dev: the inspector (/_baton) shows the dead letter and redrives it' },
+      details: {
+        hint: 'baton dev: the inspector (on its own port: the inspector line baton dev printed) shows the dead letter, and redrives or purges it',
+      },
     });
+  });
+
+  it("purges from the inspector a letter whose redrive it refuses, the refusal naming the inspector's purge and force-redrive", async () => {
+    // The letter of the ask above, told DEAD_LETTERED: a plain redrive is refused.
+    const actorId = 'counter/failing';
+    const history = await inspectorAction(dev!.inspector, 'history', { actorId });
+    const letter = history.body.history.find(
+      (entry: { kind: string }) => entry.kind === 'dead letter',
+    );
+    const messageId: string = letter.id;
+    const redrive = await inspectorAction(dev!.inspector, 'redrive', { actorId, messageId });
+    expect(redrive.status).toBe(400);
+    const { message } = redrive.body.error;
+    expect(message).toContain(
+      'purge it (the purge button on that dead letter in the inspector, or POST /_baton/purge on its port)',
+    );
+    expect(message).toContain(
+      'redrive it with force (the redrive button on that dead letter in the inspector, clicked again when it offers to redrive anyway, or POST /_baton/redrive on its port with "force": true',
+    );
+    // Not the baton commands, which refuse baton dev's embedded backend.
+    expect(message).not.toContain('baton dead-letters');
+    const body = { actorId, messageId };
+    // Only on the inspector's port, with this run's token, as its other actions.
+    expect((await postJson(`${dev!.inspector}/_baton/purge`, body)).status).toBe(403);
+    const wrong = { 'x-baton-token': 'not-the-token' };
+    expect((await postJson(`${dev!.inspector}/_baton/purge`, body, wrong)).status).toBe(403);
+    expect((await postJson(`${dev!.origin}/_baton/purge`, body)).status).toBe(404);
+    const bad = await inspectorAction(dev!.inspector, 'purge', { actorId });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain(
+      'purge takes {"actorId": "type/key", "messageId": "…"}',
+    );
+    expect(await inspectorAction(dev!.inspector, 'purge', body)).toEqual({
+      status: 200,
+      body: { purged: messageId },
+    });
+    // Gone: not kept any more, nor purged twice.
+    const after = await inspectorAction(dev!.inspector, 'history', { actorId });
+    expect(after.body.history.map((entry: { kind: string }) => entry.kind)).not.toContain(
+      'dead letter',
+    );
+    const again = await inspectorAction(dev!.inspector, 'purge', body);
+    expect(again.status).toBe(404);
+    expect(again.body.error.message).toContain(`keeps no dead letter ${messageId}`);
   });
 
   it('reads an outcome by the actor and idempotency key it was sent with', async () => {
@@ -172,6 +227,45 @@ describe('baton dev', () => {
     const size = Buffer.byteLength(JSON.stringify(body));
     expect(refused.body.error.message).toContain(`the body is ${size} bytes`);
     expect(refused.body.error.details).toEqual({ size, limit: 256_000 });
+  });
+
+  it('stops reading a body past its limit, answering 413 while the client still sends', async () => {
+    // A body of no declared length that would go on for ever: chunks until an answer comes.
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const limit = 64 * 1024 * 1024;
+    const answer = await new Promise<{ status: number; body: string; sent: number }>(
+      (resolve, reject) => {
+        let sent = 0;
+        let answered = false;
+        const req = request(
+          `${dev!.origin}/send`,
+          { method: 'POST', headers: { 'content-type': 'application/json' } },
+          (response) => {
+            answered = true;
+            let body = '';
+            response.on('data', (data) => (body += data));
+            response.on('end', () => resolve({ status: response.statusCode!, body, sent }));
+            response.on('error', reject);
+          },
+        );
+        req.on('error', () => {});
+        const pump = () => {
+          while (!answered && sent < limit) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once('drain', pump);
+          }
+          // Only an unbounded reader gets here: what it answers after the end is too late.
+          if (!answered) req.end();
+        };
+        req.write('{"to": "counter/c", "name": "add", "payload": {"pad": "');
+        pump();
+      },
+    );
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe('MESSAGE_TOO_LARGE');
+    // Answered while the client was still sending, long before it would have stopped.
+    expect(answer.sent).toBeLessThan(16 * 1024 * 1024);
+    expect((await ask('add', { n: 0 })).status).toBe(200);
   });
 
   it('fires durable timers when they are due', async () => {
@@ -204,7 +298,7 @@ describe('baton dev', () => {
   });
 
   it('restarts a killed app process, losing nothing that was committed', async () => {
-    expect((await inspectorAction(dev!.origin, 'crash', { message: 'add' })).status).toBe(202);
+    expect((await inspectorAction(dev!.inspector, 'crash', { message: 'add' })).status).toBe(202);
     // The app dies right after committing this turn, before acknowledging it.
     const sent = await postJson(`${dev!.origin}/send`, {
       to: 'counter/c',
@@ -237,5 +331,70 @@ describe('baton dev', () => {
     dev.child.kill('SIGINT');
     expect(await dev.stop('SIGINT')).toBe(0);
     expect(dev.output()).not.toContain('stopping at once');
+  });
+});
+
+describe('baton dev on an app that does not start', () => {
+  let broken: string;
+  beforeAll(() => {
+    broken = copyFixtureApp();
+  });
+  afterAll(() => rmSync(broken, { recursive: true, force: true }));
+
+  /** The fixture's entry, edited by `edit`, as `name` beside it. */
+  const entryWith = (name: string, edit: (source: string) => string) => {
+    const source = readFileSync(join(broken, 'src/app.ts'), 'utf8');
+    const entry = join(broken, 'src', name);
+    writeFileSync(entry, edit(source));
+    return entry;
+  };
+  const noAdvice = (output: string) => {
+    // It stops, so it does not ask to save; and nothing of Node's uncaught-exception printout.
+    expect(output).not.toContain('save');
+    expect(output).not.toMatch(/^\s+at |BatonError|Node\.js v/m);
+  };
+
+  it("prints defineApp's refusal in one line, as the other startup errors, and exits 2", async () => {
+    const entry = entryWith('twice.ts', (source) =>
+      source.replace('defineApp({ actors: [Counter]', 'defineApp({ actors: [Counter, Counter]'),
+    );
+    const { code, output } = await runDevToExit([entry]);
+    expect(code, output).toBe(2);
+    expect(output).toBe(
+      [
+        'the app failed to start: invalid app: two actor types are named "counter"',
+        'baton: the app did not start (see above): fix it and run baton dev again',
+        '',
+      ].join('\n'),
+    );
+    noAdvice(output);
+  });
+
+  it('prints what any other throw of the entry says, with its stack into the app', async () => {
+    const entry = entryWith('throws.ts', (source) =>
+      source.replace(
+        'export default defineApp',
+        "throw new Error('no app today');\nexport default defineApp",
+      ),
+    );
+    const { code, output } = await runDevToExit([entry]);
+    expect(code, output).toBe(2);
+    expect(output).toMatch(
+      /^the app failed to start: the entry threw while it loaded: Error: no app today\n {4}at .*throws\.ts:\d+/,
+    );
+    expect(output).not.toContain('save');
+  });
+
+  it("says what an entry without a default export must be, not naming baton dev's own entry", async () => {
+    const entry = entryWith('named.ts', (source) =>
+      source.replace('export default defineApp', 'export const app = defineApp'),
+    );
+    const { code, output } = await runDevToExit([entry]);
+    expect(code, output).toBe(2);
+    expect(output).toMatch(
+      /^the app does not build:\nNo matching export in "[^"]*named\.ts" for import "default": the entry must end with export default defineApp\(\{ actors, queries \}\)/,
+    );
+    expect(output).not.toContain('baton-dev-app');
+    noAdvice(output);
   });
 });

@@ -116,8 +116,10 @@ describe("baton dev's door", () => {
     expect(JSON.parse(rebound.body).error.message).toContain(
       `pass --allow-origin http://rebound.example:${port}`,
     );
-    const page = await raw(port, '/_baton', { host: `rebound.example:${port}` });
+    const inspectorPort = Number(new URL(dev.inspector).port);
+    const page = await raw(inspectorPort, '/', { host: `rebound.example:${inspectorPort}` });
     expect(page.status).toBe(403);
+    expect(page.body).toContain('DNS rebinding');
     expect(page.body).not.toContain('baton-token');
     expect(await count()).toBe(5);
   });
@@ -145,11 +147,12 @@ describe("baton dev's door", () => {
   });
 
   it('serves the pages that hold its tokens unframed by other pages and uncached', async () => {
-    for (const [path, meta] of [
-      ['/', 'baton-crash-token'],
-      ['/_baton', 'baton-token'],
+    for (const [url, meta] of [
+      [`${dev.origin}/`, 'baton-crash-token'],
+      [`${dev.inspector}/`, 'baton-token'],
+      [`${dev.inspector}/_baton`, 'baton-token'],
     ] as const) {
-      const page = await fetch(`${dev.origin}${path}`);
+      const page = await fetch(url);
       expect(await page.text()).toContain(`<meta name="${meta}"`);
       expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
       expect(page.headers.get('x-frame-options')).toBe('DENY');
@@ -184,7 +187,7 @@ describe("baton dev's door", () => {
     expect(asked.status).toBe(200);
     expect(asked.headers.get('access-control-allow-origin')).toBe(TRUSTED);
     expect(await asked.json()).toEqual({ value: 5 });
-    const inspector = await fetch(`${dev.origin}/_baton`, { headers: { origin: TRUSTED } });
+    const inspector = await fetch(`${dev.inspector}/_baton`, { headers: { origin: TRUSTED } });
     expect(inspector.status).toBe(403);
     expect(await inspector.text()).not.toContain('baton-token');
     // Another origin still is refused.
@@ -201,24 +204,28 @@ describe("baton dev's door", () => {
     const html = await (await fetch(`${dev.origin}/`)).text();
     const crashToken = /<meta name="baton-crash-token" content="([^"]+)">/.exec(html)?.[1];
     expect(crashToken).toMatch(/.{20}/);
-    const inspector = await inspectorToken(dev.origin);
+    const inspector = await inspectorToken(dev.inspector);
     expect(html).not.toContain(inspector);
     expect(crashToken).not.toBe(inspector);
     const asPage = { 'x-baton-token': crashToken! };
     // Trusted code's doors stay shut to it: a credit as the system, a redrive, a workflow action.
-    const credit = await postJson(
-      `${dev.origin}/_baton/send?as=system`,
-      { to: 'counter/c', name: 'add', payload: { n: 1000 } },
-      asPage,
-    );
+    const add = { to: 'counter/c', name: 'add', payload: { n: 1000 } };
+    // Not on the app's port, whose refusal says where the inspector is…
+    const here = await postJson(`${dev.origin}/_baton/send?as=system`, add, asPage);
+    expect(here.status).toBe(404);
+    expect(here.body.error.message).toContain(`Open ${dev.inspector}/`);
+    // …nor on the inspector's, which wants its own token.
+    const credit = await postJson(`${dev.inspector}/_baton/send?as=system`, add, asPage);
     expect(credit.status).toBe(403);
     expect(credit.body.error.message).toContain('x-baton-token');
     for (const action of ['ask', 'redrive', 'history', 'workflow']) {
-      expect((await postJson(`${dev.origin}/_baton/${action}`, {}, asPage)).status).toBe(403);
+      expect((await postJson(`${dev.origin}/_baton/${action}`, {}, asPage)).status).toBe(404);
+      expect((await postJson(`${dev.inspector}/_baton/${action}`, {}, asPage)).status).toBe(403);
     }
     // Nor does it open the inspector's live query.
     expect((await inspectorWith({ token: crashToken })).status).toBe('error');
-    // The crash passes the door: the app process answers it (in memory here, it refuses).
+    // The crash on the app's port passes the door: the app process answers it (in memory
+    // here, it refuses).
     const crash = await postJson(`${dev.origin}/_baton/crash`, {}, asPage);
     expect(crash).toMatchObject({ status: 400, body: { error: { code: 'INVALID_STATE' } } });
     expect(await count()).toBe(5);
@@ -230,7 +237,7 @@ describe("baton dev's door", () => {
       expect(refused.status).toBe('error');
       expect(refused.data).toBeUndefined();
     }
-    const token = await inspectorToken(dev.origin);
+    const token = await inspectorToken(dev.inspector);
     const answered = await inspectorWith({ token });
     expect(answered.data?.actors.map((actor) => actor.id)).toEqual(['counter/c']);
     // Its own entry in the list of live queries does not show the token.

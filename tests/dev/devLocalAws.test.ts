@@ -91,7 +91,7 @@ describe('baton dev --backend local-aws', () => {
       const counts: QueryState<number>[] = [];
       client.subscribe<number>('count', { key: 'c' }, (state) => counts.push(state));
       let inspector: InspectorSnapshot | undefined;
-      const token = await inspectorToken(dev!.origin);
+      const token = await inspectorToken(dev!.inspector);
       client.subscribe<InspectorSnapshot>('baton.inspector', { token }, (state) => {
         inspector = state.data;
       });
@@ -108,7 +108,7 @@ describe('baton dev --backend local-aws', () => {
       expect(inspector!.backend).toMatch(/^local-aws: DynamoDB table baton-dev-/);
       expect(inspector!.actorsListed).toBe('since-start');
       // …which the page says in a note above the actors.
-      const page = await (await fetch(`${dev!.origin}/_baton/inspector.js`)).text();
+      const page = await (await fetch(`${dev!.inspector}/_baton/inspector.js`)).text();
       expect(page).toContain('Only the actors committed since the app process started');
       expect(inspector!.turns.some((turn) => turn.actorId === 'counter/c')).toBe(true);
     } finally {
@@ -116,7 +116,16 @@ describe('baton dev --backend local-aws', () => {
     }
   });
 
-  it('names its inbox per run, so a page elsewhere cannot send into it with a plain GET', async () => {
+  it('names its inbox per run, and apart from its table, so a page elsewhere cannot send into it with a plain GET', async () => {
+    // The table's name, which anything on this machine may list, does not name the queue.
+    const target = await (await fetch(`${dev!.origin}/_baton/target`)).json();
+    const queueName = new URL(target.inboxUrl).pathname
+      .split('/')
+      .at(-1)!
+      .replace(/\.fifo$/, '');
+    expect(target.table).toMatch(/^baton-dev-.*-[0-9a-f]{16}$/);
+    expect(queueName).toMatch(/^baton-dev-.*-[0-9a-f]{16}$/);
+    expect(queueName).not.toBe(target.table);
     // ElasticMQ's port, from its configuration file's name on its command line.
     const line = emulatorsOwnedBy(dev!.child.pid!).find((l) => l.includes('elasticmq-'))!;
     const sqs = `http://127.0.0.1:${/elasticmq-\d+-(\d+)\.conf/.exec(line)![1]}`;
@@ -160,7 +169,7 @@ describe('baton dev --backend local-aws', () => {
     const client = new BatonClient({ url: dev!.origin.replace(/^http/, 'ws'), WebSocket });
     try {
       let inspector: InspectorSnapshot | undefined;
-      const token = await inspectorToken(dev!.origin);
+      const token = await inspectorToken(dev!.inspector);
       client.subscribe<InspectorSnapshot>('baton.inspector', { token }, (state) => {
         inspector = state.data;
       });

@@ -12,8 +12,10 @@ const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 
 export interface DevProcess {
   readonly child: ChildProcess;
-  /** `http://127.0.0.1:<port>` from the readiness line. */
+  /** `http://127.0.0.1:<port>` from the readiness line: the app's page, WebSocket and ingress. */
   readonly origin: string;
+  /** The inspector's origin (`http://127.0.0.1:<its port>`), from its readiness line. */
+  readonly inspector: string;
   /** Everything printed so far (stdout and stderr). */
   output(): string;
   /** What it printed to stderr so far. */
@@ -37,6 +39,29 @@ export interface DevProcessOptions {
   readonly ownProcessGroup?: boolean;
 }
 
+/**
+ * Runs `baton dev <args>` (on a free port, the inspector on any) to its end, for an app that is
+ * not to start: its exit code and everything it printed. Killed if it is still running after
+ * `timeoutMs` (it started after all), the code then null.
+ */
+export async function runDevToExit(
+  args: readonly string[],
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', BIN, 'dev', ...args, '--port', '0', '--in-memory'],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  return { code, output };
+}
+
 /** A free port on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,18 +73,27 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `baton dev <args>` and waits for its readiness line. */
+/**
+ * Starts `baton dev <args>` and waits for its readiness line. Given a `--port` and no
+ * `--inspector-port`, the inspector takes any free port: the port after a free one may be taken.
+ */
 export async function startDevProcess(
   args: readonly string[],
   options: DevProcessOptions = {},
 ): Promise<DevProcess> {
   const { timeoutMs = 30_000, ownProcessGroup = false } = options;
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'dev', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: ownProcessGroup,
-  });
+  const inspectorPort =
+    args.includes('--port') && !args.includes('--inspector-port') ? ['--inspector-port', '0'] : [];
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', BIN, 'dev', ...args, ...inspectorPort],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: ownProcessGroup,
+    },
+  );
   let output = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -70,16 +104,17 @@ export async function startDevProcess(
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
-  const origin = await new Promise<string>((resolve, reject) => {
+  const [origin, inspector] = await new Promise<[string, string]>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // not left running when the test gives up on it
       reject(new Error(`no readiness line in ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
     const check = () => {
       const match = /baton dev: ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
-      if (match) {
+      const inspectorLine = /\n {2}inspector {2}(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
+      if (match && inspectorLine) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve([match[1]!, inspectorLine[1]!]);
       }
     };
     child.stdout!.on('data', check);
@@ -91,6 +126,7 @@ export async function startDevProcess(
   return {
     child,
     origin,
+    inspector,
     output: () => output,
     stderr: () => stderr,
     stop(signal = 'SIGINT') {
@@ -133,20 +169,23 @@ export async function postJson(
   return { status: response.status, body: await response.json() };
 }
 
-/** This run's inspector token, read where the inspector's page has it. */
-export async function inspectorToken(origin: string): Promise<string> {
-  const html = await (await fetch(`${origin}/_baton`)).text();
+/** This run's inspector token, read where the inspector's page has it (`inspector`: its origin). */
+export async function inspectorToken(inspector: string): Promise<string> {
+  const html = await (await fetch(`${inspector}/_baton`)).text();
   const token = /<meta name="baton-token" content="([^"]+)">/.exec(html)?.[1];
   if (token === undefined) throw new Error(`no token in the inspector's page:\n${html}`);
   return token;
 }
 
-/** POSTs one of the inspector's actions (`/_baton/<action>`) with this run's token. */
+/**
+ * POSTs one of the inspector's actions (`/_baton/<action>`) with this run's token, to the
+ * inspector's origin.
+ */
 export async function inspectorAction(
-  origin: string,
+  inspector: string,
   action: string,
   body: unknown,
 ): Promise<{ status: number; body: any }> {
-  const token = await inspectorToken(origin);
-  return postJson(`${origin}/_baton/${action}`, body, { 'x-baton-token': token });
+  const token = await inspectorToken(inspector);
+  return postJson(`${inspector}/_baton/${action}`, body, { 'x-baton-token': token });
 }

@@ -51,12 +51,24 @@ describe('baton dev reload', () => {
       expect.poll(() => dev!.output(), { timeout: 15_000 }).toMatch(pattern);
     const musts = 'the entry must end with export default defineApp\\(\\{ actors, queries \\}\\)';
     writeFileSync(entry, app.replace('export default defineApp', 'export const app = defineApp'));
-    await told(new RegExp(`No matching export in "[^"]*app\\.ts" for import "default": ${musts}`));
+    // Said of the entry itself, not of baton dev's own module that imports it.
+    await told(
+      new RegExp(
+        `the app does not build; fix it and save:\\nNo matching export in "[^"]*app\\.ts" for import "default": ${musts}`,
+      ),
+    );
+    expect(dev!.output()).not.toContain('baton-dev-app');
     writeFileSync(
       entry,
       app.replace('export default defineApp({ actors: [Greeter] })', 'export default 42'),
     );
     await told(new RegExp(`its default export is number: ${musts}`));
+    // defineApp's own refusal, as one line too; baton dev goes on, waiting for the fix.
+    writeFileSync(entry, app.replace('actors: [Greeter]', 'actors: [Greeter, Greeter]'));
+    await told(
+      /\nthe app failed to start: invalid app: two actor types are named "greeter"\nthe app stopped before it was ready: fix it and save to try again\n/,
+    );
+    expect(dev!.output()).not.toMatch(/BatonError|^\s+at defineApp/m);
     const before = dev!.output().split('the app is running again').length;
     writeFileSync(entry, app);
     await expect

@@ -80,17 +80,24 @@ describe('the first hour of a new app, from the packed packages, with npm', () =
   it('serves its page in dev, live, and stops on Ctrl-C with status 0', async () => {
     const port = await freePort();
     // In a process group of its own, which Ctrl-C signals as a whole, as a terminal does.
-    dev = spawn('npm', ['run', 'dev', '--', '--port', String(port), '--in-memory'], {
-      cwd: app,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    dev = spawn(
+      'npm',
+      ['run', 'dev', '--', '--port', String(port), '--inspector-port', '0', '--in-memory'],
+      {
+        cwd: app,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     let output = '';
     dev.stdout!.on('data', (chunk) => (output += chunk));
     dev.stderr!.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => dev!.once('exit', resolve));
     await expect.poll(() => output, { timeout: 60_000 }).toContain('baton dev: ready at');
+    // Its own folder, as the Baton packages are installed (not the working directory, where
+    // baton dev's virtual entry sits): the line the CLI's README shows.
+    expect(output).toContain('\nWatching src for changes. Ctrl-C stops.\n');
     const origin = `http://127.0.0.1:${port}`;
     browser = await launchChromium();
     const page = await browser.newPage();

@@ -154,7 +154,7 @@ afterAll(async () => {
 const PAGE_DOMAIN = 'd111111abcdef8.cloudfront.net';
 
 /** The bank's demo tokens, signed with this test's secret (the deployed app reads it). */
-const SECRET = 'artifacts-test-secret';
+const SECRET = 'artifacts-test-secret-of-at-least-32-bytes';
 const token = (userId: string, role: 'customer' | 'admin' = 'customer') =>
   demoToken({ userId, role }, { key: SECRET });
 

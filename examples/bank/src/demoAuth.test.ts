@@ -46,6 +46,26 @@ describe('the bank’s demo identity provider', () => {
     }
   });
 
+  describe('BANK_DEMO_SECRET', () => {
+    afterEach(() => vi.unstubAllEnvs());
+
+    it('is refused when shorter than 32 bytes, which a captured token lets anyone guess offline', () => {
+      vi.stubEnv('BANK_DEMO_SECRET', 'x'.repeat(31));
+      expect(() => demoToken({ userId: 'alice', role: 'customer' })).toThrow(
+        /BANK_DEMO_SECRET is 31 bytes, too short.*at least 32 random bytes/,
+      );
+      expect(() => demoAuth({ token: 'x.y', headers })).toThrow('BANK_DEMO_SECRET is 31 bytes');
+    });
+
+    it('signs users in when it is 32 bytes or longer', () => {
+      vi.stubEnv('BANK_DEMO_SECRET', 'k'.repeat(32));
+      const token = demoToken({ userId: 'alice', role: 'customer' });
+      expect(demoAuth({ token, headers })).toEqual({ userId: 'alice', role: 'customer' });
+      // Signed with that very secret.
+      expect(token).toBe(demoToken({ userId: 'alice', role: 'customer' }, { key: 'k'.repeat(32) }));
+    });
+  });
+
   describe('its secret, when BANK_DEMO_SECRET is not set', () => {
     afterEach(() => vi.unstubAllEnvs());
 

@@ -28,9 +28,23 @@ export const TOKEN_HOURS = 12;
 /** What a token's body holds: the user, and when it expires (`exp`, epoch seconds, as a JWT's). */
 const TokenBody = BankUser.extend({ exp: z.number().int() });
 
+/**
+ * The shortest secret taken, in bytes: a token and its signature are an offline guessing test for
+ * the secret, which a short one does not survive.
+ */
+export const MIN_SECRET_BYTES = 32;
+
 function secret(): string | undefined {
   const configured = process.env.BANK_DEMO_SECRET;
-  if (configured) return configured;
+  if (configured) {
+    const bytes = Buffer.byteLength(configured);
+    if (bytes < MIN_SECRET_BYTES) {
+      throw new Error(
+        `BANK_DEMO_SECRET is ${bytes} bytes, too short: anyone holding one token could guess it offline and sign in as anyone. Set it to at least ${MIN_SECRET_BYTES} random bytes, e.g. the output of: node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"`,
+      );
+    }
+    return configured;
+  }
   return process.env.AWS_LAMBDA_FUNCTION_NAME ? undefined : localSecret();
 }
 

@@ -16,6 +16,13 @@ import { ConfirmLink, type Me, SignIn, signedIn, signOut, takeLinkUser } from '.
 import { BANK_CSS } from './style.ts';
 
 const ACCOUNTS = ['alice', 'bob', 'carol'];
+/**
+ * Where `baton dev` serves the inspector: a port of its own, which it names in the page it serves
+ * (a page elsewhere has no inspector to link to).
+ */
+const INSPECTOR_URL = document.querySelector<HTMLMetaElement>(
+  'meta[name="baton-inspector"]',
+)?.content;
 
 type Rows = ResultOf<typeof balances>['rows'];
 interface Entry {
@@ -193,9 +200,11 @@ function App({ me }: { me: Me }) {
       <style>{BANK_CSS}</style>
       <header>
         <h1>Baton bank</h1>
-        <a href="/_baton" target="_blank" rel="noreferrer">
-          inspector
-        </a>
+        {INSPECTOR_URL ? (
+          <a href={INSPECTOR_URL} target="_blank" rel="noreferrer">
+            inspector
+          </a>
+        ) : null}
         <span data-testid="me">
           {me.userId}
           {me.admin ? ' (admin)' : ''}

@@ -57,8 +57,12 @@ export class AppProcess {
   /** Asks the app to stop (it closes its sockets and its data), killing it after a grace period. */
   async stop(): Promise<void> {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
-    if (this.#child.connected) this.#child.send({ type: 'stop' });
-    else this.#child.kill('SIGTERM');
+    // A child that is ending on its own (a failed start) may close the channel under the send:
+    // then it is told by a signal (without the callback, the failed send would be an 'error'
+    // event, which nothing handles, and would end baton dev itself).
+    const stop = () => this.#child.kill('SIGTERM');
+    if (this.#child.connected) this.#child.send({ type: 'stop' }, (error) => error && stop());
+    else stop();
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), STOP_GRACE_MS);
     await this.exited;
     clearTimeout(timer);

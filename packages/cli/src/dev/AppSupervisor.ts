@@ -29,6 +29,11 @@ export class AppSupervisor {
   /** Launches asked for and not yet finished: while there are some, `ports()` waits. */
   #pendingLaunches = 0;
   #closed = false;
+  /**
+   * The first launch came up. Until then a failure ends `baton dev` (see {@link start}), so it
+   * is told without "save to try again": nothing is watched yet.
+   */
+  #started = false;
   /** Source files of the last good build. */
   inputs: ReadonlySet<string> = new Set();
   /** The last build failed: a change to any file may fix it (its inputs are unknown). */
@@ -40,11 +45,15 @@ export class AppSupervisor {
     this.#log = log;
   }
 
-  /** Builds and starts the app; resolves once it is ready, rejects if it cannot start. */
+  /**
+   * Builds and starts the app; resolves once it is ready, rejects if it cannot start (what went
+   * wrong is printed first, without the advice to save, as the caller then stops).
+   */
   async start(): Promise<void> {
     const bundle = await this.#build();
     if (!bundle) throw new Error('the app does not build (see above)');
     await this.#launch(bundle);
+    this.#started = true;
   }
 
   /** Rebuilds; if that works, replaces the running app process by a new one. */
@@ -96,7 +105,8 @@ export class AppSupervisor {
       return path;
     } catch (error) {
       this.buildFailed = true;
-      this.#log(`the app does not build; fix it and save:\n${buildErrorText(error)}`);
+      const advice = this.#started ? '; fix it and save' : '';
+      this.#log(`the app does not build${advice}:\n${buildErrorText(error)}`);
       return undefined;
     }
   }
@@ -142,7 +152,9 @@ export class AppSupervisor {
     this.#ports = undefined;
     this.#current = undefined;
     if (!wasReady) {
-      this.#log('the app stopped before it was ready: fix it and save to try again');
+      // Before the first start, the start's failure says why, and baton dev stops.
+      if (this.#started)
+        this.#log('the app stopped before it was ready: fix it and save to try again');
       return;
     }
     this.#log(`the app process (pid ${app.pid}) ended (${how}); restarting it`);

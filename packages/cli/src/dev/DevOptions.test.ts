@@ -39,6 +39,22 @@ describe('parseDevArgs', () => {
     expect(parseDevArgs([entry], '/')).toMatchObject({ port: 3000, logLevel: 'info' });
   });
 
+  it("puts the inspector on a port of its own: the app's + 1, any free one with --port 0, or --inspector-port", () => {
+    expect(parseDevArgs([entry], '/').inspectorPort).toBe(3001);
+    expect(parseDevArgs([entry, '--port', '4000'], '/').inspectorPort).toBe(4001);
+    expect(parseDevArgs([entry, '--port', '0'], '/').inspectorPort).toBe(0);
+    expect(parseDevArgs([entry, '--inspector-port', '5000'], '/').inspectorPort).toBe(5000);
+    expect(() => parseDevArgs([entry, '--inspector-port', 'x'], '/')).toThrow(
+      '--inspector-port must be a port number (0–65535), got "x"',
+    );
+    expect(() => parseDevArgs([entry, '--port', '4000', '--inspector-port', '4000'], '/')).toThrow(
+      /--inspector-port 4000 is the app's port too: the inspector needs a port of its own/,
+    );
+    expect(() => parseDevArgs([entry, '--port', '65535'], '/')).toThrow(
+      /--port 65535 has none above it: pass --inspector-port <n> too/,
+    );
+  });
+
   it('checks types unless --typecheck off, and refuses another value', () => {
     expect(parseDevArgs([entry], '/').typeCheck).toBe(true);
     expect(parseDevArgs([entry, '--typecheck', 'off'], '/').typeCheck).toBe(false);

@@ -11,6 +11,12 @@ export interface DevOptions {
   readonly entry: string;
   /** @default 3000 (0: any free port) */
   readonly port: number;
+  /**
+   * The inspector's own port (127.0.0.1): another origin than the app's page, so that no script
+   * on that page can open the inspector and read its token.
+   * @default port + 1 (0 when port is 0: any free port)
+   */
+  readonly inspectorPort?: number;
   /** The embedded backend's journal directory; `undefined` with `--in-memory`. */
   readonly dataDir: string | undefined;
   readonly backend: 'embedded' | 'local-aws';
@@ -28,12 +34,15 @@ export interface DevOptions {
 
 export const USAGE = `Usage: baton dev <app entry> [options]
 
-Runs an app locally on one port: its page (web/page.tsx beside the entry), the WebSocket,
-the HTTP ingress (POST /send, POST /ask, GET /outcome?to=…&idempotencyKey=…) and the inspector (/_baton).
+Runs an app locally on one port: its page (web/page.tsx beside the entry), the WebSocket and
+the HTTP ingress (POST /send, POST /ask, GET /outcome?to=…&idempotencyKey=…); and the inspector
+on a port of its own (the next one), out of reach of the scripts on the app's page.
 The entry is a module whose default export is defineApp({ actors, queries }).
 
 Options:
-  --port <n>          the port on 127.0.0.1 (default 3000; 0 picks a free one)
+  --port <n>          the app's port on 127.0.0.1 (default 3000; 0 picks a free one)
+  --inspector-port <n>  the inspector's port on 127.0.0.1 (default: the app's port + 1;
+                      0 picks a free one, as it does when --port is 0)
   --data-dir <dir>    where the embedded backend keeps its data
                       (default: .baton in the folder above the entry's)
   --in-memory         keep nothing on disk: state ends with the process
@@ -81,6 +90,30 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
   if (values.port !== undefined && (!/^\d+$/.test(values.port) || port > 65_535)) {
     throw usage(`--port must be a port number (0–65535), got "${values.port}"`);
   }
+  const inspectorPort =
+    values['inspector-port'] === undefined
+      ? port === 0
+        ? 0
+        : port + 1
+      : Number(values['inspector-port']);
+  if (
+    values['inspector-port'] !== undefined &&
+    (!/^\d+$/.test(values['inspector-port']) || inspectorPort > 65_535)
+  ) {
+    throw usage(
+      `--inspector-port must be a port number (0–65535), got "${values['inspector-port']}"`,
+    );
+  }
+  if (inspectorPort > 65_535) {
+    throw usage(
+      `the inspector's port is the app's + 1 by default, and --port ${port} has none above it: pass --inspector-port <n> too`,
+    );
+  }
+  if (inspectorPort !== 0 && inspectorPort === port) {
+    throw usage(
+      `--inspector-port ${inspectorPort} is the app's port too: the inspector needs a port of its own (another origin than the app's page), e.g. --inspector-port ${port === 65_535 ? port - 1 : port + 1}`,
+    );
+  }
   const dataDir = values['data-dir'] === undefined ? undefined : resolve(cwd, values['data-dir']);
   const inMemory = values['in-memory'] ?? false;
   const backend = values.backend ?? 'embedded';
@@ -118,6 +151,7 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
   return {
     entry,
     port,
+    inspectorPort,
     dataDir: inMemory || backend === 'local-aws' ? undefined : (dataDir ?? defaultDataDir(entry)),
     backend,
     allowOrigins,
@@ -132,6 +166,7 @@ export function parseDevArgs(args: readonly string[], cwd: string): DevOptions {
  */
 export const DEV_OPTIONS = {
   port: { type: 'string' },
+  'inspector-port': { type: 'string' },
   'data-dir': { type: 'string' },
   'in-memory': { type: 'boolean' },
   backend: { type: 'string' },

@@ -1,6 +1,7 @@
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bundleApp } from './bundle.ts';
+import { buildErrorText, bundleApp } from './bundle.ts';
 
 const entry = join(import.meta.dirname, '../../../../tests/dev/fixtures/counter/src/app.ts');
 const fromAws = (inputs: ReadonlySet<string>) =>
@@ -16,5 +17,32 @@ describe("the app process's bundle", () => {
   it('carries the AWS backend when the app runs on local-aws', async () => {
     const { inputs } = await bundleApp(entry, 'local-aws');
     expect(fromAws(inputs).length).toBeGreaterThan(0);
+  });
+
+  it('names as its inputs files of the app and of Baton only, not its own virtual entry', async () => {
+    const { inputs } = await bundleApp(entry, 'embedded');
+    // The virtual entry, resolved from the working directory, would have it watched.
+    expect([...inputs].filter((input) => !existsSync(input))).toEqual([]);
+    expect([...inputs].map((input) => dirname(input))).not.toContain(process.cwd());
+  });
+
+  it("says a build error of the entry's import without the virtual entry's name", async () => {
+    // Beside the tests' copies of apps (inside the repository, so that @baton/core resolves).
+    const dir = mkdtempSync(join(import.meta.dirname, '../../../../tests/dev/.work-'));
+    try {
+      const named = join(dir, 'app.ts');
+      writeFileSync(
+        named,
+        "import { defineApp } from '@baton/core';\nexport const app = defineApp({ actors: [] });\n",
+      );
+      const error = await bundleApp(named, 'embedded').catch((e: unknown) => e);
+      expect(buildErrorText(error)).toMatch(
+        /^No matching export in "[^"]*app\.ts" for import "default": the entry must end with export default defineApp/,
+      );
+      const missing = await bundleApp(join(dir, 'nope.ts'), 'embedded').catch((e: unknown) => e);
+      expect(buildErrorText(missing)).toMatch(/^Could not resolve "[^"]*nope\.ts"$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -16,6 +16,13 @@ export function ownModule(...path: string[]): string {
   return existsSync(`${ts}.ts`) ? `${ts}.ts` : `${ts}.js`;
 }
 
+/**
+ * The name of the app process's virtual entry (esbuild's `stdin`), which imports the app's entry
+ * beside `child/runApp`: it is no file of the app's, so it is neither watched (it would name the
+ * working directory as a folder the app is built from) nor named in a build error.
+ */
+const VIRTUAL_ENTRY = 'baton-dev-app.js';
+
 /** The module of each backend the app process can run on, and its opening function. */
 const BACKENDS = {
   embedded: ['embeddedBackend', 'embeddedBackend'],
@@ -33,13 +40,16 @@ export async function bundleApp(entry: string, backend: keyof typeof BACKENDS): 
   const result = await build({
     stdin: {
       contents: [
+        // First: an error the entry throws while it loads is told as a failed start.
+        `import { entryLoaded } from ${JSON.stringify(ownModule('child', 'startupGuard'))};`,
         `import app from ${JSON.stringify(entry)};`,
         `import { runApp } from ${JSON.stringify(ownModule('child', 'runApp'))};`,
         `import { ${open} } from ${JSON.stringify(ownModule('child', module))};`,
+        'entryLoaded();',
         `await runApp(app, ${open});`,
       ].join('\n'),
       resolveDir: process.cwd(),
-      sourcefile: 'baton-dev-app.js',
+      sourcefile: VIRTUAL_ENTRY,
       loader: 'js',
     },
     bundle: true,
@@ -83,15 +93,25 @@ export async function bundlePage(entry: string): Promise<Bundle> {
 function inputsOf(metafile: Metafile): Set<string> {
   return new Set(
     Object.keys(metafile.inputs)
-      .filter((input) => !input.includes('node_modules') && !input.startsWith('<'))
+      .filter(
+        (input) =>
+          !input.includes('node_modules') && !input.startsWith('<') && input !== VIRTUAL_ENTRY,
+      )
       .map((input) => resolve(process.cwd(), input)),
   );
 }
 
-/** An esbuild failure as a few readable lines. */
 /** esbuild's error for an entry with no default export. */
 const NO_DEFAULT = /^No matching export in ".*" for import "default"$/;
 
+/**
+ * An esbuild failure as a few readable lines, each at the file and line it is about; one in the
+ * virtual entry (the entry's import: no default export, a missing entry file) without it.
+ *
+ * @example
+ * buildErrorText(error);
+ * // 'No matching export in "src/app.ts" for import "default": the entry must end with …'
+ */
 export function buildErrorText(error: unknown): string {
   const errors = (
     error as { errors?: { text: string; location?: { file: string; line: number } }[] }
@@ -100,7 +120,9 @@ export function buildErrorText(error: unknown): string {
   return errors
     .map((e) => {
       const text = NO_DEFAULT.test(e.text) ? `${e.text}: ${DEFAULT_EXPORT}` : e.text;
-      return e.location ? `${e.location.file}:${e.location.line}: ${text}` : text;
+      return e.location && e.location.file !== VIRTUAL_ENTRY
+        ? `${e.location.file}:${e.location.line}: ${text}`
+        : text;
     })
     .join('\n');
 }

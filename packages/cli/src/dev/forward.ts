@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import { FORWARD_HEADER } from './protocol.ts';
 
 const LOOPBACK = '127.0.0.1';
+/** How long a client still sending a body that is answered already is read, before it is cut off. */
+const LINGER_MS = 2_000;
 
 /** Passes an HTTP request on to `port` (with `secret` in {@link FORWARD_HEADER}) and its answer back. */
 export function forwardRequest(
@@ -18,9 +20,23 @@ export function forwardRequest(
     (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
+      // Answered before the body's end (the app process stopped reading one too long): what the
+      // client still sends is read and dropped for a while, then its connection is closed.
+      // Closed at once, with data coming, the connection would be reset, and the client could
+      // lose the answer before it read it.
+      answer.once('end', () => {
+        if (request.complete) return;
+        request.unpipe(upstream);
+        upstream.destroy();
+        request.resume();
+        setTimeout(() => {
+          if (!request.complete) request.socket.destroy();
+        }, LINGER_MS).unref();
+      });
     },
   );
   upstream.on('error', () => {
+    if (response.writableEnded) return;
     if (response.headersSent) response.destroy();
     else
       response.writeHead(503, { 'content-type': 'application/json' }).end(

@@ -9,7 +9,10 @@ import type { ChildConfig } from './protocol.ts';
 export const LOCAL_TARGET_PATH = '/_baton/target';
 
 /** The answer to `GET /_baton/target`: the names, or why there are none. */
-export function localTarget(config: ChildConfig): { status: number; body: unknown } {
+export function localTarget(
+  config: ChildConfig,
+  inspectorUrl: string,
+): { status: number; body: unknown } {
   const aws = config.aws;
   if (!aws) {
     return {
@@ -17,8 +20,7 @@ export function localTarget(config: ChildConfig): { status: number; body: unknow
       body: {
         error: {
           code: 'INVALID_ARGUMENT',
-          message:
-            'this baton dev runs the embedded backend, whose journal only its app process may open: restart it with --backend local-aws to operate it with the baton commands, or use its inspector at /_baton, whose form sends as trusted code too (internal handlers, workflows)',
+          message: `this baton dev runs the embedded backend, whose journal only its app process may open: restart it with --backend local-aws to operate it with the baton commands, or use its inspector at ${inspectorUrl}, whose form sends as trusted code too (internal handlers, workflows)`,
         },
       },
     };

@@ -9,18 +9,25 @@ const NO_ICON = '<link rel="icon" href="data:,">';
 import { escapeHtml } from '../escapeHtml.ts';
 
 /**
- * `index.html` for the app's page: the WebSocket URL in `<meta name="baton-url">`, and this
- * run's crash token in `<meta name="baton-crash-token">`: it arms a crash (a demo's button, see
+ * `index.html` for the app's page: the WebSocket URL in `<meta name="baton-url">`, the
+ * inspector's address in `<meta name="baton-inspector">` (for a link to it), and this run's
+ * crash token in `<meta name="baton-crash-token">`: it arms a crash (a demo's button, see
  * `POST /_baton/crash`) and nothing else. The inspector's token, which acts as trusted code, is
- * not on the page the app's users sign in to.
+ * not on the page the app's users sign in to, nor on its origin.
  */
-export function appPageHtml(title: string, webSocketUrl: string, crashToken: string): string {
+export function appPageHtml(
+  title: string,
+  webSocketUrl: string,
+  crashToken: string,
+  inspectorUrl: string,
+): string {
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="baton-url" content="${escapeHtml(webSocketUrl)}">
+    <meta name="baton-inspector" content="${escapeHtml(inspectorUrl)}">
     <meta name="baton-crash-token" content="${escapeHtml(crashToken)}">
     ${NO_ICON}
     <title>${escapeHtml(title)}</title>
@@ -30,7 +37,7 @@ export function appPageHtml(title: string, webSocketUrl: string, crashToken: str
 }
 
 /** What `/` shows when the app has no `web/page.tsx`. */
-export function landingHtml(title: string, origin: string): string {
+export function landingHtml(title: string, origin: string, inspectorUrl: string): string {
   return `<!doctype html>
 <html lang="en">
   <head><meta charset="utf-8">${NO_ICON}<title>${escapeHtml(title)}</title>
@@ -39,7 +46,7 @@ export function landingHtml(title: string, origin: string): string {
   <body>
     <h1>${escapeHtml(title)}</h1>
     <p>This app has no page (<code>web/page.tsx</code> beside its entry). Look inside it with the
-    <a href="/_baton">inspector</a>, or send it a message:</p>
+    <a href="${escapeHtml(inspectorUrl)}">inspector</a> (on a port of its own), or send it a message:</p>
     <pre>curl -X POST ${escapeHtml(origin)}/ask -H 'content-type: application/json' \\
   -d '{"to": "type/key", "name": "message", "payload": {}}'</pre>
   </body>
@@ -47,7 +54,7 @@ export function landingHtml(title: string, origin: string): string {
 }
 
 /**
- * The inspector's shell; `/_baton/inspector.js` fills it. `<meta name="baton-token">` holds this
+ * The inspector's shell, on the inspector's own port; `/_baton/inspector.js` fills it. `<meta name="baton-token">` holds this
  * run's token, which the inspector's actions and its live query carry.
  */
 export function inspectorHtml(webSocketUrl: string, token: string): string {

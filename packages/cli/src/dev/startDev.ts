@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, join, relative } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -18,8 +18,10 @@ import { findTypeProject, TypeChecker } from './TypeChecker.ts';
 
 /** A running `baton dev`. */
 export interface DevServer {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>`: the app's page, its WebSocket and ingress. */
   readonly origin: string;
+  /** `http://127.0.0.1:<inspector port>`: the inspector, on an origin of its own. */
+  readonly inspectorOrigin: string;
   /** The app process's pid now (it changes on reload and restart). */
   appPid(): number | undefined;
   close(): Promise<void>;
@@ -29,15 +31,24 @@ const HOST = '127.0.0.1';
 /** How many distinct refusals a run prints (each once) before it prints no more. */
 const MAX_REFUSALS_PRINTED = 50;
 
-/** The error code of a request the door refuses (400: not JSON; 403: not allowed), as the ingress answers it. */
+/**
+ * The error code of a request the door refuses (400: not JSON; 403: not allowed; 404: the other
+ * port's), as the ingress answers it.
+ */
 const refusedCode = (status: number) =>
-  status === 400 ? ErrorCode.INVALID_ARGUMENT : ErrorCode.FORBIDDEN;
+  status === 400
+    ? ErrorCode.INVALID_ARGUMENT
+    : status === 404
+      ? ErrorCode.NOT_FOUND
+      : ErrorCode.FORBIDDEN;
 
 /**
- * Serves an app on one port: its page, the WebSocket, the HTTP ingress and the inspector. The
- * app itself runs in a child process (see {@link AppSupervisor}) that is replaced on a code
- * change and restarted after a crash; this process keeps the port, so pages reconnect to the
- * same URL and resume.
+ * Serves an app on one port: its page, the WebSocket and the HTTP ingress; and the inspector on
+ * another (`--inspector-port`, by default the next one). The inspector acts as trusted code, so
+ * it is an origin of its own: a script on the app's page (an app's bug, say) may open the
+ * inspector in a window, but not read it, nor its token. The app itself runs in a child process
+ * (see {@link AppSupervisor}) that is replaced on a code change and restarted after a crash;
+ * this process keeps the ports, so pages reconnect to the same URL and resume.
  */
 export async function startDev(
   options: DevOptions,
@@ -115,14 +126,21 @@ export async function startDev(
     log(`baton dev: refused ${what}: ${message}`);
   };
   let origin = '';
+  let inspectorOrigin = '';
   let door: DevDoor | undefined;
-  const webSocketUrl = () => origin.replace(/^http/, 'ws');
+  let inspectorDoor: DevDoor | undefined;
+  const webSocketUrl = (of: string) => of.replace(/^http/, 'ws');
   const http = createServer((request, response) => {
-    route(request, response).catch(() => response.destroy());
+    route(request, response, door!).catch(() => response.destroy());
   });
-  const route = async (request: IncomingMessage, response: ServerResponse) => {
+  const inspectorHttp = createServer((request, response) => {
+    route(request, response, inspectorDoor!).catch(() => response.destroy());
+  });
+  /** Either port's requests, after its door: `door` tells which port it is. */
+  const route = async (request: IncomingMessage, response: ServerResponse, door: DevDoor) => {
+    const onInspector = door === inspectorDoor;
     const path = new URL(request.url ?? '/', origin).pathname;
-    const answer = door!.check({ method: request.method ?? 'GET', path, headers: request.headers });
+    const answer = door.check({ method: request.method ?? 'GET', path, headers: request.headers });
     if (answer.kind === 'refuse') {
       noteRefusal(`${request.method} ${path}`, answer.message);
       return response
@@ -135,23 +153,32 @@ export async function startDev(
     for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
     const html = (body: string, headers: Record<string, string> = {}) =>
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
-    // Both pages hold the token: not cached, not framed by another page (no clickjacking).
+    // Both pages hold a token: not cached, not framed by another page (no clickjacking).
     const tokenPage = {
       'cache-control': 'no-store',
       'content-security-policy': "frame-ancestors 'none'",
       'x-frame-options': 'DENY',
     };
-    if (request.method === 'GET' && path === '/') {
+    const inspectorUrl = `${inspectorOrigin}/`;
+    if (onInspector) {
+      // The door let through its page (at / and /_baton), its script and its actions only.
+      if (request.method === 'GET' && !path.endsWith('.js')) {
+        // Nor does a window that opened it keep a hold on it.
+        return html(inspectorHtml(webSocketUrl(inspectorOrigin), inspectorToken), {
+          ...tokenPage,
+          'cross-origin-opener-policy': 'same-origin',
+        });
+      }
+    } else if (request.method === 'GET' && path === '/') {
       return html(
-        hasPage ? appPageHtml(title, webSocketUrl(), crashToken) : landingHtml(title, origin),
+        hasPage
+          ? appPageHtml(title, webSocketUrl(origin), crashToken, inspectorUrl)
+          : landingHtml(title, origin, inspectorUrl),
         tokenPage,
       );
     }
-    if (request.method === 'GET' && (path === '/_baton' || path === '/_baton/')) {
-      return html(inspectorHtml(webSocketUrl(), inspectorToken), tokenPage);
-    }
     if (request.method === 'GET' && path === LOCAL_TARGET_PATH) {
-      const target = localTarget(config);
+      const target = localTarget(config, inspectorUrl);
       return response
         .writeHead(target.status, {
           'content-type': 'application/json',
@@ -159,7 +186,10 @@ export async function startDev(
         })
         .end(JSON.stringify(target.body));
     }
-    const page = request.method === 'GET' ? pages.get(path) : undefined;
+    const page =
+      request.method === 'GET' && (path === '/_baton/inspector.js') === onInspector
+        ? pages.get(path)
+        : undefined;
     if (page) {
       if ('error' in page) {
         return response.writeHead(500, { 'content-type': 'text/plain' }).end(page.error);
@@ -181,7 +211,7 @@ export async function startDev(
     if (!toApp) {
       return response
         .writeHead(404, { 'content-type': 'text/plain' })
-        .end(`no page ${path}: the app is at /, the inspector at /_baton\n`);
+        .end(`no page ${path}: the app is at ${origin}/, the inspector at ${inspectorUrl}\n`);
     }
     const ports = await supervisor.ports();
     if (!ports) {
@@ -197,47 +227,69 @@ export async function startDev(
     }
     forwardRequest(request, response, ports.httpPort, forwardSecret);
   };
-  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => {});
-    const answer = door!.checkUpgrade(request.headers);
-    if (answer.kind === 'refuse') {
-      noteRefusal('a WebSocket', answer.message);
-      const body = `${answer.message}\n`;
-      socket.end(
-        `HTTP/1.1 ${answer.status} Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n` +
-          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
-      return;
-    }
-    upgraded.add(socket);
-    socket.once('close', () => upgraded.delete(socket));
-    supervisor.ports().then((ports) => {
-      if (!ports || socket.destroyed) return socket.destroy();
-      forwardUpgrade(request, socket, head, ports.wsPort, forwardSecret);
-    });
-  });
-  try {
-    await new Promise<void>((done, reject) => {
-      http.once('error', reject).listen(options.port, HOST, done);
-    });
-  } catch (error) {
+  /** Either port's WebSocket (the inspector's live query goes over its own port's). */
+  const upgrade =
+    (door: () => DevDoor) => (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => {});
+      const answer = door().checkUpgrade(request.headers);
+      if (answer.kind === 'refuse') {
+        noteRefusal('a WebSocket', answer.message);
+        const body = `${answer.message}\n`;
+        socket.end(
+          `HTTP/1.1 ${answer.status} Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
+        return;
+      }
+      upgraded.add(socket);
+      socket.once('close', () => upgraded.delete(socket));
+      supervisor.ports().then((ports) => {
+        if (!ports || socket.destroyed) return socket.destroy();
+        forwardUpgrade(request, socket, head, ports.wsPort, forwardSecret);
+      });
+    };
+  http.on(
+    'upgrade',
+    upgrade(() => door!),
+  );
+  inspectorHttp.on(
+    'upgrade',
+    upgrade(() => inspectorDoor!),
+  );
+  const inspectorPort = options.inspectorPort ?? (options.port === 0 ? 0 : options.port + 1);
+  const listening = [
+    listen(http, options.port, '', '--port'),
+    listen(
+      inspectorHttp,
+      inspectorPort,
+      options.inspectorPort === undefined ? " (the inspector's: the app's port + 1)" : '',
+      '--inspector-port',
+    ),
+  ];
+  const failed = (await Promise.allSettled(listening)).find(
+    (result) => result.status === 'rejected',
+  );
+  if (failed) {
+    for (const server of [http, inspectorHttp]) if (server.listening) server.close();
     await supervisor.close();
     await stopEmulators();
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      code === 'EADDRINUSE'
-        ? `port ${options.port} is in use: stop what uses it, or pass --port <another>`
-        : `cannot listen on ${HOST}:${options.port}: ${(error as Error).message}`,
-    );
+    throw failed.reason;
   }
   const { port } = http.address() as AddressInfo;
   origin = `http://${HOST}:${port}`;
+  inspectorOrigin = `http://${HOST}:${(inspectorHttp.address() as AddressInfo).port}`;
   door = new DevDoor({
+    serves: 'app',
     port,
     allowOrigins: options.allowOrigins ?? [],
-    token: inspectorToken,
     pageToken: crashToken,
+    inspectorUrl: `${inspectorOrigin}/`,
+  });
+  inspectorDoor = new DevDoor({
+    serves: 'inspector',
+    port: (inspectorHttp.address() as AddressInfo).port,
+    token: inspectorToken,
+    appUrl: `${origin}/`,
   });
 
   // Reload: a saved source file of the app restarts the app process; one of a page rebuilds it.
@@ -293,8 +345,8 @@ export async function startDev(
     [
       `baton dev: ready at ${origin}/`,
       `  app        ${origin}/${hasPage ? '' : '  (no web/page.tsx: a landing page)'}`,
-      `  inspector  ${origin}/_baton`,
-      `  websocket  ${webSocketUrl()}`,
+      `  inspector  ${inspectorOrigin}/`,
+      `  websocket  ${webSocketUrl(origin)}`,
       `  ingress    POST ${origin}/send, POST ${origin}/ask, GET ${origin}/outcome?to=<type/key>&idempotencyKey=<key>`,
       `  workflows  POST ${origin}/workflows/<name>/start, GET ${origin}/workflows/<name>/<id>`,
       `  data       ${dataLine}`,
@@ -309,6 +361,7 @@ export async function startDev(
   let closing: Promise<void> | undefined;
   return {
     origin,
+    inspectorOrigin,
     appPid: () => supervisor.pid,
     close() {
       closing ??= (async () => {
@@ -316,14 +369,36 @@ export async function startDev(
         clearTimeout(timer);
         typeChecker?.close();
         for (const socket of upgraded) socket.destroy();
-        http.closeAllConnections();
-        await new Promise<void>((done) => http.close(() => done()));
+        for (const server of [http, inspectorHttp]) {
+          server.closeAllConnections();
+          await new Promise<void>((done) => server.close(() => done()));
+        }
         await supervisor.close();
         await stopEmulators();
       })();
       return closing;
     },
   };
+}
+
+/**
+ * Listens on 127.0.0.1:`port`; rejects with what to do when it cannot: `whose` follows the port
+ * in the message, `option` is the option that chooses it.
+ */
+async function listen(server: Server, port: number, whose: string, option: string): Promise<void> {
+  try {
+    await new Promise<void>((done, reject) => {
+      server.once('error', reject).listen(port, HOST, done);
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      code === 'EADDRINUSE'
+        ? `port ${port}${whose} is in use: stop what uses it, or pass ${option} <another> (0 picks a free one)`
+        : `cannot listen on ${HOST}:${port}${whose}: ${(error as Error).message}`,
+    );
+  }
 }
 
 /** A path relative to the working directory when it is inside it, else absolute. */

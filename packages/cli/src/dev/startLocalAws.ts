@@ -10,7 +10,8 @@ import type { ChildConfig } from './protocol.ts';
 /**
  * Starts DynamoDB Local and ElasticMQ for `--backend local-aws`, with the app's table and
  * inbox. The emulators keep their data in memory: it lasts until `baton dev` stops, across app
- * reloads and crashes. Credentials are local stand-ins, so no real account can be reached.
+ * reloads and crashes. Credentials are local stand-ins, so no real account can be reached; and
+ * the emulators check none: whatever can reach loopback reads and writes their data (below).
  */
 export async function startLocalAws(
   entry: string,
@@ -36,16 +37,22 @@ export async function startLocalAws(
     delete process.env.AWS_PROFILE;
     const { dynamodbEndpoint, sqsEndpoint } = emulators;
     const clients = createAwsClients({ dynamodbEndpoint, sqsEndpoint });
-    // A name of this run's own: ElasticMQ takes SQS's query protocol as a plain GET from any
-    // page, without credentials, so a page elsewhere that found its port could send into a queue
-    // whose name it can guess. It cannot read the answers (no CORS), so it cannot list them.
+    // The emulators take any request from this machine, without authentication: another user
+    // of it, or a page that rebinds a DNS name to 127.0.0.1 (they do not check Host), can list
+    // the tables and queues, read every record and message, and send the inbox a message whose
+    // body claims a system caller, which the worker trusts. Nothing on loopback stops another
+    // local user: use --backend local-aws on a machine of your own only, and the embedded
+    // backend (the default, its journal readable by you only) otherwise. Names of this run's
+    // own, one for the table and another for the queue, only keep a page that cannot read the
+    // answers (ElasticMQ takes SQS's query protocol as a plain GET from any page) from guessing.
     const app = basename(dirname(dirname(entry)))
       .replace(/[^A-Za-z0-9_-]/g, '-')
       .slice(0, 40);
-    const name = `baton-dev-${app}-${randomBytes(8).toString('hex')}`;
+    const fresh = () => `baton-dev-${app}-${randomBytes(8).toString('hex')}`;
+    const tableName = fresh();
     const [, queue] = await Promise.all([
-      createTable(clients.dynamodb, name),
-      createFifoQueue(clients.sqs, name, { visibilityTimeoutMs: 5_000 }),
+      createTable(clients.dynamodb, tableName),
+      createFifoQueue(clients.sqs, fresh(), { visibilityTimeoutMs: 5_000 }),
     ]);
     // The AWS SDK's Node.js version notice, if any, was printed above by this process: the app
     // process need not repeat it each time it starts.
@@ -54,7 +61,7 @@ export async function startLocalAws(
       config: {
         dynamodbEndpoint,
         sqsEndpoint,
-        tableName: name,
+        tableName,
         queueUrl: queue.queueUrl,
         deadLetterQueueUrl: queue.deadLetterQueueUrl,
       },

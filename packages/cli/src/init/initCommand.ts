@@ -84,7 +84,7 @@ export async function initCommand(args: readonly string[]): Promise<void> {
       'Next:',
       `  cd ${cd}`,
       ...(install ? [] : ['  npm install']),
-      '  npm run dev      # the page, the WebSocket, the ingress and the inspector on one port',
+      '  npm run dev      # the page, the WebSocket and the ingress on one port, the inspector on the next',
       '  npm test         # types, then the counter under simulated crashes',
       '  npm run synth    # the CDK stack, checked with cdk-nag, offline',
     ].join('\n'),

@@ -18,6 +18,7 @@ import {
 import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
 import { inspectorChannel } from './inspectorChannel.ts';
+import { inspectorFollowUp } from './inspectorFollowUp.ts';
 import { inspectorSnapshot } from './inspectorSnapshot.ts';
 import { readableLogger } from './readableLogger.ts';
 import { resumePausedWorkflows } from './resumePaused.ts';
@@ -153,6 +154,7 @@ async function start(
     http = await serveHttp(app, backend, {
       forwardSecret: config.forwardSecret,
       logger,
+      followUp: inspectorFollowUp(config.backend),
       armCrash(message) {
         if (config.backend === 'embedded' && config.dataDir === undefined) {
           throw new BatonError(

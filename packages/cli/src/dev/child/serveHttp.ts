@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { BatonApp, Logger } from '@baton/core';
 import { BatonError, ErrorCode, SYSTEM, toBatonError } from '@baton/core';
 import { Client } from '@baton/core/client';
-import { redriveDeadLetter, storedInstanceRef } from '@baton/core/engine';
+import {
+  type FollowUp,
+  purgeDeadLetter,
+  redriveDeadLetter,
+  storedInstanceRef,
+} from '@baton/core/engine';
 import {
   bearerCaller,
   type HttpIngressRequest,
@@ -23,9 +28,19 @@ export interface HttpHooks {
   armCrash(message: string | undefined): void;
   /** The app process's log: why the ingress refused a sign-in goes there. */
   readonly logger: Logger;
+  /**
+   * How a refusal of redrive or purge names the next step: the inspector's buttons, not the
+   * `baton` commands that refuse the embedded backend (see `inspectorFollowUp`).
+   */
+  readonly followUp: FollowUp;
 }
 
+/** Who an operator action taken from the inspector is recorded as done by. */
+const INSPECTOR_OPERATOR = 'baton dev inspector';
+
 const MAX_BODY = 1024 * 1024;
+/** How long a connection whose body was too long is kept, unread, once answered. */
+const LINGER_MS = 2_000;
 
 /**
  * The app process's HTTP server (loopback, any port; the supervisor forwards to it, after its
@@ -36,6 +51,8 @@ const MAX_BODY = 1024 * 1024;
  * - `POST /_baton/send`, `POST /_baton/ask`: the same, for the inspector's form; with `?as=system`
  *   sent as trusted code (`client.asSystem()`): internal handlers too, no `authorize`.
  * - `POST /_baton/redrive` `{ actorId, messageId, force? }`: the engine's `redriveDeadLetter`.
+ * - `POST /_baton/purge` `{ actorId, messageId }`: the engine's `purgeDeadLetter`, which forgets
+ *   a dead letter without applying it (`baton dead-letters purge` on a deployment).
  * - `POST /_baton/history` `{ actorId }`: the actor's history as the store keeps it (it
  *   survives a restart, unlike the recent turns the inspector's live view shows), and what
  *   holds it: its pause (`paused`) and the message failing at the head of its inbox (`failing`).
@@ -76,7 +93,13 @@ export async function serveHttp(
       });
     }
     delete request.headers[FORWARD_HEADER];
-    const { body, bytes } = await readBody(request);
+    const { body, bytes, whole } = await readBody(request);
+    if (!whole) {
+      // Past the limit, the rest is not read: answered (413, below), then the connection is
+      // closed: by the supervisor, which stops forwarding once answered, or after a grace
+      // (closed at once, with data unread, it would be reset and the answer lost).
+      response.once('finish', () => setTimeout(() => request.destroy(), LINGER_MS).unref());
+    }
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = url.pathname;
     const ingressRequest = (route: string): HttpIngressRequest => ({
@@ -102,6 +125,14 @@ export async function serveHttp(
       return response.writeHead(result.statusCode, result.headers).end(result.body);
     }
     if (path.startsWith('/_baton/')) {
+      if (!whole) {
+        return send(response, 413, {
+          error: {
+            code: ErrorCode.MESSAGE_TOO_LARGE,
+            message: `the body is over ${MAX_BODY} bytes: the inspector's actions take small JSON objects`,
+          },
+        });
+      }
       try {
         if (request.method !== 'POST') throw notFound(request.method, path);
         const input = parseJson(body);
@@ -119,8 +150,23 @@ export async function serveHttp(
           }
           await redriveDeadLetter(backend.store, backend.queue, actorId, messageId, {
             force: force === true,
+            followUp: hooks.followUp,
           });
           return send(response, 202, { redriven: messageId });
+        }
+        if (path === '/_baton/purge') {
+          const { actorId, messageId } = input;
+          if (typeof actorId !== 'string' || typeof messageId !== 'string') {
+            throw new BatonError(
+              ErrorCode.INVALID_ARGUMENT,
+              'purge takes {"actorId": "type/key", "messageId": "…"}: the dead letter to forget without applying it',
+            );
+          }
+          await purgeDeadLetter(backend.store, actorId, messageId, {
+            by: INSPECTOR_OPERATOR,
+            followUp: hooks.followUp,
+          });
+          return send(response, 200, { purged: messageId });
         }
         if (path === '/_baton/history') {
           const { actorId } = input;
@@ -182,7 +228,8 @@ function withInspectorHint(result: HttpResponse): HttpResponse {
     return result;
   }
   if (answer.error?.code !== ErrorCode.DEAD_LETTERED) return result;
-  const hint = 'baton dev: the inspector (/_baton) shows the dead letter and redrives it';
+  const hint =
+    'baton dev: the inspector (on its own port: the inspector line baton dev printed) shows the dead letter, and redrives or purges it';
   const details = { ...answer.error.details, hint };
   return { ...result, body: JSON.stringify({ ...answer, error: { ...answer.error, details } }) };
 }
@@ -242,15 +289,33 @@ function parseJson(body: string): Record<string, unknown> {
   throw new BatonError(ErrorCode.INVALID_ARGUMENT, 'the body must be a JSON object');
 }
 
-/** The body (up to {@link MAX_BODY} bytes; the rest is counted, not kept) and its whole size. */
-async function readBody(request: IncomingMessage): Promise<{ body: string; bytes: number }> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of request) {
-    bytes += (chunk as Buffer).length;
-    if (bytes <= MAX_BODY) chunks.push(chunk as Buffer);
-  }
-  return { body: Buffer.concat(chunks).toString('utf8'), bytes };
+/**
+ * The body and its size, read up to {@link MAX_BODY} bytes. A longer one is not read to its end
+ * (a client may send for ever): `whole` is false, `body` empty, and `bytes` its declared
+ * `content-length`, or without one what was read before stopping. The ingress refuses its size
+ * (413) as a deployment does.
+ */
+async function readBody(
+  request: IncomingMessage,
+): Promise<{ body: string; bytes: number; whole: boolean }> {
+  const declared = Number(request.headers['content-length']);
+  if (declared > MAX_BODY) return { body: '', bytes: declared, whole: false };
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_BODY) return void chunks.push(chunk);
+      // Not destroyed (that would reset the connection before the answer): paused, not read.
+      request.off('data', onData).pause();
+      resolve({ body: '', bytes, whole: false });
+    };
+    request.on('data', onData);
+    request.once('end', () =>
+      resolve({ body: Buffer.concat(chunks).toString('utf8'), bytes, whole: true }),
+    );
+    request.once('error', reject);
+  });
 }
 
 /** Node's headers (names already in lower case), repeated ones joined. */

@@ -2,7 +2,7 @@
  * The inspector (`/_baton`), in the browser: one live query, `baton.inspector`, over the app's
  * own WebSocket, rendered as tables (the paused actors among them); an actor's history and what
  * holds it (its pause, its failing message), read from the store when its row is picked
- * (`POST /_baton/history`); a form that sends or asks, redrive buttons, and workflow views
+ * (`POST /_baton/history`); a form that sends or asks, redrive and purge buttons, and workflow views
  * (instances by status, one instance's step timeline, cancel/resume/terminate/signal), that
  * POST to the dev server. The query and the actions carry this run's token, from the page.
  */
@@ -148,9 +148,9 @@ function render(s: InspectorSnapshot): void {
     ['time', 'actor', 'message', 'error', 'attempts', ''],
     s.deadLetters.map(
       (d) =>
-        `<tr><td>${time(d.at)}</td><td><code>${esc(d.actorId)}</code></td><td><code>${esc(d.name)}</code> <code>${json(d.payload)}</code></td><td class="dead-lettered">${esc(d.error)}</td><td class="num">${d.attempts}</td><td>${
+        `<tr><td>${time(d.at)}</td><td><code>${esc(d.actorId)}</code></td><td><code>${esc(d.name)}</code> <code>${json(d.payload)}</code></td><td class="dead-lettered">${esc(d.error)}</td><td class="num">${d.attempts}</td><td class="letter-actions">${
           d.redrivable ? redriveButton(d.actorId, d.messageId) : 'too large to redrive'
-        }</td></tr>`,
+        } ${purgeButton(d.actorId, d.messageId)}</td></tr>`,
     ),
     'no dead letter',
   );
@@ -214,6 +214,33 @@ function redriveButton(actorId: string, messageId: string): string {
     ? `<button ${ids} data-force="yes" title="${esc(armed.message)}">${esc(armed.offer)}</button>`
     : `<button ${ids}>redrive</button>`;
 }
+
+/**
+ * The purge button of a letter: it forgets the letter without applying it (the engine's
+ * `purgeDeadLetter`, `baton dead-letters purge` on a deployment) — what a letter whose sender
+ * was told it failed needs when that sender undid or gave up what it asked for.
+ */
+function purgeButton(actorId: string, messageId: string): string {
+  return `<button class="secondary" data-purge="${esc(messageId)}" data-actor="${esc(actorId)}" title="forget this message without applying it">purge</button>`;
+}
+
+$('dead-letters').addEventListener('click', async (event) => {
+  const clicked = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-purge]');
+  if (!clicked) return;
+  const actorId = clicked.dataset.actor ?? '';
+  const messageId = clicked.dataset.purge ?? '';
+  clicked.disabled = true;
+  clicked.textContent = 'purging…';
+  const response = await act('purge', { actorId, messageId });
+  // Purged, the letter leaves the table at the next push of the live view.
+  if (response.ok) return;
+  // Refused (the letter of an ask's timeout, say): the refusal says why, and what instead.
+  const { error } = (await response.json()) as { error?: { message: string } };
+  const shown = Array.from(
+    $('dead-letters').querySelectorAll<HTMLButtonElement>('button[data-purge]'),
+  ).find((b) => b.dataset.actor === actorId && b.dataset.purge === messageId);
+  if (shown) shown.textContent = `failed: ${error?.message}`;
+});
 
 $('dead-letters').addEventListener('click', async (event) => {
   const clicked = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-redrive]');
