@@ -27,6 +27,7 @@ export async function awsBackend(target: Target, name: string): Promise<OpenBack
   await feed.start();
   return {
     label: target.label,
+    pollMs: STREAM_POLL_MS,
     store: new DynamoStore({ client: server.dynamodb, tableName }),
     writerStore: new DynamoStore({ client: writer.dynamodb, tableName }),
     queue: new SqsQueue({ client: server.sqs, queueUrl }),

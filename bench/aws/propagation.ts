@@ -38,7 +38,6 @@ import * as z from 'zod';
 import { formatNs, median, type Sample } from '../measure.ts';
 import type { Row } from '../report.ts';
 import { ingress, Wallet } from './actors.ts';
-import { STREAM_POLL_MS } from './backends.ts';
 import { comparePushes, pushRow } from './pushComparison.ts';
 
 export const walletBalance = query({
@@ -57,6 +56,8 @@ export interface PropagationBackend {
   readonly writerStore: Store;
   readonly queue: Queue;
   readonly feed: ChangeFeed;
+  /** How often its change feed polls a shard that had nothing (a stream's; none in process). */
+  readonly pollMs?: number;
   /** The hand-written push's read: the wallet's balance, straight from the backend. */
   readBalance(walletId: string): Promise<number>;
 }
@@ -119,8 +120,8 @@ export async function propagation(options: PropagationOptions): Promise<Row> {
   // The budgeted row on the emulators (4a) waits on the stream's poll on both sides, which hides
   // the engine's cost: the rows that isolate it (4b, 4e) are for reading.
   const polled =
-    subscribers === 1 && options.budget !== undefined && backend.label !== 'embedded'
-      ? `, both sides waiting on the stream's ${STREAM_POLL_MS} ms poll: the engine's own cost shows in 4b/4e`
+    subscribers === 1 && options.budget !== undefined && backend.pollMs !== undefined
+      ? `, both sides waiting on the stream's ${backend.pollMs} ms poll: the engine's own cost shows in 4b/4e`
       : '';
   const row = pushRow(`${what} (${backend.label}${window})${polled}`, compared, options.budget);
   return runsPerChange.length > 0

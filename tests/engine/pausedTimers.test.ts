@@ -174,16 +174,22 @@ describe('a timer’s fire parked at a paused actor, behind a message parked bef
 });
 
 describe('an ask’s reply parked at a paused actor', () => {
-  it('runs no continuation once a halt parked before it applies: halting dropped the ask', async () => {
+  /** Alarm `a` asks the sink, and is paused while its ask waits in the sink's inbox. */
+  async function askedThenPaused() {
     const { Alarm, Sink, log } = alarmModel();
     const h = setup({ actors: [Alarm, Sink] });
     const a = Alarm.ref('a');
     await h.client.send(a, 'askSink', { tag: 'q' });
-    // The asker's turn alone: its ask waits in the sink's inbox.
+    // The asker's turn alone.
     const asker = await h.backend.queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
     await h.worker.process(asker);
     await h.backend.queue.ack(asker.map((r) => r.receipt));
     await pause(h, 'alarm/a');
+    return { h, log, a };
+  }
+
+  it('runs no continuation once a halt parked before it applies: halting dropped the ask', async () => {
+    const { h, log, a } = await askedThenPaused();
     await h.client.send(a, 'halt', {});
     await h.run();
     expect(await parkedNames(h, 'alarm/a')).toEqual(['halt', 'replied']);
@@ -194,14 +200,7 @@ describe('an ask’s reply parked at a paused actor', () => {
   });
 
   it('runs its continuation once when it was parked before the halt', async () => {
-    const { Alarm, Sink, log } = alarmModel();
-    const h = setup({ actors: [Alarm, Sink] });
-    const a = Alarm.ref('a');
-    await h.client.send(a, 'askSink', { tag: 'q' });
-    const asker = await h.backend.queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
-    await h.worker.process(asker);
-    await h.backend.queue.ack(asker.map((r) => r.receipt));
-    await pause(h, 'alarm/a');
+    const { h, log, a } = await askedThenPaused();
     await h.run();
     await h.client.send(a, 'halt', {});
     await h.run();
