@@ -244,7 +244,7 @@ describe('copies of a client message across a pause', () => {
       body: sent!.body,
     };
     const outcome = async () => (await h.backend.store.readIdempotency(messageId))?.outcome;
-    return { message, outcome };
+    return { message, messageId, outcome };
   }
 
   /** The queue delivers a copy of `message` (past its dedupe window, or a client's retry). */
@@ -266,13 +266,33 @@ describe('copies of a client message across a pause', () => {
 
   it('applies nothing of a copy that comes after the resume applied the parked message', async () => {
     await pauseActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
-    const { message, outcome } = await sendKept();
+    const { message, messageId, outcome } = await sendKept();
     await deliverCopy(message, 'first');
     await h.run();
-    // Held meanwhile with an outcome an ask waits past: ACTOR_PAUSED, waiting for the resume.
-    expect(await outcome()).toMatchObject({
+    // Held meanwhile with an outcome an ask waits past: ACTOR_PAUSED, waiting for the resume,
+    // in words for the caller (not who paused the actor); a client reads no outcome yet.
+    expect(await outcome()).toEqual({
       ok: false,
-      error: { code: 'ACTOR_PAUSED', details: { awaitsRedrive: true } },
+      error: {
+        code: 'ACTOR_PAUSED',
+        message:
+          'ledger/t is paused: this message is held and applied, in order, when the actor is resumed',
+        details: { actorId: 'ledger/t', awaitsRedrive: true },
+      },
+    });
+    expect(await h.client.outcome(messageId)).toBeUndefined();
+    const asked = h.client.ask(
+      Ledger.ref('t'),
+      'add',
+      { entry: 't0', amount: 1 },
+      { idempotencyKey: 'k', timeoutMs: 100 },
+    );
+    await expect(asked).rejects.toMatchObject({
+      code: 'ASK_TIMEOUT',
+      message: expect.stringContaining(
+        'its message is parked at ledger/t, which is paused, and is applied when it is resumed',
+      ),
+      details: { parkedAt: 'ledger/t' },
     });
     await resumeActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
     await h.run();

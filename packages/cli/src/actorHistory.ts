@@ -6,7 +6,14 @@
  * outcome past the retention window, a fired timer, a drained send) leaves the history too.
  */
 import { ErrorCode } from '@baton/core';
-import type { ActorRecord, DeadLetter, PagedOutcome, Store, Timer } from '@baton/core/adapter';
+import {
+  type ActorRecord,
+  type DeadLetter,
+  heldAtPause,
+  type PagedOutcome,
+  type Store,
+  type Timer,
+} from '@baton/core/adapter';
 
 /** How many entries a history holds unless told otherwise: the newest. */
 export const HISTORY_LIMIT = 50;
@@ -50,18 +57,21 @@ export interface HeldSend {
 /** The newest `limit` entries of `sources`, newest first. */
 export function actorHistory(sources: HistorySources, limit = HISTORY_LIMIT): HistoryEntry[] {
   const entries: HistoryEntry[] = [
-    ...sources.outcomes.map(
-      (o): HistoryEntry => ({
-        at: o.sentAt,
-        kind: 'outcome',
-        message: clientKey(o.key),
-        result: o.outcome.ok
-          ? `ok ${JSON.stringify(o.outcome.value ?? null)}`
-          : `${o.outcome.error.code}: ${o.outcome.error.message}`,
-        ok: o.outcome.ok,
-        id: o.key,
-      }),
-    ),
+    // A message parked at a pause shows as parked (its letter), not by the outcome held for it.
+    ...sources.outcomes
+      .filter((o) => !heldAtPause(o))
+      .map(
+        (o): HistoryEntry => ({
+          at: o.sentAt,
+          kind: 'outcome',
+          message: clientKey(o.key),
+          result: o.outcome.ok
+            ? `ok ${JSON.stringify(o.outcome.value ?? null)}`
+            : `${o.outcome.error.code}: ${o.outcome.error.message}`,
+          ok: o.outcome.ok,
+          id: o.key,
+        }),
+      ),
     ...sources.deadLetters.map((l): HistoryEntry => {
       // The engine's DEAD_LETTERED error carries the handler's as its cause.
       const cause = l.error.details?.cause as { code?: string; message?: string } | undefined;
@@ -111,14 +121,18 @@ function heldSendState(delivered: boolean | null | undefined): string {
  * last (every page whose latest `sentAt` is at least the closed pages' latest), enough for a
  * bounded history without reading every page of the retention window. None on a store that
  * keeps no pages. A dead-lettered message's outcome is read again by its key: a redrive keeps
- * its new outcome apart from the page, which still holds DEAD_LETTERED.
+ * its new outcome apart from the page, which still holds DEAD_LETTERED (as a resume does that
+ * of a message parked at a pause, whose page holds ACTOR_PAUSED).
  */
 export async function recentOutcomes(store: Store, record: ActorRecord): Promise<PagedOutcome[]> {
   if (!store.readPagedOutcomes || !record.outcomePage) return [];
   const paged = await store.readPagedOutcomes(record.id, record.outcomePage.closedSentAt ?? 0);
   return Promise.all(
     paged.map(async (o) => {
-      if (o.outcome.ok || o.outcome.error.code !== ErrorCode.DEAD_LETTERED) return o;
+      // Or held at a pause (ACTOR_PAUSED): the resume keeps the outcome apart as a redrive does.
+      if (o.outcome.ok || (o.outcome.error.code !== ErrorCode.DEAD_LETTERED && !heldAtPause(o))) {
+        return o;
+      }
       const current = await store.readIdempotency(o.key, o.sentAt);
       return current ? { ...current, sentAt: o.sentAt } : o;
     }),

@@ -1,5 +1,5 @@
 import { BatonError, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
-import { ingressMessageId, ingressTarget, parseActorId } from '@baton/core/adapter';
+import { heldAtPause, ingressMessageId, ingressTarget, parseActorId } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { actorArg } from './actors.ts';
@@ -172,9 +172,7 @@ export async function outcome(ctx: OpsContext): Promise<void> {
   if (!record && lostItsQuotes(messageId)) throw quotesLost(messageId, {});
   // A message parked at its paused actor holds an outcome that waits for the resume
   // (ACTOR_PAUSED): no outcome yet, and where it is held says more.
-  const waits =
-    record?.outcome.ok === false && record.outcome.error.code === ErrorCode.ACTOR_PAUSED;
-  if (!record || record.expiresAt <= ctx.io.now() || waits) {
+  if (!record || record.expiresAt <= ctx.io.now() || heldAtPause(record)) {
     const held = await heldAt(ctx, messageId);
     if (held) {
       throw new BatonError(ErrorCode.NOT_FOUND, `no outcome of ${messageId}: ${held}`, {

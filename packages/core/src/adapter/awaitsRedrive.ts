@@ -1,4 +1,4 @@
-import type { SerializedError } from '../errors.ts';
+import { ErrorCode, type SerializedError } from '../errors.ts';
 import type { IdempotencyRecord } from './storedRecords.ts';
 
 /**
@@ -19,6 +19,18 @@ import type { IdempotencyRecord } from './storedRecords.ts';
 export function awaitsRedrive(record: Pick<IdempotencyRecord, 'outcome'>): boolean {
   const { outcome } = record;
   return !outcome.ok && outcome.error.details.awaitsRedrive === true;
+}
+
+/**
+ * Whether `record` is the outcome held for a client's message parked at its paused actor: no
+ * outcome yet, which the resume replaces with the message's own.
+ */
+export function heldAtPause(record: Pick<IdempotencyRecord, 'outcome'>): boolean {
+  return (
+    awaitsRedrive(record) &&
+    !record.outcome.ok &&
+    record.outcome.error.code === ErrorCode.ACTOR_PAUSED
+  );
 }
 
 /** `error` marked as the outcome of a message whose letter waits for a redrive ({@link awaitsRedrive}). */

@@ -22,7 +22,12 @@ export { upgradeState, upgradeStateForTurn } from '../stateVersions.ts';
 export { readableState } from '../workflow/readableState.ts';
 export { isRetentionTimer } from '../workflow/retentionTimer.ts';
 export { workflowOf } from '../workflow/workflow.ts';
-export { awaitsRedrive, endedWithoutRedrive, markedAwaitingRedrive } from './awaitsRedrive.ts';
+export {
+  awaitsRedrive,
+  endedWithoutRedrive,
+  heldAtPause,
+  markedAwaitingRedrive,
+} from './awaitsRedrive.ts';
 export { checkCommit, checkCommitAsMeasured } from './checkCommit.ts';
 export {
   type Conflict,

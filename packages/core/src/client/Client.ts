@@ -1,5 +1,5 @@
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
-import { awaitsRedrive } from '../adapter/awaitsRedrive.ts';
+import { awaitsRedrive, heldAtPause } from '../adapter/awaitsRedrive.ts';
 import { type Envelope, encodeEnvelope, ingressIdBelongsTo } from '../adapter/envelope.ts';
 import { answersMessage, idempotencyKeyReused } from '../adapter/idempotencyKeyReused.ts';
 import { checkPayloadSize, payloadLimit } from '../adapter/payloadLimit.ts';
@@ -237,7 +237,9 @@ export class Client {
     const oldest = this.#clock.now() - 2 * this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
     const from = [oldest, options.sentAt, claimed].filter((at) => at !== undefined);
     const sentAt = Math.max(...from);
-    return (await store.readIdempotency(messageId, sentAt, BOUNDED_READ))?.outcome;
+    const record = await store.readIdempotency(messageId, sentAt, BOUNDED_READ);
+    // Parked at its paused actor: no outcome yet (the resume applies it).
+    return record && !heldAtPause(record) ? record.outcome : undefined;
   }
 
   /**

@@ -2,6 +2,7 @@
  * How an `ask` waits for its message's outcome: pushed by a store that watches outcomes (the
  * embedded one), else polled with a backoff, until one settles the wait or the ask times out.
  */
+import { heldAtPause } from '../adapter/awaitsRedrive.ts';
 import type { Store } from '../adapter/ports.ts';
 import type { IdempotencyRecord } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
@@ -51,9 +52,12 @@ export function waitForOutcome(
     });
     const timer = setTimeout(() => {
       cleanup();
-      const why = waitsFor
-        ? `: its message waits as a dead letter of ${waitsFor.actorId}, which a redrive applies (a purge ends it DEAD_LETTERED)`
-        : '; it may still be processed';
+      const parked = waitsFor !== undefined && heldAtPause(waitsFor);
+      const why = !waitsFor
+        ? '; it may still be processed'
+        : parked
+          ? `: its message is parked at ${waitsFor.actorId}, which is paused, and is applied when it is resumed (baton actors resume ${waitsFor.actorId})`
+          : `: its message waits as a dead letter of ${waitsFor.actorId}, which a redrive applies (a purge ends it DEAD_LETTERED)`;
       reject(
         new BatonError(
           ErrorCode.ASK_TIMEOUT,
@@ -62,7 +66,7 @@ export function waitForOutcome(
             details: {
               messageId: key,
               timeoutMs,
-              ...(waitsFor ? { deadLetter: waitsFor.actorId } : {}),
+              ...(waitsFor ? { [parked ? 'parkedAt' : 'deadLetter']: waitsFor.actorId } : {}),
             },
           },
         ),

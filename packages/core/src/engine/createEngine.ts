@@ -59,8 +59,10 @@ export interface EngineOptions<S extends TurnStore = Store, Q extends TurnQueue 
   readonly logger?: Logger;
   /**
    * Randomness for `ctx.random()` and `ctx.uuid()`, and for the ids of actors' lives when
-   * given (a simulation's seeded one). @default Math.random, and the platform's cryptographic
-   * source for life ids
+   * given (a simulation's seeded one). For tests only: two processes, or two cold starts, given
+   * the same seed draw the same life ids, so a new life of an actor would repeat an earlier
+   * one's message ids and effect keys. Never pass a seeded source in production.
+   * @default Math.random, and the platform's cryptographic source for life ids
    */
   readonly random?: Random;
   /**

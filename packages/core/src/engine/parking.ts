@@ -62,10 +62,15 @@ export function park(
   // A client's message is held with an outcome as a dead letter is (ACTOR_PAUSED, waiting for
   // the resume, which replaces it): committed as any outcome is, it tells a copy of a message
   // applied already, before the pause or after the resume, which no channel mark tells.
+  // (Its words are the caller's: not who paused the actor, which the letter keeps.)
   const outcome = !admission.redrives && {
     idempotency: idempotencyFor(engine, original, {
       ok: false,
-      error: markedAwaitingRedrive(letter.error),
+      error: markedAwaitingRedrive({
+        code: ErrorCode.ACTOR_PAUSED,
+        message: `${current.id} is paused: this message is held and applied, in order, when the actor is resumed`,
+        details: { actorId: current.id },
+      }),
     }),
   };
   return { ...moved, ...outcome, ...(held && { timers: held.timers }), deadLetter: letter };
@@ -130,9 +135,9 @@ export function actorPaused(record: ActorRecord): BatonError {
 /**
  * Why a parked message is refused by an action on dead letters (`redrive`, `purge`): it is no
  * dead letter, but held at its paused actor and applied, in order, once the actor is resumed.
- * A purge cannot forget it safely: parking an ingress message keeps no outcome of it, so only
- * its parked letter tells a later copy of it (a redelivery, a client's retry) as one held
- * already — forgotten, that copy would be parked anew and applied.
+ * A purge cannot forget it safely: its parked letter tells a later copy of it (a redelivery, a
+ * client's retry) as one held already, and its held outcome waits for the resume to replace it
+ * — forgotten, that copy would be parked anew, and the outcome left waiting for good.
  */
 export function parkedLetterRefused(
   letter: DeadLetter,
