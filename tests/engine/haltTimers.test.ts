@@ -1,13 +1,26 @@
 /**
  * Halting an actor costs one commit whatever the number of its pending timers and asks: the
  * halt removes the soonest few, and every timer scheduled before it is skipped when it fires
- * (and removed then) — in a later message of the same life as in a new life.
+ * (and removed then) — in a later message of the same life as in a new life. The timer of the
+ * message that halts (a timer's fire, an ask's reply) goes in the halting commit, always.
  */
-import { actor } from '@baton/core';
+import { type AskReply, actor } from '@baton/core';
 import { fireDueTimers, HALT_TIMER_REMOVALS, type TurnStats } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered, setup } from './helpers.ts';
+
+/** The ids of the pager's `stamped` runs: the continuation of its ask. */
+const stampedRuns: string[] = [];
+
+const Clerk = actor({
+  name: 'clerk',
+  state: z.object({}),
+  initial: () => ({}),
+  handlers: {
+    stamp: { payload: z.object({}), handle: () => 'stamped' },
+  },
+});
 
 const Pager = actor({
   name: 'pager',
@@ -32,6 +45,20 @@ const Pager = actor({
       handle: (ctx) => {
         ctx.halt();
         return 'halted';
+      },
+    },
+    /** Asks the clerk for a stamp, for an hour: the reply ends the pager. */
+    askThenEnd: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.ask(Clerk.ref('c'), 'stamp', {}, { onReply: 'stamped', timeoutMs: 3_600_000 });
+      },
+    },
+    stamped: {
+      payload: z.custom<AskReply<string>>(),
+      handle: (ctx) => {
+        stampedRuns.push(ctx.message.id);
+        ctx.halt();
       },
     },
   },
@@ -90,5 +117,28 @@ describe('halting with many pending timers', () => {
     // The fires leave the new life as new: its record expires too, not kept for good.
     const left = await h.record(pager.id);
     expect(left?.expiresAt).toBe(h.clock.now() + 2 * h.engine.markRetentionMs);
+  });
+
+  it("removes the ask's timer in the commit of the reply whose continuation halts, however many timers are due before it", async () => {
+    const h = setup({ actors: [Pager, Clerk] });
+    // As many timers as a halt removes, all due before the ask's timeout.
+    await answered(
+      h,
+      h.client.ask(pager, 'plan', { from: 0, count: HALT_TIMER_REMOVALS, inMs: 60_000 }),
+    );
+    await answered(h, h.client.ask(pager, 'askThenEnd', {}));
+    await h.run();
+    expect(stampedRuns).toHaveLength(1);
+    const halted = await h.record(pager.id);
+    expect(halted?.state).toEqual({ rang: [] });
+    expect(halted?.timerEpoch).toBe(1);
+    expect(await h.backend.store.listTimers(pager.id)).toEqual([]);
+
+    // Past the ask's timeout nothing is left to fire: the continuation ran once.
+    h.clock.advance(7_200_000);
+    expect(await fireDueTimers(h.engine, h.clock.now())).toBe(0);
+    await h.run();
+    expect(stampedRuns).toHaveLength(1);
+    expect(await rang(h)).toEqual([]);
   });
 });

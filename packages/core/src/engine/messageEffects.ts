@@ -78,6 +78,9 @@ export async function applyMessage(
       trace,
       keptAsDeadLetter(envelope, error, fix),
     );
+  // The message's own fault (a handler's terminal error, a reply refused or too large to
+  // store): it is rejected for good, and an asker told.
+  const rejected = (error: BatonError) => reject(turn, current, inbound, admission, error, trace);
   try {
     const message = resolveInbound(engine, envelope);
     definition = message.definition;
@@ -127,7 +130,7 @@ export async function applyMessage(
     }
     return (error.details.sentBy as { actor?: unknown } | undefined)?.actor === current.id
       ? kept(error, 'fix the handler')
-      : reject(turn, current, inbound, admission, error, trace);
+      : rejected(error);
   }
   // State and reply as JSON: what a warm worker keeps is exactly what a reload returns.
   let left: unknown;
@@ -156,7 +159,7 @@ export async function applyMessage(
     }
   }
   const refused = askReplyRefused(engine, envelope, reply);
-  if (refused) return reject(turn, current, inbound, admission, refused, trace);
+  if (refused) return rejected(refused);
   const replied = askReply(engine, envelope, { ok: true, value: reply });
   const sends = replied.length === 0 ? effects.sends : [...effects.sends, ...replied];
   const advanced = advance(engine, current, inbound, admission, now);
@@ -191,20 +194,13 @@ export async function applyMessage(
   const idempotencyBytes = idempotency && jsonSize(idempotency);
   // A reply too large to store would fail every commit of the batch and block the actor.
   if (idempotency && outcomeTooLarge(engine.store, idempotency, idempotencyBytes)) {
-    return reject(
-      turn,
-      current,
-      inbound,
-      admission,
-      replyTooLarge(envelope, maxOutcomeBytes(engine.store)),
-      trace,
-    );
+    return rejected(replyTooLarge(envelope, maxOutcomeBytes(engine.store)));
   }
   const done = admissionEffects(engine, admission);
-  // The fired timer is removed unless the handler scheduled its id again; halting removes what
-  // fits a commit, and the rest never fire (see `isVoid`).
+  // The fired timer is removed unless the handler scheduled its id again; halting removes it
+  // and what fits a commit of the others, and the rest are skipped when they fire (`isVoid`).
   const timers = effects.halted
-    ? await haltTimers(engine, current.id, builder)
+    ? await haltTimers(engine, current.id, builder, admission.fires)
     : effects.timers.size === 0
       ? done.timers
       : stamped(current, new Map([...(done.timers ?? []), ...effects.timers]));
@@ -276,14 +272,20 @@ function resolveInbound(engine: TurnEngine, envelope: Envelope) {
   }
 }
 
-/** Removals of the actor's soonest stored timers, and of those the pending commit puts. */
+/**
+ * Removals of the actor's soonest stored timers, of those the pending commit puts, and of the
+ * one the halting message fires, wherever it stands among the stored ones: timers kept for
+ * dead-lettered fires, or due at once, may come before it.
+ */
 async function haltTimers(
   engine: TurnEngine,
   actorId: string,
   builder: CommitBuilder,
+  fires: Timer | undefined,
 ): Promise<Map<string, null>> {
   const stored = (await engine.store.listTimers(actorId)).map((timer) => timer.id);
   const removed = [...stored.slice(0, HALT_TIMER_REMOVALS), ...builder.pendingTimerIds()];
+  if (fires) removed.push(fires.id);
   return new Map(removed.map((id) => [id, null]));
 }
 

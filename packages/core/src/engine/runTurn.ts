@@ -182,8 +182,9 @@ async function applyBatch(
   const replays = resumedWithParked(loaded) ? await parkedInbounds(engine, loaded, batch[0]) : [];
   const unparked = loaded.paused || replays.length > 0 ? loaded : withoutParked(loaded);
   const now = engine.clock.now();
+  const { limits } = engine.store;
   const base = withOutcomePages(engine.store, unparked, now);
-  const builder = new CommitBuilder(base, engine.store.limits, {
+  const builder = new CommitBuilder(base, limits, {
     pagedOutcomes: base.outcomePage !== undefined,
   });
   const pages = new PagedLookup(engine, base.id, batch);
@@ -306,7 +307,7 @@ async function applyBatch(
       if (!builder.fits(effects)) effects = withFewerMoves(engine, effects);
       // The marks it must move out (or the pages it puts) crowd its commit: move some out in
       // commits of their own.
-      const maxRoomMoves = engine.store.limits.maxTransactionItems - 1;
+      const maxRoomMoves = limits.maxTransactionItems - 1;
       const fitsWithoutPages = (rest: MessageEffects) => builder.fits(rest);
       while (!builder.fits(effects)) {
         const room = roomFirst(engine, builder.record, effects, maxRoomMoves, fitsWithoutPages);
@@ -321,7 +322,7 @@ async function applyBatch(
         // Kept as a dead letter, not rejected: nothing but a code change makes it fit, and a
         // message from another actor has no one to hear a rejection (a transfer's money). Its
         // sender is told DEAD_LETTERED, as a redrive may apply it once the fix is deployed.
-        const error = commitTooLarge(inbound.envelope, engine.store.limits);
+        const error = commitTooLarge(inbound.envelope, limits);
         const kept = await deadLetter(
           turn,
           builder.record,

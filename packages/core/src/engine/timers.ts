@@ -120,8 +120,9 @@ export async function armComingTimers(
 }
 
 /**
- * Stored timers a halting commit removes at most; the others are left to be skipped when they
- * fire ({@link isVoid}), so a halt fits one commit whatever the number of pending timers.
+ * Stored timers a halting commit removes at most, the soonest, besides the one its message fires
+ * (always removed); the others are left to be skipped, and removed, when they fire
+ * ({@link isVoid}), so a halt fits one commit whatever the number of pending timers.
  */
 export const HALT_TIMER_REMOVALS = 25;
 

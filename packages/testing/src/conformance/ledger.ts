@@ -2,8 +2,8 @@
 import { type AskReply, actor, effect, RetryableError, TerminalError } from '@baton/core';
 import * as z from 'zod';
 
-/** Handler runs, to tell a retried run from an applied one. */
-export const ledgerRuns = { flaky: 0 };
+/** Handler runs, to tell a retried run from an applied one: `close`'s by message id. */
+export const ledgerRuns = { flaky: 0, close: new Map<string, number>() };
 const flakyAttempts = new Map<string, number>();
 
 /** The runs of the `noted` effect: entry and idempotency key, in order. */
@@ -81,7 +81,7 @@ export const Ledger = actor({
     },
     /**
      * Schedules an `add` of `entry` to itself after `delay` ms (a `flaky` one that fails its
-     * first `failures` runs, if given), and may cancel another timer.
+     * first `failures` runs, if given), or a `close` (`closes`), and may cancel another timer.
      */
     remind: {
       public: true,
@@ -91,11 +91,13 @@ export const Ledger = actor({
         id: z.string().optional(),
         cancel: z.string().optional(),
         failures: z.number().int().optional(),
+        closes: z.boolean().optional(),
       }),
-      handle: (ctx, { entry, delay, id, cancel, failures }) => {
+      handle: (ctx, { entry, delay, id, cancel, failures, closes }) => {
         if (cancel) ctx.cancel(cancel);
-        if (!entry) return;
         const options = id ? { id } : {};
+        if (closes) ctx.schedule(delay, 'close', {}, options);
+        if (!entry) return;
         if (failures) ctx.schedule(delay, 'flaky', { entry, failures }, options);
         else ctx.schedule(delay, 'add', { entry, amount: 1 }, options);
       },
@@ -143,6 +145,8 @@ export const Ledger = actor({
       public: true,
       payload: z.object({}),
       handle: (ctx) => {
+        const { close } = ledgerRuns;
+        close.set(ctx.message.id, (close.get(ctx.message.id) ?? 0) + 1);
         ctx.halt();
       },
     },

@@ -2,12 +2,13 @@
  * The conformance suite's scenarios of durable timers: each fires once when due and never once
  * cancelled, a store lists the due ones in a window, and a timer whose fire was dead-lettered is
  * kept out of the due ones until its redrive applies it, as is one whose fire was parked at its
- * paused actor until the resume applies it. `conformanceSuite` runs them among its own, under
- * its describe.
+ * paused actor until the resume applies it; a fire whose handler halts its actor leaves no timer
+ * of it stored. `conformanceSuite` runs them among its own, under its describe.
  */
 import {
   createEngine,
   fireDueTimers,
+  HALT_TIMER_REMOVALS,
   pauseActor,
   redriveDeadLetter,
   resumeActor,
@@ -15,7 +16,7 @@ import {
   Worker,
 } from '@baton/core/engine';
 import { expect, it } from 'vitest';
-import { Ledger } from './ledger.ts';
+import { Ledger, ledgerRuns } from './ledger.ts';
 import type { StartScenario } from './turnScenario.ts';
 
 /** Declares the timer scenarios, each begun by `start`. */
@@ -129,6 +130,52 @@ export function timerScenarios(start: StartScenario): void {
     await run();
     expect((await state(ref.id))?.entries).toEqual(['kept']);
     expect(await b.store.listDeadLetters(ref.id)).toEqual([]);
+    expect(await b.store.listTimers(ref.id)).toEqual([]);
+  });
+
+  it('removes the fired timer in the commit of a fire whose handler halts, however many timers are due before it: the fire applied once, the actor fresh after it', async () => {
+    const { b, client, run, state, engineOptions } = await start();
+    const once = { ...engineOptions, maxAttempts: 1 };
+    const engine = createEngine(once);
+    const worker = new Worker(once);
+    const ref = Ledger.ref('halting-fire');
+    // As many timers as a halt removes, due before the one that halts: kept for their fires'
+    // dead letters, never due again.
+    for (let n = 0; n < HALT_TIMER_REMOVALS; n++) {
+      await client.send(ref, 'remind', { entry: `k${n}`, delay: 0, id: `k${n}`, failures: 1 });
+    }
+    await run(worker);
+    await b.pass(1);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(HALT_TIMER_REMOVALS);
+    await run(worker);
+    expect(await b.store.listDeadLetters(ref.id)).toHaveLength(HALT_TIMER_REMOVALS);
+    await client.send(ref, 'add', { entry: 'x', amount: 5 });
+    await client.send(ref, 'remind', { delay: 0, id: 'end', closes: true });
+    await run(worker);
+    const end = (await b.store.listTimers(ref.id)).find((t) => t.id === 'end')!;
+    const fire = timerFire(end);
+    await b.pass(1);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(1);
+    await run(worker);
+    const halted = await b.store.load(ref.id);
+    expect(halted?.state).toEqual({ entries: [], total: 0 });
+    expect(halted?.timerEpoch).toBe(1);
+    expect(await b.store.listTimers(ref.id)).toEqual([]);
+    // Nothing is left for a sweep to find, however late; a copy of the fire applies nothing.
+    expect(await b.store.listDueTimers(b.clock.now() + 86_400_000, 10)).toEqual([]);
+    await b.queue.send([{ ...fire, dedupeId: 'late-copy' }]);
+    await run(worker);
+    expect(ledgerRuns.close.get(fire.dedupeId)).toBe(1);
+    expect((await b.store.load(ref.id))?.timerEpoch).toBe(1);
+
+    // The actor starts again from its initial state; a timer it schedules, of the same id, fires.
+    await client.send(ref, 'add', { entry: 'y', amount: 1 });
+    await client.send(ref, 'remind', { entry: 'z', delay: 0, id: 'end' });
+    await run(worker);
+    await b.pass(1);
+    expect(await fireDueTimers(engine, b.clock.now())).toBe(1);
+    await run(worker);
+    expect(await state(ref.id)).toEqual({ entries: ['y', 'z'], total: 2 });
     expect(await b.store.listTimers(ref.id)).toEqual([]);
   });
 }
