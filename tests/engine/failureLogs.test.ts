@@ -1,7 +1,8 @@
 /**
- * What the engine logs when a message fails: a warning for each retry (with the handler's stack),
- * a warning for a rejection, and one error line for every dead letter — the line the
- * dead-letter alarm counts, so its text is a contract with deployed alarms.
+ * What the engine logs when a message fails: a warning for each failed attempt (with the
+ * handler's stack; the last one's says it is kept, not retried), a warning for a rejection, and
+ * one error line for every dead letter — the line the dead-letter alarm counts, so its text is a
+ * contract with deployed alarms.
  */
 import { actor, TerminalError } from '@baton/core';
 import { redriveDeadLetter } from '@baton/core/engine';
@@ -61,18 +62,25 @@ describe('what a failing message logs', () => {
     const { messageId } = await h.client.send(Job.ref('j'), 'crash', {});
     await h.run();
 
-    // Each failure of the handler, the last one included (its stack is logged only here).
-    const retries = lines.filter((line) => line.message === 'message will be retried');
-    expect(retries.map((line) => line.fields)).toEqual(
+    // Each failure of the handler, the last one included (its stack is logged only here); the
+    // exact texts, which operators search the log for. The last one claims no retry.
+    const failures = lines.filter((line) => line.level === 'warn');
+    expect(failures).toEqual(
       [1, 2, 3].map((attempt) => ({
-        actor: 'job/j',
-        messageId,
-        attempt,
-        error: 'unexpected error: database unreachable',
-        stack: expect.stringContaining('Error: database unreachable'),
+        level: 'warn',
+        message:
+          attempt < 3
+            ? 'message will be retried'
+            : 'message failed its last attempt; it is kept as a dead letter',
+        fields: {
+          actor: 'job/j',
+          messageId,
+          attempt,
+          error: 'unexpected error: database unreachable',
+          stack: expect.stringContaining('Error: database unreachable'),
+        },
       })),
     );
-    expect(retries.every((line) => line.level === 'warn')).toBe(true);
     // The exact text: deployed log-metric alarms match it.
     expect(lines.filter((line) => line.level === 'error')).toEqual([
       {
@@ -123,8 +131,11 @@ describe('what a failing message logs', () => {
     await h.client.send(Job.ref('j'), 'crashBare', {});
     await h.run();
 
-    const retries = lines.filter((line) => line.message === 'message will be retried');
-    expect(retries.map((line) => line.fields.attempt)).toEqual([1, 2]);
+    const retries = lines.filter((line) => line.level === 'warn');
+    expect(retries.map((line) => [line.message, line.fields.attempt])).toEqual([
+      ['message will be retried', 1],
+      ['message failed its last attempt; it is kept as a dead letter', 2],
+    ]);
     for (const retry of retries) {
       expect(retry.fields).toMatchObject({ error: 'unexpected error: no stack here' });
       expect(retry.fields).not.toHaveProperty('stack');

@@ -196,6 +196,52 @@ describe('pausing an actor', () => {
     expect(RECORD_FORMAT).toBe(4);
   });
 
+  it('writes format 4 when it parks at a record written before formats (none stored), and applies the message once on resume', async () => {
+    // A store that keeps outcomes as items, not in pages (no readPagedOutcomes): a turn on it
+    // leaves a record's format as it was, where beginning pages would set format 2.
+    const store = new Proxy(h.backend.store, {
+      get: (target, name) => {
+        if (name === 'readPagedOutcomes') return undefined;
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as Store;
+    const worker = new Worker({ ...h.engine, store });
+    const run = () => runUntilIdle(worker, h.backend, h.clock);
+    // A record as a Baton before record formats wrote it: no `format` field (read as 1).
+    const record = {
+      id: 'ledger/f',
+      ver: 1,
+      life: 'l1',
+      state: { entries: ['f0'], total: 1 },
+      inboxOffset: '0',
+      marks: {},
+      sentSeq: 0,
+    };
+    await store.commit({ expectedVer: 0, record, outbox: [], idempotency: [] });
+    await pauseActor(store, h.backend.queue, 'ledger/f', { by: 'test' });
+    expect(await h.record('ledger/f')).not.toHaveProperty('format');
+    await h.client.send(Ledger.ref('f'), 'add', { entry: 'f1', amount: 1 });
+    await run();
+
+    // The record the pause writes: the parking format, the message parked.
+    expect(await h.record('ledger/f')).toMatchObject({
+      format: 4,
+      parked: 1,
+      state: { entries: ['f0'], total: 1 },
+    });
+    expect(await store.listDeadLetters('ledger/f')).toMatchObject([
+      { parked: 1, envelope: { name: 'add', payload: { entry: 'f1', amount: 1 } } },
+    ]);
+
+    await resumeActor(store, h.backend.queue, 'ledger/f', { by: 'test' });
+    await run();
+    await run();
+    expect(await h.state('ledger/f')).toEqual({ entries: ['f0', 'f1'], total: 2 });
+    expect(await store.listDeadLetters('ledger/f')).toEqual([]);
+    expect((await h.record('ledger/f'))?.parked).toBeUndefined();
+  });
+
   it('parks a copy of a parked client message once, and applies it once on resume', async () => {
     await pauseActor(h.backend.store, h.backend.queue, 'ledger/t', { by: 'test' });
     await h.client.send(

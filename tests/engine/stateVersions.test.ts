@@ -260,6 +260,31 @@ describe('state versions', () => {
     expect((await backend.store.load('profile/ada'))?.stateVersion).toBe(1);
   });
 
+  it('name a field the schema gained without a version, missing from a record written before, as the likely cause', async () => {
+    const { backend, deploy } = await adaOnVersion1();
+    // The deploy adds a field to the schema, but no version and no migrate step.
+    const Gained = actor({
+      ...ProfileV1,
+      state: z.object({ name: z.string(), nickname: z.string() }),
+      initial: () => ({ name: '', nickname: '' }),
+    });
+    const gained = deploy([Gained]);
+    const renamed = settled(gained.client.ask(Gained.ref('ada'), 'rename', { name: 'Ada' }));
+    await gained.run();
+    const outcome = await renamed;
+    expect(outcome).toMatchObject({ ok: false, error: { code: ErrorCode.DEAD_LETTERED } });
+    const { message } = (outcome as { error: { message: string } }).error;
+    // The likely cause leads, then the handler, what became of the message, and the fix.
+    expect(message).toMatch(
+      /^state of profile\/ada lacks a field its schema requires \(state\.nickname: [^)]*received undefined\): records written before the schema gained it keep it missing/,
+    );
+    expect(message).toMatch(/, and handler "rename" left it so; the state is unchanged/);
+    expect(message).toMatch(
+      /kept as a dead letter: raise the actor's version with a migrate step that adds it, deploy, then redrive it$/,
+    );
+    expect((await backend.store.load('profile/ada'))?.state).toEqual({ name: 'Ada Lovelace' });
+  });
+
   it('refuse a definition without a migrate step from each earlier version', () => {
     expect(() => actor({ ...ProfileV3, migrate: { 2: ProfileV3.migrate![2]! } })).toThrow(
       expect.objectContaining({

@@ -15,9 +15,20 @@ import { parseActorId } from './shared/actorId.ts';
 import { clip } from './shared/clip.ts';
 import { TOKEN_GUARDED } from './shared/tokenGuarded.ts';
 
-/** A handler clients may send to, and that a refusal may name. */
-function listed(handler: AnyHandler | undefined): boolean {
-  return handler?.public === true && !(handler as { [TOKEN_GUARDED]?: true })[TOKEN_GUARDED];
+/** A handler clients may send to, or a query they may subscribe to, that a refusal may name. */
+function listed(item: { readonly public?: boolean } | undefined): boolean {
+  return item?.public === true && !(item as { [TOKEN_GUARDED]?: true })[TOKEN_GUARDED];
+}
+
+/**
+ * The names of the queries of `queries` that a refusal names to a client: the public ones, but
+ * one guarded by a token in its args ({@link TOKEN_GUARDED}: `baton dev`'s inspector's).
+ *
+ * @example
+ * throw unknownQuery(name, listedQueries(queries));
+ */
+export function listedQueries(queries: Iterable<AnyQueryDefinition>): string[] {
+  return [...queries].filter(listed).map((definition) => definition.name);
 }
 
 /**

@@ -5,12 +5,13 @@
  * UTF-8 byte count, fingerprints, seeded randomness, the invalid-argument error). Apps do not
  * need it; they import `@baton/core`.
  */
-export { authorizeMessage, authorizeQuery, unknownQuery } from '../access.ts';
+export { authorizeMessage, authorizeQuery, listedQueries, unknownQuery } from '../access.ts';
 export { Registry } from '../registry.ts';
 export { canonicalJson } from '../shared/canonicalJson.ts';
 export { jsonSize } from '../shared/jsonSize.ts';
 export { lifeId, type Random, seededRandom, uuidFrom } from '../shared/random.ts';
 export { digest128, sha256 } from '../shared/sha256.ts';
+export { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
 export {
   fitsUtf8,
   isHighSurrogate,

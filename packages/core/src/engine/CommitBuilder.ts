@@ -352,7 +352,7 @@ export class CommitBuilder {
       if (!this.#timers.has(id)) items++;
       if (timer) bytes += jsonSize(timer);
     }
-    let open = this.#outbox.at(-1)?.bytes ?? Number.POSITIVE_INFINITY;
+    let open = this.#outbox.at(-1)?.bytes ?? Infinity;
     for (const envelope of effects.envelopes) {
       const size = jsonSize(envelope) + 1;
       if (open + size <= this.#limits.maxItemBytes) {

@@ -51,7 +51,7 @@ export function outOfAttempts(
   maxReceives: number | undefined,
   error: BatonError,
 ): boolean {
-  if ((inbound.receiveCount ?? 1) >= (maxReceives ?? Number.POSITIVE_INFINITY)) return true;
+  if ((inbound.receiveCount ?? 1) >= (maxReceives ?? Infinity)) return true;
   return attemptsMade(engine, record, inbound) >= attemptsFor(engine, maxReceives, error);
 }
 

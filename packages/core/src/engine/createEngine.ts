@@ -273,7 +273,7 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
 function checkRetentions(engine: TurnEngine, problems: string[]): void {
   const { idempotencyRetentionMs: outcomeMs, markRetentionMs: markMs } = engine;
   // A retention refused as it is (negative, not finite) is reported alone.
-  if (!(outcomeMs > 2 * markMs && markMs >= 0 && outcomeMs < Number.POSITIVE_INFINITY)) return;
+  if (!(outcomeMs > 2 * markMs && markMs >= 0 && outcomeMs < Infinity)) return;
   problems.push(
     `idempotencyRetentionMs (${outcomeMs} ms, ${days(outcomeMs)} days) is over twice markRetentionMs (${markMs} ms, ${days(markMs)} days): a client's copy of a message may outlive its actor's record and be applied again by a new life; keep it at most twice that`,
   );

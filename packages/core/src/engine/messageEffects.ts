@@ -15,7 +15,7 @@ import { upgradeStateForTurn } from '../stateVersions.ts';
 import type { Admission, Turn } from './admission.ts';
 import { advance, halted } from './advanceRecord.ts';
 import { asJson, asStrictJson, findCollection } from './asJson.ts';
-import { attemptsMade } from './attempts.ts';
+import { attemptsMade, outOfAttempts } from './attempts.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import type { MessageEffects } from './commitParts.ts';
 import type { RecordDraft } from './copyRecord.ts';
@@ -37,6 +37,15 @@ import {
   stateTooLarge,
   waitsForNewerCode,
 } from './turnErrors.ts';
+
+/**
+ * What the worker logs (at warn, with `actor`, `messageId`, `attempt`, `error` and the stack)
+ * for a handler's retryable failure: operators search the log for it.
+ */
+export const RETRY_LOG = 'message will be retried';
+
+/** {@link RETRY_LOG} for the attempt after which the message is kept as a dead letter. */
+export const LAST_ATTEMPT_LOG = 'message failed its last attempt; it is kept as a dead letter';
 
 /**
  * What a handling returns that asked to be done again once the turn's earlier messages commit
@@ -118,7 +127,9 @@ export async function applyMessage(
     if (confirm?.refused(thrown)) throw thrown;
     const error = toBatonError(thrown);
     if (!error.terminal) {
-      engine.logger.warn('message will be retried', {
+      // The attempt after which the message is kept as a dead letter (see `handle`) says so.
+      const last = outOfAttempts(engine, current, inbound, turn.maxReceives, error);
+      engine.logger.warn(last ? LAST_ATTEMPT_LOG : RETRY_LOG, {
         actor: current.id,
         messageId: envelope.id,
         attempt: attemptsMade(engine, current, inbound),

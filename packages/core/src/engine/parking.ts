@@ -45,7 +45,7 @@ export function park(
     messageId: original.id,
     envelope: original,
     redrivable: true,
-    error: pausedError(current),
+    error: pausedError(current, true),
     attempts: inbound.receiveCount ?? 1,
     at: engine.clock.now(),
     parked: place,
@@ -66,11 +66,7 @@ export function park(
   const outcome = !admission.redrives && {
     idempotency: idempotencyFor(engine, original, {
       ok: false,
-      error: markedAwaitingRedrive({
-        code: ErrorCode.ACTOR_PAUSED,
-        message: `${current.id} is paused: this message is held and applied, in order, when the actor is resumed`,
-        details: { actorId: current.id },
-      }),
+      error: markedAwaitingRedrive(pausedError(current)),
     }),
   };
   return { ...moved, ...outcome, ...(held && { timers: held.timers }), deadLetter: letter };
@@ -163,12 +159,18 @@ export function withoutParked(record: ActorRecord): ActorRecord {
   return rest;
 }
 
-function pausedError(record: ActorRecord): SerializedError {
-  const since = new Date(record.paused?.at ?? 0).toISOString();
-  const by = record.paused?.by ?? 'an operator';
+/**
+ * What a message parked at `record`'s paused actor is told; its letter (`kept`) says too since
+ * when and by whom, which its caller is not told.
+ */
+function pausedError(record: ActorRecord, kept?: boolean): SerializedError {
+  const { paused } = record;
+  const when = kept
+    ? ` (since ${new Date(paused?.at ?? 0).toISOString()}, by ${paused?.by ?? 'an operator'})`
+    : '';
   return {
     code: ErrorCode.ACTOR_PAUSED,
-    message: `${record.id} is paused (since ${since}, by ${by}): this message is held and applied, in order, when the actor is resumed`,
+    message: `${record.id} is paused${when}: this message is held and applied, in order, when the actor is resumed`,
     details: { actorId: record.id },
   };
 }

@@ -58,7 +58,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
         ]),
         ErrorCode.INVALID_STATE,
         [
-          /handler "deposit" of account\/alice left state its schema refuses/,
+          /^handler "deposit" of account\/alice left state its schema refuses/,
           /\(state\.balance: expected an integer; state\.owners\.0: too short\)/,
           /kept as a dead letter: fix the handler or the schema, deploy, then redrive it$/,
         ],
@@ -77,9 +77,9 @@ describe('the errors a turn gives a message it cannot apply', () => {
         ]),
         ErrorCode.INVALID_STATE,
         [
-          /\(state\.limit: Invalid input: expected number, received undefined\)/,
-          /then redrive it\. If a field the schema gained is missing from the records written before it/,
-          /raise the actor's version with a migrate step that adds it$/,
+          // The likely cause leads: a field the schema gained since the record was written.
+          /^state of account\/alice lacks a field its schema requires \(state\.limit: Invalid input: expected number, received undefined\): records written before the schema gained it keep it missing \(a \.default\(\) is not filled in on load\), and handler "deposit" left it so; /,
+          /the state is unchanged and the message was kept as a dead letter: raise the actor's version with a migrate step that adds it, deploy, then redrive it$/,
         ],
         {
           actorId: 'account/alice',

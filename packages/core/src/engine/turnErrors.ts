@@ -65,7 +65,8 @@ const MISSING = /received undefined|^required$/i;
 
 /**
  * A committed state its actor's `state` schema refuses: the issues as `state.<path>: message`.
- * The message is kept as a dead letter.
+ * A field missing from it is most often one the schema gained since the record was written: then
+ * that cause leads. The message is kept as a dead letter.
  */
 export function stateBreaksSchema(
   actorId: string,
@@ -73,14 +74,12 @@ export function stateBreaksSchema(
   issues: readonly SchemaIssue[],
 ): BatonError {
   const { found, summary } = schemaIssues('state', issues);
-  // A field missing from a record is most often one the schema gained since it was written.
   const missing = issues.some((issue) => MISSING.test(issue.message));
   return batonError(
     ErrorCode.INVALID_STATE,
-    `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${kept('fix the handler or the schema')}` +
-      (missing
-        ? ". If a field the schema gained is missing from the records written before it (a .default() is not filled in on load), raise the actor's version with a migrate step that adds it"
-        : ''),
+    missing
+      ? `state of ${actorId} lacks a field its schema requires (${summary}): records written before the schema gained it keep it missing (a .default() is not filled in on load), and handler "${handler}" left it so; ${kept("raise the actor's version with a migrate step that adds it")}`
+      : `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${kept('fix the handler or the schema')}`,
     { actorId, handler, issues: found },
   );
 }

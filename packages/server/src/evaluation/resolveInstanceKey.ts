@@ -1,5 +1,5 @@
 import { type AnyQueryDefinition, BatonError, ErrorCode, isTrusted } from '@baton/core';
-import { authorizeQuery, canonicalJson, unknownQuery } from '@baton/core/adapter';
+import { authorizeQuery, canonicalJson, listedQueries, unknownQuery } from '@baton/core/adapter';
 import { parseQueryArgs } from '../parseQueryArgs.ts';
 import type { SubscribeRequest } from '../SubscribeRequest.ts';
 
@@ -24,7 +24,7 @@ export interface ResolvedRequest {
  * the field) and computes the instance key from the canonical parsed args and the identity scope.
  * A request with a `caller` (a host subscribing for a client) is checked by the one access rule
  * every door shares: an unknown or internal query, or one whose `authorize` refuses, is
- * FORBIDDEN, naming only the public queries.
+ * FORBIDDEN, naming only the public queries (not a token-guarded one: `listedQueries`).
  *
  * @example
  * resolveInstanceKey(queries, identityScope, { query: 'totalBalance', args: { accounts: ['a'] } })
@@ -38,8 +38,7 @@ export function resolveInstanceKey(
   const definition = queries.get(request.query);
   const outside = request.caller !== undefined && !isTrusted(request.caller);
   if (outside && definition?.public !== true) {
-    const open = [...queries.values()].filter((q) => q.public === true).map((q) => q.name);
-    throw unknownQuery(request.query, open);
+    throw unknownQuery(request.query, listedQueries(queries.values()));
   }
   if (!definition) {
     const known = [...queries.keys()].join(', ') || 'none';

@@ -1,5 +1,5 @@
 import { type AnyQueryDefinition, actor, BatonError, ErrorCode, query } from '@baton/core';
-import type { ActorRecord, ChangeFeed, Store } from '@baton/core/adapter';
+import { type ActorRecord, type ChangeFeed, type Store, TOKEN_GUARDED } from '@baton/core/adapter';
 import * as z from 'zod';
 import { INSPECTOR_QUERY, type InspectorSnapshot } from '../inspector/InspectorSnapshot.ts';
 import { sameSecret } from '../secrets.ts';
@@ -25,8 +25,8 @@ const LIVE_ID = Live.ref('live').id;
 export interface InspectorChannel {
   /** The actor to add to the WebSocket host's actors. */
   readonly actor: typeof Live;
-  /** The query to add to the WebSocket host's queries. */
-  readonly query: AnyQueryDefinition;
+  /** The query to add to the WebSocket host's queries: guarded by this run's token. */
+  readonly query: AnyQueryDefinition & { readonly [TOKEN_GUARDED]: true };
   /** The store and feed for the WebSocket host: the backend's, plus the made-up actor. */
   readonly store: Store;
   readonly feed: ChangeFeed;
@@ -60,24 +60,27 @@ export function inspectorChannel(
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  const liveQuery: AnyQueryDefinition = query({
+    name: INSPECTOR_QUERY,
+    // The inspector page subscribes over the app's WebSocket like any page (with this run's token).
+    public: true,
+    args: z.object({ token: z.string() }),
+    handler: async (ctx, args) => {
+      if (!sameSecret(args.token, token)) {
+        throw new BatonError(
+          ErrorCode.INVALID_ARGUMENT,
+          "the inspector's live view needs this run's token: open the inspector at baton dev's /_baton",
+        );
+      }
+      await ctx.get(Live.ref('live'));
+      return snapshot();
+    },
+  });
   return {
     actor: Live,
-    query: query({
-      name: INSPECTOR_QUERY,
-      // The inspector page subscribes over the app's WebSocket like any page (with this run's token).
-      public: true,
-      args: z.object({ token: z.string() }),
-      handler: async (ctx, args) => {
-        if (!sameSecret(args.token, token)) {
-          throw new BatonError(
-            ErrorCode.INVALID_ARGUMENT,
-            "the inspector's live view needs this run's token: open the inspector at baton dev's /_baton",
-          );
-        }
-        await ctx.get(Live.ref('live'));
-        return snapshot();
-      },
-    }),
+    // Its token is its authorization: no query the app's callers look for, so a refusal of theirs
+    // does not name it.
+    query: { ...liveQuery, [TOKEN_GUARDED]: true },
     store,
     feed: {
       subscribe(listener) {

@@ -17,6 +17,7 @@ import {
 } from '../protocol.ts';
 import { sameSecret } from '../secrets.ts';
 import type { DevBackend } from './DevBackend.ts';
+import { initialStateProblems } from './initialStates.ts';
 import { inspectorChannel } from './inspectorChannel.ts';
 import { inspectorFollowUp } from './inspectorFollowUp.ts';
 import { inspectorSnapshot } from './inspectorSnapshot.ts';
@@ -89,6 +90,8 @@ async function start(
   openBackend: (config: ChildConfig) => DevBackend | Promise<DevBackend>,
 ): Promise<() => Promise<void>> {
   const logger = readableLogger({ level: config.logLevel ?? 'info' });
+  // Told at load rather than at a new actor's first message; the app runs on.
+  for (const problem of initialStateProblems(app.actors)) logger.warn(problem);
   const backend = await openBackend(config);
   const turns = new TurnLog();
   let server: LocalServer | undefined;

@@ -1,0 +1,89 @@
+/**
+ * What `baton dev` tells at load of an actor whose `initial()` its own state schema refuses:
+ * one line naming the actor, the issues and what to fix, where a turn would find it only at a
+ * new actor's first message. An `initial()` taking the key is not called with an invented one.
+ */
+import { actor, defineApp, workflow } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { initialStateProblems } from './initialStates.ts';
+
+const handlers = { touch: { payload: z.object({}), handle: () => {} } };
+
+/** A tally whose `initial()` is `initial`, its schema `{ count: number }`. */
+const tally = (name: string, initial: () => unknown, options: { validateState?: boolean } = {}) =>
+  actor({
+    name,
+    state: z.object({ count: z.number() }),
+    initial: initial as () => { count: number },
+    handlers,
+    ...options,
+  });
+
+describe('the check of initial states at load', () => {
+  it('names an actor whose initial() its schema refuses, with the issues and what to fix', () => {
+    const problems = initialStateProblems([
+      tally('good', () => ({ count: 0 })),
+      tally('tally', () => ({ count: '0' })),
+    ]);
+    expect(problems).toEqual([
+      'initial() of tally returns state its schema refuses (state.count: Invalid input: expected number, received string): a message that leaves a new tally actor so is kept as a dead letter; make initial() return state the schema takes (or fix the schema)',
+    ]);
+  });
+
+  it('checks the state as a turn does: as JSON', () => {
+    // A field left undefined is no field once stored: the schema's required one is missing.
+    expect(initialStateProblems([tally('gone', () => ({ count: undefined }))])).toEqual([
+      expect.stringMatching(
+        /^initial\(\) of gone returns state its schema refuses \(state\.count: [^)]*received undefined\)/,
+      ),
+    ]);
+    expect(initialStateProblems([tally('big', () => ({ count: 1n }))])).toEqual([
+      expect.stringMatching(
+        /^initial\(\) of big returns state that is not JSON \(.*BigInt.*\): .*make initial\(\) return plain JSON values$/,
+      ),
+    ]);
+  });
+
+  it('tells an initial() that throws, and goes on with the others', () => {
+    const problems = initialStateProblems([
+      tally('broken', () => {
+        throw new Error('no config');
+      }),
+      tally('tally', () => ({})),
+    ]);
+    expect(problems).toEqual([
+      'initial() of broken throws (no config): a new broken actor cannot start; fix initial()',
+      expect.stringMatching(
+        /^initial\(\) of tally returns state its schema refuses \(state\.count/,
+      ),
+    ]);
+  });
+
+  it('calls no initial() that takes the key, and leaves out an actor that checks no state', () => {
+    let called = false;
+    const byKey = actor({
+      name: 'byKey',
+      state: z.object({ count: z.number() }),
+      initial: (key: string) => {
+        called = true;
+        return { count: Number(key) };
+      },
+      handlers,
+    });
+    const unchecked = tally('loose', () => ({ count: '0' }), { validateState: false });
+    expect(initialStateProblems([byKey, unchecked])).toEqual([]);
+    expect(called).toBe(false);
+  });
+
+  it("finds nothing in an app's own definitions, a workflow's included", () => {
+    const Order = workflow({
+      name: 'order',
+      input: z.object({ sku: z.string() }),
+      run: async () => 'done',
+    });
+    const app = defineApp({ actors: [tally('good', () => ({ count: 0 }))], workflows: [Order] });
+    expect(app.actors.length).toBeGreaterThan(1);
+    expect(initialStateProblems(app.actors)).toEqual([]);
+  });
+});
