@@ -119,6 +119,28 @@ describe('halting with many pending timers', () => {
     expect(left?.expiresAt).toBe(h.clock.now() + 2 * h.engine.markRetentionMs);
   });
 
+  it('halts after a message of its batch scheduled many timers, in a commit of its own if need be', async () => {
+    const turns: TurnStats[] = [];
+    const h = setup({ actors: [Pager], onTurn: (turn) => turns.push(turn) });
+    const inMs = 60_000;
+    await answered(h, h.client.ask(pager, 'plan', { from: 0, count: HALT_TIMER_REMOVALS, inMs }));
+    // One batch: 74 timers put, then a halt removing them and the 25 stored, past one commit's
+    // 100 items together; the halt then commits alone, removing what fits.
+    const planned = h.client.ask(pager, 'plan', { from: 100, count: 74, inMs });
+    const ended = h.client.ask(pager, 'end', {});
+    turns.length = 0;
+    await answered(h, planned);
+    expect(await answered(h, ended)).toBe('halted');
+    expect(turns.reduce((n, turn) => n + turn.applied, 0)).toBe(2);
+    expect((await h.record(pager.id))?.timerEpoch).toBe(1);
+
+    // Every timer of the ended life that is left is skipped when it fires.
+    h.clock.advance(2 * inMs);
+    while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listTimers(pager.id)).toEqual([]);
+  });
+
   it("removes the ask's timer in the commit of the reply whose continuation halts, however many timers are due before it", async () => {
     const h = setup({ actors: [Pager, Clerk] });
     // As many timers as a halt removes, all due before the ask's timeout.

@@ -276,11 +276,11 @@ describe('state versions', () => {
     const { message } = (outcome as { error: { message: string } }).error;
     // The likely cause leads, then the handler, what became of the message, and the fix.
     expect(message).toMatch(
-      /^state of profile\/ada lacks a field its schema requires \(state\.nickname: [^)]*received undefined\): records written before the schema gained it keep it missing/,
+      /^state of profile\/ada lacks a field its schema requires \(state\.nickname: [^)]*received undefined\) as handler "rename" left it: most often one the schema gained since the record was written/,
     );
-    expect(message).toMatch(/, and handler "rename" left it so; the state is unchanged/);
+    expect(message).toMatch(/else one the handler removed; the state is unchanged/);
     expect(message).toMatch(
-      /kept as a dead letter: raise the actor's version with a migrate step that adds it, deploy, then redrive it$/,
+      /kept as a dead letter: raise the actor's version with a migrate step that adds it \(or fix the handler\), deploy, then redrive it$/,
     );
     expect((await backend.store.load('profile/ada'))?.state).toEqual({ name: 'Ada Lovelace' });
   });

@@ -133,7 +133,7 @@ export function byOldestEntry(items: readonly Item[]): string[] {
     const actorId = actorIdOf(pk);
     // The index's sort key: every entry has one.
     const at = Number(item[Attr.obAt]?.N);
-    if (at < (oldest.get(actorId) ?? Number.POSITIVE_INFINITY)) oldest.set(actorId, at);
+    if (at < (oldest.get(actorId) ?? Infinity)) oldest.set(actorId, at);
   }
   return [...oldest].sort((a, b) => a[1] - b[1]).map(([actorId]) => actorId);
 }

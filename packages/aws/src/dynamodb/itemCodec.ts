@@ -103,7 +103,7 @@ export function recordToItem(record: ActorRecord, shards: number): Item {
   if (held) {
     known[Attr.outbox] = toAttr(json(held));
     known[Attr.obPk] = toAttr(outboxShardKey(outboxShard(record.id, shards)));
-    let oldest = Number.POSITIVE_INFINITY;
+    let oldest = Infinity;
     for (const item of held) oldest = Math.min(oldest, item.createdAt);
     known[Attr.obAt] = toAttr(outboxIndexAt(oldest));
   }

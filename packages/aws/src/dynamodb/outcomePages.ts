@@ -159,7 +159,7 @@ export async function readPages(
     readonly readOn?: () => Promise<boolean>;
   },
 ): Promise<PagedOutcome[]> {
-  const { actorId, sentAt, fromPage = 0, key, maxPages = Number.POSITIVE_INFINITY } = request;
+  const { actorId, sentAt, fromPage = 0, key, maxPages = Infinity } = request;
   const now = clock.now();
   const found: PagedOutcome[] = [];
   let read = 0;

@@ -35,7 +35,7 @@ export async function queryItems(
   client: DynamoDBClient,
   input: QueryCommandInput,
   operation: string,
-  max = Number.POSITIVE_INFINITY,
+  max = Infinity,
 ): Promise<Item[]> {
   const items: Item[] = [];
   const pages = itemPages(

@@ -128,7 +128,7 @@ export class Sweeper {
     this.#timerGraceMs = options.timerGraceMs ?? (this.engine.timers ? 60_000 : 0);
     this.#armWindowMs = options.armWindowMs ?? 2 * 60_000;
     this.#concurrency = options.concurrency ?? SWEEP_CONCURRENCY;
-    this.#budgetMs = checkedBudget(options.budgetMs ?? Number.POSITIVE_INFINITY);
+    this.#budgetMs = checkedBudget(options.budgetMs ?? Infinity);
     if (!Number.isInteger(this.#concurrency) || this.#concurrency < 1) {
       throw invalidArgument(
         `sweeper concurrency must be a whole number ≥ 1, got ${this.#concurrency}`,

@@ -295,7 +295,7 @@ export class Worker extends PushWorker {
  */
 export function retryDelays(
   result: ProcessResult,
-  reachMs = Number.POSITIVE_INFINITY,
+  reachMs = Infinity,
 ): Map<number, ReceivedMessage[]> {
   const byDelay = new Map<number, ReceivedMessage[]>();
   for (const m of result.failed) {

@@ -284,9 +284,10 @@ function resolveInbound(engine: TurnEngine, envelope: Envelope) {
 }
 
 /**
- * Removals of the actor's soonest stored timers, of those the pending commit puts, and of the
- * one the halting message fires, wherever it stands among the stored ones: timers kept for
- * dead-lettered fires, or due at once, may come before it.
+ * Removals of the timer the halting message fires, first (timers kept for dead-lettered fires,
+ * or due at once, may come before it among the stored ones), of the actor's soonest stored
+ * timers and of those the pending commit puts. The commit keeps as many as fit
+ * ({@link removalsThatFit}).
  */
 async function haltTimers(
   engine: TurnEngine,
@@ -296,7 +297,7 @@ async function haltTimers(
 ): Promise<Map<string, null>> {
   const stored = (await engine.store.listTimers(actorId)).map((timer) => timer.id);
   const removed = [...stored.slice(0, HALT_TIMER_REMOVALS), ...builder.pendingTimerIds()];
-  if (fires) removed.push(fires.id);
+  if (fires) removed.unshift(fires.id);
   return new Map(removed.map((id) => [id, null]));
 }
 

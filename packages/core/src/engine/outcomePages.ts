@@ -279,7 +279,7 @@ export class PagedLookup {
     this.#cache = engine.pageKeys;
     this.#now = () => engine.clock.now();
     this.#actorId = actorId;
-    let earliest = Number.POSITIVE_INFINITY;
+    let earliest = Infinity;
     for (const { envelope } of batch) {
       if (envelope.from === INGRESS) earliest = Math.min(earliest, envelope.sentAt);
     }

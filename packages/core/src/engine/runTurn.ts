@@ -28,6 +28,7 @@ import {
   withoutParked,
 } from './parking.ts';
 import { roomFirst, withFewerMoves } from './recordRoom.ts';
+import { HALT_TIMER_REMOVALS } from './timers.ts';
 import { turnCommits } from './turnCommits.ts';
 import { commitTooLarge, keptAsDeadLetter } from './turnErrors.ts';
 import { cached, checkFormat, load, withoutOutbox } from './turnRecord.ts';
@@ -293,6 +294,13 @@ async function applyBatch(
     if (!builder.fits(effects)) {
       const page = builder.record.outcomePage?.page;
       if (builder.size > 0) await commit();
+      // A halt (its epoch counted up) in a commit of its own: see HALT_TIMER_REMOVALS.
+      if (effects.record.timerEpoch !== builder.record.timerEpoch) {
+        effects = {
+          ...effects,
+          timers: new Map([...effects.timers!].slice(0, HALT_TIMER_REMOVALS + 1)),
+        };
+      }
       // Its outcome does not fit beside the entries of the open page, but fits a page of its
       // own: close the page in a commit of its own.
       if (builder.outgrowsPage(effects)) {

@@ -70,7 +70,7 @@ async function* duePages(
 export async function fireDueTimers(
   engine: Engine,
   before: number,
-  deadline = Number.POSITIVE_INFINITY,
+  deadline = Infinity,
 ): Promise<number> {
   let fired = 0;
   for await (const due of duePages(engine, before, undefined, deadline)) {
@@ -104,7 +104,7 @@ export async function armComingTimers(
   queue: TimerQueue,
   now: number,
   windowMs: number,
-  deadline = Number.POSITIVE_INFINITY,
+  deadline = Infinity,
 ): Promise<number> {
   const { reachMs } = queue;
   if (reachMs === undefined) return 0;
@@ -120,9 +120,10 @@ export async function armComingTimers(
 }
 
 /**
- * Stored timers a halting commit removes at most, the soonest, besides the one its message fires
- * (always removed); the others are left to be skipped, and removed, when they fire
- * ({@link isVoid}), so a halt fits one commit whatever the number of pending timers.
+ * Stored timers a halting commit removes at most, the soonest, besides the one its message fires;
+ * the others are left to be skipped, and removed, when they fire ({@link isVoid}). Those the
+ * pending commit puts are removed too while the halt shares its commit; a halt that needs one of
+ * its own (they are then stored) removes the fired timer and these alone, so that it fits.
  */
 export const HALT_TIMER_REMOVALS = 25;
 

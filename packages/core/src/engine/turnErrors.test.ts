@@ -78,13 +78,33 @@ describe('the errors a turn gives a message it cannot apply', () => {
         ErrorCode.INVALID_STATE,
         [
           // The likely cause leads: a field the schema gained since the record was written.
-          /^state of account\/alice lacks a field its schema requires \(state\.limit: Invalid input: expected number, received undefined\): records written before the schema gained it keep it missing \(a \.default\(\) is not filled in on load\), and handler "deposit" left it so; /,
-          /the state is unchanged and the message was kept as a dead letter: raise the actor's version with a migrate step that adds it, deploy, then redrive it$/,
+          /^state of account\/alice lacks a field its schema requires \(state\.limit: Invalid input: expected number, received undefined\) as handler "deposit" left it: most often one the schema gained since the record was written \(a \.default\(\) is not filled in on load\), else one the handler removed; /,
+          /the state is unchanged and the message was kept as a dead letter: raise the actor's version with a migrate step that adds it \(or fix the handler\), deploy, then redrive it$/,
         ],
         {
           actorId: 'account/alice',
           handler: 'deposit',
           issues: [
+            { path: 'state.limit', message: 'Invalid input: expected number, received undefined' },
+          ],
+        },
+      ],
+      [
+        // A field missing beside another issue: the handler's fault leads.
+        stateBreaksSchema('account/alice', 'deposit', [
+          { path: ['balance'], message: 'expected an integer' },
+          { path: ['limit'], message: 'Invalid input: expected number, received undefined' },
+        ]),
+        ErrorCode.INVALID_STATE,
+        [
+          /^handler "deposit" of account\/alice left state its schema refuses \(state\.balance: expected an integer; state\.limit: /,
+          /kept as a dead letter: fix the handler or the schema, deploy, then redrive it$/,
+        ],
+        {
+          actorId: 'account/alice',
+          handler: 'deposit',
+          issues: [
+            { path: 'state.balance', message: 'expected an integer' },
             { path: 'state.limit', message: 'Invalid input: expected number, received undefined' },
           ],
         },

@@ -54,7 +54,7 @@ export function leftNotJson(
     ErrorCode.INVALID_STATE,
     `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); ${kept(`keep ${keep} to plain JSON values (no BigInt, Map, Set or cycles; a Date becomes its ISO string)`)}`,
     {
-      details: { actorId, handler, [what]: 'not JSON', ...(path === undefined ? {} : { path }) },
+      details: { actorId, handler, [what]: 'not JSON', ...(path && { path }) },
       cause,
     },
   );
@@ -65,8 +65,8 @@ const MISSING = /received undefined|^required$/i;
 
 /**
  * A committed state its actor's `state` schema refuses: the issues as `state.<path>: message`.
- * A field missing from it is most often one the schema gained since the record was written: then
- * that cause leads. The message is kept as a dead letter.
+ * When every issue is a field missing, most often one the schema gained since the record was
+ * written, that cause leads, beside the handler's. The message is kept as a dead letter.
  */
 export function stateBreaksSchema(
   actorId: string,
@@ -74,11 +74,10 @@ export function stateBreaksSchema(
   issues: readonly SchemaIssue[],
 ): BatonError {
   const { found, summary } = schemaIssues('state', issues);
-  const missing = issues.some((issue) => MISSING.test(issue.message));
   return batonError(
     ErrorCode.INVALID_STATE,
-    missing
-      ? `state of ${actorId} lacks a field its schema requires (${summary}): records written before the schema gained it keep it missing (a .default() is not filled in on load), and handler "${handler}" left it so; ${kept("raise the actor's version with a migrate step that adds it")}`
+    issues.every((issue) => MISSING.test(issue.message))
+      ? `state of ${actorId} lacks a field its schema requires (${summary}) as handler "${handler}" left it: most often one the schema gained since the record was written (a .default() is not filled in on load), else one the handler removed; ${kept("raise the actor's version with a migrate step that adds it (or fix the handler)")}`
       : `handler "${handler}" of ${actorId} left state its schema refuses (${summary}); ${kept('fix the handler or the schema')}`,
     { actorId, handler, issues: found },
   );

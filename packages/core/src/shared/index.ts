@@ -5,7 +5,7 @@
  * error model (`errors.ts`), nothing of the app API, the adapter ports or the engine.
  */
 export { actorId, parseActorId } from './actorId.ts';
-export { asJson } from './asJson.ts';
+export { asJson, asStrictJson } from './asJson.ts';
 export { canonicalJson } from './canonicalJson.ts';
 export { CLIP_CHARS, clip } from './clip.ts';
 export { deepCopy } from './deepCopy.ts';

@@ -40,7 +40,7 @@ describe('the check of initial states at load', () => {
     ]);
     expect(initialStateProblems([tally('big', () => ({ count: 1n }))])).toEqual([
       expect.stringMatching(
-        /^initial\(\) of big returns state that is not JSON \(.*BigInt.*\): .*make initial\(\) return plain JSON values$/,
+        /^initial\(\) of big returns state that is not JSON \(.*BigInt.*\): .*make initial\(\) return plain JSON values/,
       ),
     ]);
   });
@@ -74,6 +74,52 @@ describe('the check of initial states at load', () => {
     const unchecked = tally('loose', () => ({ count: '0' }), { validateState: false });
     expect(initialStateProblems([byKey, unchecked])).toEqual([]);
     expect(called).toBe(false);
+  });
+
+  it('calls initial() with two keys and checks it only when it gives both the same state', () => {
+    // No parameter named, but the key read all the same: by a default value, by `arguments`.
+    const owned = (name: string, initial: () => unknown) =>
+      actor({
+        name,
+        state: z.object({ owner: z.string().min(1) }),
+        initial: initial as () => { owner: string },
+        handlers,
+      });
+    const byDefault = owned('byDefault', ((key = '') => ({ owner: key })) as () => unknown);
+    const byArguments = owned('byArguments', function (this: unknown) {
+      // biome-ignore lint/complexity/noArguments: the case under test
+      return { owner: arguments[0] === 'baton-dev-check-1' ? '' : 'x' };
+    });
+    const throwsForSome = owned('picky', ((key = '') => {
+      if (key.endsWith('1')) throw new Error(`no owner for ${key}`);
+      return { owner: key };
+    }) as () => unknown);
+    expect(initialStateProblems([byDefault, byArguments, throwsForSome])).toEqual([]);
+  });
+
+  it('refuses a Map or a Set in the initial state, as a turn does', () => {
+    const tagged = actor({
+      name: 'tagged',
+      state: z.object({ tags: z.record(z.string(), z.string()) }),
+      initial: () => ({ tags: new Map() as unknown as Record<string, string> }),
+      handlers,
+    });
+    expect(initialStateProblems([tagged])).toEqual([
+      expect.stringMatching(/^initial\(\) of tagged returns state that is not JSON \(.*Map/),
+    ]);
+  });
+
+  it('tells a schema that cannot check the state synchronously, and goes on', () => {
+    const checked = actor({
+      name: 'remote',
+      state: z.object({ count: z.number() }).refine(async () => true),
+      initial: () => ({ count: 0 }),
+      handlers,
+    });
+    expect(initialStateProblems([checked, tally('tally', () => ({}))])).toEqual([
+      expect.stringMatching(/^the state schema of remote cannot check initial\(\)'s state \(/),
+      expect.stringMatching(/^initial\(\) of tally returns state its schema refuses/),
+    ]);
   });
 
   it("finds nothing in an app's own definitions, a workflow's included", () => {
