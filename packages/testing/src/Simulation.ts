@@ -18,32 +18,17 @@ import {
   type ActorRecord,
   authorizeMessage,
   invalidArgument,
-  isRetentionTimer,
   Registry,
   seededRandom,
 } from '@baton/core/adapter';
 import type { EmbeddedBackend } from '@baton/embedded';
-import type { Action } from './Action.ts';
-import {
-  agingJumpAction,
-  chooseFault,
-  type IngressSend,
-  lateRedriveAction,
-  strandedRedriveAction,
-  sweepAction,
-} from './faultActions.ts';
+import { chooseAction } from './chooseAction.ts';
+import { DeadLetterBook, type RedriveLoop } from './DeadLetterBook.ts';
 import { Gates, settle } from './Gates.ts';
+import { IngressLog } from './IngressLog.ts';
 import { InvariantMonitor } from './InvariantMonitor.ts';
 import { LateCopies } from './LateCopies.ts';
 import { OutboxHolders } from './OutboxHolders.ts';
-import {
-  DeadLetterBook,
-  endFailingAction,
-  queueRedriveAction,
-  type RedriveLoop,
-  redriveAction,
-  resumeAction,
-} from './operatorActions.ts';
 import { runQuery } from './runQuery.ts';
 import type { SentKey, SentOutcome } from './SentKey.ts';
 import { SimCluster } from './SimCluster.ts';
@@ -55,6 +40,13 @@ import { VirtualClock } from './VirtualClock.ts';
 
 export { SimulationError } from './SimulationError.ts';
 export type { SimulationOptions } from './SimulationOptions.ts';
+
+/** Event-loop turns a run waits for a task between gates before calling it stuck. */
+const MAX_SETTLES = 1_000;
+
+/** Why a run stops with a task that neither parks at a gate nor ends. */
+const STUCK =
+  "a task is stuck outside the gates: a worker's task awaits something the simulation does not control. Most often that is real I/O in an effect or a workflow step — a webhook() POSTs for real, an effect's or a step's fetch, a timer, a promise that never settles. Give the simulation in-memory stand-ins: an effect() of the same name in `effects` that records its calls instead (a webhook's too), and steps whose I/O a fake behind them answers at once";
 
 /**
  * A deterministic simulation of Baton on the embedded backend: real worker processes and a
@@ -74,32 +66,6 @@ export type { SimulationOptions } from './SimulationOptions.ts';
  * await sim.run();
  * expect(await sim.state(Account.ref('alice'))).toEqual({ balance: 5 });
  */
-/** Event-loop turns a run waits for a task between gates before calling it stuck. */
-const MAX_SETTLES = 1_000;
-
-/**
- * How long after a send a client may retry it under the same key: the engine's idempotency
- * retention (14 days by default) less its day of margin for a sender's clock. Past it, the key's
- * outcome is gone, and a send under it is a new message (docs: use a key for one message only).
- */
-const RETRY_WINDOW_MS = 13 * 24 * 60 * 60 * 1000;
-
-/** The chance, at each step of progress, that a copy kept aside is redriven late. */
-const LATE_REDRIVE_CHANCE = 0.05;
-
-/** The chance, at each step of progress, that a paused actor is resumed. */
-const RESUME_CHANCE = 0.01;
-
-/**
- * The longest a run waits, once all else is done, with an actor paused: a timer due sooner
- * fires into its inbox while it is paused; the actor is resumed before a longer wait.
- */
-const PAUSED_WAIT_MS = 5 * 60_000;
-
-/** Why a run stops with a task that neither parks at a gate nor ends. */
-const STUCK =
-  "a task is stuck outside the gates: a worker's task awaits something the simulation does not control. Most often that is real I/O in an effect or a workflow step — a webhook() POSTs for real, an effect's or a step's fetch, a timer, a promise that never settles. Give the simulation in-memory stand-ins: an effect() of the same name in `effects` that records its calls instead (a webhook's too), and steps whose I/O a fake behind them answers at once";
-
 export class Simulation {
   readonly seed: number;
   readonly clock = new VirtualClock();
@@ -117,16 +83,8 @@ export class Simulation {
   readonly #lateCopies: LateCopies;
   readonly #stranded: StrandedMessages;
   readonly #cluster: SimCluster;
-  readonly #pending: Array<{ label: string; to: string; key: string; send: IngressSend }> = [];
-  /** The ingress sends made, and when: a client retries one under its key (`duplicateIngress`). */
-  readonly #submitted: Array<{
-    readonly send: IngressSend;
-    readonly to: string;
-    readonly key: string;
-    readonly at: number;
-  }> = [];
-  /** Idempotency key → the message id the client gave it. */
-  readonly #messageIds = new Map<string, string>();
+  /** The ingress sends scheduled and made, and the message ids they were given. */
+  readonly #ingress = new IngressLog();
   #nextKey = 1;
   /** The virtual time a bounded run goes no further than (`run({ forMs })`). */
   #until: number | undefined;
@@ -190,13 +148,11 @@ export class Simulation {
     authorizeMessage(this.#registry, caller, to.id, name, payload);
     const idempotencyKey = options.idempotencyKey ?? `sim-${this.seed}-${this.#nextKey++}`;
     const awaited = options.awaited === true ? { awaited: true } : {};
-    const send: IngressSend = async (client) => {
-      const sendOptions = { idempotencyKey, caller, ...awaited };
-      const { messageId } = await client.send(to, name, payload, sendOptions);
-      this.#messageIds.set(idempotencyKey, messageId);
-    };
     const label = `ingress ${name} → ${to.id} (${idempotencyKey})`;
-    this.#pending.push({ label, to: to.id, key: idempotencyKey, send });
+    this.#ingress.schedule(label, to.id, idempotencyKey, (client) => {
+      const sendOptions = { idempotencyKey, caller, ...awaited };
+      return client.send(to, name, payload, sendOptions);
+    });
     return idempotencyKey;
   }
 
@@ -251,7 +207,7 @@ export class Simulation {
           `not quiet after ${maxSteps} steps: ${JSON.stringify(this.backend.queue.counts())}, outbox ${this.backend.store.outboxSize()}`,
         );
       }
-      const action = this.#choose();
+      const action = chooseAction(this.#cluster, this.#ingress, this.#until);
       if (!action) {
         // A task between gates that waits on the event loop (a workflow's run settling over
         // a few macrotasks) gets its turns before the run counts as stuck.
@@ -329,7 +285,7 @@ export class Simulation {
    * reply typed as the handler's, or its error; `undefined` if it was not processed.
    */
   async outcome<Reply>(idempotencyKey: SentKey<Reply>): Promise<SentOutcome<Reply> | undefined> {
-    const id = this.#messageIds.get(idempotencyKey) ?? idempotencyKey;
+    const id = this.#ingress.messageId(idempotencyKey);
     return (await this.#cluster.client.outcome(id)) as SentOutcome<Reply> | undefined;
   }
 
@@ -351,7 +307,7 @@ export class Simulation {
    * it never was. A message applied after that answer must have been forced.
    */
   answered(idempotencyKey: string): { readonly forced: number } | undefined {
-    return this.#deadLetters.answered(this.#messageIds.get(idempotencyKey) ?? idempotencyKey);
+    return this.#deadLetters.answered(this.#ingress.messageId(idempotencyKey));
   }
 
   /**
@@ -378,146 +334,6 @@ export class Simulation {
   /** The backend as it is now (it is replaced on a simulated restart). */
   get backend(): EmbeddedBackend {
     return this.#cluster.backend;
-  }
-
-  #choose(): Action | undefined {
-    // A client retries a send within its key's retention only: later, it would be a new send.
-    const since = this.clock.now() - RETRY_WINDOW_MS;
-    // Nor to an actor paused unless copies to it are allowed (`Faults.pauseBusy`).
-    const { paused, parkedIngress } = this.#cluster.context;
-    const submitted = this.#submitted
-      .filter((s) => s.at > since && paused.get(s.to)?.busy !== false)
-      .filter((s) => !parkedIngress.has(this.#messageIds.get(s.key) ?? ''))
-      .map((s) => s.send);
-    const ingress = { pending: this.#pending.length, submitted };
-    const room = this.#until === undefined ? undefined : this.#until - this.clock.now();
-    return chooseFault(this.#cluster, ingress, room) ?? this.#progress();
-  }
-
-  /** Normal progress: resume a parked call, submit ingress, start a poll; else wait or sweep. */
-  #progress(): Action | undefined {
-    const cluster = this.#cluster;
-    const actions: Action[] = this.#gates.parked.map((call, index) => ({
-      label: `p${call.processId} ${call.label}`,
-      run: () => this.#gates.take(index).resume(),
-    }));
-    const next = this.#pending[0];
-    if (next) {
-      actions.push({
-        label: next.label,
-        run: async () => {
-          this.#pending.shift();
-          const { send, to, key } = next;
-          this.#submitted.push({ send, to, key, at: this.clock.now() });
-          await next.send(cluster.client);
-        },
-      });
-    }
-    // A rolling deploy goes on, now and then: the next process on old code is replaced by one
-    // on the new.
-    if (cluster.rolling && this.#rng() < this.#settings.faults.roll) {
-      actions.push({
-        label: 'roll the deploy on: one more process runs the new code',
-        run: () => {
-          this.stats.rolls++;
-          cluster.rollOne();
-        },
-      });
-    }
-    // Dead letters are redriven as an operator would once the cause is fixed (up to
-    // `deadLetterRedrives` times each).
-    const letter = this.#deadLetters.next();
-    if (letter) actions.push(redriveAction(cluster, letter));
-    // Now and then the operator ends a message failing at an actor's head rather than wait.
-    const failing = this.#deadLetters.nextFailing();
-    if (failing && this.#rng() < this.#settings.faults.endFailing) {
-      actions.push(endFailingAction(cluster, failing));
-    }
-    if (this.backend.queue.deadLetters().length > 0) actions.push(queueRedriveAction(cluster));
-    // Copies kept aside past a retention jump come back at any step, one at a time (the rest at
-    // the end), so that some come between a new life's messages.
-    const late = this.#lateCopies.waiting > 0;
-    if (late && this.#rng() < LATE_REDRIVE_CHANCE) actions.push(lateRedriveAction(cluster));
-    // Stranded messages come back at any step once they waited across a time jump; the rest
-    // wait for one until all else is done.
-    if (this.#stranded.aged > 0 && this.#rng() < LATE_REDRIVE_CHANCE) {
-      actions.push(strandedRedriveAction(cluster, true));
-    }
-    const counts = this.backend.queue.counts();
-    for (const process of cluster.processes) {
-      if (counts.receivable > 0 && process.active === 0) {
-        actions.push({
-          label: `p${process.id} poll`,
-          run: () => cluster.task(process, () => process.worker.poll()),
-        });
-      }
-    }
-    // A paused actor is resumed now and then while work goes on.
-    const paused = [...cluster.context.paused.keys()];
-    if (paused.length > 0 && this.#rng() < RESUME_CHANCE) {
-      actions.push(resumeAction(cluster, paused[Math.floor(this.#rng() * paused.length)]!));
-    }
-    if (actions.length > 0) return actions[Math.floor(this.#rng() * actions.length)];
-    if (cluster.all().some((p) => p.active > 0)) return undefined;
-    if (late) return lateRedriveAction(cluster);
-    if (paused.length === 0) return this.#quiet(counts)?.action;
-    // Once all else is done, a paused actor is resumed, so that every run ends with its parked
-    // messages applied: at once, or after a short wait (a timer due soon fires while it is
-    // paused; a long one, such as a workflow's sleep, would time its asks out).
-    const quiet = this.#quiet(counts);
-    const soon = quiet !== undefined && quiet.at - this.clock.now() <= PAUSED_WAIT_MS;
-    if (soon && this.#rng() < 0.5) return quiet.action;
-    return resumeAction(cluster, paused[0]!);
-  }
-
-  /**
-   * With nothing to do now: the wait for the next message to be visible, the sweep of an
-   * outbox, stranded messages' redrive, or the wait for the next timer — and the virtual time
-   * it takes the run to (now, for all but the waits); `undefined` once the run is quiet.
-   */
-  #quiet(
-    counts: ReturnType<EmbeddedBackend['queue']['counts']>,
-  ): { readonly action: Action; readonly at: number } | undefined {
-    const cluster = this.#cluster;
-    const now = this.clock.now();
-    const visibleAt = this.backend.queue.nextVisibleAt();
-    // A bounded run does not wait past its bound, but still sweeps and fires what is due.
-    if (counts.total > 0 && visibleAt !== undefined && !this.#pastBound(visibleAt)) {
-      const wait = { label: `wait until ${visibleAt}`, run: () => this.clock.advanceTo(visibleAt) };
-      return { action: wait, at: visibleAt };
-    }
-    if (this.backend.store.outboxSize() > 0) return { action: sweepAction(cluster), at: now };
-    if (this.#stranded.waiting > 0) {
-      // All else is done: they wait across a time jump first, within the budget.
-      const { agingJumpBudget } = this.#settings.faults;
-      const jump =
-        this.stats.agingJumps < agingJumpBudget && cluster.idle() && this.#until === undefined;
-      const action = jump ? agingJumpAction(cluster) : strandedRedriveAction(cluster, false);
-      return { action, at: jump ? Number.POSITIVE_INFINITY : now };
-    }
-    // Durable timers still stored: wait until the soonest is due, and let a sweep fire it. A
-    // finished workflow's expiry is housekeeping, not work: fired once due, but no time passes
-    // for it alone, so a run ends with its finished instances still readable (`idle` expires them).
-    const timerAt = this.backend.store.nextTimerAt(
-      (timer) => timer.at > now && isRetentionTimer(timer),
-    );
-    if (timerAt !== undefined && !this.#pastBound(timerAt)) {
-      const sweep = sweepAction(cluster);
-      const action = {
-        label: `wait until a timer is due at ${timerAt}, then ${sweep.label}`,
-        run: () => {
-          this.clock.advanceTo(timerAt);
-          return sweep.run();
-        },
-      };
-      return { action, at: timerAt };
-    }
-    return undefined;
-  }
-
-  /** Whether waiting until `time` would take a bounded run past its bound. */
-  #pastBound(time: number): boolean {
-    return this.#until !== undefined && time > this.#until;
   }
 
   #fail(message: string): SimulationError {

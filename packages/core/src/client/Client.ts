@@ -1,12 +1,11 @@
 import type { ActorRef, AnyActorDefinition, MessageName, PayloadOf, ReplyOf } from '../actor.ts';
-import { awaitsRedrive, heldAtPause } from '../adapter/awaitsRedrive.ts';
-import { type Envelope, encodeEnvelope, ingressIdBelongsTo } from '../adapter/envelope.ts';
-import { answersMessage, idempotencyKeyReused } from '../adapter/idempotencyKeyReused.ts';
-import { checkPayloadSize, payloadLimit } from '../adapter/payloadLimit.ts';
+import { awaitsRedrive } from '../adapter/awaitsRedrive.ts';
+import { type Envelope, encodeEnvelope } from '../adapter/envelope.ts';
+import { answersMessage } from '../adapter/idempotencyKeyReused.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
-import { ErrorCode, errorFromJSON, invalidArgument, isBatonError } from '../errors.ts';
+import { invalidArgument } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
 import { Registry } from '../registry.ts';
 import { DAY } from '../shared/days.ts';
@@ -29,24 +28,11 @@ import type {
   SendResult,
   SignalArgs,
 } from './clientOptions.ts';
+import { BOUNDED_READ, IdempotencyKeys, settle } from './IdempotencyKeys.ts';
 import { ingressEnvelope, type Sender } from './ingressEnvelope.ts';
 import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 import { signalRefused } from './signalRefused.ts';
 import { waitForOutcome } from './waitForOutcome.ts';
-
-/** How far the clock of a send that made a claim may have run behind this one's. */
-const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
-
-/**
- * The most outcome pages one read of a client may go through (64 KB of outcomes on DynamoDB):
- * {@link Client.outcome}, a retried `send` or `ask` looking for its first send's outcome, an
- * `ask` waiting for its reply. A read by id with no `sentAt`, or a retry days after its send,
- * would otherwise read every page a busy actor wrote since, for one request. An operator's
- * `baton outcome` reads the store without this bound.
- */
-export const OUTCOME_READ_MAX_PAGES = 64;
-/** A client's read of an outcome: through {@link OUTCOME_READ_MAX_PAGES} pages at most. */
-const BOUNDED_READ = { maxPages: OUTCOME_READ_MAX_PAGES };
 
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
@@ -74,7 +60,8 @@ export class Client {
   readonly #queue: Queue;
   readonly #clock: Clock;
   readonly #askTimeoutMs: number;
-  readonly #claimRetentionMs: number;
+  /** This client's idempotency keys: their claims, and the reads of outcomes. */
+  readonly #keys: IdempotencyKeys;
   #caller: Caller = ANONYMOUS;
   readonly #options: ClientOptions;
 
@@ -90,7 +77,7 @@ export class Client {
         `idempotencyRetentionMs must be a positive number of milliseconds, the engine's (default 14 days), got ${String(retention)}`,
       );
     }
-    this.#claimRetentionMs = retention;
+    this.#keys = new IdempotencyKeys(this.#store, this.#clock, retention);
     this.#options = options;
   }
 
@@ -144,7 +131,7 @@ export class Client {
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
     if (options.idempotencyKey !== undefined) {
-      const bound = await this.#bindKey(envelope);
+      const bound = await this.#keys.bind(envelope);
       envelope = bound.envelope;
       if (bound.known) return { messageId: envelope.id, sentAt: envelope.sentAt };
       dedupeId = bound.dedupeId;
@@ -188,7 +175,7 @@ export class Client {
     try {
       // A fresh random key has no outcome yet: only a key given by the caller may have one.
       if (options.idempotencyKey !== undefined) {
-        const bound = await this.#bindKey(envelope);
+        const bound = await this.#keys.bind(envelope);
         if (bound.known && settles(bound.known)) {
           return settle(bound.known, envelope) as ReplyOf<Def, Name>;
         }
@@ -222,24 +209,11 @@ export class Client {
    * through {@link OUTCOME_READ_MAX_PAGES} outcome pages at most: one that needs more throws
    * LIMIT_EXCEEDED (pass the send's `sentAt`).
    */
-  async outcome(
+  outcome(
     messageId: string,
     options: { readonly caller?: Caller; readonly sentAt?: number; readonly keyed?: boolean } = {},
   ): Promise<Outcome | undefined> {
-    const caller = options.caller ?? this.#caller;
-    if (caller.kind !== 'system' && !ingressIdBelongsTo(messageId, caller)) return undefined;
-    const store = this.#store;
-    const claim = store.readClaim ? await store.readClaim(messageId) : undefined;
-    if (store.readClaim && !claim && options.keyed) return undefined;
-    // A retry's copy carries the claim's sentAt or an earlier one, from a clock behind it.
-    const claimed = claim?.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
-    // An outcome is committed within a retention of its send and kept a retention after.
-    const oldest = this.#clock.now() - 2 * this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
-    const from = [oldest, options.sentAt, claimed].filter((at) => at !== undefined);
-    const sentAt = Math.max(...from);
-    const record = await store.readIdempotency(messageId, sentAt, BOUNDED_READ);
-    // Parked at its paused actor: no outcome yet (the resume applies it).
-    return record && !heldAtPause(record) ? record.outcome : undefined;
+    return this.#keys.outcome(messageId, options.caller ?? this.#caller, options);
   }
 
   /**
@@ -373,67 +347,11 @@ export class Client {
   }
 
   /**
-   * Binds the envelope's key to its message. Resolves with the message's outcome when it was
-   * processed already (a retry); else with the envelope to enqueue: a retry's carries the
-   * `sentAt` of the send that claimed the key, since the actor tells a copy of a message it
-   * applied long ago by it. IDEMPOTENCY_KEY_REUSED when another message holds the key.
-   *
-   * A claim is kept twice the outcomes' retention from its send: an outcome is committed
-   * within a retention of its send (an older copy is dead-lettered, not applied) and kept a
-   * retention after, so while any outcome of the key lives, so does its claim, and a key
-   * claimed afresh has no outcome to look for.
-   *
-   * The envelope goes with the queue's dedupe id to enqueue it under: its id, so that the queue
-   * drops a retry of a message it holds, unless the read of its outcome went through as many
-   * pages as it may. The copy then reaches its actor whatever the queue holds (the actor skips
-   * it, as any copy), and the actor keeps the outcome where the next read finds it at once (see
-   * outcomeKeptApart.ts).
+   * Refuses a payload over the limit, but not a keyed retry's (see
+   * {@link IdempotencyKeys.checkSize}).
    */
-  async #bindKey(
-    envelope: Envelope,
-  ): Promise<{ known?: IdempotencyRecord; envelope: Envelope; dedupeId: string }> {
-    const fingerprint = envelope.fingerprint!;
-    const held = await this.#store.claimKey({
-      key: envelope.id,
-      fingerprint,
-      expiresAt: this.#clock.now() + 2 * this.#claimRetentionMs,
-      sentAt: envelope.sentAt,
-    });
-    if (!held) return { envelope, dedupeId: envelope.id };
-    if (held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
-    // A claim made before claims kept it, a retention before it expires, less a clocks' margin.
-    const claimed = held.sentAt ?? held.expiresAt - this.#claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
-    const retry = { ...envelope, sentAt: Math.min(claimed, envelope.sentAt) };
-    // A retry: its message may have been processed since.
-    let pastBound = false;
-    const known = await this.#store
-      .readIdempotency(envelope.id, retry.sentAt, BOUNDED_READ)
-      .catch((error: unknown) => {
-        if (!isBatonError(error) || error.code !== ErrorCode.LIMIT_EXCEEDED) throw error;
-        pastBound = true;
-        return undefined;
-      });
-    const dedupeId = pastBound ? `${envelope.id}@${this.#clock.now()}` : envelope.id;
-    return known ? { known, envelope: retry, dedupeId } : { envelope: retry, dedupeId };
-  }
-
-  /**
-   * Refuses a payload over the limit, half the store's item, as `ctx.send` does: one the store
-   * could not keep whole (parked at a paused actor, kept as a dead letter) is refused here rather
-   * than taken and lost there. But not the retry of a message an earlier release took under the
-   * same key (its claim holds this very message): it is answered as any retry is.
-   */
-  async #checkSize(envelope: Envelope, options: SendOptions): Promise<void> {
-    const { to, name, payload } = envelope;
-    try {
-      checkPayloadSize(payloadLimit(this.#store.limits), `to ${to}`, name, payload, to);
-    } catch (error) {
-      const claim =
-        options.idempotencyKey === undefined
-          ? undefined
-          : await this.#store.readClaim?.(envelope.id);
-      if (claim?.fingerprint !== envelope.fingerprint) throw error;
-    }
+  #checkSize(envelope: Envelope, options: SendOptions): Promise<void> {
+    return this.#keys.checkSize(envelope, options.idempotencyKey !== undefined);
   }
 
   /**
@@ -471,11 +389,4 @@ export class Client {
       options,
     );
   }
-}
-
-/** The reply or error an outcome holds, unless it answers another message under the same key. */
-function settle(record: IdempotencyRecord, envelope: Envelope): unknown {
-  if (!answersMessage(record, envelope.fingerprint)) throw idempotencyKeyReused(envelope);
-  if (record.outcome.ok) return record.outcome.value;
-  throw errorFromJSON(record.outcome.error);
 }

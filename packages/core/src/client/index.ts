@@ -4,5 +4,6 @@
  * beside the engine, over the adapter ports; an app's definitions (`@baton/core`) do not need it,
  * and a browser talks to the ingress through `@baton/client` instead.
  */
-export { Client, OUTCOME_READ_MAX_PAGES } from './Client.ts';
+export { Client } from './Client.ts';
 export type { AskOptions, ClientOptions, SendOptions, SendResult } from './clientOptions.ts';
+export { OUTCOME_READ_MAX_PAGES } from './IdempotencyKeys.ts';

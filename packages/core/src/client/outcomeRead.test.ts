@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ingressMessageId } from '../adapter/envelope.ts';
 import type { OutcomeReadOptions, Queue, Store } from '../adapter/ports.ts';
 import type { IdempotencyRecord } from '../adapter/storedRecords.ts';
-import { Client, OUTCOME_READ_MAX_PAGES } from './Client.ts';
+import { Client } from './Client.ts';
+import { OUTCOME_READ_MAX_PAGES } from './IdempotencyKeys.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = 100 * DAY;

@@ -8,17 +8,18 @@ import {
   BatonError,
   ErrorCode,
   errorFromJSON,
-  isBatonError,
   type SerializedError,
   toBatonError,
 } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
 import type { Logger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
+import { compensatedCall, keepCallCompensation } from './callCompensation.ts';
 import { checkCompensate, checkName, checkTimeout, dueAt } from './contextArguments.ts';
 import { armTimeout } from './eventWaits.ts';
-import { type CommandKind, callMayBeApplied } from './journal.ts';
+import type { CommandKind } from './journal.ts';
 import { journalError } from './journalError.ts';
+import { mapInLanes } from './mapInLanes.ts';
 import type { Replayer } from './Replayer.ts';
 import { journaled } from './replayErrors.ts';
 import { replayLogger } from './replayLogger.ts';
@@ -155,25 +156,7 @@ export class ReplayContext implements WorkflowContext {
     const { compensate } = options;
     if (compensate) slot.compensable = true;
     const done = compensate
-      ? slot.promise.then(
-          (reply) => {
-            // A race's loser is undone now; a call the run awaited is undone if the saga unwinds.
-            if (slot.undo) this.#replayer.sagas.undo((saga) => compensate(reply, saga));
-            else this.#keep(slot.entry, compensate, reply);
-            return reply;
-          },
-          (error: unknown) => {
-            // No reply, yet the actor may have applied the message (see `mayBeApplied`): a call
-            // the run awaited is undone if the saga unwinds; a race's loser is undone now, unless
-            // an earlier Baton journaled its failure (and left it alone: see `unreplied`).
-            if (!mayBeApplied(error)) throw error;
-            if (!slot.undo) this.#keep(slot.entry, compensate, undefined, true);
-            else if (slot.entry.unreplied) {
-              this.#replayer.sagas.undo((saga) => compensate(undefined, saga));
-            }
-            throw error;
-          },
-        )
+      ? compensatedCall(this.#replayer.sagas, slot, compensate)
       : slot.promise;
     return this.#tagged(slot, done as Promise<never>);
   }
@@ -200,26 +183,9 @@ export class ReplayContext implements WorkflowContext {
         throw error;
       }
     }
-    if (options.compensate) this.#keep(entry, options.compensate, undefined);
-  }
-
-  /**
-   * Keeps a call's or send's compensation: workflow code the saga runner runs in its context.
-   * `attempted`: a call's kept with no reply (see `mayBeApplied`).
-   */
-  #keep<R>(
-    { seq, name }: { seq: number; name: string },
-    compensate: NonNullable<CallOptions<R>['compensate']>,
-    reply: R | undefined,
-    attempted = false,
-  ) {
-    this.#replayer.sagas.compensations.push({
-      seq,
-      name,
-      step: false,
-      attempted,
-      fn: (saga: ReplayContext) => compensate(reply, saga),
-    });
+    if (options.compensate) {
+      keepCallCompensation(this.#replayer.sagas, entry, options.compensate, undefined);
+    }
   }
 
   sleep(duration: number | Date): Promise<void> {
@@ -338,25 +304,7 @@ export class ReplayContext implements WorkflowContext {
     fn: (item: I, index: number) => Promise<T>,
     options: { readonly maxConcurrency?: number } = {},
   ): Promise<T[]> {
-    const limit = options.maxConcurrency ?? items.length;
-    if (!Number.isInteger(limit) || limit < 1) {
-      if (items.length === 0) return Promise.resolve([]);
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `ctx.map(…, { maxConcurrency }) must be an integer ≥ 1, got ${String(options.maxConcurrency)}`,
-      );
-    }
-    const results: T[] = new Array(items.length);
-    let next = 0;
-    // Each lane takes the next item when its last one is done: the order is deterministic.
-    const lane = async (): Promise<void> => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await fn(items[index] as I, index);
-      }
-    };
-    const lanes = Array.from({ length: Math.min(limit, items.length) }, lane);
-    return Promise.all(lanes).then(() => results);
+    return mapInLanes(items, fn, options);
   }
 
   now(): number {
@@ -390,16 +338,6 @@ export class ReplayContext implements WorkflowContext {
     checkName('ctx.patched', id);
     return this.#replayer.patched(id, this.#origin);
   }
-}
-
-/**
- * Whether a call that failed may have been applied all the same, or may be later (see
- * `callMayBeApplied`). Its compensation is kept, with no reply; it goes to the actor after the
- * call's message, on the same channel, so it is applied after it (a dead letter redriven later
- * is applied after it, though).
- */
-function mayBeApplied(error: unknown): boolean {
-  return isBatonError(error) && callMayBeApplied(error);
 }
 
 /** The actor id of a child instance, or undefined for an id its `ref` refuses (it fails then). */

@@ -15,13 +15,13 @@ import { readSealed, sealHistory } from './history.ts';
 import {
   endOfChild,
   FINAL_STATUSES,
-  MAX_JOURNAL_VALUE_BYTES,
   type Outcome,
   recordEntries,
   type WorkflowState,
   type WorkflowStatus,
 } from './journal.ts';
 import { journalError } from './journalError.ts';
+import { MAX_JOURNAL_VALUE_BYTES } from './journalLimits.ts';
 import { Replayer } from './Replayer.ts';
 import { AWAITS_OUTSIDE, RUN_THREW, thrownText } from './replayErrors.ts';
 import type { ReplayHost } from './replayTypes.ts';

@@ -1,6 +1,6 @@
 import { BatonError, ErrorCode } from '../errors.ts';
 import { asJson } from '../shared/asJson.ts';
-import { outputTooLarge } from './journal.ts';
+import { outputTooLarge } from './journalLimits.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**

@@ -34,19 +34,17 @@ import {
 import {
   entryAt,
   FINAL_STATUSES,
-  heldEventsFull,
   type JournalEntry,
-  journalValueTooLarge,
   type Outcome,
   recordCompletion,
   recordEntries,
-  replyTooLarge,
   sealedCount,
   summarize,
   type WorkflowState,
   type WorkflowSummary,
 } from './journal.ts';
 import { journalError } from './journalError.ts';
+import { heldEventsFull, journalValueTooLarge, replyTooLarge } from './journalLimits.ts';
 import { mayReadWorkflow } from './readAccess.ts';
 import {
   callbackPayload,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors.ts';
-import { callMayBeApplied, MAX_JOURNAL_VALUE_BYTES, replyTooLarge } from './journal.ts';
+import { callMayBeApplied } from './journal.ts';
+import { MAX_JOURNAL_VALUE_BYTES, replyTooLarge } from './journalLimits.ts';
 
 describe('callMayBeApplied', () => {
   it('takes a call as maybe applied when no reply came, it was dead-lettered, or it was applied with too large a reply', () => {

@@ -5,9 +5,8 @@
  */
 
 import type { Caller } from '../caller.ts';
-import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
+import { ErrorCode, type SerializedError } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
-import { jsonSize } from '../shared/jsonSize.ts';
 import { journalError } from './journalError.ts';
 
 /**
@@ -215,10 +214,6 @@ export type Outcome =
   | { readonly ok: false; readonly error: SerializedError };
 
 /**
- * Journals a pending command's result: it gets the next completion number, the order replay
- * resolves it in. `now` is the turn's time.
- */
-/**
  * The codes of a call's failure that leave its message to be applied yet, or later: no reply
  * came in time (ASK_TIMEOUT: the message may still wait in the actor's inbox), or the actor kept
  * it as a dead letter (DEAD_LETTERED), which an operator may redrive.
@@ -231,13 +226,17 @@ const UNREPLIED_CODES: ReadonlySet<string> = new Set([
 /**
  * Whether a call that failed may have been applied all the same, or may be later: its failure
  * has one of {@link UNREPLIED_CODES}, or the actor applied it and its reply was too large to
- * journal ({@link replyTooLarge}). Its compensation is then kept, with no reply.
+ * journal (`replyTooLarge`). Its compensation is then kept, with no reply.
  */
 export function callMayBeApplied(error: Pick<SerializedError, 'code' | 'details'>): boolean {
   if (UNREPLIED_CODES.has(error.code)) return true;
   return error.code === ErrorCode.MESSAGE_TOO_LARGE && error.details?.applied === true;
 }
 
+/**
+ * Journals a pending command's result: it gets the next completion number, the order replay
+ * resolves it in. `now` is the turn's time.
+ */
 export function recordCompletion(
   state: WorkflowState,
   entry: JournalEntry,
@@ -254,84 +253,6 @@ export function recordCompletion(
   entry.order = state.completed++;
   if (now !== undefined) entry.endedAt = now;
   delete entry.retryAt;
-}
-
-/**
- * The largest value one journal entry keeps (a step's result, a reply, an event's payload):
- * the journal lives in the instance's record (400 KB on DynamoDB), so one value may not take
- * most of it.
- */
-export const MAX_JOURNAL_VALUE_BYTES = 64 * 1024;
-
-/**
- * MESSAGE_TOO_LARGE when `value` passes {@link MAX_JOURNAL_VALUE_BYTES}, else `undefined`.
- *
- * @example
- * const tooLarge = journalValueTooLarge('the result of step "export"', result);
- */
-export function journalValueTooLarge(what: string, value: unknown): BatonError | undefined {
-  const size = jsonSize(value);
-  if (size <= MAX_JOURNAL_VALUE_BYTES) return undefined;
-  return new BatonError(
-    ErrorCode.MESSAGE_TOO_LARGE,
-    `${what} is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value: store large data elsewhere and pass a reference`,
-    { details: { size, limit: MAX_JOURNAL_VALUE_BYTES } },
-  );
-}
-
-/**
- * MESSAGE_TOO_LARGE for the reply to call `name` when it is too large to journal, else
- * `undefined`. The actor applied the call, so the failure says so (`details.applied`): the call's
- * compensation is kept, with no reply ({@link callMayBeApplied}).
- */
-export function replyTooLarge(name: string, reply: unknown): BatonError | undefined {
-  const size = jsonSize(reply);
-  if (size <= MAX_JOURNAL_VALUE_BYTES) return undefined;
-  return new BatonError(
-    ErrorCode.MESSAGE_TOO_LARGE,
-    `the reply to call "${name}" is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value, so the call fails, though the actor applied it (its compensation, if it has one, is kept): have the handler reply with less, a reference to large data kept elsewhere`,
-    { details: { size, limit: MAX_JOURNAL_VALUE_BYTES, applied: true } },
-  );
-}
-
-/**
- * MESSAGE_TOO_LARGE for the output of workflow instance `instance` when it is too large to
- * journal (in its record, and in a parent's journal as its child command's result), else
- * `undefined`.
- */
-export function outputTooLarge(instance: string, output: unknown): BatonError | undefined {
-  const size = jsonSize(output);
-  if (size <= MAX_JOURNAL_VALUE_BYTES) return undefined;
-  return new BatonError(
-    ErrorCode.MESSAGE_TOO_LARGE,
-    `the output of workflow ${instance} is ${size} bytes, more than the ${MAX_JOURNAL_VALUE_BYTES} a workflow journals per value, so the run fails: return a reference to large data stored elsewhere (a step's result is capped alike)`,
-    { details: { size, limit: MAX_JOURNAL_VALUE_BYTES } },
-  );
-}
-
-/**
- * Most bytes of events an instance keeps for waits to come (`state.signals`): its record must stay
- * far under the store's item limit, and each turn writes it whole.
- */
-export const MAX_HELD_EVENT_BYTES = 128 * 1024;
-
-/**
- * LIMIT_EXCEEDED when keeping event `name` with `payload` beside those `signals` hold would pass
- * {@link MAX_HELD_EVENT_BYTES}, else `undefined`.
- */
-export function heldEventsFull(
-  signals: WorkflowState['signals'],
-  name: string,
-  payload: unknown,
-): BatonError | undefined {
-  const held = jsonSize(signals);
-  const size = held + jsonSize({ name, payload, at: 0 });
-  if (size <= MAX_HELD_EVENT_BYTES) return undefined;
-  return new BatonError(
-    ErrorCode.LIMIT_EXCEEDED,
-    `event "${name}" was refused: the instance already holds ${signals.length} events (${held} bytes) that no wait has taken, and keeps at most ${MAX_HELD_EVENT_BYTES} bytes of them. Check that the workflow waits for the events sent to it (their names, or declare them with \`events\` to refuse unknown names), or send fewer ahead of their waits`,
-    { details: { event: name, held: signals.length, bytes: held, limit: MAX_HELD_EVENT_BYTES } },
-  );
 }
 
 /** Entries moved out of the record into pages (see `history.ts`). */

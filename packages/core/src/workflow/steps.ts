@@ -4,7 +4,8 @@
  */
 import { BatonError, ErrorCode, TerminalError, toBatonError } from '../errors.ts';
 import { asJson } from '../shared/asJson.ts';
-import { journalValueTooLarge, type Outcome, type WorkflowState } from './journal.ts';
+import type { Outcome, WorkflowState } from './journal.ts';
+import { journalValueTooLarge } from './journalLimits.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
 import { retryDelay, stepFailed } from './retry.ts';
 

@@ -18,16 +18,12 @@ import type { CommitWait } from './CommitTracker.ts';
 import type { ConnectionContext } from './ConnectionContext.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
 import { commitOutcomes } from './commitOutcomes.ts';
-import { PushGate } from './PushGate.ts';
+import { FrameWriter, type RawSocket } from './FrameWriter.ts';
 import { ReceivedAcks } from './ReceivedAcks.ts';
 import { SubscriptionStream } from './SubscriptionStream.ts';
-import { textFrames } from './textFrames.ts';
 
 /** Engine leases last this much longer than a connection's (renewals are throttled to a tenth). */
 const LEASE_MARGIN = 1.2;
-
-/** How long a client's unread backlog may stay over `maxUnreadBytes` before it is closed. */
-export const UNREAD_GRACE_MS = 10_000;
 
 /**
  * Asks and visible sends one connection may have waiting for their answers: one more is
@@ -36,22 +32,13 @@ export const UNREAD_GRACE_MS = 10_000;
  */
 export const MAX_WAITING_REQUESTS = 256;
 
-/** The socket under a WebSocket (without permessage-deflate): a turn's frames go out in one write. */
-export interface RawSocket {
-  write(chunk: Buffer): boolean;
-  /** Bytes written and not yet taken by the peer (a `net.Socket`'s). */
-  readonly writableLength?: number;
-  /** A `net.Socket`'s: `'drain'` once what was written is taken. */
-  once?(event: 'drain', listener: () => void): unknown;
-}
-
 /**
  * One client's WebSocket: hands every frame, in order, to the protocol session with this
  * connection's ports (its subscriptions as streams over engine leases renewed by every frame,
  * its frame count and pending chunks in memory, outcome waits on the commit tracker), and drops
  * everything when the socket closes. The frames sent in one turn of the event loop (a fan-out
  * gives each connection one per subscription) leave in one write of the underlying socket, as
- * one buffer of WebSocket frames ({@link textFrames}). On `baton.v1.received` the client acks by
+ * one buffer of WebSocket frames ({@link FrameWriter}). On `baton.v1.received` the client acks by
  * the count of frames it read: the connection numbers the frames it writes and keeps each push
  * awaiting its ack with the number of its frame ({@link ReceivedAcks}).
  *
@@ -72,17 +59,8 @@ export class Connection {
   #lastFrameAt: number;
   #lastRenewAt: number;
   #closed = false;
-  /** This turn's frames, written together at its end, and their length. */
-  #outgoing: string[] = [];
-  #outgoingLength = 0;
-  /** Holds subscription pushes while the client leaves over `maxUnreadBytes` unread. */
-  readonly #gate: PushGate;
-  /** Since when the client's unread backlog is over `maxUnreadBytes` (see `#notReading`). */
-  #unreadSince: number | undefined;
-  /** Whether the client's frames are left unread until its backlog drains (see `#holdFrames`). */
-  #holding = false;
-  /** Frames written on the socket: the count a `received` frame acknowledges up to. */
-  #written = 0;
+  /** Writes the frames to the client, and watches what it leaves unread. */
+  readonly #writer: FrameWriter;
   /** Whether the client acks by count (`baton.v1.received`). */
   readonly #counted: boolean;
   /** When the identity ends (epoch ms), if the auth hook said. */
@@ -97,7 +75,7 @@ export class Connection {
     readonly id: number,
     { identity, validUntil }: ConnectAuth,
     private readonly context: ConnectionContext,
-    private readonly transport?: RawSocket,
+    transport?: RawSocket,
     /** The user it counts against (`maxConnectionsPerUser`); none for an anonymous one. */
     readonly owner?: string,
   ) {
@@ -110,11 +88,14 @@ export class Connection {
       shared: context.assembling,
       onExpire: (error) => this.#error(error, {}),
     });
-    this.#gate = new PushGate(
-      () => this.#unread() + this.#outgoingLength,
-      context.maxUnreadBytes,
-      transport,
-    );
+    this.#writer = new FrameWriter(socket, transport, {
+      connection: id,
+      clock: context.clock,
+      logger: context.logger,
+      maxUnreadBytes: context.maxUnreadBytes,
+      closed: () => this.#closed,
+      close: (code, reason) => this.close(code, reason),
+    });
     this.#who = { identity, caller: callerOf(identity) };
     this.#counted = socket.protocol === RECEIVED_SUBPROTOCOL;
     this.#ports = {
@@ -167,7 +148,7 @@ export class Connection {
       identity,
       subscriptions,
       lastFrameAt: this.#lastFrameAt,
-      unreadBytes: this.#unread(),
+      unreadBytes: this.#writer.unread(),
     };
   }
 
@@ -195,16 +176,7 @@ export class Connection {
    */
   closeIfNotReading(now: number): boolean {
     if (this.#closed) return false;
-    const unread = this.#unread();
-    if (this.#notReading(unread, now)) return true;
-    if (unread <= this.context.maxUnreadBytes) {
-      if (this.#holding) {
-        this.#holding = false;
-        this.socket.resume();
-      }
-      this.#gate.written();
-    }
-    return false;
+    return this.#writer.closeIfNotReading(now);
   }
 
   /** Drops pending chunked messages that timed out, telling the client. */
@@ -214,11 +186,11 @@ export class Connection {
 
   /** Closes the socket after the frames of this turn; subscriptions and waits are dropped at once. */
   close(code: number, reason: string): void {
-    this.#flush();
+    this.#writer.flush();
     this.#cleanUp();
     this.socket.close(code, reason);
     // Its frames are read again (and dropped), so that its answer to the close is read.
-    if (this.#holding) this.socket.resume();
+    this.#writer.readAgain();
   }
 
   #onFrame(data: Buffer, isBinary: boolean): void {
@@ -267,12 +239,12 @@ export class Connection {
       (frame, awaiting) => {
         const sent = this.send(frame);
         if (sent && awaiting !== undefined && this.#counted) {
-          this.#acks.wrote(this.#written, stream, awaiting, this.#streams);
+          this.#acks.wrote(this.#writer.written, stream, awaiting, this.#streams);
         }
       },
       this.context.cache,
       this.context.frames,
-      this.#gate,
+      this.#writer.gate,
     );
     const { engine, leaseMs } = this.context;
     const request = { query, args, identity: this.identity, caller: this.#who.caller };
@@ -320,83 +292,9 @@ export class Connection {
         return false;
       }
     }
-    if (text.length <= MAX_FRAME_BYTES / 3) this.#write(text);
-    else for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.#write(piece);
+    if (text.length <= MAX_FRAME_BYTES / 3) this.#writer.write(text);
+    else for (const piece of splitFrame(text, MAX_FRAME_BYTES)) this.#writer.write(piece);
     return true;
-  }
-
-  #write(text: string): void {
-    this.#written++;
-    if (!this.transport) {
-      if (!this.#notReading(this.#unread(), this.context.clock.now())) this.socket.send(text);
-      return;
-    }
-    if (this.#outgoing.length === 0) process.nextTick(() => this.#flush());
-    this.#outgoing.push(text);
-    this.#outgoingLength += Buffer.byteLength(text);
-  }
-
-  /** Writes this turn's frames in one buffer, unless the socket started closing meanwhile. */
-  #flush(): void {
-    if (this.#outgoing.length === 0) return;
-    const texts = this.#outgoing;
-    this.#outgoing = [];
-    this.#outgoingLength = 0;
-    if (this.socket.readyState !== this.socket.OPEN) return;
-    const now = this.context.clock.now();
-    if (this.#notReading(this.#unread(), now)) return;
-    this.transport!.write(textFrames(texts));
-    this.#gate.written();
-  }
-
-  /** Bytes written to the client that it has not read yet. */
-  #unread(): number {
-    return this.transport ? (this.transport.writableLength ?? 0) : this.socket.bufferedAmount;
-  }
-
-  /**
-   * Whether the client has left more than `maxUnreadBytes` of what was written before unread
-   * for {@link UNREAD_GRACE_MS}: its connection is then closed. Its acks (a count it may send
-   * without reading) are no proof that it reads; the socket's backlog is. One large write (a
-   * page subscribing to views of megabytes) is no sign, so the backlog is read before a write,
-   * and a client that reads catches up within the grace. Meanwhile its frames wait unread.
-   */
-  #notReading(unread: number, now: number): boolean {
-    const max = this.context.maxUnreadBytes;
-    if (unread <= max) {
-      this.#unreadSince = undefined;
-      return false;
-    }
-    this.#holdFrames();
-    this.#unreadSince ??= now;
-    if (now - this.#unreadSince < UNREAD_GRACE_MS) return false;
-    this.context.logger.warn('closing a connection whose client does not read', {
-      connection: this.id,
-      unread,
-      maxUnreadBytes: max,
-    });
-    this.close(
-      CloseCode.NOT_READING,
-      `over ${max} bytes sent were left unread: read, then connect again`,
-    );
-    return true;
-  }
-
-  /**
-   * Leaves the client's frames unread until what was written to it drains. Most frames are
-   * answered, and an ack frees a held push: a client that sent frames on and read none of the
-   * answers would have the host write without bound within the grace. Its frames wait in the
-   * sockets' buffers, then in its own, and its backlog here stays near `maxUnreadBytes`.
-   */
-  #holdFrames(): void {
-    if (this.#holding || !this.transport?.once) return;
-    this.#holding = true;
-    this.socket.pause();
-    this.transport.once('drain', () => {
-      this.#holding = false;
-      this.#unreadSince = undefined;
-      if (!this.#closed) this.socket.resume();
-    });
   }
 
   #error(error: BatonError, target: ErrorTarget): void {
@@ -432,6 +330,6 @@ export class Connection {
     this.#waits.clear();
     this.#assembler.clear();
     this.#acks.clear();
-    this.#gate.clear();
+    this.#writer.gate.clear();
   }
 }

@@ -4,7 +4,7 @@ import { RECEIVED_SUBPROTOCOL } from '@baton/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { CloseCode } from './CloseCode.ts';
-import { UNREAD_GRACE_MS } from './Connection.ts';
+import { UNREAD_GRACE_MS } from './FrameWriter.ts';
 import { startTestServer } from './fixtures/startTestServer.ts';
 import type { TestSocket } from './fixtures/TestSocket.ts';
 

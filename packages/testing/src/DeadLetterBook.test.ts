@@ -1,7 +1,7 @@
 import { ErrorCode, type SerializedError } from '@baton/core';
 import type { DeadLetter } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { DeadLetterBook } from './operatorActions.ts';
+import { DeadLetterBook } from './DeadLetterBook.ts';
 
 function letter(messageId: string, error: SerializedError): DeadLetter {
   return {
