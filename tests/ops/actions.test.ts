@@ -34,6 +34,7 @@ import {
   shellWords,
 } from './fixtures/opsDeployment.ts';
 import { faults, runs, Tally } from './fixtures/tallyApp.ts';
+import { unansweringProxy } from './fixtures/unansweringProxy.ts';
 
 const NOTES = join(import.meta.dirname, 'fixtures', 'notesApp.ts');
 const TALLY = join(import.meta.dirname, 'fixtures', 'tallyApp.ts');
@@ -913,14 +914,17 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await json('actors', 'get', 'note/q')).paused).toBeNull();
     expect((await json('queue-dead-letters', 'list')).total).toBe(0);
 
-    // SQS out of reach after the check: the record is paused, its wake-up not sent. Audited,
-    // and said; run again, the pause sends its wake-up.
-    const unreachable = { ...options, 'sqs-endpoint': 'http://127.0.0.1:1' };
+    // SQS out of reach after the check (its sends dropped): the record is paused, its wake-up
+    // not sent. Audited, and said; run again, the pause sends its wake-up.
+    const dropping = await unansweringProxy(options['sqs-endpoint']!, (operation) =>
+      /SendMessage/.test(operation) ? 'drop' : 'pass',
+    );
+    const unreachable = { ...options, 'sqs-endpoint': dropping.endpoint };
     const half = await runBaton([
       ...['actors', 'pause', 'note/q', '--yes'],
       ...flagsOf(unreachable),
       ...['--operator', 'ops'],
-    ]);
+    ]).finally(() => dropping.close());
     expect(half.code).toBe(1);
     expect(half.err).toMatch(
       /baton audit .*"action":"actors pause","actor":"note\/q","wakeUp":"failed"/,
@@ -1377,6 +1381,11 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       `tally/end was not paused: message ${messageId} is failing at the head of its inbox (handler "add" failed 1 time(s)`,
     );
     expect(unpaused.err).toContain(`to stop its handler running again, end it (${endHint})`);
+    // Its way past the refusal is the command's option, not the library's it stands on.
+    expect(unpaused.err).toContain(
+      `To pause it all the same, or if the message left the inbox (the inbox's dead-letter queue took it: ${hint('queue-dead-letters list')}), pass --force: ${hint('actors pause tally/end --force')}`,
+    );
+    expect(unpaused.err).not.toContain('pauseActor');
     expect((await json('actors', 'get', 'tally/end')).paused).toBeNull();
     const unconfirmed = await baton('actors', 'end-failing', 'tally/end', messageId);
     expect(unconfirmed.err).toMatch(/pass --yes to confirm/);
@@ -1440,10 +1449,17 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
   });
 
   it('chooses and audits a send’s key before it sends, and after a failure says to send it again under that key: applied once', async () => {
-    // SQS out of reach (a closed port): whether the send reached the inbox is unknown.
-    const unreachable = { ...deployment.options, 'sqs-endpoint': 'http://127.0.0.1:1' };
+    // SQS drops the send's connection: whether the send reached the inbox is unknown.
+    const dropping = await unansweringProxy(deployment.options['sqs-endpoint']!, (operation) =>
+      /SendMessage/.test(operation) ? 'drop' : 'pass',
+    );
+    const unreachable = { ...deployment.options, 'sqs-endpoint': dropping.endpoint };
     const argv = ['send', 'note/s', 'add', '{"entry":"once"}', '--app', NOTES];
-    const failed = await runBaton([...argv, ...flagsOf(unreachable), ...['--operator', 'ops']]);
+    const failed = await runBaton([
+      ...argv,
+      ...flagsOf(unreachable),
+      ...['--operator', 'ops'],
+    ]).finally(() => dropping.close());
     expect(failed.code).toBe(1);
     const [audit, error] = failed.err.split('\n');
     const key = /"key":"([^"]+)"/.exec(audit!)?.[1];
@@ -1454,7 +1470,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     );
     expect(error).toMatch(
       new RegExp(
-        `^baton send: sending "add" to note/s failed \\(.*\\); it may have reached the inbox all the same\\. It was sent under the key ${key}: send it again under that key, which makes the two one message: `,
+        `^baton send: sending "add" to note/s failed \\(SQS at ${dropping.endpoint} closed the connection before it answered \\(socket hang up; 3 attempts\\)\\); it may have reached the inbox all the same\\. It was sent under the key ${key}: send it again under that key, which makes the two one message: `,
       ),
     );
     expect(

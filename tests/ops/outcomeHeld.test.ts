@@ -96,4 +96,39 @@ describe('baton outcome of a message that has none', () => {
       `baton outcome: no outcome of ${id}: it is parked at tally/q, which is paused: resumed (${hint('actors resume tally/q')}), it applies it`,
     );
   });
+  it('says a dead letter redriven to its paused actor is parked there, not purged, and is applied on the resume', async () => {
+    const id = await send('tally/r', 'poison');
+    const source = deployment.worker([Tally]);
+    await pumpUntil(deployment.queue, source, async () => {
+      return (await deployment.store.listDeadLetters('tally/r')).length === 1;
+    });
+    expect((await baton(['actors', 'pause', 'tally/r', '--operator', 'ops'])).code).toBe(0);
+    faults.poisoned = false;
+    const redriven = await baton(['dead-letters', 'redrive', 'tally/r', id, '--operator', 'ops']);
+    expect(redriven.code, redriven.err).toBe(0);
+    expect(redriven.out).toContain('parked there until resumed');
+    await pumpUntil(deployment.queue, source);
+    expect((await deployment.store.readDeadLetter('tally/r', id))?.parked).toBeDefined();
+
+    // No outcome yet, as for a message parked on its first delivery: not a purged letter.
+    const parked = await baton(['outcome', id]);
+    expect(parked.code).toBe(1);
+    expect(parked.err).toBe(
+      `baton outcome: no outcome of ${id} yet: it was dead-lettered, then redriven while tally/r is paused, and is parked there; it is applied, once, when tally/r is resumed (${hint('actors resume tally/r')}). Do not send it again under a new key: it would be applied twice`,
+    );
+    const json = await baton(['outcome', id, '--json']);
+    expect(json.code).toBe(1);
+    expect(json.out).not.toContain('purged');
+    expect(JSON.parse(json.out).error).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { messageId: id, actor: 'tally/r', parked: true },
+    });
+
+    expect((await baton(['actors', 'resume', 'tally/r', '--operator', 'ops'])).code).toBe(0);
+    await pumpUntil(deployment.queue, source, async () => {
+      const record = await deployment.store.readIdempotency(id);
+      return record?.outcome.ok === true;
+    });
+    expect((await baton(['outcome', id])).out).toBe('ok null');
+  });
 });

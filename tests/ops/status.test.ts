@@ -349,4 +349,41 @@ describe('baton status on the emulators', () => {
     expect(await runOps(['status', ...emulatorFlags], io(same))).toBe(2);
     expect(err.join('\n')).toMatch(/--dead-letter-queue-url names the inbox itself/);
   });
+  it('refuses the inbox’s dead-letter queue as --queue-url in every command that counts the inbox, as the acting commands do', async () => {
+    const name = `status-${randomUUID().slice(0, 8)}`;
+    await createTable(dynamodb, name);
+    const inbox = await createFifoQueue(sqs, name, { visibilityTimeoutMs: 60_000 });
+    for (const n of [1, 2]) {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: inbox.queueUrl,
+          MessageBody: `m${n}`,
+          MessageGroupId: `g${n}`,
+          MessageDeduplicationId: `d${n}`,
+        }),
+      );
+    }
+    const dlq = inbox.deadLetterQueueUrl;
+    const refusal = `the inbox queue ${dlq} is the dead-letter queue of ${inbox.queueUrl}, not an inbox: a message sent to it is never applied (the inbox is --queue-url ${inbox.queueUrl}); check --queue-url (or BATON_INBOX_URL), or name the deployment with --stack; nothing was done`;
+    for (const command of [['status'], ['backlog'], ['inspect', '--port', '0']]) {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = {
+        out: (l: string) => out.push(l),
+        err: (l: string) => err.push(l),
+        env: {},
+        now: () => Date.now(),
+      };
+      const argv = [...command, '--table', name, '--queue-url', dlq, ...emulatorFlags];
+      expect(await runOps(argv, io), command[0]).toBe(2);
+      expect(out).toEqual([]);
+      expect(err.join('\n')).toBe(`baton ${command[0]}: ${refusal}`);
+    }
+    // The same command given the inbox counts its backlog.
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {}, env: {}, now: () => Date.now() };
+    const argv = ['status', '--json', '--table', name, '--queue-url', inbox.queueUrl];
+    expect(await runOps([...argv, ...emulatorFlags], io)).toBe(0);
+    expect(JSON.parse(out.join('\n')).inbox).toMatchObject({ waiting: 2 });
+  });
 });

@@ -216,7 +216,9 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(await shelf()).toEqual({ stock: 4, releases: 1 });
 
     // c: a deploy that renamed the event pauses it on its next message; the fix resumes it.
-    expect((await baton('workflows', 'resume', 'ship', 'c')).err).toMatch(/is waiting, not paused/);
+    expect((await baton('workflows', 'resume', 'ship', 'c')).err).toBe(
+      `baton workflows resume: ship/c is waiting, not paused: only a paused instance resumes, one that paused because its code did not replay its history (a deploy's) or because its run threw an unexpected error. ${hint('workflows show ship c')} shows its status and steps`,
+    );
     code.renamed = true;
     deploy();
     expect((await baton('workflows', 'signal', 'ship', 'c', 'packed', '{"box":"B-3"}')).code).toBe(

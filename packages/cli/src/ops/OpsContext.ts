@@ -3,6 +3,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import type { SqsQueue } from '@baton/aws';
 import { type BatonApp, BatonError, ErrorCode } from '@baton/core';
 import { commandLine } from '@baton/core/engine';
+import { OPERATOR_HTTP, unansweredIn } from './awsClients.ts';
 import { checkInboxQueue, requireInbox } from './inboxNeeds.ts';
 import { loadApp } from './loadApp.ts';
 import type { OpsIo } from './OpsIo.ts';
@@ -81,10 +82,23 @@ export class OpsContext {
    */
   async inbox(): Promise<SqsQueue> {
     const target = await this.target();
-    const { queue, url } = requireInbox(target);
+    const { queue } = requireInbox(target);
+    await this.checkNamedInbox();
+    return queue;
+  }
+
+  /**
+   * Refuses, as {@link inbox} does, an inbox URL that names no inbox (`checkInboxQueue`, once
+   * per command), for a command that reads the inbox's counts (`status`, `backlog`, `inspect`):
+   * a dead-letter queue passed as the inbox would read as an inbox with nothing waiting. Does
+   * nothing when no inbox is named (the table alone: the counts are left out, as they say).
+   */
+  async checkNamedInbox(): Promise<void> {
+    const target = await this.target();
+    const url = target.names.inboxUrl;
+    if (url === undefined) return;
     this.#inboxChecked ??= checkInboxQueue(target.sqs, url);
     await this.#inboxChecked;
-    return queue;
   }
 
   /**
@@ -100,7 +114,13 @@ export class OpsContext {
     const { store, names } = await this.target();
     const read = (await store.load(id))?.inboxQueue;
     // A check SQS cannot answer lets the command go on, as the inbox's own check does.
-    const identity = read && (await queue.identity().catch(() => undefined));
+    // SQS not answering fails the command here, rather than again at the send.
+    const identity =
+      read &&
+      (await queue.identity().catch((error: unknown) => {
+        if (unansweredIn(error)) throw error;
+        return undefined;
+      }));
     if (!identity || identity === read) return queue;
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
@@ -139,7 +159,10 @@ export class OpsContext {
       if (this.values.operator) return this.values.operator;
       const target = await this.target();
       if (target.local) return `local:${this.io.env.USER ?? userInfo().username}`;
-      const sts = new STSClient(target.region ? { region: target.region } : {});
+      const sts = new STSClient({
+        ...OPERATOR_HTTP,
+        ...(target.region ? { region: target.region } : {}),
+      });
       const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
       return Arn ?? 'unknown';
     })();

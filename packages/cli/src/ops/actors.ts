@@ -1,5 +1,5 @@
 import { listActors } from '@baton/aws';
-import { BatonError, ErrorCode } from '@baton/core';
+import { BatonError, ErrorCode, isBatonError } from '@baton/core';
 import {
   type ActorRecord,
   effectOf,
@@ -304,6 +304,9 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
   // A forced pause drops a failing message's count: the audit line says so.
   const forced = force ? { force: true } : {};
   const record = await pauseActor(store, queue, id, options).catch(async (error: unknown) => {
+    if (isBatonError(error) && error.code === ErrorCode.INVALID_STATE) {
+      throw forcedPauseHint(ctx, id, error);
+    }
     // Paused, its wake-up not sent (SQS failed): the pause stands, so it is audited, and said.
     const paused = (await store.load(id))?.paused;
     if (paused?.by !== by || paused.at !== now) throw error;
@@ -334,6 +337,18 @@ export async function actorsPause(ctx: OpsContext): Promise<void> {
         ? ''
         : `\nnote: ${id} had no record: it never committed a turn. If you meant another actor, resume this one and pause that (${ctx.followUp`actors list ${typeOf(id)}`})`),
   );
+}
+
+/**
+ * The engine's refusal to pause an actor whose head message fails, as the CLI says it: its way
+ * past it is the command with --force, not the library's option the engine names for its
+ * callers (`pauseActor`'s `force`).
+ */
+function forcedPauseHint(ctx: OpsContext, id: string, error: BatonError): BatonError {
+  const library = "pass --force (pauseActor's force)";
+  if (!error.message.endsWith(library)) return error;
+  const message = `${error.message.slice(0, -library.length)}pass --force: ${ctx.followUp`actors pause ${id} --force`}`;
+  return new BatonError(error.code, message, { details: error.details, cause: error });
 }
 
 /** `baton actors resume <type/key>`: applies what waited, in order, then goes on. */

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   CALLS_AT_ONCE,
+  CONNECTION_TIMEOUT_MS,
   callGate,
   maxAttempts,
+  OPERATOR_HTTP,
   OperatorRetryStrategy,
   operatorClients,
   operatorRetries,
+  REQUEST_TIMEOUT_MS,
 } from './awsClients.ts';
+import { REDRIVE_WAIT_S } from './queueDeadLetters.ts';
 
 /** The retries the strategy grants a call that keeps failing with `errorType`, and their pauses. */
 async function retriesOf(strategy: OperatorRetryStrategy, errorType: string) {
@@ -93,6 +97,27 @@ describe("the operating commands' calls at once", () => {
     for (const client of [dynamodb, sqs]) {
       expect(client.middlewareStack.identify()).toContainEqual(
         expect.stringMatching(/^batonCallsAtOnce - deserialize/),
+      );
+    }
+  });
+});
+
+describe("the operating commands' timeouts", () => {
+  it('give each attempt a connection and an answer timeout, the second an error and past the longest long poll', () => {
+    expect(OPERATOR_HTTP.requestHandler).toEqual({
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    });
+    // A receive's long poll answers after its wait: the timeout leaves it room, and more.
+    expect(REQUEST_TIMEOUT_MS).toBeGreaterThanOrEqual(REDRIVE_WAIT_S * 1000 * 4);
+    const { dynamodb, sqs } = operatorClients(
+      { region: 'us-east-1', dynamodbEndpoint: undefined, sqsEndpoint: undefined },
+      {},
+    );
+    for (const client of [dynamodb, sqs]) {
+      expect(client.middlewareStack.identify()).toContainEqual(
+        expect.stringMatching(/^batonUnanswered - build/),
       );
     }
   });

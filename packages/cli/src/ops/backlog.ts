@@ -57,6 +57,7 @@ export async function backlog(ctx: OpsContext): Promise<void> {
     SCAN_ITEMS,
     'the items of the table the scan for failing messages reads',
   );
+  await ctx.checkNamedInbox();
   const result = await readBacklog(await ctx.target(), ctx.io.now(), { top, scanItems });
   ctx.print(result, (b) => humanBacklog(b, ctx, ctx.io.now()));
 }

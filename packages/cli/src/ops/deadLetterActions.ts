@@ -12,6 +12,7 @@ import { table } from './format.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 import type { FollowUp } from './target.ts';
+import { VOID_FIRE_TEXT, type VoidFire, voidFires } from './voidFires.ts';
 
 /**
  * What a purge asks about. A redrive sent but not yet applied by its actor's turn leaves its
@@ -227,13 +228,16 @@ async function bulk(
   const { acted: letters, left, replies } = await sorted(ctx, verb, picked);
   const listed = letters.map((l) => ({ actor: l.actorId, messageId: l.messageId }));
   const leftOut = left.length === 0 ? {} : { left };
+  // The fires whose timer is gone: redriven, they apply nothing (said, not promised applied).
+  const voided = verb === 'redrive' ? await voidedOf(ctx, letters) : [];
+  const nothing = voided.length === 0 ? {} : { appliesNothing: voided };
   if (ctx.values['dry-run']) {
     ctx.print(
-      { dryRun: true, [verb]: listed, ...leftOut },
+      { dryRun: true, [verb]: listed, ...leftOut, ...nothing },
       () =>
         (letters.length === 0
           ? `would ${verb} nothing: ${left.length === 0 ? 'no dead letter matches' : noneActed(verb, left)}`
-          : `would ${verb} ${letters.length} dead letter(s):\n${table(listed.map(pasteable), ['actor', 'messageId'])}${replies === 0 ? '' : `\n${repliesLine(replies)}`}`) +
+          : `would ${verb} ${letters.length} dead letter(s):\n${table(listed.map(pasteable), ['actor', 'messageId'])}${replies === 0 ? '' : `\n${repliesLine(replies)}`}${voided.length === 0 ? '' : `\n${wouldApplyNothing(voided, ctx.followUp)}`}`) +
         leftLines(left, ctx.followUp),
     );
     return;
@@ -282,13 +286,40 @@ async function bulk(
   // A paused actor parks what is redriven to it, as any message: applied once it is resumed.
   const paused = verb === 'redrive' ? await pausedOf(ctx, done) : [];
   ctx.print(
-    { [verb]: done, ...leftOut, ...(paused.length > 0 ? { parkedAt: paused } : {}) },
+    { [verb]: done, ...leftOut, ...(paused.length > 0 ? { parkedAt: paused } : {}), ...nothing },
     () =>
       (verb === 'redrive'
-        ? redrivenLine(done, paused, ctx.followUp)
+        ? redrivenLine(done, paused, ctx.followUp, voided)
         : `purged ${done.length} dead letter(s)${purgedReplies(replies)}`) +
       leftLines(left, ctx.followUp),
   );
+}
+
+/** A letter whose redrive applies nothing, and why (see voidFires.ts). */
+type Voided = { readonly actor: string; readonly messageId: string; readonly reason: VoidFire };
+
+/** Those of `letters` that are a timer's fire whose timer is no longer stored for it. */
+async function voidedOf(ctx: OpsContext, letters: readonly DeadLetter[]): Promise<Voided[]> {
+  if (!letters.some((l) => l.timer !== undefined)) return [];
+  const { store } = await ctx.target();
+  const voids = await voidFires(store, letters);
+  return letters.flatMap((l) => {
+    const reason = voids.get(l);
+    return reason ? [{ actor: l.actorId, messageId: l.messageId, reason }] : [];
+  });
+}
+
+/** Why `voided` apply nothing: each reason once (`its timer was cancelled`). */
+const voidReasons = (voided: readonly Voided[]) =>
+  [...new Set(voided.map((v) => VOID_FIRE_TEXT[v.reason]))].join('; or ');
+
+/** What a dry run says of the letters that would apply nothing: purge them instead. */
+function wouldApplyNothing(voided: readonly Voided[], follow: FollowUp): string {
+  const one = voided.length === 1;
+  const purge = one
+    ? follow`dead-letters purge ${voided[0]!.actor} ${voided[0]!.messageId}`
+    : follow`dead-letters purge <type/key> <message id>`;
+  return `${one ? '1 of them' : `${voided.length} of them`} would apply nothing: ${one ? 'it is' : 'each is'} a timer's fire, and ${voidReasons(voided)} (a redrive forgets such a letter, running no handler); purge ${one ? 'it' : 'each'} instead: ${purge}`;
 }
 
 /** The actors of `letters` that are paused now. */
@@ -302,20 +333,36 @@ async function pausedOf(
   return actors.filter((_, i) => records[i]?.paused !== undefined);
 }
 
-/** What a redrive says it did: when each is applied, and which wait parked at a paused actor. */
+/**
+ * What a redrive says it did: when each is applied, which wait parked at a paused actor, and
+ * which apply nothing (`voided`: a timer's fire whose timer is no longer stored for it).
+ */
 function redrivenLine(
-  done: ReadonlyArray<{ actor: string }>,
+  done: ReadonlyArray<{ actor: string; messageId: string }>,
   paused: readonly string[],
   follow: FollowUp,
+  voided: readonly Voided[],
 ): string {
   const listed = `\n${stillListed(follow)}`;
-  if (paused.length === 0) {
-    return `redriven ${done.length} dead letter(s): each is applied once, in its actor's next turn${listed}`;
+  const isVoided = (l: { actor: string; messageId: string }) =>
+    voided.some((v) => v.actor === l.actor && v.messageId === l.messageId);
+  const applied = done.filter((l) => !isVoided(l));
+  const nothing =
+    voided.length === 0
+      ? ''
+      : `${voided.length === done.length ? (done.length === 1 ? 'it applies' : 'each applies') : `${voided.length} of them ${voided.length === 1 ? 'applies' : 'apply'}`} nothing: ${voided.length === 1 ? "it is a timer's fire" : "each is a timer's fire"}, and ${voidReasons(voided)}, so its actor forgets ${voided.length === 1 ? 'it' : 'each'}, running no handler`;
+  if (applied.length === 0) {
+    return `redriven ${done.length} dead letter(s): ${nothing}\n${done.length === 1 ? 'it stays' : 'each stays'} listed in ${follow`dead-letters list`} until its actor's turn forgets it`;
   }
-  const held = done.filter((l) => paused.includes(l.actor)).length;
-  const others = done.length - held;
+  const then = nothing === '' ? '' : `${nothing}; of the other ${applied.length}, `;
+  const pausedNow = paused.filter((actor) => applied.some((l) => l.actor === actor));
+  if (pausedNow.length === 0) {
+    return `redriven ${done.length} dead letter(s): ${then}each is applied once, in its actor's next turn${listed}`;
+  }
+  const held = applied.filter((l) => pausedNow.includes(l.actor)).length;
+  const others = applied.length - held;
   return (
-    `redriven ${done.length} dead letter(s): ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${resumeCommands(paused, follow)})` +
+    `redriven ${done.length} dead letter(s): ${then}${held} to paused actor(s) (${pausedNow.join(', ')}), parked there until resumed, then applied once, in order (${resumeCommands(pausedNow, follow)})` +
     (others > 0 ? `; the other ${others} each applied once, in its actor's next turn` : '') +
     listed
   );

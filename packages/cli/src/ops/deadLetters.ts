@@ -9,6 +9,7 @@ import { matching, named } from './deadLetterSelection.ts';
 import { duration, limitOption, table } from './format.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { VOID_FIRE_TEXT, type VoidFire, voidFire, voidFires } from './voidFires.ts';
 
 /**
  * Why a plain redrive refuses a letter, asking for `--force` (the engine's `redriveNeedsForce`):
@@ -24,7 +25,7 @@ export function forceReason(l: DeadLetter): ForceReason | undefined {
   return keptTooOldToTell(l) ? 'tooOldToTell' : undefined;
 }
 
-function summary(ctx: OpsContext, l: DeadLetter) {
+function summary(ctx: OpsContext, l: DeadLetter, voided?: VoidFire) {
   const cause = causeOf(l);
   const because = l.redrivable ? forceReason(l) : undefined;
   return {
@@ -40,16 +41,18 @@ function summary(ctx: OpsContext, l: DeadLetter) {
     // it was kept as too old to tell whether it was applied (`forceBecause` says which).
     needsForce: because !== undefined,
     ...(because === undefined ? {} : { forceBecause: because }),
+    // A timer's fire whose timer is gone: a redrive forgets it, and applies nothing.
+    ...(voided === undefined ? {} : { appliesNothing: voided }),
     error: cause.message,
   };
 }
 
 /**
  * The `REDRIVE` column of `list`: yes, only with --force (an ask's letter, or one kept as too
- * old to tell), or no (cut).
+ * old to tell), no (cut), or nothing (a timer's fire whose timer is gone: it applies nothing).
  */
-const redriveCell = (l: { redrivable: boolean; needsForce: boolean }) =>
-  !l.redrivable ? 'no' : l.needsForce ? '--force' : 'yes';
+const redriveCell = (l: { redrivable: boolean; needsForce: boolean; appliesNothing?: VoidFire }) =>
+  !l.redrivable ? 'no' : l.appliesNothing ? 'nothing' : l.needsForce ? '--force' : 'yes';
 
 /**
  * `baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]`: the oldest `n` (100)
@@ -58,7 +61,11 @@ const redriveCell = (l: { redrivable: boolean; needsForce: boolean }) =>
  */
 export async function deadLettersList(ctx: OpsContext): Promise<void> {
   const limit = limitOption(ctx.values.limit, LIST_DEFAULT);
-  const all = (await matching(ctx)).map((l) => summary(ctx, l));
+  const letters = await matching(ctx);
+  // Only the letters shown are looked up: each timer's fire among them costs a read or two.
+  const { store } = await ctx.target();
+  const voids = await voidFires(store, letters.slice(0, limit));
+  const all = letters.map((l) => summary(ctx, l, voids.get(l)));
   const byCode: Record<string, number> = {};
   for (const letter of all) byCode[letter.code] = (byCode[letter.code] ?? 0) + 1;
   const result = { deadLetters: all.slice(0, limit), total: all.length, byCode };
@@ -78,6 +85,9 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
         : '') +
       (deadLetters.some((l) => l.forceBecause === 'tooOldToTell')
         ? `\nREDRIVE --force: kept as too old to tell whether it was applied (it may have been already); redrive it with --force only if you know it was never applied, else purge it: ${show} says why`
+        : '') +
+      (deadLetters.some((l) => l.appliesNothing)
+        ? `\nREDRIVE nothing: a timer's fire whose timer is no longer stored for it (${voidedReasons(deadLetters)}): a redrive forgets it and applies nothing; purge it: ${ctx.followUp`dead-letters purge <type/key> <message id>`}`
         : '');
     if (total === deadLetters.length) return `${rows}${forced}`;
     const counts = countByCode(all.map((letter) => letter.code));
@@ -87,6 +97,12 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
     );
   });
 }
+
+/** Why the letters of `shown` that apply nothing do: each reason once. */
+const voidedReasons = (shown: ReadonlyArray<{ appliesNothing?: VoidFire }>) =>
+  [
+    ...new Set(shown.flatMap((l) => (l.appliesNothing ? [VOID_FIRE_TEXT[l.appliesNothing]] : []))),
+  ].join('; or ');
 
 /** Dead letters `list` shows unless `--limit` says otherwise. */
 const LIST_DEFAULT = 100;
@@ -106,8 +122,10 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
   const parked = letter.parked === undefined ? {} : { parked: letter.parked };
   const answered = letter.parked === undefined ? answeredSender(letter) : undefined;
   const tooOld = letter.parked === undefined && answered === undefined && keptTooOldToTell(letter);
+  const { store } = await ctx.target();
+  const voided = await voidFire(store, letter);
   const shown = {
-    ...summary(ctx, letter),
+    ...summary(ctx, letter, voided),
     ...parked,
     ...(answered === undefined ? {} : { answered }),
     envelope: letter.envelope,
@@ -124,7 +142,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
         ? [
             `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
             `cause      ${s.code}: ${s.error}`,
-            `redrivable ${redrivableLine(ctx, s, answered, tooOld)}`,
+            `redrivable ${redrivableLine(ctx, s, answered, tooOld, voided)}`,
             ...(answered === undefined
               ? []
               : [
@@ -137,7 +155,9 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
               : []),
           ]
         : [
-            `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (${ctx.followUp`actors resume ${s.actor}`}); it cannot be redriven nor purged`,
+            voided === undefined
+              ? `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter, it is applied, in order, when ${s.actor} is resumed (${ctx.followUp`actors resume ${s.actor}`}); it cannot be redriven nor purged`
+              : `parked     at ${s.at} (${s.age} ago), number ${letter.parked} of the messages ${s.actor} holds while paused: not a dead letter. It is a timer's fire, and ${VOID_FIRE_TEXT[voided]}: when ${s.actor} is resumed (${ctx.followUp`actors resume ${s.actor}`}), it is forgotten, and applies nothing; it cannot be redriven nor purged`,
           ]),
     ].join('\n'),
   );
@@ -149,8 +169,12 @@ function redrivableLine(
   s: { actor: string; messageId: string; redrivable: boolean },
   answered: string | undefined,
   tooOld: boolean,
+  voided: VoidFire | undefined,
 ): string {
   if (!s.redrivable) return 'no (kept without its payload: send it again from its source)';
+  if (voided !== undefined) {
+    return `it would apply nothing: it is a timer's fire, and ${VOID_FIRE_TEXT[voided]}, so a redrive forgets it, running no handler; purge it: ${ctx.followUp`dead-letters purge ${s.actor} ${s.messageId}`}`;
+  }
   const forced = ctx.followUp`dead-letters redrive ${s.actor} ${s.messageId} --force`;
   if (answered !== undefined) {
     return `only with --force: its sender was answered DEAD_LETTERED (below), and applied now it would change ${s.actor} after that answer — ${forced}, or purge it`;

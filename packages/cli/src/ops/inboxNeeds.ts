@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BATON_ENV, type SqsQueue } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
+import { unansweredIn } from './awsClients.ts';
 import type { Target, TargetOptions } from './target.ts';
 
 /**
@@ -127,6 +128,8 @@ export async function checkInboxQueue(sqs: SQSClient, url: string): Promise<void
     });
     fifo = (await sqs.send(attributes)).Attributes?.FifoQueue;
   } catch (error) {
+    // SQS not answering fails the command now, rather than at its first send.
+    if (unansweredIn(error)) throw error;
     const name = (error as Error).name;
     if (name === 'QueueDoesNotExist' || name.endsWith('NonExistentQueue')) {
       throw refuse(`does not exist (${name})`);
@@ -138,7 +141,8 @@ export async function checkInboxQueue(sqs: SQSClient, url: string): Promise<void
   try {
     const named = new ListDeadLetterSourceQueuesCommand({ QueueUrl: url });
     sources = (await sqs.send(named)).queueUrls ?? [];
-  } catch {
+  } catch (error) {
+    if (unansweredIn(error)) throw error;
     return;
   }
   if (sources.length > 0) {

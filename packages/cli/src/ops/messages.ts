@@ -1,8 +1,15 @@
 import { BatonError, ErrorCode, isBatonError, SYSTEM } from '@baton/core';
-import { heldAtPause, ingressMessageId, ingressTarget, parseActorId } from '@baton/core/adapter';
+import {
+  heldAtPause,
+  type IdempotencyRecord,
+  ingressMessageId,
+  ingressTarget,
+  parseActorId,
+} from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { errorLine, failingFor } from '../inspectedFailing.ts';
 import { actorArg } from './actors.ts';
+import { unansweredIn } from './awsClients.ts';
 import { causeOf } from './deadLetterCauses.ts';
 import { lostItsQuotes, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -45,6 +52,9 @@ export async function send(ctx: OpsContext): Promise<void> {
   const client = await clientFor(ctx, to);
   const key = ctx.values.key ?? globalThis.crypto.randomUUID();
   const planned = ingressMessageId(to, key, SYSTEM);
+  // Refused here (an unknown actor type or handler, a payload the app's schema refuses), it is
+  // never sent: checked before the audit line, which records only what is sent.
+  await client.check(refOf(to), name, payload, { idempotencyKey: key });
   await ctx.audit('send', { actor: to, name, key, messageId: planned });
   let messageId: string;
   try {
@@ -52,12 +62,12 @@ export async function send(ctx: OpsContext): Promise<void> {
       idempotencyKey: key,
     }));
   } catch (error) {
-    if (!mayHaveBeenSent(error)) throw error;
+    if (!(await mayHaveBeenSent(ctx, error))) throw error;
     const [json, entry] = [ctx.args[2] ?? '{}', ctx.values.app ?? ''];
     const again = ctx.followUp`send ${to} ${name} ${json} --app ${entry} --key ${key}`;
     throw new BatonError(
       ErrorCode.UNAVAILABLE,
-      `sending "${name}" to ${to} failed (${(error as Error).message}); it may have reached the inbox all the same. It was sent under the key ${key}: send it again under that key, which makes the two one message: ${again} (without --key it would be sent again, under a new key)`,
+      `sending "${name}" to ${to} failed (${failureOf(error)}); it may have reached the inbox all the same. It was sent under the key ${key}: send it again under that key, which makes the two one message: ${again} (without --key it would be sent again, under a new key)`,
       { details: { actor: to, key, messageId: planned }, cause: error },
     );
   }
@@ -76,10 +86,21 @@ async function notePaused(ctx: OpsContext, actorId: string): Promise<void> {
 }
 
 /**
- * Whether a send that threw may have reached the inbox: an AWS error, or one Baton reports as
- * unavailable (a timeout, a throttle), not a refusal of the message before it was sent.
+ * What a send or an ask that threw failed with, as its own advice (send again under the key)
+ * quotes it: a service that did not answer without the error's "run the command again", which
+ * without the key would send the message again.
  */
-function mayHaveBeenSent(error: unknown): boolean {
+function failureOf(error: unknown): string {
+  return unansweredIn(error)?.summary ?? (error as Error).message;
+}
+
+/**
+ * Whether a send that threw may have reached the inbox: an AWS error, or one Baton reports as
+ * unavailable (a timeout, a throttle), not a refusal of the message before it was sent — nor a
+ * service that did not answer before any write of the command could reach it.
+ */
+async function mayHaveBeenSent(ctx: OpsContext, error: unknown): Promise<boolean> {
+  if (unansweredIn(error) && (await ctx.target()).writes.count === 0) return false;
   if (!isBatonError(error)) return true;
   return (
     error.code === ErrorCode.UNAVAILABLE ||
@@ -96,6 +117,8 @@ export async function ask(ctx: OpsContext): Promise<void> {
   const timeoutMs = timeoutArg(ctx.values.timeout);
   const client = await clientFor(ctx, to);
   const key = ctx.values.key ?? globalThis.crypto.randomUUID();
+  // Checked before the audit line, as a send is: a message refused here is never sent.
+  await client.check(refOf(to), name, payload, { idempotencyKey: key });
   await ctx.audit('ask', { actor: to, name, key });
   let value: unknown;
   try {
@@ -107,9 +130,17 @@ export async function ask(ctx: OpsContext): Promise<void> {
     if (isBatonError(error) && error.code === ErrorCode.DEAD_LETTERED) {
       throw await askDeadLettered(ctx, to, name, key, error);
     }
+    const [json, entry] = [ctx.args[2] ?? '{}', ctx.values.app ?? ''];
+    if (unansweredIn(error) && (await mayHaveBeenSent(ctx, error))) {
+      // Sent, or maybe: only its key reads its outcome, or asks again as the same message.
+      throw new BatonError(
+        ErrorCode.UNAVAILABLE,
+        `asking "${name}" of ${to} failed (${failureOf(error)}); the message may have reached the inbox all the same. It was sent under the key ${key}: read its outcome once processed: ${ctx.followUp`outcome ${to} ${key}`}; or wait for its reply under that key: ${ctx.followUp`ask ${to} ${name} ${json} --app ${entry} --key ${key}`} (without --key it would be sent again, under a new key)`,
+        { details: { actor: to, key }, cause: error },
+      );
+    }
     if (!isBatonError(error) || error.code !== ErrorCode.ASK_TIMEOUT) throw error;
     // The library's advice names its option: the CLI's way keeps the key it chose.
-    const [json, entry] = [ctx.args[2] ?? '{}', ctx.values.app ?? ''];
     throw new BatonError(
       ErrorCode.ASK_TIMEOUT,
       `no reply from ${to} to "${name}" within ${timeoutMs / 1000}s; the message was sent under the key ${key} and may still be applied (its actor may be paused or behind). Do not run the same command again without --key: it would send the message again, under a new key. Read its outcome once processed: ${ctx.followUp`outcome ${to} ${key}`}; or wait for its reply again under the same key: ${ctx.followUp`ask ${to} ${name} ${json} --app ${entry} --key ${key}`}`,
@@ -168,7 +199,7 @@ function timeoutArg(value: string | undefined): number {
 export async function outcome(ctx: OpsContext): Promise<void> {
   const messageId = outcomeId(ctx);
   const { store } = await ctx.target();
-  const record = await store.readIdempotency(messageId);
+  let record = await store.readIdempotency(messageId);
   if (!record && lostItsQuotes(messageId)) throw quotesLost(messageId, {});
   // A message parked at its paused actor holds an outcome that waits for the resume
   // (ACTOR_PAUSED): no outcome yet, and where it is held says more.
@@ -191,11 +222,28 @@ export async function outcome(ctx: OpsContext): Promise<void> {
     );
   }
   // A DEAD_LETTERED outcome's error says to redrive the letter, as it was when kept: say whether
-  // it is kept still, or was purged (a redrive applied or failed anew would have replaced it).
-  const letter =
-    !record.outcome.ok && record.outcome.error.code === ErrorCode.DEAD_LETTERED
-      ? await letterOf(ctx, record.actorId, messageId)
-      : undefined;
+  // it is kept still, parked at its paused actor by a redrive, or was purged.
+  let letter = isDeadLettered(record) ? await letterOf(ctx, record.actorId, messageId) : undefined;
+  if (letter?.parked) {
+    // Redriven while its actor is paused: the redrive parked it there, and the resume applies
+    // it. Its stored outcome is the dead letter's still, which the resume replaces.
+    const { actorId } = record;
+    throw new BatonError(
+      ErrorCode.NOT_FOUND,
+      `no outcome of ${messageId} yet: it was dead-lettered, then redriven while ${actorId} is paused, and is parked there; it is applied, once, when ${actorId} is resumed (${ctx.followUp`actors resume ${actorId}`}). Do not send it again under a new key: it would be applied twice`,
+      { details: { messageId, actor: actorId, parked: true } },
+    );
+  }
+  if (letter && !letter.kept) {
+    // The commit that applies a letter (a redrive's, a resume's) removes it and replaces the
+    // outcome: read the outcome again, so that a letter applied since the first read is not
+    // told as purged.
+    const again = await store.readIdempotency(messageId);
+    if (again && !isDeadLettered(again)) {
+      record = again;
+      letter = undefined;
+    }
+  }
   const shown = { messageId, actor: record.actorId, outcome: record.outcome };
   const told =
     letter === undefined
@@ -216,6 +264,11 @@ export async function outcome(ctx: OpsContext): Promise<void> {
     const { code, message } = letter.cause;
     return `failed ${error.code}: ${error.message}\nits dead letter is kept (cause ${code}: ${message}): ${ctx.followUp`dead-letters show ${r.actor} ${messageId}`}`;
   });
+}
+
+/** Whether `record`'s outcome is DEAD_LETTERED: its message was kept as a dead letter. */
+function isDeadLettered(record: IdempotencyRecord): boolean {
+  return !record.outcome.ok && record.outcome.error.code === ErrorCode.DEAD_LETTERED;
 }
 
 /** ` (its cause: CODE)` of a DEAD_LETTERED error, when it keeps one. */
@@ -299,21 +352,27 @@ function timerOwner(messageId: string): string | undefined {
 }
 
 /**
- * Whether the dead letter of a message whose outcome is DEAD_LETTERED is kept, with its cause,
- * or was purged (or is gone: applied, or parked anew); `undefined` when it cannot be read (an
- * operator who may not read dead letters): the caller then says what is stored.
+ * Whether the dead letter of a message whose outcome is DEAD_LETTERED is kept, with its cause;
+ * parked at its paused actor by a redrive (the resume applies it); or gone (purged, or applied
+ * since its outcome was read); `undefined` when it cannot be read (an operator who may not read
+ * dead letters): the caller then says what is stored.
  */
 async function letterOf(
   ctx: OpsContext,
   actorId: string,
   messageId: string,
-): Promise<{ kept: true; cause: { code: string; message: string } } | { kept: false } | undefined> {
+): Promise<
+  | { kept: true; parked?: undefined; cause: { code: string; message: string } }
+  | { kept: false; parked: boolean }
+  | undefined
+> {
   const { store } = await ctx.target();
   const letter = await store.readDeadLetter(actorId, messageId).catch(() => null);
   if (letter === null) return undefined;
-  return letter && !letter.applied && letter.parked === undefined
+  if (letter?.parked !== undefined) return { kept: false, parked: true };
+  return letter && !letter.applied
     ? { kept: true, cause: causeOf(letter) }
-    : { kept: false };
+    : { kept: false, parked: false };
 }
 
 /**

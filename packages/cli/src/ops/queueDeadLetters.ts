@@ -28,7 +28,7 @@ const LIST_DEFAULT = 20;
 /** How long a message `redrive` took stays hidden from another reader while it moves. */
 const MOVE_VISIBILITY_S = 60;
 /** How long a redrive's receive waits for a message before it counts the queue as drained. */
-const REDRIVE_WAIT_S = 2;
+export const REDRIVE_WAIT_S = 2;
 
 /** How long a look hides the messages it takes, at most: it puts them back at once after. */
 const LOOK_VISIBILITY_S = 5;

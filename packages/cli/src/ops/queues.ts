@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { OPERATOR_HTTP } from './awsClients.ts';
 import type { Target } from './target.ts';
 
 /** One queue's health, as `baton status` prints it. */
@@ -132,7 +133,10 @@ async function queueAges(
   if (target.local) {
     return { source: { unknown: 'CloudWatch only: SQS and the emulators report no age' } };
   }
-  const client = new CloudWatchClient(target.region ? { region: target.region } : {});
+  const client = new CloudWatchClient({
+    ...OPERATOR_HTTP,
+    ...(target.region ? { region: target.region } : {}),
+  });
   try {
     const result = await client.send(
       new GetMetricDataCommand({

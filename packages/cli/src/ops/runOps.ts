@@ -11,7 +11,7 @@ import { backlog } from './backlog.ts';
 import { deadLettersPurge, deadLettersRedrive } from './deadLetterActions.ts';
 import { deadLettersList, deadLettersShow } from './deadLetters.ts';
 import { actorsEndFailing } from './endFailing.ts';
-import { missingHint, throttleHint } from './failureHints.ts';
+import { missingHint, throttleHint, unansweredHint } from './failureHints.ts';
 import { checkInbox } from './inboxNeeds.ts';
 import { inspect } from './inspect/inspectCommand.ts';
 import { ask, outcome, send } from './messages.ts';
@@ -302,7 +302,7 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
       io.out(JSON.stringify({ error: json }, null, 2));
     }
     io.err(
-      `baton ${name}: ${message}${await missingHint(ctx, message)}${await throttleHint(ctx, name, message)}`,
+      `baton ${name}: ${message}${await missingHint(ctx, message)}${await throttleHint(ctx, name, message)}${await unansweredHint(ctx, name, error)}`,
     );
     return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
   }

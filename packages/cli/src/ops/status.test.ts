@@ -201,6 +201,8 @@ async function statusRun(on: Target, now = 0): Promise<{ printed: string; code: 
   let printed = '';
   const ctx = {
     target: async () => on,
+    // The inbox's own check (a dead-letter queue given as the inbox) is tests/ops/status.test.ts's.
+    checkNamedInbox: async () => {},
     values: {},
     io: { now: () => now },
     followUp: plain,

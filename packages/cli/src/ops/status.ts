@@ -51,6 +51,7 @@ export async function status(ctx: OpsContext): Promise<number> {
     STATUS_READ_ITEMS,
     'the entries each read of the table takes',
   );
+  await ctx.checkNamedInbox();
   const found = await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp, readBound);
   ctx.print(found, (s) => humanStatus(s, ctx.followUp, ctx.io.now()));
   return found.healthy ? 0 : UNHEALTHY_EXIT;

@@ -16,7 +16,7 @@ import {
 } from '@baton/aws';
 import { BatonError, ErrorCode } from '@baton/core';
 import { type FollowUp, shellQuote } from '@baton/core/engine';
-import { operatorClients, operatorRetries } from './awsClients.ts';
+import { OPERATOR_HTTP, operatorClients, operatorRetries, type WritesSent } from './awsClients.ts';
 
 export { type FollowUp, shellQuote };
 
@@ -58,6 +58,11 @@ export interface Target {
   readonly deadLetterQueue: SqsQueue | undefined;
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
+  /**
+   * How many writes of the command (to the table or a queue) may have reached their service so
+   * far: none, and a failure knows the command changed nothing.
+   */
+  readonly writes: Readonly<WritesSent>;
   /** Whether it runs on local emulators (no STS to ask who the caller is). */
   readonly local: boolean;
   readonly region: string | undefined;
@@ -160,7 +165,7 @@ export async function resolveTarget(
     : options.stack
       ? await stackNames(options.stack, region, env)
       : explicitNames(options, env);
-  const { dynamodb, sqs } = operatorClients({ region, dynamodbEndpoint, sqsEndpoint }, env);
+  const { dynamodb, sqs, writes } = operatorClients({ region, dynamodbEndpoint, sqsEndpoint }, env);
   const store = new DynamoStore({
     client: dynamodb,
     tableName: names.table,
@@ -185,6 +190,7 @@ export async function resolveTarget(
       : undefined,
     dynamodb,
     sqs,
+    writes,
     local: dynamodbEndpoint !== undefined || sqsEndpoint !== undefined,
     region,
     endpoints: {
@@ -335,6 +341,7 @@ async function stackNames(
   // DescribeStacks is throttled at a few calls a second per account: retried as the rest are.
   const client = new CloudFormationClient({
     ...operatorRetries(env),
+    ...OPERATOR_HTTP,
     ...(region ? { region } : {}),
   });
   let outputs: Array<{ OutputValue?: string; Description?: string }>;

@@ -1,4 +1,5 @@
-import { cancelTimer } from '@baton/core/engine';
+import type { DeadLetter, Timer } from '@baton/core/adapter';
+import { cancelTimer, shellQuote } from '@baton/core/engine';
 import { actorArg, noRecord } from './actors.ts';
 import { clipped, duration, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -40,7 +41,34 @@ export async function timersCancel(ctx: OpsContext): Promise<void> {
   }
   await ctx.confirm(`cancel timer ${timerId} of ${id}? It never fires`);
   const by = await ctx.operator();
+  // Read before the cancel, which removes it: a timer whose fire was kept as a letter names it.
+  const timer = await store.readTimer(id, timerId);
   await cancelTimer(store, id, timerId, { by, followUp: ctx.followUp });
   await ctx.audit('timers cancel', { actor: id, timer: timerId });
-  ctx.print({ actor: id, cancelled: timerId }, () => `timer ${timerId} of ${id} cancelled`);
+  const kept = timer?.deadLettered ? await heldFireOf(ctx, id, timer) : undefined;
+  const fire = kept && { messageId: kept.messageId, parked: kept.parked !== undefined };
+  ctx.print({ actor: id, cancelled: timerId, ...(fire && { fire }) }, () => {
+    const done = `timer ${timerId} of ${id} cancelled`;
+    if (!kept) return done;
+    if (kept.parked !== undefined) {
+      return `${done}; its fire (message ${shellQuote(kept.messageId)}) is parked at paused ${id}: when ${id} is resumed, it is forgotten, and applies nothing`;
+    }
+    return `${done}; its fire was kept as a dead letter (message ${shellQuote(kept.messageId)}), which stays listed: a redrive of it applies nothing. Purge it: ${ctx.followUp`dead-letters purge ${id} ${kept.messageId}`}`;
+  });
+}
+
+/**
+ * The letter that holds `timer`'s fire, dead-lettered or parked at its paused actor (the timer
+ * marked `deadLettered` names it by its id and scheduling); `undefined` if none is kept.
+ */
+async function heldFireOf(
+  ctx: OpsContext,
+  actorId: string,
+  timer: Timer,
+): Promise<DeadLetter | undefined> {
+  const { store } = await ctx.target();
+  const letters = await store.listDeadLetters(actorId);
+  return letters.find(
+    (l) => l.timer?.id === timer.id && l.timer.gen === timer.gen && l.applied === undefined,
+  );
 }

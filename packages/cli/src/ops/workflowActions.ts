@@ -91,7 +91,7 @@ async function act(
   if (action === 'resume' && state.status !== 'paused') {
     throw new BatonError(
       ErrorCode.INVALID_STATE,
-      `${name}/${id} is ${state.status}, not paused: only an instance whose code did not replay its history resumes`,
+      `${name}/${id} is ${state.status}, not paused: only a paused instance resumes, one that paused because its code did not replay its history (a deploy's) or because its run threw an unexpected error. ${ctx.followUp`workflows show ${name} ${id}`} shows its status and steps`,
       { details: { workflow: name, id, status: state.status } },
     );
   }

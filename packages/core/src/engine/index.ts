@@ -77,7 +77,7 @@ export {
 } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
 export { readHistoryWindow, readStoredHistory } from './storedHistory.ts';
-export { fireDueTimers, fireTimers, HALT_TIMER_REMOVALS, timerFire } from './timers.ts';
+export { fireDueTimers, fireTimers, HALT_TIMER_REMOVALS, isVoid, timerFire } from './timers.ts';
 export {
   type MetricsRecorder,
   type TurnListener,

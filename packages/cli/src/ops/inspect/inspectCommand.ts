@@ -1,4 +1,5 @@
 import { BatonError, ErrorCode } from '@baton/core';
+import { unansweredIn } from '../awsClients.ts';
 import type { OpsContext } from '../OpsContext.ts';
 import { startInspector } from './inspectServer.ts';
 
@@ -19,8 +20,14 @@ export async function inspect(ctx: OpsContext): Promise<void> {
   }
   const target = await ctx.target();
   const allowActions = ctx.values['allow-actions'] === true;
-  // The page's actions send to the inbox: one that names no inbox is refused before it serves.
+  // The page's actions send to the inbox, and its overview counts the inbox's messages: an
+  // inbox URL that names no inbox is refused before it serves. Read-only, it serves while SQS
+  // does not answer, as before: each page says what it could not read.
   if (allowActions) await ctx.inbox();
+  else
+    await ctx.checkNamedInbox().catch((error: unknown) => {
+      if (!unansweredIn(error)) throw error;
+    });
   let inspector: Awaited<ReturnType<typeof startInspector>>;
   try {
     inspector = await startInspector({
