@@ -92,12 +92,19 @@ export function toJson(
   };
 }
 
+/** Biome's line width (biome.json): an array it fits on one line, it writes on one line. */
+const LINE_WIDTH = 100;
+
 export function writeJson(path: string, json: LatestJson): void {
   mkdirSync(dirname(path), { recursive: true });
-  // Short arrays of numbers on one line, as Biome formats JSON (the file is checked in).
+  // Arrays of plain values on one line when the line fits, as Biome formats JSON (the file is
+  // checked in).
   const text = JSON.stringify(json, null, 2).replace(
-    /\[\n\s*([^[\]{}]*?)\n\s*\]/g,
-    (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`,
+    /^([^\n]*)\[\n\s*([^[\]{}]*?)\n\s*\]/gm,
+    (whole, head: string, inner: string) => {
+      const line = `${head}[${inner.split(/,\n\s*/).join(', ')}]`;
+      return line.length + 1 <= LINE_WIDTH ? line : whole;
+    },
   );
   writeFileSync(path, `${text}\n`);
 }

@@ -1,6 +1,9 @@
 /** latest.json: each result's two estimators and rounds, and a loaded host's warnings. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toJson } from '../../bench/output/json.ts';
+import { toJson, writeJson } from '../../bench/output/json.ts';
 import type { Row } from '../../bench/report.ts';
 
 const twoA: Row = {
@@ -37,5 +40,17 @@ describe('latest.json', () => {
     expect(loaded.machine.loadAverage).toEqual([8.8, 7.2]);
     expect(loaded.warnings).toEqual(['load average 8.8 is above the 2 cores']);
     expect('warnings' in toJson([], { ...run, warnings: [] })).toBe(false);
+  });
+
+  it('writes short arrays on one line and a long one an element a line, as the formatter does', () => {
+    const warning =
+      "host reference 1733 ns is above 1500 (1.5x a quiet host's 1000): a loaded or slower host, verdicts unreliable";
+    const path = join(mkdtempSync(join(tmpdir(), 'baton-json-')), 'latest.json');
+    writeJson(path, toJson([twoA], { ...run, loadAverage: [1.36, 1.01], warnings: [warning] }));
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines).toContain('      "iqr": [6.762, 8.306],');
+    expect(lines).toContain('    "loadAverage": [1.36, 1.01]');
+    expect(lines).toContain('  "warnings": [');
+    expect(lines).toContain(`    ${JSON.stringify(warning)}`);
   });
 });
