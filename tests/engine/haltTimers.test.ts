@@ -40,6 +40,13 @@ const Pager = actor({
         ctx.state.rang.push(`ring ${n}`);
       },
     },
+    /** Schedules an `end` in `inMs`: its fire halts the pager. */
+    planEnd: {
+      payload: z.object({ inMs: z.number() }),
+      handle: (ctx, { inMs }) => {
+        ctx.schedule(inMs, 'end', {});
+      },
+    },
     end: {
       payload: z.object({}),
       handle: (ctx) => {
@@ -133,8 +140,38 @@ describe('halting with many pending timers', () => {
     expect(await answered(h, ended)).toBe('halted');
     expect(turns.reduce((n, turn) => n + turn.applied, 0)).toBe(2);
     expect((await h.record(pager.id))?.timerEpoch).toBe(1);
+    // The halt's own commit removed the 25 soonest and one more: no fewer, and no more.
+    const stored = HALT_TIMER_REMOVALS + 74;
+    expect(await h.backend.store.listTimers(pager.id)).toHaveLength(
+      stored - (HALT_TIMER_REMOVALS + 1),
+    );
 
     // Every timer of the ended life that is left is skipped when it fires.
+    h.clock.advance(2 * inMs);
+    while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
+    expect(await rang(h)).toEqual([]);
+    expect(await h.backend.store.listTimers(pager.id)).toEqual([]);
+  });
+
+  it('removes the fired timer in the commit of its own of a halt that follows many timers in its batch', async () => {
+    const h = setup({ actors: [Pager] });
+    const inMs = 60_000;
+    await answered(h, h.client.ask(pager, 'plan', { from: 0, count: HALT_TIMER_REMOVALS, inMs }));
+    await answered(h, h.client.ask(pager, 'planEnd', { inMs: 1_000 }));
+    const [ending] = await h.backend.store.listTimers(pager.id);
+    // One batch: 74 timers put, then the fire of the `end` timer.
+    const planned = h.client.ask(pager, 'plan', { from: 100, count: 74, inMs });
+    h.clock.advance(1_000);
+    expect(await fireDueTimers(h.engine, h.clock.now())).toBe(1);
+    await answered(h, planned);
+    await h.run();
+    expect((await h.record(pager.id))?.timerEpoch).toBe(1);
+    const left = (await h.backend.store.listTimers(pager.id)).map((timer) => timer.id);
+    expect(left).not.toContain(ending!.id);
+    // Of the 100 stored (25 planned, the `end` and the batch's 74), the halt removed the fired
+    // timer, the 24 others of the 25 soonest and one of the batch's.
+    expect(left).toHaveLength(74);
+
     h.clock.advance(2 * inMs);
     while ((await fireDueTimers(h.engine, h.clock.now())) > 0) await h.run();
     expect(await rang(h)).toEqual([]);
