@@ -74,6 +74,48 @@ describe('baton dev', () => {
     expect(await script.text()).toContain('counter page, socket');
   });
 
+  it('shows on the page why the page does not build, not a blank page, until it builds again', async () => {
+    const pagePath = join(app, 'src/web/page.tsx');
+    const page = readFileSync(pagePath, 'utf8');
+    const pageScript = async () => {
+      const response = await fetch(`${dev!.origin}/page.js`);
+      return { type: response.headers.get('content-type'), text: await response.text() };
+    };
+    writeFileSync(
+      pagePath,
+      `import { nothing } from './missing.ts';
+${page}`,
+    );
+    await expect
+      .poll(async () => (await pageScript()).text, { timeout: 15_000 })
+      .toContain('the page does not build');
+    const broken = await pageScript();
+    expect(broken.type).toMatch(/^text\/javascript/);
+    // Run as a browser would: the error goes to the console and fills the body.
+    const logged: unknown[] = [];
+    const body = {
+      shown: [] as { textContent: string }[],
+      replaceChildren(...nodes: { textContent: string }[]) {
+        this.shown = nodes;
+      },
+    };
+    const fakeDocument = { body, createElement: () => ({ textContent: '', style: {} }) };
+    new Function('document', 'console', 'addEventListener', broken.text)(
+      fakeDocument,
+      { error: (line: unknown) => logged.push(line) },
+      () => undefined,
+    );
+    expect(String(logged[0])).toMatch(
+      /^the page does not build; fix it, save and reload:\n.*missing\.ts/s,
+    );
+    expect(body.shown[0]?.textContent).toBe(logged[0]);
+
+    writeFileSync(pagePath, page);
+    await expect
+      .poll(async () => (await pageScript()).text, { timeout: 15_000 })
+      .toContain('counter page, socket');
+  });
+
   it("answers the Lambda ingress's routes and shapes", async () => {
     expect(await ask('add', { n: 2 })).toEqual({ status: 200, body: { value: 2 } });
     const sent = await postJson(`${dev!.origin}/send`, {

@@ -63,6 +63,19 @@ describe('baton dev reload', () => {
       app.replace('export default defineApp({ actors: [Greeter] })', 'export default 42'),
     );
     await told(new RegExp(`its default export is number: ${musts}`));
+    // An app object written by hand, without defineApp: refused at load, not failing later.
+    writeFileSync(
+      entry,
+      app.replace(
+        'export default defineApp({ actors: [Greeter] })',
+        'export default { actors: [Greeter], queries: [] }',
+      ),
+    );
+    await told(
+      new RegExp(
+        `its default export is an object defineApp did not make \\(it has no workflows, effects\\): ${musts}`,
+      ),
+    );
     // defineApp's own refusal, as one line too; baton dev goes on, waiting for the fix.
     writeFileSync(entry, app.replace('actors: [Greeter]', 'actors: [Greeter, Greeter]'));
     await told(

@@ -198,7 +198,7 @@ describe('bad input that reached the inbox', () => {
       error: {
         code: ErrorCode.DEAD_LETTERED,
         message: expect.stringMatching(
-          /^in handler "forward" of forwarder\/f: invalid payload for audit\/log "record": payload\.entry: .*; the state is unchanged and the message was kept as a dead letter: fix the handler, deploy, then redrive it$/,
+          /^in handler "forward" of forwarder\/f: invalid payload for audit\/log "record": payload\.entry: .*; the state is unchanged and the message was kept as a dead letter: fix the handler or the app, deploy, then redrive it$/,
         ),
         details: {
           cause: {

@@ -57,6 +57,37 @@ describe("the simulation's book of dead letters", () => {
     expect(book.next()).toMatchObject({ actorId: 'fan/f', messageId: 'retried', redriven: false });
     book.next()!.redriven = true;
     expect(book.next()).toBeUndefined();
+    // The run stops at the first state the code cannot commit: a test on state alone would
+    // pass with the message lost.
+    expect(book.fault).toMatchObject({ messageId: 'invalid', cause: ErrorCode.INVALID_STATE });
+  });
+
+  it('leaves a letter kept for state the code cannot commit, or a migration that threw, to the test when it expects dead letters (no redrives), or when old code kept it', () => {
+    const expecting = new DeadLetterBook(0);
+    expecting.committed('fan/f', {
+      put: [letter('invalid', deadLettered(ErrorCode.INVALID_STATE))],
+      remove: [],
+    });
+    expect(expecting.fault).toBeUndefined();
+
+    const rolling = new DeadLetterBook();
+    rolling.committed(
+      'fan/f',
+      { put: [letter('invalid', deadLettered(ErrorCode.INVALID_STATE))], remove: [] },
+      true,
+    );
+    expect(rolling.fault).toBeUndefined();
+    // A commit too large is left to the run's own store limits, which set it up.
+    rolling.committed('fan/f', {
+      put: [letter('large', deadLettered(ErrorCode.MESSAGE_TOO_LARGE))],
+      remove: [],
+    });
+    expect(rolling.fault).toBeUndefined();
+    rolling.committed('fan/f', {
+      put: [letter('migration', deadLettered(ErrorCode.RETRYABLE, false, { migrateStep: 1 }))],
+      remove: [],
+    });
+    expect(rolling.fault).toMatchObject({ messageId: 'migration', handler: 'fanout' });
   });
 
   it('stops redriving a message whose letter comes back after the last redrive allowed, but not one kept while old code runs in a rolling deploy', () => {
@@ -80,6 +111,7 @@ describe("the simulation's book of dead letters", () => {
       handler: 'fanout',
       redrives: 1,
       error: 'kept',
+      cause: ErrorCode.RETRYABLE,
     });
     expect(book.next()).toMatchObject({ messageId: 'new', redriven: false });
   });

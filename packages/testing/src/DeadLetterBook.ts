@@ -27,6 +27,8 @@ export interface RedriveLoop {
   readonly redrives: number;
   /** The letter's error text. */
   readonly error: string;
+  /** The code of what the letter was kept for (`RETRYABLE`: its handler threw, and ran out of attempts). */
+  readonly cause: string | undefined;
 }
 
 /** Causes of a letter kept while a rolling deploy goes on: it ends, and the redrive applies. */
@@ -48,6 +50,11 @@ export class DeadLetterBook {
   readonly #redrives = new Map<string, number>();
   /** The first message whose letters came back after every redrive allowed, if any. */
   loop: RedriveLoop | undefined;
+  /**
+   * The first message kept for its code's fault (see `committed`), which no redrive applies
+   * until the code is fixed; left alone when the run expects dead letters (`maxRedrives` 0).
+   */
+  fault: RedriveLoop | undefined;
   /** The channels (`from→to`) a message of which left the inbox's order: see {@link detoured}. */
   readonly #detours = new Set<string>();
   /** By actor, the message failing at the head of its inbox that no operator ended yet. */
@@ -129,9 +136,25 @@ export class DeadLetterBook {
         this.maxRedrives > 0 &&
         redrives >= this.maxRedrives &&
         !UNKNOWN_TO_OLD_CODE.has(cause?.details?.cause?.code ?? '');
-      if (looping && !this.loop) {
-        this.loop = { actorId, messageId, handler: envelope.name, redrives, error: error.message };
-      }
+      const booked = {
+        actorId,
+        messageId,
+        handler: envelope.name,
+        redrives,
+        error: error.message,
+        cause: cause?.code,
+      };
+      if (looping && !this.loop) this.loop = booked;
+      // State the code cannot commit, or a migration that threw, by the code deployed last: no
+      // redrive applies it, and a test that asserts on state alone would pass with the message
+      // lost. (Too large for a commit is left to a run's own `limits`, which set it up.)
+      const faulty =
+        (cause?.code === ErrorCode.INVALID_STATE || cause?.details?.migrateStep !== undefined) &&
+        !ended &&
+        !byOldCode &&
+        !tooOld &&
+        this.maxRedrives > 0;
+      if (faulty && !this.fault) this.fault = booked;
       const redriven =
         codeFault ||
         looping ||

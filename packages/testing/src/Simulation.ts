@@ -4,6 +4,7 @@ import {
   type AnyQueryDefinition,
   type ArgsOf,
   type Caller,
+  ErrorCode,
   type IdentityOf,
   type MessageName,
   type PayloadOf,
@@ -200,8 +201,9 @@ export class Simulation {
     for (;;) {
       if (this.#monitor.violations.length > 0)
         throw this.#fail(this.#monitor.violations.join('; '));
-      const loop = this.#deadLetters.loop;
+      const { loop, fault } = this.#deadLetters;
       if (loop) throw this.#fail(redriveLoop(loop));
+      if (fault) throw this.#fail(codeFault(fault));
       if (this.stats.steps >= maxSteps) {
         throw this.#fail(
           `not quiet after ${maxSteps} steps: ${JSON.stringify(this.backend.queue.counts())}, outbox ${this.backend.store.outboxSize()}`,
@@ -341,7 +343,20 @@ export class Simulation {
   }
 }
 
+/** How a test expects dead letters. */
+const EXPECT_LETTERS =
+  'to expect that, pass deadLetterRedrives: 0 and check sim.outcome(key) for DEAD_LETTERED';
+
 /** Why a run stops at a message whose dead letter keeps coming back. */
 function redriveLoop(loop: RedriveLoop): string {
-  return `handler "${loop.handler}" of ${loop.actorId} failed message ${loop.messageId} again after ${loop.redrives} redrives of its dead letter, so the run stops redriving it: ${loop.error}. A handler that throws an Error is retried, then its message is dead-lettered: to expect that, pass deadLetterRedrives: 0 and check sim.outcome(key) for DEAD_LETTERED`;
+  const why =
+    loop.cause === undefined || loop.cause === ErrorCode.RETRYABLE
+      ? 'A handler that throws an Error is retried, then its message is dead-lettered'
+      : `It was kept for ${loop.cause}: fix what its error names`;
+  return `handler "${loop.handler}" of ${loop.actorId} failed message ${loop.messageId} again after ${loop.redrives} redrives of its dead letter, so the run stops redriving it: ${loop.error}. ${why}; ${EXPECT_LETTERS}`;
+}
+
+/** Why a run stops at a message kept for its code's fault, which no redrive applies. */
+function codeFault(fault: RedriveLoop): string {
+  return `handler "${fault.handler}" of ${fault.actorId} left message ${fault.messageId} kept as a dead letter for its code's fault, which no redrive applies until the code is fixed: ${fault.error}. Fix what its error names; ${EXPECT_LETTERS}`;
 }

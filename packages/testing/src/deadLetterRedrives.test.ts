@@ -69,10 +69,50 @@ describe("the simulated operator's redrives of dead letters", () => {
     // Stock left out: the run must not pass quietly with the order's message rejected.
     const sim = new Simulation({ actors: [Order], seed: 1, faults: noFaults, maxSteps: 5_000 });
     sim.send(Order.ref('o1'), 'place', {}, { idempotencyKey: 'o1' });
-    await expect(sim.run()).rejects.toThrow(
+    const error = await sim.run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as Error).message).toMatch(
       /handler "place" of order\/o1 failed message .* again after \d+ redrives .*unknown actor type "stock": register it with the app/,
     );
+    // Nothing threw: the hint names what the letter was kept for, not a thrown Error.
+    expect((error as Error).message).toContain(
+      'It was kept for UNKNOWN_ACTOR: fix what its error names',
+    );
+    expect((error as Error).message).not.toContain('throws an Error');
     expect(await sim.state(Order.ref('o1'))).toEqual({ placed: false });
+  });
+
+  it('stops at a message whose handler leaves state its schema refuses, which no redrive applies, unless the test expects dead letters', async () => {
+    const List = actor({
+      name: 'list',
+      state: z.object({ titles: z.array(z.string().min(1)) }),
+      initial: () => ({ titles: [] as string[] }),
+      handlers: {
+        add: {
+          payload: z.object({ title: z.string() }),
+          handle: (ctx, { title }) => {
+            ctx.state.titles.push(title);
+          },
+        },
+      },
+    });
+    const adding = (options: Partial<SimulationOptions> = {}) => {
+      const sim = new Simulation({ actors: [List], seed: 1, faults: noFaults, ...options });
+      sim.send(List.ref('home'), 'add', { title: '' }, { idempotencyKey: 'empty' });
+      return sim;
+    };
+    // A test that asserts on state alone would pass with the message lost: the run fails.
+    await expect(adding().run()).rejects.toThrow(
+      /handler "add" of list\/home left message .* kept as a dead letter for its code's fault, which no redrive applies until the code is fixed: .*state\.titles\.0.*deadLetterRedrives: 0/,
+    );
+    const expecting = adding({ deadLetterRedrives: 0 });
+    await expecting.run();
+    expect(await expecting.outcome('empty')).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.DEAD_LETTERED },
+    });
   });
 
   it('redrives as often as deadLetterRedrives says', async () => {

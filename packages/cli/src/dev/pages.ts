@@ -71,3 +71,23 @@ export function inspectorHtml(webSocketUrl: string, token: string): string {
   <body><div id="root"></div><script type="module" src="/_baton/inspector.js"></script></body>
 </html>`;
 }
+
+/**
+ * What `/page.js` serves while `web/page.tsx` does not build: a script that shows the build's
+ * error on the page and in the console. A 500 would leave the page blank, its console saying
+ * only that a resource failed to load.
+ */
+export function buildErrorScript(error: string): string {
+  const text = JSON.stringify(`the page does not build; fix it, save and reload:\n${error}`);
+  return `const text = ${text};
+console.error(text);
+const show = () => {
+  const pre = document.createElement('pre');
+  pre.textContent = text;
+  pre.style.cssText = 'margin:1rem;padding:1rem;white-space:pre-wrap;font:13px/1.5 monospace;background:#fff0f0;color:#900;border:1px solid #e0b0b0;border-radius:4px';
+  document.body.replaceChildren(pre);
+};
+if (document.body) show();
+else addEventListener('DOMContentLoaded', show);
+`;
+}

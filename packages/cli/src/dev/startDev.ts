@@ -11,7 +11,7 @@ import type { DevOptions } from './DevOptions.ts';
 import { FolderWatcher, watchedFolders } from './FolderWatcher.ts';
 import { forwardRequest, forwardUpgrade } from './forward.ts';
 import { LOCAL_TARGET_PATH, localTarget } from './localTarget.ts';
-import { appPageHtml, inspectorHtml, landingHtml } from './pages.ts';
+import { appPageHtml, buildErrorScript, inspectorHtml, landingHtml } from './pages.ts';
 import type { ChildConfig } from './protocol.ts';
 import { newSecret } from './secrets.ts';
 import { findTypeProject, TypeChecker } from './TypeChecker.ts';
@@ -191,15 +191,13 @@ export async function startDev(
         ? pages.get(path)
         : undefined;
     if (page) {
-      if ('error' in page) {
-        return response.writeHead(500, { 'content-type': 'text/plain' }).end(page.error);
-      }
+      // A page that does not build shows its error: a 500 would leave it blank.
       return response
         .writeHead(200, {
           'content-type': 'text/javascript; charset=utf-8',
           'cache-control': 'no-store',
         })
-        .end(page.code);
+        .end('error' in page ? buildErrorScript(page.error) : page.code);
     }
     const toApp =
       path === '/send' ||

@@ -140,7 +140,7 @@ export async function applyMessage(
       return error;
     }
     return (error.details.sentBy as { actor?: unknown } | undefined)?.actor === current.id
-      ? kept(error, 'fix the handler')
+      ? kept(error, 'fix the handler or the app')
       : rejected(error);
   }
   // State and reply as JSON: what a warm worker keeps is exactly what a reload returns.

@@ -65,10 +65,13 @@ export async function runApp(
 /** The entry's default export, if it is an app; else the error that says what it is instead. */
 function checkedApp(app: unknown): BatonApp {
   const made = app as Partial<BatonApp> | null | undefined;
-  if (Array.isArray(made?.actors) && Array.isArray(made?.queries)) return app as BatonApp;
+  // defineApp fills in every list: an object written by hand lacks some (often workflows).
+  const lists = ['actors', 'queries', 'workflows', 'effects'] as const;
+  const missing = lists.filter((list) => !Array.isArray(made?.[list]));
+  if (missing.length === 0) return app as BatonApp;
   const what =
     typeof app === 'object' && app !== null
-      ? 'an object without the actors and queries lists defineApp makes'
+      ? `an object defineApp did not make (it has no ${missing.join(', ')})`
       : `${app === null ? 'null' : typeof app}`;
   throw new BatonError(
     ErrorCode.INVALID_ARGUMENT,
