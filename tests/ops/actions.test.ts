@@ -114,8 +114,9 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect((await baton('outcome', 'note/a', 'k-1')).out).toBe('ok null');
     const unknown = await baton('outcome', 'note/a', 'k-2');
     expect(unknown.code).toBe(1);
+    // A key names a message per caller, said first: the CLI's own scope is the one read.
     expect(unknown.err).toMatch(
-      /no outcome of ingress:.*not processed yet.*a key another caller sent names another message/,
+      /no outcome of ingress:\S+ under the CLI's own caller scope\. A key names a message per caller: .*--caller <caller>.*\. Sent by the CLI: it is not processed yet/,
     );
     // Or SQS moved it to the inbox's dead-letter queue: the command that lists it, for this target.
     expect(unknown.err).toContain(
@@ -1198,7 +1199,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const none = await baton('actors', 'list', 'talley');
     expect(none.code, none.err).toBe(0);
     expect(none.out).toBe(
-      'no actors of type talley (an actor type is the name its actor() definition gives)',
+      "no actors of type talley (an actor type is the name its actor() definition gives; --app <entry> checks the type against the app's, and names the nearest)",
     );
     expect(await json('actors', 'list', 'talley')).toEqual({ actors: [] });
     expect((await baton('actors', 'list', 'tally')).out).toMatch(/^ID +VERSION.*\ntally\/l /);
@@ -1428,7 +1429,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const { messageId } = await json('send', 'note/o', 'add', '{"entry":"a"}', '--app', NOTES);
     await work();
     const forms =
-      "baton outcome takes <message id> (a client message's, 'ingress:[…]', quoted as send and ask print it) or <type/key> <idempotency key> (a key the CLI sent with)";
+      "baton outcome takes <message id> (a client message's, 'ingress:[…]', quoted as send and ask print it) or <type/key> <idempotency key> (a key the CLI sent with, or with --caller a client's)";
     const bogus = await baton('outcome', 'bogus');
     expect(bogus.code).toBe(2);
     expect(bogus.err).toBe(

@@ -80,9 +80,14 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     expect(got.out).toContain(
       `parked messages  1, in the order a resume applies them: ${shellQuote(id)} — ${hint(`dead-letters show tally/p ${shellQuote(id)}`)} shows one`,
     );
-    // baton status names the actor and the commands for it, which run as pasted (no <type/key>).
-    expect((await baton('status')).out.split('\n')).toContain(
-      `parked${' '.repeat(14)}1 message(s) of 1 paused actor(s): tally/p (1) — ${hint('actors get tally/p')}; ${hint('actors resume tally/p')} applies them`,
+    // baton status names the actor and the commands for it, which run as pasted (no <type/key>)
+    // with the target options it says once, after its health line.
+    const status = (await baton('status')).out.split('\n');
+    expect(status).toContain(
+      `parked${' '.repeat(14)}1 message(s) of 1 paused actor(s): tally/p (1) — baton actors get tally/p; baton actors resume tally/p applies them`,
+    );
+    expect(status).toContain(
+      `commands${' '.repeat(12)}run each baton command above with these options, to act on this deployment: ${flagsOf(deployment.options).join(' ')}`,
     );
 
     const show = await baton('dead-letters', 'show', 'tally/p', id);
@@ -129,7 +134,7 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     // Parked messages are no problem (an operator paused these actors), but the operator paged
     // for them must learn which actors hold them: dead-letters list leaves them out.
     expect(status.out.split('\n')).toContain(
-      `parked${' '.repeat(14)}3 message(s) of 2 paused actor(s): tally/s2 (2), tally/s1 (1) — ${hint('actors get tally/s2')} shows the first; ${hint('actors resume tally/s2')} applies them, and likewise for the others`,
+      `parked${' '.repeat(14)}3 message(s) of 2 paused actor(s): tally/s2 (2), tally/s1 (1) — baton actors get tally/s2 shows the first; baton actors resume tally/s2 applies them, and likewise for the others`,
     );
     expect((await baton('status', '--json')).json().parked).toEqual({
       messages: 3,
@@ -137,7 +142,7 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
       byActor: { 'tally/s2': 2, 'tally/s1': 1 },
     });
     expect(status.out.split('\n')).toContain(
-      `paused${' '.repeat(14)}2 actor(s): tally/s1 (by ops, 1 parked), tally/s2 (by ops, 2 parked) — ${hint('actors get tally/s1')} shows the first; ${hint('actors resume tally/s1')} resumes it, and likewise for the others`,
+      `paused${' '.repeat(14)}2 actor(s): tally/s1 (by ops, 1 parked), tally/s2 (by ops, 2 parked) — baton actors get tally/s1 shows the first; baton actors resume tally/s1 resumes it, and likewise for the others`,
     );
   }, 120_000);
 
@@ -153,7 +158,7 @@ describe('baton dead-letters on messages parked at a paused actor', () => {
     expect(status.code, status.err).toBe(0);
     expect(status.out).toMatch(/^parked {14}0 message\(s\) of 0 paused actor\(s\)$/m);
     expect(status.out.split('\n')).toContain(
-      `paused${' '.repeat(14)}1 actor(s): tally/idle (by ops, nothing parked) — ${hint('actors get tally/idle')}; ${hint('actors resume tally/idle')} resumes it`,
+      `paused${' '.repeat(14)}1 actor(s): tally/idle (by ops, nothing parked) — baton actors get tally/idle; baton actors resume tally/idle resumes it`,
     );
     expect(status.out).not.toMatch(/paused actors past/);
     expect((await baton('status', '--json')).json().paused).toEqual({

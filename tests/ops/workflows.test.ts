@@ -233,11 +233,11 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     const status = await baton('status');
     expect(status.code, status.err).toBe(3);
     expect(status.out.split('\n')).toContain(
-      `paused workflows    1 instance(s): ship/c (version 1) — ${hint('workflows show ship c')} says why; ${hint('workflows resume ship c')} once code that replays it runs`,
+      `paused workflows    1 instance(s): ship/c (version 1) — baton workflows show ship c says why; baton workflows resume ship c once code that replays it runs`,
     );
     expect(status.out).toMatch(/^paused {14}0 actor\(s\)$/m);
     expect(status.out).toContain(
-      `health              ATTENTION — 1 workflow instance(s) paused: their code does not replay their history (${hint('workflows list ship --status paused')}): `,
+      `health              ATTENTION — 1 workflow instance(s) paused: their code does not replay their history (baton workflows list ship --status paused): `,
     );
     expect((await baton('status', '--json')).json().paused).toEqual({
       actors: [],

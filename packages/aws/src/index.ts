@@ -26,6 +26,14 @@ export {
 } from './dynamodb/listPausedActors.ts';
 export { mapTransactionError } from './dynamodb/mapTransactionError.ts';
 export {
+  MESSAGE_TRAIL_RETENTION_MS,
+  type MessageTrail,
+  type MessageTrailsTable,
+  readMessageTrails,
+  trailEnded,
+  trailRedriven,
+} from './dynamodb/messageTrails.ts';
+export {
   DYNAMO_STORE_LIMITS,
   MAX_OUTBOX_SHARDS,
   OUTBOX_INDEX,

@@ -77,7 +77,8 @@ export function grantReadOnly(app: AppParts, grantee: iam.IGrantable): iam.Grant
 
 /**
  * What the CLI's operator does besides reading: commits on actor records (pause, resume, purge,
- * cancel a timer: a conditional write of the record and its items, in one transaction), sends
+ * cancel a timer: a conditional write of the record and its items, in one transaction), notes
+ * beside a message what it did to it (an end, a redrive: an `UpdateItem`), sends
  * to the inbox (redrive, send, ask, the wake-up of a pause or resume), and deletes from the
  * inbox's dead-letter queue what `queue-dead-letters redrive` moved back. It may purge the two
  * queues whose messages are notices only, as the runbook says once their cause is fixed: the

@@ -14,6 +14,7 @@ import {
   type Store,
   type Timer,
 } from '@baton/core/adapter';
+import { causeOf } from './ops/deadLetterCauses.ts';
 
 /** How many entries a history holds unless told otherwise: the newest. */
 export const HISTORY_LIMIT = 50;
@@ -73,15 +74,15 @@ export function actorHistory(sources: HistorySources, limit = HISTORY_LIMIT): Hi
         }),
       ),
     ...sources.deadLetters.map((l): HistoryEntry => {
-      // The engine's DEAD_LETTERED error carries the handler's as its cause.
-      const cause = l.error.details?.cause as { code?: string; message?: string } | undefined;
+      // The engine's DEAD_LETTERED error carries the handler's as its cause, and that its own.
+      const cause = causeOf(l);
       return {
         at: l.at,
         kind: l.parked === undefined ? 'dead letter' : 'parked',
         message: l.envelope.name,
         result:
           l.parked === undefined
-            ? `${cause?.code ?? l.error.code}: ${cause?.message ?? l.error.message} (after ${l.attempts} attempt(s))`
+            ? `${cause.code}: ${cause.message} (after ${l.attempts} attempt(s))`
             : `waits as #${l.parked} until the actor is resumed`,
         ok: l.parked !== undefined,
         id: l.messageId,

@@ -39,6 +39,8 @@ export interface OpsValues extends TargetOptions {
   readonly key?: string;
   readonly timeout?: string;
   readonly operator?: string;
+  /** `outcome <type/key> <key>`: the caller whose key it is (callerOption.ts); else the CLI's. */
+  readonly caller?: string;
   readonly status?: string;
   readonly reason?: string;
   readonly port?: string;

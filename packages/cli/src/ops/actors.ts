@@ -1,18 +1,14 @@
 import { listActors } from '@baton/aws';
 import { BatonError, ErrorCode, isBatonError } from '@baton/core';
-import {
-  type ActorRecord,
-  effectOf,
-  parseActorId,
-  RECORD_FORMAT,
-  upgradeStateForTurn,
-} from '@baton/core/adapter';
+import { type ActorRecord, effectOf, parseActorId, RECORD_FORMAT } from '@baton/core/adapter';
 import { DEFAULT_MAX_ATTEMPTS, pauseActor, resumeActor, storedOutbox } from '@baton/core/engine';
 import { errorLine, type FailingJson, failingFor, failingJson } from '../inspectedFailing.ts';
 import { actorSummaries } from './actorSummaries.ts';
 import { duration, fields, isoTime, limitOption, table } from './format.ts';
 import { knownActor } from './knownActor.ts';
+import { knownType } from './knownType.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { stateCheck } from './stateCheck.ts';
 import { type FollowUp, shellQuote } from './target.ts';
 import { deliveredByMarks } from './unappliedSends.ts';
 
@@ -27,6 +23,9 @@ export function actorArg(ctx: OpsContext, index: number): string {
   }
   return id;
 }
+
+/** What a command that found nothing of a type says of `--app`, when not given it. */
+const CHECK_TYPE = "; --app <entry> checks the type against the app's, and names the nearest";
 
 /** The type of an actor id {@link actorArg} checked: `tally` of `tally/fred`. */
 const typeOf = (id: string): string => parseActorId(id)?.type ?? '';
@@ -55,9 +54,15 @@ export async function actorsGet(ctx: OpsContext): Promise<void> {
   const record = await store.load(id);
   const now = ctx.io.now();
   if (!record) {
+    // A type --app does not define: as likely a typo of it, refused with the nearest.
+    const key = id.slice(id.indexOf('/') + 1);
+    await knownType(ctx, typeOf(id), {
+      again: (near) => ctx.followUp`actors get ${`${near}/${key}`}`,
+      after: `, and the table holds no record of ${id}`,
+    });
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message) and was deleted — its dead letters stay (${ctx.followUp`dead-letters list --type ${typeOf(id)}`}); list the type's actors with ${ctx.followUp`actors list ${typeOf(id)}`}`,
+      `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message) and was deleted — its dead letters stay (${ctx.followUp`dead-letters list --type ${typeOf(id)}`}); list the type's actors with ${ctx.followUp`actors list ${typeOf(id)}`}${ctx.values.app ? '' : CHECK_TYPE}`,
     );
   }
   const [timers, letters, held] = await Promise.all([
@@ -206,43 +211,6 @@ function failingLine(
   return `${messageId} at inbox position ${inboxPosition}, ${failingFor(since, now)}, failed ${attempts} time(s)${where}: ${waits}; ${cause}`;
 }
 
-/**
- * `true`, or what is wrong with the stored state for the app: what its state schema says, or
- * why the app's code will not read it — a state of a newer version (a rollback), or one its
- * `migrate` throws on (the migration is run here on a copy, as a dry run, and nothing written).
- */
-async function stateCheck(ctx: OpsContext, record: ActorRecord): Promise<true | string> {
-  const app = await ctx.app('checking the state against its schema needs the app');
-  const type = parseActorId(record.id)?.type;
-  const definition = app.actors.find((a) => a.name === type);
-  if (!definition) return `the app defines no actor type ${type}`;
-  const stored = record.stateVersion ?? 1;
-  const written = `written by version ${stored} of ${type}; the app has ${definition.version}`;
-  if (stored > definition.version) {
-    return `${written}, older: its code never migrates a state back, so every message to ${record.id} waits, then becomes a dead letter, until code of version ${stored} runs again — deploy it (roll forward), then redrive them (docs/operations.md, "Rolling back a deploy")`;
-  }
-  let state: unknown;
-  try {
-    state = upgradeStateForTurn(definition, structuredClone(record.state), stored, record.id);
-  } catch (error) {
-    const step = (error as BatonError).details?.migrateStep;
-    const cause = (error as { cause?: unknown }).cause;
-    const reason = cause instanceof Error ? cause.message : String(cause ?? error);
-    return `${written}, and its migrate step from version ${step ?? stored} throws on this state (${reason}): every message to ${record.id} waits, then becomes a dead letter — fix the migration, deploy, then redrive them`;
-  }
-  const checked = definition.state.safeParse(state);
-  // Each issue by the field it is about, which the schema's message alone does not name.
-  const problems = checked.success
-    ? undefined
-    : checked.error.issues
-        .map((i) => `${['state', ...i.path.map(String)].join('.')}: ${i.message}`)
-        .join('; ');
-  if (stored === definition.version) return problems ?? true;
-  return problems === undefined
-    ? `${written}: migrated on its next turn (its migration, run here on a copy, gives a valid state)`
-    : `${written}, and the state its migration gives (run here on a copy) breaks the schema: ${problems}`;
-}
-
 /** `baton actors list <type>`: the type's actors, a page at a time. */
 export async function actorsList(ctx: OpsContext): Promise<void> {
   const type = ctx.arg(0, 'type');
@@ -253,6 +221,13 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
       `it takes an actor type (${parseActorId(type)?.type}), not an actor id: ${ctx.followUp`actors get ${type}`} shows that actor`,
     );
   }
+  // A type --app does not define is refused before the scan (of the whole table, for none).
+  await knownType(ctx, type, {
+    again: (near) => ctx.followUp`actors list ${near}`,
+    after: '',
+    instead:
+      'Nothing was read. To list the actors of a type another version of the app defined, leave out --app',
+  });
   const { dynamodb, names } = await ctx.target();
   const limit = limitOption(ctx.values.limit, 50);
   const page = await listActors(dynamodb, names.table, type, {
@@ -263,7 +238,7 @@ export async function actorsList(ctx: OpsContext): Promise<void> {
   ctx.print(result, (r) =>
     [
       r.actors.length === 0 && !r.cursor && !ctx.values.cursor
-        ? `no actors of type ${type} (an actor type is the name its actor() definition gives)`
+        ? `no actors of type ${type} (an actor type is the name its actor() definition gives${ctx.values.app ? '' : CHECK_TYPE})`
         : table(r.actors, ['id', 'version', 'inboxPosition', 'paused', 'parked']),
       ...(r.cursor ? [`more: ${nextPage(ctx, type, r.cursor)}`] : []),
     ].join('\n'),

@@ -9,6 +9,7 @@ import { heldAsk, purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine'
 import { targets } from './deadLetterSelection.ts';
 import { forceReason } from './deadLetters.ts';
 import { table } from './format.ts';
+import { recordRedrive, writerOf } from './letterTrails.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 import type { FollowUp } from './target.ts';
@@ -38,6 +39,8 @@ export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
       force,
       followUp: ctx.followUp,
     });
+    // Counted beside the letter, which the engine writes anew if the redrive fails again.
+    await recordRedrive(await writerOf(ctx), letter);
   });
 }
 

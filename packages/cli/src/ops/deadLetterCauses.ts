@@ -1,6 +1,7 @@
 /**
  * What made a dead letter fail: the error it keeps and the causes nested in it, the innermost
- * of which `list` and `show` print and the `--code` filter matches.
+ * of which every command prints as its cause (`dead-letters list` and `show`, `outcome`, `ask`,
+ * `workflows show`, the inspector) and the `--code` filter matches.
  */
 import type { DeadLetter } from '@baton/core/adapter';
 
@@ -14,7 +15,8 @@ export function countByCode(codes: readonly string[]): string {
     .join(', ');
 }
 
-interface KeptError {
+/** An error as a dead letter or an outcome keeps it: its cause, if any, in its details. */
+export interface KeptError {
   readonly code: string;
   readonly message: string;
   readonly details?: { readonly cause?: unknown };
@@ -26,21 +28,39 @@ interface KeptError {
  * `UNKNOWN_MESSAGE`, say).
  */
 export function errorChain(letter: DeadLetter): KeptError[] {
-  const chain: KeptError[] = [letter.error];
-  for (let cause = letter.error.details?.cause; isKeptError(cause) && chain.length < 10; ) {
-    chain.push(cause);
-    cause = cause.details?.cause;
+  return causeChain(letter.error);
+}
+
+/**
+ * `error`, then each `details.cause` in it. A cause kept as its code alone (an error cut to its
+ * gist to fit an item) ends the chain, with the message of the error that held it.
+ */
+function causeChain(error: KeptError): KeptError[] {
+  const chain: KeptError[] = [error];
+  for (let cause = error.details?.cause; chain.length < 10; ) {
+    const { code, message, details } = (cause ?? {}) as Partial<KeptError>;
+    if (typeof code !== 'string') break;
+    if (typeof message !== 'string') {
+      chain.push({ code, message: chain.at(-1)!.message });
+      break;
+    }
+    chain.push({ code, message, ...(details && { details }) });
+    cause = details?.cause;
   }
   return chain;
 }
 
-function isKeptError(value: unknown): value is KeptError {
-  const error = value as KeptError | undefined;
-  return typeof error?.code === 'string' && typeof error.message === 'string';
+/**
+ * What made a message fail, of the error kept for it — its dead letter's, or the DEAD_LETTERED
+ * its outcome or its asker was told: the innermost error of its chain. The one cause every
+ * command prints, so that a letter reads the same in each.
+ */
+export function causeOfError(error: KeptError): { code: string; message: string } {
+  const { code, message } = causeChain(error).at(-1)!;
+  return { code, message };
 }
 
 /** What made the message fail: the innermost error the dead letter keeps. */
 export function causeOf(letter: DeadLetter): { code: string; message: string } {
-  const { code, message } = errorChain(letter).at(-1)!;
-  return { code, message };
+  return causeOfError(letter.error);
 }

@@ -2,11 +2,13 @@
  * `baton dead-letters list | show`: the dead letters kept, and one of them whole. Which letters
  * a command takes is in deadLetterSelection.ts; `redrive` and `purge` are in deadLetterActions.ts.
  */
+import type { MessageTrail } from '@baton/aws';
 import { type DeadLetter, INGRESS } from '@baton/core/adapter';
 import { answeredSender, keptTooOldToTell } from '@baton/core/engine';
 import { causeOf, countByCode } from './deadLetterCauses.ts';
 import { matching, named } from './deadLetterSelection.ts';
 import { duration, limitOption, table } from './format.ts';
+import { trailCells, trailLines, trailSummary, trailsOf } from './letterTrails.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { VOID_FIRE_TEXT, type VoidFire, voidFire, voidFires } from './voidFires.ts';
@@ -25,7 +27,7 @@ export function forceReason(l: DeadLetter): ForceReason | undefined {
   return keptTooOldToTell(l) ? 'tooOldToTell' : undefined;
 }
 
-function summary(ctx: OpsContext, l: DeadLetter, voided?: VoidFire) {
+function summary(ctx: OpsContext, l: DeadLetter, voided?: VoidFire, trail?: MessageTrail) {
   const cause = causeOf(l);
   const because = l.redrivable ? forceReason(l) : undefined;
   return {
@@ -43,6 +45,8 @@ function summary(ctx: OpsContext, l: DeadLetter, voided?: VoidFire) {
     ...(because === undefined ? {} : { forceBecause: because }),
     // A timer's fire whose timer is gone: a redrive forgets it, and applies nothing.
     ...(voided === undefined ? {} : { appliesNothing: voided }),
+    // What operators did to it: ended it, redrove it (how often, last when, with what result).
+    ...trailSummary(l, trail),
     error: cause.message,
   };
 }
@@ -65,17 +69,30 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
   // Only the letters shown are looked up: each timer's fire among them costs a read or two.
   const { store } = await ctx.target();
   const voids = await voidFires(store, letters.slice(0, limit));
-  const all = letters.map((l) => summary(ctx, l, voids.get(l)));
+  const trails = await trailsOf(ctx, letters.slice(0, limit));
+  const all = letters.map((l) => summary(ctx, l, voids.get(l), trails.get(l)));
   const byCode: Record<string, number> = {};
   for (const letter of all) byCode[letter.code] = (byCode[letter.code] ?? 0) + 1;
   const result = { deadLetters: all.slice(0, limit), total: all.length, byCode };
   ctx.print(result, ({ deadLetters, total }) => {
     if (total === 0) return 'no dead letters';
+    const now = ctx.io.now();
     const rows = table(
       deadLetters.map((l) =>
-        pasteable({ ...l, redrive: redriveCell(l), error: clipped(l.error, ERROR_COLUMN) }),
+        pasteable({
+          ...l,
+          redrive: redriveCell(l),
+          ...trailCells(l, now),
+          error: clipped(l.error, ERROR_COLUMN),
+        }),
       ),
-      ['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'redrive', 'error'],
+      // ENDED and REDRIVEN only when a letter shown has one: most never were.
+      [
+        ...['actor', 'name', 'code', 'attempts', 'age', 'messageId', 'redrive'],
+        ...(deadLetters.some((l) => l.ended) ? ['ended'] : []),
+        ...(deadLetters.some((l) => l.redrives > 0) ? ['redriven'] : []),
+        'error',
+      ],
     );
     // The column's --force, said once per reason: why a plain redrive refuses those letters.
     const show = ctx.followUp`dead-letters show <type/key> <message id>`;
@@ -124,8 +141,9 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
   const tooOld = letter.parked === undefined && answered === undefined && keptTooOldToTell(letter);
   const { store } = await ctx.target();
   const voided = await voidFire(store, letter);
+  const trail = (await trailsOf(ctx, [letter])).get(letter);
   const shown = {
-    ...summary(ctx, letter, voided),
+    ...summary(ctx, letter, voided, trail),
     ...parked,
     ...(answered === undefined ? {} : { answered }),
     envelope: letter.envelope,
@@ -141,6 +159,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
       ...(letter.parked === undefined
         ? [
             `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
+            ...trailLines(s, s.actor, s.at, ctx.io.now()),
             `cause      ${s.code}: ${s.error}`,
             `redrivable ${redrivableLine(ctx, s, answered, tooOld, voided)}`,
             ...(answered === undefined

@@ -6,7 +6,7 @@
  */
 import { BatonError, ErrorCode } from '@baton/core';
 import { type ActorRecord, parseActorId } from '@baton/core/adapter';
-import { closestWord } from '../unknownCommand.ts';
+import { appTypes, typeRefusal } from './knownType.ts';
 import type { OpsContext } from './OpsContext.ts';
 
 /** What a refusal of {@link knownActor} says of the command that asked. */
@@ -21,8 +21,8 @@ export interface KnownActorUse {
  * The record of actor `id`, for a command that acts on it: refused (INVALID_ARGUMENT, before
  * anything changes) when `--app` defines no actor type of the id's, or when the table holds no
  * record of it — an actor that never committed a turn, or whose record expired, is as likely a
- * typo. The refusal offers the app's type nearest to the one typed (`closestWord`, as a
- * misspelt command or event gets), and says how to go on all the same (`use.force`).
+ * typo. The refusal offers the app's type nearest to the one typed (`typeRefusal`, in the words
+ * of every command that refuses a type), and says how to go on all the same (`use.force`).
  */
 export async function knownActor(
   ctx: OpsContext,
@@ -31,18 +31,16 @@ export async function knownActor(
 ): Promise<ActorRecord> {
   const { type, key } = parseActorId(id) ?? { type: '', key: '' };
   const { store } = await ctx.target();
-  const [record, types] = await Promise.all([
-    store.load(id),
-    ctx.values.app
-      ? ctx.app('checking the actor type').then((app) => app.actors.map((a) => a.name))
-      : undefined,
-  ]);
+  const [record, types] = await Promise.all([store.load(id), appTypes(ctx)]);
   const unknownType = types !== undefined && !types.includes(type);
   if (record && !unknownType) return record;
-  const near = unknownType ? closestWord(type, types) : undefined;
-  const meant = near === undefined ? '' : ` Did you mean ${use.again(`${near}/${key}`)}?`;
-  const why = unknownType
-    ? `the app defines no actor type "${type}" (it has ${types.join(', ')})${record ? `, though the table holds a record of ${id}: an actor of a type another version of the app defined?` : ''}`
+  const refused = unknownType
+    ? typeRefusal(type, types, (near) => use.again(`${near}/${key}`))
+    : undefined;
+  const near = refused?.near;
+  const meant = refused?.meant ?? '';
+  const why = refused
+    ? `${refused.why}${record ? `, though the table holds a record of ${id}: an actor of a type another version of the app defined?` : ''}`
     : `${id} has no record: it never committed a turn, or its record expired (halted, or never changed by a message), and is as likely a typo of the actor id — ${ctx.followUp`actors list ${type}`} lists the type's actors${types === undefined ? '; --app <entry> checks its type against the app' : ''}`;
   throw new BatonError(
     ErrorCode.INVALID_ARGUMENT,
@@ -51,7 +49,7 @@ export async function knownActor(
       details: {
         actorId: id,
         hasRecord: record !== undefined,
-        ...(unknownType ? { knownTypes: types } : {}),
+        ...(refused ? { knownTypes: types } : {}),
         ...(near === undefined ? {} : { nearType: near }),
       },
     },

@@ -10,7 +10,9 @@ export const OPS_USAGE = `Operating a deployed app:
   baton backlog [--top n] [--limit n]                the actors stuck or holding messages Baton records: failing, parked, timers due,
     sends undrained, dead letters (not the inbox's per actor: SQS counts none; it says where a hot one shows)
   baton actors get <type/key> [--app <entry>]        an actor's record: version, inbox position, paused, held sends, timers
-  baton actors list <type> [--limit n] [--cursor c]  a type's actors, a page at a time
+  baton actors list <type> [--app <entry>] [--limit n] [--cursor c]   a type's actors, a page at a time
+    (with --app, a type the app does not define is refused, the nearest type offered: by get, for an
+    id with no record; without --app, what found nothing says how --app checks the type)
   baton actors pause <type/key> [--app <entry>] [--force]   it processes nothing; its messages wait, in order
     (not an actor with no record, nor with --app of a type the app does not define: a typo?, the
     nearest type offered; not while a message fails at its head, which it would run again from
@@ -28,7 +30,8 @@ export const OPS_USAGE = `Operating a deployed app:
     (not the letter of an ask's timeout, which holds its asker's continuation: redrive it; an ask's
     reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT)
   baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
-  baton queue-dead-letters redrive [--type t] [--dry-run]   moves it all (or a type's) back into the inbox
+  baton queue-dead-letters redrive [--type t] [--app <entry>] [--dry-run]   moves it all (or a type's) back into the inbox
+    (with --app, not a --type the app does not define, the nearest type offered)
   baton timers list <type/key>
   baton timers cancel <type/key> <timer id>         it never fires (not an ask's timeout, nor a workflow's timer)
   baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)
@@ -42,7 +45,9 @@ export const OPS_USAGE = `Operating a deployed app:
     (the four take --key <idempotency key> to make a retried command one, and --app <entry>)
   baton send <type/key> <name> [json payload] --app <entry> [--key <idempotency key>]
   baton ask <type/key> <name> [json payload] --app <entry> [--key k] [--timeout 30s]
-  baton outcome <message id> | <type/key> <idempotency key>
+  baton outcome <message id> | <type/key> <idempotency key> [--caller c]
+    (a key names a message per caller: by key, the CLI's own, or with --caller a client's: anonymous,
+    iam:<principal ARN>, or user:<identity JSON> as the app's auth returned it)
   baton inspect [--port 4390] [--allow-actions]     the inspector on 127.0.0.1, read-only unless allowed
 
 Which deployment:

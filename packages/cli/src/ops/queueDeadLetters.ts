@@ -20,6 +20,7 @@ import { decodeEnvelope, type Envelope } from '@baton/core/adapter';
 import { resumeCommands } from './deadLetterActions.ts';
 import { clipped, duration, limitOption, table } from './format.ts';
 import { requireInbox } from './inboxNeeds.ts';
+import { knownType, seenTypes } from './knownType.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 
@@ -155,15 +156,39 @@ const ofType = (type: string | undefined, actor: string | undefined) =>
  */
 export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   const type = typeFilter(ctx);
+  const dryRun = ctx.values['dry-run'] === true;
+  /** This command again, on type `near`: the nearest to a --type that picked nothing. */
+  const again = (near: string) =>
+    dryRun
+      ? ctx.followUp`queue-dead-letters redrive --type ${near} --dry-run`
+      : ctx.followUp`queue-dead-letters redrive --type ${near}`;
+  if (type !== undefined) {
+    await knownType(ctx, type, {
+      again,
+      after: '. Nothing was moved',
+      instead:
+        'To move the messages to actors of a type another version of the app defined, leave out --app',
+    });
+  }
   const which = type === undefined ? 'every message' : `every message to a ${type} actor`;
-  if (ctx.values['dry-run']) {
+  if (dryRun) {
     const { total, peeked } = await peek(ctx);
     const picked = peeked.filter((p) => ofType(type, p.actor));
     const what =
       type === undefined
         ? `all ${total} message(s) of the inbox's dead-letter queue`
         : `the messages to ${type} actors of the ${total} in the inbox's dead-letter queue`;
-    const of = type === undefined ? '' : `; ${picked.length} of those shown are to ${type} actors`;
+    // None of a --type: the types of those shown, and the nearest (a typo, with no --app to check).
+    const seen =
+      type === undefined || picked.length > 0
+        ? ''
+        : seenTypes(
+            type,
+            peeked.map((p) => p.actor),
+            again,
+          );
+    const of =
+      type === undefined ? '' : `; ${picked.length} of those shown are to ${type} actors${seen}`;
     ctx.print(
       { dryRun: true, total, ...(type === undefined ? {} : { type }), messages: picked },
       () =>
@@ -181,8 +206,9 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   let moved = 0;
   /** The actor of each message moved, in order. */
   const actors: string[] = [];
-  /** The messages of other types taken, hidden until put back at the end. */
+  /** The messages of other types taken, hidden until put back at the end, and their actors. */
   const others: Array<{ Id: string; ReceiptHandle: string }> = [];
+  const otherActors: string[] = [];
   try {
     for (;;) {
       const taken = await receive(sqs, url, 10, MOVE_VISIBILITY_S, REDRIVE_WAIT_S);
@@ -191,6 +217,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
         const to = decodeEnvelope(message.Body ?? '')?.to ?? message.Attributes?.MessageGroupId;
         if (!ofType(type, to)) {
           others.push({ Id: String(others.length), ReceiptHandle: message.ReceiptHandle ?? '' });
+          if (to) otherActors.push(to);
           continue;
         }
         await moveBack(sqs, inbox, message);
@@ -219,7 +246,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
       moved === 0
         ? type === undefined
           ? "nothing redriven: the inbox's dead-letter queue gave no message"
-          : `nothing redriven: the inbox's dead-letter queue gave no message to a ${type} actor`
+          : `nothing redriven: the inbox's dead-letter queue gave no message to a ${type} actor${seenTypes(type, otherActors, again)}`
         : held === 0
           ? `redriven ${moved} message(s) into the inbox: each is applied at most once, in its actor's turn, after what its actor received since it left (order does not hold across this queue)`
           : `redriven ${moved} message(s) into the inbox: ${held} to paused actor(s) (${paused.join(', ')}), parked there until resumed, then applied once, in order (${resumeCommands(paused, ctx.followUp)})` +

@@ -14,10 +14,11 @@ import { actorsEndFailing } from './endFailing.ts';
 import { missingHint, throttleHint, unansweredHint } from './failureHints.ts';
 import { checkInbox } from './inboxNeeds.ts';
 import { inspect } from './inspect/inspectCommand.ts';
-import { ask, outcome, send } from './messages.ts';
+import { ask, send } from './messages.ts';
 import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
 import { commandHelp, OPS_USAGE, usageAfterError } from './opsUsage.ts';
+import { outcome } from './outcome.ts';
 import { queueDeadLettersList, queueDeadLettersRedrive } from './queueDeadLetters.ts';
 import { status } from './status.ts';
 import { followUp, type TargetOptions } from './target.ts';
@@ -77,7 +78,7 @@ const COMMANDS: Readonly<
   status: { run: status, takes: ['limit'], operands: [] },
   backlog: { run: backlog, takes: ['top', 'limit'], operands: [] },
   'actors get': { run: actorsGet, takes: ['app'], operands: ['<type/key>'] },
-  'actors list': { run: actorsList, takes: ['limit', 'cursor'], operands: ['<type>'] },
+  'actors list': { run: actorsList, takes: ['app', 'limit', 'cursor'], operands: ['<type>'] },
   'actors pause': { run: actorsPause, takes: ['app', 'force', INBOX], operands: ['<type/key>'] },
   'actors resume': { run: actorsResume, takes: [INBOX], operands: ['<type/key>'] },
   'actors end-failing': {
@@ -100,7 +101,7 @@ const COMMANDS: Readonly<
   'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'], operands: [] },
   'queue-dead-letters redrive': {
     run: queueDeadLettersRedrive,
-    takes: ['type', 'dry-run'],
+    takes: ['type', 'app', 'dry-run'],
     operands: [],
   },
   'timers list': { run: timersList, takes: [], operands: ['<type/key>'] },
@@ -135,7 +136,7 @@ const COMMANDS: Readonly<
   ask: { run: ask, takes: ['app', 'key', 'timeout', INBOX], operands: MESSAGE },
   outcome: {
     run: outcome,
-    takes: [],
+    takes: ['caller'],
     operands: ['<message id> | <type/key>', '[<idempotency key>]'],
   },
   inspect: { run: inspect, takes: ['port', 'allow-actions'], operands: [] },
@@ -215,6 +216,7 @@ const OPTIONS = {
   key: { type: 'string' },
   timeout: { type: 'string' },
   operator: { type: 'string' },
+  caller: { type: 'string' },
   status: { type: 'string' },
   reason: { type: 'string' },
   port: { type: 'string' },

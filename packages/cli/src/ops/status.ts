@@ -1,6 +1,7 @@
 import { listHeldActors } from '@baton/aws';
 import { SWEEPER_LAG_ALARM_MS } from '@baton/aws/lambda';
 import { BatonError, toBatonError } from '@baton/core';
+import { batonCommand } from '@baton/core/engine';
 import { duration, isoTime, itemBoundOption } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { listPaused, parkedByActor } from './pausedLines.ts';
@@ -8,7 +9,7 @@ import { type QueueHealth, readQueues } from './queues.ts';
 import type { StatusReport } from './StatusReport.ts';
 import { atLeast, DEAD_LETTER_QUEUE, humanStatus, PAUSED_UNREAD } from './statusText.ts';
 import { stuckActors, stuckProblem } from './stuckActors.ts';
-import type { FollowUp, Target } from './target.ts';
+import { type FollowUp, type Target, targetFlags } from './target.ts';
 
 /**
  * How long held sends may wait before the sweeper counts as behind: as long as BatonApp's alarm
@@ -52,8 +53,11 @@ export async function status(ctx: OpsContext): Promise<number> {
     'the entries each read of the table takes',
   );
   await ctx.checkNamedInbox();
-  const found = await readStatus(await ctx.target(), ctx.io.now(), ctx.followUp, readBound);
-  ctx.print(found, (s) => humanStatus(s, ctx.followUp, ctx.io.now()));
+  // Its lines name each command bare, and the target options once, on their own line: repeated
+  // in each of a dozen hints, they buried what the health line says. --json's commands are whole.
+  const follow = ctx.json ? ctx.followUp : batonCommand;
+  const found = await readStatus(await ctx.target(), ctx.io.now(), follow, readBound);
+  ctx.print(found, (s) => humanStatus(s, follow, ctx.io.now(), targetFlags(ctx.values)));
   return found.healthy ? 0 : UNHEALTHY_EXIT;
 }
 

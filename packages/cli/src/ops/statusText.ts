@@ -21,8 +21,17 @@ export const atLeast = (n: number, complete: boolean) => (complete ? `${n}` : `a
 export const INBOX_LEFT =
   'not read, no inbox named: --queue-url <inbox url> adds it (also BATON_INBOX_URL), or --stack <name>';
 
-/** `baton status`'s human output: one line per part, then the queues' table. */
-export function humanStatus(s: StatusReport, follow: FollowUp, now: number): string {
+/**
+ * `baton status`'s human output: one line per part, then the queues' table. Its commands are
+ * named as `follow` names them; `flags`, the target options they take to act on the same
+ * deployment, are said once after the health line, when any command is named.
+ */
+export function humanStatus(
+  s: StatusReport,
+  follow: FollowUp,
+  now: number,
+  flags: readonly string[] = [],
+): string {
   /** What a line of a read that stopped at its bound says after its count. */
   const stopped = (complete: boolean) =>
     complete
@@ -39,44 +48,52 @@ export function humanStatus(s: StatusReport, follow: FollowUp, now: number): str
     delayed: String(q.delayed),
     'oldest message': q.oldestAgeMs === null ? 'unknown' : duration(q.oldestAgeMs),
   }));
+  const parts: Array<readonly [string, unknown]> = [
+    ['table', s.table],
+    ['inbox', s.inbox ? `${s.inbox.waiting} waiting, ${s.inbox.inFlight} in flight` : INBOX_LEFT],
+    [
+      'queue dead letters',
+      s.queueDeadLetters ??
+        (s.unchecked.some((u) =>
+          u.startsWith(`the ${DEAD_LETTER_QUEUE} queue, which could not be read`),
+        )
+          ? 'unknown (unreadable: see "not checked" below)'
+          : 'unknown (no --dead-letter-queue-url)'),
+    ],
+    [
+      'dead letters',
+      `${atLeast(s.deadLetters, s.deadLettersComplete)}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}${stopped(s.deadLettersComplete)}`,
+    ],
+    [
+      'parked',
+      `${s.deadLettersComplete ? '' : 'at least '}${parkedLine(s.parked, follow)}${stopped(s.deadLettersComplete)}`,
+    ],
+    ['paused', pausedRow(() => pausedLine(s.paused, s.parked, follow, s.readBound))],
+    ['paused workflows', pausedRow(() => pausedWorkflowsLine(s.paused, follow, s.readBound))],
+    ['failing', pausedRow(() => stuckLine(s.failing, now, s.paused.complete))],
+    [
+      'timers due',
+      `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
+    ],
+    [
+      'sweeper lag',
+      `${atLeast(s.sweeperLag.actors, s.sweeperLag.complete)} actor(s) holding sends no sweep retired for over ${duration(s.sweeperLag.thresholdMs)}${stopped(s.sweeperLag.complete)}`,
+    ],
+    [
+      'health',
+      (s.healthy ? 'OK' : `ATTENTION — ${s.problems.join('; ')}`) +
+        (s.unchecked.length > 0 ? ` (not checked: ${s.unchecked.join('; ')})` : ''),
+    ],
+  ];
+  // The target options once, for every command named above: each is named bare.
+  if (flags.length > 0 && parts.some(([, v]) => typeof v === 'string' && v.includes('baton '))) {
+    parts.push([
+      'commands',
+      `run each baton command above with these options, to act on this deployment: ${flags.join(' ')}`,
+    ]);
+  }
   return [
-    fields([
-      ['table', s.table],
-      ['inbox', s.inbox ? `${s.inbox.waiting} waiting, ${s.inbox.inFlight} in flight` : INBOX_LEFT],
-      [
-        'queue dead letters',
-        s.queueDeadLetters ??
-          (s.unchecked.some((u) =>
-            u.startsWith(`the ${DEAD_LETTER_QUEUE} queue, which could not be read`),
-          )
-            ? 'unknown (unreadable: see "not checked" below)'
-            : 'unknown (no --dead-letter-queue-url)'),
-      ],
-      [
-        'dead letters',
-        `${atLeast(s.deadLetters, s.deadLettersComplete)}${s.oldestDeadLetterAgeMs === null ? '' : ` (oldest ${duration(s.oldestDeadLetterAgeMs)} ago)`}${stopped(s.deadLettersComplete)}`,
-      ],
-      [
-        'parked',
-        `${s.deadLettersComplete ? '' : 'at least '}${parkedLine(s.parked, follow)}${stopped(s.deadLettersComplete)}`,
-      ],
-      ['paused', pausedRow(() => pausedLine(s.paused, s.parked, follow, s.readBound))],
-      ['paused workflows', pausedRow(() => pausedWorkflowsLine(s.paused, follow, s.readBound))],
-      ['failing', pausedRow(() => stuckLine(s.failing, now, s.paused.complete))],
-      [
-        'timers due',
-        `${s.timersDue}${s.oldestTimerOverdueMs === null ? '' : ` (oldest ${duration(s.oldestTimerOverdueMs)} overdue)`}`,
-      ],
-      [
-        'sweeper lag',
-        `${atLeast(s.sweeperLag.actors, s.sweeperLag.complete)} actor(s) holding sends no sweep retired for over ${duration(s.sweeperLag.thresholdMs)}${stopped(s.sweeperLag.complete)}`,
-      ],
-      [
-        'health',
-        (s.healthy ? 'OK' : `ATTENTION — ${s.problems.join('; ')}`) +
-          (s.unchecked.length > 0 ? ` (not checked: ${s.unchecked.join('; ')})` : ''),
-      ],
-    ]),
+    fields(parts),
     // With the table alone, no queue may be named: no table of them, nor of their ages.
     ...(rows.length === 0
       ? []

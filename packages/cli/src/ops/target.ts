@@ -18,6 +18,7 @@ import { BatonError, ErrorCode } from '@baton/core';
 import { type FollowUp, shellQuote } from '@baton/core/engine';
 import { OPERATOR_HTTP, operatorClients, operatorRetries, type WritesSent } from './awsClients.ts';
 
+export { followUp, targetFlags } from './targetFlags.ts';
 export { type FollowUp, shellQuote };
 
 /** The resources of one deployed app, as its stack outputs (or the options) name them. */
@@ -86,47 +87,6 @@ export interface TargetOptions {
   readonly region?: string;
   /** The outbox index's key count: the app's `outboxShards` (also `BATON_OUTBOX_SHARDS`). */
   readonly 'outbox-shards'?: string;
-}
-
-/**
- * The options of {@link TargetOptions} a follow-up command repeats, in this order (the type
- * makes a new target option one to add here). None carries a secret: each names a stack, a
- * region, a URL or a resource, and credentials come only from the AWS SDK's default chain. A
- * target option that carried a secret would be `false` here, so that no hint prints it.
- */
-const REPEATED: Readonly<Record<keyof TargetOptions, boolean>> = {
-  stack: true,
-  local: true,
-  table: true,
-  'queue-url': true,
-  'dead-letter-queue-url': true,
-  'timer-queue-url': true,
-  'timer-dead-letter-queue-url': true,
-  'stream-failure-queue-url': true,
-  'dynamodb-endpoint': true,
-  'sqs-endpoint': true,
-  region: true,
-  'outbox-shards': true,
-};
-
-/**
- * The follow-up command `baton <command>` with the target options this invocation was given,
- * their values shell-quoted, so that a hint copied as printed acts on the deployment the
- * operator was looking at (not the default one). `command` is kept as written: its operands
- * quoted already (a hint writes it as a {@link FollowUp} template, `OpsContext.followUp`).
- * Options read from the environment (`BATON_TABLE`, `AWS_REGION`, …) are not repeated: the same
- * shell has them.
- *
- * @example
- * followUp('workflows show checkout o-1', { stack: 'bank', region: 'eu-west-1' });
- * // 'baton workflows show checkout o-1 --stack bank --region eu-west-1'
- */
-export function followUp(command: string, options: TargetOptions): string {
-  const flags = Object.entries(REPEATED).flatMap(([flag, repeated]) => {
-    const value = options[flag as keyof TargetOptions];
-    return repeated && value !== undefined ? [`--${flag}`, shellQuote(value)] : [];
-  });
-  return ['baton', command, ...flags].join(' ');
 }
 
 /** The description each of `BatonApp`'s outputs starts with, then what it names. */

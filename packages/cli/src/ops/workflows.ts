@@ -16,6 +16,7 @@ import {
   type WorkflowSummary,
 } from '@baton/core';
 import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
+import { causeOf } from './deadLetterCauses.ts';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';
@@ -163,12 +164,15 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
   // What waits on an operator: a signal or a reply its code refused, a message parked.
   const deadLetters = letters
     .filter((l) => l.parked === undefined && !l.applied)
-    .map((l) => ({
-      messageId: l.messageId,
-      name: l.envelope.name,
-      at: iso(l.at),
-      error: `${innermost(l.error).code}: ${innermost(l.error).message}`,
-    }));
+    .map((l) => {
+      const { code, message } = causeOf(l);
+      return {
+        messageId: l.messageId,
+        name: l.envelope.name,
+        at: iso(l.at),
+        error: `${code}: ${message}`,
+      };
+    });
   const parked = letters.filter((l) => l.parked !== undefined).length;
   const result = {
     workflow: name,
@@ -334,17 +338,6 @@ function errorColumn(state: WorkflowState): { error?: string } {
   if (!paused) return {};
   const reason = paused.details?.reason;
   return { error: typeof reason === 'string' ? `${paused.code} (${reason})` : paused.code };
-}
-
-/** The innermost error a dead letter keeps (what made it fail: its `details.cause` chain). */
-function innermost(error: { code: string; message: string; details?: { cause?: unknown } }) {
-  let current = error;
-  for (let i = 0; i < 10; i++) {
-    const cause = current.details?.cause as typeof error | undefined;
-    if (typeof cause?.code !== 'string' || typeof cause.message !== 'string') break;
-    current = cause;
-  }
-  return current;
 }
 
 const clip = (text: string) => (text.length <= 80 ? text : `${text.slice(0, 79)}…`);

@@ -37,6 +37,7 @@ export async function inspect(ctx: OpsContext): Promise<void> {
       operator: () => ctx.operator(),
       audit: (action, details) => ctx.audit(action, details),
       now: ctx.io.now,
+      note: (text) => ctx.note(text),
       followUp: ctx.followUp,
     });
   } catch (error) {

@@ -20,6 +20,7 @@ import {
 import { type FailingJson, failingJson } from '../../inspectedFailing.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { pauseJson } from '../actors.ts';
+import { causeOf } from '../deadLetterCauses.ts';
 import type { StatusReport } from '../StatusReport.ts';
 import { readStatus } from '../status.ts';
 import type { FollowUp, Target } from '../target.ts';
@@ -209,7 +210,7 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
 }
 
 function inspectLetter(l: DeadLetter): InspectedLetter {
-  const cause = l.error.details?.cause as { code?: string; message?: string } | undefined;
+  const cause = causeOf(l);
   const answered = l.parked === undefined ? answeredSender(l) : undefined;
   const tooOld = l.parked === undefined && answered === undefined && keptTooOldToTell(l);
   const askReply =
@@ -222,8 +223,8 @@ function inspectLetter(l: DeadLetter): InspectedLetter {
     name: l.envelope.name,
     from: l.envelope.from,
     payload: l.envelope.payload ?? null,
-    code: cause?.code ?? l.error.code,
-    error: cause?.message ?? l.error.message,
+    code: cause.code,
+    error: cause.message,
     attempts: l.attempts,
     at: l.at,
     redrivable: l.redrivable,

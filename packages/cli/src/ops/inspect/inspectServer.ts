@@ -20,6 +20,7 @@ import {
   resumeActor,
 } from '@baton/core/engine';
 import { requireInbox } from '../inboxNeeds.ts';
+import { recordEnd, recordRedrive, type TrailWriter } from '../letterTrails.ts';
 import type { Target } from '../target.ts';
 import { readActor, readOverview, searchActors } from './inspectData.ts';
 import { INSPECT_SCRIPT, inspectHtml } from './inspectPage.ts';
@@ -35,6 +36,8 @@ export interface InspectorOptions {
   /** Records an action taken from the page (the CLI writes its audit line). */
   readonly audit: (action: string, details: Record<string, unknown>) => Promise<void>;
   readonly now?: () => number;
+  /** Says what an action did but could not note beside its message (on stderr). */
+  readonly note?: (text: string) => void;
   /**
    * How its hints name a `baton` command: the CLI's, with the target options `baton inspect`
    * was given, since an operator runs them in a terminal, where they would act on the default
@@ -142,13 +145,23 @@ export async function startInspector(options: InspectorOptions): Promise<Running
     };
     const actorId = field('actorId');
     const by = await options.operator();
+    // Redrives and ends are noted beside their message, as the CLI's commands note them.
+    const writer: TrailWriter = {
+      target: options.target,
+      by,
+      now: now(),
+      note: options.note ?? (() => {}),
+    };
     switch (action) {
-      case 'redrive':
+      case 'redrive': {
+        const letter = await store.readDeadLetter(actorId, field('messageId'));
         await redriveDeadLetter(store, inbox(), actorId, field('messageId'), {
           force: body.force === true,
           followUp,
         });
+        if (letter) await recordRedrive(writer, letter);
         break;
+      }
       case 'purge':
         await purgeDeadLetter(store, actorId, field('messageId'), { by, followUp });
         break;
@@ -166,9 +179,16 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       case 'cancel-timer':
         await cancelTimer(store, actorId, field('timerId'), { by, followUp });
         break;
-      case 'end-failing':
-        await endFailingMessage(store, actorId, field('messageId'), { by, now: now(), followUp });
+      case 'end-failing': {
+        const messageId = field('messageId');
+        const { ended } = await endFailingMessage(store, actorId, messageId, {
+          by,
+          now: now(),
+          followUp,
+        });
+        if (ended) await recordEnd(writer, actorId, messageId, ended);
         break;
+      }
     }
     const details = {
       actor: actorId,
