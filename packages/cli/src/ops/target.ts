@@ -17,8 +17,9 @@ import {
 import { BatonError, ErrorCode } from '@baton/core';
 import { type FollowUp, shellQuote } from '@baton/core/engine';
 import { OPERATOR_HTTP, operatorClients, operatorRetries, type WritesSent } from './awsClients.ts';
+import type { TargetOptions } from './targetFlags.ts';
 
-export { followUp, targetFlags } from './targetFlags.ts';
+export { followUp, type TargetOptions, targetFlags } from './targetFlags.ts';
 export { type FollowUp, shellQuote };
 
 /** The resources of one deployed app, as its stack outputs (or the options) name them. */
@@ -69,24 +70,6 @@ export interface Target {
   readonly region: string | undefined;
   /** The endpoints the clients were given (DynamoDB Local, ElasticMQ, `baton dev`'s), if any. */
   readonly endpoints: { readonly dynamodb?: string; readonly sqs?: string };
-}
-
-/** The target options every operating command takes (see `USAGE`). */
-export interface TargetOptions {
-  readonly stack?: string;
-  /** A running `baton dev --backend local-aws` (its URL): it names its table and queues. */
-  readonly local?: string;
-  readonly table?: string;
-  readonly 'queue-url'?: string;
-  readonly 'dead-letter-queue-url'?: string;
-  readonly 'timer-queue-url'?: string;
-  readonly 'timer-dead-letter-queue-url'?: string;
-  readonly 'stream-failure-queue-url'?: string;
-  readonly 'dynamodb-endpoint'?: string;
-  readonly 'sqs-endpoint'?: string;
-  readonly region?: string;
-  /** The outbox index's key count: the app's `outboxShards` (also `BATON_OUTBOX_SHARDS`). */
-  readonly 'outbox-shards'?: string;
 }
 
 /** The description each of `BatonApp`'s outputs starts with, then what it names. */

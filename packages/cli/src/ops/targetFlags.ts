@@ -3,7 +3,24 @@
  * deployment the operator was looking at: which options, and the command line they make.
  */
 import { shellQuote } from '@baton/core/engine';
-import type { TargetOptions } from './target.ts';
+
+/** The target options every operating command takes (see `USAGE`). */
+export interface TargetOptions {
+  readonly stack?: string;
+  /** A running `baton dev --backend local-aws` (its URL): it names its table and queues. */
+  readonly local?: string;
+  readonly table?: string;
+  readonly 'queue-url'?: string;
+  readonly 'dead-letter-queue-url'?: string;
+  readonly 'timer-queue-url'?: string;
+  readonly 'timer-dead-letter-queue-url'?: string;
+  readonly 'stream-failure-queue-url'?: string;
+  readonly 'dynamodb-endpoint'?: string;
+  readonly 'sqs-endpoint'?: string;
+  readonly region?: string;
+  /** The outbox index's key count: the app's `outboxShards` (also `BATON_OUTBOX_SHARDS`). */
+  readonly 'outbox-shards'?: string;
+}
 
 /**
  * The options of {@link TargetOptions} a follow-up command repeats, in this order (the type
