@@ -70,7 +70,7 @@ describe('createEngine', () => {
     const message = (error as Error).message;
     expect(message).toMatch(/^invalid engine options: /);
     for (const part of [
-      'batchSize must be a number ≥ 1, got 0',
+      "batchSize must be an integer from 1 to 10 (SQS's most messages a receive), got 0",
       'cacheSize must be a number ≥ 0, got -1',
       'cacheBytes must be a number ≥ 0, got -2',
       'visibilityTimeoutMs must be a number ≥ 0, got NaN',

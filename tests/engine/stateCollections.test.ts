@@ -58,6 +58,22 @@ const Loose = actor({
   },
 });
 
+/** An actor whose `initial()` holds a Map: a handler that replaces it commits, one that halts does not. */
+const Visits = actor({
+  name: 'visits',
+  state: z.object({ seen: z.unknown() }),
+  initial: () => ({ seen: new Map<string, number>() as unknown }),
+  handlers: {
+    list: {
+      payload: z.object({}),
+      handle: (ctx) => {
+        ctx.state.seen = [];
+      },
+    },
+    stop: { payload: z.object({}), handle: (ctx) => ctx.halt() },
+  },
+});
+
 /** The error an ask is answered with (an answer that is not one fails the test). */
 async function refused(h: ReturnType<typeof setup>, call: Promise<unknown>): Promise<BatonError> {
   return (await answered(h, call).then(
@@ -115,5 +131,21 @@ describe('a Map or a Set in state', () => {
     expect(error.code).toBe(ErrorCode.DEAD_LETTERED);
     expect(error.message).toContain('(state.tags is a Set: JSON stores it as {}');
     expect(await h.state(ref.id)).toEqual({ tags: [] });
+  });
+
+  it('blames initial() for the Map in the state a halt starts over from, not the handler', async () => {
+    const h = setup({ actors: [Visits] });
+    const ref = Visits.ref('v');
+    await answered(h, h.client.ask(ref, 'list', {}));
+    const error = await refused(h, h.client.ask(ref, 'stop', {}));
+    expect(error.details?.cause).toMatchObject({
+      code: ErrorCode.INVALID_STATE,
+      details: { handler: 'stop', initial: 'not JSON', path: 'state.seen' },
+    });
+    expect(error.message).toMatch(
+      /^handler "stop" of visits\/v halted, and initial\(\) returned state that is not JSON \(state\.seen is a Map: /,
+    );
+    // Not halted: the actor is as the first message left it.
+    expect(await h.state(ref.id)).toEqual({ seen: [] });
   });
 });

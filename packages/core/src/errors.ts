@@ -332,6 +332,32 @@ export function invalidArgument(message: string, details?: Record<string, unknow
 }
 
 /**
+ * Throws INVALID_ARGUMENT for the `problems` found in the options of `what` (`engine`), if any,
+ * each one saying what was wrong and what the option must be.
+ */
+export function refuseOptions(what: string, problems: readonly string[]): void {
+  if (problems.length > 0) {
+    throw invalidArgument(`invalid ${what} options: ${problems.join('; ')}`);
+  }
+}
+
+/**
+ * Adds a problem to `problems` unless `value`, option `name`'s, is an integer from 1 to `max`;
+ * `why`, after the range, says where `max` comes from.
+ */
+export function checkCount(
+  problems: string[],
+  name: string,
+  value: number,
+  max = Infinity,
+  why = '',
+): void {
+  if (Number.isInteger(value) && value >= 1 && value <= max) return;
+  const range = max === Infinity ? '≥ 1' : `from 1 to ${max}${why}`;
+  problems.push(`${name} must be an integer ${range}, got ${value}`);
+}
+
+/**
  * A {@link BatonError} with `details` and no other option: the shape most of Baton's errors take.
  *
  * @example

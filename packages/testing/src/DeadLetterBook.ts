@@ -124,8 +124,8 @@ export class DeadLetterBook {
       // may have been processed is left; one kept for its failures is the message's own, unapplied.
       const tooOld = unmarked === true || envelope.lifeEnded === true;
       // Kept again after every redrive allowed, and not by or for old code in a rolling deploy
-      // (which ends: a redrive that old code takes may keep it again, as a letter too large to
-      // keep whole no longer says why): the handler fails this message each time, and no
+      // (which ends: a redrive that old code takes may keep it again; a letter cut to fit an item
+      // keeps its causes' codes, which say so): the handler fails this message each time, and no
       // redrive will change that. A letter kept as too old to tell is no failure of its handler
       // (a copy redriven late, after time passed its sender's mark): it is no sign of a loop.
       const looping =

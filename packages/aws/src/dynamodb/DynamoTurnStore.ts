@@ -16,8 +16,9 @@ import type {
 } from '@baton/core/adapter';
 import {
   checkCommitAsMeasured,
+  checkCount,
   ingressTarget,
-  invalidArgument,
+  refuseOptions,
   systemClock,
 } from '@baton/core/adapter';
 import { PutItemCommand, TransactWriteItemsCommand } from '../sdk.ts';
@@ -114,20 +115,12 @@ export class DynamoTurnStore implements TurnStore {
     if (typeof options.tableName !== 'string' || options.tableName === '') {
       problems.push('tableName must be a non-empty string');
     }
-    if (!Number.isInteger(shards) || shards < 1 || shards > MAX_OUTBOX_SHARDS) {
-      problems.push(
-        `outboxShards must be an integer from 1 to ${MAX_OUTBOX_SHARDS}, got ${shards}`,
-      );
-    }
+    checkCount(problems, 'outboxShards', shards, MAX_OUTBOX_SHARDS);
     const limits = { ...DYNAMO_STORE_LIMITS, ...definedOnly(options.limits ?? {}) };
     for (const [name, value] of Object.entries(limits)) {
-      if (!Number.isInteger(value) || value < 1) {
-        problems.push(`limits.${name} must be an integer ≥ 1, got ${value}`);
-      }
+      checkCount(problems, `limits.${name}`, value);
     }
-    if (problems.length > 0) {
-      throw invalidArgument(`invalid DynamoStore options: ${problems.join('; ')}`);
-    }
+    refuseOptions('DynamoStore', problems);
     this.#client = options.client;
     this.tableName = options.tableName;
     this.#clock = options.clock ?? systemClock;

@@ -12,7 +12,7 @@ import { sha256 } from '../internal/sha256.ts';
 import { awsErrorName, unavailable } from '../internal/unavailable.ts';
 import { batchGetItems } from './batchItems.ts';
 import { type Item, itemKey, ttlOf } from './itemCodec.ts';
-import { Attr, actorIdOf, actorPk } from './tableLayout.ts';
+import { Attr, actorIdOf, actorPk, MESSAGE_TRAIL_SK_PREFIX } from './tableLayout.ts';
 
 /** What operators did to one message (see the module's comment). */
 export interface MessageTrail {
@@ -32,9 +32,6 @@ export interface MessageTrail {
     readonly letterAt: number;
   };
 }
-
-/** The item's sort key prefix: `N#` and the digest of the message id. */
-export const MESSAGE_TRAIL_SK_PREFIX = 'N#';
 
 /** How long a trail is kept after its last write: a letter kept longer loses it. */
 export const MESSAGE_TRAIL_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;

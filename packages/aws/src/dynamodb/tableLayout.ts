@@ -57,6 +57,12 @@ export const OUTBOX_INDEX = 'outbox';
 /** The attribute DynamoDB's TTL deletes expired items by, in both of Baton's tables. */
 export const TTL_ATTRIBUTE: typeof Attr.ttl = 'ttl';
 
+/**
+ * The sort key prefix of message trails: what operators did to one message (an end, redrives),
+ * kept beside its dead letter (`N#` and the digest of the message id; see messageTrails.ts).
+ * Only the CLI reads and writes them; the worker's bundle leaves this out.
+ */
+export const MESSAGE_TRAIL_SK_PREFIX = 'N#';
 /** The sort key of an actor record. */
 export const RECORD_SK = 'R';
 /** The sort key prefix of outbox items. */
@@ -172,36 +178,51 @@ export function outboxShard(actorId: string, shards: number): number {
 }
 
 /** A field of the actor record, its item attribute, and whether it is stored as JSON text. */
-export type RecordField = readonly [field: keyof ActorRecord, attr: string, json?: true];
+export type RecordField = readonly [field: keyof ActorRecord, attr: string, json: boolean];
+
+/** The record's fields stored as JSON text: the others are stored as they are. */
+const JSON_FIELDS: ReadonlySet<string> = new Set([
+  'state',
+  'marks',
+  'channels',
+  'paused',
+  'outcomePage',
+  'failing',
+]);
+
+/** `fields`, each with its attribute (named alike in {@link Attr}) and whether it is JSON. */
+const recordFields = (
+  fields: readonly (keyof typeof Attr & keyof ActorRecord)[],
+): readonly RecordField[] => fields.map((field) => [field, Attr[field], JSON_FIELDS.has(field)]);
 
 /**
  * The record's fields stored as they are, or (`json`) as JSON text, in `marshall`'s order of
  * the item's attributes: a field left out (`undefined`) writes no attribute, an attribute
  * missing reads back as no field.
  */
-export const RECORD_FIELDS: readonly RecordField[] = [
-  ['ver', Attr.ver],
-  ['life', Attr.life],
-  ['format', Attr.format],
-  ['state', Attr.state, true],
-  ['stateVersion', Attr.stateVersion],
-  ['inboxOffset', Attr.inboxOffset],
-  ['inboxQueue', Attr.inboxQueue],
-  ['marks', Attr.marks, true],
-  ['sentSeq', Attr.sentSeq],
-  ['channels', Attr.channels, true],
-  ['overflowedAt', Attr.overflowedAt],
-  ['timerEpoch', Attr.timerEpoch],
-  ['expiresAt', Attr.expiresAt],
-];
+export const RECORD_FIELDS: readonly RecordField[] = recordFields([
+  'ver',
+  'life',
+  'format',
+  'state',
+  'stateVersion',
+  'inboxOffset',
+  'inboxQueue',
+  'marks',
+  'sentSeq',
+  'channels',
+  'overflowedAt',
+  'timerEpoch',
+  'expiresAt',
+]);
 
 /** Fields written after the record's sends (see recordToItem), the same way. */
-export const LATER_FIELDS: readonly RecordField[] = [
-  ['paused', Attr.paused, true],
-  ['parked', Attr.parked],
-  ['outcomePage', Attr.outcomePage, true],
-  ['failing', Attr.failing, true],
-];
+export const LATER_FIELDS: readonly RecordField[] = recordFields([
+  'paused',
+  'parked',
+  'outcomePage',
+  'failing',
+]);
 
 /**
  * Every attribute of an actor record item this Baton writes: its size overhead counts their

@@ -1,7 +1,7 @@
 import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode, MAX_MESSAGE_BYTES } from '@baton/core';
 import type { Clock, QueueMessage, RedrivePolicy, TurnQueue } from '@baton/core/adapter';
-import { invalidArgument, systemClock } from '@baton/core/adapter';
+import { checkCount, refuseOptions, systemClock } from '@baton/core/adapter';
 import { unavailable } from '../internal/unavailable.ts';
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SendMessageCommand } from '../sdk.ts';
 import { queueIdentity } from './queueIdentity.ts';
@@ -74,12 +74,8 @@ export class SqsTurnQueue implements TurnQueue {
         `queueUrl must be the URL of a FIFO queue (ending in .fifo), got ${String(options.queueUrl)}`,
       );
     }
-    if (!Number.isInteger(max) || max < 1) {
-      problems.push(`maxMessageBytes must be an integer ≥ 1, got ${max}`);
-    }
-    if (problems.length > 0) {
-      throw invalidArgument(`invalid SqsQueue options: ${problems.join('; ')}`);
-    }
+    checkCount(problems, 'maxMessageBytes', max);
+    refuseOptions('SqsQueue', problems);
     this.client = options.client;
     this.#clock = options.clock ?? systemClock;
     this.queueUrl = options.queueUrl;

@@ -102,54 +102,28 @@ function check(
     }
   }
 
-  const items =
-    1 +
-    commit.outbox.length +
-    commit.idempotency.length +
-    replaced.length +
-    deadLetters.length +
-    removed.length +
-    overflow.length +
-    timers.length +
-    timersRemoved.length +
-    (paged.length > 0 ? 1 : 0);
+  // The items the commit writes, each one an item of its own: counted, then measured.
+  const written = [commit.outbox, commit.idempotency, replaced, deadLetters, overflow, timers];
+  let items = 1 + removed.length + timersRemoved.length + (paged.length > 0 ? 1 : 0);
+  for (const list of written) items += list.length;
   if (items > limits.maxTransactionItems) {
     throw transactionTooLarge('maxTransactionItems', limits.maxTransactionItems, items);
   }
   const measured = measure ? measure(commit) : commit.measured;
-  let total =
-    sizeChecked(measured?.record ?? jsonSize(record), limits) +
-    listBytes(commit.outbox, limits) +
-    listBytes(commit.idempotency, limits) +
-    listBytes(replaced, limits) +
-    listBytes(deadLetters, limits) +
-    listBytes(overflow, limits) +
-    listBytes(timers, limits);
+  let total = sizeChecked(measured?.record ?? jsonSize(record), limits);
+  for (const list of written) {
+    for (const item of list) total += sizeChecked(jsonSize(item), limits);
+  }
   // A page's outcomes are one item: together, as its entries, they must fit it.
   if (paged.length > 0) {
-    const page = pageItemBytes(measured?.outcomes ?? pageEntriesBytes(paged));
-    if (page > limits.maxItemBytes) {
-      throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, page);
-    }
-    total += page;
+    total += sizeChecked(pageItemBytes(measured?.outcomes ?? pageEntriesBytes(paged)), limits);
   }
   if (total > limits.maxTransactionBytes) {
     throw transactionTooLarge('maxTransactionBytes', limits.maxTransactionBytes, total);
   }
 }
 
-/** The bytes of a list's items, each one an item. */
-function listBytes(items: readonly unknown[], limits: StoreLimits): number {
-  let bytes = 0;
-  for (const item of items) bytes += itemBytes(item, limits);
-  return bytes;
-}
-
-/** The bytes of one item, or TRANSACTION_TOO_LARGE when they pass the item limit. */
-function itemBytes(item: unknown, limits: StoreLimits): number {
-  return sizeChecked(jsonSize(item), limits);
-}
-
+/** `size`, the bytes of one item, or TRANSACTION_TOO_LARGE when they pass the item limit. */
 function sizeChecked(size: number, limits: StoreLimits): number {
   if (size > limits.maxItemBytes) {
     throw transactionTooLarge('maxItemBytes', limits.maxItemBytes, size);

@@ -57,7 +57,12 @@ export {
 } from './envelope.ts';
 export { messageFingerprint } from './fingerprint.ts';
 export { answersMessage, idempotencyKeyReused } from './idempotencyKeyReused.ts';
-export { invalidArgument, messageOf } from './invalidArgument.ts';
+export {
+  checkCount,
+  invalidArgument,
+  messageOf,
+  refuseOptions,
+} from './invalidArgument.ts';
 export type { ChannelMark, OverflowKey, OverflowMark, SenderMark } from './marks.ts';
 export {
   PAGE_ENTRY_BYTES,

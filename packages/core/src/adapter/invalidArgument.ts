@@ -1,2 +1,5 @@
-/** Where adapters find `invalidArgument`: it lives with the error model (errors.ts). */
-export { invalidArgument, messageOf } from '../errors.ts';
+/**
+ * Where adapters find `invalidArgument` and the option checks built on it: they live with the
+ * error model (errors.ts).
+ */
+export { checkCount, invalidArgument, messageOf, refuseOptions } from '../errors.ts';

@@ -9,7 +9,7 @@ import {
   type TurnStore,
 } from '../adapter/ports.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
-import { invalidArgument } from '../errors.ts';
+import { checkCount, refuseOptions } from '../errors.ts';
 import { MAX_RECEIVE_MESSAGES, MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
 import type { Logger } from '../logger.ts';
 import { jsonLogger } from '../logger.ts';
@@ -200,17 +200,10 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
       problems.push(`${name} must be a number ≥ ${least}, got ${v}`);
     return v;
   };
-  const batchSize = positive('batchSize', options.batchSize, 10, 1);
+  const batchSize = options.batchSize ?? 10;
   // SQS refuses a larger receive: every receive of a polling worker would fail.
-  if (
-    batchSize >= 1 &&
-    Number.isFinite(batchSize) &&
-    (!Number.isInteger(batchSize) || batchSize > MAX_RECEIVE_MESSAGES)
-  ) {
-    problems.push(
-      `batchSize must be an integer from 1 to ${MAX_RECEIVE_MESSAGES} (SQS's most messages a receive), got ${batchSize}`,
-    );
-  }
+  const most = " (SQS's most messages a receive)";
+  checkCount(problems, 'batchSize', batchSize, MAX_RECEIVE_MESSAGES, most);
   const visibilityTimeoutMs = positive('visibilityTimeoutMs', options.visibilityTimeoutMs, 30_000);
   // SQS refuses a longer one: every receive of a polling worker would fail.
   if (visibilityTimeoutMs > MAX_VISIBILITY_TIMEOUT_MS) {
@@ -258,9 +251,7 @@ export function createEngine<S extends TurnStore, Q extends TurnQueue>(
     );
   }
   if (options.allowShortMarkRetention !== true) checkRetentions(engine, problems);
-  if (problems.length > 0) {
-    throw invalidArgument(`invalid engine options: ${problems.join('; ')}`);
-  }
+  refuseOptions('engine', problems);
   return engine;
 }
 

@@ -152,7 +152,9 @@ export async function applyMessage(
     // A Map or a Set in state is refused too: JSON would keep it as `{}`, its entries lost.
     state = asStrictJson(left);
   } catch (error) {
-    return kept(leftNotJson(current.id, envelope.name, 'state', error, findCollection(left)));
+    // A halted actor's state is what `initial()` returned: the fault is there.
+    const what = effects.halted ? 'initial' : 'state';
+    return kept(leftNotJson(current.id, envelope.name, what, error, findCollection(left)));
   }
   // A reply goes to an asker, or into an ingress message's outcome; else nobody reads it.
   if (envelope.ask === undefined && envelope.from !== INGRESS) reply = undefined;

@@ -21,17 +21,26 @@ export function failedOutcome(
 }
 
 /**
- * An error cut to its gist — its code, the start of its message, its cause's code — for an item
- * of `limit` bytes. The cause's code says why a message was kept as a dead letter (a
- * DEAD_LETTERED caused by MESSAGE_TOO_LARGE or INVALID_STATE waits for a fix to be deployed).
+ * An error cut to its gist — its code, the start of its message, its causes' codes — for an item
+ * of `limit` bytes. The causes' codes say why a message was kept as a dead letter (a
+ * DEAD_LETTERED caused by MESSAGE_TOO_LARGE or INVALID_STATE waits for a fix to be deployed); the
+ * innermost is what an operator reads first (a deploy's letter nests RETRYABLE, then
+ * INVALID_PAYLOAD).
  */
 export function errorGist(error: SerializedError, limit: number): SerializedError {
-  const cause = (error.details.cause as { readonly code?: unknown } | undefined)?.code;
   return {
     code: error.code,
     message: error.message.slice(0, Math.min(1000, Math.floor(limit / 4))),
-    details: { truncated: true, ...(typeof cause === 'string' ? { cause: { code: cause } } : {}) },
+    details: { truncated: true, ...causeCodes(error.details) },
   };
+}
+
+/** `details`' cause and the causes nested in it, each as its code alone (`depth` at most). */
+function causeCodes(details: unknown, depth = 4): { cause?: unknown } {
+  const cause = (details as { cause?: { code?: unknown; details?: unknown } } | undefined)?.cause;
+  return typeof cause?.code === 'string' && depth > 0
+    ? { cause: { code: cause.code, details: causeCodes(cause.details, depth - 1) } }
+    : {};
 }
 
 /** The outcome record of an ingress message (none for actor messages and timer fires). */

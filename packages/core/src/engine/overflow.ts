@@ -208,20 +208,16 @@ export class OverflowLookup {
    * retention, when it is forgotten (the next commit prunes it, see `pruneMarks`): a sender
    * whose record expired after `ctx.halt()` starts its sequence numbers over.
    */
-  async sender(record: ActorRecord, sender: string): Promise<SenderMark | undefined> {
-    const key = { kind: 'sender', peer: sender } as const;
-    const found = listed(record, key) ?? (await this.#find(record, key));
-    return found && found.at >= this.#markSince ? found : undefined;
+  sender(record: ActorRecord, sender: string): Promise<SenderMark | undefined> {
+    return this.#since(record, { kind: 'sender', peer: sender }, this.#markSince);
   }
 
   /**
    * The sender's channel to `target`: the record's, else its overflow mark unless idle past
    * half the retention (when the record would have pruned it, see `pruneChannels`).
    */
-  async channel(record: ActorRecord, target: string): Promise<ChannelMark | undefined> {
-    const key = { kind: 'channel', peer: target } as const;
-    const found = listed(record, key) ?? (await this.#find(record, key));
-    return found && found.at >= this.#channelSince ? found : undefined;
+  channel(record: ActorRecord, target: string): Promise<ChannelMark | undefined> {
+    return this.#since(record, { kind: 'channel', peer: target }, this.#channelSince);
   }
 
   /** The state pages of `ids` (see `StatePages` in contextSlots.ts): this turn's own, else the store's. */
@@ -249,6 +245,16 @@ export class OverflowLookup {
   #remember(id: string, mark: OverflowMark | null): void {
     this.#known ??= new Map();
     this.#known.set(id, mark);
+  }
+
+  /** The mark of `key`, the record's else its overflow mark, unless last used before `since`. */
+  async #since(
+    record: ActorRecord,
+    key: OverflowKey,
+    since: number,
+  ): Promise<SenderMark | undefined> {
+    const found = listed(record, key) ?? (await this.#find(record, key));
+    return found && found.at >= since ? found : undefined;
   }
 
   async #find(record: ActorRecord, key: OverflowKey): Promise<SenderMark | undefined> {

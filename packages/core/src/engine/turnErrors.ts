@@ -35,13 +35,14 @@ export function stateTooLarge(actorId: string, limits: StoreLimits): BatonError 
 }
 
 /**
- * A handler left a state or a reply that JSON cannot hold: the message is kept as a dead letter.
- * `collection`, for state: where it holds a Map or a Set, which JSON would keep as `{}`.
+ * A handler left a state or a reply that JSON cannot hold (`initial`: the state `initial()`
+ * returns for an actor the handler halted): the message is kept as a dead letter. `collection`,
+ * for state: where it holds a Map or a Set, which JSON would keep as `{}`.
  */
 export function leftNotJson(
   actorId: string,
   handler: string,
-  what: 'state' | 'reply',
+  what: 'state' | 'reply' | 'initial',
   cause: unknown,
   collection?: { readonly path: readonly string[]; readonly kind: 'Map' | 'Set' },
 ): BatonError {
@@ -49,7 +50,10 @@ export function leftNotJson(
   const reason = collection
     ? `${path} is a ${collection.kind}: JSON stores it as {}, its entries lost; keep an array (z.array) or a record (z.record) instead`
     : messageOf(cause);
-  const [left, keep] = what === 'state' ? ['left state', what] : ['returned a reply', 'replies'];
+  const [left, keep] =
+    what === 'reply'
+      ? ['returned a reply', 'replies']
+      : [what === 'state' ? 'left state' : 'halted, and initial() returned state', 'state'];
   return new BatonError(
     ErrorCode.INVALID_STATE,
     `handler "${handler}" of ${actorId} ${left} that is not JSON (${reason}); ${kept(`keep ${keep} to plain JSON values (no BigInt, Map, Set or cycles; a Date becomes its ISO string)`)}`,

@@ -52,4 +52,33 @@ describe('evaluateQuery', () => {
     const { outcome } = await evaluateQuery(total, { keys: keys(count, length) }, undefined, env);
     expect(outcome).toMatchObject({ ok: false, error: { code: ErrorCode.LIMIT_EXCEEDED } });
   });
+
+  it('refuses a read of a type the app does not register, naming that type and no other', async () => {
+    const Unregistered = actor({
+      name: 'ledger',
+      state: z.object({ n: z.number() }),
+      initial: () => ({ n: 0 }),
+      handlers: {},
+    });
+    const misread = query({
+      name: 'misread',
+      args: z.object({}),
+      handler: async (ctx) => (await ctx.get(Unregistered.ref('a'))).n,
+    });
+    const { outcome, reads } = await evaluateQuery(misread, {}, undefined, env);
+    expect(outcome).toMatchObject({
+      ok: false,
+      unexpected: false,
+      error: {
+        code: ErrorCode.UNKNOWN_ACTOR,
+        message: expect.stringMatching(
+          /^query "misread" reads actor type "ledger", which the app does not register: add that actor to defineApp's actors/,
+        ),
+        details: { query: 'misread', type: 'ledger' },
+      },
+    });
+    // Every subscriber reads the error: the app's own types stay unnamed.
+    expect(outcome.ok ? '' : outcome.error.message).not.toMatch(/item|known/);
+    expect(reads.size).toBe(0);
+  });
 });

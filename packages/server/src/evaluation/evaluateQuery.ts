@@ -15,6 +15,7 @@ import {
   type Store,
   upgradeState,
 } from '@baton/core/adapter';
+import { clip } from '@baton/core/shared';
 import type { RunOutcome } from '../QueryInstance.ts';
 import { positionOf, type ReadPosition } from './ReadPosition.ts';
 
@@ -109,7 +110,7 @@ export async function evaluateQuery(
       if (loads.size >= MAX_QUERY_READS || idBytes > MAX_QUERY_READ_ID_BYTES) {
         throw tooManyReads(definition.name, loads.size);
       }
-      const load = readActor(env, ref, observer, reads);
+      const load = readActor(env, definition.name, ref, observer, reads);
       loads.set(ref.id, load);
       return load;
     },
@@ -126,10 +127,12 @@ export async function evaluateQuery(
 
 async function readActor(
   env: EvaluateEnvironment,
+  query: string,
   ref: ActorRef,
   observer: ReadObserver,
   reads: Map<string, ReadPosition>,
 ): Promise<unknown> {
+  if (!env.registry.has(ref.type)) throw unregisteredRead(query, ref.type);
   const definition: AnyActorDefinition = env.registry.definition(ref.type);
   observer.beforeLoad?.(ref.id);
   const record = await env.store.load(ref.id);
@@ -146,6 +149,18 @@ function tooManyReads(query: string, read: number): BatonError {
     ErrorCode.LIMIT_EXCEEDED,
     `query "${query}" read ${read} actors, the most a run may read (${MAX_QUERY_READS}, with ${MAX_QUERY_READ_ID_BYTES} bytes of ids): a live query runs again whenever any actor it read changes. Read fewer: keep what the view needs in an actor of its own (an index or a summary the others send to), or page the view with its args`,
     { details: { query, read, maxReads: MAX_QUERY_READS, maxIdBytes: MAX_QUERY_READ_ID_BYTES } },
+  );
+}
+
+/**
+ * A query read an actor type its app does not register: the query's own fault. Its error goes to
+ * every subscriber, so it names the type read and no other (the registry's error lists them all).
+ */
+function unregisteredRead(query: string, type: string): BatonError {
+  return new BatonError(
+    ErrorCode.UNKNOWN_ACTOR,
+    `query "${query}" reads actor type "${clip(type)}", which the app does not register: add that actor to defineApp's actors, or fix the ref the query reads`,
+    { details: { query, type: clip(type) } },
   );
 }
 
