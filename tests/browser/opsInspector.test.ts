@@ -3,7 +3,8 @@
  * state the CLI reads (health, dead letters, an actor found by the start of its 1,000-character
  * key, its state, timer and history), the long key wraps inside the layout, a dead letter redriven
  * from the page (actions allowed) is applied once, and what holds an actor shows: the paused
- * actors on the overview (an id holding `<script>` as text), a failing message in its view; a
+ * actors on the overview (an id holding `<script>` as text), a failing message in its view, and,
+ * ended from the page, its letter saying who ended it and when; a
  * letter kept as too old to tell says why a redrive needs force, and is redriven with force only
  * once the page's question is confirmed.
  */
@@ -171,6 +172,12 @@ describe('baton inspect in Chromium', () => {
       (l: { actor: string }) => l.actor === 'note/failing',
     );
     expect(letter).toMatchObject({ messageId: failingMessage.messageId });
+    // Its letter says who ended it and when, as dead-letters show does.
+    expect(await text('letter-trail')).toMatch(
+      new RegExp(
+        `^ended by test at ${letter.ended.at} \\([^)]+ ago\\), while it failed at the head of note/failing's inbox \\(actors end-failing\\): its next delivery kept it as this dead letter without running its handler again$`,
+      ),
+    );
     await baton('dead-letters', 'purge', 'note/failing', failingMessage.messageId, '--yes');
     faults.poisoned = false;
   });

@@ -244,6 +244,10 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const purged = await baton('dead-letters', 'purge', 'tally/p4', p4.messageId, '--yes');
     expect(purged.code, purged.err).toBe(0);
     expect(purged.out).toBe('purged 1 dead letter(s)');
+    // Never redriven: its trail notes no redrive a purge would make apply nothing.
+    expect(purged.err.split('\n')[0]).toBe(
+      `baton: purging dead letter ${p4.messageId}. They are forgotten, never applied. A redrive sent and not yet applied by its actor's turn would apply nothing once its letter is purged: it is not noted as redriven and not applied yet (REDRIVEN in ${hint('dead-letters list')} says "not applied yet" for such a letter)`,
+    );
     expect(purged.err).toMatch(/"by":"ops","action":"dead-letters purge","actor":"tally\/p4"/);
     expect((await json('dead-letters', 'list')).deadLetters).toHaveLength(3);
 
@@ -1122,7 +1126,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(shellWords(get ?? '')).toEqual(['baton', 'actors', 'get', id, ...flags]);
   });
 
-  it('warns, before a purge, that it cancels a redrive sent and not yet applied, which then applies nothing', async () => {
+  it('warns, before a purge, that it cancels a redrive sent and not yet applied, which then applies nothing, and leaves such a letter out of purge --all', async () => {
     const { messageId } = await json(
       'send',
       'tally/r',
@@ -1144,18 +1148,31 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
       expect.objectContaining({ actor: 'tally/r', messageId }),
     ]);
 
+    // The letter's trail tells its redrive not applied yet: purge --all leaves it, saying why.
+    const { at } = (await json('dead-letters', 'list')).deadLetters[0].lastRedrive;
+    const bulk = await baton('dead-letters', 'purge', '--all', '--yes');
+    expect(bulk.code, bulk.err).toBe(0);
+    expect(bulk.out.split('\n').slice(0, 3)).toEqual([
+      'no dead letter that matches can be purged without --include-pending',
+      `left 1 dead letter(s) whose last redrive is not applied yet (REDRIVEN says "not applied yet" in ${hint('dead-letters list')}): purged now, that redrive would apply nothing. Wait for their actors' turns (a letter applied leaves the list; one that fails again is kept again, REDRIVEN "kept again"), or add --include-pending to purge them all the same:`,
+      expect.stringMatching(/^ACTOR +MESSAGEID$/),
+    ]);
+    expect(bulk.err).not.toMatch(/baton audit/);
+    const dry = await baton('dead-letters', 'purge', '--all', '--include-pending', '--dry-run');
+    expect(dry.out).toMatch(/^would purge 1 dead letter\(s\):\nACTOR +MESSAGEID\ntally\/r /);
+
+    // Named, it is asked about: its last redrive, by whom and when, then applies nothing.
+    const pending = `They are forgotten, never applied. Its last redrive, by ops at ${at}, is not applied yet: purged now, that redrive applies nothing. To have it applied, do not purge: wait for the actor's turn (a letter applied leaves ${hint('dead-letters list')}; one that fails again is kept again, REDRIVEN "kept again")`;
     const asked = await baton('dead-letters', 'purge', 'tally/r', messageId);
     expect(asked.code).toBe(2);
     expect(asked.err).toBe(
-      `baton dead-letters purge: purge dead letter ${messageId}? They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${hint('dead-letters list')} rather than purge it — refused without a terminal to ask: pass --yes to confirm`,
+      `baton dead-letters purge: purge dead letter ${messageId}? ${pending} — refused without a terminal to ask: pass --yes to confirm`,
     );
     // Confirmed by --yes, no question was asked: its warning is printed all the same. The
     // redrive that waited in the inbox applies nothing, as it says.
     const purged = await baton('dead-letters', 'purge', 'tally/r', messageId, '--yes');
     expect(purged.code, purged.err).toBe(0);
-    expect(purged.err.split('\n')[0]).toBe(
-      `baton: purging dead letter ${messageId}. They are forgotten, never applied. A redrive of one sent and not yet applied by its actor's turn is cancelled too (it then applies nothing): Baton keeps no record of a redrive in flight, and a letter stays listed until its redrive is applied, so if you redrove one, wait for it to leave ${hint('dead-letters list')} rather than purge it`,
-    );
+    expect(purged.err.split('\n')[0]).toBe(`baton: purging dead letter ${messageId}. ${pending}`);
     await work();
     expect(await entriesOf('tally/r')).toEqual([]);
     expect(runs.get('poison')).toBe(3);

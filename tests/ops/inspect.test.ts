@@ -5,7 +5,8 @@
  * finds actors by the start of their id, renders and round-trips a 1,000-character key, shows
  * the same after a worker and an inspector restart, refuses every action unless started with
  * --allow-actions, and then needs the page's token and audits each; a letter kept as too old to
- * tell whether it was applied is marked, its plain redrive refused, its forced one applied.
+ * tell whether it was applied is marked, its plain redrive refused, its forced one applied; a
+ * dead letter shows its trail (an operator's end, its redrives) as `dead-letters show` says it.
  */
 import { join } from 'node:path';
 import { type RunningInspector, resolveTarget, startInspector } from '@baton/cli/ops';
@@ -15,9 +16,11 @@ import { faults, Note } from './fixtures/notesApp.ts';
 import {
   batonJson,
   createOpsDeployment,
+  flagsOf,
   hintWith,
   type OpsDeployment,
   pumpUntil,
+  runBaton,
 } from './fixtures/opsDeployment.ts';
 import { keepTooOldLetter } from './fixtures/tooOldLetter.ts';
 
@@ -299,6 +302,63 @@ describe('baton inspect on DynamoDB Local and ElasticMQ', () => {
         from: 'inspect',
       }),
     ]);
+  });
+
+  it("shows a dead letter's trail as dead-letters show says it: how often it was redriven, when last, by whom, and what came of it", async () => {
+    await baton('send', 'note/trail', 'add', '{"entry":"poison"}', '--app', APP);
+    await work();
+    const page = await inspector();
+    const letters = async () => (await page.get('/_baton/api/overview')).deadLetters;
+    const [fresh] = await letters();
+    expect(fresh).toMatchObject({ actorId: 'note/trail' });
+    expect(fresh).not.toHaveProperty('trail');
+    const { messageId } = fresh;
+    /** `dead-letters show`'s line `label`, as the page says it: no padding, no age. */
+    const shown = async (label: string) => {
+      const run = await runBaton([
+        ...['dead-letters', 'show', 'note/trail', messageId],
+        ...flagsOf(deployment.options),
+      ]);
+      const line = run.out.split('\n').find((l) => l.startsWith(label)) ?? '';
+      return sansAge(line.replace(/^(\w+) +/, '$1 '));
+    };
+    const sansAge = (line: string) => line.replace(/\(\d[^)]* ago\)/, '(… ago)');
+
+    // Redriven and not applied yet: the page says so, as the CLI does (do not purge it).
+    await baton('dead-letters', 'redrive', 'note/trail', messageId);
+    const { lastRedrive } = (await baton('dead-letters', 'list')).deadLetters[0];
+    expect(lastRedrive).toMatchObject({ by: 'test', at: expect.stringMatching(ISO_TIME) });
+    const [pending] = await letters();
+    expect(pending.trail).toEqual({
+      redrives: 1,
+      lastRedrive: { at: lastRedrive.at, by: 'test', result: 'notAppliedYet' },
+      lines: [expect.stringContaining(`redriven 1 time(s), last at ${lastRedrive.at} (`)],
+    });
+    expect(sansAge(pending.trail.lines[0])).toBe(await shown('redriven'));
+    expect(pending.trail.lines[0]).toContain(
+      ') by test, not applied yet: the letter stays kept until note/trail',
+    );
+
+    // Failed again, kept again: that redrive did not apply it, on the overview and the actor's.
+    await work();
+    const [again] = await letters();
+    expect(again.at).not.toBe(pending.at);
+    expect(again.trail).toMatchObject({ redrives: 1, lastRedrive: { result: 'keptAgain' } });
+    expect(again.trail.lines).toEqual([
+      expect.stringContaining(
+        `) by test, which did not apply it: it was kept again at ${new Date(again.at).toISOString()}, its attempts counted afresh`,
+      ),
+    ]);
+    expect(sansAge(again.trail.lines[0])).toBe(await shown('redriven'));
+    const actor = await page.get(`/_baton/api/actor?id=${encodeURIComponent('note/trail')}`);
+    const [own] = actor.deadLetters;
+    expect({ ...own.trail, lines: own.trail.lines.map(sansAge) }).toEqual({
+      ...again.trail,
+      lines: again.trail.lines.map(sansAge),
+    });
+    // The page renders each line under its letter.
+    const script = await (await fetch(new URL('/_baton/inspect.js', page.url))).text();
+    expect(script).toContain("(l.trail ? trail(l.trail) : '')");
   });
 
   it('marks a letter kept as too old to tell, whose plain redrive is refused, and redrives it with force', async () => {

@@ -28,6 +28,8 @@ export interface OpsValues extends TargetOptions {
    * `--app`).
    */
   readonly force?: boolean;
+  /** `dead-letters purge --all`: letters whose last redrive is not applied yet too. */
+  readonly 'include-pending'?: boolean;
   readonly app?: string;
   readonly type?: string;
   readonly code?: string;

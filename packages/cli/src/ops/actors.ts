@@ -6,7 +6,7 @@ import { errorLine, type FailingJson, failingFor, failingJson } from '../inspect
 import { actorSummaries } from './actorSummaries.ts';
 import { duration, fields, isoTime, limitOption, table } from './format.ts';
 import { knownActor } from './knownActor.ts';
-import { knownType } from './knownType.ts';
+import { APP_CHECKS_TYPE, knownType } from './knownType.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { stateCheck } from './stateCheck.ts';
 import { type FollowUp, shellQuote } from './target.ts';
@@ -25,7 +25,7 @@ export function actorArg(ctx: OpsContext, index: number): string {
 }
 
 /** What a command that found nothing of a type says of `--app`, when not given it. */
-const CHECK_TYPE = "; --app <entry> checks the type against the app's, and names the nearest";
+const CHECK_TYPE = `; ${APP_CHECKS_TYPE}`;
 
 /** The type of an actor id {@link actorArg} checked: `tally` of `tally/fred`. */
 const typeOf = (id: string): string => parseActorId(id)?.type ?? '';

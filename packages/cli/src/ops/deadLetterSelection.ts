@@ -1,7 +1,8 @@
 /**
- * The dead letters a `baton dead-letters` command works on: those its filters (`--type`,
- * `--code`, `--since`) pick, or the one `<type/key> <message id>` names, refused with why when
- * it is not kept (parked at a paused actor, redriven, purged).
+ * The dead letters a `baton dead-letters` command works on: those its filters (`--type`, checked
+ * against the app's types with `--app`, `--code`, `--since`) pick, or the one `<type/key>
+ * <message id>` names, refused with why when it is not kept (parked at a paused actor, redriven,
+ * purged).
  */
 import { BatonError, ErrorCode } from '@baton/core';
 import { type DeadLetter, ingressTarget } from '@baton/core/adapter';
@@ -9,12 +10,24 @@ import { failingNotDeadLettered, parkedLetterRefused } from '@baton/core/engine'
 import { actorArg, noRecord } from './actors.ts';
 import { causeOf, countByCode, errorChain } from './deadLetterCauses.ts';
 import { since } from './format.ts';
+import { APP_CHECKS_TYPE, type KnownTypeUse, knownType, seenTypes } from './knownType.ts';
 import { lostItsQuotes, quotesLost } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
 import type { FollowUp } from './target.ts';
 
-/** The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first. */
-export async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
+/** A letter a bulk action leaves, and why. */
+export type Left = { readonly actor: string; readonly messageId: string; readonly reason: string };
+
+/** The `dead-letters` commands that take the filters. */
+export type FilteredCommand = 'list' | 'redrive' | 'purge';
+
+/**
+ * The dead letters the filters (`--type`, `--code`, `--since`) pick, oldest first, for
+ * `command`. With `--app`, a `--type` the app does not define is refused (the nearest offered)
+ * before anything is read; without, a `--type` no letter kept has is named, with the types the
+ * letters kept have and the nearest.
+ */
+export async function matching(ctx: OpsContext, command: FilteredCommand): Promise<DeadLetter[]> {
   const { indexReader } = await ctx.target();
   const { type, code, since: from } = ctx.values;
   const after = from === undefined ? undefined : since(from, ctx.io.now());
@@ -30,6 +43,13 @@ export async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
       `--type takes an actor type (${type.slice(0, type.indexOf('/'))}), not an actor id: name one dead letter with <type/key> <message id>`,
     );
   }
+  const again = (near: string) =>
+    command === 'list'
+      ? ctx.followUp`dead-letters list --type ${near}`
+      : ctx.values['dry-run']
+        ? ctx.followUp`dead-letters ${command} --all --type ${near} --dry-run`
+        : ctx.followUp`dead-letters ${command} --all --type ${near}`;
+  if (type !== undefined) await knownType(ctx, type, typeUse(command, again));
   const kept = (await indexReader.listDeadLetters()).filter((l) => l.parked === undefined);
   const picked = kept.filter(
     (l) =>
@@ -40,11 +60,49 @@ export async function matching(ctx: OpsContext): Promise<DeadLetter[]> {
   if (picked.length === 0 && kept.length > 0) {
     // A filter that matches nothing is as likely a typo (UNKNOWN_MESAGE): say what there is.
     const codes = countByCode(kept.map((l) => causeOf(l).code));
+    // A --type no letter kept has, unchecked (no --app): the types they have, and the nearest.
+    const seen =
+      type === undefined || ctx.values.app || kept.some((l) => l.actorId.startsWith(`${type}/`))
+        ? ''
+        : seenTypes(
+            type,
+            kept.map((l) => l.actorId),
+            again,
+          );
     ctx.note(
-      `none of the ${kept.length} dead letter(s) kept matches the filters; by code: ${codes}`,
+      `none of the ${kept.length} dead letter(s) kept matches the filters; by code: ${codes}${seen}`,
     );
   }
   return picked;
+}
+
+/** How a `command` refuses a `--type` the app `--app` names does not define. */
+function typeUse(command: FilteredCommand, again: (near: string) => string): KnownTypeUse {
+  if (command === 'list') {
+    return {
+      again,
+      after: '',
+      instead:
+        'Nothing was read. To list the dead letters of a type another version of the app defined, leave out --app',
+    };
+  }
+  const done = command === 'redrive' ? 'redriven' : 'purged';
+  return {
+    again,
+    after: `. Nothing was ${done}`,
+    instead: `To ${command} the dead letters of a type another version of the app defined, leave out --app`,
+  };
+}
+
+/**
+ * What an answer that found no dead letter adds when `--type` was not checked against the app
+ * (no `--app`): a misspelt type picks nothing, as a type with no letter does. '' otherwise.
+ */
+export function typeUnchecked(ctx: OpsContext): string {
+  const { type, app } = ctx.values;
+  return type === undefined || app
+    ? ''
+    : ` (--type ${type}: an actor type is the name its actor() definition gives; ${APP_CHECKS_TYPE})`;
 }
 
 /**
@@ -116,7 +174,7 @@ export async function targets(ctx: OpsContext, verb: 'redrive' | 'purge'): Promi
         `${verb} takes <type/key> <message id>, or --all with filters, not both`,
       );
     }
-    return matching(ctx);
+    return matching(ctx, verb);
   }
   if (ctx.args.length < 2) throw oneOrAll(ctx, verb);
   return [await named(ctx, verb)];

@@ -1,12 +1,13 @@
 /**
  * `baton dead-letters list | show`: the dead letters kept, and one of them whole. Which letters
- * a command takes is in deadLetterSelection.ts; `redrive` and `purge` are in deadLetterActions.ts.
+ * a command takes is in deadLetterSelection.ts; `redrive` and `purge` are in deadLetterActions.ts
+ * (what is theirs alone in deadLetterRedrive.ts and deadLetterPurge.ts).
  */
 import type { MessageTrail } from '@baton/aws';
 import { type DeadLetter, INGRESS } from '@baton/core/adapter';
 import { answeredSender, keptTooOldToTell } from '@baton/core/engine';
 import { causeOf, countByCode } from './deadLetterCauses.ts';
-import { matching, named } from './deadLetterSelection.ts';
+import { matching, named, typeUnchecked } from './deadLetterSelection.ts';
 import { duration, limitOption, table } from './format.ts';
 import { trailCells, trailLines, trailSummary, trailsOf } from './letterTrails.ts';
 import { pasteable } from './messageIds.ts';
@@ -65,7 +66,7 @@ const redriveCell = (l: { redrivable: boolean; needsForce: boolean; appliesNothi
  */
 export async function deadLettersList(ctx: OpsContext): Promise<void> {
   const limit = limitOption(ctx.values.limit, LIST_DEFAULT);
-  const letters = await matching(ctx);
+  const letters = await matching(ctx, 'list');
   // Only the letters shown are looked up: each timer's fire among them costs a read or two.
   const { store } = await ctx.target();
   const voids = await voidFires(store, letters.slice(0, limit));
@@ -75,7 +76,7 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
   for (const letter of all) byCode[letter.code] = (byCode[letter.code] ?? 0) + 1;
   const result = { deadLetters: all.slice(0, limit), total: all.length, byCode };
   ctx.print(result, ({ deadLetters, total }) => {
-    if (total === 0) return 'no dead letters';
+    if (total === 0) return `no dead letters${typeUnchecked(ctx)}`;
     const now = ctx.io.now();
     const rows = table(
       deadLetters.map((l) =>

@@ -8,6 +8,10 @@ import { BatonError, ErrorCode } from '@baton/core';
 import { closestWord } from '../unknownCommand.ts';
 import type { OpsContext } from './OpsContext.ts';
 
+/** What a command that found nothing of a type no `--app` checked says of `--app`. */
+export const APP_CHECKS_TYPE =
+  "--app <entry> checks the type against the app's, and names the nearest";
+
 /** The actor types of the app `--app` names; `undefined` without `--app`: nothing to check. */
 export async function appTypes(ctx: OpsContext): Promise<readonly string[] | undefined> {
   if (!ctx.values.app) return undefined;

@@ -4,7 +4,7 @@
  * and by whom (its trail, an item beside the letter: see `@baton/aws`'s messageTrails.ts). The
  * engine writes a letter kept again whole, with a new time and its attempts counted afresh: the
  * trail is what tells a letter redriven three times from a fresh one. `list`, `show` and `outcome`
- * print it; `end-failing` and `redrive` write it.
+ * print it, and `baton inspect`'s page shows it; `end-failing` and `redrive` write it.
  */
 import { type MessageTrail, readMessageTrails, trailEnded, trailRedriven } from '@baton/aws';
 import { type DeadLetter, messageOf } from '@baton/core/adapter';
@@ -43,9 +43,18 @@ export async function trailsOf(
   ctx: OpsContext,
   letters: readonly DeadLetter[],
 ): Promise<Map<DeadLetter, MessageTrail>> {
-  const found = await readMessageTrails(tableOf(await ctx.target()), letters);
-  const byMessage = new Map(found.map((t) => [`${t.actorId}\n${t.messageId}`, t]));
+  return trailsIn(await ctx.target(), letters);
+}
+
+/** The trails of `letters` in `target`'s table, by letter (`baton inspect` has no context). */
+export async function trailsIn(
+  target: Target,
+  letters: readonly DeadLetter[],
+): Promise<Map<DeadLetter, MessageTrail>> {
   const out = new Map<DeadLetter, MessageTrail>();
+  if (letters.length === 0) return out;
+  const found = await readMessageTrails(tableOf(target), letters);
+  const byMessage = new Map(found.map((t) => [`${t.actorId}\n${t.messageId}`, t]));
   for (const l of letters) {
     const trail = byMessage.get(`${l.actorId}\n${l.messageId}`);
     if (trail) out.set(l, trail);
@@ -97,6 +106,13 @@ export function trailLines(s: TrailSummary, actor: string, keptAt: string, now: 
   }
   return lines;
 }
+
+/**
+ * The lines of {@link trailLines} as prose, each its label and a space (`ended by ops at …`):
+ * what `baton inspect`'s page shows under a dead letter, where columns do not line up.
+ */
+export const trailProse = (s: TrailSummary, actor: string, keptAt: string, now: number) =>
+  trailLines(s, actor, keptAt, now).map((line) => line.replace(/^(\w+) +/, '$1 '));
 
 /** The `ENDED` and `REDRIVEN` cells `list` prints of a letter's trail (empty: none). */
 export function trailCells(s: TrailSummary, now: number): { ended?: string; redriven?: string } {

@@ -20,15 +20,19 @@ export const OPS_USAGE = `Operating a deployed app:
   baton actors resume <type/key>                     it applies what waited, in order, then goes on
   baton actors end-failing <type/key> <message id>   the message failing at its head is dead-lettered
     at its next delivery, its handler not run again; the actor goes on with the messages behind it
-  baton dead-letters list [--type t] [--code c] [--since 2h] [--limit n]
+  baton dead-letters list [--type t] [--code c] [--since 2h] [--app <entry>] [--limit n]
+    (with --app, not a --type the app does not define, the nearest type offered; the same
+    filters pick the letters of redrive --all and purge --all)
   baton dead-letters show <type/key> <message id>
   baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]
     (not a letter whose sender was answered DEAD_LETTERED, an actor's or a client's ask, nor one
     kept as too old to tell whether it was applied, unless --force; --all --force redrives every
     such letter it matches, and a too-old one applied already is applied again: decide about each)
-  baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run]
+  baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run] [--include-pending]
     (not the letter of an ask's timeout, which holds its asker's continuation: redrive it; an ask's
-    reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT)
+    reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT; --all leaves
+    a letter whose last redrive is not applied yet, REDRIVEN in list: purged, that redrive would
+    apply nothing, unless --include-pending)
   baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
   baton queue-dead-letters redrive [--type t] [--app <entry>] [--dry-run]   moves it all (or a type's) back into the inbox
     (with --app, not a --type the app does not define, the nearest type offered)

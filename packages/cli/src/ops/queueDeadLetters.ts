@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
 import { decodeEnvelope, type Envelope } from '@baton/core/adapter';
-import { resumeCommands } from './deadLetterActions.ts';
+import { resumeCommands } from './deadLetterRedrive.ts';
 import { clipped, duration, limitOption, table } from './format.ts';
 import { requireInbox } from './inboxNeeds.ts';
 import { knownType, seenTypes } from './knownType.ts';

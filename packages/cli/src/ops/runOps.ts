@@ -55,8 +55,11 @@ const COMMON: readonly Option[] = [
   'help',
 ];
 
-/** What picks dead letters; `--all` acts on every one picked. */
-const FILTERS: readonly Option[] = ['type', 'code', 'since'];
+/**
+ * What picks dead letters; `--all` acts on every one picked. With `--app`, a `--type` the app
+ * does not define is refused, the nearest offered.
+ */
+const FILTERS: readonly Option[] = ['type', 'code', 'since', 'app'];
 
 /** The operands that name one dead letter (or none, with `--all`). */
 const ONE_LETTER = ['<type/key>', '<message id>'];
@@ -95,7 +98,7 @@ const COMMANDS: Readonly<
   },
   'dead-letters purge': {
     run: deadLettersPurge,
-    takes: [...FILTERS, 'all', 'dry-run'],
+    takes: [...FILTERS, 'all', 'dry-run', 'include-pending'],
     operands: ONE_LETTER,
   },
   'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'], operands: [] },
@@ -205,6 +208,7 @@ const OPTIONS = {
   'dry-run': { type: 'boolean' },
   all: { type: 'boolean' },
   force: { type: 'boolean' },
+  'include-pending': { type: 'boolean' },
   'queue-replaced': { type: 'boolean' },
   app: { type: 'string' },
   type: { type: 'string' },

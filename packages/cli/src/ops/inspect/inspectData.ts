@@ -21,6 +21,8 @@ import { type FailingJson, failingJson } from '../../inspectedFailing.ts';
 import { actorSummaries } from '../actorSummaries.ts';
 import { pauseJson } from '../actors.ts';
 import { causeOf } from '../deadLetterCauses.ts';
+import { isoTime } from '../format.ts';
+import { type TrailSummary, trailProse, trailSummary, trailsIn } from '../letterTrails.ts';
 import type { StatusReport } from '../StatusReport.ts';
 import { readStatus } from '../status.ts';
 import type { FollowUp, Target } from '../target.ts';
@@ -65,6 +67,13 @@ export interface InspectedLetter {
   readonly askReply?: true;
   /** Its place among a paused actor's parked messages; absent for a dead letter. */
   readonly parked?: number;
+  /**
+   * What operators did to a dead letter's message (letterTrails.ts): who ended it and when, how
+   * often it was redriven, the last redrive's time, operator and result, as `baton dead-letters
+   * list --json` gives them; `lines`, as `dead-letters show` says them. Absent for a parked
+   * message, and for a letter no operator ended nor redrove.
+   */
+  readonly trail?: TrailSummary & { readonly lines: readonly string[] };
 }
 
 /** One actor, whole: its record, what waits in its inbox, what it holds, and its history. */
@@ -116,13 +125,8 @@ export async function readOverview(
     readStatus(target, now, followUp),
     target.indexReader.listDeadLetters(),
   ]);
-  return {
-    status,
-    deadLetters: letters
-      .filter((l) => l.parked === undefined)
-      .sort((a, b) => a.at - b.at)
-      .map(inspectLetter),
-  };
+  const kept = letters.filter((l) => l.parked === undefined).sort((a, b) => a.at - b.at);
+  return { status, deadLetters: await inspectLetters(target, kept, now) };
 }
 
 /**
@@ -150,7 +154,11 @@ export async function searchActors(
   return actorSummaries(page);
 }
 
-export async function readActor(target: Target, id: string): Promise<InspectedActor> {
+export async function readActor(
+  target: Target,
+  id: string,
+  now: number = Date.now(),
+): Promise<InspectedActor> {
   if (!parseActorId(id)) {
     throw new BatonError(ErrorCode.INVALID_ARGUMENT, `"${id}" is not an actor id: <type>/<key>`);
   }
@@ -192,7 +200,11 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
       .filter((l) => l.parked !== undefined)
       .sort((a, b) => a.parked! - b.parked!)
       .map(inspectLetter),
-    deadLetters: letters.filter((l) => l.parked === undefined).map(inspectLetter),
+    deadLetters: await inspectLetters(
+      target,
+      letters.filter((l) => l.parked === undefined),
+      now,
+    ),
     heldSends,
     timers: timers
       .sort((a, b) => a.at - b.at)
@@ -207,6 +219,22 @@ export async function readActor(target: Target, id: string): Promise<InspectedAc
     steps,
     history: actorHistory({ outcomes, deadLetters: letters, timers, sends: heldSends }),
   };
+}
+
+/** Dead letters as the pages show them, each with its trail, if an operator acted on it. */
+async function inspectLetters(
+  target: Target,
+  letters: readonly DeadLetter[],
+  now: number,
+): Promise<InspectedLetter[]> {
+  const trails = await trailsIn(target, letters);
+  return letters.map((l) => {
+    const trail = trails.get(l);
+    if (!trail) return inspectLetter(l);
+    const summary = trailSummary(l, trail);
+    const lines = trailProse(summary, l.actorId, isoTime(l.at), now);
+    return { ...inspectLetter(l), trail: { ...summary, lines } };
+  });
 }
 
 function inspectLetter(l: DeadLetter): InspectedLetter {

@@ -120,12 +120,19 @@ const failingLine = (f) => '<code>' + esc(f.messageId) + '</code> at inbox posit
 function letters(list, withActor, empty) {
   return table([...(withActor ? ['actor'] : []), 'message', 'error', 'attempts', 'at', ''],
     list.map((l) => '<tr data-testid="letter"><td>' + (withActor ? actorLink(l.actorId) + '</td><td>' : '')
-      + '<code>' + esc(l.name) + '</code> <code>' + esc(JSON.stringify(l.payload)) + '</code><br><small>' + esc(l.messageId) + '</small></td><td class="bad">'
+      + '<code>' + esc(l.name) + '</code> <code>' + esc(JSON.stringify(l.payload)) + '</code><br><small>' + esc(l.messageId) + '</small>'
+      + (l.trail ? trail(l.trail) : '') + '</td><td class="bad">'
       + esc(l.code) + ': ' + esc(l.error) + '</td><td>' + l.attempts + '</td><td>' + time(l.at) + '</td><td>'
       + (l.parked === undefined && l.redrivable ? redriveButton(l) : '')
       + (l.parked === undefined ? button('purge', { actorId: l.actorId, messageId: l.messageId, ...(l.askReply ? { askReply: true } : {}) }, 'purge') : '#' + l.parked)
       + '</td></tr>'), empty);
 }
+
+// What operators did to a letter's message, as baton dead-letters show says it: who ended it and
+// when; how often it was redriven, the last redrive's time and operator, and whether it is not
+// applied yet (do not purge it meanwhile) or did not apply it (the letter was kept again).
+const trail = (t) => t.lines.map((line) => '<br><small data-testid="letter-trail" class="'
+  + (t.lastRedrive && t.lastRedrive.result === 'notAppliedYet' && line.startsWith('redriven') ? 'bad' : '') + '">' + esc(line) + '</small>').join('');
 
 // A letter a plain redrive refuses is redriven with force, once confirmed, its reason shown: its
 // sender was answered DEAD_LETTERED, or it was kept as too old to tell whether it was applied.

@@ -109,7 +109,10 @@ export async function startInspector(options: InspectorOptions): Promise<Running
       );
     }
     if (request.method === 'GET' && path === '/_baton/api/actor') {
-      return sendJson(response, await readActor(options.target, url.searchParams.get('id') ?? ''));
+      return sendJson(
+        response,
+        await readActor(options.target, url.searchParams.get('id') ?? '', now()),
+      );
     }
     if (request.method === 'POST' && path.startsWith('/_baton/api/')) {
       const action = path.slice('/_baton/api/'.length);
