@@ -107,10 +107,25 @@ describe('a callback sent from outside the app', () => {
     const forNone = await refusal(door, 'wf-internal', 'i-2', forge('wf-internal/i-2', 0));
     const garbage = await refusal(door, 'wf-internal', 'i-1', 'AAAA');
     const forNoType = await refusal(door, 'wf-nosuch', 'i-1', forge('wf-nosuch/i-1', 0));
+    // A payload the callback's schema refuses tells no more than a forged token.
+    const malformed = await door
+      .send(
+        { type: 'wf-internal', key: 'i-1', id: 'wf-internal/i-1' } as never,
+        'callback' as never,
+        1 as never,
+        {
+          caller: ANONYMOUS,
+        },
+      )
+      .then(
+        () => 'accepted',
+        (error: { code: string; message: string }) => `${error.code}: ${error.message}`,
+      );
     expect(forExisting).toMatch(
       /^FORBIDDEN: no actor type "wf-internal" takes messages from clients/,
     );
-    expect([forNone, garbage, forNoType.replace('wf-nosuch', 'wf-internal')]).toEqual([
+    expect([forNone, garbage, forNoType.replace('wf-nosuch', 'wf-internal'), malformed]).toEqual([
+      forExisting,
       forExisting,
       forExisting,
       forExisting,

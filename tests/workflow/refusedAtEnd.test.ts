@@ -166,11 +166,26 @@ describe('a start of an id that runs with another input', () => {
     const refused = h.door.start(Drop, 'd-1', { box: 'b' });
     await expect(refused).rejects.toMatchObject({
       code: ErrorCode.REJECTED,
-      message:
-        'workflow instance d-1 exists already, started with another input: this start was not taken. Start another id',
+      message: 'workflow instance d-1 exists already: this start was not taken. Start another id',
       details: { id: 'd-1' },
     });
     await expect(refused).rejects.not.toHaveProperty('details.status');
+    // The same input is refused alike: no answer tells a guess of the input it may not read.
+    const guessed = await h.door.start(Drop, 'd-1', { box: 'a' }).catch((error) => error);
+    expect(guessed).toEqual(await refused.catch((error) => error));
+    // And in the turn: of two starts of the same input that passed the door before the run
+    // began, the second is refused.
+    const first = await h.door.send(Drop.ref('d-2'), 'start', { input: { box: 'a' } });
+    const second = await h.door.send(Drop.ref('d-2'), 'start', { input: { box: 'a' } });
+    await h.runAll();
+    expect(await h.door.outcome(first.messageId)).toMatchObject({ ok: true });
+    expect(await h.door.outcome(second.messageId)).toMatchObject({
+      ok: false,
+      error: {
+        code: ErrorCode.REJECTED,
+        message: expect.stringMatching(/^workflow instance d-2 exists already: /),
+      },
+    });
   });
 
   it('lets through a keyed retry of the start that began the run, whatever its input parses to now', async () => {

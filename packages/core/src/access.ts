@@ -57,7 +57,7 @@ export function authorizeMessage(
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
   // The hint (to trusted code that forgot to say so) fits an internal handler only.
   if (handler?.public !== true) throw notOpen(registry, parsed.type, name, handler && hint);
-  const resolved = registry.resolve(to, name, payload);
+  const resolved = resolveGuarded(registry, handler, parsed.type, to, name, payload);
   if (handler.authorize && !allows(() => handler.authorize!(caller, refOf(to), resolved.payload))) {
     throw forbidden(`not allowed: this caller may not send "${name}" to ${to}`, {
       to,
@@ -65,6 +65,29 @@ export function authorizeMessage(
     });
   }
   return resolved;
+}
+
+/**
+ * {@link Registry.resolve}, but a token-guarded handler (a workflow's `callback`) of a type that
+ * takes nothing else from clients is refused as an unknown type is, whatever is wrong with its
+ * payload: a payload error would tell an outsider that the type, an internal workflow, exists.
+ */
+function resolveGuarded(
+  registry: Registry,
+  handler: AnyHandler,
+  type: string,
+  to: string,
+  name: string,
+  payload: unknown,
+): ResolvedMessage {
+  if (!(handler as { [TOKEN_GUARDED]?: true })[TOKEN_GUARDED] || isOpenType(registry, type)) {
+    return registry.resolve(to, name, payload);
+  }
+  try {
+    return registry.resolve(to, name, payload);
+  } catch {
+    throw notOpen(registry, type, name);
+  }
 }
 
 /**

@@ -114,7 +114,9 @@ export function taken(ctx: Ctx): SerializedError {
  * its id names that run until it halts. A start with the same input changes nothing (starting is
  * idempotent). The door (the client, before it enqueues) and the start's turn refuse alike; the
  * instance's status, and that it may be read, are said only to a caller who may read it
- * (`readable`).
+ * (`readable`). A caller who may not is refused whatever its input: were a start of the same
+ * input taken, its answer would tell whether a guess is the input of a run it may not read. (A
+ * keyed retry of the start that began the run is answered before this, by its outcome.)
  */
 export function startedOtherwise(
   key: string,
@@ -122,17 +124,20 @@ export function startedOtherwise(
   input: unknown,
   readable: boolean,
 ): BatonError | undefined {
+  if (!readable) {
+    return new BatonError(
+      ErrorCode.REJECTED,
+      `workflow instance ${key} exists already: this start was not taken. Start another id`,
+      { details: { id: key } },
+    );
+  }
   if (canonicalJson(state.input) === canonicalJson(input)) return undefined;
   const { status } = state;
   const notTaken = 'started with another input: this start was not taken';
-  const message = !readable
-    ? `workflow instance ${key} exists already, ${notTaken}. Start another id`
-    : FINAL_STATUSES.has(status)
-      ? `workflow instance ${key} ran already (${status}), ${notTaken}, and its id starts anew only once it halts, its retentionMs after it ended. Start another id, or read this instance`
-      : `workflow instance ${key} runs already (${status}), ${notTaken}. Start another id, or read (or signal) this instance`;
-  return new BatonError(ErrorCode.REJECTED, message, {
-    details: readable ? { id: key, status } : { id: key },
-  });
+  const message = FINAL_STATUSES.has(status)
+    ? `workflow instance ${key} ran already (${status}), ${notTaken}, and its id starts anew only once it halts, its retentionMs after it ended. Start another id, or read this instance`
+    : `workflow instance ${key} runs already (${status}), ${notTaken}. Start another id, or read (or signal) this instance`;
+  return new BatonError(ErrorCode.REJECTED, message, { details: { id: key, status } });
 }
 
 /** A new instance: its input, its caller, and a run id no other start of this id shares. */
