@@ -80,13 +80,11 @@ function resolveGuarded(
   name: string,
   payload: unknown,
 ): ResolvedMessage {
-  if (!(handler as { [TOKEN_GUARDED]?: true })[TOKEN_GUARDED] || isOpenType(registry, type)) {
-    return registry.resolve(to, name, payload);
-  }
   try {
     return registry.resolve(to, name, payload);
-  } catch {
-    throw notOpen(registry, type, name);
+  } catch (error) {
+    const guarded = (handler as { [TOKEN_GUARDED]?: true })[TOKEN_GUARDED];
+    throw guarded && !isOpenType(registry, type) ? notOpen(registry, type, name) : error;
   }
 }
 
