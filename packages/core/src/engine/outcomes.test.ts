@@ -30,6 +30,17 @@ describe('errorGist', () => {
     });
   });
 
+  it('keeps a cause stored as its code alone (a gist of an older release), with nothing under it', () => {
+    const error = {
+      ...nested([ErrorCode.DEAD_LETTERED]),
+      details: { cause: { code: 'RETRYABLE' } },
+    };
+    expect(errorGist(error, 4_000).details).toEqual({
+      truncated: true,
+      cause: { code: 'RETRYABLE', details: {} },
+    });
+  });
+
   it('keeps no cause for an error without one, and stops at four levels of causes', () => {
     expect(errorGist(nested([ErrorCode.REJECTED]), 400).details).toEqual({ truncated: true });
     const deep = errorGist(nested(Array(8).fill(ErrorCode.RETRYABLE)), 4_000);
