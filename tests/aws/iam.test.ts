@@ -137,7 +137,12 @@ describe('the IAM actions each part declares', () => {
 
     // Ingress: sends, an ask, an outcome.
     const client = new Client({ actors, ...ingress }).asSystem();
-    await client.send(Node.ref('hub'), 'relay', { to: ['a', 'b'] }, { idempotencyKey: 'r1' });
+    const keyed = await client.send(
+      Node.ref('hub'),
+      'relay',
+      { to: ['a', 'b'] },
+      { idempotencyKey: 'r1' },
+    );
     await client.send(Node.ref('x'), 'relay', { to: ['a'] });
     const many = Array.from({ length: 12 }, (_, i) => `w${i}`);
     await client.send(Node.ref('w'), 'relay', { to: many }); // too many to fit in its record
@@ -156,7 +161,9 @@ describe('the IAM actions each part declares', () => {
     // Another worker, which did not drain node/w's last turn, reads its items apart back.
     await client.send(Node.ref('w'), 'bump', {});
     await runWorker(new Worker(workerEngine));
+    // An unkeyed message's outcome is read from its receipt, a keyed one's from its key's claim.
     expect(await client.outcome(messageId)).toMatchObject({ ok: false });
+    expect(await client.outcome(keyed.messageId)).toMatchObject({ ok: true });
     // `GET /workflows/<name>/<id>` reads the instance's record: a workflow's, no other actor's.
     expect(await client.workflowStatus(Nap.ref('n1'))).toMatchObject({ status: 'new' });
 

@@ -59,14 +59,24 @@ describe('Client.send', () => {
     expect(await h.state('account/a')).toMatchObject({ balance: 2 });
   });
 
-  it('draws the default idempotency key from crypto.randomUUID', async () => {
+  it('gives an unkeyed message a receipt for a key: its send time, a nonce from crypto.getRandomValues and a tag', async () => {
     const { Account, Audit } = bank();
     const h = setup({ actors: [Account, Audit] });
-    const uuid = '0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
-    const spy = vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue(uuid);
+    // The first send claims the app's receipt secret, which draws random bytes of its own.
+    await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
+    const spy = vi
+      .spyOn(globalThis.crypto, 'getRandomValues')
+      .mockImplementation(<T extends ArrayBufferView>(bytes: T) => {
+        (bytes as unknown as Uint8Array).fill(7);
+        return bytes;
+      });
     try {
       const sent = await h.client.send(Account.ref('a'), 'deposit', { amount: 1 });
-      expect(sent.messageId).toBe(ingressMessageId('account/a', uuid, SYSTEM));
+      const key: string = JSON.parse(sent.messageId.slice('ingress:'.length))[1];
+      // Twelve bytes of 7 in base64url, then a 96-bit tag.
+      const nonce = 'BwcHBwcHBwcHBwcH';
+      expect(key).toMatch(new RegExp(`^${sent.sentAt.toString(36)}\\.${nonce}\\.[\\w-]{16}$`));
+      expect(sent.messageId).toBe(ingressMessageId('account/a', key, SYSTEM));
     } finally {
       spy.mockRestore();
     }

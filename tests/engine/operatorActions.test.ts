@@ -438,7 +438,8 @@ describe('operator actions', () => {
     const asked = h.client
       .ask(Alarm.ref('a'), 'ring', { note: 'broken' }, { timeoutMs: 600_000 })
       .catch((e: unknown) => e);
-    await h.worker.poll();
+    // The ask enqueues its message once its checks are done: poll until it has failed once.
+    while (!(await h.record('alarm/a'))?.failing) await h.worker.poll();
     const failing = (await h.record('alarm/a'))!.failing!;
     expect(failing).toMatchObject({ attempts: 1, handler: 'ring' });
     const messageId = failing.id;

@@ -31,6 +31,7 @@ import type {
 import { BOUNDED_READ, IdempotencyKeys, settle } from './IdempotencyKeys.ts';
 import { ingressEnvelope, type Sender } from './ingressEnvelope.ts';
 import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
+import { withReceipt } from './receipts.ts';
 import { signalRefused } from './signalRefused.ts';
 import { waitForOutcome } from './waitForOutcome.ts';
 
@@ -125,9 +126,11 @@ export class Client {
     options: SendOptions = {},
   ): Promise<SendResult> {
     let envelope = this.#envelope(to, name, payload, options);
-    let dedupeId = envelope.id;
     await this.#checkToken(envelope, options);
     await this.#checkSize(envelope, options);
+    const receipted = this.#receipted(envelope, options);
+    envelope = receipted instanceof Promise ? await receipted : receipted;
+    let dedupeId = envelope.id;
     // A keyed send binds its key to this message before anything is enqueued. A retry of a
     // message already processed is answered without enqueuing it again.
     if (options.idempotencyKey !== undefined) {
@@ -159,6 +162,8 @@ export class Client {
     let envelope = this.#envelope(to, name, payload, { ...options, awaited: true });
     await this.#checkToken(envelope, options);
     await this.#checkSize(envelope, options);
+    const receipted = this.#receipted(envelope, options);
+    envelope = receipted instanceof Promise ? await receipted : receipted;
     // Encoded now: the payload as validated, whatever the caller changes while we wait.
     let body = encodeEnvelope(envelope);
     let dedupeId = envelope.id;
@@ -201,13 +206,13 @@ export class Client {
   /**
    * The stored outcome of an ingress message (by the `messageId` a send returned), if processed
    * — only to the caller that sent it (`options.caller`, else this client's): another caller's
-   * id reads as unknown. `options.sentAt`, the `sentAt` its send returned, spares the read the
-   * outcomes of messages sent before it. A keyed message's claim (on a store that reads claims) names when it was sent: the
-   * read starts there, whatever `sentAt` says, and with `keyed` (the message was sent with an
-   * idempotency key) one with no claim is unknown, read no further. The read starts no earlier
-   * than twice the outcome retention ago (an older message has no outcome left), and goes
-   * through {@link OUTCOME_READ_MAX_PAGES} outcome pages at most: one that needs more throws
-   * LIMIT_EXCEEDED (pass the send's `sentAt`).
+   * id reads as unknown. The id tells where the read starts: an unkeyed message's is a receipt
+   * that carries when it was sent, and a keyed message's claim (on a store that reads claims)
+   * names when it was. An id with neither, one no door made, is unknown at once, read no further
+   * (trusted code may still read it, from `options.sentAt`, unless `keyed`). The read starts no
+   * earlier than twice the outcome retention ago (an older message has no outcome left), and
+   * goes through {@link OUTCOME_READ_MAX_PAGES} outcome pages at most: one that needs more
+   * throws LIMIT_EXCEEDED.
    */
   outcome(
     messageId: string,
@@ -346,10 +351,7 @@ export class Client {
     return this.send(to as ActorRef, 'callback' as never, body as never, options);
   }
 
-  /**
-   * Refuses a payload over the limit, but not a keyed retry's (see
-   * {@link IdempotencyKeys.checkSize}).
-   */
+  /** Refuses a payload over the limit, but not a keyed retry's (IdempotencyKeys.checkSize). */
   #checkSize(envelope: Envelope, options: SendOptions): Promise<void> {
     return this.#keys.checkSize(envelope, options.idempotencyKey !== undefined);
   }
@@ -376,6 +378,12 @@ export class Client {
     const caller = options.caller ?? this.#caller;
     const implicit = options.caller === undefined && caller.kind === 'anonymous';
     return { caller, hint: implicit ? IMPLICIT_HINT : undefined };
+  }
+
+  /** An unkeyed message's envelope with a receipt for a key: its sender may read it by id. */
+  #receipted(envelope: Envelope, options: SendOptions): Envelope | Promise<Envelope> {
+    if (options.idempotencyKey !== undefined) return envelope;
+    return withReceipt(this.#store, envelope, this.#sender(options).caller);
   }
 
   #envelope(to: ActorRef, name: string, payload: unknown, options: SendOptions): Envelope {

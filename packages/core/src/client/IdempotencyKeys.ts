@@ -12,6 +12,7 @@ import type { Clock, Store } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import type { Caller } from '../caller.ts';
 import { ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
+import { receiptSecret, receiptSentAt } from './receipts.ts';
 
 /** How far the clock of a send that made a claim may have run behind this one's. */
 const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
@@ -98,15 +99,23 @@ export class IdempotencyKeys {
     caller: Caller,
     options: { readonly sentAt?: number; readonly keyed?: boolean },
   ): Promise<Outcome | undefined> {
-    if (caller.kind !== 'system' && !ingressIdBelongsTo(messageId, caller)) return undefined;
+    const system = caller.kind === 'system';
+    if (!system && !ingressIdBelongsTo(messageId, caller)) return undefined;
     const store = this.store;
-    const claim = store.readClaim ? await store.readClaim(messageId) : undefined;
-    if (store.readClaim && !claim && options.keyed) return undefined;
+    // An unkeyed message's receipt tells when it was sent; a keyed message's claim does.
+    const sent = receiptSentAt(await receiptSecret(store), messageId);
+    const claim =
+      sent === undefined && store.readClaim ? await store.readClaim(messageId) : undefined;
+    // No receipt and no claim: no door took a message of this id (or not from this caller), and
+    // no page is read for it (trusted code may read without either: an operator's tools).
+    if (sent === undefined && store.readClaim && !claim && (!system || options.keyed)) {
+      return undefined;
+    }
     // A retry's copy carries the claim's sentAt or an earlier one, from a clock behind it.
     const claimed = claim?.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
     // An outcome is committed within a retention of its send and kept a retention after.
     const oldest = this.clock.now() - 2 * this.claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
-    const from = [oldest, options.sentAt, claimed].filter((at) => at !== undefined);
+    const from = [oldest, options.sentAt, claimed, sent].filter((at) => at !== undefined);
     const sentAt = Math.max(...from);
     const record = await store.readIdempotency(messageId, sentAt, BOUNDED_READ);
     // Parked at its paused actor: no outcome yet (the resume applies it).

@@ -17,6 +17,7 @@ const HOUR = 60 * 60 * 1000;
 function reading(idempotencyRetentionMs?: number) {
   const reads: { sentAt?: number; options?: OutcomeReadOptions }[] = [];
   const store = {
+    claimKey: async () => undefined,
     readIdempotency: async (_key: string, sentAt?: number, options?: OutcomeReadOptions) => {
       reads.push({ sentAt, options });
       return undefined as IdempotencyRecord | undefined;

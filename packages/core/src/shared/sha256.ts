@@ -1,7 +1,8 @@
 /**
  * SHA-256 of a text's UTF-8 bytes, synchronous and free of platform modules, so the core can
  * hash in Lambda, in Node and in a browser bundle alike (`node:crypto` is not in browsers,
- * `crypto.subtle` is asynchronous). Used for the caller's digest in ids, never for secrets.
+ * `crypto.subtle` is asynchronous). Used for the caller's digest in ids, and under
+ * {@link hmacSha256} for the tags of receipts.
  */
 
 const K = new Uint32Array([
@@ -16,13 +17,13 @@ const K = new Uint32Array([
 ]);
 
 /**
- * The SHA-256 digest of `text` (as UTF-8), 32 bytes.
+ * The SHA-256 digest of `input` (a text as UTF-8), 32 bytes.
  *
  * @example
  * sha256('abc'); // Uint8Array [0xba, 0x78, 0x16, 0xbf, …]
  */
-export function sha256(text: string): Uint8Array {
-  const data = new TextEncoder().encode(text);
+export function sha256(input: string | Uint8Array): Uint8Array {
+  const data = typeof input === 'string' ? new TextEncoder().encode(input) : input;
   const length = data.length;
   const padded = new Uint8Array(Math.ceil((length + 9) / 64) * 64);
   padded.set(data);
@@ -86,7 +87,11 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
  * digest128('{"kind":"anonymous"}'); // 22 characters, the same on every platform
  */
 export function digest128(text: string): string {
-  const bytes = sha256(text).subarray(0, 16);
+  return base64url(sha256(text).subarray(0, 16));
+}
+
+/** `bytes` in base64url, unpadded. */
+export function base64url(bytes: Uint8Array): string {
   let out = '';
   let bits = 0;
   let value = 0;

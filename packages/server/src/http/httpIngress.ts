@@ -95,10 +95,12 @@ interface SendRequest {
  *   `client.workflowStatus` reads it, or 404 for an instance never started; with `?waitMs=<ms>`
  *   (up to `askTimeoutMs`) it first waits that long at most for the instance to end or pause
  *
- * An outcome route takes `&sentAt=<the send's sentAt>` too: then it reads only the outcomes of
- * messages sent since. One read goes through `OUTCOME_READ_MAX_PAGES` outcome pages at most: one
- * by id without `sentAt` (or with an old one) that needs more on a busy actor is refused (429
- * LIMIT_EXCEEDED, saying to pass the send's `sentAt`).
+ * An outcome is read from its send on: the send its key's claim names, or, for a message sent
+ * with no key, the send its id carries (such an id is a receipt, which only the app's doors can
+ * make: see `receipts.ts` in the core). An id with neither is unknown at once (404), with no
+ * outcome page read. A route takes `&sentAt=<the send's sentAt>` too. One read goes through
+ * `OUTCOME_READ_MAX_PAGES` outcome pages at most: one that needs more on a busy actor is refused
+ * (429 LIMIT_EXCEEDED).
  *
  * Only public handlers whose `authorize` lets the caller through are sent (403 FORBIDDEN
  * otherwise, naming only the public handlers); idempotency keys are scoped by the caller, and an
@@ -159,7 +161,7 @@ export function httpIngress(
         const sentAt = sentAtOf(new URLSearchParams(request.query ?? ''));
         // Another caller's message reads as unknown: its outcome is not theirs to see. A message
         // named by its key was sent keyed: with no claim on its key it is unknown, and no
-        // outcome page is read. (By id, it may be an ask's, which needs no key.)
+        // outcome page is read. (By id, it may be an unkeyed one's receipt.)
         const found = await client.outcome(id, {
           caller,
           keyed: typeof messageId !== 'string',
