@@ -201,7 +201,9 @@ export interface Store extends TurnStore {
   /**
    * The unexpired claim on `key`, if any (a consistent read). Optional: with it, an outcome's
    * lookup reads the pages from the claiming send's `sentAt` on, whatever a caller passes, and a
-   * keyed message with no claim is known to have no outcome.
+   * keyed message with no claim is known to have no outcome. Without it, a caller's read of a
+   * keyed message's outcome (`Client.outcome`, `GET /outcome`) answers unknown: only trusted
+   * code reads one.
    */
   readClaim?(key: string): Promise<KeyClaim | undefined>;
   /**

@@ -15,7 +15,7 @@ import { ErrorCode, errorFromJSON, isBatonError } from '../errors.ts';
 import { receiptSecret, receiptSentAt } from './receipts.ts';
 
 /** How far the clock of a send that made a claim may have run behind this one's. */
-const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
+export const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /**
  * The most outcome pages one read of a client may go through (64 KB of outcomes on DynamoDB):
@@ -102,22 +102,27 @@ export class IdempotencyKeys {
     const system = caller.kind === 'system';
     if (!system && !ingressIdBelongsTo(messageId, caller)) return undefined;
     const store = this.store;
-    // An unkeyed message's receipt tells when it was sent; a keyed message's claim does.
-    const sent = receiptSentAt(await receiptSecret(store), messageId);
-    const claim =
-      sent === undefined && store.readClaim ? await store.readClaim(messageId) : undefined;
-    // No receipt and no claim: no door took a message of this id (or not from this caller), and
-    // no page is read for it (trusted code may read without either: an operator's tools).
-    if (sent === undefined && store.readClaim && !claim && (!system || options.keyed)) {
-      return undefined;
-    }
-    // A retry's copy carries the claim's sentAt or an earlier one, from a clock behind it.
-    const claimed = claim?.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
     // An outcome is committed within a retention of its send and kept a retention after.
     const oldest = this.clock.now() - 2 * this.claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
-    const from = [oldest, options.sentAt, claimed, sent].filter((at) => at !== undefined);
-    const sentAt = Math.max(...from);
-    const record = await store.readIdempotency(messageId, sentAt, BOUNDED_READ);
+    // An unkeyed message's receipt tells when it was sent; a keyed message's claim does. The
+    // read starts there, whatever the caller passes: a later start would let a caller measure
+    // the pages an actor wrote in a window of its choosing.
+    const sent = receiptSentAt(await receiptSecret(store), messageId);
+    if (sent !== undefined) return sent < oldest ? undefined : this.#read(messageId, sent);
+    const claim = store.readClaim ? await store.readClaim(messageId) : undefined;
+    // A retry's copy carries the claim's sentAt or an earlier one, from a clock behind it.
+    if (claim)
+      return this.#read(messageId, Math.max(oldest, (claim.sentAt ?? 0) - CLAIM_CLOCK_MARGIN_MS));
+    // No receipt and no claim: no door took a message of this id from this caller, and no page
+    // is read for it. Only trusted code (an operator's tools) reads on, from `sentAt`, unless it
+    // says the message was keyed and the store would have its claim.
+    if (!system || (options.keyed && store.readClaim)) return undefined;
+    return this.#read(messageId, Math.max(oldest, options.sentAt ?? oldest));
+  }
+
+  /** The outcome of `messageId` among those of messages sent from `sentAt` on, if processed. */
+  async #read(messageId: string, sentAt: number): Promise<Outcome | undefined> {
+    const record = await this.store.readIdempotency(messageId, sentAt, BOUNDED_READ);
     // Parked at its paused actor: no outcome yet (the resume applies it).
     return record && !heldAtPause(record) ? record.outcome : undefined;
   }

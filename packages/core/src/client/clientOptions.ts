@@ -30,7 +30,7 @@ export interface SendOptions {
    * `caller`) and bound to its message when first sent: used again for another message (another
    * name or payload) it is refused with IDEMPOTENCY_KEY_REUSED, also while the first message
    * still waits to be processed.
-   * @default a fresh random key (`crypto.randomUUID`)
+   * @default a receipt: the send's time, a random nonce and a tag only the app's doors make
    */
   readonly idempotencyKey?: string;
   /**

@@ -1,6 +1,7 @@
 /**
  * `client.outcome` bounds what one read makes the store read: from no earlier than twice the
- * outcome retention ago (whatever `sentAt` says, or none), through OUTCOME_READ_MAX_PAGES pages.
+ * outcome retention ago (whatever `sentAt` says, or none), through OUTCOME_READ_MAX_PAGES pages;
+ * and for a caller, only for an id a door gave it.
  */
 import { describe, expect, it } from 'vitest';
 import { ingressMessageId } from '../adapter/envelope.ts';
@@ -13,7 +14,10 @@ const DAY = 24 * 60 * 60 * 1000;
 const NOW = 100 * DAY;
 const HOUR = 60 * 60 * 1000;
 
-/** A client over a store that records the reads of outcomes, and has none. */
+/**
+ * A client over a store that records the reads of outcomes, and has none, as trusted code
+ * (`client`) and as an anonymous caller (`caller`); the store reads no claims.
+ */
 function reading(idempotencyRetentionMs?: number) {
   const reads: { sentAt?: number; options?: OutcomeReadOptions }[] = [];
   const store = {
@@ -30,7 +34,7 @@ function reading(idempotencyRetentionMs?: number) {
     clock: { now: () => NOW },
     ...(idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs }),
   });
-  return { client, reads };
+  return { client: client.asSystem(), caller: client, reads };
 }
 
 const id = ingressMessageId('account/alice', 'dep-1');
@@ -48,6 +52,13 @@ describe('client.outcome', () => {
       { sentAt: oldest, options: { maxPages: 64 } },
       { sentAt: NOW - HOUR, options: { maxPages: 64 } },
     ]);
+  });
+
+  it('reads nothing for a caller whose id is neither a receipt nor a claimed key', async () => {
+    const { caller, reads } = reading();
+    expect(await caller.outcome(id)).toBeUndefined();
+    expect(await caller.outcome(id, { sentAt: NOW - HOUR })).toBeUndefined();
+    expect(reads).toEqual([]);
   });
 
   it("takes the engine's retention the client is given", async () => {

@@ -76,7 +76,8 @@ export function receiptSentAt(secret: Uint8Array, id: string): number | undefine
   const scope = scopeOf(id);
   const key = scope?.[1];
   const end = key?.lastIndexOf('.') ?? -1;
-  if (!scope || !key || end < 0) return undefined;
+  // Only the id as a door spells it: another spelling of the same JSON names no outcome.
+  if (!scope || !key || end < 0 || `ingress:${JSON.stringify(scope)}` !== id) return undefined;
   const body = key.slice(0, end);
   const tag = tagOf(secret, `ingress:${JSON.stringify([scope[0], body, ...scope.slice(2)])}`);
   if (!sameText(key.slice(end + 1), tag)) return undefined;

@@ -5,7 +5,7 @@
  * so neither the answer nor its time tells how busy that actor is.
  */
 import { callerOf, silentLogger } from '@baton/core';
-import { ingressMessageId, type Store } from '@baton/core/adapter';
+import { type Clock, ingressMessageId, type Store } from '@baton/core/adapter';
 import { createEngine, Worker } from '@baton/core/engine';
 import { createEmbeddedBackend, type EmbeddedBackend } from '@baton/embedded';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-function backend(): EmbeddedBackend {
-  const made = createEmbeddedBackend();
+function backend(clock?: Clock): EmbeddedBackend {
+  const made = createEmbeddedBackend(clock ? { clock } : {});
   cleanups.push(() => made.close());
   return made;
 }
@@ -28,7 +28,7 @@ function backend(): EmbeddedBackend {
  * callers in from an `x-user` header. `reads` lists the outcome reads it made the store do, with
  * the send time each read from.
  */
-function door(on: EmbeddedBackend) {
+function door(on: EmbeddedBackend, clock?: Clock) {
   const reads: Array<number | undefined> = [];
   const readIdempotency: Store['readIdempotency'] = (key, sentAt, options) => {
     reads.push(sentAt);
@@ -46,21 +46,29 @@ function door(on: EmbeddedBackend) {
     store,
     queue: on.queue,
     requireIdempotencyKey: false,
+    ...(clock ? { clock } : {}),
     caller: ({ headers }) => callerOf(headers?.['x-user'] ?? 'anna'),
   });
-  const call = async (method: 'GET' | 'POST', path: string, body = '', user = 'anna') => {
+  const call = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body = '',
+    user = 'anna',
+    query = '',
+  ) => {
     const response = await ingress({
       method,
       path,
       body,
+      query,
       headers: { 'x-user': user, 'content-type': 'application/json' },
     });
     return { status: response.statusCode, body: JSON.parse(response.body) };
   };
   const send = (to: string, by = 1) =>
     call('POST', '/send', JSON.stringify({ to, name: 'increment', payload: { by } }));
-  const outcome = (id: string, user?: string) =>
-    call('GET', `/outcome/${encodeURIComponent(id)}`, '', user);
+  const outcome = (id: string, user?: string, query = '') =>
+    call('GET', `/outcome/${encodeURIComponent(id)}`, '', user, query);
   return { send, outcome, reads };
 }
 
@@ -124,6 +132,21 @@ describe('an outcome read by the id of a message sent with no idempotency key', 
     expect((await outcome(ben, 'ben')).status).toBe(404);
     expect((await outcome(receipt, 'ben')).status).toBe(404);
     expect(reads).toEqual([]);
+  });
+
+  it("reads from the receipt's send whatever sentAt a caller passes, and not at all once its outcome is gone", async () => {
+    const clock = { at: Date.now(), now: () => clock.at };
+    const app = backend(clock);
+    const { send, outcome, reads } = door(app, clock);
+    const sent = await send('counter/a');
+    await processAll(app);
+    // A later start would let a caller measure the pages an actor wrote in a window it chose.
+    expect((await outcome(sent.body.messageId, 'anna', `sentAt=${clock.at + 1}`)).status).toBe(200);
+    expect(reads).toEqual([sent.body.sentAt]);
+    // Twice the retention (and an hour's clock margin) later, no outcome of it is kept.
+    clock.at += 28 * 86_400_000 + 3_600_000 + 1;
+    expect((await outcome(sent.body.messageId)).status).toBe(404);
+    expect(reads).toEqual([sent.body.sentAt]);
   });
 
   it("refuses another app's receipts: each app's store keeps its own secret", async () => {

@@ -98,6 +98,8 @@ describe('CommitTracker', () => {
         : embedded;
       const tracker = new CommitTracker(store, laggingFeed().feed);
       const wait = tracker.wait('m-1', 'account/a', { onFeed: false });
+      // When it was sent, as the host tells it once the message is accepted.
+      wait.sentAt(now);
       let settled = false;
       void wait.record.then(() => {
         settled = true;
@@ -132,32 +134,48 @@ describe('CommitTracker', () => {
     },
   );
 
-  it("polls a store that pushes no outcomes with the message's sentAt, once told it", async () => {
+  it("polls a store that pushes no outcomes with the message's sentAt, once told it; before, reads only a claimed key's, from its claim", async () => {
     const store = new EmbeddedStore();
     // A store without `watchOutcomes` (as DynamoDB's): the tracker polls it.
-    const reads: Array<number | undefined> = [];
+    const reads: Array<[string, number | undefined]> = [];
     const bounds: Array<number | undefined> = [];
     const polled = Object.create(store, {
       watchOutcomes: { value: undefined },
+      readClaim: { value: (key: string) => store.readClaim(key) },
       readIdempotency: {
         value: (key: string, sentAt?: number, options?: OutcomeReadOptions) => {
-          reads.push(sentAt);
+          reads.push([key, sentAt]);
           bounds.push(options?.maxPages);
           return store.readIdempotency(key);
         },
       },
     });
     const tracker = new CommitTracker(polled, laggingFeed().feed);
-    const wait = tracker.wait('m-1', 'account/a', { onFeed: false });
-    wait.sentAt(1_700_000_000_000);
-    await expect.poll(() => reads.length).toBeGreaterThanOrEqual(3);
-    wait.cancel();
+    // A key sent before: its claim names when.
+    const sentBefore = 1_700_000_000_000;
+    await store.claimKey({
+      key: 'm-0',
+      fingerprint: 'f',
+      expiresAt: Date.now() + DAY,
+      sentAt: sentBefore,
+    });
+    const again = tracker.wait('m-0', 'account/a', { onFeed: false });
+    // A fresh key: nothing is read until its send says when it was sent.
+    const fresh = tracker.wait('m-1', 'account/a', { onFeed: false });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reads).toEqual([['m-0', sentBefore - 60 * 60 * 1000]]);
+    fresh.sentAt(sentBefore + 5);
+    await expect
+      .poll(() => reads.filter(([key]) => key === 'm-1').length)
+      .toBeGreaterThanOrEqual(2);
+    for (const wait of [again, fresh]) wait.cancel();
     tracker.close();
-    // The first read, before the message was sent, looks for an outcome of any age; the polls
-    // from its send. Each through as many outcome pages as a client's read, no more: a frame
-    // must not read them all (a retry's outcome further back is brought forward by its actor).
-    expect(reads[0]).toBeUndefined();
-    expect(new Set(reads.slice(1))).toEqual(new Set([1_700_000_000_000]));
+    // Each read from its send, through as many outcome pages as a client's read, no more: a
+    // frame must not read them all (a retry's outcome further back is brought forward by its
+    // actor), nor make the store walk a busy actor's pages for a key nobody sent.
+    expect(new Set(reads.filter(([key]) => key === 'm-1').map(([, at]) => at))).toEqual(
+      new Set([sentBefore + 5]),
+    );
     expect(new Set(bounds)).toEqual(new Set([OUTCOME_READ_MAX_PAGES]));
   });
 });

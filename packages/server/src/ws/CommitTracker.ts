@@ -7,7 +7,7 @@ import {
   type IdempotencyRecord,
   type Store,
 } from '@baton/core/adapter';
-import { OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
+import { CLAIM_CLOCK_MARGIN_MS, OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
 import { positionOf, type ReadPosition, withNewest } from '../evaluation/ReadPosition.ts';
 
 /**
@@ -132,11 +132,8 @@ export class CommitTracker {
       );
     }, this.timeoutMs);
     watch.timers.push(timeout);
-    // Already processed (a message sent again): no feed record will come for it. Read before
-    // the send's sentAt is known, from any time: through a bounded count of outcome pages, so
-    // that a frame cannot make the store read a busy actor's every page.
-    this.store
-      .readIdempotency(messageId, undefined, BOUNDED_READ)
+    // Already processed (a message sent again): no feed record will come for it.
+    this.#claimedOutcome(messageId)
       .then((record) => {
         if (record && settles(record) && !watch.awaiting) {
           this.#finish(watch, () => watch.resolve(record));
@@ -161,12 +158,31 @@ export class CommitTracker {
     }
   }
 
+  /**
+   * The outcome of a message sent before under its key, read from the send its key's claim
+   * names, before this send's `sentAt` is known. A key nobody claimed has no outcome yet, and
+   * no page is read for it: a frame must not make the store walk a busy actor's pages. (On a
+   * store that reads no claims, through a bounded count of pages from any time.)
+   */
+  async #claimedOutcome(messageId: string): Promise<IdempotencyRecord | undefined> {
+    if (!this.store.readClaim)
+      return this.store.readIdempotency(messageId, undefined, BOUNDED_READ);
+    const claim = await this.store.readClaim(messageId);
+    if (!claim) return undefined;
+    const from = claim.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
+    return this.store.readIdempotency(messageId, from, BOUNDED_READ);
+  }
+
   #poll(watch: Watch, delayMs: number): void {
     if (watch.done || watch.awaiting) return;
     const timer = setTimeout(async () => {
-      const record = await this.store
-        .readIdempotency(watch.messageId, watch.sentAt, BOUNDED_READ)
-        .catch(() => undefined);
+      // Until the send says when it was sent, its claim's read has answered (see wait).
+      const record =
+        watch.sentAt === undefined
+          ? undefined
+          : await this.store
+              .readIdempotency(watch.messageId, watch.sentAt, BOUNDED_READ)
+              .catch(() => undefined);
       if (record && watch.settles(record)) this.#committed(watch, record);
       else this.#poll(watch, Math.min(delayMs * 2, 1_000));
     }, delayMs);

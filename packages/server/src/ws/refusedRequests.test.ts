@@ -58,10 +58,11 @@ describe('a request its caller may not make', () => {
     expect(visible.error.code).toBe('FORBIDDEN');
     await socket.roundTrip();
     expect(calls).toEqual([]);
-    // A request it may make reads its outcome: the count above would have seen one.
+    // A request it may make reads its key's claim (a key sent before would have an outcome):
+    // the count above would have seen it.
     socket.send(request('allowed', 'increment'));
     expect((await socket.next('reply', (f) => f.requestId === 'allowed')).value).toBe(1);
-    expect(calls).toContain('readIdempotency');
+    expect(calls).toContain('readClaim');
     socket.close();
   });
 });
