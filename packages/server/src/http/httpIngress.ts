@@ -98,7 +98,8 @@ interface SendRequest {
  * An outcome is read from its send on: the send its key's claim names, or, for a message sent
  * with no key, the send its id carries (such an id is a receipt, which only the app's doors can
  * make: see `receipts.ts` in the core). An id with neither is unknown at once (404), with no
- * outcome page read. A route takes `&sentAt=<the send's sentAt>` too. One read goes through
+ * outcome page read. `&sentAt=<the send's sentAt>` is still taken, and read only for a trusted
+ * (system) caller's id that has neither. One read goes through
  * `OUTCOME_READ_MAX_PAGES` outcome pages at most: one that needs more on a busy actor is refused
  * (429 LIMIT_EXCEEDED).
  *
