@@ -34,7 +34,7 @@ function reading(idempotencyRetentionMs?: number) {
     clock: { now: () => NOW },
     ...(idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs }),
   });
-  return { client: client.asSystem(), caller: client, reads };
+  return { client: client.asSystem(), caller: client, reads, store };
 }
 
 const id = ingressMessageId('account/alice', 'dep-1');
@@ -59,6 +59,16 @@ describe('client.outcome', () => {
     expect(await caller.outcome(id)).toBeUndefined();
     expect(await caller.outcome(id, { sentAt: NOW - HOUR })).toBeUndefined();
     expect(reads).toEqual([]);
+  });
+
+  it('reads nothing for trusted code that says the message was keyed, when the store holds no claim of it', async () => {
+    const { client, reads, store } = reading();
+    store.readClaim = async () => undefined;
+    expect(await client.outcome(id, { keyed: true })).toBeUndefined();
+    expect(reads).toEqual([]);
+    // Not said keyed: trusted code reads on (an operator's tools), as far as the bound.
+    await client.outcome(id);
+    expect(reads).toHaveLength(1);
   });
 
   it("takes the engine's retention the client is given", async () => {

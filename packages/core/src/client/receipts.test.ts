@@ -3,6 +3,8 @@ import { ingressMessageId } from '../adapter/envelope.ts';
 import type { Store } from '../adapter/ports.ts';
 import type { KeyClaim } from '../adapter/storedRecords.ts';
 import { callerOf } from '../caller.ts';
+import { hmacSha256 } from '../shared/hmacSha256.ts';
+import { base64url } from '../shared/sha256.ts';
 import { RECEIPT_SECRET_CLAIM, receiptSecret, receiptSentAt, withReceipt } from './receipts.ts';
 
 /** Stores over one table of claims, as the Lambdas of one app are; `fail` makes a claim throw. */
@@ -34,7 +36,9 @@ describe('receipts', () => {
     const [a, b] = await Promise.all([receiptSecret(first), receiptSecret(first)]);
     expect(a).toBe(b);
     expect(receiptSecret(first)).toBe(a); // known now: given at once, not as a promise
-    expect(calls).toEqual([RECEIPT_SECRET_CLAIM]);
+    // The claim's key, as docs/deploys.md names it for an operator who would void receipts.
+    expect(calls).toEqual(['$baton/receipt-secret']);
+    expect(RECEIPT_SECRET_CLAIM).toBe(calls[0]);
     expect(await receiptSecret(store())).toEqual(a);
   });
 
@@ -69,6 +73,16 @@ describe('receipts', () => {
     ]) {
       expect(receiptSentAt(secret, other)).toBeUndefined();
     }
+    // Scopes no door makes, though their tag holds: four parts, or parts that are not strings.
+    const signed = (parts: unknown[], tagged: number) => {
+      const body = `${(1_765_000_000_000).toString(36)}.nonce`;
+      const scope = parts.map((part, i) => (i === tagged ? body : part));
+      const tag = base64url(hmacSha256(secret, `ingress:${JSON.stringify(scope)}`).subarray(0, 12));
+      return `ingress:${JSON.stringify(parts.map((part, i) => (i === tagged ? `${body}.${tag}` : part)))}`;
+    };
+    expect(receiptSentAt(secret, signed(['account/alice', 'k', 'd', 'e'], 1))).toBeUndefined();
+    expect(receiptSentAt(secret, signed(['account/alice', 'k', 7], 1))).toBeUndefined();
+    expect(receiptSentAt(secret, signed(['account/alice', 'k'], 1))).toBe(1_765_000_000_000);
     // Under another app's secret, the same receipt is no receipt.
     expect(receiptSentAt(await receiptSecret(claims().store()), id)).toBeUndefined();
   });

@@ -73,14 +73,12 @@ export function withReceipt(
  * else `undefined`: a keyed message's id, or one nobody's door made.
  */
 export function receiptSentAt(secret: Uint8Array, id: string): number | undefined {
-  const scope = scopeOf(id);
-  const key = scope?.[1];
+  const [to, key, ...digest] = scopeOf(id) ?? [];
   const end = key?.lastIndexOf('.') ?? -1;
-  // Only the id as a door spells it: another spelling of the same JSON names no outcome.
-  if (!scope || !key || end < 0 || `ingress:${JSON.stringify(scope)}` !== id) return undefined;
-  const body = key.slice(0, end);
-  const tag = tagOf(secret, `ingress:${JSON.stringify([scope[0], body, ...scope.slice(2)])}`);
-  if (!sameText(key.slice(end + 1), tag)) return undefined;
+  if (end < 0) return undefined;
+  const body = key!.slice(0, end);
+  const tag = tagOf(secret, `ingress:${JSON.stringify([to, body, ...digest])}`);
+  if (!sameText(key!.slice(end + 1), tag)) return undefined;
   const sentAt = Number.parseInt(body, 36);
   return Number.isSafeInteger(sentAt) ? sentAt : undefined;
 }
@@ -89,16 +87,23 @@ function tagOf(secret: Uint8Array, id: string): string {
   return base64url(hmacSha256(secret, id).subarray(0, TAG_BYTES));
 }
 
-/** The strings of an ingress id's scope, `[to, key]` or `[to, key, caller digest]`. */
+/**
+ * The scope of an ingress id as a door spells it, `[to, key]` or `[to, key, caller digest]`:
+ * another spelling of the same JSON names no outcome.
+ */
 function scopeOf(id: string): string[] | undefined {
-  if (!id.startsWith('ingress:')) return undefined;
+  let scope: unknown;
   try {
-    const scope: unknown = JSON.parse(id.slice('ingress:'.length));
-    const strings = Array.isArray(scope) && scope.every((part) => typeof part === 'string');
-    return strings && (scope.length === 2 || scope.length === 3) ? scope : undefined;
+    scope = JSON.parse(id.slice('ingress:'.length));
   } catch {
     return undefined;
   }
+  const spelt =
+    Array.isArray(scope) &&
+    (scope.length === 2 || scope.length === 3) &&
+    scope.every((part) => typeof part === 'string') &&
+    `ingress:${JSON.stringify(scope)}` === id;
+  return spelt ? (scope as string[]) : undefined;
 }
 
 /** Whether `a` equals `b`, in a time that does not tell how much of them agree. */
